@@ -1,0 +1,349 @@
+"""The data model every stage shares: source files, asm statements, PTX templates, findings.
+
+All positions are *character offsets into the decoded source text* (``SourceFile.text``), end
+exclusive. Lines and columns are derived from offsets by ``SourceFile`` so that every stage speaks
+one coordinate system and reporters convert at the edge.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cached_property
+
+
+class Severity(str, Enum):
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+    @property
+    def rank(self) -> int:
+        return {"info": 0, "warning": 1, "error": 2}[self.value]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A half-open range ``[start, end)`` of character offsets into ``SourceFile.text``."""
+
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        if self.end < self.start:
+            raise ValueError(f"span end {self.end} before start {self.start}")
+
+    def contains(self, offset: int) -> bool:
+        return self.start <= offset < self.end
+
+
+@dataclass(frozen=True)
+class LineCol:
+    line: int  # 1-based
+    column: int  # 1-based, counted in characters of the line
+
+
+@dataclass
+class SourceFile:
+    """A file's decoded text with offset <-> line/column conversion."""
+
+    path: str
+    text: str
+    decode_errors: bool = False
+
+    @cached_property
+    def line_starts(self) -> list[int]:
+        starts = [0]
+        find = self.text.find
+        i = find("\n")
+        while i != -1:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
+        return starts
+
+    def line_col(self, offset: int) -> LineCol:
+        offset = max(0, min(offset, len(self.text)))
+        line = bisect.bisect_right(self.line_starts, offset) - 1
+        return LineCol(line + 1, offset - self.line_starts[line] + 1)
+
+    def line_text(self, line: int) -> str:
+        """The text of 1-based ``line`` without its newline."""
+        starts = self.line_starts
+        if not 1 <= line <= len(starts):
+            return ""
+        begin = starts[line - 1]
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        return self.text[begin:end].rstrip("\r")
+
+    def offset_of(self, line: int, column: int) -> int:
+        starts = self.line_starts
+        line = max(1, min(line, len(starts)))
+        return min(starts[line - 1] + column - 1, len(self.text))
+
+
+# --------------------------------------------------------------------------- template text
+
+HOLE = "\ufffc"
+"""Stands in the assembled template for one opaque piece (a macro whose text is unknown)."""
+
+
+@dataclass(frozen=True)
+class TemplatePiece:
+    """One piece of the template as written: a string literal or an opaque macro."""
+
+    kind: str  # "string" | "raw" | "macro"
+    span: Span  # the whole piece in the source, quotes and prefix included
+    text_start: int  # where its decoded text starts in Template.text
+    text_end: int
+
+
+@dataclass(frozen=True)
+class Template:
+    """The assembled template string with a source map.
+
+    ``char_starts[i]``/``char_ends[i]`` give the source span of template character ``i``: an escape
+    such as ``\\n`` maps to its two source characters, a hole to the whole macro invocation.
+    """
+
+    text: str
+    char_starts: tuple[int, ...]
+    char_ends: tuple[int, ...]
+    pieces: tuple[TemplatePiece, ...]
+
+    @property
+    def has_holes(self) -> bool:
+        return HOLE in self.text
+
+    def source_span(self, start: int, end: int) -> Span:
+        """Source span of template characters ``[start, end)``."""
+        n = len(self.text)
+        if n == 0:
+            anchor = self.pieces[0].span.start if self.pieces else 0
+            return Span(anchor, anchor)
+        start = max(0, min(start, n - 1))
+        end = max(start + 1, min(end, n))
+        return Span(self.char_starts[start], max(self.char_starts[start], self.char_ends[end - 1]))
+
+
+# --------------------------------------------------------------------------- C++ side
+
+
+@dataclass(frozen=True)
+class CType:
+    """What ptxlint knows about an operand's C++ type."""
+
+    spelling: str  # as resolved, e.g. "unsigned int", "float *", "__half"
+    kind: str  # "integer" | "bool" | "floating" | "half" | "pointer" | "enum" | "aggregate"
+    size: int | None  # bytes on the default target (LP64)
+    tier: int = 1  # 1: syntactic, 2: libclang
+
+
+@dataclass(frozen=True)
+class Constraint:
+    text: str  # decoded, e.g. "=&r"
+    modifiers: str  # in order of appearance, from "=+&"
+    letters: str  # everything that is not a modifier
+    span: Span  # the string literal (quotes included) or the macro
+    opaque: bool = False  # a macro that could not be resolved
+
+
+@dataclass(frozen=True)
+class Operand:
+    index: int  # the N in %N: outputs first, then inputs
+    role: str  # "output" | "input"
+    constraint: Constraint
+    expression: str  # the C++ expression text, as written
+    expression_span: Span
+    span: Span  # the whole operand, from [name] or constraint to ")"
+    symbolic_name: str | None = None
+    ctype: CType | None = None
+
+
+@dataclass(frozen=True)
+class Clobber:
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Qualifier:
+    name: str  # volatile, __volatile__, inline, goto, ...
+    span: Span
+
+
+@dataclass(frozen=True)
+class Context:
+    """Where a statement lives, for deciding whether it is device PTX at all."""
+
+    function: str | None = None
+    function_specifiers: tuple[str, ...] = ()  # __device__, __global__, __host__, ...
+    macro: str | None = None  # the #define whose body holds the statement
+    guards: tuple[str, ...] = ()  # enclosing #if / #ifdef conditions, outermost first
+    dialect: str = "ptx"  # "ptx" | "host" | "unknown": only "ptx" statements are linted
+    dialect_reason: str = ""
+
+
+@dataclass(frozen=True)
+class AsmStatement:
+    source: SourceFile = field(repr=False, compare=False)
+    keyword: str  # asm | __asm__ | __asm
+    span: Span  # keyword to closing parenthesis
+    qualifiers: tuple[Qualifier, ...]
+    extended: bool  # at least one colon
+    template: Template
+    operands: tuple[Operand, ...]
+    clobbers: tuple[Clobber, ...]
+    goto_labels: tuple[str, ...]
+    colons: tuple[int, ...]  # source offsets of the top-level section colons
+    open_paren: int
+    close_paren: int
+    context: Context
+    ptx: PtxTemplate
+    problems: tuple[str, ...] = ()  # extraction problems (unterminated, opaque sections...)
+    opaque_sections: bool = False  # an operand or clobber section came through a macro
+
+    @property
+    def is_volatile(self) -> bool:
+        return any(q.name in ("volatile", "__volatile__", "__volatile") for q in self.qualifiers)
+
+    @property
+    def outputs(self) -> tuple[Operand, ...]:
+        return tuple(o for o in self.operands if o.role == "output")
+
+    @property
+    def inputs(self) -> tuple[Operand, ...]:
+        return tuple(o for o in self.operands if o.role == "input")
+
+    @property
+    def has_memory_clobber(self) -> bool:
+        return any(c.name == "memory" for c in self.clobbers)
+
+    @property
+    def line(self) -> int:
+        return self.source.line_col(self.span.start).line
+
+
+# --------------------------------------------------------------------------- PTX side
+# Offsets below are positions in Template.text; map them with Template.source_span.
+
+
+@dataclass(frozen=True)
+class PercentToken:
+    """Every ``%`` construct of an extended template, as the C++ front end sees it."""
+
+    kind: str  # "ref" %0 %n1 | "escape" %% | "unique" %= | "named" %[x] | "bare" %clock | "trailing"
+    start: int
+    end: int
+    index: int | None = None  # for "ref"
+    modifier: str = ""  # GCC operand modifier letters before the number (%n1 -> "n")
+    name: str = ""  # for "named" and "bare"
+
+
+@dataclass(frozen=True)
+class PtxOperand:
+    kind: str  # "ref" | "register" | "special" | "immediate" | "address" | "vector" | "label" | "pair" | "opaque" | "other"
+    text: str
+    start: int
+    end: int
+    parts: tuple[PtxOperand, ...] = ()  # address contents, vector elements, pair halves
+    negated: bool = False  # !p
+    ref: int | None = None  # operand index for a %N reference
+
+
+@dataclass(frozen=True)
+class PtxPredicate:
+    register: PtxOperand
+    negated: bool
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class PtxInstruction:
+    opcode: str  # the first word, e.g. "cp"
+    modifiers: tuple[str, ...]  # e.g. ("async", "ca", "shared", "global") from ".async.ca..."
+    operands: tuple[PtxOperand, ...]
+    predicate: PtxPredicate | None
+    start: int
+    end: int  # after the terminating ';' when present
+    opcode_start: int
+    opcode_end: int  # end of the full dotted mnemonic
+    depth: int  # brace depth
+    terminated: bool  # ended with ';'
+    opaque: bool = False  # a hole sits inside: say nothing about its spelling
+
+    @property
+    def mnemonic(self) -> str:
+        return ".".join((self.opcode, *self.modifiers))
+
+
+@dataclass(frozen=True)
+class PtxDirective:
+    name: str  # ".reg", ".pred", ".shared", ...
+    text: str
+    start: int
+    end: int
+    depth: int
+    declared: tuple[str, ...] = ()  # names declared by .reg/.pred/.shared/.local (with <N> kept)
+
+
+@dataclass(frozen=True)
+class PtxLabel:
+    name: str
+    start: int
+    end: int
+    depth: int
+
+
+@dataclass(frozen=True)
+class PtxBrace:
+    char: str  # "{" or "}"
+    offset: int
+    depth: int  # depth after an opening brace / before a closing one
+
+
+@dataclass(frozen=True)
+class PtxProblem:
+    message: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class PtxTemplate:
+    instructions: tuple[PtxInstruction, ...] = ()
+    directives: tuple[PtxDirective, ...] = ()
+    labels: tuple[PtxLabel, ...] = ()
+    braces: tuple[PtxBrace, ...] = ()
+    comments: tuple[tuple[int, int], ...] = ()
+    percents: tuple[PercentToken, ...] = ()
+    problems: tuple[PtxProblem, ...] = ()
+
+
+# --------------------------------------------------------------------------- findings
+
+
+@dataclass(frozen=True)
+class Edit:
+    span: Span
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    description: str
+    edits: tuple[Edit, ...]
+    safe: bool = True
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str  # id, e.g. "PTX001"
+    name: str  # kebab-case rule name
+    severity: Severity
+    path: str
+    span: Span
+    message: str
+    fix: Fix | None = None
+    statement: AsmStatement | None = field(default=None, repr=False, compare=False)

@@ -1,0 +1,1 @@
+"""PTX knowledge: the template parser and the instruction table."""

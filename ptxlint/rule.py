@@ -1,0 +1,85 @@
+"""The rule plugin API: a rule is a small class with an id, a name, docs and ``check``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from ptxlint.model import AsmStatement, Finding, Fix, Severity, Span
+
+
+@dataclass(frozen=True)
+class RuleContext:
+    """What a rule may know beyond the statement: the target and rule options."""
+
+    arch: int | None = None  # e.g. 90 for sm_90; None when unknown
+    arch_suffix: str = ""  # "a" for sm_90a, "f" for sm_100f
+    options: dict[str, object] = field(default_factory=dict)
+
+
+class Rule:
+    """Base class for rules. Subclasses set the class attributes and implement ``check``.
+
+    ``docs`` is Markdown with the sections *What it does*, *Why is this bad?*, *Example* and
+    *Use instead* (and *Fix safety* where the rule has a fix); ``ptxlint rule ID`` prints it.
+    """
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity]
+    summary: ClassVar[str]
+    docs: ClassVar[str]
+    tags: ClassVar[tuple[str, ...]] = ()
+    precision: ClassVar[str] = "high"  # SARIF's precision: very-high | high | medium | low
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterable[Finding]:
+        raise NotImplementedError
+
+    # Helpers that keep rules short and their findings uniform.
+    def finding(
+        self,
+        statement: AsmStatement,
+        span: Span,
+        message: str,
+        fix: Fix | None = None,
+        severity: Severity | None = None,
+    ) -> Finding:
+        return Finding(
+            rule=self.id,
+            name=self.name,
+            severity=severity or self.severity,
+            path=statement.source.path,
+            span=span,
+            message=message,
+            fix=fix,
+            statement=statement,
+        )
+
+    def template_span(self, statement: AsmStatement, start: int, end: int) -> Span:
+        """Source span of template characters ``[start, end)``."""
+        return statement.template.source_span(start, end)
+
+
+_RULE_ID = re.compile(r"^[A-Z]+[0-9]{3}$")
+_RULE_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+REQUIRED_DOC_SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead")
+
+
+def validate_rule_class(rule: type[Rule]) -> list[str]:
+    """Problems with a rule class's metadata, for the registry and for tests."""
+    problems: list[str] = []
+    for attr in ("id", "name", "severity", "summary", "docs"):
+        if not hasattr(rule, attr):
+            problems.append(f"{rule.__name__}: missing {attr}")
+    if problems:
+        return problems
+    if not _RULE_ID.match(rule.id):
+        problems.append(f"{rule.__name__}: id {rule.id!r} is not like PTX123")
+    if not _RULE_NAME.match(rule.name):
+        problems.append(f"{rule.__name__}: name {rule.name!r} is not kebab-case")
+    for section in REQUIRED_DOC_SECTIONS:
+        if section not in rule.docs:
+            problems.append(f"{rule.id}: docs lack {section!r}")
+    return problems
