@@ -1,0 +1,429 @@
+"""Finding the files to lint and reading them.
+
+Decisions (documented here because the CLI and the docs lean on them):
+
+* A file named on the command line is always linted, whatever its extension, and even if
+  ``exclude`` or a ``.gitignore`` would skip it (like ruff without ``force-exclude``): the user
+  asked for it by name. Folders are walked recursively in sorted order and files are kept by
+  extension.
+* Extensions match case-sensitively, but the all-upper-case spelling of a configured extension is
+  accepted too (``.CU``, ``.H``), because Windows tooling and old code bases produce them.
+  Mixed case (``.Cu``) is not accepted. Configured extensions without a leading dot get one.
+* While walking, ``.gitignore`` files are honored in the walked folder and its subfolders, and in
+  its ancestors up to the git root (the nearest folder holding ``.git``; without one, ancestors are
+  not consulted, since git itself would not read them). ``.git/info/exclude`` of that root is
+  honored too. Each file's patterns are anchored at its own folder; a deeper file overrides a
+  shallower one and within a file the last match wins, as in git. Like git, a file inside an
+  ignored folder cannot be re-included, because ignored folders are not entered.
+* Folders always skipped while walking: VCS metadata and tool caches that never hold user sources
+  (see ``ALWAYS_SKIPPED_DIRS``). Other hidden folders are walked: CUDA projects keep sources in
+  ``.cuda/`` or ``.github/`` style folders often enough that hiding them would surprise.
+* ``exclude`` holds gitignore-style patterns anchored at the current directory. Paths outside the
+  current directory are matched by their absolute path without the leading ``/``, so unanchored
+  patterns (``build/``, ``*.gen.cu``) still apply to them while anchored ones cannot.
+* Symlinks to files and folders are followed. A folder whose real path was already walked is not
+  walked again, which ends symlink loops; a file whose real path was already listed is not listed
+  again, so ``ptxlint src src/a.cu`` lints ``src/a.cu`` once (first spelling wins).
+* A dangling symlink met while walking is a note; a named path that does not exist is an error.
+* Binary (NUL byte in the first 8 KiB) and oversized files are notes, unreadable ones errors.
+  ``max_file_size <= 0`` disables the size limit.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import pathspec
+
+DEFAULT_EXTENSIONS: tuple[str, ...] = (
+    ".cu",
+    ".cuh",
+    ".h",
+    ".hpp",
+    ".hh",
+    ".inl",
+    ".cc",
+    ".cpp",
+    ".cxx",
+    ".c",
+)
+DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024
+ALWAYS_SKIPPED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        "node_modules",
+        ".venv",
+        ".tox",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+    }
+)
+BINARY_SNIFF_BYTES = 8 * 1024
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+# Reasons that make a path an error (exit code 2) rather than a note; see ``is_error_reason``.
+REASON_MISSING = "does not exist"
+REASON_UNREADABLE_PREFIX = "unreadable: "
+REASON_DANGLING = "dangling symlink"
+REASON_BINARY = "binary file (NUL byte)"
+
+
+@dataclass(frozen=True)
+class DiscoveredFile:
+    path: str  # as displayed: relative to how the user spelled the argument, or absolute
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Discovery:
+    files: tuple[DiscoveredFile, ...]
+    skipped: tuple[Skipped, ...]  # notes only
+    errors: tuple[Skipped, ...]  # unreadable or nonexistent paths: exit code 2
+
+
+def is_error_reason(reason: str) -> bool:
+    """Whether a reason from ``read_source`` is an error (exit 2) rather than a note."""
+    return reason == REASON_MISSING or reason.startswith(REASON_UNREADABLE_PREFIX)
+
+
+# --------------------------------------------------------------------------- patterns
+
+
+def _pattern_factory() -> str:
+    # pathspec 1.x deprecates "gitwildmatch" in favor of "gitignore"; 0.12 only has the former.
+    try:
+        pathspec.util.lookup_pattern("gitignore")
+    except KeyError:
+        return "gitwildmatch"
+    return "gitignore"
+
+
+_FACTORY = _pattern_factory()
+
+
+def compile_patterns(lines: Iterable[str], *, strict: bool = False) -> tuple[pathspec.Pattern, ...]:
+    """Compile gitignore-style lines one by one.
+
+    Git silently drops a malformed ``.gitignore`` line, so by default so do we; configuration
+    passes ``strict=True`` to turn a malformed pattern into an error the user can fix.
+    """
+    compiled: list[pathspec.Pattern] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            compiled.extend(pathspec.PathSpec.from_lines(_FACTORY, [line]).patterns)
+        except Exception as exc:  # pathspec raises re.error, ValueError or its own error types
+            if strict:
+                raise ValueError(f"invalid pattern {line!r}: {exc}") from exc
+    return tuple(p for p in compiled if p.include is not None)
+
+
+def match_patterns(patterns: Sequence[pathspec.Pattern], rel: str, is_dir: bool) -> bool | None:
+    """Git's verdict for ``rel`` (``/``-separated, relative to the patterns' base folder).
+
+    True: ignored; False: re-included by a negation; None: no pattern matched.
+    """
+    candidate = rel + "/" if is_dir else rel
+    verdict: bool | None = None
+    for pattern in patterns:
+        regex = getattr(pattern, "regex", None)
+        if regex is not None and regex.match(candidate):
+            verdict = bool(pattern.include)
+    return verdict
+
+
+def _to_posix(rel: str) -> str:
+    return rel.replace(os.sep, "/") if os.sep != "/" else rel
+
+
+@dataclass(frozen=True)
+class _IgnoreFile:
+    base: str  # absolute folder the patterns are anchored at
+    patterns: tuple[pathspec.Pattern, ...]
+
+
+def _read_ignore_file(path: str, base: str) -> _IgnoreFile | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            patterns = compile_patterns(handle.read().splitlines())
+    except OSError:
+        return None  # an unreadable .gitignore should not stop linting
+    return _IgnoreFile(base, patterns) if patterns else None
+
+
+def _ignored_by_stack(stack: Sequence[_IgnoreFile], abspath: str, is_dir: bool) -> bool:
+    # Deeper files come later in the stack and override shallower ones, as in git.
+    for ignore in reversed(stack):
+        rel = _to_posix(os.path.relpath(abspath, ignore.base))
+        verdict = match_patterns(ignore.patterns, rel, is_dir)
+        if verdict is not None:
+            return verdict
+    return False
+
+
+def find_git_root(folder: str) -> str | None:
+    """The nearest folder at or above ``folder`` that holds ``.git`` (a folder or a file)."""
+    current = os.path.abspath(folder)
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def _ancestor_ignores(folder: str) -> list[_IgnoreFile]:
+    """Ignore files above ``folder`` (exclusive) up to its git root, lowest precedence first."""
+    root = find_git_root(folder)
+    if root is None:
+        return []
+    ancestors: list[str] = []
+    current = folder
+    while current != root:
+        current = os.path.dirname(current)
+        ancestors.append(current)
+    # info/exclude ranks below every .gitignore, so it goes first (including root/.gitignore,
+    # which the walk pushes itself when the walked folder is the root).
+    candidates = [(os.path.join(root, ".git", "info", "exclude"), root)]
+    candidates += [(os.path.join(a, ".gitignore"), a) for a in reversed(ancestors)]
+    loaded = (_read_ignore_file(path, base) for path, base in candidates)
+    return [ignore for ignore in loaded if ignore is not None]
+
+
+# --------------------------------------------------------------------------- walking
+
+
+def _normalize_extensions(extensions: Collection[str]) -> frozenset[str]:
+    normalized: set[str] = set()
+    for ext in extensions:
+        dotted = ext if ext.startswith(".") else "." + ext
+        normalized.add(dotted)
+        normalized.add(dotted.upper())
+    return frozenset(normalized)
+
+
+def has_extension(name: str, extensions: frozenset[str]) -> bool:
+    # endswith rather than splitext so that multi-dot extensions (".cu.inc") can be configured.
+    return any(name.endswith(ext) and len(name) > len(ext) for ext in extensions)
+
+
+def _display_join(base: str, name: str) -> str:
+    if base in (".", "./", "." + os.sep):
+        return name  # "./a.cu" is noise; ruff shows "a.cu"
+    stripped = base.rstrip("/" + os.sep)
+    if not stripped:  # the filesystem root
+        return base + name
+    return stripped + os.sep + name
+
+
+@dataclass
+class _Walker:
+    extensions: frozenset[str]
+    exclude: tuple[pathspec.Pattern, ...]
+    respect_gitignore: bool
+    max_file_size: int
+    cwd: str
+    files: list[DiscoveredFile] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    errors: list[Skipped] = field(default_factory=list)
+    seen_files: set[str] = field(default_factory=set)
+    seen_dirs: set[str] = field(default_factory=set)
+
+    def excluded(self, abspath: str, is_dir: bool) -> bool:
+        if not self.exclude:
+            return False
+        rel = os.path.relpath(abspath, self.cwd)
+        if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+            rel = abspath.lstrip("/" + os.sep)
+        return bool(match_patterns(self.exclude, _to_posix(rel), is_dir))
+
+    def add_file(self, display: str, realpath: str) -> None:
+        if realpath in self.seen_files:
+            return
+        self.seen_files.add(realpath)
+        reason = probe_file(display, self.max_file_size)
+        if reason is None:
+            self.files.append(DiscoveredFile(display))
+        elif is_error_reason(reason):
+            self.errors.append(Skipped(display, reason))
+        else:
+            self.skipped.append(Skipped(display, reason))
+
+    def add_argument(self, arg: str) -> None:
+        if os.path.isdir(arg):
+            self.walk_root(arg)
+        elif os.path.exists(arg):
+            self.add_file(arg, os.path.realpath(arg))
+        elif os.path.islink(arg):
+            self.errors.append(Skipped(arg, f"{REASON_MISSING} ({REASON_DANGLING})"))
+        else:
+            self.errors.append(Skipped(arg, REASON_MISSING))
+
+    def walk_root(self, display: str) -> None:
+        absolute = os.path.abspath(display)
+        stack = _ancestor_ignores(absolute) if self.respect_gitignore else []
+        self.walk(display, absolute, stack)
+
+    def walk(self, display: str, absolute: str, stack: list[_IgnoreFile]) -> None:
+        real = os.path.realpath(absolute)
+        if real in self.seen_dirs:
+            return  # symlink loop, or a folder reached twice
+        self.seen_dirs.add(real)
+        if self.respect_gitignore:
+            own = _read_ignore_file(os.path.join(absolute, ".gitignore"), absolute)
+            if own is not None:
+                stack = [*stack, own]
+        try:
+            entries = sorted(os.scandir(absolute), key=lambda entry: entry.name)
+        except OSError as exc:
+            self.errors.append(Skipped(display, _unreadable(exc)))
+            return
+        for entry in entries:
+            self.visit(entry, display, stack)
+
+    def visit(self, entry: os.DirEntry[str], parent_display: str, stack: list[_IgnoreFile]) -> None:
+        display = _display_join(parent_display, entry.name)
+        try:
+            is_dir = entry.is_dir()  # follows symlinks
+            is_file = not is_dir and entry.is_file()
+        except OSError as exc:
+            self.errors.append(Skipped(display, _unreadable(exc)))
+            return
+        if not is_dir and not is_file:
+            # Only dangling links that look like sources deserve a note; others are noise.
+            dangling = entry.is_symlink() and not os.path.exists(entry.path)
+            if dangling and has_extension(entry.name, self.extensions):
+                self.skipped.append(Skipped(display, REASON_DANGLING))
+            return  # sockets, fifos, devices: reading them could block or make no sense
+        if is_dir and entry.name in ALWAYS_SKIPPED_DIRS:
+            return
+        if is_file and not has_extension(entry.name, self.extensions):
+            return
+        absolute = entry.path  # absolute, because walk() scans absolute paths
+        if self.excluded(absolute, is_dir):
+            return
+        if self.respect_gitignore and _ignored_by_stack(stack, absolute, is_dir):
+            return
+        if is_dir:
+            self.walk(display, absolute, stack)
+        else:
+            self.add_file(display, os.path.realpath(absolute))
+
+
+def discover(
+    paths: Sequence[str],
+    *,
+    extensions: Collection[str] = DEFAULT_EXTENSIONS,
+    exclude: Sequence[str] = (),
+    respect_gitignore: bool = True,
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+) -> Discovery:
+    """Expand ``paths`` into the files to lint, in argument order, folders sorted."""
+    walker = _Walker(
+        extensions=_normalize_extensions(extensions),
+        exclude=compile_patterns(exclude),
+        respect_gitignore=respect_gitignore,
+        max_file_size=max_file_size,
+        cwd=os.getcwd(),
+    )
+    for arg in paths:
+        walker.add_argument(arg)
+    return Discovery(tuple(walker.files), tuple(walker.skipped), tuple(walker.errors))
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _format_size(size: int) -> str:
+    for unit, factor in (("MiB", 1024 * 1024), ("KiB", 1024)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor} {unit}"
+    return f"{size} bytes"
+
+
+def _too_large(max_file_size: int) -> str:
+    return f"larger than {_format_size(max_file_size)} (max-file-size)"
+
+
+def _unreadable(exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return REASON_MISSING
+    if exc.errno is not None and exc.strerror:
+        return f"{REASON_UNREADABLE_PREFIX}[Errno {exc.errno}] {exc.strerror}"
+    return f"{REASON_UNREADABLE_PREFIX}{exc}"
+
+
+def _read_limited(path: str, max_file_size: int) -> tuple[bytes | None, str | None]:
+    """The bytes of ``path``, or why not. Reads at most one byte past the limit."""
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            limited = max_file_size > 0
+            # st_size is meaningless for pipes (``ptxlint <(...)``), so check what was read too.
+            if limited and stat.S_ISREG(info.st_mode) and info.st_size > max_file_size:
+                return None, _too_large(max_file_size)
+            data = handle.read(max_file_size + 1) if limited else handle.read()
+    except OSError as exc:
+        return None, _unreadable(exc)
+    if limited and len(data) > max_file_size:
+        return None, _too_large(max_file_size)
+    return data, None
+
+
+def probe_file(path: str, max_file_size: int) -> str | None:
+    """Why ``path`` cannot be linted (size, binary, unreadable), reading only its head."""
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if max_file_size > 0 and stat.S_ISREG(info.st_mode) and info.st_size > max_file_size:
+                return _too_large(max_file_size)
+            if not stat.S_ISREG(info.st_mode):
+                return None  # never read a pipe twice: read_source decides for those
+            head = handle.read(BINARY_SNIFF_BYTES)
+    except OSError as exc:
+        return _unreadable(exc)
+    return REASON_BINARY if b"\0" in head else None
+
+
+def decode_source(data: bytes) -> tuple[str, bool]:
+    """Decode UTF-8 without ever failing; report whether bytes had to be replaced.
+
+    A leading BOM is dropped so that it cannot end up inside the first token; columns on the
+    first line are therefore counted from after the BOM (what editors show, too).
+    ``\\r\\n`` is kept: spans are offsets into the text as it is on disk, minus the BOM.
+    """
+    if data.startswith(_UTF8_BOM):
+        data = data[len(_UTF8_BOM) :]
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="replace"), True
+
+
+def read_source(path: str, max_file_size: int) -> tuple[str | None, bool, str | None]:
+    """``(text, had_decode_errors, reason)``: ``reason`` is set exactly when ``text`` is None.
+
+    Use ``is_error_reason(reason)`` to tell errors (unreadable, missing) from notes (binary,
+    too large).
+    """
+    data, reason = _read_limited(path, max_file_size)
+    if data is None:
+        return None, False, reason
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        return None, False, REASON_BINARY
+    text, replaced = decode_source(data)
+    return text, replaced, None

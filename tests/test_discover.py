@@ -1,0 +1,312 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ptxlint.discover import (
+    DEFAULT_EXTENSIONS,
+    Discovery,
+    compile_patterns,
+    decode_source,
+    discover,
+    is_error_reason,
+    match_patterns,
+    read_source,
+)
+
+
+def write(root: Path, rel: str, content: str | bytes = "int x;\n") -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    return path
+
+
+def paths(result: Discovery) -> list[str]:
+    return [item.path for item in result.files]
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_extension_filtering_and_sorted_order(in_tmp: Path) -> None:
+    for name in ("src/b.cu", "src/a.cuh", "src/c.py", "src/d.txt", "src/sub/e.cpp", "src/F.CU"):
+        write(in_tmp, name)
+    write(in_tmp, "src/g.Cu")  # mixed case is not an accepted spelling
+    assert paths(discover(["src"])) == ["src/F.CU", "src/a.cuh", "src/b.cu", "src/sub/e.cpp"]
+
+
+def test_display_paths_follow_argument_spelling(in_tmp: Path) -> None:
+    write(in_tmp, "src/a.cu")
+    assert paths(discover(["src/"])) == ["src/a.cu"]
+    assert paths(discover(["."])) == ["src/a.cu"]
+    absolute = str(in_tmp / "src")
+    assert paths(discover([absolute])) == [os.path.join(absolute, "a.cu")]
+
+
+def test_custom_extensions_with_or_without_dot(in_tmp: Path) -> None:
+    write(in_tmp, "a.ptxinc")
+    write(in_tmp, "b.cu")
+    assert paths(discover(["."], extensions=["ptxinc"])) == ["a.ptxinc"]
+    assert paths(discover(["."], extensions=[".ptxinc", ".cu"])) == ["a.ptxinc", "b.cu"]
+
+
+def test_explicit_file_with_odd_extension_is_linted(in_tmp: Path) -> None:
+    write(in_tmp, "kernel.txt")
+    write(in_tmp, ".gitignore", "kernel.txt\n")
+    result = discover(["kernel.txt"])
+    assert paths(result) == ["kernel.txt"]
+    assert not result.errors and not result.skipped
+
+
+def test_duplicates_are_listed_once(in_tmp: Path) -> None:
+    write(in_tmp, "src/a.cu")
+    assert paths(discover(["src", "src/a.cu", "./src"])) == ["src/a.cu"]
+
+
+def test_nested_gitignore(in_tmp: Path) -> None:
+    write(in_tmp, ".gitignore", "*.gen.cu\nbuild/\n")
+    write(in_tmp, "top.gen.cu")
+    write(in_tmp, "top.cu")
+    write(in_tmp, "build/out.cu")
+    write(in_tmp, "sub/build/out.cu")
+    write(in_tmp, "sub/.gitignore", "/local.cu\n!keep.gen.cu\n")
+    write(in_tmp, "sub/local.cu")
+    write(in_tmp, "sub/deeper/local.cu")  # "/local.cu" is anchored at sub/
+    write(in_tmp, "sub/keep.gen.cu")
+    write(in_tmp, "sub/drop.gen.cu")
+    write(in_tmp, "other/local.cu")  # sub/.gitignore does not apply here
+    write(in_tmp, "other/keep.gen.cu")
+    assert paths(discover(["."])) == [
+        "other/local.cu",
+        "sub/deeper/local.cu",
+        "sub/keep.gen.cu",
+        "top.cu",
+    ]
+
+
+def test_gitignore_folder_pattern_matches_only_folders(in_tmp: Path) -> None:
+    write(in_tmp, ".gitignore", "kernels.cu/\n")
+    write(in_tmp, "src/kernels.cu")  # a file of that name stays
+    write(in_tmp, "gen/kernels.cu/x.cu")  # a folder of that name goes
+    assert paths(discover(["."])) == ["src/kernels.cu"]
+
+
+def test_gitignore_can_be_turned_off(in_tmp: Path) -> None:
+    write(in_tmp, ".gitignore", "*.cu\n")
+    write(in_tmp, "a.cu")
+    assert paths(discover(["."])) == []
+    assert paths(discover(["."], respect_gitignore=False)) == ["a.cu"]
+
+
+def test_ancestor_gitignore_applies_up_to_git_root(in_tmp: Path) -> None:
+    write(in_tmp, ".gitignore", "*.cu\n")  # above the git root: git would not read it
+    repo = in_tmp / "repo"
+    (repo / ".git").mkdir(parents=True)
+    write(repo, ".gitignore", "gen/\n")
+    write(repo, "pkg/.gitignore", "/src/skip.cu\n")
+    write(repo, "pkg/src/a.cu")
+    write(repo, "pkg/src/skip.cu")
+    write(repo, "pkg/src/gen/x.cu")
+    write(repo, ".git/info/exclude", "*.tmp.cu\n")
+    write(repo, "pkg/src/t.tmp.cu")
+    write(repo, ".git/objects/o.cu")
+    assert paths(discover(["repo/pkg/src"])) == ["repo/pkg/src/a.cu"]
+    assert paths(discover(["repo"])) == ["repo/pkg/src/a.cu"]
+
+
+def test_gitignore_without_git_root_still_applies_inside_walk(in_tmp: Path) -> None:
+    write(in_tmp, "proj/.gitignore", "x.cu\n")
+    write(in_tmp, "proj/x.cu")
+    write(in_tmp, "proj/y.cu")
+    assert paths(discover(["proj"])) == ["proj/y.cu"]
+
+
+def test_always_skipped_folders_but_other_hidden_ones_walked(in_tmp: Path) -> None:
+    write(in_tmp, "node_modules/a.cu")
+    write(in_tmp, "__pycache__/a.cu")
+    write(in_tmp, ".git/a.cu")
+    write(in_tmp, ".hidden/a.cu")
+    assert paths(discover(["."])) == [".hidden/a.cu"]
+
+
+def test_exclude_patterns_are_relative_to_cwd(in_tmp: Path) -> None:
+    write(in_tmp, "src/a.cu")
+    write(in_tmp, "src/third_party/b.cu")
+    write(in_tmp, "third_party/c.cu")
+    write(in_tmp, "src/d.gen.cu")
+    result = discover(["."], exclude=["/third_party/", "*.gen.cu"])
+    assert paths(result) == ["src/a.cu", "src/third_party/b.cu"]
+    result = discover(["src"], exclude=["src/third_party"])
+    assert paths(result) == ["src/a.cu", "src/d.gen.cu"]
+
+
+def test_exclude_does_not_apply_to_explicit_files(in_tmp: Path) -> None:
+    write(in_tmp, "a.gen.cu")
+    assert paths(discover(["a.gen.cu"], exclude=["*.gen.cu"])) == ["a.gen.cu"]
+
+
+def test_symlink_loop_terminates_and_lists_each_file_once(in_tmp: Path) -> None:
+    write(in_tmp, "root/a.cu")
+    write(in_tmp, "root/sub/b.cu")
+    os.symlink("..", in_tmp / "root/sub/up")
+    os.symlink(in_tmp / "root", in_tmp / "root/sub/abs_up")
+    result = discover(["root"])
+    assert paths(result) == ["root/a.cu", "root/sub/b.cu"]
+    assert not result.errors
+
+
+def test_symlinked_file_and_folder_are_followed(in_tmp: Path) -> None:
+    write(in_tmp, "elsewhere/lib/k.cu")
+    write(in_tmp, "elsewhere/one.cu")
+    write(in_tmp, "proj/main.cu")
+    os.symlink(in_tmp / "elsewhere/lib", in_tmp / "proj/lib")
+    os.symlink(in_tmp / "elsewhere/one.cu", in_tmp / "proj/one.cu")
+    assert paths(discover(["proj"])) == ["proj/lib/k.cu", "proj/main.cu", "proj/one.cu"]
+
+
+def test_dangling_symlink_is_a_note_when_walking_and_an_error_when_named(in_tmp: Path) -> None:
+    write(in_tmp, "d/ok.cu")
+    os.symlink(in_tmp / "d/missing.cu", in_tmp / "d/broken.cu")
+    result = discover(["d"])
+    assert paths(result) == ["d/ok.cu"]
+    assert [(s.path, s.reason) for s in result.skipped] == [("d/broken.cu", "dangling symlink")]
+    assert not result.errors
+    named = discover(["d/broken.cu"])
+    assert not named.files
+    assert [s.path for s in named.errors] == ["d/broken.cu"]
+
+
+def test_binary_file_is_skipped_with_a_note(in_tmp: Path) -> None:
+    write(in_tmp, "bin.cu", b"\x7fELF\x00\x01")
+    write(in_tmp, "text.cu")
+    result = discover(["."])
+    assert paths(result) == ["text.cu"]
+    assert [(s.path, s.reason) for s in result.skipped] == [("bin.cu", "binary file (NUL byte)")]
+    assert not result.errors
+
+
+def test_big_file_is_skipped_with_a_note(in_tmp: Path) -> None:
+    write(in_tmp, "big.cu", "x" * 2049)
+    write(in_tmp, "small.cu", "x" * 2048)
+    result = discover(["."], max_file_size=2048)
+    assert paths(result) == ["small.cu"]
+    assert [(s.path, s.reason) for s in result.skipped] == [
+        ("big.cu", "larger than 2 KiB (max-file-size)")
+    ]
+    assert paths(discover(["."], max_file_size=0)) == ["big.cu", "small.cu"]
+
+
+def test_default_limit_message(in_tmp: Path) -> None:
+    big = write(in_tmp, "big.cu", b"x" * (2 * 1024 * 1024 + 1))
+    text, _, reason = read_source(str(big), 2 * 1024 * 1024)
+    assert text is None and reason == "larger than 2 MiB (max-file-size)"
+    assert not is_error_reason(reason)
+
+
+def test_nonexistent_path_is_an_error(in_tmp: Path) -> None:
+    write(in_tmp, "a.cu")
+    result = discover(["nope", "a.cu", "nope.cu"])
+    assert paths(result) == ["a.cu"]
+    assert [(s.path, s.reason) for s in result.errors] == [
+        ("nope", "does not exist"),
+        ("nope.cu", "does not exist"),
+    ]
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root can read anything"
+)
+def test_unreadable_file_is_an_error(in_tmp: Path) -> None:
+    path = write(in_tmp, "locked.cu")
+    path.chmod(0)
+    try:
+        result = discover(["."])
+        assert not result.files
+        assert [(s.path, s.reason) for s in result.errors] == [
+            ("locked.cu", "unreadable: [Errno 13] Permission denied")
+        ]
+        text, _, reason = read_source(str(path), 1024)
+        assert text is None and reason is not None and is_error_reason(reason)
+    finally:
+        path.chmod(0o644)
+
+
+def test_unreadable_file_is_an_error_even_as_root(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # chmod 000 proves nothing as root, so simulate the failure at open().
+    write(in_tmp, "locked.cu")
+    real_open = open
+
+    def fake_open(file: object, *args: object, **kwargs: object) -> object:
+        if str(file).endswith("locked.cu"):
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("builtins.open", fake_open)
+    result = discover(["."])
+    assert [(s.path, s.reason) for s in result.errors] == [
+        ("locked.cu", "unreadable: [Errno 13] Permission denied")
+    ]
+    assert read_source("locked.cu", 1024) == (
+        None,
+        False,
+        "unreadable: [Errno 13] Permission denied",
+    )
+
+
+def test_read_source_directory_is_an_error(tmp_path: Path) -> None:
+    text, _, reason = read_source(str(tmp_path), 1024)
+    assert text is None and reason is not None and is_error_reason(reason)
+
+
+def test_read_source_non_utf8_is_replaced_and_flagged(tmp_path: Path) -> None:
+    path = write(tmp_path, "latin1.cu", '// caf\xe9\nasm("nop;");\n'.encode("latin-1"))
+    text, replaced, reason = read_source(str(path), 1024)
+    assert reason is None and replaced
+    assert text == '// caf\ufffd\nasm("nop;");\n'
+
+
+def test_read_source_keeps_crlf_and_strips_bom(tmp_path: Path) -> None:
+    path = write(tmp_path, "bom.cu", b"\xef\xbb\xbfint a;\r\nint b;\r\n")
+    assert read_source(str(path), 1024) == ("int a;\r\nint b;\r\n", False, None)
+
+
+def test_read_source_binary_and_size(tmp_path: Path) -> None:
+    path = write(tmp_path, "late_nul.cu", b"x" * 9000 + b"\0")
+    # Only the first 8 KiB are sniffed, like git and ripgrep do.
+    text, _, reason = read_source(str(path), 10_000)
+    assert reason is None and text is not None
+    assert read_source(str(path), 100)[2] == "larger than 100 bytes (max-file-size)"
+    nul = write(tmp_path, "nul.cu", b"ab\0cd")
+    assert read_source(str(nul), 100) == (None, False, "binary file (NUL byte)")
+
+
+def test_decode_source_reports_clean_text() -> None:
+    assert decode_source("ü".encode()) == ("ü", False)
+
+
+def test_match_patterns_last_match_wins() -> None:
+    patterns = compile_patterns(["*.cu", "!keep.cu", "# comment", ""])
+    assert match_patterns(patterns, "a/x.cu", is_dir=False) is True
+    assert match_patterns(patterns, "a/keep.cu", is_dir=False) is False
+    assert match_patterns(patterns, "a/x.h", is_dir=False) is None
+
+
+def test_compile_patterns_strict_rejects_malformed() -> None:
+    assert compile_patterns(["\\"]) == ()
+    with pytest.raises(ValueError, match="invalid pattern"):
+        compile_patterns(["\\"], strict=True)
+
+
+def test_default_extensions() -> None:
+    assert ".cu" in DEFAULT_EXTENSIONS and ".cuh" in DEFAULT_EXTENSIONS
