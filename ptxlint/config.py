@@ -1,0 +1,510 @@
+"""Configuration: ``[tool.ptxlint]`` in ``pyproject.toml``, or top-level keys in ``ptxlint.toml``.
+
+Decisions:
+
+* Lookup walks upward from the common folder of the linted paths. In each folder,
+  ``.ptxlint.toml`` beats ``ptxlint.toml`` beats a ``pyproject.toml`` that has a
+  ``[tool.ptxlint]`` table (ruff's order); the first folder with any of them wins and nothing is
+  merged from further up. A ``pyproject.toml`` without the table is passed over.
+* Keys are kebab-case like ruff's; an unknown key is an error that names it, suggests the closest
+  valid key and lists all of them, because a misspelt ``ignore`` silently doing nothing is worse
+  than a failed run.
+* Selectors are an exact rule id (``PTX101``), an exact rule name (``missing-clobber``), an id
+  prefix (``PTX1``, ``PTX``) or ``ALL``. Ruff's precedence: the most specific matching selector
+  decides (exact > longer prefix > shorter prefix > ``ALL``), and ``ignore`` wins a tie. Empty
+  ``select`` means every default-enabled rule, at a specificity below every selector.
+* ``per-file-ignores`` keys are gitignore-style globs matched against the path relative to the
+  config file's folder and against the path as given; a key starting with ``!`` applies to files
+  that do *not* match (ruff's convention). They remove rules whatever ``select`` says.
+* ``severity`` maps selectors to ``error``/``warning``/``info``/``off`` with the same specificity
+  rule (a later entry wins a tie); ``off`` disables the rule, which saves a separate ``ignore``
+  line when re-levelling a whole prefix but silencing one member.
+* CLI flags are applied on top by ``merge_cli``: ``select``/``exclude`` and scalars replace,
+  ``extend-select``/``ignore``/``extend-exclude`` add. CLI ignores are merged into the same
+  specificity contest, so ``--ignore PTX1`` does not beat a configured ``select = ["PTX101"]``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from types import ModuleType
+from typing import Any
+
+import pathspec
+
+from ptxlint.discover import DEFAULT_MAX_FILE_SIZE, compile_patterns, match_patterns
+
+
+def _import_toml() -> ModuleType:
+    # tomllib is in the standard library from 3.11; tomli is the same parser for 3.10.
+    try:
+        import tomllib
+    except ImportError:
+        import tomli
+
+        return tomli
+    return tomllib
+
+
+_toml = _import_toml()
+
+CONFIG_FILENAMES = (".ptxlint.toml", "ptxlint.toml")
+PYPROJECT = "pyproject.toml"
+SEVERITY_LEVELS = ("error", "warning", "info", "off")
+FAIL_ON_LEVELS = ("error", "warning", "info", "never")
+ALL_SELECTOR = "ALL"
+_SELECTOR = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
+_ARCH = re.compile(r"(?:(?:sm|compute)_?)?([1-9][0-9]{1,2})([af]?)", re.IGNORECASE)
+
+
+class ConfigError(Exception):
+    """A configuration problem, with the file and the offending key in the message."""
+
+
+@dataclass(frozen=True)
+class Config:
+    select: tuple[str, ...] = ()  # empty: all default-enabled rules
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, selectors)
+    severity: tuple[tuple[str, str], ...] = ()  # (selector, level)
+    arch: str | None = None  # normalized, e.g. "sm_90a"
+    extensions: tuple[str, ...] | None = None  # None: discover's defaults
+    exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    fail_on: str = "warning"
+    source: str | None = None  # the file this came from
+
+    @property
+    def root(self) -> str:
+        """The folder that relative patterns in this configuration are anchored at."""
+        return os.path.dirname(os.path.abspath(self.source)) if self.source else os.getcwd()
+
+
+# --------------------------------------------------------------------------- arch
+
+
+def parse_arch(text: str) -> tuple[int, str]:
+    """``"sm_90a"`` -> ``(90, "a")``; accepts ``sm_``/``compute_`` prefixes or a bare number."""
+    match = _ARCH.fullmatch(text.strip())
+    if match is None:
+        raise ValueError(
+            f"invalid arch {text!r}: expected a target like sm_90, sm_90a, sm_100f, "
+            "compute_80 or 90"
+        )
+    number, suffix = int(match[1]), match[2].lower()
+    # Reject suffixes PTX has no target for, so that "sm_80a" is not silently taken as sm_80.
+    if suffix == "a" and number < 90:
+        raise ValueError(f"invalid arch {text!r}: 'a' targets exist from sm_90a on")
+    if suffix == "f" and number < 100:
+        raise ValueError(f"invalid arch {text!r}: 'f' targets exist from sm_100f on")
+    return number, suffix
+
+
+def normalize_arch(value: str | int) -> str:
+    number, suffix = parse_arch(str(value))
+    return f"sm_{number}{suffix}"
+
+
+# --------------------------------------------------------------------------- validators
+# Each validator returns the normalized value or raises ValueError with a message that reads
+# well after "KEY: ". They serve both TOML and CLI values, hence tuples as well as lists.
+
+
+def _type_name(value: object) -> str:
+    return {str: "string", bool: "boolean", int: "integer", dict: "table", list: "array"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _string_list(value: object, what: str = "strings") -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"expected an array of {what}, got {_type_name(value)} {value!r}")
+    return tuple(value)
+
+
+def _selectors(value: object) -> tuple[str, ...]:
+    selectors = _string_list(value, "rule selectors")
+    for selector in selectors:
+        if not _SELECTOR.fullmatch(selector):
+            raise ValueError(
+                f"invalid rule selector {selector!r}: expected a rule id (PTX101), "
+                "an id prefix (PTX1), a rule name or ALL"
+            )
+    return selectors
+
+
+def _table(value: object) -> Iterable[tuple[str, object]]:
+    if isinstance(value, Mapping):
+        return list(value.items())
+    if isinstance(value, (list, tuple)) and all(
+        isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[0], str)
+        for item in value
+    ):
+        return [(item[0], item[1]) for item in value]
+    raise ValueError(f"expected a table, got {_type_name(value)} {value!r}")
+
+
+def _pattern(pattern: str) -> str:
+    compile_patterns([pattern.removeprefix("!")], strict=True)
+    return pattern
+
+
+def _per_file_ignores(value: object) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    result = []
+    for glob, selectors in _table(value):
+        try:
+            result.append((_pattern(glob), _selectors(selectors)))
+        except ValueError as exc:
+            raise ValueError(f"{glob!r}: {exc}") from exc
+    return tuple(result)
+
+
+def _severity(value: object) -> tuple[tuple[str, str], ...]:
+    result = []
+    for selector, level in _table(value):
+        _selectors([selector])
+        if level not in SEVERITY_LEVELS:
+            raise ValueError(
+                f"{selector!r}: invalid level {level!r}; expected one of "
+                + ", ".join(SEVERITY_LEVELS)
+            )
+        result.append((selector, str(level)))
+    return tuple(result)
+
+
+def _arch(value: object) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValueError(f'expected a string like "sm_90a", got {_type_name(value)} {value!r}')
+    return normalize_arch(value)
+
+
+def _extensions(value: object) -> tuple[str, ...]:
+    extensions = _string_list(value)
+    for ext in extensions:
+        if not ext.strip(".") or "/" in ext or os.sep in ext:
+            raise ValueError(f"invalid extension {ext!r}")
+    return tuple(ext if ext.startswith(".") else "." + ext for ext in extensions)
+
+
+def _patterns(value: object) -> tuple[str, ...]:
+    return tuple(_pattern(p) for p in _string_list(value, "gitignore-style patterns"))
+
+
+def _boolean(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, got {_type_name(value)} {value!r}")
+    return value
+
+
+def _size(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(
+            f"expected a non-negative integer number of bytes (0: no limit), got {value!r}"
+        )
+    return value
+
+
+def _fail_on(value: object) -> str:
+    if value not in FAIL_ON_LEVELS:
+        raise ValueError(f"expected one of {', '.join(FAIL_ON_LEVELS)}, got {value!r}")
+    return str(value)
+
+
+# TOML key -> (Config field, validator)
+_KEYS: dict[str, tuple[str, Callable[[object], object]]] = {
+    "select": ("select", _selectors),
+    "extend-select": ("extend_select", _selectors),
+    "ignore": ("ignore", _selectors),
+    "per-file-ignores": ("per_file_ignores", _per_file_ignores),
+    "severity": ("severity", _severity),
+    "arch": ("arch", _arch),
+    "extensions": ("extensions", _extensions),
+    "exclude": ("exclude", _patterns),
+    "respect-gitignore": ("respect_gitignore", _boolean),
+    "max-file-size": ("max_file_size", _size),
+    "fail-on": ("fail_on", _fail_on),
+}
+VALID_KEYS = tuple(sorted(_KEYS))
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _unknown_key_message(key: str, where: str, is_pyproject: bool) -> str:
+    message = f"unknown key {key!r}{where}"
+    guesses = difflib.get_close_matches(key.replace("_", "-"), VALID_KEYS, n=1, cutoff=0.6)
+    if guesses:
+        message += f" (did you mean {guesses[0]!r}?)"
+    elif key == "tool" and not is_pyproject:
+        message += " (ptxlint.toml takes its keys at top level, without [tool.ptxlint])"
+    return message + "; valid keys: " + ", ".join(VALID_KEYS)
+
+
+def parse_table(table: Mapping[str, Any], source: str | None, *, is_pyproject: bool) -> Config:
+    """Validate a configuration table (already extracted from its file) into a ``Config``."""
+    where = " in [tool.ptxlint]" if is_pyproject else ""
+    prefix = f"{source}: " if source else ""
+    values: dict[str, object] = {}
+    for key, raw in table.items():
+        if key not in _KEYS:
+            raise ConfigError(prefix + _unknown_key_message(key, where, is_pyproject))
+        field_name, validate = _KEYS[key]
+        try:
+            values[field_name] = validate(raw)
+        except ValueError as exc:
+            raise ConfigError(f"{prefix}{key}: {exc}") from exc
+    return Config(**values, source=source)  # type: ignore[arg-type]
+
+
+def _read_toml(path: str) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            data: dict[str, Any] = _toml.load(handle)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from exc
+    except _toml.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    return data
+
+
+def _pyproject_table(data: Mapping[str, Any], path: str) -> Mapping[str, Any] | None:
+    tool = data.get("tool")
+    if not isinstance(tool, Mapping) or "ptxlint" not in tool:
+        return None
+    table = tool["ptxlint"]
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{path}: [tool.ptxlint] must be a table")
+    return table
+
+
+def load_config(path: str | None) -> Config:
+    """Load and validate ``path``; ``None`` gives the defaults."""
+    if path is None:
+        return Config()
+    data = _read_toml(path)
+    if os.path.basename(path) == PYPROJECT:
+        table = _pyproject_table(data, path)
+        return parse_table(table or {}, path, is_pyproject=True)
+    return parse_table(data, path, is_pyproject=False)
+
+
+def _has_ptxlint_table(pyproject: str) -> bool:
+    try:
+        with open(pyproject, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return False
+    # Skip parsing pyprojects that cannot mention us, so a broken unrelated one is harmless.
+    if "ptxlint" not in text:
+        return False
+    return _pyproject_table(_read_toml(pyproject), pyproject) is not None
+
+
+def _common_folder(paths: Sequence[str]) -> str:
+    if not paths:
+        return os.getcwd()
+    folders = [
+        os.path.abspath(p) if os.path.isdir(p) else os.path.dirname(os.path.abspath(p))
+        for p in paths
+    ]
+    try:
+        return os.path.commonpath(folders)
+    except ValueError:  # different drives on Windows
+        return os.getcwd()
+
+
+def find_config(paths: Sequence[str]) -> str | None:
+    """The configuration file for ``paths``: the nearest one above their common folder."""
+    folder = _common_folder(paths)
+    while True:
+        for name in CONFIG_FILENAMES:
+            candidate = os.path.join(folder, name)
+            if os.path.isfile(candidate):
+                return candidate
+        pyproject = os.path.join(folder, PYPROJECT)
+        if os.path.isfile(pyproject) and _has_ptxlint_table(pyproject):
+            return pyproject
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+# --------------------------------------------------------------------------- CLI overrides
+
+_CLI_REPLACE = {
+    "select",
+    "per_file_ignores",
+    "arch",
+    "extensions",
+    "exclude",
+    "respect_gitignore",
+    "max_file_size",
+    "fail_on",
+}
+_CLI_EXTEND = {
+    "extend_select": "extend_select",
+    "ignore": "ignore",
+    "extend_exclude": "exclude",
+    "extend_per_file_ignores": "per_file_ignores",
+    "severity": "severity",
+}
+_VALIDATORS = {field_name: validate for field_name, validate in _KEYS.values()}
+
+
+def merge_cli(config: Config, **overrides: object) -> Config:
+    """Apply command-line values (``None`` = flag not given) on top of ``config``.
+
+    Replacing: select, per_file_ignores, arch, extensions, exclude, respect_gitignore,
+    max_file_size, fail_on. Adding: extend_select, ignore, extend_exclude (to exclude),
+    extend_per_file_ignores (to per_file_ignores), severity (appended, so it wins ties).
+    Values are validated like the TOML ones; a bad one raises ConfigError naming the flag.
+    """
+    changes: dict[str, Any] = {}
+    for name, value in overrides.items():
+        if value is None:
+            continue
+        if name in _CLI_REPLACE:
+            target, extend = name, False
+        elif name in _CLI_EXTEND:
+            target, extend = _CLI_EXTEND[name], True
+        else:
+            raise TypeError(f"merge_cli() got an unexpected override {name!r}")
+        try:
+            validated = _VALIDATORS[target](value)
+        except ValueError as exc:
+            raise ConfigError(f"--{name.replace('_', '-')}: {exc}") from exc
+        if extend:
+            validated = (*changes.get(target, getattr(config, target)), *validated)  # type: ignore[misc]
+        changes[target] = validated
+    return replace(config, **changes)
+
+
+# --------------------------------------------------------------------------- selection
+
+_EXACT = 1_000_000  # beats any prefix length
+
+
+def selector_specificity(selector: str, rule_id: str, rule_name: str) -> int | None:
+    """How specifically ``selector`` names the rule, or None if it does not match it."""
+    if selector in (rule_id, rule_name):
+        return _EXACT
+    if selector == ALL_SELECTOR:
+        return 0
+    if rule_id.startswith(selector):
+        return len(selector)
+    return None
+
+
+def _best(selectors: Iterable[str], rule_id: str, rule_name: str) -> int | None:
+    scores = [selector_specificity(s, rule_id, rule_name) for s in selectors]
+    matched = [score for score in scores if score is not None]
+    return max(matched) if matched else None
+
+
+def _path_candidates(path: str, root: str) -> list[str]:
+    given = path.replace(os.sep, "/")
+    while given.startswith("./"):
+        given = given[2:]
+    candidates = [given.lstrip("/")]
+    relative = os.path.relpath(os.path.abspath(path), root)
+    if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+        candidates.append(relative.replace(os.sep, "/"))
+    return candidates
+
+
+@dataclass(frozen=True)
+class _PerFileIgnore:
+    patterns: tuple[pathspec.Pattern, ...]
+    negated: bool
+    selectors: tuple[str, ...]
+
+    def applies_to(self, candidates: Sequence[str]) -> bool:
+        hit = any(match_patterns(self.patterns, c, is_dir=False) for c in candidates)
+        return hit != self.negated
+
+
+class RuleSelector:
+    """Which rules run on which file, at which severity, per a ``Config``."""
+
+    def __init__(
+        self,
+        config: Config,
+        rules: Iterable[tuple[str, str]] = (),
+        *,
+        default_disabled: Collection[str] = (),
+    ) -> None:
+        self.config = config
+        self.rules = tuple(rules)
+        self._default_disabled = frozenset(default_disabled)
+        self._root = config.root
+        self._per_file = tuple(
+            _PerFileIgnore(
+                compile_patterns([glob.removeprefix("!")]), glob.startswith("!"), selectors
+            )
+            for glob, selectors in config.per_file_ignores
+        )
+        self._selected: dict[tuple[str, str], bool] = {}
+        self._file_ignores: dict[str, tuple[str, ...]] = {}
+
+    def _is_selected(self, rule_id: str, rule_name: str) -> bool:
+        key = (rule_id, rule_name)
+        if key not in self._selected:
+            chosen = _best((*self.config.select, *self.config.extend_select), rule_id, rule_name)
+            if chosen is None and not self.config.select:
+                default_on = not ({rule_id, rule_name} & self._default_disabled)
+                chosen = -1 if default_on else None
+            ignored = _best(self.config.ignore, rule_id, rule_name)
+            self._selected[key] = chosen is not None and (ignored is None or chosen > ignored)
+        return self._selected[key]
+
+    def ignores_for_path(self, path: str) -> tuple[str, ...]:
+        """The per-file-ignores selectors that apply to ``path``."""
+        if path not in self._file_ignores:
+            candidates = _path_candidates(path, self._root)
+            selectors: list[str] = []
+            for entry in self._per_file:
+                if entry.applies_to(candidates):
+                    selectors.extend(entry.selectors)
+            self._file_ignores[path] = tuple(selectors)
+        return self._file_ignores[path]
+
+    def enabled(self, rule_id: str, rule_name: str, path: str | None = None) -> bool:
+        if not self._is_selected(rule_id, rule_name):
+            return False
+        if self.severity_for(rule_id, rule_name, "") == "off":
+            return False
+        return path is None or _best(self.ignores_for_path(path), rule_id, rule_name) is None
+
+    def severity_for(self, rule_id: str, rule_name: str, default: str) -> str:
+        """The configured level (possibly ``"off"``) or ``default``; later entries win ties."""
+        best_score, level = -1, default
+        for selector, configured in self.config.severity:
+            score = selector_specificity(selector, rule_id, rule_name)
+            if score is not None and score >= best_score:
+                best_score, level = score, configured
+        return level
+
+    def all_selectors(self) -> list[str]:
+        config = self.config
+        selectors = [*config.select, *config.extend_select, *config.ignore]
+        for _, group in config.per_file_ignores:
+            selectors.extend(group)
+        selectors.extend(selector for selector, _ in config.severity)
+        return list(dict.fromkeys(selectors))
+
+    def unknown_selectors(self, known: Iterable[tuple[str, str]] | None = None) -> list[str]:
+        """Selectors that match no known rule (typos, ``PTX999``), in configuration order."""
+        rules = tuple(known) if known is not None else self.rules
+        return [
+            selector
+            for selector in self.all_selectors()
+            if selector != ALL_SELECTOR
+            and not any(selector_specificity(selector, i, n) is not None for i, n in rules)
+        ]
