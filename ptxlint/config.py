@@ -359,7 +359,7 @@ _VALIDATORS = {field_name: validate for field_name, validate in _KEYS.values()}
 
 
 def merge_cli(config: Config, **overrides: object) -> Config:
-    """Apply command-line values (``None`` = flag not given) on top of ``config``.
+    """Apply command-line values (``None`` or empty = flag not given) on top of ``config``.
 
     Replacing: select, per_file_ignores, arch, extensions, exclude, respect_gitignore,
     max_file_size, fail_on. Adding: extend_select, ignore, extend_exclude (to exclude),
@@ -368,7 +368,9 @@ def merge_cli(config: Config, **overrides: object) -> Config:
     """
     changes: dict[str, Any] = {}
     for name, value in overrides.items():
-        if value is None:
+        # argparse's append actions give [] for an absent flag; treating an empty list as
+        # "not given" keeps such a flag from wiping the configured select/exclude.
+        if value is None or (isinstance(value, (list, tuple, dict)) and not value):
             continue
         if name in _CLI_REPLACE:
             target, extend = name, False

@@ -259,6 +259,8 @@ def test_merge_cli_replaces_and_extends() -> None:
     assert merged.fail_on == "warning"
     assert merged.severity == (("PTX2", "error"),)
     assert merge_cli(base, exclude=["c/"]).exclude == ("c/",)
+    # Empty lists are how argparse says "flag not given": they must not wipe the config.
+    assert merge_cli(base, select=[], exclude=(), ignore=[]) == base
 
 
 def test_merge_cli_validates_and_rejects_unknown() -> None:
