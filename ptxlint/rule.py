@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from ptxlint.model import AsmStatement, Finding, Fix, Severity, Span
+from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity, Span
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,16 @@ class Rule:
     def template_span(self, statement: AsmStatement, start: int, end: int) -> Span:
         """Source span of template characters ``[start, end)``."""
         return statement.template.source_span(start, end)
+
+    def template_edit(
+        self, statement: AsmStatement, start: int, end: int, new_text: str
+    ) -> Edit | None:
+        """An edit replacing template characters ``[start, end)``, or ``None`` where the source
+        does not spell them literally (an escape sequence or a macro sits there)."""
+        span = statement.template.source_span(start, end)
+        if statement.source.text[span.start : span.end] != statement.template.text[start:end]:
+            return None
+        return Edit(span, new_text)
 
 
 _RULE_ID = re.compile(r"^[A-Z]+[0-9]{3}$")

@@ -1,0 +1,5 @@
+import sys
+
+from ptxlint.cli import main
+
+sys.exit(main())

@@ -1,0 +1,296 @@
+"""The ``ptxlint`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+from ptxlint import __version__
+from ptxlint.config import Config, ConfigError, RuleSelector, find_config, load_config, merge_cli, parse_arch
+from ptxlint.discover import discover, read_source
+from ptxlint.engine import instantiate, lint_source
+from ptxlint.model import Severity, SourceFile
+from ptxlint.registry import find_rule, load_rules
+from ptxlint.report import json_format, text_format
+from ptxlint.report.run_result import RunResult
+from ptxlint.rule import Rule, RuleContext
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+def _comma_list(values: Sequence[str] | None) -> tuple[str, ...]:
+    out: list[str] = []
+    for value in values or ():
+        out.extend(v.strip() for v in value.split(",") if v.strip())
+    return tuple(out)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ptxlint",
+        description="Static analyzer for inline PTX assembly in CUDA sources.",
+    )
+    parser.add_argument("--version", action="version", version=f"ptxlint {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = sub.add_parser("check", help="lint files and folders (default: .)")
+    _add_lint_arguments(check)
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
+    check.add_argument("--statistics", action="store_true", help="count findings per rule")
+    check.add_argument("--quiet", "-q", action="store_true", help="findings only, no summary")
+    check.add_argument(
+        "--fail-on",
+        choices=("error", "warning", "info", "never"),
+        help="lowest severity that makes the exit code 1 (default: warning)",
+    )
+    check.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+    stats = sub.add_parser("stats", help="count asm statements and typed operands")
+    _add_lint_arguments(stats)
+    stats.add_argument("--list-skipped", action="store_true",
+                       help="list statements that were found but not linted, with the reason")
+
+    sub.add_parser("rules", help="list all rules")
+    rule = sub.add_parser("rule", help="show one rule's documentation")
+    rule.add_argument("rule", metavar="ID|NAME")
+    return parser
+
+
+def _add_lint_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    p.add_argument("--select", action="append", metavar="RULES",
+                   help="only these rules: ids, names or id prefixes, comma-separated")
+    p.add_argument("--extend-select", action="append", metavar="RULES")
+    p.add_argument("--ignore", action="append", metavar="RULES")
+    p.add_argument("--arch", metavar="sm_XX", help="target architecture, e.g. sm_90a")
+    p.add_argument("--config", metavar="FILE", help="configuration file (default: found upward)")
+    p.add_argument("--extensions", metavar="EXTS", help="comma-separated, e.g. .cu,.cuh")
+    p.add_argument("--exclude", action="append", metavar="PATTERN")
+    p.add_argument("--no-gitignore", action="store_true", help="do not honour .gitignore")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command in (None, "check"):
+            if args.command is None:
+                args = parser.parse_args(["check", *(argv or sys.argv[1:])])
+            return cmd_check(args)
+        if args.command == "stats":
+            return cmd_stats(args)
+        if args.command == "rules":
+            return cmd_rules()
+        if args.command == "rule":
+            return cmd_rule(args.rule)
+    except (UsageError, ConfigError) as exc:
+        print(f"ptxlint: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    parser.print_help()
+    return EXIT_ERROR
+
+
+# --------------------------------------------------------------------------- shared set-up
+
+
+def _configure(args: argparse.Namespace) -> tuple[Config, RuleSelector, list[type[Rule]], RuleContext]:
+    config_path = args.config or find_config(args.paths)
+    config = load_config(config_path)
+    extensions = None
+    if args.extensions:
+        extensions = tuple(e if e.startswith(".") else f".{e}" for e in _comma_list([args.extensions]))
+    config = merge_cli(
+        config,
+        select=_comma_list(args.select) or None,
+        extend_select=_comma_list(args.extend_select),
+        ignore=_comma_list(args.ignore),
+        arch=args.arch,
+        extensions=extensions,
+        exclude=tuple(args.exclude or ()),
+        respect_gitignore=False if args.no_gitignore else None,
+        fail_on=getattr(args, "fail_on", None),
+    )
+    loaded = load_rules()
+    for problem in loaded.problems:
+        print(f"ptxlint: warning: {problem}", file=sys.stderr)
+    rule_classes = list(loaded.rules)
+    selector = RuleSelector(config, [(r.id, r.name) for r in rule_classes])
+    unknown = selector.unknown_selectors([(r.id, r.name) for r in rule_classes])
+    if unknown:
+        raise UsageError(
+            f"unknown rule selector(s): {', '.join(unknown)} (see `ptxlint rules` for the list)"
+        )
+    arch, suffix = (None, "")
+    if config.arch:
+        try:
+            arch, suffix = parse_arch(config.arch)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
+    return config, selector, rule_classes, RuleContext(arch=arch, arch_suffix=suffix)
+
+
+def run(
+    paths: Sequence[str],
+    config: Config,
+    selector: RuleSelector,
+    rule_classes: Sequence[type[Rule]],
+    context: RuleContext,
+    progress: TextIO | None = None,
+) -> RunResult:
+    started = time.perf_counter()
+    discovery = discover(
+        paths,
+        **({"extensions": config.extensions} if config.extensions else {}),
+        exclude=config.exclude,
+        respect_gitignore=config.respect_gitignore,
+        max_file_size=config.max_file_size,
+    )
+    result = RunResult(errors=[(s.path, s.reason) for s in discovery.errors],
+                       notes=[(s.path, s.reason) for s in discovery.skipped])
+    rules = instantiate(rule_classes)
+    total = len(discovery.files)
+    for n, file in enumerate(discovery.files, 1):
+        if progress is not None and (n % 25 == 0 or n == total):
+            _progress(progress, n, total)
+        text, decode_errors, reason = read_source(file.path, config.max_file_size)
+        if text is None:
+            target = result.errors if reason and _is_error(reason) else result.notes
+            target.append((file.path, reason or "could not be read"))
+            continue
+        if decode_errors:
+            result.notes.append((file.path, "not valid UTF-8; undecodable bytes were replaced"))
+        source = SourceFile(file.path, text, decode_errors)
+        file_result = lint_source(source, rules, context, selector)
+        result.files += 1
+        result.statements += len(file_result.statements)
+        result.skipped_statements += len(file_result.skipped_statements)
+        for statement in file_result.statements:
+            result.operands += len(statement.operands)
+            result.typed_operands += sum(1 for o in statement.operands if o.ctype is not None)
+        if file_result.findings or file_result.statements:
+            result.sources[file.path] = source
+        result.findings.extend(file_result.findings)
+    if progress is not None and total:
+        progress.write("\r\033[K")
+        progress.flush()
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _is_error(reason: str) -> bool:
+    from ptxlint.discover import is_error_reason
+
+    return is_error_reason(reason)
+
+
+def _progress(stream: TextIO, n: int, total: int) -> None:
+    width = 30
+    filled = int(width * n / total) if total else width
+    stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {n}/{total} files")
+    stream.flush()
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    config, selector, rule_classes, context = _configure(args)
+    progress = (
+        sys.stderr
+        if sys.stderr.isatty() and not args.no_progress and not args.quiet
+        else None
+    )
+    result = run(args.paths, config, selector, rule_classes, context, progress)
+    out_stream: TextIO
+    if args.format == "json":
+        report = json_format.render(result)
+    else:
+        color = (
+            args.output is None
+            and sys.stdout.isatty()
+            and "NO_COLOR" not in os.environ
+            and os.environ.get("TERM") != "dumb"
+        )
+        report = text_format.render(
+            result,
+            style=text_format.Style(color=color),
+            quiet=args.quiet,
+            statistics=args.statistics,
+        )
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as out_stream:
+                out_stream.write(report)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
+    else:
+        sys.stdout.write(report)
+    if args.format == "text" or args.output:
+        for path, reason in result.errors:
+            print(f"ptxlint: error: {path}: {reason}", file=sys.stderr)
+        if not args.quiet:
+            for path, reason in result.notes:
+                print(f"ptxlint: note: {path}: skipped: {reason}", file=sys.stderr)
+    return exit_code(result, config.fail_on)
+
+
+def exit_code(result: RunResult, fail_on: str) -> int:
+    if result.errors or result.internal_errors:
+        return EXIT_ERROR
+    if fail_on == "never":
+        return EXIT_OK
+    threshold = Severity(fail_on).rank
+    if any(f.severity.rank >= threshold for f in result.findings):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    config, selector, rule_classes, context = _configure(args)
+    result = run(args.paths, config, selector, [], context)
+    typed = result.typed_operands
+    share = f" ({100 * typed / result.operands:.1f}%)" if result.operands else ""
+    print(f"files with asm statements: {len(result.sources)} of {result.files} read")
+    print(f"asm statements found:      {result.statements + result.skipped_statements}")
+    print(f"  linted as PTX:           {result.statements}")
+    print(f"  not linted (host/unsure): {result.skipped_statements}")
+    print(f"operands:                  {result.operands}")
+    print(f"  with a known type:       {typed}{share}")
+    for path, reason in result.errors:
+        print(f"ptxlint: error: {path}: {reason}", file=sys.stderr)
+    return EXIT_ERROR if result.errors or result.internal_errors else EXIT_OK
+
+
+def cmd_rules() -> int:
+    loaded = load_rules()
+    rows = [(r.id, r.name, r.severity.value, r.summary) for r in loaded.rules]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)] if rows else [0, 0, 0]
+    for row in rows:
+        print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}")
+    return EXIT_OK
+
+
+def cmd_rule(key: str) -> int:
+    loaded = load_rules()
+    rule = find_rule(loaded.rules, key)
+    if rule is None:
+        raise UsageError(f"no rule {key!r} (see `ptxlint rules`)")
+    print(f"# {rule.id} {rule.name}\n")
+    print(f"Default severity: {rule.severity.value}\n")
+    print(rule.docs.rstrip())
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""Lint sources: extract statements, run the enabled rules, apply suppressions and severities."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ptxlint.extract import ExtractionResult, extract
+from ptxlint.model import AsmStatement, Finding, Severity, SourceFile
+from ptxlint.ptx.parser import parse_template
+from ptxlint.rule import Rule, RuleContext
+from ptxlint.suppress import is_suppressed, suppressions
+from ptxlint.syntax_tree import ParsedSource
+from ptxlint.types import TypeResolver
+
+INTERNAL_ERROR = "internal-error"
+
+
+class Selector(Protocol):
+    def enabled(self, rule_id: str, rule_name: str, path: str | None = None) -> bool: ...
+
+    def severity_for(self, rule_id: str, rule_name: str, default: str) -> str: ...
+
+
+class SelectAll:
+    def enabled(self, rule_id: str, rule_name: str, path: str | None = None) -> bool:
+        return True
+
+    def severity_for(self, rule_id: str, rule_name: str, default: str) -> str:
+        return default
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    statements: list[AsmStatement] = field(default_factory=list)
+    skipped_statements: list[tuple[int, str]] = field(default_factory=list)
+    source: SourceFile | None = None
+    internal_errors: int = 0
+    seconds: float = 0.0
+
+
+def type_lookup(parsed: ParsedSource) -> Callable[[str, int], object]:
+    resolver = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    return resolver.resolve
+
+
+def extract_statements(source: SourceFile) -> ExtractionResult:
+    return extract(source, parse_template, type_lookup)  # type: ignore[arg-type]
+
+
+def lint_source(
+    source: SourceFile,
+    rules: Sequence[Rule],
+    context: RuleContext,
+    selector: Selector | None = None,
+) -> FileResult:
+    """All findings for one file. Never raises for bad input: failures become findings."""
+    started = time.perf_counter()
+    selector = selector or SelectAll()
+    result = FileResult(source.path, source=source)
+    try:
+        extracted = extract_statements(source)
+    except Exception as exc:  # malformed input must never stop the run
+        result.findings.append(_internal_error(source, "extract", None, exc))
+        result.internal_errors += 1
+        result.seconds = time.perf_counter() - started
+        return result
+    result.statements = extracted.statements
+    result.skipped_statements = extracted.skipped
+    active = [r for r in rules if selector.enabled(r.id, r.name, source.path)]
+    table = suppressions(source)
+    for statement in extracted.statements:
+        for rule in active:
+            try:
+                produced = list(rule.check(statement, context))
+            except Exception as exc:
+                result.findings.append(_internal_error(source, rule.id, statement, exc))
+                result.internal_errors += 1
+                continue
+            for finding in produced:
+                if is_suppressed(finding, source, table):
+                    continue
+                level = selector.severity_for(rule.id, rule.name, finding.severity.value)
+                if level == "off":
+                    continue
+                if level != finding.severity.value:
+                    finding = _with_severity(finding, Severity(level))
+                result.findings.append(finding)
+    result.findings.sort(key=lambda f: (f.span.start, f.rule))
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _with_severity(finding: Finding, severity: Severity) -> Finding:
+    return Finding(
+        rule=finding.rule,
+        name=finding.name,
+        severity=severity,
+        path=finding.path,
+        span=finding.span,
+        message=finding.message,
+        fix=finding.fix,
+        statement=finding.statement,
+    )
+
+
+def _internal_error(
+    source: SourceFile, stage: str, statement: AsmStatement | None, exc: BaseException
+) -> Finding:
+    from ptxlint.model import Span
+
+    where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    location = f" at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}" if where else ""
+    span = statement.span if statement is not None else Span(0, 0)
+    what = f"rule {stage}" if statement is not None else stage
+    text = (
+        f"{what} raised {type(exc).__name__}: {exc}{location}"
+        + (f" while checking the asm statement on line {statement.line}" if statement else "")
+        + "; please report this"
+    )
+    return Finding(
+        rule=INTERNAL_ERROR,
+        name=INTERNAL_ERROR,
+        severity=Severity.ERROR,
+        path=source.path,
+        span=span,
+        message=text,
+        statement=statement,
+    )
+
+
+def instantiate(rule_classes: Iterable[type[Rule]]) -> list[Rule]:
+    return [cls() for cls in rule_classes]

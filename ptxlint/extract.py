@@ -1,0 +1,645 @@
+"""Find every inline asm statement of a file and model it with exact source positions.
+
+tree-sitter says where the ``asm`` keywords are (not in a comment or string; in code or in a
+``#define`` body) and what surrounds them (function, specifiers, ``#if`` guards). The statement
+itself is read with :mod:`ptxlint.lexer`, which survives the macros real headers put there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import tree_sitter
+
+from ptxlint import dialect, preproc
+from ptxlint.lexer import Token, decode_string_literal, tokens
+from ptxlint.model import (
+    HOLE,
+    AsmStatement,
+    Clobber,
+    Constraint,
+    Context,
+    CType,
+    Operand,
+    PtxTemplate,
+    Qualifier,
+    SourceFile,
+    Span,
+    Template,
+    TemplatePiece,
+)
+from ptxlint.syntax_tree import ParsedSource, parse
+
+KEYWORDS = ("asm", "__asm__", "__asm")
+QUALIFIERS = ("volatile", "__volatile__", "__volatile", "inline", "__inline", "__inline__", "goto")
+_KEYWORD = re.compile(r"(?<![\w$])(?:__asm__|__asm|asm)(?![\w$])")
+_MODIFIERS = "=+&"
+_NON_CODE_NODES = {
+    "comment",
+    "string_literal",
+    "string_content",
+    "raw_string_literal",
+    "raw_string_content",
+    "raw_string_delimiter",
+    "char_literal",
+    "character",
+    "escape_sequence",
+    "system_lib_string",
+}
+_MACRO_BODY_OWNERS = {"preproc_def", "preproc_function_def"}
+_CONDITIONALS = {"preproc_if", "preproc_elif", "preproc_ifdef", "preproc_elifdef"}
+_FUNCTION_WORDS = re.compile(r"[A-Za-z_]\w*")
+
+TemplateParser = Callable[[str, bool], PtxTemplate]
+TypeLookup = Callable[[str, int], "CType | None"]
+
+
+@dataclass
+class ExtractionResult:
+    statements: list[AsmStatement] = field(default_factory=list)
+    # Statements found but not linted (host asm, unknown dialect), kept for `stats`.
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # (offset, reason)
+    parsed: ParsedSource | None = None
+
+
+def has_asm(text: str) -> bool:
+    return _KEYWORD.search(text) is not None
+
+
+def extract(
+    source: SourceFile,
+    parse_template: TemplateParser,
+    make_type_lookup: Callable[[ParsedSource], TypeLookup] | None = None,
+) -> ExtractionResult:
+    result = ExtractionResult()
+    if not has_asm(source.text):
+        return result
+    parsed = parse(source.path, source.text)
+    result.parsed = parsed
+    lookup = make_type_lookup(parsed) if make_type_lookup else None
+    macros = _StringMacros(parsed)
+    macro_tokens: dict[int, list[Token]] = {}
+    root = parsed.tree.root_node
+    for m in _KEYWORD.finditer(source.text):
+        start = m.start()
+        byte = parsed.to_byte(start)
+        node = root.descendant_for_byte_range(byte, byte + len(m.group()))
+        if node is None or node.type in _NON_CODE_NODES or _inside_non_code(node):
+            continue
+        if node.type == "preproc_arg":
+            body_start = parsed.to_char(node.start_byte)
+            if body_start not in macro_tokens:
+                macro_tokens[body_start] = list(
+                    tokens(source.text, body_start, parsed.to_char(node.end_byte))
+                )
+            toks = macro_tokens[body_start]
+            index = next((i for i, t in enumerate(toks) if t.start == start), None)
+            if index is None:  # inside a comment or string of the macro body
+                continue
+            owner = node.parent
+            stream: Sequence[Token] = toks[index:]
+            macro_name = _macro_name(parsed, owner)
+            context_node = owner
+        elif node.type in ("preproc_call", "preproc_directive"):
+            continue
+        elif _is_asm_label(node):
+            result.skipped.append((start, "asm label: names a declaration's symbol, not a statement"))
+            continue
+        else:
+            stream = _code_tokens(source.text, start)
+            macro_name = None
+            context_node = node
+        reader = _StatementReader(source, stream, macros, in_macro=macro_name is not None)
+        raw = reader.read()
+        if raw is None:
+            continue
+        context = _context(parsed, context_node, macro_name)
+        letters = "".join(o.constraint.letters for o in raw.operands)
+        verdict = dialect.classify(
+            raw.template.text,
+            letters,
+            path=source.path,
+            function_specifiers=context.function_specifiers,
+            guards=context.guards,
+        )
+        context = Context(
+            function=context.function,
+            function_specifiers=context.function_specifiers,
+            macro=context.macro,
+            guards=context.guards,
+            dialect=verdict.dialect,
+            dialect_reason=verdict.reason,
+        )
+        if verdict.dialect != "ptx":
+            result.skipped.append((start, f"{verdict.dialect}: {verdict.reason}"))
+            continue
+        operands = raw.operands
+        if lookup is not None and macro_name is None:
+            operands = tuple(_typed(op, lookup) for op in operands)
+        result.statements.append(
+            AsmStatement(
+                source=source,
+                keyword=m.group(),
+                span=Span(start, raw.end),
+                qualifiers=raw.qualifiers,
+                extended=raw.extended,
+                template=raw.template,
+                operands=operands,
+                clobbers=raw.clobbers,
+                goto_labels=raw.goto_labels,
+                colons=raw.colons,
+                open_paren=raw.open_paren,
+                close_paren=raw.end - 1,
+                context=context,
+                ptx=parse_template(raw.template.text, raw.extended),
+                problems=raw.problems,
+                opaque_sections=raw.opaque_sections,
+            )
+        )
+    return result
+
+
+def _typed(operand: Operand, lookup: TypeLookup) -> Operand:
+    if not operand.expression:
+        return operand
+    try:
+        ctype = lookup(operand.expression, operand.expression_span.start)
+    except Exception:  # a type we cannot work out is unknown, never a crash
+        ctype = None
+    if ctype is None:
+        return operand
+    return Operand(
+        index=operand.index,
+        role=operand.role,
+        constraint=operand.constraint,
+        expression=operand.expression,
+        expression_span=operand.expression_span,
+        span=operand.span,
+        symbolic_name=operand.symbolic_name,
+        ctype=ctype,
+    )
+
+
+_DECLARATION_NODES = {
+    "declaration",
+    "field_declaration",
+    "init_declarator",
+    "parameter_declaration",
+    "function_declarator",
+}
+
+
+def _is_asm_label(keyword: tree_sitter.Node) -> bool:
+    """``int f(void) asm("f32");`` renames a symbol; it is GNU syntax, not an asm statement."""
+    asm = keyword.parent
+    if asm is None or asm.type != "gnu_asm_expression":
+        return False
+    parent = asm.parent
+    if parent is not None and parent.type == "ERROR":
+        parent = parent.parent
+    return parent is not None and parent.type in _DECLARATION_NODES
+
+
+def _inside_non_code(node: tree_sitter.Node) -> bool:
+    parent = node.parent
+    depth = 0
+    while parent is not None and depth < 3:
+        if parent.type in _NON_CODE_NODES:
+            return True
+        parent = parent.parent
+        depth += 1
+    return False
+
+
+def _code_tokens(text: str, start: int) -> list[Token]:
+    """Tokens from ``start`` to the end of the statement, preprocessor lines left out."""
+    out: list[Token] = []
+    depth = 0
+    skip_until = -1
+    for tok in tokens(text, start):
+        if tok.start < skip_until:
+            continue
+        if tok.text == "#" and _at_line_start(text, tok.start):
+            skip_until = _end_of_directive(text, tok.start)
+            out.append(Token("directive", text[tok.start : skip_until], tok.start, skip_until))
+            continue
+        out.append(tok)
+        if tok.text == "(":
+            depth += 1
+        elif tok.text == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        elif tok.text in (";", "{", "}") and depth == 0 and len(out) > 1:
+            break
+        if len(out) > 200_000:
+            break
+    return out
+
+
+def _at_line_start(text: str, offset: int) -> bool:
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text[line_start:offset].strip() == ""
+
+
+def _end_of_directive(text: str, offset: int) -> int:
+    i = offset
+    while True:
+        nl = text.find("\n", i)
+        if nl == -1:
+            return len(text)
+        if nl > 0 and text[nl - 1] == "\\" or (nl > 1 and text[nl - 2 : nl] == "\\\r"):
+            i = nl + 1
+            continue
+        return nl
+
+
+# --------------------------------------------------------------------------- the statement
+
+
+@dataclass
+class _RawStatement:
+    qualifiers: tuple[Qualifier, ...]
+    extended: bool
+    template: Template
+    operands: tuple[Operand, ...]
+    clobbers: tuple[Clobber, ...]
+    goto_labels: tuple[str, ...]
+    colons: tuple[int, ...]
+    open_paren: int
+    end: int
+    problems: tuple[str, ...]
+    opaque_sections: bool
+
+
+class _StatementReader:
+    def __init__(
+        self,
+        source: SourceFile,
+        stream: Sequence[Token],
+        macros: _StringMacros,
+        in_macro: bool,
+    ) -> None:
+        self.source = source
+        self.toks = stream
+        self.macros = macros
+        self.in_macro = in_macro
+        self.problems: list[str] = []
+        self.opaque_sections = False
+
+    def read(self) -> _RawStatement | None:
+        toks = self.toks
+        i = 1
+        qualifiers: list[Qualifier] = []
+        while i < len(toks) and toks[i].kind == "ident" and toks[i].text in QUALIFIERS:
+            qualifiers.append(Qualifier(toks[i].text, Span(toks[i].start, toks[i].end)))
+            i += 1
+        if i >= len(toks) or toks[i].text != "(":
+            return None  # `#define __asm__ asm`, MSVC `__asm { }`: not a GNU asm statement
+        open_paren = toks[i].start
+        sections: list[list[Token]] = [[]]
+        colons: list[int] = []
+        depth = 0
+        end = None
+        for tok in toks[i + 1 :]:
+            if tok.kind == "directive":
+                self.opaque_sections = True
+                self.problems.append("preprocessor directive inside the statement")
+                continue
+            if tok.text in ("(", "[", "{"):
+                depth += 1
+            elif tok.text in (")", "]", "}"):
+                if depth == 0:
+                    if tok.text == ")":
+                        end = tok.end
+                        break
+                    continue
+                depth -= 1
+            if depth == 0 and tok.text in (":", "::"):
+                for k in range(len(tok.text)):
+                    colons.append(tok.start + k)
+                    sections.append([])
+                continue
+            sections[-1].append(tok)
+        if end is None:
+            self.problems.append("unterminated asm statement: no closing parenthesis")
+            last = toks[-1].end if toks else open_paren + 1
+            end = last
+        template = self._template(sections[0], open_paren)
+        outputs = self._operands(sections[1], "output", 0) if len(sections) > 1 else []
+        inputs = (
+            self._operands(sections[2], "input", len(outputs)) if len(sections) > 2 else []
+        )
+        clobbers = self._clobbers(sections[3]) if len(sections) > 3 else []
+        labels = tuple(t.text for t in sections[4] if t.kind == "ident") if len(sections) > 4 else ()
+        if len(sections) > 5:
+            self.problems.append("more than four colons")
+        return _RawStatement(
+            qualifiers=tuple(qualifiers),
+            extended=len(sections) > 1,
+            template=template,
+            operands=tuple(outputs + inputs),
+            clobbers=tuple(clobbers),
+            goto_labels=labels,
+            colons=tuple(colons),
+            open_paren=open_paren,
+            end=end,
+            problems=tuple(self.problems),
+            opaque_sections=self.opaque_sections,
+        )
+
+    # -- template
+
+    def _template(self, toks: list[Token], open_paren: int) -> Template:
+        chars: list[str] = []
+        starts: list[int] = []
+        ends: list[int] = []
+        pieces: list[TemplatePiece] = []
+        i = 0
+        while i < len(toks):
+            tok = toks[i]
+            begin = len(chars)
+            if tok.kind in ("string", "raw"):
+                decoded = decode_string_literal(tok)
+                chars.append(decoded.text)
+                starts.extend(decoded.starts)
+                ends.extend(decoded.ends)
+                if not decoded.terminated:
+                    self.problems.append("unterminated string literal in the template")
+                pieces.append(
+                    TemplatePiece(tok.kind, Span(tok.start, tok.end), begin, begin + len(decoded.text))
+                )
+                i += 1
+                continue
+            # Anything else is a macro (or, in a #define body, a `#param` stringification).
+            j = i + 1
+            if tok.text == "#" and j < len(toks):
+                j += 1
+            if j < len(toks) and toks[j].text == "(":
+                j = _skip_group(toks, j)
+            piece_end = toks[j - 1].end
+            value = self.macros.resolve(tok.text) if j == i + 1 else None
+            if value is not None:
+                chars.append(value)
+                starts.extend([tok.start] * len(value))
+                ends.extend([tok.end] * len(value))
+            else:
+                chars.append(HOLE)
+                starts.append(tok.start)
+                ends.append(piece_end)
+            pieces.append(
+                TemplatePiece("macro", Span(tok.start, piece_end), begin, begin + len(chars[-1]))
+            )
+            i = j
+        text = "".join(chars)
+        if not pieces:
+            self.problems.append("empty template section")
+            starts, ends = [], []
+            pieces.append(TemplatePiece("string", Span(open_paren + 1, open_paren + 1), 0, 0))
+        return Template(text, tuple(starts), tuple(ends), tuple(pieces))
+
+    # -- operands
+
+    def _operands(self, toks: list[Token], role: str, first_index: int) -> list[Operand]:
+        operands: list[Operand] = []
+        for group in _split_commas(toks):
+            if not group:
+                continue
+            operand = self._operand(group, role, first_index + len(operands))
+            if operand is None:
+                self.opaque_sections = True
+                self.problems.append(f"could not read {role} operand at offset {group[0].start}")
+                continue
+            operands.append(operand)
+        return operands
+
+    def _operand(self, group: list[Token], role: str, index: int) -> Operand | None:
+        k = 0
+        name = None
+        if group[0].text == "[" and len(group) >= 3 and group[2].text == "]":
+            name = group[1].text
+            k = 3
+        if group[-1].text != ")":
+            return None
+        # The expression is the last parenthesized group; everything before it is the constraint.
+        depth = 0
+        open_index = None
+        for j in range(len(group) - 1, k - 1, -1):
+            if group[j].text == ")":
+                depth += 1
+            elif group[j].text == "(":
+                depth -= 1
+                if depth == 0:
+                    open_index = j
+                    break
+        if open_index is None or open_index == k:
+            return None
+        constraint = self._constraint(group[k:open_index])
+        if constraint is None:
+            return None
+        open_tok, close_tok = group[open_index], group[-1]
+        raw = self.source.text[open_tok.end : close_tok.start]
+        lead = len(raw) - len(raw.lstrip())
+        expression = raw.strip()
+        expr_start = open_tok.end + lead
+        return Operand(
+            index=index,
+            role=role,
+            constraint=constraint,
+            expression=expression,
+            expression_span=Span(expr_start, expr_start + len(expression)),
+            span=Span(group[0].start, close_tok.end),
+            symbolic_name=name,
+        )
+
+    def _constraint(self, toks: list[Token]) -> Constraint | None:
+        if not toks:
+            return None
+        span = Span(toks[0].start, toks[-1].end)
+        if all(t.kind in ("string", "raw") for t in toks):
+            text = "".join(decode_string_literal(t).text for t in toks)
+            return _constraint_from_text(text, span)
+        if len(toks) == 1 and toks[0].kind == "ident":
+            value = self.macros.resolve(toks[0].text)
+            if value is not None:
+                return _constraint_from_text(value, span)
+        text = self.source.text[span.start : span.end]
+        return Constraint(text=text, modifiers="", letters="", span=span, opaque=True)
+
+    def _clobbers(self, toks: list[Token]) -> list[Clobber]:
+        clobbers: list[Clobber] = []
+        for group in _split_commas(toks):
+            if group and all(t.kind in ("string", "raw") for t in group):
+                name = "".join(decode_string_literal(t).text for t in group)
+                clobbers.append(Clobber(name, Span(group[0].start, group[-1].end)))
+            elif group:
+                self.opaque_sections = True
+        return clobbers
+
+
+def _constraint_from_text(text: str, span: Span) -> Constraint:
+    modifiers = "".join(c for c in text if c in _MODIFIERS)
+    letters = "".join(c for c in text if c not in _MODIFIERS and not c.isspace())
+    return Constraint(text=text, modifiers=modifiers, letters=letters, span=span)
+
+
+def _skip_group(toks: Sequence[Token], open_index: int) -> int:
+    """Index just past the group opened at ``open_index``."""
+    depth = 0
+    for j in range(open_index, len(toks)):
+        if toks[j].text in ("(", "[", "{"):
+            depth += 1
+        elif toks[j].text in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return len(toks)
+
+
+def _split_commas(toks: list[Token]) -> list[list[Token]]:
+    groups: list[list[Token]] = [[]]
+    depth = 0
+    for tok in toks:
+        if tok.text in ("(", "[", "{"):
+            depth += 1
+        elif tok.text in (")", "]", "}"):
+            depth -= 1
+        if tok.text == "," and depth == 0:
+            groups.append([])
+            continue
+        groups[-1].append(tok)
+    return groups
+
+
+# --------------------------------------------------------------------------- string macros
+
+
+class _StringMacros:
+    """Object-like ``#define NAME "text"`` of the file, resolved for the default target."""
+
+    def __init__(self, parsed: ParsedSource) -> None:
+        self.parsed = parsed
+        self._table: dict[str, list[tuple[str, tuple[str, ...]]]] | None = None
+
+    def _build(self) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
+        table: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        text = self.parsed.text
+        if "#define" not in text and "# define" not in text:
+            return table
+        query = _define_query(self.parsed.tree.language)
+        cursor = tree_sitter.QueryCursor(query)
+        for _, caps in cursor.matches(self.parsed.tree.root_node):
+            name_nodes = caps.get("name", [])
+            value_nodes = caps.get("value", [])
+            if not name_nodes or not value_nodes:
+                continue
+            value = self.parsed.node_text(value_nodes[0]).strip()
+            toks = list(tokens(value))
+            if not toks or not all(t.kind in ("string", "raw") for t in toks):
+                continue
+            decoded = "".join(decode_string_literal(t).text for t in toks)
+            define = name_nodes[0].parent
+            guards = _guards(self.parsed, define) if define is not None else ()
+            table.setdefault(self.parsed.node_text(name_nodes[0]), []).append((decoded, guards))
+        return table
+
+    def resolve(self, name: str) -> str | None:
+        if self._table is None:
+            self._table = self._build()
+        definitions = self._table.get(name)
+        if not definitions:
+            return None
+        live = {v for v, guards in definitions if preproc.evaluate_guards(guards) is not False}
+        return live.pop() if len(live) == 1 else None
+
+
+_QUERIES: dict[int, tree_sitter.Query] = {}
+
+
+def _define_query(language: tree_sitter.Language) -> tree_sitter.Query:
+    key = id(language)
+    if key not in _QUERIES:
+        _QUERIES[key] = tree_sitter.Query(
+            language, "(preproc_def name: (identifier) @name value: (preproc_arg) @value)"
+        )
+    return _QUERIES[key]
+
+
+# --------------------------------------------------------------------------- context
+
+
+def _macro_name(parsed: ParsedSource, owner: tree_sitter.Node | None) -> str:
+    if owner is None or owner.type not in _MACRO_BODY_OWNERS:
+        return "<macro>"
+    name = owner.child_by_field_name("name")
+    return parsed.node_text(name) if name is not None else "<macro>"
+
+
+def _context(parsed: ParsedSource, node: tree_sitter.Node | None, macro: str | None) -> Context:
+    function = None
+    specifiers: tuple[str, ...] = ()
+    current = node
+    while current is not None:
+        if current.type == "function_definition" and function is None:
+            function, specifiers = _function_header(parsed, current)
+        current = current.parent
+    return Context(
+        function=function,
+        function_specifiers=specifiers,
+        macro=macro,
+        guards=_guards(parsed, node) if node is not None else (),
+    )
+
+
+def _function_header(parsed: ParsedSource, fn: tree_sitter.Node) -> tuple[str | None, tuple[str, ...]]:
+    declarator = fn.child_by_field_name("declarator")
+    name = None
+    inner = declarator
+    while inner is not None and inner.type not in ("identifier", "field_identifier",
+                                                   "qualified_identifier", "destructor_name",
+                                                   "operator_name", "template_function"):
+        inner = inner.child_by_field_name("declarator")
+    if inner is not None:
+        name = parsed.node_text(inner)
+    body = fn.child_by_field_name("body")
+    header_end = body.start_byte if body is not None else fn.end_byte
+    header = parsed.data[fn.start_byte : header_end].decode("utf-8", "replace")
+    # Template headers and the specifiers before the declarator; macros such as
+    # `__SM_32_INTRINSICS_DECL__` are kept as words too, for rules that know them.
+    words = tuple(w for w in _FUNCTION_WORDS.findall(header) if w.startswith("__") or w in
+                  ("static", "inline", "constexpr"))
+    return name, words
+
+
+def _guards(parsed: ParsedSource, node: tree_sitter.Node) -> tuple[str, ...]:
+    guards: list[str] = []
+    child = node
+    parent = node.parent
+    while parent is not None:
+        if parent.type in _CONDITIONALS:
+            condition = _condition_text(parsed, parent)
+            alternative = parent.child_by_field_name("alternative")
+            in_alternative = (
+                alternative is not None
+                and alternative.start_byte <= child.start_byte < alternative.end_byte
+            )
+            if condition:
+                guards.append(f"!({condition})" if in_alternative else condition)
+        child = parent
+        parent = parent.parent
+    guards.reverse()
+    return tuple(guards)
+
+
+def _condition_text(parsed: ParsedSource, node: tree_sitter.Node) -> str:
+    if node.type in ("preproc_ifdef", "preproc_elifdef"):
+        name = node.child_by_field_name("name")
+        if name is None:
+            return ""
+        directive = parsed.node_text(node.children[0]) if node.children else "#ifdef"
+        negate = "ndef" in directive
+        return f"{'!' if negate else ''}defined({parsed.node_text(name)})"
+    condition = node.child_by_field_name("condition")
+    return " ".join(parsed.node_text(condition).split()) if condition is not None else ""

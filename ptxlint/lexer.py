@@ -1,0 +1,152 @@
+"""A small C/C++ lexer for the inside of asm statements and macro bodies.
+
+tree-sitter locates statements and their context, but its grammar gives up on the macros that
+real headers put inside asm (``"{" STRINGIFY(op) ".f16 ..."``, ``__LDG_PTR(ptr)``), so the
+statement itself is read token by token: that survives any macro and keeps exact offsets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>(?:[ \t\r\f\v\n]|\\\r?\n)+)
+  | (?P<lcomment>//(?:[^\n\\]|\\\r?\n|\\.)*)
+  | (?P<bcomment>/\*.*?(?:\*/|\Z))
+  | (?P<raw>(?:u8|u|U|L)?R"(?P<delim>[^()\\\s"]{0,16})\(.*?\)(?P=delim)")
+  | (?P<string>(?:u8|u|U|L)?"(?:[^"\\\n]|\\\r?\n|\\.)*"?)
+  | (?P<char>(?:u8|u|U|L)?'(?:[^'\\\n]|\\\r?\n|\\.)*'?)
+  | (?P<ident>[A-Za-z_$][A-Za-z0-9_$]*)
+  | (?P<number>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.']|\\\r?\n)*)
+  | (?P<punct>::|->|\#\#|\.\.\.|<<=|>>=|[-+*/%&|^!=<>]=|&&|\|\||\+\+|--|<<|>>|.)
+    """,
+    re.S | re.X,
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # ident | number | string | raw | char | punct
+    text: str
+    start: int
+    end: int
+
+
+def tokens(text: str, start: int = 0, end: int | None = None) -> Iterator[Token]:
+    """Tokens of ``text[start:end]``; whitespace, comments and line continuations are dropped."""
+    stop = len(text) if end is None else end
+    pos = start
+    match = _TOKEN.match
+    while pos < stop:
+        m = match(text, pos, stop)
+        if m is None:  # pragma: no cover - the final alternative matches any character
+            break
+        kind = m.lastgroup or "punct"
+        if kind == "delim":
+            kind = "raw"
+        pos = m.end()
+        if kind in ("ws", "lcomment", "bcomment"):
+            continue
+        yield Token(kind, m.group(), m.start(), pos)
+
+
+# --------------------------------------------------------------------------- string literals
+
+_SIMPLE_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
+_OCTAL = re.compile(r"[0-7]{1,3}")
+_HEX = re.compile(r"[0-9A-Fa-f]+")
+_CONTINUATION = re.compile(r"\\\r?\n")
+
+
+@dataclass(frozen=True)
+class DecodedString:
+    text: str
+    starts: list[int]  # source offset where each decoded character's spelling starts
+    ends: list[int]
+    terminated: bool
+
+
+def decode_string_literal(token: Token) -> DecodedString:
+    """Decode a (raw) string literal token, mapping every character back to its spelling."""
+    text, base = token.text, token.start
+    if token.kind == "raw":
+        open_quote = text.index('"')
+        paren = text.index("(", open_quote)
+        delim = text[open_quote + 1 : paren]
+        body_start = paren + 1
+        body_end = len(text) - len(delim) - 2
+        body = text[body_start:body_end]
+        starts = list(range(base + body_start, base + body_end))
+        return DecodedString(body, starts, [s + 1 for s in starts], True)
+
+    open_quote = text.index('"')
+    terminated = len(text) > open_quote + 1 and text.endswith('"') and not _escaped_end(text)
+    body_end = len(text) - 1 if terminated else len(text)
+    body_start = open_quote + 1
+    if "\\" not in text[body_start:body_end]:
+        starts = list(range(base + body_start, base + body_end))
+        return DecodedString(text[body_start:body_end], starts, [s + 1 for s in starts], terminated)
+
+    out: list[str] = []
+    starts, ends = [], []
+    i = body_start
+    while i < body_end:
+        ch = text[i]
+        if ch != "\\" or i + 1 >= body_end:
+            out.append(ch)
+            starts.append(base + i)
+            ends.append(base + i + 1)
+            i += 1
+            continue
+        nxt = text[i + 1]
+        if nxt in "\r\n":  # line continuation inside the literal: spliced away
+            m = _CONTINUATION.match(text, i)
+            i = m.end() if m else i + 2
+            continue
+        if nxt in _SIMPLE_ESCAPES:
+            value, length = _SIMPLE_ESCAPES[nxt], 2
+        elif nxt in "01234567":
+            m = _OCTAL.match(text, i + 1, body_end)
+            assert m is not None
+            value, length = chr(int(m.group(), 8)), 1 + len(m.group())
+        elif nxt == "x" and (m := _HEX.match(text, i + 2, body_end)):
+            value, length = chr(int(m.group(), 16) & 0x10FFFF), 2 + len(m.group())
+        elif nxt in "uU":
+            width = 4 if nxt == "u" else 8
+            digits = text[i + 2 : i + 2 + width]
+            if len(digits) == width and _HEX.fullmatch(digits):
+                value, length = chr(min(int(digits, 16), 0x10FFFF)), 2 + width
+            else:
+                value, length = nxt, 2
+        else:  # unknown escape: compilers keep the character and warn
+            value, length = nxt, 2
+        out.append(value)
+        starts.append(base + i)
+        ends.append(base + i + length)
+        i += length
+    return DecodedString("".join(out), starts, ends, terminated)
+
+
+def _escaped_end(text: str) -> bool:
+    """Whether the final quote is itself escaped (an unterminated literal like ``"abc\\"``)."""
+    backslashes = 0
+    i = len(text) - 2
+    while i >= 0 and text[i] == "\\":
+        backslashes += 1
+        i -= 1
+    return backslashes % 2 == 1

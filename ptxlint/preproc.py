@@ -1,0 +1,179 @@
+"""Three-valued evaluation of ``#if`` conditions for the default target (64-bit Linux).
+
+Only what must be known is assumed known (``__LP64__`` is defined, ``_MSC_VER`` is not); every
+other macro is unknown, and an unknown condition stays ``None`` so callers stay silent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ptxlint.lexer import Token, tokens
+
+# Macros whose state on 64-bit Linux device compilation with nvcc is fixed.
+DEFAULT_TARGET: Mapping[str, int | None] = {
+    "__LP64__": 1,
+    "_LP64": 1,
+    "__linux__": 1,
+    "__CUDACC__": 1,
+    "__NVCC__": 1,
+    "__cplusplus": 201703,
+    "_MSC_VER": None,
+    "_WIN32": None,
+    "_WIN64": None,
+    "__CUDACC_RTC__": None,
+    "_NVHPC_CUDA": None,
+    "__APPLE__": None,
+}
+# None in DEFAULT_TARGET means "known to be undefined"; absence means unknown.
+
+Tri = bool | None
+
+
+class _Parser:
+    def __init__(self, toks: list[Token], defines: Mapping[str, int | None]) -> None:
+        self.toks = toks
+        self.pos = 0
+        self.defines = defines
+
+    def peek(self) -> str:
+        return self.toks[self.pos].text if self.pos < len(self.toks) else ""
+
+    def take(self) -> str:
+        text = self.peek()
+        self.pos += 1
+        return text
+
+    # Grammar, lowest precedence first: ternary is rare in guards and yields unknown.
+    def expr(self) -> int | None:
+        return self.binary(0)
+
+    _LEVELS: tuple[tuple[str, ...], ...] = (
+        ("||",),
+        ("&&",),
+        ("|",),
+        ("^",),
+        ("&",),
+        ("==", "!="),
+        ("<", ">", "<=", ">="),
+        ("<<", ">>"),
+        ("+", "-"),
+        ("*", "/", "%"),
+    )
+
+    def binary(self, level: int) -> int | None:
+        if level == len(self._LEVELS):
+            return self.unary()
+        left = self.binary(level + 1)
+        while self.peek() in self._LEVELS[level]:
+            op = self.take()
+            right = self.binary(level + 1)
+            left = _apply(op, left, right)
+        return left
+
+    def unary(self) -> int | None:
+        tok = self.peek()
+        if tok == "!":
+            self.take()
+            value = self.unary()
+            return None if value is None else int(not value)
+        if tok == "-":
+            self.take()
+            value = self.unary()
+            return None if value is None else -value
+        if tok == "+":
+            self.take()
+            return self.unary()
+        return self.primary()
+
+    def primary(self) -> int | None:
+        tok = self.take()
+        if tok == "(":
+            value = self.expr()
+            if self.peek() == ")":
+                self.take()
+            return value
+        if tok == "defined":
+            paren = self.peek() == "("
+            if paren:
+                self.take()
+            name = self.take()
+            if paren and self.peek() == ")":
+                self.take()
+            if name not in self.defines:
+                return None
+            return int(self.defines[name] is not None)
+        if tok[:1].isdigit():
+            return _int_literal(tok)
+        if tok in self.defines:
+            value = self.defines[tok]
+            return 0 if value is None else value
+        return None
+
+
+def _int_literal(text: str) -> int | None:
+    digits = text.rstrip("uUlL")
+    try:
+        return int(digits, 0) if not (digits.startswith("0") and digits[1:].isdigit()) else int(
+            digits, 8
+        )
+    except ValueError:
+        return None
+
+
+def _apply(op: str, left: int | None, right: int | None) -> int | None:
+    if op == "||":
+        if left or right:
+            return 1
+        return None if left is None or right is None else 0
+    if op == "&&":
+        if left == 0 or right == 0:
+            return 0
+        return None if left is None or right is None else 1
+    if left is None or right is None:
+        return None
+    try:
+        return {
+            "|": lambda: left | right,
+            "^": lambda: left ^ right,
+            "&": lambda: left & right,
+            "==": lambda: int(left == right),
+            "!=": lambda: int(left != right),
+            "<": lambda: int(left < right),
+            ">": lambda: int(left > right),
+            "<=": lambda: int(left <= right),
+            ">=": lambda: int(left >= right),
+            "<<": lambda: left << right,
+            ">>": lambda: left >> right,
+            "+": lambda: left + right,
+            "-": lambda: left - right,
+            "*": lambda: left * right,
+            "/": lambda: left // right,
+            "%": lambda: left % right,
+        }[op]()
+    except (ZeroDivisionError, ValueError):
+        return None
+
+
+def evaluate(condition: str, defines: Mapping[str, int | None] = DEFAULT_TARGET) -> Tri:
+    """``True``/``False`` when the condition is decided by ``defines``, else ``None``."""
+    toks = list(tokens(condition))
+    if not toks:
+        return None
+    parser = _Parser(toks, defines)
+    value = parser.expr()
+    if parser.pos != len(toks) or value is None:
+        return None
+    return bool(value)
+
+
+def evaluate_guards(guards: tuple[str, ...], defines: Mapping[str, int | None] = DEFAULT_TARGET) -> Tri:
+    """All guards together (a conjunction); a guard ``!(c)`` is the else-branch of ``c``."""
+    result: Tri = True
+    for guard in guards:
+        value = evaluate(guard, defines)
+        if value is False:
+            return False
+        if value is None:
+            result = None
+    return result

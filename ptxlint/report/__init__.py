@@ -1,0 +1,1 @@
+"""Formatters: pure functions from a run's results to text."""

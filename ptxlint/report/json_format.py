@@ -1,0 +1,68 @@
+"""``--format json``: the contract described in RULES.md (fields may be added, never renamed)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ptxlint import __version__
+from ptxlint.model import Finding, Fix
+from ptxlint.report.positions import to_range
+from ptxlint.report.run_result import RunResult
+
+
+def finding_dict(finding: Finding, result: RunResult) -> dict[str, Any]:
+    source = result.sources.get(finding.path)
+    r = to_range(source, finding.span)
+    out: dict[str, Any] = {
+        "rule": finding.rule,
+        "name": finding.name,
+        "severity": finding.severity.value,
+        "path": finding.path,
+        "line": r.line,
+        "column": r.column,
+        "end_line": r.end_line,
+        "end_column": r.end_column,
+        "message": finding.message,
+        "fix": fix_dict(finding.fix, result, finding.path) if finding.fix else None,
+    }
+    return out
+
+
+def fix_dict(fix: Fix, result: RunResult, path: str) -> dict[str, Any]:
+    source = result.sources.get(path)
+    edits = []
+    for edit in fix.edits:
+        r = to_range(source, edit.span)
+        edits.append(
+            {
+                "line": r.line,
+                "column": r.column,
+                "end_line": r.end_line,
+                "end_column": r.end_column,
+                "content": edit.new_text,
+            }
+        )
+    return {
+        "description": fix.description,
+        "applicability": "safe" if fix.safe else "unsafe",
+        "edits": edits,
+    }
+
+
+def render(result: RunResult) -> str:
+    document = {
+        "version": __version__,
+        "findings": [finding_dict(f, result) for f in result.findings],
+        "stats": {
+            "files": result.files,
+            "statements": result.statements,
+            "seconds": round(result.seconds, 3),
+            "operands": result.operands,
+            "typed_operands": result.typed_operands,
+            "skipped_statements": result.skipped_statements,
+        },
+        "errors": [{"path": p, "message": m} for p, m in result.errors],
+        "notes": [{"path": p, "message": m} for p, m in result.notes],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

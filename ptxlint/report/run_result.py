@@ -1,0 +1,26 @@
+"""What a run produced, in the shape every formatter reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ptxlint.model import Finding, SourceFile
+
+
+@dataclass
+class RunResult:
+    findings: list[Finding] = field(default_factory=list)
+    sources: dict[str, SourceFile] = field(default_factory=dict)  # path -> file, for snippets
+    files: int = 0
+    statements: int = 0
+    skipped_statements: int = 0
+    seconds: float = 0.0
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): exit code 2
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): skipped files
+    operands: int = 0
+    typed_operands: int = 0
+    root: str = "."  # the folder paths are relative to (SARIF's %SRCROOT%)
+
+    @property
+    def internal_errors(self) -> int:
+        return sum(1 for f in self.findings if f.rule == "internal-error")

@@ -1,0 +1,87 @@
+"""``--format text``: ``path:line:col: ID [severity] message`` with the source line and a caret."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from ptxlint.model import Finding, Severity
+from ptxlint.report.positions import to_range
+from ptxlint.report.run_result import RunResult
+
+
+@dataclass(frozen=True)
+class Style:
+    color: bool = False
+
+    def paint(self, text: str, code: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if self.color else text
+
+    def severity(self, severity: Severity) -> str:
+        code = {Severity.ERROR: "1;31", Severity.WARNING: "1;33", Severity.INFO: "1;36"}[severity]
+        return self.paint(severity.value, code)
+
+
+def render_finding(finding: Finding, result: RunResult, style: Style) -> str:
+    source = result.sources.get(finding.path)
+    r = to_range(source, finding.span)
+    head = (
+        f"{style.paint(finding.path, '1')}:{r.line}:{r.column}: "
+        f"{style.paint(finding.rule, '1;31' if finding.severity is Severity.ERROR else '1')} "
+        f"[{style.severity(finding.severity)}] {finding.message}"
+    )
+    lines = [head]
+    if source is not None:
+        text = source.line_text(r.line)
+        if text.strip():
+            end_col = r.end_column if r.end_line == r.line else len(text) + 1
+            width = max(1, end_col - r.column)
+            pad = "".join("\t" if ch == "\t" else " " for ch in text[: r.column - 1])
+            marker = "^" + "~" * (width - 1)
+            lines.append(f"  {text}")
+            lines.append(f"  {pad}{style.paint(marker, '1;32')}")
+    if finding.fix is not None:
+        kind = "" if finding.fix.safe else " (unsafe)"
+        lines.append(f"  {style.paint('fix' + kind, '1;34')}: {finding.fix.description}")
+    return "\n".join(lines)
+
+
+def render(
+    result: RunResult,
+    *,
+    style: Style = Style(),
+    quiet: bool = False,
+    statistics: bool = False,
+) -> str:
+    parts: list[str] = []
+    if statistics:
+        counts = Counter((f.rule, f.name) for f in result.findings)
+        for (rule, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+            parts.append(f"{n:6d}  {rule}  {name}")
+    else:
+        for finding in result.findings:
+            parts.append(render_finding(finding, result, style))
+            parts.append("")
+    if not quiet:
+        parts.append(summary(result))
+    return "\n".join(parts).rstrip("\n") + "\n" if parts else ""
+
+
+def summary(result: RunResult) -> str:
+    by_severity = Counter(f.severity for f in result.findings)
+    total = len(result.findings)
+    details = ", ".join(
+        f"{by_severity[s]} {s.value}{'s' if by_severity[s] != 1 and s is not Severity.INFO else ''}"
+        for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)
+        if by_severity[s]
+    )
+    found = f"Found {total} finding{'s' if total != 1 else ''}" + (f" ({details})" if details else "")
+    text = (
+        f"{found} in {result.files} file{'s' if result.files != 1 else ''} "
+        f"({result.statements} asm statement{'s' if result.statements != 1 else ''}, "
+        f"{result.seconds:.2f}s)."
+    )
+    fixable = sum(1 for f in result.findings if f.fix is not None and f.fix.safe)
+    if fixable:
+        text += f"\n{fixable} fixable with `ptxlint check --fix`."
+    return text

@@ -1,0 +1,84 @@
+"""tree-sitter parsing: which grammar for which file, and byte <-> character offsets."""
+
+from __future__ import annotations
+
+import bisect
+import os
+from dataclasses import dataclass, field
+from functools import cache
+
+import tree_sitter
+import tree_sitter_cpp
+import tree_sitter_cuda
+
+# Headers are CUDA more often than not in the projects ptxlint is for; the CUDA grammar is a
+# superset of C++, so it only costs when a plain C++ file uses CUDA's keywords as identifiers.
+_CPP_ONLY_EXTENSIONS = {".cc", ".cpp", ".cxx", ".c"}
+_CUDA_MARKERS = ("__device__", "__global__", "__CUDA_ARCH__", "__shared__")
+
+
+@cache
+def _parser(grammar: str) -> tree_sitter.Parser:
+    module = tree_sitter_cuda if grammar == "cuda" else tree_sitter_cpp
+    return tree_sitter.Parser(tree_sitter.Language(module.language()))
+
+
+def grammar_for(path: str, text: str) -> str:
+    ext = os.path.splitext(path)[1].lower()
+    if ext in _CPP_ONLY_EXTENSIONS and not any(m in text for m in _CUDA_MARKERS):
+        return "cpp"
+    return "cuda"
+
+
+@dataclass
+class ParsedSource:
+    """A tree-sitter tree over ``text`` with offset conversion between bytes and characters."""
+
+    text: str
+    data: bytes
+    tree: tree_sitter.Tree
+    grammar: str
+    _wide: tuple[list[int], list[int]] | None = field(default=None, repr=False)
+
+    @property
+    def ascii(self) -> bool:
+        return len(self.data) == len(self.text)
+
+    def _wide_chars(self) -> tuple[list[int], list[int]]:
+        # Index of every non-ASCII character and the extra bytes up to and including it, so a
+        # conversion is a bisect rather than a re-encode of the prefix.
+        if self._wide is None:
+            where: list[int] = []
+            extra: list[int] = []
+            total = 0
+            for i, ch in enumerate(self.text):
+                if ord(ch) > 0x7F:
+                    total += len(ch.encode("utf-8", "surrogatepass")) - 1
+                    where.append(i)
+                    extra.append(total)
+            self._wide = (where, extra)
+        return self._wide
+
+    def to_byte(self, char_offset: int) -> int:
+        if self.ascii:
+            return char_offset
+        where, extra = self._wide_chars()
+        k = bisect.bisect_left(where, char_offset)
+        return char_offset + (extra[k - 1] if k else 0)
+
+    def to_char(self, byte_offset: int) -> int:
+        if self.ascii:
+            return byte_offset
+        return len(self.data[:byte_offset].decode("utf-8", "replace"))
+
+    def node_text(self, node: tree_sitter.Node) -> str:
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def parse(path: str, text: str) -> ParsedSource:
+    data = text.encode("utf-8", "surrogatepass")
+    grammar = grammar_for(path, text)
+    tree = _parser(grammar).parse(data)
+    return ParsedSource(text, data, tree, grammar)
+
+

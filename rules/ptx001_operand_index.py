@@ -1,0 +1,68 @@
+"""PTX001 operand-index-out-of-range."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.rule import Rule, RuleContext
+
+
+class OperandIndexOutOfRange(Rule):
+    id = "PTX001"
+    name = "operand-index-out-of-range"
+    severity = Severity.ERROR
+    summary = "Template references an operand that does not exist"
+    tags = ("correctness", "operands")
+    docs = """\
+## What it does
+Flags `%N` references in an extended asm template where `N` is not smaller than the number of
+operands, and symbolic references `%[name]`, which nvcc cannot resolve.
+
+## Why is this bad?
+Operands are numbered outputs first, then inputs. A reference past the last one is an off-by-one
+that nvcc 13.0 answers with an *internal compiler error* instead of a diagnostic, and so is
+`%[name]`: GCC and clang accept symbolic names, nvcc does not.
+
+`%N` in *basic* asm (no colon) is not an operand reference at all; see PTX008.
+
+## Example
+```cuda
+asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a), "r"(b));   // %3: there are three operands
+asm("mov.u32 %[out], 1;" : [out] "=r"(d));               // symbolic name
+```
+
+## Use instead
+```cuda
+asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+asm("mov.u32 %0, 1;" : "=r"(d));
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if not statement.extended:
+            return
+        count = len(statement.operands)
+        for token in statement.ptx.percents:
+            span = self.template_span(statement, token.start, token.end)
+            if token.kind == "named":
+                yield self.finding(
+                    statement,
+                    span,
+                    f"symbolic operand reference '%[{token.name}]' is not supported by nvcc; "
+                    "use the operand's number",
+                )
+            elif (
+                token.kind == "ref"
+                and token.index is not None
+                and token.index >= count
+                and not statement.opaque_sections
+            ):
+                have = f"{count} operand{'s' if count != 1 else ''}"
+                valid = f" (valid: %0..%{count - 1})" if count else ""
+                yield self.finding(
+                    statement,
+                    span,
+                    f"'%{token.modifier}{token.index}' refers to operand {token.index}, "
+                    f"but the statement has {have}{valid}",
+                )

@@ -1,0 +1,82 @@
+"""PTX006 bad-constraint-modifier."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity, Span
+from ptxlint.rule import Rule, RuleContext
+
+_IMMEDIATE_LETTERS = ("n", "C")
+
+
+class BadConstraintModifier(Rule):
+    id = "PTX006"
+    name = "bad-constraint-modifier"
+    severity = Severity.ERROR
+    summary = "Constraint modifier does not fit the operand's role"
+    tags = ("correctness", "constraints")
+    docs = """\
+## What it does
+Flags an output operand whose constraint has neither `=` (write-only) nor `+` (read-write), an
+input operand whose constraint has `=` or `+`, and any modifier on the immediate constraints
+`n` and `C`.
+
+## Why is this bad?
+The modifier tells the compiler how data flows through the operand. nvcc rejects an output
+without `=`/`+` and an input with one; a modifier on `n` (an integer constant) or `C` (a
+constant string spliced into the template) has no meaning and is rejected too.
+
+## Example
+```cuda
+asm("mov.u32 %0, %1;" : "r"(out) : "r"(in));      // output without '='
+asm("add.u32 %0, %0, %1;" : "=r"(x) : "+r"(y));   // input with '+'
+```
+
+## Use instead
+```cuda
+asm("mov.u32 %0, %1;" : "=r"(out) : "r"(in));
+asm("add.u32 %0, %0, %1;" : "+r"(x) : "r"(y));
+```
+
+## Fix safety
+Adding the missing `=` to an output is safe: the code did not compile before, and `=` is the
+meaning an output without a modifier is closest to. Other cases have no automatic fix, because
+whether the operand should move to the other list is a decision about the code's intent.
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        for operand in statement.operands:
+            c = operand.constraint
+            if c.opaque:
+                continue
+            if any(letter in _IMMEDIATE_LETTERS for letter in c.letters) and c.modifiers:
+                yield self.finding(
+                    statement,
+                    c.span,
+                    f"constraint \"{c.text}\": modifier '{c.modifiers}' on an immediate "
+                    f"constraint ('{c.letters}') has no meaning",
+                )
+            elif operand.role == "output" and not ("=" in c.modifiers or "+" in c.modifiers):
+                yield self.finding(
+                    statement,
+                    c.span,
+                    f"output operand {operand.index} (\"{c.text}\") has neither '=' nor '+'",
+                    fix=_insert_equals(statement, c.span),
+                )
+            elif operand.role == "input" and ("=" in c.modifiers or "+" in c.modifiers):
+                yield self.finding(
+                    statement,
+                    c.span,
+                    f"input operand {operand.index} (\"{c.text}\") has an output modifier; "
+                    "read-write operands belong in the output list with '+'",
+                )
+
+
+def _insert_equals(statement: AsmStatement, span: Span) -> Fix | None:
+    literal = statement.source.text[span.start : span.end]
+    quote = literal.find('"')
+    if quote < 0 or "R\"" in literal[: quote + 1]:
+        return None
+    at = span.start + quote + 1
+    return Fix("Make the output write-only with '='", (Edit(Span(at, at), "="),))

@@ -1,0 +1,64 @@
+"""PTX203 unbalanced-braces."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.rule import Rule, RuleContext
+
+
+class UnbalancedBraces(Rule):
+    id = "PTX203"
+    name = "unbalanced-braces"
+    severity = Severity.ERROR
+    summary = "Template's '{' and '}' do not balance"
+    tags = ("correctness", "template")
+    docs = """\
+## What it does
+Flags a `}` that closes nothing and a `{` that is never closed, counting across the whole
+template (all its string pieces). Braces inside PTX comments and vector operands such as
+`{%0, %1}` are not scope braces and are not counted.
+
+## Why is this bad?
+The template is spliced into the function's PTX. An unclosed `{` swallows the code the compiler
+emits after it into the statement's scope; a stray `}` closes the enclosing function's scope.
+ptxas then fails with a syntax error on a PTX line nobody can map back to the source.
+
+When part of the template comes from a macro ptxlint cannot see, the brace could be in the macro,
+so the rule says nothing.
+
+## Example
+```cuda
+asm("{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %1, 0;\\n\\tselp.u32 %0, 1, 0, p;\\n"
+    : "=r"(r) : "r"(x));
+```
+
+## Use instead
+```cuda
+asm("{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %1, 0;\\n\\tselp.u32 %0, 1, 0, p;\\n}"
+    : "=r"(r) : "r"(x));
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if statement.template.has_holes:
+            return
+        open_stack: list[int] = []
+        for brace in statement.ptx.braces:
+            if brace.char == "{":
+                open_stack.append(brace.offset)
+            elif open_stack:
+                open_stack.pop()
+            else:
+                yield self.finding(
+                    statement,
+                    self.template_span(statement, brace.offset, brace.offset + 1),
+                    "'}' closes no '{' of this template",
+                )
+        for offset in open_stack:
+            yield self.finding(
+                statement,
+                self.template_span(statement, offset, offset + 1),
+                "'{' is never closed in this template",
+            )

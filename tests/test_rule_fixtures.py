@@ -1,0 +1,59 @@
+"""Every rule flags exactly the lines its bad fixture marks and nothing in its clean twin."""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+
+import pytest
+
+from ptxlint.model import SourceFile
+from ptxlint.registry import load_rules
+from ptxlint.rule import validate_rule_class
+from tests.conftest import FIXTURES, lint_text
+
+RULES_DIR = os.path.join(FIXTURES, "rules")
+_EXPECT = re.compile(r"expect:\s*((?:PTX\d{3}[ ,]*)+)")
+
+
+def _fixture_pairs() -> list[str]:
+    ids = sorted({os.path.basename(p).split("_")[0] for p in glob.glob(f"{RULES_DIR}/*.cu")})
+    return ids
+
+
+def _expected(text: str, rule_id: str) -> set[int]:
+    lines = set()
+    for number, line in enumerate(text.splitlines(), 1):
+        m = _EXPECT.search(line)
+        if m and rule_id in m.group(1):
+            lines.add(number)
+    return lines
+
+
+@pytest.mark.parametrize("rule_id", _fixture_pairs())
+def test_bad_fixture_is_flagged_on_marked_lines(rule_id: str) -> None:
+    path = os.path.join(RULES_DIR, f"{rule_id}_bad.cu")
+    text = open(path, encoding="utf-8").read()
+    findings = [f for f in lint_text(text, path, select=(rule_id,)) if f.rule == rule_id]
+    source = SourceFile(path, text)
+    got = {source.line_col(f.span.start).line for f in findings}
+    assert got == _expected(text, rule_id), [f.message for f in findings]
+
+
+@pytest.mark.parametrize("rule_id", _fixture_pairs())
+def test_clean_fixture_is_silent(rule_id: str) -> None:
+    path = os.path.join(RULES_DIR, f"{rule_id}_clean.cu")
+    text = open(path, encoding="utf-8").read()
+    findings = [f for f in lint_text(text, path, select=(rule_id,)) if f.rule == rule_id]
+    assert findings == [], [f.message for f in findings]
+
+
+def test_every_rule_has_fixtures_and_docs() -> None:
+    have = set(_fixture_pairs())
+    loaded = load_rules()
+    assert loaded.problems == ()
+    for rule in loaded.rules:
+        assert validate_rule_class(rule) == []
+        assert rule.id in have, f"{rule.id} has no fixtures in fixtures/rules/"
+        assert os.path.exists(os.path.join(RULES_DIR, f"{rule.id}_clean.cu"))
