@@ -1,19 +1,30 @@
-"""ptxlint's built-in rules, registered through the ``ptxlint.rules`` entry point."""
+"""ptxlint's built-in rules, registered through the ``ptxlint.rules`` entry point.
 
-from rules.ptx001_operand_index import OperandIndexOutOfRange
-from rules.ptx003_multiple_letters import MultipleConstraintLetters
-from rules.ptx006_constraint_modifier import BadConstraintModifier
-from rules.ptx007_operand_modifier import UnsupportedOperandModifier
-from rules.ptx008_percent_escape import PercentEscape
-from rules.ptx203_unbalanced_braces import UnbalancedBraces
+Every module ``ptxNNN_*.py`` in this package holds one rule class; they are collected here so
+that adding a rule is adding a module (and its fixtures), nothing else.
+"""
 
-BUILTIN_RULES = (
-    OperandIndexOutOfRange,
-    MultipleConstraintLetters,
-    BadConstraintModifier,
-    UnsupportedOperandModifier,
-    PercentEscape,
-    UnbalancedBraces,
-)
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+
+from ptxlint.rule import Rule
+
+
+def _collect() -> tuple[type[Rule], ...]:
+    found: list[type[Rule]] = []
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if not info.name.startswith("ptx"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for _, obj in inspect.getmembers(module, inspect.isclass):
+            if issubclass(obj, Rule) and obj is not Rule and obj.__module__ == module.__name__:
+                found.append(obj)
+    return tuple(sorted(found, key=lambda cls: cls.id))
+
+
+BUILTIN_RULES = _collect()
 
 __all__ = ["BUILTIN_RULES"]
