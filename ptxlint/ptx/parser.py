@@ -1,0 +1,598 @@
+"""Parse an inline-asm template string into the PTX model of :mod:`ptxlint.model`.
+
+``parse_template(text, extended)`` takes the template after C escape decoding (real newlines
+and tabs; a macro whose text is unknown appears as one ``model.HOLE`` character) and returns a
+:class:`~ptxlint.model.PtxTemplate`. Every offset in the result indexes ``text``.
+
+Grammar handled, in the order the scan applies it:
+
+* **Comments** ``// ... end of line`` and ``/* ... */`` are recorded and then blanked out, so
+  nothing inside them counts: no braces, statements or percent tokens. An unterminated ``/*``
+  runs to the end of the text and is a problem.
+* **Percent tokens** (``PtxTemplate.percents``, text order, everywhere outside comments).
+  Extended asm (at least one colon) is processed by the C++ front end: ``%N`` and ``%xN``
+  (one GCC modifier letter, then digits) are ``"ref"``; ``%%`` is ``"escape"``; ``%=`` is
+  ``"unique"``; ``%[name]`` is ``"named"``; ``%`` followed by any other identifier (``%clock``,
+  ``%tid``, ``%rd1``) is ``"bare"``; a ``%`` that is the last character is ``"trailing"``; a
+  ``%`` followed by anything else is ``"bare"`` with an empty name. Basic asm is passed to
+  ptxas untouched, so only two things are recorded there, both for rules that flag them:
+  ``%%`` (``"escape"``, a ptxas syntax error) and ``%N`` (``"bare"`` with the digits as name:
+  not an operand reference). ``%clock`` in basic asm is plain PTX and is not recorded.
+* **Statements** are separated by ``;``, by scope braces ``{`` ``}`` and by labels; a newline
+  does not end a statement. A ``{`` is a *vector* brace rather than a scope when it sits in
+  operand position: inside ``[ ]`` or another vector, right after the mnemonic, or after
+  ``,`` or ``=``. Scope braces go to ``PtxTemplate.braces`` with their depth.
+* **Labels** ``name:`` at the start of a statement (``::`` never ends a label); in extended
+  asm the name may contain ``%=`` (``L%=:``) and keeps its raw spelling.
+* **Directives** are statements whose first word starts with ``.``; ``.reg``/``.pred``/
+  ``.shared``/``.local``/``.param``/``.global``/``.const`` list the names they declare
+  (``r<4>`` kept whole, array sizes dropped).
+* **Instructions**: an optional guard ``@p``/``@!p``/``@%0``, a dotted mnemonic whose first
+  word is the opcode and whose ``.``-separated rest are the modifiers (``::`` joins, so
+  ``shared::cluster`` is one modifier; an empty part such as the one in ``ld..f32`` is kept as
+  ``""``), then operands separated by top-level commas. Operand kinds: ``ref`` (``%0``,
+  ``%n1``, ``%[name]`` with ``ref=None``), ``register``, ``special`` (PTX special registers,
+  decided on the PTX spelling: ``%%clock`` in extended asm, ``%clock`` in basic asm),
+  ``immediate`` (decimal, negative, hex, ``0f``/``0d`` bit patterns, decimal floats, optional
+  ``U``), ``address`` (``[...]``: parts are the inner operands, with ``a+16``-style sums
+  flattened into their terms), ``vector`` (``{...}``), ``pair`` (``p|q``), ``label`` (the
+  target of ``bra``), ``opaque`` (holds a HOLE) and ``other`` (``_``, parenthesised lists,
+  unparseable text). ``!p`` sets ``negated``. Operand ``text`` is always the text as written.
+
+Limitations: PTX string literals (``.pragma "..."``) are not special, so a ``;`` or brace
+inside one would split the statement; a single-``%`` word in extended asm is tokenised the way
+GCC does (``%r1`` is modifier ``r`` on operand 1), so PTX register names written with one
+``%`` come out as refs when they are one letter followed by digits.
+
+The parser never raises: malformed input yields ``PtxProblem`` entries instead. It is one
+left-to-right scan with precompiled, backtracking-safe regular expressions.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ptxlint.model import (
+    HOLE,
+    PercentToken,
+    PtxBrace,
+    PtxDirective,
+    PtxInstruction,
+    PtxLabel,
+    PtxOperand,
+    PtxPredicate,
+    PtxProblem,
+    PtxTemplate,
+)
+
+__all__ = ["parse_template"]
+
+# re.ASCII throughout: PTX is ASCII, and it keeps \s and \w from matching the HOLE character or
+# other Unicode that a C++ source may carry.
+_A = re.ASCII
+
+_WS_CHARS = " \t\n\r\f\v"  # exactly re.ASCII's \s, so rstrip and the regexes agree
+_WS = re.compile(r"\s*", _A)
+
+
+def _skip_ws(text: str, pos: int, end: int) -> int:
+    m = _WS.match(text, pos, end)
+    return m.end() if m is not None else pos
+
+
+_COMMENT_START = re.compile(r"//|/\*")
+# The characters that change the scanner's state; everything else is skipped by one search.
+_SCAN = re.compile(r"[%{};\[\]]")
+
+# GCC reads `%` + one optional modifier letter + digits as an operand reference, so `%r1` is
+# modifier "r" on operand 1 (nvcc agrees) while `%rd1`, `%clock`, `%tid` fall through to "bare".
+_PCT_EXTENDED = re.compile(
+    r"%(?:(?P<esc>%)|(?P<uniq>=)|\[(?P<named>[\w$]*)(?P<close>\])?"
+    r"|(?P<mod>[A-Za-z]?)(?P<idx>[0-9]+)|(?P<bare>[A-Za-z_$][\w$]*))?",
+    _A,
+)
+_PCT_BASIC = re.compile(r"%(?:(?P<esc>%)|(?P<idx>[0-9]+))?", _A)
+
+# Identifier-ish names; `%=` may sit inside one in extended asm (`L%=`, `r_%=`).
+_NAME = r"(?:[A-Za-z]|%=|[_$%](?=[\w$]|%=))(?:[\w$]|%=)*"
+_LABEL = re.compile(rf"({_NAME})\s*:(?!:)", _A)
+_IDENT = re.compile(_NAME, _A)
+
+# Mnemonic characters include `%` (a "C"-constraint splice such as `ld.%2`) and the hole, so a
+# mnemonic with either still parses into one word and the instruction can be marked opaque.
+_MNCH = rf"[\w$%{HOLE}]"
+_MNEMONIC_RE = rf"(?:[A-Za-z_${HOLE}]|%(?=[\w$%]))(?:{_MNCH})*(?:(?:\.|::){_MNCH}*)*"
+_MNEMONIC = re.compile(_MNEMONIC_RE, _A)
+# A pending statement that is just `[guard] mnemonic`: a `{` after it opens a vector operand.
+_MNEMONIC_ONLY = re.compile(rf"(?:@\s*!?\s*[^\s{{}};]+\s+)?{_MNEMONIC_RE}\s*", _A)
+
+_WORD_EXTENDED = r"(?:%\[[\w$]*\]?|[^\s,\[\]{}()|!+\-;])+"
+_WORD_BASIC = r"[^\s,\[\]{}()|!+\-;]+"
+_PREDICATE_EXTENDED = re.compile(rf"@\s*(!?)\s*({_WORD_EXTENDED})?", _A)
+_PREDICATE_BASIC = re.compile(rf"@\s*(!?)\s*({_WORD_BASIC})?", _A)
+
+# A number must not run into a word character, so `16x` or `0f12zz` stay one "other" word.
+_NUMBER = (
+    r"(?:0[xX][0-9A-Fa-f]+|0[fFdD][0-9A-Fa-f]+|[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?"
+    r"|[0-9]+(?:[eE][+-]?[0-9]+)?)[uU]?"
+    rf"(?![\w$.%{HOLE}])"
+)
+_OPERAND_TOKEN_EXTENDED = re.compile(
+    rf"(?P<ws>\s+)|(?P<num>{_NUMBER})|(?P<word>{_WORD_EXTENDED})|(?P<punct>.)", _A | re.S
+)
+_OPERAND_TOKEN_BASIC = re.compile(
+    rf"(?P<ws>\s+)|(?P<num>{_NUMBER})|(?P<word>{_WORD_BASIC})|(?P<punct>.)", _A | re.S
+)
+
+_REF = re.compile(r"%([A-Za-z]?)([0-9]+)", _A)
+_NAMED_REF = re.compile(r"%\[[\w$]*\]?", _A)
+_SPECIAL = re.compile(
+    r"%(?:clock(?:64|_hi)?|globaltimer(?:_lo|_hi)?|n?tid|n?ctaid|laneid|n?warpid|n?smid"
+    r"|gridid|lanemask_(?:eq|le|lt|ge|gt)|pm[0-7](?:_64)?|envreg(?:[12]?[0-9]|3[01])"
+    r"|(?:dynamic|total|aggr)_smem_size|reserved_smem_offset_\w+|n?cluster\w*"
+    r"|is_explicit_cluster|current_graph_exec)(?:\.[xyz])?",
+    _A,
+)
+
+_DIRECTIVE_NAME = re.compile(r"\.[\w$]*", _A)
+# The directive's own dotted words and their numeric arguments (`.shared .align 16 .b8`).
+_DECL_PREFIX = re.compile(r"(?:\s*\.[\w$]*(?:\s+[0-9]+)?)*\s*", _A)
+_DECLARATOR = re.compile(rf"\s*((?:%%)?{_NAME})(?:\s*<\s*([0-9]+)\s*>)?", _A)
+_DECLARING = frozenset(
+    {".reg", ".pred", ".shared", ".local", ".param", ".global", ".const", ".sreg", ".tex"}
+)
+
+_CLOSERS = {"[": "]", "{": "}", "(": ")"}
+_AGGREGATE_KIND = {"[": "address", "{": "vector", "(": "other"}
+_MAX_NESTING = 32  # deeper operand nesting is not PTX; stop recursing and keep it opaque-ish
+
+_Token = tuple[str, int, int]  # (kind: "num" | "word" | "punct", start, end)
+
+
+def parse_template(text: str, extended: bool) -> PtxTemplate:
+    """Parse one inline-asm template; see the module docstring for the grammar.
+
+    ``extended`` says whether the statement is GCC extended asm (has a colon), which decides
+    how ``%`` is read. In basic asm ``%0`` is recorded as a ``"bare"`` percent token named
+    ``"0"`` (it is no operand reference there) and ``%%`` as ``"escape"``. Never raises.
+    """
+    return _Parser(text, extended).run()
+
+
+class _Parser:
+    """One template's parse state. Statements are parsed as the scan reaches their end."""
+
+    def __init__(self, text: str, extended: bool) -> None:
+        self.text = text
+        self.masked = text  # text with comments blanked to spaces: same length and offsets
+        self.n = len(text)
+        self.extended = extended
+        self.instructions: list[PtxInstruction] = []
+        self.directives: list[PtxDirective] = []
+        self.labels: list[PtxLabel] = []
+        self.braces: list[PtxBrace] = []
+        self.comments: list[tuple[int, int]] = []
+        self.percents: list[PercentToken] = []
+        self.problems: list[PtxProblem] = []
+        self.depth = 0
+        self.open_braces: list[int] = []
+        # Operand parsing state, reset per instruction.
+        self.tokens: list[_Token] = []
+        self.puncts: list[str] = []
+        self.k = 0
+        self.region_end = 0
+        self.branch = False
+        self.open_closers: list[str] = []
+        self.operand_token = _OPERAND_TOKEN_EXTENDED if extended else _OPERAND_TOKEN_BASIC
+
+    def run(self) -> PtxTemplate:
+        self._mask_comments()
+        self._scan()
+        for offset in self.open_braces:
+            self._problem("unclosed '{'", offset, offset + 1)
+        self.problems.sort(key=lambda p: (p.start, p.end))
+        return PtxTemplate(
+            instructions=tuple(self.instructions),
+            directives=tuple(self.directives),
+            labels=tuple(self.labels),
+            braces=tuple(self.braces),
+            comments=tuple(self.comments),
+            percents=tuple(self.percents),
+            problems=tuple(self.problems),
+        )
+
+    def _problem(self, message: str, start: int, end: int) -> None:
+        self.problems.append(PtxProblem(message, start, max(start, min(end, self.n))))
+
+    # ------------------------------------------------------------------ comments and scanning
+
+    def _mask_comments(self) -> None:
+        text = self.text
+        if "/" not in text:
+            return
+        pieces: list[str] = []
+        last = 0
+        m = _COMMENT_START.search(text)
+        while m is not None:
+            start = m.start()
+            if m.group() == "//":
+                end = text.find("\n", start)
+                if end == -1:
+                    end = self.n
+            else:
+                end = text.find("*/", start + 2)
+                if end == -1:
+                    end = self.n
+                    self._problem("unterminated '/*' comment", start, end)
+                else:
+                    end += 2
+            self.comments.append((start, end))
+            pieces.append(text[last:start])
+            pieces.append(" " * (end - start))
+            last = end
+            m = _COMMENT_START.search(text, end)
+        if self.comments:
+            pieces.append(text[last:])
+            self.masked = "".join(pieces)
+
+    def _scan(self) -> None:
+        masked = self.masked
+        search = _SCAN.search
+        segment = 0  # start of the pending statement
+        vector = 0  # open vector braces in the pending statement
+        bracket = 0  # open [ in the pending statement
+        pos = 0
+        while True:
+            m = search(masked, pos)
+            if m is None:
+                break
+            i = m.start()
+            c = masked[i]
+            if c == "%":
+                pos = self._percent(i)
+                continue
+            pos = i + 1
+            if c == ";":
+                self._statement(segment, i, terminated=True)
+                segment, vector, bracket = pos, 0, 0
+            elif c == "[":
+                bracket += 1
+            elif c == "]":
+                if bracket:
+                    bracket -= 1
+            elif c == "{":
+                if vector or bracket or self._opens_vector(segment, i):
+                    vector += 1
+                else:
+                    self._statement(segment, i, terminated=False)
+                    self.depth += 1
+                    self.braces.append(PtxBrace("{", i, self.depth))
+                    self.open_braces.append(i)
+                    segment, vector, bracket = pos, 0, 0
+            elif vector:  # "}" closing a vector operand
+                vector -= 1
+            else:  # "}" closing a scope
+                self._statement(segment, i, terminated=False)
+                if self.depth:
+                    self.braces.append(PtxBrace("}", i, self.depth))
+                    self.depth -= 1
+                    self.open_braces.pop()
+                else:
+                    self.braces.append(PtxBrace("}", i, 0))
+                    self._problem("unmatched '}'", i, i + 1)
+                segment, vector, bracket = pos, 0, 0
+        self._statement(segment, self.n, terminated=False)
+
+    def _percent(self, i: int) -> int:
+        """Record the percent token at ``i``; return where scanning resumes."""
+        add = self.percents.append
+        m = (_PCT_EXTENDED if self.extended else _PCT_BASIC).match(self.masked, i)
+        assert m is not None  # both patterns match any "%"
+        end = m.end()
+        group = m.lastgroup  # which alternative matched; None for a lone "%"
+        if group == "esc":
+            add(PercentToken("escape", i, end))
+        elif not self.extended:
+            if group == "idx":
+                add(PercentToken("bare", i, end, name=m.group("idx")))
+        elif group == "idx":
+            add(PercentToken("ref", i, end, index=int(m.group("idx")), modifier=m.group("mod")))
+        elif group == "uniq":
+            add(PercentToken("unique", i, end))
+        elif group in ("named", "close"):
+            add(PercentToken("named", i, end, name=m.group("named")))
+            if group == "named":
+                self._problem("unterminated '%['", i, end)
+        elif group == "bare":
+            add(PercentToken("bare", i, end, name=m.group("bare")))
+        elif end == self.n:
+            add(PercentToken("trailing", i, end))
+        else:
+            add(PercentToken("bare", i, end))
+        return end
+
+    def _skip_labels(self, start: int, end: int, record: bool) -> int:
+        masked = self.masked
+        pos = _skip_ws(masked, start, end)
+        while pos < end:
+            m = _LABEL.match(masked, pos, end)
+            if m is None:
+                break
+            if record:
+                self.labels.append(PtxLabel(m.group(1), m.start(1), m.end(), self.depth))
+            pos = _skip_ws(masked, m.end(), end)
+        return pos
+
+    def _opens_vector(self, segment: int, i: int) -> bool:
+        """Whether a ``{`` at ``i`` (outside brackets and vectors) is in operand position."""
+        masked = self.masked
+        pos = self._skip_labels(segment, i, record=False)
+        if pos >= i:
+            return False
+        j = i - 1
+        while j > pos and masked[j] in _WS_CHARS:
+            j -= 1
+        if masked[j] in ",=":
+            return True
+        return _MNEMONIC_ONLY.fullmatch(masked, pos, i) is not None
+
+    # ------------------------------------------------------------------ statements
+
+    def _statement(self, start: int, end: int, terminated: bool) -> None:
+        """Parse ``[start, end)``; ``terminated`` means a ``;`` sits at ``end``."""
+        pos = self._skip_labels(start, end, record=True)
+        if pos >= end:
+            return
+        # An unterminated statement ends at its last non-blank character, not at the separator.
+        stop = end + 1 if terminated else pos + len(self.masked[pos:end].rstrip(_WS_CHARS))
+        if self.masked[pos] == ".":
+            self._directive(pos, end, stop)
+        else:
+            self._instruction(pos, end, stop, terminated)
+
+    def _directive(self, pos: int, end: int, stop: int) -> None:
+        masked = self.masked
+        m = _DIRECTIVE_NAME.match(masked, pos, end)
+        assert m is not None  # masked[pos] == "."
+        name = m.group()
+        declared: tuple[str, ...] = ()
+        if name in _DECLARING:
+            prefix = _DECL_PREFIX.match(masked, pos, end)
+            assert prefix is not None  # the pattern matches the empty string
+            declared = self._declarators(prefix.end(), end)
+        self.directives.append(
+            PtxDirective(name, self.text[pos:stop], pos, stop, self.depth, declared)
+        )
+
+    def _declarators(self, pos: int, end: int) -> tuple[str, ...]:
+        masked = self.masked
+        names: list[str] = []
+        nesting = 0
+        piece = pos
+        for i in range(pos, end + 1):
+            c = masked[i] if i < end else ","
+            if c in "[{(<":
+                nesting += 1
+            elif c in "]})>":
+                nesting = max(0, nesting - 1)
+            elif c == "," and (nesting == 0 or i == end):
+                m = _DECLARATOR.match(masked, piece, i)
+                if m is not None:
+                    size = m.group(2)
+                    names.append(m.group(1) + (f"<{size}>" if size is not None else ""))
+                piece = i + 1
+        return tuple(names)
+
+    def _instruction(self, pos: int, end: int, stop: int, terminated: bool) -> None:
+        masked = self.masked
+        start = pos
+        predicate: PtxPredicate | None = None
+        if masked[pos] == "@":
+            pattern = _PREDICATE_EXTENDED if self.extended else _PREDICATE_BASIC
+            g = pattern.match(masked, pos, end)
+            assert g is not None  # masked[pos] == "@"
+            if g.group(2) is None:
+                self._problem("predicate guard '@' without a register", pos, g.end())
+                register = PtxOperand("other", "", g.end(), g.end())
+            else:
+                register = self._word(g.start(2), g.end(2))
+            predicate = PtxPredicate(register, bool(g.group(1)), pos, g.end())
+            pos = _skip_ws(masked, g.end(), end)
+        mn = _MNEMONIC.match(masked, pos, end) if pos < end else None
+        if mn is None:
+            self._problem("expected an instruction or directive", start, max(stop, start + 1))
+            return
+        mnemonic = mn.group()
+        opcode, *modifiers = mnemonic.split(".")
+        # A hole anywhere, or an operand splice inside the mnemonic, leaves the real spelling
+        # unknown: rules must stay silent about it.
+        opaque = masked.find(HOLE, start, end) != -1 or (self.extended and "%" in mnemonic)
+        operands = self._operands(mn.end(), end, branch=opcode == "bra")
+        self.instructions.append(
+            PtxInstruction(
+                opcode=opcode,
+                modifiers=tuple(modifiers),
+                operands=operands,
+                predicate=predicate,
+                start=start,
+                end=stop,
+                opcode_start=mn.start(),
+                opcode_end=mn.end(),
+                depth=self.depth,
+                terminated=terminated,
+                opaque=opaque,
+            )
+        )
+
+    # ------------------------------------------------------------------ operands
+
+    def _operands(self, start: int, end: int, branch: bool) -> tuple[PtxOperand, ...]:
+        self.tokens = [
+            (kind, m.start(), m.end())
+            for m in self.operand_token.finditer(self.masked, start, end)
+            if (kind := m.lastgroup or "punct") != "ws"
+        ]
+        if not self.tokens:
+            return ()
+        masked = self.masked
+        # The punctuation character of each token ("" for words and numbers), plus a sentinel
+        # for the end, so the recursive descent can peek with one list index.
+        self.puncts = [masked[s] if kind == "punct" else "" for kind, s, _ in self.tokens]
+        self.puncts.append("")
+        self.k = 0
+        self.region_end = end
+        self.branch = branch
+        self.open_closers = []
+        items = self._list("", 0, flatten=False)
+        self.tokens = []
+        return tuple(items)
+
+    def _here(self) -> int:
+        return self.tokens[self.k][1] if self.k < len(self.tokens) else self.region_end
+
+    def _list(self, closer: str, depth: int, flatten: bool) -> list[PtxOperand]:
+        """Comma-separated operands up to (not including) ``closer`` or the region's end."""
+        items: list[PtxOperand] = []
+        want = True  # an operand is expected next
+        comma = -1
+        tokens = self.tokens
+        while self.k < len(tokens):
+            c = self.puncts[self.k]
+            if c and c in ")]}":
+                if c == closer or c in self.open_closers:
+                    break  # ours, or an outer one: the caller reports what is left open
+                self._problem(f"unexpected '{c}'", tokens[self.k][1], tokens[self.k][2])
+                self.k += 1
+                continue
+            if c == ",":
+                comma = tokens[self.k][1]
+                if want:
+                    self._problem("empty operand", comma, comma + 1)
+                self.k += 1
+                want = True
+                continue
+            if not want:
+                here = self._here()
+                self._problem("missing ',' between operands", here, here + 1)
+            items.extend(self._operand(depth, flatten))
+            want = False
+        if want and comma >= 0:
+            self._problem("missing operand after ','", comma, comma + 1)
+        return items
+
+    def _operand(self, depth: int, flatten: bool) -> list[PtxOperand]:
+        """One operand: a sum of terms, or ``a|b`` pairs. Sums flatten inside addresses."""
+        terms = [self._unary(depth)]
+        puncts = self.puncts
+        while puncts[self.k] in ("+", "-"):
+            if puncts[self.k] == "+":
+                self.k += 1
+            terms.append(self._unary(depth))  # a "-" stays with its term: `a-4` -> a, -4
+        if len(terms) > 1:
+            if flatten:
+                return terms
+            first = self._span(terms[0].start, terms[-1].end, "other", tuple(terms))
+            terms = [first]
+        if puncts[self.k] != "|":
+            return terms
+        parts = [terms[0]]
+        while puncts[self.k] == "|":
+            self.k += 1
+            parts.append(self._unary(depth))
+        return [self._span(parts[0].start, parts[-1].end, "pair", tuple(parts))]
+
+    def _unary(self, depth: int) -> PtxOperand:
+        start = -1
+        bangs = minuses = 0
+        while (c := self.puncts[self.k]) in ("!", "-"):
+            if start < 0:
+                start = self.tokens[self.k][1]
+            if c == "!":
+                bangs += 1
+            else:
+                minuses += 1
+            self.k += 1
+        atom = self._atom(depth)
+        if start < 0:
+            return atom
+        text = self.text[start : atom.end]
+        if minuses == 0:
+            return PtxOperand(
+                atom.kind, text, start, atom.end, atom.parts, negated=True, ref=atom.ref
+            )
+        if minuses == 1 and bangs == 0 and atom.kind == "immediate":
+            return PtxOperand("immediate", text, start, atom.end)
+        return PtxOperand("other", text, start, atom.end, (atom,))
+
+    def _atom(self, depth: int) -> PtxOperand:
+        if self.k >= len(self.tokens):
+            here = self.region_end
+            self._problem("missing operand", max(0, here - 1), here)
+            return PtxOperand("other", "", here, here)
+        kind, start, end = self.tokens[self.k]
+        if kind == "num":
+            self.k += 1
+            return PtxOperand("immediate", self.text[start:end], start, end)
+        if kind == "word":
+            self.k += 1
+            return self._word(start, end)
+        c = self.masked[start]
+        if c in _CLOSERS:
+            return self._aggregate(c, start, depth)
+        if c in ",)]}":  # after `|`, `+` or `-`: nothing to consume here, the list handles it
+            self._problem("missing operand", start, end)
+            return PtxOperand("other", "", start, start)
+        self.k += 1
+        self._problem(f"unexpected '{c}'", start, end)
+        return PtxOperand("other", self.text[start:end], start, end)
+
+    def _aggregate(self, opener: str, start: int, depth: int) -> PtxOperand:
+        closer = _CLOSERS[opener]
+        self.k += 1
+        if depth >= _MAX_NESTING:
+            # Not PTX; skip the balanced remainder without recursing further.
+            self._problem("operand nesting too deep", start, start + 1)
+            level = 1
+            while self.k < len(self.tokens) and level:
+                c = self.puncts[self.k]
+                level += c in _CLOSERS
+                level -= c != "" and c in ")]}"
+                self.k += 1
+            return self._span(start, self.tokens[self.k - 1][2], "other", ())
+        self.open_closers.append(closer)
+        items = self._list(closer, depth + 1, flatten=opener == "[")
+        self.open_closers.pop()
+        if self.puncts[self.k] == closer:
+            end = self.tokens[self.k][2]
+            self.k += 1
+        else:
+            self._problem(f"unterminated '{opener}'", start, start + 1)
+            end = self.tokens[self.k - 1][2]
+        return self._span(start, end, _AGGREGATE_KIND[opener], tuple(items))
+
+    def _span(self, start: int, end: int, kind: str, parts: tuple[PtxOperand, ...]) -> PtxOperand:
+        return PtxOperand(kind, self.text[start:end], start, end, parts)
+
+    def _word(self, start: int, end: int) -> PtxOperand:
+        """Classify one operand word (no brackets, commas or spaces inside)."""
+        word = self.text[start:end]
+        digits = word[1:]
+        if self.extended and word[0] == "%" and digits.isdigit() and digits.isascii():
+            return PtxOperand("ref", word, start, end, ref=int(digits))  # fast path for %N
+        if HOLE in word:
+            return PtxOperand("opaque", word, start, end)
+        name = word
+        if word.startswith("%"):
+            if word.startswith("%%"):
+                name = word[1:]  # the PTX spelling of `%%clock` is `%clock`
+            elif self.extended:
+                ref = _REF.fullmatch(word)
+                if ref is not None:
+                    return PtxOperand("ref", word, start, end, ref=int(ref.group(2)))
+                if _NAMED_REF.fullmatch(word):
+                    return PtxOperand("ref", word, start, end)
+        if _SPECIAL.fullmatch(name):
+            return PtxOperand("special", word, start, end)
+        if _IDENT.fullmatch(name):
+            return PtxOperand("label" if self.branch else "register", word, start, end)
+        return PtxOperand("other", word, start, end)

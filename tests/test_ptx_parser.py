@@ -1,0 +1,588 @@
+"""Tests for ptxlint.ptx.parser.parse_template."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ptxlint.model import HOLE, PtxOperand, PtxTemplate
+from ptxlint.ptx.parser import parse_template
+
+
+def kinds(ops: tuple[PtxOperand, ...]) -> list[str]:
+    return [o.kind for o in ops]
+
+
+def percent_kinds(t: PtxTemplate) -> list[str]:
+    return [p.kind for p in t.percents]
+
+
+def walk(op: PtxOperand) -> list[PtxOperand]:
+    out = [op]
+    for part in op.parts:
+        out.extend(walk(part))
+    return out
+
+
+def assert_in_bounds(t: PtxTemplate, text: str) -> None:
+    n = len(text)
+
+    def check(start: int, end: int) -> None:
+        assert 0 <= start <= end <= n, (start, end, n, text)
+
+    for ins in t.instructions:
+        check(ins.start, ins.end)
+        check(ins.opcode_start, ins.opcode_end)
+        assert ins.start <= ins.opcode_start
+        assert text[ins.opcode_start : ins.opcode_end] == ins.mnemonic
+        if ins.predicate is not None:
+            check(ins.predicate.start, ins.predicate.end)
+            check(ins.predicate.register.start, ins.predicate.register.end)
+        for top in ins.operands:
+            for op in walk(top):
+                check(op.start, op.end)
+                assert text[op.start : op.end] == op.text
+    for d in t.directives:
+        check(d.start, d.end)
+        assert text[d.start : d.end] == d.text
+    for label in t.labels:
+        check(label.start, label.end)
+    for b in t.braces:
+        check(b.offset, b.offset + 1)
+        assert text[b.offset] == b.char
+        assert b.depth >= 0
+    for c in t.comments:
+        check(*c)
+    for p in t.percents:
+        check(p.start, p.end)
+        assert text[p.start] == "%"
+    for pr in t.problems:
+        check(pr.start, pr.end)
+    starts = [p.start for p in t.percents]
+    assert starts == sorted(starts)
+
+
+# --------------------------------------------------------------------------- real examples
+
+
+def test_scoped_predicate_block() -> None:
+    text = "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %1, 0;\n\t@p mov.u32 %0, 1;\n}\n"
+    t = parse_template(text, True)
+    assert_in_bounds(t, text)
+    assert [(b.char, b.depth) for b in t.braces] == [("{", 1), ("}", 1)]
+    (d,) = t.directives
+    assert (d.name, d.declared, d.depth, d.text) == (".reg", ("p",), 1, ".reg .pred p;")
+    setp, mov = t.instructions
+    assert setp.mnemonic == "setp.ne.b32" and setp.depth == 1 and setp.terminated
+    assert kinds(setp.operands) == ["register", "ref", "immediate"]
+    assert setp.operands[1].ref == 1
+    assert mov.predicate is not None
+    assert mov.predicate.register.text == "p" and not mov.predicate.negated
+    assert text[mov.predicate.start : mov.predicate.end] == "@p"
+    assert mov.start == mov.predicate.start
+    assert text[mov.start : mov.end] == "@p mov.u32 %0, 1;"
+    assert [o.ref for o in mov.operands] == [0, None]
+    assert percent_kinds(t) == ["ref", "ref"]
+    assert t.problems == ()
+
+
+def test_clock_escape() -> None:
+    text = "mov.u32 %0, %%clock;"
+    t = parse_template(text, True)
+    (ins,) = t.instructions
+    assert kinds(ins.operands) == ["ref", "special"]
+    assert ins.operands[1].text == "%%clock"
+    assert percent_kinds(t) == ["ref", "escape"]
+    assert (t.percents[1].start, t.percents[1].end) == (12, 14)
+    assert ins.end == len(text)
+
+
+def test_vector_load() -> None:
+    text = "ld.global.nc.v4.f32 {%0,%1,%2,%3}, [%4];"
+    t = parse_template(text, True)
+    assert t.braces == ()  # vector braces are not scopes
+    (ins,) = t.instructions
+    assert ins.opcode == "ld" and ins.modifiers == ("global", "nc", "v4", "f32")
+    vec, addr = ins.operands
+    assert vec.kind == "vector" and [p.ref for p in vec.parts] == [0, 1, 2, 3]
+    assert addr.kind == "address" and addr.text == "[%4]" and addr.parts[0].ref == 4
+    assert_in_bounds(t, text)
+
+
+def test_cp_async() -> None:
+    text = "cp.async.cg.shared.global [%0], [%1], 16;\n"
+    (ins,) = parse_template(text, True).instructions
+    assert ins.modifiers == ("async", "cg", "shared", "global")
+    assert kinds(ins.operands) == ["address", "address", "immediate"]
+
+
+def test_mma() -> None:
+    text = (
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%10,%11,%12,%13};"
+    )
+    t = parse_template(text, True)
+    (ins,) = t.instructions
+    assert ins.modifiers[2] == "m16n8k16"
+    assert kinds(ins.operands) == ["vector"] * 4
+    assert [len(o.parts) for o in ins.operands] == [4, 4, 2, 4]
+    assert ins.operands[3].parts[3].ref == 13
+    assert len(t.percents) == 14 and t.braces == ()
+    assert_in_bounds(t, text)
+
+
+def test_cvta_block() -> None:
+    text = "{ .reg .b64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }"
+    t = parse_template(text, True)
+    assert [d.declared for d in t.directives] == [("t",)]
+    assert [i.mnemonic for i in t.instructions] == ["cvta.to.shared.u64", "cvt.u32.u64"]
+    assert all(i.depth == 1 for i in t.instructions)
+    assert [(b.char, b.depth) for b in t.braces] == [("{", 1), ("}", 1)]
+
+
+def test_unique_label_and_branch() -> None:
+    text = "L%=: @!p bra L%=;"
+    t = parse_template(text, True)
+    (label,) = t.labels
+    assert (label.name, label.start, label.end, label.depth) == ("L%=", 0, 4, 0)
+    (ins,) = t.instructions
+    assert ins.opcode == "bra" and ins.start == 5
+    assert ins.predicate is not None and ins.predicate.negated
+    assert ins.predicate.register.text == "p"
+    assert kinds(ins.operands) == ["label"]
+    assert ins.operands[0].text == "L%="
+    assert percent_kinds(t) == ["unique", "unique"]
+
+
+def test_shfl_immediates() -> None:
+    text = "shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+    (ins,) = parse_template(text, True).instructions
+    assert kinds(ins.operands) == ["ref", "ref", "ref", "immediate", "immediate"]
+    assert [o.text for o in ins.operands[3:]] == ["0x1f", "0xffffffff"]
+
+
+def test_predicate_pair() -> None:
+    (ins,) = parse_template("setp.lt.u32 p|q, %1, 4;", True).instructions
+    pair = ins.operands[0]
+    assert pair.kind == "pair" and pair.text == "p|q"
+    assert [p.text for p in pair.parts] == ["p", "q"]
+
+
+def test_float_bit_pattern() -> None:
+    (ins,) = parse_template("mov.b32 %0, 0f3F800000;", True).instructions
+    assert ins.operands[1].kind == "immediate" and ins.operands[1].text == "0f3F800000"
+
+
+def test_basic_membar() -> None:
+    t = parse_template("membar.gl;", False)
+    (ins,) = t.instructions
+    assert (ins.opcode, ins.modifiers, ins.operands, ins.terminated) == (
+        "membar",
+        ("gl",),
+        (),
+        True,
+    )
+    assert t.percents == () and t.problems == ()
+
+
+def test_extended_single_percent_special_is_bare() -> None:
+    text = "mov.u32 %0, %clock;"
+    t = parse_template(text, True)
+    assert percent_kinds(t) == ["ref", "bare"]
+    assert t.percents[1].name == "clock"
+    assert text[t.percents[1].start : t.percents[1].end] == "%clock"
+    assert t.instructions[0].operands[1].kind == "special"
+
+
+def test_modifier_ref_alone() -> None:
+    t = parse_template("%n1", True)
+    (p,) = t.percents
+    assert (p.kind, p.modifier, p.index, p.start, p.end) == ("ref", "n", 1, 0, 3)
+
+
+def test_trailing_percent() -> None:
+    text = "add.u32 %0, %1, %2; %"
+    t = parse_template(text, True)
+    assert percent_kinds(t) == ["ref", "ref", "ref", "trailing"]
+    assert (t.percents[-1].start, t.percents[-1].end) == (20, 21)
+    assert t.instructions[0].mnemonic == "add.u32"
+
+
+# --------------------------------------------------------------------------- percent tokens
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "index", "modifier", "name"),
+    [
+        ("%0", "ref", 0, "", ""),
+        ("%12", "ref", 12, "", ""),
+        ("%c0", "ref", 0, "c", ""),
+        ("%a2", "ref", 2, "a", ""),
+        ("%x1", "ref", 1, "x", ""),
+        ("%w0", "ref", 0, "w", ""),
+        ("%P1", "ref", 1, "P", ""),
+        ("%l0", "ref", 0, "l", ""),
+        ("%r1", "ref", 1, "r", ""),  # one letter + digits: GCC reads a modifier
+        ("%%", "escape", None, "", ""),
+        ("%=", "unique", None, "", ""),
+        ("%[val]", "named", None, "", "val"),
+        ("%clock", "bare", None, "", "clock"),
+        ("%laneid", "bare", None, "", "laneid"),
+        ("%rd1", "bare", None, "", "rd1"),  # two letters: not a modifier
+        ("%pm0", "bare", None, "", "pm0"),
+    ],
+)
+def test_extended_percent_kinds(
+    text: str, kind: str, index: int | None, modifier: str, name: str
+) -> None:
+    t = parse_template(f"mov.u32 {text}, 1;", True)
+    (p,) = t.percents
+    assert (p.kind, p.index, p.modifier, p.name) == (kind, index, modifier, name)
+    assert (p.start, p.end) == (8, 8 + len(text))
+
+
+def test_escape_then_register_names() -> None:
+    text = "mov.u32 %0, %%tid.x; mov.u32 %1, %%r1; mov.u64 %2, %%clock64;"
+    t = parse_template(text, True)
+    assert percent_kinds(t) == ["ref", "escape", "ref", "escape", "ref", "escape"]
+    ops = [i.operands[1] for i in t.instructions]
+    assert kinds(tuple(ops)) == ["special", "register", "special"]
+    assert [o.text for o in ops] == ["%%tid.x", "%%r1", "%%clock64"]
+
+
+def test_tid_dot_x_bare_name() -> None:
+    t = parse_template("mov.u32 %0, %tid.x;", True)
+    assert t.percents[1].name == "tid"
+    assert t.instructions[0].operands[1].kind == "special"
+
+
+def test_named_operand_reference() -> None:
+    t = parse_template("mov.b32 %[out], %[in];", True)
+    assert [(p.kind, p.name) for p in t.percents] == [("named", "out"), ("named", "in")]
+    (ins,) = t.instructions
+    assert kinds(ins.operands) == ["ref", "ref"] and ins.operands[0].ref is None
+
+
+def test_unterminated_named_reference() -> None:
+    t = parse_template("mov.b32 %0, %[in", True)
+    assert t.percents[-1].kind == "named"
+    assert any("%[" in p.message for p in t.problems)
+
+
+def test_lone_percent_mid_template_is_bare_without_name() -> None:
+    t = parse_template("mov.u32 %0, % 1;", True)
+    assert [(p.kind, p.name) for p in t.percents] == [("ref", ""), ("bare", "")]
+
+
+def test_basic_asm_percents() -> None:
+    text = "mov.u32 %r1, %clock; mov.u32 %0, %%r2;"
+    t = parse_template(text, False)
+    # %clock and %r1 are ordinary PTX in basic asm; %0 is no operand; %% is flagged as escape.
+    assert [(p.kind, p.name) for p in t.percents] == [("bare", "0"), ("escape", "")]
+    first, second = t.instructions
+    assert kinds(first.operands) == ["register", "special"]
+    assert second.operands[0].kind == "register" and second.operands[0].ref is None
+
+
+def test_percents_everywhere_but_comments() -> None:
+    text = ".reg .b32 r_%=; // %5 {\n/* %6 } */ @%0 bra L%=;"
+    t = parse_template(text, True)
+    assert [p.kind for p in t.percents] == ["unique", "ref", "unique"]
+    assert t.braces == ()
+    assert len(t.comments) == 2
+    (ins,) = t.instructions
+    assert ins.predicate is not None and ins.predicate.register.ref == 0
+
+
+# --------------------------------------------------------------------------- structure
+
+
+def test_comments_hide_everything() -> None:
+    text = "mov.u32 %0, 1; // { add ; }\n/* } ; ld */ st.u32 [%1], %0;"
+    t = parse_template(text, True)
+    assert t.comments == ((15, 27), (28, 40))
+    assert t.braces == ()
+    assert [i.opcode for i in t.instructions] == ["mov", "st"]
+
+
+def test_comment_inside_instruction() -> None:
+    text = "add.u32 %0, /* why */ %1, 2;"
+    (ins,) = parse_template(text, True).instructions
+    assert kinds(ins.operands) == ["ref", "ref", "immediate"]
+
+
+def test_unterminated_block_comment() -> None:
+    text = "mov.u32 %0, 1; /* {"
+    t = parse_template(text, True)
+    assert t.comments == ((15, len(text)),)
+    assert t.braces == ()
+    assert [p.message for p in t.problems] == ["unterminated '/*' comment"]
+
+
+def test_brace_depths_and_balance_problems() -> None:
+    t = parse_template("{ { mov.u32 %0, 1; } }", True)
+    assert [(b.char, b.depth) for b in t.braces] == [("{", 1), ("{", 2), ("}", 2), ("}", 1)]
+    assert t.instructions[0].depth == 2
+    t = parse_template("} {", True)
+    assert [(b.char, b.depth) for b in t.braces] == [("}", 0), ("{", 1)]
+    assert sorted(p.message for p in t.problems) == ["unclosed '{'", "unmatched '}'"]
+
+
+def test_missing_semicolon_before_brace_and_end() -> None:
+    text = "{ mov.u32 %0, 1 }\nadd.u32 %0, %0, 1"
+    t = parse_template(text, True)
+    first, second = t.instructions
+    assert not first.terminated and text[first.start : first.end] == "mov.u32 %0, 1"
+    assert not second.terminated and second.end == len(text)
+    assert second.depth == 0
+
+
+def test_statement_spans_lines() -> None:
+    text = "add.u32 %0,\n        %1,\n        %2;"
+    (ins,) = parse_template(text, True).instructions
+    assert [o.ref for o in ins.operands] == [0, 1, 2] and ins.terminated
+
+
+def test_labels() -> None:
+    text = "$L__BB0_1: L2:\nmov.u32 %0, 1;\n{ Lx_%=: ret; }"
+    t = parse_template(text, True)
+    assert [(lb.name, lb.depth) for lb in t.labels] == [("$L__BB0_1", 0), ("L2", 0), ("Lx_%=", 1)]
+    assert [i.opcode for i in t.instructions] == ["mov", "ret"]
+
+
+def test_label_before_scope_brace() -> None:
+    t = parse_template("L1: {\n mov.b64 {%0,%1}, %2;\n}", True)
+    assert [lb.name for lb in t.labels] == ["L1"]
+    assert [(b.char, b.depth) for b in t.braces] == [("{", 1), ("}", 1)]
+    assert t.instructions[0].operands[0].kind == "vector"
+
+
+def test_double_colon_is_not_a_label() -> None:
+    text = "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];"  # noqa: E501
+    t = parse_template(text, True)
+    assert t.labels == ()
+    (ins,) = t.instructions
+    assert ins.opcode == "cp"
+    assert ins.modifiers == (
+        "async",
+        "bulk",
+        "tensor",
+        "3d",
+        "shared::cluster",
+        "global",
+        "mbarrier::complete_tx::bytes",
+    )
+    assert text[ins.opcode_start : ins.opcode_end] == ins.mnemonic
+    addr = ins.operands[1]
+    assert addr.kind == "address"
+    assert kinds(addr.parts) == ["ref", "vector"]
+    assert [p.ref for p in addr.parts[1].parts] == [2, 3, 4]
+
+
+def test_digit_leading_modifiers() -> None:
+    text = "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+    (ins,) = parse_template(text, True).instructions
+    assert ins.modifiers == ("sync", "aligned", "m8n8", "x4", "shared", "b16")
+    (ins,) = parse_template("add.rn.f16x2 %0, %1, %2;", True).instructions
+    assert ins.modifiers == ("rn", "f16x2")
+
+
+def test_directives() -> None:
+    text = (
+        ".reg .b32 r<4>;\n.reg .pred p, q;\n.pred z;\n"
+        ".shared .align 16 .b8 buf[128];\n.local .u32 loc;\n.param .b64 prm;\n"
+        '.pragma "nounroll";'
+    )
+    t = parse_template(text, False)
+    assert [(d.name, d.declared) for d in t.directives] == [
+        (".reg", ("r<4>",)),
+        (".reg", ("p", "q")),
+        (".pred", ("z",)),
+        (".shared", ("buf",)),
+        (".local", ("loc",)),
+        (".param", ("prm",)),
+        (".pragma", ()),
+    ]
+    assert t.instructions == ()
+    assert_in_bounds(t, text)
+
+
+def test_directive_initializer_braces_are_not_scopes() -> None:
+    t = parse_template(".global .u32 tab[2] = {1, 2};", False)
+    assert t.braces == () and t.directives[0].declared == ("tab",)
+
+
+# --------------------------------------------------------------------------- operands
+
+
+def test_address_forms() -> None:
+    (ins,) = parse_template("ld.shared.u32 %0, [%1+16]; ", True).instructions
+    addr = ins.operands[1]
+    assert [(p.kind, p.text) for p in addr.parts] == [("ref", "%1"), ("immediate", "16")]
+    (ins,) = parse_template("ld.shared.u32 %0, [%1 + -4];", True).instructions
+    assert [p.text for p in ins.operands[1].parts] == ["%1", "-4"]
+    (ins,) = parse_template("ld.shared.u32 %0, [buf];", True).instructions
+    assert ins.operands[1].parts[0].kind == "register"
+
+
+def test_immediates() -> None:
+    text = "foo %0, -1, 0x1F, 0f3F800000, 0d3FF0000000000000, 1.0, 1.5e-3, 16U, 7;"
+    (ins,) = parse_template(text, True).instructions
+    assert kinds(ins.operands) == ["ref"] + ["immediate"] * 8
+    assert ins.operands[1].text == "-1"
+
+
+def test_negation_sink_and_other() -> None:
+    text = "foo !p, _, {_, %0}, a.b, 12abc;"
+    (ins,) = parse_template(text, True).instructions
+    neg, sink, vec, dotted, junk = ins.operands
+    assert neg.negated and neg.kind == "register" and neg.text == "!p"
+    assert sink.kind == "other"
+    assert kinds(vec.parts) == ["other", "ref"]
+    assert dotted.kind == "other" and junk.kind == "other"
+
+
+def test_special_registers() -> None:
+    names = [
+        "%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi", "%tid.x",
+        "%ntid.y", "%ctaid.z", "%nctaid.x", "%laneid", "%warpid", "%nwarpid", "%smid",
+        "%nsmid", "%gridid", "%lanemask_eq", "%lanemask_lt", "%pm0", "%pm7", "%pm3_64",
+        "%envreg0", "%envreg31", "%dynamic_smem_size", "%total_smem_size",
+        "%aggr_smem_size", "%reserved_smem_offset_begin", "%cluster_ctarank",
+        "%is_explicit_cluster", "%current_graph_exec", "%nclusterid.x",
+    ]  # fmt: skip
+    for name in names:
+        (ins,) = parse_template(f"mov.u32 %0, %{name};", True).instructions
+        assert ins.operands[1].kind == "special", name
+        (ins,) = parse_template(f"mov.u32 r, {name};", False).instructions
+        assert ins.operands[1].kind == "special", name
+    for name in ["%envreg32", "%pm8", "%tidx", "%r1"]:
+        (ins,) = parse_template(f"mov.u32 r, {name};", False).instructions
+        assert ins.operands[1].kind == "register", name
+
+
+def test_hole_makes_instruction_opaque() -> None:
+    text = f"ld.global.{HOLE} %0, [%1];\nmov.u32 %0, {HOLE};\nadd.u32 %0, %1, 2;"
+    t = parse_template(text, True)
+    ld, mov, add = t.instructions
+    assert ld.opaque and ld.modifiers == ("global", HOLE)
+    assert mov.opaque and mov.operands[1].kind == "opaque"
+    assert not add.opaque
+    assert_in_bounds(t, text)
+
+
+def test_whole_instruction_hole() -> None:
+    t = parse_template(HOLE, True)
+    assert t.instructions[0].opaque and t.problems == ()
+
+
+def test_splice_in_mnemonic_is_opaque() -> None:
+    (ins,) = parse_template("ld.global.%2 %0, [%1];", True).instructions
+    assert ins.opaque
+
+
+def test_unterminated_brackets() -> None:
+    t = parse_template("ld.global.u32 %0, [%1;", True)
+    assert t.instructions[0].terminated
+    assert [p.message for p in t.problems] == ["unterminated '['"]
+    t = parse_template("mov.b64 {%0, %1;", True)
+    assert t.instructions[0].operands[0].kind == "vector"
+    assert [p.message for p in t.problems] == ["unterminated '{'"]
+    assert t.braces == ()
+
+
+def test_mismatched_closers() -> None:
+    t = parse_template("ld.u32 %0, [%1, {%2];", True)
+    assert "unterminated '{'" in [p.message for p in t.problems]
+    assert t.instructions[0].operands[1].kind == "address"
+
+
+def test_empty_and_blank() -> None:
+    for text in ["", "   \n\t ", ";;;", "\n;\n"]:
+        assert parse_template(text, True) == PtxTemplate()
+        assert parse_template(text, False) == PtxTemplate()
+
+
+def test_garbage_is_a_problem_not_an_instruction() -> None:
+    t = parse_template("123 456;", True)
+    assert t.instructions == ()
+    assert len(t.problems) == 1
+
+
+def test_big_template() -> None:
+    block = (
+        "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %1, 0;\n\t@p mov.u32 %0, 1;\n}\n"
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%10,%11,%12,%13}; // note\n"
+    )
+    text = block * 60
+    t = parse_template(text, True)
+    assert len(text) > 10_000
+    assert len(t.instructions) == 180 and len(t.directives) == 60 and len(t.comments) == 60
+    assert t.problems == ()
+    assert_in_bounds(t, text)
+
+
+# --------------------------------------------------------------------------- fuzz
+
+_ALPHABET = [
+    *'%{}[]();,.:@!|+-_=<> \n\t/*"0123456789abcfxLpr',
+    HOLE,
+    "%%",
+    "%0",
+    "%n1",
+    "%=",
+    "%[a]",
+    "mov.u32 ",
+    "//",
+    "/*",
+    "*/",
+    "0x1f",
+    "0f3F800000",
+    ".reg .b32 ",
+    "L1:",
+    "::",
+    "\u00e9",
+]
+
+
+def test_fuzz_never_raises_and_stays_in_bounds() -> None:
+    rng = random.Random(20240611)
+    for i in range(3000):
+        text = "".join(rng.choice(_ALPHABET) for _ in range(rng.randrange(0, 40)))
+        extended = bool(i & 1)
+        t = parse_template(text, extended)
+        assert_in_bounds(t, text)
+        depth = 0
+        for b in t.braces:
+            if b.char == "{":
+                depth += 1
+                assert b.depth == depth
+            elif depth:
+                assert b.depth == depth
+                depth -= 1
+            else:
+                assert b.depth == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 3000,
+        "{" * 3000,
+        "mov " + "{" * 3000,
+        "mov " + "[{(" * 1000,
+        "%" * 5000,
+        "!" * 5000 + "p",
+        "mov " + "-" * 5000,
+        "mov {a}," * 1000,
+        "a|" * 3000,
+        "/*" * 3000,
+        "@" * 3000,
+        "}" * 3000,
+    ],
+)
+def test_pathological_inputs(text: str) -> None:
+    for extended in (True, False):
+        assert_in_bounds(parse_template(text, extended), text)
