@@ -42,7 +42,9 @@ Grammar handled, in the order the scan applies it:
 Limitations: PTX string literals (``.pragma "..."``) are not special, so a ``;`` or brace
 inside one would split the statement; a single-``%`` word in extended asm is tokenised the way
 GCC does (``%r1`` is modifier ``r`` on operand 1), so PTX register names written with one
-``%`` come out as refs when they are one letter followed by digits.
+``%`` come out as refs when they are one letter followed by digits. A label is only seen at
+the start of a statement, so one that follows an instruction missing its ``;`` is read as part
+of that instruction's operands (with a "missing ','" problem).
 
 The parser never raises: malformed input yields ``PtxProblem`` entries instead. It is one
 left-to-right scan with precompiled, backtracking-safe regular expressions.
