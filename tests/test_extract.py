@@ -1,0 +1,212 @@
+"""Extraction: every asm statement found, with an exact source map."""
+
+from __future__ import annotations
+
+from ptxlint.engine import extract_statements
+from ptxlint.model import HOLE, SourceFile
+from tests.conftest import lint_text
+
+
+def statements(text: str, path: str = "t.cu"):
+    return extract_statements(SourceFile(path, text)).statements
+
+
+def test_finding_in_third_piece_points_at_exact_line_and_column() -> None:
+    text = (
+        "__device__ int f(int a, int b) {\n"
+        "  int d;\n"
+        '  asm("{\\n\\t"            // first piece\n'
+        '      /* between */ "add.s32 %0, %1, 1;\\n\\t"\n'
+        '      "sub.s32 %0, %0, %n1;\\n\\t}"\n'
+        '      : "=r"(d) : "r"(a));\n'
+        "  return d;\n"
+        "}\n"
+    )
+    findings = lint_text(text, select=("PTX007",))
+    assert len(findings) == 1
+    source = SourceFile("t.cu", text)
+    start = source.line_col(findings[0].span.start)
+    end = source.line_col(findings[0].span.end)
+    line5 = text.splitlines()[4]
+    assert (start.line, start.column) == (5, line5.index("%n1") + 1)
+    assert (end.line, end.column) == (5, line5.index("%n1") + 4)
+
+
+def test_escapes_map_to_their_spelling() -> None:
+    text = '__device__ void g() { asm volatile("a\\tb\\x41\\101\\"" ::); }'
+    (s,) = statements(text, "t.cu") or [None]
+    assert s is not None
+    assert s.template.text == 'a\tbAA"'
+    tab = s.template.source_span(1, 2)
+    assert text[tab.start : tab.end] == "\\t"
+    hex_a = s.template.source_span(3, 4)
+    assert text[hex_a.start : hex_a.end] == "\\x41"
+    octal = s.template.source_span(4, 5)
+    assert text[octal.start : octal.end] == "\\101"
+
+
+def test_raw_string_and_line_continuation() -> None:
+    text = (
+        '__device__ void g(int x) {\n  asm volatile(R"(mov.u32 %0, 1;)" "\\\n'
+        'add.u32 %0, %0, 1;" : "+r"(x));\n}\n'
+    )
+    (s,) = statements(text)
+    assert s.template.text == "mov.u32 %0, 1;add.u32 %0, %0, 1;"
+    span = s.template.source_span(14, 17)
+    assert text[span.start : span.end] == "add"
+
+
+def test_all_spellings_and_qualifiers_are_found() -> None:
+    text = """
+__device__ void k(int x) {
+  asm("membar.gl;");
+  __asm__ __volatile__("membar.cta;");
+  __asm volatile("trap;");
+  asm volatile("mov.u32 %0, %0;" : "+r"(x));
+  auto l = [&]() { asm("exit;"); };
+  // asm("in a comment");
+  const char* s = "asm(\\"in a string\\")";
+}
+template <int N> __device__ void t() { asm volatile("bar.sync %0;" :: "n"(N)); }
+struct S { __device__ void m() { asm("nanosleep.u32 1;"); } };
+"""
+    found = statements(text)
+    assert [s.keyword for s in found] == ["asm", "__asm__", "__asm", "asm", "asm", "asm", "asm"]
+    assert [s.is_volatile for s in found] == [False, True, True, True, False, True, False]
+    assert found[3].extended and not found[0].extended
+
+
+def test_statement_in_define_body_maps_into_the_macro() -> None:
+    text = (
+        "#define LOAD(dst, p) \\\n"
+        '  asm volatile("ld.global.u32 %0, [%1];" : "=r"(dst) : "l"(p))\n'
+        "__device__ int f(const int* p) { int v; LOAD(v, p); return v; }\n"
+    )
+    (s,) = statements(text)
+    assert s.context.macro == "LOAD"
+    assert s.template.text == "ld.global.u32 %0, [%1];"
+    assert [o.expression for o in s.operands] == ["dst", "p"]
+    assert SourceFile("t.cu", text).line_col(s.span.start).line == 2
+
+
+def test_macro_pieces_are_holes_and_string_macros_resolve() -> None:
+    text = """
+#define STRINGIFY(x) #x
+#if defined(_MSC_VER) && defined(_WIN64) || defined(__LP64__)
+#define __LDG_PTR "l"
+#else
+#define __LDG_PTR "r"
+#endif
+#define OP "add"
+__device__ float f(const float* ptr, float a) {
+  float r;
+  asm("{" STRINGIFY(fma) ".f32 %0,%1;}" : "=f"(r) : "f"(a));
+  asm("ld.global.nc.f32 %0, [%1];" : "=f"(r) : __LDG_PTR(ptr));
+  asm(OP ".f32 %0, %0, %1;" : "+f"(r) : "f"(a));
+  return r;
+}
+"""
+    s1, s2, s3 = statements(text)
+    assert s1.template.text == "{" + HOLE + ".f32 %0,%1;}"
+    assert s1.template.has_holes
+    assert s2.operands[1].constraint.letters == "l"
+    assert not s2.operands[1].constraint.opaque
+    assert s3.template.text == "add.f32 %0, %0, %1;"
+
+
+def test_ambiguous_string_macro_stays_opaque() -> None:
+    text = """
+#ifdef SOMETHING
+#define PTR "r"
+#else
+#define PTR "l"
+#endif
+__device__ void f(int* p) { asm volatile("st.u32 [%0], 1;" :: PTR(p)); }
+"""
+    (s,) = statements(text)
+    assert s.operands[0].constraint.opaque
+
+
+def test_host_assembly_is_never_linted() -> None:
+    text = """
+static inline unsigned long long rdtsc(void) {
+  unsigned lo, hi;
+  __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+  return ((unsigned long long)hi << 32) | lo;
+}
+static inline void cpu_relax(void) { __asm__ __volatile__("pause" ::: "memory"); }
+static inline int dot(int32x4_t acc, int8x16_t a, int8x16_t b) {
+  __asm__("sdot %0.4s, %1.16b, %2.16b" : "+w"(acc) : "w"(a), "w"(b));
+  __asm__ __volatile__("ldr %q0, [%1]" : "=w"(acc) : "r"(a) : "memory");
+  __asm__ volatile("movl %%eax, %0" : "=r"(lo) :: "%eax");
+  return acc;
+}
+"""
+    for path in ("ggml-cpu.c", "kernel.cu"):
+        result = extract_statements(SourceFile(path, text))
+        assert result.statements == [], path
+        assert len(result.skipped) == 5
+        assert lint_text(text, path) == []
+
+
+def test_asm_label_is_not_a_statement() -> None:
+    text = 'extern int clock32(void) asm("clock");\n__device__ void f() { asm("trap;"); }\n'
+    result = extract_statements(SourceFile("t.cu", text))
+    assert len(result.statements) == 1
+    assert "asm label" in result.skipped[0][1]
+
+
+def test_operands_constraints_and_clobbers() -> None:
+    text = (
+        '__device__ void f(int* p, int a) { int d; asm volatile("atom.add.u32 %0, [%1], %2;"'
+        ' : "=&r"(d) : "l"(p), [v] "r"(a + (1)) : "memory", "cc"); }'
+    )
+    (s,) = statements(text)
+    d, p, a = s.operands
+    assert (d.role, d.constraint.modifiers, d.constraint.letters) == ("output", "=&", "r")
+    assert (p.index, p.role, p.expression) == (1, "input", "p")
+    assert a.symbolic_name == "v" and a.expression == "a + (1)"
+    assert text[a.expression_span.start : a.expression_span.end] == "a + (1)"
+    assert [c.name for c in s.clobbers] == ["memory", "cc"]
+    assert len(s.colons) == 3
+
+
+def test_triple_colon_shorthand() -> None:
+    (s,) = statements('__device__ void f() { asm volatile("bar.sync 0;" ::: "memory"); }')
+    assert s.extended and [c.name for c in s.clobbers] == ["memory"] and len(s.colons) == 3
+
+
+def test_guards_and_function_context() -> None:
+    text = """
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+__device__ void a() { asm volatile("cp.async.wait_all;"); }
+#else
+__device__ void b() { asm volatile("membar.gl;"); }
+#endif
+"""
+    s1, s2 = statements(text)
+    assert s1.context.guards == ("defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800",)
+    assert s2.context.guards == ("!(defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800)",)
+    assert s1.context.function == "a" and "__device__" in s1.context.function_specifiers
+
+
+def test_non_ascii_text_before_the_statement_keeps_positions() -> None:
+    text = "// größe × π\n__device__ void f(int a) { int d; asm(\"add.u32 %0, %1, %n1;\" : \"=r\"(d) : \"r\"(a)); }\n"
+    (finding,) = lint_text(text, select=("PTX007",))
+    assert text[finding.span.start : finding.span.end] == "%n1"
+
+
+def test_malformed_input_never_crashes() -> None:
+    samples = [
+        'asm(',
+        'asm volatile("mov.u32 %0, %1;" : "=r"(x) : ',
+        '__device__ void f() { asm("unterminated); }',
+        'asm("x" : : : : : : );',
+        '__asm__',
+        '#define X asm(\n',
+        'asm(R"abc(never closed',
+        "\x00\x01asm(\"\\",
+        'asm("{" MACRO(,) "}" : FOO(x) : BAR);',
+    ]
+    for text in samples:
+        lint_text(text)
