@@ -12,8 +12,9 @@ from typing import TextIO
 from ptxlint import __version__
 from ptxlint.config import Config, ConfigError, RuleSelector, find_config, load_config, merge_cli, parse_arch
 from ptxlint.discover import discover, read_source
-from ptxlint.engine import instantiate, lint_source
-from ptxlint.model import Severity, SourceFile
+from ptxlint.engine import FileResult, instantiate, lint_source
+from ptxlint.fix import fix_text, unified_diff, write_atomically
+from ptxlint.model import Finding, Severity, SourceFile
 from ptxlint.registry import find_rule, load_rules
 from ptxlint.report import json_format, text_format
 from ptxlint.report.run_result import RunResult
@@ -53,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="lowest severity that makes the exit code 1 (default: warning)",
     )
     check.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    check.add_argument("--fix", action="store_true", help="apply safe fixes in place")
+    check.add_argument("--unsafe-fixes", action="store_true",
+                       help="with --fix or --diff, also apply fixes that may change meaning")
+    check.add_argument("--diff", action="store_true",
+                       help="print the fixes as a unified diff instead of writing them")
 
     stats = sub.add_parser("stats", help="count asm statements and typed operands")
     _add_lint_arguments(stats)
@@ -147,6 +153,8 @@ def run(
     rule_classes: Sequence[type[Rule]],
     context: RuleContext,
     progress: TextIO | None = None,
+    fix_mode: str | None = None,
+    unsafe_fixes: bool = False,
 ) -> RunResult:
     started = time.perf_counter()
     discovery = discover(
@@ -172,6 +180,13 @@ def run(
             result.notes.append((file.path, "not valid UTF-8; undecodable bytes were replaced"))
         source = SourceFile(file.path, text, decode_errors)
         file_result = lint_source(source, rules, context, selector)
+        if fix_mode and any(f.fix for f in file_result.findings):
+            if decode_errors:
+                result.notes.append((file.path, "not fixed: the file is not valid UTF-8"))
+            else:
+                source, file_result = _fix_file(
+                    source, file_result, rules, context, selector, fix_mode, unsafe_fixes, result
+                )
         result.files += 1
         result.statements += len(file_result.statements)
         result.skipped_statements += len(file_result.skipped_statements)
@@ -186,6 +201,40 @@ def run(
         progress.flush()
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _fix_file(
+    source: SourceFile,
+    file_result: FileResult,
+    rules: Sequence[Rule],
+    context: RuleContext,
+    selector: RuleSelector,
+    fix_mode: str,
+    unsafe: bool,
+    result: RunResult,
+) -> tuple[SourceFile, FileResult]:
+    def relint(text: str) -> list[Finding]:
+        return lint_source(SourceFile(source.path, text), rules, context, selector).findings
+
+    outcome = fix_text(source.text, relint, unsafe)
+    if not outcome.applied or outcome.text == source.text:
+        return source, file_result
+    result.fixed += outcome.applied
+    if fix_mode == "diff":
+        result.diffs.append(unified_diff(source.path, source.text, outcome.text))
+        return source, file_result
+    try:
+        write_atomically(source.path, outcome.text, bom=_has_bom(source.path))
+    except OSError as exc:
+        result.errors.append((source.path, f"could not write fixes: {exc.strerror or exc}"))
+        return source, file_result
+    fixed = SourceFile(source.path, outcome.text)
+    return fixed, lint_source(fixed, rules, context, selector)
+
+
+def _has_bom(path: str) -> bool:
+    with open(path, "rb") as handle:
+        return handle.read(3) == b"\xef\xbb\xbf"
 
 
 def _is_error(reason: str) -> bool:
@@ -211,9 +260,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         if sys.stderr.isatty() and not args.no_progress and not args.quiet
         else None
     )
-    result = run(args.paths, config, selector, rule_classes, context, progress)
+    fix_mode = "diff" if args.diff else "fix" if args.fix else None
+    result = run(args.paths, config, selector, rule_classes, context, progress,
+                 fix_mode=fix_mode, unsafe_fixes=args.unsafe_fixes)
     out_stream: TextIO
-    if args.format == "json":
+    if fix_mode == "diff":
+        report = "".join(result.diffs)
+        if not args.quiet:
+            n = result.fixed
+            print(f"Would apply {n} fix{'es' if n != 1 else ''}.", file=sys.stderr)
+    elif args.format == "json":
         report = json_format.render(result)
     else:
         color = (
@@ -242,6 +298,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         if not args.quiet:
             for path, reason in result.notes:
                 print(f"ptxlint: note: {path}: skipped: {reason}", file=sys.stderr)
+    if fix_mode == "fix" and not args.quiet and result.fixed:
+        print(f"Fixed {result.fixed} finding{'s' if result.fixed != 1 else ''}.", file=sys.stderr)
+    if fix_mode == "diff":
+        return EXIT_ERROR if result.errors else (EXIT_FINDINGS if result.diffs else EXIT_OK)
     return exit_code(result, config.fail_on)
 
 

@@ -20,6 +20,8 @@ class RunResult:
     operands: int = 0
     typed_operands: int = 0
     root: str = "."  # the folder paths are relative to (SARIF's %SRCROOT%)
+    fixed: int = 0  # fixes applied (or, with --diff, that would be)
+    diffs: list[str] = field(default_factory=list)
 
     @property
     def internal_errors(self) -> int:
