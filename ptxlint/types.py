@@ -1,0 +1,1359 @@
+"""Tier-1 syntactic type resolution for asm operand expressions.
+
+The rules that consume these types (constraint-size-mismatch, non-scalar-operand) report errors,
+so this module prefers silence over guessing: whenever a name is unknown, depends on a template
+parameter, comes from a macro, or has conflicting declarations (``#if`` branches, overloads,
+namespaces), the answer is ``None``. Only what the file itself spells out is used; types from
+other headers are known only through the small built-in tables below (CUDA vector types,
+``__half``, fixed-width integers, a handful of intrinsics).
+
+Everything is computed on the tree-sitter tree the caller already has. File-wide indexes (type
+names, namespace-scope variables and functions, enumerators, macros) are built once per resolver
+on first use; block and class scopes are indexed on demand and cached by node id, because one
+function body typically holds many asm operands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import tree_sitter
+import tree_sitter_cuda
+
+from ptxlint.model import CType
+
+Node = tree_sitter.Node
+
+# --------------------------------------------------------------------------- internal types
+
+
+@dataclass(frozen=True)
+class _Ty:
+    """A richer type than ``CType``: enough structure to follow ``*``, ``[]``, ``.`` and ``->``."""
+
+    spelling: str
+    kind: str  # CType kinds plus "function"
+    size: int | None
+    rank: int = 0  # integer conversion rank; 0 for everything that is not an integer
+    unsigned: bool = False
+    # pointer: pointee; array: element; vector: component; enum: underlying; function: return
+    target: _Ty | None = None
+    array: bool = False
+    lanes: int = 0  # components of a CUDA vector type (x, y, z, w)
+    scoped: bool = False  # enum class: no implicit conversion to int
+    bodies: tuple[Node, ...] = field(default=(), compare=False, hash=False)  # record bodies
+
+    def same(self, other: _Ty) -> bool:
+        return (self.spelling, self.kind, self.size) == (other.spelling, other.kind, other.size)
+
+    def ctype(self) -> CType | None:
+        if self.kind == "function":
+            return None
+        return CType(spelling=self.spelling, kind=self.kind, size=self.size, tier=1)
+
+
+# Canonical integer spellings: (size, rank, unsigned). LP64: long is 8 bytes.
+_INTEGERS: dict[str, tuple[int, int, bool]] = {
+    "char": (1, 2, False),  # signed on every target nvcc supports
+    "signed char": (1, 2, False),
+    "unsigned char": (1, 2, True),
+    "short": (2, 3, False),
+    "unsigned short": (2, 3, True),
+    "char16_t": (2, 3, True),
+    "int": (4, 4, False),
+    "unsigned int": (4, 4, True),
+    "wchar_t": (4, 4, False),
+    "char32_t": (4, 4, True),
+    "long": (8, 5, False),
+    "unsigned long": (8, 5, True),
+    "long long": (8, 6, False),
+    "unsigned long long": (8, 6, True),
+    "__int128": (16, 7, False),
+    "unsigned __int128": (16, 7, True),
+}
+_FLOATS = {"float": 4, "double": 8, "long double": 16}
+
+
+def _int(spelling: str) -> _Ty:
+    size, rank, unsigned = _INTEGERS[spelling]
+    return _Ty(spelling, "integer", size, rank, unsigned)
+
+
+def _float(spelling: str) -> _Ty:
+    return _Ty(spelling, "floating", _FLOATS[spelling])
+
+
+_BOOL = _Ty("bool", "bool", 1, rank=1, unsigned=True)
+_INT = _int("int")
+_UINT = _int("unsigned int")
+_ULONG = _int("unsigned long")
+_LONG = _int("long")
+_HALF = _Ty("__half", "half", 2)
+_BF16 = _Ty("__nv_bfloat16", "half", 2)
+
+# Names that resolve without any declaration in the file: C/C++ typedefs from the standard
+# headers (as glibc defines them on x86-64/aarch64 Linux) and CUDA's own types.
+_SCALAR_NAMES: dict[str, _Ty] = {
+    **{name: _int(name) for name in _INTEGERS},
+    **{name: _float(name) for name in _FLOATS},
+    "bool": _BOOL,
+    "_Bool": _BOOL,
+    "signed": _INT,
+    "unsigned": _UINT,
+    "int8_t": _int("signed char"),
+    "uint8_t": _int("unsigned char"),
+    "int16_t": _int("short"),
+    "uint16_t": _int("unsigned short"),
+    "int32_t": _INT,
+    "uint32_t": _UINT,
+    "int64_t": _LONG,
+    "uint64_t": _ULONG,
+    "size_t": _ULONG,
+    "ssize_t": _LONG,
+    "ptrdiff_t": _LONG,
+    "intptr_t": _LONG,
+    "uintptr_t": _ULONG,
+    "intmax_t": _LONG,
+    "uintmax_t": _ULONG,
+    "clock_t": _LONG,
+    "half": _HALF,
+    "__half": _HALF,
+    "__nv_bfloat16": _BF16,
+    "nv_bfloat16": _BF16,
+}
+
+
+def _vector(spelling: str, component: _Ty, lanes: int) -> _Ty:
+    size = component.size * lanes if component.size is not None else None
+    return _Ty(spelling, "aggregate", size, target=component, lanes=lanes)
+
+
+_VECTOR_COMPONENTS = {
+    "char": "signed char",
+    "uchar": "unsigned char",
+    "short": "short",
+    "ushort": "unsigned short",
+    "int": "int",
+    "uint": "unsigned int",
+    "long": "long",
+    "ulong": "unsigned long",
+    "longlong": "long long",
+    "ulonglong": "unsigned long long",
+    "float": "float",
+    "double": "double",
+}
+_AGGREGATE_NAMES: dict[str, _Ty] = {
+    f"{prefix}{n}": _vector(f"{prefix}{n}", _float(c) if c in _FLOATS else _int(c), n)
+    for prefix, c in _VECTOR_COMPONENTS.items()
+    for n in (1, 2, 3, 4)
+}
+_AGGREGATE_NAMES.update(
+    {
+        "dim3": _vector("dim3", _UINT, 3),
+        "half2": _vector("__half2", _HALF, 2),
+        "__half2": _vector("__half2", _HALF, 2),
+        "__nv_bfloat162": _vector("__nv_bfloat162", _BF16, 2),
+        "nv_bfloat162": _vector("__nv_bfloat162", _BF16, 2),
+    }
+)
+_BUILTIN_TYPES: dict[str, _Ty] = {**_SCALAR_NAMES, **_AGGREGATE_NAMES}
+
+_BUILTIN_VARIABLES: dict[str, _Ty] = {
+    "threadIdx": _AGGREGATE_NAMES["uint3"],
+    "blockIdx": _AGGREGATE_NAMES["uint3"],
+    "blockDim": _AGGREGATE_NAMES["dim3"],
+    "gridDim": _AGGREGATE_NAMES["dim3"],
+    "clusterIdx": _AGGREGATE_NAMES["uint3"],
+    "clusterDim": _AGGREGATE_NAMES["dim3"],
+    "warpSize": _INT,
+}
+
+_VOID_PTR = _Ty("void *", "pointer", 8)
+_SIZE_T = _ULONG
+# Return types of CUDA intrinsics that operands are commonly wrapped in. Overloaded or templated
+# ones (__shfl_sync, __ldg, min, max) are deliberately absent.
+_INTRINSICS: dict[str, _Ty] = {
+    "__cvta_generic_to_shared": _SIZE_T,
+    "__cvta_generic_to_global": _SIZE_T,
+    "__cvta_generic_to_constant": _SIZE_T,
+    "__cvta_generic_to_local": _SIZE_T,
+    "__cvta_generic_to_grid_constant": _SIZE_T,
+    "__cvta_shared_to_generic": _VOID_PTR,
+    "__cvta_global_to_generic": _VOID_PTR,
+    "__cvta_constant_to_generic": _VOID_PTR,
+    "__cvta_local_to_generic": _VOID_PTR,
+    "__float_as_uint": _UINT,
+    "__float_as_int": _INT,
+    "__uint_as_float": _float("float"),
+    "__int_as_float": _float("float"),
+    "__double_as_longlong": _int("long long"),
+    "__longlong_as_double": _float("double"),
+    "__double2hiint": _INT,
+    "__double2loint": _INT,
+    "__hiloint2double": _float("double"),
+    "__half_as_ushort": _int("unsigned short"),
+    "__half_as_short": _int("short"),
+    "__bfloat16_as_ushort": _int("unsigned short"),
+    "__bfloat16_as_short": _int("short"),
+    "__ushort_as_half": _HALF,
+    "__short_as_half": _HALF,
+    "__ushort_as_bfloat16": _BF16,
+    "__short_as_bfloat16": _BF16,
+    "__half2float": _float("float"),
+    "__bfloat162float": _float("float"),
+    "__float2half": _HALF,
+    "__float2half_rn": _HALF,
+    "__float2bfloat16": _BF16,
+    "__float2bfloat16_rn": _BF16,
+    "__float2int_rn": _INT,
+    "__float2int_rz": _INT,
+    "__float2uint_rn": _UINT,
+    "__float2uint_rz": _UINT,
+    "__int2float_rn": _float("float"),
+    "__uint2float_rn": _float("float"),
+    "__popc": _INT,
+    "__popcll": _INT,
+    "__clz": _INT,
+    "__clzll": _INT,
+    "__ffs": _INT,
+    "__ffsll": _INT,
+    "__brev": _UINT,
+    "__brevll": _int("unsigned long long"),
+    "__byte_perm": _UINT,
+    "__funnelshift_l": _UINT,
+    "__funnelshift_lc": _UINT,
+    "__funnelshift_r": _UINT,
+    "__funnelshift_rc": _UINT,
+    "__mul24": _INT,
+    "__umul24": _UINT,
+    "__mulhi": _INT,
+    "__umulhi": _UINT,
+    "__mul64hi": _int("long long"),
+    "__umul64hi": _int("unsigned long long"),
+    "__sad": _INT,
+    "__usad": _UINT,
+    "__activemask": _UINT,
+    "__ballot_sync": _UINT,
+    "__any_sync": _INT,
+    "__all_sync": _INT,
+    "__syncthreads_count": _INT,
+    "__syncthreads_and": _INT,
+    "__syncthreads_or": _INT,
+    "__isShared": _UINT,
+    "__isGlobal": _UINT,
+    "__isConstant": _UINT,
+    "__isLocal": _UINT,
+    "clock": _LONG,
+    "clock64": _int("long long"),
+    "__clock64": _int("long long"),
+    "__globaltimer": _int("unsigned long long"),
+}
+
+_CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "bit_cast"})
+# Namespaces whose spelling of a built-in name means the built-in (std::uint32_t, ::size_t);
+# _CUDA_VSTD is the macro libcu++ spells cuda::std with, too common in CUDA's headers to miss.
+_STD_SCOPES = frozenset({"", "std", "cuda::std", "_CUDA_VSTD", "_CUDA_VSTD_NOVERSION"})
+_RECORD_SPECIFIERS = frozenset({"struct_specifier", "class_specifier", "union_specifier"})
+_PREPROC_BLOCKS = frozenset(
+    {"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"}
+)
+# Statements whose children are still in the enclosing block's scope.
+_TRANSPARENT_STATEMENTS = _PREPROC_BLOCKS | {"case_statement", "labeled_statement"}
+_TYPE_PARAMETERS = frozenset(
+    {
+        "type_parameter_declaration",
+        "variadic_type_parameter_declaration",
+        "optional_type_parameter_declaration",
+        "template_template_parameter_declaration",
+    }
+)
+_VALUE_PARAMETERS = frozenset({"parameter_declaration", "optional_parameter_declaration"})
+_NAME_NODES = frozenset({"identifier", "field_identifier", "type_identifier"})
+_MAX_DEPTH = 24  # typedef chains and nested expressions deeper than this are given up on
+
+_WRAP_PREFIX = b"void __ptxlint_f(void) { __ptxlint_v = __ptxlint_g("
+_WRAP_SUFFIX = b"); }\n"
+
+_TYPE_QUERY_SOURCE = """
+(type_definition) @typedef
+(alias_declaration) @alias
+(struct_specifier name: (type_identifier) @record)
+(class_specifier name: (type_identifier) @record)
+(union_specifier name: (type_identifier) @record)
+(enum_specifier name: (type_identifier) @enum)
+(enumerator name: (identifier) @enumerator)
+(preproc_def name: (identifier) @macro)
+(preproc_function_def name: (identifier) @macro)
+"""
+
+
+class _Language:
+    """The CUDA grammar, its parser and the index query, built once per process."""
+
+    _instance: _Language | None = None
+
+    def __init__(self) -> None:
+        self.language = tree_sitter.Language(tree_sitter_cuda.language())
+        self.parser = tree_sitter.Parser(self.language)
+        self.type_query = tree_sitter.Query(self.language, _TYPE_QUERY_SOURCE)
+
+    @classmethod
+    def get(cls) -> _Language:
+        if cls._instance is None:
+            cls._instance = _Language()
+        return cls._instance
+
+
+class _Stop(Exception):
+    """Lookup hit a scope that may hide the name (an unknown base class): the answer is None."""
+
+
+# A declared entity, found by name: its declarator, the specifier its type starts from, and
+# whether it is a function parameter (arrays decay there).
+@dataclass(frozen=True)
+class _Entry:
+    name_end: int
+    declarator: Node | None
+    specifier: Node | None
+    parameter: bool = False
+
+
+def _text(node: Node | None) -> str:
+    if node is None or node.text is None:
+        return ""
+    return node.text.decode("utf-8", "replace")
+
+
+def _named(node: Node) -> list[Node]:
+    return [c for c in node.named_children if c.type != "comment"]
+
+
+def _declarator_name(decl: Node | None) -> Node | None:
+    """The identifier a (possibly nested) declarator declares."""
+    depth = 0
+    while decl is not None and depth < _MAX_DEPTH:
+        depth += 1
+        if decl.type in _NAME_NODES:
+            return decl
+        inner = decl.child_by_field_name("declarator")
+        if inner is None:
+            # reference, parenthesized and attributed declarators carry it unnamed
+            named = [c for c in _named(decl) if c.type not in ("type_qualifier", "attribute")]
+            inner = named[0] if decl.type != "array_declarator" and named else None
+        decl = inner
+    return None
+
+
+def _utf8_length(text: str) -> int:
+    # text decoded with surrogateescape maps back to its original bytes; other lone surrogates
+    # cannot come from valid UTF-8 but must not crash the run
+    try:
+        return len(text.encode("utf-8", "surrogateescape"))
+    except UnicodeEncodeError:
+        return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _split_qualified(node: Node) -> tuple[str, Node | None]:
+    """``cuda::std::int32_t`` -> ("cuda::std", <int32_t>); a leading ``::`` is dropped."""
+    parts: list[str] = []
+    leaf: Node | None = node
+    while leaf is not None and leaf.type == "qualified_identifier":
+        scope = leaf.child_by_field_name("scope")
+        if scope is not None:
+            parts.append(_text(scope).replace(" ", ""))
+        leaf = leaf.child_by_field_name("name")
+    return "::".join(parts), leaf
+
+
+def _is_reference(decl: Node | None) -> bool:
+    """Whether a declarator declares a reference, such as ``(&out)[4]``."""
+    depth = 0
+    while decl is not None and depth < _MAX_DEPTH:
+        depth += 1
+        if decl.type == "reference_declarator":
+            return True
+        inner = decl.child_by_field_name("declarator")
+        if inner is None:
+            named = _named(decl)
+            inner = named[0] if named and decl.type.endswith("declarator") else None
+        decl = inner
+    return False
+
+
+def _fits(value: int, ty: _Ty) -> bool:
+    assert ty.size is not None
+    bits = ty.size * 8 - (0 if ty.unsigned else 1)
+    return value < (1 << bits)
+
+
+def _integer_value(text: str) -> int | None:
+    """The value of an integer literal, suffix and digit separators ignored."""
+    body = text.replace("'", "").lower().rstrip("ul")
+    try:
+        if body.startswith("0x"):
+            return int(body[2:], 16)
+        if body.startswith("0b"):
+            return int(body[2:], 2)
+        if len(body) > 1 and body.startswith("0"):
+            return int(body[1:], 8)
+        return int(body, 10)
+    except ValueError:
+        return None  # C++23 size_t suffixes, user-defined literals
+
+
+def _number_type(text: str) -> _Ty | None:
+    s = text.replace("'", "").lower()
+    hexadecimal = s.startswith("0x")
+    if (hexadecimal and "p" in s) or (not hexadecimal and ("." in s or "e" in s)):
+        if s.endswith("f"):
+            return _float("float")
+        if s.endswith("l"):
+            return _float("long double")
+        return _float("double") if s[-1].isdigit() or s[-1] == "." else None
+    body = s.rstrip("ul")
+    suffix = s[len(body) :]
+    value = _integer_value(body)
+    if value is None:
+        return None
+    decimal = not (hexadecimal or s.startswith("0") and len(body) > 1)
+    unsigned = suffix.count("u")
+    longs = suffix.count("l")
+    if unsigned > 1 or longs > 2 or (longs == 2 and "ll" not in suffix):
+        return None
+    if unsigned:
+        names = ["unsigned int", "unsigned long", "unsigned long long"][min(longs, 2) :]
+    else:
+        signed = ["int", "long", "long long"][min(longs, 2) :]
+        names = []
+        for name in signed:
+            names.append(name)
+            if not decimal:
+                names.append("unsigned " + name)
+    for name in names:
+        if _fits(value, _int(name)):
+            return _int(name)
+    return None
+
+
+def _pointer(target: _Ty | None, fallback: str = "?") -> _Ty:
+    base = target.spelling if target is not None else fallback
+    joiner = "" if base.endswith("*") else " "
+    return _Ty(f"{base}{joiner}*", "pointer", 8, target=target)
+
+
+def _array(element: _Ty | None, length: int | None, fallback: str = "?") -> _Ty:
+    base = element.spelling if element is not None else fallback
+    dims = f"[{length if length is not None else ''}]"
+    if element is not None and element.array and "[" in base:
+        at = base.index("[")
+        spelling = base[:at] + dims + base[at:]
+    else:
+        spelling = base + dims
+    size = None
+    if element is not None and element.size is not None and length is not None:
+        size = element.size * length
+    return _Ty(spelling, "aggregate", size, target=element, array=True)
+
+
+def _promote(ty: _Ty) -> _Ty | None:
+    """Integer promotion; unscoped enums promote through their underlying type."""
+    if ty.kind == "enum":
+        if ty.scoped or ty.target is None:
+            return None
+        ty = ty.target
+    if ty.kind == "floating":
+        return ty
+    if ty.kind not in ("integer", "bool"):
+        return None
+    if ty.rank < _INT.rank:
+        return _INT  # every narrower type fits in int
+    return _int(ty.spelling) if ty.spelling in _INTEGERS else ty
+
+
+def _arithmetic(left: _Ty, right: _Ty) -> _Ty | None:
+    """The usual arithmetic conversions."""
+    a, b = _promote(left), _promote(right)
+    if a is None or b is None:
+        return None
+    if a.kind == "floating" or b.kind == "floating":
+        candidates = [t for t in (a, b) if t.kind == "floating"]
+        return max(candidates, key=lambda t: t.size or 0)
+    if a.same(b):
+        return a
+    if a.unsigned == b.unsigned:
+        return a if a.rank > b.rank else b
+    u, s = (a, b) if a.unsigned else (b, a)
+    if u.rank >= s.rank:
+        return u
+    if s.size is not None and u.size is not None and s.size > u.size:
+        return s
+    return _int("unsigned " + s.spelling) if ("unsigned " + s.spelling) in _INTEGERS else None
+
+
+def _agree(types: list[_Ty | None]) -> _Ty | None:
+    """One answer from several declarations: all must name the same type."""
+    if not types or types[0] is None:
+        return None
+    first = types[0]
+    for other in types[1:]:
+        if other is None or not first.same(other):
+            return None
+    return first
+
+
+# --------------------------------------------------------------------------- the resolver
+
+
+class TypeResolver:
+    """Resolves the C++ type of asm operand expressions in one parsed file."""
+
+    def __init__(self, source_text: str, tree: tree_sitter.Tree, source_bytes: bytes) -> None:
+        self._text = source_text
+        self._tree = tree
+        self._bytes = source_bytes
+        self._lang = _Language.get()
+        self._ascii = len(source_text) == len(source_bytes)
+        self._byte_marks: list[int] | None = None
+        self._indexed = False
+        self._typedefs: dict[str, list[Node]] = {}
+        self._records: dict[str, list[Node]] = {}  # record specifiers by name (bodies or not)
+        self._enums: dict[str, list[Node]] = {}
+        self._enumerators: dict[str, list[Node]] = {}
+        self._macros: set[str] = set()
+        self._globals: dict[str, list[_Entry]] | None = None
+        self._scopes: dict[int, dict[str, list[_Entry]]] = {}
+        self._template_params: dict[int, tuple[frozenset[str], list[Node]]] = {}
+        self._depth = 0
+
+    # ----------------------------------------------------------------- public API
+
+    def resolve(self, expression: str, offset: int) -> CType | None:
+        """The type of ``expression`` written at character ``offset``, or None when unsure."""
+        wrapped = _WRAP_PREFIX + expression.encode("utf-8") + _WRAP_SUFFIX
+        snippet = self._lang.parser.parse(wrapped)
+        if snippet.root_node.has_error:
+            return None
+        node = self._unwrap(snippet.root_node)
+        if node is None:
+            return None
+        self._ensure_index()
+        b = self._byte_offset(offset)
+        where = self._tree.root_node.descendant_for_byte_range(b, b) or self._tree.root_node
+        self._depth = 0
+        try:
+            ty = _Expr(self, where, b).type_of(node)
+        except (_Stop, RecursionError):
+            return None
+        return ty.ctype() if ty is not None else None
+
+    # ----------------------------------------------------------------- positions
+
+    def _byte_offset(self, offset: int) -> int:
+        offset = max(0, min(offset, len(self._text)))
+        if self._ascii:
+            return offset
+        chunk = 4096
+        if self._byte_marks is None:
+            # byte offset at every chunk boundary, so each query encodes at most one chunk
+            marks = [0]
+            for start in range(0, len(self._text), chunk):
+                marks.append(marks[-1] + _utf8_length(self._text[start : start + chunk]))
+            self._byte_marks = marks
+        index = offset // chunk
+        return self._byte_marks[index] + _utf8_length(self._text[index * chunk : offset])
+
+    @staticmethod
+    def _unwrap(root: Node) -> Node | None:
+        fn = root.named_children[0] if root.named_children else None
+        body = fn.child_by_field_name("body") if fn is not None else None
+        if body is None:
+            return None
+        statements = _named(body)
+        if len(statements) != 1 or not statements[0].named_children:
+            return None
+        assign = statements[0].named_children[0]
+        call = assign.child_by_field_name("right")
+        args = call.child_by_field_name("arguments") if call is not None else None
+        if args is None:
+            return None
+        values = _named(args)
+        return values[0] if len(values) == 1 else None
+
+    # ----------------------------------------------------------------- file-wide indexes
+
+    def _ensure_index(self) -> None:
+        if self._indexed:
+            return
+        self._indexed = True
+        captures = tree_sitter.QueryCursor(self._lang.type_query).captures(self._tree.root_node)
+        for node in captures.get("typedef", []):
+            for decl in node.children_by_field_name("declarator"):
+                name = _declarator_name(decl)
+                if name is not None:
+                    self._typedefs.setdefault(_text(name), []).append(node)
+        for node in captures.get("alias", []):
+            self._typedefs.setdefault(_text(node.child_by_field_name("name")), []).append(node)
+        for name in captures.get("record", []):
+            assert name.parent is not None
+            self._records.setdefault(_text(name), []).append(name.parent)
+        for name in captures.get("enum", []):
+            assert name.parent is not None
+            self._enums.setdefault(_text(name), []).append(name.parent)
+        for name in captures.get("enumerator", []):
+            assert name.parent is not None
+            self._enumerators.setdefault(_text(name), []).append(name.parent)
+        self._macros = {_text(n) for n in captures.get("macro", [])}
+
+    def _global_entries(self) -> dict[str, list[_Entry]]:
+        """Namespace-scope variables and functions, through namespaces, extern "C", #if."""
+        if self._globals is None:
+            table: dict[str, list[_Entry]] = {}
+            self._collect(self._tree.root_node, table, namespace=True)
+            self._globals = table
+        return self._globals
+
+    def _scope_entries(self, scope: Node) -> dict[str, list[_Entry]]:
+        cached = self._scopes.get(scope.id)
+        if cached is None:
+            cached = {}
+            if scope.type == "field_declaration_list":
+                self._collect_members(scope, cached)
+            else:
+                self._collect(scope, cached, namespace=False)
+            self._scopes[scope.id] = cached
+        return cached
+
+    def _collect(self, scope: Node, table: dict[str, list[_Entry]], namespace: bool) -> None:
+        for child in scope.named_children:
+            kind = child.type
+            if kind == "declaration":
+                self._add_declaration(child, table)
+            elif kind == "function_definition" and namespace:
+                self._add_declarator(child, child.child_by_field_name("declarator"), table)
+            elif kind == "template_declaration" and namespace:
+                # function templates: a concrete return type is still usable
+                for inner in child.named_children:
+                    if inner.type == "function_definition":
+                        decl = inner.child_by_field_name("declarator")
+                        self._add_declarator(inner, decl, table)
+                    elif inner.type == "declaration":
+                        self._add_declaration(inner, table)
+            elif kind in _TRANSPARENT_STATEMENTS:
+                self._collect(child, table, namespace)
+            elif namespace and kind in ("namespace_definition", "linkage_specification"):
+                body = child.child_by_field_name("body")
+                if body is not None:
+                    self._collect(body, table, namespace)
+
+    def _add_declaration(self, decl: Node, table: dict[str, list[_Entry]]) -> None:
+        for declarator in decl.children_by_field_name("declarator"):
+            self._add_declarator(decl, declarator, table)
+
+    def _add_declarator(
+        self, owner: Node, declarator: Node | None, table: dict[str, list[_Entry]]
+    ) -> None:
+        name = _declarator_name(declarator)
+        if name is None or name.type == "type_identifier":
+            return
+        entry = _Entry(name.end_byte, declarator, owner.child_by_field_name("type"))
+        table.setdefault(_text(name), []).append(entry)
+
+    def _collect_members(self, body: Node, table: dict[str, list[_Entry]]) -> None:
+        for child in body.named_children:
+            kind = child.type
+            if kind in ("field_declaration", "declaration"):
+                declarators = child.children_by_field_name("declarator")
+                spec = child.child_by_field_name("type")
+                if not declarators and spec is not None and spec.type in _RECORD_SPECIFIERS:
+                    inner = spec.child_by_field_name("body")
+                    if inner is not None and spec.child_by_field_name("name") is None:
+                        self._collect_members(inner, table)  # anonymous union/struct members
+                for declarator in declarators:
+                    self._add_declarator(child, declarator, table)
+            elif kind == "function_definition":
+                self._add_declarator(child, child.child_by_field_name("declarator"), table)
+            elif kind in _PREPROC_BLOCKS:
+                self._collect_members(child, table)
+
+    # ----------------------------------------------------------------- template parameters
+
+    def _templates(self, node: Node) -> tuple[frozenset[str], list[Node]]:
+        """Type parameter names and value parameter declarations of one template."""
+        cached = self._template_params.get(node.id)
+        if cached is None:
+            types: set[str] = set()
+            values: list[Node] = []
+            params = node.child_by_field_name("parameters")
+            for param in params.named_children if params is not None else []:
+                if param.type in _TYPE_PARAMETERS:
+                    for c in param.named_children:
+                        if c.type == "type_identifier":
+                            types.add(_text(c))
+                        elif c.type in _TYPE_PARAMETERS:  # template <class> class TT
+                            types.update(
+                                _text(t) for t in c.named_children if t.type == "type_identifier"
+                            )
+                elif param.type in _VALUE_PARAMETERS or param.type.startswith("variadic"):
+                    values.append(param)
+            cached = (frozenset(types), values)
+            self._template_params[node.id] = cached
+        return cached
+
+    def _is_template_parameter(self, name: str, where: Node | None) -> bool:
+        node = where
+        while node is not None:
+            if node.type == "template_declaration" and name in self._templates(node)[0]:
+                return True
+            node = node.parent
+        return False
+
+    # ----------------------------------------------------------------- types from declarations
+
+    def type_of_specifier(self, spec: Node | None, where: Node) -> _Ty | None:
+        """The type a type specifier names; ``where`` (a node of the file's tree) scopes it."""
+        if spec is None:
+            return None
+        self._depth += 1
+        try:
+            if self._depth > _MAX_DEPTH:
+                return None
+            return self._specifier(spec, where)
+        finally:
+            self._depth -= 1
+
+    def _specifier(self, spec: Node, where: Node) -> _Ty | None:
+        kind = spec.type
+        if kind == "primitive_type":
+            return _BUILTIN_TYPES.get(_text(spec))
+        if kind == "sized_type_specifier":
+            words = [
+                _text(c) for c in spec.children if c.type in ("unsigned", "signed", "long", "short")
+            ]
+            base = spec.child_by_field_name("type")
+            unsigned = "unsigned" in words
+            longs = words.count("long")
+            short = "short" in words
+            core = _text(base) if base is not None else "int"
+            if core == "__int128":
+                return _int("unsigned __int128" if unsigned else "__int128")
+            if core == "double":
+                return _float("long double") if longs == 1 and not unsigned else None
+            if core == "char":
+                if longs or short:
+                    return None
+                return _int("unsigned char" if unsigned else "signed char" if words else "char")
+            if core != "int":
+                return None
+            spelled = "short" if short else ["int", "long", "long long"][min(longs, 2)]
+            return _int(f"unsigned {spelled}" if unsigned else spelled)
+        if kind == "type_identifier":
+            return self.named_type(_text(spec), where)
+        if kind == "qualified_identifier":
+            scope, name = _split_qualified(spec)
+            if name is None or name.type not in ("type_identifier", "primitive_type"):
+                return None
+            return _SCALAR_NAMES.get(_text(name)) if scope in _STD_SCOPES else None
+        if kind in _RECORD_SPECIFIERS:
+            name = spec.child_by_field_name("name")
+            if name is None:
+                body = spec.child_by_field_name("body")
+                bodies = (body,) if body is not None else ()
+                word = kind.split("_")[0]
+                return _Ty(f"{word} <anonymous>", "aggregate", None, bodies=bodies)
+            if name.type != "type_identifier":
+                return None  # S<int>: would need template instantiation
+            # straight to the record: `typedef struct S {...} S;` must not loop through the typedef
+            return self._record(_text(name))
+        if kind == "enum_specifier":
+            name = spec.child_by_field_name("name")
+            if name is None:
+                return self._enum_type(spec, "<anonymous enum>")
+            return _agree(
+                [self._enum_type(e, _text(name)) for e in self._enums.get(_text(name), [])]
+            )
+        return None  # auto, decltype, typename T::x, S<T>, ...
+
+    def named_type(self, name: str, where: Node) -> _Ty | None:
+        if self._is_template_parameter(name, where):
+            return None
+        builtin = _BUILTIN_TYPES.get(name)
+        if builtin is not None:
+            return builtin
+        candidates: list[_Ty | None] = []
+        for node in self._typedefs.get(name, []):
+            candidates.append(self._typedef_type(node, name))
+        if name in self._records:
+            candidates.append(self._record(name))
+        for node in self._enums.get(name, []):
+            candidates.append(self._enum_type(node, name))
+        # an enum declared twice (forward declaration + definition) agrees with itself
+        return _agree(candidates)
+
+    def _record(self, name: str) -> _Ty | None:
+        records = self._records.get(name)
+        if not records:
+            return None
+        bodies = tuple(b for r in records if (b := r.child_by_field_name("body")) is not None)
+        return _Ty(name, "aggregate", None, bodies=bodies)
+
+    def _enum_type(self, node: Node, name: str) -> _Ty | None:
+        base_node = node.child_by_field_name("base")
+        scoped = any(c.type in ("class", "struct") for c in node.children)
+        if base_node is not None:
+            base = self.type_of_specifier(base_node, node)
+            if base is None or base.kind not in ("integer", "bool"):
+                return None
+        else:
+            # an unfixed underlying type is int unless an enumerator does not fit; such enums are
+            # rare enough in device code that int is the answer
+            base = _INT
+        return _Ty(name, "enum", base.size, target=base, scoped=scoped)
+
+    def _typedef_type(self, node: Node, name: str) -> _Ty | None:
+        if node.type == "alias_declaration":
+            return self.descriptor(node.child_by_field_name("type"), node)
+        base = self.type_of_specifier(node.child_by_field_name("type"), node)
+        spec_text = _text(node.child_by_field_name("type"))
+        for decl in node.children_by_field_name("declarator"):
+            found = _declarator_name(decl)
+            if found is not None and _text(found) == name:
+                ty = self._apply(base, decl, spec_text, function_scope=False)
+                if ty is not None and ty.spelling.endswith("<anonymous>") and ty.bodies:
+                    ty = _Ty(name, ty.kind, ty.size, bodies=ty.bodies)  # typedef struct {...} S;
+                return ty
+        return None
+
+    def descriptor(self, desc: Node | None, where: Node) -> _Ty | None:
+        """The type of a ``type_descriptor`` (cast target, template argument, alias)."""
+        if desc is None or desc.type != "type_descriptor":
+            return None
+        spec = desc.child_by_field_name("type")
+        base = self.type_of_specifier(spec, where)
+        return self._apply(base, desc.child_by_field_name("declarator"), _text(spec), False)
+
+    def _apply(
+        self, base: _Ty | None, decl: Node | None, spec_text: str, function_scope: bool
+    ) -> _Ty | None:
+        """Wrap ``base`` in what the declarator adds, outside in (C's inside-out reading)."""
+        ty = base
+        known = base is not None  # a pointer to an unknown type is still a pointer
+        depth = 0
+        while decl is not None:
+            depth += 1
+            kind = decl.type
+            if depth > _MAX_DEPTH:
+                return None
+            if kind in _NAME_NODES or kind in ("qualified_identifier", "operator_name"):
+                break
+            if kind in ("pointer_declarator", "abstract_pointer_declarator"):
+                ty = _pointer(ty, spec_text)
+                known = True
+                decl = decl.child_by_field_name("declarator")
+            elif kind in ("array_declarator", "abstract_array_declarator"):
+                size_node = decl.child_by_field_name("size")
+                length = None
+                if size_node is not None and size_node.type == "number_literal":
+                    length = _integer_value(_text(size_node))
+                ty = _array(ty, length, spec_text)
+                known = True
+                decl = decl.child_by_field_name("declarator")
+            elif kind in ("function_declarator", "abstract_function_declarator"):
+                if function_scope:
+                    return None  # inside a body this is usually `S s(a, b);`, not a function
+                if ty is None:
+                    return None
+                ty = _Ty(ty.spelling + " ()", "function", None, target=ty)
+                decl = decl.child_by_field_name("declarator")
+            elif kind in (
+                "reference_declarator",
+                "abstract_reference_declarator",
+                "parenthesized_declarator",
+                "abstract_parenthesized_declarator",
+                "attributed_declarator",
+                "init_declarator",
+            ):
+                inner = decl.child_by_field_name("declarator")
+                if inner is None:
+                    named = [
+                        c for c in _named(decl) if c.type not in ("type_qualifier", "attribute")
+                    ]
+                    inner = named[0] if named and kind != "init_declarator" else None
+                decl = inner
+            else:
+                return None
+        return ty if known else None
+
+    def entry_type(self, entry: _Entry, function_scope: bool) -> _Ty | None:
+        spec = entry.specifier
+        if spec is None:
+            return None
+        base = self.type_of_specifier(spec, spec)
+        ty = self._apply(base, entry.declarator, _text(spec), function_scope)
+        if entry.parameter and ty is not None and ty.array and not _is_reference(entry.declarator):
+            ty = _pointer(ty.target, _text(spec))  # array parameters are pointers
+        return ty
+
+    # ----------------------------------------------------------------- name lookup
+
+    def macro(self, name: str) -> bool:
+        return name in self._macros
+
+    def lookup(self, name: str, where: Node, b: int) -> _Ty | None:
+        """The type of the variable (or function) ``name`` used at byte ``b`` in ``where``."""
+        node: Node | None = where
+        while node is not None:
+            if node.type in ("preproc_def", "preproc_function_def"):
+                return None  # a macro body: names bind where it expands, not here
+            found = self._lookup_in(node, name, b)
+            if found is not None:
+                return _agree(found)
+            node = node.parent
+        return self._fallback_names(name, b)
+
+    def _lookup_in(self, node: Node, name: str, b: int) -> list[_Ty | None] | None:
+        """Types ``name`` has in ``node``'s own scope; None when it is not declared there."""
+        kind = node.type
+        if kind == "compound_statement":
+            entries = [e for e in self._scope_entries(node).get(name, []) if e.name_end <= b]
+            return [self.entry_type(e, True) for e in entries] or None
+        if kind == "for_statement":
+            init = node.child_by_field_name("initializer")
+            if init is not None and init.type == "declaration":
+                table: dict[str, list[_Entry]] = {}
+                self._add_declaration(init, table)
+                entries = [e for e in table.get(name, []) if e.name_end <= b]
+                return [self.entry_type(e, True) for e in entries] or None
+            return None
+        if kind == "for_range_loop":
+            decl = node.child_by_field_name("declarator")
+            found = _declarator_name(decl)
+            if found is not None and _text(found) == name and found.end_byte <= b:
+                entry = _Entry(found.end_byte, decl, node.child_by_field_name("type"))
+                return [self.entry_type(entry, True)]
+            return None
+        if kind in ("if_statement", "while_statement", "switch_statement"):
+            # `if (int n = f())` and `if (auto p = q; p)` declare into the whole statement
+            clause = node.child_by_field_name("condition")
+            table = {}
+            for part in ("initializer", "value"):
+                value = clause.child_by_field_name(part) if clause is not None else None
+                if value is not None and value.type == "declaration":
+                    self._add_declaration(value, table)
+            entries = [e for e in table.get(name, []) if e.name_end <= b]
+            return [self.entry_type(e, True) for e in entries] or None
+        if kind in ("function_definition", "lambda_expression", "catch_clause"):
+            parameter = self._parameter(node, name)
+            if parameter is not None:
+                return [parameter[0]]
+            if kind == "function_definition":
+                owner = self._out_of_line_class(node)
+                if owner is not None:
+                    return self._member_types(owner, name, stop_if_missing=True)
+            return None
+        if kind in _RECORD_SPECIFIERS:
+            body = node.child_by_field_name("body")
+            if body is None:
+                return None
+            record = _Ty(_text(node.child_by_field_name("name")), "aggregate", None, bodies=(body,))
+            has_bases = any(c.type == "base_class_clause" for c in node.children)
+            return self._member_types(record, name, stop_if_missing=has_bases)
+        if kind == "template_declaration":
+            for param in self._templates(node)[1]:
+                decl = param.child_by_field_name("declarator")
+                found = _declarator_name(decl)
+                if found is not None and _text(found) == name:
+                    entry = _Entry(found.end_byte, decl, param.child_by_field_name("type"))
+                    return [self.entry_type(entry, False)]
+            return None
+        return None
+
+    def _parameter(self, node: Node, name: str) -> tuple[_Ty | None] | None:
+        if node.type == "catch_clause":
+            params = node.child_by_field_name("parameters")
+        else:
+            decl = node.child_by_field_name("declarator")
+            params = None
+            depth = 0
+            while decl is not None and params is None and depth < _MAX_DEPTH:
+                depth += 1
+                params = decl.child_by_field_name("parameters")
+                inner = decl.child_by_field_name("declarator")
+                if inner is None:
+                    named = _named(decl)
+                    inner = named[0] if named and decl.type.endswith("declarator") else None
+                decl = inner
+        if params is None:
+            return None
+        for param in params.named_children:
+            if param.type not in _VALUE_PARAMETERS:
+                continue
+            declarator = param.child_by_field_name("declarator")
+            found = _declarator_name(declarator)
+            if found is not None and _text(found) == name:
+                entry = _Entry(found.end_byte, declarator, param.child_by_field_name("type"), True)
+                return (self.entry_type(entry, False),)
+        return None
+
+    def _out_of_line_class(self, fn: Node) -> _Ty | None:
+        """The class of ``int S::f() {...}``; raises _Stop when it is not in this file."""
+        decl = fn.child_by_field_name("declarator")
+        depth = 0
+        while decl is not None and decl.type != "function_declarator" and depth < _MAX_DEPTH:
+            depth += 1
+            named = _named(decl)
+            decl = decl.child_by_field_name("declarator") or (named[0] if named else None)
+        if decl is None:
+            return None
+        name = decl.child_by_field_name("declarator")
+        if name is None or name.type != "qualified_identifier":
+            return None
+        scope = name.child_by_field_name("scope")
+        if scope is None:
+            raise _Stop
+        scope_name = _text(
+            scope.child_by_field_name("name") if scope.type == "template_type" else scope
+        )
+        records = self._records.get(scope_name.split("::")[-1], [])
+        bodies = tuple(b for r in records if (b := r.child_by_field_name("body")) is not None)
+        if scope.type not in ("namespace_identifier", "template_type") or not bodies:
+            raise _Stop  # members of a class we cannot see may hide any outer name
+        return _Ty(scope_name, "aggregate", None, bodies=bodies)
+
+    def _member_types(
+        self, record: _Ty, name: str, stop_if_missing: bool
+    ) -> list[_Ty | None] | None:
+        found: list[_Ty | None] = []
+        for body in record.bodies:
+            entries = self._scope_entries(body).get(name, [])
+            found.extend(self.entry_type(e, False) for e in entries)
+            owner = body.parent
+            if (
+                not entries
+                and owner is not None
+                and any(c.type == "base_class_clause" for c in owner.children)
+            ):
+                stop_if_missing = True
+        if not found and stop_if_missing:
+            raise _Stop
+        return found or None
+
+    def member(self, record: _Ty, name: str) -> _Ty | None:
+        if record.lanes:
+            if name in "xyzw"[: record.lanes] and len(name) == 1:
+                return record.target
+            return None
+        if not record.bodies or record.array:
+            return None
+        found = self._member_types(record, name, stop_if_missing=False)
+        return _agree(found) if found else None
+
+    def this_type(self, where: Node) -> _Ty | None:
+        node: Node | None = where
+        while node is not None:
+            if node.type in _RECORD_SPECIFIERS:
+                body = node.child_by_field_name("body")
+                name = _text(node.child_by_field_name("name"))
+                return _pointer(_Ty(name, "aggregate", None, bodies=(body,) if body else ()))
+            if node.type == "function_definition":
+                owner = self._out_of_line_class(node)
+                if owner is not None:
+                    return _pointer(owner)
+            node = node.parent
+        return None
+
+    def _fallback_names(self, name: str, b: int) -> _Ty | None:
+        entries = [e for e in self._global_entries().get(name, []) if e.name_end <= b]
+        if entries:
+            return _agree([self.entry_type(e, False) for e in entries])
+        enums = self._enumerators.get(name, [])
+        if enums:
+            types: list[_Ty | None] = []
+            for enumerator in enums:
+                spec = enumerator.parent.parent if enumerator.parent is not None else None
+                if spec is None or spec.type != "enum_specifier":
+                    return None
+                if any(c.type in ("class", "struct") for c in spec.children):
+                    return None  # scoped enumerators need E:: in front
+                spec_name = spec.child_by_field_name("name")
+                types.append(self._enum_type(spec, _text(spec_name) or "<anonymous enum>"))
+            return _agree(types)
+        return None
+
+    def scoped_enumerator(self, enum_name: str, name: str, where: Node) -> _Ty | None:
+        ty = self.named_type(enum_name, where)
+        if ty is None or ty.kind != "enum":
+            return None
+        for spec in self._enums.get(enum_name, []):
+            body = spec.child_by_field_name("body")
+            if body is not None and any(
+                _text(e.child_by_field_name("name")) == name for e in body.named_children
+            ):
+                return ty
+        return None
+
+    def function_return(self, name: str, where: Node, b: int) -> _Ty | None:
+        """The result of calling ``name(...)``: a declared function, function pointer or cast."""
+        if self.macro(name):
+            return None
+        if name in _INTRINSICS:
+            # checked before scopes: a class with unseen bases would otherwise hide them
+            return _INTRINSICS[name]
+        found = self.lookup(name, where, b)
+        if found is not None:
+            if found.kind == "function":
+                return found.target
+            pointee = found.target if found.kind == "pointer" else None
+            if pointee is not None and pointee.kind == "function":
+                return pointee.target
+            return None
+        return self.named_type(name, where)  # a functional cast such as half(x) or u32(x)
+
+
+# --------------------------------------------------------------------------- expressions
+
+
+class _Expr:
+    """Types one parsed operand expression in the scope of a node of the file's tree."""
+
+    def __init__(self, resolver: TypeResolver, where: Node, b: int) -> None:
+        self.r = resolver
+        self.where = where
+        self.b = b
+        self.depth = 0
+
+    def type_of(self, node: Node | None) -> _Ty | None:
+        if node is None:
+            return None
+        self.depth += 1
+        try:
+            if self.depth > _MAX_DEPTH * 4:
+                return None
+            handler = self._HANDLERS.get(node.type)
+            return handler(self, node) if handler is not None else None
+        finally:
+            self.depth -= 1
+
+    def _identifier(self, node: Node) -> _Ty | None:
+        name = _text(node)
+        if self.r.macro(name):
+            return None
+        if name in _BUILTIN_VARIABLES:
+            return _BUILTIN_VARIABLES[name]
+        ty = self.r.lookup(name, self.where, self.b)
+        if ty is not None and ty.kind == "function":
+            return None
+        return ty
+
+    def _number(self, node: Node) -> _Ty | None:
+        return _number_type(_text(node))
+
+    def _char(self, node: Node) -> _Ty | None:
+        # plain 'a' and '\n' only: prefixed and multi-character literals have other types
+        if _text(node).startswith("'") and len(_named(node)) == 1:
+            return _int("char")
+        return None
+
+    def _bool(self, node: Node) -> _Ty | None:
+        return _BOOL
+
+    def _paren(self, node: Node) -> _Ty | None:
+        inner = _named(node)
+        return self.type_of(inner[0]) if len(inner) == 1 else None
+
+    def _cast(self, node: Node) -> _Ty | None:
+        return self.r.descriptor(node.child_by_field_name("type"), self.where)
+
+    def _sizeof(self, node: Node) -> _Ty | None:
+        return _SIZE_T
+
+    def _call(self, node: Node) -> _Ty | None:
+        fn = node.child_by_field_name("function")
+        if fn is None:
+            return None
+        if fn.type == "qualified_identifier":
+            scope, leaf = _split_qualified(fn)
+            if scope not in _STD_SCOPES or leaf is None or leaf.type != "template_function":
+                return None
+            fn = leaf
+        if fn.type == "template_function":
+            if _text(fn.child_by_field_name("name")) not in _CASTS:
+                return None  # f<T>(x): the result may depend on T
+            args = fn.child_by_field_name("arguments")
+            targets = _named(args) if args is not None else []
+            if len(targets) != 1:
+                return None
+            target = targets[0]
+            if target.type == "type_descriptor":
+                return self.r.descriptor(target, self.where)
+            if target.type == "identifier":  # static_cast<S>(x) read as an expression
+                return self.r.named_type(_text(target), self.where)
+            return None
+        if fn.type == "primitive_type":
+            return _BUILTIN_TYPES.get(_text(fn))
+        if fn.type in ("identifier", "type_identifier"):
+            name = _text(fn)
+            if name in ("unsigned", "signed"):
+                return _SCALAR_NAMES[name]
+            return self.r.function_return(name, self.where, self.b)
+        return None
+
+    def _field(self, node: Node) -> _Ty | None:
+        field_node = node.child_by_field_name("field")
+        if field_node is None or field_node.type != "field_identifier":
+            return None
+        operator = node.child_by_field_name("operator")
+        arg = node.child_by_field_name("argument")
+        if arg is None:
+            return None
+        base = self.r.this_type(self.where) if arg.type == "this" else self.type_of(arg)
+        if base is None:
+            return None
+        if _text(operator) == "->":
+            if base.kind != "pointer" or base.target is None:
+                return None
+            base = base.target
+        elif base.kind == "pointer":
+            return None
+        if base.kind != "aggregate":
+            return None
+        ty = self.r.member(base, _text(field_node))
+        return ty if ty is None or ty.kind != "function" else None
+
+    def _subscript(self, node: Node) -> _Ty | None:
+        indices = node.child_by_field_name("indices")
+        if indices is None or len(_named(indices)) != 1:
+            return None
+        return self._element(self.type_of(node.child_by_field_name("argument")))
+
+    @staticmethod
+    def _element(ty: _Ty | None) -> _Ty | None:
+        if ty is None:
+            return None
+        if ty.kind == "pointer" or ty.array:
+            target = ty.target
+            return target if target is not None and target.kind != "function" else None
+        return None
+
+    def _pointer_expr(self, node: Node) -> _Ty | None:
+        operator = _text(node.child_by_field_name("operator"))
+        arg = node.child_by_field_name("argument")
+        if operator == "*":
+            return self._element(self.type_of(arg))
+        if operator == "&":
+            inner = self.type_of(arg)
+            if inner is None:
+                # &x of a name we cannot type is still an address, unless x is a macro
+                if arg is None or arg.type not in (
+                    "identifier",
+                    "subscript_expression",
+                    "field_expression",
+                ):
+                    return None
+                if arg.type == "identifier" and self.r.macro(_text(arg)):
+                    return None
+                return _pointer(None)
+            return _pointer(inner)
+        return None
+
+    def _unary(self, node: Node) -> _Ty | None:
+        operator = _text(node.child_by_field_name("operator"))
+        operand = self.type_of(node.child_by_field_name("argument"))
+        if operand is None:
+            return None
+        if operator == "!":
+            scalar = ("integer", "bool", "floating", "pointer")
+            return _BOOL if operand.kind in scalar or _promote(operand) else None
+        promoted = _promote(operand)
+        if promoted is None:
+            return None
+        if operator == "~" and promoted.kind != "integer":
+            return None
+        return promoted if operator in ("-", "+", "~") else None
+
+    def _binary(self, node: Node) -> _Ty | None:
+        operator = _text(node.child_by_field_name("operator"))
+        left = self.type_of(node.child_by_field_name("left"))
+        right = self.type_of(node.child_by_field_name("right"))
+        if left is None or right is None:
+            return None
+        lp, rp = self._decay(left), self._decay(right)
+        if operator in ("==", "!=", "<", ">", "<=", ">=", "&&", "||"):
+            ok = all(t.kind == "pointer" or _promote(t) is not None for t in (lp, rp))
+            return _BOOL if ok else None
+        if operator in ("+", "-") and (lp.kind == "pointer" or rp.kind == "pointer"):
+            if lp.kind == "pointer" and rp.kind == "pointer":
+                return _LONG if operator == "-" else None  # ptrdiff_t
+            pointer, other = (lp, rp) if lp.kind == "pointer" else (rp, lp)
+            if operator == "-" and pointer is rp:
+                return None
+            promoted = _promote(other)
+            return pointer if promoted is not None and promoted.kind == "integer" else None
+        if operator in ("<<", ">>"):
+            a, b = _promote(lp), _promote(rp)
+            if a is None or b is None or a.kind != "integer" or b.kind != "integer":
+                return None
+            return a
+        if operator in ("+", "-", "*", "/", "%", "&", "|", "^"):
+            result = _arithmetic(lp, rp)
+            if result is None:
+                return None
+            if operator in ("%", "&", "|", "^") and result.kind != "integer":
+                return None
+            return result
+        return None
+
+    @staticmethod
+    def _decay(ty: _Ty) -> _Ty:
+        return _pointer(ty.target) if ty.array else ty
+
+    def _conditional(self, node: Node) -> _Ty | None:
+        a = self.type_of(node.child_by_field_name("consequence"))
+        b = self.type_of(node.child_by_field_name("alternative"))
+        if a is None or b is None or not a.same(b):
+            return None
+        return a
+
+    def _assignment(self, node: Node) -> _Ty | None:
+        return self.type_of(node.child_by_field_name("left"))
+
+    def _update(self, node: Node) -> _Ty | None:
+        ty = self.type_of(node.child_by_field_name("argument"))
+        return ty if ty is not None and ty.kind in ("integer", "floating", "pointer") else None
+
+    def _comma(self, node: Node) -> _Ty | None:
+        return self.type_of(node.child_by_field_name("right"))
+
+    def _this(self, node: Node) -> _Ty | None:
+        return self.r.this_type(self.where)
+
+    def _qualified(self, node: Node) -> _Ty | None:
+        scope = node.child_by_field_name("scope")
+        name = node.child_by_field_name("name")
+        if scope is None or name is None or name.type != "identifier":
+            return None
+        return self.r.scoped_enumerator(_text(scope), _text(name), self.where)
+
+    _HANDLERS: dict[str, Callable[[_Expr, Node], _Ty | None]] = {
+        "identifier": _identifier,
+        "number_literal": _number,
+        "char_literal": _char,
+        "true": _bool,
+        "false": _bool,
+        "parenthesized_expression": _paren,
+        "cast_expression": _cast,
+        "sizeof_expression": _sizeof,
+        "alignof_expression": _sizeof,
+        "call_expression": _call,
+        "field_expression": _field,
+        "subscript_expression": _subscript,
+        "pointer_expression": _pointer_expr,
+        "unary_expression": _unary,
+        "binary_expression": _binary,
+        "conditional_expression": _conditional,
+        "assignment_expression": _assignment,
+        "update_expression": _update,
+        "comma_expression": _comma,
+        "this": _this,
+        "qualified_identifier": _qualified,
+    }

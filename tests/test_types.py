@@ -1,0 +1,791 @@
+"""Tier-1 syntactic type resolution of asm operand expressions."""
+
+from __future__ import annotations
+
+import pytest
+import tree_sitter
+import tree_sitter_cuda
+
+from ptxlint.model import CType
+from ptxlint.types import TypeResolver
+
+_PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
+
+
+def resolver_for(source: str) -> TypeResolver:
+    data = source.encode("utf-8")
+    return TypeResolver(source, _PARSER.parse(data), data)
+
+
+def operand_offset(source: str, expression: str) -> int:
+    """Character offset of ``(expression)`` in the last asm statement of ``source``."""
+    start = source.rindex("asm")
+    return source.index(f"({expression})", start) + 1
+
+
+def resolve(source: str, expression: str) -> CType | None:
+    return resolver_for(source).resolve(expression, operand_offset(source, expression))
+
+
+def kernel(body: str, prelude: str = "", params: str = "") -> str:
+    """A kernel whose body ends with an asm statement that uses ``EXPR``."""
+    return f"{prelude}\n__global__ void k({params}) {{\n{body}\n}}\n"
+
+
+def asm_with(expression: str) -> str:
+    return f'asm volatile("mov.b32 %0, %1;" : "=r"(out) : "r"({expression}));'
+
+
+def check(
+    expression: str,
+    body: str = "",
+    prelude: str = "",
+    params: str = "",
+) -> CType | None:
+    source = kernel(f"unsigned out;\n{body}\n{asm_with(expression)}", prelude, params)
+    return resolve(source, expression)
+
+
+def shape(ctype: CType | None) -> tuple[str, str, int | None] | None:
+    return None if ctype is None else (ctype.spelling, ctype.kind, ctype.size)
+
+
+# --------------------------------------------------------------------------- built-in types
+
+LOCAL_DECLARATIONS = """
+char c; signed char sc; unsigned char uc; short s; unsigned short us; int i; unsigned u;
+unsigned int ui; long l; unsigned long ul; long long ll; unsigned long long ull;
+long int li; long unsigned int lui; short int si; bool b; float f; double d; long double ld;
+size_t sz; ptrdiff_t pd; intptr_t ip; uintptr_t up; int8_t i8; uint8_t u8; int16_t i16;
+uint16_t u16; int32_t i32; uint32_t u32; int64_t i64; uint64_t u64; std::uint32_t su32;
+half h; __half hh; __nv_bfloat16 bf; nv_bfloat16 nbf; half2 h2; __half2 hh2;
+__nv_bfloat162 bf2; __int128 i128; unsigned __int128 u128; float2 f2; int4 i4;
+double3 d3; uchar4 uc4; longlong2 ll2; ulong1 ul1; dim3 grid; uint3 u3;
+const volatile unsigned cvu; const float* __restrict__ fp;
+"""
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("c", ("char", "integer", 1)),
+        ("sc", ("signed char", "integer", 1)),
+        ("uc", ("unsigned char", "integer", 1)),
+        ("s", ("short", "integer", 2)),
+        ("us", ("unsigned short", "integer", 2)),
+        ("i", ("int", "integer", 4)),
+        ("u", ("unsigned int", "integer", 4)),
+        ("ui", ("unsigned int", "integer", 4)),
+        ("l", ("long", "integer", 8)),
+        ("ul", ("unsigned long", "integer", 8)),
+        ("ll", ("long long", "integer", 8)),
+        ("ull", ("unsigned long long", "integer", 8)),
+        ("li", ("long", "integer", 8)),
+        ("lui", ("unsigned long", "integer", 8)),
+        ("si", ("short", "integer", 2)),
+        ("b", ("bool", "bool", 1)),
+        ("f", ("float", "floating", 4)),
+        ("d", ("double", "floating", 8)),
+        ("ld", ("long double", "floating", 16)),
+        ("sz", ("unsigned long", "integer", 8)),
+        ("pd", ("long", "integer", 8)),
+        ("ip", ("long", "integer", 8)),
+        ("up", ("unsigned long", "integer", 8)),
+        ("i8", ("signed char", "integer", 1)),
+        ("u8", ("unsigned char", "integer", 1)),
+        ("i16", ("short", "integer", 2)),
+        ("u16", ("unsigned short", "integer", 2)),
+        ("i32", ("int", "integer", 4)),
+        ("u32", ("unsigned int", "integer", 4)),
+        ("i64", ("long", "integer", 8)),
+        ("u64", ("unsigned long", "integer", 8)),
+        ("su32", ("unsigned int", "integer", 4)),
+        ("h", ("__half", "half", 2)),
+        ("hh", ("__half", "half", 2)),
+        ("bf", ("__nv_bfloat16", "half", 2)),
+        ("nbf", ("__nv_bfloat16", "half", 2)),
+        ("h2", ("__half2", "aggregate", 4)),
+        ("hh2", ("__half2", "aggregate", 4)),
+        ("bf2", ("__nv_bfloat162", "aggregate", 4)),
+        ("i128", ("__int128", "integer", 16)),
+        ("u128", ("unsigned __int128", "integer", 16)),
+        ("f2", ("float2", "aggregate", 8)),
+        ("i4", ("int4", "aggregate", 16)),
+        ("d3", ("double3", "aggregate", 24)),
+        ("uc4", ("uchar4", "aggregate", 4)),
+        ("ll2", ("longlong2", "aggregate", 16)),
+        ("ul1", ("ulong1", "aggregate", 8)),
+        ("grid", ("dim3", "aggregate", 12)),
+        ("u3", ("uint3", "aggregate", 12)),
+        ("cvu", ("unsigned int", "integer", 4)),
+        ("fp", ("float *", "pointer", 8)),
+    ],
+)
+def test_builtin_declarations(expression: str, expected: tuple[str, str, int]) -> None:
+    assert shape(check(expression, LOCAL_DECLARATIONS)) == expected
+
+
+def test_tier_is_one() -> None:
+    ctype = check("x", "int x;")
+    assert ctype == CType("int", "integer", 4, tier=1)
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("threadIdx.x", ("unsigned int", "integer", 4)),
+        ("blockIdx.y", ("unsigned int", "integer", 4)),
+        ("blockDim.z", ("unsigned int", "integer", 4)),
+        ("gridDim.x", ("unsigned int", "integer", 4)),
+        ("warpSize", ("int", "integer", 4)),
+        ("threadIdx", ("uint3", "aggregate", 12)),
+    ],
+)
+def test_builtin_variables(expression: str, expected: tuple[str, str, int]) -> None:
+    assert shape(check(expression)) == expected
+
+
+def test_vector_members() -> None:
+    body = "float4 v; int2 p; double2 dd; __half2 h2; char3 c3;"
+    assert shape(check("v.x", body)) == ("float", "floating", 4)
+    assert shape(check("v.w", body)) == ("float", "floating", 4)
+    assert shape(check("p.y", body)) == ("int", "integer", 4)
+    assert shape(check("dd.x", body)) == ("double", "floating", 8)
+    assert shape(check("h2.x", body)) == ("__half", "half", 2)
+    assert shape(check("c3.z", body)) == ("signed char", "integer", 1)
+    assert check("p.z", body) is None  # int2 has no z
+    assert check("v.data", body) is None
+
+
+# --------------------------------------------------------------------------- scoping
+
+
+def test_parameters() -> None:
+    params = "const float* __restrict__ in, int n, unsigned long long* out64, float arr[4]"
+    assert shape(check("n", params=params)) == ("int", "integer", 4)
+    assert shape(check("in", params=params)) == ("float *", "pointer", 8)
+    assert shape(check("out64", params=params)) == ("unsigned long long *", "pointer", 8)
+    assert shape(check("arr", params=params)) == ("float *", "pointer", 8)  # decays
+
+
+def test_innermost_scope_wins() -> None:
+    source = kernel(
+        """
+        unsigned out;
+        double x = 0;
+        {
+            short x = 1;
+            asm volatile("mov.b32 %0, %1;" : "=r"(out) : "r"(x));
+        }
+        """,
+        prelude="float x;",
+    )
+    assert shape(resolve(source, "x")) == ("short", "integer", 2)
+
+
+def test_parameter_shadows_global() -> None:
+    source = kernel(asm_with("x") + "\nunsigned out;", prelude="double x;", params="char x")
+    # the `out` declared after the asm is irrelevant; x is the parameter
+    assert shape(resolve(source, "x")) == ("char", "integer", 1)
+
+
+def test_declaration_after_use_is_invisible() -> None:
+    source = kernel(
+        """
+        unsigned out;
+        asm volatile("mov.b32 %0, %1;" : "=r"(out) : "r"(x));
+        char x;
+        """,
+        prelude="long x;",
+    )
+    assert shape(resolve(source, "x")) == ("long", "integer", 8)
+
+
+def test_loop_and_condition_declarations() -> None:
+    source = kernel(
+        """
+        unsigned out;
+        for (short i = 0; i < 4; ++i) {
+            if (long long j = i) {
+                asm volatile("add.s32 %0, %1, %2;" : "=r"(out) : "r"(i), "l"(j));
+            }
+        }
+        """
+    )
+    resolver = resolver_for(source)
+    assert shape(resolver.resolve("i", operand_offset(source, "i"))) == ("short", "integer", 2)
+    assert shape(resolver.resolve("j", operand_offset(source, "j"))) == (
+        "long long",
+        "integer",
+        8,
+    )
+
+
+def test_range_for_and_switch_case() -> None:
+    source = kernel(
+        """
+        unsigned out; int data[4];
+        switch (out) {
+        case 0:
+            unsigned char tag = 1;
+            for (const int& e : data) {
+                asm volatile("add.s32 %0, %1, %2;" : "=r"(out) : "r"(e), "r"(tag));
+            }
+        }
+        """
+    )
+    resolver = resolver_for(source)
+    assert shape(resolver.resolve("e", operand_offset(source, "e"))) == ("int", "integer", 4)
+    assert shape(resolver.resolve("tag", operand_offset(source, "tag"))) == (
+        "unsigned char",
+        "integer",
+        1,
+    )
+
+
+def test_globals_in_namespaces_and_linkage_blocks() -> None:
+    prelude = """
+    namespace detail { __device__ unsigned short counter; }
+    extern "C" { __constant__ double scale; }
+    extern __shared__ float smem[];
+    """
+    assert shape(check("counter", prelude=prelude)) == ("unsigned short", "integer", 2)
+    assert shape(check("scale", prelude=prelude)) == ("double", "floating", 8)
+    assert shape(check("smem", prelude=prelude)) == ("float[]", "aggregate", None)
+    assert shape(check("smem[threadIdx.x]", prelude=prelude)) == ("float", "floating", 4)
+
+
+def test_conflicting_preprocessor_branches_are_unknown() -> None:
+    prelude = "#if USE_DOUBLE\ndouble v;\n#else\nfloat v;\n#endif\n"
+    assert check("v", prelude=prelude) is None
+    same = "#if A\nint w;\n#else\nint w;\n#endif\n"
+    assert shape(check("w", prelude=same)) == ("int", "integer", 4)
+
+
+def test_local_under_preprocessor_guard() -> None:
+    body = "#if __CUDA_ARCH__ >= 800\nunsigned long long t;\n#endif\n"
+    assert shape(check("t", body)) == ("unsigned long long", "integer", 8)
+
+
+def test_unknown_identifier() -> None:
+    assert check("mystery") is None
+
+
+def test_non_ascii_text_before_the_asm() -> None:
+    source = (
+        "// Größe der Kachel: 32×32 — ½ warp ☃\n"
+        "__global__ void k(unsigned long long* p) {\n"
+        "    /* café */ unsigned out; short s = 1;\n"
+        '    asm volatile("mov.b32 %0, %1;" : "=r"(out) : "h"(s));\n'
+        "}\n"
+    )
+    assert len(source) != len(source.encode("utf-8"))
+    assert shape(resolve(source, "s")) == ("short", "integer", 2)
+    assert shape(resolve(source, "out")) == ("unsigned int", "integer", 4)
+
+
+def test_non_ascii_long_file_crosses_chunks() -> None:
+    filler = "// ünïcödé\n" * 2000
+    source = filler + kernel("unsigned out; char ç = 0;\n" + asm_with("out"), prelude=filler)
+    assert shape(resolve(source, "out")) == ("unsigned int", "integer", 4)
+
+
+# --------------------------------------------------------------------------- typedefs, enums
+
+
+def test_typedef_and_using_chains() -> None:
+    prelude = """
+    typedef unsigned int u32_t;
+    typedef u32_t word_t;
+    using index_t = word_t;
+    using fptr = const float*;
+    typedef int vec4_t[4];
+    """
+    body = "index_t idx; fptr p; vec4_t v; word_t w;"
+    assert shape(check("idx", body, prelude)) == ("unsigned int", "integer", 4)
+    assert shape(check("w", body, prelude)) == ("unsigned int", "integer", 4)
+    assert shape(check("p", body, prelude)) == ("float *", "pointer", 8)
+    assert shape(check("v", body, prelude)) == ("int[4]", "aggregate", 16)
+    assert shape(check("v[1]", body, prelude)) == ("int", "integer", 4)
+
+
+def test_local_typedef() -> None:
+    assert shape(check("x", "typedef short s16; s16 x;")) == ("short", "integer", 2)
+
+
+def test_enums() -> None:
+    prelude = """
+    enum Mode { kRead, kWrite };
+    enum class Small : unsigned char { A, B };
+    enum Wide : unsigned long long { Big };
+    """
+    body = "Mode m; Small s; Wide w;"
+    assert shape(check("m", body, prelude)) == ("Mode", "enum", 4)
+    assert shape(check("s", body, prelude)) == ("Small", "enum", 1)
+    assert shape(check("w", body, prelude)) == ("Wide", "enum", 8)
+    assert shape(check("kWrite", body, prelude)) == ("Mode", "enum", 4)
+    assert shape(check("Small::B", body, prelude)) == ("Small", "enum", 1)
+    assert check("B", body, prelude) is None  # scoped enumerators need Small::
+    assert shape(check("m + 1", body, prelude)) == ("int", "integer", 4)
+    assert check("s + 1", body, prelude) is None
+
+
+# --------------------------------------------------------------------------- records, members
+
+
+STRUCTS = """
+struct Pair { int first; float second; };
+typedef struct { unsigned short lo, hi; } Halves;
+struct Node { Node* next; long long count; int data[8]; Pair pair;
+              union { unsigned bits; float value; }; };
+"""
+
+
+def test_struct_values_are_aggregates() -> None:
+    body = "Pair p; Halves hv; Node n; struct Pair q;"
+    assert shape(check("p", body, STRUCTS)) == ("Pair", "aggregate", None)
+    assert shape(check("q", body, STRUCTS)) == ("Pair", "aggregate", None)
+    assert shape(check("hv", body, STRUCTS)) == ("Halves", "aggregate", None)
+
+
+def test_member_access() -> None:
+    body = "Pair p; Halves hv; Node n; Node* np = &n;"
+    assert shape(check("p.first", body, STRUCTS)) == ("int", "integer", 4)
+    assert shape(check("p.second", body, STRUCTS)) == ("float", "floating", 4)
+    assert shape(check("hv.hi", body, STRUCTS)) == ("unsigned short", "integer", 2)
+    assert shape(check("np->count", body, STRUCTS)) == ("long long", "integer", 8)
+    assert shape(check("np->next", body, STRUCTS)) == ("Node *", "pointer", 8)
+    assert shape(check("np->next->pair.second", body, STRUCTS)) == ("float", "floating", 4)
+    assert shape(check("n.data", body, STRUCTS)) == ("int[8]", "aggregate", 32)
+    assert shape(check("n.data[3]", body, STRUCTS)) == ("int", "integer", 4)
+    assert shape(check("n.bits", body, STRUCTS)) == ("unsigned int", "integer", 4)
+    assert shape(check("n.value", body, STRUCTS)) == ("float", "floating", 4)
+    assert check("n->count", body, STRUCTS) is None  # wrong operator
+    assert check("np.count", body, STRUCTS) is None
+    assert check("p.missing", body, STRUCTS) is None
+
+
+def test_members_inside_member_functions() -> None:
+    source = """
+    struct Acc {
+        unsigned long long total;
+        __device__ void add(short v) {
+            unsigned out;
+            asm volatile("add.u64 %0, %0, %1;" : "+l"(total) : "h"(v), "r"(this->lo));
+        }
+        unsigned lo;
+    };
+    """
+    resolver = resolver_for(source)
+    for expression, expected in [
+        ("total", ("unsigned long long", "integer", 8)),
+        ("v", ("short", "integer", 2)),
+        ("this->lo", ("unsigned int", "integer", 4)),
+    ]:
+        offset = operand_offset(source, expression)
+        assert shape(resolver.resolve(expression, offset)) == expected
+
+
+def test_out_of_line_member_function() -> None:
+    source = """
+    struct Timer { long long start; __device__ void stop(); };
+    __device__ void Timer::stop() {
+        long long out;
+        asm volatile("sub.s64 %0, %%clock64, %1;" : "=l"(out) : "l"(start));
+    }
+    """
+    assert shape(resolve(source, "start")) == ("long long", "integer", 8)
+
+
+def test_unknown_base_class_hides_outer_names() -> None:
+    source = """
+    int value;
+    struct Derived : Base {
+        __device__ void f() {
+            unsigned out;
+            asm volatile("mov.b32 %0, %1;" : "=r"(out) : "r"(value));
+        }
+    };
+    """
+    assert resolve(source, "value") is None
+
+
+def test_member_of_class_defined_elsewhere_is_unknown() -> None:
+    source = """
+    int start;
+    __device__ void Elsewhere::stop() {
+        unsigned out;
+        asm volatile("mov.b32 %0, %1;" : "=r"(out) : "r"(start));
+    }
+    """
+    assert resolve(source, "start") is None
+
+
+# --------------------------------------------------------------------------- arrays, pointers
+
+
+def test_arrays_and_pointers() -> None:
+    body = """
+    __shared__ float tile[2][32];
+    __shared__ unsigned short buf[64];
+    int buf_i = 0; unsigned short* sp = buf; float** pp;
+    """
+    assert shape(check("tile", body)) == ("float[2][32]", "aggregate", 256)
+    assert shape(check("tile[buf_i]", body)) == ("float[32]", "aggregate", 128)
+    assert shape(check("tile[buf_i][threadIdx.x]", body)) == ("float", "floating", 4)
+    assert shape(check("&tile[buf_i][0]", body)) == ("float *", "pointer", 8)
+    assert shape(check("&buf[4]", body)) == ("unsigned short *", "pointer", 8)
+    assert shape(check("sp + 4", body)) == ("unsigned short *", "pointer", 8)
+    assert shape(check("4 + sp", body)) == ("unsigned short *", "pointer", 8)
+    assert shape(check("buf + 4", body)) == ("unsigned short *", "pointer", 8)
+    assert shape(check("sp - sp", body)) == ("long", "integer", 8)
+    assert shape(check("*sp", body)) == ("unsigned short", "integer", 2)
+    assert shape(check("sp[1]", body)) == ("unsigned short", "integer", 2)
+    assert shape(check("*pp", body)) == ("float *", "pointer", 8)
+    assert shape(check("**pp", body)) == ("float", "floating", 4)
+    assert shape(check("&buf_i", body)) == ("int *", "pointer", 8)
+    assert check("*buf_i", body) is None
+
+
+def test_pointer_to_unknown_type_is_still_a_pointer() -> None:
+    source = """
+    template <typename T> __device__ void f(T* p, T v) {
+        unsigned out;
+        asm volatile("ld.u32 %0, [%1];" : "=r"(out) : "l"(p), "r"(v), "r"(*p));
+    }
+    """
+    resolver = resolver_for(source)
+    p = resolver.resolve("p", operand_offset(source, "p"))
+    assert p is not None and (p.kind, p.size) == ("pointer", 8)
+    assert resolver.resolve("v", operand_offset(source, "v")) is None
+    assert resolver.resolve("*p", operand_offset(source, "*p")) is None
+
+
+# --------------------------------------------------------------------------- casts and literals
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("(int)c", ("int", "integer", 4)),
+        ("(unsigned long long)c", ("unsigned long long", "integer", 8)),
+        ("int(c)", ("int", "integer", 4)),
+        ("unsigned(c)", ("unsigned int", "integer", 4)),
+        ("uint32_t(c)", ("unsigned int", "integer", 4)),
+        ("static_cast<uint32_t>(h)", ("unsigned int", "integer", 4)),
+        ("static_cast<unsigned long long>(c)", ("unsigned long long", "integer", 8)),
+        ("static_cast<Word>(c)", ("unsigned int", "integer", 4)),
+        ("reinterpret_cast<const unsigned*>(&h)[0]", ("unsigned int", "integer", 4)),
+        ("*reinterpret_cast<unsigned short*>(&h)", ("unsigned short", "integer", 2)),
+        ("*(unsigned short*)&h", ("unsigned short", "integer", 2)),
+        ("reinterpret_cast<uint64_t>(ptr)", ("unsigned long", "integer", 8)),
+        ("const_cast<float*>(ptr)", ("float *", "pointer", 8)),
+        ("(size_t)ptr", ("unsigned long", "integer", 8)),
+        ("(Word)c", ("unsigned int", "integer", 4)),
+        ("(const __half*)ptr", ("__half *", "pointer", 8)),
+        ("std::bit_cast<int>(f)", ("int", "integer", 4)),
+        ("cuda::std::bit_cast<unsigned>(f)", ("unsigned int", "integer", 4)),
+        ("::std::bit_cast<int>(f)", ("int", "integer", 4)),
+        ("(int)(c + 1)", ("int", "integer", 4)),
+        ("((short)c)", ("short", "integer", 2)),
+    ],
+)
+def test_casts(expression: str, expected: tuple[str, str, int]) -> None:
+    body = "char c; __half h; float f; const float* ptr;"
+    assert shape(check(expression, body, "typedef unsigned Word;")) == expected
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("42", ("int", "integer", 4)),
+        ("42u", ("unsigned int", "integer", 4)),
+        ("42U", ("unsigned int", "integer", 4)),
+        ("42l", ("long", "integer", 8)),
+        ("42ul", ("unsigned long", "integer", 8)),
+        ("42LU", ("unsigned long", "integer", 8)),
+        ("42ll", ("long long", "integer", 8)),
+        ("0x10ull", ("unsigned long long", "integer", 8)),
+        ("0x10", ("int", "integer", 4)),
+        ("0xffffffff", ("unsigned int", "integer", 4)),
+        ("4294967295", ("long", "integer", 8)),
+        ("2147483648", ("long", "integer", 8)),
+        ("0x100000000", ("long", "integer", 8)),
+        ("0xffffffffffffffff", ("unsigned long", "integer", 8)),
+        ("1'000'000", ("int", "integer", 4)),
+        ("010", ("int", "integer", 4)),
+        ("0b1010", ("int", "integer", 4)),
+        ("1.0f", ("float", "floating", 4)),
+        ("1.5F", ("float", "floating", 4)),
+        ("1.0", ("double", "floating", 8)),
+        ("1e-3", ("double", "floating", 8)),
+        ("2.f", ("float", "floating", 4)),
+        ("0x1p4", ("double", "floating", 8)),
+        ("'a'", ("char", "integer", 1)),
+        ("'\\n'", ("char", "integer", 1)),
+        ("true", ("bool", "bool", 1)),
+        ("false", ("bool", "bool", 1)),
+        ("sizeof(int)", ("unsigned long", "integer", 8)),
+        ("sizeof(T)", ("unsigned long", "integer", 8)),
+        ("sizeof x", ("unsigned long", "integer", 8)),
+        ("alignof(double)", ("unsigned long", "integer", 8)),
+        ("-1", ("int", "integer", 4)),
+    ],
+)
+def test_literals(expression: str, expected: tuple[str, str, int]) -> None:
+    assert shape(check(expression, "int x;")) == expected
+
+
+def test_unknown_literals() -> None:
+    assert check("L'a'") is None
+    assert check('"abc"') is None
+    assert check("100_km") is None
+    assert check("nullptr") is None
+
+
+# --------------------------------------------------------------------------- calls
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("__cvta_generic_to_shared(p)", ("unsigned long", "integer", 8)),
+        ("(unsigned)__cvta_generic_to_shared(p)", ("unsigned int", "integer", 4)),
+        ("__float_as_uint(f)", ("unsigned int", "integer", 4)),
+        ("__float_as_int(f)", ("int", "integer", 4)),
+        ("__half_as_ushort(h)", ("unsigned short", "integer", 2)),
+        ("__bfloat16_as_ushort(b)", ("unsigned short", "integer", 2)),
+        ("__double_as_longlong(d)", ("long long", "integer", 8)),
+        ("__int_as_float(1)", ("float", "floating", 4)),
+        ("lane_id()", ("unsigned int", "integer", 4)),
+        ("make_ptr()", ("int *", "pointer", 8)),
+        ("half(f)", ("__half", "half", 2)),
+    ],
+)
+def test_calls(expression: str, expected: tuple[str, str, int]) -> None:
+    prelude = """
+    __device__ __forceinline__ unsigned lane_id();
+    __device__ int* make_ptr() { return nullptr; }
+    """
+    body = "float* p; float f; __half h; __nv_bfloat16 b; double d;"
+    assert shape(check(expression, body, prelude)) == expected
+
+
+def test_unknown_calls() -> None:
+    prelude = """
+    #define LANE() (threadIdx.x & 31)
+    #define WORD(x) ((unsigned)(x))
+    __device__ int over(int);
+    __device__ float over(float);
+    template <typename T> __device__ T ident(T);
+    template <typename T> __device__ int count(T);
+    """
+    body = "float f; auto lam = [](int v) { return v; };"
+    assert check("LANE()", body, prelude) is None
+    assert check("WORD(f)", body, prelude) is None
+    assert check("over(f)", body, prelude) is None  # overloads disagree
+    assert check("ident(f)", body, prelude) is None
+    assert shape(check("count(f)", body, prelude)) == ("int", "integer", 4)
+    assert check("ident<int>(f)", body, prelude) is None
+    assert check("lam(1)", body, prelude) is None
+    assert check("undeclared(f)", body, prelude) is None
+    assert check("__shfl_sync(0xffffffff, f, 0)", body, prelude) is None
+
+
+def test_object_like_macro_is_unknown() -> None:
+    prelude = "#define TID threadIdx.x\nint TID2;"
+    assert check("TID", prelude=prelude) is None
+    assert check("&TID", prelude=prelude) is None
+
+
+# --------------------------------------------------------------------------- operators
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("i + i", ("int", "integer", 4)),
+        ("c + c", ("int", "integer", 4)),
+        ("s * b", ("int", "integer", 4)),
+        ("i + u", ("unsigned int", "integer", 4)),
+        ("i + l", ("long", "integer", 8)),
+        ("u + l", ("long", "integer", 8)),
+        ("l + ul", ("unsigned long", "integer", 8)),
+        ("ll + ul", ("unsigned long long", "integer", 8)),
+        ("i + ull", ("unsigned long long", "integer", 8)),
+        ("i * f", ("float", "floating", 4)),
+        ("f + d", ("double", "floating", 8)),
+        ("f * 2.0", ("double", "floating", 8)),
+        ("f * 2.0f", ("float", "floating", 4)),
+        ("u << 2", ("unsigned int", "integer", 4)),
+        ("c << ull", ("int", "integer", 4)),
+        ("ull >> 32", ("unsigned long long", "integer", 8)),
+        ("u & 0xff", ("unsigned int", "integer", 4)),
+        ("i % 3", ("int", "integer", 4)),
+        ("i < u", ("bool", "bool", 1)),
+        ("p == nullptr_like", ("bool", "bool", 1)),
+        ("i && f", ("bool", "bool", 1)),
+        ("!i", ("bool", "bool", 1)),
+        ("-c", ("int", "integer", 4)),
+        ("~us", ("int", "integer", 4)),
+        ("-d", ("double", "floating", 8)),
+        ("b ? u : 1u", ("unsigned int", "integer", 4)),
+        ("i = 3", ("int", "integer", 4)),
+        ("i++", ("int", "integer", 4)),
+        ("(i, d)", ("double", "floating", 8)),
+        ("((u))", ("unsigned int", "integer", 4)),
+    ],
+)
+def test_operators(expression: str, expected: tuple[str, str, int]) -> None:
+    body = """
+    char c; short s; bool b; int i; unsigned u; long l; unsigned long ul;
+    long long ll; unsigned long long ull; float f; double d; unsigned short us;
+    int* p; int* nullptr_like;
+    """
+    assert shape(check(expression, body)) == expected
+
+
+def test_operators_without_an_answer() -> None:
+    body = "int i; unsigned u; float f; __half h; float4 v; auto a = 1;"
+    assert check("b ? i : u", "bool b;" + body) is None  # arms differ
+    assert check("f % 2", body) is None
+    assert check("f << 1", body) is None
+    assert check("~f", body) is None
+    assert check("h + h", body) is None  # operator overloads of __half
+    assert check("-h", body) is None
+    assert check("v + v", body) is None
+    assert check("h < h", body) is None
+    assert check("a + 1", body) is None
+
+
+# --------------------------------------------------------------------------- templates, auto
+
+
+def test_template_dependent_names_are_unknown() -> None:
+    source = """
+    template <typename T, int N, class Traits>
+    __device__ void f(T x, typename Traits::word w, const T* p) {
+        T local; decltype(x) same = x; auto a = 1u; int plain = N;
+        unsigned out;
+        asm volatile("" : "=r"(out) : "r"(x), "r"(w), "r"(local), "r"(same), "r"(a),
+                     "r"((T)plain), "r"(static_cast<T>(plain)), "r"(plain), "n"(N),
+                     "r"(sizeof(T)), "r"(p));
+    }
+    """
+    resolver = resolver_for(source)
+
+    def at(expression: str) -> CType | None:
+        return resolver.resolve(expression, operand_offset(source, expression))
+
+    for expression in ("x", "w", "local", "same", "a", "(T)plain", "static_cast<T>(plain)"):
+        assert at(expression) is None, expression
+    assert shape(at("plain")) == ("int", "integer", 4)
+    assert shape(at("N")) == ("int", "integer", 4)  # a non-type parameter's type is known
+    assert shape(at("sizeof(T)")) == ("unsigned long", "integer", 8)
+    assert shape(at("p")) == ("T *", "pointer", 8)
+
+
+def test_members_of_class_templates() -> None:
+    source = """
+    template <typename T>
+    struct Box {
+        T item; int count;
+        __device__ void g() {
+            unsigned out;
+            asm volatile("" : "=r"(out) : "r"(item), "r"(count));
+        }
+    };
+    """
+    resolver = resolver_for(source)
+    assert resolver.resolve("item", operand_offset(source, "item")) is None
+    assert shape(resolver.resolve("count", operand_offset(source, "count"))) == (
+        "int",
+        "integer",
+        4,
+    )
+
+
+def test_template_instantiated_types_are_unknown() -> None:
+    prelude = "template <typename T> struct Wrap { T v; };"
+    assert check("w.v", "Wrap<int> w;", prelude) is None
+    assert check("w", "Wrap<int> w;", prelude) is None
+
+
+def test_auto_pointer_is_a_pointer() -> None:
+    ctype = check("p", "int x; auto* p = &x;")
+    assert ctype is not None and (ctype.kind, ctype.size) == ("pointer", 8)
+    assert check("q", "int x; auto q = &x;") is None
+
+
+def test_syntax_errors_are_unknown() -> None:
+    assert resolver_for(kernel("int x;")).resolve("x +", 0) is None
+    assert resolver_for(kernel("int x;")).resolve("", 0) is None
+    assert resolver_for(kernel("int x;")).resolve("a, b", 0) is None
+
+
+# --------------------------------------------------------------------------- speed
+
+
+def test_many_operands_in_a_large_file_are_cheap() -> None:
+    import time
+
+    functions = "\n".join(
+        f"__device__ unsigned f{i}(unsigned a{i}) {{ unsigned r; "
+        f'asm("add.u32 %0, %1, 1;" : "=r"(r) : "r"(a{i})); return r; }}'
+        for i in range(600)
+    )
+    source = "typedef unsigned u32;\nstruct S { int a; };\n" + functions
+    resolver = resolver_for(source)
+    offsets = [source.index(f'"r"(a{i})') + 4 for i in range(600)]
+    start = time.perf_counter()
+    for i, offset in enumerate(offsets):
+        assert shape(resolver.resolve(f"a{i}", offset)) == ("unsigned int", "integer", 4)
+    assert time.perf_counter() - start < 2.0
+
+
+def test_names_inside_macro_bodies_are_unknown() -> None:
+    source = (
+        'int r; float p;\n#define LOAD(r, p) asm volatile("ld.u32 %0, [%1];" : "=r"(r) : "l"(p))\n'
+    )
+    resolver = resolver_for(source)
+    assert resolver.resolve("r", operand_offset(source, "r")) is None
+    assert resolver.resolve("p", operand_offset(source, "p")) is None
+    source = '#define ONE asm volatile("mov.u32 %0, %1;" : "=r"(x) : "r"((unsigned)1))\n'
+    resolver = resolver_for(source)
+    offset = operand_offset(source, "(unsigned)1")
+    assert shape(resolver.resolve("(unsigned)1", offset)) == ("unsigned int", "integer", 4)
+
+
+def test_cast_to_record_spelled_as_expression() -> None:
+    prelude = "struct Wide { unsigned a, b; };"
+    assert shape(check("static_cast<Wide>(w)", "Wide w;", prelude)) == (
+        "Wide",
+        "aggregate",
+        None,
+    )
+    assert shape(check("static_cast<Wide>(w).b", "Wide w;", prelude)) == (
+        "unsigned int",
+        "integer",
+        4,
+    )
+
+
+def test_reference_to_array_parameter_does_not_decay() -> None:
+    params = "const unsigned (&lanes)[4], float arr[], int* (&ptrs)[2]"
+    assert shape(check("lanes", params=params)) == ("unsigned int[4]", "aggregate", 16)
+    assert shape(check("lanes[2]", params=params)) == ("unsigned int", "integer", 4)
+    assert shape(check("arr", params=params)) == ("float *", "pointer", 8)
+    assert shape(check("ptrs[1]", params=params)) == ("int *", "pointer", 8)
+
+
+def test_libcudacxx_std_spellings() -> None:
+    body = "_CUDA_VSTD::uint32_t a; cuda::std::int64_t b; ::uint16_t c; Traits::uint32_t d;"
+    assert shape(check("a", body)) == ("unsigned int", "integer", 4)
+    assert shape(check("b", body)) == ("long", "integer", 8)
+    assert shape(check("c", body)) == ("unsigned short", "integer", 2)
+    assert check("d", body) is None
+    assert shape(check("*reinterpret_cast<const _CUDA_VSTD::int32_t*>(&a)", body)) == (
+        "int",
+        "integer",
+        4,
+    )
