@@ -20,8 +20,9 @@ ALWAYS_WRITTEN = frozenset({"level", "kind"})
 
 def _default(field: Any) -> Any:
     default = field.default
-    if isinstance(default, attr.Factory):
-        return default.factory()
+    factory = getattr(default, "factory", None)
+    if callable(factory) and hasattr(default, "takes_self"):  # an attr.Factory
+        return factory()
     return default
 
 
