@@ -87,6 +87,7 @@ def test_driver_lists_every_rule_that_ran_with_what_github_shows(fixtures_sarif)
         assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")
         props = rule["properties"]
         assert props["tags"] and all(isinstance(t, str) for t in props["tags"])
+        assert len(props["tags"]) <= 10 and len(set(props["tags"])) == len(props["tags"])
         assert props["precision"] in ("very-high", "high", "medium", "low")
         assert props["problem.severity"] in ("error", "warning", "recommendation")
         assert "security-severity" not in props  # correctness defects, not security alerts

@@ -34,6 +34,7 @@ SCHEMA_URI = (
 SRCROOT = "%SRCROOT%"
 INTERNAL_ERROR = "internal-error"
 MAX_RESULTS = 25_000  # GitHub code scanning rejects runs with more results than this
+MAX_TAGS = 10  # GitHub shows at most 10 tags per rule and rejects more than 20
 
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 # GitHub's problem.severity vocabulary. No security-severity: these are correctness defects,
@@ -130,7 +131,8 @@ def descriptor(rule: type[Rule]) -> om.ReportingDescriptor:
         ),
         default_configuration=om.ReportingConfiguration(level=LEVELS[rule.severity]),
         properties={
-            "tags": sorted({"ptxlint", "cuda", "inline-ptx", *rule.tags}),
+            # the rule's own tags first: they survive GitHub's cut
+            "tags": list(dict.fromkeys((*rule.tags, "ptxlint", "cuda", "inline-ptx")))[:MAX_TAGS],
             "precision": rule.precision,
             "problem.severity": PROBLEM_SEVERITY[rule.severity],
         },
