@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ptxlint.model import HOLE
+from ptxlint.model import HOLE, PtxTemplate
 from ptxlint.ptx.opcodes import PTX_DIRECTIVES, PTX_OPCODES
 
 # Register names and syntax that PTX never uses. `%r1` is a PTX register too, so only the
@@ -26,21 +26,24 @@ _X86_TEXT = re.compile(
     r"cltq|cqto|shlq|shrq|tzcnt|lzcnt|popcnt|vzeroupper)\b",
     re.M,
 )
-_ARM_TEXT = re.compile(
-    r"\b(?:dmb|dsb|isb|mrs|msr|yield|wfe|wfi|sev|ldr[bhd]?|str[bhd]?|ldp|stp|ldxr|stxr|ldaxr|"
-    r"stlxr|vld1\w*|vst1\w*|ld1[bhwd]?|st1[bhwd]?|ld1r|ld[234]|st[234]|fmla|fmls|sdot|udot|usdot|"
-    r"smmla|ummla|bfmmla|bfdot|ptrue|whilelt|prfm|cntvct_el0|cntfrq_el0|svcntb|tbl|tbx|zip[12]|"
-    r"uzp[12]|ext|ins|dup|umov|smov)\b"
-    r"|%\d+\.(?:\d+)?[bhsdq]\b|%\[\w+\]\.(?:\d+)?[bhsdq]\b"
-    r"|\b[vzqdp]\d{1,2}\.(?:\d+)?[bhsdq]\b|\b[xw](?:[12]?\d|3[01])\b",
-    re.M,
+# ARM/AArch64: judged by instruction words (first words of statements) and by vector register
+# arrangements (`%0.4s`, `v1.16b`), which PTX never writes.
+_ARM_WORDS = frozenset(
+    """dmb dsb isb mrs msr yield wfe wfi sev ldr ldrb ldrh ldrd str strb strh strd ldp stp ldxr
+    stxr ldaxr stlxr vld1 vst1 ld1 ld1b ld1h ld1w ld1d ld1r ld2 ld3 ld4 st1 st1b st1h st1w st1d
+    st2 st3 st4 fmla fmls sdot udot usdot smmla ummla bfmmla bfdot ptrue whilelt prfm tbl tbx zip1
+    zip2 uzp1 uzp2 umov smov""".split()
 )
+_ARM_ARRANGEMENT = re.compile(r"(?:%\d+|%\[\w+\]|\b[vzq]\d{1,2})\.(?:\d+)?[bhsdq]\b")
+
+
+# AMD GCN/CDNA (HIP code shares __device__ with CUDA): `v_add_f32`, `s_waitcnt`, `ds_read_b128`.
+_AMD_WORD = re.compile(r"^(?:v|s|ds|buffer|global|flat|scratch|image|exp)_[a-z0-9_]+$")
+
 # Constraint letters that are meaningful on x86/ARM but not on NVPTX; alone they prove nothing
 # (PTX002 flags them in device code), but with no PTX in sight they tip the balance to host.
 _HOST_CONSTRAINT_LETTERS = set("abcdSDAtuxyYwQIJKLMNOGKZ")
 
-_STATEMENT_START = re.compile(r"(?:^|[;{}\n])\s*(?:[A-Za-z_$][\w$]*\s*:(?!:)\s*)*(?:@!?\S+\s+)?"
-                              r"([.A-Za-z_][\w]*)")
 _HOLE_OPCODE = re.compile(HOLE + r"(?=\.(?:[fsub](?:8|16|32|64)|f16x2|bf16x2?|pred)\b)")
 _DEVICE_SPECIFIERS = ("__device__", "__global__")
 
@@ -51,12 +54,16 @@ class Verdict:
     reason: str
 
 
-def _first_words(template: str) -> list[str]:
-    return [m.group(1) for m in _STATEMENT_START.finditer(template)]
+def _first_words(ptx: PtxTemplate) -> list[str]:
+    """Opcode words and directive names, in template order, holes left out."""
+    items = [(i.start, i.opcode) for i in ptx.instructions if i.opcode and HOLE not in i.opcode]
+    items += [(d.start, d.name) for d in ptx.directives]
+    return [word for _, word in sorted(items)]
 
 
 def classify(
     template: str,
+    ptx: PtxTemplate,
     constraint_letters: str,
     *,
     path: str,
@@ -66,22 +73,29 @@ def classify(
     text = template.replace(HOLE, " ")
     if _X86_TEXT.search(text):
         return Verdict("host", "x86 assembly syntax in the template")
-    words = _first_words(text)
-    ptx_words = [w for w in words if w in PTX_OPCODES or w in PTX_DIRECTIVES]
     # `"{" STRINGIFY(op) ".f16 %0,%1;}"`: an opcode from a macro followed by a PTX type.
-    ptx_words += _HOLE_OPCODE.findall(template)
-    if _ARM_TEXT.search(text) and not ptx_words:
-        return Verdict("host", "ARM assembly syntax in the template")
-    if ptx_words and len(ptx_words) * 2 >= len(words):
-        return Verdict("ptx", f"PTX instruction {ptx_words[0]!r}")
+    hole_opcodes = _HOLE_OPCODE.findall(template)
+    words = _first_words(ptx) + hole_opcodes
+    if words and sum(1 for w in words if _AMD_WORD.match(w)) * 2 >= len(words):
+        return Verdict("host", "AMD GCN assembly in the template")
+    ptx_words = [w for w in words if w in PTX_OPCODES or w in PTX_DIRECTIVES] + hole_opcodes
+    arm = any(w in _ARM_WORDS for w in words) or _ARM_ARRANGEMENT.search(text) is not None
     device_context = _device_context(path, function_specifiers, guards)
-    if device_context and not (set(constraint_letters) & _HOST_CONSTRAINT_LETTERS and not words):
-        if words and not ptx_words:
-            # Device context but no word of the template is PTX: an unknown opcode is a PTX204
-            # finding, but only where the rest of the file says this is device code.
-            return Verdict("ptx", f"{device_context}; no known PTX opcode")
-        return Verdict("ptx", device_context)
-    return Verdict("unknown", "neither the template nor its context says this is PTX")
+    if not device_context:
+        # Outside a known device context only a template that is PTX through and through is
+        # taken: `mov` alone is also an ARM, RISC-V and x86 word.
+        if words and len(ptx_words) >= len(words) and not arm:
+            return Verdict("ptx", f"PTX instruction {ptx_words[0]!r}")
+        return Verdict("unknown", "neither the template nor its context says this is PTX")
+    if arm and len(ptx_words) * 2 < len(words):
+        return Verdict("host", "ARM assembly syntax in the template")
+    if set(constraint_letters) & _HOST_CONSTRAINT_LETTERS and not ptx_words:
+        return Verdict("unknown", f"{device_context}, but host constraint letters")
+    if words and not ptx_words:
+        # Device context but no word of the template is PTX: an unknown opcode is a PTX204
+        # finding, but only where the rest of the file says this is device code.
+        return Verdict("ptx", f"{device_context}; no known PTX opcode")
+    return Verdict("ptx", device_context)
 
 
 def _device_context(path: str, specifiers: tuple[str, ...], guards: tuple[str, ...]) -> str:

@@ -117,8 +117,10 @@ def extract(
             continue
         context = _context(parsed, context_node, macro_name)
         letters = "".join(o.constraint.letters for o in raw.operands)
+        ptx = parse_template(raw.template.text, raw.extended)
         verdict = dialect.classify(
             raw.template.text,
+            ptx,
             letters,
             path=source.path,
             function_specifiers=context.function_specifiers,
@@ -153,7 +155,7 @@ def extract(
                 open_paren=raw.open_paren,
                 close_paren=raw.end - 1,
                 context=context,
-                ptx=parse_template(raw.template.text, raw.extended),
+                ptx=ptx,
                 problems=raw.problems,
                 opaque_sections=raw.opaque_sections,
             )

@@ -149,6 +149,20 @@ static inline int dot(int32x4_t acc, int8x16_t a, int8x16_t b) {
         assert lint_text(text, path) == []
 
 
+def test_amd_gcn_and_other_isas_in_device_code_are_not_ptx() -> None:
+    text = """
+__device__ void cvt(unsigned a, float& t) {
+  asm volatile("v_cvt_off_f32_i4 %[v_tmp], %[v_src]\\n"
+               "v_cvt_pk_fp8_f32 %[v_tmp], %[v_tmp], %[v_tmp]\\n"
+               : [v_tmp] "+v"(t) : [v_src] "v"(a));
+  asm volatile("s_waitcnt lgkmcnt(0)" ::: "memory");
+}
+"""
+    assert statements(text, "ck.hpp") == []
+    other = 'static void f() { unsigned long m; __asm__ volatile("mova.x.m %[ms]\\n\\tmov.m.x m0, x0, 0xFF" : [ms] "=&r"(m)); }'
+    assert statements(other, "et.c") == []
+
+
 def test_asm_label_is_not_a_statement() -> None:
     text = 'extern int clock32(void) asm("clock");\n__device__ void f() { asm("trap;"); }\n'
     result = extract_statements(SourceFile("t.cu", text))
