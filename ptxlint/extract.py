@@ -406,7 +406,7 @@ class _StatementReader:
 
     def _operands(self, toks: list[Token], role: str, first_index: int) -> list[Operand]:
         operands: list[Operand] = []
-        for group in _split_commas(toks):
+        for group in _split_operands(toks, self.problems):
             if not group:
                 continue
             operand = self._operand(group, role, first_index + len(operands))
@@ -498,6 +498,32 @@ def _skip_group(toks: Sequence[Token], open_index: int) -> int:
             if depth == 0:
                 return j + 1
     return len(toks)
+
+
+def _split_operands(toks: list[Token], problems: list[str]) -> list[list[Token]]:
+    """Operands split on commas, and also where a comma is missing: nvcc's front end reads
+    ``"r"(a) "l"(b)`` as two operands (CUTLASS ships such code), GCC and clang reject it."""
+    groups: list[list[Token]] = []
+    for group in _split_commas(toks):
+        current: list[Token] = []
+        depth = 0
+        for tok in group:
+            if (
+                depth == 0
+                and current
+                and current[-1].text == ")"
+                and (tok.kind in ("string", "raw") or tok.text == "[")
+            ):
+                problems.append(f"missing ',' between operands at offset {tok.start}")
+                groups.append(current)
+                current = []
+            if tok.text in ("(", "[", "{"):
+                depth += 1
+            elif tok.text in (")", "]", "}"):
+                depth -= 1
+            current.append(tok)
+        groups.append(current)
+    return groups
 
 
 def _split_commas(toks: list[Token]) -> list[list[Token]]:

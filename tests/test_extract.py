@@ -224,3 +224,13 @@ def test_malformed_input_never_crashes() -> None:
     ]
     for text in samples:
         lint_text(text)
+
+
+def test_operands_without_a_comma_are_two_operands_as_nvcc_reads_them() -> None:
+    text = '__device__ void f(unsigned a, unsigned long b) { asm volatile("tcgen05.cp.cta_group::1.128x256b [%0], %1;" :: "r"(a)  "l"(b)); }'
+    (s,) = statements(text)
+    assert [(o.index, o.constraint.letters, o.expression) for o in s.operands] == [
+        (0, "r", "a"),
+        (1, "l", "b"),
+    ]
+    assert any("missing ','" in p for p in s.problems)
