@@ -16,7 +16,7 @@ from ptxlint.engine import FileResult, instantiate, lint_source
 from ptxlint.fix import fix_text, unified_diff, write_atomically
 from ptxlint.model import Finding, Severity, SourceFile
 from ptxlint.registry import find_rule, load_rules
-from ptxlint.report import json_format, text_format
+from ptxlint.report import github_format, json_format, sarif_format, text_format
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
 
@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="lint files and folders (default: .)")
     _add_lint_arguments(check)
-    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
     check.add_argument("--statistics", action="store_true", help="count findings per rule")
     check.add_argument("--quiet", "-q", action="store_true", help="findings only, no summary")
@@ -271,6 +271,11 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"Would apply {n} fix{'es' if n != 1 else ''}.", file=sys.stderr)
     elif args.format == "json":
         report = json_format.render(result)
+    elif args.format == "sarif":
+        ran = [r for r in rule_classes if selector.enabled(r.id, r.name)]
+        report = sarif_format.render(result, ran)
+    elif args.format == "github":
+        report = github_format.render(result)
     else:
         color = (
             args.output is None
