@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
@@ -73,6 +74,7 @@ def lint_source(
     result.statements = extracted.statements
     result.skipped_statements = extracted.skipped
     active = [r for r in rules if selector.enabled(r.id, r.name, source.path)]
+    context = dataclasses.replace(context, file_statements=tuple(extracted.statements))
     table = suppressions(source)
     for statement in extracted.statements:
         for rule in active:

@@ -17,6 +17,9 @@ class RuleContext:
     arch: int | None = None  # e.g. 90 for sm_90; None when unknown
     arch_suffix: str = ""  # "a" for sm_90a, "f" for sm_100f
     options: dict[str, object] = field(default_factory=dict)
+    # Every linted statement of the current file, in source order, for the few rules whose
+    # verdict depends on a neighbour (a scope opened in one asm and closed in the next).
+    file_statements: tuple[AsmStatement, ...] = ()
 
 
 class Rule:

@@ -26,7 +26,9 @@ emits after it into the statement's scope; a stray `}` closes the enclosing func
 ptxas then fails with a syntax error on a PTX line nobody can map back to the source.
 
 When part of the template comes from a macro ptxlint cannot see, the brace could be in the macro,
-so the rule says nothing.
+so the rule says nothing. Nor does it flag a scope deliberately split across consecutive
+`volatile` statements of one function (CCCL opens `{ .reg .b128 q;` in one asm and closes it
+in a later one): the pair balances, and volatile asm statements keep their order.
 
 ## Example
 ```cuda
@@ -44,21 +46,51 @@ asm("{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %1, 0;\\n\\tselp.u32 %0, 1, 0, p;\
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         if statement.template.has_holes:
             return
-        open_stack: list[int] = []
-        for brace in statement.ptx.braces:
-            if brace.char == "{":
-                open_stack.append(brace.offset)
-            elif open_stack:
-                open_stack.pop()
-            else:
-                yield self.finding(
-                    statement,
-                    self.template_span(statement, brace.offset, brace.offset + 1),
-                    "'}' closes no '{' of this template",
-                )
-        for offset in open_stack:
+        unopened, unclosed = _unbalanced(statement)
+        if not unopened and not unclosed:
+            return
+        if statement.is_volatile and _split_scope(statement, context, bool(unclosed)):
+            return
+        for offset in unopened:
+            yield self.finding(
+                statement,
+                self.template_span(statement, offset, offset + 1),
+                "'}' closes no '{' of this template",
+            )
+        for offset in unclosed:
             yield self.finding(
                 statement,
                 self.template_span(statement, offset, offset + 1),
                 "'{' is never closed in this template",
             )
+
+
+def _unbalanced(statement: AsmStatement) -> tuple[list[int], list[int]]:
+    """Offsets of ``}`` that close nothing and of ``{`` never closed."""
+    unopened: list[int] = []
+    open_stack: list[int] = []
+    for brace in statement.ptx.braces:
+        if brace.char == "{":
+            open_stack.append(brace.offset)
+        elif open_stack:
+            open_stack.pop()
+        else:
+            unopened.append(brace.offset)
+    return unopened, open_stack
+
+
+def _split_scope(statement: AsmStatement, context: RuleContext, opens: bool) -> bool:
+    """Whether a volatile neighbour in the same function closes (or opens) this scope."""
+    same_function = [
+        s
+        for s in context.file_statements
+        if s.context.function == statement.context.function
+        and s.context.macro == statement.context.macro
+        and s.is_volatile
+        and not s.template.has_holes
+    ]
+    if opens:
+        later = [s for s in same_function if s.span.start > statement.span.start]
+        return any(_unbalanced(s)[0] for s in later)
+    earlier = [s for s in same_function if s.span.start < statement.span.start]
+    return any(_unbalanced(s)[1] for s in earlier)
