@@ -1,0 +1,98 @@
+"""PTX201 unscoped-register-declaration."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Finding, Fix, Severity
+from ptxlint.ptx.layout import wrap_in_braces
+from ptxlint.ptx.scopes import braces_known, is_file_scope, used_names, uses_declared
+from ptxlint.rule import Rule, RuleContext
+
+# Declarations that live in the enclosing function's scope once the template is spliced in.
+# ptxas 13.0 answers a second copy of each with "Duplicate definition of variable" (checked for
+# .reg, .local, .shared and .param in tests/test_template_rules_oracle.py).
+SCOPED_DECLARATIONS = frozenset({".reg", ".local", ".shared", ".param"})
+
+
+def wrap_fix(statement: AsmStatement, what: str) -> Fix | None:
+    edits = wrap_in_braces(statement)
+    if edits is None:
+        return None
+    return Fix(f"wrap the template in '{{ }}' so {what} is local to each copy", edits, safe=True)
+
+
+class UnscopedRegisterDeclaration(Rule):
+    id = "PTX201"
+    name = "unscoped-register-declaration"
+    severity = Severity.WARNING
+    summary = "Register or variable declared outside '{ }' in an asm template"
+    tags = ("correctness", "template")
+    docs = """\
+## What it does
+Flags `.reg`, `.local`, `.shared` and `.param` declarations at brace depth 0 of an asm template,
+that is, not inside a `{ }` scope of the template itself. Names spelled with `%=` (`t%=`), which
+nvcc makes unique per emitted copy, are not flagged, nor is asm at file scope.
+
+## Why is this bad?
+The template is pasted into the enclosing function's PTX. A declaration outside braces lands in
+the function's scope, so as soon as the statement is emitted twice — the function is inlined at
+two call sites, or the loop around it is unrolled — ptxas sees the name declared twice and stops:
+`error: Duplicate definition of variable 't'`. The code compiles today only as long as nobody
+calls it twice.
+
+## Example
+```cuda
+asm(".reg .b32 t;\\n\\t"
+    "add.u32 t, %1, 1;\\n\\t"
+    "mov.u32 %0, t;" : "=r"(r) : "r"(x));
+```
+
+## Use instead
+```cuda
+asm("{\\n\\t.reg .b32 t;\\n\\t"
+    "add.u32 t, %1, 1;\\n\\t"
+    "mov.u32 %0, t;\\n\\t}" : "=r"(r) : "r"(x));
+```
+
+## Fix safety
+The fix inserts `{` after the opening quote of the first string piece and `}` before the closing
+quote of the last, in the file's own line-break style. It is offered only when both ends are
+string literals (not macros). It is safe: a name declared by this template is only visible to
+later asm statements by accident of emission order. A template that declares names it never uses
+itself (a declaration meant for *another* asm statement) gets no fix: scoping would break the
+other statement.
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if is_file_scope(statement) or not braces_known(statement):
+            return
+        ptx = statement.ptx
+        flagged = [
+            d
+            for d in ptx.directives
+            if d.depth == 0
+            and d.name in SCOPED_DECLARATIONS
+            and any("%=" not in name for name in d.declared)
+        ]
+        if not flagged:
+            return
+        used = used_names(ptx)
+        declared = [n for d in flagged for n in d.declared]
+        # Declarations this template never uses are meant for another asm statement: scoping
+        # them would break that statement, so no fix.
+        fix = (
+            wrap_fix(statement, "the declaration")
+            if all(uses_declared(n, used) for n in declared)
+            else None
+        )
+        for directive in flagged:
+            start = directive.start
+            names = ", ".join(f"'{n}'" for n in directive.declared if "%=" not in n)
+            yield self.finding(
+                statement,
+                self.template_span(statement, start, start + len(directive.name)),
+                f"'{directive.name}' declares {names} outside '{{ }}': a second inlined or "
+                "unrolled copy of this asm is a duplicate definition; wrap the template in braces",
+                fix=fix,
+            )
