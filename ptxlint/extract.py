@@ -362,7 +362,7 @@ class _StatementReader:
         i = 0
         while i < len(toks):
             tok = toks[i]
-            begin = len(chars)
+            begin = len(starts)  # one entry per template character so far
             if tok.kind in ("string", "raw"):
                 decoded = decode_string_literal(tok)
                 chars.append(decoded.text)
@@ -392,7 +392,7 @@ class _StatementReader:
                 starts.append(tok.start)
                 ends.append(piece_end)
             pieces.append(
-                TemplatePiece("macro", Span(tok.start, piece_end), begin, begin + len(chars[-1]))
+                TemplatePiece("macro", Span(tok.start, piece_end), begin, len(starts))
             )
             i = j
         text = "".join(chars)

@@ -234,3 +234,10 @@ def test_operands_without_a_comma_are_two_operands_as_nvcc_reads_them() -> None:
         (1, "l", "b"),
     ]
     assert any("missing ','" in p for p in s.problems)
+
+
+def test_pieces_know_their_template_ranges() -> None:
+    text = '#define M(x) #x\n__device__ void f(int x) { asm("mov.u32 %0, 1" M(y) "add.u32 %0, %0, 1;" : "+r"(x)); }'
+    (s,) = statements(text)
+    ranges = [(p.kind, s.template.text[p.text_start : p.text_end]) for p in s.template.pieces]
+    assert ranges == [("string", "mov.u32 %0, 1"), ("macro", HOLE), ("string", "add.u32 %0, %0, 1;")]
