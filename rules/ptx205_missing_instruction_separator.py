@@ -1,0 +1,129 @@
+"""PTX205 missing-instruction-separator."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Edit, Finding, Fix, PtxInstruction, Severity, Span
+from ptxlint.ptx.layout import PieceText, literal_content, piece_texts, source_spelling
+from ptxlint.ptx.opcodes import PTX_OPCODES
+from ptxlint.rule import Rule, RuleContext
+
+_LITERALS = ("string", "raw")
+_SEPARATORS = ";{}"
+_BLANK = " \t\r\n\f\v"
+# What starts an instruction: a guard, or an opcode word followed by its modifiers or operands.
+_START = re.compile(r"@|([A-Za-z_][A-Za-z0-9_]*)(?=[.\s;]|$)", re.ASCII)
+
+
+def _starts_instruction(text: str, pos: int) -> int | None:
+    """End of the guard or opcode word that starts an instruction at ``pos``, else ``None``."""
+    m = _START.match(text, pos)
+    if m is None:
+        return None
+    if m.group(1) is not None and m.group(1) not in PTX_OPCODES:
+        return None
+    return m.end()
+
+
+def _in_comment(statement: AsmStatement, offset: int) -> bool:
+    return any(start <= offset < end for start, end in statement.ptx.comments)
+
+
+def _spanning(statement: AsmStatement, boundary: int) -> PtxInstruction | None:
+    """The instruction whose mnemonic ends before ``boundary`` and whose text runs past it."""
+    for instruction in statement.ptx.instructions:
+        if instruction.opcode_end <= boundary < instruction.end:
+            return instruction
+    return None
+
+
+def _separator(statement: AsmStatement, pieces: tuple[PieceText, ...]) -> str:
+    """What the file writes after a ``;`` at the end of a piece (``;\\n\\t``), else ``;``."""
+    text = statement.template.text
+    for item in pieces:
+        if item.piece.kind not in _LITERALS or item.end == item.start:
+            continue
+        body = text[item.start : item.end].rstrip(_BLANK)
+        if body.endswith(";"):
+            tail = item.start + len(body)
+            return ";" + source_spelling(statement, tail, item.end)
+    return ";"
+
+
+class MissingInstructionSeparator(Rule):
+    id = "PTX205"
+    name = "missing-instruction-separator"
+    severity = Severity.ERROR
+    summary = "Adjacent string pieces run two instructions together"
+    tags = ("correctness", "template")
+    docs = """\
+## What it does
+Flags a boundary between two adjacent string literals of a template where the earlier piece ends
+inside an instruction, without `;`, a brace or white space, and the later piece starts a new
+instruction (a PTX opcode or an `@p` guard).
+
+## Why is this bad?
+C++ concatenates adjacent string literals with nothing in between, so
+`"mov.u32 %0, 1" "add.u32 %0, %0, 1;"` becomes `mov.u32 %0, 1add.u32 %0, %0, 1;`: one malformed
+instruction. ptxas rejects it with a syntax error on a line of generated PTX; when the pieces come
+from different branches of a macro, only some configurations break.
+
+A piece split *inside* one instruction (`"ld.global" ".f32 %0, [%1];"`, `"mov.u32 %0, " "%1;"`)
+is fine and is not flagged.
+
+## Example
+```cuda
+asm("mov.u32 %0, %1"
+    "add.u32 %0, %0, 1;" : "=r"(r) : "r"(x));
+```
+
+## Use instead
+```cuda
+asm("mov.u32 %0, %1;"
+    "add.u32 %0, %0, 1;" : "=r"(r) : "r"(x));
+```
+
+## Fix safety
+The fix inserts `;` at the end of the earlier piece, inside its quotes, followed by the same
+white space (for example `\\n\\t`) that the template's other pieces put after their `;`. It is
+safe: the joined text was not valid PTX.
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        template = statement.template
+        text = template.text
+        pieces = tuple(p for p in piece_texts(template) if p.end > p.start)
+        for prev, nxt in zip(pieces, pieces[1:], strict=False):
+            if prev.piece.kind not in _LITERALS or nxt.piece.kind not in _LITERALS:
+                continue
+            boundary = nxt.start
+            last = text[prev.end - 1]
+            if last in _SEPARATORS or last in _BLANK or _in_comment(statement, prev.end - 1):
+                continue
+            begin = boundary
+            while begin < len(text) and text[begin] in _BLANK:
+                begin += 1
+            word_end = _starts_instruction(text, begin)
+            if word_end is None:
+                continue
+            instruction = _spanning(statement, boundary)
+            if instruction is None or instruction.opaque:
+                continue
+            fix = None
+            content = literal_content(statement.source.text, prev.piece)
+            if content is not None:
+                insert = Edit(Span(content.end, content.end), _separator(statement, pieces))
+                fix = Fix("end the earlier piece with ';'", (insert,))
+            tail = prev.end
+            while tail > instruction.start and text[tail - 1] not in _BLANK + ",":
+                tail -= 1
+            glued = text[tail:prev.end] + text[begin:word_end]
+            yield self.finding(
+                statement,
+                self.template_span(statement, tail, prev.end),
+                f"'{text[tail:prev.end]}' ends its string piece without ';', so the next piece's "
+                f"'{text[begin:word_end]}' runs into it ('{glued}'): two instructions become one",
+                fix=fix,
+            )
