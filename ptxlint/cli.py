@@ -5,20 +5,27 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections.abc import Sequence
 from typing import TextIO
 
 from ptxlint import __version__
-from ptxlint.config import Config, ConfigError, RuleSelector, find_config, load_config, merge_cli, parse_arch
-from ptxlint.discover import discover, read_source
-from ptxlint.engine import FileResult, instantiate, lint_source
-from ptxlint.fix import fix_text, unified_diff, write_atomically
-from ptxlint.model import Finding, Severity, SourceFile
+from ptxlint.config import (
+    Config,
+    ConfigError,
+    RuleSelector,
+    find_config,
+    load_config,
+    merge_cli,
+    parse_arch,
+)
+from ptxlint.model import Severity
 from ptxlint.registry import find_rule, load_rules
 from ptxlint.report import github_format, json_format, sarif_format, text_format
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
+from ptxlint.runner import default_jobs, run
+
+__all__ = ["main", "run"]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -54,16 +61,32 @@ def build_parser() -> argparse.ArgumentParser:
         help="lowest severity that makes the exit code 1 (default: warning)",
     )
     check.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    check.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        metavar="N",
+        help="worker processes for large trees (default: all cores)",
+    )
     check.add_argument("--fix", action="store_true", help="apply safe fixes in place")
-    check.add_argument("--unsafe-fixes", action="store_true",
-                       help="with --fix or --diff, also apply fixes that may change meaning")
-    check.add_argument("--diff", action="store_true",
-                       help="print the fixes as a unified diff instead of writing them")
+    check.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix or --diff, also apply fixes that may change meaning",
+    )
+    check.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the fixes as a unified diff instead of writing them",
+    )
 
     stats = sub.add_parser("stats", help="count asm statements and typed operands")
     _add_lint_arguments(stats)
-    stats.add_argument("--list-skipped", action="store_true",
-                       help="list statements that were found but not linted, with the reason")
+    stats.add_argument(
+        "--list-skipped",
+        action="store_true",
+        help="list statements that were found but not linted, with the reason",
+    )
 
     sub.add_parser("rules", help="list all rules")
     rule = sub.add_parser("rule", help="show one rule's documentation")
@@ -73,8 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_lint_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", default=["."], metavar="PATH")
-    p.add_argument("--select", action="append", metavar="RULES",
-                   help="only these rules: ids, names or id prefixes, comma-separated")
+    p.add_argument(
+        "--select",
+        action="append",
+        metavar="RULES",
+        help="only these rules: ids, names or id prefixes, comma-separated",
+    )
     p.add_argument("--extend-select", action="append", metavar="RULES")
     p.add_argument("--ignore", action="append", metavar="RULES")
     p.add_argument("--arch", metavar="sm_XX", help="target architecture, e.g. sm_90a")
@@ -110,12 +137,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 # --------------------------------------------------------------------------- shared set-up
 
 
-def _configure(args: argparse.Namespace) -> tuple[Config, RuleSelector, list[type[Rule]], RuleContext]:
+def _configure(
+    args: argparse.Namespace,
+) -> tuple[Config, RuleSelector, list[type[Rule]], RuleContext]:
     config_path = args.config or find_config(args.paths)
     config = load_config(config_path)
     extensions = None
     if args.extensions:
-        extensions = tuple(e if e.startswith(".") else f".{e}" for e in _comma_list([args.extensions]))
+        extensions = tuple(
+            e if e.startswith(".") else f".{e}" for e in _comma_list([args.extensions])
+        )
     config = merge_cli(
         config,
         select=_comma_list(args.select) or None,
@@ -146,123 +177,26 @@ def _configure(args: argparse.Namespace) -> tuple[Config, RuleSelector, list[typ
     return config, selector, rule_classes, RuleContext(arch=arch, arch_suffix=suffix)
 
 
-def run(
-    paths: Sequence[str],
-    config: Config,
-    selector: RuleSelector,
-    rule_classes: Sequence[type[Rule]],
-    context: RuleContext,
-    progress: TextIO | None = None,
-    fix_mode: str | None = None,
-    unsafe_fixes: bool = False,
-) -> RunResult:
-    started = time.perf_counter()
-    discovery = discover(
-        paths,
-        **({"extensions": config.extensions} if config.extensions else {}),
-        exclude=config.exclude,
-        respect_gitignore=config.respect_gitignore,
-        max_file_size=config.max_file_size,
-    )
-    result = RunResult(errors=[(s.path, s.reason) for s in discovery.errors],
-                       notes=[(s.path, s.reason) for s in discovery.skipped])
-    rules = instantiate(rule_classes)
-    total = len(discovery.files)
-    for n, file in enumerate(discovery.files, 1):
-        if progress is not None and (n % 25 == 0 or n == total):
-            _progress(progress, n, total)
-        text, decode_errors, reason = read_source(file.path, config.max_file_size)
-        if text is None:
-            target = result.errors if reason and _is_error(reason) else result.notes
-            target.append((file.path, reason or "could not be read"))
-            continue
-        if decode_errors:
-            result.notes.append((file.path, "not valid UTF-8; undecodable bytes were replaced"))
-        source = SourceFile(file.path, text, decode_errors)
-        file_result = lint_source(source, rules, context, selector)
-        if fix_mode and any(f.fix for f in file_result.findings):
-            if decode_errors:
-                result.notes.append((file.path, "not fixed: the file is not valid UTF-8"))
-            else:
-                source, file_result = _fix_file(
-                    source, file_result, rules, context, selector, fix_mode, unsafe_fixes, result
-                )
-        result.files += 1
-        result.statements += len(file_result.statements)
-        result.skipped_statements += len(file_result.skipped_statements)
-        for statement in file_result.statements:
-            result.operands += len(statement.operands)
-            result.typed_operands += sum(1 for o in statement.operands if o.ctype is not None)
-        if file_result.findings or file_result.statements:
-            result.sources[file.path] = source
-        result.findings.extend(file_result.findings)
-    if progress is not None and total:
-        progress.write("\r\033[K")
-        progress.flush()
-    result.seconds = time.perf_counter() - started
-    return result
-
-
-def _fix_file(
-    source: SourceFile,
-    file_result: FileResult,
-    rules: Sequence[Rule],
-    context: RuleContext,
-    selector: RuleSelector,
-    fix_mode: str,
-    unsafe: bool,
-    result: RunResult,
-) -> tuple[SourceFile, FileResult]:
-    def relint(text: str) -> list[Finding]:
-        return lint_source(SourceFile(source.path, text), rules, context, selector).findings
-
-    outcome = fix_text(source.text, relint, unsafe)
-    if not outcome.applied or outcome.text == source.text:
-        return source, file_result
-    result.fixed += outcome.applied
-    if fix_mode == "diff":
-        result.diffs.append(unified_diff(source.path, source.text, outcome.text))
-        return source, file_result
-    try:
-        write_atomically(source.path, outcome.text, bom=_has_bom(source.path))
-    except OSError as exc:
-        result.errors.append((source.path, f"could not write fixes: {exc.strerror or exc}"))
-        return source, file_result
-    fixed = SourceFile(source.path, outcome.text)
-    return fixed, lint_source(fixed, rules, context, selector)
-
-
-def _has_bom(path: str) -> bool:
-    with open(path, "rb") as handle:
-        return handle.read(3) == b"\xef\xbb\xbf"
-
-
-def _is_error(reason: str) -> bool:
-    from ptxlint.discover import is_error_reason
-
-    return is_error_reason(reason)
-
-
-def _progress(stream: TextIO, n: int, total: int) -> None:
-    width = 30
-    filled = int(width * n / total) if total else width
-    stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {n}/{total} files")
-    stream.flush()
-
-
 # --------------------------------------------------------------------------- commands
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     config, selector, rule_classes, context = _configure(args)
     progress = (
-        sys.stderr
-        if sys.stderr.isatty() and not args.no_progress and not args.quiet
-        else None
+        sys.stderr if sys.stderr.isatty() and not args.no_progress and not args.quiet else None
     )
     fix_mode = "diff" if args.diff else "fix" if args.fix else None
-    result = run(args.paths, config, selector, rule_classes, context, progress,
-                 fix_mode=fix_mode, unsafe_fixes=args.unsafe_fixes)
+    result = run(
+        args.paths,
+        config,
+        selector,
+        rule_classes,
+        context,
+        progress,
+        fix_mode=fix_mode,
+        unsafe_fixes=args.unsafe_fixes,
+        jobs=args.jobs or default_jobs(),
+    )
     out_stream: TextIO
     if fix_mode == "diff":
         report = "".join(result.diffs)
@@ -323,10 +257,10 @@ def exit_code(result: RunResult, fail_on: str) -> int:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     config, selector, rule_classes, context = _configure(args)
-    result = run(args.paths, config, selector, [], context)
+    result = run(args.paths, config, selector, [], context, jobs=default_jobs())
     typed = result.typed_operands
     share = f" ({100 * typed / result.operands:.1f}%)" if result.operands else ""
-    print(f"files with asm statements: {len(result.sources)} of {result.files} read")
+    print(f"files with asm statements: {result.files_with_asm} of {result.files} read")
     print(f"asm statements found:      {result.statements + result.skipped_statements}")
     print(f"  linted as PTX:           {result.statements}")
     print(f"  not linted (host/unsure): {result.skipped_statements}")

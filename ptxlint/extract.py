@@ -105,7 +105,9 @@ def extract(
         elif node.type in ("preproc_call", "preproc_directive"):
             continue
         elif _is_asm_label(node):
-            result.skipped.append((start, "asm label: names a declaration's symbol, not a statement"))
+            result.skipped.append(
+                (start, "asm label: names a declaration's symbol, not a statement")
+            )
             continue
         else:
             stream = _code_tokens(source.text, start)
@@ -331,11 +333,11 @@ class _StatementReader:
             end = last
         template = self._template(sections[0], open_paren)
         outputs = self._operands(sections[1], "output", 0) if len(sections) > 1 else []
-        inputs = (
-            self._operands(sections[2], "input", len(outputs)) if len(sections) > 2 else []
-        )
+        inputs = self._operands(sections[2], "input", len(outputs)) if len(sections) > 2 else []
         clobbers = self._clobbers(sections[3]) if len(sections) > 3 else []
-        labels = tuple(t.text for t in sections[4] if t.kind == "ident") if len(sections) > 4 else ()
+        labels = (
+            tuple(t.text for t in sections[4] if t.kind == "ident") if len(sections) > 4 else ()
+        )
         if len(sections) > 5:
             self.problems.append("more than four colons")
         return _RawStatement(
@@ -371,7 +373,9 @@ class _StatementReader:
                 if not decoded.terminated:
                     self.problems.append("unterminated string literal in the template")
                 pieces.append(
-                    TemplatePiece(tok.kind, Span(tok.start, tok.end), begin, begin + len(decoded.text))
+                    TemplatePiece(
+                        tok.kind, Span(tok.start, tok.end), begin, begin + len(decoded.text)
+                    )
                 )
                 i += 1
                 continue
@@ -391,9 +395,7 @@ class _StatementReader:
                 chars.append(HOLE)
                 starts.append(tok.start)
                 ends.append(piece_end)
-            pieces.append(
-                TemplatePiece("macro", Span(tok.start, piece_end), begin, len(starts))
-            )
+            pieces.append(TemplatePiece("macro", Span(tok.start, piece_end), begin, len(starts)))
             i = j
         text = "".join(chars)
         if not pieces:
@@ -621,13 +623,20 @@ def _context(parsed: ParsedSource, node: tree_sitter.Node | None, macro: str | N
     )
 
 
-def _function_header(parsed: ParsedSource, fn: tree_sitter.Node) -> tuple[str | None, tuple[str, ...]]:
+def _function_header(
+    parsed: ParsedSource, fn: tree_sitter.Node
+) -> tuple[str | None, tuple[str, ...]]:
     declarator = fn.child_by_field_name("declarator")
     name = None
     inner = declarator
-    while inner is not None and inner.type not in ("identifier", "field_identifier",
-                                                   "qualified_identifier", "destructor_name",
-                                                   "operator_name", "template_function"):
+    while inner is not None and inner.type not in (
+        "identifier",
+        "field_identifier",
+        "qualified_identifier",
+        "destructor_name",
+        "operator_name",
+        "template_function",
+    ):
         inner = inner.child_by_field_name("declarator")
     if inner is not None:
         name = parsed.node_text(inner)
@@ -636,8 +645,11 @@ def _function_header(parsed: ParsedSource, fn: tree_sitter.Node) -> tuple[str | 
     header = parsed.data[fn.start_byte : header_end].decode("utf-8", "replace")
     # Template headers and the specifiers before the declarator; macros such as
     # `__SM_32_INTRINSICS_DECL__` are kept as words too, for rules that know them.
-    words = tuple(w for w in _FUNCTION_WORDS.findall(header) if w.startswith("__") or w in
-                  ("static", "inline", "constexpr"))
+    words = tuple(
+        w
+        for w in _FUNCTION_WORDS.findall(header)
+        if w.startswith("__") or w in ("static", "inline", "constexpr")
+    )
     return name, words
 
 

@@ -64,9 +64,7 @@ def _self_overlap(edits: Sequence[Edit]) -> bool:
     return any(edits[i].span.end > edits[i + 1].span.start for i in range(len(edits) - 1))
 
 
-def fix_text(
-    text: str, lint: Callable[[str], list[Finding]], unsafe: bool = False
-) -> FixOutcome:
+def fix_text(text: str, lint: Callable[[str], list[Finding]], unsafe: bool = False) -> FixOutcome:
     """Fix ``text`` to a fixed point; ``lint`` lints a text and returns its findings."""
     findings = lint(text)
     applied = 0

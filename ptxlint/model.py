@@ -232,7 +232,9 @@ class AsmStatement:
 class PercentToken:
     """Every ``%`` construct of an extended template, as the C++ front end sees it."""
 
-    kind: str  # "ref" %0 %n1 | "escape" %% | "unique" %= | "named" %[x] | "bare" %clock | "trailing"
+    kind: (
+        str  # "ref" %0 %n1 | "escape" %% | "unique" %= | "named" %[x] | "bare" %clock | "trailing"
+    )
     start: int
     end: int
     index: int | None = None  # for "ref"
@@ -242,7 +244,9 @@ class PercentToken:
 
 @dataclass(frozen=True)
 class PtxOperand:
-    kind: str  # "ref" | "register" | "special" | "immediate" | "address" | "vector" | "label" | "pair" | "opaque" | "other"
+    # "ref" | "register" | "special" | "immediate" | "address" | "vector" | "label" | "pair"
+    # | "opaque" | "other"
+    kind: str
     text: str
     start: int
     end: int

@@ -114,8 +114,10 @@ class _Parser:
 def _int_literal(text: str) -> int | None:
     digits = text.rstrip("uUlL")
     try:
-        return int(digits, 0) if not (digits.startswith("0") and digits[1:].isdigit()) else int(
-            digits, 8
+        return (
+            int(digits, 0)
+            if not (digits.startswith("0") and digits[1:].isdigit())
+            else int(digits, 8)
         )
     except ValueError:
         return None
@@ -167,7 +169,9 @@ def evaluate(condition: str, defines: Mapping[str, int | None] = DEFAULT_TARGET)
     return bool(value)
 
 
-def evaluate_guards(guards: tuple[str, ...], defines: Mapping[str, int | None] = DEFAULT_TARGET) -> Tri:
+def evaluate_guards(
+    guards: tuple[str, ...], defines: Mapping[str, int | None] = DEFAULT_TARGET
+) -> Tri:
     """All guards together (a conjunction); a guard ``!(c)`` is the else-branch of ``c``."""
     result: Tri = True
     for guard in guards:

@@ -62,7 +62,9 @@ def load_rules() -> LoadedRules:
             problems.extend(issues)
             continue
         if cls.id in seen and seen[cls.id] is not cls:
-            problems.append(f"rule id {cls.id} is registered twice; keeping {seen[cls.id].__module__}")
+            problems.append(
+                f"rule id {cls.id} is registered twice; keeping {seen[cls.id].__module__}"
+            )
             continue
         if cls.id not in seen:
             seen[cls.id] = cls

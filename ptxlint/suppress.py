@@ -1,4 +1,4 @@
-"""Inline suppressions: ``// ptxlint: ignore[PTX101, missing-volatile]`` or bare ``// ptxlint: ignore``.
+"""Inline suppressions: ``// ptxlint: ignore[PTX101, missing-volatile]`` or ``// ptxlint: ignore``.
 
 A suppression applies to findings on its own line and on the line below, so it can sit at the end
 of the statement's first line or on a line of its own above the statement.
@@ -36,7 +36,9 @@ def suppressions(source: SourceFile) -> dict[int, list[Suppression]]:
     return covered
 
 
-def is_suppressed(finding: Finding, source: SourceFile, table: dict[int, list[Suppression]]) -> bool:
+def is_suppressed(
+    finding: Finding, source: SourceFile, table: dict[int, list[Suppression]]
+) -> bool:
     if not table:
         return False
     lines = {source.line_col(finding.span.start).line}

@@ -80,5 +80,3 @@ def parse(path: str, text: str) -> ParsedSource:
     grammar = grammar_for(path, text)
     tree = _parser(grammar).parse(data)
     return ParsedSource(text, data, tree, grammar)
-
-

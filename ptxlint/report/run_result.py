@@ -12,6 +12,7 @@ class RunResult:
     findings: list[Finding] = field(default_factory=list)
     sources: dict[str, SourceFile] = field(default_factory=dict)  # path -> file, for snippets
     files: int = 0
+    files_with_asm: int = 0
     statements: int = 0
     skipped_statements: int = 0
     seconds: float = 0.0

@@ -75,7 +75,9 @@ def summary(result: RunResult) -> str:
         for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)
         if by_severity[s]
     )
-    found = f"Found {total} finding{'s' if total != 1 else ''}" + (f" ({details})" if details else "")
+    found = f"Found {total} finding{'s' if total != 1 else ''}" + (
+        f" ({details})" if details else ""
+    )
     text = (
         f"{found} in {result.files} file{'s' if result.files != 1 else ''} "
         f"({result.statements} asm statement{'s' if result.statements != 1 else ''}, "

@@ -1,0 +1,239 @@
+"""Run the engine over discovered files: in this process, or in a pool of processes.
+
+Parallelism is at the file level (as in flake8): every worker lints whole files and sends back
+only what the reports need, so large trees use every core while results stay in file order.
+Fixing always runs in this process, because it writes files.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from ptxlint.config import Config, RuleSelector
+from ptxlint.discover import discover, is_error_reason, read_source
+from ptxlint.engine import FileResult, instantiate, lint_source
+from ptxlint.fix import fix_text, unified_diff, write_atomically
+from ptxlint.model import Finding, SourceFile
+from ptxlint.registry import load_rules
+from ptxlint.report.run_result import RunResult
+from ptxlint.rule import Rule, RuleContext
+
+# Below this many files the cost of starting workers outweighs what they save.
+PARALLEL_THRESHOLD = 200
+
+
+@dataclass
+class FileOutcome:
+    """What one file contributes to a run (small enough to send between processes)."""
+
+    path: str
+    reason: str | None = None  # why it was not linted
+    decode_errors: bool = False
+    findings: list[Finding] = field(default_factory=list)
+    source: SourceFile | None = None  # kept when there are findings to show
+    statements: int = 0
+    skipped_statements: int = 0
+    operands: int = 0
+    typed_operands: int = 0
+    fixed: int = 0
+    diff: str = ""
+    write_error: str | None = None
+
+
+def _outcome(path: str, source: SourceFile, result: FileResult) -> FileOutcome:
+    operands = [o for s in result.statements for o in s.operands]
+    return FileOutcome(
+        path=path,
+        decode_errors=source.decode_errors,
+        findings=result.findings,
+        source=source if result.findings else None,
+        statements=len(result.statements),
+        skipped_statements=len(result.skipped_statements),
+        operands=len(operands),
+        typed_operands=sum(1 for o in operands if o.ctype is not None),
+    )
+
+
+def lint_path(
+    path: str,
+    rules: Sequence[Rule],
+    context: RuleContext,
+    selector: RuleSelector,
+    max_file_size: int,
+    fix_mode: str | None = None,
+    unsafe_fixes: bool = False,
+) -> FileOutcome:
+    text, decode_errors, reason = read_source(path, max_file_size)
+    if text is None:
+        return FileOutcome(path, reason=reason or "could not be read")
+    source = SourceFile(path, text, decode_errors)
+    result = lint_source(source, rules, context, selector)
+    outcome = _outcome(path, source, result)
+    if fix_mode and not decode_errors and any(f.fix for f in result.findings):
+        outcome = _fix(source, outcome, rules, context, selector, fix_mode, unsafe_fixes)
+    return outcome
+
+
+def _fix(
+    source: SourceFile,
+    outcome: FileOutcome,
+    rules: Sequence[Rule],
+    context: RuleContext,
+    selector: RuleSelector,
+    fix_mode: str,
+    unsafe: bool,
+) -> FileOutcome:
+    def relint(text: str) -> list[Finding]:
+        return lint_source(SourceFile(source.path, text), rules, context, selector).findings
+
+    fixed = fix_text(source.text, relint, unsafe)
+    if not fixed.applied or fixed.text == source.text:
+        return outcome
+    if fix_mode == "diff":
+        outcome.fixed = fixed.applied
+        outcome.diff = unified_diff(source.path, source.text, fixed.text)
+        return outcome
+    try:
+        write_atomically(source.path, fixed.text, bom=_has_bom(source.path))
+    except OSError as exc:
+        outcome.write_error = f"could not write fixes: {exc.strerror or exc}"
+        return outcome
+    new_source = SourceFile(source.path, fixed.text)
+    new_outcome = _outcome(
+        source.path, new_source, lint_source(new_source, rules, context, selector)
+    )
+    new_outcome.fixed = fixed.applied
+    return new_outcome
+
+
+def _has_bom(path: str) -> bool:
+    with open(path, "rb") as handle:
+        return handle.read(3) == b"\xef\xbb\xbf"
+
+
+# --------------------------------------------------------------------------- worker processes
+
+_WORKER: dict[str, object] = {}
+
+
+def _init_worker(config: Config, rule_ids: tuple[str, ...], context: RuleContext) -> None:
+    classes = [r for r in load_rules().rules if r.id in rule_ids]
+    _WORKER["rules"] = instantiate(classes)
+    _WORKER["selector"] = RuleSelector(config, [(r.id, r.name) for r in load_rules().rules])
+    _WORKER["context"] = context
+    _WORKER["max_file_size"] = config.max_file_size
+
+
+def _work(path: str) -> FileOutcome:
+    return lint_path(
+        path,
+        _WORKER["rules"],  # type: ignore[arg-type]
+        _WORKER["context"],  # type: ignore[arg-type]
+        _WORKER["selector"],  # type: ignore[arg-type]
+        _WORKER["max_file_size"],  # type: ignore[arg-type]
+    )
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _outcomes(
+    paths: list[str],
+    config: Config,
+    selector: RuleSelector,
+    rule_classes: Sequence[type[Rule]],
+    context: RuleContext,
+    jobs: int,
+    fix_mode: str | None,
+    unsafe_fixes: bool,
+) -> Iterator[FileOutcome]:
+    if jobs > 1 and len(paths) >= PARALLEL_THRESHOLD and not fix_mode:
+        ids = tuple(r.id for r in rule_classes)
+        with ProcessPoolExecutor(
+            max_workers=jobs, initializer=_init_worker, initargs=(config, ids, context)
+        ) as pool:
+            yield from pool.map(_work, paths, chunksize=8)
+        return
+    rules = instantiate(rule_classes)
+    for path in paths:
+        yield lint_path(
+            path, rules, context, selector, config.max_file_size, fix_mode, unsafe_fixes
+        )
+
+
+def run(
+    paths: Sequence[str],
+    config: Config,
+    selector: RuleSelector,
+    rule_classes: Sequence[type[Rule]],
+    context: RuleContext,
+    progress: TextIO | None = None,
+    fix_mode: str | None = None,
+    unsafe_fixes: bool = False,
+    jobs: int = 1,
+) -> RunResult:
+    started = time.perf_counter()
+    discovery = discover(
+        paths,
+        **({"extensions": config.extensions} if config.extensions else {}),
+        exclude=config.exclude,
+        respect_gitignore=config.respect_gitignore,
+        max_file_size=config.max_file_size,
+    )
+    result = RunResult(
+        errors=[(s.path, s.reason) for s in discovery.errors],
+        notes=[(s.path, s.reason) for s in discovery.skipped],
+    )
+    files = [f.path for f in discovery.files]
+    total = len(files)
+    stream = _outcomes(files, config, selector, rule_classes, context, jobs, fix_mode, unsafe_fixes)
+    for n, outcome in enumerate(stream, 1):
+        if progress is not None and (n % 25 == 0 or n == total):
+            _progress(progress, n, total)
+        _merge(result, outcome)
+    if progress is not None and total:
+        progress.write("\r\033[K")
+        progress.flush()
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _merge(result: RunResult, outcome: FileOutcome) -> None:
+    if outcome.reason is not None:
+        target = result.errors if is_error_reason(outcome.reason) else result.notes
+        target.append((outcome.path, outcome.reason))
+        return
+    if outcome.decode_errors:
+        result.notes.append((outcome.path, "not valid UTF-8; undecodable bytes were replaced"))
+        if any(f.fix for f in outcome.findings) and not outcome.fixed:
+            result.notes.append((outcome.path, "not fixed: the file is not valid UTF-8"))
+    if outcome.write_error:
+        result.errors.append((outcome.path, outcome.write_error))
+    result.files += 1
+    result.files_with_asm += 1 if outcome.statements or outcome.skipped_statements else 0
+    result.statements += outcome.statements
+    result.skipped_statements += outcome.skipped_statements
+    result.operands += outcome.operands
+    result.typed_operands += outcome.typed_operands
+    result.fixed += outcome.fixed
+    if outcome.diff:
+        result.diffs.append(outcome.diff)
+    if outcome.source is not None:
+        result.sources[outcome.path] = outcome.source
+    result.findings.extend(outcome.findings)
+
+
+def _progress(stream: TextIO, n: int, total: int) -> None:
+    width = 30
+    filled = int(width * n / total) if total else width
+    stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {n}/{total} files")
+    stream.flush()
