@@ -1,0 +1,287 @@
+"""The PTX instruction table: which spellings exist, what targets they need, operand types.
+
+Built once from the raw data in :mod:`ptxlint.ptx.isa_table`. Public lookups:
+
+* :func:`family` — the :class:`Family` of an opcode word, or ``None`` for a word PTX lacks.
+* :func:`is_opcode` — whether a word is the first word of any PTX instruction.
+* :func:`unknown_modifier` — index of the first modifier no slot of the family accepts.
+* :func:`requirement` — the minimum :class:`Requirement` (sm, PTX ISA, ``a`` suffix).
+* :func:`deprecation` — the :class:`Deprecation` an instruction falls under, if any.
+* :func:`operand_types` — the PTX type each operand position takes, for type checks.
+* :func:`register_fits` — whether a constraint's register class may be such an operand.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ptxlint.ptx.isa_table import DEPRECATED, FAMILIES, GROUPS, REQUIREMENTS, SHAPE_PATTERNS
+
+__all__ = [
+    "Deprecation",
+    "Family",
+    "Requirement",
+    "TypeInfo",
+    "REGISTER_CLASSES",
+    "deprecation",
+    "family",
+    "is_opcode",
+    "operand_types",
+    "register_fits",
+    "requirement",
+    "type_info",
+    "unknown_modifier",
+]
+
+
+def _expand(vocabulary: str) -> frozenset[str]:
+    words: set[str] = set()
+    for word in vocabulary.split():
+        if word.startswith("{") and word.endswith("}"):
+            words.update(GROUPS[word[1:-1]].split())
+        else:
+            words.add(word)
+    return frozenset(words)
+
+
+_SHAPE = re.compile("|".join(f"(?:{p})" for p in SHAPE_PATTERNS), re.ASCII)
+
+
+@dataclass(frozen=True)
+class Family:
+    opcode: str
+    modifiers: frozenset[str]
+
+    def accepts(self, modifier: str) -> bool:
+        return modifier in self.modifiers or _SHAPE.fullmatch(modifier) is not None
+
+
+_FAMILIES: dict[str, Family] = {
+    opcode: Family(opcode, _expand(vocab)) for opcode, vocab in FAMILIES.items()
+}
+
+
+def family(opcode: str) -> Family | None:
+    return _FAMILIES.get(opcode)
+
+
+def is_opcode(word: str) -> bool:
+    return word in _FAMILIES
+
+
+def unknown_modifier(opcode: str, modifiers: tuple[str, ...]) -> int | None:
+    """Index of the first modifier the family has no slot for; ``None`` when all fit or the
+    opcode is unknown (ask :func:`is_opcode` for that)."""
+    fam = _FAMILIES.get(opcode)
+    if fam is None:
+        return None
+    for i, modifier in enumerate(modifiers):
+        if not fam.accepts(modifier):
+            return i
+    return None
+
+
+# ----------------------------------------------------------------------------- targets
+
+
+@dataclass(frozen=True, order=True)
+class Requirement:
+    sm: int = 0  # e.g. 90 for sm_90
+    ptx: int = 0  # PTX ISA version * 10, e.g. 80 for 8.0
+    suffix: str = ""  # "a": needs the architecture-specific target (sm_90a)
+    feature: str = ""  # what imposes it, e.g. "cp.async" or ".shared::cluster"
+
+    @property
+    def target(self) -> str:
+        return f"sm_{self.sm}{self.suffix}"
+
+
+def requirement(opcode: str, modifiers: tuple[str, ...]) -> Requirement:
+    """The strongest requirement among the table entries this instruction matches."""
+    return _requirement(opcode, frozenset(modifiers))
+
+
+@lru_cache(maxsize=4096)
+def _requirement(opcode: str, modifiers: frozenset[str]) -> Requirement:
+    best = Requirement()
+    for op, needed, sm, ptx, suffix in REQUIREMENTS:
+        if op not in (opcode, "*") or not modifiers.issuperset(needed):
+            continue
+        if (sm, suffix) > (best.sm, best.suffix):
+            feature = ".".join((opcode, *needed)) if op != "*" else "." + ".".join(needed)
+            best = Requirement(sm, max(ptx, best.ptx), suffix, feature)
+        elif sm == best.sm and ptx > best.ptx:
+            best = Requirement(best.sm, ptx, best.suffix, best.feature)
+    return best
+
+
+@dataclass(frozen=True)
+class Deprecation:
+    opcode: str
+    current: str  # the modifier whose presence makes the form current ("sync")
+    message: str
+    removed_sm: int  # removed for targets sm >= this ...
+    removed_ptx: int  # ... from this PTX ISA version
+
+
+def deprecation(opcode: str, modifiers: tuple[str, ...]) -> Deprecation | None:
+    for op, current, message, sm, ptx in DEPRECATED:
+        if op == opcode and current not in modifiers:
+            return Deprecation(op, current, message, sm, ptx)
+    return None
+
+
+# ----------------------------------------------------------------------------- operand types
+
+
+@dataclass(frozen=True)
+class TypeInfo:
+    """A PTX type or register class: ``kind`` b (bits), u/s (integer), f (float), x (packed:
+    f16x2, bf16x2, f32x2, tf32, SIMD integers; only bit registers hold them)."""
+
+    kind: str
+    bits: int
+
+
+# What nvcc declares for each constraint letter (`nvcc -ptx`: h .b16, r .b32, l .b64, f .f32,
+# d .f64).
+REGISTER_CLASSES: dict[str, TypeInfo] = {
+    "h": TypeInfo("b", 16),
+    "r": TypeInfo("b", 32),
+    "l": TypeInfo("b", 64),
+    "q": TypeInfo("b", 128),
+    "f": TypeInfo("f", 32),
+    "d": TypeInfo("f", 64),
+}
+
+_TYPES: dict[str, TypeInfo] = {}
+for _n in (8, 16, 32, 64):
+    for _k in "bus":
+        _TYPES[f"{_k}{_n}"] = TypeInfo(_k, _n)
+_TYPES["b128"] = TypeInfo("b", 128)
+_TYPES.update(
+    f16=TypeInfo("f", 16),
+    bf16=TypeInfo("f", 16),
+    f32=TypeInfo("f", 32),
+    f64=TypeInfo("f", 64),
+    f16x2=TypeInfo("x", 32),
+    bf16x2=TypeInfo("x", 32),
+    f32x2=TypeInfo("x", 64),
+    tf32=TypeInfo("x", 32),
+    s16x2=TypeInfo("x", 32),
+    u16x2=TypeInfo("x", 32),
+    s8x4=TypeInfo("x", 32),
+    u8x4=TypeInfo("x", 32),
+)
+del _n, _k
+
+# Words that name a type but are not in _TYPES: an instruction carrying one is not checked.
+_OTHER_TYPES = _expand("{fp8} pred b1 s4 u4 s2 u2")
+
+
+def type_info(name: str) -> TypeInfo | None:
+    return _TYPES.get(name)
+
+
+def register_fits(register: TypeInfo, operand: TypeInfo, relaxed: bool) -> bool:
+    """Whether a register of class ``register`` may be an operand of type ``operand``.
+
+    Measured against ptxas 13.0 ("Arguments mismatch for instruction"): a bit-typed register
+    fits any type of its size; a float register fits float and bit types of its size only.
+    ``ld``/``st``/``cvt`` (``relaxed``) also take registers wider than the type, except that a
+    float register must still match a float type exactly.
+    """
+    if register.kind == "f" and operand.kind not in ("f", "b"):
+        return False
+    if relaxed and (register.kind == "b" or operand.kind == "b"):
+        return register.bits >= operand.bits
+    return register.bits == operand.bits
+
+
+# Operand signatures: one code per operand position.
+#   T  the instruction type (the last type modifier), T1/T2 the first/second type modifier,
+#   W  twice the width of T (mul.wide / mad.wide), u32 b32 a fixed type,
+#   A  an address, -  not checked (predicates, immediates, operands with several forms).
+_SAME = ("T", "T", "T", "T")
+_SIGNATURES: dict[str, tuple[str, ...]] = {
+    **{
+        op: _SAME
+        for op in (
+            "add sub addc subc mul mad mul24 mad24 sad div rem abs neg min max fma and or xor "
+            "not cnot brev copysign rcp sqrt rsqrt sin cos lg2 ex2 tanh mov cvta"
+        ).split()
+    },
+    "popc": ("u32", "T"),
+    "clz": ("u32", "T"),
+    "bfind": ("u32", "T"),
+    "bfe": ("T", "T", "u32", "u32"),
+    "bfi": ("T", "T", "T", "u32", "u32"),
+    "shl": ("T", "T", "u32"),
+    "shr": ("T", "T", "u32"),
+    "testp": ("-", "T"),
+    "selp": ("T", "T", "T", "-"),
+    "setp": ("-", "T", "T", "-"),
+    "set": ("T1", "T2", "T2", "-"),
+    "cvt": ("T1", "T2"),
+    "ld": ("T", "A"),
+    "ldu": ("T", "A"),
+    "st": ("A", "T"),
+    "atom": ("T", "A", "T", "T"),
+    "red": ("A", "T"),
+    "shfl": ("T", "T", "b32", "b32", "u32"),
+    "prmt": ("b32", "b32", "b32", "b32"),
+    "lop3": ("b32", "b32", "b32", "b32"),
+    "mapa": ("T", "T", "u32"),
+    "getctarank": ("u32", "T"),
+    "nanosleep": ("u32",),
+    "activemask": ("b32",),
+    "redux": ("T", "T", "u32"),
+}
+_RELAXED = frozenset({"ld", "ldu", "st", "cvt"})
+# Modifiers that change operand shapes in ways the signatures above do not describe.
+_SKIP_WITH = frozenset({"wide", "cc", "pack", "async", "bulk", "v2", "v4", "v8"})
+
+
+@dataclass(frozen=True)
+class OperandTypes:
+    types: tuple[TypeInfo | None, ...]  # per operand position; None: not checked
+    relaxed: bool  # ld/st/cvt: registers wider than the type are fine
+    names: tuple[str, ...]  # the type's spelling per position ("" when not checked)
+
+
+def operand_types(opcode: str, modifiers: tuple[str, ...]) -> OperandTypes | None:
+    """Types of the operand positions of a well-formed instruction, or ``None`` when the table
+    does not describe this form (then say nothing about operand types)."""
+    signature = _SIGNATURES.get(opcode)
+    if signature is None:
+        return None
+    type_words = [m for m in modifiers if m in _TYPES or m in _OTHER_TYPES]
+    if not type_words or any(w in _OTHER_TYPES for w in type_words):
+        return None
+    if opcode == "mul" and "wide" in modifiers or opcode == "mad" and "wide" in modifiers:
+        base = _TYPES[type_words[-1]]
+        wide = TypeInfo(base.kind, base.bits * 2)
+        sig = ("W", "T", "T", "W")
+        types = tuple(wide if c == "W" else base for c in sig)
+        spelled = tuple(f"{base.kind}{wide.bits}" if c == "W" else type_words[-1] for c in sig)
+        return OperandTypes(types, False, spelled)
+    if any(m in _SKIP_WITH for m in modifiers) and opcode not in ("ld", "ldu", "st", "atom", "red"):
+        return None
+    if opcode in ("cvt", "set"):
+        if len(type_words) != 2:
+            return None
+        first, second = type_words
+    else:
+        if len(type_words) != 1:
+            return None
+        first = second = type_words[0]
+    resolved: list[TypeInfo | None] = []
+    names: list[str] = []
+    for code in signature:
+        word = {"T": first, "T1": first, "T2": second}.get(code, code)
+        info = _TYPES.get(word) if code not in ("A", "-") else None
+        resolved.append(info)
+        names.append(word if info is not None else "")
+    return OperandTypes(tuple(resolved), opcode in _RELAXED, tuple(names))
