@@ -1,0 +1,501 @@
+"""What PTX instructions and special registers do besides computing their destination.
+
+This is data, read by the PTX1xx rules (missing ``volatile``, missing ``"memory"`` clobber,
+conditional and unwritten outputs) and by the instruction table (its side-effect column).
+
+``EFFECTS`` is keyed by *mnemonic pattern*: the opcode word, then zero or more modifier words,
+``"ld.global.nc"``. A pattern matches an instruction when the opcode is equal, the pattern's
+first modifier is the instruction's first modifier (the sub-operation: ``mbarrier.expect_tx``
+must not match ``mbarrier.arrive.expect_tx``), and every further word of the pattern is one of
+the instruction's modifiers, in any order (the ISA lets ``.nc`` follow a cache operator,
+``ld.global.cg.nc``). The pattern with the most words wins, so ``ld.global.nc`` overrides
+``ld``, and ``bar.red`` overrides ``bar``. ``lookup`` does this.
+
+Every entry names the PTX ISA 9.x section that states the fact (chapter 9 "Instruction Set",
+chapter 10 "Special Registers"; section titles rather than numbers, which move between
+releases). Facts about what the *compiler* assumes come from the CUDA "Inline PTX Assembly"
+guide, section "Incorrect Optimization", and were checked with ``nvcc -arch=sm_90 -O3 -ptx``
+(CUDA 13.0); see tests/test_optimizer_evidence.py.
+
+Vocabulary:
+
+* ``side_effect``: the instruction does something observable besides writing its destination
+  registers (a store, a barrier, a value that depends on *when* or *with whom* it runs), so a
+  non-volatile asm holding it may be deleted, hoisted out of a loop or merged with another.
+* ``memory``: ``"read"``, ``"write"`` or ``"readwrite"`` when it accesses memory through an
+  address operand that C++ code may also access; ``""`` when it does not, or when the memory
+  is read-only for the life of the kernel (``ld.const``, ``ld.global.nc``, ``ldu``,
+  ``ld.param``, textures): the compiler cannot break anything by moving such a read.
+* ``orders_memory``: a fence or barrier: C++ memory accesses must not move across it.
+* ``collective``: the result depends on the other lanes of the warp.
+* ``writes``: which operands are *register destinations*. ``FIRST``: the first operand (a
+  vector ``{a, b}`` writes every element, a pair ``p|q`` both halves); ``NONE``: no register
+  operand is written (stores, barriers, ``prefetch``...; the first operand is an address or an
+  input); ``FIRST_TWO``: the first two (``tcgen05.ld.red`` writes the values and the reduced
+  value); ``UNKNOWN``: do not guess (``call``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from ptxlint.model import PtxInstruction, PtxOperand
+
+__all__ = [
+    "EFFECTS",
+    "SPECIAL_REGISTERS",
+    "Effects",
+    "SpecialRegister",
+    "Writes",
+    "lookup",
+    "special_register",
+    "written_operands",
+    "written_refs",
+]
+
+
+class Writes(str, Enum):
+    FIRST = "first"
+    FIRST_TWO = "first_two"
+    NONE = "none"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Effects:
+    side_effect: bool = False
+    memory: str = ""  # "" | "read" | "write" | "readwrite"
+    orders_memory: bool = False
+    collective: bool = False
+    writes: Writes = Writes.FIRST
+    isa: str = ""  # the PTX ISA section that states it
+
+    @property
+    def pure(self) -> bool:
+        """A function of its register inputs: safe to delete, hoist or merge when unused."""
+        return not (self.side_effect or self.memory or self.orders_memory)
+
+
+def _pure(isa: str) -> Effects:
+    return Effects(isa=isa)
+
+
+_INT = "9.7.1 Integer Arithmetic Instructions"
+_EXT = "9.7.2 Extended-Precision Integer Arithmetic Instructions"
+_FP = "9.7.3 Floating-Point Instructions"
+_HALF = "9.7.4 Half Precision Floating-Point Instructions"
+_CMP = "9.7.5 Comparison and Selection Instructions"
+_LOGIC = "9.7.6 Logic and Shift Instructions"
+_MOVE = "9.7.9 Data Movement and Conversion Instructions"
+_TEX = "9.7.10 Texture Instructions"
+_SURF = "9.7.11 Surface Instructions"
+_CTRL = "9.7.12 Control Flow Instructions"
+_SYNC = "9.7.13 Parallel Synchronization and Communication Instructions"
+_MMA = "9.7.14 Warp Level Matrix Multiply-Accumulate Instructions"
+_WGMMA = "9.7.15 Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions"
+_TCGEN05 = "9.7.16 TensorCore 5th Generation Family Instructions"
+_STACK = "9.7.17 Stack Manipulation Instructions"
+_VIDEO = "9.7.18 Video Instructions"
+_MISC = "9.7.19 Miscellaneous Instructions"
+
+_PURE_OPCODES: dict[str, str] = {
+    **{
+        op: _INT
+        for op in (
+            "add sub mul mad mul24 mad24 sad div rem abs neg min max popc clz bfind fns brev "
+            "bfe bfi bmsk szext dp4a dp2a"
+        ).split()
+    },
+    **{op: _EXT for op in ("addc", "subc", "madc")},
+    **{op: _FP for op in "fma rcp sqrt rsqrt sin cos lg2 ex2 tanh copysign testp".split()},
+    **{op: _CMP for op in "set setp selp slct".split()},
+    **{op: _LOGIC for op in "and or xor not cnot lop3 shf shl shr".split()},
+    # mov/cvt of a special register is judged by the register (SPECIAL_REGISTERS).
+    **{op: _MOVE for op in "mov prmt cvt cvta isspacep mapa getctarank createpolicy".split()},
+    **{
+        op: _VIDEO
+        for op in (
+            "vadd vsub vabsdiff vmin vmax vshl vshr vmad vset vadd2 vsub2 vavrg2 vabsdiff2 "
+            "vmin2 vmax2 vset2 vadd4 vsub4 vavrg4 vabsdiff4 vmin4 vmax4 vset4"
+        ).split()
+    },
+    # Register-to-register warp MMA: collective, but a function of the registers (RULES.md:
+    # `mma.sync` on registers must not be flagged as needing volatile).
+    "mma": _MMA,
+    "wmma.mma": _MMA,
+    "movmatrix": _MMA,
+    # Textures are read-only while a kernel runs; the query instructions read descriptors.
+    "tex": _TEX,
+    "tld4": _TEX,
+    "txq": _TEX,
+    "istypep": _TEX,
+    "suq": _SURF,
+    # A branch inside the template changes nothing outside it.
+    "bra": _CTRL,
+}
+
+_SIDE = Effects(side_effect=True, writes=Writes.NONE)
+
+EFFECTS: dict[str, Effects] = {
+    **{op: _pure(isa) for op, isa in _PURE_OPCODES.items()},
+    # ---- loads and stores (9.7.9 Data Movement and Conversion Instructions)
+    "ld": Effects(memory="read", isa=_MOVE + ": ld"),
+    "ld.acquire": Effects(memory="read", orders_memory=True, isa=_MOVE + ": ld (.acquire)"),
+    # Read-only data: no C++ store can change it while the kernel runs.
+    "ld.global.nc": Effects(isa=_MOVE + ": ld.global.nc (read-only, non-coherent)"),
+    "ld.const": Effects(isa="5.1.3 Constant State Space; " + _MOVE + ": ld"),
+    "ld.param": Effects(isa="5.1.6 Parameter State Space; " + _MOVE + ": ld"),
+    "ldu": Effects(isa=_MOVE + ": ldu (load read-only, uniform)"),
+    "st": Effects(side_effect=True, memory="write", writes=Writes.NONE, isa=_MOVE + ": st"),
+    "st.release": Effects(
+        side_effect=True,
+        memory="write",
+        orders_memory=True,
+        writes=Writes.NONE,
+        isa=_MOVE + ": st (.release)",
+    ),
+    "st.async": Effects(
+        side_effect=True, memory="write", writes=Writes.NONE, isa=_MOVE + ": st.async"
+    ),
+    "st.bulk": Effects(
+        side_effect=True, memory="write", writes=Writes.NONE, isa=_MOVE + ": st.bulk"
+    ),
+    "multimem.ld_reduce": Effects(memory="read", isa=_MOVE + ": multimem.ld_reduce"),
+    "multimem.st": Effects(
+        side_effect=True, memory="write", writes=Writes.NONE, isa=_MOVE + ": multimem.st"
+    ),
+    "multimem.red": Effects(
+        side_effect=True, memory="readwrite", writes=Writes.NONE, isa=_MOVE + ": multimem.red"
+    ),
+    "prefetch": Effects(side_effect=True, writes=Writes.NONE, isa=_MOVE + ": prefetch"),
+    "prefetchu": Effects(side_effect=True, writes=Writes.NONE, isa=_MOVE + ": prefetchu"),
+    "applypriority": Effects(side_effect=True, writes=Writes.NONE, isa=_MOVE + ": applypriority"),
+    # discard leaves the cache line's contents undefined: a write as far as C++ is concerned.
+    "discard": Effects(
+        side_effect=True, memory="write", writes=Writes.NONE, isa=_MOVE + ": discard"
+    ),
+    "ldmatrix": Effects(memory="read", collective=True, isa=_MOVE + ": ldmatrix"),
+    "stmatrix": Effects(
+        side_effect=True,
+        memory="write",
+        collective=True,
+        writes=Writes.NONE,
+        isa=_MOVE + ": stmatrix",
+    ),
+    # cp.async: reads global, writes shared, completes later.
+    "cp": Effects(
+        side_effect=True, memory="readwrite", writes=Writes.NONE, isa=_MOVE + ": cp.async"
+    ),
+    "cp.async.commit_group": Effects(
+        side_effect=True,
+        orders_memory=True,
+        writes=Writes.NONE,
+        isa=_MOVE + ": cp.async.commit_group",
+    ),
+    "cp.async.wait_group": Effects(
+        side_effect=True,
+        orders_memory=True,
+        writes=Writes.NONE,
+        isa=_MOVE + ": cp.async.wait_group",
+    ),
+    "cp.async.wait_all": Effects(
+        side_effect=True,
+        orders_memory=True,
+        writes=Writes.NONE,
+        isa=_MOVE + ": cp.async.wait_all",
+    ),
+    "cp.async.bulk.commit_group": Effects(
+        side_effect=True,
+        orders_memory=True,
+        writes=Writes.NONE,
+        isa=_MOVE + ": cp.async.bulk.commit_group",
+    ),
+    "cp.async.bulk.wait_group": Effects(
+        side_effect=True,
+        orders_memory=True,
+        writes=Writes.NONE,
+        isa=_MOVE + ": cp.async.bulk.wait_group",
+    ),
+    "cp.async.bulk.prefetch": Effects(
+        side_effect=True, writes=Writes.NONE, isa=_MOVE + ": cp.async.bulk.prefetch"
+    ),
+    "cp.async.mbarrier.arrive": Effects(
+        side_effect=True,
+        memory="readwrite",
+        orders_memory=True,
+        writes=Writes.NONE,
+        isa=_SYNC + ": cp.async.mbarrier.arrive",
+    ),
+    "tensormap.replace": Effects(
+        side_effect=True, memory="write", writes=Writes.NONE, isa=_MOVE + ": tensormap.replace"
+    ),
+    "tensormap.cp_fenceproxy": Effects(
+        side_effect=True,
+        memory="readwrite",
+        orders_memory=True,
+        writes=Writes.NONE,
+        isa=_SYNC + ": tensormap.cp_fenceproxy",
+    ),
+    # ---- surfaces (9.7.11): writable global memory behind a descriptor
+    "suld": Effects(memory="read", isa=_SURF + ": suld"),
+    "sust": Effects(side_effect=True, memory="write", writes=Writes.NONE, isa=_SURF + ": sust"),
+    "sured": Effects(
+        side_effect=True, memory="readwrite", writes=Writes.NONE, isa=_SURF + ": sured"
+    ),
+    # ---- control flow (9.7.12)
+    "call": Effects(
+        side_effect=True, memory="readwrite", writes=Writes.UNKNOWN, isa=_CTRL + ": call"
+    ),
+    "brx": Effects(side_effect=True, writes=Writes.NONE, isa=_CTRL + ": brx.idx"),
+    "ret": Effects(side_effect=True, writes=Writes.NONE, isa=_CTRL + ": ret"),
+    "exit": Effects(side_effect=True, writes=Writes.NONE, isa=_CTRL + ": exit"),
+    # ---- synchronization and communication (9.7.13)
+    "bar": Effects(
+        side_effect=True, orders_memory=True, writes=Writes.NONE, isa=_SYNC + ": bar, barrier"
+    ),
+    "barrier": Effects(
+        side_effect=True, orders_memory=True, writes=Writes.NONE, isa=_SYNC + ": bar, barrier"
+    ),
+    "bar.red": Effects(
+        side_effect=True, orders_memory=True, collective=True, isa=_SYNC + ": bar.red"
+    ),
+    "barrier.red": Effects(
+        side_effect=True, orders_memory=True, collective=True, isa=_SYNC + ": bar.red"
+    ),
+    "barrier.cta.red": Effects(
+        side_effect=True, orders_memory=True, collective=True, isa=_SYNC + ": bar.red"
+    ),
+    "bar.warp": Effects(
+        side_effect=True, orders_memory=True, writes=Writes.NONE, isa=_SYNC + ": bar.warp.sync"
+    ),
+    "membar": Effects(
+        side_effect=True, orders_memory=True, writes=Writes.NONE, isa=_SYNC + ": membar, fence"
+    ),
+    "fence": Effects(
+        side_effect=True, orders_memory=True, writes=Writes.NONE, isa=_SYNC + ": membar, fence"
+    ),
+    "atom": Effects(side_effect=True, memory="readwrite", isa=_SYNC + ": atom"),
+    "red": Effects(side_effect=True, memory="readwrite", writes=Writes.NONE, isa=_SYNC + ": red"),
+    "red.async": Effects(
+        side_effect=True, memory="readwrite", writes=Writes.NONE, isa=_SYNC + ": red.async"
+    ),
+    "vote": Effects(side_effect=True, collective=True, isa=_SYNC + ": vote"),
+    "match": Effects(side_effect=True, collective=True, isa=_SYNC + ": match.sync"),
+    "activemask": Effects(side_effect=True, collective=True, isa=_SYNC + ": activemask"),
+    "redux": Effects(side_effect=True, collective=True, isa=_SYNC + ": redux.sync"),
+    "elect": Effects(side_effect=True, collective=True, isa=_SYNC + ": elect.sync"),
+    "shfl": Effects(side_effect=True, collective=True, isa=_MOVE + ": shfl.sync"),
+    "griddepcontrol": Effects(side_effect=True, writes=Writes.NONE, isa=_SYNC + ": griddepcontrol"),
+    "mbarrier": Effects(
+        side_effect=True, memory="readwrite", orders_memory=True, isa=_SYNC + ": mbarrier"
+    ),
+    "mbarrier.test_wait": Effects(
+        side_effect=True, memory="read", orders_memory=True, isa=_SYNC + ": mbarrier.test_wait"
+    ),
+    "mbarrier.try_wait": Effects(
+        side_effect=True, memory="read", orders_memory=True, isa=_SYNC + ": mbarrier.try_wait"
+    ),
+    "mbarrier.init": Effects(
+        side_effect=True, memory="write", writes=Writes.NONE, isa=_SYNC + ": mbarrier.init"
+    ),
+    "mbarrier.inval": Effects(
+        side_effect=True, memory="write", writes=Writes.NONE, isa=_SYNC + ": mbarrier.inval"
+    ),
+    "mbarrier.expect_tx": Effects(
+        side_effect=True,
+        memory="readwrite",
+        writes=Writes.NONE,
+        isa=_SYNC + ": mbarrier.expect_tx",
+    ),
+    "mbarrier.complete_tx": Effects(
+        side_effect=True,
+        memory="readwrite",
+        writes=Writes.NONE,
+        isa=_SYNC + ": mbarrier.complete_tx",
+    ),
+    # Decodes a state value held in a register: pure.
+    "mbarrier.pending_count": Effects(isa=_SYNC + ": mbarrier.pending_count"),
+    "clusterlaunchcontrol.try_cancel": Effects(
+        side_effect=True,
+        memory="write",
+        writes=Writes.NONE,
+        isa=_SYNC + ": clusterlaunchcontrol.try_cancel",
+    ),
+    "clusterlaunchcontrol.query_cancel": Effects(isa=_SYNC + ": clusterlaunchcontrol.query_cancel"),
+    # ---- matrix pipelines (9.7.14 - 9.7.16)
+    "wmma.load": Effects(memory="read", collective=True, isa=_MMA + ": wmma.load"),
+    "wmma.store": Effects(
+        side_effect=True,
+        memory="write",
+        collective=True,
+        writes=Writes.NONE,
+        isa=_MMA + ": wmma.store",
+    ),
+    "wgmma": Effects(
+        side_effect=True, memory="read", collective=True, isa=_WGMMA + ": wgmma.mma_async"
+    ),
+    "wgmma.fence": Effects(
+        side_effect=True, orders_memory=True, writes=Writes.NONE, isa=_WGMMA + ": wgmma.fence"
+    ),
+    "wgmma.commit_group": Effects(
+        side_effect=True,
+        orders_memory=True,
+        writes=Writes.NONE,
+        isa=_WGMMA + ": wgmma.commit_group",
+    ),
+    "wgmma.wait_group": Effects(
+        side_effect=True,
+        orders_memory=True,
+        writes=Writes.NONE,
+        isa=_WGMMA + ": wgmma.wait_group",
+    ),
+    "tcgen05": Effects(side_effect=True, memory="readwrite", writes=Writes.NONE, isa=_TCGEN05),
+    "tcgen05.ld": Effects(side_effect=True, memory="read", isa=_TCGEN05 + ": tcgen05.ld"),
+    "tcgen05.ld.red": Effects(
+        side_effect=True, memory="read", writes=Writes.FIRST_TWO, isa=_TCGEN05 + ": tcgen05.ld"
+    ),
+    "tcgen05.wait": Effects(
+        side_effect=True, orders_memory=True, writes=Writes.NONE, isa=_TCGEN05 + ": tcgen05.wait"
+    ),
+    "tcgen05.fence": Effects(
+        side_effect=True,
+        orders_memory=True,
+        writes=Writes.NONE,
+        isa=_TCGEN05 + ": tcgen05.fence",
+    ),
+    # ---- stack (9.7.17) and miscellaneous (9.7.19)
+    "stacksave": Effects(side_effect=True, isa=_STACK + ": stacksave"),
+    "stackrestore": Effects(side_effect=True, writes=Writes.NONE, isa=_STACK + ": stackrestore"),
+    "alloca": Effects(side_effect=True, isa=_STACK + ": alloca"),
+    "trap": Effects(side_effect=True, writes=Writes.NONE, isa=_MISC + ": trap"),
+    "brkpt": Effects(side_effect=True, writes=Writes.NONE, isa=_MISC + ": brkpt"),
+    "pmevent": Effects(side_effect=True, writes=Writes.NONE, isa=_MISC + ": pmevent"),
+    "nanosleep": Effects(side_effect=True, writes=Writes.NONE, isa=_MISC + ": nanosleep"),
+    "setmaxnreg": Effects(side_effect=True, writes=Writes.NONE, isa=_MISC + ": setmaxnreg"),
+}
+
+# Patterns split once: opcode -> [(first modifier, further words, effects)], most specific first.
+_Entry = tuple[str | None, frozenset[str], Effects]
+_BY_OPCODE: dict[str, list[_Entry]] = {}
+for _pattern, _effects in EFFECTS.items():
+    _opcode, *_words = _pattern.split(".")
+    _first = _words[0] if _words else None
+    _BY_OPCODE.setdefault(_opcode, []).append((_first, frozenset(_words[1:]), _effects))
+for _entries in _BY_OPCODE.values():
+    _entries.sort(key=lambda entry: -(len(entry[1]) + (entry[0] is not None)))
+
+
+def lookup(opcode: str, modifiers: tuple[str, ...] = ()) -> Effects | None:
+    """The effects of ``opcode`` with ``modifiers`` (in instruction order), or ``None`` for an
+    opcode not in the table."""
+    entries = _BY_OPCODE.get(opcode)
+    if entries is None:
+        return None
+    first = modifiers[0] if modifiers else None
+    rest = frozenset(modifiers[1:])
+    for pattern_first, words, effects in entries:
+        if pattern_first is None or (pattern_first == first and words <= rest):
+            return effects
+    return None
+
+
+# --------------------------------------------------------------------------- special registers
+
+
+@dataclass(frozen=True)
+class SpecialRegister:
+    changes: bool  # may read differently at two points of one thread's run
+    isa: str
+
+
+_SREG = "10 Special Registers"
+
+
+def _sregs(names: str, changes: bool, section: str) -> dict[str, SpecialRegister]:
+    return {n: SpecialRegister(changes, f"{_SREG}: {section}") for n in names.split()}
+
+
+SPECIAL_REGISTERS: dict[str, SpecialRegister] = {
+    # Counters and timers: a new value at every read.
+    **_sregs("clock clock_hi", True, "%clock, %clock_hi"),
+    **_sregs("clock64", True, "%clock64"),
+    **_sregs("globaltimer globaltimer_lo globaltimer_hi", True, "%globaltimer"),
+    **_sregs(" ".join(f"pm{i}" for i in range(8)), True, "%pm0..%pm7"),
+    **_sregs(" ".join(f"pm{i}_64" for i in range(8)), True, "%pm0_64..%pm7_64"),
+    # The ISA calls %smid and %warpid volatile: a thread may be rescheduled after preemption.
+    **_sregs("smid", True, "%smid"),
+    **_sregs("warpid", True, "%warpid"),
+    # Fixed for the thread's (or the launch's) lifetime.
+    **_sregs("tid ntid", False, "%tid, %ntid"),
+    **_sregs("laneid", False, "%laneid"),
+    **_sregs("nwarpid", False, "%nwarpid"),
+    **_sregs("ctaid nctaid", False, "%ctaid, %nctaid"),
+    **_sregs("nsmid", False, "%nsmid"),
+    **_sregs("gridid", False, "%gridid"),
+    **_sregs("is_explicit_cluster", False, "%is_explicit_cluster"),
+    **_sregs(
+        "clusterid nclusterid cluster_ctaid cluster_nctaid cluster_ctarank cluster_nctarank",
+        False,
+        "%clusterid, %cluster_ctaid, %cluster_ctarank and their n-counterparts",
+    ),
+    **_sregs("lanemask_eq lanemask_le lanemask_lt lanemask_ge lanemask_gt", False, "%lanemask_*"),
+    **_sregs(" ".join(f"envreg{i}" for i in range(32)), False, "%envreg<32>"),
+    **_sregs(
+        "total_smem_size aggr_smem_size dynamic_smem_size",
+        False,
+        "%total_smem_size, %aggr_smem_size, %dynamic_smem_size",
+    ),
+    **_sregs(
+        "reserved_smem_offset_begin reserved_smem_offset_end reserved_smem_offset_cap "
+        "reserved_smem_offset_0 reserved_smem_offset_1",
+        False,
+        "%reserved_smem_offset_*",
+    ),
+    **_sregs("current_graph_exec", False, "%current_graph_exec"),
+}
+
+
+def special_register(operand_text: str) -> tuple[str, SpecialRegister | None]:
+    """The PTX name of a special-register operand (``%%clock64``, ``%tid.x``) and its entry."""
+    name = operand_text.lstrip("%").split(".", 1)[0]
+    return name, SPECIAL_REGISTERS.get(name)
+
+
+# --------------------------------------------------------------------------- written operands
+
+
+def _flatten_destination(operand: PtxOperand) -> list[PtxOperand]:
+    if operand.kind in ("vector", "pair"):
+        out: list[PtxOperand] = []
+        for part in operand.parts:
+            out.extend(_flatten_destination(part))
+        return out
+    return [operand]
+
+
+def written_operands(instruction: PtxInstruction) -> list[PtxOperand] | None:
+    """The register operands ``instruction`` writes, or ``None`` when that is not known.
+
+    An address (``[...]``) in first position is never a destination, whatever the table says.
+    """
+    effects = lookup(instruction.opcode, instruction.modifiers)
+    if effects is None or effects.writes is Writes.UNKNOWN or instruction.opaque:
+        return None
+    if effects.writes is Writes.NONE or not instruction.operands:
+        return []
+    count = 2 if effects.writes is Writes.FIRST_TWO else 1
+    out: list[PtxOperand] = []
+    for operand in instruction.operands[:count]:
+        if operand.kind == "address":
+            break
+        out.extend(_flatten_destination(operand))
+    return out
+
+
+def written_refs(instruction: PtxInstruction) -> set[int] | None:
+    """The ``%N`` operand indices ``instruction`` writes, or ``None`` when not known."""
+    written = written_operands(instruction)
+    if written is None:
+        return None
+    return {o.ref for o in written if o.kind == "ref" and o.ref is not None}

@@ -1,0 +1,141 @@
+"""Which ``%N`` operands a template writes, and which it writes on every path.
+
+A small must-analysis over the template's instructions: a control-flow graph from ``bra`` and
+labels, and a forward "definitely written" set with intersection at joins. A write under a
+guard ``@p`` counts only together with a write under ``@!p`` of the same predicate (the
+``@p mov %0, 1; @!p mov %0, 0;`` idiom), and only until ``p`` is written again. Paths that end
+in ``ret``/``exit``/``trap`` never reach the C++ code after the asm, so they do not count.
+
+``analyze`` returns ``None`` whenever it cannot be sure: an opaque instruction or a hole, an
+instruction whose destinations are not known (``call``), an indirect branch, a branch to a
+label that is not in the template.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ptxlint.model import HOLE, PtxInstruction, PtxTemplate
+from ptxlint.ptx.effects import written_operands
+
+__all__ = ["WriteAnalysis", "analyze"]
+
+_Fact = int | tuple[int, str, bool]  # %N written, or %N written under (predicate, negated)
+_ENDS_THREAD = frozenset({"ret", "exit", "trap"})
+
+
+@dataclass(frozen=True)
+class WriteAnalysis:
+    writes: dict[int, list[PtxInstruction]]  # %N -> the instructions that write it, text order
+    definite: frozenset[int]  # %N written on every path that reaches the end of the template
+
+
+def analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:
+    """Write facts for a parsed template, or ``None`` when the template cannot be followed."""
+    if HOLE in template_text:
+        return None
+    instructions = ptx.instructions
+    written: list[list[tuple[int | None, str]]] = []  # per instruction: (ref, register name)
+    writes: dict[int, list[PtxInstruction]] = {}
+    for instruction in instructions:
+        if instruction.opaque or instruction.opcode == "brx":
+            return None
+        operands = written_operands(instruction)
+        if operands is None:
+            return None
+        here = [(o.ref if o.kind == "ref" else None, o.text) for o in operands]
+        written.append(here)
+        for ref, _ in here:
+            if ref is not None:
+                writes.setdefault(ref, []).append(instruction)
+    successors = _successors(ptx)
+    if successors is None:
+        return None
+    definite = _definitely_written(instructions, written, successors)
+    # No path reaches the end (every one leaves the thread): no output value is ever lost.
+    return WriteAnalysis(writes, frozenset(writes) if definite is None else definite)
+
+
+def _successors(ptx: PtxTemplate) -> list[list[int]] | None:
+    """Successor indices per instruction; index ``len(instructions)`` is the template's end."""
+    instructions = ptx.instructions
+    n = len(instructions)
+    targets: dict[str, int] = {}
+    for label in ptx.labels:
+        targets[label.name] = next(
+            (i for i, ins in enumerate(instructions) if ins.start >= label.end), n
+        )
+    result: list[list[int]] = []
+    for i, ins in enumerate(instructions):
+        if ins.opcode == "bra":
+            if not ins.operands or ins.operands[0].text not in targets:
+                return None
+            target = targets[ins.operands[0].text]
+            result.append([i + 1, target] if ins.predicate is not None else [target])
+        elif ins.opcode in _ENDS_THREAD:
+            result.append([i + 1] if ins.predicate is not None else [])
+        else:
+            result.append([i + 1])
+    return result
+
+
+def _transfer(
+    state: frozenset[_Fact], instruction: PtxInstruction, written: Iterable[tuple[int | None, str]]
+) -> frozenset[_Fact]:
+    facts = set(state)
+    predicate = instruction.predicate
+    for ref, name in written:
+        if ref is None:
+            # A register is written: guards on it no longer mean what they meant.
+            facts = {f for f in facts if not (isinstance(f, tuple) and f[1] == name)}
+            continue
+        if predicate is None:
+            facts.add(ref)
+            continue
+        guard = predicate.register.text
+        facts.add((ref, guard, predicate.negated))
+        if (ref, guard, not predicate.negated) in facts:
+            facts.add(ref)
+    return frozenset(facts)
+
+
+def _definitely_written(
+    instructions: tuple[PtxInstruction, ...],
+    written: list[list[tuple[int | None, str]]],
+    successors: list[list[int]],
+) -> frozenset[int] | None:
+    n = len(instructions)
+    predecessors: list[list[int]] = [[] for _ in range(n + 1)]
+    for i, succ in enumerate(successors):
+        for j in succ:
+            predecessors[j].append(i)
+    out: list[frozenset[_Fact] | None] = [None] * n  # None: not reached yet (the top element)
+
+    def entry(j: int) -> frozenset[_Fact] | None:
+        incoming = [out[p] for p in predecessors[j]]
+        known = [s for s in incoming if s is not None]
+        if j == 0:
+            known.append(frozenset())
+        if not known:
+            return None
+        result = known[0]
+        for s in known[1:]:
+            result &= s
+        return result
+
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n):
+            state = entry(i)
+            if state is None:
+                continue
+            new = _transfer(state, instructions[i], written[i])
+            if new != out[i]:
+                out[i] = new
+                changed = True
+    end = entry(n)
+    if end is None:
+        return None
+    return frozenset(f for f in end if isinstance(f, int))

@@ -1,0 +1,98 @@
+"""PTX102 missing-memory-clobber."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.rule import Rule, RuleContext
+from rules._optimizer import add_memory_clobber, memory_effects
+
+
+class MissingMemoryClobber(Rule):
+    id = "PTX102"
+    name = "missing-memory-clobber"
+    severity = Severity.WARNING
+    summary = 'asm that touches or orders memory has no "memory" clobber'
+    tags = ("correctness", "optimizer", "memory")
+    docs = """\
+## What it does
+Flags an asm statement without a `"memory"` clobber whose template reads or writes memory
+through an address operand (`ld`, `st`, `atom`, `red`, `cp.async*`, `ldmatrix`, `stmatrix`,
+`mbarrier.*`, `cp.async.bulk*`, `tensormap.*`, `suld`/`sust`, `multimem.*`...) or orders
+memory (`fence`, `membar`, `bar`, `barrier`, `cp.async.wait_*`, `wgmma.fence`...).
+
+Severity:
+
+* **warning** when the statement is not volatile and has outputs: the optimizer treats it as
+  touching no memory at all, and nvcc 13.0 exploits that (below);
+* **info** when it is `volatile`, or has no outputs (implicitly volatile): nvcc 13.0 and LLVM's
+  NVPTX backend treat a volatile asm as a full memory barrier today, so the code works, but
+  the documented contract (GCC's and the CUDA guide's) asks for the clobber and another
+  compiler (clang, a future nvcc) may hold you to it.
+
+It does not flag read-only loads (`ld.global.nc`, `ld.const`, `ldu`, `ld.param`, textures):
+no C++ store can change that memory while the kernel runs. It stays silent when the
+clobber list comes through a macro.
+
+## Why is this bad?
+Without the clobber, LLVM's NVPTX backend models a non-volatile asm as not touching memory
+(CUDA "Inline PTX Assembly", *Incorrect Optimization*). With `nvcc -arch=sm_90 -O3`
+(CUDA 13.0), without a word of warning:
+
+* a C++ load is **CSE'd across** an asm that stores to the same address:
+  `a = *p; asm("st.global.u32 [%1], 7; ..." : "=r"(d) : "l"(p)); b = *p;` loads `*p` once and
+  computes `a + b` as `a << 1`; with `"memory"` it loads again after the asm;
+* a C++ store before an asm that reads the memory is **dead-store-eliminated**:
+  `*p = 5; asm("ld.global.u32 %0, [%1];" : "=r"(d) : "l"(p)); *p = 6;` never stores 5, so the
+  asm reads stale memory; with `"memory"` both stores stay;
+* a spin loop on such a load is an infinite loop once the load is hoisted.
+
+The first two pairs are compiled by tests/test_optimizer_evidence.py whenever nvcc is
+available. The same test records that a `volatile` asm without the clobber is *not*
+exploited by nvcc 13.0 today, which is why that case is only info.
+
+## Example
+```cuda
+int a = *flag;
+asm("st.global.u32 [%1], 7; mov.u32 %0, 0;" : "=r"(d) : "l"(flag));
+int b = *flag;   // folded into a
+```
+
+## Use instead
+```cuda
+int a = *flag;
+asm volatile("st.global.u32 [%1], 7; mov.u32 %0, 0;" : "=r"(d) : "l"(flag) : "memory");
+int b = *flag;
+```
+
+## Fix safety
+Safe: appends `"memory"` to the clobber list, creating the missing sections
+(`: "=r"(x) : "l"(p)` becomes `: "=r"(x) : "l"(p) : "memory"`, `: "=r"(x)` becomes
+`: "=r"(x) :: "memory"`); a clobber only takes optimizations away. Basic asm (no colon) gets
+`::: "memory"` only when its template has no `%` (in extended asm `%` means something else).
+No fix for `asm goto` or when a comment sits before the closing parenthesis.
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if statement.has_memory_clobber or statement.opaque_sections:
+            return
+        effects = memory_effects(statement)
+        if not effects:
+            return
+        exploited = not statement.is_volatile and bool(statement.outputs)
+        first = effects[0]
+        if exploited:
+            consequence = "C++ loads and stores around it may be cached or reordered across it"
+        else:
+            consequence = (
+                "nvcc treats a volatile asm as a memory barrier today, "
+                "but the contract asks for the clobber"
+            )
+        yield self.finding(
+            statement,
+            self.template_span(statement, first.start, first.end),
+            f'{first.what}, but the asm has no "memory" clobber: {consequence}',
+            fix=add_memory_clobber(statement),
+            severity=None if exploited else Severity.INFO,
+        )

@@ -1,0 +1,86 @@
+"""PTX104 output-not-written."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Finding, PercentToken, Severity, Span
+from ptxlint.ptx.flow import analyze
+from ptxlint.rule import Rule, RuleContext
+
+
+class OutputNotWritten(Rule):
+    id = "PTX104"
+    name = "output-not-written"
+    severity = Severity.WARNING
+    summary = "An output operand is never written by the template"
+    tags = ("correctness", "operands")
+    docs = """\
+## What it does
+Flags an output operand that no instruction of the template writes: it is only read (as a
+source, an address, a predicate guard) or never referenced at all. A `+` (read-write) operand
+that is only read is reported as one that *could be an input*.
+
+What counts as a write is the destination of an instruction, per `ptxlint/ptx/effects.py`:
+the first operand for most instructions, every element of a braced vector destination
+(`{%0, %1}`), both halves of a `p|q` pair; nothing for `st`, `red`, `bar`, `prefetch`,
+`cp.async`, `mbarrier.init` and others whose first operand is an address or an input.
+It stays silent when the template has an opaque macro piece, an instruction whose
+destinations are unknown (`call`, an operand spliced into the mnemonic), when the operand
+sections come through a macro, and for an empty template (`asm volatile("" : "+r"(x))` is
+the optimization-barrier idiom).
+
+## Why is this bad?
+An `=` output that the template never writes hands the C++ variable whatever the register
+held: garbage, silently (nvcc does not check). Usually it is a swapped `%N`
+(`st.global.u32 [%0], %1` with the address declared as the output) or an output that should
+have been an input. A `+` operand that is only read costs an extra register copy and hides
+the statement's real data flow; as an input it says what it is.
+
+## Example
+```cuda
+asm volatile("st.global.u32 [%1], %0;" : "=r"(v) : "l"(p));   // v is stored, never written
+```
+
+## Use instead
+```cuda
+asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if statement.opaque_sections or not statement.extended or not statement.ptx.instructions:
+            return
+        analysis = analyze(statement.ptx, statement.template.text)
+        if analysis is None:
+            return
+        refs: dict[int, PercentToken] = {}
+        for token in statement.ptx.percents:
+            if token.kind == "ref" and token.index is not None:
+                refs.setdefault(token.index, token)
+        for operand in statement.outputs:
+            if operand.constraint.opaque or operand.index in analysis.writes:
+                continue
+            token: PercentToken | None = refs.get(operand.index)
+            if token is not None:
+                span = self.template_span(statement, token.start, token.end)
+            else:
+                span = Span(operand.span.start, operand.span.end)
+            if "+" in operand.constraint.modifiers:
+                if token is None:
+                    continue  # never referenced: PTX009's business, and no better advice here
+                message = (
+                    f"read-write operand %{operand.index} ('{operand.constraint.text}') is only "
+                    "read by the template: it could be an input"
+                )
+            elif token is None:
+                message = (
+                    f"output %{operand.index} ('{operand.constraint.text}') is never referenced "
+                    "by the template: the variable receives an undefined value"
+                )
+            else:
+                message = (
+                    f"output %{operand.index} ('{operand.constraint.text}') is only read, never "
+                    "written, by the template: the variable receives an undefined value"
+                )
+            yield self.finding(statement, span, message)
