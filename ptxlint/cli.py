@@ -260,12 +260,18 @@ def cmd_stats(args: argparse.Namespace) -> int:
     result = run(args.paths, config, selector, [], context, jobs=default_jobs())
     typed = result.typed_operands
     share = f" ({100 * typed / result.operands:.1f}%)" if result.operands else ""
-    print(f"files with asm statements: {result.files_with_asm} of {result.files} read")
-    print(f"asm statements found:      {result.statements + result.skipped_statements}")
-    print(f"  linted as PTX:           {result.statements}")
+    found = result.statements + result.skipped_statements
+    print(f"files read:                 {result.files}")
+    print(f"files with asm:             {result.files_with_asm}")
+    print(f"asm statements found:       {found}")
+    print(f"  linted as PTX:            {result.statements}")
     print(f"  not linted (host/unsure): {result.skipped_statements}")
-    print(f"operands:                  {result.operands}")
-    print(f"  with a known type:       {typed}{share}")
+    print(f"asm labels (not statements): {result.asm_labels}")
+    print(f"operands:                   {result.operands}")
+    print(f"  with a known type:        {typed}{share}")
+    if args.list_skipped:
+        for path, line, reason in result.skipped:
+            print(f"{path}:{line}: not linted: {reason}")
     for path, reason in result.errors:
         print(f"ptxlint: error: {path}: {reason}", file=sys.stderr)
     return EXIT_ERROR if result.errors or result.internal_errors else EXIT_OK

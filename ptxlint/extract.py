@@ -33,6 +33,7 @@ from ptxlint.model import (
 from ptxlint.syntax_tree import ParsedSource, parse
 
 KEYWORDS = ("asm", "__asm__", "__asm")
+ASM_LABEL = "asm label"
 QUALIFIERS = ("volatile", "__volatile__", "__volatile", "inline", "__inline", "__inline__", "goto")
 _KEYWORD = re.compile(r"(?<![\w$])(?:__asm__|__asm|asm)(?![\w$])")
 _MODIFIERS = "=+&"
@@ -116,6 +117,11 @@ def extract(
         reader = _StatementReader(source, stream, macros, in_macro=macro_name is not None)
         raw = reader.read()
         if raw is None:
+            continue
+        if not raw.extended and macro_name is None and _follows_declarator(source.text, start):
+            result.skipped.append(
+                (start, f"{ASM_LABEL}: names a declaration's symbol, not a statement")
+            )
             continue
         context = _context(parsed, context_node, macro_name)
         letters = "".join(o.constraint.letters for o in raw.operands)
@@ -206,6 +212,42 @@ def _is_asm_label(keyword: tree_sitter.Node) -> bool:
     return parent is not None and parent.type in _DECLARATION_NODES
 
 
+_CONTROL_WORDS = {"if", "while", "for", "switch"}
+_STATEMENT_WORDS = {"else", "do", "return", "case", "default"}
+
+
+def _follows_declarator(text: str, offset: int) -> bool:
+    """Token-level check for an asm label that tree-sitter could not place, as in
+    ``clock_t clock(void)`` / ``#if ...`` / ``asm("clock32")`` / ``#endif`` / ``__THROW;``:
+    the token before the keyword ends a declarator (a name, ``]``, or a parameter list)."""
+    begin = text.rfind("\n", 0, max(0, offset - 2000)) + 1
+    previous = [t for t in _code_tokens(text, begin, stop=offset) if t.kind != "directive"]
+    if not previous:
+        return False
+    last = previous[-1]
+    if last.kind == "ident":
+        return last.text not in _STATEMENT_WORDS and last.text not in QUALIFIERS
+    if last.text == "]":
+        return True
+    if last.text != ")":
+        return False
+    depth = 0
+    for i in range(len(previous) - 1, -1, -1):
+        if previous[i].text == ")":
+            depth += 1
+        elif previous[i].text == "(":
+            depth -= 1
+            if depth == 0:
+                before = previous[i - 1] if i > 0 else None
+                return (
+                    before is not None
+                    and before.kind == "ident"
+                    and before.text not in _CONTROL_WORDS
+                    and before.text not in KEYWORDS
+                )
+    return False
+
+
 def _inside_non_code(node: tree_sitter.Node) -> bool:
     parent = node.parent
     depth = 0
@@ -217,12 +259,13 @@ def _inside_non_code(node: tree_sitter.Node) -> bool:
     return False
 
 
-def _code_tokens(text: str, start: int) -> list[Token]:
-    """Tokens from ``start`` to the end of the statement, preprocessor lines left out."""
+def _code_tokens(text: str, start: int, stop: int | None = None) -> list[Token]:
+    """Tokens from ``start`` to the end of the statement (or to ``stop``), preprocessor lines
+    kept as single ``directive`` tokens."""
     out: list[Token] = []
     depth = 0
     skip_until = -1
-    for tok in tokens(text, start):
+    for tok in tokens(text, start, stop):
         if tok.start < skip_until:
             continue
         if tok.text == "#" and _at_line_start(text, tok.start):
@@ -234,9 +277,9 @@ def _code_tokens(text: str, start: int) -> list[Token]:
             depth += 1
         elif tok.text == ")":
             depth -= 1
-            if depth == 0:
+            if depth == 0 and stop is None:
                 break
-        elif tok.text in (";", "{", "}") and depth == 0 and len(out) > 1:
+        elif tok.text in (";", "{", "}") and depth == 0 and len(out) > 1 and stop is None:
             break
         if len(out) > 200_000:
             break

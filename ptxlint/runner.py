@@ -17,6 +17,7 @@ from typing import TextIO
 from ptxlint.config import Config, RuleSelector
 from ptxlint.discover import discover, is_error_reason, read_source
 from ptxlint.engine import FileResult, instantiate, lint_source
+from ptxlint.extract import ASM_LABEL
 from ptxlint.fix import fix_text, unified_diff, write_atomically
 from ptxlint.model import Finding, SourceFile
 from ptxlint.registry import load_rules
@@ -38,6 +39,8 @@ class FileOutcome:
     source: SourceFile | None = None  # kept when there are findings to show
     statements: int = 0
     skipped_statements: int = 0
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
+    asm_labels: int = 0
     operands: int = 0
     typed_operands: int = 0
     fixed: int = 0
@@ -47,13 +50,21 @@ class FileOutcome:
 
 def _outcome(path: str, source: SourceFile, result: FileResult) -> FileOutcome:
     operands = [o for s in result.statements for o in s.operands]
+    labels = [r for _, r in result.skipped_statements if r.startswith(ASM_LABEL)]
+    skipped = [
+        (source.line_col(offset).line, reason)
+        for offset, reason in result.skipped_statements
+        if not reason.startswith(ASM_LABEL)
+    ]
     return FileOutcome(
         path=path,
         decode_errors=source.decode_errors,
         findings=result.findings,
         source=source if result.findings else None,
         statements=len(result.statements),
-        skipped_statements=len(result.skipped_statements),
+        skipped_statements=len(skipped),
+        skipped=skipped,
+        asm_labels=len(labels),
         operands=len(operands),
         typed_operands=sum(1 for o in operands if o.ctype is not None),
     )
@@ -222,6 +233,8 @@ def _merge(result: RunResult, outcome: FileOutcome) -> None:
     result.files_with_asm += 1 if outcome.statements or outcome.skipped_statements else 0
     result.statements += outcome.statements
     result.skipped_statements += outcome.skipped_statements
+    result.skipped.extend((outcome.path, line, reason) for line, reason in outcome.skipped)
+    result.asm_labels += outcome.asm_labels
     result.operands += outcome.operands
     result.typed_operands += outcome.typed_operands
     result.fixed += outcome.fixed

@@ -126,8 +126,8 @@ def test_stats_counts_statements_and_typed_operands(tmp_path, capsys) -> None:
     (tmp_path / "bad.cu").write_text(BAD)
     assert main(["stats", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "asm statements found:      1" in out
-    assert "with a known type:       2 (100.0%)" in out
+    assert "asm statements found:       1" in out
+    assert "with a known type:        2 (100.0%)" in out
 
 
 def test_python_dash_m_and_no_color(tmp_path) -> None:

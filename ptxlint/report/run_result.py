@@ -14,7 +14,9 @@ class RunResult:
     files: int = 0
     files_with_asm: int = 0
     statements: int = 0
-    skipped_statements: int = 0
+    skipped_statements: int = 0  # found, not linted: host assembly or not surely PTX
+    skipped: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, reason)
+    asm_labels: int = 0  # `int f(void) asm("name")`: not statements, counted apart
     seconds: float = 0.0
     errors: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): exit code 2
     notes: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): skipped files
