@@ -1,0 +1,75 @@
+"""The language server (``ptxlint lsp``): editor integration over the same engine as the CLI.
+
+pygls is an optional dependency (``pip install 'ptxlint[lsp]'``), so nothing here imports it
+until the server starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+EXIT_OK, EXIT_ERROR = 0, 2
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """The ``lsp`` subcommand's arguments (pass a subparser to fill it in)."""
+    parser = parser or argparse.ArgumentParser(
+        prog="ptxlint lsp", description="Run the ptxlint language server on stdin/stdout."
+    )
+    # Many clients (vscode-languageclient among them) add --stdio for a stdio transport.
+    parser.add_argument(
+        "--stdio", action="store_true", help="talk LSP on stdin/stdout (the default)"
+    )
+    parser.add_argument(
+        "--debounce-ms",
+        type=int,
+        default=150,
+        metavar="MS",
+        help="lint after this long without a change (default: 150)",
+    )
+    parser.add_argument(
+        "--rule-docs-url",
+        metavar="TEMPLATE",
+        help="link diagnostics to TEMPLATE with {id}/{name} replaced "
+        "(default: rule pages written to the user cache folder)",
+    )
+    parser.add_argument("--log-file", metavar="FILE", help="write the server's log to FILE")
+    parser.add_argument(
+        "--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR")
+    )
+    return parser
+
+
+def main_lsp(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``ptxlint lsp``; returns the exit status."""
+    args = build_parser().parse_args(list(argv) if argv is not None else None)
+    return run_from_args(args)
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    try:
+        from ptxlint.lsp.server import Options, build_server
+    except ImportError as exc:
+        print(
+            f"ptxlint: error: the language server needs pygls ({exc}); "
+            "install it with: pip install 'ptxlint[lsp]'",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    # stdout carries the protocol: logs go to stderr or a file, never to stdout.
+    handler: logging.Handler = (
+        logging.FileHandler(args.log_file, encoding="utf-8")
+        if args.log_file
+        else logging.StreamHandler(sys.stderr)
+    )
+    logging.basicConfig(
+        level=args.log_level,
+        handlers=[handler],
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    options = Options(debounce_s=max(0, args.debounce_ms) / 1000, rule_docs_url=args.rule_docs_url)
+    build_server(options).start_io()
+    return EXIT_OK

@@ -1,0 +1,210 @@
+"""Code actions: a quick fix per fixable finding, suppress-on-this-line, fix-all-in-file.
+
+Edits come from the findings' own ``Fix`` objects and from ``fix_text``: the fix engine behind
+``--fix``; this module only turns them into LSP workspace edits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from lsprotocol import types as lsp
+
+from ptxlint.engine import INTERNAL_ERROR
+from ptxlint.lsp.conversions import LineIndex
+from ptxlint.lsp.diagnostics import same_place, to_diagnostic, to_range
+from ptxlint.lsp.rule_docs import RuleDocs
+from ptxlint.model import Edit, Finding, SourceFile, Span
+
+# One grammar for suppressions: the engine's own (``// ptxlint: ignore[...]``).
+from ptxlint.suppress import _DIRECTIVE
+
+FIX_ALL_KIND = "source.fixAll.ptxlint"
+KINDS = (lsp.CodeActionKind.QuickFix, FIX_ALL_KIND)
+
+
+@dataclass(frozen=True)
+class ActionRequest:
+    uri: str
+    text: str
+    index: LineIndex
+    encoding: str
+    findings: Sequence[Finding]
+    start: int  # the requested range, as offsets
+    end: int
+    diagnostics: Sequence[lsp.Diagnostic]
+    only: Sequence[str] | None
+
+
+def wanted(kind: str, only: Sequence[str] | None) -> bool:
+    """LSP kinds are hierarchical: asking for ``source.fixAll`` includes ours."""
+    return only is None or any(kind == k or kind.startswith(k + ".") for k in only)
+
+
+def code_actions(
+    request: ActionRequest, docs: RuleDocs, fix_all: Callable[[], str | None]
+) -> list[lsp.CodeAction]:
+    actions: list[lsp.CodeAction] = []
+    suppressions: set[tuple[str, Edit]] = set()  # two findings of a rule on a line: one action
+    if wanted(lsp.CodeActionKind.QuickFix, request.only):
+        for finding in _findings_in_request(request):
+            diagnostic = to_diagnostic(finding, request.index, request.encoding, docs)
+            if finding.fix is not None and finding.fix.edits:
+                actions.append(_quick_fix(request, finding, diagnostic))
+            if finding.rule != INTERNAL_ERROR:
+                suppress = suppress_edit(request.text, finding)
+                if suppress is not None and (finding.rule, suppress) not in suppressions:
+                    suppressions.add((finding.rule, suppress))
+                    actions.append(_suppress_action(request, finding, diagnostic, suppress))
+    if wanted(FIX_ALL_KIND, request.only) and any(
+        f.fix is not None and f.fix.safe for f in request.findings
+    ):
+        fixed = fix_all()
+        if fixed is not None and fixed != request.text:
+            actions.append(_fix_all_action(request, fixed))
+    return actions
+
+
+def _findings_in_request(request: ActionRequest) -> list[Finding]:
+    chosen = []
+    for finding in request.findings:
+        touches = finding.span.start <= request.end and request.start <= finding.span.end
+        if touches or any(
+            same_place(d, finding, request.index, request.encoding) for d in request.diagnostics
+        ):
+            chosen.append(finding)
+    return chosen
+
+
+def _workspace_edit(request: ActionRequest, edits: Sequence[Edit]) -> lsp.WorkspaceEdit:
+    text_edits = [
+        lsp.TextEdit(to_range(request.index, e.span, request.encoding), e.new_text)
+        for e in sorted(edits, key=lambda e: (e.span.start, e.span.end))
+    ]
+    return lsp.WorkspaceEdit(changes={request.uri: text_edits})
+
+
+def _quick_fix(
+    request: ActionRequest, finding: Finding, diagnostic: lsp.Diagnostic
+) -> lsp.CodeAction:
+    fix = finding.fix
+    assert fix is not None
+    label = f"{fix.description} ({finding.rule})"
+    if not fix.safe:
+        label += " [unsafe: review the result]"
+    return lsp.CodeAction(
+        title=label,
+        kind=lsp.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic],
+        is_preferred=fix.safe,
+        edit=_workspace_edit(request, fix.edits),
+    )
+
+
+def _suppress_action(
+    request: ActionRequest, finding: Finding, diagnostic: lsp.Diagnostic, edit: Edit
+) -> lsp.CodeAction:
+    return lsp.CodeAction(
+        title=f"Suppress {finding.rule} on this line",
+        kind=lsp.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic],
+        edit=_workspace_edit(request, [edit]),
+    )
+
+
+def _fix_all_action(request: ActionRequest, fixed: str) -> lsp.CodeAction:
+    return lsp.CodeAction(
+        title="Fix all auto-fixable ptxlint problems in this file",
+        kind=FIX_ALL_KIND,
+        edit=_workspace_edit(request, [minimal_edit(request.text, fixed)]),
+    )
+
+
+def minimal_edit(before: str, after: str) -> Edit:
+    """One edit turning ``before`` into ``after``, covering only what changed.
+
+    Replacing the whole document would move the cursor and fold state in most editors.
+    """
+    limit = min(len(before), len(after))
+    prefix = 0
+    while prefix < limit and before[prefix] == after[prefix]:
+        prefix += 1
+    suffix = 0
+    while (
+        suffix < limit - prefix
+        and before[len(before) - 1 - suffix] == after[len(after) - 1 - suffix]
+    ):
+        suffix += 1
+    # Never split a "\r\n": the range's ends must be positions an editor has.
+    if 0 < prefix < len(before) and before[prefix - 1] == "\r" and before[prefix] == "\n":
+        prefix -= 1
+    end = len(before) - suffix
+    if 0 < end < len(before) and before[end - 1] == "\r" and before[end] == "\n":
+        suffix -= 1
+    return Edit(Span(prefix, len(before) - suffix), after[prefix : len(after) - suffix])
+
+
+# --------------------------------------------------------------------------- suppression
+
+
+def suppress_edit(text: str, finding: Finding) -> Edit | None:
+    """An edit adding ``finding.rule`` to a ``// ptxlint: ignore[...]`` for its statement.
+
+    The comment belongs at the end of the statement's first line (``is_suppressed`` looks at
+    that line and at the finding's own). Where one is already there or on a line of its own just
+    above, the id joins its list. Where the first line ends inside a string literal (a raw
+    string or a backslash-continued literal), a comment there would become template text, so
+    the comment goes on a new line above; inside a ``#define`` (a line ending in ``\\``) it is a
+    ``/* */`` comment that keeps the continuation.
+    """
+    source = SourceFile("", text)
+    anchor = finding.statement.span.start if finding.statement else finding.span.start
+    line = source.line_col(anchor).line
+    code = finding.rule
+    for candidate in (line, line - 1):
+        merged = _merge_into_existing(source, candidate, code, own_line=candidate != line)
+        if merged is not None:
+            return merged
+    start = source.line_starts[line - 1]
+    content = source.line_text(line)
+    end = start + len(content.rstrip())
+    if finding.statement is not None and _inside_literal(finding, start + len(content)):
+        indent = content[: len(content) - len(content.lstrip())]
+        above = source.line_text(line - 1) if line > 1 else ""
+        if above.rstrip().endswith("\\"):
+            comment = f"{indent}/* ptxlint: ignore[{code}] */ \\\n"
+        else:
+            comment = f"{indent}// ptxlint: ignore[{code}]\n"
+        return Edit(Span(start, start), comment)
+    if content.rstrip().endswith("\\"):
+        backslash = end - 1
+        return Edit(Span(backslash, backslash), f"/* ptxlint: ignore[{code}] */ ")
+    return Edit(Span(end, end), f"  // ptxlint: ignore[{code}]")
+
+
+def _merge_into_existing(source: SourceFile, line: int, code: str, own_line: bool) -> Edit | None:
+    if line < 1:
+        return None
+    content = source.line_text(line)
+    match = _DIRECTIVE.search(content)
+    if match is None or match.group("codes") is None:
+        return None
+    if own_line and content[: match.start()].strip():
+        return None  # a comment ending the line above suppresses that line's code, not ours
+    start = source.line_starts[line - 1]
+    codes = match.group("codes")
+    if code in {c.strip() for c in codes.split(",")}:
+        return None
+    end_of_codes = start + match.start("codes") + len(codes.rstrip())
+    separator = ", " if codes.strip() else ""
+    return Edit(Span(end_of_codes, end_of_codes), f"{separator}{code}")
+
+
+def _inside_literal(finding: Finding, offset: int) -> bool:
+    statement = finding.statement
+    assert statement is not None
+    return any(
+        piece.kind != "macro" and piece.span.start < offset < piece.span.end
+        for piece in statement.template.pieces
+    )

@@ -1,0 +1,116 @@
+"""The engine, as the language server uses it: configuration per file, lint, fix.
+
+The same calls the CLI makes (``find_config``, ``load_config``, ``RuleSelector``,
+``lint_source``, ``fix_text``); nothing here knows a rule. A configuration that cannot be
+loaded does not stop linting: the file is linted with the defaults and the problem is
+reported once through ``problems``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ptxlint.config import Config, ConfigError, RuleSelector, find_config, load_config, parse_arch
+from ptxlint.engine import FileResult, instantiate, lint_source
+from ptxlint.fix import FixOutcome, fix_text
+from ptxlint.model import Finding, SourceFile
+from ptxlint.registry import load_rules
+from ptxlint.rule import Rule, RuleContext
+
+# Files whose change can change any file's configuration.
+CONFIG_BASENAMES = frozenset({"pyproject.toml", "ptxlint.toml", ".ptxlint.toml"})
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything a lint needs besides the text."""
+
+    config: Config
+    selector: RuleSelector
+    context: RuleContext
+
+
+@dataclass
+class Linter:
+    """Lints documents by path; caches the configuration per folder until ``invalidate``."""
+
+    report: Callable[[str], None] = lambda message: None  # told each distinct problem once
+    rule_classes: tuple[type[Rule], ...] = ()
+    rules: list[Rule] = field(default_factory=list)
+    _folder_config: dict[str, str | None] = field(default_factory=dict)
+    _setups: dict[str | None, Setup] = field(default_factory=dict)
+    _reported: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        if not self.rule_classes:
+            loaded = load_rules()
+            self.rule_classes = loaded.rules
+            for problem in loaded.problems:
+                self._tell(problem)
+        self.rules = instantiate(self.rule_classes)
+
+    def _tell(self, message: str) -> None:
+        if message not in self._reported:
+            self._reported.add(message)
+            self.report(message)
+
+    def invalidate(self) -> None:
+        """Forget every configuration: a config file was created, changed or deleted."""
+        self._folder_config.clear()
+        self._setups.clear()
+        self._reported.clear()
+
+    def config_path(self, path: str) -> str | None:
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in self._folder_config:
+            try:
+                self._folder_config[folder] = find_config([folder])
+            except ConfigError as exc:  # a broken pyproject.toml that mentions ptxlint
+                self._tell(f"configuration error: {exc}")
+                self._folder_config[folder] = None
+        return self._folder_config[folder]
+
+    def setup(self, path: str) -> Setup:
+        config_path = self.config_path(path)
+        if config_path not in self._setups:
+            self._setups[config_path] = self._load(config_path)
+        return self._setups[config_path]
+
+    def _load(self, config_path: str | None) -> Setup:
+        try:
+            config = load_config(config_path)
+        except ConfigError as exc:
+            self._tell(f"configuration error, linting with the defaults: {exc}")
+            config = Config()
+        known = [(r.id, r.name) for r in self.rule_classes]
+        selector = RuleSelector(config, known)
+        unknown = selector.unknown_selectors(known)
+        if unknown:
+            where = f" in {config_path}" if config_path else ""
+            self._tell(f"unknown rule selector(s){where}: {', '.join(unknown)}")
+        arch, suffix = None, ""
+        if config.arch:
+            try:
+                arch, suffix = parse_arch(config.arch)
+            except ValueError as exc:
+                self._tell(f"configuration error: {exc}")
+        return Setup(config, selector, RuleContext(arch=arch, arch_suffix=suffix))
+
+    def lint(self, path: str, text: str) -> FileResult:
+        setup = self.setup(path)
+        return lint_source(SourceFile(path, text), self.rules, setup.context, setup.selector)
+
+    def fix_all(self, path: str, text: str, unsafe: bool = False) -> FixOutcome:
+        setup = self.setup(path)
+
+        def relint(current: str) -> list[Finding]:
+            source = SourceFile(path, current)
+            return lint_source(source, self.rules, setup.context, setup.selector).findings
+
+        return fix_text(text, relint, unsafe)
+
+
+def is_config_file(path: str) -> bool:
+    return os.path.basename(path) in CONFIG_BASENAMES

@@ -1,0 +1,72 @@
+"""Where a diagnostic's ``codeDescription.href`` points, and the rule documentation itself.
+
+ptxlint has no public documentation site yet, so the link is configurable in one place:
+
+* ``PTXLINT_RULE_DOCS_URL`` in the server's environment, or the ``ruleDocsUrl``
+  initialization option, is a URL template with ``{id}`` and ``{name}`` placeholders, e.g.
+  ``https://example.org/ptxlint/rules/{id}.html``;
+* by default the server writes each rule's page -- the same text ``ptxlint rule ID`` prints --
+  as Markdown to ``$XDG_CACHE_HOME/ptxlint/rules/<version>/<ID>.md`` and links that ``file://``
+  URI, so the link works offline and always matches the installed rules.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from ptxlint import __version__
+from ptxlint.rule import Rule
+
+ENV_VAR = "PTXLINT_RULE_DOCS_URL"
+
+
+def render(rule: type[Rule]) -> str:
+    """A rule's page, as ``ptxlint rule ID`` prints it."""
+    head = f"# {rule.id} {rule.name}\n\nDefault severity: {rule.severity.value}\n\n"
+    return head + rule.docs.strip() + "\n"
+
+
+def cache_folder() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ptxlint" / "rules" / __version__
+
+
+class RuleDocs:
+    """Links to, and Markdown of, the loaded rules' documentation."""
+
+    def __init__(self, rules: dict[str, type[Rule]], url_template: str | None = None) -> None:
+        self.rules = rules
+        self.url_template = url_template or os.environ.get(ENV_VAR) or None
+        self._written: dict[str, str | None] = {}
+
+    def markdown(self, rule_id: str) -> str | None:
+        rule = self.rules.get(rule_id)
+        return render(rule) if rule else None
+
+    def href(self, rule_id: str) -> str | None:
+        rule = self.rules.get(rule_id)
+        if rule is None:
+            return None
+        if self.url_template:
+            return self.url_template.replace("{id}", rule.id).replace("{name}", rule.name)
+        if rule_id not in self._written:
+            self._written[rule_id] = self._write_page(rule)
+        return self._written[rule_id]
+
+    def _write_page(self, rule: type[Rule]) -> str | None:
+        """Write the page if it is missing or stale; ``None`` when the cache is not writable."""
+        page = cache_folder() / f"{rule.id}.md"
+        text = render(rule)
+        try:
+            if not page.is_file() or page.read_text(encoding="utf-8") != text:
+                page.parent.mkdir(parents=True, exist_ok=True)
+                # Write-then-rename: two servers starting together never see half a page.
+                fd, tmp = tempfile.mkstemp(dir=page.parent, prefix=f".{rule.id}-", suffix=".tmp")
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+                os.replace(tmp, page)
+        except OSError:
+            return None
+        return page.as_uri()

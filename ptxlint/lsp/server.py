@@ -1,0 +1,342 @@
+"""``ptxlint lsp``: a language server on stdio, a thin adapter over the lint engine.
+
+* Diagnostics on open and save at once, on change after a quiet period (150 ms by default), from
+  the editor's in-memory text. Linting runs on one worker thread, so requests are answered while
+  a lint runs; a result for a text the editor has moved past is dropped.
+* Code actions, hover and configuration reloads (``workspace/didChangeWatchedFiles``, or saving
+  a ``pyproject.toml``/``ptxlint.toml``) call into ``linting``/``actions``/``hover``.
+* The server keeps its own copy of each document: pygls's splits lines with ``str.splitlines``,
+  which breaks at form feeds and U+2028 where editors do not, so incremental edits would land on
+  the wrong line. ``conversions`` follows the LSP's line breaks and negotiated encoding.
+
+Initialization options (all optional): ``ruleDocsUrl`` (a URL template with ``{id}``/``{name}``,
+see ``rule_docs``) and ``debounceMs``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable, Generator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.uris import to_fs_path
+
+from ptxlint import __version__
+from ptxlint.discover import DEFAULT_EXTENSIONS
+from ptxlint.engine import FileResult
+from ptxlint.lsp import actions, hover
+from ptxlint.lsp.conversions import UTF16, LineIndex, apply_change, sanitize
+from ptxlint.lsp.diagnostics import to_diagnostic
+from ptxlint.lsp.linting import Linter, is_config_file
+from ptxlint.lsp.rule_docs import RuleDocs
+
+log = logging.getLogger("ptxlint.lsp")
+T = TypeVar("T")
+
+DEFAULT_DEBOUNCE_S = 0.150
+CUDA_LANGUAGE_IDS = frozenset({"cuda", "cuda-cpp", "cpp", "c", "objective-cpp"})
+CONFIG_GLOBS = ("**/pyproject.toml", "**/ptxlint.toml", "**/.ptxlint.toml")
+
+
+@dataclass
+class Options:
+    debounce_s: float = DEFAULT_DEBOUNCE_S
+    rule_docs_url: str | None = None
+
+
+@dataclass
+class Document:
+    uri: str
+    path: str
+    language_id: str
+    text: str
+    version: int
+    result: FileResult | None = None
+    result_text: str | None = None  # the text ``result`` was linted from
+    _index: LineIndex | None = field(default=None, repr=False)
+
+    @property
+    def index(self) -> LineIndex:
+        if self._index is None or self._index.text != self.text:
+            self._index = LineIndex(self.text)
+        return self._index
+
+
+class _Protocol(LanguageServerProtocol):
+    """pygls's protocol without its own document store (see the module docstring)."""
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(
+        self, params: lsp.DidOpenTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: lsp.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(
+        self, params: lsp.DidCloseTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield handler, (params,), None
+
+
+class PtxlintServer(LanguageServer):
+    def __init__(self, options: Options | None = None) -> None:
+        super().__init__(
+            "ptxlint",
+            __version__,
+            text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+            protocol_cls=_Protocol,
+        )
+        self.options = options or Options()
+        self.documents: dict[str, Document] = {}
+        self.linter: Linter | None = None
+        self.docs: RuleDocs | None = None
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ptxlint-lint")
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # ------------------------------------------------------------------ plumbing
+
+    @property
+    def encoding(self) -> str:
+        try:
+            return str(self.workspace.position_codec.encoding or UTF16)
+        except RuntimeError:  # before initialize
+            return UTF16
+
+    async def on_worker(self, function: Callable[[], T]) -> T:
+        """Run ``function`` on the lint thread: the engine and its caches live on one thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._worker, function)
+
+    def start(self, options: dict[str, Any] | None) -> None:
+        options = options if isinstance(options, dict) else {}
+        url = options.get("ruleDocsUrl")
+        if isinstance(url, str) and url:
+            self.options.rule_docs_url = url
+        debounce = options.get("debounceMs")
+        if isinstance(debounce, (int, float)) and not isinstance(debounce, bool) and debounce >= 0:
+            self.options.debounce_s = debounce / 1000
+        self._loop = asyncio.get_running_loop()
+        self.linter = Linter(report=self._tell)
+        self.docs = RuleDocs(
+            {r.id: r for r in self.linter.rule_classes}, self.options.rule_docs_url
+        )
+
+    def _tell(self, message: str) -> None:
+        """Show a configuration or plugin problem; callable from the lint thread."""
+        params = lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=f"ptxlint: {message}")
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self.window_show_message, params)
+
+    # ------------------------------------------------------------------ documents
+
+    def open(self, item: lsp.TextDocumentItem) -> Document:
+        path = to_fs_path(item.uri) or item.uri
+        document = Document(item.uri, path, item.language_id, sanitize(item.text), item.version)
+        self.documents[item.uri] = document
+        return document
+
+    def change(self, params: lsp.DidChangeTextDocumentParams) -> Document | None:
+        document = self.documents.get(params.text_document.uri)
+        if document is None:
+            return None
+        text = document.text
+        for change in params.content_changes:
+            if isinstance(change, lsp.TextDocumentContentChangePartial):
+                start = (change.range.start.line, change.range.start.character)
+                end = (change.range.end.line, change.range.end.character)
+                text = apply_change(text, start, end, change.text, self.encoding)
+            else:
+                text = change.text
+        document.text = sanitize(text)
+        document.version = params.text_document.version
+        return document
+
+    def lintable(self, document: Document) -> bool:
+        if is_config_file(document.path):
+            return False
+        extension = os.path.splitext(document.path)[1].lower()
+        return extension in DEFAULT_EXTENSIONS or document.language_id in CUDA_LANGUAGE_IDS
+
+    def schedule(self, document: Document) -> None:
+        """Lint after ``debounce_s`` without a further change."""
+        self.cancel(document.uri)
+        loop = asyncio.get_running_loop()
+        self._timers[document.uri] = loop.call_later(
+            self.options.debounce_s, lambda: asyncio.ensure_future(self.lint(document.uri))
+        )
+
+    def cancel(self, uri: str) -> None:
+        timer = self._timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+
+    async def fresh_result(self, document: Document) -> tuple[FileResult, str]:
+        """The findings for the document's current text and that text, linting now if stale."""
+        if document.result is not None and document.result_text == document.text:
+            return document.result, document.text
+        return await self.lint(document.uri) or (FileResult(document.path), document.text)
+
+    async def lint(self, uri: str) -> tuple[FileResult, str] | None:
+        """Lint the document's current text; publish unless the text changed meanwhile."""
+        document = self.documents.get(uri)
+        if document is None or self.linter is None or not self.lintable(document):
+            return None
+        self.cancel(uri)
+        text, version, linter = document.text, document.version, self.linter
+        result = await self.on_worker(lambda: linter.lint(document.path, text))
+        if self.documents.get(uri) is document and document.text == text:
+            document.result, document.result_text = result, text
+            self.publish(document, version)
+        # else: closed or edited meanwhile, and a newer lint is on its way
+        return result, text
+
+    def publish(self, document: Document, version: int | None) -> None:
+        assert document.result is not None and self.docs is not None
+        index, encoding, docs = document.index, self.encoding, self.docs
+        diagnostics = [to_diagnostic(f, index, encoding, docs) for f in document.result.findings]
+        self.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(uri=document.uri, diagnostics=diagnostics, version=version)
+        )
+
+    def close(self, uri: str) -> None:
+        self.cancel(uri)
+        if self.documents.pop(uri, None) is not None:
+            self.text_document_publish_diagnostics(
+                lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+            )
+
+    async def reload_configuration(self) -> None:
+        linter = self.linter
+        if linter is None:
+            return
+        await self.on_worker(linter.invalidate)
+        for uri in list(self.documents):
+            await self.lint(uri)
+
+
+def build_server(options: Options | None = None) -> PtxlintServer:
+    server = PtxlintServer(options)
+
+    @server.feature(lsp.INITIALIZE)
+    def initialize(params: lsp.InitializeParams) -> None:
+        server.start(params.initialization_options)
+
+    @server.feature(lsp.INITIALIZED)
+    def initialized(params: lsp.InitializedParams) -> None:
+        capabilities = server.client_capabilities.workspace
+        watched = capabilities.did_change_watched_files if capabilities else None
+        if watched is not None and watched.dynamic_registration:
+            options = lsp.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[lsp.FileSystemWatcher(glob_pattern=g) for g in CONFIG_GLOBS]
+            )
+            registration = lsp.Registration(
+                id="ptxlint-config-files",
+                method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=options,
+            )
+            server.client_register_capability(lsp.RegistrationParams([registration]))
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    async def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
+        document = server.open(params.text_document)
+        await server.lint(document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(params: lsp.DidChangeTextDocumentParams) -> None:
+        document = server.change(params)
+        if document is not None and server.lintable(document):
+            server.schedule(document)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE, lsp.SaveOptions(include_text=False))
+    async def did_save(params: lsp.DidSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if is_config_file(to_fs_path(uri) or uri):
+            await server.reload_configuration()
+        else:
+            await server.lint(uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(params: lsp.DidCloseTextDocumentParams) -> None:
+        server.close(params.text_document.uri)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def did_change_watched_files(params: lsp.DidChangeWatchedFilesParams) -> None:
+        if any(is_config_file(to_fs_path(c.uri) or c.uri) for c in params.changes):
+            await server.reload_configuration()
+
+    @server.feature(
+        lsp.TEXT_DOCUMENT_CODE_ACTION,
+        lsp.CodeActionOptions(code_action_kinds=list(actions.KINDS), resolve_provider=False),
+    )
+    async def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
+        document = server.documents.get(params.text_document.uri)
+        if document is None or not server.lintable(document) or server.linter is None:
+            return None
+        result, text = await server.fresh_result(document)
+        index, encoding = LineIndex(text), server.encoding
+        request = actions.ActionRequest(
+            uri=document.uri,
+            text=index.text,
+            index=index,
+            encoding=encoding,
+            findings=result.findings,
+            start=index.offset(params.range.start.line, params.range.start.character, encoding),
+            end=index.offset(params.range.end.line, params.range.end.character, encoding),
+            diagnostics=[d for d in params.context.diagnostics if d.source == "ptxlint"],
+            only=params.context.only,
+        )
+        linter, docs, path = server.linter, server.docs, document.path
+        assert docs is not None
+
+        def compute() -> list[lsp.CodeAction]:
+            return actions.code_actions(
+                request, docs, lambda: linter.fix_all(path, request.text).text
+            )
+
+        return await server.on_worker(compute)
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    async def on_hover(params: lsp.HoverParams) -> lsp.Hover | None:
+        document = server.documents.get(params.text_document.uri)
+        if document is None or not server.lintable(document) or server.docs is None:
+            return None
+        result, text = await server.fresh_result(document)
+        index = LineIndex(text)
+        offset = index.offset(params.position.line, params.position.character, server.encoding)
+        sections = hover.finding_hover(result.findings, offset, server.docs)
+        instruction = hover.instruction_at(result.statements, offset)
+        if instruction is not None:
+            summary = hover.instruction_hover(instruction)
+            if summary:
+                sections.insert(0, summary)
+        if not sections:
+            return None
+        return lsp.Hover(
+            contents=lsp.MarkupContent(
+                kind=lsp.MarkupKind.Markdown, value="\n\n---\n\n".join(sections)
+            )
+        )
+
+    @server.feature(lsp.SHUTDOWN)
+    def shutdown(params: None) -> None:
+        for uri in list(server._timers):
+            server.cancel(uri)
+        server._worker.shutdown(wait=False, cancel_futures=True)
+
+    return server
