@@ -55,13 +55,13 @@ asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
         if analysis is None:
             return
         refs: dict[int, PercentToken] = {}
-        for token in statement.ptx.percents:
-            if token.kind == "ref" and token.index is not None:
-                refs.setdefault(token.index, token)
+        for percent in statement.ptx.percents:
+            if percent.kind == "ref" and percent.index is not None:
+                refs.setdefault(percent.index, percent)
         for operand in statement.outputs:
             if operand.constraint.opaque or operand.index in analysis.writes:
                 continue
-            token: PercentToken | None = refs.get(operand.index)
+            token = refs.get(operand.index)
             if token is not None:
                 span = self.template_span(statement, token.start, token.end)
             else:

@@ -1,0 +1,310 @@
+"""Proof from the compiler that PTX101-PTX103 find real miscompilations, and that their fixes
+are exact, re-lint clean and still compile.
+
+Each evidence case is a defective kernel; the *fixed* kernel is produced by applying the rule's
+own fix edits, and both are compiled with ``nvcc -arch=sm_90 -O3 -ptx``. The assertion names
+what the optimizer did to the defective one (deleted the asm, hoisted the clock read, CSE'd the
+load, dropped the store, lost the old value). Compiles run in parallel and their output is
+cached by content hash under ``$PTXLINT_TEST_CACHE`` (default ``~/.cache/ptxlint-tests``).
+Skipped, with the reason, when nvcc is not installed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+
+import pytest
+
+from ptxlint.model import Edit, Finding
+from tests.conftest import FIXTURES, lint_text
+
+NVCC = shutil.which("nvcc") or (
+    os.path.join(os.environ["CUDA_HOME"], "bin", "nvcc")
+    if os.environ.get("CUDA_HOME")
+    and os.path.exists(os.path.join(os.environ["CUDA_HOME"], "bin", "nvcc"))
+    else None
+)
+needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc not found (PATH or CUDA_HOME)")
+CACHE = os.environ.get("PTXLINT_TEST_CACHE") or os.path.expanduser("~/.cache/ptxlint-tests")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+    """Apply non-overlapping edits, last first so earlier offsets stay valid."""
+    ordered = sorted(edits, key=lambda e: (e.span.start, e.span.end), reverse=True)
+    for earlier, later in zip(ordered[1:], ordered):
+        assert earlier.span.end <= later.span.start, f"overlapping edits {earlier} {later}"
+    for edit in ordered:
+        text = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
+    return text
+
+
+def fix_all(text: str, rule: str) -> tuple[str, list[Finding]]:
+    findings = [f for f in lint_text(text, select=(rule,)) if f.rule == rule]
+    edits = [e for f in findings if f.fix is not None for e in f.fix.edits]
+    return apply_edits(text, edits), findings
+
+
+@cache
+def _nvcc_version() -> str:
+    assert NVCC is not None
+    return subprocess.run([NVCC, "--version"], capture_output=True, text=True).stdout
+
+
+def compile_cached(source: str, mode: str) -> tuple[bool, str]:
+    """``(ok, ptx or error text)`` for ``nvcc -arch=sm_90 -O3`` with ``-ptx`` or ``-c``."""
+    assert NVCC is not None
+    key = hashlib.sha256(f"{_nvcc_version()}\0{mode}\0{source}".encode()).hexdigest()
+    path = os.path.join(CACHE, key[:2], key + ".txt")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            status, _, body = f.read().partition("\n")
+        return status == "ok", body
+    with tempfile.TemporaryDirectory() as tmp:
+        cu = os.path.join(tmp, "k.cu")
+        out = os.path.join(tmp, "k.out")
+        with open(cu, "w", encoding="utf-8") as f:
+            f.write(source)
+        flag = "-ptx" if mode == "ptx" else "-c"
+        run = subprocess.run(
+            [NVCC, "-arch=sm_90", "-O3", flag, cu, "-o", out],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        ok = run.returncode == 0
+        body = open(out, encoding="utf-8").read() if ok and mode == "ptx" else run.stderr
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp_path = f"{path}.{os.getpid()}"
+    with open(tmp_path, "w", encoding="utf-8") as f:
+        f.write(("ok" if ok else "fail") + "\n" + body)
+    os.replace(tmp_path, path)
+    return ok, body
+
+
+def compile_many(jobs: list[tuple[str, str]]) -> list[tuple[bool, str]]:
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        return list(pool.map(lambda job: compile_cached(*job), jobs))
+
+
+def code(ptx: str) -> str:
+    """The PTX without comments (the header names the temporary file)."""
+    return "\n".join(line for line in ptx.splitlines() if not line.lstrip().startswith("//"))
+
+
+# --------------------------------------------------------------------------- evidence
+
+
+@dataclass(frozen=True)
+class Evidence:
+    name: str
+    rule: str
+    source: str
+    # (defective PTX, fixed PTX) -> the optimization happened to the defective one only
+    shows: Callable[[str, str], bool]
+    what: str
+
+
+EVIDENCE = (
+    Evidence(
+        "deleted-asm",
+        "PTX101",
+        """
+__global__ void k(unsigned *out) {
+  unsigned t;
+  asm("st.global.u32 [%1], 1; mov.u32 %0, 0;" : "=r"(t) : "l"(out));
+}
+""",
+        lambda bad, good: "st.global.u32 [%rd1], 1" in good and "st.global.u32" not in bad,
+        "the asm (and its store) is deleted because its output is unused",
+    ),
+    Evidence(
+        "hoisted-clock",
+        "PTX101",
+        """
+__global__ void k(unsigned *out, int n) {
+  for (int i = 0; i < n; ++i) {
+    unsigned t;
+    asm("mov.u32 %0, %%clock;" : "=r"(t));
+    out[i] = t;
+  }
+}
+""",
+        lambda bad, good: good.count("%clock") > bad.count("%clock"),
+        "the %clock read is hoisted out of the loop: one read for all iterations",
+    ),
+    Evidence(
+        "cse-load-across-store",
+        "PTX102",
+        """
+__global__ void k(int *p, int *out) {
+  int a = *p;
+  int d;
+  asm("st.global.u32 [%1], 7; mov.u32 %0, 0;" : "=r"(d) : "l"(p));
+  int b = *p;
+  out[0] = a + b + d;
+}
+""",
+        lambda bad, good: good.count("ld.global.u32") > bad.count("ld.global.u32"),
+        "the load of *p after the asm is replaced by the value loaded before it",
+    ),
+    Evidence(
+        "dead-store-before-load",
+        "PTX102",
+        """
+__global__ void k(int *p, int *out) {
+  int d;
+  *p = 5;
+  asm("ld.global.u32 %0, [%1];" : "=r"(d) : "l"(p));
+  *p = 6;
+  out[0] = d;
+}
+""",
+        lambda bad, good: good.count("st.global.u32") > bad.count("st.global.u32"),
+        "the store of 5 before the asm that reads it is eliminated",
+    ),
+    Evidence(
+        "lost-old-value",
+        "PTX103",
+        """
+__global__ void k(int *out, int x) {
+  int r = 42;
+  asm("{ .reg .pred p; setp.gt.s32 p, %1, 0; @p mov.s32 %0, 1; }" : "=r"(r) : "r"(x));
+  out[0] = r;
+}
+""",
+        lambda bad, good: re.search(r"\b42;", good) is not None and "42;" not in bad,
+        "the initial 42 never reaches the output register when the predicate is false",
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def evidence_ptx() -> dict[str, tuple[str, str]]:
+    jobs: list[tuple[str, str]] = []
+    for case in EVIDENCE:
+        fixed, findings = fix_all(case.source, case.rule)
+        assert findings, f"{case.rule} does not flag the {case.name} example"
+        jobs += [(case.source, "ptx"), (fixed, "ptx")]
+    if NVCC is None:
+        return {}
+    results = compile_many(jobs)
+    out: dict[str, tuple[str, str]] = {}
+    for i, case in enumerate(EVIDENCE):
+        (ok_bad, bad), (ok_good, good) = results[2 * i], results[2 * i + 1]
+        assert ok_bad and ok_good, (bad, good)
+        out[case.name] = (code(bad), code(good))
+    return out
+
+
+@needs_nvcc
+@pytest.mark.parametrize("case", EVIDENCE, ids=lambda c: c.name)
+def test_nvcc_miscompiles_the_defect_and_not_the_fix(
+    case: Evidence, evidence_ptx: dict[str, tuple[str, str]]
+) -> None:
+    bad, good = evidence_ptx[case.name]
+    assert bad != good
+    assert case.shows(bad, good), f"nvcc no longer shows it: {case.what}\n{bad}\n----\n{good}"
+
+
+@needs_nvcc
+def test_volatile_without_memory_clobber_is_not_exploited_today() -> None:
+    """Why PTX102 is only info on volatile asm: nvcc 13.0 treats volatile as a memory barrier.
+    If this starts failing, nvcc got stricter and PTX102 should warn for volatile asm too."""
+    source = """
+__global__ void k(int *p, int *out) {
+  int a = *p;
+  int d;
+  asm volatile("st.global.u32 [%1], 7; mov.u32 %0, 0;" : "=r"(d) : "l"(p));
+  int b = *p;
+  out[0] = a + b + d;
+}
+"""
+    findings = [f for f in lint_text(source, select=("PTX102",)) if f.rule == "PTX102"]
+    assert [f.severity.value for f in findings] == ["info"]
+    fixed, _ = fix_all(source, "PTX102")
+    (ok1, bad), (ok2, good) = compile_many([(source, "ptx"), (fixed, "ptx")])
+    assert ok1 and ok2
+    assert code(bad).count("ld.global.u32") == code(good).count("ld.global.u32") == 2
+
+
+# --------------------------------------------------------------------------- fixes
+
+
+FIXABLE = ("PTX101", "PTX102", "PTX103")
+
+
+def _fixture(rule: str) -> str:
+    with open(os.path.join(FIXTURES, "rules", f"{rule}_bad.cu"), encoding="utf-8") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("rule", FIXABLE)
+def test_fixes_relint_clean(rule: str) -> None:
+    text = _fixture(rule)
+    fixed, findings = fix_all(text, rule)
+    assert findings and all(f.fix is not None for f in findings)
+    assert [f for f in lint_text(fixed, select=(rule,)) if f.rule == rule] == []
+
+
+@needs_nvcc
+def test_fixed_fixtures_still_compile() -> None:
+    jobs = [(fix_all(_fixture(rule), rule)[0], "c") for rule in FIXABLE]
+    for rule, (ok, err) in zip(FIXABLE, compile_many(jobs)):
+        assert ok, f"{rule} fixed fixture does not compile:\n{err}"
+
+
+def test_memory_clobber_fix_creates_missing_sections() -> None:
+    cases = {
+        'asm volatile("ld.global.u32 %0, [%1];" : "=r"(x) : "l"(p));': (
+            'asm volatile("ld.global.u32 %0, [%1];" : "=r"(x) : "l"(p) : "memory");'
+        ),
+        'asm volatile("ld.global.u32 %0, [%%rd1];" : "=r"(x));': (
+            'asm volatile("ld.global.u32 %0, [%%rd1];" : "=r"(x) :: "memory");'
+        ),
+        'asm volatile("st.global.u32 [%0], 1;" :: "l"(p) : "cc");': (
+            'asm volatile("st.global.u32 [%0], 1;" :: "l"(p) : "cc", "memory");'
+        ),
+        'asm volatile("st.global.u32 [%0], 1;" :: "l"(p) :);': (
+            'asm volatile("st.global.u32 [%0], 1;" :: "l"(p) : "memory");'
+        ),
+        'asm("membar.gl;");': 'asm("membar.gl;" ::: "memory");',
+    }
+    for before, after in cases.items():
+        text = f"__device__ void f(int *p, int x) {{ {before} }}\n"
+        fixed, findings = fix_all(text, "PTX102")
+        assert findings, before
+        assert fixed == f"__device__ void f(int *p, int x) {{ {after} }}\n"
+
+
+def test_volatile_fix_follows_the_file_spelling() -> None:
+    clock = '("mov.u32 %0, %%clock;" : "=r"(t));'
+    for before, after in {
+        f"asm{clock}": f"asm volatile{clock}",
+        f"__asm__{clock}": f"__asm__ __volatile__{clock}",
+        f'asm {clock} asm __volatile__("");': f'asm __volatile__ {clock} asm __volatile__("");',
+    }.items():
+        text = f"__device__ void f(unsigned t) {{ {before} }}\n"
+        fixed, _ = fix_all(text, "PTX101")
+        assert fixed == f"__device__ void f(unsigned t) {{ {after} }}\n"
+
+
+def test_inout_fix_edits_only_the_equals_sign() -> None:
+    text = (
+        '__device__ void f(int r, int x) { asm("{ .reg .pred p; setp.gt.s32 p, %1, 0; '
+        '@p mov.s32 %0, 1; }" : "=&r"(r) : "r"(x)); }\n'
+    )
+    fixed, findings = fix_all(text, "PTX103")
+    assert len(findings) == 1
+    assert fixed == text.replace('"=&r"', '"+&r"')
