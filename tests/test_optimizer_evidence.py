@@ -43,7 +43,7 @@ CACHE = os.environ.get("PTXLINT_TEST_CACHE") or os.path.expanduser("~/.cache/ptx
 def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     """Apply non-overlapping edits, last first so earlier offsets stay valid."""
     ordered = sorted(edits, key=lambda e: (e.span.start, e.span.end), reverse=True)
-    for earlier, later in zip(ordered[1:], ordered):
+    for earlier, later in zip(ordered[1:], ordered, strict=False):
         assert earlier.span.end <= later.span.start, f"overlapping edits {earlier} {later}"
     for edit in ordered:
         text = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
@@ -84,7 +84,10 @@ def compile_cached(source: str, mode: str) -> tuple[bool, str]:
             timeout=300,
         )
         ok = run.returncode == 0
-        body = open(out, encoding="utf-8").read() if ok and mode == "ptx" else run.stderr
+        body = run.stderr
+        if ok and mode == "ptx":
+            with open(out, encoding="utf-8") as f:
+                body = f.read()
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp_path = f"{path}.{os.getpid()}"
     with open(tmp_path, "w", encoding="utf-8") as f:
@@ -261,7 +264,7 @@ def test_fixes_relint_clean(rule: str) -> None:
 @needs_nvcc
 def test_fixed_fixtures_still_compile() -> None:
     jobs = [(fix_all(_fixture(rule), rule)[0], "c") for rule in FIXABLE]
-    for rule, (ok, err) in zip(FIXABLE, compile_many(jobs)):
+    for rule, (ok, err) in zip(FIXABLE, compile_many(jobs), strict=True):
         assert ok, f"{rule} fixed fixture does not compile:\n{err}"
 
 
