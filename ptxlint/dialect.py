@@ -54,6 +54,22 @@ class Verdict:
     reason: str
 
 
+_LINE_WORD = re.compile(
+    r"^[\s{}]*(?:[A-Za-z_$%][\w$%=]*:(?!:)\s*)*(?:@!?\S+\s+)?(\.?[A-Za-z_]\w*)"
+)
+
+
+def _line_words(text: str) -> list[str]:
+    """First word of every line: for templates with no ';', where the PTX parser (for which a
+    newline ends nothing) would read the whole text as one instruction."""
+    words = []
+    for line in text.splitlines():
+        m = _LINE_WORD.match(line)
+        if m and not line.lstrip().startswith("//"):
+            words.append(m.group(1))
+    return words
+
+
 def _first_words(ptx: PtxTemplate) -> list[str]:
     """Opcode words and directive names, in template order, holes left out."""
     items = [(i.start, i.opcode) for i in ptx.instructions if i.opcode and HOLE not in i.opcode]
@@ -75,7 +91,11 @@ def classify(
         return Verdict("host", "x86 assembly syntax in the template")
     # `"{" STRINGIFY(op) ".f16 %0,%1;}"`: an opcode from a macro followed by a PTX type.
     hole_opcodes = _HOLE_OPCODE.findall(template)
-    words = _first_words(ptx) + hole_opcodes
+    lines = [line for line in text.splitlines() if line.strip()]
+    if ";" not in text and len(lines) > 1:
+        words = _line_words(text) + hole_opcodes  # PTX ends every statement with ';'
+    else:
+        words = _first_words(ptx) + hole_opcodes
     if words and sum(1 for w in words if _AMD_WORD.match(w)) * 2 >= len(words):
         return Verdict("host", "AMD GCN assembly in the template")
     ptx_words = [w for w in words if w in PTX_OPCODES or w in PTX_DIRECTIVES] + hole_opcodes

@@ -161,6 +161,12 @@ __device__ void cvt(unsigned a, float& t) {
     assert statements(text, "ck.hpp") == []
     other = 'static void f() { unsigned long m; __asm__ volatile("mova.x.m %[ms]\\n\\tmov.m.x m0, x0, 0xFF" : [ms] "=&r"(m)); }'
     assert statements(other, "et.c") == []
+    riscv = (
+        'void cp(char* s, char* d, long n) { __asm__ volatile("add t1, %[size], zero\\n\\t"'
+        '"sub t1, t1, t0\\n\\t" "vle8.v v0, (%[s])\\n\\t" "bnez t1, loop%=\\n\\t"'
+        ' : [s] "+r"(s), [d] "+r"(d) : [size] "r"(n) : "cc", "t0"); }'
+    )
+    assert statements(riscv, "rvv_kernels.cpp") == []
 
 
 def test_asm_label_is_not_a_statement() -> None:
