@@ -1,0 +1,129 @@
+"""PTX204 unknown-instruction."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
+from ptxlint.ptx.instructions import family, is_opcode, unknown_modifier
+from ptxlint.rule import Rule, RuleContext
+
+# An opcode word the way PTX spells them: lowercase letters and digits (AMD's `v_add_f32`
+# and `s_waitcnt` have underscores and no modifiers).
+_PTX_WORD = re.compile(r"[a-z][a-z0-9]*\Z")
+_CUDA_FILE = re.compile(r"\.(?:cu|cuh)\Z", re.IGNORECASE)
+
+
+def _valid(instruction: PtxInstruction) -> bool:
+    return (
+        not instruction.opaque
+        and is_opcode(instruction.opcode)
+        and unknown_modifier(instruction.opcode, instruction.modifiers) is None
+    )
+
+
+def _clearly_ptx(statement: AsmStatement) -> bool:
+    """Device code for sure: a CUDA file, a __device__/__global__ function, or a statement
+    with at least one well-formed PTX instruction."""
+    if _CUDA_FILE.search(statement.source.path):
+        return True
+    if {"__device__", "__global__"} & set(statement.context.function_specifiers):
+        return True
+    return any(_valid(i) for i in statement.ptx.instructions)
+
+
+def _modifier_offset(instruction: PtxInstruction, index: int) -> int:
+    offset = instruction.opcode_start + len(instruction.opcode)
+    for modifier in instruction.modifiers[:index]:
+        offset += 1 + len(modifier)
+    return offset  # at the '.' that starts modifier `index`
+
+
+class UnknownInstruction(Rule):
+    id = "PTX204"
+    name = "unknown-instruction"
+    severity = Severity.ERROR
+    summary = "Opcode or modifier that the PTX ISA does not have"
+    tags = ("correctness", "ptx")
+    docs = """\
+## What it does
+Flags an instruction whose opcode is not a PTX opcode, or whose modifier chain contains a word
+that no slot of the instruction family accepts: a misspelled type (`.u23`, `.f33`), state space
+(`.globl`), or an option the family does not have.
+
+## Why is this bad?
+ptxas rejects the whole translation unit ("Unknown modifier", "Not a name of any known
+instruction"), but only when the code is compiled for a target that reaches the statement: a
+typo in a rarely built branch (an `#if __CUDA_ARCH__` path, an uninstantiated template) survives
+until someone builds that configuration.
+
+Every form of the PTX ISA up to 9.x is accepted, including `::` sub-namespaces
+(`.shared::cluster`, `.mbarrier::complete_tx::bytes`), shapes (`.m16n8k16`) and vector types
+(`.v4`). Opcodes are only reported when the statement is clearly PTX.
+
+## Example
+```cuda
+asm("mul.lo.u23 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+asm("ld.globl.f32 %0, [%1];" : "=f"(x) : "l"(p));
+```
+
+## Use instead
+```cuda
+asm("mul.lo.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+asm("ld.global.f32 %0, [%1];" : "=f"(x) : "l"(p));
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        clearly: bool | None = None
+        for instruction in statement.ptx.instructions:
+            if instruction.opaque:
+                continue
+            opcode = instruction.opcode
+            fam = family(opcode)
+            if fam is None:
+                if not instruction.modifiers or not _PTX_WORD.match(opcode):
+                    continue
+                if clearly is None:
+                    clearly = _clearly_ptx(statement)
+                if not clearly:
+                    continue
+                start = instruction.opcode_start
+                span = self.template_span(statement, start, start + len(opcode))
+                yield self.finding(
+                    statement, span, f"'{opcode}' is not a PTX instruction{_hint(opcode, None)}"
+                )
+                continue
+            index = unknown_modifier(opcode, instruction.modifiers)
+            if index is None:
+                continue
+            if clearly is None:
+                clearly = _clearly_ptx(statement)
+            if not clearly:
+                continue
+            modifier = instruction.modifiers[index]
+            start = _modifier_offset(instruction, index)
+            span = self.template_span(statement, start, start + 1 + len(modifier))
+            if modifier:
+                message = (
+                    f"unknown modifier '.{modifier}' in '{instruction.mnemonic}': no form of "
+                    f"'{opcode}' has it{_hint(modifier, fam.modifiers)}"
+                )
+            else:
+                message = f"empty modifier ('..') in '{instruction.mnemonic}'"
+            yield self.finding(statement, span, message)
+
+
+def _hint(word: str, vocabulary: frozenset[str] | None) -> str:
+    if not word:
+        return ""
+    if vocabulary is None:
+        from ptxlint.ptx.isa_table import FAMILIES
+
+        candidates: list[str] = list(FAMILIES)
+    else:
+        candidates = sorted(vocabulary)
+    close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.75)
+    return f" (did you mean '{'' if vocabulary is None else '.'}{close[0]}'?)" if close else ""

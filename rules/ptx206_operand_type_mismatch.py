@@ -1,0 +1,121 @@
+"""PTX206 operand-type-mismatch."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Finding, PtxOperand, Severity
+from ptxlint.ptx.instructions import (
+    REGISTER_CLASSES,
+    TypeInfo,
+    operand_types,
+    register_fits,
+    unknown_modifier,
+)
+from ptxlint.rule import Rule, RuleContext
+
+# Register declarations nvcc writes for each letter, for the message.
+_DECLARED = {"h": ".b16", "r": ".b32", "l": ".b64", "q": ".b128", "f": ".f32", "d": ".f64"}
+# Instructions whose vector operands hold one register per element of the instruction type.
+_ELEMENTWISE_VECTORS = frozenset({"ld", "ldu", "st", "atom", "red"})
+
+
+class OperandTypeMismatch(Rule):
+    id = "PTX206"
+    name = "operand-type-mismatch"
+    severity = Severity.ERROR
+    summary = "Constraint register class cannot be the instruction's operand type"
+    tags = ("correctness", "operands", "ptx")
+    docs = """\
+## What it does
+Flags an operand whose constraint letter gives a register that the instruction cannot take:
+`r` (a `.b32` register) in `add.f64`, `f` (`.f32`) in `add.u32`, `l` (`.b64`) in a `.u32`
+operation, `h` (`.b16`) in `.f32`.
+
+nvcc declares `h` as `.b16`, `r` as `.b32`, `l` as `.b64`, `f` as `.f32` and `d` as `.f64`.
+ptxas (13.0, measured) accepts a bit-typed register for any type of the same size (`r` in
+`add.f32`, `l` in `add.f64`), a float register for float and bit types of the same size only
+(`f` in `mov.b32`, not in `add.u32`), and lets `ld`, `st` and `cvt` take registers wider than
+the type (`ld.u8` into `r`). Each side of a `cvt` is checked against its own type. Addresses
+in `[ ]` are not checked here.
+
+## Why is this bad?
+ptxas stops with "Arguments mismatch for instruction", but only when it compiles the
+statement for a target that reaches it.
+
+## Example
+```cuda
+asm("add.f64 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+asm("add.u32 %0, %1, %2;" : "=f"(x) : "f"(y), "f"(z));
+```
+
+## Use instead
+```cuda
+asm("add.f64 %0, %1, %2;" : "=d"(d) : "d"(a), "d"(b));
+asm("add.u32 %0, %1, %2;" : "=r"(x) : "r"(y), "r"(z));
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if not statement.extended or statement.opaque_sections:
+            return
+        for instruction in statement.ptx.instructions:
+            if instruction.opaque:
+                continue
+            if unknown_modifier(instruction.opcode, instruction.modifiers) is not None:
+                continue  # PTX204's business; the types are anyone's guess
+            types = operand_types(instruction.opcode, instruction.modifiers)
+            if types is None:
+                continue
+            for position, operand in enumerate(instruction.operands):
+                if position >= len(types.types):
+                    break
+                expected = types.types[position]
+                if expected is None:
+                    continue
+                for ref in _refs(operand, instruction.opcode in _ELEMENTWISE_VECTORS):
+                    finding = self._check_ref(
+                        statement,
+                        ref,
+                        expected,
+                        types.relaxed,
+                        types.names[position],
+                        instruction.mnemonic,
+                    )
+                    if finding is not None:
+                        yield finding
+
+    def _check_ref(
+        self,
+        statement: AsmStatement,
+        ref: PtxOperand,
+        expected: TypeInfo,
+        relaxed: bool,
+        type_name: str,
+        mnemonic: str,
+    ) -> Finding | None:
+        if ref.ref is None or ref.ref >= len(statement.operands):
+            return None
+        operand = statement.operands[ref.ref]
+        constraint = operand.constraint
+        letter = constraint.letters
+        if constraint.opaque or len(letter) != 1 or letter not in REGISTER_CLASSES:
+            return None
+        if register_fits(REGISTER_CLASSES[letter], expected, relaxed):
+            return None
+        return self.finding(
+            statement,
+            self.template_span(statement, ref.start, ref.end),
+            f"'{ref.text}' is operand {ref.ref} with constraint '{letter}' "
+            f"(a {_DECLARED[letter]} register), but '{mnemonic}' takes .{type_name} here",
+        )
+
+
+def _refs(operand: PtxOperand, elementwise: bool) -> list[PtxOperand]:
+    if operand.kind == "ref":
+        return [operand] if not operand.negated else []
+    if operand.kind == "pair" and operand.parts and operand.parts[0].kind == "ref":
+        return [operand.parts[0]]  # `d|p`: the data half
+    if operand.kind == "vector" and elementwise:
+        return [p for p in operand.parts if p.kind == "ref"]
+    return []

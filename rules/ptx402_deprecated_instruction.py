@@ -1,0 +1,108 @@
+"""PTX402 deprecated-instruction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Finding, Fix, PtxInstruction, Severity
+from ptxlint.ptx.instructions import Deprecation, deprecation
+from ptxlint.ptx.targets import ARCHES, Target, compiled_for, statement_guards
+from ptxlint.rule import Rule, RuleContext
+
+_FULL_MASK = "0xffffffff"
+
+
+class DeprecatedInstruction(Rule):
+    id = "PTX402"
+    name = "deprecated-instruction"
+    severity = Severity.WARNING
+    summary = "Instruction form the PTX ISA deprecated or removed"
+    tags = ("correctness", "targets")
+    docs = """\
+## What it does
+Flags instruction forms the PTX ISA marks deprecated: `shfl` and `vote` without `.sync`
+(deprecated in PTX ISA 6.0, removed for sm_70 and newer from PTX ISA 6.4). It is an error when
+the statement is compiled for sm_70 or newer (`--arch`, or `#if __CUDA_ARCH__ >= 700`-style
+guards) and a warning otherwise; statements only compiled below sm_70 (under
+`#if __CUDA_ARCH__ < 700`) are left alone.
+
+## Why is this bad?
+ptxas 13.0: "Instruction 'shfl' without '.sync' is not supported on .target sm_70 and higher
+from PTX ISA version 6.4". The old forms also assume the whole warp runs in lockstep, which
+independent thread scheduling (Volta and newer) no longer guarantees.
+
+## Example
+```cuda
+asm volatile("shfl.idx.b32 %0, %1, %2, 0x1f;" : "=r"(v) : "r"(x), "r"(lane));
+```
+
+## Use instead
+```cuda
+asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(v) : "r"(x), "r"(lane));
+```
+
+## Fix safety
+The fix inserts `.sync` and appends the member mask `0xffffffff` (all lanes) as the last
+operand. It is unsafe: when not all 32 lanes execute the statement, a full mask is undefined
+behaviour; pass the mask of the lanes that really participate (`__activemask()` at the call
+site is the closest to the old meaning).
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        guards: tuple[str, ...] | None = None
+        for instruction in statement.ptx.instructions:
+            if instruction.opaque:
+                continue
+            old = deprecation(instruction.opcode, instruction.modifiers)
+            if old is None:
+                continue
+            if guards is None:
+                guards = statement_guards(statement)
+            severity = _severity(old, guards, context)
+            if severity is None:
+                return
+            span = self.template_span(statement, instruction.opcode_start, instruction.opcode_end)
+            removed = f"; removed for sm_{old.removed_sm}+ from PTX ISA {old.removed_ptx / 10:.1f}"
+            yield self.finding(
+                statement,
+                span,
+                old.message + removed,
+                fix=self._fix(statement, instruction, old),
+                severity=severity,
+            )
+
+    def _fix(
+        self, statement: AsmStatement, instruction: PtxInstruction, old: Deprecation
+    ) -> Fix | None:
+        if not instruction.operands:
+            return None
+        opcode_end = instruction.opcode_start + len(instruction.opcode)
+        insert = self.template_edit(
+            statement, instruction.opcode_start, opcode_end, f"{old.opcode}.{old.current}"
+        )
+        last = instruction.operands[-1]
+        append = self.template_edit(statement, last.start, last.end, f"{last.text}, {_FULL_MASK}")
+        if insert is None or append is None:
+            return None
+        return Fix(
+            f"use '{old.opcode}.{old.current}' with a full member mask",
+            (insert, append),
+            safe=False,
+        )
+
+
+def _severity(old: Deprecation, guards: tuple[str, ...], context: RuleContext) -> Severity | None:
+    """Error where the form is removed, warning elsewhere, None when never compiled where it
+    matters."""
+    if context.arch is not None:
+        if not compiled_for(guards, Target(context.arch, context.arch_suffix)):
+            return None
+        return Severity.ERROR if context.arch >= old.removed_sm else Severity.WARNING
+    reached = [sm for sm in ARCHES if compiled_for(guards, Target(sm))]
+    if not reached:
+        return None
+    if all(sm < old.removed_sm for sm in reached):
+        return None  # under a `__CUDA_ARCH__ < 700` guard: the form is still valid there
+    if all(sm >= old.removed_sm for sm in reached):
+        return Severity.ERROR
+    return Severity.WARNING
