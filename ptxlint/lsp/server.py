@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcParseError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
@@ -69,8 +70,52 @@ class Document:
         return self._index
 
 
+class _Handled:
+    """What ``structure_message`` returns for a message it has already answered with an error."""
+
+
+_HANDLED = _Handled()
+
+
 class _Protocol(LanguageServerProtocol):
-    """pygls's protocol without its own document store (see the module docstring)."""
+    """pygls's protocol with two changes.
+
+    * No document store of its own (see the module docstring): open/change/close go straight to
+      the server's handlers.
+    * Every bad message gets a JSON-RPC error response where pygls would only log it: a request
+      whose params do not fit its method (-32602, with the request's id), a message that is not
+      a JSON-RPC object (-32600) and, through ``PtxlintServer.report_server_error``, a body that
+      is not JSON (-32700). The server keeps running either way.
+    """
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if "id" in data and "method" in data:
+                self.send_error(data["id"], error)
+            return _HANDLED
+
+    def handle_message(self, message: Any) -> None:
+        if message is _HANDLED:
+            return
+        if isinstance(message, dict) or getattr(message, "jsonrpc", None) != "2.0":
+            log.warning("not a JSON-RPC 2.0 message: %.200r", message)
+            msg_id = message.get("id") if isinstance(message, dict) else None
+            self.send_error(msg_id, JsonRpcInvalidRequest())
+            return
+        super().handle_message(message)
+
+    def send_error(self, msg_id: Any, error: JsonRpcException) -> None:
+        if not isinstance(msg_id, (int, str)):
+            msg_id = None
+        self._send_data(
+            {
+                "jsonrpc": "2.0",
+                "id": msg_id,
+                "error": {"code": error.code, "message": error.message},
+            }
+        )
 
     @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(
@@ -111,6 +156,16 @@ class PtxlintServer(LanguageServer):
         self._loop: asyncio.AbstractEventLoop | None = None
 
     # ------------------------------------------------------------------ plumbing
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        if isinstance(error, ValueError) and source is JsonRpcException:
+            # The main loop could not decode a body (bad JSON or not UTF-8): answer like JSON-RPC
+            # says, without the pop-up pygls would show for it.
+            log.warning("unreadable message: %s", error)
+            assert isinstance(self.protocol, _Protocol)
+            self.protocol.send_error(None, JsonRpcParseError())
+            return
+        super().report_server_error(error, source)
 
     @property
     def encoding(self) -> str:

@@ -1,0 +1,181 @@
+"""The language server's adapters, in process: suppress edits, fix-all edits, the linter."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pytest
+
+pytest.importorskip("lsprotocol", reason="the lsp extra (pygls, lsprotocol) is not installed")
+
+from ptxlint.engine import INTERNAL_ERROR  # noqa: E402
+from ptxlint.fix import apply_edits  # noqa: E402
+from ptxlint.lsp.actions import minimal_edit, suppress_edit, wanted  # noqa: E402
+from ptxlint.lsp.conversions import LineIndex  # noqa: E402
+from ptxlint.lsp.diagnostics import to_diagnostic  # noqa: E402
+from ptxlint.lsp.linting import Linter, is_config_file  # noqa: E402
+from ptxlint.lsp.rule_docs import RuleDocs  # noqa: E402
+from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity  # noqa: E402
+from ptxlint.rule import Rule, RuleContext  # noqa: E402
+from tests.conftest import lint_text  # noqa: E402
+
+BAD_LINE = '  asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a));'
+BAD = f"__device__ unsigned f(unsigned a) {{\n  unsigned d;\n{BAD_LINE}\n  return d;\n}}\n"
+
+
+def apply(text: str, edit: Edit) -> str:
+    return apply_edits(text, [Fix("t", (edit,))])[0]
+
+
+def only_finding(text: str, rule: str = "PTX001") -> Finding:
+    findings = [f for f in lint_text(text) if f.rule == rule]
+    assert len(findings) == 1, findings
+    return findings[0]
+
+
+def test_suppress_appends_a_comment_to_the_statements_first_line() -> None:
+    edit = suppress_edit(BAD, only_finding(BAD))
+    assert edit is not None
+    fixed = apply(BAD, edit)
+    assert f"{BAD_LINE}  // ptxlint: ignore[PTX001]\n" in fixed
+    assert not [f for f in lint_text(fixed) if f.rule == "PTX001"]
+
+
+def test_suppress_on_a_multi_line_statement_goes_on_the_first_line() -> None:
+    text = (
+        "__device__ unsigned f(unsigned a) {\n  unsigned d;\n"
+        '  asm("{\\n\\t"\n      "add.u32 %0, %1, %3;\\n\\t"\n      "}"\n'
+        '      : "=r"(d) : "r"(a));\n  return d;\n}\n'
+    )
+    edit = suppress_edit(text, only_finding(text))
+    assert edit is not None
+    fixed = apply(text, edit)
+    assert '  asm("{\\n\\t"  // ptxlint: ignore[PTX001]\n' in fixed
+    assert not [f for f in lint_text(fixed) if f.rule == "PTX001"]
+
+
+def test_suppress_merges_into_an_existing_directive() -> None:
+    text = BAD.replace(BAD_LINE, BAD_LINE + "  // ptxlint: ignore[PTX101]")
+    edit = suppress_edit(text, only_finding(text))
+    assert edit is not None
+    assert "// ptxlint: ignore[PTX101, PTX001]\n" in apply(text, edit)
+
+
+def test_suppress_merges_into_a_directive_on_its_own_line_above() -> None:
+    text = BAD.replace(BAD_LINE, "  // ptxlint: ignore[PTX101]\n" + BAD_LINE)
+    edit = suppress_edit(text, only_finding(text))
+    assert edit is not None
+    assert "  // ptxlint: ignore[PTX101, PTX001]\n" + BAD_LINE in apply(text, edit)
+
+
+def test_suppress_inside_a_macro_keeps_the_line_continuation() -> None:
+    text = (
+        "#define ADD(d, a) \\\n"
+        '  asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a)); \\\n'
+        "  (void)0\n"
+        "__device__ unsigned f(unsigned a) { unsigned d; ADD(d, a); return d; }\n"
+    )
+    finding = only_finding(text)
+    edit = suppress_edit(text, finding)
+    assert edit is not None
+    fixed = apply(text, edit)
+    assert '"r"(a)); /* ptxlint: ignore[PTX001] */ \\\n' in fixed
+    assert not [f for f in lint_text(fixed) if f.rule == "PTX001"]
+
+
+def test_suppress_never_writes_into_a_raw_string() -> None:
+    text = (
+        "__device__ unsigned f(unsigned a) {\n  unsigned d;\n"
+        '  asm(R"(add.u32 %0,\n    %1, %3;)" : "=r"(d) : "r"(a));\n  return d;\n}\n'
+    )
+    edit = suppress_edit(text, only_finding(text))
+    assert edit is not None
+    fixed = apply(text, edit)
+    assert '  // ptxlint: ignore[PTX001]\n  asm(R"(add.u32 %0,\n' in fixed
+    assert not [f for f in lint_text(fixed) if f.rule == "PTX001"]
+
+
+def test_minimal_edit_covers_only_the_change() -> None:
+    before, after = "aaa\r\nbbb\r\nccc", "aaa\r\nbXb\r\nccc"
+    edit = minimal_edit(before, after)
+    assert (edit.span.start, edit.span.end, edit.new_text) == (6, 7, "X")
+    assert apply(before, edit) == after
+    assert apply("abc", minimal_edit("abc", "abc")) == "abc"
+    edit = minimal_edit("x\r\n", "x\n")
+    assert apply("x\r\n", edit) == "x\n"
+    assert not (0 < edit.span.start < 3 and "x\r\n"[edit.span.start - 1] == "\r")
+
+
+def test_kinds_are_hierarchical() -> None:
+    assert wanted("source.fixAll.ptxlint", ["source.fixAll"])
+    assert wanted("source.fixAll.ptxlint", ["source"])
+    assert wanted("quickfix", None)
+    assert not wanted("quickfix", ["source"])
+    assert not wanted("source.fixAllx", ["source.fixAll"])
+
+
+class Boom(Rule):
+    id = "PTX999"
+    name = "boom"
+    severity = Severity.WARNING
+    summary = "raises"
+    docs = "## What it does\n## Why is this bad?\n## Example\n## Use instead\n"
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterable[Finding]:
+        raise RuntimeError("kaboom")
+
+
+def test_a_rule_exception_becomes_a_diagnostic(tmp_path) -> None:
+    linter = Linter(rule_classes=(Boom,))
+    result = linter.lint(str(tmp_path / "k.cu"), BAD)
+    (finding,) = result.findings
+    assert finding.rule == INTERNAL_ERROR and "kaboom" in finding.message
+    diagnostic = to_diagnostic(finding, LineIndex(BAD), "utf-16", RuleDocs({"PTX999": Boom}))
+    assert diagnostic.code == INTERNAL_ERROR and diagnostic.code_description is None
+    assert diagnostic.range.start.line == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '__device__ void f() { asm("add.u32 %0, %1;\n',  # unterminated string and call
+        '__device__ void f() { asm("mov.u32 %0, \ufffd\ufffd;" : "=r"(x)); }\n',  # bad bytes
+        "\x00\x01\x02 asm( :: ) }}}{{{ R\"(",
+        "",
+    ],
+)
+def test_broken_documents_lint_without_raising(tmp_path, text: str) -> None:
+    result = Linter().lint(str(tmp_path / "k.cu"), text)
+    for finding in result.findings:
+        to_diagnostic(finding, LineIndex(text), "utf-16", RuleDocs({}))
+
+
+def test_configuration_is_found_per_folder_and_reloaded(tmp_path) -> None:
+    source = tmp_path / "src" / "k.cu"
+    source.parent.mkdir()
+    told: list[str] = []
+    linter = Linter(report=told.append)
+    assert [f.rule for f in linter.lint(str(source), BAD).findings] == ["PTX001"]
+    (tmp_path / "ptxlint.toml").write_text('ignore = ["PTX001"]\n')
+    assert [f.rule for f in linter.lint(str(source), BAD).findings] == ["PTX001"]  # cached
+    linter.invalidate()
+    assert linter.lint(str(source), BAD).findings == []
+    (tmp_path / "ptxlint.toml").write_text("ignore = [\n")
+    linter.invalidate()
+    assert [f.rule for f in linter.lint(str(source), BAD).findings] == ["PTX001"]  # defaults
+    assert len(told) == 1 and "configuration error" in told[0]
+    assert is_config_file(str(tmp_path / "pyproject.toml"))
+    assert not is_config_file(str(source))
+
+
+def test_rule_docs_link_is_a_template_or_a_written_page(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("PTXLINT_RULE_DOCS_URL", raising=False)
+    docs = RuleDocs({"PTX999": Boom})
+    href = docs.href("PTX999")
+    assert href is not None and href.startswith("file://") and href.endswith("/PTX999.md")
+    page = next(tmp_path.rglob("PTX999.md")).read_text()
+    assert page.startswith("# PTX999 boom\n") and "## What it does" in page
+    templated = RuleDocs({"PTX999": Boom}, "https://docs.example/{id}/{name}.html")
+    assert templated.href("PTX999") == "https://docs.example/PTX999/boom.html"
+    assert docs.href("PTX123") is None
