@@ -1,0 +1,104 @@
+"""Find and read ``compile_commands.json`` (the JSON compilation database CMake writes).
+
+Each entry names a file, the folder the command runs in, and the command as ``arguments`` (a list)
+or ``command`` (one shell string). Relative paths are relative to ``directory``, which is itself
+absolute in CMake's output; a relative ``directory`` is taken relative to the JSON file's folder
+so that a database checked into a project works from any checkout location.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+DB_NAME = "compile_commands.json"
+# Where CMake users usually point CMAKE_BINARY_DIR; searched in this order under the project root.
+_SEARCH = ("build", ".", "out", "cmake-build-debug", "cmake-build-release", "builddir")
+
+
+class CompileDbError(Exception):
+    """The database exists but cannot be read."""
+
+
+@dataclass(frozen=True)
+class CompileCommand:
+    file: str  # absolute, normalised
+    directory: str  # absolute
+    arguments: tuple[str, ...]  # argv, compiler first
+
+
+@dataclass(frozen=True)
+class CompileDb:
+    path: str
+    commands: tuple[CompileCommand, ...]
+
+    def for_file(self, path: str) -> CompileCommand | None:
+        """The command compiling ``path``: the first entry naming it (CMake lists one per TU)."""
+        wanted = _norm(path)
+        for command in self.commands:
+            if command.file == wanted:
+                return command
+        return None
+
+
+def _norm(path: str) -> str:
+    return os.path.realpath(os.path.abspath(path))
+
+
+def locate(explicit: str | None, root: str | None = None) -> Path | None:
+    """The database file: ``explicit`` (a file or the folder holding it) or one found under root.
+
+    An explicit path that does not exist raises ``CompileDbError``: the user asked for it.
+    """
+    if explicit:
+        candidate = Path(explicit)
+        if candidate.is_dir():
+            candidate = candidate / DB_NAME
+        if not candidate.is_file():
+            raise CompileDbError(f"no compile database at {explicit}")
+        return candidate
+    base = Path(root or os.getcwd())
+    for folder in _SEARCH:
+        candidate = base / folder / DB_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load(path: Path) -> CompileDb:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CompileDbError(f"cannot read {path}: {exc}") from exc
+    if not isinstance(raw, list):
+        raise CompileDbError(f"{path}: expected a JSON array of compile commands")
+    base = path.resolve().parent
+    commands = []
+    for entry in raw:
+        command = _entry(entry, base)
+        if command is not None:
+            commands.append(command)
+    return CompileDb(str(path), tuple(commands))
+
+
+def _entry(entry: object, base: Path) -> CompileCommand | None:
+    if not isinstance(entry, dict):
+        return None
+    file, directory = entry.get("file"), entry.get("directory", ".")
+    if not isinstance(file, str) or not isinstance(directory, str):
+        return None
+    folder = Path(directory) if os.path.isabs(directory) else base / directory
+    arguments = entry.get("arguments")
+    if isinstance(arguments, list) and all(isinstance(a, str) for a in arguments):
+        argv = tuple(arguments)
+    elif isinstance(entry.get("command"), str):
+        try:
+            argv = tuple(shlex.split(entry["command"]))
+        except ValueError:
+            return None
+    else:
+        return None
+    return CompileCommand(_norm(str(folder / file)), _norm(str(folder)), argv)

@@ -1,0 +1,222 @@
+"""Turn a compile command (nvcc, clang or gcc spelling) into arguments libclang can parse with.
+
+We keep what changes the meaning of the source (include paths, defines, forced includes, the
+language standard, the GPU architecture) and drop everything else: code generation, warnings,
+dependency output, host-compiler pass-through. Keeping only known-good flags matters because one
+flag libclang does not know turns into an error diagnostic for the whole translation unit.
+Relative paths are made absolute against the command's directory, since libclang resolves them
+against our working directory, not the build's.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# The newest architecture the libclang 18 wheel knows; newer ones parse as this one.
+MAX_ARCH = 90
+DEFAULT_ARCH = "sm_90"
+
+# Flags that take a path, joined ("-Ifoo") or separate ("-I foo").
+_PATH_FLAGS = ("-I", "-isystem", "-iquote", "-idirafter", "-include")
+_PATH_LONG = {
+    "--include-path": "-I",
+    "--system-include": "-isystem",
+    "--pre-include": "-include",
+}
+_DEFINE_LONG = {"--define-macro": "-D", "--undefine-macro": "-U"}
+# Flags we drop that take a separate value (so the value is dropped too).
+_DROP_WITH_VALUE = {
+    "-o",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "-Xcompiler",
+    "--compiler-options",
+    "-Xptxas",
+    "--ptxas-options",
+    "-Xlinker",
+    "--linker-options",
+    "-Xnvlink",
+    "-Xcudafe",
+    "-Xarchive",
+    "-ccbin",
+    "--compiler-bindir",
+    "-maxrregcount",
+    "--maxrregcount",
+    "--threads",
+    "-t",
+    "--keep-dir",
+    "-odir",
+    "--output-directory",
+    "-code",
+    "--gpu-code",
+    "-rdc",
+    "--relocatable-device-code",
+    "--diag-suppress",
+    "--diag-warn",
+    "--diag-error",
+    "-Werror",
+    "-cudart",
+    "--cudart",
+    "-Xclang",
+    "-target",
+    "--target",
+    "-arch-ls",
+    "--default-stream",
+    "-x",
+    "--optimization-info",
+    "--generate-line-info-level",
+    "--dlink-time-opt",
+    "-dopt",
+}
+_ARCH_FLAGS = ("-arch", "--gpu-architecture", "--cuda-gpu-arch", "--offload-arch")
+_STD = re.compile(r"^(?:-std|--std)=(?P<std>.+)$")
+_ARCH_VALUE = re.compile(r"(?:sm|compute)_(?P<num>\d+)(?P<suffix>[af]?)")
+
+
+@dataclass(frozen=True)
+class ClangFlags:
+    args: tuple[str, ...]  # everything but the file name
+    arch: str  # the --cuda-gpu-arch we chose, e.g. "sm_90"
+    dropped: tuple[str, ...] = ()  # what we left out, for --verbose style reporting
+
+
+def is_cuda_command(argv: Sequence[str], file: str) -> bool:
+    """Whether the entry compiles device code: nvcc, ``-x cu``/``-x cuda``, or a .cu file."""
+    if not argv:
+        return file.endswith((".cu", ".cuh"))
+    compiler = os.path.basename(argv[0])
+    if "nvcc" in compiler or file.endswith((".cu", ".cuh")):
+        return True
+    return any(
+        a in ("cu", "cuda") and p == "-x" for p, a in zip(argv, argv[1:], strict=False)
+    ) or any(a in ("-xcu", "-xcuda") for a in argv)
+
+
+def translate(
+    argv: Sequence[str],
+    directory: str,
+    file: str | None = None,
+    extra: Sequence[str] = (),
+    include_dirs: Sequence[str] = (),
+) -> ClangFlags:
+    """libclang arguments for one compile command (``argv[0]`` is the compiler).
+
+    ``extra`` (from ``--clang-args``) is appended verbatim; ``include_dirs`` (the CUDA include
+    folder) go last as ``-isystem`` so a project's own paths win.
+    """
+    kept: list[str] = []
+    dropped: list[str] = []
+    std = "c++17"
+    arch: str | None = None
+    args = list(argv[1:])
+    i = 0
+    while i < len(args):
+        a = args[i]
+        nxt = args[i + 1] if i + 1 < len(args) else None
+        step = 1
+        if file is not None and _same_file(a, directory, file):
+            pass  # the translation unit itself: libclang gets it separately
+        elif a in _PATH_FLAGS or a in _PATH_LONG:
+            if nxt is not None:
+                kept += [_PATH_LONG.get(a, a), _absolute(nxt, directory)]
+                step = 2
+        elif (flag := _joined_path_flag(a)) is not None:
+            kept += [flag, _absolute(a[len(flag) :].lstrip("="), directory)]
+        elif a.startswith("--include-path=") or a.startswith("--system-include="):
+            name, _, value = a.partition("=")
+            kept += [_PATH_LONG[name], _absolute(value, directory)]
+        elif a in ("-D", "-U") or a in _DEFINE_LONG:
+            if nxt is not None:
+                kept.append(_DEFINE_LONG.get(a, a) + nxt)
+                step = 2
+        elif a.startswith(("-D", "-U")):
+            kept.append(a)
+        elif a.startswith(("--define-macro=", "--undefine-macro=")):
+            name, _, value = a.partition("=")
+            kept.append(_DEFINE_LONG[name] + value)
+        elif (m := _STD.match(a)) is not None:
+            std = m.group("std")
+        elif a in ("-std", "--std") and nxt is not None:
+            std = str(nxt)
+            step = 2
+        elif a in _ARCH_FLAGS or any(a.startswith(f + "=") for f in _ARCH_FLAGS):
+            value = (nxt or "") if a in _ARCH_FLAGS else a.partition("=")[2]
+            step = 2 if a in _ARCH_FLAGS else 1
+            arch = arch or _pick_arch(value)
+        elif a in ("-gencode", "--generate-code"):
+            arch = arch or _pick_arch(nxt or "")
+            step = 2
+        elif a.startswith(("-gencode=", "--generate-code=")):
+            arch = arch or _pick_arch(a.partition("=")[2])
+        elif a in _DROP_WITH_VALUE:
+            dropped += [a] + ([nxt] if nxt is not None else [])
+            step = 2
+        else:
+            dropped.append(a)
+        i += step
+    chosen = arch or DEFAULT_ARCH
+    args_out = [
+        "-x",
+        "cuda",
+        "--cuda-device-only",
+        f"--cuda-gpu-arch={chosen}",
+        "-nocudainc",
+        "-nocudalib",
+        f"-std={_clang_std(std)}",
+        "-Wno-unknown-cuda-version",
+        "-ferror-limit=0",  # error recovery is per operand; never stop at 20
+        *kept,
+        *extra,
+    ]
+    for folder in include_dirs:
+        args_out += ["-isystem", folder]
+    return ClangFlags(tuple(args_out), chosen, tuple(dropped))
+
+
+def _same_file(arg: str, directory: str, file: str) -> bool:
+    if arg.startswith("-"):
+        return False
+    return os.path.realpath(os.path.join(directory, arg)) == os.path.realpath(file)
+
+
+def _joined_path_flag(arg: str) -> str | None:
+    for flag in _PATH_FLAGS:
+        if arg.startswith(flag) and len(arg) > len(flag):
+            return flag
+    return None
+
+
+def _absolute(path: str, directory: str) -> str:
+    return path if os.path.isabs(path) else os.path.normpath(os.path.join(directory, path))
+
+
+def _pick_arch(value: str) -> str | None:
+    """The architecture libclang should parse for, from ``sm_80``, ``compute_90a`` or a
+    ``-gencode arch=compute_80,code=sm_80`` value. Architectures newer than libclang knows are
+    parsed as the newest it knows: the operand types do not depend on it."""
+    found = [(int(m.group("num")), m.group("suffix")) for m in _ARCH_VALUE.finditer(value)]
+    if not found:
+        return None
+    num, suffix = found[0]
+    if num > MAX_ARCH:
+        return f"sm_{MAX_ARCH}"
+    return f"sm_{num}{'a' if suffix == 'a' and num == 90 else ''}"
+
+
+def _clang_std(std: str) -> str:
+    # nvcc spells "c++17"; clang also wants that spelling. Anything odd becomes c++17.
+    std = std.lower()
+    if re.fullmatch(r"(?:c|gnu)\+\+(?:11|14|17|20|23|2a|2b|1z|1y)", std):
+        return std
+    return "c++17"
+
+
+def parse_extra(text: str | None) -> tuple[str, ...]:
+    """``--clang-args "-DX=1 -Iinc"`` as a list, split like a shell would."""
+    import shlex
+
+    return tuple(shlex.split(text)) if text else ()
