@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ptxlint.model import Finding, SourceFile
+
+if TYPE_CHECKING:
+    from ptxlint.verify.verdict import Verdict
 
 
 @dataclass
@@ -25,6 +29,12 @@ class RunResult:
     root: str = "."  # the folder paths are relative to (SARIF's %SRCROOT%)
     fixed: int = 0  # fixes applied (or, with --diff, that would be)
     diffs: list[str] = field(default_factory=list)
+    # --verify: the toolchain's verdict per finding, keyed by id(finding) (Finding is frozen
+    # and findings may compare equal, so identity is the key); empty when not verifying
+    verifications: dict[int, Verdict] = field(default_factory=dict)
+
+    def verdict(self, finding: Finding) -> Verdict | None:
+        return self.verifications.get(id(finding))
 
     @property
     def internal_errors(self) -> int:

@@ -1,0 +1,100 @@
+"""Probe 2: a tiny .cu kernel holding one statement, for nvcc's front-end checks.
+
+The statement is copied as written (template, constraints, clobbers, qualifiers) with each
+operand expression replaced by a local of the operand's resolved C++ type (``Operand.ctype``),
+so nvcc judges exactly what the code asks: the size check of a constraint, its letters and
+modifiers, operand modifiers, immediates. A ``#line`` directive gives the copy the statement's
+own file and line, so nvcc's messages point where the user looks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ptxlint.model import AsmStatement, Operand, Span
+
+PROBE_FILE = "probe.cu"
+SYNTH_NAME = "ptxlint-probe.cu"
+# The C++ type nvcc pairs with each constraint letter: used where ptxlint does not know the type.
+LETTER_TYPE = {"h": "unsigned short", "r": "unsigned int", "l": "unsigned long long",
+               "f": "float", "d": "double", "q": "__int128"}
+_INT_LITERAL = re.compile(r"\s*\(?\s*-?(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?\s*")
+_STRING_LITERAL = re.compile(r'\s*"(?:[^"\\]|\\.)*"\s*')
+
+
+class NotProbeable(Exception):
+    pass
+
+
+def _type_for(operand: Operand) -> str:
+    ctype = operand.ctype
+    if ctype is not None and ctype.kind != "aggregate":
+        return ctype.spelling
+    if ctype is not None and re.fullmatch(r"(u?char|u?short|u?int|u?long|u?longlong|float|"
+                                          r"double|half|bfloat16)[1-4]", ctype.spelling):
+        return ctype.spelling  # CUDA's own vector types: nvcc knows them without a header
+    if ctype is not None:
+        raise NotProbeable(f"operand {operand.index} has a user-defined type {ctype.spelling!r}")
+    letter = operand.constraint.letters[:1]
+    if letter in LETTER_TYPE:
+        return LETTER_TYPE[letter]
+    raise NotProbeable(f"operand {operand.index}: type unknown and constraint "
+                       f"{operand.constraint.text!r} names none")
+
+
+def replacement(operand: Operand) -> tuple[str | None, str]:
+    """(declaration or None, expression to use in the asm) for one operand."""
+    if operand.constraint.opaque:
+        raise NotProbeable(f"operand {operand.index}'s constraint comes from a macro")
+    letters = operand.constraint.letters
+    if "n" in letters:
+        # the value itself is what nvcc checks: keep literals, else a stand-in constant
+        return None, operand.expression if _INT_LITERAL.fullmatch(operand.expression) else "1"
+    if "C" in letters:
+        if _STRING_LITERAL.fullmatch(operand.expression):
+            return None, operand.expression
+        raise NotProbeable(f"operand {operand.index} splices a constant array ('C')")
+    name = f"ptxlint_v{operand.index}"
+    return f"{_type_for(operand)} {name}{{}};", name
+
+
+def build(statement: AsmStatement) -> str:
+    """The probe's source text."""
+    if statement.template.has_holes or any(p.kind == "macro" for p in statement.template.pieces):
+        raise NotProbeable("part of the template is a macro whose text is unknown")
+    if statement.opaque_sections:
+        raise NotProbeable("an operand or clobber section comes from a macro")
+    if statement.goto_labels:
+        raise NotProbeable("asm goto")
+    text = statement.source.text
+    decls: list[str] = []
+    edits: list[tuple[Span, str]] = []
+    for operand in statement.operands:
+        decl, expr = replacement(operand)
+        if decl:
+            decls.append(decl)
+        edits.append((operand.expression_span, expr))
+    body = text[statement.span.start:statement.span.end]
+    for span, new in sorted(edits, key=lambda e: e[0].start, reverse=True):
+        a, b = span.start - statement.span.start, span.end - statement.span.start
+        body = body[:a] + new + body[b:]
+    # a statement in a #define body carries its continuation backslashes: harmless outside
+    # a macro (line splicing), but the last one must not swallow the ';'
+    body = body.rstrip().rstrip("\\")
+    spellings = " ".join(decls)
+    includes = ["#include <cstdint>", "#include <cstddef>"]
+    if "half" in spellings:
+        includes.append("#include <cuda_fp16.h>")
+    if "bfloat16" in spellings:
+        includes.append("#include <cuda_bf16.h>")
+    path = statement.source.path.replace("\\", "/").replace('"', '\\"')
+    return "\n".join([
+        *includes,
+        "__global__ void ptxlint_probe() {",
+        *(f"  {d}" for d in decls),
+        f'#line {statement.line} "{path}"',
+        " " * (statement.source.line_col(statement.span.start).column - 1) + body + ";",
+        f'#line 1000000 "{SYNTH_NAME}"',
+        "}",
+        "",
+    ])

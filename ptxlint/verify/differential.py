@@ -1,0 +1,93 @@
+"""Differential evidence for the optimizer rules (PTX101-103): compile the file as written and
+with the finding's fix at -O3 to PTX, and compare.
+
+nvcc marks every inlined asm in its PTX with ``// begin inline asm`` / ``// end inline asm``, so
+the copies of *this* statement can be counted: fewer copies as written than with the fix means
+the optimizer deleted, merged or hoisted it. Any other difference in the code means the fix
+changes what the optimizer may do around the asm (a load kept in a register across it, a store
+dropped). Identical PTX is reported as such: the defect is real by the contract but nvcc does not
+exploit it today.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ptxlint.fix import apply_edits
+from ptxlint.model import Finding
+from ptxlint.verify.runner import Compile
+
+OUTPUT = "out.ptx"
+_ASM_BLOCK = re.compile(r"// begin inline asm\n(.*?)// end inline asm", re.S)
+_REGISTER = re.compile(r"%(?:rd|rs|r|fd|f|p|rq)\d+")
+_LABEL = re.compile(r"\$L__\w+")
+
+
+@dataclass(frozen=True)
+class Pair:
+    defective: Compile
+    fixed: Compile
+
+
+def fixed_text(finding: Finding, text: str) -> str | None:
+    if finding.fix is None or not finding.fix.edits:
+        return None
+    new, applied = apply_edits(text, [finding.fix])
+    return new if applied else None
+
+
+def compile_job(nvcc: str, path: str, text: str, arch: str, flags: Sequence[str]) -> Compile:
+    name = os.path.basename(path) or "input.cu"
+    if not name.endswith(".cu"):
+        name += ".cu"  # headers: compile as CUDA
+    folder = os.path.dirname(os.path.abspath(path))
+    # -rdc keeps every external __device__ function, called or not; -I finds the file's own
+    # includes from the scratch copy
+    args = (nvcc, f"-arch={arch}", "-O3", "-ptx", "-rdc=true", "-I", folder, *flags,
+            "-o", f"{{dir}}/{OUTPUT}", f"{{dir}}/{name}")
+    return Compile(tuple(args), ((name, text),), (OUTPUT,))
+
+
+def normalize(ptx: str) -> list[str]:
+    """Instructions only, registers and labels renamed: differences that are mere renumbering
+    are not differences in what the optimizer did."""
+    out = []
+    for line in ptx.splitlines():
+        line = line.split("//", 1)[0].strip()
+        if not line or line.startswith("."):
+            continue
+        out.append(_LABEL.sub("$L", _REGISTER.sub("%R", line)))
+    return out
+
+
+def asm_copies(ptx: str, mnemonic: str) -> int:
+    """How many inline-asm blocks contain ``mnemonic`` (the statement's first instruction)."""
+    return sum(1 for block in _ASM_BLOCK.findall(ptx) if mnemonic in block)
+
+
+def judge(defective_ptx: str, fixed_ptx: str, mnemonic: str, tool: str) -> tuple[bool, str]:
+    """(confirmed, evidence)."""
+    before, after = asm_copies(defective_ptx, mnemonic), asm_copies(fixed_ptx, mnemonic)
+    if before != after:
+        what = "deleted" if before == 0 else "merged or hoisted"
+        return True, (f"{tool} -O3 emits `{mnemonic}` {before}x as written and {after}x with the "
+                      f"fix: the optimizer {what} it")
+    a, b = normalize(defective_ptx), normalize(fixed_ptx)
+    if a != b:
+        moved = _memory_ops(a) != _memory_ops(b)
+        detail = ("loads/stores around the asm differ" if moved
+                  else "the code around the asm is scheduled differently")
+        changed = sum(1 for line in difflib.ndiff(a, b) if line[:1] in "+-")
+        return True, (f"{tool} -O3 compiles the defective and fixed variants differently "
+                      f"({changed} PTX lines differ): {detail}")
+    return False, (f"not exploited by {tool} -O3 today: the defective and fixed variants "
+                   "compile to the same PTX")
+
+
+def _memory_ops(lines: list[str]) -> list[str]:
+    ops = (x.split()[0] for x in lines)
+    return [op for op in ops if op.split(".")[0] in ("ld", "st", "atom", "red")]

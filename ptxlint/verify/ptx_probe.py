@@ -1,0 +1,178 @@
+"""Probe 1: a PTX module around one statement (or one split scope), assembled by ptxas alone.
+
+The template is substituted as nvcc would (``%%`` -> ``%``, ``%N`` -> a register of the class
+the constraint letter names, ``%=`` -> a number unique per copy) and placed twice in one kernel,
+as inlining into two call sites or unrolling would: a ``.reg`` or label outside ``{ }`` then
+shows as ptxas's "Duplicate definition". No host compiler, no CUDA headers: tens of ms each.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ptxlint.model import HOLE, AsmStatement, Operand, Span
+
+# Register classes nvcc 13 declares for each constraint letter (seen in its -ptx output).
+REGISTER_CLASS = {"h": (".b16", "rs"), "r": (".b32", "r"), "l": (".b64", "rd"),
+                  "f": (".f32", "f"), "d": (".f64", "fd"), "q": (".b128", "rq")}
+_INT_LITERAL = re.compile(r"\s*\(?\s*(-?(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*\)?\s*")
+PROBE_FILE = "probe.ptx"
+
+
+class NotProbeable(Exception):
+    """The statement cannot be rebuilt faithfully (a macro hole, a ``C`` splice, ...)."""
+
+
+@dataclass(frozen=True)
+class PtxProbe:
+    text: str
+    # line_origin[n] = (statement index in the group, template offset) for PTX line n (1-based);
+    # None for lines the probe wrote itself
+    line_origin: tuple[tuple[int, int] | None, ...]
+    statements: tuple[AsmStatement, ...]
+
+    def source_span(self, line: int) -> tuple[AsmStatement, Span] | None:
+        """Where PTX ``line`` (1-based, as ptxas reports it) came from in the source."""
+        if not 1 <= line < len(self.line_origin):
+            return None
+        origin = self.line_origin[line]
+        if origin is None:
+            return None
+        which, offset = origin
+        statement = self.statements[which]
+        return statement, statement.template.source_span(offset, offset + 1)
+
+
+def _letter(operand: Operand) -> str:
+    if operand.constraint.opaque:
+        raise NotProbeable(f"operand {operand.index}'s constraint comes from a macro")
+    letters = operand.constraint.letters
+    return letters[:1]
+
+
+def operand_text(operand: Operand) -> str:
+    letter = _letter(operand)
+    if letter in REGISTER_CLASS:
+        return f"%pl{REGISTER_CLASS[letter][1]}{operand.index}"
+    if letter == "n":
+        match = _INT_LITERAL.fullmatch(operand.expression)
+        # a constant the probe cannot evaluate: 1 is a valid immediate for every PTX operand
+        return str(int(match[1], 0)) if match else "1"
+    raise NotProbeable(f"operand {operand.index} has constraint {operand.constraint.text!r}")
+
+
+def substitute(statement: AsmStatement, copy: int) -> list[tuple[str, int]]:
+    """The template as ptxas will see it: (text, template offset it starts at) pieces."""
+    text = statement.template.text
+    if HOLE in text:
+        raise NotProbeable("part of the template is a macro whose text is unknown")
+    if not statement.extended:
+        return [(text, 0)]  # basic asm reaches ptxas verbatim: no % processing
+    by_index = {o.index: o for o in statement.operands}
+    by_name = {o.symbolic_name: o for o in statement.operands if o.symbolic_name}
+    pieces: list[tuple[str, int]] = []
+    pos = 0
+    for token in sorted(statement.ptx.percents, key=lambda t: t.start):
+        pieces.append((text[pos:token.start], pos))
+        if token.kind == "escape":
+            new = "%"
+        elif token.kind == "unique":
+            new = str(copy)
+        elif token.kind == "ref" and not token.modifier and token.index in by_index:
+            new = operand_text(by_index[token.index])
+        elif token.kind == "named" and token.name in by_name:
+            new = operand_text(by_name[token.name])
+        elif token.kind in ("bare", "trailing"):
+            new = text[token.start:token.end]  # nvcc 13 passes these through
+        else:
+            raise NotProbeable(f"{text[token.start:token.end]!r} is not an operand nvcc accepts")
+        pieces.append((new, token.start))
+        pos = token.end
+    pieces.append((text[pos:], pos))
+    return pieces
+
+
+def declarations(statements: Sequence[AsmStatement]) -> list[str]:
+    lines = []
+    for statement in statements:
+        for operand in statement.operands:
+            letter = _letter(operand)
+            if letter in REGISTER_CLASS:
+                kind, prefix = REGISTER_CLASS[letter]
+                lines.append(f"\t.reg {kind} %pl{prefix}{operand.index};")
+    return sorted(set(lines))
+
+
+def build(statements: Sequence[AsmStatement], arch: str, isa: str, copies: int = 2) -> PtxProbe:
+    """The module for one statement or one split-scope group, each placed ``copies`` times.
+
+    A statement outside any function (file-scope ``asm(".global ...")``) is a module-level
+    directive: it goes before the kernel, once, as nvcc emits it."""
+    module_scope = all(s.context.function is None for s in statements)
+    lines: list[str] = [""]  # 1-based
+    origin: list[tuple[int, int] | None] = [None]
+
+    def plain(*texts: str) -> None:
+        for line in texts:
+            lines.append(line)
+            origin.append(None)
+
+    def place(copy: int) -> None:
+        for which, statement in enumerate(statements):
+            chars: list[str] = []
+            where: list[int] = []
+            for piece, offset in substitute(statement, copy):
+                chars.extend(piece)
+                # literal text maps char by char; a substitution maps to the token it replaced
+                literal = piece == statement.template.text[offset:offset + len(piece)]
+                where.extend(offset + k if literal else offset for k in range(len(piece)))
+            text = "".join(chars)
+            pos = 0
+            for line in text.split("\n"):
+                stripped = len(line) - len(line.lstrip())
+                at = pos + stripped if stripped < len(line) else pos
+                lines.append("\t" + line)
+                origin.append((which, where[at] if at < len(where) else 0))
+                pos += len(line) + 1
+
+    plain(f".version {isa}", f".target {arch}", ".address_size 64", "")
+    if module_scope:
+        place(0)
+    plain(".visible .entry ptxlint_probe()", "{", *declarations(statements))
+    if not module_scope:
+        for copy in range(copies):
+            place(copy)
+    plain("\tret;", "}", "")
+    return PtxProbe("\n".join(lines[1:]), tuple(origin), tuple(statements))
+
+
+def groups(statements: Sequence[AsmStatement]) -> list[list[AsmStatement]]:
+    """Statements in probe units: one each, except that a scope a volatile statement opens and
+    a later volatile statement of the same function closes is one unit (CCCL does this; nvcc
+    keeps volatile asm in order, so ptxas sees the scope whole)."""
+    out: list[list[AsmStatement]] = []
+    i = 0
+    while i < len(statements):
+        first = statements[i]
+        group = [first]
+        depth = _net_depth(first)
+        j = i + 1
+        while depth > 0 and first.is_volatile and j < len(statements):
+            nxt = statements[j]
+            if (nxt.context.function != first.context.function or not nxt.is_volatile
+                    or nxt.source.path != first.source.path):
+                break
+            group.append(nxt)
+            depth += _net_depth(nxt)
+            j += 1
+        if depth != 0 and len(group) > 1:
+            group = [first]  # never closed: probe it alone, unbalanced as it is
+        out.append(group)
+        i += len(group)
+    return out
+
+
+def _net_depth(statement: AsmStatement) -> int:
+    return sum(1 if b.char == "{" else -1 for b in statement.ptx.braces)

@@ -1,0 +1,68 @@
+"""For each rule: which probe can check its claim, and which compiler words agree with it.
+
+A finding is *confirmed* only by an error whose text says the same thing (a Duplicate
+definition for PTX201, not any syntax error), *refuted* when the probe compiles cleanly, and
+*unverifiable* otherwise. New rules get a recipe here; a rule without one is unverifiable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+PTX, CU, DIFFERENTIAL, NONE = "ptx-probe", "cu-probe", "differential", "none"
+
+
+@dataclass(frozen=True)
+class Recipe:
+    probes: tuple[str, ...]  # PTX and/or CU, or DIFFERENTIAL, or NONE
+    agrees: re.Pattern[str] | None = None  # compiler messages that state the finding's claim
+    why_none: str = ""  # for NONE: why the compiler cannot speak to this claim
+    arch_sensitive: bool = False  # probe at the arches the finding names
+
+
+def _p(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+RECIPES: dict[str, Recipe] = {
+    "PTX001": Recipe((CU,), _p(r"asm operand index|Internal Compiler Error|operand.*(named|"
+                               r"symbolic)|%\[")),
+    "PTX002": Recipe((CU,), _p(r"constraint letter|not allowed inside a __device__|does not "
+                               r"match type/size|cc clobber|unknown register name|constraint")),
+    "PTX003": Recipe((CU,), _p(r"only one constraint letter")),
+    "PTX004": Recipe((CU,), _p(r"does not match type/size implied by constraint|more than one "
+                               r"conversion function|no suitable conversion")),
+    "PTX005": Recipe((CU,), _p(r"must have scalar type")),
+    "PTX006": Recipe((CU,), _p(r"modifier")),
+    "PTX007": Recipe((CU,), _p(r"operand modifier not supported")),
+    "PTX008": Recipe((PTX, CU), _p(r"Parsing error near '%|at end of asm string|syntax error|"
+                                   r"invalid % escape")),
+    "PTX010": Recipe((CU,), _p(r"integral constant|constant expression")),
+    "PTX101": Recipe((DIFFERENTIAL,)),
+    "PTX102": Recipe((DIFFERENTIAL,)),
+    "PTX103": Recipe((DIFFERENTIAL,)),
+    "PTX201": Recipe((PTX,), _p(r"Duplicate definition of variable")),
+    "PTX202": Recipe((PTX,), _p(r"Duplicate definition of label")),
+    "PTX203": Recipe((PTX,), _p(r"syntax error|Parsing error|brace|unbalanced")),
+    "PTX204": Recipe((PTX,), _p(r"Not a name of any known instruction|Unknown (field|modifier|"
+                                r"instruction)|Parsing error|syntax error|Illegal|unexpected|"
+                                r"not supported|Unexpected")),
+    "PTX205": Recipe((PTX,), _p(r"syntax error|Parsing error|Unknown field|Arguments mismatch")),
+    "PTX206": Recipe((PTX,), _p(r"Arguments mismatch|operand.*type|mismatch")),
+    "PTX401": Recipe((PTX,), _p(r"not supported on \.target|requires \.target|requires "
+                                r"sm_|not supported (?:for|on)|Feature .* requires"),
+                     arch_sensitive=True),
+    "PTX402": Recipe((PTX,), _p(r"without '\.sync'|\.sync|deprecated|not supported"),
+                     arch_sensitive=True),
+    "PTX009": Recipe((NONE,), why_none="nvcc and ptxas accept an unused operand: the claim is "
+                                       "about intent, which no compiler checks"),
+    "PTX104": Recipe((NONE,), why_none="nvcc and ptxas accept an output the template never "
+                                       "writes: the claim is about intent"),
+    "PTX301": Recipe((NONE,), why_none="a generic address in a .shared access assembles; it "
+                                       "fails (or corrupts memory) only at run time"),
+}
+
+
+def recipe_for(rule: str) -> Recipe:
+    return RECIPES.get(rule, Recipe((NONE,), why_none=f"no verification recipe for {rule} yet"))

@@ -1,0 +1,118 @@
+"""Run one compile in a scratch folder, cached by the hash of everything that decides its output."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TypeVar
+
+CACHE_VERSION = "1"
+TIMEOUT_S = 120
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Compile:
+    """One command over input files written to a fresh folder; ``{dir}`` in args is that folder."""
+
+    args: tuple[str, ...]
+    files: tuple[tuple[str, str], ...]  # (name, text) written before running
+    outputs: tuple[str, ...] = ()  # files read back after running
+
+
+@dataclass(frozen=True)
+class Outcome:
+    returncode: int
+    stdout: str
+    stderr: str
+    outputs: tuple[tuple[str, str], ...] = ()  # (name, text), "" when not produced
+    cached: bool = False
+
+    @property
+    def messages(self) -> str:
+        return (self.stderr + ("\n" if self.stderr and self.stdout else "") + self.stdout).strip()
+
+    def output(self, name: str) -> str:
+        return dict(self.outputs).get(name, "")
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("PTXLINT_CACHE_DIR")
+    if root:
+        return Path(root)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ptxlint" / "verify"
+
+
+def _key(job: Compile, tool_identity: str) -> str:
+    payload = json.dumps([CACHE_VERSION, tool_identity, asdict(job)], sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def run(job: Compile, tool_identity: str, use_cache: bool = True) -> Outcome:
+    """Run ``job`` (or read its cached outcome). ``tool_identity`` names the binaries and their
+    versions, so a toolchain upgrade misses the cache."""
+    path = cache_dir() / "outcomes" / f"{_key(job, tool_identity)}.json"
+    if use_cache:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return Outcome(data["returncode"], data["stdout"], data["stderr"],
+                           tuple((n, t) for n, t in data["outputs"]), cached=True)
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    outcome = _execute(job)
+    if use_cache and outcome.returncode != -9:  # timeouts are not facts about the code
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"returncode": outcome.returncode, "stdout": outcome.stdout,
+                                       "stderr": outcome.stderr,
+                                       "outputs": [list(o) for o in outcome.outputs]}),
+                           encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only cache only costs time
+    return outcome
+
+
+def _execute(job: Compile) -> Outcome:
+    with tempfile.TemporaryDirectory(prefix="ptxlint-verify-") as scratch:
+        for name, text in job.files:
+            Path(scratch, name).write_text(text, encoding="utf-8")
+        args = [a.replace("{dir}", scratch) for a in job.args]
+        try:
+            done = subprocess.run(args, cwd=scratch, capture_output=True, text=True,
+                                  errors="replace", timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return Outcome(-9, "", f"timed out after {TIMEOUT_S}s: {' '.join(args)}")
+        except OSError as exc:
+            return Outcome(-1, "", f"could not run {args[0]}: {exc}")
+        outputs = []
+        for name in job.outputs:
+            try:
+                outputs.append((name, Path(scratch, name).read_text(encoding="utf-8",
+                                                                     errors="replace")))
+            except OSError:
+                outputs.append((name, ""))
+        # scratch paths vary run to run; keep messages stable for the cache and for users
+        clean = lambda s: s.replace(scratch + os.sep, "").replace(scratch, ".")  # noqa: E731
+        return Outcome(done.returncode, clean(done.stdout), clean(done.stderr), tuple(outputs))
+
+
+def parallel_map(fn: Callable[[T], R], items: Iterable[T], jobs: int | None = None) -> list[R]:
+    """``fn`` over ``items`` in threads (the work is in child processes), results in order."""
+    seq: Sequence[T] = list(items)
+    workers = max(1, min(jobs or (os.cpu_count() or 2), len(seq) or 1))
+    if workers == 1:
+        return [fn(x) for x in seq]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(fn, seq))

@@ -1,0 +1,416 @@
+"""Give every finding of a run a verdict from the real toolchain, and report what the toolchain
+rejected that no rule predicted.
+
+One pass: build every probe the findings need (PTX probes for every statement, .cu probes for
+the front-end rules, defective/fixed whole-file compiles for the optimizer rules), run them all
+in parallel through the cache, then judge each finding by its rule's recipe.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ptxlint.engine import extract_statements
+from ptxlint.model import AsmStatement, Finding, Severity, Span
+from ptxlint.report.run_result import RunResult
+from ptxlint.verify import cu_probe, differential, ptx_probe
+from ptxlint.verify.diagnostics import Diagnostic, parse
+from ptxlint.verify.recipes import CU, DIFFERENTIAL, NONE, PTX, recipe_for
+from ptxlint.verify.runner import Compile, Outcome, parallel_map, run
+from ptxlint.verify.toolchain import Toolchain, arch_key, discover, require
+from ptxlint.verify.verdict import CONFIRMED, REFUTED, UNVERIFIABLE, Verdict, unverifiable
+
+TOOLCHAIN_ERROR = "toolchain-error"
+DEFAULT_ARCH = "sm_90"
+_GUARD = re.compile(r"__CUDA_ARCH__\s*(>=|>|==)\s*(\d+)")
+_ARCH_IN_TEXT = re.compile(r"\bsm_(\d+)([af]?)\b")
+# ptxas errors that a statement probed alone may get for reasons outside it
+_ISOLATION = re.compile(r"Unknown symbol|not declared|undefined", re.I)
+_ARCH_ERROR = re.compile(r"not supported on \.target|requires \.target|requires sm_|"
+                         r"not supported for \.target", re.I)
+
+StatementKey = tuple[str, int]  # (path, span.start)
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    arch: str | None = None  # the user's target; None: the statement's guard, else sm_90
+    nvcc: str | None = None
+    ptxas: str | None = None
+    jobs: int | None = None
+    use_cache: bool = True
+    cuda_flags: tuple[str, ...] = ()  # for whole-file and differential compiles
+    report_unpredicted: bool = True
+
+
+@dataclass
+class Plan:
+    jobs: dict[str, tuple[Compile, str]] = field(default_factory=dict)  # key -> (job, tool id)
+    ptx: dict[tuple[StatementKey, str], ptx_probe.PtxProbe | str] = field(default_factory=dict)
+    cu: dict[StatementKey, str | None] = field(default_factory=dict)  # None: not probeable
+
+    def add(self, key: str, job: Compile, tool: str) -> str:
+        self.jobs.setdefault(key, (job, tool))
+        return key
+
+
+def key_of(statement: AsmStatement) -> StatementKey:
+    return (statement.source.path, statement.span.start)
+
+
+def probe_arch(statement: AsmStatement, options: VerifyOptions) -> str:
+    if options.arch:
+        return options.arch
+    floors = []
+    for guard in statement.context.guards:
+        if guard.startswith("!"):
+            continue
+        for op, number in _GUARD.findall(guard):
+            n = int(number) + (10 if op == ">" else 0)
+            floors.append(n // 10)
+    return f"sm_{max(floors)}" if floors and max(floors) > 90 else DEFAULT_ARCH
+
+
+def _ptxas_target(arch: str, toolchain: Toolchain) -> str | None:
+    """The -arch ptxas runs with for PTX written for ``.target arch``: the arch itself, or the
+    oldest this ptxas builds when the target is older (PTX for sm_70 assembles for sm_75)."""
+    if toolchain.supports(arch):
+        return arch
+    older = [a for a in toolchain.archs if not a[-1].isalpha()]
+    if older and arch_key(arch) < arch_key(older[0]):
+        return older[0]
+    return None
+
+
+def _tool_id(toolchain: Toolchain, name: str) -> str:
+    tool = toolchain.nvcc if name == "nvcc" else toolchain.ptxas
+    return f"{tool.path}@{tool.version}" if tool else name
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def _plan_ptx(plan: Plan, group: Sequence[AsmStatement], arch: str,
+              toolchain: Toolchain) -> None:
+    target = _ptxas_target(arch, toolchain)
+    for statement in group:
+        if (key_of(statement), arch) in plan.ptx:
+            return
+    try:
+        if toolchain.ptxas is None:
+            raise ptx_probe.NotProbeable("ptxas not found")
+        if target is None:
+            raise ptx_probe.NotProbeable(f"{toolchain.label('ptxas')} does not know {arch}")
+        probe = ptx_probe.build(group, arch, toolchain.ptx_isa)
+    except ptx_probe.NotProbeable as exc:
+        for statement in group:
+            plan.ptx[(key_of(statement), arch)] = str(exc)
+        return
+    job = Compile((toolchain.ptxas.path, f"-arch={target}", "-o", "{dir}/probe.cubin",
+                   f"{{dir}}/{ptx_probe.PROBE_FILE}"), ((ptx_probe.PROBE_FILE, probe.text),))
+    plan.add(f"ptx:{probe.text}:{target}", job, _tool_id(toolchain, "ptxas"))
+    for statement in group:
+        plan.ptx[(key_of(statement), arch)] = probe
+
+
+def _ptx_job_key(probe: ptx_probe.PtxProbe, arch: str, toolchain: Toolchain) -> str:
+    return f"ptx:{probe.text}:{_ptxas_target(arch, toolchain)}"
+
+
+def _plan_cu(plan: Plan, statement: AsmStatement, arch: str, toolchain: Toolchain) -> None:
+    key = key_of(statement)
+    if key in plan.cu:
+        return
+    if toolchain.nvcc is None or toolchain.host_compiler is None:
+        plan.cu[key] = None
+        return
+    try:
+        text = cu_probe.build(statement)
+    except cu_probe.NotProbeable:
+        plan.cu[key] = None
+        return
+    job = Compile((toolchain.nvcc.path, f"-arch={_virtual(arch)}", "-ptx", "-o",
+                   "{dir}/probe.ptx", f"{{dir}}/{cu_probe.PROBE_FILE}"),
+                  ((cu_probe.PROBE_FILE, text),))
+    plan.cu[key] = plan.add(f"cu:{text}:{arch}", job, _tool_id(toolchain, "nvcc"))
+
+
+def _virtual(arch: str) -> str:
+    return arch.replace("sm_", "compute_")
+
+
+# --------------------------------------------------------------------------- judging
+
+
+@dataclass(frozen=True)
+class Mapped:
+    statement: AsmStatement
+    span: Span
+    diagnostic: Diagnostic
+
+
+def _ptx_errors(probe: ptx_probe.PtxProbe, outcome: Outcome) -> list[Mapped]:
+    out = []
+    for diag in parse(outcome.messages):
+        if not diag.is_error:
+            continue
+        where = probe.source_span(diag.line) if diag.line else None
+        if where is None:
+            # no line: the message is about the whole module, so about the group
+            first = probe.statements[0]
+            out.append(Mapped(first, first.span, diag))
+        else:
+            out.append(Mapped(where[0], where[1], diag))
+    return out
+
+
+def _cu_errors(statement: AsmStatement, outcome: Outcome) -> tuple[list[Diagnostic], list[str]]:
+    """(errors on the statement's lines, errors elsewhere: the probe's own fault)."""
+    first = statement.line
+    last = statement.source.line_col(statement.span.end).line
+    mine, other = [], []
+    for diag in parse(outcome.messages):
+        if not diag.is_error:
+            continue
+        if diag.file == statement.source.path and first <= diag.line <= last + 1:
+            mine.append(diag)
+        else:
+            other.append(diag.message)
+    if outcome.returncode != 0 and not mine and not other:
+        other.append(outcome.messages.splitlines()[0] if outcome.messages else "nvcc failed")
+    return mine, other
+
+
+def _quote(diag: Diagnostic) -> str:
+    return f"{diag.tool}: {diag.message}"
+
+
+class Verifier:
+    def __init__(self, result: RunResult, options: VerifyOptions, toolchain: Toolchain) -> None:
+        self.result, self.options, self.toolchain = result, options, toolchain
+        self.plan = Plan()
+        self.outcomes: dict[str, Outcome] = {}
+        self.statements: dict[str, list[AsmStatement]] = {}
+        self.differential: dict[int, tuple[str, str] | str] = {}  # id(f) -> keys | reason
+
+    # ----------------------------------------------------------------- build and run
+    def prepare(self) -> None:
+        for path, source in self.result.sources.items():
+            try:
+                self.statements[path] = extract_statements(source).statements
+            except Exception:  # lint already reported it as an internal error
+                self.statements[path] = []
+        for statements in self.statements.values():
+            for group in ptx_probe.groups(statements):
+                arch = probe_arch(group[0], self.options)
+                _plan_ptx(self.plan, group, arch, self.toolchain)
+        for finding in self.result.findings:
+            statement = finding.statement
+            if statement is None:
+                continue
+            recipe = recipe_for(finding.rule)
+            arch = probe_arch(statement, self.options)
+            if PTX in recipe.probes and recipe.arch_sensitive:
+                for other in self._named_archs(finding):
+                    _plan_ptx(self.plan, [statement], other, self.toolchain)
+            if CU in recipe.probes:
+                _plan_cu(self.plan, statement, arch, self.toolchain)
+            if DIFFERENTIAL in recipe.probes:
+                self._plan_differential(finding, arch)
+
+    def _named_archs(self, finding: Finding) -> list[str]:
+        return sorted({f"sm_{n}{s}" for n, s in _ARCH_IN_TEXT.findall(finding.message)},
+                      key=arch_key)
+
+    def _plan_differential(self, finding: Finding, arch: str) -> None:
+        nvcc = self.toolchain.nvcc
+        if nvcc is None or self.toolchain.host_compiler is None:
+            self.differential[id(finding)] = "the differential needs nvcc and a host compiler"
+            return
+        source = self.result.sources.get(finding.path)
+        if source is None:
+            self.differential[id(finding)] = "the source is not available"
+            return
+        fixed = differential.fixed_text(finding, source.text)
+        if fixed is None:
+            self.differential[id(finding)] = "the finding has no fix to compare against"
+            return
+        tool = _tool_id(self.toolchain, "nvcc")
+        flags = self.options.cuda_flags
+        a = differential.compile_job(nvcc.path, finding.path, source.text, arch, flags)
+        b = differential.compile_job(nvcc.path, finding.path, fixed, arch, flags)
+        self.differential[id(finding)] = (
+            self.plan.add(f"diff:{a}", a, tool), self.plan.add(f"diff:{b}", b, tool))
+
+    def execute(self) -> None:
+        keys = list(self.plan.jobs)
+
+        def one(key: str) -> Outcome:
+            job, tool = self.plan.jobs[key]
+            return run(job, tool, self.options.use_cache)
+
+        self.outcomes = dict(zip(keys, parallel_map(one, keys, self.options.jobs), strict=True))
+
+    # ----------------------------------------------------------------- verdicts
+    def verdict(self, finding: Finding) -> Verdict:
+        recipe = recipe_for(finding.rule)
+        statement = finding.statement
+        if statement is None:
+            return unverifiable("the finding is not about one asm statement")
+        arch = probe_arch(statement, self.options)
+        if NONE in recipe.probes:
+            return unverifiable(recipe.why_none, arch)
+        if DIFFERENTIAL in recipe.probes:
+            return self._differential_verdict(finding, arch)
+        heard: list[Diagnostic] = []
+        reasons: list[str] = []
+        tools: list[str] = []
+        archs = [arch]
+        if PTX in recipe.probes and recipe.arch_sensitive:
+            archs = self._named_archs(finding) or [arch]
+        if PTX in recipe.probes:
+            for at in archs:
+                probe = self.plan.ptx.get((key_of(statement), at))
+                if not isinstance(probe, ptx_probe.PtxProbe):
+                    reasons.append(f"no PTX probe: {probe or 'not planned'}")
+                    continue
+                tools.append(self.toolchain.label("ptxas"))
+                outcome = self.outcomes[_ptx_job_key(probe, at, self.toolchain)]
+                errors = [m.diagnostic for m in _ptx_errors(probe, outcome)
+                          if key_of(m.statement) == key_of(statement)]
+                match = next((d for d in errors if recipe.agrees and recipe.agrees.search(
+                    d.message)), None)
+                if match is not None:
+                    return Verdict(CONFIRMED, self.toolchain.label("ptxas"), at, _quote(match),
+                                   PTX)
+                heard.extend(errors)
+        if CU in recipe.probes:
+            job_key = self.plan.cu.get(key_of(statement))
+            if job_key is None:
+                reasons.append("no .cu probe: " + self._cu_reason(statement))
+            else:
+                tools.append(self.toolchain.label("nvcc"))
+                mine, other = _cu_errors(statement, self.outcomes[job_key])
+                match = next((d for d in mine if recipe.agrees and recipe.agrees.search(
+                    d.message)), None)
+                if match is not None:
+                    return Verdict(CONFIRMED, self.toolchain.label("nvcc"), arch, _quote(match),
+                                   CU)
+                heard.extend(mine)
+                reasons.extend(f"the probe itself failed: nvcc: {m}" for m in other[:1])
+        tool = " + ".join(dict.fromkeys(tools))
+        method = "+".join(p for p in recipe.probes if p in (PTX, CU))
+        if heard:
+            return unverifiable("the toolchain rejects the statement for another reason: "
+                                + _quote(heard[0]), archs[0], tool, method)
+        if reasons or not tools:
+            return unverifiable("; ".join(reasons) or "nothing could be compiled", arch, tool,
+                                method)
+        where = ", ".join(archs)
+        if finding.severity is not Severity.ERROR:
+            return unverifiable(f"compiles cleanly with {tool} for {where}: the claim is about "
+                                "the documented contract or another target", archs[0], tool,
+                                method)
+        return Verdict(REFUTED, tool, archs[0], f"{tool} accepts the statement for {where}"
+                       + (" (placed twice)" if PTX in recipe.probes else ""), method)
+
+    def _cu_reason(self, statement: AsmStatement) -> str:
+        if self.toolchain.nvcc is None:
+            return "nvcc not found"
+        if self.toolchain.host_compiler is None:
+            return "no host compiler"
+        try:
+            cu_probe.build(statement)
+        except cu_probe.NotProbeable as exc:
+            return str(exc)
+        return "not planned"
+
+    def _differential_verdict(self, finding: Finding, arch: str) -> Verdict:
+        tool = self.toolchain.label("nvcc")
+        planned = self.differential.get(id(finding), "not planned")
+        if isinstance(planned, str):
+            return unverifiable(planned, arch, tool, DIFFERENTIAL)
+        defective, fixed = (self.outcomes[k] for k in planned)
+        if defective.returncode != 0:
+            first = next((d for d in parse(defective.messages) if d.is_error), None)
+            said = _quote(first) if first else defective.messages[:200]
+            return unverifiable(f"the file does not compile on its own ({said}); pass "
+                                "--cuda-flags with its include paths and defines", arch, tool,
+                                DIFFERENTIAL)
+        if fixed.returncode != 0:
+            return unverifiable("the fixed variant does not compile", arch, tool, DIFFERENTIAL)
+        statement = finding.statement
+        assert statement is not None
+        mnemonic = next((i.mnemonic for i in statement.ptx.instructions), "")
+        if not mnemonic:
+            return unverifiable("the statement has no instruction to follow", arch, tool,
+                                DIFFERENTIAL)
+        confirmed, evidence = differential.judge(defective.output(differential.OUTPUT),
+                                                 fixed.output(differential.OUTPUT), mnemonic,
+                                                 tool)
+        return Verdict(CONFIRMED if confirmed else UNVERIFIABLE, tool, arch, evidence,
+                       DIFFERENTIAL)
+
+    # ----------------------------------------------------------------- unpredicted errors
+    def unpredicted(self, confirmed: set[StatementKey]) -> list[tuple[Finding, Verdict]]:
+        out: list[tuple[Finding, Verdict]] = []
+        predicted = {key_of(f.statement) for f in self.result.findings
+                     if f.statement is not None and f.severity is Severity.ERROR}
+        seen: set[StatementKey] = set()
+        for statements in self.statements.values():
+            for statement in statements:
+                key = key_of(statement)
+                if key in seen or key in confirmed or key in predicted:
+                    continue
+                arch = probe_arch(statement, self.options)
+                probe = self.plan.ptx.get((key, arch))
+                if not isinstance(probe, ptx_probe.PtxProbe):
+                    continue
+                outcome = self.outcomes[_ptx_job_key(probe, arch, self.toolchain)]
+                for mapped in _ptx_errors(probe, outcome):
+                    if key_of(mapped.statement) != key or _ISOLATION.search(
+                            mapped.diagnostic.message):
+                        continue
+                    if _ARCH_ERROR.search(mapped.diagnostic.message) and not self.options.arch:
+                        continue  # no target given: the code may be meant for a newer one
+                    seen.add(key)
+                    label = self.toolchain.label("ptxas")
+                    message = (f"{label} rejects this asm for {arch}: {mapped.diagnostic.message}"
+                               " (not predicted by any ptxlint rule)")
+                    finding = Finding(TOOLCHAIN_ERROR, TOOLCHAIN_ERROR, Severity.ERROR,
+                                      statement.source.path, mapped.span, message,
+                                      statement=statement)
+                    out.append((finding, Verdict(CONFIRMED, label, arch,
+                                                 _quote(mapped.diagnostic), PTX)))
+                    break
+        return out
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def verify(result: RunResult, options: VerifyOptions | None = None,
+           toolchain: Toolchain | None = None) -> RunResult:
+    """Fill ``result.verifications`` (id(finding) -> Verdict) and append a ``toolchain-error``
+    finding for each statement the toolchain rejects without a ptxlint finding saying why.
+    Raises ToolchainError when neither nvcc nor ptxas can be found."""
+    options = options or VerifyOptions()
+    toolchain = require(toolchain or discover(options.nvcc, options.ptxas))
+    verifier = Verifier(result, options, toolchain)
+    verifier.prepare()
+    verifier.execute()
+    confirmed: set[StatementKey] = set()
+    for finding in result.findings:
+        verdict = verifier.verdict(finding)
+        result.verifications[id(finding)] = verdict
+        if verdict.status == CONFIRMED and finding.statement is not None:
+            confirmed.add(key_of(finding.statement))
+    if options.report_unpredicted:
+        for finding, verdict in verifier.unpredicted(confirmed):
+            result.findings.append(finding)
+            result.verifications[id(finding)] = verdict
+        order = {path: n for n, path in enumerate(result.sources)}
+        result.findings.sort(key=lambda f: (order.get(f.path, len(order)), f.span.start, f.rule))
+    return result
