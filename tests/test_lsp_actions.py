@@ -140,7 +140,7 @@ def test_a_rule_exception_becomes_a_diagnostic(tmp_path) -> None:
     [
         '__device__ void f() { asm("add.u32 %0, %1;\n',  # unterminated string and call
         '__device__ void f() { asm("mov.u32 %0, \ufffd\ufffd;" : "=r"(x)); }\n',  # bad bytes
-        "\x00\x01\x02 asm( :: ) }}}{{{ R\"(",
+        '\x00\x01\x02 asm( :: ) }}}{{{ R"(',
         "",
     ],
 )

@@ -46,7 +46,7 @@ def test_asm_after_an_emoji_on_the_same_line() -> None:
     text = f'/* {EMOJI}{EMOJI} */ asm("%3");'
     index = LineIndex(text)
     percent = text.index("%3")
-    assert index.position(percent) == (0, len("/*  */ asm(\"") + 4)
+    assert index.position(percent) == (0, len('/*  */ asm("') + 4)
     assert index.offset(*index.position(percent)) == percent
 
 

@@ -170,9 +170,11 @@ class PtxlintServer(LanguageServer):
     @property
     def encoding(self) -> str:
         try:
-            return str(self.workspace.position_codec.encoding or UTF16)
+            encoding = self.workspace.position_codec.encoding
         except RuntimeError:  # before initialize
             return UTF16
+        # pygls keeps the negotiated kind as lsprotocol's enum or as a plain string.
+        return str(getattr(encoding, "value", encoding) or UTF16)
 
     async def on_worker(self, function: Callable[[], T]) -> T:
         """Run ``function`` on the lint thread: the engine and its caches live on one thread."""
