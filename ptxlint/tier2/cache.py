@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ptxlint.tier2.libclang_types import AsmRecord, MacroSite, OperandType, TuTypes
 
-SCHEMA = 1
+SCHEMA = 2
 
 
 def default_root() -> Path:

@@ -80,7 +80,10 @@ _ARCH_VALUE = re.compile(r"(?:sm|compute)_(?P<num>\d+)(?P<suffix>[af]?)")
 @dataclass(frozen=True)
 class ClangFlags:
     args: tuple[str, ...]  # everything but the file name
-    arch: str  # the --cuda-gpu-arch we chose, e.g. "sm_90"
+    arch: str  # the --cuda-gpu-arch of ``args``, e.g. "sm_90"
+    # every architecture the command builds for (-gencode ... -gencode ...), first = ``arch``:
+    # code under NV_IF_TARGET / __CUDA_ARCH__ exists only for some of them
+    archs: tuple[str, ...] = ()
     dropped: tuple[str, ...] = ()  # what we left out, for --verbose style reporting
 
 
@@ -111,7 +114,7 @@ def translate(
     kept: list[str] = []
     dropped: list[str] = []
     std = "c++17"
-    arch: str | None = None
+    archs: list[str] = []
     args = list(argv[1:])
     i = 0
     while i < len(args):
@@ -146,19 +149,20 @@ def translate(
         elif a in _ARCH_FLAGS or any(a.startswith(f + "=") for f in _ARCH_FLAGS):
             value = (nxt or "") if a in _ARCH_FLAGS else a.partition("=")[2]
             step = 2 if a in _ARCH_FLAGS else 1
-            arch = arch or _pick_arch(value)
+            archs.append(_pick_arch(value) or "")
         elif a in ("-gencode", "--generate-code"):
-            arch = arch or _pick_arch(nxt or "")
+            archs.append(_pick_arch(nxt or "") or "")
             step = 2
         elif a.startswith(("-gencode=", "--generate-code=")):
-            arch = arch or _pick_arch(a.partition("=")[2])
+            archs.append(_pick_arch(a.partition("=")[2]) or "")
         elif a in _DROP_WITH_VALUE:
             dropped += [a] + ([nxt] if nxt is not None else [])
             step = 2
         else:
             dropped.append(a)
         i += step
-    chosen = arch or DEFAULT_ARCH
+    distinct = tuple(dict.fromkeys(a for a in archs if a)) or (DEFAULT_ARCH,)
+    chosen = distinct[0]
     args_out = [
         "-x",
         "cuda",
@@ -174,7 +178,14 @@ def translate(
     ]
     for folder in include_dirs:
         args_out += ["-isystem", folder]
-    return ClangFlags(tuple(args_out), chosen, tuple(dropped))
+    return ClangFlags(tuple(args_out), chosen, archs=distinct, dropped=tuple(dropped))
+
+
+def for_arch(flags: ClangFlags, arch: str) -> tuple[str, ...]:
+    """``flags.args`` parsing for ``arch`` instead."""
+    return tuple(
+        f"--cuda-gpu-arch={arch}" if a.startswith("--cuda-gpu-arch=") else a for a in flags.args
+    )
 
 
 def _same_file(arg: str, directory: str, file: str) -> bool:

@@ -16,6 +16,7 @@ every body we walk (a worklist), and label each record with the instantiation's 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +45,7 @@ class MacroSite:
     def_start: int  # byte offsets of the definition (name to end of body)
     def_end: int
     ordinal: int  # which asm of this expansion, in source order
+    count: int  # how many asm this expansion produced (for this architecture and instantiation)
     expansion: str  # "file:line" of the invocation, names the "instantiation" of the macro
 
 
@@ -155,6 +157,24 @@ class _Walker:
         while pending:
             root, name = pending.pop()
             self._walk(root, name, pending)
+        # each expansion's asm count: a #define body whose asm sit in NV_IF_ELSE_TARGET branches
+        # yields fewer statements than it spells, and then ordinals do not identify them
+        counts: dict[tuple[str, int, str | None], int] = {}
+        for r in self.records:
+            if r.macro is not None:
+                key = (r.file, r.offset, r.instantiation)
+                counts[key] = counts.get(key, 0) + 1
+        self.records = [
+            r
+            if r.macro is None
+            else dataclasses.replace(
+                r,
+                macro=dataclasses.replace(
+                    r.macro, count=counts[(r.file, r.offset, r.instantiation)]
+                ),
+            )
+            for r in self.records
+        ]
 
     def _walk(
         self, root: Any, instantiation: str | None, pending: list[tuple[Any, str | None]]
@@ -236,7 +256,7 @@ class _Walker:
             ordinal = ordinals.get(key, 0)
             ordinals[key] = ordinal + 1
             macro = MacroSite(
-                site[0], site[1], site[2], ordinal, f"{os.path.basename(file_name)}:{line}"
+                site[0], site[1], site[2], ordinal, 0, f"{os.path.basename(file_name)}:{line}"
             )
         offsets: tuple[int, ...] = ()
         if macro is None:

@@ -27,7 +27,7 @@ from ptxlint.model import AsmStatement, CType, SourceFile
 from ptxlint.tier2 import prelude as prelude_mod
 from ptxlint.tier2.cache import Tier2Cache
 from ptxlint.tier2.compile_db import CompileDb
-from ptxlint.tier2.flags import is_cuda_command, translate
+from ptxlint.tier2.flags import for_arch, is_cuda_command, translate
 from ptxlint.tier2.libclang_types import (
     AsmRecord,
     OperandType,
@@ -56,6 +56,7 @@ class Tier2Types:
     records: list[AsmRecord] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        self._ordinals: dict[tuple[str, int], tuple[int, int]] = {}
         self._direct: dict[tuple[str, int], list[AsmRecord]] = {}
         self._macro: dict[str, list[AsmRecord]] = {}
         for r in self.records:
@@ -67,31 +68,59 @@ class Tier2Types:
     def __bool__(self) -> bool:
         return bool(self.records)
 
-    def _records_for(self, statement: AsmStatement, ordinal: int | None) -> list[AsmRecord]:
+    def _macro_range(self, path: str, offset: int) -> tuple[int, int] | None:
+        for r in self._macro.get(path, []):
+            if r.macro is not None and r.macro.def_start <= offset < r.macro.def_end:
+                return (r.macro.def_start, r.macro.def_end)
+        return None
+
+    def assign_ordinals(self, statements: Sequence[AsmStatement]) -> None:
+        """Rank the statements of each ``#define`` body (``annotate`` calls this; a rule that
+        calls ``statement_types`` afterwards gets the same answer)."""
+        groups: dict[tuple[str, int], list[AsmStatement]] = {}
+        for s in statements:
+            path = os.path.realpath(s.source.path)
+            offset = _byte_offset(s.source, s.span.start)
+            if (path, offset) in self._direct:
+                continue
+            where = self._macro_range(path, offset)
+            if where is not None:
+                groups.setdefault((path, where[0]), []).append(s)
+        for members in groups.values():
+            members.sort(key=lambda s: s.span.start)
+            # NV_IF_ELSE_TARGET(arch, asm(A), asm(B)) in a #define body: each parse sees one
+            # branch, so ordinals cannot say which. When every statement of the body spells the
+            # same operands with the same constraints, any branch's types are theirs (-1: any).
+            alike = len({_operand_spelling(s) for s in members}) == 1
+            for rank, s in enumerate(members):
+                self._ordinals[_statement_key(s)] = (-1, 0) if alike else (rank, len(members))
+
+    def _records_for(self, statement: AsmStatement) -> list[AsmRecord]:
         path = os.path.realpath(statement.source.path)
         offset = _byte_offset(statement.source, statement.span.start)
-        if statement.context.macro is None:
-            return self._direct.get((path, offset), [])
+        direct = self._direct.get((path, offset))
+        if direct:
+            return direct
+        ranked = self._ordinals.get(_statement_key(statement))
+        if ranked is None:
+            return []
+        ordinal, count = ranked
         return [
             r
             for r in self._macro.get(path, [])
             if r.macro is not None
             and r.macro.def_start <= offset < r.macro.def_end
-            and r.macro.ordinal == ordinal
+            and ((r.macro.ordinal, r.macro.count) == (ordinal, count) or ordinal == -1)
         ]
 
-    def statement_types(
-        self, statement: AsmStatement, ordinal: int | None = None
-    ) -> list[list[Instantiated]]:
+    def statement_types(self, statement: AsmStatement) -> list[list[Instantiated]]:
         """Per operand index, the distinct (instantiation, type) pairs; [] where none is known.
 
-        ``ordinal``: for a statement in a ``#define`` body, its rank among the asm statements of
-        that body (``annotate`` computes it; callers with one statement per macro may omit it).
+        A statement in a ``#define`` body is matched by its rank in that body, so call
+        ``assign_ordinals`` (or ``annotate``) with the file's statements first.
         """
-        if statement.context.macro is not None and ordinal is None:
-            ordinal = 0
         found: list[list[Instantiated]] = [[] for _ in statement.operands]
-        for record in self._records_for(statement, ordinal):
+        for record in self._records_for(statement):
             if len(record.operands) != len(statement.operands):
                 continue  # a different statement (or a preprocessor branch we did not see)
             name = record.instantiation
@@ -106,10 +135,8 @@ class Tier2Types:
                     found[index].append(entry)
         return found
 
-    def operand_types(
-        self, statement: AsmStatement, index: int, ordinal: int | None = None
-    ) -> list[Instantiated]:
-        per_operand = self.statement_types(statement, ordinal)
+    def operand_types(self, statement: AsmStatement, index: int) -> list[Instantiated]:
+        per_operand = self.statement_types(statement)
         return per_operand[index] if 0 <= index < len(per_operand) else []
 
 
@@ -119,36 +146,24 @@ def agreed(types: Sequence[Instantiated]) -> CType | None:
     return next(iter(distinct)) if len(distinct) == 1 else None
 
 
-def macro_ordinals(statements: Sequence[AsmStatement]) -> dict[int, int]:
-    """id(statement) -> its rank among the statements of the same ``#define`` body."""
-    ranks: dict[int, int] = {}
-    counters: dict[tuple[str, str], int] = {}
-    for s in sorted(statements, key=lambda s: s.span.start):
-        if s.context.macro is None:
-            continue
-        key = (s.source.path, _define_start(s))
-        ranks[id(s)] = counters.get(key, 0)
-        counters[key] = ranks[id(s)] + 1
-    return ranks
+def _operand_spelling(statement: AsmStatement) -> tuple[tuple[str, str, str], ...]:
+    return tuple(
+        (o.role, o.constraint.text, " ".join(o.expression.split())) for o in statement.operands
+    )
 
 
-def _define_start(statement: AsmStatement) -> str:
-    # the #define line that holds the statement: the last "#define NAME" before it
-    text = statement.source.text
-    at = text.rfind("#", 0, statement.span.start)
-    while at > 0 and "define" not in text[at : at + 20]:
-        at = text.rfind("#", 0, at)
-    return str(at)
+def _statement_key(statement: AsmStatement) -> tuple[str, int]:
+    return (os.path.realpath(statement.source.path), statement.span.start)
 
 
 def annotate(statements: Sequence[AsmStatement], types: Tier2Types) -> list[AsmStatement]:
     """Statements with Tier-2 types on the operands whose instantiations all agree."""
     if not types:
         return list(statements)
-    ranks = macro_ordinals(statements)
+    types.assign_ordinals(statements)
     out = []
     for statement in statements:
-        per_operand = types.statement_types(statement, ranks.get(id(statement)))
+        per_operand = types.statement_types(statement)
         operands = list(statement.operands)
         changed = False
         for i, found in enumerate(per_operand):
@@ -192,6 +207,7 @@ class Tier2Session:
         cache: Tier2Cache | None = None,
         cuda_include: str | None | bool = True,
         analyzer: Callable[[str, list[str]], TuTypes] = analyze,
+        max_archs: int = 4,  # each architecture is one more parse of the TU
     ) -> None:
         self.db = db
         self.clang_args = tuple(clang_args)
@@ -200,7 +216,8 @@ class Tier2Session:
         self.include_dirs = (include,) if isinstance(include, str) else ()
         self.analyzer = analyzer
         self.notes: list[str] = []
-        self._results: dict[str, TuTypes | None] = {}
+        self._results: dict[tuple[str, tuple[str, ...]], TuTypes | None] = {}
+        self.max_archs = max_archs
         self._available: bool | None = None
         self._failed_tus = 0
 
@@ -227,9 +244,11 @@ class Tier2Session:
             return Tier2Types()
         records: list[AsmRecord] = []
         for tu, argv, directory in self._tus_for(path):
-            result = self._parse(tu, argv, directory)
-            if result is not None:
-                records.extend(result.records)
+            flags = translate(argv, directory, tu, self.clang_args, self.include_dirs)
+            for arch in flags.archs[: self.max_archs]:
+                result = self._parse(tu, for_arch(flags, arch))
+                if result is not None:
+                    records.extend(result.records)
         return Tier2Types(records)
 
     def _tus_for(self, path: str) -> list[tuple[str, Sequence[str], str]]:
@@ -246,12 +265,12 @@ class Tier2Session:
             ]
         return [(real, ("nvcc",), os.path.dirname(real))]
 
-    def _parse(self, tu: str, argv: Sequence[str], directory: str) -> TuTypes | None:
-        if tu in self._results:
-            return self._results[tu]
+    def _parse(self, tu: str, flag_args: Sequence[str]) -> TuTypes | None:
+        memo = (tu, tuple(flag_args))
+        if memo in self._results:
+            return self._results[memo]
         prelude, shims = prelude_mod.materialize(self.cache.root)
-        flags = translate(argv, directory, tu, self.clang_args, self.include_dirs)
-        args = [*flags.args, "-include", str(prelude), "-idirafter", str(shims)]
+        args = [*flag_args, "-include", str(prelude), "-idirafter", str(shims)]
         key = self.cache.key(tu, args, prelude_mod.PRELUDE_DIGEST)
         cached = self.cache.get(key) if key else None
         result: TuTypes | None
@@ -270,7 +289,7 @@ class Tier2Session:
                 result = self._failed(tu, str(exc))
             except Exception as exc:  # libclang misbehaving must never stop a lint run
                 result = self._failed(tu, f"{type(exc).__name__}: {exc}")
-        self._results[tu] = result
+        self._results[memo] = result
         return result
 
     def _failed(self, tu: str, why: str) -> TuTypes | None:
