@@ -1,0 +1,164 @@
+"""Time from ``didChange`` to ``publishDiagnostics`` in ``ptxlint lsp``.
+
+    python benchmarks/lsp_latency.py [--lines 5000] [--asm 200] [--changes 40] [--debounce-ms 150]
+
+A generated .cu file (``--lines`` lines, ``--asm`` asm statements, a few of them defective) is
+opened in a real server process over stdio; then ``--changes`` edits are sent one at a time,
+each waiting for the diagnostics of its version. Every edit flips an operand index inside one asm
+template (``%1`` <-> ``%3``), so the diagnostics really change. The time includes the debounce
+(``--debounce-ms``; run with 0 to see the lint alone), the JSON-RPC round trip and the
+conversion to LSP positions. Nothing is asserted; the numbers are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import IO, Any
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+ASM = '    asm volatile("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));  // asm {n}'
+FILLER = "  d = d * 3u + {n}u;  // plain C++ between the asm statements ({n})"
+
+
+def generate(lines: int, statements: int) -> tuple[str, list[int]]:
+    """The file's text and the 0-based lines of its asm statements."""
+    every = max(1, lines // statements)
+    body: list[str] = []
+    asm_lines: list[int] = []
+    body.append("__device__ unsigned kernel_body(unsigned a, unsigned b) {")
+    body.append("  unsigned d = 0;")
+    n = 0
+    while len(body) < lines - 2:
+        if (len(body) - 2) % every == 0 and len(asm_lines) < statements:
+            asm_lines.append(len(body))
+            body.append(ASM.format(n=n))
+        else:
+            body.append(FILLER.format(n=n))
+        n += 1
+    body.extend(["  return d;", "}"])
+    return "\n".join(body) + "\n", asm_lines
+
+
+class Server:
+    def __init__(self, command: list[str]) -> None:
+        env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin: IO[bytes] = self.process.stdin
+        self.stdout: IO[bytes] = self.process.stdout
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.stdin.flush()
+
+    def read(self) -> dict[str, Any]:
+        length = 0
+        while (line := self.stdout.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode("ascii").partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        message: dict[str, Any] = json.loads(self.stdout.read(length))
+        return message
+
+    def diagnostics(self, version: int) -> list[dict[str, Any]]:
+        while True:
+            message = self.read()
+            if message.get("method") == "textDocument/publishDiagnostics":
+                params = message["params"]
+                if params.get("version") == version:
+                    diagnostics: list[dict[str, Any]] = params["diagnostics"]
+                    return diagnostics
+            elif "id" in message and "method" in message:  # a request: say yes
+                self.send({"id": message["id"], "result": None})
+
+    def close(self) -> None:
+        self.send({"id": 999_999, "method": "shutdown"})
+        self.send({"method": "exit"})
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=5000)
+    parser.add_argument("--asm", type=int, default=200)
+    parser.add_argument("--changes", type=int, default=40)
+    parser.add_argument("--debounce-ms", type=int, default=150)
+    args = parser.parse_args()
+
+    text, asm_lines = generate(args.lines, args.asm)
+    column = ASM.index("%1")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "generated.cu")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        uri = "file://" + path
+        command = [sys.executable, "-m", "ptxlint.lsp", "--debounce-ms", str(args.debounce_ms)]
+        server = Server(command)
+        try:
+            server.send({"id": 1, "method": "initialize", "params": {"capabilities": {}}})
+            while server.read().get("id") != 1:
+                pass
+            server.send({"method": "initialized", "params": {}})
+            item = {"uri": uri, "languageId": "cuda", "version": 1, "text": text}
+            started = time.perf_counter()
+            server.send({"method": "textDocument/didOpen", "params": {"textDocument": item}})
+            first = server.diagnostics(1)
+            open_ms = (time.perf_counter() - started) * 1000
+            timings, counts = [], []
+            for i in range(args.changes):
+                line = asm_lines[(i // 2 * 7) % len(asm_lines)]
+                new = "3" if i % 2 == 0 else "1"  # break it, then mend it
+                start = {"line": line, "character": column + 1}
+                end = {"line": line, "character": column + 2}
+                change = {"range": {"start": start, "end": end}, "text": new}
+                version = i + 2
+                document = {"uri": uri, "version": version}
+                params = {"textDocument": document, "contentChanges": [change]}
+                started = time.perf_counter()
+                server.send({"method": "textDocument/didChange", "params": params})
+                counts.append(len(server.diagnostics(version)))
+                timings.append((time.perf_counter() - started) * 1000)
+        finally:
+            server.close()
+
+    print(
+        f"file: {args.lines} lines, {len(asm_lines)} asm statements, "
+        f"{len(first)} diagnostics on open"
+    )
+    print(f"didOpen -> publishDiagnostics (first lint, rules loaded): {open_ms:.1f} ms")
+    print(
+        f"didChange -> publishDiagnostics over {len(timings)} changes "
+        f"(debounce {args.debounce_ms} ms included): "
+        f"median {statistics.median(timings):.1f} ms, p95 {percentile(timings, 0.95):.1f} ms, "
+        f"min {min(timings):.1f} ms, max {max(timings):.1f} ms"
+    )
+    print(f"diagnostics per change: {sorted(set(counts))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
