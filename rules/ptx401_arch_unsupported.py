@@ -82,6 +82,9 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
 def _shortfall(need: Requirement, target: Target, check_suffix: bool) -> str | None:
     if need.sm > target.sm:
         return f"sm_{need.sm}{need.suffix} or newer"
+    if check_suffix and need.only and target.sm not in need.only:
+        listed = ", ".join(f"sm_{sm}{need.suffix}" for sm in need.only)
+        return f"{listed} (it exists on no other target)"
     if check_suffix and need.suffix == "a" and target.suffix not in ("a", "f"):
         return f"an architecture-specific target such as sm_{max(need.sm, target.sm)}a"
     return None

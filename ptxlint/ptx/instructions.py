@@ -13,11 +13,10 @@ Built once from the raw data in :mod:`ptxlint.ptx.isa_table`. Public lookups:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ptxlint.ptx.isa_table import DEPRECATED, FAMILIES, GROUPS, REQUIREMENTS, SHAPE_PATTERNS
+from ptxlint.ptx.isa_table import DEPRECATED, FAMILIES, GROUPS, ONLY_ON, REQUIREMENTS
 
 __all__ = [
     "Deprecation",
@@ -46,16 +45,13 @@ def _expand(vocabulary: str) -> frozenset[str]:
     return frozenset(words)
 
 
-_SHAPE = re.compile("|".join(f"(?:{p})" for p in SHAPE_PATTERNS), re.ASCII)
-
-
 @dataclass(frozen=True)
 class Family:
     opcode: str
     modifiers: frozenset[str]
 
     def accepts(self, modifier: str) -> bool:
-        return modifier in self.modifiers or _SHAPE.fullmatch(modifier) is not None
+        return modifier in self.modifiers
 
 
 _FAMILIES: dict[str, Family] = {
@@ -92,6 +88,7 @@ class Requirement:
     ptx: int = 0  # PTX ISA version * 10, e.g. 80 for 8.0
     suffix: str = ""  # "a": needs the architecture-specific target (sm_90a)
     feature: str = ""  # what imposes it, e.g. "cp.async" or ".shared::cluster"
+    only: tuple[int, ...] = ()  # the feature exists on these sm_ only (wgmma: sm_90a)
 
     @property
     def target(self) -> str:
@@ -100,7 +97,11 @@ class Requirement:
 
 def requirement(opcode: str, modifiers: tuple[str, ...]) -> Requirement:
     """The strongest requirement among the table entries this instruction matches."""
-    return _requirement(opcode, frozenset(modifiers))
+    need = _requirement(opcode, frozenset(modifiers))
+    only = ONLY_ON.get(opcode)
+    if only:
+        need = Requirement(need.sm, need.ptx, need.suffix, need.feature, only)
+    return need
 
 
 @lru_cache(maxsize=4096)

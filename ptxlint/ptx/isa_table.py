@@ -54,13 +54,19 @@ GROUPS: dict[str, str] = {
     "cta_group": "cta_group::1 cta_group::2",
 }
 
-# Words that look like MMA/WGMMA/tcgen05 shapes and sizes; matched by pattern, not listed.
-SHAPE_PATTERNS: tuple[str, ...] = (
-    r"m\d+n\d+k\d+",  # m16n8k16, m64n256k32
-    r"m\d+n\d+",  # m8n8, m16n16 (ldmatrix/stmatrix/movmatrix)
-    r"\d+x\d+b(?:x2)?",  # tcgen05.ld/st shapes 32x32b, 16x32bx2
-    r"x\d+",  # .x1 .x2 .x4 (matrix counts), tcgen05 .x128
-    r"\d+x\d+b",  # tcgen05.cp 128x256b
+# Matrix shapes, per family. wgmma: m64nNkK with N a multiple of 8 up to 256 (dense and sparse
+# K values); mma/wmma: the shapes of the ISA's matrix-fragment tables.
+GROUPS["wgmma_shapes"] = " ".join(
+    f"m64n{n}k{k}" for n in range(8, 257, 8) for k in (8, 16, 32, 64, 128, 256)
+)
+GROUPS["mma_shapes"] = (
+    "m8n8k4 m8n8k16 m8n8k32 m8n8k128 m16n8k4 m16n8k8 m16n8k16 m16n8k32 m16n8k64 m16n8k128 "
+    "m16n8k256 m16n16k16 m32n8k16 m8n32k16 m16n16k8 m16n16k4"
+)
+GROUPS["matrix_shapes"] = "m8n8 m16n16 m8n16 m16n8 x1 x2 x4 x16"
+GROUPS["tcgen05_shapes"] = (
+    "32x32b 16x64b 16x128b 16x256b 16x32bx2 128x256b 4x256b 128x128b 64x128b 32x128b "
+    + " ".join(f"x{n}" for n in (1, 2, 4, 8, 16, 32, 64, 128))
 )
 
 # ----------------------------------------------------------------------------- families
@@ -225,18 +231,21 @@ FAMILIES: dict[str, str] = {
     # matrix instructions
     "wmma": (
         "load store mma sync aligned a b c d row col {int} {flt} {fp8} b1 s4 u4 xor popc and "
+        "{mma_shapes} "
         "satfinite {space} stride {rnd}"
     ),
     "mma": (
         "sync aligned sp sp::ordered_metadata row col {int} {flt} {fp8} b1 s4 u4 satfinite "
+        "{mma_shapes} "
         "xor popc and kind::f8f6f4 kind::mxf4 kind::mxf4nvf4 kind::mxf8f6f4 kind::f16 "
         "kind::i8 kind::tf32 block_scale scale_vec::1X scale_vec::2X scale_vec::4X {rnd}"
     ),
-    "ldmatrix": "sync aligned trans shared shared::cta b16 b8 {fp8} num",
-    "stmatrix": "sync aligned trans shared shared::cta b16 b8",
-    "movmatrix": "sync aligned trans b16",
+    "ldmatrix": "sync aligned trans shared shared::cta b16 b8 {fp8} {matrix_shapes}",
+    "stmatrix": "sync aligned trans shared shared::cta b16 b8 {matrix_shapes}",
+    "movmatrix": "sync aligned trans b16 m8n8",
     "wgmma": (
         "fence commit_group wait_group mma_async sp sync aligned {int} {flt} {fp8} b1 and "
+        "{wgmma_shapes} "
         "satfinite"
     ),
     "tcgen05": (
@@ -251,7 +260,7 @@ FAMILIES: dict[str, str] = {
         "collector::b1::fill collector::b1::use collector::b1::lastuse collector::b1::discard "
         "collector::b2::fill collector::b2::use collector::b2::lastuse collector::b2::discard "
         "collector::b3::fill collector::b3::use collector::b3::lastuse collector::b3::discard "
-        "warpx2::02_13 warpx2::01_23 warpx4 ashift"
+        "warpx2::02_13 warpx2::01_23 warpx4 ashift {tcgen05_shapes}"
     ),
     # video instructions (scalar and SIMD)
     "vadd": "u32 s32 sat add min max b0 b1 b2 b3 h0 h1",
@@ -450,6 +459,12 @@ REQUIREMENTS: tuple[tuple[str, tuple[str, ...], int, int, str], ...] = (
     ("*", ("cta_group::1",), 100, 86, "a"),
     ("*", ("cta_group::2",), 100, 86, "a"),
 )
+
+# Architecture-specific features that exist on the listed sm_ only (ptxas 13.0: "Instruction
+# 'wgmma.fence' not supported on .target 'sm_100a'").
+ONLY_ON: dict[str, tuple[int, ...]] = {
+    "wgmma": (90,),
+}
 
 # ----------------------------------------------------------------------------- deprecations
 # (opcode, modifier that makes it current, message, removed for sm >= N from PTX ISA M)

@@ -52,6 +52,15 @@ def _defines(target: Target) -> Mapping[str, int | None]:
 
 
 _DEFINES: dict[Target, Mapping[str, int | None]] = {}
+# A function-like macro call the evaluator cannot expand (`_CCCL_CUDA_COMPILER(NVHPC)`) becomes
+# one unknown identifier, so `unknown || __CUDA_ARCH__ >= 900` still decides for sm_90.
+_CALL = re.compile(r"\b(?!defined\b)[A-Za-z_]\w*\s*\([^()]*\)")
+
+
+def _evaluate(guard: str, defines: Mapping[str, int | None]) -> bool | None:
+    if "(" in guard:
+        guard = _CALL.sub("__ptxlint_unknown__", guard)
+    return evaluate(guard, defines)
 
 
 def compiled_for(guards: tuple[str, ...], target: Target) -> bool:
@@ -61,7 +70,7 @@ def compiled_for(guards: tuple[str, ...], target: Target) -> bool:
     if defines is None:
         defines = _DEFINES[target] = _defines(target)
     for guard in guards:
-        value = evaluate(guard, defines)
+        value = _evaluate(guard, defines)
         if value is True:
             continue
         if value is None and not _ARCH_MACRO.search(guard):
