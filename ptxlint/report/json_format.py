@@ -26,6 +26,9 @@ def finding_dict(finding: Finding, result: RunResult) -> dict[str, Any]:
         "message": finding.message,
         "fix": fix_dict(finding.fix, result, finding.path) if finding.fix else None,
     }
+    verdict = result.verdict(finding)
+    if verdict is not None:  # only with --verify: absent, not null, otherwise
+        out["verification"] = verdict.as_dict()
     return out
 
 

@@ -196,6 +196,7 @@ def sarif_result(
     finding: Finding, result: RunResult, locator: Locator, rule_index: int, fingerprint: str
 ) -> om.Result:
     fixed = fix(finding, result, locator)
+    verdict = result.verdict(finding)
     return om.Result(
         rule_id=finding.rule,
         rule_index=rule_index,
@@ -205,6 +206,8 @@ def sarif_result(
         locations=[location(result, locator, finding.path, finding.span)],
         partial_fingerprints={fingerprints.KEY: fingerprint},
         fixes=[fixed] if fixed is not None else None,
+        # --verify: the toolchain's verdict, in the property bag SARIF keeps for tool data
+        properties={"verification": verdict.as_dict()} if verdict is not None else None,
     )
 
 

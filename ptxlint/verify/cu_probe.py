@@ -26,6 +26,17 @@ class NotProbeable(Exception):
     pass
 
 
+_ARRAY = re.compile(r"(?P<base>[\w\s:*]+?)\s*(?P<dims>(?:\[\d+\])+)")
+
+
+def _declare(operand: Operand, name: str) -> str:
+    ctype = operand.ctype
+    array = _ARRAY.fullmatch(ctype.spelling) if ctype is not None else None
+    if array:  # C declarator syntax: the name goes before the dimensions
+        return f"{array['base']} {name}{array['dims']}{{}};"
+    return f"{_type_for(operand)} {name}{{}};"
+
+
 def _type_for(operand: Operand) -> str:
     ctype = operand.ctype
     if ctype is not None and ctype.kind != "aggregate":
@@ -55,7 +66,7 @@ def replacement(operand: Operand) -> tuple[str | None, str]:
             return None, operand.expression
         raise NotProbeable(f"operand {operand.index} splices a constant array ('C')")
     name = f"ptxlint_v{operand.index}"
-    return f"{_type_for(operand)} {name}{{}};", name
+    return _declare(operand, name), name
 
 
 def build(statement: AsmStatement) -> str:

@@ -49,7 +49,8 @@ RECIPES: dict[str, Recipe] = {
                                 r"instruction)|Parsing error|syntax error|Illegal|unexpected|"
                                 r"not supported|Unexpected")),
     "PTX205": Recipe((PTX,), _p(r"syntax error|Parsing error|Unknown field|Arguments mismatch")),
-    "PTX206": Recipe((PTX,), _p(r"Arguments mismatch|operand.*type|mismatch")),
+    "PTX206": Recipe((PTX,), _p(r"Arguments mismatch|operand.*type|mismatch|"
+                                r"Incompatible elements")),
     "PTX401": Recipe((PTX,), _p(r"not supported on \.target|requires \.target|requires "
                                 r"sm_|not supported (?:for|on)|Feature .* requires"),
                      arch_sensitive=True),

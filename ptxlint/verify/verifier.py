@@ -12,17 +12,20 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ptxlint.discover import read_source
 from ptxlint.engine import extract_statements
-from ptxlint.model import AsmStatement, Finding, Severity, Span
+from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, Span
 from ptxlint.report.run_result import RunResult
 from ptxlint.verify import cu_probe, differential, ptx_probe
 from ptxlint.verify.diagnostics import Diagnostic, parse
+from ptxlint.verify.flags import from_database
 from ptxlint.verify.recipes import CU, DIFFERENTIAL, NONE, PTX, recipe_for
 from ptxlint.verify.runner import Compile, Outcome, parallel_map, run
 from ptxlint.verify.toolchain import Toolchain, arch_key, discover, require
 from ptxlint.verify.verdict import CONFIRMED, REFUTED, UNVERIFIABLE, Verdict, unverifiable
 
 TOOLCHAIN_ERROR = "toolchain-error"
+MAX_FILE_SIZE = 8 * 1024 * 1024
 DEFAULT_ARCH = "sm_90"
 _GUARD = re.compile(r"__CUDA_ARCH__\s*(>=|>|==)\s*(\d+)")
 _ARCH_IN_TEXT = re.compile(r"\bsm_(\d+)([af]?)\b")
@@ -42,7 +45,11 @@ class VerifyOptions:
     jobs: int | None = None
     use_cache: bool = True
     cuda_flags: tuple[str, ...] = ()  # for whole-file and differential compiles
+    build_dir: str | None = None  # where compile_commands.json is: per-file flags
     report_unpredicted: bool = True
+    # files linted without findings: the run keeps no source for them, but their statements
+    # may still be rejected by the toolchain
+    files: tuple[str, ...] = ()
 
 
 @dataclass
@@ -193,11 +200,19 @@ class Verifier:
         self.plan = Plan()
         self.outcomes: dict[str, Outcome] = {}
         self.statements: dict[str, list[AsmStatement]] = {}
+        self.sources: dict[str, SourceFile] = {}
         self.differential: dict[int, tuple[str, str] | str] = {}  # id(f) -> keys | reason
 
     # ----------------------------------------------------------------- build and run
     def prepare(self) -> None:
-        for path, source in self.result.sources.items():
+        sources = dict(self.result.sources)
+        for path in self.options.files:
+            if path not in sources:
+                text, decode_errors, _ = read_source(path, MAX_FILE_SIZE)
+                if text is not None:
+                    sources[path] = SourceFile(path, text, decode_errors)
+        self.sources = sources
+        for path, source in sources.items():
             try:
                 self.statements[path] = extract_statements(source).statements
             except Exception:  # lint already reported it as an internal error
@@ -238,7 +253,7 @@ class Verifier:
             self.differential[id(finding)] = "the finding has no fix to compare against"
             return
         tool = _tool_id(self.toolchain, "nvcc")
-        flags = self.options.cuda_flags
+        flags = (*from_database(self.options.build_dir, finding.path), *self.options.cuda_flags)
         a = differential.compile_job(nvcc.path, finding.path, source.text, arch, flags)
         b = differential.compile_job(nvcc.path, finding.path, fixed, arch, flags)
         self.differential[id(finding)] = (
@@ -376,6 +391,7 @@ class Verifier:
                     if _ARCH_ERROR.search(mapped.diagnostic.message) and not self.options.arch:
                         continue  # no target given: the code may be meant for a newer one
                     seen.add(key)
+                    self.result.sources.setdefault(statement.source.path, statement.source)
                     label = self.toolchain.label("ptxas")
                     message = (f"{label} rejects this asm for {arch}: {mapped.diagnostic.message}"
                                " (not predicted by any ptxlint rule)")
@@ -411,6 +427,7 @@ def verify(result: RunResult, options: VerifyOptions | None = None,
         for finding, verdict in verifier.unpredicted(confirmed):
             result.findings.append(finding)
             result.verifications[id(finding)] = verdict
-        order = {path: n for n, path in enumerate(result.sources)}
+        paths = dict.fromkeys((*options.files, *result.sources))
+        order = {path: n for n, path in enumerate(paths)}
         result.findings.sort(key=lambda f: (order.get(f.path, len(order)), f.span.start, f.rule))
     return result

@@ -1,0 +1,132 @@
+"""Command-line glue for ``check --verify`` and ``ptxlint doctor`` (wired in ptxlint/cli.py).
+
+Kept here so the CLI module only gains a few calls: the arguments, ``--arch native``, running
+the verifier on a RunResult, the text report with verdicts, and the doctor command.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+
+from ptxlint.config import Config
+from ptxlint.discover import discover as discover_files
+from ptxlint.report import text_format
+from ptxlint.report.run_result import RunResult
+from ptxlint.verify.flags import split
+from ptxlint.verify.toolchain import discover, doctor_report, resolve_arch
+from ptxlint.verify.verdict import STATUSES
+from ptxlint.verify.verifier import VerifyOptions, verify
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("verification (nvcc/ptxas)")
+    group.add_argument("--verify", action="store_true",
+                       help="confirm each finding with the CUDA toolchain (confirmed / refuted / "
+                            "unverifiable) and report statements it rejects")
+    group.add_argument("--nvcc", metavar="PATH",
+                       help="nvcc to use (default: $CUDA_HOME, PATH, the nvidia-cuda-nvcc wheel)")
+    group.add_argument("--ptxas", metavar="PATH", help="ptxas to use (default: beside nvcc)")
+    group.add_argument("--cuda-flags", metavar="FLAGS", default=None,
+                       help="extra nvcc flags for whole-file compiles, e.g. \"-I include -DX=1\"")
+    group.add_argument("-p", "--build-dir", metavar="DIR", default=None,
+                       help="folder with compile_commands.json: per-file flags for compiles")
+    group.add_argument("--verify-jobs", type=int, metavar="N", default=None,
+                       help="parallel compiles (default: CPU count)")
+    group.add_argument("--no-verify-cache", action="store_true",
+                       help="do not read or write the verdict cache (~/.cache/ptxlint/verify, "
+                            "$PTXLINT_CACHE_DIR)")
+
+
+def resolve_native_arch(args: argparse.Namespace) -> None:
+    """``--arch native`` -> the GPU's ``sm_XY`` (ToolchainError, exit 2, where there is none).
+    Call before the configuration parses ``args.arch``."""
+    if getattr(args, "arch", None):
+        args.arch = resolve_arch(args.arch)
+
+
+def options_from_args(args: argparse.Namespace, arch: str | None,
+                      files: tuple[str, ...] = ()) -> VerifyOptions:
+    return VerifyOptions(
+        files=files,
+        arch=arch,
+        nvcc=args.nvcc,
+        ptxas=args.ptxas,
+        jobs=args.verify_jobs,
+        use_cache=not args.no_verify_cache,
+        cuda_flags=split(args.cuda_flags),
+        build_dir=args.build_dir,
+    )
+
+
+def run_verification(args: argparse.Namespace, result: RunResult, config: Config) -> None:
+    """Verify ``result`` in place when ``--verify`` was given, at the configured target
+    (``config.arch``, e.g. "sm_90a", or each statement's guard). Files linted without findings
+    are found again so that their statements are assembled too. Raises ToolchainError (the CLI
+    prints it and exits 2) when neither nvcc nor ptxas can be found."""
+    if not getattr(args, "verify", False):
+        return
+    found = discover_files(
+        args.paths,
+        **({"extensions": config.extensions} if config.extensions else {}),
+        exclude=config.exclude,
+        respect_gitignore=config.respect_gitignore,
+        max_file_size=config.max_file_size,
+    )
+    files = tuple(f.path for f in found.files)
+    verify(result, options_from_args(args, config.arch, files))
+
+
+# --------------------------------------------------------------------------- text output
+
+
+def verdict_line(result: RunResult, finding: object) -> str | None:
+    verdict = result.verifications.get(id(finding))
+    if verdict is None:
+        return None
+    tool = f" by {verdict.tool}" if verdict.tool else ""
+    arch = f" for {verdict.arch}" if verdict.arch else ""
+    return f"  verify: {verdict.status}{tool}{arch}: {verdict.evidence}"
+
+
+def summary(result: RunResult) -> str:
+    counts = Counter(v.status for v in result.verifications.values())
+    parts = ", ".join(f"{counts[s]} {s}" for s in STATUSES)
+    return f"Verification: {parts}."
+
+
+PLAIN = text_format.Style()
+
+
+def render_text(result: RunResult, style: text_format.Style = PLAIN,
+                quiet: bool = False, statistics: bool = False) -> str:
+    """The text report with a verdict line under each finding and a verification summary."""
+    if statistics or not result.verifications:
+        return text_format.render(result, style=style, quiet=quiet, statistics=statistics)
+    parts: list[str] = []
+    for finding in result.findings:
+        parts.append(text_format.render_finding(finding, result, style))
+        line = verdict_line(result, finding)
+        if line:
+            parts.append(line)
+        parts.append("")
+    if not quiet:
+        parts.append(text_format.summary(result))
+        parts.append(summary(result))
+    return "\n".join(parts).rstrip("\n") + "\n" if parts else ""
+
+
+# --------------------------------------------------------------------------- doctor
+
+
+def add_doctor(sub: argparse._SubParsersAction) -> None:
+    doctor = sub.add_parser("doctor", help="show the CUDA toolchain --verify would use")
+    doctor.add_argument("--nvcc", metavar="PATH")
+    doctor.add_argument("--ptxas", metavar="PATH")
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Print what was found; exit 0 when verification can run, 2 when nothing was found."""
+    toolchain = discover(getattr(args, "nvcc", None), getattr(args, "ptxas", None))
+    print(doctor_report(toolchain), end="")
+    return 0 if (toolchain.ptxas or toolchain.nvcc) else 2
