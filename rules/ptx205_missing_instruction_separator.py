@@ -119,11 +119,11 @@ safe: the joined text was not valid PTX.
             tail = prev.end
             while tail > instruction.start and text[tail - 1] not in _BLANK + ",":
                 tail -= 1
-            glued = text[tail:prev.end] + text[begin:word_end]
+            glued = text[tail : prev.end] + text[begin:word_end]
             yield self.finding(
                 statement,
                 self.template_span(statement, tail, prev.end),
-                f"'{text[tail:prev.end]}' ends its string piece without ';', so the next piece's "
+                f"'{text[tail : prev.end]}' ends its string piece without ';', so the next piece's "
                 f"'{text[begin:word_end]}' runs into it ('{glued}'): two instructions become one",
                 fix=fix,
             )

@@ -76,9 +76,7 @@ def source_spelling(statement: AsmStatement, start: int, end: int) -> str:
     """How template characters ``[start, end)`` are written in the source (escapes kept)."""
     template = statement.template
     text = statement.source.text
-    return "".join(
-        text[template.char_starts[i] : template.char_ends[i]] for i in range(start, end)
-    )
+    return "".join(text[template.char_starts[i] : template.char_ends[i]] for i in range(start, end))
 
 
 def line_break_spelling(statement: AsmStatement) -> tuple[str, str] | None:

@@ -1,0 +1,106 @@
+"""What an asm operand's C++ expression holds when it is used as an address.
+
+Two answers matter to PTX301: the operand is a *generic pointer* (a C++ pointer: its value is a
+generic address), or it is a *shared-window offset* (the result of ``__cvta_generic_to_shared``
+or a well-known helper around it). Anything else — an integer variable, a cast to an integer, a
+function nobody here knows — is unknown, and unknown means silence.
+
+Only the operand's resolved type (``Operand.ctype``) and the spelling of its expression are used.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ptxlint.model import Operand
+
+__all__ = ["SHARED_ADDRESS_HELPERS", "is_generic_pointer", "is_shared_offset", "strip_casts"]
+
+# Functions that turn a generic pointer into a shared-window address (32- or 64-bit integer).
+SHARED_ADDRESS_HELPERS = frozenset(
+    {
+        "__cvta_generic_to_shared",
+        "__nvvm_get_smem_pointer",
+        "cast_smem_ptr_to_uint",  # CUTLASS / CuTe
+        "cutlass_get_smem_pointer",  # CUTLASS
+        "smem_u32addr",
+        "smem_ptr_to_uint",
+        "get_smem_pointer",
+        "__as_ptr_smem",  # libcu++ cuda::ptx
+        "__as_ptr_dsmem",  # libcu++ cuda::ptx
+        "__as_ptr_remote_dsmem",  # libcu++ cuda::ptx (shared::cluster)
+    }
+)
+_HELPER_CALL = re.compile(
+    r"(?:::)?(?:[A-Za-z_]\w*::)*(" + "|".join(sorted(SHARED_ADDRESS_HELPERS)) + r")\s*\(",
+    re.ASCII,
+)
+_ANY_HELPER = re.compile(r"\b(?:" + "|".join(sorted(SHARED_ADDRESS_HELPERS)) + r")\b", re.ASCII)
+_NAMED_CAST = re.compile(
+    r"(?:static_cast|reinterpret_cast|const_cast)\s*<[^<>;]*(?:<[^<>;]*>)?[^<>;]*>\s*\("
+)
+_INTEGER_WORDS = (
+    r"(?:const\s+|volatile\s+)*(?:std::)?(?:unsigned|signed|int|long|short|char|size_t|uintptr_t"
+    r"|intptr_t|u?int(?:8|16|32|64)_t|uint|u32|u64)(?:\s+(?:int|long|char|short))*"
+)
+_C_CAST = re.compile(rf"\(\s*{_INTEGER_WORDS}\s*\)", re.ASCII)
+_FUNCTIONAL_CAST = re.compile(rf"{_INTEGER_WORDS}\s*\(", re.ASCII)
+
+
+def _closing(text: str, open_index: int) -> int:
+    """Index of the ``)`` matching the ``(`` at ``open_index``, or -1."""
+    depth = 0
+    for i in range(open_index, len(text)):
+        c = text[i]
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def strip_casts(expression: str) -> str:
+    """``expression`` without outer parentheses and integer or named casts around it."""
+    text = expression.strip()
+    for _ in range(16):
+        if text.startswith("(") and _closing(text, 0) == len(text) - 1:
+            text = text[1:-1].strip()
+            continue
+        m = _NAMED_CAST.match(text) or _FUNCTIONAL_CAST.match(text)
+        if m is not None and _closing(text, m.end() - 1) == len(text) - 1:
+            text = text[m.end() : -1].strip()
+            continue
+        m = _C_CAST.match(text)
+        if m is not None:
+            text = text[m.end() :].strip()
+            continue
+        break
+    return text
+
+
+def is_shared_offset(operand: Operand) -> bool:
+    """The operand is a helper's shared-window result, optionally cast and offset by ``+ n``."""
+    text = strip_casts(operand.expression)
+    m = _HELPER_CALL.match(text)
+    if m is None:
+        return False
+    close = _closing(text, m.end() - 1)
+    if close < 0:
+        return False
+    rest = text[close + 1 :].strip()
+    return rest == "" or rest[0] in "+-"
+
+
+def is_generic_pointer(operand: Operand) -> bool:
+    """The operand's value is a C++ pointer (a generic address); unknown counts as no."""
+    expression = operand.expression
+    if _ANY_HELPER.search(expression):
+        return False
+    if operand.ctype is not None:
+        return operand.ctype.kind == "pointer"
+    text = strip_casts(expression)
+    if text != expression.strip() and not text.startswith("&"):
+        return False  # an integer cast of something: not a pointer any more
+    return text.startswith("&") and not text.startswith("&&")

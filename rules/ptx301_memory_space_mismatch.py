@@ -1,0 +1,211 @@
+"""PTX301 memory-space-mismatch."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, PtxOperand, Severity
+from ptxlint.ptx.address_values import is_generic_pointer, is_shared_offset
+from ptxlint.ptx.spaces import SHARED_SPACES, AddressUse, address_uses
+from ptxlint.rule import Rule, RuleContext
+
+# Instructions that copy an address into a register and keep its state space.
+_COPYING = frozenset({"mov", "add", "sub"})
+
+
+def _refs(operand: PtxOperand) -> Iterator[PtxOperand]:
+    if operand.kind == "ref":
+        yield operand
+    for part in operand.parts:
+        yield from _refs(part)
+
+
+def _words(operand: PtxOperand) -> Iterator[PtxOperand]:
+    if operand.parts:
+        for part in operand.parts:
+            yield from _words(part)
+    else:
+        yield operand
+
+
+def _register_origins(statement: AsmStatement) -> dict[int, int]:
+    """For each address operand (by template offset) that names a register holding a copy of an
+    operand (``mov.b64 rd, %1`` or ``add.u64 rd, %1, 16`` earlier), that operand's index.
+
+    A register written by anything else (``cvta.to.shared.u64 rd, %1``, ``cvt``, a load) holds
+    some other value: it is forgotten, so a converted address is never flagged.
+    """
+    origin: dict[str, int] = {}
+    found: dict[int, int] = {}
+    for instruction in statement.ptx.instructions:
+        for use in address_uses(instruction):
+            for word in _words(use.operand):
+                if word.kind == "register" and word.text in origin:
+                    found[word.start] = origin[word.text]
+        if not instruction.operands or instruction.operands[0].kind != "register":
+            continue
+        destination = instruction.operands[0].text
+        sources: set[int] = set()
+        for operand in instruction.operands[1:]:
+            for word in _words(operand):
+                if word.kind == "ref" and word.ref is not None:
+                    sources.add(word.ref)
+                elif word.kind == "register" and word.text in origin:
+                    sources.add(origin[word.text])
+        if instruction.opcode in _COPYING and len(sources) == 1 and instruction.predicate is None:
+            origin[destination] = sources.pop()
+        else:
+            origin.pop(destination, None)
+    return found
+
+
+def _converted_in_template(statement: AsmStatement) -> set[int]:
+    """Operands the template itself passes through ``cvta``: the author handles their space."""
+    converted: set[int] = set()
+    for instruction in statement.ptx.instructions:
+        if instruction.opcode == "cvta":
+            for operand in instruction.operands:
+                converted.update(r.ref for r in _refs(operand) if r.ref is not None)
+    return converted
+
+
+def _address_operand(use: AddressUse, origins: dict[int, int]) -> tuple[int, PtxOperand] | None:
+    """The asm operand index that supplies the base of ``use``'s address, and where it is named."""
+    words = list(_words(use.operand))
+    refs = [w for w in words if w.kind == "ref" and w.ref is not None]
+    registers = [w for w in words if w.kind == "register" and w.start in origins]
+    if len(refs) + len(registers) != 1:
+        return None
+    if refs:
+        assert refs[0].ref is not None
+        return refs[0].ref, refs[0]
+    return origins[registers[0].start], registers[0]
+
+
+class MemorySpaceMismatch(Rule):
+    id = "PTX301"
+    name = "memory-space-mismatch"
+    severity = Severity.ERROR
+    summary = "Address operand is in a different memory space than the instruction expects"
+    tags = ("correctness", "memory")
+    docs = """\
+## What it does
+Flags an address operand whose value is in a different address space than the instruction's
+state space expects:
+
+* a C++ pointer (a *generic* address) used by a `.shared`/`.shared::cta`/`.shared::cluster`
+  access: `ld.shared`, `st.shared`, `atom.shared`, `ldmatrix...shared`, `stmatrix...shared`,
+  `mbarrier.*.shared`, the shared side of `cp.async` and `cp.async.bulk*` (and a pointer copied
+  into a register with `mov`/`add` first);
+* a shared-window offset (`__cvta_generic_to_shared(p)`, CUTLASS's `cast_smem_ptr_to_uint(p)`
+  and similar helpers) used by a `.global` access or a generic one (no state space).
+
+Not flagged: `__cvta_generic_to_shared(p)` with a shared access; a template that converts the
+operand itself with `cvta.to.shared`; `ld.global` or plain `ld`/`st` on a C++ pointer (a generic
+address is a valid global address on current GPUs); operands whose type and helper are unknown.
+
+## Why is this bad?
+State spaces are separate address windows. A generic address used as a `.shared` address is an
+offset far outside the shared window: the access faults or, worse, silently reads and writes
+some other shared location. nvcc and ptxas accept it without a word (the operand is just a
+64-bit register). The reverse, a 32-bit shared offset used as a global or generic address, is a
+wild pointer; ptxas only warns about a 32-bit address (and refuses it for sm_90 and newer).
+
+## Example
+```cuda
+__shared__ float tile[256];
+asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "l"(&tile[i]));
+```
+
+## Use instead
+```cuda
+asm volatile("ld.shared.f32 %0, [%1];"
+             : "=f"(v) : "r"(static_cast<unsigned>(__cvta_generic_to_shared(&tile[i]))));
+```
+
+## Fix safety
+For a C++ pointer in a shared access, the fix replaces the operand by
+`"r"(static_cast<unsigned>(__cvta_generic_to_shared(p)))`. It is safe when the template uses
+the operand only as the address of shared accesses; otherwise (the operand also feeds `.u64`
+arithmetic, a `mov` into a 64-bit register, or a generic access) it is unsafe, because the
+template would then see a 32-bit value.
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if not statement.extended or statement.opaque_sections:
+            return
+        operands = statement.operands
+        origins = _register_origins(statement)
+        converted = _converted_in_template(statement)
+        uses = [u for i in statement.ptx.instructions for u in address_uses(i)]
+        shared_refs: dict[int, list[PtxOperand]] = {}
+        problems: list[tuple[AddressUse, Operand, PtxOperand, str]] = []
+        for use in uses:
+            found = _address_operand(use, origins)
+            if found is None:
+                continue
+            index, where = found
+            if index >= len(operands) or index in converted:
+                continue
+            operand = operands[index]
+            if use.space in SHARED_SPACES:
+                if where.kind == "ref":
+                    shared_refs.setdefault(index, []).append(where)
+                if is_generic_pointer(operand):
+                    problems.append((use, operand, where, "generic"))
+            elif use.space in ("global", "generic") and is_shared_offset(operand):
+                problems.append((use, operand, where, "offset"))
+        for use, operand, where, kind in problems:
+            mnemonic = use.instruction.mnemonic
+            expression = " ".join(operand.expression.split())
+            named = f"'{where.text}'"
+            if where.kind != "ref":
+                named += f" (a copy of %{operand.index})"
+            if kind == "generic":
+                typed = f", {operand.ctype.spelling}" if operand.ctype is not None else ""
+                message = (
+                    f"{named} is a generic pointer ('{expression}'{typed}) but "
+                    f"'{mnemonic}' expects a .{use.space} address; convert it with "
+                    "__cvta_generic_to_shared"
+                )
+                fix = self._convert_fix(statement, operand, shared_refs.get(operand.index, []))
+            else:
+                space = "a generic" if use.space == "generic" else "a .global"
+                message = (
+                    f"{named} is a shared-memory offset ('{expression}') but "
+                    f"'{mnemonic}' reads {space} address; pass the pointer itself, or use the "
+                    ".shared form of the instruction"
+                )
+                fix = None
+            yield self.finding(
+                statement, self.template_span(statement, where.start, where.end), message, fix=fix
+            )
+
+    def _convert_fix(
+        self, statement: AsmStatement, operand: Operand, shared_refs: list[PtxOperand]
+    ) -> Fix | None:
+        constraint = operand.constraint
+        source = statement.source.text
+        if (
+            operand.role != "input"
+            or constraint.opaque
+            or constraint.modifiers
+            or constraint.letters not in ("l", "r")
+            or not source[constraint.span.start : constraint.span.end].startswith('"')
+            or "," in operand.expression
+        ):
+            return None
+        # Safe only when every reference to the operand is the base of a shared address.
+        references = {
+            t.start for t in statement.ptx.percents if t.kind == "ref" and t.index == operand.index
+        }
+        safe = references == {r.start for r in shared_refs}
+        expression = operand.expression.strip()
+        edits = (
+            Edit(constraint.span, '"r"'),
+            Edit(
+                operand.expression_span,
+                f"static_cast<unsigned>(__cvta_generic_to_shared({expression}))",
+            ),
+        )
+        return Fix("pass the shared-window address: __cvta_generic_to_shared", edits, safe=safe)
