@@ -24,6 +24,8 @@ PROJECT = ROOT / "fixtures" / "tier2"
 cindex = pytest.importorskip("clang.cindex", reason="libclang wheel not installed (ptxlint[clang])")
 
 
+# Small TUs parse without the CUDA headers (cuda_include=False): the prelude then skips
+# cuda_runtime.h, which costs about five seconds per parse.
 def _cache(tmp_path: Path) -> Tier2Cache:
     return Tier2Cache(tmp_path / "tier2-cache")
 
@@ -56,7 +58,9 @@ def test_tier2_types_a_header_type_behind_a_macro_that_tier1_cannot(tmp_path: Pa
     first = plain[0]
     assert first.operands[1].expression.startswith("PACKET_FIELD")
     assert first.operands[1].ctype is None  # Tier 1 abstains: macro and header type
-    session = Tier2Session(load(root / "build" / "compile_commands.json"), cache=_cache(tmp_path))
+    session = Tier2Session(
+        load(root / "build" / "compile_commands.json"), cache=_cache(tmp_path), cuda_include=False
+    )
     typed = annotate(plain, session.types_for(str(kernel)))
     handle = typed[0].operands[1].ctype
     assert handle is not None and handle.tier == 2
@@ -96,7 +100,7 @@ def test_template_statement_gets_one_type_per_instantiation(tmp_path: Path) -> N
         "}\n"
         "__device__ void use(short s, unsigned u) { widen(s); widen(u); widen<unsigned>(u); }\n"
     )
-    session = Tier2Session(clang_args=("-DUNUSED",), cache=_cache(tmp_path))
+    session = Tier2Session(clang_args=("-DUNUSED",), cache=_cache(tmp_path), cuda_include=False)
     types = session.types_for(str(source))
     statement = _statements(source)[0]
     found = types.operand_types(statement, 1)
@@ -118,7 +122,9 @@ def test_statement_in_a_define_body_is_typed_per_expansion(tmp_path: Path) -> No
     source.write_text(
         '#include "mov.h"\n__device__ void f(int i, long long j) {\n  MOV2(i, j);\n}\n'
     )
-    session = Tier2Session(clang_args=(f"-I{tmp_path}",), cache=_cache(tmp_path))
+    session = Tier2Session(
+        clang_args=(f"-I{tmp_path}",), cache=_cache(tmp_path), cuda_include=False
+    )
     header = tmp_path / "mov.h"
     # no database: --clang-args parse the file itself; the header's statements come from m.cu
     types = session.types_for(str(source))
@@ -136,7 +142,9 @@ def test_no_libclang_falls_back_with_one_note(tmp_path: Path, monkeypatch) -> No
 
     monkeypatch.setattr(session_mod, "load_cindex", unavailable)
     root = _project(tmp_path)
-    session = Tier2Session(load(root / "build" / "compile_commands.json"), cache=_cache(tmp_path))
+    session = Tier2Session(
+        load(root / "build" / "compile_commands.json"), cache=_cache(tmp_path), cuda_include=False
+    )
     for _ in range(3):
         assert not session.types_for(str(root / "kernel.cu"))
         assert not session.types_for(str(root / "include" / "packet.h"))
@@ -146,7 +154,9 @@ def test_no_libclang_falls_back_with_one_note(tmp_path: Path, monkeypatch) -> No
 def test_broken_flag_falls_back_with_a_note(tmp_path: Path) -> None:
     source = tmp_path / "k.cu"
     source.write_text('__device__ void f(int x) { asm("mov.b32 %0, %0;" : "+r"(x)); }\n')
-    session = Tier2Session(clang_args=("--no-such-flag-at-all",), cache=_cache(tmp_path))
+    session = Tier2Session(
+        clang_args=("--no-such-flag-at-all",), cache=_cache(tmp_path), cuda_include=False
+    )
     assert not session.types_for(str(source))
     assert not session.types_for(str(source))
     assert len(session.notes) == 1 and "no-such-flag" in session.notes[0]
@@ -157,7 +167,7 @@ def test_tu_with_a_missing_header_falls_back(tmp_path: Path) -> None:
     source.write_text(
         '#include "missing.h"\n__device__ void f(int x) { asm("mov.b32 %0, %0;" : "+r"(x)); }\n'
     )
-    session = Tier2Session(clang_args=("-DX",), cache=_cache(tmp_path))
+    session = Tier2Session(clang_args=("-DX",), cache=_cache(tmp_path), cuda_include=False)
     assert not session.types_for(str(source))
     assert "missing.h" in session.notes[0]
 
@@ -171,7 +181,7 @@ def test_errors_elsewhere_leave_good_operands_typed_and_bad_ones_untyped(tmp_pat
         '  asm("mov.b16 %0, %0;" : "+h"(q));\n'
         "}\n"
     )
-    session = Tier2Session(clang_args=("-DX",), cache=_cache(tmp_path))
+    session = Tier2Session(clang_args=("-DX",), cache=_cache(tmp_path), cuda_include=False)
     statements = annotate(_statements(source), session.types_for(str(source)))
     first, second = statements
     assert first.operands[0].ctype is not None and first.operands[0].ctype.size == 4
@@ -189,7 +199,7 @@ def test_results_are_cached_and_invalidated_by_header_edits(tmp_path: Path) -> N
         return session_mod.analyze(path, args)
 
     def run() -> int | None:
-        session = Tier2Session(db, cache=_cache(tmp_path), analyzer=counting)
+        session = Tier2Session(db, cache=_cache(tmp_path), cuda_include=False, analyzer=counting)
         typed = annotate(
             _statements(root / "kernel.cu"), session.types_for(str(root / "kernel.cu"))
         )
