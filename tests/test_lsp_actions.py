@@ -10,12 +10,21 @@ pytest.importorskip("lsprotocol", reason="the lsp extra (pygls, lsprotocol) is n
 
 from ptxlint.engine import INTERNAL_ERROR  # noqa: E402
 from ptxlint.fix import apply_edits  # noqa: E402
+from ptxlint.lsp import hover  # noqa: E402
 from ptxlint.lsp.actions import minimal_edit, suppress_edit, wanted  # noqa: E402
 from ptxlint.lsp.conversions import LineIndex  # noqa: E402
 from ptxlint.lsp.diagnostics import to_diagnostic  # noqa: E402
 from ptxlint.lsp.linting import Linter, is_config_file  # noqa: E402
 from ptxlint.lsp.rule_docs import RuleDocs  # noqa: E402
-from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity  # noqa: E402
+from ptxlint.model import (  # noqa: E402
+    AsmStatement,
+    Edit,
+    Finding,
+    Fix,
+    PtxInstruction,
+    PtxOperand,
+    Severity,
+)
 from ptxlint.rule import Rule, RuleContext  # noqa: E402
 from tests.conftest import lint_text  # noqa: E402
 
@@ -179,3 +188,23 @@ def test_rule_docs_link_is_a_template_or_a_written_page(tmp_path, monkeypatch) -
     templated = RuleDocs({"PTX999": Boom}, "https://docs.example/{id}/{name}.html")
     assert templated.href("PTX999") == "https://docs.example/PTX999/boom.html"
     assert docs.href("PTX123") is None
+
+
+def _instruction(opcode: str, *modifiers: str, operands: int = 3) -> PtxInstruction:
+    parts = tuple(PtxOperand("register", f"%r{i}", 0, 0) for i in range(operands))
+    return PtxInstruction(opcode, modifiers, parts, None, 0, 0, 0, 0, 0, True)
+
+
+def test_instruction_hover_shows_the_tables_facts() -> None:
+    text = hover.instruction_hover(_instruction("cp", "async", "ca", "shared", "global"))
+    assert text is not None and "cp.async.ca.shared.global" in text and "sm_80" in text
+    text = hover.instruction_hover(_instruction("add", "u32"))
+    assert text is not None and "Add two values." in text
+    assert "Operand types: `u32`, `u32`, `u32`." in text
+    assert hover.instruction_hover(_instruction("movl")) is None  # x86, not PTX
+
+
+def test_instruction_hover_degrades_without_the_table(monkeypatch) -> None:
+    monkeypatch.setattr(hover, "_table_cache", [None])
+    text = hover.instruction_hover(_instruction("cp", "async", "ca", "shared", "global"))
+    assert text is not None and "sm_80" not in text and text.endswith("(cp.async and friends).")

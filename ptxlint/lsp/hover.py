@@ -1,15 +1,18 @@
-"""Hover: a finding's rule documentation, and a PTX instruction's summary.
+"""Hover: a finding's rule documentation, and what ptxlint knows of a PTX instruction.
 
-The instruction table (``ptxlint/ptx/instructions.py``) may be absent or still growing, so it is
-imported lazily and any failure degrades to the small description list below; a hover never
-raises.
+An instruction's hover is a one-line description (the short list below: the instruction table
+holds facts, not prose) plus the table's facts about this exact spelling: the target and PTX ISA
+version it needs, a deprecation, a modifier the family lacks, the operand types. The table
+(``ptxlint/ptx/instructions.py``) is imported lazily and every lookup is guarded, so a table
+that is missing, older or mid-edit only makes the hover shorter; a hover never raises.
 """
 
 from __future__ import annotations
 
 import bisect
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 from ptxlint.engine import INTERNAL_ERROR
@@ -91,10 +94,6 @@ _BRIEF = {
     "elect": "Elect one leader thread of a set.",
 }
 
-# Names the table module may use for its lookup; the first callable that answers wins.
-_LOOKUP_NAMES = ("lookup", "lookup_instruction", "find_instruction", "instruction", "describe")
-_SUMMARY_FIELDS = ("summary", "description", "brief", "doc")
-
 
 def finding_hover(findings: Sequence[Finding], offset: int, docs: RuleDocs) -> list[str]:
     sections = []
@@ -123,57 +122,66 @@ def instruction_at(statements: Sequence[AsmStatement], offset: int) -> PtxInstru
 
 
 def instruction_hover(instruction: PtxInstruction) -> str | None:
-    summary = _table_summary(instruction)
-    if summary is None:
-        if instruction.opcode not in PTX_OPCODES:
-            return None
-        summary = _BRIEF.get(instruction.opcode, "PTX instruction.")
-    return f"```ptx\n{instruction.mnemonic}\n```\n\n{summary}"
-
-
-def _table_summary(instruction: PtxInstruction) -> str | None:
-    lookup = _table_lookup()
-    if lookup is None:
+    table = _table()
+    known = instruction.opcode in PTX_OPCODES
+    if table is not None:
+        known = known or bool(_ask(table, "is_opcode", instruction.opcode))
+    if not known:
         return None
-    for key in (instruction.mnemonic, instruction.opcode):
-        try:
-            entry = lookup(key)
-        except Exception:  # a table in the middle of being written must not break hovers
-            continue
-        text = _summary_of(entry)
-        if text:
-            return text
-    return None
+    lines = [
+        f"```ptx\n{instruction.mnemonic}\n```",
+        _BRIEF.get(instruction.opcode, "PTX instruction."),
+    ]
+    if table is not None:
+        lines.extend(
+            _facts(table, instruction.opcode, instruction.modifiers, len(instruction.operands))
+        )
+    return "\n\n".join(lines)
 
 
-def _summary_of(entry: Any) -> str | None:
-    if entry is None:
+def _facts(table: ModuleType, opcode: str, modifiers: tuple[str, ...], operands: int) -> list[str]:
+    facts = []
+    need = _ask(table, "requirement", opcode, modifiers)
+    sm, ptx = getattr(need, "sm", 0), getattr(need, "ptx", 0)
+    if sm or ptx:
+        target = f"sm_{sm}{getattr(need, 'suffix', '')}" if sm else "any target"
+        isa = f", PTX ISA {ptx // 10}.{ptx % 10}" if ptx else ""
+        feature = getattr(need, "feature", "")
+        facts.append(f"Needs {target}{isa}" + (f" (for `{feature}`)" if feature else "") + ".")
+    only = getattr(need, "only", ())
+    if only:
+        facts.append("Exists only on " + ", ".join(f"sm_{n}" for n in only) + ".")
+    deprecated = _ask(table, "deprecation", opcode, modifiers)
+    if getattr(deprecated, "message", ""):
+        facts.append(f"Deprecated: {deprecated.message}.")
+    unknown = _ask(table, "unknown_modifier", opcode, modifiers)
+    if isinstance(unknown, int) and 0 <= unknown < len(modifiers):
+        facts.append(f"`.{modifiers[unknown]}` is not a modifier of `{opcode}`.")
+    types = _ask(table, "operand_types", opcode, modifiers)
+    # The table's signature may list more positions than this form has (add vs. add.cc).
+    names = [n or "?" for n in getattr(types, "names", ())][:operands]
+    if names and any(n != "?" for n in names):
+        facts.append("Operand types: " + ", ".join(f"`{n}`" for n in names) + ".")
+    return facts
+
+
+def _ask(table: ModuleType, name: str, *args: object) -> Any:
+    function = getattr(table, name, None)
+    if not callable(function):
         return None
-    if isinstance(entry, str):
-        return entry
-    for name in _SUMMARY_FIELDS:
-        value = entry.get(name) if isinstance(entry, dict) else getattr(entry, name, None)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return None
-
-
-_lookup_cache: list[Callable[[str], Any] | None] = []
-
-
-def _table_lookup() -> Callable[[str], Any] | None:
-    if not _lookup_cache:
-        _lookup_cache.append(_find_lookup())
-    return _lookup_cache[0]
-
-
-def _find_lookup() -> Callable[[str], Any] | None:
     try:
-        module = importlib.import_module("ptxlint.ptx.instructions")
-    except Exception:  # absent, or half-written: use the fallback
+        return function(*args)
+    except Exception:  # a table in the middle of being written must not break hovers
         return None
-    for name in _LOOKUP_NAMES:
-        candidate = getattr(module, name, None)
-        if callable(candidate):
-            return candidate
-    return None
+
+
+_table_cache: list[ModuleType | None] = []
+
+
+def _table() -> ModuleType | None:
+    if not _table_cache:
+        try:
+            _table_cache.append(importlib.import_module("ptxlint.ptx.instructions"))
+        except Exception:  # absent or half-written: descriptions only
+            _table_cache.append(None)
+    return _table_cache[0]

@@ -235,8 +235,15 @@ class PtxlintServer(LanguageServer):
         self.cancel(document.uri)
         loop = asyncio.get_running_loop()
         self._timers[document.uri] = loop.call_later(
-            self.options.debounce_s, lambda: asyncio.ensure_future(self.lint(document.uri))
+            self.options.debounce_s, lambda: asyncio.ensure_future(self._lint_logged(document.uri))
         )
+
+    async def _lint_logged(self, uri: str) -> None:
+        # A timer's task has nobody awaiting it: log a failure instead of losing it.
+        try:
+            await self.lint(uri)
+        except Exception:
+            log.exception("linting %s failed", uri)
 
     def cancel(self, uri: str) -> None:
         timer = self._timers.pop(uri, None)
