@@ -105,11 +105,18 @@ operand itself with `cvta.to.shared`; `ld.global` or plain `ld`/`st` on a C++ po
 address is a valid global address on current GPUs); operands whose type and helper are unknown.
 
 ## Why is this bad?
-State spaces are separate address windows. A generic address used as a `.shared` address is an
-offset far outside the shared window: the access faults or, worse, silently reads and writes
-some other shared location. nvcc and ptxas accept it without a word (the operand is just a
-64-bit register). The reverse, a 32-bit shared offset used as a global or generic address, is a
-wild pointer; ptxas only warns about a 32-bit address (and refuses it for sm_90 and newer).
+State spaces are separate address windows, and the PTX ISA leaves an access undefined when its
+address is not in the instruction's state space. nvcc and ptxas accept it without a word (the
+operand is just a 64-bit register). That it often works today is an accident: on an H200
+(sm_90, CUDA 13.0) ptxas emits `LDS` on the low 32 bits of the register, and the generic shared
+window sits at a 4 GiB-aligned base (`0x7fce000301a0` for shared offset `0x301a0`), so the
+truncated generic address happens to equal the shared offset. Nothing in the ISA promises that
+layout, and a generic pointer into *another* CTA's shared memory (distributed shared memory)
+truncates to the wrong `.shared::cluster` address.
+
+The reverse, a 32-bit shared offset used as a global or generic address, is a wild pointer;
+ptxas warns "Program uses 32-bit address ... conflicting with .address_size 64" and refuses it
+for sm_90 and newer.
 
 ## Example
 ```cuda
