@@ -23,7 +23,8 @@ from ptxlint.registry import find_rule, load_rules
 from ptxlint.report import github_format, json_format, sarif_format, text_format
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
-from ptxlint.runner import default_jobs, run
+from ptxlint.runner import Tier2Settings, default_jobs, run
+from ptxlint.tier2 import compile_db, flags
 
 __all__ = ["main", "run"]
 
@@ -109,6 +110,18 @@ def _add_lint_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--extensions", metavar="EXTS", help="comma-separated, e.g. .cu,.cuh")
     p.add_argument("--exclude", action="append", metavar="PATTERN")
     p.add_argument("--no-gitignore", action="store_true", help="do not honour .gitignore")
+    p.add_argument(
+        "--compile-commands",
+        metavar="PATH",
+        help="compile_commands.json (or its folder) for exact operand types via "
+        "libclang (default: found in build/ or the project root)",
+    )
+    p.add_argument("--clang-args", metavar="ARGS", help='extra flags for libclang, e.g. "-DX=1"')
+    p.add_argument(
+        "--no-compile-commands",
+        action="store_true",
+        help="do not look for a compile database (Tier-1 types only)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -177,6 +190,16 @@ def _configure(
     return config, selector, rule_classes, RuleContext(arch=arch, arch_suffix=suffix)
 
 
+def _tier2(args: argparse.Namespace, config: Config) -> Tier2Settings:
+    if args.no_compile_commands:
+        return Tier2Settings()
+    try:
+        found = compile_db.locate(args.compile_commands, config.root)
+    except compile_db.CompileDbError as exc:
+        raise UsageError(str(exc)) from exc
+    return Tier2Settings(str(found) if found else None, flags.parse_extra(args.clang_args))
+
+
 # --------------------------------------------------------------------------- commands
 
 
@@ -196,6 +219,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         fix_mode=fix_mode,
         unsafe_fixes=args.unsafe_fixes,
         jobs=args.jobs or default_jobs(),
+        tier2=_tier2(args, config),
     )
     out_stream: TextIO
     if fix_mode == "diff":
@@ -257,7 +281,9 @@ def exit_code(result: RunResult, fail_on: str) -> int:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     config, selector, rule_classes, context = _configure(args)
-    result = run(args.paths, config, selector, [], context, jobs=default_jobs())
+    result = run(
+        args.paths, config, selector, [], context, jobs=default_jobs(), tier2=_tier2(args, config)
+    )
     typed = result.typed_operands
     share = f" ({100 * typed / result.operands:.1f}%)" if result.operands else ""
     found = result.statements + result.skipped_statements

@@ -15,6 +15,7 @@ from ptxlint.ptx.parser import parse_template
 from ptxlint.rule import Rule, RuleContext
 from ptxlint.suppress import is_suppressed, suppressions
 from ptxlint.syntax_tree import ParsedSource
+from ptxlint.tier2 import Tier2Session, annotate
 from ptxlint.types import TypeResolver
 
 INTERNAL_ERROR = "internal-error"
@@ -59,6 +60,7 @@ def lint_source(
     rules: Sequence[Rule],
     context: RuleContext,
     selector: Selector | None = None,
+    tier2: Tier2Session | None = None,
 ) -> FileResult:
     """All findings for one file. Never raises for bad input: failures become findings."""
     started = time.perf_counter()
@@ -71,12 +73,21 @@ def lint_source(
         result.internal_errors += 1
         result.seconds = time.perf_counter() - started
         return result
-    result.statements = extracted.statements
+    statements = extracted.statements
+    if tier2 is not None and tier2.enabled and statements:
+        try:
+            types = tier2.types_for(source.path)
+            statements = annotate(statements, types)
+            context = dataclasses.replace(context, tier2=types)
+        except Exception as exc:  # Tier 2 is an improvement, never a reason to fail
+            result.findings.append(_internal_error(source, "tier2", None, exc))
+            result.internal_errors += 1
+    result.statements = statements
     result.skipped_statements = extracted.skipped
     active = [r for r in rules if selector.enabled(r.id, r.name, source.path)]
-    context = dataclasses.replace(context, file_statements=tuple(extracted.statements))
+    context = dataclasses.replace(context, file_statements=tuple(statements))
     table = suppressions(source)
-    for statement in extracted.statements:
+    for statement in statements:
         for rule in active:
             try:
                 produced = list(rule.check(statement, context))

@@ -20,6 +20,9 @@ class RuleContext:
     # Every linted statement of the current file, in source order, for the few rules whose
     # verdict depends on a neighbour (a scope opened in one asm and closed in the next).
     file_statements: tuple[AsmStatement, ...] = ()
+    # Tier-2 (libclang) types of this file, when a compile database was given: a
+    # ptxlint.tier2.Tier2Types with operand_types(statement, index) -> per-instantiation types.
+    tier2: object | None = None
 
 
 class Rule:

@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TextIO
 
 from ptxlint.config import Config, RuleSelector
@@ -23,6 +24,26 @@ from ptxlint.model import Finding, SourceFile
 from ptxlint.registry import load_rules
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
+from ptxlint.tier2 import Tier2Session, compile_db
+
+
+@dataclass(frozen=True)
+class Tier2Settings:
+    """How to build a Tier-2 session (in this process or in each worker)."""
+
+    compile_commands: str | None = None  # the database file, already located
+    clang_args: tuple[str, ...] = ()
+
+    @property
+    def wanted(self) -> bool:
+        return self.compile_commands is not None or bool(self.clang_args)
+
+    def session(self) -> Tier2Session | None:
+        if not self.wanted:
+            return None
+        db = compile_db.load(Path(self.compile_commands)) if self.compile_commands else None
+        return Tier2Session(db, self.clang_args)
+
 
 # Below this many files the cost of starting workers outweighs what they save.
 PARALLEL_THRESHOLD = 200
@@ -46,6 +67,7 @@ class FileOutcome:
     fixed: int = 0
     diff: str = ""
     write_error: str | None = None
+    notes: list[str] = field(default_factory=list)  # run-wide notes (Tier-2 fallbacks)
 
 
 def _outcome(path: str, source: SourceFile, result: FileResult) -> FileOutcome:
@@ -78,15 +100,18 @@ def lint_path(
     max_file_size: int,
     fix_mode: str | None = None,
     unsafe_fixes: bool = False,
+    tier2: Tier2Session | None = None,
 ) -> FileOutcome:
     text, decode_errors, reason = read_source(path, max_file_size)
     if text is None:
         return FileOutcome(path, reason=reason or "could not be read")
     source = SourceFile(path, text, decode_errors)
-    result = lint_source(source, rules, context, selector)
+    result = lint_source(source, rules, context, selector, tier2)
     outcome = _outcome(path, source, result)
     if fix_mode and not decode_errors and any(f.fix for f in result.findings):
-        outcome = _fix(source, outcome, rules, context, selector, fix_mode, unsafe_fixes)
+        outcome = _fix(source, outcome, rules, context, selector, fix_mode, unsafe_fixes, tier2)
+    if tier2 is not None:
+        outcome.notes = list(tier2.notes)
     return outcome
 
 
@@ -98,7 +123,10 @@ def _fix(
     selector: RuleSelector,
     fix_mode: str,
     unsafe: bool,
+    tier2: Tier2Session | None,
 ) -> FileOutcome:
+    # Tier-2 types belong to the file as saved: the fix passes work on new text, so they use
+    # Tier 1 until the result is written and linted again.
     def relint(text: str) -> list[Finding]:
         return lint_source(SourceFile(source.path, text), rules, context, selector).findings
 
@@ -132,8 +160,11 @@ def _has_bom(path: str) -> bool:
 _WORKER: dict[str, object] = {}
 
 
-def _init_worker(config: Config, rule_ids: tuple[str, ...], context: RuleContext) -> None:
+def _init_worker(
+    config: Config, rule_ids: tuple[str, ...], context: RuleContext, tier2: Tier2Settings
+) -> None:
     classes = [r for r in load_rules().rules if r.id in rule_ids]
+    _WORKER["tier2"] = tier2.session()
     _WORKER["rules"] = instantiate(classes)
     _WORKER["selector"] = RuleSelector(config, [(r.id, r.name) for r in load_rules().rules])
     _WORKER["context"] = context
@@ -147,6 +178,7 @@ def _work(path: str) -> FileOutcome:
         _WORKER["context"],  # type: ignore[arg-type]
         _WORKER["selector"],  # type: ignore[arg-type]
         _WORKER["max_file_size"],  # type: ignore[arg-type]
+        tier2=_WORKER["tier2"],  # type: ignore[arg-type]
     )
 
 
@@ -166,18 +198,20 @@ def _outcomes(
     jobs: int,
     fix_mode: str | None,
     unsafe_fixes: bool,
+    tier2: Tier2Settings,
 ) -> Iterator[FileOutcome]:
     if jobs > 1 and len(paths) >= PARALLEL_THRESHOLD and not fix_mode:
         ids = tuple(r.id for r in rule_classes)
         with ProcessPoolExecutor(
-            max_workers=jobs, initializer=_init_worker, initargs=(config, ids, context)
+            max_workers=jobs, initializer=_init_worker, initargs=(config, ids, context, tier2)
         ) as pool:
             yield from pool.map(_work, paths, chunksize=8)
         return
     rules = instantiate(rule_classes)
+    session = tier2.session()
     for path in paths:
         yield lint_path(
-            path, rules, context, selector, config.max_file_size, fix_mode, unsafe_fixes
+            path, rules, context, selector, config.max_file_size, fix_mode, unsafe_fixes, session
         )
 
 
@@ -191,6 +225,7 @@ def run(
     fix_mode: str | None = None,
     unsafe_fixes: bool = False,
     jobs: int = 1,
+    tier2: Tier2Settings = Tier2Settings(),
 ) -> RunResult:
     started = time.perf_counter()
     discovery = discover(
@@ -206,7 +241,9 @@ def run(
     )
     files = [f.path for f in discovery.files]
     total = len(files)
-    stream = _outcomes(files, config, selector, rule_classes, context, jobs, fix_mode, unsafe_fixes)
+    stream = _outcomes(
+        files, config, selector, rule_classes, context, jobs, fix_mode, unsafe_fixes, tier2
+    )
     for n, outcome in enumerate(stream, 1):
         if progress is not None and (n % 25 == 0 or n == total):
             _progress(progress, n, total)
@@ -219,6 +256,9 @@ def run(
 
 
 def _merge(result: RunResult, outcome: FileOutcome) -> None:
+    for note in outcome.notes:
+        if ("", note) not in result.notes:
+            result.notes.append(("", note))
     if outcome.reason is not None:
         target = result.errors if is_error_reason(outcome.reason) else result.notes
         target.append((outcome.path, outcome.reason))

@@ -4,6 +4,7 @@ Everything here degrades to Tier 1: no libclang wheel, no compile database, a TU
 parse. See ``session`` for the API the engine and rules use.
 """
 
+from ptxlint.tier2 import compile_db, flags
 from ptxlint.tier2.session import (
     Instantiated,
     Tier2Session,
@@ -14,6 +15,8 @@ from ptxlint.tier2.session import (
 )
 
 __all__ = [
+    "compile_db",
+    "flags",
     "Instantiated",
     "Tier2Session",
     "Tier2Types",
