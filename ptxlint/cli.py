@@ -25,6 +25,8 @@ from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
 from ptxlint.runner import Tier2Settings, default_jobs, run
 from ptxlint.tier2 import compile_db, flags
+from ptxlint.verify import cli as verify_cli
+from ptxlint.verify.toolchain import ToolchainError
 
 __all__ = ["main", "run"]
 
@@ -80,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the fixes as a unified diff instead of writing them",
     )
+    verify_cli.add_arguments(check)
 
     stats = sub.add_parser("stats", help="count asm statements and typed operands")
     _add_lint_arguments(stats)
@@ -92,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("rules", help="list all rules")
     rule = sub.add_parser("rule", help="show one rule's documentation")
     rule.add_argument("rule", metavar="ID|NAME")
+    verify_cli.add_doctor(sub)
     return parser
 
 
@@ -138,7 +142,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_rules()
         if args.command == "rule":
             return cmd_rule(args.rule)
-    except (UsageError, ConfigError) as exc:
+        if args.command == "doctor":
+            return verify_cli.cmd_doctor(args)
+    except (UsageError, ConfigError, ToolchainError) as exc:
         print(f"ptxlint: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
@@ -204,6 +210,7 @@ def _tier2(args: argparse.Namespace, config: Config) -> Tier2Settings:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    verify_cli.resolve_native_arch(args)  # --arch native -> sm_XY before the config parses it
     config, selector, rule_classes, context = _configure(args)
     progress = (
         sys.stderr if sys.stderr.isatty() and not args.no_progress and not args.quiet else None
@@ -221,6 +228,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         jobs=args.jobs or default_jobs(),
         tier2=_tier2(args, config),
     )
+    if fix_mode != "diff":
+        verify_cli.run_verification(args, result, config)
     out_stream: TextIO
     if fix_mode == "diff":
         report = "".join(result.diffs)
@@ -241,7 +250,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             and "NO_COLOR" not in os.environ
             and os.environ.get("TERM") != "dumb"
         )
-        report = text_format.render(
+        report = verify_cli.render_text(
             result,
             style=text_format.Style(color=color),
             quiet=args.quiet,

@@ -139,3 +139,18 @@ def test_python_dash_m_and_no_color(tmp_path) -> None:
     )
     assert proc.returncode == 1
     assert "\033[" not in proc.stdout and "PTX001" in proc.stdout
+
+
+def test_doctor_and_verify_are_wired(tmp_path, capsys) -> None:
+    import shutil
+
+    import pytest
+
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc is not installed: verification has no toolchain")
+    assert main(["doctor"]) == 0
+    assert "nvcc" in capsys.readouterr().out
+    (tmp_path / "bad.cu").write_text(BAD)
+    assert main(["check", str(tmp_path), "--verify"]) == 1
+    out = capsys.readouterr().out
+    assert "verify: confirmed" in out and "Verification: 1 confirmed" in out
