@@ -53,7 +53,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
         if context.arch is not None:
             guards = statement_guards(statement)
             target = Target(context.arch, context.arch_suffix)
-            if not compiled_for(guards, target):
+            if not compiled_for(guards, target, unknown_holds=False):
                 return
             from_arch = True
         else:

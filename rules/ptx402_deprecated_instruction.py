@@ -95,7 +95,9 @@ def _severity(old: Deprecation, guards: tuple[str, ...], context: RuleContext) -
     """Error where the form is removed, warning elsewhere, None when never compiled where it
     matters."""
     if context.arch is not None:
-        if not compiled_for(guards, Target(context.arch, context.arch_suffix)):
+        if not compiled_for(
+            guards, Target(context.arch, context.arch_suffix), unknown_holds=False
+        ):
             return None
         return Severity.ERROR if context.arch >= old.removed_sm else Severity.WARNING
     reached = [sm for sm in ARCHES if compiled_for(guards, Target(sm))]

@@ -63,9 +63,11 @@ def _evaluate(guard: str, defines: Mapping[str, int | None]) -> bool | None:
     return evaluate(guard, defines)
 
 
-def compiled_for(guards: tuple[str, ...], target: Target) -> bool:
+def compiled_for(guards: tuple[str, ...], target: Target, unknown_holds: bool = True) -> bool:
     """Whether a statement under ``guards`` is certainly compiled for ``target``, as far as
-    the architecture is concerned."""
+    the architecture is concerned. With ``unknown_holds=False`` an undecided guard of any kind
+    counts as excluding the target (a macro from another header, such as cuda_fp8.h's
+    ``__CUDA_FP8_INTERNAL_CAN_RELY_ON_PTX_FOR_SHORTTYPESCVT__``, may well test the arch)."""
     defines = _DEFINES.get(target)
     if defines is None:
         defines = _DEFINES[target] = _defines(target)
@@ -73,7 +75,7 @@ def compiled_for(guards: tuple[str, ...], target: Target) -> bool:
         value = _evaluate(guard, defines)
         if value is True:
             continue
-        if value is None and not _ARCH_MACRO.search(guard):
+        if value is None and unknown_holds and not _ARCH_MACRO.search(guard):
             continue
         return False
     return True
