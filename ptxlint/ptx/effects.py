@@ -478,9 +478,13 @@ def written_operands(instruction: PtxInstruction) -> list[PtxOperand] | None:
     """The register operands ``instruction`` writes, or ``None`` when that is not known.
 
     An address (``[...]``) in first position is never a destination, whatever the table says.
+    A modifier written apart from the opcode (``prmt .b32 %0, ...``, which ptxas accepts) leaves
+    the operand list unreliable: ``None``.
     """
     effects = lookup(instruction.opcode, instruction.modifiers)
     if effects is None or effects.writes is Writes.UNKNOWN or instruction.opaque:
+        return None
+    if any(o.text.startswith(".") for o in instruction.operands):
         return None
     if effects.writes is Writes.NONE or not instruction.operands:
         return []
