@@ -46,14 +46,24 @@ How a file is processed
    counted (a keyword not followed by ``(`` is reported as ``bare``).
 
 4. A match that follows a declarator is an *asm label*, not a statement:
-   ``register int r asm("r0");``, ``int f(void) __asm__("f64");``, glibc's
+   ``register float v asm("v91");``, ``int f(void) __asm__("f64");``, glibc's
    ``name proto __asm__ (__ASMNAME (#alias))``.  It is recognised by the
-   token just before the keyword: an identifier (other than ``else`` ``do``
-   ``return``), ``]``, or a ``)`` whose matching ``(`` is not preceded by
-   ``if`` ``while`` ``for`` ``switch``.  Labels are reported as ``labels``
-   and not counted.  (A statement placed right after a loop *macro*, as in
-   ``LOOP(i) asm(...)``, would be taken for a label; ``--list`` shows every
-   label so that this can be checked by eye.)
+   token just before the keyword, looking back past blanks, comments and
+   preprocessor lines (``#if __CUDA_ARCH__ >= 700`` ends in a word but is no
+   declarator) and, inside a ``#define`` body, not before the body's start:
+
+   * a word other than ``else`` ``do`` ``return``: a label;
+   * ``]``: a label (``int a[2] asm("a")``);
+   * ``)``: a label only if it closes ``T name(...)``, ``name`` preceded by a
+     word, ``*``, ``&``, ``>`` (``name`` may be ``ns::name``).  So not after
+     ``if (...)``, ``if constexpr (...)``, ``while``/``for``/``switch (...)``,
+     nor after a macro call that begins a statement without ``;``, as in
+     libcu++'s ``NV_IF_TARGET(NV_PROVIDES_SM_70, (), (...))`` followed by
+     ``asm volatile(...)``;
+   * anything else (``;`` ``{`` ``}`` ``:`` ``,`` ``(`` or nothing): a statement.
+
+   Labels are reported as ``labels`` and not counted; ``--list`` shows each
+   one so that the rule can be checked by eye.
 
 Counted, then: every asm statement or file-scope asm declaration written in
 the text, in live code, in ``#if 0`` groups (reported as ``in_if0`` too:
@@ -82,7 +92,9 @@ IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 RAW_PREFIXES = ("R", "LR", "uR", "UR", "u8R")
 
 KEYWORD_RE = re.compile(r"(?<![\w$])(?:__asm__|__asm|asm)(?![\w$])")
-QUALIFIERS_RE = re.compile(r"(?:\s*(?:__volatile__|__volatile|volatile|inline|goto)(?![\w$]))*\s*\(")
+QUALIFIERS_RE = re.compile(
+    r"(?:\s*(?:__volatile__|__volatile|volatile|inline|goto)(?![\w$]))*\s*\("
+)
 RAW_DELIM_RE = re.compile(r"([^()\\\s]{0,16})\(")
 DIRECTIVE_RE = re.compile(r"[ \t\f\v]*#[ \t\f\v]*(\w*)")
 DEFINE_NAME_RE = re.compile(r"[ \t\f\v]*([A-Za-z_$][\w$]*)(\([^)]*\))?")
