@@ -50,7 +50,28 @@ class _Ty:
     def ctype(self) -> CType | None:
         if self.kind == "function":
             return None
+        if self.kind == "aggregate" and not self.lanes and not self.array and _may_convert(self):
+            # nvcc converts a class with a conversion operator to the operand's scalar type, so
+            # "aggregate" is only claimed for records whose whole body is seen and plain
+            return None
         return CType(spelling=self.spelling, kind=self.kind, size=self.size, tier=1)
+
+
+def _may_convert(record: _Ty) -> bool:
+    """Whether a record might convert implicitly: body unseen, bases, or a conversion operator."""
+    if not record.bodies:
+        return True
+    for body in record.bodies:
+        owner = body.parent
+        if owner is not None and any(c.type == "base_class_clause" for c in owner.children):
+            return True
+        stack = list(body.named_children)
+        while stack:
+            node = stack.pop()
+            if node.type == "operator_cast":
+                return True
+            stack.extend(node.named_children)
+    return False
 
 
 # Canonical integer spellings: (size, rank, unsigned). LP64: long is 8 bytes.

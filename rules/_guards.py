@@ -1,0 +1,43 @@
+"""What the ``#if`` conditions around a statement say about the target it is compiled for.
+
+ptxlint judges sizes for NVPTX64 (LP64: pointers and ``long`` are 8 bytes). Code under a guard
+that tests the data model (``#if !defined(__LP64__)``, ``#else`` of ``__CVTA_PTR_64``) may be
+built for a 32-bit target, and code under a HIP/ROCm guard is not compiled by nvcc at all.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ptxlint.model import AsmStatement, CType
+
+# Macros whose value depends on the pointer width or on the OS's data model.
+_DATA_MODEL = re.compile(
+    r"LP64|ILP32|WIN64|_WIN32|_MSC_VER|PTR_?64|PTR_?32|SIZEOF_POINTER|SIZEOF_LONG|SIZEOF_SIZE_T"
+    r"|_M_X64|x86_64|__i386__|aarch64|__arm__|INTPTR|UINTPTR_MAX|SIZE_MAX|__CUDACC_RTC__"
+)
+# Guards under which the code is compiled for AMD GPUs by hipcc, not by nvcc.
+_ROCM = re.compile(r"USE_ROCM|__HIP|HIP_PLATFORM|__HIPCC__|__AMDGCN__|__gfx\d|ROCM_VERSION")
+
+
+def data_model_guarded(statement: AsmStatement) -> bool:
+    """A guard mentions the data model: LP64 sizes may not apply."""
+    return any(_DATA_MODEL.search(g) for g in statement.context.guards)
+
+
+def model_dependent(ctype: CType) -> bool:
+    """Whether a type's size differs between LP64 and 32-bit/LLP64 targets."""
+    if ctype.kind in ("pointer",) or ctype.spelling.endswith("]"):
+        return True
+    return ctype.spelling in ("long", "unsigned long")
+
+
+def rocm_guarded(statement: AsmStatement) -> bool:
+    """Some guard must hold for a HIP/ROCm build (not just be mentioned in a negation)."""
+    for guard in statement.context.guards:
+        if guard.startswith("!") or not _ROCM.search(guard):
+            continue
+        if "!" in guard or "||" in guard:
+            continue  # `!defined(USE_ROCM) || ...`: may hold for CUDA too
+        return True
+    return False

@@ -1,0 +1,134 @@
+"""PTX004 constraint-size-mismatch."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.constraints import REGISTER_LETTERS, is_array, letter_for, operand_verdict
+from ptxlint.model import AsmStatement, CType, Edit, Finding, Fix, Operand, Severity, Span
+from ptxlint.rule import Rule, RuleContext
+from rules._guards import data_model_guarded, model_dependent, rocm_guarded
+from rules._operand_use import LETTER_TYPES, Use, uses, value_types
+
+
+class ConstraintSizeMismatch(Rule):
+    id = "PTX004"
+    name = "constraint-size-mismatch"
+    severity = Severity.ERROR
+    summary = "Operand type does not fit the constraint's register size or class"
+    tags = ("correctness", "constraints", "types")
+    docs = """\
+## What it does
+Flags an operand whose C++ type nvcc will not bind to its constraint letter. The letters name a
+register of one class and size: `h` 16-bit, `r` 32-bit, `l` 64-bit, `q` 128-bit integers (enums
+and pointers count as integers), `f` a `float`, `d` a `double`. So `char`, `bool` and `short`
+with `r`, `int` with `l`, `float` with `r` (same size, wrong class), `double` with `f` or `l`,
+any pointer with `r`, and `__half`/`__nv_bfloat16` values (with any letter) are all flagged.
+
+The knowledge comes from nvcc 13.0 itself (see `ptxlint/constraints.py`, re-checked by
+`tests/test_nvcc_oracle_operands.py`). When the operand's type is unknown (a template
+parameter, a macro, a type from another header), the rule says nothing.
+
+## Why is this bad?
+nvcc rejects the statement: `asm operand type size(8) does not match type/size implied by
+constraint 'r'` (or, for `__half`, `more than one conversion function ... applies`). The
+classic case is a shared-memory address passed as a 64-bit generic pointer with `"r"`; CUDA
+12.3/12.4's own `cuda_fp16.hpp` shipped `"r"(ptr)` in `__ldcs`/`__stcs` helpers and broke
+64-bit Windows builds.
+
+## Example
+```cuda
+__shared__ float tile[2][128];
+asm volatile("cp.async.ca.shared.global [%0], [%1], 4;"
+             :: "r"(&tile[buf][threadIdx.x]), "l"(src));       // 8-byte pointer with "r"
+unsigned long long t; asm("mov.u64 %0, %%globaltimer;" : "=r"(t));
+__half h; asm("mov.b16 %0, %0;" : "+h"(h));
+```
+
+## Use instead
+```cuda
+asm volatile("cp.async.ca.shared.global [%0], [%1], 4;"
+             :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(&tile[buf][threadIdx.x]))),
+                "l"(src));
+unsigned long long t; asm("mov.u64 %0, %%globaltimer;" : "=l"(t));
+asm("mov.b16 %0, %0;" : "+h"(*reinterpret_cast<unsigned short*>(&h)));  // or __half_as_ushort
+```
+
+## Fix safety
+A pointer passed with `r` as the address of a `.shared` access is wrapped in
+`static_cast<unsigned>(__cvta_generic_to_shared(...))`; this is safe when every use of the
+operand is a shared-memory address. Otherwise, where exactly one letter fits the type, the
+letter is replaced (`r` -> `l` for a 64-bit value). That is safe only when every instruction that
+names the operand already works on the new width (`mov.u64`, a generic address); when the
+template uses it in, say, a `.u32` instruction, the new letter changes what the template means
+and the fix is marked unsafe. No fix is offered for types no letter fits (`char`, `__half`).
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if rocm_guarded(statement):
+            return
+        guarded = data_model_guarded(statement)
+        for operand in statement.operands:
+            c = operand.constraint
+            if c.opaque or len(c.letters) != 1 or c.letters not in REGISTER_LETTERS:
+                continue
+            verdict = operand_verdict(operand.ctype, c.letters)
+            if verdict is None or verdict.accepted or verdict.rule != self.id:
+                continue
+            assert operand.ctype is not None
+            if guarded and model_dependent(operand.ctype):
+                continue  # maybe a 32-bit target, where pointers and long are 4 bytes
+            yield self.finding(
+                statement,
+                operand.span,
+                f"operand {operand.index} ({operand.expression}): {verdict.reason}",
+                fix=_fix(statement, operand, operand.ctype, c.letters),
+            )
+
+
+def _fix(statement: AsmStatement, operand: Operand, ctype: CType, letter: str) -> Fix | None:
+    seen = list(uses(statement, operand.index))
+    holes = statement.template.has_holes or statement.opaque_sections
+    pointer = ctype.kind == "pointer" or is_array(ctype)
+    shared = any(u.in_address and u.space == "shared" for u in seen)
+    if letter == "r" and pointer and operand.role == "input" and shared:
+        safe = not holes and all(u.in_address and u.space == "shared" for u in seen)
+        expression = statement.source.text[
+            operand.expression_span.start : operand.expression_span.end
+        ]
+        new = f"static_cast<unsigned>(__cvta_generic_to_shared({expression}))"
+        return Fix(
+            "Pass the 32-bit shared-window address: "
+            "static_cast<unsigned>(__cvta_generic_to_shared(...))",
+            (Edit(operand.expression_span, new),),
+            safe=safe,
+        )
+    new_letter = letter_for(ctype)
+    if new_letter is None or new_letter == letter:
+        return None
+    edit = _letter_edit(statement, operand, letter, new_letter)
+    if edit is None:
+        return None
+    safe = not holes and bool(seen) and all(_fits(u, new_letter) for u in seen)
+    return Fix(f"Use constraint letter '{new_letter}'", (edit,), safe=safe)
+
+
+def _fits(use: Use, letter: str) -> bool:
+    if use.in_address:
+        # a generic (or global) address takes a 64-bit register; shared windows are 32-bit
+        return (
+            letter == "l"
+            and use.space != "shared"
+            and not any(m.startswith("shared") for m in use.instruction.modifiers)
+        )
+    types = value_types(use.instruction)
+    return bool(types) and types <= LETTER_TYPES[letter]
+
+
+def _letter_edit(statement: AsmStatement, operand: Operand, old: str, new: str) -> Edit | None:
+    c = operand.constraint
+    literal = statement.source.text[c.span.start : c.span.end]
+    if not (literal.startswith('"') and literal.endswith('"')) or literal[1:-1] != c.text:
+        return None  # a macro, a prefix, an escape or several pieces: do not guess
+    at = c.span.start + 1 + c.text.rfind(old)
+    return Edit(Span(at, at + 1), new)
