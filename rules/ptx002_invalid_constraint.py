@@ -1,0 +1,83 @@
+"""PTX002 invalid-constraint."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.constraints import VALID_CLOBBERS, VALID_LETTERS, letter_problem
+from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.rule import Rule, RuleContext
+from rules._guards import rocm_guarded
+
+
+class InvalidConstraint(Rule):
+    id = "PTX002"
+    name = "invalid-constraint"
+    severity = Severity.ERROR
+    summary = "Constraint letter or clobber that NVPTX does not have"
+    tags = ("correctness", "constraints")
+    docs = """\
+## What it does
+Flags operand constraints whose letters are not NVPTX's (`h r l q f d n C`, with the modifiers
+`= + &`): GCC's `m`, `i`, `g`, `s`, `x`, `b`, clang's `c`, every other letter, and matching
+constraints `"0"`..`"9"`. It also flags clobbers other than `"memory"`: `"cc"` and register
+names such as `"r1"`.
+
+A constraint that comes from a macro ptxlint cannot resolve is left alone, and so is host
+(x86/ARM) asm, which ptxlint does not lint.
+
+## Why is this bad?
+nvcc rejects every one of them in device code: `asm constraint letter 'm' is not allowed inside
+a __device__/__global__ function`, `unknown asm constraint letter 'j'`, `asm operand type
+size(4) does not match type/size implied by constraint '0'`, `The cc clobber constraint is not
+supported in device code`, `unknown register name "r1"`. PTX has no memory operands, no
+condition codes and no fixed registers for the compiler to save: pass addresses as `l` (or `r`
+for a shared-window address), values in registers, and clobber `"memory"` where the template
+touches memory.
+
+## Example
+```cuda
+asm("ld.global.u32 %0, %1;" : "=r"(v) : "m"(*p));
+asm("add.u32 %0, %1, 1;" : "=r"(x) : "0"(x));
+asm volatile("bar.sync 0;" ::: "cc", "r1");
+```
+
+## Use instead
+```cuda
+asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(p));
+asm("add.u32 %0, %0, 1;" : "+r"(x));
+asm volatile("bar.sync 0;" ::: "memory");
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if rocm_guarded(statement):
+            return  # hipcc code: not nvcc's constraints
+        for operand in statement.operands:
+            c = operand.constraint
+            if c.opaque:
+                continue
+            if c.letters.isdigit():
+                yield self.finding(
+                    statement,
+                    c.span,
+                    f'constraint "{c.text}" of operand {operand.index}: '
+                    f"{letter_problem(c.letters[0])}; use '+' on the output instead",
+                )
+                continue
+            for letter in dict.fromkeys(c.letters):
+                if letter not in VALID_LETTERS and not letter.isspace():
+                    yield self.finding(
+                        statement,
+                        c.span,
+                        f'constraint "{c.text}" of operand {operand.index}: '
+                        f"{letter_problem(letter)}",
+                    )
+        for clobber in statement.clobbers:
+            if clobber.name in VALID_CLOBBERS:
+                continue
+            if clobber.name == "cc":
+                why = "the cc clobber is not supported in device code (PTX has no condition codes)"
+            else:
+                why = f'unknown register name "{clobber.name}" (only "memory" is valid)'
+            yield self.finding(statement, clobber.span, f'clobber "{clobber.name}": {why}')
