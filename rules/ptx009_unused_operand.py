@@ -1,0 +1,67 @@
+"""PTX009 unused-operand."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.rule import Rule, RuleContext
+from rules._guards import rocm_guarded
+from rules._operand_use import referenced
+
+
+class UnusedOperand(Rule):
+    id = "PTX009"
+    name = "unused-operand"
+    severity = Severity.WARNING
+    summary = "Operand the template never references"
+    tags = ("correctness", "operands")
+    docs = """\
+## What it does
+Flags an operand that no `%N` of the template names.
+
+An empty template (`asm volatile("" : "+r"(x) :: "memory");`) is the usual way to pin a value
+in a register or order it against other code, so its operands are not reported. It stays silent
+when it cannot see the whole template or operand list: a template with a macro
+piece, an operand or clobber section that comes through a macro, a constraint from a macro, a
+`"C"` operand (its spliced text may name other operands), and symbolic `%[name]` references.
+
+## Why is this bad?
+nvcc accepts it silently, but an operand nobody reads is almost always an off-by-one in the
+`%N` numbers (outputs are numbered first, then inputs), a leftover from an edit, or an input
+meant to be used. For an output the compiler also believes a value was written there.
+
+## Example
+```cuda
+asm("add.u32 %0, %1, %1;" : "=r"(d) : "r"(a), "r"(b));   // b (%2) is never used
+```
+
+## Use instead
+```cuda
+asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if rocm_guarded(statement):
+            return  # hipcc code: not nvcc's constraints
+        if (
+            not statement.extended
+            or not statement.operands
+            or not (statement.ptx.instructions or statement.ptx.directives or statement.ptx.labels)
+            or statement.template.has_holes
+            or statement.opaque_sections
+            or any(t.kind == "named" for t in statement.ptx.percents)
+            or any(o.constraint.opaque or "C" in o.constraint.letters for o in statement.operands)
+        ):
+            return
+        used = referenced(statement)
+        for operand in statement.operands:
+            if operand.index in used:
+                continue
+            yield self.finding(
+                statement,
+                operand.span,
+                f"{operand.role} operand {operand.index} ({operand.expression}) is never "
+                f"referenced by the template (no %{operand.index})",
+            )
