@@ -1,0 +1,114 @@
+"""PTX010 non-constant-immediate."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, Severity
+from ptxlint.rule import Rule, RuleContext
+from rules._guards import rocm_guarded
+
+# CUDA built-in variables: values only known while the kernel runs (warpSize included: nvcc 13
+# rejects it as an "n" operand).
+_RUNTIME_BUILTINS = re.compile(
+    r"(?<![\w.>:])(threadIdx|blockIdx|blockDim|gridDim|clusterIdx|clusterDim|warpSize)\b"
+)
+# Operators that turn anything into a constant (or never evaluate it).
+_UNEVALUATED = re.compile(r"\b(sizeof|alignof|_Alignof|__alignof__|decltype|noexcept)\b")
+_NOT_INTEGRAL = {
+    "floating": "a floating-point value",
+    "pointer": "a pointer",
+    "aggregate": "a struct/array/vector",
+    "half": "a half-precision class value",
+}
+
+
+class NonConstantImmediate(Rule):
+    id = "PTX010"
+    name = "non-constant-immediate"
+    severity = Severity.ERROR
+    summary = '"n" operand that is not an integral constant expression'
+    tags = ("correctness", "constraints")
+    docs = """\
+## What it does
+Flags an `"n"` (immediate) operand that nvcc will not accept as an integral constant
+expression, where ptxlint can prove it: a CUDA built-in variable (`threadIdx.x`, `blockDim.x`,
+`warpSize`), a value of floating-point, pointer or struct type, and a bare enumerator (nvcc 13
+rejects an expression of *enum* type as an immediate: `"n"(MyEnum::kValue)` fails while
+`"n"((int)MyEnum::kValue)` works).
+
+Template parameters, `constexpr` and `const` integral values, `sizeof`/`alignof`, literals,
+casts to an integer type, and anything ptxlint cannot prove non-constant are accepted:
+precision first. Function parameters and ordinary variables are not recognised yet.
+
+## Why is this bad?
+`"n"` splices the value into the template text at compile time; nvcc rejects anything else:
+`an asm operand must be an integral constant expression` (or, for a float or pointer, `asm
+operand type size(N) does not match type/size implied by constraint 'n'`).
+
+## Example
+```cuda
+enum { kStages = 4 };
+asm volatile("cp.async.wait_group %0;" :: "n"(kStages));
+asm volatile("bar.sync %0;" :: "n"(threadIdx.x / 32));
+```
+
+## Use instead
+```cuda
+asm volatile("cp.async.wait_group %0;" :: "n"(static_cast<long long>(kStages)));
+asm volatile("bar.sync %0;" :: "r"(threadIdx.x / 32));   // a register, not an immediate
+```
+
+## Fix safety
+An enumerator is wrapped in `static_cast<long long>(...)`, which keeps its value: safe, except
+for enums with a 64-bit underlying type, whose unsigned values above 2^63 would change (unsafe).
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if rocm_guarded(statement):
+            return  # hipcc code: not nvcc's constraints
+        for operand in statement.operands:
+            c = operand.constraint
+            if c.opaque or c.letters != "n":
+                continue
+            message, fix = _judge(statement, operand)
+            if message:
+                yield self.finding(
+                    statement,
+                    operand.span,
+                    f'"n" operand {operand.index} ({operand.expression}) {message}',
+                    fix=fix,
+                )
+
+
+def _judge(statement: AsmStatement, operand: Operand) -> tuple[str, Fix | None]:
+    ctype = operand.ctype
+    if ctype is not None and ctype.kind in _NOT_INTEGRAL:
+        return (
+            f"is {_NOT_INTEGRAL[ctype.kind]} ('{ctype.spelling}'), not an integral constant",
+            None,
+        )
+    if ctype is not None and ctype.kind == "enum":
+        span = operand.expression_span
+        text = statement.source.text[span.start : span.end]
+        fix = Fix(
+            "Convert the enumerator to an integer: static_cast<long long>(...)",
+            (Edit(span, f"static_cast<long long>({text})"),),
+            safe=ctype.size is not None and ctype.size < 8,
+        )
+        return (
+            f"has enum type '{ctype.spelling}'; nvcc accepts only an integral constant "
+            "expression here (cast it to an integer)",
+            fix,
+        )
+    expression = operand.expression
+    if not _UNEVALUATED.search(expression):
+        found = _RUNTIME_BUILTINS.search(expression)
+        if found:
+            return (
+                f"uses '{found.group(1)}', which is only known at run time; pass it in a "
+                "register ('r') instead",
+                None,
+            )
+    return "", None
