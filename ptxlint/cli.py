@@ -18,6 +18,7 @@ from ptxlint.config import (
     merge_cli,
     parse_arch,
 )
+from ptxlint.lsp import build_parser as build_lsp_parser
 from ptxlint.model import Severity
 from ptxlint.registry import find_rule, load_rules
 from ptxlint.report import github_format, json_format, sarif_format, text_format
@@ -96,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     rule = sub.add_parser("rule", help="show one rule's documentation")
     rule.add_argument("rule", metavar="ID|NAME")
     verify_cli.add_doctor(sub)
+    build_lsp_parser(
+        sub.add_parser("lsp", help="run the language server on stdio (editor integration)")
+    )
     return parser
 
 
@@ -144,6 +148,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_rule(args.rule)
         if args.command == "doctor":
             return verify_cli.cmd_doctor(args)
+        if args.command == "lsp":
+            from ptxlint.lsp import run_from_args
+
+            return run_from_args(args)
     except (UsageError, ConfigError, ToolchainError) as exc:
         print(f"ptxlint: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

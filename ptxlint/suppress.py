@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ptxlint.model import Finding, SourceFile
 
-_DIRECTIVE = re.compile(r"(?://|/\*)\s*ptxlint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.I)
+DIRECTIVE = re.compile(r"(?://|/\*)\s*ptxlint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.I)
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ def suppressions(source: SourceFile) -> dict[int, list[Suppression]]:
     covered: dict[int, list[Suppression]] = {}
     if "ptxlint" not in source.text:
         return covered
-    for m in _DIRECTIVE.finditer(source.text):
+    for m in DIRECTIVE.finditer(source.text):
         line = source.line_col(m.start()).line
         codes = None
         if m.group("codes") is not None:

@@ -18,7 +18,7 @@ from ptxlint.lsp.rule_docs import RuleDocs
 from ptxlint.model import Edit, Finding, SourceFile, Span
 
 # One grammar for suppressions: the engine's own (``// ptxlint: ignore[...]``).
-from ptxlint.suppress import _DIRECTIVE
+from ptxlint.suppress import DIRECTIVE
 
 FIX_ALL_KIND = "source.fixAll.ptxlint"
 KINDS = (lsp.CodeActionKind.QuickFix, FIX_ALL_KIND)
@@ -187,7 +187,7 @@ def _merge_into_existing(source: SourceFile, line: int, code: str, own_line: boo
     if line < 1:
         return None
     content = source.line_text(line)
-    match = _DIRECTIVE.search(content)
+    match = DIRECTIVE.search(content)
     if match is None or match.group("codes") is None:
         return None
     if own_line and content[: match.start()].strip():
