@@ -118,6 +118,10 @@ The reverse, a 32-bit shared offset used as a global or generic address, is a wi
 ptxas warns "Program uses 32-bit address ... conflicting with .address_size 64" and refuses it
 for sm_90 and newer.
 
+Severity: a generic pointer in a shared access is reported as a *warning* (undefined, but it
+works on current GPUs and real code such as DeepGEMM's `ld_shared` relies on it); a shared
+offset in a global or generic access is an *error*.
+
 ## Example
 ```cuda
 __shared__ float tile[256];
@@ -176,6 +180,8 @@ template would then see a 32-bit value.
                     "__cvta_generic_to_shared"
                 )
                 fix = self._convert_fix(statement, operand, shared_refs.get(operand.index, []))
+                # Undefined per the ISA but works on today's GPUs (see docs): a warning.
+                severity = Severity.WARNING
             else:
                 space = "a generic" if use.space == "generic" else "a .global"
                 message = (
@@ -184,8 +190,13 @@ template would then see a 32-bit value.
                     ".shared form of the instruction"
                 )
                 fix = None
+                severity = Severity.ERROR
             yield self.finding(
-                statement, self.template_span(statement, where.start, where.end), message, fix=fix
+                statement,
+                self.template_span(statement, where.start, where.end),
+                message,
+                fix=fix,
+                severity=severity,
             )
 
     def _convert_fix(
