@@ -7,6 +7,7 @@ itself is read with :mod:`ptxlint.lexer`, which survives the macros real headers
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ptxlint import dialect, preproc
+from ptxlint.guards import FileGuards
 from ptxlint.lexer import Token, decode_string_literal, tokens
 from ptxlint.model import (
     HOLE,
@@ -50,7 +52,6 @@ _NON_CODE_NODES = {
     "system_lib_string",
 }
 _MACRO_BODY_OWNERS = {"preproc_def", "preproc_function_def"}
-_CONDITIONALS = {"preproc_if", "preproc_elif", "preproc_ifdef", "preproc_elifdef"}
 _FUNCTION_WORDS = re.compile(r"[A-Za-z_]\w*")
 
 TemplateParser = Callable[[str, bool], PtxTemplate]
@@ -80,7 +81,8 @@ def extract(
     parsed = parse(source.path, source.text)
     result.parsed = parsed
     lookup = make_type_lookup(parsed) if make_type_lookup else None
-    macros = _StringMacros(parsed)
+    file_guards = FileGuards(source.text)
+    macros = _StringMacros(parsed, file_guards)
     macro_tokens: dict[int, list[Token]] = {}
     root = parsed.tree.root_node
     for m in _KEYWORD.finditer(source.text):
@@ -123,7 +125,7 @@ def extract(
                 (start, f"{ASM_LABEL}: names a declaration's symbol, not a statement")
             )
             continue
-        context = _context(parsed, context_node, macro_name)
+        context = _context(parsed, context_node, macro_name, file_guards, start, raw.end)
         letters = "".join(o.constraint.letters for o in raw.operands)
         ptx = parse_template(raw.template.text, raw.extended)
         verdict = dialect.classify(
@@ -134,13 +136,8 @@ def extract(
             function_specifiers=context.function_specifiers,
             guards=context.guards,
         )
-        context = Context(
-            function=context.function,
-            function_specifiers=context.function_specifiers,
-            macro=context.macro,
-            guards=context.guards,
-            dialect=verdict.dialect,
-            dialect_reason=verdict.reason,
+        context = dataclasses.replace(
+            context, dialect=verdict.dialect, dialect_reason=verdict.reason
         )
         if verdict.dialect != "ptx":
             result.skipped.append((start, f"{verdict.dialect}: {verdict.reason}"))
@@ -592,8 +589,9 @@ def _split_commas(toks: list[Token]) -> list[list[Token]]:
 class _StringMacros:
     """Object-like ``#define NAME "text"`` of the file, resolved for the default target."""
 
-    def __init__(self, parsed: ParsedSource) -> None:
+    def __init__(self, parsed: ParsedSource, file_guards: FileGuards) -> None:
         self.parsed = parsed
+        self.file_guards = file_guards
         self._table: dict[str, list[tuple[str, tuple[str, ...]]]] | None = None
 
     def _build(self) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
@@ -613,8 +611,8 @@ class _StringMacros:
             if not toks or not all(t.kind in ("string", "raw") for t in toks):
                 continue
             decoded = "".join(decode_string_literal(t).text for t in toks)
-            define = name_nodes[0].parent
-            guards = _guards(self.parsed, define) if define is not None else ()
+            at = self.parsed.to_char(name_nodes[0].start_byte)
+            guards = self.file_guards.at(at, at + 1)
             table.setdefault(self.parsed.node_text(name_nodes[0]), []).append((decoded, guards))
         return table
 
@@ -650,7 +648,14 @@ def _macro_name(parsed: ParsedSource, owner: tree_sitter.Node | None) -> str:
     return parsed.node_text(name) if name is not None else "<macro>"
 
 
-def _context(parsed: ParsedSource, node: tree_sitter.Node | None, macro: str | None) -> Context:
+def _context(
+    parsed: ParsedSource,
+    node: tree_sitter.Node | None,
+    macro: str | None,
+    file_guards: FileGuards,
+    start: int,
+    end: int,
+) -> Context:
     function = None
     specifiers: tuple[str, ...] = ()
     current = node
@@ -662,7 +667,8 @@ def _context(parsed: ParsedSource, node: tree_sitter.Node | None, macro: str | N
         function=function,
         function_specifiers=specifiers,
         macro=macro,
-        guards=_guards(parsed, node) if node is not None else (),
+        guards=file_guards.at(start, end),
+        local_guards=file_guards.at(start, end, local_only=True),
     )
 
 
@@ -694,35 +700,3 @@ def _function_header(
         if w.startswith("__") or w in ("static", "inline", "constexpr")
     )
     return name, words
-
-
-def _guards(parsed: ParsedSource, node: tree_sitter.Node) -> tuple[str, ...]:
-    guards: list[str] = []
-    child = node
-    parent = node.parent
-    while parent is not None:
-        if parent.type in _CONDITIONALS:
-            condition = _condition_text(parsed, parent)
-            alternative = parent.child_by_field_name("alternative")
-            in_alternative = (
-                alternative is not None
-                and alternative.start_byte <= child.start_byte < alternative.end_byte
-            )
-            if condition:
-                guards.append(f"!({condition})" if in_alternative else condition)
-        child = parent
-        parent = parent.parent
-    guards.reverse()
-    return tuple(guards)
-
-
-def _condition_text(parsed: ParsedSource, node: tree_sitter.Node) -> str:
-    if node.type in ("preproc_ifdef", "preproc_elifdef"):
-        name = node.child_by_field_name("name")
-        if name is None:
-            return ""
-        directive = parsed.node_text(node.children[0]) if node.children else "#ifdef"
-        negate = "ndef" in directive
-        return f"{'!' if negate else ''}defined({parsed.node_text(name)})"
-    condition = node.child_by_field_name("condition")
-    return " ".join(parsed.node_text(condition).split()) if condition is not None else ""

@@ -180,6 +180,7 @@ class Context:
     function_specifiers: tuple[str, ...] = ()  # __device__, __global__, __host__, ...
     macro: str | None = None  # the #define whose body holds the statement
     guards: tuple[str, ...] = ()  # enclosing #if / #ifdef conditions, outermost first
+    local_guards: tuple[str, ...] = ()  # the same without file-wide (> 300 lines) #if blocks
     dialect: str = "ptx"  # "ptx" | "host" | "unknown": only "ptx" statements are linted
     dialect_reason: str = ""
 
