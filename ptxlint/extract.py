@@ -612,7 +612,7 @@ class _StringMacros:
                 continue
             decoded = "".join(decode_string_literal(t).text for t in toks)
             at = self.parsed.to_char(name_nodes[0].start_byte)
-            guards = self.file_guards.at(at, at + 1)
+            guards = self.file_guards.at(at, at + 1)[0]
             table.setdefault(self.parsed.node_text(name_nodes[0]), []).append((decoded, guards))
         return table
 
@@ -663,12 +663,13 @@ def _context(
         if current.type == "function_definition" and function is None:
             function, specifiers = _function_header(parsed, current)
         current = current.parent
+    guards, local_guards = file_guards.at(start, end)
     return Context(
         function=function,
         function_specifiers=specifiers,
         macro=macro,
-        guards=file_guards.at(start, end),
-        local_guards=file_guards.at(start, end, local_only=True),
+        guards=guards,
+        local_guards=local_guards,
     )
 
 

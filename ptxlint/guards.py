@@ -8,6 +8,7 @@ condition of an enclosing CCCL ``NV_IF_TARGET``/``NV_IF_ELSE_TARGET``/``NV_DISPA
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -38,20 +39,35 @@ def _nv_condition(text: str) -> str:
     return f"defined(__CUDA_ARCH_FEAT_SM{number}_ALL)"
 
 
-def _nv_guards(text: str, start: int, end: int) -> tuple[str, ...]:
+@dataclass(frozen=True)
+class _NvCall:
+    name: str
+    start: int  # the macro name
+    args: tuple[tuple[int, int], ...]  # top-level argument spans
+
+
+def _nv_calls(text: str) -> list[_NvCall]:
+    """Every ``NV_IF_*TARGET`` call of the file with its argument spans, in text order."""
+    calls = []
+    for m in _NV_CALL.finditer(text):
+        args = _split_call(text, m.end(), m.end())
+        if args is not None:
+            calls.append(_NvCall(m.group(1), m.start(), tuple(args)))
+    return calls
+
+
+def _nv_guards(text: str, calls: list[_NvCall], start: int, end: int) -> tuple[str, ...]:
     """Conditions of the ``NV_IF_*TARGET`` calls whose arguments hold ``[start, end)``."""
     guards: list[str] = []
-    window = max(0, start - 20000)
-    for m in _NV_CALL.finditer(text, window, start):
-        args = _split_call(text, m.end(), end)
-        if args is None:
+    for call in calls[: bisect.bisect_left([c.start for c in calls], start)]:
+        args = call.args
+        if not args or args[-1][1] < end:
             continue
         for i, (a, b) in enumerate(args):
             if a <= start and end <= b:
-                name = m.group(1)
                 if i == 0:
                     break
-                if name == "NV_DISPATCH_TARGET":
+                if call.name == "NV_DISPATCH_TARGET":
                     if i % 2 == 1:
                         guards.append(_nv_condition(text[args[i - 1][0] : args[i - 1][1]]))
                     break
@@ -169,22 +185,32 @@ class _Block:
 
 
 class FileGuards:
-    """The guards of one file, its #if blocks read once."""
+    """The guards of one file: its #if blocks and NV_IF_*TARGET calls are read once."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._branches: list[_Branch] | None = None
+        self._calls: list[_NvCall] | None = None
 
-    def at(self, start: int, end: int, local_only: bool = False) -> tuple[str, ...]:
+    def at(self, start: int, end: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """All guards of ``[start, end)``, and the same without file-wide #if blocks
+        (longer than :data:`LOCAL_GUARD_LINES` lines)."""
         text = self.text
-        guards: list[str] = []
+        every: list[str] = []
+        local: list[str] = []
         if "#" in text:
             if self._branches is None:
-                self._branches = _branches(text)
-            for branch in self._branches:
-                if branch.start <= start < branch.end:
-                    if local_only and branch.block_lines > LOCAL_GUARD_LINES:
-                        continue
-                    guards.extend(branch.conditions)
-        extra = _nv_guards(text, start, end) if "NV_" in text else ()
-        return tuple(guards) + extra
+                self._branches = sorted(_branches(text), key=lambda b: b.start)
+                self._starts = [b.start for b in self._branches]
+            # Branches nest, so those holding `start` are among the ones opened before it.
+            for branch in self._branches[: bisect.bisect_right(self._starts, start)]:
+                if start < branch.end:
+                    every.extend(branch.conditions)
+                    if branch.block_lines <= LOCAL_GUARD_LINES:
+                        local.extend(branch.conditions)
+        extra: tuple[str, ...] = ()
+        if "NV_" in text:
+            if self._calls is None:
+                self._calls = _nv_calls(text)
+            extra = _nv_guards(text, self._calls, start, end)
+        return tuple(every) + extra, tuple(local) + extra

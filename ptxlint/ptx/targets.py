@@ -10,6 +10,7 @@ the target and is assumed to hold.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -93,6 +94,7 @@ def _evaluate(guard: str, defines: Mapping[str, int | None]) -> bool | None:
     return evaluate(guard, defines)
 
 
+@functools.lru_cache(maxsize=4096)
 def compiled_for(guards: tuple[str, ...], target: Target, unknown_holds: bool = True) -> bool:
     """Whether a statement under ``guards`` is certainly compiled for ``target``, as far as
     the architecture is concerned. With ``unknown_holds=False`` an undecided guard of any kind
@@ -111,6 +113,7 @@ def compiled_for(guards: tuple[str, ...], target: Target, unknown_holds: bool = 
     return True
 
 
+@functools.lru_cache(maxsize=4096)
 def lowest_target(guards: tuple[str, ...]) -> Target | None:
     """The lowest architecture the guards compile the statement for, when they bound it from
     below (the oldest architecture is excluded); ``None`` when they set no lower bound or
