@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from ptxlint.discover import read_source
 from ptxlint.engine import extract_statements
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, Span
+from ptxlint.preproc import evaluate_guards
 from ptxlint.report.run_result import RunResult
 from ptxlint.verify import cu_probe, differential, ptx_probe
 from ptxlint.verify.diagnostics import Diagnostic, parse
@@ -214,9 +215,14 @@ class Verifier:
         self.sources = sources
         for path, source in sources.items():
             try:
-                self.statements[path] = extract_statements(source).statements
+                found = extract_statements(source).statements
             except Exception:  # lint already reported it as an internal error
-                self.statements[path] = []
+                found = []
+            # A branch no 64-bit build compiles (`#else` of `defined(__LP64__)`) is not probed:
+            # its toolchain errors would be about a configuration nvcc 13 cannot build.
+            self.statements[path] = [
+                s for s in found if evaluate_guards(s.context.guards) is not False
+            ]
         for statements in self.statements.values():
             for group in ptx_probe.groups(statements):
                 arch = probe_arch(group[0], self.options)
