@@ -102,24 +102,11 @@ def lint_source(
                 if level == "off":
                     continue
                 if level != finding.severity.value:
-                    finding = _with_severity(finding, Severity(level))
+                    finding = dataclasses.replace(finding, severity=Severity(level))
                 result.findings.append(finding)
     result.findings.sort(key=lambda f: (f.span.start, f.rule))
     result.seconds = time.perf_counter() - started
     return result
-
-
-def _with_severity(finding: Finding, severity: Severity) -> Finding:
-    return Finding(
-        rule=finding.rule,
-        name=finding.name,
-        severity=severity,
-        path=finding.path,
-        span=finding.span,
-        message=finding.message,
-        fix=finding.fix,
-        statement=finding.statement,
-    )
 
 
 def _internal_error(

@@ -175,18 +175,7 @@ def _typed(operand: Operand, lookup: TypeLookup) -> Operand:
         ctype = lookup(operand.expression, operand.expression_span.start)
     except Exception:  # a type we cannot work out is unknown, never a crash
         ctype = None
-    if ctype is None:
-        return operand
-    return Operand(
-        index=operand.index,
-        role=operand.role,
-        constraint=operand.constraint,
-        expression=operand.expression,
-        expression_span=operand.expression_span,
-        span=operand.span,
-        symbolic_name=operand.symbolic_name,
-        ctype=ctype,
-    )
+    return operand if ctype is None else dataclasses.replace(operand, ctype=ctype)
 
 
 _DECLARATION_NODES = {
