@@ -86,7 +86,10 @@ def main() -> int:
     cli = time.perf_counter() - started
 
     print(f"bare tree-sitter parse : {bare:8.2f} s  ({nbytes / 1e6:.1f} MB, every file)")
-    print(f"ptxlint check (engine) : {lint:8.2f} s  ({statements} asm statements, {findings} findings)")
+    print(
+        f"ptxlint check (engine) : {lint:8.2f} s  "
+        f"({statements} asm statements, {findings} findings)"
+    )
     print(f"ratio check/parse      : {lint / bare:8.2f}x")
     print(f"ptxlint check (CLI)    : {cli:8.2f} s  wall, process start-up included")
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -34,7 +35,7 @@ def _expected(text: str, rule_id: str) -> set[int]:
 @pytest.mark.parametrize("rule_id", _fixture_pairs())
 def test_bad_fixture_is_flagged_on_marked_lines(rule_id: str) -> None:
     path = os.path.join(RULES_DIR, f"{rule_id}_bad.cu")
-    text = open(path, encoding="utf-8").read()
+    text = Path(path).read_text(encoding="utf-8")
     findings = [f for f in lint_text(text, path, select=(rule_id,)) if f.rule == rule_id]
     source = SourceFile(path, text)
     got = {source.line_col(f.span.start).line for f in findings}
@@ -44,7 +45,7 @@ def test_bad_fixture_is_flagged_on_marked_lines(rule_id: str) -> None:
 @pytest.mark.parametrize("rule_id", _fixture_pairs())
 def test_clean_fixture_is_silent(rule_id: str) -> None:
     path = os.path.join(RULES_DIR, f"{rule_id}_clean.cu")
-    text = open(path, encoding="utf-8").read()
+    text = Path(path).read_text(encoding="utf-8")
     findings = [f for f in lint_text(text, path, select=(rule_id,)) if f.rule == rule_id]
     assert findings == [], [f.message for f in findings]
 
