@@ -42,7 +42,10 @@ _AMD_WORD = re.compile(r"^(?:v|s|ds|buffer|global|flat|scratch|image|exp)_[a-z0-
 
 # Constraint letters that are meaningful on x86/ARM but not on NVPTX; alone they prove nothing
 # (PTX002 flags them in device code), but with no PTX in sight they tip the balance to host.
-_HOST_CONSTRAINT_LETTERS = set("abcdSDAtuxyYwQIJKLMNOGKZ")
+# ('d' is NVPTX's f64 letter too, so it is not among them.)
+_HOST_CONSTRAINT_LETTERS = set("abcSDAtuxyYwQIJKLMNOGKZ")
+# Guards under which the code is compiled for AMD GPUs by hipcc, not by nvcc.
+_ROCM = re.compile(r"USE_ROCM|__HIP|HIP_PLATFORM|__HIPCC__|__AMDGCN__|__gfx\d|ROCM_VERSION")
 
 _HOLE_OPCODE = re.compile(HOLE + r"(?=\.(?:[fsub](?:8|16|32|64)|f16x2|bf16x2?|pred)\b)")
 _DEVICE_SPECIFIERS = ("__device__", "__global__")
@@ -87,6 +90,8 @@ def classify(
     guards: tuple[str, ...],
 ) -> Verdict:
     text = template.replace(HOLE, " ")
+    if rocm_guarded(guards):
+        return Verdict("host", "under a HIP/ROCm guard: hipcc compiles it, not nvcc")
     if _X86_TEXT.search(text):
         return Verdict("host", "x86 assembly syntax in the template")
     # `"{" STRINGIFY(op) ".f16 %0,%1;}"`: an opcode from a macro followed by a PTX type.
@@ -125,3 +130,14 @@ def _device_context(path: str, specifiers: tuple[str, ...], guards: tuple[str, .
         if "__CUDA_ARCH__" in guard and not guard.startswith("!"):
             return "under a __CUDA_ARCH__ guard"
     return ""
+
+
+def rocm_guarded(guards: tuple[str, ...]) -> bool:
+    """Some guard must hold for a HIP/ROCm build (not just be mentioned in a negation)."""
+    for guard in guards:
+        if guard.startswith("!") or not _ROCM.search(guard):
+            continue
+        if "!" in guard or "||" in guard:
+            continue  # `!defined(USE_ROCM) || ...`: may hold for CUDA too
+        return True
+    return False

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from ptxlint import dialect
 from ptxlint.model import AsmStatement, CType
 
 # Macros whose value depends on the pointer width or on the OS's data model.
@@ -16,8 +17,6 @@ _DATA_MODEL = re.compile(
     r"LP64|ILP32|WIN64|_WIN32|_MSC_VER|PTR_?64|PTR_?32|SIZEOF_POINTER|SIZEOF_LONG|SIZEOF_SIZE_T"
     r"|_M_X64|x86_64|__i386__|aarch64|__arm__|INTPTR|UINTPTR_MAX|SIZE_MAX|__CUDACC_RTC__"
 )
-# Guards under which the code is compiled for AMD GPUs by hipcc, not by nvcc.
-_ROCM = re.compile(r"USE_ROCM|__HIP|HIP_PLATFORM|__HIPCC__|__AMDGCN__|__gfx\d|ROCM_VERSION")
 
 
 def data_model_guarded(statement: AsmStatement) -> bool:
@@ -33,11 +32,5 @@ def model_dependent(ctype: CType) -> bool:
 
 
 def rocm_guarded(statement: AsmStatement) -> bool:
-    """Some guard must hold for a HIP/ROCm build (not just be mentioned in a negation)."""
-    for guard in statement.context.guards:
-        if guard.startswith("!") or not _ROCM.search(guard):
-            continue
-        if "!" in guard or "||" in guard:
-            continue  # `!defined(USE_ROCM) || ...`: may hold for CUDA too
-        return True
-    return False
+    """Some guard must hold for a HIP/ROCm build (the extractor already drops most of these)."""
+    return dialect.rocm_guarded(statement.context.guards)

@@ -247,3 +247,15 @@ def test_pieces_know_their_template_ranges() -> None:
     (s,) = statements(text)
     ranges = [(p.kind, s.template.text[p.text_start : p.text_end]) for p in s.template.pieces]
     assert ranges == [("string", "mov.u32 %0, 1"), ("macro", HOLE), ("string", "add.u32 %0, %0, 1;")]
+
+
+def test_rocm_guarded_code_is_not_ptx_and_d_is_an_nvptx_letter() -> None:
+    text = """
+#if defined(USE_ROCM)
+__device__ float f(float x) { float y; asm volatile("v_exp_f32 %0, %1" : "=v"(y) : "v"(x)); return y; }
+#endif
+__device__ double g(double x) { double y; asm("mov.f64 %0, %1;" : "=d"(y) : "d"(x)); return y; }
+"""
+    found = extract_statements(SourceFile("k.cu", text))
+    assert [s.template.text for s in found.statements] == ["mov.f64 %0, %1;"]
+    assert "HIP/ROCm" in found.skipped[0][1]
