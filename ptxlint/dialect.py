@@ -106,6 +106,9 @@ def classify(
     ptx_words = [w for w in words if w in PTX_OPCODES or w in PTX_DIRECTIVES] + hole_opcodes
     arm = any(w in _ARM_WORDS for w in words) or _ARM_ARRANGEMENT.search(text) is not None
     device_context = _device_context(path, function_specifiers, guards)
+    if not words and ptx.braces and not text.strip(" \t\r\n{}"):
+        # `asm volatile("}")`: closes a PTX scope opened by an earlier statement (CCCL).
+        return Verdict("ptx", "a PTX scope brace")
     if not device_context:
         # Outside a known device context only a template that is PTX through and through is
         # taken: `mov` alone is also an ARM, RISC-V and x86 word.
