@@ -21,6 +21,21 @@ from tests.conftest import ROOT
 
 NAMES = ("flash-attn", "vllm", "llama-cpp-python", "flashinfer-python")
 
+# Errors reviewed by hand and shown real (ptxas rejects the form, or the value really is lost),
+# in code these projects never instantiate or never read: (corpus, rule, path fragment, why).
+KNOWN_DEFECTS = (
+    ("flashinfer-python", "PTX204", "tensorrt_llm/common/cudaUtils.h",
+     "setctarank.shared.u32 is no PTX instruction (ptxas: not a name of any known instruction)"),
+    ("flashinfer-python", "PTX204", "fmha_v2/fmha/",
+     "mbarrier.try_wait.parity.nosleep, mbarrier.arrive.expect_copy, atom.shared.arrive.b64, "
+     "fence.proxy.async.global::cta: ptxas 13.0 rejects each"),
+    ("flashinfer-python", "PTX401", "tensorrt_llm/common/cudaUtils.h",
+     "mbarrier.try_wait under __CUDA_ARCH__ >= 800; ptxas: requires .target sm_90"),
+    ("flashinfer-python", "PTX103", "",
+     "generated 'cake' kernels: '=r'(x) after 'x = 0', written under @p1; the 0 is lost, and "
+     "the C++ reads x only when the query was valid"),
+)
+
 
 def _corpora() -> str:
     folder = os.environ.get("PTXLINT_CORPORA")
@@ -49,7 +64,13 @@ def test_corpus_is_linted_without_crash(name: str) -> None:
     assert result.files > 0
     assert result.internal_errors == 0, [f.message for f in result.findings
                                          if f.rule == "internal-error"][:5]
-    assert not [f for f in result.findings if f.severity.value == "error"], "code that compiles"
+    unexplained = [
+        (f.rule, f.path, f.span)
+        for f in result.findings
+        if f.severity.value == "error"
+        and not any(c == name and r == f.rule and frag in f.path for c, r, frag, _ in KNOWN_DEFECTS)
+    ]
+    assert unexplained == [], "errors in code that compiles must be shown real (KNOWN_DEFECTS)"
     if name == "llama-cpp-python":
         # The CPU back ends are x86, ARM, RISC-V and more; only the CUDA back end is PTX.
         stray = {f.path for f in result.findings if "/ggml-cuda/" not in f.path}
