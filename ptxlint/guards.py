@@ -59,7 +59,7 @@ def _nv_calls(text: str) -> list[_NvCall]:
 def _nv_guards(text: str, calls: list[_NvCall], start: int, end: int) -> tuple[str, ...]:
     """Conditions of the ``NV_IF_*TARGET`` calls whose arguments hold ``[start, end)``."""
     guards: list[str] = []
-    for call in calls[: bisect.bisect_left([c.start for c in calls], start)]:
+    for call in calls:  # the calls that open before `start`
         args = call.args
         if not args or args[-1][1] < end:
             continue
@@ -185,32 +185,52 @@ class _Block:
 
 
 class FileGuards:
-    """The guards of one file: its #if blocks and NV_IF_*TARGET calls are read once."""
+    """The guards of one file: its #if blocks and NV_IF_*TARGET calls are read once, and a
+    query walks up the (nested) branches around the offset instead of scanning them all."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._branches: list[_Branch] | None = None
+        self._starts: list[int] = []
+        self._parents: list[int] = []
         self._calls: list[_NvCall] | None = None
+
+    def _index(self) -> list[_Branch]:
+        if self._branches is None:
+            branches = sorted(_branches(self.text), key=lambda b: (b.start, -b.end))
+            parents: list[int] = []
+            stack: list[int] = []
+            for i, branch in enumerate(branches):
+                while stack and branches[stack[-1]].end <= branch.start:
+                    stack.pop()
+                parents.append(stack[-1] if stack else -1)
+                stack.append(i)
+            self._branches, self._parents = branches, parents
+            self._starts = [b.start for b in branches]
+        return self._branches
 
     def at(self, start: int, end: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """All guards of ``[start, end)``, and the same without file-wide #if blocks
         (longer than :data:`LOCAL_GUARD_LINES` lines)."""
         text = self.text
-        every: list[str] = []
-        local: list[str] = []
+        chain: list[_Branch] = []
         if "#" in text:
-            if self._branches is None:
-                self._branches = sorted(_branches(text), key=lambda b: b.start)
-                self._starts = [b.start for b in self._branches]
-            # Branches nest, so those holding `start` are among the ones opened before it.
-            for branch in self._branches[: bisect.bisect_right(self._starts, start)]:
-                if start < branch.end:
-                    every.extend(branch.conditions)
-                    if branch.block_lines <= LOCAL_GUARD_LINES:
-                        local.extend(branch.conditions)
+            branches = self._index()
+            i = bisect.bisect_right(self._starts, start) - 1
+            while i >= 0 and branches[i].end <= start:
+                i = self._parents[i]
+            while i >= 0:
+                chain.append(branches[i])
+                i = self._parents[i]
+            chain.reverse()
+        every = tuple(c for b in chain for c in b.conditions)
+        local = tuple(c for b in chain if b.block_lines <= LOCAL_GUARD_LINES for c in b.conditions)
         extra: tuple[str, ...] = ()
         if "NV_" in text:
             if self._calls is None:
                 self._calls = _nv_calls(text)
-            extra = _nv_guards(text, self._calls, start, end)
-        return tuple(every) + extra, tuple(local) + extra
+                self._call_starts = [c.start for c in self._calls]
+            extra = _nv_guards(
+                text, self._calls[: bisect.bisect_left(self._call_starts, start)], start, end
+            )
+        return every + extra, local + extra
