@@ -194,6 +194,9 @@ class FileGuards:
         self._starts: list[int] = []
         self._parents: list[int] = []
         self._calls: list[_NvCall] | None = None
+        # Looked up once: `in` over a 2 MB generated file for every statement is quadratic.
+        self._has_directives = "#" in text
+        self._has_nv_calls = "NV_" in text
 
     def _index(self) -> list[_Branch]:
         if self._branches is None:
@@ -214,7 +217,7 @@ class FileGuards:
         (longer than :data:`LOCAL_GUARD_LINES` lines)."""
         text = self.text
         chain: list[_Branch] = []
-        if "#" in text:
+        if self._has_directives:
             branches = self._index()
             i = bisect.bisect_right(self._starts, start) - 1
             while i >= 0 and branches[i].end <= start:
@@ -226,7 +229,7 @@ class FileGuards:
         every = tuple(c for b in chain for c in b.conditions)
         local = tuple(c for b in chain if b.block_lines <= LOCAL_GUARD_LINES for c in b.conditions)
         extra: tuple[str, ...] = ()
-        if "NV_" in text:
+        if self._has_nv_calls:
             if self._calls is None:
                 self._calls = _nv_calls(text)
                 self._call_starts = [c.start for c in self._calls]
