@@ -312,6 +312,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print(f"asm labels (not statements): {result.asm_labels}")
     print(f"operands:                   {result.operands}")
     print(f"  with a known type:        {typed}{share}")
+    print(f"    from this file (tier 1): {typed - result.typed_tier2}")
+    print(f"    from libclang (tier 2):  {result.typed_tier2}")
     if args.list_skipped:
         for path, line, reason in result.skipped:
             print(f"{path}:{line}: not linted: {reason}")

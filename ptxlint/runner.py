@@ -64,6 +64,7 @@ class FileOutcome:
     asm_labels: int = 0
     operands: int = 0
     typed_operands: int = 0
+    typed_tier2: int = 0
     fixed: int = 0
     diff: str = ""
     write_error: str | None = None
@@ -89,6 +90,7 @@ def _outcome(path: str, source: SourceFile, result: FileResult) -> FileOutcome:
         asm_labels=len(labels),
         operands=len(operands),
         typed_operands=sum(1 for o in operands if o.ctype is not None),
+        typed_tier2=sum(1 for o in operands if o.ctype is not None and o.ctype.tier == 2),
     )
 
 
@@ -277,6 +279,7 @@ def _merge(result: RunResult, outcome: FileOutcome) -> None:
     result.asm_labels += outcome.asm_labels
     result.operands += outcome.operands
     result.typed_operands += outcome.typed_operands
+    result.typed_tier2 += outcome.typed_tier2
     result.fixed += outcome.fixed
     if outcome.diff:
         result.diffs.append(outcome.diff)

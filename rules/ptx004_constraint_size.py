@@ -72,6 +72,10 @@ and the fix is marked unsafe. No fix is offered for types no letter fits (`char`
             c = operand.constraint
             if c.opaque or len(c.letters) != 1 or c.letters not in REGISTER_LETTERS:
                 continue
+            if operand.ctype is None and context.tier2 is not None:
+                # Template instantiations (Tier 2) that disagree: judge each one.
+                yield from self._per_instantiation(statement, operand, context, guarded)
+                continue
             verdict = operand_verdict(operand.ctype, c.letters)
             if verdict is None or verdict.accepted or verdict.rule != self.id:
                 continue
@@ -83,6 +87,29 @@ and the fix is marked unsafe. No fix is offered for types no letter fits (`char`
                 operand.span,
                 f"operand {operand.index} ({operand.expression}): {verdict.reason}",
                 fix=_fix(statement, operand, operand.ctype, c.letters),
+            )
+
+
+    def _per_instantiation(
+        self, statement: AsmStatement, operand: Operand, context: RuleContext, guarded: bool
+    ) -> Iterator[Finding]:
+        types = getattr(context.tier2, "operand_types", None)
+        if types is None:
+            return
+        letter = operand.constraint.letters
+        broken = []
+        for found in types(statement, operand.index):
+            verdict = operand_verdict(found.ctype, letter)
+            if verdict is None or verdict.accepted or verdict.rule != self.id:
+                continue
+            if guarded and model_dependent(found.ctype):
+                continue
+            broken.append(f"{found.name or 'as written'}: {verdict.reason}")
+        if broken:
+            yield self.finding(
+                statement,
+                operand.span,
+                f"operand {operand.index} ({operand.expression}) in {'; in '.join(broken)}",
             )
 
 

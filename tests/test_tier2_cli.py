@@ -29,3 +29,41 @@ def test_missing_database_is_a_usage_error(tmp_path, capsys) -> None:
     code = main(["check", str(tmp_path), "--compile-commands", str(tmp_path / "nope")])
     assert code == 2
     assert "no compile database" in capsys.readouterr().err
+
+
+def test_finding_names_the_instantiation_that_breaks(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "k.cu").write_text(
+        "template <typename T>\n"
+        "__device__ unsigned widen(T v) {\n"
+        "  unsigned r;\n"
+        '  asm("mov.b32 %0, %1;" : "=r"(r) : "r"(v));\n'
+        "  return r;\n"
+        "}\n"
+        "__global__ void k(unsigned* out, unsigned a, unsigned long long b) {\n"
+        "  out[0] = widen(a);\n"
+        "  out[1] = widen(b);\n"
+        "}\n"
+    )
+    (tmp_path / "compile_commands.json").write_text(json.dumps([{
+        "directory": str(tmp_path), "file": "k.cu",
+        "arguments": ["nvcc", "-arch=sm_90", "-c", "k.cu"],
+    }]))
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "k.cu", "--select", "PTX004", "--format", "json"]) == 1
+    (finding,) = json.loads(capsys.readouterr().out)["findings"]
+    assert finding["line"] == 4
+    assert "unsigned long long" in finding["message"] and "widen" in finding["message"]
+    assert "widen<unsigned int>" not in finding["message"]
+
+
+def test_stats_count_operands_per_tier(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", str(tmp_path / "cache"))
+    project = tmp_path / "project"
+    shutil.copytree(os.path.join(FIXTURES, "tier2"), project)
+    monkeypatch.chdir(project)
+    assert main(["stats", "kernel.cu"]) == 0
+    out = capsys.readouterr().out
+    tier2 = int(out.split("from libclang (tier 2):")[1].split()[0])
+    tier1 = int(out.split("from this file (tier 1):")[1].split()[0])
+    assert tier2 >= 4 and tier2 > tier1

@@ -63,6 +63,7 @@ def render(result: RunResult) -> str:
             "seconds": round(result.seconds, 3),
             "operands": result.operands,
             "typed_operands": result.typed_operands,
+            "typed_operands_tier2": result.typed_tier2,
             "skipped_statements": result.skipped_statements,
         },
         "errors": [{"path": p, "message": m} for p, m in result.errors],

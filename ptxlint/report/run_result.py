@@ -26,6 +26,7 @@ class RunResult:
     notes: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): skipped files
     operands: int = 0
     typed_operands: int = 0
+    typed_tier2: int = 0  # of typed_operands, those libclang typed
     root: str = "."  # the folder paths are relative to (SARIF's %SRCROOT%)
     fixed: int = 0  # fixes applied (or, with --diff, that would be)
     diffs: list[str] = field(default_factory=list)
