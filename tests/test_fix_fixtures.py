@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -29,7 +30,7 @@ def _safe_fixable(text: str, path: str, rule: str) -> int:
 @pytest.mark.parametrize("fixture", BAD, ids=[_rule(p) for p in BAD])
 def test_fix_applies_every_safe_fix_once(fixture: str, tmp_path) -> None:
     rule = _rule(fixture)
-    original = open(fixture, encoding="utf-8").read()
+    original = Path(fixture).read_text(encoding="utf-8")
     if _safe_fixable(original, fixture, rule) == 0:
         pytest.skip(f"{rule} offers no safe fix on its fixture")
     target = tmp_path / os.path.basename(fixture)
