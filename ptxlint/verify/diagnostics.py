@@ -14,6 +14,13 @@ _PTXAS_GLOBAL = re.compile(r"^ptxas (?P<sev>error|fatal|warning)\s*:\s*(?P<msg>.
 _FRONTEND = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?P<sev>error|warning|catastrophic error)"
                        r"(?: #\d+-D)?:\s*(?P<msg>.*)$")
 _NOISE = ("Ptx assembly aborted due to errors",)
+# ptxas warning : Program uses 32-bit address on line '35' which is conflicting with .address_size 64
+# (the line is inside the message); for sm_90+ ptxas then aborts with "32-Bit ABI ... is not
+# supported", a fatal error with no line. The warning names the cause and where it is, so it is
+# escalated to the error and the lineless fatal dropped.
+_LINE_IN_MESSAGE = re.compile(r"\bon line '(\d+)'")
+_ADDRESS_32 = re.compile(r"32-bit address", re.I)
+_ABI_32 = re.compile(r"32-Bit ABI .* not supported", re.I)
 
 
 @dataclass(frozen=True)
@@ -40,15 +47,27 @@ def parse(text: str) -> list[Diagnostic]:
             continue
         match = _PTXAS_GLOBAL.match(line)
         if match:
-            if match["msg"].strip() not in _NOISE:
-                out.append(Diagnostic("ptxas", "", 0, _severity(match["sev"]),
-                                      match["msg"].strip()))
+            message = match["msg"].strip()
+            if message not in _NOISE:
+                where = _LINE_IN_MESSAGE.search(message)
+                out.append(Diagnostic("ptxas", "", int(where[1]) if where else 0,
+                                      _severity(match["sev"]), message))
             continue
         match = _FRONTEND.match(line)
         if match:
             out.append(Diagnostic("nvcc", match["file"], int(match["line"]),
                                   _severity(match["sev"]), match["msg"].strip()))
-    return out
+    return _escalate_32_bit(out)
+
+
+def _escalate_32_bit(found: list[Diagnostic]) -> list[Diagnostic]:
+    if not any(d.is_error and _ABI_32.search(d.message) for d in found):
+        return found
+    causes = [d for d in found if d.severity == "warning" and _ADDRESS_32.search(d.message)]
+    if not causes:
+        return found
+    return [Diagnostic(d.tool, d.file, d.line, "error", d.message) if d in causes else d
+            for d in found if not (d.is_error and _ABI_32.search(d.message))]
 
 
 def _severity(word: str) -> str:
