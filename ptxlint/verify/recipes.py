@@ -3,22 +3,37 @@
 A finding is *confirmed* only by an error whose text says the same thing (a Duplicate
 definition for PTX201, not any syntax error), *refuted* when the probe compiles cleanly, and
 *unverifiable* otherwise. New rules get a recipe here; a rule without one is unverifiable.
+
+WHOLE_FILE compiles the real file (nvcc -ptx, then ptxas) once per file: the evidence for claims
+a per-statement probe cannot judge (a non-constant "n" expression, an operand of a user-defined
+type). Listed after CU, it is a fallback: planned only where the .cu probe cannot be built.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ptxlint.model import Severity
+
+if TYPE_CHECKING:
+    from ptxlint.model import Finding
 
 PTX, CU, DIFFERENTIAL, NONE = "ptx-probe", "cu-probe", "differential", "none"
+WHOLE_FILE = "whole-file"
 
 
 @dataclass(frozen=True)
 class Recipe:
-    probes: tuple[str, ...]  # PTX and/or CU, or DIFFERENTIAL, or NONE
+    probes: tuple[str, ...]  # PTX and/or CU (then WHOLE_FILE), or WHOLE_FILE, DIFFERENTIAL, NONE
     agrees: re.Pattern[str] | None = None  # compiler messages that state the finding's claim
     why_none: str = ""  # for NONE: why the compiler cannot speak to this claim
     arch_sensitive: bool = False  # probe at the arches the finding names
+    # False where a clean compile does not contradict the claim (it fails only at run time):
+    # the finding then stays unverifiable with why_clean instead of being refuted
+    refutable: bool = True
+    why_clean: str = ""
 
 
 def _p(pattern: str) -> re.Pattern[str]:
@@ -33,15 +48,18 @@ RECIPES: dict[str, Recipe] = {
     "PTX003": Recipe((CU,), _p(r"only one constraint letter")),
     "PTX004": Recipe((CU,), _p(r"does not match type/size implied by constraint|more than one "
                                r"conversion function|no suitable conversion")),
-    "PTX005": Recipe((CU,), _p(r"must have scalar type")),
+    # an operand of a user-defined type (__half2, a struct) cannot be declared in a .cu probe
+    # without its definition: the whole file gives nvcc's verdict on the line itself
+    "PTX005": Recipe((CU, WHOLE_FILE), _p(r"must have scalar type")),
     "PTX006": Recipe((CU,), _p(r"modifier")),
     "PTX007": Recipe((CU,), _p(r"operand modifier not supported")),
     "PTX008": Recipe((PTX, CU), _p(r"Parsing error near '%|at end of asm string|syntax error|"
                                    r"invalid % escape")),
     # the .cu probe stands a literal in for a non-literal "n" expression, so it cannot judge
-    # PTX010; that needs the whole file compiled with its flags (not implemented yet)
-    "PTX010": Recipe((NONE,), why_none="needs a whole-file compile (the per-statement probe "
-                                       "replaces the immediate's expression)"),
+    # PTX010; the whole file, compiled with its flags, can (a float or pointer gets the size
+    # message for constraint 'n')
+    "PTX010": Recipe((WHOLE_FILE,), _p(r"must be an integral constant expression|does not match "
+                                       r"type/size implied by constraint 'n'")),
     "PTX101": Recipe((DIFFERENTIAL,)),
     "PTX102": Recipe((DIFFERENTIAL,)),
     "PTX103": Recipe((DIFFERENTIAL,)),
@@ -63,10 +81,22 @@ RECIPES: dict[str, Recipe] = {
                                        "about intent, which no compiler checks"),
     "PTX104": Recipe((NONE,), why_none="nvcc and ptxas accept an output the template never "
                                        "writes: the claim is about intent"),
+    # the warnings: a generic pointer in a .shared access
     "PTX301": Recipe((NONE,), why_none="a generic address in a .shared access assembles; it "
                                        "fails (or corrupts memory) only at run time"),
 }
 
+# PTX301's errors (a shared-window offset where a .global or generic address is expected) are a
+# different claim: a 32-bit offset in a 64-bit module is refused by ptxas for sm_90+ ("Program
+# uses 32-bit address on line N", then the 32-bit ABI fatal); a 64-bit offset assembles.
+_PTX301_ERROR = Recipe((PTX,), _p(r"32-bit address"), refutable=False,
+                       why_clean="ptxas accepts a 64-bit shared-window offset as a .global or "
+                                 "generic address; it faults (or reads the wrong memory) only at "
+                                 "run time")
 
-def recipe_for(rule: str) -> Recipe:
+
+def recipe_for(rule: str, finding: Finding | None = None) -> Recipe:
+    """The recipe for ``rule``; ``finding`` picks between the claims one rule makes."""
+    if rule == "PTX301" and finding is not None and finding.severity is Severity.ERROR:
+        return _PTX301_ERROR
     return RECIPES.get(rule, Recipe((NONE,), why_none=f"no verification recipe for {rule} yet"))

@@ -27,6 +27,9 @@ class Compile:
     args: tuple[str, ...]
     files: tuple[tuple[str, str], ...]  # (name, text) written before running
     outputs: tuple[str, ...] = ()  # files read back after running
+    # commands run after ``args``, each only when the one before it succeeded (nvcc -ptx, then
+    # ptxas on its output); the outcome's return code and messages are those of all that ran
+    then: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,10 @@ def cache_dir() -> Path:
 
 
 def _key(job: Compile, tool_identity: str) -> str:
-    payload = json.dumps([CACHE_VERSION, tool_identity, asdict(job)], sort_keys=True)
+    fields = asdict(job)
+    if not job.then:
+        del fields["then"]  # single-command keys stay what they were: existing caches still hit
+    payload = json.dumps([CACHE_VERSION, tool_identity, fields], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -88,14 +94,21 @@ def _execute(job: Compile) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="ptxlint-verify-") as scratch:
         for name, text in job.files:
             Path(scratch, name).write_text(text, encoding="utf-8")
-        args = [a.replace("{dir}", scratch) for a in job.args]
-        try:
-            done = subprocess.run(args, cwd=scratch, capture_output=True, text=True,
-                                  errors="replace", timeout=TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            return Outcome(-9, "", f"timed out after {TIMEOUT_S}s: {' '.join(args)}")
-        except OSError as exc:
-            return Outcome(-1, "", f"could not run {args[0]}: {exc}")
+        returncode, stdout, stderr = 0, "", ""
+        for command in (job.args, *job.then):
+            args = [a.replace("{dir}", scratch) for a in command]
+            try:
+                done = subprocess.run(args, cwd=scratch, capture_output=True, text=True,
+                                      errors="replace", timeout=TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                return Outcome(-9, "", f"timed out after {TIMEOUT_S}s: {' '.join(args)}")
+            except OSError as exc:
+                return Outcome(-1, "", f"could not run {args[0]}: {exc}")
+            returncode = done.returncode
+            stdout += done.stdout
+            stderr += done.stderr
+            if returncode != 0:
+                break
         outputs = []
         for name in job.outputs:
             try:
@@ -105,7 +118,7 @@ def _execute(job: Compile) -> Outcome:
                 outputs.append((name, ""))
         # scratch paths vary run to run; keep messages stable for the cache and for users
         clean = lambda s: s.replace(scratch + os.sep, "").replace(scratch, ".")  # noqa: E731
-        return Outcome(done.returncode, clean(done.stdout), clean(done.stderr), tuple(outputs))
+        return Outcome(returncode, clean(stdout), clean(stderr), tuple(outputs))
 
 
 def parallel_map(fn: Callable[[T], R], items: Iterable[T], jobs: int | None = None) -> list[R]:

@@ -2,8 +2,9 @@
 rejected that no rule predicted.
 
 One pass: build every probe the findings need (PTX probes for every statement, .cu probes for
-the front-end rules, defective/fixed whole-file compiles for the optimizer rules), run them all
-in parallel through the cache, then judge each finding by its rule's recipe.
+the front-end rules, one whole-file compile per file and target for the claims only the real file
+can settle, defective/fixed whole-file compiles for the optimizer rules), run them all in
+parallel through the cache, then judge each finding by its rule's recipe.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from ptxlint.engine import extract_statements
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, Span
 from ptxlint.preproc import evaluate_guards
 from ptxlint.report.run_result import RunResult
-from ptxlint.verify import cu_probe, differential, ptx_probe
+from ptxlint.verify import cu_probe, differential, ptx_probe, whole_file
 from ptxlint.verify.diagnostics import Diagnostic, parse
 from ptxlint.verify.flags import from_database
-from ptxlint.verify.recipes import CU, DIFFERENTIAL, NONE, PTX, recipe_for
+from ptxlint.verify.recipes import CU, DIFFERENTIAL, NONE, PTX, WHOLE_FILE, Recipe, recipe_for
 from ptxlint.verify.runner import Compile, Outcome, parallel_map, run
 from ptxlint.verify.toolchain import Toolchain, arch_key, discover, require
 from ptxlint.verify.verdict import CONFIRMED, REFUTED, UNVERIFIABLE, Verdict, unverifiable
@@ -58,6 +59,8 @@ class Plan:
     jobs: dict[str, tuple[Compile, str]] = field(default_factory=dict)  # key -> (job, tool id)
     ptx: dict[tuple[StatementKey, str], ptx_probe.PtxProbe | str] = field(default_factory=dict)
     cu: dict[StatementKey, str | None] = field(default_factory=dict)  # None: not probeable
+    # (path, arch) -> job key, or why the file cannot be compiled
+    whole: dict[tuple[str, str], tuple[str, str] | str] = field(default_factory=dict)
 
     def add(self, key: str, job: Compile, tool: str) -> str:
         self.jobs.setdefault(key, (job, tool))
@@ -149,6 +152,13 @@ def _virtual(arch: str) -> str:
     return arch.replace("sm_", "compute_")
 
 
+def _wants_whole_file(recipe: Recipe, cu_job: str | None) -> bool:
+    """WHOLE_FILE first: always; after CU: only where the .cu probe could not be built."""
+    if WHOLE_FILE not in recipe.probes:
+        return False
+    return recipe.probes[0] == WHOLE_FILE or (CU in recipe.probes and cu_job is None)
+
+
 # --------------------------------------------------------------------------- judging
 
 
@@ -203,6 +213,7 @@ class Verifier:
         self.statements: dict[str, list[AsmStatement]] = {}
         self.sources: dict[str, SourceFile] = {}
         self.differential: dict[int, tuple[str, str] | str] = {}  # id(f) -> keys | reason
+        self._reports: dict[tuple[str, str], whole_file.Report] = {}
 
     # ----------------------------------------------------------------- build and run
     def prepare(self) -> None:
@@ -231,7 +242,7 @@ class Verifier:
             statement = finding.statement
             if statement is None:
                 continue
-            recipe = recipe_for(finding.rule)
+            recipe = recipe_for(finding.rule, finding)
             arch = probe_arch(statement, self.options)
             if PTX in recipe.probes and recipe.arch_sensitive:
                 for other in self._named_archs(finding):
@@ -240,6 +251,26 @@ class Verifier:
                 _plan_cu(self.plan, statement, arch, self.toolchain)
             if DIFFERENTIAL in recipe.probes:
                 self._plan_differential(finding, arch)
+            if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
+                self._plan_whole_file(finding.path, arch)
+
+    def _plan_whole_file(self, path: str, arch: str) -> None:
+        if (path, arch) in self.plan.whole:
+            return
+        nvcc, source = self.toolchain.nvcc, self.sources.get(path)
+        if nvcc is None or self.toolchain.host_compiler is None:
+            self.plan.whole[(path, arch)] = "a whole-file compile needs nvcc and a host compiler"
+            return
+        if source is None:
+            self.plan.whole[(path, arch)] = "the source is not available"
+            return
+        ptxas = self.toolchain.ptxas
+        flags = (*from_database(self.options.build_dir, path), *self.options.cuda_flags)
+        job = whole_file.compile_job(nvcc.path, ptxas.path if ptxas else None,
+                                     _ptxas_target(arch, self.toolchain), path, source.text,
+                                     arch, flags)
+        tool = _tool_id(self.toolchain, "nvcc") + "+" + _tool_id(self.toolchain, "ptxas")
+        self.plan.whole[(path, arch)] = (self.plan.add(f"whole:{job}", job, tool), tool)
 
     def _named_archs(self, finding: Finding) -> list[str]:
         return sorted({f"sm_{n}{s}" for n, s in _ARCH_IN_TEXT.findall(finding.message)},
@@ -276,7 +307,7 @@ class Verifier:
 
     # ----------------------------------------------------------------- verdicts
     def verdict(self, finding: Finding) -> Verdict:
-        recipe = recipe_for(finding.rule)
+        recipe = recipe_for(finding.rule, finding)
         statement = finding.statement
         if statement is None:
             return unverifiable("the finding is not about one asm statement")
@@ -285,6 +316,8 @@ class Verifier:
             return unverifiable(recipe.why_none, arch)
         if DIFFERENTIAL in recipe.probes:
             return self._differential_verdict(finding, arch)
+        if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
+            return self._whole_file_verdict(finding, recipe, arch)
         heard: list[Diagnostic] = []
         reasons: list[str] = []
         tools: list[str] = []
@@ -330,12 +363,76 @@ class Verifier:
             return unverifiable("; ".join(reasons) or "nothing could be compiled", arch, tool,
                                 method)
         where = ", ".join(archs)
+        if not recipe.refutable:
+            return unverifiable(f"compiles cleanly with {tool} for {where}: {recipe.why_clean}",
+                                archs[0], tool, method)
         if finding.severity is not Severity.ERROR:
             return unverifiable(f"compiles cleanly with {tool} for {where}: the claim is about "
                                 "the documented contract or another target", archs[0], tool,
                                 method)
         return Verdict(REFUTED, tool, archs[0], f"{tool} accepts the statement for {where}"
                        + (" (placed twice)" if PTX in recipe.probes else ""), method)
+
+    # ----------------------------------------------------------------- whole file
+    def report(self, path: str, arch: str) -> whole_file.Report | str:
+        """The whole-file compile of ``path`` for ``arch``, read; or why there is none."""
+        planned = self.plan.whole.get((path, arch), "not planned")
+        if isinstance(planned, str):
+            return planned
+        if (path, arch) not in self._reports:
+            self._reports[(path, arch)] = whole_file.read(
+                self.outcomes[planned[0]], path, self.statements.get(path, []))
+        return self._reports[(path, arch)]
+
+    def _flagged(self, path: str) -> set[StatementKey]:
+        """Statements of ``path`` with an error finding: errors on them are explained."""
+        return {key_of(f.statement) for f in self.result.findings
+                if f.path == path and f.statement is not None and f.severity is Severity.ERROR}
+
+    def _whole_file_verdict(self, finding: Finding, recipe: Recipe, arch: str) -> Verdict:
+        statement = finding.statement
+        assert statement is not None
+        tool = f"{self.toolchain.label('nvcc')} + {self.toolchain.label('ptxas')}"
+        report = self.report(finding.path, arch)
+        if isinstance(report, str):
+            return unverifiable(f"no whole-file compile: {report}", arch, "", WHOLE_FILE)
+        me, flagged = key_of(statement), self._flagged(finding.path)
+        other = [e for e in report.errors
+                 if not any(key_of(s) in flagged for s in e.statements)]
+        if other or report.failure:
+            said = (f"{other[0].where}: {_quote(other[0].diagnostic)}" if other
+                    else report.failure)
+            return unverifiable(f"the file does not compile for another reason ({said}), so "
+                                "nvcc's silence or words on this statement prove nothing; pass "
+                                "its flags with -p BUILD_DIR or --cuda-flags", arch, tool,
+                                WHOLE_FILE)
+        mine = [e.diagnostic for e in report.errors if me in map(key_of, e.statements)]
+        match = next((d for d in mine if recipe.agrees and recipe.agrees.search(d.message)),
+                     None)
+        if match is not None:
+            return Verdict(CONFIRMED, self.toolchain.label(match.tool), arch,
+                           _quote(match) + " (whole file)", WHOLE_FILE)
+        if mine:
+            return unverifiable("the toolchain rejects the statement for another reason: "
+                                + _quote(mine[0]), arch, tool, WHOLE_FILE)
+        if not report.compiled:
+            lines = sorted({e.where for e in report.errors})
+            return unverifiable("nvcc says nothing about this statement, but the file fails on "
+                                f"other flagged statements ({', '.join(lines)}) and never "
+                                "reached ptxas", arch, tool, WHOLE_FILE)
+        if not report.matcher.present(statement):
+            return unverifiable(f"the file compiles for {arch}, but this statement is not in its "
+                                "PTX (an uninstantiated template, a branch not compiled for "
+                                f"{arch}, or an unused function)", arch, tool, WHOLE_FILE)
+        if not recipe.refutable:
+            return unverifiable(f"the file compiles with {tool} for {arch}: "
+                                + recipe.why_clean, arch, tool, WHOLE_FILE)
+        if finding.severity is not Severity.ERROR:
+            return unverifiable(f"the file compiles with {tool} for {arch}: the claim is about "
+                                "the documented contract or another target", arch, tool,
+                                WHOLE_FILE)
+        return Verdict(REFUTED, tool, arch, f"{tool} compile the whole file for {arch}, this "
+                       "statement included", WHOLE_FILE)
 
     def _cu_reason(self, statement: AsmStatement) -> str:
         if self.toolchain.nvcc is None:
@@ -407,6 +504,27 @@ class Verifier:
                     out.append((finding, Verdict(CONFIRMED, label, arch,
                                                  _quote(mapped.diagnostic), PTX)))
                     break
+        for (path, arch) in self.plan.whole:
+            report = self.report(path, arch)
+            if isinstance(report, str):
+                continue
+            for error in report.errors:
+                if not error.statements or any(
+                        key_of(s) in seen | confirmed | predicted for s in error.statements):
+                    continue
+                if _ARCH_ERROR.search(error.diagnostic.message) and not self.options.arch:
+                    continue
+                statement = error.statements[0]
+                seen.add(key_of(statement))
+                self.result.sources.setdefault(statement.source.path, statement.source)
+                label = self.toolchain.label(error.diagnostic.tool)
+                message = (f"{label} rejects this asm compiling {path} for {arch}: "
+                           f"{error.diagnostic.message} (not predicted by any ptxlint rule)")
+                finding = Finding(TOOLCHAIN_ERROR, TOOLCHAIN_ERROR, Severity.ERROR, path,
+                                  error.span or statement.span, message, statement=statement)
+                out.append((finding, Verdict(CONFIRMED, label, arch,
+                                             _quote(error.diagnostic) + " (whole file)",
+                                             WHOLE_FILE)))
         return out
 
 

@@ -1,0 +1,200 @@
+"""Probe 3: the real file, compiled whole (nvcc -ptx with its own flags, then ptxas), and its
+errors mapped back to the asm statements they are about.
+
+For claims a per-statement probe cannot judge: a non-constant "n" expression (the .cu probe
+stands a literal in for it), an operand of a user-defined type (the probe cannot declare it).
+
+* nvcc's front end says ``file(line): error: ...``; a ``#line 1 "path"`` at the top of the
+  scratch copy makes that the user's path, and the asm statement whose lines cover ``line`` is
+  the one it is about.
+* ptxas names a line of the generated PTX. nvcc writes every inlined asm between
+  ``// begin inline asm`` and ``// end inline asm``, its template spliced in verbatim, so the
+  block around the line is matched against each statement's template, whitespace ignored and
+  every ``%N`` a wildcard. Identical templates stay ambiguous: all are candidates.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ptxlint.model import HOLE, AsmStatement, Span
+from ptxlint.verify.diagnostics import Diagnostic, parse
+from ptxlint.verify.runner import Compile, Outcome
+
+OUTPUT = "whole.ptx"
+_BEGIN, _END = "// begin inline asm", "// end inline asm"
+_OPERAND = r"[^,;\[\]{}]+?"  # a register, an immediate or an address piece nvcc spliced in
+_SPACE = re.compile(r"\s+")
+
+
+def compile_job(nvcc: str, ptxas: str | None, ptxas_arch: str | None, path: str, text: str,
+                arch: str, flags: Sequence[str]) -> Compile:
+    """nvcc -ptx over a scratch copy of ``text`` (found includes: its folder first), then
+    ptxas over that PTX. The copy is in the job, so the cache keys on the file's content."""
+    name = os.path.basename(path) or "input.cu"
+    if not name.endswith(".cu"):
+        name += ".cu"  # headers: compile as CUDA
+    folder = os.path.dirname(os.path.abspath(path))
+    shown = path.replace("\\", "/").replace('"', '\\"')
+    copy = f'#line 1 "{shown}"\n{text}'
+    # -rdc keeps every external __device__ function in the PTX, called or not
+    args = (nvcc, f"-arch={arch}", "-ptx", "-rdc=true", "-I", folder, *flags,
+            "-o", f"{{dir}}/{OUTPUT}", f"{{dir}}/{name}")
+    then: tuple[tuple[str, ...], ...] = ()
+    if ptxas and ptxas_arch:
+        then = ((ptxas, f"-arch={ptxas_arch}", "-c", "-o", "{dir}/whole.cubin",
+                 f"{{dir}}/{OUTPUT}"),)
+    return Compile(args, ((name, copy),), (OUTPUT,), then)
+
+
+# --------------------------------------------------------------------------- PTX asm blocks
+
+
+@dataclass(frozen=True)
+class Block:
+    first: int  # 1-based PTX line of the first template line (after the begin marker)
+    lines: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def asm_blocks(ptx: str) -> list[Block]:
+    out: list[Block] = []
+    start: int | None = None
+    lines = ptx.splitlines()
+    for n, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if stripped == _BEGIN:
+            start = n + 1
+        elif stripped == _END and start is not None:
+            out.append(Block(start, tuple(lines[start - 1:n - 1])))
+            start = None
+    return out
+
+
+def block_at(blocks: Sequence[Block], line: int) -> Block | None:
+    """The block holding PTX ``line``, markers included."""
+    for block in blocks:
+        if block.first - 1 <= line <= block.first + len(block.lines):
+            return block
+    return None
+
+
+def _literal(text: str) -> str:
+    parts = _SPACE.sub("", text).split(HOLE)
+    return ".*?".join(re.escape(p) for p in parts)  # a macro piece: anything
+
+
+def template_pattern(statement: AsmStatement) -> re.Pattern[str]:
+    """What nvcc writes for this statement, whitespace removed: operands are wildcards."""
+    text = statement.template.text
+    if not statement.extended:
+        return re.compile(_literal(text), re.S)  # basic asm: verbatim, no % processing
+    out: list[str] = []
+    pos = 0
+    for token in sorted(statement.ptx.percents, key=lambda t: t.start):
+        out.append(_literal(text[pos:token.start]))
+        if token.kind == "escape":
+            out.append(re.escape("%"))
+        elif token.kind == "unique":
+            out.append(r"\d+")
+        elif token.kind in ("bare", "trailing"):
+            out.append(_literal(text[token.start:token.end]))
+        else:
+            out.append(_OPERAND)
+        pos = token.end
+    out.append(_literal(text[pos:]))
+    return re.compile("".join(out), re.S)
+
+
+class Matcher:
+    """Blocks of one PTX output against one file's statements (patterns built on demand)."""
+
+    def __init__(self, statements: Sequence[AsmStatement], ptx: str) -> None:
+        self.statements = list(statements)
+        self.blocks = asm_blocks(ptx)
+        self._patterns: dict[int, re.Pattern[str]] = {}
+
+    def _pattern(self, statement: AsmStatement) -> re.Pattern[str]:
+        key = id(statement)
+        if key not in self._patterns:
+            self._patterns[key] = template_pattern(statement)
+        return self._patterns[key]
+
+    def matches(self, statement: AsmStatement, block: Block) -> bool:
+        return self._pattern(statement).fullmatch(_SPACE.sub("", block.text)) is not None
+
+    def statements_of(self, block: Block) -> tuple[AsmStatement, ...]:
+        return tuple(s for s in self.statements if self.matches(s, block))
+
+    def present(self, statement: AsmStatement) -> bool:
+        """Whether nvcc emitted this statement (it may be an uninstantiated template, a branch
+        not compiled for this target, or an unused internal function)."""
+        return any(self.matches(statement, b) for b in self.blocks)
+
+
+# --------------------------------------------------------------------------- mapping errors
+
+
+@dataclass(frozen=True)
+class Located:
+    diagnostic: Diagnostic
+    statements: tuple[AsmStatement, ...]  # candidates; () when on no asm statement of the file
+    span: Span | None  # the characters it points at in the first candidate, where known
+    where: str  # "line 12" (source) or "PTX line 40"
+
+
+@dataclass(frozen=True)
+class Report:
+    compiled: bool  # nvcc and ptxas both succeeded
+    errors: tuple[Located, ...]
+    failure: str  # when it failed with no error a line could be read from: the first words
+    matcher: Matcher
+
+
+def _same_file(a: str, b: str) -> bool:
+    return a == b or os.path.abspath(a) == os.path.abspath(b)
+
+
+def _covering(statements: Sequence[AsmStatement], line: int) -> tuple[AsmStatement, ...]:
+    return tuple(s for s in statements
+                 if s.line <= line <= s.source.line_col(s.span.end).line)
+
+
+def _template_span(statement: AsmStatement, block: Block, line: int) -> Span:
+    """The template line that PTX ``line`` of ``block`` is (nvcc splices templates verbatim)."""
+    index = line - block.first
+    rows = statement.template.text.split("\n")
+    if not 0 <= index < len(rows) or HOLE in statement.template.text:
+        return statement.span
+    offset = sum(len(r) + 1 for r in rows[:index])
+    offset += len(rows[index]) - len(rows[index].lstrip())
+    return statement.template.source_span(offset, offset + 1)
+
+
+def read(outcome: Outcome, path: str, statements: Sequence[AsmStatement]) -> Report:
+    matcher = Matcher(statements, outcome.output(OUTPUT))
+    located: list[Located] = []
+    for diag in parse(outcome.messages):
+        if not diag.is_error:
+            continue
+        if diag.tool == "nvcc":
+            found = _covering(statements, diag.line) if _same_file(diag.file, path) else ()
+            span = found[0].span if found else None
+            where = f"{os.path.basename(diag.file)}:{diag.line}" if diag.line else "nvcc"
+            located.append(Located(diag, found, span, where))
+            continue
+        block = block_at(matcher.blocks, diag.line) if diag.line else None
+        found = matcher.statements_of(block) if block is not None else ()
+        span = _template_span(found[0], block, diag.line) if found and block else None
+        located.append(Located(diag, found, span,
+                               f"PTX line {diag.line}" if diag.line else "ptxas"))
+    failure = ""
+    if outcome.returncode != 0 and not located:
+        failure = outcome.messages.splitlines()[0] if outcome.messages else "nvcc failed"
+    return Report(outcome.returncode == 0, tuple(located), failure, matcher)
