@@ -34,7 +34,12 @@ _ARM_WORDS = frozenset(
     st2 st3 st4 fmla fmls sdot udot usdot smmla ummla bfmmla bfdot ptrue whilelt prfm tbl tbx zip1
     zip2 uzp1 uzp2 umov smov""".split()
 )
-_ARM_ARRANGEMENT = re.compile(r"(?:%\d+|%\[\w+\]|\b[vzq]\d{1,2})\.(?:\d+)?[bhsdq]\b")
+_ARM_ARRANGEMENT = re.compile(
+    r"(?:%\d+|%\[\w+\]|\b[vzq]\d{1,2})\.(?:\d+)?[bhsdq]\b"
+    # AArch64 register-width modifiers on named operands (`%w[out]`, `%x[ptr]`): nvcc has
+    # neither modifiers nor named operands.
+    r"|%[wxbhsdq]\[\w+\]"
+)
 
 
 # AMD GCN/CDNA (HIP code shares __device__ with CUDA): `v_add_f32`, `s_waitcnt`, `ds_read_b128`.
@@ -88,6 +93,7 @@ def classify(
     path: str,
     function_specifiers: tuple[str, ...],
     guards: tuple[str, ...],
+    split_by_directives: bool = False,
 ) -> Verdict:
     text = template.replace(HOLE, " ")
     if rocm_guarded(guards):
@@ -110,6 +116,9 @@ def classify(
         # `asm volatile("}")`: closes a PTX scope opened by an earlier statement (CCCL).
         return Verdict("ptx", "a PTX scope brace")
     if not device_context:
+        if split_by_directives:
+            # `#if` inside the statement: the template read here mixes alternatives.
+            return Verdict("unknown", "preprocessor branches inside the statement")
         # Outside a known device context only a template that is PTX through and through is
         # taken: `mov` alone is also an ARM, RISC-V and x86 word.
         if words and len(ptx_words) >= len(words) and not arm:

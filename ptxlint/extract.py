@@ -135,6 +135,7 @@ def extract(
             path=source.path,
             function_specifiers=context.function_specifiers,
             guards=context.guards,
+            split_by_directives=any(p.startswith("preprocessor directive") for p in raw.problems),
         )
         context = dataclasses.replace(
             context, dialect=verdict.dialect, dialect_reason=verdict.reason

@@ -259,3 +259,20 @@ __device__ double g(double x) { double y; asm("mov.f64 %0, %1;" : "=d"(y) : "d"(
     found = extract_statements(SourceFile("k.cu", text))
     assert [s.template.text for s in found.statements] == ["mov.f64 %0, %1;"]
     assert "HIP/ROCm" in found.skipped[0][1]
+
+
+def test_arm_asm_with_if_inside_the_statement_is_not_ptx() -> None:
+    text = """
+static unsigned clz32(unsigned x) {
+    unsigned int r;
+    __asm__ __volatile__ (
+    #if defined(MA_64BIT)
+        "clz %w[out], %w[in]" : [out]"=r"(r) : [in]"r"(x)
+    #else
+        "clz %[out], %[in]" : [out]"=r"(r) : [in]"r"(x)
+    #endif
+    );
+    return r;
+}
+"""
+    assert statements(text, "miniaudio.h") == []
