@@ -14,8 +14,7 @@ from ptxlint.cli import _configure, build_parser, run
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
 from ptxlint.report.run_result import RunResult
-from ptxlint.verify import TOOLCHAIN_ERROR, VerifyOptions, discover, verify
-from ptxlint.verify import runner, whole_file
+from ptxlint.verify import TOOLCHAIN_ERROR, VerifyOptions, discover, runner, verify, whole_file
 from ptxlint.verify.diagnostics import parse
 
 ROOT = Path(__file__).resolve().parent.parent
