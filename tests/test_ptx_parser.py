@@ -35,7 +35,8 @@ def assert_in_bounds(t: PtxTemplate, text: str) -> None:
         check(ins.start, ins.end)
         check(ins.opcode_start, ins.opcode_end)
         assert ins.start <= ins.opcode_start
-        assert text[ins.opcode_start : ins.opcode_end] == ins.mnemonic
+        # a space may separate modifiers (`prmt .b32`), as ptxas allows
+        assert "".join(text[ins.opcode_start : ins.opcode_end].split()) == ins.mnemonic
         if ins.predicate is not None:
             check(ins.predicate.start, ins.predicate.end)
             check(ins.predicate.register.start, ins.predicate.register.end)
@@ -586,3 +587,10 @@ def test_fuzz_never_raises_and_stays_in_bounds() -> None:
 def test_pathological_inputs(text: str) -> None:
     for extended in (True, False):
         assert_in_bounds(parse_template(text, extended), text)
+
+
+def test_modifiers_after_a_space_belong_to_the_mnemonic() -> None:
+    # ptxas accepts `prmt .b32 ...`; CUTLASS's mixed_input_utils.hpp writes it so.
+    (inst,) = parse_template("prmt .b32 %0, %1, %2, 0x5410;", True).instructions
+    assert (inst.opcode, inst.modifiers) == ("prmt", ("b32",))
+    assert [o.text for o in inst.operands] == ["%0", "%1", "%2", "0x5410"]

@@ -105,6 +105,8 @@ _IDENT = re.compile(_NAME, _A)
 _MNCH = rf"[\w$%{HOLE}]"
 _MNEMONIC_RE = rf"(?:[A-Za-z_${HOLE}]|%(?=[\w$%]))(?:{_MNCH})*(?:(?:\.|::){_MNCH}*)*"
 _MNEMONIC = re.compile(_MNEMONIC_RE, _A)
+# ptxas also reads `prmt .b32 %0, ...` (CUTLASS writes it): modifiers after a space.
+_MNEMONIC_TAIL = re.compile(rf"\.[A-Za-z_]{{1}}(?:{_MNCH})*(?:(?:\.|::){_MNCH}*)*", _A)
 # A pending statement that is just `[guard] mnemonic`: a `{` after it opens a vector operand.
 _MNEMONIC_ONLY = re.compile(rf"(?:@\s*!?\s*[^\s{{}};]+\s+)?{_MNEMONIC_RE}\s*", _A)
 
@@ -405,11 +407,16 @@ class _Parser:
             self._problem("expected an instruction or directive", start, max(stop, start + 1))
             return
         mnemonic = mn.group()
+        mnemonic_end = mn.end()
+        after = _skip_ws(masked, mnemonic_end, end)
+        if after > mnemonic_end and (tail := _MNEMONIC_TAIL.match(masked, after, end)):
+            mnemonic += tail.group()
+            mnemonic_end = tail.end()
         opcode, *modifiers = mnemonic.split(".")
         # A hole anywhere, or an operand splice inside the mnemonic, leaves the real spelling
         # unknown: rules must stay silent about it.
         opaque = masked.find(HOLE, start, end) != -1 or (self.extended and "%" in mnemonic)
-        operands = self._operands(mn.end(), end, branch=opcode == "bra")
+        operands = self._operands(mnemonic_end, end, branch=opcode == "bra")
         self.instructions.append(
             PtxInstruction(
                 opcode=opcode,
@@ -419,7 +426,7 @@ class _Parser:
                 start=start,
                 end=stop,
                 opcode_start=mn.start(),
-                opcode_end=mn.end(),
+                opcode_end=mnemonic_end,
                 depth=self.depth,
                 terminated=terminated,
                 opaque=opaque,
