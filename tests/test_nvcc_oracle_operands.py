@@ -15,36 +15,16 @@ modifiers and immediates (about 520 compiles, ~100 s cold on 2 cores, ~1 s warm)
 
 from __future__ import annotations
 
-import concurrent.futures
-import functools
-import hashlib
-import json
 import os
-import shutil
 import string
-import subprocess
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
-
-import pytest
 
 from ptxlint.constraints import REGISTER_LETTERS, operand_verdict
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
 from tests.conftest import lint_text
+from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, parallel_map, run_cached
 
-
-def _find_nvcc() -> str | None:
-    found = shutil.which("nvcc")
-    if found:
-        return found
-    home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
-    candidate = os.path.join(home, "bin", "nvcc") if home else ""
-    return candidate if candidate and os.access(candidate, os.X_OK) else None
-
-
-NVCC = _find_nvcc()
 # The whole matrix costs about 100 s cold on 2 cores (0.5 s per compile), nothing warm;
 # PTXLINT_NVCC_QUICK=1 keeps a representative subset for a quicker cold run.
 FULL = os.environ.get("PTXLINT_NVCC_QUICK", "") in ("", "0")
@@ -53,7 +33,7 @@ FLAGS = ("-std=c++17", "-arch=sm_90", "-ptx")
 # comments only with a "d" operand reads as x86 to it); -ptx never assembles the template.
 TEMPLATE = '"membar.cta; // %0"'
 
-pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc not found (PATH, CUDA_HOME)")
+pytestmark = needs_nvcc
 
 PRELUDE = """\
 enum E { EA, EB };
@@ -116,49 +96,15 @@ class Verdict:
     error: str  # nvcc's first error line, "" when accepted
 
 
-def _cache_dir() -> Path:
-    root = os.environ.get("PTXLINT_TEST_CACHE") or os.path.join(
-        os.path.expanduser("~"), ".cache", "ptxlint-tests"
-    )
-    path = Path(root) / "nvcc-verdicts"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-@functools.lru_cache(maxsize=1)
-def _nvcc_version() -> str:
-    assert NVCC is not None
-    return subprocess.run([NVCC, "--version"], capture_output=True, text=True).stdout
-
-
 def _compile(source: str) -> Verdict:
     assert NVCC is not None
-    key = hashlib.sha256("\0".join((_nvcc_version(), *FLAGS, source)).encode()).hexdigest()
-    cached = _cache_dir() / f"{key}.json"
-    if cached.exists():
-        data = json.loads(cached.read_text())
-        return Verdict(data["accepted"], data["error"])
-    with tempfile.TemporaryDirectory(prefix="ptxlint-oracle-") as tmp:
-        cu = os.path.join(tmp, "case.cu")
-        with open(cu, "w", encoding="utf-8") as handle:
-            handle.write(source)
-        run = subprocess.run(
-            [NVCC, *FLAGS, cu, "-o", os.path.join(tmp, "case.ptx")],
-            capture_output=True,
-            text=True,
-        )
+    run = run_cached(NVCC, [*FLAGS, INPUT, "-o", OUTPUT], source)
     errors = [line for line in (run.stdout + run.stderr).splitlines() if "error" in line]
-    verdict = Verdict(run.returncode == 0, errors[0].split("error:")[-1].strip() if errors else "")
-    tmp_path = cached.with_suffix(f".{os.getpid()}.tmp")
-    tmp_path.write_text(json.dumps({"accepted": verdict.accepted, "error": verdict.error}))
-    tmp_path.replace(cached)  # atomic: parallel test runs never read half a file
-    return verdict
+    return Verdict(run.ok, errors[0].split("error:")[-1].strip() if errors else "")
 
 
 def _compile_all(sources: list[str]) -> list[Verdict]:
-    workers = max(1, os.cpu_count() or 1)
-    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-        return list(pool.map(_compile, sources))
+    return parallel_map(_compile, sources, workers=max(1, os.cpu_count() or 1))
 
 
 def _flagged(source: str, rules: tuple[str, ...]) -> set[str]:

@@ -11,31 +11,16 @@ Skipped, with the reason, when nvcc is not installed.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cache
 
 import pytest
 
 from ptxlint.model import Edit, Finding
 from tests.conftest import FIXTURES, lint_text
-
-NVCC = shutil.which("nvcc") or (
-    os.path.join(os.environ["CUDA_HOME"], "bin", "nvcc")
-    if os.environ.get("CUDA_HOME")
-    and os.path.exists(os.path.join(os.environ["CUDA_HOME"], "bin", "nvcc"))
-    else None
-)
-needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc not found (PATH or CUDA_HOME)")
-CACHE = os.environ.get("PTXLINT_TEST_CACHE") or os.path.expanduser("~/.cache/ptxlint-tests")
-
+from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, parallel_map, run_cached
 
 # --------------------------------------------------------------------------- helpers
 
@@ -56,49 +41,22 @@ def fix_all(text: str, rule: str) -> tuple[str, list[Finding]]:
     return apply_edits(text, edits), findings
 
 
-@cache
-def _nvcc_version() -> str:
-    assert NVCC is not None
-    return subprocess.run([NVCC, "--version"], capture_output=True, text=True).stdout
-
-
 def compile_cached(source: str, mode: str) -> tuple[bool, str]:
     """``(ok, ptx or error text)`` for ``nvcc -arch=sm_90 -O3`` with ``-ptx`` or ``-c``."""
     assert NVCC is not None
-    key = hashlib.sha256(f"{_nvcc_version()}\0{mode}\0{source}".encode()).hexdigest()
-    path = os.path.join(CACHE, key[:2], key + ".txt")
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            status, _, body = f.read().partition("\n")
-        return status == "ok", body
-    with tempfile.TemporaryDirectory() as tmp:
-        cu = os.path.join(tmp, "k.cu")
-        out = os.path.join(tmp, "k.out")
-        with open(cu, "w", encoding="utf-8") as f:
-            f.write(source)
-        flag = "-ptx" if mode == "ptx" else "-c"
-        run = subprocess.run(
-            [NVCC, "-arch=sm_90", "-O3", flag, cu, "-o", out],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        ok = run.returncode == 0
-        body = run.stderr
-        if ok and mode == "ptx":
-            with open(out, encoding="utf-8") as f:
-                body = f.read()
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp_path = f"{path}.{os.getpid()}"
-    with open(tmp_path, "w", encoding="utf-8") as f:
-        f.write(("ok" if ok else "fail") + "\n" + body)
-    os.replace(tmp_path, path)
-    return ok, body
+    flag = "-ptx" if mode == "ptx" else "-c"
+    run = run_cached(
+        NVCC,
+        ["-arch=sm_90", "-O3", flag, INPUT, "-o", OUTPUT],
+        source,
+        filename="k.cu",
+        read_output=mode == "ptx",
+    )
+    return run.ok, run.output if run.ok and mode == "ptx" else run.stderr
 
 
 def compile_many(jobs: list[tuple[str, str]]) -> list[tuple[bool, str]]:
-    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        return list(pool.map(lambda job: compile_cached(*job), jobs))
+    return parallel_map(lambda job: compile_cached(*job), jobs)
 
 
 def code(ptx: str) -> str:

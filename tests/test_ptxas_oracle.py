@@ -12,27 +12,16 @@ CUDA 13's ptxas no longer accepts ``-arch=sm_70``, but it still checks features 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
-import shutil
-import subprocess
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-
-import pytest
 
 from ptxlint.rule import RuleContext
 from tests.conftest import lint_text
+from tests.toolchain_cache import INPUT, PTXAS, needs_ptxas, parallel_map, run_cached
 
-PTXAS = shutil.which("ptxas") or (
-    "/usr/local/cuda-13.0/bin/ptxas" if os.path.exists("/usr/local/cuda-13.0/bin/ptxas") else None
-)
-pytestmark = pytest.mark.skipif(PTXAS is None, reason="ptxas (CUDA toolkit) not found")
+pytestmark = needs_ptxas
 
-CACHE = os.environ.get("PTXLINT_TEST_CACHE") or os.path.expanduser("~/.cache/ptxlint-tests")
 REGISTERS = {"h": ".b16", "r": ".b32", "l": ".b64", "f": ".f32", "d": ".f64"}
 MISMATCH = "Arguments mismatch"
 UNKNOWN = re.compile(r"Unknown modifier|Not a name of any known instruction")
@@ -53,34 +42,19 @@ def _kernel(body: str, target: str) -> str:
 
 
 def _ptxas(body: str, target: str = "sm_100a") -> Verdict:
-    text = _kernel(body, target)
+    assert PTXAS is not None
     arch = "sm_75" if target == "sm_70" else target
-    key = hashlib.sha256(f"{arch}\n{text}".encode()).hexdigest()
-    cached = os.path.join(CACHE, key[:2], key + ".json")
-    if os.path.exists(cached):
-        with open(cached, encoding="utf-8") as fh:
-            data = json.load(fh)
-        return Verdict(data["ok"], data["message"])
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "k.ptx")
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        assert PTXAS is not None
-        run = subprocess.run(
-            [PTXAS, f"-arch={arch}", path, "-o", os.devnull], capture_output=True, text=True
-        )
+    run = run_cached(
+        PTXAS, [f"-arch={arch}", INPUT, "-o", os.devnull], _kernel(body, target), filename="k.ptx"
+    )
     errors = [line for line in run.stderr.splitlines() if "error" in line]
-    verdict = Verdict(run.returncode == 0, errors[0] if errors else run.stderr.strip()[:200])
-    os.makedirs(os.path.dirname(cached), exist_ok=True)
-    with open(cached + ".tmp", "w", encoding="utf-8") as fh:
-        json.dump({"ok": verdict.ok, "message": verdict.message}, fh)
-    os.replace(cached + ".tmp", cached)
-    return verdict
+    return Verdict(run.ok, errors[0] if errors else run.stderr.strip()[:200])
 
 
 def _ptxas_many(cells: list[tuple[str, str]]) -> list[Verdict]:
-    with ThreadPoolExecutor(max_workers=max(2, (os.cpu_count() or 2) * 2)) as pool:
-        return list(pool.map(lambda cell: _ptxas(*cell), cells))
+    return parallel_map(
+        lambda cell: _ptxas(*cell), cells, workers=max(2, (os.cpu_count() or 2) * 2)
+    )
 
 
 def _to_ptx(template: str, letters: list[str]) -> str:

@@ -7,30 +7,18 @@ source under ``$PTXLINT_TEST_CACHE`` (default ``~/.cache/ptxlint-tests``).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import shutil
-import subprocess
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import pytest
 
 from ptxlint.fix import fix_text
 from tests.conftest import lint_text
+from tests.toolchain_cache import INPUT, NVCC, needs_nvcc, parallel_map, run_cached
 
-NVCC = shutil.which("nvcc") or (
-    os.path.join(os.environ["CUDA_HOME"], "bin", "nvcc")
-    if os.environ.get("CUDA_HOME")
-    and os.path.exists(os.path.join(os.environ["CUDA_HOME"], "bin", "nvcc"))
-    else None
-)
-pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc not found (PATH or CUDA_HOME)")
+pytestmark = needs_nvcc
 
 ARCH = "sm_90"
-CACHE = os.environ.get("PTXLINT_TEST_CACHE") or os.path.expanduser("~/.cache/ptxlint-tests")
 
 # Calls the device function twice and in an unrolled loop: a template emitted more than once.
 TWICE = """
@@ -216,28 +204,8 @@ class Verdict:
 
 def _compile(source: str) -> Verdict:
     assert NVCC is not None
-    command = [NVCC, f"-arch={ARCH}", "-c", "-o", os.devnull]
-    key = hashlib.sha256(
-        json.dumps([os.path.realpath(NVCC), os.path.getmtime(NVCC), command[1:], source]).encode()
-    ).hexdigest()
-    cached = os.path.join(CACHE, f"oracle-{key}.json")
-    if os.path.exists(cached):
-        with open(cached, encoding="utf-8") as handle:
-            data = json.load(handle)
-        return Verdict(data["returncode"], data["output"])
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "case.cu")
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(source)
-        done = subprocess.run(
-            [*command, path], capture_output=True, text=True, timeout=300, cwd=folder
-        )
-    verdict = Verdict(done.returncode, done.stdout + done.stderr)
-    os.makedirs(CACHE, exist_ok=True)
-    with open(cached + ".tmp", "w", encoding="utf-8") as handle:
-        json.dump({"returncode": verdict.returncode, "output": verdict.output}, handle)
-    os.replace(cached + ".tmp", cached)
-    return verdict
+    run = run_cached(NVCC, [f"-arch={ARCH}", "-c", "-o", os.devnull, INPUT], source)
+    return Verdict(run.returncode, run.stdout + run.stderr)
 
 
 def _fixed(case: Case) -> str:
@@ -253,9 +221,7 @@ def verdicts() -> dict[str, Verdict]:
         jobs[case.name] = case.source
         if case.flagged:
             jobs[case.name + ":fixed"] = _fixed(case)
-    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        results = dict(zip(jobs, pool.map(_compile, jobs.values()), strict=True))
-    return results
+    return dict(zip(jobs, parallel_map(_compile, jobs.values()), strict=True))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

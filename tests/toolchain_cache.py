@@ -1,0 +1,126 @@
+"""The CUDA toolchain for tests that use it as an oracle: where nvcc and ptxas are, one compile
+of one snippet with its result cached by content hash, and a parallel map over many snippets.
+
+The cache lives under ``$PTXLINT_TEST_CACHE`` (default ``~/.cache/ptxlint-tests``), in
+``toolchain/``. A key covers the tool's ``--version`` text, the command (with the input and
+output file names as placeholders, so temporary folders do not defeat it), the input's file name
+and its text: a new toolkit or a changed flag recompiles, a rerun costs nothing. The raw result
+(exit status, stdout, stderr, the output file when asked for) is stored, and each test module
+reads its own verdict from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from functools import cache
+from typing import TypeVar
+
+import pytest
+
+# Placeholders in a command for the snippet's file and the output file (in a temporary folder).
+INPUT = "{input}"
+OUTPUT = "{output}"
+
+_DEFAULT_CUDA = ("/usr/local/cuda-13.0", "/usr/local/cuda")
+
+
+def find_tool(name: str) -> str | None:
+    """``name`` on PATH, else under $CUDA_HOME, $CUDA_PATH or the usual install folders."""
+    found = shutil.which(name)
+    if found:
+        return found
+    homes = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), *_DEFAULT_CUDA]
+    for home in homes:
+        candidate = os.path.join(home, "bin", name) if home else ""
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+NVCC = find_tool("nvcc")
+PTXAS = find_tool("ptxas")
+needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc not found (PATH, CUDA_HOME)")
+needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="ptxas (CUDA toolkit) not found")
+
+
+@cache
+def tool_version(tool: str) -> str:
+    return subprocess.run([tool, "--version"], capture_output=True, text=True).stdout
+
+
+def cache_dir() -> str:
+    root = os.environ.get("PTXLINT_TEST_CACHE") or os.path.expanduser("~/.cache/ptxlint-tests")
+    return os.path.join(root, "toolchain")
+
+
+@dataclass(frozen=True)
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+    output: str  # the output file's text when asked for and written, else ""
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+def run_cached(
+    tool: str,
+    command: Sequence[str],
+    source: str,
+    *,
+    filename: str = "case.cu",
+    read_output: bool = False,
+    timeout: float = 300,
+) -> Run:
+    """``tool *command`` on ``source`` written to ``filename`` (``INPUT`` in the command), cached.
+
+    ``OUTPUT`` in the command names a file in the same temporary folder; with ``read_output``
+    its text is kept in the result.
+    """
+    key = hashlib.sha256(
+        json.dumps([tool_version(tool), list(command), filename, read_output, source]).encode()
+    ).hexdigest()
+    cached = os.path.join(cache_dir(), key[:2], key + ".json")
+    if os.path.exists(cached):
+        with open(cached, encoding="utf-8") as handle:
+            return Run(**json.load(handle))
+    with tempfile.TemporaryDirectory(prefix="ptxlint-test-") as folder:
+        path = os.path.join(folder, filename)
+        out = os.path.join(folder, "out")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(source)
+        args = [path if a == INPUT else out if a == OUTPUT else a for a in command]
+        done = subprocess.run(
+            [tool, *args], capture_output=True, text=True, timeout=timeout, cwd=folder
+        )
+        output = ""
+        if read_output and os.path.exists(out):
+            with open(out, encoding="utf-8") as handle:
+                output = handle.read()
+    run = Run(done.returncode, done.stdout, done.stderr, output)
+    os.makedirs(os.path.dirname(cached), exist_ok=True)
+    partial = f"{cached}.{os.getpid()}.tmp"
+    with open(partial, "w", encoding="utf-8") as handle:
+        json.dump(asdict(run), handle)
+    os.replace(partial, cached)  # atomic: parallel test runs never read half a file
+    return run
+
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def parallel_map(fn: Callable[[T], R], items: Iterable[T], workers: int | None = None) -> list[R]:
+    """``[fn(x) for x in items]`` on a thread pool (the work is in subprocesses)."""
+    with ThreadPoolExecutor(max_workers=workers or max(2, os.cpu_count() or 2)) as pool:
+        return list(pool.map(fn, items))
