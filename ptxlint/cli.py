@@ -20,7 +20,7 @@ from ptxlint.config import (
 )
 from ptxlint.lsp import build_parser as build_lsp_parser
 from ptxlint.model import Severity
-from ptxlint.registry import find_rule, load_rules
+from ptxlint.registry import describe_entry_points, find_rule, load_rules
 from ptxlint.report import github_format, json_format, sarif_format, text_format
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
@@ -188,6 +188,13 @@ def _configure(
     loaded = load_rules()
     for problem in loaded.problems:
         print(f"ptxlint: warning: {problem}", file=sys.stderr)
+    if not loaded.rules:
+        # A linter with no rules passes everything: a silent green CI. Never let that look like
+        # success.
+        raise UsageError(
+            f"no rules loaded (looked at entry points: {describe_entry_points()}); "
+            "reinstall ptxlint"
+        )
     rule_classes = list(loaded.rules)
     selector = RuleSelector(config, [(r.id, r.name) for r in rule_classes])
     unknown = selector.unknown_selectors([(r.id, r.name) for r in rule_classes])
@@ -324,6 +331,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_rules() -> int:
     loaded = load_rules()
+    if not loaded.rules:
+        raise UsageError(f"no rules loaded (looked at entry points: {describe_entry_points()})")
     rows = [(r.id, r.name, r.severity.value, r.summary) for r in loaded.rules]
     widths = [max(len(row[i]) for row in rows) for i in range(3)] if rows else [0, 0, 0]
     for row in rows:

@@ -36,15 +36,47 @@ def _as_rule_classes(obj: object) -> list[type[Rule]]:
     return []
 
 
+def _builtin_from_source_tree() -> object | None:
+    """The repository's ``rules/`` folder imported as ``ptxlint_rules`` (never as ``rules``:
+    that name belongs to other projects on PyPI)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    if "ptxlint_rules" in sys.modules:
+        return getattr(sys.modules["ptxlint_rules"], "BUILTIN_RULES", None)
+    folder = Path(__file__).resolve().parent.parent / "rules"
+    init = folder / "__init__.py"
+    if not init.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location(
+        "ptxlint_rules", init, submodule_search_locations=[str(folder)]
+    )
+    if spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["ptxlint_rules"] = module
+    spec.loader.exec_module(module)
+    return getattr(module, "BUILTIN_RULES", None)
+
+
+def describe_entry_points() -> str:
+    """The entry points ptxlint looked at, for the 'no rules loaded' error."""
+    eps = list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+    if not eps:
+        return f"no entry points in group {ENTRY_POINT_GROUP!r}"
+    return ", ".join(f"{ep.name} = {ep.value}" for ep in eps)
+
+
 def load_rules() -> LoadedRules:
     classes: list[type[Rule]] = []
     problems: list[str] = []
     entry_points = list(metadata.entry_points(group=ENTRY_POINT_GROUP))
     if not any(ep.name == "builtin" for ep in entry_points):
         # Running from a source tree that was never installed: the built-ins are still there.
-        import rules
-
-        classes.extend(_as_rule_classes(rules.BUILTIN_RULES))
+        builtin = _builtin_from_source_tree()
+        if builtin is not None:
+            classes.extend(_as_rule_classes(builtin))
     for ep in entry_points:
         try:
             loaded = _as_rule_classes(ep.load())

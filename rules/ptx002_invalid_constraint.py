@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from ptxlint.constraints import VALID_CLOBBERS, VALID_LETTERS, letter_problem
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
-from rules._guards import rocm_guarded
+
+from ._guards import rocm_guarded
 
 
 class InvalidConstraint(Rule):

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from ptxlint.constraints import REGISTER_LETTERS, is_array, letter_for, operand_verdict
 from ptxlint.model import AsmStatement, CType, Edit, Finding, Fix, Operand, Severity, Span
 from ptxlint.rule import Rule, RuleContext
-from rules._guards import data_model_guarded, model_dependent, rocm_guarded
-from rules._operand_use import LETTER_TYPES, Use, uses, value_types
+
+from ._guards import data_model_guarded, model_dependent, rocm_guarded
+from ._operand_use import LETTER_TYPES, Use, uses, value_types
 
 
 class ConstraintSizeMismatch(Rule):

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
-from rules._guards import rocm_guarded
-from rules._operand_use import referenced
+
+from ._guards import rocm_guarded
+from ._operand_use import referenced
 
 
 class UnusedOperand(Rule):

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
-from rules._guards import rocm_guarded
+
+from ._guards import rocm_guarded
 
 # CUDA built-in variables: values only known while the kernel runs (warpSize included: nvcc 13
 # rejects it as an "n" operand).

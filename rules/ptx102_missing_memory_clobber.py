@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
-from rules._optimizer import add_memory_clobber, memory_effects
+
+from ._optimizer import add_memory_clobber, memory_effects
 
 
 class MissingMemoryClobber(Rule):

@@ -8,7 +8,8 @@ from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.effects import written_operands
 from ptxlint.ptx.flow import analyze
 from ptxlint.rule import Rule, RuleContext
-from rules._optimizer import make_read_write
+
+from ._optimizer import make_read_write
 
 
 class ConditionalOutputNotInout(Rule):

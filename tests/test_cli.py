@@ -73,7 +73,7 @@ def test_binary_and_non_utf8_files(tmp_path, capsys) -> None:
 
 
 def test_rule_that_raises_becomes_internal_error(tmp_path, capsys, monkeypatch) -> None:
-    from rules.ptx003_multiple_letters import MultipleConstraintLetters
+    from ptxlint_rules.ptx003_multiple_letters import MultipleConstraintLetters
 
     def boom(self, statement, context):
         raise RuntimeError("kaboom")
