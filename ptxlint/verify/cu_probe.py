@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from ptxlint.model import AsmStatement, Operand, Span
+from ptxlint.verify import scratch
 
 PROBE_FILE = "probe.cu"
 SYNTH_NAME = "ptxlint-probe.cu"
@@ -98,7 +99,7 @@ def build(statement: AsmStatement) -> str:
         includes.append("#include <cuda_fp16.h>")
     if "bfloat16" in spellings:
         includes.append("#include <cuda_bf16.h>")
-    path = statement.source.path.replace("\\", "/").replace('"', '\\"')
+    path = scratch.line_name(statement.source.path)
     return "\n".join([
         *includes,
         "__global__ void ptxlint_probe() {",

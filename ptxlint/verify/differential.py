@@ -12,13 +12,13 @@ exploit it today.
 from __future__ import annotations
 
 import difflib
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ptxlint.fix import apply_edits
 from ptxlint.model import Finding
+from ptxlint.verify import scratch
 from ptxlint.verify.runner import Compile
 
 OUTPUT = "out.ptx"
@@ -41,15 +41,15 @@ def fixed_text(finding: Finding, text: str) -> str | None:
 
 
 def compile_job(nvcc: str, path: str, text: str, arch: str, flags: Sequence[str]) -> Compile:
-    name = os.path.basename(path) or "input.cu"
-    if not name.endswith(".cu"):
-        name += ".cu"  # headers: compile as CUDA
-    folder = os.path.dirname(os.path.abspath(path))
+    """UnsafeArgument when a flag holds shell syntax (see ptxlint.verify.scratch)."""
+    scratch.check_flags(flags)
+    name = scratch.SOURCE_NAME  # never the user's: nvcc puts it in sh -c (headers: as CUDA)
+    include, links = scratch.folder_args(path)
     # -rdc keeps every external __device__ function, called or not; -I finds the file's own
     # includes from the scratch copy
-    args = (nvcc, f"-arch={arch}", "-O3", "-ptx", "-rdc=true", "-I", folder, *flags,
+    args = (nvcc, f"-arch={arch}", "-O3", "-ptx", "-rdc=true", *include, *flags,
             "-o", f"{{dir}}/{OUTPUT}", f"{{dir}}/{name}")
-    return Compile(tuple(args), ((name, text),), (OUTPUT,))
+    return Compile(tuple(args), ((name, text),), (OUTPUT,), links=links)
 
 
 def normalize(ptx: str) -> list[str]:

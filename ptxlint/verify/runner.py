@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
@@ -15,6 +16,19 @@ from typing import TypeVar
 
 CACHE_VERSION = "1"
 TIMEOUT_S = 120
+# Characters a POSIX shell still expands inside double quotes, plus line breaks and NUL. nvcc's
+# driver runs its sub-commands through ``sh -c`` with every name in double quotes (the input
+# file's name not even escaped), so no argument of ours that reaches nvcc may hold one.
+_SHELL_ACTIVE = re.compile(r'[$`"\\\n\r\x00]')
+
+
+def shell_inert(arg: str) -> bool:
+    """Whether ``arg`` means the same to ``sh -c "... \"arg\" ..."`` as to us."""
+    return _SHELL_ACTIVE.search(arg) is None
+
+
+class UnsafeArgument(ValueError):
+    """A path or flag that nvcc's driver would hand to a shell holds shell syntax."""
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -30,6 +44,9 @@ class Compile:
     # commands run after ``args``, each only when the one before it succeeded (nvcc -ptx, then
     # ptxas on its output); the outcome's return code and messages are those of all that ran
     then: tuple[tuple[str, ...], ...] = ()
+    # (name, target): symbolic links made in the folder, e.g. to the user's source folder when
+    # its path is not shell-inert and so cannot be passed to nvcc as ``-I path``
+    links: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -60,6 +77,8 @@ def _key(job: Compile, tool_identity: str) -> str:
     fields = asdict(job)
     if not job.then:
         del fields["then"]  # single-command keys stay what they were: existing caches still hit
+    if not job.links:
+        del fields["links"]
     payload = json.dumps([CACHE_VERSION, tool_identity, fields], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
@@ -94,9 +113,15 @@ def _execute(job: Compile) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="ptxlint-verify-") as scratch:
         for name, text in job.files:
             Path(scratch, name).write_text(text, encoding="utf-8")
+        for name, target in job.links:
+            os.symlink(target, os.path.join(scratch, name))
         returncode, stdout, stderr = 0, "", ""
         for command in (job.args, *job.then):
             args = [a.replace("{dir}", scratch) for a in command]
+            unsafe = [a for a in args[1:] if not shell_inert(a)]
+            if unsafe:  # the last line of defence: the planners never build such a command
+                return Outcome(-1, "", f"refused to run {os.path.basename(args[0])}: argument "
+                                       f"{unsafe[0]!r} holds characters a shell expands")
             try:
                 done = subprocess.run(args, cwd=scratch, capture_output=True, text=True,
                                       errors="replace", timeout=TIMEOUT_S)

@@ -18,11 +18,11 @@ from ptxlint.engine import extract_statements
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, Span
 from ptxlint.preproc import evaluate_guards
 from ptxlint.report.run_result import RunResult
-from ptxlint.verify import cu_probe, differential, ptx_probe, whole_file
+from ptxlint.verify import cu_probe, differential, ptx_probe, scratch, whole_file
 from ptxlint.verify.diagnostics import Diagnostic, parse
 from ptxlint.verify.flags import from_database
 from ptxlint.verify.recipes import CU, DIFFERENTIAL, NONE, PTX, WHOLE_FILE, Recipe, recipe_for
-from ptxlint.verify.runner import Compile, Outcome, parallel_map, run
+from ptxlint.verify.runner import Compile, Outcome, UnsafeArgument, parallel_map, run
 from ptxlint.verify.toolchain import Toolchain, arch_key, discover, require
 from ptxlint.verify.verdict import CONFIRMED, REFUTED, UNVERIFIABLE, Verdict, unverifiable
 
@@ -192,7 +192,7 @@ def _cu_errors(statement: AsmStatement, outcome: Outcome) -> tuple[list[Diagnost
     for diag in parse(outcome.messages):
         if not diag.is_error:
             continue
-        if diag.file == statement.source.path and first <= diag.line <= last + 1:
+        if scratch.same_source(diag.file, statement.source.path) and first <= diag.line <= last + 1:
             mine.append(diag)
         else:
             other.append(diag.message)
@@ -266,9 +266,13 @@ class Verifier:
             return
         ptxas = self.toolchain.ptxas
         flags = (*from_database(self.options.build_dir, path), *self.options.cuda_flags)
-        job = whole_file.compile_job(nvcc.path, ptxas.path if ptxas else None,
-                                     _ptxas_target(arch, self.toolchain), path, source.text,
-                                     arch, flags)
+        try:
+            job = whole_file.compile_job(nvcc.path, ptxas.path if ptxas else None,
+                                         _ptxas_target(arch, self.toolchain), path,
+                                         source.text, arch, flags)
+        except UnsafeArgument as exc:
+            self.plan.whole[(path, arch)] = str(exc)
+            return
         tool = _tool_id(self.toolchain, "nvcc") + "+" + _tool_id(self.toolchain, "ptxas")
         self.plan.whole[(path, arch)] = (self.plan.add(f"whole:{job}", job, tool), tool)
 
@@ -291,8 +295,12 @@ class Verifier:
             return
         tool = _tool_id(self.toolchain, "nvcc")
         flags = (*from_database(self.options.build_dir, finding.path), *self.options.cuda_flags)
-        a = differential.compile_job(nvcc.path, finding.path, source.text, arch, flags)
-        b = differential.compile_job(nvcc.path, finding.path, fixed, arch, flags)
+        try:
+            a = differential.compile_job(nvcc.path, finding.path, source.text, arch, flags)
+            b = differential.compile_job(nvcc.path, finding.path, fixed, arch, flags)
+        except UnsafeArgument as exc:
+            self.differential[id(finding)] = str(exc)
+            return
         self.differential[id(finding)] = (
             self.plan.add(f"diff:{a}", a, tool), self.plan.add(f"diff:{b}", b, tool))
 

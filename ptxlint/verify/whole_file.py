@@ -21,8 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ptxlint.model import HOLE, AsmStatement, Span
+from ptxlint.verify import scratch
 from ptxlint.verify.diagnostics import Diagnostic, parse
 from ptxlint.verify.runner import Compile, Outcome
+from ptxlint.verify.scratch import check_flags
 
 OUTPUT = "whole.ptx"
 _BEGIN, _END = "// begin inline asm", "// end inline asm"
@@ -33,21 +35,20 @@ _SPACE = re.compile(r"\s+")
 def compile_job(nvcc: str, ptxas: str | None, ptxas_arch: str | None, path: str, text: str,
                 arch: str, flags: Sequence[str]) -> Compile:
     """nvcc -ptx over a scratch copy of ``text`` (found includes: its folder first), then
-    ptxas over that PTX. The copy is in the job, so the cache keys on the file's content."""
-    name = os.path.basename(path) or "input.cu"
-    if not name.endswith(".cu"):
-        name += ".cu"  # headers: compile as CUDA
-    folder = os.path.dirname(os.path.abspath(path))
-    shown = path.replace("\\", "/").replace('"', '\\"')
-    copy = f'#line 1 "{shown}"\n{text}'
+    ptxas over that PTX. The copy is in the job, so the cache keys on the file's content.
+    UnsafeArgument when a flag holds shell syntax."""
+    check_flags(flags)
+    name = scratch.SOURCE_NAME  # never the user's: nvcc puts it in sh -c (headers: as CUDA)
+    include, links = scratch.folder_args(path)
+    copy = f'#line 1 "{scratch.line_name(path)}"\n{text}'
     # -rdc keeps every external __device__ function in the PTX, called or not
-    args = (nvcc, f"-arch={arch}", "-ptx", "-rdc=true", "-I", folder, *flags,
+    args = (nvcc, f"-arch={arch}", "-ptx", "-rdc=true", *include, *flags,
             "-o", f"{{dir}}/{OUTPUT}", f"{{dir}}/{name}")
     then: tuple[tuple[str, ...], ...] = ()
     if ptxas and ptxas_arch:
         then = ((ptxas, f"-arch={ptxas_arch}", "-c", "-o", "{dir}/whole.cubin",
                  f"{{dir}}/{OUTPUT}"),)
-    return Compile(args, ((name, copy),), (OUTPUT,), then)
+    return Compile(args, ((name, copy),), (OUTPUT,), then, links)
 
 
 # --------------------------------------------------------------------------- PTX asm blocks
@@ -157,10 +158,6 @@ class Report:
     matcher: Matcher
 
 
-def _same_file(a: str, b: str) -> bool:
-    return a == b or os.path.abspath(a) == os.path.abspath(b)
-
-
 def _covering(statements: Sequence[AsmStatement], line: int) -> tuple[AsmStatement, ...]:
     return tuple(s for s in statements
                  if s.line <= line <= s.source.line_col(s.span.end).line)
@@ -184,9 +181,11 @@ def read(outcome: Outcome, path: str, statements: Sequence[AsmStatement]) -> Rep
         if not diag.is_error:
             continue
         if diag.tool == "nvcc":
-            found = _covering(statements, diag.line) if _same_file(diag.file, path) else ()
+            mine = scratch.same_source(diag.file, path)
+            found = _covering(statements, diag.line) if mine else ()
             span = found[0].span if found else None
-            where = f"{os.path.basename(diag.file)}:{diag.line}" if diag.line else "nvcc"
+            shown = os.path.basename(path if mine else diag.file)
+            where = f"{shown}:{diag.line}" if diag.line else "nvcc"
             located.append(Located(diag, found, span, where))
             continue
         block = block_at(matcher.blocks, diag.line) if diag.line else None
