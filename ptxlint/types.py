@@ -7,10 +7,24 @@ namespaces), the answer is ``None``. Only what the file itself spells out is use
 other headers are known only through the small built-in tables below (CUDA vector types,
 ``__half``, fixed-width integers, a handful of intrinsics).
 
-Everything is computed on the tree-sitter tree the caller already has. File-wide indexes (type
-names, namespace-scope variables and functions, enumerators, macros) are built once per resolver
-on first use; block and class scopes are indexed on demand and cached by node id, because one
-function body typically holds many asm operands.
+Everything is computed on the tree-sitter tree the caller already has, and nothing is redone per
+operand (CUTLASS's ``mma_sm90_gmma_ext.hpp`` has 736 statements with 48,000 operands in
+functions of up to 130 parameters):
+
+- File-wide indexes (type names, namespace-scope variables and functions, enumerators, macros)
+  are built once per resolver, in one query over the tree.
+- Every scope (block, function parameters, class body, template parameters, ``for``/``if``
+  initializers) gets one symbol table, ``name -> declarations``, built in one pass over that
+  scope's own children the first time a lookup passes through it and cached by node id.
+- An operand expression is typed from its node in the file's tree (found by its byte range);
+  the expression is parsed on its own only when the file's tree does not hold it exactly (a
+  parse error around it).
+- The type of a declaration, of a record's convertibility and of a function's out-of-line class
+  are memoised, so the operands of one function share all of that work.
+
+Complexity: O(N) for the file (each scope's children are visited once, each type specifier is
+resolved once) plus, per operand, O(size of its expression x nesting depth of its scope) with
+dictionary lookups; nothing grows with statements x parameters.
 """
 
 from __future__ import annotations
@@ -46,15 +60,6 @@ class _Ty:
 
     def same(self, other: _Ty) -> bool:
         return (self.spelling, self.kind, self.size) == (other.spelling, other.kind, other.size)
-
-    def ctype(self) -> CType | None:
-        if self.kind == "function":
-            return None
-        if self.kind == "aggregate" and not self.lanes and not self.array and _may_convert(self):
-            # nvcc converts a class with a conversion operator to the operand's scalar type, so
-            # "aggregate" is only claimed for records whose whole body is seen and plain
-            return None
-        return CType(spelling=self.spelling, kind=self.kind, size=self.size, tier=1)
 
 
 def _may_convert(record: _Ty) -> bool:
@@ -290,7 +295,13 @@ _TYPE_PARAMETERS = frozenset(
     }
 )
 _VALUE_PARAMETERS = frozenset({"parameter_declaration", "optional_parameter_declaration"})
+# Statements whose header declares names into the statement (`for (int i...)`, `if (auto p = q)`)
+_STATEMENT_SCOPES = frozenset(
+    {"for_statement", "for_range_loop", "if_statement", "while_statement", "switch_statement"}
+)
 _NAME_NODES = frozenset({"identifier", "field_identifier", "type_identifier"})
+# Where an operand's expression sits in the file's tree when tree-sitter read the asm statement.
+_OPERAND_VALUE_PARENTS = frozenset({"gnu_asm_output_operand", "gnu_asm_input_operand"})
 _MAX_DEPTH = 24  # typedef chains and nested expressions deeper than this are given up on
 
 _WRAP_PREFIX = b"void __ptxlint_f(void) { __ptxlint_v = __ptxlint_g("
@@ -545,28 +556,80 @@ class TypeResolver:
         self._globals: dict[str, list[_Entry]] | None = None
         self._scopes: dict[int, dict[str, list[_Entry]]] = {}
         self._template_params: dict[int, tuple[frozenset[str], list[Node]]] = {}
+        # symbol tables of parameter lists, for/if initializers and template value parameters,
+        # by the id of the node that owns them
+        self._parameters: dict[int, dict[str, _Entry]] = {}
+        self._statement_scopes: dict[int, dict[str, list[_Entry]]] = {}
+        self._template_values: dict[int, dict[str, _Entry]] = {}
+        self._owners: dict[int, tuple[_Ty | None, bool]] = {}  # out-of-line class, raises
+        self._entry_types: dict[tuple[int, bool], _Ty | None] = {}
+        self._convertible: dict[tuple[int, ...], bool] = {}
         self._depth = 0
 
     # ----------------------------------------------------------------- public API
 
     def resolve(self, expression: str, offset: int) -> CType | None:
         """The type of ``expression`` written at character ``offset``, or None when unsure."""
-        wrapped = _WRAP_PREFIX + expression.encode("utf-8") + _WRAP_SUFFIX
-        snippet = self._lang.parser.parse(wrapped)
-        if snippet.root_node.has_error:
-            return None
-        node = self._unwrap(snippet.root_node)
-        if node is None:
-            return None
         self._ensure_index()
         b = self._byte_offset(offset)
-        where = self._tree.root_node.descendant_for_byte_range(b, b) or self._tree.root_node
+        root = self._tree.root_node
+        node = self._expression_node(expression, b)
+        if node is None:
+            node = self._parse_alone(expression)
+            if node is None:
+                return None
+        where = root.descendant_for_byte_range(b, b) or root
         self._depth = 0
         try:
             ty = _Expr(self, where, b).type_of(node)
         except (_Stop, RecursionError):
             return None
-        return ty.ctype() if ty is not None else None
+        if ty is None or ty.kind == "function":
+            return None
+        if ty.kind == "aggregate" and not ty.lanes and not ty.array and self._may_convert(ty):
+            # nvcc converts a class with a conversion operator to the operand's scalar type, so
+            # "aggregate" is only claimed for records whose whole body is seen and plain
+            return None
+        return CType(spelling=ty.spelling, kind=ty.kind, size=ty.size, tier=1)
+
+    def _expression_node(self, expression: str, b: int) -> Node | None:
+        """The node of the file's tree that spans exactly ``expression`` at byte ``b``."""
+        data = expression.encode("utf-8", "surrogatepass")
+        e = b + len(data)
+        if self._bytes[b:e] != data:
+            return None
+        node: Node | None = self._tree.root_node.descendant_for_byte_range(b, e)
+        # the smallest node may be a wrapper's child: climb while the span stays the same
+        while (
+            node is not None
+            and node.parent is not None
+            and node.parent.start_byte == b
+            and node.parent.end_byte == e
+        ):
+            node = node.parent
+        if node is None or node.start_byte != b or node.end_byte != e:
+            return None
+        if node.has_error or node.is_missing or node.type not in _Expr._HANDLERS:
+            return None
+        parent = node.parent
+        if parent is None or parent.type not in _OPERAND_VALUE_PARENTS:
+            return None  # not an asm operand's value in this tree: read it on its own
+        return node
+
+    def _parse_alone(self, expression: str) -> Node | None:
+        wrapped = _WRAP_PREFIX + expression.encode("utf-8") + _WRAP_SUFFIX
+        snippet = self._lang.parser.parse(wrapped)
+        if snippet.root_node.has_error:
+            return None
+        return self._unwrap(snippet.root_node)
+
+    def _may_convert(self, record: _Ty) -> bool:
+        key = tuple(body.id for body in record.bodies)
+        cached = self._convertible.get(key)
+        if cached is None:
+            cached = _may_convert(record)
+            self._convertible[key] = cached
+        return cached
 
     # ----------------------------------------------------------------- positions
 
@@ -906,6 +969,14 @@ class TypeResolver:
         return ty if known else None
 
     def entry_type(self, entry: _Entry, function_scope: bool) -> _Ty | None:
+        if self._depth:  # inside a type's resolution the depth limit may cut it short
+            return self._entry_type(entry, function_scope)
+        key = (id(entry), function_scope)  # entries live as long as the tables that hold them
+        if key not in self._entry_types:
+            self._entry_types[key] = self._entry_type(entry, function_scope)
+        return self._entry_types[key]
+
+    def _entry_type(self, entry: _Entry, function_scope: bool) -> _Ty | None:
         spec = entry.specifier
         if spec is None:
             return None
@@ -938,35 +1009,13 @@ class TypeResolver:
         if kind == "compound_statement":
             entries = [e for e in self._scope_entries(node).get(name, []) if e.name_end <= b]
             return [self.entry_type(e, True) for e in entries] or None
-        if kind == "for_statement":
-            init = node.child_by_field_name("initializer")
-            if init is not None and init.type == "declaration":
-                table: dict[str, list[_Entry]] = {}
-                self._add_declaration(init, table)
-                entries = [e for e in table.get(name, []) if e.name_end <= b]
-                return [self.entry_type(e, True) for e in entries] or None
-            return None
-        if kind == "for_range_loop":
-            decl = node.child_by_field_name("declarator")
-            found = _declarator_name(decl)
-            if found is not None and _text(found) == name and found.end_byte <= b:
-                entry = _Entry(found.end_byte, decl, node.child_by_field_name("type"))
-                return [self.entry_type(entry, True)]
-            return None
-        if kind in ("if_statement", "while_statement", "switch_statement"):
-            # `if (int n = f())` and `if (auto p = q; p)` declare into the whole statement
-            clause = node.child_by_field_name("condition")
-            table = {}
-            for part in ("initializer", "value"):
-                value = clause.child_by_field_name(part) if clause is not None else None
-                if value is not None and value.type == "declaration":
-                    self._add_declaration(value, table)
-            entries = [e for e in table.get(name, []) if e.name_end <= b]
+        if kind in _STATEMENT_SCOPES:
+            entries = [e for e in self._statement_entries(node).get(name, []) if e.name_end <= b]
             return [self.entry_type(e, True) for e in entries] or None
         if kind in ("function_definition", "lambda_expression", "catch_clause"):
-            parameter = self._parameter(node, name)
+            parameter = self._parameter_table(node).get(name)
             if parameter is not None:
-                return [parameter[0]]
+                return [self.entry_type(parameter, False)]
             if kind == "function_definition":
                 owner = self._out_of_line_class(node)
                 if owner is not None:
@@ -980,16 +1029,59 @@ class TypeResolver:
             has_bases = any(c.type == "base_class_clause" for c in node.children)
             return self._member_types(record, name, stop_if_missing=has_bases)
         if kind == "template_declaration":
+            value = self._template_value_table(node).get(name)
+            return [self.entry_type(value, False)] if value is not None else None
+        return None
+
+    def _statement_entries(self, node: Node) -> dict[str, list[_Entry]]:
+        """What a ``for``, range-``for``, ``if``, ``while`` or ``switch`` header declares."""
+        cached = self._statement_scopes.get(node.id)
+        if cached is not None:
+            return cached
+        table: dict[str, list[_Entry]] = {}
+        kind = node.type
+        if kind == "for_statement":
+            init = node.child_by_field_name("initializer")
+            if init is not None and init.type == "declaration":
+                self._add_declaration(init, table)
+        elif kind == "for_range_loop":
+            decl = node.child_by_field_name("declarator")
+            found = _declarator_name(decl)
+            if found is not None:
+                entry = _Entry(found.end_byte, decl, node.child_by_field_name("type"))
+                table[_text(found)] = [entry]
+        else:
+            # `if (int n = f())` and `if (auto p = q; p)` declare into the whole statement
+            clause = node.child_by_field_name("condition")
+            for part in ("initializer", "value"):
+                value = clause.child_by_field_name(part) if clause is not None else None
+                if value is not None and value.type == "declaration":
+                    self._add_declaration(value, table)
+        self._statement_scopes[node.id] = table
+        return table
+
+    def _template_value_table(self, node: Node) -> dict[str, _Entry]:
+        cached = self._template_values.get(node.id)
+        if cached is None:
+            cached = {}
             for param in self._templates(node)[1]:
                 decl = param.child_by_field_name("declarator")
                 found = _declarator_name(decl)
-                if found is not None and _text(found) == name:
-                    entry = _Entry(found.end_byte, decl, param.child_by_field_name("type"))
-                    return [self.entry_type(entry, False)]
-            return None
-        return None
+                if found is not None:
+                    # the first declaration of a name wins, as the linear scan found it first
+                    cached.setdefault(
+                        _text(found),
+                        _Entry(found.end_byte, decl, param.child_by_field_name("type")),
+                    )
+            self._template_values[node.id] = cached
+        return cached
 
-    def _parameter(self, node: Node, name: str) -> tuple[_Ty | None] | None:
+    def _parameter_table(self, node: Node) -> dict[str, _Entry]:
+        """The parameters of a function, lambda or catch clause, by name (one pass, cached)."""
+        cached = self._parameters.get(node.id)
+        if cached is not None:
+            return cached
+        cached = {}
         if node.type == "catch_clause":
             params = node.child_by_field_name("parameters")
         else:
@@ -1004,20 +1096,34 @@ class TypeResolver:
                     named = _named(decl)
                     inner = named[0] if named and decl.type.endswith("declarator") else None
                 decl = inner
-        if params is None:
-            return None
-        for param in params.named_children:
+        for param in params.named_children if params is not None else ():
             if param.type not in _VALUE_PARAMETERS:
                 continue
             declarator = param.child_by_field_name("declarator")
             found = _declarator_name(declarator)
-            if found is not None and _text(found) == name:
-                entry = _Entry(found.end_byte, declarator, param.child_by_field_name("type"), True)
-                return (self.entry_type(entry, False),)
-        return None
+            if found is not None:
+                # the first parameter of a name wins, as the linear scan found it first
+                cached.setdefault(
+                    _text(found),
+                    _Entry(found.end_byte, declarator, param.child_by_field_name("type"), True),
+                )
+        self._parameters[node.id] = cached
+        return cached
 
     def _out_of_line_class(self, fn: Node) -> _Ty | None:
         """The class of ``int S::f() {...}``; raises _Stop when it is not in this file."""
+        cached = self._owners.get(fn.id)
+        if cached is None:
+            try:
+                cached = (self._find_out_of_line_class(fn), False)
+            except _Stop:
+                cached = (None, True)
+            self._owners[fn.id] = cached
+        if cached[1]:
+            raise _Stop
+        return cached[0]
+
+    def _find_out_of_line_class(self, fn: Node) -> _Ty | None:
         decl = fn.child_by_field_name("declarator")
         depth = 0
         while decl is not None and decl.type != "function_declarator" and depth < _MAX_DEPTH:
