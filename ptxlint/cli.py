@@ -21,7 +21,14 @@ from ptxlint.config import (
 from ptxlint.lsp import build_parser as build_lsp_parser
 from ptxlint.model import Severity
 from ptxlint.registry import describe_entry_points, find_rule, load_rules
-from ptxlint.report import github_format, json_format, sarif_format, text_format
+from ptxlint.report import (
+    formats,
+    github_format,
+    json_format,
+    rule_docs_format,
+    sarif_format,
+    text_format,
+)
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
 from ptxlint.runner import Tier2Settings, default_jobs, run
@@ -55,7 +62,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="lint files and folders (default: .)")
     _add_lint_arguments(check)
-    check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    check.add_argument(
+        "--output-format",
+        "--format",
+        dest="format",
+        choices=("text", "json", "sarif", "github", *formats.EXTRA_FORMATS),
+        default="text",
+        help="report format: text (default), concise (one line per finding), json, json-lines, "
+        "sarif (GitHub code scanning), github (workflow annotations), junit (test reports), "
+        "gitlab (code quality), rdjson (reviewdog)",
+    )
+    check.add_argument(
+        "--sarif-category",
+        metavar="NAME",
+        help="with sarif: the code scanning category, written to automationDetails.id",
+    )
     check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
     check.add_argument("--statistics", action="store_true", help="count findings per rule")
     check.add_argument("--quiet", "-q", action="store_true", help="findings only, no summary")
@@ -94,8 +115,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     sub.add_parser("rules", help="list all rules")
-    rule = sub.add_parser("rule", help="show one rule's documentation")
-    rule.add_argument("rule", metavar="ID|NAME")
+    rule = sub.add_parser("rule", help="show one rule's documentation (or --all)")
+    rule.add_argument("rule", metavar="ID|NAME", nargs="?", help="a rule id or name")
+    rule.add_argument("--all", action="store_true", help="every rule's documentation")
+    rule.add_argument(
+        "--output-format",
+        choices=("text", "json"),
+        default="text",
+        help="text (Markdown, default) or json (a list of rule objects)",
+    )
     verify_cli.add_doctor(sub)
     build_lsp_parser(
         sub.add_parser("lsp", help="run the language server on stdio (editor integration)")
@@ -145,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "rules":
             return cmd_rules()
         if args.command == "rule":
-            return cmd_rule(args.rule)
+            return cmd_rule(args.rule, show_all=args.all, output_format=args.output_format)
         if args.command == "doctor":
             return verify_cli.cmd_doctor(args)
         if args.command == "lsp":
@@ -255,9 +283,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         report = json_format.render(result)
     elif args.format == "sarif":
         ran = [r for r in rule_classes if selector.enabled(r.id, r.name)]
-        report = sarif_format.render(result, ran)
+        report = sarif_format.render(result, ran, category=args.sarif_category)
     elif args.format == "github":
         report = github_format.render(result)
+    elif args.format in formats.EXTRA_FORMATS:
+        report = formats.render(args.format, result, quiet=args.quiet)
     else:
         color = (
             args.output is None
@@ -340,14 +370,21 @@ def cmd_rules() -> int:
     return EXIT_OK
 
 
-def cmd_rule(key: str) -> int:
+def cmd_rule(key: str | None, show_all: bool = False, output_format: str = "text") -> int:
     loaded = load_rules()
-    rule = find_rule(loaded.rules, key)
-    if rule is None:
-        raise UsageError(f"no rule {key!r} (see `ptxlint rules`)")
-    print(f"# {rule.id} {rule.name}\n")
-    print(f"Default severity: {rule.severity.value}\n")
-    print(rule.docs.rstrip())
+    if show_all == (key is not None):
+        raise UsageError("give one rule id or name, or --all")
+    if show_all:
+        chosen = list(loaded.rules)
+    else:
+        rule = find_rule(loaded.rules, key or "")
+        if rule is None:
+            raise UsageError(f"no rule {key!r} (see `ptxlint rules`)")
+        chosen = [rule]
+    if output_format == "json":
+        sys.stdout.write(rule_docs_format.render_json(chosen))
+    else:
+        sys.stdout.write(rule_docs_format.render_text(chosen))
     return EXIT_OK
 
 

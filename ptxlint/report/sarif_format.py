@@ -14,7 +14,6 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from urllib.parse import quote
 
@@ -22,6 +21,7 @@ import sarif_om as om
 
 from ptxlint import __version__
 from ptxlint.model import Finding, Severity, SourceFile, Span
+from ptxlint.project import REPOSITORY_URL, is_builtin, rule_help_uri
 from ptxlint.report import fingerprints
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
@@ -103,18 +103,9 @@ def _first_paragraph(text: str) -> str:
     return " ".join(text.split("\n\n", 1)[0].split())
 
 
-def _information_uri() -> str | None:
-    """The project's home page from the installed metadata, when the package declares one."""
-    try:
-        meta = metadata.metadata("ptxlint")
-    except metadata.PackageNotFoundError:
-        return None
-    for entry in meta.get_all("Project-URL") or ():
-        label, _, url = entry.partition(",")
-        if label.strip().lower() in ("homepage", "home", "source", "repository"):
-            return url.strip()
-    home = next(iter(meta.get_all("Home-page") or ()), None)
-    return home.strip() if home and home.strip().lower() != "unknown" else None
+def _information_uri() -> str:
+    """The project's repository: a page every SARIF viewer can open, whatever is installed."""
+    return REPOSITORY_URL
 
 
 def descriptor(rule: type[Rule]) -> om.ReportingDescriptor:
@@ -123,6 +114,8 @@ def descriptor(rule: type[Rule]) -> om.ReportingDescriptor:
     return om.ReportingDescriptor(
         id=rule.id,
         name=rule.name,
+        # the rule's page in the repository's docs (docs/rules/ID.md), never a local file
+        help_uri=rule_help_uri(rule.id) if is_builtin(rule) else None,
         short_description=om.MultiformatMessageString(text=rule.summary),
         full_description=om.MultiformatMessageString(text=full, markdown=what or None),
         help=om.MultiformatMessageString(
@@ -229,7 +222,10 @@ def notification(
 
 
 def build(
-    result: RunResult, rules: Sequence[type[Rule]], max_results: int = MAX_RESULTS
+    result: RunResult,
+    rules: Sequence[type[Rule]],
+    max_results: int = MAX_RESULTS,
+    category: str | None = None,
 ) -> om.SarifLog:
     locator = Locator(os.path.abspath(result.root))
     descriptors = [descriptor(r) for r in rules]
@@ -292,6 +288,7 @@ def build(
         original_uri_base_ids={SRCROOT: om.ArtifactLocation(uri=locator.root_uri())},
         column_kind="unicodeCodePoints",  # our columns count characters, not UTF-16 units
         results=results,
+        automation_details=_automation_details(category),
         properties={
             "files": result.files,
             "statements": result.statements,
@@ -301,11 +298,22 @@ def build(
     return om.SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=[run])
 
 
+def _automation_details(category: str | None) -> om.RunAutomationDetails | None:
+    """``--sarif-category``: GitHub reads the category from ``automationDetails.id`` (the part
+    before its last '/'), so that several ptxlint runs of one commit stay apart."""
+    if not category:
+        return None
+    return om.RunAutomationDetails(id=category if "/" in category else f"{category}/")
+
+
 def render(
-    result: RunResult, rules: Sequence[type[Rule]], max_results: int = MAX_RESULTS
+    result: RunResult,
+    rules: Sequence[type[Rule]],
+    max_results: int = MAX_RESULTS,
+    category: str | None = None,
 ) -> str:
     """The SARIF log for ``result``; ``rules`` are the rules that ran (selected and enabled)."""
-    document = to_jsonable(build(result, rules, max_results))
+    document = to_jsonable(build(result, rules, max_results, category))
     # "$schema" and "version" first, as every SARIF producer writes them.
     ordered = {"$schema": document.pop("$schema"), "version": document.pop("version"), **document}
     return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"

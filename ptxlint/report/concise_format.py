@@ -1,0 +1,21 @@
+"""``--output-format concise``: one line per finding, ``path:line:col: ID [severity] message``."""
+
+from __future__ import annotations
+
+from ptxlint.report.positions import to_range
+from ptxlint.report.run_result import RunResult
+from ptxlint.report.text_format import summary
+
+
+def render(result: RunResult, *, quiet: bool = False) -> str:
+    lines = []
+    for finding in result.findings:
+        r = to_range(result.sources.get(finding.path), finding.span)
+        fixable = " [*]" if finding.fix is not None and finding.fix.safe else ""
+        lines.append(
+            f"{finding.path}:{r.line}:{r.column}: {finding.rule}{fixable} "
+            f"[{finding.severity.value}] {finding.message}"
+        )
+    if not quiet:
+        lines.append(summary(result))
+    return "\n".join(lines) + "\n" if lines else ""

@@ -1,0 +1,37 @@
+"""``ptxlint rule --all --output-format json`` (and ``ptxlint rule ID --output-format json``):
+the rule catalogue as data, for editors, documentation sites and CI dashboards."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ptxlint.project import is_builtin, rule_help_uri
+from ptxlint.rule import Rule
+
+
+def rule_dict(rule: type[Rule]) -> dict[str, Any]:
+    return {
+        "code": rule.id,
+        "name": rule.name,
+        "summary": rule.summary,
+        "default_severity": rule.severity.value,
+        "tags": list(rule.tags),
+        "precision": rule.precision,
+        "url": rule_help_uri(rule.id) if is_builtin(rule) else None,
+        "explanation": rule.docs.strip(),
+        "plugin": not is_builtin(rule),
+    }
+
+
+def render_json(rules: Sequence[type[Rule]]) -> str:
+    return json.dumps([rule_dict(r) for r in rules], indent=2, ensure_ascii=False) + "\n"
+
+
+def render_text(rules: Sequence[type[Rule]]) -> str:
+    parts = [
+        f"# {r.id} {r.name}\n\nDefault severity: {r.severity.value}\n\n{r.docs.rstrip()}\n"
+        for r in rules
+    ]
+    return "\n".join(parts)

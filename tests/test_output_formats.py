@@ -1,0 +1,164 @@
+"""The CI output formats, each read back the way its consumer reads it.
+
+* junit: parsed with junitparser (the library many CI integrations use) and checked against the
+  structure of Jenkins' junit-10 schema (testsuites > testsuite > testcase > failure|error).
+* gitlab: validated against a JSON schema written from GitLab's documented Code Quality report
+  format (GitLab publishes the field table, not a schema file: the required fields, the
+  severity vocabulary, ``location.lines.begin``), and fingerprints must be unique.
+* rdjson: validated against reviewdog's Diagnostic Format schema as packaged on npm by
+  @umbrelladocs/rdformat-validator (fetched with ``npm pack`` at test time; skipped with a reason
+  when npm or its registry is unavailable).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tarfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from ptxlint.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "example"
+
+GITLAB_SCHEMA = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["description", "check_name", "fingerprint", "severity", "location"],
+        "properties": {
+            "type": {"const": "issue"},
+            "description": {"type": "string", "minLength": 1},
+            "check_name": {"type": "string", "minLength": 1},
+            "fingerprint": {"type": "string", "minLength": 1},
+            "severity": {"enum": ["info", "minor", "major", "critical", "blocker"]},
+            "categories": {"type": "array", "items": {"type": "string"}},
+            "location": {
+                "type": "object",
+                "required": ["path", "lines"],
+                "properties": {
+                    "path": {"type": "string", "minLength": 1},
+                    "lines": {
+                        "type": "object",
+                        "required": ["begin"],
+                        "properties": {
+                            "begin": {"type": "integer", "minimum": 1},
+                            "end": {"type": "integer", "minimum": 1},
+                        },
+                    },
+                },
+            },
+        },
+    },
+}
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["check", "--no-progress", *args])
+    return code, capsys.readouterr().out
+
+
+@pytest.fixture
+def in_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+def test_concise_one_line_per_finding(capsys, in_root) -> None:
+    code, out = _run(capsys, "fixtures/example", "--output-format", "concise")
+    assert code == 1
+    lines = out.splitlines()
+    findings = [line for line in lines if line.startswith("fixtures/example/tile_copy.cu:")]
+    assert len(findings) == 6
+    assert lines[len(findings)].startswith("Found 6 findings")
+    _, quiet = _run(capsys, "fixtures/example", "--output-format", "concise", "--quiet")
+    assert quiet.splitlines() == findings
+
+
+def test_json_lines_matches_json(capsys, in_root) -> None:
+    _, lines = _run(capsys, "fixtures/example", "--output-format", "json-lines")
+    _, whole = _run(capsys, "fixtures/example", "--output-format", "json")
+    assert [json.loads(line) for line in lines.splitlines()] == json.loads(whole)["findings"]
+
+
+def test_junit_report(capsys, in_root) -> None:
+    junitparser = pytest.importorskip("junitparser")
+    code, out = _run(capsys, "fixtures/example", "--output-format", "junit")
+    assert code == 1
+    root = ET.fromstring(out)
+    assert root.tag == "testsuites"
+    for suite in root:
+        assert suite.tag == "testsuite" and suite.get("name")
+        for case in suite:
+            assert case.tag == "testcase" and case.get("name") and case.get("classname")
+            assert [c.tag for c in case] in (["failure"], ["error"])
+    xml = junitparser.JUnitXml.fromstring(out)
+    cases = [case for suite in xml for case in suite]
+    assert len(cases) == 6
+    assert all(not case.is_passed for case in cases)
+    assert {r.type for case in cases for r in case.result} >= {"PTX001", "PTX101"}
+
+
+def test_junit_clean_run_has_a_passing_case(capsys, tmp_path) -> None:
+    junitparser = pytest.importorskip("junitparser")
+    (tmp_path / "ok.cu").write_text('__device__ void f() { asm volatile("membar.gl;" ::: "memory"); }\n')
+    code, out = _run(capsys, str(tmp_path), "--output-format", "junit")
+    assert code == 0
+    cases = [case for suite in junitparser.JUnitXml.fromstring(out) for case in suite]
+    assert len(cases) == 1 and cases[0].is_passed
+
+
+def test_gitlab_code_quality(capsys, in_root) -> None:
+    code, out = _run(capsys, "fixtures/example", "fixtures/rules/PTX101_bad.cu",
+                     "--output-format", "gitlab")
+    assert code == 1
+    report = json.loads(out)
+    jsonschema.validate(report, GITLAB_SCHEMA)
+    assert len(report) >= 10
+    assert len({issue["fingerprint"] for issue in report}) == len(report)
+    assert all(not issue["location"]["path"].startswith("/") for issue in report)
+
+
+@pytest.fixture(scope="module")
+def rdjson_schema(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    npm, node = shutil.which("npm"), shutil.which("node")
+    if not npm or not node:
+        pytest.skip("npm/node not installed: cannot fetch reviewdog's rdjson schema")
+    folder = tmp_path_factory.mktemp("rdformat")
+    packed = subprocess.run([npm, "pack", "--silent", "@umbrelladocs/rdformat-validator@1"],
+                            cwd=folder, capture_output=True, text=True, timeout=120)
+    if packed.returncode != 0:
+        pytest.skip(f"npm registry unreachable: {packed.stderr.strip()[-200:]}")
+    with tarfile.open(folder / packed.stdout.strip().splitlines()[-1]) as archive:
+        archive.extractall(folder, filter="data")
+    dumped = subprocess.run(
+        [node, "-e", "process.stdout.write(JSON.stringify("
+         "require('./package/dist/types/schema.js').rdformatSchema))"],
+        cwd=folder, capture_output=True, text=True, timeout=60,
+    )
+    assert dumped.returncode == 0, dumped.stderr
+    return json.loads(dumped.stdout)
+
+
+def test_rdjson_validates_against_reviewdog_schema(capsys, in_root, rdjson_schema) -> None:
+    code, out = _run(capsys, "fixtures/example", "--output-format", "rdjson")
+    assert code == 1
+    document = json.loads(out)
+    jsonschema.validate(document, rdjson_schema)
+    assert len(document["diagnostics"]) == 6
+    fixable = [d for d in document["diagnostics"] if "suggestions" in d]
+    assert len(fixable) == 5
+
+
+def test_rdjson_columns_count_utf8_bytes(capsys, tmp_path) -> None:
+    path = tmp_path / "u.cu"
+    path.write_text('__device__ int f() { int r; /* é */ asm("mov.u32 %0, %clock;" : "=r"(r)); return r; }\n')
+    _, out = _run(capsys, str(path), "--output-format", "rdjson", "--select", "PTX008")
+    start = json.loads(out)["diagnostics"][0]["location"]["range"]["start"]
+    text = path.read_text()
+    assert start["column"] == len(text[: text.index("%clock")].encode()) + 1
