@@ -85,6 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("error", "warning", "info", "never"),
         help="lowest severity that makes the exit code 1 (default: warning)",
     )
+    check.add_argument(
+        "--show-info",
+        action="store_true",
+        help="print info findings one by one in the text output (default: a one-line count)",
+    )
     check.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     check.add_argument(
         "--jobs",
@@ -300,6 +305,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             style=text_format.Style(color=color),
             quiet=args.quiet,
             statistics=args.statistics,
+            show_info=args.show_info or config.fail_on == "info",
         )
     if args.output:
         try:
@@ -315,6 +321,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         if not args.quiet:
             for path, reason in result.notes:
                 print(f"ptxlint: note: {path}: skipped: {reason}", file=sys.stderr)
+            for path, message in result.file_notes:
+                where = f"{path}: " if path else ""
+                print(f"ptxlint: note: {where}{message}", file=sys.stderr)
     if fix_mode == "fix" and not args.quiet and result.fixed:
         print(f"Fixed {result.fixed} finding{'s' if result.fixed != 1 else ''}.", file=sys.stderr)
     if fix_mode == "diff":

@@ -249,7 +249,7 @@ def run(
     for n, outcome in enumerate(stream, 1):
         if progress is not None and (n % 25 == 0 or n == total):
             _progress(progress, n, total)
-        _merge(result, outcome)
+        _merge(result, outcome, fix_mode == "fix")
     if progress is not None and total:
         progress.write("\r\033[K")
         progress.flush()
@@ -257,18 +257,22 @@ def run(
     return result
 
 
-def _merge(result: RunResult, outcome: FileOutcome) -> None:
+def _merge(result: RunResult, outcome: FileOutcome, fixing: bool = False) -> None:
     for note in outcome.notes:
-        if ("", note) not in result.notes:
-            result.notes.append(("", note))
+        if ("", note) not in result.file_notes:
+            result.file_notes.append(("", note))
     if outcome.reason is not None:
         target = result.errors if is_error_reason(outcome.reason) else result.notes
         target.append((outcome.path, outcome.reason))
         return
+    # The file was linted: these are notes about it, not reasons it was skipped.
     if outcome.decode_errors:
-        result.notes.append((outcome.path, "not valid UTF-8; undecodable bytes were replaced"))
-        if any(f.fix for f in outcome.findings) and not outcome.fixed:
-            result.notes.append((outcome.path, "not fixed: the file is not valid UTF-8"))
+        result.file_notes.append(
+            (outcome.path, "not valid UTF-8; undecodable bytes were replaced for linting")
+        )
+        # Only --fix would have written it; a plain check or --diff promised no edit.
+        if fixing and any(f.fix for f in outcome.findings) and not outcome.fixed:
+            result.file_notes.append((outcome.path, "not fixed: the file is not valid UTF-8"))
     if outcome.write_error:
         result.errors.append((outcome.path, outcome.write_error))
     result.files += 1

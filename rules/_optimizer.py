@@ -17,6 +17,9 @@ class Effect:
     what: str  # e.g. "'st.global.u32' writes memory", "'%clock' changes while the thread runs"
     start: int  # template offsets of the piece to point at
     end: int
+    # Only issues a memory access that another unit performs later (cp.async, wgmma.mma_async):
+    # C++ sees it after a separate wait, which is where ordering belongs.
+    asynchronous: bool = False
 
 
 def _specials(operands: tuple[PtxOperand, ...]) -> Iterator[PtxOperand]:
@@ -69,8 +72,15 @@ def memory_effects(statement: AsmStatement) -> list[Effect]:
             verb = {"read": "reads", "write": "writes", "readwrite": "reads and writes"}[
                 effects.memory
             ]
+            if effects.orders_memory:
+                verb += " and orders"
             found.append(
-                Effect(f"'{_mnemonic(ins)}' {verb} memory", ins.opcode_start, ins.opcode_end)
+                Effect(
+                    f"'{_mnemonic(ins)}' {verb} memory",
+                    ins.opcode_start,
+                    ins.opcode_end,
+                    asynchronous=effects.asynchronous and not effects.orders_memory,
+                )
             )
         elif effects.orders_memory:
             found.append(

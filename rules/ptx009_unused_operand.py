@@ -60,9 +60,12 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
         for operand in statement.operands:
             if operand.index in used:
                 continue
+            consequence = ""
+            if operand.role == "output" and "+" not in operand.constraint.modifiers:
+                consequence = ": the variable receives an undefined value"
             yield self.finding(
                 statement,
                 operand.span,
                 f"{operand.role} operand {operand.index} ({operand.expression}) is never "
-                f"referenced by the template (no %{operand.index})",
+                f"referenced by the template (no %{operand.index}){consequence}",
             )

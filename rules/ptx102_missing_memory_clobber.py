@@ -36,6 +36,19 @@ It does not flag read-only loads (`ld.global.nc`, `ld.const`, `ldu`, `ld.param`,
 no C++ store can change that memory while the kernel runs. It stays silent when the
 clobber list comes through a macro.
 
+In a volatile asm it does not flag instructions that only *issue* an asynchronous access
+(`wgmma.mma_async` on registers and shared-memory descriptors, `cp.async`, `cp.async.bulk*`,
+`tcgen05.mma`/`cp`/`ld`/`st`, `st.async`): the memory is read or written later, and C++ code
+may only touch it after the matching wait (`wgmma.wait_group`, `cp.async.wait_group`, an
+`mbarrier` wait, `tcgen05.wait`), which is the statement that needs the clobber. Register-only
+instructions (`mma`, `shfl`, arithmetic) never touch memory and are never flagged. nvcc 13.0
+compiles a volatile `wgmma`/`mma`/`shfl` asm to the same PTX with and without the clobber,
+with the C++ shared-memory store and load around it kept in place
+(tests/test_optimizer_evidence.py).
+
+The text output prints info findings as a one-line count unless `--show-info` is given or
+`fail-on` is `info`; JSON and SARIF keep them all.
+
 ## Why is this bad?
 Without the clobber, LLVM's NVPTX backend models a non-volatile asm as not touching memory
 (CUDA "Inline PTX Assembly", *Incorrect Optimization*). With `nvcc -arch=sm_90 -O3`
@@ -79,9 +92,16 @@ No fix for `asm goto` or when a comment sits before the closing parenthesis.
         if statement.has_memory_clobber or statement.opaque_sections:
             return
         effects = memory_effects(statement)
+        exploited = not statement.is_volatile and bool(statement.outputs)
+        if not exploited:
+            # Volatile: nvcc keeps C++ memory accesses on their side of the asm either way
+            # (tests/test_optimizer_evidence.py), so the finding is about the contract, and the
+            # contract matters where the clobber orders memory C++ reads or writes. An access
+            # that is only issued here (wgmma.mma_async on descriptors, cp.async) is ordered by
+            # its wait, which carries the clobber in code that works.
+            effects = [e for e in effects if not e.asynchronous]
         if not effects:
             return
-        exploited = not statement.is_volatile and bool(statement.outputs)
         first = effects[0]
         if exploited:
             consequence = "C++ loads and stores around it may be cached or reordered across it"

@@ -18,7 +18,8 @@ class OutputNotWritten(Rule):
     docs = """\
 ## What it does
 Flags an output operand that no instruction of the template writes: it is only read (as a
-source, an address, a predicate guard) or never referenced at all. A `+` (read-write) operand
+source, an address, a predicate guard). An output the template never references at all is
+PTX009's finding (one cause, one finding). A `+` (read-write) operand
 that is only read is reported as one that *could be an input*.
 
 What counts as a write is the destination of an instruction, per `ptxlint/ptx/effects.py`:
@@ -66,17 +67,14 @@ asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
                 span = self.template_span(statement, token.start, token.end)
             else:
                 span = Span(operand.span.start, operand.span.end)
+            if token is None:
+                # Never referenced: PTX009 reports it (naming the undefined value for an '='
+                # output); a second finding on the same operand would repeat one cause.
+                continue
             if "+" in operand.constraint.modifiers:
-                if token is None:
-                    continue  # never referenced: PTX009's business, and no better advice here
                 message = (
                     f"read-write operand %{operand.index} ('{operand.constraint.text}') is only "
                     "read by the template: it could be an input"
-                )
-            elif token is None:
-                message = (
-                    f"output %{operand.index} ('{operand.constraint.text}') is never referenced "
-                    "by the template: the variable receives an undefined value"
                 )
             else:
                 message = (

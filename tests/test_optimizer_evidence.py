@@ -200,6 +200,90 @@ __global__ void k(int *p, int *out) {
     assert code(bad).count("ld.global.u32") == code(good).count("ld.global.u32") == 2
 
 
+# Register-only and asynchronous instructions in a volatile asm (issue 18, item 6): a C++
+# shared-memory store before the asm and a load after it, compiled with and without the
+# clobber. The PTX is the same, with the store still before the asm and the load after it:
+# nvcc orders volatile asm against C++ memory accesses anyway, and these instructions touch no
+# memory the surrounding C++ accesses at that point (mma, shfl: registers; wgmma.mma_async:
+# shared memory through descriptors, read asynchronously and ordered by wgmma.fence/wait_group).
+REGISTER_ONLY = {
+    "wgmma.mma_async": (
+        "sm_90a",
+        """
+__global__ void k(float *out, unsigned long long da, unsigned long long db) {
+  __shared__ float s[256];
+  float d0 = 0.f, d1 = 0.f, d2 = 0.f, d3 = 0.f;
+  s[threadIdx.x] = out[threadIdx.x];
+  asm volatile("{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n"
+               "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, %4, %5, "
+               "p, 1, 1, 0, 0;\\n}\\n"
+               : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3) : "l"(da), "l"(db)CLOBBER);
+  out[threadIdx.x] = s[threadIdx.x ^ 1] + d0 + d1 + d2 + d3;
+}
+""",
+    ),
+    "mma.sync": (
+        "sm_90",
+        """
+__global__ void k(float *out, const unsigned *in) {
+  __shared__ float s[256];
+  float d0 = 0.f, d1 = 0.f, d2 = 0.f, d3 = 0.f;
+  s[threadIdx.x] = out[threadIdx.x];
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
+               "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+               : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+               : "r"(in[0]), "r"(in[1]), "r"(in[2]), "r"(in[3]), "r"(in[4]), "r"(in[5])CLOBBER);
+  out[threadIdx.x] = s[threadIdx.x ^ 1] + d0 + d1 + d2 + d3;
+}
+""",
+    ),
+    "shfl.sync": (
+        "sm_90",
+        """
+__global__ void k(float *out) {
+  __shared__ float s[256];
+  float v = out[threadIdx.x], r;
+  s[threadIdx.x] = v;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, 1, 0x1f, 0xffffffff;" : "=f"(r) : "f"(v)CLOBBER);
+  out[threadIdx.x] = s[threadIdx.x ^ 1] + r;
+}
+""",
+    ),
+}
+
+
+def _arch_ptx(source: str, arch: str) -> tuple[bool, str]:
+    assert NVCC is not None
+    run = run_cached(
+        NVCC, [f"-arch={arch}", "-O3", "-ptx", INPUT, "-o", OUTPUT], source, filename="k.cu",
+        read_output=True,
+    )
+    return run.ok, code(run.output) if run.ok else run.stderr
+
+
+@pytest.mark.parametrize("name", sorted(REGISTER_ONLY))
+def test_register_only_and_async_instructions_in_volatile_asm_are_not_flagged(name: str) -> None:
+    _, source = REGISTER_ONLY[name]
+    bare = source.replace("CLOBBER", "")
+    assert [f for f in lint_text(bare, select=("PTX102",)) if f.rule == "PTX102"] == []
+
+
+@needs_nvcc
+@pytest.mark.parametrize("name", sorted(REGISTER_ONLY))
+def test_volatile_register_only_asm_compiles_the_same_with_and_without_the_clobber(
+    name: str,
+) -> None:
+    arch, source = REGISTER_ONLY[name]
+    jobs = [source.replace("CLOBBER", ""), source.replace("CLOBBER", ' : "memory"')]
+    (ok1, without), (ok2, with_clobber) = parallel_map(lambda s: _arch_ptx(s, arch), jobs)
+    assert ok1 and ok2, (without, with_clobber)
+    assert without == with_clobber
+    mnemonic = name.split(".")[0]
+    store = without.index("st.shared.f32")
+    asm = without.index(mnemonic, store)
+    assert without.index("ld.shared.f32", asm) > asm, without
+
+
 # --------------------------------------------------------------------------- fixes
 
 

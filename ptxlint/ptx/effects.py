@@ -28,6 +28,11 @@ Vocabulary:
   ``ld.param``, textures): the compiler cannot break anything by moving such a read.
 * ``orders_memory``: a fence or barrier: C++ memory accesses must not move across it.
 * ``collective``: the result depends on the other lanes of the warp.
+* ``asynchronous``: the memory access is only *issued* here and performed later, by another
+  unit (``cp.async*``, ``wgmma.mma_async`` through its shared-memory descriptors, ``tcgen05``
+  copies and MMAs, ``st.async``): C++ code observes it only after a separate wait
+  (``cp.async.wait_group``, ``wgmma.wait_group``, an mbarrier wait, ``tcgen05.wait``), and that
+  wait, not the issue, is where a ``"memory"`` clobber orders anything.
 * ``writes``: which operands are *register destinations*. ``FIRST``: the first operand (a
   vector ``{a, b}`` writes every element, a pair ``p|q`` both halves); ``NONE``: no register
   operand is written (stores, barriers, ``prefetch``...; the first operand is an address or an
@@ -68,6 +73,7 @@ class Effects:
     memory: str = ""  # "" | "read" | "write" | "readwrite"
     orders_memory: bool = False
     collective: bool = False
+    asynchronous: bool = False
     writes: Writes = Writes.FIRST
     isa: str = ""  # the PTX ISA section that states it
 
@@ -156,7 +162,11 @@ EFFECTS: dict[str, Effects] = {
         isa=_MOVE + ": st (.release)",
     ),
     "st.async": Effects(
-        side_effect=True, memory="write", writes=Writes.NONE, isa=_MOVE + ": st.async"
+        side_effect=True,
+        memory="write",
+        asynchronous=True,
+        writes=Writes.NONE,
+        isa=_MOVE + ": st.async",
     ),
     "st.bulk": Effects(
         side_effect=True, memory="write", writes=Writes.NONE, isa=_MOVE + ": st.bulk"
@@ -185,7 +195,11 @@ EFFECTS: dict[str, Effects] = {
     ),
     # cp.async: reads global, writes shared, completes later.
     "cp": Effects(
-        side_effect=True, memory="readwrite", writes=Writes.NONE, isa=_MOVE + ": cp.async"
+        side_effect=True,
+        memory="readwrite",
+        asynchronous=True,
+        writes=Writes.NONE,
+        isa=_MOVE + ": cp.async",
     ),
     "cp.async.commit_group": Effects(
         side_effect=True,
@@ -278,7 +292,11 @@ EFFECTS: dict[str, Effects] = {
     "atom": Effects(side_effect=True, memory="readwrite", isa=_SYNC + ": atom"),
     "red": Effects(side_effect=True, memory="readwrite", writes=Writes.NONE, isa=_SYNC + ": red"),
     "red.async": Effects(
-        side_effect=True, memory="readwrite", writes=Writes.NONE, isa=_SYNC + ": red.async"
+        side_effect=True,
+        memory="readwrite",
+        asynchronous=True,
+        writes=Writes.NONE,
+        isa=_SYNC + ": red.async",
     ),
     "vote": Effects(side_effect=True, collective=True, isa=_SYNC + ": vote"),
     "match": Effects(side_effect=True, collective=True, isa=_SYNC + ": match.sync"),
@@ -287,6 +305,13 @@ EFFECTS: dict[str, Effects] = {
     "elect": Effects(side_effect=True, collective=True, isa=_SYNC + ": elect.sync"),
     "shfl": Effects(side_effect=True, collective=True, isa=_MOVE + ": shfl.sync"),
     "griddepcontrol": Effects(side_effect=True, writes=Writes.NONE, isa=_SYNC + ": griddepcontrol"),
+    # Waits until the prerequisite grids completed and their memory operations are visible.
+    "griddepcontrol.wait": Effects(
+        side_effect=True,
+        orders_memory=True,
+        writes=Writes.NONE,
+        isa=_SYNC + ": griddepcontrol",
+    ),
     "mbarrier": Effects(
         side_effect=True, memory="readwrite", orders_memory=True, isa=_SYNC + ": mbarrier"
     ),
@@ -333,7 +358,11 @@ EFFECTS: dict[str, Effects] = {
         isa=_MMA + ": wmma.store",
     ),
     "wgmma": Effects(
-        side_effect=True, memory="read", collective=True, isa=_WGMMA + ": wgmma.mma_async"
+        side_effect=True,
+        memory="read",
+        collective=True,
+        asynchronous=True,
+        isa=_WGMMA + ": wgmma.mma_async",
     ),
     "wgmma.fence": Effects(
         side_effect=True, orders_memory=True, writes=Writes.NONE, isa=_WGMMA + ": wgmma.fence"
@@ -351,10 +380,28 @@ EFFECTS: dict[str, Effects] = {
         isa=_WGMMA + ": wgmma.wait_group",
     ),
     "tcgen05": Effects(side_effect=True, memory="readwrite", writes=Writes.NONE, isa=_TCGEN05),
-    "tcgen05.ld": Effects(side_effect=True, memory="read", isa=_TCGEN05 + ": tcgen05.ld"),
-    "tcgen05.ld.red": Effects(
-        side_effect=True, memory="read", writes=Writes.FIRST_TWO, isa=_TCGEN05 + ": tcgen05.ld"
+    # Tensor memory is no C++ memory, and its loads/stores complete at tcgen05.wait; the MMAs
+    # and copies read shared memory asynchronously (completion through tcgen05.commit).
+    "tcgen05.ld": Effects(
+        side_effect=True, memory="read", asynchronous=True, isa=_TCGEN05 + ": tcgen05.ld"
     ),
+    "tcgen05.ld.red": Effects(
+        side_effect=True,
+        memory="read",
+        asynchronous=True,
+        writes=Writes.FIRST_TWO,
+        isa=_TCGEN05 + ": tcgen05.ld",
+    ),
+    **{
+        f"tcgen05.{op}": Effects(
+            side_effect=True,
+            memory="readwrite",
+            asynchronous=True,
+            writes=Writes.NONE,
+            isa=f"{_TCGEN05}: tcgen05.{op}",
+        )
+        for op in ("st", "mma", "cp", "shift")
+    },
     "tcgen05.wait": Effects(
         side_effect=True, orders_memory=True, writes=Writes.NONE, isa=_TCGEN05 + ": tcgen05.wait"
     ),

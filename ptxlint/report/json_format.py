@@ -67,6 +67,7 @@ def render(result: RunResult) -> str:
             "skipped_statements": result.skipped_statements,
         },
         "errors": [{"path": p, "message": m} for p, m in result.errors],
-        "notes": [{"path": p, "message": m} for p, m in result.notes],
+        "notes": [{"path": p, "message": m, "skipped": True} for p, m in result.notes]
+        + [{"path": p, "message": m, "skipped": False} for p, m in result.file_notes],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

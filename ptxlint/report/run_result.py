@@ -24,6 +24,9 @@ class RunResult:
     seconds: float = 0.0
     errors: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): exit code 2
     notes: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): skipped files
+    # (path, message) about files that *were* linted (bytes replaced, not fixed), and run-wide
+    # notes with path "" (Tier-2 fallbacks): never worded as "skipped"
+    file_notes: list[tuple[str, str]] = field(default_factory=list)
     operands: int = 0
     typed_operands: int = 0
     typed_tier2: int = 0  # of typed_operands, those libclang typed

@@ -261,6 +261,9 @@ def build(
     for path, reason in result.notes:
         notes.append(notification("note", "skipped-file", f"{path}: skipped: {reason}",
                                   location(result, locator, path, None)))
+    for path, message in result.file_notes:
+        notes.append(notification("note", "file-note", f"{path}: {message}" if path else message,
+                                  location(result, locator, path, None) if path else None))
     dropped = len(reported) - len(kept)
     if dropped:
         notes.append(notification(

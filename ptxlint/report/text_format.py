@@ -52,6 +52,7 @@ def render(
     style: Style = Style(),
     quiet: bool = False,
     statistics: bool = False,
+    show_info: bool = True,
 ) -> str:
     parts: list[str] = []
     if statistics:
@@ -59,15 +60,23 @@ def render(
         for (rule, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
             parts.append(f"{n:6d}  {rule}  {name}")
     else:
-        for finding in result.findings:
+        for finding in shown(result, show_info):
             parts.append(render_finding(finding, result, style))
             parts.append("")
     if not quiet:
-        parts.append(summary(result))
+        parts.append(summary(result, show_info or statistics))
     return "\n".join(parts).rstrip("\n") + "\n" if parts else ""
 
 
-def summary(result: RunResult) -> str:
+def shown(result: RunResult, show_info: bool) -> list[Finding]:
+    """The findings printed one by one: info findings only when asked for, since hundreds of
+    them (a contract point nvcc does not exploit) would bury the errors."""
+    if show_info:
+        return result.findings
+    return [f for f in result.findings if f.severity is not Severity.INFO]
+
+
+def summary(result: RunResult, info_shown: bool = True) -> str:
     by_severity = Counter(f.severity for f in result.findings)
     total = len(result.findings)
     details = ", ".join(
@@ -83,6 +92,13 @@ def summary(result: RunResult) -> str:
         f"({result.statements} asm statement{'s' if result.statements != 1 else ''}, "
         f"{result.seconds:.2f}s)."
     )
+    hidden = 0 if info_shown else by_severity[Severity.INFO]
+    if hidden:
+        rules = ", ".join(sorted({f.rule for f in result.findings if f.severity is Severity.INFO}))
+        text += (
+            f"\n{hidden} info finding{'s' if hidden != 1 else ''} ({rules}) not shown: "
+            "--show-info prints them."
+        )
     fixable = sum(1 for f in result.findings if f.fix is not None and f.fix.safe)
     if fixable:
         text += f"\n{fixable} fixable with `ptxlint check --fix`."

@@ -99,19 +99,21 @@ PLAIN = text_format.Style()
 
 
 def render_text(result: RunResult, style: text_format.Style = PLAIN,
-                quiet: bool = False, statistics: bool = False) -> str:
+                quiet: bool = False, statistics: bool = False, show_info: bool = True) -> str:
     """The text report with a verdict line under each finding and a verification summary."""
     if statistics or not result.verifications:
-        return text_format.render(result, style=style, quiet=quiet, statistics=statistics)
+        return text_format.render(
+            result, style=style, quiet=quiet, statistics=statistics, show_info=show_info
+        )
     parts: list[str] = []
-    for finding in result.findings:
+    for finding in text_format.shown(result, show_info):
         parts.append(text_format.render_finding(finding, result, style))
         line = verdict_line(result, finding)
         if line:
             parts.append(line)
         parts.append("")
     if not quiet:
-        parts.append(text_format.summary(result))
+        parts.append(text_format.summary(result, show_info))
         parts.append(summary(result))
     return "\n".join(parts).rstrip("\n") + "\n" if parts else ""
 
