@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+import traceback
 from collections.abc import Sequence
-from typing import TextIO
 
 from ptxlint import __version__
 from ptxlint.config import (
@@ -22,6 +23,7 @@ from ptxlint.lsp import build_parser as build_lsp_parser
 from ptxlint.model import Severity
 from ptxlint.registry import describe_entry_points, find_rule, load_rules
 from ptxlint.report import (
+    emit,
     formats,
     github_format,
     json_format,
@@ -33,6 +35,7 @@ from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
 from ptxlint.runner import Tier2Settings, default_jobs, run
 from ptxlint.tier2 import compile_db, flags
+from ptxlint.tier2.compile_db import CompileDbError
 from ptxlint.verify import cli as verify_cli
 from ptxlint.verify.toolchain import ToolchainError
 
@@ -58,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Static analyzer for inline PTX assembly in CUDA sources.",
     )
     parser.add_argument("--version", action="version", version=f"ptxlint {__version__}")
+    parser.add_argument("--verbose", "-v", action="store_true", dest="verbose_global",
+                        help="on an internal error, print its traceback")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     check = sub.add_parser("check", help="lint files and folders (default: .)")
@@ -138,6 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_lint_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="on an internal error, print its traceback")
     p.add_argument(
         "--select",
         action="append",
@@ -166,30 +173,49 @@ def _add_lint_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The exit code: 0 clean, 1 findings, 2 anything else (never 1 for a crash)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command in (None, "check"):
-            if args.command is None:
-                args = parser.parse_args(["check", *(argv or sys.argv[1:])])
-            return cmd_check(args)
-        if args.command == "stats":
-            return cmd_stats(args)
-        if args.command == "rules":
-            return cmd_rules()
-        if args.command == "rule":
-            return cmd_rule(args.rule, show_all=args.all, output_format=args.output_format)
-        if args.command == "doctor":
-            return verify_cli.cmd_doctor(args)
-        if args.command == "lsp":
-            from ptxlint.lsp import run_from_args
-
-            return run_from_args(args)
-    except (UsageError, ConfigError, ToolchainError) as exc:
+        return _dispatch(parser, args, argv)
+    except (UsageError, ConfigError, ToolchainError, CompileDbError) as exc:
         print(f"ptxlint: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader went away (`ptxlint check | head`): stay quiet, also at interpreter exit
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ERROR
+    except Exception as exc:  # noqa: BLE001 - a crash must read as "error", never "findings"
+        print(f"ptxlint: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        if getattr(args, "verbose", False) or getattr(args, "verbose_global", False):
+            traceback.print_exc()
+        else:
+            print("ptxlint: run again with --verbose for the traceback, and please report it",
+                  file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace,
+              argv: Sequence[str] | None) -> int:
+    if args.command in (None, "check"):
+        if args.command is None:
+            args = parser.parse_args(["check", *(argv or sys.argv[1:])])
+        return cmd_check(args)
+    if args.command == "stats":
+        return cmd_stats(args)
+    if args.command == "rules":
+        return cmd_rules()
+    if args.command == "rule":
+        return cmd_rule(args.rule, show_all=args.all, output_format=args.output_format)
+    if args.command == "doctor":
+        return verify_cli.cmd_doctor(args)
+    if args.command == "lsp":
+        from ptxlint.lsp import run_from_args
+
+        return run_from_args(args)
     parser.print_help()
     return EXIT_ERROR
 
@@ -278,7 +304,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     )
     if fix_mode != "diff":
         verify_cli.run_verification(args, result, config)
-    out_stream: TextIO
     if fix_mode == "diff":
         report = "".join(result.diffs)
         if not args.quiet:
@@ -307,14 +332,14 @@ def cmd_check(args: argparse.Namespace) -> int:
             statistics=args.statistics,
             show_info=args.show_info or config.fail_on == "info",
         )
+    kind = "diff" if fix_mode == "diff" else args.format
     if args.output:
         try:
-            with open(args.output, "w", encoding="utf-8") as out_stream:
-                out_stream.write(report)
+            emit.to_file(report, kind, args.output)
         except OSError as exc:
             raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
     else:
-        sys.stdout.write(report)
+        emit.to_stdout(report, kind)
     if args.format == "text" or args.output:
         for path, reason in result.errors:
             print(f"ptxlint: error: {path}: {reason}", file=sys.stderr)

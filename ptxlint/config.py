@@ -270,6 +270,8 @@ def _read_toml(path: str) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from exc
     except _toml.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    except UnicodeDecodeError as exc:  # TOML is UTF-8; the parser does not say so itself
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 (byte {exc.start})") from exc
     return data
 
 

@@ -369,16 +369,70 @@ def _unreadable(exc: OSError) -> str:
     return f"{REASON_UNREADABLE_PREFIX}{exc}"
 
 
+# A pipe (``ptxlint <(gen)``) has no size to check up front: without a configured limit, stop
+# reading it here rather than at the end of memory; and give up on one that sends nothing.
+PIPE_HARD_LIMIT = 256 * 1024 * 1024
+PIPE_IDLE_TIMEOUT_S = 10.0
+
+
+def _open(path: str) -> tuple[int, os.stat_result]:
+    """Open without blocking (a FIFO with no writer blocks ``open()`` forever) and refuse what
+    is neither a regular file nor a pipe: ``/dev/zero`` never ends."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    info = os.fstat(fd)
+    if not (stat.S_ISREG(info.st_mode) or stat.S_ISFIFO(info.st_mode)):
+        os.close(fd)
+        kind = ("a character device" if stat.S_ISCHR(info.st_mode)
+                else "a block device" if stat.S_ISBLK(info.st_mode)
+                else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a file")
+        raise OSError(f"{kind}, not a regular file or pipe")
+    if stat.S_ISREG(info.st_mode):
+        os.set_blocking(fd, True)
+    return fd, info
+
+
+def _read_pipe(fd: int, limit: int) -> bytes:
+    """Up to ``limit`` bytes of a pipe, waiting at most PIPE_IDLE_TIMEOUT_S for each chunk."""
+    import select
+
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        try:  # read first: a FIFO without a writer reads as end of file but never polls ready
+            chunk = os.read(fd, min(1 << 20, limit - size))
+        except BlockingIOError:
+            ready, _, _ = select.select([fd], [], [], PIPE_IDLE_TIMEOUT_S)
+            if not ready:
+                raise OSError(f"a pipe that sent nothing for {PIPE_IDLE_TIMEOUT_S:.0f} s") from None
+            continue
+        if not chunk:
+            if not chunks:  # never block in open() waiting for one: say so instead
+                raise OSError("a pipe with nothing to read (a FIFO with no writer?)")
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
 def _read_limited(path: str, max_file_size: int) -> tuple[bytes | None, str | None]:
     """The bytes of ``path``, or why not. Reads at most one byte past the limit."""
+    limited = max_file_size > 0
     try:
-        with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            limited = max_file_size > 0
+        fd, info = _open(path)
+        try:
             # st_size is meaningless for pipes (``ptxlint <(...)``), so check what was read too.
             if limited and stat.S_ISREG(info.st_mode) and info.st_size > max_file_size:
                 return None, _too_large(max_file_size)
-            data = handle.read(max_file_size + 1) if limited else handle.read()
+            if stat.S_ISFIFO(info.st_mode):
+                cap = max_file_size + 1 if limited else PIPE_HARD_LIMIT + 1
+                data = _read_pipe(fd, cap)
+                if not limited and len(data) > PIPE_HARD_LIMIT:
+                    return None, _too_large(PIPE_HARD_LIMIT)
+            else:
+                with os.fdopen(fd, "rb", closefd=False) as handle:
+                    data = handle.read(max_file_size + 1) if limited else handle.read()
+        finally:
+            os.close(fd)
     except OSError as exc:
         return None, _unreadable(exc)
     if limited and len(data) > max_file_size:
@@ -389,13 +443,15 @@ def _read_limited(path: str, max_file_size: int) -> tuple[bytes | None, str | No
 def probe_file(path: str, max_file_size: int) -> str | None:
     """Why ``path`` cannot be linted (size, binary, unreadable), reading only its head."""
     try:
-        with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
+        fd, info = _open(path)
+        try:
             if max_file_size > 0 and stat.S_ISREG(info.st_mode) and info.st_size > max_file_size:
                 return _too_large(max_file_size)
             if not stat.S_ISREG(info.st_mode):
                 return None  # never read a pipe twice: read_source decides for those
-            head = handle.read(BINARY_SNIFF_BYTES)
+            head = os.read(fd, BINARY_SNIFF_BYTES)
+        finally:
+            os.close(fd)
     except OSError as exc:
         return _unreadable(exc)
     return REASON_BINARY if b"\0" in head else None

@@ -11,9 +11,10 @@ import os
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ptxlint.config import Config, RuleSelector
 from ptxlint.discover import discover, is_error_reason, read_source
@@ -184,6 +185,38 @@ def _work(path: str) -> FileOutcome:
     )
 
 
+WORKER_DIED = "unreadable: the worker process linting it died"
+
+
+def _in_pool(paths: list[str], jobs: int, initargs: tuple[Any, ...]) -> Iterator[FileOutcome]:
+    """Lint ``paths`` in worker processes, outcomes in order. A worker that dies (a crash in a
+    native parser, the OOM killer) breaks the whole pool and loses every pending result: the
+    file it was on is tried once more alone, reported as an error if it kills that worker too,
+    and the rest go on in a fresh pool."""
+    start, deaths = 0, 0
+    while start < len(paths):
+        rest = paths[start:]
+        try:
+            with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
+                                     initargs=initargs) as pool:
+                for outcome in pool.map(_work, rest, chunksize=1 if start else 8):
+                    yield outcome
+                    start, deaths = start + 1, 0
+            return
+        except BrokenProcessPool:
+            suspect = paths[start]
+            try:
+                with ProcessPoolExecutor(max_workers=1, initializer=_init_worker,
+                                         initargs=initargs) as alone:
+                    yield alone.submit(_work, suspect).result()
+            except BrokenProcessPool:
+                deaths += 1
+                if deaths >= 3:  # not one file's fault: the workers cannot start at all
+                    raise RuntimeError("worker processes keep dying; run with --jobs 1") from None
+                yield FileOutcome(suspect, reason=WORKER_DIED)
+            start += 1
+
+
 def default_jobs() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -204,10 +237,7 @@ def _outcomes(
 ) -> Iterator[FileOutcome]:
     if jobs > 1 and len(paths) >= PARALLEL_THRESHOLD and not fix_mode:
         ids = tuple(r.id for r in rule_classes)
-        with ProcessPoolExecutor(
-            max_workers=jobs, initializer=_init_worker, initargs=(config, ids, context, tier2)
-        ) as pool:
-            yield from pool.map(_work, paths, chunksize=8)
+        yield from _in_pool(paths, min(jobs, default_jobs()), (config, ids, context, tier2))
         return
     rules = instantiate(rule_classes)
     session = tier2.session()

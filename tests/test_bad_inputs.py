@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -91,3 +92,116 @@ def test_flags_with_shell_syntax_are_refused_not_run():
     # the runner refuses any command that would reach a shell with shell syntax
     out = runner._execute(runner.Compile(("true", "a$(id)"), ()))
     assert out.returncode == -1 and "refused" in out.stderr
+
+
+# --------------------------------------------------------------------------- 2. crashes: exit 2
+
+CLEAN = b"__device__ void f() { asm volatile(\"nop;\"); }\n"
+BAD = b'__global__ void k(unsigned *o) { unsigned t; asm("mov.u32 %0, %%clock;" : "=r"(t)); o[0] = t; }\n'
+
+
+def _tree(tmp_path: Path, **files: bytes) -> Path:
+    for name, data in files.items():
+        path = tmp_path / name.replace("__", "/")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return tmp_path
+
+
+def _no_traceback(done: subprocess.CompletedProcess[bytes]) -> str:
+    err = done.stderr.decode("utf-8", "replace")
+    assert "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize(("files", "args", "says"), [
+    pytest.param({"ptxlint.toml": b'select = ["\xff"]\n'}, [], "not UTF-8", id="config-not-utf8"),
+    pytest.param({"pyproject.toml": b'[tool.ptxlint]\nselect = ["\xff"]\n'}, [], "not UTF-8",
+                 id="pyproject-not-utf8"),
+    pytest.param({"build__compile_commands.json": b'[{"file": '}, [], "compile_commands.json",
+                 id="compile-db-malformed"),
+    pytest.param({}, ["--clang-args", '"-DX'], "--clang-args", id="clang-args-quote"),
+    pytest.param({}, ["--verify", "--cuda-flags", '"-DX'], "--cuda-flags", id="cuda-flags-quote"),
+])
+def test_bad_configuration_is_a_message_and_exit_2(tmp_path, files, args, says):
+    _tree(tmp_path, **{"k.cu": BAD, **files})
+    done = ptxlint("check", "k.cu", *args, cwd=tmp_path)
+    err = _no_traceback(done)
+    assert done.returncode == 2 and says in err, err
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
+def test_a_file_name_that_is_not_utf8_is_reported_on_a_strict_stdout(tmp_path, fmt):
+    _tree(tmp_path, **{"a.cu": BAD})
+    (Path(os.fsencode(tmp_path).decode("utf-8")) / os.fsdecode(b"b\xff.cu")).write_bytes(BAD)
+    done = ptxlint("check", "--format", fmt, ".", cwd=tmp_path,
+                   env={"PYTHONIOENCODING": "utf-8:strict"})
+    _no_traceback(done)
+    assert done.returncode == 1
+    text = done.stdout.decode("utf-8")  # valid UTF-8, whatever the name
+    shown = json.dumps(json.loads(text)) if fmt in ("json", "sarif") else text
+    name = "b%FF.cu" if fmt == "sarif" else "b\\\\xff.cu" if fmt == "json" else "b\\xff.cu"
+    assert "a.cu" in shown and name in shown, shown
+    # --output: the whole report, written atomically, never a 0-byte file
+    done = ptxlint("check", "--format", fmt, "-o", "report", ".", cwd=tmp_path)
+    _no_traceback(done)
+    same = re.compile(r'"seconds": [\d.]+|[\d.]+s\)|"(start|end)TimeUtc": "[^"]*"')
+    written = (tmp_path / "report").read_bytes().decode("utf-8")
+    assert same.sub("", written) == same.sub("", text)
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".ptxlint-report-")]
+
+
+def test_a_stdout_that_cannot_print_the_text(tmp_path):
+    _tree(tmp_path, **{"k.cu": BAD.replace(b"unsigned t;", "unsigned t; /* π → */".encode())})
+    done = ptxlint("check", "k.cu", cwd=tmp_path, env={"PYTHONIOENCODING": "ascii:strict"})
+    _no_traceback(done)
+    assert done.returncode == 1 and b"PTX101" in done.stdout
+
+
+def test_special_files_are_errors_not_hangs(tmp_path):
+    (tmp_path / "cfg.toml").write_text("max-file-size = 0\n")
+    done = ptxlint("check", "--config", "cfg.toml", "/dev/zero", cwd=tmp_path, timeout=30)
+    assert done.returncode == 2 and "character device" in _no_traceback(done)
+    os.mkfifo(tmp_path / "fifo.cu")
+    done = ptxlint("check", "fifo.cu", cwd=tmp_path, timeout=30)
+    assert done.returncode == 2 and "pipe" in _no_traceback(done)
+
+
+def test_a_worker_that_dies_costs_only_its_file(tmp_path, monkeypatch):
+    import multiprocessing
+
+    from ptxlint import runner
+    from ptxlint.cli import _configure, build_parser
+
+    if multiprocessing.get_start_method() != "fork":
+        pytest.skip("the crashing worker is patched in through fork")
+    for n in range(12):
+        (tmp_path / f"f{n:02}.cu").write_bytes(BAD)
+    real = runner.lint_path
+
+    def crashy(path, *args, **kwargs):
+        if path.endswith("f05.cu"):
+            os._exit(9)  # what a segfault in a native parser or the OOM killer does
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "lint_path", crashy)
+    monkeypatch.setattr(runner, "PARALLEL_THRESHOLD", 2)
+    args = build_parser().parse_args(["check", str(tmp_path)])
+    config, selector, rules, context = _configure(args)
+    result = runner.run(args.paths, config, selector, rules, context, jobs=2)
+    assert result.files == 11 and len(result.findings) == 11
+    assert [(os.path.basename(p), r) for p, r in result.errors] == [("f05.cu", runner.WORKER_DIED)]
+
+
+def test_an_unexpected_exception_is_exit_2_with_the_traceback_under_verbose(monkeypatch, capsys):
+    from ptxlint import cli
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "run", boom)
+    assert cli.main(["check", str(ROOT / "fixtures" / "rules" / "PTX101_bad.cu")]) == 2
+    err = capsys.readouterr().err
+    assert "internal error: RuntimeError: boom" in err and "Traceback" not in err
+    assert cli.main(["check", "--verbose", str(ROOT / "fixtures")]) == 2
+    assert "Traceback" in capsys.readouterr().err

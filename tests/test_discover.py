@@ -243,16 +243,17 @@ def test_unreadable_file_is_an_error(in_tmp: Path) -> None:
 def test_unreadable_file_is_an_error_even_as_root(
     in_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # chmod 000 proves nothing as root, so simulate the failure at open().
+    # chmod 000 proves nothing as root, so simulate the failure at open() (an os.open that
+    # never blocks: a FIFO without a writer would block the built-in open forever).
     write(in_tmp, "locked.cu")
-    real_open = open
+    real_open = os.open
 
-    def fake_open(file: object, *args: object, **kwargs: object) -> object:
+    def fake_open(file: str, *args: int, **kwargs: object) -> int:
         if str(file).endswith("locked.cu"):
             raise PermissionError(13, "Permission denied")
-        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+        return real_open(file, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("builtins.open", fake_open)
+    monkeypatch.setattr("os.open", fake_open)
     result = discover(["."])
     assert [(s.path, s.reason) for s in result.errors] == [
         ("locked.cu", "unreadable: [Errno 13] Permission denied")

@@ -60,7 +60,9 @@ class Locator:
             relative = os.pardir
         if relative == os.pardir or relative.startswith(os.pardir + os.sep):
             return om.ArtifactLocation(uri=Path(absolute).as_uri())
-        return om.ArtifactLocation(uri=quote(Path(relative).as_posix()), uri_base_id=SRCROOT)
+        # bytes: a name that is not UTF-8 is percent-encoded byte for byte, as file URIs are
+        uri = quote(os.fsencode(Path(relative).as_posix()))
+        return om.ArtifactLocation(uri=uri, uri_base_id=SRCROOT)
 
     def key(self, path: str) -> str:
         return str(self.artifact(path).uri)

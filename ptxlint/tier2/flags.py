@@ -230,4 +230,9 @@ def parse_extra(text: str | None) -> tuple[str, ...]:
     """``--clang-args "-DX=1 -Iinc"`` as a list, split like a shell would."""
     import shlex
 
-    return tuple(shlex.split(text)) if text else ()
+    from ptxlint.config import ConfigError
+
+    try:
+        return tuple(shlex.split(text)) if text else ()
+    except ValueError as exc:  # an unbalanced quote
+        raise ConfigError(f"--clang-args {text!r}: {exc}") from exc

@@ -21,8 +21,13 @@ _KEEP_ALONE = ("--expt-relaxed-constexpr", "--extended-lambda", "--expt-extended
                "-std=", "--std=", "-I", "-isystem", "-D", "-U", "-fopenmp")
 
 
-def split(text: str | None) -> tuple[str, ...]:
-    return tuple(shlex.split(text)) if text else ()
+def split(text: str | None, option: str = "--cuda-flags") -> tuple[str, ...]:
+    from ptxlint.config import ConfigError
+
+    try:
+        return tuple(shlex.split(text)) if text else ()
+    except ValueError as exc:  # an unbalanced quote
+        raise ConfigError(f"{option} {text!r}: {exc}") from exc
 
 
 @lru_cache(maxsize=8)

@@ -149,7 +149,8 @@ def _execute(job: Compile) -> Outcome:
 def parallel_map(fn: Callable[[T], R], items: Iterable[T], jobs: int | None = None) -> list[R]:
     """``fn`` over ``items`` in threads (the work is in child processes), results in order."""
     seq: Sequence[T] = list(items)
-    workers = max(1, min(jobs or (os.cpu_count() or 2), len(seq) or 1))
+    cores = os.cpu_count() or 2
+    workers = max(1, min(jobs or cores, cores * 4, len(seq) or 1))  # threads waiting on compiles
     if workers == 1:
         return [fn(x) for x in seq]
     with ThreadPoolExecutor(max_workers=workers) as pool:
