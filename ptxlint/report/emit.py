@@ -5,8 +5,9 @@ Two hazards: a file name that is not UTF-8 reaches the report as a lone surrogat
 the text (``PYTHONIOENCODING=ascii``, a Windows code page). Both would end the run with a
 traceback after the findings were computed, and ``--output`` would be left empty.
 
-* JSON, SARIF (and the other JSON formats, JUnit XML) are UTF-8 by definition: written as UTF-8 bytes, an undecodable byte of a name
-  spelled ``\\xNN`` inside its string (a JSON string cannot hold the byte itself).
+* JSON, SARIF (and the other JSON formats, JUnit XML) are UTF-8 by definition: written as
+  UTF-8 bytes, an undecodable byte of a name spelled ``\\xNN`` inside its string (a JSON string
+  cannot hold the byte itself).
 * Text and GitHub annotations go to stdout in its own encoding, what it cannot hold
   backslash-escaped, an undecodable byte of a name as ``\\xNN``.
 * A diff keeps names byte for byte: ``patch`` and ``git apply`` must find the file.
