@@ -183,6 +183,9 @@ class Context:
     local_guards: tuple[str, ...] = ()  # the same without file-wide (> 300 lines) #if blocks
     dialect: str = "ptx"  # "ptx" | "host" | "unknown": only "ptx" statements are linted
     dialect_reason: str = ""
+    # "python": CUDA C++ held in a Python string (CuPy, cuda.core); positions are in the .py
+    # file, and an edit must be written the way the Python literal spells text.
+    embedded_in: str = ""
 
 
 @dataclass(frozen=True)
@@ -203,10 +206,21 @@ class AsmStatement:
     ptx: PtxTemplate
     problems: tuple[str, ...] = ()  # extraction problems (unterminated, opaque sections...)
     opaque_sections: bool = False  # an operand or clobber section came through a macro
+    # "gnu": GCC extended asm (%N, %%, "=r"(x) lists, "memory"); "llvm": LLVM inline asm as
+    # Triton, CuTe DSL and llvmlite write it ($N, ${N}, $$, ${:uid}, "=r,r,~{memory}").
+    syntax: str = "gnu"
+    llvm: LlvmCall | None = None  # the call's arguments, for "llvm" statements
 
     @property
     def is_volatile(self) -> bool:
+        if self.llvm is not None:
+            return self.llvm.side_effects is True
         return any(q.name in ("volatile", "__volatile__", "__volatile") for q in self.qualifiers)
+
+    @property
+    def ref_prefix(self) -> str:
+        """How the template spells an operand reference: ``%`` (GNU) or ``$`` (LLVM)."""
+        return "$" if self.syntax == "llvm" else "%"
 
     @property
     def outputs(self) -> tuple[Operand, ...]:
@@ -225,6 +239,65 @@ class AsmStatement:
         return self.source.line_col(self.span.start).line
 
 
+# --------------------------------------------------------------------------- LLVM-syntax calls
+
+
+@dataclass(frozen=True)
+class ConstraintEntry:
+    """One comma-separated entry of an LLVM constraint string (``"=r,r,~{memory}"``)."""
+
+    text: str  # decoded, surrounding blanks removed
+    span: Span  # its characters in the source
+    position: int  # 0-based place in the string
+    role: str  # "output" | "input" | "clobber" | "gcc-clobber" | "empty"
+    opaque: bool = False  # a hole sits inside
+
+
+@dataclass(frozen=True)
+class CallArgument:
+    """An argument tensor/value of an LLVM-syntax call (Triton ``args``, CuTe ``operands``)."""
+
+    text: str
+    span: Span
+    dtype: str | None = None  # element type when known: "fp32", "fp16", "u8", "i64", "ptr"...
+    elements: int | None = None  # tensor element count when known (1 for a scalar)
+
+
+@dataclass(frozen=True)
+class LlvmCall:
+    """What a Triton / CuTe DSL / llvmlite call says beyond its template.
+
+    Register counts follow Triton's packing rule (research note 1.2): every result and argument
+    takes ``pack`` registers for 32/64-bit elements and pointers, ``pack * bits / 32`` for
+    narrower elements; ``None`` wherever a count is not knowable from the source.
+    """
+
+    api: str  # "triton" | "helion" | "pallas" | "cute" | "llvmlite"
+    call_span: Span
+    callee: str  # as written, e.g. "tl.inline_asm_elementwise"
+    constraints: Template | None  # the constraint string, None when it is not a string at all
+    entries: tuple[ConstraintEntry, ...] = ()
+    side_effects: bool | None = None  # has_side_effects (= not is_pure); None: not knowable
+    side_effects_span: Span | None = None  # the argument that decides it (None: omitted)
+    side_effects_name: str = ""  # "is_pure" | "has_side_effects" | "side_effect"
+    pack: int | None = None
+    pack_span: Span | None = None
+    results: tuple[str | None, ...] | None = None  # element type per result; None: unknown
+    results_span: Span | None = None
+    args: tuple[CallArgument, ...] | None = None  # None: not a literal list/tuple
+    args_span: Span | None = None
+    args_kind: str = "list"  # "list" | "tuple" | "missing" | "other" (a bare tensor, ...)
+    # Registers Triton will bind, as (fewest, most): equal when every element type is known,
+    # a range when only ``pack`` and the tensor counts are; None when not even those are.
+    output_registers: tuple[int, int] | None = None
+    input_registers: tuple[int, int] | None = None
+    result_elements: int | None = None  # elements of the result tensor, where knowable
+
+    @property
+    def constraints_known(self) -> bool:
+        return self.constraints is not None and not self.constraints.has_holes
+
+
 # --------------------------------------------------------------------------- PTX side
 # Offsets below are positions in Template.text; map them with Template.source_span.
 
@@ -233,9 +306,9 @@ class AsmStatement:
 class PercentToken:
     """Every ``%`` construct of an extended template, as the C++ front end sees it."""
 
-    kind: (
-        str  # "ref" %0 %n1 | "escape" %% | "unique" %= | "named" %[x] | "bare" %clock | "trailing"
-    )
+    # "ref" %0 %n1 | "escape" %% | "unique" %= | "named" %[x] | "bare" %clock | "trailing";
+    # LLVM syntax adds "ref" $0 ${0} | "unique" ${:uid} | "dollar" $$ | "bad-dollar" (other $)
+    kind: str
     start: int
     end: int
     index: int | None = None  # for "ref"

@@ -153,21 +153,40 @@ _MAX_NESTING = 32  # deeper operand nesting is not PTX; stop recursing and keep 
 _Token = tuple[str, int, int]  # (kind: "num" | "word" | "punct", start, end)
 
 
-def parse_template(text: str, extended: bool) -> PtxTemplate:
+def parse_template(text: str, extended: bool, syntax: str = "gnu") -> PtxTemplate:
     """Parse one inline-asm template; see the module docstring for the grammar.
 
     ``extended`` says whether the statement is GCC extended asm (has a colon), which decides
     how ``%`` is read. In basic asm ``%0`` is recorded as a ``"bare"`` percent token named
     ``"0"`` (it is no operand reference there) and ``%%`` as ``"escape"``. Never raises.
+
+    ``syntax="llvm"`` reads LLVM inline asm (Triton, CuTe DSL, llvmlite): ``%`` is an ordinary
+    character there, so it is recorded exactly as in basic asm (``%%`` an ``"escape"``, ``%0`` a
+    ``"bare"`` token, both ptxas errors), while ``$N`` and ``${N}`` are ``"ref"`` tokens,
+    ``${:uid}`` is ``"unique"`` and ``$$`` is ``"dollar"``. LLVM replaces ``$`` operands inside
+    PTX comments too, so ``$`` tokens are recorded everywhere, comments included.
     """
+    if syntax == "llvm":
+        return _Parser(text, False, llvm=True).run()
     return _Parser(text, extended).run()
+
+
+# LLVM's operand syntax: `$$`, `$N`, `${N}`, `${N:modifier}`, `${:uid}`; any other `$` is an
+# error in LLVM's AsmPrinter ("Bad $ operand number") and recorded as "bare".
+_DOLLAR = re.compile(
+    r"\$(?:(?P<dollar>\$)|(?P<idx>[0-9]+)|\{(?P<bidx>[0-9]+)(?::(?P<mod>\w*))?\}"
+    r"|\{:(?P<uniq>\w*)\}|(?P<brace>\{[^}]*\}?))?",
+    _A,
+)
+_LLVM_REF = re.compile(r"\$(?:([0-9]+)|\{([0-9]+)(?::\w*)?\})", _A)
 
 
 class _Parser:
     """One template's parse state. Statements are parsed as the scan reaches their end."""
 
-    def __init__(self, text: str, extended: bool) -> None:
+    def __init__(self, text: str, extended: bool, llvm: bool = False) -> None:
         self.text = text
+        self.llvm = llvm
         self.masked = text  # text with comments blanked to spaces: same length and offsets
         self.n = len(text)
         self.extended = extended
@@ -191,6 +210,8 @@ class _Parser:
 
     def run(self) -> PtxTemplate:
         self._mask_comments()
+        if self.llvm and "$" in self.text:
+            self._dollars()
         self._scan()
         for offset in self.open_braces:
             self._problem("unclosed '{'", offset, offset + 1)
@@ -201,7 +222,9 @@ class _Parser:
             labels=tuple(self.labels),
             braces=tuple(self.braces),
             comments=tuple(self.comments),
-            percents=tuple(self.percents),
+            percents=tuple(sorted(self.percents, key=lambda t: t.start))
+            if self.llvm
+            else tuple(self.percents),
             problems=tuple(self.problems),
         )
 
@@ -238,6 +261,36 @@ class _Parser:
         if self.comments:
             pieces.append(text[last:])
             self.masked = "".join(pieces)
+
+    def _dollars(self) -> None:
+        """Record LLVM ``$`` tokens (comments included) and blank the braces of ``${...}`` in
+        the masked text, so that the scanner does not read them as PTX scopes or vectors."""
+        masked = list(self.masked)
+        pos = self.text.find("$")
+        while pos != -1:
+            m = _DOLLAR.match(self.text, pos)
+            assert m is not None  # the pattern matches any "$"
+            end = m.end()
+            group = m.lastgroup
+            if group == "idx":
+                self.percents.append(PercentToken("ref", pos, end, index=int(m.group("idx"))))
+            elif group in ("bidx", "mod"):
+                index = int(m.group("bidx"))
+                modifier = m.group("mod") or ""
+                self.percents.append(PercentToken("ref", pos, end, index=index, modifier=modifier))
+            elif group == "uniq":
+                self.percents.append(PercentToken("unique", pos, end, name=m.group("uniq")))
+            elif group == "dollar":
+                self.percents.append(PercentToken("dollar", pos, end))
+            else:
+                self.percents.append(
+                    PercentToken("bad-dollar", pos, end, name=m.group("brace") or "")
+                )
+            for k in range(pos + 1, end):
+                if masked[k] in "{}:" and masked[pos] != " ":  # not inside a masked comment
+                    masked[k] = "$"
+            pos = self.text.find("$", end)
+        self.masked = "".join(masked)
 
     def _scan(self) -> None:
         masked = self.masked
@@ -323,7 +376,8 @@ class _Parser:
             if m is None:
                 break
             if record:
-                self.labels.append(PtxLabel(m.group(1), m.start(1), m.end(), self.depth))
+                name = self.text[m.start(1) : m.end(1)]
+                self.labels.append(PtxLabel(name, m.start(1), m.end(), self.depth))
             pos = _skip_ws(masked, m.end(), end)
         return pos
 
@@ -383,7 +437,8 @@ class _Parser:
                 m = _DECLARATOR.match(masked, piece, i)
                 if m is not None:
                     size = m.group(2)
-                    names.append(m.group(1) + (f"<{size}>" if size is not None else ""))
+                    name = self.text[m.start(1) : m.end(1)]
+                    names.append(name + (f"<{size}>" if size is not None else ""))
                 piece = i + 1
         return tuple(names)
 
@@ -585,6 +640,10 @@ class _Parser:
     def _word(self, start: int, end: int) -> PtxOperand:
         """Classify one operand word (no brackets, commas or spaces inside)."""
         word = self.text[start:end]
+        if self.llvm and "$" in word:
+            ref = _LLVM_REF.fullmatch(word)
+            if ref is not None:
+                return PtxOperand("ref", word, start, end, ref=int(ref.group(1) or ref.group(2)))
         digits = word[1:]
         if self.extended and word[0] == "%" and digits.isdigit() and digits.isascii():
             return PtxOperand("ref", word, start, end, ref=int(digits))  # fast path for %N
@@ -602,6 +661,6 @@ class _Parser:
                     return PtxOperand("ref", word, start, end)
         if _SPECIAL.fullmatch(name):
             return PtxOperand("special", word, start, end)
-        if _IDENT.fullmatch(name):
+        if _IDENT.fullmatch(self.masked[start:end] if self.llvm and "${" in name else name):
             return PtxOperand("label" if self.branch else "register", word, start, end)
         return PtxOperand("other", word, start, end)
