@@ -49,6 +49,9 @@ DEFAULT_EXTENSIONS: tuple[str, ...] = (
     ".cpp",
     ".cxx",
     ".c",
+    # Triton/CuTe DSL/Numba/CuPy sources; the Python front end parses only those that mention
+    # one of its APIs (ptxlint.frontends.python.apis.PREFILTER).
+    ".py",
 )
 # CUTLASS ships 2.7 MB headers (cute/arch/mma_sm90_gmma_ext.hpp): the limit only keeps out
 # generated monsters and stray data files.

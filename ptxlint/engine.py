@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ptxlint.extract import ExtractionResult, extract
+from ptxlint.frontends.python import PYTHON_EXTENSIONS, extract_python
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile
 from ptxlint.ptx.parser import parse_template
 from ptxlint.rule import Rule, RuleContext
@@ -52,6 +53,8 @@ def type_lookup(parsed: ParsedSource) -> Callable[[str, int], object]:
 
 
 def extract_statements(source: SourceFile) -> ExtractionResult:
+    if source.path.endswith(PYTHON_EXTENSIONS):
+        return extract_python(source, parse_template, type_lookup)
     return extract(source, parse_template, type_lookup)  # type: ignore[arg-type]
 
 

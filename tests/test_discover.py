@@ -41,7 +41,13 @@ def test_extension_filtering_and_sorted_order(in_tmp: Path) -> None:
     for name in ("src/b.cu", "src/a.cuh", "src/c.py", "src/d.txt", "src/sub/e.cpp", "src/F.CU"):
         write(in_tmp, name)
     write(in_tmp, "src/g.Cu")  # mixed case is not an accepted spelling
-    assert paths(discover(["src"])) == ["src/F.CU", "src/a.cuh", "src/b.cu", "src/sub/e.cpp"]
+    assert paths(discover(["src"])) == [
+        "src/F.CU",
+        "src/a.cuh",
+        "src/b.cu",
+        "src/c.py",
+        "src/sub/e.cpp",
+    ]
 
 
 def test_display_paths_follow_argument_spelling(in_tmp: Path) -> None:

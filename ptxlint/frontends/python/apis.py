@@ -1,0 +1,172 @@
+"""The Python APIs that carry PTX (or CUDA C++ holding PTX), and the byte prefilter.
+
+``PREFILTER`` is the one list of byte strings a file must contain for the Python front end
+to parse it; discovery and the runner may read it to skip files early (issue 14).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# A .py file is parsed only if it contains one of these (a `bytes.find` per word).
+PREFILTER: tuple[bytes, ...] = (
+    b"inline_asm",  # inline_asm_elementwise (Triton, helion), Pallas, CuTe llvm.inline_asm
+    b"InlineAsm",  # llvmlite ir.InlineAsm (Numba)
+    b"RawKernel",
+    b"RawModule",
+    b"ElementwiseKernel",
+    b"ReductionKernel",
+    b"cuda.core",  # cuda.core Program
+)
+
+
+def mentions_api(data: bytes | str) -> bool:
+    """The cheap test: could this Python source call one of the APIs at all?"""
+    if isinstance(data, str):
+        return any(word.decode() in data for word in PREFILTER)
+    return any(word in data for word in PREFILTER)
+
+
+@dataclass(frozen=True)
+class Api:
+    """One callable: its family, parameter names in positional order, and their roles."""
+
+    key: str  # "triton" | "helion" | "pallas" | "cute" | "llvmlite" | "cupy" | "cuda.core"
+    function: str  # the last name of the callee
+    params: tuple[str, ...]  # positional order
+    # role -> parameter name: asm, constraints, args, dtype, side_effects, pack, code...
+    roles: tuple[tuple[str, str], ...]
+    syntax: str = "llvm"  # "llvm" | "cxx" (the string is CUDA C++)
+
+    def param(self, role: str) -> str | None:
+        return dict(self.roles).get(role)
+
+
+TRITON_PARAMS = ("asm", "constraints", "args", "dtype", "is_pure", "pack")
+_TRITON_ROLES = (
+    ("asm", "asm"),
+    ("constraints", "constraints"),
+    ("args", "args"),
+    ("dtype", "dtype"),
+    ("pure", "is_pure"),
+    ("pack", "pack"),
+)
+
+TRITON = Api("triton", "inline_asm_elementwise", TRITON_PARAMS, _TRITON_ROLES)
+HELION = Api("helion", "inline_asm_elementwise", TRITON_PARAMS, _TRITON_ROLES)
+PALLAS = Api(
+    "pallas",
+    "elementwise_inline_asm",
+    ("asm", "args", "constraints", "pack", "result_shape_dtypes"),
+    (
+        ("asm", "asm"),
+        ("constraints", "constraints"),
+        ("args", "args"),
+        ("pack", "pack"),
+        ("dtype", "result_shape_dtypes"),
+    ),
+)
+CUTE = Api(
+    "cute",
+    "inline_asm",
+    (
+        "res",
+        "operands_",
+        "asm_string",
+        "constraints",
+        "has_side_effects",
+        "is_align_stack",
+        "asm_dialect",
+        "operand_attrs",
+    ),
+    (
+        ("asm", "asm_string"),
+        ("constraints", "constraints"),
+        ("args", "operands_"),
+        ("dtype", "res"),
+        ("side_effects", "has_side_effects"),
+    ),
+)
+LLVMLITE = Api(
+    "llvmlite",
+    "InlineAsm",
+    ("ftype", "asm", "constraint", "side_effect"),
+    (("asm", "asm"), ("constraints", "constraint"), ("side_effects", "side_effect")),
+)
+CUPY_RAW = Api(
+    "cupy", "RawKernel", ("code", "name", "options", "backend"), (("code", "code"),), "cxx"
+)
+CUPY_MODULE = Api("cupy", "RawModule", ("code",), (("code", "code"),), "cxx")
+CUPY_ELEMENTWISE = Api(
+    "cupy",
+    "ElementwiseKernel",
+    ("in_params", "out_params", "operation", "name", "reduce_dims", "preamble"),
+    (("code", "operation"), ("preamble", "preamble")),
+    "cxx",
+)
+CUPY_REDUCTION = Api(
+    "cupy",
+    "ReductionKernel",
+    (
+        "in_params",
+        "out_params",
+        "map_expr",
+        "reduce_expr",
+        "post_map_expr",
+        "identity",
+        "name",
+        "reduce_type",
+        "reduce_dims",
+        "preamble",
+    ),
+    (("code", "map_expr"), ("preamble", "preamble")),
+    "cxx",
+)
+CUDA_CORE = Api(
+    "cuda.core", "Program", ("code", "code_type", "options"), (("code", "code"),), "cxx"
+)
+
+
+def classify(origin: str, head_imported: bool, llvmlite_imported: bool) -> Api | None:
+    """Which API a callee is, from its dotted origin (imports applied to its first name).
+
+    ``origin`` is e.g. ``triton.language.inline_asm_elementwise`` for ``tl.inline_asm_...``
+    after ``import triton.language as tl``; ``head_imported`` says whether its first name came
+    from an import (a parameter or local called ``tl`` still counts, by convention).
+    """
+    parts = origin.split(".")
+    last = parts[-1]
+    head = parts[0] if len(parts) > 1 else ""
+    lowered = origin.lower()
+    if last == "inline_asm_elementwise":
+        if "torch" in lowered or "_higher_order_ops" in lowered:
+            return None  # PyTorch's HOP: another signature (it lowers to Triton's call)
+        if len(parts) == 1 and not head_imported:
+            return None  # a local function of that name (Triton's own definition)
+        return HELION if lowered.startswith("helion") or head == "hl" else TRITON
+    if last == "elementwise_inline_asm":
+        if "dialect" in lowered or head in ("tt", "tt_dialect"):
+            return None  # the MLIR builder that Pallas' lowering calls, not the user API
+        return PALLAS
+    if last == "inline_asm":
+        if len(parts) >= 2 and (
+            parts[-2] == "llvm" or lowered.endswith("dialects.llvm.inline_asm")
+        ):
+            return CUTE
+        return None
+    if last == "InlineAsm":
+        if "llvmlite" in lowered or (llvmlite_imported and head in ("ir", "lir", "llvmir", "lc")):
+            return LLVMLITE
+        return None
+    if last in ("RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel"):
+        if lowered.startswith("cupy") or head in ("cp", "cupy", "cupyx"):
+            return {
+                "RawKernel": CUPY_RAW,
+                "RawModule": CUPY_MODULE,
+                "ElementwiseKernel": CUPY_ELEMENTWISE,
+                "ReductionKernel": CUPY_REDUCTION,
+            }[last]
+        return None
+    if last == "Program" and "cuda.core" in lowered:
+        return CUDA_CORE
+    return None

@@ -1,0 +1,60 @@
+"""Split an LLVM constraint string (``"=r,=r,r,~{memory}"``) into entries with positions."""
+
+from __future__ import annotations
+
+from ptxlint.model import HOLE, ConstraintEntry, Span, Template
+
+# GCC clobber words LLVM does not know as clobbers: without `~{...}` they are read as inputs.
+GCC_CLOBBERS = frozenset({"memory", "cc"})
+
+
+def split_constraints(template: Template) -> tuple[ConstraintEntry, ...]:
+    text = template.text
+    entries: list[ConstraintEntry] = []
+    start = 0
+    depth = 0
+    for i in range(len(text) + 1):
+        c = text[i] if i < len(text) else ","
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(0, depth - 1)
+        elif c == "," and depth == 0:
+            entries.append(_entry(template, start, i, len(entries)))
+            start = i + 1
+    if len(entries) == 1 and not entries[0].text and not entries[0].opaque:
+        return ()  # "" : no constraints at all
+    return tuple(entries)
+
+
+def _entry(template: Template, start: int, end: int, position: int) -> ConstraintEntry:
+    raw = template.text[start:end]
+    lead = len(raw) - len(raw.lstrip())
+    body = raw.strip()
+    lo = start + lead
+    hi = lo + len(body)
+    if body:
+        span = template.source_span(lo, hi)
+    else:
+        anchor = template.source_span(start, start + 1) if template.text else Span(0, 0)
+        span = Span(anchor.start, anchor.start)
+    opaque = HOLE in body
+    if not body:
+        role = "empty"
+    elif body.startswith("~"):
+        role = "clobber"
+    elif body.startswith("="):
+        role = "output"
+    elif body in GCC_CLOBBERS:
+        role = "gcc-clobber"
+    else:
+        role = "input"
+    return ConstraintEntry(body, span, position, role, opaque)
+
+
+def clobber_name(entry: ConstraintEntry) -> str:
+    """``~{memory}`` -> ``memory``."""
+    name = entry.text[1:]
+    if name.startswith("{") and name.endswith("}"):
+        name = name[1:-1]
+    return name

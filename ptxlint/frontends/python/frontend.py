@@ -1,0 +1,498 @@
+"""Find the PTX-carrying calls of a Python file and model each as an ``AsmStatement``.
+
+tree-sitter-python parses the file (only when the byte prefilter of :mod:`.apis` says it
+mentions an API); callees are resolved through the file's imports (``import triton.language
+as tl``, ``from triton.language import core``, ``from cutlass._mlir.dialects import llvm``);
+arguments are bound by position and keyword; strings are resolved by :mod:`.values`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import tree_sitter
+import tree_sitter_python
+
+from ptxlint import dialect
+from ptxlint.extract import ExtractionResult
+from ptxlint.model import (
+    AsmStatement,
+    CallArgument,
+    Clobber,
+    Constraint,
+    ConstraintEntry,
+    Context,
+    LlvmCall,
+    Operand,
+    SourceFile,
+    Span,
+    Template,
+)
+from ptxlint.syntax_tree import ParsedSource
+
+from . import triton_types
+from .apis import Api, classify, mentions_api
+from .constraints import clobber_name, split_constraints
+from .embedded_cxx import extract_embedded
+from .values import Values
+
+_CALLEE = re.compile(
+    r"\b(inline_asm_elementwise|elementwise_inline_asm|inline_asm|InlineAsm|RawKernel|RawModule"
+    r"|ElementwiseKernel|ReductionKernel|Program)\b"
+)
+_MODIFIERS = "=+&"
+_TRITON_FAMILY = ("triton", "helion", "pallas")
+# Callees whose result is a tensor: `args=x.to(...)` is a tensor, not a list of them.
+_TENSOR_CALLS = frozenset(
+    "load to cast arange full zeros ones where maximum minimum exp log abs sqrt fma".split()
+)
+
+TemplateParser = Callable[..., Any]
+
+
+@cache
+def _parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_python.language()))
+
+
+def parse_python(text: str) -> ParsedSource:
+    data = text.encode("utf-8", "surrogatepass")
+    return ParsedSource(text, data, _parser().parse(data), "python")
+
+
+@dataclass
+class _Call:
+    node: tree_sitter.Node
+    callee: str
+    api: Api
+    bound: dict[str, tree_sitter.Node]
+    splat: bool  # *args/**kwargs: unbound parameters may still be given
+
+
+def extract_python(
+    source: SourceFile,
+    parse_template: TemplateParser,
+    type_lookup: Callable[[ParsedSource], Any] | None = None,
+) -> ExtractionResult:
+    result = ExtractionResult()
+    if not mentions_api(source.text):
+        return result
+    parsed = parse_python(source.text)
+    values = Values(parsed)
+    imports = _imports(parsed)
+    llvmlite = any("llvmlite" in origin for origin in imports.values())
+    seen: set[int] = set()
+    for call in _calls(parsed, values, imports, llvmlite):
+        if call.node.id in seen:
+            continue
+        seen.add(call.node.id)
+        start = values.span(call.node).start
+        try:
+            if call.api.syntax == "cxx":
+                _embedded(source, values, call, parse_template, type_lookup, result)
+            else:
+                _llvm(source, values, call, parse_template, result)
+        except RecursionError:
+            result.skipped.append((start, "expression too deeply nested to resolve"))
+    result.statements.sort(key=lambda s: s.span.start)
+    return result
+
+
+# --------------------------------------------------------------------------- finding calls
+
+
+def _imports(parsed: ParsedSource) -> dict[str, str]:
+    """Local name -> dotted origin for every import of the file (relative ones keep dots)."""
+    table: dict[str, str] = {}
+    stack = [parsed.tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "import_statement":
+            for child in node.named_children:
+                if child.type == "aliased_import":
+                    name = child.child_by_field_name("name")
+                    alias = child.child_by_field_name("alias")
+                    if name is not None and alias is not None:
+                        table[parsed.node_text(alias)] = parsed.node_text(name)
+                elif child.type == "dotted_name":
+                    dotted = parsed.node_text(child)
+                    table[dotted.split(".")[0]] = dotted.split(".")[0]
+        elif node.type == "import_from_statement":
+            module = node.child_by_field_name("module_name")
+            base = parsed.node_text(module) if module is not None else ""
+            for child in node.children_by_field_name("name"):
+                if child.type == "aliased_import":
+                    name = child.child_by_field_name("name")
+                    alias = child.child_by_field_name("alias")
+                    if name is not None and alias is not None:
+                        table[parsed.node_text(alias)] = _join(base, parsed.node_text(name))
+                else:
+                    text = parsed.node_text(child)
+                    table[text.split(".")[-1]] = _join(base, text)
+        else:
+            stack.extend(node.named_children)
+    return table
+
+
+def _join(base: str, name: str) -> str:
+    if not base or base.endswith("."):
+        return base + name
+    return f"{base}.{name}"
+
+
+def _calls(
+    parsed: ParsedSource, values: Values, imports: dict[str, str], llvmlite: bool
+) -> list[_Call]:
+    calls: list[_Call] = []
+    root = parsed.tree.root_node
+    for m in _CALLEE.finditer(parsed.text):
+        byte = parsed.to_byte(m.start())
+        node = root.descendant_for_byte_range(byte, byte + len(m.group()))
+        if node is None or node.type != "identifier":
+            continue
+        function = node
+        if node.parent is not None and node.parent.type == "attribute":
+            if node.parent.child_by_field_name("attribute") != node:
+                continue
+            function = node.parent
+        call = function.parent
+        if call is None or call.type != "call" or call.child_by_field_name("function") != function:
+            continue
+        callee = parsed.node_text(function)
+        if not re.fullmatch(r"[\w.\s]+", callee):
+            continue  # `f().inline_asm(...)`, `x[0].InlineAsm`: not a module path
+        callee = re.sub(r"\s+", "", callee)
+        head, _, rest = callee.partition(".")
+        origin = imports.get(head)
+        full = _join(origin, rest) if origin is not None and rest else (origin or callee)
+        api = classify(full, origin is not None, llvmlite)
+        if api is None:
+            continue
+        arguments = call.child_by_field_name("arguments")
+        if arguments is None or arguments.type != "argument_list":
+            continue
+        bound, splat = _bind(parsed, api, arguments)
+        calls.append(_Call(call, callee, api, bound, splat))
+    return calls
+
+
+def _bind(
+    parsed: ParsedSource, api: Api, arguments: tree_sitter.Node
+) -> tuple[dict[str, tree_sitter.Node], bool]:
+    bound: dict[str, tree_sitter.Node] = {}
+    splat = False
+    position = 0
+    for arg in arguments.named_children:
+        if arg.type == "comment":
+            continue
+        if arg.type in ("list_splat", "dictionary_splat"):
+            splat = True
+            continue
+        if arg.type == "keyword_argument":
+            name = arg.child_by_field_name("name")
+            value = arg.child_by_field_name("value")
+            if name is not None and value is not None:
+                bound[parsed.node_text(name)] = value
+            continue
+        if position < len(api.params):
+            bound[api.params[position]] = arg
+        position += 1
+    return bound, splat
+
+
+# --------------------------------------------------------------------------- CuPy, cuda.core
+
+
+def _embedded(
+    source: SourceFile,
+    values: Values,
+    call: _Call,
+    parse_template: TemplateParser,
+    type_lookup: Callable[[ParsedSource], Any] | None,
+    result: ExtractionResult,
+) -> None:
+    for role in ("code", "preamble"):
+        param = call.api.param(role)
+        node = call.bound.get(param) if param else None
+        if node is None:
+            continue
+        code = values.string(node)
+        if "asm" not in code.text:
+            continue
+        inner = extract_embedded(source, code, parse_template, type_lookup)
+        result.statements.extend(inner.statements)
+        result.skipped.extend(inner.skipped)
+
+
+# --------------------------------------------------------------------------- LLVM syntax
+
+
+def _llvm(
+    source: SourceFile,
+    values: Values,
+    call: _Call,
+    parse_template: TemplateParser,
+    result: ExtractionResult,
+) -> None:
+    api = call.api
+    span = values.span(call.node)
+
+    def node(role: str) -> tree_sitter.Node | None:
+        param = api.param(role)
+        return call.bound.get(param) if param else None
+
+    asm_node = node("asm")
+    if asm_node is None:
+        reason = "asm passed through *args/**kwargs" if call.splat else "no asm argument"
+        result.skipped.append((span.start, f"{api.key}: {reason}"))
+        return
+    template_value = values.string(asm_node)
+    template = template_value.to_template(values.span(asm_node).start)
+    constraints_node = node("constraints")
+    constraints: Template | None = None
+    entries: tuple[ConstraintEntry, ...] = ()
+    if constraints_node is not None:
+        value = values.string(constraints_node)
+        constraints = value.to_template(values.span(constraints_node).start)
+        entries = split_constraints(constraints)
+    ptx = parse_template(template.text, True, "llvm")
+    letters = "".join(e.text for e in entries if e.role in ("output", "input"))
+    verdict = dialect.classify(
+        template.text.replace("$", "%"),
+        ptx,
+        "",
+        path=source.path,
+        function_specifiers=("__device__",) if api.key != "llvmlite" else (),
+        guards=(),
+    )
+    if verdict.dialect != "ptx" or not template.text.strip():
+        reason = verdict.reason if template.text.strip() else "empty template"
+        result.skipped.append((span.start, f"{verdict.dialect}: {reason}"))
+        return
+    llvm_call = _llvm_call(values, call, span, constraints, entries)
+    operands = _operands(entries, llvm_call)
+    clobbers = tuple(Clobber(clobber_name(e), e.span) for e in entries if e.role == "clobber")
+    arguments = call.node.child_by_field_name("arguments")
+    open_paren = values.span(arguments).start if arguments is not None else span.start
+    opaque = constraints is None or constraints.has_holes or not letters and not entries
+    if constraints_node is None:
+        opaque = True
+    result.statements.append(
+        AsmStatement(
+            source=source,
+            keyword=call.callee.rsplit(".", 1)[-1],
+            span=span,
+            qualifiers=(),
+            extended=True,
+            template=template,
+            operands=operands,
+            clobbers=clobbers,
+            goto_labels=(),
+            colons=(),
+            open_paren=open_paren,
+            close_paren=max(span.start, span.end - 1),
+            context=Context(
+                function=_function_name(values, call.node),
+                dialect="ptx",
+                dialect_reason=verdict.reason,
+            ),
+            ptx=ptx,
+            problems=(),
+            opaque_sections=opaque,
+            syntax="llvm",
+            llvm=llvm_call,
+        )
+    )
+
+
+def _function_name(values: Values, node: tree_sitter.Node) -> str | None:
+    current = node.parent
+    while current is not None:
+        if current.type == "function_definition":
+            name = current.child_by_field_name("name")
+            return values.text(name) if name is not None else None
+        current = current.parent
+    return None
+
+
+def _llvm_call(
+    values: Values,
+    call: _Call,
+    span: Span,
+    constraints: Template | None,
+    entries: tuple[ConstraintEntry, ...],
+) -> LlvmCall:
+    api = call.api
+
+    def node(role: str) -> tree_sitter.Node | None:
+        param = api.param(role)
+        return call.bound.get(param) if param else None
+
+    side_effects: bool | None = None
+    side_span: Span | None = None
+    side_name = ""
+    pure_node = node("pure")
+    effects_node = node("side_effects")
+    if pure_node is not None:
+        side_name = api.param("pure") or ""
+        side_span = values.span(pure_node)
+        pure = values.scalar(pure_node)
+        side_effects = (not pure) if isinstance(pure, bool) else None
+    elif effects_node is not None:
+        side_name = api.param("side_effects") or ""
+        side_span = values.span(effects_node)
+        effects = values.scalar(effects_node)
+        side_effects = effects if isinstance(effects, bool) else None
+    elif api.key in ("cute", "llvmlite") and not call.splat:
+        side_name = api.param("side_effects") or ""
+        side_effects = False  # omitted: the attribute is absent, the asm is pure
+    pack_node = node("pack")
+    pack = values.scalar(pack_node) if pack_node is not None else None
+    if api.key in ("cute", "llvmlite"):
+        pack = 1  # one constraint per operand, no packing
+    pack_value = pack if isinstance(pack, int) and not isinstance(pack, bool) and pack > 0 else None
+    dtype_node = node("dtype")
+    results = (
+        triton_types.result_dtypes(values, dtype_node)
+        if dtype_node is not None and api.key in ("triton", "helion")
+        else None
+    )
+    args_node = node("args")
+    args: tuple[CallArgument, ...] | None = None
+    args_kind = "missing" if args_node is None and not call.splat else "unknown"
+    if args_node is not None:
+        args_kind, items = _sequence(values, args_node)
+        if items is not None:
+            args = tuple(
+                CallArgument(
+                    values.text(item),
+                    values.span(item),
+                    triton_types.arg_dtype(values, item),
+                    triton_types.elements(values, item),
+                )
+                for item in items
+            )
+    output_registers = input_registers = None
+    if api.key in ("triton", "helion") and pack_value is not None and args is not None:
+        if results is not None:
+            if not args:
+                if pack_value == 1:
+                    output_registers = (len(results), len(results))
+            else:
+                output_registers = _sum(
+                    triton_types.registers(triton_types.bits_of(r), pack_value) for r in results
+                )
+        input_registers = _sum(
+            triton_types.registers(triton_types.bits_of(a.dtype), pack_value) for a in args
+        )
+    result_elements = None
+    if args:
+        known = [a.elements for a in args if a.elements is not None]
+        result_elements = max(known) if known else None
+    return LlvmCall(
+        api=api.key,
+        call_span=span,
+        callee=call.callee,
+        constraints=constraints,
+        entries=entries,
+        side_effects=side_effects,
+        side_effects_span=side_span,
+        side_effects_name=side_name,
+        pack=pack_value,
+        pack_span=values.span(pack_node) if pack_node is not None else None,
+        results=results,
+        results_span=values.span(dtype_node) if dtype_node is not None else None,
+        args=args,
+        args_span=values.span(args_node) if args_node is not None else None,
+        args_kind=args_kind,
+        output_registers=output_registers,
+        input_registers=input_registers,
+        result_elements=result_elements,
+    )
+
+
+def _sum(ranges: Any) -> tuple[int, int]:
+    low = high = 0
+    for a, b in ranges:
+        low += a
+        high += b
+    return low, high
+
+
+def _sequence(values: Values, node: tree_sitter.Node) -> tuple[str, list[tree_sitter.Node] | None]:
+    """What ``args`` is: ("list"|"tuple", items), ("other", None) for a bare tensor, or
+    ("unknown", None) when the source does not say."""
+    target = values.definition(node)
+    if target is None:
+        return "unknown", None
+    if target.type in ("list", "tuple", "expression_list"):
+        items = [c for c in target.named_children if c.type != "comment"]
+        if any(c.type in ("list_splat", "parenthesized_list_splat") for c in items):
+            return "unknown", None
+        return ("tuple" if target.type != "list" else "list"), items
+    if target.type in ("binary_operator", "unary_operator", "integer", "float", "subscript"):
+        return "other", None
+    if target.type == "call":
+        function = target.child_by_field_name("function")
+        name = values.text(function).rsplit(".", 1)[-1] if function is not None else ""
+        if name in _TENSOR_CALLS:
+            return "other", None
+    return "unknown", None
+
+
+def _operands(entries: tuple[ConstraintEntry, ...], call: LlvmCall) -> tuple[Operand, ...]:
+    labels = _register_labels(call)
+    operands: list[Operand] = []
+    for entry in entries:
+        if entry.role not in ("output", "input"):
+            continue
+        index = len(operands)
+        text = entry.text
+        constraint = Constraint(
+            text=text,
+            modifiers="".join(c for c in text if c in _MODIFIERS),
+            letters="".join(c for c in text if c not in _MODIFIERS and not c.isspace()),
+            span=entry.span,
+            opaque=entry.opaque,
+        )
+        role = "output" if entry.role == "output" else "input"
+        expression = labels[index] if labels is not None and index < len(labels) else ""
+        operands.append(
+            Operand(
+                index=index,
+                role=role,
+                constraint=constraint,
+                expression=expression,
+                expression_span=entry.span,
+                span=entry.span,
+            )
+        )
+    return tuple(operands)
+
+
+def _register_labels(call: LlvmCall) -> list[str] | None:
+    """What each register is ("result 0", "args[1]"), when the counts are exact."""
+    if (
+        call.output_registers is None
+        or call.input_registers is None
+        or call.output_registers[0] != call.output_registers[1]
+        or call.input_registers[0] != call.input_registers[1]
+        or call.results is None
+        or call.args is None
+        or call.pack is None
+    ):
+        return None
+    labels: list[str] = []
+    for k, dtype in enumerate(call.results):
+        count = triton_types.registers(triton_types.bits_of(dtype), call.pack)[0]
+        if not call.args:
+            count = 1
+        labels.extend(f"result {k}" for _ in range(count))
+    for arg in call.args:
+        count = triton_types.registers(triton_types.bits_of(arg.dtype), call.pack)[0]
+        labels.extend(arg.text for _ in range(count))
+    return labels

@@ -1,0 +1,420 @@
+"""What a Python expression's value is, where the source makes it knowable.
+
+Strings are followed through literals, implicit and ``+`` concatenation, names bound in the
+enclosing function or at module level (``+=`` chains included), ``tl.constexpr(...)``,
+f-strings and ``str.format``/``str.join`` with knowable pieces. A binding made under an
+``if``/loop/``try`` that does not also hold the use becomes a hole, never a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import tree_sitter
+
+from ptxlint.model import Span
+from ptxlint.syntax_tree import ParsedSource
+
+from . import pystrings
+from .sourced import Sourced
+
+_MAX_DEPTH = 24
+_SCOPES = ("function_definition", "lambda", "class_definition")
+_CONDITIONAL = (
+    "if_statement",
+    "for_statement",
+    "while_statement",
+    "try_statement",
+    "match_statement",
+    "conditional_expression",
+    "list_comprehension",
+    "generator_expression",
+)
+_CONSTEXPR = re.compile(r"^(?:\w+\.)*constexpr$")
+_FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([^{}!:]*)\}")
+
+
+@dataclass(frozen=True)
+class _Event:
+    """One binding of a name inside a scope: ``x = v``, ``x += v`` or anything else."""
+
+    kind: str  # "assign" | "augment" | "other"
+    node: tree_sitter.Node  # the statement
+    value: tree_sitter.Node | None  # the right-hand side
+
+
+class Values:
+    """Resolves expressions of one parsed Python file; bindings are indexed once per scope."""
+
+    def __init__(self, parsed: ParsedSource) -> None:
+        self.parsed = parsed
+        self.root = parsed.tree.root_node
+        self._events: dict[int, dict[str, list[_Event]]] = {}
+        self._params: dict[int, set[str]] = {}
+
+    # ------------------------------------------------------------------ positions
+
+    def span(self, node: tree_sitter.Node) -> Span:
+        return Span(self.parsed.to_char(node.start_byte), self.parsed.to_char(node.end_byte))
+
+    def text(self, node: tree_sitter.Node) -> str:
+        return self.parsed.node_text(node)
+
+    # ------------------------------------------------------------------ strings
+
+    def string(self, node: tree_sitter.Node, depth: int = 0) -> Sourced:
+        """The string value of ``node`` with its source map; unknown parts are holes."""
+        value = self._string(node, depth)
+        return value if value is not None else Sourced.hole(self.span(node))
+
+    def _string(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
+        if depth > _MAX_DEPTH:
+            return None
+        kind = node.type
+        if kind == "string":
+            if "b" in pystrings.prefix_of(self.parsed, node):
+                return None
+            return pystrings.decode(self.parsed, node, lambda field: self._field(field, depth + 1))
+        if kind == "concatenated_string":
+            out = Sourced()
+            for child in node.named_children:
+                if child.type == "comment":
+                    continue
+                out = out + self.string(child, depth + 1)
+            return out
+        if kind == "parenthesized_expression":
+            inner = _only_child(node)
+            return self._string(inner, depth + 1) if inner is not None else None
+        if kind == "binary_operator":
+            operator = node.child_by_field_name("operator")
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            if operator is None or left is None or right is None or operator.type != "+":
+                return None
+            return self.string(left, depth + 1) + self.string(right, depth + 1)
+        if kind == "identifier":
+            return self._name_string(node, depth)
+        if kind == "call":
+            return self._call_string(node, depth)
+        return None
+
+    def _field(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
+        scalar = self.scalar(node, depth)
+        if isinstance(scalar, bool) or scalar is None:
+            return self._string(node, depth) if scalar is None else None
+        if isinstance(scalar, int):
+            text = str(scalar)
+            span = self.span(node)
+            return Sourced(text, [span.start] * len(text), [span.end] * len(text), [])
+        return None
+
+    def _name_string(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
+        name = self.text(node)
+        at = self.parsed.to_char(node.start_byte)
+        scope = self.scope_of(node)
+        return self._lookup_string(name, scope, at, depth)
+
+    def _lookup_string(
+        self, name: str, scope: tree_sitter.Node, at: int, depth: int
+    ) -> Sourced | None:
+        events = [e for e in self._scope_events(scope).get(name, []) if e.node.start_byte < at]
+        if not events:
+            if scope.type == "module":
+                return None
+            if name in self._scope_params(scope):
+                return None  # a parameter: its value comes from the caller
+            return self._lookup_string(name, self.root, len(self.parsed.data) + 1, depth + 1)
+        value: Sourced | None = None
+        for event in events:
+            unconditional = self._reaches(event.node, scope, at)
+            if event.kind == "other" or event.value is None:
+                value = None
+                continue
+            piece = self.string(event.value, depth + 1)
+            if event.kind == "assign":
+                value = piece if unconditional else Sourced.hole(self.span(event.node))
+            elif value is None:
+                return None  # `x += ...` on something unknown
+            elif unconditional:
+                value = value + piece
+            else:
+                branch = self._branch_statement(event.node, scope, at)
+                hole = Sourced.hole(self.span(branch))
+                if not (value.pieces and value.pieces[-1].span == hole.pieces[0].span):
+                    value = value + hole  # one hole per `if` however many `+=` it holds
+        return value
+
+    def _call_string(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
+        function = node.child_by_field_name("function")
+        arguments = node.child_by_field_name("arguments")
+        if function is None or arguments is None:
+            return None
+        args = [a for a in arguments.named_children if a.type != "comment"]
+        if _CONSTEXPR.match(self.text(function)) and len(args) == 1:
+            return self._string(args[0], depth + 1)
+        if function.type != "attribute":
+            return None
+        receiver = function.child_by_field_name("object")
+        method = function.child_by_field_name("attribute")
+        if receiver is None or method is None:
+            return None
+        if self.text(method) == "format":
+            return self._format(receiver, args, depth)
+        if self.text(method) == "join" and len(args) == 1:
+            separator = self._string(receiver, depth + 1)
+            items = args[0]
+            if separator is None or items.type not in ("list", "tuple"):
+                return None
+            out = Sourced()
+            for k, item in enumerate(i for i in items.named_children if i.type != "comment"):
+                if k:
+                    out = out + separator
+                out = out + self.string(item, depth + 1)
+            return out
+        return None
+
+    def _format(
+        self, receiver: tree_sitter.Node, args: list[tree_sitter.Node], depth: int
+    ) -> Sourced | None:
+        template = self._string(receiver, depth + 1)
+        if template is None or template.has_holes:
+            return None
+        leftover = _FORMAT_FIELD.sub("", template.text)
+        if "{" in leftover or "}" in leftover:
+            return None  # `{0:x}`, `{a!r}`, `{a[0]}`: formatted, not substituted
+        positional = [a for a in args if a.type not in ("keyword_argument",)]
+        if any(a.type in ("list_splat", "dictionary_splat") for a in args):
+            return None
+        keywords: dict[str, tree_sitter.Node] = {}
+        for a in args:
+            if a.type == "keyword_argument":
+                key = a.child_by_field_name("name")
+                value = a.child_by_field_name("value")
+                if key is not None and value is not None:
+                    keywords[self.text(key)] = value
+        out = Sourced()
+        last = 0
+        auto = 0
+        for m in _FORMAT_FIELD.finditer(template.text):
+            out = out + template.slice(last, m.start())
+            last = m.end()
+            if m.group(1) is None:  # `{{` or `}}`: one brace spelled by both characters
+                brace = template.slice(m.start(), m.start() + 1)
+                brace.ends = [template.ends[m.end() - 1]]
+                out = out + brace
+                continue
+            name = m.group(1).strip()
+            field_span = Span(template.starts[m.start()], template.ends[m.end() - 1])
+            target: tree_sitter.Node | None = None
+            if name == "":
+                target = positional[auto] if auto < len(positional) else None
+                auto += 1
+            elif name.isdigit():
+                index = int(name)
+                target = positional[index] if index < len(positional) else None
+            elif name.isidentifier():
+                target = keywords.get(name)
+            substituted = self._field(target, depth + 1) if target is not None else None
+            out = out + (substituted if substituted is not None else Sourced.hole(field_span))
+        return out + template.slice(last, len(template.text))
+
+    # ------------------------------------------------------------------ scalars and nodes
+
+    def scalar(self, node: tree_sitter.Node, depth: int = 0) -> int | bool | str | None:
+        """An int/bool literal (through names and ``constexpr(...)``), or ``None``."""
+        target = self.definition(node, depth)
+        if target is None:
+            return None
+        kind = target.type
+        if kind == "integer":
+            try:
+                return int(self.text(target).replace("_", ""), 0)
+            except ValueError:
+                return None
+        if kind in ("true", "false"):
+            return kind == "true"
+        if kind == "unary_operator" and self.text(target).startswith("-"):
+            inner = target.child_by_field_name("argument")
+            value = self.scalar(inner, depth + 1) if inner is not None else None
+            return -value if isinstance(value, int) and not isinstance(value, bool) else None
+        return None
+
+    def definition(self, node: tree_sitter.Node, depth: int = 0) -> tree_sitter.Node | None:
+        """Follow names and ``constexpr(x)`` to the expression that surely gives the value."""
+        while depth <= _MAX_DEPTH:
+            depth += 1
+            if node.type == "parenthesized_expression":
+                inner = _only_child(node)
+                if inner is None:
+                    return None
+                node = inner
+                continue
+            if node.type == "call":
+                function = node.child_by_field_name("function")
+                arguments = node.child_by_field_name("arguments")
+                args = (
+                    [a for a in arguments.named_children if a.type != "comment"]
+                    if arguments is not None
+                    else []
+                )
+                if (
+                    function is not None
+                    and _CONSTEXPR.match(self.text(function))
+                    and len(args) == 1
+                ):
+                    node = args[0]
+                    continue
+                return node
+            if node.type != "identifier":
+                return node
+            bound = self._single_binding(node)
+            if bound is None:
+                return None
+            node = bound
+        return None
+
+    def _single_binding(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        name = self.text(node)
+        at = self.parsed.to_char(node.start_byte)
+        scope = self.scope_of(node)
+        while True:
+            events = [e for e in self._scope_events(scope).get(name, []) if e.node.start_byte < at]
+            if events:
+                last = events[-1]
+                if last.kind != "assign" or not self._reaches(last.node, scope, at):
+                    return None
+                if any(e.kind != "assign" for e in events):
+                    return None
+                return last.value
+            if scope.type == "module" or name in self._scope_params(scope):
+                return None
+            scope = self.root
+            at = len(self.parsed.data) + 1
+
+    # ------------------------------------------------------------------ scopes
+
+    def scope_of(self, node: tree_sitter.Node) -> tree_sitter.Node:
+        current = node.parent
+        while current is not None:
+            if current.type in ("function_definition", "lambda"):
+                return current
+            current = current.parent
+        return self.root
+
+    def _scope_params(self, scope: tree_sitter.Node) -> set[str]:
+        key = scope.id
+        if key not in self._params:
+            names: set[str] = set()
+            params = scope.child_by_field_name("parameters")
+            if params is not None:
+                for p in params.named_children:
+                    ident = p if p.type == "identifier" else _first_identifier(p)
+                    if ident is not None:
+                        names.add(self.text(ident))
+            self._params[key] = names
+        return self._params[key]
+
+    def _scope_events(self, scope: tree_sitter.Node) -> dict[str, list[_Event]]:
+        key = scope.id
+        if key in self._events:
+            return self._events[key]
+        table: dict[str, list[_Event]] = {}
+        body = scope.child_by_field_name("body") if scope.type != "module" else scope
+        stack = [body] if body is not None else []
+        while stack:
+            node = stack.pop()
+            kind = node.type
+            if kind in _SCOPES and node is not body:
+                name = node.child_by_field_name("name")
+                if name is not None and kind != "lambda":
+                    table.setdefault(self.text(name), []).append(_Event("other", node, None))
+                continue
+            if kind in ("assignment", "augmented_assignment"):
+                self._record_assignment(node, table)
+            elif kind in ("for_statement", "for_in_clause"):
+                left = node.child_by_field_name("left")
+                if left is not None:
+                    for ident in _identifiers(left):
+                        table.setdefault(self.text(ident), []).append(_Event("other", node, None))
+            elif kind in ("as_pattern", "named_expression"):
+                for ident in _identifiers(node.named_children[-1] if node.named_children else node):
+                    table.setdefault(self.text(ident), []).append(_Event("other", node, None))
+            elif kind in (
+                "global_statement",
+                "nonlocal_statement",
+                "import_statement",
+                "import_from_statement",
+            ):
+                for ident in _identifiers(node):
+                    table.setdefault(self.text(ident), []).append(_Event("other", node, None))
+            stack.extend(reversed(node.named_children))
+        for events in table.values():
+            events.sort(key=lambda e: e.node.start_byte)
+        self._events[key] = table
+        return table
+
+    def _record_assignment(self, node: tree_sitter.Node, table: dict[str, list[_Event]]) -> None:
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        if left is None:
+            return
+        if left.type == "identifier":
+            name = self.text(left)
+            if node.type == "augmented_assignment":
+                operator = node.child_by_field_name("operator")
+                kind = (
+                    "augment" if operator is not None and self.text(operator) == "+=" else "other"
+                )
+            else:
+                kind = "assign" if right is not None and right.type != "assignment" else "other"
+            table.setdefault(name, []).append(_Event(kind, node, right))
+            return
+        for ident in _identifiers(left):
+            table.setdefault(self.text(ident), []).append(_Event("other", node, None))
+
+    def _reaches(self, event: tree_sitter.Node, scope: tree_sitter.Node, at: int) -> bool:
+        """Whether the binding surely happens before ``at``: no conditional statement between
+        it and its scope, unless that statement also holds ``at``."""
+        return self._branch_statement(event, scope, at) is event
+
+    def _branch_statement(
+        self, event: tree_sitter.Node, scope: tree_sitter.Node, at: int
+    ) -> tree_sitter.Node:
+        """The outermost conditional statement holding ``event`` but not ``at`` (or ``event``)."""
+        found = event
+        current = event.parent
+        at_byte = self.parsed.to_byte(at) if at <= len(self.parsed.text) else 1 << 62
+        while current is not None and current != scope:
+            if current.type in _CONDITIONAL and not (
+                current.start_byte <= at_byte < current.end_byte
+            ):
+                found = current
+            current = current.parent
+        return found
+
+
+def _only_child(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    children = [c for c in node.named_children if c.type != "comment"]
+    return children[0] if len(children) == 1 else None
+
+
+def _first_identifier(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    for child in node.named_children:
+        if child.type == "identifier":
+            return child
+    return None
+
+
+def _identifiers(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    if node.type == "identifier":
+        return [node]
+    out: list[tree_sitter.Node] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "identifier":
+            out.append(current)
+        elif current.type not in ("attribute", "subscript"):
+            stack.extend(current.named_children)
+    return out

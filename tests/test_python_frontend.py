@@ -1,0 +1,194 @@
+"""The Python front end: calls found through imports, strings resolved with an exact source
+map, holes where Python does not make a value knowable, Triton's packing rule."""
+
+from __future__ import annotations
+
+from ptxlint.frontends.python import extract_python, mentions_api
+from ptxlint.model import HOLE, AsmStatement, SourceFile
+from ptxlint.ptx.parser import parse_template
+
+
+def statements(text: str, path: str = "k.py") -> list[AsmStatement]:
+    return extract_python(SourceFile(path, text), parse_template).statements
+
+
+def source_of(statement: AsmStatement, start: int, end: int) -> str:
+    span = statement.template.source_span(start, end)
+    return statement.source.text[span.start : span.end]
+
+
+HEADER = "import triton\nimport triton.language as tl\n\n"
+
+
+def test_prefilter_skips_files_without_an_api() -> None:
+    assert not mentions_api(b"import torch\nx = 1\n")
+    assert mentions_api(b"y = tl.inline_asm_elementwise(")
+    assert statements("import triton\nx = 'mov.u32 $0, 1;'\n") == []
+
+
+def test_aliases_keyword_and_positional_arguments() -> None:
+    text = (
+        "from triton.language import core as C\n"
+        "import triton.language as L\n"
+        "def f(x):\n"
+        "    a = C.inline_asm_elementwise('neg.f32 $0, $1;', '=r,r', [x], C.float32, True, 1)\n"
+        "    b = L.inline_asm_elementwise(asm='neg.f32 $0, $1;', constraints='=r,r', args=[x],\n"
+        "                                 dtype=L.float32, is_pure=False, pack=1)\n"
+    )
+    a, b = statements(text)
+    assert a.llvm is not None and b.llvm is not None
+    assert a.llvm.side_effects is False and b.llvm.side_effects is True
+    assert [o.constraint.text for o in a.operands] == ["=r", "r"]
+    assert a.llvm.output_registers == (1, 1) and a.llvm.input_registers == (1, 1)
+
+
+def test_unrelated_functions_of_the_same_name_are_ignored() -> None:
+    text = (
+        "from torch._higher_order_ops import inline_asm_elementwise\n"
+        "def inline_asm(a, b): pass\n"
+        "y = inline_asm_elementwise(x, asm_str='neg.f32 %0, %1;', constraints='=r,r')\n"
+        "z = obj.inline_asm('mov.u32 $0, 1;', '=r')\n"
+    )
+    assert statements(text) == []
+
+
+def test_escapes_map_to_their_source_characters() -> None:
+    text = HEADER + "y = tl.inline_asm_elementwise('{\\n\\tneg.f32 $0, $1;\\n}', '=r,r', [x], tl.float32, True, 1)\n"
+    (s,) = statements(text)
+    assert s.template.text == "{\n\tneg.f32 $0, $1;\n}"
+    assert source_of(s, 1, 2) == "\\n"
+    assert source_of(s, 3, 10) == "neg.f32"
+
+
+def test_implicit_concatenation_and_triple_quotes() -> None:
+    text = HEADER + (
+        "y = tl.inline_asm_elementwise(\n"
+        '    """{\n    .reg .b32 t;"""\n'
+        "    ' mov.b32 t, $1;'  # a comment between pieces\n"
+        "    r' mov.b32 $0, t; }',\n"
+        "    '=r,r', [x], tl.int32, True, 1)\n"
+    )
+    (s,) = statements(text)
+    assert s.template.text == "{\n    .reg .b32 t; mov.b32 t, $1; mov.b32 $0, t; }"
+    k = s.template.text.index("mov.b32 $0")
+    assert source_of(s, k, k + 7) == "mov.b32"
+    assert [p.kind for p in s.template.pieces] == ["pystring", "pystring", "pystring"]
+
+
+def test_module_constant_constexpr_and_augmented_chain() -> None:
+    text = HEADER + (
+        "PACK = tl.constexpr(2)\n"
+        "ASM: tl.constexpr = tl.constexpr('neg.f32 $0, $2;')\n"
+        "def f(x, flag):\n"
+        "    asm = ASM\n"
+        "    asm += ' neg.f32 $1, $3;'\n"
+        "    if flag:\n"
+        "        asm += ' // maybe'\n"
+        "    asm += ' // end'\n"
+        "    return tl.inline_asm_elementwise(asm, '=r,=r,r,r', [x], tl.float32, True, PACK)\n"
+    )
+    (s,) = statements(text)
+    assert s.template.text == f"neg.f32 $0, $2; neg.f32 $1, $3;{HOLE} // end"
+    assert s.llvm is not None and s.llvm.pack == 2
+    # the first characters come from the module constant's literal
+    assert source_of(s, 0, 7) == "neg.f32"
+    hole = s.template.text.index(HOLE)
+    assert source_of(s, hole, hole + 1).startswith("if flag:")
+
+
+def test_fstrings_and_format_with_literal_fields() -> None:
+    text = HEADER + (
+        "REG = 'r'\n"
+        "def f(x, kind):\n"
+        "    a = tl.inline_asm_elementwise(f'{{ mov.b32 $0, ${{1}}; }} // {REG}', '=r,r', [x], tl.int32, True, 1)\n"
+        "    b = tl.inline_asm_elementwise('vote.sync.{}.pred $0;'.format(kind), '=r', [], tl.int32, False, 1)\n"
+        "    c = tl.inline_asm_elementwise('mov.b32 $0, ${in_reg};'.format(in_reg=1), '=r,r', [x], tl.int32, True, 1)\n"
+    )
+    a, b, c = statements(text)
+    assert a.template.text == "{ mov.b32 $0, ${1}; } // r"
+    assert source_of(a, 0, 1) == "{{"
+    assert b.template.text == f"vote.sync.{HOLE}.pred $0;"
+    assert c.template.text == "mov.b32 $0, $1;"
+
+
+def test_parameters_and_conditional_values_are_holes() -> None:
+    text = HEADER + (
+        "def f(x, asm, cons):\n"
+        "    t = 'a' if x else 'b'\n"
+        "    return tl.inline_asm_elementwise(asm, cons, [x], tl.int32, True, 1)\n"
+        "def g(x, c):\n"
+        "    if c:\n"
+        "        s = 'mov.b32 $0, $1;'\n"
+        "    else:\n"
+        "        s = 'neg.s32 $0, $1;'\n"
+        "    return tl.inline_asm_elementwise(s, '=r,r', [x], tl.int32, True, 1)\n"
+    )
+    found = extract_python(SourceFile("k.py", text), parse_template)
+    # `asm` is a parameter: the template is one hole, not PTX we could judge
+    assert all(HOLE in s.template.text for s in found.statements)
+    assert all(s.opaque_sections or s.template.has_holes for s in found.statements)
+
+
+def test_amdgpu_asm_in_the_same_api_is_not_ptx() -> None:
+    text = HEADER + (
+        "def f():\n"
+        "    return tl.inline_asm_elementwise('s_memrealtime $0\\ns_waitcnt lgkmcnt(0)', '=r', [], tl.int64, False, 1)\n"
+    )
+    found = extract_python(SourceFile("k.py", text), parse_template)
+    assert found.statements == []
+    assert found.skipped and "AMD" in found.skipped[0][1]
+
+
+def test_packing_rule_counts_registers() -> None:
+    text = HEADER + (
+        "def f(x):\n"
+        "    h = x.to(tl.float16)\n"
+        "    u = x.to(tl.uint8)\n"
+        "    a = tl.inline_asm_elementwise('', '=r,r', [h], tl.float16, True, 2)\n"
+        "    b = tl.inline_asm_elementwise('', '=r,=r,r', [u], tl.float16, True, 4)\n"
+        "    c = tl.inline_asm_elementwise('', '=r,r', [x], tl.float32, True, 4)\n"
+        "    d = tl.inline_asm_elementwise('', '=l,l', [x.to(tl.int64)], (tl.int64,), True, 2)\n"
+    )
+    tree = extract_python(SourceFile("k.py", text.replace("''", "'mov.b32 $0, 0;'")), parse_template)
+    a, b, c, d = (s.llvm for s in tree.statements)
+    assert a is not None and a.output_registers == (1, 1) and a.input_registers == (1, 1)
+    assert b is not None and b.output_registers == (2, 2) and b.input_registers == (1, 1)
+    # x's element type is unknown: 1 (8-bit) .. 4 (32/64-bit) registers at pack=4
+    assert c is not None and c.output_registers == (4, 4) and c.input_registers == (1, 4)
+    assert d is not None and d.output_registers == (2, 2) and d.input_registers == (2, 2)
+
+
+def test_cute_and_llvmlite_forms() -> None:
+    text = (
+        "from cutlass._mlir.dialects import llvm\n"
+        "from llvmlite import ir\n"
+        "def a(v):\n"
+        "    return llvm.inline_asm(T.i32(), [v], 'mov.b32 $0, $1;', '=r,r', has_side_effects=True)\n"
+        "def b():\n"
+        "    llvm.inline_asm(res=None, operands_=[], asm_string='griddepcontrol.wait;', constraints='')\n"
+        "def c(fnty):\n"
+        "    return ir.InlineAsm(fnty, 'activemask.b32 $0;', '=r', side_effect=True)\n"
+    )
+    a, b, c = statements(text)
+    assert a.llvm is not None and a.llvm.api == "cute" and a.llvm.side_effects is True
+    assert b.llvm is not None and b.llvm.side_effects is False and b.llvm.side_effects_span is None
+    assert c.llvm is not None and c.llvm.api == "llvmlite" and c.llvm.side_effects is True
+
+
+def test_cupy_cxx_is_linted_with_positions_in_the_py_file() -> None:
+    text = (
+        "import cupy as cp\n"
+        "kernel = cp.RawKernel(r'''\n"
+        "extern \"C\" __global__ void k(unsigned *out) {\n"
+        "    unsigned lane;\n"
+        "    asm(\"mov.u32 %0, %laneid;\" : \"=r\"(lane));\n"
+        "    out[threadIdx.x] = lane;\n"
+        "}\n"
+        "''', 'k')\n"
+    )
+    (s,) = statements(text)
+    assert s.syntax == "gnu" and s.context.embedded_in == "python"
+    k = s.template.text.index("%laneid")
+    span = s.template.source_span(k, k + 7)
+    assert text[span.start : span.end] == "%laneid"
+    assert s.source.path == "k.py"
