@@ -26,6 +26,11 @@ that nvcc 13.0 answers with an *internal compiler error* instead of a diagnostic
 
 `%N` in *basic* asm (no colon) is not an operand reference at all; see PTX008.
 
+In Python (Triton's `inline_asm_elementwise`, CuTe DSL's `llvm.inline_asm`, llvmlite) the
+template is LLVM syntax: operands are `$N`/`${N}`, one per entry of the constraint string, and
+LLVM replaces them *inside PTX comments too*, so `// old: $2` with two operands kills the
+compile (`error: invalid operand in inline asm`, Triton 3.6.0).
+
 ## Example
 ```cuda
 asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a), "r"(b));   // %3: there are three operands
@@ -59,10 +64,18 @@ asm("mov.u32 %0, 1;" : "=r"(d));
                 and not statement.opaque_sections
             ):
                 have = f"{count} operand{'s' if count != 1 else ''}"
-                valid = f" (valid: %0..%{count - 1})" if count else ""
+                p = statement.ref_prefix
+                valid = f" (valid: {p}0..{p}{count - 1})" if count else ""
+                where = ""
+                if statement.syntax == "llvm" and _in_comment(statement, token.start):
+                    where = " (LLVM replaces operands inside PTX comments too)"
                 yield self.finding(
                     statement,
                     span,
-                    f"'%{token.modifier}{token.index}' refers to operand {token.index}, "
-                    f"but the statement has {have}{valid}",
+                    f"'{statement.template.text[token.start : token.end]}' refers to operand "
+                    f"{token.index}, but the statement has {have}{valid}{where}",
                 )
+
+
+def _in_comment(statement: AsmStatement, offset: int) -> bool:
+    return any(start <= offset < end for start, end in statement.ptx.comments)

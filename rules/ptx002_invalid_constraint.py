@@ -58,6 +58,8 @@ asm volatile("bar.sync 0;" ::: "memory");
             c = operand.constraint
             if c.opaque:
                 continue
+            if c.letters.isdigit() and statement.syntax == "llvm":
+                continue  # LLVM's tied input ("=r,0"); PTX504 checks what it names
             if c.letters.isdigit():
                 yield self.finding(
                     statement,

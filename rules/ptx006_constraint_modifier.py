@@ -46,6 +46,8 @@ whether the operand should move to the other list is a decision about the code's
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if statement.syntax == "llvm":
+            return  # LLVM inline asm (Triton, CuTe DSL): the PTX5xx rules judge it
         for operand in statement.operands:
             c = operand.constraint
             if c.opaque:

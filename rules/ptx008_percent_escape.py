@@ -27,6 +27,12 @@ Checks how `%` is spelled, which depends on the kind of statement:
 
 `%=` (a number unique to the statement instance) is fine in extended asm.
 
+In Python's LLVM-syntax APIs (Triton `inline_asm_elementwise`, CuTe DSL `llvm.inline_asm`,
+llvmlite `InlineAsm`) `%` is not special at all and operands are `$N`: `%%laneid` reaches ptxas
+as `%%laneid` (*Parsing error near '%'*, Triton 3.6.0) and the CUDA habit `%0` is the unknown
+symbol `%0` (**error** for both; `%laneid` and `$0` are right). A `$` that is not `$N`, `${N}`,
+`${:uid}` or `$$` is an LLVM error.
+
 ## Why is this bad?
 The C++ front end rewrites `%` only in extended asm. Writing the escape where none is processed
 (or leaving it out where it is) hands ptxas text other than what the author read: a syntax
@@ -49,6 +55,9 @@ Both rewrites are safe: they produce the text ptxas was meant to see.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if statement.syntax == "llvm":
+            yield from self._llvm(statement)
+            return
         for token in statement.ptx.percents:
             span = self.template_span(statement, token.start, token.end)
             if not statement.extended:
@@ -78,4 +87,38 @@ Both rewrites are safe: they produce the text ptxas was meant to see.
                     "'%' introduces an operand (clang rejects it, nvcc passes it through)",
                     fix=Fix("Escape the register as '%%'", (edit,)) if edit else None,
                     severity=Severity.WARNING,
+                )
+
+    def _llvm(self, statement: AsmStatement) -> Iterator[Finding]:
+        """LLVM syntax (Triton, CuTe DSL, llvmlite): ``%`` is an ordinary character and
+        operands are ``$N``, so ``%%laneid`` and ``%0`` reach ptxas as written."""
+        comments = statement.ptx.comments
+        for token in statement.ptx.percents:
+            if any(start <= token.start < end for start, end in comments):
+                continue
+            span = self.template_span(statement, token.start, token.end)
+            if token.kind == "escape":
+                edit = self.template_edit(statement, token.start, token.end, "%")
+                yield self.finding(
+                    statement,
+                    span,
+                    "'%' is not an escape in LLVM inline asm (Triton, CuTe DSL): '%%' reaches "
+                    "ptxas as '%%', a syntax error; write a single '%' ('%laneid')",
+                    fix=Fix("Replace '%%' with '%'", (edit,)) if edit else None,
+                )
+            elif token.kind == "bare" and token.name.isdigit():
+                edit = self.template_edit(statement, token.start, token.start + 1, "$")
+                yield self.finding(
+                    statement,
+                    span,
+                    f"'%{token.name}' is not an operand in LLVM inline asm: ptxas sees the "
+                    f"unknown symbol '%{token.name}'; write '${token.name}'",
+                    fix=Fix("Write the operand as '$N'", (edit,)) if edit else None,
+                )
+            elif token.kind == "bad-dollar":
+                yield self.finding(
+                    statement,
+                    span,
+                    f"'{statement.template.text[token.start : token.end]}' is not an LLVM "
+                    "operand ('$N', '${N}', '${:uid}'); write '$$' for a literal '$'",
                 )

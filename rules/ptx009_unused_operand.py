@@ -60,12 +60,15 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
         for operand in statement.operands:
             if operand.index in used:
                 continue
+            if statement.syntax == "llvm" and operand.role == "output":
+                continue  # Triton needs an output even for `bar.sync`: a dummy "=r" is normal
             consequence = ""
             if operand.role == "output" and "+" not in operand.constraint.modifiers:
                 consequence = ": the variable receives an undefined value"
+            what = f" ({operand.expression})" if operand.expression else ""
             yield self.finding(
                 statement,
                 operand.span,
-                f"{operand.role} operand {operand.index} ({operand.expression}) is never "
-                f"referenced by the template (no %{operand.index}){consequence}",
+                f"{operand.role} operand {operand.index}{what} is never referenced by the "
+                f"template (no {statement.ref_prefix}{operand.index}){consequence}",
             )

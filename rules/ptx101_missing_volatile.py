@@ -90,6 +90,8 @@ away; it never changes what the template does. No fix when the keyword comes fro
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if statement.syntax == "llvm":
+            return  # LLVM inline asm (Triton, CuTe DSL): the PTX5xx rules judge it
         if statement.is_volatile or not statement.outputs:
             return  # no outputs: implicitly volatile
         effects = side_effects(statement)

@@ -89,6 +89,8 @@ No fix for `asm goto` or when a comment sits before the closing parenthesis.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if statement.syntax == "llvm":
+            return  # LLVM inline asm (Triton, CuTe DSL): the PTX5xx rules judge it
         if statement.has_memory_clobber or statement.opaque_sections:
             return
         effects = memory_effects(statement)

@@ -56,8 +56,12 @@ asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
         if analysis is None:
             return
         refs: dict[int, PercentToken] = {}
+        llvm = statement.syntax == "llvm"
+        comments = statement.ptx.comments if llvm else ()
         for percent in statement.ptx.percents:
             if percent.kind == "ref" and percent.index is not None:
+                if any(start <= percent.start < end for start, end in comments):
+                    continue  # `griddepcontrol.wait; // dummy $0`: names it, uses nothing
                 refs.setdefault(percent.index, percent)
         for operand in statement.outputs:
             if operand.constraint.opaque or operand.index in analysis.writes:
@@ -73,12 +77,12 @@ asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
                 continue
             if "+" in operand.constraint.modifiers:
                 message = (
-                    f"read-write operand %{operand.index} ('{operand.constraint.text}') is only "
+                    f"read-write operand {statement.ref_prefix}{operand.index} ('{operand.constraint.text}') is only "
                     "read by the template: it could be an input"
                 )
             else:
                 message = (
-                    f"output %{operand.index} ('{operand.constraint.text}') is only read, never "
+                    f"output {statement.ref_prefix}{operand.index} ('{operand.constraint.text}') is only read, never "
                     "written, by the template: the variable receives an undefined value"
                 )
             yield self.finding(statement, span, message)

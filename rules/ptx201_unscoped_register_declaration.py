@@ -73,7 +73,7 @@ other statement.
             for d in ptx.directives
             if d.depth == 0
             and d.name in SCOPED_DECLARATIONS
-            and any("%=" not in name for name in d.declared)
+            and any("%=" not in name and "${:uid}" not in name for name in d.declared)
         ]
         if not flagged:
             return
@@ -88,7 +88,9 @@ other statement.
         )
         for directive in flagged:
             start = directive.start
-            names = ", ".join(f"'{n}'" for n in directive.declared if "%=" not in n)
+            names = ", ".join(
+                f"'{n}'" for n in directive.declared if "%=" not in n and "${:uid}" not in n
+            )
             yield self.finding(
                 statement,
                 self.template_span(statement, start, start + len(directive.name)),

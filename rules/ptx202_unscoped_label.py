@@ -54,7 +54,9 @@ to from this template (another asm statement jumps to it, and a scope would hide
         if is_file_scope(statement) or not braces_known(statement):
             return
         flagged = [
-            label for label in statement.ptx.labels if label.depth == 0 and "%=" not in label.name
+            label
+            for label in statement.ptx.labels
+            if label.depth == 0 and "%=" not in label.name and "${:uid}" not in label.name
         ]
         if not flagged:
             return

@@ -19,8 +19,13 @@ _EXPECT = re.compile(r"expect:\s*((?:PTX\d{3}[ ,]*)+)")
 
 
 def _fixture_pairs() -> list[str]:
-    ids = sorted({os.path.basename(p).split("_")[0] for p in glob.glob(f"{RULES_DIR}/*.cu")})
+    ids = sorted({os.path.basename(p).split("_")[0] for p in glob.glob(f"{RULES_DIR}/*_bad.*")})
     return ids
+
+
+def _fixtures(kind: str) -> list[str]:
+    """Every ``PTXnnn_<kind>.cu`` / ``PTXnnn_<kind>.py`` (C++ and Python front ends)."""
+    return sorted(os.path.basename(p) for p in glob.glob(f"{RULES_DIR}/PTX*_{kind}.*"))
 
 
 def _expected(text: str, rule_id: str) -> set[int]:
@@ -32,9 +37,10 @@ def _expected(text: str, rule_id: str) -> set[int]:
     return lines
 
 
-@pytest.mark.parametrize("rule_id", _fixture_pairs())
-def test_bad_fixture_is_flagged_on_marked_lines(rule_id: str) -> None:
-    path = os.path.join(RULES_DIR, f"{rule_id}_bad.cu")
+@pytest.mark.parametrize("name", _fixtures("bad"))
+def test_bad_fixture_is_flagged_on_marked_lines(name: str) -> None:
+    rule_id = name.split("_")[0]
+    path = os.path.join(RULES_DIR, name)
     text = Path(path).read_text(encoding="utf-8")
     findings = [f for f in lint_text(text, path, select=(rule_id,)) if f.rule == rule_id]
     source = SourceFile(path, text)
@@ -42,9 +48,10 @@ def test_bad_fixture_is_flagged_on_marked_lines(rule_id: str) -> None:
     assert got == _expected(text, rule_id), [f.message for f in findings]
 
 
-@pytest.mark.parametrize("rule_id", _fixture_pairs())
-def test_clean_fixture_is_silent(rule_id: str) -> None:
-    path = os.path.join(RULES_DIR, f"{rule_id}_clean.cu")
+@pytest.mark.parametrize("name", _fixtures("clean"))
+def test_clean_fixture_is_silent(name: str) -> None:
+    rule_id = name.split("_")[0]
+    path = os.path.join(RULES_DIR, name)
     text = Path(path).read_text(encoding="utf-8")
     findings = [f for f in lint_text(text, path, select=(rule_id,)) if f.rule == rule_id]
     assert findings == [], [f.message for f in findings]
@@ -57,4 +64,4 @@ def test_every_rule_has_fixtures_and_docs() -> None:
     for rule in loaded.rules:
         assert validate_rule_class(rule) == []
         assert rule.id in have, f"{rule.id} has no fixtures in fixtures/rules/"
-        assert os.path.exists(os.path.join(RULES_DIR, f"{rule.id}_clean.cu"))
+        assert glob.glob(os.path.join(RULES_DIR, f"{rule.id}_clean.*"))

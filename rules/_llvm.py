@@ -1,0 +1,46 @@
+"""Shared by the PTX5xx rules: LLVM-syntax statements (Triton, Pallas, helion, CuTe DSL,
+llvmlite) and what their call says. Not a rule module."""
+
+from __future__ import annotations
+
+from ptxlint.model import AsmStatement, ConstraintEntry, LlvmCall, Span
+
+TRITON_FAMILY = ("triton", "helion", "pallas")
+API_NAMES = {
+    "triton": "Triton",
+    "helion": "helion",
+    "pallas": "Pallas",
+    "cute": "CuTe DSL",
+    "llvmlite": "llvmlite",
+}
+
+
+def llvm_call(statement: AsmStatement) -> LlvmCall | None:
+    return statement.llvm if statement.syntax == "llvm" else None
+
+
+def known_entries(call: LlvmCall) -> tuple[ConstraintEntry, ...] | None:
+    """The constraint entries, when the whole string is known."""
+    return call.entries if call.constraints_known else None
+
+
+def count(entries: tuple[ConstraintEntry, ...], role: str) -> int:
+    return sum(1 for e in entries if e.role == role)
+
+
+def registers(span: tuple[int, int]) -> str:
+    low, high = span
+    unit = "register" if high == 1 else "registers"
+    return f"{low} {unit}" if low == high else f"between {low} and {high} {unit}"
+
+
+def constraint_span(call: LlvmCall) -> Span:
+    """The constraint string in the source (its first literal when it is assembled from
+    literals far apart, such as a module constant and a call-site suffix)."""
+    assert call.constraints is not None
+    pieces = call.constraints.pieces
+    start = min(p.span.start for p in pieces)
+    end = max(p.span.end for p in pieces)
+    if end - start > 2000:
+        return pieces[0].span
+    return Span(start, end)

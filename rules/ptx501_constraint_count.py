@@ -1,0 +1,108 @@
+"""PTX501 constraint-count-mismatch."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.rule import Rule, RuleContext
+
+from ._llvm import API_NAMES, constraint_span, count, known_entries, llvm_call, registers
+
+
+class ConstraintCountMismatch(Rule):
+    id = "PTX501"
+    name = "constraint-count-mismatch"
+    severity = Severity.ERROR
+    summary = "LLVM constraint string does not have one entry per register the call binds"
+    tags = ("correctness", "operands", "python")
+    docs = """\
+## What it does
+For PTX in Python written in LLVM syntax, counts the outputs (`=` entries) and inputs of the
+constraint string and compares them with the registers the call binds:
+
+- Triton / helion / Pallas `inline_asm_elementwise`: outputs first, `pack` registers per result
+  of a 32- or 64-bit type, `pack / min(pack, 32 / bits)` for narrower types (two `f16` or four
+  `u8` share one register), then the same for every tensor of `args`. Where an element type is
+  not knowable the rule uses the range Triton could bind (8-bit to 64-bit) and stays silent
+  inside it;
+- CuTe DSL `llvm.inline_asm`: one input per entry of `operands`, no output when `res` is `None`.
+
+## Why is this bad?
+Triton checks neither string: a constraint string with too few or too many entries reaches
+LLVM, which aborts the Python process (SIGABRT, no exception) with *number of input constraints
+does not match number of parameters*, *inline asm with one output cannot return struct* or
+*number of output constraints does not match number of return struct elements* (Triton 3.6.0,
+H100: research note rows 3a, 4a-4c, 5a, 5b). The packing rule is easy to get wrong: at `pack=2`
+an `f16` result is *one* `r` register holding two halves, not two `h` registers.
+
+## Example
+```python
+# pack=2, float32: two registers per side
+y = tl.inline_asm_elementwise("neg.f32 $0, $1;", "=r,r", [x], dtype=tl.float32,
+                              is_pure=True, pack=2)
+# pack=2, float16: one register per side
+h = tl.inline_asm_elementwise("neg.f16 $0, $2; neg.f16 $1, $3;", "=h,=h,h,h",
+                              [x.to(tl.float16)], dtype=tl.float16, is_pure=True, pack=2)
+```
+
+## Use instead
+```python
+y = tl.inline_asm_elementwise("neg.f32 $0, $2; neg.f32 $1, $3;", "=r,=r,r,r", [x],
+                              dtype=tl.float32, is_pure=True, pack=2)
+h = tl.inline_asm_elementwise("neg.f16x2 $0, $1;", "=r,r", [x.to(tl.float16)],
+                              dtype=tl.float16, is_pure=True, pack=2)
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        call = llvm_call(statement)
+        if call is None or call.constraints is None:
+            return
+        entries = known_entries(call)
+        if entries is None:
+            return
+        outputs = count(entries, "output")
+        inputs = count(entries, "input")
+        span = constraint_span(call)
+        api = API_NAMES.get(call.api, call.api)
+        if call.api in ("triton", "helion", "pallas"):
+            shape = f"pack={call.pack}"
+            if outputs and call.output_registers is not None:
+                low, high = call.output_registers
+                if not low <= outputs <= high:
+                    results = len(call.results or ())
+                    yield self.finding(
+                        statement,
+                        span,
+                        f"{api} binds {registers(call.output_registers)} for the "
+                        f"{results} result{'s' if results != 1 else ''} ({shape}, "
+                        f"{_types(call.results)}), but the constraint string has {outputs} "
+                        f"output{'s' if outputs != 1 else ''}: LLVM aborts the process",
+                    )
+            if outputs and call.input_registers is not None:
+                low, high = call.input_registers
+                if not low <= inputs <= high:
+                    n = len(call.args or ())
+                    yield self.finding(
+                        statement,
+                        span,
+                        f"{api} binds {registers(call.input_registers)} for the {n} "
+                        f"argument{'s' if n != 1 else ''} ({shape}, "
+                        f"{_types(tuple(a.dtype for a in call.args or ()))}), but the "
+                        f"constraint string has {inputs} input{'s' if inputs != 1 else ''}: "
+                        "LLVM aborts the process",
+                    )
+        elif call.api == "cute" and call.args is not None and inputs != len(call.args):
+            yield self.finding(
+                statement,
+                span,
+                f"{api} passes {len(call.args)} operand{'s' if len(call.args) != 1 else ''} "
+                f"but the constraint string has {inputs} input{'s' if inputs != 1 else ''}",
+            )
+
+
+def _types(dtypes: tuple[str | None, ...] | None) -> str:
+    if not dtypes:
+        return "no element types"
+    return ", ".join(d or "element type unknown" for d in dtypes)
