@@ -75,14 +75,14 @@ asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
                 # Never referenced: PTX009 reports it (naming the undefined value for an '='
                 # output); a second finding on the same operand would repeat one cause.
                 continue
+            name = f"{statement.ref_prefix}{operand.index} ('{operand.constraint.text}')"
             if "+" in operand.constraint.modifiers:
                 message = (
-                    f"read-write operand {statement.ref_prefix}{operand.index} ('{operand.constraint.text}') is only "
-                    "read by the template: it could be an input"
+                    f"read-write operand {name} is only read by the template: it could be an input"
                 )
             else:
                 message = (
-                    f"output {statement.ref_prefix}{operand.index} ('{operand.constraint.text}') is only read, never "
-                    "written, by the template: the variable receives an undefined value"
+                    f"output {name} is only read, never written, by the template: the variable "
+                    "receives an undefined value"
                 )
             yield self.finding(statement, span, message)
