@@ -9,16 +9,9 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from ptxlint import __version__
-from ptxlint.config import (
-    Config,
-    ConfigError,
-    RuleSelector,
-    find_config,
-    load_config,
-    merge_cli,
-    parse_arch,
-)
+from ptxlint import __version__, add_noqa, show, stdin_input
+from ptxlint.config import Config, ConfigError, RuleSelector
+from ptxlint.config_discovery import ConfigResolver, FileSettings, split_config_args
 from ptxlint.lsp import build_parser as build_lsp_parser
 from ptxlint.model import Severity
 from ptxlint.registry import describe_entry_points, find_rule, load_rules
@@ -105,6 +98,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--fix", action="store_true", help="apply safe fixes in place")
     check.add_argument(
+        "--add-noqa",
+        action="store_true",
+        help="add a // ptxlint: ignore[ID] for every current finding (adopting ptxlint on "
+        "an existing code base), then exit",
+    )
+    check.add_argument(
         "--unsafe-fixes",
         action="store_true",
         help="with --fix or --diff, also apply fixes that may change meaning",
@@ -154,7 +153,39 @@ def _add_lint_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--extend-select", action="append", metavar="RULES")
     p.add_argument("--ignore", action="append", metavar="RULES")
     p.add_argument("--arch", metavar="sm_XX", help="target architecture, e.g. sm_90a")
-    p.add_argument("--config", metavar="FILE", help="configuration file (default: found upward)")
+    p.add_argument(
+        "--config",
+        action="append",
+        metavar="FILE|KEY=VALUE",
+        help="a configuration file for every linted file (default: the nearest .ptxlint.toml, "
+        "ptxlint.toml or pyproject.toml above each file), or one setting as a TOML "
+        "assignment, e.g. --config 'fail-on=\"error\"' (repeatable)",
+    )
+    p.add_argument(
+        "--isolated", action="store_true", help="ignore every configuration file"
+    )
+    p.add_argument(
+        "--force-exclude",
+        action="store_true",
+        default=None,
+        help="apply exclude to files named on the command line too (for pre-commit)",
+    )
+    p.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="with the path '-': the name of the file read from standard input (for the "
+        "configuration that applies and the reported path)",
+    )
+    p.add_argument(
+        "--show-settings",
+        action="store_true",
+        help="print the settings that apply to the (single) path given, and exit",
+    )
+    p.add_argument(
+        "--show-files",
+        action="store_true",
+        help="print the files that would be linted, with their configuration file, and exit",
+    )
     p.add_argument("--extensions", metavar="EXTS", help="comma-separated, e.g. .cu,.cuh")
     p.add_argument("--exclude", action="append", metavar="PATTERN")
     p.add_argument("--no-gitignore", action="store_true", help="do not honour .gitignore")
@@ -226,24 +257,18 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace,
 def _configure(
     args: argparse.Namespace,
 ) -> tuple[Config, RuleSelector, list[type[Rule]], RuleContext]:
-    config_path = args.config or find_config(args.paths)
-    config = load_config(config_path)
+    settings = _settings(args)
+    return settings.config, settings.selector, args.rule_classes, settings.context
+
+
+def _settings(args: argparse.Namespace) -> FileSettings:
+    """The run's settings (those of the paths' common folder); ``args.resolver`` then gives
+    each file's own, ``args.rule_classes`` the loaded rules."""
     extensions = None
     if args.extensions:
         extensions = tuple(
             e if e.startswith(".") else f".{e}" for e in _comma_list([args.extensions])
         )
-    config = merge_cli(
-        config,
-        select=_comma_list(args.select) or None,
-        extend_select=_comma_list(args.extend_select),
-        ignore=_comma_list(args.ignore),
-        arch=args.arch,
-        extensions=extensions,
-        exclude=tuple(args.exclude or ()),
-        respect_gitignore=False if args.no_gitignore else None,
-        fail_on=getattr(args, "fail_on", None),
-    )
     loaded = load_rules()
     for problem in loaded.problems:
         print(f"ptxlint: warning: {problem}", file=sys.stderr)
@@ -255,19 +280,33 @@ def _configure(
             "reinstall ptxlint"
         )
     rule_classes = list(loaded.rules)
-    selector = RuleSelector(config, [(r.id, r.name) for r in rule_classes])
-    unknown = selector.unknown_selectors([(r.id, r.name) for r in rule_classes])
+    explicit, key_values = split_config_args(args.config)
+    resolver = ConfigResolver(
+        rules=tuple((r.id, r.name) for r in rule_classes),
+        cli=dict(
+            select=_comma_list(args.select) or None,
+            extend_select=_comma_list(args.extend_select),
+            ignore=_comma_list(args.ignore),
+            arch=args.arch,
+            extensions=extensions,
+            exclude=tuple(args.exclude or ()),
+            respect_gitignore=False if args.no_gitignore else None,
+            fail_on=getattr(args, "fail_on", None),
+        ),
+        key_values=key_values,
+        explicit=explicit,
+        isolated=args.isolated,
+        force_exclude_flag=bool(args.force_exclude),
+    )
+    stdin_name = args.stdin_filename if stdin_input.STDIN in args.paths else None
+    settings = resolver.for_paths([stdin_name] if stdin_name else args.paths)
+    unknown = settings.selector.unknown_selectors()
     if unknown:
         raise UsageError(
             f"unknown rule selector(s): {', '.join(unknown)} (see `ptxlint rules` for the list)"
         )
-    arch, suffix = (None, "")
-    if config.arch:
-        try:
-            arch, suffix = parse_arch(config.arch)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from exc
-    return config, selector, rule_classes, RuleContext(arch=arch, arch_suffix=suffix)
+    args.resolver, args.rule_classes = resolver, rule_classes
+    return settings
 
 
 def _tier2(args: argparse.Namespace, config: Config) -> Tier2Settings:
@@ -286,22 +325,35 @@ def _tier2(args: argparse.Namespace, config: Config) -> Tier2Settings:
 def cmd_check(args: argparse.Namespace) -> int:
     verify_cli.resolve_native_arch(args)  # --arch native -> sm_XY before the config parses it
     config, selector, rule_classes, context = _configure(args)
+    shown = _show(args)
+    if shown is not None:
+        return shown
+    _apply_force_exclude(args)
     progress = (
         sys.stderr if sys.stderr.isatty() and not args.no_progress and not args.quiet else None
     )
     fix_mode = "diff" if args.diff else "fix" if args.fix else None
-    result = run(
-        args.paths,
-        config,
-        selector,
-        rule_classes,
-        context,
-        progress,
-        fix_mode=fix_mode,
-        unsafe_fixes=args.unsafe_fixes,
-        jobs=args.jobs or default_jobs(),
-        tier2=_tier2(args, config),
-    )
+    if args.add_noqa and fix_mode:
+        raise UsageError("--add-noqa cannot be combined with --fix or --diff")
+    stdin_fixed: str | None = None
+    if stdin_input.STDIN in args.paths:
+        result, stdin_fixed = _check_stdin(args, fix_mode)
+    else:
+        result = run(
+            args.paths,
+            config,
+            selector,
+            rule_classes,
+            context,
+            progress,
+            fix_mode=fix_mode,
+            unsafe_fixes=args.unsafe_fixes,
+            jobs=args.jobs or default_jobs(),
+            tier2=_tier2(args, config),
+            resolver=args.resolver,
+        )
+    if args.add_noqa:
+        return _add_noqa(args, result)
     if fix_mode != "diff":
         verify_cli.run_verification(args, result, config)
     if fix_mode == "diff":
@@ -338,6 +390,10 @@ def cmd_check(args: argparse.Namespace) -> int:
             emit.to_file(report, kind, args.output)
         except OSError as exc:
             raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
+    elif stdin_fixed is not None and fix_mode == "fix":
+        # a filter: the fixed text on stdout, the report on stderr
+        sys.stdout.write(stdin_fixed)
+        sys.stderr.write(report)
     else:
         emit.to_stdout(report, kind)
     if args.format == "text" or args.output:
@@ -356,6 +412,64 @@ def cmd_check(args: argparse.Namespace) -> int:
     return exit_code(result, config.fail_on)
 
 
+def _show(args: argparse.Namespace) -> int | None:
+    """--show-settings / --show-files, when given: print and return the exit code."""
+    if args.show_settings:
+        if len(args.paths) != 1:
+            raise UsageError("--show-settings takes exactly one path")
+        path = args.stdin_filename if args.paths == [stdin_input.STDIN] else args.paths[0]
+        if not path:
+            raise UsageError("--show-settings with '-' needs --stdin-filename")
+        sys.stdout.write(show.settings_text(path, args.resolver.for_path(path), args.rule_classes))
+        return EXIT_OK
+    if args.show_files:
+        root = args.resolver.for_paths(args.paths)
+        sys.stdout.write(show.files_text(args.paths, args.resolver, root))
+        return EXIT_OK
+    return None
+
+
+def _apply_force_exclude(args: argparse.Namespace) -> None:
+    """With force-exclude, files named on the command line go through exclude too."""
+    resolver: ConfigResolver = args.resolver
+    kept = []
+    for path in args.paths:
+        if path != stdin_input.STDIN and os.path.isfile(path):
+            settings = resolver.for_path(path)
+            if settings.force_exclude and resolver.excluded(path, settings):
+                continue
+        kept.append(path)
+    args.paths = kept
+
+
+def _check_stdin(args: argparse.Namespace, fix_mode: str | None) -> tuple[RunResult, str]:
+    if args.paths != [stdin_input.STDIN]:
+        raise UsageError("'-' (standard input) cannot be combined with other paths")
+    text, decode_errors = stdin_input.read_stdin()
+    name = args.stdin_filename or stdin_input.DEFAULT_NAME
+    settings = args.resolver.for_path(name)
+    if settings.force_exclude and args.resolver.excluded(name, settings):
+        return RunResult(), text  # excluded: nothing to report, the text passes through
+    return stdin_input.lint_stdin(
+        text, decode_errors, name, settings.selector, args.rule_classes, settings.context,
+        fix_mode, args.unsafe_fixes,
+    )
+
+
+def _add_noqa(args: argparse.Namespace, result: RunResult) -> int:
+    if stdin_input.STDIN in args.paths:
+        raise UsageError("--add-noqa writes files: it cannot read standard input")
+    added, changed, errors = add_noqa.apply(result)
+    for path, reason in [*result.errors, *errors]:
+        print(f"ptxlint: error: {path}: {reason}", file=sys.stderr)
+    print(
+        f"Added {added} suppression{'s' if added != 1 else ''} "
+        f"in {changed} file{'s' if changed != 1 else ''}.",
+        file=sys.stderr,
+    )
+    return EXIT_ERROR if result.errors or errors else EXIT_OK
+
+
 def exit_code(result: RunResult, fail_on: str) -> int:
     if result.errors or result.internal_errors:
         return EXIT_ERROR
@@ -370,7 +484,8 @@ def exit_code(result: RunResult, fail_on: str) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     config, selector, rule_classes, context = _configure(args)
     result = run(
-        args.paths, config, selector, [], context, jobs=default_jobs(), tier2=_tier2(args, config)
+        args.paths, config, selector, [], context, jobs=default_jobs(), tier2=_tier2(args, config),
+        resolver=args.resolver,
     )
     typed = result.typed_operands
     share = f" ({100 * typed / result.operands:.1f}%)" if result.operands else ""

@@ -78,6 +78,7 @@ class Config:
     respect_gitignore: bool = True
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     fail_on: str = "warning"
+    force_exclude: bool = False  # apply exclude to files named on the command line too
     source: str | None = None  # the file this came from
 
     @property
@@ -229,6 +230,7 @@ _KEYS: dict[str, tuple[str, Callable[[object], object]]] = {
     "respect-gitignore": ("respect_gitignore", _boolean),
     "max-file-size": ("max_file_size", _size),
     "fail-on": ("fail_on", _fail_on),
+    "force-exclude": ("force_exclude", _boolean),
 }
 VALID_KEYS = tuple(sorted(_KEYS))
 

@@ -9,12 +9,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ptxlint import suppress
 from ptxlint.extract import ExtractionResult, extract
 from ptxlint.frontends.python import PYTHON_EXTENSIONS, extract_python
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile
 from ptxlint.ptx.parser import parse_template
 from ptxlint.rule import Rule, RuleContext
-from ptxlint.suppress import is_suppressed, suppressions
 from ptxlint.syntax_tree import ParsedSource
 from ptxlint.tier2 import Tier2Session, annotate
 from ptxlint.types import TypeResolver
@@ -89,7 +89,7 @@ def lint_source(
     result.skipped_statements = extracted.skipped
     active = [r for r in rules if selector.enabled(r.id, r.name, source.path)]
     context = dataclasses.replace(context, file_statements=tuple(statements))
-    table = suppressions(source)
+    table = suppress.parse(source)
     for statement in statements:
         for rule in active:
             try:
@@ -99,7 +99,7 @@ def lint_source(
                 result.internal_errors += 1
                 continue
             for finding in produced:
-                if is_suppressed(finding, source, table):
+                if table and table.suppresses(finding, source):
                     continue
                 level = selector.severity_for(rule.id, rule.name, finding.severity.value)
                 if level == "off":
@@ -107,9 +107,41 @@ def lint_source(
                 if level != finding.severity.value:
                     finding = dataclasses.replace(finding, severity=Severity(level))
                 result.findings.append(finding)
+    _check_suppressions(result, source, table, active, selector)
     result.findings.sort(key=lambda f: (f.span.start, f.rule))
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _check_suppressions(
+    result: FileResult,
+    source: SourceFile,
+    table: suppress.Suppressions,
+    active: Sequence[Rule],
+    selector: Selector,
+) -> None:
+    """PTX901: once every rule has offered its findings, report the directives that did nothing."""
+    if not table:
+        return
+    checker = next((r for r in active if r.id == suppress.SUPPRESSION_RULE), None)
+    if checker is None:
+        return
+    level = selector.severity_for(checker.id, checker.name, checker.severity.value)
+    if level == "off":
+        return
+    ran = [code for r in active for code in (r.id, r.name)]
+    for finding in suppress.check(table, source, ran, Severity(level)):
+        # A PTX901 finding can itself be suppressed (ignore-file[PTX901]); it does not count as
+        # use, so it cannot keep itself alive.
+        if not _covered_quietly(table, finding, source):
+            result.findings.append(finding)
+
+
+def _covered_quietly(table: suppress.Suppressions, finding: Finding, source: SourceFile) -> bool:
+    return any(
+        d.codes is None or any(c.text in (finding.rule, finding.name) for c in d.codes)
+        for d in table.covering(finding, source)
+    )
 
 
 def _internal_error(

@@ -14,7 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ptxlint.config import Config, RuleSelector
 from ptxlint.discover import discover, is_error_reason, read_source
@@ -26,6 +26,9 @@ from ptxlint.registry import load_rules
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
 from ptxlint.tier2 import Tier2Session, compile_db
+
+if TYPE_CHECKING:
+    from ptxlint.config_discovery import ConfigResolver
 
 
 @dataclass(frozen=True)
@@ -164,7 +167,11 @@ _WORKER: dict[str, object] = {}
 
 
 def _init_worker(
-    config: Config, rule_ids: tuple[str, ...], context: RuleContext, tier2: Tier2Settings
+    config: Config,
+    rule_ids: tuple[str, ...],
+    context: RuleContext,
+    tier2: Tier2Settings,
+    resolver: ConfigResolver | None = None,
 ) -> None:
     classes = [r for r in load_rules().rules if r.id in rule_ids]
     _WORKER["tier2"] = tier2.session()
@@ -172,14 +179,20 @@ def _init_worker(
     _WORKER["selector"] = RuleSelector(config, [(r.id, r.name) for r in load_rules().rules])
     _WORKER["context"] = context
     _WORKER["max_file_size"] = config.max_file_size
+    _WORKER["resolver"] = resolver
 
 
 def _work(path: str) -> FileOutcome:
+    selector, context = _WORKER["selector"], _WORKER["context"]
+    resolver = _WORKER["resolver"]
+    if resolver is not None:  # configuration per file
+        settings = resolver.for_path(path)  # type: ignore[attr-defined]
+        selector, context = settings.selector, settings.context
     return lint_path(
         path,
         _WORKER["rules"],  # type: ignore[arg-type]
-        _WORKER["context"],  # type: ignore[arg-type]
-        _WORKER["selector"],  # type: ignore[arg-type]
+        context,  # type: ignore[arg-type]
+        selector,  # type: ignore[arg-type]
         _WORKER["max_file_size"],  # type: ignore[arg-type]
         tier2=_WORKER["tier2"],  # type: ignore[arg-type]
     )
@@ -234,14 +247,19 @@ def _outcomes(
     fix_mode: str | None,
     unsafe_fixes: bool,
     tier2: Tier2Settings,
+    resolver: ConfigResolver | None = None,
 ) -> Iterator[FileOutcome]:
     if jobs > 1 and len(paths) >= PARALLEL_THRESHOLD and not fix_mode:
         ids = tuple(r.id for r in rule_classes)
-        yield from _in_pool(paths, min(jobs, default_jobs()), (config, ids, context, tier2))
+        initargs = (config, ids, context, tier2, resolver)
+        yield from _in_pool(paths, min(jobs, default_jobs()), initargs)
         return
     rules = instantiate(rule_classes)
     session = tier2.session()
     for path in paths:
+        if resolver is not None:  # configuration per file
+            settings = resolver.for_path(path)
+            selector, context = settings.selector, settings.context
         yield lint_path(
             path, rules, context, selector, config.max_file_size, fix_mode, unsafe_fixes, session
         )
@@ -258,6 +276,7 @@ def run(
     unsafe_fixes: bool = False,
     jobs: int = 1,
     tier2: Tier2Settings = Tier2Settings(),
+    resolver: ConfigResolver | None = None,
 ) -> RunResult:
     started = time.perf_counter()
     discovery = discover(
@@ -272,9 +291,15 @@ def run(
         notes=[(s.path, s.reason) for s in discovery.skipped],
     )
     files = [f.path for f in discovery.files]
+    if resolver is not None:
+        # A nested configuration's exclude removes the files under its folder that it matches
+        # (files named on the command line stay, unless force-exclude: the CLI filters those).
+        named = {os.path.abspath(p) for p in paths}
+        files = [f for f in files if os.path.abspath(f) in named or not resolver.excluded(f)]
     total = len(files)
     stream = _outcomes(
-        files, config, selector, rule_classes, context, jobs, fix_mode, unsafe_fixes, tier2
+        files, config, selector, rule_classes, context, jobs, fix_mode, unsafe_fixes, tier2,
+        resolver,
     )
     for n, outcome in enumerate(stream, 1):
         if progress is not None and (n % 25 == 0 or n == total):

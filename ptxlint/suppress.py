@@ -1,51 +1,256 @@
-"""Inline suppressions: ``// ptxlint: ignore[PTX101, missing-volatile]`` or ``// ptxlint: ignore``.
+"""Inline suppressions and the check that keeps them honest (PTX901).
 
-A suppression applies to findings on its own line and on the line below, so it can sit at the end
-of the statement's first line or on a line of its own above the statement.
+Grammar: ``// ptxlint: ignore[PTX101, missing-volatile]``, ``// ptxlint: ignore`` (every rule),
+``// ptxlint: ignore-file[PTX102]`` and ``// ptxlint: ignore-file`` (the whole file); ``/* */``
+comments work too (inside a ``#define`` body).
+
+Decisions:
+
+* A directive that ends a line of code (a *trailing* comment) applies to the asm statement that
+  line belongs to, and only to it: not to the statement on the next line. A directive alone on
+  its line applies to the next line that is not itself a directive, i.e. to the statement that
+  starts (or continues) there. A finding is suppressed when that line lies within its statement
+  (first to last line), or, for a finding without a statement, is its line.
+* Codes are exact rule ids or names. A prefix (``PTX1``) or an unknown code never suppresses
+  anything, so it is reported rather than silently ignored; so is a code of a rule that ran on
+  the file and found nothing there, and a bare ``ignore`` that suppressed nothing. Codes of rules
+  that did not run (deselected, per-file-ignored) are not judged: their use cannot be known.
+* The report is PTX901 (``unused-suppression``, like ruff's RUF100) with a safe fix that deletes
+  the offending codes, or the whole comment when nothing is left of it.
+* A directive inside a string literal is not one (an odd number of ``"`` before it on its line).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
 
-from ptxlint.model import Finding, SourceFile
+from ptxlint.model import Edit, Finding, Fix, Severity, SourceFile, Span
 
-DIRECTIVE = re.compile(r"(?://|/\*)\s*ptxlint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.I)
+SUPPRESSION_RULE = "PTX901"
+SUPPRESSION_NAME = "unused-suppression"
+DIRECTIVE = re.compile(
+    r"(?://|/\*)\s*ptxlint:\s*(?P<kind>ignore-file|ignore)\b(?:\[(?P<codes>[^\]\n]*)\])?", re.I
+)
+_NOT_RULES = frozenset({"internal-error", "toolchain-error"})
 
 
-@dataclass(frozen=True)
-class Suppression:
+@dataclass
+class Code:
+    text: str
+    span: Span  # in the source
+    used: bool = False
+
+
+@dataclass
+class Directive:
     line: int
-    codes: frozenset[str] | None  # None: every rule
+    file_level: bool
+    trailing: bool
+    span: Span  # the directive text, from the comment opener to ``]`` or ``ignore``
+    comment_span: Span  # what deleting the whole directive removes
+    codes: list[Code] | None  # None: every rule
+    target: int = 0  # the line it applies to (0 for file-level)
+    used: bool = False
+    codes_span: Span | None = None  # inside the brackets
 
 
-def suppressions(source: SourceFile) -> dict[int, list[Suppression]]:
-    """Suppressions by the lines they cover."""
-    covered: dict[int, list[Suppression]] = {}
-    if "ptxlint" not in source.text:
-        return covered
-    for m in DIRECTIVE.finditer(source.text):
-        line = source.line_col(m.start()).line
-        codes = None
-        if m.group("codes") is not None:
-            codes = frozenset(c.strip() for c in m.group("codes").split(",") if c.strip())
-        s = Suppression(line, codes)
-        for target in (line, line + 1):
-            covered.setdefault(target, []).append(s)
-    return covered
+@dataclass
+class Suppressions:
+    """The directives of one file, which findings they cover, and which of them did work."""
+
+    directives: list[Directive] = field(default_factory=list)
+    by_target: dict[int, list[Directive]] = field(default_factory=dict)
+    file_level: list[Directive] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.directives)
+
+    def suppresses(self, finding: Finding, source: SourceFile) -> bool:
+        """Whether a directive covers ``finding``; marks the directives and codes that do."""
+        if not self.directives:
+            return False
+        hit = False
+        for directive in self.covering(finding, source):
+            if directive.codes is None:
+                directive.used = hit = True
+                continue
+            for code in directive.codes:
+                if code.text in (finding.rule, finding.name):
+                    code.used = directive.used = hit = True
+        return hit
+
+    def covering(self, finding: Finding, source: SourceFile) -> Iterator[Directive]:
+        yield from self.file_level
+        if finding.statement is not None:
+            first = finding.statement.line
+            last = source.line_col(finding.statement.span.end).line
+        else:
+            first = last = source.line_col(finding.span.start).line
+        if last - first < len(self.by_target):
+            for line in range(first, last + 1):
+                yield from self.by_target.get(line, ())
+        else:
+            for line, directives in self.by_target.items():
+                if first <= line <= last:
+                    yield from directives
 
 
-def is_suppressed(
-    finding: Finding, source: SourceFile, table: dict[int, list[Suppression]]
-) -> bool:
-    if not table:
-        return False
-    lines = {source.line_col(finding.span.start).line}
-    if finding.statement is not None:
-        lines.add(finding.statement.line)
-    for line in lines:
-        for s in table.get(line, ()):
-            if s.codes is None or finding.rule in s.codes or finding.name in s.codes:
-                return True
-    return False
+def parse(source: SourceFile) -> Suppressions:
+    table = Suppressions()
+    text = source.text
+    if "ptxlint" not in text:
+        return table
+    for match in DIRECTIVE.finditer(text):
+        directive = _directive(source, match)
+        if directive is not None:
+            table.directives.append(directive)
+    directive_only_lines = {d.line for d in table.directives if not d.trailing}
+    for directive in table.directives:
+        if directive.file_level:
+            table.file_level.append(directive)
+            continue
+        target = directive.line
+        if not directive.trailing:
+            target += 1
+            while target in directive_only_lines:
+                target += 1
+        directive.target = target
+        table.by_target.setdefault(target, []).append(directive)
+    return table
+
+
+def _directive(source: SourceFile, match: re.Match[str]) -> Directive | None:
+    text = source.text
+    where = source.line_col(match.start())
+    line_start = source.line_starts[where.line - 1]
+    before = text[line_start : match.start()]
+    if before.count('"') - before.count('\\"') & 1:
+        return None  # inside a string literal
+    line_end = text.find("\n", match.end())
+    line_end = len(text) if line_end == -1 else line_end
+    after = text[match.end() : line_end].rstrip("\r")
+    trailing = bool(before.strip())
+    comment_end = match.end()
+    block = match.group(0).startswith("/*")
+    if block:
+        close = text.find("*/", match.end())
+        if close != -1 and not text[match.end() : close].strip():
+            comment_end = close + 2
+    elif not after.strip():
+        comment_end = match.end() + len(after)
+    whole_comment = comment_end != match.end() or (not block and not after.strip())
+    if whole_comment and not trailing and not after[comment_end - match.end() :].strip():
+        # Alone on its line: deleting it deletes the line.
+        start, end = line_start, min(line_end + 1, len(text))
+    elif whole_comment:
+        start = match.start() - (len(before) - len(before.rstrip()))
+        end = comment_end
+    else:
+        # Other words share the comment (a reason, a note): keep the comment and them.
+        start, end = match.start() + match.group(0).lower().index("ptxlint"), match.end()
+        end += len(after) - len(after.lstrip(" \t")) if after.strip() else 0
+    codes: list[Code] | None = None
+    codes_span = None
+    if match.group("codes") is not None:
+        codes = []
+        base = match.start("codes")
+        codes_span = Span(base, match.end("codes"))
+        for piece in re.finditer(r"[^,\s]+", match.group("codes")):
+            codes.append(Code(piece.group(0), Span(base + piece.start(), base + piece.end())))
+    return Directive(
+        line=where.line,
+        file_level=match.group("kind").lower() == "ignore-file",
+        trailing=trailing,
+        span=Span(match.start(), match.end()),
+        comment_span=Span(start, end),
+        codes=codes,
+        codes_span=codes_span,
+    )
+
+
+# --------------------------------------------------------------------------- PTX901
+
+
+@lru_cache(maxsize=1)
+def _registered() -> tuple[frozenset[str], tuple[str, ...]]:
+    from ptxlint.registry import load_rules
+
+    rules = load_rules().rules
+    names = frozenset({r.id for r in rules} | {r.name for r in rules} | _NOT_RULES)
+    return names, tuple(r.id for r in rules)
+
+
+def known_codes() -> frozenset[str]:
+    return _registered()[0]
+
+
+def _judge(code: str, active: frozenset[str]) -> str | None:
+    """Why ``code`` is reported, or None when it is fine (or cannot be judged)."""
+    known, ids = _registered()
+    if code in known:
+        if code in active and code not in _NOT_RULES:
+            return f"unused suppression: no {code} finding here to suppress"
+        return None
+    if any(rule_id.startswith(code) for rule_id in ids) and code[:1].isalpha():
+        return (
+            f"'{code}' is a prefix: a suppression needs a full rule id or name, so it "
+            "suppresses nothing"
+        )
+    cased = [c for c in (code.upper(), code.lower()) if c in known and c not in _NOT_RULES]
+    guess = cased or difflib.get_close_matches(code, sorted(known - _NOT_RULES), n=1, cutoff=0.75)
+    hint = f" (did you mean '{guess[0]}'? codes are case-sensitive)" if cased else (
+        f" (did you mean '{guess[0]}'?)" if guess else ""
+    )
+    return f"unknown rule code '{code}' in a suppression: it suppresses nothing{hint}"
+
+
+def check(
+    table: Suppressions, source: SourceFile, active: Iterable[str], severity: Severity
+) -> list[Finding]:
+    """PTX901 findings for ``table`` once every finding of the file has been offered to it.
+
+    ``active`` holds the ids and names of the rules that ran on this file.
+    """
+    findings: list[Finding] = []
+    active_codes = frozenset(active)
+    for directive in table.directives:
+        what = "ignore-file" if directive.file_level else "ignore"
+        if directive.codes is None:
+            if not directive.used:
+                findings.append(
+                    _finding(source, directive.span, severity,
+                             f"unused suppression: this '{what}' suppresses no finding",
+                             _delete(directive, None))
+                )
+            continue
+        judged = [(c, _judge(c.text, active_codes)) for c in directive.codes if not c.used]
+        bad = [(code, why) for code, why in judged if why is not None]
+        for code, why in bad:
+            findings.append(
+                _finding(source, code.span, severity, why, _delete(directive, [c for c, _ in bad]))
+            )
+    return findings
+
+
+def _finding(source: SourceFile, span: Span, severity: Severity, message: str,
+             fix: Fix) -> Finding:
+    return Finding(rule=SUPPRESSION_RULE, name=SUPPRESSION_NAME, severity=severity,
+                   path=source.path, span=span, message=message, fix=fix)
+
+
+def _delete(directive: Directive, codes: list[Code] | None) -> Fix:
+    """Remove ``codes`` from the directive, or the whole directive when none would be left."""
+    assert directive.codes is not None or codes is None
+    keep = [c.text for c in directive.codes or () if codes is not None and c not in codes]
+    if not keep or directive.codes_span is None:
+        return Fix("Remove the suppression comment",
+                   (Edit(directive.comment_span, ""),), safe=True)
+    return Fix(
+        f"Remove {', '.join(c.text for c in codes or ())} from the suppression",
+        (Edit(directive.codes_span, ", ".join(keep)),),
+        safe=True,
+    )

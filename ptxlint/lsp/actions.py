@@ -15,10 +15,11 @@ from ptxlint.engine import INTERNAL_ERROR
 from ptxlint.lsp.conversions import LineIndex
 from ptxlint.lsp.diagnostics import same_place, to_diagnostic, to_range
 from ptxlint.lsp.rule_docs import RuleDocs
-from ptxlint.model import Edit, Finding, SourceFile, Span
+from ptxlint.model import Edit, Finding, Span
 
-# One grammar for suppressions: the engine's own (``// ptxlint: ignore[...]``).
-from ptxlint.suppress import DIRECTIVE
+# One grammar for suppressions: the engine's own (``// ptxlint: ignore[...]``); the edit that
+# adds one is shared with ``ptxlint check --add-noqa``.
+from ptxlint.suppress_edits import suppress_edit
 
 FIX_ALL_KIND = "source.fixAll.ptxlint"
 KINDS = (lsp.CodeActionKind.QuickFix, FIX_ALL_KIND)
@@ -143,68 +144,3 @@ def minimal_edit(before: str, after: str) -> Edit:
     if 0 < end < len(before) and before[end - 1] == "\r" and before[end] == "\n":
         suffix -= 1
     return Edit(Span(prefix, len(before) - suffix), after[prefix : len(after) - suffix])
-
-
-# --------------------------------------------------------------------------- suppression
-
-
-def suppress_edit(text: str, finding: Finding) -> Edit | None:
-    """An edit adding ``finding.rule`` to a ``// ptxlint: ignore[...]`` for its statement.
-
-    The comment belongs at the end of the statement's first line (``is_suppressed`` looks at
-    that line and at the finding's own). Where one is already there or on a line of its own just
-    above, the id joins its list. Where the first line ends inside a string literal (a raw
-    string or a backslash-continued literal), a comment there would become template text, so
-    the comment goes on a new line above; inside a ``#define`` (a line ending in ``\\``) it is a
-    ``/* */`` comment that keeps the continuation.
-    """
-    source = SourceFile("", text)
-    anchor = finding.statement.span.start if finding.statement else finding.span.start
-    line = source.line_col(anchor).line
-    code = finding.rule
-    for candidate in (line, line - 1):
-        merged = _merge_into_existing(source, candidate, code, own_line=candidate != line)
-        if merged is not None:
-            return merged
-    start = source.line_starts[line - 1]
-    content = source.line_text(line)
-    end = start + len(content.rstrip())
-    if finding.statement is not None and _inside_literal(finding, start + len(content)):
-        indent = content[: len(content) - len(content.lstrip())]
-        above = source.line_text(line - 1) if line > 1 else ""
-        if above.rstrip().endswith("\\"):
-            comment = f"{indent}/* ptxlint: ignore[{code}] */ \\\n"
-        else:
-            comment = f"{indent}// ptxlint: ignore[{code}]\n"
-        return Edit(Span(start, start), comment)
-    if content.rstrip().endswith("\\"):
-        backslash = end - 1
-        return Edit(Span(backslash, backslash), f"/* ptxlint: ignore[{code}] */ ")
-    return Edit(Span(end, end), f"  // ptxlint: ignore[{code}]")
-
-
-def _merge_into_existing(source: SourceFile, line: int, code: str, own_line: bool) -> Edit | None:
-    if line < 1:
-        return None
-    content = source.line_text(line)
-    match = DIRECTIVE.search(content)
-    if match is None or match.group("codes") is None:
-        return None
-    if own_line and content[: match.start()].strip():
-        return None  # a comment ending the line above suppresses that line's code, not ours
-    start = source.line_starts[line - 1]
-    codes = match.group("codes")
-    if code in {c.strip() for c in codes.split(",")}:
-        return None
-    end_of_codes = start + match.start("codes") + len(codes.rstrip())
-    separator = ", " if codes.strip() else ""
-    return Edit(Span(end_of_codes, end_of_codes), f"{separator}{code}")
-
-
-def _inside_literal(finding: Finding, offset: int) -> bool:
-    statement = finding.statement
-    assert statement is not None
-    return any(
-        piece.kind != "macro" and piece.span.start < offset < piece.span.end
-        for piece in statement.template.pieces
-    )

@@ -1,0 +1,73 @@
+"""``ptxlint check - --stdin-filename kernels/k.cu``: lint standard input (editors, scripts).
+
+The file name decides which configuration and per-file ignores apply and is the path findings
+carry; nothing is read from or written to it. With ``--fix`` the fixed text goes to standard
+output and the report to standard error (as ruff does), so ``ptxlint check --fix - <a >b`` is a
+filter; with ``--diff`` the diff goes to standard output. Exit codes are those of a file run.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from ptxlint.config import RuleSelector
+from ptxlint.discover import decode_source
+from ptxlint.engine import instantiate, lint_source
+from ptxlint.fix import fix_text, unified_diff
+from ptxlint.model import SourceFile
+from ptxlint.report.run_result import RunResult
+from ptxlint.rule import Rule, RuleContext
+
+STDIN = "-"
+DEFAULT_NAME = "stdin.cu"
+
+
+def read_stdin(stream: TextIO | None = None) -> tuple[str, bool]:
+    """Standard input decoded like a file (UTF-8, BOM dropped, bad bytes replaced)."""
+    stream = stream or sys.stdin
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        return decode_source(buffer.read())
+    return stream.read(), False
+
+
+def lint_stdin(
+    text: str,
+    decode_errors: bool,
+    filename: str,
+    selector: RuleSelector,
+    rule_classes: Sequence[type[Rule]],
+    context: RuleContext,
+    fix_mode: str | None = None,
+    unsafe_fixes: bool = False,
+) -> tuple[RunResult, str]:
+    """The run's result for one in-memory file, and its text after fixes (unchanged without)."""
+    rules = instantiate(rule_classes)
+    source = SourceFile(filename, text, decode_errors)
+    linted = lint_source(source, rules, context, selector)
+    result = RunResult(files=1, seconds=linted.seconds)
+    fixed_text = text
+    if fix_mode and not decode_errors and any(f.fix for f in linted.findings):
+        def relint(new_text: str) -> list:
+            return lint_source(SourceFile(filename, new_text), rules, context, selector).findings
+
+        fixed = fix_text(text, relint, unsafe_fixes)
+        fixed_text = fixed.text
+        result.fixed = fixed.applied
+        if fix_mode == "diff":
+            diff = unified_diff(filename, text, fixed_text)
+            if diff:
+                result.diffs.append(diff)
+        else:
+            source = SourceFile(filename, fixed_text)
+            linted = lint_source(source, rules, context, selector)
+    elif fix_mode and decode_errors:
+        result.notes.append((filename, "not fixed: the input is not valid UTF-8"))
+    result.statements = len(linted.statements)
+    result.files_with_asm = 1 if linted.statements or linted.skipped_statements else 0
+    result.findings = linted.findings
+    if linted.findings:
+        result.sources[filename] = source
+    return result, fixed_text

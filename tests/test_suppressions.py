@@ -1,0 +1,124 @@
+"""Suppressions that cannot fail silently: PTX901, ignore-file, trailing scope, --add-noqa."""
+
+from __future__ import annotations
+
+import json
+
+from ptxlint.cli import main
+from tests.conftest import lint_text
+
+CLOCK = 'asm("mov.u32 %0, %%clock;" : "=r"(t));'
+
+
+def _rules(text: str) -> list[tuple[str, int]]:
+    from ptxlint.model import SourceFile
+
+    source = SourceFile("t.cu", text)
+    return [(f.rule, source.line_col(f.span.start).line) for f in lint_text(text, "t.cu")]
+
+
+def test_unused_and_misspelled_suppressions_are_reported() -> None:
+    text = (
+        "__device__ unsigned f() {\n"
+        "  unsigned t;\n"
+        f"  {CLOCK}  // ptxlint: ignore[PTX101]\n"  # used
+        '  asm volatile("membar.gl;" ::: "memory");  // ptxlint: ignore[PTX102]\n'  # unused
+        f"  {CLOCK}  // ptxlint: ignore[missing-volatle]\n"  # misspelt
+        f"  {CLOCK}  // ptxlint: ignore[PTX1]\n"  # a prefix
+        "  return t;\n}\n"
+    )
+    got = _rules(text)
+    assert ("PTX901", 3) not in got
+    assert ("PTX901", 4) in got
+    assert ("PTX901", 5) in got and ("PTX101", 5) in got  # the misspelt one suppressed nothing
+    assert ("PTX901", 6) in got and ("PTX101", 6) in got
+    messages = [f.message for f in lint_text(text, "t.cu") if f.rule == "PTX901"]
+    assert any("did you mean 'missing-volatile'" in m for m in messages)
+    assert any("prefix" in m for m in messages)
+
+
+def test_trailing_comment_covers_its_own_statement_only() -> None:
+    text = (
+        "__device__ unsigned f() {\n"
+        "  unsigned t, u;\n"
+        '  asm volatile("membar.gl;" ::: "memory");  // ptxlint: ignore[PTX101]\n'
+        '  asm("mov.u32 %0, %%clock;" : "=r"(u));\n'
+        "  return t + u;\n}\n"
+    )
+    got = _rules(text)
+    assert ("PTX101", 4) in got  # not hidden by the comment ending the line above
+    assert ("PTX901", 3) in got  # and that comment is reported as unused
+
+
+def test_own_line_comment_covers_a_multi_line_statement() -> None:
+    text = (
+        "__device__ unsigned f(unsigned a) {\n"
+        "  unsigned t;\n"
+        "  // ptxlint: ignore[PTX101]\n"
+        "  // ptxlint: ignore[PTX008]\n"
+        '  asm("mov.u32 %0, %clock;"\n'
+        '      : "=r"(t));\n'
+        "  return t;\n}\n"
+    )
+    assert _rules(text) == []
+
+
+def test_ignore_file() -> None:
+    body = (
+        "__device__ unsigned f() {\n  unsigned t;\n"
+        f"  {CLOCK}\n  {CLOCK}\n  return t;\n}}\n"
+    )
+    assert [r for r, _ in _rules(body)] == ["PTX101", "PTX101"]
+    assert _rules("// ptxlint: ignore-file[PTX101]\n" + body) == []
+    assert _rules(body + "/* ptxlint: ignore-file */\n") == []
+    unused = _rules("// ptxlint: ignore-file[PTX102]\n" + body)
+    assert ("PTX901", 1) in unused
+
+
+def test_directive_in_a_string_is_text() -> None:
+    text = 'const char *s = "// ptxlint: ignore[PTX999]";\n'
+    assert _rules(text) == []
+
+
+def test_ptx901_fix_removes_only_what_is_dead(tmp_path, capsys) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(
+        "__device__ unsigned f() {\n  unsigned t;\n"
+        f"  {CLOCK}  // ptxlint: ignore[PTX101, PTX999]\n"
+        "  // ptxlint: ignore[PTX102]\n"
+        '  asm volatile("membar.gl;" ::: "memory");\n'
+        "  return t;\n}\n"
+    )
+    assert main(["check", str(path), "--fix", "--select", "PTX101,PTX102,PTX901"]) == 0
+    capsys.readouterr()
+    assert path.read_text() == (
+        "__device__ unsigned f() {\n  unsigned t;\n"
+        f"  {CLOCK}  // ptxlint: ignore[PTX101]\n"
+        '  asm volatile("membar.gl;" ::: "memory");\n'
+        "  return t;\n}\n"
+    )
+
+
+def test_deselected_rules_are_not_judged(tmp_path, capsys) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text('__device__ void f() { asm volatile("membar.gl;" ::: "memory"); }'
+                    "  // ptxlint: ignore[PTX102]\n")
+    assert main(["check", str(path), "--select", "PTX0,PTX901", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["findings"] == []
+
+
+def test_add_noqa_then_clean(tmp_path, capsys) -> None:
+    import shutil
+
+    from tests.conftest import FIXTURES
+
+    target = tmp_path / "tile_copy.cu"
+    shutil.copy(f"{FIXTURES}/example/tile_copy.cu", target)
+    assert main(["check", str(target), "--add-noqa"]) == 0
+    assert "Added 6 suppressions in 1 file" in capsys.readouterr().err
+    assert main(["check", str(target), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["findings"] == []
+    before = target.read_text()
+    assert main(["check", str(target), "--add-noqa"]) == 0  # idempotent
+    assert target.read_text() == before
+    assert "// ptxlint: ignore[PTX004, PTX102, PTX301]" in before
