@@ -69,13 +69,24 @@ def in_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
 
 
+def _expected(capsys: pytest.CaptureFixture[str]) -> list[dict]:
+    """The example's findings as --output-format json reports them (the reference)."""
+    _, out = _run(capsys, "fixtures/example", "--output-format", "json")
+    findings = json.loads(out)["findings"]
+    assert len(findings) >= 5
+    return findings
+
+
 def test_concise_one_line_per_finding(capsys, in_root) -> None:
+    expected = _expected(capsys)
     code, out = _run(capsys, "fixtures/example", "--output-format", "concise")
     assert code == 1
     lines = out.splitlines()
     findings = [line for line in lines if line.startswith("fixtures/example/tile_copy.cu:")]
-    assert len(findings) == 6
-    assert lines[len(findings)].startswith("Found 6 findings")
+    assert [line.split(": ", 2)[1].split()[0] for line in findings] == [
+        f["rule"] for f in expected
+    ]
+    assert lines[len(findings)].startswith(f"Found {len(expected)} findings")
     _, quiet = _run(capsys, "fixtures/example", "--output-format", "concise", "--quiet")
     assert quiet.splitlines() == findings
 
@@ -88,6 +99,7 @@ def test_json_lines_matches_json(capsys, in_root) -> None:
 
 def test_junit_report(capsys, in_root) -> None:
     junitparser = pytest.importorskip("junitparser")
+    expected = _expected(capsys)
     code, out = _run(capsys, "fixtures/example", "--output-format", "junit")
     assert code == 1
     root = ET.fromstring(out)
@@ -99,7 +111,7 @@ def test_junit_report(capsys, in_root) -> None:
             assert [c.tag for c in case] in (["failure"], ["error"])
     xml = junitparser.JUnitXml.fromstring(out)
     cases = [case for suite in xml for case in suite]
-    assert len(cases) == 6
+    assert len(cases) == len(expected)
     assert all(not case.is_passed for case in cases)
     assert {r.type for case in cases for r in case.result} >= {"PTX001", "PTX101"}
 
@@ -146,13 +158,16 @@ def rdjson_schema(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 def test_rdjson_validates_against_reviewdog_schema(capsys, in_root, rdjson_schema) -> None:
+    expected = _expected(capsys)
     code, out = _run(capsys, "fixtures/example", "--output-format", "rdjson")
     assert code == 1
     document = json.loads(out)
     jsonschema.validate(document, rdjson_schema)
-    assert len(document["diagnostics"]) == 6
+    assert len(document["diagnostics"]) == len(expected)
     fixable = [d for d in document["diagnostics"] if "suggestions" in d]
-    assert len(fixable) == 5
+    assert len(fixable) == sum(
+        1 for f in expected if f["fix"] and f["fix"]["applicability"] == "safe"
+    )
 
 
 def test_rdjson_columns_count_utf8_bytes(capsys, tmp_path) -> None:
