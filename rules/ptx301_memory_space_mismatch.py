@@ -8,6 +8,7 @@ from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, PtxOperand,
 from ptxlint.ptx.address_values import is_generic_pointer, is_shared_offset
 from ptxlint.ptx.spaces import SHARED_SPACES, AddressUse, address_uses
 from ptxlint.rule import Rule, RuleContext
+from ptxlint.value_flow import Value, operand_value
 
 # Instructions that copy an address into a register and keep its state space.
 _COPYING = frozenset({"mov", "add", "sub"})
@@ -69,6 +70,13 @@ def _converted_in_template(statement: AsmStatement) -> set[int]:
     return converted
 
 
+def _may_truncate(operand: Operand) -> bool:
+    """Worth asking the value flow: an integer or unknown-typed operand (a local, a helper's
+    result, a cast) that may hold a shared-window address or a truncated pointer."""
+    ctype = operand.ctype
+    return ctype is None or ctype.kind in ("integer", "pointer")
+
+
 def _address_operand(use: AddressUse, origins: dict[int, int]) -> tuple[int, PtxOperand] | None:
     """The asm operand index that supplies the base of ``use``'s address, and where it is named."""
     words = list(_words(use.operand))
@@ -100,8 +108,18 @@ state space expects:
 * a shared-window offset (`__cvta_generic_to_shared(p)`, CUTLASS's `cast_smem_ptr_to_uint(p)`
   and similar helpers) used by a `.global` access or a generic one (no state space).
 
-Not flagged: `__cvta_generic_to_shared(p)` with a shared access; a template that converts the
-operand itself with `cvta.to.shared`; `ld.global` or plain `ld`/`st` on a C++ pointer (a generic
+* a generic pointer truncated to 32 bits (`(uint32_t)(uintptr_t)p`, directly or through a
+  helper or a local) used by a shared access: a warning, like a generic pointer.
+
+Values are followed through the file's own functions, one call level deep
+(`ptxlint/value_flow.py`): a local's assignments, a helper's `return` statements, and what every
+call site passes for a parameter. A helper that returns `cvta.to.shared`'s result (even typed
+as a pointer) or `static_cast<uint32_t>(__cvta_generic_to_shared(p))` yields a shared-window
+address; so does a `uint32_t addr` parameter that every caller binds to one.
+
+Not flagged: `__cvta_generic_to_shared(p)` with a shared access; a value that already is a
+shared-window address, however it got there; a template that converts the operand itself with
+`cvta.to.shared`; `ld.global` or plain `ld`/`st` on a C++ pointer (a generic
 address is a valid global address on current GPUs); operands whose type and helper are unknown.
 
 ## Why is this bad?
@@ -136,10 +154,13 @@ asm volatile("ld.shared.f32 %0, [%1];"
 
 ## Fix safety
 For a C++ pointer in a shared access, the fix replaces the operand by
-`"r"(static_cast<unsigned>(__cvta_generic_to_shared(p)))`. It is safe when the template uses
-the operand only as the address of shared accesses; otherwise (the operand also feeds `.u64`
-arithmetic, a `mov` into a 64-bit register, or a generic access) it is unsafe, because the
-template would then see a 32-bit value.
+`"r"(static_cast<unsigned>(__cvta_generic_to_shared(p)))`. It is safe when the value is proven
+to be a generic address (`&x`, a `__shared__` array, a local every assignment gives one) and
+the template uses the operand only as the address of shared accesses. A pointer of unknown
+origin (a parameter no call site in the file explains) may already hold a shared-window
+address, and converting it twice breaks working code: then the fix is unsafe. It is also unsafe
+when the operand also feeds `.u64` arithmetic, a `mov` into a 64-bit register, or a generic
+access, because the template would then see a 32-bit value.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
@@ -151,6 +172,14 @@ template would then see a 32-bit value.
         uses = [u for i in statement.ptx.instructions for u in address_uses(i)]
         shared_refs: dict[int, list[PtxOperand]] = {}
         problems: list[tuple[AddressUse, Operand, PtxOperand, str]] = []
+        values: dict[tuple[int, bool], Value | None] = {}
+
+        def value(operand: Operand, through_parameters: bool) -> Value | None:
+            key = (operand.index, through_parameters)
+            if key not in values:
+                values[key] = operand_value(statement, operand, through_parameters)
+            return values[key]
+
         for use in uses:
             found = _address_operand(use, origins)
             if found is None:
@@ -162,9 +191,21 @@ template would then see a 32-bit value.
             if use.space in SHARED_SPACES:
                 if where.kind == "ref":
                     shared_refs.setdefault(index, []).append(where)
-                if is_generic_pointer(operand):
-                    problems.append((use, operand, where, "generic"))
-            elif use.space in ("global", "generic") and is_shared_offset(operand):
+                if is_shared_offset(operand):
+                    continue
+                if is_generic_pointer(operand) or _may_truncate(operand):
+                    # Already a shared-window value (a helper's cvta.to.shared result typed as
+                    # a pointer, a parameter every caller converts): never flag it, never
+                    # convert it twice.
+                    held = value(operand, True)
+                    if held is Value.TRUNCATED:
+                        problems.append((use, operand, where, "truncated"))
+                    elif held is not Value.SHARED and is_generic_pointer(operand):
+                        problems.append((use, operand, where, "generic"))
+            elif use.space in ("global", "generic") and (
+                is_shared_offset(operand)
+                or (_may_truncate(operand) and value(operand, True) is Value.SHARED)
+            ):
                 problems.append((use, operand, where, "offset"))
         for use, operand, where, kind in problems:
             mnemonic = use.instruction.mnemonic
@@ -179,8 +220,21 @@ template would then see a 32-bit value.
                     f"'{mnemonic}' expects a .{use.space} address; convert it with "
                     "__cvta_generic_to_shared"
                 )
-                fix = self._convert_fix(statement, operand, shared_refs.get(operand.index, []))
+                fix = self._convert_fix(
+                    statement,
+                    operand,
+                    shared_refs.get(operand.index, []),
+                    proven=value(operand, True) is Value.GENERIC,
+                )
                 # Undefined per the ISA but works on today's GPUs (see docs): a warning.
+                severity = Severity.WARNING
+            elif kind == "truncated":
+                message = (
+                    f"{named} is a generic address truncated to 32 bits ('{expression}'), not a "
+                    f"shared-window address, but '{mnemonic}' expects a .{use.space} address; "
+                    "convert the pointer with __cvta_generic_to_shared"
+                )
+                fix = None
                 severity = Severity.WARNING
             else:
                 space = "a generic" if use.space == "generic" else "a .global"
@@ -200,7 +254,11 @@ template would then see a 32-bit value.
             )
 
     def _convert_fix(
-        self, statement: AsmStatement, operand: Operand, shared_refs: list[PtxOperand]
+        self,
+        statement: AsmStatement,
+        operand: Operand,
+        shared_refs: list[PtxOperand],
+        proven: bool,
     ) -> Fix | None:
         constraint = operand.constraint
         source = statement.source.text
@@ -213,11 +271,14 @@ template would then see a 32-bit value.
             or "," in operand.expression
         ):
             return None
-        # Safe only when every reference to the operand is the base of a shared address.
+        # Safe only when its premise is proven: the value is a generic address (`&x`, an array,
+        # a pointer every assignment and caller gives one; a pointer of unknown origin may
+        # already be a shared-window value, and converting it again breaks working code), and
+        # every reference to the operand is the base of a shared address.
         references = {
             t.start for t in statement.ptx.percents if t.kind == "ref" and t.index == operand.index
         }
-        safe = references == {r.start for r in shared_refs}
+        safe = proven and references == {r.start for r in shared_refs}
         expression = operand.expression.strip()
         edits = (
             Edit(constraint.span, '"r"'),

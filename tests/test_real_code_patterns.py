@@ -138,3 +138,54 @@ def test_text_output_counts_info_findings_unless_asked(tmp_path: Path) -> None:
     assert failing.stdout.count("PTX102 [info]") == 6 and failing.returncode == 1
     as_json = _cli("check", "--format", "json", "k.cu", cwd=tmp_path)
     assert sum(f["severity"] == "info" for f in json.loads(as_json.stdout)["findings"]) == 6
+
+
+# --------------------------------------------------------------------------- item 2: helpers
+
+
+def test_convert_fix_is_safe_only_when_the_pointer_is_proven_generic() -> None:
+    text = """
+__device__ float f(const float *p, int i) {
+  __shared__ float tile[64];
+  float v, *local = &tile[i];
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "l"(&tile[i]));
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "l"(local));
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  return v;
+}
+"""
+    findings = [f for f in lint_text(text, select=("PTX301",)) if f.rule == "PTX301"]
+    assert [(f.fix is not None and f.fix.safe) for f in findings] == [True, True, False]
+
+
+def test_a_pointer_every_caller_converts_is_not_converted_again() -> None:
+    text = (FOLDER / "helpers_clean.cu").read_text(encoding="utf-8")
+    # Before issue 18 the parameter `window` drew a finding with a *safe* fix that wrapped it in
+    # __cvta_generic_to_shared a second time.
+    assert [f for f in lint_text(text, select=("PTX301",)) if f.rule == "PTX301"] == []
+    # A call site that passes a plain pointer makes the parameter unknown again: flagged, and
+    # the fix is not safe.
+    mixed = text.replace("load_window(w)", "load_window(&tile[4])")
+    [finding] = [f for f in lint_text(mixed, select=("PTX301",)) if f.rule == "PTX301"]
+    assert "'window'" in finding.message and finding.fix is not None and not finding.fix.safe
+
+
+def test_value_facts_are_computed_once_per_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ptxlint import value_flow
+
+    built = []
+    original = value_flow._FileFacts.__init__
+
+    def counting(self: object, source: SourceFile) -> None:
+        built.append(source.path)
+        original(self, source)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(value_flow._FileFacts, "__init__", counting)
+    body = "".join(
+        f'  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(raw{i}));\n' for i in range(40)
+    )
+    decls = "".join(f"  unsigned raw{i} = (unsigned)(unsigned long)&tile[{i}];\n" for i in range(40))
+    text = f"__global__ void k(float *o) {{\n  __shared__ float tile[64];\n  float v;\n{decls}{body}}}\n"
+    findings = [f for f in lint_text(text, select=("PTX301",)) if f.rule == "PTX301"]
+    assert len(findings) == 40 and all("truncated" in f.message for f in findings)
+    assert built == ["test.cu"]
