@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.instructions import Requirement, requirement
-from ptxlint.ptx.targets import Target, compiled_for, lowest_target, statement_guards
+from ptxlint.ptx.targets import (
+    Target,
+    admitted_targets,
+    available,
+    compiled_for,
+    lowest_target,
+    no_toolkit_compiles,
+    statement_guards,
+)
 from ptxlint.rule import Rule, RuleContext
 
 
@@ -26,8 +34,18 @@ target notes: `cp.async` sm_80, `ldmatrix` sm_75, `redux.sync` sm_80, `elect.syn
 `mbarrier.try_wait` and clusters (`.shared::cluster`) sm_90, `wgmma` and `setmaxnreg` sm_90a,
 `tcgen05` sm_100a.
 
-Features that need an architecture-specific target (`sm_90a`) are checked against `--arch`
-only: `-arch=sm_90a` and `-arch=sm_90` both define `__CUDA_ARCH__ == 900`.
+Without `--arch`, the guards are read as a *set* of targets: every `sm_XX`, `sm_XXa` (sm_90 and
+newer) and `sm_XXf` (sm_100 and newer) for which they hold. When that set contains a target
+the instruction does not have, the rule reports it (a warning, naming the lowest such target):
+the `#else` of `#if __CUDA_ARCH__ >= 900` is also compiled for sm_75, where `redux.sync`
+(sm_80) does not exist; `#if __CUDA_ARCH__ >= 900` also admits a plain `-arch=sm_90` build and
+sm_100/sm_120, where `wgmma` and `setmaxnreg` do not exist (they need
+`defined(__CUDA_ARCH_FEAT_SM90_ALL)`, or `__CUDA_ARCH_SPECIFIC__`/
+`__CUDA_ARCH_FAMILY_SPECIFIC__` for the newer targets' features). It is an error when the
+guard's own lower bound is too low (`#if __CUDA_ARCH__ >= 750` around `cp.async`). Guards
+that choose no target (none, or `#ifdef __CUDA_ARCH__`) leave the target unknown: silent.
+Branches that no supported toolkit compiles (CUDA 11.0 and newer: `#if __CUDACC_VER_MAJOR__ < 9`,
+`#if CUDA_VERSION < 9000`) are not checked.
 
 ## Why is this bad?
 ptxas refuses the instruction for the older target ("Feature ... requires .target sm_NN or
@@ -50,33 +68,105 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        guards = statement_guards(statement)
+        if no_toolkit_compiles(guards):
+            return  # a branch for toolkits older than any supported one
         if context.arch is not None:
-            guards = statement_guards(statement)
-            target = Target(context.arch, context.arch_suffix)
-            if not compiled_for(guards, target, unknown_holds=False):
-                return
-            from_arch = True
-        else:
-            lowest = lowest_target(statement_guards(statement, local_only=True))
-            if lowest is None:
-                return
-            target = lowest
-            from_arch = False
+            yield from self._check_arch(statement, context, guards)
+            return
+        local = statement_guards(statement, local_only=True)
+        admitted = admitted_targets(guards, local)
+        if not admitted:
+            return  # the guards do not choose targets (or exclude them all): target unknown
+        lowest = lowest_target(local)
         for instruction in statement.ptx.instructions:
             if instruction.opaque:
                 continue
             need = requirement(instruction.opcode, instruction.modifiers)
-            problem = _shortfall(need, target, from_arch)
-            if problem is None:
+            if need.sm == 0 and not need.suffix and not need.only:
                 continue
+            if lowest is not None and need.sm > lowest.sm:
+                # The guard's own lower bound is too low: every build for it fails.
+                problem = _shortfall(need, lowest, False)
+                yield self._found(
+                    statement, instruction, f"{problem} ({need.feature})", lowest, "its #if guards"
+                )
+                continue
+            lacking = [t for t in admitted if not available(need, t)]
+            if not lacking:
+                continue  # the guard is exact, or stricter than needed
+            first = lacking[0]
+            more = (
+                f", and {len(lacking) - 1} more target{'s' if len(lacking) > 2 else ''} without "
+                f"it up to {lacking[-1]}"
+                if len(lacking) > 1
+                else ""
+            )
             span = self.template_span(statement, instruction.opcode_start, instruction.opcode_end)
-            source = "--arch" if from_arch else "its #if guards"
             yield self.finding(
                 statement,
                 span,
-                f"'{instruction.mnemonic}' needs {problem} ({need.feature}), but the statement "
-                f"is compiled for {target} ({source})",
+                f"'{instruction.mnemonic}' needs {_needed(need)} ({need.feature}), but its #if "
+                f"guards also admit {first}{_suffix_note(first, need)}{more}: guard it with "
+                f"{_exact_guard(need)}",
+                severity=Severity.WARNING,
             )
+
+    def _check_arch(
+        self, statement: AsmStatement, context: RuleContext, guards: tuple[str, ...]
+    ) -> Iterator[Finding]:
+        assert context.arch is not None
+        target = Target(context.arch, context.arch_suffix)
+        if not compiled_for(guards, target, unknown_holds=False):
+            return
+        for instruction in statement.ptx.instructions:
+            if instruction.opaque:
+                continue
+            need = requirement(instruction.opcode, instruction.modifiers)
+            problem = _shortfall(need, target, True)
+            if problem is not None:
+                yield self._found(
+                    statement, instruction, f"{problem} ({need.feature})", target, "--arch"
+                )
+
+    def _found(
+        self,
+        statement: AsmStatement,
+        instruction: PtxInstruction,
+        need: str,
+        target: Target,
+        source: str,
+    ) -> Finding:
+        span = self.template_span(statement, instruction.opcode_start, instruction.opcode_end)
+        return self.finding(
+            statement,
+            span,
+            f"'{instruction.mnemonic}' needs {need}, but the statement is compiled for {target} "
+            f"({source})",
+        )
+
+
+def _needed(need: Requirement) -> str:
+    if need.only:
+        return " or ".join(f"sm_{sm}{need.suffix}" for sm in need.only)
+    return f"sm_{need.sm}{need.suffix}" + (" or newer" if not need.suffix else "")
+
+
+def _suffix_note(target: Target, need: Requirement) -> str:
+    if need.suffix == "a" and target.sm >= need.sm and not target.suffix:
+        return f" (a build for {target}, not {target}{need.suffix})"
+    return ""
+
+
+def _exact_guard(need: Requirement) -> str:
+    if need.suffix == "a" and need.only:
+        return " || ".join(f"defined(__CUDA_ARCH_FEAT_SM{sm}_ALL)" for sm in need.only)
+    if need.suffix == "a":
+        return (
+            f"defined(__CUDA_ARCH_FEAT_SM{need.sm}_ALL) or __CUDA_ARCH_SPECIFIC__ / "
+            "__CUDA_ARCH_FAMILY_SPECIFIC__"
+        )
+    return f"__CUDA_ARCH__ >= {need.sm * 10}"
 
 
 def _shortfall(need: Requirement, target: Target, check_suffix: bool) -> str | None:

@@ -6,7 +6,13 @@ from collections.abc import Iterator
 
 from ptxlint.model import AsmStatement, Finding, Fix, PtxInstruction, Severity
 from ptxlint.ptx.instructions import Deprecation, deprecation
-from ptxlint.ptx.targets import ARCHES, Target, compiled_for, statement_guards
+from ptxlint.ptx.targets import (
+    ARCHES,
+    Target,
+    compiled_for,
+    no_toolkit_compiles,
+    statement_guards,
+)
 from ptxlint.rule import Rule, RuleContext
 
 _FULL_MASK = "0xffffffff"
@@ -24,7 +30,8 @@ Flags instruction forms the PTX ISA marks deprecated: `shfl` and `vote` without 
 (deprecated in PTX ISA 6.0, removed for sm_70 and newer from PTX ISA 6.4). It is an error when
 the statement is compiled for sm_70 or newer (`--arch`, or `#if __CUDA_ARCH__ >= 700`-style
 guards) and a warning otherwise; statements only compiled below sm_70 (under
-`#if __CUDA_ARCH__ < 700`) are left alone.
+`#if __CUDA_ARCH__ < 700`) are left alone, and so are branches that no supported toolkit
+(CUDA 11.0 and newer) compiles (`#if __CUDACC_VER_MAJOR__ < 9`, `#if CUDA_VERSION < 9000`).
 
 ## Why is this bad?
 ptxas 13.0: "Instruction 'shfl' without '.sync' is not supported on .target sm_70 and higher
@@ -94,6 +101,8 @@ site is the closest to the old meaning).
 def _severity(old: Deprecation, guards: tuple[str, ...], context: RuleContext) -> Severity | None:
     """Error where the form is removed, warning elsewhere, None when never compiled where it
     matters."""
+    if no_toolkit_compiles(guards):
+        return None  # a branch for toolkits older than any supported one (CUDA < 11)
     if context.arch is not None:
         if not compiled_for(
             guards, Target(context.arch, context.arch_suffix), unknown_holds=False

@@ -96,3 +96,105 @@ def test_ptx402_severity_follows_target() -> None:
     assert error.fix is not None and not error.fix.safe
     old_only = _kernel(f"#if __CUDA_ARCH__ < 700\n{shfl}\n#endif")
     assert lint_text(old_only, select=("PTX402",)) == []
+
+
+# --------------------------------------------------------------------------- issue 18, item 3
+
+
+def test_guards_become_target_sets() -> None:
+    from ptxlint.ptx.targets import TARGETS, admitted_targets
+
+    def admitted(*guards: str) -> set[str] | None:
+        found = admitted_targets(guards, guards)
+        return None if found is None else {str(t) for t in found}
+
+    below = admitted("!(__CUDA_ARCH__ >= 900)")
+    assert below is not None and {"sm_75", "sm_89"} <= below and "sm_90" not in below
+    hopper_up = admitted("__CUDA_ARCH__ >= 900")
+    assert hopper_up is not None and {"sm_90", "sm_90a", "sm_100", "sm_100f", "sm_120a"} <= hopper_up
+    assert admitted("defined(__CUDA_ARCH_FEAT_SM90_ALL)") == {"sm_90a"}
+    assert admitted("__CUDA_ARCH_SPECIFIC__ == 1000") == {"sm_100a"}
+    assert admitted("defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && __CUDA_ARCH__ == 1000") == {
+        "sm_100a",
+        "sm_100f",
+    }
+    assert admitted("defined(__CUDA_ARCH__)") is None  # chooses nothing: target unknown
+    assert admitted("defined(USE_FAST_PATH)") is None
+    # A file-wide guard narrows the set its local #else leaves open.
+    narrowed = admitted_targets(("__CUDA_ARCH__ >= 800", "!(__CUDA_ARCH__ >= 900)"),
+                                ("!(__CUDA_ARCH__ >= 900)",))
+    assert narrowed is not None and min(t.sm for t in narrowed) == 80
+    assert len(TARGETS) == len(set(TARGETS))
+
+
+def test_branches_no_supported_toolkit_compiles() -> None:
+    from ptxlint.ptx.targets import no_toolkit_compiles
+
+    assert no_toolkit_compiles(("__CUDACC_VER_MAJOR__ < 9",))
+    assert no_toolkit_compiles(("CUDA_VERSION < 9000",))
+    assert no_toolkit_compiles(("!(CUDART_VERSION >= 10000)",))
+    assert not no_toolkit_compiles(("CUDA_VERSION >= 9000",))
+    assert not no_toolkit_compiles(("__CUDACC_VER_MAJOR__ < 12",))  # CUDA 11.x compiles it
+    assert not no_toolkit_compiles(("__CUDA_ARCH__ >= 800",))
+    assert not no_toolkit_compiles(("CUDA_VERSION < 9000 || defined(FORCE)",))
+
+
+def _messages(body: str, **context: object) -> list[tuple[str, str]]:
+    ctx = RuleContext(**context)  # type: ignore[arg-type]
+    return [
+        (f.severity.value, f.message)
+        for f in lint_text(_kernel(body), select=("PTX401", "PTX402"), context=ctx)
+    ]
+
+
+def test_else_of_a_hopper_guard_names_the_lowest_target_without_the_instruction() -> None:
+    body = (
+        "unsigned r;\n#if __CUDA_ARCH__ >= 900\n"
+        'asm volatile("{ .reg .pred p; elect.sync _|p, 0xffffffff; }");\n#else\n'
+        'asm volatile("redux.sync.add.u32 %0, %1, 0xffffffff;" : "=r"(r) : "r"(s));\n#endif'
+    )
+    [(severity, message)] = _messages(body)
+    assert severity == "warning"
+    assert "also admit sm_30" in message and "up to sm_75" in message
+    # The same branch inside a file whose own guard starts at sm_80 is exact.
+    wide = "\n" * 400
+    text = f"#if __CUDA_ARCH__ >= 800\n{_kernel(body)}{wide}#endif\n"
+    assert lint_text(text, select=("PTX401",)) == []
+
+
+def test_hopper_guard_admits_targets_without_wgmma() -> None:
+    body = '#if __CUDA_ARCH__ >= 900\nasm volatile("wgmma.fence.sync.aligned;" ::: "memory");\n#endif'
+    [(severity, message)] = _messages(body)
+    assert severity == "warning" and "also admit sm_90 (a build for sm_90, not sm_90a)" in message
+    assert "__CUDA_ARCH_FEAT_SM90_ALL" in message
+    exact = body.replace("__CUDA_ARCH__ >= 900", "defined(__CUDA_ARCH_FEAT_SM90_ALL)")
+    assert _messages(exact) == []
+    # With --arch the target is given; the guard only decides whether the statement is built.
+    assert _messages(body, arch=90, arch_suffix="a") == []
+    assert [s for s, _ in _messages(body, arch=100)] == ["error"]
+
+
+def test_exact_guards_stay_silent() -> None:
+    for guard, statement in (
+        ("__CUDA_ARCH__ >= 800", CP_ASYNC),
+        ("defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750",
+         'asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(s) : "r"(s));'),
+        ("__CUDA_ARCH__ >= 900",
+         'asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0; }"'
+         ' :: "r"(s));'),
+    ):
+        assert _messages(f"#if {guard}\n{statement}\n#endif") == [], guard
+
+
+def test_old_toolkit_branch_is_not_linted_for_targets() -> None:
+    body = (
+        "unsigned r;\n#if __CUDACC_VER_MAJOR__ < 9 && __CUDA_ARCH__ >= 300\n"
+        'asm volatile("shfl.down.b32 %0, %1, 1, 0x1f;" : "=r"(r) : "r"(s));\n'
+        'asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r) : "r"(s));\n'
+        "#endif"
+    )
+    assert _messages(body) == []
+    assert _messages(body, arch=80) == []
+    live = body.replace("__CUDACC_VER_MAJOR__ < 9 && __CUDA_ARCH__ >= 300",
+                        "__CUDACC_VER_MAJOR__ >= 9 && __CUDA_ARCH__ >= 700")
+    assert {m.split("'")[1].split(".")[0] for _, m in _messages(live)} == {"shfl", "ldmatrix"}

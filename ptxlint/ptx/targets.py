@@ -17,8 +17,19 @@ from dataclasses import dataclass
 
 from ptxlint.model import AsmStatement
 from ptxlint.preproc import DEFAULT_TARGET, evaluate
+from ptxlint.ptx.instructions import Requirement
 
-__all__ = ["ARCHES", "Target", "compiled_for", "lowest_target", "statement_guards"]
+__all__ = [
+    "ARCHES",
+    "TARGETS",
+    "Target",
+    "admitted_targets",
+    "available",
+    "compiled_for",
+    "lowest_target",
+    "no_toolkit_compiles",
+    "statement_guards",
+]
 
 
 def statement_guards(statement: AsmStatement, local_only: bool = False) -> tuple[str, ...]:
@@ -70,6 +81,78 @@ class Target:
         return f"sm_{self.sm}{self.suffix}"
 
 
+# Every target nvcc can be asked for: sm_XX, the architecture-specific sm_XXa (sm_90 and newer)
+# and the family-specific sm_XXf (sm_100 and newer). `#if __CUDA_ARCH__ >= 900` admits them all
+# from sm_90 on, and `-arch=sm_90` defines `__CUDA_ARCH__ == 900` without sm_90a's features.
+TARGETS: tuple[Target, ...] = tuple(
+    Target(sm, suffix)
+    for sm in ARCHES
+    for suffix in ("", "a", "f")
+    if not (suffix == "a" and sm < 90) and not (suffix == "f" and sm < 100)
+)
+
+
+def available(need: Requirement, target: Target) -> bool:
+    """Whether ``target`` has the instruction that ``need`` describes."""
+    if need.sm > target.sm:
+        return False
+    if need.only and target.sm not in need.only:
+        return False
+    return not (need.suffix == "a" and target.suffix not in ("a", "f"))
+
+
+@functools.lru_cache(maxsize=4096)
+def admitted_targets(
+    guards: tuple[str, ...], local: tuple[str, ...]
+) -> tuple[Target, ...] | None:
+    """The targets a statement under ``guards`` may be compiled for, when its ``local`` guards
+    (``Context.local_guards``) choose among targets; ``None`` when they do not (no guard names the
+    architecture, or every target passes, as under `#ifdef __CUDA_ARCH__`): then the target is
+    unknown. The set itself comes from every guard, file-wide ones included, which only ever
+    narrow it (`#if __CUDA_ARCH__ >= 800` around a header keeps its `#else` of a `>= 900` check
+    above sm_80)."""
+    if not any(_ARCH_MACRO.search(g) for g in local):
+        return None
+    chosen = tuple(t for t in TARGETS if compiled_for(local, t))
+    if len(chosen) == len(TARGETS):
+        return None
+    return tuple(t for t in chosen if compiled_for(guards, t))
+
+
+# CUDA toolkits ptxlint considers: 11.0 and newer (older ones predate sm_80 and are long out of
+# support). A branch that none of them compiles (`#if __CUDACC_VER_MAJOR__ < 9`,
+# `#if CUDA_VERSION < 9000`) is history, not a target to lint for.
+_TOOLKITS = tuple((major, minor) for major in (11, 12, 13) for minor in range(10))
+_TOOLKIT_MACRO = re.compile(
+    r"__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|CUDA_VERSION|CUDART_VERSION"
+)
+
+
+def _toolkit_defines(major: int, minor: int) -> Mapping[str, int | None]:
+    defines: dict[str, int | None] = dict(DEFAULT_TARGET)
+    defines["__CUDACC_VER_MAJOR__"] = major
+    defines["__CUDACC_VER_MINOR__"] = minor
+    defines["CUDA_VERSION"] = defines["CUDART_VERSION"] = major * 1000 + minor * 10
+    return defines
+
+
+_TOOLKIT_DEFINES = tuple(_toolkit_defines(*version) for version in _TOOLKITS)
+_TOOLKIT_SAMPLE = tuple(
+    _toolkit_defines(major, minor) for major in (11, 12, 13) for minor in (0, 9)
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def no_toolkit_compiles(guards: tuple[str, ...]) -> bool:
+    """Whether every supported CUDA toolkit leaves the branch out (a guard is false for each)."""
+    about_toolkit = tuple(g for g in guards if _TOOLKIT_MACRO.search(g))
+    if not about_toolkit:
+        return False
+    return all(
+        any(_evaluate(g, defines) is False for g in about_toolkit) for defines in _TOOLKIT_DEFINES
+    )
+
+
 def _defines(target: Target) -> Mapping[str, int | None]:
     defines: dict[str, int | None] = dict(DEFAULT_TARGET)
     defines["__CUDA_ARCH__"] = target.sm * 10
@@ -103,6 +186,18 @@ def compiled_for(guards: tuple[str, ...], target: Target, unknown_holds: bool = 
     defines = _DEFINES.get(target)
     if defines is None:
         defines = _DEFINES[target] = _defines(target)
+    if _held(guards, defines, unknown_holds):
+        return True
+    # `__CUDACC_VER_MAJOR__ >= 12 && __CUDA_ARCH__ >= 900`: compiled for the target when some
+    # supported toolkit compiles it (the newest and the oldest of each major release decide).
+    if not any(_TOOLKIT_MACRO.search(g) for g in guards):
+        return False
+    return any(
+        _held(guards, {**defines, **toolkit}, unknown_holds) for toolkit in _TOOLKIT_SAMPLE
+    )
+
+
+def _held(guards: tuple[str, ...], defines: Mapping[str, int | None], unknown_holds: bool) -> bool:
     for guard in guards:
         value = _evaluate(guard, defines)
         if value is True:
