@@ -470,7 +470,12 @@ def operand_value(
     """The kind of address ``operand`` holds, from the functions of its file; ``None`` when
     unknown. ``through_parameters=False`` leaves out what call sites pass for parameters (a
     header's helper may have callers elsewhere)."""
-    if statement.context.macro is not None or not operand.expression.strip():
+    if (
+        statement.context.macro is not None
+        or statement.syntax != "gnu"
+        or statement.context.embedded_in  # C++ inside a Python string: no C++ tree of the file
+        or not operand.expression.strip()
+    ):
         return None
     facts = _facts(statement.source)
     node = _expression_node(facts, operand)
