@@ -98,6 +98,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--fix", action="store_true", help="apply safe fixes in place")
     check.add_argument(
+        "--fix-only",
+        action="store_true",
+        help="apply safe fixes and report only how many were applied, not the findings left",
+    )
+    check.add_argument(
+        "--show-fixes",
+        action="store_true",
+        help="with --fix, --fix-only or --diff: list the fixed findings per file and rule",
+    )
+    check.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="exit 1 when --fix or --fix-only changed a file, even if nothing is left",
+    )
+    check.add_argument(
+        "--fixable",
+        action="append",
+        metavar="RULES",
+        help="only these rules' fixes may be applied (default: ALL; ids, names, prefixes)",
+    )
+    check.add_argument(
+        "--extend-fixable", action="append", metavar="RULES",
+        help="add to the fixable rules",
+    )
+    check.add_argument(
+        "--unfixable", action="append", metavar="RULES",
+        help="never apply these rules' fixes (they are reported without a fix)",
+    )
+    check.add_argument(
         "--add-noqa",
         action="store_true",
         help="add a // ptxlint: ignore[ID] for every current finding (adopting ptxlint on "
@@ -292,6 +321,9 @@ def _settings(args: argparse.Namespace) -> FileSettings:
             exclude=tuple(args.exclude or ()),
             respect_gitignore=False if args.no_gitignore else None,
             fail_on=getattr(args, "fail_on", None),
+            fixable=_comma_list(getattr(args, "fixable", None)) or None,
+            unfixable=_comma_list(getattr(args, "unfixable", None)),
+            extend_fixable=_comma_list(getattr(args, "extend_fixable", None)),
         ),
         key_values=key_values,
         explicit=explicit,
@@ -332,7 +364,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     progress = (
         sys.stderr if sys.stderr.isatty() and not args.no_progress and not args.quiet else None
     )
-    fix_mode = "diff" if args.diff else "fix" if args.fix else None
+    fix_mode = "diff" if args.diff else "fix" if args.fix or args.fix_only else None
     if args.add_noqa and fix_mode:
         raise UsageError("--add-noqa cannot be combined with --fix or --diff")
     stdin_fixed: str | None = None
@@ -360,7 +392,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         report = "".join(result.diffs)
         if not args.quiet:
             n = result.fixed
-            print(f"Would apply {n} fix{'es' if n != 1 else ''}.", file=sys.stderr)
+            print(f"Would fix {n} finding{'s' if n != 1 else ''}.", file=sys.stderr)
+    elif args.fix_only:
+        report = ""  # the findings left are not the point of --fix-only
     elif args.format == "json":
         report = json_format.render(result)
     elif args.format == "sarif":
@@ -405,11 +439,19 @@ def cmd_check(args: argparse.Namespace) -> int:
             for path, message in result.file_notes:
                 where = f"{path}: " if path else ""
                 print(f"ptxlint: note: {where}{message}", file=sys.stderr)
-    if fix_mode == "fix" and not args.quiet and result.fixed:
+    if fix_mode == "fix" and not args.quiet and (result.fixed or args.fix_only):
         print(f"Fixed {result.fixed} finding{'s' if result.fixed != 1 else ''}.", file=sys.stderr)
+    if args.show_fixes and fix_mode:
+        sys.stderr.write(text_format.fixes_listing(result, would=fix_mode == "diff"))
     if fix_mode == "diff":
         return EXIT_ERROR if result.errors else (EXIT_FINDINGS if result.diffs else EXIT_OK)
-    return exit_code(result, config.fail_on)
+    if args.fix_only:
+        code = EXIT_ERROR if result.errors or result.internal_errors else EXIT_OK
+    else:
+        code = exit_code(result, config.fail_on)
+    if code == EXIT_OK and args.exit_non_zero_on_fix and result.fixed:
+        return EXIT_FINDINGS
+    return code
 
 
 def _show(args: argparse.Namespace) -> int | None:

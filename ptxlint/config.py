@@ -79,6 +79,9 @@ class Config:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     fail_on: str = "warning"
     force_exclude: bool = False  # apply exclude to files named on the command line too
+    fixable: tuple[str, ...] = ("ALL",)  # whose fixes --fix may apply (selectors)
+    unfixable: tuple[str, ...] = ()
+    extend_fixable: tuple[str, ...] = ()
     source: str | None = None  # the file this came from
 
     @property
@@ -231,6 +234,9 @@ _KEYS: dict[str, tuple[str, Callable[[object], object]]] = {
     "max-file-size": ("max_file_size", _size),
     "fail-on": ("fail_on", _fail_on),
     "force-exclude": ("force_exclude", _boolean),
+    "fixable": ("fixable", _selectors),
+    "unfixable": ("unfixable", _selectors),
+    "extend-fixable": ("extend_fixable", _selectors),
 }
 VALID_KEYS = tuple(sorted(_KEYS))
 
@@ -351,6 +357,7 @@ _CLI_REPLACE = {
     "respect_gitignore",
     "max_file_size",
     "fail_on",
+    "fixable",
 }
 _CLI_EXTEND = {
     "extend_select": "extend_select",
@@ -358,6 +365,8 @@ _CLI_EXTEND = {
     "extend_exclude": "exclude",
     "extend_per_file_ignores": "per_file_ignores",
     "severity": "severity",
+    "unfixable": "unfixable",
+    "extend_fixable": "extend_fixable",
 }
 _VALIDATORS = {field_name: validate for field_name, validate in _KEYS.values()}
 
@@ -488,6 +497,14 @@ class RuleSelector:
             return False
         return path is None or _best(self.ignores_for_path(path), rule_id, rule_name) is None
 
+    def fixable(self, rule_id: str, rule_name: str) -> bool:
+        """Whether --fix may apply the rule's fixes (ruff's fixable/unfixable/extend-fixable:
+        the most specific selector decides, unfixable wins a tie)."""
+        config = self.config
+        chosen = _best((*config.fixable, *config.extend_fixable), rule_id, rule_name)
+        refused = _best(config.unfixable, rule_id, rule_name)
+        return chosen is not None and (refused is None or chosen > refused)
+
     def severity_for(self, rule_id: str, rule_name: str, default: str) -> str:
         """The configured level (possibly ``"off"``) or ``default``; later entries win ties."""
         best_score, level = -1, default
@@ -503,6 +520,8 @@ class RuleSelector:
         for _, group in config.per_file_ignores:
             selectors.extend(group)
         selectors.extend(selector for selector, _ in config.severity)
+        selectors.extend((*config.unfixable, *config.extend_fixable))
+        selectors.extend(s for s in config.fixable if s != ALL_SELECTOR)
         return list(dict.fromkeys(selectors))
 
     def unknown_selectors(self, known: Iterable[tuple[str, str]] | None = None) -> list[str]:

@@ -106,11 +106,18 @@ def lint_source(
                     continue
                 if level != finding.severity.value:
                     finding = dataclasses.replace(finding, severity=Severity(level))
+                if finding.fix is not None and not _fixable(selector, rule):
+                    finding = dataclasses.replace(finding, fix=None)  # --unfixable
                 result.findings.append(finding)
     _check_suppressions(result, source, table, active, selector)
     result.findings.sort(key=lambda f: (f.span.start, f.rule))
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _fixable(selector: Selector, rule: Rule) -> bool:
+    fixable = getattr(selector, "fixable", None)
+    return fixable is None or bool(fixable(rule.id, rule.name))
 
 
 def _check_suppressions(
@@ -134,6 +141,8 @@ def _check_suppressions(
         # A PTX901 finding can itself be suppressed (ignore-file[PTX901]); it does not count as
         # use, so it cannot keep itself alive.
         if not _covered_quietly(table, finding, source):
+            if finding.fix is not None and not _fixable(selector, checker):
+                finding = dataclasses.replace(finding, fix=None)
             result.findings.append(finding)
 
 

@@ -80,6 +80,18 @@ def fix_text(text: str, lint: Callable[[str], list[Finding]], unsafe: bool = Fal
     return FixOutcome(text, applied, findings)
 
 
+def resolved(before: Sequence[Finding], after: Sequence[Finding]) -> dict[str, int]:
+    """Findings that fixing made go away, per rule: what "N fixable", "Would fix N" and
+    "Fixed N" all count (findings, not edits: one edit may resolve two findings)."""
+    counts: dict[str, int] = {}
+    for finding in before:
+        counts[finding.rule] = counts.get(finding.rule, 0) + 1
+    for finding in after:
+        if finding.rule in counts:
+            counts[finding.rule] -= 1
+    return {rule: n for rule, n in sorted(counts.items()) if n > 0}
+
+
 def unified_diff(path: str, before: str, after: str) -> str:
     return "".join(
         difflib.unified_diff(

@@ -20,7 +20,7 @@ from ptxlint.config import Config, RuleSelector
 from ptxlint.discover import discover, is_error_reason, read_source
 from ptxlint.engine import FileResult, instantiate, lint_source
 from ptxlint.extract import ASM_LABEL
-from ptxlint.fix import fix_text, unified_diff, write_atomically
+from ptxlint.fix import fix_text, resolved, unified_diff, write_atomically
 from ptxlint.model import Finding, SourceFile
 from ptxlint.registry import load_rules
 from ptxlint.report.run_result import RunResult
@@ -69,7 +69,8 @@ class FileOutcome:
     operands: int = 0
     typed_operands: int = 0
     typed_tier2: int = 0
-    fixed: int = 0
+    fixed: int = 0  # findings that fixing resolved
+    fixed_rules: dict[str, int] = field(default_factory=dict)  # the same, per rule
     diff: str = ""
     write_error: str | None = None
     notes: list[str] = field(default_factory=list)  # run-wide notes (Tier-2 fallbacks)
@@ -139,8 +140,10 @@ def _fix(
     fixed = fix_text(source.text, relint, unsafe)
     if not fixed.applied or fixed.text == source.text:
         return outcome
+    fixed_rules = resolved(outcome.findings, fixed.findings)
     if fix_mode == "diff":
-        outcome.fixed = fixed.applied
+        outcome.fixed_rules = fixed_rules
+        outcome.fixed = sum(fixed_rules.values())
         outcome.diff = unified_diff(source.path, source.text, fixed.text)
         return outcome
     try:
@@ -152,7 +155,8 @@ def _fix(
     new_outcome = _outcome(
         source.path, new_source, lint_source(new_source, rules, context, selector)
     )
-    new_outcome.fixed = fixed.applied
+    new_outcome.fixed_rules = fixed_rules
+    new_outcome.fixed = sum(fixed_rules.values())
     return new_outcome
 
 
@@ -340,6 +344,8 @@ def _merge(result: RunResult, outcome: FileOutcome, fixing: bool = False) -> Non
     result.typed_operands += outcome.typed_operands
     result.typed_tier2 += outcome.typed_tier2
     result.fixed += outcome.fixed
+    if outcome.fixed_rules:
+        result.fixed_rules[outcome.path] = outcome.fixed_rules
     if outcome.diff:
         result.diffs.append(outcome.diff)
     if outcome.source is not None:

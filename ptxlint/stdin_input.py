@@ -15,7 +15,7 @@ from typing import TextIO
 from ptxlint.config import RuleSelector
 from ptxlint.discover import decode_source
 from ptxlint.engine import instantiate, lint_source
-from ptxlint.fix import fix_text, unified_diff
+from ptxlint.fix import fix_text, resolved, unified_diff
 from ptxlint.model import SourceFile
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
@@ -55,7 +55,10 @@ def lint_stdin(
 
         fixed = fix_text(text, relint, unsafe_fixes)
         fixed_text = fixed.text
-        result.fixed = fixed.applied
+        fixed_rules = resolved(linted.findings, fixed.findings)
+        if fixed_rules:
+            result.fixed_rules[filename] = fixed_rules
+        result.fixed = sum(fixed_rules.values())
         if fix_mode == "diff":
             diff = unified_diff(filename, text, fixed_text)
             if diff:

@@ -31,7 +31,8 @@ class RunResult:
     typed_operands: int = 0
     typed_tier2: int = 0  # of typed_operands, those libclang typed
     root: str = "."  # the folder paths are relative to (SARIF's %SRCROOT%)
-    fixed: int = 0  # fixes applied (or, with --diff, that would be)
+    fixed: int = 0  # findings fixes resolved (or, with --diff, would resolve)
+    fixed_rules: dict[str, dict[str, int]] = field(default_factory=dict)  # path -> rule -> n
     diffs: list[str] = field(default_factory=list)
     # --verify: the toolchain's verdict per finding, keyed by id(finding) (Finding is frozen
     # and findings may compare equal, so identity is the key); empty when not verifying

@@ -103,3 +103,21 @@ def summary(result: RunResult, info_shown: bool = True) -> str:
     if fixable:
         text += f"\n{fixable} fixable with `ptxlint check --fix`."
     return text
+
+
+def fixes_listing(result: RunResult, *, would: bool = False) -> str:
+    """``--show-fixes``: the findings fixing resolved, per file and rule (ruff's layout)."""
+    n = result.fixed
+    verb = "Would fix" if would else "Fixed"
+    if not n:
+        return f"{'Would fix' if would else 'Fixed'} no findings.\n"
+    from ptxlint.registry import load_rules  # only here: the report modules stay light
+
+    names = {r.id: r.name for r in load_rules().rules}
+    lines = [f"{verb} {n} finding{'s' if n != 1 else ''}:"]
+    for path, rules in result.fixed_rules.items():
+        lines.append(f"- {path}:")
+        for rule, count in rules.items():
+            name = f" ({names[rule]})" if rule in names else ""
+            lines.append(f"    {count} × {rule}{name}")
+    return "\n".join(lines) + "\n"
