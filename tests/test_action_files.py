@@ -65,17 +65,73 @@ def test_action_is_a_composite_action_with_documented_inputs():
         assert spec["description"] and spec["value"]
 
 
-def test_action_installs_ptxlint_from_its_own_path():
+def test_action_installs_ptxlint_from_its_own_path_in_its_own_venv():
     install = step("Install")
     assert install["env"]["ACTION_PATH"] == "${{ github.action_path }}"
     assert 'pip install' in install["run"] and '"$ACTION_PATH"' in install["run"]
+    assert '-m venv "$venv"' in install["run"] and "$RUNNER_TEMP" in install["run"]
+    assert "python -m pip" not in install["run"]  # never into the caller's interpreter
+    setup = step("Set up Python")
+    assert setup["with"]["update-environment"] is False  # the job's PATH stays the caller's
+    for s in action()["runs"]["steps"]:
+        if "ptxlint check" in s.get("run", ""):
+            assert '"$PTXLINT_PYTHON" -m ptxlint' in s["run"], s["name"]
+            assert s["env"]["PTXLINT_PYTHON"] == "${{ steps.install.outputs.python }}"
+
+
+SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
+
+
+def _uses(path: Path) -> list[str]:
+    data = load(path)
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "uses" and isinstance(value, str):
+                    found.append(value)
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(data)
+    return found
+
+
+def test_every_action_is_pinned_by_commit_sha():
+    workflows = sorted(Path(ROOT, ".github", "workflows").glob("*.yml"))
+    assert workflows
+    for path in [ACTION, *workflows]:
+        for uses in _uses(path):
+            if uses.startswith("./"):
+                continue
+            assert SHA_PIN.match(uses), f"{path.name}: {uses} is not pinned by a commit SHA"
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if re.search(r"uses: [^.].*@[0-9a-f]{40}", line):
+                assert re.search(r"#\s*v\d", line), f"{path.name}: say which version: {line}"
+
+
+def test_workflows_have_permissions_and_run_once_per_pull_request():
+    for path in sorted(Path(ROOT, ".github", "workflows").glob("*.yml")):
+        data = load(path)
+        assert data.get("permissions") == {"contents": "read"}, path.name
+        for name, job in data["jobs"].items():
+            assert "permissions" in job, f"{path.name}: job {name} has no permissions block"
+        triggers = data.get("on", data.get(True))
+        if "pull_request" in triggers and "push" in triggers:
+            # a bare `push:` fires for a pull request's branch as well: twice per update
+            assert triggers["push"] and triggers["push"].get("branches"), path.name
 
 
 def test_action_writes_sarif_and_uploads_only_when_asked():
     check = check_step()
     assert "--format sarif" in check["run"] and '--output "$PTXLINT_SARIF"' in check["run"]
     upload = step("Upload")
-    assert upload["uses"] == "github/codeql-action/upload-sarif@v3"
+    assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
+    assert "# v4." in ACTION.read_text(encoding="utf-8").split("upload-sarif@", 1)[1].split("\n")[0]
+    assert '--sarif-category "$PTXLINT_CATEGORY"' in check["run"]
     assert "inputs.upload == 'true'" in upload["if"]
     assert upload["with"]["sarif_file"] == "${{ inputs.sarif-file }}"
 
@@ -112,8 +168,10 @@ def test_action_check_step_runs(tmp_path):
         "PTXLINT_ARGS": "--select PTX001,PTX008",
         "PTXLINT_SARIF": str(sarif),
         "PTXLINT_FAIL_ON": "warning",
+        "PTXLINT_CATEGORY": "ptxlint-fixtures",
+        "PTXLINT_PYTHON": sys.executable,
     }
-    script = check_step()["run"].replace("python -m", f"{shlex.quote(sys.executable)} -m")
+    script = check_step()["run"]
     done = subprocess.run(["bash", "-e", "-c", script], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -121,8 +179,9 @@ def test_action_check_step_runs(tmp_path):
     assert outputs == {"exit-code": "1", "sarif-written": "true"}
     import json
 
-    rules = {r["ruleId"] for r in json.loads(sarif.read_text())["runs"][0]["results"]}
-    assert rules == {"PTX001", "PTX008"}
+    run = json.loads(sarif.read_text())["runs"][0]
+    assert {r["ruleId"] for r in run["results"]} == {"PTX001", "PTX008"}
+    assert run["automationDetails"]["id"] == "ptxlint-fixtures/"
 
 
 # --------------------------------------------------------------------------- the workflow
@@ -156,7 +215,7 @@ def test_pre_commit_hook_manifest():
     h = hook()
     assert h["id"] == "ptxlint" and h["name"]
     assert h["language"] == "python"
-    assert h["entry"] == "ptxlint check"
+    assert h["entry"] == "ptxlint check --force-exclude"
     assert h["files"] == r"\.(cu|cuh|h|hpp|hh|inl|cc|cpp|cxx|c)$"
 
 
@@ -235,3 +294,18 @@ def test_pre_commit_try_repo_on_a_fixture(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "kernel.cu:4:24: PTX001" in done.stdout
     assert "notes.txt" not in done.stdout
+
+
+def test_pre_commit_honours_exclude_for_the_files_it_names(tmp_path):
+    """pre-commit passes every staged file by name; with --force-exclude in the hook's entry,
+    `exclude` in the user's configuration still applies to them."""
+    (tmp_path / "vendor").mkdir()
+    shutil.copy(Path(ROOT, "fixtures", "rules", "PTX001_bad.cu"), tmp_path / "vendor" / "k.cu")
+    shutil.copy(Path(ROOT, "fixtures", "rules", "PTX001_bad.cu"), tmp_path / "mine.cu")
+    (tmp_path / "ptxlint.toml").write_text('exclude = ["vendor/"]\n')
+    argv = shlex.split(hook()["entry"])
+    done = subprocess.run([sys.executable, "-m", "ptxlint", *argv[1:], "vendor/k.cu", "mine.cu"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 1, done.stderr
+    assert "mine.cu" in done.stdout and "vendor/k.cu" not in done.stdout
