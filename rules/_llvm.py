@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from ptxlint.model import AsmStatement, ConstraintEntry, LlvmCall, Span
 
-TRITON_FAMILY = ("triton", "helion", "pallas")
+TRITON_FAMILY = ("triton", "helion", "pallas", "torch")
 API_NAMES = {
     "triton": "Triton",
     "helion": "helion",
     "pallas": "Pallas",
+    "torch": "PyTorch's inline_asm_elementwise",
     "cute": "CuTe DSL",
     "llvmlite": "llvmlite",
 }

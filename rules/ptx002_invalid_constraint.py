@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.constraints import VALID_CLOBBERS, VALID_LETTERS, letter_problem
-from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.model import AsmStatement, Finding, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
 from ._guards import rocm_guarded
@@ -58,8 +58,9 @@ asm volatile("bar.sync 0;" ::: "memory");
             c = operand.constraint
             if c.opaque:
                 continue
-            if c.letters.isdigit() and statement.syntax == "llvm":
-                continue  # LLVM's tied input ("=r,0"); PTX504 checks what it names
+            if statement.syntax == "llvm":
+                yield from self._llvm(statement, operand.index, c.text, c.letters, c.span)
+                continue
             if c.letters.isdigit():
                 yield self.finding(
                     statement,
@@ -84,3 +85,25 @@ asm volatile("bar.sync 0;" ::: "memory");
             else:
                 why = f'unknown register name "{clobber.name}" (only "memory" is valid)'
             yield self.finding(statement, clobber.span, f'clobber "{clobber.name}": {why}')
+
+    def _llvm(
+        self, statement: AsmStatement, index: int, text: str, letters: str, span: Span
+    ) -> Iterator[Finding]:
+        """LLVM constraint letters NVPTX knows: register classes, immediates ('n', 'i'), 'X'
+        (anything), a tied operand number, or an explicit register in braces."""
+        if letters.isdigit() or (letters.startswith("{") and letters.endswith("}")):
+            return  # tied ("=r,0": PTX504 checks what it names) or `{%r1}`
+        for letter in dict.fromkeys(letters):
+            if letter not in _LLVM_LETTERS:
+                yield self.finding(
+                    statement,
+                    span,
+                    f"constraint \"{text}\" of operand {index}: '{letter}' is not an NVPTX "
+                    "constraint letter in LLVM syntax (registers: b h c r l f d q; immediates: "
+                    "n i; anything: X)",
+                )
+
+
+# NVPTX's letters in LLVM constraint strings (llvm/lib/Target/NVPTX, getConstraintType and
+# getRegForInlineAsmConstraint), with the target-independent 'n', 'i', 'X' and '*m' memory.
+_LLVM_LETTERS = frozenset("bchrlfdqniXm*")

@@ -44,6 +44,6 @@ asm("mov.b32 %0, %1;" : "=r"(out) : "r"(in));   // or "f" for a float
             yield self.finding(
                 statement,
                 constraint.span,
-                f"constraint \"{constraint.text}\" of operand {operand.index} has several "
+                f'constraint "{constraint.text}" of operand {operand.index} has several '
                 f"letters ('{constraint.letters}'); nvcc accepts exactly one register class",
             )

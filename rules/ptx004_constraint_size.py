@@ -90,7 +90,6 @@ and the fix is marked unsafe. No fix is offered for types no letter fits (`char`
                 fix=_fix(statement, operand, operand.ctype, c.letters),
             )
 
-
     def _per_instantiation(
         self, statement: AsmStatement, operand: Operand, context: RuleContext, guarded: bool
     ) -> Iterator[Finding]:

@@ -70,7 +70,7 @@ whether the operand should move to the other list is a decision about the code's
                 yield self.finding(
                     statement,
                     c.span,
-                    f"input operand {operand.index} (\"{c.text}\") has an output modifier; "
+                    f'input operand {operand.index} ("{c.text}") has an output modifier; '
                     "read-write operands belong in the output list with '+'",
                 )
 
@@ -78,7 +78,7 @@ whether the operand should move to the other list is a decision about the code's
 def _insert_equals(statement: AsmStatement, span: Span) -> Fix | None:
     literal = statement.source.text[span.start : span.end]
     quote = literal.find('"')
-    if quote < 0 or "R\"" in literal[: quote + 1]:
+    if quote < 0 or 'R"' in literal[: quote + 1]:
         return None
     at = span.start + quote + 1
     return Fix("Make the output write-only with '='", (Edit(Span(at, at), "="),))

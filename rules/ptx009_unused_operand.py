@@ -62,6 +62,19 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                 continue
             if statement.syntax == "llvm" and operand.role == "output":
                 continue  # Triton needs an output even for `bar.sync`: a dummy "=r" is normal
+            packed = statement.llvm is not None and (statement.llvm.pack or 1) > 1
+            # Packed: each tensor has several registers and a template may need only some of
+            # them (two random words for eight values); flag a tensor none of whose registers
+            # is used, and only where the register -> tensor map is known.
+            if packed and (
+                not operand.expression
+                or any(
+                    o.index in used
+                    for o in statement.operands
+                    if o.expression == operand.expression
+                )
+            ):
+                continue
             consequence = ""
             if operand.role == "output" and "+" not in operand.constraint.modifiers:
                 consequence = ": the variable receives an undefined value"

@@ -104,9 +104,7 @@ def _severity(old: Deprecation, guards: tuple[str, ...], context: RuleContext) -
     if no_toolkit_compiles(guards):
         return None  # a branch for toolkits older than any supported one (CUDA < 11)
     if context.arch is not None:
-        if not compiled_for(
-            guards, Target(context.arch, context.arch_suffix), unknown_holds=False
-        ):
+        if not compiled_for(guards, Target(context.arch, context.arch_suffix), unknown_holds=False):
             return None
         return Severity.ERROR if context.arch >= old.removed_sm else Severity.WARNING
     reached = [sm for sm in ARCHES if compiled_for(guards, Target(sm))]

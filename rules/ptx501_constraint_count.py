@@ -7,7 +7,15 @@ from collections.abc import Iterator
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
-from ._llvm import API_NAMES, constraint_span, count, known_entries, llvm_call, registers
+from ._llvm import (
+    API_NAMES,
+    TRITON_FAMILY,
+    constraint_span,
+    count,
+    known_entries,
+    llvm_call,
+    registers,
+)
 
 
 class ConstraintCountMismatch(Rule):
@@ -66,7 +74,7 @@ h = tl.inline_asm_elementwise("neg.f16x2 $0, $1;", "=r,r", [x.to(tl.float16)],
         inputs = count(entries, "input")
         span = constraint_span(call)
         api = API_NAMES.get(call.api, call.api)
-        if call.api in ("triton", "helion", "pallas"):
+        if call.api in TRITON_FAMILY:
             shape = f"pack={call.pack}"
             if outputs and call.output_registers is not None:
                 low, high = call.output_registers

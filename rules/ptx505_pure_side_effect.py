@@ -12,6 +12,10 @@ from ._optimizer import Effect, memory_effects, side_effects
 
 # Reads the optimizer may merge or hoist safely: read-only caches and constant banks.
 _READ_ONLY = frozenset({"nc", "const", "param"})
+# Special registers whose change makes a pure read wrong: timers and counters. %smid and
+# %warpid may change after preemption (PTX101 counts them), but a merged read is as good as
+# any; Triton's own `smid()` is pure.
+_STABLE_ENOUGH = ("'%smid'", "'%warpid'")
 
 
 class PureAsmSideEffect(Rule):
@@ -82,7 +86,7 @@ Safe where the flag is a literal: declaring an effect only takes optimizations a
 
 
 def _effects(statement: AsmStatement) -> list[Effect]:
-    found = {e.start: e for e in side_effects(statement)}
+    found = {e.start: e for e in side_effects(statement) if not e.what.startswith(_STABLE_ENOUGH)}
     for effect in memory_effects(statement):
         if effect.start in found:
             continue

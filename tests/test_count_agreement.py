@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from ptxlint.config import Config, RuleSelector
+from ptxlint.discover import CXX_EXTENSIONS
 from ptxlint.rule import RuleContext
 from ptxlint.runner import run
 from tests.conftest import FIXTURES, ROOT
@@ -47,7 +48,9 @@ def _independent(path: str) -> dict:
 
 
 def _ptxlint(path: str):
-    return run([path], Config(), RuleSelector(Config(), []), [], RuleContext(), jobs=2)
+    # count_asm.py counts C++ asm statements; the .py fixtures hold Python calls
+    config = Config(extensions=CXX_EXTENSIONS)
+    return run([path], config, RuleSelector(config, []), [], RuleContext(), jobs=2)
 
 
 @pytest.mark.parametrize("where", ["fixtures", "cuda"])

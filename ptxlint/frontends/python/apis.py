@@ -37,6 +37,8 @@ class Api:
     # role -> parameter name: asm, constraints, args, dtype, side_effects, pack, code...
     roles: tuple[tuple[str, str], ...]
     syntax: str = "llvm"  # "llvm" | "cxx" (the string is CUDA C++)
+    varargs: bool = False  # positional arguments are the inputs (`*inputs`)
+    defaults: tuple[tuple[str, object], ...] = ()  # parameter -> default, where it matters
 
     def param(self, role: str) -> str | None:
         return dict(self.roles).get(role)
@@ -65,6 +67,23 @@ PALLAS = Api(
         ("pack", "pack"),
         ("dtype", "result_shape_dtypes"),
     ),
+)
+# PyTorch's higher-order op (lowered to Triton's call): `inline_asm_elementwise(*inputs,
+# asm_str=..., constraints=..., dtype=..., is_pure=True, pack=1)`.
+TORCH = Api(
+    "torch",
+    "inline_asm_elementwise",
+    (),
+    (
+        ("asm", "asm_str"),
+        ("constraints", "constraints"),
+        ("args", "*inputs"),
+        ("dtype", "dtype"),
+        ("pure", "is_pure"),
+        ("pack", "pack"),
+    ),
+    varargs=True,
+    defaults=(("is_pure", True), ("pack", 1)),
 )
 CUTE = Api(
     "cute",
@@ -139,8 +158,10 @@ def classify(origin: str, head_imported: bool, llvmlite_imported: bool) -> Api |
     head = parts[0] if len(parts) > 1 else ""
     lowered = origin.lower()
     if last == "inline_asm_elementwise":
-        if "torch" in lowered or "_higher_order_ops" in lowered:
-            return None  # PyTorch's HOP: another signature (it lowers to Triton's call)
+        if "_higher_order_ops" in lowered:
+            return TORCH  # PyTorch's HOP: inputs as *args, then keywords
+        if "torch" in lowered or head in ("ops", "V", "self"):
+            return None  # Inductor's internal ops: code generators, not calls with PTX
         if len(parts) == 1 and not head_imported:
             return None  # a local function of that name (Triton's own definition)
         return HELION if lowered.startswith("helion") or head == "hl" else TRITON

@@ -45,7 +45,7 @@ _CALLEE = re.compile(
     r"|ElementwiseKernel|ReductionKernel|Program)\b"
 )
 _MODIFIERS = "=+&"
-_TRITON_FAMILY = ("triton", "helion", "pallas")
+_TRITON_FAMILY = ("triton", "helion", "pallas", "torch")
 # Callees whose result is a tensor: `args=x.to(...)` is a tensor, not a list of them.
 _TENSOR_CALLS = frozenset(
     "load to cast arange full zeros ones where maximum minimum exp log abs sqrt fma".split()
@@ -176,6 +176,8 @@ def _calls(
         if arguments is None or arguments.type != "argument_list":
             continue
         bound, splat = _bind(parsed, api, arguments)
+        if api.varargs:
+            bound["*inputs"] = arguments
         calls.append(_Call(call, callee, api, bound, splat))
     return calls
 
@@ -335,6 +337,7 @@ def _llvm_call(
     side_effects: bool | None = None
     side_span: Span | None = None
     side_name = ""
+    defaults = dict(api.defaults)
     pure_node = node("pure")
     effects_node = node("side_effects")
     if pure_node is not None:
@@ -350,15 +353,18 @@ def _llvm_call(
     elif api.key in ("cute", "llvmlite") and not call.splat:
         side_name = api.param("side_effects") or ""
         side_effects = False  # omitted: the attribute is absent, the asm is pure
+    elif "is_pure" in defaults and not call.splat:
+        side_name = "is_pure"
+        side_effects = not defaults["is_pure"]  # omitted: the default (pure)
     pack_node = node("pack")
-    pack = values.scalar(pack_node) if pack_node is not None else None
+    pack = values.scalar(pack_node) if pack_node is not None else defaults.get("pack")
     if api.key in ("cute", "llvmlite"):
         pack = 1  # one constraint per operand, no packing
     pack_value = pack if isinstance(pack, int) and not isinstance(pack, bool) and pack > 0 else None
     dtype_node = node("dtype")
     results = (
         triton_types.result_dtypes(values, dtype_node)
-        if dtype_node is not None and api.key in ("triton", "helion")
+        if dtype_node is not None and api.key in ("triton", "helion", "torch")
         else None
     )
     args_node = node("args")
@@ -377,7 +383,7 @@ def _llvm_call(
                 for item in items
             )
     output_registers = input_registers = None
-    if api.key in ("triton", "helion") and pack_value is not None and args is not None:
+    if api.key in ("triton", "helion", "torch") and pack_value is not None and args is not None:
         if results is not None:
             if not args:
                 if pack_value == 1:
@@ -429,6 +435,15 @@ def _sequence(values: Values, node: tree_sitter.Node) -> tuple[str, list[tree_si
     target = values.definition(node)
     if target is None:
         return "unknown", None
+    if target.type == "argument_list":  # `*inputs`: the positional arguments
+        items = [
+            c
+            for c in target.named_children
+            if c.type not in ("comment", "keyword_argument", "dictionary_splat")
+        ]
+        if any(c.type == "list_splat" for c in items):
+            return "unknown", None
+        return "tuple", items
     if target.type in ("list", "tuple", "expression_list"):
         items = [c for c in target.named_children if c.type != "comment"]
         if any(c.type in ("list_splat", "parenthesized_list_splat") for c in items):
