@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from ptxlint import __version__, add_noqa, show, stdin_input
 from ptxlint.config import Config, ConfigError, RuleSelector
 from ptxlint.config_discovery import ConfigResolver, FileSettings, split_config_args
+from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.lsp import build_parser as build_lsp_parser
 from ptxlint.model import Severity
 from ptxlint.registry import describe_entry_points, find_rule, load_rules
@@ -542,6 +543,14 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print(f"  with a known type:        {typed}{share}")
     print(f"    from this file (tier 1): {typed - result.typed_tier2}")
     print(f"    from libclang (tier 2):  {result.typed_tier2}")
+    if result.python_calls:
+        linted = result.python_calls - sum(
+            1 for path, _, _ in result.skipped if path.endswith(PYTHON_EXTENSIONS)
+        )
+        print(f"Python calls found:         {result.python_calls}")
+        print(f"  templates resolved:       {linted - result.python_opaque}")
+        print(f"  with opaque pieces:       {result.python_opaque}")
+        print(f"  not linted (not PTX):     {result.python_calls - linted}")
     if args.list_skipped:
         for path, line, reason in result.skipped:
             print(f"{path}:{line}: not linted: {reason}")

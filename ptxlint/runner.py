@@ -21,6 +21,7 @@ from ptxlint.discover import discover, is_error_reason, read_source
 from ptxlint.engine import FileResult, instantiate, lint_source
 from ptxlint.extract import ASM_LABEL
 from ptxlint.fix import fix_text, resolved, unified_diff, write_atomically
+from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import Finding, SourceFile
 from ptxlint.registry import load_rules
 from ptxlint.report.run_result import RunResult
@@ -69,6 +70,8 @@ class FileOutcome:
     operands: int = 0
     typed_operands: int = 0
     typed_tier2: int = 0
+    python_calls: int = 0
+    python_opaque: int = 0
     fixed: int = 0  # findings that fixing resolved
     fixed_rules: dict[str, int] = field(default_factory=dict)  # the same, per rule
     diff: str = ""
@@ -84,7 +87,10 @@ def _outcome(path: str, source: SourceFile, result: FileResult) -> FileOutcome:
         for offset, reason in result.skipped_statements
         if not reason.startswith(ASM_LABEL)
     ]
+    python = path.endswith(PYTHON_EXTENSIONS)
     return FileOutcome(
+        python_calls=len(result.statements) + len(skipped) if python else 0,
+        python_opaque=sum(1 for s in result.statements if s.template.has_holes) if python else 0,
         path=path,
         decode_errors=source.decode_errors,
         findings=result.findings,
@@ -343,6 +349,8 @@ def _merge(result: RunResult, outcome: FileOutcome, fixing: bool = False) -> Non
     result.operands += outcome.operands
     result.typed_operands += outcome.typed_operands
     result.typed_tier2 += outcome.typed_tier2
+    result.python_calls += outcome.python_calls
+    result.python_opaque += outcome.python_opaque
     result.fixed += outcome.fixed
     if outcome.fixed_rules:
         result.fixed_rules[outcome.path] = outcome.fixed_rules

@@ -30,6 +30,10 @@ class RunResult:
     operands: int = 0
     typed_operands: int = 0
     typed_tier2: int = 0  # of typed_operands, those libclang typed
+    # Python sources: PTX-carrying calls found (linted or not), and of the linted ones those
+    # whose template has an opaque piece (a value Python does not make knowable)
+    python_calls: int = 0
+    python_opaque: int = 0
     root: str = "."  # the folder paths are relative to (SARIF's %SRCROOT%)
     fixed: int = 0  # findings fixes resolved (or, with --diff, would resolve)
     fixed_rules: dict[str, dict[str, int]] = field(default_factory=dict)  # path -> rule -> n
