@@ -2,7 +2,7 @@
 
 Grammar: ``// ptxlint: ignore[PTX101, missing-volatile]``, ``// ptxlint: ignore`` (every rule),
 ``// ptxlint: ignore-file[PTX102]`` and ``// ptxlint: ignore-file`` (the whole file); ``/* */``
-comments work too (inside a ``#define`` body).
+comments work too (inside a ``#define`` body), and ``# ptxlint: ignore[PTX505]`` in Python.
 
 Decisions:
 
@@ -33,7 +33,8 @@ from ptxlint.model import Edit, Finding, Fix, Severity, SourceFile, Span
 SUPPRESSION_RULE = "PTX901"
 SUPPRESSION_NAME = "unused-suppression"
 DIRECTIVE = re.compile(
-    r"(?://|/\*)\s*ptxlint:\s*(?P<kind>ignore-file|ignore)\b(?:\[(?P<codes>[^\]\n]*)\])?", re.I
+    r"(?://|/\*|#)\s*ptxlint:\s*(?P<kind>ignore-file|ignore)\b(?:\[(?P<codes>[^\]\n]*)\])?",
+    re.I,
 )
 _NOT_RULES = frozenset({"internal-error", "toolchain-error"})
 
@@ -202,8 +203,10 @@ def _judge(code: str, active: frozenset[str]) -> str | None:
         )
     cased = [c for c in (code.upper(), code.lower()) if c in known and c not in _NOT_RULES]
     guess = cased or difflib.get_close_matches(code, sorted(known - _NOT_RULES), n=1, cutoff=0.75)
-    hint = f" (did you mean '{guess[0]}'? codes are case-sensitive)" if cased else (
-        f" (did you mean '{guess[0]}'?)" if guess else ""
+    hint = (
+        f" (did you mean '{guess[0]}'? codes are case-sensitive)"
+        if cased
+        else (f" (did you mean '{guess[0]}'?)" if guess else "")
     )
     return f"unknown rule code '{code}' in a suppression: it suppresses nothing{hint}"
 
@@ -222,9 +225,13 @@ def check(
         if directive.codes is None:
             if not directive.used:
                 findings.append(
-                    _finding(source, directive.span, severity,
-                             f"unused suppression: this '{what}' suppresses no finding",
-                             _delete(directive, None))
+                    _finding(
+                        source,
+                        directive.span,
+                        severity,
+                        f"unused suppression: this '{what}' suppresses no finding",
+                        _delete(directive, None),
+                    )
                 )
             continue
         judged = [(c, _judge(c.text, active_codes)) for c in directive.codes if not c.used]
@@ -236,10 +243,16 @@ def check(
     return findings
 
 
-def _finding(source: SourceFile, span: Span, severity: Severity, message: str,
-             fix: Fix) -> Finding:
-    return Finding(rule=SUPPRESSION_RULE, name=SUPPRESSION_NAME, severity=severity,
-                   path=source.path, span=span, message=message, fix=fix)
+def _finding(source: SourceFile, span: Span, severity: Severity, message: str, fix: Fix) -> Finding:
+    return Finding(
+        rule=SUPPRESSION_RULE,
+        name=SUPPRESSION_NAME,
+        severity=severity,
+        path=source.path,
+        span=span,
+        message=message,
+        fix=fix,
+    )
 
 
 def _delete(directive: Directive, codes: list[Code] | None) -> Fix:
@@ -247,8 +260,7 @@ def _delete(directive: Directive, codes: list[Code] | None) -> Fix:
     assert directive.codes is not None or codes is None
     keep = [c.text for c in directive.codes or () if codes is not None and c not in codes]
     if not keep or directive.codes_span is None:
-        return Fix("Remove the suppression comment",
-                   (Edit(directive.comment_span, ""),), safe=True)
+        return Fix("Remove the suppression comment", (Edit(directive.comment_span, ""),), safe=True)
     return Fix(
         f"Remove {', '.join(c.text for c in codes or ())} from the suppression",
         (Edit(directive.codes_span, ", ".join(keep)),),

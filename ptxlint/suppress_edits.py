@@ -28,6 +28,10 @@ def suppress_edit(text: str, finding: Finding) -> Edit | None:
     start = source.line_starts[line - 1]
     content = source.line_text(line)
     end = start + len(content.rstrip())
+    if finding.statement is not None and finding.statement.syntax == "llvm":
+        # Python: a line of its own above the call (its first line may end inside a string)
+        indent = content[: len(content) - len(content.lstrip())]
+        return Edit(Span(start, start), f"{indent}# ptxlint: ignore[{code}]\n")
     if finding.statement is not None and _inside_literal(finding, start + len(content)):
         indent = content[: len(content) - len(content.lstrip())]
         above = source.line_text(line - 1) if line > 1 else ""

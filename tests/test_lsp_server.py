@@ -397,3 +397,31 @@ def test_negotiated_utf32_positions_count_code_points(tmp_path) -> None:
     finally:
         process.kill()
         process.wait()
+
+
+@pytest.mark.asyncio
+async def test_python_buffers_get_triton_diagnostics_fixes_and_suppressions(
+    client: Client, tmp_path
+) -> None:
+    text = (
+        "import triton.language as tl\n"
+        "def k(C):\n"
+        "    tl.inline_asm_elementwise('atom.global.add.u32 $0, [$1], 1;', '=r,l', [C],\n"
+        "                              dtype=tl.int32, is_pure=True, pack=1)\n"
+    )
+    uri = open_document(client, tmp_path / "k.py", text, language="python")
+    diagnostics = await diagnostics_for(client, uri, version=1)
+    pure = next(d for d in diagnostics if d.code == "PTX505")
+    assert pure.range.start.line == 2 and pure.range.start.character == 31
+    actions = await code_actions(client, uri, pure)
+    fix = next(a for a in actions if a.is_preferred)
+    assert fix.edit is not None and fix.edit.changes is not None
+    assert "is_pure=False" in apply_text_edits(text, list(fix.edit.changes[uri]))
+    suppress = next(a for a in actions if a.title == "Suppress PTX505 on this line")
+    assert suppress.edit is not None and suppress.edit.changes is not None
+    suppressed = apply_text_edits(text, list(suppress.edit.changes[uri]))
+    assert "    # ptxlint: ignore[PTX505]\n    tl.inline_asm_elementwise(" in suppressed
+    seen = len(client.published)
+    send_edits(client, uri, 2, list(suppress.edit.changes[uri]))
+    after = await diagnostics_for(client, uri, version=2, seen=seen)
+    assert not [d for d in after if d.code == "PTX505"]

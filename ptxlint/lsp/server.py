@@ -43,6 +43,8 @@ T = TypeVar("T")
 
 DEFAULT_DEBOUNCE_S = 0.150
 CUDA_LANGUAGE_IDS = frozenset({"cuda", "cuda-cpp", "cpp", "c", "objective-cpp"})
+# Python buffers are linted when they are .py files (the front end reads the path); the
+# prefilter keeps buffers that mention no PTX-carrying API cheap.
 CONFIG_GLOBS = ("**/pyproject.toml", "**/ptxlint.toml", "**/.ptxlint.toml")
 
 
