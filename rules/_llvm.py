@@ -16,6 +16,14 @@ API_NAMES = {
 }
 
 
+# Why an unscoped name breaks in Python's LLVM-syntax APIs (research note 6a-6d).
+TRITON_COPIES = (
+    "Triton (and CuTe DSL helpers called twice) place the asm several times in one PTX "
+    "function, once per `pack` elements per thread (BLOCK=1024, 4 warps, pack=1: 8 copies), "
+    "and the second copy"
+)
+
+
 def llvm_call(statement: AsmStatement) -> LlvmCall | None:
     return statement.llvm if statement.syntax == "llvm" else None
 

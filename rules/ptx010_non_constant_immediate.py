@@ -9,6 +9,7 @@ from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
 
 from ._guards import rocm_guarded
+from ._llvm import TRITON_FAMILY
 
 # CUDA built-in variables: values only known while the kernel runs (warpSize included: nvcc 13
 # rejects it as an "n" operand).
@@ -69,6 +70,9 @@ for enums with a 64-bit underlying type, whose unsigned values above 2^63 would 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         if rocm_guarded(statement):
             return  # hipcc code: not nvcc's constraints
+        if statement.llvm is not None and statement.llvm.api in TRITON_FAMILY:
+            yield from self._tensor_immediates(statement)
+            return
         for operand in statement.operands:
             c = operand.constraint
             if c.opaque or c.letters != "n":
@@ -81,6 +85,22 @@ for enums with a 64-bit underlying type, whose unsigned values above 2^63 would 
                     f'"n" operand {operand.index} ({operand.expression}) {message}',
                     fix=fix,
                 )
+
+    def _tensor_immediates(self, statement: AsmStatement) -> Iterator[Finding]:
+        """Triton passes every argument as a register value (a tensor element), never as a
+        constant: an immediate constraint cannot be met (research note row 3f)."""
+        for operand in statement.inputs:
+            c = operand.constraint
+            if c.opaque or c.letters not in ("n", "i"):
+                continue
+            what = f" ({operand.expression})" if operand.expression else ""
+            yield self.finding(
+                statement,
+                operand.span,
+                f'"{c.letters}" operand {operand.index}{what}: Triton passes tensor elements in '
+                "registers, never constants (LLVM: 'constraint \\'n\\' expects an integer "
+                "constant expression'); use 'r' or write the constant into the template",
+            )
 
 
 def _judge(statement: AsmStatement, operand: Operand) -> tuple[str, Fix | None]:

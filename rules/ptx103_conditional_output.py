@@ -84,6 +84,17 @@ variable's current value in, which is what the template relies on; nothing else 
                 if writers[0].predicate is not None and len(writers) == 1
                 else "only on some paths"
             )
+            if statement.syntax == "llvm":
+                # LLVM has no '+': an input tied to the output carries the value in
+                yield self.finding(
+                    statement,
+                    self.template_span(statement, where[0], where[1]),
+                    f"output ${operand.index} ('{operand.constraint.text}') is written {how}: "
+                    "on the other paths the result is undefined (Triton 3.6.0: garbage or 0); "
+                    f"pass the fallback value as an input tied to it ('{operand.index}', as in "
+                    '"=r,0,r")',
+                )
+                continue
             yield self.finding(
                 statement,
                 self.template_span(statement, where[0], where[1]),

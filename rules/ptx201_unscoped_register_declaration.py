@@ -9,6 +9,8 @@ from ptxlint.ptx.layout import wrap_in_braces
 from ptxlint.ptx.scopes import braces_known, is_file_scope, used_names, uses_declared
 from ptxlint.rule import Rule, RuleContext
 
+from ._llvm import TRITON_COPIES
+
 # Declarations that live in the enclosing function's scope once the template is spliced in.
 # ptxas 13.0 answers a second copy of each with "Duplicate definition of variable" (checked for
 # .reg, .local, .shared and .param in tests/test_template_rules_oracle.py).
@@ -94,7 +96,12 @@ other statement.
             yield self.finding(
                 statement,
                 self.template_span(statement, start, start + len(directive.name)),
-                f"'{directive.name}' declares {names} outside '{{ }}': a second inlined or "
-                "unrolled copy of this asm is a duplicate definition; wrap the template in braces",
+                f"'{directive.name}' declares {names} outside '{{ }}': "
+                + (
+                    TRITON_COPIES
+                    if statement.syntax == "llvm"
+                    else "a second inlined or unrolled copy of this asm"
+                )
+                + " is a duplicate definition; wrap the template in braces",
                 fix=fix,
             )

@@ -9,6 +9,8 @@ from ptxlint.ptx.layout import wrap_in_braces
 from ptxlint.ptx.scopes import braces_known, is_file_scope, used_names
 from ptxlint.rule import Rule, RuleContext
 
+from ._llvm import TRITON_COPIES
+
 
 class UnscopedLabel(Rule):
     id = "PTX202"
@@ -70,8 +72,13 @@ to from this template (another asm statement jumps to it, and a scope would hide
             yield self.finding(
                 statement,
                 self.template_span(statement, label.start, label.start + len(label.name)),
-                f"label '{label.name}' is defined outside '{{ }}': a second inlined or unrolled "
-                "copy of this asm is a duplicate definition; wrap the template in braces or "
-                f"name it '{label.name}%='",
+                f"label '{label.name}' is defined outside '{{ }}': "
+                + (
+                    TRITON_COPIES
+                    if statement.syntax == "llvm"
+                    else "a second inlined or unrolled copy of this asm"
+                )
+                + " is a duplicate definition; wrap the template in braces or name it "
+                + f"'{label.name}{'${:uid}' if statement.syntax == 'llvm' else '%='}'",
                 fix=fix,
             )

@@ -10,7 +10,7 @@ from ptxlint.ptx.layout import PieceText, literal_content, piece_texts, source_s
 from ptxlint.ptx.opcodes import PTX_OPCODES
 from ptxlint.rule import Rule, RuleContext
 
-_LITERALS = ("string", "raw")
+_LITERALS = ("string", "raw", "pystring", "pyfstring")
 _SEPARATORS = ";{}"
 _BLANK = " \t\r\n\f\v"
 # What starts an instruction: a guard, or an opcode word followed by its modifiers or operands.

@@ -9,6 +9,7 @@ These helpers answer those questions from the model only; nothing here re-parses
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
 
 from ptxlint.model import AsmStatement, Edit, Span, Template, TemplatePiece
@@ -23,6 +24,7 @@ __all__ = [
 ]
 
 _BLANK = " \t\r\n\f\v"
+_PY_QUOTE = re.compile(r"[A-Za-z]{0,2}(\'\'\'|\"\"\"|\'|\")")
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,10 @@ def piece_texts(template: Template) -> tuple[PieceText, ...]:
     for every piece however the pieces were counted.
     """
     starts = template.char_starts
+    if any(b < a for a, b in zip(starts, starts[1:], strict=False)):
+        # Pieces out of source order (a Python string built from a constant defined below
+        # its use): the assembly's own ranges are the only map.
+        return tuple(PieceText(p, p.text_start, p.text_end) for p in template.pieces)
     out: list[PieceText] = []
     for piece in template.pieces:
         lo = bisect.bisect_left(starts, piece.span.start)
@@ -56,6 +62,11 @@ def literal_content(source_text: str, piece: TemplatePiece) -> Span | None:
     ``None`` for macros and for literals whose spelling is not the expected shape.
     """
     text = source_text[piece.span.start : piece.span.end]
+    if piece.kind == "pystring":  # a Python literal: prefix letters, then one of four quotes
+        m = _PY_QUOTE.match(text)
+        if m is None or not text.endswith(m.group(1)) or len(text) < m.end() + len(m.group(1)):
+            return None
+        return Span(piece.span.start + m.end(), piece.span.end - len(m.group(1)))
     quote = text.find('"')
     if quote < 0 or not text.endswith('"') or len(text) < quote + 2:
         return None
