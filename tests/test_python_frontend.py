@@ -44,12 +44,27 @@ def test_aliases_keyword_and_positional_arguments() -> None:
 
 def test_unrelated_functions_of_the_same_name_are_ignored() -> None:
     text = (
-        "from torch._higher_order_ops import inline_asm_elementwise\n"
         "def inline_asm(a, b): pass\n"
-        "y = inline_asm_elementwise(x, asm_str='neg.f32 %0, %1;', constraints='=r,r')\n"
+        "def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack): pass\n"
+        "y = inline_asm_elementwise('neg.f32 $0, $1;', '=r,r', [x], None, True, 1)\n"
         "z = obj.inline_asm('mov.u32 $0, 1;', '=r')\n"
+        "w = ops.inline_asm_elementwise(x, asm='neg.f32 $0, $1;')\n"
     )
     assert statements(text) == []
+
+
+def test_pytorch_hop_takes_inputs_positionally_and_defaults_to_pure() -> None:
+    text = (
+        "import torch\n"
+        "from torch._higher_order_ops.inline_asm_elementwise import inline_asm_elementwise\n"
+        "y = inline_asm_elementwise(a.to(torch.float32), b, asm_str='add.f32 $0, $1, $2;',\n"
+        "                           constraints='=r,r,r', dtype=torch.float32)\n"
+    )
+    (s,) = statements(text)
+    assert s.llvm is not None and s.llvm.api == "torch"
+    assert s.llvm.side_effects is False and s.llvm.pack == 1
+    assert s.llvm.args is not None and [a.text for a in s.llvm.args] == ["a.to(torch.float32)", "b"]
+    assert s.llvm.input_registers == (2, 2)
 
 
 def test_escapes_map_to_their_source_characters() -> None:
