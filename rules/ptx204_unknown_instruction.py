@@ -7,12 +7,18 @@ import re
 from collections.abc import Iterator
 
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
+from ptxlint.ptx.grammar import family_vocabulary, judged
 from ptxlint.ptx.instructions import family, is_opcode, unknown_modifier
+from ptxlint.ptx.judge import judge
 from ptxlint.rule import Rule, RuleContext
 
 # An opcode word the way PTX spells them: lowercase letters and digits (AMD's `v_add_f32`
 # and `s_waitcnt` have underscores and no modifiers).
 _PTX_WORD = re.compile(r"[a-z][a-z0-9]*\Z")
+# An opcode that is a PTX opcode but for its case or a leading underscore (`_mma`, `MMA`,
+# `Add`): ptxas rejects it ("Not a name of any known instruction").
+_NEAR_PTX = re.compile(r"_*[A-Za-z][A-Za-z0-9]*\Z")
+_UNKNOWN_WORD = re.compile(r"unknown modifier '\.([^']*)'")
 _CUDA_FILE = re.compile(r"\.(?:cu|cuh)\Z", re.IGNORECASE)
 
 
@@ -84,6 +90,19 @@ asm("ld.global.f32 %0, [%1];" : "=f"(x) : "l"(p));
             opcode = instruction.opcode
             fam = family(opcode)
             if fam is None:
+                near = _near_opcode(opcode)
+                if near is not None:
+                    if clearly is None:
+                        clearly = _clearly_ptx(statement)
+                    if not clearly:
+                        continue
+                    start = instruction.opcode_start
+                    span = self.template_span(statement, start, start + len(opcode))
+                    yield self.finding(
+                        statement, span, f"'{opcode}' is not a PTX instruction: PTX opcodes "
+                        f"are lower case, without a leading '_' (did you mean '{near}'?)"
+                    )
+                    continue
                 if not instruction.modifiers or not _PTX_WORD.match(opcode):
                     continue
                 if clearly is None:
@@ -95,6 +114,9 @@ asm("ld.global.f32 %0, [%1];" : "=f"(x) : "l"(p));
                 yield self.finding(
                     statement, span, f"'{opcode}' is not a PTX instruction{_hint(opcode, None)}"
                 )
+                continue
+            if judged(opcode, instruction.modifiers):
+                yield from self._grammar_findings(statement, instruction)
                 continue
             index = unknown_modifier(opcode, instruction.modifiers)
             if index is None:
@@ -114,6 +136,35 @@ asm("ld.global.f32 %0, [%1];" : "=f"(x) : "l"(p));
             else:
                 message = f"empty modifier ('..') in '{instruction.mnemonic}'"
             yield self.finding(statement, span, message)
+
+
+    def _grammar_findings(
+        self, statement: AsmStatement, instruction: PtxInstruction
+    ) -> Iterator[Finding]:
+        verdict = judge(statement, instruction)
+        for issue in verdict.issues:
+            if issue.kind not in ("modifier", "combination"):
+                continue
+            start, end = issue.start, issue.end
+            if end <= start:
+                start, end = instruction.opcode_start, instruction.opcode_end
+            message = issue.message
+            m = _UNKNOWN_WORD.search(message) if issue.kind == "modifier" else None
+            if m is not None and m.group(1):
+                message += _hint(m.group(1), family_vocabulary(instruction.opcode))
+            severity = Severity.WARNING if issue.severity == "warning" else None
+            yield self.finding(
+                statement, self.template_span(statement, start, end), message, severity=severity
+            )
+            return
+
+
+def _near_opcode(opcode: str) -> str | None:
+    """The PTX opcode ``opcode`` would be, lower-cased and without leading underscores."""
+    if not _NEAR_PTX.match(opcode) or opcode == opcode.lower() and not opcode.startswith("_"):
+        return None
+    candidate = opcode.lstrip("_").lower()
+    return candidate if is_opcode(candidate) else None
 
 
 def _hint(word: str, vocabulary: frozenset[str] | None) -> str:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.model import AsmStatement, Finding, PtxOperand, Severity
+from ptxlint.model import AsmStatement, Finding, PtxInstruction, PtxOperand, Severity
+from ptxlint.ptx.grammar import judged
 from ptxlint.ptx.instructions import (
     REGISTER_CLASSES,
     TypeInfo,
@@ -12,6 +13,8 @@ from ptxlint.ptx.instructions import (
     register_fits,
     unknown_modifier,
 )
+from ptxlint.ptx.judge import float_letters_typed, judge
+from ptxlint.ptx.targets import lowest_target, statement_guards
 from ptxlint.rule import Rule, RuleContext
 
 # Register declarations nvcc writes for each letter, for the message.
@@ -59,8 +62,14 @@ asm("add.u32 %0, %1, %2;" : "=r"(x) : "r"(y), "r"(z));
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         if not statement.extended or statement.opaque_sections:
             return
+        typed: bool | None = None
         for instruction in statement.ptx.instructions:
             if instruction.opaque:
+                continue
+            if judged(instruction.opcode, instruction.modifiers):
+                if typed is None:
+                    typed = _floats_typed(statement, context)
+                yield from self._grammar_findings(statement, instruction, typed)
                 continue
             if unknown_modifier(instruction.opcode, instruction.modifiers) is not None:
                 continue  # PTX204's business; the types are anyone's guess
@@ -84,6 +93,28 @@ asm("add.u32 %0, %1, %2;" : "=r"(x) : "r"(y), "r"(z));
                     )
                     if finding is not None:
                         yield finding
+
+    def _grammar_findings(
+        self, statement: AsmStatement, instruction: PtxInstruction, typed: bool
+    ) -> Iterator[Finding]:
+        verdict = judge(statement, instruction, typed)
+        for issue in verdict.issues:
+            if issue.kind != "type":
+                continue
+            message = issue.message
+            ref = _ref_at(instruction.operands, issue.start, issue.end)
+            if ref is not None and ref.ref is not None and ref.ref < len(statement.operands):
+                letter = statement.operands[ref.ref].constraint.letters
+                declared = _DECLARED.get(letter, "")
+                if letter in ("f", "d") and typed:
+                    declared += " register below sm_100"
+                else:
+                    declared += " register"
+                message = (f"'{ref.text}' is operand {ref.ref} with constraint '{letter}' (a "
+                           f"{declared}), but {message.split(' but ', 1)[1]}")
+            yield self.finding(
+                statement, self.template_span(statement, issue.start, issue.end), message
+            )
 
     def _check_ref(
         self,
@@ -119,3 +150,22 @@ def _refs(operand: PtxOperand, elementwise: bool) -> list[PtxOperand]:
     if operand.kind == "vector" and elementwise:
         return [p for p in operand.parts if p.kind == "ref"]
     return []
+
+
+def _ref_at(operands: tuple[PtxOperand, ...], start: int, end: int) -> PtxOperand | None:
+    for operand in operands:
+        if operand.start == start and operand.end == end:
+            return operand
+        found = _ref_at(operand.parts, start, end)
+        if found is not None:
+            return found
+    return None
+
+
+def _floats_typed(statement: AsmStatement, context: RuleContext) -> bool:
+    """Whether nvcc declares "f"/"d" as .f32/.f64 where this statement is compiled: below
+    sm_100 (``--arch``, else the lowest target its guards allow)."""
+    if context.arch is not None:
+        return float_letters_typed(context.arch)
+    lowest = lowest_target(statement_guards(statement, local_only=True))
+    return float_letters_typed(lowest.sm if lowest is not None else None)

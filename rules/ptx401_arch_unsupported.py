@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
-from ptxlint.ptx.instructions import Requirement, requirement
+from ptxlint.ptx.instructions import Requirement, instruction_requirement
 from ptxlint.ptx.targets import (
     Target,
     admitted_targets,
@@ -82,7 +82,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
         for instruction in statement.ptx.instructions:
             if instruction.opaque:
                 continue
-            need = requirement(instruction.opcode, instruction.modifiers)
+            need = instruction_requirement(statement, instruction)
             if need.sm == 0 and not need.suffix and not need.only:
                 continue
             if lowest is not None and need.sm > lowest.sm:
@@ -122,7 +122,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
         for instruction in statement.ptx.instructions:
             if instruction.opaque:
                 continue
-            need = requirement(instruction.opcode, instruction.modifiers)
+            need = instruction_requirement(statement, instruction)
             problem = _shortfall(need, target, True)
             if problem is not None:
                 yield self._found(

@@ -16,7 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ptxlint.model import AsmStatement, PtxInstruction
+from ptxlint.ptx import grammar
 from ptxlint.ptx.isa_table import DEPRECATED, FAMILIES, GROUPS, ONLY_ON, REQUIREMENTS
+from ptxlint.ptx.judge import judge
 
 __all__ = [
     "Deprecation",
@@ -26,6 +29,7 @@ __all__ = [
     "REGISTER_CLASSES",
     "deprecation",
     "family",
+    "instruction_requirement",
     "is_opcode",
     "operand_types",
     "register_fits",
@@ -73,8 +77,10 @@ def unknown_modifier(opcode: str, modifiers: tuple[str, ...]) -> int | None:
     fam = _FAMILIES.get(opcode)
     if fam is None:
         return None
+    judged = grammar.judged(opcode, modifiers)
+    vocabulary = grammar.family_vocabulary(opcode) if judged else fam.modifiers
     for i, modifier in enumerate(modifiers):
-        if not fam.accepts(modifier):
+        if modifier not in vocabulary:
             return i
     return None
 
@@ -96,12 +102,32 @@ class Requirement:
 
 
 def requirement(opcode: str, modifiers: tuple[str, ...]) -> Requirement:
-    """The strongest requirement among the table entries this instruction matches."""
+    """The minimum target of ``opcode.modifiers``: the weakest need among the grammar's forms
+    that spell it, for a family the grammar judges; otherwise the strongest requirement among
+    the table entries this instruction matches."""
+    if grammar.judged(opcode, modifiers):
+        form_need = grammar.modifier_need(opcode, modifiers)
+        if form_need is not None:
+            return _from_need(form_need, ".".join((opcode, *modifiers)))
     need = _requirement(opcode, frozenset(modifiers))
     only = ONLY_ON.get(opcode)
     if only:
         need = Requirement(need.sm, need.ptx, need.suffix, need.feature, only)
     return need
+
+
+def instruction_requirement(statement: AsmStatement, instruction: PtxInstruction) -> Requirement:
+    """The minimum target of ``instruction`` as written, operands included (an
+    ``mbarrier.arrive`` with a count needs sm_90, without one sm_80)."""
+    if grammar.judged(instruction.opcode, instruction.modifiers):
+        verdict = judge(statement, instruction)
+        if verdict.form is not None:
+            return _from_need(verdict.need, instruction.mnemonic)
+    return requirement(instruction.opcode, instruction.modifiers)
+
+
+def _from_need(need: grammar.Need, feature: str) -> Requirement:
+    return Requirement(need.sm, need.ptx, need.suffix, feature, need.only if need.suffix else ())
 
 
 @lru_cache(maxsize=4096)

@@ -1,0 +1,819 @@
+"""The per-form PTX instruction grammar: which modifier combinations and operand lists exist.
+
+The forms are data (:mod:`ptxlint.ptx.grammar_data`), written in a notation close to the
+syntax blocks of the PTX ISA manual; this module compiles them once and matches instructions
+against them. :func:`check` is the one entry point the rules (PTX204, PTX206, PTX207, PTX401),
+hover, the data-flow rules and ``benchmarks/ptxas_agreement.py`` read.
+
+Form notation (one string per form)::
+
+    cp.async.(.ca).<S:.shared|.shared::cta>.global{.L2::64B|.L2::128B@80}  [A], [A], i:4|8|16
+
+* the mnemonic: the opcode, then slots. ``.word`` is a required fixed modifier, ``(.a|.b)`` a
+  required choice, ``{.a|.b}`` an optional choice, ``<T:.a|.b>`` a required choice that binds
+  the variable ``T`` (operand types refer to it), ``<T?:...>`` an optional one. A value may carry
+  its own minimum target: ``.bf16@90`` (sm_90), ``@90a`` (the sm_90a feature target), ``@100f``
+  (the sm_100 family). ptxas reads modifiers in any order (``ld.f32.global`` assembles), so a
+  slot is filled by any modifier it lists, wherever that modifier sits.
+* operands, comma-separated: ``d:T`` a written register of type ``T`` (a variable or a PTX
+  type), ``d_:T`` the same or the sink ``_``; ``r:T`` a register read; ``a:T`` a register or an
+  immediate; ``i:VALUES`` an immediate only (``16``, ``4|8|16``, ``0..15``, ``*``);
+  ``ai:T:VALUES`` a register of ``T`` or an immediate within VALUES; ``[A]`` an address;
+  ``{d:T*N}`` a vector of N (a number, or a variable bound to ``.v2``/``.v4``/``.v8``);
+  ``d:T|p`` a register with a predicate half; ``?`` before an operand makes it (and everything
+  after it) optional.
+
+Form-level keys after ``;``: ``sm=90a`` (the target the whole form needs), ``ptx=80``,
+``undocumented`` (ptxas accepts it, the ISA does not say so: at most a warning).
+
+A family (an opcode) is *covered* when the grammar lists its forms; then every spelling of it
+that no form admits is an error (or, for undocumented forms, a warning). Families not covered
+return ``Verdict.abstain``: the rules fall back to the generous vocabulary in
+:mod:`ptxlint.ptx.isa_table` and never guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ptxlint.model import PtxInstruction, PtxOperand
+
+__all__ = [
+    "Need",
+    "Form",
+    "OperandSpec",
+    "OperandClass",
+    "Issue",
+    "Verdict",
+    "covered",
+    "check",
+    "forms",
+    "family_vocabulary",
+    "parse_immediate",
+    "written_positions",
+]
+
+
+# ----------------------------------------------------------------------------- targets
+
+# The sm_ numbers an architecture- or family-specific feature exists on. ptxas 13.0: sm_90a
+# features (wgmma, setmaxnreg) are on sm_90a only; the sm_100a ones (tcgen05) on the sm_10x
+# datacenter parts and not on sm_120a.
+_SPECIFIC: dict[str, tuple[int, ...]] = {
+    "90a": (90,),
+    "100a": (100, 101, 103, 110),
+    "100f": (100, 101, 103, 110),
+    "101a": (101, 110),
+    "103a": (103,),
+    "110a": (110,),
+    "120a": (120, 121),
+    "120f": (120, 121),
+}
+
+
+@dataclass(frozen=True, order=True)
+class Need:
+    """A minimum target: ``sm`` (90 for sm_90), ``suffix`` ("a"/"f": the feature target), the
+    sm_ numbers a specific feature exists on, and the PTX ISA version (x10)."""
+
+    sm: int = 0
+    suffix: str = ""
+    only: tuple[int, ...] = ()
+    ptx: int = 0
+    removed: int = 0  # the form is gone for sm_<removed> and newer (shfl without .sync)
+
+    @staticmethod
+    def parse(text: str) -> Need:
+        m = re.fullmatch(r"(?:sm_)?([0-9]+)([af]?)", text)
+        if m is None:
+            raise ValueError(f"bad target {text!r}")
+        sm, suffix = int(m.group(1)), m.group(2)
+        only = _SPECIFIC.get(f"{sm}{suffix}", (sm,)) if suffix else ()
+        return Need(sm, suffix, only)
+
+    def join(self, other: Need) -> Need:
+        """The stronger of two needs (both must hold)."""
+        only: tuple[int, ...]
+        if self.only and other.only:
+            only = tuple(sm for sm in self.only if sm in other.only) or self.only
+        else:
+            only = self.only or other.only
+        suffix = self.suffix if self.suffix == "a" else other.suffix or self.suffix
+        removed = min(r for r in (self.removed, other.removed, 10**6) if r)
+        return Need(max(self.sm, other.sm), suffix, only, max(self.ptx, other.ptx),
+                    removed if removed < 10**6 else 0)
+
+    def admits(self, sm: int, suffix: str) -> bool:
+        """Whether a target sm_<sm><suffix> has this feature."""
+        if sm < self.sm or (self.removed and sm >= self.removed):
+            return False
+        if not self.suffix:
+            return True
+        if sm not in self.only:
+            return False
+        if self.suffix == "a":
+            return suffix == "a"
+        return suffix in ("a", "f")
+
+    @property
+    def target(self) -> str:
+        return f"sm_{self.sm}{self.suffix}" if self.sm else "any target"
+
+
+# Documented forms that ptxas 13.0 rejects all the same, and why.
+REJECTED: dict[str, str] = {
+    "address32": "a .u32 address conversion needs 32-bit addressing, which ptxas 13.0 no "
+    "longer supports ('32-Bit ABI ... is not supported'); use .u64",
+}
+
+# ----------------------------------------------------------------------------- compiled forms
+
+
+@dataclass(frozen=True)
+class Value:
+    word: str
+    need: Need | None = None
+
+
+@dataclass(frozen=True)
+class Slot:
+    values: tuple[Value, ...]
+    optional: bool
+    var: str = ""
+
+    def find(self, word: str) -> Value | None:
+        for value in self.values:
+            if value.word == word:
+                return value
+        return None
+
+
+@dataclass(frozen=True)
+class Values:
+    """Allowed immediate values: a set, a range, or anything (``*``)."""
+
+    choices: frozenset[int] = frozenset()
+    low: int | None = None
+    high: int | None = None
+    spec: str = "*"
+
+    def admits(self, value: int) -> bool:
+        if self.choices:
+            return value in self.choices
+        if self.low is not None and value < self.low:
+            return False
+        return self.high is None or value <= self.high
+
+    def describe(self) -> str:
+        if self.choices:
+            ordered = sorted(self.choices)
+            if len(ordered) == 1:
+                return f"{ordered[0]}"
+            return ", ".join(str(v) for v in ordered[:-1]) + f" or {ordered[-1]}"
+        if self.low is not None and self.high is not None:
+            return f"in range [{self.low}..{self.high}]"
+        return "any value"
+
+
+@dataclass(frozen=True)
+class OperandSpec:
+    kind: str  # "reg" | "regimm" | "imm" | "addr" | "vec" | "pair" | "sink"
+    type: str = ""  # a PTX type word, or a slot variable
+    written: bool = False
+    sink: bool = False
+    values: Values = Values()
+    count: str = ""  # vector length: digits, or a slot variable bound to .v2/.v4/.v8
+    optional: bool = False
+    element: OperandSpec | None = None  # the element of a vector, the data half of a pair
+    needs_predicate: bool = False  # a pair whose predicate half must be written (elect.sync)
+
+
+@dataclass(frozen=True)
+class Form:
+    opcode: str
+    slots: tuple[Slot, ...]
+    operands: tuple[OperandSpec, ...]
+    need: Need
+    undocumented: bool
+    spec: str
+    ordered: bool = False  # ptxas reads these modifiers in this order only (bar, barrier)
+    head: int = 0  # the first `head` slots are the sub-instruction: they come first, in order
+    rejected: str = ""  # ptxas rejects the documented form anyway: why (REJECTED's key)
+
+    @property
+    def required_operands(self) -> int:
+        return sum(1 for o in self.operands if not o.optional)
+
+
+_SLOT_TOKEN = re.compile(r"\.?\{[^}]*\}|\.?\([^)]*\)|\.?<[^>]*>|\.[^.{(<\s]+")
+
+
+def _values(text: str) -> tuple[Value, ...]:
+    out = []
+    for alt in text.split("|"):
+        alt = alt.strip()
+        word, _, need = alt.partition("@")
+        if "." in word.lstrip("."):
+            raise ValueError(f"one modifier per slot value, not {word!r}")
+        out.append(Value(word.lstrip("."), Need.parse(need) if need else None))
+    return tuple(out)
+
+
+def _parse_immediates(text: str) -> Values:
+    if text == "*":
+        return Values()
+    if ".." in text:
+        low, high = text.split("..")
+        return Values(low=int(low, 0), high=int(high, 0), spec=text)
+    return Values(choices=frozenset(int(v, 0) for v in text.split("|")), spec=text)
+
+
+def _split_top(text: str, sep: str = ",") -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "[{(":
+            depth += 1
+        elif c in "]})":
+            depth -= 1
+        elif c == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _operand(text: str, optional: bool) -> OperandSpec:
+    if text.startswith("[") and text.endswith("]"):
+        return OperandSpec("addr", optional=optional)
+    if text.startswith("{") and text.endswith("}"):
+        inner, _, count = text[1:-1].rpartition("*")
+        element = _operand(inner, False)
+        return OperandSpec("vec", element.type, element.written, count=count, optional=optional,
+                           element=element)
+    if "|" in text and not text.startswith("i:") and not text.startswith("ai:"):
+        first, second = text.split("|", 1)
+        half = _operand(first, False)
+        return OperandSpec("pair", half.type, half.written, optional=optional, element=half,
+                           needs_predicate=second.endswith("!"))
+    if text == "_":
+        return OperandSpec("sink", written=True, optional=optional)
+    head, _, rest = text.partition(":")
+    if head in ("d", "d_"):
+        return OperandSpec("reg", rest, written=True, sink=head == "d_", optional=optional)
+    if head == "r":
+        return OperandSpec("reg", rest, optional=optional)
+    if head == "a":
+        return OperandSpec("regimm", rest, optional=optional)
+    if head == "i":
+        return OperandSpec("imm", values=_parse_immediates(rest), optional=optional)
+    if head == "ai":
+        type_, _, values = rest.partition(":")
+        return OperandSpec("regimm", type_, values=_parse_immediates(values or "*"),
+                           optional=optional)
+    raise ValueError(f"bad operand spec {text!r}")
+
+
+def compile_form(spec: str) -> Form:
+    body, _, keys = spec.partition(";")
+    body = body.strip()
+    mnemonic, _, operand_text = body.partition(" ")
+    opcode_match = re.match(r"[a-z0-9_]+", mnemonic)
+    if opcode_match is None:
+        raise ValueError(f"bad form {spec!r}")
+    opcode = opcode_match.group()
+    slots: list[Slot] = []
+    pos = opcode_match.end()
+    for m in _SLOT_TOKEN.finditer(mnemonic, pos):
+        if m.start() != pos:
+            raise ValueError(f"bad slot in {spec!r} at {mnemonic[pos:]!r}")
+        pos = m.end()
+        token = m.group()
+        if token[:2] in (".{", ".(", ".<"):
+            token = token[1:]
+        if token[0] == ".":
+            slots.append(Slot(_values(token), optional=False))
+        elif token[0] == "{":
+            slots.append(Slot(_values(token[1:-1]), optional=True))
+        elif token[0] == "(":
+            slots.append(Slot(_values(token[1:-1]), optional=False))
+        else:
+            var, _, alts = token[1:-1].partition(":")
+            optional = var.endswith("?")
+            slots.append(Slot(_values(alts), optional=optional, var=var.rstrip("?")))
+    if pos != len(mnemonic):
+        raise ValueError(f"bad mnemonic in {spec!r} at {mnemonic[pos:]!r}")
+    operands: list[OperandSpec] = []
+    optional = False
+    for part in _split_top(operand_text):
+        if part.startswith("?"):
+            optional = True
+            part = part[1:].strip()
+        operands.append(_operand(part, optional))
+    need = Need()
+    undocumented = ordered = False
+    head = 0
+    rejected = ""
+    for key in keys.replace(";", " ").split():
+        name, _, value = key.partition("=")
+        if name == "sm":
+            alternatives = [Need.parse(v) for v in value.split(",")]
+            first = alternatives[0]
+            only = tuple(sorted({sm for a in alternatives for sm in a.only}))
+            need = need.join(Need(first.sm, first.suffix, only))
+        elif name == "ptx":
+            need = Need(need.sm, need.suffix, need.only, int(value), need.removed)
+        elif name == "removed":
+            need = Need(need.sm, need.suffix, need.only, need.ptx, int(value))
+        elif name == "undocumented":
+            undocumented = True
+        elif name == "ordered":
+            ordered = True
+        elif name == "rejected":
+            rejected = REJECTED[value]
+        elif name == "head":
+            for slot in slots:
+                if slot.optional or len(slot.values) != 1:
+                    break
+                head += 1
+        else:
+            raise ValueError(f"bad key {key!r} in {spec!r}")
+    return Form(opcode, tuple(slots), tuple(operands), need, undocumented, spec, ordered, head,
+                rejected)
+
+
+# ----------------------------------------------------------------------------- the model
+
+
+@lru_cache(maxsize=1)
+def _families() -> dict[str, tuple[Form, ...]]:
+    from ptxlint.ptx.grammar_data import FORMS
+
+    table: dict[str, list[Form]] = {}
+    for spec in FORMS:
+        form = compile_form(spec)
+        table.setdefault(form.opcode, []).append(form)
+    return {opcode: tuple(forms) for opcode, forms in table.items()}
+
+
+def covered(opcode: str) -> bool:
+    """Whether the grammar lists forms of ``opcode`` (some sub-families may still abstain)."""
+    return opcode in _families()
+
+
+def _judged(opcode: str, modifiers: tuple[str, ...]) -> bool:
+    from ptxlint.ptx.grammar_data import PARTIAL
+
+    partial = PARTIAL.get(opcode)
+    return partial is None or not partial.intersection(modifiers)
+
+
+def judged(opcode: str, modifiers: tuple[str, ...]) -> bool:
+    """Whether the grammar decides instructions spelled ``opcode.modifiers``."""
+    return covered(opcode) and _judged(opcode, modifiers)
+
+
+def forms(opcode: str | None = None) -> tuple[Form, ...]:
+    table = _families()
+    if opcode is not None:
+        return table.get(opcode, ())
+    return tuple(f for fs in table.values() for f in fs)
+
+
+@lru_cache(maxsize=256)
+def family_vocabulary(opcode: str) -> frozenset[str]:
+    return frozenset(v.word for f in forms(opcode) for s in f.slots for v in s.values)
+
+
+# ----------------------------------------------------------------------------- operand classes
+
+
+@dataclass(frozen=True)
+class OperandClass:
+    """What an operand is, as far as the caller knows: a register of a PTX type (``type`` None
+    when unknown), an immediate (``value`` None when unknown), or unknown altogether."""
+
+    kind: str  # "reg" | "imm" | "unknown"
+    type: str | None = None
+    value: int | None = None
+
+
+Resolver = Callable[[PtxOperand], OperandClass]
+
+_INT = re.compile(r"-?(?:0[xX][0-9A-Fa-f]+|[0-9]+)[uU]?\Z")
+
+
+def parse_immediate(text: str) -> int | None:
+    if not _INT.match(text):
+        return None
+    body = text.rstrip("uU")
+    negative = body.startswith("-")
+    body = body.lstrip("-")
+    value = int(body, 16) if body[:2] in ("0x", "0X") else int(body, 10)
+    if len(body) > 1 and body[0] == "0" and body[1].isdigit():
+        value = int(body, 8)  # PTX reads a leading 0 as octal, like C
+    return -value if negative else value
+
+
+# ----------------------------------------------------------------------------- verdicts
+
+
+@dataclass(frozen=True)
+class Issue:
+    kind: str  # "opcode" | "modifier" | "combination" | "operand" | "type"
+    message: str
+    start: int  # template offsets
+    end: int
+    severity: str = "error"  # "error" | "warning"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str  # "ok" | "error" | "abstain"
+    issues: tuple[Issue, ...] = ()
+    form: Form | None = None
+    need: Need = Need()
+    written: tuple[int, ...] = ()  # operand positions the form writes
+
+    @property
+    def speaks(self) -> bool:
+        return self.status != "abstain"
+
+
+ABSTAIN = Verdict("abstain")
+
+# Type words ptxas treats as the same register class when checking operands.
+_TYPE_BITS: dict[str, tuple[str, int]] = {}
+for _n in (8, 16, 32, 64):
+    for _k in "bus":
+        _TYPE_BITS[f"{_k}{_n}"] = (_k, _n)
+_TYPE_BITS.update(
+    b128=("b", 128), f16=("f", 16), bf16=("f", 16), f32=("f", 32), f64=("f", 64),
+    f16x2=("x", 32), bf16x2=("x", 32), f32x2=("x", 64), tf32=("x", 32), pred=("p", 1),
+    u16x2=("x", 32), s16x2=("x", 32), u8x4=("x", 32), s8x4=("x", 32),
+)
+
+
+def type_fits(register: str, operand: str, relaxed: bool) -> bool:
+    """Whether a register declared ``.register`` may be an operand of type ``.operand``
+    (ptxas 13.0, "Arguments mismatch"): bit registers fit any type of their size, float
+    registers float and bit types of their size, integer registers integer and bit types of
+    their size; ``relaxed`` (ld/st/cvt) also takes wider non-float registers."""
+    r = _TYPE_BITS.get(register)
+    o = _TYPE_BITS.get(operand)
+    if r is None or o is None:
+        return True
+    if r[0] == "p" or o[0] == "p":
+        return r[0] == o[0]
+    if r[0] == "f" and o[0] not in ("f", "b"):
+        return False
+    if r[0] in "us" and o[0] == "f":
+        return False
+    if relaxed and (r[0] == "b" or o[0] == "b" or (r[0] in "us" and o[0] in "us")):
+        return r[1] >= o[1]
+    return r[1] == o[1]
+
+
+@dataclass
+class _Match:
+    form: Form
+    binding: dict[str, str] = field(default_factory=dict)
+    need: Need = Need()
+    unused: list[int] = field(default_factory=list)  # modifier indices no slot took
+    missing: list[Slot] = field(default_factory=list)  # required slots left empty
+
+    @property
+    def cost(self) -> int:
+        return len(self.unused) + len(self.missing)
+
+
+def _match_modifiers(form: Form, modifiers: tuple[str, ...]) -> _Match:
+    match = _Match(form, need=form.need)
+    taken = [False] * len(modifiers)
+    last = -1
+    for k in range(form.head):
+        if k >= len(modifiers) or modifiers[k] != form.slots[k].values[0].word:
+            match.missing.append(form.slots[k])
+            match.unused = list(range(len(modifiers)))
+            return match
+        taken[k] = True
+        last = k
+    for slot in form.slots[form.head:]:
+        found = False
+        for i, word in enumerate(modifiers):
+            if taken[i] or (form.ordered and i < last):
+                continue
+            value = slot.find(word)
+            if value is None:
+                continue
+            taken[i] = True
+            found = True
+            last = i
+            if slot.var:
+                match.binding[slot.var] = word
+            if value.need is not None:
+                match.need = match.need.join(value.need)
+            break
+        if not found and not slot.optional:
+            match.missing.append(slot)
+    match.unused = [i for i, t in enumerate(taken) if not t]
+    return match
+
+
+def check(
+    instruction: PtxInstruction, resolve: Resolver, relaxed_types: bool | None = None
+) -> Verdict:
+    """Match ``instruction`` against its family's forms. ``resolve`` says what each operand
+    is (the constraint of a ``%N``, a declared register...). Never raises."""
+    if instruction.opaque:
+        return ABSTAIN
+    family = _families().get(instruction.opcode)
+    if family is None or not _judged(instruction.opcode, instruction.modifiers):
+        return ABSTAIN
+    modifiers = instruction.modifiers
+    vocabulary = family_vocabulary(instruction.opcode)
+    for i, word in enumerate(modifiers):
+        if word not in vocabulary:
+            start, end = _modifier_span(instruction, i)
+            what = f"'.{word}'" if word else "an empty modifier ('..')"
+            return Verdict("error", (Issue(
+                "modifier", f"unknown modifier {what} in '{instruction.mnemonic}': no form of "
+                f"'{instruction.opcode}' has it", start, end),))
+    matches = sorted((_match_modifiers(f, modifiers) for f in family), key=lambda m: m.cost)
+    exact = [m for m in matches if m.cost == 0]
+    if not exact:
+        return Verdict("error", (_combination_issue(instruction, matches[0]),))
+    # Operands: the first form whose operands fit decides; otherwise report against the
+    # closest one.
+    relaxed = relaxed_types if relaxed_types is not None else instruction.opcode in _RELAXED
+    best: tuple[int, list[Issue], _Match] | None = None
+    for m in exact:
+        issues, abstain = _check_operands(instruction, m, resolve, relaxed)
+        if abstain:
+            return Verdict("abstain", form=m.form, need=m.need, written=_written(m.form))
+        if not issues:
+            return _accept(m)
+        errors = [i for i in issues if i.severity == "error"]
+        if not errors:
+            return Verdict("ok", tuple(issues), m.form, m.need, _written(m.form))
+        if best is None or len(errors) < best[0]:
+            best = (len(errors), issues, m)
+    assert best is not None
+    return Verdict("error", tuple(best[1]), best[2].form, best[2].need, _written(best[2].form))
+
+
+_RELAXED = frozenset({"ld", "ldu", "st", "cvt", "ld_global_nc"})
+
+
+def _accept(m: _Match) -> Verdict:
+    if m.form.rejected:
+        issue = Issue("combination", m.form.rejected, 0, 0)
+        return Verdict("error", (issue,), m.form, m.need, _written(m.form))
+    if m.form.undocumented:
+        issue = Issue("combination", "ptxas 13.0 accepts this form, but the PTX ISA does not "
+                      f"document it (form '{m.form.spec.split(' ')[0]}')", 0, 0, "warning")
+        return Verdict("ok", (issue,), m.form, m.need, _written(m.form))
+    return Verdict("ok", (), m.form, m.need, _written(m.form))
+
+
+def _written(form: Form) -> tuple[int, ...]:
+    return tuple(i for i, o in enumerate(form.operands) if o.written)
+
+
+def _modifier_span(instruction: PtxInstruction, index: int) -> tuple[int, int]:
+    offset = instruction.opcode_start + len(instruction.opcode)
+    for modifier in instruction.modifiers[:index]:
+        offset += 1 + len(modifier)
+    return offset, offset + 1 + len(instruction.modifiers[index])
+
+
+def _slot_words(slot: Slot) -> str:
+    words = [f"'.{v.word}'" for v in slot.values]
+    if len(words) == 1:
+        return words[0]
+    return "one of " + ", ".join(words[:6]) + (", ..." if len(words) > 6 else "")
+
+
+def _combination_issue(instruction: PtxInstruction, match: _Match) -> Issue:
+    mnemonic = instruction.mnemonic
+    if match.unused:
+        i = match.unused[0]
+        start, end = _modifier_span(instruction, i)
+        word = instruction.modifiers[i]
+        others = [w for j, w in enumerate(instruction.modifiers) if j != i]
+        partner = _conflicting(instruction.opcode, word, others)
+        tail = f" to '.{partner}'" if partner else " in this combination"
+        return Issue("combination", f"'.{word}' does not apply{tail}: no form of "
+                     f"'{instruction.opcode}' spells '{mnemonic}'", start, end)
+    slot = match.missing[0]
+    end = instruction.opcode_end
+    return Issue("combination", f"'{mnemonic}' lacks {_slot_words(slot)}: no form of "
+                 f"'{instruction.opcode}' goes without it", instruction.opcode_start, end)
+
+
+def _conflicting(opcode: str, word: str, others: list[str]) -> str | None:
+    """The other modifier that no form combines with ``word``, preferring a type word."""
+    with_word = [f for f in forms(opcode) if any(s.find(word) for s in f.slots)]
+    candidates = []
+    for other in others:
+        if not any(any(s.find(other) for s in f.slots) for f in with_word):
+            candidates.append(other)
+    for other in candidates:
+        if other in _TYPE_BITS or other in ("b1", "s4", "u4"):
+            return other
+    return candidates[0] if candidates else None
+
+
+@lru_cache(maxsize=4096)
+def modifier_need(opcode: str, modifiers: tuple[str, ...]) -> Need | None:
+    """The weakest need among the forms that spell ``opcode.modifiers`` exactly (operands
+    aside); ``None`` when none does."""
+    needs = [m.need for m in (_match_modifiers(f, modifiers) for f in forms(opcode))
+             if m.cost == 0]
+    if not needs:
+        return None
+    return min(needs, key=lambda n: (n.sm, n.suffix != "", len(n.only) == 0))
+
+
+# ----------------------------------------------------------------------------- operands
+
+
+def _check_operands(
+    instruction: PtxInstruction, m: _Match, resolve: Resolver, relaxed: bool
+) -> tuple[list[Issue], bool]:
+    """The operand issues of ``instruction`` under form ``m``; ``True`` second when an
+    operand cannot be judged (a macro hole, an operand spliced in by a "C" constraint)."""
+    operands = instruction.operands
+    specs = m.form.operands
+    issues: list[Issue] = []
+    for operand in operands:
+        if operand.kind == "opaque":
+            return [], True
+    for operand in operands:
+        if operand.kind == "other" and looks_like_c(operand.text):
+            return [_c_issue(instruction, operand)], False
+    count = len(operands)
+    if count < m.form.required_operands or count > len(specs):
+        low, high = m.form.required_operands, len(specs)
+        expected = f"{low}" if low == high else f"{low} to {high}"
+        start = operands[0].start if operands else instruction.opcode_end
+        end = operands[-1].end if operands else instruction.opcode_end
+        issues.append(Issue("operand", f"'{instruction.mnemonic}' takes {expected} operand"
+                            f"{'s' if high != 1 else ''}, not {count}", start, end))
+        return issues, False
+    for position, (operand, spec) in enumerate(zip(operands, specs, strict=False)):
+        result = _check_one(instruction, operand, spec, m.binding, resolve, relaxed, position)
+        if result is None:
+            return [], True
+        issues.extend(result)
+    return issues, False
+
+
+def _type_of(spec: OperandSpec, binding: dict[str, str]) -> str:
+    return binding.get(spec.type, spec.type)
+
+
+def _ordinal(position: int) -> str:
+    return f"operand {position + 1}"
+
+
+def _check_one(
+    instruction: PtxInstruction,
+    operand: PtxOperand,
+    spec: OperandSpec,
+    binding: dict[str, str],
+    resolve: Resolver,
+    relaxed: bool,
+    position: int,
+) -> list[Issue] | None:
+    mnemonic = instruction.mnemonic
+    where = f"{_ordinal(position)} of '{mnemonic}'"
+    kind = operand.kind
+    if spec.kind == "addr":
+        if kind != "address":
+            return [Issue("operand", f"'{operand.text}' should be an address '[...]' ({where})",
+                          operand.start, operand.end)]
+        return []
+    if kind == "address":
+        return [Issue("operand", f"'{operand.text}' is an address, but {where} is not",
+                      operand.start, operand.end)]
+    if spec.kind == "vec":
+        if kind != "vector":
+            return [Issue("operand", f"'{operand.text}' should be a vector '{{...}}' ({where})",
+                          operand.start, operand.end)]
+        want = spec.count
+        size = int(want) if want.isdigit() else _vector_size(binding.get(want, ""))
+        if size is not None and len(operand.parts) != size:
+            return [Issue("operand", f"'{operand.text}' has {len(operand.parts)} element"
+                          f"{'s' if len(operand.parts) != 1 else ''}, {where} takes {size}",
+                          operand.start, operand.end)]
+        assert spec.element is not None
+        out: list[Issue] = []
+        for part in operand.parts:
+            sub = _check_one(instruction, part, spec.element, binding, resolve, relaxed, position)
+            if sub is None:
+                return None
+            out.extend(sub)
+        return out
+    if kind == "vector":
+        return [Issue("operand", f"'{operand.text}' is a vector, but {where} is not",
+                      operand.start, operand.end)]
+    if spec.kind == "sink":
+        if operand.text != "_":
+            return [Issue("operand", f"{where} must be the sink '_', not '{operand.text}'",
+                          operand.start, operand.end)]
+        return []
+    if spec.kind == "pair":
+        assert spec.element is not None
+        if spec.needs_predicate and kind != "pair":
+            return [Issue("operand", f"{where} must be a pair 'd|p' with a predicate, not "
+                          f"'{operand.text}'", operand.start, operand.end)]
+        if kind == "pair":
+            return _check_one(instruction, operand.parts[0], spec.element, binding, resolve,
+                              relaxed, position)
+        return _check_one(instruction, operand, spec.element, binding, resolve, relaxed,
+                          position)
+    if kind == "pair":
+        return [Issue("operand", f"'{operand.text}' is a register pair, but {where} is not",
+                      operand.start, operand.end)]
+    if kind == "other":
+        if operand.text == "_" and spec.sink:
+            return []
+        if operand.text == "_":
+            return [Issue("operand", f"'_' cannot be {where}", operand.start, operand.end)]
+        return None  # sums and the like: say nothing
+    if kind == "label":
+        return None
+    cls = resolve(operand)
+    if cls.kind == "unknown":
+        return []
+    if cls.kind == "imm":
+        if spec.kind == "reg":
+            return [Issue("operand", f"'{operand.text}' is an immediate, but {where} must be a "
+                          "register", operand.start, operand.end)]
+        if cls.value is not None and not spec.values.admits(cls.value):
+            shown = f"'{operand.text}'"
+            if operand.text.lstrip("-").lstrip("%")[:1].isdigit() and operand.text[0] == "%":
+                shown = f"{cls.value} ('{operand.text}')"
+            return [Issue("operand", f"unexpected value {shown} for {where}: expected "
+                          f"{spec.values.describe()}", operand.start, operand.end)]
+        return []
+    # a register
+    if spec.kind == "imm":
+        values = "" if spec.values.spec == "*" else f" ({spec.values.describe()})"
+        return [Issue("operand", f"'{operand.text}' is a register, but {where} must be an "
+                      f"immediate{values}", operand.start, operand.end)]
+    if cls.type is None:
+        return []
+    want = _type_of(spec, binding)
+    if want == "int":  # an integer register of any size (isspacep's address)
+        if cls.type in ("f32", "f64", "pred"):
+            return [Issue("type", f"'{operand.text}' is a .{cls.type} register, but {where} "
+                          "takes an integer address", operand.start, operand.end)]
+        return []
+    if want and not type_fits(cls.type, want, relaxed):
+        return [Issue("type", f"'{operand.text}' is a .{cls.type} register, but {where} takes "
+                      f".{want}", operand.start, operand.end)]
+    return []
+
+
+def _vector_size(word: str) -> int | None:
+    if re.fullmatch(r"[vx][0-9]+", word):
+        return int(word[1:])
+    return None
+
+
+_C_EXPRESSION = re.compile(r"\(\s*[A-Za-z_][\w:\s]*\**\s*\)|\b(?:sizeof|static_cast)\b|[?]|->")
+
+
+def looks_like_c(text: str) -> bool:
+    """Whether an operand's text is C++ rather than PTX (a cast, ``sizeof``, ``->``)."""
+    return bool(_C_EXPRESSION.search(text))
+
+
+def _c_issue(instruction: PtxInstruction, operand: PtxOperand) -> Issue:
+    return Issue("operand", f"'{operand.text}' in '{instruction.mnemonic}' is not PTX: a C "
+                 "cast or expression left inside the template (ptxas: syntax error)",
+                 operand.start, operand.end)
+
+
+def c_operand_issue(instruction: PtxInstruction) -> Issue | None:
+    for operand in instruction.operands:
+        if operand.kind == "other" and looks_like_c(operand.text):
+            return _c_issue(instruction, operand)
+    return None
+
+
+def written_positions(instruction: PtxInstruction, resolve: Resolver) -> tuple[int, ...] | None:
+    """The operand positions the matched form writes, or ``None`` when no form matches."""
+    verdict = check(instruction, resolve)
+    if verdict.form is None:
+        return None
+    return verdict.written
+
+
+def issues_of(verdict: Verdict, kinds: Iterable[str]) -> list[Issue]:
+    wanted = set(kinds)
+    return [i for i in verdict.issues if i.kind in wanted]

@@ -1,0 +1,297 @@
+"""The instruction forms of the PTX ISA (9.x) that ptxlint knows exactly; notation in
+:mod:`ptxlint.ptx.grammar`.
+
+Sources: the syntax blocks and "PTX ISA Notes"/"Target ISA Notes" of the PTX ISA manual
+(chapter 9), CCCL's generated wrappers (``cuda/__ptx/instructions/generated/*.h``), and ptxas
+13.0 itself: every form here is checked by ``benchmarks/ptxas_agreement.py``, which assembles
+each form and systematic mutants of it for sm_75..sm_120a. Where the manual and ptxas differ,
+ptxas wins for what is an error, and a spelling ptxas accepts without the manual documenting it
+is marked ``undocumented`` (a warning at most).
+
+``PARTIAL`` names the sub-families of a covered opcode that are not written down yet: an
+instruction carrying one of those modifiers is not judged (the rules fall back to the family
+vocabulary of :mod:`ptxlint.ptx.isa_table`).
+"""
+
+from __future__ import annotations
+
+# ----------------------------------------------------------------------------- type sets
+INT = "u16|u32|u64|s16|s32|s64"
+INT_ALL = "u8|u16|u32|u64|s8|s16|s32|s64"
+BITS = "b16|b32|b64"
+LDST = "b8|b16|b32|b64|b128@70|u8|u16|u32|u64|s8|s16|s32|s64|f16|f16x2|f32|f64"
+F_RND = ".rn|.rz|.rm|.rp"
+
+
+def _dots(alternatives: str) -> str:
+    return "|".join("." + a for a in alternatives.split("|"))
+
+
+FORMS: list[str] = []
+_add = FORMS.append
+
+# ----------------------------------------------------------------------------- integer arithmetic
+for op in ("add", "sub"):
+    _add(f"{op}.<T:{_dots(INT)}> d:T, a:T, a:T")
+    _add(f"{op}.sat.s32 d:s32, a:s32, a:s32")
+    _add(f"{op}.cc.<T:.u32|.s32|.u64|.s64> d:T, a:T, a:T")
+    if op == "add":
+        _add(f"{op}<T:.u16x2|.s16x2> d:T, a:T, a:T; sm=90")
+    # floating point
+    _add(f"{op}{{{F_RND}}}{{.ftz}}{{.sat}}.f32 d:f32, a:f32, a:f32")
+    _add(f"{op}{{{F_RND}}}.f64 d:f64, a:f64, a:f64")
+    _add(f"{op}{{.rn}}{{.ftz}}{{.sat}}<T:.f16|.f16x2> d:T, a:T, a:T; sm=53")
+    _add(f"{op}{{.rn}}<T:.bf16|.bf16x2> d:T, a:T, a:T; sm=90")
+    _add(f"{op}{{{F_RND}}}{{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2; sm=100")
+for op in ("addc", "subc"):
+    _add(f"{op}{{.cc}}<T:.u32|.s32|.u64|.s64> d:T, a:T, a:T")
+
+_add(f"mul<M:.hi|.lo>.<T:{_dots(INT)}> d:T, a:T, a:T")
+_add("mul.wide.u16 d:u32, a:u16, a:u16")
+_add("mul.wide.s16 d:s32, a:s16, a:s16")
+_add("mul.wide.u32 d:u64, a:u32, a:u32")
+_add("mul.wide.s32 d:s64, a:s32, a:s32")
+_add(f"mul{{{F_RND}}}{{.ftz}}{{.sat}}.f32 d:f32, a:f32, a:f32")
+_add(f"mul{{{F_RND}}}.f64 d:f64, a:f64, a:f64")
+_add("mul{.rn}{.ftz}{.sat}<T:.f16|.f16x2> d:T, a:T, a:T; sm=53")
+_add("mul{.rn}<T:.bf16|.bf16x2> d:T, a:T, a:T; sm=90")
+_add(f"mad<M:.hi|.lo>.<T:{_dots(INT)}> d:T, a:T, a:T, a:T")
+_add("mad.hi.sat.s32 d:s32, a:s32, a:s32, a:s32")
+_add("mad.wide.u16 d:u32, a:u16, a:u16, a:u32")
+_add("mad.wide.s16 d:s32, a:s16, a:s16, a:s32")
+_add("mad.wide.u32 d:u64, a:u32, a:u32, a:u64")
+_add("mad.wide.s32 d:s64, a:s32, a:s32, a:s64")
+_add("mad<M:.hi|.lo>.cc.<T:.u32|.s32|.u64|.s64> d:T, a:T, a:T, a:T")
+_add("madc<M:.hi|.lo>{.cc}.<T:.u32|.s32|.u64|.s64> d:T, a:T, a:T, a:T")
+_add(f"mad{F_RND.replace('.rn|', '(.rn|')}){{.ftz}}{{.sat}}.f32 d:f32, a:f32, a:f32, a:f32")
+_add(f"mad({F_RND}).f64 d:f64, a:f64, a:f64, a:f64")
+_add(f"fma({F_RND}){{.ftz}}{{.sat}}.f32 d:f32, a:f32, a:f32, a:f32")
+_add(f"fma({F_RND}).f64 d:f64, a:f64, a:f64, a:f64")
+_add("fma.rn{.ftz}{.sat}<T:.f16|.f16x2> d:T, a:T, a:T, a:T; sm=53")
+_add("fma.rn{.ftz}.relu<T:.f16|.f16x2> d:T, a:T, a:T, a:T; sm=80")
+_add("fma.rn{.relu}<T:.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=80")
+_add("fma.rn{.ftz}.oob{.relu}<T:.f16|.f16x2|.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=90")
+_add("fma<R:.rz|.rm|.rp>{.relu}<T:.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=80; undocumented")
+_add(f"fma({F_RND}){{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2, a:f32x2; sm=100")
+_add("mul24<M:.hi|.lo>.<T:.u32|.s32> d:T, a:T, a:T")
+_add("mad24<M:.hi|.lo>.<T:.u32|.s32> d:T, a:T, a:T, a:T")
+_add("mad24.hi.sat.s32 d:s32, a:s32, a:s32, a:s32")
+_add(f"sad.<T:{_dots(INT)}> d:T, a:T, a:T, a:T")
+for op in ("div", "rem"):
+    _add(f"{op}.<T:{_dots(INT)}> d:T, a:T, a:T")
+_add("div.approx{.ftz}.f32 d:f32, a:f32, a:f32")
+_add("div.full{.ftz}.f32 d:f32, a:f32, a:f32")
+_add(f"div({F_RND}){{.ftz}}.f32 d:f32, a:f32, a:f32")
+_add(f"div({F_RND}).f64 d:f64, a:f64, a:f64")
+for op in ("abs", "neg"):
+    _add(f"{op}.<T:.s16|.s32|.s64> d:T, a:T")
+    _add(f"{op}{{.ftz}}.f32 d:f32, a:f32")
+    _add(f"{op}.f64 d:f64, a:f64")
+    _add(f"{op}{{.ftz}}<T:.f16|.f16x2> d:T, a:T; sm=53")
+    _add(f"{op}<T:.bf16|.bf16x2> d:T, a:T; sm=80")
+for op in ("min", "max"):
+    _add(f"{op}.<T:{_dots(INT)}> d:T, a:T, a:T")
+    _add(f"{op}{{.relu}}.s32 d:s32, a:s32, a:s32; sm=90")
+    _add(f"{op}.u16x2 d:u16x2, a:u16x2, a:u16x2; sm=90")
+    _add(f"{op}{{.relu}}.s16x2 d:s16x2, a:s16x2, a:s16x2; sm=90")
+    _add(f"{op}{{.ftz}}{{.NaN@80}}.f32 d:f32, a:f32, a:f32")
+    _add(f"{op}{{.ftz}}{{.NaN}}.xorsign.abs.f32 d:f32, a:f32, a:f32; sm=86")
+    _add(f"{op}{{.ftz}}{{.NaN}}.f32 d:f32, a:f32, a:f32, a:f32; sm=100")
+    _add(f"{op}.f64 d:f64, a:f64, a:f64")
+    _add(f"{op}{{.ftz}}{{.NaN}}<T:.f16|.f16x2> d:T, a:T, a:T; sm=80")
+    _add(f"{op}{{.ftz}}{{.NaN}}.xorsign.abs<T:.f16|.f16x2> d:T, a:T, a:T; sm=86")
+    _add(f"{op}{{.NaN}}<T:.bf16|.bf16x2> d:T, a:T, a:T; sm=80")
+    _add(f"{op}{{.NaN}}.xorsign.abs<T:.bf16|.bf16x2> d:T, a:T, a:T; sm=86")
+for op in ("popc", "clz"):
+    _add(f"{op}.<T:.b32|.b64> d:u32, a:T")
+_add("brev.<T:.b32|.b64> d:T, a:T")
+_add("bfind{.shiftamt}.<T:.u32|.u64|.s32|.s64> d:u32, a:T")
+_add("bfe.<T:.u32|.u64|.s32|.s64> d:T, a:T, a:u32, a:u32")
+_add("bfi.<T:.b32|.b64> d:T, a:T, a:T, a:u32, a:u32")
+_add("dp4a.<A:.u32|.s32>.<B:.u32|.s32> d:u32, a:u32, a:u32, a:u32; sm=61")
+_add("dp2a<M:.lo|.hi>.<A:.u32|.s32>.<B:.u32|.s32> d:u32, a:u32, a:u32, a:u32; sm=61")
+
+# ----------------------------------------------------------------------------- logic and moves
+for op in ("and", "or", "xor"):
+    _add(f"{op}.<T:.pred|.b16|.b32|.b64> d:T, a:T, a:T")
+_add("not.<T:.pred|.b16|.b32|.b64> d:T, a:T")
+_add("cnot.<T:.b16|.b32|.b64> d:T, a:T")
+_add("lop3.b32 d:b32, a:b32, a:b32, a:b32, i:*")
+_add("shl.<T:.b16|.b32|.b64> d:T, a:T, a:u32")
+_add("shr.<T:.b16|.b32|.b64|.u16|.u32|.u64|.s16|.s32|.s64> d:T, a:T, a:u32")
+_add("shf<D:.l|.r><M:.clamp|.wrap>.b32 d:b32, a:b32, a:b32, a:u32")
+_add("prmt.b32 d:b32, a:b32, a:b32, a:b32")
+_add("prmt.b32<M:.f4e|.b4e|.rc8|.ecl|.ecr|.rc16> d:b32, a:b32, a:b32, a:b32")
+_add(f"mov.<T:.pred|{_dots(BITS)}|{_dots(INT)}|.f32|.f64> d:T, a:T")
+_add("mov.b128 d:b128, a:b128; sm=70")
+_add("selp.<T:.b16|.b32|.b64|.u16|.u32|.u64|.s16|.s32|.s64|.f32|.f64> d:T, a:T, a:T, a:pred")
+_CMP_INT = ".eq|.ne|.lt|.le|.gt|.ge|.lo|.ls|.hi|.hs"
+_CMP_FLT = ".eq|.ne|.lt|.le|.gt|.ge|.equ|.neu|.ltu|.leu|.gtu|.geu|.num|.nan"
+for cmp, types in ((_CMP_INT, ".u16|.u32|.u64"), (".eq|.ne|.lt|.le|.gt|.ge", ".s16|.s32|.s64"),
+                   (".eq|.ne", ".b16|.b32|.b64")):
+    _add(f"setp<C:{cmp}><T:{types}> d:pred, a:T, a:T")
+    _add(f"setp<C:{cmp}><B:.and|.or|.xor><T:{types}> d:pred, a:T, a:T, a:pred")
+_add(f"setp<C:{_CMP_FLT}>{{.ftz}}.f32 d:pred, a:f32, a:f32")
+_add(f"setp<C:{_CMP_FLT}><B:.and|.or|.xor>{{.ftz}}.f32 d:pred, a:f32, a:f32, a:pred")
+_add(f"setp<C:{_CMP_FLT}>.f64 d:pred, a:f64, a:f64")
+_add(f"setp<C:{_CMP_FLT}><B:.and|.or|.xor>.f64 d:pred, a:f64, a:f64, a:pred")
+
+# ----------------------------------------------------------------------------- warp collectives
+_add("shfl.sync<M:.up|.down|.bfly|.idx>.b32 d:b32|p, a:b32, a:b32, a:b32, a:u32")
+_add("shfl<M:.up|.down|.bfly|.idx>.b32 d:b32|p, a:b32, a:b32, a:b32; removed=70")
+_add("vote.sync<M:.all|.any|.uni>.pred d:pred, a:pred, a:u32")
+_add("vote.sync.ballot.b32 d:b32, a:pred, a:u32")
+_add("vote<M:.all|.any|.uni>.pred d:pred, a:pred; removed=70")
+_add("vote.ballot.b32 d:b32, a:pred; removed=70")
+_add("match.any.sync.<T:.b32|.b64> d:u32, a:T, a:u32; sm=70")
+_add("match.all.sync.<T:.b32|.b64> d:u32|p, a:T, a:u32; sm=70")
+_add("activemask.b32 d:b32")
+_add("redux.sync<O:.add|.min|.max>.<T:.u32|.s32> d:T, r:T, a:u32; sm=80")
+_add("redux.sync<O:.and|.or|.xor>.b32 d:u32, r:u32, a:u32; sm=80")
+_add("redux.sync<O:.min|.max>{.abs}{.NaN}.f32 d:f32, r:f32, a:u32; sm=100a")
+_add("elect.sync d_:u32|p!, a:u32; sm=90")
+
+# ----------------------------------------------------------------------------- barriers, fences
+for op, aligned in (("bar", ""), ("barrier", "{.aligned}")):
+    _add(f"{op}{{.cta}}.sync{aligned} ai:u32:0..15, ?a:u32; ordered")
+    _add(f"{op}{{.cta}}.arrive{aligned} ai:u32:0..15, a:u32; ordered")
+    for b in ("", "a:u32, "):
+        _add(f"{op}{{.cta}}.red.popc{aligned}.u32 d:u32, ai:u32:0..15, {b}a:pred; ordered")
+        _add(f"{op}{{.cta}}.red<O:.and|.or>{aligned}.pred d:pred, ai:u32:0..15, {b}a:pred; "
+             "ordered")
+_add("bar.warp.sync a:u32; sm=70")
+_add("barrier.cluster.arrive{.release|.relaxed@90}{.aligned}; sm=90")
+_add("barrier.cluster.wait{.acquire}{.aligned}; sm=90")
+_add("membar<L:.cta|.gl|.sys>")
+_add("membar.proxy.alias; sm=70")
+_add("fence{.sc|.acq_rel|.acquire|.release}<S:.cta|.cluster@90|.gpu|.sys>; sm=70")
+_add("fence.proxy.alias; sm=70")
+_add("fence.proxy.async{.global|.shared::cta|.shared::cluster}; sm=90")
+_add("fence.mbarrier_init.release.cluster; sm=90")
+_add("fence.proxy.tensormap::generic.release<S:.cta|.cluster|.gpu|.sys>; sm=90")
+_add("fence.proxy.tensormap::generic.acquire<S:.cta|.cluster|.gpu|.sys> [A], i:128; sm=90")
+_add("griddepcontrol<M:.launch_dependents|.wait>; sm=90")
+_add("nanosleep.u32 a:u32; sm=70")
+_add("setmaxnreg<M:.inc|.dec>.sync.aligned.u32 i:24..256; sm=90a,100f,120f")
+_add("setmaxnreg<M:.inc|.dec>.sync.aligned.s32 i:24..256; sm=90a,100f,120f; undocumented")
+
+# ----------------------------------------------------------------------------- async copies
+for level, sizes in (("ca", "4|8|16"), ("cg", "16")):
+    head = (f"cp.async.{level}<S:.shared|.shared::cta>.global"
+            "{.L2::64B|.L2::128B|.L2::256B}")
+    _add(f"{head} [A], [A], i:{sizes}, ?a:u32; sm=80")
+    _add(f"{head} [A], [A], i:{sizes}, a:pred; sm=80")
+    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, r:b64; sm=80")
+    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, a:u32, r:b64; sm=80")
+    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, a:pred, r:b64; sm=80")
+_add("cp.async.commit_group; sm=80")
+_add("cp.async.wait_group i:*; sm=80")
+_add("cp.async.wait_all; sm=80")
+_add("cp.async.mbarrier.arrive{.noinc}{.shared|.shared::cta}.b64 [A]; sm=80")
+
+# ----------------------------------------------------------------------------- matrix fragments
+_add("ldmatrix.sync.aligned.m8n8<N:.x1|.x2|.x4>{.trans}{.shared|.shared::cta}.b16 {d:b32*N}, "
+     "[A]; sm=75")
+_add("stmatrix.sync.aligned.m8n8<N:.x1|.x2|.x4>{.trans}{.shared|.shared::cta}.b16 [A], "
+     "{a:b32*N}; sm=90")
+_add("movmatrix.sync.aligned.m8n8.trans.b16 d:b32, a:b32; sm=75")
+# mma.sync: (shape, A/B types, fragment sizes a, b, c/d by accumulator, target)
+_MMA_F16 = [
+    ("m16n8k8", 2, 1, 75),
+    ("m16n8k16", 4, 2, 80),
+]
+_ACC = {"f32": "f32*4", "f16": "b32*2"}
+for shape, na, nb, sm in _MMA_F16:
+    for dt in ("f16", "f32"):  # ptxas: .dtype must be .ctype
+        _add(f"mma.sync.aligned.{shape}.row.col.{dt}.f16.f16.{dt} {{d:{_ACC[dt]}}}, "
+             f"{{a:b32*{na}}}, {{a:b32*{nb}}}, {{a:{_ACC[dt]}}}; sm={sm}")
+    _add(f"mma.sync.aligned.{shape}.row.col.f32.bf16.bf16.f32 {{d:f32*4}}, {{a:b32*{na}}}, "
+         f"{{a:b32*{nb}}}, {{a:f32*4}}; sm=80")
+_ACC8 = {"f32": "f32*8", "f16": "b32*4"}
+for dt, ct in (("f16", "f16"), ("f32", "f16"), ("f32", "f32")):  # .f32 c needs .f32 d
+    _add(f"mma.sync.aligned.m8n8k4<A:.row|.col><B:.row|.col>.{dt}.f16.f16.{ct} "
+         f"{{d:{_ACC8[dt]}}}, {{a:b32*2}}, {{a:b32*2}}, {{a:{_ACC8[ct]}}}; sm=70")
+_add("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 "
+     "{d:f32*4}, {a:b32*2}, {a:b32*1}, {a:f32*4}; sm=80")
+_add("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+     "{d:f32*4}, {a:b32*4}, {a:b32*2}, {a:f32*4}; sm=80")
+_add("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 "
+     "{d:f64*2}, {a:f64*1}, {a:f64*1}, {a:f64*2}; sm=80")
+_add("mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.<A:.u8|.s8>.<B:.u8|.s8>.s32 "
+     "{d:b32*2}, {a:b32*1}, {a:b32*1}, {a:b32*2}; sm=75")
+_add("mma.sync.aligned.m16n8k16.row.col{.satfinite}.s32.<A:.u8|.s8>.<B:.u8|.s8>.s32 "
+     "{d:b32*4}, {a:b32*2}, {a:b32*1}, {a:b32*4}; sm=80")
+_add("mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.<A:.u8|.s8>.<B:.u8|.s8>.s32 "
+     "{d:b32*4}, {a:b32*4}, {a:b32*2}, {a:b32*4}; sm=80")
+
+# ----------------------------------------------------------------------------- address ops
+_SPACE = ".global|.shared|.shared::cta|.shared::cluster@90|.local|.const|.param"
+# ptxas 13.0 takes .u32 only with 32-bit addressing, which it no longer supports
+_add(f"cvta<S:{_SPACE}>.u64 d:u64, a:u64")
+_add(f"cvta.to<S:{_SPACE}>.u64 d:u64, a:u64")
+_add(f"cvta<S:{_SPACE}>.u32 d:u32, a:u32; rejected=address32")
+_add(f"cvta.to<S:{_SPACE}>.u32 d:u32, a:u32; rejected=address32")
+_add(f"isspacep<S:{_SPACE}> d:pred, a:int")
+_add("mapa{.shared::cluster}.<T:.u32|.u64> d:T, a:T, a:u32; sm=90")
+_add("mapa{.shared::cluster}.<T:.s32|.s64> d:T, a:T, a:u32; sm=90; undocumented")
+_add("getctarank{.shared::cluster}.<T:.u32|.u64> d:u32, a:T; sm=90")
+_add("getctarank{.shared::cluster}.<T:.s32|.s64> d:u32, a:T; sm=90; undocumented")
+
+# ----------------------------------------------------------------------------- mbarrier
+_MB_CTA = "{.shared|.shared::cta}"
+# ptxas 13.0: the ordering (.release/.acquire/.relaxed) and the scope come together or not at
+# all ("Modifier '.cta' requires order"); a remote (.shared::cluster) arrive writes the sink.
+_ARRIVE_SEM = ("", "<M:.release|.relaxed@90><S:.cta|.cluster@90>")
+_WAIT_SEM = ("", "<M:.acquire|.relaxed@90><S:.cta|.cluster@90>")
+_add(f"mbarrier.init{_MB_CTA}.b64 [A], a:u32; sm=80")
+_add(f"mbarrier.inval{_MB_CTA}.b64 [A]; sm=80")
+for sem in _ARRIVE_SEM:
+    _add(f"mbarrier.arrive{sem}{_MB_CTA}.b64 d_:b64, [A]; sm=80")
+    _add(f"mbarrier.arrive{sem}{_MB_CTA}.b64 d_:b64, [A], a:u32; sm=90")
+    _add(f"mbarrier.arrive_drop{sem}{_MB_CTA}.b64 d_:b64, [A]; sm=80")
+    _add(f"mbarrier.arrive_drop{sem}{_MB_CTA}.b64 d_:b64, [A], a:u32; sm=90")
+    for op in ("arrive.expect_tx", "arrive_drop.expect_tx"):
+        _add(f"mbarrier.{op}{sem}{_MB_CTA}.b64 d_:b64, [A], a:u32; sm=90")
+    for op in ("arrive.noComplete", "arrive_drop.noComplete"):
+        only_cta = sem.replace("<M:.release|.relaxed@90><S:.cta|.cluster@90>", ".release.cta")
+        _add(f"mbarrier.{op}{only_cta}{_MB_CTA}.b64 d_:b64, [A], a:u32; sm=80")
+_CLUSTER_SEM = ("", "<M:.release|.relaxed>.cluster")
+for sem in _CLUSTER_SEM:
+    _add(f"mbarrier.arrive{sem}.shared::cluster.b64 _, [A], ?a:u32; sm=90")
+    _add(f"mbarrier.arrive_drop{sem}.shared::cluster.b64 _, [A], ?a:u32; sm=90")
+    for op in ("arrive.expect_tx", "arrive_drop.expect_tx"):
+        _add(f"mbarrier.{op}{sem}.shared::cluster.b64 _, [A], a:u32; sm=90")
+for op in ("expect_tx", "complete_tx"):
+    for sem in ("", ".relaxed<S:.cta|.cluster>"):
+        _add(f"mbarrier.{op}{sem}{{.shared|.shared::cta|.shared::cluster}}.b64 [A], a:u32; "
+             "sm=90")
+for sem in _WAIT_SEM:
+    _add(f"mbarrier.test_wait{sem}{_MB_CTA}.b64 d:pred, [A], r:b64; sm=80")
+    _add(f"mbarrier.test_wait.parity{sem}{_MB_CTA}.b64 d:pred, [A], a:u32; sm=80")
+    _add(f"mbarrier.try_wait{sem}{_MB_CTA}.b64 d:pred, [A], r:b64, ?a:u32; sm=90")
+    _add(f"mbarrier.try_wait.parity{sem}{_MB_CTA}.b64 d:pred, [A], a:u32, ?a:u32; sm=90")
+_add("mbarrier.pending_count.b64 d:u32, r:b64; sm=80")
+
+# ptxas reads mbarrier's sub-instruction words first ("Unknown modifier '.expect_tx'" in
+# mbarrier.arrive.release.cta.expect_tx)
+FORMS[:] = [f + "; head" if f.startswith("mbarrier.") else f for f in FORMS]
+
+# ----------------------------------------------------------------------------- not written yet
+PARTIAL: dict[str, frozenset[str]] = {
+    "cp": frozenset({"bulk", "reduce", "tensor"}),
+    "mma": frozenset({"sp", "sp::ordered_metadata", "kind::f8f6f4", "kind::mxf4",
+                      "kind::mxf4nvf4", "kind::mxf8f6f4", "kind::f16", "kind::i8",
+                      "kind::tf32", "block_scale", "m8n8k32", "m16n8k64", "m8n8k128",
+                      "m16n8k128", "m16n8k256", "xor", "popc", "and", "b1", "s4", "u4",
+                      "e4m3", "e5m2", "e2m1", "e2m3", "e3m2", "ue8m0", "scale_vec::1X",
+                      "scale_vec::2X", "scale_vec::4X", "satfinite::relu"}),
+    "ldmatrix": frozenset({"b8", "m16n16", "m8n16", "b8x16", "b6x16_p32", "b4x16_p64"}),
+    "stmatrix": frozenset({"b8", "m16n8"}),
+    "fence": frozenset({"proxy::async", "sync_restrict::shared::cluster",
+                        "sync_restrict::shared::cta", "op_restrict", "async::generic",
+                        "async::global", "async::shared::cta", "async::shared::cluster"}),
+    "mbarrier": frozenset(),
+    "barrier": frozenset(),
+    "setp": frozenset({"f16", "f16x2", "bf16", "bf16x2"}),
+    "mov": frozenset({"v2", "v4", "v8"}),
+}

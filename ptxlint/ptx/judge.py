@@ -1,0 +1,121 @@
+"""The grammar's verdict on an instruction of an asm statement, as the rules see it.
+
+:func:`judge` resolves each operand the way nvcc will declare it (a constraint letter's register
+class, an ``"n"`` immediate's value, a ``.reg`` declared in the template) and asks
+:func:`ptxlint.ptx.grammar.check`. PTX204, PTX206, PTX207, PTX401 and hover all call it, so they
+agree on one model; the verdict is cached per (instruction, operand classes).
+
+nvcc declares ``"f"``/``"d"`` operands as ``.f32``/``.f64`` registers below sm_100 and as
+untyped ``.b32``/``.b64`` from sm_100 on (nvcc 13.0, measured), so a verdict depends on the
+target: ``float_registers`` says which declaration to assume.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
+from ptxlint.ptx.grammar import OperandClass, Verdict, check, parse_immediate
+
+__all__ = ["DECLARED", "judge", "operand_class", "float_letters_typed"]
+
+# What nvcc declares for each constraint letter below sm_100; from sm_100 "f"/"d" are bits.
+DECLARED: dict[str, str] = {"h": "b16", "r": "b32", "l": "b64", "q": "b128", "f": "f32",
+                            "d": "f64"}
+_UNTYPED_FLOAT = {"f": "b32", "d": "b64"}
+_REG_DECL = re.compile(r"\.reg\s+\.(\w+)\s+(.*)", re.S)
+_CONST_INT = re.compile(r"\s*\(?\s*(-?(?:0[xX][0-9A-Fa-f]+|[0-9]+))[uUlL]*\s*\)?\s*\Z")
+
+
+def float_letters_typed(sm: int | None) -> bool:
+    """Whether nvcc declares "f"/"d" operands as .f32/.f64 for this target (below sm_100)."""
+    return sm is None or sm < 100
+
+
+def _declared_registers(statement: AsmStatement) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for directive in statement.ptx.directives:
+        if directive.name != ".reg":
+            continue
+        m = _REG_DECL.match(directive.text)
+        if m is None:
+            continue
+        for name in directive.declared:
+            base = name.split("<", 1)[0]
+            out[base] = m.group(1)
+    return out
+
+
+def operand_class(
+    statement: AsmStatement, operand: PtxOperand, typed_floats: bool,
+    registers: dict[str, str] | None = None,
+) -> OperandClass:
+    if operand.kind == "immediate":
+        return OperandClass("imm", value=parse_immediate(operand.text))
+    if operand.kind == "ref":
+        if operand.ref is None or operand.ref >= len(statement.operands):
+            return OperandClass("unknown")
+        asm_operand = statement.operands[operand.ref]
+        constraint = asm_operand.constraint
+        letters = constraint.letters
+        if constraint.opaque or len(letters) != 1:
+            return OperandClass("unknown")
+        if letters == "n":
+            m = _CONST_INT.match(asm_operand.expression)
+            return OperandClass("imm", value=int(m.group(1), 0) if m else None)
+        if letters in DECLARED:
+            if not typed_floats and letters in _UNTYPED_FLOAT:
+                return OperandClass("reg", _UNTYPED_FLOAT[letters])
+            return OperandClass("reg", DECLARED[letters])
+        return OperandClass("unknown")
+    if operand.kind == "register":
+        if registers is None:
+            registers = _declared_registers(statement)
+        name = operand.text.lstrip("%")
+        for key in (operand.text, name, "%" + name):
+            if key in registers:
+                return OperandClass("reg", registers[key])
+        return OperandClass("reg", None)
+    if operand.kind == "special":
+        return OperandClass("reg", None)
+    return OperandClass("unknown")
+
+
+def judge(statement: AsmStatement, instruction: PtxInstruction, typed_floats: bool = True
+          ) -> Verdict:
+    """The grammar's verdict on ``instruction`` of ``statement``, ``"f"``/``"d"`` read as
+    float registers (``typed_floats``, below sm_100) or as bits."""
+    registers = _declared_registers(statement) if statement.ptx.directives else {}
+    classes = tuple(
+        _classes_of(statement, operand, typed_floats, registers)
+        for operand in instruction.operands
+    )
+    return _judge(instruction, classes)
+
+
+def _classes_of(statement: AsmStatement, operand: PtxOperand, typed_floats: bool,
+                registers: dict[str, str]) -> object:
+    if operand.parts:
+        return tuple(_classes_of(statement, p, typed_floats, registers) for p in operand.parts)
+    return operand_class(statement, operand, typed_floats, registers)
+
+
+@lru_cache(maxsize=8192)
+def _judge(instruction: PtxInstruction, classes: tuple[object, ...]) -> Verdict:
+    table: dict[tuple[int, int], OperandClass] = {}
+
+    def walk(operand: PtxOperand, cls: object) -> None:
+        if isinstance(cls, OperandClass):
+            table[(operand.start, operand.end)] = cls
+        elif isinstance(cls, tuple):
+            for part, sub in zip(operand.parts, cls, strict=False):
+                walk(part, sub)
+
+    for operand, cls in zip(instruction.operands, classes, strict=False):
+        walk(operand, cls)
+
+    def resolve(operand: PtxOperand) -> OperandClass:
+        return table.get((operand.start, operand.end), OperandClass("unknown"))
+
+    return check(instruction, resolve)

@@ -1,0 +1,101 @@
+"""PTX207 invalid-operand."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
+from ptxlint.ptx.grammar import c_operand_issue, judged
+from ptxlint.ptx.instructions import is_opcode
+from ptxlint.ptx.judge import judge
+from ptxlint.rule import Rule, RuleContext
+
+# Parser problems that mean a malformed operand list (not a scope or comment problem).
+_LIST_PROBLEMS = ("missing ',' between operands", "empty operand", "missing operand after ','")
+
+
+class InvalidOperand(Rule):
+    id = "PTX207"
+    name = "invalid-operand"
+    severity = Severity.ERROR
+    summary = "Operand count, immediate value or operand syntax the instruction form rejects"
+    tags = ("correctness", "operands", "ptx")
+    docs = """\
+## What it does
+Checks the operands of every instruction whose form the instruction grammar knows
+(`ptxlint/ptx/grammar_data.py`: arithmetic, logic, `cp.async`, `mbarrier`, barriers, fences,
+warp collectives, `mma.sync`, `ldmatrix`/`stmatrix`...), and the operand list of any PTX
+instruction:
+
+- the wrong number of operands for the form (`add.u32 %0, %1;`);
+- an immediate the form does not allow: the byte count of `cp.async.cg` (only 16), a barrier id
+  outside 0..15, a register where only an immediate is allowed (`cp.async.wait_group %0` with
+  `"r"`);
+- an operand that is not PTX at all: a C cast or expression left in the template
+  (`cp.async.wait_group (int64_t)2;`), a register pair or vector where a scalar belongs, an
+  address where a register belongs;
+- a malformed list: a missing comma between operands, an empty operand.
+
+An `"n"` operand is checked with its value when the C++ expression is an integer literal.
+
+## Why is this bad?
+ptxas rejects the file ("Argument 2 of instruction 'cp.async': unexpected value '4', expected
+to be 16", "Arguments mismatch for instruction", "Parsing error near 'int64_t': syntax
+error"), but only when it compiles the statement, which an `#if __CUDA_ARCH__` branch or an
+uninstantiated template can postpone to a user's build.
+
+## Example
+```cuda
+asm volatile("cp.async.cg.shared.global [%0], [%1], 4;" :: "r"(dst), "l"(src));
+asm volatile("cp.async.wait_group (int64_t)2;");
+```
+
+## Use instead
+```cuda
+asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(dst), "l"(src));
+asm volatile("cp.async.wait_group 2;");
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if statement.opaque_sections:
+            return
+        problems = statement.ptx.problems
+        for instruction in statement.ptx.instructions:
+            if instruction.opaque or not is_opcode(instruction.opcode):
+                continue
+            c_issue = c_operand_issue(instruction)
+            if c_issue is not None:
+                yield self.finding(
+                    statement, self.template_span(statement, c_issue.start, c_issue.end),
+                    c_issue.message,
+                )
+                continue
+            reported = False
+            for problem in problems:
+                if (
+                    problem.message in _LIST_PROBLEMS
+                    and instruction.start <= problem.start < instruction.end
+                ):
+                    yield self.finding(
+                        statement,
+                        self.template_span(statement, problem.start, problem.end),
+                        f"{problem.message} in '{instruction.mnemonic}'",
+                    )
+                    reported = True
+                    break
+            if reported or not judged(instruction.opcode, instruction.modifiers):
+                continue
+            yield from self._grammar_findings(statement, instruction)
+
+    def _grammar_findings(
+        self, statement: AsmStatement, instruction: PtxInstruction
+    ) -> Iterator[Finding]:
+        verdict = judge(statement, instruction)
+        for issue in verdict.issues:
+            if issue.kind != "operand":
+                continue
+            yield self.finding(
+                statement, self.template_span(statement, issue.start, issue.end), issue.message
+            )
+            return
