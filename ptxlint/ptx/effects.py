@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ptxlint.model import PtxInstruction, PtxOperand
+from ptxlint.ptx import grammar
 
 __all__ = [
     "EFFECTS",
@@ -528,10 +529,17 @@ def written_operands(instruction: PtxInstruction) -> list[PtxOperand] | None:
     A modifier written apart from the opcode (``prmt .b32 %0, ...``, which ptxas accepts) leaves
     the operand list unreliable: ``None``.
     """
-    effects = lookup(instruction.opcode, instruction.modifiers)
-    if effects is None or effects.writes is Writes.UNKNOWN or instruction.opaque:
+    if instruction.opaque or any(o.text.startswith(".") for o in instruction.operands):
         return None
-    if any(o.text.startswith(".") for o in instruction.operands):
+    positions = _grammar_written(instruction)
+    if positions is not None:
+        out = []
+        for position in positions:
+            if position < len(instruction.operands):
+                out.extend(_flatten_destination(instruction.operands[position]))
+        return [o for o in out if o.kind != "address"]
+    effects = lookup(instruction.opcode, instruction.modifiers)
+    if effects is None or effects.writes is Writes.UNKNOWN:
         return None
     if effects.writes is Writes.NONE or not instruction.operands:
         return []
@@ -542,6 +550,18 @@ def written_operands(instruction: PtxInstruction) -> list[PtxOperand] | None:
             break
         out.extend(_flatten_destination(operand))
     return out
+
+
+def _grammar_written(instruction: PtxInstruction) -> tuple[int, ...] | None:
+    """The operand positions the instruction's form writes, when the instruction grammar
+    (:mod:`ptxlint.ptx.grammar`) knows the form; ``None`` otherwise."""
+    if not grammar.judged(instruction.opcode, instruction.modifiers):
+        return None
+    return grammar.written_positions(instruction, _unknown_operand)
+
+
+def _unknown_operand(operand: PtxOperand) -> grammar.OperandClass:
+    return grammar.OperandClass("unknown")
 
 
 def written_refs(instruction: PtxInstruction) -> set[int] | None:

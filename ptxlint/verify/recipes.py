@@ -72,6 +72,8 @@ RECIPES: dict[str, Recipe] = {
     "PTX205": Recipe((PTX,), _p(r"syntax error|Parsing error|Unknown field|Arguments mismatch")),
     "PTX206": Recipe((PTX,), _p(r"Arguments mismatch|operand.*type|mismatch|"
                                 r"Incompatible elements")),
+    "PTX207": Recipe((PTX,), _p(r"unexpected value|Arguments mismatch|Parsing error|syntax error|"
+                                r"out of range|expected|Vector of size|Sink '_'|Predicate output")),
     "PTX401": Recipe((PTX,), _p(r"not supported on \.target|requires \.target|requires "
                                 r"sm_|not supported (?:for|on)|Feature .* requires"),
                      arch_sensitive=True),

@@ -21,6 +21,7 @@ from ptxlint.report.run_result import RunResult
 from ptxlint.verify import cu_probe, differential, ptx_probe, scratch, whole_file
 from ptxlint.verify.diagnostics import Diagnostic, parse
 from ptxlint.verify.flags import from_database
+from ptxlint.verify.past_first import past_first_error
 from ptxlint.verify.recipes import CU, DIFFERENTIAL, NONE, PTX, WHOLE_FILE, Recipe, recipe_for
 from ptxlint.verify.runner import Compile, Outcome, UnsafeArgument, parallel_map, run
 from ptxlint.verify.toolchain import Toolchain, arch_key, discover, require
@@ -555,7 +556,9 @@ def verify(result: RunResult, options: VerifyOptions | None = None,
         result.verifications[id(finding)] = verdict
         if verdict.status == CONFIRMED and finding.statement is not None:
             confirmed.add(key_of(finding.statement))
+    behind = past_first_error(verifier, confirmed)
     if options.report_unpredicted:
+        result.findings.extend(behind)
         for finding, verdict in verifier.unpredicted(confirmed):
             result.findings.append(finding)
             result.verifications[id(finding)] = verdict

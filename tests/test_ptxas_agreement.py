@@ -1,0 +1,62 @@
+"""A sample of benchmarks/ptxas_agreement.py: the instruction grammar against ptxas 13.0.
+
+Every 50th generated case (valid forms and mutants of every covered family) is assembled for
+the benchmark's six targets; ptxlint must agree with ptxas wherever it speaks. The full matrix
+(about 60,000 verdicts) runs from the benchmark script. Verdicts are cached by content hash.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.toolchain_cache import PTXAS
+
+ROOT = Path(__file__).resolve().parent.parent
+_SPEC = importlib.util.spec_from_file_location(
+    "ptxas_agreement", ROOT / "benchmarks" / "ptxas_agreement.py")
+assert _SPEC is not None and _SPEC.loader is not None
+agreement = importlib.util.module_from_spec(_SPEC)
+sys.modules["ptxas_agreement"] = agreement
+_SPEC.loader.exec_module(agreement)
+
+
+def test_generation_covers_every_family_with_valid_forms_and_mutants() -> None:
+    cases = agreement.generate()
+    families = {c.family for c in cases}
+    kinds = {c.kind for c in cases}
+    assert families == {f.opcode for f in agreement.grammar.forms()}
+    assert {"valid", "drop-modifier", "sibling-modifier", "other-type", "other-immediate",
+            "operand-less", "operand-more", "register-class", "other-space", "c-cast",
+            "missing-comma", "not-ptx-opcode"} <= kinds
+    abstained = [c for c in cases if agreement.predict(c.text).status == "abstain"]
+    assert len(abstained) < 0.02 * len(cases)
+
+
+def test_the_issue_examples_are_predicted() -> None:
+    predict = agreement.predict
+    assert "expected 16" in predict("cp.async.cg.shared.global [%rd1], [%rd2], 4").reason
+    assert predict("cp.async.ca.shared.global [%rd1], [%rd2], 4").status == "accept"
+    assert predict("cp.async.wait_group (int64_t)2").status == "reject"
+    assert predict("_mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f1}, {%r1}, {%r1}, {%f1}"
+                   ).status == "reject"
+    assert predict("add.sat.u32 %r1, %r2, %r3").status == "reject"
+    mma = predict("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, "
+                  "{%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4}")
+    assert mma.status == "accept" and mma.need.sm == 80
+    assert agreement.predicted(mma, 75, "") == "reject"
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas (CUDA toolkit) not found")
+def test_sampled_agreement_with_ptxas() -> None:
+    cases = agreement.generate()[::50]
+    rows = agreement.evaluate(cases, agreement.Oracle())
+    out = io.StringIO()
+    summary = agreement.summarize(rows, out)
+    assert summary["false_alarms"] == 0, out.getvalue()
+    assert summary["misses"] == 0, out.getvalue()
+    assert summary["verdicts"] == 6 * len(cases)
