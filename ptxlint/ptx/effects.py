@@ -533,11 +533,11 @@ def written_operands(instruction: PtxInstruction) -> list[PtxOperand] | None:
         return None
     positions = _grammar_written(instruction)
     if positions is not None:
-        out = []
+        written: list[PtxOperand] = []
         for position in positions:
             if position < len(instruction.operands):
-                out.extend(_flatten_destination(instruction.operands[position]))
-        return [o for o in out if o.kind != "address"]
+                written.extend(_flatten_destination(instruction.operands[position]))
+        return [o for o in written if o.kind != "address"]
     effects = lookup(instruction.opcode, instruction.modifiers)
     if effects is None or effects.writes is Writes.UNKNOWN:
         return None
