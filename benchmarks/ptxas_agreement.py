@@ -298,6 +298,8 @@ def predict(text: str) -> Prediction:
     verdict = grammar.check(instruction, resolve)
     if verdict.status == "abstain":
         return Prediction("abstain", "grammar abstains")
+    if verdict.form is not None and verdict.form.rejected:
+        return Prediction("reject", f"warning: {verdict.form.rejected}")
     errors = [i for i in verdict.issues if i.severity == "error"]
     if errors:
         return Prediction("reject", f"{errors[0].kind}: {errors[0].message}")

@@ -125,6 +125,13 @@ _add("prmt.b32 d:b32, a:b32, a:b32, a:b32")
 _add("prmt.b32<M:.f4e|.b4e|.rc8|.ecl|.ecr|.rc16> d:b32, a:b32, a:b32, a:b32")
 _add(f"mov.<T:.pred|{_dots(BITS)}|{_dots(INT)}|.f32|.f64> d:T, a:T")
 _add("mov.b128 d:b128, a:b128; sm=70")
+# pack and unpack: mov.b64 d, {lo, hi} and mov.b64 {lo, hi}, d ('_' drops a half)
+for whole, half, count in (("b16", "b8", 2), ("b32", "b16", 2), ("b32", "b8", 4),
+                           ("b64", "b32", 2), ("b64", "b16", 4),
+                           ("b128", "b64", 2)):
+    sm = "; sm=70" if whole == "b128" else ""
+    _add(f"mov.{whole} d:{whole}, {{a:{half}*{count}}}{sm}")
+    _add(f"mov.{whole} {{d_:{half}*{count}}}, a:{whole}{sm}")
 _add("selp.<T:.b16|.b32|.b64|.u16|.u32|.u64|.s16|.s32|.s64|.f32|.f64> d:T, a:T, a:T, a:pred")
 _CMP_INT = ".eq|.ne|.lt|.le|.gt|.ge|.lo|.ls|.hi|.hs"
 _CMP_FLT = ".eq|.ne|.lt|.le|.gt|.ge|.equ|.neu|.ltu|.leu|.gtu|.geu|.num|.nan"
