@@ -129,9 +129,9 @@ _add("mov.b128 d:b128, a:b128; sm=70")
 for whole, half, count in (("b16", "b8", 2), ("b32", "b16", 2), ("b32", "b8", 4),
                            ("b64", "b32", 2), ("b64", "b16", 4),
                            ("b128", "b64", 2)):
-    sm = "; sm=70" if whole == "b128" else ""
-    _add(f"mov.{whole} d:{whole}, {{a:{half}*{count}}}{sm}")
-    _add(f"mov.{whole} {{d_:{half}*{count}}}, a:{whole}{sm}")
+    keys = "; sm=70" if whole == "b128" else ""
+    _add(f"mov.{whole} d:{whole}, {{a:{half}*{count}}}{keys}")
+    _add(f"mov.{whole} {{d_:{half}*{count}}}, a:{whole}{keys}")
 _add("selp.<T:.b16|.b32|.b64|.u16|.u32|.u64|.s16|.s32|.s64|.f32|.f64> d:T, a:T, a:T, a:pred")
 _CMP_INT = ".eq|.ne|.lt|.le|.gt|.ge|.lo|.ls|.hi|.hs"
 _CMP_FLT = ".eq|.ne|.lt|.le|.gt|.ge|.equ|.neu|.ltu|.leu|.gtu|.geu|.num|.nan"
@@ -203,7 +203,7 @@ _add("ldmatrix.sync.aligned.m8n8<N:.x1|.x2|.x4>{.trans}{.shared|.shared::cta}.b1
 _add("stmatrix.sync.aligned.m8n8<N:.x1|.x2|.x4>{.trans}{.shared|.shared::cta}.b16 [A], "
      "{a:b32*N}; sm=90")
 _add("movmatrix.sync.aligned.m8n8.trans.b16 d:b32, a:b32; sm=75")
-# mma.sync: (shape, A/B types, fragment sizes a, b, c/d by accumulator, target)
+# mma.sync: (shape, fragment sizes of a and b, target)
 _MMA_F16 = [
     ("m16n8k8", 2, 1, 75),
     ("m16n8k16", 4, 2, 80),
