@@ -62,6 +62,8 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                 continue
             if statement.syntax == "llvm" and operand.role == "output":
                 continue  # Triton needs an output even for `bar.sync`: a dummy "=r" is normal
+            if statement.syntax == "llvm" and operand.constraint.letters.isdigit():
+                continue  # "=r,0": the tied input is read through the output's register
             packed = statement.llvm is not None and (statement.llvm.pack or 1) > 1
             # Packed: each tensor has several registers and a template may need only some of
             # them (two random words for eight values); flag a tensor none of whose registers

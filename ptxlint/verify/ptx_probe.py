@@ -52,8 +52,13 @@ def _letter(operand: Operand) -> str:
     return letters[:1]
 
 
-def operand_text(operand: Operand) -> str:
+def operand_text(operand: Operand, statement: AsmStatement | None = None) -> str:
     letter = _letter(operand)
+    if letter.isdigit() and statement is not None and statement.syntax == "llvm":
+        tied = int(operand.constraint.letters)
+        if tied < len(statement.operands) and statement.operands[tied].role == "output":
+            return operand_text(statement.operands[tied])  # LLVM's "0": the output's register
+        raise NotProbeable(f"operand {operand.index} is tied to {tied}, not an output")
     if letter in REGISTER_CLASS:
         return f"%pl{REGISTER_CLASS[letter][1]}{operand.index}"
     if letter == "n":
@@ -68,6 +73,8 @@ def substitute(statement: AsmStatement, copy: int) -> list[tuple[str, int]]:
     text = statement.template.text
     if HOLE in text:
         raise NotProbeable("part of the template is a macro whose text is unknown")
+    if statement.syntax == "llvm":
+        return _substitute_llvm(statement, copy)
     if not statement.extended:
         return [(text, 0)]  # basic asm reaches ptxas verbatim: no % processing
     by_index = {o.index: o for o in statement.operands}
@@ -81,13 +88,41 @@ def substitute(statement: AsmStatement, copy: int) -> list[tuple[str, int]]:
         elif token.kind == "unique":
             new = str(copy)
         elif token.kind == "ref" and not token.modifier and token.index in by_index:
-            new = operand_text(by_index[token.index])
+            new = operand_text(by_index[token.index], statement)
         elif token.kind == "named" and token.name in by_name:
             new = operand_text(by_name[token.name])
         elif token.kind in ("bare", "trailing"):
             new = text[token.start:token.end]  # nvcc 13 passes these through
         else:
             raise NotProbeable(f"{text[token.start:token.end]!r} is not an operand nvcc accepts")
+        pieces.append((new, token.start))
+        pos = token.end
+    pieces.append((text[pos:], pos))
+    return pieces
+
+
+def _substitute_llvm(statement: AsmStatement, copy: int) -> list[tuple[str, int]]:
+    """LLVM's substitution (Triton, CuTe DSL, llvmlite): ``$N``/``${N}`` -> a register of the
+    letter's class (comments included, as LLVM does), ``${:uid}`` -> a number unique per
+    copy, ``$$`` -> ``$``; ``%`` is not special, so ``%%laneid`` reaches ptxas as written."""
+    if statement.opaque_sections:
+        raise NotProbeable("the constraint string is not known")
+    text = statement.template.text
+    by_index = {o.index: o for o in statement.operands}
+    pieces: list[tuple[str, int]] = []
+    pos = 0
+    for token in sorted(statement.ptx.percents, key=lambda t: t.start):
+        if token.kind in ("escape", "bare", "trailing"):
+            continue  # `%` tokens: verbatim
+        pieces.append((text[pos : token.start], pos))
+        if token.kind == "unique":
+            new = str(copy)
+        elif token.kind == "dollar":
+            new = "$"
+        elif token.kind == "ref" and token.index in by_index:
+            new = operand_text(by_index[token.index], statement)
+        else:
+            raise NotProbeable(f"{text[token.start : token.end]!r} is not an operand LLVM accepts")
         pieces.append((new, token.start))
         pos = token.end
     pieces.append((text[pos:], pos))

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from ptxlint.model import Finding
 
 PTX, CU, DIFFERENTIAL, NONE = "ptx-probe", "cu-probe", "differential", "none"
+# Python's LLVM-syntax calls: Triton compiles the call itself (verify/triton_probe.py)
+TRITON, TRITON_PURITY = "triton", "triton-purity"
 WHOLE_FILE = "whole-file"
 
 
@@ -97,8 +99,41 @@ _PTX301_ERROR = Recipe((PTX,), _p(r"32-bit address"), refutable=False,
                                  "run time")
 
 
+_LLVM_ABORTS = (r"number of (?:input|output) constraints does not match|cannot return struct|"
+                r"must return void|output constraint occurs after")
+# LLVM-syntax statements (Triton, CuTe DSL, llvmlite): no C++ front end to ask; ptxas speaks
+# for the PTX, Triton (where installed) for what LLVM rejects before ptxas runs.
+LLVM_RECIPES: dict[str, Recipe] = {
+    "PTX001": Recipe((TRITON,), _p(r"invalid operand in inline asm")),
+    "PTX008": Recipe((PTX,), _p(r"Parsing error near '%|syntax error|Unknown symbol '%")),
+    "PTX010": Recipe((TRITON,), _p(r"expects an integer constant expression")),
+    "PTX501": Recipe((TRITON,), _p(_LLVM_ABORTS)),
+    "PTX502": Recipe((TRITON,), _p(_LLVM_ABORTS)),
+    "PTX503": Recipe((TRITON,), _p(r"number of input constraints does not match")),
+    "PTX504": Recipe((TRITON,), _p(r"failed to parse constraints|invalid (?:operand|constraint)")),
+    "PTX505": Recipe((TRITON_PURITY,), refutable=False,
+                     why_clean="Triton kept the pure asm in this probe; the optimizer may still "
+                               "merge or move it elsewhere"),
+    "PTX506": Recipe((NONE,), why_none="the replication shows only at run time (how many times "
+                                       "the effect happens), not in any compile"),
+    "PTX507": Recipe((TRITON,), _p(r"Did you forget to add @triton\.jit|_semantic|not iterable")),
+}
+
+
+def _llvm_recipe(rule: str) -> Recipe:
+    if rule in LLVM_RECIPES:
+        return LLVM_RECIPES[rule]
+    recipe = RECIPES.get(rule)
+    if recipe is not None and recipe.probes == (PTX,):
+        return recipe  # a claim about the PTX itself: ptxas judges it in any syntax
+    return Recipe((NONE,), why_none=f"no verification recipe for {rule} on LLVM-syntax asm")
+
+
 def recipe_for(rule: str, finding: Finding | None = None) -> Recipe:
     """The recipe for ``rule``; ``finding`` picks between the claims one rule makes."""
+    statement = finding.statement if finding is not None else None
+    if statement is not None and statement.syntax == "llvm":
+        return _llvm_recipe(rule)
     if rule == "PTX301" and finding is not None and finding.severity is Severity.ERROR:
         return _PTX301_ERROR
     return RECIPES.get(rule, Recipe((NONE,), why_none=f"no verification recipe for {rule} yet"))

@@ -9,7 +9,9 @@ parallel through the cache, then judge each finding by its rule's recipe.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -18,11 +20,28 @@ from ptxlint.engine import extract_statements
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, Span
 from ptxlint.preproc import evaluate_guards
 from ptxlint.report.run_result import RunResult
-from ptxlint.verify import cu_probe, differential, ptx_probe, scratch, whole_file
+from ptxlint.verify import (
+    cu_probe,
+    differential,
+    ptx_probe,
+    scratch,
+    triton_probe,
+    whole_file,
+)
 from ptxlint.verify.diagnostics import Diagnostic, parse
 from ptxlint.verify.flags import from_database
 from ptxlint.verify.past_first import past_first_error
-from ptxlint.verify.recipes import CU, DIFFERENTIAL, NONE, PTX, WHOLE_FILE, Recipe, recipe_for
+from ptxlint.verify.recipes import (
+    CU,
+    DIFFERENTIAL,
+    NONE,
+    PTX,
+    TRITON,
+    TRITON_PURITY,
+    WHOLE_FILE,
+    Recipe,
+    recipe_for,
+)
 from ptxlint.verify.runner import Compile, Outcome, UnsafeArgument, parallel_map, run
 from ptxlint.verify.toolchain import Toolchain, arch_key, discover, require
 from ptxlint.verify.verdict import CONFIRMED, REFUTED, UNVERIFIABLE, Verdict, unverifiable
@@ -214,6 +233,7 @@ class Verifier:
         self.statements: dict[str, list[AsmStatement]] = {}
         self.sources: dict[str, SourceFile] = {}
         self.differential: dict[int, tuple[str, str] | str] = {}  # id(f) -> keys | reason
+        self.triton: dict[int, tuple[str, ...] | str] = {}  # id(f) -> job keys | reason
         self._reports: dict[tuple[str, str], whole_file.Report] = {}
 
     # ----------------------------------------------------------------- build and run
@@ -252,6 +272,8 @@ class Verifier:
                 _plan_cu(self.plan, statement, arch, self.toolchain)
             if DIFFERENTIAL in recipe.probes:
                 self._plan_differential(finding, arch)
+            if TRITON in recipe.probes or TRITON_PURITY in recipe.probes:
+                self._plan_triton(finding, purity=TRITON_PURITY in recipe.probes)
             if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
                 self._plan_whole_file(finding.path, arch)
 
@@ -305,6 +327,30 @@ class Verifier:
         self.differential[id(finding)] = (
             self.plan.add(f"diff:{a}", a, tool), self.plan.add(f"diff:{b}", b, tool))
 
+    def _plan_triton(self, finding: Finding, purity: bool) -> None:
+        statement = finding.statement
+        assert statement is not None
+        python = triton_python()
+        version = triton_probe.triton_version(python)
+        if version is None:
+            self.triton[id(finding)] = (
+                "Triton is not installed for this Python (set PTXLINT_TRITON_PYTHON to an "
+                "interpreter that has it)"
+                + ("" if purity else "; LLVM rejects this before ptxas runs"))
+            return
+        tool = f"triton {version}"
+        try:
+            if purity:
+                jobs = [triton_probe.job(statement, python, use_result=False),
+                        triton_probe.job(statement, python, use_result=False, is_pure=False)]
+            else:
+                bare = finding.rule == "PTX507"
+                jobs = [triton_probe.job(statement, python, bare_args=bare)]
+        except ptx_probe.NotProbeable as exc:
+            self.triton[id(finding)] = f"no Triton probe: {exc}"
+            return
+        self.triton[id(finding)] = tuple(self.plan.add(f"triton:{job}", job, tool) for job in jobs)
+
     def execute(self) -> None:
         keys = list(self.plan.jobs)
 
@@ -325,6 +371,8 @@ class Verifier:
             return unverifiable(recipe.why_none, arch)
         if DIFFERENTIAL in recipe.probes:
             return self._differential_verdict(finding, arch)
+        if TRITON in recipe.probes or TRITON_PURITY in recipe.probes:
+            return self._triton_verdict(finding, recipe)
         if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
             return self._whole_file_verdict(finding, recipe, arch)
         heard: list[Diagnostic] = []
@@ -381,6 +429,42 @@ class Verifier:
                                 method)
         return Verdict(REFUTED, tool, archs[0], f"{tool} accepts the statement for {where}"
                        + (" (placed twice)" if PTX in recipe.probes else ""), method)
+
+    def _triton_verdict(self, finding: Finding, recipe: Recipe) -> Verdict:
+        planned = self.triton.get(id(finding), "not planned")
+        if isinstance(planned, str):
+            return unverifiable(planned, "sm_90", "triton", TRITON)
+        tool = self.plan.jobs[planned[0]][1]
+        outcomes = [self.outcomes[key] for key in planned]
+        if TRITON_PURITY in recipe.probes:
+            pure, impure = outcomes
+            if pure.returncode != 0 or impure.returncode != 0:
+                failed = pure if pure.returncode != 0 else impure
+                return unverifiable("Triton did not compile the probe: " + _last_error(failed),
+                                    "sm_90", tool, TRITON_PURITY)
+            statement = finding.statement
+            assert statement is not None
+            needle = statement.source.text[finding.span.start:finding.span.end].strip()
+            kept = triton_probe.count(pure.output(triton_probe.PTX_OUTPUT), needle)
+            wanted = triton_probe.count(impure.output(triton_probe.PTX_OUTPUT), needle)
+            if kept < wanted:
+                return Verdict(CONFIRMED, tool, "sm_90",
+                               f"with its result unused, the PTX holds {kept} '{needle}' when "
+                               f"the asm is pure and {wanted} when it is not: Triton deleted it",
+                               TRITON_PURITY)
+            return unverifiable(recipe.why_clean, "sm_90", tool, TRITON_PURITY)
+        outcome = outcomes[0]
+        text = outcome.messages
+        match = recipe.agrees.search(text) if recipe.agrees else None
+        if match is not None:
+            line = next((ln for ln in text.splitlines() if match.group(0) in ln), match.group(0))
+            died = " (the process aborted)" if outcome.returncode in (-6, 134) else ""
+            return Verdict(CONFIRMED, tool, "sm_90", f"{tool}: {line.strip()[:300]}{died}",
+                           TRITON)
+        if outcome.returncode == 0:
+            return Verdict(REFUTED, tool, "sm_90", f"{tool} compiles the call for sm_90", TRITON)
+        return unverifiable("Triton rejects the probe for another reason: "
+                            + _last_error(outcome), "sm_90", tool, TRITON)
 
     # ----------------------------------------------------------------- whole file
     def report(self, path: str, arch: str) -> whole_file.Report | str:
@@ -566,3 +650,13 @@ def verify(result: RunResult, options: VerifyOptions | None = None,
         order = {path: n for n, path in enumerate(paths)}
         result.findings.sort(key=lambda f: (order.get(f.path, len(order)), f.span.start, f.rule))
     return result
+
+
+def triton_python() -> str:
+    """The interpreter whose Triton compiles the probes: PTXLINT_TRITON_PYTHON, else ours."""
+    return os.environ.get("PTXLINT_TRITON_PYTHON") or sys.executable
+
+
+def _last_error(outcome: Outcome) -> str:
+    lines = [ln.strip() for ln in outcome.messages.splitlines() if ln.strip()]
+    return (lines[-1] if lines else f"exit status {outcome.returncode}")[:300]

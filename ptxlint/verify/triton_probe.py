@@ -1,0 +1,194 @@
+"""Probe 4: compile the Triton call itself, in a child process, for a GPU target without a GPU.
+
+Triton checks neither the asm nor the constraint string: LLVM does, and it aborts the process
+(SIGABRT) or exits on a constraint error, so the compile runs in its own interpreter
+(``triton.compile(ASTSource(...), target=GPUTarget("cuda", 90, 32))``, research note section 0:
+the compile-only outcome equals the GPU outcome for every compile-time failure). The kernel
+loads every argument from a pointer of its element type, calls ``inline_asm_elementwise`` with
+the statement's own asm, constraints, dtype and pack, and stores the results.
+
+Two probes: *as written* (the constraint-count, order, clobber, tied-operand, ``args`` and
+operand-index claims: the compile must fail with LLVM's words), and the *purity differential*
+(PTX505): the same call with its result unused, compiled as written (pure) and with
+``is_pure=False``; the claim is confirmed when the pure compile's PTX holds fewer copies of the
+effect than the impure one (Triton deleted or merged the asm).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from functools import cache
+
+from ptxlint.model import AsmStatement
+from ptxlint.verify.ptx_probe import NotProbeable
+from ptxlint.verify.runner import Compile
+
+PROBE_FILE = "triton_probe.py"
+PTX_OUTPUT = "probe.ptx"
+BLOCK = 128
+
+# Triton's dtype spellings for the element types the front end names.
+_TL = {
+    "float16": "float16",
+    "fp16": "float16",
+    "half": "float16",
+    "bfloat16": "bfloat16",
+    "bf16": "bfloat16",
+    "float32": "float32",
+    "fp32": "float32",
+    "float": "float32",
+    "float64": "float64",
+    "fp64": "float64",
+    "double": "float64",
+    "int8": "int8",
+    "uint8": "uint8",
+    "int16": "int16",
+    "uint16": "uint16",
+    "int32": "int32",
+    "uint32": "uint32",
+    "int64": "int64",
+    "uint64": "uint64",
+    "float8e4nv": "float8e4nv",
+    "float8e5": "float8e5",
+    "float8e4b15": "float8e4b15",
+}
+# The pointer signature Triton's ASTSource wants for each.
+_SIG = {
+    "float16": "*fp16",
+    "bfloat16": "*bf16",
+    "float32": "*fp32",
+    "float64": "*fp64",
+    "int8": "*i8",
+    "uint8": "*u8",
+    "int16": "*i16",
+    "uint16": "*u16",
+    "int32": "*i32",
+    "uint32": "*u32",
+    "int64": "*i64",
+    "uint64": "*u64",
+    "float8e4nv": "*fp8e4nv",
+    "float8e5": "*fp8e5",
+    "float8e4b15": "*fp8e4b15",
+}
+# At pack=1 any element type works with its letter; where the front end does not know the
+# argument's type the probe uses the type the constraint letter holds.
+_BY_LETTER = {"r": "int32", "f": "float32", "l": "int64", "d": "float64", "h": "float16"}
+
+
+@cache
+def triton_version(python: str = sys.executable) -> str | None:
+    """Triton's version in ``python``'s environment, or None when it is not installed."""
+    try:
+        done = subprocess.run(
+            [python, "-c", "import triton; print(triton.__version__)"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    version = done.stdout.strip().splitlines()[-1:] if done.returncode == 0 else []
+    return version[0] if version else None
+
+
+def _arg_types(statement: AsmStatement) -> list[str]:
+    call = statement.llvm
+    assert call is not None and call.args is not None
+    inputs = [o for o in statement.operands if o.role == "input"]
+    types: list[str] = []
+    for k, arg in enumerate(call.args):
+        dtype = _TL.get(arg.dtype or "")
+        if dtype is None:
+            if call.pack != 1:
+                raise NotProbeable(f"the element type of argument {arg.text!r} is not known")
+            letter = inputs[k].constraint.letters[:1] if k < len(inputs) else "r"
+            dtype = _BY_LETTER.get(letter, "int32")
+        types.append(dtype)
+    return types
+
+
+def script(
+    statement: AsmStatement,
+    *,
+    is_pure: bool | None = None,
+    use_result: bool = True,
+    bare_args: bool = False,
+) -> str:
+    """The probe program for ``statement``: it prints the PTX or dies the way Triton does."""
+    call = statement.llvm
+    if call is None or call.api not in ("triton", "helion", "torch"):
+        raise NotProbeable("only Triton's inline_asm_elementwise can be compiled by Triton")
+    if statement.template.has_holes or call.constraints is None or call.constraints.has_holes:
+        raise NotProbeable("the asm or constraint string is not known")
+    if call.results is None or any(_TL.get(r or "") is None for r in call.results):
+        raise NotProbeable("the result element types are not known")
+    if call.args is None:
+        raise NotProbeable("args is not a list or tuple the probe can rebuild")
+    if call.pack is None:
+        raise NotProbeable("pack is not known")
+    pure = (call.side_effects is False) if is_pure is None else is_pure
+    arg_types = _arg_types(statement)
+    results = [_TL[r or ""] for r in call.results]
+    params = [f"A{k}" for k in range(len(arg_types))] + [f"R{k}" for k in range(len(results))]
+    signature = {f"A{k}": _SIG[t] for k, t in enumerate(arg_types)}
+    signature.update({f"R{k}": _SIG[t] for k, t in enumerate(results)})
+    body = ["    offs = tl.arange(0, BLOCK)"]
+    body += [f"    a{k} = tl.load(A{k} + offs)" for k in range(len(arg_types))]
+    names = [f"a{k}" for k in range(len(arg_types))]
+    args = names[0] if bare_args and len(names) == 1 else "[" + ", ".join(names) + "]"
+    dtype = (
+        f"tl.{results[0]}"
+        if len(results) == 1
+        else "(" + ", ".join(f"tl.{r}" for r in results) + ",)"
+    )
+    body.append(
+        f"    out = tl.inline_asm_elementwise(ASM, CONSTRAINTS, {args}, dtype={dtype}, "
+        f"is_pure={pure}, pack={call.pack})"
+    )
+    if use_result:
+        outs = ["out"] if len(results) == 1 else [f"out[{k}]" for k in range(len(results))]
+        where = "offs" if arg_types else "tl.program_id(0)"
+        body += [f"    tl.store(R{k} + {where}, {o})" for k, o in enumerate(outs)]
+    return "\n".join(
+        [
+            "import sys",
+            "import triton",
+            "import triton.language as tl",
+            "from triton.backends.compiler import GPUTarget",
+            "from triton.compiler import ASTSource",
+            "",
+            f"ASM = tl.constexpr({statement.template.text!r})",
+            f"CONSTRAINTS = tl.constexpr({call.constraints.text!r})",
+            f"BLOCK = tl.constexpr({BLOCK})",
+            "",
+            "",
+            "@triton.jit",
+            f"def probe({', '.join(params)}):",
+            *body,
+            "",
+            "",
+            f"source = ASTSource(fn=probe, signature={signature!r}, constexprs={{}})",
+            'compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32))',
+            f'open(sys.argv[1] if len(sys.argv) > 1 else "{PTX_OUTPUT}", "w").write('
+            'compiled.asm["ptx"])',
+            "",
+        ]
+    )
+
+
+def job(statement: AsmStatement, python: str = sys.executable, **variant: bool) -> Compile:
+    return Compile(
+        args=(python, f"{{dir}}/{PROBE_FILE}", f"{{dir}}/{PTX_OUTPUT}"),
+        files=((PROBE_FILE, script(statement, **variant)),),
+        outputs=(PTX_OUTPUT,),
+    )
+
+
+def count(ptx: str, needle: str) -> int:
+    """How often the effect ``needle`` (``atom.global.add``, ``%globaltimer``) is in ``ptx``,
+    comments left out."""
+    text = re.sub(r"//[^\n]*", "", ptx)
+    return len(re.findall(re.escape(needle) + r"(?![\w])", text))
