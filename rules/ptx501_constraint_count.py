@@ -75,32 +75,34 @@ h = tl.inline_asm_elementwise("neg.f16x2 $0, $1;", "=r,r", [x.to(tl.float16)],
         span = constraint_span(call)
         api = API_NAMES.get(call.api, call.api)
         if call.api in TRITON_FAMILY:
-            shape = f"pack={call.pack}"
+            wrong: list[str] = []
+            have: list[str] = []
             if outputs and call.output_registers is not None:
                 low, high = call.output_registers
                 if not low <= outputs <= high:
-                    results = len(call.results or ())
-                    yield self.finding(
-                        statement,
-                        span,
-                        f"{api} binds {registers(call.output_registers)} for the "
-                        f"{results} result{'s' if results != 1 else ''} ({shape}, "
-                        f"{_types(call.results)}), but the constraint string has {outputs} "
-                        f"output{'s' if outputs != 1 else ''}: LLVM aborts the process",
+                    n = len(call.results or ())
+                    wrong.append(
+                        f"{registers(call.output_registers)} for the {n} result"
+                        f"{'s' if n != 1 else ''} ({_types(call.results)})"
                     )
+                    have.append(f"{outputs} output{'s' if outputs != 1 else ''}")
             if outputs and call.input_registers is not None:
                 low, high = call.input_registers
                 if not low <= inputs <= high:
                     n = len(call.args or ())
-                    yield self.finding(
-                        statement,
-                        span,
-                        f"{api} binds {registers(call.input_registers)} for the {n} "
-                        f"argument{'s' if n != 1 else ''} ({shape}, "
-                        f"{_types(tuple(a.dtype for a in call.args or ()))}), but the "
-                        f"constraint string has {inputs} input{'s' if inputs != 1 else ''}: "
-                        "LLVM aborts the process",
+                    dtypes = tuple(a.dtype for a in call.args or ())
+                    wrong.append(
+                        f"{registers(call.input_registers)} for the {n} argument"
+                        f"{'s' if n != 1 else ''} ({_types(dtypes)})"
                     )
+                    have.append(f"{inputs} input{'s' if inputs != 1 else ''}")
+            if wrong:
+                yield self.finding(
+                    statement,
+                    span,
+                    f"{api} binds {' and '.join(wrong)} at pack={call.pack}, but the "
+                    f"constraint string has {' and '.join(have)}: LLVM aborts the process",
+                )
         elif call.api == "cute" and call.args is not None and inputs != len(call.args):
             yield self.finding(
                 statement,
