@@ -88,7 +88,9 @@ def lint_source(
     result.statements = statements
     result.skipped_statements = extracted.skipped
     active = [r for r in rules if selector.enabled(r.id, r.name, source.path)]
-    context = dataclasses.replace(context, file_statements=tuple(statements))
+    context = dataclasses.replace(
+        context, file_statements=tuple(statements), parsed=extracted.parsed
+    )
     table = suppress.parse(source)
     for statement in statements:
         for rule in active:

@@ -23,6 +23,9 @@ class RuleContext:
     # Tier-2 (libclang) types of this file, when a compile database was given: a
     # ptxlint.tier2.Tier2Types with operand_types(statement, index) -> per-instantiation types.
     tier2: object | None = None
+    # The file's tree-sitter tree (a ptxlint.syntax_tree.ParsedSource) when the extractor made
+    # one, for rules that follow values through the file (ptxlint.value_flow) without a reparse.
+    parsed: object | None = None
 
 
 class Rule:

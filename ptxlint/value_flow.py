@@ -12,13 +12,13 @@ parameter. This module follows values that far, one call level deep:
 * a parameter has the value all the file's call sites pass for it (when there is at least one).
 
 Anything else is unknown (``None``), and unknown means the rule keeps its own, type-based view.
-Facts are computed once per file (its functions and call sites) and memoised per function,
-variable and expression node, never per operand.
+Nothing is walked up front: a function's identifiers are indexed (one regex pass over its text)
+when a statement in it is first asked about, a name's definitions and call sites are looked up
+once per file, and every answer is memoised per function, variable and expression node.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass, field
 from enum import Enum
@@ -118,56 +118,69 @@ def _arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     return list(args.named_children) if args is not None else []
 
 
+_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+_FUNCTION_NODES = ("function_definition", "lambda_expression")
+_NAMESPACE_SCOPES = (
+    "translation_unit",
+    "declaration_list",
+    "linkage_specification",
+    "preproc_if",
+    "preproc_ifdef",
+    "preproc_else",
+    "preproc_elif",
+)
+
+
 @dataclass
 class _Function:
+    """A function definition, indexed on first use: where each identifier of its body occurs
+    (one regex pass over its text), and what each variable is given (per name, once)."""
+
     node: tree_sitter.Node
     name: str | None
     params: list[tuple[str | None, bool]]  # (name, declared as a pointer)
-    assigned: dict[str, list[Assigned]] = field(default_factory=dict)
-    pointers: set[str] = field(default_factory=set)  # locals declared as pointers
-    returns: list[tree_sitter.Node] = field(default_factory=list)
+    occurrences: dict[bytes, list[int]] | None = None
+    assigned: dict[str, tuple[list[Assigned], bool]] = field(default_factory=dict)
+    returns: list[tree_sitter.Node] | None = None
 
 
 class _FileFacts:
-    def __init__(self, source: SourceFile) -> None:
+    """One file's tree and the facts asked of it so far. Nothing is walked up front: a function
+    is indexed when a statement in it (or a call to it) is first asked about, and a name's
+    definitions and call sites are looked up once, by a search of the file's bytes."""
+
+    def __init__(self, source: SourceFile, parsed: ParsedSource | None = None) -> None:
         self.source = source
-        self.parsed = parse(source.path, source.text)
-        self.functions: list[_Function] = []
-        self.by_name: dict[str, list[_Function]] = {}
-        self.calls: dict[str, list[tuple[tree_sitter.Node, _Function]]] = {}
-        self.file_arrays: set[str] = set()
-        self._starts: list[int] = []
+        self.parsed = parsed if parsed is not None else parse(source.path, source.text)
+        self.data = self.parsed.data
+        self.functions: dict[int, _Function] = {}
+        self._definitions: dict[str, list[_Function]] = {}
+        self._calls: dict[str, list[tuple[tree_sitter.Node, _Function]]] = {}
+        self._file_arrays: dict[str, bool] = {}
         self._memo: dict[tuple[int, int, bool], Value | None] = {}
         self._busy: set[tuple[int, int, bool]] = set()
-        self._collect(self.parsed.tree.root_node)
 
-    # ------------------------------------------------------------------ the file, once
+    # ------------------------------------------------------------------ structure, on demand
 
-    def _collect(self, root: tree_sitter.Node) -> None:
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            if node.type == "function_definition":
-                self._add_function(node)
-                continue  # the function's own walk indexes its body (and its calls)
-            if (
-                node.type == "declaration"
-                and node.parent is not None
-                and node.parent.type
-                in (
-                    "translation_unit",
-                    "namespace_definition",
-                    "declaration_list",
-                    "linkage_specification",
-                )
-            ):
-                for child in node.named_children:
-                    name, _, array = _name_of_declarator(child)
-                    if name and array:
-                        self.file_arrays.add(name)
-            stack.extend(reversed(node.named_children))
+    def _node_at(self, start: int, end: int) -> tree_sitter.Node | None:
+        return self.parsed.tree.root_node.descendant_for_byte_range(start, end)
 
-    def _add_function(self, node: tree_sitter.Node) -> None:
+    def function_of(self, node: tree_sitter.Node) -> _Function | None:
+        """The innermost function definition around ``node`` (None inside a lambda)."""
+        current = node.parent
+        while current is not None and current.type not in _FUNCTION_NODES:
+            current = current.parent
+        if current is None or current.type != "function_definition":
+            return None
+        return self._function(current)
+
+    def _function(self, node: tree_sitter.Node) -> _Function:
+        fn = self.functions.get(node.id)
+        if fn is None:
+            fn = self.functions[node.id] = self._describe(node)
+        return fn
+
+    def _describe(self, node: tree_sitter.Node) -> _Function:
         declarator = node.child_by_field_name("declarator")
         while declarator is not None and declarator.type != "function_declarator":
             declarator = declarator.child_by_field_name("declarator")
@@ -185,109 +198,206 @@ class _FileFacts:
                     continue
                 pname, pointer, array = _name_of_declarator(param.child_by_field_name("declarator"))
                 params.append((pname, pointer or array))
-        fn = _Function(node, name, params)
-        self.functions.append(fn)
-        if name:
-            self.by_name.setdefault(name, []).append(fn)
-        body = node.child_by_field_name("body")
-        if body is not None:
-            self._index_body(fn, body)
+        return _Function(node, name, params)
 
-    def _index_body(self, fn: _Function, body: tree_sitter.Node) -> None:
-        stack = [body]
-        while stack:
-            node = stack.pop()
-            kind = node.type
-            if kind in ("function_definition", "lambda_expression"):
-                continue  # their own names and returns
-            if kind == "declaration":
-                for child in node.named_children:
-                    value = (
-                        child.child_by_field_name("value")
-                        if child.type == "init_declarator"
-                        else None
-                    )
-                    name, pointer, array = _name_of_declarator(child)
-                    if not name:
-                        continue
-                    if pointer:
-                        fn.pointers.add(name)
-                    if array:
-                        fn.assigned.setdefault(name, []).append(_ARRAY)
-                    elif value is not None and value.type not in (
+    def _occurrences(self, fn: _Function, name: str) -> list[int]:
+        if fn.occurrences is None:
+            body = fn.node.child_by_field_name("body")
+            found: dict[bytes, list[int]] = {}
+            if body is not None:
+                for m in _IDENTIFIER.finditer(self.data, body.start_byte, body.end_byte):
+                    found.setdefault(m.group(), []).append(m.start())
+            fn.occurrences = found
+        return fn.occurrences.get(name.encode(), [])
+
+    @staticmethod
+    def _owned(node: tree_sitter.Node, fn: _Function) -> bool:
+        """``node`` belongs to ``fn`` itself, not to a lambda or local class inside it."""
+        current = node.parent
+        while current is not None and current.type not in _FUNCTION_NODES:
+            current = current.parent
+        return current is not None and current.id == fn.node.id
+
+    def _assignments(self, fn: _Function, name: str) -> tuple[list[Assigned], bool]:
+        """What ``name`` is given in ``fn`` (declarations, assignments, asm outputs), and
+        whether ``fn`` declares it as a pointer."""
+        cached = fn.assigned.get(name)
+        if cached is not None:
+            return cached
+        assigned: list[Assigned] = []
+        pointer = False
+        size = len(name.encode())
+        for offset in self._occurrences(fn, name):
+            node = self._node_at(offset, offset + size)
+            if node is None or node.type != "identifier" or node.parent is None:
+                continue
+            if not self._owned(node, fn):
+                continue
+            parent = node.parent
+            kind = parent.type
+            if kind in (
+                "init_declarator",
+                "pointer_declarator",
+                "array_declarator",
+                "reference_declarator",
+                "declaration",
+            ):
+                declared, is_pointer, is_array = self._declared(node)
+                if declared is None:
+                    continue
+                pointer = pointer or is_pointer
+                if is_array:
+                    assigned.append(_ARRAY)
+                elif declared.type == "init_declarator":
+                    value = declared.child_by_field_name("value")
+                    if value is not None and value.type not in (
                         "initializer_list",
                         "argument_list",
                     ):
-                        fn.assigned.setdefault(name, []).append(value)
+                        assigned.append(value)
                     elif value is not None:
-                        fn.assigned.setdefault(name, []).append(_UNKNOWN)
-            elif kind == "assignment_expression":
-                left = node.child_by_field_name("left")
-                op = node.child_by_field_name("operator")
-                if left is not None and left.type == "identifier":
-                    name = _text(self.parsed, left)
-                    operator = op.type if op is not None else "="
-                    right = node.child_by_field_name("right")
-                    if operator == "=" and right is not None:
-                        fn.assigned.setdefault(name, []).append(right)
-                    elif operator in ("+=", "-="):
-                        fn.assigned.setdefault(name, []).append(_KEEP)
-                    else:
-                        fn.assigned.setdefault(name, []).append(_UNKNOWN)
+                        assigned.append(_UNKNOWN)
+            elif kind == "assignment_expression" and parent.child_by_field_name("left") == node:
+                op = parent.child_by_field_name("operator")
+                operator = op.type if op is not None else "="
+                right = parent.child_by_field_name("right")
+                if operator == "=" and right is not None:
+                    assigned.append(right)
+                else:
+                    assigned.append(_KEEP if operator in ("+=", "-=") else _UNKNOWN)
             elif kind == "update_expression":
-                arg = node.child_by_field_name("argument")
-                if arg is not None and arg.type == "identifier":
-                    fn.assigned.setdefault(_text(self.parsed, arg), []).append(_KEEP)
+                assigned.append(_KEEP)
             elif kind == "pointer_expression":
-                arg = node.child_by_field_name("argument")
-                op = node.child_by_field_name("operator")
-                if (
-                    arg is not None
-                    and arg.type == "identifier"
-                    and op is not None
-                    and op.type == "&"
-                ):
-                    fn.assigned.setdefault(_text(self.parsed, arg), []).append(_UNKNOWN)
-            elif kind == "gnu_asm_expression":
-                self._index_asm(fn, node)
-            elif kind == "return_statement":
-                value = next(iter(node.named_children), None)
-                if value is not None:
-                    fn.returns.append(value)
-            elif kind == "call_expression":
-                callee, _ = _callee(node)
-                if callee:
-                    self.calls.setdefault(callee, []).append((node, fn))
-            stack.extend(reversed(node.named_children))
+                op = parent.child_by_field_name("operator")
+                if op is not None and op.type == "&":
+                    assigned.append(_UNKNOWN)  # its address escapes: anything may be stored
+            elif kind == "gnu_asm_output_operand":
+                holder = parent.parent
+                assigned.append(self._asm_result(holder.parent if holder is not None else None))
+        result = (assigned, pointer)
+        fn.assigned[name] = result
+        return result
 
-    def _index_asm(self, fn: _Function, node: tree_sitter.Node) -> None:
-        template = node.child_by_field_name("assembly_code")
+    @staticmethod
+    def _declared(node: tree_sitter.Node) -> tuple[tree_sitter.Node | None, bool, bool]:
+        """The declarator that declares identifier ``node`` (its init_declarator when it has a
+        value) and whether it declares a pointer or an array; None when ``node`` is a use, not
+        the declared name."""
+        pointer = array = False
+        current = node
+        while current.parent is not None:
+            parent = current.parent
+            if parent.type == "declaration":
+                return current, pointer, array
+            if parent.type == "init_declarator":
+                if parent.child_by_field_name("declarator") != current:
+                    return None, False, False
+                return parent, pointer, array
+            if parent.type == "pointer_declarator":
+                pointer = True
+            elif parent.type == "array_declarator":
+                if parent.child_by_field_name("declarator") != current:
+                    return None, False, False
+                array = True
+            elif parent.type not in ("reference_declarator", "parenthesized_declarator"):
+                return None, False, False
+            current = parent
+        return None, False, False
+
+    def _asm_result(self, asm: tree_sitter.Node | None) -> Assigned:
+        if asm is None or asm.type != "gnu_asm_expression":
+            return _UNKNOWN
+        template = asm.child_by_field_name("assembly_code")
         text = _text(self.parsed, template) if template is not None else ""
         if "cvta.to.shared" in text:
-            result: Assigned = "shared"
-        elif re.search(r"\bcvta\.shared", text):
-            result = "generic"
-        else:
-            result = _UNKNOWN
-        outputs = node.child_by_field_name("output_operands")
-        for operand in outputs.named_children if outputs is not None else ():
-            value = operand.child_by_field_name("value")
-            if value is not None and value.type == "identifier":
-                fn.assigned.setdefault(_text(self.parsed, value), []).append(result)
+            return "shared"
+        if re.search(r"\bcvta\.shared", text):
+            return "generic"
+        return _UNKNOWN
+
+    def _returns_of(self, fn: _Function) -> list[tree_sitter.Node]:
+        if fn.returns is None:
+            found = []
+            for offset in self._occurrences(fn, "return"):
+                node = self._node_at(offset, offset + 6)
+                statement = node.parent if node is not None else None
+                if (
+                    statement is not None
+                    and statement.type == "return_statement"
+                    and self._owned(statement, fn)
+                ):
+                    value = next(iter(statement.named_children), None)
+                    if value is not None:
+                        found.append(value)
+            fn.returns = found
+        return fn.returns
+
+    def _named(self, name: str) -> list[tree_sitter.Node]:
+        """Identifier nodes spelled ``name`` anywhere in the file."""
+        pattern = re.compile(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])")
+        out = []
+        for m in pattern.finditer(self.data):
+            node = self._node_at(m.start(), m.end())
+            if node is not None and node.type == "identifier" and node.parent is not None:
+                out.append(node)
+        return out
+
+    def _index_name(self, name: str) -> None:
+        definitions: list[_Function] = []
+        calls: list[tuple[tree_sitter.Node, _Function]] = []
+        arrays = False
+        for node in self._named(name):
+            current = node.parent
+            while current is not None and current.type in (
+                "qualified_identifier",
+                "template_function",
+            ):
+                current = current.parent
+            if current is None:
+                continue
+            if current.type == "function_declarator":
+                definition = current.parent
+                while definition is not None and definition.type in (
+                    "pointer_declarator",
+                    "reference_declarator",
+                ):
+                    definition = definition.parent
+                if definition is not None and definition.type == "function_definition":
+                    definitions.append(self._function(definition))
+            elif current.type == "call_expression":
+                caller = self.function_of(current)
+                if caller is not None and _callee(current)[0] == name:
+                    calls.append((current, caller))
+            elif current.type == "array_declarator":
+                declared, _, array = self._declared(node)
+                owner = declared.parent if declared is not None else None
+                arrays = arrays or (
+                    array
+                    and owner is not None
+                    and owner.parent is not None
+                    and owner.parent.type in _NAMESPACE_SCOPES
+                )
+        self._definitions[name] = definitions
+        self._calls[name] = calls
+        self._file_arrays[name] = arrays
+
+    def definitions(self, name: str) -> list[_Function]:
+        if name not in self._definitions:
+            self._index_name(name)
+        return self._definitions[name]
+
+    def calls(self, name: str) -> list[tuple[tree_sitter.Node, _Function]]:
+        if name not in self._calls:
+            self._index_name(name)
+        return self._calls[name]
+
+    def file_array(self, name: str) -> bool:
+        """``name`` is an array declared at namespace scope (``extern __shared__ char s[];``)."""
+        if name not in self._file_arrays:
+            self._index_name(name)
+        return self._file_arrays[name]
 
     # ------------------------------------------------------------------ queries, memoised
-
-    def function_at(self, byte: int) -> _Function | None:
-        if not self._starts:
-            self.functions.sort(key=lambda f: f.node.start_byte)
-            self._starts = [f.node.start_byte for f in self.functions]
-        i = bisect.bisect_right(self._starts, byte) - 1
-        while i >= 0:  # the innermost definition that holds it (a local class's method)
-            fn = self.functions[i]
-            if byte < fn.node.end_byte:
-                return fn
-            i -= 1
-        return None
 
     def value(
         self, node: tree_sitter.Node, fn: _Function, depth: int, params: bool
@@ -367,29 +477,29 @@ class _FileFacts:
             )
         if len(args) == 1 and (_INT32.match(name) or _INT64.match(name)):
             return _cast(name, self.value(args[0], fn, depth, params))
-        callees = [f for f in self.by_name.get(name, ()) if len(f.params) == len(args)]
+        callees = [f for f in self.definitions(name) if len(f.params) == len(args)]
         if not callees or depth >= _MAX_DEPTH:
             return None
         found = {self._returns(f, depth + 1, params) for f in callees}
         return found.pop() if len(found) == 1 else None
 
     def _returns(self, fn: _Function, depth: int, params: bool) -> Value | None:
-        if not fn.returns:
+        returns = self._returns_of(fn)
+        if not returns:
             return None
-        found = {self.value(r, fn, depth, params) for r in fn.returns}
+        found = {self.value(r, fn, depth, params) for r in returns}
         return found.pop() if len(found) == 1 else None
 
     def _variable(self, name: str, fn: _Function, depth: int, params: bool) -> Value | None:
         found: set[Value | None] = set()
-        pointer = name in fn.pointers
+        assigned, pointer = self._assignments(fn, name)
         param = next((i for i, (p, _) in enumerate(fn.params) if p == name), None)
         if param is not None:
             pointer = fn.params[param][1]
             found.add(self._parameter(fn, param, depth, params) if params else None)
-        assigned = fn.assigned.get(name)
-        if assigned is None and param is None:
-            return Value.GENERIC if name in self.file_arrays else None
-        for item in assigned or ():
+        elif not assigned:
+            return Value.GENERIC if self.file_array(name) else None
+        for item in assigned:
             if isinstance(item, str):
                 if item != _KEEP:
                     found.add(_MARKERS.get(item))
@@ -405,12 +515,12 @@ class _FileFacts:
         """What every call site in the file passes for parameter ``index`` of ``fn``."""
         if fn.name is None or depth >= _MAX_DEPTH:
             return None
-        overloads = [f for f in self.by_name.get(fn.name, ()) if len(f.params) == len(fn.params)]
+        overloads = [f for f in self.definitions(fn.name) if len(f.params) == len(fn.params)]
         if len(overloads) != 1:
             return None  # cannot tell which overload a call picks
         sites = [
             (call, caller)
-            for call, caller in self.calls.get(fn.name, ())
+            for call, caller in self.calls(fn.name)
             if len(_arguments(call)) == len(fn.params)
         ]
         if not sites:
@@ -440,12 +550,14 @@ _CACHE: dict[int, _FileFacts] = {}
 _CACHE_SIZE = 4
 
 
-def _facts(source: SourceFile) -> _FileFacts:
+def _facts(source: SourceFile, parsed: ParsedSource | None) -> _FileFacts:
     facts = _CACHE.get(id(source))
     if facts is None or facts.source is not source:
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.pop(next(iter(_CACHE)))
-        facts = _CACHE[id(source)] = _FileFacts(source)
+        if parsed is not None and parsed.text != source.text:
+            parsed = None  # the tree of other text (a fix pass): parse this one
+        facts = _CACHE[id(source)] = _FileFacts(source, parsed)
     return facts
 
 
@@ -465,11 +577,15 @@ def _expression_node(facts: _FileFacts, operand: Operand) -> tree_sitter.Node | 
 
 
 def operand_value(
-    statement: AsmStatement, operand: Operand, through_parameters: bool = True
+    statement: AsmStatement,
+    operand: Operand,
+    through_parameters: bool = True,
+    parsed: object | None = None,
 ) -> Value | None:
     """The kind of address ``operand`` holds, from the functions of its file; ``None`` when
     unknown. ``through_parameters=False`` leaves out what call sites pass for parameters (a
-    header's helper may have callers elsewhere)."""
+    header's helper may have callers elsewhere). ``parsed`` is the file's tree when the caller
+    has it (``RuleContext.parsed``), so that the file is not parsed twice."""
     if (
         statement.context.macro is not None
         or statement.syntax != "gnu"
@@ -477,11 +593,11 @@ def operand_value(
         or not operand.expression.strip()
     ):
         return None
-    facts = _facts(statement.source)
+    facts = _facts(statement.source, parsed if isinstance(parsed, ParsedSource) else None)
     node = _expression_node(facts, operand)
     if node is None:
         return None
-    fn = facts.function_at(node.start_byte)
+    fn = facts.function_of(node)
     if fn is None:
         return None
     return facts.value(node, fn, 0, through_parameters)

@@ -177,7 +177,9 @@ access, because the template would then see a 32-bit value.
         def value(operand: Operand, through_parameters: bool) -> Value | None:
             key = (operand.index, through_parameters)
             if key not in values:
-                values[key] = operand_value(statement, operand, through_parameters)
+                values[key] = operand_value(
+                    statement, operand, through_parameters, context.parsed
+                )
             return values[key]
 
         for use in uses:

@@ -1,77 +1,96 @@
-"""Real code: the source distributions of CUDA projects, linted without a crash.
+"""Real code: the trees of scripts/corpus_precision.py, linted without a crash and without an
+error that a person has not reviewed as real (tests/data/reviewed_findings.toml).
 
-The corpora are not part of the repository. Point ``PTXLINT_CORPORA`` at a folder made by
-``python scripts/fetch_corpora.py DIR`` (or set ``PTXLINT_FETCH_CORPORA=1`` to let this test
-fetch them from the package index into ``~/.cache/ptxlint/corpora``); otherwise these tests skip.
+The corpora are not part of the repository. Point ``PTXLINT_CORPORA`` at a folder with
+``src/<name>/`` (``python scripts/fetch_corpora.py DIR``) and ``git/<name>/`` checkouts
+(``python scripts/corpus_precision.py DIR --fetch``), or set ``PTXLINT_FETCH_CORPORA=1`` to let
+this test fetch the four default sdists into ``~/.cache/ptxlint/corpora``; otherwise these tests
+skip. The CUDA headers run whenever a toolkit is installed.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-from ptxlint.config import Config, RuleSelector
-from ptxlint.registry import load_rules
-from ptxlint.rule import RuleContext
-from ptxlint.runner import run
 from tests.conftest import ROOT
 
-NAMES = ("flash-attn", "vllm", "llama-cpp-python", "flashinfer-python")
-
-# Errors reviewed by hand and shown real (ptxas rejects the form, or the value really is lost),
-# in code these projects never instantiate or never read: (corpus, rule, path fragment, why).
-KNOWN_DEFECTS = (
-    ("flashinfer-python", "PTX204", "tensorrt_llm/common/cudaUtils.h",
-     "setctarank.shared.u32 is no PTX instruction (ptxas: not a name of any known instruction)"),
-    ("flashinfer-python", "PTX204", "fmha_v2/fmha/",
-     "mbarrier.try_wait.parity.nosleep, mbarrier.arrive.expect_copy, atom.shared.arrive.b64, "
-     "fence.proxy.async.global::cta: ptxas 13.0 rejects each"),
-    ("flashinfer-python", "PTX401", "tensorrt_llm/common/cudaUtils.h",
-     "mbarrier.try_wait under __CUDA_ARCH__ >= 800; ptxas: requires .target sm_90"),
-    ("flashinfer-python", "PTX103", "",
-     "generated 'cake' kernels: '=r'(x) after 'x = 0', written under @p1; the 0 is lost, and "
-     "the C++ reads x only when the query was valid"),
-)
+SDISTS = ("flash-attn", "vllm", "llama-cpp-python", "flashinfer-python")
 
 
-def _corpora() -> str:
+def _precision() -> ModuleType:
+    path = Path(ROOT) / "scripts" / "corpus_precision.py"
+    spec = importlib.util.spec_from_file_location("corpus_precision", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["corpus_precision"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+precision = _precision()
+
+
+def _cache() -> Path | None:
     folder = os.environ.get("PTXLINT_CORPORA")
     if folder:
-        return folder
-    cache = os.path.join(os.path.expanduser("~"), ".cache", "ptxlint", "corpora")
+        return Path(folder)
     if os.environ.get("PTXLINT_FETCH_CORPORA") == "1":
+        cache = Path.home() / ".cache" / "ptxlint" / "corpora"
         subprocess.run(
-            [sys.executable, os.path.join(ROOT, "scripts", "fetch_corpora.py"), cache, *NAMES],
+            [sys.executable, os.path.join(ROOT, "scripts", "fetch_corpora.py"), str(cache),
+             *SDISTS],
             check=True,
         )
         return cache
-    pytest.skip("no corpora: set PTXLINT_CORPORA=DIR (scripts/fetch_corpora.py DIR) "
-                "or PTXLINT_FETCH_CORPORA=1")
+    return None
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_corpus_is_linted_without_crash(name: str) -> None:
-    folder = os.path.join(_corpora(), "src", name)
-    if not os.path.isdir(folder):
-        pytest.skip(f"{name} is not in the corpora folder")
-    rules = list(load_rules().rules)
-    config = Config()
-    result = run([folder], config, RuleSelector(config, [(r.id, r.name) for r in rules]),
-                 rules, RuleContext(), jobs=2)
-    assert result.files > 0
-    assert result.internal_errors == 0, [f.message for f in result.findings
-                                         if f.rule == "internal-error"][:5]
-    unexplained = [
-        (f.rule, f.path, f.span)
-        for f in result.findings
-        if f.severity.value == "error"
-        and not any(c == name and r == f.rule and frag in f.path for c, r, frag, _ in KNOWN_DEFECTS)
-    ]
-    assert unexplained == [], "errors in code that compiles must be shown real (KNOWN_DEFECTS)"
+def test_the_list_is_pinned_and_long_enough() -> None:
+    trees = precision.TREES
+    assert len(trees) >= 20 and len({t.name for t in trees}) == len(trees)
+    for tree in trees:
+        if tree.kind == "sdist":
+            assert "==" in tree.ref, tree
+        elif tree.kind == "git":
+            assert tree.ref.startswith("https://") and len(tree.commit) == 40, tree
+
+
+def test_every_review_is_well_formed_and_names_a_listed_tree() -> None:
+    names = {t.name for t in precision.TREES}
+    reviews = precision.load_reviews()
+    assert all(r.tree in names for r in reviews)
+    keys = [(r.tree, r.rule, r.path, r.line, r.match) for r in reviews]
+    assert len(keys) == len(set(keys)), "a finding reviewed twice"
+
+
+@pytest.mark.parametrize("name", [t.name for t in precision.TREES])
+def test_corpus_has_no_unreviewed_or_false_error(name: str) -> None:
+    tree = next(t for t in precision.TREES if t.name == name)
+    if tree.kind == "cuda":
+        root = precision.cuda_include()
+        if root is None:
+            pytest.skip("no CUDA toolkit installed")
+    else:
+        cache = _cache()
+        if cache is None:
+            pytest.skip("no corpora: set PTXLINT_CORPORA=DIR (scripts/fetch_corpora.py DIR, "
+                        "scripts/corpus_precision.py DIR --fetch) or PTXLINT_FETCH_CORPORA=1")
+        root = precision.tree_path(tree, cache)
+        if root is None:
+            pytest.skip(f"{name} is not in {cache}")
+    report = precision.lint_tree(tree, root, precision.load_reviews(), jobs=2)
+    assert report.files > 0
+    assert report.internal_errors == 0
+    assert report.unreviewed_errors == [], "review them in tests/data/reviewed_findings.toml"
+    assert [w for w in report.false_findings if "[error]" in w] == []
     if name == "llama-cpp-python":
         # The CPU back ends are x86, ARM, RISC-V and more; only the CUDA back end is PTX.
-        stray = {f.path for f in result.findings if "/ggml-cuda/" not in f.path}
+        stray = {f["path"] for f in report.findings if "/ggml-cuda/" not in str(f["path"])}
         assert stray == set()

@@ -170,15 +170,15 @@ def test_a_pointer_every_caller_converts_is_not_converted_again() -> None:
     assert "'window'" in finding.message and finding.fix is not None and not finding.fix.safe
 
 
-def test_value_facts_are_computed_once_per_file(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_value_facts_are_computed_once_per_file_from_the_extractors_tree(monkeypatch: pytest.MonkeyPatch) -> None:
     from ptxlint import value_flow
 
     built = []
     original = value_flow._FileFacts.__init__
 
-    def counting(self: object, source: SourceFile) -> None:
+    def counting(self: object, source: SourceFile, *args: object) -> None:
         built.append(source.path)
-        original(self, source)  # type: ignore[arg-type]
+        original(self, source, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(value_flow._FileFacts, "__init__", counting)
     body = "".join(
@@ -189,3 +189,9 @@ def test_value_facts_are_computed_once_per_file(monkeypatch: pytest.MonkeyPatch)
     findings = [f for f in lint_text(text, select=("PTX301",)) if f.rule == "PTX301"]
     assert len(findings) == 40 and all("truncated" in f.message for f in findings)
     assert built == ["test.cu"]
+    # The tree comes from the extractor: the file is not parsed a second time.
+    parses = []
+    original_parse = value_flow.parse
+    monkeypatch.setattr(value_flow, "parse", lambda *a: parses.append(a) or original_parse(*a))
+    lint_text(text.replace("float v;", "float v; "), select=("PTX301",))
+    assert parses == []
