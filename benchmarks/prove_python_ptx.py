@@ -132,11 +132,14 @@ def verify(out: str, env: dict[str, str]) -> dict[str, object]:
     return {"tally": tally, "seconds": round(seconds, 1)}
 
 
-def runtime(env: dict[str, str]) -> dict[str, object]:
+def runtime(out: str, env: dict[str, str]) -> dict[str, object]:
     results: dict[str, object] = {}
     for name, program in (("PTX505", RUNTIME_PURE), ("PTX506", RUNTIME_REPLICATED)):
+        path = os.path.join(out, f"runtime_{name}.py")  # @triton.jit reads its source file
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(program)
         done = subprocess.run(
-            [sys.executable, "-c", program],
+            [sys.executable, path],
             capture_output=True,
             text=True,
             env=env,
@@ -169,7 +172,7 @@ def main() -> int:
         summary["triton"] = None
     summary["verify"] = verify(args.out, env)
     if not args.no_runtime:
-        summary["runtime"] = runtime(env)
+        summary["runtime"] = runtime(args.out, env)
     with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as handle:
         json.dump(summary, handle, indent=2)
     print(json.dumps(summary, indent=2))

@@ -151,3 +151,18 @@ def test_ptxas_confirms_python_fixtures_and_finds_nothing_else(tmp_path) -> None
     assert verdicts["PTX008"] is not None and verdicts["PTX008"].status == "confirmed"
     assert verdicts["PTX201"] is not None and verdicts["PTX201"].status == "confirmed"
     assert "toolchain-error" not in verdicts
+
+
+def test_triton_probe_passes_a_bare_tensor_for_ptx507() -> None:
+    s = statement("    return tl.inline_asm_elementwise('neg.f32 $0, $1;', '=r,r', x.to(tl.float32), tl.float32, True, 1)\n")
+    text = triton_probe.script(s, bare_args=True)
+    assert "CONSTRAINTS, a0, dtype=tl.float32" in text
+
+
+def test_probe_isa_follows_the_ptxas_that_assembles_it() -> None:
+    from ptxlint.verify.toolchain import Tool, Toolchain
+
+    nvcc = Tool("nvcc", "/x/nvcc", "PATH", "13.0.88")
+    older = Tool("ptxas", "/triton/ptxas", "--ptxas", "12.8.93")
+    assert Toolchain(nvcc, older).ptx_isa == Toolchain(None, older).ptx_isa
+    assert Toolchain(nvcc, older).ptx_isa != Toolchain(nvcc, None).ptx_isa

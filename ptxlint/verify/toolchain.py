@@ -56,8 +56,10 @@ class Toolchain:
 
     @property
     def ptx_isa(self) -> str:
-        """The ``.version`` to write in synthesized PTX: the newest this ptxas reads."""
-        match = re.match(r"(\d+)\.(\d+)", self.version)
+        """The ``.version`` to write in synthesized PTX: the newest this ptxas reads (ptxas's
+        own version first: `--ptxas` may name an older one than nvcc, such as Triton's)."""
+        version = self.ptxas.version if self.ptxas and self.ptxas.version else self.version
+        match = re.match(r"(\d+)\.(\d+)", version)
         if not match:
             return "8.0"
         key = (int(match[1]), int(match[2]))

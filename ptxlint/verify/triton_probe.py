@@ -21,7 +21,7 @@ import subprocess
 import sys
 from functools import cache
 
-from ptxlint.model import AsmStatement
+from ptxlint.model import AsmStatement, CallArgument
 from ptxlint.verify.ptx_probe import NotProbeable
 from ptxlint.verify.runner import Compile
 
@@ -94,16 +94,15 @@ def triton_version(python: str = sys.executable) -> str | None:
     return version[0] if version else None
 
 
-def _arg_types(statement: AsmStatement) -> list[str]:
-    call = statement.llvm
-    assert call is not None and call.args is not None
+def _arg_types(statement: AsmStatement, args: tuple[CallArgument, ...]) -> list[str]:
     inputs = [o for o in statement.operands if o.role == "input"]
     types: list[str] = []
-    for k, arg in enumerate(call.args):
+    for k, arg in enumerate(args):
         dtype = _TL.get(arg.dtype or "")
         if dtype is None:
-            if call.pack != 1:
-                raise NotProbeable(f"the element type of argument {arg.text!r} is not known")
+            # Unknown: the type the letter holds. A count claim (PTX501) holds for every element
+            # type, so any one shows it; for other claims a wrong guess only fails the probe
+            # some other way (unverifiable), never confirms.
             letter = inputs[k].constraint.letters[:1] if k < len(inputs) else "r"
             dtype = _BY_LETTER.get(letter, "int32")
         types.append(dtype)
@@ -125,12 +124,16 @@ def script(
         raise NotProbeable("the asm or constraint string is not known")
     if call.results is None or any(_TL.get(r or "") is None for r in call.results):
         raise NotProbeable("the result element types are not known")
-    if call.args is None:
+    args = call.args
+    if args is None and bare_args and call.args_kind == "other" and call.args_span is not None:
+        # PTX507: one tensor passed as `args`; the probe passes one loaded tensor the same way
+        args = (CallArgument("args", call.args_span),)
+    if args is None:
         raise NotProbeable("args is not a list or tuple the probe can rebuild")
     if call.pack is None:
         raise NotProbeable("pack is not known")
     pure = (call.side_effects is False) if is_pure is None else is_pure
-    arg_types = _arg_types(statement)
+    arg_types = _arg_types(statement, args)
     results = [_TL[r or ""] for r in call.results]
     params = [f"A{k}" for k in range(len(arg_types))] + [f"R{k}" for k in range(len(results))]
     signature = {f"A{k}": _SIG[t] for k, t in enumerate(arg_types)}
@@ -138,14 +141,14 @@ def script(
     body = ["    offs = tl.arange(0, BLOCK)"]
     body += [f"    a{k} = tl.load(A{k} + offs)" for k in range(len(arg_types))]
     names = [f"a{k}" for k in range(len(arg_types))]
-    args = names[0] if bare_args and len(names) == 1 else "[" + ", ".join(names) + "]"
+    passed = names[0] if bare_args and len(names) == 1 else "[" + ", ".join(names) + "]"
     dtype = (
         f"tl.{results[0]}"
         if len(results) == 1
         else "(" + ", ".join(f"tl.{r}" for r in results) + ",)"
     )
     body.append(
-        f"    out = tl.inline_asm_elementwise(ASM, CONSTRAINTS, {args}, dtype={dtype}, "
+        f"    out = tl.inline_asm_elementwise(ASM, CONSTRAINTS, {passed}, dtype={dtype}, "
         f"is_pure={pure}, pack={call.pack})"
     )
     if use_result:
