@@ -9,7 +9,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from ptxlint import __version__, add_noqa, show, stdin_input
+from ptxlint import __version__, add_noqa, cli_help, show, stdin_input
 from ptxlint.config import Config, ConfigError, RuleSelector
 from ptxlint.config_discovery import ConfigResolver, FileSettings, split_config_args
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
@@ -53,13 +53,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ptxlint",
         description="Static analyzer for inline PTX assembly in CUDA sources.",
+        epilog=cli_help.MAIN,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"ptxlint {__version__}")
+    parser.add_argument("--version", action="version", version=f"ptxlint {__version__}",
+                        help="print the version and exit")
     parser.add_argument("--verbose", "-v", action="store_true", dest="verbose_global",
                         help="on an internal error, print its traceback")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    check = sub.add_parser("check", help="lint files and folders (default: .)")
+    check = sub.add_parser(
+        "check",
+        help="lint files and folders (default: .)",
+        description="Lint the asm statements of CUDA/C++ (and Python) sources.",
+        epilog=cli_help.CHECK,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _add_lint_arguments(check)
     check.add_argument(
         "--output-format",
@@ -145,7 +154,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify_cli.add_arguments(check)
 
-    stats = sub.add_parser("stats", help="count asm statements and typed operands")
+    stats = sub.add_parser(
+        "stats",
+        help="count asm statements and typed operands",
+        epilog=cli_help.STATS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _add_lint_arguments(stats)
     stats.add_argument(
         "--list-skipped",
@@ -153,8 +167,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="list statements that were found but not linted, with the reason",
     )
 
-    sub.add_parser("rules", help="list all rules")
-    rule = sub.add_parser("rule", help="show one rule's documentation (or --all)")
+    sub.add_parser(
+        "rules",
+        help="list all rules",
+        epilog=cli_help.RULES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rule = sub.add_parser(
+        "rule",
+        help="show one rule's documentation (or --all)",
+        epilog=cli_help.RULE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     rule.add_argument("rule", metavar="ID|NAME", nargs="?", help="a rule id or name")
     rule.add_argument("--all", action="store_true", help="every rule's documentation")
     rule.add_argument(
@@ -171,7 +195,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_lint_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        default=["."],
+        metavar="PATH",
+        help="files and folders to lint (default: .); '-' reads standard input",
+    )
     p.add_argument("--verbose", "-v", action="store_true",
                    help="on an internal error, print its traceback")
     p.add_argument(
@@ -180,8 +210,18 @@ def _add_lint_arguments(p: argparse.ArgumentParser) -> None:
         metavar="RULES",
         help="only these rules: ids, names or id prefixes, comma-separated",
     )
-    p.add_argument("--extend-select", action="append", metavar="RULES")
-    p.add_argument("--ignore", action="append", metavar="RULES")
+    p.add_argument(
+        "--extend-select",
+        action="append",
+        metavar="RULES",
+        help="add rules to those selected (by the configuration or --select)",
+    )
+    p.add_argument(
+        "--ignore",
+        action="append",
+        metavar="RULES",
+        help="leave these rules out: ids, names or id prefixes, comma-separated",
+    )
     p.add_argument("--arch", metavar="sm_XX", help="target architecture, e.g. sm_90a")
     p.add_argument(
         "--config",
@@ -217,7 +257,13 @@ def _add_lint_arguments(p: argparse.ArgumentParser) -> None:
         help="print the files that would be linted, with their configuration file, and exit",
     )
     p.add_argument("--extensions", metavar="EXTS", help="comma-separated, e.g. .cu,.cuh")
-    p.add_argument("--exclude", action="append", metavar="PATTERN")
+    p.add_argument(
+        "--exclude",
+        action="append",
+        metavar="PATTERN",
+        help="skip paths matching this gitignore-style pattern while walking folders "
+        "(repeatable; replaces the configured exclude)",
+    )
     p.add_argument("--no-gitignore", action="store_true", help="do not honour .gitignore")
     p.add_argument(
         "--compile-commands",
@@ -526,6 +572,10 @@ def exit_code(result: RunResult, fail_on: str) -> int:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     config, selector, rule_classes, context = _configure(args)
+    shown = _show(args)
+    if shown is not None:
+        return shown
+    _apply_force_exclude(args)
     result = run(
         args.paths, config, selector, [], context, jobs=default_jobs(), tier2=_tier2(args, config),
         resolver=args.resolver,

@@ -127,7 +127,7 @@ def test_every_finding_gets_a_verdict_and_a_summary(fixtures_verified):
     text = verify_cli.render_text(result)
     assert "  verify: confirmed by ptxas" in text
     summary = text.strip().splitlines()[-1]
-    assert re.fullmatch(r"Verification: \d+ confirmed, \d+ refuted, \d+ unverifiable\.", summary)
+    assert re.fullmatch(r"Verification: \d+ confirmed, \d+ refuted, \d+ unverifiable(?: in \d+\.\d+s)?\.", summary)
 
 
 SEED = (

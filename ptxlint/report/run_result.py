@@ -41,6 +41,8 @@ class RunResult:
     # --verify: the toolchain's verdict per finding, keyed by id(finding) (Finding is frozen
     # and findings may compare equal, so identity is the key); empty when not verifying
     verifications: dict[int, Verdict] = field(default_factory=dict)
+    verify_seconds: float | None = None  # --verify: the verification's own time
+    verify_probes: int | None = None  # --verify with progress: compiles planned
 
     def verdict(self, finding: Finding) -> Verdict | None:
         return self.verifications.get(id(finding))

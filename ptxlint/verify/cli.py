@@ -7,6 +7,9 @@ the verifier on a RunResult, the text report with verdicts, and the doctor comma
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import sys
+import time
 from collections import Counter
 
 from ptxlint.config import Config
@@ -14,6 +17,7 @@ from ptxlint.discover import discover as discover_files
 from ptxlint.report import text_format
 from ptxlint.report.run_result import RunResult
 from ptxlint.verify.flags import split
+from ptxlint.verify.progress import VerifyProgress
 from ptxlint.verify.toolchain import discover, doctor_report, resolve_arch
 from ptxlint.verify.verdict import STATUSES
 from ptxlint.verify.verifier import VerifyOptions, verify
@@ -74,7 +78,22 @@ def run_verification(args: argparse.Namespace, result: RunResult, config: Config
         max_file_size=config.max_file_size,
     )
     files = tuple(f.path for f in found.files)
-    verify(result, options_from_args(args, config.arch, files))
+    options = options_from_args(args, config.arch, files)
+    stream = sys.stderr
+    progress = None
+    if stream.isatty() and not getattr(args, "no_progress", False) and not getattr(
+        args, "quiet", False
+    ):
+        progress = VerifyProgress(stream)
+        options = dataclasses.replace(options, progress=progress)
+    started = time.perf_counter()
+    try:
+        verify(result, options)
+    finally:
+        if progress is not None:
+            progress.close()
+        result.verify_seconds = time.perf_counter() - started
+        result.verify_probes = progress.probes_total if progress is not None else None
 
 
 # --------------------------------------------------------------------------- text output
@@ -92,7 +111,9 @@ def verdict_line(result: RunResult, finding: object) -> str | None:
 def summary(result: RunResult) -> str:
     counts = Counter(v.status for v in result.verifications.values())
     parts = ", ".join(f"{counts[s]} {s}" for s in STATUSES)
-    return f"Verification: {parts}."
+    # the lint's own summary line reports the lint's time; this one reports verification's
+    took = f" in {result.verify_seconds:.2f}s" if result.verify_seconds is not None else ""
+    return f"Verification: {parts}{took}."
 
 
 PLAIN = text_format.Style()
@@ -122,9 +143,11 @@ def render_text(result: RunResult, style: text_format.Style = PLAIN,
 
 
 def add_doctor(sub: argparse._SubParsersAction) -> None:
-    doctor = sub.add_parser("doctor", help="show the CUDA toolchain --verify would use")
-    doctor.add_argument("--nvcc", metavar="PATH")
-    doctor.add_argument("--ptxas", metavar="PATH")
+    doctor = sub.add_parser("doctor", help="show the CUDA toolchain --verify would use",
+                            epilog="exit codes:\n  0  nvcc or ptxas found; 2  neither",
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    doctor.add_argument("--nvcc", metavar="PATH", help="the nvcc to describe")
+    doctor.add_argument("--ptxas", metavar="PATH", help="the ptxas to describe")
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

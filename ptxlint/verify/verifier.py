@@ -14,6 +14,7 @@ import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ptxlint.discover import read_source
 from ptxlint.engine import extract_statements
@@ -72,6 +73,8 @@ class VerifyOptions:
     # files linted without findings: the run keeps no source for them, but their statements
     # may still be rejected by the toolchain
     files: tuple[str, ...] = ()
+    # a ptxlint.verify.progress.VerifyProgress on a terminal; None: silent
+    progress: Any = field(default=None, compare=False)
 
 
 @dataclass
@@ -245,7 +248,8 @@ class Verifier:
                 if text is not None:
                     sources[path] = SourceFile(path, text, decode_errors)
         self.sources = sources
-        for path, source in sources.items():
+        progress = self.options.progress
+        for done, (path, source) in enumerate(sources.items(), 1):
             try:
                 found = extract_statements(source).statements
             except Exception:  # lint already reported it as an internal error
@@ -255,6 +259,8 @@ class Verifier:
             self.statements[path] = [
                 s for s in found if evaluate_guards(s.context.guards) is not False
             ]
+            if progress is not None:
+                progress.files(done, len(sources))
         for statements in self.statements.values():
             for group in ptx_probe.groups(statements):
                 arch = probe_arch(group[0], self.options)
@@ -354,9 +360,19 @@ class Verifier:
     def execute(self) -> None:
         keys = list(self.plan.jobs)
 
+        progress = self.options.progress
+        if progress is not None:
+            progress.planned(len(keys))
+
         def one(key: str) -> Outcome:
             job, tool = self.plan.jobs[key]
-            return run(job, tool, self.options.use_cache)
+            if progress is None:
+                return run(job, tool, self.options.use_cache)
+            progress.started()
+            try:
+                return run(job, tool, self.options.use_cache)
+            finally:
+                progress.finished()
 
         self.outcomes = dict(zip(keys, parallel_map(one, keys, self.options.jobs), strict=True))
 
