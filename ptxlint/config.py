@@ -297,11 +297,12 @@ def load_config(path: str | None) -> Config:
     """Load and validate ``path``; ``None`` gives the defaults."""
     if path is None:
         return Config()
-    data = _read_toml(path)
-    if os.path.basename(path) == PYPROJECT:
-        table = _pyproject_table(data, path)
-        return parse_table(table or {}, path, is_pyproject=True)
-    return parse_table(data, path, is_pyproject=False)
+    # `extend = "../ptxlint.toml"` chains are resolved there (the editor's per-folder
+    # configuration reads files through here too)
+    from ptxlint.config_discovery import load_chain
+
+    table, _ = load_chain(path)
+    return parse_table(table, path, is_pyproject=os.path.basename(path) == PYPROJECT)
 
 
 def _has_ptxlint_table(pyproject: str) -> bool:

@@ -137,3 +137,12 @@ def test_stdin_through_a_pipe(tmp_path) -> None:
     )
     assert done.returncode == 1
     assert done.stdout.decode().startswith("k.cu:9:44: PTX301")
+
+
+def test_load_config_follows_extend_for_the_editor(tree) -> None:
+    # the language server reads configuration per folder through load_config
+    from ptxlint.config import load_config
+
+    config = load_config(str(tree / "a" / ".ptxlint.toml"))
+    assert config.ignore == ("PTX101",) and config.per_file_ignores == (("top.cu", ("PTX008",)),)
+    assert config.exclude == ("skip*.cu",)
