@@ -8,7 +8,8 @@ claims, on a GPU).
    Triton's own ptxas and ``PTXLINT_TRITON_PYTHON`` set to this interpreter: every finding gets
    the verdict of ptxas (the PTX) or of Triton compiling the call (what LLVM decides). Writes
    OUTDIR/verify.json and prints one line per finding.
-2. With a GPU, the two run-time claims no compile can show, each in a child process (LLVM may
+2. Every Triton call of the clean Python fixtures is compiled by Triton (they must compile).
+3. With a GPU, the two run-time claims no compile can show, each in a child process (LLVM may
    abort the interpreter): PTX505 (a pure ``atom.global.add`` whose result is unused: the
    counters stay 0, impure: 1) and PTX506 (an impure ``red.global.add`` on 32 elements with
    ``num_warps=4``: how many times each cell is incremented). Writes OUTDIR/runtime.json.
@@ -132,6 +133,57 @@ def verify(out: str, env: dict[str, str]) -> dict[str, object]:
     return {"tally": tally, "seconds": round(seconds, 1)}
 
 
+CLEAN_PROBES = r"""
+import glob, json, os, subprocess, sys, tempfile
+from ptxlint.engine import extract_statements
+from ptxlint.model import SourceFile
+from ptxlint.verify import ptx_probe, triton_probe
+
+root = sys.argv[1]
+report = {}
+for path in sorted(glob.glob(os.path.join(root, "fixtures", "rules", "PTX*_clean.py"))):
+    text = open(path, encoding="utf-8").read()
+    for statement in extract_statements(SourceFile(path, text)).statements:
+        where = f"{os.path.relpath(path, root)}:{statement.line}"
+        try:
+            program = triton_probe.script(statement)
+        except ptx_probe.NotProbeable as exc:
+            report[where] = f"not probed: {exc}"
+            continue
+        with tempfile.TemporaryDirectory() as scratch:
+            script = os.path.join(scratch, "probe.py")
+            open(script, "w", encoding="utf-8").write(program)
+            done = subprocess.run([sys.executable, script, os.path.join(scratch, "p.ptx")],
+                                  capture_output=True, text=True, timeout=300)
+        lines = [ln for ln in (done.stderr + done.stdout).splitlines() if ln.strip()]
+        ok = done.returncode == 0
+        report[where] = "compiles" if ok else f"rc {done.returncode}: {lines[-1:]}"
+print(json.dumps(report))
+"""
+
+
+def clean(out: str, env: dict[str, str]) -> dict[str, object]:
+    """Every Triton call of the clean Python fixtures, compiled by Triton: no false errors."""
+    path = os.path.join(out, "clean_probes.py")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(CLEAN_PROBES)
+    done = subprocess.run(
+        [sys.executable, path, ROOT],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=400,
+    )
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        return {"returncode": done.returncode, "stderr": done.stderr[-1500:]}
+    report: dict[str, object] = json.loads(lines[-1])
+    for where, outcome in report.items():
+        print(f"clean {where}: {outcome}")
+    return report
+
+
 def runtime(out: str, env: dict[str, str]) -> dict[str, object]:
     results: dict[str, object] = {}
     for name, program in (("PTX505", RUNTIME_PURE), ("PTX506", RUNTIME_REPLICATED)):
@@ -171,6 +223,8 @@ def main() -> int:
     except ImportError:
         summary["triton"] = None
     summary["verify"] = verify(args.out, env)
+    if summary["triton"]:
+        summary["clean"] = clean(args.out, env)
     if not args.no_runtime:
         summary["runtime"] = runtime(args.out, env)
     with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as handle:
