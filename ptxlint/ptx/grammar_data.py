@@ -55,6 +55,7 @@ _add(f"mul{{{F_RND}}}{{.ftz}}{{.sat}}.f32 d:f32, a:f32, a:f32")
 _add(f"mul{{{F_RND}}}.f64 d:f64, a:f64, a:f64")
 _add("mul{.rn}{.ftz}{.sat}<T:.f16|.f16x2> d:T, a:T, a:T; sm=53")
 _add("mul{.rn}<T:.bf16|.bf16x2> d:T, a:T, a:T; sm=90")
+_add(f"mul{{{F_RND}}}{{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2; sm=100")  # PTX 8.6, like add/sub
 _add(f"mad<M:.hi|.lo>.<T:{_dots(INT)}> d:T, a:T, a:T, a:T")
 _add("mad.hi.sat.s32 d:s32, a:s32, a:s32, a:s32")
 _add("mad.wide.u16 d:u32, a:u16, a:u16, a:u32")

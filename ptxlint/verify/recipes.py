@@ -116,7 +116,7 @@ LLVM_RECIPES: dict[str, Recipe] = {
                                "merge or move it elsewhere"),
     "PTX506": Recipe((NONE,), why_none="the replication shows only at run time (how many times "
                                        "the effect happens), not in any compile"),
-    "PTX507": Recipe((TRITON,), _p(r"Did you forget to add @triton\.jit|_semantic|not iterable")),
+    "PTX507": Recipe((TRITON,), _p(r"Did you forget to add @triton\.jit|is not iterable")),
 }
 
 

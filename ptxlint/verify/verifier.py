@@ -471,9 +471,11 @@ class Verifier:
             return unverifiable(recipe.why_clean, "sm_90", tool, TRITON_PURITY)
         outcome = outcomes[0]
         text = outcome.messages
+        # the last matching line: the message, not a traceback's source line quoting the code
+        lines = [ln for ln in text.splitlines() if recipe.agrees and recipe.agrees.search(ln)]
         match = recipe.agrees.search(text) if recipe.agrees else None
         if match is not None:
-            line = next((ln for ln in text.splitlines() if match.group(0) in ln), match.group(0))
+            line = lines[-1] if lines else match.group(0)
             died = " (the process aborted)" if outcome.returncode in (-6, 134) else ""
             return Verdict(CONFIRMED, tool, "sm_90", f"{tool}: {line.strip()[:300]}{died}",
                            TRITON)
