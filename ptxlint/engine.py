@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ptxlint import suppress
+from ptxlint.cxx_facts import FileFacts
+from ptxlint.dedupe import dedupe
 from ptxlint.extract import ExtractionResult, extract
 from ptxlint.frontends.python import PYTHON_EXTENSIONS, extract_python
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile
@@ -88,8 +90,9 @@ def lint_source(
     result.statements = statements
     result.skipped_statements = extracted.skipped
     active = [r for r in rules if selector.enabled(r.id, r.name, source.path)]
+    facts = FileFacts(extracted.parsed) if extracted.parsed is not None else None
     context = dataclasses.replace(
-        context, file_statements=tuple(statements), parsed=extracted.parsed
+        context, file_statements=tuple(statements), parsed=extracted.parsed, cxx=facts
     )
     table = suppress.parse(source)
     for statement in statements:
@@ -111,6 +114,7 @@ def lint_source(
                 if finding.fix is not None and not _fixable(selector, rule):
                     finding = dataclasses.replace(finding, fix=None)  # --unfixable
                 result.findings.append(finding)
+    result.findings = dedupe(result.findings)
     _check_suppressions(result, source, table, active, selector)
     result.findings.sort(key=lambda f: (f.span.start, f.rule))
     result.seconds = time.perf_counter() - started

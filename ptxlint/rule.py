@@ -26,6 +26,9 @@ class RuleContext:
     # The file's tree-sitter tree (a ptxlint.syntax_tree.ParsedSource) when the extractor made
     # one, for rules that follow values through the file (ptxlint.value_flow) without a reparse.
     parsed: object | None = None
+    # Per-function C++ facts of this file (a ptxlint.cxx_facts.FileFacts, built lazily): read
+    # them through ptxlint.cxx_facts.facts_for(context, statement).
+    cxx: object | None = None
 
 
 class Rule:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ptxlint.cxx_facts import facts_for
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -36,13 +37,19 @@ class NonConstantImmediate(Rule):
 ## What it does
 Flags an `"n"` (immediate) operand that nvcc will not accept as an integral constant
 expression, where ptxlint can prove it: a CUDA built-in variable (`threadIdx.x`, `blockDim.x`,
-`warpSize`), a value of floating-point, pointer or struct type, and a bare enumerator (nvcc 13
+`warpSize`), a value of floating-point, pointer or struct type, a bare enumerator (nvcc 13
 rejects an expression of *enum* type as an immediate: `"n"(MyEnum::kValue)` fails while
-`"n"((int)MyEnum::kValue)` works).
+`"n"((int)MyEnum::kValue)` works), and an expression that uses a function parameter or a local
+variable of integral type that is not `constexpr` (nor `const` with a constant initializer).
+nvcc checks this in the front end, before any inlining: `__forceinline__` and a caller that
+always passes a literal do not help.
 
-Template parameters, `constexpr` and `const` integral values, `sizeof`/`alignof`, literals,
-casts to an integer type, and anything ptxlint cannot prove non-constant are accepted:
-precision first. Function parameters and ordinary variables are not recognised yet.
+Template parameters (`template <int N>`), `constexpr` values, `const` integral locals
+initialised from constants, `sizeof`/`alignof`/`decltype` operands, members (`Cfg::kTile`),
+literals, casts to an integer type, parameters of class type (a `cute::Int<4>` converts
+through a `constexpr` operator) and anything ptxlint cannot prove non-constant are accepted:
+precision first. The C++ facts come from one pass over the enclosing function
+(`ptxlint/cxx_facts.py`).
 
 ## Why is this bad?
 `"n"` splices the value into the template text at compile time; nvcc rejects anything else:
@@ -54,12 +61,21 @@ operand type size(N) does not match type/size implied by constraint 'n'`).
 enum { kStages = 4 };
 asm volatile("cp.async.wait_group %0;" :: "n"(kStages));
 asm volatile("bar.sync %0;" :: "n"(threadIdx.x / 32));
+
+__device__ __forceinline__ void wait(int stages) {
+  asm volatile("cp.async.wait_group %0;" :: "n"(stages));   // a parameter, even if inlined
+}
 ```
 
 ## Use instead
 ```cuda
 asm volatile("cp.async.wait_group %0;" :: "n"(static_cast<long long>(kStages)));
 asm volatile("bar.sync %0;" :: "r"(threadIdx.x / 32));   // a register, not an immediate
+
+template <int Stages>
+__device__ __forceinline__ void wait() {
+  asm volatile("cp.async.wait_group %0;" :: "n"(Stages));
+}
 ```
 
 ## Fix safety
@@ -78,6 +94,8 @@ for enums with a 64-bit underlying type, whose unsigned values above 2^63 would 
             if c.opaque or c.letters != "n":
                 continue
             message, fix = _judge(statement, operand)
+            if not message:
+                message = _variable(statement, operand, context)
             if message:
                 yield self.finding(
                     statement,
@@ -101,6 +119,21 @@ for enums with a 64-bit underlying type, whose unsigned values above 2^63 would 
                 "registers, never constants (LLVM: 'constraint \\'n\\' expects an integer "
                 "constant expression'); use 'r' or write the constant into the template",
             )
+
+
+def _variable(statement: AsmStatement, operand: Operand, context: RuleContext) -> str:
+    """Why ``operand`` names a variable nvcc cannot treat as a constant, or ``""``."""
+    facts = facts_for(context, statement)
+    if facts is None:
+        return ""
+    found = facts.non_constant(operand.expression, operand.expression_span.start)
+    if found is None:
+        return ""
+    name, why = found
+    return (
+        f"uses '{name}', {why}: not an integral constant expression, even where the function "
+        "is inlined; make it a template parameter or constexpr, or pass it in a register"
+    )
 
 
 def _judge(statement: AsmStatement, operand: Operand) -> tuple[str, Fix | None]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.cxx_facts import facts_for
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.effects import written_operands
 from ptxlint.ptx.flow import analyze
@@ -33,6 +34,13 @@ or templates it cannot follow (an opaque macro piece, `call`, `brx.idx`, a branc
 template). Nor does it flag when the guarding predicate itself reaches C++ through an output
 that is always written (`selp.u32 %3, 1, 0, p;` beside `@p mov.u32 %0, ...`, as CUTLASS's
 tile schedulers do): the caller can tell the output is meaningless on that path.
+
+It flags only where the variable has a value to lose: a parameter or reference, memory behind
+a pointer, a member or array element it cannot see, a local that is initialised or assigned
+(or passed by address, or to a function) before the asm, or assigned later in a loop around
+it. An uninitialised local that nothing wrote yet is silent: its value on the unwritten path
+was undefined with `+` too, and the caller usually reads it only under the same condition.
+The C++ facts come from one pass over the enclosing function (`ptxlint/cxx_facts.py`).
 
 ## Why is this bad?
 `=` tells the compiler the old value is dead: it need not put the variable's current value in
@@ -77,6 +85,11 @@ variable's current value in, which is what the template relies on; nothing else 
                 continue
             if _guard_is_exported(statement, analysis.definite, writers):
                 continue
+            facts = facts_for(context, statement)
+            if facts is not None and facts.prior_value(
+                operand.expression, statement.span.start, statement.span.end
+            ) is False:
+                continue  # an uninitialised local: no old value to lose
             where = _first_write(writers, operand.index)
             how = (
                 f"only under '@{'!' if writers[0].predicate.negated else ''}"

@@ -1,4 +1,4 @@
-"""Proof from the compiler that PTX101-PTX103 find real miscompilations, and that their fixes
+"""Proof from the compiler that PTX101-PTX107 find real miscompilations, and that their fixes
 are exact, re-lint clean and still compile.
 
 Each evidence case is a defective kernel; the *fixed* kernel is produced by applying the rule's
@@ -148,6 +148,51 @@ __global__ void k(int *out, int x) {
         lambda bad, good: re.search(r"\b42;", good) is not None and "42;" not in bad,
         "the initial 42 never reaches the output register when the predicate is false",
     ),
+    Evidence(
+        "lost-input-write",
+        "PTX105",
+        """
+__global__ void k(unsigned long long *out, unsigned x) {
+  unsigned long long d = 5;
+  asm("cvt.u64.u32 %0, %1;" :: "l"(d), "r"(x));
+  out[0] = d + 1;
+}
+""",
+        lambda bad, good: re.search(r"mov\.u64\s+%rd\d+, 6;", bad) is not None
+        and "add.s64" in good and "add.s64" not in bad,
+        "the asm's write to the input is lost: d + 1 is folded to the constant 6",
+    ),
+    Evidence(
+        "read-before-write",
+        "PTX106",
+        """
+__global__ void k(int *out, int x) {
+  int acc = 42;
+  asm("add.s32 %0, %0, %1;" : "=r"(acc) : "r"(x));
+  out[0] = acc;
+}
+""",
+        lambda bad, good: re.search(r"\b42;", good) is not None and "42;" not in bad,
+        "the 42 the add reads is never put in the register: it reads an undefined value",
+    ),
+)
+
+CARRY_SPLIT = """
+__global__ void k(unsigned *out, const unsigned *b, int n) {
+  unsigned a = out[0], total = 0;
+  for (int i = 0; i < n; ++i) {
+    unsigned c;
+    asm("add.cc.u32 %0, %0, %1;" : "+r"(a) : "r"(b[i]));
+    asm("addc.u32 %0, 0, 0;" : "=r"(c));
+    total += c;
+  }
+  out[0] = a;
+  out[1] = total;
+}
+"""
+CARRY_JOINED = CARRY_SPLIT.replace(
+    'asm("add.cc.u32 %0, %0, %1;" : "+r"(a) : "r"(b[i]));\n    asm("addc.u32 %0, 0, 0;" : "=r"(c));',
+    'asm("add.cc.u32 %0, %0, %2;\\n\\taddc.u32 %1, 0, 0;" : "+r"(a), "=r"(c) : "r"(b[i]));',
 )
 
 
@@ -284,10 +329,27 @@ def test_volatile_register_only_asm_compiles_the_same_with_and_without_the_clobb
     assert without.index("ld.shared.f32", asm) > asm, without
 
 
+@needs_nvcc
+def test_carry_consumer_in_its_own_statement_is_hoisted_out_of_the_loop() -> None:
+    """PTX107's evidence: the addc of the split pair runs once, above the loop, before any
+    add.cc; joined in one statement it follows every add.cc. (No fix: merging two statements
+    is the user's edit, so the joined text is written here by hand.)"""
+    assert CARRY_JOINED != CARRY_SPLIT
+    assert [f.rule for f in lint_text(CARRY_SPLIT, select=("PTX107",))] == ["PTX107", "PTX107"]
+    assert lint_text(CARRY_JOINED, select=("PTX107",)) == []
+    (ok1, bad), (ok2, good) = compile_many([(CARRY_SPLIT, "ptx"), (CARRY_JOINED, "ptx")])
+    assert ok1 and ok2, (bad, good)
+    bad, good = code(bad), code(good)
+    first_addc, first_loop = bad.index("addc.u32"), bad.index("$L__BB0_3:")
+    assert first_addc < first_loop, "nvcc no longer hoists the addc above the loop"
+    assert bad.count("addc.u32") < bad.count("add.cc.u32")
+    assert good.count("addc.u32") == good.count("add.cc.u32")
+
+
 # --------------------------------------------------------------------------- fixes
 
 
-FIXABLE = ("PTX101", "PTX102", "PTX103")
+FIXABLE = ("PTX101", "PTX102", "PTX103", "PTX105", "PTX106")
 
 
 def _fixture(rule: str) -> str:
@@ -353,3 +415,34 @@ def test_inout_fix_edits_only_the_equals_sign() -> None:
     fixed, findings = fix_all(text, "PTX103")
     assert len(findings) == 1
     assert fixed == text.replace('"=&r"', '"+&r"')
+
+
+def test_input_fix_moves_the_operand_and_renumbers() -> None:
+    text = (
+        "__device__ void f(unsigned bar, unsigned long long state) {\n"
+        '  asm volatile("mbarrier.arrive.shared::cta.b64 %1, [%0];" :: "r"(bar), "l"(state)'
+        ' : "memory");\n}\n'
+    )
+    fixed, findings = fix_all(text, "PTX105")
+    assert len(findings) == 1 and findings[0].fix is not None and not findings[0].fix.safe
+    assert fixed == text.replace(
+        '"mbarrier.arrive.shared::cta.b64 %1, [%0];" :: "r"(bar), "l"(state)',
+        '"mbarrier.arrive.shared::cta.b64 %0, [%1];" : "=l"(state) : "r"(bar)',
+    )
+
+
+def test_input_fix_keeps_reads_with_plus_and_skips_non_lvalues() -> None:
+    text = (
+        "__device__ unsigned long long f(unsigned long long d, unsigned x) {\n"
+        '  asm("mov.u32 %0, 0; cvt.u64.u32 %1, %1; add.u64 %1, %1, %2;" : "=r"(x) : "l"(d), '
+        '"l"(d + 1));\n'
+        '  asm("cvt.u64.u32 %0, %0;" :: "l"(d + 1));\n'
+        "  return d;\n}\n"
+    )
+    findings = [f for f in lint_text(text, select=("PTX105",)) if f.rule == "PTX105"]
+    assert len(findings) == 2
+    first, second = findings
+    assert first.fix is not None and second.fix is None
+    fixed, _ = fix_all(text, "PTX105")
+    assert ': "=r"(x), "+l"(d) : "l"(d + 1)' in fixed
+    assert "cvt.u64.u32 %1, %1; add.u64 %1, %1, %2;" in fixed  # d stays %1 as an output

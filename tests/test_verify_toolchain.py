@@ -93,7 +93,7 @@ def test_error_findings_of_compiler_backed_rules_are_confirmed(rule, fixtures_ve
     assert checked
 
 
-@pytest.mark.parametrize("rule", ["PTX101", "PTX102"])
+@pytest.mark.parametrize("rule", ["PTX101", "PTX102", "PTX105", "PTX106"])
 def test_optimizer_rules_are_confirmed_by_the_differential(rule, fixtures_verified):
     result = fixtures_verified
     verdicts = [result.verdict(f) for f in result.findings
@@ -105,6 +105,18 @@ def test_optimizer_rules_are_confirmed_by_the_differential(rule, fixtures_verifi
     assert all(v.method == "differential" for v in confirmed)
     # the others are honest about it, never "refuted"
     assert all(v and v.status != "refuted" for v in verdicts)
+
+
+def test_carry_consumer_is_confirmed_where_nvcc_hoists_it(fixtures_verified):
+    result = fixtures_verified
+    errors = [f for f in result.findings if f.rule == "PTX107" and f.severity is Severity.ERROR]
+    verdicts = {_line(result, f): result.verdict(f) for f in errors}
+    assert verdicts and all(v is not None and v.method == "carry-placement"
+                            for v in verdicts.values())
+    # the loop at the end of the fixture: nvcc -O3 hoists the addc above the loop
+    confirmed = [n for n, v in verdicts.items() if v is not None and v.status == "confirmed"]
+    assert max(verdicts) in confirmed, verdicts
+    assert all(v is not None and v.status != "refuted" for v in verdicts.values())
 
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*_clean.cu")), ids=lambda p: p.name)

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ptxlint.model import HOLE, PtxInstruction, PtxTemplate
-from ptxlint.ptx.effects import written_operands
+from ptxlint.ptx.operand_roles import destinations
 
 __all__ = ["WriteAnalysis", "analyze"]
 
@@ -29,6 +29,17 @@ _ENDS_THREAD = frozenset({"ret", "exit", "trap"})
 class WriteAnalysis:
     writes: dict[int, list[PtxInstruction]]  # %N -> the instructions that write it, text order
     definite: frozenset[int]  # %N written on every path that reaches the end of the template
+    # per instruction: the facts on entry (None: no path reaches it), for reads before writes
+    entry: tuple[frozenset[_Fact] | None, ...] = ()
+
+    def written_before(self, position: int, index: int, guard: tuple[str, bool] | None) -> bool:
+        """Whether ``%index`` is written on every path to instruction ``position`` (or, for a
+        read under ``@guard``, on every path where the guard holds). An unreachable
+        instruction counts as written: nothing reads there."""
+        facts = self.entry[position] if position < len(self.entry) else None
+        if facts is None:
+            return True
+        return index in facts or (guard is not None and (index, *guard) in facts)
 
 
 def analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:
@@ -41,7 +52,7 @@ def analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:
     for instruction in instructions:
         if instruction.opaque or instruction.opcode == "brx":
             return None
-        operands = written_operands(instruction)
+        operands = destinations(instruction)
         if operands is None:
             return None
         here = [(o.ref if o.kind == "ref" else None, o.text) for o in operands]
@@ -52,9 +63,9 @@ def analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:
     successors = _successors(ptx)
     if successors is None:
         return None
-    definite = _definitely_written(instructions, written, successors)
+    definite, entry = _definitely_written(instructions, written, successors)
     # No path reaches the end (every one leaves the thread): no output value is ever lost.
-    return WriteAnalysis(writes, frozenset(writes) if definite is None else definite)
+    return WriteAnalysis(writes, frozenset(writes) if definite is None else definite, entry)
 
 
 def _successors(ptx: PtxTemplate) -> list[list[int]] | None:
@@ -104,7 +115,7 @@ def _definitely_written(
     instructions: tuple[PtxInstruction, ...],
     written: list[list[tuple[int | None, str]]],
     successors: list[list[int]],
-) -> frozenset[int] | None:
+) -> tuple[frozenset[int] | None, tuple[frozenset[_Fact] | None, ...]]:
     n = len(instructions)
     predecessors: list[list[int]] = [[] for _ in range(n + 1)]
     for i, succ in enumerate(successors):
@@ -135,7 +146,8 @@ def _definitely_written(
             if new != out[i]:
                 out[i] = new
                 changed = True
+    entries = tuple(entry(i) for i in range(n))
     end = entry(n)
     if end is None:
-        return None
-    return frozenset(f for f in end if isinstance(f, int))
+        return None, entries
+    return frozenset(f for f in end if isinstance(f, int)), entries

@@ -1,4 +1,4 @@
-"""Differential evidence for the optimizer rules (PTX101-103): compile the file as written and
+"""Differential evidence for the optimizer rules (PTX101-106): compile the file as written and
 with the finding's fix at -O3 to PTX, and compare.
 
 nvcc marks every inlined asm in its PTX with ``// begin inline asm`` / ``// end inline asm``, so
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ptxlint.fix import apply_edits
-from ptxlint.model import Finding
+from ptxlint.model import AsmStatement, Finding
 from ptxlint.verify import scratch
 from ptxlint.verify.runner import Compile
 
@@ -91,3 +91,102 @@ def judge(defective_ptx: str, fixed_ptx: str, mnemonic: str, tool: str) -> tuple
 def _memory_ops(lines: list[str]) -> list[str]:
     ops = (x.split()[0] for x in lines)
     return [op for op in ops if op.split(".")[0] in ("ld", "st", "atom", "red")]
+
+
+# --------------------------------------------------------------------------- carry placement
+_CARRY_PRODUCER = re.compile(r"^\s*(?:@!?%?\w+\s+)?\w+(?:\.\w+)*\.cc\b")
+_PTX_LABEL = re.compile(r"^\s*\$?[\w$]+:")
+_PTX_FUNCTION = re.compile(r"^\s*(?:\.(?:visible|weak|extern)\s+)*\.(?:entry|func)\s+"
+                           r"(?:\([^)]*\)\s*)?([\w$]+)")
+
+
+def template_pattern(statement: AsmStatement) -> re.Pattern[str] | None:
+    """A pattern for the statement's inline-asm block in nvcc's PTX: the template with every
+    ``%N`` standing for any register or immediate; ``None`` for a template with a macro."""
+    text = statement.template.text
+    if statement.template.has_holes:
+        return None
+    out: list[str] = []
+    i = 0
+    for token in statement.ptx.percents:
+        out.append(_loose(text[i:token.start]))
+        piece = text[token.start:token.end]
+        out.append(r"[^\s,;{}\[\]]+" if token.kind == "ref" else
+                   "%" if token.kind == "escape" else _loose(piece))
+        i = token.end
+    out.append(_loose(text[i:]))
+    return re.compile(r"\s*" + "".join(out) + r"\s*", re.S)
+
+
+def _loose(text: str) -> str:
+    return r"\s*".join(re.escape(part) for part in re.split(r"\s+", text))
+
+
+def carry_judge(ptx: str, statement: AsmStatement, consumer: str, tool: str
+                ) -> tuple[bool, str]:
+    """(confirmed, evidence): whether some copy of ``statement`` in ``ptx`` runs its carry
+    consumer ``consumer`` (a mnemonic) with no ``.cc`` producer before it on its path."""
+    pattern = template_pattern(statement)
+    if pattern is None:
+        return False, "the template has a macro piece: its PTX cannot be recognised"
+    lines = ptx.splitlines()
+    copies = 0
+    # identical templates elsewhere in the file are not this statement: keep the copies in
+    # functions whose mangled name holds the statement's function (<length><name>), which
+    # includes the function itself and, where it was inlined, nothing else; callers' copies
+    # are found through the un-inlined -rdc copy of the function
+    owner = (statement.context.function or "").split("::")[-1].split("<")[0]
+    needle = f"{len(owner)}{owner}" if owner.isidentifier() else ""
+    for begin, block, function in _blocks(lines):
+        if needle and needle not in function:
+            continue
+        if not pattern.fullmatch(block):
+            continue
+        copies += 1
+        before = _before_block(lines, begin)
+        if before is not None:
+            return True, (f"{tool} -O3 emits `{consumer}` with no carry producer before it on "
+                          f"its path: {before}")
+    if not copies:
+        return False, f"this statement is not in the PTX {tool} -O3 emits (not instantiated?)"
+    return False, (f"not exploited by {tool} -O3 today: each of the {copies} copies of the "
+                   "statement follows a '.cc' producer")
+
+
+def _blocks(lines: list[str]) -> list[tuple[int, str, str]]:
+    """(line of `// begin inline asm`, the block's text, the PTX function it is in)."""
+    out = []
+    start = None
+    function = ""
+    for n, line in enumerate(lines):
+        header = _PTX_FUNCTION.match(line)
+        if header:
+            function = header.group(1)
+        elif line.strip() == "// begin inline asm":
+            start = n
+        elif line.strip() == "// end inline asm" and start is not None:
+            out.append((start, "\n".join(lines[start + 1 : n]), function))
+            start = None
+    return out
+
+
+def _before_block(lines: list[str], begin: int) -> str | None:
+    """What precedes the asm block starting at line ``begin`` on its path, when it is not a
+    carry producer: a label (a join), the function entry; ``None`` when a producer comes
+    first."""
+    last = ""
+    for n in range(begin - 1, -1, -1):
+        line = lines[n].split("//", 1)[0].strip()
+        if not line or line.startswith("."):
+            continue
+        if line == "{":
+            return "it is reached from the function entry" + (
+                f" (the last instruction before it is `{last}`)" if last else "")
+        if _PTX_LABEL.match(line):
+            return f"it follows the label `{line}`, a join of several paths" + (
+                f", then `{last}`" if last else "")
+        if _CARRY_PRODUCER.match(line):
+            return None
+        if not last:
+            last = line
+    return "no carry producer precedes it"

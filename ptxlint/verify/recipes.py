@@ -24,11 +24,14 @@ PTX, CU, DIFFERENTIAL, NONE = "ptx-probe", "cu-probe", "differential", "none"
 # Python's LLVM-syntax calls: Triton compiles the call itself (verify/triton_probe.py)
 TRITON, TRITON_PURITY = "triton", "triton-purity"
 WHOLE_FILE = "whole-file"
+# the file compiled as written at -O3: where nvcc placed a carry consumer (PTX107)
+CARRY = "carry-placement"
 
 
 @dataclass(frozen=True)
 class Recipe:
-    probes: tuple[str, ...]  # PTX and/or CU (then WHOLE_FILE), or WHOLE_FILE, DIFFERENTIAL, NONE
+    probes: tuple[str, ...]  # PTX and/or CU (then WHOLE_FILE), or WHOLE_FILE, DIFFERENTIAL,
+    # CARRY, NONE
     agrees: re.Pattern[str] | None = None  # compiler messages that state the finding's claim
     why_none: str = ""  # for NONE: why the compiler cannot speak to this claim
     arch_sensitive: bool = False  # probe at the arches the finding names
@@ -65,6 +68,9 @@ RECIPES: dict[str, Recipe] = {
     "PTX101": Recipe((DIFFERENTIAL,)),
     "PTX102": Recipe((DIFFERENTIAL,)),
     "PTX103": Recipe((DIFFERENTIAL,)),
+    "PTX105": Recipe((DIFFERENTIAL,)),
+    "PTX106": Recipe((DIFFERENTIAL,)),
+    "PTX107": Recipe((CARRY,)),
     "PTX201": Recipe((PTX,), _p(r"Duplicate definition of variable")),
     "PTX202": Recipe((PTX,), _p(r"Duplicate definition of label")),
     "PTX203": Recipe((PTX,), _p(r"syntax error|Parsing error|brace|unbalanced")),

@@ -33,6 +33,7 @@ from ptxlint.verify.diagnostics import Diagnostic, parse
 from ptxlint.verify.flags import from_database
 from ptxlint.verify.past_first import past_first_error
 from ptxlint.verify.recipes import (
+    CARRY,
     CU,
     DIFFERENTIAL,
     NONE,
@@ -280,6 +281,8 @@ class Verifier:
                 self._plan_differential(finding, arch)
             if TRITON in recipe.probes or TRITON_PURITY in recipe.probes:
                 self._plan_triton(finding, purity=TRITON_PURITY in recipe.probes)
+            if CARRY in recipe.probes:
+                self._plan_carry(finding, arch)
             if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
                 self._plan_whole_file(finding.path, arch)
 
@@ -356,6 +359,23 @@ class Verifier:
             self.triton[id(finding)] = f"no Triton probe: {exc}"
             return
         self.triton[id(finding)] = tuple(self.plan.add(f"triton:{job}", job, tool) for job in jobs)
+    def _plan_carry(self, finding: Finding, arch: str) -> None:
+        nvcc = self.toolchain.nvcc
+        source = self.result.sources.get(finding.path)
+        if nvcc is None or self.toolchain.host_compiler is None:
+            self.differential[id(finding)] = "the compile needs nvcc and a host compiler"
+        elif source is None:
+            self.differential[id(finding)] = "the source is not available"
+        else:
+            flags = (*from_database(self.options.build_dir, finding.path),
+                     *self.options.cuda_flags)
+            try:
+                job = differential.compile_job(nvcc.path, finding.path, source.text, arch, flags)
+            except UnsafeArgument as exc:
+                self.differential[id(finding)] = str(exc)
+                return
+            key = self.plan.add(f"diff:{job}", job, _tool_id(self.toolchain, "nvcc"))
+            self.differential[id(finding)] = (key, key)
 
     def execute(self) -> None:
         keys = list(self.plan.jobs)
@@ -389,6 +409,8 @@ class Verifier:
             return self._differential_verdict(finding, arch)
         if TRITON in recipe.probes or TRITON_PURITY in recipe.probes:
             return self._triton_verdict(finding, recipe)
+        if CARRY in recipe.probes:
+            return self._carry_verdict(finding, arch)
         if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
             return self._whole_file_verdict(finding, recipe, arch)
         heard: list[Diagnostic] = []
@@ -581,6 +603,25 @@ class Verifier:
                                                  tool)
         return Verdict(CONFIRMED if confirmed else UNVERIFIABLE, tool, arch, evidence,
                        DIFFERENTIAL)
+
+    def _carry_verdict(self, finding: Finding, arch: str) -> Verdict:
+        tool = self.toolchain.label("nvcc")
+        if finding.severity is not Severity.ERROR:
+            return unverifiable("a carry result nothing reads compiles to the same code; the "
+                                "consumer's finding carries the evidence", arch, tool, CARRY)
+        planned = self.differential.get(id(finding), "not planned")
+        if isinstance(planned, str):
+            return unverifiable(planned, arch, tool, CARRY)
+        outcome = self.outcomes[planned[0]]
+        if outcome.returncode != 0:
+            return unverifiable("the file does not compile on its own; pass --cuda-flags with "
+                                "its include paths and defines", arch, tool, CARRY)
+        statement = finding.statement
+        assert statement is not None
+        consumer = statement.source.text[finding.span.start:finding.span.end]
+        confirmed, evidence = differential.carry_judge(
+            outcome.output(differential.OUTPUT), statement, consumer, tool)
+        return Verdict(CONFIRMED if confirmed else UNVERIFIABLE, tool, arch, evidence, CARRY)
 
     # ----------------------------------------------------------------- unpredicted errors
     def unpredicted(self, confirmed: set[StatementKey]) -> list[tuple[Finding, Verdict]]:

@@ -1,0 +1,460 @@
+"""What the C++ around an asm statement says about its operands' variables.
+
+A small per-function pass over the tree-sitter tree the extractor already built, computed once
+per function on first use and memoised: the function's parameters, its locals (with their scope,
+whether they are initialised, ``const``/``constexpr``, static storage), the enclosing template
+parameters, and every place a name may receive a value (an assignment, ``++``, ``&name``, a call
+argument, an asm output). Queries are then lookups and bisects, never re-walks.
+
+Rules ask two questions through a narrow interface (``facts_for``):
+
+* ``prior_value(expression, offset)``: does the variable behind an asm operand hold a value the
+  program put there before the asm (initialised, assigned, a parameter, memory behind a
+  pointer)? ``False`` only when that is proven (an uninitialised local nothing touched yet).
+* ``non_constant(expression, offset)``: the name that keeps an expression from being an integral
+  constant expression (a function parameter, a non-``constexpr`` local of integral type), or
+  ``None`` when ptxlint cannot prove it is not constant.
+
+Everything unknown stays unknown: a macro body, a name declared outside the function, a class
+type (whose ``constexpr`` conversion may well make it a constant).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+import tree_sitter
+
+from ptxlint.model import AsmStatement
+from ptxlint.syntax_tree import ParsedSource
+
+__all__ = ["Declaration", "FileFacts", "FunctionFacts", "facts_for"]
+
+Node = tree_sitter.Node
+
+_INTEGRAL_WORDS = frozenset(
+    "char short int long signed unsigned bool wchar_t char16_t char32_t char8_t __int128".split()
+)
+_INTEGRAL_TYPEDEFS = frozenset(
+    f"{p}{t}"
+    for p in ("", "std::", "::")
+    for t in (
+        "size_t ptrdiff_t intptr_t uintptr_t ssize_t int8_t int16_t int32_t int64_t uint8_t "
+        "uint16_t uint32_t uint64_t uint unsigned_int"
+    ).split()
+)
+_STATIC_STORAGE = frozenset({"static", "extern", "thread_local", "__shared__", "__constant__",
+                             "__device__", "__managed__"})
+_LOOPS = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
+_FUNCTIONS = frozenset({"function_definition", "lambda_expression"})
+_UNEVALUATED = re.compile(r"\b(?:sizeof|alignof|_Alignof|__alignof__|decltype|noexcept|typeid)\b")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_BASE = re.compile(r"\s*(?:\(\s*)*([A-Za-z_]\w*)\s*(?:\)\s*)*(\[|\.(?!\.)|->|$)")
+_KEYWORDS = frozenset("true false nullptr this static_cast reinterpret_cast const_cast "
+                      "dynamic_cast int unsigned long short char bool signed".split())
+_MAX_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class Declaration:
+    name: str
+    kind: str  # "parameter" | "local" | "template"
+    visible_from: int  # byte offset where the name starts to be visible
+    scope_end: int  # byte offset where its scope ends
+    integral: bool = False  # a built-in integer/bool type (no class, no template type)
+    reference: bool = False
+    indirect: bool = False  # pointer or array: the operand is memory, not this variable
+    initialised: bool = False
+    constexpr: bool = False
+    const: bool = False
+    static_storage: bool = False  # static / __shared__ / extern: a value before any write
+    initializer: tuple[int, int] | None = None  # byte range of the initializer expression
+
+
+@dataclass
+class FunctionFacts:
+    """The facts of one function (lambdas inside it included, with their own scopes)."""
+
+    parsed: ParsedSource = field(repr=False)
+    start: int  # byte range of the function
+    end: int
+    declarations: dict[str, list[Declaration]] = field(default_factory=dict)
+    writes: dict[str, list[int]] = field(default_factory=dict)  # name -> sorted byte offsets
+    loops: list[tuple[int, int]] = field(default_factory=list)  # byte ranges of loop statements
+
+    # ----------------------------------------------------------------- queries
+    def contains(self, offset: int) -> bool:
+        """Whether character ``offset`` lies in this function."""
+        return self.start <= self.parsed.to_byte(offset) < self.end
+
+    def resolve(self, name: str, byte: int) -> Declaration | None:
+        best: Declaration | None = None
+        for decl in self.declarations.get(name, ()):
+            if decl.visible_from <= byte < decl.scope_end and (
+                best is None or decl.visible_from >= best.visible_from
+            ):
+                best = decl
+        return best
+
+    def prior_value(self, expression: str, offset: int, span_end: int | None = None) -> bool | None:
+        """Whether the variable an operand expression names holds a value from before the asm
+        at character ``offset`` (``span_end``: the asm's end, whose own writes do not count)."""
+        if expression.lstrip("( ").startswith("*"):
+            return True  # memory behind a pointer holds a value
+        match = _BASE.match(expression)
+        if match is None:
+            return None
+        name, tail = match.group(1), match.group(2)
+        byte = self.parsed.to_byte(offset)
+        decl = self.resolve(name, byte)
+        if decl is None or decl.kind == "template":
+            return None
+        if decl.kind == "parameter" or decl.reference or decl.static_storage:
+            return True
+        if decl.indirect and tail != "[":
+            return True  # a pointer: what it points to is memory with a value
+        if decl.initialised:
+            return True
+        writes = self.writes.get(name, [])
+        lo = bisect.bisect_left(writes, decl.visible_from)
+        hi = bisect.bisect_left(writes, byte)
+        if hi > lo:
+            return True
+        # A loop around the asm inside the variable's scope carries a later write back to it.
+        end = self.parsed.to_byte(span_end) if span_end is not None else byte
+        for start, stop in self.loops:
+            if decl.visible_from <= start and start <= byte < stop:
+                first, last = bisect.bisect_left(writes, start), bisect.bisect_left(writes, stop)
+                if any(w < byte or w >= end for w in writes[first:last]):
+                    return True
+        return False
+
+    def non_constant(self, expression: str, offset: int) -> tuple[str, str] | None:
+        """``(name, why)`` for a name that keeps ``expression`` (at character ``offset``) from
+        being an integral constant expression; ``None`` when none is proven."""
+        return self._non_constant(expression, self.parsed.to_byte(offset), 0)
+
+    def _non_constant(self, expression: str, byte: int, depth: int) -> tuple[str, str] | None:
+        if depth > _MAX_DEPTH:
+            return None
+        for name in _evaluated_names(expression):
+            decl = self.resolve(name, byte)
+            if decl is None or decl.kind == "template" or decl.constexpr:
+                continue
+            if not decl.integral or decl.indirect:
+                continue  # a class type may convert through a constexpr operator
+            if decl.kind == "parameter":
+                return name, "a function parameter"
+            if decl.const and not decl.reference and decl.initializer is not None:
+                a, b = decl.initializer
+                inner = self.parsed.data[a:b].decode("utf-8", "replace")
+                found = self._non_constant(inner, decl.visible_from, depth + 1)
+                if found is not None:
+                    return name, f"a const local initialised from {found[1]} '{found[0]}'"
+                continue
+            if decl.const:
+                continue  # const without a visible initializer: do not guess
+            return name, "a local variable that is not constexpr"
+        return None
+
+
+def _evaluated_names(expression: str) -> list[str]:
+    """Identifiers of ``expression`` that are evaluated and could name a variable: not members
+    (after ``.``, ``->``, ``::``), not qualifiers (before ``::``), not callees, not inside
+    ``sizeof``/``decltype``/... ."""
+    text = _blank_unevaluated(expression)
+    names: list[str] = []
+    for m in _IDENTIFIER.finditer(text):
+        name = m.group()
+        if name in _KEYWORDS:
+            continue
+        before = text[: m.start()].rstrip()
+        after = text[m.end() :].lstrip()
+        if before.endswith((".", "->", "::")) or after.startswith(("::", "(")):
+            continue
+        if before.endswith("<") and not before.endswith("<<"):
+            continue  # a template argument, or `a < b`: not worth the guess
+        names.append(name)
+    return names
+
+
+def _blank_unevaluated(text: str) -> str:
+    """``text`` with the parenthesised operand of every unevaluated operator blanked."""
+    out = list(text)
+    for m in _UNEVALUATED.finditer(text):
+        i = m.end()
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text) or text[i] != "(":
+            # `sizeof x`: the next word is unevaluated
+            word = _IDENTIFIER.match(text, i)
+            if word:
+                out[word.start() : word.end()] = " " * (word.end() - word.start())
+            continue
+        depth = 0
+        for j in range(i, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            out[j] = " "
+            if depth == 0:
+                break
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- the pass
+
+
+class _Builder:
+    def __init__(self, parsed: ParsedSource, fn: Node) -> None:
+        self.parsed = parsed
+        self.facts = FunctionFacts(parsed, fn.start_byte, fn.end_byte)
+
+    def text(self, node: Node | None) -> str:
+        return self.parsed.node_text(node) if node is not None else ""
+
+    def add(self, decl: Declaration) -> None:
+        self.facts.declarations.setdefault(decl.name, []).append(decl)
+
+    def build(self, fn: Node) -> FunctionFacts:
+        self._template_parameters(fn)
+        self._function_parameters(fn, fn.end_byte)
+        stack = [fn]
+        while stack:
+            node = stack.pop()
+            kind = node.type
+            if kind == "identifier":
+                self._maybe_write(node)
+            elif kind == "declaration" and node is not fn:
+                self._declaration(node)
+            elif kind == "for_range_loop":
+                self._range_loop(node)
+            elif kind == "lambda_expression":
+                self._function_parameters(node, node.end_byte)
+            if kind in _LOOPS:
+                self.facts.loops.append((node.start_byte, node.end_byte))
+            stack.extend(node.children)
+        for offsets in self.facts.writes.values():
+            offsets.sort()
+        return self.facts
+
+    # ----------------------------------------------------------------- declarations
+    def _template_parameters(self, fn: Node) -> None:
+        current: Node | None = fn.parent
+        while current is not None:
+            if current.type == "template_declaration":
+                params = current.child_by_field_name("parameters")
+                for param in params.named_children if params is not None else ():
+                    if param.type in ("parameter_declaration", "optional_parameter_declaration",
+                                      "variadic_parameter_declaration"):
+                        name = _declared_name(param.child_by_field_name("declarator"))
+                        if name is not None:
+                            self.add(Declaration(self.text(name), "template", 0, 1 << 62))
+            current = current.parent
+
+    def _function_parameters(self, fn: Node, scope_end: int) -> None:
+        declarator = fn.child_by_field_name("declarator")
+        while declarator is not None and declarator.type not in (
+            "function_declarator", "lambda_declarator", "abstract_function_declarator"
+        ):
+            declarator = declarator.child_by_field_name("declarator")
+        if declarator is None:
+            return
+        params = declarator.child_by_field_name("parameters")
+        if params is None:
+            params = next((c for c in declarator.children if c.type == "parameter_list"), None)
+        for param in params.named_children if params is not None else ():
+            if param.type not in ("parameter_declaration", "optional_parameter_declaration"):
+                continue
+            inner = param.child_by_field_name("declarator")
+            name = _declared_name(inner)
+            if name is None:
+                continue
+            shape = _shape(inner)
+            self.add(Declaration(
+                self.text(name), "parameter", param.start_byte, scope_end,
+                integral=_is_integral(self.text(param.child_by_field_name("type"))),
+                reference="reference" in shape,
+                indirect="pointer" in shape or "array" in shape,
+                initialised=True,
+                const=_has_word(param, "const"),
+            ))
+
+    def _declaration(self, node: Node) -> None:
+        scope = node.parent
+        if scope is None or scope.type in ("translation_unit", "declaration_list",
+                                           "field_declaration_list", "template_declaration"):
+            return
+        type_text = self.text(node.child_by_field_name("type"))
+        words = {self.text(c) for c in node.children
+                 if c.type in ("type_qualifier", "storage_class_specifier")}
+        words |= {self.text(c) for c in node.children if c.type in _STATIC_STORAGE}
+        for declarator in node.children_by_field_name("declarator"):
+            name = _declared_name(declarator)
+            if name is None:
+                continue
+            shape = _shape(declarator)
+            value = declarator.child_by_field_name("value") if declarator.type == \
+                "init_declarator" else None
+            initialised = declarator.type == "init_declarator" or any(
+                c.type == "initializer_list" for c in declarator.children)
+            if value is not None and value.type == "initializer_list":
+                initialised = True
+            self.add(Declaration(
+                self.text(name), "local", declarator.end_byte, scope.end_byte,
+                integral=_is_integral(type_text),
+                reference="reference" in shape,
+                indirect="pointer" in shape or "array" in shape,
+                initialised=initialised,
+                constexpr="constexpr" in words or "consteval" in words,
+                const="const" in words and "volatile" not in words,
+                static_storage=bool(words & _STATIC_STORAGE),
+                initializer=(value.start_byte, value.end_byte) if value is not None else None,
+            ))
+            if value is not None and "reference" in shape:
+                # `T &alias = x;`: x may be written through the alias from here on
+                base = _base_identifier(value)
+                if base is not None:
+                    self._write(self.text(base), value.start_byte)
+
+    def _range_loop(self, node: Node) -> None:
+        declarator = node.child_by_field_name("declarator")
+        name = _declared_name(declarator)
+        if name is not None:
+            self.add(Declaration(self.text(name), "local", declarator.end_byte,  # type: ignore[union-attr]
+                                 node.end_byte, initialised=True))
+
+    # ----------------------------------------------------------------- writes
+    def _write(self, name: str, byte: int) -> None:
+        self.facts.writes.setdefault(name, []).append(byte)
+
+    def _maybe_write(self, node: Node) -> None:
+        current = node
+        parent = current.parent
+        while parent is not None and (
+            (parent.type in ("field_expression", "subscript_expression")
+             and parent.child_by_field_name("argument") == current)
+            or parent.type in ("parenthesized_expression", "cast_expression")
+            or (parent.type == "pointer_expression" and self.text(
+                parent.child_by_field_name("operator")) == "*")
+        ):
+            current, parent = parent, parent.parent
+        if parent is None:
+            return
+        kind = parent.type
+        written = (
+            (kind == "assignment_expression" and parent.child_by_field_name("left") == current)
+            or kind == "update_expression"
+            or (kind == "pointer_expression"
+                and self.text(parent.child_by_field_name("operator")) == "&")
+            or kind == "argument_list"
+            or kind == "gnu_asm_output_operand"
+            or (kind == "call_expression" and current.type == "field_expression")
+        )
+        if written:
+            self._write(self.text(node), node.start_byte)
+
+
+def _declared_name(declarator: Node | None) -> Node | None:
+    node = declarator
+    while node is not None:
+        if node.type == "identifier":
+            return node
+        if node.type in ("qualified_identifier", "field_identifier", "operator_name",
+                         "destructor_name", "structured_binding_declarator"):
+            return None
+        inner = node.child_by_field_name("declarator")
+        if inner is None:
+            inner = next((c for c in node.named_children if c.type in (
+                "identifier", "pointer_declarator", "reference_declarator", "array_declarator",
+                "parenthesized_declarator")), None)
+        node = inner
+    return None
+
+
+def _shape(declarator: Node | None) -> set[str]:
+    out: set[str] = set()
+    node = declarator
+    while node is not None and node.type != "identifier":
+        if node.type == "reference_declarator":
+            out.add("reference")
+        elif node.type == "pointer_declarator":
+            out.add("pointer")
+        elif node.type == "array_declarator":
+            out.add("array")
+        elif node.type == "function_declarator":
+            out.add("function")
+        inner = node.child_by_field_name("declarator")
+        if inner is None:
+            inner = next((c for c in node.named_children if c.type.endswith("declarator")
+                          or c.type == "identifier"), None)
+        node = inner
+    return out
+
+
+def _base_identifier(node: Node) -> Node | None:
+    while node.type in ("field_expression", "subscript_expression", "parenthesized_expression"):
+        inner = node.child_by_field_name("argument") or (
+            node.named_children[0] if node.named_children else None)
+        if inner is None:
+            return None
+        node = inner
+    return node if node.type == "identifier" else None
+
+
+def _is_integral(type_text: str) -> bool:
+    words = type_text.replace("const", " ").replace("volatile", " ").split()
+    if not words:
+        return False
+    if all(w in _INTEGRAL_WORDS for w in words):
+        return True
+    return len(words) == 1 and words[0] in _INTEGRAL_TYPEDEFS
+
+
+def _has_word(node: Node, word: str) -> bool:
+    return any(c.type == "type_qualifier" and c.text == word.encode() for c in node.children)
+
+
+# --------------------------------------------------------------------------- per file
+
+
+class FileFacts:
+    """Lazily built, memoised per-function facts of one parsed file."""
+
+    def __init__(self, parsed: ParsedSource) -> None:
+        self.parsed = parsed
+        self._by_function: dict[int, FunctionFacts] = {}
+
+    def function_at(self, offset: int) -> FunctionFacts | None:
+        """The facts of the function definition nearest around character ``offset`` (a lambda's
+        parameters and locals are part of its function's facts, with their own scopes)."""
+        byte = self.parsed.to_byte(offset)
+        node: Node | None = self.parsed.tree.root_node.descendant_for_byte_range(byte, byte)
+        fn: Node | None = None
+        while node is not None:
+            if node.type == "function_definition":
+                fn = node
+                break
+            if node.type in ("preproc_def", "preproc_function_def"):
+                return None  # a #define body: no function around it
+            node = node.parent
+        if fn is None:
+            return None
+        facts = self._by_function.get(fn.start_byte)
+        if facts is None:
+            facts = _Builder(self.parsed, fn).build(fn)
+            self._by_function[fn.start_byte] = facts
+        return facts
+
+
+def facts_for(context: object, statement: AsmStatement) -> FunctionFacts | None:
+    """The facts of the function around ``statement``, from the rule context's file facts."""
+    files = getattr(context, "cxx", None)
+    if not isinstance(files, FileFacts) or statement.context.macro is not None:
+        return None
+    if files.parsed.text is not statement.source.text:
+        return None  # facts of another file (never expected: the engine builds one per file)
+    try:
+        return files.function_at(statement.span.start)
+    except Exception:  # facts are an improvement: a tree we cannot read means "unknown"
+        return None

@@ -1,0 +1,46 @@
+"""Which operands of an instruction it writes and which it reads: the one door the data-flow
+rules (PTX103-PTX107) and ``flow`` go through.
+
+Destinations come from ``effects.written_operands`` today; when the per-form instruction grammar
+carries destination facts, only ``destinations`` changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.model import PtxInstruction, PtxOperand
+from ptxlint.ptx.effects import written_operands
+
+__all__ = ["destinations", "leaves", "sources"]
+
+
+def destinations(instruction: PtxInstruction) -> list[PtxOperand] | None:
+    """The register operands ``instruction`` writes (vector and pair elements one by one), or
+    ``None`` when that is not known (``call``, an unknown opcode, an opaque instruction)."""
+    return written_operands(instruction)
+
+
+def leaves(operand: PtxOperand) -> Iterator[PtxOperand]:
+    """``operand`` itself, or the elements of a vector, pair or address, recursively."""
+    if operand.parts:
+        for part in operand.parts:
+            yield from leaves(part)
+    else:
+        yield operand
+
+
+def sources(instruction: PtxInstruction) -> list[PtxOperand] | None:
+    """Everything ``instruction`` reads: the guard predicate, every operand that is not a
+    destination (an address's registers included), in text order; ``None`` when the
+    destinations are not known."""
+    written = destinations(instruction)
+    if written is None:
+        return None
+    taken = {(o.start, o.end) for o in written}
+    out: list[PtxOperand] = []
+    if instruction.predicate is not None:
+        out.append(instruction.predicate.register)
+    for operand in instruction.operands:
+        out.extend(o for o in leaves(operand) if (o.start, o.end) not in taken)
+    return out

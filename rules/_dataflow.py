@@ -1,0 +1,114 @@
+"""Shared by PTX105-PTX106: where a template writes and reads its ``%N`` operands, and the fix
+that turns an input into an output. Not a rule module (rules/__init__ collects ``ptx*`` only)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ptxlint.cxx_facts import FunctionFacts
+from ptxlint.model import AsmStatement, Edit, Fix, Operand, PtxInstruction, PtxOperand, Span
+from ptxlint.ptx.operand_roles import destinations, sources
+from ptxlint.rule import Rule
+
+# An lvalue ptxlint can see is one: `x`, `*p`, `a.b`, `p->c`, `v[i]`, `s.a[2].x`
+_LVALUE = re.compile(
+    r"\s*(?:\*\s*)?\(*\s*[A-Za-z_]\w*\s*\)*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[[^\[\]]*\])*\s*"
+)
+
+
+@dataclass(frozen=True)
+class Access:
+    position: int  # index of the instruction in the template
+    instruction: PtxInstruction
+    operand: PtxOperand  # the %N token
+
+
+def writes_of(statement: AsmStatement, index: int) -> Iterator[Access]:
+    """Every destination ``%index`` of the template's instructions whose destinations are
+    known, in text order."""
+    for position, instruction in enumerate(statement.ptx.instructions):
+        for operand in destinations(instruction) or ():
+            if operand.kind == "ref" and operand.ref == index:
+                yield Access(position, instruction, operand)
+
+
+def reads_of(statement: AsmStatement, index: int) -> Iterator[Access]:
+    """Every place an instruction reads ``%index`` (a source, an address register, a guard)."""
+    for position, instruction in enumerate(statement.ptx.instructions):
+        for operand in sources(instruction) or ():
+            if operand.kind == "ref" and operand.ref == index:
+                yield Access(position, instruction, operand)
+
+
+def is_lvalue(expression: str) -> bool:
+    return _LVALUE.fullmatch(expression) is not None
+
+
+def input_to_output(
+    rule: Rule,
+    statement: AsmStatement,
+    operand: Operand,
+    modifier: str,
+    facts: FunctionFacts | None,
+) -> Fix | None:
+    """Move input ``operand`` to the end of the outputs with ``modifier`` (``+`` or ``=``) and
+    renumber every ``%N`` the move shifts; ``None`` where that cannot be written exactly."""
+    text = statement.source.text
+    if (
+        statement.goto_labels
+        or statement.opaque_sections
+        or statement.template.has_holes
+        or any(o.symbolic_name or o.constraint.opaque for o in statement.operands)
+        or any(t.kind == "named" for t in statement.ptx.percents)
+        or len(statement.colons) < 2
+        or not is_lvalue(operand.expression)
+    ):
+        return None
+    if facts is not None:
+        name = re.match(r"\W*(\w+)", operand.expression)
+        decl = facts.resolve(name.group(1), 0) if name else None
+        if decl is not None and decl.const and not decl.indirect:
+            return None  # a const variable cannot become an output
+    literal = text[operand.constraint.span.start : operand.constraint.span.end]
+    if not literal.startswith('"'):
+        return None
+    moved = f'"{modifier}{literal[1:]}' + text[operand.constraint.span.end : operand.span.end]
+    outputs, inputs = statement.outputs, statement.inputs
+    edits: list[Edit] = []
+    # take it out of the inputs, with the comma that separates it from a neighbour
+    at = inputs.index(operand)
+    if at > 0:
+        edits.append(Edit(Span(inputs[at - 1].span.end, operand.span.end), ""))
+    elif at + 1 < len(inputs):
+        edits.append(Edit(Span(operand.span.start, inputs[at + 1].span.start), ""))
+    else:
+        edits.append(Edit(operand.span, ""))
+    # and append it to the outputs
+    if outputs:
+        edits.append(Edit(Span(outputs[-1].span.end, outputs[-1].span.end), f", {moved}"))
+    else:
+        first_colon = statement.colons[0] + 1
+        edits.append(Edit(Span(first_colon, first_colon), f" {moved} "))
+    new_index = len(outputs)
+    for token in statement.ptx.percents:
+        if token.kind != "ref" or token.index is None:
+            continue
+        if token.index == operand.index:
+            number = new_index
+        elif new_index <= token.index < operand.index:
+            number = token.index + 1
+        else:
+            continue
+        edit = rule.template_edit(statement, token.start, token.end, f"%{token.modifier}{number}")
+        if edit is None:
+            return None
+        edits.append(edit)
+    what = "read-write ('+')" if modifier == "+" else "write-only ('=')"
+    return Fix(
+        f"Make operand %{operand.index} ({operand.expression.strip()}) an output, {what}, "
+        f"as %{new_index}",
+        tuple(edits),
+        safe=False,
+    )

@@ -1,0 +1,108 @@
+"""PTX105 input-operand-written."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.cxx_facts import facts_for
+from ptxlint.model import AsmStatement, Finding, Operand, Severity
+from ptxlint.ptx.flow import analyze
+from ptxlint.rule import Rule, RuleContext
+
+from ._dataflow import input_to_output, reads_of, writes_of
+from ._guards import rocm_guarded
+
+
+class InputOperandWritten(Rule):
+    id = "PTX105"
+    name = "input-operand-written"
+    severity = Severity.ERROR
+    summary = "An input operand is a destination of an instruction in the template"
+    tags = ("correctness", "optimizer", "operands")
+    docs = """\
+## What it does
+Flags an operand bound as an input (no `=` or `+`) that an instruction of the template writes:
+a destination register, each element of a vector destination (`{%0, %1}`), either half of a
+`p|q` pair, the old value an `atom` returns, the state an `mbarrier.arrive` returns.
+
+What counts as a write comes from the instruction model (`ptxlint/ptx/operand_roles.py`): the
+address of a store (`st [%0], %1`), of a `red`, `cp.async` or `mbarrier.init` is read, not
+written, and the sink `_` is no operand at all. It stays silent for `n` and `C` operands,
+for a template with a macro piece or an operand section that comes through a macro, and for
+an instruction whose destinations ptxlint does not know (`call`, an unknown opcode).
+
+## Why is this bad?
+An input tells the compiler the asm only reads it: after the statement the C++ variable still
+holds the value it had, and the compiler may keep using the register it passed in, or a copy
+of it, or a register it shares with another variable of the same value. The write is lost, or
+worse, silently changes a variable the compiler believes unchanged. With
+`nvcc -arch=sm_90 -O3` (CUDA 13.0), `asm("cvt.u64.u32 %0, %1;" :: "l"(d), "r"(x)); out[0] = d;`
+stores `d`'s value from before the asm, and a second use of `d` after a
+`mov.u64 %0, 5;` that writes it reads the register the asm overwrote. With the operand
+declared `"+l"(d)` nvcc passes the written value on. tests/test_optimizer_evidence.py compiles
+both whenever nvcc is available. nvcc says nothing.
+
+## Example
+```cuda
+uint64_t state;
+asm volatile("mbarrier.arrive.shared::cta.b64 %1, [%0];"
+             :: "r"(smem_bar), "l"(state) : "memory");
+```
+
+## Use instead
+```cuda
+uint64_t state;
+asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];"
+             : "=l"(state) : "r"(smem_bar) : "memory");
+// or, when the state is not needed, discard it with the sink:
+asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(smem_bar) : "memory");
+```
+
+## Fix safety
+Unsafe: the fix moves the operand to the end of the outputs, as `+` when the template also
+reads it and as `=` when it only writes it, and renumbers every `%N` the move shifts. That
+changes the statement's C++ contract (the variable is now written), which may be what the
+template always did, or may mean the template writes the wrong operand; the fix is not offered
+when the expression is not an lvalue or is `const`.
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if (
+            not statement.extended
+            or statement.opaque_sections
+            or statement.template.has_holes
+            or rocm_guarded(statement)
+        ):
+            return
+        for operand in statement.inputs:
+            letters = operand.constraint.letters
+            if (
+                operand.constraint.opaque
+                or not letters
+                or any(c in letters for c in "nC")
+                or any(c.isdigit() for c in letters)
+            ):
+                continue
+            write = next(writes_of(statement, operand.index), None)
+            if write is None:
+                continue
+            facts = facts_for(context, statement)
+            bound = f"'{operand.constraint.text}'({operand.expression.strip()})"
+            yield self.finding(
+                statement,
+                self.template_span(statement, write.operand.start, write.operand.end),
+                f"input %{operand.index} ({bound}) "
+                f"is written by '{write.instruction.mnemonic}': the compiler assumes an input "
+                "keeps its value, so the write is lost or clobbers a register it still uses; "
+                f"make it an output ('{_modifier(statement, operand)}"
+                f"{operand.constraint.text}')",
+                fix=input_to_output(self, statement, operand, _modifier(statement, operand), facts),
+            )
+
+
+def _modifier(statement: AsmStatement, operand: Operand) -> str:
+    """``=`` when the template never reads the operand and always writes it, else ``+``."""
+    if next(reads_of(statement, operand.index), None) is not None:
+        return "+"
+    analysis = analyze(statement.ptx, statement.template.text)
+    return "=" if analysis is not None and operand.index in analysis.definite else "+"

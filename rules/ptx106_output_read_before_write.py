@@ -1,0 +1,93 @@
+"""PTX106 output-read-before-write."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.ptx.flow import analyze
+from ptxlint.rule import Rule, RuleContext
+
+from ._dataflow import reads_of
+from ._guards import rocm_guarded
+from ._optimizer import make_read_write
+
+
+class OutputReadBeforeWrite(Rule):
+    id = "PTX106"
+    name = "output-read-before-write"
+    severity = Severity.ERROR
+    summary = "An '=' output is read before the template writes it"
+    tags = ("correctness", "optimizer", "operands")
+    docs = """\
+## What it does
+Flags an output declared with `=` (write-only) that some path through the template reads
+before any instruction writes it: as a source (`add.u32 %0, %0, %1;`), inside an address
+(`ld [%0]`), or as a guard (`@%0`).
+
+It follows the template's control flow the way PTX103 does (`bra` to labels in the template,
+`@p`/`@!p` pairs, paths that end in `ret`/`exit`/`trap`): a read under `@p` is fine after a
+write under the same `@p`, a read after a label is fine only when every branch to it wrote the
+output first. An instruction reads its sources before it writes its destination, so
+`add.u32 %0, %0, 1;` reads `%0` first. It stays silent for `+` operands, for templates it
+cannot follow (a macro piece, `call`, an indirect or outside branch) and for instructions whose
+operands it does not know.
+
+## Why is this bad?
+`=` tells the compiler the variable's value before the asm is dead: it passes nothing in, the
+read gets whatever the register held. With `nvcc -arch=sm_90 -O3` (CUDA 13.0),
+`int r = 42; asm("add.s32 %0, %0, %1;" : "=r"(r) : "r"(x));` never materializes 42: the add
+reads an undefined register. With `"+r"(r)` nvcc emits `mov.u32 %r1, 42;` before the asm.
+tests/test_optimizer_evidence.py compiles both whenever nvcc is available. nvcc says nothing.
+The classic case is a 128-bit compare-and-swap that used its outputs `%0/%1` as the compare
+value instead of the inputs that carry it.
+
+## Example
+```cuda
+int acc = 42;
+asm("add.s32 %0, %0, %1;" : "=r"(acc) : "r"(x));
+```
+
+## Use instead
+```cuda
+int acc = 42;
+asm("add.s32 %0, %0, %1;" : "+r"(acc) : "r"(x));
+```
+
+## Fix safety
+Unsafe: replaces the `=` with `+`, so the compiler passes the variable's value in. That is
+right when the read is intended; when the template meant to read an input (a swapped `%N`),
+the real fix is to the template, which ptxlint cannot know.
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if statement.opaque_sections or not statement.extended or rocm_guarded(statement):
+            return
+        analysis = None
+        for operand in statement.outputs:
+            modifiers = operand.constraint.modifiers
+            if operand.constraint.opaque or "=" not in modifiers or "+" in modifiers:
+                continue
+            for read in reads_of(statement, operand.index):
+                if analysis is None:
+                    analysis = analyze(statement.ptx, statement.template.text)
+                    if analysis is None:
+                        return
+                predicate = read.instruction.predicate
+                guard = None
+                if predicate is not None and predicate.register is not read.operand:
+                    guard = (predicate.register.text, predicate.negated)
+                if analysis.written_before(read.position, operand.index, guard):
+                    continue
+                fix = make_read_write(statement, operand.index)
+                yield self.finding(
+                    statement,
+                    self.template_span(statement, read.operand.start, read.operand.end),
+                    f"output %{operand.index} ('{operand.constraint.text}') is read by "
+                    f"'{read.instruction.mnemonic}' before the template writes it: '=' tells "
+                    "the compiler its old value is dead, so the read gets an undefined value; "
+                    "declare it '+' (or read the input you meant)",
+                    fix=dataclasses.replace(fix, safe=False) if fix is not None else None,
+                )
+                break

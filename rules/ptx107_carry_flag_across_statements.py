@@ -1,0 +1,185 @@
+"""PTX107 carry-flag-across-statements."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ptxlint.cxx_facts import facts_for
+from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
+from ptxlint.rule import Rule, RuleContext
+
+from ._guards import rocm_guarded
+
+# PTX ISA 9.7.2 "Extended-Precision Integer Arithmetic Instructions": `.cc` writes the carry
+# flag (CC.CF); addc, subc and madc read it. No other instruction reads it.
+_PRODUCERS = frozenset({"add", "sub", "mad", "addc", "subc", "madc"})
+_CONSUMERS = frozenset({"addc", "subc", "madc"})
+
+
+@dataclass(frozen=True)
+class CarryUse:
+    """How one template uses the carry flag, in text order."""
+
+    first_unfed: PtxInstruction | None  # the first consumer with no producer before it
+    last_producer: PtxInstruction | None
+    consumed_after_last_producer: bool
+    consumers: int
+
+
+def carry_use(statement: AsmStatement) -> CarryUse | None:
+    """The template's carry-flag use, or ``None`` where it cannot be read (a macro piece, an
+    opaque instruction)."""
+    if statement.template.has_holes:
+        return None
+    produced = False
+    first_unfed: PtxInstruction | None = None
+    last: PtxInstruction | None = None
+    consumed_after = False
+    consumers = 0
+    for instruction in statement.ptx.instructions:
+        if instruction.opaque:
+            return None
+        if instruction.opcode in _CONSUMERS:
+            consumers += 1
+            consumed_after = True
+            if not produced and first_unfed is None:
+                first_unfed = instruction
+        if instruction.opcode in _PRODUCERS and "cc" in instruction.modifiers:
+            produced = True
+            last = instruction
+            consumed_after = False
+    return CarryUse(first_unfed, last, consumed_after, consumers)
+
+
+class CarryFlagAcrossStatements(Rule):
+    id = "PTX107"
+    name = "carry-flag-across-statements"
+    severity = Severity.ERROR
+    summary = "A carry-flag consumer whose producer is not in the same asm statement"
+    tags = ("correctness", "optimizer")
+    docs = """\
+## What it does
+Flags an instruction that reads the carry flag (`addc`, `subc`, `madc`, with or without
+`.cc`) when no instruction earlier in the same template sets it (`add.cc`, `sub.cc`,
+`mad.lo.cc`, `addc.cc`...). When the previous asm statement of the same function sets it,
+the message names that statement, and that statement gets a warning of its own: its last
+`.cc` result is never consumed inside it.
+
+The warning also flags a template whose only carry use is a `.cc` producer (`add.cc.u32`
+alone): the flag it sets dies with the statement. A chain that ends in `addc.cc` after other
+consumers is modular arithmetic dropping its last carry, and stays silent unless the next
+asm statement reads it.
+
+## Why is this bad?
+The carry flag is not an operand: the compiler does not know that one asm statement leaves a
+value in it and the next one reads it. Nothing stops it from placing instructions between the
+two statements, from moving the second one, or from hoisting it out of a loop (it is not
+volatile and its inputs never change). With `nvcc -arch=sm_90 -O3` (CUDA 13.0), the tutorial
+pattern
+
+    asm("add.cc.u32 %0, %0, %1;" : "+r"(a) : "r"(b[i]));
+    asm("addc.u32 %0, 0, 0;" : "=r"(c));
+
+inside a loop compiles to one `addc.u32` hoisted above the loop, before any `add.cc`: every
+iteration adds the same meaningless carry. With both instructions in one statement the
+`addc` stays right after each `add.cc`. tests/test_optimizer_evidence.py compiles both
+whenever nvcc is available. nvcc says nothing.
+
+## Example
+```cuda
+asm("add.cc.u32 %0, %0, %1;" : "+r"(lo) : "r"(b_lo));
+asm("addc.u32 %0, %0, %1;" : "+r"(hi) : "r"(b_hi));
+```
+
+## Use instead
+```cuda
+asm("add.cc.u32 %0, %0, %2;\\n\\t"
+    "addc.u32 %1, %1, %3;"
+    : "+r"(lo), "+r"(hi) : "r"(b_lo), "r"(b_hi));
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if rocm_guarded(statement):
+            return
+        use = carry_use(statement)
+        if use is None:
+            return
+        if use.first_unfed is not None:
+            yield self._unfed(statement, use.first_unfed, context)
+        if use.last_producer is not None and not use.consumed_after_last_producer:
+            after = _neighbour(statement, context, +1)
+            fed = after is not None and (u := carry_use(after)) is not None and \
+                u.first_unfed is not None
+            if use.consumers == 0 or fed:
+                yield self._unconsumed(statement, use.last_producer, after if fed else None)
+
+    def _unfed(self, statement: AsmStatement, consumer: PtxInstruction,
+               context: RuleContext) -> Finding:
+        span = self.template_span(statement, consumer.opcode_start, consumer.opcode_end)
+        before = _neighbour(statement, context, -1)
+        use = carry_use(before) if before is not None else None
+        if before is not None and use is not None and use.last_producer is not None \
+                and not use.consumed_after_last_producer:
+            where = before.source.line_col(before.span.start)
+            return self.finding(
+                statement, span,
+                f"'{consumer.mnemonic}' reads the carry flag that "
+                f"'{use.last_producer.mnemonic}' in the asm statement on line {where.line} "
+                "sets: the flag is not an operand, so the compiler may move code or this "
+                "statement between the two; put producer and consumers in one asm statement",
+            )
+        return self.finding(
+            statement, span,
+            f"'{consumer.mnemonic}' reads the carry flag, but no instruction before it in this "
+            "asm statement sets it ('.cc'): the flag does not survive between statements; put "
+            "the producer and its consumers in one asm statement",
+        )
+
+    def _unconsumed(self, statement: AsmStatement, producer: PtxInstruction,
+                    consumer: AsmStatement | None) -> Finding:
+        span = self.template_span(statement, producer.opcode_start, producer.opcode_end)
+        if consumer is not None:
+            line = consumer.source.line_col(consumer.span.start).line
+            why = (f"the asm statement on line {line} reads it, but the flag does not survive "
+                   "between statements")
+        else:
+            why = "nothing reads it"
+        return self.finding(
+            statement, span,
+            f"the carry flag '{producer.mnemonic}' sets is never consumed in this asm "
+            f"statement: {why}",
+            severity=Severity.WARNING,
+        )
+
+
+_POSITIONS: list[tuple[tuple[AsmStatement, ...], dict[int, int]]] = []
+
+
+def _positions(statements: tuple[AsmStatement, ...]) -> dict[int, int]:
+    """Each statement's index in the file's list, built once per file (the last file's kept)."""
+    entry = _POSITIONS[0] if _POSITIONS else None
+    if entry is None or entry[0] is not statements:
+        entry = (statements, {id(s): i for i, s in enumerate(statements)})
+        _POSITIONS[:] = [entry]
+    return entry[1]
+
+
+def _neighbour(statement: AsmStatement, context: RuleContext, step: int) -> AsmStatement | None:
+    """The asm statement just before (``step`` -1) or after (+1) ``statement`` in the same
+    function, or ``None``."""
+    facts = facts_for(context, statement)
+    if facts is None:
+        return None
+    statements = context.file_statements
+    at = _positions(statements).get(id(statement))
+    if at is None:
+        return None
+    other = at + step
+    if not 0 <= other < len(statements):
+        return None
+    neighbour = statements[other]
+    if neighbour.context.macro is not None or not facts.contains(neighbour.span.start):
+        return None
+    return neighbour

@@ -1,0 +1,78 @@
+"""The per-function C++ facts behind PTX010 and PTX103: scopes, initialisation, writes,
+constant expressions; one pass per function, memoised."""
+
+from __future__ import annotations
+
+from ptxlint.cxx_facts import FileFacts, FunctionFacts
+from ptxlint.syntax_tree import parse
+
+SOURCE = """\
+template <int N, typename T>
+__device__ void f(int x, const unsigned &y, T t, int *p, unsigned z) {
+  int fresh;
+  int init = 3;
+  int later;
+  later = 4;
+  int passed;
+  g(passed);
+  int addressed;
+  h(&addressed);
+  const int c = x;
+  const int k = 8;
+  constexpr int d = N + 1;
+  static int s;
+  int looped;
+  for (int i = 0; i < 4; ++i) {
+    int inner;
+    /*HERE*/ looped += i;
+  }
+  { int fresh = 1; }
+}
+"""
+
+
+def _facts() -> tuple[FunctionFacts, int]:
+    files = FileFacts(parse("t.cu", SOURCE))
+    here = SOURCE.index("/*HERE*/")
+    facts = files.function_at(here)
+    assert facts is not None
+    assert files.function_at(here) is facts  # memoised
+    return facts, here
+
+
+def test_prior_value_is_false_only_for_untouched_uninitialised_locals() -> None:
+    facts, here = _facts()
+    assert facts.prior_value("fresh", here) is False  # the inner `fresh = 1` is out of scope
+    assert facts.prior_value("inner", here) is False
+    assert facts.prior_value("init", here) is True
+    assert facts.prior_value("later", here) is True
+    assert facts.prior_value("passed", here) is True  # a call may take it by reference
+    assert facts.prior_value("addressed", here) is True
+    assert facts.prior_value("x", here) is True
+    assert facts.prior_value("y", here) is True
+    assert facts.prior_value("*p", here) is True
+    assert facts.prior_value("s", here) is True  # static storage is zero-initialised
+    assert facts.prior_value("looped", here) is True  # written in the loop around
+    assert facts.prior_value("unknown_global", here) is None
+    assert facts.prior_value("a + b", here) is None
+
+
+def test_non_constant_names_parameters_and_plain_locals() -> None:
+    facts, here = _facts()
+    assert facts.non_constant("x", here) == ("x", "a function parameter")
+    assert facts.non_constant("y * 2", here) == ("y", "a function parameter")
+    assert facts.non_constant("init", here) == ("init", "a local variable that is not constexpr")
+    assert facts.non_constant("c", here) is not None  # const, initialised from a parameter
+    assert facts.non_constant("k", here) is None
+    assert facts.non_constant("d", here) is None
+    assert facts.non_constant("N", here) is None
+    assert facts.non_constant("t", here) is None  # a class type may be a constant
+    assert facts.non_constant("sizeof(x)", here) is None
+    assert facts.non_constant("decltype(x)(4)", here) is None
+    assert facts.non_constant("Cfg::x", here) is None
+
+
+def test_a_define_body_has_no_function_facts() -> None:
+    text = "#define ASM(x) asm(\"\" :: \"n\"(x))\nvoid f(int x) { }\n"
+    files = FileFacts(parse("t.cu", text))
+    assert files.function_at(text.index("asm")) is None
