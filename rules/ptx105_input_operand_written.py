@@ -34,13 +34,19 @@ an instruction whose destinations ptxlint does not know (`call`, an unknown opco
 ## Why is this bad?
 An input tells the compiler the asm only reads it: after the statement the C++ variable still
 holds the value it had, and the compiler may keep using the register it passed in, or a copy
-of it, or a register it shares with another variable of the same value. The write is lost, or
-worse, silently changes a variable the compiler believes unchanged. With
-`nvcc -arch=sm_90 -O3` (CUDA 13.0), `asm("cvt.u64.u32 %0, %1;" :: "l"(d), "r"(x)); out[0] = d;`
-stores `d`'s value from before the asm, and a second use of `d` after a
-`mov.u64 %0, 5;` that writes it reads the register the asm overwrote. With the operand
-declared `"+l"(d)` nvcc passes the written value on. tests/test_optimizer_evidence.py compiles
-both whenever nvcc is available. nvcc says nothing.
+of it, or share that register with another value that happens to be equal. The write is lost,
+or worse, silently changes a value the compiler believes unchanged. With `nvcc -arch=sm_90 -O3`
+(CUDA 13.0):
+
+- `unsigned long long d = 5; asm("cvt.u64.u32 %0, %1;" :: "l"(d), "r"(x)); out[0] = d + 1;`
+  stores the constant 6: the converted value is lost. With `"+l"(d)` nvcc emits the `add.s64`.
+- CUTLASS's pattern `uint64_t wide = 0; asm("cvt.u64.u32 %0, %1;" :: "l"(wide), "r"(addr));`
+  followed by an unrelated `asm("st.global.u64 [%0], %1;" :: "l"(out), "l"(zero))` with
+  `zero = 0` stores the shared address, not 0: nvcc keeps both zeros in the one register the
+  first asm overwrote. With `"=l"(wide)` the store gets its own `mov.u64 %rd4, 0;`.
+
+tests/test_optimizer_evidence.py compiles all of them whenever nvcc is available. nvcc says
+nothing.
 
 ## Example
 ```cuda

@@ -163,6 +163,27 @@ __global__ void k(unsigned long long *out, unsigned x) {
         "the asm's write to the input is lost: d + 1 is folded to the constant 6",
     ),
     Evidence(
+        "clobbered-zero",
+        "PTX105",
+        # CUTLASS's tma_descriptor_replace_dims_strides_in_shared_mem pattern (cute/arch/
+        # copy_sm90_desc.hpp): a 64-bit 0 "converted" in place, as an input
+        """
+__global__ void k(unsigned long long *out, unsigned v) {
+  __shared__ unsigned buf[32];
+  unsigned addr = (unsigned)__cvta_generic_to_shared(buf);
+  unsigned long long wide = 0;
+  asm volatile("cvt.u64.u32 %0, %1;" :: "l"(wide), "r"(addr));
+  asm volatile("st.shared.u32 [%0], %1;" :: "l"(wide), "r"(v) : "memory");
+  unsigned long long zero = 0;
+  asm volatile("st.global.u64 [%0], %1;" :: "l"(out), "l"(zero) : "memory");
+}
+""",
+        lambda bad, good: _stored_register_written_by_cvt(bad)
+        and not _stored_register_written_by_cvt(good),
+        "the register nvcc keeps the constant 0 in is the one the asm overwrote: a later "
+        "store of 0 stores the shared address",
+    ),
+    Evidence(
         "read-before-write",
         "PTX106",
         """
@@ -176,6 +197,11 @@ __global__ void k(int *out, int x) {
         "the 42 the add reads is never put in the register: it reads an undefined value",
     ),
 )
+
+def _stored_register_written_by_cvt(ptx: str) -> bool:
+    stored = re.search(r"st\.global\.u64 \[%rd\d+\], (%rd\d+);", ptx)
+    return stored is not None and f"cvt.u64.u32 {stored.group(1)}," in ptx
+
 
 CARRY_SPLIT = """
 __global__ void k(unsigned *out, const unsigned *b, int n) {
