@@ -472,3 +472,35 @@ def test_input_fix_keeps_reads_with_plus_and_skips_non_lvalues() -> None:
     fixed, _ = fix_all(text, "PTX105")
     assert ': "=r"(x), "+l"(d) : "l"(d + 1)' in fixed
     assert "cvt.u64.u32 %1, %1; add.u64 %1, %1, %2;" in fixed  # d stays %1 as an output
+
+
+CCCL_ATOMIC_128 = """
+#include <cuda/atomic>
+struct alignas(16) S { unsigned long long a, b; };
+__global__ void exchange(S *p, S *out, S v) {
+  cuda::atomic_ref<S, cuda::thread_scope_device> r(*p);
+  out[0] = r.exchange(v);
+}
+// apart: the unbraced `.reg .b128 _v` of both in one kernel is a duplicate (PTX201)
+__global__ void store(S *p, S v) {
+  cuda::atomic_ref<S, cuda::thread_scope_device> r(*p);
+  r.store(v);
+}
+"""
+
+
+@needs_nvcc
+def test_the_reviewed_cccl_128_bit_atomics_defect_is_real() -> None:
+    """tests/data/reviewed_findings.toml judges PTX105/PTX106 on the CUDA headers' 128-bit
+    atomics true: the packing mov.b128 has its operands swapped, so exchange and store send the
+    uninitialised `_v` to memory and exchange returns registers nothing wrote. When a toolkit
+    ships the fixed CCCL (#3440), this test skips and those reviews are stale."""
+    ok, ptx = compile_cached(CCCL_ATOMIC_128, "ptx")
+    if not ok and "has no member" in ptx:
+        pytest.skip("this toolkit's CCCL does not compile 16-byte atomic_ref")
+    assert ok, ptx
+    swapped = re.findall(r"mov\.b128 \{%rd\d+, %rd\d+\}, _v;", ptx)
+    if not swapped:
+        pytest.skip("this toolkit's CCCL packs the 128-bit operands the right way round")
+    assert "atom.exch.acquire.gpu.b128 _d,[%rd" in ptx and re.search(r"st\.\w+\.gpu\.b128", ptx)
+    assert len(swapped) == 2  # exchange and store each pack their inputs backwards
