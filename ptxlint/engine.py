@@ -14,7 +14,7 @@ from ptxlint.cxx_facts import FileFacts
 from ptxlint.dedupe import dedupe
 from ptxlint.extract import ExtractionResult, extract
 from ptxlint.frontends.python import PYTHON_EXTENSIONS, extract_python
-from ptxlint.model import AsmStatement, Finding, Severity, SourceFile
+from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, unify_line_breaks
 from ptxlint.ptx.parser import parse_template
 from ptxlint.rule import Rule, RuleContext
 from ptxlint.syntax_tree import ParsedSource
@@ -55,6 +55,11 @@ def type_lookup(parsed: ParsedSource) -> Callable[[str, int], object]:
 
 
 def extract_statements(source: SourceFile) -> ExtractionResult:
+    """The asm statements of ``source``; a CR-only file is parsed with "\n" line breaks (same
+    offsets), so its statements, lines and fixes are those of the file as written."""
+    unified = unify_line_breaks(source.text)
+    if unified is not source.text:
+        source = dataclasses.replace(source, text=unified)
     if source.path.endswith(PYTHON_EXTENSIONS):
         return extract_python(source, parse_template, type_lookup)
     return extract(source, parse_template, type_lookup)  # type: ignore[arg-type]

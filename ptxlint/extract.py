@@ -84,6 +84,7 @@ def extract(
     file_guards = FileGuards(source.text)
     macros = _StringMacros(parsed, file_guards)
     macro_tokens: dict[int, list[Token]] = {}
+    macro_index: dict[int, dict[object, int]] = {}
     root = parsed.tree.root_node
     for m in _KEYWORD.finditer(source.text):
         start = m.start()
@@ -98,11 +99,15 @@ def extract(
                     tokens(source.text, body_start, parsed.to_char(node.end_byte))
                 )
             toks = macro_tokens[body_start]
-            index = next((i for i, t in enumerate(toks) if t.start == start), None)
+            if body_start not in macro_index:
+                macro_index[body_start] = _keyword_tokens(toks)
+            at = macro_index[body_start]
+            index = at.get(start)
             if index is None:  # inside a comment or string of the macro body
                 continue
             owner = node.parent
-            stream: Sequence[Token] = toks[index:]
+            # up to the next asm keyword: one pass over the body for all its statements
+            stream: Sequence[Token] = toks[index : at.get(("next", start), len(toks))]
             macro_name = _macro_name(parsed, owner)
             context_node = owner
         elif node.type in ("preproc_call", "preproc_directive"):
@@ -203,11 +208,21 @@ _CONTROL_WORDS = {"if", "while", "for", "switch"}
 _STATEMENT_WORDS = {"else", "do", "return", "case", "default"}
 
 
+_MAYBE_DECLARATOR_END = re.compile(r"[/#\"']")  # a comment, directive or literal: tokenize
+_DECLARATOR_END = re.compile(r"[\w$\])]$")
+
+
 def _follows_declarator(text: str, offset: int) -> bool:
     """Token-level check for an asm label that tree-sitter could not place, as in
     ``clock_t clock(void)`` / ``#if ...`` / ``asm("clock32")`` / ``#endif`` / ``__THROW;``:
     the token before the keyword ends a declarator (a name, ``]``, or a parameter list)."""
+    near = text[max(0, offset - 200) : offset]
+    tail = near.rstrip()
+    if tail and not _MAYBE_DECLARATOR_END.search(near) and not _DECLARATOR_END.search(tail):
+        return False  # plainly after an operator or '(': no need to tokenize 2000 characters
     begin = text.rfind("\n", 0, max(0, offset - 2000)) + 1
+    if offset - begin > 8000:  # one huge line (minified, generated): never rescan from its start
+        begin = offset - 2000
     previous = [t for t in _code_tokens(text, begin, stop=offset) if t.kind != "directive"]
     if not previous:
         return False
@@ -246,9 +261,23 @@ def _inside_non_code(node: tree_sitter.Node) -> bool:
     return False
 
 
+def _keyword_tokens(toks: Sequence[Token]) -> dict[object, int]:
+    """Token index of each asm keyword by offset, and under ``("next", offset)`` the index of
+    the keyword after it."""
+    found = [i for i, t in enumerate(toks) if t.kind == "ident" and _KEYWORD.fullmatch(t.text)]
+    out: dict[object, int] = {toks[i].start: i for i in found}
+    for here, following in zip(found, found[1:], strict=False):
+        out[("next", toks[here].start)] = following
+    return out
+
+
 def _code_tokens(text: str, start: int, stop: int | None = None) -> list[Token]:
     """Tokens from ``start`` to the end of the statement (or to ``stop``), preprocessor lines
-    kept as single ``directive`` tokens."""
+    kept as single ``directive`` tokens.
+
+    An unterminated statement ends before the next asm keyword: otherwise each of n nested
+    unterminated ``asm(`` would read to the end of the file (quadratic time). Real code never
+    nests an asm statement inside another's parentheses."""
     out: list[Token] = []
     depth = 0
     skip_until = -1
@@ -259,6 +288,8 @@ def _code_tokens(text: str, start: int, stop: int | None = None) -> list[Token]:
             skip_until = _end_of_directive(text, tok.start)
             out.append(Token("directive", text[tok.start : skip_until], tok.start, skip_until))
             continue
+        if stop is None and out and tok.kind == "ident" and _KEYWORD.fullmatch(tok.text):
+            break
         out.append(tok)
         if tok.text == "(":
             depth += 1

@@ -8,6 +8,7 @@ one coordinate system and reporters convert at the edge.
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
@@ -38,6 +39,33 @@ class Span:
         return self.start <= offset < self.end
 
 
+# The one line-splitting rule of the model, the reports and the language server: a line ends at
+# "\r\n", "\r" or "\n" (the LSP's list; old Mac files end lines with "\r" alone) and nowhere
+# else (str.splitlines would also split at form feeds and U+2028, which editors do not).
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets where each line of ``text`` starts (the first is 0)."""
+    if "\r" in text:
+        return [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
+    starts = [0]
+    find = text.find
+    i = find("\n")
+    while i != -1:
+        starts.append(i + 1)
+        i = find("\n", i + 1)
+    return starts
+
+
+def unify_line_breaks(text: str) -> str:
+    """``text`` with each lone "\r" made "\n": the same length, so every offset stays valid, for
+    the parsers (tree-sitter, the lexer, the directive scanner), which end lines at "\n" only
+    and would read a CR-only file as one line (a leading ``//`` comment swallowing it all)."""
+    return _LONE_CR.sub("\n", text) if "\r" in text else text
+
+
 @dataclass(frozen=True)
 class LineCol:
     line: int  # 1-based
@@ -54,13 +82,7 @@ class SourceFile:
 
     @cached_property
     def line_starts(self) -> list[int]:
-        starts = [0]
-        find = self.text.find
-        i = find("\n")
-        while i != -1:
-            starts.append(i + 1)
-            i = find("\n", i + 1)
-        return starts
+        return line_starts(self.text)
 
     def line_col(self, offset: int) -> LineCol:
         offset = max(0, min(offset, len(self.text)))

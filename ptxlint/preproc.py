@@ -2,6 +2,12 @@
 
 Only what must be known is assumed known (``__LP64__`` is defined, ``_MSC_VER`` is not); every
 other macro is unknown, and an unknown condition stays ``None`` so callers stay silent.
+
+Arithmetic is 64-bit, as in a C preprocessor (``intmax_t``): every result wraps to a signed
+64-bit value, division truncates toward zero, and what C leaves undefined (a shift by a negative
+count or by 64 or more, ``INT64_MIN / -1``, a literal wider than 64 bits) is unknown. Python's
+unbounded integers would let ``#if (1<<4000000000)*(1<<4000000000)`` take gigabytes and minutes.
+Nesting deeper than ``MAX_DEPTH`` is unknown too, not a RecursionError.
 """
 
 from __future__ import annotations
@@ -28,6 +34,20 @@ DEFAULT_TARGET: Mapping[str, int | None] = {
 # None in DEFAULT_TARGET means "known to be undefined"; absence means unknown.
 
 Tri = bool | None
+MAX_DEPTH = 40  # parentheses and unary operators; each level costs about 13 frames
+_BITS = 64
+_MASK = (1 << _BITS) - 1
+_SIGN = 1 << (_BITS - 1)
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _wrap(value: int) -> int:
+    """``value`` as a signed 64-bit integer (two's complement wrap-around)."""
+    value &= _MASK
+    return value - (1 << _BITS) if value & _SIGN else value
 
 
 class _Parser:
@@ -35,6 +55,7 @@ class _Parser:
         self.toks = toks
         self.pos = 0
         self.defines = defines
+        self.depth = 0
 
     def peek(self) -> str:
         return self.toks[self.pos].text if self.pos < len(self.toks) else ""
@@ -72,6 +93,15 @@ class _Parser:
         return left
 
     def unary(self) -> int | None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _TooDeep
+        try:
+            return self._unary()
+        finally:
+            self.depth -= 1
+
+    def _unary(self) -> int | None:
         tok = self.peek()
         if tok == "!":
             self.take()
@@ -80,10 +110,14 @@ class _Parser:
         if tok == "-":
             self.take()
             value = self.unary()
-            return None if value is None else -value
+            return None if value is None else _wrap(-value)
         if tok == "+":
             self.take()
             return self.unary()
+        if tok == "~":
+            self.take()
+            value = self.unary()
+            return None if value is None else _wrap(~value)
         return self.primary()
 
     def primary(self) -> int | None:
@@ -107,20 +141,23 @@ class _Parser:
             return _int_literal(tok)
         if tok in self.defines:
             value = self.defines[tok]
-            return 0 if value is None else value
+            return 0 if value is None else _wrap(value)
         return None
 
 
 def _int_literal(text: str) -> int | None:
-    digits = text.rstrip("uUlL")
+    digits = text.rstrip("uUlL").replace("'", "")  # C++14 digit separators
+    if len(digits) > 70:  # wider than 64 bits in any base: never parse a megabyte number
+        return None
     try:
-        return (
+        value = (
             int(digits, 0)
             if not (digits.startswith("0") and digits[1:].isdigit())
             else int(digits, 8)
         )
     except ValueError:
         return None
+    return _wrap(value) if value <= _MASK else None
 
 
 def _apply(op: str, left: int | None, right: int | None) -> int | None:
@@ -134,8 +171,17 @@ def _apply(op: str, left: int | None, right: int | None) -> int | None:
         return None if left is None or right is None else 1
     if left is None or right is None:
         return None
+    if op in ("<<", ">>"):
+        if not 0 <= right < _BITS:
+            return None  # undefined in C
+        return _wrap(left << right) if op == "<<" else left >> right
+    if op in ("/", "%"):
+        if right == 0 or (left == -_SIGN and right == -1):
+            return None
+        quotient = abs(left) // abs(right) * (1 if (left < 0) == (right < 0) else -1)
+        return quotient if op == "/" else left - quotient * right  # C truncates toward zero
     try:
-        return {
+        return _wrap({
             "|": lambda: left | right,
             "^": lambda: left ^ right,
             "&": lambda: left & right,
@@ -145,14 +191,10 @@ def _apply(op: str, left: int | None, right: int | None) -> int | None:
             ">": lambda: int(left > right),
             "<=": lambda: int(left <= right),
             ">=": lambda: int(left >= right),
-            "<<": lambda: left << right,
-            ">>": lambda: left >> right,
             "+": lambda: left + right,
             "-": lambda: left - right,
             "*": lambda: left * right,
-            "/": lambda: left // right,
-            "%": lambda: left % right,
-        }[op]()
+        }[op]())
     except (ZeroDivisionError, ValueError):
         return None
 
@@ -163,7 +205,10 @@ def evaluate(condition: str, defines: Mapping[str, int | None] = DEFAULT_TARGET)
     if not toks:
         return None
     parser = _Parser(toks, defines)
-    value = parser.expr()
+    try:
+        value = parser.expr()
+    except _TooDeep:
+        return None
     if parser.pos != len(toks) or value is None:
         return None
     return bool(value)

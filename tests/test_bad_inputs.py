@@ -205,3 +205,102 @@ def test_an_unexpected_exception_is_exit_2_with_the_traceback_under_verbose(monk
     assert "internal error: RuntimeError: boom" in err and "Traceback" not in err
     assert cli.main(["check", "--verbose", str(ROOT / "fixtures")]) == 2
     assert "Traceback" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- 3. bounded cost
+
+def _extract_seconds(text: str) -> float:
+    import time
+
+    from ptxlint.engine import extract_statements
+    from ptxlint.model import SourceFile
+
+    started = time.perf_counter()
+    extract_statements(SourceFile("hostile.cu", text))
+    return time.perf_counter() - started
+
+
+@pytest.mark.parametrize("unit", ["asm(", "asm(\n", "asm volatile(\"", "#define M asm(asm(\n"])
+def test_unterminated_asm_is_linear(unit):
+    small = _extract_seconds(unit * 500)
+    large = _extract_seconds(unit * 2000)
+    # quadratic would be 16x; allow noise on a loaded machine, and an absolute floor
+    assert large < max(0.5, 8 * small), (small, large)
+
+
+def test_if_is_evaluated_with_64_bit_integers():
+    import time
+
+    from ptxlint.preproc import evaluate
+
+    started = time.perf_counter()
+    assert evaluate("(1<<4000000000)*(1<<4000000000)") is None  # shift past 63: undefined
+    assert evaluate("(1<<62)*4 == 0") is True  # wraps like intmax_t
+    assert evaluate("-7/2 == -3 && -7%2 == -1") is True  # C truncates toward zero
+    assert evaluate("9" * 100_000) is None  # wider than 64 bits
+    assert evaluate("(" * 5000 + "1" + ")" * 5000) is None  # too deep: unknown, not a crash
+    assert evaluate("!" * 5000 + "1") is None
+    assert evaluate("__cplusplus >= 201103L") is True
+    assert time.perf_counter() - started < 2
+
+
+def test_a_cpp_file_with_a_huge_if_is_cheap(tmp_path):
+    path = tmp_path / "k.cu"
+    path.write_text("#if (1<<4000000000)*(1<<4000000000)\n__device__ void f() { asm(\"nop;\"); }\n"
+                    "#endif\n")
+    done = ptxlint("check", str(path), timeout=60)
+    assert done.returncode in (0, 1) and b"Traceback" not in done.stderr
+
+
+def test_snippets_of_long_lines_are_capped():
+    from ptxlint.cli import _configure, build_parser, run
+    from ptxlint.report import text_format
+
+    line = "__device__ void f(unsigned *o) {" + " asm(\"mov.u32 %0, %%clock;\" : \"=r\"(o[0]));" * 1000 + "}\n"
+    path = ROOT / "tests" / "data"  # any folder: the text is linted from a temporary file
+    del path
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder, "wide.cu")
+        source.write_text(line)
+        args = build_parser().parse_args(["check", str(source)])
+        config, selector, rules, context = _configure(args)
+        result = run(args.paths, config, selector, rules, context)
+        text = text_format.render(result)
+    assert len(result.findings) >= 1000
+    longest = max(len(row) for row in text.splitlines())
+    assert longest < 400 and len(text) < 1000 * 800, (longest, len(text))
+
+
+def test_jobs_are_capped_at_the_core_count(monkeypatch):
+    from ptxlint import runner
+
+    seen: list[int] = []
+
+    def fake_pool(paths, jobs, initargs):
+        seen.append(jobs)
+        return iter(())
+
+    monkeypatch.setattr(runner, "_in_pool", fake_pool)
+    list(runner._outcomes(["x"] * runner.PARALLEL_THRESHOLD, None, None, [], None, 10_000,  # type: ignore[arg-type]
+                          None, False, runner.Tier2Settings()))
+    assert seen == [runner.default_jobs()]
+
+
+# --------------------------------------------------------------------------- 7. positions
+
+def test_cr_only_line_endings_put_findings_on_their_lines(tmp_path):
+    from ptxlint.lsp.conversions import LineIndex
+    from ptxlint.model import SourceFile
+
+    text = ('// a comment first\r__device__ void f(unsigned *o) {\r  unsigned t;\r'
+            '  asm("mov.u32 %0, %%clock;" : "=r"(t));\r  o[0] = t;\r}\r')
+    (tmp_path / "cr.cu").write_bytes(text.encode())
+    done = ptxlint("check", "--format", "json", "cr.cu", cwd=tmp_path)
+    [finding] = json.loads(done.stdout)["findings"]
+    assert (finding["rule"], finding["line"], finding["column"]) == ("PTX101", 4, 20)
+    offset = text.index("%%clock") - 1
+    assert SourceFile("cr.cu", text).line_col(offset).line == 4
+    assert LineIndex(text).position(offset)[0] == 3  # 0-based: the same line in the editor
+    assert SourceFile("x", "a\r\nb\rc\nd").line_starts == LineIndex("a\r\nb\rc\nd").line_starts

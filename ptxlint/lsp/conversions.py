@@ -18,10 +18,11 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from ptxlint.model import line_starts
+
 UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
 ENCODINGS = (UTF8, UTF16, UTF32)
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -62,7 +63,7 @@ class LineIndex:
 
     @cached_property
     def line_starts(self) -> list[int]:
-        return [0, *(m.end() for m in _LINE_BREAK.finditer(self.text))]
+        return line_starts(self.text)  # the model's rule: CLI and editor agree on every line
 
     @cached_property
     def _content_ends(self) -> list[int]:

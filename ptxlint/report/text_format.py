@@ -22,6 +22,24 @@ class Style:
         return self.paint(severity.value, code)
 
 
+SNIPPET_WIDTH = 160  # characters of a source line shown under a finding
+_LEAD = 40  # of which before the finding's column, when the line is cut
+
+
+def _window(text: str, column: int, end_col: int) -> tuple[str, int, int]:
+    """(shown text, column, end column) with long lines cut around the finding: a 1 MB
+    generated line printed for each of its thousand findings is a gigabyte of output."""
+    if len(text) <= SNIPPET_WIDTH:
+        return text, column, end_col
+    start = max(0, min(column - 1 - _LEAD, len(text) - SNIPPET_WIDTH))
+    shown = text[start : start + SNIPPET_WIDTH]
+    prefix = "..." if start else ""
+    suffix = "..." if start + SNIPPET_WIDTH < len(text) else ""
+    column = column - start + len(prefix)
+    end_col = min(end_col - start, SNIPPET_WIDTH + 1) + len(prefix)
+    return prefix + shown + suffix, column, max(end_col, column + 1)
+
+
 def render_finding(finding: Finding, result: RunResult, style: Style) -> str:
     source = result.sources.get(finding.path)
     r = to_range(source, finding.span)
@@ -35,8 +53,9 @@ def render_finding(finding: Finding, result: RunResult, style: Style) -> str:
         text = source.line_text(r.line)
         if text.strip():
             end_col = r.end_column if r.end_line == r.line else len(text) + 1
-            width = max(1, end_col - r.column)
-            pad = "".join("\t" if ch == "\t" else " " for ch in text[: r.column - 1])
+            text, first, end_col = _window(text, r.column, end_col)
+            width = max(1, end_col - first)
+            pad = "".join("\t" if ch == "\t" else " " for ch in text[: first - 1])
             marker = "^" + "~" * (width - 1)
             lines.append(f"  {text}")
             lines.append(f"  {pad}{style.paint(marker, '1;32')}")
