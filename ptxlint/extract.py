@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from ptxlint import dialect, preproc
+from ptxlint import dialect
 from ptxlint.guards import FileGuards
 from ptxlint.lexer import Token, decode_string_literal, tokens
+from ptxlint.macros import ExpandedString, MacroDef, MacroTable, expand_to_string
 from ptxlint.model import (
     HOLE,
     AsmStatement,
@@ -82,7 +83,7 @@ def extract(
     result.parsed = parsed
     lookup = make_type_lookup(parsed) if make_type_lookup else None
     file_guards = FileGuards(source.text)
-    macros = _StringMacros(parsed, file_guards)
+    macros = MacroPieces(source)
     macro_tokens: dict[int, list[Token]] = {}
     macro_index: dict[int, dict[object, int]] = {}
     root = parsed.tree.root_node
@@ -121,7 +122,10 @@ def extract(
             stream = _code_tokens(source.text, start)
             macro_name = None
             context_node = node
-        reader = _StatementReader(source, stream, macros, in_macro=macro_name is not None)
+        pieces = macros
+        if macro_name is not None:
+            pieces = macros.with_forbidden(_macro_params(parsed, owner))
+        reader = _StatementReader(source, stream, pieces, in_macro=macro_name is not None)
         raw = reader.read()
         if raw is None:
             continue
@@ -344,7 +348,7 @@ class _StatementReader:
         self,
         source: SourceFile,
         stream: Sequence[Token],
-        macros: _StringMacros,
+        macros: MacroPieces,
         in_macro: bool,
     ) -> None:
         self.source = source
@@ -447,11 +451,11 @@ class _StatementReader:
             if j < len(toks) and toks[j].text == "(":
                 j = _skip_group(toks, j)
             piece_end = toks[j - 1].end
-            value = self.macros.resolve(tok.text) if j == i + 1 else None
+            value = self.macros.piece(toks[i:j], (tok.start, piece_end))
             if value is not None:
-                chars.append(value)
-                starts.extend([tok.start] * len(value))
-                ends.extend([tok.end] * len(value))
+                chars.append(value.text)
+                starts.extend(value.starts)
+                ends.extend(value.ends)
             else:
                 chars.append(HOLE)
                 starts.append(tok.start)
@@ -526,10 +530,10 @@ class _StatementReader:
         if all(t.kind in ("string", "raw") for t in toks):
             text = "".join(decode_string_literal(t).text for t in toks)
             return _constraint_from_text(text, span)
-        if len(toks) == 1 and toks[0].kind == "ident":
-            value = self.macros.resolve(toks[0].text)
+        if toks[0].kind == "ident":
+            value = self.macros.piece(toks, (span.start, span.end))
             if value is not None:
-                return _constraint_from_text(value, span)
+                return _constraint_from_text(value.text, span)
         text = self.source.text[span.start : span.end]
         return Constraint(text=text, modifiers="", letters="", span=span, opaque=True)
 
@@ -607,59 +611,54 @@ def _split_commas(toks: list[Token]) -> list[list[Token]]:
 # --------------------------------------------------------------------------- string macros
 
 
-class _StringMacros:
-    """Object-like ``#define NAME "text"`` of the file, resolved for the default target."""
+class MacroPieces:
+    """Template and constraint pieces that are macros (``STR(op)``, ``__LDG_PTR``), expanded
+    with the file's #defines (and its relatively included headers'); the table is built on
+    first use, once per file."""
 
-    def __init__(self, parsed: ParsedSource, file_guards: FileGuards) -> None:
-        self.parsed = parsed
-        self.file_guards = file_guards
-        self._table: dict[str, list[tuple[str, tuple[str, ...]]]] | None = None
+    def __init__(self, source: SourceFile, forbidden: frozenset[str] = frozenset()) -> None:
+        self.source = source
+        self.forbidden = forbidden
+        self._table: MacroTable | None = None
+        self.used: list[MacroDef] = []
 
-    def _build(self) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
-        table: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
-        text = self.parsed.text
-        if "#define" not in text and "# define" not in text:
-            return table
-        query = _define_query(self.parsed.tree.language)
-        cursor = tree_sitter.QueryCursor(query)
-        for _, caps in cursor.matches(self.parsed.tree.root_node):
-            name_nodes = caps.get("name", [])
-            value_nodes = caps.get("value", [])
-            if not name_nodes or not value_nodes:
-                continue
-            value = self.parsed.node_text(value_nodes[0]).strip()
-            toks = list(tokens(value))
-            if not toks or not all(t.kind in ("string", "raw") for t in toks):
-                continue
-            decoded = "".join(decode_string_literal(t).text for t in toks)
-            at = self.parsed.to_char(name_nodes[0].start_byte)
-            guards = self.file_guards.at(at, at + 1)[0]
-            table.setdefault(self.parsed.node_text(name_nodes[0]), []).append((decoded, guards))
-        return table
-
-    def resolve(self, name: str) -> str | None:
+    @property
+    def table(self) -> MacroTable:
         if self._table is None:
-            self._table = self._build()
-        definitions = self._table.get(name)
-        if not definitions:
+            self._table = MacroTable(self.source.path, self.source.text)
+        return self._table
+
+    def with_forbidden(self, forbidden: frozenset[str]) -> MacroPieces:
+        other = MacroPieces(self.source, forbidden)
+        other._table = self._table
+        other.used = self.used
+        if self._table is None:
+            other._table = self.table
+        return other
+
+    def piece(self, toks: Sequence[Token], within: tuple[int, int]) -> ExpandedString | None:
+        if not any(t.kind == "ident" for t in toks):
             return None
-        live = {v for v, guards in definitions if preproc.evaluate_guards(guards) is not False}
-        return live.pop() if len(live) == 1 else None
-
-
-_QUERIES: dict[int, tree_sitter.Query] = {}
-
-
-def _define_query(language: tree_sitter.Language) -> tree_sitter.Query:
-    key = id(language)
-    if key not in _QUERIES:
-        _QUERIES[key] = tree_sitter.Query(
-            language, "(preproc_def name: (identifier) @name value: (preproc_arg) @value)"
-        )
-    return _QUERIES[key]
+        value = expand_to_string(self.table, self.source.text, toks, within, self.forbidden)
+        if value is not None:
+            self.used.extend(value.used)
+        return value
 
 
 # --------------------------------------------------------------------------- context
+
+
+def _macro_params(parsed: ParsedSource, owner: tree_sitter.Node | None) -> frozenset[str]:
+    """Parameter names of the function-like #define ``owner`` (``...`` is ``__VA_ARGS__``)."""
+    if owner is None or owner.type != "preproc_function_def":
+        return frozenset()
+    params = owner.child_by_field_name("parameters")
+    if params is None:
+        return frozenset()
+    names = {"__VA_ARGS__", "__VA_OPT__"}
+    for child in params.named_children:
+        names.add(parsed.node_text(child).rstrip(".").strip())
+    return frozenset(names)
 
 
 def _macro_name(parsed: ParsedSource, owner: tree_sitter.Node | None) -> str:

@@ -1,0 +1,609 @@
+"""The ``#define``s of a translation unit, and macro expansion with a source map.
+
+Templates are often built by macros: ``#define LOAD(T, SPACE) asm("ld." #SPACE "." #T ...)``.
+This module collects the definitions of a file and of the headers it includes by relative path
+(one pass per file, memoised), and expands an invocation the way the C preprocessor does
+(object-like and function-like macros, ``#``, ``##``, ``__VA_ARGS__``, ``__VA_OPT__``, nested
+expansion with hide sets). Every expanded token remembers where its characters were spelled:
+in the file being linted (the macro body or the invocation's arguments) or elsewhere (a header),
+so that findings can point at exact characters.
+
+Nothing is guessed: a name with two live definitions that differ, or one defined only under
+conditions that cannot hold, does not expand.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ptxlint import preproc
+from ptxlint.guards import FileGuards
+from ptxlint.lexer import Token, tokens
+
+# A header is read at most this large; bigger ones are treated as absent.
+MAX_HEADER_BYTES = 16 * 1024 * 1024
+# Bounds for pathological input: expansion stops (and the result is "unknown") past these.
+MAX_EXPANDED_TOKENS = 50_000
+MAX_INCLUDE_DEPTH = 16
+
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(define|undef|include)\b((?:[^\n\\]|\\\r?\n?|\\.)*)", re.M)
+_INCLUDE = re.compile(r'^\s*"([^"\n]+)"')
+_DEFINE_HEAD = re.compile(r"\s*([A-Za-z_$][\w$]*)(\()?")
+
+Spelling = tuple[int, int]  # a half-open source range in the file being linted
+INEXACT: Spelling = (-1, -1)  # spelled outside the file: the caller substitutes the invocation
+
+
+@dataclass(frozen=True)
+class MacroDef:
+    name: str
+    params: tuple[str, ...] | None  # None: object-like
+    variadic: bool  # the last parameter takes the remaining arguments
+    body: tuple[Token, ...]  # offsets into the defining file's text
+    path: str  # the defining file
+    start: int  # the `#` of the directive
+    end: int  # end of the directive
+    line: int
+    guards: tuple[str, ...]  # #if conditions around the definition, outermost first
+
+    def same_as(self, other: MacroDef) -> bool:
+        return (
+            self.params == other.params
+            and self.variadic == other.variadic
+            and [t.text for t in self.body] == [t.text for t in other.body]
+        )
+
+    @property
+    def signature(self) -> str:
+        if self.params is None:
+            return self.name
+        return f"{self.name}({', '.join(self.params)})"
+
+
+@dataclass
+class FileDefines:
+    """The directives of one file, in text order."""
+
+    path: str
+    text: str
+    defines: dict[str, list[MacroDef]] = field(default_factory=dict)
+    undefs: dict[str, list[int]] = field(default_factory=dict)
+    includes: list[str] = field(default_factory=list)  # quoted include names
+
+
+def collect(path: str, text: str) -> FileDefines:
+    """One pass over ``text`` for its #define, #undef and #include "..." directives."""
+    out = FileDefines(path, text)
+    if "#" not in text:
+        return out
+    guards: FileGuards | None = None
+    line_starts: list[int] | None = None
+    for m in _DIRECTIVE.finditer(text):
+        kind, rest = m.group(1), m.group(2)
+        if kind == "include":
+            inc = _INCLUDE.match(rest)
+            if inc:
+                out.includes.append(inc.group(1))
+            continue
+        head = _DEFINE_HEAD.match(rest)
+        if head is None:
+            continue
+        name = head.group(1)
+        if kind == "undef":
+            out.undefs.setdefault(name, []).append(m.start())
+            continue
+        body_start = m.start(2) + head.end()
+        params: tuple[str, ...] | None = None
+        variadic = False
+        if head.group(2):  # `(` right after the name: function-like
+            close = rest.find(")", head.end())
+            if close < 0:
+                continue
+            names = [p.strip() for p in rest[head.end() : close].replace("\\\n", " ").split(",")]
+            names = [p for p in names if p]
+            if names and names[-1].endswith("..."):
+                variadic = True
+                last = names[-1][:-3].strip()
+                names[-1] = last or "__VA_ARGS__"
+            params = tuple(names)
+            body_start = m.start(2) + close + 1
+        if guards is None:
+            guards = FileGuards(text)
+            line_starts = _line_starts(text)
+        assert line_starts is not None
+        body = tuple(tokens(text, body_start, m.end()))
+        out.defines.setdefault(name, []).append(
+            MacroDef(
+                name=name,
+                params=params,
+                variadic=variadic,
+                body=body,
+                path=path,
+                start=m.start(),
+                end=m.end(),
+                line=_line_of(line_starts, m.start()),
+                guards=guards.at(m.start(), m.start() + 1)[0],
+            )
+        )
+    return out
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    i = text.find("\n")
+    while i != -1:
+        starts.append(i + 1)
+        i = text.find("\n", i + 1)
+    return starts
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    import bisect
+
+    return bisect.bisect_right(starts, offset)
+
+
+# --------------------------------------------------------------------------- headers
+
+_HEADER_CACHE: dict[str, tuple[tuple[float, int], FileDefines | None]] = {}
+
+
+def _header(path: str) -> FileDefines | None:
+    """A header's directives, memoised per process (keyed by mtime and size)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (st.st_mtime, st.st_size)
+    cached = _HEADER_CACHE.get(path)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    result: FileDefines | None = None
+    if st.st_size <= MAX_HEADER_BYTES:
+        try:
+            with open(path, "rb") as handle:
+                text = handle.read().decode("utf-8", "replace")
+            result = collect(path, text)
+        except OSError:
+            result = None
+    _HEADER_CACHE[path] = (key, result)
+    return result
+
+
+def _included(path: str, own: FileDefines) -> list[FileDefines]:
+    """Headers included by relative path from ``path``, transitively, each once."""
+    seen = {os.path.realpath(path)}
+    out: list[FileDefines] = []
+    frontier: list[tuple[str, FileDefines, int]] = [(path, own, 0)]
+    while frontier:
+        where, defs, depth = frontier.pop(0)
+        if depth >= MAX_INCLUDE_DEPTH:
+            continue
+        base = os.path.dirname(where)
+        for name in defs.includes:
+            candidate = os.path.normpath(os.path.join(base, name))
+            real = os.path.realpath(candidate)
+            if real in seen or not os.path.isfile(real):
+                continue
+            seen.add(real)
+            header = _header(real)
+            if header is None:
+                continue
+            out.append(header)
+            frontier.append((candidate, header, depth + 1))
+    return out
+
+
+# --------------------------------------------------------------------------- the table
+
+
+class MacroTable:
+    """Every definition a file can see: its own (position-sensitive) and its headers'."""
+
+    def __init__(self, path: str, text: str, follow_includes: bool = True) -> None:
+        self.path = path
+        self.own = collect(path, text)
+        self.headers = _included(path, self.own) if follow_includes and self.own.includes else []
+        self._header_defs: dict[str, list[MacroDef]] = {}
+        for header in self.headers:
+            for name, defs in header.defines.items():
+                self._header_defs.setdefault(name, []).extend(defs)
+        self._asm_bearing: dict[str, bool] = {}
+
+    def names(self) -> Iterable[str]:
+        yield from self.own.defines
+        yield from self._header_defs
+
+    def definitions(self, name: str) -> list[MacroDef]:
+        return self.own.defines.get(name, []) + self._header_defs.get(name, [])
+
+    def lookup(self, name: str, at: int | None = None) -> MacroDef | None:
+        """The one live definition of ``name`` at offset ``at`` of the file, else None."""
+        own = self.own.defines.get(name)
+        candidates: list[MacroDef] = []
+        if own:
+            if at is None:
+                candidates = list(own)
+            else:
+                undefs = [u for u in self.own.undefs.get(name, ()) if u < at]
+                last_undef = max(undefs) if undefs else -1
+                candidates = [d for d in own if last_undef < d.start < at]
+                if not candidates and last_undef >= 0:
+                    return None  # #undef'd here
+        if not candidates:
+            candidates = self._header_defs.get(name, [])
+        live = [d for d in candidates if preproc.evaluate_guards(d.guards) is not False]
+        if not live:
+            return None
+        first = live[0]
+        if any(not first.same_as(d) for d in live[1:]):
+            return None  # #if A / #define M 1 / #else / #define M 2: not decidable here
+        return first
+
+    def asm_bearing(self, name: str) -> bool:
+        """Whether some expansion of ``name`` can contain an asm statement."""
+        known = self._asm_bearing.get(name)
+        if known is not None:
+            return known
+        self._asm_bearing[name] = False  # breaks cycles
+        result = False
+        for d in self.definitions(name):
+            for t in d.body:
+                if t.kind != "ident":
+                    continue
+                if t.text in ("asm", "__asm__", "__asm") or (
+                    t.text != name and t.text in self._known(t.text) and self.asm_bearing(t.text)
+                ):
+                    result = True
+                    break
+            if result:
+                break
+        self._asm_bearing[name] = result
+        return result
+
+    def _known(self, name: str) -> set[str]:
+        return {name} if name in self.own.defines or name in self._header_defs else set()
+
+
+# --------------------------------------------------------------------------- expansion
+
+
+@dataclass(frozen=True)
+class XToken:
+    """A token of an expansion with the source of each of its characters."""
+
+    kind: str
+    text: str
+    spans: tuple[Spelling, ...]  # one per character of text; INEXACT where spelled elsewhere
+    hide: frozenset[str] = frozenset()
+    space_before: bool = False
+
+    @classmethod
+    def spelled(
+        cls, tok: Token, exact: bool, space_before: bool, hide: frozenset[str] = frozenset()
+    ) -> XToken:
+        if exact:
+            spans = tuple((tok.start + k, tok.start + k + 1) for k in range(len(tok.text)))
+        else:
+            spans = (INEXACT,) * len(tok.text)
+        return cls(tok.kind, tok.text, spans, hide, space_before)
+
+
+def from_source(text: str, toks: Sequence[Token]) -> list[XToken]:
+    """Tokens of the linted file as expansion input (exact spans)."""
+    out = []
+    prev_end = -1
+    for t in toks:
+        out.append(XToken.spelled(t, True, prev_end != t.start))
+        prev_end = t.end
+    return out
+
+
+class ExpansionError(Exception):
+    """The expansion ran past a bound or met something it cannot do exactly."""
+
+
+class Expander:
+    """Expands token sequences with one :class:`MacroTable`, at one offset of the file."""
+
+    def __init__(self, table: MacroTable, at: int, line: int = 0) -> None:
+        self.table = table
+        self.at = at
+        self.line = line
+        self.produced = 0
+        self.used: list[MacroDef] = []  # every definition that took part, outermost first
+
+    def _def(self, name: str) -> MacroDef | None:
+        return self.table.lookup(name, self.at)
+
+    def expand(self, toks: Sequence[XToken]) -> list[XToken]:
+        out: list[XToken] = []
+        stack = list(reversed(toks))
+        while stack:
+            t = stack.pop()
+            if t.kind != "ident" or t.text in t.hide:
+                out.append(t)
+                continue
+            if t.text == "__LINE__" and self.line:
+                out.append(XToken("number", str(self.line), (INEXACT,) * len(str(self.line))))
+                continue
+            d = self._def(t.text)
+            if d is None:
+                out.append(t)
+                continue
+            if d.params is None:
+                body = self._substitute(d, {}, t.hide | {d.name}, t.space_before)
+            else:
+                if not stack or stack[-1].text != "(":
+                    out.append(t)  # a function-like macro's name without arguments
+                    continue
+                args = _read_args(stack)
+                if args is None:
+                    raise ExpansionError(f"unterminated invocation of {d.name}")
+                bound = _bind(d, args)
+                if bound is None:
+                    raise ExpansionError(f"{d.name} takes {len(d.params)} arguments")
+                body = self._substitute(d, bound, t.hide | {d.name}, t.space_before)
+            self.used.append(d)
+            self.produced += len(body)
+            if self.produced > MAX_EXPANDED_TOKENS:
+                raise ExpansionError("expansion too large")
+            stack.extend(reversed(body))
+        return out
+
+    def _substitute(
+        self,
+        d: MacroDef,
+        args: dict[str, list[XToken]],
+        hide: frozenset[str],
+        space_before: bool,
+    ) -> list[XToken]:
+        exact = os.path.realpath(d.path) == os.path.realpath(self.table.path)
+        body = [
+            XToken.spelled(t, exact, i > 0 and d.body[i - 1].end != t.start)
+            for i, t in enumerate(d.body)
+        ]
+        expanded: dict[str, list[XToken]] = {}
+        out: list[XToken] = []
+        params = d.params or ()
+        last = params[-1] if params and d.variadic else None
+        placemarker = False  # the previous ## operand was an empty argument
+        i = 0
+        n = len(body)
+        while i < n:
+            t = body[i]
+            if params and t.text in ("#", "%:") and i + 1 < n and body[i + 1].text in args:
+                out.append(_stringify(args[body[i + 1].text], t))
+                placemarker = False
+                i += 2
+                continue
+            va_opt = t.text == "__VA_OPT__" and last is not None
+            if va_opt and i + 1 < n and body[i + 1].text == "(":
+                end = _group_end(body, i + 1)
+                if last is not None and args.get(last):
+                    out.extend(self._substitute_inner(body[i + 2 : end - 1], args, expanded))
+                i = end
+                continue
+            if t.text == "##":
+                i += 1
+                continue
+            pasted_left = i > 0 and body[i - 1].text == "##"
+            pasted_right = i + 1 < n and body[i + 1].text == "##"
+            if t.kind == "ident" and t.text in args:
+                raw = args[t.text]
+                if pasted_left or pasted_right:
+                    piece = list(raw)
+                else:
+                    if t.text not in expanded:
+                        expanded[t.text] = self.expand(raw)
+                    piece = expanded[t.text]
+            else:
+                piece = [t]
+            if pasted_left and out and not placemarker:
+                if t.text == last and out[-1].text == ",":
+                    if not piece:
+                        out.pop()  # GNU `, ## __VA_ARGS__` with no variadic arguments
+                else:
+                    out, piece = _paste(out, piece)
+            placemarker = not piece and pasted_right
+            if piece:
+                piece = [_with_space(piece[0], t.space_before), *piece[1:]]
+            out.extend(piece)
+            i += 1
+        result = [XToken(x.kind, x.text, x.spans, x.hide | hide, x.space_before) for x in out]
+        if result:
+            result[0] = _with_space(result[0], space_before)
+        return result
+
+    def _substitute_inner(
+        self,
+        inner: list[XToken],
+        args: dict[str, list[XToken]],
+        expanded: dict[str, list[XToken]],
+    ) -> list[XToken]:
+        out: list[XToken] = []
+        for t in inner:
+            if t.kind == "ident" and t.text in args:
+                if t.text not in expanded:
+                    expanded[t.text] = self.expand(args[t.text])
+                out.extend(expanded[t.text])
+            else:
+                out.append(t)
+        return out
+
+
+def _with_space(t: XToken, space: bool) -> XToken:
+    if t.space_before == space:
+        return t
+    return XToken(t.kind, t.text, t.spans, t.hide, space)
+
+
+def _group_end(toks: Sequence[XToken], open_index: int) -> int:
+    depth = 0
+    for j in range(open_index, len(toks)):
+        if toks[j].text == "(":
+            depth += 1
+        elif toks[j].text == ")":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return len(toks)
+
+
+def _read_args(stack: list[XToken]) -> list[list[XToken]] | None:
+    """Pops ``( a, b )`` off the stack (top is the ``(``) and returns the arguments."""
+    stack.pop()
+    args: list[list[XToken]] = [[]]
+    depth = 0
+    while stack:
+        t = stack.pop()
+        if t.text in ("(", "[", "{"):
+            depth += 1
+        elif t.text in (")", "]", "}"):
+            if depth == 0 and t.text == ")":
+                return args
+            depth -= 1
+        elif t.text == "," and depth == 0:
+            args.append([])
+            continue
+        args[-1].append(t)
+    return None
+
+
+def _bind(d: MacroDef, args: list[list[XToken]]) -> dict[str, list[XToken]] | None:
+    params = d.params or ()
+    if not params:
+        return {} if args == [[]] else None
+    if not d.variadic:
+        return dict(zip(params, args, strict=True)) if len(args) == len(params) else None
+    fixed = len(params) - 1
+    if len(args) < fixed:
+        return None
+    bound = {p: args[k] for k, p in enumerate(params[:-1])}
+    rest: list[XToken] = []
+    for k, a in enumerate(args[fixed:]):
+        if k:
+            rest.append(XToken("punct", ",", (INEXACT,)))
+        rest.extend(a)
+    bound[params[-1]] = rest
+    return bound
+
+
+def _stringify(arg: list[XToken], hash_token: XToken) -> XToken:
+    """``#param``: the argument's spelling as a string literal, each character mapped."""
+    quote_span = hash_token.spans[0] if hash_token.spans else INEXACT
+    chars: list[str] = ['"']
+    spans: list[Spelling] = [quote_span]
+    for k, t in enumerate(arg):
+        if k and t.space_before:
+            chars.append(" ")
+            spans.append(INEXACT)
+        literal = t.kind in ("string", "raw", "char")
+        for ch, span in zip(t.text, t.spans, strict=False):
+            if literal and ch in ('"', "\\"):
+                chars.append("\\")
+                spans.append(span)
+            chars.append(ch)
+            spans.append(span)
+    chars.append('"')
+    spans.append(quote_span)
+    return XToken("string", "".join(chars), tuple(spans), frozenset(), hash_token.space_before)
+
+
+def _paste(out: list[XToken], piece: list[XToken]) -> tuple[list[XToken], list[XToken]]:
+    """``left ## right``: the last token of ``out`` and the first of ``piece`` become one."""
+    if not piece:
+        return out, piece
+    left, right = out[-1], piece[0]
+    text = left.text + right.text
+    relexed = list(tokens(text))
+    if len(relexed) != 1:
+        raise ExpansionError(f"pasting {left.text!r} and {right.text!r} is not one token")
+    joined = XToken(relexed[0].kind, text, left.spans + right.spans, left.hide, left.space_before)
+    return out[:-1] + [joined], piece[1:]
+
+
+# --------------------------------------------------------------------------- virtual text
+
+
+@dataclass(frozen=True)
+class VirtualText:
+    """Expanded tokens laid out as text, with each character's source spelling."""
+
+    text: str
+    spans: tuple[Spelling, ...]  # per character
+
+
+def lay_out(toks: Sequence[XToken]) -> VirtualText:
+    parts: list[str] = []
+    spans: list[Spelling] = []
+    for k, t in enumerate(toks):
+        if k:
+            parts.append(" ")
+            spans.append(INEXACT)
+        parts.append(t.text)
+        spans.extend(t.spans if len(t.spans) == len(t.text) else (INEXACT,) * len(t.text))
+    return VirtualText("".join(parts), tuple(spans))
+
+
+# --------------------------------------------------------------------------- string pieces
+
+
+@dataclass(frozen=True)
+class ExpandedString:
+    """A template or constraint piece that expanded to string literals only."""
+
+    text: str
+    starts: list[int]
+    ends: list[int]
+    used: tuple[MacroDef, ...]
+
+
+def expand_to_string(
+    table: MacroTable,
+    text: str,
+    toks: Sequence[Token],
+    within: tuple[int, int],
+    forbidden: frozenset[str] = frozenset(),
+) -> ExpandedString | None:
+    """Expand the macro piece ``toks`` of a statement; its value when it is string literals.
+
+    Characters spelled inside ``within`` (the piece itself: an argument such as ``u32`` of
+    ``STR(u32)``) keep their exact position; all others (a macro body, a header) map to the
+    whole piece. ``forbidden`` names parameters of an enclosing ``#define``: a piece that uses
+    one has no value until that macro is expanded.
+    """
+    from ptxlint.lexer import decode_string_literal
+
+    if any(t.kind == "ident" and t.text in forbidden for t in toks):
+        return None
+    if not any(t.kind == "ident" and table.lookup(t.text, within[0]) for t in toks):
+        return None
+    expander = Expander(table, within[0])
+    try:
+        out = expander.expand(from_source(text, toks))
+    except ExpansionError:
+        return None
+    if not out or not all(t.kind in ("string", "raw") for t in out):
+        return None
+    chars: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    lo, hi = within
+    for t in out:
+        decoded = decode_string_literal(Token(t.kind, t.text, 0, len(t.text)))
+        if not decoded.terminated:
+            return None
+        chars.append(decoded.text)
+        for a, b in zip(decoded.starts, decoded.ends, strict=True):
+            first, last = t.spans[a], t.spans[b - 1]
+            if first[0] >= lo and last[1] <= hi and first != INEXACT and last != INEXACT:
+                starts.append(first[0])
+                ends.append(max(first[0] + 1, last[1]))
+            else:
+                starts.append(lo)
+                ends.append(hi)
+    return ExpandedString("".join(chars), starts, ends, tuple(expander.used))
