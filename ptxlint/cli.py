@@ -586,8 +586,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print(f"files read:                 {result.files}")
     print(f"files with asm:             {result.files_with_asm}")
     print(f"asm statements found:       {found}")
+    opaque = result.opaque_macros
     print(f"  linted as PTX:            {result.statements}")
+    print(f"    from macro invocations: {result.expansion_statements}")
     print(f"  not linted (host/unsure): {result.skipped_statements}")
+    print(f"asm macros never expanded:  {len(opaque)} (their templates stay opaque)")
     print(f"asm labels (not statements): {result.asm_labels}")
     print(f"operands:                   {result.operands}")
     print(f"  with a known type:        {typed}{share}")
@@ -604,6 +607,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.list_skipped:
         for path, line, reason in result.skipped:
             print(f"{path}:{line}: not linted: {reason}")
+        for path, line, macro in opaque:
+            print(f"{path}:{line}: opaque: macro {macro} is never expanded in these files")
     for path, reason in result.errors:
         print(f"ptxlint: error: {path}: {reason}", file=sys.stderr)
     return EXIT_ERROR if result.errors or result.internal_errors else EXIT_OK

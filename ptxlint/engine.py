@@ -12,6 +12,7 @@ from typing import Protocol
 from ptxlint import suppress
 from ptxlint.cxx_facts import FileFacts
 from ptxlint.dedupe import dedupe
+from ptxlint.expansion_findings import Placer
 from ptxlint.extract import ExtractionResult, extract
 from ptxlint.frontends.python import PYTHON_EXTENSIONS, extract_python
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, unify_line_breaks
@@ -44,6 +45,8 @@ class FileResult:
     findings: list[Finding] = field(default_factory=list)
     statements: list[AsmStatement] = field(default_factory=list)
     skipped_statements: list[tuple[int, str]] = field(default_factory=list)
+    expanded_macros: set[str] = field(default_factory=set)  # "realpath:line" of #defines
+    unexpanded_macros: list[tuple[int, str]] = field(default_factory=list)  # (offset, macro)
     source: SourceFile | None = None
     internal_errors: int = 0
     seconds: float = 0.0
@@ -94,12 +97,15 @@ def lint_source(
             result.internal_errors += 1
     result.statements = statements
     result.skipped_statements = extracted.skipped
+    result.expanded_macros = extracted.expanded_macros
+    result.unexpanded_macros = extracted.unexpanded_macros
     active = [r for r in rules if selector.enabled(r.id, r.name, source.path)]
     facts = FileFacts(extracted.parsed) if extracted.parsed is not None else None
     context = dataclasses.replace(
         context, file_statements=tuple(statements), parsed=extracted.parsed, cxx=facts
     )
     table = suppress.parse(source)
+    placer = Placer()
     for statement in statements:
         for rule in active:
             try:
@@ -108,7 +114,10 @@ def lint_source(
                 result.findings.append(_internal_error(source, rule.id, statement, exc))
                 result.internal_errors += 1
                 continue
-            for finding in produced:
+            for placed in produced:
+                finding = placer.place(placed)
+                if finding is None:
+                    continue  # reported already: by the macro's body, or an earlier expansion
                 if table and table.suppresses(finding, source):
                     continue
                 level = selector.severity_for(rule.id, rule.name, finding.severity.value)

@@ -8,13 +8,14 @@ itself is read with :mod:`ptxlint.lexer`, which survives the macros real headers
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import tree_sitter
 
-from ptxlint import dialect
+from ptxlint import dialect, macro_uses
 from ptxlint.guards import FileGuards
 from ptxlint.lexer import Token, decode_string_literal, tokens
 from ptxlint.macros import ExpandedString, MacroDef, MacroTable, expand_to_string
@@ -25,6 +26,7 @@ from ptxlint.model import (
     Constraint,
     Context,
     CType,
+    Expansion,
     Operand,
     PtxTemplate,
     Qualifier,
@@ -65,6 +67,10 @@ class ExtractionResult:
     # Statements found but not linted (host asm, unknown dialect), kept for `stats`.
     skipped: list[tuple[int, str]] = field(default_factory=list)  # (offset, reason)
     parsed: ParsedSource | None = None
+    # asm-bearing macros: expanded here ("path:line" of each #define), and those defined in
+    # this file with parameters that no invocation here expanded (offset, name): opaque
+    expanded_macros: set[str] = field(default_factory=set)
+    unexpanded_macros: list[tuple[int, str]] = field(default_factory=list)
 
 
 def has_asm(text: str) -> bool:
@@ -77,13 +83,17 @@ def extract(
     make_type_lookup: Callable[[ParsedSource], TypeLookup] | None = None,
 ) -> ExtractionResult:
     result = ExtractionResult()
+    macros = MacroPieces(source)
     if not has_asm(source.text):
-        return result
+        # LOAD(u32, global) may still expand to asm from a header included by relative path
+        if '#include "' not in source.text and "#include\t" not in source.text:
+            return result
+        if not macro_uses.asm_macros(macros.table):
+            return result
     parsed = parse(source.path, source.text)
     result.parsed = parsed
     lookup = make_type_lookup(parsed) if make_type_lookup else None
     file_guards = FileGuards(source.text)
-    macros = MacroPieces(source)
     macro_tokens: dict[int, list[Token]] = {}
     macro_index: dict[int, dict[object, int]] = {}
     root = parsed.tree.root_node
@@ -135,54 +145,253 @@ def extract(
             )
             continue
         context = _context(parsed, context_node, macro_name, file_guards, start, raw.end)
-        letters = "".join(o.constraint.letters for o in raw.operands)
-        ptx = parse_template(raw.template.text, raw.extended)
-        verdict = dialect.classify(
-            raw.template.text,
-            ptx,
-            letters,
-            path=source.path,
-            function_specifiers=context.function_specifiers,
-            guards=context.guards,
-            split_by_directives=any(p.startswith("preprocessor directive") for p in raw.problems),
+        _finish(
+            result,
+            source,
+            raw,
+            context,
+            m.group(),
+            Span(start, raw.end),
+            parse_template,
+            lookup if macro_name is None else None,
         )
-        context = dataclasses.replace(
-            context, dialect=verdict.dialect, dialect_reason=verdict.reason
-        )
-        if verdict.dialect != "ptx":
-            result.skipped.append((start, f"{verdict.dialect}: {verdict.reason}"))
-            continue
-        operands = raw.operands
-        if lookup is not None and macro_name is None:
-            operands = tuple(_typed(op, lookup) for op in operands)
-        result.statements.append(
-            AsmStatement(
-                source=source,
-                keyword=m.group(),
-                span=Span(start, raw.end),
-                qualifiers=raw.qualifiers,
-                extended=raw.extended,
-                template=raw.template,
-                operands=operands,
-                clobbers=raw.clobbers,
-                goto_labels=raw.goto_labels,
-                colons=raw.colons,
-                open_paren=raw.open_paren,
-                close_paren=raw.end - 1,
-                context=context,
-                ptx=ptx,
-                problems=raw.problems,
-                opaque_sections=raw.opaque_sections,
-            )
-        )
+    _expand_macro_uses(source, parsed, macros, file_guards, parse_template, lookup, result)
     return result
 
 
-def _typed(operand: Operand, lookup: TypeLookup) -> Operand:
+def _finish(
+    result: ExtractionResult,
+    source: SourceFile,
+    raw: _RawStatement,
+    context: Context,
+    keyword: str,
+    span: Span,
+    parse_template: TemplateParser,
+    lookup: TypeLookup | None,
+    type_at: int | None = None,
+) -> None:
+    """Classify a statement read from the source (or from an expansion) and keep it if PTX."""
+    letters = "".join(o.constraint.letters for o in raw.operands)
+    ptx = parse_template(raw.template.text, raw.extended)
+    verdict = dialect.classify(
+        raw.template.text,
+        ptx,
+        letters,
+        path=source.path,
+        function_specifiers=context.function_specifiers,
+        guards=context.guards,
+        split_by_directives=any(p.startswith("preprocessor directive") for p in raw.problems),
+    )
+    context = dataclasses.replace(context, dialect=verdict.dialect, dialect_reason=verdict.reason)
+    if verdict.dialect != "ptx":
+        result.skipped.append((span.start, f"{verdict.dialect}: {verdict.reason}"))
+        return
+    operands = raw.operands
+    if lookup is not None:
+        operands = tuple(_typed(op, lookup, type_at) for op in operands)
+    result.statements.append(
+        AsmStatement(
+            source=source,
+            keyword=keyword,
+            span=span,
+            qualifiers=raw.qualifiers,
+            extended=raw.extended,
+            template=raw.template,
+            operands=operands,
+            clobbers=raw.clobbers,
+            goto_labels=raw.goto_labels,
+            colons=raw.colons,
+            open_paren=raw.open_paren,
+            close_paren=raw.end - 1,
+            context=context,
+            ptx=ptx,
+            problems=raw.problems,
+            opaque_sections=raw.opaque_sections,
+        )
+    )
+
+
+# --------------------------------------------------------------------------- macro invocations
+
+
+def _expand_macro_uses(
+    source: SourceFile,
+    parsed: ParsedSource,
+    macros: MacroPieces,
+    file_guards: FileGuards,
+    parse_template: TemplateParser,
+    lookup: TypeLookup | None,
+    result: ExtractionResult,
+) -> None:
+    """Expand every invocation, in code, of a macro whose expansion holds asm."""
+    text = source.text
+    if "#" not in text and not macros.table.headers:
+        return
+    table = macros.table
+    names = macro_uses.asm_macros(table)
+    if not names:
+        return
+    root = parsed.tree.root_node
+    covered = -1
+    expanded: set[tuple[str, int]] = set()
+    for name, start in macro_uses.find_uses(text, names):
+        if start < covered:
+            continue  # an argument of an invocation already expanded
+        byte = parsed.to_byte(start)
+        node = root.descendant_for_byte_range(byte, byte + len(name))
+        if node is None or not _is_code_use(node) or _on_directive_line(text, start):
+            continue
+        d = table.lookup(name, start)
+        if d is None:
+            if table.definitions(name):
+                result.skipped.append(
+                    (start, f"macro {name}: no single definition here; its asm is not expanded")
+                )
+            continue
+        use = macro_uses.read_use(text, name, start, d.params is not None)
+        if use is None:
+            continue
+        covered = use.end
+        if use.has_directive:
+            result.skipped.append(
+                (start, f"macro {name}: preprocessor directive inside its arguments")
+            )
+            continue
+        line = source.line_col(start).line
+        done = macro_uses.expand_use(table, text, use, line)
+        if done is None:
+            result.skipped.append((start, f"macro {name}: could not be expanded exactly"))
+            continue
+        for used in done.used:
+            expanded.add((used.path, used.start))
+            result.expanded_macros.add(f"{os.path.realpath(used.path)}:{used.line}")
+        _read_expansion(
+            source, parsed, node, done, d, file_guards, parse_template, lookup, result
+        )
+    for defs in table.own.defines.values():
+        for d in defs:
+            if d.params is not None and (d.path, d.start) not in expanded and table.asm_bearing(
+                d.name
+            ):
+                result.unexpanded_macros.append((d.start, d.signature))
+
+
+def _display_path(path: str, linted: str) -> str:
+    """A header's path as the user would write it: relative to the working directory when
+    below it (headers are found by their real path)."""
+    if path == linted or not os.path.isabs(path):
+        return path
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+def _on_directive_line(text: str, offset: int) -> bool:
+    """``#define NAME(...)``, ``#undef NAME``: the name of a directive, not a use."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text[line_start:offset].lstrip().startswith("#")
+
+
+def _is_code_use(node: tree_sitter.Node) -> bool:
+    if node.type in _NON_CODE_NODES or _inside_non_code(node) or node.type == "preproc_arg":
+        return False
+    parent = node.parent
+    if parent is None:
+        return True
+    if parent.type in (
+        "preproc_def",
+        "preproc_function_def",
+        "preproc_call",
+        "preproc_defined",
+        "preproc_params",
+    ):
+        return False
+    return not (parent.type == "preproc_ifdef" and parent.child_by_field_name("name") == node)
+
+
+def _read_expansion(
+    source: SourceFile,
+    parsed: ParsedSource,
+    node: tree_sitter.Node,
+    done: macro_uses.Expanded,
+    definition: MacroDef,
+    file_guards: FileGuards,
+    parse_template: TemplateParser,
+    lookup: TypeLookup | None,
+    result: ExtractionResult,
+) -> None:
+    use = done.use
+    invocation = Span(use.start, use.end)
+    same_file = [d for d in done.used if d.path == source.path]
+    bodies = [Span(d.start, d.end) for d in same_file]
+    remap = macro_uses.Remap(done.virtual, invocation, bodies)
+    expansion = Expansion(
+        macro=use.name,
+        invocation=macro_uses.invocation_text(source.text, use),
+        span=invocation,
+        defined_at=f"{_display_path(definition.path, source.path)}:{definition.line}",
+        body=Span(definition.start, definition.end) if definition.path == source.path else None,
+    )
+    virtual_source = SourceFile(source.path, done.virtual.text)
+    vtoks = list(tokens(done.virtual.text))
+    guards = tuple(g for d in done.used for g in d.guards)
+    base = _context(parsed, node, None, file_guards, use.start, use.end)
+    context = dataclasses.replace(
+        base,
+        guards=base.guards + guards,
+        local_guards=base.local_guards + guards,
+        expansion=expansion,
+    )
+    # NV_IF_ELSE_TARGET(NV_PROVIDES_SM_90, asm(A), asm(B)) inside the body: each branch's own
+    inner = FileGuards(done.virtual.text) if "NV_" in done.virtual.text else None
+    ordinal = 0
+    for k, tok in enumerate(vtoks):
+        if tok.kind != "ident" or tok.text not in KEYWORDS:
+            continue
+        reader = _StatementReader(virtual_source, vtoks[k:], _NoPieces(), in_macro=False)
+        raw = reader.read()
+        if raw is None:
+            continue
+        statement_context = context
+        if inner is not None:
+            nv = inner.at(tok.start, raw.end)[0]
+            if nv:
+                statement_context = dataclasses.replace(
+                    context, guards=context.guards + nv, local_guards=context.local_guards + nv
+                )
+        mapped = dataclasses.replace(
+            raw,
+            qualifiers=tuple(remap.qualifier(q) for q in raw.qualifiers),
+            template=remap.template(raw.template),
+            operands=tuple(remap.operand(o) for o in raw.operands),
+            clobbers=tuple(remap.clobber(c) for c in raw.clobbers),
+            colons=tuple(remap.point(c) for c in raw.colons),
+            open_paren=remap.point(raw.open_paren),
+            end=remap.point(raw.end - 1) + 1,
+        )
+        # Statements of one expansion keep their order (PTX203 pairs scopes across them).
+        span = Span(min(use.start + ordinal, use.end - 1), use.end)
+        ordinal += 1
+        _finish(
+            result,
+            source,
+            mapped,
+            statement_context,
+            tok.text,
+            span,
+            parse_template,
+            lookup,
+            use.start,
+        )
+
+
+def _typed(operand: Operand, lookup: TypeLookup, at: int | None = None) -> Operand:
     if not operand.expression:
         return operand
     try:
-        ctype = lookup(operand.expression, operand.expression_span.start)
+        where = operand.expression_span.start
+        if at is not None and not (at <= where):
+            where = at
+        ctype = lookup(operand.expression, where)
     except Exception:  # a type we cannot work out is unknown, never a crash
         ctype = None
     return operand if ctype is None else dataclasses.replace(operand, ctype=ctype)
@@ -643,6 +852,16 @@ class MacroPieces:
         if value is not None:
             self.used.extend(value.used)
         return value
+
+
+class _NoPieces(MacroPieces):
+    """An expansion is already expanded: what is left of its macros stays a hole."""
+
+    def __init__(self) -> None:
+        pass
+
+    def piece(self, toks: Sequence[Token], within: tuple[int, int]) -> ExpandedString | None:
+        return None
 
 
 # --------------------------------------------------------------------------- context

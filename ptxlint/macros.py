@@ -540,10 +540,12 @@ class VirtualText:
 def lay_out(toks: Sequence[XToken]) -> VirtualText:
     parts: list[str] = []
     spans: list[Spelling] = []
-    for k, t in enumerate(toks):
-        if k:
+    previous: XToken | None = None
+    for t in toks:
+        if previous is not None and (t.space_before or not _stay_apart(previous.text, t.text)):
             parts.append(" ")
             spans.append(INEXACT)
+        previous = t
         parts.append(t.text)
         spans.extend(t.spans if len(t.spans) == len(t.text) else (INEXACT,) * len(t.text))
     return VirtualText("".join(parts), tuple(spans))
@@ -607,3 +609,9 @@ def expand_to_string(
                 starts.append(lo)
                 ends.append(hi)
     return ExpandedString("".join(chars), starts, ends, tuple(expander.used))
+
+
+def _stay_apart(left: str, right: str) -> bool:
+    """Whether ``left`` and ``right`` written together still lex as those two tokens."""
+    joined = [t.text for t in tokens(left + right)]
+    return joined == [left, right]

@@ -195,6 +195,20 @@ class Qualifier:
 
 
 @dataclass(frozen=True)
+class Expansion:
+    """The macro invocation a statement was expanded from (``LOAD(u32, global)``)."""
+
+    macro: str  # the macro's name
+    invocation: str  # as written, whitespace collapsed
+    span: Span  # the invocation in the linted file
+    defined_at: str  # "path:line" of the #define
+    body: Span | None = None  # the #define, when it is in the linted file
+
+    def __str__(self) -> str:
+        return f"in expansion of {self.invocation}"
+
+
+@dataclass(frozen=True)
 class Context:
     """Where a statement lives, for deciding whether it is device PTX at all."""
 
@@ -208,6 +222,7 @@ class Context:
     # "python": CUDA C++ held in a Python string (CuPy, cuda.core); positions are in the .py
     # file, and an edit must be written the way the Python literal spells text.
     embedded_in: str = ""
+    expansion: Expansion | None = None  # the statement comes from expanding this invocation
 
 
 @dataclass(frozen=True)
@@ -447,3 +462,7 @@ class Finding:
     message: str
     fix: Fix | None = None
     statement: AsmStatement | None = field(default=None, repr=False, compare=False)
+    # A finding in a macro expansion is reported at the invocation (``span``); ``spelled_at``
+    # keeps the exact characters in the macro's body when they are in this file.
+    expansion: Expansion | None = None
+    spelled_at: Span | None = None

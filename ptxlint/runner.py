@@ -67,6 +67,9 @@ class FileOutcome:
     skipped_statements: int = 0
     skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
     asm_labels: int = 0
+    expansion_statements: int = 0  # of statements, those read from a macro invocation
+    expanded_macros: set[str] = field(default_factory=set)  # "realpath:line" of each #define
+    unexpanded_macros: list[tuple[str, int, str]] = field(default_factory=list)  # key, line, macro
     operands: int = 0
     typed_operands: int = 0
     typed_tier2: int = 0
@@ -99,6 +102,14 @@ def _outcome(path: str, source: SourceFile, result: FileResult) -> FileOutcome:
         skipped_statements=len(skipped),
         skipped=skipped,
         asm_labels=len(labels),
+        expansion_statements=sum(1 for s in result.statements if s.context.expansion),
+        expanded_macros=result.expanded_macros,
+        unexpanded_macros=[
+            (f"{os.path.realpath(path)}:{line}", line, macro)
+            for line, macro in (
+                (source.line_col(offset).line, macro) for offset, macro in result.unexpanded_macros
+            )
+        ],
         operands=len(operands),
         typed_operands=sum(1 for o in operands if o.ctype is not None),
         typed_tier2=sum(1 for o in operands if o.ctype is not None and o.ctype.tier == 2),
@@ -346,6 +357,11 @@ def _merge(result: RunResult, outcome: FileOutcome, fixing: bool = False) -> Non
     result.skipped_statements += outcome.skipped_statements
     result.skipped.extend((outcome.path, line, reason) for line, reason in outcome.skipped)
     result.asm_labels += outcome.asm_labels
+    result.expansion_statements += outcome.expansion_statements
+    result.expanded_macros |= outcome.expanded_macros
+    result.unexpanded_macros.extend(
+        (key, outcome.path, line, macro) for key, line, macro in outcome.unexpanded_macros
+    )
     result.operands += outcome.operands
     result.typed_operands += outcome.typed_operands
     result.typed_tier2 += outcome.typed_tier2

@@ -82,11 +82,24 @@ def test_statement_in_define_body_maps_into_the_macro() -> None:
         '  asm volatile("ld.global.u32 %0, [%1];" : "=r"(dst) : "l"(p))\n'
         "__device__ int f(const int* p) { int v; LOAD(v, p); return v; }\n"
     )
-    (s,) = statements(text)
+    s, use = statements(text)
     assert s.context.macro == "LOAD"
     assert s.template.text == "ld.global.u32 %0, [%1];"
     assert [o.expression for o in s.operands] == ["dst", "p"]
     assert SourceFile("t.cu", text).line_col(s.span.start).line == 2
+    # the invocation is linted too, with the arguments in place of the parameters
+    assert use.context.macro is None and use.context.function == "f"
+    assert use.context.expansion is not None
+    assert use.context.expansion.invocation == "LOAD(v, p)"
+    assert [o.expression for o in use.operands] == ["v", "p"]
+    assert [text[o.expression_span.start : o.expression_span.end] for o in use.operands] == [
+        "v",
+        "p",
+    ]
+    assert [o.ctype.spelling if o.ctype else None for o in use.operands] == ["int", "int *"]
+    # template characters map into the #define's body, where they are spelled
+    span = use.template.source_span(0, 2)
+    assert text[span.start : span.end] == "ld"
 
 
 def test_macro_pieces_expand_with_exact_positions_and_string_macros_resolve() -> None:

@@ -242,13 +242,23 @@ def test_cuda_fp16_and_bf16_headers_are_typed_at_least_95_percent(tmp_path: Path
         load(project / "compile_commands.json"), cache=Tier2Cache(cache_root / "tier2")
     )
     total = typed = 0
+    expanded_total = expanded_typed = 0
     for name in ("cuda_fp16.hpp", "cuda_bf16.hpp"):
         header = include / name
         statements = annotate(_statements(header), session.types_for(str(header)))
         for statement in statements:
             if statement.context.dialect != "ptx":
                 continue
-            total += len(statement.operands)
-            typed += sum(1 for o in statement.operands if o.ctype is not None and o.ctype.tier == 2)
+            count = len(statement.operands)
+            known = sum(1 for o in statement.operands if o.ctype is not None and o.ctype.tier == 2)
+            if statement.context.expansion is None:
+                total, typed = total + count, typed + known
+            else:
+                expanded_total, expanded_typed = expanded_total + count, expanded_typed + known
     assert total > 500
     assert typed / total >= 0.95, f"{typed}/{total}"
+    # Invocations of the headers' asm macros, matched to libclang's records of the same
+    # expansion site; those whose body splits into NV_IF_ELSE_TARGET branches with different
+    # operands cannot be matched (each parse sees one branch) and stay Tier 1.
+    assert expanded_total > 100
+    assert expanded_typed / expanded_total >= 0.75, f"{expanded_typed}/{expanded_total}"

@@ -29,6 +29,27 @@ def finding_dict(finding: Finding, result: RunResult) -> dict[str, Any]:
     verdict = result.verdict(finding)
     if verdict is not None:  # only with --verify: absent, not null, otherwise
         out["verification"] = verdict.as_dict()
+    if finding.expansion is not None:  # only for findings in a macro expansion
+        out["expansion"] = expansion_dict(finding, result)
+    return out
+
+
+def expansion_dict(finding: Finding, result: RunResult) -> dict[str, Any]:
+    """The macro invocation a finding is in: ``in expansion of LOAD(u32, global)``."""
+    assert finding.expansion is not None
+    out: dict[str, Any] = {
+        "macro": finding.expansion.macro,
+        "invocation": finding.expansion.invocation,
+        "defined_at": finding.expansion.defined_at,
+    }
+    if finding.spelled_at is not None:
+        r = to_range(result.sources.get(finding.path), finding.spelled_at)
+        out["spelled_at"] = {
+            "line": r.line,
+            "column": r.column,
+            "end_line": r.end_line,
+            "end_column": r.end_column,
+        }
     return out
 
 
@@ -65,6 +86,8 @@ def render(result: RunResult) -> str:
             "typed_operands": result.typed_operands,
             "typed_operands_tier2": result.typed_tier2,
             "skipped_statements": result.skipped_statements,
+            "statements_from_macros": result.expansion_statements,
+            "opaque_macros": len(result.opaque_macros),
         },
         "errors": [{"path": p, "message": m} for p, m in result.errors],
         "notes": [{"path": p, "message": m, "skipped": True} for p, m in result.notes]

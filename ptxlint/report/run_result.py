@@ -21,6 +21,10 @@ class RunResult:
     skipped_statements: int = 0  # found, not linted: host assembly or not surely PTX
     skipped: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, reason)
     asm_labels: int = 0  # `int f(void) asm("name")`: not statements, counted apart
+    expansion_statements: int = 0  # of statements, those read from a macro invocation
+    expanded_macros: set[str] = field(default_factory=set)  # "realpath:line" of #defines
+    # asm macros with parameters defined in a linted file: (key, path, line, "LOAD(T, SPACE)")
+    unexpanded_macros: list[tuple[str, str, int, str]] = field(default_factory=list)
     seconds: float = 0.0
     errors: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): exit code 2
     notes: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): skipped files
@@ -46,6 +50,18 @@ class RunResult:
 
     def verdict(self, finding: Finding) -> Verdict | None:
         return self.verifications.get(id(finding))
+
+    @property
+    def opaque_macros(self) -> list[tuple[str, int, str]]:
+        """Macros whose asm no invocation in the run expanded: (path, line, macro), once."""
+        seen: set[str] = set()
+        out = []
+        for key, path, line, macro in self.unexpanded_macros:
+            if key in self.expanded_macros or key in seen:
+                continue
+            seen.add(key)
+            out.append((path, line, macro))
+        return out
 
     @property
     def internal_errors(self) -> int:

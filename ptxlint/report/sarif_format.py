@@ -23,6 +23,7 @@ from ptxlint import __version__
 from ptxlint.model import Finding, Severity, SourceFile, Span
 from ptxlint.project import REPOSITORY_URL, is_builtin, rule_help_uri
 from ptxlint.report import fingerprints
+from ptxlint.report.json_format import expansion_dict
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.sarif_serialize import to_jsonable
@@ -192,17 +193,33 @@ def sarif_result(
 ) -> om.Result:
     fixed = fix(finding, result, locator)
     verdict = result.verdict(finding)
+    properties: dict[str, object] = {}
+    if verdict is not None:
+        properties["verification"] = verdict.as_dict()
+    related = None
+    text = finding.message
+    if finding.expansion is not None:
+        properties["expansion"] = expansion_dict(finding, result)
+        text += f" ({finding.expansion})"
+        if finding.spelled_at is not None:
+            spelled = location(result, locator, finding.path, finding.spelled_at)
+            spelled.id = 0
+            macro = finding.expansion.macro
+            spelled.message = om.Message(text=f"spelled here, in the body of {macro}")
+            related = [spelled]
     return om.Result(
         rule_id=finding.rule,
         rule_index=rule_index,
         kind="fail",
         level=LEVELS[finding.severity],
-        message=om.Message(text=finding.message),
+        message=om.Message(text=text),
         locations=[location(result, locator, finding.path, finding.span)],
+        related_locations=related,
         partial_fingerprints={fingerprints.KEY: fingerprint},
         fixes=[fixed] if fixed is not None else None,
-        # --verify: the toolchain's verdict, in the property bag SARIF keeps for tool data
-        properties={"verification": verdict.as_dict()} if verdict is not None else None,
+        # --verify: the toolchain's verdict, and the macro expansion a finding is in, in the
+        # property bag SARIF keeps for tool data
+        properties=properties or None,
     )
 
 

@@ -59,6 +59,12 @@ def render_finding(finding: Finding, result: RunResult, style: Style) -> str:
             marker = "^" + "~" * (width - 1)
             lines.append(f"  {text}")
             lines.append(f"  {pad}{style.paint(marker, '1;32')}")
+    if finding.expansion is not None:
+        where = f"#define at {finding.expansion.defined_at}"
+        if finding.spelled_at is not None and source is not None:
+            at = source.line_col(finding.spelled_at.start)
+            where = f"spelled at line {at.line}, column {at.column}"
+        lines.append(f"  {style.paint('note', '1;36')}: {finding.expansion} ({where})")
     if finding.fix is not None:
         kind = "" if finding.fix.safe else " (unsafe)"
         lines.append(f"  {style.paint('fix' + kind, '1;34')}: {finding.fix.description}")

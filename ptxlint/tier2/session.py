@@ -59,11 +59,13 @@ class Tier2Types:
         self._ordinals: dict[tuple[str, int], tuple[int, int]] = {}
         self._direct: dict[tuple[str, int], list[AsmRecord]] = {}
         self._macro: dict[str, list[AsmRecord]] = {}
+        self._sites: dict[tuple[str, int], list[AsmRecord]] = {}  # by expansion site
         for r in self.records:
             if r.macro is None:
                 self._direct.setdefault((r.file, r.offset), []).append(r)
             else:
                 self._macro.setdefault(r.macro.def_file, []).append(r)
+                self._sites.setdefault((r.file, r.offset), []).append(r)
 
     def __bool__(self) -> bool:
         return bool(self.records)
@@ -78,8 +80,13 @@ class Tier2Types:
         """Rank the statements of each ``#define`` body (``annotate`` calls this; a rule that
         calls ``statement_types`` afterwards gets the same answer)."""
         groups: dict[tuple[str, int], list[AsmStatement]] = {}
+        expansions: dict[tuple[str, int], list[AsmStatement]] = {}
         for s in statements:
             path = os.path.realpath(s.source.path)
+            if s.context.expansion is not None:
+                at = _byte_offset(s.source, s.context.expansion.span.start)
+                expansions.setdefault((path, at), []).append(s)
+                continue
             offset = _byte_offset(s.source, s.span.start)
             if (path, offset) in self._direct:
                 continue
@@ -94,6 +101,13 @@ class Tier2Types:
             alike = len({_operand_spelling(s) for s in members}) == 1
             for rank, s in enumerate(members):
                 self._ordinals[_statement_key(s)] = (-1, 0) if alike else (rank, len(members))
+        # A statement ptxlint expanded from an invocation: libclang's records of that
+        # invocation (its expansion site), by rank among the statements it produced.
+        for members in expansions.values():
+            members.sort(key=lambda s: s.span.start)
+            alike = len({_operand_spelling(s) for s in members}) == 1
+            for rank, s in enumerate(members):
+                self._ordinals[_statement_key(s)] = (-1, 0) if alike else (rank, len(members))
 
     def _records_for(self, statement: AsmStatement) -> list[AsmRecord]:
         path = os.path.realpath(statement.source.path)
@@ -105,6 +119,15 @@ class Tier2Types:
         if ranked is None:
             return []
         ordinal, count = ranked
+        expansion = statement.context.expansion
+        if expansion is not None:
+            site = (path, _byte_offset(statement.source, expansion.span.start))
+            return [
+                r
+                for r in self._sites.get(site, [])
+                if r.macro is not None
+                and ((r.macro.ordinal, r.macro.count) == (ordinal, count) or ordinal == -1)
+            ]
         return [
             r
             for r in self._macro.get(path, [])

@@ -1,0 +1,178 @@
+"""Invocations of macros whose expansion holds an asm statement, expanded at their use site.
+
+``#define LOAD(T, SPACE) asm("ld." #SPACE "." #T ...)`` is opaque in its body: the template is
+only known where ``LOAD(u32, global)`` is written. For every such invocation in the code of a
+file (not inside another ``#define``), the invocation is expanded with the file's macro table,
+laid out as text, and read like any statement; the positions of what was read are then mapped
+back: characters of the arguments to the arguments, characters of a body in this file to the
+body, everything else to the invocation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from ptxlint.lexer import Token, tokens
+from ptxlint.macros import (
+    INEXACT,
+    Expander,
+    ExpansionError,
+    MacroDef,
+    MacroTable,
+    VirtualText,
+    from_source,
+    lay_out,
+)
+from ptxlint.model import (
+    Clobber,
+    Constraint,
+    Operand,
+    Qualifier,
+    Span,
+    Template,
+    TemplatePiece,
+)
+
+# An invocation longer than this many tokens is not read (unterminated `LOAD(` at the end of
+# a file must not make every later use re-read the rest of the file).
+MAX_INVOCATION_TOKENS = 20_000
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Use:
+    name: str
+    start: int
+    end: int
+    toks: tuple[Token, ...]
+    has_directive: bool  # an #if inside the arguments
+
+
+@dataclass
+class Expanded:
+    use: Use
+    virtual: VirtualText
+    used: tuple[MacroDef, ...]
+
+
+def asm_macros(table: MacroTable) -> list[str]:
+    return sorted(name for name in set(table.names()) if table.asm_bearing(name))
+
+
+def find_uses(text: str, names: list[str]) -> Iterator[tuple[str, int]]:
+    """Offsets where one of ``names`` is written (the caller decides whether it is code)."""
+    if not names:
+        return
+    pattern = re.compile(r"(?<![\w$])(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w$])")
+    for m in pattern.finditer(text):
+        yield m.group(), m.start()
+
+
+def read_use(text: str, name: str, start: int, function_like: bool) -> Use | None:
+    """The invocation at ``start``: the name and, for a function-like macro, its arguments."""
+    stream = tokens(text, start)
+    first = next(stream, None)
+    if first is None or first.text != name:
+        return None
+    if not function_like:
+        return Use(name, start, first.end, (first,), False)
+    toks = [first]
+    depth = 0
+    directive = False
+    for tok in stream:
+        if len(toks) > MAX_INVOCATION_TOKENS:
+            return None
+        if len(toks) == 1 and tok.text != "(":
+            return None  # the name without arguments: not an invocation
+        if tok.text == "#" and _at_line_start(text, tok.start):
+            directive = True
+        toks.append(tok)
+        if tok.text in ("(", "[", "{"):
+            depth += 1
+        elif tok.text in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                return Use(name, start, tok.end, tuple(toks), directive)
+    return None
+
+
+def _at_line_start(text: str, offset: int) -> bool:
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text[line_start:offset].strip() == ""
+
+
+def expand_use(table: MacroTable, text: str, use: Use, line: int) -> Expanded | None:
+    expander = Expander(table, use.start, line)
+    try:
+        out = expander.expand(from_source(text, use.toks))
+    except ExpansionError:
+        return None
+    return Expanded(use, lay_out(out), tuple(expander.used))
+
+
+def invocation_text(text: str, use: Use) -> str:
+    spelled = _WS.sub(" ", text[use.start : use.end]).replace("( ", "(").replace(" )", ")")
+    return spelled if len(spelled) <= 80 else spelled[:77] + "..."
+
+
+class Remap:
+    """Maps spans of the laid-out expansion back to the linted file."""
+
+    def __init__(self, virtual: VirtualText, invocation: Span, bodies: list[Span]) -> None:
+        self.spans = virtual.spans
+        self.invocation = invocation
+        self.bodies = bodies
+
+    def span(self, span: Span) -> Span:
+        a, b = span.start, span.end
+        if b <= a:
+            at = self.point(a)
+            return Span(at, at)
+        spans = self.spans
+        exact = [spans[k] for k in range(a, min(b, len(spans))) if spans[k] != INEXACT]
+        if not exact:
+            return self.invocation
+        lo = min(s for s, _ in exact)
+        hi = max(e for _, e in exact)
+        inv = self.invocation
+        if inv.start <= lo and hi <= inv.end:
+            return Span(lo, hi)
+        for body in self.bodies:
+            if body.start <= lo and hi <= body.end:
+                return Span(lo, hi)
+        return inv
+
+    def point(self, offset: int) -> int:
+        if 0 <= offset < len(self.spans) and self.spans[offset] != INEXACT:
+            return self.spans[offset][0]
+        return self.invocation.start
+
+    def template(self, template: Template) -> Template:
+        starts: list[int] = []
+        ends: list[int] = []
+        for a, b in zip(template.char_starts, template.char_ends, strict=True):
+            mapped = self.span(Span(a, max(a + 1, b)))
+            starts.append(mapped.start)
+            ends.append(mapped.end)
+        pieces = tuple(
+            TemplatePiece(p.kind, self.span(p.span), p.text_start, p.text_end)
+            for p in template.pieces
+        )
+        return Template(template.text, tuple(starts), tuple(ends), pieces)
+
+    def operand(self, op: Operand) -> Operand:
+        c = op.constraint
+        return replace(
+            op,
+            constraint=Constraint(c.text, c.modifiers, c.letters, self.span(c.span), c.opaque),
+            expression_span=self.span(op.expression_span),
+            span=self.span(op.span),
+        )
+
+    def clobber(self, c: Clobber) -> Clobber:
+        return Clobber(c.name, self.span(c.span))
+
+    def qualifier(self, q: Qualifier) -> Qualifier:
+        return Qualifier(q.name, self.span(q.span))

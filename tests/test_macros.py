@@ -1,0 +1,174 @@
+"""The macro expander: what the C preprocessor would produce, with every character's source."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ptxlint.engine import extract_statements
+from ptxlint.lexer import tokens
+from ptxlint.macros import INEXACT, Expander, MacroTable, from_source, lay_out
+from ptxlint.model import SourceFile
+from tests.conftest import lint_text
+
+
+def _expand(text: str, use: str, path: str = "t.cu") -> tuple[str, tuple[tuple[int, int], ...]]:
+    at = text.rindex(use)
+    toks = list(tokens(text, at, at + len(use)))
+    out = Expander(MacroTable(path, text), at).expand(from_source(text, toks))
+    laid = lay_out(out)
+    return laid.text, laid.spans
+
+
+def test_stringify_paste_and_nested_expansion() -> None:
+    text = """
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define SPACE global
+#define CAT(a, b) a##b
+USE: STR(SPACE) STR_(SPACE) CAT(u, 32) STR(CAT(u, 32))
+"""
+    out, _ = _expand(text, "STR(SPACE) STR_(SPACE) CAT(u, 32) STR(CAT(u, 32))")
+    assert out == '"global" "SPACE" u32 "u32"'
+
+
+def test_variadic_forms() -> None:
+    text = """
+#define V(fmt, ...) f(fmt, ##__VA_ARGS__)
+#define W(...) g(__VA_OPT__(1,) __VA_ARGS__)
+USE: V(a) V(a, b) W() W(z)
+"""
+    out, _ = _expand(text, "V(a) V(a, b) W() W(z)")
+    assert out.replace(" ", "") == "f(a)f(a,b)g()g(1,z)"
+
+
+def test_stringified_literal_is_escaped_and_self_reference_stops() -> None:
+    text = '#define S(x) #x\n#define LOOP LOOP + 1\nUSE: S("a\\n" b) LOOP'
+    out, _ = _expand(text, 'S("a\\n" b) LOOP')
+    assert out == '"\\"a\\\\n\\" b" LOOP + 1'
+
+
+def test_argument_characters_map_to_the_arguments() -> None:
+    text = '#define LD(SPACE) "ld." #SPACE\nUSE: LD(shared)'
+    out, spans = _expand(text, "LD(shared)")
+    k = out.index("shared")
+    assert [text[a:b] for a, b in spans[k : k + 6]] == list("shared")
+    assert text[spans[out.index("ld")][0]] == "l"  # from the body, in this file
+
+
+def test_undef_and_position_decide_the_definition() -> None:
+    text = '#define OP "add"\nA: OP\n#undef OP\nB: OP\n#define OP "sub"\nC: OP\n'
+    table = MacroTable("t.cu", text)
+    assert table.lookup("OP", text.index("A:")).body[0].text == '"add"'
+    assert table.lookup("OP", text.index("B:")) is None
+    assert table.lookup("OP", text.index("C:")).body[0].text == '"sub"'
+
+
+def test_two_live_definitions_that_differ_do_not_expand() -> None:
+    text = '#ifdef FAST\n#define OP "add"\n#else\n#define OP "sub"\n#endif\nUSE: OP\n'
+    assert MacroTable("t.cu", text).lookup("OP", len(text) - 1) is None
+    # a branch no 64-bit Linux build takes is not a candidate
+    text = '#ifdef _WIN32\n#define P "r"\n#else\n#define P "l"\n#endif\n'
+    assert MacroTable("t.cu", text).lookup("P", len(text)).body[0].text == '"l"'
+
+
+def test_headers_included_by_relative_path_are_read(tmp_path: Path) -> None:
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "m.cuh").write_text('#include "n.cuh"\n#define LD(T) "ld." #T\n')
+    (tmp_path / "inc" / "n.cuh").write_text("#define T32 u32\n")
+    kernel = tmp_path / "k.cu"
+    text = '#include "inc/m.cuh"\nUSE: LD(T32)\n'
+    kernel.write_text(text)
+    out, spans = _expand(text, "LD(T32)", str(kernel))
+    assert out == '"ld." "T32"'
+    assert spans[0] == INEXACT  # spelled in the header: no position in this file
+
+
+def test_pathological_input_never_crashes() -> None:
+    for text in (
+        "#define A(x) A(x) B\n#define B A(\nUSE: A(1)",
+        "#define X(a, b) a ## b\nUSE: X(+, -) X(,)",
+        "#define F(x) #\nUSE: F(1) F(",
+        "#define E(...) __VA_OPT__(\nUSE: E(1)",
+    ):
+        extract_statements(SourceFile("t.cu", text + '\n__device__ void f() { asm("trap;"); }'))
+
+
+def test_invocation_in_code_is_linted_with_the_expansion_named() -> None:
+    text = (
+        '#define LOAD(T, SPACE, out, p) asm volatile("ld." #SPACE "." #T " %0, [%1];"'
+        ' : "=r"(out) : "l"(p) : "memory")\n'
+        "__device__ unsigned f(unsigned *p) {\n"
+        "  unsigned v;\n"
+        "  LOAD(u32, global, v, p);\n"
+        "  LOAD(u32, globl, v, p);\n"
+        "  return v;\n"
+        "}\n"
+    )
+    (finding,) = lint_text(text, "k.cu")
+    assert finding.rule == "PTX204"
+    assert finding.expansion is not None
+    assert str(finding.expansion) == "in expansion of LOAD(u32, globl, v, p)"
+    assert text[finding.span.start : finding.span.end] == "LOAD(u32, globl, v, p)"
+    assert finding.expansion.defined_at == "k.cu:1"
+
+
+def test_a_defect_of_the_body_is_reported_once_at_the_body() -> None:
+    text = (
+        '#define SPIN(out, p) asm("ld.volatile.global.u32 %0, [%1];" : "=r"(out) : "l"(p))\n'
+        "__device__ unsigned f(unsigned *p) { unsigned v; SPIN(v, p); SPIN(v, p); return v; }\n"
+    )
+    findings = [f for f in lint_text(text, "k.cu") if f.rule == "PTX102"]
+    assert len(findings) == 1 and findings[0].expansion is None
+    assert findings[0].fix is not None  # the body's own fix, applied once
+
+
+def test_fixes_never_edit_a_macro_body_from_an_invocation() -> None:
+    text = (
+        '#define LD(out, p) asm volatile("ld.global.u32 %0, [%1];" : "=r"(out) : "l"(p))\n'
+        "__device__ unsigned f(unsigned *p, unsigned short h) { LD(h, p); return h; }\n"
+    )
+    (finding,) = [f for f in lint_text(text, "k.cu") if f.rule == "PTX004"]
+    assert finding.expansion is not None and finding.fix is None
+
+
+def test_json_and_sarif_name_the_expansion(tmp_path: Path, capsys) -> None:
+    from ptxlint.cli import main
+
+    kernel = tmp_path / "k.cu"
+    kernel.write_text(
+        '#define FMA(T, d, a) asm("fma.rn." #T " %0, %1, %1, %1;" : "=f"(d) : "f"(a))\n'
+        "__device__ float f(float x) { float r; FMA(f23, r, x); return r; }\n"
+    )
+    main(["check", str(kernel), "--format", "json", "--select", "PTX204"])
+    document = json.loads(capsys.readouterr().out)
+    (finding,) = document["findings"]
+    assert finding["rule"] == "PTX204" and finding["line"] == 2
+    assert finding["expansion"]["invocation"] == "FMA(f23, r, x)"
+    assert finding["expansion"]["macro"] == "FMA"
+    assert document["stats"]["statements_from_macros"] == 1
+    main(["check", str(kernel), "--format", "sarif", "--select", "PTX204"])
+    sarif = json.loads(capsys.readouterr().out)
+    (result,) = sarif["runs"][0]["results"]
+    assert result["properties"]["expansion"]["invocation"] == "FMA(f23, r, x)"
+    assert "in expansion of FMA(f23, r, x)" in result["message"]["text"]
+    main(["check", str(kernel), "--select", "PTX204"])
+    assert "note: in expansion of FMA(f23, r, x)" in capsys.readouterr().out
+
+
+def test_stats_reports_a_macro_never_expanded_once(tmp_path: Path, capsys) -> None:
+    from ptxlint.cli import main
+
+    (tmp_path / "m.cuh").write_text(
+        '#define ST(T, p, v) asm volatile("st.global." #T " [%0], %1;" :: "l"(p), "r"(v))\n'
+        '#define LD(T, v, p) asm volatile("ld.global." #T " %0, [%1];" : "=r"(v) : "l"(p))\n'
+    )
+    (tmp_path / "k.cu").write_text(
+        '#include "m.cuh"\n__device__ unsigned f(unsigned *p) { unsigned v; LD(u32, v, p); return v; }\n'
+    )
+    main(["stats", "--list-skipped", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "asm macros never expanded:  1" in out
+    assert "opaque: macro ST(T, p, v) is never expanded" in out
+    assert "LD(T, v, p)" not in out
+    assert "from macro invocations: 1" in out
