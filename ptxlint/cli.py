@@ -591,6 +591,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print(f"    from macro invocations: {result.expansion_statements}")
     print(f"  not linted (host/unsure): {result.skipped_statements}")
     print(f"asm macros never expanded:  {len(opaque)} (their templates stay opaque)")
+    print(f"asm macro invocations not expanded: {len(result.skipped_invocations)}")
     print(f"asm labels (not statements): {result.asm_labels}")
     print(f"operands:                   {result.operands}")
     print(f"  with a known type:        {typed}{share}")
@@ -607,6 +608,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.list_skipped:
         for path, line, reason in result.skipped:
             print(f"{path}:{line}: not linted: {reason}")
+        for path, line, reason in result.skipped_invocations:
+            print(f"{path}:{line}: not expanded: {reason}")
         for path, line, macro in opaque:
             print(f"{path}:{line}: opaque: macro {macro} is never expanded in these files")
     for path, reason in result.errors:

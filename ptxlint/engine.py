@@ -47,6 +47,7 @@ class FileResult:
     skipped_statements: list[tuple[int, str]] = field(default_factory=list)
     expanded_macros: set[str] = field(default_factory=set)  # "realpath:line" of #defines
     unexpanded_macros: list[tuple[int, str]] = field(default_factory=list)  # (offset, macro)
+    skipped_invocations: list[tuple[int, str]] = field(default_factory=list)  # (offset, reason)
     source: SourceFile | None = None
     internal_errors: int = 0
     seconds: float = 0.0
@@ -99,6 +100,7 @@ def lint_source(
     result.skipped_statements = extracted.skipped
     result.expanded_macros = extracted.expanded_macros
     result.unexpanded_macros = extracted.unexpanded_macros
+    result.skipped_invocations = extracted.skipped_invocations
     active = [r for r in rules if selector.enabled(r.id, r.name, source.path)]
     facts = FileFacts(extracted.parsed) if extracted.parsed is not None else None
     context = dataclasses.replace(

@@ -71,6 +71,7 @@ class ExtractionResult:
     # this file with parameters that no invocation here expanded (offset, name): opaque
     expanded_macros: set[str] = field(default_factory=set)
     unexpanded_macros: list[tuple[int, str]] = field(default_factory=list)
+    skipped_invocations: list[tuple[int, str]] = field(default_factory=list)  # (offset, reason)
 
 
 def has_asm(text: str) -> bool:
@@ -184,7 +185,8 @@ def _finish(
     )
     context = dataclasses.replace(context, dialect=verdict.dialect, dialect_reason=verdict.reason)
     if verdict.dialect != "ptx":
-        result.skipped.append((span.start, f"{verdict.dialect}: {verdict.reason}"))
+        if context.expansion is None:  # an expansion's statement is counted at its #define
+            result.skipped.append((span.start, f"{verdict.dialect}: {verdict.reason}"))
         return
     operands = raw.operands
     if lookup is not None:
@@ -244,7 +246,7 @@ def _expand_macro_uses(
         d = table.lookup(name, start)
         if d is None:
             if table.definitions(name):
-                result.skipped.append(
+                result.skipped_invocations.append(
                     (start, f"macro {name}: no single definition here; its asm is not expanded")
                 )
             continue
@@ -253,14 +255,16 @@ def _expand_macro_uses(
             continue
         covered = use.end
         if use.has_directive:
-            result.skipped.append(
+            result.skipped_invocations.append(
                 (start, f"macro {name}: preprocessor directive inside its arguments")
             )
             continue
         line = source.line_col(start).line
         done = macro_uses.expand_use(table, text, use, line)
         if done is None:
-            result.skipped.append((start, f"macro {name}: could not be expanded exactly"))
+            result.skipped_invocations.append(
+                (start, f"macro {name}: could not be expanded exactly")
+            )
             continue
         for used in done.used:
             expanded.add((used.path, used.start))

@@ -70,6 +70,7 @@ class FileOutcome:
     expansion_statements: int = 0  # of statements, those read from a macro invocation
     expanded_macros: set[str] = field(default_factory=set)  # "realpath:line" of each #define
     unexpanded_macros: list[tuple[str, int, str]] = field(default_factory=list)  # key, line, macro
+    skipped_invocations: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
     operands: int = 0
     typed_operands: int = 0
     typed_tier2: int = 0
@@ -104,6 +105,9 @@ def _outcome(path: str, source: SourceFile, result: FileResult) -> FileOutcome:
         asm_labels=len(labels),
         expansion_statements=sum(1 for s in result.statements if s.context.expansion),
         expanded_macros=result.expanded_macros,
+        skipped_invocations=[
+            (source.line_col(offset).line, reason) for offset, reason in result.skipped_invocations
+        ],
         unexpanded_macros=[
             (f"{os.path.realpath(path)}:{line}", line, macro)
             for line, macro in (
@@ -359,6 +363,9 @@ def _merge(result: RunResult, outcome: FileOutcome, fixing: bool = False) -> Non
     result.asm_labels += outcome.asm_labels
     result.expansion_statements += outcome.expansion_statements
     result.expanded_macros |= outcome.expanded_macros
+    result.skipped_invocations.extend(
+        (outcome.path, line, reason) for line, reason in outcome.skipped_invocations
+    )
     result.unexpanded_macros.extend(
         (key, outcome.path, line, macro) for key, line, macro in outcome.unexpanded_macros
     )

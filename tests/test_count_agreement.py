@@ -61,5 +61,7 @@ def test_statement_count_matches_independent_count(where: str) -> None:
     independent = _independent(path)
     assert independent["total"] > (3500 if where == "cuda" else 0)
     result = _ptxlint(path)
-    assert result.statements + result.skipped_statements == independent["total"]
+    # statements read from macro invocations are extra readings of #define bodies
+    written = result.statements - result.expansion_statements
+    assert written + result.skipped_statements == independent["total"]
     assert result.asm_labels == independent["labels"]

@@ -25,6 +25,8 @@ class RunResult:
     expanded_macros: set[str] = field(default_factory=set)  # "realpath:line" of #defines
     # asm macros with parameters defined in a linted file: (key, path, line, "LOAD(T, SPACE)")
     unexpanded_macros: list[tuple[str, str, int, str]] = field(default_factory=list)
+    # invocations of asm macros that were not expanded: (path, line, reason)
+    skipped_invocations: list[tuple[str, int, str]] = field(default_factory=list)
     seconds: float = 0.0
     errors: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): exit code 2
     notes: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): skipped files
