@@ -52,8 +52,66 @@ _HOST_CONSTRAINT_LETTERS = set("abcSDAtuxyYwQIJKLMNOGKZ")
 # Guards under which the code is compiled for AMD GPUs by hipcc, not by nvcc.
 _ROCM = re.compile(r"USE_ROCM|__HIP|HIP_PLATFORM|__HIPCC__|__AMDGCN__|__gfx\d|ROCM_VERSION")
 
+# Other host ISAs, by what PTX never writes: their registers and barrier syntax in the text,
+# their instruction words as the first word of a statement (`st %%fsr, %0` starts with `st`,
+# which PTX has too, so the register decides there).
+_OTHER_ISA_TEXT = (
+    (
+        "SPARC",
+        re.compile(
+            r"%%?(?:fsr|fprs|asi|tick|stick|ccr|psr|wim|tbr|pstate)\b"
+            r"|#(?:StoreLoad|LoadStore|StoreStore|LoadLoad|Sync|Lookaside|MemIssue)\b"
+        ),
+    ),
+    # PTX's fence has neither operands nor a `.i` form
+    ("RISC-V", re.compile(r"^\s*fence(?:\.tso)?\s+[rwio]+\s*,\s*[rwio]+|^\s*fence\.i\s*$", re.M)),
+    (
+        "MIPS",
+        re.compile(
+            r"^\s*\.set\s+(?:no)?(?:reorder|at|macro|mips\w*)\b|\$(?:sp|ra|gp|zero)\b", re.M
+        ),
+    ),
+)
+_OTHER_ISA_WORDS = {
+    "SPARC": frozenset("ldx stx casx casa sethi flushw ldstub ldsw lduw stw rd wr".split()),
+    "PowerPC": frozenset(
+        """lwsync hwsync isync eieio sync mftb mftbu mfspr mtspr lwarx ldarx stwcx stdcx dcbt
+        dcbtst dcbf dcbz dcbst icbi mflr mtlr mfcr mfmsr lwz stwu xxlor vperm""".split()
+    ),
+    "RISC-V": frozenset(
+        """rdcycle rdtime rdinstret csrr csrw csrrw csrrs csrrc csrs csrc ecall ebreak
+        vsetvli vsetivli amoadd amoswap amoor amoand amoxor""".split()
+    ),
+    "MIPS": frozenset("rdhwr mfc0 mtc0 syscall lui ori jr ll".split()),
+}
+
+
+def _other_isa_text(text: str) -> str | None:
+    for isa, pattern in _OTHER_ISA_TEXT:
+        if pattern.search(text):
+            return isa
+    return None
+
+
+def other_isa(text: str, words: list[str]) -> str | None:
+    """SPARC, PowerPC, RISC-V or MIPS, when the template says so; None otherwise."""
+    marked = _other_isa_text(text)
+    if marked is not None:
+        return marked
+    if not words:
+        return None
+    for isa, vocabulary in _OTHER_ISA_WORDS.items():
+        hits = sum(1 for w in words if w in vocabulary)
+        if hits and not any(w in PTX_OPCODES for w in words if w not in vocabulary):
+            return isa
+    return None
+
+
 _HOLE_OPCODE = re.compile(HOLE + r"(?=\.(?:[fsub](?:8|16|32|64)|f16x2|bf16x2?|pred)\b)")
 _DEVICE_SPECIFIERS = ("__device__", "__global__")
+
+
+NEVER_BUILT = "the file stops with #error"
 
 
 @dataclass(frozen=True)
@@ -94,10 +152,18 @@ def classify(
     function_specifiers: tuple[str, ...],
     guards: tuple[str, ...],
     split_by_directives: bool = False,
+    host_only: str = "",
 ) -> Verdict:
+    """``host_only``: why the statement is never compiled for the GPU (a host-only function,
+    a file that #errors in a CUDA build), or empty."""
+    if host_only.startswith(NEVER_BUILT):
+        return Verdict("host", host_only)
     text = template.replace(HOLE, " ")
     if rocm_guarded(guards):
         return Verdict("host", "under a HIP/ROCm guard: hipcc compiles it, not nvcc")
+    marked = _other_isa_text(text)  # before x86's words: MIPS's `.set push` is not x86 `push`
+    if marked is not None:
+        return Verdict("host", f"{marked} assembly in the template")
     if _X86_TEXT.search(text):
         return Verdict("host", "x86 assembly syntax in the template")
     # `"{" STRINGIFY(op) ".f16 %0,%1;}"`: an opcode from a macro followed by a PTX type.
@@ -109,12 +175,17 @@ def classify(
         words = _first_words(ptx) + hole_opcodes
     if words and sum(1 for w in words if _AMD_WORD.match(w)) * 2 >= len(words):
         return Verdict("host", "AMD GCN assembly in the template")
+    isa = other_isa(text, words)
+    if isa is not None:
+        return Verdict("host", f"{isa} assembly in the template")
     ptx_words = [w for w in words if w in PTX_OPCODES or w in PTX_DIRECTIVES] + hole_opcodes
     arm = any(w in _ARM_WORDS for w in words) or _ARM_ARRANGEMENT.search(text) is not None
     device_context = _device_context(path, function_specifiers, guards)
     if not words and ptx.braces and not text.strip(" \t\r\n{}"):
         # `asm volatile("}")`: closes a PTX scope opened by an earlier statement (CCCL).
         return Verdict("ptx", "a PTX scope brace")
+    if not device_context and host_only:
+        return Verdict("host", host_only)
     if not device_context:
         if split_by_directives:
             # `#if` inside the statement: the template read here mixes alternatives.

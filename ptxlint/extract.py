@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from ptxlint import dialect, macro_uses
+from ptxlint import dialect, host_code, macro_uses
 from ptxlint.guards import FileGuards
 from ptxlint.lexer import Token, decode_string_literal, tokens
 from ptxlint.macros import ExpandedString, MacroDef, MacroTable, expand_to_string
@@ -95,6 +95,7 @@ def extract(
     result.parsed = parsed
     lookup = make_type_lookup(parsed) if make_type_lookup else None
     file_guards = FileGuards(source.text)
+    host = _HostCode(parsed, macros, file_guards)
     macro_tokens: dict[int, list[Token]] = {}
     macro_index: dict[int, dict[object, int]] = {}
     root = parsed.tree.root_node
@@ -155,8 +156,11 @@ def extract(
             Span(start, raw.end),
             parse_template,
             lookup if macro_name is None else None,
+            host_only=host.reason(context_node if macro_name is None else None),
         )
-    _expand_macro_uses(source, parsed, macros, file_guards, parse_template, lookup, result)
+    _expand_macro_uses(
+        source, parsed, macros, file_guards, parse_template, lookup, result, host
+    )
     return result
 
 
@@ -170,6 +174,7 @@ def _finish(
     parse_template: TemplateParser,
     lookup: TypeLookup | None,
     type_at: int | None = None,
+    host_only: str = "",
 ) -> None:
     """Classify a statement read from the source (or from an expansion) and keep it if PTX."""
     letters = "".join(o.constraint.letters for o in raw.operands)
@@ -182,6 +187,7 @@ def _finish(
         function_specifiers=context.function_specifiers,
         guards=context.guards,
         split_by_directives=any(p.startswith("preprocessor directive") for p in raw.problems),
+        host_only=host_only,
     )
     context = dataclasses.replace(context, dialect=verdict.dialect, dialect_reason=verdict.reason)
     if verdict.dialect != "ptx":
@@ -224,6 +230,7 @@ def _expand_macro_uses(
     parse_template: TemplateParser,
     lookup: TypeLookup | None,
     result: ExtractionResult,
+    host: _HostCode,
 ) -> None:
     """Expand every invocation, in code, of a macro whose expansion holds asm."""
     text = source.text
@@ -270,7 +277,7 @@ def _expand_macro_uses(
             expanded.add((used.path, used.start))
             result.expanded_macros.add(f"{os.path.realpath(used.path)}:{used.line}")
         _read_expansion(
-            source, parsed, node, done, d, file_guards, parse_template, lookup, result
+            source, parsed, node, done, d, file_guards, parse_template, lookup, result, host
         )
     for defs in table.own.defines.values():
         for d in defs:
@@ -293,6 +300,31 @@ def _on_directive_line(text: str, offset: int) -> bool:
     """``#define NAME(...)``, ``#undef NAME``: the name of a directive, not a use."""
     line_start = text.rfind("\n", 0, offset) + 1
     return text[line_start:offset].lstrip().startswith("#")
+
+
+class _HostCode:
+    """Why a statement at a node is never compiled for the GPU, or "" (lazily, per file)."""
+
+    def __init__(self, parsed: ParsedSource, macros: MacroPieces, guards: FileGuards) -> None:
+        self.parsed = parsed
+        self.macros = macros
+        self.guards = guards
+        self._functions: host_code.HostFunctions | None = None
+        self._file_error: bool | None = None
+
+    def reason(self, node: tree_sitter.Node | None) -> str:
+        if self._file_error is None:
+            self._file_error = host_code.file_errors_for_cuda(self.parsed.text, self.guards)
+        if self._file_error:
+            return f"{dialect.NEVER_BUILT} unless it is built for another host"
+        fn = host_code.enclosing_function(node)
+        if fn is None:
+            return ""
+        if self._functions is None:
+            self._functions = host_code.HostFunctions(self.parsed, lambda: self.macros.table)
+        if self._functions.host_only(fn):
+            return "in a host-only function (no __device__/__global__, no device caller here)"
+        return ""
 
 
 def _is_code_use(node: tree_sitter.Node) -> bool:
@@ -322,8 +354,10 @@ def _read_expansion(
     parse_template: TemplateParser,
     lookup: TypeLookup | None,
     result: ExtractionResult,
+    host: _HostCode,
 ) -> None:
     use = done.use
+    host_only = host.reason(node)
     invocation = Span(use.start, use.end)
     same_file = [d for d in done.used if d.path == source.path]
     bodies = [Span(d.start, d.end) for d in same_file]
@@ -385,6 +419,7 @@ def _read_expansion(
             parse_template,
             lookup,
             use.start,
+            host_only,
         )
 
 

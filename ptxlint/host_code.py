@@ -1,0 +1,175 @@
+"""Code that nvcc never compiles for the GPU: host-only functions, and files that stop the
+build with ``#error`` unless they are built for another host (SPARC, MIPS, RISC-V).
+
+A function is host-only when nothing in its declaration says ``__device__``/``__global__``
+(through a macro of this file or its headers too), every word before its declarator is
+understood, and no device function of the file calls it. Where anything is unknown (a macro
+from a header ptxlint cannot see), it is not host-only: the caller stays with its other rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import tree_sitter
+
+from ptxlint import preproc
+from ptxlint.guards import FileGuards
+from ptxlint.lexer import tokens
+from ptxlint.macros import Expander, ExpansionError, MacroTable, from_source
+from ptxlint.syntax_tree import ParsedSource
+
+_DEVICE_WORDS = frozenset({"__device__", "__global__"})
+# Words of a declaration that are understood and are not device specifiers.
+_KNOWN = frozenset(
+    """static inline constexpr consteval extern virtual explicit friend template typename class
+    struct union enum const volatile unsigned signed void int long short char bool float double
+    auto decltype noexcept operator __host__ __forceinline__ __inline__ __inline __noinline__
+    __attribute__ __restrict__ __restrict restrict always_inline noinline unused
+    __declspec __cdecl __stdcall __fastcall _Bool _Noreturn __extension__ __thread
+    thread_local register mutable typedef size_t""".split()
+)
+# Macro-looking words: ALL_CAPS, or __dunder__-style names that are not keywords above.
+_MACRO_LIKE = re.compile(r"^(?:_*[A-Z][A-Z0-9_]*|__\w+__|_[A-Z]\w*)$")
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_CALL = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(")
+_ERROR = re.compile(r"^[ \t]*#[ \t]*error\b", re.M)
+
+# Architectures no CUDA build targets as its host: a file that #errors unless one of them is
+# defined is never compiled by nvcc (CUDA 13 hosts: x86-64 and AArch64 Linux/Windows).
+_OTHER_HOSTS: dict[str, int | None] = dict.fromkeys(
+    """__sparc__ __sparc __sparc_v8__ __sparc_v9__ __sparcv9 __mips__ __mips __mips64
+    __riscv __riscv_xlen __alpha__ __hppa__ __ia64__ __s390__ __s390x__ __m68k__ __sh__
+    __powerpc__ __powerpc64__ __ppc__ __ppc64__ __PPC__ __PPC64__ _ARCH_PPC _ARCH_PPC64""".split()
+)
+_TARGET = {**preproc.DEFAULT_TARGET, **_OTHER_HOSTS}
+
+
+def file_errors_for_cuda(text: str, guards: FileGuards) -> bool:
+    """Some ``#error`` of the file is reached in a CUDA build (every guard around it holds)."""
+    if "error" not in text:
+        return False
+    for m in _ERROR.finditer(text):
+        conditions = guards.at(m.start(), m.start() + 1)[0]
+        if conditions and preproc.evaluate_guards(conditions, _TARGET) is True:
+            return True
+    return False
+
+
+class HostFunctions:
+    """Answers, per function of one file, whether it is host-only (computed once per file)."""
+
+    def __init__(self, parsed: ParsedSource, table: Callable[[], MacroTable]) -> None:
+        self.parsed = parsed
+        self._table = table
+        self._called_from_device: set[str] | None = None
+        self._verdicts: dict[int, str] = {}  # function start byte -> device | host | unknown
+
+    def host_only(self, fn: tree_sitter.Node) -> bool:
+        if self._kind(fn) != "host":
+            return False
+        name = _name(self.parsed, fn)
+        return name is not None and name not in self._device_calls()
+
+    def _kind(self, fn: tree_sitter.Node) -> str:
+        key = fn.start_byte
+        if key not in self._verdicts:
+            self._verdicts[key] = self._judge(fn)
+        return self._verdicts[key]
+
+    def _judge(self, fn: tree_sitter.Node) -> str:
+        declarator = fn.child_by_field_name("declarator")
+        if declarator is None:
+            return "unknown"
+        head = self.parsed.data[fn.start_byte : declarator.start_byte].decode("utf-8", "replace")
+        words = _WORD.findall(head)
+        # `void f() __device__`-style trailing specifiers are not C++, but a macro may be.
+        after = declarator.end_byte
+        body = fn.child_by_field_name("body")
+        if body is not None and body.start_byte > after:
+            words += _WORD.findall(
+                self.parsed.data[after : body.start_byte].decode("utf-8", "replace")
+            )
+        verdict = "host"
+        for word in words:
+            if word in _DEVICE_WORDS:
+                return "device"
+            if word in _KNOWN or not _MACRO_LIKE.match(word):
+                continue
+            expanded = self._expand(word, self.parsed.to_char(fn.start_byte))
+            if expanded is None:
+                verdict = "unknown"  # a macro from a header ptxlint cannot see
+            elif expanded & _DEVICE_WORDS:
+                return "device"
+        return verdict
+
+    def _expand(self, word: str, at: int) -> set[str] | None:
+        table = self._table()
+        if table.lookup(word, at) is None:
+            return None
+        toks = list(tokens(word))
+        try:
+            out = Expander(table, at).expand(from_source(word, toks))
+        except ExpansionError:
+            return None
+        words = {t.text for t in out if t.kind == "ident"}
+        if any(_MACRO_LIKE.match(w) and w not in _KNOWN and w not in _DEVICE_WORDS for w in words):
+            return None  # expands to another macro it cannot see
+        return words
+
+    def _device_calls(self) -> set[str]:
+        """Names called from the bodies of this file's device functions."""
+        if self._called_from_device is None:
+            names: set[str] = set()
+            for fn in _functions(self.parsed.tree.root_node):
+                if self._kind(fn) == "host":
+                    continue  # unknown counts as device: its calls may run on the GPU
+                body = fn.child_by_field_name("body")
+                if body is None:
+                    continue
+                text = self.parsed.data[body.start_byte : body.end_byte].decode("utf-8", "replace")
+                names.update(m.group(1) for m in _CALL.finditer(text))
+            self._called_from_device = names
+        return self._called_from_device
+
+
+def _functions(root: tree_sitter.Node) -> list[tree_sitter.Node]:
+    out = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "function_definition":
+            out.append(node)
+        stack.extend(node.children)
+    return out
+
+
+def _name(parsed: ParsedSource, fn: tree_sitter.Node) -> str | None:
+    inner = fn.child_by_field_name("declarator")
+    while inner is not None and inner.type not in (
+        "identifier",
+        "field_identifier",
+        "qualified_identifier",
+        "destructor_name",
+        "operator_name",
+        "template_function",
+    ):
+        inner = inner.child_by_field_name("declarator")
+    if inner is None:
+        return None
+    text = parsed.node_text(inner)
+    return re.split(r"::|<", text)[-1].strip() if "::" in text else text.split("<")[0].strip()
+
+
+def enclosing_function(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    """The function whose body holds ``node``; None inside a lambda (which may be a
+    ``__device__`` lambda of a host function) or outside any function."""
+    current = node
+    while current is not None:
+        if current.type == "lambda_expression":
+            return None
+        if current.type == "function_definition":
+            return current
+        current = current.parent
+    return None
