@@ -181,11 +181,11 @@ def classify(
     ptx_words = [w for w in words if w in PTX_OPCODES or w in PTX_DIRECTIVES] + hole_opcodes
     arm = any(w in _ARM_WORDS for w in words) or _ARM_ARRANGEMENT.search(text) is not None
     device_context = _device_context(path, function_specifiers, guards)
+    if not device_context and host_only:
+        return Verdict("host", host_only)
     if not words and ptx.braces and not text.strip(" \t\r\n{}"):
         # `asm volatile("}")`: closes a PTX scope opened by an earlier statement (CCCL).
         return Verdict("ptx", "a PTX scope brace")
-    if not device_context and host_only:
-        return Verdict("host", host_only)
     if not device_context:
         if split_by_directives:
             # `#if` inside the statement: the template read here mixes alternatives.
