@@ -35,6 +35,7 @@ _MACRO_LIKE = re.compile(r"^(?:_*[A-Z][A-Z0-9_]*|__\w+__|_[A-Z]\w*)$")
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _CALL = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(")
 _ERROR = re.compile(r"^[ \t]*#[ \t]*error\b", re.M)
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
 # Architectures no CUDA build targets as its host: a file that #errors unless one of them is
 # defined is never compiled by nvcc (CUDA 13 hosts: x86-64 and AArch64 Linux/Windows).
@@ -80,10 +81,9 @@ class HostFunctions:
 
     def _judge(self, fn: tree_sitter.Node) -> str:
         declarator = fn.child_by_field_name("declarator")
-        if declarator is None:
-            return "unknown"
-        head = self.parsed.data[fn.start_byte : declarator.start_byte].decode("utf-8", "replace")
-        words = _WORD.findall(head)
+        if declarator is None or fn.has_error:
+            return "unknown"  # tree-sitter's recovery from macros or #if: do not trust it
+        words = _WORD.findall(self._head(fn.start_byte, declarator.start_byte))
         # `void f() __device__`-style trailing specifiers are not C++, but a macro may be.
         after = declarator.end_byte
         body = fn.child_by_field_name("body")
@@ -103,6 +103,16 @@ class HostFunctions:
             elif expanded & _DEVICE_WORDS:
                 return "device"
         return verdict
+
+    def _head(self, start: int, declarator: int) -> str:
+        """The declaration before the declarator, from the end of what precedes it: macros
+        tree-sitter did not take into the function (``CCCL_DEPRECATED(...) _CCCL_DEVICE``)
+        are part of it. Comments and preprocessor lines are left out."""
+        data = self.parsed.data
+        lo = max(data.rfind(b";", 0, start), data.rfind(b"}", 0, start), data.rfind(b"{", 0, start))
+        text = data[lo + 1 : declarator].decode("utf-8", "replace")
+        text = _COMMENT.sub(" ", text)
+        return "\n".join(line for line in text.split("\n") if not line.lstrip().startswith("#"))
 
     def _expand(self, word: str, at: int) -> set[str] | None:
         table = self._table()
