@@ -14,6 +14,7 @@ from ptxlint.cxx_facts import FileFacts
 from ptxlint.dedupe import dedupe
 from ptxlint.expansion_findings import Placer
 from ptxlint.extract import ExtractionResult, extract
+from ptxlint.fix import fix_applies
 from ptxlint.frontends.python import PYTHON_EXTENSIONS, extract_python
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, unify_line_breaks
 from ptxlint.ptx.parser import parse_template
@@ -129,6 +130,8 @@ def lint_source(
                     finding = dataclasses.replace(finding, severity=Severity(level))
                 if finding.fix is not None and not _fixable(selector, rule):
                     finding = dataclasses.replace(finding, fix=None)  # --unfixable
+                if finding.fix is not None and not fix_applies(finding):
+                    finding = dataclasses.replace(finding, fix=None)  # an unterminated statement
                 result.findings.append(finding)
     result.findings = dedupe(result.findings)
     _check_suppressions(result, source, table, active, selector)

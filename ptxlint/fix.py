@@ -12,10 +12,12 @@ import difflib
 import os
 import stat
 import tempfile
+import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ptxlint.model import Edit, Finding, Fix
+from ptxlint.model import Edit, Finding, Fix, Severity
 
 MAX_PASSES = 8
 
@@ -25,10 +27,34 @@ class FixOutcome:
     text: str
     applied: int  # fixes applied over all passes
     findings: list[Finding]  # what remains after the last pass
+    # False when fixes still applied after MAX_PASSES: a fix that re-creates its own finding
+    # would grow the file on every run, so such a text is never written
+    converged: bool = True
+
+
+UNTERMINATED = "unterminated asm statement"
+
+
+def fix_applies(finding: Finding) -> bool:
+    # A statement without its closing parenthesis has no end to put a clobber or a qualifier
+    # against: every run would add the same edit again.
+    statement = finding.statement
+    return statement is None or not any(p.startswith(UNTERMINATED) for p in statement.problems)
 
 
 def select_fixes(findings: Sequence[Finding], unsafe: bool) -> list[Fix]:
-    return [f.fix for f in findings if f.fix is not None and f.fix.edits and (f.fix.safe or unsafe)]
+    return [f.fix for f in findings if f.fix is not None and f.fix.edits
+            and (f.fix.safe or unsafe) and fix_applies(f)]
+
+
+def _errors(findings: Sequence[Finding]) -> Counter[str]:
+    return Counter(f.rule for f in findings if f.severity is Severity.ERROR)
+
+
+def _adds_errors(before: Sequence[Finding], after: Sequence[Finding]) -> bool:
+    grown = _errors(after)
+    grown.subtract(_errors(before))
+    return any(n > 0 for n in grown.values())
 
 
 def _order(fix: Fix) -> tuple[int, int, str]:
@@ -68,16 +94,35 @@ def fix_text(text: str, lint: Callable[[str], list[Finding]], unsafe: bool = Fal
     """Fix ``text`` to a fixed point; ``lint`` lints a text and returns its findings."""
     findings = lint(text)
     applied = 0
+    rejected: set[tuple[str, tuple[tuple[int, int, str], ...]]] = set()
     for _ in range(MAX_PASSES):
-        fixes = select_fixes(findings, unsafe)
+        fixes = [f for f in select_fixes(findings, unsafe) if _key(f) not in rejected]
         if not fixes:
-            break
+            return FixOutcome(text, applied, findings)
         new_text, count = apply_edits(text, fixes)
         if count == 0 or new_text == text:
-            break
-        text, applied = new_text, applied + count
-        findings = lint(text)
-    return FixOutcome(text, applied, findings)
+            return FixOutcome(text, applied, findings)
+        new_findings = lint(new_text)
+        if _adds_errors(findings, new_findings):
+            # A fix (an unsafe one, as a rule) made the code worse: keep only the fixes that
+            # do not add an error finding on their own, one at a time.
+            new_text, count, new_findings = text, 0, findings
+            for fix in sorted(fixes, key=_order):
+                trial, taken = apply_edits(new_text, [fix])
+                trial_findings = lint(trial) if taken else new_findings
+                if taken and not _adds_errors(new_findings, trial_findings):
+                    new_text, count, new_findings = trial, count + 1, trial_findings
+                else:
+                    rejected.add(_key(fix))
+            if count == 0:
+                return FixOutcome(text, applied, findings)
+        text, applied, findings = new_text, applied + count, new_findings
+    converged = not [f for f in select_fixes(findings, unsafe) if _key(f) not in rejected]
+    return FixOutcome(text, applied, findings, converged)
+
+
+def _key(fix: Fix) -> tuple[str, tuple[tuple[int, int, str], ...]]:
+    return fix.description, tuple((e.span.start, e.span.end, e.new_text) for e in fix.edits)
 
 
 def resolved(before: Sequence[Finding], after: Sequence[Finding]) -> dict[str, int]:
@@ -92,32 +137,166 @@ def resolved(before: Sequence[Finding], after: Sequence[Finding]) -> dict[str, i
     return {rule: n for rule, n in sorted(counts.items()) if n > 0}
 
 
-def unified_diff(path: str, before: str, after: str) -> str:
-    return "".join(
-        difflib.unified_diff(
-            before.splitlines(keepends=True),
-            after.splitlines(keepends=True),
-            fromfile=f"a/{path}",
-            tofile=f"b/{path}",
-        )
-    )
+NO_NEWLINE = "\\ No newline at end of file\n"
 
 
-def write_atomically(path: str, text: str, *, bom: bool = False) -> None:
-    """Replace ``path`` with ``text``: a temp file in the same folder, then a rename, mode kept."""
-    folder = os.path.dirname(os.path.abspath(path))
-    mode = stat.S_IMODE(os.stat(path).st_mode)
-    fd, tmp = tempfile.mkstemp(prefix=".ptxlint-", suffix=".tmp", dir=folder)
+def _patch_lines(text: str) -> list[str]:
+    # patch and git apply split at "\n" only: "\r" stays part of its line (CRLF and CR-only
+    # files diff byte for byte), a form feed or U+2028 is no line break
+    lines = text.split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
+
+
+_C_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _patch_name(name: str) -> str:
+    """A file name as git writes it in a patch header: C-quoted when it holds a quote, a
+    backslash, a control character or a byte that is not UTF-8; else as is, with a tab after
+    it when it holds a space (GNU patch ends the name at a tab)."""
+    raw = name.encode("utf-8", "surrogateescape")
+    plain = not any(b < 0x20 or b == 0x7F or b in b'"\\' for b in raw)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            if bom:
-                handle.write("\ufeff")
-            handle.write(text)
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        plain = False
+    if plain:
+        return name + "\t" if " " in name else name
+    out = []
+    for char in raw.decode("utf-8", "surrogateescape"):
+        if char in _C_ESCAPES:
+            out.append(_C_ESCAPES[char])
+        elif ord(char) < 0x20 or ord(char) == 0x7F or 0xDC80 <= ord(char) <= 0xDCFF:
+            out.append(f"\\{(ord(char) - 0xDC00 if ord(char) >= 0xDC80 else ord(char)):03o}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def unified_diff(path: str, before: str, after: str) -> str:
+    """A patch that ``git apply`` and ``patch -p1`` accept, also for a file without a final
+    newline (the ``\\ No newline at end of file`` marker)."""
+    out = []
+    for line in difflib.unified_diff(_patch_lines(before), _patch_lines(after),
+                                     fromfile=_patch_name("a/" + path),
+                                     tofile=_patch_name("b/" + path)):
+        out.append(line)
+        if not line.endswith("\n"):
+            out.append("\n" + NO_NEWLINE)
+    return "".join(out)
+
+
+class WriteRefused(OSError):
+    """The file is not written: read-only, or changed since it was read (the message says)."""
+
+
+LEFTOVER_PREFIX, LEFTOVER_SUFFIX = ".ptxlint-", ".tmp"
+LEFTOVER_AGE_S = 600  # younger ones may belong to a run still going on
+_cleaned: set[str] = set()
+
+
+def clean_leftovers(folder: str) -> int:
+    """Remove this tool's temporary files (``.ptxlint-*.tmp``) that a killed run left in
+    ``folder``; once per folder per process. Returns how many were removed."""
+    if folder in _cleaned:
+        return 0
+    _cleaned.add(folder)
+    removed = 0
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    now = time.time()
+    for name in names:
+        if not (name.startswith(LEFTOVER_PREFIX) and name.endswith(LEFTOVER_SUFFIX)):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            info = os.lstat(path)
+            if stat.S_ISREG(info.st_mode) and now - info.st_mtime > LEFTOVER_AGE_S:
+                os.unlink(path)
+                removed += 1
+        except OSError:
+            continue
+    return removed
+
+
+def _fsync_folder(folder: str) -> None:
+    """Make the rename itself durable (POSIX: a rename lives in the directory)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems do not sync directories
+    finally:
+        os.close(fd)
+
+
+def write_atomically(path: str, text: str, *, bom: bool = False,
+                     expected: bytes | None = None) -> None:
+    """Replace ``path``'s content with ``text``, keeping what the content is not: the mode, the
+    owner and group, hard links (a file with several links is rewritten in place, the new
+    content first saved beside it), and a symlink stays a link to the file it names.
+
+    WriteRefused when the file is read-only (its owner's write bit is off: even root does not
+    fix it) or, given the bytes ``expected`` there (what was read and linted), when the file
+    changed since: an editor's save in between is never overwritten."""
+    real = os.path.realpath(path)
+    folder = os.path.dirname(real)
+    info = os.stat(real)
+    if not info.st_mode & stat.S_IWUSR:
+        raise WriteRefused("read-only: not fixed (make it writable to let --fix change it)")
+    clean_leftovers(folder)
+    data = (("\ufeff" if bom else "") + text).encode("utf-8")
+    if expected is not None:
+        with open(real, "rb") as handle:
+            if handle.read() != expected:
+                raise WriteRefused("changed since ptxlint read it: not fixed (run again)")
+    if info.st_nlink > 1:
+        _write_in_place(real, data, folder)
+        return
+    fd, tmp = tempfile.mkstemp(prefix=LEFTOVER_PREFIX, suffix=LEFTOVER_SUFFIX, dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, os.path.realpath(path))
+        os.chmod(tmp, stat.S_IMODE(info.st_mode))
+        if (info.st_uid, info.st_gid) != (os.getuid(), os.getgid()):
+            try:
+                os.chown(tmp, info.st_uid, info.st_gid)
+            except OSError:
+                # not allowed to give the file its owner back: rewrite it in place instead
+                os.unlink(tmp)
+                _write_in_place(real, data, folder)
+                return
+        os.replace(tmp, real)
+        _fsync_folder(folder)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _write_in_place(real: str, data: bytes, folder: str) -> None:
+    """Overwrite ``real`` itself (its inode: hard links, owner and group stay). The new content
+    is first saved and synced beside it (``.ptxlint-NAME-*.bak``, removed afterwards), so a run
+    killed half-way loses nothing."""
+    base = os.path.basename(real)
+    fd, backup = tempfile.mkstemp(prefix=f".ptxlint-{base}-", suffix=".bak", dir=folder)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    with open(real, "r+b") as handle:
+        handle.write(data)
+        handle.truncate()
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.unlink(backup)

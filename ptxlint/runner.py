@@ -20,7 +20,7 @@ from ptxlint.config import Config, RuleSelector
 from ptxlint.discover import discover, is_error_reason, read_source
 from ptxlint.engine import FileResult, instantiate, lint_source
 from ptxlint.extract import ASM_LABEL
-from ptxlint.fix import fix_text, resolved, unified_diff, write_atomically
+from ptxlint.fix import MAX_PASSES, fix_text, resolved, unified_diff, write_atomically
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import Finding, SourceFile
 from ptxlint.registry import load_rules
@@ -159,6 +159,10 @@ def _fix(
         return lint_source(SourceFile(source.path, text), rules, context, selector).findings
 
     fixed = fix_text(source.text, relint, unsafe)
+    if not fixed.converged:
+        outcome.write_error = (f"not fixed: the fixes did not settle after {MAX_PASSES} passes "
+                               "(a fix that re-creates its finding); please report this")
+        return outcome
     if not fixed.applied or fixed.text == source.text:
         return outcome
     fixed_rules = resolved(outcome.findings, fixed.findings)
@@ -168,7 +172,9 @@ def _fix(
         outcome.diff = unified_diff(source.path, source.text, fixed.text)
         return outcome
     try:
-        write_atomically(source.path, fixed.text, bom=_has_bom(source.path))
+        bom = _has_bom(source.path)
+        expected = (("\ufeff" if bom else "") + source.text).encode("utf-8")
+        write_atomically(source.path, fixed.text, bom=bom, expected=expected)
     except OSError as exc:
         outcome.write_error = f"could not write fixes: {exc.strerror or exc}"
         return outcome

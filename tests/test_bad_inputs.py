@@ -304,3 +304,120 @@ def test_cr_only_line_endings_put_findings_on_their_lines(tmp_path):
     assert SourceFile("cr.cu", text).line_col(offset).line == 4
     assert LineIndex(text).position(offset)[0] == 3  # 0-based: the same line in the editor
     assert SourceFile("x", "a\r\nb\rc\nd").line_starts == LineIndex("a\r\nb\rc\nd").line_starts
+
+
+# --------------------------------------------------------------------------- 4. --fix keeps
+
+FIXABLE = b'__global__ void k(unsigned *o) { unsigned t; asm("mov.u32 %0, %%clock;" : "=r"(t)); o[0] = t; }'
+
+
+def _fix(folder: Path, *names: str, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess[bytes]:
+    return ptxlint("check", "--fix", *extra, *names, cwd=folder)
+
+
+def test_fix_keeps_hard_links_owner_and_group(tmp_path):
+    path = tmp_path / "k.cu"
+    path.write_bytes(FIXABLE + b"\n")
+    os.link(path, tmp_path / "other-name.cu")
+    if os.getuid() == 0:
+        os.chown(path, 12345, 23456)
+    before = os.stat(path)
+    done = _fix(tmp_path, "k.cu")
+    _no_traceback(done)
+    after = os.stat(path)
+    assert b"asm volatile(" in path.read_bytes()
+    assert (tmp_path / "other-name.cu").read_bytes() == path.read_bytes()  # still one file
+    assert (after.st_ino, after.st_nlink, after.st_uid, after.st_gid, after.st_mode) == (
+        before.st_ino, 2, before.st_uid, before.st_gid, before.st_mode)
+    assert [p for p in os.listdir(tmp_path) if p.startswith(".ptxlint-")] == []
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a file to another owner needs root")
+def test_fix_gives_a_replaced_file_its_owner_back(tmp_path):
+    path = tmp_path / "k.cu"
+    path.write_bytes(FIXABLE + b"\n")
+    os.chown(path, 12345, 23456)
+    _no_traceback(_fix(tmp_path, "k.cu"))
+    assert (os.stat(path).st_uid, os.stat(path).st_gid) == (12345, 23456)
+    assert b"asm volatile(" in path.read_bytes()
+
+
+def test_fix_refuses_a_read_only_file(tmp_path):
+    path = tmp_path / "k.cu"
+    path.write_bytes(FIXABLE + b"\n")
+    path.chmod(0o444)
+    done = _fix(tmp_path, "k.cu")
+    assert done.returncode == 2 and "read-only" in _no_traceback(done)
+    assert path.read_bytes() == FIXABLE + b"\n"
+
+
+def test_fix_refuses_a_file_changed_since_it_was_read(tmp_path, monkeypatch):
+    from ptxlint import fix
+
+    path = tmp_path / "k.cu"
+    path.write_bytes(FIXABLE + b"\n")
+    with pytest.raises(fix.WriteRefused, match="changed since"):
+        fix.write_atomically(str(path), "new", expected=b"what was read before an editor saved")
+    assert path.read_bytes() == FIXABLE + b"\n"
+
+
+def test_fix_cleans_up_its_own_old_leftovers(tmp_path):
+    path = tmp_path / "k.cu"
+    path.write_bytes(FIXABLE + b"\n")
+    old = tmp_path / ".ptxlint-abc123.tmp"
+    young = tmp_path / ".ptxlint-def456.tmp"
+    mine = tmp_path / ".ptxlint-keep.txt"
+    for leftover in (old, young, mine):
+        leftover.write_text("half a file")
+    os.utime(old, (0, 0))
+    _no_traceback(_fix(tmp_path, "k.cu"))
+    assert not old.exists() and young.exists() and mine.exists()
+
+
+@pytest.mark.parametrize("text", [
+    b'__device__ void f() { asm volatile("ld;',
+    b'__device__ void f() { asm volatile("ld;"',
+    b'__device__ void f(int *p) { asm volatile("ld.global.u32 %0, [%1];" : "=r"(*p) : "l"(p)',
+])
+def test_fix_converges_on_unterminated_statements(tmp_path, text):
+    path = tmp_path / "k.cu"
+    path.write_bytes(text)
+    for _ in range(3):
+        _no_traceback(_fix(tmp_path, "k.cu"))
+    assert path.read_bytes() == text
+
+
+@pytest.mark.parametrize("ending", [b"\n", b""], ids=["final-newline", "no-final-newline"])
+@pytest.mark.parametrize("tool", ["git", "patch"])
+def test_diff_is_a_patch_git_apply_and_patch_accept(tmp_path, ending, tool):
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} not installed")
+    original = b"// a kernel\n" + FIXABLE + b"\n// the end" + ending
+    (tmp_path / "sp ace.cu").write_bytes(original)
+    (tmp_path / "k.cu").write_bytes(FIXABLE.replace(b"\n", b"\r\n") + b"\r\n")
+    done = ptxlint("check", "--diff", ".", cwd=tmp_path)
+    assert done.returncode == 1, _no_traceback(done)
+    patch = done.stdout
+    fixed = ptxlint("check", "--fix", ".", cwd=tmp_path)
+    _no_traceback(fixed)
+    want = {n: (tmp_path / n).read_bytes() for n in ("sp ace.cu", "k.cu")}
+    (tmp_path / "sp ace.cu").write_bytes(original)
+    (tmp_path / "k.cu").write_bytes(FIXABLE.replace(b"\n", b"\r\n") + b"\r\n")
+    if tool == "git":
+        cmd = ["git", "apply", "--unsafe-paths", "-p1", "-"]
+        subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    else:
+        cmd = ["patch", "-p1", "--batch", "--no-backup-if-mismatch"]
+    applied = subprocess.run(cmd, cwd=tmp_path, input=patch, capture_output=True)
+    assert applied.returncode == 0, applied.stderr + applied.stdout
+    assert {n: (tmp_path / n).read_bytes() for n in want} == want
+
+
+def test_an_unsafe_fix_never_adds_an_error(tmp_path):
+    source = (ROOT / "fixtures" / "rules" / "PTX301_bad.cu").read_bytes()
+    (tmp_path / "k.cu").write_bytes(source)
+    before = json.loads(ptxlint("check", "--format", "json", "k.cu", cwd=tmp_path).stdout)
+    _no_traceback(_fix(tmp_path, "k.cu", extra=("--unsafe-fixes",)))
+    after = json.loads(ptxlint("check", "--format", "json", "k.cu", cwd=tmp_path).stdout)
+    errors = lambda report: {f["rule"] for f in report["findings"] if f["severity"] == "error"}  # noqa: E731
+    assert errors(after) <= errors(before), (errors(before), errors(after))
