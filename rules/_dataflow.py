@@ -4,11 +4,19 @@ that turns an input into an output. Not a rule module (rules/__init__ collects `
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ptxlint.cxx_facts import FunctionFacts
-from ptxlint.model import AsmStatement, Edit, Fix, Operand, PtxInstruction, PtxOperand, Span
+from ptxlint.model import (
+    AsmStatement,
+    Edit,
+    Fix,
+    Operand,
+    PtxInstruction,
+    PtxOperand,
+    PtxTemplate,
+    Span,
+)
 from ptxlint.ptx.operand_roles import destinations, sources
 from ptxlint.rule import Rule
 
@@ -25,21 +33,47 @@ class Access:
     operand: PtxOperand  # the %N token
 
 
-def writes_of(statement: AsmStatement, index: int) -> Iterator[Access]:
+@dataclass(frozen=True)
+class _Index:
+    writes: dict[int, list[Access]]
+    reads: dict[int, list[Access]]
+
+
+_INDEX: dict[int, tuple[PtxTemplate, _Index]] = {}
+
+
+def _index(statement: AsmStatement) -> _Index:
+    """Every ``%N`` write and read of the template, by operand, built once per statement (the
+    rules ask per operand; the template is walked once)."""
+    ptx = statement.ptx
+    cached = _INDEX.get(id(ptx))
+    if cached is not None and cached[0] is ptx:
+        return cached[1]
+    writes: dict[int, list[Access]] = {}
+    reads: dict[int, list[Access]] = {}
+    for position, instruction in enumerate(ptx.instructions):
+        for operand in destinations(instruction) or ():
+            if operand.kind == "ref" and operand.ref is not None:
+                writes.setdefault(operand.ref, []).append(Access(position, instruction, operand))
+        for operand in sources(instruction) or ():
+            if operand.kind == "ref" and operand.ref is not None:
+                reads.setdefault(operand.ref, []).append(Access(position, instruction, operand))
+    index = _Index(writes, reads)
+    if len(_INDEX) > 256:
+        _INDEX.clear()
+    _INDEX[id(ptx)] = (ptx, index)
+    return index
+
+
+def writes_of(statement: AsmStatement, index: int) -> list[Access]:
     """Every destination ``%index`` of the template's instructions whose destinations are
     known, in text order."""
-    for position, instruction in enumerate(statement.ptx.instructions):
-        for operand in destinations(instruction) or ():
-            if operand.kind == "ref" and operand.ref == index:
-                yield Access(position, instruction, operand)
+    return _index(statement).writes.get(index, [])
 
 
-def reads_of(statement: AsmStatement, index: int) -> Iterator[Access]:
+def reads_of(statement: AsmStatement, index: int) -> list[Access]:
     """Every place an instruction reads ``%index`` (a source, an address register, a guard)."""
-    for position, instruction in enumerate(statement.ptx.instructions):
-        for operand in sources(instruction) or ():
-            if operand.kind == "ref" and operand.ref == index:
-                yield Access(position, instruction, operand)
+    return _index(statement).reads.get(index, [])
 
 
 def is_lvalue(expression: str) -> bool:

@@ -89,9 +89,10 @@ when the expression is not an lvalue or is `const`.
                 or any(c.isdigit() for c in letters)
             ):
                 continue
-            write = next(writes_of(statement, operand.index), None)
-            if write is None:
+            writes = writes_of(statement, operand.index)
+            if not writes:
                 continue
+            write = writes[0]
             facts = facts_for(context, statement)
             bound = f"'{operand.constraint.text}'({operand.expression.strip()})"
             yield self.finding(
@@ -108,7 +109,7 @@ when the expression is not an lvalue or is `const`.
 
 def _modifier(statement: AsmStatement, operand: Operand) -> str:
     """``=`` when the template never reads the operand and always writes it, else ``+``."""
-    if next(reads_of(statement, operand.index), None) is not None:
+    if reads_of(statement, operand.index):
         return "+"
     analysis = analyze(statement.ptx, statement.template.text)
     return "=" if analysis is not None and operand.index in analysis.definite else "+"

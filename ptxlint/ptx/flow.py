@@ -42,8 +42,23 @@ class WriteAnalysis:
         return index in facts or (guard is not None and (index, *guard) in facts)
 
 
+_MEMO: dict[int, tuple[PtxTemplate, str, WriteAnalysis | None]] = {}
+
+
 def analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:
-    """Write facts for a parsed template, or ``None`` when the template cannot be followed."""
+    """Write facts for a parsed template, or ``None`` when the template cannot be followed.
+    Memoised per template: PTX103, PTX104, PTX105 and PTX106 all ask about one statement."""
+    cached = _MEMO.get(id(ptx))
+    if cached is not None and cached[0] is ptx and cached[1] == template_text:
+        return cached[2]
+    result = _analyze(ptx, template_text)
+    if len(_MEMO) > 256:
+        _MEMO.clear()
+    _MEMO[id(ptx)] = (ptx, template_text, result)
+    return result
+
+
+def _analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:
     if HOLE in template_text:
         return None
     instructions = ptx.instructions
