@@ -76,6 +76,17 @@ def reads_of(statement: AsmStatement, index: int) -> list[Access]:
     return _index(statement).reads.get(index, [])
 
 
+# The NVPTX register classes: only these bind an operand to a register a PTX instruction can
+# write or read (not "n"/"C" immediates, not a memory "m" that only host dialects have).
+REGISTER_LETTERS = frozenset("hrlqfd")
+
+
+def register_operand(operand: Operand) -> bool:
+    letters = operand.constraint.letters
+    return (not operand.constraint.opaque and bool(letters)
+            and all(c in REGISTER_LETTERS for c in letters))
+
+
 def is_lvalue(expression: str) -> bool:
     return _LVALUE.fullmatch(expression) is not None
 

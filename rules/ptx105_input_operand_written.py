@@ -9,7 +9,7 @@ from ptxlint.model import AsmStatement, Finding, Operand, Severity
 from ptxlint.ptx.flow import analyze
 from ptxlint.rule import Rule, RuleContext
 
-from ._dataflow import input_to_output, reads_of, writes_of
+from ._dataflow import input_to_output, reads_of, register_operand, writes_of
 from ._guards import rocm_guarded
 
 
@@ -27,9 +27,10 @@ a destination register, each element of a vector destination (`{%0, %1}`), eithe
 
 What counts as a write comes from the instruction model (`ptxlint/ptx/operand_roles.py`): the
 address of a store (`st [%0], %1`), of a `red`, `cp.async` or `mbarrier.init` is read, not
-written, and the sink `_` is no operand at all. It stays silent for `n` and `C` operands,
-for a template with a macro piece or an operand section that comes through a macro, and for
-an instruction whose destinations ptxlint does not know (`call`, an unknown opcode).
+written, and the sink `_` is no operand at all. It judges register operands only
+(`h r l q f d`), and stays silent for a template with a macro piece, an operand section that
+comes through a macro, and an instruction whose destinations ptxlint does not know (`call`,
+an unknown opcode).
 
 ## Why is this bad?
 An input tells the compiler the asm only reads it: after the statement the C++ variable still
@@ -81,13 +82,7 @@ when the expression is not an lvalue or is `const`.
         ):
             return
         for operand in statement.inputs:
-            letters = operand.constraint.letters
-            if (
-                operand.constraint.opaque
-                or not letters
-                or any(c in letters for c in "nC")
-                or any(c.isdigit() for c in letters)
-            ):
+            if not register_operand(operand):
                 continue
             writes = writes_of(statement, operand.index)
             if not writes:

@@ -9,7 +9,7 @@ from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.flow import analyze
 from ptxlint.rule import Rule, RuleContext
 
-from ._dataflow import reads_of
+from ._dataflow import reads_of, register_operand
 from ._guards import rocm_guarded
 from ._optimizer import make_read_write
 
@@ -67,7 +67,7 @@ the real fix is to the template, which ptxlint cannot know.
         analysis = None
         for operand in statement.outputs:
             modifiers = operand.constraint.modifiers
-            if operand.constraint.opaque or "=" not in modifiers or "+" in modifiers:
+            if not register_operand(operand) or "=" not in modifiers or "+" in modifiers:
                 continue
             for read in reads_of(statement, operand.index):
                 if analysis is None:
