@@ -589,6 +589,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     opaque = result.opaque_macros
     print(f"  linted as PTX:            {result.statements}")
     print(f"    from macro invocations: {result.expansion_statements}")
+    print(f"    extra #if branches:     {result.branch_variants}")
     print(f"  not linted (host/unsure): {result.skipped_statements}")
     print(f"asm macros never expanded:  {len(opaque)} (their templates stay opaque)")
     print(f"asm macro invocations not expanded: {len(result.skipped_invocations)}")

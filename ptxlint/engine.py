@@ -12,7 +12,7 @@ from typing import Protocol
 from ptxlint import suppress
 from ptxlint.cxx_facts import FileFacts
 from ptxlint.dedupe import dedupe
-from ptxlint.expansion_findings import Placer
+from ptxlint.expansion_findings import Placer, common_to_all_branches
 from ptxlint.extract import ExtractionResult, extract
 from ptxlint.fix import fix_applies
 from ptxlint.frontends.python import PYTHON_EXTENSIONS, extract_python
@@ -49,6 +49,7 @@ class FileResult:
     expanded_macros: set[str] = field(default_factory=set)  # "realpath:line" of #defines
     unexpanded_macros: list[tuple[int, str]] = field(default_factory=list)  # (offset, macro)
     skipped_invocations: list[tuple[int, str]] = field(default_factory=list)  # (offset, reason)
+    branch_variants: int = 0  # extra readings of statements with #if inside
     source: SourceFile | None = None
     internal_errors: int = 0
     seconds: float = 0.0
@@ -102,6 +103,7 @@ def lint_source(
     result.expanded_macros = extracted.expanded_macros
     result.unexpanded_macros = extracted.unexpanded_macros
     result.skipped_invocations = extracted.skipped_invocations
+    result.branch_variants = extracted.branch_variants
     active = [r for r in rules if selector.enabled(r.id, r.name, source.path)]
     facts = FileFacts(extracted.parsed) if extracted.parsed is not None else None
     context = dataclasses.replace(
@@ -133,6 +135,7 @@ def lint_source(
                 if finding.fix is not None and not fix_applies(finding):
                     finding = dataclasses.replace(finding, fix=None)  # an unterminated statement
                 result.findings.append(finding)
+    result.findings = common_to_all_branches(result.findings, placer, statements)
     result.findings = dedupe(result.findings)
     _check_suppressions(result, source, table, active, selector)
     result.findings.sort(key=lambda f: (f.span.start, f.rule))

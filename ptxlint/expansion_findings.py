@@ -1,17 +1,22 @@
-"""Findings of statements that come from a macro expansion: where they are reported, and once.
+"""Findings of statements that come from a macro expansion or an #if branch of a statement:
+where they are reported, and once.
 
 A finding inside an expansion of ``LOAD(u32, global)`` is reported at the invocation, with
 the expansion named; its exact characters in the macro's body (when the body is in this file)
 are kept as ``spelled_at``. A defect the macro's body shows on its own is already reported
 there, and one that every expansion repeats identically is reported at the first invocation
-only: what remains are the findings the arguments make.
+only: what remains are the findings the arguments make. A statement with ``#if`` inside is
+read once per branch; a finding every branch shares is reported once, one that only some
+branches have names the branch.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
+from collections.abc import Sequence
 
-from ptxlint.model import Expansion, Finding, Fix, Span
+from ptxlint.model import AsmStatement, Expansion, Finding, Fix, Span
 
 
 class Placer:
@@ -20,12 +25,20 @@ class Placer:
 
     def __init__(self) -> None:
         self.seen: set[tuple[str, str, object]] = set()
+        # for statements with #if inside: which branches produced each finding
+        self.branches: dict[tuple[str, str, object], set[tuple[str, ...]]] = {}
 
     def place(self, finding: Finding) -> Finding | None:
         expansion = _expansion(finding)
         if expansion is None:
-            self.seen.add((finding.rule, finding.message, finding.span))
-            return finding
+            key: tuple[str, str, object] = (finding.rule, finding.message, finding.span)
+            branch = finding.statement.context.branch if finding.statement else ()
+            if branch:
+                self.branches.setdefault(key, set()).add(branch)
+            if key in self.seen:
+                return None  # another #if branch of the same statement said it already
+            self.seen.add(key)
+            return dataclasses.replace(finding, branch=branch) if branch else finding
         inside = _within(finding.span, expansion.span)
         # In the arguments: this invocation's own. Elsewhere (the body, a header): the same
         # message from another invocation of the macro is the same defect.
@@ -41,6 +54,21 @@ class Placer:
             expansion=expansion,
             spelled_at=finding.span if _in_body(finding.span, expansion) else None,
         )
+
+
+def common_to_all_branches(
+    findings: list[Finding], placer: Placer, statements: Sequence[AsmStatement]
+) -> list[Finding]:
+    """A finding every branch of its statement has is not "in" one branch: its note goes."""
+    variants = Counter(s.span.start for s in statements if s.context.branch)
+    out = []
+    for f in findings:
+        if f.branch and f.statement is not None:
+            seen = placer.branches.get((f.rule, f.message, f.span), set())
+            if len(seen) >= variants[f.statement.span.start]:
+                f = dataclasses.replace(f, branch=())
+        out.append(f)
+    return out
 
 
 def _expansion(finding: Finding) -> Expansion | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from ptxlint import dialect, host_code, macro_uses
+from ptxlint import branches, dialect, host_code, macro_uses, preproc
 from ptxlint.guards import FileGuards
 from ptxlint.lexer import Token, decode_string_literal, tokens
 from ptxlint.macros import ExpandedString, MacroDef, MacroTable, expand_to_string
@@ -72,6 +72,8 @@ class ExtractionResult:
     expanded_macros: set[str] = field(default_factory=set)
     unexpanded_macros: list[tuple[int, str]] = field(default_factory=list)
     skipped_invocations: list[tuple[int, str]] = field(default_factory=list)  # (offset, reason)
+    # statements with #if inside are linted once per branch: the readings beyond the first
+    branch_variants: int = 0
 
 
 def has_asm(text: str) -> bool:
@@ -137,6 +139,22 @@ def extract(
         pieces = macros
         if macro_name is not None:
             pieces = macros.with_forbidden(_macro_params(parsed, owner))
+        if macro_name is None and _has_inner_directive(stream):
+            _read_branches(
+                result,
+                source,
+                parsed,
+                stream,
+                pieces,
+                context_node,
+                file_guards,
+                parse_template,
+                lookup,
+                host,
+                m.group(),
+                start,
+            )
+            continue
         reader = _StatementReader(source, stream, pieces, in_macro=macro_name is not None)
         raw = reader.read()
         if raw is None:
@@ -147,6 +165,8 @@ def extract(
             )
             continue
         context = _context(parsed, context_node, macro_name, file_guards, start, raw.end)
+        if macro_name is None:
+            context = host.with_macro_specifiers(context, context_node)
         _finish(
             result,
             source,
@@ -158,9 +178,7 @@ def extract(
             lookup if macro_name is None else None,
             host_only=host.reason(context_node if macro_name is None else None),
         )
-    _expand_macro_uses(
-        source, parsed, macros, file_guards, parse_template, lookup, result, host
-    )
+    _expand_macro_uses(source, parsed, macros, file_guards, parse_template, lookup, result, host)
     return result
 
 
@@ -175,8 +193,11 @@ def _finish(
     lookup: TypeLookup | None,
     type_at: int | None = None,
     host_only: str = "",
+    branch_split: bool = False,
 ) -> None:
-    """Classify a statement read from the source (or from an expansion) and keep it if PTX."""
+    """Classify a statement read from the source (or from an expansion) and keep it if PTX.
+    ``branch_split``: one branch of a statement with #if inside (outside device code, only a
+    context that says PTX makes it PTX)."""
     letters = "".join(o.constraint.letters for o in raw.operands)
     ptx = parse_template(raw.template.text, raw.extended)
     verdict = dialect.classify(
@@ -186,7 +207,8 @@ def _finish(
         path=source.path,
         function_specifiers=context.function_specifiers,
         guards=context.guards,
-        split_by_directives=any(p.startswith("preprocessor directive") for p in raw.problems),
+        split_by_directives=branch_split
+        or any(p.startswith("preprocessor directive") for p in raw.problems),
         host_only=host_only,
     )
     context = dataclasses.replace(context, dialect=verdict.dialect, dialect_reason=verdict.reason)
@@ -217,6 +239,81 @@ def _finish(
             opaque_sections=raw.opaque_sections,
         )
     )
+
+
+# --------------------------------------------------------------------------- #if inside
+
+
+def _has_inner_directive(stream: Sequence[Token]) -> bool:
+    return any(t.kind == "directive" for t in stream[1:])
+
+
+def _read_branches(
+    result: ExtractionResult,
+    source: SourceFile,
+    parsed: ParsedSource,
+    stream: Sequence[Token],
+    pieces: MacroPieces,
+    node: tree_sitter.Node | None,
+    file_guards: FileGuards,
+    parse_template: TemplateParser,
+    lookup: TypeLookup | None,
+    host: _HostCode,
+    keyword: str,
+    start: int,
+) -> None:
+    """A statement with #if inside: one statement per combination of branches that a 64-bit
+    Linux build can take, its branch conditions added to its guards."""
+    try:
+        variants = branches.split(list(stream))
+    except branches.BranchError as exc:
+        result.skipped.append((start, f"preprocessor directives inside the statement: {exc}"))
+        return
+    host_only = host.reason(node)
+    linted = 0
+    first_skip: tuple[int, str] | None = None
+    for variant in variants:
+        if preproc.evaluate_guards(variant.conditions) is False:
+            continue  # a branch no 64-bit Linux build takes
+        raw = _StatementReader(source, variant.tokens, pieces, in_macro=False).read()
+        if raw is None:
+            continue
+        base = host.with_macro_specifiers(
+            _context(parsed, node, None, file_guards, start, raw.end), node
+        )
+        context = dataclasses.replace(
+            base,
+            guards=base.guards + variant.conditions,
+            local_guards=base.local_guards + variant.conditions,
+            branch=variant.conditions,
+        )
+        before = len(result.statements)
+        skipped_before = len(result.skipped)
+        _finish(
+            result,
+            source,
+            raw,
+            context,
+            keyword,
+            Span(start, raw.end),
+            parse_template,
+            lookup,
+            host_only=host_only,
+            branch_split=True,
+        )
+        if len(result.statements) > before:
+            linted += 1
+        elif len(result.skipped) > skipped_before:
+            entry = result.skipped.pop()  # alternatives: one entry for the statement
+            first_skip = first_skip or entry
+    if linted:
+        result.branch_variants += linted - 1
+    elif first_skip is not None:
+        result.skipped.append(first_skip)
+    else:
+        result.skipped.append(
+            (start, "preprocessor directives inside the statement: no branch a 64-bit build takes")
+        )
 
 
 # --------------------------------------------------------------------------- macro invocations
@@ -281,8 +378,10 @@ def _expand_macro_uses(
         )
     for defs in table.own.defines.values():
         for d in defs:
-            if d.params is not None and (d.path, d.start) not in expanded and table.asm_bearing(
-                d.name
+            if (
+                d.params is not None
+                and (d.path, d.start) not in expanded
+                and table.asm_bearing(d.name)
             ):
                 result.unexpanded_macros.append((d.start, d.signature))
 
@@ -311,6 +410,22 @@ class _HostCode:
         self.guards = guards
         self._functions: host_code.HostFunctions | None = None
         self._file_error: bool | None = None
+
+    def with_macro_specifiers(self, context: Context, node: tree_sitter.Node | None) -> Context:
+        """``CUTLASS_DEVICE void f()``: a specifier macro of this file or its headers that
+        says ``__device__`` counts as the word itself."""
+        if any(w in ("__device__", "__global__") for w in context.function_specifiers):
+            return context
+        fn = host_code.enclosing_function(node)
+        if fn is None:
+            return context
+        if self._functions is None:
+            self._functions = host_code.HostFunctions(self.parsed, lambda: self.macros.table)
+        if self._functions.kind(fn) != "device":
+            return context
+        return dataclasses.replace(
+            context, function_specifiers=(*context.function_specifiers, "__device__")
+        )
 
     def reason(self, node: tree_sitter.Node | None) -> str:
         if self._file_error is None:
@@ -372,7 +487,9 @@ def _read_expansion(
     virtual_source = SourceFile(source.path, done.virtual.text)
     vtoks = list(tokens(done.virtual.text))
     guards = tuple(g for d in done.used for g in d.guards)
-    base = _context(parsed, node, None, file_guards, use.start, use.end)
+    base = host.with_macro_specifiers(
+        _context(parsed, node, None, file_guards, use.start, use.end), node
+    )
     context = dataclasses.replace(
         base,
         guards=base.guards + guards,
@@ -533,12 +650,29 @@ def _code_tokens(text: str, start: int, stop: int | None = None) -> list[Token]:
     out: list[Token] = []
     depth = 0
     skip_until = -1
+    # #if blocks opened inside the statement: (depth at the #if, depth at the end of the first
+    # branch). Each branch starts from the #if's depth, and the statement ends once the
+    # parenthesis closes outside every block.
+    groups: list[list[int]] = []
     for tok in tokens(text, start, stop):
         if tok.start < skip_until:
             continue
         if tok.text == "#" and _at_line_start(text, tok.start):
             skip_until = _end_of_directive(text, tok.start)
             out.append(Token("directive", text[tok.start : skip_until], tok.start, skip_until))
+            word = _DIRECTIVE_WORD.match(text, tok.start)
+            kind = word.group(1) if word else ""
+            if kind in ("if", "ifdef", "ifndef"):
+                groups.append([depth, -1])
+            elif kind in ("elif", "else") and groups:
+                if groups[-1][1] < 0:
+                    groups[-1][1] = depth
+                depth = groups[-1][0]
+            elif kind == "endif" and groups:
+                opened, first = groups.pop()
+                depth = first if first >= 0 else depth
+                if depth == 0 and stop is None and len(out) > 2:
+                    break
             continue
         if stop is None and out and tok.kind == "ident" and _KEYWORD.fullmatch(tok.text):
             break
@@ -547,13 +681,22 @@ def _code_tokens(text: str, start: int, stop: int | None = None) -> list[Token]:
             depth += 1
         elif tok.text == ")":
             depth -= 1
-            if depth == 0 and stop is None:
+            if depth == 0 and stop is None and not groups:
                 break
-        elif tok.text in (";", "{", "}") and depth == 0 and len(out) > 1 and stop is None:
+        elif (
+            tok.text in (";", "{", "}")
+            and depth == 0
+            and len(out) > 1
+            and stop is None
+            and not groups
+        ):
             break
         if len(out) > 200_000:
             break
     return out
+
+
+_DIRECTIVE_WORD = re.compile(r"#[ \t]*(\w*)")
 
 
 def _at_line_start(text: str, offset: int) -> bool:

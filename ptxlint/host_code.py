@@ -73,6 +73,10 @@ class HostFunctions:
         name = _name(self.parsed, fn)
         return name is not None and name not in self._device_calls()
 
+    def kind(self, fn: tree_sitter.Node) -> str:
+        """device | host | unknown, from the words of the declaration."""
+        return self._kind(fn)
+
     def _kind(self, fn: tree_sitter.Node) -> str:
         key = fn.start_byte
         if key not in self._verdicts:
@@ -81,8 +85,8 @@ class HostFunctions:
 
     def _judge(self, fn: tree_sitter.Node) -> str:
         declarator = fn.child_by_field_name("declarator")
-        if declarator is None or fn.has_error:
-            return "unknown"  # tree-sitter's recovery from macros or #if: do not trust it
+        if declarator is None:
+            return "unknown"
         words = _WORD.findall(self._head(fn.start_byte, declarator.start_byte))
         # `void f() __device__`-style trailing specifiers are not C++, but a macro may be.
         after = declarator.end_byte
@@ -102,6 +106,8 @@ class HostFunctions:
                 verdict = "unknown"  # a macro from a header ptxlint cannot see
             elif expanded & _DEVICE_WORDS:
                 return "device"
+        if fn.has_error:
+            return "unknown"  # tree-sitter's recovery from macros or #if: never call it host
         return verdict
 
     def _head(self, start: int, declarator: int) -> str:

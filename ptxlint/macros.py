@@ -28,6 +28,7 @@ MAX_HEADER_BYTES = 16 * 1024 * 1024
 # Bounds for pathological input: expansion stops (and the result is "unknown") past these.
 MAX_EXPANDED_TOKENS = 50_000
 MAX_INCLUDE_DEPTH = 16
+MAX_ANCESTORS = 8  # folders above the including file searched for a quoted include
 
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(define|undef|include)\b((?:[^\n\\]|\\\r?\n?|\\.)*)", re.M)
 _INCLUDE = re.compile(r'^\s*"([^"\n]+)"')
@@ -184,9 +185,11 @@ def _included(path: str, own: FileDefines) -> list[FileDefines]:
             continue
         base = os.path.dirname(where)
         for name in defs.includes:
-            candidate = os.path.normpath(os.path.join(base, name))
+            candidate = _find_header(base, name)
+            if candidate is None:
+                continue
             real = os.path.realpath(candidate)
-            if real in seen or not os.path.isfile(real):
+            if real in seen:
                 continue
             seen.add(real)
             header = _header(real)
@@ -195,6 +198,22 @@ def _included(path: str, own: FileDefines) -> list[FileDefines]:
             out.append(header)
             frontier.append((candidate, header, depth + 1))
     return out
+
+
+def _find_header(base: str, name: str) -> str | None:
+    """``#include "name"`` from a file in ``base``: next to it, as the compiler looks first,
+    else in a folder above it (``#include "cutlass/cutlass.h"`` from deep inside a tree whose
+    root is on the include path)."""
+    folder = base
+    for _ in range(MAX_ANCESTORS + 1):
+        candidate = os.path.normpath(os.path.join(folder, name))
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return None
 
 
 # --------------------------------------------------------------------------- the table

@@ -223,6 +223,9 @@ class Context:
     # file, and an edit must be written the way the Python literal spells text.
     embedded_in: str = ""
     expansion: Expansion | None = None  # the statement comes from expanding this invocation
+    # #if inside the statement: the conditions of the branches this reading took (also in
+    # guards); empty for a statement without directives inside
+    branch: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -466,3 +469,4 @@ class Finding:
     # keeps the exact characters in the macro's body when they are in this file.
     expansion: Expansion | None = None
     spelled_at: Span | None = None
+    branch: tuple[str, ...] = ()  # #if inside the statement: the branch the finding is in

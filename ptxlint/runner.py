@@ -71,6 +71,7 @@ class FileOutcome:
     expanded_macros: set[str] = field(default_factory=set)  # "realpath:line" of each #define
     unexpanded_macros: list[tuple[str, int, str]] = field(default_factory=list)  # key, line, macro
     skipped_invocations: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
+    branch_variants: int = 0  # extra readings of statements with #if inside
     operands: int = 0
     typed_operands: int = 0
     typed_tier2: int = 0
@@ -105,6 +106,7 @@ def _outcome(path: str, source: SourceFile, result: FileResult) -> FileOutcome:
         asm_labels=len(labels),
         expansion_statements=sum(1 for s in result.statements if s.context.expansion),
         expanded_macros=result.expanded_macros,
+        branch_variants=result.branch_variants,
         skipped_invocations=[
             (source.line_col(offset).line, reason) for offset, reason in result.skipped_invocations
         ],
@@ -369,6 +371,7 @@ def _merge(result: RunResult, outcome: FileOutcome, fixing: bool = False) -> Non
     result.asm_labels += outcome.asm_labels
     result.expansion_statements += outcome.expansion_statements
     result.expanded_macros |= outcome.expanded_macros
+    result.branch_variants += outcome.branch_variants
     result.skipped_invocations.extend(
         (outcome.path, line, reason) for line, reason in outcome.skipped_invocations
     )

@@ -31,6 +31,8 @@ def finding_dict(finding: Finding, result: RunResult) -> dict[str, Any]:
         out["verification"] = verdict.as_dict()
     if finding.expansion is not None:  # only for findings in a macro expansion
         out["expansion"] = expansion_dict(finding, result)
+    if finding.branch:  # only for statements with #if inside: the conditions of the branch
+        out["branch"] = list(finding.branch)
     return out
 
 
@@ -87,6 +89,7 @@ def render(result: RunResult) -> str:
             "typed_operands_tier2": result.typed_tier2,
             "skipped_statements": result.skipped_statements,
             "statements_from_macros": result.expansion_statements,
+            "statements_from_if_branches": result.branch_variants,
             "opaque_macros": len(result.opaque_macros),
         },
         "errors": [{"path": p, "message": m} for p, m in result.errors],

@@ -22,6 +22,7 @@ class RunResult:
     skipped: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, reason)
     asm_labels: int = 0  # `int f(void) asm("name")`: not statements, counted apart
     expansion_statements: int = 0  # of statements, those read from a macro invocation
+    branch_variants: int = 0  # of statements, extra readings of those with #if inside
     expanded_macros: set[str] = field(default_factory=set)  # "realpath:line" of #defines
     # asm macros with parameters defined in a linted file: (key, path, line, "LOAD(T, SPACE)")
     unexpanded_macros: list[tuple[str, str, int, str]] = field(default_factory=list)

@@ -198,6 +198,8 @@ def sarif_result(
         properties["verification"] = verdict.as_dict()
     related = None
     text = finding.message
+    if finding.branch:
+        properties["branch"] = list(finding.branch)
     if finding.expansion is not None:
         properties["expansion"] = expansion_dict(finding, result)
         text += f" ({finding.expansion})"

@@ -59,6 +59,9 @@ def render_finding(finding: Finding, result: RunResult, style: Style) -> str:
             marker = "^" + "~" * (width - 1)
             lines.append(f"  {text}")
             lines.append(f"  {pad}{style.paint(marker, '1;32')}")
+    if finding.branch:
+        where = " && ".join(finding.branch)
+        lines.append(f"  {style.paint('note', '1;36')}: in the #if branch where {where}")
     if finding.expansion is not None:
         where = f"#define at {finding.expansion.defined_at}"
         if finding.spelled_at is not None and source is not None:

@@ -112,6 +112,8 @@ class Tier2Types:
     def _records_for(self, statement: AsmStatement) -> list[AsmRecord]:
         path = os.path.realpath(statement.source.path)
         offset = _byte_offset(statement.source, statement.span.start)
+        if statement.context.branch:
+            return []  # one #if branch of a statement: libclang's parse may have taken another
         direct = self._direct.get((path, offset))
         if direct:
             return direct

@@ -1,0 +1,148 @@
+"""A statement with ``#if`` inside its argument list or template, split into one statement per
+preprocessor branch.
+
+::
+
+    asm volatile("{\\n"
+    #if defined(USE_FP8)
+                 "cvt.rn.satfinite.e4m3x2.f32 %0, %2, %1;\\n"
+    #else
+                 "cvt.rn.f16x2.f32 %0, %2, %1;\\n"
+    #endif
+                 "}" : "=r"(out) : "f"(a), "f"(b));
+
+is two statements: one under ``defined(USE_FP8)``, one under ``!(defined(USE_FP8))``. Each
+keeps the exact positions of its tokens; its branch conditions are added to its guards.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+from ptxlint.lexer import Token
+
+# More variants than this are not linted (a statement with five independent #if blocks is
+# listed as skipped rather than read 32 times).
+MAX_VARIANTS = 16
+
+_DIRECTIVE = re.compile(r"#\s*(\w*)(.*)", re.S)
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_CONDITIONAL = {"if", "ifdef", "ifndef", "elif", "else", "endif"}
+# Directives that change nothing the statement means.
+_HARMLESS = {"pragma", "line", "error", "warning", ""}
+
+
+class BranchError(Exception):
+    """The statement's directives cannot be split into branches exactly."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    tokens: tuple[Token, ...]
+    conditions: tuple[str, ...]  # what holds in this variant, outermost first
+
+
+@dataclass
+class _Group:
+    branches: list[tuple[tuple[str, ...], list[object]]]  # (conditions, items)
+    previous: list[str]  # conditions of the #if and #elifs so far
+    has_else: bool = False
+
+
+def _directive(tok: Token) -> tuple[str, str]:
+    m = _DIRECTIVE.match(tok.text)
+    if m is None:
+        return "", ""
+    rest = _COMMENT.sub(" ", m.group(2)).replace("\\\r\n", " ").replace("\\\n", " ")
+    return m.group(1), " ".join(rest.split())
+
+
+def split(stream: list[Token]) -> list[Variant]:
+    """Every combination of branches of the #if blocks in ``stream`` (directive tokens are
+    ``kind == "directive"``); raises :class:`BranchError` when that is not exact."""
+    root: list[object] = []
+    stack: list[tuple[_Group, list[object]]] = []  # open groups and the list they sit in
+    current = root
+    for tok in stream:
+        if tok.kind != "directive":
+            current.append(tok)
+            continue
+        kind, rest = _directive(tok)
+        if kind in _HARMLESS:
+            continue
+        if kind not in _CONDITIONAL:
+            raise BranchError(f"#{kind} inside the statement")
+        if kind in ("if", "ifdef", "ifndef"):
+            if kind == "if":
+                cond = rest
+            else:
+                cond = f"defined({rest})" if kind == "ifdef" else f"!defined({rest})"
+            group = _Group([((cond,), [])], [cond])
+            current.append(group)
+            stack.append((group, current))
+            current = group.branches[-1][1]
+            continue
+        if not stack:
+            raise BranchError(f"#{kind} without its #if inside the statement")
+        group, parent = stack[-1]
+        if kind in ("elif", "else"):
+            negated = tuple(f"!({c})" for c in group.previous)
+            conds = negated + ((rest,) if kind == "elif" else ())
+            if kind == "elif":
+                group.previous.append(rest)
+            else:
+                group.has_else = True
+            group.branches.append((conds, []))
+            current = group.branches[-1][1]
+            continue
+        stack.pop()  # endif
+        current = parent
+    if stack:
+        raise BranchError("#if not closed inside the statement")
+    variants = _expand(root)
+    if len(variants) > MAX_VARIANTS:
+        raise BranchError(f"{len(variants)} combinations of #if branches (over {MAX_VARIANTS})")
+    return [Variant(tuple(toks), conds) for toks, conds in variants]
+
+
+def _expand(items: list[object]) -> list[tuple[list[Token], tuple[str, ...]]]:
+    """All (tokens, conditions) alternatives of a list of tokens and groups."""
+    parts: list[list[tuple[list[Token], tuple[str, ...]]]] = []
+    run: list[Token] = []
+    for item in items:
+        if isinstance(item, Token):
+            run.append(item)
+            continue
+        if run:
+            parts.append([(run, ())])
+            run = []
+        assert isinstance(item, _Group)
+        options: list[tuple[list[Token], tuple[str, ...]]] = []
+        for conds, inner in item.branches:
+            for toks, more in _expand(inner):
+                options.append((toks, conds + more))
+        if not item.has_else:  # no #else: the block may also contribute nothing
+            options.append(([], tuple(f"!({c})" for c in item.previous)))
+        parts.append(options)
+        if _count(parts) > MAX_VARIANTS * 4:
+            raise BranchError("too many combinations of #if branches")
+    if run:
+        parts.append([(run, ())])
+    out = []
+    for combo in itertools.product(*parts):
+        joined: list[Token] = []
+        holds: tuple[str, ...] = ()
+        for t, c in combo:
+            joined.extend(t)
+            holds += c
+        out.append((joined, holds))
+    return out
+
+
+def _count(parts: list[list[tuple[list[Token], tuple[str, ...]]]]) -> int:
+    total = 1
+    for p in parts:
+        total *= len(p)
+    return total

@@ -1,0 +1,80 @@
+"""Statements with #if inside are read once per preprocessor branch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ptxlint import branches
+from ptxlint.engine import extract_statements
+from ptxlint.extract import _code_tokens
+from ptxlint.model import SourceFile
+
+
+def _variants(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    stream = _code_tokens(text, text.index("asm"))
+    return [(" ".join(t.text for t in v.tokens), v.conditions) for v in branches.split(stream)]
+
+
+def test_if_elif_else_and_ifdef_without_else() -> None:
+    text = 'asm("a"\n#if A\n"b"\n#elif B\n"c"\n#else\n"d"\n#endif\n);'
+    assert _variants(text) == [
+        ('asm ( "a" "b" )', ("A",)),
+        ('asm ( "a" "c" )', ("!(A)", "B")),
+        ('asm ( "a" "d" )', ("!(A)", "!(B)")),
+    ]
+    text = 'asm("a"\n#ifdef X\n"b"\n#endif\n);'
+    assert _variants(text) == [
+        ('asm ( "a" "b" )', ("defined(X)",)),
+        ('asm ( "a" )', ("!(defined(X))",)),
+    ]
+
+
+def test_nested_blocks_combine_their_conditions() -> None:
+    text = 'asm("a"\n#if A\n#if B\n"b"\n#endif\n#endif\n);'
+    assert [c for _, c in _variants(text)] == [("A", "B"), ("A", "!(B)"), ("!(A)",)]
+
+
+def test_statement_that_closes_in_each_branch_is_read_to_the_endif() -> None:
+    text = (
+        'asm("add.u32 %0, %1, %2;" : "=r"(o) : "r"(a)\n#if X\n, "r"(b));\n#else\n);\n#endif\nint y;'
+    )
+    stream = _code_tokens(text, 0)
+    assert stream[-1].kind == "directive" and "#endif" in stream[-1].text
+
+
+def test_each_branch_is_a_statement_with_its_condition_in_the_guards() -> None:
+    text = """
+__device__ unsigned f(unsigned a) {
+  unsigned out;
+  asm("{\\n"
+#if __CUDA_ARCH__ >= 800
+      "redux.sync.add.u32 %0, %1, 0xffffffff;\\n"
+#else
+      "mov.b32 %0, %1;\\n"
+#endif
+      "}" : "=r"(out) : "r"(a));
+  return out;
+}
+"""
+    result = extract_statements(SourceFile("k.cu", text))
+    by_guard = {s.context.branch: s.template.text for s in result.statements}
+    assert by_guard == {
+        ("__CUDA_ARCH__ >= 800",): "{\nredux.sync.add.u32 %0, %1, 0xffffffff;\n}",
+        ("!(__CUDA_ARCH__ >= 800)",): "{\nmov.b32 %0, %1;\n}",
+    }
+    for s in result.statements:
+        assert s.context.guards[-len(s.context.branch) :] == s.context.branch
+
+
+def test_what_cannot_be_split_is_listed_with_its_reason(tmp_path: Path, capsys) -> None:
+    from ptxlint.cli import main
+
+    blocks = "".join(f'#ifdef F{i}\n"nop;"\n#endif\n' for i in range(6))
+    (tmp_path / "k.cu").write_text(
+        f'__device__ void f() {{\n  asm volatile(""\n{blocks});\n'
+        '  asm volatile("nop;"\n#define X 1\n);\n}\n'
+    )
+    main(["stats", "--list-skipped", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "64 combinations of #if branches (over 16)" in out
+    assert "#define inside the statement" in out
