@@ -65,20 +65,32 @@ instruction"), but only when the code is compiled for a target that reaches the 
 typo in a rarely built branch (an `#if __CUDA_ARCH__` path, an uninstantiated template) survives
 until someone builds that configuration.
 
-Every form of the PTX ISA up to 9.x is accepted, including `::` sub-namespaces
-(`.shared::cluster`, `.mbarrier::complete_tx::bytes`), shapes (`.m16n8k16`) and vector types
-(`.v4`). Opcodes are only reported when the statement is clearly PTX.
+For the families the instruction grammar knows form by form (`ptxlint/ptx/grammar_data.py`:
+arithmetic and logic, `ld`/`st`, `cp.async`, `mbarrier`, barriers and fences, warp
+collectives, `mma.sync`, `ldmatrix`/`stmatrix`, `cvta`...), it also flags modifiers that
+exist but not together: saturation on an unsigned add (`add.sat.u32`), a rounding mode on an
+integer type (`add.rn.u32`), `.ftz` on a double comparison, a reduction operation the type
+does not have (`redux.sync.add.b32`), an mma accumulator the shape does not take. The span is
+the offending modifier. A form ptxas accepts although the ISA does not document it is a
+warning, not an error.
+
+Opcodes that are PTX opcodes but for their case or a leading underscore (`_mma`, `ADD`) are
+reported as well; other unknown opcodes only when the statement is clearly PTX. Every form of
+the PTX ISA up to 9.x is accepted, including `::` sub-namespaces (`.shared::cluster`,
+`.mbarrier::complete_tx::bytes`), shapes (`.m16n8k16`) and vector types (`.v4`).
 
 ## Example
 ```cuda
 asm("mul.lo.u23 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 asm("ld.globl.f32 %0, [%1];" : "=f"(x) : "l"(p));
+asm("add.sat.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 ```
 
 ## Use instead
 ```cuda
 asm("mul.lo.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 asm("ld.global.f32 %0, [%1];" : "=f"(x) : "l"(p));
+asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 ```
 """
 

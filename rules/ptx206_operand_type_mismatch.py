@@ -35,7 +35,13 @@ Flags an operand whose constraint letter gives a register that the instruction c
 `r` (a `.b32` register) in `add.f64`, `f` (`.f32`) in `add.u32`, `l` (`.b64`) in a `.u32`
 operation, `h` (`.b16`) in `.f32`.
 
-nvcc declares `h` as `.b16`, `r` as `.b32`, `l` as `.b64`, `f` as `.f32` and `d` as `.f64`.
+nvcc declares `h` as `.b16`, `r` as `.b32`, `l` as `.b64`, `f` as `.f32` and `d` as `.f64`
+below sm_100; for sm_100 and newer it declares `f` and `d` as untyped `.b32`/`.b64` (nvcc
+13.0, measured), so `add.u32` with an `f` input is an error for sm_90a and compiles for
+sm_100a. The target is `--arch`, else the lowest one the statement's `#if` guards admit.
+Families the instruction grammar knows are checked operand by operand, vector elements and
+packed types (`f16x2`, `bf16x2`) included, with the operand types of the matching form;
+others with the family's signature.
 ptxas (13.0, measured) accepts a bit-typed register for any type of the same size (`r` in
 `add.f32`, `l` in `add.f64`), a float register for float and bit types of the same size only
 (`f` in `mov.b32`, not in `add.u32`), and lets `ld`, `st` and `cvt` take registers wider than

@@ -246,6 +246,94 @@ _add("mapa{.shared::cluster}.<T:.s32|.s64> d:T, a:T, a:u32; sm=90; undocumented"
 _add("getctarank{.shared::cluster}.<T:.u32|.u64> d:u32, a:T; sm=90")
 _add("getctarank{.shared::cluster}.<T:.s32|.s64> d:u32, a:T; sm=90; undocumented")
 
+# ----------------------------------------------------------------------------- loads and stores
+_NARROW = ".b8|.b16|.b32|.u8|.u16|.u32|.s8|.s16|.s32|.f32"
+_WIDE = ".b64|.u64|.s64|.f64"
+_LD_TYPES = f"{_NARROW}|{_WIDE}"
+# ptxas 13.0: the cache, eviction and prefetch qualifiers exist for .global (and generic)
+# addresses only ("State space incorrect for feature 'cache prefetching'", "Modifier
+# '.evict_normal' cannot be applied to '.shared' space"); .volatile and the memory-order forms
+# not for .local/.param/.const; st has no .const or kernel-parameter space.
+_LD_SPACES = ".const|.global|.local|.param|.param::entry|.param::func|.shared|.shared::cta|" \
+             ".shared::cluster@90"
+_ST_SPACES = ".global|.local|.shared|.shared::cta|.shared::cluster@90"
+_ORDERED_SPACES = ".global|.shared|.shared::cta|.shared::cluster@90"
+_EVICT = ".L1::evict_normal|.L1::evict_unchanged|.L1::evict_first|.L1::evict_last|" \
+         ".L1::no_allocate"
+_PREFETCH = "{.L2::64B|.L2::128B|.L2::256B@80}"
+# (vector slot, destination, source, types): scalars; .v2 of any type; .v4 of up to 32 bits
+_SHAPES = (("", "d:T", "a:T", _LD_TYPES), ("<V:.v2>", "{d:T*V}", "{a:T*V}", _LD_TYPES),
+           ("<V:.v4>", "{d:T*V}", "{a:T*V}", _NARROW))
+_SCOPE = "<S:.cta|.cluster@90|.gpu|.sys>"
+
+
+def _memory_forms(op: str) -> None:
+    load = op == "ld"
+    spaces = _LD_SPACES if load else _ST_SPACES
+    cops = "{.ca|.cg|.cs|.lu|.cv}" if load else "{.wb|.cg|.cs|.wt}"
+    order = ".acquire" if load else ".release"
+    prefetch = _PREFETCH if load else ""
+    for vec, dst, src, types in _SHAPES:
+        ops = f"{dst}, [A]" if load else f"[A], {src}"
+        policy = f"{ops}, r:b64; sm=80"
+        t = f"<T:{types}>"
+        _add(f"{op}{{.weak}}{{{spaces}}}{cops}{vec}{t} {ops}")
+        _add(f"{op}{{.weak}}{{.global}}{cops}{prefetch}{vec}{t} {ops}")
+        _add(f"{op}{{.weak}}{{.global}}{cops}{prefetch}.L2::cache_hint{vec}{t} {policy}")
+        _add(f"{op}{{.weak}}{{.global}}{{{_EVICT}}}{prefetch}{vec}{t} {ops}")
+        _add(f"{op}{{.weak}}{{.global}}{{{_EVICT}}}{prefetch}.L2::cache_hint{vec}{t} {policy}")
+        for sem in (".relaxed", order):
+            _add(f"{op}{sem}{_SCOPE}{{{_ORDERED_SPACES}}}{vec}{t} {ops}; sm=70")
+            _add(f"{op}{sem}{_SCOPE}{{.global}}{{{_EVICT}}}{prefetch}{vec}{t} {ops}; sm=70")
+            _add(f"{op}{sem}{_SCOPE}{{.global}}{{{_EVICT}}}{prefetch}.L2::cache_hint{vec}{t} "
+                 f"{policy}")
+        _add(f"{op}.volatile{{{_ORDERED_SPACES}}}{vec}{t} {ops}")
+        if load:
+            _add(f"ld.volatile{{.global}}{_PREFETCH}{vec}{t} {ops}")
+            # the non-coherent (read-only) path
+            _add(f"ld.global{{.ca|.cg|.cs}}.nc{_PREFETCH}{vec}{t} {ops}")
+            _add(f"ld.global{{.ca|.cg|.cs}}.nc{_PREFETCH}.L2::cache_hint{vec}{t} {policy}")
+            _add(f"ld.global.nc{{{_EVICT}}}{_PREFETCH}{vec}{t} {ops}")
+            _add(f"ld.global.nc{{{_EVICT}}}{_PREFETCH}.L2::cache_hint{vec}{t} {policy}")
+
+
+_memory_forms("ld")
+_memory_forms("st")
+_add("ld.mmio.relaxed.sys{.global}<T:.b8|.b16|.b32|.b64|.u8|.u16|.u32|.u64|.s8|.s16|.s32|.s64|"
+     ".f32|.f64> d:T, [A]; sm=70")
+_add("st.mmio.relaxed.sys{.global}<T:.b8|.b16|.b32|.b64|.u8|.u16|.u32|.u64|.s8|.s16|.s32|.s64|"
+     ".f32|.f64> [A], a:T; sm=70")
+_add("ldu{.global}<T:.b8|.b16|.b32|.b64|.u8|.u16|.u32|.u64|.s8|.s16|.s32|.s64|.f32|.f64> d:T, "
+     "[A]")
+_add("ldu{.global}<V:.v2><T:.b8|.b16|.b32|.b64|.u8|.u16|.u32|.u64|.s8|.s16|.s32|.s64|.f32|"
+     ".f64> {d:T*V}, [A]")
+_add(f"ldu{{.global}}<V:.v4><T:{_NARROW}> {{d:T*V}}, [A]")
+
+# ----------------------------------------------------------------------------- atomics
+# ptxas 13.0: .L2::cache_hint only for .global (or generic) addresses; red has no .acquire,
+# .acq_rel or .exch.
+_ATOM_SCOPE = "{.cta|.cluster@90|.gpu|.sys}"
+_ATOM_SPACE = "{.global|.shared|.shared::cta|.shared::cluster@90}"
+_ATOM_OPS = (
+    ("<O:.and|.or|.xor|.exch>", ".b32|.b64"),
+    (".add", ".u32|.s32|.u64|.f32|.f64"),
+    ("<O:.inc|.dec>", ".u32"),
+    ("<O:.min|.max>", ".u32|.s32|.u64|.s64"),
+    (".add.noftz", ".f16@70|.f16x2|.bf16@90|.bf16x2@90"),
+)
+for op, types in _ATOM_OPS:
+    for prefix, sems in (("atom", ".relaxed@70|.acquire@70|.release@70|.acq_rel@70"),
+                         ("red", ".relaxed@70|.release@70")):
+        if prefix == "red" and "exch" in op:
+            op = "<O:.and|.or|.xor>"
+        dst = "d:T, " if prefix == "atom" else ""
+        _add(f"{prefix}{{{sems}}}{_ATOM_SCOPE}{_ATOM_SPACE}{op}<T:{types}> {dst}[A], a:T")
+        _add(f"{prefix}{{{sems}}}{_ATOM_SCOPE}{{.global}}{op}.L2::cache_hint<T:{types}> "
+             f"{dst}[A], a:T, r:b64; sm=80")
+_ATOM_ALL = "{.relaxed@70|.acquire@70|.release@70|.acq_rel@70}" + _ATOM_SCOPE + _ATOM_SPACE
+_add(f"atom{_ATOM_ALL}.cas<T:.b32|.b64|.b16@70> d:T, [A], a:T, a:T")
+_add(f"atom{_ATOM_ALL}<O:.and|.or|.xor>.b32 d:b32, [A], a:b32, a:b32; undocumented")
+
 # ----------------------------------------------------------------------------- mbarrier
 _MB_CTA = "{.shared|.shared::cta}"
 # ptxas 13.0: the ordering (.release/.acquire/.relaxed) and the scope come together or not at
@@ -303,4 +391,15 @@ PARTIAL: dict[str, frozenset[str]] = {
     "barrier": frozenset(),
     "setp": frozenset({"f16", "f16x2", "bf16", "bf16x2"}),
     "mov": frozenset({"v2", "v4", "v8"}),
+    # 256-bit and 128-bit accesses, .unified, the async/bulk stores: not written yet
+    "ld": frozenset({"v8", "b128", "unified", "f16", "f16x2", "bf16", "bf16x2", "e4m3",
+                     "e5m2", "L2::evict_last", "L2::evict_first", "L2::evict_normal"}),
+    "st": frozenset({"v8", "b128", "async", "bulk", "f16", "f16x2", "bf16", "bf16x2",
+                     "param", "param::func", "param::entry",
+                     "mbarrier::complete_tx::bytes", "L2::evict_last", "L2::evict_first",
+                     "L2::evict_normal"}),
+    "ldu": frozenset({"b128", "v8"}),
+    # 128-bit and vector atomics, the async (mbarrier-completing) reductions: not written yet
+    "atom": frozenset({"b128", "v2", "v4", "v8", "e4m3", "e5m2"}),
+    "red": frozenset({"b128", "v2", "v4", "v8", "async", "mbarrier::complete_tx::bytes"}),
 }
