@@ -6,6 +6,7 @@ to parse it; discovery and the runner may read it to skip files early (issue 14)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # A .py file is parsed only if it contains one of these (a `bytes.find` per word).
@@ -25,6 +26,21 @@ def mentions_api(data: bytes | str) -> bool:
     if isinstance(data, str):
         return any(word.decode() in data for word in PREFILTER)
     return any(word in data for word in PREFILTER)
+
+
+_LLVM_CALL = re.compile(
+    r"\b(?:inline_asm_elementwise|elementwise_inline_asm|inline_asm|InlineAsm)\s*\("
+)
+_CXX_CALL = re.compile(r"\b(?:RawKernel|RawModule|ElementwiseKernel|ReductionKernel|Program)\s*\(")
+_CXX_ASM = re.compile(r"\b(?:asm|__asm__|__asm)\b")
+
+
+def worth_parsing(text: str) -> bool:
+    """The second, still parse-free test: a call of an LLVM-syntax API, or a call of a C++ one
+    in a file that spells an ``asm`` keyword somewhere (CuPy code without asm has no PTX)."""
+    if _LLVM_CALL.search(text):
+        return True
+    return _CXX_CALL.search(text) is not None and _CXX_ASM.search(text) is not None
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from ptxlint.model import (
 from ptxlint.syntax_tree import ParsedSource
 
 from . import triton_types
-from .apis import Api, classify, mentions_api
+from .apis import Api, classify, mentions_api, worth_parsing
 from .constraints import clobber_name, split_constraints
 from .embedded_cxx import extract_embedded
 from .values import Values
@@ -79,7 +79,7 @@ def extract_python(
     type_lookup: Callable[[ParsedSource], Any] | None = None,
 ) -> ExtractionResult:
     result = ExtractionResult()
-    if not mentions_api(source.text):
+    if not mentions_api(source.text) or not worth_parsing(source.text):
         return result
     parsed = parse_python(source.text)
     values = Values(parsed)
@@ -105,12 +105,31 @@ def extract_python(
 # --------------------------------------------------------------------------- finding calls
 
 
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)\b", re.M)
+_IMPORT_NODES = ("import_statement", "import_from_statement")
+
+
 def _imports(parsed: ParsedSource) -> dict[str, str]:
-    """Local name -> dotted origin for every import of the file (relative ones keep dots)."""
+    """Local name -> dotted origin for every import of the file (relative ones keep dots).
+
+    Import statements are found from their lines (a regex over the text), not by walking the
+    whole tree: a 300 kB test file has a few dozen imports and tens of thousands of nodes."""
     table: dict[str, str] = {}
-    stack = [parsed.tree.root_node]
-    while stack:
-        node = stack.pop()
+    root = parsed.tree.root_node
+    stack: list[tree_sitter.Node] = []
+    for m in _IMPORT_LINE.finditer(parsed.text):
+        keyword = m.end() - (4 if parsed.text[m.end() - 4 : m.end()] == "from" else 6)
+        byte = parsed.to_byte(keyword)
+        node: tree_sitter.Node | None = root.descendant_for_byte_range(byte, byte + 1)
+        while node is not None and node.type not in _IMPORT_NODES:
+            node = node.parent
+        if node is not None:
+            stack.append(node)
+    seen: set[int] = set()
+    for node in stack:  # file order: a later import of a name wins, as in Python
+        if node.id in seen:
+            continue
+        seen.add(node.id)
         if node.type == "import_statement":
             for child in node.named_children:
                 if child.type == "aliased_import":
@@ -133,8 +152,6 @@ def _imports(parsed: ParsedSource) -> dict[str, str]:
                 else:
                     text = parsed.node_text(child)
                     table[text.split(".")[-1]] = _join(base, text)
-        else:
-            stack.extend(node.named_children)
     return table
 
 
