@@ -37,6 +37,12 @@ classic case is a shared-memory address passed as a 64-bit generic pointer with 
 12.3/12.4's own `cuda_fp16.hpp` shipped `"r"(ptr)` in `__ldcs`/`__stcs` helpers and broke
 64-bit Windows builds.
 
+In Python (Triton's `inline_asm_elementwise`), where the element types are known (`dtype`,
+`.to(tl.float16)`, `tl.full(..., dtype)`), every register is checked against the letter's width:
+an `int64` in `r` keeps its low 32 bits, an `f32` in `d` reads as 0.0, an `f16` alone (pack=1)
+in `r` is a 32-bit register that `neg.f16` rejects (research note 1.3, 4d, 5c). A packed pair
+of halves is one 32-bit `r`; 8-bit values widen harmlessly.
+
 ## Example
 ```cuda
 __shared__ float tile[2][128];
@@ -66,6 +72,9 @@ and the fix is marked unsafe. No fix is offered for types no letter fits (`char`
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if statement.syntax == "llvm":
+            yield from self._llvm(statement)
+            return
         if rocm_guarded(statement):
             return
         guarded = data_model_guarded(statement)
@@ -88,6 +97,33 @@ and the fix is marked unsafe. No fix is offered for types no letter fits (`char`
                 operand.span,
                 f"operand {operand.index} ({operand.expression}): {verdict.reason}",
                 fix=_fix(statement, operand, operand.ctype, c.letters),
+            )
+
+    def _llvm(self, statement: AsmStatement) -> Iterator[Finding]:
+        """Triton: LLVM gives each value a register of its constraint letter's width, so a
+        64-bit value in 'r' is truncated, an f32 in 'd' or 'h' reads garbage, an f16 alone in
+        'r' is a 32-bit register (research note 1.3, 4d, 5c). 8-bit values widen harmlessly."""
+        for operand in statement.operands:
+            c = operand.constraint
+            ctype = operand.ctype
+            width = _LLVM_WIDTH.get(c.letters)
+            if c.opaque or ctype is None or ctype.size is None or width is None:
+                continue
+            bits = ctype.size * 8
+            if bits == width or bits == 8:
+                continue
+            if bits > width:
+                what = f"LLVM keeps only its low {width} bits"
+            else:
+                what = f"LLVM widens it to {width} bits, so the template works on the wrong width"
+            right = {16: "h", 32: "r", 64: "l"}.get(bits, "")
+            yield self.finding(
+                statement,
+                operand.span,
+                f"{operand.role} {statement.ref_prefix}{operand.index} holds {ctype.spelling} "
+                f"({bits} bits) but '{c.letters}' makes a {width}-bit register: {what} "
+                "(Triton 3.6.0: wrong results, or ptxas's 'Arguments mismatch')"
+                + (f"; use '{right}'" if right else ""),
             )
 
     def _per_instantiation(
@@ -159,3 +195,7 @@ def _letter_edit(statement: AsmStatement, operand: Operand, old: str, new: str) 
         return None  # a macro, a prefix, an escape or several pieces: do not guess
     at = c.span.start + 1 + c.text.rfind(old)
     return Edit(Span(at, at + 1), new)
+
+
+# The register width LLVM's NVPTX backend gives each constraint letter.
+_LLVM_WIDTH = {"h": 16, "r": 32, "f": 32, "l": 64, "d": 64}

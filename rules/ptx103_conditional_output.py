@@ -97,6 +97,10 @@ variable's current value in, which is what the template relies on; nothing else 
                 if writers[0].predicate is not None and len(writers) == 1
                 else "only on some paths"
             )
+            if statement.syntax == "llvm" and any(
+                i.constraint.letters == str(operand.index) for i in statement.inputs
+            ):
+                continue  # "=r,0": the tied input is the value on the paths that skip the write
             if statement.syntax == "llvm":
                 # LLVM has no '+': an input tied to the output carries the value in
                 yield self.finding(

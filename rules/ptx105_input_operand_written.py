@@ -33,6 +33,11 @@ comes through a macro, and an instruction whose destinations ptxlint does not kn
 an unknown opcode).
 
 ## Why is this bad?
+In Python (Triton's `inline_asm_elementwise`) the same mistake is silent wrong results:
+`lg2.approx.f32 $1, $1` clobbers the register that still holds the tensor `x`, so later uses of
+`x` see the logarithm (Triton 3.6.0, H100: 1024 of 1024 elements wrong); a temporary declared
+inside `{ }` fixes it. LLVM constraint strings have no `+`, so there is no automatic fix there.
+
 An input tells the compiler the asm only reads it: after the statement the C++ variable still
 holds the value it had, and the compiler may keep using the register it passed in, or a copy
 of it, or share that register with another value that happens to be equal. The write is lost,
@@ -88,6 +93,19 @@ when the expression is not an lvalue or is `const`.
             if not writes:
                 continue
             write = writes[0]
+            if statement.syntax == "llvm":
+                # Triton/CuTe: no '+' in LLVM constraint strings, and the input is a tensor
+                # register other code still reads (research note row 9: WRONG 1024/1024)
+                yield self.finding(
+                    statement,
+                    self.template_span(statement, write.operand.start, write.operand.end),
+                    f"input ${operand.index} ('{operand.constraint.text}'"
+                    f"{', ' + operand.expression if operand.expression else ''}) is written by "
+                    f"'{write.instruction.mnemonic}': the register still holds the tensor for "
+                    "later uses, which see the clobbered value; write to a temporary declared "
+                    "inside '{ }' (or to an output)",
+                )
+                continue
             facts = facts_for(context, statement)
             bound = f"'{operand.constraint.text}'({operand.expression.strip()})"
             yield self.finding(

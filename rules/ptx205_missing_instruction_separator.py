@@ -73,6 +73,10 @@ from different branches of a macro, only some configurations break.
 A piece split *inside* one instruction (`"ld.global" ".f32 %0, [%1];"`, `"mov.u32 %0, " "%1;"`)
 is fine and is not flagged.
 
+In Python's LLVM-syntax calls (Triton, CuTe DSL) the rule also flags a *last* instruction
+without `;`: the template is pasted into the PTX as written (Triton 3.6.0: *Parsing error near
+'neg'*).
+
 ## Example
 ```cuda
 asm("mov.u32 %0, %1"
@@ -95,6 +99,8 @@ safe: the joined text was not valid PTX.
         template = statement.template
         text = template.text
         pieces = tuple(p for p in piece_texts(template) if p.end > p.start)
+        if statement.syntax == "llvm":
+            yield from self._unterminated_last(statement)
         for prev, nxt in zip(pieces, pieces[1:], strict=False):
             if prev.piece.kind not in _LITERALS or nxt.piece.kind not in _LITERALS:
                 continue
@@ -127,3 +133,36 @@ safe: the joined text was not valid PTX.
                 f"'{text[begin:word_end]}' runs into it ('{glued}'): two instructions become one",
                 fix=fix,
             )
+
+    def _unterminated_last(self, statement: AsmStatement) -> Iterator[Finding]:
+        """LLVM syntax (Triton, CuTe DSL): the template reaches ptxas as written, so a last
+        instruction without ';' runs into whatever Triton emits next (research note row 8a:
+        PTXASError 'Parsing error near ...')."""
+        instructions = statement.ptx.instructions
+        if not instructions or statement.template.has_holes:
+            return
+        last = instructions[-1]
+        if last.terminated or last.opaque or last.depth != 0 or statement.ptx.problems:
+            return
+        text = statement.template.text
+        tail = text[last.end :]
+        for start, end in statement.ptx.comments:
+            if start >= last.end:
+                tail = tail.replace(text[start:end], " ")
+        if tail.strip():
+            return
+        end = last.end
+        while end > last.start and text[end - 1] in _BLANK:
+            end -= 1
+        char = statement.template.source_span(end - 1, end)
+        fix = None
+        if statement.source.text[char.start : char.end] == text[end - 1 : end]:
+            fix = Fix("end the instruction with ';'", (Edit(Span(char.end, char.end), ";"),))
+        yield self.finding(
+            statement,
+            self.template_span(statement, last.start, last.end),
+            f"'{text[last.start : last.end].strip()}' is the last instruction and has no ';': "
+            "Triton and LLVM paste the template into the PTX as written, and ptxas reads the "
+            "next line as part of it (syntax error)",
+            fix=fix,
+        )

@@ -26,6 +26,7 @@ from ptxlint.model import (
     Constraint,
     ConstraintEntry,
     Context,
+    CType,
     LlvmCall,
     Operand,
     SourceFile,
@@ -478,6 +479,11 @@ def _sequence(values: Values, node: tree_sitter.Node) -> tuple[str, list[tree_si
 
 def _operands(entries: tuple[ConstraintEntry, ...], call: LlvmCall) -> tuple[Operand, ...]:
     labels = _register_labels(call)
+    types = _register_types(call)
+    outputs = sum(1 for e in entries if e.role == "output")
+    inputs = sum(1 for e in entries if e.role == "input")
+    if (call.output_registers, call.input_registers) != ((outputs, outputs), (inputs, inputs)):
+        labels = types = None  # the counts disagree (PTX501): no register is surely which
     operands: list[Operand] = []
     for entry in entries:
         if entry.role not in ("output", "input"):
@@ -493,6 +499,7 @@ def _operands(entries: tuple[ConstraintEntry, ...], call: LlvmCall) -> tuple[Ope
         )
         role = "output" if entry.role == "output" else "input"
         expression = labels[index] if labels is not None and index < len(labels) else ""
+        ctype = types[index] if types is not None and index < len(types) else None
         operands.append(
             Operand(
                 index=index,
@@ -501,6 +508,7 @@ def _operands(entries: tuple[ConstraintEntry, ...], call: LlvmCall) -> tuple[Ope
                 expression=expression,
                 expression_span=entry.span,
                 span=entry.span,
+                ctype=ctype,
             )
         )
     return tuple(operands)
@@ -528,3 +536,37 @@ def _register_labels(call: LlvmCall) -> list[str] | None:
         count = triton_types.registers(triton_types.bits_of(arg.dtype), call.pack)[0]
         labels.extend(arg.text for _ in range(count))
     return labels
+
+
+def _register_types(call: LlvmCall) -> list[CType | None] | None:
+    """What each register holds (element type x elements per register), when the counts are
+    exact: ``float16`` at pack=2 is a 32-bit ``<2 x half>``; ``None`` for an unknown type."""
+    if _register_labels(call) is None:
+        return None
+    assert call.results is not None and call.args is not None and call.pack is not None
+    types: list[CType | None] = []
+    for dtype in call.results:
+        count = (
+            1
+            if not call.args
+            else triton_types.registers(triton_types.bits_of(dtype), call.pack)[0]
+        )
+        types.extend(_register_ctype(dtype, call.pack if call.args else 1) for _ in range(count))
+    for arg in call.args:
+        count = triton_types.registers(triton_types.bits_of(arg.dtype), call.pack)[0]
+        types.extend(_register_ctype(arg.dtype, call.pack) for _ in range(count))
+    return types
+
+
+def _register_ctype(dtype: str | None, pack: int) -> CType | None:
+    bits = triton_types.bits_of(dtype)
+    if dtype is None or bits is None:
+        return None
+    per = min(32 // bits, pack) if bits < 32 else 1
+    kind = (
+        "pointer"
+        if dtype == triton_types.POINTER
+        else ("floating" if "float" in dtype or dtype.startswith(("fp", "bf")) else "integer")
+    )
+    spelling = dtype if per == 1 else f"<{per} x {dtype}>"
+    return CType(spelling, kind, bits * per // 8)
