@@ -80,9 +80,10 @@ def test_versions_agree_and_the_release_steps_tag_them() -> None:
     assert "git tag -a vX.Y.Z" in releasing and "ptxlint/__init__.py" in releasing
 
 
-def test_readme_test_section_names_the_caches() -> None:
+def test_readme_test_section_says_what_the_first_run_costs() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("<!-- test-timing -->", 1)[1].split("<!-- /test-timing -->", 1)[0]
+    assert re.search(r"first run\s.*?\stakes (about )?\d+ min", section, re.S), section
     for cache in ("~/.cache/ptxlint-tests", "$PTXLINT_TEST_CACHE", "~/.cache/ptxlint/verify",
                   "$PTXLINT_CACHE_DIR"):
         assert cache in section
