@@ -151,6 +151,9 @@ def _facts(table: ModuleType, opcode: str, modifiers: tuple[str, ...], operands:
     only = getattr(need, "only", ())
     if only:
         facts.append("Exists only on " + ", ".join(f"sm_{n}" for n in only) + ".")
+    form = _ask(table, "form_of", opcode, modifiers)
+    if isinstance(form, str) and form:
+        facts.append(f"Form (instruction grammar): `{form}`.")
     deprecated = _ask(table, "deprecation", opcode, modifiers)
     if getattr(deprecated, "message", ""):
         facts.append(f"Deprecated: {deprecated.message}.")

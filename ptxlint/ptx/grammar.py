@@ -639,6 +639,16 @@ def modifier_need(opcode: str, modifiers: tuple[str, ...]) -> Need | None:
     return min(needs, key=lambda n: (n.sm, n.suffix != "", len(n.only) == 0))
 
 
+def form_of(opcode: str, modifiers: tuple[str, ...]) -> Form | None:
+    """The first form that spells ``opcode.modifiers`` exactly (operands aside)."""
+    if not judged(opcode, modifiers):
+        return None
+    for form in forms(opcode):
+        if _match_modifiers(form, modifiers).cost == 0:
+            return form
+    return None
+
+
 # ----------------------------------------------------------------------------- operands
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "REGISTER_CLASSES",
     "deprecation",
     "family",
+    "form_of",
     "instruction_requirement",
     "is_opcode",
     "operand_types",
@@ -114,6 +115,14 @@ def requirement(opcode: str, modifiers: tuple[str, ...]) -> Requirement:
     if only:
         need = Requirement(need.sm, need.ptx, need.suffix, need.feature, only)
     return need
+
+
+def form_of(opcode: str, modifiers: tuple[str, ...]) -> str | None:
+    """The instruction grammar's form for ``opcode.modifiers``, as written in
+    :mod:`ptxlint.ptx.grammar_data` (modifier slots, then operands); ``None`` when the grammar
+    does not judge it or no form spells it."""
+    form = grammar.form_of(opcode, modifiers)
+    return form.spec.split(";")[0].strip() if form is not None else None
 
 
 def instruction_requirement(statement: AsmStatement, instruction: PtxInstruction) -> Requirement:
