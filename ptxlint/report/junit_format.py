@@ -1,9 +1,11 @@
 """``--output-format junit``: a JUnit XML test report (Jenkins, GitLab, Azure DevOps, CircleCI).
 
 One ``<testsuite>`` per file with findings, one failing ``<testcase>`` per finding (classname: the
-path, name: ``RULE at line:col``), the shape Jenkins' junit-10 schema and GitLab's test report
-parser read. A run without findings writes one passing test case, so a report always exists and
-a dashboard shows the lint as green rather than missing. Unreadable files are ``<error>``s.
+path, name: ``RULE name at line:col``). Valid against Jenkins' JUnit schema (as pytest's xunit2
+output is): no ``file``/``line`` attributes on test cases, which that schema rejects; the
+location is in the name and the failure text. A run without findings writes one passing test
+case, so a report always exists and a dashboard shows the lint as green rather than missing.
+Unreadable files are ``<error>``s.
 """
 
 from __future__ import annotations
@@ -22,8 +24,6 @@ def _case(finding: Finding, result: RunResult) -> ET.Element:
         "testcase",
         name=f"{finding.rule} {finding.name} at {r.line}:{r.column}",
         classname=finding.path,
-        file=finding.path,
-        line=str(r.line),
         time="0",
     )
     failure = ET.SubElement(
