@@ -35,7 +35,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,7 +49,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from ptxlint.config import Config, RuleSelector  # noqa: E402
-from ptxlint.model import Finding  # noqa: E402
+from ptxlint.model import Finding, SourceFile  # noqa: E402
 from ptxlint.registry import load_rules  # noqa: E402
 from ptxlint.rule import RuleContext  # noqa: E402
 from ptxlint.runner import run  # noqa: E402
@@ -252,12 +252,12 @@ def lint_tree(tree: Tree, root: Path, reviews: Sequence[Review], jobs: int) -> T
 
 def add_finding(
     report: TreeReport, finding: Finding, root: Path, reviews: Sequence[Review],
-    sources: dict[str, object],
+    sources: Mapping[str, SourceFile],
 ) -> None:
     severity = finding.severity.value
     report.by_rule[(finding.rule, severity)] += 1
     source = sources.get(finding.path)
-    line = source.line_col(finding.span.start).line if source is not None else 0  # type: ignore[attr-defined]
+    line = source.line_col(finding.span.start).line if source is not None else 0
     path = relative(finding.path, root)
     review = review_of(reviews, report.tree.name, finding.rule, path, line, finding.message)
     where = f"{path}:{line}: {finding.rule} [{severity}] {finding.message}"
@@ -280,52 +280,62 @@ def add_finding(
 # --------------------------------------------------------------------------- report
 
 
-def render(reports: Iterable[TreeReport]) -> tuple[str, bool]:
-    lines: list[str] = []
-    total_false_errors = reviewed_warnings = false_warnings = unreviewed_errors = 0
-    ran = []
-    for rep in reports:
-        if not rep.ran:
-            lines.append(f"{rep.tree.name}: not run (not in the cache; --fetch brings it)")
-            continue
-        ran.append(rep.tree.name)
-        severities = Counter[str]()
-        for (_, severity), n in rep.by_rule.items():
-            severities[severity] += n
-        rules = ", ".join(
-            f"{rule} {severity[0]}:{n}" for (rule, severity), n in sorted(rep.by_rule.items())
-        )
-        false_e = rep.judged[("error", "false")]
-        warn_reviewed = sum(n for (s, _), n in rep.judged.items() if s == "warning")
-        false_w = rep.judged[("warning", "false")]
-        lines.append(
-            f"{rep.tree.name}: {rep.files} files, {rep.statements} statements, {rep.skipped} "
-            f"skipped, {rep.seconds:.1f}s; findings: {severities['error']} errors, "
-            f"{severities['warning']} warnings, {severities['info']} info; unreviewed: "
-            f"{rep.unreviewed['error']} errors, {rep.unreviewed['warning']} warnings; judged "
-            f"false: {false_e} errors, {false_w} of {warn_reviewed} reviewed warnings"
-            + (f"; INTERNAL ERRORS: {rep.internal_errors}" if rep.internal_errors else "")
-        )
-        if rules:
-            lines.append(f"    per rule: {rules}")
-        for where in rep.false_findings:
-            lines.append(f"    false: {where}")
-        for where in rep.unreviewed_errors[:20]:
-            lines.append(f"    unreviewed error: {where}")
-        total_false_errors += false_e
-        reviewed_warnings += warn_reviewed
-        false_warnings += false_w
-        unreviewed_errors += rep.unreviewed["error"] + rep.internal_errors
-    rate = false_warnings / reviewed_warnings if reviewed_warnings else 0.0
-    ok = total_false_errors == 0 and rate <= MAX_FALSE_WARNINGS and unreviewed_errors == 0
-    lines.append("")
-    lines.append(
-        f"Ran {len(ran)} trees ({', '.join(ran)}). Errors judged false: {total_false_errors} "
-        f"(goal 0); unreviewed errors: {unreviewed_errors} (goal 0); warnings judged false: "
-        f"{false_warnings} of {reviewed_warnings} reviewed ({rate:.1%}, goal <= "
-        f"{MAX_FALSE_WARNINGS:.0%}). {'Goals met.' if ok else 'GOALS MISSED.'}"
+def render_tree(rep: TreeReport) -> list[str]:
+    """The lines of one tree's report."""
+    if not rep.ran:
+        return [f"{rep.tree.name}: not run (not in the cache; --fetch brings it)"]
+    severities = Counter[str]()
+    for (_, severity), n in rep.by_rule.items():
+        severities[severity] += n
+    rules = ", ".join(
+        f"{rule} {severity[0]}:{n}" for (rule, severity), n in sorted(rep.by_rule.items())
     )
-    return "\n".join(lines) + "\n", ok
+    warn_reviewed = sum(n for (s, _), n in rep.judged.items() if s == "warning")
+    lines = [
+        f"{rep.tree.name}: {rep.files} files, {rep.statements} statements, {rep.skipped} "
+        f"skipped, {rep.seconds:.1f}s; findings: {severities['error']} errors, "
+        f"{severities['warning']} warnings, {severities['info']} info; unreviewed: "
+        f"{rep.unreviewed['error']} errors, {rep.unreviewed['warning']} warnings; judged "
+        f"false: {rep.judged[('error', 'false')]} errors, {rep.judged[('warning', 'false')]} of "
+        f"{warn_reviewed} reviewed warnings"
+        + (f"; INTERNAL ERRORS: {rep.internal_errors}" if rep.internal_errors else "")
+    ]
+    if rules:
+        lines.append(f"    per rule: {rules}")
+    lines += [f"    false: {where}" for where in rep.false_findings]
+    lines += [f"    unreviewed error: {where}" for where in rep.unreviewed_errors[:20]]
+    return lines
+
+
+def summary(reports: Sequence[TreeReport]) -> tuple[str, bool]:
+    """The closing line over all trees, and whether the goals are met."""
+    ran = [r for r in reports if r.ran]
+    false_errors = sum(r.judged[("error", "false")] for r in ran)
+    reviewed_warnings = sum(n for r in ran for (s, _), n in r.judged.items() if s == "warning")
+    false_warnings = sum(r.judged[("warning", "false")] for r in ran)
+    unreviewed_errors = sum(r.unreviewed["error"] + r.internal_errors for r in ran)
+    statements = sum(r.statements for r in ran)
+    totals = Counter[str]()
+    for r in ran:
+        for (_, severity), n in r.by_rule.items():
+            totals[severity] += n
+    rate = false_warnings / reviewed_warnings if reviewed_warnings else 0.0
+    ok = false_errors == 0 and rate <= MAX_FALSE_WARNINGS and unreviewed_errors == 0
+    text = (
+        f"Ran {len(ran)} of {len(reports)} trees ({', '.join(r.tree.name for r in ran)}): "
+        f"{statements} statements; {totals['error']} errors, {totals['warning']} warnings, "
+        f"{totals['info']} info. Errors judged false: {false_errors} (goal 0); unreviewed "
+        f"errors: {unreviewed_errors} (goal 0); warnings judged false: {false_warnings} of "
+        f"{reviewed_warnings} reviewed ({rate:.1%}, goal <= {MAX_FALSE_WARNINGS:.0%}). "
+        f"{'Goals met.' if ok else 'GOALS MISSED.'}"
+    )
+    return text, ok
+
+
+def render(reports: Sequence[TreeReport]) -> tuple[str, bool]:
+    lines = [line for rep in reports for line in render_tree(rep)]
+    text, ok = summary(reports)
+    return "\n".join([*lines, "", text]) + "\n", ok
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -350,19 +360,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     reviews = load_reviews(args.reviewed)
     reports = []
-    for tree in trees:
+    for tree in trees:  # each tree's lines as soon as it is done: a full run takes a while
         if args.fetch:
             fetch(tree, args.cache)
         root = tree_path(tree, args.cache)
         if root is None:
             reports.append(TreeReport(tree))
-            continue
-        print(f"[{tree.name}] linting {root}", file=sys.stderr, flush=True)
-        reports.append(lint_tree(tree, root, reviews, args.jobs))
-    text, ok = render(reports)
-    sys.stdout.write(text)
-    if args.dump:
-        args.dump.write_text(json.dumps([f for r in reports for f in r.findings], indent=1))
+        else:
+            print(f"[{tree.name}] linting {root}", file=sys.stderr, flush=True)
+            reports.append(lint_tree(tree, root, reviews, args.jobs))
+        print("\n".join(render_tree(reports[-1])), flush=True)
+        if args.dump:
+            args.dump.write_text(json.dumps([f for r in reports for f in r.findings], indent=1))
+    text, ok = summary(reports)
+    print(f"\n{text}")
     return 0 if ok else 1
 
 
