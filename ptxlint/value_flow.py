@@ -37,6 +37,9 @@ class Value(str, Enum):
     GENERIC = "generic"  # certainly a generic address: &x, an array, a copy of one
     POINTER = "pointer"  # a C++ pointer whose origin is not known here
     TRUNCATED = "truncated"  # the low 32 bits of a generic address
+    # A pointer parameter no call site in the file explains, in a file that itself turns
+    # pointers into shared-window pointers (nccl's shmemCvtPtr): it may well hold one.
+    MAYBE_SHARED = "maybe-shared"
 
 
 _MARKERS = {"array": Value.GENERIC, "shared": Value.SHARED, "generic": Value.GENERIC}
@@ -159,6 +162,7 @@ class _FileFacts:
         self._file_arrays: dict[str, bool] = {}
         self._memo: dict[tuple[int, int, bool], Value | None] = {}
         self._busy: set[tuple[int, int, bool]] = set()
+        self._makes_shared_pointers: bool | None = None
 
     # ------------------------------------------------------------------ structure, on demand
 
@@ -509,7 +513,28 @@ class _FileFacts:
             only = found.pop()
             if only is not None:
                 return only
+        if pointer and param is not None and found <= {None} and self.makes_shared_pointers():
+            return Value.MAYBE_SHARED
         return Value.POINTER if pointer else None
+
+    def makes_shared_pointers(self) -> bool:
+        """Some function of the file returns ``cvta.to.shared``'s result typed as a pointer."""
+        if self._makes_shared_pointers is None:
+            found = False
+            for m in re.finditer(rb"cvta\.to\.shared", self.data):
+                node = self._node_at(m.start(), m.end())
+                fn = self.function_of(node) if node is not None else None
+                declarator = fn.node.child_by_field_name("declarator") if fn else None
+                if (
+                    fn is not None
+                    and declarator is not None
+                    and declarator.type == "pointer_declarator"
+                    and self._returns(fn, 1, False) is Value.SHARED
+                ):
+                    found = True
+                    break
+            self._makes_shared_pointers = found
+        return self._makes_shared_pointers
 
     def _parameter(self, fn: _Function, index: int, depth: int, params: bool) -> Value | None:
         """What every call site in the file passes for parameter ``index`` of ``fn``."""
@@ -528,7 +553,10 @@ class _FileFacts:
         found = {
             self.value(_arguments(call)[index], caller, depth + 1, params) for call, caller in sites
         }
-        return found.pop() if len(found) == 1 else None
+        if len(found) == 1:
+            return found.pop()
+        # Callers disagree: when one of them passes a plain pointer, so may the parameter hold.
+        return Value.POINTER if found & {Value.GENERIC, Value.POINTER} else None
 
 
 def _cast(spelling: str, inner: Value | None) -> Value | None:

@@ -115,7 +115,10 @@ Values are followed through the file's own functions, one call level deep
 (`ptxlint/value_flow.py`): a local's assignments, a helper's `return` statements, and what every
 call site passes for a parameter. A helper that returns `cvta.to.shared`'s result (even typed
 as a pointer) or `static_cast<uint32_t>(__cvta_generic_to_shared(p))` yields a shared-window
-address; so does a `uint32_t addr` parameter that every caller binds to one.
+address; so does a `uint32_t addr` parameter that every caller binds to one. A pointer
+parameter that no call site in the file explains is left alone in a file that itself makes
+shared-window pointers (nccl's `shmemCvtPtr` beside `loadShmem128(uint64_t* shmemAsmPtr)`):
+its callers elsewhere may pass one.
 
 Not flagged: `__cvta_generic_to_shared(p)` with a shared access; a value that already is a
 shared-window address, however it got there; a template that converts the operand itself with
@@ -202,7 +205,9 @@ access, because the template would then see a 32-bit value.
                     held = value(operand, True)
                     if held is Value.TRUNCATED:
                         problems.append((use, operand, where, "truncated"))
-                    elif held is not Value.SHARED and is_generic_pointer(operand):
+                    elif held not in (Value.SHARED, Value.MAYBE_SHARED) and is_generic_pointer(
+                        operand
+                    ):
                         problems.append((use, operand, where, "generic"))
             elif use.space in ("global", "generic") and (
                 is_shared_offset(operand)
