@@ -172,3 +172,41 @@ def test_stats_reports_a_macro_never_expanded_once(tmp_path: Path, capsys) -> No
     assert "opaque: macro ST(T, p, v) is never expanded" in out
     assert "LD(T, v, p)" not in out
     assert "from macro invocations: 1" in out
+
+
+def test_tier2_types_an_expansion_and_clangs_template_wins_where_it_differs(
+    tmp_path: Path,
+) -> None:
+    import os
+
+    from ptxlint.tier2 import Tier2Types, annotate
+    from ptxlint.tier2.libclang_types import AsmRecord, MacroSite, OperandType
+
+    kernel = tmp_path / "k.cu"
+    text = (
+        '#define LD(T, out, p) asm volatile("ld.global." #T " %0, [%1];" : "=r"(out) : "l"(p))\n'
+        "__device__ unsigned f(unsigned *p) { unsigned v; LD(u32, v, p); return v; }\n"
+    )
+    kernel.write_text(text)
+    source = SourceFile(str(kernel), text)
+    (body, use) = extract_statements(source).statements
+    site = text.index("LD(u32")
+    real = os.path.realpath(str(kernel))
+    u32 = OperandType("unsigned int", "integer", 4)
+    ptr = OperandType("unsigned int *", "pointer", 8)
+
+    def record(template: str | None) -> AsmRecord:
+        macro = MacroSite(real, 0, text.index("\n"), 0, 1, "k.cu:2")
+        return AsmRecord(real, site, (u32, ptr), None, macro, (), template)
+
+    # libclang 18 has no template API: types only, ptxlint's own expansion stays
+    (typed,) = annotate([use], Tier2Types([record(None)]))
+    assert [o.ctype.tier for o in typed.operands] == [2, 2]
+    assert typed.template.text == "ld.global.u32 %0, [%1];"
+    # LLVM 21+ says what the preprocessor produced: where it differs, clang's text is used
+    (taken,) = annotate([use], Tier2Types([record("ld.global.u64 %0, [%1];")]))
+    assert taken.template.text == "ld.global.u64 %0, [%1];"
+    assert taken.ptx.instructions[0].mnemonic == "ld.global.u64"
+    assert taken.template.source_span(0, 2).start == site
+    (same,) = annotate([use], Tier2Types([record("ld.global.u32 %0, [%1];")]))
+    assert same.template is use.template  # agreement keeps the exact source map

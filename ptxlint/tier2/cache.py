@@ -87,7 +87,15 @@ def _decode(raw: dict[str, object]) -> TuTypes:
         macro = MacroSite(**r["macro"]) if r["macro"] is not None else None
         offsets = tuple(r.get("operand_offsets", ()))
         records.append(
-            AsmRecord(r["file"], r["offset"], operands, r["instantiation"], macro, offsets)
+            AsmRecord(
+                r["file"],
+                r["offset"],
+                operands,
+                r["instantiation"],
+                macro,
+                offsets,
+                r.get("template"),
+            )
         )
     return TuTypes(
         str(raw["main_file"]),

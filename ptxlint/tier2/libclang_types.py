@@ -58,6 +58,9 @@ class AsmRecord:
     macro: MacroSite | None = None
     # byte offset of each operand expression in ``file`` (only for statements not from a macro)
     operand_offsets: tuple[int, ...] = ()
+    # the template as clang's preprocessor and parser assembled it (macros expanded, pieces
+    # concatenated), where libclang has clang_Cursor_getGCCAssemblyTemplate (LLVM 21+)
+    template: str | None = None
 
 
 @dataclass
@@ -263,8 +266,39 @@ class _Walker:
             starts = [_file_location(self.ci, c.extent.start) for c in children]
             offsets = tuple(s[1] if s is not None and s[0] == file_name else -1 for s in starts)
         self.records.append(
-            AsmRecord(_real(file_name), offset, operands, instantiation, macro, offsets)
+            AsmRecord(
+                _real(file_name),
+                offset,
+                operands,
+                instantiation,
+                macro,
+                offsets,
+                gcc_asm_template(self.ci, cursor),
+            )
         )
+
+
+_TEMPLATE_API: dict[int, Any] = {}
+
+
+def gcc_asm_template(ci: Any, cursor: Any) -> str | None:
+    """clang's own template string of an asm statement, or None when the loaded libclang does
+    not have ``clang_Cursor_getGCCAssemblyTemplate`` (it arrived in LLVM 21)."""
+    lib = ci.conf.lib
+    key = id(lib)
+    if key not in _TEMPLATE_API:
+        function = getattr(lib, "clang_Cursor_getGCCAssemblyTemplate", None)
+        if function is not None:
+            function.argtypes = [ci.Cursor]
+            function.restype = ci._CXString
+        _TEMPLATE_API[key] = function
+    function = _TEMPLATE_API[key]
+    if function is None:
+        return None
+    try:
+        return str(ci._CXString.from_result(function(cursor)))
+    except Exception:  # a binding that differs from the documented one: no template
+        return None
 
 
 def _file_location(ci: Any, location: Any) -> tuple[str, int, int] | None:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ptxlint.model import AsmStatement, CType, SourceFile
+from ptxlint.model import AsmStatement, CType, SourceFile, Template, TemplatePiece
 from ptxlint.tier2 import prelude as prelude_mod
 from ptxlint.tier2.cache import Tier2Cache
 from ptxlint.tier2.compile_db import CompileDb
@@ -182,12 +182,14 @@ def _statement_key(statement: AsmStatement) -> tuple[str, int]:
 
 
 def annotate(statements: Sequence[AsmStatement], types: Tier2Types) -> list[AsmStatement]:
-    """Statements with Tier-2 types on the operands whose instantiations all agree."""
+    """Statements with Tier-2 types on the operands whose instantiations all agree; a macro
+    expansion whose template clang assembled differently takes clang's template."""
     if not types:
         return list(statements)
     types.assign_ordinals(statements)
     out = []
     for statement in statements:
+        statement = _clang_expansion(statement, types)
         per_operand = types.statement_types(statement)
         operands = list(statement.operands)
         changed = False
@@ -200,6 +202,33 @@ def annotate(statements: Sequence[AsmStatement], types: Tier2Types) -> list[AsmS
             dataclasses.replace(statement, operands=tuple(operands)) if changed else statement
         )
     return out
+
+
+def _clang_expansion(statement: AsmStatement, types: Tier2Types) -> AsmStatement:
+    """The template of an expansion as clang's preprocessor produced it, when libclang can say
+    (every parse agreeing) and ptxlint's own expansion differs: clang's text wins, mapped to
+    the invocation as a whole (its characters have no exact positions here)."""
+    expansion = statement.context.expansion
+    if expansion is None:
+        return statement
+    texts = {r.template for r in types._records_for(statement) if r.template is not None}
+    if len(texts) != 1:
+        return statement
+    text = texts.pop()
+    if text == statement.template.text:
+        return statement
+    from ptxlint.ptx.parser import parse_template  # only when clang and ptxlint disagree
+
+    span = expansion.span
+    template = Template(
+        text,
+        (span.start,) * len(text),
+        (span.end,) * len(text),
+        (TemplatePiece("string", span, 0, len(text)),),
+    )
+    return dataclasses.replace(
+        statement, template=template, ptx=parse_template(text, statement.extended)
+    )
 
 
 def _byte_offset(source: SourceFile, offset: int) -> int:
