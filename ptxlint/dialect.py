@@ -180,7 +180,7 @@ def classify(
         return Verdict("host", f"{isa} assembly in the template")
     ptx_words = [w for w in words if w in PTX_OPCODES or w in PTX_DIRECTIVES] + hole_opcodes
     arm = any(w in _ARM_WORDS for w in words) or _ARM_ARRANGEMENT.search(text) is not None
-    device_context = _device_context(path, function_specifiers, guards)
+    device_context = device_context_of(path, function_specifiers, guards)
     if not device_context and host_only:
         return Verdict("host", host_only)
     if not words and ptx.braces and not text.strip(" \t\r\n{}"):
@@ -206,7 +206,7 @@ def classify(
     return Verdict("ptx", device_context)
 
 
-def _device_context(path: str, specifiers: tuple[str, ...], guards: tuple[str, ...]) -> str:
+def device_context_of(path: str, specifiers: tuple[str, ...], guards: tuple[str, ...]) -> str:
     if any(s in _DEVICE_SPECIFIERS for s in specifiers):
         return "in a __device__/__global__ function"
     for guard in guards:

@@ -89,7 +89,7 @@ def extract(
     macros = MacroPieces(source)
     if not has_asm(source.text):
         # LOAD(u32, global) may still expand to asm from a header included by relative path
-        if '#include "' not in source.text and "#include\t" not in source.text:
+        if "#include" not in source.text and "# include" not in source.text:
             return result
         if not macro_uses.asm_macros(macros.table):
             return result
@@ -270,8 +270,11 @@ def _read_branches(
         result.skipped.append((start, f"preprocessor directives inside the statement: {exc}"))
         return
     host_only = host.reason(node)
-    linted = 0
-    first_skip: tuple[int, str] | None = None
+    # The branches are alternatives of one statement, so of one dialect: read them all, and
+    # when one is another ISA's assembly (miniaudio's `clz %w[out]` beside `clz %[out]`),
+    # none is PTX.
+    trial = ExtractionResult()
+    in_device_code = False
     for variant in variants:
         if preproc.evaluate_guards(variant.conditions) is False:
             continue  # a branch no 64-bit Linux build takes
@@ -281,16 +284,17 @@ def _read_branches(
         base = host.with_macro_specifiers(
             _context(parsed, node, None, file_guards, start, raw.end), node
         )
+        in_device_code = bool(
+            dialect.device_context_of(source.path, base.function_specifiers, base.guards)
+        )
         context = dataclasses.replace(
             base,
             guards=base.guards + variant.conditions,
             local_guards=base.local_guards + variant.conditions,
             branch=variant.conditions,
         )
-        before = len(result.statements)
-        skipped_before = len(result.skipped)
         _finish(
-            result,
+            trial,
             source,
             raw,
             context,
@@ -299,17 +303,17 @@ def _read_branches(
             parse_template,
             lookup,
             host_only=host_only,
-            branch_split=True,
         )
-        if len(result.statements) > before:
-            linted += 1
-        elif len(result.skipped) > skipped_before:
-            entry = result.skipped.pop()  # alternatives: one entry for the statement
-            first_skip = first_skip or entry
-    if linted:
-        result.branch_variants += linted - 1
-    elif first_skip is not None:
-        result.skipped.append(first_skip)
+    host_skip = next((s for s in trial.skipped if s[1].startswith("host")), None)
+    if host_skip is None and trial.skipped and not in_device_code:
+        host_skip = trial.skipped[0]  # outside device code, one doubtful branch decides
+    if host_skip is not None:
+        result.skipped.append(host_skip)  # one entry for the statement
+    elif trial.statements:
+        result.statements.extend(trial.statements)
+        result.branch_variants += len(trial.statements) - 1
+    elif trial.skipped:
+        result.skipped.append(trial.skipped[0])
     else:
         result.skipped.append(
             (start, "preprocessor directives inside the statement: no branch a 64-bit build takes")

@@ -31,7 +31,9 @@ MAX_INCLUDE_DEPTH = 16
 MAX_ANCESTORS = 8  # folders above the including file searched for a quoted include
 
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(define|undef|include)\b((?:[^\n\\]|\\\r?\n?|\\.)*)", re.M)
-_INCLUDE = re.compile(r'^\s*"([^"\n]+)"')
+# `#include "x.h"`, and `#include <project/x.h>`: both are looked up in the including file's
+# folder and the folders above it (a project's own include root), never in system folders.
+_INCLUDE = re.compile(r'^\s*(?:"([^"\n]+)"|<([^>\n]+)>)')
 _DEFINE_HEAD = re.compile(r"\s*([A-Za-z_$][\w$]*)(\()?")
 
 Spelling = tuple[int, int]  # a half-open source range in the file being linted
@@ -87,7 +89,7 @@ def collect(path: str, text: str) -> FileDefines:
         if kind == "include":
             inc = _INCLUDE.match(rest)
             if inc:
-                out.includes.append(inc.group(1))
+                out.includes.append(inc.group(1) or inc.group(2))
             continue
         head = _DEFINE_HEAD.match(rest)
         if head is None:

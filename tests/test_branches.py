@@ -78,3 +78,35 @@ def test_what_cannot_be_split_is_listed_with_its_reason(tmp_path: Path, capsys) 
     out = capsys.readouterr().out
     assert "64 combinations of #if branches (over 16)" in out
     assert "#define inside the statement" in out
+
+
+def test_branches_of_one_statement_are_one_dialect() -> None:
+    # outside device code, one branch that is not PTX makes the whole statement not PTX
+    text = """
+static unsigned clz32(unsigned x) {
+  unsigned r;
+  __asm__ __volatile__ (
+#if defined(MA_64BIT)
+    "clz %w[out], %w[in]" : [out]"=r"(r) : [in]"r"(x)
+#else
+    "clz %[out], %[in]" : [out]"=r"(r) : [in]"r"(x)
+#endif
+  );
+  return r;
+}
+"""
+    result = extract_statements(SourceFile("miniaudio.h", text))
+    assert result.statements == [] and len(result.skipped) == 1
+    # every branch PTX through and through: linted even where the specifier is unknown
+    text = """
+UNKNOWN_DEVICE_MACRO void mma(unsigned t) {
+  asm volatile("{\\n"
+#if (__CUDACC_VER_MAJOR__ > 12)
+    "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [%0];\\n"
+#else
+    "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];\\n"
+#endif
+    "}" :: "r"(t));
+}
+"""
+    assert len(extract_statements(SourceFile("k.cuh", text)).statements) == 2

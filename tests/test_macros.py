@@ -210,3 +210,18 @@ def test_tier2_types_an_expansion_and_clangs_template_wins_where_it_differs(
     assert taken.template.source_span(0, 2).start == site
     (same,) = annotate([use], Tier2Types([record("ld.global.u32 %0, [%1];")]))
     assert same.template is use.template  # agreement keeps the exact source map
+
+
+def test_angle_includes_of_the_project_are_found_above_the_file(tmp_path: Path) -> None:
+    (tmp_path / "include" / "proj" / "common").mkdir(parents=True)
+    (tmp_path / "include" / "proj" / "common" / "assert.cuh").write_text(
+        '#define TRAP_IF(c) do { if (c) asm volatile("trap;"); } while (0)\n'
+    )
+    kernel = tmp_path / "include" / "proj" / "k.cuh"
+    text = (
+        "#include <proj/common/assert.cuh>\n#include <vector>\n"
+        "__device__ void f(int x) { TRAP_IF(x < 0); }\n"
+    )
+    kernel.write_text(text)
+    (s,) = extract_statements(SourceFile(str(kernel), text)).statements
+    assert s.template.text == "trap;" and s.context.expansion is not None
