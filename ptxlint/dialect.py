@@ -111,7 +111,7 @@ _HOLE_OPCODE = re.compile(HOLE + r"(?=\.(?:[fsub](?:8|16|32|64)|f16x2|bf16x2?|pr
 _DEVICE_SPECIFIERS = ("__device__", "__global__")
 
 
-NEVER_BUILT = "the file stops with #error"
+NEVER_BUILT = "never compiled for the GPU"
 
 
 @dataclass(frozen=True)

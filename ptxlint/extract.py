@@ -414,6 +414,10 @@ class _HostCode:
         self.guards = guards
         self._functions: host_code.HostFunctions | None = None
         self._file_error: bool | None = None
+        # a .c file with no CUDA marker (grammar_for picked C++ for it)
+        self._c_file = (
+            os.path.splitext(macros.source.path)[1].lower() == ".c" and parsed.grammar == "cpp"
+        )
 
     def with_macro_specifiers(self, context: Context, node: tree_sitter.Node | None) -> Context:
         """``CUTLASS_DEVICE void f()``: a specifier macro of this file or its headers that
@@ -435,7 +439,9 @@ class _HostCode:
         if self._file_error is None:
             self._file_error = host_code.file_errors_for_cuda(self.parsed.text, self.guards)
         if self._file_error:
-            return f"{dialect.NEVER_BUILT} unless it is built for another host"
+            return f"{dialect.NEVER_BUILT}: the file stops with #error unless built elsewhere"
+        if self._c_file:
+            return f"{dialect.NEVER_BUILT}: a C file without CUDA code (nvcc compiles .c as host C)"
         fn = host_code.enclosing_function(node)
         if fn is None:
             return ""

@@ -74,3 +74,10 @@ void d(unsigned* p) {
     # c: host-only; the lambda in d may be a device lambda
     assert lines == [2, 3, 6]
     assert any("host-only function" in reason for _, reason in result.skipped)
+
+
+def test_a_c_file_without_cuda_code_is_host_code() -> None:
+    # nvcc compiles .c files as host C: RISC-V's bare `fence` there is not PTX's fence
+    text = '#define FENCE __asm__ __volatile__("fence\\n" ::: "memory");\nvoid flush(void) { FENCE; }\n'
+    assert _linted(text, "conv_2d.c") == []
+    assert len(_linted(text.replace("void flush", "__device__ void flush"), "k.c")) >= 1
