@@ -207,3 +207,17 @@ def test_cupy_cxx_is_linted_with_positions_in_the_py_file() -> None:
     span = s.template.source_span(k, k + 7)
     assert text[span.start : span.end] == "%laneid"
     assert s.source.path == "k.py"
+
+
+def test_a_binding_sees_the_value_before_it() -> None:
+    text = HEADER + (
+        "def f(x):\n"
+        "    asm = 'neg.f32 $0, $1;'\n"
+        "    asm = asm + ' // once'\n"
+        "    offs = tl.arange(0, 32)\n"
+        "    offs = offs + offs\n"
+        "    return tl.inline_asm_elementwise(asm, '=r,r', [offs], tl.float32, True, 1)\n"
+    )
+    (s,) = statements(text)
+    assert s.template.text == "neg.f32 $0, $1; // once"
+    assert s.llvm is not None and s.llvm.result_elements == 32

@@ -8,6 +8,8 @@ from __future__ import annotations
 import glob
 import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 from ptxlint.engine import INTERNAL_ERROR, instantiate, lint_source
@@ -45,3 +47,21 @@ def test_mutated_python_sources_never_raise_or_report_internal_errors() -> None:
         result = lint_source(SourceFile(f"m{n}.py", text), rules, RuleContext())
         internal = [f.message for f in result.findings if f.rule == INTERNAL_ERROR]
         assert not internal, (internal, text)
+
+
+# A mutation (seed 11, draw 191) on which name resolution once looped forever: the module scope
+# was recognised by its node type, which a broken file does not always give.
+_LOOPED = '# PTX505: pure asm with a side effect, a memory access or a time-varying register mport triton\nimport triton.language as tl\nfrom cutlass._mlir.dialects import llvm\nfrom llvmlite import ir\n\n\n@triton.jit\ndef kernel(C, P, BLOCK: tl.constexpr):\n    offs = tl.arange(0, BLOCK)\n    tl.inline_asm_elementwise("atom.global.add.u32 $0, [$1], 1;", "=r,l", [C + offs],  # expect: PTX505\n                              dtype=tl.uint32, is_pure=True, pack=1)\n    tl.inline_asm_elementwise("st.global.b32 [$1], $2;", "=r,l,r", [P + offs, offs],  # expect: PTX505\n                              dtype=tl.int32, is_pure=True, pack=1)\n    t0 = tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [],  # expect: PTX505\n                       05\n                                   dtype=tl.int64, is_pure=True, pack=1)\n    v = tl.inline_asm_elementwise("ld.global.b32 $0, [$1];", "=r,l",,l", [P + offs],  # expect: PTX505\n                                  dtype=tl.int32, is_pure=True, pack=1)\n    tl.inline_asm_elementwise("bar.sync 0;", "=r", [], dt[ype=tl.int32, is_pure=True, pack=1)  # expect: PTX505\n\n\ndef cute_fence():\n    llvm.inline_asm(None, [], "fence.acq_rel.gpu;", "", has_side_effects=False)  # expect: PTX505\n    llvm.inline_asm(None, [], "fence.acq_rel.gpu;", "")  # expect: PTX505\n\n\ndef numba_clock(builder, fnty):\n    asm = ir.InlineAsm(fnty, "mov.u32 $0, %clock;", "=r")  # expect: PTX505\n    return builder.call(asm, [])\n'
+
+
+def test_name_resolution_ends_on_a_broken_file(tmp_path) -> None:
+    path = tmp_path / "looped.py"
+    path.write_text(_LOOPED, encoding="utf-8")
+    program = (
+        "import sys; from ptxlint.model import SourceFile; "
+        "from ptxlint.frontends.python import extract_python; "
+        "from ptxlint.ptx.parser import parse_template; "
+        "extract_python(SourceFile('m.py', open(sys.argv[1]).read()), parse_template)"
+    )
+    done = subprocess.run([sys.executable, "-c", program, str(path)], timeout=120, check=False)
+    assert done.returncode == 0

@@ -20,6 +20,9 @@ from . import pystrings
 from .sourced import Sourced
 
 _MAX_DEPTH = 24
+# Resolution steps per file: names that double at every step (`a = b + b; b = c + c; ...`)
+# would otherwise cost 2**depth; past the budget a value is a hole.
+_MAX_STEPS = 50_000
 _SCOPES = ("function_definition", "lambda", "class_definition")
 _CONDITIONAL = (
     "if_statement",
@@ -52,6 +55,7 @@ class Values:
         self.root = parsed.tree.root_node
         self._events: dict[int, dict[str, list[_Event]]] = {}
         self._params: dict[int, set[str]] = {}
+        self._steps = 0
 
     # ------------------------------------------------------------------ positions
 
@@ -69,7 +73,8 @@ class Values:
         return value if value is not None else Sourced.hole(self.span(node))
 
     def _string(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
-        if depth > _MAX_DEPTH:
+        self._steps += 1
+        if depth > _MAX_DEPTH or self._steps > _MAX_STEPS:
             return None
         kind = node.type
         if kind == "string":
@@ -111,16 +116,16 @@ class Values:
 
     def _name_string(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
         name = self.text(node)
-        at = self.parsed.to_char(node.start_byte)
+        at = node.start_byte  # byte offsets throughout: tree-sitter's
         scope = self.scope_of(node)
         return self._lookup_string(name, scope, at, depth)
 
     def _lookup_string(
         self, name: str, scope: tree_sitter.Node, at: int, depth: int
     ) -> Sourced | None:
-        events = [e for e in self._scope_events(scope).get(name, []) if e.node.start_byte < at]
+        events = [e for e in self._scope_events(scope).get(name, []) if e.node.end_byte <= at]
         if not events:
-            if scope.type == "module":
+            if scope == self.root:  # the module (an ERROR node when the file does not parse)
                 return None
             if name in self._scope_params(scope):
                 return None  # a parameter: its value comes from the caller
@@ -242,8 +247,9 @@ class Values:
 
     def definition(self, node: tree_sitter.Node, depth: int = 0) -> tree_sitter.Node | None:
         """Follow names and ``constexpr(x)`` to the expression that surely gives the value."""
-        while depth <= _MAX_DEPTH:
+        while depth <= _MAX_DEPTH and self._steps <= _MAX_STEPS:
             depth += 1
+            self._steps += 1
             if node.type == "parenthesized_expression":
                 inner = _only_child(node)
                 if inner is None:
@@ -276,10 +282,10 @@ class Values:
 
     def _single_binding(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         name = self.text(node)
-        at = self.parsed.to_char(node.start_byte)
+        at = node.start_byte  # byte offsets throughout: tree-sitter's
         scope = self.scope_of(node)
         while True:
-            events = [e for e in self._scope_events(scope).get(name, []) if e.node.start_byte < at]
+            events = [e for e in self._scope_events(scope).get(name, []) if e.node.end_byte <= at]
             if events:
                 last = events[-1]
                 if last.kind != "assign" or not self._reaches(last.node, scope, at):
@@ -287,7 +293,7 @@ class Values:
                 if any(e.kind != "assign" for e in events):
                     return None
                 return last.value
-            if scope.type == "module" or name in self._scope_params(scope):
+            if scope == self.root or name in self._scope_params(scope):
                 return None
             scope = self.root
             at = len(self.parsed.data) + 1
@@ -320,7 +326,7 @@ class Values:
         if key in self._events:
             return self._events[key]
         table: dict[str, list[_Event]] = {}
-        body = scope.child_by_field_name("body") if scope.type != "module" else scope
+        body = scope.child_by_field_name("body") if scope != self.root else scope
         stack = [body] if body is not None else []
         while stack:
             node = stack.pop()
@@ -374,8 +380,8 @@ class Values:
             table.setdefault(self.text(ident), []).append(_Event("other", node, None))
 
     def _reaches(self, event: tree_sitter.Node, scope: tree_sitter.Node, at: int) -> bool:
-        """Whether the binding surely happens before ``at``: no conditional statement between
-        it and its scope, unless that statement also holds ``at``."""
+        """Whether the binding surely happens before byte ``at``: no conditional statement
+        between it and its scope, unless that statement also holds ``at``."""
         return self._branch_statement(event, scope, at) is event
 
     def _branch_statement(
@@ -384,7 +390,7 @@ class Values:
         """The outermost conditional statement holding ``event`` but not ``at`` (or ``event``)."""
         found = event
         current = event.parent
-        at_byte = self.parsed.to_byte(at) if at <= len(self.parsed.text) else 1 << 62
+        at_byte = at
         while current is not None and current != scope:
             if current.type in _CONDITIONAL and not (
                 current.start_byte <= at_byte < current.end_byte
