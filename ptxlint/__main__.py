@@ -2,4 +2,6 @@ import sys
 
 from ptxlint.cli import main
 
-sys.exit(main())
+# The guard matters: spawned worker processes (the language server's) import this module again.
+if __name__ == "__main__":
+    sys.exit(main())

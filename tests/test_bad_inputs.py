@@ -421,3 +421,224 @@ def test_an_unsafe_fix_never_adds_an_error(tmp_path):
     after = json.loads(ptxlint("check", "--format", "json", "k.cu", cwd=tmp_path).stdout)
     errors = lambda report: {f["rule"] for f in report["findings"] if f["severity"] == "error"}  # noqa: E731
     assert errors(after) <= errors(before), (errors(before), errors(after))
+
+
+# --------------------------------------------------------------------------- 5. language server
+
+class RawClient:
+    """Talks to `ptxlint lsp` byte for byte, so frames can be as broken as a test wants."""
+
+    def __init__(self, cwd: Path, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "ptxlint", "lsp", *args], cwd=cwd, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.buffer = b""
+        self.seen: list[dict] = []
+
+    def send_raw(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def send(self, message: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.send_raw(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+    def read(self, timeout: float = 60) -> dict:
+        import select
+
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        while True:
+            end = self.buffer.find(b"\r\n\r\n")
+            if end != -1:
+                length = int(re.search(rb"Content-Length: (\d+)", self.buffer[:end])[1])
+                if len(self.buffer) >= end + 4 + length:
+                    body = self.buffer[end + 4:end + 4 + length]
+                    self.buffer = self.buffer[end + 4 + length:]
+                    message = json.loads(body)
+                    self.seen.append(message)
+                    return message
+            ready, _, _ = select.select([fd], [], [], timeout)
+            assert ready, f"no message from the server in {timeout} s"
+            chunk = os.read(fd, 1 << 16)
+            assert chunk, "the server closed its output"
+            self.buffer += chunk
+
+    def wait_for(self, predicate, timeout: float = 60) -> dict:
+        while True:
+            message = self.read(timeout)
+            if predicate(message):
+                return message
+
+    def request(self, msg_id: int, method: str, params: object = None) -> dict:
+        self.send({"id": msg_id, "method": method, "params": params})
+        return self.wait_for(lambda m: m.get("id") == msg_id and "method" not in m)
+
+    def initialize(self, root: Path, **options: object) -> None:
+        reply = self.request(1, "initialize", {"processId": None, "rootUri": root.as_uri(),
+                                               "capabilities": {},
+                                               "initializationOptions": options})
+        assert "result" in reply
+        self.send({"method": "initialized", "params": {}})
+
+    def open(self, path: Path, text: str) -> None:
+        self.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": path.as_uri(), "languageId": "cuda", "version": 1, "text": text}}})
+
+    def diagnostics(self, path: Path, timeout: float = 60) -> list[dict]:
+        uri = path.as_uri()
+        message = self.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                                and m["params"]["uri"] == uri, timeout)
+        return message["params"]["diagnostics"]
+
+    def finish(self, timeout: float = 60) -> int:
+        try:
+            return self.process.wait(timeout=timeout)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+
+
+BAD_FRAMES = {
+    "missing-length": b"Content-Type: x\r\n\r\n{}",
+    "non-numeric-length": b"Content-Length: abc\r\n\r\n{}",
+    "huge-length": b"Content-Length: 1000000000000\r\n\r\n{}",
+    "short-length": b'Content-Length: 5\r\n\r\n{"jsonrpc": "2.0", "method": "x"}',
+    "long-length": b'Content-Length: 60\r\n\r\n{"jsonrpc": "2.0", "method": "initialized", "params": {}}',
+    "not-json": b"Content-Length: 3\r\n\r\nabc",
+    "not-utf8": b"Content-Length: 2\r\n\r\n\xff\xfe",
+}
+
+
+@pytest.mark.parametrize("frame", list(BAD_FRAMES), ids=list(BAD_FRAMES))
+def test_lsp_survives_a_bad_frame_and_answers_the_next_request(tmp_path, frame):
+    client = RawClient(tmp_path)
+    client.initialize(tmp_path)
+    client.send_raw(BAD_FRAMES[frame])
+    # the next well-framed request is answered (within the 1 s a long length may wait)
+    reply = client.request(7, "shutdown")
+    assert reply.get("result", "missing") is None, reply
+    # and a request after shutdown gets an error reply, not silence
+    after = client.request(8, "textDocument/hover", {
+        "textDocument": {"uri": (tmp_path / "k.cu").as_uri()},
+        "position": {"line": 0, "character": 0}})
+    assert after["error"]["code"] == -32600
+    client.send({"method": "exit"})
+    assert client.finish() == 0
+    assert any("error" in m and m.get("id") is None for m in client.seen) or frame == "long-length"
+
+
+def test_lsp_exit_without_shutdown_is_exit_code_1(tmp_path):
+    client = RawClient(tmp_path)
+    client.initialize(tmp_path)
+    client.send({"method": "exit"})
+    assert client.finish() == 1
+
+
+def test_lsp_one_slow_document_does_not_hold_the_others(tmp_path):
+    slow = tmp_path / "slow.cu"
+    fast = tmp_path / "fast.cu"
+    body = "".join(f'  asm("mov.u32 %0, %%clock;" : "=r"(t{n}));\n' for n in range(6000))
+    client = RawClient(tmp_path)
+    client.initialize(tmp_path, lintTimeoutMs=1500)
+    # warm the workers up, so the deadline measures linting, not start-up
+    client.open(fast, FIXABLE.decode())
+    assert client.diagnostics(fast, timeout=120)
+    client.open(slow, "__device__ void f() {\n" + body + "}\n")
+    client.open(fast.with_name("fast2.cu"), FIXABLE.decode())
+    started = __import__("time").monotonic()
+    quick = client.diagnostics(fast.with_name("fast2.cu"), timeout=120)
+    assert quick and quick[0]["code"] == "PTX101"
+    late = client.diagnostics(slow, timeout=120)
+    assert __import__("time").monotonic() - started < 60
+    assert any("stopped after" in d["message"] for d in late) or len(late) >= 6000
+    client.request(9, "shutdown")
+    client.send({"method": "exit"})
+    assert client.finish() == 0
+
+
+def test_lsp_a_bad_configuration_still_gets_diagnostics(tmp_path):
+    (tmp_path / "ptxlint.toml").write_bytes(b'select = ["\xff\n')
+    path = tmp_path / "k.cu"
+    client = RawClient(tmp_path)
+    client.initialize(tmp_path)
+    client.open(path, FIXABLE.decode())
+    diagnostics = client.diagnostics(path, timeout=120)
+    assert [d["code"] for d in diagnostics] == ["PTX101"]
+    shown = [m for m in client.seen if m.get("method") == "window/showMessage"]
+    client.request(9, "shutdown")
+    client.send({"method": "exit"})
+    assert client.finish() == 0
+    assert shown or any(m.get("method") == "window/showMessage" for m in client.seen)
+
+
+def test_lsp_notifications_leave_no_futures_behind():
+    import asyncio
+
+    from ptxlint.lsp.server import build_server
+
+    server = build_server()
+    protocol = server.protocol
+
+    async def handler(params):
+        return None
+
+    def generator(params):
+        yield handler, (params,), None
+
+    async def main():
+        for _ in range(200):
+            protocol._execute_handler("id", handler, lambda f: None, (None,))
+            protocol._execute_handler("gen", generator, lambda f: None, (None,))
+        await asyncio.sleep(0.05)
+
+    asyncio.run(main())
+    assert protocol._request_futures == {}
+
+
+def test_lsp_frames_with_a_content_type_header_and_back_to_back():
+    from ptxlint.lsp.framing import FrameReader
+
+    frames = FrameReader()
+    frames.feed(b"Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8"
+                b"\r\n\r\n{}content-length:2\r\n\r\n[]")
+    assert [frames.next(), frames.next(), frames.next()] == [b"{}", b"[]", None]
+
+
+# --------------------------------------------------------------------------- 6. --verify
+
+def test_verify_with_a_named_nvcc_that_does_not_exist_is_an_error(tmp_path):
+    (tmp_path / "k.cu").write_bytes(FIXABLE + b"\n")
+    done = ptxlint("check", "--verify", "--nvcc", str(tmp_path / "no-nvcc"), "k.cu", cwd=tmp_path)
+    assert done.returncode == 2 and "--nvcc" in _no_traceback(done)
+
+
+def test_a_compiler_that_exits_0_without_output_proves_nothing(tmp_path, monkeypatch):
+    from ptxlint.verify import runner
+
+    fake = tmp_path / "fake-nvcc"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    job = runner.Compile((str(fake), "-o", "{dir}/out.ptx", "{dir}/in.cu"), (("in.cu", ""),),
+                         ("out.ptx",))
+    outcome = runner._execute(job)
+    assert outcome.returncode != 0 and "wrote no out.ptx" in outcome.stderr
+
+
+def test_a_compile_timeout_kills_the_whole_process_group(tmp_path, monkeypatch):
+    import time
+
+    from ptxlint.verify import runner
+
+    monkeypatch.setattr(runner, "TIMEOUT_S", 1)
+    marker = tmp_path / "child.pid"
+    script = tmp_path / "compiler.sh"  # a driver that starts a child, as nvcc starts cicc
+    script.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {marker}\nwait\n")
+    script.chmod(0o755)
+    started = time.monotonic()
+    outcome = runner._execute(runner.Compile((str(script),), ()))
+    assert outcome.returncode == -9 and time.monotonic() - started < 30
+    child = int(marker.read_text())
+    time.sleep(0.2)
+    assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]

@@ -74,5 +74,6 @@ def run_from_args(args: argparse.Namespace) -> int:
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
     options = Options(debounce_s=max(0, args.debounce_ms) / 1000, rule_docs_url=args.rule_docs_url)
-    build_server(options).start_io()
-    return EXIT_OK
+    server = build_server(options)
+    server.start_io()
+    return server.exit_code  # 1 for `exit` without `shutdown`, as the LSP asks

@@ -4,4 +4,6 @@ import sys
 
 from ptxlint.lsp import main_lsp
 
-sys.exit(main_lsp())
+# The guard matters: the lint workers are spawned processes, which import this module again.
+if __name__ == "__main__":
+    sys.exit(main_lsp())

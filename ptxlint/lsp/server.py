@@ -16,8 +16,11 @@ see ``rule_docs``) and ``debounceMs``.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
+import sys
+import threading
 from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -25,18 +28,21 @@ from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcParseError
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
 
 from ptxlint import __version__
 from ptxlint.discover import DEFAULT_EXTENSIONS
-from ptxlint.engine import FileResult
-from ptxlint.lsp import actions, hover
+from ptxlint.engine import INTERNAL_ERROR, FileResult
+from ptxlint.lsp import actions, framing, hover
 from ptxlint.lsp.conversions import UTF16, LineIndex, apply_change, sanitize
 from ptxlint.lsp.diagnostics import to_diagnostic
 from ptxlint.lsp.linting import Linter, is_config_file
 from ptxlint.lsp.rule_docs import RuleDocs
+from ptxlint.lsp.worker import DEFAULT_DEADLINE_S, LintService, LintTimeout
+from ptxlint.model import Finding, Severity, Span
 
 log = logging.getLogger("ptxlint.lsp")
 T = TypeVar("T")
@@ -52,6 +58,7 @@ CONFIG_GLOBS = ("**/pyproject.toml", "**/ptxlint.toml", "**/.ptxlint.toml")
 class Options:
     debounce_s: float = DEFAULT_DEBOUNCE_S
     rule_docs_url: str | None = None
+    lint_deadline_s: float = DEFAULT_DEADLINE_S
 
 
 @dataclass
@@ -101,12 +108,31 @@ class _Protocol(LanguageServerProtocol):
     def handle_message(self, message: Any) -> None:
         if message is _HANDLED:
             return
+        method = getattr(message, "method", None)
+        if self._shutdown and method not in (None, lsp.EXIT):
+            # pygls drops it; a request must still be answered (LSP: InvalidRequest)
+            msg_id = getattr(message, "id", None)
+            if msg_id is not None:
+                self.send_error(msg_id, JsonRpcInvalidRequest("the server is shutting down"))
+            return
         if isinstance(message, dict) or getattr(message, "jsonrpc", None) != "2.0":
             log.warning("not a JSON-RPC 2.0 message: %.200r", message)
             msg_id = message.get("id") if isinstance(message, dict) else None
             self.send_error(msg_id, JsonRpcInvalidRequest())
             return
         super().handle_message(message)
+
+    def _execute_handler(self, msg_id: Any, handler: Any, callback: Any,
+                         args: Any = None, kwargs: Any = None) -> None:
+        # pygls files every asynchronous or generator handler's future under an id and only
+        # takes it out again for requests: one kept Future per notification, forever.
+        def done(future: Any) -> None:
+            if self._request_futures.get(msg_id) is future:
+                del self._request_futures[msg_id]
+            if callback is not None:
+                callback(future)
+
+        super()._execute_handler(msg_id, handler, done, args, kwargs)
 
     def send_error(self, msg_id: Any, error: JsonRpcException) -> None:
         if not isinstance(msg_id, (int, str)):
@@ -156,6 +182,44 @@ class PtxlintServer(LanguageServer):
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ptxlint-lint")
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.service = LintService(self.options.lint_deadline_s)
+        self.exit_code = 1  # LSP: 0 only when `shutdown` came before the end
+
+    # ------------------------------------------------------------------ transport
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve on stdio with a framing reader that resynchronises after any bad frame."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        fd = (stdin or sys.stdin.buffer).fileno()
+        try:
+            asyncio.run(framing.serve(self._stop_event, fd, self._on_body, self._on_bad_frame))
+        except BrokenPipeError:
+            log.error("the client went away")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.exit_code = 0 if self.protocol._shutdown else 1
+            self.service.close()
+            self.shutdown()
+
+    def _on_body(self, body: bytes) -> None:
+        try:
+            message = json.loads(body, object_hook=self.protocol.structure_message)
+        except ValueError as exc:  # not JSON, or not UTF-8
+            self.report_server_error(exc, JsonRpcException)
+            return
+        try:
+            self.protocol.handle_message(message)
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            log.exception("unable to handle a message")
+            self.report_server_error(exc, JsonRpcException)
+
+    def _on_bad_frame(self, problem: str) -> None:
+        assert isinstance(self.protocol, _Protocol)
+        self.protocol.send_error(None, JsonRpcParseError(f"bad frame: {problem}"))
 
     # ------------------------------------------------------------------ plumbing
 
@@ -179,7 +243,7 @@ class PtxlintServer(LanguageServer):
         return str(getattr(encoding, "value", encoding) or UTF16)
 
     async def on_worker(self, function: Callable[[], T]) -> T:
-        """Run ``function`` on the lint thread: the engine and its caches live on one thread."""
+        """Run ``function`` off the event loop (code actions' edits, hover's look-ups)."""
         return await asyncio.get_running_loop().run_in_executor(self._worker, function)
 
     def start(self, options: dict[str, Any] | None) -> None:
@@ -190,6 +254,9 @@ class PtxlintServer(LanguageServer):
         debounce = options.get("debounceMs")
         if isinstance(debounce, (int, float)) and not isinstance(debounce, bool) and debounce >= 0:
             self.options.debounce_s = debounce / 1000
+        deadline = options.get("lintTimeoutMs")
+        if isinstance(deadline, (int, float)) and not isinstance(deadline, bool) and deadline > 0:
+            self.service.deadline_s = deadline / 1000
         self._loop = asyncio.get_running_loop()
         self.linter = Linter(report=self._tell)
         self.docs = RuleDocs(
@@ -264,13 +331,29 @@ class PtxlintServer(LanguageServer):
         if document is None or self.linter is None or not self.lintable(document):
             return None
         self.cancel(uri)
-        text, version, linter = document.text, document.version, self.linter
-        result = await self.on_worker(lambda: linter.lint(document.path, text))
+        text, version = document.text, document.version
+        result = await self.lint_text(document.path, text)
         if self.documents.get(uri) is document and document.text == text:
             document.result, document.result_text = result, text
             self.publish(document, version)
         # else: closed or edited meanwhile, and a newer lint is on its way
         return result, text
+
+    async def lint_text(self, path: str, text: str) -> FileResult:
+        """One lint in a worker process, within the deadline; never raises: a timeout or a
+        crash becomes a diagnostic on the first line, and the server goes on."""
+        try:
+            reply = await self.service.lint(path, text)
+        except LintTimeout as exc:
+            return _problem_result(path, f"{exc}: the file is too large or too complex for "
+                                   "the editor; run `ptxlint check` on it", Severity.WARNING)
+        except Exception as exc:  # a worker that died twice, a result that did not pickle
+            log.exception("linting %s failed", path)
+            return _problem_result(path, f"linting failed: {type(exc).__name__}: {exc}; "
+                                   "please report this", Severity.ERROR)
+        for problem in reply.problems:
+            self._tell(problem)
+        return reply.value
 
     def publish(self, document: Document, version: int | None) -> None:
         assert document.result is not None and self.docs is not None
@@ -292,8 +375,16 @@ class PtxlintServer(LanguageServer):
         if linter is None:
             return
         await self.on_worker(linter.invalidate)
+        self.service.invalidate()
         for uri in list(self.documents):
             await self.lint(uri)
+
+
+def _problem_result(path: str, message: str, severity: Severity) -> FileResult:
+    result = FileResult(path)
+    result.findings.append(Finding(INTERNAL_ERROR, INTERNAL_ERROR, severity, path, Span(0, 0),
+                                   f"ptxlint: {message}"))
+    return result
 
 
 def build_server(options: Options | None = None) -> PtxlintServer:
@@ -367,12 +458,18 @@ def build_server(options: Options | None = None) -> PtxlintServer:
             diagnostics=[d for d in params.context.diagnostics if d.source == "ptxlint"],
             only=params.context.only,
         )
-        linter, docs, path = server.linter, server.docs, document.path
+        docs, path = server.docs, document.path
         assert docs is not None
+
+        fixed: list[str] = []
+        if actions.wanted(actions.FIX_ALL_KIND, request.only) and any(
+            f.fix is not None and f.fix.safe for f in request.findings
+        ):
+            fixed.append(await _fix_all(server, path, request.text))
 
         def compute() -> list[lsp.CodeAction]:
             return actions.code_actions(
-                request, docs, lambda: linter.fix_all(path, request.text).text
+                request, docs, lambda: fixed[0] if fixed else request.text
             )
 
         return await server.on_worker(compute)
@@ -404,5 +501,18 @@ def build_server(options: Options | None = None) -> PtxlintServer:
         for uri in list(server._timers):
             server.cancel(uri)
         server._worker.shutdown(wait=False, cancel_futures=True)
+        server.service.close()
 
     return server
+
+
+async def _fix_all(server: PtxlintServer, path: str, text: str) -> str:
+    """The text with every safe fix applied (for the fix-all code action), or ``text`` when the
+    fixes could not be computed in time."""
+    try:
+        reply = await server.service.fix_all(path, text)
+    except Exception as exc:  # a timeout or a dead worker: offer no fix-all, keep serving
+        log.warning("fix-all for %s failed: %s", path, exc)
+        return text
+    outcome = reply.value
+    return outcome.text if outcome.converged else text

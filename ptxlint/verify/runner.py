@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
+import signal
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
@@ -123,8 +125,7 @@ def _execute(job: Compile) -> Outcome:
                 return Outcome(-1, "", f"refused to run {os.path.basename(args[0])}: argument "
                                        f"{unsafe[0]!r} holds characters a shell expands")
             try:
-                done = subprocess.run(args, cwd=scratch, capture_output=True, text=True,
-                                      errors="replace", timeout=TIMEOUT_S)
+                done = _run_group(args, scratch)
             except subprocess.TimeoutExpired:
                 return Outcome(-9, "", f"timed out after {TIMEOUT_S}s: {' '.join(args)}")
             except OSError as exc:
@@ -135,15 +136,37 @@ def _execute(job: Compile) -> Outcome:
             if returncode != 0:
                 break
         outputs = []
+        missing = []
         for name in job.outputs:
             try:
                 outputs.append((name, Path(scratch, name).read_text(encoding="utf-8",
                                                                      errors="replace")))
             except OSError:
                 outputs.append((name, ""))
+                missing.append(name)
+        if returncode == 0 and missing:
+            # success without its output is no evidence of anything (a wrapper script, a
+            # full disk): never let it read as "compiles cleanly"
+            returncode = -2
+            stderr += f"\n{os.path.basename(job.args[0])} exited 0 but wrote no {missing[0]}"
         # scratch paths vary run to run; keep messages stable for the cache and for users
         clean = lambda s: s.replace(scratch + os.sep, "").replace(scratch, ".")  # noqa: E731
         return Outcome(returncode, clean(stdout), clean(stderr), tuple(outputs))
+
+
+def _run_group(args: list[str], cwd: str) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run`` in a process group of its own: a timeout kills nvcc's children
+    (cicc, ptxas, the host compiler) too, not only the driver."""
+    process = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, errors="replace", start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=TIMEOUT_S)
+    except BaseException:  # a timeout, Ctrl-C, SIGTERM: leave no orphan behind
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
+    return subprocess.CompletedProcess(args, process.returncode, stdout, stderr)
 
 
 def parallel_map(fn: Callable[[T], R], items: Iterable[T], jobs: int | None = None) -> list[R]:

@@ -145,6 +145,9 @@ def discover(nvcc: str | None = None, ptxas: str | None = None) -> Toolchain:
 
 
 def require(toolchain: Toolchain) -> Toolchain:
+    named = [p for p in toolchain.problems if p.startswith(("--nvcc ", "--ptxas "))]
+    if named:  # the user named a tool: never verify with another one found on PATH instead
+        raise ToolchainError("; ".join(named))
     if toolchain.ptxas is None and toolchain.nvcc is None:
         raise ToolchainError(
             "no CUDA toolchain found for --verify: looked at --nvcc/--ptxas, $CUDA_HOME/bin, "

@@ -253,7 +253,10 @@ class Verifier:
         for done, (path, source) in enumerate(sources.items(), 1):
             try:
                 found = extract_statements(source).statements
-            except Exception:  # lint already reported it as an internal error
+            except Exception as exc:  # never dropped silently: the file is not verified
+                self.result.notes.append(
+                    (path, f"not verified: its asm statements could not be read "
+                           f"({type(exc).__name__}: {exc})"))
                 found = []
             # A branch no 64-bit build compiles (`#else` of `defined(__LP64__)`) is not probed:
             # its toolchain errors would be about a configuration nvcc 13 cannot build.

@@ -1,0 +1,62 @@
+"""A seeded mutator over the fixtures: deterministic for a seed, no third-party fuzzer needed."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MAX_INPUT = 1536  # small inputs: fast, and every bug found so far needed fewer bytes
+
+# Pieces that reach the interesting states: asm syntax, PTX syntax, preprocessor, line breaks,
+# encodings, the fix engine's favourite spots.
+TOKENS = [
+    b"asm", b"asm volatile", b"__asm__ __volatile__", b"asm goto", b"(", b")", b":", b"::",
+    b":::", b'"memory"', b'"=r"', b'"+l"', b'"n"', b'"r"(x)', b",", b";", b"{", b"}", b"[", b"]",
+    b'"', b"'", b"\\", b"\\n", b"\\t", b"%0", b"%1", b"%%", b"%=", b"%[a]", b"%w0", b"%{", b"%}",
+    b"{\\n\\t.reg .b32 t;", b"ld.global.u32", b"st.shared.b64", b"mma.sync", b"@p", b".reg .pred",
+    b"#if", b"#ifdef X", b"#else", b"#endif", b"#define M(x) asm(x)", b"#include", b"\\\n",
+    b"//", b"/*", b"*/", b"\r", b"\r\n", b"\n", b"\t", b"\x00", b"\xff", b"\xef\xbb\xbf",
+    "é".encode(), "😀".encode(), "\u2028".encode(), b"\x0c", b"template <int N>", b"__device__",
+    b"(1<<63)", b"-1/0", b"defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900",
+    b"@triton.jit", b"tl.inline_asm_elementwise(", b"asm=", b"constraints=", b'"""',
+]
+
+
+def seeds(python: bool = False) -> list[tuple[str, bytes]]:
+    """(suffix, bytes) of every fixture: .cu/.cuh/.h sources, and with ``python`` the Python
+    ones (the Python front end's entry: off by default until its known hang is fixed)."""
+    out = []
+    suffixes = (".cu", ".cuh", ".h", ".hpp", *((".py",) if python else ()))
+    for path in sorted((ROOT / "fixtures").rglob("*")):
+        if path.is_file() and path.suffix in suffixes:
+            out.append((path.suffix if path.suffix == ".py" else ".cu", path.read_bytes()))
+    return out
+
+
+def mutate(data: bytes, rng: random.Random, other: bytes) -> bytes:
+    if len(data) > MAX_INPUT:
+        start = rng.randrange(len(data) - MAX_INPUT)
+        data = data[start : start + MAX_INPUT]
+    buf = bytearray(data)
+    for _ in range(rng.choice((1, 1, 2, 3, 5, 8))):
+        op = rng.randrange(8)
+        at = rng.randrange(len(buf) + 1)
+        if op == 0 and buf:  # flip a byte
+            buf[min(at, len(buf) - 1)] = rng.randrange(256)
+        elif op in (1, 2):  # insert a token
+            buf[at:at] = rng.choice(TOKENS)
+        elif op == 3 and buf:  # delete a range
+            buf[at : at + rng.randrange(1, 64)] = b""
+        elif op == 4 and buf:  # duplicate a range
+            end = min(len(buf), at + rng.randrange(1, 128))
+            buf[end:end] = buf[at:end] * rng.randrange(1, 4)
+        elif op == 5 and other:  # splice from another seed
+            a = rng.randrange(len(other))
+            buf[at:at] = other[a : a + rng.randrange(1, 256)]
+        elif op == 6:  # truncate
+            del buf[at:]
+        else:  # change line endings of a region
+            end = min(len(buf), at + rng.randrange(1, 512))
+            buf[at:end] = bytes(buf[at:end]).replace(b"\n", rng.choice((b"\r", b"\r\n", b"\n")))
+    return bytes(buf[: MAX_INPUT * 2])
