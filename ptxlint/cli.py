@@ -16,15 +16,7 @@ from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.lsp import build_parser as build_lsp_parser
 from ptxlint.model import Severity
 from ptxlint.registry import describe_entry_points, find_rule, load_rules
-from ptxlint.report import (
-    emit,
-    formats,
-    github_format,
-    json_format,
-    rule_docs_format,
-    sarif_format,
-    text_format,
-)
+from ptxlint.report import emit, text_format
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
 from ptxlint.runner import Tier2Settings, default_jobs, run
@@ -74,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--output-format",
         "--format",
         dest="format",
-        choices=("text", "json", "sarif", "github", *formats.EXTRA_FORMATS),
+        choices=("text", "json", "sarif", "github", *_extra_formats()),
         default="text",
         help="report format: text (default), concise (one line per finding), json, json-lines, "
         "sarif (GitHub code scanning), github (workflow annotations), junit (test reports), "
@@ -98,7 +90,17 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print info findings one by one in the text output (default: a one-line count)",
     )
-    check.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    check.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress on stderr (a bar on a terminal, a line every 10 s in a long CI run)",
+    )
+    check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="do not read or write the result cache (also: PTXLINT_NO_CACHE=1; "
+        "`ptxlint clean` empties it)",
+    )
     check.add_argument(
         "--jobs",
         "-j",
@@ -188,6 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="text (Markdown, default) or json (a list of rule objects)",
     )
     verify_cli.add_doctor(sub)
+    sub.add_parser("clean", help="remove the caches ptxlint keeps (results, Tier 2, verify)")
     build_lsp_parser(
         sub.add_parser("lsp", help="run the language server on stdio (editor integration)")
     )
@@ -319,6 +322,8 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace,
         return cmd_rule(args.rule, show_all=args.all, output_format=args.output_format)
     if args.command == "doctor":
         return verify_cli.cmd_doctor(args)
+    if args.command == "clean":
+        return cmd_clean()
     if args.command == "lsp":
         from ptxlint.lsp import run_from_args
 
@@ -408,9 +413,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     if shown is not None:
         return shown
     _apply_force_exclude(args)
-    progress = (
-        sys.stderr if sys.stderr.isatty() and not args.no_progress and not args.quiet else None
-    )
+    progress = None
+    if not args.no_progress and not args.quiet:
+        from ptxlint.progress import Progress
+
+        progress = Progress(sys.stderr, terminal=sys.stderr.isatty())
     fix_mode = "diff" if args.diff else "fix" if args.fix or args.fix_only else None
     if args.add_noqa and fix_mode:
         raise UsageError("--add-noqa cannot be combined with --fix or --diff")
@@ -430,6 +437,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             jobs=args.jobs or default_jobs(),
             tier2=_tier2(args, config),
             resolver=args.resolver,
+            use_cache=not args.no_cache and not os.environ.get("PTXLINT_NO_CACHE"),
         )
     if args.add_noqa:
         return _add_noqa(args, result)
@@ -443,13 +451,21 @@ def cmd_check(args: argparse.Namespace) -> int:
     elif args.fix_only:
         report = ""  # the findings left are not the point of --fix-only
     elif args.format == "json":
+        from ptxlint.report import json_format
+
         report = json_format.render(result)
     elif args.format == "sarif":
+        from ptxlint.report import sarif_format  # sarif-om and attrs: only for SARIF
+
         ran = [r for r in rule_classes if selector.enabled(r.id, r.name)]
         report = sarif_format.render(result, ran, category=args.sarif_category)
     elif args.format == "github":
+        from ptxlint.report import github_format
+
         report = github_format.render(result)
-    elif args.format in formats.EXTRA_FORMATS:
+    elif args.format in _extra_formats():
+        from ptxlint.report import formats
+
         report = formats.render(args.format, result, quiet=args.quiet)
     else:
         color = (
@@ -641,10 +657,28 @@ def cmd_rule(key: str | None, show_all: bool = False, output_format: str = "text
             raise UsageError(f"no rule {key!r} (see `ptxlint rules`)")
         chosen = [rule]
     if output_format == "json":
+        from ptxlint.report import rule_docs_format
+
         sys.stdout.write(rule_docs_format.render_json(chosen))
     else:
+        from ptxlint.report import rule_docs_format
+
         sys.stdout.write(rule_docs_format.render_text(chosen))
     return EXIT_OK
+
+
+def cmd_clean() -> int:
+    from ptxlint import cache
+
+    where, freed = cache.clean()
+    print(f"Removed the caches in {where} ({freed / 1e6:.1f} MB).")
+    return EXIT_OK
+
+
+def _extra_formats() -> tuple[str, ...]:
+    from ptxlint.report import formats
+
+    return tuple(formats.EXTRA_FORMATS)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -298,9 +298,15 @@ class _Walker:
             self.errors.append(Skipped(display, _unreadable(exc)))
             return
         for entry in entries:
-            self.visit(entry, display, stack)
+            self.visit(entry, display, stack, real)
 
-    def visit(self, entry: os.DirEntry[str], parent_display: str, stack: list[_IgnoreFile]) -> None:
+    def visit(
+        self,
+        entry: os.DirEntry[str],
+        parent_display: str,
+        stack: list[_IgnoreFile],
+        parent_real: str,
+    ) -> None:
         display = _display_join(parent_display, entry.name)
         try:
             is_dir = entry.is_dir()  # follows symlinks
@@ -325,8 +331,11 @@ class _Walker:
             return
         if is_dir:
             self.walk(display, absolute, stack)
-        else:
+        elif entry.is_symlink():
             self.add_file(display, os.path.realpath(absolute))
+        else:
+            # a plain file's real path is its real folder's plus its name: no lstat per component
+            self.add_file(display, os.path.join(parent_real, entry.name))
 
 
 def discover(
@@ -475,16 +484,34 @@ def decode_source(data: bytes) -> tuple[str, bool]:
         return data.decode("utf-8", errors="replace"), True
 
 
+def read_bytes(path: str, max_file_size: int) -> tuple[bytes | None, str | None]:
+    """``(data, reason)``: the raw bytes of a lintable file, or why it cannot be linted."""
+    data, reason = _read_limited(path, max_file_size)
+    if data is None:
+        return None, reason
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        return None, REASON_BINARY
+    return data, None
+
+
+def is_valid_utf8(data: bytes) -> bool:
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def read_source(path: str, max_file_size: int) -> tuple[str | None, bool, str | None]:
     """``(text, had_decode_errors, reason)``: ``reason`` is set exactly when ``text`` is None.
 
     Use ``is_error_reason(reason)`` to tell errors (unreadable, missing) from notes (binary,
     too large).
     """
-    data, reason = _read_limited(path, max_file_size)
+    data, reason = read_bytes(path, max_file_size)
     if data is None:
         return None, False, reason
-    if b"\0" in data[:BINARY_SNIFF_BYTES]:
-        return None, False, REASON_BINARY
     text, replaced = decode_source(data)
     return text, replaced, None

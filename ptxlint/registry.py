@@ -2,13 +2,24 @@
 
 The built-in rules come through the same door as a third-party rule pack: an entry point that
 names a rule class or a sequence of rule classes.
+
+Reading entry points through ``importlib.metadata`` costs more than the rest of a small run's
+start-up (the import, then a scan of every installed distribution), so the group's entry points
+are kept in a small index file in the cache folder, keyed by the interpreter and by every
+distribution's metadata folder on ``sys.path`` with its modification time (installing, upgrading
+or removing a distribution changes that list). The index is read instead of the metadata while
+the key holds.
 """
 
 from __future__ import annotations
 
+import importlib
+import json
+import os
+import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib import metadata
 
 from ptxlint.rule import Rule, validate_rule_class
 
@@ -40,7 +51,6 @@ def _builtin_from_source_tree() -> object | None:
     """The repository's ``rules/`` folder imported as ``ptxlint_rules`` (never as ``rules``:
     that name belongs to other projects on PyPI)."""
     import importlib.util
-    import sys
     from pathlib import Path
 
     if "ptxlint_rules" in sys.modules:
@@ -62,29 +72,100 @@ def _builtin_from_source_tree() -> object | None:
 
 def describe_entry_points() -> str:
     """The entry points ptxlint looked at, for the 'no rules loaded' error."""
-    eps = list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+    eps = _scan_entry_points()
     if not eps:
         return f"no entry points in group {ENTRY_POINT_GROUP!r}"
-    return ", ".join(f"{ep.name} = {ep.value}" for ep in eps)
+    return ", ".join(f"{name} = {value}" for name, value in eps)
+
+
+def _scan_entry_points() -> list[tuple[str, str]]:
+    from importlib import metadata
+
+    return [(ep.name, ep.value) for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)]
+
+
+def _index_key() -> str:
+    parts = [sys.version, ENTRY_POINT_GROUP]
+    stdlib = os.path.dirname(os.__file__)
+    for folder in sys.path:
+        if folder.startswith(stdlib) and "-packages" not in folder:
+            continue  # the standard library's folders hold no distributions
+        try:
+            with os.scandir(folder or ".") as entries:
+                for entry in entries:
+                    if entry.name.endswith((".dist-info", ".egg-info")):
+                        parts.append(f"{folder}/{entry.name}:{entry.stat().st_mtime_ns}")
+        except OSError:
+            continue
+    return "\n".join(sorted(parts))
+
+
+def _index_file() -> str | None:
+    try:
+        from ptxlint.cache import root
+
+        return str(root() / "entry-points.json")
+    except Exception:  # no usable cache folder: scan every time
+        return None
+
+
+def entry_points() -> list[tuple[str, str]]:
+    """``(name, value)`` of every entry point in the group, from the index while it is valid."""
+    path = _index_file()
+    key = _index_key()
+    if path is not None:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                index = json.load(handle)
+            if index.get("key") == key:
+                return [(str(n), str(v)) for n, v in index["entry_points"]]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            pass
+    found = _scan_entry_points()
+    if path is not None:
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="utf-8") as handle:
+                json.dump({"key": key, "entry_points": found}, handle)
+            os.replace(tmp, path)
+        except OSError:
+            pass
+    return found
+
+
+_VALUE = re.compile(r"^\s*(?P<module>[\w.]+)\s*(?::\s*(?P<attr>[\w.]+))?\s*(?:\[.*\])?\s*$")
+
+
+def _load(value: str) -> object:
+    """What an entry point's ``module:attr`` names (as ``EntryPoint.load`` does)."""
+    match = _VALUE.match(value)
+    if match is None:
+        raise ValueError(f"malformed entry point {value!r}")
+    obj: object = importlib.import_module(match.group("module"))
+    for name in (match.group("attr") or "").split("."):
+        if name:
+            obj = getattr(obj, name)
+    return obj
 
 
 def load_rules() -> LoadedRules:
     classes: list[type[Rule]] = []
     problems: list[str] = []
-    entry_points = list(metadata.entry_points(group=ENTRY_POINT_GROUP))
-    if not any(ep.name == "builtin" for ep in entry_points):
+    found = entry_points()
+    if not any(name == "builtin" for name, _ in found):
         # Running from a source tree that was never installed: the built-ins are still there.
         builtin = _builtin_from_source_tree()
         if builtin is not None:
             classes.extend(_as_rule_classes(builtin))
-    for ep in entry_points:
+    for name, value in found:
         try:
-            loaded = _as_rule_classes(ep.load())
+            loaded = _as_rule_classes(_load(value))
         except Exception as exc:  # a broken plugin must not take the run down
-            problems.append(f"rule plugin {ep.name!r} ({ep.value}) failed to load: {exc}")
+            problems.append(f"rule plugin {name!r} ({value}) failed to load: {exc}")
             continue
         if not loaded:
-            problems.append(f"rule plugin {ep.name!r} ({ep.value}) provides no Rule classes")
+            problems.append(f"rule plugin {name!r} ({value}) provides no Rule classes")
         classes.extend(loaded)
     seen: dict[str, type[Rule]] = {}
     unique: list[type[Rule]] = []

@@ -1,8 +1,10 @@
 """Run the engine over discovered files: in this process, or in a pool of processes.
 
-Parallelism is at the file level (as in flake8): every worker lints whole files and sends back
-only what the reports need, so large trees use every core while results stay in file order.
-Fixing always runs in this process, because it writes files.
+Every file is read once here: one without an asm keyword (``prefilter``) is never parsed, and
+one whose result the cache holds (``cache``) is never linted. The rest are linted here or, when
+there is enough of them, by a pool of processes (as in flake8) that gets the biggest files first
+and writes their results to the cache; the report keeps discovery order. Fixing always runs in
+this process, because it writes files.
 """
 
 from __future__ import annotations
@@ -10,26 +12,28 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
+from ptxlint.cache import ResultCache, code_fingerprint
+from ptxlint.cache import location as cache_location
 from ptxlint.config import Config, RuleSelector
-from ptxlint.discover import discover, is_error_reason, read_source
-from ptxlint.engine import FileResult, instantiate, lint_source
+from ptxlint.discover import decode_source, discover, is_error_reason, is_valid_utf8, read_bytes
+from ptxlint.engine import INTERNAL_ERROR, FileResult, instantiate, lint_source
 from ptxlint.extract import ASM_LABEL
 from ptxlint.fix import MAX_PASSES, fix_text, resolved, unified_diff, write_atomically
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import Finding, SourceFile
+from ptxlint.prefilter import may_hold_asm
+from ptxlint.progress import Progress
 from ptxlint.registry import load_rules
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
-from ptxlint.tier2 import Tier2Session, compile_db
 
 if TYPE_CHECKING:
     from ptxlint.config_discovery import ConfigResolver
+    from ptxlint.tier2 import Tier2Session
 
 
 @dataclass(frozen=True)
@@ -46,12 +50,14 @@ class Tier2Settings:
     def session(self) -> Tier2Session | None:
         if not self.wanted:
             return None
+        from ptxlint.tier2 import Tier2Session, compile_db
+
         db = compile_db.load(Path(self.compile_commands)) if self.compile_commands else None
         return Tier2Session(db, self.clang_args)
 
 
-# Below this many files the cost of starting workers outweighs what they save.
-PARALLEL_THRESHOLD = 200
+# Starting workers (an interpreter each, the rules) costs about what linting this much does.
+PARALLEL_MIN_BYTES = 1024 * 1024
 
 
 @dataclass
@@ -131,10 +137,16 @@ def lint_path(
     fix_mode: str | None = None,
     unsafe_fixes: bool = False,
     tier2: Tier2Session | None = None,
+    data: bytes | None = None,
 ) -> FileOutcome:
-    text, decode_errors, reason = read_source(path, max_file_size)
-    if text is None:
-        return FileOutcome(path, reason=reason or "could not be read")
+    """Lint one file (``data``: its bytes, when the caller has read them already)."""
+    if data is None:
+        data, reason = read_bytes(path, max_file_size)
+        if data is None:
+            return FileOutcome(path, reason=reason or "could not be read")
+        if not may_hold_asm(path, data):
+            return FileOutcome(path, decode_errors=not is_valid_utf8(data))
+    text, decode_errors = decode_source(data)
     source = SourceFile(path, text, decode_errors)
     result = lint_source(source, rules, context, selector, tier2)
     outcome = _outcome(path, source, result)
@@ -205,8 +217,10 @@ def _init_worker(
     context: RuleContext,
     tier2: Tier2Settings,
     resolver: ConfigResolver | None = None,
+    cache: ResultCache | None = None,
 ) -> None:
     classes = [r for r in load_rules().rules if r.id in rule_ids]
+    _WORKER["cache"] = cache
     _WORKER["tier2"] = tier2.session()
     _WORKER["rules"] = instantiate(classes)
     _WORKER["selector"] = RuleSelector(config, [(r.id, r.name) for r in load_rules().rules])
@@ -215,37 +229,61 @@ def _init_worker(
     _WORKER["resolver"] = resolver
 
 
-def _work(path: str) -> FileOutcome:
+@dataclass(frozen=True)
+class _Job:
+    index: int  # position in the run's file order, which the report keeps
+    path: str
+    size: int
+    key: str | None  # the result cache's key, None when not caching
+
+
+def _work(job: _Job) -> FileOutcome:
     selector, context = _WORKER["selector"], _WORKER["context"]
     resolver = _WORKER["resolver"]
     if resolver is not None:  # configuration per file
-        settings = resolver.for_path(path)  # type: ignore[attr-defined]
+        settings = resolver.for_path(job.path)  # type: ignore[attr-defined]
         selector, context = settings.selector, settings.context
-    return lint_path(
-        path,
+    outcome = lint_path(
+        job.path,
         _WORKER["rules"],  # type: ignore[arg-type]
         context,  # type: ignore[arg-type]
         selector,  # type: ignore[arg-type]
         _WORKER["max_file_size"],  # type: ignore[arg-type]
         tier2=_WORKER["tier2"],  # type: ignore[arg-type]
     )
+    cache = _WORKER.get("cache")
+    if isinstance(cache, ResultCache) and job.key is not None:
+        _store(cache, job.key, outcome)
+    return outcome
+
+
+def _store(cache: ResultCache, key: str, outcome: FileOutcome) -> None:
+    # internal errors are not facts about the file: the next run tries again
+    if outcome.reason is None and not any(f.rule == INTERNAL_ERROR for f in outcome.findings):
+        cache.put(key, outcome)
 
 
 WORKER_DIED = "unreadable: the worker process linting it died"
 
 
-def _in_pool(paths: list[str], jobs: int, initargs: tuple[Any, ...]) -> Iterator[FileOutcome]:
+def _in_pool(paths: list[_Job], jobs: int, initargs: tuple[Any, ...]) -> Iterator[FileOutcome]:
     """Lint ``paths`` in worker processes, outcomes in order. A worker that dies (a crash in a
     native parser, the OOM killer) breaks the whole pool and loses every pending result: the
     file it was on is tried once more alone, reported as an error if it kills that worker too,
     and the rest go on in a fresh pool."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     start, deaths = 0, 0
     while start < len(paths):
         rest = paths[start:]
         try:
             with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
                                      initargs=initargs) as pool:
-                for outcome in pool.map(_work, rest, chunksize=1 if start else 8):
+                # batches of files per round trip; about 16 per worker so that the biggest
+                # files (first) spread over every worker
+                chunk = max(1, len(rest) // (jobs * 16)) if not start else 1
+                for outcome in pool.map(_work, rest, chunksize=chunk):
                     yield outcome
                     start, deaths = start + 1, 0
             return
@@ -259,7 +297,7 @@ def _in_pool(paths: list[str], jobs: int, initargs: tuple[Any, ...]) -> Iterator
                 deaths += 1
                 if deaths >= 3:  # not one file's fault: the workers cannot start at all
                     raise RuntimeError("worker processes keep dying; run with --jobs 1") from None
-                yield FileOutcome(suspect, reason=WORKER_DIED)
+                yield FileOutcome(suspect.path, reason=WORKER_DIED)
             start += 1
 
 
@@ -270,32 +308,27 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _outcomes(
-    paths: list[str],
-    config: Config,
-    selector: RuleSelector,
-    rule_classes: Sequence[type[Rule]],
-    context: RuleContext,
-    jobs: int,
-    fix_mode: str | None,
-    unsafe_fixes: bool,
-    tier2: Tier2Settings,
-    resolver: ConfigResolver | None = None,
-) -> Iterator[FileOutcome]:
-    if jobs > 1 and len(paths) >= PARALLEL_THRESHOLD and not fix_mode:
-        ids = tuple(r.id for r in rule_classes)
-        initargs = (config, ids, context, tier2, resolver)
-        yield from _in_pool(paths, min(jobs, default_jobs()), initargs)
-        return
-    rules = instantiate(rule_classes)
-    session = tier2.session()
-    for path in paths:
-        if resolver is not None:  # configuration per file
-            settings = resolver.for_path(path)
-            selector, context = settings.selector, settings.context
-        yield lint_path(
-            path, rules, context, selector, config.max_file_size, fix_mode, unsafe_fixes, session
-        )
+def _rules_key(selector: RuleSelector, rule_classes: Sequence[type[Rule]], path: str) -> str:
+    """The rules that run on ``path``, their severities and whether they may fix."""
+    fixable = getattr(selector, "fixable", None)
+    parts = []
+    for r in rule_classes:
+        if selector.enabled(r.id, r.name, path):
+            level = selector.severity_for(r.id, r.name, r.severity.value)
+            fix = "" if fixable is None or fixable(r.id, r.name) else "-nofix"
+            parts.append(f"{r.id}={level}{fix}")
+    return ",".join(parts)
+
+
+def _context_key(context: RuleContext) -> str:
+    return repr((context.arch, context.arch_suffix, sorted(context.options.items(), key=str)))
+
+
+def result_cache(rule_classes: Sequence[type[Rule]], config: Config) -> ResultCache:
+    modules = ["ptxlint", *(r.__module__ for r in rule_classes)]
+    rules = ";".join(f"{r.__module__}.{r.__qualname__}" for r in rule_classes)
+    salt = "\0".join([code_fingerprint(modules), rules, repr(config.extensions)])
+    return ResultCache(cache_location("results"), salt)
 
 
 def run(
@@ -304,13 +337,16 @@ def run(
     selector: RuleSelector,
     rule_classes: Sequence[type[Rule]],
     context: RuleContext,
-    progress: TextIO | None = None,
+    progress: Progress | None = None,
     fix_mode: str | None = None,
     unsafe_fixes: bool = False,
     jobs: int = 1,
     tier2: Tier2Settings = Tier2Settings(),
     resolver: ConfigResolver | None = None,
+    use_cache: bool = False,
 ) -> RunResult:
+    """Lint ``paths``. Files without an asm keyword, and files whose result the cache holds
+    (``use_cache``), never reach a parser or a worker."""
     started = time.perf_counter()
     discovery = discover(
         paths,
@@ -330,19 +366,111 @@ def run(
         named = {os.path.abspath(p) for p in paths}
         files = [f for f in files if os.path.abspath(f) in named or not resolver.excluded(f)]
     total = len(files)
-    stream = _outcomes(
-        files, config, selector, rule_classes, context, jobs, fix_mode, unsafe_fixes, tier2,
-        resolver,
-    )
-    for n, outcome in enumerate(stream, 1):
-        if progress is not None and (n % 25 == 0 or n == total):
-            _progress(progress, n, total)
+    cache = None
+    if use_cache and not fix_mode and not tier2.wanted:
+        cache = result_cache(rule_classes, config)
+    outcomes: list[FileOutcome | None] = [None] * total
+    pending: list[_Job] = []
+    serial = jobs <= 1 or fix_mode is not None
+    rules = instantiate(rule_classes) if serial else []
+    session = tier2.session() if serial else None
+    done = 0
+    for index, path in enumerate(files):
+        data, reason = read_bytes(path, config.max_file_size)
+        outcome: FileOutcome | None = None
+        if data is None:
+            outcome = FileOutcome(path, reason=reason or "could not be read")
+        elif not may_hold_asm(path, data):
+            outcome = FileOutcome(path, decode_errors=not is_valid_utf8(data))
+        else:
+            file_selector, file_context = selector, context
+            if resolver is not None:  # configuration per file
+                settings = resolver.for_path(path)
+                file_selector, file_context = settings.selector, settings.context
+            key = None
+            if cache is not None:
+                rules_key = _rules_key(file_selector, rule_classes, path)
+                key = cache.key(path, data, rules_key + _context_key(file_context))
+                hit = cache.get(key)
+                if isinstance(hit, FileOutcome):
+                    outcome = hit
+            if outcome is None and serial:
+                # one process: lint now, from the bytes just read
+                outcome = lint_path(
+                    path,
+                    rules,
+                    file_context,
+                    file_selector,
+                    config.max_file_size,
+                    fix_mode,
+                    unsafe_fixes,
+                    session,
+                    data=data,
+                )
+                if cache is not None and key is not None:
+                    _store(cache, key, outcome)
+            elif outcome is None:
+                pending.append(_Job(index, path, len(data), key))
+        if outcome is not None:
+            outcomes[index] = outcome
+            done += 1
+            if progress is not None:
+                progress.update(done, total)
+    for index, outcome in _lint_pending(
+        pending, config, selector, rule_classes, context, jobs, tier2, cache, resolver
+    ):
+        outcomes[index] = outcome
+        done += 1
+        if progress is not None:
+            progress.update(done, total)
+    if progress is not None:
+        progress.finish()
+    for outcome in outcomes:
+        assert outcome is not None
         _merge(result, outcome, fix_mode == "fix")
-    if progress is not None and total:
-        progress.write("\r\033[K")
-        progress.flush()
+    if cache is not None and (cache.writes or any(j.key for j in pending)):
+        cache.prune()
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _lint_pending(
+    pending: list[_Job],
+    config: Config,
+    selector: RuleSelector,
+    rule_classes: Sequence[type[Rule]],
+    context: RuleContext,
+    jobs: int,
+    tier2: Tier2Settings,
+    cache: ResultCache | None,
+    resolver: ConfigResolver | None,
+) -> Iterator[tuple[int, FileOutcome]]:
+    """(index, outcome) of the files left for workers (never --fix: that writes files, so it
+    runs in this process). Biggest files first, so that none starts last."""
+    if not pending:
+        return
+    workers = min(jobs, len(pending), default_jobs())
+    if workers > 1 and sum(j.size for j in pending) >= PARALLEL_MIN_BYTES:
+        ordered = sorted(pending, key=lambda j: -j.size)
+        ids = tuple(r.id for r in rule_classes)
+        initargs = (config, ids, context, tier2, resolver, cache)
+        for job, outcome in zip(ordered, _in_pool(ordered, workers, initargs), strict=True):
+            yield job.index, outcome
+        return
+    # too little work to be worth starting processes
+    rules = instantiate(rule_classes)
+    session = tier2.session()
+    for job in pending:
+        file_selector, file_context = selector, context
+        if resolver is not None:
+            settings = resolver.for_path(job.path)
+            file_selector, file_context = settings.selector, settings.context
+        outcome = lint_path(
+            job.path, rules, file_context, file_selector, config.max_file_size, tier2=session
+        )
+        if cache is not None and job.key is not None:
+            _store(cache, job.key, outcome)
+        yield job.index, outcome
 
 
 def _merge(result: RunResult, outcome: FileOutcome, fixing: bool = False) -> None:
@@ -391,10 +519,3 @@ def _merge(result: RunResult, outcome: FileOutcome, fixing: bool = False) -> Non
     if outcome.source is not None:
         result.sources[outcome.path] = outcome.source
     result.findings.extend(outcome.findings)
-
-
-def _progress(stream: TextIO, n: int, total: int) -> None:
-    width = 30
-    filled = int(width * n / total) if total else width
-    stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {n}/{total} files")
-    stream.flush()

@@ -7,7 +7,6 @@ that adding a rule is adding a module (and its fixtures), nothing else.
 from __future__ import annotations
 
 import importlib
-import inspect
 import pkgutil
 
 from ptxlint.rule import Rule
@@ -19,8 +18,13 @@ def _collect() -> tuple[type[Rule], ...]:
         if not info.name.startswith("ptx"):
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
-        for _, obj in inspect.getmembers(module, inspect.isclass):
-            if issubclass(obj, Rule) and obj is not Rule and obj.__module__ == module.__name__:
+        for obj in vars(module).values():
+            if (
+                isinstance(obj, type)
+                and issubclass(obj, Rule)
+                and obj is not Rule
+                and obj.__module__ == module.__name__
+            ):
                 found.append(obj)
     return tuple(sorted(found, key=lambda cls: cls.id))
 

@@ -4,7 +4,7 @@ One tiny kernel per case (an error can hide others, so cases are never batched i
 compiled with ``nvcc -arch=sm_90 -ptx`` (the same front-end and NVVM checks as ``-c`` at a
 quarter of the time: ptxas is not needed, the templates are PTX comments). Compiles run in
 parallel and nvcc's verdicts are cached by content hash (source + flags + ``nvcc --version``)
-under ``$PTXLINT_TEST_CACHE`` or ``~/.cache/ptxlint-tests``, so a rerun costs nothing.
+in the test cache (tests/toolchain_cache.py), so a rerun costs nothing.
 
 The default run checks the whole matrix: 34 C++/CUDA types x 6 letters x 2 directions, every
 ASCII letter and digit as an input constraint and every letter as an output one, clobbers,

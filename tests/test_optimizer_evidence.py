@@ -5,7 +5,7 @@ Each evidence case is a defective kernel; the *fixed* kernel is produced by appl
 own fix edits, and both are compiled with ``nvcc -arch=sm_90 -O3 -ptx``. The assertion names
 what the optimizer did to the defective one (deleted the asm, hoisted the clock read, CSE'd the
 load, dropped the store, lost the old value). Compiles run in parallel and their output is
-cached by content hash under ``$PTXLINT_TEST_CACHE`` (default ``~/.cache/ptxlint-tests``).
+cached by content hash in the test cache (tests/toolchain_cache.py).
 Skipped, with the reason, when nvcc is not installed.
 """
 

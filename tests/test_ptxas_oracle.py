@@ -2,8 +2,8 @@
 
 Each cell is one instruction in a tiny PTX kernel whose registers are declared the way nvcc
 declares them for each constraint letter (h .b16, r .b32, l .b64, f .f32, d .f64). ptxas runs
-in parallel; verdicts are cached by content hash under ``$PTXLINT_TEST_CACHE`` (default
-``~/.cache/ptxlint-tests``). A cell is compared only where ptxlint speaks: where ptxas fails for
+in parallel; verdicts are cached by content hash in the test cache
+(tests/toolchain_cache.py). A cell is compared only where ptxlint speaks: where ptxas fails for
 another reason (the form does not exist for that opcode), the cell says nothing about types.
 
 CUDA 13's ptxas no longer accepts ``-arch=sm_70``, but it still checks features against the

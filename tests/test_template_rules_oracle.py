@@ -2,7 +2,7 @@
 (or, for PTX301, compile silently), and each safe fix yields code that compiles.
 
 Skips without nvcc. Compiles run in parallel and verdicts are cached by a hash of the command and
-source under ``$PTXLINT_TEST_CACHE`` (default ``~/.cache/ptxlint-tests``).
+source in the test cache (tests/toolchain_cache.py).
 """
 
 from __future__ import annotations

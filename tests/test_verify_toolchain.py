@@ -1,7 +1,7 @@
 """--verify against the real CUDA toolchain (skipped with a reason where nvcc/ptxas are absent).
 
 One verification run over fixtures/rules/ serves every test; compiles are cached by content hash
-under $PTXLINT_TEST_CACHE (default ~/.cache/ptxlint-tests), so a second run takes a second.
+in the test cache (tests/toolchain_cache.py), so a second run takes a second.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from ptxlint.report import json_format, sarif_format
 from ptxlint.report.run_result import RunResult
 from ptxlint.verify import TOOLCHAIN_ERROR, VerifyOptions, discover, verify
 from ptxlint.verify import cli as verify_cli
+from tests.toolchain_cache import test_cache_root
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "rules"
@@ -43,8 +44,7 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module", autouse=True)
 def cache_dir():
     old = os.environ.get("PTXLINT_CACHE_DIR")
-    os.environ["PTXLINT_CACHE_DIR"] = os.environ.get(
-        "PTXLINT_TEST_CACHE", os.path.expanduser("~/.cache/ptxlint-tests"))
+    os.environ["PTXLINT_CACHE_DIR"] = test_cache_root()
     yield
     if old is None:
         os.environ.pop("PTXLINT_CACHE_DIR", None)

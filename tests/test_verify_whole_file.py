@@ -1,10 +1,9 @@
 """The whole-file evidence of --verify (nvcc -ptx over the real file, then ptxas) and PTX301's
 error case. Toolchain tests skip without nvcc/ptxas; compiles are cached by content hash under
-$PTXLINT_TEST_CACHE (default ~/.cache/ptxlint-tests)."""
+in the test cache (tests/toolchain_cache.py)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from ptxlint.model import SourceFile
 from ptxlint.report.run_result import RunResult
 from ptxlint.verify import TOOLCHAIN_ERROR, VerifyOptions, discover, runner, verify, whole_file
 from ptxlint.verify.diagnostics import parse
+from tests.toolchain_cache import test_cache_root
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "rules"
@@ -29,8 +29,7 @@ needs_cuda = pytest.mark.skipif(
 
 @pytest.fixture(autouse=True)
 def cache_dir(monkeypatch):
-    monkeypatch.setenv("PTXLINT_CACHE_DIR", os.environ.get(
-        "PTXLINT_TEST_CACHE", os.path.expanduser("~/.cache/ptxlint-tests")))
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", test_cache_root())
 
 
 def lint(paths: list[str], *extra: str) -> RunResult:

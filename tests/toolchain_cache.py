@@ -1,8 +1,10 @@
 """The CUDA toolchain for tests that use it as an oracle: where nvcc and ptxas are, one compile
 of one snippet with its result cached by content hash, and a parallel map over many snippets.
 
-The cache lives under ``$PTXLINT_TEST_CACHE`` (default ``~/.cache/ptxlint-tests``), in
-``toolchain/``. A key covers the tool's ``--version`` text, the command (with the input and
+The cache lives in ``toolchain/`` under ``test_cache_root()``: ``$PTXLINT_TEST_CACHE``, else
+``tests/`` in ptxlint's one cache location (``$PTXLINT_CACHE_DIR`` or the user cache folder,
+``~/.cache/ptxlint/tests`` on Linux; conftest.py pins it before pointing ptxlint's own caches at a
+temporary folder). A key covers the tool's ``--version`` text, the command (with the input and
 output file names as placeholders, so temporary folders do not defeat it), the input's file name
 and its text: a new toolkit or a changed flag recompiles, a rerun costs nothing. The raw result
 (exit status, stdout, stderr, the output file when asked for) is stored, and each test module
@@ -56,9 +58,17 @@ def tool_version(tool: str) -> str:
     return subprocess.run([tool, "--version"], capture_output=True, text=True).stdout
 
 
+def test_cache_root() -> str:
+    configured = os.environ.get("PTXLINT_TEST_CACHE")
+    if configured:
+        return configured
+    from ptxlint.cache import location
+
+    return str(location("tests"))
+
+
 def cache_dir() -> str:
-    root = os.environ.get("PTXLINT_TEST_CACHE") or os.path.expanduser("~/.cache/ptxlint-tests")
-    return os.path.join(root, "toolchain")
+    return os.path.join(test_cache_root(), "toolchain")
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ the entry also lists the content hash of every file the TU read, checked on load
 project header invalidates every TU that includes it. Failures are cached too (a TU that does
 not parse stays unparseable until one of its inputs or its flags change).
 
-Location: ``$PTXLINT_CACHE_DIR/tier2`` or ``~/.cache/ptxlint/tier2``.
+Location: ``tier2/`` in ptxlint's cache folder (``ptxlint.cache.root``: ``$PTXLINT_CACHE_DIR``
+or the user cache folder).
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ SCHEMA = 2
 
 
 def default_root() -> Path:
-    env = os.environ.get("PTXLINT_CACHE_DIR")
-    base = Path(env) if env else Path.home() / ".cache" / "ptxlint"
-    return base / "tier2"
+    from ptxlint.cache import location
+
+    return location("tier2")
 
 
 def file_hash(path: str) -> str | None:

@@ -68,11 +68,10 @@ class Outcome:
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("PTXLINT_CACHE_DIR")
-    if root:
-        return Path(root)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "ptxlint" / "verify"
+    """``verify/`` in ptxlint's cache folder (``$PTXLINT_CACHE_DIR`` or the user cache)."""
+    from ptxlint.cache import location
+
+    return location("verify")
 
 
 def _key(job: Compile, tool_identity: str) -> str:

@@ -1,0 +1,197 @@
+"""Where ptxlint keeps what it can reuse, and the per-file result cache of ``ptxlint check``.
+
+One location setting for every cache: ``$PTXLINT_CACHE_DIR`` when set, else the user cache
+folder (``platformdirs``: ``~/.cache/ptxlint`` on Linux, ``~/Library/Caches/ptxlint`` on macOS,
+``%LOCALAPPDATA%\\ptxlint\\Cache`` on Windows). Inside it:
+
+- ``results/``: what ``check`` found in one file (this module),
+- ``tier2/``: libclang's types per translation unit (``ptxlint.tier2.cache``),
+- ``verify/``: toolchain outcomes of ``--verify`` (``ptxlint.verify.runner``),
+- ``tests/``: the test suite's nvcc/ptxas oracle (``tests/toolchain_cache.py``),
+- ``entry-points.json``: the rule plugins' entry points (``ptxlint.registry``),
+- ``rules/``: rule pages the language server links to (``ptxlint.lsp.rule_docs``).
+
+A result entry is keyed, as in ruff, by everything the result depends on: the file's bytes (a
+SHA-256), the path it is reported under, ptxlint's version and a fingerprint of the code that
+ran (every module of ptxlint and of the loaded rule packs, by size and modification time, so an
+edited checkout never reads stale results), the rules enabled for that path with their
+severities, and the settings rules read (the target architecture). Tier 2 and ``--fix`` runs
+bypass it (their results depend on other files, or change the file). The folder is bounded:
+after a run that wrote entries, the least recently used are removed until it is under
+``MAX_RESULTS_BYTES``. ``ptxlint clean`` empties the location (all but the test suite's
+oracle); ``check --no-cache`` neither reads nor writes results.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from ptxlint import __version__
+
+ENV = "PTXLINT_CACHE_DIR"
+SCHEMA = 1
+MAX_RESULTS_BYTES = 256 * 1024 * 1024
+_PRUNE_TO = 0.8  # of the limit, so that a full cache is not pruned again on the next run
+
+
+def root() -> Path:
+    """The one folder every ptxlint cache lives under."""
+    configured = os.environ.get(ENV)
+    if configured:
+        return Path(configured).expanduser()
+    import platformdirs  # only runs that use a cache pay for it
+
+    return Path(platformdirs.user_cache_dir("ptxlint", appauthor=False))
+
+
+def location(kind: str) -> Path:
+    """The folder of one cache: ``results``, ``tier2``, ``verify`` or ``tests``."""
+    return root() / kind
+
+
+# The test suite's compiler oracle is slow to rebuild and no part of what ptxlint reuses.
+KEPT_BY_CLEAN = frozenset({"tests"})
+
+
+def clean() -> tuple[Path, int]:
+    """Remove every cache ptxlint keeps (not the test suite's oracle): the location and the
+    number of bytes freed."""
+    where = root()
+    freed = 0
+    try:
+        children = list(where.iterdir())
+    except OSError:
+        return where, 0
+    for child in children:
+        if child.name in KEPT_BY_CLEAN:
+            continue
+        if child.is_dir() and not child.is_symlink():
+            for path in child.rglob("*"):
+                with contextlib.suppress(OSError):
+                    if path.is_file() and not path.is_symlink():
+                        freed += path.stat().st_size
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                freed += child.lstat().st_size
+                child.unlink()
+    return where, freed
+
+
+def code_fingerprint(modules: Iterable[str]) -> str:
+    """ptxlint's version and the size and modification time of the code ``modules`` come from:
+    every file of their top-level package, or the module file itself outside a package."""
+    files: set[str] = set()
+    folders: set[str] = set()
+    for name in modules:
+        module = sys.modules.get(name.split(".")[0])
+        file = getattr(module, "__file__", None)
+        if not file:
+            continue
+        file = os.path.abspath(file)
+        if os.path.basename(file) == "__init__.py":
+            folders.add(os.path.dirname(file))
+        else:
+            files.add(file)
+    for folder in folders:
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+            files.update(
+                os.path.join(dirpath, n) for n in filenames if n.endswith((".py", ".json"))
+            )
+    digest = hashlib.sha256(__version__.encode())
+    for file in sorted(files):
+        try:
+            info = os.stat(file)
+        except OSError:
+            continue
+        digest.update(f"{file}:{info.st_size}:{info.st_mtime_ns};".encode())
+    return digest.hexdigest()
+
+
+class ResultCache:
+    """Pickled per-file outcomes under ``results/``, one file per key."""
+
+    def __init__(self, folder: Path, salt: str) -> None:
+        self.folder = folder
+        self.salt = salt  # version, code and settings shared by every file of the run
+        self.hits = 0
+        self.writes = 0
+
+    def key(self, path: str, data: bytes, rules: str) -> str:
+        digest = hashlib.sha256(data).hexdigest()
+        blob = f"{SCHEMA}\0{self.salt}\0{rules}\0{path}\0{digest}"
+        return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def _entry(self, key: str) -> Path:
+        return self.folder / key[:2] / key
+
+    def get(self, key: str) -> object | None:
+        entry = self._entry(key)
+        try:
+            with open(entry, "rb") as handle:
+                value = pickle.load(handle)
+        except FileNotFoundError:
+            return None
+        except Exception:  # a truncated or foreign entry is a miss, never a failure
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(entry)  # recently used: pruning removes the oldest first
+        self.hits += 1
+        return value
+
+    def put(self, key: str, value: object) -> None:
+        entry = self._entry(key)
+        tmp = None
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as handle:
+                pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, entry)  # readers see a whole entry or none
+            self.writes += 1
+        except Exception:  # a read-only or full disk costs speed, never the run
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+
+    def prune(self, limit: int = MAX_RESULTS_BYTES) -> int:
+        """Remove the least recently used entries until the folder is under ``limit``."""
+        entries: list[tuple[float, int, str]] = []
+        total = 0
+        try:
+            shards = list(os.scandir(self.folder))
+        except OSError:
+            return 0
+        for shard in shards:
+            if not shard.is_dir():
+                continue
+            for item in os.scandir(shard.path):
+                try:
+                    info = item.stat()
+                except OSError:
+                    continue
+                entries.append((info.st_mtime, info.st_size, item.path))
+                total += info.st_size
+        if total <= limit:
+            return 0
+        removed = 0
+        entries.sort()
+        for _, size, path in entries:
+            if total <= limit * _PRUNE_TO:
+                break
+            try:
+                os.unlink(path)
+            except OSError:
+                continue
+            total -= size
+            removed += 1
+        return removed

@@ -1,0 +1,36 @@
+"""Which files can hold inline asm at all, decided on their bytes before decoding or parsing.
+
+Most files of a CUDA tree hold no asm statement; such a file costs one substring search instead
+of a decode and a tree-sitter parse. The test is necessary, not sufficient: a file that passes
+is read properly by its front end, which decides where real statements are.
+
+Front ends register the keyword bytes of the extensions they read (``register``): the C++ front
+end's ``asm`` covers ``__asm__`` and ``__asm``; a Python front end adds ``.py`` with its own
+words (``inline_asm_elementwise``, ``InlineAsm``, ...). Extensions nobody registered use the C++
+keywords, because a file named on the command line is linted as C++ whatever its extension.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+CXX_KEYWORDS: tuple[bytes, ...] = (b"asm",)
+
+_BY_EXTENSION: dict[str, tuple[bytes, ...]] = {}
+
+
+def register(extensions: Iterable[str], keywords: Iterable[bytes]) -> None:
+    """Files with these extensions may hold asm when they contain one of ``keywords``."""
+    words = tuple(keywords)
+    for extension in extensions:
+        _BY_EXTENSION[extension.lower()] = words
+
+
+def keywords_for(path: str) -> tuple[bytes, ...]:
+    return _BY_EXTENSION.get(os.path.splitext(path)[1].lower(), CXX_KEYWORDS)
+
+
+def may_hold_asm(path: str, data: bytes) -> bool:
+    """False only when no statement can be in ``data``: none of the keywords occurs."""
+    return any(word in data for word in keywords_for(path))

@@ -1,0 +1,220 @@
+"""The result cache, its location and `ptxlint clean`; the byte prefilter; the worker pool;
+progress on stderr; the rule index."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import pytest
+
+from ptxlint import cache, prefilter, progress, registry, runner
+from ptxlint.cli import main
+
+BAD = '__device__ unsigned f(unsigned a) {\n  unsigned d;\n  asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a));\n  return d;\n}\n'
+NO_ASM = "__device__ unsigned g(unsigned a) { return a + 1; }\n"
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", str(folder))
+    monkeypatch.delenv("PTXLINT_NO_CACHE", raising=False)
+    return folder
+
+
+def check_json(capsys, *args: str) -> dict:
+    main(["check", *args, "--format", "json", "--no-compile-commands"])
+    doc = json.loads(capsys.readouterr().out)
+    doc["stats"].pop("seconds")
+    return doc
+
+
+def entries(folder) -> list[str]:
+    results = folder / "results"
+    return sorted(p.name for p in results.rglob("*") if p.is_file()) if results.is_dir() else []
+
+
+def forbid_linting(monkeypatch) -> None:
+    def boom(*args, **kwargs):
+        raise AssertionError("linted although the cache holds the result")
+
+    monkeypatch.setattr(runner, "lint_path", boom)
+
+
+def test_second_run_reads_results_from_the_cache(tmp_path, capsys, cache_dir, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.cu").write_text(BAD)
+    first = check_json(capsys, "k.cu")
+    assert len(entries(cache_dir)) == 1 and len(first["findings"]) == 1
+    forbid_linting(monkeypatch)
+    assert check_json(capsys, "k.cu") == first
+
+
+def test_a_changed_file_rule_selection_or_arch_misses(tmp_path, capsys, cache_dir, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / "k.cu"
+    source.write_text(BAD)
+    check_json(capsys, "k.cu")
+    source.write_text(BAD.replace("%3", "%2"))
+    assert check_json(capsys, "k.cu")["findings"][0]["message"].startswith("'%2'")
+    assert check_json(capsys, "k.cu", "--ignore", "PTX001")["findings"] == []
+    check_json(capsys, "k.cu", "--arch", "sm_90a")
+    assert len(entries(cache_dir)) == 4
+
+
+def test_no_cache_neither_reads_nor_writes(tmp_path, capsys, cache_dir, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.cu").write_text(BAD)
+    check_json(capsys, "k.cu", "--no-cache")
+    assert entries(cache_dir) == []
+    monkeypatch.setenv("PTXLINT_NO_CACHE", "1")
+    check_json(capsys, "k.cu")
+    assert entries(cache_dir) == []
+
+
+def test_clean_removes_every_cache_but_the_test_oracle(tmp_path, capsys, cache_dir, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.cu").write_text(BAD)
+    check_json(capsys, "k.cu")
+    for kind in ("tier2", "verify", "tests"):
+        (cache_dir / kind).mkdir(parents=True, exist_ok=True)
+        (cache_dir / kind / "entry").write_text("x")
+    assert main(["clean"]) == 0
+    assert "Removed" in capsys.readouterr().out
+    assert sorted(p.name for p in cache_dir.iterdir()) == ["tests"]
+
+
+def test_one_location_setting_for_every_cache(tmp_path, monkeypatch):
+    from ptxlint.tier2.cache import default_root
+    from ptxlint.verify.runner import cache_dir as verify_dir
+
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", str(tmp_path))
+    assert default_root() == tmp_path / "tier2"
+    assert verify_dir() == tmp_path / "verify"
+    assert cache.location("results") == tmp_path / "results"
+    monkeypatch.delenv("PTXLINT_CACHE_DIR")
+    assert cache.root().name == "ptxlint"  # the user cache folder, by platformdirs
+
+
+def test_the_cache_is_bounded_least_recently_used_first(tmp_path):
+    store = cache.ResultCache(tmp_path, "salt")
+    keys = [store.key(f"f{i}.cu", b"x" * 10, "rules") for i in range(10)]
+    for age, key in enumerate(keys):
+        store.put(key, b"y" * 1000)
+        entry = tmp_path / key[:2] / key
+        os.utime(entry, (1000 + age, 1000 + age))
+    assert store.prune(limit=5000) > 0
+    left = {p.name for p in tmp_path.rglob("*") if p.is_file()}
+    assert keys[-1] in left and keys[0] not in left
+    assert sum(p.stat().st_size for p in tmp_path.rglob("*") if p.is_file()) <= 5000
+
+
+def test_a_corrupt_entry_is_a_miss(tmp_path):
+    store = cache.ResultCache(tmp_path, "salt")
+    key = store.key("k.cu", b"data", "rules")
+    (tmp_path / key[:2]).mkdir()
+    (tmp_path / key[:2] / key).write_bytes(b"not a pickle")
+    assert store.get(key) is None
+
+
+def test_files_without_an_asm_keyword_are_never_parsed(tmp_path, capsys, monkeypatch):
+    (tmp_path / "plain.cu").write_text(NO_ASM)
+    (tmp_path / "latin1.h").write_bytes(b"// caf\xe9\nint x;\n")
+    parsed: list[str] = []
+
+    import ptxlint.extract as extract
+
+    real_parse = extract.parse
+
+    def spy(path, text):
+        parsed.append(path)
+        return real_parse(path, text)
+
+    monkeypatch.setattr(extract, "parse", spy)
+    (tmp_path / "k.cu").write_text(BAD)
+    doc = check_json(capsys, str(tmp_path))
+    assert [os.path.basename(p) for p in parsed] == ["k.cu"]
+    assert doc["stats"]["files"] == 3
+    # a file that is not UTF-8 still gets its note, asm or not
+    assert any(n["path"].endswith("latin1.h") for n in doc["notes"])
+
+
+def test_prefilter_keywords_are_per_extension():
+    assert prefilter.may_hold_asm("k.cu", b"__asm__ volatile")
+    assert not prefilter.may_hold_asm("k.cu", b"int main() {}")
+    prefilter.register([".pyx"], [b"inline_asm"])
+    try:
+        assert prefilter.may_hold_asm("k.pyx", b"x.inline_asm_elementwise(")
+        assert not prefilter.may_hold_asm("k.pyx", b"asm")
+        assert prefilter.may_hold_asm("k.unknown", b"asm")  # unregistered: the C++ words
+    finally:
+        prefilter._BY_EXTENSION.pop(".pyx")
+
+
+def test_the_worker_pool_reports_what_one_process_does(tmp_path, capsys, monkeypatch):
+    for i in range(12):
+        (tmp_path / f"k{i:02}.cu").write_text(BAD if i % 3 else NO_ASM)
+    one = check_json(capsys, str(tmp_path), "--jobs", "1", "--no-cache")
+    monkeypatch.setattr(runner, "PARALLEL_MIN_BYTES", 1)
+    two = check_json(capsys, str(tmp_path), "--jobs", "2", "--no-cache")
+    assert two == one and len(one["findings"]) == 8
+
+
+def test_workers_get_the_biggest_files_first(tmp_path, monkeypatch):
+    for i, size in enumerate([1, 50, 3, 1000, 2]):
+        (tmp_path / f"k{i}.cu").write_text(BAD + "// " + "x" * size + "\n")
+    order: list[str] = []
+
+    def in_pool(jobs, workers, initargs):
+        order.extend(os.path.basename(j.path) for j in jobs)
+        return [runner.lint_path(j.path, [], *initargs[2:3], runner.RuleSelector(initargs[0], []),
+                                 1 << 20) for j in jobs]
+
+    monkeypatch.setattr(runner, "PARALLEL_MIN_BYTES", 1)
+    monkeypatch.setattr(runner, "_in_pool", in_pool)
+    main(["check", str(tmp_path), "--jobs", "2", "--no-cache", "--quiet", "--fail-on", "never"])
+    assert order == ["k3.cu", "k1.cu", "k2.cu", "k4.cu", "k0.cu"]
+
+
+def test_progress_is_a_line_now_and_then_when_not_a_terminal(monkeypatch):
+    now = [0.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: now[0])
+    stream = io.StringIO()
+    bar = progress.Progress(stream, terminal=False)
+    bar.update(1, 100)
+    assert stream.getvalue() == ""  # short runs stay silent
+    now[0] = progress.QUIET_SECONDS + 1
+    bar.update(40, 100)
+    bar.update(41, 100)  # not again before EVERY_SECONDS
+    now[0] += progress.EVERY_SECONDS
+    bar.update(60, 100)
+    bar.finish()
+    lines = stream.getvalue().splitlines()
+    assert lines == ["ptxlint: 40/100 files (40%), 11 s", "ptxlint: 60/100 files (60%), 21 s"]
+
+
+def test_progress_never_reaches_machine_readable_output(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(progress, "QUIET_SECONDS", -1.0)
+    for i in range(3):
+        (tmp_path / f"k{i}.cu").write_text(BAD)
+    main(["check", str(tmp_path), "--format", "json", "--no-cache", "--jobs", "1"])
+    out, err = capsys.readouterr()
+    json.loads(out)
+    assert "ptxlint: 1/3 files" in err
+
+
+def test_rule_entry_points_come_from_the_index_while_it_holds(tmp_path, monkeypatch):
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", str(tmp_path))
+    first = registry.entry_points()
+    assert ("builtin", "ptxlint_rules:BUILTIN_RULES") in first
+
+    def no_scan():
+        raise AssertionError("scanned the installed distributions again")
+
+    monkeypatch.setattr(registry, "_scan_entry_points", no_scan)
+    assert registry.entry_points() == first
+    monkeypatch.setattr(registry, "_index_key", lambda: "another interpreter")
+    with pytest.raises(AssertionError):
+        registry.entry_points()
