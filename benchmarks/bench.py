@@ -1,51 +1,156 @@
-"""Time ``ptxlint check`` on a tree against a bare tree-sitter parse of the same files.
+"""ptxlint's speed, measured as a user meets it, against a bare tree-sitter parse of the same files.
 
-    python benchmarks/bench.py [PATH ...] [--repeat N] [--jobs N]
+    python benchmarks/bench.py [--cuda PATH] [--cutlass PATH] [--flashinfer PATH] [TREE ...]
+                               [--repeat N] [--jobs N] [--slowest N] [--skip-per-file]
 
-Both are measured in this process over the same file list (discovered once), best of
-``--repeat`` runs each, so the ratio says what ptxlint costs on top of merely parsing.
-The CLI's wall time (process start-up included) is printed too. Nothing here is asserted:
-speed is tracked by reading these numbers, not by tests.
+In one run, for each tree (default: the CUDA toolkit's include/ and CUTLASS's include/ as
+shipped in flash-attn's source distribution, when present; ``--flashinfer`` adds that source
+distribution, which ``pip download --no-binary :all: --no-deps flashinfer-python`` fetches):
+
+- ``ptxlint check TREE`` as a subprocess (start-up included, every core, ``--no-cache``: cold)
+  against a bare tree-sitter parse of the same files in this process (read, decode, parse; one
+  core), and against the bare parse of only the files that hold an asm keyword;
+- the same command with the result cache, cold (empty cache) and warm (second run);
+- peak memory: the largest sum of the resident sets of ptxlint and its workers, sampled;
+- per file, in this process: lint time against the file's own bare parse, the slowest files
+  with their statement counts and the largest ratio;
+
+and once: ``ptxlint check`` on one small file and ``ptxlint --version`` against
+``python -c pass`` (best of ``--repeat``). Nothing is asserted: the numbers are printed.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+from dataclasses import dataclass
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from ptxlint.cli import run  # noqa: E402
-from ptxlint.config import Config, RuleSelector  # noqa: E402
 from ptxlint.discover import discover, read_source  # noqa: E402
+from ptxlint.engine import instantiate, lint_source  # noqa: E402
+from ptxlint.extract import has_asm  # noqa: E402
+from ptxlint.model import SourceFile  # noqa: E402
 from ptxlint.registry import load_rules  # noqa: E402
 from ptxlint.rule import RuleContext  # noqa: E402
 from ptxlint.syntax_tree import parse  # noqa: E402
 
+SMALL = '__device__ unsigned f(unsigned a) {\n  unsigned d;\n  asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a));\n  return d;\n}\n'  # noqa: E501
+MAX_SIZE = 16 * 1024 * 1024
 
-def default_path() -> str:
-    try:
+
+def cuda_include() -> str | None:
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")):
+        if home and os.path.isdir(os.path.join(home, "include")):
+            return os.path.join(home, "include")
+    nvcc = shutil.which("nvcc")
+    if nvcc:
         out = subprocess.run(
-            ["nvcc", "--dryrun", "-c", "-x", "cu", "/dev/null", "-o", "/dev/null"],
+            [nvcc, "--dryrun", "-c", "-x", "cu", "/dev/null", "-o", "/dev/null"],
             capture_output=True, text=True, check=False,
         ).stderr
         for line in out.splitlines():
             if line.startswith("#$ TOP="):
                 return os.path.join(line.split("=", 1)[1].strip(), "include")
-    except OSError:
-        pass
-    return os.path.join(ROOT, "fixtures")
+    return None
+
+
+def cutlass_include() -> str | None:
+    for candidate in (
+        "/work/corpora/src/flash-attn/csrc/cutlass/include",
+        os.path.join(ROOT, "corpora", "src", "flash-attn", "csrc", "cutlass", "include"),
+    ):
+        if os.path.isdir(candidate):
+            return candidate
+    return None
+
+
+def ptxlint_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "ptxlint", *args]
+
+
+def environment(cache_dir: str | None = None) -> dict[str, str]:
+    path = os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)
+    env = dict(os.environ, PYTHONPATH=path)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed ptxlint has its bytecode
+    env.pop("PTXLINT_NO_CACHE", None)
+    if cache_dir is not None:
+        env["PTXLINT_CACHE_DIR"] = cache_dir
+    return env
+
+
+def compile_bytecode() -> None:
+    """pip writes bytecode on install; a checkout may not have it (PYTHONDONTWRITEBYTECODE)."""
+    import compileall
+
+    for folder in ("ptxlint", "rules"):
+        compileall.compile_dir(os.path.join(ROOT, folder), quiet=1)
+
+
+def _rss_kib(pid: int) -> int:
+    """Resident set of ``pid`` and its descendants, in KiB (Linux)."""
+    total = 0
+    stack = [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            with open(f"/proc/{current}/status") as handle:
+                for line in handle:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+                        break
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as handle:
+                    stack.extend(int(c) for c in handle.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+@dataclass
+class Run:
+    seconds: float
+    peak_mib: float
+    code: int
+
+
+def timed(command: list[str], env: dict[str, str]) -> Run:
+    """Wall time and peak memory (the sum over the process tree, sampled every 20 ms)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+    )
+    peak = [0]
+
+    def sample() -> None:
+        while process.poll() is None:
+            peak[0] = max(peak[0], _rss_kib(process.pid))
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    code = process.wait()
+    seconds = time.perf_counter() - started
+    sampler.join()
+    return Run(seconds, peak[0] / 1024, code)
+
+
+def best(command: list[str], env: dict[str, str], repeat: int) -> float:
+    return min(timed(command, env).seconds for _ in range(repeat))
 
 
 def bare_parse(files: list[str]) -> tuple[float, int]:
     started = time.perf_counter()
     nbytes = 0
     for path in files:
-        text, _, _ = read_source(path, 2 * 1024 * 1024)
+        text, _, _ = read_source(path, MAX_SIZE)
         if text is None:
             continue
         nbytes += len(text)
@@ -53,45 +158,135 @@ def bare_parse(files: list[str]) -> tuple[float, int]:
     return time.perf_counter() - started, nbytes
 
 
-def ptxlint_check(paths: list[str]) -> tuple[float, int, int]:
-    config = Config()
-    rules = list(load_rules().rules)
-    selector = RuleSelector(config, [(r.id, r.name) for r in rules])
-    started = time.perf_counter()
-    result = run(paths, config, selector, rules, RuleContext())
-    return time.perf_counter() - started, result.statements, len(result.findings)
+def warm_up() -> None:
+    """Load both grammars and the type index query once, so no file pays for them."""
+    for name in ("warm.cu", "warm.cpp"):
+        parse(name, "int x;")
+    lint_source(SourceFile("warm.cu", SMALL), instantiate(load_rules().rules), RuleContext())
+
+
+def per_file(files: list[str]) -> list[tuple[float, float, int, str]]:
+    """(lint seconds, its bare parse seconds, statements, path) of each asm-bearing file."""
+    rules = instantiate(load_rules().rules)
+    context = RuleContext()
+    rows = []
+    for path in files:
+        text, decode_errors, _ = read_source(path, MAX_SIZE)
+        if text is None or not has_asm(text):
+            continue
+        started = time.perf_counter()
+        parse(path, text)
+        parse_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        result = lint_source(SourceFile(path, text, decode_errors), rules, context)
+        rows.append((time.perf_counter() - started, parse_seconds, len(result.statements), path))
+    return rows
+
+
+def report_tree(label: str, tree: str, args: argparse.Namespace) -> None:
+    files = [f.path for f in discover([tree], max_file_size=MAX_SIZE).files]
+    asm_files = []
+    for path in files:
+        text, _, _ = read_source(path, MAX_SIZE)
+        if text is not None and has_asm(text):
+            asm_files.append(path)
+    print(f"\n== {label}: {tree}")
+    print(f"   {len(files)} files, {len(asm_files)} with an asm keyword")
+    bare_all, nbytes = min(bare_parse(files) for _ in range(args.repeat))
+    bare_asm, asm_bytes = min(bare_parse(asm_files) for _ in range(args.repeat))
+    jobs = ["--jobs", str(args.jobs)] if args.jobs else []
+    check = ptxlint_command(
+        "check", tree, "--no-compile-commands", "--fail-on", "never", "--quiet", *jobs
+    )
+    cold = min(
+        (timed([*check, "--no-cache"], environment()) for _ in range(args.repeat)),
+        key=lambda r: r.seconds,
+    )
+    print(f"   bare parse, every file      : {bare_all:8.2f} s  ({nbytes / 1e6:.1f} MB, 1 core)")
+    print(f"   bare parse, asm files only  : {bare_asm:8.2f} s  ({asm_bytes / 1e6:.1f} MB)")
+    print(
+        f"   ptxlint check (cold, CLI)   : {cold.seconds:8.2f} s  = "
+        f"{cold.seconds / bare_all:.2f}x the bare parse of every file, "
+        f"{cold.seconds / bare_asm:.2f}x of the asm files"
+    )
+    print(f"   peak memory (all processes) : {cold.peak_mib:8.0f} MiB")
+    with tempfile.TemporaryDirectory() as cache_dir:
+        env = environment(cache_dir)
+        first = timed(check, env)
+        warm = min((timed(check, env) for _ in range(args.repeat)), key=lambda r: r.seconds)
+    print(
+        f"   result cache: cold {first.seconds:.2f} s, warm {warm.seconds:.2f} s "
+        f"= {100 * warm.seconds / first.seconds:.0f}% of cold"
+    )
+    if args.skip_per_file:
+        return
+    rows = per_file(asm_files)
+    if not rows:
+        return
+    rows.sort(reverse=True)
+    print(f"   slowest {args.slowest} files (in-process lint vs the file's own bare parse):")
+    for seconds, parse_seconds, statements, path in rows[: args.slowest]:
+        ratio = seconds / parse_seconds if parse_seconds else float("inf")
+        print(
+            f"     {seconds:7.2f} s  {ratio:5.2f}x  {statements:5d} statements  "
+            f"{os.path.relpath(path, tree)}"
+        )
+    worst = max(rows, key=lambda r: r[0] / r[1] if r[1] else 0.0)
+    big = [r for r in rows if r[1] >= 0.05]  # ratios of tiny files are start-up noise
+    if big:
+        worst = max(big, key=lambda r: r[0] / r[1])
+        print(
+            f"   largest ratio (files parsing >= 50 ms): {worst[0] / worst[1]:.2f}x "
+            f"{os.path.relpath(worst[3], tree)}"
+        )
+
+
+def report_startup(repeat: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        small = os.path.join(folder, "small.cu")
+        with open(small, "w", encoding="utf-8") as handle:
+            handle.write(SMALL)
+        env = environment(os.path.join(folder, "cache"))
+        timed(ptxlint_command("check", small), env)  # writes the rule index once
+        python = best([sys.executable, "-c", "pass"], env, repeat)
+        version = best(ptxlint_command("--version"), env, repeat)
+        check = best(ptxlint_command("check", small, "--no-cache"), env, repeat)
+        cached = best(ptxlint_command("check", small), env, repeat)
+    print("\n== start-up (best of", repeat, "runs)")
+    print(f"   python -c pass              : {python * 1000:7.0f} ms")
+    print(f"   ptxlint --version           : {version * 1000:7.0f} ms = {version / python:.1f}x")
+    print(f"   ptxlint check small.cu      : {check * 1000:7.0f} ms = {check / python:.1f}x")
+    print(f"   the same, cached result     : {cached * 1000:7.0f} ms = {cached / python:.1f}x")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("paths", nargs="*")
+    parser.add_argument("trees", nargs="*", help="more trees to measure")
+    parser.add_argument("--cuda", help="the CUDA include folder (default: found from nvcc)")
+    parser.add_argument("--cutlass", help="CUTLASS's include/ (default: flash-attn's copy)")
+    parser.add_argument("--flashinfer", help="flashinfer-python's unpacked source distribution")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--jobs", type=int, help="ptxlint --jobs (default: every core)")
+    parser.add_argument("--slowest", type=int, default=5)
+    parser.add_argument("--skip-per-file", action="store_true", help="no per-file table")
     args = parser.parse_args()
-    paths = args.paths or [default_path()]
-    files = [f.path for f in discover(paths).files]
-    print(f"tree: {', '.join(paths)}  ({len(files)} files)")
-
-    bare = min(bare_parse(files)[0] for _ in range(args.repeat))
-    _, nbytes = bare_parse(files)
-    runs = [ptxlint_check(paths) for _ in range(args.repeat)]
-    lint = min(r[0] for r in runs)
-    statements, findings = runs[0][1], runs[0][2]
-
-    started = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "ptxlint", "check", *paths, "--quiet", "--no-progress"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
-        env=dict(os.environ, PYTHONPATH=ROOT),
-    )
-    cli = time.perf_counter() - started
-
-    print(f"bare tree-sitter parse : {bare:8.2f} s  ({nbytes / 1e6:.1f} MB, every file)")
-    print(
-        f"ptxlint check (engine) : {lint:8.2f} s  "
-        f"({statements} asm statements, {findings} findings)"
-    )
-    print(f"ratio check/parse      : {lint / bare:8.2f}x")
-    print(f"ptxlint check (CLI)    : {cli:8.2f} s  wall, process start-up included")
+    compile_bytecode()
+    warm_up()
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"ptxlint benchmark: {cores} cores, Python {sys.version.split()[0]}")
+    trees: list[tuple[str, str]] = []
+    cuda = args.cuda or cuda_include()
+    if cuda:
+        trees.append(("CUDA include tree", cuda))
+    cutlass = args.cutlass or cutlass_include()
+    if cutlass:
+        trees.append(("CUTLASS include/", cutlass))
+    trees.extend(("tree", t) for t in args.trees)
+    if args.flashinfer:
+        trees.append(("flashinfer-python sdist", args.flashinfer))
+    report_startup(max(args.repeat, 5))
+    for label, tree in trees:
+        report_tree(label, tree, args)
     return 0
 
 

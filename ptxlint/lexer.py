@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 _TOKEN = re.compile(
     r"""
@@ -27,8 +28,8 @@ _TOKEN = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
+    # a tuple, not a dataclass: CUTLASS's GMMA header alone has 265,000 of them
     kind: str  # ident | number | string | raw | char | punct
     text: str
     start: int
@@ -103,12 +104,21 @@ def decode_string_literal(token: Token) -> DecodedString:
         return DecodedString(text[body_start:body_end], starts, [s + 1 for s in starts], terminated)
 
     out: list[str] = []
-    starts, ends = [], []
+    starts = []
+    ends: list[int] = []
     i = body_start
     while i < body_end:
-        ch = text[i]
-        if ch != "\\" or i + 1 >= body_end:
-            out.append(ch)
+        plain = text.find("\\", i, body_end)
+        if plain == -1:
+            plain = body_end
+        if plain > i:  # a run without escapes, copied whole
+            out.append(text[i:plain])
+            starts.extend(range(base + i, base + plain))
+            ends.extend(range(base + i + 1, base + plain + 1))
+            i = plain
+            continue
+        if i + 1 >= body_end:
+            out.append("\\")
             starts.append(base + i)
             ends.append(base + i + 1)
             i += 1
