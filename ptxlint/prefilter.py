@@ -18,6 +18,10 @@ from collections.abc import Iterable
 CXX_KEYWORDS: tuple[bytes, ...] = (b"asm",)
 
 _BY_EXTENSION: dict[str, tuple[bytes, ...]] = {}
+# Front ends whose keywords are looked up on first use: (module, attribute).
+_REGISTERED_LATER: dict[str, tuple[str, str]] = {
+    ".py": ("ptxlint.frontends.python.apis", "PREFILTER"),
+}
 
 
 def register(extensions: Iterable[str], keywords: Iterable[bytes]) -> None:
@@ -28,7 +32,14 @@ def register(extensions: Iterable[str], keywords: Iterable[bytes]) -> None:
 
 
 def keywords_for(path: str) -> tuple[bytes, ...]:
-    return _BY_EXTENSION.get(os.path.splitext(path)[1].lower(), CXX_KEYWORDS)
+    extension = os.path.splitext(path)[1].lower()
+    found = _BY_EXTENSION.get(extension)
+    if found is None and extension in _REGISTERED_LATER:
+        import importlib
+
+        module, name = _REGISTERED_LATER.pop(extension)
+        found = _BY_EXTENSION[extension] = tuple(getattr(importlib.import_module(module), name))
+    return found if found is not None else CXX_KEYWORDS
 
 
 def may_hold_asm(path: str, data: bytes) -> bool:

@@ -218,3 +218,11 @@ def test_rule_entry_points_come_from_the_index_while_it_holds(tmp_path, monkeypa
     monkeypatch.setattr(registry, "_index_key", lambda: "another interpreter")
     with pytest.raises(AssertionError):
         registry.entry_points()
+
+
+def test_python_files_pass_the_prefilter_by_the_front_ends_words():
+    from ptxlint.frontends.python import PREFILTER
+
+    assert prefilter.keywords_for("kernel.py") == tuple(PREFILTER)
+    assert prefilter.may_hold_asm("k.py", b"tl.inline_asm_elementwise(")
+    assert not prefilter.may_hold_asm("k.py", b"import numpy  # asm")
