@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ptxlint import suppress
 from ptxlint.cxx_facts import FileFacts
@@ -17,13 +18,19 @@ from ptxlint.extract import ExtractionResult, extract
 from ptxlint.fix import fix_applies
 from ptxlint.frontends.python import PYTHON_EXTENSIONS, extract_python
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, unify_line_breaks
-from ptxlint.ptx.parser import parse_template
+from ptxlint.ptx import parser as ptx_parser
 from ptxlint.rule import Rule, RuleContext
 from ptxlint.syntax_tree import ParsedSource
-from ptxlint.tier2 import Tier2Session, annotate
 from ptxlint.types import TypeResolver
 
+if TYPE_CHECKING:
+    from ptxlint.tier2 import Tier2Session
+
 INTERNAL_ERROR = "internal-error"
+
+# A template's parse depends on its text alone and is immutable: CUTLASS repeats templates
+# across its statement families, the language server re-reads the same ones after each edit.
+parse_template = functools.lru_cache(maxsize=8192)(ptx_parser.parse_template)
 
 
 class Selector(Protocol):
@@ -91,6 +98,8 @@ def lint_source(
         return result
     statements = extracted.statements
     if tier2 is not None and tier2.enabled and statements:
+        from ptxlint.tier2 import annotate  # only runs with a compile database pay for it
+
         try:
             types = tier2.types_for(source.path)
             statements = annotate(statements, types)

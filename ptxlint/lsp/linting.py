@@ -8,6 +8,7 @@ reported once through ``problems``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,6 +51,14 @@ class Linter:
             for problem in loaded.problems:
                 self._tell(problem)
         self.rules = instantiate(self.rule_classes)
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Load what the first lint would (grammars, the type index query, the rules' tables)
+        now, at start-up, so that the first opened file's diagnostics come without that wait."""
+        with contextlib.suppress(Exception):
+            sample = '__device__ void f(unsigned* p) { asm volatile("st.u32 [%0], 1;" :: "l"(p)); }'
+            lint_source(SourceFile("warm-up.cu", sample), self.rules, RuleContext())
 
     def _tell(self, message: str) -> None:
         if message not in self._reported:
