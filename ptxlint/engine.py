@@ -16,7 +16,7 @@ from ptxlint.dedupe import dedupe
 from ptxlint.expansion_findings import Placer, common_to_all_branches
 from ptxlint.extract import ExtractionResult, extract
 from ptxlint.fix import fix_applies
-from ptxlint.frontends.python import PYTHON_EXTENSIONS, extract_python
+from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, unify_line_breaks
 from ptxlint.ptx import parser as ptx_parser
 from ptxlint.rule import Rule, RuleContext
@@ -74,6 +74,8 @@ def extract_statements(source: SourceFile) -> ExtractionResult:
     if unified is not source.text:
         source = dataclasses.replace(source, text=unified)
     if source.path.endswith(PYTHON_EXTENSIONS):
+        from ptxlint.frontends.python import extract_python
+
         return extract_python(source, parse_template, type_lookup)
     return extract(source, parse_template, type_lookup)  # type: ignore[arg-type]
 
