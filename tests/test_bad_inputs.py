@@ -185,7 +185,7 @@ def test_a_worker_that_dies_costs_only_its_file(tmp_path, monkeypatch):
         return real(path, *args, **kwargs)
 
     monkeypatch.setattr(runner, "lint_path", crashy)
-    monkeypatch.setattr(runner, "PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr(runner, "PARALLEL_MIN_BYTES", 1)
     args = build_parser().parse_args(["check", str(tmp_path)])
     config, selector, rules, context = _configure(args)
     result = runner.run(args.paths, config, selector, rules, context, jobs=2)
