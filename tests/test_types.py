@@ -789,3 +789,61 @@ def test_libcudacxx_std_spellings() -> None:
         "integer",
         4,
     )
+
+
+# --------------------------------------------------------------------------- cost
+
+
+def _wide_functions(functions: int, parameters: int) -> str:
+    """Functions of many parameters, each passing all of them to one asm (CUTLASS's GMMA)."""
+    params = ", ".join(f"unsigned p{i}" for i in range(parameters))
+    operands = ", ".join(f'"r"(p{i})' for i in range(parameters))
+    body = f'  asm volatile("// %0" :: {operands});'
+    return "".join(f"__device__ void f{n}({params}) {{\n{body}\n}}\n" for n in range(functions))
+
+
+def test_operands_are_typed_from_the_file_tree_not_parsed_one_by_one(monkeypatch) -> None:
+    from ptxlint.engine import extract_statements
+    from ptxlint.model import SourceFile
+    from ptxlint.types import TypeResolver
+
+    alone: list[str] = []
+    real = TypeResolver._parse_alone
+
+    def spy(self, expression):
+        alone.append(expression)
+        return real(self, expression)
+
+    monkeypatch.setattr(TypeResolver, "_parse_alone", spy)
+    source = _wide_functions(3, 8) + (
+        '__device__ void g(unsigned x) { asm("// %0" :: "r"(/*lo*/ (unsigned short)x)); }\n'
+    )
+    statements = extract_statements(SourceFile("k.cu", source)).statements
+    operands = [o for s in statements for o in s.operands]
+    assert len(operands) == 25 and all(o.ctype is not None for o in operands)
+    assert operands[-1].ctype.spelling == "unsigned short"
+    assert alone == []
+
+
+def test_typing_cost_grows_with_the_file_not_with_statements_times_parameters(
+    monkeypatch,
+) -> None:
+    import ptxlint.types as types_module
+    from ptxlint.engine import extract_statements
+    from ptxlint.model import SourceFile
+
+    visits = [0]
+    real = types_module._declarator_name
+
+    def counting(decl):
+        visits[0] += 1
+        return real(decl)
+
+    monkeypatch.setattr(types_module, "_declarator_name", counting)
+    functions, parameters = 4, 64
+    statements = extract_statements(
+        SourceFile("k.cu", _wide_functions(functions, parameters))
+    ).statements
+    assert sum(o.ctype is not None for s in statements for o in s.operands) == 256
+    # one visit per parameter declaration (the old per-operand walk made 4 x 64 x 64 / 2)
+    assert visits[0] <= 2 * functions * parameters
