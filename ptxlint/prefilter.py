@@ -5,9 +5,10 @@ of a decode and a tree-sitter parse. The test is necessary, not sufficient: a fi
 is read properly by its front end, which decides where real statements are.
 
 Front ends register the keyword bytes of the extensions they read (``register``): the C++ front
-end's ``asm`` covers ``__asm__`` and ``__asm``; a Python front end adds ``.py`` with its own
-words (``inline_asm_elementwise``, ``InlineAsm``, ...). Extensions nobody registered use the C++
-keywords, because a file named on the command line is linted as C++ whatever its extension.
+end's ``asm`` covers ``__asm__`` and ``__asm`` (and a quoted ``#include`` may bring an asm
+macro); the Python front end's ``.py`` words are its own (``inline_asm``, ``InlineAsm``, ...).
+Extensions nobody registered use the C++ keywords, because a file named on the command line is
+linted as C++ whatever its extension.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-CXX_KEYWORDS: tuple[bytes, ...] = (b"asm",)
+# ``asm`` covers __asm__ and __asm; a file without it can still expand an asm macro from a header
+# it includes by relative path (extract.py reads those), so a quoted include lets it through too.
+CXX_KEYWORDS: tuple[bytes, ...] = (b"asm", b'#include "', b"#include\t")
 
 _BY_EXTENSION: dict[str, tuple[bytes, ...]] = {}
 # Front ends whose keywords are looked up on first use: (module, attribute).

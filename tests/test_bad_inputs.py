@@ -280,12 +280,13 @@ def test_jobs_are_capped_at_the_core_count(monkeypatch):
 
     def fake_pool(paths, jobs, initargs):
         seen.append(jobs)
-        return iter(())
+        return iter([runner.FileOutcome(job.path) for job in paths])
 
     monkeypatch.setattr(runner, "_in_pool", fake_pool)
-    list(runner._outcomes(["x"] * runner.PARALLEL_THRESHOLD, None, None, [], None, 10_000,  # type: ignore[arg-type]
-                          None, False, runner.Tier2Settings()))
-    assert seen == [runner.default_jobs()]
+    jobs = [runner._Job(i, "x", runner.PARALLEL_MIN_BYTES, None) for i in range(8)]
+    list(runner._lint_pending(jobs, None, None, [], None, 10_000,  # type: ignore[arg-type]
+                              runner.Tier2Settings(), None, None))
+    assert seen == [min(8, runner.default_jobs())]
 
 
 # --------------------------------------------------------------------------- 7. positions
