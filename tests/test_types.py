@@ -816,7 +816,7 @@ def test_operands_are_typed_from_the_file_tree_not_parsed_one_by_one(monkeypatch
 
     monkeypatch.setattr(TypeResolver, "_parse_alone", spy)
     source = _wide_functions(3, 8) + (
-        '__device__ void g(unsigned x) { asm("// %0" :: "r"(/*lo*/ (unsigned short)x)); }\n'
+        '__device__ void g(unsigned x) { asm("// %0" :: "r"((unsigned short)x)); }\n'
     )
     statements = extract_statements(SourceFile("k.cu", source)).statements
     operands = [o for s in statements for o in s.operands]
