@@ -13,7 +13,7 @@ from ptxlint.engine import instantiate, lint_source  # noqa: E402
 from ptxlint.model import Finding, SourceFile  # noqa: E402
 from ptxlint.registry import load_rules  # noqa: E402
 from ptxlint.rule import RuleContext  # noqa: E402
-from tests.toolchain_cache import test_cache_root  # noqa: E402
+from tests.toolchain_cache import oracle_cache_root  # noqa: E402
 
 FIXTURES = os.path.join(ROOT, "fixtures")
 
@@ -21,7 +21,7 @@ FIXTURES = os.path.join(ROOT, "fixtures")
 # own caches (entry points, Tier 2, verify) go to a folder of this session, so that tests never
 # write into the user's cache, and the result cache is off (tests that patch a rule must see it
 # run): tests/test_cache.py turns it on where it is the subject.
-os.environ["PTXLINT_TEST_CACHE"] = test_cache_root()
+os.environ["PTXLINT_TEST_CACHE"] = oracle_cache_root()
 
 
 @pytest.fixture(scope="session", autouse=True)

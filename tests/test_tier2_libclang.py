@@ -16,7 +16,7 @@ from ptxlint.tier2 import session as session_mod
 from ptxlint.tier2.cache import Tier2Cache
 from ptxlint.tier2.compile_db import load
 from ptxlint.tier2.libclang_types import Tier2Unavailable
-from tests.toolchain_cache import test_cache_root
+from tests.toolchain_cache import oracle_cache_root
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = ROOT / "fixtures" / "tier2"
@@ -227,7 +227,7 @@ def _cuda_include() -> Path | None:
 def test_cuda_fp16_and_bf16_headers_are_typed_at_least_95_percent(tmp_path: Path) -> None:
     include = _cuda_include()
     assert include is not None
-    cache_root = Path(test_cache_root())
+    cache_root = Path(oracle_cache_root())
     # a stable TU path so the disk cache hits on the next run (the key includes the path)
     project = cache_root / "tier2-fp16-tu"
     project.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ from ptxlint.report import json_format, sarif_format
 from ptxlint.report.run_result import RunResult
 from ptxlint.verify import TOOLCHAIN_ERROR, VerifyOptions, discover, verify
 from ptxlint.verify import cli as verify_cli
-from tests.toolchain_cache import test_cache_root
+from tests.toolchain_cache import oracle_cache_root
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "rules"
@@ -44,7 +44,7 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module", autouse=True)
 def cache_dir():
     old = os.environ.get("PTXLINT_CACHE_DIR")
-    os.environ["PTXLINT_CACHE_DIR"] = test_cache_root()
+    os.environ["PTXLINT_CACHE_DIR"] = oracle_cache_root()
     yield
     if old is None:
         os.environ.pop("PTXLINT_CACHE_DIR", None)

@@ -15,7 +15,7 @@ from ptxlint.model import SourceFile
 from ptxlint.report.run_result import RunResult
 from ptxlint.verify import TOOLCHAIN_ERROR, VerifyOptions, discover, runner, verify, whole_file
 from ptxlint.verify.diagnostics import parse
-from tests.toolchain_cache import test_cache_root
+from tests.toolchain_cache import oracle_cache_root
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "rules"
@@ -29,7 +29,7 @@ needs_cuda = pytest.mark.skipif(
 
 @pytest.fixture(autouse=True)
 def cache_dir(monkeypatch):
-    monkeypatch.setenv("PTXLINT_CACHE_DIR", test_cache_root())
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", oracle_cache_root())
 
 
 def lint(paths: list[str], *extra: str) -> RunResult:

@@ -1,7 +1,7 @@
 """The CUDA toolchain for tests that use it as an oracle: where nvcc and ptxas are, one compile
 of one snippet with its result cached by content hash, and a parallel map over many snippets.
 
-The cache lives in ``toolchain/`` under ``test_cache_root()``: ``$PTXLINT_TEST_CACHE``, else
+The cache lives in ``toolchain/`` under ``oracle_cache_root()``: ``$PTXLINT_TEST_CACHE``, else
 ``tests/`` in ptxlint's one cache location (``$PTXLINT_CACHE_DIR`` or the user cache folder,
 ``~/.cache/ptxlint/tests`` on Linux; conftest.py pins it before pointing ptxlint's own caches at a
 temporary folder). A key covers the tool's ``--version`` text, the command (with the input and
@@ -58,7 +58,7 @@ def tool_version(tool: str) -> str:
     return subprocess.run([tool, "--version"], capture_output=True, text=True).stdout
 
 
-def test_cache_root() -> str:
+def oracle_cache_root() -> str:
     configured = os.environ.get("PTXLINT_TEST_CACHE")
     if configured:
         return configured
@@ -68,7 +68,7 @@ def test_cache_root() -> str:
 
 
 def cache_dir() -> str:
-    return os.path.join(test_cache_root(), "toolchain")
+    return os.path.join(oracle_cache_root(), "toolchain")
 
 
 @dataclass(frozen=True)
