@@ -23,9 +23,9 @@ TOKENS = [
 ]
 
 
-def seeds(python: bool = False) -> list[tuple[str, bytes]]:
+def seeds(python: bool = True) -> list[tuple[str, bytes]]:
     """(suffix, bytes) of every fixture: .cu/.cuh/.h sources, and with ``python`` the Python
-    ones (the Python front end's entry: off by default until its known hang is fixed)."""
+    ones (the Python front end's entry)."""
     out = []
     suffixes = (".cu", ".cuh", ".h", ".hpp", *((".py",) if python else ()))
     for path in sorted((ROOT / "fixtures").rglob("*")):

@@ -64,9 +64,17 @@ def one(checker: Checker, path: str, data: bytes, rng_seed: int, hang_s: float) 
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def worker(args: tuple[int, int, int, int, float, str, object, bool],
+_DONE: dict[str, object] = {}
+
+
+def _share(done: object) -> None:
+    _DONE["value"] = done  # a shared counter reaches pool workers only through inheritance
+
+
+def worker(args: tuple[int, int, int, int, float, str, bool],
            ) -> tuple[int, int, dict[str, int]]:
-    first, count, stride, seed, hang_s, out, done, python = args
+    first, count, stride, seed, hang_s, out, python = args
+    done = _DONE["value"]
     signal.signal(signal.SIGALRM, _alarm)
     pool = seeds(python)
     checker = Checker()
@@ -97,19 +105,20 @@ def save(out: Path, seed: int, index: int, path: str, data: bytes, problem: str)
 
 
 def campaign(inputs: int, workers: int, seed: int, hang_s: float = 5.0, out: str = "fuzz-out",
-             progress: bool = True, python: bool = False) -> dict[str, float]:
+             progress: bool = True, python: bool = True) -> dict[str, float]:
     """Run ``inputs`` inputs over ``workers`` processes; returns the figures."""
     workers = max(1, min(workers, inputs))
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     done = context.Value("q", 0)
-    per = [(w, len(range(w, inputs, workers)), workers, seed, hang_s, out, done, python)
+    per = [(w, len(range(w, inputs, workers)), workers, seed, hang_s, out, python)
            for w in range(workers)]
+    _share(done)
     started = time.perf_counter()
     kinds: dict[str, int] = {}
     if workers == 1:
         results = [worker(per[0])]
     else:
-        with context.Pool(workers) as pool:
+        with context.Pool(workers, initializer=_share, initargs=(done,)) as pool:
             pending = pool.map_async(worker, per)
             while not pending.ready():
                 pending.wait(10)
@@ -138,8 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hang-s", type=float, default=5.0)
     parser.add_argument("--out", default="fuzz-out", help="where failing inputs are saved")
     parser.add_argument("--replay", metavar="FILE", help="check one saved input and exit")
-    parser.add_argument("--python", action="store_true",
-                        help="also mutate the Python fixtures (Triton, CuTe DSL front end)")
+    parser.add_argument("--no-python", dest="python", action="store_false",
+                        help="leave out the Python fixtures (Triton, CuTe DSL front end)")
     args = parser.parse_args(argv)
     if args.replay:
         signal.signal(signal.SIGALRM, _alarm)
