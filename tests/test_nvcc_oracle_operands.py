@@ -304,9 +304,15 @@ _IMMEDIATES = [
     "threadIdx.x / 32",
     "blockDim.x",
     "warpSize",
+    # function parameters and non-constexpr locals (issue 17: ptxlint/cxx_facts.py)
+    "runtime",
+    "runtime * 2 + N",
+    "sizeof(runtime)",
+    "local_var",
+    "from_param",
 ]
 # nvcc rejects these, but ptxlint cannot prove it from the model yet: it must stay silent
-_IMMEDIATE_ABSTAINS = ["runtime", "g_var"]
+_IMMEDIATE_ABSTAINS = ["g_var"]
 
 
 def _immediate_source(expression: str) -> str:
@@ -314,7 +320,9 @@ def _immediate_source(expression: str) -> str:
         _IMMEDIATE_PRELUDE
         + "template <int N, typename T> __device__ void k(int runtime) {\n"
         + "  const int local_const = 4; constexpr int local_constexpr = 5; float fl = 1;\n"
-        + "  (void)fl; (void)local_const; (void)local_constexpr;\n"
+        + "  int local_var = 4; const int from_param = runtime;\n"
+        + "  (void)fl; (void)local_const; (void)local_constexpr; (void)local_var;\n"
+        + "  (void)from_param;\n"
         + f'  asm volatile({TEMPLATE} : : "n"({expression}));\n'
         + "}\ntemplate __device__ void k<3, int>(int);\n"
     )
