@@ -26,6 +26,9 @@ Flags an output declared with `=` (write-only) that some path through the templa
 before any instruction writes it: as a source (`add.u32 %0, %0, %1;`), inside an address
 (`ld [%0]`), or as a guard (`@%0`).
 
+In LLVM-syntax asm (Triton, CuTe DSL), where constraint strings have no `+`, an output with an
+input tied to it (`"=f,0"`) is read-write and is not flagged.
+
 It follows the template's control flow the way PTX103 does (`bra` to labels in the template,
 `@p`/`@!p` pairs, paths that end in `ret`/`exit`/`trap`): a read under `@p` is fine after a
 write under the same `@p`, a read after a label is fine only when every branch to it wrote the
@@ -80,10 +83,24 @@ the real fix is to the template, which ptxlint cannot know.
                     guard = (predicate.register.text, predicate.negated)
                 if analysis.written_before(read.position, operand.index, guard):
                     continue
+                span = self.template_span(statement, read.operand.start, read.operand.end)
+                if statement.syntax == "llvm":
+                    # LLVM constraint strings have no '+': an input tied to the output
+                    # ("=f,0") is how a value comes in, and with one the read is intended
+                    if any(i.constraint.letters == str(operand.index) for i in statement.inputs):
+                        break
+                    yield self.finding(
+                        statement, span,
+                        f"output ${operand.index} ('{operand.constraint.text}') is read by "
+                        f"'{read.instruction.mnemonic}' before the template writes it: the read "
+                        "gets an undefined value; tie an input carrying the value to it "
+                        f"('{operand.index}', as in \"=f,{operand.index}\") or read the input "
+                        "you meant",
+                    )
+                    break
                 fix = make_read_write(statement, operand.index)
                 yield self.finding(
-                    statement,
-                    self.template_span(statement, read.operand.start, read.operand.end),
+                    statement, span,
                     f"output %{operand.index} ('{operand.constraint.text}') is read by "
                     f"'{read.instruction.mnemonic}' before the template writes it: '=' tells "
                     "the compiler its old value is dead, so the read gets an undefined value; "
