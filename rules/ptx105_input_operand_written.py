@@ -87,8 +87,8 @@ when the expression is not an lvalue or is `const`.
         ):
             return
         for operand in statement.inputs:
-            if not register_operand(operand):
-                continue
+            if not register_operand(operand) or operand.constraint.modifiers.strip("&"):
+                continue  # an input with '=' or '+' is malformed: PTX006/PTX50x say so
             writes = writes_of(statement, operand.index)
             if not writes:
                 continue
