@@ -16,3 +16,18 @@ def test_a_short_seeded_fuzz_run_finds_nothing(tmp_path):
     saved = sorted(p.name for p in tmp_path.iterdir()) if tmp_path.exists() else []
     assert figures["crash"] + figures["failure"] + figures["hang"] == 0, saved
     assert figures["inputs"] == 150
+
+
+REGRESSIONS = sorted((Path(__file__).parent / "fuzz" / "regressions").glob("*.*"))
+
+
+def test_fuzz_regressions_replay_clean():
+    """Inputs a long campaign once broke (mutations of our own fixtures), replayed as-is."""
+    import random
+
+    from tests.fuzz.targets import Checker
+
+    assert REGRESSIONS, "tests/fuzz/regressions/ is empty"
+    checker = Checker()
+    for case in REGRESSIONS:
+        checker.check(case.read_bytes(), f"fuzz{case.suffix}", random.Random(0))

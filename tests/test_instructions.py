@@ -402,3 +402,13 @@ def test_cccl_generated_wrappers_are_accepted_and_not_too_new() -> None:
                     )
     assert seen > 1000
     assert problems == []
+
+
+def test_immediates_read_like_ptxas():
+    from ptxlint.ptx.grammar import parse_immediate
+
+    # "08" is not an octal literal (a fuzz input made the grammar raise on it)
+    assert parse_immediate("08") is None and parse_immediate("009") is None
+    assert parse_immediate("010") == 8 and parse_immediate("0") == 0
+    assert parse_immediate("0b101") == 5 and parse_immediate("0x1F") == 31
+    assert parse_immediate("-0x10") == -16 and parse_immediate("16U") == 16

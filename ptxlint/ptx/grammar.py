@@ -402,7 +402,9 @@ class OperandClass:
 
 Resolver = Callable[[PtxOperand], OperandClass]
 
-_INT = re.compile(r"-?(?:0[xX][0-9A-Fa-f]+|[0-9]+)[uU]?\Z")
+# PTX integer literals (PTX ISA "Constants"): hexadecimal, binary, octal (a leading 0, digits 0-7
+# only: "08" is no literal at all) and decimal, optionally unsigned.
+_INT = re.compile(r"-?(?:0[xX][0-9A-Fa-f]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?\Z")
 
 
 def parse_immediate(text: str) -> int | None:
@@ -411,9 +413,14 @@ def parse_immediate(text: str) -> int | None:
     body = text.rstrip("uU")
     negative = body.startswith("-")
     body = body.lstrip("-")
-    value = int(body, 16) if body[:2] in ("0x", "0X") else int(body, 10)
-    if len(body) > 1 and body[0] == "0" and body[1].isdigit():
-        value = int(body, 8)  # PTX reads a leading 0 as octal, like C
+    if body[:2] in ("0x", "0X"):
+        value = int(body, 16)
+    elif body[:2] in ("0b", "0B"):
+        value = int(body[2:], 2)
+    elif len(body) > 1 and body[0] == "0":
+        value = int(body, 8)
+    else:
+        value = int(body, 10)
     return -value if negative else value
 
 
