@@ -58,7 +58,7 @@ class Expanded:
 
 
 def asm_macros(table: MacroTable) -> list[str]:
-    return sorted(name for name in set(table.names()) if table.asm_bearing(name))
+    return sorted(table.asm_names())
 
 
 def find_uses(text: str, names: list[str]) -> Iterator[tuple[str, int]]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ptxlint import preproc
@@ -75,6 +75,7 @@ class FileDefines:
     defines: dict[str, list[MacroDef]] = field(default_factory=dict)
     undefs: dict[str, list[int]] = field(default_factory=dict)
     includes: list[str] = field(default_factory=list)  # quoted include names
+    asm_facts: tuple[set[str], dict[str, set[str]]] | None = None  # see _asm_facts
 
 
 def collect(path: str, text: str) -> FileDefines:
@@ -170,52 +171,130 @@ def _header(path: str) -> FileDefines | None:
             with open(path, "rb") as handle:
                 text = handle.read().decode("utf-8", "replace")
             result = collect(path, text)
+            result.text = ""  # the definitions keep offsets only: do not hold every header
         except OSError:
             result = None
     _HEADER_CACHE[path] = (key, result)
     return result
 
 
+_FOUND: dict[tuple[str, str], str | None] = {}
+_CLOSURES: dict[str, tuple[FileDefines, ...]] = {}
+
+
 def _included(path: str, own: FileDefines) -> list[FileDefines]:
-    """Headers included by relative path from ``path``, transitively, each once."""
-    seen = {os.path.realpath(path)}
+    """Headers included from ``path``, transitively, each once (closures memoised per header,
+    so a tree of files sharing headers reads and resolves each header once)."""
+    seen = {_real(path)}
     out: list[FileDefines] = []
-    frontier: list[tuple[str, FileDefines, int]] = [(path, own, 0)]
-    while frontier:
-        where, defs, depth = frontier.pop(0)
-        if depth >= MAX_INCLUDE_DEPTH:
+    base = os.path.dirname(path)
+    for name in own.includes:
+        candidate = _find_header(base, name)
+        if candidate is None:
             continue
-        base = os.path.dirname(where)
-        for name in defs.includes:
-            candidate = _find_header(base, name)
-            if candidate is None:
-                continue
-            real = os.path.realpath(candidate)
-            if real in seen:
-                continue
-            seen.add(real)
-            header = _header(real)
-            if header is None:
-                continue
-            out.append(header)
-            frontier.append((candidate, header, depth + 1))
+        for header in _closure(_real(candidate)):
+            if header.path not in seen:
+                seen.add(header.path)
+                out.append(header)
     return out
+
+
+def _closure(real: str, depth: int = 0) -> tuple[FileDefines, ...]:
+    """The header at ``real`` and everything it includes, each once; built from the closures
+    of its includes, so every header is resolved once per process."""
+    cached = _CLOSURES.get(real)
+    if cached is not None:
+        return cached
+    header = _header(real)
+    if header is None or depth > MAX_INCLUDE_DEPTH:
+        return ()
+    _CLOSURES[real] = (header,)  # a cycle back to this header sees the header alone
+    out = [header]
+    seen = {header.path}
+    base = os.path.dirname(real)
+    for name in header.includes:
+        candidate = _find_header(base, name)
+        if candidate is None:
+            continue
+        for inner in _closure(_real(candidate), depth + 1):
+            if inner.path not in seen:
+                seen.add(inner.path)
+                out.append(inner)
+    result = tuple(out)
+    _CLOSURES[real] = result
+    return result
+
+
+_REALPATHS: dict[str, str] = {}
+
+
+def _real(path: str) -> str:
+    real = _REALPATHS.get(path)
+    if real is None:
+        real = _REALPATHS[path] = os.path.realpath(path)
+    return real
 
 
 def _find_header(base: str, name: str) -> str | None:
     """``#include "name"`` from a file in ``base``: next to it, as the compiler looks first,
     else in a folder above it (``#include "cutlass/cutlass.h"`` from deep inside a tree whose
     root is on the include path)."""
+    key = (base, name)
+    if key in _FOUND:
+        return _FOUND[key]
+    found = None
     folder = base
     for _ in range(MAX_ANCESTORS + 1):
         candidate = os.path.normpath(os.path.join(folder, name))
         if os.path.isfile(candidate):
-            return candidate
+            found = candidate
+            break
         parent = os.path.dirname(folder)
         if parent == folder:
             break
         folder = parent
-    return None
+    _FOUND[key] = found
+    return found
+
+
+def _asm_facts(defs: FileDefines) -> tuple[set[str], dict[str, set[str]]]:
+    """Names whose body holds an asm keyword, and for every identifier of a body the macros
+    that use it (once per file: headers are shared by every file that includes them)."""
+    if defs.asm_facts is None:
+        direct: set[str] = set()
+        referrers: dict[str, set[str]] = {}
+        for name, definitions in defs.defines.items():
+            for d in definitions:
+                for t in d.body:
+                    if t.kind != "ident":
+                        continue
+                    if t.text in ("asm", "__asm__", "__asm"):
+                        direct.add(name)
+                    elif t.text != name:
+                        referrers.setdefault(t.text, set()).add(name)
+        defs.asm_facts = (direct, referrers)
+    return defs.asm_facts
+
+
+_HEADER_ASM: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def _spread(
+    facts: list[tuple[set[str], dict[str, set[str]]]], start: set[str] | None = None
+) -> frozenset[str]:
+    """Names with asm in their body, and the macros that use them, transitively."""
+    names = set(start or ())
+    for direct, _ in facts:
+        names |= direct
+    frontier = list(names)
+    while frontier:
+        used = frontier.pop()
+        for _, referrers in facts:
+            for name in referrers.get(used, ()):
+                if name not in names:
+                    names.add(name)
+                    frontier.append(name)
+    return frozenset(names)
 
 
 # --------------------------------------------------------------------------- the table
@@ -229,17 +308,17 @@ class MacroTable:
         self.own = collect(path, text)
         self.headers = _included(path, self.own) if follow_includes and self.own.includes else []
         self._header_defs: dict[str, list[MacroDef]] = {}
-        for header in self.headers:
-            for name, defs in header.defines.items():
-                self._header_defs.setdefault(name, []).extend(defs)
-        self._asm_bearing: dict[str, bool] = {}
+        self._asm_names: frozenset[str] | None = None
 
-    def names(self) -> Iterable[str]:
-        yield from self.own.defines
-        yield from self._header_defs
+    def _from_headers(self, name: str) -> list[MacroDef]:
+        found = self._header_defs.get(name)
+        if found is None:
+            found = [d for h in self.headers for d in h.defines.get(name, ())]
+            self._header_defs[name] = found
+        return found
 
     def definitions(self, name: str) -> list[MacroDef]:
-        return self.own.defines.get(name, []) + self._header_defs.get(name, [])
+        return self.own.defines.get(name, []) + self._from_headers(name)
 
     def lookup(self, name: str, at: int | None = None) -> MacroDef | None:
         """The one live definition of ``name`` at offset ``at`` of the file, else None."""
@@ -255,7 +334,7 @@ class MacroTable:
                 if not candidates and last_undef >= 0:
                     return None  # #undef'd here
         if not candidates:
-            candidates = self._header_defs.get(name, [])
+            candidates = self._from_headers(name)
         live = [d for d in candidates if preproc.evaluate_guards(d.guards) is not False]
         if not live:
             return None
@@ -264,29 +343,21 @@ class MacroTable:
             return None  # #if A / #define M 1 / #else / #define M 2: not decidable here
         return first
 
+    def asm_names(self) -> frozenset[str]:
+        """Macros some expansion of which can contain an asm statement: those whose body
+        holds the keyword, and those whose body uses one of them, transitively."""
+        if self._asm_names is None:
+            key = tuple(h.path for h in self.headers)
+            inherited = _HEADER_ASM.get(key)
+            if inherited is None:
+                inherited = _HEADER_ASM[key] = _spread([_asm_facts(h) for h in self.headers])
+            own = _asm_facts(self.own)
+            self._asm_names = _spread([own], set(inherited))
+        return self._asm_names
+
     def asm_bearing(self, name: str) -> bool:
         """Whether some expansion of ``name`` can contain an asm statement."""
-        known = self._asm_bearing.get(name)
-        if known is not None:
-            return known
-        self._asm_bearing[name] = False  # breaks cycles
-        result = False
-        for d in self.definitions(name):
-            for t in d.body:
-                if t.kind != "ident":
-                    continue
-                if t.text in ("asm", "__asm__", "__asm") or (
-                    t.text != name and t.text in self._known(t.text) and self.asm_bearing(t.text)
-                ):
-                    result = True
-                    break
-            if result:
-                break
-        self._asm_bearing[name] = result
-        return result
-
-    def _known(self, name: str) -> set[str]:
-        return {name} if name in self.own.defines or name in self._header_defs else set()
+        return name in self.asm_names()
 
 
 # --------------------------------------------------------------------------- expansion
@@ -382,7 +453,7 @@ class Expander:
         hide: frozenset[str],
         space_before: bool,
     ) -> list[XToken]:
-        exact = os.path.realpath(d.path) == os.path.realpath(self.table.path)
+        exact = d.path == self.table.path or _real(d.path) == _real(self.table.path)
         body = [
             XToken.spelled(t, exact, i > 0 and d.body[i - 1].end != t.start)
             for i, t in enumerate(d.body)
