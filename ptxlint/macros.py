@@ -156,15 +156,17 @@ _HEADER_CACHE: dict[str, tuple[tuple[float, int], FileDefines | None]] = {}
 
 
 def _header(path: str) -> FileDefines | None:
-    """A header's directives, memoised per process (keyed by mtime and size)."""
+    """A header's directives, memoised per process (read once: a linting run does not see
+    its headers change; the language server re-reads the file it lints, not its headers)."""
+    cached = _HEADER_CACHE.get(path)
+    if cached is not None:
+        return cached[1]
     try:
         st = os.stat(path)
     except OSError:
+        _HEADER_CACHE[path] = ((0.0, -1), None)
         return None
     key = (st.st_mtime, st.st_size)
-    cached = _HEADER_CACHE.get(path)
-    if cached is not None and cached[0] == key:
-        return cached[1]
     result: FileDefines | None = None
     if st.st_size <= MAX_HEADER_BYTES:
         try:
@@ -179,50 +181,41 @@ def _header(path: str) -> FileDefines | None:
 
 
 _FOUND: dict[tuple[str, str], str | None] = {}
-_CLOSURES: dict[str, tuple[FileDefines, ...]] = {}
+_CHILDREN: dict[str, tuple[str, ...]] = {}  # a header's includes, resolved
 
 
 def _included(path: str, own: FileDefines) -> list[FileDefines]:
-    """Headers included from ``path``, transitively, each once (closures memoised per header,
-    so a tree of files sharing headers reads and resolves each header once)."""
+    """Headers included from ``path``, transitively, each once. Each header is read and its
+    includes resolved once per process (``_children``); a file's walk is then dictionary
+    look-ups over the include graph."""
     seen = {_real(path)}
     out: list[FileDefines] = []
     base = os.path.dirname(path)
+    frontier: list[tuple[str, int]] = []
     for name in own.includes:
         candidate = _find_header(base, name)
-        if candidate is None:
+        if candidate is not None:
+            frontier.append((_real(candidate), 1))
+    while frontier:
+        real, depth = frontier.pop(0)
+        if real in seen or depth > MAX_INCLUDE_DEPTH:
             continue
-        for header in _closure(_real(candidate)):
-            if header.path not in seen:
-                seen.add(header.path)
-                out.append(header)
+        seen.add(real)
+        header = _header(real)
+        if header is None:
+            continue
+        out.append(header)
+        frontier.extend((child, depth + 1) for child in _children(real, header))
     return out
 
 
-def _closure(real: str, depth: int = 0) -> tuple[FileDefines, ...]:
-    """The header at ``real`` and everything it includes, each once; built from the closures
-    of its includes, so every header is resolved once per process."""
-    cached = _CLOSURES.get(real)
-    if cached is not None:
-        return cached
-    header = _header(real)
-    if header is None or depth > MAX_INCLUDE_DEPTH:
-        return ()
-    _CLOSURES[real] = (header,)  # a cycle back to this header sees the header alone
-    out = [header]
-    seen = {header.path}
-    base = os.path.dirname(real)
-    for name in header.includes:
-        candidate = _find_header(base, name)
-        if candidate is None:
-            continue
-        for inner in _closure(_real(candidate), depth + 1):
-            if inner.path not in seen:
-                seen.add(inner.path)
-                out.append(inner)
-    result = tuple(out)
-    _CLOSURES[real] = result
-    return result
+def _children(real: str, header: FileDefines) -> tuple[str, ...]:
+    found = _CHILDREN.get(real)
+    if found is None:
+        base = os.path.dirname(real)
+        resolved = (_find_header(base, name) for name in header.includes)
+        found = _CHILDREN[real] = tuple(_real(c) for c in resolved if c is not None)
+    return found
 
 
 _REALPATHS: dict[str, str] = {}
