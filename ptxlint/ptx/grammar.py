@@ -334,10 +334,9 @@ def compile_form(spec: str) -> Form:
         elif name == "rejected":
             rejected = REJECTED[value]
         elif name == "head":
-            for slot in slots:
-                if slot.optional or len(slot.values) != 1:
-                    break
-                head += 1
+            head = int(value)
+            if any(slot.optional or len(slot.values) != 1 for slot in slots[:head]):
+                raise ValueError(f"head={head} covers a slot with choices in {spec!r}")
         else:
             raise ValueError(f"bad key {key!r} in {spec!r}")
     return Form(opcode, tuple(slots), tuple(operands), need, undocumented, spec, ordered, head,
@@ -557,6 +556,8 @@ def check(
     relaxed = relaxed_types if relaxed_types is not None else instruction.opcode in _RELAXED
     best: tuple[int, list[Issue], _Match] | None = None
     for m in exact:
+        if m.form.rejected:
+            return _accept(m)  # its warning says it all; operand types do not matter
         issues, abstain = _check_operands(instruction, m, resolve, relaxed)
         if abstain:
             return Verdict("abstain", form=m.form, need=m.need, written=_written(m.form))
@@ -706,6 +707,7 @@ def _check_one(
     resolve: Resolver,
     relaxed: bool,
     position: int,
+    in_vector: bool = False,
 ) -> list[Issue] | None:
     mnemonic = instruction.mnemonic
     where = f"{_ordinal(position)} of '{mnemonic}'"
@@ -731,12 +733,17 @@ def _check_one(
         assert spec.element is not None
         out: list[Issue] = []
         for part in operand.parts:
-            sub = _check_one(instruction, part, spec.element, binding, resolve, relaxed, position)
+            sub = _check_one(instruction, part, spec.element, binding, resolve, relaxed, position,
+                             in_vector=True)
             if sub is None:
                 return None
             out.extend(sub)
         return out
     if kind == "vector":
+        if len(operand.parts) == 1 and spec.kind in ("reg", "regimm"):
+            # ptxas reads a one-element vector as the scalar (Triton writes `{$0}`)
+            return _check_one(instruction, operand.parts[0], spec, binding, resolve, relaxed,
+                              position)
         return [Issue("operand", f"'{operand.text}' is a vector, but {where} is not",
                       operand.start, operand.end)]
     if spec.kind == "sink":
@@ -758,8 +765,8 @@ def _check_one(
         return [Issue("operand", f"'{operand.text}' is a register pair, but {where} is not",
                       operand.start, operand.end)]
     if kind == "other":
-        if operand.text == "_" and spec.sink:
-            return []
+        if operand.text == "_" and (spec.sink or (spec.written and in_vector)):
+            return []  # ptxas takes the sink for any element of a written vector
         if operand.text == "_":
             return [Issue("operand", f"'_' cannot be {where}", operand.start, operand.end)]
         return None  # sums and the like: say nothing

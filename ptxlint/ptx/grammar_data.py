@@ -43,6 +43,8 @@ for op in ("add", "sub"):
     _add(f"{op}{{.rn}}{{.ftz}}{{.sat}}<T:.f16|.f16x2> d:T, a:T, a:T; sm=53")
     _add(f"{op}{{.rn}}<T:.bf16|.bf16x2> d:T, a:T, a:T; sm=90")
     _add(f"{op}{{{F_RND}}}{{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2; sm=100")
+    # mixed precision: an f16/bf16 input and an f32 input, f32 result
+    _add(f"{op}{{{F_RND}}}{{.sat}}.f32<A:.f16|.bf16> d:f32, a:A, a:f32; sm=100")
 for op in ("addc", "subc"):
     _add(f"{op}{{.cc}}<T:.u32|.s32|.u64|.s64> d:T, a:T, a:T")
 
@@ -53,6 +55,7 @@ _add("mul.wide.u32 d:u64, a:u32, a:u32")
 _add("mul.wide.s32 d:s64, a:s32, a:s32")
 _add(f"mul{{{F_RND}}}{{.ftz}}{{.sat}}.f32 d:f32, a:f32, a:f32")
 _add(f"mul{{{F_RND}}}.f64 d:f64, a:f64, a:f64")
+_add(f"mul{{{F_RND}}}{{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2; sm=100")
 _add("mul{.rn}{.ftz}{.sat}<T:.f16|.f16x2> d:T, a:T, a:T; sm=53")
 _add("mul{.rn}<T:.bf16|.bf16x2> d:T, a:T, a:T; sm=90")
 _add(f"mul{{{F_RND}}}{{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2; sm=100")  # PTX 8.6, like add/sub
@@ -75,6 +78,7 @@ _add("fma.rn.oob{.relu}<T:.f16|.f16x2|.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=90")
 _add("fma<R:.rz|.rm|.rp>.oob{.relu}<T:.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=90; undocumented")
 _add("fma<R:.rz|.rm|.rp>{.relu}<T:.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=80; undocumented")
 _add(f"fma({F_RND}){{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2, a:f32x2; sm=100")
+_add(f"fma({F_RND}){{.sat}}.f32<A:.f16|.bf16> d:f32, a:A, a:A, a:f32; sm=100")
 _add("mul24<M:.hi|.lo>.<T:.u32|.s32> d:T, a:T, a:T")
 _add("mad24<M:.hi|.lo>.<T:.u32|.s32> d:T, a:T, a:T, a:T")
 _add("mad24.hi.sat.s32 d:s32, a:s32, a:s32, a:s32")
@@ -98,7 +102,7 @@ for op in ("min", "max"):
     _add(f"{op}{{.relu}}.s16x2 d:s16x2, a:s16x2, a:s16x2; sm=90")
     _add(f"{op}{{.ftz}}{{.NaN@80}}.f32 d:f32, a:f32, a:f32")
     _add(f"{op}{{.ftz}}{{.NaN}}.xorsign.abs.f32 d:f32, a:f32, a:f32; sm=86")
-    _add(f"{op}{{.ftz}}{{.NaN}}.f32 d:f32, a:f32, a:f32, a:f32; sm=100")
+    _add(f"{op}{{.ftz}}{{.NaN}}{{.abs}}.f32 d:f32, a:f32, a:f32, a:f32; sm=100")
     _add(f"{op}.f64 d:f64, a:f64, a:f64")
     _add(f"{op}{{.ftz}}{{.NaN}}<T:.f16|.f16x2> d:T, a:T, a:T; sm=80")
     _add(f"{op}{{.ftz}}{{.NaN}}.xorsign.abs<T:.f16|.f16x2> d:T, a:T, a:T; sm=86")
@@ -234,7 +238,7 @@ _add("mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.<A:.u8|.s8>.<B:.u8|.s8>.
      "{d:b32*4}, {a:b32*4}, {a:b32*2}, {a:b32*4}; sm=80")
 
 # ----------------------------------------------------------------------------- address ops
-_SPACE = ".global|.shared|.shared::cta|.shared::cluster@90|.local|.const|.param"
+_SPACE = ".global|.shared|.shared::cta|.shared::cluster@90|.local|.const|.param|.param::entry"
 # ptxas 13.0 takes .u32 only with 32-bit addressing, which it no longer supports
 _add(f"cvta<S:{_SPACE}>.u64 d:u64, a:u64")
 _add(f"cvta.to<S:{_SPACE}>.u64 d:u64, a:u64")
@@ -299,6 +303,21 @@ def _memory_forms(op: str) -> None:
 
 _memory_forms("ld")
 _memory_forms("st")
+# 256-bit accesses: .v4 of 64-bit types, sm_100 and .global only ("global state space
+# expected for feature '256 bit wide load/store'")
+for _op, _cops in (("ld", "{.ca|.cg|.cs|.lu|.cv}"), ("st", "{.wb|.cg|.cs|.wt}")):
+    _ops = "{d:T*V}, [A]" if _op == "ld" else "[A], {a:T*V}"
+    _pre = _PREFETCH if _op == "ld" else ""
+    _wide = f"<V:.v4><T:{_WIDE}>"
+    _add(f"{_op}{{.weak}}{{.global}}{_cops}{_pre}{_wide} {_ops}; sm=100")
+    _add(f"{_op}{{.weak}}{{.global}}{_cops}{_pre}.L2::cache_hint{_wide} {_ops}, r:b64; sm=100")
+    _add(f"{_op}{{.weak}}{{.global}}{{{_EVICT}}}{_pre}{_wide} {_ops}; sm=100")
+    _add(f"{_op}{{.weak}}{{.global}}{{{_EVICT}}}{_pre}.L2::cache_hint{_wide} {_ops}, r:b64; "
+         "sm=100")
+    if _op == "ld":
+        _add(f"ld.global{{.ca|.cg|.cs}}.nc{_PREFETCH}{_wide} {_ops}; sm=100")
+        _add(f"ld.global.nc{{{_EVICT}}}{_PREFETCH}{_wide} {_ops}; sm=100")
+        _add(f"ld.global.nc{{{_EVICT}}}{_PREFETCH}.L2::cache_hint{_wide} {_ops}, r:b64; sm=100")
 _add("ld.mmio.relaxed.sys{.global}<T:.b8|.b16|.b32|.b64|.u8|.u16|.u32|.u64|.s8|.s16|.s32|.s64|"
      ".f32|.f64> d:T, [A]; sm=70")
 _add("st.mmio.relaxed.sys{.global}<T:.b8|.b16|.b32|.b64|.u8|.u16|.u32|.u64|.s8|.s16|.s32|.s64|"
@@ -352,7 +371,7 @@ for sem in _ARRIVE_SEM:
     for op in ("arrive.noComplete", "arrive_drop.noComplete"):
         only_cta = sem.replace("<M:.release|.relaxed@90><S:.cta|.cluster@90>", ".release.cta")
         _add(f"mbarrier.{op}{only_cta}{_MB_CTA}.b64 d_:b64, [A], a:u32; sm=80")
-_CLUSTER_SEM = ("", "<M:.release|.relaxed>.cluster")
+_CLUSTER_SEM = ("", "<M:.release|.relaxed><S:.cta|.cluster>")
 for sem in _CLUSTER_SEM:
     _add(f"mbarrier.arrive{sem}.shared::cluster.b64 _, [A], ?a:u32; sm=90")
     _add(f"mbarrier.arrive_drop{sem}.shared::cluster.b64 _, [A], ?a:u32; sm=90")
@@ -371,7 +390,24 @@ _add("mbarrier.pending_count.b64 d:u32, r:b64; sm=80")
 
 # ptxas reads mbarrier's sub-instruction words first ("Unknown modifier '.expect_tx'" in
 # mbarrier.arrive.release.cta.expect_tx)
-FORMS[:] = [f + "; head" if f.startswith("mbarrier.") else f for f in FORMS]
+_MBARRIER_OPS = {"init", "inval", "arrive", "arrive_drop", "expect_tx", "complete_tx",
+                 "test_wait", "try_wait", "parity", "pending_count"}
+
+
+def _head(form: str) -> str:
+    mnemonic = form.split(" ", 1)[0]
+    for bracket in "{(<":
+        mnemonic = mnemonic.split(bracket, 1)[0]
+    words = mnemonic.split(".")[1:]
+    count = 0
+    for word in words:
+        if word not in _MBARRIER_OPS:
+            break
+        count += 1
+    return f"{form}; head={count}"
+
+
+FORMS[:] = [_head(f) if f.startswith("mbarrier.") else f for f in FORMS]
 
 # ----------------------------------------------------------------------------- not written yet
 PARTIAL: dict[str, frozenset[str]] = {
@@ -381,7 +417,7 @@ PARTIAL: dict[str, frozenset[str]] = {
                       "kind::tf32", "block_scale", "m8n8k32", "m16n8k64", "m8n8k128",
                       "m16n8k128", "m16n8k256", "xor", "popc", "and", "b1", "s4", "u4",
                       "e4m3", "e5m2", "e2m1", "e2m3", "e3m2", "ue8m0", "scale_vec::1X",
-                      "scale_vec::2X", "scale_vec::4X", "satfinite::relu"}),
+                      "scale_vec::2X", "scale_vec::4X", "satfinite::relu", "f64", "rn"}),
     "ldmatrix": frozenset({"b8", "m16n16", "m8n16", "b8x16", "b6x16_p32", "b4x16_p64"}),
     "stmatrix": frozenset({"b8", "m16n8"}),
     "fence": frozenset({"proxy::async", "sync_restrict::shared::cluster",
@@ -390,6 +426,8 @@ PARTIAL: dict[str, frozenset[str]] = {
     "mbarrier": frozenset(),
     "barrier": frozenset(),
     "setp": frozenset({"f16", "f16x2", "bf16", "bf16x2"}),
+    # packed bytes: PTX ISA 9.2 (CCCL's SIMD helpers), newer than ptxas 13.0
+    **{op: frozenset({"u8x4", "s8x4"}) for op in ("add", "sub", "min", "max")},
     "mov": frozenset({"v2", "v4", "v8"}),
     # 256-bit and 128-bit accesses, .unified, the async/bulk stores: not written yet
     "ld": frozenset({"v8", "b128", "unified", "f16", "f16x2", "bf16", "bf16x2", "e4m3",

@@ -82,10 +82,27 @@ def operand_class(
     return OperandClass("unknown")
 
 
+# The PTX ISA version ptxas 13.0 (and this grammar) knows; code guarded by a newer
+# `__cccl_ptx_isa >= 920` is written for a newer toolkit and is not judged.
+KNOWN_PTX_ISA = 900
+_PTX_ISA_GUARD = re.compile(r"__cccl_ptx_isa\s*(>=|>)\s*(\d+)")
+
+
+def newer_ptx_isa(statement: AsmStatement) -> bool:
+    for guard in statement.context.guards:
+        for op, number in _PTX_ISA_GUARD.findall(guard):
+            if int(number) + (1 if op == ">" else 0) > KNOWN_PTX_ISA:
+                return True
+    return False
+
+
 def judge(statement: AsmStatement, instruction: PtxInstruction, typed_floats: bool = True
           ) -> Verdict:
     """The grammar's verdict on ``instruction`` of ``statement``, ``"f"``/``"d"`` read as
-    float registers (``typed_floats``, below sm_100) or as bits."""
+    float registers (``typed_floats``, below sm_100) or as bits. A statement guarded by a PTX
+    ISA newer than the grammar's (``__cccl_ptx_isa >= 920``) abstains."""
+    if newer_ptx_isa(statement):
+        return Verdict("abstain")
     registers = _declared_registers(statement) if statement.ptx.directives else {}
     classes = tuple(
         _classes_of(statement, operand, typed_floats, registers)
