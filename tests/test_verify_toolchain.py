@@ -177,8 +177,11 @@ def test_seed_example_is_confirmed_by_nvcc_and_clean_after_the_fix(tmp_path, var
     if variant == "ca":
         assert not errors, errors
     else:
-        [error] = errors
-        assert error.rule == TOOLCHAIN_ERROR and "expected to be 16" in error.message
+        [error] = errors  # PTX207 predicts it now, and ptxas confirms it
+        assert error.rule == "PTX207" and "expected 16" in error.message
+        verdict = after.verdict(error)
+        assert verdict is not None and verdict.status == "confirmed"
+        assert "expected to be 16" in verdict.evidence
 
 
 def test_json_and_sarif_carry_verdicts(fixtures_verified):
@@ -194,8 +197,8 @@ def test_json_and_sarif_carry_verdicts(fixtures_verified):
 def test_ptxas_rejection_nobody_predicted_becomes_a_toolchain_error(tmp_path):
     path = tmp_path / "k.cu"
     path.write_text('__device__ unsigned f(unsigned a) {\n  unsigned d;\n'
-                    '  asm("mov.u32 %0, %1, 7;" : "=r"(d) : "r"(a));\n  return d;\n}\n')
+                    '  asm("cvt.u32.u32 %0, %1, 7;" : "=r"(d) : "r"(a));\n  return d;\n}\n')
     result = verify(lint([str(path)]), VerifyOptions(arch="sm_90", files=(str(path),)))
     [error] = [f for f in result.findings if f.rule == TOOLCHAIN_ERROR]
-    assert "Arguments mismatch for instruction 'mov'" in error.message
+    assert "Arguments mismatch for instruction 'cvt'" in error.message
     assert result.sources[error.path].line_col(error.span.start).line == 3

@@ -556,9 +556,9 @@ def check(
     relaxed = relaxed_types if relaxed_types is not None else instruction.opcode in _RELAXED
     best: tuple[int, list[Issue], _Match] | None = None
     for m in exact:
-        if m.form.rejected:
-            return _accept(m)  # its warning says it all; operand types do not matter
         issues, abstain = _check_operands(instruction, m, resolve, relaxed)
+        if m.form.rejected and not abstain and not any(i.severity == "error" for i in issues):
+            return _accept(m)
         if abstain:
             return Verdict("abstain", form=m.form, need=m.need, written=_written(m.form))
         if not issues:

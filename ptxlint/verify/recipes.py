@@ -76,7 +76,8 @@ RECIPES: dict[str, Recipe] = {
     "PTX203": Recipe((PTX,), _p(r"syntax error|Parsing error|brace|unbalanced")),
     "PTX204": Recipe((PTX,), _p(r"Not a name of any known instruction|Unknown (field|modifier|"
                                 r"instruction)|Parsing error|syntax error|Illegal|unexpected|"
-                                r"not supported|Unexpected")),
+                                r"not supported|Unexpected|does not apply|cannot be|required|"
+                                r"Mismatch between|Incorrect type")),
     "PTX205": Recipe((PTX,), _p(r"syntax error|Parsing error|Unknown field|Arguments mismatch")),
     "PTX206": Recipe((PTX,), _p(r"Arguments mismatch|operand.*type|mismatch|"
                                 r"Incompatible elements")),
