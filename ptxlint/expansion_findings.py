@@ -91,7 +91,10 @@ def _usable_fix(fix: Fix | None, expansion: Expansion) -> Fix | None:
     their fixes where the body is linted)."""
     if fix is None:
         return None
-    inner = Span(expansion.span.start + len(expansion.macro) + 1, expansion.span.end - 1)
+    start, end = expansion.span.start + len(expansion.macro) + 1, expansion.span.end - 1
+    if end < start:  # an invocation without its argument list (malformed source): no fix
+        return None
+    inner = Span(start, end)
     for edit in fix.edits:
         if not (inner.start <= edit.span.start and edit.span.end <= inner.end):
             return None

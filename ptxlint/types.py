@@ -565,6 +565,10 @@ class TypeResolver:
         self._entry_types: dict[tuple[int, bool], _Ty | None] = {}
         self._convertible: dict[tuple[int, ...], bool] = {}
         self._depth = 0
+        # named types by name (they do not depend on where the name is used once template
+        # parameters are ruled out): each typedef chain is followed once, and a cycle or a
+        # malformed chain (typedef A B; typedef B A;) is unknown instead of exponential
+        self._named: dict[str, _Ty | None] = {}
 
     # ----------------------------------------------------------------- public API
 
@@ -864,6 +868,14 @@ class TypeResolver:
         builtin = _BUILTIN_TYPES.get(name)
         if builtin is not None:
             return builtin
+        if name in self._named:
+            return self._named[name]
+        self._named[name] = None  # while in progress: a cycle back to this name is unknown
+        result = self._named_type_uncached(name)
+        self._named[name] = result
+        return result
+
+    def _named_type_uncached(self, name: str) -> _Ty | None:
         candidates: list[_Ty | None] = []
         for node in self._typedefs.get(name, []):
             candidates.append(self._typedef_type(node, name))
