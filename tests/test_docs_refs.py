@@ -84,6 +84,6 @@ def test_readme_test_section_says_what_the_first_run_costs() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("<!-- test-timing -->", 1)[1].split("<!-- /test-timing -->", 1)[0]
     assert re.search(r"first run\s.*?\stakes (about )?\d+ min", section, re.S), section
-    for cache in ("~/.cache/ptxlint-tests", "$PTXLINT_TEST_CACHE", "~/.cache/ptxlint/verify",
-                  "$PTXLINT_CACHE_DIR"):
+    for cache in ("~/.cache/ptxlint/", "`tests/`", "$PTXLINT_TEST_CACHE", "`verify/`",
+                  "`results/`", "$PTXLINT_CACHE_DIR"):
         assert cache in section
