@@ -57,7 +57,10 @@ def _builtin_from_source_tree() -> object | None:
         return getattr(sys.modules["ptxlint_rules"], "BUILTIN_RULES", None)
     folder = Path(__file__).resolve().parent.parent / "rules"
     init = folder / "__init__.py"
-    if not init.is_file():
+    # Only ptxlint's own source tree: installed, the parent is site-packages, whose `rules`
+    # may well be django-rules.
+    if not (init.is_file() and (folder.parent / "pyproject.toml").is_file()
+            and any(folder.glob("ptx0*_*.py"))):
         return None
     spec = importlib.util.spec_from_file_location(
         "ptxlint_rules", init, submodule_search_locations=[str(folder)]
