@@ -35,7 +35,7 @@ from ptxlint.model import (
     Template,
     TemplatePiece,
 )
-from ptxlint.syntax_tree import ParsedSource, parse
+from ptxlint.syntax_tree import ParsedSource, function_name_node, parse
 
 KEYWORDS = ("asm", "__asm__", "__asm")
 ASM_LABEL = "asm label"
@@ -1107,20 +1107,8 @@ def _context(
 def _function_header(
     parsed: ParsedSource, fn: tree_sitter.Node
 ) -> tuple[str | None, tuple[str, ...]]:
-    declarator = fn.child_by_field_name("declarator")
-    name = None
-    inner = declarator
-    while inner is not None and inner.type not in (
-        "identifier",
-        "field_identifier",
-        "qualified_identifier",
-        "destructor_name",
-        "operator_name",
-        "template_function",
-    ):
-        inner = inner.child_by_field_name("declarator")
-    if inner is not None:
-        name = parsed.node_text(inner)
+    inner = function_name_node(fn)
+    name = parsed.node_text(inner) if inner is not None else None
     body = fn.child_by_field_name("body")
     header_end = body.start_byte if body is not None else fn.end_byte
     header = parsed.data[fn.start_byte : header_end].decode("utf-8", "replace")

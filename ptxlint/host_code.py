@@ -18,7 +18,7 @@ from ptxlint import preproc
 from ptxlint.guards import FileGuards
 from ptxlint.lexer import tokens
 from ptxlint.macros import Expander, ExpansionError, MacroTable, from_source
-from ptxlint.syntax_tree import ParsedSource
+from ptxlint.syntax_tree import ParsedSource, function_name_node
 
 _DEVICE_WORDS = frozenset({"__device__", "__global__"})
 # Words of a declaration that are understood and are not device specifiers.
@@ -162,16 +162,7 @@ def _functions(root: tree_sitter.Node) -> list[tree_sitter.Node]:
 
 
 def _name(parsed: ParsedSource, fn: tree_sitter.Node) -> str | None:
-    inner = fn.child_by_field_name("declarator")
-    while inner is not None and inner.type not in (
-        "identifier",
-        "field_identifier",
-        "qualified_identifier",
-        "destructor_name",
-        "operator_name",
-        "template_function",
-    ):
-        inner = inner.child_by_field_name("declarator")
+    inner = function_name_node(fn)
     if inner is None:
         return None
     text = parsed.node_text(inner)

@@ -80,3 +80,18 @@ def parse(path: str, text: str) -> ParsedSource:
     grammar = grammar_for(path, text)
     tree = _parser(grammar).parse(data)
     return ParsedSource(text, data, tree, grammar)
+
+
+_NAME_NODES = frozenset({
+    "identifier", "field_identifier", "qualified_identifier", "destructor_name",
+    "operator_name", "template_function",
+})
+
+
+def function_name_node(fn: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The node naming a function definition (through pointer, reference and parameter-list
+    declarators), or None."""
+    inner = fn.child_by_field_name("declarator")
+    while inner is not None and inner.type not in _NAME_NODES:
+        inner = inner.child_by_field_name("declarator")
+    return inner
