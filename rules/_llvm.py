@@ -33,6 +33,16 @@ def known_entries(call: LlvmCall) -> tuple[ConstraintEntry, ...] | None:
     return call.entries if call.constraints_known else None
 
 
+def known_call(statement: AsmStatement) -> tuple[LlvmCall, tuple[ConstraintEntry, ...]] | None:
+    """An LLVM-syntax statement's call and its constraint entries, when the whole constraint
+    string is known: what every PTX5xx constraint rule starts from."""
+    call = llvm_call(statement)
+    if call is None:
+        return None
+    entries = known_entries(call)
+    return None if entries is None else (call, entries)
+
+
 def count(entries: tuple[ConstraintEntry, ...], role: str) -> int:
     return sum(1 for e in entries if e.role == role)
 

@@ -12,8 +12,7 @@ from ._llvm import (
     TRITON_FAMILY,
     constraint_span,
     count,
-    known_entries,
-    llvm_call,
+    known_call,
     registers,
 )
 
@@ -64,12 +63,10 @@ h = tl.inline_asm_elementwise("neg.f16x2 $0, $1;", "=r,r", [x.to(tl.float16)],
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        call = llvm_call(statement)
-        if call is None or call.constraints is None:
+        known = known_call(statement)
+        if known is None or known[0].constraints is None:
             return
-        entries = known_entries(call)
-        if entries is None:
-            return
+        call, entries = known
         outputs = count(entries, "output")
         inputs = count(entries, "input")
         span = constraint_span(call)

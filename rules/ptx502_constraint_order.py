@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
-from ._llvm import TRITON_FAMILY, known_entries, llvm_call
+from ._llvm import TRITON_FAMILY, known_call
 
 
 class ConstraintOrder(Rule):
@@ -48,12 +48,10 @@ y = tl.inline_asm_elementwise("add.s32 $0, $0, $2;", "=r,0,r", [acc, x], dtype=t
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        call = llvm_call(statement)
-        if call is None:
+        known = known_call(statement)
+        if known is None:
             return
-        entries = known_entries(call)
-        if entries is None:
-            return
+        call, entries = known
         seen_input = None
         for entry in entries:
             if "+" in entry.text:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity
 from ptxlint.rule import Rule, RuleContext
 
-from ._llvm import known_entries, llvm_call
+from ._llvm import known_call
 
 
 class GccClobberSpelling(Rule):
@@ -43,12 +43,10 @@ Safe: `~{memory}` is the clobber the author meant.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        call = llvm_call(statement)
-        if call is None:
+        known = known_call(statement)
+        if known is None:
             return
-        entries = known_entries(call)
-        if entries is None:
-            return
+        _, entries = known
         for entry in entries:
             if entry.role != "gcc-clobber":
                 continue

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
-from ._llvm import known_entries, llvm_call
+from ._llvm import count, known_call
 
 
 class TiedConstraintNotOutput(Rule):
@@ -39,13 +39,11 @@ y = tl.inline_asm_elementwise("add.s32 $0, $1, $2;", "=r,0,r", [a, b], dtype=tl.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        call = llvm_call(statement)
-        if call is None:
+        known = known_call(statement)
+        if known is None:
             return
-        entries = known_entries(call)
-        if entries is None:
-            return
-        outputs = sum(1 for e in entries if e.role == "output")
+        _, entries = known
+        outputs = count(entries, "output")
         for entry in entries:
             if entry.role != "input" or not entry.text.isdigit():
                 continue
