@@ -104,28 +104,20 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             if fam is None:
                 near = _near_opcode(opcode)
                 if near is not None:
-                    if clearly is None:
-                        clearly = _clearly_ptx(statement)
-                    if not clearly:
-                        continue
-                    start = instruction.opcode_start
-                    span = self.template_span(statement, start, start + len(opcode))
-                    yield self.finding(
-                        statement, span, f"'{opcode}' is not a PTX instruction: PTX opcodes "
-                        f"are lower case, without a leading '_' (did you mean '{near}'?)"
+                    message = (
+                        f"'{opcode}' is not a PTX instruction: PTX opcodes are lower case, "
+                        f"without a leading '_' (did you mean '{near}'?)"
                     )
-                    continue
-                if not instruction.modifiers or not _PTX_WORD.match(opcode):
+                elif instruction.modifiers and _PTX_WORD.match(opcode):
+                    message = f"'{opcode}' is not a PTX instruction{_hint(opcode, None)}"
+                else:
                     continue
                 if clearly is None:
                     clearly = _clearly_ptx(statement)
-                if not clearly:
-                    continue
-                start = instruction.opcode_start
-                span = self.template_span(statement, start, start + len(opcode))
-                yield self.finding(
-                    statement, span, f"'{opcode}' is not a PTX instruction{_hint(opcode, None)}"
-                )
+                if clearly:
+                    start = instruction.opcode_start
+                    span = self.template_span(statement, start, start + len(opcode))
+                    yield self.finding(statement, span, message)
                 continue
             if judged(opcode, instruction.modifiers):
                 yield from self._grammar_findings(statement, instruction)
