@@ -91,38 +91,51 @@ def _self_overlap(edits: Sequence[Edit]) -> bool:
 
 
 def fix_text(text: str, lint: Callable[[str], list[Finding]], unsafe: bool = False) -> FixOutcome:
-    """Fix ``text`` to a fixed point; ``lint`` lints a text and returns its findings."""
+    """Fix ``text`` to a fixed point; ``lint`` lints a text and returns its findings.
+
+    Each pass is a function of its text alone (no choice carried over from an earlier pass), and
+    the run ends at a text whose pass applies nothing: a second run starts from that text, makes
+    the same choice, and changes nothing. Text still changing after MAX_PASSES is not converged.
+    """
     findings = lint(text)
     applied = 0
-    rejected: set[tuple[str, tuple[tuple[int, int, str], ...]]] = set()
-    for _ in range(MAX_PASSES):
-        fixes = [f for f in select_fixes(findings, unsafe) if _key(f) not in rejected]
-        if not fixes:
+    for done in range(MAX_PASSES + 1):
+        new_text, count, new_findings = _one_pass(text, findings, lint, unsafe)
+        if count == 0:
             return FixOutcome(text, applied, findings)
-        new_text, count = apply_edits(text, fixes)
-        if count == 0 or new_text == text:
-            return FixOutcome(text, applied, findings)
-        new_findings = lint(new_text)
-        if _adds_errors(findings, new_findings):
-            # A fix (an unsafe one, as a rule) made the code worse: keep only the fixes that
-            # do not add an error finding on their own, one at a time.
-            new_text, count, new_findings = text, 0, findings
-            for fix in sorted(fixes, key=_order):
-                trial, taken = apply_edits(new_text, [fix])
-                trial_findings = lint(trial) if taken else new_findings
-                if taken and not _adds_errors(new_findings, trial_findings):
-                    new_text, count, new_findings = trial, count + 1, trial_findings
-                else:
-                    rejected.add(_key(fix))
-            if count == 0:
-                return FixOutcome(text, applied, findings)
+        if done == MAX_PASSES:
+            break
         text, applied, findings = new_text, applied + count, new_findings
-    converged = not [f for f in select_fixes(findings, unsafe) if _key(f) not in rejected]
-    return FixOutcome(text, applied, findings, converged)
+    return FixOutcome(text, applied, findings, converged=False)
 
 
-def _key(fix: Fix) -> tuple[str, tuple[tuple[int, int, str], ...]]:
-    return fix.description, tuple((e.span.start, e.span.end, e.new_text) for e in fix.edits)
+def _one_pass(text: str, findings: list[Finding], lint: Callable[[str], list[Finding]],
+              unsafe: bool) -> tuple[str, int, list[Finding]]:
+    """Every offered fix at once; when that adds an error finding (an unsafe fix made the code
+    worse), the fixes one at a time in their order, each kept only when it adds no error to
+    what is kept before it. Returns the new text, how many fixes it took and its findings."""
+    fixes = select_fixes(findings, unsafe)
+    if not fixes:
+        return text, 0, findings
+    new_text, count = apply_edits(text, fixes)
+    if count == 0 or new_text == text:
+        return text, 0, findings
+    new_findings = lint(new_text)
+    if not _adds_errors(findings, new_findings):
+        return new_text, count, new_findings
+    kept: list[Fix] = []
+    new_text, new_findings = text, findings
+    for fix in sorted(fixes, key=_order):
+        # always applied to ``text`` itself, with the fixes kept so far: the edits' offsets are
+        # that text's (applied to the text a kept fix already grew, they land off by its size)
+        trial, taken = apply_edits(text, [*kept, fix])
+        if taken != len(kept) + 1 or trial == new_text:
+            continue
+        trial_findings = lint(trial)
+        if not _adds_errors(new_findings, trial_findings):
+            kept.append(fix)
+            new_text, new_findings = trial, trial_findings
+    return new_text, len(kept), new_findings
 
 
 def resolved(before: Sequence[Finding], after: Sequence[Finding]) -> dict[str, int]:

@@ -6,8 +6,8 @@ import os
 import stat
 
 from ptxlint.cli import main
-from ptxlint.fix import apply_edits
-from ptxlint.model import Edit, Fix, Span
+from ptxlint.fix import apply_edits, fix_text
+from ptxlint.model import Edit, Finding, Fix, Severity, Span
 
 BAD = (
     "__device__ unsigned f(unsigned a) {\n"
@@ -67,3 +67,56 @@ def test_non_utf8_file_is_never_rewritten(tmp_path) -> None:
     path.write_bytes(data)
     main(["check", str(path), "--fix", "--select", "PTX008"])
     assert path.read_bytes() == data
+
+
+def _finding(rule: str, severity: Severity, at: int, fix: Fix | None = None) -> Finding:
+    return Finding(rule, rule.lower(), severity, "t.cu", Span(at, at + 1), rule, fix)
+
+
+def _replace(at: int, old: str, new: str) -> Fix:
+    return Fix(f"{old}->{new}", (Edit(Span(at, at + len(old)), new),), safe=False)
+
+
+def _toy_lint(text: str) -> list[Finding]:
+    """A toy language: 'A' may become 'a', 'B' becomes 'C', 'C' becomes 'D'; an 'a' without a
+    'D' anywhere is an error (so 'A'->'a' is right only once the 'C'->'D' fix has run)."""
+    out = []
+    for at, char in enumerate(text):
+        if char == "A":
+            out.append(_finding("T1", Severity.WARNING, at, _replace(at, "A", "a")))
+        elif char == "B":
+            out.append(_finding("T2", Severity.WARNING, at, _replace(at, "B", "C")))
+        elif char == "C":
+            out.append(_finding("T3", Severity.WARNING, at, _replace(at, "C", "D")))
+        elif char == "a" and "D" not in text:
+            out.append(_finding("E1", Severity.ERROR, at))
+    return out
+
+
+def test_a_fix_rejected_in_one_context_is_tried_again_once_the_context_changed() -> None:
+    # pass 1 rejects 'A'->'a' (no 'D' yet); 'C'->'D' comes in pass 2. A rejection that stuck
+    # for the rest of the run left the 'A', and the next run then fixed it: not idempotent.
+    first = fix_text("A..B", _toy_lint, unsafe=True)
+    assert first.converged and first.text == "a..D"
+    assert fix_text(first.text, _toy_lint, unsafe=True).text == first.text
+
+
+def _insert_lint(text: str) -> list[Finding]:
+    """Each 'r' wants an '=' before it (unsafe); an '=r' right after another '=r' is an error,
+    so the fixes must be tried one at a time and every other one is kept."""
+    out = []
+    for at, char in enumerate(text):
+        if char == "r" and (at == 0 or text[at - 1] != "="):
+            fix = Fix("add =", (Edit(Span(at, at), "="),), safe=False)
+            out.append(_finding("T1", Severity.WARNING, at, fix))
+        if text.startswith("=r,=r", at):
+            out.append(_finding("E1", Severity.ERROR, at + 3))
+    return out
+
+
+def test_fixes_tried_one_at_a_time_land_where_their_finding_is() -> None:
+    # once the first fix is kept, the later fixes' offsets are those of the text before it:
+    # applied to the grown text they landed one character early (',=r' became '=,r')
+    first = fix_text("r,r,r,r", _insert_lint, unsafe=True)
+    assert first.converged and first.text == "=r,r,=r,r"
+    assert fix_text(first.text, _insert_lint, unsafe=True).text == first.text
