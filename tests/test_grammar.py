@@ -70,7 +70,10 @@ def test_sub_families_not_written_down_abstain() -> None:
     assert verdict("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
                    "[%0], [%1], %2, [%3];").status == "abstain"
     assert verdict("wgmma.fence.sync.aligned;").status == "abstain"  # family not covered
-    assert grammar.judged("ld", ("global", "v8", "f32")) is False
+    assert grammar.judged("ld", ("global", "v8", "f32")) is True
+    # a combination of words (".v8" of 16-bit types) can abstain while each word is judged
+    assert grammar.judged("ld", ("global", "v8", "b16")) is False
+    assert grammar.judged("ld", ("global", "v4", "b16")) is True
 
 
 def test_targets_are_per_form() -> None:

@@ -366,7 +366,12 @@ def _judged(opcode: str, modifiers: tuple[str, ...]) -> bool:
     from ptxlint.ptx.grammar_data import PARTIAL
 
     partial = PARTIAL.get(opcode)
-    return partial is None or not partial.intersection(modifiers)
+    if partial is None:
+        return True
+    if partial.intersection(modifiers):
+        return False
+    # "v8+b16": a combination of words not written down (each word alone is)
+    return not any("+" in entry and set(entry.split("+")) <= set(modifiers) for entry in partial)
 
 
 def judged(opcode: str, modifiers: tuple[str, ...]) -> bool:

@@ -9,7 +9,8 @@ ptxas wins for what is an error, and a spelling ptxas accepts without the manual
 is marked ``undocumented`` (a warning at most).
 
 ``PARTIAL`` names the sub-families of a covered opcode that are not written down yet: an
-instruction carrying one of those modifiers is not judged (the rules fall back to the family
+instruction carrying one of those modifiers (or all the words of a ``"v8+b16"`` entry) is not
+judged (the rules fall back to the family
 vocabulary of :mod:`ptxlint.ptx.isa_table`).
 """
 
@@ -271,59 +272,59 @@ _SHAPES = (("", "d:T", "a:T", _LD_TYPES), ("<V:.v2>", "{d:T*V}", "{a:T*V}", _LD_
 _SCOPE = "<S:.cta|.cluster@90|.gpu|.sys>"
 
 
-def _memory_forms(op: str) -> None:
+def _memory_forms(op: str, shapes: tuple[tuple[str, str, str, str], ...] = _SHAPES,
+                  wide: bool = False) -> None:
+    """The ld/st forms of ``shapes``; ``wide``: 256-bit accesses, which ptxas 13.0 takes for
+    .global (or generic) addresses on sm_100 and newer only ("global state space expected for
+    feature '256 bit wide load/store'"), with every qualifier the narrower accesses take."""
     load = op == "ld"
-    spaces = _LD_SPACES if load else _ST_SPACES
+    spaces = "{.global}" if wide else "{" + (_LD_SPACES if load else _ST_SPACES) + "}"
+    ordered_spaces = "{.global}" if wide else "{" + _ORDERED_SPACES + "}"
     cops = "{.ca|.cg|.cs|.lu|.cv}" if load else "{.wb|.cg|.cs|.wt}"
     order = ".acquire" if load else ".release"
     prefetch = _PREFETCH if load else ""
-    for vec, dst, src, types in _SHAPES:
+    # ptxas reads several `sm=` keys as their join (the strongest)
+    sm = "; sm=100" if wide else ""
+    for vec, dst, src, types in shapes:
         ops = f"{dst}, [A]" if load else f"[A], {src}"
-        policy = f"{ops}, r:b64; sm=80"
+        policy = f"{ops}, r:b64; sm=80{sm}"
         t = f"<T:{types}>"
-        _add(f"{op}{{.weak}}{{{spaces}}}{cops}{vec}{t} {ops}")
-        _add(f"{op}{{.weak}}{{.global}}{cops}{prefetch}{vec}{t} {ops}")
+        _add(f"{op}{{.weak}}{spaces}{cops}{vec}{t} {ops}{sm}")
+        _add(f"{op}{{.weak}}{{.global}}{cops}{prefetch}{vec}{t} {ops}{sm}")
         _add(f"{op}{{.weak}}{{.global}}{cops}{prefetch}.L2::cache_hint{vec}{t} {policy}")
-        _add(f"{op}{{.weak}}{{.global}}{{{_EVICT}}}{prefetch}{vec}{t} {ops}")
+        _add(f"{op}{{.weak}}{{.global}}{{{_EVICT}}}{prefetch}{vec}{t} {ops}{sm}")
         _add(f"{op}{{.weak}}{{.global}}{{{_EVICT}}}{prefetch}.L2::cache_hint{vec}{t} {policy}")
         for sem in (".relaxed", order):
-            _add(f"{op}{sem}{_SCOPE}{{{_ORDERED_SPACES}}}{vec}{t} {ops}; sm=70")
-            _add(f"{op}{sem}{_SCOPE}{{.global}}{{{_EVICT}}}{prefetch}{vec}{t} {ops}; sm=70")
+            _add(f"{op}{sem}{_SCOPE}{ordered_spaces}{vec}{t} {ops}; sm=70{sm}")
+            _add(f"{op}{sem}{_SCOPE}{{.global}}{{{_EVICT}}}{prefetch}{vec}{t} {ops}; sm=70{sm}")
             _add(f"{op}{sem}{_SCOPE}{{.global}}{{{_EVICT}}}{prefetch}.L2::cache_hint{vec}{t} "
                  f"{policy}")
-        _add(f"{op}.volatile{{{_ORDERED_SPACES}}}{vec}{t} {ops}")
+        _add(f"{op}.volatile{ordered_spaces}{vec}{t} {ops}{sm}")
         if load:
-            _add(f"ld.volatile{{.global}}{_PREFETCH}{vec}{t} {ops}")
+            _add(f"ld.volatile{{.global}}{_PREFETCH}{vec}{t} {ops}{sm}")
             # the non-coherent (read-only) path
-            _add(f"ld.global{{.ca|.cg|.cs}}.nc{_PREFETCH}{vec}{t} {ops}")
+            _add(f"ld.global{{.ca|.cg|.cs}}.nc{_PREFETCH}{vec}{t} {ops}{sm}")
             _add(f"ld.global{{.ca|.cg|.cs}}.nc{_PREFETCH}.L2::cache_hint{vec}{t} {policy}")
-            _add(f"ld.global.nc{{{_EVICT}}}{_PREFETCH}{vec}{t} {ops}")
+            _add(f"ld.global.nc{{{_EVICT}}}{_PREFETCH}{vec}{t} {ops}{sm}")
             _add(f"ld.global.nc{{{_EVICT}}}{_PREFETCH}.L2::cache_hint{vec}{t} {policy}")
 
 
-_memory_forms("ld")
-_memory_forms("st")
-# 256-bit accesses: .v4 of 64-bit types, sm_100 and .global only ("global state space
-# expected for feature '256 bit wide load/store'")
-for _op, _cops in (("ld", "{.ca|.cg|.cs|.lu|.cv}"), ("st", "{.wb|.cg|.cs|.wt}")):
-    _ops = "{d:T*V}, [A]" if _op == "ld" else "[A], {a:T*V}"
-    _pre = _PREFETCH if _op == "ld" else ""
-    _wide = f"<V:.v4><T:{_WIDE}>"
-    _add(f"{_op}{{.weak}}{{.global}}{_cops}{_pre}{_wide} {_ops}; sm=100")
-    _add(f"{_op}{{.weak}}{{.global}}{_cops}{_pre}.L2::cache_hint{_wide} {_ops}, r:b64; sm=100")
-    _add(f"{_op}{{.weak}}{{.global}}{{{_EVICT}}}{_pre}{_wide} {_ops}; sm=100")
-    _add(f"{_op}{{.weak}}{{.global}}{{{_EVICT}}}{_pre}.L2::cache_hint{_wide} {_ops}, r:b64; "
-         "sm=100")
-    if _op == "ld":
-        _add(f"ld.global{{.ca|.cg|.cs}}.nc{_PREFETCH}{_wide} {_ops}; sm=100")
-        _add(f"ld.global.nc{{{_EVICT}}}{_PREFETCH}{_wide} {_ops}; sm=100")
-        _add(f"ld.global.nc{{{_EVICT}}}{_PREFETCH}.L2::cache_hint{_wide} {_ops}, r:b64; sm=100")
+# 128-bit scalars (.b128, sm_70): every space and qualifier of the narrower scalars; ptxas 13.0
+# has no vector of them ("Vector type too large, exceeds 128 bit limit")
+_B128 = (("", "d:T", "a:T", ".b128@70"),)
+# 256-bit accesses: .v4 of 64-bit types and .v8 of 32-bit ones (not of b16 or packed halves)
+_WIDE_SHAPES = (("<V:.v4>", "{d:T*V}", "{a:T*V}", _WIDE),
+                ("<V:.v8>", "{d:T*V}", "{a:T*V}", ".b32|.u32|.s32|.f32"))
+for _op in ("ld", "st"):
+    _memory_forms(_op)
+    _memory_forms(_op, _B128)
+    _memory_forms(_op, _WIDE_SHAPES, wide=True)
 _add("ld.mmio.relaxed.sys{.global}<T:.b8|.b16|.b32|.b64|.u8|.u16|.u32|.u64|.s8|.s16|.s32|.s64|"
-     ".f32|.f64> d:T, [A]; sm=70")
+     ".f32|.f64|.b128> d:T, [A]; sm=70")
 _add("st.mmio.relaxed.sys{.global}<T:.b8|.b16|.b32|.b64|.u8|.u16|.u32|.u64|.s8|.s16|.s32|.s64|"
-     ".f32|.f64> [A], a:T; sm=70")
-_add("ldu{.global}<T:.b8|.b16|.b32|.b64|.u8|.u16|.u32|.u64|.s8|.s16|.s32|.s64|.f32|.f64> d:T, "
-     "[A]")
+     ".f32|.f64|.b128> [A], a:T; sm=70")
+_add("ldu{.global}<T:.b8|.b16|.b32|.b64|.u8|.u16|.u32|.u64|.s8|.s16|.s32|.s64|.f32|.f64|"
+     ".b128@70> d:T, [A]")
 _add("ldu{.global}<V:.v2><T:.b8|.b16|.b32|.b64|.u8|.u16|.u32|.u64|.s8|.s16|.s32|.s64|.f32|"
      ".f64> {d:T*V}, [A]")
 _add(f"ldu{{.global}}<V:.v4><T:{_NARROW}> {{d:T*V}}, [A]")
@@ -410,6 +411,9 @@ def _head(form: str) -> str:
 FORMS[:] = [_head(f) if f.startswith("mbarrier.") else f for f in FORMS]
 
 # ----------------------------------------------------------------------------- not written yet
+# .v8 of 8- and 16-bit types: the ISA has .v8 for 32-bit types only; ptxas 13.0 takes some
+# narrower ones and crashes on others (ld.global.v8.b16 for sm_90: segmentation fault)
+_V8_NARROW = frozenset(f"v8+{t}" for t in ("b8", "b16", "u8", "u16", "s8", "s16"))
 PARTIAL: dict[str, frozenset[str]] = {
     "cp": frozenset({"bulk", "reduce", "tensor"}),
     "mma": frozenset({"sp", "sp::ordered_metadata", "kind::f8f6f4", "kind::mxf4",
@@ -429,14 +433,14 @@ PARTIAL: dict[str, frozenset[str]] = {
     # packed bytes: PTX ISA 9.2 (CCCL's SIMD helpers), newer than ptxas 13.0
     **{op: frozenset({"u8x4", "s8x4"}) for op in ("add", "sub", "min", "max")},
     "mov": frozenset({"v2", "v4", "v8"}),
-    # 256-bit and 128-bit accesses, .unified, the async/bulk stores: not written yet
-    "ld": frozenset({"v8", "b128", "unified", "f16", "f16x2", "bf16", "bf16x2", "e4m3",
+    # .unified, the async/bulk stores: not written yet
+    "ld": _V8_NARROW | frozenset({"unified", "f16", "f16x2", "bf16", "bf16x2", "e4m3",
                      "e5m2", "L2::evict_last", "L2::evict_first", "L2::evict_normal"}),
-    "st": frozenset({"v8", "b128", "async", "bulk", "f16", "f16x2", "bf16", "bf16x2",
+    "st": _V8_NARROW | frozenset({"async", "bulk", "f16", "f16x2", "bf16", "bf16x2",
                      "param", "param::func", "param::entry",
                      "mbarrier::complete_tx::bytes", "L2::evict_last", "L2::evict_first",
                      "L2::evict_normal"}),
-    "ldu": frozenset({"b128", "v8"}),
+    "ldu": frozenset({"v8"}),
     # 128-bit and vector atomics, the async (mbarrier-completing) reductions: not written yet
     "atom": frozenset({"b128", "v2", "v4", "v8", "e4m3", "e5m2"}),
     "red": frozenset({"b128", "v2", "v4", "v8", "async", "mbarrier::complete_tx::bytes"}),
