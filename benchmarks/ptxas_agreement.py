@@ -131,7 +131,7 @@ def _operand_text(spec: OperandSpec, binding: dict[str, str], index: int, full: 
         return "_"
     if spec.kind == "vec":
         assert spec.element is not None
-        count = int(spec.count) if spec.count.isdigit() else int(binding[spec.count][1:])
+        count = grammar.vector_count(spec.count, binding) or 0
         return "{" + ", ".join(
             _operand_text(spec.element, binding, index * 8 + k, full) for k in range(count)
         ) + "}"
@@ -225,6 +225,15 @@ def mutants(inst: _Instance) -> Iterable[tuple[str, str]]:
             for other in _SPACES:
                 if other != word:
                     yield "other-space", inst.text(words=words[:i] + [other] + words[i + 1:])
+    if form.positional:
+        # the type words rotated (d, a, b -> a, b, d): ptxas reads them by position
+        spots = [i for i, w in enumerate(words) if w in grammar.POSITIONAL_TYPES]
+        typed = [words[i] for i in spots]
+        if len(set(typed)) > 1:
+            rotated = list(words)
+            for i, w in zip(spots, typed[1:] + typed[:1], strict=True):
+                rotated[i] = w
+            yield "type-order", inst.text(words=rotated)
     if ops:
         yield "operand-less", inst.text(operands=ops[:-1])
     yield "operand-more", inst.text(operands=[*ops, _extra(ops)])

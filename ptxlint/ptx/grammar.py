@@ -24,7 +24,12 @@ Form notation (one string per form)::
   after it) optional.
 
 Form-level keys after ``;``: ``sm=90a`` (the target the whole form needs), ``ptx=80``,
-``undocumented`` (ptxas accepts it, the ISA does not say so: at most a warning).
+``undocumented`` (ptxas accepts it, the ISA does not say so: at most a warning),
+``positional`` (ptxas reads the type words, the layouts ``.row/.col`` and the bit operations
+``.and/.xor/.popc`` by position within their kind, in the order the form lists their slots:
+``mma...f32.bf16.bf16.f32`` is d, a, b, c, so ``.bf16.bf16.f32.f32`` is an error).
+A vector's length may follow a bound word: ``{d:f32*S/2}`` is n/2 registers for the shape
+``S`` bound to ``.m64nNk16``; ``{d:b32*N*2}`` twice the ``.xN`` bound to ``N``.
 
 A family (an opcode) is *covered* when the grammar lists its forms; then every spelling of it
 that no form admits is an error (or, for undocumented forms, a warning). Families not covered
@@ -54,6 +59,7 @@ __all__ = [
     "family_vocabulary",
     "parse_immediate",
     "written_positions",
+    "vector_count",
 ]
 
 
@@ -175,6 +181,8 @@ class Values:
             return ", ".join(str(v) for v in ordered[:-1]) + f" or {ordered[-1]}"
         if self.low is not None and self.high is not None:
             return f"in range [{self.low}..{self.high}]"
+        if self.low is not None:
+            return f"at least {self.low}"
         return "any value"
 
 
@@ -202,6 +210,9 @@ class Form:
     ordered: bool = False  # ptxas reads these modifiers in this order only (bar, barrier)
     head: int = 0  # the first `head` slots are the sub-instruction: they come first, in order
     rejected: str = ""  # ptxas rejects the documented form anyway: why (REJECTED's key)
+    # ptxas reads the type words (and the layouts, the bit operations) of this form by
+    # position among their kind: `.f32.bf16.bf16.f32` is d, a, b, c (mma, wgmma, tcgen05)
+    positional: bool = False
 
     @property
     def required_operands(self) -> int:
@@ -227,7 +238,7 @@ def _parse_immediates(text: str) -> Values:
         return Values()
     if ".." in text:
         low, high = text.split("..")
-        return Values(low=int(low, 0), high=int(high, 0), spec=text)
+        return Values(low=int(low, 0), high=int(high, 0) if high else None, spec=text)
     return Values(choices=frozenset(int(v, 0) for v in text.split("|")), spec=text)
 
 
@@ -313,7 +324,7 @@ def compile_form(spec: str) -> Form:
             part = part[1:].strip()
         operands.append(_operand(part, optional))
     need = Need()
-    undocumented = ordered = False
+    undocumented = ordered = positional = False
     head = 0
     rejected = ""
     for key in keys.replace(";", " ").split():
@@ -331,6 +342,8 @@ def compile_form(spec: str) -> Form:
             undocumented = True
         elif name == "ordered":
             ordered = True
+        elif name == "positional":
+            positional = True
         elif name == "rejected":
             rejected = REJECTED[value]
         elif name == "head":
@@ -340,7 +353,7 @@ def compile_form(spec: str) -> Form:
         else:
             raise ValueError(f"bad key {key!r} in {spec!r}")
     return Form(opcode, tuple(slots), tuple(operands), need, undocumented, spec, ordered, head,
-                rejected)
+                rejected, positional)
 
 
 # ----------------------------------------------------------------------------- the model
@@ -494,10 +507,36 @@ class _Match:
     need: Need = Need()
     unused: list[int] = field(default_factory=list)  # modifier indices no slot took
     missing: list[Slot] = field(default_factory=list)  # required slots left empty
+    misordered: list[int] = field(default_factory=list)  # modifier indices out of position
 
     @property
     def cost(self) -> int:
-        return len(self.unused) + len(self.missing)
+        return len(self.unused) + len(self.missing) + len(self.misordered)
+
+
+# The kinds of words ptxas reads by position in a `positional` form.
+POSITIONAL_TYPES = frozenset(_TYPE_BITS) | {"b1", "b4", "b6", "s4", "u4", "e4m3", "e5m2",
+                                            "e2m1", "e2m3", "e3m2", "ue8m0", "ue4m3"}
+_POSITIONAL_KINDS: tuple[frozenset[str], ...] = (
+    POSITIONAL_TYPES,
+    frozenset({"row", "col"}),
+    frozenset({"and", "xor", "popc"}),
+)
+
+
+def _misordered(taken: list[tuple[int, str]]) -> list[int]:
+    """Modifier indices that break the slot order within a kind; ``taken`` lists, in slot
+    order, the index of the modifier each slot took and its word."""
+    out: list[int] = []
+    for kind in _POSITIONAL_KINDS:
+        last = -1
+        for index, word in taken:
+            if word not in kind:
+                continue
+            if index < last:
+                out.append(index)
+            last = max(last, index)
+    return out
 
 
 def _match_modifiers(form: Form, modifiers: tuple[str, ...]) -> _Match:
@@ -511,6 +550,7 @@ def _match_modifiers(form: Form, modifiers: tuple[str, ...]) -> _Match:
             return match
         taken[k] = True
         last = k
+    took: list[tuple[int, str]] = []
     for slot in form.slots[form.head:]:
         found = False
         for i, word in enumerate(modifiers):
@@ -522,6 +562,7 @@ def _match_modifiers(form: Form, modifiers: tuple[str, ...]) -> _Match:
             taken[i] = True
             found = True
             last = i
+            took.append((i, word))
             if slot.var:
                 match.binding[slot.var] = word
             if value.need is not None:
@@ -530,6 +571,8 @@ def _match_modifiers(form: Form, modifiers: tuple[str, ...]) -> _Match:
         if not found and not slot.optional:
             match.missing.append(slot)
     match.unused = [i for i, t in enumerate(taken) if not t]
+    if form.positional:
+        match.misordered = _misordered(took)
     return match
 
 
@@ -613,6 +656,12 @@ def _slot_words(slot: Slot) -> str:
 
 def _combination_issue(instruction: PtxInstruction, match: _Match) -> Issue:
     mnemonic = instruction.mnemonic
+    if match.misordered and not match.unused and not match.missing:
+        i = match.misordered[0]
+        start, end = _modifier_span(instruction, i)
+        return Issue("combination", f"'.{instruction.modifiers[i]}' is out of place: ptxas "
+                     f"reads the types (and layouts) of '{instruction.opcode}' by position, in "
+                     f"the order of the form '{match.form.spec.split(' ')[0]}'", start, end)
     if match.unused:
         i = match.unused[0]
         start, end = _modifier_span(instruction, i)
@@ -729,8 +778,7 @@ def _check_one(
         if kind != "vector":
             return [Issue("operand", f"'{operand.text}' should be a vector '{{...}}' ({where})",
                           operand.start, operand.end)]
-        want = spec.count
-        size = int(want) if want.isdigit() else _vector_size(binding.get(want, ""))
+        size = vector_count(spec.count, binding)
         if size is not None and len(operand.parts) != size:
             return [Issue("operand", f"'{operand.text}' has {len(operand.parts)} element"
                           f"{'s' if len(operand.parts) != 1 else ''}, {where} takes {size}",
@@ -813,7 +861,30 @@ def _check_one(
 def _vector_size(word: str) -> int | None:
     if re.fullmatch(r"[vx][0-9]+", word):
         return int(word[1:])
+    shape = re.fullmatch(r"m[0-9]+n([0-9]+)k[0-9]+", word)
+    if shape is not None:  # a warpgroup shape: the accumulator grows with n
+        return int(shape.group(1))
     return None
+
+
+_COUNT = re.compile(r"([A-Za-z_]\w*)(?:([*/])([0-9]+))?\Z")
+
+
+def vector_count(count: str, binding: dict[str, str]) -> int | None:
+    """The length of a vector operand: ``4``; ``V`` (bound to ``.v4``/``.x4``: 4); ``S/2``
+    (bound to the shape ``.m64n64k16``: n/2 = 32); ``N*2``. ``None`` when unbound."""
+    if count.isdigit():
+        return int(count)
+    m = _COUNT.match(count)
+    if m is None:
+        return None
+    base = _vector_size(binding.get(m.group(1), ""))
+    if base is None or not m.group(2):
+        return base
+    factor = int(m.group(3))
+    if m.group(2) == "*":
+        return base * factor
+    return base // factor if base % factor == 0 else None
 
 
 _C_EXPRESSION = re.compile(r"\(\s*[A-Za-z_][\w:\s]*\**\s*\)|\b(?:sizeof|static_cast)\b|[?]|->")

@@ -445,3 +445,9 @@ PARTIAL: dict[str, frozenset[str]] = {
     "atom": frozenset({"b128", "v2", "v4", "v8", "e4m3", "e5m2"}),
     "red": frozenset({"b128", "v2", "v4", "v8", "async", "mbarrier::complete_tx::bytes"}),
 }
+
+# ----------------------------------------------------------------------------- tensor cores
+from ptxlint.ptx import grammar_data_tensor as _tensor  # noqa: E402
+
+FORMS.extend(_tensor.FORMS)
+PARTIAL.update(_tensor.PARTIAL)

@@ -1,0 +1,84 @@
+"""The tensor-core forms (ptxlint/ptx/grammar_data_tensor.py): wgmma, mma.sync, ldmatrix/
+stmatrix, tcgen05; and the two notations they brought (shape-sized vectors, positional types).
+"""
+
+from __future__ import annotations
+
+from ptxlint.model import PtxOperand
+from ptxlint.ptx import grammar
+from ptxlint.ptx.grammar import OperandClass
+from ptxlint.ptx.parser import parse_template
+
+_PREFIX = {"%rd": "b64", "%fd": "f64", "%r": "b32", "%f": "f32", "%p": "pred", "%h": "b16"}
+
+
+def _resolve(operand: PtxOperand) -> OperandClass:
+    if operand.kind == "immediate":
+        return OperandClass("imm", value=grammar.parse_immediate(operand.text))
+    for prefix, type_ in _PREFIX.items():
+        if operand.text.startswith(prefix) and operand.text[len(prefix):].isdigit():
+            return OperandClass("reg", type_)
+    return OperandClass("unknown")
+
+
+def verdict(text: str) -> grammar.Verdict:
+    [instruction] = parse_template(text, True).instructions
+    return grammar.check(instruction, _resolve)
+
+
+def _vec(prefix: str, n: int) -> str:
+    return "{" + ", ".join(f"{prefix}{i}" for i in range(n)) + "}"
+
+
+def test_vector_count_follows_the_bound_word() -> None:
+    assert grammar.vector_count("4", {}) == 4
+    assert grammar.vector_count("V", {"V": "v4"}) == 4
+    assert grammar.vector_count("S/2", {"S": "m64n64k16"}) == 32
+    assert grammar.vector_count("S/4", {"S": "m64n8k16"}) == 2
+    assert grammar.vector_count("N*2", {"N": "x8"}) == 16
+    assert grammar.vector_count("S/2", {}) is None
+
+
+def test_wgmma_accumulator_grows_with_n() -> None:
+    head = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+    ok = verdict(f"{head}{_vec('%f', 32)}, %rd1, %rd2, %p1, 1, 1, 0, 0;")
+    assert ok.status == "ok" and ok.need.target == "sm_90a"
+    short = verdict(f"{head}{_vec('%f', 16)}, %rd1, %rd2, %p1, 1, 1, 0, 0;")
+    assert short.status == "error" and "takes 32" in short.issues[0].message
+    # the f16 accumulator is packed: n/4 .b32 registers, never .f32 ones
+    f16 = "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 "
+    assert verdict(f"{f16}{_vec('%r', 2)}, %rd1, %rd2, %p1, 1, 1, 0, 0;").status == "ok"
+    assert verdict(f"{f16}{_vec('%f', 2)}, %rd1, %rd2, %p1, 1, 1, 0, 0;").status == "error"
+
+
+def test_wgmma_immediates_and_operand_counts() -> None:
+    head = "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0, %f1, %f2, %f3}, "
+    assert verdict(f"{head}%rd1, %rd2, 1, -1, 1, 0, 1;").status == "ok"  # scale-d immediate
+    bad = verdict(f"{head}%rd1, %rd2, %p1, 2, 1, 0, 0;")
+    assert "expected -1 or 1" in bad.issues[0].message
+    # A from registers takes no imm-trans-a
+    assert verdict(f"{head}{{%r0, %r1, %r2, %r3}}, %rd2, %p1, 1, 1, 0;").status == "ok"
+    assert verdict(f"{head}{{%r0, %r1, %r2, %r3}}, %rd2, %p1, 1, 1, 0, 0;").status == "error"
+    # tf32 and fp8 have no transpose immediates at all
+    tf32 = "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%f0, %f1, %f2, %f3}, "
+    assert verdict(f"{tf32}%rd1, %rd2, %p1, 1, 1;").status == "ok"
+    assert verdict(f"{tf32}%rd1, %rd2, %p1, 1, 1, 0, 0;").status == "error"
+
+
+def test_wgmma_integer_shapes_and_type_positions() -> None:
+    ok = verdict(f"wgmma.mma_async.sync.aligned.m64n48k32.s32.s8.u8 {_vec('%r', 24)}, "
+                 "%rd1, %rd2, %p1;")
+    assert ok.status == "ok"
+    odd = verdict(f"wgmma.mma_async.sync.aligned.m64n40k32.s32.s8.u8 {_vec('%r', 20)}, "
+                  "%rd1, %rd2, %p1;")
+    assert odd.status == "error"  # ptxas: "Illegal matrix shape '.m64n40k32'"
+    moved = verdict("wgmma.mma_async.sync.aligned.m64n8k16.bf16.bf16.f32 "
+                    "{%f0, %f1, %f2, %f3}, %rd1, %rd2, %p1, 1, 1, 0, 0;")
+    assert moved.status == "error" and "out of place" in moved.issues[0].message
+
+
+def test_wgmma_without_aligned_is_a_warning() -> None:
+    v = verdict("wgmma.fence.sync;")
+    assert v.status == "ok" and v.issues and v.issues[0].severity == "warning"
+    assert verdict("wgmma.wait_group.sync.aligned %r1;").status == "error"  # an immediate only
+    assert verdict("wgmma.sync.aligned.fence;").status == "error"
