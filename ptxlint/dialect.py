@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ptxlint import preproc
 from ptxlint.model import HOLE, PtxTemplate
 from ptxlint.ptx.opcodes import PTX_DIRECTIVES, PTX_OPCODES
 
@@ -107,6 +108,22 @@ def other_isa(text: str, words: list[str]) -> str | None:
     return None
 
 
+# Architectures no CUDA build targets as its host: a file that #errors unless one of them is
+# defined, or a statement under a guard that needs one, is never compiled by nvcc (CUDA 13
+# hosts: x86-64 and AArch64 Linux/Windows).
+OTHER_HOSTS: dict[str, int | None] = dict.fromkeys(
+    """__sparc__ __sparc __sparc_v8__ __sparc_v9__ __sparcv9 __mips__ __mips __mips64
+    __riscv __riscv_xlen __alpha__ __hppa__ __ia64__ __s390__ __s390x__ __m68k__ __sh__
+    __powerpc__ __powerpc64__ __ppc__ __ppc64__ __PPC__ __PPC64__ _ARCH_PPC _ARCH_PPC64""".split()
+)
+
+
+def other_host_guarded(guards: tuple[str, ...]) -> bool:
+    """Some guard holds only on a host CUDA does not build for (``#elif defined(__powerpc64__)``
+    beside ``#if defined(__aarch64__)``): nvcc never sees the statement."""
+    return bool(guards) and preproc.evaluate_guards(guards, OTHER_HOSTS) is False
+
+
 _HOLE_OPCODE = re.compile(HOLE + r"(?=\.(?:[fsub](?:8|16|32|64)|f16x2|bf16x2?|pred)\b)")
 _DEVICE_SPECIFIERS = ("__device__", "__global__")
 
@@ -161,6 +178,8 @@ def classify(
     text = template.replace(HOLE, " ")
     if rocm_guarded(guards):
         return Verdict("host", "under a HIP/ROCm guard: hipcc compiles it, not nvcc")
+    if other_host_guarded(guards):
+        return Verdict("host", "under a guard for a host CUDA does not build for")
     marked = _other_isa_text(text)  # before x86's words: MIPS's `.set push` is not x86 `push`
     if marked is not None:
         return Verdict("host", f"{marked} assembly in the template")
@@ -191,7 +210,11 @@ def classify(
             # `#if` inside the statement: the template read here mixes alternatives.
             return Verdict("unknown", "preprocessor branches inside the statement")
         # Outside a known device context only a template that is PTX through and through is
-        # taken: `mov` alone is also an ARM, RISC-V and x86 word.
+        # taken: `mov` alone is also an ARM, RISC-V and x86 word. PTX ends every instruction
+        # with ';' (ptxas reads on into the next line without it); other assemblers do not,
+        # so `"fence\n"` or `"mov.m.x m0, x0, 0xFF"` in a header's macro is not PTX.
+        if ";" not in text:
+            return Verdict("unknown", "no ';' ends its instructions, as PTX would")
         if words and len(ptx_words) >= len(words) and not arm:
             return Verdict("ptx", f"PTX instruction {ptx_words[0]!r}")
         return Verdict("unknown", "neither the template nor its context says this is PTX")

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import tree_sitter
 
-from ptxlint import preproc
+from ptxlint import dialect, preproc
 from ptxlint.guards import FileGuards
 from ptxlint.lexer import tokens
 from ptxlint.macros import Expander, ExpansionError, MacroTable, from_source
@@ -37,14 +37,8 @@ _CALL = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(")
 _ERROR = re.compile(r"^[ \t]*#[ \t]*error\b", re.M)
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
-# Architectures no CUDA build targets as its host: a file that #errors unless one of them is
-# defined is never compiled by nvcc (CUDA 13 hosts: x86-64 and AArch64 Linux/Windows).
-_OTHER_HOSTS: dict[str, int | None] = dict.fromkeys(
-    """__sparc__ __sparc __sparc_v8__ __sparc_v9__ __sparcv9 __mips__ __mips __mips64
-    __riscv __riscv_xlen __alpha__ __hppa__ __ia64__ __s390__ __s390x__ __m68k__ __sh__
-    __powerpc__ __powerpc64__ __ppc__ __ppc64__ __PPC__ __PPC64__ _ARCH_PPC _ARCH_PPC64""".split()
-)
-_TARGET = {**preproc.DEFAULT_TARGET, **_OTHER_HOSTS}
+# A CUDA build: the default target, with every host CUDA does not build for undefined.
+_TARGET = {**preproc.DEFAULT_TARGET, **dialect.OTHER_HOSTS}
 
 
 def file_errors_for_cuda(text: str, guards: FileGuards) -> bool:

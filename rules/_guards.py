@@ -7,9 +7,10 @@ built for a 32-bit target, and code under a HIP/ROCm guard is not compiled by nv
 
 from __future__ import annotations
 
+import os
 import re
 
-from ptxlint import dialect
+from ptxlint import dialect, preproc
 from ptxlint.model import AsmStatement, CType
 
 # Macros whose value depends on the pointer width or on the OS's data model.
@@ -34,3 +35,18 @@ def model_dependent(ctype: CType) -> bool:
 def rocm_guarded(statement: AsmStatement) -> bool:
     """Some guard must hold for a HIP/ROCm build (the extractor already drops most of these)."""
     return dialect.rocm_guarded(statement.context.guards)
+
+
+# Constraint letters clang's NVPTX target takes and nvcc does not: the generic immediate `i`
+# and `c` (an 8-bit register).
+CLANG_ONLY_LETTERS = frozenset("ic")
+_NVCC = {"__NVCC__": 1}
+
+
+def clang_only(statement: AsmStatement) -> bool:
+    """Only clang compiles the statement: it is in one of clang's own CUDA headers
+    (``__clang_cuda_*.h``, which nvcc never includes), or a guard excludes nvcc."""
+    if os.path.basename(statement.source.path).startswith("__clang_cuda_"):
+        return True
+    guards = statement.context.guards
+    return bool(guards) and preproc.evaluate_guards(guards, _NVCC) is False

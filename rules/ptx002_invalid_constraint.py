@@ -8,7 +8,7 @@ from ptxlint.constraints import VALID_CLOBBERS, VALID_LETTERS, letter_problem
 from ptxlint.model import AsmStatement, Finding, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
-from ._guards import rocm_guarded
+from ._guards import CLANG_ONLY_LETTERS, clang_only, rocm_guarded
 
 
 class InvalidConstraint(Rule):
@@ -25,7 +25,8 @@ constraints `"0"`..`"9"`. It also flags clobbers other than `"memory"`: `"cc"` a
 names such as `"r1"`.
 
 A constraint that comes from a macro ptxlint cannot resolve is left alone, and so is host
-(x86/ARM) asm, which ptxlint does not lint.
+(x86/ARM) asm, which ptxlint does not lint. Code only clang compiles (clang's own
+`__clang_cuda_*.h` headers, or a branch under `!defined(__NVCC__)`) may use clang's `i` and `c`.
 
 ## Why is this bad?
 nvcc rejects every one of them in device code: `asm constraint letter 'm' is not allowed inside
@@ -54,6 +55,7 @@ asm volatile("bar.sync 0;" ::: "memory");
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         if rocm_guarded(statement):
             return  # hipcc code: not nvcc's constraints
+        clang = clang_only(statement)
         for operand in statement.operands:
             c = operand.constraint
             if c.opaque:
@@ -70,6 +72,8 @@ asm volatile("bar.sync 0;" ::: "memory");
                 )
                 continue
             for letter in dict.fromkeys(c.letters):
+                if clang and letter in CLANG_ONLY_LETTERS:
+                    continue
                 if letter not in VALID_LETTERS and not letter.isspace():
                     yield self.finding(
                         statement,

@@ -81,3 +81,37 @@ def test_a_c_file_without_cuda_code_is_host_code() -> None:
     text = '#define FENCE __asm__ __volatile__("fence\\n" ::: "memory");\nvoid flush(void) { FENCE; }\n'
     assert _linted(text, "conv_2d.c") == []
     assert len(_linted(text.replace("void flush", "__device__ void flush"), "k.c")) >= 1
+
+
+def test_a_header_macro_without_semicolons_is_another_assembler_outside_device_code() -> None:
+    # ggml's ET-SoC (RISC-V) kernels: 'fence' and 'mov' are RISC-V words as well as PTX ones.
+    text = (
+        '#define FENCE __asm__ __volatile__("fence\\n" ::: "memory")\n'
+        '#define FENCE_PTX asm volatile("fence.acq_rel.gpu;" ::: "memory")\n'
+    )
+    assert _linted(text, "platform.h") == ["fence.acq_rel.gpu;"]
+    # the same text in device code is PTX (and PTX204 says what is wrong with it)
+    device = '__device__ void f() { asm volatile("fence\\n" ::: "memory"); }\n'
+    assert _linted(device, "platform.h") == ["fence\n"]
+
+
+def test_a_branch_only_a_non_cuda_host_takes_is_never_ptx() -> None:
+    text = """
+__host__ __device__ void relax() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("nanosleep.u32 100;");
+#elif defined(__powerpc64__)
+  asm volatile("or 1,1,1;");
+#elif defined(__riscv) || defined(__aarch64__)
+  asm volatile("or.b32 %0, %0, 1;" : "+r"(x));
+#endif
+}
+"""
+    result = extract_statements(SourceFile("spin.cuh", text))
+    assert [s.template.text for s in result.statements] == [
+        "nanosleep.u32 100;",
+        "or.b32 %0, %0, 1;",  # AArch64 hosts build it
+    ]
+    assert [reason for _, reason in result.skipped] == [
+        "host: under a guard for a host CUDA does not build for"
+    ]

@@ -221,3 +221,17 @@ def test_a_binding_sees_the_value_before_it() -> None:
     (s,) = statements(text)
     assert s.template.text == "neg.f32 $0, $1; // once"
     assert s.llvm is not None and s.llvm.result_elements == 32
+
+
+def test_an_fstring_field_after_dollar_is_an_unknown_operand_number() -> None:
+    # CuTe DSL code: f"${desc_idx}" writes '$' followed by the operand's number.
+    from tests.conftest import lint_text
+
+    text = HEADER + (
+        "def f(x, idx):\n"
+        "    return tl.inline_asm_elementwise(f'mov.b32 $0, ${idx};', '=r,r', [x], tl.int32, True, 1)\n"
+        "def g(x):\n"
+        "    return tl.inline_asm_elementwise('mov.b32 $0, $x;', '=r,r', [x], tl.int32, True, 1)\n"
+    )
+    findings = lint_text(text, "k.py", select=("PTX008",))
+    assert [f.span.start > text.index("def g") for f in findings] == [True]

@@ -195,3 +195,14 @@ def test_value_facts_are_computed_once_per_file_from_the_extractors_tree(monkeyp
     monkeypatch.setattr(value_flow, "parse", lambda *a: parses.append(a) or original_parse(*a))
     lint_text(text.replace("float v;", "float v; "), select=("PTX301",))
     assert parses == []
+
+
+def test_clang_only_code_may_use_clangs_constraint_letters() -> None:
+    # clang's own CUDA headers (__clang_cuda_device_functions.h: `__prof_trigger`) use "i".
+    from tests.conftest import lint_text
+
+    body = '#define TRIGGER(n) asm volatile("pmevent %0;" ::"i"(n))\n'
+    assert lint_text(body, "__clang_cuda_device_functions.h", select=("PTX002",)) == []
+    assert len(lint_text(body, "device_functions.h", select=("PTX002",))) == 1
+    guarded = f"#ifndef __NVCC__\n{body}#endif\n"
+    assert lint_text(guarded, "k.cuh", select=("PTX002",)) == []

@@ -282,6 +282,8 @@ class _Parser:
                 self.percents.append(PercentToken("unique", pos, end, name=m.group("uniq")))
             elif group == "dollar":
                 self.percents.append(PercentToken("dollar", pos, end))
+            elif self.text.startswith(HOLE, end):
+                pass  # `f"${idx}"`: the operand number is text ptxlint cannot see
             else:
                 self.percents.append(
                     PercentToken("bad-dollar", pos, end, name=m.group("brace") or "")
