@@ -8,8 +8,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -210,7 +212,6 @@ def test_an_unexpected_exception_is_exit_2_with_the_traceback_under_verbose(monk
 # --------------------------------------------------------------------------- 3. bounded cost
 
 def _extract_seconds(text: str) -> float:
-    import time
 
     from ptxlint.engine import extract_statements
     from ptxlint.model import SourceFile
@@ -229,7 +230,6 @@ def test_unterminated_asm_is_linear(unit):
 
 
 def test_if_is_evaluated_with_64_bit_integers():
-    import time
 
     from ptxlint.preproc import evaluate
 
@@ -628,7 +628,6 @@ def test_a_compiler_that_exits_0_without_output_proves_nothing(tmp_path, monkeyp
 
 
 def test_a_compile_timeout_kills_the_whole_process_group(tmp_path, monkeypatch):
-    import time
 
     from ptxlint.verify import runner
 
@@ -643,3 +642,127 @@ def test_a_compile_timeout_kills_the_whole_process_group(tmp_path, monkeypatch):
     child = int(marker.read_text())
     time.sleep(0.2)
     assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]
+
+
+# Fake toolchains (no CUDA needed): a ptxas/nvcc that answers discovery's questions, then does
+# what the row needs. A compile runs in its scratch folder, so $PWD is that folder.
+UNKNOWN_OPCODES = b"""__device__ unsigned f() {
+  unsigned x;
+  asm volatile("mvo.u32 %0, 1;" : "=r"(x));
+  return x;
+}
+__device__ unsigned g() {
+  unsigned y;
+  asm volatile("mvo.u64 %0, 2;" : "=r"(y));
+  return y;
+}
+"""
+
+
+def _fake_toolchain(folder: Path, body: str) -> list[str]:
+    script = folder / "fake-cuda"
+    script.write_text("#!/bin/sh\n"
+                      "case \"$1\" in\n"
+                      "  --version) echo 'Cuda compilation tools, release 13.0, V13.0.88'; exit 0;;\n"
+                      "  --help) echo \"Allowed values: 'sm_90'\"; exit 0;;\n"
+                      "esac\n" + body)
+    script.chmod(0o755)
+    return ["--nvcc", str(script), "--ptxas", str(script)]
+
+
+def _slow_compiler(folder: Path) -> tuple[list[str], Path, Path]:
+    """A compiler that records its scratch folder and its child's pid, then waits a minute."""
+    scratch_log, pids = folder / "scratch.log", folder / "pids.log"
+    body = f'echo "$PWD" >> {scratch_log}\nsleep 60 &\necho $! >> {pids}\nwait\n'
+    return _fake_toolchain(folder, body), scratch_log, pids
+
+
+def _verify_env(folder: Path) -> dict[str, str]:
+    tmp = folder / "tmp"
+    tmp.mkdir()
+    return {"TMPDIR": str(tmp), "PTXLINT_CACHE_DIR": str(folder / "cache")}
+
+
+def _gone(pid: int) -> bool:
+    stat_file = Path(f"/proc/{pid}/stat")
+    try:
+        return stat_file.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def _assert_nothing_left(folder: Path, pids: Path) -> None:
+    assert not list((folder / "tmp").iterdir()), "scratch folders left behind"
+    children = [int(p) for p in pids.read_text().split()] if pids.exists() else []
+    deadline = time.monotonic() + 5
+    while not all(map(_gone, children)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert all(map(_gone, children)), "a compiler's child outlived the run"
+
+
+def test_verify_timeout_reports_the_rest_unverifiable_and_keeps_the_exit_code(tmp_path):
+    (tmp_path / "k.cu").write_bytes(UNKNOWN_OPCODES)
+    tools, _, pids = _slow_compiler(tmp_path)
+    plain = ptxlint("check", "k.cu", cwd=tmp_path)
+    started = time.monotonic()
+    done = ptxlint("check", "k.cu", "--verify", *tools, "--verify-timeout", "1", "--format",
+                   "json", "--no-verify-cache", "--verify-jobs", "2", cwd=tmp_path,
+                   env=_verify_env(tmp_path))
+    assert time.monotonic() - started < 30  # each compile alone would take 60 s
+    assert done.returncode == plain.returncode == 1, _no_traceback(done)
+    report = json.loads(done.stdout)
+    verdicts = [f["verification"] for f in report["findings"]]
+    assert len(verdicts) == 2
+    assert all(v["status"] == "unverifiable" and "--verify-timeout" in v["evidence"]
+               for v in verdicts), verdicts
+    assert any("--verify-timeout" in n["message"] for n in report["notes"]), report["notes"]
+    _assert_nothing_left(tmp_path, pids)
+
+
+def test_verify_timeout_must_be_a_positive_number(tmp_path):
+    (tmp_path / "k.cu").write_bytes(UNKNOWN_OPCODES)
+    for bad in ("0", "-3", "soon", "nan"):
+        done = ptxlint("check", "k.cu", "--verify", "--verify-timeout", bad, cwd=tmp_path)
+        assert done.returncode == 2 and "--verify-timeout" in _no_traceback(done)
+
+
+@pytest.mark.parametrize(("signum", "code", "jobs"), [
+    (signal.SIGTERM, 128 + 15, "2"), (signal.SIGINT, 130, "2"), (signal.SIGINT, 130, "1")])
+def test_a_signal_during_verify_stops_at_once_and_leaves_nothing(tmp_path, signum, code, jobs):
+    (tmp_path / "k.cu").write_bytes(UNKNOWN_OPCODES)
+    tools, scratch_log, pids = _slow_compiler(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ptxlint", "check", "k.cu", "--verify", *tools,
+         "--no-verify-cache", "--verify-jobs", jobs], cwd=tmp_path, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env={**os.environ, **_verify_env(tmp_path)})
+    try:
+        deadline = time.monotonic() + 60
+        while not (pids.exists() and scratch_log.exists()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pids.exists(), "the fake compiler never started"
+        time.sleep(0.2)  # let the second compile start too
+        sent = time.monotonic()
+        process.send_signal(signum)
+        _, err = process.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == code, err.decode(errors="replace")
+    assert b"Traceback" not in err
+    assert took < 1.0, f"stopped {took:.2f} s after the signal"
+    scratch = [Path(line) for line in scratch_log.read_text().split()]
+    assert scratch and not any(p.exists() for p in scratch)
+    _assert_nothing_left(tmp_path, pids)
+
+
+def test_a_ptx_probe_that_writes_no_cubin_proves_nothing(tmp_path):
+    # ptxas exiting 0 without its output (a wrapper, a full disk) once read as "assembles
+    # cleanly", so the error finding below was "refuted"
+    (tmp_path / "k.cu").write_bytes(UNKNOWN_OPCODES)
+    tools = _fake_toolchain(tmp_path, "exit 0\n")
+    done = ptxlint("check", "k.cu", "--verify", *tools, "--format", "json", "--no-verify-cache",
+                   cwd=tmp_path, env=_verify_env(tmp_path))
+    verdicts = [f["verification"] for f in json.loads(done.stdout)["findings"]]
+    assert verdicts and all(v["status"] == "unverifiable" and "probe.cubin" in v["evidence"]
+                            for v in verdicts), verdicts

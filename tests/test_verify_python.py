@@ -67,9 +67,9 @@ class _FakeRun:
     def __init__(self, real):
         self.real = real
 
-    def __call__(self, job, tool, use_cache=True):
+    def __call__(self, job, tool, use_cache=True, deadline=None):
         if triton_probe.PROBE_FILE not in dict(job.files):
-            return self.real(job, tool, use_cache)  # ptxas probes run for real
+            return self.real(job, tool, use_cache, deadline=deadline)  # ptxas probes run for real
         script = dict(job.files)[triton_probe.PROBE_FILE]
         if "tl.store" in script:
             return Outcome(

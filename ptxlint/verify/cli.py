@@ -18,6 +18,7 @@ from ptxlint.report import text_format
 from ptxlint.report.run_result import RunResult
 from ptxlint.verify.flags import split
 from ptxlint.verify.progress import VerifyProgress
+from ptxlint.verify.stopping import stop_on_signals
 from ptxlint.verify.toolchain import discover, doctor_report, resolve_arch
 from ptxlint.verify.verdict import STATUSES
 from ptxlint.verify.verifier import VerifyOptions, verify
@@ -37,9 +38,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="folder with compile_commands.json: per-file flags for compiles")
     group.add_argument("--verify-jobs", type=int, metavar="N", default=None,
                        help="parallel compiles (default: CPU count)")
+    group.add_argument("--verify-timeout", type=_seconds, metavar="SECONDS", default=None,
+                       help="a deadline for the whole verification: the findings whose compiles "
+                            "have not finished by then are reported unverifiable, with a note "
+                            "(the exit code is the lint's; default: no deadline)")
     group.add_argument("--no-verify-cache", action="store_true",
                        help="do not read or write the verdict cache (~/.cache/ptxlint/verify, "
                             "$PTXLINT_CACHE_DIR)")
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, got {value!r}")
+    return seconds
 
 
 def resolve_native_arch(args: argparse.Namespace) -> None:
@@ -60,6 +75,7 @@ def options_from_args(args: argparse.Namespace, arch: str | None,
         use_cache=not args.no_verify_cache,
         cuda_flags=split(args.cuda_flags),
         build_dir=args.build_dir,
+        timeout=getattr(args, "verify_timeout", None),
     )
 
 
@@ -88,7 +104,8 @@ def run_verification(args: argparse.Namespace, result: RunResult, config: Config
         options = dataclasses.replace(options, progress=progress)
     started = time.perf_counter()
     try:
-        verify(result, options)
+        with stop_on_signals():  # Ctrl-C and SIGTERM stop the compiles and clean up
+            verify(result, options)
     finally:
         if progress is not None:
             progress.close()

@@ -86,9 +86,13 @@ def past_first_error(verifier: object, confirmed: set[tuple[str, int]]) -> list[
     if not jobs:
         return []
     tool = _tool_id(toolchain, "nvcc") + "+" + _tool_id(toolchain, "ptxas")
-    outcomes = parallel_map(lambda j: run(j[3], tool, options.use_cache), jobs, options.jobs)
+    deadline = v.deadline  # type: ignore[attr-defined]
+    outcomes = parallel_map(lambda j: run(j[3], tool, options.use_cache, deadline=deadline), jobs,
+                            options.jobs)
     added: list[Finding] = []
     for (path, fixed, arch, _job, findings), outcome in zip(jobs, outcomes, strict=True):
+        if outcome is None:
+            continue  # the --verify-timeout passed first
         originals: Sequence[AsmStatement] = v.statements.get(path, [])  # type: ignore[attr-defined]
         scratch = _statements(path, fixed)
         if len(scratch) != len(originals):

@@ -10,6 +10,8 @@ import re
 import signal
 import subprocess
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -32,6 +34,37 @@ def shell_inert(arg: str) -> bool:
 class UnsafeArgument(ValueError):
     """A path or flag that nvcc's driver would hand to a shell holds shell syntax."""
 
+class DeadlineReached(Exception):
+    """The run's overall deadline (``--verify-timeout``) passed before this compile finished."""
+
+
+class Cancelled(Exception):
+    """Verification is being stopped (SIGINT, SIGTERM): no compile starts or counts any more."""
+
+
+# Compiles running now, by process group; read by ``stop_compiles`` from a signal handler, so
+# no lock: a compile registers itself and then looks at ``_stopping``, the handler sets
+# ``_stopping`` and then kills what is registered, and one of the two always sees the other.
+_live: set[int] = set()
+_stopping = threading.Event()
+
+
+def stop_compiles() -> None:
+    """Kill every compile's process group and let no new compile start (until ``resume``)."""
+    _stopping.set()
+    for group in list(_live):
+        _kill(group)
+
+
+def resume() -> None:
+    _stopping.clear()
+
+
+def _kill(group: int) -> None:
+    with contextlib.suppress(OSError):
+        os.killpg(group, signal.SIGKILL)
+
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -49,6 +82,9 @@ class Compile:
     # (name, target): symbolic links made in the folder, e.g. to the user's source folder when
     # its path is not shell-inert and so cannot be passed to nvcc as ``-I path``
     links: tuple[tuple[str, str], ...] = ()
+    # files that must exist after a run that exits 0 (not read back: a cubin), else exit 0 is
+    # no evidence that the tool accepted anything
+    produces: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -80,13 +116,18 @@ def _key(job: Compile, tool_identity: str) -> str:
         del fields["then"]  # single-command keys stay what they were: existing caches still hit
     if not job.links:
         del fields["links"]
+    if not job.produces:
+        del fields["produces"]
     payload = json.dumps([CACHE_VERSION, tool_identity, fields], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def run(job: Compile, tool_identity: str, use_cache: bool = True) -> Outcome:
+def run(job: Compile, tool_identity: str, use_cache: bool = True,
+        deadline: float | None = None) -> Outcome | None:
     """Run ``job`` (or read its cached outcome). ``tool_identity`` names the binaries and their
-    versions, so a toolchain upgrade misses the cache."""
+    versions, so a toolchain upgrade misses the cache. None when ``deadline`` (a
+    ``time.monotonic()`` value) passes before the compile is done: it proves nothing then.
+    Raises Cancelled once ``stop_compiles`` was called."""
     path = cache_dir() / "outcomes" / f"{_key(job, tool_identity)}.json"
     if use_cache:
         try:
@@ -95,7 +136,10 @@ def run(job: Compile, tool_identity: str, use_cache: bool = True) -> Outcome:
                            tuple((n, t) for n, t in data["outputs"]), cached=True)
         except (OSError, ValueError, KeyError, TypeError):
             pass
-    outcome = _execute(job)
+    try:
+        outcome = _execute(job, deadline)
+    except DeadlineReached:
+        return None
     if use_cache and outcome.returncode != -9:  # timeouts are not facts about the code
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -110,7 +154,9 @@ def run(job: Compile, tool_identity: str, use_cache: bool = True) -> Outcome:
     return outcome
 
 
-def _execute(job: Compile) -> Outcome:
+def _execute(job: Compile, deadline: float | None = None) -> Outcome:
+    if _stopping.is_set():
+        raise Cancelled
     with tempfile.TemporaryDirectory(prefix="ptxlint-verify-") as scratch:
         for name, text in job.files:
             Path(scratch, name).write_text(text, encoding="utf-8")
@@ -123,9 +169,16 @@ def _execute(job: Compile) -> Outcome:
             if unsafe:  # the last line of defence: the planners never build such a command
                 return Outcome(-1, "", f"refused to run {os.path.basename(args[0])}: argument "
                                        f"{unsafe[0]!r} holds characters a shell expands")
+            timeout = float(TIMEOUT_S)
+            if deadline is not None:
+                timeout = min(timeout, deadline - time.monotonic())
+                if timeout <= 0:
+                    raise DeadlineReached
             try:
-                done = _run_group(args, scratch)
+                done = _run_group(args, scratch, timeout)
             except subprocess.TimeoutExpired:
+                if timeout < TIMEOUT_S:
+                    raise DeadlineReached from None
                 return Outcome(-9, "", f"timed out after {TIMEOUT_S}s: {' '.join(args)}")
             except OSError as exc:
                 return Outcome(-1, "", f"could not run {args[0]}: {exc}")
@@ -136,6 +189,9 @@ def _execute(job: Compile) -> Outcome:
                 break
         outputs = []
         missing = []
+        for name in job.produces:
+            if not os.path.isfile(os.path.join(scratch, name)):
+                missing.append(name)
         for name in job.outputs:
             try:
                 outputs.append((name, Path(scratch, name).read_text(encoding="utf-8",
@@ -153,18 +209,24 @@ def _execute(job: Compile) -> Outcome:
         return Outcome(returncode, clean(stdout), clean(stderr), tuple(outputs))
 
 
-def _run_group(args: list[str], cwd: str) -> subprocess.CompletedProcess[str]:
-    """``subprocess.run`` in a process group of its own: a timeout kills nvcc's children
-    (cicc, ptxas, the host compiler) too, not only the driver."""
+def _run_group(args: list[str], cwd: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run`` in a process group of its own: a timeout or a stop kills nvcc's
+    children (cicc, ptxas, the host compiler) too, not only the driver."""
     process = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, errors="replace", start_new_session=True)
+    _live.add(process.pid)
     try:
-        stdout, stderr = process.communicate(timeout=TIMEOUT_S)
+        if _stopping.is_set():  # stopped between our check and the start: never let it run
+            _kill(process.pid)
+        stdout, stderr = process.communicate(timeout=timeout)
     except BaseException:  # a timeout, Ctrl-C, SIGTERM: leave no orphan behind
-        with contextlib.suppress(OSError):
-            os.killpg(process.pid, signal.SIGKILL)
+        _kill(process.pid)
         process.wait()
         raise
+    finally:
+        _live.discard(process.pid)
+    if _stopping.is_set():
+        raise Cancelled  # killed by the stop: its exit status says nothing about the code
     return subprocess.CompletedProcess(args, process.returncode, stdout, stderr)
 
 
@@ -175,5 +237,13 @@ def parallel_map(fn: Callable[[T], R], items: Iterable[T], jobs: int | None = No
     workers = max(1, min(jobs or cores, cores * 4, len(seq) or 1))  # threads waiting on compiles
     if workers == 1:
         return [fn(x) for x in seq]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         return list(pool.map(fn, seq))
+    except BaseException:
+        # Ctrl-C, SIGTERM, an error: the compiles not started yet never start, and the threads
+        # still running (their compiles killed by stop_compiles) clean their scratch folders up
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    finally:
+        pool.shutdown(wait=True)

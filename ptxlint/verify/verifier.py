@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,6 +77,20 @@ class VerifyOptions:
     files: tuple[str, ...] = ()
     # a ptxlint.verify.progress.VerifyProgress on a terminal; None: silent
     progress: Any = field(default=None, compare=False)
+    # --verify-timeout: seconds for the whole verification; the findings whose compiles had
+    # not finished by then stay unverifiable, with a note (None: no limit)
+    timeout: float | None = None
+
+
+class NotRun(Exception):
+    """A compile a verdict needs did not run: the --verify-timeout passed first."""
+
+
+class Outcomes(dict[str, Outcome]):
+    """The outcomes of the compiles that ran; looking one up that did not raises NotRun."""
+
+    def __missing__(self, key: str) -> Outcome:
+        raise NotRun(key)
 
 
 @dataclass
@@ -144,7 +159,8 @@ def _plan_ptx(plan: Plan, group: Sequence[AsmStatement], arch: str,
             plan.ptx[(key_of(statement), arch)] = str(exc)
         return
     job = Compile((toolchain.ptxas.path, f"-arch={target}", "-o", "{dir}/probe.cubin",
-                   f"{{dir}}/{ptx_probe.PROBE_FILE}"), ((ptx_probe.PROBE_FILE, probe.text),))
+                   f"{{dir}}/{ptx_probe.PROBE_FILE}"), ((ptx_probe.PROBE_FILE, probe.text),),
+                  produces=("probe.cubin",))
     plan.add(f"ptx:{probe.text}:{target}", job, _tool_id(toolchain, "ptxas"))
     for statement in group:
         plan.ptx[(key_of(statement), arch)] = probe
@@ -168,7 +184,7 @@ def _plan_cu(plan: Plan, statement: AsmStatement, arch: str, toolchain: Toolchai
         return
     job = Compile((toolchain.nvcc.path, f"-arch={_virtual(arch)}", "-ptx", "-o",
                    "{dir}/probe.ptx", f"{{dir}}/{cu_probe.PROBE_FILE}"),
-                  ((cu_probe.PROBE_FILE, text),))
+                  ((cu_probe.PROBE_FILE, text),), produces=("probe.ptx",))
     plan.cu[key] = plan.add(f"cu:{text}:{arch}", job, _tool_id(toolchain, "nvcc"))
 
 
@@ -233,7 +249,9 @@ class Verifier:
     def __init__(self, result: RunResult, options: VerifyOptions, toolchain: Toolchain) -> None:
         self.result, self.options, self.toolchain = result, options, toolchain
         self.plan = Plan()
-        self.outcomes: dict[str, Outcome] = {}
+        self.outcomes = Outcomes()
+        self.deadline = time.monotonic() + options.timeout if options.timeout else None
+        self.not_run = 0  # compiles the deadline left out
         self.statements: dict[str, list[AsmStatement]] = {}
         self.sources: dict[str, SourceFile] = {}
         self.differential: dict[int, tuple[str, str] | str] = {}  # id(f) -> keys | reason
@@ -387,17 +405,19 @@ class Verifier:
         if progress is not None:
             progress.planned(len(keys))
 
-        def one(key: str) -> Outcome:
+        def one(key: str) -> Outcome | None:
             job, tool = self.plan.jobs[key]
             if progress is None:
-                return run(job, tool, self.options.use_cache)
+                return run(job, tool, self.options.use_cache, deadline=self.deadline)
             progress.started()
             try:
-                return run(job, tool, self.options.use_cache)
+                return run(job, tool, self.options.use_cache, deadline=self.deadline)
             finally:
                 progress.finished()
 
-        self.outcomes = dict(zip(keys, parallel_map(one, keys, self.options.jobs), strict=True))
+        ran = parallel_map(one, keys, self.options.jobs)
+        self.outcomes = Outcomes((k, o) for k, o in zip(keys, ran, strict=True) if o is not None)
+        self.not_run = len(keys) - len(self.outcomes)
 
     # ----------------------------------------------------------------- verdicts
     def verdict(self, finding: Finding) -> Verdict:
@@ -428,9 +448,15 @@ class Verifier:
                 if not isinstance(probe, ptx_probe.PtxProbe):
                     reasons.append(f"no PTX probe: {probe or 'not planned'}")
                     continue
-                tools.append(self.toolchain.label("ptxas"))
                 outcome = self.outcomes[_ptx_job_key(probe, at, self.toolchain)]
-                errors = [m.diagnostic for m in _ptx_errors(probe, outcome)
+                everyone = _ptx_errors(probe, outcome)
+                if outcome.returncode != 0 and not everyone:
+                    # no message to judge, and no sign that ptxas accepted the statement either
+                    # (a crash, a timeout, exit 0 without probe.cubin)
+                    reasons.append(f"the PTX probe failed: {_last_error(outcome)}")
+                    continue
+                tools.append(self.toolchain.label("ptxas"))
+                errors = [m.diagnostic for m in everyone
                           if key_of(m.statement) == key_of(statement)]
                 match = next((d for d in errors if recipe.agrees and recipe.agrees.search(
                     d.message)), None)
@@ -641,7 +667,9 @@ class Verifier:
                 probe = self.plan.ptx.get((key, arch))
                 if not isinstance(probe, ptx_probe.PtxProbe):
                     continue
-                outcome = self.outcomes[_ptx_job_key(probe, arch, self.toolchain)]
+                outcome = self.outcomes.get(_ptx_job_key(probe, arch, self.toolchain))
+                if outcome is None:
+                    continue  # not run before the deadline
                 for mapped in _ptx_errors(probe, outcome):
                     if key_of(mapped.statement) != key or _ISOLATION.search(
                             mapped.diagnostic.message):
@@ -660,7 +688,10 @@ class Verifier:
                                                  _quote(mapped.diagnostic), PTX)))
                     break
         for (path, arch) in self.plan.whole:
-            report = self.report(path, arch)
+            try:
+                report = self.report(path, arch)
+            except NotRun:
+                continue
             if isinstance(report, str):
                 continue
             for error in report.errors:
@@ -698,11 +729,20 @@ def verify(result: RunResult, options: VerifyOptions | None = None,
     verifier.execute()
     confirmed: set[StatementKey] = set()
     for finding in result.findings:
-        verdict = verifier.verdict(finding)
+        try:
+            verdict = verifier.verdict(finding)
+        except NotRun:
+            verdict = unverifiable(f"not verified: the --verify-timeout of {options.timeout:g} s "
+                                   "passed before its compiles finished")
         result.verifications[id(finding)] = verdict
         if verdict.status == CONFIRMED and finding.statement is not None:
             confirmed.add(key_of(finding.statement))
     behind = past_first_error(verifier, confirmed)
+    if verifier.not_run:
+        result.file_notes.append(
+            ("", f"--verify-timeout: {options.timeout:g} s passed with {verifier.not_run} of "
+                 f"{len(verifier.plan.jobs)} compiles not done; the findings that needed them "
+                 "are unverifiable"))
     if options.report_unpredicted:
         result.findings.extend(behind)
         for finding, verdict in verifier.unpredicted(confirmed):
