@@ -82,3 +82,29 @@ def test_wgmma_without_aligned_is_a_warning() -> None:
     assert v.status == "ok" and v.issues and v.issues[0].severity == "warning"
     assert verdict("wgmma.wait_group.sync.aligned %r1;").status == "error"  # an immediate only
     assert verdict("wgmma.sync.aligned.fence;").status == "error"
+
+
+def test_mma_variants_that_used_to_abstain() -> None:
+    f64 = verdict("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%fd0, %fd1, %fd2, %fd3}, "
+                  "{%fd4, %fd5, %fd6, %fd7}, {%fd8, %fd9}, {%fd0, %fd1, %fd2, %fd3};")
+    assert f64.status == "ok" and f64.need.sm == 90
+    fp8 = verdict("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32 {%f0, %f1, %f2, %f3}, "
+                  "{%r0, %r1, %r2, %r3}, {%r4, %r5}, {%f0, %f1, %f2, %f3};")
+    assert fp8.status == "ok" and fp8.need.sm == 89
+    and_popc = verdict("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc {%r0, %r1}, "
+                       "{%r2}, {%r3}, {%r0, %r1};")
+    assert and_popc.status == "ok" and and_popc.need.sm == 80
+    # the sparsity selector's range follows the shape (ptxas: "expected to be in range [0..0]")
+    sparse = ("mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 {%r0, %r1, %r2, %r3}, "
+              "{%r4, %r5, %r6, %r7}, {%r8, %r9, %r10, %r11}, {%r0, %r1, %r2, %r3}, %r12, ")
+    assert verdict(sparse + "0;").status == "ok"
+    assert "expected 0" in verdict(sparse + "1;").issues[0].message
+    # layouts by position: a is .row, b is .col
+    swapped = verdict("mma.sync.aligned.m16n8k8.col.row.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, "
+                      "{%r0, %r1}, {%r2}, {%f0, %f1, %f2, %f3};")
+    assert swapped.status == "error"
+    # the block-scaled forms are not written down yet
+    assert verdict("mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X"
+                   ".f32.e2m1.e2m1.f32.ue8m0 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, "
+                   "{%r4, %r5}, {%f0, %f1, %f2, %f3}, %r6, {0, 0}, %r7, {0, 0};"
+                   ).status == "abstain"

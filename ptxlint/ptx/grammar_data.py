@@ -203,40 +203,7 @@ _add("cp.async.wait_group i:*; sm=80")
 _add("cp.async.wait_all; sm=80")
 _add("cp.async.mbarrier.arrive{.noinc}{.shared|.shared::cta}.b64 [A]; sm=80")
 
-# ----------------------------------------------------------------------------- matrix fragments
-_add("ldmatrix.sync.aligned.m8n8<N:.x1|.x2|.x4>{.trans}{.shared|.shared::cta}.b16 {d:b32*N}, "
-     "[A]; sm=75")
-_add("stmatrix.sync.aligned.m8n8<N:.x1|.x2|.x4>{.trans}{.shared|.shared::cta}.b16 [A], "
-     "{a:b32*N}; sm=90")
-_add("movmatrix.sync.aligned.m8n8.trans.b16 d:b32, a:b32; sm=75")
-# mma.sync: (shape, fragment sizes of a and b, target)
-_MMA_F16 = [
-    ("m16n8k8", 2, 1, 75),
-    ("m16n8k16", 4, 2, 80),
-]
-_ACC = {"f32": "f32*4", "f16": "b32*2"}
-for shape, na, nb, sm in _MMA_F16:
-    for dt in ("f16", "f32"):  # ptxas: .dtype must be .ctype
-        _add(f"mma.sync.aligned.{shape}.row.col.{dt}.f16.f16.{dt} {{d:{_ACC[dt]}}}, "
-             f"{{a:b32*{na}}}, {{a:b32*{nb}}}, {{a:{_ACC[dt]}}}; sm={sm}")
-    _add(f"mma.sync.aligned.{shape}.row.col.f32.bf16.bf16.f32 {{d:f32*4}}, {{a:b32*{na}}}, "
-         f"{{a:b32*{nb}}}, {{a:f32*4}}; sm=80")
-_ACC8 = {"f32": "f32*8", "f16": "b32*4"}
-for dt, ct in (("f16", "f16"), ("f32", "f16"), ("f32", "f32")):  # .f32 c needs .f32 d
-    _add(f"mma.sync.aligned.m8n8k4<A:.row|.col><B:.row|.col>.{dt}.f16.f16.{ct} "
-         f"{{d:{_ACC8[dt]}}}, {{a:b32*2}}, {{a:b32*2}}, {{a:{_ACC8[ct]}}}; sm=70")
-_add("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 "
-     "{d:f32*4}, {a:b32*2}, {a:b32*1}, {a:f32*4}; sm=80")
-_add("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-     "{d:f32*4}, {a:b32*4}, {a:b32*2}, {a:f32*4}; sm=80")
-_add("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 "
-     "{d:f64*2}, {a:f64*1}, {a:f64*1}, {a:f64*2}; sm=80")
-_add("mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.<A:.u8|.s8>.<B:.u8|.s8>.s32 "
-     "{d:b32*2}, {a:b32*1}, {a:b32*1}, {a:b32*2}; sm=75")
-_add("mma.sync.aligned.m16n8k16.row.col{.satfinite}.s32.<A:.u8|.s8>.<B:.u8|.s8>.s32 "
-     "{d:b32*4}, {a:b32*2}, {a:b32*1}, {a:b32*4}; sm=80")
-_add("mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.<A:.u8|.s8>.<B:.u8|.s8>.s32 "
-     "{d:b32*4}, {a:b32*4}, {a:b32*2}, {a:b32*4}; sm=80")
+# matrix fragments (ldmatrix, stmatrix, movmatrix, mma): grammar_data_tensor.py
 
 # ----------------------------------------------------------------------------- address ops
 _SPACE = ".global|.shared|.shared::cta|.shared::cluster@90|.local|.const|.param|.param::entry"

@@ -12,6 +12,7 @@ with ptxas 13.0 that the ISA text does not spell out are said where they are use
 from __future__ import annotations
 
 FORMS: list[str] = []
+PARTIAL: dict[str, frozenset[str]] = {}
 
 
 def _add(form: str, undocumented_variants: tuple[tuple[str, str], ...] = ()) -> None:
@@ -88,4 +89,115 @@ _add("wgmma.commit_group.sync.aligned; sm=90a; head=1", _WG_NOALIGN)
 # any non-negative count ("expected to be non-negative integer")
 _add("wgmma.wait_group.sync.aligned i:0..; sm=90a; head=1", _WG_NOALIGN)
 
-PARTIAL: dict[str, frozenset[str]] = {}
+
+
+# ----------------------------------------------------------------------------- matrix fragments
+_add("ldmatrix.sync.aligned.m8n8<N:.x1|.x2|.x4>{.trans}{.shared|.shared::cta}.b16 {d:b32*N}, "
+     "[A]; sm=75")
+_add("stmatrix.sync.aligned.m8n8<N:.x1|.x2|.x4>{.trans}{.shared|.shared::cta}.b16 [A], "
+     "{a:b32*N}; sm=90")
+_add("movmatrix.sync.aligned.m8n8.trans.b16 d:b32, a:b32; sm=75")
+
+# ----------------------------------------------------------------------------- mma.sync
+# ptxas 13.0 reads the types (d, a, b, c) and the layouts (a, b) by position; .dtype must be
+# .ctype for 16-bit and fp8 inputs; every shape but the f16 m8n8k4 takes `.row.col` only.
+# Fragments per thread: (shape, a registers, b registers).
+_MMA = "mma.sync.aligned"
+_ACC4 = {"f32": "a:f32*4", "f16": "a:b32*2"}
+_DACC4 = {"f32": "d:f32*4", "f16": "d:b32*2"}
+
+
+def _mma(mnemonic: str, d: str, a: str, b: str, c: str, keys: str, extra: str = "") -> None:
+    _add(f"{mnemonic} {{{d}}}, {{{a}}}, {{{b}}}, {{{c}}}{extra}; {keys}; positional")
+
+
+_ACC8 = {"f32": "f32*8", "f16": "b32*4"}
+for _dt, _ct in (("f16", "f16"), ("f32", "f16"), ("f32", "f32")):  # .f32 c needs .f32 d
+    _mma(f"{_MMA}.m8n8k4<A:.row|.col><B:.row|.col>.{_dt}.f16.f16.{_ct}", f"d:{_ACC8[_dt]}",
+         "a:b32*2", "a:b32*2", f"a:{_ACC8[_ct]}", "sm=70")
+for _shape, _na, _nb, _sm in (("m16n8k8", 2, 1, 75), ("m16n8k16", 4, 2, 80)):
+    for _dt in ("f16", "f32"):
+        _mma(f"{_MMA}.{_shape}.row.col.{_dt}.f16.f16.{_dt}", _DACC4[_dt], f"a:b32*{_na}",
+             f"a:b32*{_nb}", _ACC4[_dt], f"sm={_sm}")
+    _mma(f"{_MMA}.{_shape}.row.col.f32.bf16.bf16.f32", "d:f32*4", f"a:b32*{_na}",
+         f"a:b32*{_nb}", "a:f32*4", "sm=80")
+for _shape, _na, _nb in (("m16n8k4", 2, 1), ("m16n8k8", 4, 2)):
+    _mma(f"{_MMA}.{_shape}.row.col.f32.tf32.tf32.f32", "d:f32*4", f"a:b32*{_na}",
+         f"a:b32*{_nb}", "a:f32*4", "sm=80")
+# f64: m8n8k4 from sm_80, the m16n8 shapes from sm_90; `.rn` is the only (default) rounding
+_mma(f"{_MMA}.m8n8k4.row.col{{.rn}}.f64.f64.f64.f64", "d:f64*2", "a:f64*1", "a:f64*1",
+     "a:f64*2", "sm=80")
+for _shape, _na, _nb in (("m16n8k4", 2, 1), ("m16n8k8", 4, 2), ("m16n8k16", 8, 4)):
+    _mma(f"{_MMA}.{_shape}.row.col{{.rn}}.f64.f64.f64.f64", "d:f64*4", f"a:f64*{_na}",
+         f"a:f64*{_nb}", "a:f64*4", "sm=90")
+# integers: 8-bit and 4-bit, the m8n8 shapes from sm_75
+for _types, _shapes in ((".s32<A:.u8|.s8><B:.u8|.s8>.s32",
+                         (("m8n8k16", 1, 1, 75, 2), ("m16n8k16", 2, 1, 80, 4),
+                          ("m16n8k32", 4, 2, 80, 4))),
+                        (".s32<A:.u4|.s4><B:.u4|.s4>.s32",
+                         (("m8n8k32", 1, 1, 75, 2), ("m16n8k32", 2, 1, 80, 4),
+                          ("m16n8k64", 4, 2, 80, 4)))):
+    for _shape, _na, _nb, _sm, _nc in _shapes:
+        _mma(f"{_MMA}.{_shape}.row.col{{.satfinite}}{_types}", f"d:b32*{_nc}", f"a:b32*{_na}",
+             f"a:b32*{_nb}", f"a:b32*{_nc}", f"sm={_sm}")
+# single bit: .xor.popc from sm_75 (m8n8k128), .and.popc from sm_80
+for _shape, _na, _nb, _sm, _nc in (("m8n8k128", 1, 1, 75, 2), ("m16n8k128", 2, 1, 80, 4),
+                                   ("m16n8k256", 4, 2, 80, 4)):
+    _mma(f"{_MMA}.{_shape}.row.col.s32.b1.b1.s32<O:.xor|.and@80>.popc", f"d:b32*{_nc}",
+         f"a:b32*{_na}", f"a:b32*{_nb}", f"a:b32*{_nc}", f"sm={_sm}")
+# fp8 (sm_89): both shapes, f32 or f16 accumulators
+_FP8 = "<A:.e4m3|.e5m2><B:.e4m3|.e5m2>"
+for _shape, _na, _nb in (("m16n8k16", 2, 1), ("m16n8k32", 4, 2)):
+    for _dt in ("f16", "f32"):
+        _mma(f"{_MMA}.{_shape}.row.col.{_dt}{_FP8}.{_dt}", _DACC4[_dt], f"a:b32*{_na}",
+             f"a:b32*{_nb}", _ACC4[_dt], "sm=89")
+# .kind::f8f6f4: with fp8 inputs only from sm_100 (sm_90a: "Feature '.kind::f8f6f4' not
+# supported"), with an fp6/fp4 input on the sm_120 family only
+_F6F4 = ".e3m2|.e2m3|.e2m1"
+for _a, _b, _sm in (("<A:.e4m3|.e5m2>", "<B:.e4m3|.e5m2>", "100"),
+                    (f"<A:{_F6F4}>", f"<B:.e4m3|.e5m2|{_F6F4}>", "120f"),
+                    ("<A:.e4m3|.e5m2>", f"<B:{_F6F4}>", "120f")):
+    for _dt in ("f16", "f32"):
+        _mma(f"{_MMA}.m16n8k32.row.col.kind::f8f6f4.{_dt}{_a}{_b}.{_dt}", _DACC4[_dt],
+             "a:b32*4", "a:b32*2", _ACC4[_dt], f"sm={_sm}")
+
+# ----------------------------------------------------------------------------- mma.sp (sparse A)
+# d, a, b, c, the metadata e and the sparsity selector f, an immediate whose range ptxas
+# 13.0 ties to the shape ("expected to be in range [0..3]"): 0..3 for the smaller k of
+# 16-bit/tf32 inputs, 0..1 for the larger k and the smaller integer k, 0 for the rest.
+_SP = "mma<SP:.sp|.sp::ordered_metadata>.sync.aligned"
+_SEL = {3: "i:0..3", 1: "i:0..1", 0: "i:0"}
+for _shape, _sel, _n in (("m16n8k16", 3, 2), ("m16n8k32", 1, 4)):
+    for _dt in ("f16", "f32"):
+        # ptxas 13.0: f16 inputs into an f32 accumulator take 0..3 for k32 too
+        _s = 3 if _dt == "f32" else _sel
+        _mma(f"{_SP}.{_shape}.row.col.{_dt}.f16.f16.{_dt}", _DACC4[_dt], f"a:b32*{_n}",
+             f"a:b32*{_n}", _ACC4[_dt], "sm=80", f", r:b32, {_SEL[_s]}")
+    _mma(f"{_SP}.{_shape}.row.col.f32.bf16.bf16.f32", "d:f32*4", f"a:b32*{_n}",
+         f"a:b32*{_n}", "a:f32*4", "sm=80", f", r:b32, {_SEL[_sel]}")
+for _shape, _sel, _n in (("m16n8k8", 3, 2), ("m16n8k16", 1, 4)):
+    _mma(f"{_SP}.{_shape}.row.col.f32.tf32.tf32.f32", "d:f32*4", f"a:b32*{_n}",
+         f"a:b32*{_n}", "a:f32*4", "sm=80", f", r:b32, {_SEL[_sel]}")
+_INT8 = ".s32<A:.u8|.s8><B:.u8|.s8>.s32"
+_INT4 = ".s32<A:.u4|.s4><B:.u4|.s4>.s32"
+for _types, _sp_shapes in ((_INT8, (("m16n8k32", 1, 2), ("m16n8k64", 0, 4))),
+                           (_INT4, (("m16n8k64", 1, 2), ("m16n8k128", 0, 4)))):
+    for _shape, _sel, _n in _sp_shapes:
+        _mma(f"{_SP}.{_shape}.row.col{{.satfinite}}{_types}", "d:b32*4", f"a:b32*{_n}",
+             f"a:b32*{_n}", "a:b32*4", "sm=80", f", r:b32, {_SEL[_sel]}")
+# the fp8 metadata must be an integer register below sm_120 (an .f32 one: "Arguments
+# mismatch for instruction 'mov'", ptxas's own expansion); sm_120 takes any 32-bit register
+for _meta, _sm in (("u32", "89"), ("b32", "120")):
+    _mma(f"{_SP}.m16n8k64.row.col.f32{_FP8}.f32", "d:f32*4", "a:b32*4", "a:b32*4", "a:f32*4",
+         f"sm={_sm}", f", r:{_meta}, i:0")
+
+PARTIAL.update({
+    # the block-scaled forms (.kind::mxf8f6f4/.kind::mxf4/.kind::mxf4nvf4 with scale
+    # operands) and sparse .kind::f8f6f4: not written down yet
+    "mma": frozenset({"block_scale", "kind::mxf4", "kind::mxf4nvf4", "kind::mxf8f6f4",
+                      "scale_vec::1X", "scale_vec::2X", "scale_vec::4X", "kind::f16",
+                      "kind::i8", "kind::tf32", "sp::ordered_metadata+kind::f8f6f4",
+                      "sp+kind::f8f6f4"}),
+    "ldmatrix": frozenset({"b8", "m16n16", "m8n16", "b8x16", "b6x16_p32", "b4x16_p64"}),
+    "stmatrix": frozenset({"b8", "m16n8"}),
+})
