@@ -131,13 +131,13 @@ for _shape, _na, _nb in (("m16n8k4", 2, 1), ("m16n8k8", 4, 2), ("m16n8k16", 8, 4
     _mma(f"{_MMA}.{_shape}.row.col{{.rn}}.f64.f64.f64.f64", "d:f64*4", f"a:f64*{_na}",
          f"a:f64*{_nb}", "a:f64*4", "sm=90")
 # integers: 8-bit and 4-bit, the m8n8 shapes from sm_75
-for _types, _shapes in ((".s32<A:.u8|.s8><B:.u8|.s8>.s32",
-                         (("m8n8k16", 1, 1, 75, 2), ("m16n8k16", 2, 1, 80, 4),
-                          ("m16n8k32", 4, 2, 80, 4))),
-                        (".s32<A:.u4|.s4><B:.u4|.s4>.s32",
-                         (("m8n8k32", 1, 1, 75, 2), ("m16n8k32", 2, 1, 80, 4),
-                          ("m16n8k64", 4, 2, 80, 4)))):
-    for _shape, _na, _nb, _sm, _nc in _shapes:
+for _types, _int_shapes in ((".s32<A:.u8|.s8><B:.u8|.s8>.s32",
+                             (("m8n8k16", 1, 1, 75, 2), ("m16n8k16", 2, 1, 80, 4),
+                              ("m16n8k32", 4, 2, 80, 4))),
+                            (".s32<A:.u4|.s4><B:.u4|.s4>.s32",
+                             (("m8n8k32", 1, 1, 75, 2), ("m16n8k32", 2, 1, 80, 4),
+                              ("m16n8k64", 4, 2, 80, 4)))):
+    for _shape, _na, _nb, _sm, _nc in _int_shapes:
         _mma(f"{_MMA}.{_shape}.row.col{{.satfinite}}{_types}", f"d:b32*{_nc}", f"a:b32*{_na}",
              f"a:b32*{_nb}", f"a:b32*{_nc}", f"sm={_sm}")
 # single bit: .xor.popc from sm_75 (m8n8k128), .and.popc from sm_80
@@ -154,12 +154,12 @@ for _shape, _na, _nb in (("m16n8k16", 2, 1), ("m16n8k32", 4, 2)):
 # .kind::f8f6f4: with fp8 inputs only from sm_100 (sm_90a: "Feature '.kind::f8f6f4' not
 # supported"), with an fp6/fp4 input on the sm_120 family only
 _F6F4 = ".e3m2|.e2m3|.e2m1"
-for _a, _b, _sm in (("<A:.e4m3|.e5m2>", "<B:.e4m3|.e5m2>", "100"),
-                    (f"<A:{_F6F4}>", f"<B:.e4m3|.e5m2|{_F6F4}>", "120f"),
-                    ("<A:.e4m3|.e5m2>", f"<B:{_F6F4}>", "120f")):
+for _a, _b, _target in (("<A:.e4m3|.e5m2>", "<B:.e4m3|.e5m2>", "100"),
+                        (f"<A:{_F6F4}>", f"<B:.e4m3|.e5m2|{_F6F4}>", "120f"),
+                        ("<A:.e4m3|.e5m2>", f"<B:{_F6F4}>", "120f")):
     for _dt in ("f16", "f32"):
         _mma(f"{_MMA}.m16n8k32.row.col.kind::f8f6f4.{_dt}{_a}{_b}.{_dt}", _DACC4[_dt],
-             "a:b32*4", "a:b32*2", _ACC4[_dt], f"sm={_sm}")
+             "a:b32*4", "a:b32*2", _ACC4[_dt], f"sm={_target}")
 
 # ----------------------------------------------------------------------------- mma.sp (sparse A)
 # d, a, b, c, the metadata e and the sparsity selector f, an immediate whose range ptxas
@@ -187,9 +187,9 @@ for _types, _sp_shapes in ((_INT8, (("m16n8k32", 1, 2), ("m16n8k64", 0, 4))),
              f"a:b32*{_n}", "a:b32*4", "sm=80", f", r:b32, {_SEL[_sel]}")
 # the fp8 metadata must be an integer register below sm_120 (an .f32 one: "Arguments
 # mismatch for instruction 'mov'", ptxas's own expansion); sm_120 takes any 32-bit register
-for _meta, _sm in (("u32", "89"), ("b32", "120")):
+for _meta, _target in (("u32", "89"), ("b32", "120")):
     _mma(f"{_SP}.m16n8k64.row.col.f32{_FP8}.f32", "d:f32*4", "a:b32*4", "a:b32*4", "a:f32*4",
-         f"sm={_sm}", f", r:{_meta}, i:0")
+         f"sm={_target}", f", r:{_meta}, i:0")
 
 PARTIAL.update({
     # the block-scaled forms (.kind::mxf8f6f4/.kind::mxf4/.kind::mxf4nvf4 with scale
