@@ -88,6 +88,29 @@ def lint_source(
     tier2: Tier2Session | None = None,
 ) -> FileResult:
     """All findings for one file. Never raises for bad input: failures become findings."""
+    return lint_kept(source, rules, context, selector, tier2).result
+
+
+@dataclass
+class Linted:
+    """A file's result with what produced it, for a re-lint after an edit
+    (ptxlint.incremental): each rule's own outcome per statement (see ``finish``)."""
+
+    result: FileResult
+    outcomes: list[list[list[Finding] | Exception]] = field(default_factory=list)
+    active: list[Rule] = field(default_factory=list)
+    parsed: ParsedSource | None = None
+    extracted: bool = False  # statements were extracted (else ``result`` reports why not)
+
+
+def lint_kept(
+    source: SourceFile,
+    rules: Sequence[Rule],
+    context: RuleContext,
+    selector: Selector | None = None,
+    tier2: Tier2Session | None = None,
+) -> Linted:
+    """``lint_source``, keeping the rules' outcomes per statement."""
     started = time.perf_counter()
     selector = selector or SelectAll()
     result = FileResult(source.path, source=source)
@@ -97,7 +120,7 @@ def lint_source(
         result.findings.append(_internal_error(source, "extract", None, exc))
         result.internal_errors += 1
         result.seconds = time.perf_counter() - started
-        return result
+        return Linted(result)
     statements = extracted.statements
     if tier2 is not None and tier2.enabled and statements:
         from ptxlint.tier2 import annotate  # only runs with a compile database pay for it
@@ -115,19 +138,50 @@ def lint_source(
     result.unexpanded_macros = extracted.unexpanded_macros
     result.skipped_invocations = extracted.skipped_invocations
     result.branch_variants = extracted.branch_variants
-    active = [r for r in rules if selector.enabled(r.id, r.name, source.path)]
+    active = active_rules(rules, selector, source.path)
     facts = FileFacts(extracted.parsed) if extracted.parsed is not None else None
     context = dataclasses.replace(
         context, file_statements=tuple(statements), parsed=extracted.parsed, cxx=facts
     )
+    raw = [[run_rule(rule, statement, context) for rule in active] for statement in statements]
+    finish(result, source, raw, active, selector)
+    result.seconds = time.perf_counter() - started
+    return Linted(result, raw, active, extracted.parsed, extracted=True)
+
+
+def active_rules(rules: Sequence[Rule], selector: Selector, path: str) -> list[Rule]:
+    return [r for r in rules if selector.enabled(r.id, r.name, path)]
+
+
+def run_rule(
+    rule: Rule, statement: AsmStatement, context: RuleContext
+) -> list[Finding] | Exception:
+    """What ``rule`` says of ``statement``: its findings, or the exception it raised."""
+    try:
+        return list(rule.check(statement, context))
+    except Exception as exc:
+        return exc
+
+
+def finish(
+    result: FileResult,
+    source: SourceFile,
+    raw: Sequence[Sequence[list[Finding] | Exception]],
+    active: Sequence[Rule],
+    selector: Selector,
+) -> None:
+    """The file's findings from every rule's own outcome per statement (``raw[i][k]``: rule
+    ``active[k]`` on ``result.statements[i]``): placed once across expansions and ``#if``
+    branches, suppressed, given their configured severity and fixability, deduplicated and
+    sorted. Linear in the findings; an incremental re-lint replays it over kept outcomes."""
     table = suppress.parse(source)
     placer = Placer()
-    for statement in statements:
-        for rule in active:
-            try:
-                produced = list(rule.check(statement, context))
-            except Exception as exc:
-                result.findings.append(_internal_error(source, rule.id, statement, exc))
+    for statement, outcomes in zip(result.statements, raw, strict=True):
+        if not any(outcomes):
+            continue  # no rule said anything (most statements): skip the per-rule loop
+        for rule, produced in zip(active, outcomes, strict=True):
+            if isinstance(produced, Exception):
+                result.findings.append(_internal_error(source, rule.id, statement, produced))
                 result.internal_errors += 1
                 continue
             for placed in produced:
@@ -146,12 +200,10 @@ def lint_source(
                 if finding.fix is not None and not fix_applies(finding):
                     finding = dataclasses.replace(finding, fix=None)  # an unterminated statement
                 result.findings.append(finding)
-    result.findings = common_to_all_branches(result.findings, placer, statements)
+    result.findings = common_to_all_branches(result.findings, placer, result.statements)
     result.findings = dedupe(result.findings)
     _check_suppressions(result, source, table, active, selector)
     result.findings.sort(key=lambda f: (f.span.start, f.rule))
-    result.seconds = time.perf_counter() - started
-    return result
 
 
 def _fixable(selector: Selector, rule: Rule) -> bool:

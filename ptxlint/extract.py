@@ -182,6 +182,42 @@ def extract(
     return result
 
 
+def reread(
+    source: SourceFile, old: AsmStatement, parse_template: TemplateParser
+) -> AsmStatement | None:
+    """Statement ``old`` read again from ``source`` after an edit inside its template literals
+    that kept its start, its context and its operands' C++ (the language server's re-lint):
+    the same reading ``extract`` makes of it, its operands' types carried over. None where that
+    cannot be shown: it no longer reads as one PTX statement, a macro piece or ``#if`` sits in
+    it, or its operands changed."""
+    if old.context.macro is not None or old.context.expansion is not None or old.context.branch:
+        return None
+    stream = _code_tokens(source.text, old.span.start)
+    if not stream or stream[0].text != old.keyword or _has_inner_directive(stream):
+        return None
+    pieces = _RefusedPieces(source)
+    raw = _StatementReader(source, stream, pieces, in_macro=False).read()
+    if raw is None or pieces.asked or raw.extended != old.extended:
+        return None
+    if not raw.extended and _follows_declarator(source.text, old.span.start):
+        return None
+    if [o.expression for o in raw.operands] != [o.expression for o in old.operands]:
+        return None
+    found = ExtractionResult()
+    # host_only is "": for a statement that was PTX it changes no verdict (a never-built file
+    # or function would have made it host; elsewhere it only speaks outside device code,
+    # where it would have made it host as well)
+    _finish(found, source, raw, old.context, old.keyword, Span(old.span.start, raw.end),
+            parse_template, None)
+    if len(found.statements) != 1:
+        return None
+    typed = tuple(
+        dataclasses.replace(new, ctype=was.ctype) if was.ctype is not None else new
+        for new, was in zip(found.statements[0].operands, old.operands, strict=True)
+    )
+    return dataclasses.replace(found.statements[0], operands=typed)
+
+
 def _finish(
     result: ExtractionResult,
     source: SourceFile,
@@ -1044,6 +1080,20 @@ class MacroPieces:
         if value is not None:
             self.used.extend(value.used)
         return value
+
+
+class _RefusedPieces(MacroPieces):
+    """For ``reread``: a macro piece needs the file's macro table, so the statement is read
+    in full instead; ``asked`` says whether one came up."""
+
+    def __init__(self, source: SourceFile) -> None:
+        super().__init__(source)
+        self.asked = False
+
+    def piece(self, toks: Sequence[Token], within: tuple[int, int]) -> ExpandedString | None:
+        if any(t.kind == "ident" for t in toks):
+            self.asked = True
+        return None
 
 
 class _NoPieces(MacroPieces):

@@ -45,6 +45,12 @@ class Rule:
     docs: ClassVar[str]
     tags: ClassVar[tuple[str, ...]] = ()
     precision: ClassVar[str] = "high"  # SARIF's precision: very-high | high | medium | low
+    # What a verdict reads, for the language server's re-lint after an edit inside one
+    # statement's template (ptxlint.incremental): "statement" for the statement itself, the
+    # file's C++ code and the options; "file" when other asm statements count too (a brace
+    # opened in the previous one, an address a `cvta` in another asm made), and for any rule
+    # that does not say: those are checked again on every statement after every edit.
+    scope: ClassVar[str] = "file"
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterable[Finding]:
         raise NotImplementedError

@@ -11,6 +11,7 @@ from ptxlint.rule import Rule, RuleContext
 class OperandIndexOutOfRange(Rule):
     id = "PTX001"
     name = "operand-index-out-of-range"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "Template references an operand that does not exist"
     tags = ("correctness", "operands")

@@ -15,6 +15,7 @@ from ._operand_use import LETTER_TYPES, Use, uses, value_types
 class ConstraintSizeMismatch(Rule):
     id = "PTX004"
     name = "constraint-size-mismatch"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "Operand type does not fit the constraint's register size or class"
     tags = ("correctness", "constraints", "types")

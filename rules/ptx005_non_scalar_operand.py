@@ -14,6 +14,7 @@ from ._guards import rocm_guarded
 class NonScalarOperand(Rule):
     id = "PTX005"
     name = "non-scalar-operand"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "Operand is a struct, union or vector, not a scalar"
     tags = ("correctness", "constraints", "types")

@@ -13,6 +13,7 @@ _IMMEDIATE_LETTERS = ("n", "C")
 class BadConstraintModifier(Rule):
     id = "PTX006"
     name = "bad-constraint-modifier"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "Constraint modifier does not fit the operand's role"
     tags = ("correctness", "constraints")

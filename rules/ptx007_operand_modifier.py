@@ -11,6 +11,7 @@ from ptxlint.rule import Rule, RuleContext
 class UnsupportedOperandModifier(Rule):
     id = "PTX007"
     name = "unsupported-operand-modifier"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "GCC operand modifier in a PTX template"
     tags = ("correctness", "template")

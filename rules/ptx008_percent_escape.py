@@ -11,6 +11,7 @@ from ptxlint.rule import Rule, RuleContext
 class PercentEscape(Rule):
     id = "PTX008"
     name = "percent-escape"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "'%' written the wrong way for the kind of asm statement"
     tags = ("correctness", "template")

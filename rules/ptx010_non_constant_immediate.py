@@ -30,6 +30,7 @@ _NOT_INTEGRAL = {
 class NonConstantImmediate(Rule):
     id = "PTX010"
     name = "non-constant-immediate"
+    scope = "statement"
     severity = Severity.ERROR
     summary = '"n" operand that is not an integral constant expression'
     tags = ("correctness", "constraints")

@@ -13,6 +13,7 @@ from ._optimizer import add_volatile, side_effects
 class MissingVolatile(Rule):
     id = "PTX101"
     name = "missing-volatile"
+    scope = "statement"
     severity = Severity.WARNING
     summary = "asm with an observable effect is not volatile: the optimizer may delete or move it"
     tags = ("correctness", "optimizer")

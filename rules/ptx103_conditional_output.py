@@ -16,6 +16,7 @@ from ._optimizer import make_read_write
 class ConditionalOutputNotInout(Rule):
     id = "PTX103"
     name = "conditional-output-not-inout"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "An '=' output is written only on some paths: its old value is lost on the others"
     tags = ("correctness", "optimizer", "operands")

@@ -12,6 +12,7 @@ from ptxlint.rule import Rule, RuleContext
 class OutputNotWritten(Rule):
     id = "PTX104"
     name = "output-not-written"
+    scope = "statement"
     severity = Severity.WARNING
     summary = "An output operand is never written by the template"
     tags = ("correctness", "operands")

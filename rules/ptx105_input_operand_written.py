@@ -16,6 +16,7 @@ from ._guards import rocm_guarded
 class InputOperandWritten(Rule):
     id = "PTX105"
     name = "input-operand-written"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "An input operand is a destination of an instruction in the template"
     tags = ("correctness", "optimizer", "operands")

@@ -17,6 +17,7 @@ from ._optimizer import make_read_write
 class OutputReadBeforeWrite(Rule):
     id = "PTX106"
     name = "output-read-before-write"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "An '=' output is read before the template writes it"
     tags = ("correctness", "optimizer", "operands")

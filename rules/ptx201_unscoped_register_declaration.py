@@ -27,6 +27,7 @@ def wrap_fix(statement: AsmStatement, what: str) -> Fix | None:
 class UnscopedRegisterDeclaration(Rule):
     id = "PTX201"
     name = "unscoped-register-declaration"
+    scope = "statement"
     severity = Severity.WARNING
     summary = "Register or variable declared outside '{ }' in an asm template"
     tags = ("correctness", "template")

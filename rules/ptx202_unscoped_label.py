@@ -15,6 +15,7 @@ from ._llvm import TRITON_COPIES
 class UnscopedLabel(Rule):
     id = "PTX202"
     name = "unscoped-label"
+    scope = "statement"
     severity = Severity.WARNING
     summary = "Label defined outside '{ }' in an asm template"
     tags = ("correctness", "template")

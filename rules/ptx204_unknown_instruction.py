@@ -50,6 +50,7 @@ def _modifier_offset(instruction: PtxInstruction, index: int) -> int:
 class UnknownInstruction(Rule):
     id = "PTX204"
     name = "unknown-instruction"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "Opcode or modifier that the PTX ISA does not have"
     tags = ("correctness", "ptx")

@@ -26,6 +26,7 @@ _ELEMENTWISE_VECTORS = frozenset({"ld", "ldu", "st", "atom", "red"})
 class OperandTypeMismatch(Rule):
     id = "PTX206"
     name = "operand-type-mismatch"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "Constraint register class cannot be the instruction's operand type"
     tags = ("correctness", "operands", "ptx")

@@ -17,6 +17,7 @@ _LIST_PROBLEMS = ("missing ',' between operands", "empty operand", "missing oper
 class InvalidOperand(Rule):
     id = "PTX207"
     name = "invalid-operand"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "Operand count, immediate value or operand syntax the instruction form rejects"
     tags = ("correctness", "operands", "ptx")

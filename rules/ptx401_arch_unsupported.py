@@ -21,6 +21,7 @@ from ptxlint.rule import Rule, RuleContext
 class ArchUnsupportedInstruction(Rule):
     id = "PTX401"
     name = "arch-unsupported-instruction"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "Instruction needs a newer GPU than the statement is compiled for"
     tags = ("correctness", "targets")

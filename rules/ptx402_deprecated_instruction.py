@@ -21,6 +21,7 @@ _FULL_MASK = "0xffffffff"
 class DeprecatedInstruction(Rule):
     id = "PTX402"
     name = "deprecated-instruction"
+    scope = "statement"
     severity = Severity.WARNING
     summary = "Instruction form the PTX ISA deprecated or removed"
     tags = ("correctness", "targets")

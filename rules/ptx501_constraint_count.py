@@ -20,6 +20,7 @@ from ._llvm import (
 class ConstraintCountMismatch(Rule):
     id = "PTX501"
     name = "constraint-count-mismatch"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "LLVM constraint string does not have one entry per register the call binds"
     tags = ("correctness", "operands", "python")

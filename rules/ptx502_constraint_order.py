@@ -13,6 +13,7 @@ from ._llvm import TRITON_FAMILY, known_call
 class ConstraintOrder(Rule):
     id = "PTX502"
     name = "constraint-order"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "LLVM constraint string with an output after an input, no '=' output, or '+'"
     tags = ("correctness", "operands", "python")

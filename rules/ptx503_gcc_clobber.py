@@ -13,6 +13,7 @@ from ._llvm import known_call
 class GccClobberSpelling(Rule):
     id = "PTX503"
     name = "gcc-clobber-spelling"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "GCC clobber spelling ('memory') in an LLVM constraint string"
     tags = ("correctness", "operands", "python")

@@ -13,6 +13,7 @@ from ._llvm import count, known_call
 class TiedConstraintNotOutput(Rule):
     id = "PTX504"
     name = "tied-constraint-not-output"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "Matching constraint ('0') that does not name an output"
     tags = ("correctness", "operands", "python")

@@ -21,6 +21,7 @@ _STABLE_ENOUGH = ("'%smid'", "'%warpid'")
 class PureAsmSideEffect(Rule):
     id = "PTX505"
     name = "pure-asm-side-effect"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "asm declared pure (is_pure=True, has_side_effects=False) has an effect"
     tags = ("correctness", "optimizer", "python")

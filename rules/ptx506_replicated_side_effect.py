@@ -17,6 +17,7 @@ DEFAULT_THREADS = 4 * 32
 class ReplicatedSideEffect(Rule):
     id = "PTX506"
     name = "replicated-side-effect"
+    scope = "statement"
     severity = Severity.WARNING
     summary = "Side-effecting asm on a tensor smaller than the thread count runs once per copy"
     tags = ("correctness", "python")

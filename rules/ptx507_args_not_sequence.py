@@ -13,6 +13,7 @@ from ._llvm import TRITON_FAMILY, llvm_call
 class ArgsNotSequence(Rule):
     id = "PTX507"
     name = "args-not-sequence"
+    scope = "statement"
     severity = Severity.ERROR
     summary = "inline_asm_elementwise's args is a tensor, not a list or tuple of tensors"
     tags = ("correctness", "python")

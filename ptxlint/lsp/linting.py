@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from ptxlint.config import Config, ConfigError, RuleSelector, find_config, load_config, parse_arch
 from ptxlint.engine import FileResult, instantiate, lint_source
 from ptxlint.fix import FixOutcome, fix_text
+from ptxlint.incremental import IncrementalLinter
 from ptxlint.model import Finding, SourceFile
 from ptxlint.registry import load_rules
 from ptxlint.rule import Rule, RuleContext
@@ -38,11 +39,14 @@ class Linter:
     """Lints documents by path; caches the configuration per folder until ``invalidate``."""
 
     report: Callable[[str], None] = lambda message: None  # told each distinct problem once
+    warm_up: bool = True  # lint a sample at start-up (false where this process never lints)
     rule_classes: tuple[type[Rule], ...] = ()
     rules: list[Rule] = field(default_factory=list)
     _folder_config: dict[str, str | None] = field(default_factory=dict)
     _setups: dict[str | None, Setup] = field(default_factory=dict)
     _reported: set[str] = field(default_factory=set)
+    # each document's last lint, so that an edit inside one asm template re-reads only it
+    incremental: IncrementalLinter = field(default_factory=IncrementalLinter)
 
     def __post_init__(self) -> None:
         if not self.rule_classes:
@@ -51,7 +55,8 @@ class Linter:
             for problem in loaded.problems:
                 self._tell(problem)
         self.rules = instantiate(self.rule_classes)
-        self._warm_up()
+        if self.warm_up:
+            self._warm_up()
 
     def _warm_up(self) -> None:
         """Load what the first lint would (grammars, the type index query, the rules' tables)
@@ -70,6 +75,7 @@ class Linter:
         self._folder_config.clear()
         self._setups.clear()
         self._reported.clear()
+        self.incremental.forget()
 
     def config_path(self, path: str) -> str | None:
         folder = os.path.dirname(os.path.abspath(path))
@@ -109,7 +115,7 @@ class Linter:
 
     def lint(self, path: str, text: str) -> FileResult:
         setup = self.setup(path)
-        return lint_source(SourceFile(path, text), self.rules, setup.context, setup.selector)
+        return self.incremental.lint(path, text, self.rules, setup.context, setup.selector)
 
     def fix_all(self, path: str, text: str, unsafe: bool = False) -> FixOutcome:
         setup = self.setup(path)

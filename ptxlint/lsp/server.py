@@ -42,12 +42,13 @@ from ptxlint.lsp.diagnostics import to_diagnostic
 from ptxlint.lsp.linting import Linter, is_config_file
 from ptxlint.lsp.rule_docs import RuleDocs
 from ptxlint.lsp.worker import DEFAULT_DEADLINE_S, LintService, LintTimeout
-from ptxlint.model import Finding, Severity, Span
+from ptxlint.model import Finding, PtxInstruction, Severity, Span
 
 log = logging.getLogger("ptxlint.lsp")
 T = TypeVar("T")
 
 DEFAULT_DEBOUNCE_S = 0.150
+STARTUP_WAIT_S = 30.0  # the longest `initialize` waits for the lint workers to load
 CUDA_LANGUAGE_IDS = frozenset({"cuda", "cuda-cpp", "cpp", "c", "objective-cpp"})
 # Python buffers are linted when they are .py files (the front end reads the path); the
 # prefilter keeps buffers that mention no PTX-carrying API cheap.
@@ -258,7 +259,9 @@ class PtxlintServer(LanguageServer):
         if isinstance(deadline, (int, float)) and not isinstance(deadline, bool) and deadline > 0:
             self.service.deadline_s = deadline / 1000
         self._loop = asyncio.get_running_loop()
-        self.linter = Linter(report=self._tell)
+        self.service.start()  # the workers load while this process loads its rules
+        # here only for rule metadata and configuration: the workers lint
+        self.linter = Linter(report=self._tell, warm_up=False)
         self.docs = RuleDocs(
             {r.id: r for r in self.linter.rule_classes}, self.options.rule_docs_url
         )
@@ -355,6 +358,17 @@ class PtxlintServer(LanguageServer):
             self._tell(problem)
         return reply.value
 
+    async def instruction_at(self, path: str, text: str, offset: int) -> PtxInstruction | None:
+        """The PTX instruction whose opcode is at ``offset``, from the worker holding the
+        statements (lint replies leave them there); None when it cannot say."""
+        try:
+            reply = await self.service.instruction(path, text, offset)
+        except Exception as exc:  # a timeout or a dead worker: a hover without it
+            log.warning("hover for %s failed: %s", path, exc)
+            return None
+        value = reply.value
+        return value if isinstance(value, PtxInstruction) else None
+
     def publish(self, document: Document, version: int | None) -> None:
         assert document.result is not None and self.docs is not None
         index, encoding, docs = document.index, self.encoding, self.docs
@@ -391,8 +405,11 @@ def build_server(options: Options | None = None) -> PtxlintServer:
     server = PtxlintServer(options)
 
     @server.feature(lsp.INITIALIZE)
-    def initialize(params: lsp.InitializeParams) -> None:
+    async def initialize(params: lsp.InitializeParams) -> None:
         server.start(params.initialization_options)
+        # Answer once the workers have loaded: the client sends the first didOpen after this
+        # answer, and its diagnostics then come from a warm worker (no start-up in between).
+        await server.service.started(STARTUP_WAIT_S)
 
     @server.feature(lsp.INITIALIZED)
     def initialized(params: lsp.InitializedParams) -> None:
@@ -483,7 +500,7 @@ def build_server(options: Options | None = None) -> PtxlintServer:
         index = LineIndex(text)
         offset = index.offset(params.position.line, params.position.character, server.encoding)
         sections = hover.finding_hover(result.findings, offset, server.docs)
-        instruction = hover.instruction_at(result.statements, offset)
+        instruction = await server.instruction_at(document.path, text, offset)
         if instruction is not None:
             summary = hover.instruction_hover(instruction)
             if summary:

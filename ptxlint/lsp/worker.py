@@ -2,17 +2,21 @@
 
 A document that takes too long (a 14 MB generated header, a pathological input) must not hold
 every other document's diagnostics, and a Python thread cannot be stopped: so lints run in a
-small pool of worker processes, each call with a deadline. A call past its deadline kills the
-pool (the other calls in it are retried once in a fresh one) and is reported to the editor.
+few worker processes, each call with a deadline. A call past its deadline kills its worker
+(the other calls queued on it are retried once in a fresh one) and is reported to the editor.
 
-``lint_document`` is the one call the server makes per lint: the place to make linting
-incremental (each worker keeps its ``Linter`` and its caches between calls).
+Each worker keeps its ``Linter`` and each document's last lint between calls, so that an edit
+is re-linted incrementally (ptxlint.incremental): a document goes to the worker that linted it
+last unless that one is busy. The workers start with the server (``start``), not at the first
+document, and a lint's reply leaves the statements in the worker (they are most of its pickled
+size); hover asks the worker for the instruction under the cursor (``instruction``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -23,6 +27,7 @@ from typing import Any
 from ptxlint.engine import FileResult
 from ptxlint.fix import FixOutcome
 from ptxlint.lsp.linting import Linter
+from ptxlint.model import PtxInstruction
 
 DEFAULT_DEADLINE_S = 20.0
 STARTUP_S = 120.0  # a worker's imports on a loaded machine
@@ -49,6 +54,11 @@ def lint_document(linter: Linter, path: str, text: str) -> FileResult:
     return linter.lint(path, text)
 
 
+def _reply_result(result: FileResult) -> FileResult:
+    """The result as the server needs it: findings, without the statements list."""
+    return dataclasses.replace(result, statements=[])
+
+
 @dataclass(frozen=True)
 class Reply:
     value: Any
@@ -61,15 +71,19 @@ def _warm(generation: int) -> int:
     return os.getpid()
 
 
-def _call(kind: str, generation: int, path: str, text: str, unsafe: bool) -> Reply:
+def _call(kind: str, generation: int, path: str, text: str, argument: Any) -> Reply:
     problems: list[str] = _STATE["problems"]
     problems.clear()
     linter = _linter(generation)
-    value: FileResult | FixOutcome
+    value: FileResult | FixOutcome | PtxInstruction | None
     if kind == "lint":
-        value = lint_document(linter, path, text)
+        value = _reply_result(lint_document(linter, path, text))
+    elif kind == "instruction":
+        from ptxlint.lsp.hover import instruction_at
+
+        value = instruction_at(lint_document(linter, path, text).statements, argument)
     else:
-        value = linter.fix_all(path, text, unsafe)
+        value = linter.fix_all(path, text, bool(argument))
     return Reply(value, tuple(problems))
 
 
@@ -81,70 +95,120 @@ class LintTimeout(Exception):
 
 
 @dataclass
+class _Worker:
+    """One worker process (an executor of one), started with its warm-up call."""
+
+    pool: ProcessPoolExecutor
+    ready: Any  # the warm-up's future
+    calls: list[str] = field(default_factory=list)  # paths of the calls in flight
+
+
+@dataclass
 class LintService:
     deadline_s: float = DEFAULT_DEADLINE_S
     workers: int = WORKERS
     generation: int = 0
-    _pool: ProcessPoolExecutor | None = field(default=None, repr=False)
-    _ready: list[Any] = field(default_factory=list, repr=False)
+    _slots: list[_Worker | None] = field(default_factory=list, repr=False)
+    _home: dict[str, int] = field(default_factory=dict, repr=False)  # path -> slot
 
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
+    def start(self) -> None:
+        """Start every worker now (imports, rules, grammars), so the first document does not
+        wait for them."""
+        if not self._slots:
+            self._slots = [None] * max(1, self.workers)
+        for slot in range(len(self._slots)):
+            self._worker(slot)
+
+    async def started(self, timeout_s: float = STARTUP_S) -> None:
+        """Wait until every worker has loaded (at most ``timeout_s``); never raises: a worker
+        that could not start is started again by the first call that needs it."""
+        ready = [asyncio.wrap_future(w.ready) for w in self._slots if w is not None]
+        if ready:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.gather(*ready, return_exceptions=True), timeout_s)
+
+    def _worker(self, slot: int) -> _Worker:
+        worker = self._slots[slot]
+        if worker is None:
             # spawn: the server runs threads (stdin reader, pygls's pool); fork would copy
             # their locks mid-use
             context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
-            self._ready = [self._pool.submit(_warm, self.generation)
-                           for _ in range(self.workers)]
-        return self._pool
+            pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+            worker = _Worker(pool, pool.submit(_warm, self.generation))
+            self._slots[slot] = worker
+        return worker
 
-    async def _started(self, pool: ProcessPoolExecutor) -> None:
-        ready = [asyncio.wrap_future(f) for f in self._ready]
-        if ready:
-            await asyncio.wait_for(asyncio.gather(*ready), STARTUP_S)
+    def _slot_for(self, path: str) -> int:
+        """The worker that linted ``path`` last (it holds that lint), unless it is busy and
+        another is idle."""
+        if not self._slots:
+            self._slots = [None] * max(1, self.workers)
+        home = self._home.get(path)
+        if home is not None and home < len(self._slots):
+            worker = self._slots[home]
+            # busy with this document's previous text: the re-lint after it is quick there
+            if worker is None or not worker.calls or path in worker.calls:
+                return home
+        idle = [i for i, w in enumerate(self._slots) if w is None or not w.calls]
+        if idle:
+            return idle[0]
+        return home if home is not None else len(self._home) % len(self._slots)
 
     def invalidate(self) -> None:
         self.generation += 1
 
     async def lint(self, path: str, text: str) -> Reply:
-        return await self._run("lint", path, text, False)
+        return await self._run("lint", path, text, None)
 
     async def fix_all(self, path: str, text: str, unsafe: bool = False) -> Reply:
         return await self._run("fix", path, text, unsafe)
 
-    async def _run(self, kind: str, path: str, text: str, unsafe: bool) -> Reply:
+    async def instruction(self, path: str, text: str, offset: int) -> Reply:
+        """The PTX instruction whose opcode is at ``offset`` (None: none), for hover."""
+        return await self._run("instruction", path, text, offset)
+
+    async def _run(self, kind: str, path: str, text: str, argument: Any) -> Reply:
         for attempt in (1, 2):
-            pool = self._executor()
+            slot = self._slot_for(path)
+            worker = self._worker(slot)
+            worker.calls.append(path)
             try:
-                await self._started(pool)
-                future = pool.submit(_call, kind, self.generation, path, text, unsafe)
-            except (BrokenProcessPool, RuntimeError, asyncio.TimeoutError):
-                self._discard(pool)
-                continue
-            try:
-                return await asyncio.wait_for(asyncio.wrap_future(future), self.deadline_s)
-            except asyncio.TimeoutError:
-                self._discard(pool)
-                raise LintTimeout(f"linting stopped after {self.deadline_s:g} s") from None
-            except BrokenProcessPool:
-                # killed for another document's deadline, or crashed: once more, fresh
-                self._discard(pool)
-                if attempt == 2:
-                    raise
+                try:
+                    await asyncio.wait_for(asyncio.wrap_future(worker.ready), STARTUP_S)
+                    future = worker.pool.submit(
+                        _call, kind, self.generation, path, text, argument
+                    )
+                except (BrokenProcessPool, RuntimeError, asyncio.TimeoutError):
+                    self._discard(slot, worker)
+                    continue
+                self._home[path] = slot
+                try:
+                    return await asyncio.wait_for(asyncio.wrap_future(future), self.deadline_s)
+                except asyncio.TimeoutError:
+                    self._discard(slot, worker)
+                    raise LintTimeout(f"linting stopped after {self.deadline_s:g} s") from None
+                except BrokenProcessPool:
+                    # killed for another document's deadline, or crashed: once more, fresh
+                    self._discard(slot, worker)
+                    if attempt == 2:
+                        raise
+            finally:
+                worker.calls.remove(path)
         raise BrokenProcessPool("the lint workers could not be started")
 
-    def _discard(self, pool: ProcessPoolExecutor) -> None:
-        if self._pool is pool:
-            self._pool = None
-        processes = list((getattr(pool, "_processes", None) or {}).values())
+    def _discard(self, slot: int, worker: _Worker) -> None:
+        if slot < len(self._slots) and self._slots[slot] is worker:
+            self._slots[slot] = None
+        processes = list((getattr(worker.pool, "_processes", None) or {}).values())
         for process in processes:
             with contextlib.suppress(OSError, AttributeError, ValueError):
                 process.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
+        worker.pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._discard(self._pool)
+        for slot, worker in enumerate(self._slots):
+            if worker is not None:
+                self._discard(slot, worker)
 
 
 def cpu_workers() -> int:

@@ -1,0 +1,444 @@
+"""Lint a document again after an edit, reading only the asm statement the edit is in.
+
+The language server lints on every pause in typing. A full lint extracts, types and checks
+every statement of the file; most of an asm author's edits are inside one template literal
+(``"add.u32 %0, %1, %2;"``), and such an edit can change only that statement's reading.
+``IncrementalLinter`` keeps each document's last lint (statements, the tree, and each rule's
+own outcome per statement, before placing, suppression and dedupe) and, for such an edit:
+
+1. finds the edited range (common prefix and suffix of the two texts) and the one statement
+   whose template literal holds it: a plain statement in code (``asm(...);`` as a statement of
+   a function body, not in a ``#define``, a macro's arguments or an ``#if`` branch);
+2. proves the edit changes nothing but that literal's characters: no quote, backslash or line
+   break typed or removed, no word that a file-wide decision reads (``__...``: the grammar, a
+   ``__volatile__`` spelling, ``#``, ``NV_``, suppression words) within reach, and
+   tree-sitter's incremental re-parse (``Tree.edit``) changes no syntax outside the literal;
+3. reads that statement again (``extract.reread``: operands and their types are unchanged);
+4. runs every rule on it, and the rules whose verdicts read other statements (``Rule.scope ==
+   "file"``) on every statement; every other outcome is kept, moved by the edit's length;
+5. replays the file-wide steps over all outcomes (``engine.finish``: macro-expansion placing,
+   ``#if``-branch merging, suppressions, severities, dedupe, PTX901): linear in the findings.
+
+Anything else is a full lint, which stays the reference: an edit outside a template literal,
+a statement whose reading changes shape (another end, no longer PTX), a moved statement whose
+problems spell offsets, a Python file, another configuration, or no earlier lint.
+tests/test_incremental.py compares the result with a full lint after each of many random
+edits, inside and outside asm statements, around macros and ``#if`` branches.
+
+Cost of the fast path: O(file) in C (text comparison, the incremental parse), O(statements)
+for moving kept outcomes, and the rules on one statement plus the file-scope rules.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ptxlint.cxx_facts import FileFacts
+from ptxlint.engine import (
+    FileResult,
+    Linted,
+    Selector,
+    finish,
+    lint_kept,
+    parse_template,
+    run_rule,
+)
+from ptxlint.extract import reread
+from ptxlint.frontends.python import PYTHON_EXTENSIONS
+from ptxlint.model import (
+    AsmStatement,
+    Clobber,
+    Expansion,
+    Finding,
+    Fix,
+    Operand,
+    Qualifier,
+    SourceFile,
+    Span,
+    Template,
+    TemplatePiece,
+)
+from ptxlint.rule import Rule, RuleContext
+from ptxlint.syntax_tree import ParsedSource, grammar_for
+
+# Documents kept (least recently linted dropped first): an editor has a few open at a time.
+MAX_DOCUMENTS = 16
+
+# Characters whose typing or removal can end or split a string literal.
+_LITERAL_BREAKERS = frozenset('"\\\n\r')
+# Words that file-wide decisions look for anywhere in the text, string literals included (the
+# grammar's CUDA markers, PTX101's ``__volatile__`` spelling, directives, NV_IF_TARGET guards,
+# suppression comments, #error): an edit within reach of one is linted in full.
+_FILE_WORDS = ("__", "#", "NV_", "ptxlint", "noqa", "error")
+_REACH = 32  # longer than any of those words, and than the markers that start with "__"
+
+
+@dataclass
+class _Document:
+    text: str
+    parsed: ParsedSource
+    linted: Linted
+    setup: tuple[int, RuleContext, int]  # the rules, context and selector it was linted with
+
+
+@dataclass(frozen=True)
+class _Edit:
+    start: int  # characters, in both texts
+    old_end: int
+    new_end: int
+
+    @property
+    def delta(self) -> int:
+        return self.new_end - self.old_end
+
+
+class IncrementalLinter:
+    """Lints documents by path, re-using each one's previous lint where an edit allows."""
+
+    def __init__(self) -> None:
+        self._documents: OrderedDict[str, _Document] = OrderedDict()
+        self.incremental_runs = 0  # for tests and benchmarks: how often the fast path ran
+
+    def forget(self, path: str | None = None) -> None:
+        if path is None:
+            self._documents.clear()
+        else:
+            self._documents.pop(path, None)
+
+    def lint(
+        self,
+        path: str,
+        text: str,
+        rules: Sequence[Rule],
+        context: RuleContext,
+        selector: Selector,
+    ) -> FileResult:
+        setup = (id(rules), context, id(selector))
+        previous = self._documents.pop(path, None)
+        document = None
+        if previous is not None and previous.setup == setup:
+            if previous.text == text:
+                document = previous
+            else:
+                try:
+                    document = _relint(previous, path, text, context, selector)
+                except Exception:  # the fast path is an optimisation: a full lint always works
+                    document = None
+                if document is not None:
+                    self.incremental_runs += 1
+        if document is None:
+            source = SourceFile(path, text)
+            linted = lint_kept(source, rules, context, selector)
+            if not _reusable(path, linted):
+                return linted.result
+            assert linted.parsed is not None
+            document = _Document(text, linted.parsed, linted, setup)
+        self._documents[path] = document
+        while len(self._documents) > MAX_DOCUMENTS:
+            self._documents.popitem(last=False)
+        return document.linted.result
+
+
+def _reusable(path: str, linted: Linted) -> bool:
+    return (
+        linted.extracted
+        and linted.parsed is not None
+        and linted.parsed.text == linted.result.source.text  # type: ignore[union-attr]
+        and not path.endswith(PYTHON_EXTENSIONS)  # the Python front end reads whole files
+    )
+
+
+def _find_edit(old: str, new: str) -> _Edit:
+    """The one changed range: the longest common prefix, then the longest common suffix of
+    what is left (slices compare in C; halving keeps it O(n log n) at worst)."""
+    limit = min(len(old), len(new))
+    low, high = 0, limit
+    while low < high:
+        mid = (low + high + 1) // 2
+        if old[:mid] == new[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    start = low
+    low, high = 0, limit - start
+    while low < high:
+        mid = (low + high + 1) // 2
+        if old[len(old) - mid :] == new[len(new) - mid :]:
+            low = mid
+        else:
+            high = mid - 1
+    return _Edit(start, len(old) - low, len(new) - low)
+
+
+def _relint(
+    document: _Document, path: str, text: str, context: RuleContext, selector: Selector
+) -> _Document | None:
+    old_text = document.text
+    edit = _find_edit(old_text, text)
+    removed, typed = old_text[edit.start : edit.old_end], text[edit.start : edit.new_end]
+    if _LITERAL_BREAKERS & (set(removed) | set(typed)):
+        return None
+    near_old = old_text[max(0, edit.start - _REACH) : edit.old_end + _REACH]
+    near_new = text[max(0, edit.start - _REACH) : edit.new_end + _REACH]
+    if any(w in near_old or w in near_new for w in _FILE_WORDS):
+        return None
+    old = document.parsed
+    if grammar_for(path, text) != old.grammar:
+        return None
+    linted = document.linted
+    statements = linted.result.statements
+    at = _statement_at(statements, edit)
+    if at is None:
+        return None
+    statement = statements[at]
+    piece = _literal_at(statement, edit)
+    if piece is None or not _plain_statement(old, statement, piece, edit):
+        return None
+    delta = edit.delta
+    if delta and any(
+        "offset" in p for s in statements if s.span.end > edit.start for p in s.problems
+    ):
+        return None  # their messages spell offsets the edit moves
+
+    parsed = _reparse(old, text, edit)
+    source = SourceFile(path, text)
+    fresh = reread(source, statement, parse_template)
+    if fresh is None or fresh.span.end != statement.span.end + delta:
+        return None
+
+    moved: dict[int, AsmStatement] = {}
+    new_statements: list[AsmStatement] = []
+    for s in statements:
+        m = fresh if s is statement else _move_statement(s, edit, source)
+        moved[id(s)] = m
+        new_statements.append(m)
+    facts = FileFacts(parsed)
+    context = dataclasses.replace(
+        context, file_statements=tuple(new_statements), parsed=parsed, cxx=facts
+    )
+    active = linted.active
+    wide = [k for k, rule in enumerate(active) if getattr(rule, "scope", "file") != "statement"]
+    outcomes: list[list[list[Finding] | Exception]] = []
+    for s, kept in zip(statements, linted.outcomes, strict=True):
+        new = moved[id(s)]
+        if s is statement:
+            outcomes.append([run_rule(rule, new, context) for rule in active])
+            continue
+        row = list(kept)
+        if any(kept):  # findings (or an exception) to move; most statements have none
+            for k, outcome in enumerate(kept):
+                if isinstance(outcome, list) and outcome:
+                    row[k] = [_move_finding(f, edit, moved, new) for f in outcome]
+        for k in wide:
+            row[k] = run_rule(active[k], new, context)
+        outcomes.append(row)
+
+    old_result = linted.result
+    result = FileResult(
+        path,
+        statements=new_statements,
+        skipped_statements=[(_at(o, edit), r) for o, r in old_result.skipped_statements],
+        expanded_macros=set(old_result.expanded_macros),
+        unexpanded_macros=[(_at(o, edit), n) for o, n in old_result.unexpanded_macros],
+        skipped_invocations=[(_at(o, edit), r) for o, r in old_result.skipped_invocations],
+        branch_variants=old_result.branch_variants,
+        source=source,
+    )
+    finish(result, source, outcomes, active, selector)
+    return _Document(text, parsed, Linted(result, outcomes, active, parsed, True), document.setup)
+
+
+def _statement_at(statements: Sequence[AsmStatement], edit: _Edit) -> int | None:
+    """The one statement whose span holds the edit (None: none, or several readings)."""
+    found = [
+        i
+        for i, s in enumerate(statements)
+        if s.span.start < edit.start and edit.old_end < s.span.end
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _literal_at(statement: AsmStatement, edit: _Edit) -> TemplatePiece | None:
+    """The template's string literal whose quotes enclose the edit, on one line."""
+    for piece in statement.template.pieces:
+        inside = piece.span.start < edit.start and edit.old_end < piece.span.end
+        if piece.kind == "string" and inside:
+            literal = statement.source.text[piece.span.start : piece.span.end]
+            if "\n" in literal or "\r" in literal or not literal.endswith('"'):
+                return None
+            if edit.start <= piece.span.start + literal.index('"'):
+                return None  # in a prefix (u8"...") or on the opening quote
+            return piece
+    return None
+
+
+def _plain_statement(
+    parsed: ParsedSource, statement: AsmStatement, piece: TemplatePiece, edit: _Edit
+) -> bool:
+    """``asm(...)`` as a statement of its own in code, the literal a string of it, in the
+    syntax tree as in ptxlint's reading (not an argument of a macro, not inside an error),
+    the edit inside one run of the literal's plain characters."""
+    start, end = parsed.to_byte(statement.span.start), parsed.to_byte(statement.span.end)
+    keyword = parsed.tree.root_node.descendant_for_byte_range(start, start + len(statement.keyword))
+    asm = keyword.parent if keyword is not None else None
+    if (
+        asm is None
+        or asm.type != "gnu_asm_expression"
+        or (asm.start_byte, asm.end_byte) != (start, end)
+        or asm.parent is None
+        or asm.parent.type != "expression_statement"
+        or asm.has_error
+    ):
+        return False
+    p_start, p_end = parsed.to_byte(piece.span.start), parsed.to_byte(piece.span.end)
+    literal = parsed.tree.root_node.descendant_for_byte_range(p_start, p_end)
+    while literal is not None and literal.type != "string_literal":
+        literal = literal.parent
+    if literal is None or (literal.start_byte, literal.end_byte) != (p_start, p_end):
+        return False
+    holder = literal.parent
+    if holder is not None and holder.type == "concatenated_string":
+        holder = holder.parent
+    if holder is None or holder.id != asm.id:
+        return False
+    # ``Tree.edit`` stretches the node that ends where an insertion starts: that node must be
+    # the literal's text run itself, and the edit must not touch its first character (what
+    # follows an escape such as \x1 could join it).
+    start_b, old_end_b = parsed.to_byte(edit.start), parsed.to_byte(edit.old_end)
+    return any(
+        child.type == "string_content"
+        and child.start_byte < start_b
+        and old_end_b <= child.end_byte
+        for child in literal.children
+    )
+
+
+def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
+    """The new text's tree: the old one with the edit applied (``Tree.edit`` moves every node
+    after it). The edit only changes characters of one string literal's content (no quote,
+    backslash or line break), so tree-sitter would read the same nodes; a parse would cost
+    as much as a full one here, as it walks every sibling of a long function body again.
+    tests/test_incremental.py checks the tree against a fresh parse."""
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) == len(old.data):
+        return ParsedSource(text, data, old.tree, old.grammar)
+    start_b = old.to_byte(edit.start)
+    old_end_b = old.to_byte(edit.old_end)
+    new_end_b = start_b + len(text[edit.start : edit.new_end].encode("utf-8", "surrogatepass"))
+    tree = old.tree.copy()
+    tree.edit(
+        start_byte=start_b,
+        old_end_byte=old_end_b,
+        new_end_byte=new_end_b,
+        start_point=_point(old.data, start_b),
+        old_end_point=_point(old.data, old_end_b),
+        new_end_point=_point(data, new_end_b),
+    )
+    return ParsedSource(text, data, tree, old.grammar)
+
+
+def _point(data: bytes, byte: int) -> tuple[int, int]:
+    return data.count(b"\n", 0, byte), byte - (data.rfind(b"\n", 0, byte) + 1)
+
+
+# --------------------------------------------------------------------------- moving results
+# Offsets at or before the edit's start stay; those at or after its old end move by its length
+# (nothing kept lies inside it: only the re-read statement does).
+
+
+def _at(offset: int, edit: _Edit) -> int:
+    return offset + edit.delta if offset >= edit.old_end and offset > edit.start else offset
+
+
+def _span(span: Span, edit: _Edit) -> Span:
+    start, end = _at(span.start, edit), _at(span.end, edit)
+    return span if (start, end) == (span.start, span.end) else Span(start, end)
+
+
+def _move_statement(statement: AsmStatement, edit: _Edit, source: SourceFile) -> AsmStatement:
+    """The statement in the new text: moved if after the edit, reading ``source``."""
+    if not edit.delta or _last_offset(statement) <= edit.start:
+        moved = copy.copy(statement)
+        object.__setattr__(moved, "source", source)
+        return moved
+    template = statement.template
+    context = statement.context
+    if context.expansion is not None:
+        context = dataclasses.replace(context, expansion=_move_expansion(context.expansion, edit))
+    return dataclasses.replace(
+        statement,
+        source=source,
+        span=_span(statement.span, edit),
+        qualifiers=tuple(Qualifier(q.name, _span(q.span, edit)) for q in statement.qualifiers),
+        template=Template(
+            template.text,
+            tuple(_at(c, edit) for c in template.char_starts),
+            tuple(_at(c, edit) for c in template.char_ends),
+            tuple(
+                dataclasses.replace(p, span=_span(p.span, edit)) for p in template.pieces
+            ),
+        ),
+        operands=tuple(_move_operand(o, edit) for o in statement.operands),
+        clobbers=tuple(Clobber(c.name, _span(c.span, edit)) for c in statement.clobbers),
+        colons=tuple(_at(c, edit) for c in statement.colons),
+        open_paren=_at(statement.open_paren, edit),
+        close_paren=_at(statement.close_paren, edit),
+        context=context,
+    )
+
+
+def _last_offset(statement: AsmStatement) -> int:
+    """The largest source offset the statement holds (its invocation's and #define's too)."""
+    last = statement.span.end
+    expansion = statement.context.expansion
+    if expansion is not None:
+        last = max(last, expansion.span.end, expansion.body.end if expansion.body else 0)
+    return max(last, max(statement.template.char_ends, default=0))
+
+
+def _move_operand(operand: Operand, edit: _Edit) -> Operand:
+    return dataclasses.replace(
+        operand,
+        constraint=dataclasses.replace(
+            operand.constraint, span=_span(operand.constraint.span, edit)
+        ),
+        expression_span=_span(operand.expression_span, edit),
+        span=_span(operand.span, edit),
+    )
+
+
+def _move_expansion(expansion: Expansion, edit: _Edit) -> Expansion:
+    return dataclasses.replace(
+        expansion,
+        span=_span(expansion.span, edit),
+        body=_span(expansion.body, edit) if expansion.body is not None else None,
+    )
+
+
+def _move_finding(
+    finding: Finding, edit: _Edit, moved: dict[int, AsmStatement], default: AsmStatement
+) -> Finding:
+    statement = default
+    if finding.statement is not None:
+        statement = moved.get(id(finding.statement), default)
+    if not edit.delta:
+        return dataclasses.replace(finding, statement=statement)
+    fix = finding.fix
+    if fix is not None:
+        fix = Fix(
+            fix.description,
+            tuple(dataclasses.replace(e, span=_span(e.span, edit)) for e in fix.edits),
+            fix.safe,
+        )
+    return dataclasses.replace(
+        finding,
+        span=_span(finding.span, edit),
+        fix=fix,
+        statement=statement,
+        expansion=_move_expansion(finding.expansion, edit) if finding.expansion else None,
+        spelled_at=_span(finding.spelled_at, edit) if finding.spelled_at else None,
+    )
