@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ptxlint import branches, dialect, host_code, macro_uses, preproc
+from ptxlint.guard_macros import GuardMacros
 from ptxlint.guards import FileGuards
 from ptxlint.lexer import Token, decode_string_literal, tokens
 from ptxlint.macros import ExpandedString, MacroDef, MacroTable, expand_to_string
@@ -164,7 +165,9 @@ def extract(
                 (start, f"{ASM_LABEL}: names a declaration's symbol, not a statement")
             )
             continue
-        context = _context(parsed, context_node, macro_name, file_guards, start, raw.end)
+        context = _context(
+            parsed, context_node, macro_name, file_guards, start, raw.end, host.guard_macros
+        )
         if macro_name is None:
             context = host.with_macro_specifiers(context, context_node)
         _finish(
@@ -312,13 +315,14 @@ def _read_branches(
     trial = ExtractionResult()
     in_device_code = False
     for variant in variants:
-        if preproc.evaluate_guards(variant.conditions) is False:
+        guard_macros = host.guard_macros.inside(start, variant.conditions)
+        if preproc.evaluate_guards(variant.conditions, macros=guard_macros) is False:
             continue  # a branch no 64-bit Linux build takes
         raw = _StatementReader(source, variant.tokens, pieces, in_macro=False).read()
         if raw is None:
             continue
         base = host.with_macro_specifiers(
-            _context(parsed, node, None, file_guards, start, raw.end), node
+            _context(parsed, node, None, file_guards, start, raw.end, host.guard_macros), node
         )
         in_device_code = bool(
             dialect.device_context_of(source.path, base.function_specifiers, base.guards)
@@ -327,6 +331,7 @@ def _read_branches(
             base,
             guards=base.guards + variant.conditions,
             local_guards=base.local_guards + variant.conditions,
+            guard_macros=guard_macros,
             branch=variant.conditions,
         )
         _finish(
@@ -448,6 +453,7 @@ class _HostCode:
         self.parsed = parsed
         self.macros = macros
         self.guards = guards
+        self.guard_macros = GuardMacros(guards, lambda: macros.table)
         self._functions: host_code.HostFunctions | None = None
         self._file_error: bool | None = None
         # a .c file with no CUDA marker (grammar_for picked C++ for it)
@@ -534,7 +540,7 @@ def _read_expansion(
     vtoks = list(tokens(done.virtual.text))
     guards = tuple(g for d in done.used for g in d.guards)
     base = host.with_macro_specifiers(
-        _context(parsed, node, None, file_guards, use.start, use.end), node
+        _context(parsed, node, None, file_guards, use.start, use.end, host.guard_macros), node
     )
     context = dataclasses.replace(
         base,
@@ -1136,6 +1142,7 @@ def _context(
     file_guards: FileGuards,
     start: int,
     end: int,
+    guard_macros: GuardMacros | None = None,
 ) -> Context:
     function = None
     specifiers: tuple[str, ...] = ()
@@ -1151,6 +1158,7 @@ def _context(
         macro=macro,
         guards=guards,
         local_guards=local_guards,
+        guard_macros=guard_macros.at(start) if guard_macros is not None and guards else (),
     )
 
 

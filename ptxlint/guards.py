@@ -125,16 +125,16 @@ LOCAL_GUARD_LINES = 300
 
 
 @dataclass(frozen=True)
-class _Branch:
+class Branch:
     start: int  # offset of the branch's first line
     end: int  # offset of the next #elif/#else/#endif
     block_lines: int  # lines from #if to #endif
     conditions: tuple[str, ...]  # what holds inside the branch
 
 
-def _branches(text: str) -> list[_Branch]:
+def _branches(text: str) -> list[Branch]:
     """Every branch of every #if block, read line by line (continuations joined)."""
-    out: list[_Branch] = []
+    out: list[Branch] = []
     stack: list[_Block] = []
     lines = text.split("\n")
     offset = 0
@@ -173,7 +173,7 @@ def _branches(text: str) -> list[_Branch]:
         else:  # endif
             stack.pop()
             size = line_no - block.if_line
-            out.extend(_Branch(b0, b1, size, c) for b0, b1, c in block.branches)
+            out.extend(Branch(b0, b1, size, c) for b0, b1, c in block.branches)
     return out
 
 
@@ -190,7 +190,7 @@ class FileGuards:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._branches: list[_Branch] | None = None
+        self._branches: list[Branch] | None = None
         self._starts: list[int] = []
         self._parents: list[int] = []
         self._calls: list[_NvCall] | None = None
@@ -198,7 +198,7 @@ class FileGuards:
         self._has_directives = "#" in text
         self._has_nv_calls = "NV_" in text
 
-    def _index(self) -> list[_Branch]:
+    def _index(self) -> list[Branch]:
         if self._branches is None:
             branches = sorted(_branches(self.text), key=lambda b: (b.start, -b.end))
             parents: list[int] = []
@@ -212,11 +212,9 @@ class FileGuards:
             self._starts = [b.start for b in branches]
         return self._branches
 
-    def at(self, start: int, end: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """All guards of ``[start, end)``, and the same without file-wide #if blocks
-        (longer than :data:`LOCAL_GUARD_LINES` lines)."""
-        text = self.text
-        chain: list[_Branch] = []
+    def chain(self, start: int) -> list[Branch]:
+        """The #if branches around offset ``start``, outermost first."""
+        chain: list[Branch] = []
         if self._has_directives:
             branches = self._index()
             i = bisect.bisect_right(self._starts, start) - 1
@@ -226,6 +224,13 @@ class FileGuards:
                 chain.append(branches[i])
                 i = self._parents[i]
             chain.reverse()
+        return chain
+
+    def at(self, start: int, end: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """All guards of ``[start, end)``, and the same without file-wide #if blocks
+        (longer than :data:`LOCAL_GUARD_LINES` lines)."""
+        text = self.text
+        chain = self.chain(start)
         every = tuple(c for b in chain for c in b.conditions)
         local = tuple(c for b in chain if b.block_lines <= LOCAL_GUARD_LINES for c in b.conditions)
         extra: tuple[str, ...] = ()

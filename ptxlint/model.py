@@ -209,6 +209,18 @@ class Expansion:
 
 
 @dataclass(frozen=True)
+class GuardMacro:
+    """One definition of an object-like macro that a statement's ``#if`` conditions use
+    (``#define __CVTA_PTR_64 1`` before ``#if __CVTA_PTR_64``): it holds where every one of
+    ``conditions`` holds (those of its own #if blocks that do not also enclose the condition's
+    directive)."""
+
+    name: str
+    body: str  # the replacement text, tokens joined by spaces ("" for `#define M`)
+    conditions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Context:
     """Where a statement lives, for deciding whether it is device PTX at all."""
 
@@ -217,6 +229,9 @@ class Context:
     macro: str | None = None  # the #define whose body holds the statement
     guards: tuple[str, ...] = ()  # enclosing #if / #ifdef conditions, outermost first
     local_guards: tuple[str, ...] = ()  # the same without file-wide (> 300 lines) #if blocks
+    # the file's object-like macros that the guards use, in definition order (a name absent
+    # here, or whose definitions may not hold, is unknown to the guards' evaluation)
+    guard_macros: tuple[GuardMacro, ...] = ()
     dialect: str = "ptx"  # "ptx" | "host" | "unknown": only "ptx" statements are linted
     dialect_reason: str = ""
     # "python": CUDA C++ held in a Python string (CuPy, cuda.core); positions are in the .py

@@ -8,13 +8,20 @@ Arithmetic is 64-bit, as in a C preprocessor (``intmax_t``): every result wraps 
 count or by 64 or more, ``INT64_MIN / -1``, a literal wider than 64 bits) is unknown. Python's
 unbounded integers would let ``#if (1<<4000000000)*(1<<4000000000)`` take gigabytes and minutes.
 Nesting deeper than ``MAX_DEPTH`` is unknown too, not a RecursionError.
+
+A file's own object-like macros (``#define __CVTA_PTR_64 1`` before ``#if __CVTA_PTR_64``) come
+as :class:`~ptxlint.model.GuardMacro` definitions: a name takes the value of its last
+definition whose conditions hold; a name any of whose definitions may or may not hold, or none
+of which holds (it may come from ``-D``), stays unknown, never 0. ``defines`` wins over them:
+what the target fixes (``__LP64__``, ``__CUDA_ARCH__``) is not the file's to redefine.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ptxlint.lexer import Token, tokens
+from ptxlint.model import GuardMacro
 
 # Macros whose state on 64-bit Linux device compilation with nvcc is fixed.
 DEFAULT_TARGET: Mapping[str, int | None] = {
@@ -50,11 +57,23 @@ def _wrap(value: int) -> int:
     return value - (1 << _BITS) if value & _SIGN else value
 
 
+Macros = Mapping[str, Sequence[GuardMacro]]
+_NO_MACROS: Macros = {}
+
+
 class _Parser:
-    def __init__(self, toks: list[Token], defines: Mapping[str, int | None]) -> None:
+    def __init__(
+        self,
+        toks: list[Token],
+        defines: Mapping[str, int | None],
+        macros: Macros = _NO_MACROS,
+        hidden: frozenset[str] = frozenset(),
+    ) -> None:
         self.toks = toks
         self.pos = 0
         self.defines = defines
+        self.macros = macros
+        self.hidden = hidden  # macros being expanded (a body that names itself is unknown)
         self.depth = 0
 
     def peek(self) -> str:
@@ -135,14 +154,31 @@ class _Parser:
             if paren and self.peek() == ")":
                 self.take()
             if name not in self.defines:
-                return None
+                return 1 if self._macro(name) is not None else None
             return int(self.defines[name] is not None)
         if tok[:1].isdigit():
             return _int_literal(tok)
         if tok in self.defines:
             value = self.defines[tok]
             return 0 if value is None else _wrap(value)
-        return None
+        macro = self._macro(tok)
+        if macro is None or not macro.body.strip():
+            return None
+        return _value(macro.body, self.defines, self.macros, self.hidden | {tok})
+
+    def _macro(self, name: str) -> GuardMacro | None:
+        """The definition of ``name`` that certainly holds, else None (unknown)."""
+        candidates = self.macros.get(name)
+        if not candidates or name in self.hidden:
+            return None
+        live = None
+        for candidate in candidates:
+            held = evaluate_guards(candidate.conditions, self.defines)
+            if held is None:
+                return None
+            if held:
+                live = candidate  # a later definition replaces an earlier one
+        return live
 
 
 def _int_literal(text: str) -> int | None:
@@ -199,28 +235,49 @@ def _apply(op: str, left: int | None, right: int | None) -> int | None:
         return None
 
 
-def evaluate(condition: str, defines: Mapping[str, int | None] = DEFAULT_TARGET) -> Tri:
-    """``True``/``False`` when the condition is decided by ``defines``, else ``None``."""
-    toks = list(tokens(condition))
+def _value(
+    text: str, defines: Mapping[str, int | None], macros: Macros, hidden: frozenset[str]
+) -> int | None:
+    toks = list(tokens(text))
     if not toks:
         return None
-    parser = _Parser(toks, defines)
+    parser = _Parser(toks, defines, macros, hidden)
     try:
         value = parser.expr()
     except _TooDeep:
         return None
-    if parser.pos != len(toks) or value is None:
-        return None
-    return bool(value)
+    return value if parser.pos == len(toks) else None
+
+
+def macro_map(macros: Sequence[GuardMacro]) -> Macros:
+    """Definitions by name, in definition order."""
+    out: dict[str, list[GuardMacro]] = {}
+    for m in macros:
+        out.setdefault(m.name, []).append(m)
+    return out
+
+
+def evaluate(
+    condition: str,
+    defines: Mapping[str, int | None] = DEFAULT_TARGET,
+    macros: Macros = _NO_MACROS,
+) -> Tri:
+    """``True``/``False`` when the condition is decided by ``defines`` (and the file's
+    ``macros``), else ``None``."""
+    value = _value(condition, defines, macros, frozenset())
+    return None if value is None else bool(value)
 
 
 def evaluate_guards(
-    guards: tuple[str, ...], defines: Mapping[str, int | None] = DEFAULT_TARGET
+    guards: tuple[str, ...],
+    defines: Mapping[str, int | None] = DEFAULT_TARGET,
+    macros: Sequence[GuardMacro] | Macros = (),
 ) -> Tri:
     """All guards together (a conjunction); a guard ``!(c)`` is the else-branch of ``c``."""
+    by_name = macros if isinstance(macros, Mapping) else macro_map(macros)
     result: Tri = True
     for guard in guards:
-        value = evaluate(guard, defines)
+        value = evaluate(guard, defines, by_name)
         if value is False:
             return False
         if value is None:

@@ -21,8 +21,11 @@ _DATA_MODEL = re.compile(
 
 
 def data_model_guarded(statement: AsmStatement) -> bool:
-    """A guard mentions the data model: LP64 sizes may not apply."""
-    return any(_DATA_MODEL.search(g) for g in statement.context.guards)
+    """A guard mentions the data model, or only a 32-bit build compiles the statement: LP64
+    sizes may not apply."""
+    return any(_DATA_MODEL.search(g) for g in statement.context.guards) or only_for_32bit(
+        statement
+    )
 
 
 def model_dependent(ctype: CType) -> bool:
@@ -50,3 +53,28 @@ def clang_only(statement: AsmStatement) -> bool:
         return True
     guards = statement.context.guards
     return bool(guards) and preproc.evaluate_guards(guards, _NVCC) is False
+
+
+# A 64-bit Windows build (LLP64): the other data model nvcc 13.0 still builds for.
+_WIN64: dict[str, int | None] = {
+    **preproc.DEFAULT_TARGET,
+    "__LP64__": None,
+    "_LP64": None,
+    "__linux__": None,
+    "_WIN32": 1,
+    "_WIN64": 1,
+    "_MSC_VER": 1940,
+}
+
+
+def only_for_32bit(statement: AsmStatement) -> bool:
+    """No 64-bit build compiles the statement (``#if !defined(__LP64__)``, or the ``#else`` of
+    ``#if __CVTA_PTR_64`` where the file defines ``__CVTA_PTR_64`` for every 64-bit target):
+    its 32-bit forms are right where it is built."""
+    context = statement.context
+    if not context.guards:
+        return False
+    return all(
+        preproc.evaluate_guards(context.guards, target, context.guard_macros) is False
+        for target in (preproc.DEFAULT_TARGET, _WIN64)
+    )

@@ -44,7 +44,10 @@ def _statements(path: str, text: str) -> list[AsmStatement]:
         found = extract_statements(SourceFile(path, text)).statements
     except Exception:  # the first pass already reported it
         return []
-    return [s for s in found if evaluate_guards(s.context.guards) is not False]
+    return [
+        s for s in found
+        if evaluate_guards(s.context.guards, macros=s.context.guard_macros) is not False
+    ]
 
 
 def past_first_error(verifier: object, confirmed: set[tuple[str, int]]) -> list[Finding]:

@@ -279,7 +279,9 @@ class Verifier:
             # A branch no 64-bit build compiles (`#else` of `defined(__LP64__)`) is not probed:
             # its toolchain errors would be about a configuration nvcc 13 cannot build.
             self.statements[path] = [
-                s for s in found if evaluate_guards(s.context.guards) is not False
+                s
+                for s in found
+                if evaluate_guards(s.context.guards, macros=s.context.guard_macros) is not False
             ]
             if progress is not None:
                 progress.files(done, len(sources))

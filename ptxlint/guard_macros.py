@@ -1,0 +1,148 @@
+"""The file's own object-like macros that a statement's ``#if`` conditions use.
+
+``#define __CVTA_PTR_64 1`` (under ``#if defined(__LP64__) || ...``) before ``#if __CVTA_PTR_64``
+decides that the ``#else`` is a 32-bit branch; without the definition the condition is
+unknown and both branches look possible. For each condition around a statement this collects
+the definitions of the names it uses that come before the condition's directive (the file's
+own, position-sensitive, after any ``#undef``; else those of the headers it includes by
+relative path), each with the conditions it holds under that do not also enclose the
+directive. :mod:`ptxlint.preproc` evaluates them; nothing here decides.
+
+Left unknown: function-like macros, names the target fixes (``__CUDA_ARCH__``, ``__LP64__``:
+a file does not redefine them), names defined nowhere ptxlint can see.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ptxlint import preproc
+from ptxlint.guards import Branch, FileGuards
+from ptxlint.macros import MacroDef, MacroTable
+from ptxlint.model import GuardMacro
+
+_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+# Names whose value is the compiler's or the target's, never a file's.
+_FIXED = re.compile(r"^(?:__CUDA|__CUDACC|__NVCC|__NVCOMPILER|CUDA_VERSION$|CUDART_VERSION$)")
+MAX_NESTING = 8  # a macro whose body uses a macro whose body uses ...: deeper is unknown
+
+
+def _fixed(name: str) -> bool:
+    return name == "defined" or name in preproc.DEFAULT_TARGET or _FIXED.match(name) is not None
+
+
+class GuardMacros:
+    """Per file: the :class:`GuardMacro` definitions each statement's guards use. The answer
+    depends only on the chain of #if branches around the statement, so statements of one
+    branch share it."""
+
+    def __init__(self, guards: FileGuards, table: Callable[[], MacroTable]) -> None:
+        self.guards = guards
+        self._table = table
+        self._memo: dict[tuple[int, ...], tuple[GuardMacro, ...]] = {}
+
+    def at(self, start: int) -> tuple[GuardMacro, ...]:
+        chain = self.guards.chain(start)
+        if not chain:
+            return ()
+        key = tuple(b.start for b in chain)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self._collect(chain)
+        return found
+
+    def inside(self, start: int, conditions: tuple[str, ...]) -> tuple[GuardMacro, ...]:
+        """The definitions the guards at ``start`` use, and those that ``conditions`` (of
+        directives inside the statement at ``start``) use."""
+        chain = self.guards.chain(start)
+        extra = self._collect(chain, [(conditions, start, chain)])
+        around = self.at(start)
+        known = {m.name for m in around}
+        return around + tuple(m for m in extra if m.name not in known)
+
+    def _collect(
+        self,
+        chain: list[Branch],
+        where: list[tuple[tuple[str, ...], int, list[Branch]]] | None = None,
+    ) -> tuple[GuardMacro, ...]:
+        # Each branch's conditions are evaluated at its directive: a definition counts where
+        # it precedes it (the branch's first line follows it), and the branches that enclose
+        # the directive enclose the statement too.
+        if where is None:
+            where = [(b.conditions, b.start, chain[:depth]) for depth, b in enumerate(chain)]
+        out: list[GuardMacro] = []
+        seen: set[str] = set()
+        for conditions, before, enclosing in where:
+            frontier = [
+                (n, 0) for c in conditions for n in _NAME.findall(c) if not _fixed(n)
+            ]
+            while frontier:
+                name, nesting = frontier.pop()
+                if name in seen or nesting > MAX_NESTING:
+                    continue
+                seen.add(name)
+                definitions = self._definitions(name, before, enclosing)
+                out.extend(definitions)
+                for d in definitions:
+                    frontier.extend(
+                        (n, nesting + 1) for n in _NAME.findall(d.body) if not _fixed(n)
+                    )
+        return tuple(out)
+
+    def _definitions(
+        self, name: str, before: int, enclosing: list[Branch]
+    ) -> list[GuardMacro]:
+        table = self._table()
+        own = table.own.defines.get(name)
+        if own:
+            undefs = [u for u in table.own.undefs.get(name, ()) if u < before]
+            last_undef = max(undefs) if undefs else -1
+            live = [d for d in own if last_undef < d.start < before]
+            if live or last_undef >= 0:
+                return self._own(live, enclosing)
+        if table.own.undefs.get(name):
+            return []  # #undef'd somewhere in the file: position matters, keep it unknown
+        return _from_headers(table, name)
+
+    def _own(self, definitions: list[MacroDef], enclosing: list[Branch]) -> list[GuardMacro]:
+        out = []
+        for d in definitions:
+            if d.params is not None:
+                return []  # function-like: not a value
+            # own-file definitions: the guards of their own #if blocks, less the shared ones
+            shared = {id(b) for b in enclosing}
+            conditions = tuple(
+                c for b in self.guards.chain(d.start) if id(b) not in shared for c in b.conditions
+            )
+            out.append(GuardMacro(d.name, _body(d), conditions))
+        return out
+
+
+def _from_headers(table: MacroTable, name: str) -> list[GuardMacro]:
+    """A header's definitions hold under their guards, less the header's include guard
+    (``#ifndef H`` / ``#define H``: true the first time the header is read)."""
+    out = []
+    for d in table.definitions(name):
+        if d.path == table.path:
+            continue  # the file's own, after the condition: not seen there
+        if d.params is not None:
+            return []
+        out.append(GuardMacro(d.name, _body(d), _without_include_guard(table, d)))
+    return out
+
+
+def _without_include_guard(table: MacroTable, d: MacroDef) -> tuple[str, ...]:
+    if not d.guards or not d.guards[0].startswith("!defined("):
+        return d.guards
+    guard = d.guards[0][len("!defined(") : -1].strip()
+    header = next((h for h in table.headers if h.path == d.path), None)
+    if header is None:
+        return d.guards
+    if any(g.guards == (d.guards[0],) for g in header.defines.get(guard, ())):
+        return d.guards[1:]
+    return d.guards
+
+
+def _body(d: MacroDef) -> str:
+    return " ".join(t.text for t in d.body)

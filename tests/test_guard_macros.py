@@ -1,0 +1,90 @@
+"""#if conditions read with the file's own object-like macros (sm_20_intrinsics.hpp's
+``__CVTA_PTR_64``); names ptxlint cannot resolve stay unknown, never 0."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ptxlint import preproc
+from ptxlint.engine import extract_statements
+from ptxlint.model import GuardMacro, SourceFile
+from tests.conftest import lint_text
+
+
+def _statements(text: str, path: str = "k.cu") -> list[tuple[str, bool | None]]:
+    """Each statement's template, and whether a 64-bit Linux build compiles it."""
+    out = []
+    for s in extract_statements(SourceFile(path, text)).statements:
+        c = s.context
+        out.append((s.template.text, preproc.evaluate_guards(c.guards, macros=c.guard_macros)))
+    return out
+
+
+def test_values_come_from_the_last_definition_that_certainly_holds() -> None:
+    lp64 = GuardMacro("PTR64", "1", ("defined(__LP64__) || defined(_WIN64)",))
+    assert preproc.evaluate_guards(("!(PTR64)",), macros=(lp64,)) is False
+    assert preproc.evaluate_guards(("defined(PTR64)",), macros=(lp64,)) is True
+    # a definition that may or may not hold leaves the name unknown
+    maybe = GuardMacro("PTR64", "1", ("defined(USE_PTR64)",))
+    assert preproc.evaluate_guards(("!(PTR64)",), macros=(maybe,)) is None
+    # none holds: the build may still define it (-D), so unknown, not 0
+    never = GuardMacro("PTR64", "1", ("defined(_MSC_VER)",))
+    assert preproc.evaluate_guards(("PTR64",), macros=(never,)) is None
+    # nested, redefined, self-referential
+    nested = (GuardMacro("A", "(B + 1)"), GuardMacro("B", "2"), GuardMacro("B", "3"))
+    assert preproc.evaluate_guards(("A == 4",), macros=nested) is True
+    assert preproc.evaluate_guards(("C",), macros=(GuardMacro("C", "C + 1"),)) is None
+    # what the target fixes is not the file's to change
+    assert preproc.evaluate_guards(("__LP64__",), macros=(GuardMacro("__LP64__", "0"),)) is True
+
+
+def test_the_cvta_ptr_64_branch_is_32_bit_only() -> None:
+    text = """
+#if !defined(__CUDA_ARCH__) || (__CUDA_ARCH__ >= 700)
+#if (defined(_MSC_VER) && defined(_WIN64)) || defined(__LP64__) || defined(__CUDACC_RTC__)
+#define CVTA_PTR_64 1
+#endif
+__device__ size_t to_param(const void *ptr) {
+#if CVTA_PTR_64
+  unsigned long long ret;
+  asm("cvta.to.param.u64 %0, %1;" : "=l"(ret) : "l"(ptr));
+#else
+  unsigned ret;
+  asm("cvta.to.param.u32 %0, %1;" : "=r"(ret) : "r"(ptr));
+#endif
+  return (size_t)ret;
+}
+#undef CVTA_PTR_64
+#endif
+"""
+    assert _statements(text) == [
+        ("cvta.to.param.u64 %0, %1;", None),  # __CUDA_ARCH__ is for PTX401 to decide
+        ("cvta.to.param.u32 %0, %1;", False),
+    ]
+    assert lint_text(text, select=("PTX204", "PTX004")) == []
+
+
+def test_a_definition_after_the_directive_or_after_an_undef_does_not_count() -> None:
+    text = """
+#ifndef GUARD_H
+#define GUARD_H
+__device__ void f() { asm volatile("trap;"); }
+#endif
+#define M 0
+#undef M
+#if !M
+__device__ void g() { asm volatile("exit;"); }
+#endif
+"""
+    # (were the #define before the #ifndef counted, the include guard would hide the file)
+    assert _statements(text, "guard.h") == [("trap;", None), ("exit;", None)]
+
+
+def test_definitions_from_a_header_included_by_relative_path(tmp_path: Path) -> None:
+    (tmp_path / "config.h").write_text(
+        "#ifndef CONFIG_H\n#define CONFIG_H\n#define WIDE 1\n#endif\n", encoding="utf-8"
+    )
+    text = '#include "config.h"\n#if WIDE\n#else\n__device__ void f() { asm("trap;"); }\n#endif\n'
+    path = tmp_path / "k.cu"
+    path.write_text(text, encoding="utf-8")
+    assert _statements(text, str(path)) == [("trap;", False)]
