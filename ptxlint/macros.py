@@ -228,10 +228,27 @@ def _real(path: str) -> str:
     return real
 
 
+# A project's own include folders (``-I`` of its compile_commands.json that lie inside the
+# linted tree; never system or toolkit folders), searched after the including file's folders.
+_INCLUDE_DIRS: tuple[str, ...] = ()
+
+
+def set_include_dirs(folders: Sequence[str]) -> None:
+    """Search ``folders`` too for includes (per process: the runner sets it in each worker)."""
+    global _INCLUDE_DIRS
+    folders = tuple(folders)
+    if folders != _INCLUDE_DIRS:
+        _INCLUDE_DIRS = folders
+        _FOUND.clear()
+        _CHILDREN.clear()
+        _HEADER_ASM.clear()
+        _CLOSURE_ASM.clear()
+
+
 def _find_header(base: str, name: str) -> str | None:
     """``#include "name"`` from a file in ``base``: next to it, as the compiler looks first,
     else in a folder above it (``#include "cutlass/cutlass.h"`` from deep inside a tree whose
-    root is on the include path)."""
+    root is on the include path), else in the project's include folders."""
     key = (base, name)
     if key in _FOUND:
         return _FOUND[key]
@@ -246,7 +263,43 @@ def _find_header(base: str, name: str) -> str | None:
         if parent == folder:
             break
         folder = parent
+    if found is None:
+        for folder in _INCLUDE_DIRS:
+            candidate = os.path.normpath(os.path.join(folder, name))
+            if os.path.isfile(candidate):
+                found = candidate
+                break
     _FOUND[key] = found
+    return found
+
+
+find_header = _find_header
+
+_CLOSURE_ASM: dict[str, frozenset[str]] = {}
+
+
+def asm_names_through(header: str) -> frozenset[str]:
+    """The asm-bearing macros a file gets by including ``header`` (its own and those of the
+    headers it includes, transitively), memoised per header: the byte prefilter asks this
+    for every project header a file includes by ``<...>``."""
+    real = _real(header)
+    found = _CLOSURE_ASM.get(real)
+    if found is None:
+        facts = []
+        seen = {real}
+        frontier = [(real, 0)]
+        while frontier:
+            path, depth = frontier.pop()
+            defs = _header(path)
+            if defs is None:
+                continue
+            facts.append(_asm_facts(defs))
+            if depth < MAX_INCLUDE_DEPTH:
+                for child in _children(path, defs):
+                    if child not in seen:
+                        seen.add(child)
+                        frontier.append((child, depth + 1))
+        found = _CLOSURE_ASM[real] = _spread(facts)
     return found
 
 

@@ -9,12 +9,22 @@ end's ``asm`` covers ``__asm__`` and ``__asm`` (and a quoted ``#include`` may br
 macro); the Python front end's ``.py`` words are its own (``inline_asm``, ``InlineAsm``, ...).
 Extensions nobody registered use the C++ keywords, because a file named on the command line is
 linted as C++ whatever its extension.
+
+A C++ file with none of them may still use an asm macro of a project header it includes as
+``#include <project/x.h>`` (DeepGEMM's ``DG_DEVICE_ASSERT``). Such a file passes when one of
+those includes resolves inside the tree (the folders above the file, the project's ``-I``
+folders) to a header that brings asm macros, and one of their names occurs in the file. Each
+header is read and its include closure summarised once per process, so a file costs one scan
+for its ``<...>`` includes and, only where a project header brings asm macros, one for names.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
+
+from ptxlint import macros
 
 # ``asm`` covers __asm__ and __asm; a file without it can still expand an asm macro from a header
 # it includes by relative path (extract.py reads those), so a quoted include lets it through too.
@@ -46,5 +56,31 @@ def keywords_for(path: str) -> tuple[bytes, ...]:
 
 
 def may_hold_asm(path: str, data: bytes) -> bool:
-    """False only when no statement can be in ``data``: none of the keywords occurs."""
-    return any(word in data for word in keywords_for(path))
+    """False only when no statement can be in ``data``: none of the keywords occurs, and no
+    asm macro of a project header it includes by ``<...>`` is named in it."""
+    words = keywords_for(path)
+    if any(word in data for word in words):
+        return True
+    return words is CXX_KEYWORDS and b"<" in data and _uses_included_asm_macro(path, data)
+
+
+# `#include <name>`; names without a '.' or '/' (<vector>, <cstdio>) are the standard library's.
+_ANGLE_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*<([^>\n]*[./][^>\n]*)>", re.M)
+_NAME_PATTERNS: dict[frozenset[str], re.Pattern[bytes]] = {}
+
+
+def _uses_included_asm_macro(path: str, data: bytes) -> bool:
+    base = os.path.dirname(os.path.abspath(path))
+    names: set[str] = set()
+    for m in _ANGLE_INCLUDE.finditer(data):
+        header = macros.find_header(base, m.group(1).decode("utf-8", "replace").strip())
+        if header is not None:
+            names |= macros.asm_names_through(header)
+    if not names:
+        return False
+    key = frozenset(names)
+    pattern = _NAME_PATTERNS.get(key)
+    if pattern is None:
+        words = b"|".join(re.escape(n.encode()) for n in sorted(names))
+        pattern = _NAME_PATTERNS[key] = re.compile(rb"(?<![\w$])(?:" + words + rb")(?![\w$])")
+    return pattern.search(data) is not None

@@ -9,6 +9,7 @@ this process, because it writes files.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ptxlint import macros
 from ptxlint.cache import ResultCache, code_fingerprint
 from ptxlint.cache import location as cache_location
 from ptxlint.config import Config, RuleSelector
@@ -42,6 +44,9 @@ class Tier2Settings:
 
     compile_commands: str | None = None  # the database file, already located
     clang_args: tuple[str, ...] = ()
+    # the database's -I folders inside the linted tree: `#include <project/x.h>` of an asm
+    # macro resolves there (set by run(), for the extractor of every process)
+    include_dirs: tuple[str, ...] = ()
 
     @property
     def wanted(self) -> bool:
@@ -220,6 +225,7 @@ def _init_worker(
     cache: ResultCache | None = None,
 ) -> None:
     classes = [r for r in load_rules().rules if r.id in rule_ids]
+    macros.set_include_dirs(tier2.include_dirs)
     _WORKER["cache"] = cache
     _WORKER["tier2"] = tier2.session()
     _WORKER["rules"] = instantiate(classes)
@@ -301,6 +307,22 @@ def _in_pool(paths: list[_Job], jobs: int, initargs: tuple[Any, ...]) -> Iterato
             start += 1
 
 
+def _with_include_dirs(tier2: Tier2Settings, paths: Sequence[str]) -> Tier2Settings:
+    """The compile database's include folders that lie inside the linted paths or the
+    project holding the database (the folder it is in, and that folder's parent)."""
+    if tier2.compile_commands is None:
+        return tier2
+    from ptxlint.tier2 import compile_db
+
+    try:
+        db = compile_db.load(Path(tier2.compile_commands))
+    except compile_db.CompileDbError:
+        return tier2  # the Tier-2 session reports it
+    where = Path(tier2.compile_commands).resolve().parent
+    roots = [p for p in paths if os.path.isdir(p)] + [str(where), str(where.parent)]
+    return dataclasses.replace(tier2, include_dirs=compile_db.project_include_dirs(db, roots))
+
+
 def default_jobs() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -366,6 +388,8 @@ def run(
         named = {os.path.abspath(p) for p in paths}
         files = [f for f in files if os.path.abspath(f) in named or not resolver.excluded(f)]
     total = len(files)
+    tier2 = _with_include_dirs(tier2, paths)
+    macros.set_include_dirs(tier2.include_dirs)
     cache = None
     if use_cache and not fix_mode and not tier2.wanted:
         cache = result_cache(rule_classes, config)

@@ -102,3 +102,34 @@ def _entry(entry: object, base: Path) -> CompileCommand | None:
     else:
         return None
     return CompileCommand(_norm(str(folder / file)), _norm(str(folder)), argv)
+
+
+def project_include_dirs(db: CompileDb, roots: list[str]) -> tuple[str, ...]:
+    """The ``-I``/``-iquote`` folders of the database's commands that lie inside one of
+    ``roots`` (a project's own include folders: ``#include <project/x.h>`` resolves there;
+    system and toolkit folders are left out). Existing folders only, in first-seen order."""
+    bases = [_norm(r) for r in roots]
+    out: dict[str, None] = {}
+    for command in db.commands:
+        args = command.arguments
+        for i, arg in enumerate(args):
+            folder = _include_flag(arg, args[i + 1] if i + 1 < len(args) else None)
+            if folder is None:
+                continue
+            path = _norm(os.path.join(command.directory, folder))
+            if path in out or not os.path.isdir(path):
+                continue
+            if any(path == b or path.startswith(b.rstrip(os.sep) + os.sep) for b in bases):
+                out[path] = None
+    return tuple(out)
+
+
+def _include_flag(arg: str, following: str | None) -> str | None:
+    """The folder of an include flag (``-I dir``, ``-Idir``, ``-iquote dir``, nvcc's
+    ``--include-path=dir``), else None."""
+    if arg in ("-I", "-iquote", "--include-path"):
+        return following
+    for flag in ("--include-path=", "-iquote", "-I"):
+        if arg.startswith(flag) and len(arg) > len(flag):
+            return arg[len(flag) :]
+    return None

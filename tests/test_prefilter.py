@@ -1,0 +1,87 @@
+"""The byte prefilter lets through a file that uses an asm macro of a project header it
+includes by ``#include <project/x.h>`` (DeepGEMM's ``DG_DEVICE_ASSERT``), and nothing else
+that has no asm keyword."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ptxlint import macros, prefilter, runner
+from ptxlint.config import Config, RuleSelector
+from ptxlint.registry import load_rules
+from ptxlint.rule import RuleContext
+from ptxlint.tier2 import compile_db
+
+ASSERT_H = """#pragma once
+#include <proj/trap.cuh>
+#define PROJ_ASSERT(cond) do { if (!(cond)) PROJ_TRAP(); } while (0)
+"""
+TRAP_H = '#pragma once\n#define PROJ_TRAP() asm volatile("trap")\n'
+KERNEL = """#include <vector>
+#include <proj/assert.cuh>
+__device__ void check(int n) { PROJ_ASSERT(n > 0); }
+"""
+
+
+@pytest.fixture(autouse=True)
+def _no_include_dirs() -> object:
+    yield
+    macros.set_include_dirs(())
+
+
+def _tree(root: Path, include: str) -> Path:
+    (root / include / "proj").mkdir(parents=True)
+    (root / include / "proj" / "assert.cuh").write_text(ASSERT_H, encoding="utf-8")
+    (root / include / "proj" / "trap.cuh").write_text(TRAP_H, encoding="utf-8")
+    (root / "src").mkdir(exist_ok=True)
+    kernel = root / "src" / "kernel.cu"
+    kernel.write_text(KERNEL, encoding="utf-8")
+    return kernel
+
+
+def test_an_angle_include_above_the_file_brings_its_asm_macros(tmp_path: Path) -> None:
+    kernel = _tree(tmp_path, ".")  # <proj/assert.cuh> resolves from the tree's root
+    assert prefilter.may_hold_asm(str(kernel), kernel.read_bytes())
+    # the same include, the macro never named: nothing to lint
+    other = tmp_path / "src" / "other.cu"
+    other.write_text("#include <proj/assert.cuh>\n__device__ int f() { return 1; }\n")
+    assert not prefilter.may_hold_asm(str(other), other.read_bytes())
+    # a standard header, or one that is nowhere in the tree, brings nothing
+    plain = tmp_path / "src" / "plain.cu"
+    plain.write_text("#include <vector>\n#include <missing/x.h>\nint PROJ_ASSERT;\n")
+    assert not prefilter.may_hold_asm(str(plain), plain.read_bytes())
+
+
+def _lint(paths: list[str], tier2: runner.Tier2Settings | None = None) -> int:
+    rules = list(load_rules().rules)
+    config = Config()
+    result = runner.run(paths, config, RuleSelector(config, [(r.id, r.name) for r in rules]),
+                        rules, RuleContext(), tier2=tier2 or runner.Tier2Settings())
+    return result.statements
+
+
+def test_the_project_include_folders_of_compile_commands_are_searched(tmp_path: Path) -> None:
+    kernel = _tree(tmp_path, "include")  # not above the file: only -I finds it
+    assert not prefilter.may_hold_asm(str(kernel), kernel.read_bytes())
+    build = tmp_path / "build"
+    build.mkdir()
+    db = build / "compile_commands.json"
+    command = ["nvcc", "-I../include", "-I/usr/local/cuda/include", "-c", "../src/kernel.cu"]
+    db.write_text(json.dumps([{"directory": str(build), "file": "../src/kernel.cu",
+                               "arguments": command}]), encoding="utf-8")
+    dirs = compile_db.project_include_dirs(compile_db.load(db), [str(tmp_path)])
+    assert dirs == (str((tmp_path / "include").resolve()),)  # the toolkit's folder is not ours
+    assert _lint([str(tmp_path / "src")]) == 0
+    settings = runner.Tier2Settings(compile_commands=str(db), clang_args=())
+    # the run hands the folders to the extractor too: the invocation is expanded and linted
+    assert _lint([str(tmp_path / "src")], settings) == 1
+
+
+def test_include_flags_in_every_spelling() -> None:
+    flag = compile_db._include_flag
+    assert flag("-I", "inc") == "inc" and flag("-Iinc", None) == "inc"
+    assert flag("-iquote", "q") == "q" and flag("-iquoteq", None) == "q"
+    assert flag("--include-path=p", None) == "p" and flag("-isystem", "s") is None
