@@ -152,7 +152,7 @@ def _reusable(path: str, linted: Linted) -> bool:
     )
 
 
-def _find_edit(old: str, new: str) -> _Edit:
+def changed_range(old: str, new: str) -> _Edit:
     """The one changed range: the longest common prefix, then the longest common suffix of
     what is left (slices compare in C; halving keeps it O(n log n) at worst)."""
     limit = min(len(old), len(new))
@@ -178,7 +178,7 @@ def _relint(
     document: _Document, path: str, text: str, context: RuleContext, selector: Selector
 ) -> _Document | None:
     old_text = document.text
-    edit = _find_edit(old_text, text)
+    edit = changed_range(old_text, text)
     removed, typed = old_text[edit.start : edit.old_end], text[edit.start : edit.new_end]
     if _LITERAL_BREAKERS & (set(removed) | set(typed)):
         return None

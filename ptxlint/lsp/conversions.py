@@ -65,20 +65,16 @@ class LineIndex:
     def line_starts(self) -> list[int]:
         return line_starts(self.text)  # the model's rule: CLI and editor agree on every line
 
-    @cached_property
-    def _content_ends(self) -> list[int]:
-        # Where each line's content ends, before its line break.
+    def _content_end(self, line: int) -> int:
+        """Where ``line``'s content ends, before its line break (one line at a time: a
+        whole-file table cost more than the re-lint after a keystroke)."""
         starts = self.line_starts
-        ends = []
-        for i in range(len(starts)):
-            if i + 1 < len(starts):
-                end = starts[i + 1] - 1
-                if self.text[end] == "\n" and end > starts[i] and self.text[end - 1] == "\r":
-                    end -= 1
-                ends.append(end)
-            else:
-                ends.append(len(self.text))
-        return ends
+        if line + 1 >= len(starts):
+            return len(self.text)
+        end = starts[line + 1] - 1
+        if self.text[end] == "\n" and end > starts[line] and self.text[end - 1] == "\r":
+            end -= 1
+        return end
 
     def position(self, offset: int, encoding: str = UTF16) -> tuple[int, int]:
         """The 0-based ``(line, character)`` of code-point ``offset``."""
@@ -86,7 +82,7 @@ class LineIndex:
         line = bisect.bisect_right(self.line_starts, offset) - 1
         start = self.line_starts[line]
         # An offset between "\r" and "\n" is not a position an editor has: take the line end.
-        offset = min(offset, self._content_ends[line])
+        offset = min(offset, self._content_end(line))
         return line, units(self.text[start:offset], encoding)
 
     def offset(self, line: int, character: int, encoding: str = UTF16) -> int:
@@ -95,7 +91,7 @@ class LineIndex:
             return 0
         if line >= len(self.line_starts):
             return len(self.text)
-        start, end = self.line_starts[line], self._content_ends[line]
+        start, end = self.line_starts[line], self._content_end(line)
         if character <= 0:
             return start
         segment = self.text[start:end]
@@ -118,11 +114,14 @@ def apply_change(
     end: tuple[int, int] | None,
     new_text: str,
     encoding: str = UTF16,
+    index: LineIndex | None = None,
 ) -> str:
-    """The text after one ``TextDocumentContentChangeEvent``; no range: a full replacement."""
+    """The text after one ``TextDocumentContentChangeEvent``; no range: a full replacement.
+    ``index``: the text's line index when the caller has one."""
     if start is None or end is None:
         return new_text
-    index = LineIndex(text)
+    if index is None or index.text is not text:
+        index = LineIndex(text)
     begin = index.offset(*start, encoding)
     finish = max(begin, index.offset(*end, encoding))
     return text[:begin] + new_text + text[finish:]

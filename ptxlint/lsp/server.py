@@ -289,7 +289,8 @@ class PtxlintServer(LanguageServer):
             if isinstance(change, lsp.TextDocumentContentChangePartial):
                 start = (change.range.start.line, change.range.start.character)
                 end = (change.range.end.line, change.range.end.character)
-                text = apply_change(text, start, end, change.text, self.encoding)
+                index = document.index if text is document.text else None
+                text = apply_change(text, start, end, change.text, self.encoding, index)
             else:
                 text = change.text
         document.text = sanitize(text)
@@ -379,7 +380,9 @@ class PtxlintServer(LanguageServer):
 
     def close(self, uri: str) -> None:
         self.cancel(uri)
-        if self.documents.pop(uri, None) is not None:
+        document = self.documents.pop(uri, None)
+        if document is not None:
+            self.service.forget(document.path)
             self.text_document_publish_diagnostics(
                 lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[])
             )

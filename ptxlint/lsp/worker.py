@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import dataclasses
 import multiprocessing
 import os
+from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -26,8 +28,9 @@ from typing import Any
 
 from ptxlint.engine import FileResult
 from ptxlint.fix import FixOutcome
+from ptxlint.incremental import changed_range
 from ptxlint.lsp.linting import Linter
-from ptxlint.model import PtxInstruction
+from ptxlint.model import AsmStatement, PtxInstruction, SourceFile
 
 DEFAULT_DEADLINE_S = 20.0
 STARTUP_S = 120.0  # a worker's imports on a loaded machine
@@ -35,7 +38,9 @@ WORKERS = 2
 
 # --------------------------------------------------------------------------- in the worker
 
-_STATE: dict[str, Any] = {"linter": None, "generation": -1, "problems": []}
+_STATE: dict[str, Any] = {
+    "linter": None, "generation": -1, "problems": [], "texts": OrderedDict()
+}
 
 
 def _linter(generation: int) -> Linter:
@@ -55,14 +60,54 @@ def lint_document(linter: Linter, path: str, text: str) -> FileResult:
 
 
 def _reply_result(result: FileResult) -> FileResult:
-    """The result as the server needs it: findings, without the statements list."""
-    return dataclasses.replace(result, statements=[])
+    """The result as the server needs it: the findings, their statements without the text
+    (the server has it), no statements list. Statements and the text were most of the
+    pickled reply, several pipe buffers for a large file."""
+    light = SourceFile(result.path, "")
+    bare: dict[int, AsmStatement] = {}
+    findings = []
+    for finding in result.findings:
+        statement = finding.statement
+        if statement is not None:
+            if id(statement) not in bare:
+                copied = copy.copy(statement)
+                object.__setattr__(copied, "source", light)
+                bare[id(statement)] = copied
+            finding = dataclasses.replace(finding, statement=bare[id(statement)])
+        findings.append(finding)
+    return dataclasses.replace(result, findings=findings, statements=[], source=None)
 
 
 @dataclass(frozen=True)
 class Reply:
     value: Any
     problems: tuple[str, ...] = ()  # configuration or plugin problems, to show once
+    resend: bool = False  # the worker lacked the text an edit applies to: send it whole
+
+
+# A document's text goes to a worker whole once; after that as the one range that changed,
+# applied to the text the worker holds: a keystroke in a large file does not copy the file
+# through the pipe. Each text sent is numbered, and an edit names the number of the text it
+# applies to: (base number, number, start, old end, new characters).
+Edit = tuple[int, int, int, int, str]
+MAX_TEXTS = 32
+
+
+def _text_of(path: str, payload: tuple[int, str] | Edit) -> str | None:
+    texts: OrderedDict[str, tuple[int, str]] = _STATE["texts"]
+    if len(payload) == 2:
+        number, text = payload
+    else:
+        base_number, number, start, old_end, new = payload
+        number_held, base = texts.get(path, (-1, ""))
+        if number_held != base_number:
+            return None
+        text = base[:start] + new + base[old_end:]
+    texts[path] = (number, text)
+    texts.move_to_end(path)
+    while len(texts) > MAX_TEXTS:
+        texts.popitem(last=False)
+    return text
 
 
 def _warm(generation: int) -> int:
@@ -71,9 +116,14 @@ def _warm(generation: int) -> int:
     return os.getpid()
 
 
-def _call(kind: str, generation: int, path: str, text: str, argument: Any) -> Reply:
+def _call(
+    kind: str, generation: int, path: str, payload: tuple[int, str] | Edit, argument: Any
+) -> Reply:
     problems: list[str] = _STATE["problems"]
     problems.clear()
+    text = _text_of(path, payload)
+    if text is None:
+        return Reply(None, resend=True)
     linter = _linter(generation)
     value: FileResult | FixOutcome | PtxInstruction | None
     if kind == "lint":
@@ -110,6 +160,9 @@ class LintService:
     generation: int = 0
     _slots: list[_Worker | None] = field(default_factory=list, repr=False)
     _home: dict[str, int] = field(default_factory=dict, repr=False)  # path -> slot
+    # the last text sent to each worker per path: the next call sends what changed
+    _sent: dict[tuple[int, str], tuple[int, str]] = field(default_factory=dict, repr=False)
+    _numbers: int = 0
 
     def start(self) -> None:
         """Start every worker now (imports, rules, grammars), so the first document does not
@@ -176,14 +229,25 @@ class LintService:
                 try:
                     await asyncio.wait_for(asyncio.wrap_future(worker.ready), STARTUP_S)
                     future = worker.pool.submit(
-                        _call, kind, self.generation, path, text, argument
+                        _call, kind, self.generation, path, self._payload(slot, path, text),
+                        argument,
                     )
                 except (BrokenProcessPool, RuntimeError, asyncio.TimeoutError):
                     self._discard(slot, worker)
                     continue
                 self._home[path] = slot
                 try:
-                    return await asyncio.wait_for(asyncio.wrap_future(future), self.deadline_s)
+                    reply = await asyncio.wait_for(asyncio.wrap_future(future), self.deadline_s)
+                    if reply.resend:  # the worker did not hold the text (never in order)
+                        self._sent.pop((slot, path), None)
+                        future = worker.pool.submit(
+                            _call, kind, self.generation, path, self._payload(slot, path, text),
+                            argument,
+                        )
+                        reply = await asyncio.wait_for(
+                            asyncio.wrap_future(future), self.deadline_s
+                        )
+                    return reply
                 except asyncio.TimeoutError:
                     self._discard(slot, worker)
                     raise LintTimeout(f"linting stopped after {self.deadline_s:g} s") from None
@@ -196,7 +260,26 @@ class LintService:
                 worker.calls.remove(path)
         raise BrokenProcessPool("the lint workers could not be started")
 
+    def _payload(self, slot: int, path: str, text: str) -> tuple[int, str] | Edit:
+        """What to send for ``text``: the range that changed since the last text sent there,
+        or the whole text."""
+        self._numbers += 1
+        number = self._numbers
+        previous = self._sent.get((slot, path))
+        self._sent[(slot, path)] = (number, text)
+        if previous is None or len(text) < 4096:
+            return (number, text)
+        edit = changed_range(previous[1], text)
+        return (previous[0], number, edit.start, edit.old_end, text[edit.start : edit.new_end])
+
+    def forget(self, path: str) -> None:
+        """The document was closed: its text need not be kept for the next call."""
+        for key in [k for k in self._sent if k[1] == path]:
+            del self._sent[key]
+
     def _discard(self, slot: int, worker: _Worker) -> None:
+        for key in [k for k in self._sent if k[0] == slot]:
+            del self._sent[key]
         if slot < len(self._slots) and self._slots[slot] is worker:
             self._slots[slot] = None
         processes = list((getattr(worker.pool, "_processes", None) or {}).values())
