@@ -121,7 +121,9 @@ OTHER_HOSTS: dict[str, int | None] = dict.fromkeys(
 def other_host_guarded(guards: tuple[str, ...]) -> bool:
     """Some guard holds only on a host CUDA does not build for (``#elif defined(__powerpc64__)``
     beside ``#if defined(__aarch64__)``): nvcc never sees the statement."""
-    return bool(guards) and preproc.evaluate_guards(guards, OTHER_HOSTS) is False
+    if not guards or preproc.evaluate_guards(guards, OTHER_HOSTS) is not False:
+        return False
+    return preproc.evaluate_guards(guards, {}) is not False  # `#if 0` is not about the host
 
 
 _HOLE_OPCODE = re.compile(HOLE + r"(?=\.(?:[fsub](?:8|16|32|64)|f16x2|bf16x2?|pred)\b)")

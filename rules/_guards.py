@@ -52,7 +52,9 @@ def clang_only(statement: AsmStatement) -> bool:
     if os.path.basename(statement.source.path).startswith("__clang_cuda_"):
         return True
     guards = statement.context.guards
-    return bool(guards) and preproc.evaluate_guards(guards, _NVCC) is False
+    if not guards or preproc.evaluate_guards(guards, _NVCC) is not False:
+        return False
+    return preproc.evaluate_guards(guards, {}) is not False  # `#if 0` leaves out every compiler
 
 
 # A 64-bit Windows build (LLP64): the other data model nvcc 13.0 still builds for.
@@ -74,6 +76,8 @@ def only_for_32bit(statement: AsmStatement) -> bool:
     context = statement.context
     if not context.guards:
         return False
+    if preproc.evaluate_guards(context.guards, {}, context.guard_macros) is False:
+        return False  # `#if 0`: no build at all, 32-bit or not
     return all(
         preproc.evaluate_guards(context.guards, target, context.guard_macros) is False
         for target in (preproc.DEFAULT_TARGET, _WIN64)

@@ -19,16 +19,21 @@ findings per rule and severity, findings nobody has reviewed (errors and warning
 reviewed as false. The goals (issue 18): no error judged false, at most 5% false among reviewed
 warnings. The exit status is 1 when a goal is missed or an error is unreviewed, else 0.
 
-A reviewed finding is keyed by tree, rule, path (relative to the tree) and line, with an
-optional ``match`` (a piece of the message) where one line holds several findings of a rule;
-``verdict`` is ``true`` (a real defect), ``defensible`` (worth saying, though the code works
-where it is built) or ``false`` (ptxlint is wrong), and ``why`` says why in one line.
+A reviewed finding (``[[finding]]``) is keyed by tree, rule, path (relative to the tree) and
+line, with an optional ``match`` (a piece of the message) where one line holds several findings
+of a rule; ``verdict`` is ``true`` (a real defect), ``defensible`` (worth saying, though the code
+works where it is built) or ``false`` (ptxlint is wrong), and ``why`` says why in one line.
+A ``[[pattern]]`` judges many findings of one cause at once (880 PTX103 in generated kernels):
+tree, rule, ``path`` as a glob (``csrc/cake_*/**``), ``match``, and ``count``, the number of
+findings it covered when it was reviewed; a run that finds another number says so, because the
+new ones were not looked at. A per-line review wins over a pattern.
 tests/test_corpora.py reads the same list and the same file.
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import shutil
@@ -172,36 +177,47 @@ def fetch(tree: Tree, cache: Path) -> None:
 class Review:
     tree: str
     rule: str
-    path: str
-    line: int
+    path: str  # a glob for a pattern
+    line: int  # 0 for a pattern
     verdict: str
     why: str
     match: str = ""
+    count: int = 0  # a pattern: the findings it covered when reviewed
+
+    @property
+    def pattern(self) -> bool:
+        return self.line == 0
 
     def covers(self, tree: str, rule: str, path: str, line: int, message: str) -> bool:
-        return (
-            (self.tree, self.rule, self.path, self.line) == (tree, rule, path, line)
-            and self.match in message
-        )
+        if (self.tree, self.rule) != (tree, rule) or self.match not in message:
+            return False
+        if self.pattern:
+            return fnmatch.fnmatchcase(path, self.path)
+        return (self.path, self.line) == (path, line)
 
 
 def load_reviews(path: Path = REVIEWED) -> list[Review]:
     with open(path, "rb") as handle:
         data = tomllib.load(handle)
     reviews = []
-    for entry in data.get("finding", []):
-        review = Review(
-            tree=entry["tree"],
-            rule=entry["rule"],
-            path=entry["path"],
-            line=int(entry["line"]),
-            verdict=entry["verdict"],
-            why=entry["why"],
-            match=entry.get("match", ""),
-        )
-        if review.verdict not in VERDICTS or not review.why.strip():
-            raise ValueError(f"{path}: bad review {entry}")
-        reviews.append(review)
+    for kind in ("finding", "pattern"):
+        for entry in data.get(kind, []):
+            review = Review(
+                tree=entry["tree"],
+                rule=entry["rule"],
+                path=entry["path"],
+                line=int(entry["line"]) if kind == "finding" else 0,
+                verdict=entry["verdict"],
+                why=entry["why"],
+                match=entry.get("match", ""),
+                count=int(entry.get("count", 0)) if kind == "pattern" else 0,
+            )
+            bad = review.verdict not in VERDICTS or not review.why.strip()
+            if bad or (kind == "finding" and review.line <= 0):
+                raise ValueError(f"{path}: bad review {entry}")
+            if kind == "pattern" and review.count <= 0:
+                raise ValueError(f"{path}: a pattern needs the count it was reviewed at: {entry}")
+            reviews.append(review)
     return reviews
 
 
@@ -219,6 +235,7 @@ class TreeReport:
     judged: Counter[tuple[str, str]] = field(default_factory=Counter)  # (severity, verdict)
     false_findings: list[str] = field(default_factory=list)
     unreviewed_errors: list[str] = field(default_factory=list)
+    pattern_hits: Counter[Review] = field(default_factory=Counter)
     findings: list[dict[str, object]] = field(default_factory=list)
 
 
@@ -232,7 +249,9 @@ def relative(path: str, root: Path) -> str:
 def review_of(
     reviews: Sequence[Review], tree: str, rule: str, path: str, line: int, message: str
 ) -> Review | None:
-    return next((r for r in reviews if r.covers(tree, rule, path, line, message)), None)
+    """The per-line review of a finding, else the first pattern that covers it."""
+    found = [r for r in reviews if r.covers(tree, rule, path, line, message)]
+    return next((r for r in found if not r.pattern), found[0] if found else None)
 
 
 def lint_tree(tree: Tree, root: Path, reviews: Sequence[Review], jobs: int) -> TreeReport:
@@ -245,6 +264,7 @@ def lint_tree(tree: Tree, root: Path, reviews: Sequence[Review], jobs: int) -> T
     report.skipped, report.seconds = result.skipped_statements, result.seconds
     report.internal_errors = result.internal_errors
     mine = [r for r in reviews if r.tree == tree.name]
+    report.pattern_hits.update({r: 0 for r in mine if r.pattern})  # a pattern that matches none
     for finding in result.findings:
         add_finding(report, finding, root, mine, result.sources)
     return report
@@ -273,6 +293,8 @@ def add_finding(
             report.unreviewed_errors.append(where)
         return
     report.judged[(severity, review.verdict)] += 1
+    if review.pattern:
+        report.pattern_hits[review] += 1
     if review.verdict == "false":
         report.false_findings.append(where)
 
@@ -302,6 +324,12 @@ def render_tree(rep: TreeReport) -> list[str]:
     ]
     if rules:
         lines.append(f"    per rule: {rules}")
+    lines += [
+        f"    pattern {p.rule} {p.path} {p.match!r} covered {n} findings, reviewed at {p.count}: "
+        "look at the difference"
+        for p, n in rep.pattern_hits.items()
+        if n != p.count
+    ]
     lines += [f"    false: {where}" for where in rep.false_findings]
     lines += [f"    unreviewed error: {where}" for where in rep.unreviewed_errors[:20]]
     return lines

@@ -94,3 +94,23 @@ def test_corpus_has_no_unreviewed_or_false_error(name: str) -> None:
         # The CPU back ends are x86, ARM, RISC-V and more; only the CUDA back end is PTX.
         stray = {f["path"] for f in report.findings if "/ggml-cuda/" not in str(f["path"])}
         assert stray == set()
+
+
+def test_a_pattern_judges_many_findings_and_a_line_review_wins(tmp_path: Path) -> None:
+    reviewed = tmp_path / "r.toml"
+    reviewed.write_text(
+        '[[pattern]]\ntree = "t"\nrule = "PTX103"\npath = "csrc/cake_*/**"\nmatch = "lost"\n'
+        'count = 2\nverdict = "true"\nwhy = "generated kernels"\n'
+        '[[finding]]\ntree = "t"\nrule = "PTX103"\npath = "csrc/cake_a/k.cu"\nline = 7\n'
+        'verdict = "false"\nwhy = "one exception"\n',
+        encoding="utf-8",
+    )
+    reviews = precision.load_reviews(reviewed)
+    hit = precision.review_of(reviews, "t", "PTX103", "csrc/cake_b/x/k.cu", 3, "value lost")
+    assert hit is not None and hit.pattern and hit.verdict == "true"
+    line = precision.review_of(reviews, "t", "PTX103", "csrc/cake_a/k.cu", 7, "value lost")
+    assert line is not None and line.verdict == "false"
+    assert precision.review_of(reviews, "t", "PTX103", "csrc/other/k.cu", 3, "lost") is None
+    reviewed.write_text(reviewed.read_text().replace("count = 2\n", ""), encoding="utf-8")
+    with pytest.raises(ValueError, match="count"):
+        precision.load_reviews(reviewed)

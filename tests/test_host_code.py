@@ -115,3 +115,15 @@ __host__ __device__ void relax() {
     assert [reason for _, reason in result.skipped] == [
         "host: under a guard for a host CUDA does not build for"
     ]
+
+
+def test_a_branch_that_is_off_for_every_build_is_not_called_host_code() -> None:
+    text = """
+__device__ void f() {
+#if 0 && defined(__CUDA_ARCH__)
+  asm volatile("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(a) : "f"(b), "f"(c));
+#endif
+}
+"""
+    result = extract_statements(SourceFile("k.cu", text))
+    assert not any("host CUDA does not build for" in reason for _, reason in result.skipped)
