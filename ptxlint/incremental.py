@@ -37,6 +37,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import tree_sitter
+
 from ptxlint.cxx_facts import FileFacts
 from ptxlint.engine import (
     FileResult,
@@ -63,7 +65,7 @@ from ptxlint.model import (
     TemplatePiece,
 )
 from ptxlint.rule import Rule, RuleContext
-from ptxlint.syntax_tree import ParsedSource, grammar_for
+from ptxlint.syntax_tree import ParsedSource, _parser, grammar_for
 
 # Documents kept (least recently linted dropped first): an editor has a few open at a time.
 MAX_DOCUMENTS = 16
@@ -283,7 +285,8 @@ def _plain_statement(
     syntax tree as in ptxlint's reading (not an argument of a macro, not inside an error),
     the edit inside one run of the literal's plain characters."""
     start, end = parsed.to_byte(statement.span.start), parsed.to_byte(statement.span.end)
-    keyword = parsed.tree.root_node.descendant_for_byte_range(start, start + len(statement.keyword))
+    root = _positions(parsed).root_node
+    keyword = root.descendant_for_byte_range(start, start + len(statement.keyword))
     asm = keyword.parent if keyword is not None else None
     if (
         asm is None
@@ -295,7 +298,7 @@ def _plain_statement(
     ):
         return False
     p_start, p_end = parsed.to_byte(piece.span.start), parsed.to_byte(piece.span.end)
-    literal = parsed.tree.root_node.descendant_for_byte_range(p_start, p_end)
+    literal = root.descendant_for_byte_range(p_start, p_end)
     while literal is not None and literal.type != "string_literal":
         literal = literal.parent
     if literal is None or (literal.start_byte, literal.end_byte) != (p_start, p_end):
@@ -317,19 +320,50 @@ def _plain_statement(
     )
 
 
+class _EditedSource(ParsedSource):
+    """The new text with the old tree, edited (``Tree.edit``): every node where a parse of the
+    new text puts it, since the edit only changed characters inside one string literal (no
+    quote, backslash or line break; tests/test_incremental.py compares it with a fresh
+    parse). Reading a node's own ``text`` needs a parse, though (py-tree-sitter drops an
+    edited tree's source), so ``tree`` parses on first use, incrementally; ``positions``
+    gives the edited tree without parsing, for the next edit's checks. Few lints need the
+    parse: a parse walks every sibling of a long function body again (27 ms for the 5,000-line
+    benchmark function) while the rest of the re-lint takes a few."""
+
+    _pending: tree_sitter.Tree | None = None
+    _parsed: tree_sitter.Tree | None = None
+
+    @property
+    def tree(self) -> tree_sitter.Tree:
+        if self._parsed is None:
+            assert self._pending is not None
+            self._parsed = _parser(self.grammar).parse(self.data, self._pending)
+        return self._parsed
+
+    @tree.setter
+    def tree(self, value: tree_sitter.Tree | None) -> None:
+        self._pending, self._parsed = value, None
+
+    def positions(self) -> tree_sitter.Tree:
+        return self._parsed if self._parsed is not None else self._pending  # type: ignore[return-value]
+
+
+def _positions(parsed: ParsedSource) -> tree_sitter.Tree:
+    return parsed.positions() if isinstance(parsed, _EditedSource) else parsed.tree
+
+
 def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
-    """The new text's tree: the old one with the edit applied (``Tree.edit`` moves every node
-    after it). The edit only changes characters of one string literal's content (no quote,
-    backslash or line break), so tree-sitter would read the same nodes; a parse would cost
-    as much as a full one here, as it walks every sibling of a long function body again.
-    tests/test_incremental.py checks the tree against a fresh parse."""
+    """The new text's tree, from the old one (see ``_EditedSource``). An edit that keeps the
+    length keeps every position: the old tree is the new text's, read or not."""
     data = text.encode("utf-8", "surrogatepass")
     if len(data) == len(old.data):
+        if isinstance(old, _EditedSource):
+            return _EditedSource(text, data, old.positions(), old.grammar)
         return ParsedSource(text, data, old.tree, old.grammar)
     start_b = old.to_byte(edit.start)
     old_end_b = old.to_byte(edit.old_end)
     new_end_b = start_b + len(text[edit.start : edit.new_end].encode("utf-8", "surrogatepass"))
-    tree = old.tree.copy()
+    tree = _positions(old).copy()
     tree.edit(
         start_byte=start_b,
         old_end_byte=old_end_b,
@@ -338,7 +372,7 @@ def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
         old_end_point=_point(old.data, old_end_b),
         new_end_point=_point(data, new_end_b),
     )
-    return ParsedSource(text, data, tree, old.grammar)
+    return _EditedSource(text, data, tree, old.grammar)
 
 
 def _point(data: bytes, byte: int) -> tuple[int, int]:
