@@ -124,6 +124,8 @@ def _choices(form: Form) -> list[tuple[str | None, ...]]:
 
 def _operand_text(spec: OperandSpec, binding: dict[str, str], index: int, full: bool) -> str:
     if spec.kind == "addr":
+        if spec.type:
+            return f"[{register(spec.type, index % 16)}]"
         return f"[%rd{index % 8}]"
     if spec.kind == "imm":
         return str(_valid_immediate(spec))
@@ -244,6 +246,9 @@ def mutants(inst: _Instance) -> Iterable[tuple[str, str]]:
         if spec.kind == "imm":
             yield "immediate-as-register", inst.text(operands=[*ops[:i], "%r9", *ops[i + 1:]])
             yield "c-cast", inst.text(operands=[*ops[:i], f"(int64_t){text}", *ops[i + 1:]])
+        if spec.kind == "addr" and spec.type and text.startswith("[%r"):
+            swapped = "[%rd" + text[3:] if not text.startswith("[%rd") else "[%r" + text[4:]
+            yield "register-class", inst.text(operands=[*ops[:i], swapped, *ops[i + 1:]])
         if spec.kind in ("reg", "regimm") and text[:2] in ("%r", "%f", "%h", "%p", "%q"):
             prefix = re.match(r"%[a-z]+", text)
             assert prefix is not None

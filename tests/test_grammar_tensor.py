@@ -108,3 +108,35 @@ def test_mma_variants_that_used_to_abstain() -> None:
                    ".f32.e2m1.e2m1.f32.ue8m0 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, "
                    "{%r4, %r5}, {%f0, %f1, %f2, %f3}, %r6, {0, 0}, %r7, {0, 0};"
                    ).status == "abstain"
+
+
+def test_tcgen05_ld_st_count_follows_shape_and_num() -> None:
+    ok = verdict(f"tcgen05.ld.sync.aligned.16x256b.x2.b32 {_vec('%r', 8)}, [%r9];")
+    assert ok.status == "ok" and ok.need.target == "sm_100f"
+    short = verdict(f"tcgen05.ld.sync.aligned.16x128b.x2.b32 {_vec('%r', 2)}, [%r9];")
+    assert short.status == "error" and "takes 4" in short.issues[0].message
+    assert verdict("tcgen05.ld.sync.aligned.16x256b.x64.b32 {%r0}, [%r9];").status == "error"
+    # tensor-memory addresses are 32-bit registers
+    wide = verdict("tcgen05.st.sync.aligned.32x32b.x1.b32 [%rd1], {%r0};")
+    assert wide.status == "error" and wide.issues[0].kind == "type"
+    # the half-split offset of .16x32bx2 is an immediate
+    assert verdict("tcgen05.ld.sync.aligned.16x32bx2.x1.b32 {%r0}, [%r9], 2;").status == "ok"
+    assert verdict("tcgen05.ld.sync.aligned.16x32bx2.x1.b32 {%r0}, [%r9], %r2;"
+                   ).status == "error"
+
+
+def test_tcgen05_mma_operands() -> None:
+    head = "tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd3, %r4"
+    assert verdict(f"{head}, %p1;").status == "ok"
+    assert verdict(f"{head}, {{%r5, %r6, %r7, %r8}}, %p1, 15;").status == "ok"
+    assert verdict(f"{head}, %p1, 16;").status == "error"  # ptxas: "in range [0..15]"
+    # cta_group::2 masks eight lanes; .ws has no cta_group::2; i8 takes no scale immediate
+    assert verdict(f"{head}, {{%r5, %r6, %r7, %r8, %r5, %r6, %r7, %r8}}, %p1;"
+                   ).status == "error"
+    assert verdict("tcgen05.mma.ws.cta_group::2.kind::f16 [%r1], %rd2, %rd3, %r4, %p1;"
+                   ).status == "error"
+    assert verdict("tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd2, %rd3, %r4, %p1, 1;"
+                   ).status == "error"
+    # sparse and block-scaled forms are not written down yet
+    assert verdict("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [%r1], %rd2, %rd3, "
+                   "%r4, [%r5], [%r6], %p1;").status == "abstain"

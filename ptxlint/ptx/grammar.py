@@ -19,6 +19,7 @@ Form notation (one string per form)::
   type), ``d_:T`` the same or the sink ``_``; ``r:T`` a register read; ``a:T`` a register or an
   immediate; ``i:VALUES`` an immediate only (``16``, ``4|8|16``, ``0..15``, ``*``);
   ``ai:T:VALUES`` a register of ``T`` or an immediate within VALUES; ``[A]`` an address;
+  ``[A:b32]`` an address whose base register is of that type (tensor memory);
   ``{d:T*N}`` a vector of N (a number, or a variable bound to ``.v2``/``.v4``/``.v8``);
   ``d:T|p`` a register with a predicate half; ``?`` before an operand makes it (and everything
   after it) optional.
@@ -42,7 +43,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from ptxlint.model import PtxInstruction, PtxOperand
 
@@ -151,10 +152,15 @@ class Slot:
     var: str = ""
 
     def find(self, word: str) -> Value | None:
+        return self._by_word.get(word)
+
+    @cached_property
+    def _by_word(self) -> dict[str, Value]:
+        # matching runs once per form per instruction: a dict, not a scan of 32 shapes
+        out: dict[str, Value] = {}
         for value in self.values:
-            if value.word == word:
-                return value
-        return None
+            out.setdefault(value.word, value)
+        return out
 
 
 @dataclass(frozen=True)
@@ -218,6 +224,16 @@ class Form:
     def required_operands(self) -> int:
         return sum(1 for o in self.operands if not o.optional)
 
+    @cached_property
+    def required_words(self) -> frozenset[str]:
+        """The words every spelling of this form has (required one-value slots)."""
+        return frozenset(s.values[0].word for s in self.slots
+                         if not s.optional and len(s.values) == 1)
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        return frozenset(v.word for s in self.slots for v in s.values)
+
 
 _SLOT_TOKEN = re.compile(r"\.?\{[^}]*\}|\.?\([^)]*\)|\.?<[^>]*>|\.[^.{(<\s]+")
 
@@ -258,9 +274,11 @@ def _split_top(text: str, sep: str = ",") -> list[str]:
 
 def _operand(text: str, optional: bool) -> OperandSpec:
     if text.startswith("[") and text.endswith("]"):
-        return OperandSpec("addr", optional=optional)
+        # `[A:b32]`: an address whose base register has that type (tensor memory)
+        _, _, base = text[1:-1].partition(":")
+        return OperandSpec("addr", base, optional=optional)
     if text.startswith("{") and text.endswith("}"):
-        inner, _, count = text[1:-1].rpartition("*")
+        inner, _, count = text[1:-1].partition("*")  # the count may hold '*' (N*2)
         element = _operand(inner, False)
         return OperandSpec("vec", element.type, element.written, count=count, optional=optional,
                            element=element)
@@ -595,14 +613,20 @@ def check(
             return Verdict("error", (Issue(
                 "modifier", f"unknown modifier {what} in '{instruction.mnemonic}': no form of "
                 f"'{instruction.opcode}' has it", start, end),))
-    matches = sorted((_match_modifiers(f, modifiers) for f in family), key=lambda m: m.cost)
-    exact = [m for m in matches if m.cost == 0]
+    # Only a form that has every word of the spelling and lacks none of its own fixed words
+    # can match exactly: try those first; the closest match (for the message) needs them all.
+    words = frozenset(modifiers)
+    exact = [m for m in (_match_modifiers(f, modifiers) for f in family
+                         if f.required_words <= words <= f.words) if m.cost == 0]
     if not exact:
+        matches = sorted((_match_modifiers(f, modifiers) for f in family),
+                         key=lambda m: m.cost)
         return Verdict("error", (_combination_issue(instruction, matches[0]),))
     # Operands: the first form whose operands fit decides; otherwise report against the
     # closest one.
     relaxed = relaxed_types if relaxed_types is not None else instruction.opcode in _RELAXED
-    best: tuple[int, list[Issue], _Match] | None = None
+    # the closest form: fewest errors, then one whose operand count fits
+    best: tuple[tuple[int, bool], list[Issue], _Match] | None = None
     for m in exact:
         issues, abstain = _check_operands(instruction, m, resolve, relaxed)
         if m.form.rejected and not abstain and not any(i.severity == "error" for i in issues):
@@ -614,8 +638,10 @@ def check(
         errors = [i for i in issues if i.severity == "error"]
         if not errors:
             return Verdict("ok", tuple(issues), m.form, m.need, _written(m.form))
-        if best is None or len(errors) < best[0]:
-            best = (len(errors), issues, m)
+        count = len(instruction.operands)
+        rank = (len(errors), not m.form.required_operands <= count <= len(m.form.operands))
+        if best is None or rank < best[0]:
+            best = (rank, issues, m)
     assert best is not None
     return Verdict("error", tuple(best[1]), best[2].form, best[2].need, _written(best[2].form))
 
@@ -770,6 +796,12 @@ def _check_one(
         if kind != "address":
             return [Issue("operand", f"'{operand.text}' should be an address '[...]' ({where})",
                           operand.start, operand.end)]
+        if spec.type and operand.parts and operand.parts[0].kind in ("ref", "register"):
+            base = resolve(operand.parts[0])
+            if base.kind == "reg" and base.type and not type_fits(base.type, spec.type, False):
+                return [Issue("type", f"'{operand.parts[0].text}' is a .{base.type} register, "
+                              f"but the address of {where} takes a .{spec.type} one",
+                              operand.parts[0].start, operand.parts[0].end)]
         return []
     if kind == "address":
         return [Issue("operand", f"'{operand.text}' is an address, but {where} is not",

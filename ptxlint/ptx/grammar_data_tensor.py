@@ -201,3 +201,77 @@ PARTIAL.update({
     "ldmatrix": frozenset({"b8", "m16n16", "m8n16", "b8x16", "b6x16_p32", "b4x16_p64"}),
     "stmatrix": frozenset({"b8", "m16n8"}),
 })
+
+# ----------------------------------------------------------------------------- tcgen05 (sm_100)
+# ptxas 13.0: the sm_100 family (sm_100a/f, sm_103a, sm_110a; none on sm_120a). Tensor-memory
+# addresses are 32-bit registers ("Arguments mismatch" with a 64-bit one); descriptors 64-bit;
+# the instruction descriptor 32-bit; the sub-instruction word comes first. Measured: `.shift`
+# is not on sm_100f, `.kind::i8` not on sm_100f/sm_103a and the scale-input-d immediate not on
+# sm_110a (written as the sm_100 family all the same: PTX401 only warns about targets).
+_TC = "; sm=100f; head=1"
+_CG = "<CG:.cta_group::1|.cta_group::2>"
+_add(f"tcgen05.alloc{_CG}.sync.aligned{{.shared::cta}}.b32 [A], a:u32{_TC}")
+_add(f"tcgen05.dealloc{_CG}.sync.aligned.b32 r:u32, a:u32{_TC}")
+_add(f"tcgen05.relinquish_alloc_permit{_CG}.sync.aligned{_TC}")
+_add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{{.shared::cluster}}.b64 [A]{_TC}")
+_add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{{.shared::cluster}}.multicast::cluster.b64 "
+     f"[A], a:b16{_TC}")
+_add("tcgen05.fence::before_thread_sync; sm=100f; head=1")
+_add("tcgen05.fence::after_thread_sync; sm=100f; head=1")
+_add("tcgen05.wait::ld.sync.aligned; sm=100f; head=1")
+_add("tcgen05.wait::st.sync.aligned; sm=100f; head=1")
+_add(f"tcgen05.shift{_CG}.down [A:b32]; sm=100a; head=1")
+
+
+def _nums(limit: int) -> str:
+    out, n = [], 1
+    while n <= limit:
+        out.append(f"x{n}")
+        n *= 2
+    return _dots(out)
+
+
+# (shape, largest .num, registers per .num); 16x32bx2 takes the half-split offset immediate
+for _shape, _limit, _per in (("32x32b", 128, 1), ("16x64b", 128, 1), ("16x128b", 64, 2),
+                             ("16x256b", 32, 4), ("16x32bx2", 128, 1)):
+    _count = "N" if _per == 1 else f"N*{_per}"
+    _split = ", i:*" if _shape == "16x32bx2" else ""
+    # ptxas takes these without `.aligned` too (undocumented)
+    _add(f"tcgen05.ld.sync.aligned.{_shape}<N:{_nums(_limit)}>{{.pack::16b}}.b32 "
+         f"{{d:b32*{_count}}}, [A:b32]{_split}{_TC}", _WG_NOALIGN)
+    _add(f"tcgen05.st.sync.aligned.{_shape}<N:{_nums(_limit)}>{{.unpack::16b}}.b32 "
+         f"[A:b32]{_split}, {{a:b32*{_count}}}{_TC}", _WG_NOALIGN)
+
+for _shape in (".128x256b", ".4x256b", ".128x128b",
+               ".64x128b<W:.warpx2::02_13|.warpx2::01_23>", ".32x128b.warpx4"):
+    _add(f"tcgen05.cp{_CG}{_shape} [A:b32], r:b64{_TC}")
+    _add(f"tcgen05.cp{_CG}{_shape}.b8x16<F:.b6x16_p32|.b4x16_p64> [A:b32], r:b64{_TC}")
+
+# tcgen05.mma: [d], a-desc or [a], b-desc, idesc, {disable-output-lane}, enable-input-d
+# (a predicate or 0/1), and for .kind::f16/.kind::tf32 the scale-input-d immediate 0..15
+_KIND = "<K:.kind::f16|.kind::tf32|.kind::f8f6f4|.kind::i8@100a>"
+_COLLECT_A = "{.collector::a::fill|.collector::a::use|.collector::a::lastuse|" \
+             ".collector::a::discard}"
+for _a in ("r:b64", "[A:b32]"):
+    for _cg, _lanes in ((".cta_group::1", 4), (".cta_group::2", 8)):
+        for _kind, _scale in ((_KIND, ""), ("<K:.kind::f16|.kind::tf32>", ", i:0..15")):
+            _head = f"tcgen05.mma{_cg}{_kind}{_COLLECT_A} [A:b32], {_a}, r:b64, r:u32"
+            _add(f"{_head}, a:pred{_scale}{_TC}")
+            _add(f"{_head}, {{a:b32*{_lanes}}}, a:pred{_scale}{_TC}")
+    _collect_b = "{" + "|".join(f".collector::b{i}::{op}" for i in range(4)
+                                for op in ("fill", "use", "lastuse", "discard")) + "}"
+    _add(f"tcgen05.mma.ws.cta_group::1{_KIND}{_collect_b} [A:b32], {_a}, r:b64, r:u32, "
+         f"a:pred, ?r:b64{_TC}")
+
+_TC_OPS = ("alloc", "dealloc", "relinquish_alloc_permit", "commit", "fence::before_thread_sync",
+           "fence::after_thread_sync", "wait::ld", "wait::st", "shift", "ld", "st", "mma")
+PARTIAL.update({
+    # sparse and block-scaled tcgen05.mma, .ashift, tcgen05.ld.red: not written down yet
+    "tcgen05": frozenset({"sp", "block_scale", "kind::mxf8f6f4", "kind::mxf4",
+                          "kind::mxf4nvf4", "scale_vec::1X", "scale_vec::2X", "scale_vec::4X",
+                          "block16", "block32", "ashift", "red", "min", "max", "NaN", "abs"}
+                         # ptxas 13.0 takes (ignores?) the cp source formats on every other
+                         # sub-instruction: undocumented, not judged
+                         | {f"{op}+{fmt}" for op in _TC_OPS
+                            for fmt in ("b8x16", "b6x16_p32", "b4x16_p64")}),
+})
