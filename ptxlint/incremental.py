@@ -62,7 +62,6 @@ from ptxlint.model import (
     SourceFile,
     Span,
     Template,
-    TemplatePiece,
 )
 from ptxlint.rule import Rule, RuleContext
 from ptxlint.syntax_tree import ParsedSource, _parser, grammar_for
@@ -73,10 +72,11 @@ MAX_DOCUMENTS = 16
 # Characters whose typing or removal can end or split a string literal.
 _LITERAL_BREAKERS = frozenset('"\\\n\r')
 # Words that file-wide decisions look for anywhere in the text, string literals included (the
-# grammar's CUDA markers, PTX101's ``__volatile__`` spelling, directives, NV_IF_TARGET guards,
-# suppression comments, #error): an edit within reach of one is linted in full.
-_FILE_WORDS = ("__", "#", "NV_", "ptxlint", "noqa", "error")
-_REACH = 32  # longer than any of those words, and than the markers that start with "__"
+# grammar's CUDA markers and PTX101's ``__volatile__`` spelling all start with "__", directives,
+# NV_IF_TARGET guards, suppression comments, #error), each with how far from the edit an
+# occurrence can be and still be made or unmade by it: an edit within reach of one is linted in
+# full. "__" reaches as far as the longest such marker (``__CUDA_ARCH__``) and a little more.
+_FILE_WORDS = (("__", 16), ("#", 1), ("NV_", 3), ("ptxlint", 7), ("noqa", 4), ("error", 5))
 
 
 @dataclass
@@ -184,10 +184,10 @@ def _relint(
     removed, typed = old_text[edit.start : edit.old_end], text[edit.start : edit.new_end]
     if _LITERAL_BREAKERS & (set(removed) | set(typed)):
         return None
-    near_old = old_text[max(0, edit.start - _REACH) : edit.old_end + _REACH]
-    near_new = text[max(0, edit.start - _REACH) : edit.new_end + _REACH]
-    if any(w in near_old or w in near_new for w in _FILE_WORDS):
-        return None
+    for word, reach in _FILE_WORDS:
+        low = max(0, edit.start - reach)
+        if word in old_text[low : edit.old_end + reach] or word in text[low : edit.new_end + reach]:
+            return None
     old = document.parsed
     if grammar_for(path, text) != old.grammar:
         return None
@@ -197,8 +197,9 @@ def _relint(
     if at is None:
         return None
     statement = statements[at]
-    piece = _literal_at(statement, edit)
-    if piece is None or not _plain_statement(old, statement, piece, edit):
+    literal = _literal_at(statement, edit)
+    typed_bytes = len(typed.encode("utf-8", "surrogatepass"))
+    if literal is None or not _plain_statement(old, statement, literal, edit, typed_bytes):
         return None
     delta = edit.delta
     if delta and any(
@@ -264,26 +265,30 @@ def _statement_at(statements: Sequence[AsmStatement], edit: _Edit) -> int | None
     return found[0] if len(found) == 1 else None
 
 
-def _literal_at(statement: AsmStatement, edit: _Edit) -> TemplatePiece | None:
-    """The template's string literal whose quotes enclose the edit, on one line."""
-    for piece in statement.template.pieces:
-        inside = piece.span.start < edit.start and edit.old_end < piece.span.end
-        if piece.kind == "string" and inside:
-            literal = statement.source.text[piece.span.start : piece.span.end]
+def _literal_at(statement: AsmStatement, edit: _Edit) -> Span | None:
+    """The statement's string literal whose quotes enclose the edit, on one line: a piece of
+    the template, a constraint or a clobber."""
+    spans = [p.span for p in statement.template.pieces if p.kind == "string"]
+    spans += [o.constraint.span for o in statement.operands if not o.constraint.opaque]
+    spans += [c.span for c in statement.clobbers]
+    for span in spans:
+        if span.start < edit.start and edit.old_end < span.end:
+            literal = statement.source.text[span.start : span.end]
             if "\n" in literal or "\r" in literal or not literal.endswith('"'):
                 return None
-            if edit.start <= piece.span.start + literal.index('"'):
+            if edit.start <= span.start + literal.find('"'):
                 return None  # in a prefix (u8"...") or on the opening quote
-            return piece
+            return span
     return None
 
 
 def _plain_statement(
-    parsed: ParsedSource, statement: AsmStatement, piece: TemplatePiece, edit: _Edit
+    parsed: ParsedSource, statement: AsmStatement, span: Span, edit: _Edit, typed_bytes: int
 ) -> bool:
-    """``asm(...)`` as a statement of its own in code, the literal a string of it, in the
-    syntax tree as in ptxlint's reading (not an argument of a macro, not inside an error),
-    the edit inside one run of the literal's plain characters."""
+    """``asm(...)`` as a statement of its own in code, the literal one of its template
+    strings, constraints or clobbers, in the syntax tree as in ptxlint's reading (not an
+    argument of a macro, not inside an error), the edit inside one run of the literal's plain
+    characters."""
     start, end = parsed.to_byte(statement.span.start), parsed.to_byte(statement.span.end)
     root = _positions(parsed).root_node
     keyword = root.descendant_for_byte_range(start, start + len(statement.keyword))
@@ -297,27 +302,53 @@ def _plain_statement(
         or asm.has_error
     ):
         return False
-    p_start, p_end = parsed.to_byte(piece.span.start), parsed.to_byte(piece.span.end)
+    p_start, p_end = parsed.to_byte(span.start), parsed.to_byte(span.end)
     literal = root.descendant_for_byte_range(p_start, p_end)
     while literal is not None and literal.type != "string_literal":
         literal = literal.parent
     if literal is None or (literal.start_byte, literal.end_byte) != (p_start, p_end):
         return False
-    holder = literal.parent
-    if holder is not None and holder.type == "concatenated_string":
-        holder = holder.parent
-    if holder is None or holder.id != asm.id:
+    if not _held_by(literal, asm):
         return False
     # ``Tree.edit`` stretches the node that ends where an insertion starts: that node must be
-    # the literal's text run itself, and the edit must not touch its first character (what
-    # follows an escape such as \x1 could join it).
+    # the literal's text run itself. The character before the edit stays (what follows an
+    # escape such as \x1 could join it), except where the opening quote is before it and
+    # the edit replaces or deletes characters (a letter of "=r"), leaving some behind.
     start_b, old_end_b = parsed.to_byte(edit.start), parsed.to_byte(edit.old_end)
-    return any(
-        child.type == "string_content"
-        and child.start_byte < start_b
-        and old_end_b <= child.end_byte
-        for child in literal.children
-    )
+    removed = old_end_b - start_b
+    for child in literal.children:
+        if child.type != "string_content" or not child.start_byte <= start_b <= child.end_byte:
+            continue
+        if old_end_b > child.end_byte:
+            return False
+        if child.start_byte < start_b:
+            return True
+        previous = child.prev_sibling
+        left = child.end_byte - child.start_byte - removed + typed_bytes
+        return removed > 0 and left > 0 and previous is not None and previous.type == '"'
+    return False
+
+
+def _held_by(literal: tree_sitter.Node, asm: tree_sitter.Node) -> bool:
+    """The literal is a template string of ``asm``, an operand's constraint or a clobber (not
+    a string inside an operand's C++ expression)."""
+    holder = literal.parent
+    if holder is None:
+        return False
+    if holder.type == "concatenated_string":
+        holder = holder.parent
+        return holder is not None and holder.id == asm.id
+    if holder.id == asm.id:
+        return True
+    if holder.type in ("gnu_asm_output_operand", "gnu_asm_input_operand"):
+        constraint = holder.child_by_field_name("constraint")
+        if constraint is None or constraint.id != literal.id:
+            return False
+        holder = holder.parent
+    elif holder.type != "gnu_asm_clobber_list":
+        return False
+    holder = holder.parent if holder is not None else None  # the list's statement
+    return holder is not None and holder.id == asm.id
 
 
 class _EditedSource(ParsedSource):
@@ -357,9 +388,7 @@ def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
     length keeps every position: the old tree is the new text's, read or not."""
     data = text.encode("utf-8", "surrogatepass")
     if len(data) == len(old.data):
-        if isinstance(old, _EditedSource):
-            return _EditedSource(text, data, old.positions(), old.grammar)
-        return ParsedSource(text, data, old.tree, old.grammar)
+        return _EditedSource(text, data, _positions(old), old.grammar)
     start_b = old.to_byte(edit.start)
     old_end_b = old.to_byte(edit.old_end)
     new_end_b = start_b + len(text[edit.start : edit.new_end].encode("utf-8", "surrogatepass"))

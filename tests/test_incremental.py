@@ -169,12 +169,16 @@ def _same_tree(got, want) -> None:
 
 
 def _literal_positions(result: FileResult) -> list[tuple[int, int]]:
-    """The content of every template literal of every statement: where editors type PTX."""
+    """The content of every template, constraint and clobber literal of every statement:
+    where editors type PTX."""
     spans = []
     for statement in result.statements:
-        for piece in statement.template.pieces:
-            if piece.kind == "string" and piece.span.end - piece.span.start > 2:
-                spans.append((piece.span.start + 1, piece.span.end - 1))
+        literals = [p.span for p in statement.template.pieces if p.kind == "string"]
+        literals += [o.constraint.span for o in statement.operands]
+        literals += [c.span for c in statement.clobbers]
+        for span in literals:
+            if span.end - span.start > 2:
+                spans.append((span.start + 1, span.end - 1))
     return spans
 
 
@@ -182,7 +186,8 @@ def _literal_positions(result: FileResult) -> list[tuple[int, int]]:
 # '#', '__volatile__' (PTX101's fix spells the file's choice), '__device__' (the grammar).
 _PTX_PIECES = ["0", "1", "3", "%", "%1", "%%", " ", ".", ";", ",", "{", "}", "u32", "f32",
                "add.u32", "ld.shared.u32 %0, [%1];", "cvta.to.shared.u32", "addc", "x", "_a",
-               "@p ", "setp.eq.u32 p, %1, 0;", "\\n\\t"]
+               "@p ", "setp.eq.u32 p, %1, 0;", "\\n\\t", "r", "l", "f", "=", "+", "&", "n",
+               "memory", "cc"]
 _BREAKERS = ['"', "\\", "\n", "#", "__volatile__", "__device__", " // ptxlint: ignore", "NV_"]
 _ANY = list("0123456789%{};,()\"' abcxyz#\n_") + ["asm(", "__volatile__", "*/", "/*", "//"]
 
@@ -209,7 +214,7 @@ def _random_edits(path: str, text: str, rng: random.Random, count: int) -> int:
         choice = rng.random()
         if literals and choice < 0.5:
             start, end = rng.choice(literals)
-            at = rng.randrange(start, end)
+            at = rng.randrange(start, end + 1)  # up to the closing quote
             pieces = _PTX_PIECES if rng.random() < 0.85 else _BREAKERS
             edited = _edit(text, at, end, rng, pieces)
         elif choice < 0.9:
@@ -264,6 +269,25 @@ def test_the_benchmarks_edits_take_the_fast_path_and_match_a_full_lint() -> None
 @pytest.mark.parametrize(
     ("old", "new"),
     [
+        ('"add.cc.u32 %0, %1, %2;"', '"add.cc.u32 %0, %1, %2; "'),  # typing at the end
+        ('"add.cc.u32 %0, %1, %2;"', '"add.cc.u32 %0, %1, %2"'),  # deleting there
+        ('"add.cc.u32 %0, %1, %2;"', '"sub.cc.u32 %0, %1, %2;"'),  # at the start, replacing
+        ('"=r"(hi)', '"=l"(hi)'),  # a constraint's letter
+        ('"=r"(hi)', '"=rr"(hi)'),
+        (': "memory");\n  asm volatile("st.shared', ': "memor");\n  asm volatile("st.shared'),
+    ],
+)
+def test_edits_of_a_literal_take_the_fast_path(old: str, new: str) -> None:
+    linter = IncrementalLinter()
+    same_as_full(linter, "mixed.cu", MIXED)
+    assert old in MIXED
+    same_as_full(linter, "mixed.cu", MIXED.replace(old, new, 1))
+    assert linter.incremental_runs == 1
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
         ("add.u32 %0, %1, %3;", "add.u32 %0, %1, %2;"),  # PTX001 goes
         # longer: PTX301's value flow reads names from a tree where they moved
         ("add.u32 %0, %1, %3;", "add.u32   %0, %1, %3;"),
@@ -272,6 +296,10 @@ def test_the_benchmarks_edits_take_the_fast_path_and_match_a_full_lint() -> None
         ('asm volatile("}" :::', 'asm volatile("" :::'),  # PTX203: the brace is not closed
         ("st.shared.f32 [%0], %1;", "st.shared.f32 [%0], %1; "),  # a suppressed finding
         ("mov.f32 %0, %1;", "mov.f32 %0, %2;"),  # before #if branches: not the fast path
+        ('"=r"(lo)', '"=l"(lo)'),  # a constraint: PTX206 and PTX004 on the statement
+        ('"=r"(lo)', '"+r"(lo)'),  # read-write now
+        (':: "r"(addr), "f"(v) : "memory");\n  asm volatile("st.shared',
+         ':: "r"(addr), "f"(v) : "memorx");\n  asm volatile("st.shared'),  # a clobber
         # PTX101's fix on the kernel's store spells 'volatile' as the file does
         ("add.s32 %0, %1, %2;", "add.s32 %0, %1, %2; __volatile__"),
     ],
