@@ -27,6 +27,19 @@ def _starts_instruction(text: str, pos: int) -> int | None:
     return m.end()
 
 
+_MISSING = "missing ';' before"
+
+
+def _ending_at(statement: AsmStatement, end: int) -> PtxInstruction | None:
+    """The instruction whose text ends at ``end`` (white space after it aside)."""
+    for instruction in statement.ptx.instructions:
+        if instruction.start < end <= instruction.end and not statement.template.text[
+            end : instruction.end
+        ].strip():
+            return instruction
+    return None
+
+
 def _in_comment(statement: AsmStatement, offset: int) -> bool:
     return any(start <= offset < end for start, end in statement.ptx.comments)
 
@@ -74,6 +87,11 @@ from different branches of a macro, only some configurations break.
 A piece split *inside* one instruction (`"ld.global" ".f32 %0, [%1];"`, `"mov.u32 %0, " "%1;"`)
 is fine and is not flagged.
 
+It also flags a line that ends an instruction's operands without `;` when the next line starts
+another instruction (`"cvta.to.shared.u64 p1, %1\n" "cvt.u32.u64 %0, p1;"`): PTX ends
+instructions with `;`, not with a newline. ptxlint reads the two as two instructions, so the
+second one's operands are not reported as a malformed operand list of the first.
+
 In Python's LLVM-syntax calls (Triton, CuTe DSL) the rule also flags a *last* instruction
 without `;`: the template is pasted into the PTX as written (Triton 3.6.0: *Parsing error near
 'neg'*).
@@ -102,6 +120,10 @@ safe: the joined text was not valid PTX.
         pieces = tuple(p for p in piece_texts(template) if p.end > p.start)
         if statement.syntax == "llvm":
             yield from self._unterminated_last(statement)
+        # The parser reads `... %1` + `cvt.u32.u64 ...` (glued, or on the next line) as two
+        # instructions and notes the missing ';' between them.
+        missing = [p for p in statement.ptx.problems if p.message.startswith(_MISSING)]
+        reported: set[int] = set()
         for prev, nxt in zip(pieces, pieces[1:], strict=False):
             if prev.piece.kind not in _LITERALS or nxt.piece.kind not in _LITERALS:
                 continue
@@ -115,9 +137,14 @@ safe: the joined text was not valid PTX.
             word_end = _starts_instruction(text, begin)
             if word_end is None:
                 continue
+            split = next((p for p in missing if p.start < boundary <= p.end), None)
             instruction = _spanning(statement, boundary)
+            if instruction is None and split is not None:
+                instruction = _ending_at(statement, split.start + 1)
             if instruction is None or instruction.opaque:
                 continue
+            if split is not None:
+                reported.add(split.start)
             fix = None
             content = literal_content(statement.source.text, prev.piece)
             if content is not None:
@@ -134,6 +161,27 @@ safe: the joined text was not valid PTX.
                 f"'{text[begin:word_end]}' runs into it ('{glued}'): two instructions become one",
                 fix=fix,
             )
+
+        for problem in missing:
+            if problem.start not in reported:
+                yield self._missing_at_line_end(statement, problem.start, problem.message)
+
+    def _missing_at_line_end(self, statement: AsmStatement, last: int, message: str) -> Finding:
+        """An instruction whose line ends without ';' before a line that starts another."""
+        text = statement.template.text
+        instruction = _ending_at(statement, last + 1)
+        begin = instruction.start if instruction is not None else last
+        char = statement.template.source_span(last, last + 1)
+        fix = None
+        if statement.source.text[char.start : char.end] == text[last : last + 1]:
+            fix = Fix("end the instruction with ';'", (Edit(Span(char.end, char.end), ";"),))
+        return self.finding(
+            statement,
+            self.template_span(statement, begin, last + 1),
+            f"'{text[begin : last + 1].strip()}' has no ';' ({message}): ptxas reads on into "
+            "the next instruction, a syntax error",
+            fix=fix,
+        )
 
     def _unterminated_last(self, statement: AsmStatement) -> Iterator[Finding]:
         """LLVM syntax (Triton, CuTe DSL): the template reaches ptxas as written, so a last

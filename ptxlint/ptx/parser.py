@@ -66,6 +66,7 @@ from ptxlint.model import (
     PtxProblem,
     PtxTemplate,
 )
+from ptxlint.ptx.opcodes import PTX_OPCODES
 
 __all__ = ["parse_template"]
 
@@ -85,6 +86,15 @@ def _skip_ws(text: str, pos: int, end: int) -> int:
 _COMMENT_START = re.compile(r"//|/\*")
 # The characters that change the scanner's state; everything else is skipped by one search.
 _SCAN = re.compile(r"[%{};\[\]]")
+# A line that ends with an operand (a word, `]`, `)`) and a next line that starts with an
+# opcode and its modifiers, optionally guarded; or an opcode glued to a number, `]` or `)` by
+# adjacent string pieces ("... p1, %1" "cvt.u32.u64 ..."). Group `prev`: the line's last
+# character; `guard`: the guard; `op`: the opcode word.
+_MISSING_SEMICOLON = re.compile(
+    r"(?:(?P<prev>[\w\])])[ \t\r\f\v]*\n\s*|(?<=[0-9\])]))"
+    r"(?P<guard>@!?%{0,2}\w+\s+)?(?P<op>[a-z][a-z0-9_]*)(?=\.[a-z])",
+    re.ASCII,
+)
 
 # GCC reads `%` + one optional modifier letter + digits as an operand reference, so `%r1` is
 # modifier "r" on operand 1 (nvcc agrees) while `%rd1`, `%clock`, `%tid` fall through to "bare".
@@ -402,6 +412,23 @@ class _Parser:
         """Parse ``[start, end)``; ``terminated`` means a ``;`` sits at ``end``."""
         pos = self._skip_labels(start, end, record=True)
         if pos >= end:
+            return
+        # `cvta.to.shared.u64 p1, %1\n cvt.u32.u64 %0, p1;`: a line that ends an operand and a
+        # next line that starts with an opcode are two instructions missing their ';'. Read
+        # them as two (ptxas rejects the text either way), so that the second one's operands
+        # are not taken for the first one's.
+        m = _MISSING_SEMICOLON.search(self.masked, pos + 1, end)
+        while m is not None and m.group("op") not in PTX_OPCODES:
+            m = _MISSING_SEMICOLON.search(self.masked, m.end(), end)
+        if m is not None:
+            first_end = m.end("prev") if m.group("prev") else m.start()
+            after = m.start("guard") if m.group("guard") else m.start("op")
+            self._statement(pos, first_end, terminated=False)
+            word_end = _MNEMONIC.match(self.masked, m.start("op"), end)
+            word = self.text[m.start("op") : word_end.end() if word_end else m.end("op")]
+            where = "on the next line" if m.group("prev") else "right after it"
+            self._problem(f"missing ';' before '{word}' {where}", first_end - 1, after)
+            self._statement(after, end, terminated)
             return
         # An unterminated statement ends at its last non-blank character, not at the separator.
         stop = end + 1 if terminated else pos + len(self.masked[pos:end].rstrip(_WS_CHARS))
