@@ -259,7 +259,7 @@ class PtxlintServer(LanguageServer):
         if isinstance(deadline, (int, float)) and not isinstance(deadline, bool) and deadline > 0:
             self.service.deadline_s = deadline / 1000
         self._loop = asyncio.get_running_loop()
-        self.service.start()  # the workers load while this process loads its rules
+        self.service.start()  # the first worker loads while this process loads its rules
         # here only for rule metadata and configuration: the workers lint
         self.linter = Linter(report=self._tell, warm_up=False)
         self.docs = RuleDocs(
@@ -410,8 +410,8 @@ def build_server(options: Options | None = None) -> PtxlintServer:
     @server.feature(lsp.INITIALIZE)
     async def initialize(params: lsp.InitializeParams) -> None:
         server.start(params.initialization_options)
-        # Answer once the workers have loaded: the client sends the first didOpen after this
-        # answer, and its diagnostics then come from a warm worker (no start-up in between).
+        # Answer once the first worker has loaded: the client sends the first didOpen after
+        # this answer, and its diagnostics then come from a warm worker.
         await server.service.started(STARTUP_WAIT_S)
 
     @server.feature(lsp.INITIALIZED)

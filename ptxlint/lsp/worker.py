@@ -165,20 +165,21 @@ class LintService:
     _numbers: int = 0
 
     def start(self) -> None:
-        """Start every worker now (imports, rules, grammars), so the first document does not
-        wait for them."""
+        """Start the first worker now (imports, rules, grammars), so the first document does
+        not wait for it. The others start when a call finds every running one busy with
+        another document: started together they would only slow down the first lints and
+        keystrokes on a small machine."""
         if not self._slots:
             self._slots = [None] * max(1, self.workers)
-        for slot in range(len(self._slots)):
-            self._worker(slot)
+        self._worker(0)
 
     async def started(self, timeout_s: float = STARTUP_S) -> None:
-        """Wait until every worker has loaded (at most ``timeout_s``); never raises: a worker
-        that could not start is started again by the first call that needs it."""
-        ready = [asyncio.wrap_future(w.ready) for w in self._slots if w is not None]
-        if ready:
+        """Wait until the first worker has loaded (at most ``timeout_s``); never raises: a
+        worker that could not start is started again by the first call that needs it."""
+        first = self._slots[0] if self._slots else None
+        if first is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.gather(*ready, return_exceptions=True), timeout_s)
+                await asyncio.wait_for(asyncio.wrap_future(first.ready), timeout_s)
 
     def _worker(self, slot: int) -> _Worker:
         worker = self._slots[slot]
@@ -202,7 +203,8 @@ class LintService:
             # busy with this document's previous text: the re-lint after it is quick there
             if worker is None or not worker.calls or path in worker.calls:
                 return home
-        idle = [i for i, w in enumerate(self._slots) if w is None or not w.calls]
+        idle = [i for i, w in enumerate(self._slots) if w is not None and not w.calls]
+        idle += [i for i, w in enumerate(self._slots) if w is None]  # to start
         if idle:
             return idle[0]
         return home if home is not None else len(self._home) % len(self._slots)
