@@ -11,6 +11,7 @@ from ptxlint.ptx.targets import (
     admitted_targets,
     available,
     compiled_for,
+    excluded_by_errors,
     lowest_target,
     no_toolkit_compiles,
     statement_guards,
@@ -80,6 +81,13 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
         if not admitted:
             return  # the guards do not choose targets (or exclude them all): target unknown
         lowest = lowest_target(local)
+        excluded = excluded_by_errors(statement.source)
+        if excluded:  # the file #errors for these: nothing in it is built for them
+            admitted = tuple(t for t in admitted if t not in excluded)
+            if not admitted:
+                return
+            if lowest is not None and lowest in excluded:
+                lowest = None
         for instruction in statement.ptx.instructions:
             if instruction.opaque:
                 continue

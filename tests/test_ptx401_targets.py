@@ -198,3 +198,24 @@ def test_old_toolkit_branch_is_not_linted_for_targets() -> None:
     live = body.replace("__CUDACC_VER_MAJOR__ < 9 && __CUDA_ARCH__ >= 300",
                         "__CUDACC_VER_MAJOR__ >= 9 && __CUDA_ARCH__ >= 700")
     assert {m.split("'")[1].split(".")[0] for _, m in _messages(live)} == {"shfl", "ldmatrix"}
+
+
+def test_an_arch_error_in_the_file_removes_its_targets() -> None:
+    # flashinfer's generated kernels: `#error` where a three-input max.f32 cannot be built.
+    from tests.conftest import lint_text
+
+    kernel = """
+__device__ float max3(float a, float b, float c) {
+  float m = a;
+#if __CUDA_ARCH__ >= 800
+  asm volatile("max.f32 %0, %1, %2, %3;" : "=f"(m) : "f"(a), "f"(b), "f"(c));
+#endif
+  return m;
+}
+"""
+    error = '#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 1000)\n#error "needs sm_100+"\n#endif\n'
+    assert len(lint_text(kernel, select=("PTX401",))) == 1  # admits sm_80..sm_90a
+    assert lint_text(error + kernel, select=("PTX401",)) == []
+    # an #error that only some configurations reach removes nothing
+    maybe = error.replace("(__CUDA_ARCH__ < 1000)", "(__CUDA_ARCH__ < 1000) && USE_MAX3")
+    assert len(lint_text(maybe + kernel, select=("PTX401",))) == 1

@@ -235,3 +235,23 @@ def test_an_fstring_field_after_dollar_is_an_unknown_operand_number() -> None:
     )
     findings = lint_text(text, "k.py", select=("PTX008",))
     assert [f.span.start > text.index("def g") for f in findings] == [True]
+
+
+def test_an_operand_list_changed_in_place_has_no_known_length() -> None:
+    # flashinfer's kda kernels: `operands = [addr]; operands.extend(...)` before the call.
+    from tests.conftest import lint_text
+
+    text = (
+        "from cutlass._mlir.dialects import llvm\n"
+        "def store(addr, values):\n"
+        "    operands = [addr]\n"
+        "    operands.extend(v for v in values)\n"
+        "    llvm.inline_asm(None, operands, 'st.global.v2.f32 [$0], {$1, $2};', 'l,f,f',\n"
+        "                    has_side_effects=True)\n"
+        "def short(addr):\n"
+        "    operands = [addr]\n"
+        "    llvm.inline_asm(None, operands, 'st.global.v2.f32 [$0], {$1, $2};', 'l,f,f',\n"
+        "                    has_side_effects=True)\n"
+    )
+    findings = lint_text(text, "k.py", select=("PTX501",))
+    assert [f.span.start > text.index("def short") for f in findings] == [True]

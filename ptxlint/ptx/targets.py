@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ptxlint.model import AsmStatement
+from ptxlint.model import AsmStatement, SourceFile
 from ptxlint.preproc import DEFAULT_TARGET, evaluate
 from ptxlint.ptx.instructions import Requirement
 
@@ -26,6 +26,7 @@ __all__ = [
     "admitted_targets",
     "available",
     "compiled_for",
+    "excluded_by_errors",
     "lowest_target",
     "no_toolkit_compiles",
     "statement_guards",
@@ -117,6 +118,47 @@ def admitted_targets(
     if len(chosen) == len(TARGETS):
         return None
     return tuple(t for t in chosen if compiled_for(guards, t))
+
+
+_ERROR = re.compile(r"^[ \t]*#[ \t]*error\b", re.M)
+_EXCLUDED: dict[int, tuple[SourceFile, frozenset[Target]]] = {}
+
+
+def excluded_by_errors(source: SourceFile) -> frozenset[Target]:
+    """Targets for which the file stops with ``#error`` (``#if __CUDA_ARCH__ < 1000`` /
+    ``#error "needs sm_100+"``): a statement anywhere in it is never compiled for them. Only an
+    ``#error`` whose every guard certainly holds for the target counts (a toolkit or project
+    macro there leaves it out). Once per file."""
+    cached = _EXCLUDED.get(id(source))
+    if cached is not None and cached[0] is source:
+        return cached[1]
+    found: set[Target] = set()
+    text = source.text
+    if "error" in text:
+        from ptxlint.guards import FileGuards  # only files with an #error need it
+
+        file_guards: FileGuards | None = None
+        seen: set[tuple[str, ...]] = set()
+        for m in _ERROR.finditer(text):
+            if file_guards is None:
+                file_guards = FileGuards(text)
+            conditions = file_guards.at(m.start(), m.start() + 1)[0]
+            if conditions in seen or not any(_ARCH_MACRO.search(c) for c in conditions):
+                continue
+            seen.add(conditions)
+            found.update(t for t in TARGETS if _fires(conditions, t))
+    if len(_EXCLUDED) > 64:
+        _EXCLUDED.clear()
+    result = frozenset(found)
+    _EXCLUDED[id(source)] = (source, result)
+    return result
+
+
+def _fires(conditions: tuple[str, ...], target: Target) -> bool:
+    defines = _DEFINES.get(target)
+    if defines is None:
+        defines = _DEFINES[target] = _defines(target)
+    return _held(conditions, defines, unknown_holds=False)
 
 
 # CUDA toolkits ptxlint considers: 11.0 and newer (older ones predate sm_80 and are long out of

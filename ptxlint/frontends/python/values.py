@@ -47,6 +47,12 @@ class _Event:
     value: tree_sitter.Node | None  # the right-hand side
 
 
+# Methods that change a list (or dict) in place: a binding they follow is no longer its value.
+_MUTATORS = frozenset(
+    "append extend insert pop remove clear reverse sort update setdefault __iadd__".split()
+)
+
+
 class Values:
     """Resolves expressions of one parsed Python file; bindings are indexed once per scope."""
 
@@ -338,6 +344,20 @@ class Values:
                 continue
             if kind in ("assignment", "augmented_assignment"):
                 self._record_assignment(node, table)
+            elif kind == "call":
+                # `operands.extend(...)`: the list bound earlier no longer says what it holds
+                function = node.child_by_field_name("function")
+                owner = function.child_by_field_name("object") if function is not None else None
+                method = (
+                    function.child_by_field_name("attribute") if function is not None else None
+                )
+                if (
+                    owner is not None
+                    and owner.type == "identifier"
+                    and method is not None
+                    and self.text(method) in _MUTATORS
+                ):
+                    table.setdefault(self.text(owner), []).append(_Event("other", node, None))
             elif kind in ("for_statement", "for_in_clause"):
                 left = node.child_by_field_name("left")
                 if left is not None:
