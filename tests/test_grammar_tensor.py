@@ -103,11 +103,22 @@ def test_mma_variants_that_used_to_abstain() -> None:
     swapped = verdict("mma.sync.aligned.m16n8k8.col.row.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, "
                       "{%r0, %r1}, {%r2}, {%f0, %f1, %f2, %f3};")
     assert swapped.status == "error"
-    # the block-scaled forms are not written down yet
-    assert verdict("mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X"
-                   ".f32.e2m1.e2m1.f32.ue8m0 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, "
-                   "{%r4, %r5}, {%f0, %f1, %f2, %f3}, %r6, {0, 0}, %r7, {0, 0};"
-                   ).status == "abstain"
+    # block scaling: 4X goes with .ue4m3 on ptxas 13.0; 4X.ue8m0 is CUDA 13.1's: abstain
+    scaled = ("mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X"
+              ".f32.e2m1.e2m1.f32.{} {{%f0, %f1, %f2, %f3}}, {{%r0, %r1, %r2, %r3}}, "
+              "{{%r4, %r5}}, {{%f0, %f1, %f2, %f3}}, {{%r6}}, {{%h0, %h1}}, %r7, {{0, 0}};")
+    ok = verdict(scaled.format("ue4m3"))
+    assert ok.status == "ok" and ok.need.target == "sm_120f"
+    assert verdict(scaled.format("ue8m0")).status == "abstain"
+
+
+def test_ldmatrix_8bit_shapes() -> None:
+    ok = verdict("ldmatrix.sync.aligned.m16n16.x2.trans.shared.b8 {%r0, %r1, %r2, %r3}, [%rd1];")
+    assert ok.status == "ok" and ok.need.sm == 100
+    assert verdict("ldmatrix.sync.aligned.m16n16.x2.shared.b8 {%r0, %r1, %r2, %r3}, [%rd1];"
+                   ).status == "error"  # ptxas: "Modifier '.trans' require"
+    assert verdict("ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b6x16_p32 {%r0}, [%rd1];"
+                   ).status == "ok"
 
 
 def test_tcgen05_ld_st_count_follows_shape_and_num() -> None:

@@ -97,6 +97,18 @@ _add("ldmatrix.sync.aligned.m8n8<N:.x1|.x2|.x4>{.trans}{.shared|.shared::cta}.b1
 _add("stmatrix.sync.aligned.m8n8<N:.x1|.x2|.x4>{.trans}{.shared|.shared::cta}.b16 [A], "
      "{a:b32*N}; sm=90")
 _add("movmatrix.sync.aligned.m8n8.trans.b16 d:b32, a:b32; sm=75")
+# the 8-bit shapes (PTX ISA 8.6), measured on ptxas 13.0: sm_100 and sm_120 families only
+# ("Feature '.m16n16' not supported on .target 'sm_100'"); .m16n16 needs .trans and takes .x1/.x2
+# (two registers a matrix), .m8n16 takes no .trans; the 6- and 4-bit source formats unpack to
+# .b8x16
+_MX8 = "; sm=100f,120f"
+_LDSPACE = "{.shared|.shared::cta}"
+_add(f"ldmatrix.sync.aligned.m16n16<N:.x1|.x2>.trans{_LDSPACE}.b8 {{d:b32*N*2}}, [A]{_MX8}")
+_add(f"ldmatrix.sync.aligned.m16n16<N:.x1|.x2>.trans{_LDSPACE}.b8x16<F:.b6x16_p32|.b4x16_p64> "
+     f"{{d:b32*N*2}}, [A]{_MX8}")
+_add(f"ldmatrix.sync.aligned.m8n16<N:.x1|.x2|.x4>{_LDSPACE}.b8x16<F:.b6x16_p32|.b4x16_p64> "
+     f"{{d:b32*N}}, [A]{_MX8}")
+_add(f"stmatrix.sync.aligned.m16n8<N:.x1|.x2|.x4>.trans{_LDSPACE}.b8 [A], {{a:b32*N}}{_MX8}")
 
 # ----------------------------------------------------------------------------- mma.sync
 # ptxas 13.0 reads the types (d, a, b, c) and the layouts (a, b) by position; .dtype must be
@@ -191,15 +203,51 @@ for _meta, _target in (("u32", "89"), ("b32", "120")):
     _mma(f"{_SP}.m16n8k64.row.col.f32{_FP8}.f32", "d:f32*4", "a:b32*4", "a:b32*4", "a:f32*4",
          f"sm={_target}", f", r:{_meta}, i:0")
 
+# block scaling (sm_120 family): d, a, b, c, then scale-a-data, {byte-id-a, thread-id-a},
+# scale-b-data, {byte-id-b, thread-id-b}; the sparse forms put e and f before the scales
+_SCALES = ", a:b32, {a:b16*2}, a:b32, {a:b16*2}"
+_F8F6F4 = ".e4m3|.e5m2|.e3m2|.e2m3|.e2m1"
+for _sp, _k8, _k4, _na, _nb, _extra in (
+        ("mma.sync.aligned", "m16n8k32", "m16n8k64", 4, 2, ""),
+        ("mma.sp::ordered_metadata.sync.aligned", "m16n8k64", "m16n8k128", 4, 4,
+         ", r:b32, i:0")):
+    _mma(f"{_sp}.{_k8}.row.col.kind::mxf8f6f4.block_scale{{.scale_vec::1X}}.f32"
+         f"<A:{_F8F6F4}><B:{_F8F6F4}>.f32.ue8m0", "d:f32*4", f"a:b32*{_na}", f"a:b32*{_nb}",
+         "a:f32*4", "sm=120f", _extra + _SCALES)
+    _mma(f"{_sp}.{_k4}.row.col.kind::mxf4.block_scale{{.scale_vec::2X}}.f32.e2m1.e2m1.f32.ue8m0",
+         "d:f32*4", f"a:b32*{_na}", f"a:b32*{_nb}", "a:f32*4", "sm=120f", _extra + _SCALES)
+    # ptxas 13.0: .scale_vec::2X with .ue8m0, 4X with .ue4m3 ("Illegal modifier
+    # '.scale_vec::4X' ... with type '.ue8m0'"; CUTLASS enables 4X.ue8m0 from CUDA 13.1 on,
+    # so that pair abstains below)
+    for _vec, _stype in (("2X", "ue8m0"), ("4X", "ue4m3")):
+        _mma(f"{_sp}.{_k4}.row.col.kind::mxf4nvf4.block_scale.scale_vec::{_vec}.f32"
+             f".e2m1.e2m1.f32.{_stype}", "d:f32*4", f"a:b32*{_na}", f"a:b32*{_nb}", "a:f32*4",
+             "sm=120f", _extra + _SCALES)
+# sparse .kind::f8f6f4 (with .sp::ordered_metadata only: plain .sp is "Illegal modifier"),
+# fp8 inputs from sm_100 as in the dense form; fp8 into f16 on the sm_120 family without .kind
+# (on sm_100 fp8 into f32 only, with an integer metadata register, as the older fp8 form)
+_ORDERED = "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col"
+# (listed first: the first form whose operands fit decides the target)
+_mma(f"{_ORDERED}.kind::f8f6f4.f32{_FP8}.f32", "d:f32*4", "a:b32*4", "a:b32*4", "a:f32*4",
+     "sm=100", ", r:u32, i:0")
+for _a, _b, _target in (("<A:.e4m3|.e5m2>", "<B:.e4m3|.e5m2>", "120f"),
+                        (f"<A:{_F6F4}>", f"<B:.e4m3|.e5m2|{_F6F4}>", "120f"),
+                        ("<A:.e4m3|.e5m2>", f"<B:{_F6F4}>", "120f")):
+    for _dt in ("f16", "f32"):
+        _mma(f"{_ORDERED}.kind::f8f6f4.{_dt}{_a}{_b}.{_dt}", _DACC4[_dt], "a:b32*4", "a:b32*4",
+             _ACC4[_dt], f"sm={_target}", ", r:b32, i:0")
+_mma(f"{_ORDERED}.f16{_FP8}.f16", "d:b32*2", "a:b32*4", "a:b32*4", "a:b32*2", "sm=120",
+     ", r:b32, i:0")
+
 PARTIAL.update({
-    # the block-scaled forms (.kind::mxf8f6f4/.kind::mxf4/.kind::mxf4nvf4 with scale
-    # operands) and sparse .kind::f8f6f4: not written down yet
-    "mma": frozenset({"block_scale", "kind::mxf4", "kind::mxf4nvf4", "kind::mxf8f6f4",
-                      "scale_vec::1X", "scale_vec::2X", "scale_vec::4X", "kind::f16",
-                      "kind::i8", "kind::tf32", "sp::ordered_metadata+kind::f8f6f4",
-                      "sp+kind::f8f6f4"}),
-    "ldmatrix": frozenset({"b8", "m16n16", "m8n16", "b8x16", "b6x16_p32", "b4x16_p64"}),
-    "stmatrix": frozenset({"b8", "m16n8"}),
+    # kinds that are tcgen05's, not mma.sync's: not judged
+    "mma": frozenset({"kind::f16", "kind::i8", "kind::tf32",
+                      # newer than ptxas 13.0 (CUTLASS: CUDA 13.1)
+                      "scale_vec::4X+ue8m0",
+                      # ptxas 13.0 takes an extra .bf16 here (undocumented, not judged)
+                      "f64+bf16"}),
+    "ldmatrix": frozenset(),
+    "stmatrix": frozenset(),
 })
 
 # ----------------------------------------------------------------------------- tcgen05 (sm_100)
