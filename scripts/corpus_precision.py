@@ -5,7 +5,7 @@ every finding with the reviewed verdicts in ``tests/data/reviewed_findings.toml`
 Usage::
 
     python scripts/corpus_precision.py CACHE [NAME ...] [--fetch] [--jobs N]
-        [--reviewed FILE] [--dump FILE] [--list]
+        [--reviewed FILE] [--dump FILE] [--from-dump FILE] [--list]
 
 ``CACHE`` holds the trees: ``CACHE/src/<name>/`` for source distributions (the layout of
 ``scripts/fetch_corpora.py``), ``CACHE/git/<name>/`` for repositories checked out at the pinned
@@ -274,17 +274,23 @@ def add_finding(
     report: TreeReport, finding: Finding, root: Path, reviews: Sequence[Review],
     sources: Mapping[str, SourceFile],
 ) -> None:
-    severity = finding.severity.value
-    report.by_rule[(finding.rule, severity)] += 1
     source = sources.get(finding.path)
     line = source.line_col(finding.span.start).line if source is not None else 0
-    path = relative(finding.path, root)
-    review = review_of(reviews, report.tree.name, finding.rule, path, line, finding.message)
-    where = f"{path}:{line}: {finding.rule} [{severity}] {finding.message}"
+    add_record(report, finding.rule, finding.severity.value, relative(finding.path, root), line,
+               finding.message, reviews)
+
+
+def add_record(
+    report: TreeReport, rule: str, severity: str, path: str, line: int, message: str,
+    reviews: Sequence[Review],
+) -> None:
+    """Count one finding (path relative to the tree) and judge it by ``reviews``."""
+    report.by_rule[(rule, severity)] += 1
+    review = review_of(reviews, report.tree.name, rule, path, line, message)
+    where = f"{path}:{line}: {rule} [{severity}] {message}"
     report.findings.append(
-        {"tree": report.tree.name, "rule": finding.rule, "severity": severity, "path": path,
-         "line": line, "message": finding.message,
-         "verdict": review.verdict if review else None}
+        {"tree": report.tree.name, "rule": rule, "severity": severity, "path": path,
+         "line": line, "message": message, "verdict": review.verdict if review else None}
     )
     if review is None:
         if severity != "info":
@@ -297,6 +303,38 @@ def add_finding(
         report.pattern_hits[review] += 1
     if review.verdict == "false":
         report.false_findings.append(where)
+
+
+_STATS = ("files", "statements", "skipped", "seconds", "internal_errors")
+
+
+def write_dump(path: Path, reports: Sequence[TreeReport]) -> None:
+    """Every finding with its verdict (``path``), and each tree's counts beside it
+    (``path`` with ``.trees.json``), so that ``--from-dump`` can judge them again."""
+    path.write_text(json.dumps([f for r in reports for f in r.findings], indent=1))
+    trees = [{"tree": r.tree.name, **{k: getattr(r, k) for k in _STATS}} for r in reports if r.ran]
+    path.with_suffix(".trees.json").write_text(json.dumps(trees, indent=1))
+
+
+def from_dump(path: Path, trees: Sequence[Tree], reviews: Sequence[Review]) -> list[TreeReport]:
+    """The reports of a dumped run, judged again by ``reviews`` (reviews added after a run
+    need no second run of a 30-minute corpus)."""
+    findings = json.loads(path.read_text())
+    stats = {t["tree"]: t for t in json.loads(path.with_suffix(".trees.json").read_text())}
+    reports = []
+    for tree in trees:
+        report = TreeReport(tree, ran=tree.name in stats)
+        if report.ran:
+            for key in _STATS:
+                setattr(report, key, stats[tree.name][key])
+            mine = [r for r in reviews if r.tree == tree.name]
+            report.pattern_hits.update({r: 0 for r in mine if r.pattern})
+            for f in findings:
+                if f["tree"] == tree.name:
+                    add_record(report, f["rule"], f["severity"], f["path"], f["line"],
+                               f["message"], mine)
+        reports.append(report)
+    return reports
 
 
 # --------------------------------------------------------------------------- report
@@ -375,6 +413,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--reviewed", type=Path, default=REVIEWED)
     parser.add_argument("--dump", type=Path, help="write every finding, with its verdict, as JSON")
     parser.add_argument("--list", action="store_true", help="print the trees and their pins")
+    parser.add_argument("--from-dump", type=Path, metavar="FILE",
+                        help="judge the findings of an earlier --dump again; lint nothing")
     args = parser.parse_args(argv)
     known = {t.name: t for t in TREES}
     unknown = [n for n in args.names if n not in known]
@@ -387,6 +427,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{t.name:20} {t.kind:6} {pin or '(installed toolkit)'} {t.note}".rstrip())
         return 0
     reviews = load_reviews(args.reviewed)
+    if args.from_dump:
+        text, ok = render(from_dump(args.from_dump, trees, reviews))
+        print(text, end="")
+        return 0 if ok else 1
     reports = []
     for tree in trees:  # each tree's lines as soon as it is done: a full run takes a while
         if args.fetch:
@@ -399,7 +443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             reports.append(lint_tree(tree, root, reviews, args.jobs))
         print("\n".join(render_tree(reports[-1])), flush=True)
         if args.dump:
-            args.dump.write_text(json.dumps([f for r in reports for f in r.findings], indent=1))
+            write_dump(args.dump, reports)
     text, ok = summary(reports)
     print(f"\n{text}")
     return 0 if ok else 1

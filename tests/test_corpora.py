@@ -11,6 +11,7 @@ skip. The CUDA headers run whenever a toolkit is installed.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -114,3 +115,19 @@ def test_a_pattern_judges_many_findings_and_a_line_review_wins(tmp_path: Path) -
     reviewed.write_text(reviewed.read_text().replace("count = 2\n", ""), encoding="utf-8")
     with pytest.raises(ValueError, match="count"):
         precision.load_reviews(reviewed)
+
+
+def test_a_dump_is_judged_again_with_the_reviews_of_now(tmp_path: Path) -> None:
+    dump = tmp_path / "run.json"
+    finding = {"tree": "cutlass", "rule": "PTX204", "severity": "error", "path": "a.h",
+               "line": 3, "message": "m", "verdict": None}
+    dump.write_text(json.dumps([finding]), encoding="utf-8")
+    stats = {"tree": "cutlass", "files": 1, "statements": 2, "skipped": 0, "seconds": 1.0,
+             "internal_errors": 0}
+    dump.with_suffix(".trees.json").write_text(json.dumps([stats]), encoding="utf-8")
+    trees = [t for t in precision.TREES if t.name in ("cutlass", "cccl")]
+    (before, not_run) = precision.from_dump(dump, trees, [])
+    assert before.unreviewed["error"] == 1 and before.statements == 2 and not not_run.ran
+    review = precision.Review("cutlass", "PTX204", "a.h", 3, "false", "why")
+    (after, _) = precision.from_dump(dump, trees, [review])
+    assert after.judged[("error", "false")] == 1 and after.unreviewed["error"] == 0
