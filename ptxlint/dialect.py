@@ -215,7 +215,7 @@ def classify(
         # taken: `mov` alone is also an ARM, RISC-V and x86 word. PTX ends every instruction
         # with ';' (ptxas reads on into the next line without it); other assemblers do not,
         # so `"fence\n"` or `"mov.m.x m0, x0, 0xFF"` in a header's macro is not PTX.
-        if ";" not in text:
+        if words and ";" not in text:
             return Verdict("unknown", "no ';' ends its instructions, as PTX would")
         if words and len(ptx_words) >= len(words) and not arm:
             return Verdict("ptx", f"PTX instruction {ptx_words[0]!r}")
