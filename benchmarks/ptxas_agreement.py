@@ -5,7 +5,7 @@ and systematic mutants of each (a modifier dropped, swapped for a sibling's, ano
 another immediate, one operand more or less, another register class, another state space, a
 C cast in an operand, a missing comma, an opcode that is not PTX), asks ptxlint for a verdict
 (the same ``grammar.check`` the rules PTX204/206/207/401 read) and assembles each with ptxas
-for sm_75, sm_80, sm_90, sm_90a, sm_100a and sm_120a.
+for sm_75, sm_80, sm_90, sm_90a, sm_100a, sm_100f (the family target) and sm_120a.
 
 Many instructions go into one .ptx per target, one per line; ptxas's line-numbered errors are
 mapped back. A syntax error is fatal to the whole file, so that line is recorded and the rest
@@ -44,13 +44,13 @@ from ptxlint.ptx.grammar import Form, OperandClass, OperandSpec, parse_immediate
 from ptxlint.ptx.parser import parse_template  # noqa: E402
 
 TARGETS: tuple[tuple[int, str], ...] = ((75, ""), (80, ""), (90, ""), (90, "a"), (100, "a"),
-                                        (120, "a"))
+                                        (100, "f"), (120, "a"))
 HEADER = """.version 9.0
 .target {target}
 .address_size 64
 .entry agreement() {{
 .reg .b16 %h<16>; .reg .b32 %r<64>; .reg .b64 %rd<16>; .reg .f32 %f<64>;
-.reg .f64 %fd<16>; .reg .pred %p<8>; .reg .b128 %q<4>;
+.reg .f64 %fd<16>; .reg .pred %p<8>; .reg .b128 %q<4>; .reg .b8 %c<16>;
 """
 FOOTER = "}\n"
 _HEADER_LINES = HEADER.count("\n")
@@ -64,14 +64,19 @@ _REG_OF_TYPE = {
     "f16": "%h", "bf16": "%h", "b16": "%h", "u16": "%h", "s16": "%h",
     "b8": "%h", "u8": "%h", "s8": "%h",
     "b64": "%rd", "u64": "%rd", "s64": "%rd", "f32x2": "%rd",
+    # packed narrow floats (cvt) live in bit registers of their size; .b8 ones in %c
+    "e2m1x2": "%c", "e4m3x2": "%h", "e5m2x2": "%h", "e2m3x2": "%h", "e3m2x2": "%h",
+    "ue8m0x2": "%h", "e2m1x4": "%h",
 }
 _TYPE_OF_PREFIX = (("%rd", "b64"), ("%fd", "f64"), ("%r", "b32"), ("%h", "b16"),
-                   ("%f", "f32"), ("%p", "pred"), ("%q", "b128"))
+                   ("%f", "f32"), ("%p", "pred"), ("%q", "b128"), ("%c", "b8"))
 _OTHER_CLASS = {"%r": "%f", "%f": "%rd", "%rd": "%r", "%h": "%r", "%fd": "%rd", "%p": "%r",
-                "%q": "%rd"}
+                "%q": "%rd", "%c": "%h"}
 
 
 def register(type_: str, index: int) -> str:
+    if type_ == "b128":
+        index %= 4  # HEADER declares %q0..%q3
     return f"{_REG_OF_TYPE.get(type_, '%r')}{index}"
 
 
@@ -126,6 +131,9 @@ def _operand_text(spec: OperandSpec, binding: dict[str, str], index: int, full: 
     if spec.kind == "addr":
         if spec.type:
             return f"[{register(spec.type, index % 16)}]"
+        if spec.element is not None:  # a tensor address: [map, {coordinates}]
+            coordinates = _operand_text(spec.element, binding, index, full)
+            return f"[%rd{index % 8}, {coordinates}]"
         return f"[%rd{index % 8}]"
     if spec.kind == "imm":
         return str(_valid_immediate(spec))
@@ -144,6 +152,8 @@ def _operand_text(spec: OperandSpec, binding: dict[str, str], index: int, full: 
     type_ = binding.get(spec.type, spec.type)
     if type_ == "int":
         type_ = "b64"
+    if spec.exact and type_ in ("b8", "u8", "s8"):
+        return f"%c{index % 16}"  # a register of exactly 8 bits
     return register(type_, index % 16)
 
 
@@ -249,7 +259,7 @@ def mutants(inst: _Instance) -> Iterable[tuple[str, str]]:
         if spec.kind == "addr" and spec.type and text.startswith("[%r"):
             swapped = "[%rd" + text[3:] if not text.startswith("[%rd") else "[%r" + text[4:]
             yield "register-class", inst.text(operands=[*ops[:i], swapped, *ops[i + 1:]])
-        if spec.kind in ("reg", "regimm") and text[:2] in ("%r", "%f", "%h", "%p", "%q"):
+        if spec.kind in ("reg", "regimm") and text[:2] in ("%r", "%f", "%h", "%p", "%q", "%c"):
             prefix = re.match(r"%[a-z]+", text)
             assert prefix is not None
             other = _OTHER_CLASS.get(prefix.group())

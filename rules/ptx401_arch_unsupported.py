@@ -155,19 +155,29 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
         )
 
 
+def _suffix_of(need: Requirement, sm: int) -> str:
+    """The feature target sm_<sm> needs: "f" where the family target has it, else "a"."""
+    if need.suffix == "f" or (need.family and sm in need.family):
+        return "f"
+    return need.suffix
+
+
 def _needed(need: Requirement) -> str:
     if need.only:
-        return " or ".join(f"sm_{sm}{need.suffix}" for sm in need.only)
+        return " or ".join(f"sm_{sm}{_suffix_of(need, sm)}" for sm in need.only)
     return f"sm_{need.sm}{need.suffix}" + (" or newer" if not need.suffix else "")
 
 
 def _suffix_note(target: Target, need: Requirement) -> str:
-    if need.suffix == "a" and target.sm >= need.sm and not target.suffix:
-        return f" (a build for {target}, not {target}{need.suffix})"
+    if need.suffix and target.sm >= need.sm and not target.suffix:
+        return f" (a build for {target}, not {target}{_suffix_of(need, target.sm)})"
     return ""
 
 
 def _exact_guard(need: Requirement) -> str:
+    if need.suffix == "f" and need.only:
+        # defined for the family and the architecture targets (sm_100f, sm_100a) alike
+        return " || ".join(f"__CUDA_ARCH_FAMILY_SPECIFIC__ == {sm * 10}" for sm in need.only)
     if need.suffix == "a" and need.only:
         return " || ".join(f"defined(__CUDA_ARCH_FEAT_SM{sm}_ALL)" for sm in need.only)
     if need.suffix == "a":
@@ -184,6 +194,9 @@ def _shortfall(need: Requirement, target: Target, check_suffix: bool) -> str | N
     if check_suffix and need.only and target.sm not in need.only:
         listed = ", ".join(f"sm_{sm}{need.suffix}" for sm in need.only)
         return f"{listed} (it exists on no other target)"
-    if check_suffix and need.suffix == "a" and target.suffix not in ("a", "f"):
-        return f"an architecture-specific target such as sm_{max(need.sm, target.sm)}a"
+    if check_suffix and need.suffix and not available(need, target):
+        sm = max(need.sm, target.sm)
+        if _suffix_of(need, sm) == "f":
+            return f"a family-specific target such as sm_{sm}f (or sm_{sm}a)"
+        return f"an architecture-specific target such as sm_{sm}a"
     return None

@@ -67,8 +67,11 @@ def test_real_forms_are_ok(text: str) -> None:
 
 
 def test_sub_families_not_written_down_abstain() -> None:
-    assert verdict("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-                   "[%0], [%1], %2, [%3];").status == "abstain"
+    assert verdict("cp.async.bulk.tensor.3d.shared::cluster.global.im2col::w."
+                   "mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5], {%6, %7};"
+                   ).status == "abstain"
+    assert verdict("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];"
+                   ).status == "abstain"
     assert verdict("tex.1d.v4.f32.f32 {%0, %1, %2, %3}, [%4, {%5}];").status == "abstain"
     assert grammar.judged("ld", ("global", "v8", "f32")) is True
     # a combination of words (".v8" of 16-bit types) can abstain while each word is judged

@@ -219,3 +219,42 @@ __device__ float max3(float a, float b, float c) {
     # an #error that only some configurations reach removes nothing
     maybe = error.replace("(__CUDA_ARCH__ < 1000)", "(__CUDA_ARCH__ < 1000) && USE_MAX3")
     assert len(lint_text(maybe + kernel, select=("PTX401",))) == 1
+
+
+# --------------------------------------------------------------------------- issue 16b: f targets
+
+
+def test_family_features_are_refused_on_the_plain_target() -> None:
+    """A family-specific form (ptxas 13.0: cvt .e2m3x2 on sm_100f/sm_100a/sm_120a, not sm_100)
+    is refused on plain sm_100 and on an earlier target, accepted on the family and the
+    architecture targets of its sm_ numbers."""
+    from ptxlint.ptx.grammar import Need
+    from ptxlint.ptx.instructions import requirement
+    from ptxlint.ptx.targets import available
+
+    f = Need.parse("100f")
+    assert not f.admits(100, "") and f.admits(100, "f") and f.admits(100, "a")
+    assert f.admits(103, "a") and not f.admits(90, "a")
+    cvt = requirement("cvt", ("rn", "satfinite", "e2m3x2", "f32"))
+    assert cvt.suffix == "f"
+    assert not available(cvt, Target(100)) and not available(cvt, Target(90, "a"))
+    assert all(available(cvt, t) for t in (Target(100, "f"), Target(100, "a"), Target(103, "a"),
+                                           Target(120, "a"), Target(120, "f")))
+    # setmaxnreg: sm_90a, or the sm_100/sm_120 families (ptxas 13.0 takes sm_100f)
+    reg = requirement("setmaxnreg", ("inc", "sync", "aligned", "u32"))
+    assert available(reg, Target(90, "a")) and available(reg, Target(100, "f"))
+    assert not available(reg, Target(90)) and not available(reg, Target(100))
+    # cvt.rs is sm_100a-only (ptxas 13.0 rejects it for sm_100f)
+    rs = requirement("cvt", ("rs", "satfinite", "e4m3x4", "f32"))
+    assert available(rs, Target(100, "a")) and not available(rs, Target(100, "f"))
+
+
+def test_ptx401_reports_a_family_form_under_a_plain_guard() -> None:
+    cvt = ('asm("cvt.rn.satfinite.e2m3x2.f32 %0, %1, %2;" : "=h"(h) : "f"(a), "f"(b));')
+    body = "unsigned short h; float a = 0, b = 0;\n"
+    plain = _kernel(body + f"#if __CUDA_ARCH__ >= 1000\n{cvt}\n#endif")
+    [finding] = lint_text(plain, select=("PTX401",))
+    assert "sm_100" in finding.message
+    family = _kernel(body + "#if defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && __CUDA_ARCH__ == 1000"
+                     f"\n{cvt}\n#endif")
+    assert lint_text(family, select=("PTX401",)) == []

@@ -84,13 +84,16 @@ _SPECIFIC: dict[str, tuple[int, ...]] = {
 @dataclass(frozen=True, order=True)
 class Need:
     """A minimum target: ``sm`` (90 for sm_90), ``suffix`` ("a"/"f": the feature target), the
-    sm_ numbers a specific feature exists on, and the PTX ISA version (x10)."""
+    sm_ numbers a specific feature exists on, the PTX ISA version (x10), and ``family``: the
+    sm_ numbers of ``only`` where the family target (sm_100f) suffices, the others needing
+    the architecture target (sm_90a). A form "sm=90a,100f" needs sm_90a, or sm_100f/sm_100a."""
 
     sm: int = 0
     suffix: str = ""
     only: tuple[int, ...] = ()
     ptx: int = 0
     removed: int = 0  # the form is gone for sm_<removed> and newer (shfl without .sync)
+    family: tuple[int, ...] = ()
 
     @staticmethod
     def parse(text: str) -> Need:
@@ -99,7 +102,7 @@ class Need:
             raise ValueError(f"bad target {text!r}")
         sm, suffix = int(m.group(1)), m.group(2)
         only = _SPECIFIC.get(f"{sm}{suffix}", (sm,)) if suffix else ()
-        return Need(sm, suffix, only)
+        return Need(sm, suffix, only, family=only if suffix == "f" else ())
 
     def join(self, other: Need) -> Need:
         """The stronger of two needs (both must hold)."""
@@ -109,9 +112,14 @@ class Need:
         else:
             only = self.only or other.only
         suffix = self.suffix if self.suffix == "a" else other.suffix or self.suffix
+        # the family target suffices where it suffices for both
+        if self.suffix and other.suffix:
+            family = tuple(sm for sm in self.family if sm in other.family)
+        else:
+            family = self.family if self.suffix else other.family
         removed = min(r for r in (self.removed, other.removed, 10**6) if r)
         return Need(max(self.sm, other.sm), suffix, only, max(self.ptx, other.ptx),
-                    removed if removed < 10**6 else 0)
+                    removed if removed < 10**6 else 0, family)
 
     def admits(self, sm: int, suffix: str) -> bool:
         """Whether a target sm_<sm><suffix> has this feature."""
@@ -121,9 +129,9 @@ class Need:
             return True
         if sm not in self.only:
             return False
-        if self.suffix == "a":
-            return suffix == "a"
-        return suffix in ("a", "f")
+        if sm in self.family:
+            return suffix in ("a", "f")
+        return suffix == "a"
 
     @property
     def target(self) -> str:
@@ -203,6 +211,7 @@ class OperandSpec:
     optional: bool = False
     element: OperandSpec | None = None  # the element of a vector, the data half of a pair
     needs_predicate: bool = False  # a pair whose predicate half must be written (elect.sync)
+    exact: bool = False  # ``d:b32!``: a register of exactly this size, never a wider one
 
 
 @dataclass(frozen=True)
@@ -274,6 +283,9 @@ def _split_top(text: str, sep: str = ",") -> list[str]:
 
 def _operand(text: str, optional: bool) -> OperandSpec:
     if text.startswith("[") and text.endswith("]"):
+        parts = _split_top(text[1:-1])
+        if len(parts) == 2:  # a tensor address: [tensorMap, {coordinates}]
+            return OperandSpec("addr", optional=optional, element=_operand(parts[1], False))
         # `[A:b32]`: an address whose base register has that type (tensor memory)
         _, _, base = text[1:-1].partition(":")
         return OperandSpec("addr", base, optional=optional)
@@ -290,6 +302,10 @@ def _operand(text: str, optional: bool) -> OperandSpec:
     if text == "_":
         return OperandSpec("sink", written=True, optional=optional)
     head, _, rest = text.partition(":")
+    if head in ("d", "d_", "r", "a") and rest.endswith("!"):
+        spec = _operand(f"{head}:{rest[:-1]}", optional)
+        return OperandSpec(spec.kind, spec.type, spec.written, spec.sink, spec.values,
+                           optional=optional, exact=True)
     if head in ("d", "d_"):
         return OperandSpec("reg", rest, written=True, sink=head == "d_", optional=optional)
     if head == "r":
@@ -351,11 +367,12 @@ def compile_form(spec: str) -> Form:
             alternatives = [Need.parse(v) for v in value.split(",")]
             first = alternatives[0]
             only = tuple(sorted({sm for a in alternatives for sm in a.only}))
-            need = need.join(Need(first.sm, first.suffix, only))
+            family = tuple(sorted({sm for a in alternatives for sm in a.family}))
+            need = need.join(Need(first.sm, first.suffix, only, family=family))
         elif name == "ptx":
-            need = Need(need.sm, need.suffix, need.only, int(value), need.removed)
+            need = Need(need.sm, need.suffix, need.only, int(value), need.removed, need.family)
         elif name == "removed":
-            need = Need(need.sm, need.suffix, need.only, need.ptx, int(value))
+            need = Need(need.sm, need.suffix, need.only, need.ptx, int(value), need.family)
         elif name == "undocumented":
             undocumented = True
         elif name == "ordered":
@@ -495,18 +512,35 @@ _TYPE_BITS.update(
     b128=("b", 128), f16=("f", 16), bf16=("f", 16), f32=("f", 32), f64=("f", 64),
     f16x2=("x", 32), bf16x2=("x", 32), f32x2=("x", 64), tf32=("x", 32), pred=("p", 1),
     u16x2=("x", 32), s16x2=("x", 32), u8x4=("x", 32), s8x4=("x", 32),
+    # packed narrow floats (cvt): held in bit registers of exactly their size
+    e4m3x2=("x", 16), e5m2x2=("x", 16), e2m3x2=("x", 16), e3m2x2=("x", 16),
+    ue8m0x2=("x", 16), e2m1x2=("x", 8), e2m1x4=("x", 16), e4m3x4=("x", 32),
+    e5m2x4=("x", 32), e2m3x4=("x", 32), e3m2x4=("x", 32),
 )
 
+# Operand types for which ptxas 13.0 takes no wider register even in ld/st/cvt ("cvt.rn.bf16.f32
+# %r1, %f2": Arguments mismatch, where .f16 takes a .b32 register).
+_NO_WIDENING = frozenset({"bf16", "bf16x2", "tf32", "e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2",
+                          "ue8m0x2", "e2m1x2", "e2m1x4", "e4m3x4", "e5m2x4", "e2m3x4",
+                          "e3m2x4"})
 
-def type_fits(register: str, operand: str, relaxed: bool) -> bool:
+
+def type_fits(register: str, operand: str, relaxed: bool, exact: bool = False) -> bool:
     """Whether a register declared ``.register`` may be an operand of type ``.operand``
     (ptxas 13.0, "Arguments mismatch"): bit registers fit any type of their size, float
     registers float and bit types of their size, integer registers integer and bit types of
-    their size; ``relaxed`` (ld/st/cvt) also takes wider non-float registers."""
+    their size; ``relaxed`` (ld/st/cvt) also takes wider non-float registers, except for the
+    types in ``_NO_WIDENING``; ``exact`` takes a register of the operand's size only, and a
+    float register only for a float operand (ptxas rejects a .f32 register for a tf32
+    destination or cvt.rs's random bits)."""
     r = _TYPE_BITS.get(register)
     o = _TYPE_BITS.get(operand)
     if r is None or o is None:
         return True
+    if exact:
+        return r[1] == o[1] and r[0] != "p" and (r[0] != "f" or o[0] == "f") and o[0] != "p"
+    if operand in _NO_WIDENING:
+        relaxed = False
     if r[0] == "p" or o[0] == "p":
         return r[0] == o[0]
     if r[0] == "f" and o[0] not in ("f", "b"):
@@ -534,11 +568,15 @@ class _Match:
 
 # The kinds of words ptxas reads by position in a `positional` form.
 POSITIONAL_TYPES = frozenset(_TYPE_BITS) | {"b1", "b4", "b6", "s4", "u4", "e4m3", "e5m2",
-                                            "e2m1", "e2m3", "e3m2", "ue8m0", "ue4m3"}
+                                            "e2m1", "e2m3", "e3m2", "ue8m0", "ue4m3",
+                                            "u2", "s2"}
 _POSITIONAL_KINDS: tuple[frozenset[str], ...] = (
     POSITIONAL_TYPES,
     frozenset({"row", "col"}),
     frozenset({"and", "xor", "popc"}),
+    # the destination's state space first, then the source's (cp.async.bulk, cvt's sibling
+    # cp.async): cp.async.bulk.global.shared::cta is the store, not the load
+    frozenset({"global", "shared", "shared::cta", "shared::cluster", "local", "const"}),
 )
 
 
@@ -802,6 +840,16 @@ def _check_one(
                 return [Issue("type", f"'{operand.parts[0].text}' is a .{base.type} register, "
                               f"but the address of {where} takes a .{spec.type} one",
                               operand.parts[0].start, operand.parts[0].end)]
+        if spec.element is not None:
+            parts = operand.parts
+            if len(parts) != 2 or parts[1].kind != "vector":
+                if any(p.kind in ("opaque", "other") for p in parts):
+                    return None
+                return [Issue("operand", f"'{operand.text}' should be a tensor address "
+                              f"'[tensorMap, {{coordinates}}]' ({where})", operand.start,
+                              operand.end)]
+            return _check_one(instruction, parts[1], spec.element, binding, resolve, relaxed,
+                              position)
         return []
     if kind == "address":
         return [Issue("operand", f"'{operand.text}' is an address, but {where} is not",
@@ -884,7 +932,7 @@ def _check_one(
             return [Issue("type", f"'{operand.text}' is a .{cls.type} register, but {where} "
                           "takes an integer address", operand.start, operand.end)]
         return []
-    if want and not type_fits(cls.type, want, relaxed):
+    if want and not type_fits(cls.type, want, relaxed, spec.exact):
         return [Issue("type", f"'{operand.text}' is a .{cls.type} register, but {where} takes "
                       f".{want}", operand.start, operand.end)]
     return []
@@ -896,6 +944,8 @@ def _vector_size(word: str) -> int | None:
     shape = re.fullmatch(r"m[0-9]+n([0-9]+)k[0-9]+", word)
     if shape is not None:  # a warpgroup shape: the accumulator grows with n
         return int(shape.group(1))
+    if re.fullmatch(r"[0-9]d", word):  # a tensor's dimensions: .2d takes two coordinates
+        return int(word[0])
     return None
 
 

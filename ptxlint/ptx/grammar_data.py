@@ -162,7 +162,7 @@ _add("match.all.sync.<T:.b32|.b64> d:u32|p, a:T, a:u32; sm=70")
 _add("activemask.b32 d:b32")
 _add("redux.sync<O:.add|.min|.max>.<T:.u32|.s32> d:T, r:T, a:u32; sm=80")
 _add("redux.sync<O:.and|.or|.xor>.b32 d:u32, r:u32, a:u32; sm=80")
-_add("redux.sync<O:.min|.max>{.abs}{.NaN}.f32 d:f32, r:f32, a:u32; sm=100a")
+_add("redux.sync<O:.min|.max>{.abs}{.NaN}.f32 d:f32, r:f32, a:u32; sm=100f")
 _add("elect.sync d_:u32|p!, a:u32; sm=90")
 
 # ----------------------------------------------------------------------------- barriers, fences
@@ -418,3 +418,13 @@ from ptxlint.ptx import grammar_data_tensor as _tensor  # noqa: E402
 
 FORMS.extend(_tensor.FORMS)
 PARTIAL.update(_tensor.PARTIAL)
+
+# ----------------------------------------------------------------------------- more families
+# cvt, multimem, the bulk copies and tensor maps live in their own module
+from ptxlint.ptx import grammar_data_async as _async  # noqa: E402
+
+FORMS.extend(_async.FORMS)
+for _op, _words in _async.COVERED.items():
+    PARTIAL[_op] = PARTIAL.get(_op, frozenset()) - _words
+for _op, _words in _async.PARTIAL.items():
+    PARTIAL[_op] = PARTIAL.get(_op, frozenset()) | _words

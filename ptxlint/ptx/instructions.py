@@ -96,6 +96,9 @@ class Requirement:
     suffix: str = ""  # "a": needs the architecture-specific target (sm_90a)
     feature: str = ""  # what imposes it, e.g. "cp.async" or ".shared::cluster"
     only: tuple[int, ...] = ()  # the feature exists on these sm_ only (wgmma: sm_90a)
+    # where the family target (sm_100f) has an "a" feature; None: not known (the table's
+    # requirements), so a family target counts as having it
+    family: tuple[int, ...] | None = None
 
     @property
     def target(self) -> str:
@@ -136,7 +139,9 @@ def instruction_requirement(statement: AsmStatement, instruction: PtxInstruction
 
 
 def _from_need(need: grammar.Need, feature: str) -> Requirement:
-    return Requirement(need.sm, need.ptx, need.suffix, feature, need.only if need.suffix else ())
+    if not need.suffix:
+        return Requirement(need.sm, need.ptx, "", feature)
+    return Requirement(need.sm, need.ptx, need.suffix, feature, need.only, need.family)
 
 
 @lru_cache(maxsize=4096)

@@ -94,12 +94,22 @@ TARGETS: tuple[Target, ...] = tuple(
 
 
 def available(need: Requirement, target: Target) -> bool:
-    """Whether ``target`` has the instruction that ``need`` describes."""
+    """Whether ``target`` has the instruction that ``need`` describes. A family feature
+    (``f``: sm_100f) is on the family and architecture targets of its sm_ numbers (sm_100f,
+    sm_100a, sm_103a...), never on plain sm_100; an architecture feature (``a``) on sm_XXa, and
+    on sm_XXf only where the requirement says the family target suffices (the grammar's
+    ``Need.family``; the table's requirements do not say, and count sm_XXf in)."""
     if need.sm > target.sm:
         return False
     if need.only and target.sm not in need.only:
         return False
-    return not (need.suffix == "a" and target.suffix not in ("a", "f"))
+    if need.suffix == "f":
+        return target.suffix in ("a", "f")
+    if need.suffix == "a":
+        if target.suffix == "a":
+            return True
+        return target.suffix == "f" and (need.family is None or target.sm in need.family)
+    return True
 
 
 @functools.lru_cache(maxsize=4096)

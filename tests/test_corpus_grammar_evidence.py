@@ -1,0 +1,83 @@
+"""Proof from ptxas, on instantiations, for grammar errors reviewed as real defects in the
+corpora (tests/data/reviewed_findings.toml, "issue 16b"): an error in a template or a member
+template counts only once a compile of an instantiation shows ptxas rejecting it.
+
+- ThunderKittens ``multimem<bf16>``/``multimem<half>`` (include/common/multimem.cuh): scalar
+  .bf16/.f16 multimem.ld_reduce/st/red, which ptxas 13.0 has only as vectors or packed x2
+  ("Unexpected instruction types specified for 'multimem.ld_reduce'").
+- DeepEP ``ptx::st_bulk<N>`` (deep_ep/include/deep_ep/common/ptx.cuh): the st.bulk size passed
+  with "r", where the instruction takes a 64-bit size ("Arguments mismatch").
+
+Needs nvcc and the corpus checkouts (``$PTXLINT_CORPORA/git/<tree>``, default
+/work/corpora); skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, run_cached
+
+CORPORA = os.environ.get("PTXLINT_CORPORA", "/work/corpora")
+
+
+def tree(name: str) -> str:
+    path = os.path.join(CORPORA, "git", name)
+    if not os.path.isdir(path):
+        pytest.skip(f"corpus tree {name} not checked out under {CORPORA}/git")
+    return path
+
+
+TK_PROBE = """#include <bit>
+#include <cstdint>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include "common/multimem.cuh"
+using namespace kittens;
+template <class T>
+__device__ void all(T *p, T *q) {
+  using M = multimem<T>;
+  M::template ld_reduce<reduce_op::ADD, memory_model::WEAK>(*q, p);
+  M::template ld_reduce<reduce_op::ADD, memory_model::STRONG>(*q, p);
+  M::template ld_reduce<reduce_op::MIN, memory_model::WEAK>(*q, p);
+  M::template ld_reduce<reduce_op::MIN, memory_model::STRONG>(*q, p);
+  M::template ld_reduce<reduce_op::MAX, memory_model::WEAK>(*q, p);
+  M::template ld_reduce<reduce_op::MAX, memory_model::STRONG>(*q, p);
+  M::template st<memory_model::WEAK>(p, *q);
+  M::template st<memory_model::STRONG>(p, *q);
+  M::template red<reduce_op::ADD>(p, *q);
+}
+__global__ void k(bf16 *p, bf16 *q, half *h, half *g) { all(p, q); all(h, g); }
+"""
+
+DEEPEP_PROBE = """#include <deep_ep/common/ptx.cuh>
+__global__ void k() { __shared__ char buf[1024]; deep_ep::elastic::ptx::st_bulk<512>(buf); }
+"""
+
+
+def compile_probe(source: str, include: str, arch: str) -> str:
+    assert NVCC is not None
+    run = run_cached(NVCC, ["-std=c++20", "--expt-relaxed-constexpr",
+                            f"-gencode=arch=compute_{arch},code=sm_{arch}", f"-I{include}",
+                            "-c", INPUT, "-o", OUTPUT], source, filename="probe.cu")
+    assert not run.ok, "the probe compiled: the reviewed defect is gone"
+    return run.stderr
+
+
+@needs_nvcc
+def test_thunderkittens_scalar_half_multimem_is_rejected_by_ptxas() -> None:
+    stderr = compile_probe(TK_PROBE, os.path.join(tree("ThunderKittens"), "include"), "90a")
+    rejected = re.findall(r"error\s*: Unexpected instruction types specified for "
+                          r"'multimem\.(\w+)'", stderr)
+    # 6 ld_reduce, 2 st and 1 red per type, for bf16 and half
+    assert sorted(rejected) == sorted(["ld_reduce"] * 12 + ["st"] * 4 + ["red"] * 2), stderr
+
+
+@needs_nvcc
+def test_deepep_st_bulk_with_a_32_bit_size_is_rejected_by_ptxas() -> None:
+    stderr = compile_probe(DEEPEP_PROBE, os.path.join(tree("DeepEP"), "deep_ep", "include"),
+                           "100a")
+    assert re.search(r"error\s*: Arguments mismatch for instruction 'mov'", stderr), stderr
