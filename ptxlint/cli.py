@@ -1,4 +1,10 @@
-"""The ``ptxlint`` command line."""
+"""The ``ptxlint`` command line.
+
+Start-up matters (pre-commit and editors start ptxlint once per file or commit): this module
+imports only argparse and the parser's own pieces at load time. Each command imports what it
+uses when it runs, so ``--version`` and ``--help`` never load the engine, and ``check`` never
+loads verification, Tier 2 or the language server unless asked to.
+"""
 
 from __future__ import annotations
 
@@ -8,22 +14,18 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from ptxlint import __version__, add_noqa, cli_help, show, stdin_input
-from ptxlint.config import Config, ConfigError, RuleSelector
-from ptxlint.config_discovery import ConfigResolver, FileSettings, split_config_args
-from ptxlint.frontends.python import PYTHON_EXTENSIONS
+from ptxlint import __version__, cli_help
 from ptxlint.lsp import build_parser as build_lsp_parser
-from ptxlint.model import Severity
-from ptxlint.registry import describe_entry_points, find_rule, load_rules
-from ptxlint.report import emit, text_format
-from ptxlint.report.run_result import RunResult
-from ptxlint.rule import Rule, RuleContext
-from ptxlint.runner import Tier2Settings, default_jobs, run
-from ptxlint.tier2 import compile_db, flags
-from ptxlint.tier2.compile_db import CompileDbError
 from ptxlint.verify import cli as verify_cli
-from ptxlint.verify.toolchain import ToolchainError
+
+if TYPE_CHECKING:
+    from ptxlint.config import Config, RuleSelector
+    from ptxlint.config_discovery import FileSettings
+    from ptxlint.report.run_result import RunResult
+    from ptxlint.rule import Rule, RuleContext
+    from ptxlint.runner import Tier2Settings
 
 __all__ = ["main", "run"]
 
@@ -32,6 +34,22 @@ EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 class UsageError(Exception):
     pass
+
+
+def run(*args: Any, **kwargs: Any) -> RunResult:
+    """:func:`ptxlint.runner.run`, imported on first use (a name here, so tests can patch it)."""
+    from ptxlint.runner import run as run_files
+
+    return run_files(*args, **kwargs)
+
+
+def _user_errors() -> tuple[type[Exception], ...]:
+    """The errors that mean "bad input or set-up" (exit 2 with one line), not a crash."""
+    from ptxlint.config import ConfigError
+    from ptxlint.tier2.compile_db import CompileDbError
+    from ptxlint.verify.toolchain import ToolchainError
+
+    return (UsageError, ConfigError, ToolchainError, CompileDbError)
 
 
 def _comma_list(values: Sequence[str] | None) -> tuple[str, ...]:
@@ -284,11 +302,14 @@ def _add_lint_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The exit code: 0 clean, 1 findings, 2 anything else (never 1 for a crash)."""
+    if list(sys.argv[1:] if argv is None else argv) == ["--version"]:
+        print(f"ptxlint {__version__}")  # the common probe; argparse would say the same
+        return EXIT_OK
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return _dispatch(parser, args, argv)
-    except (UsageError, ConfigError, ToolchainError, CompileDbError) as exc:
+    except _user_errors() as exc:  # evaluated only when something was raised
         print(f"ptxlint: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
@@ -345,6 +366,10 @@ def _configure(
 def _settings(args: argparse.Namespace) -> FileSettings:
     """The run's settings (those of the paths' common folder); ``args.resolver`` then gives
     each file's own, ``args.rule_classes`` the loaded rules."""
+    from ptxlint import stdin_input
+    from ptxlint.config_discovery import ConfigResolver, split_config_args
+    from ptxlint.registry import describe_entry_points, load_rules
+
     extensions = None
     if args.extensions:
         extensions = tuple(
@@ -394,8 +419,12 @@ def _settings(args: argparse.Namespace) -> FileSettings:
 
 
 def _tier2(args: argparse.Namespace, config: Config) -> Tier2Settings:
+    from ptxlint.runner import Tier2Settings
+
     if args.no_compile_commands:
         return Tier2Settings()
+    from ptxlint.tier2 import compile_db, flags
+
     try:
         found = compile_db.locate(args.compile_commands, config.root)
     except compile_db.CompileDbError as exc:
@@ -407,6 +436,10 @@ def _tier2(args: argparse.Namespace, config: Config) -> Tier2Settings:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from ptxlint import stdin_input
+    from ptxlint.report import emit, text_format
+    from ptxlint.runner import default_jobs
+
     verify_cli.resolve_native_arch(args)  # --arch native -> sm_XY before the config parses it
     config, selector, rule_classes, context = _configure(args)
     shown = _show(args)
@@ -519,6 +552,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _show(args: argparse.Namespace) -> int | None:
     """--show-settings / --show-files, when given: print and return the exit code."""
+    from ptxlint import show, stdin_input
+
     if args.show_settings:
         if len(args.paths) != 1:
             raise UsageError("--show-settings takes exactly one path")
@@ -536,6 +571,9 @@ def _show(args: argparse.Namespace) -> int | None:
 
 def _apply_force_exclude(args: argparse.Namespace) -> None:
     """With force-exclude, files named on the command line go through exclude too."""
+    from ptxlint import stdin_input
+    from ptxlint.config_discovery import ConfigResolver
+
     resolver: ConfigResolver = args.resolver
     kept = []
     for path in args.paths:
@@ -548,6 +586,9 @@ def _apply_force_exclude(args: argparse.Namespace) -> None:
 
 
 def _check_stdin(args: argparse.Namespace, fix_mode: str | None) -> tuple[RunResult, str]:
+    from ptxlint import stdin_input
+    from ptxlint.report.run_result import RunResult
+
     if args.paths != [stdin_input.STDIN]:
         raise UsageError("'-' (standard input) cannot be combined with other paths")
     text, decode_errors = stdin_input.read_stdin()
@@ -562,6 +603,8 @@ def _check_stdin(args: argparse.Namespace, fix_mode: str | None) -> tuple[RunRes
 
 
 def _add_noqa(args: argparse.Namespace, result: RunResult) -> int:
+    from ptxlint import add_noqa, stdin_input
+
     if stdin_input.STDIN in args.paths:
         raise UsageError("--add-noqa writes files: it cannot read standard input")
     added, changed, errors = add_noqa.apply(result)
@@ -576,6 +619,8 @@ def _add_noqa(args: argparse.Namespace, result: RunResult) -> int:
 
 
 def exit_code(result: RunResult, fail_on: str) -> int:
+    from ptxlint.model import Severity
+
     if result.errors or result.internal_errors:
         return EXIT_ERROR
     if fail_on == "never":
@@ -587,6 +632,9 @@ def exit_code(result: RunResult, fail_on: str) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    from ptxlint.frontends.python import PYTHON_EXTENSIONS
+    from ptxlint.runner import default_jobs
+
     config, selector, rule_classes, context = _configure(args)
     shown = _show(args)
     if shown is not None:
@@ -635,6 +683,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_rules() -> int:
+    from ptxlint.registry import describe_entry_points, load_rules
+
     loaded = load_rules()
     if not loaded.rules:
         raise UsageError(f"no rules loaded (looked at entry points: {describe_entry_points()})")
@@ -646,6 +696,8 @@ def cmd_rules() -> int:
 
 
 def cmd_rule(key: str | None, show_all: bool = False, output_format: str = "text") -> int:
+    from ptxlint.registry import find_rule, load_rules
+
     loaded = load_rules()
     if show_all == (key is not None):
         raise UsageError("give one rule id or name, or --all")

@@ -19,6 +19,7 @@ what the target fixes (``__LP64__``, ``__CUDA_ARCH__``) is not the file's to red
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from ptxlint.lexer import Token, tokens
 from ptxlint.model import GuardMacro
@@ -263,9 +264,35 @@ def evaluate(
     macros: Macros = _NO_MACROS,
 ) -> Tri:
     """``True``/``False`` when the condition is decided by ``defines`` (and the file's
-    ``macros``), else ``None``."""
+    ``macros``), else ``None``.
+
+    Without ``macros`` it is memoised on the condition and the values ``defines`` gives the
+    names in it (the result depends on nothing else): headers test the same few conditions
+    thousands of times, for every statement and every candidate target."""
+    if macros:
+        value = _value(condition, defines, macros, frozenset())
+        return None if value is None else bool(value)
+    names = _names(condition)
+    key = (condition, tuple(defines.get(n, _ABSENT) for n in names))
+    if key in _RESULTS:
+        return _RESULTS[key]
     value = _value(condition, defines, macros, frozenset())
-    return None if value is None else bool(value)
+    result = None if value is None else bool(value)
+    if len(_RESULTS) >= _MAX_MEMO:
+        _RESULTS.clear()
+    _RESULTS[key] = result
+    return result
+
+
+_ABSENT = object()  # a name ``defines`` does not mention (unknown), unlike None (undefined)
+_MAX_MEMO = 65536
+_RESULTS: dict[tuple[str, tuple[object, ...]], Tri] = {}
+
+
+@lru_cache(maxsize=16384)
+def _names(condition: str) -> tuple[str, ...]:
+    """The names a condition can look up."""
+    return tuple(sorted({t.text for t in tokens(condition) if t.kind == "ident"}))
 
 
 def evaluate_guards(

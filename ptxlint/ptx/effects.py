@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 
 from ptxlint.model import PtxInstruction, PtxOperand
 from ptxlint.ptx import grammar
@@ -552,16 +553,23 @@ def written_operands(instruction: PtxInstruction) -> list[PtxOperand] | None:
     return out
 
 
+@lru_cache(maxsize=16384)
 def _grammar_written(instruction: PtxInstruction) -> tuple[int, ...] | None:
     """The operand positions the instruction's form writes, when the instruction grammar
-    (:mod:`ptxlint.ptx.grammar`) knows the form; ``None`` otherwise."""
+    (:mod:`ptxlint.ptx.grammar`) knows the form; ``None`` otherwise.
+
+    A pure function of the (immutable) instruction, memoised: the data-flow rules ask it of
+    every instruction several times, and a form match is far dearer than hashing the key."""
     if not grammar.judged(instruction.opcode, instruction.modifiers):
         return None
     return grammar.written_positions(instruction, _unknown_operand)
 
 
+_UNKNOWN = grammar.OperandClass("unknown")
+
+
 def _unknown_operand(operand: PtxOperand) -> grammar.OperandClass:
-    return grammar.OperandClass("unknown")
+    return _UNKNOWN
 
 
 def written_refs(instruction: PtxInstruction) -> set[int] | None:

@@ -11,17 +11,13 @@ import dataclasses
 import sys
 import time
 from collections import Counter
+from typing import TYPE_CHECKING
 
-from ptxlint.config import Config
-from ptxlint.discover import discover as discover_files
-from ptxlint.report import text_format
-from ptxlint.report.run_result import RunResult
-from ptxlint.verify.flags import split
-from ptxlint.verify.progress import VerifyProgress
-from ptxlint.verify.stopping import stop_on_signals
-from ptxlint.verify.toolchain import discover, doctor_report, resolve_arch
-from ptxlint.verify.verdict import STATUSES
-from ptxlint.verify.verifier import VerifyOptions, verify
+if TYPE_CHECKING:  # the verifier, the toolchain and the report load when used
+    from ptxlint.config import Config
+    from ptxlint.report import text_format
+    from ptxlint.report.run_result import RunResult
+    from ptxlint.verify.verifier import VerifyOptions
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,11 +57,16 @@ def resolve_native_arch(args: argparse.Namespace) -> None:
     """``--arch native`` -> the GPU's ``sm_XY`` (ToolchainError, exit 2, where there is none).
     Call before the configuration parses ``args.arch``."""
     if getattr(args, "arch", None):
+        from ptxlint.verify.toolchain import resolve_arch
+
         args.arch = resolve_arch(args.arch)
 
 
 def options_from_args(args: argparse.Namespace, arch: str | None,
                       files: tuple[str, ...] = ()) -> VerifyOptions:
+    from ptxlint.verify.flags import split
+    from ptxlint.verify.verifier import VerifyOptions
+
     return VerifyOptions(
         files=files,
         arch=arch,
@@ -86,6 +87,11 @@ def run_verification(args: argparse.Namespace, result: RunResult, config: Config
     prints it and exits 2) when neither nvcc nor ptxas can be found."""
     if not getattr(args, "verify", False):
         return
+    from ptxlint.discover import discover as discover_files
+    from ptxlint.verify.progress import VerifyProgress
+    from ptxlint.verify.stopping import stop_on_signals
+    from ptxlint.verify.verifier import verify
+
     found = discover_files(
         args.paths,
         **({"extensions": config.extensions} if config.extensions else {}),
@@ -126,6 +132,8 @@ def verdict_line(result: RunResult, finding: object) -> str | None:
 
 
 def summary(result: RunResult) -> str:
+    from ptxlint.verify.verdict import STATUSES
+
     counts = Counter(v.status for v in result.verifications.values())
     parts = ", ".join(f"{counts[s]} {s}" for s in STATUSES)
     # the lint's own summary line reports the lint's time; this one reports verification's
@@ -133,12 +141,12 @@ def summary(result: RunResult) -> str:
     return f"Verification: {parts}{took}."
 
 
-PLAIN = text_format.Style()
-
-
-def render_text(result: RunResult, style: text_format.Style = PLAIN,
+def render_text(result: RunResult, style: text_format.Style | None = None,
                 quiet: bool = False, statistics: bool = False, show_info: bool = True) -> str:
     """The text report with a verdict line under each finding and a verification summary."""
+    from ptxlint.report import text_format
+
+    style = style or text_format.Style()
     if statistics or not result.verifications:
         return text_format.render(
             result, style=style, quiet=quiet, statistics=statistics, show_info=show_info
@@ -169,6 +177,8 @@ def add_doctor(sub: argparse._SubParsersAction) -> None:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Print what was found; exit 0 when verification can run, 2 when nothing was found."""
+    from ptxlint.verify.toolchain import discover, doctor_report
+
     toolchain = discover(getattr(args, "nvcc", None), getattr(args, "ptxas", None))
     print(doctor_report(toolchain), end="")
     return 0 if (toolchain.ptxas or toolchain.nvcc) else 2
