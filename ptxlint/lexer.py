@@ -54,6 +54,14 @@ def tokens(text: str, start: int = 0, end: int | None = None) -> Iterator[Token]
         yield Token(kind, m.group(), m.start(), pos)
 
 
+def identifiers(text: str) -> list[str]:
+    """The texts of the identifier tokens of ``text``: ``[t.text for t in tokens(text) if
+    t.kind == "ident"]`` without a tuple per token. Every alternative of ``_TOKEN`` matches at
+    least one character and the last one any character, so ``finditer`` meets exactly the
+    matches that ``tokens`` steps through."""
+    return [m.group() for m in _TOKEN.finditer(text) if m.lastgroup == "ident"]
+
+
 # --------------------------------------------------------------------------- string literals
 
 _SIMPLE_ESCAPES = {

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ptxlint import preproc
 from ptxlint.guards import FileGuards
-from ptxlint.lexer import Token, tokens
+from ptxlint.lexer import Token, identifiers, tokens
 
 # A header is read at most this large; bigger ones are treated as absent.
 MAX_HEADER_BYTES = 16 * 1024 * 1024
@@ -30,7 +30,9 @@ MAX_EXPANDED_TOKENS = 50_000
 MAX_INCLUDE_DEPTH = 16
 MAX_ANCESTORS = 8  # folders above the including file searched for a quoted include
 
-_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(define|undef|include)\b((?:[^\n\\]|\\\r?\n?|\\.)*)", re.M)
+# Searched from the `#` (``_directives`` checks that only blanks precede it on its line): a
+# `^`-anchored multi-line pattern would be tried at every character of every header.
+_DIRECTIVE = re.compile(r"#[ \t]*(define|undef|include)\b((?:[^\n\\]|\\\r?\n?|\\.)*)")
 # `#include "x.h"`, and `#include <project/x.h>`: both are looked up in the including file's
 # folder and the folders above it (a project's own include root), never in system folders.
 _INCLUDE = re.compile(r'^\s*(?:"([^"\n]+)"|<([^>\n]+)>)')
@@ -40,17 +42,76 @@ Spelling = tuple[int, int]  # a half-open source range in the file being linted
 INEXACT: Spelling = (-1, -1)  # spelled outside the file: the caller substitutes the invocation
 
 
+class _Origin:
+    """The file a definition was read from, for what only a few definitions are ever asked:
+    their line and their ``#if`` guards. A file's hundreds of definitions cost one regex pass
+    when read; the guards (a walk of every conditional of the file) are worked out the first
+    time one of its definitions is looked up. A header's text is not kept meanwhile: it is read
+    again then (a run does not see its headers change)."""
+
+    __slots__ = ("path", "_text", "_guards", "_starts")
+
+    def __init__(self, path: str, text: str | None) -> None:
+        self.path = path
+        self._text = text  # None: a header, read again on demand
+        self._guards: FileGuards | None = None
+        self._starts: list[int] | None = None
+
+    def _load(self) -> tuple[FileGuards, list[int]]:
+        if self._guards is None or self._starts is None:
+            text = self._text if self._text is not None else (_read_header(self.path) or "")
+            self._guards, self._starts = FileGuards(text), _line_starts(text)
+        return self._guards, self._starts
+
+    def line(self, offset: int) -> int:
+        return _line_of(self._load()[1], offset)
+
+    def guards(self, offset: int) -> tuple[str, ...]:
+        return self._load()[0].at(offset, offset + 1)[0]
+
+
 @dataclass(frozen=True)
 class MacroDef:
     name: str
     params: tuple[str, ...] | None  # None: object-like
     variadic: bool  # the last parameter takes the remaining arguments
-    body: tuple[Token, ...]  # offsets into the defining file's text
+    spelling: str  # the body as written (tokens: ``body``)
+    offset: int  # where ``spelling`` starts in the defining file's text
     path: str  # the defining file
     start: int  # the `#` of the directive
     end: int  # end of the directive
-    line: int
-    guards: tuple[str, ...]  # #if conditions around the definition, outermost first
+    origin: _Origin = field(repr=False, compare=False)
+    _lazy: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def body(self) -> tuple[Token, ...]:
+        """The body's tokens, offsets into the defining file's text (lexed on first use)."""
+        if "body" not in self._lazy:
+            base = self.offset
+            self._lazy["body"] = tuple(
+                Token(t.kind, t.text, t.start + base, t.end + base) for t in tokens(self.spelling)
+            )
+        return self._lazy["body"]  # type: ignore[return-value]
+
+    def identifiers(self) -> list[str]:
+        """The texts of the body's identifier tokens (what ``body`` would give, without
+        building a token for each: most definitions of a header are only ever read here)."""
+        if "body" in self._lazy:
+            return [t.text for t in self.body if t.kind == "ident"]
+        return identifiers(self.spelling)
+
+    @property
+    def line(self) -> int:
+        if "line" not in self._lazy:
+            self._lazy["line"] = self.origin.line(self.start)
+        return self._lazy["line"]  # type: ignore[return-value]
+
+    @property
+    def guards(self) -> tuple[str, ...]:
+        """The #if conditions around the definition, outermost first."""
+        if "guards" not in self._lazy:
+            self._lazy["guards"] = self.origin.guards(self.start)
+        return self._lazy["guards"]  # type: ignore[return-value]
 
     def same_as(self, other: MacroDef) -> bool:
         return (
@@ -78,14 +139,16 @@ class FileDefines:
     asm_facts: tuple[set[str], dict[str, set[str]]] | None = None  # see _asm_facts
 
 
-def collect(path: str, text: str) -> FileDefines:
-    """One pass over ``text`` for its #define, #undef and #include "..." directives."""
+def collect(path: str, text: str, keep_text: bool = True) -> FileDefines:
+    """One pass over ``text`` for its #define, #undef and #include "..." directives: O(text)
+    for the directive scan plus O(body) per definition; lines and guards come later, per file,
+    when a definition is looked up (``_Origin``). Without ``keep_text`` (a header) the text
+    is not held: it is read again if one of its definitions is looked up."""
     out = FileDefines(path, text)
     if "#" not in text:
         return out
-    guards: FileGuards | None = None
-    line_starts: list[int] | None = None
-    for m in _DIRECTIVE.finditer(text):
+    origin = _Origin(path, text if keep_text else None)
+    for start, m in _directives(text):
         kind, rest = m.group(1), m.group(2)
         if kind == "include":
             inc = _INCLUDE.match(rest)
@@ -97,7 +160,7 @@ def collect(path: str, text: str) -> FileDefines:
             continue
         name = head.group(1)
         if kind == "undef":
-            out.undefs.setdefault(name, []).append(m.start())
+            out.undefs.setdefault(name, []).append(start)
             continue
         body_start = m.start(2) + head.end()
         params: tuple[str, ...] | None = None
@@ -114,25 +177,40 @@ def collect(path: str, text: str) -> FileDefines:
                 names[-1] = last or "__VA_ARGS__"
             params = tuple(names)
             body_start = m.start(2) + close + 1
-        if guards is None:
-            guards = FileGuards(text)
-            line_starts = _line_starts(text)
-        assert line_starts is not None
-        body = tuple(tokens(text, body_start, m.end()))
         out.defines.setdefault(name, []).append(
             MacroDef(
                 name=name,
                 params=params,
                 variadic=variadic,
-                body=body,
+                spelling=text[body_start : m.end()],
+                offset=body_start,
                 path=path,
-                start=m.start(),
+                start=start,
                 end=m.end(),
-                line=_line_of(line_starts, m.start()),
-                guards=guards.at(m.start(), m.start() + 1)[0],
+                origin=origin,
             )
         )
     return out
+
+
+def _directives(text: str) -> Iterator[tuple[int, re.Match[str]]]:
+    """The ``#define``/``#undef``/``#include`` directives of ``text`` with their start (their
+    line's): each a `#` with only blanks before it on its line (what ``^[ \t]*#`` in
+    multi-line mode finds), in text order, the next searched after the end of the last one
+    (its continuation lines included)."""
+    search = _DIRECTIVE.search
+    pos = 0
+    while True:
+        m = search(text, pos)
+        if m is None:
+            return
+        start = m.start()
+        line_start = text.rfind("\n", 0, start) + 1
+        if line_start == start or not text[line_start:start].strip(" \t"):
+            yield line_start, m
+            pos = m.end()
+        else:
+            pos = start + 1  # a `#` inside a line: what follows may still hold a directive
 
 
 def _line_starts(text: str) -> list[int]:
@@ -169,15 +247,20 @@ def _header(path: str) -> FileDefines | None:
     key = (st.st_mtime, st.st_size)
     result: FileDefines | None = None
     if st.st_size <= MAX_HEADER_BYTES:
-        try:
-            with open(path, "rb") as handle:
-                text = handle.read().decode("utf-8", "replace")
-            result = collect(path, text)
+        text = _read_header(path)
+        if text is not None:
+            result = collect(path, text, keep_text=False)
             result.text = ""  # the definitions keep offsets only: do not hold every header
-        except OSError:
-            result = None
     _HEADER_CACHE[path] = (key, result)
     return result
+
+
+def _read_header(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 _FOUND: dict[tuple[str, str], str | None] = {}
@@ -311,13 +394,11 @@ def _asm_facts(defs: FileDefines) -> tuple[set[str], dict[str, set[str]]]:
         referrers: dict[str, set[str]] = {}
         for name, definitions in defs.defines.items():
             for d in definitions:
-                for t in d.body:
-                    if t.kind != "ident":
-                        continue
-                    if t.text in ("asm", "__asm__", "__asm"):
+                for word in d.identifiers():
+                    if word in ("asm", "__asm__", "__asm"):
                         direct.add(name)
-                    elif t.text != name:
-                        referrers.setdefault(t.text, set()).add(name)
+                    elif word != name:
+                        referrers.setdefault(word, set()).add(name)
         defs.asm_facts = (direct, referrers)
     return defs.asm_facts
 
