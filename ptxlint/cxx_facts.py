@@ -47,7 +47,6 @@ _INTEGRAL_TYPEDEFS = frozenset(
 )
 _STATIC_STORAGE = frozenset({"static", "extern", "thread_local", "__shared__", "__constant__",
                              "__device__", "__managed__"})
-_LOOPS = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
 _FUNCTIONS = frozenset({"function_definition", "lambda_expression"})
 _UNEVALUATED = re.compile(r"\b(?:sizeof|alignof|_Alignof|__alignof__|decltype|noexcept|typeid)\b")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -81,8 +80,24 @@ class FunctionFacts:
     start: int  # byte range of the function
     end: int
     declarations: dict[str, list[Declaration]] = field(default_factory=dict)
-    writes: dict[str, list[int]] = field(default_factory=dict)  # name -> sorted byte offsets
     loops: list[tuple[int, int]] = field(default_factory=list)  # byte ranges of loop statements
+    # name -> byte offsets of the writes found so far; ``writes`` adds the identifiers' own
+    _writes: dict[str, list[int]] = field(default_factory=dict, repr=False)
+    _identifiers: list[Node] | None = field(default=None, repr=False)  # not yet examined
+
+    @property
+    def writes(self) -> dict[str, list[int]]:
+        """Name -> sorted byte offsets where it may receive a value. Worked out on first use:
+        PTX010 asks only about declarations, and a function's every identifier is the bulk
+        of its facts (O(identifiers), each a few parent steps)."""
+        pending = self._identifiers
+        if pending is not None:
+            self._identifiers = None
+            for node in pending:
+                _maybe_write(self.parsed, node, self._writes)
+            for offsets in self._writes.values():
+                offsets.sort()
+        return self._writes
 
     # ----------------------------------------------------------------- queries
     def contains(self, offset: int) -> bool:
@@ -217,25 +232,27 @@ class _Builder:
         self.facts.declarations.setdefault(decl.name, []).append(decl)
 
     def build(self, fn: Node) -> FunctionFacts:
+        """One query over the function's subtree (tree-sitter walks it in C) for the nodes
+        that matter; a Python walk of every node cost more than the rest of the lint of
+        CUTLASS's GMMA headers. The order of the facts does not matter: ``resolve`` takes the
+        latest visible declaration, writes are sorted, loops are only searched."""
         self._template_parameters(fn)
         self._function_parameters(fn, fn.end_byte)
-        stack = [fn]
-        while stack:
-            node = stack.pop()
-            kind = node.type
-            if kind == "identifier":
-                self._maybe_write(node)
-            elif kind == "declaration" and node is not fn:
-                self._declaration(node)
-            elif kind == "for_range_loop":
-                self._range_loop(node)
-            elif kind == "lambda_expression":
-                self._function_parameters(node, node.end_byte)
-            if kind in _LOOPS:
-                self.facts.loops.append((node.start_byte, node.end_byte))
-            stack.extend(node.children)
-        for offsets in self.facts.writes.values():
-            offsets.sort()
+        found = tree_sitter.QueryCursor(_query(self.parsed)).captures(fn)
+        lo, hi = fn.start_byte, fn.end_byte
+
+        def inside(kind: str) -> list[Node]:
+            return [n for n in found.get(kind, ()) if lo <= n.start_byte and n.end_byte <= hi]
+
+        for node in inside("declaration"):
+            self._declaration(node)
+        for node in inside("range"):
+            self._range_loop(node)
+        for node in inside("lambda"):
+            self._function_parameters(node, node.end_byte)
+        self.facts.loops.extend((n.start_byte, n.end_byte) for n in inside("loop"))
+        self.facts.loops.extend((n.start_byte, n.end_byte) for n in inside("range"))
+        self.facts._identifiers = inside("identifier")
         return self.facts
 
     # ----------------------------------------------------------------- declarations
@@ -326,33 +343,56 @@ class _Builder:
 
     # ----------------------------------------------------------------- writes
     def _write(self, name: str, byte: int) -> None:
-        self.facts.writes.setdefault(name, []).append(byte)
+        self.facts._writes.setdefault(name, []).append(byte)
 
-    def _maybe_write(self, node: Node) -> None:
-        current = node
-        parent = current.parent
-        while parent is not None and (
-            (parent.type in ("field_expression", "subscript_expression")
-             and parent.child_by_field_name("argument") == current)
-            or parent.type in ("parenthesized_expression", "cast_expression")
-            or (parent.type == "pointer_expression" and self.text(
-                parent.child_by_field_name("operator")) == "*")
-        ):
-            current, parent = parent, parent.parent
-        if parent is None:
-            return
-        kind = parent.type
-        written = (
-            (kind == "assignment_expression" and parent.child_by_field_name("left") == current)
-            or kind == "update_expression"
-            or (kind == "pointer_expression"
-                and self.text(parent.child_by_field_name("operator")) == "&")
-            or kind == "argument_list"
-            or kind == "gnu_asm_output_operand"
-            or (kind == "call_expression" and current.type == "field_expression")
-        )
-        if written:
-            self._write(self.text(node), node.start_byte)
+
+def _maybe_write(parsed: ParsedSource, node: Node, writes: dict[str, list[int]]) -> None:
+    """Record identifier ``node`` in ``writes`` when its use may store to it."""
+
+    def text(n: Node | None) -> str:
+        return parsed.node_text(n) if n is not None else ""
+
+    current = node
+    parent = current.parent
+    while parent is not None and (
+        (parent.type in ("field_expression", "subscript_expression")
+         and parent.child_by_field_name("argument") == current)
+        or parent.type in ("parenthesized_expression", "cast_expression")
+        or (parent.type == "pointer_expression" and text(
+            parent.child_by_field_name("operator")) == "*")
+    ):
+        current, parent = parent, parent.parent
+    if parent is None:
+        return
+    kind = parent.type
+    written = (
+        (kind == "assignment_expression" and parent.child_by_field_name("left") == current)
+        or kind == "update_expression"
+        or (kind == "pointer_expression"
+            and text(parent.child_by_field_name("operator")) == "&")
+        or kind == "argument_list"
+        or kind == "gnu_asm_output_operand"
+        or (kind == "call_expression" and current.type == "field_expression")
+    )
+    if written:
+        writes.setdefault(text(node), []).append(node.start_byte)
+
+
+_QUERY_SOURCE = """
+(identifier) @identifier
+(declaration) @declaration
+(for_range_loop) @range
+(lambda_expression) @lambda
+[(for_statement) (while_statement) (do_statement)] @loop
+"""
+_QUERIES: dict[str, tree_sitter.Query] = {}
+
+
+def _query(parsed: ParsedSource) -> tree_sitter.Query:
+    query = _QUERIES.get(parsed.grammar)
+    if query is None:
+        query = _QUERIES[parsed.grammar] = tree_sitter.Query(parsed.tree.language, _QUERY_SOURCE)
+    return query
 
 
 def _declared_name(declarator: Node | None) -> Node | None:
