@@ -8,6 +8,7 @@ itself is read with :mod:`ptxlint.lexer`, which survives the macros real headers
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -18,7 +19,7 @@ import tree_sitter
 from ptxlint import branches, dialect, host_code, macro_uses, preproc
 from ptxlint.guard_macros import GuardMacros
 from ptxlint.guards import FileGuards
-from ptxlint.lexer import Token, decode_string_literal, tokens
+from ptxlint.lexer import Token, decode_string_literal, literal_value, tokens
 from ptxlint.macros import ExpandedString, MacroDef, MacroTable, expand_to_string
 from ptxlint.model import (
     HOLE,
@@ -971,7 +972,7 @@ class _StatementReader:
             return None
         span = Span(toks[0].start, toks[-1].end)
         if all(t.kind in ("string", "raw") for t in toks):
-            text = "".join(decode_string_literal(t).text for t in toks)
+            text = "".join(literal_value(t.kind, t.text) for t in toks)
             return _constraint_from_text(text, span)
         if toks[0].kind == "ident":
             value = self.macros.piece(toks, (span.start, span.end))
@@ -984,7 +985,7 @@ class _StatementReader:
         clobbers: list[Clobber] = []
         for group in _split_commas(toks):
             if group and all(t.kind in ("string", "raw") for t in group):
-                name = "".join(decode_string_literal(t).text for t in group)
+                name = "".join(literal_value(t.kind, t.text) for t in group)
                 clobbers.append(Clobber(name, Span(group[0].start, group[-1].end)))
             elif group:
                 self.opaque_sections = True
@@ -992,9 +993,15 @@ class _StatementReader:
 
 
 def _constraint_from_text(text: str, span: Span) -> Constraint:
+    modifiers, letters = _constraint_parts(text)
+    return Constraint(text=text, modifiers=modifiers, letters=letters, span=span)
+
+
+@functools.lru_cache(maxsize=1024)
+def _constraint_parts(text: str) -> tuple[str, str]:
     modifiers = "".join(c for c in text if c in _MODIFIERS)
     letters = "".join(c for c in text if c not in _MODIFIERS and not c.isspace())
-    return Constraint(text=text, modifiers=modifiers, letters=letters, span=span)
+    return modifiers, letters
 
 
 def _skip_group(toks: Sequence[Token], open_index: int) -> int:

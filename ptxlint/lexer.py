@@ -8,8 +8,9 @@ statement itself is read token by token: that survives any macro and keeps exact
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 _TOKEN = re.compile(
@@ -85,8 +86,10 @@ _CONTINUATION = re.compile(r"\\\r?\n")
 @dataclass(frozen=True)
 class DecodedString:
     text: str
-    starts: list[int]  # source offset where each decoded character's spelling starts
-    ends: list[int]
+    # source offset where each decoded character's spelling starts and ends: ranges for a
+    # literal without escapes (no list of one integer per character), lists otherwise
+    starts: Sequence[int]
+    ends: Sequence[int]
     terminated: bool
 
 
@@ -100,19 +103,27 @@ def decode_string_literal(token: Token) -> DecodedString:
         body_start = paren + 1
         body_end = len(text) - len(delim) - 2
         body = text[body_start:body_end]
-        starts = list(range(base + body_start, base + body_end))
-        return DecodedString(body, starts, [s + 1 for s in starts], True)
+        return DecodedString(
+            body,
+            range(base + body_start, base + body_end),
+            range(base + body_start + 1, base + body_end + 1),
+            True,
+        )
 
     open_quote = text.index('"')
     terminated = len(text) > open_quote + 1 and text.endswith('"') and not _escaped_end(text)
     body_end = len(text) - 1 if terminated else len(text)
     body_start = open_quote + 1
     if "\\" not in text[body_start:body_end]:
-        starts = list(range(base + body_start, base + body_end))
-        return DecodedString(text[body_start:body_end], starts, [s + 1 for s in starts], terminated)
+        return DecodedString(
+            text[body_start:body_end],
+            range(base + body_start, base + body_end),
+            range(base + body_start + 1, base + body_end + 1),
+            terminated,
+        )
 
     out: list[str] = []
-    starts = []
+    starts: list[int] = []
     ends: list[int] = []
     i = body_start
     while i < body_end:
@@ -158,6 +169,13 @@ def decode_string_literal(token: Token) -> DecodedString:
         ends.append(base + i + length)
         i += length
     return DecodedString("".join(out), starts, ends, terminated)
+
+
+@lru_cache(maxsize=4096)
+def literal_value(kind: str, text: str) -> str:
+    """The decoded value of a string literal token (``decode_string_literal(t).text``),
+    memoised: constraint and clobber strings ("+r", "l", "memory") repeat thousands of times."""
+    return decode_string_literal(Token(kind, text, 0, len(text))).text
 
 
 def _escaped_end(text: str) -> bool:

@@ -299,6 +299,11 @@ _VALUE_PARAMETERS = frozenset({"parameter_declaration", "optional_parameter_decl
 _STATEMENT_SCOPES = frozenset(
     {"for_statement", "for_range_loop", "if_statement", "while_statement", "switch_statement"}
 )
+# every node kind ``TypeResolver._lookup_in`` finds declarations in
+_DECLARING_SCOPES = _STATEMENT_SCOPES | _RECORD_SPECIFIERS | {
+    "compound_statement", "function_definition", "lambda_expression", "catch_clause",
+    "template_declaration",
+}
 _NAME_NODES = frozenset({"identifier", "field_identifier", "type_identifier"})
 # Where an operand's expression sits in the file's tree when tree-sitter read the asm statement.
 _OPERAND_VALUE_PARENTS = frozenset({"gnu_asm_output_operand", "gnu_asm_input_operand"})
@@ -563,6 +568,7 @@ class TypeResolver:
         self._template_values: dict[int, dict[str, _Entry]] = {}
         self._owners: dict[int, tuple[_Ty | None, bool]] = {}  # out-of-line class, raises
         self._entry_types: dict[tuple[int, bool], _Ty | None] = {}
+        self._chains: dict[int, tuple[Node | None, ...]] = {}  # see _scope_chain
         self._convertible: dict[tuple[int, ...], bool] = {}
         self._depth = 0
         # named types by name (they do not depend on where the name is used once template
@@ -1005,15 +1011,40 @@ class TypeResolver:
 
     def lookup(self, name: str, where: Node, b: int) -> _Ty | None:
         """The type of the variable (or function) ``name`` used at byte ``b`` in ``where``."""
-        node: Node | None = where
-        while node is not None:
-            if node.type in ("preproc_def", "preproc_function_def"):
+        for node in self._scope_chain(where):
+            if node is None:
                 return None  # a macro body: names bind where it expands, not here
             found = self._lookup_in(node, name, b)
             if found is not None:
                 return _agree(found)
-            node = node.parent
         return self._fallback_names(name, b)
+
+    def _scope_chain(self, where: Node) -> tuple[Node | None, ...]:
+        """The ancestors of ``where`` (itself included) that can declare a name, innermost
+        first, cut at a ``#define`` body (marked ``None``). Memoised per node: each operand
+        climbs only to its statement's node, whose chain the first operand already built
+        (a parent step costs a descent from the root in tree-sitter)."""
+        chains = self._chains
+        climbed: list[Node] = []
+        node: Node | None = where
+        tail: tuple[Node | None, ...] = ()
+        while node is not None:
+            known = chains.get(node.id)
+            if known is not None:
+                tail = known
+                break
+            climbed.append(node)
+            if node.type in ("preproc_def", "preproc_function_def"):
+                tail = (None,)
+                climbed.pop()
+                chains[node.id] = tail
+                break
+            node = node.parent
+        for node in reversed(climbed):
+            if node.type in _DECLARING_SCOPES:
+                tail = (node, *tail)
+            chains[node.id] = tail
+        return tail
 
     def _lookup_in(self, node: Node, name: str, b: int) -> list[_Ty | None] | None:
         """Types ``name`` has in ``node``'s own scope; None when it is not declared there."""
