@@ -1,7 +1,13 @@
 """ptxlint's speed, measured as a user meets it, against a bare tree-sitter parse of the same files.
 
     python benchmarks/bench.py [--cuda PATH] [--cutlass PATH] [--flashinfer PATH] [TREE ...]
-                               [--repeat N] [--jobs N] [--slowest N] [--skip-per-file]
+                               [--only-given] [--cores N] [--repeat N] [--jobs N]
+                               [--slowest N] [--table] [--skip-per-file] [--skip-cache]
+
+``--cores N`` pins this process (and so every ptxlint it starts, whose default ``--jobs`` is
+the cores it may use) to N cores with ``os.sched_setaffinity``: on a 16-core machine
+``--cores 2`` measures what a 2-core CI runner would see. ``--only-given`` leaves out the
+default trees (measure only ``--flashinfer`` or the TREEs given).
 
 In one run, for each tree (default: the CUDA toolkit's include/ and CUTLASS's include/ as
 shipped in flash-attn's source distribution, when present; ``--flashinfer`` adds that source
@@ -13,7 +19,8 @@ distribution, which ``pip download --no-binary :all: --no-deps flashinfer-python
 - the same command with the result cache, cold (empty cache) and warm (second run);
 - peak memory: the largest sum of the resident sets of ptxlint and its workers, sampled;
 - per file, in this process: lint time against the file's own bare parse, the slowest files
-  with their statement counts and the largest ratio;
+  with their statement counts, every file over 1.5x its own parse (``--table``: every file)
+  and the largest ratio;
 
 and once: ``ptxlint check`` on one small file and ``ptxlint --version`` against
 ``python -c pass`` (best of ``--repeat``). Nothing is asserted: the numbers are printed.
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -119,10 +127,13 @@ class Run:
     seconds: float
     peak_mib: float
     code: int
+    cpu: float = 0.0  # user + system seconds of the command and its workers
 
 
 def timed(command: list[str], env: dict[str, str]) -> Run:
-    """Wall time and peak memory (the sum over the process tree, sampled every 20 ms)."""
+    """Wall time, CPU time and peak memory (the sum over the process tree, sampled every
+    20 ms)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
@@ -139,11 +150,15 @@ def timed(command: list[str], env: dict[str, str]) -> Run:
     code = process.wait()
     seconds = time.perf_counter() - started
     sampler.join()
-    return Run(seconds, peak[0] / 1024, code)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Run(seconds, peak[0] / 1024, code, cpu)
 
 
-def best(command: list[str], env: dict[str, str], repeat: int) -> float:
-    return min(timed(command, env).seconds for _ in range(repeat))
+def best(command: list[str], env: dict[str, str], repeat: int) -> tuple[float, float]:
+    """The least wall time and the least CPU time of ``repeat`` runs."""
+    runs = [timed(command, env) for _ in range(repeat)]
+    return min(r.seconds for r in runs), min(r.cpu for r in runs)
 
 
 def bare_parse(files: list[str]) -> tuple[float, int]:
@@ -209,29 +224,55 @@ def report_tree(label: str, tree: str, args: argparse.Namespace) -> None:
         f"{cold.seconds / bare_all:.2f}x the bare parse of every file, "
         f"{cold.seconds / bare_asm:.2f}x of the asm files"
     )
+    print(f"   its CPU time (all processes): {cold.cpu:8.2f} s  (exit code {cold.code})")
     print(f"   peak memory (all processes) : {cold.peak_mib:8.0f} MiB")
+    if not args.skip_cache:
+        report_cache(check, args.repeat)
+    if args.skip_per_file:
+        return
+    report_files(per_file(asm_files), tree, args)
+
+
+def report_cache(check: list[str], repeat: int) -> None:
     with tempfile.TemporaryDirectory() as cache_dir:
         env = environment(cache_dir)
         first = timed(check, env)
-        warm = min((timed(check, env) for _ in range(args.repeat)), key=lambda r: r.seconds)
+        warm = min((timed(check, env) for _ in range(repeat)), key=lambda r: r.seconds)
     print(
         f"   result cache: cold {first.seconds:.2f} s, warm {warm.seconds:.2f} s "
         f"= {100 * warm.seconds / first.seconds:.0f}% of cold"
     )
-    if args.skip_per_file:
-        return
-    rows = per_file(asm_files)
+
+
+def report_files(
+    rows: list[tuple[float, float, int, str]], tree: str, args: argparse.Namespace
+) -> None:
     if not rows:
         return
     rows.sort(reverse=True)
-    print(f"   slowest {args.slowest} files (in-process lint vs the file's own bare parse):")
-    for seconds, parse_seconds, statements, path in rows[: args.slowest]:
+    total, parsed = sum(r[0] for r in rows), sum(r[1] for r in rows)
+    print(
+        f"   in-process, asm files: lint {total:.2f} s, their bare parse {parsed:.2f} s "
+        f"= {total / parsed:.2f}x (1 core)"
+    )
+
+    def line(row: tuple[float, float, int, str]) -> str:
+        seconds, parse_seconds, statements, path = row
         ratio = seconds / parse_seconds if parse_seconds else float("inf")
-        print(
-            f"     {seconds:7.2f} s  {ratio:5.2f}x  {statements:5d} statements  "
+        return (
+            f"     {seconds:7.2f} s  {ratio:6.2f}x  {statements:5d} statements  "
             f"{os.path.relpath(path, tree)}"
         )
-    worst = max(rows, key=lambda r: r[0] / r[1] if r[1] else 0.0)
+
+    print(f"   slowest {args.slowest} files (in-process lint vs the file's own bare parse):")
+    for row in rows[: args.slowest]:
+        print(line(row))
+    over = [r for r in rows if r[1] and r[0] / r[1] > 1.5]
+    print(f"   files over 1.5x their own bare parse: {len(over)} of {len(rows)}")
+    for row in rows if args.table else over[: max(args.slowest, 20)]:
+        print(line(row))
+    if not args.table and len(over) > max(args.slowest, 20):
+        print(f"     ... and {len(over) - max(args.slowest, 20)} more (--table lists every file)")
     big = [r for r in rows if r[1] >= 0.05]  # ratios of tiny files are start-up noise
     if big:
         worst = max(big, key=lambda r: r[0] / r[1])
@@ -252,11 +293,19 @@ def report_startup(repeat: int) -> None:
         version = best(ptxlint_command("--version"), env, repeat)
         check = best(ptxlint_command("check", small, "--no-cache"), env, repeat)
         cached = best(ptxlint_command("check", small), env, repeat)
-    print("\n== start-up (best of", repeat, "runs)")
-    print(f"   python -c pass              : {python * 1000:7.0f} ms")
-    print(f"   ptxlint --version           : {version * 1000:7.0f} ms = {version / python:.1f}x")
-    print(f"   ptxlint check small.cu      : {check * 1000:7.0f} ms = {check / python:.1f}x")
-    print(f"   the same, cached result     : {cached * 1000:7.0f} ms = {cached / python:.1f}x")
+    print("\n== start-up (best of", repeat, "runs; wall time, and CPU time for a busy machine)")
+
+    def row(label: str, run: tuple[float, float]) -> str:
+        wall, cpu = run
+        return (
+            f"   {label:<28}: {wall * 1000:7.0f} ms = {wall / python[0]:4.1f}x   "
+            f"CPU {cpu * 1000:5.0f} ms = {cpu / max(python[1], 1e-3):4.1f}x"
+        )
+
+    print(row("python -c pass", python))
+    print(row("ptxlint --version", version))
+    print(row("ptxlint check small.cu", check))
+    print(row("the same, cached result", cached))
 
 
 def main() -> int:
@@ -269,16 +318,27 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, help="ptxlint --jobs (default: every core)")
     parser.add_argument("--slowest", type=int, default=5)
     parser.add_argument("--skip-per-file", action="store_true", help="no per-file table")
+    parser.add_argument("--skip-cache", action="store_true", help="no result-cache runs")
+    parser.add_argument("--table", action="store_true", help="list every asm file's ratio")
+    parser.add_argument("--cores", type=int, help="pin the benchmark to this many cores")
+    parser.add_argument(
+        "--only-given", action="store_true", help="leave out the default CUDA and CUTLASS trees"
+    )
     args = parser.parse_args()
+    if args.cores:
+        allowed = sorted(os.sched_getaffinity(0))
+        if args.cores > len(allowed):
+            parser.error(f"--cores {args.cores}: only {len(allowed)} cores are available")
+        os.sched_setaffinity(0, allowed[: args.cores])
     compile_bytecode()
     warm_up()
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"ptxlint benchmark: {cores} cores, Python {sys.version.split()[0]}")
     trees: list[tuple[str, str]] = []
-    cuda = args.cuda or cuda_include()
+    cuda = args.cuda or (None if args.only_given else cuda_include())
     if cuda:
         trees.append(("CUDA include tree", cuda))
-    cutlass = args.cutlass or cutlass_include()
+    cutlass = args.cutlass or (None if args.only_given else cutlass_include())
     if cutlass:
         trees.append(("CUTLASS include/", cutlass))
     trees.extend(("tree", t) for t in args.trees)

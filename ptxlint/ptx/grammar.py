@@ -43,7 +43,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 
 from ptxlint.model import PtxInstruction, PtxOperand
 
@@ -394,20 +394,33 @@ def compile_form(spec: str) -> Form:
 # ----------------------------------------------------------------------------- the model
 
 
+_OPCODE = re.compile(r"[a-z0-9_]+")  # a form's opcode, as compile_form reads it
+
+
 @lru_cache(maxsize=1)
-def _families() -> dict[str, tuple[Form, ...]]:
+def _specs() -> dict[str, tuple[str, ...]]:
+    """The forms' specs by opcode, in table order. Each opcode's forms are compiled the first
+    time an instruction of it is judged (``_family``): compiling them all up front was most
+    of the CPU time of linting one small file."""
     from ptxlint.ptx.grammar_data import FORMS
 
-    table: dict[str, list[Form]] = {}
+    table: dict[str, list[str]] = {}
     for spec in FORMS:
-        form = compile_form(spec)
-        table.setdefault(form.opcode, []).append(form)
-    return {opcode: tuple(forms) for opcode, forms in table.items()}
+        found = _OPCODE.match(spec.strip())
+        if found is None:
+            raise ValueError(f"bad form {spec!r}")
+        table.setdefault(found.group(), []).append(spec)
+    return {opcode: tuple(specs) for opcode, specs in table.items()}
+
+
+@cache
+def _family(opcode: str) -> tuple[Form, ...]:
+    return tuple(compile_form(spec) for spec in _specs().get(opcode, ()))
 
 
 def covered(opcode: str) -> bool:
     """Whether the grammar lists forms of ``opcode`` (some sub-families may still abstain)."""
-    return opcode in _families()
+    return opcode in _specs()
 
 
 def _judged(opcode: str, modifiers: tuple[str, ...]) -> bool:
@@ -428,10 +441,9 @@ def judged(opcode: str, modifiers: tuple[str, ...]) -> bool:
 
 
 def forms(opcode: str | None = None) -> tuple[Form, ...]:
-    table = _families()
     if opcode is not None:
-        return table.get(opcode, ())
-    return tuple(f for fs in table.values() for f in fs)
+        return _family(opcode)
+    return tuple(f for each in _specs() for f in _family(each))
 
 
 @lru_cache(maxsize=256)
@@ -645,7 +657,7 @@ def _modifier_matches(
     for i, word in enumerate(modifiers):
         if word not in vocabulary:
             return i, (), None
-    family = _families()[opcode]
+    family = _family(opcode)
     # Only a form that has every word of the spelling and lacks none of its own fixed words
     # can match exactly: try those first; the closest match (for the message) needs them all.
     words = frozenset(modifiers)
@@ -664,8 +676,7 @@ def check(
     is (the constraint of a ``%N``, a declared register...). Never raises."""
     if instruction.opaque:
         return ABSTAIN
-    family = _families().get(instruction.opcode)
-    if family is None or not _judged(instruction.opcode, instruction.modifiers):
+    if not covered(instruction.opcode) or not _judged(instruction.opcode, instruction.modifiers):
         return ABSTAIN
     modifiers = instruction.modifiers
     unknown, exact, closest = _modifier_matches(instruction.opcode, modifiers)
