@@ -27,20 +27,24 @@ Decisions:
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import ModuleType
-from typing import Any
-
-import pathspec
+from typing import TYPE_CHECKING, Any
 
 from ptxlint.discover import DEFAULT_MAX_FILE_SIZE, compile_patterns, match_patterns
 
+if TYPE_CHECKING:
+    import pathspec
 
-def _import_toml() -> ModuleType:
-    # tomllib is in the standard library from 3.11; tomli is the same parser for 3.10.
+
+@functools.cache
+def _toml() -> ModuleType:
+    # tomllib is in the standard library from 3.11; tomli is the same parser for 3.10. Imported
+    # when a configuration is read (a run without one never parses TOML).
     try:
         import tomllib
     except ImportError:
@@ -49,8 +53,6 @@ def _import_toml() -> ModuleType:
         return tomli
     return tomllib
 
-
-_toml = _import_toml()
 
 CONFIG_FILENAMES = (".ptxlint.toml", "ptxlint.toml")
 PYPROJECT = "pyproject.toml"
@@ -273,10 +275,10 @@ def parse_table(table: Mapping[str, Any], source: str | None, *, is_pyproject: b
 def _read_toml(path: str) -> dict[str, Any]:
     try:
         with open(path, "rb") as handle:
-            data: dict[str, Any] = _toml.load(handle)
+            data: dict[str, Any] = _toml().load(handle)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from exc
-    except _toml.TOMLDecodeError as exc:
+    except _toml().TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
     except UnicodeDecodeError as exc:  # TOML is UTF-8; the parser does not say so itself
         raise ConfigError(f"{path}: invalid TOML: not UTF-8 (byte {exc.start})") from exc

@@ -117,11 +117,11 @@ def parse_key_value(text: str) -> dict[str, Any]:
     if not sep or not key:
         raise ConfigError(f"--config {text!r}: expected a file or KEY=VALUE")
     try:
-        parsed = _toml.loads(f"{key} = {value}")
-    except _toml.TOMLDecodeError:
+        parsed = _toml().loads(f"{key} = {value}")
+    except _toml().TOMLDecodeError:
         try:  # arch=sm_90a: an unquoted word means the string
-            parsed = _toml.loads(f"{key} = {_quote(value)}")
-        except _toml.TOMLDecodeError as exc:
+            parsed = _toml().loads(f"{key} = {_quote(value)}")
+        except _toml().TOMLDecodeError as exc:
             raise ConfigError(f"--config {text!r}: not a TOML assignment: {exc}") from exc
     return parsed
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ptxlint.model import AsmStatement
-from ptxlint.syntax_tree import ParsedSource
+from ptxlint.syntax_tree import WALK_LIMIT, ParsedSource, nodes_of_kinds
 
 __all__ = ["Declaration", "FileFacts", "FunctionFacts", "facts_for"]
 
@@ -238,8 +238,13 @@ class _Builder:
         latest visible declaration, writes are sorted, loops are only searched."""
         self._template_parameters(fn)
         self._function_parameters(fn, fn.end_byte)
-        found = tree_sitter.QueryCursor(_query(self.parsed)).captures(fn)
         lo, hi = fn.start_byte, fn.end_byte
+        if hi - lo <= WALK_LIMIT:
+            by_kind = nodes_of_kinds(fn, _KINDS)
+            found = {name: [n for k in kinds for n in by_kind.get(k, ())]
+                     for name, kinds in _CAPTURES.items()}
+        else:
+            found = tree_sitter.QueryCursor(_query(self.parsed)).captures(fn)
 
         def inside(kind: str) -> list[Node]:
             return [n for n in found.get(kind, ()) if lo <= n.start_byte and n.end_byte <= hi]
@@ -378,6 +383,15 @@ def _maybe_write(parsed: ParsedSource, node: Node, writes: dict[str, list[int]])
         writes.setdefault(text(node), []).append(node.start_byte)
 
 
+# what the query captures, by capture name, for the walk of a small function
+_CAPTURES = {
+    "identifier": ("identifier",),
+    "declaration": ("declaration",),
+    "range": ("for_range_loop",),
+    "lambda": ("lambda_expression",),
+    "loop": ("for_statement", "while_statement", "do_statement"),
+}
+_KINDS = frozenset(k for kinds in _CAPTURES.values() for k in kinds)
 _QUERY_SOURCE = """
 (identifier) @identifier
 (declaration) @declaration

@@ -31,12 +31,15 @@ Decisions (documented here because the CLI and the docs lean on them):
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 CXX_EXTENSIONS: tuple[str, ...] = (
     ".cu",
@@ -106,16 +109,16 @@ def is_error_reason(reason: str) -> bool:
 # --------------------------------------------------------------------------- patterns
 
 
+@functools.cache
 def _pattern_factory() -> str:
     # pathspec 1.x deprecates "gitwildmatch" in favor of "gitignore"; 0.12 only has the former.
+    import pathspec
+
     try:
         pathspec.util.lookup_pattern("gitignore")
     except KeyError:
         return "gitwildmatch"
     return "gitignore"
-
-
-_FACTORY = _pattern_factory()
 
 
 def compile_patterns(lines: Iterable[str], *, strict: bool = False) -> tuple[pathspec.Pattern, ...]:
@@ -128,8 +131,10 @@ def compile_patterns(lines: Iterable[str], *, strict: bool = False) -> tuple[pat
     for line in lines:
         if not line.strip():
             continue
+        import pathspec  # a third of a small run's start-up: only when there are patterns
+
         try:
-            compiled.extend(pathspec.PathSpec.from_lines(_FACTORY, [line]).patterns)
+            compiled.extend(pathspec.PathSpec.from_lines(_pattern_factory(), [line]).patterns)
         except Exception as exc:  # pathspec raises re.error, ValueError or its own error types
             if strict:
                 raise ValueError(f"invalid pattern {line!r}: {exc}") from exc

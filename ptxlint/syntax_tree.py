@@ -82,6 +82,30 @@ def parse(path: str, text: str) -> ParsedSource:
     return ParsedSource(text, data, tree, grammar)
 
 
+# Below this many bytes a subtree is searched by walking it from Python; above, by a query.
+# tree-sitter compiles a query against the whole C++ grammar (20-50 ms each, once per process),
+# which is most of the cost of linting one small file; a walk costs about 5 us per node.
+WALK_LIMIT = 64 * 1024
+
+
+def nodes_of_kinds(
+    node: tree_sitter.Node, kinds: frozenset[str]
+) -> dict[str, list[tree_sitter.Node]]:
+    """The nodes of ``node``'s subtree (itself included) whose type is in ``kinds``, by type,
+    in document order (a query's capture order), by one cursor walk."""
+    found: dict[str, list[tree_sitter.Node]] = {}
+    cursor = node.walk()
+    while True:
+        current = cursor.node
+        if current is not None and current.type in kinds:
+            found.setdefault(current.type, []).append(current)
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return found
+
+
 _NAME_NODES = frozenset({
     "identifier", "field_identifier", "qualified_identifier", "destructor_name",
     "operator_name", "template_function",

@@ -36,6 +36,7 @@ import tree_sitter
 import tree_sitter_cuda
 
 from ptxlint.model import CType
+from ptxlint.syntax_tree import WALK_LIMIT, nodes_of_kinds
 
 Node = tree_sitter.Node
 
@@ -325,6 +326,19 @@ _TYPE_QUERY_SOURCE = """
 """
 
 
+# the walk that stands in for the query on small files: node kind -> (kind of its name, capture)
+_INDEX_NAMES = {
+    "struct_specifier": ("type_identifier", "record"),
+    "class_specifier": ("type_identifier", "record"),
+    "union_specifier": ("type_identifier", "record"),
+    "enum_specifier": ("type_identifier", "enum"),
+    "enumerator": ("identifier", "enumerator"),
+    "preproc_def": ("identifier", "macro"),
+    "preproc_function_def": ("identifier", "macro"),
+}
+_INDEX_KINDS = frozenset({"type_definition", "alias_declaration", *_INDEX_NAMES})
+
+
 class _Language:
     """The CUDA grammar, its parser and the index query, built once per process."""
 
@@ -333,7 +347,13 @@ class _Language:
     def __init__(self) -> None:
         self.language = tree_sitter.Language(tree_sitter_cuda.language())
         self.parser = tree_sitter.Parser(self.language)
-        self.type_query = tree_sitter.Query(self.language, _TYPE_QUERY_SOURCE)
+        self._type_query: tree_sitter.Query | None = None
+
+    @property
+    def type_query(self) -> tree_sitter.Query:
+        if self._type_query is None:  # compiled on first use: 50 ms, needed for big files only
+            self._type_query = tree_sitter.Query(self.language, _TYPE_QUERY_SOURCE)
+        return self._type_query
 
     @classmethod
     def get(cls) -> _Language:
@@ -680,7 +700,7 @@ class TypeResolver:
         if self._indexed:
             return
         self._indexed = True
-        captures = tree_sitter.QueryCursor(self._lang.type_query).captures(self._tree.root_node)
+        captures = self._index_captures()
         for node in captures.get("typedef", []):
             for decl in node.children_by_field_name("declarator"):
                 name = _declarator_name(decl)
@@ -698,6 +718,42 @@ class TypeResolver:
             assert name.parent is not None
             self._enumerators.setdefault(_text(name), []).append(name.parent)
         self._macros = {_text(n) for n in captures.get("macro", [])}
+
+    def _index_captures(self) -> dict[str, list[Node]]:
+        """What ``_TYPE_QUERY_SOURCE`` captures over the file, each capture's nodes in document
+        order: by the query for a big file, by a walk for a small one (compiling the query costs
+        about 50 ms once per process, the walk about 5 us per node)."""
+        root = self._tree.root_node
+        if len(self._bytes) > WALK_LIMIT:
+            captured = tree_sitter.QueryCursor(self._lang.type_query).captures(root)
+            # in document order, as the walk finds them: the query's own order follows its
+            # matching (macros in nested #if blocks come out interleaved), and the first of
+            # several agreeing declarations is the one whose spelling is reported
+            return {c: sorted(nodes, key=lambda n: n.start_byte) for c, nodes in captured.items()}
+        by_kind = nodes_of_kinds(root, _INDEX_KINDS)
+        out: dict[str, list[Node]] = {}
+        kinds = ("type_definition", "alias_declaration", "struct_specifier", "class_specifier",
+                 "union_specifier", "enum_specifier", "enumerator", "preproc_def",
+                 "preproc_function_def")
+        named = [n for kind in kinds for n in by_kind.get(kind, ())]
+        named.sort(key=lambda n: n.start_byte)  # one document order across kinds, as captured
+        for node in named:
+            kind = node.type
+            if kind == "type_definition":
+                out.setdefault("typedef", []).append(node)
+                continue
+            if kind == "alias_declaration":
+                out.setdefault("alias", []).append(node)
+                continue
+            name = node.child_by_field_name("name")
+            if name is None:
+                continue
+            want, capture = _INDEX_NAMES[kind]
+            if name.type == want:
+                out.setdefault(capture, []).append(name)
+        for names in out.values():
+            names.sort(key=lambda n: n.start_byte)
+        return out
 
     def _global_entries(self) -> dict[str, list[_Entry]]:
         """Namespace-scope variables and functions, through namespaces, extern "C", #if."""
