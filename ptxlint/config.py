@@ -41,10 +41,8 @@ if TYPE_CHECKING:
     import pathspec
 
 
-@functools.cache
-def _toml() -> ModuleType:
-    # tomllib is in the standard library from 3.11; tomli is the same parser for 3.10. Imported
-    # when a configuration is read (a run without one never parses TOML).
+def _import_toml() -> ModuleType:
+    # tomllib is in the standard library from 3.11; tomli is the same parser for 3.10.
     try:
         import tomllib
     except ImportError:
@@ -52,6 +50,10 @@ def _toml() -> ModuleType:
 
         return tomli
     return tomllib
+
+
+# imported when a configuration is first read: a run without one never parses TOML
+_toml = functools.cache(_import_toml)
 
 
 CONFIG_FILENAMES = (".ptxlint.toml", "ptxlint.toml")
