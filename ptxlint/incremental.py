@@ -7,26 +7,30 @@ every statement of the file; most of an asm author's edits are inside one templa
 own outcome per statement, before placing, suppression and dedupe) and, for such an edit:
 
 1. finds the edited range (common prefix and suffix of the two texts) and the one statement
-   whose template literal holds it: a plain statement in code (``asm(...);`` as a statement of
-   a function body, not in a ``#define``, a macro's arguments or an ``#if`` branch);
+   whose string literal holds it (a template string, a constraint or a clobber): a plain
+   statement in code (``asm(...);`` as a statement of a function body, not in a ``#define``,
+   a macro's arguments or an ``#if`` branch);
 2. proves the edit changes nothing but that literal's characters: no quote, backslash or line
    break typed or removed, no word that a file-wide decision reads (``__...``: the grammar, a
-   ``__volatile__`` spelling, ``#``, ``NV_``, suppression words) within reach, and
-   tree-sitter's incremental re-parse (``Tree.edit``) changes no syntax outside the literal;
+   ``__volatile__`` spelling, ``#``, ``NV_``, suppression words) within reach, and, in the
+   tree, the edit inside the literal's run of plain characters (so ``Tree.edit`` moves the
+   nodes where a parse of the new text puts them; ``_EditedSource``);
 3. reads that statement again (``extract.reread``: operands and their types are unchanged);
 4. runs every rule on it, and the rules whose verdicts read other statements (``Rule.scope ==
    "file"``) on every statement; every other outcome is kept, moved by the edit's length;
 5. replays the file-wide steps over all outcomes (``engine.finish``: macro-expansion placing,
    ``#if``-branch merging, suppressions, severities, dedupe, PTX901): linear in the findings.
 
-Anything else is a full lint, which stays the reference: an edit outside a template literal,
+Anything else is a full lint, which stays the reference: an edit outside such a literal,
 a statement whose reading changes shape (another end, no longer PTX), a moved statement whose
 problems spell offsets, a Python file, another configuration, or no earlier lint.
 tests/test_incremental.py compares the result with a full lint after each of many random
-edits, inside and outside asm statements, around macros and ``#if`` branches.
+edits, inside and outside asm statements, around macros and ``#if`` branches, and the kept
+tree with a fresh parse.
 
-Cost of the fast path: O(file) in C (text comparison, the incremental parse), O(statements)
-for moving kept outcomes, and the rules on one statement plus the file-scope rules.
+Cost of the fast path: O(file) in C (text comparison and encoding), O(statements) for moving
+kept outcomes, the rules on one statement plus the file-scope rules, and an incremental parse
+only when a rule reads the tree after a length-changing edit.
 """
 
 from __future__ import annotations

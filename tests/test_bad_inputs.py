@@ -543,9 +543,16 @@ def test_lsp_one_slow_document_does_not_hold_the_others(tmp_path):
     body = "".join(f'  asm("mov.u32 %0, %%clock;" : "=r"(t{n}));\n' for n in range(6000))
     client = RawClient(tmp_path)
     client.initialize(tmp_path, lintTimeoutMs=1500)
-    # warm the workers up, so the deadline measures linting, not start-up
+    # warm the workers up, so the deadline measures linting, not start-up (the first loads
+    # before initialize answers, the others after a quiet moment, then the server says so)
     client.open(fast, FIXABLE.decode())
     assert client.diagnostics(fast, timeout=120)
+
+    def all_ready(m: dict) -> bool:
+        return m.get("method") == "window/logMessage" and "workers ready" in m["params"]["message"]
+
+    if not any(all_ready(m) for m in client.seen):
+        client.wait_for(all_ready, timeout=120)
     client.open(slow, "__device__ void f() {\n" + body + "}\n")
     client.open(fast.with_name("fast2.cu"), FIXABLE.decode())
     started = __import__("time").monotonic()

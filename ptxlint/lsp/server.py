@@ -259,12 +259,17 @@ class PtxlintServer(LanguageServer):
         if isinstance(deadline, (int, float)) and not isinstance(deadline, bool) and deadline > 0:
             self.service.deadline_s = deadline / 1000
         self._loop = asyncio.get_running_loop()
+        self.service.on_all_ready = self._workers_ready
         self.service.start()  # the first worker loads while this process loads its rules
         # here only for rule metadata and configuration: the workers lint
         self.linter = Linter(report=self._tell, warm_up=False)
         self.docs = RuleDocs(
             {r.id: r for r in self.linter.rule_classes}, self.options.rule_docs_url
         )
+
+    def _workers_ready(self, count: int) -> None:
+        self.window_log_message(lsp.LogMessageParams(
+            type=lsp.MessageType.Info, message=f"ptxlint: {count} lint workers ready"))
 
     def _tell(self, message: str) -> None:
         """Show a configuration or plugin problem; callable from the lint thread."""

@@ -21,6 +21,7 @@ import dataclasses
 import multiprocessing
 import os
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from ptxlint.model import AsmStatement, PtxInstruction, SourceFile
 
 DEFAULT_DEADLINE_S = 20.0
 STARTUP_S = 120.0  # a worker's imports on a loaded machine
+SPARE_AFTER_S = 2.0  # quiet time before the workers beyond the first start
 WORKERS = 2
 
 # --------------------------------------------------------------------------- in the worker
@@ -163,12 +165,17 @@ class LintService:
     # the last text sent to each worker per path: the next call sends what changed
     _sent: dict[tuple[int, str], tuple[int, str]] = field(default_factory=dict, repr=False)
     _numbers: int = 0
+    spare_after_s: float = SPARE_AFTER_S
+    on_all_ready: Callable[[int], None] | None = None  # told once every worker has loaded
+    _spare_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
+    _tasks: set[asyncio.Future[None]] = field(default_factory=set, repr=False)
 
     def start(self) -> None:
         """Start the first worker now (imports, rules, grammars), so the first document does
-        not wait for it. The others start when a call finds every running one busy with
-        another document: started together they would only slow down the first lints and
-        keystrokes on a small machine."""
+        not wait for it. The others start once no call has been in flight for ``SPARE_AFTER_S``
+        (``_spares_later``), or when a call finds every running worker busy with another
+        document: started with the first, they share its cores while it loads and while the
+        first document's lints and keystrokes run."""
         if not self._slots:
             self._slots = [None] * max(1, self.workers)
         self._worker(0)
@@ -180,6 +187,34 @@ class LintService:
         if first is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.wrap_future(first.ready), timeout_s)
+        self._spares_later()
+
+    def _spares_later(self) -> None:
+        """Start the other workers after a quiet moment (each call pushes it back)."""
+        if all(w is not None for w in self._slots):
+            return
+        if self._spare_timer is not None:
+            self._spare_timer.cancel()
+        loop = asyncio.get_running_loop()
+        self._spare_timer = loop.call_later(self.spare_after_s, self._start_spares)
+
+    def _start_spares(self) -> None:
+        self._spare_timer = None
+        if any(w is not None and w.calls for w in self._slots):
+            self._spares_later()
+            return
+        started = [self._worker(slot) for slot in range(len(self._slots))]
+        if self.on_all_ready is not None:
+            report = self.on_all_ready
+            ready = [asyncio.wrap_future(w.ready) for w in started]
+
+            async def tell() -> None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.gather(*ready), STARTUP_S)
+                    report(len(started))
+
+            self._tasks.add(task := asyncio.ensure_future(tell()))
+            task.add_done_callback(self._tasks.discard)
 
     def _worker(self, slot: int) -> _Worker:
         worker = self._slots[slot]
@@ -260,6 +295,7 @@ class LintService:
                         raise
             finally:
                 worker.calls.remove(path)
+                self._spares_later()
         raise BrokenProcessPool("the lint workers could not be started")
 
     def _payload(self, slot: int, path: str, text: str) -> tuple[int, str] | Edit:
@@ -291,6 +327,9 @@ class LintService:
         worker.pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
+        if self._spare_timer is not None:
+            self._spare_timer.cancel()
+            self._spare_timer = None
         for slot, worker in enumerate(self._slots):
             if worker is not None:
                 self._discard(slot, worker)
