@@ -77,6 +77,8 @@ _OTHER_CLASS = {"%r": "%f", "%f": "%rd", "%rd": "%r", "%h": "%r", "%fd": "%rd", 
 def register(type_: str, index: int) -> str:
     if type_ == "b128":
         index %= 4  # HEADER declares %q0..%q3
+    if type_ == "pred":
+        index %= 8  # the header declares %p0..%p7 only
     return f"{_REG_OF_TYPE.get(type_, '%r')}{index}"
 
 

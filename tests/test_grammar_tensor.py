@@ -141,13 +141,17 @@ def test_tcgen05_mma_operands() -> None:
     assert verdict(f"{head}, %p1;").status == "ok"
     assert verdict(f"{head}, {{%r5, %r6, %r7, %r8}}, %p1, 15;").status == "ok"
     assert verdict(f"{head}, %p1, 16;").status == "error"  # ptxas: "in range [0..15]"
-    # cta_group::2 masks eight lanes; .ws has no cta_group::2; i8 takes no scale immediate
+    # cta_group::2 masks eight lanes; .ws has no cta_group::2; f8f6f4 takes no scale immediate
     assert verdict(f"{head}, {{%r5, %r6, %r7, %r8, %r5, %r6, %r7, %r8}}, %p1;"
                    ).status == "error"
     assert verdict("tcgen05.mma.ws.cta_group::2.kind::f16 [%r1], %rd2, %rd3, %r4, %p1;"
                    ).status == "error"
-    assert verdict("tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd2, %rd3, %r4, %p1, 1;"
+    assert verdict("tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd2, %rd3, %r4, %p1, 1;"
                    ).status == "error"
-    # sparse and block-scaled forms are not written down yet
+    # block scaling: the scale tensors in tensor memory, no lanes; sparse: metadata before idesc
     assert verdict("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [%r1], %rd2, %rd3, "
-                   "%r4, [%r5], [%r6], %p1;").status == "abstain"
+                   "%r4, [%r5], [%r6], %p1;").status == "ok"
+    assert verdict("tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd2, %rd3, [%r9], %r4, "
+                   "{%r5, %r6, %r7, %r8}, %p1;").status == "ok"
+    assert verdict("tcgen05.mma.sp.ws.cta_group::1.kind::f16 [%r1], %rd2, %rd3, [%r9], %r4, "
+                   "%p1;").status == "error"  # ptxas: "Unknown modifier '.ws'"

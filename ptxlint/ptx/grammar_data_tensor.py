@@ -295,29 +295,46 @@ for _shape in (".128x256b", ".4x256b", ".128x128b",
     _add(f"tcgen05.cp{_CG}{_shape} [A:b32], r:b64{_TC}")
     _add(f"tcgen05.cp{_CG}{_shape}.b8x16<F:.b6x16_p32|.b4x16_p64> [A:b32], r:b64{_TC}")
 
-# tcgen05.mma: [d], a-desc or [a], b-desc, idesc, {disable-output-lane}, enable-input-d
-# (a predicate or 0/1), and for .kind::f16/.kind::tf32 the scale-input-d immediate 0..15
+# tcgen05.mma{.ws}{.sp}: [d], a-desc or [a], b-desc, {[sparse metadata]}, idesc, then
+# {disable-output-lane} (4 or 8 lanes), enable-input-d (a predicate or any immediate) and but
+# for .kind::f8f6f4 the scale-input-d immediate 0..15; block scaling takes [scale-a],
+# [scale-b] before enable-input-d. ptxas reads the sub-instruction words in order (mma.ws.sp;
+# `mma.sp.ws`: "Unknown modifier '.ws'"). Measured: explicit .scale_vec::NX is not on
+# sm_100f ("Feature '.scale_vec::2X' not supported"), .kind::mxf4nvf4 needs one.
 _KIND = "<K:.kind::f16|.kind::tf32|.kind::f8f6f4|.kind::i8@100a>"
 _COLLECT_A = "{.collector::a::fill|.collector::a::use|.collector::a::lastuse|" \
              ".collector::a::discard}"
+_SCALED = (
+    ("<K:.kind::mxf8f6f4>", "{.scale_vec::1X@100a|.block32}"),
+    ("<K:.kind::mxf4>", "{.scale_vec::2X@100a|.block32}"),
+    ("<K:.kind::mxf4nvf4>", "<V:.scale_vec::2X@100a|.scale_vec::4X@100a|.block16|.block32>"),
+)
 for _a in ("r:b64", "[A:b32]"):
-    for _cg, _lanes in ((".cta_group::1", 4), (".cta_group::2", 8)):
-        for _kind, _scale in ((_KIND, ""), ("<K:.kind::f16|.kind::tf32>", ", i:0..15")):
-            _head = f"tcgen05.mma{_cg}{_kind}{_COLLECT_A} [A:b32], {_a}, r:b64, r:u32"
-            _add(f"{_head}, a:pred{_scale}{_TC}")
-            _add(f"{_head}, {{a:b32*{_lanes}}}, a:pred{_scale}{_TC}")
-    _collect_b = "{" + "|".join(f".collector::b{i}::{op}" for i in range(4)
-                                for op in ("fill", "use", "lastuse", "discard")) + "}"
-    _add(f"tcgen05.mma.ws.cta_group::1{_KIND}{_collect_b} [A:b32], {_a}, r:b64, r:u32, "
-         f"a:pred, ?r:b64{_TC}")
+    for _sp, _meta, _head_words in (("", "", 1), (".sp", "[A:b32], ", 2)):
+        _keys = f"; sm=100f; head={_head_words}"
+        for _cg, _lanes in ((".cta_group::1", 4), (".cta_group::2", 8)):
+            # (the dense .kind::i8 takes the scale immediate, the sparse one does not)
+            _scaled_kinds = ".kind::f16|.kind::tf32" + ("" if _sp else "|.kind::i8@100a")
+            for _kind, _scale in ((_KIND, ""), (f"<K:{_scaled_kinds}>", ", i:0..15")):
+                _head = (f"tcgen05.mma{_sp}{_cg}{_kind}{_COLLECT_A} [A:b32], {_a}, r:b64, "
+                         f"{_meta}r:u32")
+                _add(f"{_head}, a:pred{_scale}{_keys}")
+                _add(f"{_head}, {{a:b32*{_lanes}}}, a:pred{_scale}{_keys}")
+            for _kind, _vec in _SCALED:
+                # sparse .kind::mxf4nvf4 is not on sm_100f
+                _need = "; sm=100a" if _sp and "mxf4nvf4" in _kind else ""
+                _add(f"tcgen05.mma{_sp}{_cg}{_kind}.block_scale{_vec}{_COLLECT_A} [A:b32], "
+                     f"{_a}, r:b64, {_meta}r:u32, [A:b32], [A:b32], a:pred{_keys}{_need}")
+        _collect_b = "{" + "|".join(f".collector::b{i}::{op}" for i in range(4)
+                                    for op in ("fill", "use", "lastuse", "discard")) + "}"
+        _add(f"tcgen05.mma.ws{_sp}.cta_group::1{_KIND}{_collect_b} [A:b32], {_a}, r:b64, "
+             f"{_meta}r:u32, a:pred, ?r:b64; sm=100f; head={_head_words + 1}")
 
 _TC_OPS = ("alloc", "dealloc", "relinquish_alloc_permit", "commit", "fence::before_thread_sync",
            "fence::after_thread_sync", "wait::ld", "wait::st", "shift", "ld", "st", "mma")
 PARTIAL.update({
-    # sparse and block-scaled tcgen05.mma, .ashift, tcgen05.ld.red: not written down yet
-    "tcgen05": frozenset({"sp", "block_scale", "kind::mxf8f6f4", "kind::mxf4",
-                          "kind::mxf4nvf4", "scale_vec::1X", "scale_vec::2X", "scale_vec::4X",
-                          "block16", "block32", "ashift", "red", "min", "max", "NaN", "abs"}
+    # .ashift, tcgen05.ld.red (PTX ISA 8.8+): not written down yet
+    "tcgen05": frozenset({"ashift", "red", "min", "max", "NaN", "abs"}
                          # ptxas 13.0 takes (ignores?) the cp source formats on every other
                          # sub-instruction: undocumented, not judged
                          | {f"{op}+{fmt}" for op in _TC_OPS
