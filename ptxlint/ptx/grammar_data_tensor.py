@@ -321,8 +321,8 @@ for _a in ("r:b64", "[A:b32]"):
                 _add(f"{_head}, a:pred{_scale}{_keys}")
                 _add(f"{_head}, {{a:b32*{_lanes}}}, a:pred{_scale}{_keys}")
             for _kind, _vec in _SCALED:
-                # sparse .kind::mxf4nvf4 is not on sm_100f
-                _need = "; sm=100a" if _sp and "mxf4nvf4" in _kind else ""
+                # sparse .kind::mxf4 and .kind::mxf4nvf4 are not on sm_100f
+                _need = "; sm=100a" if _sp and "mxf4" in _kind else ""
                 _add(f"tcgen05.mma{_sp}{_cg}{_kind}.block_scale{_vec}{_COLLECT_A} [A:b32], "
                      f"{_a}, r:b64, {_meta}r:u32, [A:b32], [A:b32], a:pred{_keys}{_need}")
         _collect_b = "{" + "|".join(f".collector::b{i}::{op}" for i in range(4)
