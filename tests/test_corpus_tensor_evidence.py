@@ -1,0 +1,108 @@
+"""Proof from nvcc/ptxas 13.0 for the tensor-core grammar errors reviewed as real defects in
+the corpora (tests/data/reviewed_findings.toml, "issue 16a"):
+
+- flashinfer ``m16k32_rowsum_f8f8f32<__nv_fp8_e5m2>`` (include/flashinfer/mma.cuh): the e5m2
+  branch spells ``.m16n8k16`` with the fragments of ``.m16n8k32``.
+- fmha_v2's six 64x8 FP8 QGMMA specializations (csrc/fmha_v2/fmha/hopper/utils_qgmma.h): eight
+  accumulators where m64n8 has four (one also spells ``.m64n64k32``).
+- fmha_v2 ``Hgmma_rfa_fp16<8, TB>`` (utils_hgmma.h): its operand list names an undeclared
+  ``desc_a``, so ``%7`` (imm-trans-b) is the 64-bit ``desc_b``; nvcc's front end stops on the
+  undeclared name first, so ptxas is asked about the instruction form itself.
+
+Needs nvcc and the flashinfer-python sdist (``$PTXLINT_CORPORA/src/flashinfer-python``,
+default /work/corpora); skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from tests.toolchain_cache import INPUT, NVCC, OUTPUT, PTXAS, needs_nvcc, needs_ptxas, run_cached
+
+CORPORA = os.environ.get("PTXLINT_CORPORA", "/work/corpora")
+
+
+def flashinfer() -> str:
+    path = os.path.join(CORPORA, "src", "flashinfer-python")
+    if not os.path.isdir(path):
+        pytest.skip(f"flashinfer-python not unpacked under {CORPORA}/src")
+    return path
+
+
+ROWSUM_PROBE = """#include <cstdint>
+#include <type_traits>
+#include <cuda_fp8.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <flashinfer/mma.cuh>
+__global__ void k(float* d, __nv_fp8_e5m2* s) { flashinfer::mma::m16k32_rowsum_f8f8f32(d, s); }
+"""
+
+QGMMA_PROBE = """#include <cstdint>
+#include <fmha/hopper/utils_qgmma.h>
+__global__ void k(uint64_t a, uint64_t b, uint32_t* acc, uint32_t const* r) {
+  uint32_t (&c)[4] = *reinterpret_cast<uint32_t (*)[4]>(acc);
+  uint32_t const (&ra)[4] = *reinterpret_cast<uint32_t const (*)[4]>(r);
+  fmha::Qgmma_e4m3_e5m2_fp32<8>::mma(a, b, c);
+  fmha::Qgmma_rfa_e4m3_e5m2_fp32<8>::mma(ra, b, c);
+  fmha::Qgmma_e5m2_e4m3_fp32<8>::mma(a, b, c);
+  fmha::Qgmma_rfa_e5m2_e4m3_fp32<8>::mma(ra, b, c);
+  fmha::Qgmma_e5m2_e5m2_fp32<8>::mma(a, b, c);
+  fmha::Qgmma_rfa_e5m2_e5m2_fp32<8>::mma(ra, b, c);
+}
+"""
+
+# Hgmma_rfa_fp16<8, TB>'s instruction with nvcc's register classes for its operands as
+# written: "+r" accumulators, "r" A fragment, %6 = desc_a ("l"), %7 = desc_b ("l")
+HGMMA_FORM = """.version 9.0
+.target sm_90a
+.address_size 64
+.entry k() {
+.reg .b32 %r<8>; .reg .b64 %rd<8>;
+wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%r0, %r1}, {%r2, %r3, %r4, %r5}, %rd6, 1, 1, 1, %rd7;
+}
+"""
+
+
+def compile_probe(source: str, include: str, arch: str) -> str:
+    assert NVCC is not None
+    run = run_cached(NVCC, ["-std=c++17", f"-gencode=arch=compute_{arch},code=sm_{arch}",
+                            f"-I{include}", "-c", INPUT, "-o", OUTPUT], source,
+                     filename="probe.cu")
+    assert not run.ok, "the probe compiled: the reviewed defect is gone"
+    return run.stderr
+
+
+@needs_nvcc
+def test_flashinfer_e5m2_rowsum_mma_shape_is_rejected_by_ptxas() -> None:
+    stderr = compile_probe(ROWSUM_PROBE, os.path.join(flashinfer(), "include"), "89")
+    assert re.search(r"error\s*: Argument vector size mismatch for instruction 'mma'", stderr), \
+        stderr
+
+
+@needs_nvcc
+def test_fmha_v2_64x8_qgmma_accumulators_are_rejected_by_ptxas() -> None:
+    stderr = compile_probe(QGMMA_PROBE, os.path.join(flashinfer(), "csrc", "fmha_v2"), "90a")
+    rejected = re.findall(r"error\s*: Argument vector size mismatch for instruction "
+                          r"'wgmma\.mma_async with FP8 types'", stderr)
+    assert len(rejected) == 6, stderr
+
+
+@needs_nvcc
+@needs_ptxas
+def test_fmha_v2_hgmma_rfa_64x8_operands_are_rejected() -> None:
+    source = ("#include <cstdint>\n#include <fmha/hopper/utils_hgmma.h>\n"
+              "__global__ void k(uint64_t b, uint32_t* acc, uint32_t const* r) {\n"
+              "  uint32_t (&c)[2] = *reinterpret_cast<uint32_t (*)[2]>(acc);\n"
+              "  uint32_t const (&ra)[4] = *reinterpret_cast<uint32_t const (*)[4]>(r);\n"
+              "  fmha::Hgmma_rfa_fp16<8, true>::mma(ra, b, c);\n}\n")
+    stderr = compile_probe(source, os.path.join(flashinfer(), "csrc", "fmha_v2"), "90a")
+    assert 'identifier "desc_a" is undefined' in stderr, stderr
+    assert PTXAS is not None
+    run = run_cached(PTXAS, ["-arch=sm_90a", INPUT, "-o", OUTPUT], HGMMA_FORM,
+                     filename="form.ptx")
+    assert not run.ok
+    assert "Arguments mismatch for instruction 'wgmma.mma_async'" in run.stderr, run.stderr
