@@ -25,13 +25,16 @@ class InvalidOperand(Rule):
 ## What it does
 Checks the operands of every instruction whose form the instruction grammar knows
 (`ptxlint/ptx/grammar_data.py`: arithmetic, logic, `cp.async`, `mbarrier`, barriers, fences,
-warp collectives, `mma.sync`, `ldmatrix`/`stmatrix`...), and the operand list of any PTX
-instruction:
+warp collectives; `grammar_data_tensor.py`: `mma.sync`/`mma.sp`, `wgmma`, `tcgen05`,
+`ldmatrix`/`stmatrix`...), and the operand list of any PTX instruction:
 
-- the wrong number of operands for the form (`add.u32 %0, %1;`);
+- the wrong number of operands for the form (`add.u32 %0, %1;`), or of elements in a vector:
+  an `mma`/`wgmma` fragment or accumulator whose length follows the shape and type
+  (`wgmma...m64n64k16.f32...` takes 32 accumulators), a `tcgen05.ld` destination whose length
+  follows the shape and `.num`;
 - an immediate the form does not allow: the byte count of `cp.async.cg` (only 16), a barrier id
   outside 0..15, a register where only an immediate is allowed (`cp.async.wait_group %0` with
-  `"r"`);
+  `"r"`, a `wgmma` transpose flag), a sparsity selector outside the range of its `mma.sp` shape;
 - an operand that is not PTX at all: a C cast or expression left in the template
   (`cp.async.wait_group (int64_t)2;`), a register pair or vector where a scalar belongs, an
   address where a register belongs;
