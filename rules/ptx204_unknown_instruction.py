@@ -69,16 +69,15 @@ typo in a rarely built branch (an `#if __CUDA_ARCH__` path, an uninstantiated te
 until someone builds that configuration.
 
 For the families the instruction grammar knows form by form (`ptxlint/ptx/grammar_data.py`:
-arithmetic and logic, `ld`/`st`, `cp.async`, `mbarrier`, barriers and fences, warp
-collectives, `cvta`...; `grammar_data_tensor.py`: `mma.sync`, `wgmma`, `tcgen05`,
-`ldmatrix`/`stmatrix`), it also flags modifiers that exist but not together (a `wgmma` shape
-the integer types do not have, `.m64n40k32.s32.s8.s8`; `tcgen05.mma.ws` with
-`.cta_group::2`), and types out of place where ptxas reads them by position
-(`mma...bf16.bf16.f32.f32` for `.f32.bf16.bf16.f32`): saturation on an unsigned add (`add.sat.u32`), a rounding mode on an
-integer type (`add.rn.u32`), `.ftz` on a double comparison, a reduction operation the type
-does not have (`redux.sync.add.b32`), an mma accumulator the shape does not take. The span is
-the offending modifier. A form ptxas accepts although the ISA does not document it is a
-warning, not an error.
+arithmetic and logic, `ld`/`st`, `cp.async`, `mbarrier`, barriers and fences, warp collectives,
+`cvta`...; `grammar_data_tensor.py`: `mma.sync`, `wgmma`, `tcgen05`, `ldmatrix`/`stmatrix`), it
+also flags modifiers that exist but not together: saturation on an unsigned add (`add.sat.u32`),
+a rounding mode on an integer type (`add.rn.u32`), `.ftz` on a double comparison, a reduction
+operation the type does not have (`redux.sync.add.b32`), an mma accumulator the shape does not
+take, a `wgmma` shape the integer types do not have (`.m64n40k32.s32.s8.s8`), `tcgen05.mma.ws`
+with `.cta_group::2`; and types out of place where ptxas reads them by position
+(`mma...bf16.bf16.f32.f32` for `.f32.bf16.bf16.f32`). The span is the offending modifier. A form
+ptxas accepts although the ISA does not document it is a warning, not an error.
 
 Opcodes that are PTX opcodes but for their case or a leading underscore (`_mma`, `ADD`) are
 reported as well; other unknown opcodes only when the statement is clearly PTX. Every form of
