@@ -426,6 +426,8 @@ def _spread(
 
 # --------------------------------------------------------------------------- the table
 
+_ASM_KEYWORDS = frozenset({"asm", "__asm__", "__asm"})
+
 
 class MacroTable:
     """Every definition a file can see: its own (position-sensitive) and its headers'."""
@@ -467,8 +469,23 @@ class MacroTable:
             return None
         first = live[0]
         if any(not first.same_as(d) for d in live[1:]):
-            return None  # #if A / #define M 1 / #else / #define M 2: not decidable here
+            # #if A / #define M 1 / #else / #define M 2: not decidable here, unless one of them
+            # alone holds asm (`#ifdef __CUDA_ARCH__` / `{ ...; asm("brkpt;"); }` / `#else` /
+            # `assert(0)`): the asm exists only where that one holds, and the statement read
+            # from it carries its guards.
+            bearing = [d for d in live if self._holds_asm(d)]
+            if bearing and all(bearing[0].same_as(d) for d in bearing[1:]):
+                return bearing[0]
+            return None
         return first
+
+    def _holds_asm(self, d: MacroDef) -> bool:
+        names = self.asm_names()
+        return any(
+            t.kind == "ident"
+            and (t.text in _ASM_KEYWORDS or (t.text in names and t.text != d.name))
+            for t in d.body
+        )
 
     def asm_names(self) -> frozenset[str]:
         """Macros some expansion of which can contain an asm statement: those whose body

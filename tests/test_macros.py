@@ -225,3 +225,24 @@ def test_angle_includes_of_the_project_are_found_above_the_file(tmp_path: Path) 
     kernel.write_text(text)
     (s,) = extract_statements(SourceFile(str(kernel), text)).statements
     assert s.template.text == "trap;" and s.context.expansion is not None
+
+
+def test_of_a_device_and_a_host_definition_the_one_with_asm_expands() -> None:
+    # CUTLASS_NOT_IMPLEMENTED: brkpt on the device, assert on the host.
+    text = """
+#if defined(__CUDA_ARCH__)
+#define NOT_IMPLEMENTED() { printf("not implemented\\n"); asm volatile("brkpt;\\n"); }
+#else
+#define NOT_IMPLEMENTED() assert(0)
+#endif
+__device__ void f() { NOT_IMPLEMENTED(); }
+"""
+    result = extract_statements(SourceFile("k.cu", text))
+    (statement,) = [s for s in result.statements if s.context.expansion is not None]
+    assert statement.template.text == "brkpt;\n"
+    assert "defined(__CUDA_ARCH__)" in statement.context.guards
+    # two definitions that both hold asm and differ: which one applies is not known here
+    both = text.replace("assert(0)", 'asm volatile("trap;")')
+    result = extract_statements(SourceFile("k.cu", both))
+    assert [s for s in result.statements if s.context.expansion is not None] == []
+    assert len(result.skipped_invocations) == 1
