@@ -603,7 +603,17 @@ def _typed(operand: Operand, lookup: TypeLookup, at: int | None = None) -> Opera
         ctype = lookup(operand.expression, where)
     except Exception:  # a type we cannot work out is unknown, never a crash
         ctype = None
-    return operand if ctype is None else dataclasses.replace(operand, ctype=ctype)
+    return operand if ctype is None else _with_ctype(operand, ctype)
+
+
+def _with_ctype(operand: Operand, ctype: CType) -> Operand:
+    """``dataclasses.replace(operand, ctype=ctype)`` without its per-field machinery (it ran
+    once per operand: 48,000 times in CUTLASS's GMMA header). ``Operand`` is a frozen
+    dataclass without ``__post_init__`` or slots, so a copy of its fields is the same value."""
+    new = object.__new__(type(operand))
+    new.__dict__.update(operand.__dict__)
+    new.__dict__["ctype"] = ctype
+    return new
 
 
 _DECLARATION_NODES = {

@@ -13,19 +13,27 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-_TOKEN = re.compile(
-    r"""
+# What is skipped between tokens, and the tokens, each alternative tried in this order.
+_SKIPPED = r"""
     (?P<ws>(?:[ \t\r\f\v\n]|\\\r?\n)+)
   | (?P<lcomment>//(?:[^\n\\]|\\\r?\n|\\.)*)
   | (?P<bcomment>/\*.*?(?:\*/|\Z))
-  | (?P<raw>(?:u8|u|U|L)?R"(?P<delim>[^()\\\s"]{0,16})\(.*?\)(?P=delim)")
+"""
+_TOKENS = r"""
+    (?P<raw>(?:u8|u|U|L)?R"(?P<delim>[^()\\\s"]{0,16})\(.*?\)(?P=delim)")
   | (?P<string>(?:u8|u|U|L)?"(?:[^"\\\n]|\\\r?\n|\\.)*"?)
   | (?P<char>(?:u8|u|U|L)?'(?:[^'\\\n]|\\\r?\n|\\.)*'?)
   | (?P<ident>[A-Za-z_$][A-Za-z0-9_$]*)
   | (?P<number>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.']|\\\r?\n)*)
   | (?P<punct>::|->|\#\#|\.\.\.|<<=|>>=|[-+*/%&|^!=<>]=|&&|\|\||\+\+|--|<<|>>|.)
-    """,
-    re.S | re.X,
+"""
+_TOKEN = re.compile(_SKIPPED + "|" + _TOKENS, re.S | re.X)
+# One match per token: the blanks and comments before it are folded into its match. The skipped
+# run is what consecutive ``_TOKEN`` matches of ws/comments would take (each repetition tries the
+# alternatives in the same order, and since a token or the end always follows, nothing
+# backtracks into it); the token part is optional, for the end of the text.
+_NEXT = re.compile(
+    "(?:" + re.sub(r"\(\?P<\w+>", "(?:", _SKIPPED) + ")*(?:" + _TOKENS + ")?", re.S | re.X
 )
 
 
@@ -37,22 +45,21 @@ class Token(NamedTuple):
     end: int
 
 
+_new_token = tuple.__new__  # what Token's generated __new__ calls, without its Python frame
+
+
 def tokens(text: str, start: int = 0, end: int | None = None) -> Iterator[Token]:
     """Tokens of ``text[start:end]``; whitespace, comments and line continuations are dropped."""
     stop = len(text) if end is None else end
-    pos = start
-    match = _TOKEN.match
-    while pos < stop:
-        m = match(text, pos, stop)
-        if m is None:  # pragma: no cover - the final alternative matches any character
-            break
-        kind = m.lastgroup or "punct"
+    # Each match starts where the last one ended: a character always follows the skipped run
+    # (the last alternative takes any), so only the final match, at the end, can be empty.
+    for m in _NEXT.finditer(text, start, stop):
+        kind = m.lastgroup
+        if kind is None:
+            return  # only blanks and comments were left
         if kind == "delim":
             kind = "raw"
-        pos = m.end()
-        if kind in ("ws", "lcomment", "bcomment"):
-            continue
-        yield Token(kind, m.group(), m.start(), pos)
+        yield _new_token(Token, (kind, m.group(kind), m.start(kind), m.end()))
 
 
 def identifiers(text: str) -> list[str]:
