@@ -5,6 +5,8 @@ the corpora (tests/data/reviewed_findings.toml, "issue 16a"):
   branch spells ``.m16n8k16`` with the fragments of ``.m16n8k32``.
 - fmha_v2's six 64x8 FP8 QGMMA specializations (csrc/fmha_v2/fmha/hopper/utils_qgmma.h): eight
   accumulators where m64n8 has four (one also spells ``.m64n64k32``).
+- flashinfer's AlphaMoE/cake ``mma_ss_step`` (csrc/alphamoe_nvfp4_sm100_device_helpers.cuh and
+  its copies in generated kernels): ``tcgen05.mma...kind::mxf4nvf4`` without block scaling.
 - fmha_v2 ``Hgmma_rfa_fp16<8, TB>`` (utils_hgmma.h): its operand list names an undeclared
   ``desc_a``, so ``%7`` (imm-trans-b) is the 64-bit ``desc_b``; nvcc's front end stops on the
   undeclared name first, so ptxas is asked about the instruction form itself.
@@ -106,3 +108,26 @@ def test_fmha_v2_hgmma_rfa_64x8_operands_are_rejected() -> None:
                      filename="form.ptx")
     assert not run.ok
     assert "Arguments mismatch for instruction 'wgmma.mma_async'" in run.stderr, run.stderr
+
+
+MMA_SS_PROBE = """#include <cstdint>
+#include "{header}"
+__global__ void probe_k(int a, int b, int t, uint32_t d, int e, uint32_t x, uint32_t y) {{
+  {scope}mma_ss_step(a, b, t, d, e, x, y);
+}}
+"""
+_SCALE_VEC = r"error\s*: Modifier '\.kind::mxf4nvf4' requires modifier '\.scale_vectorsize'"
+
+
+@needs_nvcc
+@pytest.mark.parametrize("header, scope", [
+    ("alphamoe_nvfp4_sm100_device_helpers.cuh", "alphamoe_nvfp4_device::"),
+    ("fused_moe/cake_kimi_k3_situ/"
+     "cake_kimi_k3_nvfp4_situ_routed_moe_93e2350178fff1f9c9ac_kernel.cu", ""),
+])
+def test_mxf4nvf4_mma_without_block_scale_is_rejected_by_ptxas(header: str, scope: str) -> None:
+    csrc = os.path.join(flashinfer(), "csrc")
+    if not os.path.exists(os.path.join(csrc, header)):
+        pytest.skip(f"{header} not in this flashinfer-python")
+    stderr = compile_probe(MMA_SS_PROBE.format(header=header, scope=scope), csrc, "100a")
+    assert re.search(_SCALE_VEC, stderr), stderr
