@@ -88,3 +88,22 @@ def test_definitions_from_a_header_included_by_relative_path(tmp_path: Path) -> 
     path = tmp_path / "k.cu"
     path.write_text(text, encoding="utf-8")
     assert _statements(text, str(path)) == [("trap;", False)]
+
+
+def test_a_branch_64_bit_windows_takes_is_not_32_bit_only() -> None:
+    # `!defined(__LP64__)` is also 64-bit Windows (LLP64): .u32 addressing is wrong there.
+    text = """
+__device__ unsigned f(unsigned p) {
+  unsigned r;
+#if !defined(__LP64__)
+  asm("cvta.to.param.u32 %0, %1;" : "=r"(r) : "r"(p));
+#endif
+#if !defined(__LP64__) && !defined(_WIN64)
+  asm("cvta.to.param.u32 %0, %1;" : "=r"(r) : "r"(p));
+#endif
+  return r;
+}
+"""
+    findings = lint_text(text, select=("PTX204",))
+    assert [f.message.startswith("a .u32 address conversion") for f in findings] == [True]
+    assert findings[0].span.start < text.index("_WIN64")
