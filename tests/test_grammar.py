@@ -119,3 +119,78 @@ def test_undocumented_form_is_a_warning() -> None:
               'asm("fma.rz.bf16 %0, %1, %1, %1;" : "=h"(d) : "h"(a)); }')
     [finding] = lint_text(source, select=("PTX204",))
     assert finding.severity.value == "warning" and "does not document" in finding.message
+
+
+# --------------------------------------------------------------------------- issue 16b
+
+
+def _registers(operand: PtxOperand) -> OperandClass:
+    """Benchmark-style register names: %h b16, %r b32, %rd b64, %f f32, %c b8."""
+    if operand.kind == "immediate":
+        return OperandClass("imm", value=grammar.parse_immediate(operand.text))
+    for prefix, type_ in (("%rd", "b64"), ("%r", "b32"), ("%h", "b16"), ("%f", "f32"),
+                          ("%c", "b8")):
+        if operand.text.startswith(prefix) and operand.text[len(prefix):].isdigit():
+            return OperandClass("reg", type_)
+    return OperandClass("unknown")
+
+
+def typed(text: str) -> grammar.Verdict:
+    [instruction] = parse_template(text, True).instructions
+    return grammar.check(instruction, _registers)
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        # cvt reads its first type as the result's, the other modifiers in any order
+        ("cvt.sat.u8.s64 %h1, %rd2;", "ok"),
+        ("cvt.sat.s64.u8 %rd1, %h2;", "error"),  # .sat cannot saturate u8 -> s64
+        ("cvt.f32.f64.rn %f1, %rd2;", "ok"),
+        ("cvt.rn.f32.s32 %f1, %r2;", "ok"),
+        ("cvt.f32.s32 %f1, %r2;", "error"),  # integer -> float needs a rounding
+        ("cvt.rn.s32.f32 %r1, %f2;", "error"),  # float -> integer takes .rni...
+        ("cvt.rn.f16.u16 %h1, %r2;", "ok"),  # .f16 takes a wider register
+        ("cvt.rn.bf16.u16 %h1, %r2;", "error"),  # .bf16 conversions do not
+        ("cvt.rzi.s8.bf16 %c1, %h2;", "ok"),  # cuda_bf16.hpp's .b8 register
+        ("cvt.rzi.s8.bf16 %h1, %h2;", "error"),
+        ("cvt.rn.satfinite.e4m3x2.f32 %h1, %f2, %f3;", "ok"),
+        ("cvt.rn.satfinite.e4m3x2.f32 %r1, %f2, %f3;", "error"),  # exactly 16 bits
+        ("cvt.rn.e4m3x2.f32 %h1, %f2, %f3;", "error"),  # .satfinite is required
+        ("cvt.rna.tf32.f32 %f1, %f2;", "error"),  # tf32 in a bit register
+        # tensor addresses: one coordinate per dimension
+        ("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+         "[%r1], [%rd2, {%r3, %r4}], [%r5];", "ok"),
+        ("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+         "[%r1], [%rd2, {%r3, %r4}], [%r5];", "error"),
+        ("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+         "[%r1], [%rd2], [%r5];", "error"),
+        # the destination's space first: global.shared::cta is the store, with bulk_group
+        ("cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r2], %r3;", "ok"),
+        ("cp.async.bulk.shared::cta.global.bulk_group [%rd1], [%r2], %r3;", "error"),
+        # multimem: .f16/.bf16 only as vectors, min/max of floats only for 16-bit types
+        ("multimem.ld_reduce.relaxed.sys.global.add.v2.f16 {%h1, %h2}, [%rd3];", "ok"),
+        ("multimem.ld_reduce.relaxed.sys.global.add.f16 %h1, [%rd3];", "error"),
+        ("multimem.ld_reduce.relaxed.sys.global.min.f32 %f1, [%rd3];", "error"),
+        ("multimem.ld_reduce.sys.global.add.f32 %f1, [%rd3];", "error"),  # scope without order
+        ("multimem.red.relaxed.sys.global.add.v4.f32 [%rd1], {%f1, %f2, %f3, %f4};", "ok"),
+        # 128-bit and 256-bit accesses
+        ("ld.acquire.gpu.global.v4.b64 {%rd1, %rd2, %rd3, %rd4}, [%rd5];", "ok"),
+        ("ld.shared.v8.b32 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%r9];", "error"),
+        ("atom.global.v4.f32.add {%f1, %f2, %f3, %f4}, [%rd1], {%f5, %f6, %f7, %f8};", "ok"),
+        ("st.bulk.weak.shared::cta [%r1], %rd2, 0;", "ok"),
+        ("st.bulk.weak.shared::cta [%r1], %r2, 0;", "error"),  # DeepEP's 32-bit size
+        ("ld.global.v8.b16 {%h1, %h2, %h3, %h4, %h5, %h6, %h7, %h8}, [%rd1];", "abstain"),
+    ],
+)
+def test_issue_16b_forms(text: str, status: str) -> None:
+    assert typed(text).status == status
+
+
+def test_family_needs_carry_where_the_family_target_suffices() -> None:
+    need = typed("setmaxnreg.inc.sync.aligned.u32 240;").need
+    assert need.admits(90, "a") and need.admits(100, "f") and not need.admits(90, "")
+    cvt = typed("cvt.rn.satfinite.e2m3x2.f32 %h1, %f2, %f3;").need
+    assert cvt.admits(100, "f") and cvt.admits(120, "a") and not cvt.admits(100, "")
+    rs = typed("cvt.rs.satfinite.e4m3x4.f32 %r1, {%f1, %f2, %f3, %f4}, %r5;").need
+    assert rs.admits(100, "a") and not rs.admits(100, "f")
