@@ -194,3 +194,16 @@ def test_family_needs_carry_where_the_family_target_suffices() -> None:
     assert cvt.admits(100, "f") and cvt.admits(120, "a") and not cvt.admits(100, "")
     rs = typed("cvt.rs.satfinite.e4m3x4.f32 %r1, {%f1, %f2, %f3, %f4}, %r5;").need
     assert rs.admits(100, "a") and not rs.admits(100, "f")
+
+
+def test_a_vector_variable_stands_for_the_vector() -> None:
+    """flash-attention's CuTe copy_utils: `.reg .v4 .f32 abcd;` then `red.global.add.v4.f32
+    [$0], abcd;` assembles (ptxas 13.0); a .v2 variable there is "Argument vector size
+    mismatch"."""
+    four = ('asm volatile("{ .reg .v4 .f32 abcd; mov.f32 abcd.x, %1; '
+            'red.global.add.v4.f32 [%0], abcd; }" :: "l"(p), "f"(a));')
+    two = four.replace(".v4 .f32 abcd", ".v2 .f32 abcd")
+    kernel = "__device__ void f(float *p, float a) {{ {} }}"
+    assert lint_text(kernel.format(four), select=("PTX207",)) == []
+    [finding] = lint_text(kernel.format(two), select=("PTX207",))
+    assert "vector of 2" in finding.message

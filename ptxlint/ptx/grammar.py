@@ -886,6 +886,13 @@ def _check_one(
                       operand.start, operand.end)]
     if spec.kind == "vec":
         if kind != "vector":
+            declared = _vector_variable(operand, resolve)
+            if declared is not None:  # `.reg .v4 .f32 v;` stands for the vector (ptxas takes it)
+                size = vector_count(spec.count, binding)
+                if size is None or declared == size:
+                    return []
+                return [Issue("operand", f"'{operand.text}' is a vector of {declared}, "
+                              f"{where} takes {size}", operand.start, operand.end)]
             return [Issue("operand", f"'{operand.text}' should be a vector '{{...}}' ({where})",
                           operand.start, operand.end)]
         size = vector_count(spec.count, binding)
@@ -980,6 +987,16 @@ def _vector_size(word: str) -> int | None:
 
 
 _COUNT = re.compile(r"([A-Za-z_]\w*)(?:([*/])([0-9]+))?\Z")
+
+
+def _vector_variable(operand: PtxOperand, resolve: Resolver) -> int | None:
+    """The length of a vector variable (``.reg .v4 .f32 v;``) named by ``operand``, or None."""
+    if operand.kind != "register":
+        return None
+    cls = resolve(operand)
+    if cls.kind == "reg" and cls.type is not None and re.fullmatch(r"v[248]", cls.type):
+        return int(cls.type[1:])
+    return None
 
 
 def vector_count(count: str, binding: dict[str, str]) -> int | None:
