@@ -7,6 +7,8 @@ template counts only once a compile of an instantiation shows ptxas rejecting it
   ("Unexpected instruction types specified for 'multimem.ld_reduce'").
 - DeepEP ``ptx::st_bulk<N>`` (deep_ep/include/deep_ep/common/ptx.cuh): the st.bulk size passed
   with "r", where the instruction takes a 64-bit size ("Arguments mismatch").
+- flashinfer's xqa ``tma::storeAsync<3/4/5>`` (csrc/xqa/tma.h): `cp.async.bulk.tensor.2d` with
+  3, 4 and 5 coordinates ("Argument vector size mismatch").
 
 Needs nvcc and the corpus checkouts (``$PTXLINT_CORPORA/git/<tree>``, default
 /work/corpora); skipped otherwise.
@@ -24,10 +26,10 @@ from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, run_cached
 CORPORA = os.environ.get("PTXLINT_CORPORA", "/work/corpora")
 
 
-def tree(name: str) -> str:
-    path = os.path.join(CORPORA, "git", name)
+def tree(name: str, kind: str = "git") -> str:
+    path = os.path.join(CORPORA, kind, name)
     if not os.path.isdir(path):
-        pytest.skip(f"corpus tree {name} not checked out under {CORPORA}/git")
+        pytest.skip(f"corpus tree {name} not under {CORPORA}/{kind}")
     return path
 
 
@@ -81,3 +83,30 @@ def test_deepep_st_bulk_with_a_32_bit_size_is_rejected_by_ptxas() -> None:
     stderr = compile_probe(DEEPEP_PROBE, os.path.join(tree("DeepEP"), "deep_ep", "include"),
                            "100a")
     assert re.search(r"error\s*: Arguments mismatch for instruction 'mov'", stderr), stderr
+
+
+XQA_PROBE = """#include "tma.h"
+template <uint32_t N>
+__device__ void store(CUtensorMap const& map, char* buf, uint32_t a) {
+  DimsLE<N> o;
+  for (uint32_t i = 0; i < N; i++) o[i] = a + i;
+  tma::storeAsync<N>(map, o, buf);
+}
+__global__ void k(const __grid_constant__ CUtensorMap map, uint32_t a) {
+  __shared__ alignas(128) char buf[1024];
+  store<3>(map, buf, a); store<4>(map, buf, a); store<5>(map, buf, a);
+}
+"""
+
+
+@needs_nvcc
+def test_flashinfer_xqa_store_async_with_more_coordinates_than_2d_is_rejected() -> None:
+    include = os.path.join(tree("flashinfer-python", "src"), "csrc", "xqa")
+    assert NVCC is not None
+    run = run_cached(NVCC, ["-std=c++17", "-gencode=arch=compute_90a,code=sm_90a",
+                            f"-I{include}", "-c", INPUT, "-o", OUTPUT], XQA_PROBE,
+                     filename="probe.cu")
+    assert not run.ok, "the probe compiled: the reviewed defect is gone"
+    mismatches = re.findall(r"error\s*: Argument 1 of instruction 'cp\.async\.bulk\.tensor': "
+                            r"Argument vector size mismatch", run.stderr)
+    assert len(mismatches) == 3, run.stderr

@@ -910,7 +910,8 @@ def _check_one(
             out.extend(sub)
         return out
     if kind == "vector":
-        if len(operand.parts) == 1 and spec.kind in ("reg", "regimm"):
+        if (len(operand.parts) == 1 and spec.kind in ("reg", "regimm")
+                and instruction.opcode not in _NO_ONE_ELEMENT_VECTORS):
             # ptxas reads a one-element vector as the scalar (Triton writes `{$0}`)
             return _check_one(instruction, operand.parts[0], spec, binding, resolve, relaxed,
                               position)
@@ -987,6 +988,11 @@ def _vector_size(word: str) -> int | None:
 
 
 _COUNT = re.compile(r"([A-Za-z_]\w*)(?:([*/])([0-9]+))?\Z")
+
+
+# ptxas 13.0 takes no one-element vector for a scalar in these ("cp.async.ca.shared.global
+# [%r1], [%rd2], 16, {%r3}": Arguments mismatch)
+_NO_ONE_ELEMENT_VECTORS = frozenset({"cp"})
 
 
 def _vector_variable(operand: PtxOperand, resolve: Resolver) -> int | None:

@@ -184,6 +184,12 @@ for _hint, _policy in (("", ""), (_HINT, ", r:b64")):
             _add(f"cp.async.bulk.tensor.{_dim}{_dst}.global.im2col{_MB}{_CTA_GROUP}{_hint} "
                  f"[A], [A, {{a:b32*{_dim[0]}}}], [A], {{a:b16*{_offsets}}}{_policy}; "
                  f"sm=90{_ptx}")
+        # .im2col::w(::128): 3d-5d, the W halo and offset as two 16-bit values; ptxas 13.0:
+        # .im2col::w into .shared::cta on every sm_100+ target, the rest on the sm_100 family
+        _w = ("<W:.im2col::w|.im2col::w::128@100f>", "100") if _dst == ".shared::cta" else (
+            "<W:.im2col::w|.im2col::w::128>", "100f")
+        _add(f"cp.async.bulk.tensor<D:.3d|.4d|.5d>{_dst}.global{_w[0]}{_MB}{_CTA_GROUP}{_hint} "
+             f"[A], {_TENSOR}, [A], {{a:b16*2}}{_policy}; sm={_w[1]}{_ptx}")
         # ptxas 13.0: into .shared::cta on every sm_100+ target, into .shared::cluster on the
         # sm_100 family only
         _gather = "100" if _dst == ".shared::cta" else "100f"
@@ -195,6 +201,9 @@ for _hint, _policy in (("", ""), (_HINT, ", r:b64")):
         _add(f"cp.async.bulk.tensor.{_dim}.shared::cluster.global.im2col{_MB}"
              f".multicast::cluster{_CTA_GROUP}{_hint} [A], [A, {{a:b32*{_dim[0]}}}], [A], "
              f"{{a:b16*{_offsets}}}, a:u16{_policy}; sm=90")
+    _add(f"cp.async.bulk.tensor<D:.3d|.4d|.5d>.shared::cluster.global"
+         f"<W:.im2col::w|.im2col::w::128>{_MB}.multicast::cluster{_CTA_GROUP}{_hint} [A], "
+         f"{_TENSOR}, [A], {{a:b16*2}}, a:u16{_policy}; sm=100f")
     _add(f"cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4{_MB}.multicast::cluster"
          f"{_CTA_GROUP}{_hint} [A], [A, {{a:b32*5}}], [A], a:u16{_policy}; sm=100f")
     # shared::cta -> global, and the reductions into global
@@ -216,6 +225,8 @@ for _hint, _policy in (("", ""), (_HINT, ", r:b64")):
     for _dim, _offsets in (("3d", 1), ("4d", 2), ("5d", 3)):
         _add(f"cp.async.bulk.prefetch.tensor.{_dim}.L2.global.im2col{_hint} "
              f"[A, {{a:b32*{_dim[0]}}}], {{a:b16*{_offsets}}}{_policy}; sm=90")
+    _add(f"cp.async.bulk.prefetch.tensor<D:.3d|.4d|.5d>.L2.global<W:.im2col::w|.im2col::w::128>"
+         f"{_hint} {_TENSOR}, {{a:b16*2}}{_policy}; sm=100f")
     _add(f"cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4{_hint} [A, {{a:b32*5}}]"
          f"{_policy}; sm=100f")
 
@@ -228,13 +239,11 @@ PARTIAL: dict[str, frozenset[str]] = {
                                                 "e3m2x2")}),
     # the sm_100 narrow-float multimem forms (PTX ISA 8.6, .e4m3x4 with .acc::f16, nccl's
     # reduce_kernel.h): not written down yet
+    "st": frozenset({"async"}),
     "multimem": frozenset({"e4m3", "e5m2", "e4m3x2", "e5m2x2", "e4m3x4", "e5m2x4",
                            "acc::f16"}),
-    # st.async / red.async, see above
-    "st": frozenset({"async"}),
-    "red": frozenset({"async"}),
-    # im2col with wide offsets (.im2col::w, ::w::128) and PTX ISA 9.2's ignore_oob: not written
-    "cp": frozenset({"im2col::w", "im2col::w::128", "ignore_oob"}),
+    # PTX ISA 9.2's ignore_oob: newer than ptxas 13.0
+    "cp": frozenset({"ignore_oob"}),
 }
 
 # ----------------------------------------------------------------------------- multimem
@@ -309,10 +318,21 @@ _add("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release"
 # ----------------------------------------------------------------------------- bulk stores
 # (ISA st.bulk, PTX 8.6, sm_100; CCCL st_bulk.h: the size a .b64, the initial value 0.)
 _add("st.bulk{.weak}{.shared::cta} [A], a:u64, i:0; sm=100")
-# st.async / red.async stay unjudged (PARTIAL): ptxas 13.0 takes spellings the ISA does not
-# show (no mbarrier operand, .shared::cta, vectors without the completion mechanism) and
-# rejects others unevenly ("Modifier '.shared::cluster' requires modifier
-# '.completion_mechanism'"), so no form list would be both exact and free of false alarms.
+
+# ----------------------------------------------------------------------------- async stores
+# (ISA red.async, PTX 8.1, sm_90; CCCL red_async.h): a remote reduction into another CTA's
+# shared memory, completing on its mbarrier; and the sm_100 release form into .global (ptxas
+# 13.0 takes .gpu and .sys there, not the ISA's .cluster). ptxas also takes the mbarrier
+# operand left out: undocumented, a warning.
+# st.async stays unjudged (PARTIAL): ptxas 13.0 takes vectors without .v2/.v4, .shared,
+# .shared::cta, no mbarrier operand... (measured), too lax a parser to write down exactly.
+for _op, _types in (("<O:.inc|.dec>", ".u32"), ("<O:.min|.max>", ".u32|.s32"),
+                    ("<O:.and|.or|.xor>", ".b32"), (".add", ".u32|.s32|.u64")):
+    _red = f"red.async.relaxed.cluster{{.shared::cluster}}{_MB}{_op}<T:{_types}> [A], a:T"
+    _add(f"{_red}, [A]; sm=90")
+    _add(f"{_red}; sm=90; undocumented")
+_add("red.async{.mmio}.release<S:.gpu|.sys>{.global}.add<T:.u32|.s32|.u64|.s64> [A], a:T; "
+     "sm=100")
 
 # ----------------------------------------------------------------------------- vector atomics
 # (ISA atom/red "with vector type", PTX 8.1, sm_90: .global only, f32 in .v2/.v4, f16/bf16 in
@@ -343,6 +363,6 @@ FORMS[:] = [f"{f}; positional" if f.startswith("cp.") else f for f in FORMS]
 COVERED: dict[str, frozenset[str]] = {
     "cp": frozenset({"bulk", "reduce", "tensor"}),
     "atom": frozenset({"b128", "v2", "v4", "v8"}),
-    "red": frozenset({"v2", "v4", "v8"}),
+    "red": frozenset({"v2", "v4", "v8", "async", "mbarrier::complete_tx::bytes"}),
     "st": frozenset({"bulk"}),
 }
