@@ -301,7 +301,20 @@ def evaluate_guards(
     macros: Sequence[GuardMacro] | Macros = (),
 ) -> Tri:
     """All guards together (a conjunction); a guard ``!(c)`` is the else-branch of ``c``."""
+    if not macros and defines is DEFAULT_TARGET and type(guards) is tuple:
+        return _default_guards(guards)  # macro look-ups ask this of the same guards again
     by_name = macros if isinstance(macros, Mapping) else macro_map(macros)
+    return _conjunction(guards, defines, by_name)
+
+
+@lru_cache(maxsize=16384)
+def _default_guards(guards: tuple[str, ...]) -> Tri:
+    return _conjunction(guards, DEFAULT_TARGET, _NO_MACROS)
+
+
+def _conjunction(
+    guards: tuple[str, ...], defines: Mapping[str, int | None], by_name: Macros
+) -> Tri:
     result: Tri = True
     for guard in guards:
         value = evaluate(guard, defines, by_name)

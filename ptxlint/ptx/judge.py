@@ -101,14 +101,28 @@ def judge(statement: AsmStatement, instruction: PtxInstruction, typed_floats: bo
     """The grammar's verdict on ``instruction`` of ``statement``, ``"f"``/``"d"`` read as
     float registers (``typed_floats``, below sm_100) or as bits. A statement guarded by a PTX
     ISA newer than the grammar's (``__cccl_ptx_isa >= 920``) abstains."""
+    key = (id(statement), id(instruction), typed_floats)
+    seen = _RECENT.get(key)
+    if seen is not None and seen[0] is statement and seen[1] is instruction:
+        return seen[2]  # PTX204, PTX206 and PTX207 ask of the same instruction in turn
     if newer_ptx_isa(statement):
-        return Verdict("abstain")
-    registers = _declared_registers(statement) if statement.ptx.directives else {}
-    classes = tuple(
-        _classes_of(statement, operand, typed_floats, registers)
-        for operand in instruction.operands
-    )
-    return _judge(instruction, classes)
+        verdict = Verdict("abstain")
+    else:
+        registers = _declared_registers(statement) if statement.ptx.directives else {}
+        classes = tuple(
+            _classes_of(statement, operand, typed_floats, registers)
+            for operand in instruction.operands
+        )
+        verdict = _judge(instruction, classes)
+    if len(_RECENT) >= 64:
+        _RECENT.clear()
+    _RECENT[key] = (statement, instruction, verdict)  # held, so the ids stay theirs
+    return verdict
+
+
+# The verdicts of the last few (statement, instruction) pairs, by identity: the rules run
+# statement by statement, each asking the same question.
+_RECENT: dict[tuple[int, int, bool], tuple[AsmStatement, PtxInstruction, Verdict]] = {}
 
 
 def _classes_of(statement: AsmStatement, operand: PtxOperand, typed_floats: bool,
