@@ -553,7 +553,7 @@ def written_operands(instruction: PtxInstruction) -> list[PtxOperand] | None:
     return out
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)  # keys hold instructions: bounded for big trees' workers
 def _grammar_written(instruction: PtxInstruction) -> tuple[int, ...] | None:
     """The operand positions the instruction's form writes, when the instruction grammar
     (:mod:`ptxlint.ptx.grammar`) knows the form; ``None`` otherwise.
