@@ -290,6 +290,15 @@ for _shape, _limit, _per in (("32x32b", 128, 1), ("16x64b", 128, 1), ("16x128b",
     _add(f"tcgen05.st.sync.aligned.{_shape}<N:{_nums(_limit)}>{{.unpack::16b}}.b32 "
          f"[A:b32]{_split}, {{a:b32*{_count}}}{_TC}", _WG_NOALIGN)
 
+# tcgen05.ld.red (PTX ISA 8.8): sm_103 and sm_110 families only; .x2 and up; .min/.max with
+# .abs/.NaN for .f32; the reduced value lands in a 32-bit register (no immediate)
+_RED_TC = "; sm=103f,110f; head=2"
+for _shape, _split in (("32x32b", ""), ("16x32bx2", ", i:*")):
+    _num = "<N:" + _dots([f"x{2 ** i}" for i in range(1, 8)]) + ">"
+    for _types in (".f32<O:.min|.max>{.abs}{.NaN}", "<T:.u32|.s32><O:.min|.max>"):
+        _add(f"tcgen05.ld.red.sync.aligned.{_shape}{_num}{_types} {{d:b32*N}}, r:b32, "
+             f"[A:b32]{_split}{_RED_TC}", _WG_NOALIGN)
+
 for _shape in (".128x256b", ".4x256b", ".128x128b",
                ".64x128b<W:.warpx2::02_13|.warpx2::01_23>", ".32x128b.warpx4"):
     _add(f"tcgen05.cp{_CG}{_shape} [A:b32], r:b64{_TC}")
@@ -298,8 +307,8 @@ for _shape in (".128x256b", ".4x256b", ".128x128b",
 # tcgen05.mma{.ws}{.sp}: [d], a-desc or [a], b-desc, {[sparse metadata]}, idesc, then
 # {disable-output-lane} (4 or 8 lanes), enable-input-d (a predicate or any immediate) and but
 # for .kind::f8f6f4 the scale-input-d immediate 0..15; block scaling takes [scale-a],
-# [scale-b] before enable-input-d. ptxas reads the sub-instruction words in order (mma.ws.sp;
-# `mma.sp.ws`: "Unknown modifier '.ws'"). Measured: explicit .scale_vec::NX is not on
+# [scale-b] before enable-input-d. `.ws` must follow `mma` (`mma.sp.ws`: "Unknown modifier
+# '.ws'"); `.sp` may sit anywhere after it. Measured: explicit .scale_vec::NX is not on
 # sm_100f ("Feature '.scale_vec::2X' not supported"), .kind::mxf4nvf4 needs one.
 _KIND = "<K:.kind::f16|.kind::tf32|.kind::f8f6f4|.kind::i8@100a>"
 _COLLECT_A = "{.collector::a::fill|.collector::a::use|.collector::a::lastuse|" \
@@ -310,8 +319,8 @@ _SCALED = (
     ("<K:.kind::mxf4nvf4>", "<V:.scale_vec::2X@100a|.scale_vec::4X@100a|.block16|.block32>"),
 )
 for _a in ("r:b64", "[A:b32]"):
-    for _sp, _meta, _head_words in (("", "", 1), (".sp", "[A:b32], ", 2)):
-        _keys = f"; sm=100f; head={_head_words}"
+    for _sp, _meta in (("", ""), (".sp", "[A:b32], ")):
+        _keys = "; sm=100f; head=1"
         for _cg, _lanes in ((".cta_group::1", 4), (".cta_group::2", 8)):
             # (the dense .kind::i8 takes the scale immediate, the sparse one does not)
             _scaled_kinds = ".kind::f16|.kind::tf32" + ("" if _sp else "|.kind::i8@100a")
@@ -330,13 +339,12 @@ for _a in ("r:b64", "[A:b32]"):
         _collect_b = "{" + "|".join(f".collector::b{i}::{op}" for i in range(4)
                                     for op in ("fill", "use", "lastuse", "discard")) + "}"
         _add(f"tcgen05.mma.ws{_sp}.cta_group::1{_KIND}{_collect_b} [A:b32], {_a}, r:b64, "
-             f"{_meta}r:u32, a:pred, ?r:b64; sm=100f; head={_head_words + 1}")
+             f"{_meta}r:u32, a:pred, ?r:b64; sm=100f; head=2")
 
 _TC_OPS = ("alloc", "dealloc", "relinquish_alloc_permit", "commit", "fence::before_thread_sync",
            "fence::after_thread_sync", "wait::ld", "wait::st", "shift", "ld", "st", "mma")
 PARTIAL.update({
-    # tcgen05.ld.red: sm_103a/sm_110a only, which the agreement benchmark does not assemble
-    "tcgen05": frozenset({"red", "min", "max", "NaN", "abs"}
+    "tcgen05": frozenset(set()
                          # ptxas 13.0 takes (ignores?) the cp source formats on every other
                          # sub-instruction: undocumented, not judged
                          | {f"{op}+{fmt}" for op in _TC_OPS
