@@ -1,7 +1,9 @@
 """What the C++ around an asm statement says about its operands' variables.
 
 A small per-function pass over the tree-sitter tree the extractor already built, computed once
-per function on first use and memoised: the function's parameters, its locals (with their scope,
+per function on first use and memoised (one tree-sitter query over the function, or one cursor
+walk of a small one: O(nodes) in C or O(nodes) cheap Python steps; the identifiers' writes only
+when a rule asks about writes): the function's parameters, its locals (with their scope,
 whether they are initialised, ``const``/``constexpr``, static storage), the enclosing template
 parameters, and every place a name may receive a value (an assignment, ``++``, ``&name``, a call
 argument, an asm output). Queries are then lookups and bisects, never re-walks.

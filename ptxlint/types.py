@@ -12,7 +12,8 @@ operand (CUTLASS's ``mma_sm90_gmma_ext.hpp`` has 736 statements with 48,000 oper
 functions of up to 130 parameters):
 
 - File-wide indexes (type names, namespace-scope variables and functions, enumerators, macros)
-  are built once per resolver, in one query over the tree.
+  are built once per resolver, in one query over the tree (one cursor walk for a file of up to
+  ``syntax_tree.WALK_LIMIT`` bytes: compiling the query costs more than walking a small tree).
 - Every scope (block, function parameters, class body, template parameters, ``for``/``if``
   initializers) gets one symbol table, ``name -> declarations``, built in one pass over that
   scope's own children the first time a lookup passes through it and cached by node id.
@@ -20,7 +21,8 @@ functions of up to 130 parameters):
   the expression is parsed on its own only when the file's tree does not hold it exactly (a
   parse error around it).
 - The type of a declaration, of a record's convertibility and of a function's out-of-line class
-  are memoised, so the operands of one function share all of that work.
+  are memoised, so the operands of one function share all of that work; so is each node's chain
+  of declaring scopes, so an operand climbs only to its statement's node.
 
 Complexity: O(N) for the file (each scope's children are visited once, each type specifier is
 resolved once) plus, per operand, O(size of its expression x nesting depth of its scope) with
