@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 
 class Severity(str, Enum):
@@ -24,7 +27,7 @@ class Severity(str, Enum):
         return {"info": 0, "warning": 1, "error": 2}[self.value]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Span:
     """A half-open range ``[start, end)`` of character offsets into ``SourceFile.text``."""
 
@@ -66,7 +69,7 @@ def unify_line_breaks(text: str) -> str:
     return _LONE_CR.sub("\n", text) if "\r" in text else text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LineCol:
     line: int  # 1-based
     column: int  # 1-based, counted in characters of the line
@@ -110,7 +113,7 @@ HOLE = "\ufffc"
 """Stands in the assembled template for one opaque piece (a macro whose text is unknown)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TemplatePiece:
     """One piece of the template as written: a string literal or an opaque macro."""
 
@@ -120,7 +123,34 @@ class TemplatePiece:
     text_end: int
 
 
-@dataclass(frozen=True)
+if TYPE_CHECKING:
+    _IntArray = array[int]
+else:
+    _IntArray = array
+
+
+class Offsets(_IntArray):
+    """Source offsets, one per template character: 8 bytes each, where a tuple of ints costs
+    about 36 (a 14 MB file of 170,000 statements held 200 MB of them). Never mutated, so
+    hashable like the tuple it replaces."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(self.tobytes())
+
+    def __copy__(self) -> Offsets:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Offsets:
+        return self
+
+
+def offsets(values: Sequence[int]) -> Offsets:
+    return values if isinstance(values, Offsets) else Offsets("q", values)
+
+
+@dataclass(frozen=True, slots=True)
 class Template:
     """The assembled template string with a source map.
 
@@ -129,9 +159,13 @@ class Template:
     """
 
     text: str
-    char_starts: tuple[int, ...]
-    char_ends: tuple[int, ...]
+    char_starts: Sequence[int]  # stored as Offsets, whatever sequence is given
+    char_ends: Sequence[int]
     pieces: tuple[TemplatePiece, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "char_starts", offsets(self.char_starts))
+        object.__setattr__(self, "char_ends", offsets(self.char_ends))
 
     @property
     def has_holes(self) -> bool:
@@ -151,7 +185,7 @@ class Template:
 # --------------------------------------------------------------------------- C++ side
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CType:
     """What ptxlint knows about an operand's C++ type."""
 
@@ -161,7 +195,7 @@ class CType:
     tier: int = 1  # 1: syntactic, 2: libclang
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Constraint:
     text: str  # decoded, e.g. "=&r"
     modifiers: str  # in order of appearance, from "=+&"
@@ -170,7 +204,7 @@ class Constraint:
     opaque: bool = False  # a macro that could not be resolved
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Operand:
     index: int  # the N in %N: outputs first, then inputs
     role: str  # "output" | "input"
@@ -182,19 +216,19 @@ class Operand:
     ctype: CType | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Clobber:
     name: str
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Qualifier:
     name: str  # volatile, __volatile__, inline, goto, ...
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Expansion:
     """The macro invocation a statement was expanded from (``LOAD(u32, global)``)."""
 
@@ -208,7 +242,7 @@ class Expansion:
         return f"in expansion of {self.invocation}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GuardMacro:
     """One definition of an object-like macro that a statement's ``#if`` conditions use
     (``#define __CVTA_PTR_64 1`` before ``#if __CVTA_PTR_64``): it holds where every one of
@@ -220,7 +254,7 @@ class GuardMacro:
     conditions: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Context:
     """Where a statement lives, for deciding whether it is device PTX at all."""
 
@@ -243,7 +277,7 @@ class Context:
     branch: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AsmStatement:
     source: SourceFile = field(repr=False, compare=False)
     keyword: str  # asm | __asm__ | __asm
@@ -297,7 +331,7 @@ class AsmStatement:
 # --------------------------------------------------------------------------- LLVM-syntax calls
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ConstraintEntry:
     """One comma-separated entry of an LLVM constraint string (``"=r,r,~{memory}"``)."""
 
@@ -308,7 +342,7 @@ class ConstraintEntry:
     opaque: bool = False  # a hole sits inside
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CallArgument:
     """An argument tensor/value of an LLVM-syntax call (Triton ``args``, CuTe ``operands``)."""
 
@@ -318,7 +352,7 @@ class CallArgument:
     elements: int | None = None  # tensor element count when known (1 for a scalar)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LlvmCall:
     """What a Triton / CuTe DSL / llvmlite call says beyond its template.
 
@@ -357,7 +391,7 @@ class LlvmCall:
 # Offsets below are positions in Template.text; map them with Template.source_span.
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PercentToken:
     """Every ``%`` construct of an extended template, as the C++ front end sees it."""
 
@@ -371,7 +405,7 @@ class PercentToken:
     name: str = ""  # for "named" and "bare"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PtxOperand:
     # "ref" | "register" | "special" | "immediate" | "address" | "vector" | "label" | "pair"
     # | "opaque" | "other"
@@ -384,7 +418,7 @@ class PtxOperand:
     ref: int | None = None  # operand index for a %N reference
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PtxPredicate:
     register: PtxOperand
     negated: bool
@@ -392,7 +426,7 @@ class PtxPredicate:
     end: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PtxInstruction:
     opcode: str  # the first word, e.g. "cp"
     modifiers: tuple[str, ...]  # e.g. ("async", "ca", "shared", "global") from ".async.ca..."
@@ -411,7 +445,7 @@ class PtxInstruction:
         return ".".join((self.opcode, *self.modifiers))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PtxDirective:
     name: str  # ".reg", ".pred", ".shared", ...
     text: str
@@ -421,7 +455,7 @@ class PtxDirective:
     declared: tuple[str, ...] = ()  # names declared by .reg/.pred/.shared/.local (with <N> kept)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PtxLabel:
     name: str
     start: int
@@ -429,21 +463,21 @@ class PtxLabel:
     depth: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PtxBrace:
     char: str  # "{" or "}"
     offset: int
     depth: int  # depth after an opening brace / before a closing one
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PtxProblem:
     message: str
     start: int
     end: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PtxTemplate:
     instructions: tuple[PtxInstruction, ...] = ()
     directives: tuple[PtxDirective, ...] = ()
@@ -457,20 +491,20 @@ class PtxTemplate:
 # --------------------------------------------------------------------------- findings
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Edit:
     span: Span
     new_text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fix:
     description: str
     edits: tuple[Edit, ...]
     safe: bool = True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     rule: str  # id, e.g. "PTX001"
     name: str  # kebab-case rule name
