@@ -47,6 +47,7 @@ from ptxlint.cxx_facts import FileFacts
 from ptxlint.engine import (
     FileResult,
     Linted,
+    Outcome,
     Selector,
     finish,
     lint_kept,
@@ -229,7 +230,7 @@ def _relint(
     )
     active = linted.active
     wide = [k for k, rule in enumerate(active) if getattr(rule, "scope", "file") != "statement"]
-    outcomes: list[list[list[Finding] | Exception]] = []
+    outcomes: list[list[Outcome]] = []
     for s, kept in zip(statements, linted.outcomes, strict=True):
         new = moved[id(s)]
         if s is statement:
