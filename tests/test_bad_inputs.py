@@ -469,6 +469,7 @@ class RawClient:
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.buffer = b""
         self.seen: list[dict] = []
+        self.unclaimed: list[dict] = []  # read while waiting for another message
 
     def send_raw(self, data: bytes) -> None:
         assert self.process.stdin is not None
@@ -501,10 +502,15 @@ class RawClient:
             self.buffer += chunk
 
     def wait_for(self, predicate, timeout: float = 60) -> dict:
+        for message in self.unclaimed:
+            if predicate(message):
+                self.unclaimed.remove(message)
+                return message
         while True:
             message = self.read(timeout)
             if predicate(message):
                 return message
+            self.unclaimed.append(message)
 
     def request(self, msg_id: int, method: str, params: object = None) -> dict:
         self.send({"id": msg_id, "method": method, "params": params})
