@@ -18,12 +18,11 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ptxlint.engine import INTERNAL_ERROR, instantiate, lint_source
+from ptxlint.engine import INTERNAL_ERROR, instantiate, lint_source, parse_template
 from ptxlint.fix import fix_text
 from ptxlint.lsp.conversions import ENCODINGS, LineIndex, apply_change, sanitize
 from ptxlint.model import Finding, SourceFile
 from ptxlint.preproc import evaluate
-from ptxlint.ptx.parser import parse_template
 from ptxlint.registry import load_rules
 from ptxlint.rule import RuleContext
 
@@ -54,6 +53,8 @@ class Checker:
         if broken:
             raise Failure(broken[0].message)
         if not path.endswith(".py"):
+            # memoised (the engine's cache): mutants of one fixture share most templates, and a
+            # raise is never cached, so every new text is still parsed once
             for statement in _templates(text)[:4]:
                 parse_template(statement, True)
                 parse_template(statement, False)
