@@ -609,11 +609,17 @@ def _typed(operand: Operand, lookup: TypeLookup, at: int | None = None) -> Opera
 def _with_ctype(operand: Operand, ctype: CType) -> Operand:
     """``dataclasses.replace(operand, ctype=ctype)`` without its per-field machinery (it ran
     once per operand: 48,000 times in CUTLASS's GMMA header). ``Operand`` is a frozen
-    dataclass without ``__post_init__`` or slots, so a copy of its fields is the same value."""
-    new = object.__new__(type(operand))
-    new.__dict__.update(operand.__dict__)
-    new.__dict__["ctype"] = ctype
+    dataclass without ``__post_init__`` (and with slots), so a copy of its slots is the same
+    value."""
+    new = object.__new__(Operand)
+    for name in _OPERAND_SLOTS:
+        _set(new, name, getattr(operand, name))
+    _set(new, "ctype", ctype)
     return new
+
+
+_OPERAND_SLOTS = tuple(f.name for f in dataclasses.fields(Operand))
+_set = object.__setattr__
 
 
 _DECLARATION_NODES = {
