@@ -14,6 +14,8 @@ forms are not written down: an instruction with one is not judged.
 
 from __future__ import annotations
 
+import re
+
 FORMS: list[str] = []
 _add = FORMS.append
 
@@ -238,10 +240,11 @@ PARTIAL: dict[str, frozenset[str]] = {
                      | {f"{t}+bf16x2" for t in ("e4m3x2", "e5m2x2", "e2m1x2", "e2m3x2",
                                                 "e3m2x2")}),
     # the sm_100 narrow-float multimem forms (PTX ISA 8.6, .e4m3x4 with .acc::f16, nccl's
-    # reduce_kernel.h): not written down yet
-    "st": frozenset({"async"}),
+    # reduce_kernel.h): not written down yet; and .acc::f32 on multimem.st/red, which ptxas
+    # 13.0 takes (measured) and the ISA does not show
     "multimem": frozenset({"e4m3", "e5m2", "e4m3x2", "e5m2x2", "e4m3x4", "e5m2x4",
-                           "acc::f16"}),
+                           "acc::f16", "st+acc::f32", "red+acc::f32"}),
+    "st": frozenset({"async"}),
     # PTX ISA 9.2's ignore_oob: newer than ptxas 13.0
     "cp": frozenset({"ignore_oob"}),
 }
@@ -260,11 +263,17 @@ def _mm(form: str) -> None:
     """Add a multimem form; its .bf16x2 operands take a .f32 register too (ptxas 13.0 accepts
     multimem.ld_reduce.add.bf16x2 %f1, where .f16x2 needs a bit register), so the .bf16x2
     variant is written with .b32 operands."""
-    if _MM_PACKED not in form:
+    types = re.search(r"<T:([^>]*)>", form)
+    words = types.group(1).split("|") if types else []
+    # (multimem.red takes a .f32 register for .bf16x2 only in its min/max vectors: measured)
+    if ".bf16x2" not in words or (form.startswith("multimem.red") and _MM_PACKED not in form):
         _add(form)
         return
-    _add(form.replace(_MM_PACKED, "<T:.f16x2>"))
-    packed = form.replace(_MM_PACKED, "<T:.bf16x2>")
+    assert types is not None
+    others = [w for w in words if w != ".bf16x2"]
+    if others:
+        _add(form.replace(types.group(0), "<T:" + "|".join(others) + ">"))
+    packed = form.replace(types.group(0), "<T:.bf16x2>")
     _add(packed.replace("d:T", "d:b32").replace("a:T", "a:b32"))
 
 
