@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Sequence, Set
 from dataclasses import dataclass, field
 
 from ptxlint import preproc
@@ -326,6 +326,7 @@ def set_include_dirs(folders: Sequence[str]) -> None:
         _CHILDREN.clear()
         _HEADER_ASM.clear()
         _CLOSURE_ASM.clear()
+        _CLOSURE_PATHS.clear()
 
 
 def _find_header(base: str, name: str) -> str | None:
@@ -364,26 +365,127 @@ _CLOSURE_ASM: dict[str, frozenset[str]] = {}
 def asm_names_through(header: str) -> frozenset[str]:
     """The asm-bearing macros a file gets by including ``header`` (its own and those of the
     headers it includes, transitively), memoised per header: the byte prefilter asks this
-    for every project header a file includes by ``<...>``."""
+    for every project header a file includes by ``<...>``. The closure is a set union per
+    header (``_closure``) and the spread costs the referrers of the names found, so a tree's
+    headers cost about their include graph's size, not graph x closure."""
     real = _real(header)
     found = _CLOSURE_ASM.get(real)
     if found is None:
-        facts = []
-        seen = {real}
-        frontier = [(real, 0)]
-        while frontier:
-            path, depth = frontier.pop()
-            defs = _header(path)
-            if defs is None:
-                continue
-            facts.append(_asm_facts(defs))
-            if depth < MAX_INCLUDE_DEPTH:
-                for child in _children(path, defs):
-                    if child not in seen:
-                        seen.add(child)
-                        frontier.append((child, depth + 1))
-        found = _CLOSURE_ASM[real] = _spread(facts)
+        closure = _closure(real)
+        names: set[str] = set()
+        for path in closure & _DIRECT.keys():
+            names |= _DIRECT[path]
+        found = _CLOSURE_ASM[real] = _spread_names(names, closure)
     return found
+
+
+_CLOSURE_PATHS: dict[str, frozenset[str]] = {}
+
+
+def _kids(real: str) -> tuple[str, ...]:
+    defs = _header(real)
+    if defs is None:
+        return ()
+    _indexed(defs)
+    return _children(real, defs)
+
+
+def _closure(real: str) -> frozenset[str]:
+    """``real`` and every header it includes, transitively, memoised per header. Tarjan's
+    strongly connected components (iterative): a header on an include cycle gets the closure
+    of its whole cycle, and a component's closure is the union of its members and its
+    children's finished closures, so each header is visited once per process."""
+    found = _CLOSURE_PATHS.get(real)
+    if found is not None:
+        return found
+    index = {real: 0}
+    low = {real: 0}
+    stack = [real]
+    on_stack = {real}
+    work = [(real, iter(_kids(real)))]
+    while work:
+        node, children = work[-1]
+        descended = False
+        for child in children:
+            if child in _CLOSURE_PATHS:
+                continue
+            if child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(_kids(child))))
+                descended = True
+                break
+            if child in on_stack:
+                low[node] = min(low[node], index[child])
+        if descended:
+            continue
+        work.pop()
+        if work:
+            parent = work[-1][0]
+            low[parent] = min(low[parent], low[node])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            members = frozenset(component)
+            parts = [members]
+            for member in component:
+                parts.extend(_CLOSURE_PATHS[c] for c in _kids(member) if c not in members)
+            closure = frozenset().union(*parts)
+            for member in component:
+                _CLOSURE_PATHS[member] = closure
+    return _CLOSURE_PATHS[real]
+
+
+# identifier -> the headers (by path) with a macro whose body uses it, and header -> its
+# asm-bearing names; filled once per header (``_indexed``), so a spread looks up only the
+# names it reaches instead of asking every header of a closure about every name (that was
+# |names| x |closure| per header: seconds on CCCL's include graph).
+_USED_IN: dict[str, list[str]] = {}
+_DIRECT: dict[str, set[str]] = {}
+_INDEXED: dict[str, FileDefines] = {}
+
+
+def _indexed(defs: FileDefines) -> set[str]:
+    """``defs``' asm-bearing names, its referrers entered in ``_USED_IN`` on first call."""
+    direct, referrers = _asm_facts(defs)
+    if _INDEXED.get(defs.path) is not defs:
+        _INDEXED[defs.path] = defs
+        if direct:
+            _DIRECT[defs.path] = direct
+        for word in referrers:
+            _USED_IN.setdefault(word, []).append(defs.path)
+    return direct
+
+
+def _spread_names(names: set[str], members: Set[str] | dict[str, FileDefines]) -> frozenset[str]:
+    """``names`` and the macros of the headers in ``members`` that use them, transitively."""
+    frontier = list(names)
+    while frontier:
+        used = frontier.pop()
+        for path in _USED_IN.get(used, ()):
+            if path not in members:
+                continue
+            for name in _asm_facts(_INDEXED[path])[1].get(used, ()):
+                if name not in names:
+                    names.add(name)
+                    frontier.append(name)
+    return frozenset(names)
+
+
+def _spread_over(headers: Sequence[FileDefines]) -> frozenset[str]:
+    """``_spread`` over these headers' facts, through the index (equal result)."""
+    names: set[str] = set()
+    members: dict[str, FileDefines] = {}
+    for defs in headers:
+        names |= _indexed(defs)
+        members[defs.path] = defs
+    return _spread_names(names, members)
 
 
 def _asm_facts(defs: FileDefines) -> tuple[set[str], dict[str, set[str]]]:
@@ -494,7 +596,7 @@ class MacroTable:
             key = tuple(h.path for h in self.headers)
             inherited = _HEADER_ASM.get(key)
             if inherited is None:
-                inherited = _HEADER_ASM[key] = _spread([_asm_facts(h) for h in self.headers])
+                inherited = _HEADER_ASM[key] = _spread_over(self.headers)
             own = _asm_facts(self.own)
             self._asm_names = _spread([own], set(inherited))
         return self._asm_names

@@ -85,3 +85,20 @@ def test_include_flags_in_every_spelling() -> None:
     assert flag("-I", "inc") == "inc" and flag("-Iinc", None) == "inc"
     assert flag("-iquote", "q") == "q" and flag("-iquoteq", None) == "q"
     assert flag("--include-path=p", None) == "p" and flag("-isystem", "s") is None
+
+
+def test_headers_on_an_include_cycle_share_their_asm_macros(tmp_path: Path) -> None:
+    # a.cuh and b.cuh include each other (guards make that legal); b brings the trap, a's macro
+    # uses b's, and c.cuh, outside the cycle, includes a: every one of them brings both names.
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "trap.cuh").write_text(TRAP_H, encoding="utf-8")
+    (proj / "a.cuh").write_text('#pragma once\n#include "b.cuh"\n#define A_CHECK() B_STOP()\n')
+    (proj / "b.cuh").write_text('#pragma once\n#include "a.cuh"\n#include "trap.cuh"\n'
+                                "#define B_STOP() PROJ_TRAP()\n")
+    (proj / "c.cuh").write_text('#pragma once\n#include "a.cuh"\n')
+    for header in ("a.cuh", "b.cuh", "c.cuh"):
+        assert macros.asm_names_through(str(proj / header)) == {"PROJ_TRAP", "B_STOP", "A_CHECK"}
+    kernel = tmp_path / "k.cu"
+    kernel.write_text("#include <proj/c.cuh>\n__device__ void f() { A_CHECK(); }\n")
+    assert prefilter.may_hold_asm(str(kernel), kernel.read_bytes())
