@@ -2,10 +2,11 @@
 
 Generates every valid form of every family the grammar covers (``ptxlint/ptx/grammar_data.py``)
 and systematic mutants of each (a modifier dropped, swapped for a sibling's, another type,
-another immediate, one operand more or less, another register class, another state space, a
-C cast in an operand, a missing comma, an opcode that is not PTX), asks ptxlint for a verdict
-(the same ``grammar.check`` the rules PTX204/206/207/401 read) and assembles each with ptxas
-for sm_75, sm_80, sm_90, sm_90a, sm_100a, sm_100f (the family target) and sm_120a.
+another immediate, an immediate for a register read, one operand more or less, another register
+class, another state space, a C cast in an operand, a missing comma, an opcode that is not PTX),
+asks ptxlint for a verdict (the same ``grammar.check`` the rules PTX204/206/207/401 read) and
+assembles each with ptxas for sm_75, sm_80, sm_90, sm_90a, sm_100a, sm_100f (the family target)
+and sm_120a.
 
 Many instructions go into one .ptx per target, one per line; ptxas's line-numbered errors are
 mapped back. A syntax error is fatal to the whole file, so that line is recorded and the rest
@@ -258,6 +259,11 @@ def mutants(inst: _Instance) -> Iterable[tuple[str, str]]:
         if spec.kind == "imm":
             yield "immediate-as-register", inst.text(operands=[*ops[:i], "%r9", *ops[i + 1:]])
             yield "c-cast", inst.text(operands=[*ops[:i], f"(int64_t){text}", *ops[i + 1:]])
+        if spec.kind in ("reg", "regimm") and not spec.written and text.startswith("%"):
+            # a register read whose form says register-only (``r:``) or register-or-immediate
+            # (``a:``): does ptxas agree? (tcgen05.mma.ws's `..., p, 0`, tilelang)
+            value = _valid_immediate(spec) if spec.kind == "regimm" else 1
+            yield "register-as-immediate", inst.text(operands=[*ops[:i], str(value), *ops[i + 1:]])
         if spec.kind == "addr" and spec.type and text.startswith("[%r"):
             swapped = "[%rd" + text[3:] if not text.startswith("[%rd") else "[%r" + text[4:]
             yield "register-class", inst.text(operands=[*ops[:i], swapped, *ops[i + 1:]])

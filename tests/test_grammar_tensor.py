@@ -155,3 +155,32 @@ def test_tcgen05_mma_operands() -> None:
                    "{%r5, %r6, %r7, %r8}, %p1;").status == "ok"
     assert verdict("tcgen05.mma.sp.ws.cta_group::1.kind::f16 [%r1], %rd2, %rd3, [%r9], %r4, "
                    "%p1;").status == "error"  # ptxas: "Unknown modifier '.ws'"
+
+
+def test_tcgen05_mma_descriptors_and_zero_column_mask_may_be_immediates() -> None:
+    # ptxas 13.0 (sm_100a) assembles constant descriptors, idesc and .ws's zero-column-mask;
+    # tilelang's tcgen05mma.h writes `..., %3, p, 0`
+    ws = "tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd2, %rd3, %r4, %p1"
+    assert verdict(f"{ws}, 0;").status == "ok"
+    assert verdict(f"{ws}, %rd5;").status == "ok"
+    assert verdict(f"{ws}, %r5;").status == "error"  # ptxas: "Arguments mismatch"
+    assert verdict("tcgen05.mma.cta_group::1.kind::f16 [%r1], 5, 6, 7, %p1;").status == "ok"
+    assert verdict("tcgen05.mma.ws.sp.cta_group::1.kind::i8 [%r1], 5, 6, [%r4], 7, 1, 9;"
+                   ).status == "ok"
+    # the disable-output-lane vector stays registers only
+    assert verdict("tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd3, %r4, {1, 2, 3, 4}, "
+                   "%p1, 1;").status == "error"
+
+
+def test_tcgen05_immediates_where_ptxas_takes_them() -> None:
+    # measured with ptxas 13.0 for sm_100a (benchmark mutation register-as-immediate)
+    assert verdict("tcgen05.cp.cta_group::1.128x256b [%r1], 1;").status == "ok"
+    assert verdict("tcgen05.dealloc.cta_group::1.sync.aligned.b32 0, 32;").status == "ok"
+    alloc = "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%rd1]"
+    assert verdict(f"{alloc}, 64;").status == "ok"
+    assert verdict(f"{alloc}, %r2;").status == "ok"
+    assert verdict(f"{alloc}, 48;").status == "error"  # "value must be power of 2"
+    assert verdict(f"{alloc}, 1024;").status == "error"  # "in range [32..512]"
+    commit = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster.b64 [%rd1]"
+    assert verdict(f"{commit}, %h1;").status == "ok"
+    assert verdict(f"{commit}, 3;").status == "error"  # "Arguments mismatch"

@@ -258,12 +258,16 @@ PARTIAL.update({
 # sm_110a (written as the sm_100 family all the same: PTX401 only warns about targets).
 _TC = "; sm=100f; head=1"
 _CG = "<CG:.cta_group::1|.cta_group::2>"
-_add(f"tcgen05.alloc{_CG}.sync.aligned{{.shared::cta}}.b32 [A], a:u32{_TC}")
-_add(f"tcgen05.dealloc{_CG}.sync.aligned.b32 r:u32, a:u32{_TC}")
+# Measured (an immediate for each register read, benchmark mutation register-as-immediate):
+# alloc's column count is a power of 2 in [32..512]; dealloc's taddr may be a constant and its
+# count any multiple of 32 (0 and 1024 assemble; the multiple is not checked here); commit's
+# multicast mask is a register only ("Arguments mismatch" for 0 or 3).
+_add(f"tcgen05.alloc{_CG}.sync.aligned{{.shared::cta}}.b32 [A], ai:u32:32|64|128|256|512{_TC}")
+_add(f"tcgen05.dealloc{_CG}.sync.aligned.b32 a:u32, a:u32{_TC}")
 _add(f"tcgen05.relinquish_alloc_permit{_CG}.sync.aligned{_TC}")
 _add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{{.shared::cluster}}.b64 [A]{_TC}")
 _add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{{.shared::cluster}}.multicast::cluster.b64 "
-     f"[A], a:b16{_TC}")
+     f"[A], r:b16{_TC}")
 _add("tcgen05.fence::before_thread_sync; sm=100f; head=1")
 _add("tcgen05.fence::after_thread_sync; sm=100f; head=1")
 _add("tcgen05.wait::ld.sync.aligned; sm=100f; head=1")
@@ -301,15 +305,19 @@ for _shape, _split in (("32x32b", ""), ("16x32bx2", ", i:*")):
 
 for _shape in (".128x256b", ".4x256b", ".128x128b",
                ".64x128b<W:.warpx2::02_13|.warpx2::01_23>", ".32x128b.warpx4"):
-    _add(f"tcgen05.cp{_CG}{_shape} [A:b32], r:b64{_TC}")
-    _add(f"tcgen05.cp{_CG}{_shape}.b8x16<F:.b6x16_p32|.b4x16_p64> [A:b32], r:b64{_TC}")
+    # (the source descriptor may be a constant, as for tcgen05.mma)
+    _add(f"tcgen05.cp{_CG}{_shape} [A:b32], a:b64{_TC}")
+    _add(f"tcgen05.cp{_CG}{_shape}.b8x16<F:.b6x16_p32|.b4x16_p64> [A:b32], a:b64{_TC}")
 
 # tcgen05.mma{.ws}{.sp}: [d], a-desc or [a], b-desc, {[sparse metadata]}, idesc, then
 # {disable-output-lane} (4 or 8 lanes), enable-input-d (a predicate or any immediate) and but
 # for .kind::f8f6f4 the scale-input-d immediate 0..15; block scaling takes [scale-a],
 # [scale-b] before enable-input-d. `.ws` must follow `mma` (`mma.sp.ws`: "Unknown modifier
 # '.ws'"); `.sp` may sit anywhere after it. Measured: explicit .scale_vec::NX is not on
-# sm_100f ("Feature '.scale_vec::2X' not supported"), .kind::mxf4nvf4 needs one.
+# sm_100f ("Feature '.scale_vec::2X' not supported"), .kind::mxf4nvf4 needs one; the
+# descriptors, idesc and .ws's zero-column-mask-desc may be immediates (tilelang writes
+# `tcgen05.mma.ws... [%0], %1, %2, %3, p, 0`; ptxas 13.0 assembles constants there, not a
+# .f32 literal, and the disable-output-lane vector takes registers only).
 _KIND = "<K:.kind::f16|.kind::tf32|.kind::f8f6f4|.kind::i8@100a>"
 _COLLECT_A = "{.collector::a::fill|.collector::a::use|.collector::a::lastuse|" \
              ".collector::a::discard}"
@@ -318,7 +326,7 @@ _SCALED = (
     ("<K:.kind::mxf4>", "{.scale_vec::2X@100a|.block32}"),
     ("<K:.kind::mxf4nvf4>", "<V:.scale_vec::2X@100a|.scale_vec::4X@100a|.block16|.block32>"),
 )
-for _a in ("r:b64", "[A:b32]"):
+for _a in ("a:b64", "[A:b32]"):
     for _sp, _meta in (("", ""), (".sp", "[A:b32], ")):
         _keys = "; sm=100f; head=1"
         for _cg, _lanes in ((".cta_group::1", 4), (".cta_group::2", 8)):
@@ -326,20 +334,20 @@ for _a in ("r:b64", "[A:b32]"):
             _scaled_kinds = ".kind::f16|.kind::tf32" + ("" if _sp else "|.kind::i8@100a")
             for _kind, _scale in ((_KIND, ""), (f"<K:{_scaled_kinds}>", ", i:0..15")):
                 # .ashift (A from tensor memory only) excludes the collector
-                _collect = _COLLECT_A if _a == "r:b64" else _COLLECT_A[:-1] + "|.ashift}"
-                _head = (f"tcgen05.mma{_sp}{_cg}{_kind}{_collect} [A:b32], {_a}, r:b64, "
-                         f"{_meta}r:u32")
+                _collect = _COLLECT_A if _a == "a:b64" else _COLLECT_A[:-1] + "|.ashift}"
+                _head = (f"tcgen05.mma{_sp}{_cg}{_kind}{_collect} [A:b32], {_a}, a:b64, "
+                         f"{_meta}a:u32")
                 _add(f"{_head}, a:pred{_scale}{_keys}")
-                _add(f"{_head}, {{a:b32*{_lanes}}}, a:pred{_scale}{_keys}")
+                _add(f"{_head}, {{r:b32*{_lanes}}}, a:pred{_scale}{_keys}")
             for _kind, _vec in _SCALED:
                 # sparse .kind::mxf4 and .kind::mxf4nvf4 are not on sm_100f
                 _need = "; sm=100a" if _sp and "mxf4" in _kind else ""
                 _add(f"tcgen05.mma{_sp}{_cg}{_kind}.block_scale{_vec}{_COLLECT_A} [A:b32], "
-                     f"{_a}, r:b64, {_meta}r:u32, [A:b32], [A:b32], a:pred{_keys}{_need}")
+                     f"{_a}, a:b64, {_meta}a:u32, [A:b32], [A:b32], a:pred{_keys}{_need}")
         _collect_b = "{" + "|".join(f".collector::b{i}::{op}" for i in range(4)
                                     for op in ("fill", "use", "lastuse", "discard")) + "}"
-        _add(f"tcgen05.mma.ws{_sp}.cta_group::1{_KIND}{_collect_b} [A:b32], {_a}, r:b64, "
-             f"{_meta}r:u32, a:pred, ?r:b64; sm=100f; head=2")
+        _add(f"tcgen05.mma.ws{_sp}.cta_group::1{_KIND}{_collect_b} [A:b32], {_a}, a:b64, "
+             f"{_meta}a:u32, a:pred, ?a:b64; sm=100f; head=2")
 
 _TC_OPS = ("alloc", "dealloc", "relinquish_alloc_permit", "commit", "fence::before_thread_sync",
            "fence::after_thread_sync", "wait::ld", "wait::st", "shift", "ld", "st", "mma")
