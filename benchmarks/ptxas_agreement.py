@@ -57,6 +57,11 @@ FOOTER = "}\n"
 _HEADER_LINES = HEADER.count("\n")
 MAX_PER_FORM = 24  # valid modifier combinations taken from one form (evenly spread)
 MUTATED_PER_FORM = 3  # valid instances of a form that get mutated
+# The families whose register reads are also tried as immediates (mutation
+# register-as-immediate), each reviewed against ptxas: elsewhere the mutant is not yet
+# generated (an integer literal for a float operand is no test, and the other families'
+# register-only operands are not all measured).
+IMMEDIATE_PROBED = frozenset({"tcgen05", "wgmma", "mbarrier"})
 
 # ----------------------------------------------------------------------------- registers
 
@@ -166,7 +171,7 @@ def _valid_immediate(spec: OperandSpec) -> int:
         return max(values.choices)
     if values.low is not None:
         return values.low
-    return 1
+    return values.step  # 1, or the first multiple
 
 
 def _invalid_immediates(spec: OperandSpec) -> list[int]:
@@ -178,6 +183,8 @@ def _invalid_immediates(spec: OperandSpec) -> list[int]:
         out.append(values.high + 1)
     if values.low is not None and values.low > 0:
         out.append(values.low - 1)
+    if values.step > 1:
+        out.append((values.low or 0) + 1)
     return out
 
 
@@ -259,7 +266,8 @@ def mutants(inst: _Instance) -> Iterable[tuple[str, str]]:
         if spec.kind == "imm":
             yield "immediate-as-register", inst.text(operands=[*ops[:i], "%r9", *ops[i + 1:]])
             yield "c-cast", inst.text(operands=[*ops[:i], f"(int64_t){text}", *ops[i + 1:]])
-        if spec.kind in ("reg", "regimm") and not spec.written and text.startswith("%"):
+        if (form.opcode in IMMEDIATE_PROBED and spec.kind in ("reg", "regimm")
+                and not spec.written and text.startswith("%")):
             # a register read whose form says register-only (``r:``) or register-or-immediate
             # (``a:``): does ptxas agree? (tcgen05.mma.ws's `..., p, 0`, tilelang)
             value = _valid_immediate(spec) if spec.kind == "regimm" else 1

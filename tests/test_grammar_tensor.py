@@ -184,3 +184,20 @@ def test_tcgen05_immediates_where_ptxas_takes_them() -> None:
     commit = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster.b64 [%rd1]"
     assert verdict(f"{commit}, %h1;").status == "ok"
     assert verdict(f"{commit}, 3;").status == "error"  # "Arguments mismatch"
+
+
+def test_tcgen05_dealloc_count_is_a_multiple_of_32() -> None:
+    # ptxas 13.0: -32, 0, 544 and 1024 assemble; 33 is "expected to be multiple of 32"
+    dealloc = "tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r1"
+    for good in (0, 32, 544, 1024, -32):
+        assert verdict(f"{dealloc}, {good};").status == "ok", good
+    bad = verdict(f"{dealloc}, 33;")
+    assert bad.status == "error" and "a multiple of 32" in bad.issues[0].message
+
+
+def test_wgmma_descriptors_and_mbarrier_state_may_be_immediates() -> None:
+    # ptxas 13.0 (sm_90a) assembles constant wgmma descriptors and mbarrier wait states
+    assert verdict("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0, %f1, %f2, %f3}, "
+                   "5, 6, %p1, 1, 1, 0, 0;").status == "ok"
+    assert verdict("mbarrier.test_wait.shared.b64 %p1, [%rd2], 1;").status == "ok"
+    assert verdict("mbarrier.try_wait.shared.b64 %p1, [%rd2], 1, 100;").status == "ok"

@@ -258,3 +258,21 @@ def test_ptx401_reports_a_family_form_under_a_plain_guard() -> None:
     family = _kernel(body + "#if defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && __CUDA_ARCH__ == 1000"
                      f"\n{cvt}\n#endif")
     assert lint_text(family, select=("PTX401",)) == []
+
+
+def test_the_suggested_guard_for_a_feature_target_is_its_macro_and_silences_the_warning() -> None:
+    # `__CUDA_ARCH__ >= 1000` cannot exclude sm_120, which the message names as lacking the
+    # instruction: the suggestion is the family (f) or architecture (a) feature macro, and
+    # written as the guard it leaves nothing to report
+    mma = ('asm volatile("tcgen05.mma.cta_group::1.kind::i8 [%0], %1, %2, %3, 1;" :: "r"(t), '
+           '"l"(d), "l"(d), "r"(t));')
+    for statement, macro in (
+        ('asm volatile("tcgen05.fence::after_thread_sync;");', "__CUDA_ARCH_FAMILY_SPECIFIC__"),
+        (mma, "__CUDA_ARCH_FEAT_SM100_ALL"),
+    ):
+        body = f"unsigned t = 0; unsigned long long d = 0;\n#if __CUDA_ARCH__ >= 1000\n{statement}\n#endif"
+        [(severity, message)] = _messages(body)
+        assert severity == "warning" and "sm_12" in message, message
+        suggested = message.rpartition("guard it with ")[2]
+        assert macro in suggested and "__CUDA_ARCH__" not in suggested, suggested
+        assert _messages(body.replace("__CUDA_ARCH__ >= 1000", suggested)) == []

@@ -17,7 +17,7 @@ Form notation (one string per form)::
   slot is filled by any modifier it lists, wherever that modifier sits.
 * operands, comma-separated: ``d:T`` a written register of type ``T`` (a variable or a PTX
   type), ``d_:T`` the same or the sink ``_``; ``r:T`` a register read; ``a:T`` a register or an
-  immediate; ``i:VALUES`` an immediate only (``16``, ``4|8|16``, ``0..15``, ``*``);
+  immediate; ``i:VALUES`` an immediate only (``16``, ``4|8|16``, ``0..15``, ``..%32``, ``*``);
   ``ai:T:VALUES`` a register of ``T`` or an immediate within VALUES; ``[A]`` an address;
   ``[A:b32]`` an address whose base register is of that type (tensor memory);
   ``{d:T*N}`` a vector of N (a number, or a variable bound to ``.v2``/``.v4``/``.v8``);
@@ -173,17 +173,21 @@ class Slot:
 
 @dataclass(frozen=True)
 class Values:
-    """Allowed immediate values: a set, a range, or anything (``*``)."""
+    """Allowed immediate values: a set, a range (``0..15``, ``0..``; ``..%32`` any multiple of
+    32), or anything (``*``)."""
 
     choices: frozenset[int] = frozenset()
     low: int | None = None
     high: int | None = None
     spec: str = "*"
+    step: int = 1
 
     def admits(self, value: int) -> bool:
         if self.choices:
             return value in self.choices
         if self.low is not None and value < self.low:
+            return False
+        if value % self.step:
             return False
         return self.high is None or value <= self.high
 
@@ -193,11 +197,12 @@ class Values:
             if len(ordered) == 1:
                 return f"{ordered[0]}"
             return ", ".join(str(v) for v in ordered[:-1]) + f" or {ordered[-1]}"
+        multiple = f", a multiple of {self.step}" if self.step > 1 else ""
         if self.low is not None and self.high is not None:
-            return f"in range [{self.low}..{self.high}]"
+            return f"in range [{self.low}..{self.high}]{multiple}"
         if self.low is not None:
-            return f"at least {self.low}"
-        return "any value"
+            return f"at least {self.low}{multiple}"
+        return f"a multiple of {self.step}" if self.step > 1 else "any value"
 
 
 @dataclass(frozen=True)
@@ -262,8 +267,11 @@ def _parse_immediates(text: str) -> Values:
     if text == "*":
         return Values()
     if ".." in text:
-        low, high = text.split("..")
-        return Values(low=int(low, 0), high=int(high, 0) if high else None, spec=text)
+        bounds, _, step = text.partition("%")
+        low, high = bounds.split("..")
+        return Values(low=int(low, 0) if low else None, high=int(high, 0) if high else None,
+                      spec=text,
+                      step=int(step, 0) if step else 1)
     return Values(choices=frozenset(int(v, 0) for v in text.split("|")), spec=text)
 
 

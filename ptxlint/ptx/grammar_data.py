@@ -349,12 +349,14 @@ for op in ("expect_tx", "complete_tx"):
     for sem in ("", ".relaxed<S:.cta|.cluster>"):
         _add(f"mbarrier.{op}{sem}{{.shared|.shared::cta|.shared::cluster}}.b64 [A], a:u32; "
              "sm=90")
+# the state a wait tests (a .b64 from mbarrier.arrive) may be a constant: ptxas 13.0 assembles
+# `mbarrier.test_wait.shared.b64 p, [rd1], 1` (benchmark mutation register-as-immediate)
 for sem in _WAIT_SEM:
-    _add(f"mbarrier.test_wait{sem}{_MB_CTA}.b64 d:pred, [A], r:b64; sm=80")
+    _add(f"mbarrier.test_wait{sem}{_MB_CTA}.b64 d:pred, [A], a:b64; sm=80")
     _add(f"mbarrier.test_wait.parity{sem}{_MB_CTA}.b64 d:pred, [A], a:u32; sm=80")
-    _add(f"mbarrier.try_wait{sem}{_MB_CTA}.b64 d:pred, [A], r:b64, ?a:u32; sm=90")
+    _add(f"mbarrier.try_wait{sem}{_MB_CTA}.b64 d:pred, [A], a:b64, ?a:u32; sm=90")
     _add(f"mbarrier.try_wait.parity{sem}{_MB_CTA}.b64 d:pred, [A], a:u32, ?a:u32; sm=90")
-_add("mbarrier.pending_count.b64 d:u32, r:b64; sm=80")
+_add("mbarrier.pending_count.b64 d:u32, a:b64; sm=80")
 
 # ptxas reads mbarrier's sub-instruction words first ("Unknown modifier '.expect_tx'" in
 # mbarrier.arrive.release.cta.expect_tx)

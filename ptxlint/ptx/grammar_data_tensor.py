@@ -36,6 +36,7 @@ def _dots(words: list[str] | tuple[str, ...]) -> str:
 #   sp-sel 0/1 for 16-bit and tf32 inputs, 0 for fp8 and integers; A from registers is 4
 #   `.b32` (no `.f32` or 16-bit registers), descriptors are 64-bit integers (no `.f64`);
 #   an f16 accumulator is packed `.b32` (no `.f32` registers), an f32 one `.f32` or `.b32`;
+#   the descriptors may be constants (`..., 5, 6, p, 1, 1, 0, 0` assembles);
 # * integer and b1 shapes take n = 8, 16, 24 and the multiples of 16 up to 256, the floating
 #   point ones every multiple of 8; `.b1` only with `.and.popc` and dense.
 _WG_NOALIGN = ((".sync.aligned", ".sync"),)
@@ -60,8 +61,8 @@ def _wgmma(sparse: bool, k: int, ns: list[int], prefix: str, types: str, acc: st
     mnemonic = f"wgmma.mma_async{sp}.sync.aligned{_shapes(k, ns)}{prefix}{types}"
     keys = "; sm=90a; head=1; positional"
     meta = "r:b32, " if sparse else ""
-    _add(f"{mnemonic} {_WG_ACC[acc]}, r:b64, r:b64, {meta}{tail_desc}{keys}", _WG_NOALIGN)
-    _add(f"{mnemonic} {_WG_ACC[acc]}, {_WG_A_REG}, r:b64, {meta}{tail_reg}{keys}", _WG_NOALIGN)
+    _add(f"{mnemonic} {_WG_ACC[acc]}, a:b64, a:b64, {meta}{tail_desc}{keys}", _WG_NOALIGN)
+    _add(f"{mnemonic} {_WG_ACC[acc]}, {_WG_A_REG}, a:b64, {meta}{tail_reg}{keys}", _WG_NOALIGN)
 
 
 for _sparse in (False, True):
@@ -260,10 +261,10 @@ _TC = "; sm=100f; head=1"
 _CG = "<CG:.cta_group::1|.cta_group::2>"
 # Measured (an immediate for each register read, benchmark mutation register-as-immediate):
 # alloc's column count is a power of 2 in [32..512]; dealloc's taddr may be a constant and its
-# count any multiple of 32 (0 and 1024 assemble; the multiple is not checked here); commit's
-# multicast mask is a register only ("Arguments mismatch" for 0 or 3).
+# count any multiple of 32 (-32, 0, 544 and 1024 assemble, 1 is "expected to be multiple of 32");
+# commit's multicast mask is a register only ("Arguments mismatch" for 0 or 3).
 _add(f"tcgen05.alloc{_CG}.sync.aligned{{.shared::cta}}.b32 [A], ai:u32:32|64|128|256|512{_TC}")
-_add(f"tcgen05.dealloc{_CG}.sync.aligned.b32 a:u32, a:u32{_TC}")
+_add(f"tcgen05.dealloc{_CG}.sync.aligned.b32 a:u32, ai:u32:..%32{_TC}")
 _add(f"tcgen05.relinquish_alloc_permit{_CG}.sync.aligned{_TC}")
 _add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{{.shared::cluster}}.b64 [A]{_TC}")
 _add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{{.shared::cluster}}.multicast::cluster.b64 "
