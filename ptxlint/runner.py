@@ -10,6 +10,7 @@ this process, because it writes files.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -286,10 +287,14 @@ def _in_pool(paths: list[_Job], jobs: int, initargs: tuple[Any, ...]) -> Iterato
         try:
             with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
                                      initargs=initargs) as pool:
-                # batches of files per round trip; about 16 per worker so that the biggest
-                # files (first) spread over every worker
-                chunk = max(1, len(rest) // (jobs * 16)) if not start else 1
-                for outcome in pool.map(_work, rest, chunksize=chunk):
+                # The biggest files (first) one per round trip, so that no worker gets two of
+                # them in one batch (CUTLASS's two 2.7 MB GMMA headers were, and one worker
+                # linted both while the other idled); then batches, about 16 per worker.
+                head = min(len(rest), jobs * 4) if not start else len(rest)
+                chunk = max(1, (len(rest) - head) // (jobs * 16))
+                singles = pool.map(_work, rest[:head], chunksize=1)
+                batched = pool.map(_work, rest[head:], chunksize=chunk)
+                for outcome in itertools.chain(singles, batched):
                     yield outcome
                     start, deaths = start + 1, 0
             return
