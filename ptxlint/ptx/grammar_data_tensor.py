@@ -296,12 +296,13 @@ for _shape, _limit, _per in (("32x32b", 128, 1), ("16x64b", 128, 1), ("16x128b",
          f"[A:b32]{_split}, {{a:b32*{_count}}}{_TC}", _WG_NOALIGN)
 
 # tcgen05.ld.red (PTX ISA 8.8): sm_103 and sm_110 families only; .x2 and up; .min/.max with
-# .abs/.NaN for .f32; the reduced value lands in a 32-bit register (no immediate)
+# .abs/.NaN for .f32; the reduced value lands in a 32-bit register (written: redval is a
+# destination, as tests/test_effects.py expects)
 _RED_TC = "; sm=103f,110f; head=2"
 for _shape, _split in (("32x32b", ""), ("16x32bx2", ", i:*")):
     _num = "<N:" + _dots([f"x{2 ** i}" for i in range(1, 8)]) + ">"
     for _types in (".f32<O:.min|.max>{.abs}{.NaN}", "<T:.u32|.s32><O:.min|.max>"):
-        _add(f"tcgen05.ld.red.sync.aligned.{_shape}{_num}{_types} {{d:b32*N}}, r:b32, "
+        _add(f"tcgen05.ld.red.sync.aligned.{_shape}{_num}{_types} {{d:b32*N}}, d:b32, "
              f"[A:b32]{_split}{_RED_TC}", _WG_NOALIGN)
 
 for _shape in (".128x256b", ".4x256b", ".128x128b",
