@@ -241,7 +241,7 @@ class _Builder:
         self._template_parameters(fn)
         self._function_parameters(fn, fn.end_byte)
         lo, hi = fn.start_byte, fn.end_byte
-        if hi - lo <= WALK_LIMIT:
+        if len(self.parsed.data) <= WALK_LIMIT:  # a small file: not worth compiling the query
             by_kind = nodes_of_kinds(fn, _KINDS)
             found = {name: [n for k in kinds for n in by_kind.get(k, ())]
                      for name, kinds in _CAPTURES.items()}
