@@ -119,8 +119,11 @@ def run_cached(
                 output = handle.read()
     run = Run(done.returncode, done.stdout, done.stderr, output)
     os.makedirs(os.path.dirname(cached), exist_ok=True)
-    partial = f"{cached}.{os.getpid()}.tmp"
-    with open(partial, "w", encoding="utf-8") as handle:
+    # a file of this writer's own: parallel_map's threads share a pid, and two of them may
+    # compile the same snippet (a matrix with equal cases), so a pid-named file was replaced
+    # under the other's feet
+    fd, partial = tempfile.mkstemp(dir=os.path.dirname(cached), prefix=key[:16], suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
         json.dump(asdict(run), handle)
     os.replace(partial, cached)  # atomic: parallel test runs never read half a file
     return run

@@ -143,7 +143,8 @@ def run(job: Compile, tool_identity: str, use_cache: bool = True,
     if use_cache and outcome.returncode != -9:  # timeouts are not facts about the code
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            # per thread too: compiles run in a thread pool, and two may share a key
+            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
             tmp.write_text(json.dumps({"returncode": outcome.returncode, "stdout": outcome.stdout,
                                        "stderr": outcome.stderr,
                                        "outputs": [list(o) for o in outcome.outputs]}),
