@@ -58,10 +58,21 @@ def keywords_for(path: str) -> tuple[bytes, ...]:
 def may_hold_asm(path: str, data: bytes) -> bool:
     """False only when no statement can be in ``data``: none of the keywords occurs, and no
     asm macro of a project header it includes by ``<...>`` is named in it."""
-    words = keywords_for(path)
-    if any(word in data for word in words):
+    if has_keyword(path, data):
         return True
-    return words is CXX_KEYWORDS and b"<" in data and _uses_included_asm_macro(path, data)
+    return needs_include_check(path, data) and uses_included_asm_macro(path, data)
+
+
+def has_keyword(path: str, data: bytes) -> bool:
+    """One of the file's front end keywords occurs in ``data`` (a substring search)."""
+    return any(word in data for word in keywords_for(path))
+
+
+def needs_include_check(path: str, data: bytes) -> bool:
+    """Without a keyword, only a C++ file with an ``<...>`` include can still hold asm, through
+    a project header's macro: the one case that reads headers (``uses_included_asm_macro``),
+    and so the one whose answer the runner keeps in its result cache."""
+    return keywords_for(path) is CXX_KEYWORDS and b"<" in data
 
 
 # `#include <name>`; names without a '.' or '/' (<vector>, <cstdio>) are the standard library's.
@@ -69,7 +80,7 @@ _ANGLE_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*<([^>\n]*[./][^>\n]*)>
 _NAME_PATTERNS: dict[frozenset[str], re.Pattern[bytes]] = {}
 
 
-def _uses_included_asm_macro(path: str, data: bytes) -> bool:
+def uses_included_asm_macro(path: str, data: bytes) -> bool:
     base = os.path.dirname(os.path.abspath(path))
     names: set[str] = set()
     for m in _ANGLE_INCLUDE.finditer(data):

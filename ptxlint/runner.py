@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ptxlint import macros
+from ptxlint import macros, prefilter
 from ptxlint.cache import ResultCache, code_fingerprint
 from ptxlint.cache import location as cache_location
 from ptxlint.config import Config, RuleSelector
@@ -351,6 +351,28 @@ def _context_key(context: RuleContext) -> str:
     return repr((context.arch, context.arch_suffix, sorted(context.options.items(), key=str)))
 
 
+def _may_hold_asm(
+    path: str, data: bytes, cache: ResultCache | None, include_dirs: Sequence[str]
+) -> bool:
+    """The prefilter, with its one costly case (a file without an asm keyword whose ``<...>``
+    includes may bring asm macros: header closures are read) answered from the result cache
+    when this content was asked before. Like a linted file's outcome, the answer is keyed by the
+    file's own bytes (and the include folders), not by its headers'."""
+    if prefilter.has_keyword(path, data):
+        return True
+    if not prefilter.needs_include_check(path, data):
+        return False
+    if cache is None:
+        return prefilter.uses_included_asm_macro(path, data)
+    key = cache.key(path, data, "prefilter:includes\0" + "\0".join(include_dirs))
+    hit = cache.get(key)
+    if isinstance(hit, bool):
+        return hit
+    uses = prefilter.uses_included_asm_macro(path, data)
+    cache.put(key, uses)
+    return uses
+
+
 def result_cache(rule_classes: Sequence[type[Rule]], config: Config) -> ResultCache:
     modules = ["ptxlint", *(r.__module__ for r in rule_classes)]
     rules = ";".join(f"{r.__module__}.{r.__qualname__}" for r in rule_classes)
@@ -409,7 +431,7 @@ def run(
         outcome: FileOutcome | None = None
         if data is None:
             outcome = FileOutcome(path, reason=reason or "could not be read")
-        elif not may_hold_asm(path, data):
+        elif not _may_hold_asm(path, data, cache, tier2.include_dirs):
             outcome = FileOutcome(path, decode_errors=not is_valid_utf8(data))
         else:
             file_selector, file_context = selector, context

@@ -226,3 +226,36 @@ def test_python_files_pass_the_prefilter_by_the_front_ends_words():
     assert prefilter.keywords_for("kernel.py") == tuple(PREFILTER)
     assert prefilter.may_hold_asm("k.py", b"tl.inline_asm_elementwise(")
     assert not prefilter.may_hold_asm("k.py", b"import numpy  # asm")
+
+
+def test_the_include_prefilter_answer_is_cached(tmp_path, capsys, cache_dir, monkeypatch):
+    # a file without an asm keyword whose <proj/...> include brings an asm macro it uses, and
+    # one whose include brings none: the header closures are read on the first run only
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "trap.cuh").write_text(
+        '#pragma once\n#define PROJ_TRAP() asm volatile("trap;")\n')
+    (tmp_path / "proj" / "plain.cuh").write_text("#pragma once\n#define PROJ_ONE 1\n")
+    (tmp_path / "uses.cu").write_text(
+        "#include <proj/trap.cuh>\n__device__ void f() { PROJ_TRAP(); }\n")
+    (tmp_path / "plain.cu").write_text(
+        "#include <proj/plain.cuh>\n__device__ int g() { return PROJ_ONE; }\n")
+    first = check_json(capsys, "uses.cu", "plain.cu")
+    assert first["stats"]["statements"] == 1
+
+    asked: list[str] = []
+    original = prefilter.uses_included_asm_macro
+
+    def counting(path, data):
+        asked.append(os.path.basename(path))
+        return original(path, data)
+
+    monkeypatch.setattr(prefilter, "uses_included_asm_macro", counting)
+    forbid_linting(monkeypatch)
+    assert check_json(capsys, "uses.cu", "plain.cu") == first
+    assert asked == []
+    # a changed file is asked again (and, holding no statement, still not linted)
+    (tmp_path / "plain.cu").write_text(
+        "#include <proj/plain.cuh>\n__device__ int g() { return PROJ_ONE + 1; }\n")
+    assert check_json(capsys, "uses.cu", "plain.cu") == first
+    assert asked == ["plain.cu"]
