@@ -28,7 +28,6 @@ from ptxlint.extract import ASM_LABEL
 from ptxlint.fix import MAX_PASSES, fix_text, resolved, unified_diff, write_atomically
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import Finding, SourceFile
-from ptxlint.prefilter import may_hold_asm
 from ptxlint.progress import Progress
 from ptxlint.registry import load_rules
 from ptxlint.report.run_result import RunResult
@@ -145,13 +144,14 @@ def lint_path(
     tier2: Tier2Session | None = None,
     data: bytes | None = None,
 ) -> FileOutcome:
-    """Lint one file (``data``: its bytes, when the caller has read them already)."""
+    """Lint one file (``data``: its bytes, when the caller has read them already). ``run``
+    admitted the file through the prefilter before handing it here; a worker re-reading it does
+    not ask again (the header closures of the include check would be read once more per
+    worker)."""
     if data is None:
         data, reason = read_bytes(path, max_file_size)
         if data is None:
             return FileOutcome(path, reason=reason or "could not be read")
-        if not may_hold_asm(path, data):
-            return FileOutcome(path, decode_errors=not is_valid_utf8(data))
     text, decode_errors = decode_source(data)
     source = SourceFile(path, text, decode_errors)
     result = lint_source(source, rules, context, selector, tier2)
