@@ -219,6 +219,9 @@ def classify(
             return Verdict("unknown", "no ';' ends its instructions, as PTX would")
         if words and len(ptx_words) >= len(words) and not arm:
             return Verdict("ptx", f"PTX instruction {ptx_words[0]!r}")
+        if not template.strip():
+            # `asm volatile("" ::: "memory")`: no assembly to call anything, and nothing to lint
+            return Verdict("unknown", "an empty template (a compiler barrier)")
         return Verdict("unknown", "neither the template nor its context says this is PTX")
     if arm and len(ptx_words) * 2 < len(words):
         return Verdict("host", "ARM assembly syntax in the template")

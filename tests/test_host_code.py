@@ -127,3 +127,13 @@ __device__ void f() {
 """
     result = extract_statements(SourceFile("k.cu", text))
     assert not any("host CUDA does not build for" in reason for _, reason in result.skipped)
+
+
+def test_an_empty_template_outside_device_code_is_listed_as_a_compiler_barrier() -> None:
+    text = (
+        '#define BARRIER() asm volatile("" ::: "memory")\n'
+        '#define OPAQUE(op) asm volatile(op ::: "memory")\n'
+    )
+    reasons = [r for _, r in extract_statements(SourceFile("util.h", text)).skipped]
+    assert reasons[0] == "unknown: an empty template (a compiler barrier)"
+    assert "empty template" not in reasons[1]  # a template from the macro's argument
