@@ -19,7 +19,9 @@ import tree_sitter
 from ptxlint import branches, dialect, host_code, macro_uses, preproc
 from ptxlint.guard_macros import GuardMacros
 from ptxlint.guards import FileGuards
+from ptxlint.lexer import NEXT_TOKEN as _NEXT_TOKEN
 from ptxlint.lexer import Token, decode_string_literal, literal_value, tokens
+from ptxlint.lexer import new_token as _new_token
 from ptxlint.macros import ExpandedString, MacroDef, MacroTable, expand_to_string
 from ptxlint.model import (
     HOLE,
@@ -715,54 +717,68 @@ def _code_tokens(text: str, start: int, stop: int | None = None) -> list[Token]:
 
     An unterminated statement ends before the next asm keyword: otherwise each of n nested
     unterminated ``asm(`` would read to the end of the file (quadratic time). Real code never
-    nests an asm statement inside another's parentheses."""
+    nests an asm statement inside another's parentheses.
+
+    One pass over the lexer's matches (``lexer.tokens`` inlined: CUTLASS's GMMA header reads
+    265,000 tokens here), O(tokens of the statement)."""
     out: list[Token] = []
+    append = out.append
     depth = 0
     skip_until = -1
     # #if blocks opened inside the statement: (depth at the #if, depth at the end of the first
     # branch). Each branch starts from the #if's depth, and the statement ends once the
     # parenthesis closes outside every block.
     groups: list[list[int]] = []
-    for tok in tokens(text, start, stop):
-        if tok.start < skip_until:
+    whole = stop is None
+    for m in _NEXT_TOKEN.finditer(text, start, len(text) if stop is None else stop):
+        kind = m.lastgroup
+        if kind is None:
+            break  # only blanks and comments were left
+        if kind == "delim":
+            kind = "raw"
+        at = m.start(kind)
+        if at < skip_until:
             continue
-        if tok.text == "#" and _at_line_start(text, tok.start):
-            skip_until = _end_of_directive(text, tok.start)
-            out.append(Token("directive", text[tok.start : skip_until], tok.start, skip_until))
-            word = _DIRECTIVE_WORD.match(text, tok.start)
-            kind = word.group(1) if word else ""
-            if kind in ("if", "ifdef", "ifndef"):
+        word = m.group(kind)
+        if kind != "punct":
+            if kind == "ident" and whole and out and word in _KEYWORD_WORDS:
+                break
+            append(_new_token(Token, (kind, word, at, m.end())))
+            if len(out) > 200_000:
+                break
+            continue
+        if word == "#" and _at_line_start(text, at):
+            skip_until = _end_of_directive(text, at)
+            append(Token("directive", text[at:skip_until], at, skip_until))
+            directive = _DIRECTIVE_WORD.match(text, at)
+            name = directive.group(1) if directive else ""
+            if name in ("if", "ifdef", "ifndef"):
                 groups.append([depth, -1])
-            elif kind in ("elif", "else") and groups:
+            elif name in ("elif", "else") and groups:
                 if groups[-1][1] < 0:
                     groups[-1][1] = depth
                 depth = groups[-1][0]
-            elif kind == "endif" and groups:
+            elif name == "endif" and groups:
                 opened, first = groups.pop()
                 depth = first if first >= 0 else depth
-                if depth == 0 and stop is None and len(out) > 2:
+                if depth == 0 and whole and len(out) > 2:
                     break
             continue
-        if stop is None and out and tok.kind == "ident" and _KEYWORD.fullmatch(tok.text):
-            break
-        out.append(tok)
-        if tok.text == "(":
+        append(_new_token(Token, ("punct", word, at, m.end())))
+        if word == "(":
             depth += 1
-        elif tok.text == ")":
+        elif word == ")":
             depth -= 1
-            if depth == 0 and stop is None and not groups:
+            if depth == 0 and whole and not groups:
                 break
-        elif (
-            tok.text in (";", "{", "}")
-            and depth == 0
-            and len(out) > 1
-            and stop is None
-            and not groups
-        ):
+        elif word in (";", "{", "}") and depth == 0 and len(out) > 1 and whole and not groups:
             break
         if len(out) > 200_000:
             break
     return out
+
+
+_KEYWORD_WORDS = frozenset(KEYWORDS)  # what _KEYWORD.fullmatch accepts of an identifier
 
 
 _DIRECTIVE_WORD = re.compile(r"#[ \t]*(\w*)")
@@ -828,30 +844,35 @@ class _StatementReader:
         if i >= len(toks) or toks[i].text != "(":
             return None  # `#define __asm__ asm`, MSVC `__asm { }`: not a GNU asm statement
         open_paren = toks[i].start
-        sections: list[list[Token]] = [[]]
+        current: list[Token] = []
+        sections: list[list[Token]] = [current]
         colons: list[int] = []
         depth = 0
         end = None
-        for tok in toks[i + 1 :]:
-            if tok.kind == "directive":
+        for k in range(i + 1, len(toks)):
+            tok = toks[k]
+            kind, text = tok[0], tok[1]
+            if kind == "punct":  # brackets and colons are punctuation
+                if text in _OPENING:
+                    depth += 1
+                elif text in _CLOSING:
+                    if depth == 0:
+                        if text == ")":
+                            end = tok[3]
+                            break
+                        continue
+                    depth -= 1
+                elif depth == 0 and text in (":", "::"):
+                    for c in range(len(text)):
+                        colons.append(tok[2] + c)
+                        current = []
+                        sections.append(current)
+                    continue
+            elif kind == "directive":
                 self.opaque_sections = True
                 self.problems.append("preprocessor directive inside the statement")
                 continue
-            if tok.text in ("(", "[", "{"):
-                depth += 1
-            elif tok.text in (")", "]", "}"):
-                if depth == 0:
-                    if tok.text == ")":
-                        end = tok.end
-                        break
-                    continue
-                depth -= 1
-            if depth == 0 and tok.text in (":", "::"):
-                for k in range(len(tok.text)):
-                    colons.append(tok.start + k)
-                    sections.append([])
-                continue
-            sections[-1].append(tok)
+            current.append(tok)
         if end is None:
             self.problems.append("unterminated asm statement: no closing parenthesis")
             last = toks[-1].end if toks else open_paren + 1
@@ -987,7 +1008,11 @@ class _StatementReader:
         if not toks:
             return None
         span = Span(toks[0].start, toks[-1].end)
-        if all(t.kind in ("string", "raw") for t in toks):
+        if len(toks) == 1:  # the usual "r": one literal
+            only = toks[0]
+            if only[0] in _LITERALS:
+                return _constraint_from_text(literal_value(only[0], only[1]), span)
+        elif all(t.kind in _LITERALS for t in toks):
             text = "".join(literal_value(t.kind, t.text) for t in toks)
             return _constraint_from_text(text, span)
         if toks[0].kind == "ident":
@@ -1035,27 +1060,30 @@ def _skip_group(toks: Sequence[Token], open_index: int) -> int:
 
 def _split_operands(toks: list[Token], problems: list[str]) -> list[list[Token]]:
     """Operands split on commas, and also where a comma is missing: nvcc's front end reads
-    ``"r"(a) "l"(b)`` as two operands (CUTLASS ships such code), GCC and clang reject it."""
+    ``"r"(a) "l"(b)`` as two operands (CUTLASS ships such code), GCC and clang reject it.
+
+    One pass (the depth at a top-level comma is 0, so splitting on commas first and then
+    within each piece counts the same depths)."""
     groups: list[list[Token]] = []
-    for group in _split_commas(toks):
-        current: list[Token] = []
-        depth = 0
-        for tok in group:
-            if (
-                depth == 0
-                and current
-                and current[-1].text == ")"
-                and (tok.kind in ("string", "raw") or tok.text == "[")
-            ):
-                problems.append(f"missing ',' between operands at offset {tok.start}")
+    current: list[Token] = []
+    depth = 0
+    for tok in toks:
+        text = tok[1]
+        if depth == 0:
+            if text == ",":
                 groups.append(current)
                 current = []
-            if tok.text in ("(", "[", "{"):
-                depth += 1
-            elif tok.text in (")", "]", "}"):
-                depth -= 1
-            current.append(tok)
-        groups.append(current)
+                continue
+            if current and current[-1][1] == ")" and (tok[0] in _LITERALS or text == "["):
+                problems.append(f"missing ',' between operands at offset {tok[2]}")
+                groups.append(current)
+                current = []
+        if text in _OPENING:
+            depth += 1
+        elif text in _CLOSING:
+            depth -= 1
+        current.append(tok)
+    groups.append(current)
     return groups
 
 
@@ -1063,15 +1091,20 @@ def _split_commas(toks: list[Token]) -> list[list[Token]]:
     groups: list[list[Token]] = [[]]
     depth = 0
     for tok in toks:
-        if tok.text in ("(", "[", "{"):
+        if tok.text in _OPENING:
             depth += 1
-        elif tok.text in (")", "]", "}"):
+        elif tok.text in _CLOSING:
             depth -= 1
         if tok.text == "," and depth == 0:
             groups.append([])
             continue
         groups[-1].append(tok)
     return groups
+
+
+_OPENING = frozenset("([{")
+_CLOSING = frozenset(")]}")
+_LITERALS = frozenset(("string", "raw"))
 
 
 # --------------------------------------------------------------------------- string macros

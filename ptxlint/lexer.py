@@ -14,15 +14,17 @@ from functools import lru_cache
 from typing import NamedTuple
 
 # What is skipped between tokens, and the tokens, each alternative tried in this order.
+# Runs of plain characters are matched by one character class (``[^x]*(?:\\.[^x]*)*``, not
+# ``(?:[^x]|\\.)*``): the same text, without a repetition step per character.
 _SKIPPED = r"""
-    (?P<ws>(?:[ \t\r\f\v\n]|\\\r?\n)+)
-  | (?P<lcomment>//(?:[^\n\\]|\\\r?\n|\\.)*)
+    (?P<ws>(?:[ \t\r\f\v\n]+|\\\r?\n)+)
+  | (?P<lcomment>//[^\n\\]*(?:(?:\\\r?\n|\\.)[^\n\\]*)*)
   | (?P<bcomment>/\*.*?(?:\*/|\Z))
 """
 _TOKENS = r"""
     (?P<raw>(?:u8|u|U|L)?R"(?P<delim>[^()\\\s"]{0,16})\(.*?\)(?P=delim)")
-  | (?P<string>(?:u8|u|U|L)?"(?:[^"\\\n]|\\\r?\n|\\.)*"?)
-  | (?P<char>(?:u8|u|U|L)?'(?:[^'\\\n]|\\\r?\n|\\.)*'?)
+  | (?P<string>(?:u8|u|U|L)?"[^"\\\n]*(?:(?:\\\r?\n|\\.)[^"\\\n]*)*"?)
+  | (?P<char>(?:u8|u|U|L)?'[^'\\\n]*(?:(?:\\\r?\n|\\.)[^'\\\n]*)*'?)
   | (?P<ident>[A-Za-z_$][A-Za-z0-9_$]*)
   | (?P<number>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.']|\\\r?\n)*)
   | (?P<punct>::|->|\#\#|\.\.\.|<<=|>>=|[-+*/%&|^!=<>]=|&&|\|\||\+\+|--|<<|>>|.)
@@ -46,6 +48,12 @@ class Token(NamedTuple):
 
 
 _new_token = tuple.__new__  # what Token's generated __new__ calls, without its Python frame
+
+# For scanners that inline ``tokens`` (the statement reader's hot loop): one ``NEXT_TOKEN``
+# match per token, its ``lastgroup`` the kind ("delim" meaning "raw"), and
+# ``new_token(Token, (kind, text, start, end))`` the token.
+NEXT_TOKEN = _NEXT
+new_token = _new_token
 
 
 def tokens(text: str, start: int = 0, end: int | None = None) -> Iterator[Token]:

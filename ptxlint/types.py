@@ -376,6 +376,8 @@ class _Entry:
     declarator: Node | None
     specifier: Node | None
     parameter: bool = False
+    # the same parameter in an earlier list of the same text, typed in its stead
+    source: _Entry | None = None
 
 
 def _text(node: Node | None) -> str:
@@ -561,6 +563,29 @@ def _agree(types: list[_Ty | None]) -> _Ty | None:
     return first
 
 
+class _Scope:
+    """A node that declares names (``_DECLARING_SCOPES``), with what lookups read of it."""
+
+    __slots__ = ("kind", "node", "record", "single", "table")
+
+    def __init__(self, node: Node, kind: str) -> None:
+        self.node = node
+        self.kind = kind
+        self.table: dict[str, list[_Entry]] | None = None  # blocks, statements: name -> entries
+        self.single: dict[str, _Entry] | None = None  # parameters, template values
+        self.record: tuple[_Ty | None, bool] | None = None  # record scopes: type, has bases
+
+
+@dataclass(frozen=True)
+class _SharedParameters:
+    """A parameter list, for the lists of the same text: (name, name end relative to the
+    list's start, its entry) of each parameter, and the template parameter names around the
+    function it was read in, when a parameter's type names a type (else None)."""
+
+    names: tuple[tuple[str, int, _Entry], ...]
+    templates: frozenset[str] | None
+
+
 # --------------------------------------------------------------------------- the resolver
 
 
@@ -570,7 +595,9 @@ class TypeResolver:
     def __init__(self, source_text: str, tree: tree_sitter.Tree, source_bytes: bytes) -> None:
         self._text = source_text
         self._tree = tree
+        self._root = tree.root_node
         self._bytes = source_bytes
+        self._ctypes: dict[tuple[str, str, int | None], CType] = {}
         self._lang = _Language.get()
         self._ascii = len(source_text) == len(source_bytes)
         self._byte_marks: list[int] | None = None
@@ -586,11 +613,14 @@ class TypeResolver:
         # symbol tables of parameter lists, for/if initializers and template value parameters,
         # by the id of the node that owns them
         self._parameters: dict[int, dict[str, _Entry]] = {}
+        # parameter lists by (owner kind, text), for the lists of the same text (_share)
+        self._shared_parameters: dict[tuple[str, bytes], _SharedParameters | None] = {}
+        self._template_names: dict[int, frozenset[str]] = {}
         self._statement_scopes: dict[int, dict[str, list[_Entry]]] = {}
         self._template_values: dict[int, dict[str, _Entry]] = {}
         self._owners: dict[int, tuple[_Ty | None, bool]] = {}  # out-of-line class, raises
         self._entry_types: dict[tuple[int, bool], _Ty | None] = {}
-        self._chains: dict[int, tuple[Node | None, ...]] = {}  # see _scope_chain
+        self._chains: dict[int, tuple[_Scope | None, ...]] = {}  # see _scope_chain
         self._convertible: dict[tuple[int, ...], bool] = {}
         self._depth = 0
         # named types by name (they do not depend on where the name is used once template
@@ -604,7 +634,7 @@ class TypeResolver:
         """The type of ``expression`` written at character ``offset``, or None when unsure."""
         self._ensure_index()
         b = self._byte_offset(offset)
-        root = self._tree.root_node
+        root = self._root
         node = self._expression_node(expression, b)
         if node is None:
             node = self._parse_alone(expression)
@@ -622,7 +652,13 @@ class TypeResolver:
             # nvcc converts a class with a conversion operator to the operand's scalar type, so
             # "aggregate" is only claimed for records whose whole body is seen and plain
             return None
-        return CType(spelling=ty.spelling, kind=ty.kind, size=ty.size, tier=1)
+        # one CType per distinct answer (a frozen value): 48,000 operands, a dozen answers
+        key = (ty.spelling, ty.kind, ty.size)
+        ctype = self._ctypes.get(key)
+        if ctype is None:
+            ctype = CType(spelling=ty.spelling, kind=ty.kind, size=ty.size, tier=1)
+            self._ctypes[key] = ctype
+        return ctype
 
     def _expression_node(self, expression: str, b: int) -> Node | None:
         """The node of the file's tree that spans exactly ``expression`` at byte ``b``."""
@@ -630,20 +666,18 @@ class TypeResolver:
         e = b + len(data)
         if self._bytes[b:e] != data:
             return None
-        node: Node | None = self._tree.root_node.descendant_for_byte_range(b, e)
+        node: Node | None = self._root.descendant_for_byte_range(b, e)
+        if node is None:
+            return None
         # the smallest node may be a wrapper's child: climb while the span stays the same
-        while (
-            node is not None
-            and node.parent is not None
-            and node.parent.start_byte == b
-            and node.parent.end_byte == e
-        ):
-            node = node.parent
-        if node is None or node.start_byte != b or node.end_byte != e:
+        parent = node.parent
+        while parent is not None and parent.start_byte == b and parent.end_byte == e:
+            node = parent
+            parent = node.parent
+        if node.start_byte != b or node.end_byte != e:
             return None
         if node.has_error or node.is_missing or node.type not in _Expr._HANDLERS:
             return None
-        parent = node.parent
         if parent is None or parent.type not in _OPERAND_VALUE_PARENTS:
             return None  # not an asm operand's value in this tree: read it on its own
         return node
@@ -1053,6 +1087,8 @@ class TypeResolver:
         return self._entry_types[key]
 
     def _entry_type(self, entry: _Entry, function_scope: bool) -> _Ty | None:
+        if entry.source is not None:
+            return self.entry_type(entry.source, function_scope)
         spec = entry.specifier
         if spec is None:
             return None
@@ -1069,68 +1105,95 @@ class TypeResolver:
 
     def lookup(self, name: str, where: Node, b: int) -> _Ty | None:
         """The type of the variable (or function) ``name`` used at byte ``b`` in ``where``."""
-        for node in self._scope_chain(where):
-            if node is None:
+        for scope in self._scope_chain(where):
+            if scope is None:
                 return None  # a macro body: names bind where it expands, not here
-            found = self._lookup_in(node, name, b)
+            found = self._lookup_in(scope, name, b)
             if found is not None:
                 return _agree(found)
         return self._fallback_names(name, b)
 
-    def _scope_chain(self, where: Node) -> tuple[Node | None, ...]:
+    def _scope_chain(self, where: Node) -> tuple[_Scope | None, ...]:
         """The ancestors of ``where`` (itself included) that can declare a name, innermost
         first, cut at a ``#define`` body (marked ``None``). Memoised per node: each operand
         climbs only to its statement's node, whose chain the first operand already built
         (a parent step costs a descent from the root in tree-sitter)."""
         chains = self._chains
-        climbed: list[Node] = []
+        climbed: list[tuple[Node, str]] = []
         node: Node | None = where
-        tail: tuple[Node | None, ...] = ()
+        tail: tuple[_Scope | None, ...] = ()
         while node is not None:
-            known = chains.get(node.id)
+            key = node.id
+            known = chains.get(key)
             if known is not None:
                 tail = known
                 break
-            climbed.append(node)
-            if node.type in ("preproc_def", "preproc_function_def"):
+            kind = node.type
+            if kind in ("preproc_def", "preproc_function_def"):
                 tail = (None,)
-                climbed.pop()
-                chains[node.id] = tail
+                chains[key] = tail
                 break
+            climbed.append((node, kind))
             node = node.parent
-        for node in reversed(climbed):
-            if node.type in _DECLARING_SCOPES:
-                tail = (node, *tail)
+        for node, kind in reversed(climbed):
+            if kind in _DECLARING_SCOPES:
+                tail = (_Scope(node, kind), *tail)
             chains[node.id] = tail
         return tail
 
-    def _lookup_in(self, node: Node, name: str, b: int) -> list[_Ty | None] | None:
-        """Types ``name`` has in ``node``'s own scope; None when it is not declared there."""
-        kind = node.type
-        if kind == "compound_statement":
-            entries = [e for e in self._scope_entries(node).get(name, []) if e.name_end <= b]
-            return [self.entry_type(e, True) for e in entries] or None
-        if kind in _STATEMENT_SCOPES:
-            entries = [e for e in self._statement_entries(node).get(name, []) if e.name_end <= b]
-            return [self.entry_type(e, True) for e in entries] or None
+    def _lookup_in(self, scope: _Scope, name: str, b: int) -> list[_Ty | None] | None:
+        """Types ``name`` has in ``scope``'s own scope; None when it is not declared there.
+        What a scope declares is read once, on the first lookup through it, and kept on it."""
+        kind = scope.kind
+        if kind == "compound_statement" or kind in _STATEMENT_SCOPES:
+            table = scope.table
+            if table is None:
+                if kind == "compound_statement":
+                    table = self._scope_entries(scope.node)
+                else:
+                    table = self._statement_entries(scope.node)
+                scope.table = table
+            found = table.get(name)
+            if not found:
+                return None
+            return [self.entry_type(e, True) for e in found if e.name_end <= b] or None
         if kind in ("function_definition", "lambda_expression", "catch_clause"):
-            parameter = self._parameter_table(node).get(name)
+            single = scope.single
+            if single is None:
+                single = scope.single = self._parameter_table(scope.node)
+            parameter = single.get(name)
             if parameter is not None:
                 return [self.entry_type(parameter, False)]
             if kind == "function_definition":
-                owner = self._out_of_line_class(node)
+                owner = self._out_of_line_class(scope.node)
                 if owner is not None:
                     return self._member_types(owner, name, stop_if_missing=True)
             return None
         if kind in _RECORD_SPECIFIERS:
-            body = node.child_by_field_name("body")
-            if body is None:
+            if scope.record is None:
+                node = scope.node
+                body = node.child_by_field_name("body")
+                if body is None:
+                    scope.record = (None, False)
+                else:
+                    scope.record = (
+                        _Ty(
+                            _text(node.child_by_field_name("name")),
+                            "aggregate",
+                            None,
+                            bodies=(body,),
+                        ),
+                        any(c.type == "base_class_clause" for c in node.children),
+                    )
+            known, has_bases = scope.record
+            if known is None:
                 return None
-            record = _Ty(_text(node.child_by_field_name("name")), "aggregate", None, bodies=(body,))
-            has_bases = any(c.type == "base_class_clause" for c in node.children)
-            return self._member_types(record, name, stop_if_missing=has_bases)
+            return self._member_types(known, name, stop_if_missing=has_bases)
         if kind == "template_declaration":
-            value = self._template_value_table(node).get(name)
+            single = scope.single
+            if single is None:
+                single = scope.single = self._template_value_table(scope.node)
+            value = single.get(name)
             return [self.entry_type(value, False)] if value is not None else None
         return None
 
@@ -1178,11 +1241,15 @@ class TypeResolver:
         return cached
 
     def _parameter_table(self, node: Node) -> dict[str, _Entry]:
-        """The parameters of a function, lambda or catch clause, by name (one pass, cached)."""
+        """The parameters of a function, lambda or catch clause, by name (one pass, cached).
+
+        Parameter lists repeat (CUTLASS's GMMA header: 736 functions, 110 distinct lists), so
+        a later list of the same text whose types cannot depend on where it is (see
+        ``_share``) gets its table from the first one's names and name offsets, without
+        visiting its nodes, and each of its parameters is typed as the first list's."""
         cached = self._parameters.get(node.id)
         if cached is not None:
             return cached
-        cached = {}
         if node.type == "catch_clause":
             params = node.child_by_field_name("parameters")
         else:
@@ -1197,6 +1264,16 @@ class TypeResolver:
                     named = _named(decl)
                     inner = named[0] if named and decl.type.endswith("declarator") else None
                 decl = inner
+        key: tuple[str, bytes] | None = None
+        if params is not None and not params.has_error:
+            key = (node.type, self._bytes[params.start_byte : params.end_byte])
+            shared = self._shared_parameters.get(key)
+            if shared is not None:
+                cached = self._from_shared(shared, node, params.start_byte)
+                if cached is not None:
+                    self._parameters[node.id] = cached
+                    return cached
+        cached = {}
         for param in params.named_children if params is not None else ():
             if param.type not in _VALUE_PARAMETERS:
                 continue
@@ -1209,7 +1286,59 @@ class TypeResolver:
                     _Entry(found.end_byte, declarator, param.child_by_field_name("type"), True),
                 )
         self._parameters[node.id] = cached
+        if key is not None and params is not None and key not in self._shared_parameters:
+            self._shared_parameters[key] = self._share(cached, node, params.start_byte)
         return cached
+
+    def _share(self, table: dict[str, _Entry], node: Node, base: int) -> _SharedParameters | None:
+        """``table`` for the lists of the same text, or None where a parameter's type may
+        depend on more than the text: an unnamed struct or enum (typed from its own body).
+        A type name depends on the template parameters around the function as well
+        (``_is_template_parameter``): those are kept, and a list elsewhere shares only under
+        the same ones. Everything else a type comes from is the text or the whole file."""
+        names: list[tuple[str, int, _Entry]] = []
+        needs_templates = False
+        for name, entry in table.items():
+            spec = entry.specifier
+            kind = spec.type if spec is not None else ""
+            if kind in _RECORD_SPECIFIERS or kind == "enum_specifier":
+                if spec is not None and spec.child_by_field_name("name") is None:
+                    return None
+            elif kind == "type_identifier":
+                needs_templates = True
+            names.append((name, entry.name_end - base, entry))
+        templates = self._template_names_at(node) if needs_templates else None
+        return _SharedParameters(tuple(names), templates)
+
+    def _from_shared(
+        self, shared: _SharedParameters, node: Node, base: int
+    ) -> dict[str, _Entry] | None:
+        if shared.templates is not None and self._template_names_at(node) != shared.templates:
+            return None
+        return {
+            name: _Entry(base + offset, None, None, True, source)
+            for name, offset, source in shared.names
+        }
+
+    def _template_names_at(self, node: Node) -> frozenset[str]:
+        """The type parameter names of every template around ``node`` (what
+        ``_is_template_parameter`` asks about), memoised per node on the way up."""
+        known = self._template_names
+        climbed: list[Node] = []
+        current: Node | None = node
+        names: frozenset[str] = frozenset()
+        while current is not None:
+            found = known.get(current.id)
+            if found is not None:
+                names = found
+                break
+            climbed.append(current)
+            current = current.parent
+        for current in reversed(climbed):
+            if current.type == "template_declaration":
+                names = names | self._templates(current)[0]
+            known[current.id] = names
+        return names
 
     def _out_of_line_class(self, fn: Node) -> _Ty | None:
         """The class of ``int S::f() {...}``; raises _Stop when it is not in this file."""
