@@ -169,7 +169,7 @@ def extract(
             )
             continue
         context = _context(
-            parsed, context_node, macro_name, file_guards, start, raw.end, host.guard_macros
+            host.ancestors, context_node, macro_name, file_guards, start, raw.end, host.guard_macros
         )
         if macro_name is None:
             context = host.with_macro_specifiers(context, context_node)
@@ -325,7 +325,8 @@ def _read_branches(
         if raw is None:
             continue
         base = host.with_macro_specifiers(
-            _context(parsed, node, None, file_guards, start, raw.end, host.guard_macros), node
+            _context(host.ancestors, node, None, file_guards, start, raw.end, host.guard_macros),
+            node,
         )
         in_device_code = bool(
             dialect.device_context_of(source.path, base.function_specifiers, base.guards)
@@ -459,6 +460,7 @@ class _HostCode:
         self.guard_macros = GuardMacros(guards, lambda: macros.table)
         self._functions: host_code.HostFunctions | None = None
         self._file_error: bool | None = None
+        self.ancestors = _Ancestors(parsed)
         # a .c file with no CUDA marker (grammar_for picked C++ for it)
         self._c_file = (
             os.path.splitext(macros.source.path)[1].lower() == ".c" and parsed.grammar == "cpp"
@@ -469,7 +471,7 @@ class _HostCode:
         says ``__device__`` counts as the word itself."""
         if any(w in ("__device__", "__global__") for w in context.function_specifiers):
             return context
-        fn = host_code.enclosing_function(node)
+        fn = self.ancestors.enclosing_function(node)
         if fn is None:
             return context
         if self._functions is None:
@@ -487,7 +489,7 @@ class _HostCode:
             return f"{dialect.NEVER_BUILT}: the file stops with #error unless built elsewhere"
         if self._c_file:
             return f"{dialect.NEVER_BUILT}: a C file without CUDA code (nvcc compiles .c as host C)"
-        fn = host_code.enclosing_function(node)
+        fn = self.ancestors.enclosing_function(node)
         if fn is None:
             return ""
         if self._functions is None:
@@ -543,7 +545,8 @@ def _read_expansion(
     vtoks = list(tokens(done.virtual.text))
     guards = tuple(g for d in done.used for g in d.guards)
     base = host.with_macro_specifiers(
-        _context(parsed, node, None, file_guards, use.start, use.end, host.guard_macros), node
+        _context(host.ancestors, node, None, file_guards, use.start, use.end, host.guard_macros),
+        node,
     )
     context = dataclasses.replace(
         base,
@@ -1192,7 +1195,7 @@ def _macro_name(parsed: ParsedSource, owner: tree_sitter.Node | None) -> str:
 
 
 def _context(
-    parsed: ParsedSource,
+    ancestors: _Ancestors,
     node: tree_sitter.Node | None,
     macro: str | None,
     file_guards: FileGuards,
@@ -1202,11 +1205,9 @@ def _context(
 ) -> Context:
     function = None
     specifiers: tuple[str, ...] = ()
-    current = node
-    while current is not None:
-        if current.type == "function_definition" and function is None:
-            function, specifiers = _function_header(parsed, current)
-        current = current.parent
+    fn = ancestors.function(node)
+    if fn is not None:
+        function, specifiers = ancestors.header(fn)
     guards, local_guards = file_guards.at(start, end)
     return Context(
         function=function,
@@ -1216,6 +1217,57 @@ def _context(
         local_guards=local_guards,
         guard_macros=guard_macros.at(start) if guard_macros is not None and guards else (),
     )
+
+
+class _Ancestors:
+    """The functions around a node, memoised per node on the way up: the statements of a
+    block climb only to the first node an earlier one passed (a tree-sitter parent step costs
+    a descent from the root), and a function's header is read once, not once per statement.
+    """
+
+    def __init__(self, parsed: ParsedSource) -> None:
+        self.parsed = parsed
+        # node id -> (innermost function definition, ``host_code.enclosing_function``)
+        self._known: dict[int, tuple[tree_sitter.Node | None, tree_sitter.Node | None]] = {}
+        self._headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}
+
+    def _climb(
+        self, node: tree_sitter.Node | None
+    ) -> tuple[tree_sitter.Node | None, tree_sitter.Node | None]:
+        known = self._known
+        climbed: list[tuple[tree_sitter.Node, str]] = []
+        found: tuple[tree_sitter.Node | None, tree_sitter.Node | None] = (None, None)
+        current = node
+        while current is not None:
+            cached = known.get(current.id)
+            if cached is not None:
+                found = cached
+                break
+            climbed.append((current, current.type))
+            current = current.parent
+        for current, kind in reversed(climbed):
+            if kind == "function_definition":
+                found = (current, current)
+            elif kind == "lambda_expression":
+                found = (found[0], None)
+            known[current.id] = found
+        return found
+
+    def function(self, node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+        """The innermost function definition around ``node`` (itself included), through
+        lambdas."""
+        return self._climb(node)[0]
+
+    def enclosing_function(self, node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+        """``host_code.enclosing_function(node)``: None inside a lambda."""
+        return self._climb(node)[1]
+
+    def header(self, fn: tree_sitter.Node) -> tuple[str | None, tuple[str, ...]]:
+        key = fn.id
+        cached = self._headers.get(key)
+        if cached is None:
+            cached = self._headers[key] = _function_header(self.parsed, fn)
+        return cached
 
 
 def _function_header(
