@@ -9,10 +9,12 @@ functions and templates that hold the statements, compiles with nvcc 13.0 to PTX
 information for the target the code's guard admits, and assembles that PTX with ptxas. Each
 ptxas error is traced back to its source line: the error's PTX line lies in an inline-asm block,
 the ``.loc`` in front of the block names the file and a line of the ``asm`` statement, and the
-block's lines are the statement's template split at its newlines. The test asserts that the set
-of rejected (file, line) pairs is exactly the predicted one and that each carries the predicted
-message; the probes call clean neighbours too (the same template with the right operands, the
-other branch), which must assemble.
+block's lines are the statement's template split at its newlines, so each error names one
+instruction (its source lines, from its first to its ';'). The test asserts that the rejected
+instructions are exactly those holding a predicted finding line and that each carries the
+predicted message; the probes call clean neighbours too (the same template with the right
+operands, the other branch, the same helper on a target that has the form), which must
+assemble. A last test asserts that ptxlint's errors in the probed files are exactly these.
 
 Needs nvcc/ptxas and the flashinfer-python sdist (``$PTXLINT_CORPORA/src/flashinfer-python``,
 default /work/corpora); skipped otherwise.
@@ -26,9 +28,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 
 import pytest
 
+from ptxlint.config import Config, RuleSelector
+from ptxlint.registry import load_rules
+from ptxlint.rule import RuleContext
+from ptxlint.runner import run
 from tests.test_corpora import precision
 from tests.toolchain_cache import INPUT, NVCC, OUTPUT, PTXAS, needs_nvcc, needs_ptxas, run_cached
 
@@ -481,6 +488,27 @@ def test_every_reviewed_flashinfer_grammar_defect_has_its_probe() -> None:
     for r in precision.load_reviews():
         if EVIDENCE in r.why:
             assert r.verdict == "true" and r.rule in ("PTX204", "PTX207", "PTX401"), r
+
+
+def test_ptxlint_errors_in_the_probed_files_are_exactly_the_proven_ones() -> None:
+    """What ptxlint reports as an error in these files is what ptxas rejected above, no more."""
+    root = flashinfer()
+    proven = {(r.path, r.line, r.rule) for r in precision.load_reviews() if EVIDENCE in r.why}
+    files = sorted({path for path, _, _ in proven})
+    for path in files:
+        corpus_file(root, path)
+    rules = list(load_rules().rules)
+    config = Config()
+    result = run([os.path.join(root, path) for path in files], config,
+                 RuleSelector(config, [(r.id, r.name) for r in rules]), rules, RuleContext(),
+                 jobs=1)
+    errors = set()
+    for finding in result.findings:
+        if finding.severity.value == "error":
+            source = result.sources[finding.path]
+            errors.add((precision.relative(finding.path, Path(root)),
+                        source.line_col(finding.span.start).line, finding.rule))
+    assert errors == proven
 
 
 def test_template_lines_are_traced_to_their_source_lines() -> None:
