@@ -12,13 +12,17 @@ parameter. This module follows values that far, one call level deep:
 * a parameter has the value all the file's call sites pass for it (when there is at least one).
 
 Anything else is unknown (``None``), and unknown means the rule keeps its own, type-based view.
-Nothing is walked up front: a function's identifiers are indexed (one regex pass over its text)
-when a statement in it is first asked about, a name's definitions and call sites are looked up
-once per file, and every answer is memoised per function, variable and expression node.
+Nothing is walked up front. The file's identifiers are indexed by one regex pass over its bytes
+when the first question is asked (O(file), about 0.14 s and 13 MB for a 4 MB generated kernel);
+a function's occurrences of a name are then a bisection of that name's sorted offsets, and a
+name's definitions and call sites are looked up once per file from the same index. Before, each
+name was a regex search of the whole file: O(names x file), 10 s of flashinfer's 150-file
+sample. Every answer is memoised per function, variable and expression node.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from enum import Enum
@@ -122,6 +126,7 @@ def _arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
 
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+_WORD_OR_DOLLAR = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
 _FUNCTION_NODES = ("function_definition", "lambda_expression")
 _NAMESPACE_SCOPES = (
     "translation_unit",
@@ -136,13 +141,12 @@ _NAMESPACE_SCOPES = (
 
 @dataclass
 class _Function:
-    """A function definition, indexed on first use: where each identifier of its body occurs
-    (one regex pass over its text), and what each variable is given (per name, once)."""
+    """A function definition, indexed on first use: what each variable is given (per name,
+    once)."""
 
     node: tree_sitter.Node
     name: str | None
     params: list[tuple[str | None, bool]]  # (name, declared as a pointer)
-    occurrences: dict[bytes, list[int]] | None = None
     assigned: dict[str, tuple[list[Assigned], bool]] = field(default_factory=dict)
     returns: list[tree_sitter.Node] | None = None
 
@@ -157,6 +161,7 @@ class _FileFacts:
         self.parsed = parsed if parsed is not None else parse(source.path, source.text)
         self.data = self.parsed.data
         self.functions: dict[int, _Function] = {}
+        self._identifiers: dict[bytes, list[int]] | None = None
         self._definitions: dict[str, list[_Function]] = {}
         self._calls: dict[str, list[tuple[tree_sitter.Node, _Function]]] = {}
         self._file_arrays: dict[str, bool] = {}
@@ -204,15 +209,27 @@ class _FileFacts:
                 params.append((pname, pointer or array))
         return _Function(node, name, params)
 
+    def _offsets(self, name: bytes) -> list[int]:
+        """Where the identifier-like token ``name`` occurs in the file (every maximal
+        ``[A-Za-z_]\\w*`` run, comments and strings included), in increasing order."""
+        index = self._identifiers
+        if index is None:
+            index = self._identifiers = {}
+            add = index.setdefault
+            for m in _IDENTIFIER.finditer(self.data):
+                add(m[0], []).append(m.start())
+        return index.get(name, [])
+
     def _occurrences(self, fn: _Function, name: str) -> list[int]:
-        if fn.occurrences is None:
-            body = fn.node.child_by_field_name("body")
-            found: dict[bytes, list[int]] = {}
-            if body is not None:
-                for m in _IDENTIFIER.finditer(self.data, body.start_byte, body.end_byte):
-                    found.setdefault(m.group(), []).append(m.start())
-            fn.occurrences = found
-        return fn.occurrences.get(name.encode(), [])
+        """Where ``name`` occurs in ``fn``'s body (a body starts with "{" or "try", so no token
+        of the file index straddles its bounds)."""
+        body = fn.node.child_by_field_name("body")
+        if body is None:
+            return []
+        offsets = self._offsets(name.encode())
+        low = bisect.bisect_left(offsets, body.start_byte)
+        high = bisect.bisect_left(offsets, body.end_byte, low)
+        return offsets[low:high]
 
     @staticmethod
     def _owned(node: tree_sitter.Node, fn: _Function) -> bool:
@@ -337,11 +354,26 @@ class _FileFacts:
         return fn.returns
 
     def _named(self, name: str) -> list[tree_sitter.Node]:
-        """Identifier nodes spelled ``name`` anywhere in the file."""
-        pattern = re.compile(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])")
+        """Identifier nodes spelled ``name`` anywhere in the file: its occurrences neither
+        preceded nor followed by a word character or ``$``."""
+        encoded = name.encode()
+        if _IDENTIFIER.fullmatch(encoded) is None:  # not a token of the index: search for it
+            pattern = re.compile(rb"(?<![\w$])" + re.escape(encoded) + rb"(?![\w$])")
+            starts = [m.start() for m in pattern.finditer(self.data)]
+        else:
+            # A token of the index is maximal, so it is followed by no word character; it may
+            # follow a digit or "$" ("9abc", "a$b") or be followed by "$", which a name is not.
+            data = self.data
+            size = len(encoded)
+            starts = [
+                start
+                for start in self._offsets(encoded)
+                if (start == 0 or data[start - 1] not in _WORD_OR_DOLLAR)
+                and data[start + size : start + size + 1] != b"$"
+            ]
         out = []
-        for m in pattern.finditer(self.data):
-            node = self._node_at(m.start(), m.end())
+        for start in starts:
+            node = self._node_at(start, start + len(encoded))
             if node is not None and node.type == "identifier" and node.parent is not None:
                 out.append(node)
         return out
