@@ -49,12 +49,13 @@ asm("mov.u32 %0, 1;" : "=r"(d));
         if not statement.extended:
             return
         count = len(statement.operands)
+        # The tokens are the template's, shared by every statement that spells it; a source span
+        # is worked out only for a finding.
         for token in statement.ptx.percents:
-            span = self.template_span(statement, token.start, token.end)
             if token.kind == "named":
                 yield self.finding(
                     statement,
-                    span,
+                    self.template_span(statement, token.start, token.end),
                     f"symbolic operand reference '%[{token.name}]' is not supported by nvcc; "
                     "use the operand's number",
                 )
@@ -72,7 +73,7 @@ asm("mov.u32 %0, 1;" : "=r"(d));
                     where = " (LLVM replaces operands inside PTX comments too)"
                 yield self.finding(
                     statement,
-                    span,
+                    self.template_span(statement, token.start, token.end),
                     f"'{statement.template.text[token.start : token.end]}' refers to operand "
                     f"{token.index}, but the statement has {have}{valid}{where}",
                 )

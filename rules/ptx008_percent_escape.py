@@ -59,7 +59,10 @@ Both rewrites are safe: they produce the text ptxas was meant to see.
         if statement.syntax == "llvm":
             yield from self._llvm(statement)
             return
+        # A source span only for a finding: most tokens are plain operand references.
         for token in statement.ptx.percents:
+            if token.kind not in ("escape", "trailing", "bare"):
+                continue
             span = self.template_span(statement, token.start, token.end)
             if not statement.extended:
                 if token.kind == "escape":

@@ -431,7 +431,9 @@ def covered(opcode: str) -> bool:
     return opcode in _specs()
 
 
+@lru_cache(maxsize=16384)
 def _judged(opcode: str, modifiers: tuple[str, ...]) -> bool:
+    """Memoised like ``_modifier_matches``: every rule asks of every instruction in turn."""
     from ptxlint.ptx.grammar_data import PARTIAL
 
     partial = PARTIAL.get(opcode)
@@ -855,6 +857,10 @@ def _ordinal(position: int) -> str:
     return f"operand {position + 1}"
 
 
+def _where(instruction: PtxInstruction, position: int) -> str:
+    return f"{_ordinal(position)} of '{instruction.mnemonic}'"
+
+
 def _check_one(
     instruction: PtxInstruction,
     operand: PtxOperand,
@@ -865,18 +871,20 @@ def _check_one(
     position: int,
     in_vector: bool = False,
 ) -> list[Issue] | None:
-    mnemonic = instruction.mnemonic
-    where = f"{_ordinal(position)} of '{mnemonic}'"
+    # Called for every operand and vector element (a wgmma has 130): the words of a message
+    # ("operand 3 of 'wgmma...'") are only put together for an issue.
     kind = operand.kind
     if spec.kind == "addr":
         if kind != "address":
-            return [Issue("operand", f"'{operand.text}' should be an address '[...]' ({where})",
+            return [Issue("operand", f"'{operand.text}' should be an address '[...]' ("
+                                     f"{_where(instruction, position)})",
                           operand.start, operand.end)]
         if spec.type and operand.parts and operand.parts[0].kind in ("ref", "register"):
             base = resolve(operand.parts[0])
             if base.kind == "reg" and base.type and not type_fits(base.type, spec.type, False):
                 return [Issue("type", f"'{operand.parts[0].text}' is a .{base.type} register, "
-                              f"but the address of {where} takes a .{spec.type} one",
+                              f"but the address of "
+                              f"{_where(instruction, position)} takes a .{spec.type} one",
                               operand.parts[0].start, operand.parts[0].end)]
         if spec.element is not None:
             parts = operand.parts
@@ -884,13 +892,15 @@ def _check_one(
                 if any(p.kind in ("opaque", "other") for p in parts):
                     return None
                 return [Issue("operand", f"'{operand.text}' should be a tensor address "
-                              f"'[tensorMap, {{coordinates}}]' ({where})", operand.start,
+                              f"'[tensorMap, {{coordinates}}]' ("
+                              f"{_where(instruction, position)})", operand.start,
                               operand.end)]
             return _check_one(instruction, parts[1], spec.element, binding, resolve, relaxed,
                               position)
         return []
     if kind == "address":
-        return [Issue("operand", f"'{operand.text}' is an address, but {where} is not",
+        return [Issue("operand", f"'{operand.text}' is an address, but "
+                                 f"{_where(instruction, position)} is not",
                       operand.start, operand.end)]
     if spec.kind == "vec":
         if kind != "vector":
@@ -900,13 +910,16 @@ def _check_one(
                 if size is None or declared == size:
                     return []
                 return [Issue("operand", f"'{operand.text}' is a vector of {declared}, "
-                              f"{where} takes {size}", operand.start, operand.end)]
-            return [Issue("operand", f"'{operand.text}' should be a vector '{{...}}' ({where})",
+                              f"{_where(instruction, position)}"
+                              f" takes {size}", operand.start, operand.end)]
+            return [Issue("operand", f"'{operand.text}' should be a vector '{{...}}' ("
+                                     f"{_where(instruction, position)})",
                           operand.start, operand.end)]
         size = vector_count(spec.count, binding)
         if size is not None and len(operand.parts) != size:
             return [Issue("operand", f"'{operand.text}' has {len(operand.parts)} element"
-                          f"{'s' if len(operand.parts) != 1 else ''}, {where} takes {size}",
+                          f"{'s' if len(operand.parts) != 1 else ''}, "
+                          f"{_where(instruction, position)} takes {size}",
                           operand.start, operand.end)]
         assert spec.element is not None
         out: list[Issue] = []
@@ -923,17 +936,20 @@ def _check_one(
             # ptxas reads a one-element vector as the scalar (Triton writes `{$0}`)
             return _check_one(instruction, operand.parts[0], spec, binding, resolve, relaxed,
                               position)
-        return [Issue("operand", f"'{operand.text}' is a vector, but {where} is not",
+        return [Issue("operand", f"'{operand.text}' is a vector, but "
+                                 f"{_where(instruction, position)} is not",
                       operand.start, operand.end)]
     if spec.kind == "sink":
         if operand.text != "_":
-            return [Issue("operand", f"{where} must be the sink '_', not '{operand.text}'",
+            return [Issue("operand", f"{_where(instruction, position)}"
+                                     f" must be the sink '_', not '{operand.text}'",
                           operand.start, operand.end)]
         return []
     if spec.kind == "pair":
         assert spec.element is not None
         if spec.needs_predicate and kind != "pair":
-            return [Issue("operand", f"{where} must be a pair 'd|p' with a predicate, not "
+            return [Issue("operand", f"{_where(instruction, position)}"
+                                     f" must be a pair 'd|p' with a predicate, not "
                           f"'{operand.text}'", operand.start, operand.end)]
         if kind == "pair":
             return _check_one(instruction, operand.parts[0], spec.element, binding, resolve,
@@ -941,13 +957,15 @@ def _check_one(
         return _check_one(instruction, operand, spec.element, binding, resolve, relaxed,
                           position)
     if kind == "pair":
-        return [Issue("operand", f"'{operand.text}' is a register pair, but {where} is not",
+        return [Issue("operand", f"'{operand.text}' is a register pair, but "
+                                 f"{_where(instruction, position)} is not",
                       operand.start, operand.end)]
     if kind == "other":
         if operand.text == "_" and (spec.sink or (spec.written and in_vector)):
             return []  # ptxas takes the sink for any element of a written vector
         if operand.text == "_":
-            return [Issue("operand", f"'_' cannot be {where}", operand.start, operand.end)]
+            return [Issue("operand", f"'_' cannot be {_where(instruction, position)}",
+                          operand.start, operand.end)]
         return None  # sums and the like: say nothing
     if kind == "label":
         return None
@@ -956,30 +974,35 @@ def _check_one(
         return []
     if cls.kind == "imm":
         if spec.kind == "reg":
-            return [Issue("operand", f"'{operand.text}' is an immediate, but {where} must be a "
+            return [Issue("operand", f"'{operand.text}' is an immediate, but "
+                                     f"{_where(instruction, position)} must be a "
                           "register", operand.start, operand.end)]
         if cls.value is not None and not spec.values.admits(cls.value):
             shown = f"'{operand.text}'"
             if operand.text.lstrip("-").lstrip("%")[:1].isdigit() and operand.text[0] == "%":
                 shown = f"{cls.value} ('{operand.text}')"
-            return [Issue("operand", f"unexpected value {shown} for {where}: expected "
+            return [Issue("operand", f"unexpected value {shown} for "
+                                     f"{_where(instruction, position)}: expected "
                           f"{spec.values.describe()}", operand.start, operand.end)]
         return []
     # a register
     if spec.kind == "imm":
         values = "" if spec.values.spec == "*" else f" ({spec.values.describe()})"
-        return [Issue("operand", f"'{operand.text}' is a register, but {where} must be an "
+        return [Issue("operand", f"'{operand.text}' is a register, but "
+                                 f"{_where(instruction, position)} must be an "
                       f"immediate{values}", operand.start, operand.end)]
     if cls.type is None:
         return []
     want = _type_of(spec, binding)
     if want == "int":  # an integer register of any size (isspacep's address)
         if cls.type in ("f32", "f64", "pred"):
-            return [Issue("type", f"'{operand.text}' is a .{cls.type} register, but {where} "
+            return [Issue("type", f"'{operand.text}' is a .{cls.type} register, but "
+                                  f"{_where(instruction, position)} "
                           "takes an integer address", operand.start, operand.end)]
         return []
     if want and not type_fits(cls.type, want, relaxed, spec.exact):
-        return [Issue("type", f"'{operand.text}' is a .{cls.type} register, but {where} takes "
+        return [Issue("type", f"'{operand.text}' is a .{cls.type} register, but "
+                              f"{_where(instruction, position)} takes "
                       f".{want}", operand.start, operand.end)]
     return []
 

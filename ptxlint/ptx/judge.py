@@ -3,7 +3,16 @@
 :func:`judge` resolves each operand the way nvcc will declare it (a constraint letter's register
 class, an ``"n"`` immediate's value, a ``.reg`` declared in the template) and asks
 :func:`ptxlint.ptx.grammar.check`. PTX204, PTX206, PTX207, PTX401 and hover all call it, so they
-agree on one model; the verdict is cached per (instruction, operand classes).
+agree on one model.
+
+A verdict depends on the instruction (part of the template's parse, which the engine shares
+between every statement that spells the same template), on the template's ``.reg``
+declarations, and on what each asm operand's constraint says (its letter; an ``"n"`` operand's
+expression). Generated code repeats a few hundred templates over tens of thousands of
+statements, so a verdict is memoised on (the instruction object, those constraint facts): a
+repeat costs one pass over the statement's operands, not an operand class per PTX operand and
+a grammar match. The memo holds the instructions it is keyed by (so their ids stay theirs) and
+is bounded (``_VERDICTS_MAX``).
 
 nvcc declares ``"f"``/``"d"`` operands as ``.f32``/``.f64`` registers below sm_100 and as
 untyped ``.b32``/``.b64`` from sm_100 on (nvcc 13.0, measured), so a verdict depends on the
@@ -108,12 +117,20 @@ def judge(statement: AsmStatement, instruction: PtxInstruction, typed_floats: bo
     if newer_ptx_isa(statement):
         verdict = Verdict("abstain")
     else:
-        registers = _declared_registers(statement) if statement.ptx.directives else {}
-        classes = tuple(
-            _classes_of(statement, operand, typed_floats, registers)
-            for operand in instruction.operands
-        )
-        verdict = _judge(instruction, classes)
+        memo_key = (id(instruction), typed_floats, _constraint_facts(statement))
+        known = _VERDICTS.get(memo_key)
+        if known is not None and known[0] is instruction:
+            verdict = known[1]
+        else:
+            registers = _declared_registers(statement) if statement.ptx.directives else {}
+            classes = tuple(
+                _classes_of(statement, operand, typed_floats, registers)
+                for operand in instruction.operands
+            )
+            verdict = _judge(instruction, classes)
+            if len(_VERDICTS) >= _VERDICTS_MAX:
+                _VERDICTS.clear()
+            _VERDICTS[memo_key] = (instruction, verdict)
     if len(_RECENT) >= 64:
         _RECENT.clear()
     _RECENT[key] = (statement, instruction, verdict)  # held, so the ids stay theirs
@@ -123,6 +140,20 @@ def judge(statement: AsmStatement, instruction: PtxInstruction, typed_floats: bo
 # The verdicts of the last few (statement, instruction) pairs, by identity: the rules run
 # statement by statement, each asking the same question.
 _RECENT: dict[tuple[int, int, bool], tuple[AsmStatement, PtxInstruction, Verdict]] = {}
+
+# Verdicts by (instruction identity, typed floats, the statement's constraint facts).
+_VERDICTS: dict[tuple[int, bool, tuple[object, ...]], tuple[PtxInstruction, Verdict]] = {}
+_VERDICTS_MAX = 4096
+
+
+def _constraint_facts(statement: AsmStatement) -> tuple[object, ...]:
+    """All that ``operand_class`` reads of the asm operands: each constraint's letters (and
+    whether it is opaque), and the expression of an ``"n"`` operand (its value)."""
+    return tuple(
+        (c.letters, c.opaque, o.expression if c.letters == "n" else None)
+        for o in statement.operands
+        for c in (o.constraint,)
+    )
 
 
 def _classes_of(statement: AsmStatement, operand: PtxOperand, typed_floats: bool,
