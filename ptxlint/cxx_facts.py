@@ -8,6 +8,13 @@ whether they are initialised, ``const``/``constexpr``, static storage), the encl
 parameters, and every place a name may receive a value (an assignment, ``++``, ``&name``, a call
 argument, an asm output). Queries are then lookups and bisects, never re-walks.
 
+Two things are deferred further, because PTX010 asks about one or two names of a function:
+a parameter is listed by name and described (type, shape, qualifiers) on its name's first
+look-up, O(1) each (CUTLASS's GMMA wrappers take 130 parameters); and in a big file the
+identifiers, for writes, are captured by a second query only when a rule first asks about
+writes. ``resolve`` takes the latest visible declaration of a name; no two declarations of one
+name become visible at the same byte, so the order in which they are found does not matter.
+
 Rules ask two questions through a narrow interface (``facts_for``):
 
 * ``prior_value(expression, offset)``: does the variable behind an asm operand hold a value the
@@ -81,11 +88,15 @@ class FunctionFacts:
     parsed: ParsedSource = field(repr=False)
     start: int  # byte range of the function
     end: int
-    declarations: dict[str, list[Declaration]] = field(default_factory=dict)
+    # name -> its declarations in the order they were found; a parameter is described
+    # (``_Parameter.declaration``) when its name is first looked up
+    declarations: dict[str, list[Declaration | _Parameter]] = field(default_factory=dict)
     loops: list[tuple[int, int]] = field(default_factory=list)  # byte ranges of loop statements
     # name -> byte offsets of the writes found so far; ``writes`` adds the identifiers' own
     _writes: dict[str, list[int]] = field(default_factory=dict, repr=False)
-    _identifiers: list[Node] | None = field(default=None, repr=False)  # not yet examined
+    # the function's identifier nodes, not yet examined: a list, or the node whose subtree
+    # the identifier query is still to be run on
+    _identifiers: list[Node] | Node | None = field(default=None, repr=False)
 
     @property
     def writes(self) -> dict[str, list[int]]:
@@ -95,6 +106,11 @@ class FunctionFacts:
         pending = self._identifiers
         if pending is not None:
             self._identifiers = None
+            if not isinstance(pending, list):
+                lo, hi = pending.start_byte, pending.end_byte
+                captured = tree_sitter.QueryCursor(_query(self.parsed, _IDENTIFIER_QUERY))
+                pending = [n for n in captured.captures(pending).get("identifier", ())
+                           if lo <= n.start_byte and n.end_byte <= hi]
             for node in pending:
                 _maybe_write(self.parsed, node, self._writes)
             for offsets in self._writes.values():
@@ -108,7 +124,12 @@ class FunctionFacts:
 
     def resolve(self, name: str, byte: int) -> Declaration | None:
         best: Declaration | None = None
-        for decl in self.declarations.get(name, ()):
+        found = self.declarations.get(name)
+        if not found:
+            return None
+        for i, decl in enumerate(found):
+            if isinstance(decl, _Parameter):
+                decl = found[i] = decl.declaration(self.parsed)
             if decl.visible_from <= byte < decl.scope_end and (
                 best is None or decl.visible_from >= best.visible_from
             ):
@@ -219,6 +240,32 @@ def _blank_unevaluated(text: str) -> str:
     return "".join(out)
 
 
+class _Parameter:
+    """A parameter whose declaration is described on first look-up: CUTLASS's GMMA wrappers
+    take 130 parameters each, and an operand expression names one or two of them."""
+
+    __slots__ = ("node", "declarator", "name", "scope_end")
+
+    def __init__(self, node: Node, declarator: Node | None, name: str, scope_end: int) -> None:
+        self.node = node  # the parameter declaration
+        self.declarator = declarator
+        self.name = name
+        self.scope_end = scope_end
+
+    def declaration(self, parsed: ParsedSource) -> Declaration:
+        param = self.node
+        shape = _shape(self.declarator)
+        type_node = param.child_by_field_name("type")
+        return Declaration(
+            self.name, "parameter", param.start_byte, self.scope_end,
+            integral=_is_integral(parsed.node_text(type_node) if type_node is not None else ""),
+            reference="reference" in shape,
+            indirect="pointer" in shape or "array" in shape,
+            initialised=True,
+            const=_has_word(param, "const"),
+        )
+
+
 # --------------------------------------------------------------------------- the pass
 
 
@@ -230,7 +277,7 @@ class _Builder:
     def text(self, node: Node | None) -> str:
         return self.parsed.node_text(node) if node is not None else ""
 
-    def add(self, decl: Declaration) -> None:
+    def add(self, decl: Declaration | _Parameter) -> None:
         self.facts.declarations.setdefault(decl.name, []).append(decl)
 
     def build(self, fn: Node) -> FunctionFacts:
@@ -241,12 +288,14 @@ class _Builder:
         self._template_parameters(fn)
         self._function_parameters(fn, fn.end_byte)
         lo, hi = fn.start_byte, fn.end_byte
+        identifiers: list[Node] | Node
         if len(self.parsed.data) <= WALK_LIMIT:  # a small file: not worth compiling the query
             by_kind = nodes_of_kinds(fn, _KINDS)
             found = {name: [n for k in kinds for n in by_kind.get(k, ())]
                      for name, kinds in _CAPTURES.items()}
         else:
-            found = tree_sitter.QueryCursor(_query(self.parsed)).captures(fn)
+            # the identifiers (most of the captured nodes) only when a rule asks about writes
+            found = tree_sitter.QueryCursor(_query(self.parsed, _QUERY_SOURCE)).captures(fn)
 
         def inside(kind: str) -> list[Node]:
             return [n for n in found.get(kind, ()) if lo <= n.start_byte and n.end_byte <= hi]
@@ -259,7 +308,8 @@ class _Builder:
             self._function_parameters(node, node.end_byte)
         self.facts.loops.extend((n.start_byte, n.end_byte) for n in inside("loop"))
         self.facts.loops.extend((n.start_byte, n.end_byte) for n in inside("range"))
-        self.facts._identifiers = inside("identifier")
+        identifiers = inside("identifier") if "identifier" in found else fn
+        self.facts._identifiers = identifiers
         return self.facts
 
     # ----------------------------------------------------------------- declarations
@@ -294,15 +344,7 @@ class _Builder:
             name = _declared_name(inner)
             if name is None:
                 continue
-            shape = _shape(inner)
-            self.add(Declaration(
-                self.text(name), "parameter", param.start_byte, scope_end,
-                integral=_is_integral(self.text(param.child_by_field_name("type"))),
-                reference="reference" in shape,
-                indirect="pointer" in shape or "array" in shape,
-                initialised=True,
-                const=_has_word(param, "const"),
-            ))
+            self.add(_Parameter(param, inner, self.text(name), scope_end))
 
     def _declaration(self, node: Node) -> None:
         scope = node.parent
@@ -394,20 +436,21 @@ _CAPTURES = {
     "loop": ("for_statement", "while_statement", "do_statement"),
 }
 _KINDS = frozenset(k for kinds in _CAPTURES.values() for k in kinds)
+_IDENTIFIER_QUERY = "(identifier) @identifier"
 _QUERY_SOURCE = """
-(identifier) @identifier
 (declaration) @declaration
 (for_range_loop) @range
 (lambda_expression) @lambda
 [(for_statement) (while_statement) (do_statement)] @loop
 """
-_QUERIES: dict[str, tree_sitter.Query] = {}
+_QUERIES: dict[tuple[str, str], tree_sitter.Query] = {}
 
 
-def _query(parsed: ParsedSource) -> tree_sitter.Query:
-    query = _QUERIES.get(parsed.grammar)
+def _query(parsed: ParsedSource, source: str) -> tree_sitter.Query:
+    key = (parsed.grammar, source)
+    query = _QUERIES.get(key)
     if query is None:
-        query = _QUERIES[parsed.grammar] = tree_sitter.Query(parsed.tree.language, _QUERY_SOURCE)
+        query = _QUERIES[key] = tree_sitter.Query(parsed.tree.language, source)
     return query
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
@@ -114,7 +115,30 @@ def lint_kept(
     selector: Selector | None = None,
     tier2: Tier2Session | None = None,
 ) -> Linted:
-    """``lint_source``, keeping the rules' outcomes per statement."""
+    """``lint_source``, keeping the rules' outcomes per statement.
+
+    The cyclic garbage collector is paused while one file is linted. A lint allocates millions
+    of objects that live until the file is done (syntax nodes, tokens, statements, findings),
+    and the collector traversed them again and again: a quarter of the CPU time of CUTLASS's
+    GMMA header and of flashinfer's sample. A file's lint leaves only a few hundred objects in
+    cycles (the extractor's closures), which the next collection after the file frees."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _lint_kept(source, rules, context, selector, tier2)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _lint_kept(
+    source: SourceFile,
+    rules: Sequence[Rule],
+    context: RuleContext,
+    selector: Selector | None,
+    tier2: Tier2Session | None,
+) -> Linted:
     started = time.perf_counter()
     selector = selector or SelectAll()
     result = FileResult(source.path, source=source)
