@@ -1,0 +1,88 @@
+"""PTX012 repeated-indexed-operand."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Finding, Operand, Severity
+from ptxlint.rule import Rule, RuleContext
+
+# `A[2]`, `data[3].w`, `frag.x[1]`, `reinterpret_cast<uint32_t*>(&a)[3]`: one literal index.
+_INDEXED = re.compile(r"^(?P<base>.*?)\[(?P<index>\d+)\](?P<rest>[^\[\]]*)$")
+_SPACE = re.compile(r"\s+")
+
+
+class RepeatedIndexedOperand(Rule):
+    id = "PTX012"
+    name = "repeated-indexed-operand"
+    scope = "statement"
+    severity = Severity.WARNING
+    summary = "An element of an array is passed twice while its neighbour is never passed"
+    tags = ("correctness", "operands")
+    docs = """\
+## What it does
+Flags an operand list that walks through an array by literal index (`A[0], A[1], A[2]...`)
+where one element is passed twice and another element of the same walk is never passed:
+`"d"(A[0]), "d"(A[2]), "d"(A[2]), "d"(A[3])`, or `data[3].z, data[2].w` at the end of a list of
+`data[i].x, .y, .z, .w`.
+
+## Why is this bad?
+It is a copy-and-paste slip in the index, and nothing else notices it: the statement compiles,
+the instruction reads the repeated register in both places, and the skipped element is never
+used, so the result is silently wrong (a matrix fragment with one register duplicated, a vector
+store writing one lane twice). CUTLASS shipped both examples above (`arch/mma_sm90.h`'s f64
+`mma.sync`, `arch/memory.h`'s 128-bit shared store) before fixing them.
+
+An element repeated on purpose (a broadcast) leaves no hole in the walk, and is not flagged.
+
+## Example
+```cuda
+asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+             "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%16, %17, %18, %19};"
+    : "=d"(D[0]), "=d"(D[1]), "=d"(D[2]), "=d"(D[3])
+    : "d"(A[0]), "d"(A[2]), "d"(A[2]), "d"(A[3]), "d"(A[4]), "d"(A[5]), "d"(A[6]), "d"(A[7]),
+      "d"(B[0]), "d"(B[1]), "d"(B[2]), "d"(B[3]),
+      "d"(C[0]), "d"(C[1]), "d"(C[2]), "d"(C[3]));
+```
+
+## Use instead
+```cuda
+    : "d"(A[0]), "d"(A[1]), "d"(A[2]), "d"(A[3]), "d"(A[4]), "d"(A[5]), "d"(A[6]), "d"(A[7]),
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        for role in ("output", "input"):
+            yield from self._walks(statement, [o for o in statement.operands if o.role == role])
+
+    def _walks(self, statement: AsmStatement, operands: list[Operand]) -> Iterator[Finding]:
+        # (base, rest) -> [(index, operand)]; the walk of one array with one member after it.
+        walks: dict[tuple[str, str], list[tuple[int, Operand]]] = defaultdict(list)
+        for operand in operands:
+            m = _INDEXED.match(_SPACE.sub("", operand.expression))
+            if m and m.group("base"):
+                walks[(m.group("base"), m.group("rest"))].append((int(m.group("index")), operand))
+        # The longest walk over the same array (other members): how far the walks go.
+        reach: dict[str, int] = defaultdict(lambda: -1)
+        for (base, _rest), walk in walks.items():
+            reach[base] = max(reach[base], max(i for i, _ in walk))
+        for (base, rest), walk in walks.items():
+            indices = [i for i, _ in walk]
+            seen = set(indices)
+            if len(walk) < 3 or len(seen) == len(indices):
+                continue
+            top = max(reach[base], max(indices))
+            missing = [i for i in range(min(indices), top + 1) if i not in seen]
+            if len(missing) != 1 or len(indices) - len(seen) != 1:
+                continue  # one slip: exactly one element twice and exactly one never
+            repeated = next(i for i in seen if indices.count(i) > 1)
+            first, second = [o for i, o in walk if i == repeated][:2]
+            yield self.finding(
+                statement,
+                second.expression_span,
+                f"{second.role} operand %{second.index} '{second.expression}' repeats operand "
+                f"%{first.index}, and {base}[{missing[0]}]{rest} is never passed: an index typo? "
+                f"The instruction reads the same register twice",
+            )
