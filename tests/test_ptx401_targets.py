@@ -276,3 +276,22 @@ def test_the_suggested_guard_for_a_feature_target_is_its_macro_and_silences_the_
         suggested = message.rpartition("guard it with ")[2]
         assert macro in suggested and "__CUDA_ARCH__" not in suggested, suggested
         assert _messages(body.replace("__CUDA_ARCH__ >= 1000", suggested)) == []
+
+
+def test_cuda_arch_has_feature_is_the_feature_macro() -> None:
+    """`__CUDA_ARCH_HAS_FEATURE__(SM120_ALL)` (crt/host_defines.h pastes it into
+    `__CUDA_ARCH_FEAT_SM120_ALL`) admits sm_120a. TransformerEngine guarded `redux.sync.max.abs.f32`
+    with SM100/SM101/SM120 features, and the sm_120a build failed in ptxas ('redux.f32' not
+    supported on .target 'sm_120a'; fixed in dbaa02d)."""
+    assert compiled_for(("__CUDA_ARCH_HAS_FEATURE__(SM120_ALL)",), Target(120, "a"))
+    assert not compiled_for(("__CUDA_ARCH_HAS_FEATURE__(SM120_ALL)",), Target(120))
+    assert not compiled_for(("__CUDA_ARCH_HAS_FEATURE__( SM100_ALL )",), Target(120, "a"))
+    redux = 'asm volatile("redux.sync.max.abs.f32 %0, %1, 0xFFFFFFFF;" : "=f"(o) : "f"(i));'
+    body = "float o, i = 0;\n"
+    wrong = _kernel(body + "#if __CUDA_ARCH_HAS_FEATURE__(SM100_ALL) || "
+                    f"__CUDA_ARCH_HAS_FEATURE__(SM120_ALL)\n{redux}\n#endif")
+    [finding] = lint_text(wrong, select=("PTX401",))
+    assert "sm_120a" in finding.message
+    right = _kernel(body + "#if __CUDA_ARCH_HAS_FEATURE__(SM100_ALL) || "
+                    f"__CUDA_ARCH_HAS_FEATURE__(SM103_ALL)\n{redux}\n#endif")
+    assert lint_text(right, select=("PTX401",)) == []

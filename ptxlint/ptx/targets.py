@@ -68,7 +68,7 @@ ARCHES: tuple[int, ...] = (
     121,
 )
 _ARCH_MACRO = re.compile(
-    r"__CUDA_ARCH(?:__|_FEAT_SM\w*|_SPECIFIC__|_FAMILY_SPECIFIC__|_LIST__)"
+    r"__CUDA_ARCH(?:__|_FEAT_SM\w*|_SPECIFIC__|_FAMILY_SPECIFIC__|_LIST__|_HAS_FEATURE__)"
     r"|__NVCOMPILER_CUDA_ARCH__|NV_PROVIDES_SM|NV_IS_"
 )
 
@@ -223,8 +223,15 @@ _DEFINES: dict[Target, Mapping[str, int | None]] = {}
 _CALL = re.compile(r"\b(?!defined\b)[A-Za-z_]\w*\s*\([^()]*\)")
 
 
+# crt/host_defines.h: `#define __CUDA_ARCH_HAS_FEATURE__(_FEAT) __CUDA_ARCH_FEAT_##_FEAT`, the
+# spelling TransformerEngine and NCCL use for `a` targets (`__CUDA_ARCH_HAS_FEATURE__(SM100_ALL)`).
+_HAS_FEATURE = re.compile(r"\b__CUDA_ARCH_HAS_FEATURE__\s*\(\s*(\w+)\s*\)")
+
+
 def _evaluate(guard: str, defines: Mapping[str, int | None]) -> bool | None:
     if "(" in guard:
+        if "__CUDA_ARCH_HAS_FEATURE__" in guard:
+            guard = _HAS_FEATURE.sub(r"__CUDA_ARCH_FEAT_\1", guard)
         guard = _CALL.sub("__ptxlint_unknown__", guard)
     return evaluate(guard, defines)
 
