@@ -33,9 +33,13 @@ def _valid(instruction: PtxInstruction) -> bool:
 
 
 def _clearly_ptx(statement: AsmStatement) -> bool:
-    """Device code for sure: a CUDA file, a __device__/__global__ function, or a statement
-    with at least one well-formed PTX instruction."""
+    """Device code for sure: a CUDA file, a __device__/__global__ function, a GPU DSL's asm
+    call (Triton, CuTe DSL, Pallas: their templates are PTX or, for Triton on AMD, GCN, whose
+    opcodes have underscores and no dotted modifiers), or a statement with at least one
+    well-formed PTX instruction."""
     if _CUDA_FILE.search(statement.source.path):
+        return True
+    if statement.llvm is not None and statement.llvm.api != "llvmlite":
         return True
     if {"__device__", "__global__"} & set(statement.context.function_specifiers):
         return True
