@@ -1,0 +1,101 @@
+"""scripts/fixed_bugs.py: mining a repository's history for asm fixes, and its reviewed list."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ptxlint.registry import load_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import fixed_bugs  # noqa: E402
+
+BUGGY = """\
+#include "helpers.h"
+__device__ unsigned lane() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %laneid;" : "=r"(r));
+  return r;
+}
+__device__ void arrive(unsigned bar) {
+  asm volatile("mbarrier.ival.shared::cta.b64 [%0];" :: "r"(bar) : "memory");
+}
+"""
+FIXED = BUGGY.replace("%laneid", "%%laneid").replace(".ival", ".inval")
+REFACTOR = FIXED.replace("unsigned r;", "unsigned r = 0;").replace(
+    '"=r"(r)', '"+r"(r)'
+) + '__device__ void f() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }\n'
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                          check=True)
+    return done.stdout.strip()
+
+
+@pytest.fixture()
+def history(tmp_path: Path) -> Path:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    work = tmp_path / "work"
+    (work / "src").mkdir(parents=True)
+    _git(work, "init", "-q")
+    _git(work, "config", "user.email", "t@example.com")
+    _git(work, "config", "user.name", "t")
+    (work / "src" / "helpers.h").write_text("#pragma once\n")
+    for text, message in ((BUGGY, "add kernels"), (FIXED, "Fix typos in the asm"),
+                          (REFACTOR, "tidy")):
+        (work / "src" / "k.cu").write_text(text)
+        _git(work, "add", "-A")
+        _git(work, "commit", "-q", "-m", message)
+    bare = tmp_path / "mirror" / "owner+name" / "repo"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    return bare
+
+
+def test_a_fix_is_caught_and_a_refactor_is_not(history: Path, tmp_path: Path) -> None:
+    commits = fixed_bugs.candidate_commits(history)
+    assert [c.subject for c in commits] == ["tidy", "Fix typos in the asm"]  # not the root
+    blobs = fixed_bugs.Blobs(history)
+    try:
+        verdicts = {c.subject: fixed_bugs.judge_commit("owner+name", history, blobs, c,
+                                                       tmp_path / "out")
+                    for c in commits}
+    finally:
+        blobs.close()
+    fix = verdicts["Fix typos in the asm"]
+    assert fix is not None and fix.verdict == "caught"
+    gone = {h["rule"] for f in fix.files for h in f.gone}
+    assert {"PTX008", "PTX204"} <= gone
+    assert "fix" in fix.fix_words
+    # the include was written beside the file, at its path in the repository
+    assert (tmp_path / "out" / fix.sha[:12] / "old" / "src" / "helpers.h").is_file()
+    tidy = verdicts["tidy"]
+    assert tidy is not None and tidy.verdict == "silent"  # nothing went away
+    assert not tidy.fix_words
+
+
+def test_touched_statements_follow_the_changed_lines() -> None:
+    text = 'x;\n// asm("nop;");\nasm volatile("mov.u32 %0, 1;"\n  : "=r"(x));\n#if A\nasm("a;");\n#endif\n'
+    spans = fixed_bugs.asm_spans(text, python=False)
+    assert spans == [(3, 4), (6, 6)]  # the commented-out statement is not one
+    assert fixed_bugs.touched(spans, {4}) == {(3, 4)}
+    assert fixed_bugs.guarded_spans(text.split("\n"), [5], spans) == {(6, 6)}
+
+
+def test_the_reviewed_list_is_well_formed() -> None:
+    reviews = fixed_bugs.load_reviews(fixed_bugs.REVIEWED)
+    assert len(reviews) >= 50
+    ids = {rule.id for rule in load_rules().rules}
+    for review in reviews.values():
+        assert review.repo in fixed_bugs.REPOS, review
+        assert len(review.sha) >= 10 and review.what, review
+        assert set(review.rules) <= ids, review
+        if review.rules:
+            assert review.bug and review.lintable, review
