@@ -532,6 +532,7 @@ def report(verdicts: Sequence[dict[str, Any]], reviews: dict[str, Review], candi
           + "  ".join(f"{k}: {by_verdict[k]}"
                       for k in ("caught", "caught-info", "silent", "new-code")))
     rows = []
+    info_only: set[str] = set()  # said only at info severity (hidden without --show-info)
     unreviewed = 0
     reviewed = {str(v["sha"])[:10] for v in verdicts}
     for v in verdicts:
@@ -542,7 +543,11 @@ def report(verdicts: Sequence[dict[str, Any]], reviews: dict[str, Review], candi
         if r.bug:
             gone = {str(h["rule"]) for f in v["files"] for h in f["gone"]
                     if h["severity"] in ("error", "warning")}
+            info = {str(h["rule"]) for f in v["files"] for h in f["gone"]
+                    if h["severity"] == "info"}
             rows.append((v, r, sorted(gone & set(r.rules))))
+            if not gone & set(r.rules) and info & set(r.rules):
+                info_only.add(str(v["sha"]))
     bugs = len(rows)
     caught = sum(1 for _, _, hit in rows if hit)
     with_arch = sum(1 for _, r, hit in rows if hit and r.arch)
@@ -553,12 +558,15 @@ def report(verdicts: Sequence[dict[str, Any]], reviews: dict[str, Review], candi
         print(f"recall: caught {caught} of {bugs} real bugs ({caught / bugs:.1%}); "
               f"of the {lintable} a linter can know: {caught / max(lintable, 1):.1%}"
               f" ({with_arch} caught only with the project's target, --arch)")
+    if info_only:
+        print(f"  said only at info severity (not counted as caught): {len(info_only)}")
     print(f"modifications not reviewed: {unreviewed}")
     order = {True: 0, False: 1}
     rows.sort(key=lambda t: (order[bool(t[2])], not t[1].lintable, t[0]["repo"]))
     for v, r, hit in rows:
         mark = ("CAUGHT" + (f" --arch {r.arch}" if r.arch else "")) if hit else (
-            "missed" if r.lintable else "missed (not lintable)")
+            "missed (info only)" if str(v["sha"]) in info_only
+            else "missed" if r.lintable else "missed (not lintable)")
         print(f"  {mark:24} {v['repo']:36} {str(v['sha'])[:12]} {','.join(hit) or '-':14} {r.what}")
     if candidates:
         print("\nunreviewed modifications (fix words first):")
