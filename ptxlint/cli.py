@@ -435,6 +435,11 @@ def _tier2(args: argparse.Namespace, config: Config) -> Tier2Settings:
 # --------------------------------------------------------------------------- commands
 
 
+# Reports that read the statement a finding is in (fingerprints hash its text); the others,
+# and runs without --verify or --add-noqa, let the runner drop statements as files finish.
+_FORMATS_READING_STATEMENTS = ("sarif", "gitlab")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from ptxlint import stdin_input
     from ptxlint.report import emit, text_format
@@ -471,6 +476,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             tier2=_tier2(args, config),
             resolver=args.resolver,
             use_cache=not args.no_cache and not os.environ.get("PTXLINT_NO_CACHE"),
+            keep_statements=bool(getattr(args, "verify", False) or args.add_noqa)
+            or args.format in _FORMATS_READING_STATEMENTS,
         )
     if args.add_noqa:
         return _add_noqa(args, result)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ptxlint import macros, prefilter
+from ptxlint import file_memos, macros, prefilter
 from ptxlint.cache import ResultCache, code_fingerprint
 from ptxlint.cache import location as cache_location
 from ptxlint.config import Config, RuleSelector
@@ -28,6 +28,7 @@ from ptxlint.extract import ASM_LABEL
 from ptxlint.fix import MAX_PASSES, fix_text, resolved, unified_diff, write_atomically
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import Finding, SourceFile
+from ptxlint.packed_source import pack
 from ptxlint.progress import Progress
 from ptxlint.registry import load_rules
 from ptxlint.report.run_result import RunResult
@@ -160,6 +161,7 @@ def lint_path(
         outcome = _fix(source, outcome, rules, context, selector, fix_mode, unsafe_fixes, tier2)
     if tier2 is not None:
         outcome.notes = list(tier2.notes)
+    file_memos.release()  # nothing asks about this file again in a batch run
     return outcome
 
 
@@ -207,6 +209,23 @@ def _fix(
     return new_outcome
 
 
+def collected(outcome: FileOutcome, keep_statements: bool = True) -> FileOutcome:
+    """``outcome`` as the run keeps it until the report: the text of the file packed, and
+    without the statements its findings point to unless the report needs them (``--verify``,
+    ``--add-noqa``, fingerprints). Those held every statement's parse and operands: on
+    flashinfer (31,000 findings) more memory than the texts. An internal error keeps its
+    statement (reports place it by whether it has one)."""
+    if outcome.source is not None:
+        outcome.source = pack(outcome.source)
+    if not keep_statements:
+        outcome.findings = [
+            f if f.statement is None or f.rule == INTERNAL_ERROR
+            else dataclasses.replace(f, statement=None)
+            for f in outcome.findings
+        ]
+    return outcome
+
+
 def _has_bom(path: str) -> bool:
     with open(path, "rb") as handle:
         return handle.read(3) == b"\xef\xbb\xbf"
@@ -224,6 +243,7 @@ def _init_worker(
     tier2: Tier2Settings,
     resolver: ConfigResolver | None = None,
     cache: ResultCache | None = None,
+    keep_statements: bool = True,
 ) -> None:
     classes = [r for r in load_rules().rules if r.id in rule_ids]
     macros.set_include_dirs(tier2.include_dirs)
@@ -234,6 +254,7 @@ def _init_worker(
     _WORKER["context"] = context
     _WORKER["max_file_size"] = config.max_file_size
     _WORKER["resolver"] = resolver
+    _WORKER["keep_statements"] = keep_statements
 
 
 @dataclass(frozen=True)
@@ -261,7 +282,15 @@ def _work(job: _Job) -> FileOutcome:
     cache = _WORKER.get("cache")
     if isinstance(cache, ResultCache) and job.key is not None:
         _store(cache, job.key, outcome)
+    outcome = collected(outcome, bool(_WORKER["keep_statements"]))
+    if job.size >= TRIM_BYTES:
+        file_memos.trim()
     return outcome
+
+
+# After a file this big a worker hands its freed memory back to the system (a few ms): else
+# each worker kept the resident set of the biggest file it had read for the rest of the run.
+TRIM_BYTES = 512 * 1024
 
 
 def _store(cache: ResultCache, key: str, outcome: FileOutcome) -> None:
@@ -393,9 +422,12 @@ def run(
     tier2: Tier2Settings = Tier2Settings(),
     resolver: ConfigResolver | None = None,
     use_cache: bool = False,
+    keep_statements: bool = True,
 ) -> RunResult:
     """Lint ``paths``. Files without an asm keyword, and files whose result the cache holds
-    (``use_cache``), never reach a parser or a worker."""
+    (``use_cache``), never reach a parser or a worker. ``keep_statements=False``: the findings
+    come without the statement they are in (``Finding.statement`` is None, but for internal
+    errors), for reports that do not read it; a large run then holds far less memory."""
     started = time.perf_counter()
     discovery = discover(
         paths,
@@ -463,12 +495,16 @@ def run(
             elif outcome is None:
                 pending.append(_Job(index, path, len(data), key))
         if outcome is not None:
-            outcomes[index] = outcome
+            outcomes[index] = collected(outcome, keep_statements)
             done += 1
             if progress is not None:
                 progress.update(done, total)
+    # Reading every file and the prefilter's headers left the heap full of holes that the
+    # results, arriving for minutes, would pin: give them back before the workers start.
+    file_memos.trim()
     for index, outcome in _lint_pending(
-        pending, config, selector, rule_classes, context, jobs, tier2, cache, resolver
+        pending, config, selector, rule_classes, context, jobs, tier2, cache, resolver,
+        keep_statements,
     ):
         outcomes[index] = outcome
         done += 1
@@ -495,6 +531,7 @@ def _lint_pending(
     tier2: Tier2Settings,
     cache: ResultCache | None,
     resolver: ConfigResolver | None,
+    keep_statements: bool = True,
 ) -> Iterator[tuple[int, FileOutcome]]:
     """(index, outcome) of the files left for workers (never --fix: that writes files, so it
     runs in this process). Biggest files first, so that none starts last."""
@@ -504,7 +541,7 @@ def _lint_pending(
     if workers > 1 and sum(j.size for j in pending) >= PARALLEL_MIN_BYTES:
         ordered = sorted(pending, key=lambda j: -j.size)
         ids = tuple(r.id for r in rule_classes)
-        initargs = (config, ids, context, tier2, resolver, cache)
+        initargs = (config, ids, context, tier2, resolver, cache, keep_statements)
         for job, outcome in zip(ordered, _in_pool(ordered, workers, initargs), strict=True):
             yield job.index, outcome
         return
@@ -521,7 +558,7 @@ def _lint_pending(
         )
         if cache is not None and job.key is not None:
             _store(cache, job.key, outcome)
-        yield job.index, outcome
+        yield job.index, collected(outcome, keep_statements)
 
 
 def _merge(result: RunResult, outcome: FileOutcome, fixing: bool = False) -> None:

@@ -29,6 +29,7 @@ from enum import Enum
 
 import tree_sitter
 
+from ptxlint import file_memos
 from ptxlint.model import AsmStatement, Operand, SourceFile
 from ptxlint.ptx.address_values import SHARED_ADDRESS_HELPERS
 from ptxlint.syntax_tree import ParsedSource, parse
@@ -607,6 +608,7 @@ def _cast(spelling: str, inner: Value | None) -> Value | None:
 # --------------------------------------------------------------------------- entry point
 
 _CACHE: dict[int, _FileFacts] = {}
+file_memos.register(_CACHE.clear)
 _CACHE_SIZE = 4
 
 

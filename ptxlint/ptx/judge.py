@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ptxlint import file_memos
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 from ptxlint.ptx.grammar import OperandClass, Verdict, check, parse_immediate
 
@@ -140,6 +141,7 @@ def judge(statement: AsmStatement, instruction: PtxInstruction, typed_floats: bo
 # The verdicts of the last few (statement, instruction) pairs, by identity: the rules run
 # statement by statement, each asking the same question.
 _RECENT: dict[tuple[int, int, bool], tuple[AsmStatement, PtxInstruction, Verdict]] = {}
+file_memos.register(_RECENT.clear)
 
 # Verdicts by (instruction identity, typed floats, the statement's constraint facts).
 _VERDICTS: dict[tuple[int, bool, tuple[object, ...]], tuple[PtxInstruction, Verdict]] = {}

@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ptxlint import file_memos
 from ptxlint.model import AsmStatement, SourceFile
 from ptxlint.preproc import DEFAULT_TARGET, evaluate
 from ptxlint.ptx.instructions import Requirement
@@ -132,6 +133,7 @@ def admitted_targets(
 
 _ERROR = re.compile(r"^[ \t]*#[ \t]*error\b", re.M)
 _EXCLUDED: dict[int, tuple[SourceFile, frozenset[Target]]] = {}
+file_memos.register(_EXCLUDED.clear)
 
 
 def excluded_by_errors(source: SourceFile) -> frozenset[Target]:

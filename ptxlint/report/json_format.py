@@ -96,4 +96,20 @@ def render(result: RunResult) -> str:
         "notes": [{"path": p, "message": m, "skipped": True} for p, m in result.notes]
         + [{"path": p, "message": m, "skipped": False} for p, m in result.file_notes],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return dumps(document) + "\n"
+
+
+def dumps(document: object) -> str:
+    """``json.dumps(document, indent=2, ensure_ascii=False)``, joined as it goes: with an
+    indent, json encodes in Python and ``dumps`` holds every piece (a few per value) in one list
+    before joining. For flashinfer's 31,000 findings that list was 250 MB next to a 25 MB report."""
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False)
+    joined: list[str] = []
+    pieces: list[str] = []
+    for piece in encoder.iterencode(document):
+        pieces.append(piece)
+        if len(pieces) >= 65536:
+            joined.append("".join(pieces))
+            pieces.clear()
+    joined.append("".join(pieces))
+    return "".join(joined)
