@@ -52,12 +52,16 @@ def probe_source() -> str:
     return "".join(lines)
 
 
-def header_text() -> str:
+def header_path() -> str:
     include = precision.cuda_include()
     path = os.path.join(str(include), HEADER) if include is not None else ""
     if not path or not os.path.exists(path):
         pytest.skip(f"no CUDA toolkit with {HEADER}")
-    with open(path) as f:
+    return path
+
+
+def header_text() -> str:
+    with open(header_path()) as f:
         return f.read()
 
 
@@ -74,8 +78,10 @@ def test_ptxas_rejects_every_instantiated_128_bit_load(arch: str) -> None:
     if not lines:
         pytest.skip("this toolkit's CCCL writes its 128-bit loads the right way round")
     assert NVCC is not None
+    atomics = os.path.dirname(os.path.dirname(header_path()))  # cccl/cuda/std/__atomic
+    # keyed on the atomics' headers too: a toolkit's headers can be patched under one nvcc
     run = run_cached(NVCC, [f"-arch={arch}", "-O3", "-c", INPUT, "-o", OUTPUT], probe_source(),
-                     filename="load128.cu")
+                     filename="load128.cu", inputs=[atomics])
     if "has no member" in run.stderr or "is not a member" in run.stderr:
         pytest.skip("this toolkit's CCCL has no such overloads")
     assert not run.ok

@@ -64,7 +64,8 @@ def compile_probe(source: str, include: str, arch: str) -> str:
     assert NVCC is not None
     run = run_cached(NVCC, ["-std=c++20", "--expt-relaxed-constexpr",
                             f"-gencode=arch=compute_{arch},code=sm_{arch}", f"-I{include}",
-                            "-c", INPUT, "-o", OUTPUT], source, filename="probe.cu")
+                            "-c", INPUT, "-o", OUTPUT], source, filename="probe.cu",
+                     inputs=[include])
     assert not run.ok, "the probe compiled: the reviewed defect is gone"
     return run.stderr
 
@@ -105,7 +106,7 @@ def test_flashinfer_xqa_store_async_with_more_coordinates_than_2d_is_rejected() 
     assert NVCC is not None
     run = run_cached(NVCC, ["-std=c++17", "-gencode=arch=compute_90a,code=sm_90a",
                             f"-I{include}", "-c", INPUT, "-o", OUTPUT], XQA_PROBE,
-                     filename="probe.cu")
+                     filename="probe.cu", inputs=[include])
     assert not run.ok, "the probe compiled: the reviewed defect is gone"
     mismatches = re.findall(r"error\s*: Argument 1 of instruction 'cp\.async\.bulk\.tensor': "
                             r"Argument vector size mismatch", run.stderr)

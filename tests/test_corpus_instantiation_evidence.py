@@ -1,10 +1,14 @@
 """Proof from ptxas, on instantiations of the real code, for the grammar errors that
-tests/data/reviewed_findings.toml lists as real defects in flashinfer's sdist ("issue 16"
-block): an error in code that no build of the package compiles stays only once a compile of an
-instantiation shows ptxas rejecting that very statement.
+tests/data/reviewed_findings.toml lists as real defects in code that no build of its package
+compiles (flashinfer's sdist, the "issue 16" block; TransformerEngine's ``_LOOSE_PRECISION``
+cvt.rs, "issue 16b (cvt)"; fmha_v2's ``Hgmma_rfa_fp16<8, TB>``): such an error stays only once a
+compile of an instantiation shows ptxas rejecting that very statement.
 
 Each probe includes the corpus header (or, where the header cannot compile on its own, takes the
-header's device code from the corpus file at test time under a ``#line`` directive), calls the
+header's device code from the corpus file at test time under a ``#line`` directive), with no
+more than a build could add: a macro the header tests (``-D``), an empty stand-in for a library
+header that only host code uses, a declaration of a name the statement uses but never declares.
+It calls the
 functions and templates that hold the statements, compiles with nvcc 13.0 to PTX with line
 information for the target the code's guard admits, and assembles that PTX with ptxas. Each
 ptxas error is traced back to its source line: the error's PTX line lies in an inline-asm block,
@@ -16,13 +20,14 @@ predicted message; the probes call clean neighbours too (the same template with 
 operands, the other branch, the same helper on a target that has the form), which must
 assemble. A last test asserts that ptxlint's errors in the probed files are exactly these.
 
-Needs nvcc/ptxas and the flashinfer-python sdist (``$PTXLINT_CORPORA/src/flashinfer-python``,
-default /work/corpora); skipped otherwise.
+Needs nvcc/ptxas and the corpus trees (``$PTXLINT_CORPORA/src/flashinfer-python``,
+``$PTXLINT_CORPORA/git/TransformerEngine``, default /work/corpora); skipped otherwise. The
+toolchain cache keys each compile on the probe's include folders too, so an updated corpus is
+compiled again.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -41,20 +46,22 @@ from tests.toolchain_cache import INPUT, NVCC, OUTPUT, PTXAS, needs_nvcc, needs_
 
 CORPORA = os.environ.get("PTXLINT_CORPORA", "/work/corpora")
 TREE = "flashinfer-python"
+TE = "TransformerEngine"
 EVIDENCE = "tests/test_corpus_instantiation_evidence.py"
 
 
-def flashinfer() -> str:
-    path = os.path.join(CORPORA, "src", TREE)
-    if not os.path.isdir(path):
-        pytest.skip(f"{TREE} not unpacked under {CORPORA}/src")
-    return path
+def tree_root(name: str) -> str:
+    tree = next(t for t in precision.TREES if t.name == name)
+    path = precision.tree_path(tree, Path(CORPORA))
+    if path is None:
+        pytest.skip(f"{name} not under {CORPORA}")
+    return str(path)
 
 
 def corpus_file(root: str, path: str) -> str:
     full = os.path.join(root, path)
     if not os.path.exists(full):
-        pytest.skip(f"{path} not in this {TREE}")
+        pytest.skip(f"{path} not in {root}")
     with open(full, encoding="utf-8", errors="replace") as handle:
         return handle.read()
 
@@ -86,13 +93,22 @@ class Statement:
 
 def _decode_template(text: str, at: int, line: int) -> list[tuple[str, int]]:
     """The template's (char, source line) pairs: its string literals from ``at`` (on source
-    line ``line``) up to the first ':' or ')'."""
+    line ``line``) up to the first ':' or ')'. A preprocessor line inside the template is
+    passed over, so both branches of an ``#if`` count: an instruction after the branch not
+    taken is numbered too far, and then fails the opcode cross-check (an untraced error, never
+    a wrong trace)."""
     chars: list[tuple[str, int]] = []
     i = at
+    line_start = False
     while i < len(text):
         c = text[i]
         if c == "\n":
             line += 1
+            line_start = True
+        elif c == "#" and line_start:
+            i = text.index("\n", i) - 1
+        elif c.isspace():
+            pass
         elif c == '"':
             i += 1
             while text[i] != '"':
@@ -113,6 +129,8 @@ def _decode_template(text: str, at: int, line: int) -> list[tuple[str, int]]:
             return chars
         elif text.startswith("//", i):
             i = text.index("\n", i) - 1
+        if not c.isspace():
+            line_start = False
         i += 1
     return chars
 
@@ -237,21 +255,14 @@ def _piece(root: str, path: str, line: int, index: int) -> Piece | None:
 class Probe:
     name: str
     arch: str  # the target its guard admits, e.g. "80" for sm_80
-    includes: tuple[str, ...]  # folders under the sdist
-    body: Callable[[str], str]  # sdist root -> the probe's source
+    includes: tuple[str, ...]  # folders under the tree
+    body: Callable[[str], str]  # tree root -> the probe's source
     expected: dict[tuple[str, int], str]  # (path, line) -> a regex for ptxas's message
     defines: tuple[str, ...] = ()
     extra: dict[tuple[str, int], tuple[str, ...]] = field(default_factory=dict)  # other
     # messages ptxas gives on a predicted line (one instruction, two complaints)
-
-
-def stamp(root: str, *paths: str) -> str:
-    """A comment that changes when a header the probe reads changes (the toolchain cache keys
-    on the probe's own text only)."""
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(corpus_file(root, path).encode())
-    return f"// corpus headers sha256 {digest.hexdigest()}\n"
+    tree: str = TREE
+    stand_ins: tuple[str, ...] = ()  # library headers given as empty files (host code only)
 
 
 def region(root: str, path: str, start: str, stop: str) -> str:
@@ -272,7 +283,7 @@ SM61_H = "3rdparty/cutlass/include/cutlass/arch/mma_sm61.h"
 
 
 def cutlass_dp2a(root: str) -> str:
-    return stamp(root, SM61_HPP, SM61_H) + """#include <cute/arch/mma_sm61.hpp>
+    return """#include <cute/arch/mma_sm61.hpp>
 #include <cutlass/arch/mma.h>  // includes mma_sm61.h after the primary template
 using namespace cutlass;
 __global__ void k(int32_t* d, uint32_t const* a, uint32_t const* b) {
@@ -293,7 +304,7 @@ FRAGMENT = "csrc/fmha_v2/fmha/fragment.h"
 
 
 def fmha_fragment(root: str) -> str:
-    return stamp(root, FRAGMENT) + """#include <cstdint>
+    return """#include <cstdint>
 #include <fmha/fragment.h>
 template <class Tr>
 __device__ void run(fmha::Fragment_accumulator<Tr>* acc, void const* a, void const* b) {
@@ -313,7 +324,7 @@ ARRIVE_WAIT = "csrc/fmha_v2/fmha/hopper/arrive_wait.h"
 
 
 def fmha_arrive_wait(root: str) -> str:
-    return stamp(root, ARRIVE_WAIT) + """#include <cstdint>
+    return """#include <cstdint>
 #include <fmha/utils.h>
 #include <fmha/hopper/arrive_wait.h>
 __global__ void k(uint64_t* bars, int* out, unsigned phase, int pred, unsigned bytes) {
@@ -331,7 +342,7 @@ UTILS = "csrc/fmha_v2/fmha/utils.h"
 
 
 def fmha_utils(root: str) -> str:
-    return stamp(root, UTILS) + """#include <cstdint>
+    return """#include <cstdint>
 #include <fmha/utils.h>
 __global__ void k(uint32_t* out) {
   out[0] = fmha::elect_one_sync();
@@ -380,7 +391,7 @@ XQA_UTILS = "csrc/xqa/utils.cuh"
 
 
 def xqa_ldmatrix(root: str) -> str:
-    return stamp(root, XQA_UTILS) + """#include "utils.cuh"
+    return """#include "utils.cuh"
 __global__ void k(LdGrain const* row, uint32_t* out) {
   out[0] = ldmatrix<true, 1>(row)[0];
   out[1] = ldmatrix<false, 1>(row)[0];
@@ -390,6 +401,56 @@ __global__ void k(LdGrain const* row, uint32_t* out) {
 """
 
 
+UTILS_HGMMA = "csrc/fmha_v2/fmha/hopper/utils_hgmma.h"
+
+
+def fmha_hgmma_rfa(root: str) -> str:
+    # Hgmma_rfa_fp16<8, TB>::mma names `desc_a`, which neither it nor the header declares, so
+    # the front end stops there. Declared here (any 64-bit value gives the statement the same
+    # operands: %6 desc_a, %7 desc_b, %8 trans_b), the statement reaches ptxas as written.
+    return """#include <cstdint>
+__device__ uint64_t desc_a;  // the name the statement uses and nothing declares
+#include <fmha/hopper/utils_hgmma.h>
+__global__ void k(uint64_t b, uint32_t* acc, uint32_t const* r) {
+  uint32_t (&c2)[2] = *reinterpret_cast<uint32_t (*)[2]>(acc);
+  uint32_t (&c4)[4] = *reinterpret_cast<uint32_t (*)[4]>(acc);
+  uint32_t const (&a)[4] = *reinterpret_cast<uint32_t const (*)[4]>(r);
+  fmha::Hgmma_rfa_fp16<8, true>::mma(a, b, c2);
+  fmha::Hgmma_rfa_fp16<8, false>::mma(a, b, c2);
+  fmha::Hgmma_rfa_fp16<16, true>::mma(a, b, c4);  // the clean neighbour: no desc_a
+}
+"""
+
+
+TE_PTX = "transformer_engine/common/util/ptx.cuh"
+# common.h includes these for its host-side error macros; CUDA 13.0 here ships none of them
+TE_STAND_INS = ("cublas_v2.h", "cudnn.h", "nvrtc.h", "nccl.h")
+
+
+def te_mul_cvt_4x(root: str) -> str:
+    # every mul_cvt_4x overload with a _LOOSE_PRECISION branch: those with a floatx4 scale pass
+    # scale2[1] ("l") as %4; those with a floatx2 scale pass the 0x80008000 bits ("r")
+    return """#include "common/util/ptx.cuh"
+using namespace transformer_engine::ptx;
+__global__ void k(fp8e4m3x4* o4, fp8e5m2x4* o5, bf16x4 const* b, fp16x4 const* h,
+                  floatx4 const* f, floatx2 const* s2, floatx4 const* s4) {
+  mul_cvt_4x(o4[0], b[0], s2[0]);
+  mul_cvt_4x(o4[1], b[0], s4[0]);
+  mul_cvt_4x(o5[0], b[0], s2[0]);
+  mul_cvt_4x(o5[1], b[0], s4[0]);
+  mul_cvt_4x(o4[2], h[0], s2[0]);
+  mul_cvt_4x(o4[3], h[0], s4[0]);
+  mul_cvt_4x(o5[2], h[0], s2[0]);
+  mul_cvt_4x(o5[3], h[0], s4[0]);
+  mul_cvt_4x(o5[4], f[0], s2[0]);
+  mul_cvt_4x(o5[5], f[0], s4[0]);
+  mul_cvt_4x(o4[4], f[0], s2[0]);
+  mul_cvt_4x(o4[5], f[0], s4[0]);
+}
+"""
+
+
+_CVT_MISMATCH = r"Arguments mismatch for instruction 'cvt'"
 _EXPECT_COPY = r"Not a name of any known instruction: 'mbarrier\.arrive\.expect_copy'"
 _DP2A = r"'\.hi/\.lo' modifier required for instruction 'dp2a'"
 _UNKNOWN_INSTRUCTION = r"Not a name of any known instruction: '{}'"
@@ -440,20 +501,34 @@ PROBES = [
                              r"'ldmatrix'",
            (XQA_UTILS, 519): r"Vector of size 2 is expected for argument 0 of instruction "
                              r"'ldmatrix'"}),
+    # the __CUDA_ARCH_FEAT_SM90_ALL guard: sm_90a
+    Probe("fmha-v2-hgmma-rfa-64x8", "90a", ("csrc/fmha_v2",), fmha_hgmma_rfa,
+          {(UTILS_HGMMA, 447): r"Arguments mismatch for instruction 'wgmma\.mma_async'"}),
+    # the branch a build takes with -D_LOOSE_PRECISION, for sm_100a (the cvt.rs target)
+    Probe("te-mul-cvt-4x-loose-precision", "100a",
+          ("transformer_engine", "transformer_engine/common/include"), te_mul_cvt_4x,
+          {(TE_PTX, line): _CVT_MISMATCH for line in (989, 1076, 1175, 1274, 1350, 1426)},
+          defines=("_LOOSE_PRECISION",), tree=TE, stand_ins=TE_STAND_INS),
 ]
+
+
+def probe_command(probe: Probe, root: str) -> list[str]:
+    flags = [f"-I{os.path.join(root, folder)}" for folder in probe.includes]
+    flags += ["-I."] if probe.stand_ins else []  # the run's folder, where they are written
+    flags += [f"-D{define}" for define in probe.defines]
+    # --expt-relaxed-constexpr: flashinfer's JIT build passes it to every CUDA compile
+    return ["-std=c++17", "--expt-relaxed-constexpr", f"-arch=sm_{probe.arch}", "-lineinfo",
+            "-ptx", *flags, INPUT, "-o", OUTPUT]
 
 
 def assemble(probe: Probe, root: str) -> dict[Where, list[str]]:
     assert NVCC is not None and PTXAS is not None
-    flags = [f"-I{os.path.join(root, folder)}" for folder in probe.includes]
-    flags += [f"-D{define}" for define in probe.defines]
     # nvcc 13 checks the PTX it writes with ptxas for the virtual target and fails when that
-    # does; the PTX is written all the same, and the verdict is ptxas's on the real target.
-    # --expt-relaxed-constexpr: flashinfer's JIT build passes it to every CUDA compile
-    compiled = run_cached(NVCC, ["-std=c++17", "--expt-relaxed-constexpr",
-                                 f"-arch=sm_{probe.arch}", "-lineinfo", "-ptx", *flags, INPUT,
-                                 "-o", OUTPUT], probe.body(root),
-                          filename="probe.cu", read_output=True)
+    # does; the PTX is written all the same, and the verdict is ptxas's on the real target
+    compiled = run_cached(NVCC, probe_command(probe, root), probe.body(root),
+                          filename="probe.cu", read_output=True,
+                          inputs=[os.path.join(root, folder) for folder in probe.includes],
+                          files=dict.fromkeys(probe.stand_ins, ""))
     assert compiled.output and " error: " not in compiled.stderr, compiled.stderr
     assembled = run_cached(PTXAS, [f"-arch=sm_{probe.arch}", INPUT, "-o", OUTPUT],
                            compiled.output, filename="probe.ptx")
@@ -465,7 +540,7 @@ def assemble(probe: Probe, root: str) -> dict[Where, list[str]]:
 @needs_ptxas
 @pytest.mark.parametrize("probe", PROBES, ids=[p.name for p in PROBES])
 def test_ptxas_rejects_exactly_the_predicted_statements(probe: Probe) -> None:
-    root = flashinfer()
+    root = tree_root(probe.tree)
     messages: dict[tuple[str, int], list[str]] = {}
     for (path, first, last), said in assemble(probe, root).items():
         # the finding's line is the instruction's or, for an operand, a later line of it
@@ -479,21 +554,22 @@ def test_ptxas_rejects_exactly_the_predicted_statements(probe: Probe) -> None:
         assert all(any(re.search(a, m) for m in said) for a in allowed), (where, said)
 
 
-def test_every_reviewed_flashinfer_grammar_defect_has_its_probe() -> None:
+def test_every_reviewed_grammar_defect_cited_here_has_its_probe() -> None:
     """The reviews that cite this module and the probes' predictions are the same findings."""
-    cited = {(r.path, r.line) for r in precision.load_reviews()
-             if r.tree == TREE and EVIDENCE in r.why}
-    predicted = {where for probe in PROBES for where in probe.expected}
+    cited = {(r.tree, r.path, r.line) for r in precision.load_reviews() if EVIDENCE in r.why}
+    predicted = {(probe.tree, *where) for probe in PROBES for where in probe.expected}
     assert cited == predicted
     for r in precision.load_reviews():
         if EVIDENCE in r.why:
-            assert r.verdict == "true" and r.rule in ("PTX204", "PTX207", "PTX401"), r
+            assert r.verdict == "true" and r.rule in ("PTX204", "PTX206", "PTX207", "PTX401"), r
 
 
-def test_ptxlint_errors_in_the_probed_files_are_exactly_the_proven_ones() -> None:
+@pytest.mark.parametrize("tree", sorted({probe.tree for probe in PROBES}))
+def test_ptxlint_errors_in_the_probed_files_are_exactly_the_proven_ones(tree: str) -> None:
     """What ptxlint reports as an error in these files is what ptxas rejected above, no more."""
-    root = flashinfer()
-    proven = {(r.path, r.line, r.rule) for r in precision.load_reviews() if EVIDENCE in r.why}
+    root = tree_root(tree)
+    proven = {(r.path, r.line, r.rule) for r in precision.load_reviews()
+              if EVIDENCE in r.why and r.tree == tree}
     files = sorted({path for path, _, _ in proven})
     for path in files:
         corpus_file(root, path)
@@ -522,3 +598,11 @@ def test_template_lines_are_traced_to_their_source_lines() -> None:
     assert (second.first, second.last) == (8, 10)
     assert second.pieces == (Piece("", 0, 0), Piece("    e.f %0;", 9, 9),
                              Piece("  L: }", 10, 10))
+
+
+def test_a_preprocessor_branch_inside_a_template_is_passed_over() -> None:
+    text = ('  asm("{\\n"\n#if (defined X)\n      "a.b %0;\\n"\n#else\n      "c.d %0;\\n"\n'
+            '#endif\n      "}" : "=r"(x));\n')
+    (only,) = statements(text)
+    assert only.pieces == (Piece("{", 1, 1), Piece("a.b %0;", 3, 3), Piece("c.d %0;", 5, 5),
+                           Piece("}", 7, 7))

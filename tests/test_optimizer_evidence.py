@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import pytest
 
 from ptxlint.model import Edit, Finding
 from tests.conftest import FIXTURES, lint_text
+from tests.test_corpora import precision
 from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, parallel_map, run_cached
 
 # --------------------------------------------------------------------------- helpers
@@ -41,8 +42,9 @@ def fix_all(text: str, rule: str) -> tuple[str, list[Finding]]:
     return apply_edits(text, edits), findings
 
 
-def compile_cached(source: str, mode: str) -> tuple[bool, str]:
-    """``(ok, ptx or error text)`` for ``nvcc -arch=sm_90 -O3`` with ``-ptx`` or ``-c``."""
+def compile_cached(source: str, mode: str, inputs: Sequence[str] = ()) -> tuple[bool, str]:
+    """``(ok, ptx or error text)`` for ``nvcc -arch=sm_90 -O3`` with ``-ptx`` or ``-c``;
+    ``inputs``: the headers it includes whose text the verdict depends on."""
     assert NVCC is not None
     flag = "-ptx" if mode == "ptx" else "-c"
     run = run_cached(
@@ -51,6 +53,7 @@ def compile_cached(source: str, mode: str) -> tuple[bool, str]:
         source,
         filename="k.cu",
         read_output=mode == "ptx",
+        inputs=inputs,
     )
     return run.ok, run.output if run.ok and mode == "ptx" else run.stderr
 
@@ -495,7 +498,9 @@ def test_the_reviewed_cccl_128_bit_atomics_defect_is_real() -> None:
     atomics true: the packing mov.b128 has its operands swapped, so exchange and store send the
     uninitialised `_v` to memory and exchange returns registers nothing wrote. When a toolkit
     ships the fixed CCCL (#3440), this test skips and those reviews are stale."""
-    ok, ptx = compile_cached(CCCL_ATOMIC_128, "ptx")
+    include = precision.cuda_include()
+    atomics = [os.path.join(str(include), "cccl/cuda/std/__atomic")] if include else []
+    ok, ptx = compile_cached(CCCL_ATOMIC_128, "ptx", atomics)
     if not ok and "has no member" in ptx:
         pytest.skip("this toolkit's CCCL does not compile 16-byte atomic_ref")
     assert ok, ptx

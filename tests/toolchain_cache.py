@@ -6,7 +6,11 @@ The cache lives in ``toolchain/`` under ``oracle_cache_root()``: ``$PTXLINT_TEST
 ``~/.cache/ptxlint/tests`` on Linux; conftest.py pins it before pointing ptxlint's own caches at a
 temporary folder). A key covers the tool's ``--version`` text, the command (with the input and
 output file names as placeholders, so temporary folders do not defeat it), the input's file name
-and its text: a new toolkit or a changed flag recompiles, a rerun costs nothing. The raw result
+and its text: a new toolkit or a changed flag recompiles, a rerun costs nothing. A probe that
+includes headers of its own names them (``inputs``: the folders it passes with ``-I``, or single
+files): the key then covers their contents too, so an edited or updated header is compiled again
+instead of answered from a verdict on its old text. Files the probe needs beside it (``files``,
+e.g. an empty stand-in for a library header) are written next to the input and keyed likewise. The raw result
 (exit status, stdout, stderr, the output file when asked for) is stored, and each test module
 reads its own verdict from it.
 """
@@ -19,7 +23,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from functools import cache
@@ -71,6 +75,29 @@ def cache_dir() -> str:
     return os.path.join(oracle_cache_root(), "toolchain")
 
 
+@cache
+def content_digest(path: str) -> str:
+    """A sha256 of a file's bytes, or of a folder's files (their relative names and bytes, in a
+    fixed order, symbolic links followed as the compiler would); "missing" for neither.
+    Memoised: a test session reads a corpus folder once (CUTLASS's include/, 28 MB: 0.08 s)."""
+    if os.path.isfile(path):
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    if not os.path.isdir(path):
+        return "missing"
+    digest = hashlib.sha256()
+    for folder, subfolders, names in os.walk(path, followlinks=True):
+        subfolders.sort()
+        for name in sorted(names):
+            full = os.path.join(folder, name)
+            if not os.path.isfile(full):  # a dangling link, a socket
+                continue
+            digest.update(os.path.relpath(full, path).encode() + b"\0")
+            with open(full, "rb") as handle:
+                digest.update(hashlib.sha256(handle.read()).digest())
+    return digest.hexdigest()
+
+
 @dataclass(frozen=True)
 class Run:
     returncode: int
@@ -91,15 +118,21 @@ def run_cached(
     filename: str = "case.cu",
     read_output: bool = False,
     timeout: float = 300,
+    inputs: Sequence[str] = (),
+    files: Mapping[str, str] | None = None,
 ) -> Run:
     """``tool *command`` on ``source`` written to ``filename`` (``INPUT`` in the command), cached.
 
     ``OUTPUT`` in the command names a file in the same temporary folder; with ``read_output``
-    its text is kept in the result.
+    its text is kept in the result. ``inputs``: the folders and files the run reads besides
+    ``source`` (a probe's include folders, a header it names); the verdict is keyed on their
+    contents. ``files``: name -> text of more files written beside ``source`` (the run's
+    working folder, so ``-I.`` finds them).
     """
-    key = hashlib.sha256(
-        json.dumps([tool_version(tool), list(command), filename, read_output, source]).encode()
-    ).hexdigest()
+    keyed: list[object] = [tool_version(tool), list(command), filename, read_output, source]
+    if inputs or files:  # only then: the keys of every other run stay what they were
+        keyed += [[(path, content_digest(path)) for path in inputs], sorted((files or {}).items())]
+    key = hashlib.sha256(json.dumps(keyed).encode()).hexdigest()
     cached = os.path.join(cache_dir(), key[:2], key + ".json")
     if os.path.exists(cached):
         with open(cached, encoding="utf-8") as handle:
@@ -107,8 +140,9 @@ def run_cached(
     with tempfile.TemporaryDirectory(prefix="ptxlint-test-") as folder:
         path = os.path.join(folder, filename)
         out = os.path.join(folder, "out")
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(source)
+        for name, text in {**(files or {}), filename: source}.items():
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
+                handle.write(text)
         args = [path if a == INPUT else out if a == OUTPUT else a for a in command]
         done = subprocess.run(
             [tool, *args], capture_output=True, text=True, timeout=timeout, cwd=folder
