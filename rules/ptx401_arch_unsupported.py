@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
-from ptxlint.ptx.instructions import Requirement, instruction_requirement
+from ptxlint.ptx.instructions import Requirement, form_feature, instruction_requirement
 from ptxlint.ptx.targets import (
     Target,
     admitted_targets,
@@ -98,7 +98,8 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
                 # The guard's own lower bound is too low: every build for it fails.
                 problem = _shortfall(need, lowest, False)
                 yield self._found(
-                    statement, instruction, f"{problem} ({need.feature})", lowest, "its #if guards"
+                    statement, instruction, f"{problem}{_why(statement, instruction, need)}",
+                    lowest, "its #if guards"
                 )
                 continue
             lacking = [t for t in admitted if not available(need, t)]
@@ -115,7 +116,8 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
             yield self.finding(
                 statement,
                 span,
-                f"'{instruction.mnemonic}' needs {_needed(need)} ({need.feature}), but its #if "
+                f"'{instruction.mnemonic}' needs {_needed(need)}"
+                f"{_why(statement, instruction, need)}, but its #if "
                 f"guards also admit {first}{_suffix_note(first, need)}{more}: guard it with "
                 f"{_exact_guard(need)}",
                 severity=Severity.WARNING,
@@ -135,7 +137,8 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
             problem = _shortfall(need, target, True)
             if problem is not None:
                 yield self._found(
-                    statement, instruction, f"{problem} ({need.feature})", target, "--arch"
+                    statement, instruction, f"{problem}{_why(statement, instruction, need)}",
+                    target, "--arch"
                 )
 
     def _found(
@@ -153,6 +156,13 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
             f"'{instruction.mnemonic}' needs {need}, but the statement is compiled for {target} "
             f"({source})",
         )
+
+
+def _why(statement: AsmStatement, instruction: PtxInstruction, need: Requirement) -> str:
+    """`` (what imposes the need)``: a modifier or the operands that select the form, or the
+    table's feature; nothing when that would only repeat the instruction's name."""
+    feature = form_feature(statement, instruction, need)
+    return f" ({feature})" if feature and feature != instruction.mnemonic else ""
 
 
 def _suffix_of(need: Requirement, sm: int) -> str:

@@ -162,6 +162,27 @@ def test_else_of_a_hopper_guard_names_the_lowest_target_without_the_instruction(
     assert lint_text(text, select=("PTX401",)) == []
 
 
+def test_the_message_names_what_selects_the_form() -> None:
+    """The family exists on the target; the operands or a modifier select a newer form."""
+    body = ("#if __CUDA_ARCH__ >= 800\n"
+            'asm volatile("{ .reg .b64 t; mbarrier.arrive.shared.b64 t, [%0], %1; }" '
+            ':: "r"(s), "r"(s));\n'
+            'asm volatile("{ .reg .b64 t; mbarrier.arrive.shared.b64 t, [%0]; }" :: "r"(s));\n'
+            'asm volatile("fence.acq_rel.cluster;" ::: "memory");\n#endif')
+    assert _messages(body) == [
+        ("error", "'mbarrier.arrive.shared.b64' needs sm_90 or newer (the form with 3 operands; "
+                  "with 2 it needs only sm_80), but the statement is compiled for sm_80 "
+                  "(its #if guards)"),
+        ("error", "'fence.acq_rel.cluster' needs sm_90 or newer (the modifier .cluster), but "
+                  "the statement is compiled for sm_80 (its #if guards)"),
+    ]
+    # a form that needs its target as a whole: the name says it all, no parenthesis
+    [(_, message)] = _messages(body.replace(">= 800", ">= 900").replace("acq_rel.cluster",
+                               "acq_rel.cta") + '\n#if __CUDA_ARCH__ >= 800\nasm volatile('
+                               '"{ .reg .pred p; elect.sync _|p, 0xffffffff; }");\n#endif')
+    assert message.startswith("'elect.sync' needs sm_90 or newer, but"), message
+
+
 def test_hopper_guard_admits_targets_without_wgmma() -> None:
     body = '#if __CUDA_ARCH__ >= 900\nasm volatile("wgmma.fence.sync.aligned;" ::: "memory");\n#endif'
     [(severity, message)] = _messages(body)

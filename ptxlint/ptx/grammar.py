@@ -795,14 +795,21 @@ def _conflicting(opcode: str, word: str, others: list[str]) -> str | None:
 
 
 @lru_cache(maxsize=4096)
+def lightest(opcode: str, modifiers: tuple[str, ...]) -> tuple[Form, Need] | None:
+    """The form with the weakest need among those that spell ``opcode.modifiers`` exactly
+    (operands aside), with that need; ``None`` when none does."""
+    matches = [m for m in (_match_modifiers(f, modifiers) for f in forms(opcode)) if m.cost == 0]
+    if not matches:
+        return None
+    best = min(matches, key=lambda m: (m.need.sm, m.need.suffix != "", len(m.need.only) == 0))
+    return best.form, best.need
+
+
 def modifier_need(opcode: str, modifiers: tuple[str, ...]) -> Need | None:
     """The weakest need among the forms that spell ``opcode.modifiers`` exactly (operands
     aside); ``None`` when none does."""
-    needs = [m.need for m in (_match_modifiers(f, modifiers) for f in forms(opcode))
-             if m.cost == 0]
-    if not needs:
-        return None
-    return min(needs, key=lambda n: (n.sm, n.suffix != "", len(n.only) == 0))
+    found = lightest(opcode, modifiers)
+    return found[1] if found is not None else None
 
 
 def form_of(opcode: str, modifiers: tuple[str, ...]) -> Form | None:

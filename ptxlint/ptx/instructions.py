@@ -138,6 +138,37 @@ def instruction_requirement(statement: AsmStatement, instruction: PtxInstruction
     return requirement(instruction.opcode, instruction.modifiers)
 
 
+def form_feature(statement: AsmStatement, instruction: PtxInstruction, need: Requirement) -> str:
+    """What makes ``instruction`` need ``need``, in words for a message: the modifier whose
+    value carries it (``.shared::cluster``); the operands, where the same modifiers with other
+    operands spell a lighter form (``mbarrier.arrive`` with a count needs sm_90, without one
+    sm_80); else ``need.feature``. Asked only for a finding: it matches the family's forms
+    once more."""
+    if not grammar.judged(instruction.opcode, instruction.modifiers):
+        return need.feature
+    form = judge(statement, instruction).form
+    if form is None:
+        return need.feature
+    key = (need.sm, need.suffix)
+    if key > (form.need.sm, form.need.suffix):  # a modifier's value raised the form's need
+        for slot in form.slots:
+            for value in slot.values:
+                if (value.need is not None and value.word in instruction.modifiers
+                        and (value.need.sm, value.need.suffix) == key):
+                    return f"the modifier .{value.word}"
+    found = grammar.lightest(instruction.opcode, instruction.modifiers)
+    if found is None or found[0] is form or (found[1].sm, found[1].suffix) >= key:
+        return need.feature
+    lighter, lighter_need = found
+    count = len(instruction.operands)
+    low, high = lighter.required_operands, len(lighter.operands)
+    if low <= count <= high:
+        return f"the form its operands select; other operands need only {lighter_need.target}"
+    other = f"{low}" if low == high else f"{low} to {high}"
+    return (f"the form with {count} operand{'s' if count != 1 else ''}; with {other} it needs "
+            f"only {lighter_need.target}")
+
+
 def _from_need(need: grammar.Need, feature: str) -> Requirement:
     if not need.suffix:
         return Requirement(need.sm, need.ptx, "", feature)
