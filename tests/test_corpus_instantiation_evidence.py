@@ -450,6 +450,19 @@ __global__ void k(fp8e4m3x4* o4, fp8e5m2x4* o5, bf16x4 const* b, fp16x4 const* h
 """
 
 
+def deepspeed_to_double(root: str) -> str:
+    # PTX_AVAILABLE: ds_kernel_utils.h defines it for __CUDA_ARCH__ >= 530
+    return """#include "conversion_utils.h"
+__global__ void k(double* d, const float* f, const __half* h) {
+  d[0] = conversion::to<double>(f[0]);
+  d[1] = conversion::to<double>(h[0]);  // converts through to<double>(float)
+}
+"""
+
+
+# deepspeed's three copies of its kernel includes
+_DEEPSPEED_INCLUDES = ("csrc/includes", "deepspeed/inference/v2/kernels/includes",
+                       "deepspeed/ops/csrc/includes")
 _CVT_MISMATCH = r"Arguments mismatch for instruction 'cvt'"
 _EXPECT_COPY = r"Not a name of any known instruction: 'mbarrier\.arrive\.expect_copy'"
 _DP2A = r"'\.hi/\.lo' modifier required for instruction 'dp2a'"
@@ -459,9 +472,17 @@ _EXPECT_TX_90 = r"Feature 'mbarrier\.arrive\.expect_tx' requires \.target sm_90 
 _SETCTARANK = {(CUDA_UTILS, n): _UNKNOWN_INSTRUCTION.format("setctarank")
                for n in (1042, 1043, 1062, 1063, 1083, 1084, 1105, 1106)}
 
+# CUTLASS itself and the copies other packages vendor (the same two statements)
+_CUTLASS_COPIES = (("cutlass", "include"), ("flash-attn", "csrc/cutlass/include"),
+                   ("xformers", "third_party/cutlass/include"))
+
 PROBES = [
     Probe("cutlass-sm61-dp2a", "75", ("3rdparty/cutlass/include",), cutlass_dp2a,
           {(SM61_HPP, 78): _DP2A, (SM61_H, 125): _DP2A}),
+    *[Probe(f"cutlass-sm61-dp2a-{tree}", "75", (include,), cutlass_dp2a,
+            {(f"{include}/cute/arch/mma_sm61.hpp", 78): _DP2A,
+             (f"{include}/cutlass/arch/mma_sm61.h", 125): _DP2A}, tree=tree)
+      for tree, include in _CUTLASS_COPIES],
     Probe("fmha-v2-ampere-bf16-fragment", "80", ("csrc/fmha_v2",), fmha_fragment,
           {(FRAGMENT, 794): r"Argument vector size mismatch for instruction 'mma'",
            (FRAGMENT, 802): r"Argument vector size mismatch for instruction 'mma'"}),
@@ -509,6 +530,10 @@ PROBES = [
           ("transformer_engine", "transformer_engine/common/include"), te_mul_cvt_4x,
           {(TE_PTX, line): _CVT_MISMATCH for line in (989, 1076, 1175, 1274, 1350, 1426)},
           defines=("_LOOSE_PRECISION",), tree=TE, stand_ins=TE_STAND_INS),
+    *[Probe(f"deepspeed-to-double-{n}", "80", (include,), deepspeed_to_double,
+            {(f"{include}/conversion_utils.h", 125): _UNKNOWN_INSTRUCTION.format("ctv")},
+            tree="deepspeed")
+      for n, include in enumerate(_DEEPSPEED_INCLUDES, 1)],
 ]
 
 
