@@ -263,6 +263,7 @@ class Probe:
     # messages ptxas gives on a predicted line (one instruction, two complaints)
     tree: str = TREE
     stand_ins: tuple[str, ...] = ()  # library headers given as empty files (host code only)
+    borrowed: tuple[tuple[str, str], ...] = ()  # (tree, folder): a submodule the checkout lacks
 
 
 def region(root: str, path: str, start: str, stop: str) -> str:
@@ -460,6 +461,47 @@ __global__ void k(double* d, const float* f, const __half* h) {
 """
 
 
+FUSER_MEMORY = "runtime/memory.cu"
+# the runtime files nvFuser's kernel preamble (csrc/runtime/compiled_kernel.cpp) puts before
+# memory.cu that it needs, in the preamble's order
+_FUSER_PRELUDE = ("basic_type_traits", "bit", "fp16_support", "bf16_support", "fp8_support",
+                  "fp4_support", "type_traits", "array")
+
+
+def fuser_multicast(root: str) -> str:
+    includes = "".join(f'#include "{name}.cu"\n' for name in _FUSER_PRELUDE)
+    return ("#include <cstdint>\n// the preamble declares it (compiled_kernel.cpp, from cuda.h)\n"
+            "struct TensorMap { alignas(64) uint64_t opaque[16]; };\n" + includes + """\
+#include "memory.cu"
+template <int N>
+__device__ void load(const TensorMap* m, uint32_t s, uint16_t mask, int c) {
+  Hopper::CpAsyncBulkTensorTileG2SIndex<N> index{m, {}, s};
+  for (int i = 0; i < N; i++) index.crds[i] = c + i;
+  Hopper::cpAsyncBulkTensorTileG2SMulticast(index, s, mask);
+}
+__global__ void k(const TensorMap* m, uint32_t s, uint16_t mask, int c) {
+  load<1>(m, s, mask, c);  // the clean neighbours: .multicast::cluster
+  load<2>(m, s, mask, c);
+  load<3>(m, s, mask, c);
+  load<4>(m, s, mask, c);
+  load<5>(m, s, mask, c);
+}
+""")
+
+
+TL_ATOMIC = "src/tl_templates/cuda/atomic.h"
+
+
+def tilelang_atomic_or(root: str) -> str:
+    # the memory order is a run-time value: every branch is compiled
+    return """#include "tl_templates/cuda/atomic.h"
+__global__ void k(int* i, unsigned long long* u, int v, int order) {
+  AtomicOr(i, v, order);
+  AtomicOr(u, (unsigned long long)v, order);
+}
+"""
+
+
 # deepspeed's three copies of its kernel includes
 _DEEPSPEED_INCLUDES = ("csrc/includes", "deepspeed/inference/v2/kernels/includes",
                        "deepspeed/ops/csrc/includes")
@@ -534,11 +576,31 @@ PROBES = [
             {(f"{include}/conversion_utils.h", 125): _UNKNOWN_INSTRUCTION.format("ctv")},
             tree="deepspeed")
       for n, include in enumerate(_DEEPSPEED_INCLUDES, 1)],
+    # tilelang's cutlass submodule is not in the checkout: CUTLASS's own tree gives
+    # cutlass/numeric_types.h (half_t, bfloat16_t)
+    Probe("tilelang-atomic-or", "90", ("src",), tilelang_atomic_or,
+          {(TL_ATOMIC, 986): r"Illegal modifier '\.acq_rel' for instruction 'red'",
+           (TL_ATOMIC, 989): r"Illegal modifier '\.acquire' for instruction 'red'",
+           (TL_ATOMIC, 1005): r"Illegal modifier '\.acq_rel' for instruction 'red'",
+           (TL_ATOMIC, 1008): r"Illegal modifier '\.acquire' for instruction 'red'"},
+          tree="tilelang", borrowed=(("cutlass", "include"),)),
+    # an NVRTC runtime helper: the preamble's files are included as nvFuser concatenates them
+    Probe("fuser-tma-multicast", "90", ("runtime",), fuser_multicast,
+          {(FUSER_MEMORY, line): r"Unknown modifier '\.multicast_cluster'"
+           for line in (233, 272, 313)}, tree="Fuser",
+          extra={(FUSER_MEMORY, line): (r"Arguments mismatch for instruction "
+                                        r"'cp\.async\.bulk\.tensor'",)
+                 for line in (233, 272, 313)}),
 ]
 
 
+def include_folders(probe: Probe, root: str) -> list[str]:
+    return ([os.path.join(root, folder) for folder in probe.includes]
+            + [os.path.join(tree_root(tree), folder) for tree, folder in probe.borrowed])
+
+
 def probe_command(probe: Probe, root: str) -> list[str]:
-    flags = [f"-I{os.path.join(root, folder)}" for folder in probe.includes]
+    flags = [f"-I{folder}" for folder in include_folders(probe, root)]
     flags += ["-I."] if probe.stand_ins else []  # the run's folder, where they are written
     flags += [f"-D{define}" for define in probe.defines]
     # --expt-relaxed-constexpr: flashinfer's JIT build passes it to every CUDA compile
@@ -552,7 +614,7 @@ def assemble(probe: Probe, root: str) -> dict[Where, list[str]]:
     # does; the PTX is written all the same, and the verdict is ptxas's on the real target
     compiled = run_cached(NVCC, probe_command(probe, root), probe.body(root),
                           filename="probe.cu", read_output=True,
-                          inputs=[os.path.join(root, folder) for folder in probe.includes],
+                          inputs=include_folders(probe, root),
                           files=dict.fromkeys(probe.stand_ins, ""))
     assert compiled.output and " error: " not in compiled.stderr, compiled.stderr
     assembled = run_cached(PTXAS, [f"-arch=sm_{probe.arch}", INPUT, "-o", OUTPUT],
