@@ -1,0 +1,120 @@
+"""PTX208 unused-predicate."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.model import AsmStatement, Finding, PtxInstruction, PtxOperand, Severity
+from ptxlint.ptx.effects import Writes, lookup
+from ptxlint.rule import Rule, RuleContext
+
+
+def _all_parts(operand: PtxOperand) -> Iterator[PtxOperand]:
+    yield operand
+    for part in operand.parts:
+        yield from _all_parts(part)
+
+
+def _destinations(instruction: PtxInstruction) -> tuple[PtxOperand, ...]:
+    """The operands the instruction writes (``d`` and both halves of ``d|p``); none when the
+    instruction is not in the effects table, so that every operand counts as read."""
+    effects = lookup(instruction.opcode, instruction.modifiers)
+    if effects is None or not instruction.operands:
+        return ()
+    count = {Writes.FIRST: 1, Writes.FIRST_TWO: 2}.get(effects.writes, 0)
+    out: list[PtxOperand] = []
+    for operand in instruction.operands[:count]:
+        out.append(operand)
+        if operand.kind == "pair":
+            out.extend(operand.parts)
+    return tuple(out)
+
+
+class UnusedPredicate(Rule):
+    id = "PTX208"
+    name = "unused-predicate"
+    scope = "statement"
+    severity = Severity.WARNING
+    summary = "A predicate the template computes is never read"
+    tags = ("correctness", "template")
+    docs = """\
+## What it does
+Flags a predicate register declared inside the template's braces (`.reg .pred p;`) that an
+instruction writes and no instruction reads: no `@p` guard, no `selp`/`and`/`not` that takes it,
+no operand of the asm statement that receives it.
+
+## Why is this bad?
+A predicate cannot leave an asm statement by itself: an output operand must be given its value
+(`selp.b32 %0, 1, 0, p;`). A predicate that is written and then dropped means the result the
+template was written for is lost, and the statement quietly does less than it says. CCCL's
+generated `cuda::ptx::mbarrier_test_wait`/`try_wait` wrappers did exactly that: they set the
+predicate from an input, let `mbarrier.test_wait` overwrite it, and returned nothing, so callers
+could never see that the phase had completed (fixed in CCCL #3670).
+
+A predicate declared at the top level of the template, or inside braces that a later asm
+statement closes, may be read by another statement and is left alone (PTX201 and PTX203 speak
+about that pattern).
+
+## Example
+```cuda
+asm volatile("{\\n\\t.reg .pred p;\\n\\t"
+             "mbarrier.test_wait.shared::cta.b64 p, [%0], %1;\\n\\t}"
+             :: "r"(bar), "l"(state) : "memory");
+```
+
+## Use instead
+```cuda
+uint32_t done;
+asm volatile("{\\n\\t.reg .pred p;\\n\\t"
+             "mbarrier.test_wait.shared::cta.b64 p, [%1], %2;\\n\\t"
+             "selp.b32 %0, 1, 0, p;\\n\\t}"
+             : "=r"(done) : "r"(bar), "l"(state) : "memory");
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        ptx = statement.ptx
+        declared: dict[str, int] = {}
+        for directive in ptx.directives:
+            if directive.depth >= 1 and ".pred" in directive.text.split():
+                for name in directive.declared:
+                    if "<" not in name:  # p<4> declares p0..p3: not followed here
+                        declared.setdefault(name, directive.start)
+        if not declared or not _closed_braces(statement):
+            return
+        written: dict[str, PtxInstruction] = {}
+        read: set[str] = set()
+        for instruction in ptx.instructions:
+            if instruction.opaque:
+                return  # a hole may read it
+            if instruction.predicate is not None:
+                read.add(instruction.predicate.register.text)
+            destinations = _destinations(instruction)
+            for operand in instruction.operands:
+                if any(operand is d for d in destinations):
+                    continue
+                read.update(part.text.lstrip("!") for part in _all_parts(operand))
+            for operand in destinations:
+                if operand.kind != "pair":
+                    written[operand.text] = instruction  # the last write is the one lost
+        for name, instruction in written.items():
+            if name not in declared or name in read:
+                continue
+            start = instruction.opcode_start
+            yield self.finding(
+                statement,
+                self.template_span(statement, start, instruction.opcode_end),
+                f"predicate '{name}' is written by '{instruction.mnemonic}' and never read: "
+                f"a predicate cannot leave the asm by itself, so its value is lost; move it "
+                f"into an output (selp.b32 %N, 1, 0, {name};) or use it as a guard",
+            )
+
+
+def _closed_braces(statement: AsmStatement) -> bool:
+    """Every '{' of the template is closed in it: its declarations die with the statement."""
+    depth = 0
+    for brace in statement.ptx.braces:
+        depth += 1 if brace.char == "{" else -1
+        if depth < 0:
+            return False
+    return depth == 0
