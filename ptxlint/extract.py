@@ -95,8 +95,9 @@ def extract(
         # LOAD(u32, global) may still expand to asm from a header included by relative path
         if "#include" not in source.text and "# include" not in source.text:
             return result
-        if not macro_uses.asm_macros(macros.table):
-            return result
+        names = macro_uses.asm_macros(macros.table)
+        if not names or next(macro_uses.find_uses(source.text, names), None) is None:
+            return result  # no asm macro is named: nothing can expand, no parse needed
     parsed = parse(source.path, source.text)
     result.parsed = parsed
     lookup = make_type_lookup(parsed) if make_type_lookup else None

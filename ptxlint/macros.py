@@ -365,7 +365,7 @@ _CLOSURE_ASM: dict[str, frozenset[str]] = {}
 def asm_names_through(header: str) -> frozenset[str]:
     """The asm-bearing macros a file gets by including ``header`` (its own and those of the
     headers it includes, transitively), memoised per header: the byte prefilter asks this
-    for every project header a file includes by ``<...>``. The closure is a set union per
+    for every project header a file includes. The closure is a set union per
     header (``_closure``) and the spread costs the referrers of the names found, so a tree's
     headers cost about their include graph's size, not graph x closure."""
     real = _real(header)

@@ -383,7 +383,7 @@ def _context_key(context: RuleContext) -> str:
 def _may_hold_asm(
     path: str, data: bytes, cache: ResultCache | None, include_dirs: Sequence[str]
 ) -> bool:
-    """The prefilter, with its one costly case (a file without an asm keyword whose ``<...>``
+    """The prefilter, with its one costly case (a file without an asm keyword whose
     includes may bring asm macros: header closures are read) answered from the result cache
     when this content was asked before. Like a linted file's outcome, the answer is keyed by the
     file's own bytes (and the include folders), not by its headers'."""

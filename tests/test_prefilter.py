@@ -102,3 +102,27 @@ def test_headers_on_an_include_cycle_share_their_asm_macros(tmp_path: Path) -> N
     kernel = tmp_path / "k.cu"
     kernel.write_text("#include <proj/c.cuh>\n__device__ void f() { A_CHECK(); }\n")
     assert prefilter.may_hold_asm(str(kernel), kernel.read_bytes())
+
+
+def test_a_quoted_include_is_judged_like_an_angle_one(tmp_path: Path) -> None:
+    # CUTLASS includes "cutlass/cutlass.h" everywhere and that header brings asm macros: a file
+    # that never names one of them is not parsed, one that does is, and so is a file whose own
+    # macro wraps one (the header's name is written in the file).
+    _tree(tmp_path, ".")
+    src = tmp_path / "src"
+    uses = src / "uses.cu"
+    uses.write_text('#include "../proj/assert.cuh"\n__device__ void f(int n) { PROJ_ASSERT(n); }\n')
+    quiet = src / "quiet.cu"
+    quiet.write_text('#include "../proj/assert.cuh"\n__device__ int g() { return 1; }\n')
+    wraps = src / "wraps.cu"
+    wraps.write_text('# include "proj/assert.cuh"\n#define MINE(x) PROJ_ASSERT(x)\n'
+                     "__device__ void h(int n) { MINE(n); }\n")
+    missing = src / "missing.cu"
+    missing.write_text('#include "nowhere.cuh"\n__device__ void k() { PROJ_ASSERT(1); }\n')
+    assert prefilter.may_hold_asm(str(uses), uses.read_bytes())
+    assert not prefilter.may_hold_asm(str(quiet), quiet.read_bytes())
+    assert prefilter.may_hold_asm(str(wraps), wraps.read_bytes())
+    assert not prefilter.may_hold_asm(str(missing), missing.read_bytes())
+    # what the prefilter lets through is what extraction finds: one expansion in each user
+    assert _lint([str(uses)]) == 1 and _lint([str(wraps)]) == 1
+    assert _lint([str(src)]) == 3  # kernel.cu, uses.cu, wraps.cu
