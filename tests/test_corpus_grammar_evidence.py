@@ -9,6 +9,10 @@ template counts only once a compile of an instantiation shows ptxas rejecting it
   with "r", where the instruction takes a 64-bit size ("Arguments mismatch").
 - flashinfer's xqa ``tma::storeAsync<3/4/5>`` (csrc/xqa/tma.h): `cp.async.bulk.tensor.2d` with
   3, 4 and 5 coordinates ("Argument vector size mismatch").
+- ThunderKittens ``tma::load_async`` with a cache policy on a tile without swizzle
+  (include/ops/thread/memory/tile/tma.cuh): the template names ``%8`` of 8 operands; nvcc's
+  code generator stops on it before ptxas ("asm operand index requested is larger than the
+  number of asm operands provided"), PTX001.
 
 Needs nvcc and the corpus checkouts (``$PTXLINT_CORPORA/git/<tree>``, default
 /work/corpora); skipped otherwise.
@@ -111,3 +115,35 @@ def test_flashinfer_xqa_store_async_with_more_coordinates_than_2d_is_rejected() 
     mismatches = re.findall(r"error\s*: Argument 1 of instruction 'cp\.async\.bulk\.tensor': "
                             r"Argument vector size mismatch", run.stderr)
     assert len(mismatches) == 3, run.stderr
+
+
+TK_CACHE_HINT_PROBE = """#include "kittens.cuh"
+using namespace kittens;
+using Plain = st<bf16, 64, 64, false>;  // no swizzle: the 4d branch, whose template says %8
+using Swizzled = st<bf16, 64, 64>;  // the clean neighbour: the 5d branch has 9 operands
+__global__ void k(const __grid_constant__ gl<bf16, -1, -1, -1, -1, Plain> g,
+                  const __grid_constant__ gl<bf16, -1, -1, -1, -1, Swizzled> h) {
+  extern __shared__ int smem[];
+  __shared__ semaphore bar;
+  tma::load_async<2, cache_policy::EVICT_FIRST>(*reinterpret_cast<Plain*>(smem), g,
+                                                {0, 0, 0, 0}, bar);
+  tma::load_async<2, cache_policy::EVICT_FIRST>(*reinterpret_cast<Swizzled*>(smem), h,
+                                                {0, 0, 0, 0}, bar);
+}
+"""
+
+
+@needs_nvcc
+def test_thunderkittens_cache_hint_load_names_an_operand_it_lacks() -> None:
+    include = os.path.join(tree("ThunderKittens"), "include")
+    assert NVCC is not None
+    # KITTENS_HOPPER: what ThunderKittens' Hopper builds define (tma:: exists only then)
+    run = run_cached(NVCC, ["-std=c++20", "--expt-relaxed-constexpr", "-arch=sm_90a", "-ptx",
+                            "-DKITTENS_HOPPER", f"-I{include}", INPUT, "-o", OUTPUT],
+                     TK_CACHE_HINT_PROBE,
+                     filename="probe.cu", inputs=[include])
+    assert not run.ok, "the probe compiled: the reviewed defect is gone"
+    lines = re.findall(r"tma\.cuh\((\d+)\): error: .*asm operand index requested is larger than "
+                       r"the number of asm operands provided", run.stderr)
+    # the asm statement whose template holds the reviewed line 719 begins on line 717
+    assert lines == ["717"], run.stderr
