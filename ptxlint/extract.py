@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import tree_sitter
 
@@ -62,7 +63,13 @@ _MACRO_BODY_OWNERS = {"preproc_def", "preproc_function_def"}
 _FUNCTION_WORDS = re.compile(r"[A-Za-z_]\w*")
 
 TemplateParser = Callable[[str, bool], PtxTemplate]
-TypeLookup = Callable[[str, int], "CType | None"]
+class TypeLookup(Protocol):
+    """``TypeResolver.resolve``: an operand's type from its expression and offset, and, where
+    the statement is in the file's syntax tree, the node of its asm keyword."""
+
+    def __call__(
+        self, expression: str, offset: int, statement: tree_sitter.Node | None = None, /
+    ) -> CType | None: ...
 
 
 @dataclass
@@ -184,6 +191,7 @@ def extract(
             parse_template,
             lookup if macro_name is None else None,
             host_only=host.reason(context_node if macro_name is None else None),
+            statement=node if macro_name is None else None,
         )
     _expand_macro_uses(source, parsed, macros, file_guards, parse_template, lookup, result, host)
     return result
@@ -237,10 +245,12 @@ def _finish(
     type_at: int | None = None,
     host_only: str = "",
     branch_split: bool = False,
+    statement: tree_sitter.Node | None = None,
 ) -> None:
     """Classify a statement read from the source (or from an expansion) and keep it if PTX.
     ``branch_split``: one branch of a statement with #if inside (outside device code, only a
-    context that says PTX makes it PTX)."""
+    context that says PTX makes it PTX). ``statement``: the asm keyword's node in the file's
+    tree, for the operands' types."""
     letters = "".join(o.constraint.letters for o in raw.operands)
     ptx = parse_template(raw.template.text, raw.extended)
     verdict = dialect.classify(
@@ -261,7 +271,7 @@ def _finish(
         return
     operands = raw.operands
     if lookup is not None:
-        operands = tuple(_typed(op, lookup, type_at) for op in operands)
+        operands = tuple(_typed(op, lookup, type_at, statement) for op in operands)
     result.statements.append(
         AsmStatement(
             source=source,
@@ -599,14 +609,22 @@ def _read_expansion(
         )
 
 
-def _typed(operand: Operand, lookup: TypeLookup, at: int | None = None) -> Operand:
+def _typed(
+    operand: Operand,
+    lookup: TypeLookup,
+    at: int | None = None,
+    statement: tree_sitter.Node | None = None,
+) -> Operand:
     if not operand.expression:
         return operand
     try:
         where = operand.expression_span.start
         if at is not None and not (at <= where):
             where = at
-        ctype = lookup(operand.expression, where)
+        if statement is not None:
+            ctype = lookup(operand.expression, where, statement)
+        else:
+            ctype = lookup(operand.expression, where)
     except Exception:  # a type we cannot work out is unknown, never a crash
         ctype = None
     return operand if ctype is None else _with_ctype(operand, ctype)

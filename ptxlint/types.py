@@ -310,6 +310,7 @@ _DECLARING_SCOPES = _STATEMENT_SCOPES | _RECORD_SPECIFIERS | {
 _NAME_NODES = frozenset({"identifier", "field_identifier", "type_identifier"})
 # Where an operand's expression sits in the file's tree when tree-sitter read the asm statement.
 _OPERAND_VALUE_PARENTS = frozenset({"gnu_asm_output_operand", "gnu_asm_input_operand"})
+_OPERAND_LISTS = frozenset({"gnu_asm_output_operand_list", "gnu_asm_input_operand_list"})
 _MAX_DEPTH = 24  # typedef chains and nested expressions deeper than this are given up on
 
 _WRAP_PREFIX = b"void __ptxlint_f(void) { __ptxlint_v = __ptxlint_g("
@@ -598,6 +599,9 @@ class TypeResolver:
         self._root = tree.root_node
         self._bytes = source_bytes
         self._ctypes: dict[tuple[str, str, int | None], CType] = {}
+        # the operand values of the last statement asked about (see _operand_value)
+        self._statement: Node | None = None
+        self._values: dict[tuple[int, int], tuple[Node, str, tuple[_Scope | None, ...]]] = {}
         self._lang = _Language.get()
         self._ascii = len(source_text) == len(source_bytes)
         self._byte_marks: list[int] | None = None
@@ -630,12 +634,19 @@ class TypeResolver:
 
     # ----------------------------------------------------------------- public API
 
-    def resolve(self, expression: str, offset: int) -> CType | None:
-        """The type of ``expression`` written at character ``offset``, or None when unsure."""
+    def resolve(
+        self, expression: str, offset: int, statement: Node | None = None
+    ) -> CType | None:
+        """The type of ``expression`` written at character ``offset``, or None when unsure.
+        ``statement``: the keyword node of the asm statement whose operand this is, when the
+        caller has it (see ``_operand_value``)."""
         self._ensure_index()
         b = self._byte_offset(offset)
         root = self._root
-        node = self._expression_node(expression, b)
+        if statement is not None:
+            node = self._operand_value(expression, b, statement)
+        else:
+            node = self._expression_node(expression, b)
         if node is None:
             node = self._parse_alone(expression)
             if node is None:
@@ -681,6 +692,56 @@ class TypeResolver:
         if parent is None or parent.type not in _OPERAND_VALUE_PARENTS:
             return None  # not an asm operand's value in this tree: read it on its own
         return node
+
+    def _operand_value(self, expression: str, b: int, statement: Node) -> Node | None:
+        """``_expression_node(expression, b)`` for an operand of the asm statement whose
+        keyword is ``statement``, read from the statement's operand values, gathered once per
+        statement, instead of from two descents and the parent steps from the expression to
+        its scopes (each a descent from the root in tree-sitter: in a file of many functions
+        they cost more than the rest of the typing).
+
+        The same node: a value child of an operand that spans ``[b, e)`` is the outermost node
+        of that span (its operand also holds the constraint before it), and every node of that
+        span lies under it. Its chain of scopes is the statement's, plus itself where it
+        declares (a lambda), since operands and their lists declare nothing."""
+        data = expression.encode("utf-8", "surrogatepass")
+        e = b + len(data)
+        if self._bytes[b:e] != data:
+            return None
+        if statement is not self._statement:
+            self._statement = statement
+            self._values = self._operand_values(statement)
+        found = self._values.get((b, e))
+        if found is None:
+            return self._expression_node(expression, b)
+        node, kind, tail = found
+        if node.has_error or node.is_missing or kind not in _Expr._HANDLERS:
+            return None
+        key = node.id
+        if key not in self._chains:
+            self._chains[key] = (_Scope(node, kind), *tail) if kind in _DECLARING_SCOPES else tail
+        return node
+
+    def _operand_values(
+        self, keyword: Node
+    ) -> dict[tuple[int, int], tuple[Node, str, tuple[_Scope | None, ...]]]:
+        """The value nodes of the operands of the asm statement of ``keyword``, by byte span,
+        with their kind and the statement's chain of scopes."""
+        values: dict[tuple[int, int], tuple[Node, str, tuple[_Scope | None, ...]]] = {}
+        asm = keyword.parent
+        if asm is None or asm.type != "gnu_asm_expression":
+            return values
+        tail = self._scope_chain(asm)
+        for section in asm.children:
+            if section.type not in _OPERAND_LISTS:
+                continue
+            for operand in section.children:
+                if operand.type not in _OPERAND_VALUE_PARENTS:
+                    continue
+                value = operand.child_by_field_name("value")
+                if value is not None:
+                    values[(value.start_byte, value.end_byte)] = (value, value.type, tail)
+        return values
 
     def _parse_alone(self, expression: str) -> Node | None:
         wrapped = _WRAP_PREFIX + expression.encode("utf-8") + _WRAP_SUFFIX
