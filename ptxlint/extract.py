@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
+import operator
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -298,7 +300,10 @@ def _finish(
 
 
 def _has_inner_directive(stream: Sequence[Token]) -> bool:
-    return any(t.kind == "directive" for t in stream[1:])
+    return "directive" in map(_KIND, itertools.islice(stream, 1, None))
+
+
+_KIND = operator.itemgetter(0)  # a token's kind
 
 
 def _read_branches(
@@ -685,31 +690,68 @@ def _follows_declarator(text: str, offset: int) -> bool:
     begin = text.rfind("\n", 0, max(0, offset - 2000)) + 1
     if offset - begin > 8000:  # one huge line (minified, generated): never rescan from its start
         begin = offset - 2000
-    previous = [t for t in _code_tokens(text, begin, stop=offset) if t.kind != "directive"]
-    if not previous:
+    last, before_open = _declarator_tail(text, begin, offset)
+    if last is None:
         return False
-    last = previous[-1]
-    if last.kind == "ident":
-        return last.text not in _STATEMENT_WORDS and last.text not in QUALIFIERS
-    if last.text == "]":
+    kind, word = last
+    if kind == "ident":
+        return word not in _STATEMENT_WORDS and word not in QUALIFIERS
+    if word == "]":
         return True
-    if last.text != ")":
+    if word != ")":
         return False
-    depth = 0
-    for i in range(len(previous) - 1, -1, -1):
-        if previous[i].text == ")":
-            depth += 1
-        elif previous[i].text == "(":
-            depth -= 1
-            if depth == 0:
-                before = previous[i - 1] if i > 0 else None
-                return (
-                    before is not None
-                    and before.kind == "ident"
-                    and before.text not in _CONTROL_WORDS
-                    and before.text not in KEYWORDS
-                )
-    return False
+    return (
+        before_open is not None
+        and before_open[0] == "ident"
+        and before_open[1] not in _CONTROL_WORDS
+        and before_open[1] not in KEYWORDS
+    )
+
+
+_Tail = tuple[str, str]  # (kind, text) of a token
+
+
+def _declarator_tail(
+    text: str, begin: int, offset: int
+) -> tuple[_Tail | None, _Tail | None]:
+    """Of the tokens ``_code_tokens(text, begin, stop=offset)`` less the directives: the last
+    one, and, when it is ")", the token before the "(" that matches it (the nearest "(" after
+    which the parentheses balance: the one open when it comes), or None for either. One pass
+    without a token list: the window is up to 2,000 characters before each such statement.
+    """
+    last: _Tail | None = None
+    # for each "(" still open: the token before it (None at the start)
+    opened: list[_Tail | None] = []
+    match: _Tail | None = None  # for the latest ")": the token before its "("
+    matched = False
+    skip_until = -1
+    count = 0
+    for m in _NEXT_TOKEN.finditer(text, begin, offset):
+        kind = m.lastgroup
+        if kind is None:
+            break
+        if kind == "delim":
+            kind = "raw"
+        at = m.start(kind)
+        if at < skip_until:
+            continue
+        word = m.group(kind)
+        if kind == "punct" and word == "#" and _at_line_start(text, at):
+            skip_until = _end_of_directive(text, at)
+            count += 1  # kept as a directive token, whose own step checks no limit
+            continue
+        if word == "(":
+            opened.append(last)
+        elif word == ")":
+            matched = bool(opened)
+            match = opened.pop() if opened else None
+        last = (kind, word)
+        count += 1
+        if count > 200_000:
+            break
+    if last is None or last[1] != ")":
+        return last, None
+    return last, match if matched else None
 
 
 def _inside_non_code(node: tree_sitter.Node) -> bool:
