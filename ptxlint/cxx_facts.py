@@ -9,9 +9,9 @@ parameters, and every place a name may receive a value (an assignment, ``++``, `
 argument, an asm output). Queries are then lookups and bisects, never re-walks.
 
 Two things are deferred further, because PTX010 asks about one or two names of a function:
-a parameter is listed by name and described (type, shape, qualifiers) on its name's first
-look-up, O(1) each (CUTLASS's GMMA wrappers take 130 parameters); and in a big file the
-identifiers, for writes, are captured by a second query only when a rule first asks about
+the parameters named ``x`` are found on the first look-up of ``x``, by a byte search of the
+parameter lists (O(matches); CUTLASS's GMMA wrappers take 130 parameters); and in a big file
+the identifiers, for writes, are captured by a second query only when a rule first asks about
 writes. ``resolve`` takes the latest visible declaration of a name; no two declarations of one
 name become visible at the same byte, so the order in which they are found does not matter.
 
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import tree_sitter
@@ -39,7 +40,7 @@ import tree_sitter
 from ptxlint.model import AsmStatement
 from ptxlint.syntax_tree import WALK_LIMIT, ParsedSource, nodes_of_kinds
 
-__all__ = ["Declaration", "FileFacts", "FunctionFacts", "facts_for"]
+__all__ = ["Declaration", "FileFacts", "FunctionFacts", "facts_for", "names_variables"]
 
 Node = tree_sitter.Node
 
@@ -88,10 +89,14 @@ class FunctionFacts:
     parsed: ParsedSource = field(repr=False)
     start: int  # byte range of the function
     end: int
-    # name -> its declarations in the order they were found; a parameter is described
-    # (``_Parameter.declaration``) when its name is first looked up
-    declarations: dict[str, list[Declaration | _Parameter]] = field(default_factory=dict)
-    loops: list[tuple[int, int]] = field(default_factory=list)  # byte ranges of loop statements
+    # name -> its declarations; a parameter's are added when its name is first looked up
+    declarations: dict[str, list[Declaration]] = field(default_factory=dict)
+    # the parameter lists of the function and its lambdas, with the end of their scope
+    _parameter_lists: list[tuple[Node, int]] = field(default_factory=list, repr=False)
+    _parameters_of: set[str] = field(default_factory=set, repr=False)  # names looked up
+    _loops: list[tuple[int, int]] = field(default_factory=list)  # byte ranges of loops
+    # reads the body (its declarations, lambdas and loops) when a question needs it
+    _body: Callable[[], None] | None = field(default=None, repr=False)
     # name -> byte offsets of the writes found so far; ``writes`` adds the identifiers' own
     _writes: dict[str, list[int]] = field(default_factory=dict, repr=False)
     # the function's identifier nodes, not yet examined: a list, or the node whose subtree
@@ -103,6 +108,7 @@ class FunctionFacts:
         """Name -> sorted byte offsets where it may receive a value. Worked out on first use:
         PTX010 asks only about declarations, and a function's every identifier is the bulk
         of its facts (O(identifiers), each a few parent steps)."""
+        self._read_body()
         pending = self._identifiers
         if pending is not None:
             self._identifiers = None
@@ -117,19 +123,48 @@ class FunctionFacts:
                 offsets.sort()
         return self._writes
 
+    @property
+    def loops(self) -> list[tuple[int, int]]:
+        """Byte ranges of the loop statements."""
+        self._read_body()
+        return self._loops
+
+    def _read_body(self) -> None:
+        body = self._body
+        if body is None:
+            return
+        self._body = None
+        known = len(self._parameter_lists)
+        body()
+        for params, scope_end in self._parameter_lists[known:]:  # the lambdas' parameters
+            for name in self._parameters_of:
+                for decl in _parameters_named(self.parsed, params, name, scope_end):
+                    self.declarations.setdefault(name, []).append(decl)
+
     # ----------------------------------------------------------------- queries
     def contains(self, offset: int) -> bool:
         """Whether character ``offset`` lies in this function."""
         return self.start <= self.parsed.to_byte(offset) < self.end
 
     def resolve(self, name: str, byte: int) -> Declaration | None:
+        """The declaration of ``name`` visible at ``byte`` (the latest one to become visible).
+
+        A declaration in the function that is visible at a ``byte`` of its body (outside a
+        parameter list: the callers ask at an asm statement) spells the name before it: where
+        the function's bytes up to ``byte`` lack the name (``scaleA``, a template parameter
+        named first in the asm operand), the body is not read for it. Checked against reading
+        every body on 122,853 look-ups (CUDA headers, CUTLASS's arch headers, flashinfer)."""
         best: Declaration | None = None
-        found = self.declarations.get(name)
-        if not found:
-            return None
-        for i, decl in enumerate(found):
-            if isinstance(decl, _Parameter):
-                decl = found[i] = decl.declaration(self.parsed)
+        if self._body is not None and not (
+            name.isascii() and self.parsed.data.find(name.encode(), self.start, byte) == -1
+        ):
+            self._read_body()
+        if self._parameter_lists and name not in self._parameters_of:
+            self._parameters_of.add(name)
+            for params, scope_end in self._parameter_lists:
+                for decl in _parameters_named(self.parsed, params, name, scope_end):
+                    self.declarations.setdefault(name, []).append(decl)
+        for decl in self.declarations.get(name, ()):
             if decl.visible_from <= byte < decl.scope_end and (
                 best is None or decl.visible_from >= best.visible_from
             ):
@@ -198,6 +233,12 @@ class FunctionFacts:
         return None
 
 
+def names_variables(expression: str) -> bool:
+    """Whether ``expression`` has an evaluated name ``non_constant`` would look up: without
+    one (``"n"(16)``, ``"n"(sizeof(T))``) there is no need to read the function's facts."""
+    return bool(_evaluated_names(expression))
+
+
 def _evaluated_names(expression: str) -> list[str]:
     """Identifiers of ``expression`` that are evaluated and could name a variable: not members
     (after ``.``, ``->``, ``::``), not qualifiers (before ``::``), not callees, not inside
@@ -240,30 +281,53 @@ def _blank_unevaluated(text: str) -> str:
     return "".join(out)
 
 
-class _Parameter:
-    """A parameter whose declaration is described on first look-up: CUTLASS's GMMA wrappers
-    take 130 parameters each, and an operand expression names one or two of them."""
+_PARAMETER_KINDS = ("parameter_declaration", "optional_parameter_declaration")
 
-    __slots__ = ("node", "declarator", "name", "scope_end")
 
-    def __init__(self, node: Node, declarator: Node | None, name: str, scope_end: int) -> None:
-        self.node = node  # the parameter declaration
-        self.declarator = declarator
-        self.name = name
-        self.scope_end = scope_end
+def _parameters_named(
+    parsed: ParsedSource, params: Node, name: str, scope_end: int
+) -> list[Declaration]:
+    """The declarations of the parameters of ``params`` (a parameter list) named ``name``.
 
-    def declaration(self, parsed: ParsedSource) -> Declaration:
-        param = self.node
-        shape = _shape(self.declarator)
+    A parameter named ``name`` holds the name's bytes, so only the parameters around a match
+    of a byte search are examined: CUTLASS's GMMA wrappers take 130 parameters each, and an
+    operand expression names one or two of them. O(matches) tree steps."""
+    if name.isascii():
+        candidates: list[Node] = []
+        needle = name.encode()
+        data = parsed.data
+        end = params.end_byte
+        at = data.find(needle, params.start_byte, end)
+        while at != -1:
+            node = params.descendant_for_byte_range(at, at + len(needle))
+            while node is not None and node.parent is not None and node.parent.id != params.id:
+                node = node.parent
+            if node is not None and node.parent is not None and (
+                not candidates or candidates[-1].id != node.id
+            ):
+                candidates.append(node)
+            at = data.find(needle, at + 1, end)
+    else:  # the source may spell it otherwise (a decoding error): look at every parameter
+        candidates = list(params.named_children)
+    out: list[Declaration] = []
+    for param in candidates:
+        if param.type not in _PARAMETER_KINDS:
+            continue
+        inner = param.child_by_field_name("declarator")
+        declared = _declared_name(inner)
+        if declared is None or parsed.node_text(declared) != name:
+            continue
+        shape = _shape(inner)
         type_node = param.child_by_field_name("type")
-        return Declaration(
-            self.name, "parameter", param.start_byte, self.scope_end,
+        out.append(Declaration(
+            name, "parameter", param.start_byte, scope_end,
             integral=_is_integral(parsed.node_text(type_node) if type_node is not None else ""),
             reference="reference" in shape,
             indirect="pointer" in shape or "array" in shape,
             initialised=True,
             const=_has_word(param, "const"),
-        )
+        ))
+    return out
 
 
 # --------------------------------------------------------------------------- the pass
@@ -277,7 +341,7 @@ class _Builder:
     def text(self, node: Node | None) -> str:
         return self.parsed.node_text(node) if node is not None else ""
 
-    def add(self, decl: Declaration | _Parameter) -> None:
+    def add(self, decl: Declaration) -> None:
         self.facts.declarations.setdefault(decl.name, []).append(decl)
 
     def build(self, fn: Node) -> FunctionFacts:
@@ -287,6 +351,10 @@ class _Builder:
         latest visible declaration, writes are sorted, loops are only searched."""
         self._template_parameters(fn)
         self._function_parameters(fn, fn.end_byte)
+        self.facts._body = lambda: self._read_body(fn)
+        return self.facts
+
+    def _read_body(self, fn: Node) -> None:
         lo, hi = fn.start_byte, fn.end_byte
         identifiers: list[Node] | Node
         if len(self.parsed.data) <= WALK_LIMIT:  # a small file: not worth compiling the query
@@ -306,11 +374,10 @@ class _Builder:
             self._range_loop(node)
         for node in inside("lambda"):
             self._function_parameters(node, node.end_byte)
-        self.facts.loops.extend((n.start_byte, n.end_byte) for n in inside("loop"))
-        self.facts.loops.extend((n.start_byte, n.end_byte) for n in inside("range"))
+        self.facts._loops.extend((n.start_byte, n.end_byte) for n in inside("loop"))
+        self.facts._loops.extend((n.start_byte, n.end_byte) for n in inside("range"))
         identifiers = inside("identifier") if "identifier" in found else fn
         self.facts._identifiers = identifiers
-        return self.facts
 
     # ----------------------------------------------------------------- declarations
     def _template_parameters(self, fn: Node) -> None:
@@ -337,14 +404,8 @@ class _Builder:
         params = declarator.child_by_field_name("parameters")
         if params is None:
             params = next((c for c in declarator.children if c.type == "parameter_list"), None)
-        for param in params.named_children if params is not None else ():
-            if param.type not in ("parameter_declaration", "optional_parameter_declaration"):
-                continue
-            inner = param.child_by_field_name("declarator")
-            name = _declared_name(inner)
-            if name is None:
-                continue
-            self.add(_Parameter(param, inner, self.text(name), scope_end))
+        if params is not None:  # its parameters are read by name on look-up
+            self.facts._parameter_lists.append((params, scope_end))
 
     def _declaration(self, node: Node) -> None:
         scope = node.parent

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ptxlint.cxx_facts import facts_for
+from ptxlint.cxx_facts import facts_for, names_variables
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -124,6 +124,8 @@ for enums with a 64-bit underlying type, whose unsigned values above 2^63 would 
 
 def _variable(statement: AsmStatement, operand: Operand, context: RuleContext) -> str:
     """Why ``operand`` names a variable nvcc cannot treat as a constant, or ``""``."""
+    if not names_variables(operand.expression):
+        return ""  # nothing to look up: the function's facts are not needed
     facts = facts_for(context, statement)
     if facts is None:
         return ""
