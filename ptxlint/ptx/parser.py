@@ -157,6 +157,7 @@ _DECLARING = frozenset(
 )
 
 _CLOSERS = {"[": "]", "{": "}", "(": ")"}
+_JOINING = frozenset("+-|")  # punctuation that joins an operand to the next term
 _AGGREGATE_KIND = {"[": "address", "{": "vector", "(": "other"}
 _MAX_NESTING = 32  # deeper operand nesting is not PTX; stop recursing and keep it opaque-ish
 
@@ -567,7 +568,18 @@ class _Parser:
             if not want:
                 here = self._here()
                 self._problem("missing ',' between operands", here, here + 1)
-            items.extend(self._operand(depth, flatten))
+            kind, start, end = tokens[self.k]
+            if not c and self.puncts[self.k + 1] not in _JOINING:
+                # A lone word or number (most operands, and a wgmma's 128 vector elements):
+                # what _operand -> _unary -> _atom would build, without the three calls.
+                self.k += 1
+                items.append(
+                    self._word(start, end)
+                    if kind == "word"
+                    else PtxOperand("immediate", self.text[start:end], start, end)
+                )
+            else:
+                items.extend(self._operand(depth, flatten))
             want = False
         if want and comma >= 0:
             self._problem("missing operand after ','", comma, comma + 1)
