@@ -928,10 +928,18 @@ def _check_one(
                           f"{'s' if len(operand.parts) != 1 else ''}, "
                           f"{_where(instruction, position)} takes {size}",
                           operand.start, operand.end)]
-        assert spec.element is not None
+        element = spec.element
+        assert element is not None
         out: list[Issue] = []
+        leaf = element.kind in _LEAF_SPECS
         for part in operand.parts:
-            sub = _check_one(instruction, part, spec.element, binding, resolve, relaxed, position,
+            if leaf and part.kind in _LEAF_KINDS:
+                # what _check_one reaches for such a part, without its dispatch (a wgmma's
+                # accumulator is 128 of them)
+                out.extend(_check_leaf(instruction, part, element, binding, relaxed, position,
+                                       resolve(part)))
+                continue
+            sub = _check_one(instruction, part, element, binding, resolve, relaxed, position,
                              in_vector=True)
             if sub is None:
                 return None
@@ -976,7 +984,24 @@ def _check_one(
         return None  # sums and the like: say nothing
     if kind == "label":
         return None
-    cls = resolve(operand)
+    return _check_leaf(instruction, operand, spec, binding, relaxed, position, resolve(operand))
+
+
+# Operands and specs for which _check_one goes straight to _check_leaf.
+_LEAF_KINDS = frozenset({"ref", "register", "special", "immediate"})
+_LEAF_SPECS = frozenset({"reg", "regimm", "imm"})
+
+
+def _check_leaf(
+    instruction: PtxInstruction,
+    operand: PtxOperand,
+    spec: OperandSpec,
+    binding: dict[str, str],
+    relaxed: bool,
+    position: int,
+    cls: OperandClass,
+) -> list[Issue]:
+    """A register or immediate operand against a register/immediate spec."""
     if cls.kind == "unknown":
         return []
     if cls.kind == "imm":
