@@ -64,6 +64,7 @@ _BASE = re.compile(r"\s*(?:\(\s*)*([A-Za-z_]\w*)\s*(?:\)\s*)*(\[|\.(?!\.)|->|$)"
 _KEYWORDS = frozenset("true false nullptr this static_cast reinterpret_cast const_cast "
                       "dynamic_cast int unsigned long short char bool signed".split())
 _MAX_DEPTH = 8
+_SHORTCUT_BYTES = 16384  # how far into a function resolve() searches instead of reading it
 
 
 @dataclass(frozen=True)
@@ -152,11 +153,15 @@ class FunctionFacts:
         A declaration in the function that is visible at a ``byte`` of its body (outside a
         parameter list: the callers ask at an asm statement) spells the name before it: where
         the function's bytes up to ``byte`` lack the name (``scaleA``, a template parameter
-        named first in the asm operand), the body is not read for it. Checked against reading
+        named first in the asm operand), the body is not read for it; past
+        ``_SHORTCUT_BYTES`` into the function it is, so that no look-up searches more than
+        that (a big function's body is read once for its many statements). Checked against reading
         every body on 122,853 look-ups (CUDA headers, CUTLASS's arch headers, flashinfer)."""
         best: Declaration | None = None
         if self._body is not None and not (
-            name.isascii() and self.parsed.data.find(name.encode(), self.start, byte) == -1
+            byte - self.start <= _SHORTCUT_BYTES
+            and name.isascii()
+            and self.parsed.data.find(name.encode(), self.start, byte) == -1
         ):
             self._read_body()
         if self._parameter_lists and name not in self._parameters_of:
