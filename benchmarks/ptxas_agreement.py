@@ -41,7 +41,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from ptxlint.model import PtxInstruction, PtxOperand  # noqa: E402
 from ptxlint.ptx import grammar  # noqa: E402
-from ptxlint.ptx.grammar import Form, OperandClass, OperandSpec, parse_immediate  # noqa: E402
+from ptxlint.ptx.grammar import Form, OperandClass, OperandSpec, immediate_class  # noqa: E402
 from ptxlint.ptx.parser import parse_template  # noqa: E402
 
 TARGETS: tuple[tuple[int, str], ...] = ((75, ""), (80, ""), (90, ""), (90, "a"), (100, "a"),
@@ -57,11 +57,10 @@ FOOTER = "}\n"
 _HEADER_LINES = HEADER.count("\n")
 MAX_PER_FORM = 24  # valid modifier combinations taken from one form (evenly spread)
 MUTATED_PER_FORM = 3  # valid instances of a form that get mutated
-# The families whose register reads are also tried as immediates (mutation
-# register-as-immediate), each reviewed against ptxas: elsewhere the mutant is not yet
-# generated (an integer literal for a float operand is no test, and the other families'
-# register-only operands are not all measured).
-IMMEDIATE_PROBED = frozenset({"tcgen05", "wgmma", "mbarrier"})
+# Literals for the mutations register-as-immediate (a literal of the operand's own class) and
+# literal-class (one of the other class: a float for an integer operand, an integer for a
+# float one; for bit types both float sizes, of which ptxas takes the one of its size).
+_F32_ONE, _F64_ONE = "0f3F800000", "1.0"
 
 # ----------------------------------------------------------------------------- registers
 
@@ -91,7 +90,7 @@ def register(type_: str, index: int) -> str:
 def resolve(operand: PtxOperand) -> OperandClass:
     """What a benchmark operand is: its register class from the name prefix."""
     if operand.kind == "immediate":
-        return OperandClass("imm", value=parse_immediate(operand.text))
+        return immediate_class(operand.text)
     if operand.kind == "register":
         for prefix, type_ in _TYPE_OF_PREFIX:
             if operand.text.startswith(prefix) and operand.text[len(prefix):].isdigit():
@@ -266,12 +265,16 @@ def mutants(inst: _Instance) -> Iterable[tuple[str, str]]:
         if spec.kind == "imm":
             yield "immediate-as-register", inst.text(operands=[*ops[:i], "%r9", *ops[i + 1:]])
             yield "c-cast", inst.text(operands=[*ops[:i], f"(int64_t){text}", *ops[i + 1:]])
-        if (form.opcode in IMMEDIATE_PROBED and spec.kind in ("reg", "regimm")
-                and not spec.written and text.startswith("%")):
+        if spec.kind == "imm":
+            yield "literal-class", inst.text(operands=[*ops[:i], _F64_ONE, *ops[i + 1:]])
+        if spec.kind in ("reg", "regimm") and not spec.written and text.startswith("%"):
             # a register read whose form says register-only (``r:``) or register-or-immediate
             # (``a:``): does ptxas agree? (tcgen05.mma.ws's `..., p, 0`, tilelang)
-            value = _valid_immediate(spec) if spec.kind == "regimm" else 1
-            yield "register-as-immediate", inst.text(operands=[*ops[:i], str(value), *ops[i + 1:]])
+            type_ = inst.binding.get(spec.type, spec.type)
+            own, others = _literals(spec, type_)
+            yield "register-as-immediate", inst.text(operands=[*ops[:i], own, *ops[i + 1:]])
+            for other in others:
+                yield "literal-class", inst.text(operands=[*ops[:i], other, *ops[i + 1:]])
         if spec.kind == "addr" and spec.type and text.startswith("[%r"):
             swapped = "[%rd" + text[3:] if not text.startswith("[%rd") else "[%r" + text[4:]
             yield "register-class", inst.text(operands=[*ops[:i], swapped, *ops[i + 1:]])
@@ -282,10 +285,23 @@ def mutants(inst: _Instance) -> Iterable[tuple[str, str]]:
             if other:
                 yield "register-class", inst.text(
                     operands=[*ops[:i], f"{other}{text[len(prefix.group()):]}", *ops[i + 1:]])
+            if prefix.group() == "%rd":  # a 64-bit float register for a 64-bit integer
+                yield "register-class", inst.text(operands=[*ops[:i], f"%fd{text[3:]}",
+                                                            *ops[i + 1:]])
     if len(ops) >= 2:
         joined = [*ops[:-2], f"{ops[-2]} {ops[-1]}"]
         yield "missing-comma", inst.text(operands=joined)
     yield "not-ptx-opcode", inst.text(opcode=form.opcode.upper())
+
+
+def _literals(spec: OperandSpec, type_: str) -> tuple[str, list[str]]:
+    """A literal of the class of an operand of type ``type_``, and literals of the others."""
+    if type_ in ("f32", "f64", "f16", "bf16", "f16x2", "bf16x2", "f32x2", "tf32"):
+        return (_F64_ONE if type_ == "f64" else _F32_ONE), ["1"]
+    own = str(_valid_immediate(spec)) if spec.kind == "regimm" else "1"
+    if type_.startswith("b") and type_ in ("b32", "b64"):
+        return own, [_F32_ONE, _F64_ONE]
+    return own, [_F64_ONE]
 
 
 def _extra(ops: Sequence[str]) -> str:
@@ -559,6 +575,7 @@ def summarize(rows: Sequence[Row], out: object = sys.stdout) -> dict[str, object
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--family", help="comma-separated opcodes (default: all covered)")
+    parser.add_argument("--kind", help="comma-separated case kinds (valid, mutation kinds)")
     parser.add_argument("--sample", type=int, default=0, help="take every Nth case only")
     parser.add_argument("--json", help="write the summary here")
     args = parser.parse_args(argv)
@@ -567,6 +584,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     families = set(args.family.split(",")) if args.family else None
     cases = generate(families)
+    if args.kind:
+        kinds = set(args.kind.split(","))
+        cases = [c for c in cases if c.kind in kinds]
     if args.sample:
         step = max(1, len(cases) // args.sample)
         cases = cases[::step]

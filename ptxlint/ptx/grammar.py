@@ -18,7 +18,9 @@ Form notation (one string per form)::
 * operands, comma-separated: ``d:T`` a written register of type ``T`` (a variable or a PTX
   type), ``d_:T`` the same or the sink ``_``; ``r:T`` a register read; ``a:T`` a register or an
   immediate; ``i:VALUES`` an immediate only (``16``, ``4|8|16``, ``0..15``, ``..%32``, ``*``);
-  ``ai:T:VALUES`` a register of ``T`` or an immediate within VALUES; ``[A]`` an address;
+  ``ai:T:VALUES`` a register of ``T`` or an integer immediate within VALUES (``ai:u64``: any
+  integer, no floating-point literal); ``af:T`` a register or a floating-point bit pattern
+  (never an integer); ``[A]`` an address;
   ``[A:b32]`` an address whose base register is of that type (tensor memory);
   ``{d:T*N}`` a vector of N (a number, or a variable bound to ``.v2``/``.v4``/``.v8``);
   ``d:T|p`` a register with a predicate half; ``?`` before an operand makes it (and everything
@@ -59,6 +61,8 @@ __all__ = [
     "forms",
     "family_vocabulary",
     "parse_immediate",
+    "immediate_class",
+    "literal_fits",
     "written_positions",
     "vector_count",
 ]
@@ -217,6 +221,10 @@ class OperandSpec:
     element: OperandSpec | None = None  # the element of a vector, the data half of a pair
     needs_predicate: bool = False  # a pair whose predicate half must be written (elect.sync)
     exact: bool = False  # ``d:b32!``: a register of exactly this size, never a wider one
+    # which literals an immediate may be: "" as the type says (``literal_fits``), "int" an
+    # integer only (``ai:``: descriptors, cache policies), "float" a floating-point bit
+    # pattern only (``af:``: mma.sp's metadata, where ptxas takes 0f3F800000 but not 1)
+    literal: str = ""
 
 
 @dataclass(frozen=True)
@@ -324,8 +332,10 @@ def _operand(text: str, optional: bool) -> OperandSpec:
         return OperandSpec("imm", values=_parse_immediates(rest), optional=optional)
     if head == "ai":
         type_, _, values = rest.partition(":")
-        return OperandSpec("regimm", type_, values=_parse_immediates(values or "*"),
-                           optional=optional)
+        return OperandSpec("regimm", type_.rstrip("!"), values=_parse_immediates(values or "*"),
+                           optional=optional, exact=type_.endswith("!"), literal="int")
+    if head == "af":
+        return OperandSpec("regimm", rest, optional=optional, literal="float")
     raise ValueError(f"bad operand spec {text!r}")
 
 
@@ -467,7 +477,9 @@ def family_vocabulary(opcode: str) -> frozenset[str]:
 @dataclass(frozen=True)
 class OperandClass:
     """What an operand is, as far as the caller knows: a register of a PTX type (``type`` None
-    when unknown), an immediate (``value`` None when unknown), or unknown altogether."""
+    when unknown), an immediate (``value`` None when unknown; ``type`` the literal's class:
+    "int", "f32" for ``0f`` bit patterns, "f64" for ``0d`` ones and decimal floats, None when
+    unknown), or unknown altogether."""
 
     kind: str  # "reg" | "imm" | "unknown"
     type: str | None = None
@@ -479,6 +491,45 @@ Resolver = Callable[[PtxOperand], OperandClass]
 # PTX integer literals (PTX ISA "Constants"): hexadecimal, binary, octal (a leading 0, digits 0-7
 # only: "08" is no literal at all) and decimal, optionally unsigned.
 _INT = re.compile(r"-?(?:0[xX][0-9A-Fa-f]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?\Z")
+
+
+# Floating-point literals: ``0f`` + 8 hex digits is a .f32 bit pattern, ``0d`` + 16 a .f64 one;
+# a decimal with a point or an exponent is a .f64 value (PTX ISA "Floating-Point Constants").
+_F32_LITERAL = re.compile(r"0[fF][0-9A-Fa-f]{8}\Z")
+_F64_LITERAL = re.compile(r"0[dD][0-9A-Fa-f]{16}\Z|-?[0-9]+(?:\.[0-9]*(?:[eE][+-]?[0-9]+)?"
+                          r"|[eE][+-]?[0-9]+)\Z")
+
+
+def immediate_class(text: str) -> OperandClass:
+    """The class of a literal operand: an integer (with its value), a .f32 or .f64
+    floating-point literal, or an immediate of unknown kind."""
+    value = parse_immediate(text)
+    if value is not None:
+        return OperandClass("imm", "int", value)
+    if _F32_LITERAL.match(text):
+        return OperandClass("imm", "f32")
+    if _F64_LITERAL.match(text):
+        return OperandClass("imm", "f64")
+    return OperandClass("imm")
+
+
+def literal_fits(literal: str, operand: str) -> bool:
+    """Whether ptxas 13.0 takes a literal of class ``literal`` ("int", "f32", "f64") for an
+    operand of type ``.operand`` (measured, "Arguments mismatch" otherwise): an integer for
+    integer, bit and predicate types; a floating-point literal for .f32/.f64 (either size)
+    and for the bit type of its own size (``mov.b32 %r, 0f3F800000``; ``1.0`` is 64-bit); none
+    for .f16/.bf16 or the packed types (``add.f16x2 d, a, 1``: Arguments mismatch)."""
+    if operand == "int":  # an integer register of any size (isspacep's address)
+        return literal == "int"
+    bits = _TYPE_BITS.get(operand)
+    if bits is None:
+        return True
+    kind, size = bits
+    if literal == "int":
+        return kind in "busp"
+    if kind == "f":
+        return size >= 32
+    return kind == "b" and size == (32 if literal == "f32" else 64)
 
 
 def parse_immediate(text: str) -> int | None:
@@ -1009,6 +1060,25 @@ def _check_leaf(
             return [Issue("operand", f"'{operand.text}' is an immediate, but "
                                      f"{_where(instruction, position)} must be a "
                           "register", operand.start, operand.end)]
+        if cls.type in ("f32", "f64"):
+            want = "" if spec.kind == "imm" or spec.literal == "int" else _type_of(spec, binding)
+            if not want or not literal_fits(cls.type, want):
+                takes = f"a .{want} operand" if want else "an integer immediate"
+                return [Issue("operand", f"'{operand.text}' is a .{cls.type} floating-point "
+                              f"literal, but {where} takes {takes}", operand.start,
+                              operand.end)]
+            return []
+        if cls.type == "int" and spec.literal == "float":
+            return [Issue("operand", f"'{operand.text}' is an integer literal, but {where} "
+                          "takes a register (or a floating-point bit pattern such as "
+                          "0f00000000)", operand.start, operand.end)]
+        if cls.type == "int" and spec.kind == "regimm" and not spec.literal:
+            want = _type_of(spec, binding)
+            if want and not literal_fits("int", want):
+                hint = ("write a floating-point literal ('0f3F800000' is 1.0f)"
+                        if want in ("f32", "f64") else "it takes no immediate")
+                return [Issue("operand", f"'{operand.text}' is an integer literal, but {where} "
+                              f"is .{want}: {hint}", operand.start, operand.end)]
         if cls.value is not None and not spec.values.admits(cls.value):
             shown = f"'{operand.text}'"
             if operand.text.lstrip("-").lstrip("%")[:1].isdigit() and operand.text[0] == "%":

@@ -44,8 +44,10 @@ for op in ("add", "sub"):
     _add(f"{op}{{.rn}}{{.ftz}}{{.sat}}<T:.f16|.f16x2> d:T, a:T, a:T; sm=53")
     _add(f"{op}{{.rn}}<T:.bf16|.bf16x2> d:T, a:T, a:T; sm=90")
     _add(f"{op}{{{F_RND}}}{{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2; sm=100")
-    # mixed precision: an f16/bf16 input and an f32 input, f32 result
-    _add(f"{op}{{{F_RND}}}{{.sat}}.f32<A:.f16|.bf16> d:f32, a:A, a:f32; sm=100")
+    # mixed precision: an f16/bf16 input and an f32 input, f32 result. ptxas 13.0 takes an
+    # integer literal for the .bf16 input (not for .f16): written as the .b16 it reads
+    _add(f"{op}{{{F_RND}}}{{.sat}}.f32.f16 d:f32, a:f16, a:f32; sm=100")
+    _add(f"{op}{{{F_RND}}}{{.sat}}.f32.bf16 d:f32, a:b16, a:f32; sm=100")
 for op in ("addc", "subc"):
     _add(f"{op}{{.cc}}<T:.u32|.s32|.u64|.s64> d:T, a:T, a:T")
 
@@ -79,7 +81,8 @@ _add("fma.rn.oob{.relu}<T:.f16|.f16x2|.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=90")
 _add("fma<R:.rz|.rm|.rp>.oob{.relu}<T:.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=90; undocumented")
 _add("fma<R:.rz|.rm|.rp>{.relu}<T:.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=80; undocumented")
 _add(f"fma({F_RND}){{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2, a:f32x2; sm=100")
-_add(f"fma({F_RND}){{.sat}}.f32<A:.f16|.bf16> d:f32, a:A, a:A, a:f32; sm=100")
+_add(f"fma({F_RND}){{.sat}}.f32.f16 d:f32, a:f16, a:f16, a:f32; sm=100")
+_add(f"fma({F_RND}){{.sat}}.f32.bf16 d:f32, a:b16, a:b16, a:f32; sm=100")  # as add's
 _add("mul24<M:.hi|.lo>.<T:.u32|.s32> d:T, a:T, a:T")
 _add("mad24<M:.hi|.lo>.<T:.u32|.s32> d:T, a:T, a:T, a:T")
 _add("mad24.hi.sat.s32 d:s32, a:s32, a:s32, a:s32")
@@ -160,16 +163,16 @@ _add("vote.ballot.b32 d:b32, a:pred; removed=70")
 _add("match.any.sync.<T:.b32|.b64> d:u32, a:T, a:u32; sm=70")
 _add("match.all.sync.<T:.b32|.b64> d:u32|p, a:T, a:u32; sm=70")
 _add("activemask.b32 d:b32")
-_add("redux.sync<O:.add|.min|.max>.<T:.u32|.s32> d:T, r:T, a:u32; sm=80")
-_add("redux.sync<O:.and|.or|.xor>.b32 d:u32, r:u32, a:u32; sm=80")
-_add("redux.sync<O:.min|.max>{.abs}{.NaN}.f32 d:f32, r:f32, a:u32; sm=100f")
+_add("redux.sync<O:.add|.min|.max>.<T:.u32|.s32> d:T, a:T, a:u32; sm=80")
+_add("redux.sync<O:.and|.or|.xor>.b32 d:u32, a:u32, a:u32; sm=80")
+_add("redux.sync<O:.min|.max>{.abs}{.NaN}.f32 d:f32, a:f32, a:u32; sm=100f")
 _add("elect.sync d_:u32|p!, a:u32; sm=90")
 
 # ----------------------------------------------------------------------------- barriers, fences
 for op, aligned in (("bar", ""), ("barrier", "{.aligned}")):
-    _add(f"{op}{{.cta}}.sync{aligned} ai:u32:0..15, ?a:u32; ordered")
-    _add(f"{op}{{.cta}}.arrive{aligned} ai:u32:0..15, a:u32; ordered")
-    for b in ("", "a:u32, "):
+    _add(f"{op}{{.cta}}.sync{aligned} ai:u32:0..15, ?ai:u32:..%32; ordered")
+    _add(f"{op}{{.cta}}.arrive{aligned} ai:u32:0..15, ai:u32:..%32; ordered")
+    for b in ("", "ai:u32:..%32, "):
         _add(f"{op}{{.cta}}.red.popc{aligned}.u32 d:u32, ai:u32:0..15, {b}a:pred; ordered")
         _add(f"{op}{{.cta}}.red<O:.and|.or>{aligned}.pred d:pred, ai:u32:0..15, {b}a:pred; "
              "ordered")
@@ -195,9 +198,9 @@ for level, sizes in (("ca", "4|8|16"), ("cg", "16")):
             "{.L2::64B|.L2::128B|.L2::256B}")
     _add(f"{head} [A], [A], i:{sizes}, ?a:u32; sm=80")
     _add(f"{head} [A], [A], i:{sizes}, a:pred; sm=80")
-    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, r:b64; sm=80")
-    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, a:u32, r:b64; sm=80")
-    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, a:pred, r:b64; sm=80")
+    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, ai:u64; sm=80")
+    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, a:u32, ai:u64; sm=80")
+    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, a:pred, ai:u64; sm=80")
 _add("cp.async.commit_group; sm=80")
 _add("cp.async.wait_group i:*; sm=80")
 _add("cp.async.wait_all; sm=80")
@@ -254,7 +257,7 @@ def _memory_forms(op: str, shapes: tuple[tuple[str, str, str, str], ...] = _SHAP
     sm = "; sm=100" if wide else ""
     for vec, dst, src, types in shapes:
         ops = f"{dst}, [A]" if load else f"[A], {src}"
-        policy = f"{ops}, r:b64; sm=80{sm}"
+        policy = f"{ops}, ai:u64; sm=80{sm}"
         t = f"<T:{types}>"
         _add(f"{op}{{.weak}}{spaces}{cops}{vec}{t} {ops}{sm}")
         _add(f"{op}{{.weak}}{{.global}}{cops}{prefetch}{vec}{t} {ops}{sm}")
@@ -316,29 +319,31 @@ for op, types in _ATOM_OPS:
         dst = "d:T, " if prefix == "atom" else ""
         _add(f"{prefix}{{{sems}}}{_ATOM_SCOPE}{_ATOM_SPACE}{op}<T:{types}> {dst}[A], a:T")
         _add(f"{prefix}{{{sems}}}{_ATOM_SCOPE}{{.global}}{op}.L2::cache_hint<T:{types}> "
-             f"{dst}[A], a:T, r:b64; sm=80")
+             f"{dst}[A], a:T, ai:u64; sm=80")
 _ATOM_ALL = "{.relaxed@70|.acquire@70|.release@70|.acq_rel@70}" + _ATOM_SCOPE + _ATOM_SPACE
 _add(f"atom{_ATOM_ALL}.cas<T:.b32|.b64|.b16@70> d:T, [A], a:T, a:T")
-_add(f"atom{_ATOM_ALL}<O:.and|.or|.xor>.b32 d:b32, [A], a:b32, a:b32; undocumented")
+_add(f"atom{_ATOM_ALL}<O:.and|.or|.xor>.b32 d:b32, [A], a:b32, af:b32; undocumented")
 
 # ----------------------------------------------------------------------------- mbarrier
 _MB_CTA = "{.shared|.shared::cta}"
 # ptxas 13.0: the ordering (.release/.acquire/.relaxed) and the scope come together or not at
 # all ("Modifier '.cta' requires order"); a remote (.shared::cluster) arrive writes the sink.
+# The state is a 64-bit integer: an .f64 register (or a floating-point literal) is "Arguments
+# mismatch"; an integer immediate is taken where it is read.
 _ARRIVE_SEM = ("", "<M:.release|.relaxed@90><S:.cta|.cluster@90>")
 _WAIT_SEM = ("", "<M:.acquire|.relaxed@90><S:.cta|.cluster@90>")
 _add(f"mbarrier.init{_MB_CTA}.b64 [A], a:u32; sm=80")
 _add(f"mbarrier.inval{_MB_CTA}.b64 [A]; sm=80")
 for sem in _ARRIVE_SEM:
-    _add(f"mbarrier.arrive{sem}{_MB_CTA}.b64 d_:b64, [A]; sm=80")
-    _add(f"mbarrier.arrive{sem}{_MB_CTA}.b64 d_:b64, [A], a:u32; sm=90")
-    _add(f"mbarrier.arrive_drop{sem}{_MB_CTA}.b64 d_:b64, [A]; sm=80")
-    _add(f"mbarrier.arrive_drop{sem}{_MB_CTA}.b64 d_:b64, [A], a:u32; sm=90")
+    _add(f"mbarrier.arrive{sem}{_MB_CTA}.b64 d_:u64, [A]; sm=80")
+    _add(f"mbarrier.arrive{sem}{_MB_CTA}.b64 d_:u64, [A], a:u32; sm=90")
+    _add(f"mbarrier.arrive_drop{sem}{_MB_CTA}.b64 d_:u64, [A]; sm=80")
+    _add(f"mbarrier.arrive_drop{sem}{_MB_CTA}.b64 d_:u64, [A], a:u32; sm=90")
     for op in ("arrive.expect_tx", "arrive_drop.expect_tx"):
-        _add(f"mbarrier.{op}{sem}{_MB_CTA}.b64 d_:b64, [A], a:u32; sm=90")
+        _add(f"mbarrier.{op}{sem}{_MB_CTA}.b64 d_:u64, [A], a:u32; sm=90")
     for op in ("arrive.noComplete", "arrive_drop.noComplete"):
         only_cta = sem.replace("<M:.release|.relaxed@90><S:.cta|.cluster@90>", ".release.cta")
-        _add(f"mbarrier.{op}{only_cta}{_MB_CTA}.b64 d_:b64, [A], a:u32; sm=80")
+        _add(f"mbarrier.{op}{only_cta}{_MB_CTA}.b64 d_:u64, [A], a:u32; sm=80")
 _CLUSTER_SEM = ("", "<M:.release|.relaxed><S:.cta|.cluster>")
 for sem in _CLUSTER_SEM:
     _add(f"mbarrier.arrive{sem}.shared::cluster.b64 _, [A], ?a:u32; sm=90")
@@ -352,11 +357,11 @@ for op in ("expect_tx", "complete_tx"):
 # the state a wait tests (a .b64 from mbarrier.arrive) may be a constant: ptxas 13.0 assembles
 # `mbarrier.test_wait.shared.b64 p, [rd1], 1` (benchmark mutation register-as-immediate)
 for sem in _WAIT_SEM:
-    _add(f"mbarrier.test_wait{sem}{_MB_CTA}.b64 d:pred, [A], a:b64; sm=80")
+    _add(f"mbarrier.test_wait{sem}{_MB_CTA}.b64 d:pred, [A], ai:u64; sm=80")
     _add(f"mbarrier.test_wait.parity{sem}{_MB_CTA}.b64 d:pred, [A], a:u32; sm=80")
-    _add(f"mbarrier.try_wait{sem}{_MB_CTA}.b64 d:pred, [A], a:b64, ?a:u32; sm=90")
+    _add(f"mbarrier.try_wait{sem}{_MB_CTA}.b64 d:pred, [A], ai:u64, ?a:u32; sm=90")
     _add(f"mbarrier.try_wait.parity{sem}{_MB_CTA}.b64 d:pred, [A], a:u32, ?a:u32; sm=90")
-_add("mbarrier.pending_count.b64 d:u32, a:b64; sm=80")
+_add("mbarrier.pending_count.b64 d:u32, ai:u64; sm=80")
 
 # ptxas reads mbarrier's sub-instruction words first ("Unknown modifier '.expect_tx'" in
 # mbarrier.arrive.release.cta.expect_tx)

@@ -89,7 +89,7 @@ _add("cvt<R:.rn|.rz>.relu{.satfinite}.f16.f32 d:f16, a:f32; sm=80")
 _add("cvt<R:.rn|.rz>{.relu}{.satfinite}.bf16.f32 d:bf16, a:f32; sm=80")
 for _d in ("f16x2", "bf16x2"):  # .f16x2 takes wider registers, .bf16x2 does not
     _add(f"cvt<R:.rn|.rz>{{.relu}}{{.satfinite}}.{_d}.f32 d:{_d}, a:f32, a:f32; sm=80")
-    _add(f"cvt.rs{{.relu}}{{.satfinite}}.{_d}.f32 d:{_d}, a:f32, a:f32, a:b32!; sm=100a")
+    _add(f"cvt.rs{{.relu}}{{.satfinite}}.{_d}.f32 d:{_d}, a:f32, a:f32, r:b32!; sm=100a")
 _add("cvt.rna{.satfinite}.tf32.f32 d:tf32, a:f32; sm=80")
 _add("cvt<R:.rn|.rz>{.relu}.tf32.f32 d:tf32, a:f32; sm=90")
 _add("cvt<R:.rn|.rz>.satfinite{.relu}.tf32.f32 d:tf32, a:f32; sm=100")
@@ -102,10 +102,10 @@ _add(f"cvt.rn.satfinite{{.relu}}<D:.e2m1x2|.e2m3x2|.e3m2x2>.f32 d:D, a:f32, a:f3
 _add(f"cvt.rn{{.relu}}.f16x2.<A:.e2m1x2|.e2m3x2|.e3m2x2> d:f16x2, a:A; {_FAMILY}")
 _add(f"cvt.rn.satfinite{{.relu}}.e2m1x2.f16x2 d:e2m1x2, a:f16x2; {_FAMILY}; undocumented")
 _add("cvt.rs{.relu}.satfinite.<D:.e4m3x4|.e5m2x4|.e2m3x4|.e3m2x4|.e2m1x4>.f32 d:D, {a:f32*4}, "
-     "a:b32!; sm=100a")
+     "r:b32!; sm=100a")
 _add(f"cvt<R:.rz|.rp>{{.satfinite}}.ue8m0x2.f32 d:ue8m0x2, a:f32, a:f32; {_FAMILY}")
 # ptxas takes a .f32 register for the .bf16x2 side of these (not for cvt.rn.bf16x2.f32's)
-_add(f"cvt<R:.rz|.rp>{{.satfinite}}.ue8m0x2.bf16x2 d:ue8m0x2, a:b32~; {_FAMILY}")
+_add(f"cvt<R:.rz|.rp>{{.satfinite}}.ue8m0x2.bf16x2 d:ue8m0x2, af:b32~; {_FAMILY}")
 _add(f"cvt.rn.bf16x2.ue8m0x2 d:b32~, a:ue8m0x2; {_FAMILY}")
 # cvt.pack: two (or, with .b32 c, four) saturated integers packed into a .b32
 _add("cvt.pack.sat.<D:.u16|.s16>.s32 d:b32!, a:s32, a:s32; sm=72")
@@ -142,20 +142,24 @@ FORMS[:] = [_cvt(f) if f.startswith("cvt") else f for f in FORMS]
 # ----------------------------------------------------------------------------- bulk copies
 # (ISA 9.7.9.25: cp.async.bulk, cp.reduce.async.bulk, cp.async.bulk.prefetch, their .tensor
 # forms, commit_group/wait_group; CCCL cp_async_bulk*.h, cp_reduce_async_bulk*.h.) Operands:
-# the byte count is a .u32, the multicast mask a 16-bit CTA mask, the cache policy a .b64.
+# the byte count is a .u32, the multicast mask a 16-bit CTA mask, the cache policy a 64-bit
+# integer (a register or an integer immediate: ptxas takes `1`, rejects `1.0` and an .f64 register).
 _MB = ".mbarrier::complete_tx::bytes"
 _HINT = ".L2::cache_hint"
 _BULK = "cp.async.bulk"
-for _hint, _policy in (("", ""), (_HINT, ", r:b64")):
-    _add(f"{_BULK}.shared::cta.global{_MB}{_hint} [A], [A], a:u32, [A]{_policy}; sm=90; ptx=86")
-    _add(f"{_BULK}.shared::cluster.global{_MB}{_hint} [A], [A], a:u32, [A]{_policy}; sm=90")
-    _add(f"{_BULK}.shared::cluster.global{_MB}.multicast::cluster{_hint} [A], [A], a:u32, [A], "
+# ptxas 13.0: an immediate byte count is a multiple of 16 in [0..1048560] ("expected to be
+# multiple of 16"); a floating-point literal is "Arguments mismatch"
+_SIZE = "ai:u32:0..1048560%16"
+for _hint, _policy in (("", ""), (_HINT, ", ai:u64")):
+    _add(f"{_BULK}.shared::cta.global{_MB}{_hint} [A], [A], {_SIZE}, [A]{_policy}; sm=90; ptx=86")
+    _add(f"{_BULK}.shared::cluster.global{_MB}{_hint} [A], [A], {_SIZE}, [A]{_policy}; sm=90")
+    _add(f"{_BULK}.shared::cluster.global{_MB}.multicast::cluster{_hint} [A], [A], {_SIZE}, [A], "
          f"a:u16{_policy}; sm=90")
-    _add(f"{_BULK}.global.shared::cta.bulk_group{_hint} [A], [A], a:u32{_policy}; sm=90")
-    _add(f"{_BULK}.global.shared::cta.bulk_group{_hint}.cp_mask [A], [A], a:u32{_policy}, "
+    _add(f"{_BULK}.global.shared::cta.bulk_group{_hint} [A], [A], {_SIZE}{_policy}; sm=90")
+    _add(f"{_BULK}.global.shared::cta.bulk_group{_hint}.cp_mask [A], [A], {_SIZE}{_policy}, "
          "a:u16; sm=100")
-    _add(f"{_BULK}.prefetch.L2.global{_hint} [A], a:u32{_policy}; sm=90")
-_add(f"{_BULK}.shared::cluster.shared::cta{_MB} [A], [A], a:u32, [A]; sm=90")
+    _add(f"{_BULK}.prefetch.L2.global{_hint} [A], {_SIZE}{_policy}; sm=90")
+_add(f"{_BULK}.shared::cluster.shared::cta{_MB} [A], [A], {_SIZE}, [A]; sm=90")
 _add(f"{_BULK}.commit_group; sm=90")
 _add(f"{_BULK}.wait_group{{.read}} i:*; sm=90")
 
@@ -167,17 +171,17 @@ _RED_GLOBAL = (("<O:.and|.or|.xor>", ".b32|.b64"), (".add", ".u32|.s32|.u64|.f32
                ("<O:.min|.max>", ".u32|.s32|.u64|.s64|.f16|.bf16"))
 for _op, _types in _RED_CLUSTER:
     _add(f"cp.reduce.async.bulk.shared::cluster.shared::cta{_MB}{_op}<T:{_types}> [A], [A], "
-         "a:u32, [A]; sm=90")
+         f"{_SIZE}, [A]; sm=90")
 for _op, _types in _RED_GLOBAL:
-    for _hint, _policy in (("", ""), (_HINT, ", r:b64")):
+    for _hint, _policy in (("", ""), (_HINT, ", ai:u64")):
         _add(f"cp.reduce.async.bulk.global.shared::cta.bulk_group{_hint}{_op}<T:{_types}> "
-             f"[A], [A], a:u32{_policy}; sm=90")
+             f"[A], [A], {_SIZE}{_policy}; sm=90")
 
 # cp.async.bulk.tensor: [tensorMap, {one .b32 coordinate per dimension}]
 _DIMS = "<D:.1d|.2d|.3d|.4d|.5d>"
 _TENSOR = "[A, {a:b32*D}]"
 _CTA_GROUP = "{.cta_group::1@100f|.cta_group::2@100f}"
-for _hint, _policy in (("", ""), (_HINT, ", r:b64")):
+for _hint, _policy in (("", ""), (_HINT, ", ai:u64")):
     for _dst in (".shared::cluster", ".shared::cta"):
         _ptx = "; ptx=86" if _dst == ".shared::cta" else ""
         _add(f"cp.async.bulk.tensor{_DIMS}{_dst}.global{{.tile}}{_MB}{_CTA_GROUP}{_hint} "
@@ -313,9 +317,10 @@ _TM_SPACE = "{.global|.shared::cta}"
 _TM_TARGETS = "sm=90a,100f,120f"  # ptxas 13.0: sm_90a, the sm_100/sm_120 families
 _add(f"tensormap.replace.tile.global_address{_TM_SPACE}.b1024.b64 [A], a:b64; {_TM_TARGETS}")
 _add(f"tensormap.replace.tile.rank{_TM_SPACE}.b1024.b32 [A], a:b32; {_TM_TARGETS}")
-# (ptxas rejects a .f32 register for the new value: "Arguments mismatch for instruction 'sub'")
+# (ptxas rejects a .f32 register or a floating-point literal for the new value: "Arguments
+# mismatch for instruction 'sub'")
 _add(f"tensormap.replace.tile<F:.box_dim|.global_dim|.element_stride>{_TM_SPACE}.b1024.b32 "
-     f"[A], i:*, a:b32!; {_TM_TARGETS}")
+     f"[A], i:*, ai:b32!; {_TM_TARGETS}")
 _add(f"tensormap.replace.tile.global_stride{_TM_SPACE}.b1024.b64 [A], i:*, a:b64; "
      f"{_TM_TARGETS}")
 _add(f"tensormap.replace.tile<F:.elemtype|.interleave_layout|.swizzle_mode|.fill_mode>"
@@ -326,7 +331,7 @@ _add("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release"
 
 # ----------------------------------------------------------------------------- bulk stores
 # (ISA st.bulk, PTX 8.6, sm_100; CCCL st_bulk.h: the size a .b64, the initial value 0.)
-_add("st.bulk{.weak}{.shared::cta} [A], a:u64, i:0; sm=100")
+_add("st.bulk{.weak}{.shared::cta} [A], ai:u64:0..16777216%8, i:0; sm=100")
 
 # ----------------------------------------------------------------------------- async stores
 # (ISA red.async, PTX 8.1, sm_90; CCCL red_async.h): a remote reduction into another CTA's
@@ -353,17 +358,17 @@ _VECTOR_ATOMS = ((".add", "", "<V:.v2|.v4>", ".f32"),
                  ("<O:.add|.min|.max>", ".noftz", "<V:.v2|.v4>", "<T:.f16x2|.bf16x2>"))
 for _op, _noftz, _vec, _type in _VECTOR_ATOMS:
     _t = "f32" if _type == ".f32" else "T"
-    for _hint, _policy in (("", ""), (_HINT, ", r:b64")):
+    for _hint, _policy in (("", ""), (_HINT, ", ai:u64")):
         _add(f"atom{_VSEM}{_op}{_noftz}{_hint}{_vec}{_type} {{d:{_t}*V}}, [A], {{a:{_t}*V}}"
              f"{_policy}; sm=90")
         _add(f"red{_RSEM}{_op}{_noftz}{_hint}{_vec}{_type} [A], {{a:{_t}*V}}{_policy}; sm=90")
 _ASPACE = "{.global|.shared|.shared::cta|.shared::cluster}"
 _add(f"atom{{.relaxed|.acquire|.release|.acq_rel}}{{.cta|.cluster|.gpu|.sys}}{_ASPACE}"
-     ".cas.b128 d:b128, [A], a:b128, a:b128; sm=90")
+     ".cas.b128 d:b128, [A], a:b128, r:b128; sm=90")
 _add(f"atom{{.relaxed|.acquire|.release|.acq_rel}}{{.cta|.cluster|.gpu|.sys}}{_ASPACE}"
      ".exch.b128 d:b128, [A], a:b128; sm=90")
 _add("atom{.relaxed|.acquire|.release|.acq_rel}{.cta|.cluster|.gpu|.sys}{.global}"
-     f".exch{_HINT}.b128 d:b128, [A], a:b128, r:b64; sm=90")
+     f".exch{_HINT}.b128 d:b128, [A], a:b128, ai:u64; sm=90")
 
 # ptxas reads the destination's space first: cp.async.bulk.global.shared::cta is a store
 FORMS[:] = [f"{f}; positional" if f.startswith("cp.") else f for f in FORMS]

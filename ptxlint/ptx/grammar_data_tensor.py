@@ -60,9 +60,9 @@ def _wgmma(sparse: bool, k: int, ns: list[int], prefix: str, types: str, acc: st
     sp = ".sp" if sparse else ""
     mnemonic = f"wgmma.mma_async{sp}.sync.aligned{_shapes(k, ns)}{prefix}{types}"
     keys = "; sm=90a; head=1; positional"
-    meta = "r:b32, " if sparse else ""
-    _add(f"{mnemonic} {_WG_ACC[acc]}, a:b64, a:b64, {meta}{tail_desc}{keys}", _WG_NOALIGN)
-    _add(f"{mnemonic} {_WG_ACC[acc]}, {_WG_A_REG}, a:b64, {meta}{tail_reg}{keys}", _WG_NOALIGN)
+    meta = "af:b32, " if sparse else ""
+    _add(f"{mnemonic} {_WG_ACC[acc]}, ai:u64, ai:u64, {meta}{tail_desc}{keys}", _WG_NOALIGN)
+    _add(f"{mnemonic} {_WG_ACC[acc]}, {_WG_A_REG}, ai:u64, {meta}{tail_reg}{keys}", _WG_NOALIGN)
 
 
 for _sparse in (False, True):
@@ -97,7 +97,7 @@ _add("ldmatrix.sync.aligned.m8n8<N:.x1|.x2|.x4>{.trans}{.shared|.shared::cta}.b1
      "[A]; sm=75")
 _add("stmatrix.sync.aligned.m8n8<N:.x1|.x2|.x4>{.trans}{.shared|.shared::cta}.b16 [A], "
      "{a:b32*N}; sm=90")
-_add("movmatrix.sync.aligned.m8n8.trans.b16 d:b32, a:b32; sm=75")
+_add("movmatrix.sync.aligned.m8n8.trans.b16 d:b32, af:b32; sm=75")
 # the 8-bit shapes (PTX ISA 8.6), measured on ptxas 13.0: sm_100 and sm_120 families only
 # ("Feature '.m16n16' not supported on .target 'sm_100'"); .m16n16 needs .trans and takes .x1/.x2
 # (two registers a matrix), .m8n16 takes no .trans; the 6- and 4-bit source formats unpack to
@@ -185,33 +185,33 @@ for _shape, _sel, _n in (("m16n8k16", 3, 2), ("m16n8k32", 1, 4)):
         # ptxas 13.0: f16 inputs into an f32 accumulator take 0..3 for k32 too
         _s = 3 if _dt == "f32" else _sel
         _mma(f"{_SP}.{_shape}.row.col.{_dt}.f16.f16.{_dt}", _DACC4[_dt], f"a:b32*{_n}",
-             f"a:b32*{_n}", _ACC4[_dt], "sm=80", f", r:b32, {_SEL[_s]}")
+             f"a:b32*{_n}", _ACC4[_dt], "sm=80", f", af:b32, {_SEL[_s]}")
     _mma(f"{_SP}.{_shape}.row.col.f32.bf16.bf16.f32", "d:f32*4", f"a:b32*{_n}",
-         f"a:b32*{_n}", "a:f32*4", "sm=80", f", r:b32, {_SEL[_sel]}")
+         f"a:b32*{_n}", "a:f32*4", "sm=80", f", af:b32, {_SEL[_sel]}")
 for _shape, _sel, _n in (("m16n8k8", 3, 2), ("m16n8k16", 1, 4)):
     _mma(f"{_SP}.{_shape}.row.col.f32.tf32.tf32.f32", "d:f32*4", f"a:b32*{_n}",
-         f"a:b32*{_n}", "a:f32*4", "sm=80", f", r:b32, {_SEL[_sel]}")
+         f"a:b32*{_n}", "a:f32*4", "sm=80", f", af:b32, {_SEL[_sel]}")
 _INT8 = ".s32<A:.u8|.s8><B:.u8|.s8>.s32"
 _INT4 = ".s32<A:.u4|.s4><B:.u4|.s4>.s32"
 for _types, _sp_shapes in ((_INT8, (("m16n8k32", 1, 2), ("m16n8k64", 0, 4))),
                            (_INT4, (("m16n8k64", 1, 2), ("m16n8k128", 0, 4)))):
     for _shape, _sel, _n in _sp_shapes:
         _mma(f"{_SP}.{_shape}.row.col{{.satfinite}}{_types}", "d:b32*4", f"a:b32*{_n}",
-             f"a:b32*{_n}", "a:b32*4", "sm=80", f", r:b32, {_SEL[_sel]}")
+             f"a:b32*{_n}", "a:b32*4", "sm=80", f", af:b32, {_SEL[_sel]}")
 # the fp8 metadata must be an integer register below sm_120 (an .f32 one: "Arguments
 # mismatch for instruction 'mov'", ptxas's own expansion); sm_120 takes any 32-bit register
-for _meta, _target in (("u32", "89"), ("b32", "120")):
+for _meta, _target in (("r:u32", "89"), ("af:b32", "120")):
     _mma(f"{_SP}.m16n8k64.row.col.f32{_FP8}.f32", "d:f32*4", "a:b32*4", "a:b32*4", "a:f32*4",
-         f"sm={_target}", f", r:{_meta}, i:0")
+         f"sm={_target}", f", {_meta}, i:0")
 
 # block scaling (sm_120 family): d, a, b, c, then scale-a-data, {byte-id-a, thread-id-a},
 # scale-b-data, {byte-id-b, thread-id-b}; the sparse forms put e and f before the scales
-_SCALES = ", a:b32, {a:b16*2}, a:b32, {a:b16*2}"
+_SCALES = ", af:b32, {a:b16*2}, af:b32, {a:b16*2}"
 _F8F6F4 = ".e4m3|.e5m2|.e3m2|.e2m3|.e2m1"
 for _sp, _k8, _k4, _na, _nb, _extra in (
         ("mma.sync.aligned", "m16n8k32", "m16n8k64", 4, 2, ""),
         ("mma.sp::ordered_metadata.sync.aligned", "m16n8k64", "m16n8k128", 4, 4,
-         ", r:b32, i:0")):
+         ", af:b32, i:0")):
     _mma(f"{_sp}.{_k8}.row.col.kind::mxf8f6f4.block_scale{{.scale_vec::1X}}.f32"
          f"<A:{_F8F6F4}><B:{_F8F6F4}>.f32.ue8m0", "d:f32*4", f"a:b32*{_na}", f"a:b32*{_nb}",
          "a:f32*4", "sm=120f", _extra + _SCALES)
@@ -236,9 +236,9 @@ for _a, _b, _target in (("<A:.e4m3|.e5m2>", "<B:.e4m3|.e5m2>", "120f"),
                         ("<A:.e4m3|.e5m2>", f"<B:{_F6F4}>", "120f")):
     for _dt in ("f16", "f32"):
         _mma(f"{_ORDERED}.kind::f8f6f4.{_dt}{_a}{_b}.{_dt}", _DACC4[_dt], "a:b32*4", "a:b32*4",
-             _ACC4[_dt], f"sm={_target}", ", r:b32, i:0")
+             _ACC4[_dt], f"sm={_target}", ", af:b32, i:0")
 _mma(f"{_ORDERED}.f16{_FP8}.f16", "d:b32*2", "a:b32*4", "a:b32*4", "a:b32*2", "sm=120",
-     ", r:b32, i:0")
+     ", af:b32, i:0")
 
 PARTIAL.update({
     # kinds that are tcgen05's, not mma.sync's: not judged
@@ -308,8 +308,8 @@ for _shape, _split in (("32x32b", ""), ("16x32bx2", ", i:*")):
 for _shape in (".128x256b", ".4x256b", ".128x128b",
                ".64x128b<W:.warpx2::02_13|.warpx2::01_23>", ".32x128b.warpx4"):
     # (the source descriptor may be a constant, as for tcgen05.mma)
-    _add(f"tcgen05.cp{_CG}{_shape} [A:b32], a:b64{_TC}")
-    _add(f"tcgen05.cp{_CG}{_shape}.b8x16<F:.b6x16_p32|.b4x16_p64> [A:b32], a:b64{_TC}")
+    _add(f"tcgen05.cp{_CG}{_shape} [A:b32], ai:u64{_TC}")
+    _add(f"tcgen05.cp{_CG}{_shape}.b8x16<F:.b6x16_p32|.b4x16_p64> [A:b32], ai:u64{_TC}")
 
 # tcgen05.mma{.ws}{.sp}: [d], a-desc or [a], b-desc, {[sparse metadata]}, idesc, then
 # {disable-output-lane} (4 or 8 lanes), enable-input-d (a predicate or any immediate) and but
@@ -328,7 +328,7 @@ _SCALED = (
     ("<K:.kind::mxf4>", "{.scale_vec::2X@100a|.block32}"),
     ("<K:.kind::mxf4nvf4>", "<V:.scale_vec::2X@100a|.scale_vec::4X@100a|.block16|.block32>"),
 )
-for _a in ("a:b64", "[A:b32]"):
+for _a in ("ai:u64", "[A:b32]"):
     for _sp, _meta in (("", ""), (".sp", "[A:b32], ")):
         _keys = "; sm=100f; head=1"
         for _cg, _lanes in ((".cta_group::1", 4), (".cta_group::2", 8)):
@@ -336,8 +336,8 @@ for _a in ("a:b64", "[A:b32]"):
             _scaled_kinds = ".kind::f16|.kind::tf32" + ("" if _sp else "|.kind::i8@100a")
             for _kind, _scale in ((_KIND, ""), (f"<K:{_scaled_kinds}>", ", i:0..15")):
                 # .ashift (A from tensor memory only) excludes the collector
-                _collect = _COLLECT_A if _a == "a:b64" else _COLLECT_A[:-1] + "|.ashift}"
-                _head = (f"tcgen05.mma{_sp}{_cg}{_kind}{_collect} [A:b32], {_a}, a:b64, "
+                _collect = _COLLECT_A if _a == "ai:u64" else _COLLECT_A[:-1] + "|.ashift}"
+                _head = (f"tcgen05.mma{_sp}{_cg}{_kind}{_collect} [A:b32], {_a}, ai:u64, "
                          f"{_meta}a:u32")
                 _add(f"{_head}, a:pred{_scale}{_keys}")
                 _add(f"{_head}, {{r:b32*{_lanes}}}, a:pred{_scale}{_keys}")
@@ -345,11 +345,11 @@ for _a in ("a:b64", "[A:b32]"):
                 # sparse .kind::mxf4 and .kind::mxf4nvf4 are not on sm_100f
                 _need = "; sm=100a" if _sp and "mxf4" in _kind else ""
                 _add(f"tcgen05.mma{_sp}{_cg}{_kind}.block_scale{_vec}{_COLLECT_A} [A:b32], "
-                     f"{_a}, a:b64, {_meta}a:u32, [A:b32], [A:b32], a:pred{_keys}{_need}")
+                     f"{_a}, ai:u64, {_meta}a:u32, [A:b32], [A:b32], a:pred{_keys}{_need}")
         _collect_b = "{" + "|".join(f".collector::b{i}::{op}" for i in range(4)
                                     for op in ("fill", "use", "lastuse", "discard")) + "}"
-        _add(f"tcgen05.mma.ws{_sp}.cta_group::1{_KIND}{_collect_b} [A:b32], {_a}, a:b64, "
-             f"{_meta}a:u32, a:pred, ?a:b64; sm=100f; head=2")
+        _add(f"tcgen05.mma.ws{_sp}.cta_group::1{_KIND}{_collect_b} [A:b32], {_a}, ai:u64, "
+             f"{_meta}a:u32, a:pred, ?ai:u64; sm=100f; head=2")
 
 _TC_OPS = ("alloc", "dealloc", "relinquish_alloc_permit", "commit", "fence::before_thread_sync",
            "fence::after_thread_sync", "wait::ld", "wait::st", "shift", "ld", "st", "mma")

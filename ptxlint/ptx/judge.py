@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from ptxlint import file_memos
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
-from ptxlint.ptx.grammar import OperandClass, Verdict, check, parse_immediate
+from ptxlint.ptx.grammar import OperandClass, Verdict, check, immediate_class
 
 __all__ = ["DECLARED", "judge", "operand_class", "float_letters_typed"]
 
@@ -62,7 +62,7 @@ def operand_class(
     registers: dict[str, str] | None = None,
 ) -> OperandClass:
     if operand.kind == "immediate":
-        return OperandClass("imm", value=parse_immediate(operand.text))
+        return immediate_class(operand.text)
     if operand.kind == "ref":
         if operand.ref is None or operand.ref >= len(statement.operands):
             return OperandClass("unknown")
@@ -73,7 +73,7 @@ def operand_class(
             return OperandClass("unknown")
         if letters == "n":
             m = _CONST_INT.match(asm_operand.expression)
-            return OperandClass("imm", value=int(m.group(1), 0) if m else None)
+            return OperandClass("imm", "int", int(m.group(1), 0) if m else None)
         if letters in DECLARED:
             if not typed_floats and letters in _UNTYPED_FLOAT:
                 return OperandClass("reg", _UNTYPED_FLOAT[letters])
