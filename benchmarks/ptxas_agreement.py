@@ -5,8 +5,8 @@ and systematic mutants of each (a modifier dropped, swapped for a sibling's, ano
 another immediate, an immediate for a register read, one operand more or less, another register
 class, another state space, a C cast in an operand, a missing comma, an opcode that is not PTX),
 asks ptxlint for a verdict (the same ``grammar.check`` the rules PTX204/206/207/401 read) and
-assembles each with ptxas for sm_75, sm_80, sm_90, sm_90a, sm_100a, sm_100f (the family target)
-and sm_120a.
+assembles each with ptxas for sm_75, sm_80, sm_90, sm_90a, sm_100a, sm_100f (the family target),
+sm_103a, sm_110a, sm_120a and sm_121a.
 
 Many instructions go into one .ptx per target, one per line; ptxas's line-numbered errors are
 mapped back. A syntax error is fatal to the whole file, so that line is recorded and the rest
@@ -16,6 +16,7 @@ hash (ptxas version, target, instruction text) under ``~/.cache/ptxlint-tests/pt
 
     python benchmarks/ptxas_agreement.py            # the full matrix
     python benchmarks/ptxas_agreement.py --sample 300 --family cp,add
+    python benchmarks/ptxas_agreement.py --family st --grep 'async' --kind valid,literal-class
 
 Printed: verdicts, agreement per family and per mutation kind, every false alarm (ptxlint says
 error, ptxas accepts) and every miss in full, and the abstention rate.
@@ -45,7 +46,8 @@ from ptxlint.ptx.grammar import Form, OperandClass, OperandSpec, immediate_class
 from ptxlint.ptx.parser import parse_template  # noqa: E402
 
 TARGETS: tuple[tuple[int, str], ...] = ((75, ""), (80, ""), (90, ""), (90, "a"), (100, "a"),
-                                        (100, "f"), (120, "a"))
+                                        (100, "f"), (103, "a"), (110, "a"), (120, "a"),
+                                        (121, "a"))
 HEADER = """.version 9.0
 .target {target}
 .address_size 64
@@ -402,6 +404,14 @@ class Oracle:
 
     def save(self) -> None:
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        # another run (another worktree) may have saved since this one loaded: keep its verdicts
+        if os.path.exists(self.path):
+            try:
+                with open(self.path) as f:
+                    on_disk = json.load(f)
+            except (OSError, ValueError):
+                on_disk = {}
+            self.cache = {**on_disk, **self.cache}
         tmp = self.path + f".{os.getpid()}"
         with open(tmp, "w") as f:
             json.dump(self.cache, f)
@@ -481,9 +491,12 @@ class Oracle:
                 errors.setdefault(index, m.group(3).strip())
             else:
                 unplaced = line
+        if proc.returncode < 0:  # a crash (ld.global.v8.b16: SIGSEGV) is no verdict
+            unplaced = f"{CRASHED} (signal {-proc.returncode})"
         return errors, unplaced, proc.returncode
 
 
+CRASHED = "ptxas crashed"
 _NAMED = re.compile(r"instruction '([A-Za-z0-9_]+)")
 
 
@@ -508,7 +521,7 @@ class Row:
     case: Case
     target: str
     ptxlint: str  # accept | reject | abstain
-    ptxas: str  # accept | reject
+    ptxas: str  # accept | reject | crash
     reason: str
     ptxas_message: str
 
@@ -522,8 +535,8 @@ def evaluate(cases: Sequence[Case], oracle: Oracle) -> list[Row]:
         for case in cases:
             p = predictions[case.text]
             message = verdicts[case.text]
-            rows.append(Row(case, target, predicted(p, sm, suffix),
-                            "reject" if message else "accept", p.reason, message))
+            verdict = "crash" if message.startswith(CRASHED) else "reject" if message else "accept"
+            rows.append(Row(case, target, predicted(p, sm, suffix), verdict, p.reason, message))
     oracle.save()
     return rows
 
@@ -532,6 +545,8 @@ def summarize(rows: Sequence[Row], out: object = sys.stdout) -> dict[str, object
     def line(text: str = "") -> None:
         print(text, file=out)  # type: ignore[call-overload]
 
+    crashed = [r for r in rows if r.ptxas == "crash"]  # no verdict: outside the agreement
+    rows = [r for r in rows if r.ptxas != "crash"]
     spoken = [r for r in rows if r.ptxlint != "abstain"]
     agree = [r for r in spoken if r.ptxlint == r.ptxas]
     false_alarms = [r for r in spoken if r.ptxlint == "reject" and r.ptxas == "accept"]
@@ -547,6 +562,11 @@ def summarize(rows: Sequence[Row], out: object = sys.stdout) -> dict[str, object
          f"({pct:.2f}%); false alarms {len(false_alarms)}; misses {len(misses)}")
     line(f"abstention: {len(abstained)}/{len(forms)} forms "
          f"({100.0 * len(abstained) / max(1, len(forms)):.2f}%)")
+    if crashed:
+        silent = sum(1 for r in crashed if r.ptxlint == "abstain")
+        shown = sorted({f"[{r.target}] {r.case.text}" for r in crashed})[:5]
+        line(f"ptxas crashed on {len(crashed)} verdicts (not counted; ptxlint abstains on "
+             f"{silent}): " + ", ".join(shown))
     for title, key in (("family", lambda r: r.case.family), ("mutation", lambda r: r.case.kind)):
         line(f"\nagreement per {title}:")
         groups: dict[str, list[Row]] = defaultdict(list)
@@ -569,13 +589,15 @@ def summarize(rows: Sequence[Row], out: object = sys.stdout) -> dict[str, object
     kinds = Counter(r.case.kind for r in rows)
     return {"verdicts": len(rows), "spoken": len(spoken), "agree": len(agree),
             "false_alarms": len(false_alarms), "misses": len(misses), "forms": len(forms),
-            "abstained": len(abstained), "families": len(families), "kinds": dict(kinds)}
+            "abstained": len(abstained), "families": len(families), "kinds": dict(kinds),
+            "crashed": len(crashed)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--family", help="comma-separated opcodes (default: all covered)")
     parser.add_argument("--kind", help="comma-separated case kinds (valid, mutation kinds)")
+    parser.add_argument("--grep", help="only the cases whose instruction text matches this regex")
     parser.add_argument("--sample", type=int, default=0, help="take every Nth case only")
     parser.add_argument("--json", help="write the summary here")
     args = parser.parse_args(argv)
@@ -587,6 +609,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.kind:
         kinds = set(args.kind.split(","))
         cases = [c for c in cases if c.kind in kinds]
+    if args.grep:
+        pattern = re.compile(args.grep)
+        cases = [c for c in cases if pattern.search(c.text)]
     if args.sample:
         step = max(1, len(cases) // args.sample)
         cases = cases[::step]

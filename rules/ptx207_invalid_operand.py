@@ -34,7 +34,12 @@ warp collectives; `grammar_data_tensor.py`: `mma.sync`/`mma.sp`, `wgmma`, `tcgen
   follows the shape and `.num`;
 - an immediate the form does not allow: the byte count of `cp.async.cg` (only 16), a barrier id
   outside 0..15, a register where only an immediate is allowed (`cp.async.wait_group %0` with
-  `"r"`, a `wgmma` transpose flag), a sparsity selector outside the range of its `mma.sp` shape;
+  `"r"`, a `wgmma` transpose flag), a sparsity selector outside the range of its `mma.sp` shape,
+  a thread count that is no multiple of 32, a bulk-copy size that is no multiple of 16;
+- a literal of the wrong class, as ptxas 13.0 reads them: an integer for a `.f32`/`.f64`
+  operand (`add.f32 %0, %1, 1;`: write `1.0` or `0f3F800000`), a floating-point literal for an
+  integer operand or a 64-bit descriptor, cache policy or mbarrier state (`1.0`), a `.f64`
+  literal (`1.0`, `0d...`) for a `.b32` operand, any literal for `.f16`/`.bf16`/packed operands;
 - an operand that is not PTX at all: a C cast or expression left in the template
   (`cp.async.wait_group (int64_t)2;`), a register pair or vector where a scalar belongs, an
   address where a register belongs;

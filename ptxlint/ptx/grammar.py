@@ -13,8 +13,9 @@ Form notation (one string per form)::
   required choice, ``{.a|.b}`` an optional choice, ``<T:.a|.b>`` a required choice that binds
   the variable ``T`` (operand types refer to it), ``<T?:...>`` an optional one. A value may carry
   its own minimum target: ``.bf16@90`` (sm_90), ``@90a`` (the sm_90a feature target), ``@100f``
-  (the sm_100 family). ptxas reads modifiers in any order (``ld.f32.global`` assembles), so a
-  slot is filled by any modifier it lists, wherever that modifier sits.
+  (the sm_100 family), ``@100a-103`` (the sm_100 feature, not on sm_103a). ptxas reads modifiers
+  in any order (``ld.f32.global`` assembles), so a slot is filled by any modifier it lists,
+  wherever that modifier sits.
 * operands, comma-separated: ``d:T`` a written register of type ``T`` (a variable or a PTX
   type), ``d_:T`` the same or the sink ``_``; ``r:T`` a register read; ``a:T`` a register or an
   immediate; ``i:VALUES`` an immediate only (``16``, ``4|8|16``, ``0..15``, ``..%32``, ``*``);
@@ -28,8 +29,10 @@ Form notation (one string per form)::
 
 Form-level keys after ``;``: ``sm=90a`` (the target the whole form needs), ``ptx=80``,
 ``undocumented`` (ptxas accepts it, the ISA does not say so: at most a warning),
-``positional`` (ptxas reads the type words, the layouts ``.row/.col`` and the bit operations
-``.and/.xor/.popc`` by position within their kind, in the order the form lists their slots:
+``strict`` (operand types by exact size, even in ld/st/cvt: st.async), ``lax_vectors`` (a
+vector where the form has a scalar abstains: ptxas's st.async reads some), ``positional`` (ptxas
+reads the type words, the layouts ``.row/.col`` and the bit operations ``.and/.xor/.popc`` by
+position within their kind, in the order the form lists their slots:
 ``mma...f32.bf16.bf16.f32`` is d, a, b, c, so ``.bf16.bf16.f32.f32`` is an error).
 A vector's length may follow a bound word: ``{d:f32*S/2}`` is n/2 registers for the shape
 ``S`` bound to ``.m64nNk16``; ``{d:b32*N*2}`` twice the ``.xN`` bound to ``N``.
@@ -101,11 +104,15 @@ class Need:
 
     @staticmethod
     def parse(text: str) -> Need:
-        m = re.fullmatch(r"(?:sm_)?([0-9]+)([af]?)", text)
+        """``90``, ``90a``, ``100f``; ``100a-103-110``: a specific feature the listed members
+        of its family lack (ptxas 13.0: tcgen05's .kind::i8 is not on sm_103a)."""
+        m = re.fullmatch(r"(?:sm_)?([0-9]+)([af]?)((?:-[0-9]+)*)", text)
         if m is None:
             raise ValueError(f"bad target {text!r}")
         sm, suffix = int(m.group(1)), m.group(2)
         only = _SPECIFIC.get(f"{sm}{suffix}", (sm,)) if suffix else ()
+        lacking = {int(n) for n in m.group(3).split("-")[1:]}
+        only = tuple(n for n in only if n not in lacking)
         return Need(sm, suffix, only, family=only if suffix == "f" else ())
 
     def join(self, other: Need) -> Need:
@@ -241,6 +248,11 @@ class Form:
     # ptxas reads the type words (and the layouts, the bit operations) of this form by
     # position among their kind: `.f32.bf16.bf16.f32` is d, a, b, c (mma, wgmma, tcgen05)
     positional: bool = False
+    # ptxas reads this form's operands by their exact type size even though its opcode takes
+    # wider registers elsewhere (st.async, unlike st)
+    strict: bool = False
+    # ptxas reads a vector in a scalar operand's place by rules not written down: abstain
+    lax_vectors: bool = False
 
     @property
     def required_operands(self) -> int:
@@ -376,7 +388,7 @@ def compile_form(spec: str) -> Form:
             part = part[1:].strip()
         operands.append(_operand(part, optional))
     need = Need()
-    undocumented = ordered = positional = False
+    undocumented = ordered = positional = strict = lax_vectors = False
     head = 0
     rejected = ""
     for key in keys.replace(";", " ").split():
@@ -397,6 +409,10 @@ def compile_form(spec: str) -> Form:
             ordered = True
         elif name == "positional":
             positional = True
+        elif name == "strict":
+            strict = True
+        elif name == "lax_vectors":
+            lax_vectors = True
         elif name == "rejected":
             rejected = REJECTED[value]
         elif name == "head":
@@ -406,7 +422,7 @@ def compile_form(spec: str) -> Form:
         else:
             raise ValueError(f"bad key {key!r} in {spec!r}")
     return Form(opcode, tuple(slots), tuple(operands), need, undocumented, spec, ordered, head,
-                rejected, positional)
+                rejected, positional, strict, lax_vectors)
 
 
 # ----------------------------------------------------------------------------- the model
@@ -757,7 +773,7 @@ def check(
     # the closest form: fewest errors, then one whose operand count fits
     best: tuple[tuple[int, bool], list[Issue], _Match] | None = None
     for m in exact:
-        issues, abstain = _check_operands(instruction, m, resolve, relaxed)
+        issues, abstain = _check_operands(instruction, m, resolve, relaxed and not m.form.strict)
         if m.form.rejected and not abstain and not any(i.severity == "error" for i in issues):
             return _accept(m)
         if abstain:
@@ -890,6 +906,10 @@ def _check_operands(
     for operand in operands:
         if operand.kind == "other" and looks_like_c(operand.text):
             return [_c_issue(instruction, operand)], False
+    if m.form.lax_vectors and any(
+            o.kind == "vector" and s.kind in ("reg", "regimm")
+            for o, s in zip(operands, specs, strict=False)):
+        return [], True
     count = len(operands)
     if count < m.form.required_operands or count > len(specs):
         low, high = m.form.required_operands, len(specs)

@@ -89,7 +89,7 @@ _add("cvt<R:.rn|.rz>.relu{.satfinite}.f16.f32 d:f16, a:f32; sm=80")
 _add("cvt<R:.rn|.rz>{.relu}{.satfinite}.bf16.f32 d:bf16, a:f32; sm=80")
 for _d in ("f16x2", "bf16x2"):  # .f16x2 takes wider registers, .bf16x2 does not
     _add(f"cvt<R:.rn|.rz>{{.relu}}{{.satfinite}}.{_d}.f32 d:{_d}, a:f32, a:f32; sm=80")
-    _add(f"cvt.rs{{.relu}}{{.satfinite}}.{_d}.f32 d:{_d}, a:f32, a:f32, r:b32!; sm=100a")
+    _add(f"cvt.rs{{.relu}}{{.satfinite}}.{_d}.f32 d:{_d}, a:f32, a:f32, r:b32!; sm=100a-110")
 _add("cvt.rna{.satfinite}.tf32.f32 d:tf32, a:f32; sm=80")
 _add("cvt<R:.rn|.rz>{.relu}.tf32.f32 d:tf32, a:f32; sm=90")
 _add("cvt<R:.rn|.rz>.satfinite{.relu}.tf32.f32 d:tf32, a:f32; sm=100")
@@ -102,7 +102,7 @@ _add(f"cvt.rn.satfinite{{.relu}}<D:.e2m1x2|.e2m3x2|.e3m2x2>.f32 d:D, a:f32, a:f3
 _add(f"cvt.rn{{.relu}}.f16x2.<A:.e2m1x2|.e2m3x2|.e3m2x2> d:f16x2, a:A; {_FAMILY}")
 _add(f"cvt.rn.satfinite{{.relu}}.e2m1x2.f16x2 d:e2m1x2, a:f16x2; {_FAMILY}; undocumented")
 _add("cvt.rs{.relu}.satfinite.<D:.e4m3x4|.e5m2x4|.e2m3x4|.e3m2x4|.e2m1x4>.f32 d:D, {a:f32*4}, "
-     "r:b32!; sm=100a")
+     "r:b32!; sm=100a-110")
 _add(f"cvt<R:.rz|.rp>{{.satfinite}}.ue8m0x2.f32 d:ue8m0x2, a:f32, a:f32; {_FAMILY}")
 # ptxas takes a .f32 register for the .bf16x2 side of these (not for cvt.rn.bf16x2.f32's)
 _add(f"cvt<R:.rz|.rp>{{.satfinite}}.ue8m0x2.bf16x2 d:ue8m0x2, af:b32~; {_FAMILY}")
@@ -243,12 +243,6 @@ PARTIAL: dict[str, frozenset[str]] = {
     "cvt": frozenset({"s2f6x2", "f16x4", "bf16x4", "scaled::n2::ue8m0"}
                      | {f"{t}+bf16x2" for t in ("e4m3x2", "e5m2x2", "e2m1x2", "e2m3x2",
                                                 "e3m2x2")}),
-    # the sm_100 narrow-float multimem forms (PTX ISA 8.6, .e4m3x4 with .acc::f16, nccl's
-    # reduce_kernel.h): not written down yet; and .acc::f32 on multimem.st/red, which ptxas
-    # 13.0 takes (measured) and the ISA does not show
-    "multimem": frozenset({"e4m3", "e5m2", "e4m3x2", "e5m2x2", "e4m3x4", "e5m2x4",
-                           "acc::f16", "st+acc::f32", "red+acc::f32"}),
-    "st": frozenset({"async"}),
     # PTX ISA 9.2's ignore_oob: newer than ptxas 13.0
     "cp": frozenset({"ignore_oob"}),
 }
@@ -309,6 +303,30 @@ for _sem in _RED_SEMS:
     _mm(f"{_red}.add<V:.v2|.v4><T:.f32|.f16x2|.bf16x2> [A], {{a:T*V}}; sm=90")
     _mm(f"{_red}<O:.min|.max><V:.v2|.v4>{_MM_PACKED} [A], {{a:T*V}}; sm=90")
     _mm(f"{_red}<O:.add|.min|.max><V:.v2|.v4|.v8>{_MM_HALF} [A], {{a:T*V}}; sm=90")
+# the narrow floats (PTX ISA 8.6; the sm_100 and sm_120 families, not plain sm_100; nccl's
+# reduce_kernel.h), as ptxas 13.0 has them: 32 to 128 bits of .e4m3/.e5m2 (.v4/.v8, a .b8
+# register each), their x2 packs (.v2/.v4/.v8 of .b16) and x4 packs (alone, .v2/.v4, any 32-bit
+# register); ld_reduce adds (optionally .acc::f16), mins and maxes them, st stores them, red
+# has none of them ("Unexpected instruction types")
+_MM_FP8 = (("<V:.v4|.v8>", "<T:.e4m3|.e5m2>", "b8!"),
+           ("<V:.v2|.v4|.v8>", "<T:.e4m3x2|.e5m2x2>", "T"),
+           ("", "<T:.e4m3x4|.e5m2x4>", "b32"), ("<V:.v2|.v4>", "<T:.e4m3x4|.e5m2x4>", "b32"))
+for _vec, _types, _reg in _MM_FP8:
+    _d = f"{{d:{_reg}*V}}" if _vec else f"d:{_reg}"
+    _a = _d.replace("d:", "a:")
+    for _sem in _LD_SEMS:
+        _ld = f"multimem.ld_reduce{_sem}{{.global}}"
+        _add(f"{_ld}<O:.add|.min|.max>{_vec}{_types} {_d}, [A]; {_FAMILY}")
+        _add(f"{_ld}.add.acc::f16{_vec}{_types} {_d}, [A]; {_FAMILY}")
+    for _sem in _ST_SEMS:
+        _add(f"multimem.st{_sem}{{.global}}{_vec}{_types} [A], {_a}; {_FAMILY}")
+
+# ptxas 13.0 takes an accumulation precision on multimem.st/red too, one of .acc::f32 and
+# .acc::f16, for every type and target (nccl's reduce_kernel.h spells it): undocumented, the
+# ISA has it on ld_reduce only
+_MM_ACC = "<Q:.acc::f32|.acc::f16>"
+FORMS.extend(re.sub(r"^multimem\.(st|red)", rf"multimem.\1{_MM_ACC}", f) + "; undocumented"
+             for f in list(FORMS) if f.startswith(("multimem.st", "multimem.red")))
 
 # ----------------------------------------------------------------------------- tensor maps
 # (ISA 9.7.9.27 tensormap.replace, PTX 8.3; CCCL tensormap_replace.h: the ordinal and the
@@ -338,8 +356,6 @@ _add("st.bulk{.weak}{.shared::cta} [A], ai:u64:0..16777216%8, i:0; sm=100")
 # shared memory, completing on its mbarrier; and the sm_100 release form into .global (ptxas
 # 13.0 takes .gpu and .sys there, not the ISA's .cluster). ptxas also takes the mbarrier
 # operand left out: undocumented, a warning.
-# st.async stays unjudged (PARTIAL): ptxas 13.0 takes vectors without .v2/.v4, .shared,
-# .shared::cta, no mbarrier operand... (measured), too lax a parser to write down exactly.
 for _op, _types in (("<O:.inc|.dec>", ".u32"), ("<O:.min|.max>", ".u32|.s32"),
                     ("<O:.and|.or|.xor>", ".b32"), (".add", ".u32|.s32|.u64")):
     _red = f"red.async.relaxed.cluster{{.shared::cluster}}{_MB}{_op}<T:{_types}> [A], a:T"
@@ -347,6 +363,38 @@ for _op, _types in (("<O:.inc|.dec>", ".u32"), ("<O:.min|.max>", ".u32|.s32"),
     _add(f"{_red}; sm=90; undocumented")
 _add("red.async{.mmio}.release<S:.gpu|.sys>{.global}.add<T:.u32|.s32|.u64|.s64> [A], a:T; "
      "sm=100")
+
+# st.async (ISA st.async, PTX 8.1, sm_90; CCCL st_async.h): a store into another CTA's shared
+# memory that completes on its mbarrier, 32- and 64-bit types, .v2, .v4 up to 128 bits; and the
+# sm_100 release form into .global, 8- to 64-bit types, no vectors. ptxas 13.0 reads the
+# operands by their exact size (no wider register, as st takes: `strict`) and is laxer than
+# the ISA in its words (measured; undocumented, a warning): .shared/.shared::cta spaces, the
+# completion mechanism or the mbarrier operand left out, a scalar for a vector.
+_SA = ".b32|.b64|.u32|.u64|.s32|.s64|.f32|.f64"
+_SA4 = ".b32|.u32|.s32|.f32"
+_SA_NARROW = ".b8|.b16|.u8|.u16|.s8|.s16"
+_SA_HEAD = "st.async{.weak|.cluster}{.shared::cluster}" + _MB
+for _vec, _types, _value in (("", _SA, "a:T"), (".v2", _SA, "{a:T*2}"),
+                             (".v4", _SA4, "{a:T*4}")):
+    _add(f"{_SA_HEAD}{_vec}<T:{_types}> [A], {_value}, [A]; sm=90; strict")
+    if _vec:
+        _add(f"{_SA_HEAD}{_vec}<T:{_types}> [A], a:T, [A]; sm=90; strict; undocumented")
+        _add(f"st.async{{.weak}}<S:.shared|.shared::cta>{{{_MB}}}{_vec}<T:{_types}> [A], "
+             f"{_value}, [A]; sm=90; strict; undocumented")
+_add(f"st.async{{.weak}}<S:.shared|.shared::cta>{{{_MB}}}<T:{_SA}> [A], a:T, [A]; sm=90; "
+     "strict; undocumented")
+_add(f"st.async{{.weak}}{{.shared|.shared::cta}}{{{_MB}}}<T:{_SA_NARROW}|{_SA}> [A], a:T; sm=90; "
+     "strict; undocumented")
+_add(f"{_SA_HEAD}<T:{_SA}> [A], a:T; sm=90; strict; undocumented")
+_add(f"st.async{{.mmio}}.release<S:.gpu|.sys>{{.global}}<T:{_SA_NARROW}|{_SA}> [A], a:T; "
+     "sm=100; strict")
+_add(f"st.async.global<T:{_SA_NARROW}|{_SA}> [A], a:T; sm=100; strict; undocumented")
+# .global with an mbarrier operand, which the sm_120 family takes (ptxas 13.0 crashes on it for
+# sm_100a/f: no verdict there)
+_add(f"st.async.global<T:{_SA}> [A], a:T, [A]; sm=120; strict; undocumented")
+# ptxas also takes a vector without .v2/.v4 in a scalar's place, by rules of its own ({%r0,
+# %r1} for .u32 but not for .b32, {%r0, %r1} for .b64 but not {%rd0, %rd1}): not judged
+FORMS[:] = [f"{f}; lax_vectors" if f.startswith("st.async") else f for f in FORMS]
 
 # ----------------------------------------------------------------------------- vector atomics
 # (ISA atom/red "with vector type", PTX 8.1, sm_90: .global only, f32 in .v2/.v4, f16/bf16 in
@@ -378,5 +426,5 @@ COVERED: dict[str, frozenset[str]] = {
     "cp": frozenset({"bulk", "reduce", "tensor"}),
     "atom": frozenset({"b128", "v2", "v4", "v8"}),
     "red": frozenset({"v2", "v4", "v8", "async", "mbarrier::complete_tx::bytes"}),
-    "st": frozenset({"bulk"}),
+    "st": frozenset({"bulk", "async", "mbarrier::complete_tx::bytes"}),
 }

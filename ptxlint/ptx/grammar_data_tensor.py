@@ -255,8 +255,8 @@ PARTIAL.update({
 # ptxas 13.0: the sm_100 family (sm_100a/f, sm_103a, sm_110a; none on sm_120a). Tensor-memory
 # addresses are 32-bit registers ("Arguments mismatch" with a 64-bit one); descriptors 64-bit;
 # the instruction descriptor 32-bit; the sub-instruction word comes first. Measured: `.shift`
-# is not on sm_100f, `.kind::i8` not on sm_100f/sm_103a and the scale-input-d immediate not on
-# sm_110a (written as the sm_100 family all the same: PTX401 only warns about targets).
+# is not on sm_100f, `.kind::i8` not on sm_100f/sm_103a (`@100a-103`) and the scale-input-d
+# immediate not on sm_110a (`sm=100f-110`).
 _TC = "; sm=100f; head=1"
 _CG = "<CG:.cta_group::1|.cta_group::2>"
 # Measured (an immediate for each register read, benchmark mutation register-as-immediate):
@@ -320,7 +320,7 @@ for _shape in (".128x256b", ".4x256b", ".128x128b",
 # descriptors, idesc and .ws's zero-column-mask-desc may be immediates (tilelang writes
 # `tcgen05.mma.ws... [%0], %1, %2, %3, p, 0`; ptxas 13.0 assembles constants there, not a
 # .f32 literal, and the disable-output-lane vector takes registers only).
-_KIND = "<K:.kind::f16|.kind::tf32|.kind::f8f6f4|.kind::i8@100a>"
+_KIND = "<K:.kind::f16|.kind::tf32|.kind::f8f6f4|.kind::i8@100a-103>"
 _COLLECT_A = "{.collector::a::fill|.collector::a::use|.collector::a::lastuse|" \
              ".collector::a::discard}"
 _SCALED = (
@@ -333,14 +333,17 @@ for _a in ("ai:u64", "[A:b32]"):
         _keys = "; sm=100f; head=1"
         for _cg, _lanes in ((".cta_group::1", 4), (".cta_group::2", 8)):
             # (the dense .kind::i8 takes the scale immediate, the sparse one does not)
-            _scaled_kinds = ".kind::f16|.kind::tf32" + ("" if _sp else "|.kind::i8@100a")
+            _scaled_kinds = ".kind::f16|.kind::tf32" + ("" if _sp else "|.kind::i8@100a-103")
             for _kind, _scale in ((_KIND, ""), (f"<K:{_scaled_kinds}>", ", i:0..15")):
                 # .ashift (A from tensor memory only) excludes the collector
                 _collect = _COLLECT_A if _a == "ai:u64" else _COLLECT_A[:-1] + "|.ashift}"
                 _head = (f"tcgen05.mma{_sp}{_cg}{_kind}{_collect} [A:b32], {_a}, ai:u64, "
                          f"{_meta}a:u32")
-                _add(f"{_head}, a:pred{_scale}{_keys}")
-                _add(f"{_head}, {{r:b32*{_lanes}}}, a:pred{_scale}{_keys}")
+                # the scale-input-d immediate: not on sm_110a ("Feature 'argument
+                # scale-inp-d-imm' not supported")
+                _k = _keys.replace("sm=100f", "sm=100f-110") if _scale else _keys
+                _add(f"{_head}, a:pred{_scale}{_k}")
+                _add(f"{_head}, {{r:b32*{_lanes}}}, a:pred{_scale}{_k}")
             for _kind, _vec in _SCALED:
                 # sparse .kind::mxf4 and .kind::mxf4nvf4 are not on sm_100f
                 _need = "; sm=100a" if _sp and "mxf4" in _kind else ""
