@@ -1085,20 +1085,22 @@ def _check_leaf(
             if not want or not literal_fits(cls.type, want):
                 takes = f"a .{want} operand" if want else "an integer immediate"
                 return [Issue("operand", f"'{operand.text}' is a .{cls.type} floating-point "
-                              f"literal, but {where} takes {takes}", operand.start,
-                              operand.end)]
+                              f"literal, but {_where(instruction, position)} takes {takes}",
+                              operand.start, operand.end)]
             return []
         if cls.type == "int" and spec.literal == "float":
-            return [Issue("operand", f"'{operand.text}' is an integer literal, but {where} "
-                          "takes a register (or a floating-point bit pattern such as "
-                          "0f00000000)", operand.start, operand.end)]
+            return [Issue("operand", f"'{operand.text}' is an integer literal, but "
+                          f"{_where(instruction, position)} takes a register (or a "
+                          "floating-point bit pattern such as 0f00000000)", operand.start,
+                          operand.end)]
         if cls.type == "int" and spec.kind == "regimm" and not spec.literal:
             want = _type_of(spec, binding)
             if want and not literal_fits("int", want):
                 hint = ("write a floating-point literal ('0f3F800000' is 1.0f)"
                         if want in ("f32", "f64") else "it takes no immediate")
-                return [Issue("operand", f"'{operand.text}' is an integer literal, but {where} "
-                              f"is .{want}: {hint}", operand.start, operand.end)]
+                return [Issue("operand", f"'{operand.text}' is an integer literal, but "
+                              f"{_where(instruction, position)} is .{want}: {hint}",
+                              operand.start, operand.end)]
         if cls.value is not None and not spec.values.admits(cls.value):
             shown = f"'{operand.text}'"
             if operand.text.lstrip("-").lstrip("%")[:1].isdigit() and operand.text[0] == "%":
