@@ -84,7 +84,8 @@ PICKAXE = (
 )
 FIX_WORDS = re.compile(
     r"\b(fix\w*|bug\w*|wrong|typo|hang\w*|race|incorrect|illegal|ptxas|error|crash\w*|"
-    r"mismatch|broken|invalid|miscompil\w*|deadlock|correct(ness)?|workaround|clobber|volatile)\b",
+    r"mismatch|broken|invalid|miscompil\w*|deadlock|correct(ness)?|workaround|clobber|volatile|"
+    r"missing)\b",
     re.I,
 )
 
@@ -507,6 +508,7 @@ class Review:
     # The target the project builds the file for, where the bug exists only there (an
     # instruction sm_89 lacks): the commit is linted with it, as a configured project would be.
     arch: str = ""
+    found: str = "message"  # "message" | "change" | "sample": how the fix was recognised
 
 
 def load_reviews(path: Path) -> dict[str, Review]:
@@ -517,7 +519,8 @@ def load_reviews(path: Path) -> dict[str, Review]:
     for entry in data.get("commit", []):
         r = Review(entry["repo"], entry["sha"], bool(entry["bug"]),
                    bool(entry.get("lintable", False)),
-                   entry.get("what", ""), tuple(entry.get("rules", ())), entry.get("arch", ""))
+                   entry.get("what", ""), tuple(entry.get("rules", ())), entry.get("arch", ""),
+                   entry.get("found", "message"))
         out[r.sha[:10]] = r
     return out
 
@@ -558,6 +561,13 @@ def report(verdicts: Sequence[dict[str, Any]], reviews: dict[str, Review], candi
         print(f"recall: caught {caught} of {bugs} real bugs ({caught / bugs:.1%}); "
               f"of the {lintable} a linter can know: {caught / max(lintable, 1):.1%}"
               f" ({with_arch} caught only with the project's target, --arch)")
+    by_message = [(r, hit) for _, r, hit in rows if r.found == "message"]
+    if by_message:
+        m_caught = sum(1 for _, hit in by_message if hit)
+        m_lint = sum(1 for r, _ in by_message if r.lintable)
+        print(f"  fixes recognised by their commit message alone: caught {m_caught} of "
+              f"{len(by_message)} ({m_caught / len(by_message):.1%}); of the {m_lint} a linter "
+              f"can know: {m_caught / max(m_lint, 1):.1%}")
     if info_only:
         print(f"  said only at info severity (not counted as caught): {len(info_only)}")
     print(f"modifications not reviewed: {unreviewed}")

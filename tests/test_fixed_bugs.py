@@ -97,5 +97,6 @@ def test_the_reviewed_list_is_well_formed() -> None:
         assert review.repo in fixed_bugs.REPOS, review
         assert len(review.sha) >= 10 and review.what, review
         assert set(review.rules) <= ids, review
+        assert review.found in ("message", "change", "sample"), review
         if review.rules:
             assert review.bug and review.lintable, review
