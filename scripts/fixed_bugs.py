@@ -4,7 +4,8 @@
 Usage::
 
     python scripts/fixed_bugs.py [--mirrors DIR] [REPO ...] [--out DIR] [--dump FILE]
-        [--from-dump FILE] [--reviewed FILE] [--candidates] [--limit N] [--show SHA]
+        [--from-dump FILE [--report-only]] [--reviewed FILE] [--candidates]
+        [--reviewed-only] [--limit N]
 
 ``--mirrors`` holds bare git mirrors with full history, ``DIR/<owner>+<name>/repo`` (the
 layout of the ``fetch`` tool; default ``/work/.mirror``); REPO names some of them (default:
@@ -602,12 +603,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--reviewed-only", action="store_true",
                     help="lint only the commits the reviewed list names")
     ap.add_argument("--limit", type=int, default=0, help="at most N commits per repository")
+    ap.add_argument("--report-only", action="store_true",
+                    help="with --from-dump: print the dump's verdicts against the reviewed list, "
+                    "reading no repository and linting nothing")
     args = ap.parse_args(argv)
 
     reviews = load_reviews(Path(args.reviewed))
     done: dict[str, dict[str, Any]] = {}
     if args.from_dump and os.path.exists(args.from_dump):
         done = {str(v["sha"]): v for v in json.loads(Path(args.from_dump).read_text())}
+    if args.report_only:
+        return report(list(done.values()), reviews, args.candidates)
     names = args.repos or list(REPOS)
     if args.reviewed_only and not args.repos:
         names = sorted({r.repo for r in reviews.values()})
