@@ -207,3 +207,36 @@ def test_a_vector_variable_stands_for_the_vector() -> None:
     assert lint_text(kernel.format(four), select=("PTX207",)) == []
     [finding] = lint_text(kernel.format(two), select=("PTX207",))
     assert "vector of 2" in finding.message
+
+
+# ptxas 13.0 (sm_90) on each: `.cta` first, then the sub-instruction, then any order; a few
+# orders ptxas takes that the ISA does not write are warnings ("undocumented")
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("barrier.red.or.pred.aligned p, 0, q;", "ok"),
+        ("barrier.red.or.aligned.pred p, 0, q;", "ok"),
+        ("barrier.red.pred.or p, 0, q;", "ok"),
+        ("barrier.red.u32.popc %r1, 0, q;", "ok"),
+        ("barrier.cta.red.u32.aligned.popc %r1, 0, q;", "ok"),
+        ("barrier.cta.red.aligned.or.pred p, 0, q;", "ok"),
+        ("barrier.sync.aligned 0;", "ok"),
+        ("bar.cta.red.pred.or p, 0, q;", "ok"),
+        ("barrier.aligned.sync 0;", "undocumented"),
+        ("barrier.cta.aligned.sync 0;", "undocumented"),
+        ("barrier.sync.cta 0;", "error"),  # Illegal modifier '.cta'
+        ("bar.sync.cta 0;", "error"),
+        ("barrier.red.cta.or.pred p, 0, q;", "error"),
+        ("barrier.aligned.cta.sync 0;", "error"),
+        ("barrier.pred.red.or p, 0, q;", "error"),  # Unknown modifier '.red'
+        ("barrier.aligned.red.popc.u32 %r1, 0, q;", "error"),
+        ("barrier.aligned.arrive 0, 32;", "error"),  # Unknown modifier '.arrive'
+        ("barrier.cta.aligned.arrive 0, 32;", "error"),
+    ],
+)
+def test_barrier_modifier_order_is_ptxas_order(text: str, status: str) -> None:
+    result = typed(text)
+    if status == "undocumented":
+        assert result.status == "ok" and result.form is not None and result.form.undocumented
+    else:
+        assert result.status == status, result

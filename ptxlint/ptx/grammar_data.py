@@ -170,13 +170,22 @@ _add("redux.sync<O:.min|.max>{.abs}{.NaN}.f32 d:f32, a:f32, a:u32; sm=100f-110")
 _add("elect.sync d_:u32|p!, a:u32; sm=90")
 
 # ----------------------------------------------------------------------------- barriers, fences
+# ptxas 13.0 reads `.cta` first, then the sub-instruction (.sync, .arrive, .red), then the rest
+# in any order: barrier.red.or.pred.aligned and barrier.cta.red.u32.aligned.popc assemble,
+# barrier.sync.cta ("Illegal modifier '.cta'") and barrier.aligned.red ("Unknown modifier
+# '.red'") do not. barrier.aligned.sync and barrier.cta.aligned.sync assemble too (not
+# .aligned.arrive), which the ISA does not write: undocumented.
 for op, aligned in (("bar", ""), ("barrier", "{.aligned}")):
-    _add(f"{op}{{.cta}}.sync{aligned} ai:u32:0..15, ?ai:u32:..%32; ordered")
-    _add(f"{op}{{.cta}}.arrive{aligned} ai:u32:0..15, ai:u32:..%32; ordered")
-    for b in ("", "ai:u32:..%32, "):
-        _add(f"{op}{{.cta}}.red.popc{aligned}.u32 d:u32, ai:u32:0..15, {b}a:pred; ordered")
-        _add(f"{op}{{.cta}}.red<O:.and|.or>{aligned}.pred d:pred, ai:u32:0..15, {b}a:pred; "
-             "ordered")
+    for cta, head in (("", 1), (".cta", 2)):
+        _add(f"{op}{cta}.sync{aligned} ai:u32:0..15, ?ai:u32:..%32; head={head}")
+        _add(f"{op}{cta}.arrive{aligned} ai:u32:0..15, ai:u32:..%32; head={head}")
+        for b in ("", "ai:u32:..%32, "):
+            _add(f"{op}{cta}.red.popc{aligned}.u32 d:u32, ai:u32:0..15, {b}a:pred; head={head}")
+            _add(f"{op}{cta}.red<O:.and|.or>{aligned}.pred d:pred, ai:u32:0..15, {b}a:pred; "
+                 f"head={head}")
+        if aligned:
+            _add(f"{op}{cta}.aligned.sync ai:u32:0..15, ?ai:u32:..%32; head={head + 1} "
+                 "undocumented")
 _add("bar.warp.sync a:u32; sm=70")
 _add("barrier.cluster.arrive{.release|.relaxed@90}{.aligned}; sm=90")
 _add("barrier.cluster.wait{.acquire}{.aligned}; sm=90")
