@@ -5,7 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ptxlint.model import AsmStatement, Edit, Finding, Fix, PtxInstruction, Severity, Span
+from ptxlint.model import (
+    AsmStatement,
+    Edit,
+    Finding,
+    Fix,
+    PtxInstruction,
+    PtxTemplate,
+    Severity,
+    Span,
+)
 from ptxlint.ptx.layout import PieceText, literal_content, piece_texts, source_spelling
 from ptxlint.ptx.opcodes import PTX_OPCODES
 from ptxlint.rule import Rule, RuleContext
@@ -28,6 +37,45 @@ def _starts_instruction(text: str, pos: int) -> int | None:
 
 
 _MISSING = "missing ';' before"
+
+
+_RUN_TOGETHER: dict[int, tuple[PtxTemplate, str, bool]] = {}
+_OPCODE_TAIL = re.compile(r"@|[A-Za-z0-9_]+(?=[.\s;]|$)", re.ASCII)
+
+
+def _may_run_together(statement: AsmStatement) -> bool:
+    """Whether some cut of the template into pieces could be reported: a boundary that is
+    followed by blanks and the start of an instruction (``@``, or a PTX opcode that ends a
+    word: ``mma`` in ``wgmma.``) and lies past an instruction's mnemonic or at a missing ';'.
+    A function of the template's text and parse (memoised per parse, bounded): a superset of
+    the boundaries ``check`` reports, found in O(words)."""
+    ptx = statement.ptx
+    text = statement.template.text
+    known = _RUN_TOGETHER.get(id(ptx))
+    if known is not None and known[0] is ptx and known[1] == text:
+        return known[2]
+    ranges = [(i.opcode_end, i.end) for i in ptx.instructions]
+    ranges += [(p.start + 1, p.end + 1) for p in ptx.problems if p.message.startswith(_MISSING)]
+    found = False
+    for m in _OPCODE_TAIL.finditer(text):
+        word = m.group()
+        begins = [m.start()] if word == "@" else [
+            m.start() + k for k in range(len(word))
+            if (word[k].isalpha() or word[k] == "_") and word[k:] in PTX_OPCODES
+        ]
+        for begin in begins:
+            first = begin  # the boundaries whose blanks lead to `begin`: [first, begin]
+            while first > 0 and text[first - 1] in _BLANK:
+                first -= 1
+            if any(low <= begin and first < high for low, high in ranges):
+                found = True
+                break
+        if found:
+            break
+    if len(_RUN_TOGETHER) > 256:
+        _RUN_TOGETHER.clear()
+    _RUN_TOGETHER[id(ptx)] = (ptx, text, found)
+    return found
 
 
 def _ending_at(statement: AsmStatement, end: int) -> PtxInstruction | None:
@@ -117,13 +165,19 @@ safe: the joined text was not valid PTX.
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         template = statement.template
         text = template.text
-        pieces = tuple(p for p in piece_texts(template) if p.end > p.start)
         if statement.syntax == "llvm":
             yield from self._unterminated_last(statement)
         # The parser reads `... %1` + `cvt.u32.u64 ...` (glued, or on the next line) as two
         # instructions and notes the missing ';' between them.
         missing = [p for p in statement.ptx.problems if p.message.startswith(_MISSING)]
         reported: set[int] = set()
+        # the pieces (a pass over the template's source map) only where a boundary could be
+        # reported: most templates have no such place wherever their pieces are cut
+        pieces = (
+            tuple(p for p in piece_texts(template) if p.end > p.start)
+            if _may_run_together(statement)
+            else ()
+        )
         for prev, nxt in zip(pieces, pieces[1:], strict=False):
             if prev.piece.kind not in _LITERALS or nxt.piece.kind not in _LITERALS:
                 continue
