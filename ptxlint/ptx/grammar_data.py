@@ -177,14 +177,14 @@ _add("elect.sync d_:u32|p!, a:u32; sm=90")
 # .aligned.arrive), which the ISA does not write: undocumented.
 for op, aligned in (("bar", ""), ("barrier", "{.aligned}")):
     for cta, lead in (("", 1), (".cta", 2)):
-        _add(f"{op}{cta}.sync{aligned} ai:u32:0..15, ?ai:u32:..%32; lead={lead}")
-        _add(f"{op}{cta}.arrive{aligned} ai:u32:0..15, ai:u32:..%32; lead={lead}")
+        _add(f"{op}{cta}.sync{aligned} ai:u32:0..15, ?ai:u32:..%32; head={lead}")
+        _add(f"{op}{cta}.arrive{aligned} ai:u32:0..15, ai:u32:..%32; head={lead}")
         for b in ("", "ai:u32:..%32, "):
-            _add(f"{op}{cta}.red.popc{aligned}.u32 d:u32, ai:u32:0..15, {b}a:pred; lead={lead}")
+            _add(f"{op}{cta}.red.popc{aligned}.u32 d:u32, ai:u32:0..15, {b}a:pred; head={lead}")
             _add(f"{op}{cta}.red<O:.and|.or>{aligned}.pred d:pred, ai:u32:0..15, {b}a:pred; "
-                 f"lead={lead}")
+                 f"head={lead}")
         if aligned:
-            _add(f"{op}{cta}.aligned.sync ai:u32:0..15, ?ai:u32:..%32; lead={lead + 1} "
+            _add(f"{op}{cta}.aligned.sync ai:u32:0..15, ?ai:u32:..%32; head={lead + 1} "
                  "undocumented")
 _add("bar.warp.sync a:u32; sm=70")
 _add("barrier.cluster.arrive{.release|.relaxed@90}{.aligned}; sm=90")
