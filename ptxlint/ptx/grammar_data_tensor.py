@@ -354,6 +354,90 @@ for _a in ("ai:u64", "[A:b32]"):
         _add(f"tcgen05.mma.ws{_sp}.cta_group::1{_KIND}{_collect_b} [A:b32], {_a}, ai:u64, "
              f"{_meta}a:u32, a:pred, ?ai:u64; sm=100f; head=2")
 
+# ----------------------------------------------------------------------------- wmma
+# (ISA 9.7.14 wmma.load/store/mma.) The fragment lengths are ptxas 13.0's (each measured:
+# "Argument vector size mismatch" otherwise): per shape, matrix and type, in .b32 registers
+# (packed halves and bytes), .f32 for f32 accumulators, .f64 for the double-precision ones.
+# f16 from sm_70, s8/u8 sm_72, the sub-byte and single-bit shapes sm_75 (a row-major, b
+# column-major only), bf16/tf32/f64 sm_80.
+_WMMA_SS = "{.global|.shared|.shared::cta}"
+_WMMA_SM = {"f16": 70, "s8": 72, "u8": 72, "bf16": 80, "tf32": 80, "f64": 80, "s4": 75, "u4": 75,
+            "b1": 75, "f32": 70, "s32": 70}
+_WMMA_REG = {"f32": "f32", "f64": "f64"}  # else .b32
+# (shape, {type: (a, b)}, {c type: count})
+_WMMA_FRAGMENTS = (
+    ("m16n16k16", {"f16": (8, 8), "s8": (2, 2), "u8": (2, 2), "bf16": (4, 4)},
+     {"f16": 4, "f32": 8, "s32": 8}),
+    ("m8n32k16", {"f16": (8, 8), "s8": (1, 4), "u8": (1, 4), "bf16": (2, 8)},
+     {"f16": 4, "f32": 8, "s32": 8}),
+    ("m32n8k16", {"f16": (8, 8), "s8": (4, 1), "u8": (4, 1), "bf16": (8, 2)},
+     {"f16": 4, "f32": 8, "s32": 8}),
+    ("m16n16k8", {"tf32": (4, 4)}, {"f32": 8}),
+    ("m8n8k4", {"f64": (1, 1)}, {"f64": 2}),
+    ("m8n8k32", {"s4": (1, 1), "u4": (1, 1)}, {"s32": 2}),
+    ("m8n8k128", {"b1": (1, 1)}, {"s32": 2}),
+)
+_SUBBYTE = ("m8n8k32", "m8n8k128")
+
+
+def _frag(kind: str, type_: str, count: int) -> str:
+    return f"{{{kind}:{_WMMA_REG.get(type_, 'b32')}*{count}}}"
+
+
+for _shape, _inputs, _accs in _WMMA_FRAGMENTS:
+    _sub = _shape in _SUBBYTE
+    for _t, (_na, _nb) in _inputs.items():
+        for _m, _n, _lay in (("a", _na, ".row" if _sub else "<L:.row|.col>"),
+                             ("b", _nb, ".col" if _sub else "<L:.row|.col>")):
+            _add(f"wmma.load.{_m}.sync.aligned{_lay}.{_shape}{_WMMA_SS}.{_t} "
+                 f"{_frag('d', _t, _n)}, [A], ?a:u32; sm={_WMMA_SM[_t]}; head=2")
+    for _t, _n in _accs.items():
+        # the accumulators of the f16 shapes from sm_70 (s32: sm_72), the others' with their
+        # inputs
+        _sm = _WMMA_SM[_t] if "f16" in _inputs else max(_WMMA_SM[t] for t in _inputs)
+        _sm = 72 if _t == "s32" and "s8" in _inputs else _sm
+        _add(f"wmma.load.c.sync.aligned<L:.row|.col>.{_shape}{_WMMA_SS}.{_t} "
+             f"{_frag('d', _t, _n)}, [A], ?a:u32; sm={_sm}; head=2")
+        _add(f"wmma.store.d.sync.aligned<L:.row|.col>.{_shape}{_WMMA_SS}.{_t} [A], "
+             f"{_frag('a', _t, _n)}, ?a:u32; sm={_sm}; head=2")
+        if _sub:  # ptxas 13.0 also takes .f32 for the sub-byte shapes' .s32 accumulator
+            _add(f"wmma.load.c.sync.aligned<L:.row|.col>.{_shape}{_WMMA_SS}.f32 "
+                 f"{_frag('d', _t, _n)}, [A], ?a:u32; sm={_sm}; head=2; undocumented")
+            _add(f"wmma.store.d.sync.aligned<L:.row|.col>.{_shape}{_WMMA_SS}.f32 [A], "
+                 f"{_frag('a', _t, _n)}, ?a:u32; sm={_sm}; head=2; undocumented")
+    _layouts = ".row.col" if _sub else "<AL:.row|.col><BL:.row|.col>"
+    _head = f"wmma.mma.sync.aligned{_layouts}.{_shape}"
+    for _t, (_na, _nb) in _inputs.items():
+        _ab = f"{_frag('a', _t, _na)}, {_frag('a', _t, _nb)}"
+        _keys = f"sm={_WMMA_SM[_t]}; head=1; positional"
+        if _t == "f16":
+            for _dt in ("f16", "f32"):
+                for _ct in ("f16", "f32"):
+                    _add(f"{_head}.{_dt}.{_ct} {_frag('d', _dt, _accs[_dt])}, {_ab}, "
+                         f"{_frag('a', _ct, _accs[_ct])}; {_keys}")
+        elif _t in ("s8", "u8", "s4", "u4"):
+            # a and b of one type ("Unexpected instruction types" for .s8.u8.s32)
+            _acc = f"{_frag('d', 's32', _accs['s32'])}, {_ab}, {_frag('a', 's32', _accs['s32'])}"
+            _add(f"{_head}.s32.{_t}.{_t}.s32{{.satfinite}} {_acc}; {_keys}")
+        elif _t == "b1":
+            for _op, _osm in ((".xor.popc", 75), (".and.popc", 80)):
+                _add(f"wmma.mma{_op}.sync.aligned.row.col.{_shape}.s32.b1.b1.s32 "
+                     f"{_frag('d', 's32', 2)}, {_ab}, {_frag('a', 's32', 2)}; sm={_osm}; "
+                     "positional")
+        elif _t == "f64":
+            _add(f"{_head}{{.rn|.rz|.rm|.rp}}.f64.f64.f64.f64 {_frag('d', 'f64', 2)}, {_ab}, "
+                 f"{_frag('a', 'f64', 2)}; {_keys}")
+        else:  # bf16, tf32 into f32
+            _add(f"{_head}.f32.{_t}.{_t}.f32 {_frag('d', 'f32', 8)}, {_ab}, "
+                 f"{_frag('a', 'f32', 8)}; {_keys}")
+
+# ptxas 13.0 reads a .u32 accumulator type on wmma.mma by rules of its own (m16n16k16 and
+# m32n8k16 take .s32.s8.u8.u32, m8n32k16 none, the tf32 shape some), and sub-byte types with
+# another shape (m8n32k16 .u4 assembles for sm_75/sm_80): not judged
+PARTIAL["wmma"] = frozenset({"mma+u32"} | {
+    f"mma+{t}+{shape}" for t in ("s4", "u4", "b1")
+    for shape in ("m16n16k16", "m8n32k16", "m32n8k16", "m16n16k8", "m8n8k4")})
+
 _TC_OPS = ("alloc", "dealloc", "relinquish_alloc_permit", "commit", "fence::before_thread_sync",
            "fence::after_thread_sync", "wait::ld", "wait::st", "shift", "ld", "st", "mma")
 PARTIAL.update({
