@@ -103,6 +103,10 @@ def test_features_a_family_member_lacks() -> None:
     assert scaled.admits(103, "a") and not scaled.admits(110, "a")
     plain = verdict("tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd3, %r4, %p5;").need
     assert plain.admits(110, "a")
+    # .kind::i8's scale immediate is on sm_110a (not on sm_103a, like .kind::i8 itself)
+    i8_scaled = verdict("tcgen05.mma.cta_group::1.kind::i8.ashift [%r1], [%r2], %rd3, %r4, "
+                        "%p5, 0;").need
+    assert i8_scaled.admits(110, "a") and not i8_scaled.admits(103, "a")
     assert not verdict("cvt.rs.f16x2.f32 %r1, %f2, %f3, %r4;").need.admits(110, "a")
     redux = verdict("redux.sync.min.f32 %f1, %f2, 0xffffffff;").need
     assert redux.admits(103, "a") and not redux.admits(110, "a")
