@@ -385,7 +385,7 @@ _add(f"st.async{{.weak}}<S:.shared|.shared::cta>{{{_MB}}}<T:{_SA}> [A], a:T, [A]
      "strict; undocumented")
 _add(f"st.async{{.weak}}{{.shared|.shared::cta}}{{{_MB}}}<T:{_SA_NARROW}|{_SA}> [A], a:T; sm=90; "
      "strict; undocumented")
-_add(f"{_SA_HEAD}<T:{_SA}> [A], a:T; sm=90; strict; undocumented")
+_add(f"{_SA_HEAD}<T:{_SA_NARROW}|{_SA}> [A], a:T; sm=90; strict; undocumented")
 _add(f"st.async{{.mmio}}.release<S:.gpu|.sys>{{.global}}<T:{_SA_NARROW}|{_SA}> [A], a:T; "
      "sm=100; strict")
 _add(f"st.async.global<T:{_SA_NARROW}|{_SA}> [A], a:T; sm=100; strict; undocumented")
