@@ -8,8 +8,9 @@ yet such a memo kept up to four syntax trees and dozens of texts alive: a worker
 flashinfer's 4 MB generated kernels held about 500 MB of them. ``release`` drops them all;
 the runner calls it after each file (``register`` is called by each such module at import).
 
-``trim`` hands the freed memory back to the system (glibc keeps it otherwise: a worker's
-resident set then grows with the largest file it ever read, not with the file it is on).
+``trim`` hands the freed memory back to the system (glibc keeps it otherwise). The runner calls
+it once, after reading every file of a run; calling it after every big file in the workers made
+them a fifth slower and lowered no peak.
 """
 
 from __future__ import annotations
