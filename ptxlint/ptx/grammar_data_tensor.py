@@ -332,14 +332,15 @@ for _a in ("ai:u64", "[A:b32]"):
     for _sp, _meta in (("", ""), (".sp", "[A:b32], ")):
         _keys = "; sm=100f; head=1"
         for _cg, _lanes in ((".cta_group::1", 4), (".cta_group::2", 8)):
-            # (the dense .kind::i8 takes the scale immediate, the sparse one does not); the
-            # scale-input-d immediate of .kind::f16/.tf32 is not on sm_110a ("Feature
-            # 'argument scale-inp-d-imm' not supported"), .kind::i8's is
+            # the scale-input-d immediate of .kind::f16/.tf32 (0..15) is not on sm_110a
+            # ("Feature 'argument scale-inp-d-imm' not supported"); the dense .kind::i8 takes
+            # a trailing immediate too, any integer (16, -1, 100000 assemble), on sm_110a as
+            # well; the sparse one takes none
             _variants = [(_KIND, "", _keys),
                          ("<K:.kind::f16|.kind::tf32>", ", i:0..15",
                           _keys.replace("sm=100f", "sm=100f-110"))]
             if not _sp:
-                _variants.append(("<K:.kind::i8@100a-103>", ", i:0..15", _keys))
+                _variants.append(("<K:.kind::i8@100a-103>", ", i:*", _keys))
             for _kind, _scale, _k in _variants:
                 # .ashift (A from tensor memory only) excludes the collector
                 _collect = _COLLECT_A if _a == "ai:u64" else _COLLECT_A[:-1] + "|.ashift}"
