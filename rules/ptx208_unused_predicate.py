@@ -53,7 +53,8 @@ could never see that the phase had completed (fixed in CCCL #3670).
 
 A predicate declared at the top level of the template, or inside braces that a later asm
 statement closes, may be read by another statement and is left alone (PTX201 and PTX203 speak
-about that pattern).
+about that pattern). So is one computed from immediates only (`setp.ne.b32 p1, 1, 0;`, a code
+generator's placeholder): it is dead code, not a lost result.
 
 ## Example
 ```cuda
@@ -83,6 +84,7 @@ asm volatile("{\\n\\t.reg .pred p;\\n\\t"
         if not declared or not _closed_braces(statement):
             return
         written: dict[str, PtxInstruction] = {}
+        constant: set[str] = set()  # written last from immediates only
         read: set[str] = set()
         for instruction in ptx.instructions:
             if instruction.opaque:
@@ -90,15 +92,24 @@ asm volatile("{\\n\\t.reg .pred p;\\n\\t"
             if instruction.predicate is not None:
                 read.add(instruction.predicate.register.text)
             destinations = _destinations(instruction)
-            for operand in instruction.operands:
-                if any(operand is d for d in destinations):
-                    continue
+            sources = [o for o in instruction.operands if not any(o is d for d in destinations)]
+            for operand in sources:
                 read.update(part.text.lstrip("!") for part in _all_parts(operand))
+            from_constants = instruction.opcode in _PURE and bool(sources) and all(
+                part.kind == "immediate" for o in sources for part in _all_parts(o)
+                if not part.parts
+            )
             for operand in destinations:
                 if operand.kind != "pair":
                     written[operand.text] = instruction  # the last write is the one lost
+                    if from_constants:
+                        constant.add(operand.text)
+                    else:
+                        constant.discard(operand.text)
         for name, instruction in written.items():
-            if name not in declared or name in read:
+            # `setp.ne.b32 p1, 1, 0` computes nothing a caller could want: generated code's
+            # placeholder (flashinfer's tcgen05 kernels), dead rather than lost
+            if name not in declared or name in read or name in constant:
                 continue
             start = instruction.opcode_start
             yield self.finding(
@@ -108,6 +119,11 @@ asm volatile("{\\n\\t.reg .pred p;\\n\\t"
                 f"a predicate cannot leave the asm by itself, so its value is lost; move it "
                 f"into an output (selp.b32 %N, 1, 0, {name};) or use it as a guard",
             )
+
+
+# Instructions whose predicate result is a function of their sources alone; elect.sync's or
+# mbarrier.test_wait's is not, even from immediates.
+_PURE = frozenset({"setp", "mov", "and", "or", "xor", "not", "selp"})
 
 
 def _closed_braces(statement: AsmStatement) -> bool:
