@@ -316,3 +316,25 @@ def test_cuda_arch_has_feature_is_the_feature_macro() -> None:
     right = _kernel(body + "#if __CUDA_ARCH_HAS_FEATURE__(SM100_ALL) || "
                     f"__CUDA_ARCH_HAS_FEATURE__(SM103_ALL)\n{redux}\n#endif")
     assert lint_text(right, select=("PTX401",)) == []
+
+
+def test_an_undefined_project_arch_macro_leaves_the_target_unknown() -> None:
+    # NCCL's reduce_kernel.h tests NCCL_CUDA_ARCH_SPECIFIC, which device.h (not included
+    # there) sets from __CUDA_ARCH_SPECIFIC__: the sm_90 lower bound around it is not the
+    # statement's target. An unknown macro that names no architecture still counts as holding.
+    source = """
+#if __CUDA_ARCH__ >= 900
+__device__ void f(unsigned long long p, unsigned &a, unsigned &b, unsigned &c, unsigned &d) {
+#if PROJ_CUDA_ARCH_SPECIFIC == 1000 || PROJ_CUDA_ARCH_FAMILY_SPECIFIC == 1000
+  asm volatile("multimem.ld_reduce.relaxed.sys.global.min.v4.e4m3x4 {%0, %1, %2, %3}, [%4];"
+               : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "l"(p) : "memory");
+#endif
+#if defined(ENABLE_STUFF)
+  asm volatile("multimem.ld_reduce.relaxed.sys.global.min.v4.e4m3x4 {%0, %1, %2, %3}, [%4];"
+               : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "l"(p) : "memory");
+#endif
+}
+#endif
+"""
+    findings = lint_text(source, select=("PTX401",))
+    assert [source[: f.span.start].count("\n") + 1 for f in findings] == [9]

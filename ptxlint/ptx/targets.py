@@ -258,12 +258,19 @@ def compiled_for(guards: tuple[str, ...], target: Target, unknown_holds: bool = 
     )
 
 
+# A project's own architecture macro, defined in a header this file does not include (NCCL's
+# NCCL_CUDA_ARCH_SPECIFIC, set from __CUDA_ARCH_SPECIFIC__ in device.h; CUTLASS_ARCH_MMA_SM90_*):
+# undecided, it may well choose the target, so it never counts as holding.
+_ARCH_LIKE = re.compile(r"[A-Za-z0-9_]*(?:ARCH|SM_?[0-9]{2,3})[A-Za-z0-9_]*")
+
+
 def _held(guards: tuple[str, ...], defines: Mapping[str, int | None], unknown_holds: bool) -> bool:
     for guard in guards:
         value = _evaluate(guard, defines)
         if value is True:
             continue
-        if value is None and unknown_holds and not _ARCH_MACRO.search(guard):
+        if (value is None and unknown_holds and not _ARCH_MACRO.search(guard)
+                and not _ARCH_LIKE.search(guard)):
             continue
         return False
     return True
