@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 from ptxlint.model import Edit, Finding, Fix, Severity
 
-MAX_PASSES = 8
+# ruff's limit: fixes that overlap go one per pass, and one statement can need many (a PTX105
+# move renumbers the whole template, so a wgmma with 16 inputs it writes takes 16 passes)
+MAX_PASSES = 100
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,14 @@ def is_lvalue(expression: str) -> bool:
     return _LVALUE.fullmatch(expression) is not None
 
 
+def _written_in_order(statement: AsmStatement) -> bool:
+    """The operands stand in the source one after another, as the edits below assume; not so
+    when a macro's body supplies some and its invocation others (a fuzzed file: an inverted
+    span)."""
+    ends = [o.span for o in statement.operands]
+    return all(a.end <= b.start for a, b in zip(ends, ends[1:], strict=False))
+
+
 def input_to_output(
     rule: Rule,
     statement: AsmStatement,
@@ -109,6 +117,7 @@ def input_to_output(
         or any(t.kind == "named" for t in statement.ptx.percents)
         or len(statement.colons) < 2
         or not is_lvalue(operand.expression)
+        or not _written_in_order(statement)
     ):
         return None
     if facts is not None:
