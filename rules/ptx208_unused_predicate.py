@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, PtxOperand, Severity
 from ptxlint.ptx.effects import Writes, lookup
+from ptxlint.ptx.scopes import braces_known
 from ptxlint.rule import Rule, RuleContext
 
 
@@ -81,7 +82,7 @@ asm volatile("{\\n\\t.reg .pred p;\\n\\t"
                 for name in directive.declared:
                     if "<" not in name:  # p<4> declares p0..p3: not followed here
                         declared.setdefault(name, directive.start)
-        if not declared or not _closed_braces(statement):
+        if not declared or not braces_known(statement):  # they die with the statement
             return
         written: dict[str, PtxInstruction] = {}
         constant: set[str] = set()  # written last from immediates only
@@ -124,13 +125,3 @@ asm volatile("{\\n\\t.reg .pred p;\\n\\t"
 # Instructions whose predicate result is a function of their sources alone; elect.sync's or
 # mbarrier.test_wait's is not, even from immediates.
 _PURE = frozenset({"setp", "mov", "and", "or", "xor", "not", "selp"})
-
-
-def _closed_braces(statement: AsmStatement) -> bool:
-    """Every '{' of the template is closed in it: its declarations die with the statement."""
-    depth = 0
-    for brace in statement.ptx.braces:
-        depth += 1 if brace.char == "{" else -1
-        if depth < 0:
-            return False
-    return depth == 0
