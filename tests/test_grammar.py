@@ -12,6 +12,7 @@ from ptxlint.ptx.instructions import form_of, requirement
 from ptxlint.ptx.parser import parse_template
 from ptxlint.rule import RuleContext
 from tests.conftest import lint_text
+from tests.grammar_probe import integer_immediate, judge, register_resolver
 
 
 def _unknown(operand: PtxOperand) -> OperandClass:
@@ -124,20 +125,14 @@ def test_undocumented_form_is_a_warning() -> None:
 # --------------------------------------------------------------------------- issue 16b
 
 
-def _registers(operand: PtxOperand) -> OperandClass:
-    """Benchmark-style register names: %h b16, %r b32, %rd b64, %f f32, %c b8."""
-    if operand.kind == "immediate":
-        return OperandClass("imm", value=grammar.parse_immediate(operand.text))
-    for prefix, type_ in (("%rd", "b64"), ("%r", "b32"), ("%h", "b16"), ("%f", "f32"),
-                          ("%c", "b8")):
-        if operand.text.startswith(prefix) and operand.text[len(prefix):].isdigit():
-            return OperandClass("reg", type_)
-    return OperandClass("unknown")
+# benchmark-style register names: %h b16, %r b32, %rd b64, %f f32, %c b8
+_registers = register_resolver(
+    {"%rd": "b64", "%r": "b32", "%h": "b16", "%f": "f32", "%c": "b8"}, integer_immediate
+)
 
 
 def typed(text: str) -> grammar.Verdict:
-    [instruction] = parse_template(text, True).instructions
-    return grammar.check(instruction, _registers)
+    return judge(text, _registers)
 
 
 @pytest.mark.parametrize(

@@ -3,27 +3,17 @@ the narrow-float and accumulation-precision multimem forms, st .v8 of 8/16-bit t
 
 from __future__ import annotations
 
-from ptxlint.model import PtxOperand
 from ptxlint.ptx import grammar
-from ptxlint.ptx.grammar import OperandClass, immediate_class
-from ptxlint.ptx.parser import parse_template
+from tests.grammar_probe import judge, register_resolver
 
 _PREFIX = {"%rd": "b64", "%fd": "f64", "%r": "b32", "%f": "f32", "%p": "pred", "%h": "b16",
            "%c": "b8"}
 
-
-def _resolve(operand: PtxOperand) -> OperandClass:
-    if operand.kind == "immediate":
-        return immediate_class(operand.text)
-    for prefix, type_ in _PREFIX.items():
-        if operand.text.startswith(prefix) and operand.text[len(prefix):].isdigit():
-            return OperandClass("reg", type_)
-    return OperandClass("unknown")
+_resolve = register_resolver(_PREFIX)
 
 
 def verdict(text: str) -> grammar.Verdict:
-    [instruction] = parse_template(text, True).instructions
-    return grammar.check(instruction, _resolve)
+    return judge(text, _resolve)
 
 
 def warned(text: str) -> bool:

@@ -6,32 +6,21 @@ from __future__ import annotations
 
 import pytest
 
-from ptxlint.model import PtxOperand
-from ptxlint.ptx import grammar
 from ptxlint.ptx.grammar import OperandClass, immediate_class, literal_fits
-from ptxlint.ptx.parser import parse_template
+from tests.grammar_probe import judge, register_resolver
 
 _PREFIX = {"%rd": "b64", "%fd": "f64", "%r": "b32", "%f": "f32", "%p": "pred", "%h": "b16",
            "%q": "b128"}
 
-
-def _resolve(operand: PtxOperand) -> OperandClass:
-    if operand.kind == "immediate":
-        return immediate_class(operand.text)
-    for prefix, type_ in _PREFIX.items():
-        if operand.text.startswith(prefix) and operand.text[len(prefix):].isdigit():
-            return OperandClass("reg", type_)
-    return OperandClass("unknown")
+_resolve = register_resolver(_PREFIX)
 
 
 def status(text: str) -> str:
-    [instruction] = parse_template(text, True).instructions
-    return grammar.check(instruction, _resolve).status
+    return judge(text, _resolve).status
 
 
 def message(text: str) -> str:
-    [instruction] = parse_template(text, True).instructions
-    verdict = grammar.check(instruction, _resolve)
+    verdict = judge(text, _resolve)
     return verdict.issues[0].message if verdict.issues else ""
 
 

@@ -4,30 +4,17 @@ stmatrix, tcgen05; and the two notations they brought (shape-sized vectors, posi
 
 from __future__ import annotations
 
-from ptxlint.model import PtxOperand
 from ptxlint.ptx import grammar
-from ptxlint.ptx.grammar import OperandClass
-from ptxlint.ptx.parser import parse_template
+from tests.grammar_probe import integer_immediate, judge, register_resolver
+from tests.grammar_probe import vector as _vec
 
 _PREFIX = {"%rd": "b64", "%fd": "f64", "%r": "b32", "%f": "f32", "%p": "pred", "%h": "b16"}
 
-
-def _resolve(operand: PtxOperand) -> OperandClass:
-    if operand.kind == "immediate":
-        return OperandClass("imm", value=grammar.parse_immediate(operand.text))
-    for prefix, type_ in _PREFIX.items():
-        if operand.text.startswith(prefix) and operand.text[len(prefix):].isdigit():
-            return OperandClass("reg", type_)
-    return OperandClass("unknown")
+_resolve = register_resolver(_PREFIX, integer_immediate)
 
 
 def verdict(text: str) -> grammar.Verdict:
-    [instruction] = parse_template(text, True).instructions
-    return grammar.check(instruction, _resolve)
-
-
-def _vec(prefix: str, n: int) -> str:
-    return "{" + ", ".join(f"{prefix}{i}" for i in range(n)) + "}"
+    return judge(text, _resolve)
 
 
 def test_vector_count_follows_the_bound_word() -> None:

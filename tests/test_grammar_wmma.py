@@ -3,30 +3,17 @@ type as ptxas 13.0 counts them, per-type targets, and what stays unjudged."""
 
 from __future__ import annotations
 
-from ptxlint.model import PtxOperand
 from ptxlint.ptx import grammar
-from ptxlint.ptx.grammar import OperandClass, immediate_class
-from ptxlint.ptx.parser import parse_template
+from tests.grammar_probe import judge, register_resolver
+from tests.grammar_probe import vector as _vec
 
 _PREFIX = {"%rd": "b64", "%fd": "f64", "%r": "b32", "%f": "f32", "%p": "pred", "%h": "b16"}
 
-
-def _resolve(operand: PtxOperand) -> OperandClass:
-    if operand.kind == "immediate":
-        return immediate_class(operand.text)
-    for prefix, type_ in _PREFIX.items():
-        if operand.text.startswith(prefix) and operand.text[len(prefix):].isdigit():
-            return OperandClass("reg", type_)
-    return OperandClass("unknown")
+_resolve = register_resolver(_PREFIX)
 
 
 def verdict(text: str) -> grammar.Verdict:
-    [instruction] = parse_template(text, True).instructions
-    return grammar.check(instruction, _resolve)
-
-
-def _vec(prefix: str, n: int) -> str:
-    return "{" + ", ".join(f"{prefix}{i}" for i in range(n)) + "}"
+    return judge(text, _resolve)
 
 
 def test_fragment_lengths_follow_shape_matrix_and_type() -> None:
