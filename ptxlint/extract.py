@@ -292,6 +292,7 @@ def _finish(
             ptx=ptx,
             problems=raw.problems,
             opaque_sections=raw.opaque_sections,
+            missing_commas=raw.missing_commas,
         )
     )
 
@@ -881,6 +882,7 @@ class _RawStatement:
     end: int
     problems: tuple[str, ...]
     opaque_sections: bool
+    missing_commas: tuple[tuple[int, int], ...]
 
 
 class _StatementReader:
@@ -897,6 +899,7 @@ class _StatementReader:
         self.in_macro = in_macro
         self.problems: list[str] = []
         self.opaque_sections = False
+        self.missing_commas: list[tuple[int, int]] = []
 
     def read(self) -> _RawStatement | None:
         toks = self.toks
@@ -962,6 +965,7 @@ class _StatementReader:
             end=end,
             problems=tuple(self.problems),
             opaque_sections=self.opaque_sections,
+            missing_commas=tuple(self.missing_commas),
         )
 
     # -- template
@@ -1018,7 +1022,7 @@ class _StatementReader:
 
     def _operands(self, toks: list[Token], role: str, first_index: int) -> list[Operand]:
         operands: list[Operand] = []
-        for group in _split_operands(toks, self.problems):
+        for group in _split_operands(toks, self.problems, self.missing_commas):
             if not group:
                 continue
             operand = self._operand(group, role, first_index + len(operands))
@@ -1122,7 +1126,9 @@ def _skip_group(toks: Sequence[Token], open_index: int) -> int:
     return len(toks)
 
 
-def _split_operands(toks: list[Token], problems: list[str]) -> list[list[Token]]:
+def _split_operands(
+    toks: list[Token], problems: list[str], missing_commas: list[tuple[int, int]]
+) -> list[list[Token]]:
     """Operands split on commas, and also where a comma is missing: nvcc's front end reads
     ``"r"(a) "l"(b)`` as two operands (CUTLASS ships such code), GCC and clang reject it.
 
@@ -1140,6 +1146,7 @@ def _split_operands(toks: list[Token], problems: list[str]) -> list[list[Token]]
                 continue
             if current and current[-1][1] == ")" and (tok[0] in _LITERALS or text == "["):
                 problems.append(f"missing ',' between operands at offset {tok[2]}")
+                missing_commas.append((current[-1][2], tok[2]))
                 groups.append(current)
                 current = []
         if text in _OPENING:

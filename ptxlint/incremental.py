@@ -456,6 +456,7 @@ def _move_statement(statement: AsmStatement, edit: _Edit, source: SourceFile) ->
         open_paren=_at(statement.open_paren, edit),
         close_paren=_at(statement.close_paren, edit),
         context=context,
+        missing_commas=tuple((_at(a, edit), _at(b, edit)) for a, b in statement.missing_commas),
     )
 
 

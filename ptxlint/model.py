@@ -295,6 +295,8 @@ class AsmStatement:
     ptx: PtxTemplate
     problems: tuple[str, ...] = ()  # extraction problems (unterminated, opaque sections...)
     opaque_sections: bool = False  # an operand or clobber section came through a macro
+    # `"r"(a) "l"(b)`: (the ")" lacking its comma, the next operand's first token), source offsets
+    missing_commas: tuple[tuple[int, int], ...] = ()
     # "gnu": GCC extended asm (%N, %%, "=r"(x) lists, "memory"); "llvm": LLVM inline asm as
     # Triton, CuTe DSL and llvmlite write it ($N, ${N}, $$, ${:uid}, "=r,r,~{memory}").
     syntax: str = "gnu"

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import re
-from collections import deque
 from collections.abc import Iterator
 
-from ptxlint.lexer import tokens
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity, Span
 from ptxlint.rule import Rule, RuleContext
-
-# The extractor splits ``"r"(a) "l"(b)`` into two operands, as nvcc does, and notes the place.
-_MISSING = re.compile(r"missing ',' between operands at offset (\d+)")
 
 
 class MissingOperandComma(Rule):
@@ -49,19 +43,14 @@ asm volatile("st.shared.u32 [%0], %1;\\n"
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        # The extractor splits ``"r"(a) "l"(b)`` into two operands, as nvcc does, and notes
+        # where; tokens a macro's body supplied lie outside the statement's own text.
         text = statement.source.text
-        for problem in statement.problems:
-            m = _MISSING.fullmatch(problem)
-            if m is None:
+        for close, at in statement.missing_commas:
+            if not (statement.span.contains(close) and statement.span.contains(at)):
                 continue
-            at = int(m.group(1))
-            if not statement.span.contains(at) or at >= len(text) or text[at] not in "\"'[RLuU":
+            if text[close] != ")" or text[at] not in "\"'[RLuU":
                 continue
-            # Comments may sit between the two operands: take the last token before the second.
-            before = deque(tokens(text, statement.span.start, at), maxlen=1)
-            if not before or before[0].text != ")":
-                continue
-            close = before[0].start
             yield self.finding(
                 statement,
                 Span(close, close + 1),

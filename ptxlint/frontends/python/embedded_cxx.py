@@ -86,6 +86,7 @@ def _remap_statement(statement: AsmStatement, source: SourceFile, m: _Map) -> As
         open_paren=m.start(statement.open_paren),
         close_paren=m.start(statement.close_paren),
         context=dataclasses.replace(statement.context, embedded_in="python"),
+        missing_commas=tuple((m.start(a), m.start(b)) for a, b in statement.missing_commas),
     )
 
 
