@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 import os
 import stat
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -247,6 +247,7 @@ class _Walker:
     respect_gitignore: bool
     max_file_size: int
     cwd: str
+    probe: Callable[[str, int], str | None]
     files: list[DiscoveredFile] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     errors: list[Skipped] = field(default_factory=list)
@@ -265,7 +266,7 @@ class _Walker:
         if realpath in self.seen_files:
             return
         self.seen_files.add(realpath)
-        reason = probe_file(display, self.max_file_size)
+        reason = self.probe(display, self.max_file_size)
         if reason is None:
             self.files.append(DiscoveredFile(display))
         elif is_error_reason(reason):
@@ -350,14 +351,18 @@ def discover(
     exclude: Sequence[str] = (),
     respect_gitignore: bool = True,
     max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+    probe: Callable[[str, int], str | None] | None = None,
 ) -> Discovery:
-    """Expand ``paths`` into the files to lint, in argument order, folders sorted."""
+    """Expand ``paths`` into the files to lint, in argument order, folders sorted. ``probe``
+    (default ``probe_file``, which reads a file's head) says why a file cannot be linted: the
+    runner answers from its file index for files whose stat it knows."""
     walker = _Walker(
         extensions=_normalize_extensions(extensions),
         exclude=compile_patterns(exclude),
         respect_gitignore=respect_gitignore,
         max_file_size=max_file_size,
         cwd=os.getcwd(),
+        probe=probe or probe_file,
     )
     for arg in paths:
         walker.add_argument(arg)
@@ -431,30 +436,35 @@ def _read_pipe(fd: int, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _read_limited(path: str, max_file_size: int) -> tuple[bytes | None, str | None]:
-    """The bytes of ``path``, or why not. Reads at most one byte past the limit."""
+def _read_limited(
+    path: str, max_file_size: int
+) -> tuple[bytes | None, str | None, os.stat_result | None]:
+    """The bytes of ``path``, or why not, and its stat taken before reading (None for a pipe).
+    Reads at most one byte past the limit."""
     limited = max_file_size > 0
+    info: os.stat_result | None = None
     try:
         fd, info = _open(path)
         try:
             # st_size is meaningless for pipes (``ptxlint <(...)``), so check what was read too.
             if limited and stat.S_ISREG(info.st_mode) and info.st_size > max_file_size:
-                return None, _too_large(max_file_size)
+                return None, _too_large(max_file_size), None
             if stat.S_ISFIFO(info.st_mode):
                 cap = max_file_size + 1 if limited else PIPE_HARD_LIMIT + 1
                 data = _read_pipe(fd, cap)
                 if not limited and len(data) > PIPE_HARD_LIMIT:
-                    return None, _too_large(PIPE_HARD_LIMIT)
+                    return None, _too_large(PIPE_HARD_LIMIT), None
+                info = None
             else:
                 with os.fdopen(fd, "rb", closefd=False) as handle:
                     data = handle.read(max_file_size + 1) if limited else handle.read()
         finally:
             os.close(fd)
     except OSError as exc:
-        return None, _unreadable(exc)
+        return None, _unreadable(exc), None
     if limited and len(data) > max_file_size:
-        return None, _too_large(max_file_size)
-    return data, None
+        return None, _too_large(max_file_size), None
+    return data, None, info
 
 
 def probe_file(path: str, max_file_size: int) -> str | None:
@@ -491,12 +501,21 @@ def decode_source(data: bytes) -> tuple[str, bool]:
 
 def read_bytes(path: str, max_file_size: int) -> tuple[bytes | None, str | None]:
     """``(data, reason)``: the raw bytes of a lintable file, or why it cannot be linted."""
-    data, reason = _read_limited(path, max_file_size)
+    data, reason, _ = read_bytes_stat(path, max_file_size)
+    return data, reason
+
+
+def read_bytes_stat(
+    path: str, max_file_size: int
+) -> tuple[bytes | None, str | None, os.stat_result | None]:
+    """``read_bytes`` and the file's stat, taken before its bytes were read (None for a pipe
+    or when not read): what the result cache's file index records."""
+    data, reason, info = _read_limited(path, max_file_size)
     if data is None:
-        return None, reason
+        return None, reason, None
     if b"\0" in data[:BINARY_SNIFF_BYTES]:
-        return None, REASON_BINARY
-    return data, None
+        return None, REASON_BINARY, None
+    return data, None, info
 
 
 def is_valid_utf8(data: bytes) -> bool:

@@ -14,6 +14,7 @@ conditions that cannot hold, does not expand.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Iterator, Sequence, Set
@@ -247,7 +248,7 @@ def _header(path: str) -> FileDefines | None:
     key = (st.st_mtime, st.st_size)
     result: FileDefines | None = None
     if st.st_size <= MAX_HEADER_BYTES:
-        text = _read_header(path)
+        text = _read_header(path, _DIGESTS)
         if text is not None:
             result = collect(path, text, keep_text=False)
             result.text = ""  # the definitions keep offsets only: do not hold every header
@@ -255,12 +256,30 @@ def _header(path: str) -> FileDefines | None:
     return result
 
 
-def _read_header(path: str) -> str | None:
+def _read_header(path: str, digests: dict[str, bytes] | None = None) -> str | None:
     try:
         with open(path, "rb") as handle:
-            return handle.read().decode("utf-8", "replace")
+            data = handle.read()
     except OSError:
         return None
+    if digests is not None:
+        digests[path] = hashlib.sha256(data).digest()
+    return data.decode("utf-8", "replace")
+
+
+# SHA-256 of each header as first read in this run, kept while a result cache records what its
+# results depend on (``keep_header_digests``): the bytes the definitions came from.
+_DIGESTS: dict[str, bytes] | None = None
+
+
+def keep_header_digests(keep: bool) -> None:
+    global _DIGESTS
+    _DIGESTS = {} if keep else None
+
+
+def header_digest(real: str) -> bytes | None:
+    """The SHA-256 of the bytes ``real``'s definitions were read from in this run, if kept."""
+    return None if _DIGESTS is None else _DIGESTS.get(real)
 
 
 _FOUND: dict[tuple[str, str], str | None] = {}
@@ -329,35 +348,66 @@ def set_include_dirs(folders: Sequence[str]) -> None:
         _CLOSURE_PATHS.clear()
 
 
-def _find_header(base: str, name: str) -> str | None:
-    """``#include "name"`` from a file in ``base``: next to it, as the compiler looks first,
-    else in a folder above it (``#include "cutlass/cutlass.h"`` from deep inside a tree whose
-    root is on the include path), else in the project's include folders."""
-    key = (base, name)
-    if key in _FOUND:
-        return _FOUND[key]
-    found = None
+def candidates(base: str, name: str) -> Iterator[str]:
+    """Where ``#include "name"`` from a file in ``base`` is looked for, in order: next to it,
+    as the compiler looks first, else in a folder above it (``#include "cutlass/cutlass.h"``
+    from deep inside a tree whose root is on the include path), else in the project's include
+    folders. The first that is a file is the header (``find_header``)."""
     folder = base
     for _ in range(MAX_ANCESTORS + 1):
-        candidate = os.path.normpath(os.path.join(folder, name))
-        if os.path.isfile(candidate):
-            found = candidate
-            break
+        yield os.path.normpath(os.path.join(folder, name))
         parent = os.path.dirname(folder)
         if parent == folder:
             break
         folder = parent
-    if found is None:
-        for folder in _INCLUDE_DIRS:
-            candidate = os.path.normpath(os.path.join(folder, name))
-            if os.path.isfile(candidate):
-                found = candidate
-                break
+    for folder in _INCLUDE_DIRS:
+        yield os.path.normpath(os.path.join(folder, name))
+
+
+def _find_header(base: str, name: str) -> str | None:
+    """The header ``#include "name"`` from a file in ``base`` reads: the first of
+    ``candidates`` that is a file, memoised per (folder, name)."""
+    key = (base, name)
+    if key in _FOUND:
+        return _FOUND[key]
+    found = next((c for c in candidates(base, name) if os.path.isfile(c)), None)
     _FOUND[key] = found
     return found
 
 
 find_header = _find_header
+
+
+def include_names(text: str) -> list[str]:
+    """The names ``#include`` directives of ``text`` bring, as ``collect`` reads them (one
+    directive scan, no definitions built): what a file's macro table follows."""
+    if "#" not in text:
+        return []
+    names = []
+    for _, m in _directives(text):
+        if m.group(1) == "include":
+            inc = _INCLUDE.match(m.group(2))
+            if inc:
+                names.append(inc.group(1) or inc.group(2))
+    return names
+
+
+def header_include_names(real: str) -> list[str] | None:
+    """The include names of a header as every file's macro table reads them (memoised per
+    process), or None when it cannot be read (it then brings nothing)."""
+    defs = _header(real)
+    return None if defs is None else defs.includes
+
+
+real_path = _real
+
+
+def forget_headers() -> None:
+    """Read headers afresh from now on: a run starts with what its headers hold when it starts
+    (the memos of an earlier run in this process would otherwise outlive an edit)."""
+    for memo in (_HEADER_CACHE, _FOUND, _CHILDREN, _REALPATHS, _HEADER_ASM, _CLOSURE_ASM,
+                 _CLOSURE_PATHS, _USED_IN, _DIRECT, _INDEXED, _DIGESTS or {}):
+        memo.clear()
 
 _CLOSURE_ASM: dict[str, frozenset[str]] = {}
 

@@ -87,12 +87,20 @@ _INCLUDE = re.compile(
 _NAME_PATTERNS: dict[frozenset[str], re.Pattern[bytes]] = {}
 
 
+def included_names(data: bytes) -> list[str]:
+    """The include names the check below looks up (quoted, and angle names with a '.' or
+    '/')."""
+    return [
+        (m.group(1) or m.group(2)).decode("utf-8", "replace").strip()
+        for m in _INCLUDE.finditer(data)
+    ]
+
+
 def uses_included_asm_macro(path: str, data: bytes) -> bool:
     base = os.path.dirname(os.path.abspath(path))
     names: set[str] = set()
-    for m in _INCLUDE.finditer(data):
-        name = m.group(1) or m.group(2)
-        header = macros.find_header(base, name.decode("utf-8", "replace").strip())
+    for name in included_names(data):
+        header = macros.find_header(base, name)
         if header is not None:
             names |= macros.asm_names_through(header)
     if not names:

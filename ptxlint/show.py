@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 
 from ptxlint.config_discovery import ConfigResolver, FileSettings
-from ptxlint.discover import discover
+from ptxlint.discover import DEFAULT_EXTENSIONS, discover
 from ptxlint.rule import Rule
 
 
@@ -64,7 +64,7 @@ def files_text(paths: Sequence[str], resolver: ConfigResolver, root: FileSetting
     config = root.config
     found = discover(
         paths,
-        **({"extensions": config.extensions} if config.extensions else {}),
+        extensions=config.extensions or DEFAULT_EXTENSIONS,
         exclude=config.exclude,
         respect_gitignore=config.respect_gitignore,
         max_file_size=config.max_file_size,

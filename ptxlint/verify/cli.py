@@ -87,6 +87,7 @@ def run_verification(args: argparse.Namespace, result: RunResult, config: Config
     prints it and exits 2) when neither nvcc nor ptxas can be found."""
     if not getattr(args, "verify", False):
         return
+    from ptxlint.discover import DEFAULT_EXTENSIONS
     from ptxlint.discover import discover as discover_files
     from ptxlint.verify.progress import VerifyProgress
     from ptxlint.verify.stopping import stop_on_signals
@@ -94,7 +95,7 @@ def run_verification(args: argparse.Namespace, result: RunResult, config: Config
 
     found = discover_files(
         args.paths,
-        **({"extensions": config.extensions} if config.extensions else {}),
+        extensions=config.extensions or DEFAULT_EXTENSIONS,
         exclude=config.exclude,
         respect_gitignore=config.respect_gitignore,
         max_file_size=config.max_file_size,
