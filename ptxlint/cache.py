@@ -5,6 +5,8 @@ folder (``platformdirs``: ``~/.cache/ptxlint`` on Linux, ``~/Library/Caches/ptxl
 ``%LOCALAPPDATA%\\ptxlint\\Cache`` on Windows). Inside it:
 
 - ``results/``: what ``check`` found in one file (this module),
+- ``index/``: per file, its stat, digest, prefilter verdict and the headers its result read
+  (``ptxlint.file_index``),
 - ``tier2/``: libclang's types per translation unit (``ptxlint.tier2.cache``),
 - ``verify/``: toolchain outcomes of ``--verify`` (``ptxlint.verify.runner``),
 - ``tests/``: the test suite's nvcc/ptxas oracle (``tests/toolchain_cache.py``),
@@ -15,7 +17,11 @@ A result entry is keyed, as in ruff, by everything the result depends on: the fi
 SHA-256), the path it is reported under, ptxlint's version and a fingerprint of the code that
 ran (every module of ptxlint and of the loaded rule packs, by size and modification time, so an
 edited checkout never reads stale results), the rules enabled for that path with their
-severities, and the settings rules read (the target architecture). Tier 2 and ``--fix`` runs
+severities, and the settings rules read (the target architecture). A result is used only
+while the headers it read are unchanged too: a C++ file's macro table reads its include
+closure, and the prefilter's verdict on a file without an asm keyword depends on the same
+headers, so both are looked up through ``file_index``, which checks that closure (and the
+folders deciding which headers the includes find) by stat. Tier 2 and ``--fix`` runs
 bypass it (their results depend on other files, or change the file). The folder is bounded:
 after a run that wrote entries, the least recently used are removed until it is under
 ``MAX_RESULTS_BYTES``. ``ptxlint clean`` empties the location (all but the test suite's
@@ -31,6 +37,7 @@ import pickle
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -40,6 +47,9 @@ ENV = "PTXLINT_CACHE_DIR"
 SCHEMA = 1
 MAX_RESULTS_BYTES = 256 * 1024 * 1024
 _PRUNE_TO = 0.8  # of the limit, so that a full cache is not pruned again on the next run
+# A hit marks its entry used (for pruning) only when the mark is this old: a warm run then
+# writes nothing.
+_TOUCH_AFTER_S = 3600.0
 
 
 def root() -> Path:
@@ -118,7 +128,10 @@ def code_fingerprint(modules: Iterable[str]) -> str:
 
 
 class ResultCache:
-    """Pickled per-file outcomes under ``results/``, one file per key."""
+    """Pickled per-file outcomes under ``results/``, one file per key (a content hash: the
+    same bytes under the same settings share an entry whatever their path's history). Which
+    key a file has, and whether the headers its result read are unchanged, the run learns from
+    ``file_index`` without reading the file when its stat is unchanged."""
 
     def __init__(self, folder: Path, salt: str) -> None:
         self.folder = folder
@@ -127,35 +140,43 @@ class ResultCache:
         self.writes = 0
 
     def key(self, path: str, data: bytes, rules: str) -> str:
-        digest = hashlib.sha256(data).hexdigest()
-        blob = f"{SCHEMA}\0{self.salt}\0{rules}\0{path}\0{digest}"
+        return self.key_of_digest(path, hashlib.sha256(data).digest(), rules)
+
+    def key_of_digest(self, path: str, digest: bytes, rules: str) -> str:
+        """The key of a file whose bytes have this SHA-256 (``file_index`` remembers it)."""
+        blob = f"{SCHEMA}\0{self.salt}\0{rules}\0{path}\0{digest.hex()}"
         return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
     def _entry(self, key: str) -> Path:
         return self.folder / key[:2] / key
 
-    def get(self, key: str) -> object | None:
+    def get(self, key: str, parts: int = 1) -> list[object] | None:
+        """The first ``parts`` objects of an entry (``put`` writes them one after the other,
+        so a reader that needs less never unpickles the rest), or None."""
         entry = self._entry(key)
         try:
             with open(entry, "rb") as handle:
-                value = pickle.load(handle)
+                values = [pickle.load(handle) for _ in range(parts)]
+                mtime = os.fstat(handle.fileno()).st_mtime
         except FileNotFoundError:
             return None
         except Exception:  # a truncated or foreign entry is a miss, never a failure
             return None
-        with contextlib.suppress(OSError):
-            os.utime(entry)  # recently used: pruning removes the oldest first
+        if time.time() - mtime > _TOUCH_AFTER_S:
+            with contextlib.suppress(OSError):
+                os.utime(entry)  # recently used: pruning removes the oldest first
         self.hits += 1
-        return value
+        return values
 
-    def put(self, key: str, value: object) -> None:
+    def put(self, key: str, *values: object) -> None:
         entry = self._entry(key)
         tmp = None
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
             with os.fdopen(fd, "wb") as handle:
-                pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+                for value in values:
+                    pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, entry)  # readers see a whole entry or none
             self.writes += 1
         except Exception:  # a read-only or full disk costs speed, never the run

@@ -1,30 +1,45 @@
 """Run the engine over discovered files: in this process, or in a pool of processes.
 
-Every file is read once here: one without an asm keyword (``prefilter``) is never parsed, and
-one whose result the cache holds (``cache``) is never linted. The rest are linted here or, when
-there is enough of them, by a pool of processes (as in flake8) that gets the biggest files first
-and writes their results to the cache; the report keeps discovery order. Fixing always runs in
-this process, because it writes files.
+Every file is read at most once here: one without an asm keyword (``prefilter``) is never
+parsed, and one whose result the cache holds (``cache``) is never linted. With the cache, a file
+whose stat the file index (``file_index``) knows is not read at all: its prefilter verdict and
+the digest its result is stored under come from the index, once the headers that verdict or
+result read are checked unchanged. The rest are linted here or, when there is enough of them,
+by a pool of processes (as in flake8) that gets the biggest files first and writes their
+results to the cache; the report keeps discovery order. Fixing always runs in this process,
+because it writes files.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import io
 import itertools
 import os
+import pickle
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ptxlint import file_memos, macros, prefilter
+from ptxlint import file_index, file_memos, include_graph, macros, prefilter
 from ptxlint.cache import ResultCache, code_fingerprint
 from ptxlint.cache import location as cache_location
 from ptxlint.config import Config, RuleSelector
-from ptxlint.discover import decode_source, discover, is_error_reason, is_valid_utf8, read_bytes
+from ptxlint.discover import (
+    DEFAULT_EXTENSIONS,
+    decode_source,
+    discover,
+    is_error_reason,
+    is_valid_utf8,
+    probe_file,
+    read_bytes,
+    read_bytes_stat,
+)
 from ptxlint.engine import INTERNAL_ERROR, FileResult, instantiate, lint_source
 from ptxlint.extract import ASM_LABEL
+from ptxlint.file_index import MAY_HOLD_ASM, NO_ASM, FileIndex, digest_of
 from ptxlint.fix import MAX_PASSES, fix_text, resolved, unified_diff, write_atomically
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import Finding, SourceFile
@@ -263,6 +278,30 @@ class _Job:
     path: str
     size: int
     key: str | None  # the result cache's key, None when not caching
+    digest: bytes | None = None  # of the bytes the key was made from
+
+
+def _lint_job(
+    job: _Job,
+    rules: Sequence[Rule],
+    context: RuleContext,
+    selector: RuleSelector,
+    max_file_size: int,
+    tier2: Tier2Session | None,
+    cache: ResultCache | None,
+) -> FileOutcome:
+    """Lint a file the main process read before; its result is stored under the key made
+    from those bytes only if they are still what this process reads."""
+    data, reason = read_bytes(job.path, max_file_size)
+    if data is None:
+        return FileOutcome(job.path, reason=reason or "could not be read")
+    outcome = lint_path(job.path, rules, context, selector, max_file_size, tier2=tier2,
+                        data=data)
+    if cache is not None and job.key is not None and (
+        job.digest is None or digest_of(data) == job.digest
+    ):
+        _store(cache, job.key, outcome)
+    return outcome
 
 
 def _work(job: _Job) -> FileOutcome:
@@ -271,17 +310,16 @@ def _work(job: _Job) -> FileOutcome:
     if resolver is not None:  # configuration per file
         settings = resolver.for_path(job.path)  # type: ignore[attr-defined]
         selector, context = settings.selector, settings.context
-    outcome = lint_path(
-        job.path,
+    cache = _WORKER.get("cache")
+    outcome = _lint_job(
+        job,
         _WORKER["rules"],  # type: ignore[arg-type]
         context,  # type: ignore[arg-type]
         selector,  # type: ignore[arg-type]
         _WORKER["max_file_size"],  # type: ignore[arg-type]
-        tier2=_WORKER["tier2"],  # type: ignore[arg-type]
+        _WORKER["tier2"],  # type: ignore[arg-type]
+        cache if isinstance(cache, ResultCache) else None,
     )
-    cache = _WORKER.get("cache")
-    if isinstance(cache, ResultCache) and job.key is not None:
-        _store(cache, job.key, outcome)
     # Not file_memos.trim() here: handing the heap back after each big file cost the workers
     # a fifth more CPU on flashinfer's 16 biggest files plus a 150-file sample (64.8 s against
     # 54.2 s), for no lower peak (414 against 421 MB) once the memos are released.
@@ -289,9 +327,63 @@ def _work(job: _Job) -> FileOutcome:
 
 
 def _store(cache: ResultCache, key: str, outcome: FileOutcome) -> None:
+    """Store ``outcome`` as two parts: the outcome without the statements its findings point
+    to, then those statements, which only reports that read them unpickle (they hold every
+    operand and parse: 13x the cost of the rest on the CUDA tree's 107 results)."""
     # internal errors are not facts about the file: the next run tries again
-    if outcome.reason is None and not any(f.rule == INTERNAL_ERROR for f in outcome.findings):
-        cache.put(key, outcome)
+    if outcome.reason is not None or any(f.rule == INTERNAL_ERROR for f in outcome.findings):
+        return
+    statements = [f.statement for f in outcome.findings]
+    light = dataclasses.replace(outcome, findings=[
+        f if f.statement is None else dataclasses.replace(f, statement=None)
+        for f in outcome.findings
+    ])
+    buffer = io.BytesIO()
+    _SourceSharingPickler(buffer, outcome.source).dump(statements)
+    cache.put(key, light, buffer.getvalue())
+
+
+class _SourceSharingPickler(pickle.Pickler):
+    """Pickles the statements without the file's text, which the outcome holds already."""
+
+    def __init__(self, file: io.BytesIO, source: SourceFile | None) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.source = source
+
+    def persistent_id(self, obj: object) -> int | None:
+        return 0 if obj is self.source and obj is not None else None
+
+
+class _SourceSharingUnpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, source: SourceFile | None) -> None:
+        super().__init__(file)
+        self.source = source
+
+    def persistent_load(self, pid: object) -> SourceFile | None:
+        return self.source
+
+
+def _load(cache: ResultCache, key: str, keep_statements: bool) -> FileOutcome | None:
+    """What ``_store`` stored under ``key``, with the statements only when ``keep_statements``."""
+    got = cache.get(key, 2 if keep_statements else 1)
+    if got is None or not isinstance(got[0], FileOutcome):
+        return None
+    outcome = got[0]
+    if keep_statements:
+        blob = got[1]
+        if not isinstance(blob, bytes):
+            return None
+        try:
+            statements = _SourceSharingUnpickler(io.BytesIO(blob), outcome.source).load()
+        except Exception:
+            return None
+        if len(statements) != len(outcome.findings):
+            return None
+        outcome.findings = [
+            f if s is None else dataclasses.replace(f, statement=s)
+            for f, s in zip(outcome.findings, statements, strict=True)
+        ]
+    return outcome
 
 
 WORKER_DIED = "unreadable: the worker process linting it died"
@@ -359,8 +451,17 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+_RULES_KEYS: dict[tuple[object, ...], str] = {}
+
+
 def _rules_key(selector: RuleSelector, rule_classes: Sequence[type[Rule]], path: str) -> str:
-    """The rules that run on ``path``, their severities and whether they may fix."""
+    """The rules that run on ``path``, their severities and whether they may fix: the path
+    counts only through the per-file ignores that apply to it, so the key is worked out once
+    per selector and set of ignores (a warm run asks for every file with asm)."""
+    ignores = getattr(selector, "ignores_for_path", None)
+    memo = (selector, tuple(rule_classes), ignores(path)) if ignores is not None else None
+    if memo is not None and memo in _RULES_KEYS:
+        return _RULES_KEYS[memo]
     fixable = getattr(selector, "fixable", None)
     parts = []
     for r in rule_classes:
@@ -368,33 +469,87 @@ def _rules_key(selector: RuleSelector, rule_classes: Sequence[type[Rule]], path:
             level = selector.severity_for(r.id, r.name, r.severity.value)
             fix = "" if fixable is None or fixable(r.id, r.name) else "-nofix"
             parts.append(f"{r.id}={level}{fix}")
-    return ",".join(parts)
+    key = ",".join(parts)
+    if memo is not None:
+        if len(_RULES_KEYS) > 256:  # selectors of earlier runs in this process
+            _RULES_KEYS.clear()
+        _RULES_KEYS[memo] = key
+    return key
 
 
 def _context_key(context: RuleContext) -> str:
     return repr((context.arch, context.arch_suffix, sorted(context.options.items(), key=str)))
 
 
-def _may_hold_asm(
-    path: str, data: bytes, cache: ResultCache | None, include_dirs: Sequence[str]
-) -> bool:
-    """The prefilter, with its one costly case (a file without an asm keyword whose
-    includes may bring asm macros: header closures are read) answered from the result cache
-    when this content was asked before. Like a linted file's outcome, the answer is keyed by the
-    file's own bytes (and the include folders), not by its headers'."""
+def _judge(path: str, data: bytes) -> tuple[int, tuple[tuple[str, ...], tuple[str, ...]] | None]:
+    """The prefilter's verdict on ``data``, and the headers that verdict and a result of the
+    file depend on (None: none; a C++ file's macro table reads its include closure)."""
+    cxx = prefilter.keywords_for(path) is prefilter.CXX_KEYWORDS
+    checked: list[str] = []
     if prefilter.has_keyword(path, data):
-        return True
-    if not prefilter.needs_include_check(path, data):
-        return False
-    if cache is None:
-        return prefilter.uses_included_asm_macro(path, data)
-    key = cache.key(path, data, "prefilter:includes\0" + "\0".join(include_dirs))
-    hit = cache.get(key)
-    if isinstance(hit, bool):
-        return hit
-    uses = prefilter.uses_included_asm_macro(path, data)
-    cache.put(key, uses)
-    return uses
+        verdict = MAY_HOLD_ASM
+    elif prefilter.needs_include_check(path, data):
+        verdict = MAY_HOLD_ASM if prefilter.uses_included_asm_macro(path, data) else NO_ASM
+        checked = prefilter.included_names(data)
+    else:
+        return NO_ASM, None
+    if not cxx:
+        return verdict, None
+    names = macros.include_names(decode_source(data)[0])
+    return verdict, include_graph.of_file(path, names, checked)
+
+
+def _probe(index: FileIndex) -> Callable[[str, int], str | None]:
+    """Discovery's probe, answered without reading files whose stat the index knows (they
+    were read whole, so neither too large then nor binary)."""
+
+    def probe(path: str, max_file_size: int) -> str | None:
+        record = index.known(os.path.abspath(path))
+        if record is not None and record[0] is not None and (
+            max_file_size <= 0 or record[0][0] <= max_file_size
+        ):
+            return None
+        return probe_file(path, max_file_size)
+
+    return probe
+
+
+def _settings_for(
+    path: str, selector: RuleSelector, context: RuleContext, resolver: ConfigResolver | None
+) -> tuple[RuleSelector, RuleContext]:
+    if resolver is None:
+        return selector, context
+    settings = resolver.for_path(path)  # configuration per file
+    return settings.selector, settings.context
+
+
+def _key(
+    cache: ResultCache,
+    path: str,
+    record: file_index.Record,
+    selector: RuleSelector,
+    context: RuleContext,
+    rule_classes: Sequence[type[Rule]],
+) -> str:
+    """The result's key: the file's digest and its headers' fingerprint (a result reads both),
+    the rules that run on it and the settings they read."""
+    rules_key = _rules_key(selector, rule_classes, path)
+    return cache.key_of_digest(path, record[1] + record[6], rules_key + _context_key(context))
+
+
+def _record(
+    index: FileIndex, where: str, path: str, data: bytes, digest: bytes,
+    st: os.stat_result | None,
+) -> file_index.Record:
+    """Index what ``data`` says: the prefilter's verdict and the headers it and a result depend
+    on; taken over from the last record when only the stat moved (a touch, a checkout) and
+    those headers are unchanged."""
+    prior = index.prior(where, digest)
+    if prior is not None and index.deps_valid(prior):
+        deps = None if prior[4] is None else (prior[4], prior[5])
+        return index.put(where, st, digest, prior[2], prior[3], deps, prior[6])
+    verdict, deps = _judge(path, data)
+    return index.put(where, st, digest, verdict, not is_valid_utf8(data), deps)
 
 
 def result_cache(rule_classes: Sequence[type[Rule]], config: Config) -> ResultCache:
@@ -424,12 +579,26 @@ def run(
     come without the statement they are in (``Finding.statement`` is None, but for internal
     errors), for reports that do not read it; a large run then holds far less memory."""
     started = time.perf_counter()
+    started_ns = time.time_ns()
+    # A run reads headers as they are when it starts, even after an earlier run in this process.
+    macros.forget_headers()
+    include_graph.forget()
+    tier2 = _with_include_dirs(tier2, paths)
+    macros.set_include_dirs(tier2.include_dirs)
+    cache = None
+    index: FileIndex | None = None
+    if use_cache and not fix_mode and not tier2.wanted:
+        cache = result_cache(rule_classes, config)
+        salt = "\0".join([cache.salt, *tier2.include_dirs])
+        index = file_index.open_index(cache_location("index"), salt, started_ns)
+    macros.keep_header_digests(index is not None)
     discovery = discover(
         paths,
-        **({"extensions": config.extensions} if config.extensions else {}),
+        extensions=config.extensions or DEFAULT_EXTENSIONS,
         exclude=config.exclude,
         respect_gitignore=config.respect_gitignore,
         max_file_size=config.max_file_size,
+        probe=_probe(index) if index is not None else None,
     )
     result = RunResult(
         errors=[(s.path, s.reason) for s in discovery.errors],
@@ -442,36 +611,48 @@ def run(
         named = {os.path.abspath(p) for p in paths}
         files = [f for f in files if os.path.abspath(f) in named or not resolver.excluded(f)]
     total = len(files)
-    tier2 = _with_include_dirs(tier2, paths)
-    macros.set_include_dirs(tier2.include_dirs)
-    cache = None
-    if use_cache and not fix_mode and not tier2.wanted:
-        cache = result_cache(rule_classes, config)
     outcomes: list[FileOutcome | None] = [None] * total
     pending: list[_Job] = []
     serial = jobs <= 1 or fix_mode is not None
     rules = instantiate(rule_classes) if serial else []
     session = tier2.session() if serial else None
     done = 0
-    for index, path in enumerate(files):
-        data, reason = read_bytes(path, config.max_file_size)
+    for position, path in enumerate(files):
         outcome: FileOutcome | None = None
-        if data is None:
-            outcome = FileOutcome(path, reason=reason or "could not be read")
-        elif not _may_hold_asm(path, data, cache, tier2.include_dirs):
-            outcome = FileOutcome(path, decode_errors=not is_valid_utf8(data))
-        else:
-            file_selector, file_context = selector, context
-            if resolver is not None:  # configuration per file
-                settings = resolver.for_path(path)
-                file_selector, file_context = settings.selector, settings.context
-            key = None
-            if cache is not None:
-                rules_key = _rules_key(file_selector, rule_classes, path)
-                key = cache.key(path, data, rules_key + _context_key(file_context))
-                hit = cache.get(key)
-                if isinstance(hit, FileOutcome):
-                    outcome = hit
+        record: file_index.Record | None = None
+        key: str | None = None
+        verdict = MAY_HOLD_ASM
+        where = os.path.abspath(path)
+        if index is not None and cache is not None:
+            # Unchanged by stat, and so are the headers it read: nothing of it is read.
+            record = index.known(where)
+            if record is not None and not index.deps_valid(record):
+                record = None
+            if record is not None and record[2] == NO_ASM:
+                outcome = FileOutcome(path, decode_errors=record[3])
+            elif record is not None:
+                file_selector, file_context = _settings_for(path, selector, context, resolver)
+                key = _key(cache, path, record, file_selector, file_context, rule_classes)
+                outcome = _load(cache, key, keep_statements)
+        data: bytes | None = None
+        if outcome is None:
+            data, reason, st = read_bytes_stat(path, config.max_file_size)
+            if data is None:
+                outcome = FileOutcome(path, reason=reason or "could not be read")
+            elif index is not None:
+                digest = digest_of(data)
+                if record is None or record[1] != digest:
+                    record, key = _record(index, where, path, data, digest, st), None
+                verdict = record[2]
+            elif not prefilter.may_hold_asm(path, data):
+                verdict = NO_ASM
+            if data is not None and verdict == NO_ASM:
+                outcome = FileOutcome(path, decode_errors=not is_valid_utf8(data))
+        if outcome is None and data is not None:
+            file_selector, file_context = _settings_for(path, selector, context, resolver)
+            if cache is not None and record is not None and key is None:
+                key = _key(cache, path, record, file_selector, file_context, rule_classes)
+                outcome = _load(cache, key, keep_statements)
             if outcome is None and serial:
                 # one process: lint now, from the bytes just read
                 outcome = lint_path(
@@ -488,20 +669,21 @@ def run(
                 if cache is not None and key is not None:
                     _store(cache, key, outcome)
             elif outcome is None:
-                pending.append(_Job(index, path, len(data), key))
+                digest_read = record[1] if record is not None else None
+                pending.append(_Job(position, path, len(data), key, digest_read))
         if outcome is not None:
-            outcomes[index] = collected(outcome, keep_statements)
+            outcomes[position] = collected(outcome, keep_statements)
             done += 1
             if progress is not None:
                 progress.update(done, total)
     # Reading every file and the prefilter's headers left the heap full of holes that the
     # results, arriving for minutes, would pin: give them back before the workers start.
     file_memos.trim()
-    for index, outcome in _lint_pending(
+    for position, outcome in _lint_pending(
         pending, config, selector, rule_classes, context, jobs, tier2, cache, resolver,
         keep_statements,
     ):
-        outcomes[index] = outcome
+        outcomes[position] = outcome
         done += 1
         if progress is not None:
             progress.update(done, total)
@@ -512,6 +694,9 @@ def run(
         _merge(result, outcome, fix_mode == "fix")
     if cache is not None and (cache.writes or any(j.key for j in pending)):
         cache.prune()
+    if index is not None:
+        index.save()
+    macros.keep_header_digests(False)
     result.seconds = time.perf_counter() - started
     return result
 
@@ -544,15 +729,10 @@ def _lint_pending(
     rules = instantiate(rule_classes)
     session = tier2.session()
     for job in pending:
-        file_selector, file_context = selector, context
-        if resolver is not None:
-            settings = resolver.for_path(job.path)
-            file_selector, file_context = settings.selector, settings.context
-        outcome = lint_path(
-            job.path, rules, file_context, file_selector, config.max_file_size, tier2=session
+        file_selector, file_context = _settings_for(job.path, selector, context, resolver)
+        outcome = _lint_job(
+            job, rules, file_context, file_selector, config.max_file_size, session, cache
         )
-        if cache is not None and job.key is not None:
-            _store(cache, job.key, outcome)
         yield job.index, collected(outcome, keep_statements)
 
 

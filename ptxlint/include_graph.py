@@ -1,0 +1,115 @@
+"""The headers a C++ file's result depends on, in a form the file index checks with stats alone.
+
+A C++ file's macro table (``macros.MacroTable``) reads every header its includes reach,
+transitively, and the prefilter's verdict on a file without an asm keyword reads the same
+closure (``prefilter.uses_included_asm_macro``). So what ptxlint says about a file depends on
+its own bytes and on:
+
+- every header of that closure: its bytes decide its definitions and its own includes;
+- every place an include was looked for and not found (the ``macros.candidates`` tried before
+  the one that was): a header created there would be read instead. Creating, removing or
+  renaming an entry changes the modification time of the folder holding it, so the nearest
+  existing folder above each missed candidate is what is watched;
+- where a found header is reached through a symbolic link, the folder holding the link (a
+  retargeted link is a new entry there).
+
+The graph is kept per header (its includes, resolved to real paths, and the folders watching
+its misses), not as a closure per file: the CUDA 13 include tree's 1,788 files have 646,000
+closure members between them but only 1,737 distinct headers, so recording and checking a tree
+costs its include graph's size. Each (folder, name) and each header is resolved once per
+process (``macros`` memoises the lookups; this module the folders to watch).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from ptxlint import macros
+
+_WATCH: dict[tuple[str, str], tuple[str | None, tuple[str, ...]]] = {}
+_NEAREST: dict[str, str] = {}
+
+
+def _nearest_folder(path: str) -> str:
+    """The nearest existing folder strictly above ``path`` (absolute)."""
+    folder = os.path.dirname(path)
+    trail = []
+    while folder not in _NEAREST:
+        if os.path.isdir(folder):
+            _NEAREST[folder] = folder
+            break
+        trail.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            _NEAREST[folder] = folder
+            break
+        folder = parent
+    found = _NEAREST[folder]
+    for missing in trail:
+        _NEAREST[missing] = found
+    return found
+
+
+def _resolve(base: str, name: str) -> tuple[str | None, tuple[str, ...]]:
+    """The real path ``#include name`` from ``base`` reads, and the folders whose entries
+    decide that it is this one (memoised per run)."""
+    key = (base, name)
+    got = _WATCH.get(key)
+    if got is not None:
+        return got
+    found = macros.find_header(base, name)
+    watch: list[str] = []
+    for candidate in macros.candidates(base, name):
+        if candidate == found:
+            break
+        watch.append(_nearest_folder(os.path.abspath(candidate)))
+    real = None
+    if found is not None:
+        real = macros.real_path(found)
+        shown = os.path.abspath(found)
+        if real != shown:
+            watch.append(os.path.dirname(shown))
+    got = _WATCH[key] = (real, tuple(dict.fromkeys(watch)))
+    return got
+
+
+def _edges(base: str, names: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    reals: list[str] = []
+    watch: list[str] = []
+    for name in names:
+        real, folders = _resolve(base, name)
+        if real is not None:
+            reals.append(real)
+        watch.extend(folders)
+    return tuple(dict.fromkeys(reals)), tuple(dict.fromkeys(watch))
+
+
+def of_file(
+    path: str, names: Sequence[str], prefilter_names: Sequence[str] = ()
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The headers ``path``'s includes find directly, as real paths, and the folders to watch
+    for their misses: ``names`` as its macro table resolves them (``macros.include_names``,
+    from the folder of ``path`` as spelled), ``prefilter_names`` as the prefilter does (from
+    its absolute folder)."""
+    reals, watch = _edges(os.path.dirname(path), names)
+    if prefilter_names:
+        more_reals, more_watch = _edges(os.path.dirname(os.path.abspath(path)), prefilter_names)
+        reals = tuple(dict.fromkeys(reals + more_reals))
+        watch = tuple(dict.fromkeys(watch + more_watch))
+    return reals, watch
+
+
+def of_header(real: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The same for a header (read once per process); a header that cannot be read brings
+    nothing."""
+    names = macros.header_include_names(real)
+    if not names:
+        return (), ()
+    return _edges(os.path.dirname(real), names)
+
+
+def forget() -> None:
+    """Look again from now on (a new run)."""
+    _WATCH.clear()
+    _NEAREST.clear()
