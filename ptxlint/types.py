@@ -12,25 +12,33 @@ operand (CUTLASS's ``mma_sm90_gmma_ext.hpp`` has 736 statements with 48,000 oper
 functions of up to 130 parameters):
 
 - File-wide indexes (type names, namespace-scope variables and functions, enumerators, macros)
-  are built once per resolver, in one query over the tree (one cursor walk for a file of up to
-  ``syntax_tree.WALK_LIMIT`` bytes: compiling the query costs more than walking a small tree).
+  are built once per resolver. Type names, enumerators and macros come from the keywords that
+  begin their declarations (``_keyword_captures``: one regular-expression pass over the bytes
+  and one descent per keyword), not from a pass over every node of the tree.
 - Every scope (block, function parameters, class body, template parameters, ``for``/``if``
   initializers) gets one symbol table, ``name -> declarations``, built in one pass over that
   scope's own children the first time a lookup passes through it and cached by node id.
 - An operand expression is typed from its node in the file's tree (found by its byte range);
   the expression is parsed on its own only when the file's tree does not hold it exactly (a
   parse error around it).
+- Answers are memoised per (expression, chain of scopes), each with the range of byte offsets
+  it holds for (``_memoised``): the same expression in the same scope is typed once, and a
+  plain name (most operands) is looked up from its statement's chain of scopes without a
+  tree-sitter call. Parameter lists of the same text share one table (``_parameter_table``).
 - The type of a declaration, of a record's convertibility and of a function's out-of-line class
   are memoised, so the operands of one function share all of that work; so is each node's chain
   of declaring scopes, so an operand climbs only to its statement's node.
 
 Complexity: O(N) for the file (each scope's children are visited once, each type specifier is
-resolved once) plus, per operand, O(size of its expression x nesting depth of its scope) with
-dictionary lookups; nothing grows with statements x parameters.
+resolved once, one regular-expression pass for the index) plus, per distinct (expression,
+scope) and range between declarations of its names, O(size of the expression x nesting depth
+of its scope); every other operand costs a few dictionary look-ups. Nothing grows with
+statements x parameters.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -311,6 +319,19 @@ _NAME_NODES = frozenset({"identifier", "field_identifier", "type_identifier"})
 # Where an operand's expression sits in the file's tree when tree-sitter read the asm statement.
 _OPERAND_VALUE_PARENTS = frozenset({"gnu_asm_output_operand", "gnu_asm_input_operand"})
 _OPERAND_LISTS = frozenset({"gnu_asm_output_operand_list", "gnu_asm_input_operand_list"})
+_FAR = 1 << 62  # past any byte offset
+# How an operand value may begin when a node that declares (``_DECLARING_SCOPES``) starts where
+# it starts. The node tree-sitter finds at an expression's first byte lies on the chain of the
+# first children down from the expression's node, each starting at that byte; when none of them
+# declares, both nodes have the same chain of scopes and the same declaring ancestors (what
+# ``this_type`` and ``_is_template_parameter`` climb to). In an expression without a parse
+# error a declaring node is a lambda (``[``), a statement or class body (``{``, inside one of
+# those or in parentheses), a class specifier (its keyword: in a cast or sizeof it follows a
+# parenthesis) or a statement, template or catch clause inside a body; a function definition
+# only inside a class body.
+_SCOPE_OPENING = re.compile(
+    rb"[\[{]|(?:struct|class|union|for|if|while|switch|template|catch)(?![A-Za-z0-9_$\x80-\xff])"
+)
 _MAX_DEPTH = 24  # typedef chains and nested expressions deeper than this are given up on
 
 _WRAP_PREFIX = b"void __ptxlint_f(void) { __ptxlint_v = __ptxlint_g("
@@ -340,6 +361,19 @@ _INDEX_NAMES = {
     "preproc_function_def": ("identifier", "macro"),
 }
 _INDEX_KINDS = frozenset({"type_definition", "alias_declaration", *_INDEX_NAMES})
+# the keyword tokens that begin the nodes the index reads (see _keyword_captures), and the kinds
+# of parent that make one such a node; ``define`` is the end of tree-sitter's ``#define`` token
+_INDEX_KEYWORDS = re.compile(rb"(?:define|typedef|using|struct|class|union|enum)(?![A-Za-z0-9_])")
+_KEYWORD_OWNERS = {
+    "#define": frozenset({"preproc_def", "preproc_function_def"}),
+    "typedef": frozenset({"type_definition"}),
+    "using": frozenset({"alias_declaration"}),
+    "struct": frozenset({"struct_specifier"}),
+    "class": frozenset({"class_specifier"}),
+    "union": frozenset({"union_specifier"}),
+    "enum": frozenset({"enum_specifier"}),
+}
+_ENUMERATOR = frozenset({"enumerator"})
 
 
 class _Language:
@@ -377,8 +411,6 @@ class _Entry:
     declarator: Node | None
     specifier: Node | None
     parameter: bool = False
-    # the same parameter in an earlier list of the same text, typed in its stead
-    source: _Entry | None = None
 
 
 def _text(node: Node | None) -> str:
@@ -579,11 +611,11 @@ class _Scope:
 
 @dataclass(frozen=True)
 class _SharedParameters:
-    """A parameter list, for the lists of the same text: (name, name end relative to the
-    list's start, its entry) of each parameter, and the template parameter names around the
-    function it was read in, when a parameter's type names a type (else None)."""
+    """A parameter list's table, for the lists of the same text, and the template parameter
+    names around the function it was read in, when a parameter's type names a type (else
+    None)."""
 
-    names: tuple[tuple[str, int, _Entry], ...]
+    table: dict[str, _Entry]
     templates: frozenset[str] | None
 
 
@@ -631,6 +663,11 @@ class TypeResolver:
         # parameters are ruled out): each typedef chain is followed once, and a cycle or a
         # malformed chain (typedef A B; typedef B A;) is unknown instead of exponential
         self._named: dict[str, _Ty | None] = {}
+        # answers by (expression or name, id of a chain of scopes[, parsed alone]): the range
+        # of byte offsets [lo, hi) each holds for, and the answer (see _memoised)
+        self._memo: dict[tuple[object, ...], tuple[int, int, CType | None]] = {}
+        self._lo = -1
+        self._hi = _FAR
 
     # ----------------------------------------------------------------- public API
 
@@ -639,24 +676,119 @@ class TypeResolver:
     ) -> CType | None:
         """The type of ``expression`` written at character ``offset``, or None when unsure.
         ``statement``: the keyword node of the asm statement whose operand this is, when the
-        caller has it (see ``_operand_value``)."""
-        self._ensure_index()
+        caller has it (see ``_operand_value``).
+
+        Answers are memoised per (expression, chain of scopes where it is written), with the
+        range of byte offsets the answer holds for (see ``_memoised``): an operand whose
+        expression was typed in the same scope costs two dictionary look-ups. A plain name that
+        is an operand's whole value in the file's tree (most operands) is typed from its
+        statement's chain of scopes without a tree-sitter call (``_name_type``)."""
+        if not self._indexed:
+            self._ensure_index()
         b = self._byte_offset(offset)
-        root = self._root
         if statement is not None:
-            node = self._operand_value(expression, b, statement)
+            if expression.isascii():
+                data = expression.encode()
+            else:
+                data = expression.encode("utf-8", "surrogatepass")
+            e = b + len(data)
+            node = None
+            if self._bytes[b:e] == data:
+                if statement is not self._statement:
+                    self._statement = statement
+                    self._values = self._operand_values(statement)
+                found = self._values.get((b, e))
+                if found is None:
+                    node = self._expression_node(expression, b)
+                else:
+                    value, kind, tail = found
+                    if kind == "identifier" and e > b:
+                        # a leaf spanning [b, e): it is the node at byte b, and its chain of
+                        # scopes is its statement's (see _operand_value)
+                        return self._name_type(expression, tail, b)
+                    node = self._value_node(value, kind, tail)
+                    if node is not None and _SCOPE_OPENING.match(data) is None:
+                        # typed from its own node instead of the one at byte b: see
+                        # _SCOPE_OPENING for why the two have the same scopes
+                        key = (expression, id(tail), False)
+                        return self._memoised(
+                            key, b, lambda: self._typed(_Expr(self, value, b), value)
+                        )
         else:
             node = self._expression_node(expression, b)
+        alone = node is None
         if node is None:
             node = self._parse_alone(expression)
             if node is None:
                 return None
-        where = root.descendant_for_byte_range(b, b) or root
+        where = self._root.descendant_for_byte_range(b, b) or self._root
+        chain = self._scope_chain(where)
+        if node.type == "identifier":
+            return self._name_type(_text(node), chain, b)
+        if chain and chain[-1] is None:
+            # in a #define body: this_type and the template parameters are read from
+            # ``where``'s ancestors past the cut, which the chain does not stand for
+            return self._typed(_Expr(self, where, b), node)
+        key = (expression, id(chain), alone)
+        return self._memoised(key, b, lambda: self._typed(_Expr(self, where, b), node))
+
+    def _name_type(self, name: str, chain: tuple[_Scope | None, ...], b: int) -> CType | None:
+        """What ``_Expr._identifier`` and ``resolve`` make of the name ``name`` used at byte
+        ``b`` under ``chain``; memoised per (name, chain) (see ``_memoised``)."""
+        return self._memoised((name, id(chain)), b, lambda: self._identifier_type(name, chain, b))
+
+    def _identifier_type(
+        self, name: str, chain: tuple[_Scope | None, ...], b: int
+    ) -> CType | None:
+        if name in self._macros:
+            return None
+        builtin = _BUILTIN_VARIABLES.get(name)
+        if builtin is not None:
+            return self._ctype(builtin)
         self._depth = 0
         try:
-            ty = _Expr(self, where, b).type_of(node)
-        except (_Stop, RecursionError):
+            ty = self._lookup_chain(chain, name, b)
+        except _Stop:
             return None
+        return self._ctype(ty)
+
+    def _typed(self, typer: _Expr, node: Node) -> CType | None:
+        self._depth = 0
+        try:
+            ty = typer.type_of(node)
+        except _Stop:
+            return None
+        return self._ctype(ty)
+
+    def _memoised(
+        self, key: tuple[object, ...], b: int, compute: Callable[[], CType | None]
+    ) -> CType | None:
+        """``compute()``, memoised under ``key`` for the byte offsets ``[lo, hi)`` it holds for.
+
+        Typing an expression under one chain of scopes depends on the byte offset ``b`` only
+        through which declarations of a looked-up name are visible: a block-scope or
+        namespace-scope entry counts where ``name_end <= b`` (``_lookup_in``,
+        ``_fallback_names``). Every such test narrows ``[self._lo, self._hi)`` to the offsets
+        that give it the same outcome, so any ``b`` in the range makes every lookup stop at
+        the same scope with the same entries: the same answer. A later declaration shadowing
+        the name in an inner block ends the range at that declaration's name.
+
+        The chain is part of every key by ``id``: chains live in ``self._chains`` as long as
+        the resolver, so an id is never reused for another chain. A RecursionError (the
+        answer could depend on the caller's stack) is not memoised."""
+        hit = self._memo.get(key)
+        if hit is not None and hit[0] <= b < hit[1]:
+            return hit[2]
+        self._lo = -1
+        self._hi = _FAR
+        try:
+            answer = compute()
+        except RecursionError:
+            return None
+        self._memo[key] = (self._lo, self._hi, answer)
+        return answer
+
+    def _ctype(self, ty: _Ty | None) -> CType | None:
         if ty is None or ty.kind == "function":
             return None
         if ty.kind == "aggregate" and not ty.lanes and not ty.array and self._may_convert(ty):
@@ -714,7 +846,13 @@ class TypeResolver:
         found = self._values.get((b, e))
         if found is None:
             return self._expression_node(expression, b)
-        node, kind, tail = found
+        return self._value_node(*found)
+
+    def _value_node(
+        self, node: Node, kind: str, tail: tuple[_Scope | None, ...]
+    ) -> Node | None:
+        """An operand's value node from ``_operand_values``, unless tree-sitter could not read
+        it (then it is parsed alone), with its chain of scopes recorded for ``_scope_chain``."""
         if node.has_error or node.is_missing or kind not in _Expr._HANDLERS:
             return None
         key = node.id
@@ -797,24 +935,91 @@ class TypeResolver:
         if self._indexed:
             return
         self._indexed = True
-        captures = self._index_captures()
-        for node in captures.get("typedef", []):
+        captures = self._keyword_captures()
+        for _, node in captures.get("typedef", []):
             for decl in node.children_by_field_name("declarator"):
                 name = _declarator_name(decl)
                 if name is not None:
                     self._typedefs.setdefault(_text(name), []).append(node)
-        for node in captures.get("alias", []):
+        for _, node in captures.get("alias", []):
             self._typedefs.setdefault(_text(node.child_by_field_name("name")), []).append(node)
-        for name in captures.get("record", []):
-            assert name.parent is not None
-            self._records.setdefault(_text(name), []).append(name.parent)
-        for name in captures.get("enum", []):
-            assert name.parent is not None
-            self._enums.setdefault(_text(name), []).append(name.parent)
-        for name in captures.get("enumerator", []):
-            assert name.parent is not None
-            self._enumerators.setdefault(_text(name), []).append(name.parent)
-        self._macros = {_text(n) for n in captures.get("macro", [])}
+        for name, owner in captures.get("record", []):
+            self._records.setdefault(_text(name), []).append(owner)
+        for name, owner in captures.get("enum", []):
+            self._enums.setdefault(_text(name), []).append(owner)
+        for name, owner in captures.get("enumerator", []):
+            self._enumerators.setdefault(_text(name), []).append(owner)
+        self._macros = {_text(name) for name, _ in captures.get("macro", [])}
+
+    def _keyword_captures(self) -> dict[str, list[tuple[Node, Node]]]:
+        """What ``_index_captures`` finds, as (captured node, the node that declares it), found
+        from the keywords that begin each declaration instead of from the whole tree.
+
+        Every node ``_TYPE_QUERY_SOURCE`` names has its keyword token as a child (``typedef``,
+        ``using``, ``struct``, ``class``, ``union``, ``enum``, and ``#define`` for both macro
+        kinds), and a keyword token is a whole word of the text. So one regular-expression
+        pass over the bytes finds every candidate, and the token tree-sitter has there (one
+        descent each) with its parent tells which are declarations; a word in a comment, a
+        string or an identifier is a different token. Enumerators are read from their enum
+        specifier's subtree; an ``enum`` token outside an enum specifier (a parse error) may
+        have left enumerators anywhere, and then the enumerators come from the whole tree
+        (``_index_captures``).
+
+        Complexity: one regular-expression pass over the file plus O(depth) per keyword, and
+        the size of each enum; against a query or walk over every node of the file (as much as
+        a third of the parse)."""
+        root = self._root
+        out: dict[str, list[tuple[Node, Node]]] = {}
+        enumerators: list[tuple[Node, Node]] = []
+        seen: set[int] = set()
+        stray = False
+        for match in _INDEX_KEYWORDS.finditer(self._bytes):
+            token = root.descendant_for_byte_range(*match.span())
+            if token is None:
+                continue
+            word = token.type
+            want = _KEYWORD_OWNERS.get(word)
+            if want is None:
+                continue
+            owner = token.parent
+            if owner is None or owner.type not in want:
+                if word == "enum":
+                    stray = True
+                continue
+            key = owner.id
+            if key in seen:
+                continue
+            seen.add(key)
+            kind = owner.type
+            if kind == "type_definition":
+                out.setdefault("typedef", []).append((owner, owner))
+                continue
+            if kind == "alias_declaration":
+                out.setdefault("alias", []).append((owner, owner))
+                continue
+            if kind == "enum_specifier":
+                for enumerator in nodes_of_kinds(owner, _ENUMERATOR).get("enumerator", ()):
+                    if enumerator.id not in seen:
+                        seen.add(enumerator.id)
+                        name = enumerator.child_by_field_name("name")
+                        if name is not None and name.type == "identifier":
+                            enumerators.append((name, enumerator))
+            name = owner.child_by_field_name("name")
+            if name is None:
+                continue
+            want_name, capture = _INDEX_NAMES[kind]
+            if name.type == want_name:
+                out.setdefault(capture, []).append((name, owner))
+        if stray:
+            enumerators = []
+            for name in self._index_captures().get("enumerator", ()):
+                assert name.parent is not None
+                enumerators.append((name, name.parent))
+        if enumerators:
+            out["enumerator"] = enumerators
+        for found in out.values():
+            found.sort(key=lambda pair: pair[0].start_byte)
+        return out
 
     def _index_captures(self) -> dict[str, list[Node]]:
         """What ``_TYPE_QUERY_SOURCE`` captures over the file, each capture's nodes in document
@@ -1148,8 +1353,6 @@ class TypeResolver:
         return self._entry_types[key]
 
     def _entry_type(self, entry: _Entry, function_scope: bool) -> _Ty | None:
-        if entry.source is not None:
-            return self.entry_type(entry.source, function_scope)
         spec = entry.specifier
         if spec is None:
             return None
@@ -1166,7 +1369,12 @@ class TypeResolver:
 
     def lookup(self, name: str, where: Node, b: int) -> _Ty | None:
         """The type of the variable (or function) ``name`` used at byte ``b`` in ``where``."""
-        for scope in self._scope_chain(where):
+        return self._lookup_chain(self._scope_chain(where), name, b)
+
+    def _lookup_chain(
+        self, chain: tuple[_Scope | None, ...], name: str, b: int
+    ) -> _Ty | None:
+        for scope in chain:
             if scope is None:
                 return None  # a macro body: names bind where it expands, not here
             found = self._lookup_in(scope, name, b)
@@ -1217,7 +1425,16 @@ class TypeResolver:
             found = table.get(name)
             if not found:
                 return None
-            return [self.entry_type(e, True) for e in found if e.name_end <= b] or None
+            visible = []
+            for entry in found:
+                end = entry.name_end
+                if end <= b:
+                    visible.append(self.entry_type(entry, True))
+                    if end > self._lo:
+                        self._lo = end
+                elif end < self._hi:
+                    self._hi = end
+            return visible or None
         if kind in ("function_definition", "lambda_expression", "catch_clause"):
             single = scope.single
             if single is None:
@@ -1306,8 +1523,9 @@ class TypeResolver:
 
         Parameter lists repeat (CUTLASS's GMMA header: 736 functions, 110 distinct lists), so
         a later list of the same text whose types cannot depend on where it is (see
-        ``_share``) gets its table from the first one's names and name offsets, without
-        visiting its nodes, and each of its parameters is typed as the first list's."""
+        ``_share``) gets the first one's table itself, without visiting its nodes: each of its
+        parameters is the first list's entry, typed once. A parameter's name offset
+        (``_Entry.name_end``) is never read: parameters are visible in the whole body."""
         cached = self._parameters.get(node.id)
         if cached is not None:
             return cached
@@ -1330,7 +1548,7 @@ class TypeResolver:
             key = (node.type, self._bytes[params.start_byte : params.end_byte])
             shared = self._shared_parameters.get(key)
             if shared is not None:
-                cached = self._from_shared(shared, node, params.start_byte)
+                cached = self._from_shared(shared, node)
                 if cached is not None:
                     self._parameters[node.id] = cached
                     return cached
@@ -1348,18 +1566,17 @@ class TypeResolver:
                 )
         self._parameters[node.id] = cached
         if key is not None and params is not None and key not in self._shared_parameters:
-            self._shared_parameters[key] = self._share(cached, node, params.start_byte)
+            self._shared_parameters[key] = self._share(cached, node)
         return cached
 
-    def _share(self, table: dict[str, _Entry], node: Node, base: int) -> _SharedParameters | None:
+    def _share(self, table: dict[str, _Entry], node: Node) -> _SharedParameters | None:
         """``table`` for the lists of the same text, or None where a parameter's type may
         depend on more than the text: an unnamed struct or enum (typed from its own body).
         A type name depends on the template parameters around the function as well
         (``_is_template_parameter``): those are kept, and a list elsewhere shares only under
         the same ones. Everything else a type comes from is the text or the whole file."""
-        names: list[tuple[str, int, _Entry]] = []
         needs_templates = False
-        for name, entry in table.items():
+        for entry in table.values():
             spec = entry.specifier
             kind = spec.type if spec is not None else ""
             if kind in _RECORD_SPECIFIERS or kind == "enum_specifier":
@@ -1367,19 +1584,13 @@ class TypeResolver:
                     return None
             elif kind == "type_identifier":
                 needs_templates = True
-            names.append((name, entry.name_end - base, entry))
         templates = self._template_names_at(node) if needs_templates else None
-        return _SharedParameters(tuple(names), templates)
+        return _SharedParameters(table, templates)
 
-    def _from_shared(
-        self, shared: _SharedParameters, node: Node, base: int
-    ) -> dict[str, _Entry] | None:
+    def _from_shared(self, shared: _SharedParameters, node: Node) -> dict[str, _Entry] | None:
         if shared.templates is not None and self._template_names_at(node) != shared.templates:
             return None
-        return {
-            name: _Entry(base + offset, None, None, True, source)
-            for name, offset, source in shared.names
-        }
+        return shared.table
 
     def _template_names_at(self, node: Node) -> frozenset[str]:
         """The type parameter names of every template around ``node`` (what
@@ -1481,7 +1692,15 @@ class TypeResolver:
         return None
 
     def _fallback_names(self, name: str, b: int) -> _Ty | None:
-        entries = [e for e in self._global_entries().get(name, []) if e.name_end <= b]
+        entries = []
+        for entry in self._global_entries().get(name, ()):
+            end = entry.name_end
+            if end <= b:
+                entries.append(entry)
+                if end > self._lo:
+                    self._lo = end
+            elif end < self._hi:
+                self._hi = end
         if entries:
             return _agree([self.entry_type(e, False) for e in entries])
         enums = self._enumerators.get(name, [])

@@ -847,3 +847,126 @@ def test_typing_cost_grows_with_the_file_not_with_statements_times_parameters(
     assert sum(o.ctype is not None for s in statements for o in s.operands) == 256
     # one visit per parameter declaration (the old per-operand walk made 4 x 64 x 64 / 2)
     assert visits[0] <= 2 * functions * parameters
+
+
+# --------------------------------------------------------------------------- memoised answers
+
+
+def _operand_types(source: str) -> list[str | None]:
+    """Every operand's type spelling, in order, from one extraction (one resolver)."""
+    from ptxlint.engine import extract_statements
+    from ptxlint.model import SourceFile
+
+    statements = extract_statements(SourceFile("k.cu", source)).statements
+    return [
+        o.ctype.spelling if o.ctype is not None else None for s in statements for o in s.operands
+    ]
+
+
+def test_a_later_declaration_in_the_block_is_not_seen_by_an_earlier_use() -> None:
+    # both inner statements share one chain of scopes; the second is past the shadowing `x`,
+    # the first is before it, and the third is outside the block again
+    source = """
+__global__ void k(unsigned x) {
+  {
+    asm volatile("mov.b32 %0, %0;" : "+r"(x));
+    asm volatile("mov.b32 %0, %0;" : "+r"(x + 1u));
+    unsigned long long x = 0;
+    asm volatile("mov.b64 %0, %0;" : "+l"(x));
+    asm volatile("mov.b64 %0, %0;" : "+l"(x + 1u));
+  }
+  asm volatile("mov.b32 %0, %0;" : "+r"(x));
+  asm volatile("mov.b32 %0, %0;" : "+r"(x + 1u));
+}
+"""
+    assert _operand_types(source) == [
+        "unsigned int",
+        "unsigned int",
+        "unsigned long long",
+        "unsigned long long",
+        "unsigned int",
+        "unsigned int",
+    ]
+
+
+def test_memoised_answers_hold_only_between_declarations_in_any_order() -> None:
+    source = kernel(
+        'asm("" :: "r"(v));\n'
+        "short v = 0;\n"
+        'asm("" :: "r"(v));\n'
+        "{ long long v = 1; }\n"  # another block: never visible here
+        'asm("" :: "r"(v));\n'
+        "double v2 = 0, v3 = v2;\n"
+        'asm("" :: "r"(v));\n',
+        prelude="__device__ float v;",
+    )
+    uses = [m.start() + len('"r"(') for m in __import__("re").finditer(r'"r"\(v\)', source)]
+    expected = ["float", "short", "short", "short"]
+    # asked in source order, in reverse and interleaved: each answer is the one at its offset
+    for order in ([0, 1, 2, 3], [3, 2, 1, 0], [1, 3, 0, 2]):
+        r = resolver_for(source)
+        answers = {i: r.resolve("v", uses[i]) for i in order}
+        assert [shape(answers[i])[0] for i in range(4)] == expected
+
+
+def test_an_expression_is_typed_once_per_scope(monkeypatch) -> None:
+    import ptxlint.types as types_module
+
+    typed: list[str] = []
+    real = types_module._Expr.type_of
+
+    def counting(self, node):
+        if self.depth == 0:
+            typed.append(node.text.decode())
+        return real(self, node)
+
+    monkeypatch.setattr(types_module._Expr, "type_of", counting)
+    statements = "".join('asm("" :: "r"(a[0]), "r"(a[1]), "r"(b));\n' for _ in range(5))
+    source = kernel(statements, params="const unsigned* a, unsigned b")
+    assert _operand_types(source) == ["unsigned int"] * 15
+    assert sorted(typed) == ["a[0]", "a[1]"]  # `b` is a name: no expression to type
+
+
+def test_index_from_keywords_matches_the_whole_tree_query() -> None:
+    from ptxlint.types import TypeResolver
+
+    source = """
+// struct NotOne; typedef int NotTwo; #define NOT_THREE
+const char* s = "enum NotFour { NOT_FIVE };";
+#  define SPACED 1
+#define FN(a) (a)
+typedef struct { int q; } Anonymous, *AnonymousPtr;
+typedef unsigned Word;
+using Alias = Word;
+using namespace std;
+template <class T, typename U> struct Holder { class Inner {}; union U2 { int a; }; };
+enum class Scoped : short { S1, S2 };
+enum Plain { P1,
+#if X
+  P2,
+#endif
+};
+struct $odd { int a; };
+classy_t not_a_class;
+"""
+    data = source.encode()
+    r = TypeResolver(source, _PARSER.parse(data), data)
+    by_query = {k: [n.id for n in v] for k, v in r._index_captures().items() if v}
+    by_keywords = {k: [n.id for n, _ in v] for k, v in r._keyword_captures().items() if v}
+    assert by_keywords == by_query
+    names = {k: sorted(n.text.decode() for n, _ in v) for k, v in r._keyword_captures().items()}
+    assert names["macro"] == ["FN", "SPACED"]
+    assert names["enumerator"] == ["P1", "P2", "S1", "S2"]
+    assert names["record"] == ["$odd", "Holder", "Inner", "U2"]
+
+
+def test_enumerators_left_by_a_parse_error_come_from_the_whole_tree() -> None:
+    from ptxlint.types import TypeResolver
+
+    # tree-sitter leaves `A` in an ERROR node with the `enum` keyword, outside any enum specifier
+    source = "enum F { D };\nenum E { A, B"
+    data = source.encode()
+    r = TypeResolver(source, _PARSER.parse(data), data)
+    by_query = [n.id for n in r._index_captures().get("enumerator", [])]
+    assert len(by_query) == 2
+    assert by_query == [n.id for n, _ in r._keyword_captures().get("enumerator", [])]
