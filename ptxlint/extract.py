@@ -636,7 +636,7 @@ def _typed(
     return operand if ctype is None else _with_ctype(operand, ctype)
 
 
-def _with_ctype(operand: Operand, ctype: CType) -> Operand:
+def _copy_with_ctype(operand: Operand, ctype: CType) -> Operand:
     """``dataclasses.replace(operand, ctype=ctype)`` without its per-field machinery (it ran
     once per operand: 48,000 times in CUTLASS's GMMA header). ``Operand`` is a frozen
     dataclass without ``__post_init__`` (and with slots), so a copy of its slots is the same
@@ -648,8 +648,30 @@ def _with_ctype(operand: Operand, ctype: CType) -> Operand:
     return new
 
 
+def _unrolled_with_ctype(
+    o: Operand, ctype: CType, _new: Callable[..., Operand] = object.__new__
+) -> Operand:
+    """``_copy_with_ctype`` spelled out field by field (0.9 us instead of 1.5 us per operand);
+    used only while ``Operand``'s fields are these."""
+    new = _new(Operand)
+    _set(new, "index", o.index)
+    _set(new, "role", o.role)
+    _set(new, "constraint", o.constraint)
+    _set(new, "expression", o.expression)
+    _set(new, "expression_span", o.expression_span)
+    _set(new, "span", o.span)
+    _set(new, "symbolic_name", o.symbolic_name)
+    _set(new, "ctype", ctype)
+    return new
+
+
 _OPERAND_SLOTS = tuple(f.name for f in dataclasses.fields(Operand))
+_UNROLLED_SLOTS = (
+    "index", "role", "constraint", "expression", "expression_span", "span", "symbolic_name",
+    "ctype",
+)
 _set = object.__setattr__
+_with_ctype = _unrolled_with_ctype if _OPERAND_SLOTS == _UNROLLED_SLOTS else _copy_with_ctype
 
 
 _DECLARATION_NODES = {

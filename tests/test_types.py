@@ -970,3 +970,24 @@ def test_enumerators_left_by_a_parse_error_come_from_the_whole_tree() -> None:
     by_query = [n.id for n in r._index_captures().get("enumerator", [])]
     assert len(by_query) == 2
     assert by_query == [n.id for n, _ in r._keyword_captures().get("enumerator", [])]
+
+
+def test_an_operand_with_its_type_is_the_dataclass_replacement() -> None:
+    import dataclasses
+
+    import ptxlint.extract as extract_module
+    from ptxlint.engine import extract_statements
+    from ptxlint.model import Operand, SourceFile, Span
+
+    source = kernel('asm("" :: "r"(b));', params="unsigned b")
+    (read,) = extract_statements(SourceFile("k.cu", source)).statements[0].operands
+    operand = Operand(3, "input", read.constraint, "b", Span(10, 11), Span(5, 12), "name")
+    ctype = CType(spelling="unsigned int", kind="integer", size=4, tier=1)
+    expected = dataclasses.replace(operand, ctype=ctype)
+    for copy in (extract_module._copy_with_ctype, extract_module._unrolled_with_ctype):
+        made = copy(operand, ctype)
+        assert made == expected and repr(made) == repr(expected) and made is not operand
+    # the unrolled copy is used exactly while it names every field, as it does today
+    fields = tuple(f.name for f in dataclasses.fields(Operand))
+    assert fields == extract_module._UNROLLED_SLOTS
+    assert extract_module._with_ctype is extract_module._unrolled_with_ctype
