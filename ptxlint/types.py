@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import tree_sitter
 import tree_sitter_cuda
@@ -404,9 +405,9 @@ class _Stop(Exception):
 
 
 # A declared entity, found by name: its declarator, the specifier its type starts from, and
-# whether it is a function parameter (arrays decay there).
-@dataclass(frozen=True)
-class _Entry:
+# whether it is a function parameter (arrays decay there). A tuple: tables of a big kernel's
+# declarations make thousands.
+class _Entry(NamedTuple):
     name_end: int
     declarator: Node | None
     specifier: Node | None
@@ -636,6 +637,7 @@ class TypeResolver:
         self._values: dict[tuple[int, int], tuple[Node, str, tuple[_Scope | None, ...]]] = {}
         self._lang = _Language.get()
         self._ascii = len(source_text) == len(source_bytes)
+        self._length = len(source_text)
         self._byte_marks: list[int] | None = None
         self._indexed = False
         self._typedefs: dict[str, list[Node]] = {}
@@ -668,6 +670,7 @@ class TypeResolver:
         self._memo: dict[tuple[object, ...], tuple[int, int, CType | None]] = {}
         self._lo = -1
         self._hi = _FAR
+        self._lookups: dict[tuple[str, int], tuple[int, int, _Ty | None, bool]] = {}
 
     # ----------------------------------------------------------------- public API
 
@@ -685,7 +688,8 @@ class TypeResolver:
         statement's chain of scopes without a tree-sitter call (``_name_type``)."""
         if not self._indexed:
             self._ensure_index()
-        b = self._byte_offset(offset)
+        ascii_offset = self._ascii and 0 <= offset <= self._length
+        b = offset if ascii_offset else self._byte_offset(offset)
         if statement is not None:
             if expression.isascii():
                 data = expression.encode()
@@ -735,22 +739,31 @@ class TypeResolver:
     def _name_type(self, name: str, chain: tuple[_Scope | None, ...], b: int) -> CType | None:
         """What ``_Expr._identifier`` and ``resolve`` make of the name ``name`` used at byte
         ``b`` under ``chain``; memoised per (name, chain) (see ``_memoised``)."""
-        return self._memoised((name, id(chain)), b, lambda: self._identifier_type(name, chain, b))
-
-    def _identifier_type(
-        self, name: str, chain: tuple[_Scope | None, ...], b: int
-    ) -> CType | None:
+        key = (name, id(chain))
+        hit = self._memo.get(key)
+        if hit is not None and hit[0] <= b < hit[1]:
+            return hit[2]
         if name in self._macros:
-            return None
+            answer = None
+            self._memo[key] = (-1, _FAR, answer)
+            return answer
         builtin = _BUILTIN_VARIABLES.get(name)
         if builtin is not None:
-            return self._ctype(builtin)
+            answer = self._ctype(builtin)
+            self._memo[key] = (-1, _FAR, answer)
+            return answer
+        self._lo = -1
+        self._hi = _FAR
         self._depth = 0
         try:
-            ty = self._lookup_chain(chain, name, b)
+            # not through _lookup_chain's memo: this one has the same key
+            answer = self._ctype(self._lookup_scopes(chain, name, b))
         except _Stop:
+            answer = None
+        except RecursionError:
             return None
-        return self._ctype(ty)
+        self._memo[key] = (self._lo, self._hi, answer)
+        return answer
 
     def _typed(self, typer: _Expr, node: Node) -> CType | None:
         self._depth = 0
@@ -1372,6 +1385,43 @@ class TypeResolver:
         return self._lookup_chain(self._scope_chain(where), name, b)
 
     def _lookup_chain(
+        self, chain: tuple[_Scope | None, ...], name: str, b: int
+    ) -> _Ty | None:
+        """``lookup`` under ``chain``, memoised per (name, chain) like ``_memoised``: the answer
+        (or the _Stop) with the byte range it holds for, which also narrows the range of the
+        answer being memoised around it (``a[0]``, ``a[1]`` and ``a`` look ``a`` up once)."""
+        if self._depth:  # inside a type's resolution the depth limit may cut answers short
+            return self._lookup_scopes(chain, name, b)
+        key = (name, id(chain))
+        hit = self._lookups.get(key)
+        if hit is not None:
+            lo, hi, ty, stop = hit
+            if lo <= b < hi:
+                if lo > self._lo:
+                    self._lo = lo
+                if hi < self._hi:
+                    self._hi = hi
+                if stop:
+                    raise _Stop
+                return ty
+        outer_lo, outer_hi = self._lo, self._hi
+        self._lo = -1
+        self._hi = _FAR
+        stop = False
+        try:
+            ty = self._lookup_scopes(chain, name, b)
+        except _Stop:
+            ty = None
+            stop = True
+        lo, hi = self._lo, self._hi
+        self._lookups[key] = (lo, hi, ty, stop)
+        self._lo = max(outer_lo, lo)
+        self._hi = min(outer_hi, hi)
+        if stop:
+            raise _Stop
+        return ty
+
+    def _lookup_scopes(
         self, chain: tuple[_Scope | None, ...], name: str, b: int
     ) -> _Ty | None:
         for scope in chain:
