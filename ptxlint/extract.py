@@ -23,7 +23,7 @@ from ptxlint import branches, dialect, host_code, macro_uses, preproc
 from ptxlint.guard_macros import GuardMacros
 from ptxlint.guards import FileGuards
 from ptxlint.lexer import NEXT_TOKEN as _NEXT_TOKEN
-from ptxlint.lexer import Token, decode_string_literal, literal_value, tokens
+from ptxlint.lexer import SKIPPED, Token, decode_string_literal, literal_value, tokens
 from ptxlint.lexer import new_token as _new_token
 from ptxlint.macros import ExpandedString, MacroDef, MacroTable, expand_to_string
 from ptxlint.model import (
@@ -139,6 +139,7 @@ def extract(
             stream: Sequence[Token] = toks[index : at.get(("next", start), len(toks))]
             macro_name = _macro_name(parsed, owner)
             context_node = owner
+            plain = None
         elif node.type in ("preproc_call", "preproc_directive"):
             continue
         elif _is_asm_label(node):
@@ -147,13 +148,14 @@ def extract(
             )
             continue
         else:
-            stream = _code_tokens(source.text, start)
+            plain = _read_plain(source, start, m.group())
+            stream = () if plain is not None else _code_tokens(source.text, start)
             macro_name = None
             context_node = node
         pieces = macros
         if macro_name is not None:
             pieces = macros.with_forbidden(_macro_params(parsed, owner))
-        if macro_name is None and _has_inner_directive(stream):
+        if macro_name is None and plain is None and _has_inner_directive(stream):
             _read_branches(
                 result,
                 source,
@@ -169,8 +171,7 @@ def extract(
                 start,
             )
             continue
-        reader = _StatementReader(source, stream, pieces, in_macro=macro_name is not None)
-        raw = reader.read()
+        raw = plain or _StatementReader(source, stream, pieces, macro_name is not None).read()
         if raw is None:
             continue
         if not raw.extended and macro_name is None and _follows_declarator(source.text, start):
@@ -1001,6 +1002,19 @@ class _StatementReader:
         while i < len(toks):
             tok = toks[i]
             begin = len(starts)  # one entry per template character so far
+            kind, literal, at, end = tok
+            if (
+                kind == "string"
+                and len(literal) > 1
+                and literal[0] == literal[-1] == '"'
+                and "\\" not in literal
+            ):  # the usual literal, terminated, without escapes: decode_string_literal's reading
+                chars.append(literal[1:-1])
+                starts.extend(range(at + 1, end - 1))
+                ends.extend(range(at + 2, end))
+                pieces.append(TemplatePiece(kind, Span(at, end), begin, len(starts)))
+                i += 1
+                continue
             if tok.kind in ("string", "raw"):
                 decoded = decode_string_literal(tok)
                 chars.append(decoded.text)
@@ -1038,7 +1052,7 @@ class _StatementReader:
             self.problems.append("empty template section")
             starts, ends = [], []
             pieces.append(TemplatePiece("string", Span(open_paren + 1, open_paren + 1), 0, 0))
-        return Template(text, tuple(starts), tuple(ends), tuple(pieces))
+        return Template(text, starts, ends, tuple(pieces))  # made Offsets from the lists
 
     # -- operands
 
@@ -1198,6 +1212,277 @@ def _split_commas(toks: list[Token]) -> list[list[Token]]:
 _OPENING = frozenset("([{")
 _CLOSING = frozenset(")]}")
 _LITERALS = frozenset(("string", "raw"))
+
+
+# --------------------------------------------------------------------------- plain statements
+
+# The reader's fast path. Most statements are plain: a template of string literals, and operands
+# each of one plain constraint literal and a parenthesized expression without literals, comments
+# or directives (``"=r"(d0)``, ``[p] "l"(ptr + 1)``, ``"n"(int32_t(scaleA))``). Such a statement
+# is read with a regex match per operand instead of a token tuple per token (CUTLASS's GMMA
+# header: 48,612 operands, 264,000 tokens); anything else returns None and the token path reads
+# it, as it always did. Where this path gives a reading it is the token path's
+# (tests/test_plain_reader.py checks the two against each other on generated statements).
+#
+# The patterns skip only blanks between tokens: one that skipped comments before a required
+# token could, on failing, backtrack into a comment and find its token there (Python 3.10 has
+# no atomic groups). Comments are skipped by the lexer's own pattern where a plain pattern
+# fails (``_after_comments``), and a comment inside an operand sends the statement to the token
+# path.
+_BLANKS = r"[ \t\r\f\v\n]*"  # the lexer's blanks, without its line continuations
+# An expression's characters: none that starts a literal, a comment or a directive, and no
+# bracket; brackets nest, matched by kind (as the token path counts them). A backslash, a line
+# continuation or not, changes no token that counts.
+_EXPR_CHAR = r"""[^()\[\]{}"'/#]"""
+_EXPR_RUN = rf"{_EXPR_CHAR}*(?:/(?![/*]){_EXPR_CHAR}*)*"
+
+
+def _nested(depth: int) -> str:
+    inner = _EXPR_RUN
+    for _ in range(depth):
+        inner = rf"{_EXPR_RUN}(?:(?:\({inner}\)|\[{inner}\]|\{{{inner}\}}){_EXPR_RUN})*"
+    return inner
+
+
+_IDENT = r"[A-Za-z_$][A-Za-z0-9_$]*"  # the lexer's identifier
+_PLAIN_WORD = re.compile(_BLANKS + rf"(?:({_IDENT})|\()")  # a qualifier, or the "("
+_PLAIN_LITERAL = re.compile(_BLANKS + r'("[^"\\\n]*(?:(?:\\\r?\n|\\.)[^"\\\n]*)*")', re.S)
+_PLAIN_SEP = re.compile(_BLANKS + r"([,:)])")
+# up to the "(" of the expression
+_OPERAND_HEAD = (
+    _BLANKS
+    + rf"(?P<op>(?:\[{_BLANKS}(?P<name>{_IDENT}){_BLANKS}\]{_BLANKS})?"
+    + r'"(?P<con>[^"\\\n]*)")'
+    + _BLANKS
+    + r"\("
+)
+# after the ")": a separator, or the literal or "[" of an operand after a missing comma
+_OPERAND_TAIL = _BLANKS + r'(?P<sep>[,:)"\[])?'
+# a whole operand whose expression nests brackets two deep (deeper: ``_expression_end``)
+_PLAIN_OPERAND = re.compile(_OPERAND_HEAD + rf"(?P<expr>{_nested(2)})\)" + _OPERAND_TAIL)
+_PLAIN_HEAD = re.compile(_OPERAND_HEAD)
+_PLAIN_TAIL = re.compile(_OPERAND_TAIL)
+_PLAIN_RUN = re.compile(_EXPR_RUN)
+_PLAIN_CLOSERS = {"(": ")", "[": "]", "{": "}"}
+_PLAIN_CLOBBER = re.compile(
+    _BLANKS + r'(?P<lit>"(?P<name>[^"\\\n]*)")' + _BLANKS + r"(?P<sep>[,:)])?"
+)
+_TOKEN_LIMIT = 200_000  # _code_tokens' bound on a statement's tokens (each at least a character)
+
+
+def _after_comments(text: str, pos: int) -> int:
+    """Where the blanks, comments and line continuations from ``pos`` end (the lexer's own
+    pattern: the token path skips the same), or -1 where there are none."""
+    end = SKIPPED.match(text, pos).end()  # type: ignore[union-attr]  # matches ""
+    return end if end > pos else -1
+
+
+def _expression_end(text: str, pos: int) -> int:
+    """The offset of the ")" that closes the expression starting at ``pos`` (after its "("),
+    brackets nested to any depth, comments (``"r"(/*as_b32*/ x)``) skipped as the lexer skips
+    them; -1 where the expression is not plain."""
+    closers = [")"]
+    while True:
+        pos = _PLAIN_RUN.match(text, pos).end()  # type: ignore[union-attr]  # matches ""
+        c = text[pos : pos + 1]
+        closer = _PLAIN_CLOSERS.get(c)
+        if closer is not None:
+            closers.append(closer)
+        elif c and c == closers[-1]:
+            closers.pop()
+            if not closers:
+                return pos
+        elif c == "/":  # the run stops at a "/" only where a comment starts
+            pos = SKIPPED.match(text, pos).end()  # type: ignore[union-attr]
+            continue
+        else:
+            return -1
+        pos += 1
+
+
+def _tail(text: str, pos: int) -> re.Match[str]:
+    tail = _PLAIN_TAIL.match(text, pos)
+    assert tail is not None  # its every part is optional
+    return tail
+
+
+def _read_plain(source: SourceFile, start: int, keyword: str) -> _RawStatement | None:
+    """``_StatementReader(source, _code_tokens(source.text, start), ...).read()`` for the
+    statement whose keyword ``keyword`` is at ``start``, where the statement is plain (above);
+    None where it is not. O(length of the statement), a few regex matches per operand."""
+    text = source.text
+    pos = start + len(keyword)
+    qualifiers: list[Qualifier] = []
+    while True:
+        m = _PLAIN_WORD.match(text, pos)
+        if m is None:
+            pos = _after_comments(text, pos)
+            if pos < 0:
+                return None
+            continue
+        pos = m.end()
+        word = m.group(1)
+        if word is None:
+            break
+        if word not in QUALIFIERS:
+            return None
+        qualifiers.append(Qualifier(word, Span(m.start(1), pos)))
+    open_paren = pos - 1
+    literals: list[Token] = []
+    while True:
+        m = _PLAIN_LITERAL.match(text, pos)
+        if m is None:
+            after = _after_comments(text, pos)
+            if after < 0:
+                break
+            pos = after
+            continue
+        pos = m.end()
+        literals.append(_new_token(Token, ("string", m.group(1), m.start(1), pos)))
+    m = _PLAIN_SEP.match(text, pos)
+    if not literals or m is None:
+        return None
+    sep = m.group(1)
+    pos = m.end()
+    colons: list[int] = []
+    operands: list[Operand] = []
+    clobbers: list[Clobber] = []
+    problems: list[str] = []
+    missing_commas: list[tuple[int, int]] = []
+    while sep == ":":
+        colons.append(pos - 1)
+        if len(colons) == 1:
+            read = _plain_operands(text, pos, "output", operands, problems, missing_commas)
+        elif len(colons) == 2:
+            read = _plain_operands(text, pos, "input", operands, problems, missing_commas)
+        elif len(colons) == 3:
+            read = _plain_clobbers(text, pos, clobbers)
+        else:
+            return None  # goto labels, or a fifth section
+        if read is None:
+            return None
+        pos, sep = read
+    if sep != ")" or pos - start >= _TOKEN_LIMIT:
+        return None
+    reader = _StatementReader(source, (), _NoPieces(), in_macro=False)
+    template = reader._template(literals, open_paren)
+    return _RawStatement(
+        qualifiers=tuple(qualifiers),
+        extended=bool(colons),
+        template=template,
+        operands=tuple(operands),
+        clobbers=tuple(clobbers),
+        goto_labels=(),
+        colons=tuple(colons),
+        open_paren=open_paren,
+        end=pos,
+        problems=(*reader.problems, *problems),
+        opaque_sections=False,
+        missing_commas=tuple(missing_commas),
+    )
+
+
+def _plain_operands(
+    text: str,
+    pos: int,
+    role: str,
+    operands: list[Operand],
+    problems: list[str],
+    missing_commas: list[tuple[int, int]],
+) -> tuple[int, str] | None:
+    """Read the operands of a section from ``pos`` (after its colon) onto ``operands``, their
+    missing commas onto ``problems`` and ``missing_commas``, as ``_operands`` reads them; where
+    the section ends (after its ":" or ")") and that separator, or None where not plain."""
+    head: re.Match[str] | None
+    while True:
+        m = _PLAIN_OPERAND.match(text, pos)
+        if m is not None:  # the usual operand, in one match
+            head = tail = m
+            expr_at, close = m.span("expr")
+        else:
+            head = _PLAIN_HEAD.match(text, pos)
+            if head is None:
+                m = _PLAIN_SEP.match(text, pos)  # an empty operand, or the section's end
+                if m is None:
+                    pos = _after_comments(text, pos)
+                    if pos < 0:
+                        return None
+                    continue
+                pos = m.end()
+                if m.group(1) == ",":
+                    continue
+                return pos, m.group(1)
+            expr_at = head.end()
+            close = _expression_end(text, expr_at)
+            if close < 0:
+                return None
+            tail = _tail(text, close + 1)
+        sep = tail.group("sep")
+        if sep is None:
+            after = _after_comments(text, tail.end())
+            if after < 0:
+                return None
+            tail = _tail(text, after)
+            sep = tail.group("sep")
+            if sep is None:
+                return None
+        name = head.group("name")
+        expr = text[expr_at:close]
+        if "asm" in expr or name in _KEYWORD_WORDS:
+            return None  # an asm keyword inside would have ended the token stream
+        con_at, con_end = head.span("con")
+        con = head.group("con")
+        modifiers, letters = _constraint_parts(con)
+        expression = expr.strip()
+        expr_start = expr_at + len(expr) - len(expr.lstrip())
+        operands.append(
+            Operand(  # positional: index, role, constraint, expression, its span, span, name
+                len(operands),
+                role,
+                Constraint(con, modifiers, letters, Span(con_at - 1, con_end + 1)),
+                expression,
+                Span(expr_start, expr_start + len(expression)),
+                Span(head.start("op"), close + 1),
+                name,
+            )
+        )
+        if sep == '"' or sep == "[":  # nvcc's missing comma (see _split_operands)
+            pos = tail.start("sep")
+            problems.append(f"missing ',' between operands at offset {pos}")
+            missing_commas.append((close, pos))
+            continue
+        pos = tail.end()
+        if sep != ",":
+            return pos, sep
+
+
+def _plain_clobbers(text: str, pos: int, clobbers: list[Clobber]) -> tuple[int, str] | None:
+    """Read the clobbers from ``pos`` (after their colon) onto ``clobbers``; where they end
+    (after the ")" or a ":") and that separator, or None where not plain."""
+    while True:
+        m = _PLAIN_CLOBBER.match(text, pos)
+        if m is None:
+            m = _PLAIN_SEP.match(text, pos)  # an empty clobber, or the end
+            if m is None:
+                pos = _after_comments(text, pos)
+                if pos < 0:
+                    return None
+                continue
+            sep = m.group(1)
+            pos = m.end()
+        else:
+            clobbers.append(Clobber(m.group("name"), Span(*m.span("lit"))))
+            sep = m.group("sep")
+            pos = m.end()
+            if sep is None:  # a comment before the separator, or not plain
+                after = _after_comments(text, pos)
+                m = _PLAIN_SEP.match(text, after) if after >= 0 else None
+                if m is None:
+                    return None
+                sep = m.group(1)
+                pos = m.end()
+        if sep != ",":
+            return pos, sep
 
 
 # --------------------------------------------------------------------------- string macros

@@ -39,6 +39,11 @@ _NEXT = re.compile(
 )
 
 
+# A run of what is skipped between tokens (blanks, comments, line continuations), as ``_NEXT``
+# skips it: for readers that match tokens themselves.
+SKIPPED = re.compile("(?:" + re.sub(r"\(\?P<\w+>", "(?:", _SKIPPED) + ")*", re.S | re.X)
+
+
 class Token(NamedTuple):
     # a tuple, not a dataclass: CUTLASS's GMMA header alone has 265,000 of them
     kind: str  # ident | number | string | raw | char | punct
