@@ -44,7 +44,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
 
 from ptxlint.model import PtxInstruction, PtxOperand
 from ptxlint.ptx import grammar
@@ -514,13 +513,19 @@ def special_register(operand_text: str) -> tuple[str, SpecialRegister | None]:
 # --------------------------------------------------------------------------- written operands
 
 
+_AGGREGATE_DESTINATIONS = ("vector", "pair")
+
+
 def _flatten_destination(operand: PtxOperand) -> list[PtxOperand]:
-    if operand.kind in ("vector", "pair"):
-        out: list[PtxOperand] = []
-        for part in operand.parts:
+    if operand.kind not in _AGGREGATE_DESTINATIONS:
+        return [operand]
+    out: list[PtxOperand] = []
+    for part in operand.parts:  # a wgmma's accumulator: 128 plain registers, no recursion
+        if part.kind in _AGGREGATE_DESTINATIONS:
             out.extend(_flatten_destination(part))
-        return out
-    return [operand]
+        else:
+            out.append(part)
+    return out
 
 
 def written_operands(instruction: PtxInstruction) -> list[PtxOperand] | None:
@@ -529,7 +534,28 @@ def written_operands(instruction: PtxInstruction) -> list[PtxOperand] | None:
     An address (``[...]``) in first position is never a destination, whatever the table says.
     A modifier written apart from the opcode (``prmt .b32 %0, ...``, which ptxas accepts) leaves
     the operand list unreliable: ``None``.
+
+    A pure function of the (immutable) instruction, memoised by identity: the data-flow rules
+    and ``flow`` ask it of every instruction several times, and the engine shares one parse
+    between the statements that spell a template. Each caller gets its own list.
     """
+    known = _WRITTEN.get(id(instruction))
+    if known is not None and known[0] is instruction:
+        written = known[1]
+    else:
+        written = _written_operands(instruction)
+        if len(_WRITTEN) >= _WRITTEN_MAX:
+            _WRITTEN.clear()
+        _WRITTEN[id(instruction)] = (instruction, written)  # held, so the id stays its own
+    return None if written is None else list(written)
+
+
+# Destinations by instruction identity; bounded, as the keys hold instructions.
+_WRITTEN: dict[int, tuple[PtxInstruction, tuple[PtxOperand, ...] | None]] = {}
+_WRITTEN_MAX = 4096
+
+
+def _written_operands(instruction: PtxInstruction) -> tuple[PtxOperand, ...] | None:
     if instruction.opaque or any(o.text.startswith(".") for o in instruction.operands):
         return None
     positions = _grammar_written(instruction)
@@ -538,28 +564,24 @@ def written_operands(instruction: PtxInstruction) -> list[PtxOperand] | None:
         for position in positions:
             if position < len(instruction.operands):
                 written.extend(_flatten_destination(instruction.operands[position]))
-        return [o for o in written if o.kind != "address"]
+        return tuple(o for o in written if o.kind != "address")
     effects = lookup(instruction.opcode, instruction.modifiers)
     if effects is None or effects.writes is Writes.UNKNOWN:
         return None
     if effects.writes is Writes.NONE or not instruction.operands:
-        return []
+        return ()
     count = 2 if effects.writes is Writes.FIRST_TWO else 1
     out: list[PtxOperand] = []
     for operand in instruction.operands[:count]:
         if operand.kind == "address":
             break
         out.extend(_flatten_destination(operand))
-    return out
+    return tuple(out)
 
 
-@lru_cache(maxsize=4096)  # keys hold instructions: bounded for big trees' workers
 def _grammar_written(instruction: PtxInstruction) -> tuple[int, ...] | None:
     """The operand positions the instruction's form writes, when the instruction grammar
-    (:mod:`ptxlint.ptx.grammar`) knows the form; ``None`` otherwise.
-
-    A pure function of the (immutable) instruction, memoised: the data-flow rules ask it of
-    every instruction several times, and a form match is far dearer than hashing the key."""
+    (:mod:`ptxlint.ptx.grammar`) knows the form; ``None`` otherwise."""
     if not grammar.judged(instruction.opcode, instruction.modifiers):
         return None
     return grammar.written_positions(instruction, _unknown_operand)

@@ -1003,12 +1003,22 @@ def _check_one(
         assert element is not None
         out: list[Issue] = []
         leaf = element.kind in _LEAF_SPECS
+        passed: OperandClass | None = None  # the class of the last element that passed
         for part in operand.parts:
             if leaf and part.kind in _LEAF_KINDS:
                 # what _check_one reaches for such a part, without its dispatch (a wgmma's
-                # accumulator is 128 of them)
-                out.extend(_check_leaf(instruction, part, element, binding, relaxed, position,
-                                       resolve(part)))
+                # accumulator is 128 of them). Whether _check_leaf finds an issue depends on
+                # the class alone (the operand's text is only quoted in the message), and the
+                # resolvers share their class objects: an element of the class that passed
+                # just before passes too.
+                cls = resolve(part)
+                if cls is passed:
+                    continue
+                found = _check_leaf(instruction, part, element, binding, relaxed, position, cls)
+                if found:
+                    out.extend(found)
+                else:
+                    passed = cls
                 continue
             sub = _check_one(instruction, part, element, binding, resolve, relaxed, position,
                              in_vector=True)

@@ -12,7 +12,9 @@ expression). Generated code repeats a few hundred templates over tens of thousan
 statements, so a verdict is memoised on (the instruction object, those constraint facts): a
 repeat costs one pass over the statement's operands, not an operand class per PTX operand and
 a grammar match. The memo holds the instructions it is keyed by (so their ids stay theirs) and
-is bounded (``_VERDICTS_MAX``).
+is bounded (``_VERDICTS_MAX``). A first verdict classes only the operands the grammar looks
+at, as it looks (no class table, no hash of the instruction: every template of CUTLASS's GMMA
+header is distinct, each with 130 operands), and the classes it hands out are shared objects.
 
 nvcc declares ``"f"``/``"d"`` operands as ``.f32``/``.f64`` registers below sm_100 and as
 untyped ``.b32``/``.b64`` from sm_100 on (nvcc 13.0, measured), so a verdict depends on the
@@ -22,7 +24,6 @@ target: ``float_registers`` says which declaration to assume.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from ptxlint import file_memos
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
@@ -57,39 +58,47 @@ def _declared_registers(statement: AsmStatement) -> dict[str, str]:
     return out
 
 
+# The classes operand_class gives, made once: a wgmma asks for 128 register operands, and a
+# shared class lets the grammar skip an element that is the same as the one before it.
+_UNKNOWN = OperandClass("unknown")
+_UNTYPED = OperandClass("reg", None)
+_TYPED_CLASS = {letter: OperandClass("reg", type_) for letter, type_ in DECLARED.items()}
+_BITS_CLASS = {letter: OperandClass("reg", type_) for letter, type_ in _UNTYPED_FLOAT.items()}
+
+
 def operand_class(
     statement: AsmStatement, operand: PtxOperand, typed_floats: bool,
     registers: dict[str, str] | None = None,
 ) -> OperandClass:
-    if operand.kind == "immediate":
-        return immediate_class(operand.text)
-    if operand.kind == "ref":
-        if operand.ref is None or operand.ref >= len(statement.operands):
-            return OperandClass("unknown")
-        asm_operand = statement.operands[operand.ref]
+    kind = operand.kind
+    if kind == "ref":
+        ref = operand.ref
+        if ref is None or ref >= len(statement.operands):
+            return _UNKNOWN
+        asm_operand = statement.operands[ref]
         constraint = asm_operand.constraint
         letters = constraint.letters
         if constraint.opaque or len(letters) != 1:
-            return OperandClass("unknown")
+            return _UNKNOWN
         if letters == "n":
             m = _CONST_INT.match(asm_operand.expression)
             return OperandClass("imm", "int", int(m.group(1), 0) if m else None)
-        if letters in DECLARED:
-            if not typed_floats and letters in _UNTYPED_FLOAT:
-                return OperandClass("reg", _UNTYPED_FLOAT[letters])
-            return OperandClass("reg", DECLARED[letters])
-        return OperandClass("unknown")
-    if operand.kind == "register":
+        if not typed_floats and letters in _BITS_CLASS:
+            return _BITS_CLASS[letters]
+        return _TYPED_CLASS.get(letters, _UNKNOWN)
+    if kind == "immediate":
+        return immediate_class(operand.text)
+    if kind == "register":
         if registers is None:
             registers = _declared_registers(statement)
         name = operand.text.lstrip("%")
         for key in (operand.text, name, "%" + name):
             if key in registers:
                 return OperandClass("reg", registers[key])
-        return OperandClass("reg", None)
-    if operand.kind == "special":
-        return OperandClass("reg", None)
-    return OperandClass("unknown")
+        return _UNTYPED
+    if kind == "special":
+        return _UNTYPED
+    return _UNKNOWN
 
 
 # The PTX ISA version ptxas 13.0 (and this grammar) knows; code guarded by a newer
@@ -124,11 +133,14 @@ def judge(statement: AsmStatement, instruction: PtxInstruction, typed_floats: bo
             verdict = known[1]
         else:
             registers = _declared_registers(statement) if statement.ptx.directives else {}
-            classes = tuple(
-                _classes_of(statement, operand, typed_floats, registers)
-                for operand in instruction.operands
-            )
-            verdict = _judge(instruction, classes)
+
+            def resolve(operand: PtxOperand) -> OperandClass:
+                # an aggregate (address, vector, pair, sum) is no register or immediate itself
+                if operand.parts:
+                    return _UNKNOWN
+                return operand_class(statement, operand, typed_floats, registers)
+
+            verdict = check(instruction, resolve)
             if len(_VERDICTS) >= _VERDICTS_MAX:
                 _VERDICTS.clear()
             _VERDICTS[memo_key] = (instruction, verdict)
@@ -156,30 +168,3 @@ def _constraint_facts(statement: AsmStatement) -> tuple[object, ...]:
         for o in statement.operands
         for c in (o.constraint,)
     )
-
-
-def _classes_of(statement: AsmStatement, operand: PtxOperand, typed_floats: bool,
-                registers: dict[str, str]) -> object:
-    if operand.parts:
-        return tuple(_classes_of(statement, p, typed_floats, registers) for p in operand.parts)
-    return operand_class(statement, operand, typed_floats, registers)
-
-
-@lru_cache(maxsize=8192)
-def _judge(instruction: PtxInstruction, classes: tuple[object, ...]) -> Verdict:
-    table: dict[tuple[int, int], OperandClass] = {}
-
-    def walk(operand: PtxOperand, cls: object) -> None:
-        if isinstance(cls, OperandClass):
-            table[(operand.start, operand.end)] = cls
-        elif isinstance(cls, tuple):
-            for part, sub in zip(operand.parts, cls, strict=False):
-                walk(part, sub)
-
-    for operand, cls in zip(instruction.operands, classes, strict=False):
-        walk(operand, cls)
-
-    def resolve(operand: PtxOperand) -> OperandClass:
-        return table.get((operand.start, operand.end), OperandClass("unknown"))
-
-    return check(instruction, resolve)

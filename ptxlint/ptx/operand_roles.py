@@ -42,5 +42,19 @@ def sources(instruction: PtxInstruction) -> list[PtxOperand] | None:
     if instruction.predicate is not None:
         out.append(instruction.predicate.register)
     for operand in instruction.operands:
-        out.extend(o for o in leaves(operand) if (o.start, o.end) not in taken)
+        _add_leaves(operand, taken, out)
     return out
+
+
+def _add_leaves(operand: PtxOperand, taken: set[tuple[int, int]], out: list[PtxOperand]) -> None:
+    """``leaves(operand)`` not in ``taken``, appended to ``out``; a plain element (a wgmma's
+    128) is appended in its vector's loop, without a call or a generator of its own."""
+    if not operand.parts:
+        if (operand.start, operand.end) not in taken:
+            out.append(operand)
+        return
+    for part in operand.parts:
+        if part.parts:
+            _add_leaves(part, taken, out)
+        elif (part.start, part.end) not in taken:
+            out.append(part)
