@@ -20,7 +20,7 @@ from ptxlint.fix import fix_applies
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, unify_line_breaks
 from ptxlint.ptx import parser as ptx_parser
-from ptxlint.rule import Rule, RuleContext
+from ptxlint.rule import NEEDS, Rule, RuleContext
 from ptxlint.syntax_tree import ParsedSource
 from ptxlint.types import TypeResolver
 
@@ -171,7 +171,7 @@ def _lint_kept(
     context = dataclasses.replace(
         context, file_statements=tuple(statements), parsed=extracted.parsed, cxx=facts
     )
-    raw = [[run_rule(rule, statement, context) for rule in active] for statement in statements]
+    raw = run_rules(active, statements, context)
     finish(result, source, raw, active, selector)
     result.seconds = time.perf_counter() - started
     return Linted(result, raw, active, extracted.parsed, extracted=True)
@@ -179,6 +179,53 @@ def _lint_kept(
 
 def active_rules(rules: Sequence[Rule], selector: Selector, path: str) -> list[Rule]:
     return [r for r in rules if selector.enabled(r.id, r.name, path)]
+
+
+def run_rules(
+    active: Sequence[Rule], statements: Sequence[AsmStatement], context: RuleContext
+) -> list[list[Outcome]]:
+    """Each rule's outcome per statement (``raw[i][k]``: ``active[k]`` on ``statements[i]``)."""
+    plan = RulePlan(active)
+    return [plan.outcomes(statement, context) for statement in statements]
+
+
+class RulePlan:
+    """Which rules to call for a statement: those with no needs (``Rule.needs``), and those of
+    which one need holds; the others get ``NOTHING``, which is what they return there. A
+    statement's features are tested once for all the rules (a few attribute reads), and the
+    rules to call are worked out once per combination of features."""
+
+    def __init__(self, active: Sequence[Rule]) -> None:
+        self.active = list(active)
+        names = sorted({n for rule in self.active for n in rule.needs if n in NEEDS})
+        bits = {name: 1 << i for i, name in enumerate(names)}
+        self.tests = [(bits[name], NEEDS[name]) for name in names]
+        # 0: call always (no needs, or one this ptxlint does not know: a newer plugin's)
+        self.masks = [
+            0 if not rule.needs or any(n not in NEEDS for n in rule.needs)
+            else sum(bits[n] for n in set(rule.needs))
+            for rule in self.active
+        ]
+        self.chosen: dict[int, list[tuple[int, Rule]]] = {}
+
+    def outcomes(self, statement: AsmStatement, context: RuleContext) -> list[Outcome]:
+        features = 0
+        for bit, test in self.tests:
+            if test(statement):
+                features |= bit
+        chosen = self.chosen.get(features)
+        if chosen is None:
+            chosen = self.chosen[features] = [
+                (k, rule)
+                for k, (rule, mask) in enumerate(zip(self.active, self.masks, strict=True))
+                if not mask or mask & features
+            ]
+        if len(chosen) == len(self.active):
+            return [run_rule(rule, statement, context) for rule in self.active]
+        row: list[Outcome] = [NOTHING] * len(self.active)
+        for k, rule in chosen:
+            row[k] = run_rule(rule, statement, context)
+        return row
 
 
 def run_rule(rule: Rule, statement: AsmStatement, context: RuleContext) -> Outcome:

@@ -13,6 +13,7 @@ class OperandIndexOutOfRange(Rule):
     name = "operand-index-out-of-range"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("percents",)
     summary = "Template references an operand that does not exist"
     tags = ("correctness", "operands")
     docs = """\

@@ -16,6 +16,7 @@ class InvalidConstraint(Rule):
     name = "invalid-constraint"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("operands", "clobbers")
     summary = "Constraint letter or clobber that NVPTX does not have"
     tags = ("correctness", "constraints")
     docs = """\

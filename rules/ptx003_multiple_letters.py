@@ -13,6 +13,7 @@ class MultipleConstraintLetters(Rule):
     name = "multiple-constraint-letters"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("operands",)
     summary = "Constraint offers several register classes"
     tags = ("correctness", "constraints")
     docs = """\

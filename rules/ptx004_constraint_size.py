@@ -17,6 +17,7 @@ class ConstraintSizeMismatch(Rule):
     name = "constraint-size-mismatch"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("operands",)
     summary = "Operand type does not fit the constraint's register size or class"
     tags = ("correctness", "constraints", "types")
     docs = """\
@@ -78,19 +79,23 @@ and the fix is marked unsafe. No fix is offered for types no letter fits (`char`
             return
         if rocm_guarded(statement):
             return
-        guarded = data_model_guarded(statement)
+        guarded: bool | None = None  # the guards are evaluated only for a type that misfits
         for operand in statement.operands:
             c = operand.constraint
             if c.opaque or len(c.letters) != 1 or c.letters not in REGISTER_LETTERS:
                 continue
             if operand.ctype is None and context.tier2 is not None:
                 # Template instantiations (Tier 2) that disagree: judge each one.
+                if guarded is None:
+                    guarded = data_model_guarded(statement)
                 yield from self._per_instantiation(statement, operand, context, guarded)
                 continue
             verdict = operand_verdict(operand.ctype, c.letters)
             if verdict is None or verdict.accepted or verdict.rule != self.id:
                 continue
             assert operand.ctype is not None
+            if guarded is None:
+                guarded = data_model_guarded(statement)
             if guarded and model_dependent(operand.ctype):
                 continue  # maybe a 32-bit target, where pointers and long are 4 bytes
             yield self.finding(

@@ -16,6 +16,7 @@ class NonScalarOperand(Rule):
     name = "non-scalar-operand"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("operands",)
     summary = "Operand is a struct, union or vector, not a scalar"
     tags = ("correctness", "constraints", "types")
     docs = """\

@@ -15,6 +15,7 @@ class BadConstraintModifier(Rule):
     name = "bad-constraint-modifier"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("operands",)
     summary = "Constraint modifier does not fit the operand's role"
     tags = ("correctness", "constraints")
     docs = """\

@@ -13,6 +13,7 @@ class UnsupportedOperandModifier(Rule):
     name = "unsupported-operand-modifier"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("percents",)
     summary = "GCC operand modifier in a PTX template"
     tags = ("correctness", "template")
     docs = """\

@@ -13,6 +13,7 @@ class PercentEscape(Rule):
     name = "percent-escape"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("percents", "llvm")
     summary = "'%' written the wrong way for the kind of asm statement"
     tags = ("correctness", "template")
     docs = """\

@@ -16,6 +16,7 @@ class UnusedOperand(Rule):
     name = "unused-operand"
     scope = "statement"
     severity = Severity.WARNING
+    needs = ("operands",)
     summary = "Operand the template never references"
     tags = ("correctness", "operands")
     docs = """\

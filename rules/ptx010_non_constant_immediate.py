@@ -32,6 +32,7 @@ class NonConstantImmediate(Rule):
     name = "non-constant-immediate"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("immediate-operand", "llvm")
     summary = '"n" operand that is not an integral constant expression'
     tags = ("correctness", "constraints")
     docs = """\

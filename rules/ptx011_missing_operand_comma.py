@@ -13,6 +13,7 @@ class MissingOperandComma(Rule):
     name = "missing-operand-comma"
     scope = "statement"
     severity = Severity.WARNING
+    needs = ("missing-commas",)
     summary = "Two asm operands with no comma between them"
     tags = ("portability", "constraints")
     docs = """\

@@ -19,6 +19,7 @@ class RepeatedIndexedOperand(Rule):
     name = "repeated-indexed-operand"
     scope = "statement"
     severity = Severity.WARNING
+    needs = ("operands",)
     summary = "An element of an array is passed twice while its neighbour is never passed"
     tags = ("correctness", "operands")
     docs = """\

@@ -15,6 +15,7 @@ class MissingVolatile(Rule):
     name = "missing-volatile"
     scope = "statement"
     severity = Severity.WARNING
+    needs = ("outputs",)
     summary = "asm with an observable effect is not volatile: the optimizer may delete or move it"
     tags = ("correctness", "optimizer")
     docs = """\

@@ -18,6 +18,7 @@ class ConditionalOutputNotInout(Rule):
     name = "conditional-output-not-inout"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("outputs",)
     summary = "An '=' output is written only on some paths: its old value is lost on the others"
     tags = ("correctness", "optimizer", "operands")
     docs = """\

@@ -14,6 +14,7 @@ class OutputNotWritten(Rule):
     name = "output-not-written"
     scope = "statement"
     severity = Severity.WARNING
+    needs = ("outputs",)
     summary = "An output operand is never written by the template"
     tags = ("correctness", "operands")
     docs = """\

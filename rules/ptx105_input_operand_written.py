@@ -18,6 +18,7 @@ class InputOperandWritten(Rule):
     name = "input-operand-written"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("inputs",)
     summary = "An input operand is a destination of an instruction in the template"
     tags = ("correctness", "optimizer", "operands")
     docs = """\

@@ -19,6 +19,7 @@ class OutputReadBeforeWrite(Rule):
     name = "output-read-before-write"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("outputs",)
     summary = "An '=' output is read before the template writes it"
     tags = ("correctness", "optimizer", "operands")
     docs = """\

@@ -29,6 +29,7 @@ class UnscopedRegisterDeclaration(Rule):
     name = "unscoped-register-declaration"
     scope = "statement"
     severity = Severity.WARNING
+    needs = ("directives",)
     summary = "Register or variable declared outside '{ }' in an asm template"
     tags = ("correctness", "template")
     docs = """\

@@ -17,6 +17,7 @@ class UnscopedLabel(Rule):
     name = "unscoped-label"
     scope = "statement"
     severity = Severity.WARNING
+    needs = ("labels",)
     summary = "Label defined outside '{ }' in an asm template"
     tags = ("correctness", "template")
     docs = """\

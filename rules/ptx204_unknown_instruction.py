@@ -58,6 +58,7 @@ class UnknownInstruction(Rule):
     name = "unknown-instruction"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("instructions",)
     summary = "Opcode or modifier that the PTX ISA does not have"
     tags = ("correctness", "ptx")
     docs = """\

@@ -28,6 +28,7 @@ class OperandTypeMismatch(Rule):
     name = "operand-type-mismatch"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("instructions",)
     summary = "Constraint register class cannot be the instruction's operand type"
     tags = ("correctness", "operands", "ptx")
     docs = """\

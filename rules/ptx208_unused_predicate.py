@@ -36,6 +36,7 @@ class UnusedPredicate(Rule):
     name = "unused-predicate"
     scope = "statement"
     severity = Severity.WARNING
+    needs = ("directives",)
     summary = "A predicate the template computes is never read"
     tags = ("correctness", "template")
     docs = """\

@@ -23,6 +23,7 @@ class DeprecatedInstruction(Rule):
     name = "deprecated-instruction"
     scope = "statement"
     severity = Severity.WARNING
+    needs = ("instructions",)
     summary = "Instruction form the PTX ISA deprecated or removed"
     tags = ("correctness", "targets")
     docs = """\

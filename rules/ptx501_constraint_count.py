@@ -22,6 +22,7 @@ class ConstraintCountMismatch(Rule):
     name = "constraint-count-mismatch"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("llvm",)
     summary = "LLVM constraint string does not have one entry per register the call binds"
     tags = ("correctness", "operands", "python")
     docs = """\

@@ -15,6 +15,7 @@ class ConstraintOrder(Rule):
     name = "constraint-order"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("llvm",)
     summary = "LLVM constraint string with an output after an input, no '=' output, or '+'"
     tags = ("correctness", "operands", "python")
     docs = """\

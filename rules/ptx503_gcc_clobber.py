@@ -15,6 +15,7 @@ class GccClobberSpelling(Rule):
     name = "gcc-clobber-spelling"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("llvm",)
     summary = "GCC clobber spelling ('memory') in an LLVM constraint string"
     tags = ("correctness", "operands", "python")
     docs = """\

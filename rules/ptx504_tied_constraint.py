@@ -15,6 +15,7 @@ class TiedConstraintNotOutput(Rule):
     name = "tied-constraint-not-output"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("llvm",)
     summary = "Matching constraint ('0') that does not name an output"
     tags = ("correctness", "operands", "python")
     docs = """\

@@ -23,6 +23,7 @@ class PureAsmSideEffect(Rule):
     name = "pure-asm-side-effect"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("llvm",)
     summary = "asm declared pure (is_pure=True, has_side_effects=False) has an effect"
     tags = ("correctness", "optimizer", "python")
     docs = """\

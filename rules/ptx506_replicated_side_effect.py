@@ -19,6 +19,7 @@ class ReplicatedSideEffect(Rule):
     name = "replicated-side-effect"
     scope = "statement"
     severity = Severity.WARNING
+    needs = ("llvm",)
     summary = "Side-effecting asm on a tensor smaller than the thread count runs once per copy"
     tags = ("correctness", "python")
     docs = """\

@@ -15,6 +15,7 @@ class ArgsNotSequence(Rule):
     name = "args-not-sequence"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("llvm",)
     summary = "inline_asm_elementwise's args is a tensor, not a list or tuple of tensors"
     tags = ("correctness", "python")
     docs = """\

@@ -12,6 +12,7 @@ class UnusedSuppression(Rule):
     id = "PTX901"
     name = "unused-suppression"
     severity = Severity.WARNING
+    needs = ("never",)
     summary = "Suppression comment that suppresses nothing: unused, an unknown code or a prefix"
     tags = ("suppressions", "maintainability")
     precision = "very-high"
