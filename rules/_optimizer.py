@@ -3,10 +3,10 @@ and the exact edits that fix it. Not a rule module (rules/__init__ collects ``pt
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ptxlint.model import AsmStatement, Edit, Fix, PtxInstruction, PtxOperand, Span
+from ptxlint.model import AsmStatement, Edit, Fix, PtxInstruction, PtxOperand, PtxTemplate, Span
 from ptxlint.ptx.effects import lookup, special_register
 
 
@@ -33,10 +33,32 @@ def _mnemonic(instruction: PtxInstruction) -> str:
     return instruction.mnemonic
 
 
+# Effects by (list, template identity): both lists depend on the template's parse alone, which
+# the engine shares between the statements that spell it. Bounded: the keys hold templates.
+_EFFECTS: dict[tuple[str, int], tuple[PtxTemplate, tuple[Effect, ...]]] = {}
+
+
+def _of_template(
+    which: str, ptx: PtxTemplate, compute: Callable[[PtxTemplate], list[Effect]]
+) -> list[Effect]:
+    known = _EFFECTS.get((which, id(ptx)))
+    if known is not None and known[0] is ptx:
+        return list(known[1])
+    found = compute(ptx)
+    if len(_EFFECTS) >= 2048:
+        _EFFECTS.clear()
+    _EFFECTS[(which, id(ptx))] = (ptx, tuple(found))
+    return found
+
+
 def side_effects(statement: AsmStatement) -> list[Effect]:
     """Effects that need ``volatile``: PTX101's list."""
+    return _of_template("side", statement.ptx, _side_effects)
+
+
+def _side_effects(ptx: PtxTemplate) -> list[Effect]:
     found: list[Effect] = []
-    for ins in statement.ptx.instructions:
+    for ins in ptx.instructions:
         if ins.opaque:
             continue
         effects = lookup(ins.opcode, ins.modifiers)
@@ -61,8 +83,12 @@ def side_effects(statement: AsmStatement) -> list[Effect]:
 
 def memory_effects(statement: AsmStatement) -> list[Effect]:
     """Instructions that access C++-visible memory or order it: PTX102's list."""
+    return _of_template("memory", statement.ptx, _memory_effects)
+
+
+def _memory_effects(ptx: PtxTemplate) -> list[Effect]:
     found: list[Effect] = []
-    for ins in statement.ptx.instructions:
+    for ins in ptx.instructions:
         if ins.opaque:
             continue
         effects = lookup(ins.opcode, ins.modifiers)

@@ -14,6 +14,26 @@ _INDEXED = re.compile(r"^(?P<base>.*?)\[(?P<index>\d+)\](?P<rest>[^\[\]]*)$")
 _SPACE = re.compile(r"\s+")
 
 
+# (base, index, rest) of an expression, or None; generated kernels spell the same `a[0]`,
+# `frag.x[3]` in thousands of statements.
+_ELEMENTS: dict[str, tuple[str, int, str] | None] = {}
+
+
+def _element(expression: str) -> tuple[str, int, str] | None:
+    try:
+        return _ELEMENTS[expression]
+    except KeyError:
+        pass
+    m = _INDEXED.match(_SPACE.sub("", expression))
+    found = None
+    if m and m.group("base"):
+        found = (m.group("base"), int(m.group("index")), m.group("rest"))
+    if len(_ELEMENTS) >= 16384:
+        _ELEMENTS.clear()
+    _ELEMENTS[expression] = found
+    return found
+
+
 class RepeatedIndexedOperand(Rule):
     id = "PTX012"
     name = "repeated-indexed-operand"
@@ -55,16 +75,22 @@ asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        # Only an operand with a '[' can be part of a walk, and a walk has three of them: most
+        # statements have none, and their expressions need no regular expression at all.
+        indexed = [o for o in statement.operands if "[" in o.expression]
+        if len(indexed) < 3:
+            return
         for role in ("output", "input"):
-            yield from self._walks(statement, [o for o in statement.operands if o.role == role])
+            yield from self._walks(statement, [o for o in indexed if o.role == role])
 
     def _walks(self, statement: AsmStatement, operands: list[Operand]) -> Iterator[Finding]:
         # (base, rest) -> [(index, operand)]; the walk of one array with one member after it.
         walks: dict[tuple[str, str], list[tuple[int, Operand]]] = defaultdict(list)
         for operand in operands:
-            m = _INDEXED.match(_SPACE.sub("", operand.expression))
-            if m and m.group("base"):
-                walks[(m.group("base"), m.group("rest"))].append((int(m.group("index")), operand))
+            element = _element(operand.expression)
+            if element is not None:
+                base, index, rest = element
+                walks[(base, rest)].append((index, operand))
         # The longest walk over the same array (other members): how far the walks go.
         reach: dict[str, int] = defaultdict(lambda: -1)
         for (base, _rest), walk in walks.items():

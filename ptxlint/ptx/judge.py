@@ -162,9 +162,18 @@ _VERDICTS_MAX = 4096
 
 def _constraint_facts(statement: AsmStatement) -> tuple[object, ...]:
     """All that ``operand_class`` reads of the asm operands: each constraint's letters (and
-    whether it is opaque), and the expression of an ``"n"`` operand (its value)."""
-    return tuple(
+    whether it is opaque), and the expression of an ``"n"`` operand (its value). Kept for the
+    last statement: each of its instructions asks."""
+    if _LAST_FACTS and _LAST_FACTS[0][0] is statement:
+        return _LAST_FACTS[0][1]
+    facts = tuple(
         (c.letters, c.opaque, o.expression if c.letters == "n" else None)
         for o in statement.operands
         for c in (o.constraint,)
     )
+    _LAST_FACTS[:] = [(statement, facts)]
+    return facts
+
+
+_LAST_FACTS: list[tuple[AsmStatement, tuple[object, ...]]] = []
+file_memos.register(_LAST_FACTS.clear)
