@@ -47,12 +47,15 @@ the start of a statement, so one that follows an instruction missing its ``;`` i
 of that instruction's operands (with a "missing ','" problem).
 
 The parser never raises: malformed input yields ``PtxProblem`` entries instead. It is one
-left-to-right scan with precompiled, backtracking-safe regular expressions.
+left-to-right scan with precompiled, backtracking-safe regular expressions, after one pass that
+records the percent tokens; O(template) with one object per operand and per percent token.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Callable
 
 from ptxlint.model import (
     HOLE,
@@ -70,6 +73,57 @@ from ptxlint.ptx.opcodes import PTX_OPCODES
 
 __all__ = ["parse_template"]
 
+
+_Setter = Callable[[object, object], None]
+
+
+def _slot_setters(cls: type, names: tuple[str, ...]) -> tuple[_Setter, ...]:
+    fields = tuple(f.name for f in dataclasses.fields(cls))
+    if fields != names:  # a field was added to the model: the makers below must learn it
+        raise RuntimeError(f"{cls.__name__} has fields {fields}, the parser fills {names}")
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+# The parser makes a PtxOperand per operand and a PercentToken per "%" (a wgmma has 130 of
+# each). A frozen dataclass's __init__ sets each field through object.__setattr__, which was
+# a third of the time of parsing CUTLASS's GMMA header; these fill the slots directly, with
+# every field given, and make objects equal to the constructor's.
+_new = object.__new__
+_O_KIND, _O_TEXT, _O_START, _O_END, _O_PARTS, _O_NEGATED, _O_REF = _slot_setters(
+    PtxOperand, ("kind", "text", "start", "end", "parts", "negated", "ref")
+)
+_P_KIND, _P_START, _P_END, _P_INDEX, _P_MODIFIER, _P_NAME = _slot_setters(
+    PercentToken, ("kind", "start", "end", "index", "modifier", "name")
+)
+
+
+def _make_operand(
+    kind: str, text: str, start: int, end: int, parts: tuple[PtxOperand, ...] = (),
+    negated: bool = False, ref: int | None = None,
+) -> PtxOperand:
+    operand = _new(PtxOperand)
+    _O_KIND(operand, kind)
+    _O_TEXT(operand, text)
+    _O_START(operand, start)
+    _O_END(operand, end)
+    _O_PARTS(operand, parts)
+    _O_NEGATED(operand, negated)
+    _O_REF(operand, ref)
+    return operand
+
+
+def _percent_token(
+    kind: str, start: int, end: int, index: int | None, modifier: str, name: str
+) -> PercentToken:
+    token = _new(PercentToken)
+    _P_KIND(token, kind)
+    _P_START(token, start)
+    _P_END(token, end)
+    _P_INDEX(token, index)
+    _P_MODIFIER(token, modifier)
+    _P_NAME(token, name)
+    return token
+
 # re.ASCII throughout: PTX is ASCII, and it keeps \s and \w from matching the HOLE character or
 # other Unicode that a C++ source may carry.
 _A = re.ASCII
@@ -85,7 +139,10 @@ def _skip_ws(text: str, pos: int, end: int) -> int:
 
 _COMMENT_START = re.compile(r"//|/\*")
 # The characters that change the scanner's state; everything else is skipped by one search.
-_SCAN = re.compile(r"[%{};\[\]]")
+# Percent tokens are read before the scan (``_percents``); the scanner only skips the two that
+# hold a bracket or a second "%" (``%[name]``, ``%%``), exactly as ``_PCT_EXTENDED`` reads them.
+_SCAN_EXTENDED = re.compile(r"[{};\[\]]|%(?:%|\[[\w$]*\]?)")
+_SCAN_BASIC = re.compile(r"[{};\[\]]")
 # A line that ends with an operand (a word, `]`, `)`) and a next line that starts with an
 # opcode and its modifiers, optionally guarded; or an opcode glued to a number, `]` or `)` by
 # adjacent string pieces ("... p1, %1" "cvt.u32.u64 ..."). Group `prev`: the line's last
@@ -131,11 +188,13 @@ _NUMBER = (
     r"|[0-9]+(?:[eE][+-]?[0-9]+)?)[uU]?"
     rf"(?![\w$.%{HOLE}])"
 )
+# One match per token, the blanks before it included (a token is the named group that
+# matched); blanks at the end match nothing.
 _OPERAND_TOKEN_EXTENDED = re.compile(
-    rf"(?P<ws>\s+)|(?P<num>{_NUMBER})|(?P<word>{_WORD_EXTENDED})|(?P<punct>.)", _A | re.S
+    rf"\s*(?:(?P<num>{_NUMBER})|(?P<word>{_WORD_EXTENDED})|(?P<punct>\S))", _A
 )
 _OPERAND_TOKEN_BASIC = re.compile(
-    rf"(?P<ws>\s+)|(?P<num>{_NUMBER})|(?P<word>{_WORD_BASIC})|(?P<punct>.)", _A | re.S
+    rf"\s*(?:(?P<num>{_NUMBER})|(?P<word>{_WORD_BASIC})|(?P<punct>\S))", _A
 )
 
 _REF = re.compile(r"%([A-Za-z]?)([0-9]+)", _A)
@@ -223,6 +282,8 @@ class _Parser:
         self._mask_comments()
         if self.llvm and "$" in self.text:
             self._dollars()
+        if "%" in self.masked:
+            self._percents()
         self._scan()
         for offset in self.open_braces:
             self._problem("unclosed '{'", offset, offset + 1)
@@ -307,7 +368,7 @@ class _Parser:
 
     def _scan(self) -> None:
         masked = self.masked
-        search = _SCAN.search
+        search = (_SCAN_EXTENDED if self.extended else _SCAN_BASIC).search
         segment = 0  # start of the pending statement
         vector = 0  # open vector braces in the pending statement
         bracket = 0  # open [ in the pending statement
@@ -318,8 +379,8 @@ class _Parser:
                 break
             i = m.start()
             c = masked[i]
-            if c == "%":
-                pos = self._percent(i)
+            if c == "%":  # `%[name]` or `%%`: recorded already, skipped whole
+                pos = m.end()
                 continue
             pos = i + 1
             if c == ";":
@@ -353,33 +414,38 @@ class _Parser:
                 segment, vector, bracket = pos, 0, 0
         self._statement(segment, self.n, terminated=False)
 
-    def _percent(self, i: int) -> int:
-        """Record the percent token at ``i``; return where scanning resumes."""
+    def _percents(self) -> None:
+        """Record every percent token (outside comments), in text order: one pass of the
+        token pattern, whose matches never overlap and each start at a "%"."""
         add = self.percents.append
-        m = (_PCT_EXTENDED if self.extended else _PCT_BASIC).match(self.masked, i)
-        assert m is not None  # both patterns match any "%"
-        end = m.end()
-        group = m.lastgroup  # which alternative matched; None for a lone "%"
-        if group == "esc":
-            add(PercentToken("escape", i, end))
-        elif not self.extended:
+        n = self.n
+        if not self.extended:
+            for m in _PCT_BASIC.finditer(self.masked):
+                group = m.lastgroup  # which alternative matched; None for a lone "%"
+                if group == "esc":
+                    add(_percent_token("escape", m.start(), m.end(), None, "", ""))
+                elif group == "idx":
+                    add(_percent_token("bare", m.start(), m.end(), None, "", m.group("idx")))
+            return
+        for m in _PCT_EXTENDED.finditer(self.masked):
+            i, end = m.span()
+            group = m.lastgroup
             if group == "idx":
-                add(PercentToken("bare", i, end, name=m.group("idx")))
-        elif group == "idx":
-            add(PercentToken("ref", i, end, index=int(m.group("idx")), modifier=m.group("mod")))
-        elif group == "uniq":
-            add(PercentToken("unique", i, end))
-        elif group in ("named", "close"):
-            add(PercentToken("named", i, end, name=m.group("named")))
-            if group == "named":
-                self._problem("unterminated '%['", i, end)
-        elif group == "bare":
-            add(PercentToken("bare", i, end, name=m.group("bare")))
-        elif end == self.n:
-            add(PercentToken("trailing", i, end))
-        else:
-            add(PercentToken("bare", i, end))
-        return end
+                add(_percent_token("ref", i, end, int(m.group("idx")), m.group("mod"), ""))
+            elif group == "esc":
+                add(_percent_token("escape", i, end, None, "", ""))
+            elif group == "uniq":
+                add(_percent_token("unique", i, end, None, "", ""))
+            elif group in ("named", "close"):
+                add(_percent_token("named", i, end, None, "", m.group("named")))
+                if group == "named":
+                    self._problem("unterminated '%['", i, end)
+            elif group == "bare":
+                add(_percent_token("bare", i, end, None, "", m.group("bare")))
+            elif end == n:
+                add(_percent_token("trailing", i, end, None, "", ""))
+            else:
+                add(_percent_token("bare", i, end, None, "", ""))
 
     def _skip_labels(self, start: int, end: int, record: bool) -> int:
         masked = self.masked
@@ -482,7 +548,7 @@ class _Parser:
             assert g is not None  # masked[pos] == "@"
             if g.group(2) is None:
                 self._problem("predicate guard '@' without a register", pos, g.end())
-                register = PtxOperand("other", "", g.end(), g.end())
+                register = _make_operand("other", "", g.end(), g.end())
             else:
                 register = self._word(g.start(2), g.end(2))
             predicate = PtxPredicate(register, bool(g.group(1)), pos, g.end())
@@ -522,9 +588,8 @@ class _Parser:
 
     def _operands(self, start: int, end: int, branch: bool) -> tuple[PtxOperand, ...]:
         self.tokens = [
-            (kind, m.start(), m.end())
+            (m.lastgroup, m.start(m.lastindex), m.end())  # type: ignore[arg-type,misc]
             for m in self.operand_token.finditer(self.masked, start, end)
-            if (kind := m.lastgroup or "punct") != "ws"
         ]
         if not self.tokens:
             return ()
@@ -576,7 +641,7 @@ class _Parser:
                 items.append(
                     self._word(start, end)
                     if kind == "word"
-                    else PtxOperand("immediate", self.text[start:end], start, end)
+                    else _make_operand("immediate", self.text[start:end], start, end)
                 )
             else:
                 items.extend(self._operand(depth, flatten))
@@ -622,22 +687,22 @@ class _Parser:
             return atom
         text = self.text[start : atom.end]
         if minuses == 0:
-            return PtxOperand(
+            return _make_operand(
                 atom.kind, text, start, atom.end, atom.parts, negated=True, ref=atom.ref
             )
         if minuses == 1 and bangs == 0 and atom.kind == "immediate":
-            return PtxOperand("immediate", text, start, atom.end)
-        return PtxOperand("other", text, start, atom.end, (atom,))
+            return _make_operand("immediate", text, start, atom.end)
+        return _make_operand("other", text, start, atom.end, (atom,))
 
     def _atom(self, depth: int) -> PtxOperand:
         if self.k >= len(self.tokens):
             here = self.region_end
             self._problem("missing operand", max(0, here - 1), here)
-            return PtxOperand("other", "", here, here)
+            return _make_operand("other", "", here, here)
         kind, start, end = self.tokens[self.k]
         if kind == "num":
             self.k += 1
-            return PtxOperand("immediate", self.text[start:end], start, end)
+            return _make_operand("immediate", self.text[start:end], start, end)
         if kind == "word":
             self.k += 1
             return self._word(start, end)
@@ -646,10 +711,10 @@ class _Parser:
             return self._aggregate(c, start, depth)
         if c in ",)]}":  # after `|`, `+` or `-`: nothing to consume here, the list handles it
             self._problem("missing operand", start, end)
-            return PtxOperand("other", "", start, start)
+            return _make_operand("other", "", start, start)
         self.k += 1
         self._problem(f"unexpected '{c}'", start, end)
-        return PtxOperand("other", self.text[start:end], start, end)
+        return _make_operand("other", self.text[start:end], start, end)
 
     def _aggregate(self, opener: str, start: int, depth: int) -> PtxOperand:
         closer = _CLOSERS[opener]
@@ -676,7 +741,7 @@ class _Parser:
         return self._span(start, end, _AGGREGATE_KIND[opener], tuple(items))
 
     def _span(self, start: int, end: int, kind: str, parts: tuple[PtxOperand, ...]) -> PtxOperand:
-        return PtxOperand(kind, self.text[start:end], start, end, parts)
+        return _make_operand(kind, self.text[start:end], start, end, parts)
 
     def _word(self, start: int, end: int) -> PtxOperand:
         """Classify one operand word (no brackets, commas or spaces inside)."""
@@ -684,12 +749,12 @@ class _Parser:
         if self.llvm and "$" in word:
             ref = _LLVM_REF.fullmatch(word)
             if ref is not None:
-                return PtxOperand("ref", word, start, end, ref=int(ref.group(1) or ref.group(2)))
+                return _make_operand("ref", word, start, end, ref=int(ref.group(1) or ref.group(2)))
         digits = word[1:]
         if self.extended and word[0] == "%" and digits.isdigit() and digits.isascii():
-            return PtxOperand("ref", word, start, end, ref=int(digits))  # fast path for %N
+            return _make_operand("ref", word, start, end, ref=int(digits))  # fast path for %N
         if HOLE in word:
-            return PtxOperand("opaque", word, start, end)
+            return _make_operand("opaque", word, start, end)
         name = word
         if word.startswith("%"):
             if word.startswith("%%"):
@@ -697,11 +762,11 @@ class _Parser:
             elif self.extended:
                 ref = _REF.fullmatch(word)
                 if ref is not None:
-                    return PtxOperand("ref", word, start, end, ref=int(ref.group(2)))
+                    return _make_operand("ref", word, start, end, ref=int(ref.group(2)))
                 if _NAMED_REF.fullmatch(word):
-                    return PtxOperand("ref", word, start, end)
+                    return _make_operand("ref", word, start, end)
         if _SPECIAL.fullmatch(name):
-            return PtxOperand("special", word, start, end)
+            return _make_operand("special", word, start, end)
         if _IDENT.fullmatch(self.masked[start:end] if self.llvm and "${" in name else name):
-            return PtxOperand("label" if self.branch else "register", word, start, end)
-        return PtxOperand("other", word, start, end)
+            return _make_operand("label" if self.branch else "register", word, start, end)
+        return _make_operand("other", word, start, end)
