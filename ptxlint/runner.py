@@ -37,10 +37,7 @@ from ptxlint.discover import (
     read_bytes,
     read_bytes_stat,
 )
-from ptxlint.engine import INTERNAL_ERROR, FileResult, instantiate, lint_source
-from ptxlint.extract import ASM_LABEL
 from ptxlint.file_index import MAY_HOLD_ASM, NO_ASM, FileIndex, digest_of
-from ptxlint.fix import MAX_PASSES, fix_text, resolved, unified_diff, write_atomically
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import Finding, SourceFile
 from ptxlint.packed_source import pack
@@ -51,6 +48,7 @@ from ptxlint.rule import Rule, RuleContext
 
 if TYPE_CHECKING:
     from ptxlint.config_discovery import ConfigResolver
+    from ptxlint.engine import FileResult
     from ptxlint.tier2 import Tier2Session
 
 
@@ -111,7 +109,13 @@ class FileOutcome:
     notes: list[str] = field(default_factory=list)  # run-wide notes (Tier-2 fallbacks)
 
 
+# The engine (extraction, typing, fixing) is imported where a file is linted: a warm run that
+# finds every result in the cache never loads it.
+
+
 def _outcome(path: str, source: SourceFile, result: FileResult) -> FileOutcome:
+    from ptxlint.extract import ASM_LABEL
+
     operands = [o for s in result.statements for o in s.operands]
     labels = [r for _, r in result.skipped_statements if r.startswith(ASM_LABEL)]
     skipped = [
@@ -164,6 +168,8 @@ def lint_path(
     admitted the file through the prefilter before handing it here; a worker re-reading it does
     not ask again (the header closures of the include check would be read once more per
     worker)."""
+    from ptxlint.engine import lint_source
+
     if data is None:
         data, reason = read_bytes(path, max_file_size)
         if data is None:
@@ -190,6 +196,9 @@ def _fix(
     unsafe: bool,
     tier2: Tier2Session | None,
 ) -> FileOutcome:
+    from ptxlint.engine import lint_source
+    from ptxlint.fix import MAX_PASSES, fix_text, resolved, unified_diff, write_atomically
+
     # Tier-2 types belong to the file as saved: the fix passes work on new text, so they use
     # Tier 1 until the result is written and linted again.
     def relint(text: str) -> list[Finding]:
@@ -232,7 +241,9 @@ def collected(outcome: FileOutcome, keep_statements: bool = True) -> FileOutcome
     statement (reports place it by whether it has one)."""
     if outcome.source is not None:
         outcome.source = pack(outcome.source)
-    if not keep_statements:
+    if not keep_statements and any(f.statement is not None for f in outcome.findings):
+        from ptxlint.engine import INTERNAL_ERROR
+
         outcome.findings = [
             f if f.statement is None or f.rule == INTERNAL_ERROR
             else dataclasses.replace(f, statement=None)
@@ -260,6 +271,8 @@ def _init_worker(
     cache: ResultCache | None = None,
     keep_statements: bool = True,
 ) -> None:
+    from ptxlint.engine import instantiate
+
     classes = [r for r in load_rules().rules if r.id in rule_ids]
     macros.set_include_dirs(tier2.include_dirs)
     macros.keep_header_digests(False)  # the main process records what results depend on
@@ -331,6 +344,8 @@ def _store(cache: ResultCache, key: str, outcome: FileOutcome) -> None:
     """Store ``outcome`` as two parts: the outcome without the statements its findings point
     to, then those statements, which only reports that read them unpickle (they hold every
     operand and parse: 13x the cost of the rest on the CUDA tree's 107 results)."""
+    from ptxlint.engine import INTERNAL_ERROR
+
     # internal errors are not facts about the file: the next run tries again
     if outcome.reason is not None or any(f.rule == INTERNAL_ERROR for f in outcome.findings):
         return
@@ -617,7 +632,7 @@ def run(
     outcomes: list[FileOutcome | None] = [None] * total
     pending: list[_Job] = []
     serial = jobs <= 1 or fix_mode is not None
-    rules = instantiate(rule_classes) if serial else []
+    rules: list[Rule] | None = None  # instantiated for the first file linted here
     session = tier2.session() if serial else None
     done = 0
     for position, path in enumerate(files):
@@ -658,6 +673,10 @@ def run(
                 outcome = _load(cache, key, keep_statements)
             if outcome is None and serial:
                 # one process: lint now, from the bytes just read
+                if rules is None:
+                    from ptxlint.engine import instantiate
+
+                    rules = instantiate(rule_classes)
                 outcome = lint_path(
                     path,
                     rules,
@@ -729,6 +748,8 @@ def _lint_pending(
             yield job.index, outcome
         return
     # too little work to be worth starting processes
+    from ptxlint.engine import instantiate
+
     rules = instantiate(rule_classes)
     session = tier2.session()
     for job in pending:

@@ -14,8 +14,6 @@ from typing import TextIO
 
 from ptxlint.config import RuleSelector
 from ptxlint.discover import decode_source
-from ptxlint.engine import instantiate, lint_source
-from ptxlint.fix import fix_text, resolved, unified_diff
 from ptxlint.model import SourceFile
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
@@ -44,6 +42,10 @@ def lint_stdin(
     unsafe_fixes: bool = False,
 ) -> tuple[RunResult, str]:
     """The run's result for one in-memory file, and its text after fixes (unchanged without)."""
+    # the engine loads here, not with this module: the CLI imports it for STDIN on every run
+    from ptxlint.engine import instantiate, lint_source
+    from ptxlint.fix import fix_text, resolved, unified_diff
+
     rules = instantiate(rule_classes)
     source = SourceFile(filename, text, decode_errors)
     linted = lint_source(source, rules, context, selector)

@@ -246,3 +246,25 @@ def test_the_include_graph_is_recorded_per_header_not_per_file(
     assert sorted(os.path.basename(h) for h in index.nodes) == ["a.cuh", "b.cuh", "c.cuh"]
     fingerprints = {r[6] for p, r in index.files.items() if p.endswith(".cu")}
     assert len(fingerprints) == 1
+
+
+def test_a_warm_run_does_not_load_the_engine(tmp_path, cache_dir):
+    # a run that finds every result in the cache needs no extraction, typing or fixing code
+    import subprocess
+    import sys
+
+    (tmp_path / "k.cu").write_text(BAD)
+    (tmp_path / "plain.cu").write_text("int g();\n")
+    probe = (
+        "import sys; from ptxlint.cli import main\n"
+        "code = main(['check', sys.argv[1], '--quiet', '--fail-on', 'never', '--jobs', '1'])\n"
+        "print(sorted(m for m in ('ptxlint.engine', 'ptxlint.extract', 'ptxlint.fix')"
+        " if m in sys.modules))\n"
+    )
+    env = dict(os.environ, PTXLINT_CACHE_DIR=str(cache_dir))
+    runs = [
+        subprocess.run([sys.executable, "-c", probe, str(tmp_path)], env=env, cwd=tmp_path,
+                       capture_output=True, text=True, check=True).stdout.splitlines()[-1]
+        for _ in range(2)
+    ]
+    assert runs == ["['ptxlint.engine', 'ptxlint.extract', 'ptxlint.fix']", "[]"]
