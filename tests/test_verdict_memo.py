@@ -1,0 +1,66 @@
+"""``extract._finish`` memoises ``dialect.classify`` by everything the verdict reads: one
+template in different contexts keeps each context's verdict, from a cold or a warm memo."""
+
+from __future__ import annotations
+
+import pytest
+
+from ptxlint import dialect
+from ptxlint import extract as ex
+from ptxlint.engine import extract_statements
+from ptxlint.model import SourceFile
+
+TEMPLATE = '"mov.u32 %0, 1;" : "=r"(x)'
+TEXT = f"""
+__device__ void device_fn(int x) {{ asm volatile({TEMPLATE}); }}
+void host_fn(int x) {{ asm volatile({TEMPLATE}); }}
+#if defined(__HIP_PLATFORM_AMD__)
+__device__ void hip_fn(int x) {{ asm volatile({TEMPLATE}); }}
+#endif
+#if defined(__CUDA_ARCH__)
+void arch_fn(int x) {{ asm volatile({TEMPLATE}); }}
+#endif
+__device__ void split_fn(int x) {{ asm volatile("mov.u32 %0, 1;"
+#if A
+  "add.u32 %0, %0, 1;"
+#endif
+  : "=r"(x)); }}
+"""
+
+
+def _readings(path: str) -> tuple[list[tuple[str | None, str, str]], list[tuple[int, str]]]:
+    result = extract_statements(SourceFile(path, TEXT))
+    kept = [(s.context.function, s.context.dialect, s.context.dialect_reason)
+            for s in result.statements]  # fmt: skip
+    return kept, result.skipped
+
+
+def test_one_template_keeps_each_contexts_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    ex._VERDICTS.clear()
+    cold = _readings("memo.cu")
+    warm = _readings("memo.cu")  # every verdict from the memo
+    calls = []
+    real = dialect.classify
+
+    def counted(*args: object, **kwargs: object) -> dialect.Verdict:
+        calls.append(args)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dialect, "classify", counted)
+    ex._VERDICTS.clear()
+    fresh = _readings("memo.cu")
+    assert cold == warm == fresh
+    kept, skipped = cold
+    assert [(f, d) for f, d, _ in kept] == [
+        ("device_fn", "ptx"),
+        ("arch_fn", "ptx"),
+        ("split_fn", "ptx"),
+        ("split_fn", "ptx"),
+    ]
+    assert "under a __CUDA_ARCH__ guard" in kept[1][2]
+    assert any("HIP" in reason for _, reason in skipped)
+    assert len(skipped) == 2  # host_fn and hip_fn
+    # the two readings of split_fn differ in guards; host_fn, hip_fn and arch_fn in context
+    assert len(calls) == 6
+    _readings("memo.cu")
+    assert len(calls) == 6  # all from the memo
