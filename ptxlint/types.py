@@ -13,8 +13,8 @@ functions of up to 130 parameters):
 
 - File-wide indexes (type names, namespace-scope variables and functions, enumerators, macros)
   are built once per resolver. Type names, enumerators and macros come from the keywords that
-  begin their declarations (``_keyword_captures``: one regular-expression pass over the bytes
-  and one descent per keyword), not from a pass over every node of the tree.
+  begin their declarations (``_keyword_captures``: a search of the bytes per keyword and one
+  descent per match), not from a pass over every node of the tree.
 - Every scope (block, function parameters, class body, template parameters, ``for``/``if``
   initializers) gets one symbol table, ``name -> declarations``, built in one pass over that
   scope's own children the first time a lookup passes through it and cached by node id.
@@ -30,7 +30,7 @@ functions of up to 130 parameters):
   of declaring scopes, so an operand climbs only to its statement's node.
 
 Complexity: O(N) for the file (each scope's children are visited once, each type specifier is
-resolved once, one regular-expression pass for the index) plus, per distinct (expression,
+resolved once, a search of the bytes per index keyword) plus, per distinct (expression,
 scope) and range between declarations of its names, O(size of the expression x nesting depth
 of its scope); every other operand costs a few dictionary look-ups. Nothing grows with
 statements x parameters.
@@ -111,15 +111,20 @@ _INTEGERS: dict[str, tuple[int, int, bool]] = {
     "unsigned __int128": (16, 7, True),
 }
 _FLOATS = {"float": 4, "double": 8, "long double": 16}
+# one value per spelling: _promote and literals ask for these per operand
+_INTEGER_TYPES = {
+    spelling: _Ty(spelling, "integer", size, rank, unsigned)
+    for spelling, (size, rank, unsigned) in _INTEGERS.items()
+}
+_FLOAT_TYPES = {spelling: _Ty(spelling, "floating", size) for spelling, size in _FLOATS.items()}
 
 
 def _int(spelling: str) -> _Ty:
-    size, rank, unsigned = _INTEGERS[spelling]
-    return _Ty(spelling, "integer", size, rank, unsigned)
+    return _INTEGER_TYPES[spelling]
 
 
 def _float(spelling: str) -> _Ty:
-    return _Ty(spelling, "floating", _FLOATS[spelling])
+    return _FLOAT_TYPES[spelling]
 
 
 _BOOL = _Ty("bool", "bool", 1, rank=1, unsigned=True)
@@ -364,7 +369,12 @@ _INDEX_NAMES = {
 _INDEX_KINDS = frozenset({"type_definition", "alias_declaration", *_INDEX_NAMES})
 # the keyword tokens that begin the nodes the index reads (see _keyword_captures), and the kinds
 # of parent that make one such a node; ``define`` is the end of tree-sitter's ``#define`` token
-_INDEX_KEYWORDS = re.compile(rb"(?:define|typedef|using|struct|class|union|enum)(?![A-Za-z0-9_])")
+# One pattern per word: a literal prefix is searched for by fast search, an alternation is tried at
+# every byte (three times slower over a whole file).
+_INDEX_KEYWORDS = tuple(
+    re.compile(word + rb"(?![A-Za-z0-9_])")
+    for word in (b"define", b"typedef", b"using", b"struct", b"class", b"union", b"enum")
+)
 _KEYWORD_OWNERS = {
     "#define": frozenset({"preproc_def", "preproc_function_def"}),
     "typedef": frozenset({"type_definition"}),
@@ -415,9 +425,10 @@ class _Entry(NamedTuple):
 
 
 def _text(node: Node | None) -> str:
-    if node is None or node.text is None:
+    if node is None:
         return ""
-    return node.text.decode("utf-8", "replace")
+    text = node.text
+    return "" if text is None else text.decode("utf-8", "replace")
 
 
 def _named(node: Node) -> list[Node]:
@@ -716,7 +727,7 @@ class TypeResolver:
                         # _SCOPE_OPENING for why the two have the same scopes
                         key = (expression, id(tail), False)
                         return self._memoised(
-                            key, b, lambda: self._typed(_Expr(self, value, b), value)
+                            key, b, lambda: self._typed(_Expr(self, value, b, tail), value)
                         )
         else:
             node = self._expression_node(expression, b)
@@ -732,9 +743,9 @@ class TypeResolver:
         if chain and chain[-1] is None:
             # in a #define body: this_type and the template parameters are read from
             # ``where``'s ancestors past the cut, which the chain does not stand for
-            return self._typed(_Expr(self, where, b), node)
+            return self._typed(_Expr(self, where, b, chain), node)
         key = (expression, id(chain), alone)
-        return self._memoised(key, b, lambda: self._typed(_Expr(self, where, b), node))
+        return self._memoised(key, b, lambda: self._typed(_Expr(self, where, b, chain), node))
 
     def _name_type(self, name: str, chain: tuple[_Scope | None, ...], b: int) -> CType | None:
         """What ``_Expr._identifier`` and ``resolve`` make of the name ``name`` used at byte
@@ -883,10 +894,10 @@ class TypeResolver:
         if asm is None or asm.type != "gnu_asm_expression":
             return values
         tail = self._scope_chain(asm)
-        for section in asm.children:
+        for section in asm.named_children:
             if section.type not in _OPERAND_LISTS:
                 continue
-            for operand in section.children:
+            for operand in section.named_children:
                 if operand.type not in _OPERAND_VALUE_PARENTS:
                     continue
                 value = operand.child_by_field_name("value")
@@ -970,15 +981,15 @@ class TypeResolver:
 
         Every node ``_TYPE_QUERY_SOURCE`` names has its keyword token as a child (``typedef``,
         ``using``, ``struct``, ``class``, ``union``, ``enum``, and ``#define`` for both macro
-        kinds), and a keyword token is a whole word of the text. So one regular-expression
-        pass over the bytes finds every candidate, and the token tree-sitter has there (one
+        kinds), and a keyword token is a whole word of the text. So a search of the bytes for
+        each word finds every candidate, and the token tree-sitter has there (one
         descent each) with its parent tells which are declarations; a word in a comment, a
         string or an identifier is a different token. Enumerators are read from their enum
         specifier's subtree; an ``enum`` token outside an enum specifier (a parse error) may
         have left enumerators anywhere, and then the enumerators come from the whole tree
         (``_index_captures``).
 
-        Complexity: one regular-expression pass over the file plus O(depth) per keyword, and
+        Complexity: a search of the file per keyword plus O(depth) per match, and
         the size of each enum; against a query or walk over every node of the file (as much as
         a third of the parse)."""
         root = self._root
@@ -986,7 +997,8 @@ class TypeResolver:
         enumerators: list[tuple[Node, Node]] = []
         seen: set[int] = set()
         stray = False
-        for match in _INDEX_KEYWORDS.finditer(self._bytes):
+        matches = (m for pattern in _INDEX_KEYWORDS for m in pattern.finditer(self._bytes))
+        for match in matches:
             token = root.descendant_for_byte_range(*match.span())
             if token is None:
                 continue
@@ -1112,16 +1124,25 @@ class TypeResolver:
                     self._collect(body, table, namespace)
 
     def _add_declaration(self, decl: Node, table: dict[str, list[_Entry]]) -> None:
-        for declarator in decl.children_by_field_name("declarator"):
-            self._add_declarator(decl, declarator, table)
+        declarators = decl.children_by_field_name("declarator")
+        if declarators:
+            spec = decl.child_by_field_name("type")
+            for declarator in declarators:
+                self._add_declarator(decl, declarator, table, spec)
 
     def _add_declarator(
-        self, owner: Node, declarator: Node | None, table: dict[str, list[_Entry]]
+        self,
+        owner: Node,
+        declarator: Node | None,
+        table: dict[str, list[_Entry]],
+        spec: Node | None = None,
     ) -> None:
         name = _declarator_name(declarator)
         if name is None or name.type == "type_identifier":
             return
-        entry = _Entry(name.end_byte, declarator, owner.child_by_field_name("type"))
+        if spec is None:
+            spec = owner.child_by_field_name("type")
+        entry = _Entry(name.end_byte, declarator, spec)
         table.setdefault(_text(name), []).append(entry)
 
     def _collect_members(self, body: Node, table: dict[str, list[_Entry]]) -> None:
@@ -1779,14 +1800,18 @@ class TypeResolver:
                 return ty
         return None
 
-    def function_return(self, name: str, where: Node, b: int) -> _Ty | None:
+    def function_return(
+        self, name: str, where: Node, b: int, chain: tuple[_Scope | None, ...] | None = None
+    ) -> _Ty | None:
         """The result of calling ``name(...)``: a declared function, function pointer or cast."""
         if self.macro(name):
             return None
         if name in _INTRINSICS:
             # checked before scopes: a class with unseen bases would otherwise hide them
             return _INTRINSICS[name]
-        found = self.lookup(name, where, b)
+        if chain is None:
+            chain = self._scope_chain(where)
+        found = self._lookup_chain(chain, name, b)
         if found is not None:
             if found.kind == "function":
                 return found.target
@@ -1803,10 +1828,18 @@ class TypeResolver:
 class _Expr:
     """Types one parsed operand expression in the scope of a node of the file's tree."""
 
-    def __init__(self, resolver: TypeResolver, where: Node, b: int) -> None:
+    def __init__(
+        self,
+        resolver: TypeResolver,
+        where: Node,
+        b: int,
+        chain: tuple[_Scope | None, ...] | None = None,
+    ) -> None:
         self.r = resolver
         self.where = where
         self.b = b
+        # where's chain of scopes (resolve has it at hand)
+        self.chain = resolver._scope_chain(where) if chain is None else chain
         self.depth = 0
 
     def type_of(self, node: Node | None) -> _Ty | None:
@@ -1827,7 +1860,7 @@ class _Expr:
             return None
         if name in _BUILTIN_VARIABLES:
             return _BUILTIN_VARIABLES[name]
-        ty = self.r.lookup(name, self.where, self.b)
+        ty = self.r._lookup_chain(self.chain, name, self.b)
         if ty is not None and ty.kind == "function":
             return None
         return ty
@@ -1882,7 +1915,7 @@ class _Expr:
             name = _text(fn)
             if name in ("unsigned", "signed"):
                 return _SCALAR_NAMES[name]
-            return self.r.function_return(name, self.where, self.b)
+            return self.r.function_return(name, self.where, self.b, self.chain)
         return None
 
     def _field(self, node: Node) -> _Ty | None:
@@ -2044,3 +2077,7 @@ class _Expr:
         "this": _this,
         "qualified_identifier": _qualified,
     }
+
+# resolve types an operand's value in the file's tree under its statement's chain of scopes:
+# none of the values it can type declares names itself
+assert not _DECLARING_SCOPES & _Expr._HANDLERS.keys()
