@@ -505,8 +505,9 @@ def _judge(path: str, data: bytes) -> tuple[int, tuple[tuple[str, ...], tuple[st
     if prefilter.has_keyword(path, data):
         verdict = MAY_HOLD_ASM
     elif prefilter.needs_include_check(path, data):
-        verdict = MAY_HOLD_ASM if prefilter.uses_included_asm_macro(path, data) else NO_ASM
         checked = prefilter.included_names(data)
+        uses = prefilter.uses_included_asm_macro(path, data, checked)
+        verdict = MAY_HOLD_ASM if uses else NO_ASM
     else:
         return NO_ASM, None
     if not cxx:

@@ -246,9 +246,9 @@ def test_the_include_prefilter_answer_is_cached(tmp_path, capsys, cache_dir, mon
     asked: list[str] = []
     original = prefilter.uses_included_asm_macro
 
-    def counting(path, data):
+    def counting(path, data, included=None):
         asked.append(os.path.basename(path))
-        return original(path, data)
+        return original(path, data, included)
 
     monkeypatch.setattr(prefilter, "uses_included_asm_macro", counting)
     forbid_linting(monkeypatch)

@@ -126,3 +126,18 @@ def test_a_quoted_include_is_judged_like_an_angle_one(tmp_path: Path) -> None:
     # what the prefilter lets through is what extraction finds: one expansion in each user
     assert _lint([str(uses)]) == 1 and _lint([str(wraps)]) == 1
     assert _lint([str(src)]) == 3  # kernel.cu, uses.cu, wraps.cu
+
+
+def test_include_lines_and_whole_names_as_the_line_anchored_patterns_read_them() -> None:
+    data = (
+        b'#include "a.h"\n  #  include <p/b.h>\n\t#include\t"c.h" // x\n'
+        b'int x; #include "not_a_line_start.h"\n#include <vector>\n#include_next <p/d.h>\n'
+        b'// #include "commented.h"\r\n#include "e.h"\r\n'
+    )
+    assert prefilter.included_names(data) == ["a.h", "p/b.h", "c.h", "e.h"]
+    names = frozenset({"AB", "ABC", "B_C"})
+    assert prefilter.names_one_of(b"AB", names)  # at the very start
+    assert prefilter.names_one_of(b"x = ABC;", names)
+    assert not prefilter.names_one_of(b"xAB ABCD B_CD _AB $AB AB$ AB1", names)
+    assert prefilter.names_one_of(b"xAB B_C", names)  # after a rejected one
+    assert not prefilter.names_one_of(b"", names)
