@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint.cxx_facts import FunctionFacts
 from ptxlint.model import (
@@ -26,8 +27,9 @@ _LVALUE = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Access:
+class Access(NamedTuple):
+    """One read or write of a ``%N`` operand (a tuple: a wgmma's template makes 130)."""
+
     position: int  # index of the instruction in the template
     instruction: PtxInstruction
     operand: PtxOperand  # the %N token
@@ -53,11 +55,21 @@ def _index(statement: AsmStatement) -> _Index:
     reads: dict[int, list[Access]] = {}
     for position, instruction in enumerate(ptx.instructions):
         for operand in destinations(instruction) or ():
-            if operand.kind == "ref" and operand.ref is not None:
-                writes.setdefault(operand.ref, []).append(Access(position, instruction, operand))
+            ref = operand.ref
+            if ref is not None and operand.kind == "ref":
+                access = Access(position, instruction, operand)
+                if ref in writes:
+                    writes[ref].append(access)
+                else:
+                    writes[ref] = [access]
         for operand in sources(instruction) or ():
-            if operand.kind == "ref" and operand.ref is not None:
-                reads.setdefault(operand.ref, []).append(Access(position, instruction, operand))
+            ref = operand.ref
+            if ref is not None and operand.kind == "ref":
+                access = Access(position, instruction, operand)
+                if ref in reads:
+                    reads[ref].append(access)
+                else:
+                    reads[ref] = [access]
     index = _Index(writes, reads)
     if len(_INDEX) > 256:
         _INDEX.clear()
