@@ -57,6 +57,7 @@ NEEDS: dict[str, Callable[[AsmStatement], bool]] = {
     "instructions": lambda s: bool(s.ptx.instructions),
     "directives": lambda s: bool(s.ptx.directives),
     "labels": lambda s: bool(s.ptx.labels),
+    "braces": lambda s: bool(s.ptx.braces),
     "percents": lambda s: bool(s.ptx.percents),
     "never": lambda s: False,  # the rule speaks once per file, not per statement (PTX901)
 }

@@ -140,6 +140,9 @@ _NAMESPACE_SCOPES = (
 )
 
 
+_NOT_CLIMBED = object()
+
+
 @dataclass
 class _Function:
     """A function definition, indexed on first use: what each variable is given (per name,
@@ -169,17 +172,41 @@ class _FileFacts:
         self._memo: dict[tuple[int, int, bool], Value | None] = {}
         self._busy: set[tuple[int, int, bool]] = set()
         self._makes_shared_pointers: bool | None = None
+        # node id -> the innermost function or lambda around it (None: none)
+        self._function_around: dict[int, tree_sitter.Node | None] = {}
 
     # ------------------------------------------------------------------ structure, on demand
 
     def _node_at(self, start: int, end: int) -> tree_sitter.Node | None:
         return self.parsed.tree.root_node.descendant_for_byte_range(start, end)
 
+    def _around(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The innermost function definition or lambda strictly around ``node``.
+
+        Memoised for every node the climb passes: each ``parent`` step of tree-sitter is a
+        descent from the root, and the occurrences of a name in a big kernel share most of
+        their ancestors, so a climb stops at the first ancestor already climbed from."""
+        memo = self._function_around
+        passed: list[int] = []
+        current = node.parent
+        found: tree_sitter.Node | None
+        while True:
+            if current is None or current.type in _FUNCTION_NODES:
+                found = current
+                break
+            known = memo.get(current.id, _NOT_CLIMBED)
+            if known is not _NOT_CLIMBED:
+                found = known  # type: ignore[assignment]
+                break
+            passed.append(current.id)
+            current = current.parent
+        for key in passed:
+            memo[key] = found
+        return found
+
     def function_of(self, node: tree_sitter.Node) -> _Function | None:
         """The innermost function definition around ``node`` (None inside a lambda)."""
-        current = node.parent
-        while current is not None and current.type not in _FUNCTION_NODES:
-            current = current.parent
+        current = self._around(node)
         if current is None or current.type != "function_definition":
             return None
         return self._function(current)
@@ -232,12 +259,9 @@ class _FileFacts:
         high = bisect.bisect_left(offsets, body.end_byte, low)
         return offsets[low:high]
 
-    @staticmethod
-    def _owned(node: tree_sitter.Node, fn: _Function) -> bool:
+    def _owned(self, node: tree_sitter.Node, fn: _Function) -> bool:
         """``node`` belongs to ``fn`` itself, not to a lambda or local class inside it."""
-        current = node.parent
-        while current is not None and current.type not in _FUNCTION_NODES:
-            current = current.parent
+        current = self._around(node)
         return current is not None and current.id == fn.node.id
 
     def _assignments(self, fn: _Function, name: str) -> tuple[list[Assigned], bool]:

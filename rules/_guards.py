@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 
-from ptxlint import dialect, preproc
+from ptxlint import dialect, file_memos, preproc
 from ptxlint.model import AsmStatement, CType
 
 # Macros whose value depends on the pointer width or on the OS's data model.
@@ -36,8 +36,17 @@ def model_dependent(ctype: CType) -> bool:
 
 
 def rocm_guarded(statement: AsmStatement) -> bool:
-    """Some guard must hold for a HIP/ROCm build (the extractor already drops most of these)."""
-    return dialect.rocm_guarded(statement.context.guards)
+    """Some guard must hold for a HIP/ROCm build (the extractor already drops most of these).
+    Kept for the last statement: seven rules ask it of each statement in turn."""
+    if _LAST_ROCM and _LAST_ROCM[0][0] is statement:
+        return _LAST_ROCM[0][1]
+    guarded = dialect.rocm_guarded(statement.context.guards)
+    _LAST_ROCM[:] = [(statement, guarded)]
+    return guarded
+
+
+_LAST_ROCM: list[tuple[AsmStatement, bool]] = []
+file_memos.register(_LAST_ROCM.clear)
 
 
 # Constraint letters clang's NVPTX target takes and nvcc does not: the generic immediate `i`

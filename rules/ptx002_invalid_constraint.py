@@ -57,7 +57,7 @@ asm volatile("bar.sync 0;" ::: "memory");
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         if rocm_guarded(statement):
             return  # hipcc code: not nvcc's constraints
-        clang = clang_only(statement)
+        clang: bool | None = None  # the guards are evaluated only for a clang-only letter
         for operand in statement.operands:
             c = operand.constraint
             if c.opaque:
@@ -73,9 +73,14 @@ asm volatile("bar.sync 0;" ::: "memory");
                     f"{letter_problem(c.letters[0])}; use '+' on the output instead",
                 )
                 continue
+            if c.letters in VALID_LETTERS:
+                continue  # one letter nvcc takes (the set holds single letters): most operands
             for letter in dict.fromkeys(c.letters):
-                if clang and letter in CLANG_ONLY_LETTERS:
-                    continue
+                if letter in CLANG_ONLY_LETTERS:
+                    if clang is None:
+                        clang = clang_only(statement)
+                    if clang:
+                        continue
                 if letter not in VALID_LETTERS and not letter.isspace():
                     yield self.finding(
                         statement,

@@ -57,6 +57,12 @@ asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
         analysis = analyze(statement.ptx, statement.template.text)
         if analysis is None:
             return
+        unwritten = [
+            o for o in statement.outputs
+            if not o.constraint.opaque and o.index not in analysis.writes
+        ]
+        if not unwritten:
+            return  # most statements: the template writes every output
         refs: dict[int, PercentToken] = {}
         llvm = statement.syntax == "llvm"
         comments = statement.ptx.comments if llvm else ()
@@ -65,9 +71,7 @@ asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
                 if any(start <= percent.start < end for start, end in comments):
                     continue  # `griddepcontrol.wait; // dummy $0`: names it, uses nothing
                 refs.setdefault(percent.index, percent)
-        for operand in statement.outputs:
-            if operand.constraint.opaque or operand.index in analysis.writes:
-                continue
+        for operand in unwritten:
             token = refs.get(operand.index)
             if token is not None:
                 span = self.template_span(statement, token.start, token.end)

@@ -56,6 +56,7 @@ class CarryFlagAcrossStatements(Rule):
     id = "PTX107"
     name = "carry-flag-across-statements"
     severity = Severity.ERROR
+    needs = ("instructions",)
     summary = "A carry-flag consumer whose producer is not in the same asm statement"
     tags = ("correctness", "optimizer")
     docs = """\

@@ -12,6 +12,7 @@ class UnbalancedBraces(Rule):
     id = "PTX203"
     name = "unbalanced-braces"
     severity = Severity.ERROR
+    needs = ("braces",)
     summary = "Template's '{' and '}' do not balance"
     tags = ("correctness", "template")
     docs = """\

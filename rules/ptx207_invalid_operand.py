@@ -19,6 +19,7 @@ class InvalidOperand(Rule):
     name = "invalid-operand"
     scope = "statement"
     severity = Severity.ERROR
+    needs = ("instructions",)
     summary = "Operand count, immediate value or operand syntax the instruction form rejects"
     tags = ("correctness", "operands", "ptx")
     docs = """\

@@ -94,6 +94,7 @@ class MemorySpaceMismatch(Rule):
     id = "PTX301"
     name = "memory-space-mismatch"
     severity = Severity.ERROR
+    needs = ("instructions",)
     summary = "Address operand is in a different memory space than the instruction expects"
     tags = ("correctness", "memory")
     docs = """\

@@ -43,6 +43,7 @@ def _without_features(statement: AsmStatement) -> Iterator[AsmStatement]:
     yield replace(statement, missing_commas=())
     yield replace(statement, ptx=replace(ptx, directives=()))
     yield replace(statement, ptx=replace(ptx, labels=()))
+    yield replace(statement, ptx=replace(ptx, braces=()))
     yield replace(statement, ptx=replace(ptx, percents=()))
     yield replace(statement, ptx=replace(ptx, instructions=()))
     yield replace(statement, operands=tuple(
