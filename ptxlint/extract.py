@@ -1280,6 +1280,21 @@ _PLAIN_CLOSERS = {"(": ")", "[": "]", "{": "}"}
 _PLAIN_CLOBBER = re.compile(
     _BLANKS + r'(?P<lit>"(?P<name>[^"\\\n]*)")' + _BLANKS + r"(?P<sep>[,:)])?"
 )
+# The operands, their constraints and spans are filled slot by slot (as _unrolled_with_ctype
+# fills a typed copy), without the frozen dataclasses' __init__: 20% of this reader's time on
+# CUTLASS's GMMA header. Only while the classes have these fields (checked here), and Span's
+# __post_init__ check (end >= start) holds by construction where they are made.
+_new = object.__new__
+_span_start = Span.__dict__["start"].__set__  # the slot's descriptor
+_span_end = Span.__dict__["end"].__set__
+_SLOT_BY_SLOT = (
+    tuple(f.name for f in dataclasses.fields(Span)) == ("start", "end")
+    and tuple(f.name for f in dataclasses.fields(Constraint))
+    == ("text", "modifiers", "letters", "span", "opaque")
+    and tuple(f.name for f in dataclasses.fields(Operand))
+    == ("index", "role", "constraint", "expression", "expression_span", "span", "symbolic_name",
+        "ctype")
+)  # fmt: skip
 _TOKEN_LIMIT = 200_000  # _code_tokens' bound on a statement's tokens (each at least a character)
 
 
@@ -1448,17 +1463,44 @@ def _plain_operands(
         modifiers, letters = _constraint_parts(con)
         expression = expr.strip()
         expr_start = expr_at + len(expr) - len(expr.lstrip())
-        operands.append(
-            Operand(  # positional: index, role, constraint, expression, its span, span, name
-                len(operands),
-                role,
-                Constraint(con, modifiers, letters, Span(con_at - 1, con_end + 1)),
-                expression,
-                Span(expr_start, expr_start + len(expression)),
-                Span(head.start("op"), close + 1),
-                name,
+        if _SLOT_BY_SLOT:
+            span = _new(Span)
+            _span_start(span, con_at - 1)
+            _span_end(span, con_end + 1)
+            constraint = _new(Constraint)
+            _set(constraint, "text", con)
+            _set(constraint, "modifiers", modifiers)
+            _set(constraint, "letters", letters)
+            _set(constraint, "span", span)
+            _set(constraint, "opaque", False)
+            operand = _new(Operand)
+            _set(operand, "index", len(operands))
+            _set(operand, "role", role)
+            _set(operand, "constraint", constraint)
+            _set(operand, "expression", expression)
+            span = _new(Span)
+            _span_start(span, expr_start)
+            _span_end(span, expr_start + len(expression))
+            _set(operand, "expression_span", span)
+            span = _new(Span)
+            _span_start(span, head.start("op"))
+            _span_end(span, close + 1)
+            _set(operand, "span", span)
+            _set(operand, "symbolic_name", name)
+            _set(operand, "ctype", None)
+            operands.append(operand)
+        else:
+            operands.append(
+                Operand(
+                    len(operands),
+                    role,
+                    Constraint(con, modifiers, letters, Span(con_at - 1, con_end + 1)),
+                    expression,
+                    Span(expr_start, expr_start + len(expression)),
+                    Span(head.start("op"), close + 1),
+                    name,
+                )
             )
-        )
         if sep == '"' or sep == "[":  # nvcc's missing comma (see _split_operands)
             pos = tail.start("sep")
             problems.append(f"missing ',' between operands at offset {pos}")

@@ -347,3 +347,21 @@ def test_statement_past_the_token_limit_is_left_to_the_tokens() -> None:
     raw = _token_reading(SourceFile("t.cu", text), text.index("asm"))
     assert isinstance(raw, ex._RawStatement)
     assert "unterminated asm statement: no closing parenthesis" in raw.problems
+
+
+def test_operands_built_slot_by_slot_equal_the_constructed_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fast path fills Operand, Constraint and Span slot by slot while their fields are the
+    expected ones, and calls their constructors otherwise: the same objects either way."""
+    assert ex._SLOT_BY_SLOT  # the model's fields are the ones filled
+    text = 'void f() { asm("op %0, %1;" : [o] "=&r"(d) : "r"( a + 1 ) "l"(f(b))); }'
+    source = SourceFile("t.cu", text)
+    by_slot = ex._read_plain(source, text.index("asm"), "asm")
+    monkeypatch.setattr(ex, "_SLOT_BY_SLOT", False)
+    constructed = ex._read_plain(source, text.index("asm"), "asm")
+    assert by_slot is not None and constructed is not None
+    assert by_slot.operands == constructed.operands
+    assert hash(by_slot.operands) == hash(constructed.operands)
+    assert repr(by_slot) == repr(constructed)
+    assert [o.expression for o in constructed.operands] == ["d", "a + 1", "f(b)"]
