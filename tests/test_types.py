@@ -991,3 +991,30 @@ def test_an_operand_with_its_type_is_the_dataclass_replacement() -> None:
     fields = tuple(f.name for f in dataclasses.fields(Operand))
     assert fields == extract_module._UNROLLED_SLOTS
     assert extract_module._with_ctype is extract_module._unrolled_with_ctype
+
+
+def test_the_same_expression_in_other_scopes_tells_unnamed_records_apart() -> None:
+    # both `s` are "struct <anonymous>" by name; only their bodies differ
+    source = (
+        '__device__ void f() { struct { unsigned x; } s; asm("" :: "r"(s.x)); }\n'
+        '__device__ void g() { struct { unsigned long long x; } s; asm("" :: "l"(s.x)); }\n'
+    )
+    assert _operand_types(source) == ["unsigned int", "unsigned long long"]
+
+
+def test_the_same_expression_in_other_scopes_depends_on_the_class_and_template_around() -> None:
+    source = """
+struct A { unsigned x; __device__ void f() { asm("" :: "r"(this->x)); } };
+struct B { unsigned long long x; __device__ void f() { asm("" :: "l"(this->x)); } };
+typedef unsigned T;
+__device__ void h(int x) { asm("" :: "r"((T)x)); }
+template <class T> __device__ void t(int x) { asm("" :: "r"((T)x)); }
+__device__ void h2(int x) { asm("" :: "r"((T)x)); }
+"""
+    assert _operand_types(source) == [
+        "unsigned int",
+        "unsigned long long",
+        "unsigned int",
+        None,
+        "unsigned int",
+    ]
