@@ -226,9 +226,21 @@ def _normalize_extensions(extensions: Collection[str]) -> frozenset[str]:
     return frozenset(normalized)
 
 
+_SUFFIXES: dict[frozenset[str], tuple[str, ...]] = {}
+
+
 def has_extension(name: str, extensions: frozenset[str]) -> bool:
     # endswith rather than splitext so that multi-dot extensions (".cu.inc") can be configured.
-    return any(name.endswith(ext) and len(name) > len(ext) for ext in extensions)
+    # One str.endswith over them all (a tuple, in C); a name that is itself an extension
+    # (".cu") takes the slow way, which wants something before the extension.
+    suffixes = _SUFFIXES.get(extensions)
+    if suffixes is None:
+        suffixes = _SUFFIXES[extensions] = tuple(extensions)
+    if not name.endswith(suffixes):
+        return False
+    return name not in extensions or any(
+        name.endswith(ext) and len(name) > len(ext) for ext in extensions
+    )
 
 
 def _display_join(base: str, name: str) -> str:
