@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
-_IMMEDIATE_LETTERS = ("n", "C")
+_IMMEDIATE_LETTERS = frozenset(("n", "C"))
 
 
 class BadConstraintModifier(Rule):
@@ -54,7 +54,7 @@ whether the operand should move to the other list is a decision about the code's
             c = operand.constraint
             if c.opaque:
                 continue
-            if any(letter in _IMMEDIATE_LETTERS for letter in c.letters) and c.modifiers:
+            if c.modifiers and not _IMMEDIATE_LETTERS.isdisjoint(c.letters):
                 yield self.finding(
                     statement,
                     c.span,
