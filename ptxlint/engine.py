@@ -206,9 +206,11 @@ class RulePlan:
             else sum(bits[n] for n in set(rule.needs))
             for rule in self.active
         ]
-        self.chosen: dict[int, list[tuple[int, Rule]]] = {}
+        # features -> (position, the rule's bound check) of the rules to call
+        self.chosen: dict[int, list[tuple[int, Callable[..., Iterable[Finding]]]]] = {}
 
     def outcomes(self, statement: AsmStatement, context: RuleContext) -> list[Outcome]:
+        """What ``run_rule`` gives for each active rule, without a call of it per rule."""
         features = 0
         for bit, test in self.tests:
             if test(statement):
@@ -216,15 +218,19 @@ class RulePlan:
         chosen = self.chosen.get(features)
         if chosen is None:
             chosen = self.chosen[features] = [
-                (k, rule)
+                (k, rule.check)
                 for k, (rule, mask) in enumerate(zip(self.active, self.masks, strict=True))
                 if not mask or mask & features
             ]
-        if len(chosen) == len(self.active):
-            return [run_rule(rule, statement, context) for rule in self.active]
         row: list[Outcome] = [NOTHING] * len(self.active)
-        for k, rule in chosen:
-            row[k] = run_rule(rule, statement, context)
+        for k, check in chosen:
+            try:
+                found = list(check(statement, context))
+            except Exception as exc:
+                row[k] = exc
+                continue
+            if found:
+                row[k] = found
         return row
 
 
