@@ -43,6 +43,25 @@ _RUN_TOGETHER: dict[int, tuple[PtxTemplate, str, bool]] = {}
 _OPCODE_TAIL = re.compile(r"@|[A-Za-z0-9_]+(?=[.\s;]|$)", re.ASCII)
 
 
+_TAILS: dict[str, tuple[int, ...]] = {}
+
+
+def _opcode_tails(word: str) -> tuple[int, ...]:
+    """Where in ``word`` a PTX opcode starts that ends the word (``mma`` in ``wgmma``), for
+    each word once: templates repeat their words (``sync``, ``aligned``, ``f32``) thousands of
+    times."""
+    tails = _TAILS.get(word)
+    if tails is None:
+        tails = tuple(
+            k for k in range(len(word))
+            if (word[k].isalpha() or word[k] == "_") and word[k:] in PTX_OPCODES
+        )
+        if len(_TAILS) >= 16384:
+            _TAILS.clear()
+        _TAILS[word] = tails
+    return tails
+
+
 def _may_run_together(statement: AsmStatement) -> bool:
     """Whether some cut of the template into pieces could be reported: a boundary that is
     followed by blanks and the start of an instruction (``@``, or a PTX opcode that ends a
@@ -59,10 +78,7 @@ def _may_run_together(statement: AsmStatement) -> bool:
     found = False
     for m in _OPCODE_TAIL.finditer(text):
         word = m.group()
-        begins = [m.start()] if word == "@" else [
-            m.start() + k for k in range(len(word))
-            if (word[k].isalpha() or word[k] == "_") and word[k:] in PTX_OPCODES
-        ]
+        begins = [m.start()] if word == "@" else [m.start() + k for k in _opcode_tails(word)]
         for begin in begins:
             first = begin  # the boundaries whose blanks lead to `begin`: [first, begin]
             while first > 0 and text[first - 1] in _BLANK:
