@@ -40,16 +40,14 @@ class GuardMacros:
     def __init__(self, guards: FileGuards, table: Callable[[], MacroTable]) -> None:
         self.guards = guards
         self._table = table
-        self._memo: dict[tuple[int, ...], tuple[GuardMacro, ...]] = {}
+        self._memo: dict[int, tuple[GuardMacro, ...]] = {-1: ()}
 
     def at(self, start: int) -> tuple[GuardMacro, ...]:
-        chain = self.guards.chain(start)
-        if not chain:
-            return ()
-        key = tuple(b.start for b in chain)
-        found = self._memo.get(key)
+        # the innermost branch decides the chain
+        innermost = self.guards.innermost(start)
+        found = self._memo.get(innermost)
         if found is None:
-            found = self._memo[key] = self._collect(chain)
+            found = self._memo[innermost] = self._collect(self.guards.chain(start))
         return found
 
     def inside(self, start: int, conditions: tuple[str, ...]) -> tuple[GuardMacro, ...]:

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 # ----------------------------------------------------------------------------- NV_IF_TARGET
 
-_NV_CALL = re.compile(r"\b(NV_IF_TARGET|NV_IF_ELSE_TARGET|NV_DISPATCH_TARGET)\s*\(")
+# Starts with its literal, so that the regex engine skips to each "NV_"; the word boundary
+# before it is checked per match (a leading ``\b`` made it try every character).
+_NV_CALL = re.compile(r"(NV_(?:IF_TARGET|IF_ELSE_TARGET|DISPATCH_TARGET))\s*\(")
+_WORD_CHAR = re.compile(r"\w")
 _NV_COND = re.compile(r"^\s*(NV_PROVIDES_SM|NV_IS_EXACTLY_SM|NV_HAS_FEATURE_SM)_(\d+)([af]?)\s*$")
 _NV_SIMPLE = {
     "NV_IS_DEVICE": "defined(__CUDA_ARCH__)",
@@ -49,7 +53,10 @@ class _NvCall:
 def _nv_calls(text: str) -> list[_NvCall]:
     """Every ``NV_IF_*TARGET`` call of the file with its argument spans, in text order."""
     calls = []
+    word = _WORD_CHAR.match
     for m in _NV_CALL.finditer(text):
+        if m.start() > 0 and word(text, m.start() - 1):
+            continue  # not at a word boundary
         args = _split_call(text, m.end(), m.end())
         if args is not None:
             calls.append(_NvCall(m.group(1), m.start(), tuple(args)))
@@ -136,22 +143,7 @@ def _branches(text: str) -> list[Branch]:
     """Every branch of every #if block, read line by line (continuations joined)."""
     out: list[Branch] = []
     stack: list[_Block] = []
-    lines = text.split("\n")
-    offset = 0
-    i = 0
-    while i < len(lines):
-        start = offset
-        line_no = i
-        line = lines[i]
-        offset += len(line) + 1
-        i += 1
-        while line.endswith("\\") and i < len(lines):
-            line = line[:-1] + " " + lines[i]
-            offset += len(lines[i]) + 1
-            i += 1
-        m = _DIRECTIVE.match(line) if "#" in line else None
-        if m is None:
-            continue
+    for start, offset, line_no, m in _conditional_lines(text):
         kind, rest = m.group(1), _COMMENT.sub(" ", m.group(2)).strip()
         if kind in ("if", "ifdef", "ifndef"):
             if kind == "if":
@@ -177,11 +169,56 @@ def _branches(text: str) -> list[Branch]:
     return out
 
 
+def _conditional_lines(text: str) -> Iterator[tuple[int, int, int, re.Match[str]]]:
+    """The logical lines (continuations joined) that ``_DIRECTIVE`` matches, in text order:
+    (start, start of the next line, physical line number, match). Only lines with a `#` are
+    joined and matched: each `#` is found with ``str.find``, not by splitting every line."""
+    find = text.find
+    n = len(text)
+    newlines = 0  # physical lines before `counted`
+    counted = 0
+    at = find("#")
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        if text[start:at].strip(" \t"):
+            at = find("#", at + 1)  # after code on its line: not a directive
+            continue
+        # the logical line's start: back over continued lines that are blank so far
+        while start >= 2 and text[start - 2] == "\\":
+            before = text.rfind("\n", 0, start - 1) + 1
+            if text[before : start - 2].strip(" \t"):
+                break
+            start = before
+        else:
+            end = find("\n", start)
+            if end < 0:
+                end = n
+            line = text[start:end]
+            while line.endswith("\\") and end < n:
+                following = find("\n", end + 1)
+                if following < 0:
+                    following = n
+                line = line[:-1] + " " + text[end + 1 : following]
+                end = following
+            m = _DIRECTIVE.match(line)
+            if m is not None:
+                newlines += text.count("\n", counted, start)
+                counted = start
+                yield start, end + 1, newlines, m
+            at = find("#", end + 1) if end < n else -1
+            continue
+        at = find("#", at + 1)  # inside a logical line with code before it
+
+
 @dataclass
 class _Block:
     if_line: int
     previous: list[str]  # conditions of the #if and #elifs so far
     branches: list[tuple[int, int, tuple[str, ...]]]  # (start, end or -1, conditions)
+
+
+# a chain of #if branches, outermost first, with all its guards and its local ones
+_Around = tuple[tuple[Branch, ...], tuple[str, ...], tuple[str, ...]]
 
 
 class FileGuards:
@@ -194,6 +231,8 @@ class FileGuards:
         self._starts: list[int] = []
         self._parents: list[int] = []
         self._calls: list[_NvCall] | None = None
+        self._arounds: dict[int, _Around] = {-1: ((), (), ())}
+        self._last_start = self._last_innermost = -1
         # Looked up once: `in` over a 2 MB generated file for every statement is quadratic.
         self._has_directives = "#" in text
         self._has_nv_calls = "NV_" in text
@@ -212,27 +251,49 @@ class FileGuards:
             self._starts = [b.start for b in branches]
         return self._branches
 
-    def chain(self, start: int) -> list[Branch]:
-        """The #if branches around offset ``start``, outermost first."""
-        chain: list[Branch] = []
-        if self._has_directives:
-            branches = self._index()
-            i = bisect.bisect_right(self._starts, start) - 1
-            while i >= 0 and branches[i].end <= start:
-                i = self._parents[i]
+    def innermost(self, start: int) -> int:
+        """The index of the innermost #if branch around offset ``start`` (-1: none): it
+        decides the whole chain (``_around``). The last query is remembered, for
+        ``GuardMacros.at`` asks right after ``at`` about the same statement."""
+        if not self._has_directives:
+            return -1
+        if start == self._last_start:
+            return self._last_innermost
+        branches = self._index()
+        i = bisect.bisect_right(self._starts, start) - 1
+        while i >= 0 and branches[i].end <= start:
+            i = self._parents[i]
+        self._last_start, self._last_innermost = start, i
+        return i
+
+    def _around(self, innermost: int) -> _Around:
+        """The chain ending at branch ``innermost`` and its guards (all, and local), once per
+        branch: the statements of one branch share them."""
+        found = self._arounds.get(innermost)
+        if found is None:
+            chain: list[Branch] = []
+            branches, parents = self._index(), self._parents
+            i = innermost
             while i >= 0:
                 chain.append(branches[i])
-                i = self._parents[i]
+                i = parents[i]
             chain.reverse()
-        return chain
+            every = tuple(c for b in chain for c in b.conditions)
+            local = tuple(
+                c for b in chain if b.block_lines <= LOCAL_GUARD_LINES for c in b.conditions
+            )
+            found = self._arounds[innermost] = (tuple(chain), every, local)
+        return found
+
+    def chain(self, start: int) -> list[Branch]:
+        """The #if branches around offset ``start``, outermost first."""
+        return list(self._around(self.innermost(start))[0])
 
     def at(self, start: int, end: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """All guards of ``[start, end)``, and the same without file-wide #if blocks
         (longer than :data:`LOCAL_GUARD_LINES` lines)."""
         text = self.text
-        chain = self.chain(start)
-        every = tuple(c for b in chain for c in b.conditions)
-        local = tuple(c for b in chain if b.block_lines <= LOCAL_GUARD_LINES for c in b.conditions)
+        _, every, local = self._around(self.innermost(start))
         extra: tuple[str, ...] = ()
         if self._has_nv_calls:
             if self._calls is None:
