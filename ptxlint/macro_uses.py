@@ -39,6 +39,7 @@ from ptxlint.model import (
 # a file must not make every later use re-read the rest of the file).
 MAX_INVOCATION_TOKENS = 20_000
 _WS = re.compile(r"\s+")
+_WORD_CHAR = re.compile(r"[\w$]")
 
 
 @dataclass(frozen=True)
@@ -65,9 +66,15 @@ def find_uses(text: str, names: list[str]) -> Iterator[tuple[str, int]]:
     """Offsets where one of ``names`` is written (the caller decides whether it is code)."""
     if not names:
         return
-    pattern = re.compile(r"(?<![\w$])(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w$])")
+    # The look-behind is checked per match, not in the pattern: there it was tried at every
+    # character of the file (GMMA's 2.7 MB header: 53 ms, now 1 ms). A name preceded by a
+    # word character is skipped; no use can start inside it (a name is all word characters).
+    pattern = re.compile(r"(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w$])")
+    word = _WORD_CHAR.match
     for m in pattern.finditer(text):
-        yield m.group(), m.start()
+        start = m.start()
+        if start == 0 or not word(text, start - 1):
+            yield m.group(), start
 
 
 def read_use(text: str, name: str, start: int, function_like: bool) -> Use | None:
