@@ -32,8 +32,9 @@ MAX_INCLUDE_DEPTH = 16
 MAX_ANCESTORS = 8  # folders above the including file searched for a quoted include
 
 # Searched from the `#` (``_directives`` checks that only blanks precede it on its line): a
-# `^`-anchored multi-line pattern would be tried at every character of every header.
-_DIRECTIVE = re.compile(r"#[ \t]*(define|undef|include)\b((?:[^\n\\]|\\\r?\n?|\\.)*)")
+# `^`-anchored multi-line pattern would be tried at every character of every header. The body
+# is taken a run of plain characters per step, not one character per step.
+_DIRECTIVE = re.compile(r"#[ \t]*(define|undef|include)\b((?:[^\n\\]+|\\\r?\n?|\\.)*)")
 # `#include "x.h"`, and `#include <project/x.h>`: both are looked up in the including file's
 # folder and the folders above it (a project's own include root), never in system folders.
 _INCLUDE = re.compile(r'^\s*(?:"([^"\n]+)"|<([^>\n]+)>)')
@@ -324,9 +325,17 @@ _REALPATHS: dict[str, str] = {}
 
 
 def _real(path: str) -> str:
+    """``os.path.realpath(path)``, memoised, and through the memoised real path of its folder
+    where its last component is no symbolic link (what realpath then returns): one ``lstat``
+    per header instead of one per component of its path."""
     real = _REALPATHS.get(path)
     if real is None:
-        real = _REALPATHS[path] = os.path.realpath(path)
+        folder, name = os.path.split(path)
+        if folder and name not in ("", ".", "..") and folder != path and not os.path.islink(path):
+            real = os.path.join(_real(folder), name)
+        else:
+            real = os.path.realpath(path)
+        _REALPATHS[path] = real
     return real
 
 
@@ -342,6 +351,7 @@ def set_include_dirs(folders: Sequence[str]) -> None:
     if folders != _INCLUDE_DIRS:
         _INCLUDE_DIRS = folders
         _FOUND.clear()
+        _ABOVE.clear()
         _CHILDREN.clear()
         _HEADER_ASM.clear()
         _CLOSURE_ASM.clear()
@@ -370,8 +380,33 @@ def _find_header(base: str, name: str) -> str | None:
     key = (base, name)
     if key in _FOUND:
         return _FOUND[key]
-    found = next((c for c in candidates(base, name) if os.path.isfile(c)), None)
+    found = _found_above(base, name, MAX_ANCESTORS)
+    if found is None:
+        found = next(
+            (c for c in (os.path.normpath(os.path.join(f, name)) for f in _INCLUDE_DIRS)
+             if os.path.isfile(c)),
+            None,
+        )  # fmt: skip
     _FOUND[key] = found
+    return found
+
+
+_ABOVE: dict[tuple[str, str, int], str | None] = {}
+
+
+def _found_above(folder: str, name: str, above: int) -> str | None:
+    """The first of ``candidates``' folders from ``folder`` up, ``above`` more folders at
+    most, that holds ``name`` as a file, memoised per (folder, name, above): the files of
+    one folder look up the same names, and share every step above it."""
+    key = (folder, name, above)
+    if key in _ABOVE:
+        return _ABOVE[key]
+    here = os.path.normpath(os.path.join(folder, name))
+    found: str | None = here
+    if not os.path.isfile(here):
+        parent = os.path.dirname(folder)
+        found = _found_above(parent, name, above - 1) if above > 0 and parent != folder else None
+    _ABOVE[key] = found
     return found
 
 
@@ -405,7 +440,7 @@ real_path = _real
 def forget_headers() -> None:
     """Read headers afresh from now on: a run starts with what its headers hold when it starts
     (the memos of an earlier run in this process would otherwise outlive an edit)."""
-    for memo in (_HEADER_CACHE, _FOUND, _CHILDREN, _REALPATHS, _HEADER_ASM, _CLOSURE_ASM,
+    for memo in (_HEADER_CACHE, _FOUND, _ABOVE, _CHILDREN, _REALPATHS, _HEADER_ASM, _CLOSURE_ASM,
                  _CLOSURE_PATHS, _USED_IN, _DIRECT, _INDEXED, _DIGESTS or {}):
         memo.clear()
 
