@@ -152,8 +152,14 @@ def extract(
     for start, keyword in _keywords(source.text):
         byte = parsed.to_byte(start)
         node = root.descendant_for_byte_range(byte, byte + len(keyword))
-        if node is None or node.type in _NON_CODE_NODES or _inside_non_code(node):
+        if node is None or node.type in _NON_CODE_NODES:
             continue
+        # its three nearest ancestors, read once for the checks below and the climb to its
+        # function (each tree-sitter parent step is a descent from the root)
+        ups = _ancestors_of(node)
+        if any(up.type in _NON_CODE_NODES for up in ups):  # _inside_non_code(node)
+            continue
+        host.ancestors.given(node, ups)
         if node.type == "preproc_arg":
             body_start = parsed.to_char(node.start_byte)
             if body_start not in macro_tokens:
@@ -167,7 +173,7 @@ def extract(
             index = at.get(start)
             if index is None:  # inside a comment or string of the macro body
                 continue
-            owner = node.parent
+            owner = ups[0] if ups else None
             # up to the next asm keyword: one pass over the body for all its statements
             stream: Sequence[Token] = toks[index : at.get(("next", start), len(toks))]
             macro_name = _macro_name(parsed, owner)
@@ -175,7 +181,7 @@ def extract(
             plain = None
         elif node.type in ("preproc_call", "preproc_directive"):
             continue
-        elif _is_asm_label(node):
+        elif _is_asm_label(node, ups):
             result.skipped.append(
                 (start, "asm label: names a declaration's symbol, not a statement")
             )
@@ -747,15 +753,29 @@ _DECLARATION_NODES = {
 }
 
 
-def _is_asm_label(keyword: tree_sitter.Node) -> bool:
-    """``int f(void) asm("f32");`` renames a symbol; it is GNU syntax, not an asm statement."""
-    asm = keyword.parent
-    if asm is None or asm.type != "gnu_asm_expression":
+def _is_asm_label(
+    keyword: tree_sitter.Node, ups: Sequence[tree_sitter.Node] | None = None
+) -> bool:
+    """``int f(void) asm("f32");`` renames a symbol; it is GNU syntax, not an asm statement.
+    ``ups``: the keyword's nearest ancestors (``_ancestors_of``), where already read."""
+    if ups is None:
+        ups = _ancestors_of(keyword)
+    if not ups or ups[0].type != "gnu_asm_expression":
         return False
-    parent = asm.parent
+    parent = ups[1] if len(ups) > 1 else None
     if parent is not None and parent.type == "ERROR":
-        parent = parent.parent
+        parent = ups[2] if len(ups) > 2 else None
     return parent is not None and parent.type in _DECLARATION_NODES
+
+
+def _ancestors_of(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The parent, grandparent and great-grandparent of ``node``, fewer at the root."""
+    ups: list[tree_sitter.Node] = []
+    parent = node.parent
+    while parent is not None and len(ups) < 3:
+        ups.append(parent)
+        parent = parent.parent if len(ups) < 3 else None
+    return ups
 
 
 _CONTROL_WORDS = {"if", "while", "for", "switch"}
@@ -1726,6 +1746,13 @@ class _Ancestors:
         # node id -> (innermost function definition, ``host_code.enclosing_function``)
         self._known: dict[int, tuple[tree_sitter.Node | None, tree_sitter.Node | None]] = {}
         self._headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}
+        self._words: dict[bytes, tuple[str, ...]] = {}
+        self._given: tuple[int, Sequence[tree_sitter.Node]] | None = None
+
+    def given(self, node: tree_sitter.Node, ups: Sequence[tree_sitter.Node]) -> None:
+        """``node``'s nearest ancestors, already read (``_ancestors_of``): a climb from it
+        takes them instead of stepping up again."""
+        self._given = (node.id, ups)
 
     def _climb(
         self, node: tree_sitter.Node | None
@@ -1734,13 +1761,21 @@ class _Ancestors:
         climbed: list[tuple[tree_sitter.Node, str]] = []
         found: tuple[tree_sitter.Node | None, tree_sitter.Node | None] = (None, None)
         current = node
+        given: Sequence[tree_sitter.Node] = ()
+        if node is not None and self._given is not None and self._given[0] == node.id:
+            given = self._given[1]
+        step = 0
         while current is not None:
             cached = known.get(current.id)
             if cached is not None:
                 found = cached
                 break
             climbed.append((current, current.type))
-            current = current.parent
+            if step < len(given):
+                current = given[step]
+                step += 1
+            else:
+                current = current.parent
         for current, kind in reversed(climbed):
             if kind == "function_definition":
                 found = (current, current)
@@ -1762,23 +1797,31 @@ class _Ancestors:
         key = fn.id
         cached = self._headers.get(key)
         if cached is None:
-            cached = self._headers[key] = _function_header(self.parsed, fn)
+            cached = self._headers[key] = _function_header(self.parsed, fn, self._words)
         return cached
 
 
 def _function_header(
-    parsed: ParsedSource, fn: tree_sitter.Node
+    parsed: ParsedSource, fn: tree_sitter.Node, memo: dict[bytes, tuple[str, ...]] | None = None
 ) -> tuple[str | None, tuple[str, ...]]:
+    """The function's name and the words of its header that rules read. ``memo``: the words
+    by the header's bytes (per file: GMMA's 736 functions spell 110 headers of up to 3,000
+    characters, parameter lists included)."""
     inner = function_name_node(fn)
     name = parsed.node_text(inner) if inner is not None else None
     body = fn.child_by_field_name("body")
     header_end = body.start_byte if body is not None else fn.end_byte
-    header = parsed.data[fn.start_byte : header_end].decode("utf-8", "replace")
-    # Template headers and the specifiers before the declarator; macros such as
-    # `__SM_32_INTRINSICS_DECL__` are kept as words too, for rules that know them.
-    words = tuple(
-        w
-        for w in _FUNCTION_WORDS.findall(header)
-        if w.startswith("__") or w in ("static", "inline", "constexpr")
-    )
+    spelled = parsed.data[fn.start_byte : header_end]
+    words = memo.get(spelled) if memo is not None else None
+    if words is None:
+        header = spelled.decode("utf-8", "replace")
+        # Template headers and the specifiers before the declarator; macros such as
+        # `__SM_32_INTRINSICS_DECL__` are kept as words too, for rules that know them.
+        words = tuple(
+            w
+            for w in _FUNCTION_WORDS.findall(header)
+            if w.startswith("__") or w in ("static", "inline", "constexpr")
+        )
+        if memo is not None:
+            memo[spelled] = words
     return name, words

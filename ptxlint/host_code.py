@@ -9,6 +9,7 @@ from a header ptxlint cannot see), it is not host-only: the caller stays with it
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 
@@ -60,6 +61,8 @@ class HostFunctions:
         self._table = table
         self._called_from_device: set[str] | None = None
         self._verdicts: dict[int, str] = {}  # function start byte -> device | host | unknown
+        self._expanded: dict[tuple[str, int], set[str] | None] = {}
+        self._directive_starts: list[int] | None = None
 
     def host_only(self, fn: tree_sitter.Node) -> bool:
         if self._kind(fn) != "host":
@@ -115,7 +118,22 @@ class HostFunctions:
         return "\n".join(line for line in text.split("\n") if not line.lstrip().startswith("#"))
 
     def _expand(self, word: str, at: int) -> set[str] | None:
+        """What ``word`` at offset ``at`` expands to, memoised per word and per the file's own
+        directives before ``at`` (all that a look-up at ``at`` reads: a specifier macro costs
+        one expansion per file, not one per function)."""
         table = self._table()
+        if self._directive_starts is None:
+            own = table.own
+            self._directive_starts = sorted(
+                [d.start for defs in own.defines.values() for d in defs]
+                + [u for undefs in own.undefs.values() for u in undefs]
+            )
+        key = (word, bisect.bisect_left(self._directive_starts, at))
+        if key not in self._expanded:
+            self._expanded[key] = self._expand_at(table, word, at)
+        return self._expanded[key]
+
+    def _expand_at(self, table: MacroTable, word: str, at: int) -> set[str] | None:
         if table.lookup(word, at) is None:
             return None
         toks = list(tokens(word))
