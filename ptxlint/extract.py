@@ -797,7 +797,9 @@ def _follows_declarator(text: str, offset: int) -> bool:
     begin = text.rfind("\n", 0, max(0, offset - 2000)) + 1
     if offset - begin > 8000:  # one huge line (minified, generated): never rescan from its start
         begin = offset - 2000
-    last, before_open = _declarator_tail(text, begin, offset)
+    last, before_open = _last_on_line(text, begin, offset, len(near) - len(tail))
+    if last is None or last[1] == ")":
+        last, before_open = _declarator_tail(text, begin, offset)
     if last is None:
         return False
     kind, word = last
@@ -816,6 +818,29 @@ def _follows_declarator(text: str, offset: int) -> bool:
 
 
 _Tail = tuple[str, str]  # (kind, text) of a token
+
+
+def _last_on_line(
+    text: str, begin: int, offset: int, blanks: int
+) -> tuple[_Tail | None, _Tail | None]:
+    """``_declarator_tail(text, begin, offset)`` read from the start of the line that holds
+    the last character before ``offset`` (``blanks`` blanks before it) instead of from
+    ``begin``, where that gives the same tokens: nothing before that line and after ``begin``
+    can open a token that runs past its start (no ``/*``, no raw string, no backslash ending the
+    line before). (None, None) where that is not shown, or where the last token is ")" (the
+    "(" it closes may lie before the line)."""
+    last_char = offset - blanks - 1
+    line = text.rfind("\n", 0, last_char) + 1
+    if (
+        last_char < begin
+        or line < begin
+        or text.find("/*", begin, line) >= 0
+        or text.find('R"', begin, line) >= 0
+        or text.endswith("\\\n", 0, line)
+        or text.endswith("\\\r\n", 0, line)
+    ):
+        return None, None
+    return _declarator_tail(text, line, offset)
 
 
 def _declarator_tail(
