@@ -197,14 +197,15 @@ class RulePlan:
 
     def __init__(self, active: Sequence[Rule]) -> None:
         self.active = list(active)
-        names = sorted({n for rule in self.active for n in rule.needs if n in NEEDS})
+        needs = [tuple(getattr(rule, "needs", ())) for rule in self.active]
+        names = sorted({n for each in needs for n in each if n in NEEDS})
         bits = {name: 1 << i for i, name in enumerate(names)}
         self.tests = [(bits[name], NEEDS[name]) for name in names]
         # 0: call always (no needs, or one this ptxlint does not know: a newer plugin's)
         self.masks = [
-            0 if not rule.needs or any(n not in NEEDS for n in rule.needs)
-            else sum(bits[n] for n in set(rule.needs))
-            for rule in self.active
+            0 if not each or any(n not in NEEDS for n in each)
+            else sum(bits[n] for n in set(each))
+            for each in needs
         ]
         # features -> (position, the rule's bound check) of the rules to call
         self.chosen: dict[int, list[tuple[int, Callable[..., Iterable[Finding]]]]] = {}
