@@ -41,6 +41,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ptxlint import include_graph, macros
+from ptxlint.graphs import components
 
 FORMAT = 2
 RACY_MARGIN_NS = 2_000_000_000
@@ -240,53 +241,20 @@ class FileIndex:
         done = self._fingerprints
         if root in done:
             return done[root]
-        order = {root: 0}
-        low = {root: 0}
-        stack = [root]
-        on_stack = {root}
-        work = [(root, iter(self._children(root)))]
-        while work:
-            node, children = work[-1]
-            descended = False
-            for child in children:
-                if child in done:
-                    continue
-                if child not in order:
-                    order[child] = low[child] = len(order)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(self._children(child))))
-                    descended = True
-                    break
-                if child in on_stack:
-                    low[node] = min(low[node], order[child])
-            if descended:
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == order[node]:
-                members: list[str] = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    members.append(member)
-                    if member == node:
-                        break
-                inside = set(members)
-                outside = sorted({done[c] for m in members for c in self._children(m)
-                                  if c not in inside})
-                h = hashlib.sha256()
-                for member in sorted(members):
-                    recorded = self.nodes.get(member)
-                    h.update(member.encode("utf-8", "surrogatepass") + b"\0")
-                    h.update(recorded[1] if recorded is not None else b"?")
-                for part in outside:
-                    h.update(part)
-                value = h.digest()
-                for member in members:
-                    done[member] = value
+        for members in components(root, self._children, done):
+            inside = set(members)
+            outside = sorted({done[c] for m in members for c in self._children(m)
+                              if c not in inside})
+            h = hashlib.sha256()
+            for member in sorted(members):
+                recorded = self.nodes.get(member)
+                h.update(member.encode("utf-8", "surrogatepass") + b"\0")
+                h.update(recorded[1] if recorded is not None else b"?")
+            for part in outside:
+                h.update(part)
+            value = h.digest()
+            for member in members:
+                done[member] = value
         return done[root]
 
     def _record_dirs(self, folders: Iterable[str]) -> None:

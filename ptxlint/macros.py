@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence, Set
 from dataclasses import dataclass, field
 
 from ptxlint import preproc
+from ptxlint.graphs import components
 from ptxlint.guards import FileGuards
 from ptxlint.lexer import Token, identifiers, tokens
 
@@ -483,47 +484,14 @@ def _closure(real: str) -> frozenset[str]:
     found = _CLOSURE_PATHS.get(real)
     if found is not None:
         return found
-    index = {real: 0}
-    low = {real: 0}
-    stack = [real]
-    on_stack = {real}
-    work = [(real, iter(_kids(real)))]
-    while work:
-        node, children = work[-1]
-        descended = False
-        for child in children:
-            if child in _CLOSURE_PATHS:
-                continue
-            if child not in index:
-                index[child] = low[child] = len(index)
-                stack.append(child)
-                on_stack.add(child)
-                work.append((child, iter(_kids(child))))
-                descended = True
-                break
-            if child in on_stack:
-                low[node] = min(low[node], index[child])
-        if descended:
-            continue
-        work.pop()
-        if work:
-            parent = work[-1][0]
-            low[parent] = min(low[parent], low[node])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.append(member)
-                if member == node:
-                    break
-            members = frozenset(component)
-            parts = [members]
-            for member in component:
-                parts.extend(_CLOSURE_PATHS[c] for c in _kids(member) if c not in members)
-            closure = frozenset().union(*parts)
-            for member in component:
-                _CLOSURE_PATHS[member] = closure
+    for component in components(real, _kids, _CLOSURE_PATHS):
+        members = frozenset(component)
+        parts = [members]
+        for member in component:
+            parts.extend(_CLOSURE_PATHS[c] for c in _kids(member) if c not in members)
+        closure = frozenset().union(*parts)
+        for member in component:
+            _CLOSURE_PATHS[member] = closure
     return _CLOSURE_PATHS[real]
 
 
