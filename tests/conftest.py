@@ -32,6 +32,15 @@ def _session_cache_dir(tmp_path_factory: pytest.TempPathFactory):
         yield
 
 
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    """A result cache of this test's own, turned on (the session keeps it off)."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", str(folder))
+    monkeypatch.delenv("PTXLINT_NO_CACHE", raising=False)
+    return folder
+
+
 def lint_text(
     text: str,
     path: str = "test.cu",

@@ -16,14 +16,6 @@ BAD = '__device__ unsigned f(unsigned a) {\n  unsigned d;\n  asm("add.u32 %0, %1
 NO_ASM = "__device__ unsigned g(unsigned a) { return a + 1; }\n"
 
 
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("PTXLINT_CACHE_DIR", str(folder))
-    monkeypatch.delenv("PTXLINT_NO_CACHE", raising=False)
-    return folder
-
-
 def check_json(capsys, *args: str) -> dict:
     main(["check", *args, "--format", "json", "--no-compile-commands"])
     doc = json.loads(capsys.readouterr().out)

@@ -19,14 +19,6 @@ BAD = '__device__ unsigned f(unsigned a) {\n  unsigned d;\n  asm("add.u32 %0, %1
 
 
 @pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("PTXLINT_CACHE_DIR", str(folder))
-    monkeypatch.delenv("PTXLINT_NO_CACHE", raising=False)
-    return folder
-
-
-@pytest.fixture
 def no_margin(monkeypatch):
     # Files a test writes are seconds old at most: with the real margin every stat would be
     # untrusted (read and hashed again), which the racy tests below rely on and these do not.
