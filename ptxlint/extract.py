@@ -25,7 +25,6 @@ from ptxlint.guards import FileGuards
 from ptxlint.lexer import NEXT_TOKEN as _NEXT_TOKEN
 from ptxlint.lexer import (
     SKIPPED,
-    DecodedString,
     Token,
     decode_string_literal,
     literal_value,
@@ -1126,21 +1125,18 @@ class _StatementReader:
             if kind in ("string", "raw"):
                 if len(literal) > _DECODED_CHARS:
                     decoded = decode_string_literal(tok)
-                    at = 0
-                else:
-                    decoded = _decoded(kind, literal)
-                chars.append(decoded.text)
-                if at:
-                    starts.extend([at + k for k in decoded.starts])
-                    ends.extend([at + k for k in decoded.ends])
-                else:
+                    spelled, terminated = decoded.text, decoded.terminated
                     starts.extend(decoded.starts)
                     ends.extend(decoded.ends)
-                if not decoded.terminated:
+                else:
+                    spelled, runs, terminated = _decoded(kind, literal)
+                    for first_start, first_end, count in runs:
+                        starts.extend(range(at + first_start, at + first_start + count))
+                        ends.extend(range(at + first_end, at + first_end + count))
+                chars.append(spelled)
+                if not terminated:
                     self.problems.append("unterminated string literal in the template")
-                pieces.append(
-                    TemplatePiece(kind, Span(tok.start, end), begin, begin + len(decoded.text))
-                )
+                pieces.append(TemplatePiece(kind, Span(at, end), begin, begin + len(spelled)))
                 i += 1
                 continue
             # Anything else is a macro (or, in a #define body, a `#param` stringification).
@@ -1641,14 +1637,26 @@ def _plain_clobbers(text: str, pos: int, clobbers: list[Clobber]) -> tuple[int, 
             return pos, sep
 
 
-_DECODED_CHARS = 256  # longer literals are decoded where they are, not kept
+_DECODED_CHARS = 512  # longer literals are decoded where they are, not kept
 
 
 @functools.lru_cache(maxsize=4096)
-def _decoded(kind: str, literal: str) -> DecodedString:
-    """``decode_string_literal`` of a literal spelled at offset 0, memoised: its offsets are
-    the token's start plus these (templates repeat their literals: "\\n\\t", "}\\n", ...)."""
-    return decode_string_literal(Token(kind, literal, 0, len(literal)))
+def _decoded(kind: str, literal: str) -> tuple[str, tuple[tuple[int, int, int], ...], bool]:
+    """``decode_string_literal`` of a literal spelled at offset 0, memoised (templates repeat
+    their literals: "\\n\\t", "}\\n", ...): its text, whether it is terminated, and its
+    offsets as runs (first start, first end, count) of characters whose starts and ends each
+    step by one, so that a use adds the token's start per run, not per character."""
+    decoded = decode_string_literal(Token(kind, literal, 0, len(literal)))
+    runs: list[tuple[int, int, int]] = []
+    last_start = last_end = -2
+    for start, end in zip(decoded.starts, decoded.ends, strict=True):
+        if runs and start == last_start + 1 and end == last_end + 1:
+            first_start, first_end, count = runs[-1]
+            runs[-1] = (first_start, first_end, count + 1)
+        else:
+            runs.append((start, end, 1))
+        last_start, last_end = start, end
+    return decoded.text, tuple(runs), decoded.terminated
 
 
 # --------------------------------------------------------------------------- string macros
