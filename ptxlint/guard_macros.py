@@ -41,6 +41,7 @@ class GuardMacros:
         self.guards = guards
         self._table = table
         self._memo: dict[int, tuple[GuardMacro, ...]] = {-1: ()}
+        self._headers: dict[str, list[GuardMacro]] = {}  # _from_headers by name
 
     def at(self, start: int) -> tuple[GuardMacro, ...]:
         # the innermost branch decides the chain
@@ -101,7 +102,10 @@ class GuardMacros:
                 return self._own(live, enclosing)
         if table.own.undefs.get(name):
             return []  # #undef'd somewhere in the file: position matters, keep it unknown
-        return _from_headers(table, name)
+        found = self._headers.get(name)
+        if found is None:  # the same wherever it is asked (CUTLASS: a statement per #if block)
+            found = self._headers[name] = _from_headers(table, name)
+        return found
 
     def _own(self, definitions: list[MacroDef], enclosing: list[Branch]) -> list[GuardMacro]:
         out = []
