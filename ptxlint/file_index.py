@@ -17,8 +17,9 @@ the times equal. So, as git does with its racily clean entries, a stat is truste
 file's times are more than ``RACY_MARGIN_NS`` older than the start of the run that read it;
 otherwise the record keeps the digest but no stat, and the next run reads and hashes the file
 again (and, finding the same bytes, keeps what it knew). A file whose stat changed but whose
-bytes did not (``touch``, a checkout) is read and hashed once, not linted. Folders are trusted
-the same way, by their modification time, which creating, removing or renaming an entry moves.
+bytes did not (``touch``, a checkout) is read and hashed once, not linted. An include's missed
+candidates are watched by path (still no regular file); a folder holding a link to a header by
+its modification time, which creating, removing or renaming an entry moves, trusted as files are.
 On file systems whose ctime is not a change time (Windows reports the creation time) the
 guarantee rests on the modification time alone. Not noticed: a folder on the way to a header
 replaced by a link to another folder holding the very same file (same inode and times).
@@ -36,6 +37,7 @@ import contextlib
 import hashlib
 import os
 import pickle
+import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -43,10 +45,14 @@ from pathlib import Path
 from ptxlint import include_graph, macros
 from ptxlint.graphs import components
 
-FORMAT = 2
+FORMAT = 3  # 3: a missed include candidate is watched as a path (ABSENT), not by its folder
 RACY_MARGIN_NS = 2_000_000_000
 MAX_FILES = 200_000
 KEEP_INDEXES = 8
+# What a watched path's entry holds when the path was no regular file: it still is not one
+# (``macros.find_header`` takes the first candidate that is a file), whatever else happens
+# around it. A folder's entry holds its modification time.
+ABSENT = -1
 
 # verdicts
 NO_ASM = 0  # the prefilter says no statement can be in the file
@@ -131,14 +137,21 @@ class FileIndex:
 
     # ------------------------------------------------------------------ dependencies
 
-    def _dir_ok(self, folder: str) -> bool:
-        ok = self._dirs_ok.get(folder)
+    def _dir_ok(self, watched: str) -> bool:
+        """A watched path is as recorded: a missed include candidate is still no regular file
+        (one stat: unrelated entries created beside it, in a busy folder such as /tmp or a
+        home folder above the tree, change nothing), a folder holding a link to a header still
+        has its modification time."""
+        ok = self._dirs_ok.get(watched)
         if ok is None:
-            recorded = self.dirs.get(folder)
-            st = self.stat(folder)
-            ok = self._dirs_ok[folder] = (
-                recorded is not None and st is not None and st.st_mtime_ns == recorded
-            )
+            recorded = self.dirs.get(watched)
+            st = self.stat(watched)
+            if recorded == ABSENT:
+                ok = st is None or not stat.S_ISREG(st.st_mode)
+            else:
+                ok = (recorded is not None and st is not None and stat.S_ISDIR(st.st_mode)
+                      and st.st_mtime_ns == recorded)
+            self._dirs_ok[watched] = ok
         return ok
 
     def _node_ok(self, real: str) -> bool:
@@ -257,13 +270,18 @@ class FileIndex:
                 done[member] = value
         return done[root]
 
-    def _record_dirs(self, folders: Iterable[str]) -> None:
-        for folder in folders:
-            st = self.stat(folder)
-            mtime = st.st_mtime_ns if st is not None and st.st_mtime_ns < self.trusted_before \
-                else None
-            if self.dirs.get(folder, -1) != mtime:
-                self.dirs[folder] = mtime
+    def _record_dirs(self, watched: Iterable[str]) -> None:
+        for path in watched:
+            st = self.stat(path)
+            value: int | None
+            if st is None or not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+                value = ABSENT
+            elif stat.S_ISDIR(st.st_mode) and st.st_mtime_ns < self.trusted_before:
+                value = st.st_mtime_ns
+            else:  # a folder changed during the run, or a candidate that became a file
+                value = None
+            if self.dirs.get(path, -2) != value:
+                self.dirs[path] = value
                 self.changed = True
 
     def _record_graph(self, includes: Iterable[str]) -> None:

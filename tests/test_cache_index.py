@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from ptxlint import file_index, runner
+from ptxlint import file_index, prefilter, runner
 from ptxlint.cli import main
 
 HEADER = '#pragma once\n#define ADD(d, a) asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a))\n'
@@ -89,6 +89,37 @@ def test_a_header_created_where_the_include_looks_first_is_seen(
     assert check_json(capsys, "sub/k.cu")["findings"] == []
     (tmp_path / "sub" / "m.cuh").unlink()
     assert len(check_json(capsys, "sub/k.cu")["findings"]) == 1
+
+
+def test_new_files_beside_a_missed_candidate_above_the_tree_change_nothing(
+    tmp_path, capsys, cache_dir, monkeypatch, no_margin
+):
+    # `#include "m.cuh"` resolves nowhere, so it is looked for in every folder above the tree,
+    # /tmp or a home folder among them: files created there (all the time) must not invalidate
+    # the tree's results, but the header itself, created there, must be seen
+    proj = tmp_path / "outer" / "proj"
+    proj.mkdir(parents=True)
+    (proj / "k.cu").write_text(USES)
+    monkeypatch.chdir(tmp_path)
+    target = "outer/proj/k.cu"
+    assert check_json(capsys, target)["stats"]["statements"] == 0
+    checks: list[str] = []
+    real_check = prefilter.uses_included_asm_macro
+
+    def counting(path, data, *args):
+        checks.append(os.path.basename(path))
+        return real_check(path, data, *args)
+
+    monkeypatch.setattr(prefilter, "uses_included_asm_macro", counting)
+    linted = count_lints(monkeypatch)
+    (tmp_path / "outer" / "unrelated.txt").write_text("x")
+    (tmp_path / "scratch").mkdir()
+    assert check_json(capsys, target)["stats"]["statements"] == 0
+    assert checks == [] and linted == []
+    (tmp_path / "outer" / "m.cuh").write_text(HEADER)
+    doc = check_json(capsys, target)
+    assert doc["stats"]["statements"] == 1 and len(doc["findings"]) == 1
+    assert checks == ["k.cu"] and linted == ["k.cu"]
 
 
 def test_the_prefilter_verdict_follows_its_headers(tmp_path, capsys, cache_dir, monkeypatch):
