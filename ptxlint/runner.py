@@ -319,17 +319,18 @@ def _lint_job(
 
 
 def _work(job: _Job) -> FileOutcome:
-    selector, context = _WORKER["selector"], _WORKER["context"]
-    resolver = _WORKER["resolver"]
-    if resolver is not None:  # configuration per file
-        settings = resolver.for_path(job.path)  # type: ignore[attr-defined]
-        selector, context = settings.selector, settings.context
+    selector, context = _settings_for(
+        job.path,
+        _WORKER["selector"],  # type: ignore[arg-type]
+        _WORKER["context"],  # type: ignore[arg-type]
+        _WORKER["resolver"],  # type: ignore[arg-type]
+    )
     cache = _WORKER.get("cache")
     outcome = _lint_job(
         job,
         _WORKER["rules"],  # type: ignore[arg-type]
-        context,  # type: ignore[arg-type]
-        selector,  # type: ignore[arg-type]
+        context,
+        selector,
         _WORKER["max_file_size"],  # type: ignore[arg-type]
         _WORKER["tier2"],  # type: ignore[arg-type]
         cache if isinstance(cache, ResultCache) else None,
