@@ -72,15 +72,9 @@ def of_file(
     path: str, names: Sequence[str], prefilter_names: Sequence[str] = ()
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The headers ``path``'s includes find directly, as real paths, and the folders to watch
-    for their misses: ``names`` as its macro table resolves them (``macros.include_names``,
-    from the folder of ``path`` as spelled), ``prefilter_names`` as the prefilter does (from
-    its absolute folder)."""
-    reals, watch = _edges(os.path.dirname(path), names)
-    if prefilter_names:
-        more_reals, more_watch = _edges(os.path.dirname(os.path.abspath(path)), prefilter_names)
-        reals = tuple(dict.fromkeys(reals + more_reals))
-        watch = tuple(dict.fromkeys(watch + more_watch))
-    return reals, watch
+    for their misses: ``names`` as its macro table resolves them (``macros.include_names``)
+    and ``prefilter_names`` as the prefilter does, both from the file's absolute folder."""
+    return _edges(os.path.dirname(os.path.abspath(path)), [*names, *prefilter_names])
 
 
 def of_header(real: str) -> tuple[tuple[str, ...], tuple[str, ...]]:

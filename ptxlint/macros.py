@@ -294,7 +294,9 @@ def _included(path: str, own: FileDefines) -> list[FileDefines]:
     look-ups over the include graph."""
     seen = {_real(path)}
     out: list[FileDefines] = []
-    base = os.path.dirname(path)
+    # from the absolute folder, as the prefilter looks: ``ptxlint check k.cu`` must search the
+    # folders above the working directory too (from "" there is no folder above to try)
+    base = os.path.dirname(os.path.abspath(path))
     frontier: list[tuple[str, int]] = []
     for name in own.includes:
         candidate = _find_header(base, name)

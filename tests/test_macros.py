@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from ptxlint.engine import extract_statements
 from ptxlint.lexer import tokens
 from ptxlint.macros import INEXACT, Expander, MacroTable, from_source, lay_out
@@ -225,6 +227,24 @@ def test_angle_includes_of_the_project_are_found_above_the_file(tmp_path: Path) 
     kernel.write_text(text)
     (s,) = extract_statements(SourceFile(str(kernel), text)).statements
     assert s.template.text == "trap;" and s.context.expansion is not None
+
+
+def test_a_file_named_relative_to_the_working_directory_finds_headers_above_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``ptxlint check k.cu`` inside a subfolder: the header lies in the folder above the working
+    # directory, which a search from the folder as spelled ("") never reached
+    (tmp_path / "proj" / "sub").mkdir(parents=True)
+    (tmp_path / "proj" / "hdr.h").write_text(
+        '#define LOADX(p, v) asm("ld.shared.u32 %0, [%1];" : "=r"(v) : "l"(p))\n'
+    )
+    text = '#include "hdr.h"\n__device__ void f(int *p) { int v; LOADX(p, v); }\n'
+    (tmp_path / "proj" / "sub" / "k.cu").write_text(text)
+    monkeypatch.chdir(tmp_path / "proj" / "sub")
+    (s,) = extract_statements(SourceFile("k.cu", text)).statements
+    assert s.template.text == "ld.shared.u32 %0, [%1];"
+    assert s.context.expansion is not None
+    assert s.context.expansion.defined_at == f"{tmp_path / 'proj' / 'hdr.h'}:1"
 
 
 def test_of_a_device_and_a_host_definition_the_one_with_asm_expands() -> None:
