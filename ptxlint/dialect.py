@@ -227,7 +227,8 @@ def classify(
     host_only: str = "",
 ) -> Verdict:
     """``host_only``: why the statement is never compiled for the GPU (a host-only function,
-    a file that #errors in a CUDA build), or empty."""
+    a file that #errors in a CUDA build), or empty. ``path`` is not read: extract's verdict
+    memo is keyed without it, so add it to that key before reading it here."""
     if host_only.startswith(NEVER_BUILT):
         return Verdict("host", host_only)
     text = template.replace(HOLE, " ")

@@ -295,7 +295,9 @@ def _finish(
     letters = "".join(o.constraint.letters for o in raw.operands)
     ptx = parse_template(raw.template.text, raw.extended)
     split = branch_split or any(p.startswith("preprocessor directive") for p in raw.problems)
-    key = (parse_template, raw.template.text, raw.extended, letters, source.path,
+    # no path: classify does not read it (its verdicts then carry across files, where
+    # templates repeat)
+    key = (parse_template, raw.template.text, raw.extended, letters,
            context.function_specifiers, context.guards, split, host_only)  # fmt: skip
     verdict = _VERDICTS.get(key)
     if verdict is None:
@@ -361,9 +363,10 @@ _CONTEXTS: dict[tuple[object, ...], Context] = {}
 _CONTEXTS_KEPT = 4096
 
 
-# ``dialect.classify``'s verdicts by all it reads (``ptx`` is ``parse_template(text, extended)``):
-# a pure function, and statements repeat their template in one context (flashinfer's sample:
-# 23,000 statements, 700 templates). Bounded: cleared when full.
+# ``dialect.classify``'s verdicts by all it reads (``ptx`` is ``parse_template(text, extended)``;
+# ``path`` it takes but does not read): a pure function, and statements repeat their template
+# in one context, within a file and across files (flashinfer's sample: 23,000 statements, 700
+# templates). Bounded: cleared when full.
 _VERDICTS: dict[tuple[object, ...], dialect.Verdict] = {}
 _VERDICTS_KEPT = 4096
 

@@ -64,3 +64,23 @@ def test_one_template_keeps_each_contexts_verdict(monkeypatch: pytest.MonkeyPatc
     assert len(calls) == 6
     _readings("memo.cu")
     assert len(calls) == 6  # all from the memo
+
+
+def test_verdicts_carry_across_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``classify`` does not read the path, so another file's statements in the same contexts
+    take the verdicts the first file's got."""
+    ex._VERDICTS.clear()
+    first = _readings("one.cu")
+    calls = []
+    real = dialect.classify
+
+    def counted(*args: object, **kwargs: object) -> dialect.Verdict:
+        calls.append(args)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dialect, "classify", counted)
+    assert _readings("other/two.cuh") == first
+    assert calls == []
+    ex._VERDICTS.clear()
+    assert _readings("other/two.cuh") == first  # and the same verdicts when classified anew
+    assert len(calls) == 6
