@@ -47,6 +47,7 @@ from ptxlint.model import (
     Span,
     Template,
     TemplatePiece,
+    slot_setters,
 )
 from ptxlint.syntax_tree import ParsedSource, function_name_node, parse
 
@@ -708,42 +709,14 @@ def _typed(
     return operand if ctype is None else _with_ctype(operand, ctype)
 
 
-def _copy_with_ctype(operand: Operand, ctype: CType) -> Operand:
-    """``dataclasses.replace(operand, ctype=ctype)`` without its per-field machinery (it ran
-    once per operand: 48,000 times in CUTLASS's GMMA header). ``Operand`` is a frozen
-    dataclass without ``__post_init__`` (and with slots), so a copy of its slots is the same
-    value."""
-    new = object.__new__(Operand)
-    for name in _OPERAND_SLOTS:
-        _set(new, name, getattr(operand, name))
-    _set(new, "ctype", ctype)
-    return new
-
-
-def _unrolled_with_ctype(
-    o: Operand, ctype: CType, _new: Callable[..., Operand] = object.__new__
-) -> Operand:
-    """``_copy_with_ctype`` spelled out field by field (0.9 us instead of 1.5 us per operand);
-    used only while ``Operand``'s fields are these."""
-    new = _new(Operand)
-    _set(new, "index", o.index)
-    _set(new, "role", o.role)
-    _set(new, "constraint", o.constraint)
-    _set(new, "expression", o.expression)
-    _set(new, "expression_span", o.expression_span)
-    _set(new, "span", o.span)
-    _set(new, "symbolic_name", o.symbolic_name)
-    _set(new, "ctype", ctype)
-    return new
-
-
-_OPERAND_SLOTS = tuple(f.name for f in dataclasses.fields(Operand))
-_UNROLLED_SLOTS = (
-    "index", "role", "constraint", "expression", "expression_span", "span", "symbolic_name",
-    "ctype",
-)
-_set = object.__setattr__
-_with_ctype = _unrolled_with_ctype if _OPERAND_SLOTS == _UNROLLED_SLOTS else _copy_with_ctype
+def _with_ctype(operand: Operand, ctype: CType) -> Operand:
+    """``operand`` with its type: set in its slot, where a copy (``dataclasses.replace``, or
+    even an unrolled one) made each typed operand twice (100,000 on flashinfer's sample).
+    Sound because ``_finish`` types only operands that are its statement's own: every
+    reading (``_RawStatement``) makes its operands anew, and nothing has seen or hashed them
+    before they are typed."""
+    _O_CTYPE(operand, ctype)
+    return operand
 
 
 _DECLARATION_NODES = {
@@ -1004,6 +977,10 @@ def _end_of_directive(text: str, offset: int) -> int:
 
 @dataclass
 class _RawStatement:
+    """A statement as read, before its context's verdict and its operands' types. Its
+    operands are its own, made for this reading and shared with nothing: ``_finish`` sets
+    their types in place (``_with_ctype``)."""
+
     qualifiers: tuple[Qualifier, ...]
     extended: bool
     template: Template
@@ -1380,20 +1357,19 @@ _PLAIN_CLOSERS = {"(": ")", "[": "]", "{": "}"}
 _PLAIN_CLOBBER = re.compile(
     _BLANKS + r'(?P<lit>"(?P<name>[^"\\\n]*)")' + _BLANKS + r"(?P<sep>[,:)])?"
 )
-# The operands, their constraints and spans are filled slot by slot (as _unrolled_with_ctype
-# fills a typed copy), without the frozen dataclasses' __init__: 20% of this reader's time on
-# CUTLASS's GMMA header. Only while the classes have these fields (checked here), and Span's
-# __post_init__ check (end >= start) holds by construction where they are made.
+# The operands, their constraints and spans are filled slot by slot (``model.slot_setters``),
+# without the frozen dataclasses' __init__: a fifth of this reader's time on CUTLASS's GMMA
+# header. Span's __post_init__ check (end >= start) holds by construction where they are made.
 _new = object.__new__
-_span_start = Span.__dict__["start"].__set__  # the slot's descriptor
-_span_end = Span.__dict__["end"].__set__
-_SLOT_BY_SLOT = (
-    tuple(f.name for f in dataclasses.fields(Span)) == ("start", "end")
-    and tuple(f.name for f in dataclasses.fields(Constraint))
-    == ("text", "modifiers", "letters", "span", "opaque")
-    and tuple(f.name for f in dataclasses.fields(Operand))
-    == ("index", "role", "constraint", "expression", "expression_span", "span", "symbolic_name",
-        "ctype")
+_SPAN_START, _SPAN_END = slot_setters(Span, ("start", "end"))
+_C_TEXT, _C_MODIFIERS, _C_LETTERS, _C_SPAN, _C_OPAQUE = slot_setters(
+    Constraint, ("text", "modifiers", "letters", "span", "opaque")
+)
+(_O_INDEX, _O_ROLE, _O_CONSTRAINT, _O_EXPRESSION, _O_EXPRESSION_SPAN, _O_SPAN, _O_NAME,
+ _O_CTYPE) = slot_setters(
+    Operand,
+    ("index", "role", "constraint", "expression", "expression_span", "span", "symbolic_name",
+     "ctype"),
 )  # fmt: skip
 _TOKEN_LIMIT = 200_000  # _code_tokens' bound on a statement's tokens (each at least a character)
 
@@ -1563,44 +1539,31 @@ def _plain_operands(
         modifiers, letters = _constraint_parts(con)
         expression = expr.strip()
         expr_start = expr_at + len(expr) - len(expr.lstrip())
-        if _SLOT_BY_SLOT:
-            span = _new(Span)
-            _span_start(span, con_at - 1)
-            _span_end(span, con_end + 1)
-            constraint = _new(Constraint)
-            _set(constraint, "text", con)
-            _set(constraint, "modifiers", modifiers)
-            _set(constraint, "letters", letters)
-            _set(constraint, "span", span)
-            _set(constraint, "opaque", False)
-            operand = _new(Operand)
-            _set(operand, "index", len(operands))
-            _set(operand, "role", role)
-            _set(operand, "constraint", constraint)
-            _set(operand, "expression", expression)
-            span = _new(Span)
-            _span_start(span, expr_start)
-            _span_end(span, expr_start + len(expression))
-            _set(operand, "expression_span", span)
-            span = _new(Span)
-            _span_start(span, head.start("op"))
-            _span_end(span, close + 1)
-            _set(operand, "span", span)
-            _set(operand, "symbolic_name", name)
-            _set(operand, "ctype", None)
-            operands.append(operand)
-        else:
-            operands.append(
-                Operand(
-                    len(operands),
-                    role,
-                    Constraint(con, modifiers, letters, Span(con_at - 1, con_end + 1)),
-                    expression,
-                    Span(expr_start, expr_start + len(expression)),
-                    Span(head.start("op"), close + 1),
-                    name,
-                )
-            )
+        span = _new(Span)
+        _SPAN_START(span, con_at - 1)
+        _SPAN_END(span, con_end + 1)
+        constraint = _new(Constraint)
+        _C_TEXT(constraint, con)
+        _C_MODIFIERS(constraint, modifiers)
+        _C_LETTERS(constraint, letters)
+        _C_SPAN(constraint, span)
+        _C_OPAQUE(constraint, False)
+        operand = _new(Operand)
+        _O_INDEX(operand, len(operands))
+        _O_ROLE(operand, role)
+        _O_CONSTRAINT(operand, constraint)
+        _O_EXPRESSION(operand, expression)
+        span = _new(Span)
+        _SPAN_START(span, expr_start)
+        _SPAN_END(span, expr_start + len(expression))
+        _O_EXPRESSION_SPAN(operand, span)
+        span = _new(Span)
+        _SPAN_START(span, head.start("op"))
+        _SPAN_END(span, close + 1)
+        _O_SPAN(operand, span)
+        _O_NAME(operand, name)
+        _O_CTYPE(operand, None)
+        operands.append(operand)
         if sep == '"' or sep == "[":  # nvcc's missing comma (see _split_operands)
             pos = tail.start("sep")
             problems.append(f"missing ',' between operands at offset {pos}")

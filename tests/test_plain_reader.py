@@ -18,7 +18,7 @@ import pytest
 from ptxlint import extract as ex
 from ptxlint.engine import extract_statements
 from ptxlint.lexer import Token, decode_string_literal, tokens
-from ptxlint.model import SourceFile
+from ptxlint.model import Constraint, Operand, SourceFile, Span, slot_setters
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -349,19 +349,41 @@ def test_statement_past_the_token_limit_is_left_to_the_tokens() -> None:
     assert "unterminated asm statement: no closing parenthesis" in raw.problems
 
 
-def test_operands_built_slot_by_slot_equal_the_constructed_ones(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The fast path fills Operand, Constraint and Span slot by slot while their fields are the
-    expected ones, and calls their constructors otherwise: the same objects either way."""
-    assert ex._SLOT_BY_SLOT  # the model's fields are the ones filled
+def test_operands_built_slot_by_slot_equal_the_constructed_ones() -> None:
+    """The fast path fills Operand, Constraint and Span slot by slot: the same objects as
+    their constructors make."""
     text = 'void f() { asm("op %0, %1;" : [o] "=&r"(d) : "r"( a + 1 ) "l"(f(b))); }'
     source = SourceFile("t.cu", text)
     by_slot = ex._read_plain(source, text.index("asm"), "asm")
-    monkeypatch.setattr(ex, "_SLOT_BY_SLOT", False)
-    constructed = ex._read_plain(source, text.index("asm"), "asm")
-    assert by_slot is not None and constructed is not None
-    assert by_slot.operands == constructed.operands
-    assert hash(by_slot.operands) == hash(constructed.operands)
-    assert repr(by_slot) == repr(constructed)
-    assert [o.expression for o in constructed.operands] == ["d", "a + 1", "f(b)"]
+    assert by_slot is not None
+    at = text.index
+
+    def made(index: int, role: str, con: tuple[str, str, str], expr: str) -> Operand:
+        spelled, modifiers, letters = con
+        con_at = at(f'"{spelled}"')
+        expr_at = at(expr, con_at)
+        close = at(")", expr_at + len(expr))
+        name = "o" if index == 0 else None
+        return Operand(
+            index, role, Constraint(spelled, modifiers, letters, Span(con_at, con_at + len(spelled) + 2)),
+            expr, Span(expr_at, expr_at + len(expr)), Span(at("[o]") if name else con_at, close + 1),
+            name,
+        )  # fmt: skip
+
+    constructed = (
+        made(0, "output", ("=&r", "=&", "r"), "d"),
+        made(1, "input", ("r", "", "r"), "a + 1"),
+        made(2, "input", ("l", "", "l"), "f(b)"),
+    )
+    assert by_slot.operands == constructed
+    assert hash(by_slot.operands) == hash(constructed)
+    assert repr(by_slot.operands) == repr(constructed)
+
+
+def test_slot_makers_know_every_field() -> None:
+    """A maker that fills slots raises at import where the model gained a field it does not
+    fill (it would otherwise leave that slot unset)."""
+    with pytest.raises(RuntimeError, match="Operand has fields"):
+        slot_setters(Operand, ("index", "role"))
+    assert len(slot_setters(Span, ("start", "end"))) == 2
+

@@ -984,13 +984,10 @@ def test_an_operand_with_its_type_is_the_dataclass_replacement() -> None:
     operand = Operand(3, "input", read.constraint, "b", Span(10, 11), Span(5, 12), "name")
     ctype = CType(spelling="unsigned int", kind="integer", size=4, tier=1)
     expected = dataclasses.replace(operand, ctype=ctype)
-    for copy in (extract_module._copy_with_ctype, extract_module._unrolled_with_ctype):
-        made = copy(operand, ctype)
-        assert made == expected and repr(made) == repr(expected) and made is not operand
-    # the unrolled copy is used exactly while it names every field, as it does today
-    fields = tuple(f.name for f in dataclasses.fields(Operand))
-    assert fields == extract_module._UNROLLED_SLOTS
-    assert extract_module._with_ctype is extract_module._unrolled_with_ctype
+    # typed in place: the reader's operands are their statement's own (see extract._RawStatement)
+    made = extract_module._with_ctype(operand, ctype)
+    assert made == expected and repr(made) == repr(expected) and made is operand
+    assert hash(made) == hash(expected)
 
 
 def test_the_same_expression_in_other_scopes_tells_unnamed_records_apart() -> None:

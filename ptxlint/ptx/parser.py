@@ -53,9 +53,7 @@ records the percent tokens; O(template) with one object per operand and per perc
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from collections.abc import Callable
 
 from ptxlint.model import (
     HOLE,
@@ -68,20 +66,11 @@ from ptxlint.model import (
     PtxPredicate,
     PtxProblem,
     PtxTemplate,
+    slot_setters,
 )
 from ptxlint.ptx.opcodes import PTX_OPCODES
 
 __all__ = ["parse_template"]
-
-
-_Setter = Callable[[object, object], None]
-
-
-def _slot_setters(cls: type, names: tuple[str, ...]) -> tuple[_Setter, ...]:
-    fields = tuple(f.name for f in dataclasses.fields(cls))
-    if fields != names:  # a field was added to the model: the makers below must learn it
-        raise RuntimeError(f"{cls.__name__} has fields {fields}, the parser fills {names}")
-    return tuple(cls.__dict__[name].__set__ for name in names)
 
 
 # The parser makes a PtxOperand per operand and a PercentToken per "%" (a wgmma has 130 of
@@ -89,10 +78,10 @@ def _slot_setters(cls: type, names: tuple[str, ...]) -> tuple[_Setter, ...]:
 # a third of the time of parsing CUTLASS's GMMA header; these fill the slots directly, with
 # every field given, and make objects equal to the constructor's.
 _new = object.__new__
-_O_KIND, _O_TEXT, _O_START, _O_END, _O_PARTS, _O_NEGATED, _O_REF = _slot_setters(
+_O_KIND, _O_TEXT, _O_START, _O_END, _O_PARTS, _O_NEGATED, _O_REF = slot_setters(
     PtxOperand, ("kind", "text", "start", "end", "parts", "negated", "ref")
 )
-_P_KIND, _P_START, _P_END, _P_INDEX, _P_MODIFIER, _P_NAME = _slot_setters(
+_P_KIND, _P_START, _P_END, _P_INDEX, _P_MODIFIER, _P_NAME = slot_setters(
     PercentToken, ("kind", "start", "end", "index", "modifier", "name")
 )
 
