@@ -249,12 +249,19 @@ def reread(
     it, or its operands changed."""
     if old.context.macro is not None or old.context.expansion is not None or old.context.branch:
         return None
-    stream = _code_tokens(source.text, old.span.start)
-    if not stream or stream[0].text != old.keyword or _has_inner_directive(stream):
-        return None
-    pieces = _RefusedPieces(source)
-    raw = _StatementReader(source, stream, pieces, in_macro=False).read()
-    if raw is None or pieces.asked or raw.extended != old.extended:
+    start, text = old.span.start, source.text
+    raw: _RawStatement | None = None
+    if text.startswith(old.keyword, start) and not _WORD_CHAR.match(text, start + len(old.keyword)):
+        raw = _read_plain(source, start, old.keyword)  # what the tokens read, where it reads
+    if raw is None:
+        stream = _code_tokens(text, start)
+        if not stream or stream[0].text != old.keyword or _has_inner_directive(stream):
+            return None
+        pieces = _RefusedPieces(source)
+        raw = _StatementReader(source, stream, pieces, in_macro=False).read()
+        if raw is None or pieces.asked:
+            return None
+    if raw.extended != old.extended:
         return None
     if not raw.extended and _follows_declarator(source.text, old.span.start):
         return None
@@ -269,7 +276,7 @@ def reread(
     if len(found.statements) != 1:
         return None
     typed = tuple(
-        dataclasses.replace(new, ctype=was.ctype) if was.ctype is not None else new
+        _with_ctype(new, was.ctype) if was.ctype is not None else new
         for new, was in zip(found.statements[0].operands, old.operands, strict=True)
     )
     return dataclasses.replace(found.statements[0], operands=typed)

@@ -387,3 +387,35 @@ def test_slot_makers_know_every_field() -> None:
         slot_setters(Operand, ("index", "role"))
     assert len(slot_setters(Span, ("start", "end"))) == 2
 
+
+def test_reread_reads_plain_statements_as_the_tokens_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``reread`` (the language server's one statement) takes the plain reader where it reads,
+    and gives what the token path gives: after an edit inside a literal, and for statements
+    the plain reader leaves (a macro piece, a comment in an operand, another keyword)."""
+    from ptxlint.engine import parse_template
+
+    text = (
+        '#define OP "add.u32"\n'
+        "__device__ void f(unsigned a, unsigned *p) {\n"
+        '  asm volatile("mov.u32 %0, %1;" : "=r"(a) : "r"(a + 1));\n'
+        '  asm("st.u32 [%0], %1;" :: "l"(p), "r"(/*v*/ a) : "memory");\n'
+        '  asm(OP " %0, %0, 1;" : "+r"(a));\n'
+        '  __asm__ __volatile__("{ .reg .b32 t; mov.b32 t, %0; }" :: "r"(a));\n'
+        "}\n"
+    )
+    statements = extract_statements(SourceFile("t.cu", text)).statements
+    assert len(statements) == 4 and all(s.operands[0].ctype for s in statements)
+    edited = text.replace("mov.u32 %0", "mov.b32 %0").replace("st.u32", "st.b32")
+    edited = edited.replace("t, %0;", "t, %0; ")
+    assert ex._read_plain(SourceFile("t.cu", edited), statements[0].span.start, "asm")
+    readings = []
+    for reader in (ex._read_plain, lambda source, start, keyword: None):
+        monkeypatch.setattr(ex, "_read_plain", reader)
+        readings.append([ex.reread(SourceFile("t.cu", edited), s, parse_template)
+                         for s in statements])  # fmt: skip
+    plain, tokens_only = readings
+    assert repr(plain) == repr(tokens_only)
+    assert plain[2] is None  # the macro piece needs the file's macros
+    assert plain[0] is not None and plain[0].template.text == "mov.b32 %0, %1;"
+    assert [o.ctype for o in plain[0].operands] == [o.ctype for o in statements[0].operands]
+    assert plain[3] is not None and plain[3].keyword == "__asm__"
