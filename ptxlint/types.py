@@ -25,14 +25,20 @@ functions of up to 130 parameters):
   it holds for (``_memoised``): the same expression in the same scope is typed once, and a
   plain name (most operands) is looked up from its statement's chain of scopes without a
   tree-sitter call. Parameter lists of the same text share one table (``_parameter_table``).
+- Values whose type provably ignores part of their text share a key: ``a[i][j + 1]`` is keyed
+  by the name and the number of subscripts (``_subscript_key``), a cast ``*(T*)&x`` or
+  ``reinterpret_cast<T>(x)`` by ``T`` (``_cast_key``; file-wide when ``T`` is made of words
+  such as ``unsigned long long``), and an answer that read nothing of where it is written (a
+  literal, a cast of words: ``_Expr.located``) serves its text anywhere in the file.
 - The type of a declaration, of a record's convertibility and of a function's out-of-line class
   are memoised, so the operands of one function share all of that work; so is each node's chain
   of declaring scopes, so an operand climbs only to its statement's node.
 
 Complexity: O(N) for the file (each scope's children are visited once, each type specifier is
-resolved once, a search of the bytes per index keyword) plus, per distinct (expression,
-scope) and range between declarations of its names, O(size of the expression x nesting depth
-of its scope); every other operand costs a few dictionary look-ups. Nothing grows with
+resolved once, a search of the bytes per index keyword) plus, per distinct key (expression, or
+the shared keys above, and scope) and range between declarations of its names, O(size of the
+expression x nesting depth of its scope); every other operand costs a few dictionary look-ups
+(a shared key: the tree-sitter steps down to the name or the cast's type). Nothing grows with
 statements x parameters.
 """
 
@@ -338,6 +344,13 @@ _FAR = 1 << 62  # past any byte offset
 _SCOPE_OPENING = re.compile(
     rb"[\[{]|(?:struct|class|union|for|if|while|switch|template|catch)(?![A-Za-z0-9_$\x80-\xff])"
 )
+# An operand value spelled ``name[i]...[k]`` with one word in each pair of brackets: without a
+# parse error it is a chain of subscripts of the name with one index each (the common case of
+# ``TypeResolver._subscript_key``, read from the text).
+_SUBSCRIPTS = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)(?:\[[ \t]*[A-Za-z0-9_]+[ \t]*\])+")
+_CAST_KINDS = frozenset({"cast_expression", "call_expression", "pointer_expression"})
+# type specifiers whose type does not depend on where they are written
+_PLACELESS_SPECIFIERS = frozenset({"primitive_type", "sized_type_specifier"})
 _MAX_DEPTH = 24  # typedef chains and nested expressions deeper than this are given up on
 
 _WRAP_PREFIX = b"void __ptxlint_f(void) { __ptxlint_v = __ptxlint_g("
@@ -682,6 +695,8 @@ class TypeResolver:
         self._lo = -1
         self._hi = _FAR
         self._lookups: dict[tuple[str, int], tuple[int, int, _Ty | None, bool]] = {}
+        # answers of operand values (in the file's tree) that did not read where they are
+        self._free: dict[str, tuple[CType | None]] = {}
 
     # ----------------------------------------------------------------- public API
 
@@ -725,10 +740,28 @@ class TypeResolver:
                     if node is not None and _SCOPE_OPENING.match(data) is None:
                         # typed from its own node instead of the one at byte b: see
                         # _SCOPE_OPENING for why the two have the same scopes
-                        key = (expression, id(tail), False)
-                        return self._memoised(
-                            key, b, lambda: self._typed(_Expr(self, value, b, tail), value)
-                        )
+                        free = self._free.get(expression)
+                        if free is not None:
+                            return free[0]
+                        key: tuple[object, ...] = (expression, id(tail), False)
+                        if kind == "subscript_expression":
+                            key = self._subscript_key(value, data, tail) or key
+                        elif kind in _CAST_KINDS:
+                            key = self._cast_key(value, kind, data, tail) or key
+                        hit = self._memo.get(key)
+                        if hit is not None and hit[0] <= b < hit[1]:
+                            return hit[2]
+                        typer = _Expr(self, value, b, tail)
+                        self._lo = -1
+                        self._hi = _FAR
+                        try:
+                            answer = self._typed(typer, value)
+                        except RecursionError:
+                            return None
+                        self._memo[key] = (self._lo, self._hi, answer)
+                        if not typer.located:
+                            self._free[expression] = (answer,)
+                        return answer
         else:
             node = self._expression_node(expression, b)
         alone = node is None
@@ -746,6 +779,66 @@ class TypeResolver:
             return self._typed(_Expr(self, where, b, chain), node)
         key = (expression, id(chain), alone)
         return self._memoised(key, b, lambda: self._typed(_Expr(self, where, b, chain), node))
+
+    def _subscript_key(
+        self, value: Node, data: bytes, chain: tuple[_Scope | None, ...]
+    ) -> tuple[object, ...] | None:
+        """A memo key for an operand value that is a name with subscripts, ``a[i][j + 1]``:
+        ``_Expr._subscript`` types each pair of brackets as the element of what it follows and
+        reads no index (only that there is one), so every such value with the same name and
+        number of pairs has the same type in one scope. None for any other value."""
+        simple = _SUBSCRIPTS.fullmatch(data)
+        if simple is not None:
+            return (simple[1], data.count(b"["), id(chain))
+        node: Node | None = value
+        pairs = 0
+        while node is not None and node.type == "subscript_expression":
+            indices = node.child_by_field_name("indices")
+            if indices is None or len(_named(indices)) != 1:
+                return None
+            pairs += 1
+            node = node.child_by_field_name("argument")
+        if node is None or node.type != "identifier":
+            return None
+        return (self._bytes[node.start_byte : node.end_byte], pairs, id(chain))
+
+    def _cast_key(
+        self, value: Node, kind: str, data: bytes, chain: tuple[_Scope | None, ...]
+    ) -> tuple[object, ...] | None:
+        """A memo key for an operand value that is a cast, ``(T)x`` or ``xxx_cast<T>(x)``,
+        or ``*`` of one: ``_Expr`` types it from ``T`` alone, never from ``x``. ``T`` depends
+        on where it is written only through the template parameters around it (a name may be
+        one), and those are the template scopes of ``chain``; a type of words (``unsigned
+        long long*``) depends on nothing. None for any other value."""
+        node = value
+        star = kind == "pointer_expression"
+        if star:
+            if not data.startswith(b"*"):  # a prefix operator: the value's first byte
+                return None
+            argument = value.child_by_field_name("argument")
+            if argument is None:
+                return None
+            node, kind = argument, argument.type
+        if kind == "cast_expression":
+            desc = node.child_by_field_name("type")
+        elif kind == "call_expression":
+            fn = node.child_by_field_name("function")  # as _Expr._call reads a cast
+            if fn is None or fn.type != "template_function":
+                return None
+            if _text(fn.child_by_field_name("name")) not in _CASTS:
+                return None
+            args = fn.child_by_field_name("arguments")
+            targets = _named(args) if args is not None else []
+            if len(targets) != 1 or targets[0].type != "type_descriptor":
+                return None
+            desc = targets[0]
+        else:
+            return None
+        if desc is None or desc.type != "type_descriptor":
+            return None
+        spec = desc.child_by_field_name("type")
+        scope = None if spec is not None and spec.type in _PLACELESS_SPECIFIERS else id(chain)
+        return (kind, star, self._bytes[desc.start_byte : desc.end_byte], scope)
 
     def _name_type(self, name: str, chain: tuple[_Scope | None, ...], b: int) -> CType | None:
         """What ``_Expr._identifier`` and ``resolve`` make of the name ``name`` used at byte
@@ -1836,11 +1929,30 @@ class _Expr:
         chain: tuple[_Scope | None, ...] | None = None,
     ) -> None:
         self.r = resolver
-        self.where = where
-        self.b = b
+        self._where = where
+        self._b = b
         # where's chain of scopes (resolve has it at hand)
-        self.chain = resolver._scope_chain(where) if chain is None else chain
+        self._chain = resolver._scope_chain(where) if chain is None else chain
         self.depth = 0
+        # whether the answer read where the expression is (see TypeResolver._free)
+        self.located = False
+
+    # Everything that depends on where the expression is written goes through these three, so
+    # an answer computed without reading them is the same wherever the text is typed.
+    @property
+    def where(self) -> Node:
+        self.located = True
+        return self._where
+
+    @property
+    def b(self) -> int:
+        self.located = True
+        return self._b
+
+    @property
+    def chain(self) -> tuple[_Scope | None, ...]:
+        self.located = True
+        return self._chain
 
     def type_of(self, node: Node | None) -> _Ty | None:
         if node is None:
@@ -1882,7 +1994,14 @@ class _Expr:
         return self.type_of(inner[0]) if len(inner) == 1 else None
 
     def _cast(self, node: Node) -> _Ty | None:
-        return self.r.descriptor(node.child_by_field_name("type"), self.where)
+        return self._descriptor(node.child_by_field_name("type"))
+
+    def _descriptor(self, desc: Node | None) -> _Ty | None:
+        spec = desc.child_by_field_name("type") if desc is not None else None
+        if spec is not None and spec.type in _PLACELESS_SPECIFIERS:
+            # its type is read from its words alone (TypeResolver._specifier)
+            return self.r.descriptor(desc, self._where)
+        return self.r.descriptor(desc, self.where)
 
     def _sizeof(self, node: Node) -> _Ty | None:
         return _SIZE_T
@@ -1905,7 +2024,7 @@ class _Expr:
                 return None
             target = targets[0]
             if target.type == "type_descriptor":
-                return self.r.descriptor(target, self.where)
+                return self._descriptor(target)
             if target.type == "identifier":  # static_cast<S>(x) read as an expression
                 return self.r.named_type(_text(target), self.where)
             return None

@@ -921,10 +921,10 @@ def test_an_expression_is_typed_once_per_scope(monkeypatch) -> None:
         return real(self, node)
 
     monkeypatch.setattr(types_module._Expr, "type_of", counting)
-    statements = "".join('asm("" :: "r"(a[0]), "r"(a[1]), "r"(b));\n' for _ in range(5))
+    statements = "".join('asm("" :: "r"(a[0] + 1), "r"(a[1] + 1), "r"(b));\n' for _ in range(5))
     source = kernel(statements, params="const unsigned* a, unsigned b")
     assert _operand_types(source) == ["unsigned int"] * 15
-    assert sorted(typed) == ["a[0]", "a[1]"]  # `b` is a name: no expression to type
+    assert sorted(typed) == ["a[0] + 1", "a[1] + 1"]  # `b` is a name: no expression to type
 
 
 def test_index_from_keywords_matches_the_whole_tree_query() -> None:
@@ -1015,3 +1015,154 @@ __device__ void h2(int x) { asm("" :: "r"((T)x)); }
         None,
         "unsigned int",
     ]
+
+
+def _typing_calls(source: str) -> tuple[object, list[tuple[str, int, object]]]:
+    """The parsed file and the (expression, offset, statement) calls extraction makes."""
+    import ptxlint.extract as extract_module
+    from ptxlint.engine import parse_template
+    from ptxlint.model import SourceFile
+
+    calls: list[tuple[str, int, object]] = []
+
+    def recording(parsed):
+        def lookup(expression, offset, statement=None):
+            calls.append((expression, offset, statement))
+            return None
+
+        return lookup
+
+    parsed = extract_module.extract(SourceFile("k.cu", source), parse_template, recording).parsed
+    return parsed, calls
+
+
+def _shared_and_alone(source: str) -> tuple[list[str | None], list[str | None]]:
+    """Every operand's type from one resolver (memoised across operands), and from a fresh
+    resolver per operand (nothing to share): any memo must give the second answers."""
+    parsed, calls = _typing_calls(source)
+    assert parsed is not None and calls
+    shared = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    together = [shape(shared.resolve(*call)) for call in calls]
+    alone = [
+        shape(TypeResolver(parsed.text, parsed.tree, parsed.data).resolve(*call))
+        for call in calls
+    ]
+    spell = lambda answers: [a[0] if a is not None else None for a in answers]  # noqa: E731
+    return spell(together), spell(alone)
+
+
+_SUBSCRIPT_SCOPES = """
+__device__ void f(const unsigned* a, int i) {
+  asm("" :: "r"(a[0]), "r"(a[i + 1]));
+  {
+    asm("" :: "r"(a[1]));
+    float a[4] = {};
+    asm("" :: "r"(a[2]), "r"(a[i * 2]));
+    asm("" :: "r"(a[3][0]));
+  }
+  asm("" :: "r"(a[3]), "r"(a[(i)]));
+  if (i) { double a[2][2]; asm("" :: "r"(a[0][1]), "r"(a[i][1]), "r"(a[1])); }
+}
+__device__ void g(const unsigned long long* a) { asm("" :: "l"(a[0]), "l"(a[1])); }
+template <class T> __device__ void t(T* a) { asm("" :: "r"(a[0]), "r"(a[1])); }
+__device__ void h(uint4 a[2]) { asm("" :: "r"(a[0].x), "r"(a[1]), "r"(a[0][0])); }
+"""
+
+
+def test_subscripts_of_a_name_share_an_answer_only_in_one_scope_and_range() -> None:
+    together, alone = _shared_and_alone(_SUBSCRIPT_SCOPES)
+    assert together == alone == [
+        "unsigned int", "unsigned int",  # f's parameter
+        "unsigned int",  # before the block's own `a`
+        "float", "float", None,  # after it; one pair too many for float[4]
+        "unsigned int", "unsigned int",  # outside the block again
+        "double", "double", "double[2]",  # if's block: double[2][2]
+        "unsigned long long", "unsigned long long",  # another function
+        None, None,  # a template parameter's type
+        "unsigned int", "uint4", None,  # a member, the element, one pair too many
+    ]  # fmt: skip
+
+
+def test_subscripts_with_any_index_are_typed_once_per_name_and_scope(monkeypatch) -> None:
+    import ptxlint.types as types_module
+
+    typed: list[str] = []
+    real = types_module._Expr.type_of
+
+    def counting(self, node):
+        if self.depth == 0:
+            typed.append(node.text.decode())
+        return real(self, node)
+
+    monkeypatch.setattr(types_module._Expr, "type_of", counting)
+    source = kernel(
+        'asm("" :: "r"(a[0]), "r"(a[1]), "r"(a[i + 1]), "r"(a[ 2 ]), "r"(a[(i)]));\n'
+        'asm("" :: "r"(m[0][1]), "r"(m[1][i]), "r"(m[i][i + 1]), "r"(m[0]));\n',
+        params="const unsigned* a, int i, const unsigned (*m)[4]",
+    )
+    assert _operand_types(source) == ["unsigned int"] * 8 + ["unsigned int[4]"]
+    assert typed == ["a[0]", "m[0][1]", "m[0]"]
+
+
+_CAST_SCOPES = """
+typedef unsigned T;
+__device__ void f(float x, float y) {
+  asm("" :: "l"(*(unsigned long long*)&x), "l"(*(unsigned long long*)&y));
+  asm("" :: "r"((T)x), "r"(*reinterpret_cast<T*>(&y)), "r"(reinterpret_cast<T const&>(x)));
+  asm("" :: "r"(0.0f), "r"(1u), "r"(*(int*)0));
+}
+template <class T> __device__ void t(float x) {
+  asm("" :: "l"(*(unsigned long long*)&x), "r"((T)x), "r"(*reinterpret_cast<T*>(&x)));
+  asm("" :: "r"(reinterpret_cast<T const&>(x)), "r"(0.0f), "r"(1u), "r"(*(int*)0));
+}
+__device__ void g(double x) {
+  typedef unsigned long long U;
+  asm("" :: "l"(*(unsigned long long*)&x), "r"((T)x), "r"(*reinterpret_cast<T*>(&x)));
+  asm("" :: "l"((U)x), "r"(0.0f), "r"(1u), "r"(*(int*)0), "r"(*(int*)x));
+  asm("" :: "l"((unsigned long long*)&x), "l"((int*)x));
+}
+"""
+
+
+def test_casts_share_an_answer_across_arguments_and_only_where_the_type_means_the_same() -> None:
+    together, alone = _shared_and_alone(_CAST_SCOPES)
+    assert together == alone == [
+        "unsigned long long", "unsigned long long",
+        "unsigned int", "unsigned int", "unsigned int",
+        "float", "unsigned int", "int",
+        "unsigned long long", None, None,  # T is t's template parameter
+        None, "float", "unsigned int", "int",
+        "unsigned long long", "unsigned int", "unsigned int",
+        "unsigned long long", "float", "unsigned int", "int", "int",
+        "unsigned long long *", "int *",
+    ]  # fmt: skip
+
+
+def test_a_cast_of_words_is_typed_once_per_file(monkeypatch) -> None:
+    import ptxlint.types as types_module
+
+    typed: list[str] = []
+    real = types_module._Expr.type_of
+
+    def counting(self, node):
+        if self.depth == 0:
+            typed.append(node.text.decode())
+        return real(self, node)
+
+    monkeypatch.setattr(types_module._Expr, "type_of", counting)
+    _shared_and_alone(_CAST_SCOPES)  # warms nothing: each resolver is new
+    typed.clear()
+    parsed, calls = _typing_calls(_CAST_SCOPES)
+    shared = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    for call in calls:
+        shared.resolve(*call)
+    # in three functions: each cast of words and each literal once, each cast to T once per
+    # function (T may be a template parameter), the reference cast once per function
+    assert typed.count("*(unsigned long long*)&x") == 1
+    assert "*(unsigned long long*)&y" not in typed
+    assert typed.count("0.0f") == typed.count("1u") == typed.count("*(int*)0") == 1
+    assert "*(int*)x" not in typed
+    assert typed.count("(T)x") == 3
+    assert typed.count("*reinterpret_cast<T*>(&y)") + typed.count(
+        "*reinterpret_cast<T*>(&x)"
+    ) == 3
