@@ -74,10 +74,15 @@ _FUNCTION_WORDS = re.compile(r"[A-Za-z_]\w*")
 TemplateParser = Callable[[str, bool], PtxTemplate]
 class TypeLookup(Protocol):
     """``TypeResolver.resolve``: an operand's type from its expression and offset, and, where
-    the statement is in the file's syntax tree, the node of its asm keyword."""
+    the statement is in the file's syntax tree, the node of its asm keyword or that node's
+    nearest ancestors (``_ancestors_of``)."""
 
     def __call__(
-        self, expression: str, offset: int, statement: tree_sitter.Node | None = None, /
+        self,
+        expression: str,
+        offset: int,
+        statement: tree_sitter.Node | Sequence[tree_sitter.Node] | None = None,
+        /,
     ) -> CType | None: ...
 
 
@@ -233,7 +238,7 @@ def extract(
             parse_template,
             lookup if macro_name is None else None,
             host_only=host.reason(context_node if macro_name is None else None),
-            statement=node if macro_name is None else None,
+            statement=ups if macro_name is None else None,  # the resolver climbs from them
         )
     _expand_macro_uses(source, parsed, macros, file_guards, parse_template, lookup, result, host)
     return result
@@ -294,12 +299,12 @@ def _finish(
     type_at: int | None = None,
     host_only: str = "",
     branch_split: bool = False,
-    statement: tree_sitter.Node | None = None,
+    statement: tree_sitter.Node | Sequence[tree_sitter.Node] | None = None,
 ) -> None:
     """Classify a statement read from the source (or from an expansion) and keep it if PTX.
     ``branch_split``: one branch of a statement with #if inside (outside device code, only a
     context that says PTX makes it PTX). ``statement``: the asm keyword's node in the file's
-    tree, for the operands' types."""
+    tree, or its nearest ancestors, for the operands' types."""
     letters = "".join(o.constraint.letters for o in raw.operands)
     ptx = parse_template(raw.template.text, raw.extended)
     split = branch_split or any(p.startswith("preprocessor directive") for p in raw.problems)
@@ -699,7 +704,7 @@ def _typed(
     operand: Operand,
     lookup: TypeLookup,
     at: int | None = None,
-    statement: tree_sitter.Node | None = None,
+    statement: tree_sitter.Node | Sequence[tree_sitter.Node] | None = None,
 ) -> Operand:
     if not operand.expression:
         return operand

@@ -45,7 +45,7 @@ statements x parameters.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -657,7 +657,7 @@ class TypeResolver:
         self._bytes = source_bytes
         self._ctypes: dict[tuple[str, str, int | None], CType] = {}
         # the operand values of the last statement asked about (see _operand_value)
-        self._statement: Node | None = None
+        self._statement: Node | Sequence[Node] | None = None
         self._values: dict[tuple[int, int], tuple[Node, str, tuple[_Scope | None, ...]]] = {}
         self._lang = _Language.get()
         self._ascii = len(source_text) == len(source_bytes)
@@ -701,11 +701,12 @@ class TypeResolver:
     # ----------------------------------------------------------------- public API
 
     def resolve(
-        self, expression: str, offset: int, statement: Node | None = None
+        self, expression: str, offset: int, statement: Node | Sequence[Node] | None = None
     ) -> CType | None:
         """The type of ``expression`` written at character ``offset``, or None when unsure.
         ``statement``: the keyword node of the asm statement whose operand this is, when the
-        caller has it (see ``_operand_value``).
+        caller has it (see ``_operand_value``), or the keyword's nearest ancestors (the asm
+        expression first) where the caller has read them: its parent steps are not made again.
 
         Answers are memoised per (expression, chain of scopes where it is written), with the
         range of byte offsets the answer holds for (see ``_memoised``): an operand whose
@@ -978,15 +979,21 @@ class TypeResolver:
         return node
 
     def _operand_values(
-        self, keyword: Node
+        self, statement: Node | Sequence[Node]
     ) -> dict[tuple[int, int], tuple[Node, str, tuple[_Scope | None, ...]]]:
-        """The value nodes of the operands of the asm statement of ``keyword``, by byte span,
-        with their kind and the statement's chain of scopes."""
+        """The value nodes of the operands of the asm statement of ``statement`` (its keyword,
+        or the keyword's nearest ancestors: see ``resolve``), by byte span, with their kind and
+        the statement's chain of scopes."""
         values: dict[tuple[int, int], tuple[Node, str, tuple[_Scope | None, ...]]] = {}
-        asm = keyword.parent
+        if isinstance(statement, Node):
+            asm = statement.parent
+            ups: Sequence[Node] = ()
+        else:
+            asm = statement[0] if statement else None
+            ups = statement[1:]
         if asm is None or asm.type != "gnu_asm_expression":
             return values
-        tail = self._scope_chain(asm)
+        tail = self._scope_chain(asm, ups)
         for section in asm.named_children:
             if section.type not in _OPERAND_LISTS:
                 continue
@@ -1546,15 +1553,18 @@ class TypeResolver:
                 return _agree(found)
         return self._fallback_names(name, b)
 
-    def _scope_chain(self, where: Node) -> tuple[_Scope | None, ...]:
+    def _scope_chain(self, where: Node, ups: Sequence[Node] = ()) -> tuple[_Scope | None, ...]:
         """The ancestors of ``where`` (itself included) that can declare a name, innermost
         first, cut at a ``#define`` body (marked ``None``). Memoised per node: each operand
         climbs only to its statement's node, whose chain the first operand already built
-        (a parent step costs a descent from the root in tree-sitter)."""
+        (a parent step costs a descent from the root in tree-sitter). ``ups``: ``where``'s
+        nearest ancestors, innermost first, where the caller has read them: the climb takes
+        them instead of stepping up."""
         chains = self._chains
         climbed: list[tuple[Node, str]] = []
         node: Node | None = where
         tail: tuple[_Scope | None, ...] = ()
+        step = 0
         while node is not None:
             key = node.id
             known = chains.get(key)
@@ -1567,7 +1577,11 @@ class TypeResolver:
                 chains[key] = tail
                 break
             climbed.append((node, kind))
-            node = node.parent
+            if step < len(ups):
+                node = ups[step]
+                step += 1
+            else:
+                node = node.parent
         for node, kind in reversed(climbed):
             if kind in _DECLARING_SCOPES:
                 tail = (_Scope(node, kind), *tail)

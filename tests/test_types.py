@@ -1166,3 +1166,20 @@ def test_a_cast_of_words_is_typed_once_per_file(monkeypatch) -> None:
     assert typed.count("*reinterpret_cast<T*>(&y)") + typed.count(
         "*reinterpret_cast<T*>(&x)"
     ) == 3
+
+
+def test_a_statement_given_by_its_ancestors_is_typed_as_given_by_its_keyword() -> None:
+    # extraction hands the resolver the keyword's ancestors it has read (no parent step made
+    # twice); the keyword itself, or no statement at all, must give the same answers
+    source = _SUBSCRIPT_SCOPES + _CAST_SCOPES.replace("typedef unsigned T;", "")
+    parsed, calls = _typing_calls(source)
+    assert all(isinstance(statement, list) for _, _, statement in calls)
+    by_ancestors = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    by_keyword = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    by_offset = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    for expression, offset, ups in calls:
+        keyword = ups[0].children[0]
+        assert keyword.type == "asm" and keyword.parent == ups[0]
+        expected = shape(by_offset.resolve(expression, offset))
+        assert shape(by_keyword.resolve(expression, offset, keyword)) == expected
+        assert shape(by_ancestors.resolve(expression, offset, ups)) == expected
