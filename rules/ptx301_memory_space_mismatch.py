@@ -29,17 +29,20 @@ def _words(operand: PtxOperand) -> Iterator[PtxOperand]:
         yield operand
 
 
-def _register_origins(statement: AsmStatement) -> dict[int, int]:
+def _register_origins(
+    statement: AsmStatement, uses_of: list[list[AddressUse]]
+) -> dict[int, int]:
     """For each address operand (by template offset) that names a register holding a copy of an
     operand (``mov.b64 rd, %1`` or ``add.u64 rd, %1, 16`` earlier), that operand's index.
+    ``uses_of`` holds each instruction's address uses, in order.
 
     A register written by anything else (``cvta.to.shared.u64 rd, %1``, ``cvt``, a load) holds
     some other value: it is forgotten, so a converted address is never flagged.
     """
     origin: dict[str, int] = {}
     found: dict[int, int] = {}
-    for instruction in statement.ptx.instructions:
-        for use in address_uses(instruction):
+    for instruction, uses in zip(statement.ptx.instructions, uses_of, strict=True):
+        for use in uses:
             for word in _words(use.operand):
                 if word.kind == "register" and word.text in origin:
                     found[word.start] = origin[word.text]
@@ -170,10 +173,13 @@ access, because the template would then see a 32-bit value.
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         if not statement.extended or statement.opaque_sections:
             return
+        uses_of = [address_uses(i) for i in statement.ptx.instructions]
+        uses = [u for found in uses_of for u in found]
+        if not uses:  # most statements (mma, cvt, fences...) address no memory
+            return
         operands = statement.operands
-        origins = _register_origins(statement)
+        origins = _register_origins(statement, uses_of)
         converted = _converted_in_template(statement)
-        uses = [u for i in statement.ptx.instructions for u in address_uses(i)]
         shared_refs: dict[int, list[PtxOperand]] = {}
         problems: list[tuple[AddressUse, Operand, PtxOperand, str]] = []
         values: dict[tuple[int, bool], Value | None] = {}

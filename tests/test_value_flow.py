@@ -1,0 +1,114 @@
+"""ptxlint.value_flow: how a name's occurrences are found and which of them count."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import tree_sitter
+
+from ptxlint import value_flow
+from ptxlint.engine import extract_statements
+from ptxlint.model import SourceFile
+from ptxlint.syntax_tree import parse
+from ptxlint.value_flow import Value, operand_value
+from tests.conftest import lint_text
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
+
+_KERNEL = """\
+__global__ void k(float *o) {
+  __shared__ float tile[64];
+  float v;
+  unsigned a = (unsigned)(unsigned long)&tile[0];
+%s
+  asm volatile("ld.shared.f32 %%0, [%%1];" : "=f"(v) : "r"(a));
+  o[0] = v;
+}
+"""
+
+
+def _value_of_a(text: str) -> Value | None:
+    source = SourceFile("test.cu", text)
+    extracted = extract_statements(source)
+    statement = extracted.statements[-1]  # the shared load
+    [operand] = [o for o in statement.operands if o.expression.strip() == "a"]
+    value_flow._CACHE.clear()
+    return operand_value(statement, operand, True, extracted.parsed)
+
+
+def test_a_lambdas_and_a_local_classs_assignments_are_not_the_functions_own() -> None:
+    assert _value_of_a(_KERNEL % "") is Value.TRUNCATED
+    # Assignments inside a lambda or a local class's member function are theirs, not k's:
+    # `a` still holds only what k's own declaration gives it.
+    inside = (
+        "  auto f = [&]() { a = 5; ++a; unsigned *q = &a; (void)q; };\n"
+        "  struct L { void m() { unsigned a = 0; a = 7; } };\n"
+        "  f();"
+    )
+    assert _value_of_a(_KERNEL % inside) is Value.TRUNCATED
+    findings = [f for f in lint_text(_KERNEL % inside, select=("PTX301",)) if f.rule == "PTX301"]
+    assert len(findings) == 1 and "truncated" in findings[0].message
+    # k's own later assignment counts: the two values disagree, so the value is unknown.
+    assert _value_of_a(_KERNEL % "  a = 5;") is None
+    # So does a shadowing declaration in an inner block (the analysis does not follow scopes,
+    # so it may lose an answer, never give a wrong one) ...
+    assert _value_of_a(_KERNEL % "  { unsigned a = 3; (void)a; }") is None
+    # ... and an asm output, and an address that escapes.
+    assert _value_of_a(_KERNEL % '  asm("mov.u32 %0, 0;" : "=r"(a));') is None
+    assert _value_of_a(_KERNEL % "  unsigned *q = &a; (void)q;") is None
+    # `+=` keeps the kind of address.
+    assert _value_of_a(_KERNEL % "  a += 16;") is Value.TRUNCATED
+
+
+def test_uses_of_a_name_do_not_pay_the_climb_to_their_function(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    owned: list[int] = []
+    original = value_flow._FileFacts._owned
+
+    def counting(self: value_flow._FileFacts, node: tree_sitter.Node, fn: object) -> bool:
+        owned.append(node.start_byte)
+        return original(self, node, fn)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(value_flow._FileFacts, "_owned", counting)
+    uses = "".join(f"  o[{i}] = (float)(a + {i});\n" for i in range(60))
+    assert _value_of_a(_KERNEL % uses) is Value.TRUNCATED
+    # 62 occurrences of `a`: its declaration is the only one whose parent may give it a value.
+    assert len(owned) == 1
+
+
+def test_a_node_found_from_its_function_is_the_node_found_from_the_root() -> None:
+    """``_assignments`` looks an occurrence up from its function's node: the same node as the
+    root's descent, on every identifier-like token of every function of the fixtures."""
+    checked = 0
+    query_source = "(function_definition) @f"
+    for path in sorted(FIXTURES.glob("*.cu")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        parsed = parse(str(path), text)
+        root = parsed.tree.root_node
+        query = tree_sitter.Query(parsed.tree.language, query_source)
+        for fn in tree_sitter.QueryCursor(query).captures(root).get("f", []):
+            body = fn.child_by_field_name("body")
+            if body is None:
+                continue
+            for m in re.finditer(rb"[A-Za-z_]\w*", parsed.data[body.start_byte : body.end_byte]):
+                start = body.start_byte + m.start()
+                end = start + len(m[0])
+                mine = fn.descendant_for_byte_range(start, end)
+                theirs = root.descendant_for_byte_range(start, end)
+                assert mine is not None and theirs is not None
+                assert mine.id == theirs.id, (path.name, start)
+                checked += 1
+    assert checked > 1000
+
+
+def test_the_identifier_index_holds_every_maximal_token() -> None:
+    text = 'int a9; int 9abc; /* a */ const char *s = "a b$a"; a$b; _a a\n'
+    facts = value_flow._FileFacts(SourceFile("test.cu", text))
+    data = text.encode()
+    for name in (b"a", b"abc", b"a9", b"b", b"_a", b"int", b"missing"):
+        expected = [m.start() for m in re.finditer(rb"[A-Za-z_]\w*", data) if m[0] == name]
+        assert facts._offsets(name) == expected
+    assert facts._offsets(b"abc") == [data.index(b"abc")]  # after a digit: a token of its own
