@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from ptxlint import suppress
+from ptxlint import rule_memo, suppress
 from ptxlint.cxx_facts import FileFacts
 from ptxlint.dedupe import dedupe
 from ptxlint.expansion_findings import Placer, common_to_all_branches
@@ -189,13 +189,27 @@ def run_rules(
     return [plan.outcomes(statement, context) for statement in statements]
 
 
+# The rules a plan calls for one feature combination: (position, bound check) of the pure
+# rules, in order, and of the others.
+_Check = Callable[..., Iterable[Finding]]
+_Calls = tuple[list[tuple[int, _Check]], list[tuple[int, _Check]]]
+
+
 class RulePlan:
     """Which rules to call for a statement: those with no needs (``Rule.needs``), and those of
     which one need holds; the others get ``NOTHING``, which is what they return there. A
     statement's features are tested once for all the rules (a few attribute reads), and the
-    rules to call are worked out once per combination of features."""
+    rules to call are worked out once per combination of features.
 
-    def __init__(self, active: Sequence[Rule]) -> None:
+    The pure rules' outcomes (``Rule.pure``) are memoised across statements and files
+    (ptxlint.rule_memo): a statement the process linted before gets them, and its features,
+    from the memo, placed on it; only the other rules are called. The order in which the
+    rules are called does not matter (an outcome is the rule's own)."""
+
+    def __init__(self, active: Sequence[Rule], memo: bool = True) -> None:
+        """``memo=False``: call every rule (for statements made by hand, whose fields need not
+        be what their text reads: the memo's key holds only the text and what lies outside
+        it)."""
         self.active = list(active)
         needs = [tuple(getattr(rule, "needs", ())) for rule in self.active]
         names = sorted({n for each in needs for n in each if n in NEEDS})
@@ -207,24 +221,50 @@ class RulePlan:
             else sum(bits[n] for n in set(each))
             for each in needs
         ]
-        # features -> (position, the rule's bound check) of the rules to call
-        self.chosen: dict[int, list[tuple[int, Callable[..., Iterable[Finding]]]]] = {}
+        self.pure = [memo and getattr(rule, "pure", False) is True for rule in self.active]
+        # the classes and their checks (a test may patch one: its old outcomes no longer hold)
+        self.pure_rules = tuple(
+            (type(r), getattr(type(r), "check", None))
+            for r, p in zip(self.active, self.pure, strict=True)
+            if p
+        )
+        self.chosen: dict[int, _Calls] = {}
+        self.keys: rule_memo.FileKeys | None = None
+
+    def calls(self, features: int) -> _Calls:
+        """The pure rules and the others to call on a statement with ``features``."""
+        chosen = self.chosen.get(features)
+        if chosen is None:
+            pure: list[tuple[int, _Check]] = []
+            other: list[tuple[int, _Check]] = []
+            for k, (rule, mask, memoised) in enumerate(
+                zip(self.active, self.masks, self.pure, strict=True)
+            ):
+                if not mask or mask & features:
+                    (pure if memoised else other).append((k, rule.check))
+            chosen = self.chosen[features] = (pure, other)
+        return chosen
 
     def outcomes(self, statement: AsmStatement, context: RuleContext) -> list[Outcome]:
         """What ``run_rule`` gives for each active rule, without a call of it per rule."""
+        row: list[Outcome] = [NOTHING] * len(self.active)
+        key = None
+        if self.pure_rules:
+            keys = self.keys
+            if keys is None or keys.context is not context or keys.source is not statement.source:
+                keys = self.keys = rule_memo.FileKeys(self.pure_rules, context, statement.source)
+            key = keys.key(statement)
+            if key is not None:
+                entry = rule_memo.MEMO.get(key)
+                if entry is not None:
+                    self._replay(statement, context, row, entry)
+                    return row
         features = 0
         for bit, test in self.tests:
             if test(statement):
                 features |= bit
-        chosen = self.chosen.get(features)
-        if chosen is None:
-            chosen = self.chosen[features] = [
-                (k, rule.check)
-                for k, (rule, mask) in enumerate(zip(self.active, self.masks, strict=True))
-                if not mask or mask & features
-            ]
-        row: list[Outcome] = [NOTHING] * len(self.active)
-        for k, check in chosen:
+        pure, other = self.calls(features)
+        for k, check in other:
             try:
                 found = list(check(statement, context))
             except Exception as exc:
@@ -232,7 +272,62 @@ class RulePlan:
                 continue
             if found:
                 row[k] = found
+        if key is None:
+            for k, check in pure:
+                try:
+                    found = list(check(statement, context))
+                except Exception as exc:
+                    row[k] = exc
+                    continue
+                if found:
+                    row[k] = found
+            return row
+        # Only what a pure rule said, or that it must be called again, is stored (by its place
+        # among the pure rules called): most say nothing about most statements.
+        assert self.keys is not None
+        watched = self.keys.watched
+        fields = watched.__dict__
+        said: list[tuple[int, object]] = []
+        for i, (k, check) in enumerate(pure):
+            fields["touched"] = False
+            try:
+                found = list(check(statement, watched))
+            except Exception as exc:
+                row[k] = exc
+                said.append((i, rule_memo.RERUN))
+                continue
+            if fields["touched"]:
+                said.append((i, rule_memo.RERUN))
+            elif found:
+                said.append((i, rule_memo.detach(found, statement)))  # RERUN if it cannot
+            if found:
+                row[k] = found
+        rule_memo.MEMO.put(key, (features, tuple(said)))
         return row
+
+    def _replay(
+        self,
+        statement: AsmStatement,
+        context: RuleContext,
+        row: list[Outcome],
+        entry: rule_memo.Entry,
+    ) -> None:
+        features, said = entry
+        pure, other = self.calls(features)
+        for i, kept in said:
+            k, check = pure[i]
+            if kept is rule_memo.RERUN:
+                other = [*other, (k, check)]
+            else:
+                row[k] = rule_memo.attach(kept, statement)  # type: ignore[arg-type]
+        for k, check in other:
+            try:
+                found = list(check(statement, context))
+            except Exception as exc:
+                row[k] = exc
+                continue
+            if found:
+                row[k] = found
 
 
 def run_rule(rule: Rule, statement: AsmStatement, context: RuleContext) -> Outcome:

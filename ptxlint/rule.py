@@ -90,6 +90,16 @@ class Rule:
     # nothing, where none of its needs holds (tests/test_rule_needs.py), so that calling it
     # directly gives what the engine gives.
     needs: ClassVar[tuple[str, ...]] = ()
+    # True: what ``check`` says of a statement is a function of that statement alone, so the
+    # engine works it out once per distinct statement and replays it, moved, on every copy
+    # (ptxlint.rule_memo; four in five of flashinfer's statements are copies). It may read:
+    # the statement and what it holds (template, PTX parse, operands with their types, context),
+    # the source text inside the statement's span, the RuleContext's arch, arch_suffix and
+    # options, and its file through ptxlint.file_traits only; not the path, not the file's text
+    # elsewhere, not line numbers. It may also read context.file_statements, parsed or cxx: the
+    # engine notices, and that one outcome is not memoised. A plugin rule that does not say is
+    # never memoised.
+    pure: ClassVar[bool] = False
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterable[Finding]:
         raise NotImplementedError
@@ -152,4 +162,6 @@ def validate_rule_class(rule: type[Rule]) -> list[str]:
     needs = getattr(rule, "needs", ())
     if not isinstance(needs, tuple) or any(n not in NEEDS for n in needs):
         problems.append(f"{rule.id}: needs {needs!r} is not a tuple of {sorted(NEEDS)}")
+    if not isinstance(getattr(rule, "pure", False), bool):
+        problems.append(f"{rule.id}: pure must be True or False")
     return problems

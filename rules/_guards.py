@@ -7,10 +7,10 @@ built for a 32-bit target, and code under a HIP/ROCm guard is not compiled by nv
 
 from __future__ import annotations
 
-import os
 import re
 
 from ptxlint import dialect, file_memos, preproc
+from ptxlint.file_traits import clang_cuda_header
 from ptxlint.model import AsmStatement, CType
 
 # Macros whose value depends on the pointer width or on the OS's data model.
@@ -58,7 +58,7 @@ _NVCC = {"__NVCC__": 1}
 def clang_only(statement: AsmStatement) -> bool:
     """Only clang compiles the statement: it is in one of clang's own CUDA headers
     (``__clang_cuda_*.h``, which nvcc never includes), or a guard excludes nvcc."""
-    if os.path.basename(statement.source.path).startswith("__clang_cuda_"):
+    if clang_cuda_header(statement.source):
         return True
     guards = statement.context.guards
     if not guards or preproc.evaluate_guards(guards, _NVCC) is not False:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from ptxlint.file_traits import spells_volatile_underscores
 from ptxlint.model import AsmStatement, Edit, Fix, PtxInstruction, PtxOperand, PtxTemplate, Span
 from ptxlint.ptx.effects import lookup, special_register
 
@@ -120,7 +121,7 @@ def _memory_effects(ptx: PtxTemplate) -> list[Effect]:
 
 def volatile_spelling(statement: AsmStatement) -> str:
     """``__volatile__`` where the statement or its file spells it so, else ``volatile``."""
-    if statement.keyword != "asm" or "__volatile__" in statement.source.text:
+    if statement.keyword != "asm" or spells_volatile_underscores(statement.source):
         return "__volatile__"
     return "volatile"
 

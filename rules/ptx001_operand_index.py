@@ -11,6 +11,7 @@ from ptxlint.rule import Rule, RuleContext
 class OperandIndexOutOfRange(Rule):
     id = "PTX001"
     name = "operand-index-out-of-range"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("percents",)

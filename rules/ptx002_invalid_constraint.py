@@ -14,6 +14,7 @@ from ._guards import CLANG_ONLY_LETTERS, clang_only, rocm_guarded
 class InvalidConstraint(Rule):
     id = "PTX002"
     name = "invalid-constraint"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("operands", "clobbers")

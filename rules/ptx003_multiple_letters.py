@@ -11,6 +11,7 @@ from ptxlint.rule import Rule, RuleContext
 class MultipleConstraintLetters(Rule):
     id = "PTX003"
     name = "multiple-constraint-letters"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("operands",)

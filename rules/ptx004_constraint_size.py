@@ -15,6 +15,7 @@ from ._operand_use import LETTER_TYPES, Use, uses, value_types
 class ConstraintSizeMismatch(Rule):
     id = "PTX004"
     name = "constraint-size-mismatch"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("operands",)

@@ -14,6 +14,7 @@ from ._guards import rocm_guarded
 class NonScalarOperand(Rule):
     id = "PTX005"
     name = "non-scalar-operand"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("operands",)

@@ -13,6 +13,7 @@ _IMMEDIATE_LETTERS = frozenset(("n", "C"))
 class BadConstraintModifier(Rule):
     id = "PTX006"
     name = "bad-constraint-modifier"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("operands",)

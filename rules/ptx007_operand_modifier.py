@@ -11,6 +11,7 @@ from ptxlint.rule import Rule, RuleContext
 class UnsupportedOperandModifier(Rule):
     id = "PTX007"
     name = "unsupported-operand-modifier"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("percents",)

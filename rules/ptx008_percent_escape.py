@@ -11,6 +11,7 @@ from ptxlint.rule import Rule, RuleContext
 class PercentEscape(Rule):
     id = "PTX008"
     name = "percent-escape"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("percents", "llvm")

@@ -14,6 +14,7 @@ from ._operand_use import referenced
 class UnusedOperand(Rule):
     id = "PTX009"
     name = "unused-operand"
+    pure = True
     scope = "statement"
     severity = Severity.WARNING
     needs = ("operands",)

@@ -30,6 +30,7 @@ _NOT_INTEGRAL = {
 class NonConstantImmediate(Rule):
     id = "PTX010"
     name = "non-constant-immediate"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("immediate-operand", "llvm")

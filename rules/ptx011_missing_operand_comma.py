@@ -11,6 +11,7 @@ from ptxlint.rule import Rule, RuleContext
 class MissingOperandComma(Rule):
     id = "PTX011"
     name = "missing-operand-comma"
+    pure = True
     scope = "statement"
     severity = Severity.WARNING
     needs = ("missing-commas",)

@@ -37,6 +37,7 @@ def _element(expression: str) -> tuple[str, int, str] | None:
 class RepeatedIndexedOperand(Rule):
     id = "PTX012"
     name = "repeated-indexed-operand"
+    pure = True
     scope = "statement"
     severity = Severity.WARNING
     needs = ("operands",)

@@ -13,6 +13,7 @@ from ._optimizer import add_volatile, side_effects
 class MissingVolatile(Rule):
     id = "PTX101"
     name = "missing-volatile"
+    pure = True
     scope = "statement"
     severity = Severity.WARNING
     needs = ("outputs",)

@@ -13,6 +13,7 @@ from ._optimizer import add_memory_clobber, memory_effects
 class MissingMemoryClobber(Rule):
     id = "PTX102"
     name = "missing-memory-clobber"
+    pure = True
     scope = "statement"
     severity = Severity.WARNING
     summary = 'asm that touches or orders memory has no "memory" clobber'

@@ -16,6 +16,7 @@ from ._optimizer import make_read_write
 class ConditionalOutputNotInout(Rule):
     id = "PTX103"
     name = "conditional-output-not-inout"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("outputs",)

@@ -12,6 +12,7 @@ from ptxlint.rule import Rule, RuleContext
 class OutputNotWritten(Rule):
     id = "PTX104"
     name = "output-not-written"
+    pure = True
     scope = "statement"
     severity = Severity.WARNING
     needs = ("outputs",)

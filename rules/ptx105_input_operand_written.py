@@ -16,6 +16,7 @@ from ._guards import rocm_guarded
 class InputOperandWritten(Rule):
     id = "PTX105"
     name = "input-operand-written"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("inputs",)

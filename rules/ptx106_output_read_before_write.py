@@ -17,6 +17,7 @@ from ._optimizer import make_read_write
 class OutputReadBeforeWrite(Rule):
     id = "PTX106"
     name = "output-read-before-write"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("outputs",)

@@ -27,6 +27,7 @@ def wrap_fix(statement: AsmStatement, what: str) -> Fix | None:
 class UnscopedRegisterDeclaration(Rule):
     id = "PTX201"
     name = "unscoped-register-declaration"
+    pure = True
     scope = "statement"
     severity = Severity.WARNING
     needs = ("directives",)

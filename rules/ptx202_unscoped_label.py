@@ -15,6 +15,7 @@ from ._llvm import TRITON_COPIES
 class UnscopedLabel(Rule):
     id = "PTX202"
     name = "unscoped-label"
+    pure = True
     scope = "statement"
     severity = Severity.WARNING
     needs = ("labels",)

@@ -11,6 +11,7 @@ from ptxlint.rule import Rule, RuleContext
 class UnbalancedBraces(Rule):
     id = "PTX203"
     name = "unbalanced-braces"
+    pure = True
     severity = Severity.ERROR
     needs = ("braces",)
     summary = "Template's '{' and '}' do not balance"

@@ -6,6 +6,7 @@ import difflib
 import re
 from collections.abc import Iterator
 
+from ptxlint.file_traits import cuda_file
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.grammar import REJECTED, family_vocabulary, judged
 from ptxlint.ptx.instructions import family, is_opcode, unknown_modifier
@@ -21,7 +22,6 @@ _PTX_WORD = re.compile(r"[a-z][a-z0-9]*\Z")
 # `Add`): ptxas rejects it ("Not a name of any known instruction").
 _NEAR_PTX = re.compile(r"_*[A-Za-z][A-Za-z0-9]*\Z")
 _UNKNOWN_WORD = re.compile(r"unknown modifier '\.([^']*)'")
-_CUDA_FILE = re.compile(r"\.(?:cu|cuh)\Z", re.IGNORECASE)
 
 
 def _valid(instruction: PtxInstruction) -> bool:
@@ -37,7 +37,7 @@ def _clearly_ptx(statement: AsmStatement) -> bool:
     call (Triton, CuTe DSL, Pallas: their templates are PTX or, for Triton on AMD, GCN, whose
     opcodes have underscores and no dotted modifiers), or a statement with at least one
     well-formed PTX instruction."""
-    if _CUDA_FILE.search(statement.source.path):
+    if cuda_file(statement.source):
         return True
     if statement.llvm is not None and statement.llvm.api != "llvmlite":
         return True
@@ -56,6 +56,7 @@ def _modifier_offset(instruction: PtxInstruction, index: int) -> int:
 class UnknownInstruction(Rule):
     id = "PTX204"
     name = "unknown-instruction"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("instructions",)

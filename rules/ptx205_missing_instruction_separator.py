@@ -132,6 +132,7 @@ def _separator(statement: AsmStatement, pieces: tuple[PieceText, ...]) -> str:
 class MissingInstructionSeparator(Rule):
     id = "PTX205"
     name = "missing-instruction-separator"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     summary = "Adjacent string pieces run two instructions together"

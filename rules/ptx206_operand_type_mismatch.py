@@ -26,6 +26,7 @@ _ELEMENTWISE_VECTORS = frozenset({"ld", "ldu", "st", "atom", "red"})
 class OperandTypeMismatch(Rule):
     id = "PTX206"
     name = "operand-type-mismatch"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("instructions",)

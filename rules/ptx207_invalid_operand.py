@@ -17,6 +17,7 @@ _LIST_PROBLEMS = ("missing ',' between operands", "empty operand", "missing oper
 class InvalidOperand(Rule):
     id = "PTX207"
     name = "invalid-operand"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("instructions",)

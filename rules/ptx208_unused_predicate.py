@@ -34,6 +34,7 @@ def _destinations(instruction: PtxInstruction) -> tuple[PtxOperand, ...]:
 class UnusedPredicate(Rule):
     id = "PTX208"
     name = "unused-predicate"
+    pure = True
     scope = "statement"
     severity = Severity.WARNING
     needs = ("directives",)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.file_traits import excluded_targets
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.instructions import Requirement, form_feature, instruction_requirement
 from ptxlint.ptx.targets import (
@@ -11,7 +12,6 @@ from ptxlint.ptx.targets import (
     admitted_targets,
     available,
     compiled_for,
-    excluded_by_errors,
     lowest_target,
     no_toolkit_compiles,
     statement_guards,
@@ -22,6 +22,7 @@ from ptxlint.rule import Rule, RuleContext
 class ArchUnsupportedInstruction(Rule):
     id = "PTX401"
     name = "arch-unsupported-instruction"
+    pure = True
     scope = "statement"
     severity = Severity.ERROR
     summary = "Instruction needs a newer GPU than the statement is compiled for"
@@ -81,7 +82,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
         if not admitted:
             return  # the guards do not choose targets (or exclude them all): target unknown
         lowest = lowest_target(local)
-        excluded = excluded_by_errors(statement.source)
+        excluded = excluded_targets(statement.source)
         if excluded:  # the file #errors for these: nothing in it is built for them
             admitted = tuple(t for t in admitted if t not in excluded)
             if not admitted:

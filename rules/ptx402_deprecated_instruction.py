@@ -21,6 +21,7 @@ _FULL_MASK = "0xffffffff"
 class DeprecatedInstruction(Rule):
     id = "PTX402"
     name = "deprecated-instruction"
+    pure = True
     scope = "statement"
     severity = Severity.WARNING
     needs = ("instructions",)

@@ -1,0 +1,289 @@
+"""What the pure rules (``Rule.pure``) said of a statement, kept for the next statement that is the
+same: across flashinfer's 275,000 asm statements, four in five are one that the same worker
+linted before (a header copied into many projects' folders, the same helper in thousands of
+generated kernels), mostly in another file.
+
+A pure rule's outcome is a function of:
+- the statement's own text, from its keyword to its closing parenthesis;
+- what the extractor read from elsewhere: the operands' C++ types, a constraint a macro spells,
+  extraction problems, and the ``Context`` (guards, specifiers, macro, branch, dialect; of the
+  enclosing function only whether there is one);
+- the file's settings (``RuleContext.arch``, ``arch_suffix``, ``options``) and traits
+  (ptxlint.file_traits).
+
+The key holds exactly these, so a stored outcome is replayed only onto a statement that reads
+the same, with every offset moved by the distance between the two statements' starts.
+
+Which statements: those read from the file's own text. Not an expansion of a macro (its spans
+point into the invocation and the ``#define``), nor a statement whose template has a macro
+piece with known text (its characters map into a ``#define`` elsewhere), nor LLVM-syntax calls
+or C++ embedded in Python (the decoding depends on the literal around it), nor any statement
+of a file with Tier 2 types (per-instantiation types that the key does not hold).
+
+What is stored, per pure rule: nothing, or its findings with offsets relative to the statement
+and no reference to the statement or its file. An outcome is not stored, and the rule is called
+again on every repeat, where it raised, where it read what lies beyond the statement
+(``context.file_statements``, ``parsed``, ``cxx``: ``WatchedContext`` notices), or where a
+finding or an edit reaches outside the statement's text.
+
+The memo is one per process, least recently used first out, at most ``MEMO_SIZE`` statements:
+on flashinfer split over two workers 4,096 entries already find 79.5% of statements (all
+would find 79.9%). Its keys hold the statements' texts, a few MB; nothing of a file stays
+alive through it. Costs: a key is about 5 us per statement (one slice of the text, one tuple of
+the operands' constraint texts and types), against about 100 us of rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+
+from ptxlint.file_traits import traits
+from ptxlint.frontends.python import PYTHON_EXTENSIONS
+from ptxlint.model import HOLE, AsmStatement, Context, Edit, Finding, Fix, SourceFile, Span
+from ptxlint.rule import RuleContext
+
+MEMO_SIZE = 8192
+
+# A stored outcome that says "call the rule again" (see the module's docstring).
+RERUN = None
+
+# Finding's fields, as ``detach``/``attach`` know them: a new field may hold an offset, so a
+# change here must be looked at there (tests/test_rule_memo.py compares).
+FINDING_FIELDS = (
+    "rule", "name", "severity", "path", "span", "message", "fix", "statement", "expansion",
+    "spelled_at", "branch",
+)
+_CONTEXT_FIELDS = tuple(f.name for f in dataclasses.fields(Context))
+
+
+class WatchedContext(RuleContext):
+    """A ``RuleContext`` that notes a read of the fields that reach beyond the statement (every
+    statement of the file, its syntax tree, its per-function C++ facts): an outcome that read
+    one is not a function of its statement. Made by ``watch``; ``touched`` is reset by the
+    engine before each rule."""
+
+    touched: bool
+
+    @staticmethod
+    def _watched(name: str) -> property:
+        def get(self: WatchedContext) -> object:
+            fields = self.__dict__
+            fields["touched"] = True
+            return fields[name]
+
+        def put(self: WatchedContext, value: object) -> None:
+            self.__dict__[name] = value  # dataclasses.replace builds a copy through __init__
+
+        return property(get, put)
+
+
+for _name in ("file_statements", "parsed", "cxx"):
+    setattr(WatchedContext, _name, WatchedContext._watched(_name))
+
+
+def watch(context: RuleContext) -> WatchedContext:
+    watched = object.__new__(WatchedContext)
+    watched.__dict__.update(context.__dict__)
+    watched.__dict__["touched"] = False
+    return watched
+
+
+# (features, ((place among the pure rules called, findings or RERUN), ...)): see Memo.
+Entry = tuple[int, tuple[tuple[int, object], ...]]
+
+
+class Memo:
+    """Statement key -> (the statement's features, (place among the pure rules called, what
+    ``detach`` kept or ``RERUN``) for each pure rule that said something or must be called
+    again)."""
+
+    def __init__(self, size: int = MEMO_SIZE) -> None:
+        self.size = size
+        self.entries: OrderedDict[Hashable, Entry] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: Hashable) -> Entry | None:
+        entry = self.entries.get(key)
+        if entry is None:
+            self.misses += 1
+            return None
+        self.entries.move_to_end(key)
+        self.hits += 1
+        return entry
+
+    def put(self, key: Hashable, entry: Entry) -> None:
+        self.entries[key] = entry
+        if len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self.hits = self.misses = 0
+
+
+MEMO = Memo()
+
+
+class _Interned:
+    """Small numbers for values that many keys share (a file's settings, a context), so that
+    a key hashes them once. Numbers are never reused: after a ``clear`` a value gets a new one
+    and the keys made with the old one are simply never found again."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.numbers: dict[Hashable, int] = {}
+        self.next = 0
+
+    def number(self, value: Hashable) -> int:
+        found = self.numbers.get(value)
+        if found is None:
+            if len(self.numbers) >= self.size:
+                self.numbers.clear()
+            found = self.numbers[value] = self.next
+            self.next += 1
+        return found
+
+
+_SETTINGS = _Interned(256)
+_CONTEXTS = _Interned(4096)
+
+
+class FileKeys:
+    """Memo keys for the statements of one file (one per ``RulePlan`` and file)."""
+
+    def __init__(
+        self, pure: tuple[Hashable, ...], context: RuleContext, source: SourceFile
+    ) -> None:
+        self.source = source
+        self.context = context
+        self.usable = context.tier2 is None and not _embedding(source)
+        self.settings = 0
+        if self.usable:
+            try:
+                options = repr(sorted(context.options.items()))
+            except TypeError:  # option names that do not sort: the order as given
+                options = repr(list(context.options.items()))
+            self.settings = _SETTINGS.number(
+                (pure, context.arch, context.arch_suffix, options, traits(source))
+            )
+        self.watched = watch(context)
+        # Context objects are shared by the statements of a function (ptxlint.extract): each
+        # is numbered once, by identity (held, so that the identity stays its own).
+        self._contexts: dict[int, tuple[Context, int]] = {}
+
+    def key(self, statement: AsmStatement) -> Hashable | None:
+        """The statement's memo key, or None where its outcomes are not memoised."""
+        context = statement.context
+        if (
+            not self.usable
+            or statement.source is not self.source
+            or context.expansion is not None
+            or statement.llvm is not None
+        ):
+            return None
+        template = statement.template
+        for piece in template.pieces:
+            if piece.kind == "macro" and (
+                piece.text_end != piece.text_start + 1 or template.text[piece.text_start] != HOLE
+            ):
+                return None  # a macro's text: its characters map into the #define
+        known = self._contexts.get(id(context))
+        if known is None or known[0] is not context:
+            number = _CONTEXTS.number(
+                tuple(
+                    getattr(context, name) if name != "function" else context.function is None
+                    for name in _CONTEXT_FIELDS
+                )
+            )
+            known = self._contexts[id(context)] = (context, number)
+        operands = statement.operands
+        span = statement.span
+        return (
+            self.settings,
+            known[1],
+            self.source.text[span.start : span.end],
+            # a constraint's text: a macro may spell it (an unresolved one is in the text)
+            tuple(
+                [None if o.constraint.opaque else o.constraint.text for o in operands]
+                + [o.ctype for o in operands]
+            ),
+            statement.problems,
+            statement.syntax,
+        )
+
+
+def _embedding(source: SourceFile) -> bool:
+    return source.path.endswith(PYTHON_EXTENSIONS)
+
+
+def _relative(span: Span, start: int, end: int) -> Span | None:
+    if start <= span.start and span.end <= end:
+        return Span(span.start - start, span.end - start)
+    return None
+
+
+def detach(found: Sequence[Finding], statement: AsmStatement) -> tuple[Finding, ...] | None:
+    """``found`` with offsets relative to the statement's start and without the statement or its
+    path; None where a finding cannot be replayed onto another statement (it reaches outside
+    this one's text, or carries what only the engine sets)."""
+    start, end = statement.span.start, statement.span.end
+    path = statement.source.path
+    out: list[Finding] = []
+    for finding in found:
+        if (
+            type(finding) is not Finding
+            or finding.statement is not statement
+            or finding.path != path
+            or finding.expansion is not None
+            or finding.spelled_at is not None
+            or finding.branch
+        ):
+            return None
+        span = _relative(finding.span, start, end)
+        if span is None:
+            return None
+        fix = finding.fix
+        if fix is not None:
+            edits = []
+            for edit in fix.edits:
+                moved = _relative(edit.span, start, end)
+                if moved is None:
+                    return None
+                edits.append(Edit(moved, edit.new_text))
+            fix = Fix(fix.description, tuple(edits), fix.safe)
+        out.append(dataclasses.replace(finding, path="", span=span, fix=fix, statement=None))
+    return tuple(out)
+
+
+def attach(stored: Sequence[Finding], statement: AsmStatement) -> list[Finding]:
+    """Findings ``detach`` kept, placed on ``statement``."""
+    base = statement.span.start
+    path = statement.source.path
+    out = []
+    for f in stored:
+        fix = f.fix
+        if fix is not None:
+            fix = Fix(
+                fix.description,
+                tuple(
+                    Edit(Span(e.span.start + base, e.span.end + base), e.new_text)
+                    for e in fix.edits
+                ),
+                fix.safe,
+            )
+        out.append(
+            Finding(
+                rule=f.rule,
+                name=f.name,
+                severity=f.severity,
+                path=path,
+                span=Span(f.span.start + base, f.span.end + base),
+                message=f.message,
+                fix=fix,
+                statement=statement,
+            )
+        )
+    return out
