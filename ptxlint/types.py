@@ -741,28 +741,7 @@ class TypeResolver:
                     if node is not None and _SCOPE_OPENING.match(data) is None:
                         # typed from its own node instead of the one at byte b: see
                         # _SCOPE_OPENING for why the two have the same scopes
-                        free = self._free.get(expression)
-                        if free is not None:
-                            return free[0]
-                        key: tuple[object, ...] = (expression, id(tail), False)
-                        if kind == "subscript_expression":
-                            key = self._subscript_key(value, data, tail) or key
-                        elif kind in _CAST_KINDS:
-                            key = self._cast_key(value, kind, data, tail) or key
-                        hit = self._memo.get(key)
-                        if hit is not None and hit[0] <= b < hit[1]:
-                            return hit[2]
-                        typer = _Expr(self, value, b, tail)
-                        self._lo = -1
-                        self._hi = _FAR
-                        try:
-                            answer = self._typed(typer, value)
-                        except RecursionError:
-                            return None
-                        self._memo[key] = (self._lo, self._hi, answer)
-                        if not typer.located:
-                            self._free[expression] = (answer,)
-                        return answer
+                        return self._value_type(expression, data, value, kind, tail, b)
         else:
             node = self._expression_node(expression, b)
         alone = node is None
@@ -780,6 +759,52 @@ class TypeResolver:
             return self._typed(_Expr(self, where, b, chain), node)
         key = (expression, id(chain), alone)
         return self._memoised(key, b, lambda: self._typed(_Expr(self, where, b, chain), node))
+
+    def _value_type(
+        self,
+        expression: str,
+        data: bytes,
+        value: Node,
+        kind: str,
+        tail: tuple[_Scope | None, ...],
+        b: int,
+    ) -> CType | None:
+        """The type of an operand's value node of the file's tree, typed under its statement's
+        chain of scopes and memoised (see ``_memoised``) per spelling, and for subscripts and
+        casts also per shared key (``_subscript_key``, ``_cast_key``), looked at only when the
+        spelling is new: a key costs more than a look-up. An answer that read nothing of where
+        it is (``_Expr.located``) serves the spelling anywhere in the file."""
+        free = self._free.get(expression)
+        if free is not None:
+            return free[0]
+        memo = self._memo
+        key = (expression, id(tail), False)
+        hit = memo.get(key)
+        if hit is not None and hit[0] <= b < hit[1]:
+            return hit[2]
+        shared: tuple[object, ...] | None = None
+        if kind == "subscript_expression":
+            shared = self._subscript_key(value, data, tail)
+        elif kind in _CAST_KINDS:
+            shared = self._cast_key(value, kind, data, tail)
+        if shared is not None:
+            hit = memo.get(shared)
+            if hit is not None and hit[0] <= b < hit[1]:
+                memo[key] = hit
+                return hit[2]
+        typer = _Expr(self, value, b, tail)
+        self._lo = -1
+        self._hi = _FAR
+        try:
+            answer = self._typed(typer, value)
+        except RecursionError:
+            return None
+        memo[key] = hit = (self._lo, self._hi, answer)
+        if shared is not None:
+            memo[shared] = hit
+        if not typer.located:
+            self._free[expression] = (answer,)
+        return answer
 
     def _subscript_key(
         self, value: Node, data: bytes, chain: tuple[_Scope | None, ...]
