@@ -40,6 +40,7 @@ from ptxlint.model import (
     Context,
     CType,
     Expansion,
+    Offsets,
     Operand,
     PtxTemplate,
     Qualifier,
@@ -1377,6 +1378,12 @@ _SPAN_START, _SPAN_END = slot_setters(Span, ("start", "end"))
 _C_TEXT, _C_MODIFIERS, _C_LETTERS, _C_SPAN, _C_OPAQUE = slot_setters(
     Constraint, ("text", "modifiers", "letters", "span", "opaque")
 )
+_PIECE_KIND, _PIECE_SPAN, _PIECE_TEXT_START, _PIECE_TEXT_END = slot_setters(
+    TemplatePiece, ("kind", "span", "text_start", "text_end")
+)
+_T_TEXT, _T_CHAR_STARTS, _T_CHAR_ENDS, _T_PIECES = slot_setters(
+    Template, ("text", "char_starts", "char_ends", "pieces")
+)
 (_O_INDEX, _O_ROLE, _O_CONSTRAINT, _O_EXPRESSION, _O_EXPRESSION_SPAN, _O_SPAN, _O_NAME,
  _O_CTYPE) = slot_setters(
     Operand,
@@ -1444,7 +1451,7 @@ def _read_plain(source: SourceFile, start: int, keyword: str) -> _RawStatement |
             return None
         qualifiers.append(Qualifier(word, Span(m.start(1), pos)))
     open_paren = pos - 1
-    literals: list[Token] = []
+    literals: list[tuple[str, int, int]] = []  # (spelling, start, end)
     while True:
         m = _PLAIN_LITERAL.match(text, pos)
         if m is None:
@@ -1454,7 +1461,7 @@ def _read_plain(source: SourceFile, start: int, keyword: str) -> _RawStatement |
             pos = after
             continue
         pos = m.end()
-        literals.append(_new_token(Token, ("string", m.group(1), m.start(1), pos)))
+        literals.append((m.group(1), m.start(1), pos))
     m = _PLAIN_SEP.match(text, pos)
     if not literals or m is None:
         return None
@@ -1480,8 +1487,9 @@ def _read_plain(source: SourceFile, start: int, keyword: str) -> _RawStatement |
         pos, sep = read
     if sep != ")" or pos - start >= _TOKEN_LIMIT:
         return None
-    reader = _StatementReader(source, (), _NoPieces(), in_macro=False)
-    template = reader._template(literals, open_paren)
+    template = _plain_template(literals)
+    if template is None:
+        return None
     return _RawStatement(
         qualifiers=tuple(qualifiers),
         extended=bool(colons),
@@ -1492,10 +1500,57 @@ def _read_plain(source: SourceFile, start: int, keyword: str) -> _RawStatement |
         colons=tuple(colons),
         open_paren=open_paren,
         end=pos,
-        problems=(*reader.problems, *problems),
+        problems=tuple(problems),
         opaque_sections=False,
         missing_commas=tuple(missing_commas),
     )
+
+
+def _plain_template(literals: list[tuple[str, int, int]]) -> Template | None:
+    """``_StatementReader._template`` of ``_read_plain``'s literals (terminated, unprefixed,
+    at least one), without a token per literal and with the pieces and the template filled
+    slot by slot; None where one decodes as unterminated (the token path then reads it)."""
+    chars: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    pieces: list[TemplatePiece] = []
+    for literal, at, end in literals:
+        begin = len(starts)
+        if "\\" not in literal:  # decode_string_literal's reading of it
+            chars.append(literal[1:-1])
+            starts.extend(range(at + 1, end - 1))
+            ends.extend(range(at + 2, end))
+            text_end = len(starts)
+        else:
+            if len(literal) > _DECODED_CHARS:
+                decoded = decode_string_literal(Token("string", literal, at, end))
+                spelled, terminated = decoded.text, decoded.terminated
+                starts.extend(decoded.starts)
+                ends.extend(decoded.ends)
+            else:
+                spelled, runs, terminated = _decoded("string", literal)
+                for first_start, first_end, count in runs:
+                    starts.extend(range(at + first_start, at + first_start + count))
+                    ends.extend(range(at + first_end, at + first_end + count))
+            if not terminated:
+                return None
+            chars.append(spelled)
+            text_end = begin + len(spelled)
+        span = _new(Span)
+        _SPAN_START(span, at)
+        _SPAN_END(span, end)
+        piece = _new(TemplatePiece)
+        _PIECE_KIND(piece, "string")
+        _PIECE_SPAN(piece, span)
+        _PIECE_TEXT_START(piece, begin)
+        _PIECE_TEXT_END(piece, text_end)
+        pieces.append(piece)
+    template = _new(Template)
+    _T_TEXT(template, "".join(chars))
+    _T_CHAR_STARTS(template, Offsets("q", starts))  # as Template.__post_init__ stores them
+    _T_CHAR_ENDS(template, Offsets("q", ends))
+    _T_PIECES(template, tuple(pieces))
+    return template
 
 
 def _plain_operands(
