@@ -301,6 +301,10 @@ class AsmStatement:
     # Triton, CuTe DSL and llvmlite write it ($N, ${N}, $$, ${:uid}, "=r,r,~{memory}").
     syntax: str = "gnu"
     llvm: LlvmCall | None = None  # the call's arguments, for "llvm" statements
+    # (outputs, inputs), made on first use: rules ask for them about three times a statement
+    _roles: tuple[tuple[Operand, ...], tuple[Operand, ...]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def is_volatile(self) -> bool:
@@ -315,11 +319,20 @@ class AsmStatement:
 
     @property
     def outputs(self) -> tuple[Operand, ...]:
-        return tuple(o for o in self.operands if o.role == "output")
+        return (self._roles or self._split_roles())[0]
 
     @property
     def inputs(self) -> tuple[Operand, ...]:
-        return tuple(o for o in self.operands if o.role == "input")
+        return (self._roles or self._split_roles())[1]
+
+    def _split_roles(self) -> tuple[tuple[Operand, ...], tuple[Operand, ...]]:
+        operands = self.operands
+        roles = (
+            tuple(o for o in operands if o.role == "output"),
+            tuple(o for o in operands if o.role == "input"),
+        )
+        object.__setattr__(self, "_roles", roles)  # a cache of a frozen value's parts
+        return roles
 
     @property
     def has_memory_clobber(self) -> bool:
