@@ -1183,3 +1183,37 @@ def test_a_statement_given_by_its_ancestors_is_typed_as_given_by_its_keyword() -
         expected = shape(by_offset.resolve(expression, offset))
         assert shape(by_keyword.resolve(expression, offset, keyword)) == expected
         assert shape(by_ancestors.resolve(expression, offset, ups)) == expected
+
+
+def test_operands_parsed_on_their_own_are_parsed_once_per_text(monkeypatch) -> None:
+    import ptxlint.types as types_module
+
+    # a comment before the expression: the file's tree holds no node spanning the text
+    source = """
+__device__ void f(unsigned x) {
+  asm("" :: "r"(/*a*/ x + 1u), "r"(/*b*/ (x)), "r"(/*c*/ x +));
+  asm("" :: "r"(/*a*/ x + 1u), "r"(/*b*/ (x)), "r"(/*c*/ x +));
+}
+__device__ void g(unsigned long long x) {
+  asm("" :: "l"(/*a*/ x + 1u), "l"(/*b*/ (x)), "l"(/*c*/ x +));
+}
+"""
+    parses: list[str] = []
+    real = types_module.TypeResolver._parse_alone
+
+    def counting(self, expression):
+        if expression not in self._alone:
+            parses.append(expression)
+        return real(self, expression)
+
+    monkeypatch.setattr(types_module.TypeResolver, "_parse_alone", counting)
+    together, alone = _shared_and_alone(source)
+    expected = ["unsigned int", "unsigned int", None] * 2 + ["unsigned long long"] * 2 + [None]
+    assert together == alone == expected
+    parses.clear()
+    parsed, calls = _typing_calls(source)
+    shared = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    assert [shape(shared.resolve(*call)) is not None for call in calls] == [
+        answer is not None for answer in expected
+    ]
+    assert sorted(parses) == ["/*a*/ x + 1u", "/*b*/ (x)", "/*c*/ x +"]
