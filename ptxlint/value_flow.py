@@ -149,7 +149,7 @@ _NAMESPACE_SCOPES = (
 )
 
 
-_NOT_CLIMBED = object()
+_MISSING = object()  # a memo's "not worked out yet" (None is an answer)
 # The parents of an identifier that may give it a value (see ``_assignments``).
 _DECLARING = frozenset(
     {"init_declarator", "pointer_declarator", "array_declarator", "reference_declarator",
@@ -170,6 +170,13 @@ class _Function:
     params: list[tuple[str | None, bool]]  # (name, declared as a pointer)
     assigned: dict[str, tuple[list[Assigned], bool]] = field(default_factory=dict)
     returns: list[tree_sitter.Node] | None = None
+    # parameter name -> its position (the first, should two share a name)
+    param_index: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for i, (name, _) in enumerate(self.params):
+            if name is not None:
+                self.param_index.setdefault(name, i)
 
 
 class _FileFacts:
@@ -184,7 +191,8 @@ class _FileFacts:
         self.functions: dict[int, _Function] = {}
         self._identifiers: dict[bytes, list[int]] | None = None
         self._definitions: dict[str, list[_Function]] = {}
-        self._calls: dict[str, list[tuple[tree_sitter.Node, _Function]]] = {}
+        self._call_sites: dict[str, list[tree_sitter.Node]] = {}  # by callee name
+        self._calls: dict[str, list[tuple[tree_sitter.Node, _Function]]] = {}  # with callers
         self._file_arrays: dict[str, bool] = {}
         self._memo: dict[tuple[int, int, bool], Value | None] = {}
         self._busy: set[tuple[int, int, bool]] = set()
@@ -211,8 +219,8 @@ class _FileFacts:
             if current is None or current.type in _FUNCTION_NODES:
                 found = current
                 break
-            known = memo.get(current.id, _NOT_CLIMBED)
-            if known is not _NOT_CLIMBED:
+            known = memo.get(current.id, _MISSING)
+            if known is not _MISSING:
                 found = known  # type: ignore[assignment]
                 break
             passed.append(current.id)
@@ -423,7 +431,7 @@ class _FileFacts:
 
     def _index_name(self, name: str) -> None:
         definitions: list[_Function] = []
-        calls: list[tuple[tree_sitter.Node, _Function]] = []
+        sites: list[tree_sitter.Node] = []
         arrays = False
         for node in self._named(name):
             current = node.parent
@@ -443,10 +451,8 @@ class _FileFacts:
                     definition = definition.parent
                 if definition is not None and definition.type == "function_definition":
                     definitions.append(self._function(definition))
-            elif current.type == "call_expression":
-                caller = self.function_of(current)
-                if caller is not None and _callee(current)[0] == name:
-                    calls.append((current, caller))
+            elif current.type == "call_expression" and _callee(current)[0] == name:
+                sites.append(current)
             elif current.type == "array_declarator":
                 declared, _, array = self._declared(node)
                 owner = declared.parent if declared is not None else None
@@ -457,7 +463,7 @@ class _FileFacts:
                     and owner.parent.type in _NAMESPACE_SCOPES
                 )
         self._definitions[name] = definitions
-        self._calls[name] = calls
+        self._call_sites[name] = sites
         self._file_arrays[name] = arrays
 
     def definitions(self, name: str) -> list[_Function]:
@@ -466,9 +472,19 @@ class _FileFacts:
         return self._definitions[name]
 
     def calls(self, name: str) -> list[tuple[tree_sitter.Node, _Function]]:
-        if name not in self._calls:
-            self._index_name(name)
-        return self._calls[name]
+        """The calls of ``name`` inside functions, with their caller. Only a parameter's value
+        asks for the callers (a climb per call site), so ``_index_name`` leaves them out."""
+        found = self._calls.get(name)
+        if found is None:
+            if name not in self._call_sites:
+                self._index_name(name)
+            found = []
+            for site in self._call_sites[name]:
+                caller = self.function_of(site)
+                if caller is not None:
+                    found.append((site, caller))
+            self._calls[name] = found
+        return found
 
     def file_array(self, name: str) -> bool:
         """``name`` is an array declared at namespace scope (``extern __shared__ char s[];``)."""
@@ -482,8 +498,9 @@ class _FileFacts:
         self, node: tree_sitter.Node, fn: _Function, depth: int, params: bool
     ) -> Value | None:
         key = (node.id, depth, params)
-        if key in self._memo:
-            return self._memo[key]
+        known = self._memo.get(key, _MISSING)
+        if known is not _MISSING:
+            return known  # type: ignore[return-value]
         if key in self._busy or depth > _MAX_DEPTH:
             return None
         self._busy.add(key)
@@ -572,7 +589,7 @@ class _FileFacts:
     def _variable(self, name: str, fn: _Function, depth: int, params: bool) -> Value | None:
         found: set[Value | None] = set()
         assigned, pointer = self._assignments(fn, name)
-        param = next((i for i, (p, _) in enumerate(fn.params) if p == name), None)
+        param = fn.param_index.get(name)
         if param is not None:
             pointer = fn.params[param][1]
             found.add(self._parameter(fn, param, depth, params) if params else None)
