@@ -174,7 +174,7 @@ class FileKeys:
         # is numbered once, by identity (held, so that the identity stays its own).
         self._contexts: dict[int, tuple[Context, int]] = {}
 
-    def key(self, statement: AsmStatement) -> Hashable | None:
+    def key(self, statement: AsmStatement) -> Key | None:
         """The statement's memo key, or None where its outcomes are not memoised."""
         context = statement.context
         if (
@@ -201,17 +201,38 @@ class FileKeys:
             known = self._contexts[id(context)] = (context, number)
         operands = statement.operands
         span = statement.span
+        return Key(
+            (
+                self.settings,
+                known[1],
+                self.source.text[span.start : span.end],
+                # a constraint's text: a macro may spell it (an unresolved one is in the text)
+                tuple(
+                    [None if o.constraint.opaque else o.constraint.text for o in operands]
+                    + [o.ctype for o in operands]
+                ),
+                statement.problems,
+                statement.syntax,
+            )
+        )
+
+
+class Key:
+    """A statement's key with its hash worked out once: the memo looks a key up, then stores or
+    moves it, and a tuple would hash its text and every operand's type each time."""
+
+    __slots__ = ("hash", "parts")
+
+    def __init__(self, parts: tuple[object, ...]) -> None:
+        self.parts = parts
+        self.hash = hash(parts)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
         return (
-            self.settings,
-            known[1],
-            self.source.text[span.start : span.end],
-            # a constraint's text: a macro may spell it (an unresolved one is in the text)
-            tuple(
-                [None if o.constraint.opaque else o.constraint.text for o in operands]
-                + [o.ctype for o in operands]
-            ),
-            statement.problems,
-            statement.syntax,
+            isinstance(other, Key) and self.hash == other.hash and self.parts == other.parts
         )
 
 

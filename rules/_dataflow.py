@@ -71,7 +71,7 @@ def _index(statement: AsmStatement) -> _Index:
                 else:
                     reads[ref] = [access]
     index = _Index(writes, reads)
-    if len(_INDEX) > 256:
+    if len(_INDEX) > 4096:
         _INDEX.clear()
     _INDEX[id(ptx)] = (ptx, index)
     return index

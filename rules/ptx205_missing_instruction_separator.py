@@ -88,7 +88,7 @@ def _may_run_together(statement: AsmStatement) -> bool:
                 break
         if found:
             break
-    if len(_RUN_TOGETHER) > 256:
+    if len(_RUN_TOGETHER) > 4096:
         _RUN_TOGETHER.clear()
     _RUN_TOGETHER[id(ptx)] = (ptx, text, found)
     return found

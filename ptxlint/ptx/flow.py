@@ -52,7 +52,7 @@ def analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:
     if cached is not None and cached[0] is ptx and cached[1] == template_text:
         return cached[2]
     result = _analyze(ptx, template_text)
-    if len(_MEMO) > 256:
+    if len(_MEMO) > 4096:
         _MEMO.clear()
     _MEMO[id(ptx)] = (ptx, template_text, result)
     return result
