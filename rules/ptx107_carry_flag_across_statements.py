@@ -55,6 +55,9 @@ def carry_use(statement: AsmStatement) -> CarryUse | None:
 class CarryFlagAcrossStatements(Rule):
     id = "PTX107"
     name = "carry-flag-across-statements"
+    # Neighbours are read (context.file_statements) only around a carry flag: the engine
+    # memoises the other outcomes, and re-runs these.
+    pure = True
     severity = Severity.ERROR
     needs = ("instructions",)
     summary = "A carry-flag consumer whose producer is not in the same asm statement"

@@ -192,6 +192,23 @@ def test_an_outcome_that_read_a_neighbour_is_not_replayed(fresh_memo: rule_memo.
     assert not [f for f in _lint("split2.cu", split) if f.rule == "PTX203"]
 
 
+def test_a_message_naming_a_neighbours_line_is_worked_out_for_each_copy(
+    fresh_memo: rule_memo.Memo,
+) -> None:
+    """PTX107 names the line of the statement that reads the carry flag: a copy moved down by
+    three lines names its own neighbour's line."""
+    text = (
+        "__device__ void f(unsigned &a, unsigned b, unsigned &c) {\n"
+        '  asm("add.cc.u32 %0, %0, %1;" : "+r"(a) : "r"(b));\n'
+        '  asm("addc.u32 %0, 0, 0;" : "=r"(c));\n'
+        "}\n"
+    )
+    first = [f.message for f in _lint("carry.cu", text) if f.rule == "PTX107"]
+    moved = [f.message for f in _lint("carry2.cu", "\n\n\n" + text) if f.rule == "PTX107"]
+    assert any("line 3" in m for m in first) and any("line 6" in m for m in moved)
+    assert _placed(_lint("carry3.cu", "\n" + text)) == _cold("carry3.cu", "\n" + text)
+
+
 class _Counting(Rule):
     id = "PTX990"
     name = "counting"
