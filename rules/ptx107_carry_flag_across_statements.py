@@ -105,6 +105,8 @@ asm("add.cc.u32 %0, %0, %2;\\n\\t"
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if _PRODUCERS.isdisjoint([i.opcode for i in statement.ptx.instructions]):
+            return  # no carry arithmetic (most statements): nothing below could speak
         if rocm_guarded(statement):
             return
         use = carry_use(statement)
