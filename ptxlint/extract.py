@@ -335,27 +335,40 @@ def _finish(
     operands = raw.operands
     if lookup is not None:
         operands = tuple(_typed(op, lookup, type_at, statement) for op in operands)
-    result.statements.append(
-        AsmStatement(
-            source=source,
-            keyword=keyword,
-            span=span,
-            qualifiers=raw.qualifiers,
-            extended=raw.extended,
-            template=raw.template,
-            operands=operands,
-            clobbers=raw.clobbers,
-            goto_labels=raw.goto_labels,
-            colons=raw.colons,
-            open_paren=raw.open_paren,
-            close_paren=raw.end - 1,
-            context=context,
-            ptx=ptx,
-            problems=raw.problems,
-            opaque_sections=raw.opaque_sections,
-            missing_commas=raw.missing_commas,
-        )
-    )
+    # AsmStatement(source=source, keyword=keyword, ..., missing_commas=raw.missing_commas)
+    # filled slot by slot (its __init__ sets 20 fields through object.__setattr__: 5 us)
+    statement_ = _new(AsmStatement)
+    _S_SOURCE(statement_, source)
+    _S_KEYWORD(statement_, keyword)
+    _S_SPAN(statement_, span)
+    _S_QUALIFIERS(statement_, raw.qualifiers)
+    _S_EXTENDED(statement_, raw.extended)
+    _S_TEMPLATE(statement_, raw.template)
+    _S_OPERANDS(statement_, operands)
+    _S_CLOBBERS(statement_, raw.clobbers)
+    _S_GOTO_LABELS(statement_, raw.goto_labels)
+    _S_COLONS(statement_, raw.colons)
+    _S_OPEN_PAREN(statement_, raw.open_paren)
+    _S_CLOSE_PAREN(statement_, raw.end - 1)
+    _S_CONTEXT(statement_, context)
+    _S_PTX(statement_, ptx)
+    _S_PROBLEMS(statement_, raw.problems)
+    _S_OPAQUE_SECTIONS(statement_, raw.opaque_sections)
+    _S_MISSING_COMMAS(statement_, raw.missing_commas)
+    _S_SYNTAX(statement_, "gnu")
+    _S_LLVM(statement_, None)
+    _S_ROLES(statement_, None)
+    result.statements.append(statement_)
+
+
+(_S_SOURCE, _S_KEYWORD, _S_SPAN, _S_QUALIFIERS, _S_EXTENDED, _S_TEMPLATE, _S_OPERANDS, _S_CLOBBERS,
+ _S_GOTO_LABELS, _S_COLONS, _S_OPEN_PAREN, _S_CLOSE_PAREN, _S_CONTEXT, _S_PTX, _S_PROBLEMS,
+ _S_OPAQUE_SECTIONS, _S_MISSING_COMMAS, _S_SYNTAX, _S_LLVM, _S_ROLES) = slot_setters(
+    AsmStatement,
+    ("source", "keyword", "span", "qualifiers", "extended", "template", "operands", "clobbers",
+     "goto_labels", "colons", "open_paren", "close_paren", "context", "ptx", "problems",
+     "opaque_sections", "missing_commas", "syntax", "llvm", "_roles"),
+)  # fmt: skip
 
 
 def _replaced(context: Context, **changes: object) -> Context:
@@ -1791,14 +1804,26 @@ def _context(
     if fn is not None:
         function, specifiers = ancestors.header(fn)
     guards, local_guards = file_guards.at(start, end)
-    return Context(
-        function=function,
-        function_specifiers=specifiers,
-        macro=macro,
-        guards=guards,
-        local_guards=local_guards,
-        guard_macros=guard_macros.at(start) if guard_macros is not None and guards else (),
-    )
+    known = guard_macros.at(start) if guard_macros is not None and guards else ()
+    # one Context per distinct answer (a look-up costs a fifth of making one): the
+    # statements of a function mostly share it
+    key = (function, specifiers, macro, guards, local_guards, known)
+    context = _MADE.get(key)
+    if context is None:
+        if len(_MADE) >= _CONTEXTS_KEPT:
+            _MADE.clear()
+        context = _MADE[key] = Context(
+            function=function,
+            function_specifiers=specifiers,
+            macro=macro,
+            guards=guards,
+            local_guards=local_guards,
+            guard_macros=known,
+        )
+    return context
+
+
+_MADE: dict[tuple[object, ...], Context] = {}
 
 
 class _Ancestors:

@@ -419,3 +419,19 @@ def test_reread_reads_plain_statements_as_the_tokens_do(monkeypatch: pytest.Monk
     assert plain[0] is not None and plain[0].template.text == "mov.b32 %0, %1;"
     assert [o.ctype for o in plain[0].operands] == [o.ctype for o in statements[0].operands]
     assert plain[3] is not None and plain[3].keyword == "__asm__"
+
+
+def test_statements_filled_slot_by_slot_equal_the_constructed_ones() -> None:
+    """``_finish`` fills AsmStatement slot by slot, its defaults included."""
+    from ptxlint.model import AsmStatement
+
+    text = '__device__ void f(unsigned a) { asm volatile("mov.u32 %0, 1;" : "=r"(a) :: "memory"); }'
+    (made,) = extract_statements(SourceFile("t.cu", text)).statements
+    names = ("source", "keyword", "span", "qualifiers", "extended", "template", "operands",
+             "clobbers", "goto_labels", "colons", "open_paren", "close_paren", "context", "ptx",
+             "problems", "opaque_sections", "missing_commas")  # fmt: skip
+    constructed = AsmStatement(**{name: getattr(made, name) for name in names})
+    assert made == constructed and repr(made) == repr(constructed)
+    assert hash(made) == hash(constructed)
+    assert (made.syntax, made.llvm) == ("gnu", None)
+    assert made.outputs == constructed.outputs and made.inputs == ()
