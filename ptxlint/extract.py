@@ -1577,12 +1577,14 @@ def _plain_operands(
     """Read the operands of a section from ``pos`` (after its colon) onto ``operands``, their
     missing commas onto ``problems`` and ``missing_commas``, as ``_operands`` reads them; where
     the section ends (after its ":" or ")") and that separator, or None where not plain."""
-    head: re.Match[str] | None
+    # groups by number, all at once: op 1, name 2, con 3 (and in _PLAIN_OPERAND expr 4, sep 5)
     while True:
         m = _PLAIN_OPERAND.match(text, pos)
         if m is not None:  # the usual operand, in one match
-            head = tail = m
-            expr_at, close = m.span("expr")
+            _, name, con, expr, sep = m.groups()
+            op_at, con_at, expr_at = m.start(1), m.start(3), m.start(4)
+            close = expr_at + len(expr)
+            tail = m
         else:
             head = _PLAIN_HEAD.match(text, pos)
             if head is None:
@@ -1596,12 +1598,14 @@ def _plain_operands(
                 if m.group(1) == ",":
                     continue
                 return pos, m.group(1)
-            expr_at = head.end()
+            _, name, con = head.groups()
+            op_at, con_at, expr_at = head.start(1), head.start(3), head.end()
             close = _expression_end(text, expr_at)
             if close < 0:
                 return None
+            expr = text[expr_at:close]
             tail = _tail(text, close + 1)
-        sep = tail.group("sep")
+            sep = tail.group("sep")
         if sep is None:
             after = _after_comments(text, tail.end())
             if after < 0:
@@ -1610,12 +1614,9 @@ def _plain_operands(
             sep = tail.group("sep")
             if sep is None:
                 return None
-        name = head.group("name")
-        expr = text[expr_at:close]
         if "asm" in expr or name in _KEYWORD_WORDS:
             return None  # an asm keyword inside would have ended the token stream
-        con_at, con_end = head.span("con")
-        con = head.group("con")
+        con_end = con_at + len(con)
         modifiers, letters = _constraint_parts(con)
         expression = expr.strip()
         expr_start = expr_at + len(expr) - len(expr.lstrip())
@@ -1638,7 +1639,7 @@ def _plain_operands(
         _SPAN_END(span, expr_start + len(expression))
         _O_EXPRESSION_SPAN(operand, span)
         span = _new(Span)
-        _SPAN_START(span, head.start("op"))
+        _SPAN_START(span, op_at)
         _SPAN_END(span, close + 1)
         _O_SPAN(operand, span)
         _O_NAME(operand, name)

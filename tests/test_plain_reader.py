@@ -435,3 +435,9 @@ def test_statements_filled_slot_by_slot_equal_the_constructed_ones() -> None:
     assert hash(made) == hash(constructed)
     assert (made.syntax, made.llvm) == ("gnu", None)
     assert made.outputs == constructed.outputs and made.inputs == ()
+
+
+def test_plain_patterns_number_their_groups_as_the_reader_reads_them() -> None:
+    """``_plain_operands`` reads the groups by number, all at once."""
+    assert ex._PLAIN_OPERAND.groupindex == {"op": 1, "name": 2, "con": 3, "expr": 4, "sep": 5}
+    assert ex._PLAIN_HEAD.groupindex == {"op": 1, "name": 2, "con": 3}
