@@ -264,23 +264,9 @@ class RulePlan:
             if test(statement):
                 features |= bit
         pure, other = self.calls(features)
-        for k, check in other:
-            try:
-                found = list(check(statement, context))
-            except Exception as exc:
-                row[k] = exc
-                continue
-            if found:
-                row[k] = found
+        _call(other, statement, context, row)
         if key is None:
-            for k, check in pure:
-                try:
-                    found = list(check(statement, context))
-                except Exception as exc:
-                    row[k] = exc
-                    continue
-                if found:
-                    row[k] = found
+            _call(pure, statement, context, row)
             return row
         # Only what a pure rule said, or that it must be called again, is stored (by its place
         # among the pure rules called): most say nothing about most statements.
@@ -320,14 +306,25 @@ class RulePlan:
                 other = [*other, (k, check)]
             else:
                 row[k] = rule_memo.attach(kept, statement)  # type: ignore[arg-type]
-        for k, check in other:
-            try:
-                found = list(check(statement, context))
-            except Exception as exc:
-                row[k] = exc
-                continue
-            if found:
-                row[k] = found
+        _call(other, statement, context, row)
+
+
+def _call(
+    calls: list[tuple[int, _Check]],
+    statement: AsmStatement,
+    context: RuleContext,
+    row: list[Outcome],
+) -> None:
+    """Each of ``calls``' checks on ``statement``, its outcome put at its place in ``row``
+    (``run_rule``'s, without a call of it per rule)."""
+    for k, check in calls:
+        try:
+            found = list(check(statement, context))
+        except Exception as exc:
+            row[k] = exc
+            continue
+        if found:
+            row[k] = found
 
 
 def run_rule(rule: Rule, statement: AsmStatement, context: RuleContext) -> Outcome:
