@@ -220,15 +220,14 @@ def classify(
     ptx: PtxTemplate,
     constraint_letters: str,
     *,
-    path: str,
     function_specifiers: tuple[str, ...],
     guards: tuple[str, ...],
     split_by_directives: bool = False,
     host_only: str = "",
 ) -> Verdict:
     """``host_only``: why the statement is never compiled for the GPU (a host-only function,
-    a file that #errors in a CUDA build), or empty. ``path`` is not read: extract's verdict
-    memo is keyed without it, so add it to that key before reading it here."""
+    a file that #errors in a CUDA build), or empty. Nothing of the file is read: extract's
+    verdict memo shares verdicts across files, keyed by exactly these arguments."""
     if host_only.startswith(NEVER_BUILT):
         return Verdict("host", host_only)
     text = template.replace(HOLE, " ")
@@ -255,7 +254,7 @@ def classify(
         return Verdict("host", f"{isa} assembly in the template")
     ptx_words = [w for w in words if w in PTX_OPCODES or w in PTX_DIRECTIVES] + hole_opcodes
     arm = any(w in _ARM_WORDS for w in words) or _arm_arrangement(text)
-    device_context = device_context_of(path, function_specifiers, guards)
+    device_context = device_context_of(function_specifiers, guards)
     if not device_context and host_only:
         return Verdict("host", host_only)
     if not words and ptx.braces and not text.strip(" \t\r\n{}"):
@@ -288,7 +287,7 @@ def classify(
     return Verdict("ptx", device_context)
 
 
-def device_context_of(path: str, specifiers: tuple[str, ...], guards: tuple[str, ...]) -> str:
+def device_context_of(specifiers: tuple[str, ...], guards: tuple[str, ...]) -> str:
     if any(s in _DEVICE_SPECIFIERS for s in specifiers):
         return "in a __device__/__global__ function"
     for guard in guards:

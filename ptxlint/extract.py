@@ -309,8 +309,7 @@ def _finish(
     letters = "".join(o.constraint.letters for o in raw.operands)
     ptx = parse_template(raw.template.text, raw.extended)
     split = branch_split or any(p.startswith("preprocessor directive") for p in raw.problems)
-    # no path: classify does not read it (its verdicts then carry across files, where
-    # templates repeat)
+    # nothing of the file: the verdicts carry across files, where templates repeat
     key = (parse_template, raw.template.text, raw.extended, letters,
            context.function_specifiers, context.guards, split, host_only)  # fmt: skip
     verdict = _VERDICTS.get(key)
@@ -321,7 +320,6 @@ def _finish(
             raw.template.text,
             ptx,
             letters,
-            path=source.path,
             function_specifiers=context.function_specifiers,
             guards=context.guards,
             split_by_directives=split,
@@ -391,7 +389,7 @@ _CONTEXTS_KEPT = 4096
 
 
 # ``dialect.classify``'s verdicts by all it reads (``ptx`` is ``parse_template(text, extended)``;
-# ``path`` it takes but does not read): a pure function, and statements repeat their template
+# nothing of the file): a pure function, and statements repeat their template
 # in one context, within a file and across files (flashinfer's sample: 23,000 statements, 700
 # templates). Bounded: cleared when full.
 _VERDICTS: dict[tuple[object, ...], dialect.Verdict] = {}
@@ -446,9 +444,7 @@ def _read_branches(
             _context(host.ancestors, node, None, file_guards, start, raw.end, host.guard_macros),
             node,
         )
-        in_device_code = bool(
-            dialect.device_context_of(source.path, base.function_specifiers, base.guards)
-        )
+        in_device_code = bool(dialect.device_context_of(base.function_specifiers, base.guards))
         context = dataclasses.replace(
             base,
             guards=base.guards + variant.conditions,

@@ -285,7 +285,6 @@ def _llvm(
         template.text.replace("$", "%"),
         ptx,
         "",
-        path=source.path,
         function_specifiers=("__device__",) if api.key != "llvmlite" else (),
         guards=(),
     )
