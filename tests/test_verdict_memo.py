@@ -35,11 +35,10 @@ def _readings(path: str) -> tuple[list[tuple[str | None, str, str]], list[tuple[
     return kept, result.skipped
 
 
-def test_one_template_keeps_each_contexts_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
-    ex._VERDICTS.clear()
-    cold = _readings("memo.cu")
-    warm = _readings("memo.cu")  # every verdict from the memo
-    calls = []
+def _count_classify(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, ...]]:
+    """``dialect.classify`` patched to note each call (its positional arguments) in the list
+    returned."""
+    calls: list[tuple[object, ...]] = []
     real = dialect.classify
 
     def counted(*args: object, **kwargs: object) -> dialect.Verdict:
@@ -47,6 +46,14 @@ def test_one_template_keeps_each_contexts_verdict(monkeypatch: pytest.MonkeyPatc
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(dialect, "classify", counted)
+    return calls
+
+
+def test_one_template_keeps_each_contexts_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    ex._VERDICTS.clear()
+    cold = _readings("memo.cu")
+    warm = _readings("memo.cu")  # every verdict from the memo
+    calls = _count_classify(monkeypatch)
     ex._VERDICTS.clear()
     fresh = _readings("memo.cu")
     assert cold == warm == fresh
@@ -71,14 +78,7 @@ def test_verdicts_carry_across_files(monkeypatch: pytest.MonkeyPatch) -> None:
     take the verdicts the first file's got."""
     ex._VERDICTS.clear()
     first = _readings("one.cu")
-    calls = []
-    real = dialect.classify
-
-    def counted(*args: object, **kwargs: object) -> dialect.Verdict:
-        calls.append(args)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(dialect, "classify", counted)
+    calls = _count_classify(monkeypatch)
     assert _readings("other/two.cuh") == first
     assert calls == []
     ex._VERDICTS.clear()
