@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ptxlint import file_index, file_memos, include_graph, macros, prefilter
+from ptxlint import file_index, file_memos, include_graph, macros, orphan_guard, prefilter
 from ptxlint.cache import ResultCache, code_fingerprint
 from ptxlint.cache import location as cache_location
 from ptxlint.config import Config, RuleSelector
@@ -273,6 +273,7 @@ def _init_worker(
 ) -> None:
     from ptxlint.engine import instantiate
 
+    orphan_guard.watch_parent()
     classes = [r for r in load_rules().rules if r.id in rule_ids]
     macros.set_include_dirs(tier2.include_dirs)
     macros.keep_header_digests(False)  # the main process records what results depend on

@@ -27,6 +27,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
+from ptxlint import orphan_guard
 from ptxlint.engine import FileResult
 from ptxlint.fix import FixOutcome
 from ptxlint.incremental import changed_range
@@ -222,7 +223,9 @@ class LintService:
             # spawn: the server runs threads (stdin reader, pygls's pool); fork would copy
             # their locks mid-use
             context = multiprocessing.get_context("spawn")
-            pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+            pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=context, initializer=orphan_guard.watch_parent
+            )
             worker = _Worker(pool, pool.submit(_warm, self.generation))
             self._slots[slot] = worker
         return worker
