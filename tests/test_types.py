@@ -909,7 +909,9 @@ def test_memoised_answers_hold_only_between_declarations_in_any_order() -> None:
         assert [shape(answers[i])[0] for i in range(4)] == expected
 
 
-def test_an_expression_is_typed_once_per_scope(monkeypatch) -> None:
+def _count_top_level_typings(monkeypatch) -> list[str]:
+    """``_Expr.type_of`` patched to note the text of each expression it types from the top (not
+    its sub-expressions), in the list returned."""
     import ptxlint.types as types_module
 
     typed: list[str] = []
@@ -921,6 +923,11 @@ def test_an_expression_is_typed_once_per_scope(monkeypatch) -> None:
         return real(self, node)
 
     monkeypatch.setattr(types_module._Expr, "type_of", counting)
+    return typed
+
+
+def test_an_expression_is_typed_once_per_scope(monkeypatch) -> None:
+    typed = _count_top_level_typings(monkeypatch)
     statements = "".join('asm("" :: "r"(a[0] + 1), "r"(a[1] + 1), "r"(b));\n' for _ in range(5))
     source = kernel(statements, params="const unsigned* a, unsigned b")
     assert _operand_types(source) == ["unsigned int"] * 15
@@ -1084,17 +1091,7 @@ def test_subscripts_of_a_name_share_an_answer_only_in_one_scope_and_range() -> N
 
 
 def test_subscripts_with_any_index_are_typed_once_per_name_and_scope(monkeypatch) -> None:
-    import ptxlint.types as types_module
-
-    typed: list[str] = []
-    real = types_module._Expr.type_of
-
-    def counting(self, node):
-        if self.depth == 0:
-            typed.append(node.text.decode())
-        return real(self, node)
-
-    monkeypatch.setattr(types_module._Expr, "type_of", counting)
+    typed = _count_top_level_typings(monkeypatch)
     source = kernel(
         'asm("" :: "r"(a[0]), "r"(a[1]), "r"(a[i + 1]), "r"(a[ 2 ]), "r"(a[(i)]));\n'
         'asm("" :: "r"(m[0][1]), "r"(m[1][i]), "r"(m[i][i + 1]), "r"(m[0]));\n',
@@ -1139,17 +1136,7 @@ def test_casts_share_an_answer_across_arguments_and_only_where_the_type_means_th
 
 
 def test_a_cast_of_words_is_typed_once_per_file(monkeypatch) -> None:
-    import ptxlint.types as types_module
-
-    typed: list[str] = []
-    real = types_module._Expr.type_of
-
-    def counting(self, node):
-        if self.depth == 0:
-            typed.append(node.text.decode())
-        return real(self, node)
-
-    monkeypatch.setattr(types_module._Expr, "type_of", counting)
+    typed = _count_top_level_typings(monkeypatch)
     _shared_and_alone(_CAST_SCOPES)  # warms nothing: each resolver is new
     typed.clear()
     parsed, calls = _typing_calls(_CAST_SCOPES)
