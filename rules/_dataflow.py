@@ -54,22 +54,11 @@ def _index(statement: AsmStatement) -> _Index:
     writes: dict[int, list[Access]] = {}
     reads: dict[int, list[Access]] = {}
     for position, instruction in enumerate(ptx.instructions):
-        for operand in destinations(instruction) or ():
-            ref = operand.ref
-            if ref is not None and operand.kind == "ref":
-                access = Access(position, instruction, operand)
-                if ref in writes:
-                    writes[ref].append(access)
-                else:
-                    writes[ref] = [access]
-        for operand in sources(instruction) or ():
-            ref = operand.ref
-            if ref is not None and operand.kind == "ref":
-                access = Access(position, instruction, operand)
-                if ref in reads:
-                    reads[ref].append(access)
-                else:
-                    reads[ref] = [access]
+        for operands, into in ((destinations(instruction), writes), (sources(instruction), reads)):
+            for operand in operands or ():
+                ref = operand.ref
+                if ref is not None and operand.kind == "ref":
+                    into.setdefault(ref, []).append(Access(position, instruction, operand))
     index = _Index(writes, reads)
     if len(_INDEX) > 4096:
         _INDEX.clear()
