@@ -19,6 +19,7 @@ from ptxlint.model import (
     Span,
 )
 from ptxlint.ptx.operand_roles import destinations, sources
+from ptxlint.ptx.template_memo import TemplateMemo
 from ptxlint.rule import Rule
 
 # An lvalue ptxlint can see is one: `x`, `*p`, `a.b`, `p->c`, `v[i]`, `s.a[2].x`
@@ -41,16 +42,17 @@ class _Index:
     reads: dict[int, list[Access]]
 
 
-_INDEX: dict[int, tuple[PtxTemplate, _Index]] = {}
+_INDEX: TemplateMemo[_Index] = TemplateMemo(4096)
 
 
 def _index(statement: AsmStatement) -> _Index:
     """Every ``%N`` write and read of the template, by operand, built once per statement (the
     rules ask per operand; the template is walked once)."""
     ptx = statement.ptx
-    cached = _INDEX.get(id(ptx))
-    if cached is not None and cached[0] is ptx:
-        return cached[1]
+    return _INDEX.of(ptx, lambda: _build_index(ptx))
+
+
+def _build_index(ptx: PtxTemplate) -> _Index:
     writes: dict[int, list[Access]] = {}
     reads: dict[int, list[Access]] = {}
     for position, instruction in enumerate(ptx.instructions):
@@ -59,11 +61,7 @@ def _index(statement: AsmStatement) -> _Index:
                 ref = operand.ref
                 if ref is not None and operand.kind == "ref":
                     into.setdefault(ref, []).append(Access(position, instruction, operand))
-    index = _Index(writes, reads)
-    if len(_INDEX) > 4096:
-        _INDEX.clear()
-    _INDEX[id(ptx)] = (ptx, index)
-    return index
+    return _Index(writes, reads)
 
 
 def writes_of(statement: AsmStatement, index: int) -> list[Access]:

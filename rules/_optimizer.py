@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ptxlint.file_traits import spells_volatile_underscores
 from ptxlint.model import AsmStatement, Edit, Fix, PtxInstruction, PtxOperand, PtxTemplate, Span
 from ptxlint.ptx.effects import lookup, special_register
+from ptxlint.ptx.template_memo import TemplateMemo
 
 
 @dataclass(frozen=True)
@@ -34,22 +35,15 @@ def _mnemonic(instruction: PtxInstruction) -> str:
     return instruction.mnemonic
 
 
-# Effects by (list, template identity): both lists depend on the template's parse alone, which
-# the engine shares between the statements that spell it. Bounded: the keys hold templates.
-_EFFECTS: dict[tuple[str, int], tuple[PtxTemplate, tuple[Effect, ...]]] = {}
+# Effects by template and list: both lists depend on the template's parse alone, which
+# the engine shares between the statements that spell it.
+_EFFECTS: TemplateMemo[tuple[Effect, ...]] = TemplateMemo(2048)
 
 
 def _of_template(
     which: str, ptx: PtxTemplate, compute: Callable[[PtxTemplate], list[Effect]]
 ) -> list[Effect]:
-    known = _EFFECTS.get((which, id(ptx)))
-    if known is not None and known[0] is ptx:
-        return list(known[1])
-    found = compute(ptx)
-    if len(_EFFECTS) >= 2048:
-        _EFFECTS.clear()
-    _EFFECTS[(which, id(ptx))] = (ptx, tuple(found))
-    return found
+    return list(_EFFECTS.of(ptx, lambda: tuple(compute(ptx)), which))
 
 
 def side_effects(statement: AsmStatement) -> list[Effect]:

@@ -17,6 +17,7 @@ from ptxlint.model import (
 )
 from ptxlint.ptx.layout import PieceText, literal_content, piece_texts, source_spelling
 from ptxlint.ptx.opcodes import PTX_OPCODES
+from ptxlint.ptx.template_memo import TemplateMemo
 from ptxlint.rule import Rule, RuleContext
 
 _LITERALS = ("string", "raw", "pystring", "pyfstring")
@@ -39,7 +40,7 @@ def _starts_instruction(text: str, pos: int) -> int | None:
 _MISSING = "missing ';' before"
 
 
-_RUN_TOGETHER: dict[int, tuple[PtxTemplate, str, bool]] = {}
+_RUN_TOGETHER: TemplateMemo[bool] = TemplateMemo(4096)
 _OPCODE_TAIL = re.compile(r"@|[A-Za-z0-9_]+(?=[.\s;]|$)", re.ASCII)
 
 
@@ -70,9 +71,10 @@ def _may_run_together(statement: AsmStatement) -> bool:
     the boundaries ``check`` reports, found in O(words)."""
     ptx = statement.ptx
     text = statement.template.text
-    known = _RUN_TOGETHER.get(id(ptx))
-    if known is not None and known[0] is ptx and known[1] == text:
-        return known[2]
+    return _RUN_TOGETHER.of(ptx, lambda: _runs_together(ptx, text), text)
+
+
+def _runs_together(ptx: PtxTemplate, text: str) -> bool:
     ranges = [(i.opcode_end, i.end) for i in ptx.instructions]
     ranges += [(p.start + 1, p.end + 1) for p in ptx.problems if p.message.startswith(_MISSING)]
     found = False
@@ -88,9 +90,6 @@ def _may_run_together(statement: AsmStatement) -> bool:
                 break
         if found:
             break
-    if len(_RUN_TOGETHER) > 4096:
-        _RUN_TOGETHER.clear()
-    _RUN_TOGETHER[id(ptx)] = (ptx, text, found)
     return found
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ptxlint.model import HOLE, PtxInstruction, PtxTemplate
 from ptxlint.ptx.operand_roles import destinations
+from ptxlint.ptx.template_memo import TemplateMemo
 
 __all__ = ["WriteAnalysis", "analyze"]
 
@@ -42,20 +43,13 @@ class WriteAnalysis:
         return index in facts or (guard is not None and (index, *guard) in facts)
 
 
-_MEMO: dict[int, tuple[PtxTemplate, str, WriteAnalysis | None]] = {}
+_MEMO: TemplateMemo[WriteAnalysis | None] = TemplateMemo(4096)
 
 
 def analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:
     """Write facts for a parsed template, or ``None`` when the template cannot be followed.
     Memoised per template: PTX103, PTX104, PTX105 and PTX106 all ask about one statement."""
-    cached = _MEMO.get(id(ptx))
-    if cached is not None and cached[0] is ptx and cached[1] == template_text:
-        return cached[2]
-    result = _analyze(ptx, template_text)
-    if len(_MEMO) > 4096:
-        _MEMO.clear()
-    _MEMO[id(ptx)] = (ptx, template_text, result)
-    return result
+    return _MEMO.of(ptx, lambda: _analyze(ptx, template_text), template_text)
 
 
 def _analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:
