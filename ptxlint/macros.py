@@ -14,6 +14,7 @@ conditions that cannot hold, does not expand.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -1004,7 +1005,10 @@ def expand_to_string(
     return ExpandedString("".join(chars), starts, ends, tuple(expander.used))
 
 
+@functools.lru_cache(maxsize=4096)
 def _stay_apart(left: str, right: str) -> bool:
-    """Whether ``left`` and ``right`` written together still lex as those two tokens."""
+    """Whether ``left`` and ``right`` written together still lex as those two tokens.
+    Memoised: an expansion asks it for every pair of adjacent tokens that had no space between
+    them, by lexing the two again, and the pairs repeat (``(``, ``,``, ``%``, names)."""
     joined = [t.text for t in tokens(left + right)]
     return joined == [left, right]
