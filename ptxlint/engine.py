@@ -67,9 +67,10 @@ class FileResult:
     seconds: float = 0.0
 
 
-def type_lookup(parsed: ParsedSource) -> Callable[[str, int], object]:
-    resolver = TypeResolver(parsed.text, parsed.tree, parsed.data)
-    return resolver.resolve
+def type_lookup(parsed: ParsedSource) -> TypeResolver:
+    """The file's type resolver: called as ``resolve``, and typing a statement's operands in
+    one call (``resolve_operands``) where extraction has the statement's node."""
+    return TypeResolver(parsed.text, parsed.tree, parsed.data)
 
 
 def extract_statements(source: SourceFile) -> ExtractionResult:
@@ -82,7 +83,7 @@ def extract_statements(source: SourceFile) -> ExtractionResult:
         from ptxlint.frontends.python import extract_python
 
         return extract_python(source, parse_template, type_lookup)
-    return extract(source, parse_template, type_lookup)  # type: ignore[arg-type]
+    return extract(source, parse_template, type_lookup)
 
 
 def lint_source(

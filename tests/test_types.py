@@ -1204,3 +1204,98 @@ __device__ void g(unsigned long long x) {
         answer is not None for answer in expected
     ]
     assert sorted(parses) == ["/*a*/ x + 1u", "/*b*/ (x)", "/*c*/ x +"]
+
+
+def _by_statement(calls: list[tuple[str, int, object]]) -> list[tuple[object, list[tuple[str, int]]]]:
+    groups: list[tuple[object, list[tuple[str, int]]]] = []
+    for expression, offset, statement in calls:
+        if groups and groups[-1][0] is statement:
+            groups[-1][1].append((expression, offset))
+        else:
+            groups.append((statement, [(expression, offset)]))
+    return groups
+
+
+_BATCH_SOURCE = (
+    _SUBSCRIPT_SCOPES
+    + _CAST_SCOPES.replace("typedef unsigned T;", "")
+    + """
+__device__ void m(float x, int n) {
+  asm("" :: "r"(n), "r"(x), "r"(n), "f"(x + 1), "r"(/*c*/ n), "r"(( n )), "r"(n + 1));
+  { int x = 2; asm("" :: "r"(x), "r"(n + 1), "r"(x + 1), "r"([&] { return x; }()));
+    const char* s = "\u00e9"; asm("" :: "l"(s), "r"(x)); }
+  asm("" :: "r"(n), "f"(x), "r"(sizeof(x)), "r"(missing), "r"(n[0]));
+  { asm("" :: "r"(n), "r"((n)), "f"(x * 2)); short n = 0; asm("" :: "h"(n), "h"((n)));
+    long x = 0; asm("" :: "l"(x), "r"(n), "l"(x * 2)); }
+}
+"""
+)
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_a_statement_typed_in_one_call_is_typed_as_operand_by_operand(warm: bool) -> None:
+    # resolve_operands answers memo hits in its own loop and leaves the rest to resolve: every
+    # answer must be resolve's, from a fresh resolver and from one that has typed it all before
+    parsed, calls = _typing_calls(_BATCH_SOURCE)
+    assert all(isinstance(statement, list) for _, _, statement in calls)
+    one_by_one = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    expected = [shape(one_by_one.resolve(*call)) for call in calls]
+    batched = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    if warm:
+        for statement, operands in _by_statement(calls):
+            batched.resolve_operands(operands, statement)
+    got = [
+        shape(answer)
+        for statement, operands in _by_statement(calls)
+        for answer in batched.resolve_operands(operands, statement)
+    ]
+    assert got == expected
+    assert sum(answer is not None for answer in expected) > len(expected) // 2
+    alone = [shape(TypeResolver(parsed.text, parsed.tree, parsed.data).resolve(*c)) for c in calls]
+    assert got == alone
+
+
+def test_extraction_types_a_statement_in_one_call(monkeypatch) -> None:
+    # extract hands a TypeResolver each statement of the file's tree once; a plain look-up
+    # function (no resolve_operands) is still called per operand, with the same answers
+    import ptxlint.extract as extract_module
+    from ptxlint.engine import extract_statements, parse_template
+    from ptxlint.model import SourceFile
+
+    batches: list[int] = []
+    original = TypeResolver.resolve_operands
+
+    def counting(self, operands, statement):
+        batches.append(len(operands))
+        return original(self, operands, statement)
+
+    monkeypatch.setattr(TypeResolver, "resolve_operands", counting)
+    source = SourceFile("k.cu", _BATCH_SOURCE)
+    typed = [
+        [shape(o.ctype) for o in s.operands] for s in extract_statements(source).statements
+    ]
+    assert batches and len(batches) == len(typed)
+
+    def per_operand(parsed):
+        resolver = TypeResolver(parsed.text, parsed.tree, parsed.data)
+        return lambda *args: resolver.resolve(*args)
+
+    again = extract_module.extract(source, parse_template, per_operand)
+    assert [[shape(o.ctype) for o in s.operands] for s in again.statements] == typed
+
+
+def test_byte_offsets_of_non_ascii_text_match_the_encoding() -> None:
+    # _byte_offset bisects over the non-ASCII characters: each character offset must map to
+    # the length of the text before it, encoded as the resolver's bytes are
+    text = "é中\n😀 int x; // ü\udc80 " * 700 + "ok"
+    data = text.encode("utf-8", "surrogateescape")
+    resolver = TypeResolver(text, _PARSER.parse(data), data)
+    for offset in [*range(0, 40), *range(4090, 4110), len(text) - 1, len(text)]:
+        expected = len(text[:offset].encode("utf-8", "surrogateescape"))
+        assert resolver._byte_offset(offset) == expected
+    assert resolver._byte_offset(-5) == 0 and resolver._byte_offset(len(text) + 9) == len(data)
+    # a lone surrogate surrogateescape cannot encode: measured as before, never a crash
+    odd = "é\ud800x" * 3000
+    odd_data = odd.encode("utf-8", "surrogatepass")
+    chunked = TypeResolver(odd, _PARSER.parse(odd_data), odd_data)
+    assert chunked._byte_offset(5000) == len(odd[:5000].encode("utf-8", "surrogatepass"))
