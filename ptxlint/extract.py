@@ -19,7 +19,7 @@ from typing import Protocol
 
 import tree_sitter
 
-from ptxlint import branches, dialect, host_code, macro_uses, preproc
+from ptxlint import branches, dialect, host_code, macro_uses, preproc, reading_memo
 from ptxlint.guard_macros import GuardMacros
 from ptxlint.guards import FileGuards
 from ptxlint.lexer import NEXT_TOKEN as _NEXT_TOKEN
@@ -50,6 +50,7 @@ from ptxlint.model import (
     TemplatePiece,
     slot_setters,
 )
+from ptxlint.reading_memo import RawStatement as _RawStatement
 from ptxlint.syntax_tree import ParsedSource, function_name_node, parse
 
 KEYWORDS = ("asm", "__asm__", "__asm")
@@ -193,7 +194,7 @@ def extract(
             )
             continue
         else:
-            plain = _read_plain(source, start, keyword)
+            plain = _read_plain_here(source, parsed, start, keyword, ups)
             stream = () if plain is not None else _code_tokens(source.text, start)
             macro_name = None
             context_node = node
@@ -1022,26 +1023,6 @@ def _end_of_directive(text: str, offset: int) -> int:
 # --------------------------------------------------------------------------- the statement
 
 
-@dataclass
-class _RawStatement:
-    """A statement as read, before its context's verdict and its operands' types. Its
-    operands are its own, made for this reading and shared with nothing: ``_finish`` sets
-    their types in place (``_with_ctype``)."""
-
-    qualifiers: tuple[Qualifier, ...]
-    extended: bool
-    template: Template
-    operands: tuple[Operand, ...]
-    clobbers: tuple[Clobber, ...]
-    goto_labels: tuple[str, ...]
-    colons: tuple[int, ...]
-    open_paren: int
-    end: int
-    problems: tuple[str, ...]
-    opaque_sections: bool
-    missing_commas: tuple[tuple[int, int], ...]
-
-
 class _StatementReader:
     def __init__(
         self,
@@ -1461,6 +1442,28 @@ def _tail(text: str, pos: int) -> re.Match[str]:
     tail = _PLAIN_TAIL.match(text, pos)
     assert tail is not None  # its every part is optional
     return tail
+
+
+def _read_plain_here(
+    source: SourceFile,
+    parsed: ParsedSource,
+    start: int,
+    keyword: str,
+    ups: Sequence[tree_sitter.Node],
+) -> _RawStatement | None:
+    """``_read_plain(source, start, keyword)``, or the reading of the same text elsewhere moved
+    here (``reading_memo``). ``ups``: the keyword's ancestors; where the first is its
+    ``gnu_asm_expression``, its end is the text to look up (tree-sitter may place it wrongly:
+    then nothing is found, or a reading of that same text). O(length of the statement)."""
+    text = source.text
+    if ups and ups[0].type == "gnu_asm_expression":
+        raw = reading_memo.recall(text, start, parsed.to_char(ups[0].end_byte), keyword)
+        if raw is not None:
+            return raw
+    raw = _read_plain(source, start, keyword)
+    if raw is not None:
+        reading_memo.remember(text, start, keyword, raw)
+    return raw
 
 
 def _read_plain(source: SourceFile, start: int, keyword: str) -> _RawStatement | None:

@@ -1,0 +1,244 @@
+"""The plain reader's readings (``extract._read_plain``), kept by the statement's text and moved
+onto the next statement spelled the same: across flashinfer, whole statements repeat about 4.5
+times, mostly in other files (a header copied into many projects' folders).
+
+A plain reading is a function of the statement's text alone, from its keyword to its closing
+parenthesis, with every offset relative to its start:
+- the reader starts at the keyword and never looks back;
+- it stops at the closing parenthesis: each pattern that can consume it ends with it, so no
+  character after it is read;
+- nothing of the file (its path, its macros, its syntax tree) is read;
+- its one absolute offset in text, the "missing ','" problem's message, is never stored: a
+  reading with problems or missing commas is read again at each place.
+
+So a reading kept under the text ``text[start:end]`` is exactly what reading at another place
+with the same text from its keyword would give, moved by the distance between the two starts
+(tests/test_reading_memo.py holds a moved reading to a direct read there, field by field). The
+caller's guess of where a statement ends (tree-sitter's ``gnu_asm_expression``) only picks the
+key to look up: a wrong guess finds nothing, or finds a reading of that same text.
+
+What is kept is plain values (no reference to a file, a statement or a syntax tree), so that a
+statement's objects are its own: ``extract._finish`` sets operand types in place.
+
+Cost: ``recall`` is O(length of the statement) in C (a slice, its hash, one comparison) plus
+O(operands + pieces + qualifiers + clobbers) objects made; the template's source map, one
+offset per character, is moved by two big-integer additions over its bytes, not a Python step
+per character. ``remember`` is the same order. One memo per process, least recently used
+first out, at most ``MEMO_SIZE`` statements (each about 2-3 KB: its text, its source map, its
+operands' values).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import sys
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from ptxlint.model import (
+    Clobber,
+    Constraint,
+    Offsets,
+    Operand,
+    Qualifier,
+    Span,
+    Template,
+    TemplatePiece,
+    slot_setters,
+)
+
+MEMO_SIZE = 4096
+
+
+@dataclass
+class RawStatement:
+    """A statement as read, before its context's verdict and its operands' types. Its
+    operands are its own, made for this reading and shared with nothing: ``_finish`` sets
+    their types in place (``_with_ctype``)."""
+
+    qualifiers: tuple[Qualifier, ...]
+    extended: bool
+    template: Template
+    operands: tuple[Operand, ...]
+    clobbers: tuple[Clobber, ...]
+    goto_labels: tuple[str, ...]
+    colons: tuple[int, ...]
+    open_paren: int
+    end: int
+    problems: tuple[str, ...]
+    opaque_sections: bool
+    missing_commas: tuple[tuple[int, int], ...]
+
+
+# A reading's objects are filled slot by slot (``model.slot_setters``), without the frozen
+# dataclasses' __init__: a fifth of the reader's time on CUTLASS's GMMA header. Span's
+# __post_init__ check (end >= start) holds by construction where they are made.
+new = object.__new__
+SPAN_START, SPAN_END = slot_setters(Span, ("start", "end"))
+C_TEXT, C_MODIFIERS, C_LETTERS, C_SPAN, C_OPAQUE = slot_setters(
+    Constraint, ("text", "modifiers", "letters", "span", "opaque")
+)
+PIECE_KIND, PIECE_SPAN, PIECE_TEXT_START, PIECE_TEXT_END = slot_setters(
+    TemplatePiece, ("kind", "span", "text_start", "text_end")
+)
+T_TEXT, T_CHAR_STARTS, T_CHAR_ENDS, T_PIECES = slot_setters(
+    Template, ("text", "char_starts", "char_ends", "pieces")
+)
+(O_INDEX, O_ROLE, O_CONSTRAINT, O_EXPRESSION, O_EXPRESSION_SPAN, O_SPAN, O_NAME,
+ O_CTYPE) = slot_setters(
+    Operand,
+    ("index", "role", "constraint", "expression", "expression_span", "span", "symbolic_name",
+     "ctype"),
+)  # fmt: skip
+_Q_NAME, _Q_SPAN = slot_setters(Qualifier, ("name", "span"))
+_CL_NAME, _CL_SPAN = slot_setters(Clobber, ("name", "span"))
+
+
+# An Offsets array read as one unsigned integer, 8 bytes a character in the machine's order:
+# adding ``d * _ones(n)`` adds d to each of its n offsets, and no addition carries into the next
+# character's bytes while every offset stays in [0, 2**63).
+_ORDER = sys.byteorder
+_WIDTH = Offsets("q").itemsize
+
+
+@functools.lru_cache(maxsize=1024)
+def _ones(n: int) -> int:
+    return int.from_bytes(Offsets("q", [1]).tobytes() * n, _ORDER)
+
+
+class Memo:
+    """Statement text -> (its keyword, where it was read, its reading), least recently used
+    first out."""
+
+    def __init__(self, size: int = MEMO_SIZE) -> None:
+        self.size = size
+        self.entries: OrderedDict[str, tuple[str, int, RawStatement]] = OrderedDict()
+        self.hits = 0
+
+    def get(self, text: str) -> tuple[str, int, RawStatement] | None:
+        entry = self.entries.pop(text, None)
+        if entry is not None:
+            self.entries[text] = entry  # back in as the most recently used
+            self.hits += 1
+        return entry
+
+    def put(self, text: str, entry: tuple[str, int, RawStatement]) -> None:
+        entries = self.entries
+        entries[text] = entry
+        if len(entries) > self.size:
+            with contextlib.suppress(KeyError):  # another thread emptied it meanwhile
+                entries.popitem(last=False)
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self.hits = 0
+
+
+MEMO = Memo()
+
+
+def recall(text: str, start: int, end: int, keyword: str) -> RawStatement | None:
+    """The reading kept for the statement spelled ``text[start:end]`` (its keyword at
+    ``start``), moved to ``start``; None where none is kept."""
+    entry = MEMO.get(text[start:end])
+    if entry is None or entry[0] != keyword:
+        return None
+    return _moved(entry[2], start - entry[1])
+
+
+def remember(text: str, start: int, keyword: str, raw: RawStatement) -> None:
+    """Keep ``raw``, ``_read_plain``'s reading of the statement at ``start``, under its text;
+    not one with problems (their messages hold offsets) or missing commas."""
+    if not raw.problems and not raw.missing_commas:
+        MEMO.put(text[start : raw.end], (keyword, start, raw))
+
+
+def _moved(raw: RawStatement, d: int) -> RawStatement:
+    """``raw`` moved by ``d`` characters: every object made anew, its operands untyped (``raw``'s
+    own may have been typed in place since). Inlined: a hit's cost is these objects, about 40
+    setter calls for an average statement."""
+    old = raw.template
+    starts, ends = old.char_starts, old.char_ends
+    n = len(starts)
+    at = d * _ones(n)
+    template = new(Template)
+    T_TEXT(template, old.text)
+    T_CHAR_STARTS(
+        template, Offsets("q", (int.from_bytes(starts, _ORDER) + at).to_bytes(n * _WIDTH, _ORDER))
+    )
+    T_CHAR_ENDS(
+        template, Offsets("q", (int.from_bytes(ends, _ORDER) + at).to_bytes(n * _WIDTH, _ORDER))
+    )
+    pieces: list[TemplatePiece] = []
+    for was_piece in old.pieces:
+        span = new(Span)
+        SPAN_START(span, was_piece.span.start + d)
+        SPAN_END(span, was_piece.span.end + d)
+        piece = new(TemplatePiece)
+        PIECE_KIND(piece, was_piece.kind)
+        PIECE_SPAN(piece, span)
+        PIECE_TEXT_START(piece, was_piece.text_start)
+        PIECE_TEXT_END(piece, was_piece.text_end)
+        pieces.append(piece)
+    T_PIECES(template, tuple(pieces))
+    operands: list[Operand] = []
+    for was_operand in raw.operands:
+        was_constraint = was_operand.constraint
+        span = new(Span)
+        SPAN_START(span, was_constraint.span.start + d)
+        SPAN_END(span, was_constraint.span.end + d)
+        constraint = new(Constraint)
+        C_TEXT(constraint, was_constraint.text)
+        C_MODIFIERS(constraint, was_constraint.modifiers)
+        C_LETTERS(constraint, was_constraint.letters)
+        C_SPAN(constraint, span)
+        C_OPAQUE(constraint, was_constraint.opaque)
+        operand = new(Operand)
+        O_INDEX(operand, was_operand.index)
+        O_ROLE(operand, was_operand.role)
+        O_CONSTRAINT(operand, constraint)
+        O_EXPRESSION(operand, was_operand.expression)
+        span = new(Span)
+        SPAN_START(span, was_operand.expression_span.start + d)
+        SPAN_END(span, was_operand.expression_span.end + d)
+        O_EXPRESSION_SPAN(operand, span)
+        span = new(Span)
+        SPAN_START(span, was_operand.span.start + d)
+        SPAN_END(span, was_operand.span.end + d)
+        O_SPAN(operand, span)
+        O_NAME(operand, was_operand.symbolic_name)
+        O_CTYPE(operand, None)
+        operands.append(operand)
+    qualifiers: list[Qualifier] = []
+    for was_qualifier in raw.qualifiers:
+        span = new(Span)
+        SPAN_START(span, was_qualifier.span.start + d)
+        SPAN_END(span, was_qualifier.span.end + d)
+        qualifier = new(Qualifier)
+        _Q_NAME(qualifier, was_qualifier.name)
+        _Q_SPAN(qualifier, span)
+        qualifiers.append(qualifier)
+    clobbers: list[Clobber] = []
+    for was_clobber in raw.clobbers:
+        span = new(Span)
+        SPAN_START(span, was_clobber.span.start + d)
+        SPAN_END(span, was_clobber.span.end + d)
+        clobber = new(Clobber)
+        _CL_NAME(clobber, was_clobber.name)
+        _CL_SPAN(clobber, span)
+        clobbers.append(clobber)
+    return RawStatement(
+        tuple(qualifiers),
+        raw.extended,
+        template,
+        tuple(operands),
+        tuple(clobbers),
+        raw.goto_labels,
+        tuple([colon + d for colon in raw.colons]),
+        raw.open_paren + d,
+        raw.end + d,
+        (),
+        raw.opaque_sections,
+        (),
+    )
