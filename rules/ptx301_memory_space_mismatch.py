@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, PtxOperand, Severity
+from ptxlint.model import (
+    AsmStatement,
+    Edit,
+    Finding,
+    Fix,
+    Operand,
+    PtxOperand,
+    PtxTemplate,
+    Severity,
+)
 from ptxlint.ptx.address_values import is_generic_pointer, is_shared_offset
 from ptxlint.ptx.spaces import SHARED_SPACES, AddressUse, address_uses
+from ptxlint.ptx.template_memo import TemplateMemo
 from ptxlint.rule import Rule, RuleContext
 from ptxlint.value_flow import Value, operand_value
 
@@ -29,9 +39,7 @@ def _words(operand: PtxOperand) -> Iterator[PtxOperand]:
         yield operand
 
 
-def _register_origins(
-    statement: AsmStatement, uses_of: list[list[AddressUse]]
-) -> dict[int, int]:
+def _register_origins(ptx: PtxTemplate, uses_of: list[list[AddressUse]]) -> dict[int, int]:
     """For each address operand (by template offset) that names a register holding a copy of an
     operand (``mov.b64 rd, %1`` or ``add.u64 rd, %1, 16`` earlier), that operand's index.
     ``uses_of`` holds each instruction's address uses, in order.
@@ -41,7 +49,7 @@ def _register_origins(
     """
     origin: dict[str, int] = {}
     found: dict[int, int] = {}
-    for instruction, uses in zip(statement.ptx.instructions, uses_of, strict=True):
+    for instruction, uses in zip(ptx.instructions, uses_of, strict=True):
         for use in uses:
             for word in _words(use.operand):
                 if word.kind == "register" and word.text in origin:
@@ -63,10 +71,10 @@ def _register_origins(
     return found
 
 
-def _converted_in_template(statement: AsmStatement) -> set[int]:
+def _converted_in_template(ptx: PtxTemplate) -> set[int]:
     """Operands the template itself passes through ``cvta``: the author handles their space."""
     converted: set[int] = set()
-    for instruction in statement.ptx.instructions:
+    for instruction in ptx.instructions:
         if instruction.opcode == "cvta":
             for operand in instruction.operands:
                 converted.update(r.ref for r in _refs(operand) if r.ref is not None)
@@ -91,6 +99,27 @@ def _address_operand(use: AddressUse, origins: dict[int, int]) -> tuple[int, Ptx
         assert refs[0].ref is not None
         return refs[0].ref, refs[0]
     return origins[registers[0].start], registers[0]
+
+
+# The address uses whose base is one asm operand not converted by the template, per parsed
+# template: (use, that operand's index, where the template names it). A function of the parse
+# alone, so a template that repeats (4.5 times across flashinfer) is read once.
+_Plan = tuple[tuple[AddressUse, int, PtxOperand], ...]
+_PLANS: TemplateMemo[_Plan] = TemplateMemo(4096)
+
+
+def _plan(ptx: PtxTemplate) -> _Plan:
+    uses_of = [address_uses(i) for i in ptx.instructions]
+    if not any(uses_of):  # most statements (mma, cvt, fences...) address no memory
+        return ()
+    origins = _register_origins(ptx, uses_of)
+    converted = _converted_in_template(ptx)
+    plan = []
+    for use in (u for found in uses_of for u in found):
+        found = _address_operand(use, origins)
+        if found is not None and found[0] not in converted:
+            plan.append((use, found[0], found[1]))
+    return tuple(plan)
 
 
 class MemorySpaceMismatch(Rule):
@@ -173,13 +202,11 @@ access, because the template would then see a 32-bit value.
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         if not statement.extended or statement.opaque_sections:
             return
-        uses_of = [address_uses(i) for i in statement.ptx.instructions]
-        uses = [u for found in uses_of for u in found]
-        if not uses:  # most statements (mma, cvt, fences...) address no memory
+        ptx = statement.ptx
+        plan = _PLANS.of(ptx, lambda: _plan(ptx))
+        if not plan:
             return
         operands = statement.operands
-        origins = _register_origins(statement, uses_of)
-        converted = _converted_in_template(statement)
         shared_refs: dict[int, list[PtxOperand]] = {}
         problems: list[tuple[AddressUse, Operand, PtxOperand, str]] = []
         values: dict[tuple[int, bool], Value | None] = {}
@@ -192,12 +219,8 @@ access, because the template would then see a 32-bit value.
                 )
             return values[key]
 
-        for use in uses:
-            found = _address_operand(use, origins)
-            if found is None:
-                continue
-            index, where = found
-            if index >= len(operands) or index in converted:
+        for use, index, where in plan:
+            if index >= len(operands):
                 continue
             operand = operands[index]
             if use.space in SHARED_SPACES:
