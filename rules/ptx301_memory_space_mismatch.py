@@ -1,4 +1,12 @@
-"""PTX301 memory-space-mismatch."""
+"""PTX301 memory-space-mismatch.
+
+Cost: the template's address uses (which operand is the base of which access, through register
+copies, less the operands the template converts itself) are worked out once per parsed template
+(``_PLANS``); per statement, only the operands that are the base of an access are judged, and
+only those whose type leaves the question open ask ``ptxlint.value_flow`` (see its docstring).
+This rule is not marked pure: its answers read the file's tree through value flow, which the
+rule memo cannot key (making it pure was measured: no gain, see session 6's flow note).
+"""
 
 from __future__ import annotations
 

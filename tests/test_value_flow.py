@@ -112,3 +112,37 @@ def test_the_identifier_index_holds_every_maximal_token() -> None:
         expected = [m.start() for m in re.finditer(rb"[A-Za-z_]\w*", data) if m[0] == name]
         assert facts._offsets(name) == expected
     assert facts._offsets(b"abc") == [data.index(b"abc")]  # after a digit: a token of its own
+
+
+def test_ptx301_reads_a_template_once_and_judges_each_statement_on_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PTX301 keeps a template's address uses by its parse: statements that spell the same
+    template share them, and each is still judged by its own operands."""
+    import ptxlint_rules.ptx301_memory_space_mismatch as ptx301
+
+    made: list[object] = []
+    original = ptx301._plan
+
+    def counting(ptx: object) -> object:
+        made.append(ptx)
+        return original(ptx)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ptx301, "_plan", counting)
+    ptx301._PLANS._entries.clear()
+    load = '"ld.shared.f32 %0, [%1];"'
+    text = (
+        "__global__ void k(float *o) {\n"
+        "  __shared__ float tile[64];\n"
+        "  float v;\n"
+        f'  asm volatile({load} : "=f"(v) : "l"(&tile[1]));\n'
+        f'  asm volatile({load} : "=f"(v)'
+        ' : "r"(static_cast<unsigned>(__cvta_generic_to_shared(&tile[2]))));\n'
+        f'  asm volatile({load} : "=f"(v) : "l"(&tile[3]));\n'
+        "  o[0] = v;\n"
+        "}\n"
+    )
+    findings = [f for f in lint_text(text, select=("PTX301",)) if f.rule == "PTX301"]
+    assert sorted(text.count("\n", 0, f.span.start) + 1 for f in findings) == [4, 6]
+    assert all("generic pointer" in f.message for f in findings)
+    assert len(made) == 1
