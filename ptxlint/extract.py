@@ -153,6 +153,9 @@ def extract(
     lookup = make_type_lookup(parsed) if make_type_lookup else None
     file_guards = FileGuards(source.text)
     host = _HostCode(parsed, macros, file_guards)
+    share_parents = getattr(lookup, "share_parents", None)
+    if share_parents is not None:  # a TypeResolver: one parent step per node for both climbs
+        share_parents(host.ancestors.parents)
     macro_tokens: dict[int, list[Token]] = {}
     macro_index: dict[int, dict[object, int]] = {}
     root = parsed.tree.root_node
@@ -1859,6 +1862,9 @@ class _Ancestors:
 
     def __init__(self, parsed: ParsedSource) -> None:
         self.parsed = parsed
+        # node id -> parent node: the parent steps made, shared with the type resolver's climbs
+        # (``TypeResolver.share_parents``)
+        self.parents: dict[int, tree_sitter.Node] = {}
         # node id -> (innermost function definition, ``host_code.enclosing_function``)
         self._known: dict[int, tuple[tree_sitter.Node | None, tree_sitter.Node | None]] = {}
         self._headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}
@@ -1881,8 +1887,10 @@ class _Ancestors:
         if node is not None and self._given is not None and self._given[0] == node.id:
             given = self._given[1]
         step = 0
+        parents = self.parents
         while current is not None:
-            cached = known.get(current.id)
+            key = current.id
+            cached = known.get(key)
             if cached is not None:
                 found = cached
                 break
@@ -1891,7 +1899,12 @@ class _Ancestors:
                 current = given[step]
                 step += 1
             else:
-                current = current.parent
+                parent = parents.get(key)
+                if parent is None:
+                    parent = current.parent
+                    if parent is not None:
+                        parents[key] = parent
+                current = parent
         for current, kind in reversed(climbed):
             if kind == "function_definition":
                 found = (current, current)

@@ -686,6 +686,10 @@ class TypeResolver:
         self._owners: dict[int, tuple[_Ty | None, bool]] = {}  # out-of-line class, raises
         self._entry_types: dict[tuple[int, bool], _Ty | None] = {}
         self._chains: dict[int, tuple[_Scope | None, ...]] = {}  # see _scope_chain
+        # node id -> parent, for the file's tree: shared with extraction's climbs (see
+        # share_parents), since a tree-sitter parent step is a descent from the root
+        self._parents: dict[int, Node] = {}
+        self._value_field: int | None = None  # the id of the field "value" in the tree's grammar
         self._convertible: dict[tuple[int, ...], bool] = {}
         self._depth = 0
         # named types by name (they do not depend on where the name is used once template
@@ -763,6 +767,15 @@ class TypeResolver:
             return self._typed(_Expr(self, where, b, chain), node)
         key = (expression, id(chain), alone)
         return self._memoised(key, b, lambda: self._typed(_Expr(self, where, b, chain), node))
+
+    def share_parents(self, parents: dict[int, Node]) -> None:
+        """Climb the file's tree through ``parents`` (node id -> parent node, of this tree), and
+        record the parent steps made here in it: extraction climbs from each asm keyword to its
+        function first (``extract._Ancestors``), and the climb to a statement's scopes
+        (``_scope_chain``) and to its template parameters (``_template_names_at``) passes the
+        same nodes, so each parent step is made once per file, not once per climber."""
+        parents.update(self._parents)
+        self._parents = parents
 
     __call__ = resolve  # a TypeResolver is extraction's type look-up (engine.type_lookup)
 
@@ -864,19 +877,67 @@ class TypeResolver:
             if hit is not None and hit[0] <= b < hit[1]:
                 memo[key] = hit
                 return hit[2]
-        typer = _Expr(self, value, b, tail)
         self._lo = -1
         self._hi = _FAR
         try:
-            answer = self._typed(typer, value)
+            named = None if shared is None or kind != "subscript_expression" else (
+                self._subscripted_name(value, shared, tail, b)
+            )
+            if named is not None:
+                answer, located = named
+            else:
+                typer = _Expr(self, value, b, tail)
+                answer = self._typed(typer, value)
+                located = typer.located
         except RecursionError:
             return None
         memo[key] = hit = (self._lo, self._hi, answer)
         if shared is not None:
             memo[shared] = hit
-        if not typer.located:
+        if not located:
             self._free[expression] = (answer,)
         return answer
+
+    def _subscripted_name(
+        self, value: Node, shared: tuple[object, ...], chain: tuple[_Scope | None, ...], b: int
+    ) -> tuple[CType | None, bool] | None:
+        """What ``_typed`` makes of ``name[i]...[k]`` (``shared``: its ``_subscript_key``), and
+        whether it read where it is (``_Expr.located``), without ``_Expr``'s walk: the name's
+        type as ``_Expr._identifier`` reads it, then ``_Expr._element`` once per pair. None
+        where the value is not that chain of subscripts down to an identifier (then ``_Expr``
+        types it). The key already says each pair holds one index; only the chain's kinds
+        down to the name are read here, one field step per pair.
+
+        Complexity: O(pairs) tree-sitter steps plus the name's memoised look-up, against
+        ``_Expr``'s O(pairs) handler calls, index reads and list copies."""
+        spelled, pairs = shared[0], shared[1]
+        if not isinstance(spelled, bytes) or not isinstance(pairs, int) or not 0 < pairs <= 8:
+            return None
+        node: Node | None = value
+        for _ in range(pairs):
+            if node is None or node.type != "subscript_expression":
+                return None
+            node = node.child_by_field_name("argument")
+        if node is None or node.type != "identifier":
+            return None
+        name = spelled.decode("utf-8", "replace")
+        located = False
+        if name in self._macros:
+            ty = None
+        else:
+            ty = _BUILTIN_VARIABLES.get(name)
+            if ty is None:
+                located = True
+                self._depth = 0
+                try:
+                    ty = self._lookup_chain(chain, name, b)
+                except _Stop:
+                    return None, True
+                if ty is not None and ty.kind == "function":
+                    ty = None
+        for _ in range(pairs):
+            ty = _Expr._element(ty)
+        return self._ctype(ty), located
 
     def _subscript_key(
         self, value: Node, data: bytes, chain: tuple[_Scope | None, ...]
@@ -1091,13 +1152,18 @@ class TypeResolver:
         if asm is None or asm.type != "gnu_asm_expression":
             return values
         tail = self._scope_chain(asm, ups)
+        field = self._value_field
+        if field is None:  # by id: a look-up by name compares the grammar's field names
+            field = self._value_field = self._tree.language.field_id_for_name("value")
+            if field is None:
+                return values
         for section in asm.named_children:
             if section.type not in _OPERAND_LISTS:
                 continue
             for operand in section.named_children:
                 if operand.type not in _OPERAND_VALUE_PARENTS:
                     continue
-                value = operand.child_by_field_name("value")
+                value = operand.child_by_field_id(field)
                 if value is not None:
                     values[(value.start_byte, value.end_byte)] = (value, value.type, tail)
         return values
@@ -1696,6 +1762,7 @@ class TypeResolver:
         nearest ancestors, innermost first, where the caller has read them: the climb takes
         them instead of stepping up."""
         chains = self._chains
+        parents = self._parents
         climbed: list[tuple[Node, str]] = []
         node: Node | None = where
         tail: tuple[_Scope | None, ...] = ()
@@ -1716,7 +1783,12 @@ class TypeResolver:
                 node = ups[step]
                 step += 1
             else:
-                node = node.parent
+                parent = parents.get(key)
+                if parent is None:
+                    parent = node.parent
+                    if parent is not None:
+                        parents[key] = parent
+                node = parent
         for node, kind in reversed(climbed):
             if kind in _DECLARING_SCOPES:
                 tail = (_Scope(node, kind), *tail)
@@ -1912,17 +1984,26 @@ class TypeResolver:
         climbed: list[Node] = []
         current: Node | None = node
         names: frozenset[str] = frozenset()
+        parents = self._parents
+        ids: list[int] = []
         while current is not None:
-            found = known.get(current.id)
+            key = current.id
+            found = known.get(key)
             if found is not None:
                 names = found
                 break
             climbed.append(current)
-            current = current.parent
-        for current in reversed(climbed):
+            ids.append(key)
+            parent = parents.get(key)
+            if parent is None:
+                parent = current.parent
+                if parent is not None:
+                    parents[key] = parent
+            current = parent
+        for current, key in zip(reversed(climbed), reversed(ids), strict=True):
             if current.type == "template_declaration":
                 names = names | self._templates(current)[0]
-            known[current.id] = names
+            known[key] = names
         return names
 
     def _out_of_line_class(self, fn: Node) -> _Ty | None:

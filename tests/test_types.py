@@ -916,13 +916,21 @@ def _count_top_level_typings(monkeypatch) -> list[str]:
 
     typed: list[str] = []
     real = types_module._Expr.type_of
+    subscripted = types_module.TypeResolver._subscripted_name
 
     def counting(self, node):
         if self.depth == 0:
             typed.append(node.text.decode())
         return real(self, node)
 
+    def counting_subscripts(self, value, shared, chain, b):
+        found = subscripted(self, value, shared, chain, b)
+        if found is not None:  # typed here, by name, instead of by _Expr
+            typed.append(value.text.decode())
+        return found
+
     monkeypatch.setattr(types_module._Expr, "type_of", counting)
+    monkeypatch.setattr(types_module.TypeResolver, "_subscripted_name", counting_subscripts)
     return typed
 
 
@@ -1299,3 +1307,69 @@ def test_byte_offsets_of_non_ascii_text_match_the_encoding() -> None:
     odd_data = odd.encode("utf-8", "surrogatepass")
     chunked = TypeResolver(odd, _PARSER.parse(odd_data), odd_data)
     assert chunked._byte_offset(5000) == len(odd[:5000].encode("utf-8", "surrogatepass"))
+
+
+def test_extraction_shares_its_parent_steps_with_the_resolver(monkeypatch) -> None:
+    # extract's climbs to each function and the resolver's climbs to each statement's scopes
+    # and template parameters read one node id -> parent map; the answers are those of a
+    # resolver that climbs on its own (test_extraction_types_a_statement_in_one_call)
+    from ptxlint.engine import extract_statements
+    from ptxlint.model import SourceFile
+
+    shared: list[dict[int, object]] = []
+    original = TypeResolver.share_parents
+
+    def recording(self, parents):
+        shared.append(parents)
+        return original(self, parents)
+
+    monkeypatch.setattr(TypeResolver, "share_parents", recording)
+    result = extract_statements(SourceFile("k.cu", _BATCH_SOURCE))
+    assert len(shared) == 1 and shared[0]
+    parsed = result.parsed
+    assert parsed is not None
+    own = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    for node_id, parent in list(shared[0].items())[:200]:
+        assert isinstance(node_id, int) and parent is not None
+    typed = [(o.expression, shape(o.ctype)) for s in result.statements for o in s.operands]
+    alone = [
+        (o.expression, shape(own.resolve(o.expression, o.expression_span.start)))
+        for s in result.statements
+        for o in s.operands
+    ]
+    assert typed == alone
+
+
+_NAMED_SUBSCRIPTS = """
+#define M ptr
+#define MP MP
+struct Base;
+struct P { unsigned a; __device__ void f() { asm("" :: "r"(this[0]), "r"(a)); } };
+struct S : Base { __device__ void f(int i); unsigned v[4]; };
+__device__ unsigned g(int);
+__device__ unsigned table[8][2];
+__device__ void S::f(int i) {
+  asm("" :: "r"(v[0]), "r"(v[i]), "r"(table[i][1]), "r"(table[0]));
+}
+__device__ void k(const unsigned* ptr, unsigned (*rows)[4], int i, const unsigned* MP) {
+  asm("" :: "r"(M[0]), "r"(threadIdx[0]), "r"(g[0]), "r"(ptr[i]), "r"(rows[i][2]), "r"(MP[0]));
+  asm("" :: "r"(rows[0][1][2]), "r"(table[i][i]), "r"(nothing[0]), "r"(ptr[ i ]));
+  { const char* ptr = 0; asm("" :: "r"(ptr[0]), "r"(rows[1][0])); }
+}
+template <class T> __device__ void t(T* p, T q[2][2]) { asm("" :: "r"(p[0]), "r"(q[1][1])); }
+"""
+
+
+@pytest.mark.parametrize("source", [_SUBSCRIPT_SCOPES, _NAMED_SUBSCRIPTS, _BATCH_SOURCE])
+def test_a_name_with_subscripts_is_typed_as_the_expression_walk_types_it(
+    monkeypatch, source: str
+) -> None:
+    # _subscripted_name types name[i]...[k] from the name's look-up; with it switched off
+    # (_Expr walks the value) every answer must be the same
+    parsed, calls = _typing_calls(source)
+    fast = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    got = [shape(fast.resolve(*call)) for call in calls]
+    monkeypatch.setattr(TypeResolver, "_subscripted_name", lambda *args: None)
+    walked = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    assert got == [shape(walked.resolve(*call)) for call in calls]
+    assert any(g is not None for g in got) and any(g is None for g in got)
