@@ -51,7 +51,7 @@ from ptxlint.model import (
     slot_setters,
 )
 from ptxlint.reading_memo import RawStatement as _RawStatement
-from ptxlint.syntax_tree import ParsedSource, function_name_node, parse
+from ptxlint.syntax_tree import ParsedSource, function_name_node, parse, shared_parent
 
 KEYWORDS = ("asm", "__asm__", "__asm")
 ASM_LABEL = "asm label"
@@ -1899,12 +1899,7 @@ class _Ancestors:
                 current = given[step]
                 step += 1
             else:
-                parent = parents.get(key)
-                if parent is None:
-                    parent = current.parent
-                    if parent is not None:
-                        parents[key] = parent
-                current = parent
+                current = shared_parent(parents, current, key)
         for current, kind in reversed(climbed):
             if kind == "function_definition":
                 found = (current, current)

@@ -103,6 +103,19 @@ def parse(path: str, text: str) -> ParsedSource:
     return ParsedSource(text, data, tree, grammar)
 
 
+
+def shared_parent(
+    parents: dict[int, tree_sitter.Node], node: tree_sitter.Node, key: int
+) -> tree_sitter.Node | None:
+    """``node.parent`` (``key`` is ``node.id``), kept in ``parents``: a tree-sitter parent step
+    is a descent from the root, and extraction's and typing's climbs share one map per file."""
+    parent = parents.get(key)
+    if parent is None:
+        parent = node.parent
+        if parent is not None:
+            parents[key] = parent
+    return parent
+
 # Below this many bytes a subtree is searched by walking it from Python; above, by a query.
 # tree-sitter compiles a query against the whole C++ grammar (20-50 ms each, once per process),
 # which is most of the cost of linting one small file; a walk costs about 5 us per node.

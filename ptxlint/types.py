@@ -54,7 +54,7 @@ import tree_sitter
 import tree_sitter_cuda
 
 from ptxlint.model import CType
-from ptxlint.syntax_tree import WALK_LIMIT, nodes_of_kinds
+from ptxlint.syntax_tree import WALK_LIMIT, nodes_of_kinds, shared_parent
 
 Node = tree_sitter.Node
 
@@ -1783,12 +1783,7 @@ class TypeResolver:
                 node = ups[step]
                 step += 1
             else:
-                parent = parents.get(key)
-                if parent is None:
-                    parent = node.parent
-                    if parent is not None:
-                        parents[key] = parent
-                node = parent
+                node = shared_parent(parents, node, key)
         for node, kind in reversed(climbed):
             if kind in _DECLARING_SCOPES:
                 tail = (_Scope(node, kind), *tail)
@@ -1994,12 +1989,7 @@ class TypeResolver:
                 break
             climbed.append(current)
             ids.append(key)
-            parent = parents.get(key)
-            if parent is None:
-                parent = current.parent
-                if parent is not None:
-                    parents[key] = parent
-            current = parent
+            current = shared_parent(parents, current, key)
         for current, key in zip(reversed(climbed), reversed(ids), strict=True):
             if current.type == "template_declaration":
                 names = names | self._templates(current)[0]
