@@ -50,6 +50,35 @@ from ptxlint.model import (
     TemplatePiece,
     slot_setters,
 )
+
+# The reader fills the operands, their constraints, spans and templates slot by slot, with
+# the setters the reading memo fills its moved readings with (``reading_memo``: why)
+from ptxlint.reading_memo import (
+    C_LETTERS,
+    C_MODIFIERS,
+    C_OPAQUE,
+    C_SPAN,
+    C_TEXT,
+    O_CONSTRAINT,
+    O_CTYPE,
+    O_EXPRESSION,
+    O_EXPRESSION_SPAN,
+    O_INDEX,
+    O_NAME,
+    O_ROLE,
+    O_SPAN,
+    PIECE_KIND,
+    PIECE_SPAN,
+    PIECE_TEXT_END,
+    PIECE_TEXT_START,
+    SPAN_END,
+    SPAN_START,
+    T_CHAR_ENDS,
+    T_CHAR_STARTS,
+    T_PIECES,
+    T_TEXT,
+    new,
+)
 from ptxlint.reading_memo import RawStatement as _RawStatement
 from ptxlint.syntax_tree import ParsedSource, function_name_node, parse, shared_parent
 
@@ -339,7 +368,7 @@ def _finish(
         operands = _typed_all(operands, lookup, type_at, statement)
     # AsmStatement(source=source, keyword=keyword, ..., missing_commas=raw.missing_commas)
     # filled slot by slot (its __init__ sets 20 fields through object.__setattr__: 5 us)
-    statement_ = _new(AsmStatement)
+    statement_ = new(AsmStatement)
     _S_SOURCE(statement_, source)
     _S_KEYWORD(statement_, keyword)
     _S_SPAN(statement_, span)
@@ -766,7 +795,7 @@ def _with_ctype(operand: Operand, ctype: CType) -> Operand:
     Sound because ``_finish`` types only operands that are its statement's own: every
     reading (``_RawStatement``) makes its operands anew, and nothing has seen or hashed them
     before they are typed."""
-    _O_CTYPE(operand, ctype)
+    O_CTYPE(operand, ctype)
     return operand
 
 
@@ -1388,26 +1417,6 @@ _PLAIN_CLOSERS = {"(": ")", "[": "]", "{": "}"}
 _PLAIN_CLOBBER = re.compile(
     _BLANKS + r'(?P<lit>"(?P<name>[^"\\\n]*)")' + _BLANKS + r"(?P<sep>[,:)])?"
 )
-# The operands, their constraints and spans are filled slot by slot (``model.slot_setters``),
-# without the frozen dataclasses' __init__: a fifth of this reader's time on CUTLASS's GMMA
-# header. Span's __post_init__ check (end >= start) holds by construction where they are made.
-_new = object.__new__
-_SPAN_START, _SPAN_END = slot_setters(Span, ("start", "end"))
-_C_TEXT, _C_MODIFIERS, _C_LETTERS, _C_SPAN, _C_OPAQUE = slot_setters(
-    Constraint, ("text", "modifiers", "letters", "span", "opaque")
-)
-_PIECE_KIND, _PIECE_SPAN, _PIECE_TEXT_START, _PIECE_TEXT_END = slot_setters(
-    TemplatePiece, ("kind", "span", "text_start", "text_end")
-)
-_T_TEXT, _T_CHAR_STARTS, _T_CHAR_ENDS, _T_PIECES = slot_setters(
-    Template, ("text", "char_starts", "char_ends", "pieces")
-)
-(_O_INDEX, _O_ROLE, _O_CONSTRAINT, _O_EXPRESSION, _O_EXPRESSION_SPAN, _O_SPAN, _O_NAME,
- _O_CTYPE) = slot_setters(
-    Operand,
-    ("index", "role", "constraint", "expression", "expression_span", "span", "symbolic_name",
-     "ctype"),
-)  # fmt: skip
 _TOKEN_LIMIT = 200_000  # _code_tokens' bound on a statement's tokens (each at least a character)
 
 
@@ -1576,20 +1585,20 @@ def _plain_template(literals: list[tuple[str, int, int]]) -> Template | None:
                 return None
             chars.append(spelled)
             text_end = begin + len(spelled)
-        span = _new(Span)
-        _SPAN_START(span, at)
-        _SPAN_END(span, end)
-        piece = _new(TemplatePiece)
-        _PIECE_KIND(piece, "string")
-        _PIECE_SPAN(piece, span)
-        _PIECE_TEXT_START(piece, begin)
-        _PIECE_TEXT_END(piece, text_end)
+        span = new(Span)
+        SPAN_START(span, at)
+        SPAN_END(span, end)
+        piece = new(TemplatePiece)
+        PIECE_KIND(piece, "string")
+        PIECE_SPAN(piece, span)
+        PIECE_TEXT_START(piece, begin)
+        PIECE_TEXT_END(piece, text_end)
         pieces.append(piece)
-    template = _new(Template)
-    _T_TEXT(template, "".join(chars))
-    _T_CHAR_STARTS(template, Offsets("q", starts))  # as Template.__post_init__ stores them
-    _T_CHAR_ENDS(template, Offsets("q", ends))
-    _T_PIECES(template, tuple(pieces))
+    template = new(Template)
+    T_TEXT(template, "".join(chars))
+    T_CHAR_STARTS(template, Offsets("q", starts))  # as Template.__post_init__ stores them
+    T_CHAR_ENDS(template, Offsets("q", ends))
+    T_PIECES(template, tuple(pieces))
     return template
 
 
@@ -1647,30 +1656,30 @@ def _plain_operands(
         modifiers, letters = _constraint_parts(con)
         expression = expr.strip()
         expr_start = expr_at + len(expr) - len(expr.lstrip())
-        span = _new(Span)
-        _SPAN_START(span, con_at - 1)
-        _SPAN_END(span, con_end + 1)
-        constraint = _new(Constraint)
-        _C_TEXT(constraint, con)
-        _C_MODIFIERS(constraint, modifiers)
-        _C_LETTERS(constraint, letters)
-        _C_SPAN(constraint, span)
-        _C_OPAQUE(constraint, False)
-        operand = _new(Operand)
-        _O_INDEX(operand, len(operands))
-        _O_ROLE(operand, role)
-        _O_CONSTRAINT(operand, constraint)
-        _O_EXPRESSION(operand, expression)
-        span = _new(Span)
-        _SPAN_START(span, expr_start)
-        _SPAN_END(span, expr_start + len(expression))
-        _O_EXPRESSION_SPAN(operand, span)
-        span = _new(Span)
-        _SPAN_START(span, op_at)
-        _SPAN_END(span, close + 1)
-        _O_SPAN(operand, span)
-        _O_NAME(operand, name)
-        _O_CTYPE(operand, None)
+        span = new(Span)
+        SPAN_START(span, con_at - 1)
+        SPAN_END(span, con_end + 1)
+        constraint = new(Constraint)
+        C_TEXT(constraint, con)
+        C_MODIFIERS(constraint, modifiers)
+        C_LETTERS(constraint, letters)
+        C_SPAN(constraint, span)
+        C_OPAQUE(constraint, False)
+        operand = new(Operand)
+        O_INDEX(operand, len(operands))
+        O_ROLE(operand, role)
+        O_CONSTRAINT(operand, constraint)
+        O_EXPRESSION(operand, expression)
+        span = new(Span)
+        SPAN_START(span, expr_start)
+        SPAN_END(span, expr_start + len(expression))
+        O_EXPRESSION_SPAN(operand, span)
+        span = new(Span)
+        SPAN_START(span, op_at)
+        SPAN_END(span, close + 1)
+        O_SPAN(operand, span)
+        O_NAME(operand, name)
+        O_CTYPE(operand, None)
         operands.append(operand)
         if sep == '"' or sep == "[":  # nvcc's missing comma (see _split_operands)
             pos = tail.start("sep")
