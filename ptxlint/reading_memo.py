@@ -37,12 +37,11 @@ it finds 13,709 of the 15,347 hits that 4,096 entries find (unbounded: 15,637).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import sys
-from collections import OrderedDict
 from dataclasses import dataclass
 
+from ptxlint.lru import Lru
 from ptxlint.model import (
     Clobber,
     Constraint,
@@ -114,32 +113,11 @@ def _ones(n: int) -> int:
     return int.from_bytes(Offsets("q", [1]).tobytes() * n, _ORDER)
 
 
-class Memo:
-    """Statement text -> (its keyword, where it was read, its reading), least recently used
-    first out."""
+class Memo(Lru[str, tuple[str, int, RawStatement]]):
+    """Statement text -> (its keyword, where it was read, its reading)."""
 
     def __init__(self, size: int = MEMO_SIZE) -> None:
-        self.size = size
-        self.entries: OrderedDict[str, tuple[str, int, RawStatement]] = OrderedDict()
-        self.hits = 0
-
-    def get(self, text: str) -> tuple[str, int, RawStatement] | None:
-        entry = self.entries.pop(text, None)
-        if entry is not None:
-            self.entries[text] = entry  # back in as the most recently used
-            self.hits += 1
-        return entry
-
-    def put(self, text: str, entry: tuple[str, int, RawStatement]) -> None:
-        entries = self.entries
-        entries[text] = entry
-        if len(entries) > self.size:
-            with contextlib.suppress(KeyError):  # another thread emptied it meanwhile
-                entries.popitem(last=False)
-
-    def clear(self) -> None:
-        self.entries.clear()
-        self.hits = 0
+        super().__init__(size)
 
 
 MEMO = Memo()

@@ -38,13 +38,12 @@ what a lint without the memo says).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 
 from ptxlint.file_traits import traits
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
+from ptxlint.lru import Lru
 from ptxlint.model import HOLE, AsmStatement, Context, Edit, Finding, Fix, SourceFile, Span
 from ptxlint.rule import RuleContext
 
@@ -98,36 +97,13 @@ def watch(context: RuleContext) -> WatchedContext:
 Entry = tuple[int, tuple[tuple[int, object], ...]]
 
 
-class Memo:
+class Memo(Lru[Hashable, Entry]):
     """Statement key -> (the statement's features, (place among the pure rules called, what
     ``detach`` kept or ``RERUN``) for each pure rule that said something or must be called
     again)."""
 
     def __init__(self, size: int = MEMO_SIZE) -> None:
-        self.size = size
-        self.entries: OrderedDict[Hashable, Entry] = OrderedDict()
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: Hashable) -> Entry | None:
-        entry = self.entries.pop(key, None)
-        if entry is None:
-            self.misses += 1
-            return None
-        self.entries[key] = entry  # back in as the most recently used
-        self.hits += 1
-        return entry
-
-    def put(self, key: Hashable, entry: Entry) -> None:
-        entries = self.entries
-        entries[key] = entry
-        if len(entries) > self.size:
-            with contextlib.suppress(KeyError):  # another thread emptied it meanwhile
-                entries.popitem(last=False)
-
-    def clear(self) -> None:
-        self.entries.clear()
-        self.hits = self.misses = 0
+        super().__init__(size)
 
 
 MEMO = Memo()

@@ -1,0 +1,42 @@
+"""A bounded map, least recently used first out, that counts its hits and misses: the memos
+that outlive a file (the pure rules' outcomes, the reader's readings) keep their entries in one.
+Each step is one or two dictionary operations, so a language server's worker thread may share
+it with the main one: a lost race costs a miss, never a wrong entry."""
+
+from __future__ import annotations
+
+import contextlib
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class Lru(Generic[K, V]):
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.entries: OrderedDict[K, V] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: K) -> V | None:
+        entry = self.entries.pop(key, None)
+        if entry is None:
+            self.misses += 1
+            return None
+        self.entries[key] = entry  # back in as the most recently used
+        self.hits += 1
+        return entry
+
+    def put(self, key: K, entry: V) -> None:
+        entries = self.entries
+        entries[key] = entry
+        if len(entries) > self.size:
+            with contextlib.suppress(KeyError):  # another thread emptied it meanwhile
+                entries.popitem(last=False)
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self.hits = self.misses = 0
