@@ -5,8 +5,9 @@ parsed, and one whose result the cache holds (``cache``) is never linted. With t
 whose stat the file index (``file_index``) knows is not read at all: its prefilter verdict and
 the digest its result is stored under come from the index, once the headers that verdict or
 result read are checked unchanged. The rest are linted here or, when there is enough of them,
-by a pool of processes (as in flake8) that gets the biggest files first and writes their
-results to the cache; the report keeps discovery order. Fixing always runs in this process,
+by a pool of processes (as in flake8) that gets the biggest files first, a folder's files
+together (``family_order``), and writes their results to the cache; the report keeps
+discovery order. Fixing always runs in this process,
 because it writes files.
 """
 
@@ -342,6 +343,45 @@ def _work(job: _Job) -> FileOutcome:
     return collected(outcome, bool(_WORKER["keep_statements"]))
 
 
+def _work_batch(jobs: list[_Job]) -> list[FileOutcome]:
+    return [_work(job) for job in jobs]
+
+
+def family_order(jobs: Sequence[_Job]) -> list[_Job]:
+    """``jobs`` folder by folder, each folder's biggest file first and the folder with the
+    biggest file first: a worker then meets a folder's generated variants one after another
+    and parses each as an edit of the one before (``tree_reuse``), and no big file starts
+    last."""
+    folders: dict[str, list[_Job]] = {}
+    for job in sorted(jobs, key=lambda j: -j.size):
+        folders.setdefault(os.path.dirname(os.path.abspath(job.path)), []).append(job)
+    return [job for folder in folders.values() for job in folder]
+
+
+def batches(jobs: list[_Job], workers: int, first: bool = True) -> list[list[_Job]]:
+    """``jobs`` cut, in order, into batches of about a sixteenth of a worker's share of the
+    bytes: each costs one round trip. The first ``4 * workers`` (the biggest) go one per batch,
+    so that no worker gets two of them (CUTLASS's two 2.7 MB GMMA headers were in one batch
+    once, and one worker linted both while the other idled). Not ``first`` (the pool is
+    restarted after a worker died): every job alone, so that another death names its file."""
+    if not first:
+        return [[job] for job in jobs]
+    head = min(len(jobs), workers * 4)
+    out: list[list[_Job]] = [[job] for job in jobs[:head]]
+    budget = max(1, sum(j.size for j in jobs[head:]) // (workers * 16))
+    batch: list[_Job] = []
+    size = 0
+    for job in jobs[head:]:
+        batch.append(job)
+        size += job.size
+        if size >= budget:
+            out.append(batch)
+            batch, size = [], 0
+    if batch:
+        out.append(batch)
+    return out
+
+
 def _store(cache: ResultCache, key: str, outcome: FileOutcome) -> None:
     """Store ``outcome`` as two parts: the outcome without the statements its findings point
     to, then those statements, which only reports that read them unpickle (they hold every
@@ -421,14 +461,8 @@ def _in_pool(paths: list[_Job], jobs: int, initargs: tuple[Any, ...]) -> Iterato
         try:
             with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
                                      initargs=initargs) as pool:
-                # The biggest files (first) one per round trip, so that no worker gets two of
-                # them in one batch (CUTLASS's two 2.7 MB GMMA headers were, and one worker
-                # linted both while the other idled); then batches, about 16 per worker.
-                head = min(len(rest), jobs * 4) if not start else len(rest)
-                chunk = max(1, (len(rest) - head) // (jobs * 16))
-                singles = pool.map(_work, rest[:head], chunksize=1)
-                batched = pool.map(_work, rest[head:], chunksize=chunk)
-                for outcome in itertools.chain(singles, batched):
+                batched = pool.map(_work_batch, batches(rest, jobs, first=not start))
+                for outcome in itertools.chain.from_iterable(batched):
                     yield outcome
                     start, deaths = start + 1, 0
             return
@@ -739,12 +773,12 @@ def _lint_pending(
     keep_statements: bool = True,
 ) -> Iterator[tuple[int, FileOutcome]]:
     """(index, outcome) of the files left for workers (never --fix: that writes files, so it
-    runs in this process). Biggest files first, so that none starts last."""
+    runs in this process), in ``family_order``."""
     if not pending:
         return
     workers = min(jobs, len(pending), default_jobs())
     if workers > 1 and sum(j.size for j in pending) >= PARALLEL_MIN_BYTES:
-        ordered = sorted(pending, key=lambda j: -j.size)
+        ordered = family_order(pending)
         ids = tuple(r.id for r in rule_classes)
         initargs = (config, ids, context, tier2, resolver, cache, keep_statements)
         for job, outcome in zip(ordered, _in_pool(ordered, workers, initargs), strict=True):

@@ -12,6 +12,8 @@ import tree_sitter
 import tree_sitter_cpp
 import tree_sitter_cuda
 
+from ptxlint import tree_reuse
+
 # Headers are CUDA more often than not in the projects ptxlint is for; the CUDA grammar is a
 # superset of C++, so it only costs when a plain C++ file uses CUDA's keywords as identifiers.
 _CPP_ONLY_EXTENSIONS = {".cc", ".cpp", ".cxx", ".c"}
@@ -99,7 +101,7 @@ class ParsedSource:
 def parse(path: str, text: str) -> ParsedSource:
     data = text.encode("utf-8", "surrogatepass")
     grammar = grammar_for(path, text)
-    tree = _parser(grammar).parse(data)
+    tree = tree_reuse.parse(_parser(grammar), path, data, grammar)
     return ParsedSource(text, data, tree, grammar)
 
 

@@ -1,0 +1,183 @@
+"""Parsing a file as an edit of a near-duplicate (``ptxlint.tree_reuse``) must give the tree a
+fresh parse gives, node by node with every position, whatever the two texts are; and the
+runner must hand a worker a folder's files one after another (``runner.family_order``)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+import tree_sitter
+
+from ptxlint import runner, tree_reuse
+from ptxlint.line_diff import equal_runs
+from ptxlint.syntax_tree import _parser
+
+_KERNEL = r"""
+template <int N>
+__device__ __forceinline__ void load_{k}(float* out, const float* p, int i) {{
+  unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(p + i * {k}));
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(out[{k}]) : "r"(addr) : "memory");
+  for (int j = 0; j < N; ++j) {{ out[j] += {k}.0f; }}
+}}
+"""
+
+_VARIATIONS = [
+    "int x{k} = {k};",
+    "// note {k}",
+    "#if __CUDA_ARCH__ >= 900\nint y{k};\n#endif",
+    'const char* s{k} = "a\\nb {k}";',
+    "struct S{k} {{ int a; }};",
+    "}}",  # unbalanced: error recovery on both sides
+    "R\"(raw {k})\";",
+    "\r",
+    "",
+]
+
+
+def _source(rng: random.Random, size: int) -> list[str]:
+    lines: list[str] = ["#include <cuda.h>", "namespace gen {"]
+    k = total = 0
+    while total < size:
+        k += 1
+        more = _KERNEL.format(k=k).splitlines()
+        if rng.random() < 0.3:
+            more += rng.choice(_VARIATIONS).format(k=k).split("\n")
+        lines += more
+        total += sum(len(x) + 1 for x in more)
+    lines.append("}  // namespace gen")
+    return lines
+
+
+def _variant(rng: random.Random, lines: list[str]) -> list[str]:
+    """``lines`` with a few lines changed, inserted or removed."""
+    out = list(lines)
+    for _ in range(rng.randint(1, 12)):
+        at = rng.randrange(len(out) + 1)
+        what = rng.random()
+        if what < 0.4 and at < len(out):
+            out[at] = out[at].replace("1", "7").replace("ld.", "st.") + " "
+        elif what < 0.7:
+            out[at:at] = rng.choice(_VARIATIONS).format(k=rng.randint(0, 99)).split("\n")
+        elif at < len(out):
+            del out[at : at + rng.randint(1, 5)]
+    return out
+
+
+def _text(lines: list[str], rng: random.Random) -> bytes:
+    newline = "\r\n" if rng.random() < 0.1 else "\n"
+    text = newline.join(lines)
+    if rng.random() < 0.7:
+        text += newline
+    return text.encode()
+
+
+def _nodes(tree: tree_sitter.Tree) -> list[tuple[object, ...]]:
+    out: list[tuple[object, ...]] = []
+    cursor = tree.walk()
+    while True:
+        node = cursor.node
+        assert node is not None
+        out.append((node.kind_id, node.start_byte, node.end_byte, node.start_point,
+                    node.end_point, node.is_missing, node.has_error, cursor.field_id))
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return out
+
+
+@pytest.fixture(autouse=True)
+def _nothing_kept() -> None:
+    tree_reuse.forget()
+
+
+def test_runs_are_equal_lines_in_order() -> None:
+    rng = random.Random(3)
+    for _ in range(300):
+        old = [rng.choice("abcdefgh") * rng.randint(1, 3) for _ in range(rng.randint(0, 60))]
+        new = _variant(rng, old) if old else ["x"]
+        runs = equal_runs(old, new)
+        old_at = new_at = 0
+        for i, j, n in runs:
+            assert n > 0 and i >= old_at and j >= new_at
+            assert old[i : i + n] == new[j : j + n]
+            old_at, new_at = i + n, j + n
+
+
+@pytest.mark.parametrize("grammar", ["cuda", "cpp"])
+def test_a_reused_tree_is_the_fresh_tree(grammar: str, tmp_path: Path) -> None:
+    rng = random.Random(14)
+    parser = _parser(grammar)
+    path = str(tmp_path / "kernel.cu")
+    reused = 0
+    for _ in range(15):
+        base = _source(rng, tree_reuse.MIN_BYTES + rng.randint(0, 20_000))
+        tree_reuse.parse(parser, path, _text(base, rng), grammar)
+        for _ in range(3):
+            data = _text(_variant(rng, base), rng)
+            before = tree_reuse.reused
+            tree = tree_reuse.parse(parser, path, data, grammar)
+            reused += tree_reuse.reused - before
+            fresh = parser.parse(data)
+            assert _nodes(tree) == _nodes(fresh)
+            assert str(tree.root_node) == str(fresh.root_node)
+    assert reused >= 30  # the variants (but those with other line ends) were parsed as edits, not afresh
+
+
+def test_only_a_near_duplicate_of_the_same_folder_is_reused(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    lines = _source(rng, 3 * tree_reuse.MIN_BYTES)
+    data = _text(lines, rng)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+
+    def reuses(path: str, text: bytes, grammar: str = "cuda") -> bool:
+        before = tree_reuse.reused
+        tree = tree_reuse.parse(_parser(grammar), path, text, grammar)
+        assert _nodes(tree) == _nodes(_parser(grammar).parse(text))
+        return tree_reuse.reused > before
+
+    assert not reuses(str(tmp_path / "a/one.cu"), data)
+    assert reuses(str(tmp_path / "a/two.cu"), _text(_variant(rng, lines), rng))
+    assert not reuses(str(tmp_path / "b/three.cu"), data)  # another folder
+    assert not reuses(str(tmp_path / "b/four.cpp"), data, "cpp")  # another grammar
+    unrelated = [f"int v{k} = {k} * {k};" for k in range(6000)]
+    assert not reuses(str(tmp_path / "b/five.cpp"), "\n".join(unrelated).encode(), "cpp")
+    # a small file is neither reused nor kept: the one before it still is
+    assert not reuses(str(tmp_path / "b/six.cpp"), data[: tree_reuse.MIN_BYTES // 2], "cpp")
+    near = _variant(rng, unrelated)
+    assert reuses(str(tmp_path / "b/seven.cpp"), "\n".join(near).encode(), "cpp")
+    assert not reuses(str(tmp_path / "b/eight.cpp"), "\n".join(near * 3).encode(), "cpp")
+
+
+def _job(path: str, size: int) -> runner._Job:
+    return runner._Job(0, path, size, None)
+
+
+def test_family_order_keeps_a_folder_together_biggest_first() -> None:
+    rng = random.Random(2)
+    jobs = [_job(f"/t/d{rng.randint(0, 9)}/f{k}.cu", rng.randint(1, 10_000)) for k in range(300)]
+    ordered = runner.family_order(jobs)
+    assert sorted(map(id, ordered)) == sorted(map(id, jobs))
+    folders = [j.path.rsplit("/", 1)[0] for j in ordered]
+    runs = [f for k, f in enumerate(folders) if k == 0 or folders[k - 1] != f]
+    assert len(runs) == len(set(folders))  # each folder in one stretch
+    firsts = [ordered[folders.index(f)].size for f in runs]
+    assert firsts == sorted(firsts, reverse=True)
+    for f in runs:
+        sizes = [j.size for j in ordered if j.path.startswith(f + "/")]
+        assert sizes == sorted(sizes, reverse=True)
+
+
+def test_batches_cover_the_jobs_in_order_with_the_biggest_alone() -> None:
+    rng = random.Random(4)
+    jobs = [_job(f"/t/f{k}.cu", rng.randint(1, 10_000)) for k in range(500)]
+    cut = runner.batches(jobs, 2)
+    assert [j for b in cut for j in b] == jobs
+    assert all(len(b) == 1 for b in cut[:8])
+    budget = sum(j.size for j in jobs[8:]) // 32
+    assert all(sum(j.size for j in b[:-1]) < budget for b in cut[8:])
+    assert 20 <= len(cut) - 8 <= 40
+    assert all(len(b) == 1 for b in runner.batches(jobs, 2, first=False))
