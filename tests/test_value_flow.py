@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from ptxlint import value_flow
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
 from ptxlint.syntax_tree import parse
-from ptxlint.value_flow import Value, operand_value
+from ptxlint.value_flow import Value, _token_starts, operand_value
 from tests.conftest import lint_text
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
@@ -146,3 +147,17 @@ def test_ptx301_reads_a_template_once_and_judges_each_statement_on_its_own(
     assert sorted(text.count("\n", 0, f.span.start) + 1 for f in findings) == [4, 6]
     assert all("generic pointer" in f.message for f in findings)
     assert len(made) == 1
+
+
+def test_token_starts_are_the_tokens_a_full_scan_finds() -> None:
+    """``_token_starts`` (a search per name) answers what indexing every ``_IDENTIFIER`` match of
+    the file answers, on text made of the characters that decide a token's bounds."""
+    rng = random.Random(8)
+    for _ in range(3000):
+        data = bytes(rng.choice(b"ab_9$ .\n\xc3") for _ in range(rng.randint(0, 40)))
+        index: dict[bytes, list[int]] = {}
+        for m in re.finditer(rb"[A-Za-z_]\w*", data):
+            index.setdefault(m[0], []).append(m.start())
+        names = {*index, b"a", b"ab", b"b9", b"9", b"a$", b"", *(data[i : i + 3] for i in range(3))}
+        for name in names:
+            assert _token_starts(data, name) == index.get(name, []), (data, name)
