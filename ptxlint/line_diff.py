@@ -7,8 +7,9 @@ minimal one:
 - the common first and last lines;
 - between them, when both sides have as many lines, the lines equal at the same place (generated
   variants of one kernel mostly differ by a constant or a name inside a line);
-- otherwise, lines that occur once on each side, kept in the order both agree on (a longest
-  increasing subsequence), each grown over its equal neighbours.
+- where that leaves more than a tenth unmatched, anchors: lines that occur as often on each
+  side (up to 8 times), the k-th occurrence paired with the k-th, kept in the order both agree
+  on (a longest increasing subsequence), each grown over its equal neighbours.
 
 Time is O(n log n) in the lines of both texts, dictionary and list operations only.
 """
@@ -48,13 +49,62 @@ def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return chosen
 
 
-def _once(lines: Sequence[Line], lo: int, hi: int) -> dict[Line, int]:
-    """Each line of ``lines[lo:hi]`` that occurs there once, with its index."""
-    seen: dict[Line, int] = {}
-    for k in range(lo, hi):
-        line = lines[k]
-        seen[line] = -1 if line in seen else k
-    return seen
+def _same_place(old: Sequence[Line], new: Sequence[Line], lo: int, hi: int) -> list[Run]:
+    """Runs of lines equal at the same index in ``[lo, hi)`` of both."""
+    runs: list[Run] = []
+    k = lo
+    while k < hi:
+        if old[k] == new[k]:
+            first = k
+            while k < hi and old[k] == new[k]:
+                k += 1
+            runs.append((first, first, k - first))
+        else:
+            k += 1
+    return runs
+
+
+# A line that occurs more often than this (a lone "}", an empty line) is never an anchor: it
+# joins a run only by growing one.
+_MAX_ANCHOR_COUNT = 8
+
+
+def _anchored(
+    old: Sequence[Line], new: Sequence[Line], old_lo: int, old_hi: int, new_lo: int, new_hi: int
+) -> list[Run]:
+    """Runs grown from anchors: the k-th occurrence of a line in ``old[old_lo:old_hi]`` paired
+    with its k-th in ``new[new_lo:new_hi]``, for lines that occur equally often on both sides
+    (once, in a patience diff; up to ``_MAX_ANCHOR_COUNT`` times here, so that a file made of
+    repeated blocks still has anchors), kept in the order both sides agree on."""
+    in_old: dict[Line, list[int]] = {}
+    for k in range(old_lo, old_hi):
+        in_old.setdefault(old[k], []).append(k)
+    in_new: dict[Line, list[int]] = {}
+    for k in range(new_lo, new_hi):
+        in_new.setdefault(new[k], []).append(k)
+    pairs: list[tuple[int, int]] = []
+    for line, where in in_old.items():
+        there = in_new.get(line)
+        if there is not None and len(there) == len(where) <= _MAX_ANCHOR_COUNT:
+            pairs.extend(zip(where, there, strict=True))
+    pairs.sort()
+    runs: list[Run] = []
+    old_at, new_at = old_lo, new_lo
+    for i, j in _increasing(pairs):
+        if i < old_at or j < new_at:
+            continue  # inside the run grown from the anchor before
+        while i > old_at and j > new_at and old[i - 1] == new[j - 1]:
+            i, j = i - 1, j - 1
+        old_stop, new_stop = i, j
+        while old_stop < old_hi and new_stop < new_hi and old[old_stop] == new[new_stop]:
+            old_stop, new_stop = old_stop + 1, new_stop + 1
+        runs.append((i, j, old_stop - i))
+        old_at, new_at = old_stop, new_stop
+    return runs
+
+
+def _matched(runs: list[Run]) -> int:
+    return sum(run[2] for run in runs)
 
 
 def equal_runs(old: Sequence[Line], new: Sequence[Line]) -> list[Run]:
@@ -66,35 +116,16 @@ def equal_runs(old: Sequence[Line], new: Sequence[Line]) -> list[Run]:
     tail = 0
     while tail < n - head and tail < m - head and old[n - 1 - tail] == new[m - 1 - tail]:
         tail += 1
-    runs: list[Run] = [(0, 0, head)] if head else []
     old_end, new_end = n - tail, m - tail
+    middle: list[Run] = []
     if old_end - head == new_end - head:
-        k = head
-        while k < old_end:
-            if old[k] == new[k]:
-                first = k
-                while k < old_end and old[k] == new[k]:
-                    k += 1
-                runs.append((first, first, k - first))
-            else:
-                k += 1
-    else:
-        in_old = _once(old, head, old_end)
-        in_new = _once(new, head, new_end)
-        anchors = sorted(
-            (i, j) for line, i in in_old.items() if i >= 0 and (j := in_new.get(line, -1)) >= 0
-        )
-        old_at, new_at = head, head
-        for i, j in _increasing(anchors):
-            if i < old_at or j < new_at:
-                continue  # inside the run grown from the anchor before
-            while i > old_at and j > new_at and old[i - 1] == new[j - 1]:
-                i, j = i - 1, j - 1
-            old_stop, new_stop = i, j
-            while old_stop < old_end and new_stop < new_end and old[old_stop] == new[new_stop]:
-                old_stop, new_stop = old_stop + 1, new_stop + 1
-            runs.append((i, j, old_stop - i))
-            old_at, new_at = old_stop, new_stop
+        middle = _same_place(old, new, head, old_end)
+    if _matched(middle) < 0.9 * (old_end - head):  # lines were added or removed
+        anchored = _anchored(old, new, head, old_end, head, new_end)
+        if _matched(anchored) > _matched(middle):
+            middle = anchored
+    runs: list[Run] = [(0, 0, head)] if head else []
+    runs.extend(middle)
     if tail:
         runs.append((old_end, new_end, tail))
     return runs

@@ -24,7 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ptxlint import file_index, file_memos, include_graph, macros, orphan_guard, prefilter
+from ptxlint import (
+    file_index,
+    file_memos,
+    include_graph,
+    macros,
+    orphan_guard,
+    prefilter,
+    tree_reuse,
+)
 from ptxlint.cache import ResultCache, code_fingerprint
 from ptxlint.cache import location as cache_location
 from ptxlint.config import Config, RuleSelector
@@ -756,6 +764,7 @@ def run(
     if index is not None:
         index.save()
     macros.keep_header_digests(False)
+    tree_reuse.forget()  # the last big file's tree, kept for a next file that will not come
     result.seconds = time.perf_counter() - started
     return result
 

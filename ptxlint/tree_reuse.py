@@ -11,6 +11,8 @@ lines (``line_diff``), is parsed as that tree with the differing lines edited.
 The kept tree is dropped, not kept beside the new one, when the next file cannot use it: a
 4 MB kernel's tree is about 100 MB, and a reused one shares most of its nodes with its base.
 The runner hands a worker a folder's files one after another (``runner.family_order``).
+The kept tree is the one handed out with the file's ``ParsedSource``: nothing edits a tree in
+place (the language server's ``incremental`` edits a copy).
 
 Cost when nothing is reused: one split of the text into lines and, for a candidate, one
 ``line_diff`` (O(n log n) in lines, far below the parse).
@@ -21,10 +23,12 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-
-import tree_sitter
+from typing import TYPE_CHECKING
 
 from ptxlint.line_diff import Run, equal_runs
+
+if TYPE_CHECKING:  # the runner imports this module before any file needs a parser
+    import tree_sitter
 
 # Below this a fresh parse costs about as much as finding the edit.
 MIN_BYTES = 32 * 1024

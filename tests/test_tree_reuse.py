@@ -181,3 +181,36 @@ def test_batches_cover_the_jobs_in_order_with_the_biggest_alone() -> None:
     assert all(sum(j.size for j in b[:-1]) < budget for b in cut[8:])
     assert 20 <= len(cut) - 8 <= 40
     assert all(len(b) == 1 for b in runner.batches(jobs, 2, first=False))
+
+
+def _findings(folder: Path) -> list[str]:
+    from ptxlint.config import Config, RuleSelector
+    from ptxlint.registry import load_rules
+    from ptxlint.rule import RuleContext
+
+    rules = list(load_rules().rules)
+    config = Config()
+    result = runner.run([str(folder)], config,
+                        RuleSelector(config, [(r.id, r.name) for r in rules]), rules,
+                        RuleContext())
+    return sorted(repr(f) for f in result.findings)  # every field but the statement
+
+
+def test_a_run_over_variants_finds_what_fresh_parses_find(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rule fixtures' bad kernels, as generated variants of one file (a constant changed,
+    lines added and removed): the findings are those of a run that parses every file afresh."""
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
+    body = "\n".join(p.read_text() for p in sorted(fixtures.glob("PTX*_bad.cu")) * 2)
+    rng = random.Random(11)
+    lines = body.splitlines()
+    for k in range(5):
+        (tmp_path / f"kernel_h{k}.cu").write_text("\n".join(_variant(rng, lines)) + "\n")
+    assert len(body) > tree_reuse.MIN_BYTES
+    before = tree_reuse.reused
+    reusing = _findings(tmp_path)
+    assert tree_reuse.reused - before >= 3
+    assert len(reusing) > 100
+    monkeypatch.setattr(tree_reuse, "MIN_BYTES", 1 << 40)
+    assert _findings(tmp_path) == reusing
