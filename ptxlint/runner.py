@@ -367,23 +367,28 @@ def family_order(jobs: Sequence[_Job]) -> list[_Job]:
 
 
 def batches(jobs: list[_Job], workers: int, first: bool = True) -> list[list[_Job]]:
-    """``jobs`` cut, in order, into batches of about a sixteenth of a worker's share of the
-    bytes: each costs one round trip. The first ``4 * workers`` (the biggest) go one per batch,
-    so that no worker gets two of them (CUTLASS's two 2.7 MB GMMA headers were in one batch
-    once, and one worker linted both while the other idled). Not ``first`` (the pool is
-    restarted after a worker died): every job alone, so that another death names its file."""
+    """``jobs`` cut, in order, into batches: each costs one round trip. The first
+    ``4 * workers`` (the biggest) go one per batch, so that no worker gets two of them
+    (CUTLASS's two 2.7 MB GMMA headers were in one batch once, and one worker linted both while
+    the other idled). Then batches of a sixteenth of a worker's share of the bytes, shrinking
+    to a quarter of that as the bytes left run out (guided scheduling: the workers finish
+    together). Not ``first`` (the pool is restarted after a worker died): every job alone, so
+    that another death names its file."""
     if not first:
         return [[job] for job in jobs]
     head = min(len(jobs), workers * 4)
     out: list[list[_Job]] = [[job] for job in jobs[:head]]
-    budget = max(1, sum(j.size for j in jobs[head:]) // (workers * 16))
+    left = sum(j.size for j in jobs[head:])
+    largest = max(1, left // (workers * 16))
+    smallest = max(1, largest // 4)
     batch: list[_Job] = []
     size = 0
     for job in jobs[head:]:
         batch.append(job)
         size += job.size
-        if size >= budget:
+        if size >= max(smallest, min(largest, left // (workers * 4))):
             out.append(batch)
+            left -= size
             batch, size = [], 0
     if batch:
         out.append(batch)

@@ -179,7 +179,10 @@ def test_batches_cover_the_jobs_in_order_with_the_biggest_alone() -> None:
     assert all(len(b) == 1 for b in cut[:8])
     budget = sum(j.size for j in jobs[8:]) // 32
     assert all(sum(j.size for j in b[:-1]) < budget for b in cut[8:])
-    assert 20 <= len(cut) - 8 <= 40
+    sizes = [sum(j.size for j in b) for b in cut[8:-1]]
+    assert min(sizes) >= budget // 4
+    assert sizes[-1] < sizes[0] / 2  # smaller batches as the work runs out
+    assert 30 <= len(cut) - 8 <= 80
     assert all(len(b) == 1 for b in runner.batches(jobs, 2, first=False))
 
 
