@@ -7,8 +7,7 @@ the digest its result is stored under come from the index, once the headers that
 result read are checked unchanged. The rest are linted here or, when there is enough of them,
 by a pool of processes (as in flake8) that gets the biggest files first, a folder's files
 together (``family_order``), and writes their results to the cache; the report keeps
-discovery order. Fixing always runs in this process,
-because it writes files.
+discovery order. Fixing always runs in this process, because it writes files.
 """
 
 from __future__ import annotations

@@ -144,6 +144,7 @@ _SEARCHED_NAMES = 16
 _DIGITS = frozenset(b"0123456789")
 _WORD_START = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _WORD = _DIGITS | _WORD_START
+_WORD_OR_DOLLAR = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
 
 
 def _token_starts(data: bytes, name: bytes) -> list[int]:
@@ -170,7 +171,8 @@ def _token_starts(data: bytes, name: bytes) -> list[int]:
                 out.append(at)
         at = find(name, end)
     return out
-_WORD_OR_DOLLAR = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
+
+
 _FUNCTION_NODES = ("function_definition", "lambda_expression")
 _NAMESPACE_SCOPES = (
     "translation_unit",
@@ -302,8 +304,10 @@ class _FileFacts:
         ``[A-Za-z_]\\w*`` run, comments and strings included), in increasing order.
 
         The first ``_SEARCHED_NAMES`` names are each found by a search of the bytes; a file
-        asked about more gets an index of all its tokens. On flashinfer a file is asked about
-        33 names on average, and one search costs about a twentieth of the index."""
+        asked about more gets an index of all its tokens. A search costs about a twentieth of
+        the index (a 0.9 MB kernel: 0.3-2.6 ms against 19 ms), so searching until that many
+        names were asked and indexing after (the ski-rental rule) never costs much more than
+        twice the cheaper of the two, and a file asked about few names pays a fraction."""
         found = self._occurrences_of.get(name)
         if found is not None:
             return found
