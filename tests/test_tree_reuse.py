@@ -186,7 +186,7 @@ def test_batches_cover_the_jobs_in_order_with_the_biggest_alone() -> None:
     assert all(len(b) == 1 for b in runner.batches(jobs, 2, first=False))
 
 
-def _findings(folder: Path) -> list[str]:
+def _findings(folder: Path, jobs: int = 1) -> list[str]:
     from ptxlint.config import Config, RuleSelector
     from ptxlint.registry import load_rules
     from ptxlint.rule import RuleContext
@@ -195,7 +195,7 @@ def _findings(folder: Path) -> list[str]:
     config = Config()
     result = runner.run([str(folder)], config,
                         RuleSelector(config, [(r.id, r.name) for r in rules]), rules,
-                        RuleContext())
+                        RuleContext(), jobs=jobs)
     return sorted(repr(f) for f in result.findings)  # every field but the statement
 
 
@@ -215,5 +215,8 @@ def test_a_run_over_variants_finds_what_fresh_parses_find(
     reusing = _findings(tmp_path)
     assert tree_reuse.reused - before >= 3
     assert len(reusing) > 100
+    # the pool's workers, handed the folder's files in family order, reuse as well
+    monkeypatch.setattr(runner, "PARALLEL_MIN_BYTES", 1)
+    assert _findings(tmp_path, jobs=2) == reusing
     monkeypatch.setattr(tree_reuse, "MIN_BYTES", 1 << 40)
     assert _findings(tmp_path) == reusing
