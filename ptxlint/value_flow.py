@@ -12,29 +12,30 @@ parameter. This module follows values that far, one call level deep:
 * a parameter has the value all the file's call sites pass for it (when there is at least one).
 
 Anything else is unknown (``None``), and unknown means the rule keeps its own, type-based view.
-Nothing is walked up front. The file's identifiers are indexed by one regex pass over its bytes
-when the first question is asked (O(file), about 0.14 s and 13 MB for a 4 MB generated kernel);
-a function's occurrences of a name are then a bisection of that name's sorted offsets, and a
-name's definitions and call sites are looked up once per file from the same index. Before, each
-name was a regex search of the whole file: O(names x file), 10 s of flashinfer's 150-file
-sample. Every answer is memoised per function, variable and expression node.
+Nothing is walked up front. A function's occurrences of a name are found by a search of the
+function's body alone (O(body) per function and name, each answer kept per function). A name's
+definitions and call sites are looked up once per file: the first 16 names asked of the whole
+file by a search each, and after that from an index of every identifier of the file, built by
+one regex pass (O(file), about 0.14 s and 13 MB for a 4 MB generated kernel). Every answer is
+memoised per function, variable and expression node.
 
 Per occurrence of a name in a function, the node is found by one descent from the function's
 node (O(depth)); the climb to the innermost function around it (each tree-sitter ``parent`` step
 a descent from the root) is paid only by the few occurrences whose parent may give the name a
 value (a declarator, an assignment's left side, ``++``, ``&``, an asm output), not by its uses.
-Searching per name instead of indexing the file was measured and does not pay: an asm-bearing
-function is most of its file and is asked about 20-170 names (flashinfer), and a per-name search
-costs a fiftieth of the index per byte. Indexing only the function bodies asked about (and the
-rest of the file when a name is asked of the whole file) was measured too: flashinfer's asked
-bodies are 93% of its asm files' bytes, and all but one of those files ask the whole file for
-several names, so it indexed as many bytes and cost 3-5% more; it would save 20-30 ms on CUDA's
-and CUTLASS's asm headers, where 10-15% of the bytes are asked (session 6, flow).
+
+Measured (a sampling profile of a flashinfer folder sample; session 7):
+- Finding a function's occurrences cost 6.0% of a lint with the whole-file index (session 6's
+  choice), and 4.5% with the body searched per name.
+- The index's regex pass costs about 20 ns a byte, and a per-name search about 1 ns.
+- An asm-bearing function is most of its file and is asked about 20-170 names. So a per-name
+  search of the whole file for every name, session 6's first alternative, did not pay either.
+- Session 6 also measured indexing only the function bodies asked about: 3-5% more on
+  flashinfer, where the asked bodies are 93% of the asm files' bytes.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -147,29 +148,32 @@ _WORD = _DIGITS | _WORD_START
 _WORD_OR_DOLLAR = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
 
 
-def _token_starts(data: bytes, name: bytes) -> list[int]:
-    """Where ``name`` is a whole match of ``_IDENTIFIER.finditer(data)``: what a search from the
-    file's start would find there. Such a match ends before a non-word byte, and starts where no
-    earlier match runs on: after a non-word byte, or after digits that no letter precedes in
-    their word ("9abc" holds the token "abc"; "a9bc" does not).
+def _token_starts(data: bytes, name: bytes, start: int = 0, end: int | None = None) -> list[int]:
+    """Where ``name`` is a whole match of ``_IDENTIFIER.finditer(data)``, inside
+    ``data[start:end]``: what a search from the file's start would find there. Such a match ends
+    before a non-word byte, and starts where no earlier match runs on: after a non-word byte, or
+    after digits that no letter precedes in their word ("9abc" holds the token "abc"; "a9bc"
+    does not). The bytes around the range are read as the whole file's search reads them.
 
-    O(file) in C for the search, plus a few steps per raw occurrence of ``name``."""
+    O(end - start) in C for the search, plus a few steps per raw occurrence of ``name``."""
     if _IDENTIFIER.fullmatch(name) is None:
         return []
     out: list[int] = []
     size = len(name)
     total = len(data)
+    if end is None:
+        end = total
     find = data.find
-    at = find(name)
+    at = find(name, start, end)
     while at >= 0:
-        end = at + size
-        if end == total or data[end] not in _WORD:
+        after = at + size
+        if after == total or data[after] not in _WORD:
             before = at - 1
             while before >= 0 and data[before] in _DIGITS:
                 before -= 1
             if before < 0 or data[before] not in _WORD_START:
                 out.append(at)
-        at = find(name, end)
+        at = find(name, at + size, end)
     return out
 
 
@@ -324,15 +328,15 @@ class _FileFacts:
         return index.get(name, [])
 
     def _occurrences(self, fn: _Function, name: str) -> list[int]:
-        """Where ``name`` occurs in ``fn``'s body (a body starts with "{" or "try", so no token
-        of the file index straddles its bounds)."""
+        """Where ``name`` occurs in ``fn``'s body as a token of the file (a body starts with
+        "{" or "try" and ends with "}", so no token straddles its bounds). Searched in the body
+        alone: its callers keep the answer per function and name, and a generated kernel's
+        functions ask about their own names (on flashinfer the whole-file search and index
+        cost 7.7% of a lint)."""
         body = fn.node.child_by_field_name("body")
         if body is None:
             return []
-        offsets = self._offsets(name.encode())
-        low = bisect.bisect_left(offsets, body.start_byte)
-        high = bisect.bisect_left(offsets, body.end_byte, low)
-        return offsets[low:high]
+        return _token_starts(self.data, name.encode(), body.start_byte, body.end_byte)
 
     def _owned(self, node: tree_sitter.Node, fn: _Function) -> bool:
         """``node`` belongs to ``fn`` itself, not to a lambda or local class inside it."""

@@ -161,3 +161,10 @@ def test_token_starts_are_the_tokens_a_full_scan_finds() -> None:
         names = {*index, b"a", b"ab", b"b9", b"9", b"a$", b"", *(data[i : i + 3] for i in range(3))}
         for name in names:
             assert _token_starts(data, name) == index.get(name, []), (data, name)
+        # a range that no token straddles (a function body), searched alone
+        spans = [m.span() for m in re.finditer(rb"[A-Za-z_]\w*", data)]
+        cuts = [k for k in range(len(data) + 1) if not any(a < k < b for a, b in spans)]
+        start, end = sorted(rng.sample(cuts, 2)) if len(cuts) > 1 else (0, len(data))
+        for name in names:
+            inside = [o for o in index.get(name, []) if start <= o < end]
+            assert _token_starts(data, name, start, end) == inside, (data, name, start, end)
