@@ -56,6 +56,26 @@ def test_nothing_of_a_linted_file_outlives_its_outcome(tmp_path):
     assert not [o for o in gc.get_objects() if type(o) is ParsedSource]
 
 
+def test_a_linted_file_s_cycles_go_before_the_next_file(tmp_path):
+    """The collector is paused for a file until its objects are let go, then collects once:
+    without that collection the extractor's cycles, holding the file's tree, lived on until
+    allocations started one (flashinfer's workers tripled their memory)."""
+    path = tmp_path / "k.cu"
+    shutil.copy(FIXTURES / "PTX301_bad.cu", path)
+    gc.collect()
+    assert gc.isenabled()
+    outcome = _lint(str(path))
+    assert gc.isenabled()
+    assert outcome.findings
+    assert not [o for o in gc.get_objects() if type(o) is ParsedSource]  # no collect() first
+    gc.disable()
+    try:
+        _lint(str(path))
+        assert not gc.isenabled()  # a caller's pause is left as it was
+    finally:
+        gc.enable()
+
+
 def test_file_memos_release_calls_every_registered_clear():
     forgotten: dict[str, int] = {"x": 1}
     file_memos.register(forgotten.clear)
