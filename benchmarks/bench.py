@@ -52,7 +52,7 @@ from ptxlint.extract import has_asm  # noqa: E402
 from ptxlint.model import SourceFile  # noqa: E402
 from ptxlint.registry import load_rules  # noqa: E402
 from ptxlint.rule import RuleContext  # noqa: E402
-from ptxlint.syntax_tree import _parser, grammar_for, parse  # noqa: E402
+from ptxlint.syntax_tree import parse  # noqa: E402
 
 SMALL = '__device__ unsigned f(unsigned a) {\n  unsigned d;\n  asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a));\n  return d;\n}\n'  # noqa: E501
 MAX_SIZE = 16 * 1024 * 1024
@@ -191,12 +191,6 @@ def best(command: list[str], env: dict[str, str], repeat: int) -> tuple[float, f
     return min(r.seconds for r in runs), min(r.cpu for r in runs)
 
 
-def fresh_parse(path: str, text: str) -> None:
-    """tree-sitter's parse of the file from nothing: never an edit of the file before
-    (``syntax_tree.parse`` may reuse a near-duplicate's tree, ``ptxlint/tree_reuse.py``)."""
-    _parser(grammar_for(path, text)).parse(text.encode("utf-8", "surrogatepass"))
-
-
 def bare_parse(files: list[str]) -> tuple[float, int]:
     started = time.perf_counter()
     nbytes = 0
@@ -205,7 +199,7 @@ def bare_parse(files: list[str]) -> tuple[float, int]:
         if text is None:
             continue
         nbytes += len(text)
-        fresh_parse(path, text)
+        parse(path, text, reuse=False)
     return time.perf_counter() - started, nbytes
 
 
@@ -227,7 +221,7 @@ def per_file(files: list[str]) -> list[tuple[float, float, int, str]]:
         if text is None or not has_asm(text):
             continue
         started = time.perf_counter()
-        fresh_parse(path, text)
+        parse(path, text, reuse=False)
         parse_seconds = time.perf_counter() - started
         tree_reuse.forget()  # each file alone: not parsed as an edit of the one before
         started = time.perf_counter()

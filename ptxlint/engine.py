@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import gc
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from ptxlint import rule_memo, suppress
+from ptxlint import collector, rule_memo, suppress
 from ptxlint.cxx_facts import FileFacts
 from ptxlint.dedupe import dedupe
 from ptxlint.expansion_findings import Placer, common_to_all_branches
@@ -116,21 +115,10 @@ def lint_kept(
     selector: Selector | None = None,
     tier2: Tier2Session | None = None,
 ) -> Linted:
-    """``lint_source``, keeping the rules' outcomes per statement.
-
-    The cyclic garbage collector is paused while one file is linted. A lint allocates millions
-    of objects that live until the file is done (syntax nodes, tokens, statements, findings),
-    and the collector traversed them again and again: a quarter of the CPU time of CUTLASS's
-    GMMA header and of flashinfer's sample. A file's lint leaves only a few hundred objects in
-    cycles (the extractor's closures), which the next collection after the file frees."""
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
+    """``lint_source``, keeping the rules' outcomes per statement, with the cyclic garbage
+    collector paused (``ptxlint.collector``)."""
+    with collector.paused():
         return _lint_kept(source, rules, context, selector, tier2)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _lint_kept(

@@ -103,7 +103,8 @@ def _anchored(
     return runs
 
 
-def _matched(runs: list[Run]) -> int:
+def matched(runs: list[Run]) -> int:
+    """The lines ``runs`` cover."""
     return sum(run[2] for run in runs)
 
 
@@ -120,9 +121,9 @@ def equal_runs(old: Sequence[Line], new: Sequence[Line]) -> list[Run]:
     middle: list[Run] = []
     if old_end - head == new_end - head:
         middle = _same_place(old, new, head, old_end)
-    if _matched(middle) < 0.9 * (old_end - head):  # lines were added or removed
+    if matched(middle) < 0.9 * (old_end - head):  # lines were added or removed
         anchored = _anchored(old, new, head, old_end, head, new_end)
-        if _matched(anchored) > _matched(middle):
+        if matched(anchored) > matched(middle):
             middle = anchored
     runs: list[Run] = [(0, 0, head)] if head else []
     runs.extend(middle)

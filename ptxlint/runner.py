@@ -13,7 +13,6 @@ discovery order. Fixing always runs in this process, because it writes files.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import io
 import itertools
 import os
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ptxlint import (
+    collector,
     file_index,
     file_memos,
     include_graph,
@@ -178,23 +178,15 @@ def lint_path(
     not ask again (the header closures of the include check would be read once more per
     worker).
 
-    The cyclic garbage collector stays paused (as ``engine.lint_kept`` pauses it for the lint)
-    until the file's objects are let go, and then collects the youngest generation once: the
-    lint's objects in cycles (the extractor's closures) go with it. Resumed as the lint
-    returned, its first collection traversed every object the lint had made, still alive: 7%
-    of the CPU of a flashinfer sample. Resumed without that collection, the allocations left
-    too few to start one, and the cycles, holding the files' trees, tripled the memory."""
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
+    The cyclic garbage collector stays paused (``ptxlint.collector``) until the file's objects
+    are let go, and then collects the young generation once. Resumed as the lint returned, its
+    first collection traversed every object the lint had made, still alive: 7% of the CPU of a
+    flashinfer sample. Resumed without that collection, the allocations left too few to start
+    one, and the extractor's cycles, holding the files' trees, tripled the memory."""
+    with collector.paused(collect_young=True):
         return _lint_path(
             path, rules, context, selector, max_file_size, fix_mode, unsafe_fixes, tier2, data
         )
-    finally:
-        if paused:
-            gc.enable()
-            gc.collect(0)
 
 
 def _lint_path(
@@ -393,7 +385,7 @@ def family_order(jobs: Sequence[_Job]) -> list[_Job]:
     last."""
     folders: dict[str, list[_Job]] = {}
     for job in sorted(jobs, key=lambda j: -j.size):
-        folders.setdefault(os.path.dirname(os.path.abspath(job.path)), []).append(job)
+        folders.setdefault(tree_reuse.family(job.path), []).append(job)
     return [job for folder in folders.values() for job in folder]
 
 

@@ -98,10 +98,13 @@ class ParsedSource:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
-def parse(path: str, text: str) -> ParsedSource:
+def parse(path: str, text: str, reuse: bool = True) -> ParsedSource:
+    """The file's tree; ``reuse``: as an edit of a near-duplicate parsed just before, where
+    there is one (``tree_reuse``), else from nothing."""
     data = text.encode("utf-8", "surrogatepass")
     grammar = grammar_for(path, text)
-    tree = tree_reuse.parse(_parser(grammar), path, data, grammar)
+    parser = _parser(grammar)
+    tree = tree_reuse.parse(parser, path, data, grammar) if reuse else parser.parse(data)
     return ParsedSource(text, data, tree, grammar)
 
 

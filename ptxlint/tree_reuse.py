@@ -25,7 +25,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ptxlint.line_diff import Run, equal_runs
+from ptxlint.line_diff import Run, equal_runs, matched
 
 if TYPE_CHECKING:  # the runner imports this module before any file needs a parser
     import tree_sitter
@@ -42,7 +42,7 @@ MIN_SHARED = 0.5
 class _Kept:
     folder: str
     grammar: str
-    data: bytes
+    size: int  # bytes; the text itself is ``lines``
     lines: list[bytes]
     tree: tree_sitter.Tree
 
@@ -50,6 +50,12 @@ class _Kept:
 _kept: list[_Kept] = []  # at most one
 _lock = threading.Lock()  # the language server parses on two threads
 reused = 0  # files parsed as an edit in this process (tests, profiles)
+
+
+def family(path: str) -> str:
+    """What a file must share with the kept one to be parsed as its edit: its folder. The
+    runner orders a pool's files by the same key (``runner.family_order``)."""
+    return os.path.dirname(os.path.abspath(path))
 
 
 def _lines(data: bytes) -> list[bytes]:
@@ -80,7 +86,7 @@ def _point(k: int, lines: list[bytes]) -> tuple[int, int]:
 
 def _edited(kept: _Kept, lines: list[bytes], data: bytes, runs: list[Run]) -> tree_sitter.Tree:
     """A copy of the kept tree with the lines between ``runs`` replaced by the new ones."""
-    old_starts = _starts(kept.lines, len(kept.data))
+    old_starts = _starts(kept.lines, kept.size)
     new_starts = _starts(lines, len(data))
     edits: list[tuple[int, int, int, int]] = []
     old_at = new_at = 0
@@ -112,7 +118,7 @@ def parse(parser: tree_sitter.Parser, path: str, data: bytes, grammar: str) -> t
     global reused
     if len(data) < MIN_BYTES:
         return parser.parse(data)
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = family(path)
     lines = _lines(data)
     with _lock:
         kept = _kept.pop() if _kept else None
@@ -121,17 +127,17 @@ def parse(parser: tree_sitter.Parser, path: str, data: bytes, grammar: str) -> t
         kept is not None
         and kept.folder == folder
         and kept.grammar == grammar
-        and len(data) <= 2 * len(kept.data) <= 4 * len(data)
+        and len(data) <= 2 * kept.size <= 4 * len(data)
     ):
         runs = equal_runs(kept.lines, lines)
-        if sum(r[2] for r in runs) >= MIN_SHARED * len(lines):
+        if matched(runs) >= MIN_SHARED * len(lines):
             base = _edited(kept, lines, data, runs)
     del kept  # not alive beside a fresh tree
     tree = parser.parse(data, base) if base is not None else parser.parse(data)
     if base is not None:
         reused += 1
     with _lock:
-        _kept[:] = [_Kept(folder, grammar, data, lines, tree)]
+        _kept[:] = [_Kept(folder, grammar, len(data), lines, tree)]
     return tree
 
 
