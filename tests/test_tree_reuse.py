@@ -220,3 +220,45 @@ def test_a_run_over_variants_finds_what_fresh_parses_find(
     assert _findings(tmp_path, jobs=2) == reusing
     monkeypatch.setattr(tree_reuse, "MIN_BYTES", 1 << 40)
     assert _findings(tmp_path) == reusing
+
+
+def test_python_variants_are_reused_and_find_what_fresh_parses_find(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Generated CuTe DSL and Triton kernels come in families of variants too: the Python
+    frontend parses through ``tree_reuse`` with its own grammar, and its trees and findings are
+    those of fresh parses."""
+    from ptxlint.frontends.python.frontend import _parser as python_parser
+
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
+    body = "\n".join(p.read_text() for p in sorted(fixtures.glob("PTX*_bad.py")) * 4)
+    assert len(body) > tree_reuse.MIN_BYTES
+    rng = random.Random(12)
+    lines = body.splitlines()
+    parser = python_parser()
+    path = str(tmp_path / "kernel.py")
+    tree_reuse.parse(parser, path, body.encode(), "python")
+    before = tree_reuse.reused
+    for _ in range(12):
+        data = _text(_variant(rng, lines), rng)
+        tree = tree_reuse.parse(parser, path, data, "python")
+        fresh = parser.parse(data)
+        assert _nodes(tree) == _nodes(fresh)
+    assert tree_reuse.reused - before >= 6  # those with CRLF line ends are not
+    # a C++ file's kept tree is not a Python file's base, nor the other way round
+    cxx = "\n".join(_source(rng, tree_reuse.MIN_BYTES)).encode()
+    tree_reuse.parse(_parser("cuda"), str(tmp_path / "kernel.cu"), cxx, "cuda")
+    before = tree_reuse.reused
+    tree_reuse.parse(parser, path, body.encode(), "python")
+    assert tree_reuse.reused == before
+
+    tree_reuse.forget()
+    for k in range(4):
+        (tmp_path / f"kernel_h{k}.py").write_text("\n".join(_variant(rng, lines)) + "\n")
+    (tmp_path / "kernel.py").unlink(missing_ok=True)
+    before = tree_reuse.reused
+    reusing = _findings(tmp_path)
+    assert tree_reuse.reused - before >= 2
+    assert len(reusing) > 40
+    monkeypatch.setattr(tree_reuse, "MIN_BYTES", 1 << 40)
+    assert _findings(tmp_path) == reusing
