@@ -12,7 +12,6 @@ import argparse
 import contextlib
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -322,6 +321,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - a crash must read as "error", never "findings"
         print(f"ptxlint: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         if getattr(args, "verbose", False) or getattr(args, "verbose_global", False):
+            import traceback  # with textwrap and linecache: only for a crash
+
             traceback.print_exc()
         else:
             print("ptxlint: run again with --verbose for the traceback, and please report it",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
@@ -410,6 +409,8 @@ def _covered_quietly(table: suppress.Suppressions, finding: Finding, source: Sou
 def _internal_error(
     source: SourceFile, stage: str, statement: AsmStatement | None, exc: BaseException
 ) -> Finding:
+    import traceback  # with textwrap and linecache: only for a crash
+
     from ptxlint.model import Span
 
     where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None

@@ -34,9 +34,7 @@ only the ``KEEP_INDEXES`` most recently used indexes are kept.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
-import pickle
 import stat
 import tempfile
 from collections.abc import Iterable
@@ -44,6 +42,9 @@ from pathlib import Path
 
 from ptxlint import include_graph, macros
 from ptxlint.graphs import components
+
+# hashlib and pickle (4 ms together) are imported where they are used: the runner imports this
+# module for every run, and only a run with the result cache opens an index.
 
 FORMAT = 3  # 3: a missed include candidate is watched as a path (ABSENT), not by its folder
 RACY_MARGIN_NS = 2_000_000_000
@@ -72,6 +73,8 @@ def signature(st: os.stat_result) -> Sig:
 
 
 def digest_of(data: bytes) -> bytes:
+    import hashlib
+
     return hashlib.sha256(data).digest()
 
 
@@ -85,6 +88,8 @@ class FileIndex:
         self.nodes: dict[str, Node] = {}
         self.dirs: dict[str, int | None] = {}
         self.changed = False
+        import pickle
+
         try:
             with open(path, "rb") as handle:
                 loaded = pickle.load(handle)
@@ -239,6 +244,8 @@ class FileIndex:
         """A digest of the headers ``includes`` reach as recorded in this run: each header's
         path and bytes, over the include graph (a Merkle hash over its strongly connected
         components, so each header is hashed once per run however many files reach it)."""
+        import hashlib
+
         h = hashlib.sha256()
         for real in includes:
             h.update(self._fingerprint(real))
@@ -254,6 +261,8 @@ class FileIndex:
         done = self._fingerprints
         if root in done:
             return done[root]
+        import hashlib
+
         for members in components(root, self._children, done):
             inside = set(members)
             outside = sorted({done[c] for m in members for c in self._children(m)
@@ -333,6 +342,8 @@ class FileIndex:
             watched = {d for r in self.files.values() for d in r[5]}
             watched.update(d for n in self.nodes.values() for d in n[3])
             self.dirs = {d: m for d, m in self.dirs.items() if d in watched}
+        import pickle
+
         tmp = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -364,5 +375,7 @@ def _drop_old_indexes(folder: Path) -> None:
 
 def open_index(folder: Path, salt: str, started_ns: int) -> FileIndex:
     """The index of runs with this salt (version, code, rule set and include folders)."""
+    import hashlib
+
     name = hashlib.sha256(salt.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return FileIndex(folder / name, started_ns)

@@ -9,8 +9,8 @@ flashinfer's 4 MB generated kernels held about 500 MB of them. ``release`` drops
 the runner calls it after each file (``register`` is called by each such module at import).
 
 ``trim`` hands the freed memory back to the system (glibc keeps it otherwise). The runner calls
-it once, after reading every file of a run; calling it after every big file in the workers made
-them a fifth slower and lowered no peak.
+it once, after reading every file of a run, before it starts worker processes; calling it after
+every big file in the workers made them a fifth slower and lowered no peak.
 """
 
 from __future__ import annotations

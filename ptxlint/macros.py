@@ -15,7 +15,6 @@ conditions that cannot hold, does not expand.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import re
 from collections.abc import Iterator, Sequence, Set
@@ -266,6 +265,8 @@ def _read_header(path: str, digests: dict[str, bytes] | None = None) -> str | No
     except OSError:
         return None
     if digests is not None:
+        import hashlib  # only a run with the result cache keeps digests
+
         digests[path] = hashlib.sha256(data).digest()
     return data.decode("utf-8", "replace")
 

@@ -10,11 +10,14 @@ re-parented), on Windows by waiting on the parent's process handle.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from multiprocessing.process import BaseProcess
 
 POLL_S = 0.5
 
@@ -25,6 +28,9 @@ def watch_parent() -> None:
     """In a ``multiprocessing`` child (a pool's ``initializer``): end this process when its
     parent is gone. Nothing happens in a process that is no such child, or on a second call."""
     global _watching
+    # Imported here: the runner imports this module, and a one-file run starts no process.
+    import multiprocessing
+
     parent = multiprocessing.parent_process()
     if parent is None or _watching or parent.pid is None:
         return
@@ -35,13 +41,13 @@ def watch_parent() -> None:
     ).start()
 
 
-def _poll_parent(parent: multiprocessing.process.BaseProcess) -> None:
+def _poll_parent(parent: BaseProcess) -> None:
     while os.getppid() == parent.pid:
         time.sleep(POLL_S)
     os._exit(1)  # no cleanup to run: the results had nowhere to go
 
 
-def _wait_for_handle(parent: multiprocessing.process.BaseProcess) -> None:
+def _wait_for_handle(parent: BaseProcess) -> None:
     from multiprocessing.connection import wait
 
     wait([parent.sentinel])

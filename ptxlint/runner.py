@@ -13,10 +13,8 @@ discovery order. Fixing always runs in this process, because it writes files.
 from __future__ import annotations
 
 import dataclasses
-import io
 import itertools
 import os
-import pickle
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -422,6 +420,7 @@ def _store(cache: ResultCache, key: str, outcome: FileOutcome) -> None:
     """Store ``outcome`` as two parts: the outcome without the statements its findings point
     to, then those statements, which only reports that read them unpickle (they hold every
     operand and parse: 13x the cost of the rest on the CUDA tree's 107 results)."""
+    from ptxlint import statement_pickle
     from ptxlint.engine import INTERNAL_ERROR
 
     # internal errors are not facts about the file: the next run tries again
@@ -432,33 +431,13 @@ def _store(cache: ResultCache, key: str, outcome: FileOutcome) -> None:
         f if f.statement is None else dataclasses.replace(f, statement=None)
         for f in outcome.findings
     ])
-    buffer = io.BytesIO()
-    _SourceSharingPickler(buffer, outcome.source).dump(statements)
-    cache.put(key, light, buffer.getvalue())
-
-
-class _SourceSharingPickler(pickle.Pickler):
-    """Pickles the statements without the file's text, which the outcome holds already."""
-
-    def __init__(self, file: io.BytesIO, source: SourceFile | None) -> None:
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.source = source
-
-    def persistent_id(self, obj: object) -> int | None:
-        return 0 if obj is self.source and obj is not None else None
-
-
-class _SourceSharingUnpickler(pickle.Unpickler):
-    def __init__(self, file: io.BytesIO, source: SourceFile | None) -> None:
-        super().__init__(file)
-        self.source = source
-
-    def persistent_load(self, pid: object) -> SourceFile | None:
-        return self.source
+    cache.put(key, light, statement_pickle.dumps(statements, outcome.source))
 
 
 def _load(cache: ResultCache, key: str, keep_statements: bool) -> FileOutcome | None:
     """What ``_store`` stored under ``key``, with the statements only when ``keep_statements``."""
+    from ptxlint import statement_pickle
+
     got = cache.get(key, 2 if keep_statements else 1)
     if got is None or not isinstance(got[0], FileOutcome):
         return None
@@ -468,7 +447,7 @@ def _load(cache: ResultCache, key: str, keep_statements: bool) -> FileOutcome | 
         if not isinstance(blob, bytes):
             return None
         try:
-            statements = _SourceSharingUnpickler(io.BytesIO(blob), outcome.source).load()
+            statements = statement_pickle.loads(blob, outcome.source)
         except Exception:
             return None
         if len(statements) != len(outcome.findings):
@@ -771,9 +750,6 @@ def run(
             done += 1
             if progress is not None:
                 progress.update(done, total)
-    # Reading every file and the prefilter's headers left the heap full of holes that the
-    # results, arriving for minutes, would pin: give them back before the workers start.
-    file_memos.trim()
     for position, outcome in _lint_pending(
         pending, config, selector, rule_classes, context, jobs, tier2, cache, resolver,
         keep_statements,
@@ -815,6 +791,10 @@ def _lint_pending(
         return
     workers = min(jobs, len(pending), default_jobs())
     if workers > 1 and sum(j.size for j in pending) >= PARALLEL_MIN_BYTES:
+        # Reading every file and the prefilter's headers left the heap full of holes that the
+        # results, arriving for minutes, would pin: give them back before the workers start
+        # (not before a run in this process: that loads ctypes for nothing).
+        file_memos.trim()
         ordered = family_order(pending)
         ids = tuple(r.id for r in rule_classes)
         initargs = (config, ids, context, tier2, resolver, cache, keep_statements)

@@ -7,7 +7,6 @@ until the server starts.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Sequence
 
@@ -62,6 +61,8 @@ def run_from_args(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
+    import logging  # here, not at the top: every `ptxlint check` imports this module
+
     # stdout carries the protocol: logs go to stderr or a file, never to stdout.
     handler: logging.Handler = (
         logging.FileHandler(args.log_file, encoding="utf-8")

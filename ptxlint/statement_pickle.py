@@ -1,0 +1,42 @@
+"""The statements of a cached result, pickled without the file's text (the outcome holds it).
+
+A module of its own so that pickle is imported by the runs that use the result cache only.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+
+from ptxlint.model import AsmStatement, SourceFile
+
+
+class _Pickler(pickle.Pickler):
+    def __init__(self, file: io.BytesIO, source: SourceFile | None) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.source = source
+
+    def persistent_id(self, obj: object) -> int | None:
+        return 0 if obj is self.source and obj is not None else None
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, source: SourceFile | None) -> None:
+        super().__init__(file)
+        self.source = source
+
+    def persistent_load(self, pid: object) -> SourceFile | None:
+        return self.source
+
+
+def dumps(statements: list[AsmStatement | None], source: SourceFile | None) -> bytes:
+    """``statements`` pickled with ``source`` left out: ``loads`` puts it back."""
+    buffer = io.BytesIO()
+    _Pickler(buffer, source).dump(statements)
+    return buffer.getvalue()
+
+
+def loads(blob: bytes, source: SourceFile | None) -> list[AsmStatement | None]:
+    """What ``dumps`` wrote, with ``source`` wherever the statements held the file."""
+    statements: list[AsmStatement | None] = _Unpickler(io.BytesIO(blob), source).load()
+    return statements
