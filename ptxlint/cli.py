@@ -424,13 +424,18 @@ def _tier2(args: argparse.Namespace, config: Config) -> Tier2Settings:
 
     if args.no_compile_commands:
         return Tier2Settings()
-    from ptxlint.tier2 import compile_db, flags
+    from ptxlint.tier2 import compile_db
 
     try:
         found = compile_db.locate(args.compile_commands, config.root)
     except compile_db.CompileDbError as exc:
         raise UsageError(str(exc)) from exc
-    return Tier2Settings(str(found) if found else None, flags.parse_extra(args.clang_args))
+    clang_args: tuple[str, ...] = ()
+    if args.clang_args:
+        from ptxlint.tier2 import flags  # with its tables: only when asked for
+
+        clang_args = flags.parse_extra(args.clang_args)
+    return Tier2Settings(str(found) if found else None, clang_args)
 
 
 # --------------------------------------------------------------------------- commands

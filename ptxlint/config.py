@@ -26,7 +26,6 @@ Decisions:
 
 from __future__ import annotations
 
-import difflib
 import functools
 import os
 import re
@@ -249,6 +248,8 @@ VALID_KEYS = tuple(sorted(_KEYS))
 
 
 def _unknown_key_message(key: str, where: str, is_pyproject: bool) -> str:
+    import difflib  # only for a configuration error; most runs never ask it
+
     message = f"unknown key {key!r}{where}"
     guesses = difflib.get_close_matches(key.replace("_", "-"), VALID_KEYS, n=1, cutoff=0.6)
     if guesses:

@@ -15,8 +15,10 @@ from ptxlint.model import HOLE, PtxTemplate
 from ptxlint.ptx.opcodes import PTX_DIRECTIVES, PTX_OPCODES
 
 # Register names and syntax that PTX never uses. `%r1` is a PTX register too, so only the
-# unmistakable x86 names count.
-_X86_TEXT = re.compile(
+# unmistakable x86 names count. Searched in multi-line mode. Kept as text, never compiled (a
+# fifth of this module's import): ``_x86_text`` answers the same question faster, and
+# tests/test_dialect_patterns.py checks that it does.
+_X86_TEXT = (
     r"%%?(?:[re]?(?:ax|bx|cx|dx|si|di|sp|bp|ip)|[re]?[abcd][lh]|[xyz]mm\d+|k[0-7]|st\(\d\)|"
     r"r(?:8|9|1[0-5])[dwb]?|[cdefgs]s)\b"
     r"|(?<![\w$])\$(?:0x[0-9a-fA-F]+|-?\d+)\b"
@@ -24,8 +26,7 @@ _X86_TEXT = re.compile(
     r"|\b(?:cpuid|rdtsc|rdtscp|xgetbv|pause|lfence|mfence|sfence|clflush|int3|ud2|movl|movq|"
     r"movw|movb|addl|addq|subl|subq|xorl|xorq|cmpxchg\w*|xchg\w*|vmov\w+|vpadd\w*|vpmadd\w*|"
     r"vfmadd\w*|vbroadcast\w*|vpdp\w+|prefetcht[012]|prefetchnta|pushq?|popq?|leaq?|"
-    r"cltq|cqto|shlq|shrq|tzcnt|lzcnt|popcnt|vzeroupper)\b",
-    re.M,
+    r"cltq|cqto|shlq|shrq|tzcnt|lzcnt|popcnt|vzeroupper)\b"
 )
 # ARM/AArch64: judged by instruction words (first words of statements) and by vector register
 # arrangements (`%0.4s`, `v1.16b`), which PTX never writes.
@@ -55,8 +56,9 @@ _WORD_OR_DOLLAR = re.compile(r"[\w$]")
 
 
 def _x86_text(text: str) -> bool:
-    """``_X86_TEXT.search(text) is not None``. A candidate of a word alternative preceded by
-    a word character is skipped; no other candidate starts inside it (all word characters)."""
+    """``re.search(_X86_TEXT, text, re.M) is not None``. A candidate of a word alternative
+    preceded by a word character is skipped; no other candidate starts inside it (all word
+    characters)."""
     if "%" in text and _X86_PERCENT.search(text):
         return True
     word, word_or_dollar = _WORD_CHAR.match, _WORD_OR_DOLLAR.match
@@ -72,7 +74,7 @@ def _x86_text(text: str) -> bool:
     return any(m.start() == 0 or not word(text, m.start() - 1) for m in _X86_WORD.finditer(text))
 
 
-_ARM_ARRANGEMENT = re.compile(
+_ARM_ARRANGEMENT = (  # as text, like _X86_TEXT: ``_arm_arrangement`` is what runs
     r"(?:%\d+|%\[\w+\]|\b[vzq]\d{1,2})\.(?:\d+)?[bhsdq]\b"
     # AArch64 register-width modifiers on named operands (`%w[out]`, `%x[ptr]`): nvcc has
     # neither modifiers nor named operands.
@@ -86,7 +88,7 @@ _ARM_REGISTER = re.compile(r"[vzq]\d{1,2}\.(?:\d+)?[bhsdq]\b")  # after no \w
 
 
 def _arm_arrangement(text: str) -> bool:
-    """``_arm_arrangement(text)``."""
+    """``re.search(_ARM_ARRANGEMENT, text) is not None``, split like ``_x86_text``."""
     if "%" in text and _ARM_PERCENT.search(text):
         return True
     word = _WORD_CHAR.match

@@ -8,7 +8,6 @@ twice changes nothing the second time.
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
 import tempfile
@@ -194,6 +193,8 @@ def _patch_name(name: str) -> str:
 def unified_diff(path: str, before: str, after: str) -> str:
     """A patch that ``git apply`` and ``patch -p1`` accept, also for a file without a final
     newline (the ``\\ No newline at end of file`` marker)."""
+    import difflib  # only --diff shows patches, and the engine imports this module for every run
+
     out = []
     for line in difflib.unified_diff(_patch_lines(before), _patch_lines(after),
                                      fromfile=_patch_name("a/" + path),

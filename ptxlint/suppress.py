@@ -22,7 +22,6 @@ Decisions:
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -201,6 +200,8 @@ def _judge(code: str, active: frozenset[str]) -> str | None:
             f"'{code}' is a prefix: a suppression needs a full rule id or name, so it "
             "suppresses nothing"
         )
+    import difflib  # only for a suppression that names no rule
+
     cased = [c for c in (code.upper(), code.lower()) if c in known and c not in _NOT_RULES]
     guess = cased or difflib.get_close_matches(code, sorted(known - _NOT_RULES), n=1, cutoff=0.75)
     hint = (

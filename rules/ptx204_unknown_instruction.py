@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator
 
@@ -187,6 +186,8 @@ def _near_opcode(opcode: str) -> str | None:
 def _hint(word: str, vocabulary: frozenset[str] | None) -> str:
     if not word:
         return ""
+    import difflib  # only for an unknown word: most runs never ask it
+
     if vocabulary is None:
         from ptxlint.ptx.isa_table import FAMILIES
 

@@ -1,0 +1,70 @@
+"""``dialect._x86_text`` and ``dialect._arm_arrangement`` answer what one search with the
+pattern they were split from would (``_X86_TEXT``, ``_ARM_ARRANGEMENT``: kept as text only)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ptxlint import dialect
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+
+SAMPLES = [
+    "",
+    "mov.u32 %0, %1;",
+    "movl %%eax, %0",
+    "mov %eax, %ebx",
+    "%%rax",
+    "%r1",
+    "%r8d",
+    "%xmm0",
+    "%st(0)",
+    "%k3",
+    "%es",
+    "addl $0x10, %0",
+    "add $-1, %0",
+    "a$1",
+    "$$1",
+    "rep movsb",
+    "  lock; xchg %0, %1",
+    "x rep",
+    "cpuid",
+    "xcpuid",
+    "_cpuid",
+    "rdtscp\n",
+    "vmovaps %%ymm0, %0",
+    "prefetcht0 (%0)",
+    "ld.global.v4.u32 {%0, %1, %2, %3}, [%4];",
+    "fmla %0.4s, %1.4s, %2.4s",
+    "ld1 {v1.16b}, [%0]",
+    "xv1.16b",
+    "add %w[out], %w[a], %w[b]",
+    "%x[ptr]",
+    "mov.b64 %0, {%1, %2};\n\tpause\n",
+]
+
+
+def _lines() -> list[str]:
+    lines = list(SAMPLES)
+    for path in sorted(FIXTURES.rglob("*")):
+        if path.is_file() and path.suffix in (".cu", ".cuh", ".h", ".cpp", ".py"):
+            lines.extend(path.read_text(encoding="utf-8", errors="replace").splitlines())
+    return lines
+
+
+@pytest.mark.parametrize(
+    ("split", "pattern", "flags"),
+    [
+        (dialect._x86_text, dialect._X86_TEXT, re.M),
+        (dialect._arm_arrangement, dialect._ARM_ARRANGEMENT, 0),
+    ],
+)
+def test_the_split_search_answers_as_the_whole_pattern(split, pattern, flags) -> None:
+    whole = re.compile(pattern, flags)
+    lines = _lines()
+    assert len(lines) > 1000  # the fixtures were found
+    for text in [*lines, "\n".join(lines[:400])]:
+        assert split(text) == (whole.search(text) is not None), text
