@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ptxlint import __version__, cli_help
+from ptxlint import __version__, cli_help, dataclass_code
 from ptxlint.lsp import build_parser as build_lsp_parser
 from ptxlint.verify import cli as verify_cli
 
@@ -306,6 +306,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     parser = build_parser()
     args = parser.parse_args(argv)
+    # The program's own process only: a host calling main(argv) keeps its dataclasses as is.
+    kept_code = _dataclass_code_folder() if argv is None else None
+    if argv is None:
+        dataclass_code.install(kept_code)
     try:
         return _dispatch(parser, args, argv)
     except _user_errors() as exc:  # evaluated only when something was raised
@@ -328,6 +332,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("ptxlint: run again with --verbose for the traceback, and please report it",
                   file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        dataclass_code.save(kept_code)
+
+
+def _dataclass_code_folder() -> str | None:
+    """Where ``dataclass_code`` keeps its table: the cache folder, as for the rule index."""
+    try:
+        from ptxlint.cache import root
+
+        return str(root())
+    except Exception:  # noqa: BLE001 - no usable cache folder: compile every time
+        return None
 
 
 def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace,

@@ -1,0 +1,115 @@
+"""The command line's kept code for ``dataclasses``' generated methods (``ptxlint.dataclass_code``):
+classes made with it behave as classes made without it, a second process compiles nothing, and
+a table it cannot use is ignored."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ptxlint import dataclass_code
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> Iterator[None]:
+    dataclass_code.uninstall()
+    saved = dict(dataclass_code._codes)
+    dataclass_code._codes.clear()
+    yield
+    dataclass_code.uninstall()
+    dataclass_code._codes.clear()
+    dataclass_code._codes.update(saved)
+
+
+def _make() -> type:
+    @dataclasses.dataclass(frozen=True)
+    class Point:
+        x: int
+        y: int = 2
+        tags: tuple[str, ...] = dataclasses.field(default=(), compare=False)
+
+    return Point
+
+
+def test_classes_behave_the_same_and_a_second_process_compiles_nothing(tmp_path: Path) -> None:
+    plain = _make()
+    dataclass_code.install(str(tmp_path))
+    assert "exec" in vars(dataclasses)
+    kept = _make()
+    assert dataclass_code._compiled > 0
+    for cls in (plain, kept):
+        p = cls(1)
+        assert repr(p).endswith("Point(x=1, y=2, tags=())")
+        assert p == cls(1, 2, ("other",)) and hash(p) == hash(cls(1, 2))
+        assert p != cls(1, 3)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            p.x = 5  # type: ignore[misc]
+        assert dataclasses.replace(p, y=7).y == 7
+        assert [f.name for f in dataclasses.fields(p)] == ["x", "y", "tags"]
+    dataclass_code.save(str(tmp_path))
+    assert (tmp_path / dataclass_code.FILE_NAME).is_file()
+    assert dataclass_code._compiled == 0
+
+    # the next process: the table is read, and the same classes compile nothing
+    dataclass_code.uninstall()
+    dataclass_code._codes.clear()
+    dataclass_code.install(str(tmp_path))
+    assert dataclass_code._codes
+    _make()
+    assert dataclass_code._compiled == 0
+    before = (tmp_path / dataclass_code.FILE_NAME).stat().st_mtime_ns
+    dataclass_code.save(str(tmp_path))  # nothing new: nothing written
+    assert (tmp_path / dataclass_code.FILE_NAME).stat().st_mtime_ns == before
+
+
+@pytest.mark.parametrize(
+    "content", [b"", b"not marshal", b"\xe3\x00\x01", None], ids=["empty", "garbage", "cut", "other"]
+)
+def test_a_table_it_cannot_use_is_ignored(tmp_path: Path, content: bytes | None) -> None:
+    import marshal
+
+    path = tmp_path / dataclass_code.FILE_NAME
+    if content is None:  # another interpreter's table
+        content = marshal.dumps(("2.7.18 (other)", {"def f(): pass": compile("1", "<s>", "exec")}))
+    path.write_bytes(content)
+    dataclass_code.install(str(tmp_path))
+    assert not dataclass_code._codes
+    cls = _make()
+    assert cls(1) == cls(1) and repr(cls(3)).endswith("Point(x=3, y=2, tags=())")
+    assert dataclass_code._compiled > 0
+
+
+def test_an_unwritable_folder_is_no_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    dataclass_code.install(str(blocker / "below"))
+    _make()
+    dataclass_code.save(str(blocker / "below"))  # a file where the folder should be
+    assert not (blocker / "below").exists()
+
+
+def test_only_the_programs_own_process_installs_it(tmp_path: Path) -> None:
+    from ptxlint.cli import main
+
+    small = tmp_path / "small.cu"
+    small.write_text('__device__ void f() { asm volatile("membar.gl;" ::: "memory"); }\n')
+    assert main(["check", str(small), "--no-cache"]) == 0
+    assert "exec" not in vars(dataclasses)  # a host's dataclasses stay as they are
+
+    env = dict(os.environ, PTXLINT_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    command = [sys.executable, "-m", "ptxlint", "check", str(small), "--no-cache"]
+    assert subprocess.run(command, env=env, capture_output=True, check=False).returncode == 0
+    table = tmp_path / "cache" / dataclass_code.FILE_NAME
+    assert table.stat().st_size > 10_000
+    written = table.stat().st_mtime_ns
+    assert subprocess.run(command, env=env, capture_output=True, check=False).returncode == 0
+    assert table.stat().st_mtime_ns == written  # the second run compiled nothing new
