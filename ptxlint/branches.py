@@ -40,12 +40,18 @@ class BranchError(Exception):
 
 @dataclass(frozen=True)
 class Variant:
+    """One reading of a statement with ``#if`` inside: the tokens of one branch choice, and the
+    conditions that choose it."""
+
     tokens: tuple[Token, ...]
     conditions: tuple[str, ...]  # what holds in this variant, outermost first
 
 
 @dataclass
 class _Group:
+    """An ``#if`` group being read in a statement's tokens: its branches so far, each with its
+    conditions and its tokens and nested groups."""
+
     branches: list[tuple[tuple[str, ...], list[object]]]  # (conditions, items)
     previous: list[str]  # conditions of the #if and #elifs so far
     has_else: bool = False

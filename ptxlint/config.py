@@ -70,6 +70,9 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Config:
+    """The settings of a run: its configuration file's (the defaults without one), with the
+    command line's on top (``merge_cli``)."""
+
     select: tuple[str, ...] = ()  # empty: all default-enabled rules
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
@@ -442,6 +445,9 @@ def _path_candidates(path: str, root: str) -> list[str]:
 
 @dataclass(frozen=True)
 class _PerFileIgnore:
+    """One ``per-file-ignores`` entry, compiled: the files its glob matches (or, negated, does not),
+    and the rule selectors it turns off there."""
+
     patterns: tuple[pathspec.Pattern, ...]
     negated: bool
     selectors: tuple[str, ...]

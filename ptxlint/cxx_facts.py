@@ -69,6 +69,9 @@ _SHORTCUT_BYTES = 16384  # how far into a function resolve() searches instead of
 
 @dataclass(frozen=True)
 class Declaration:
+    """A parameter, local or template parameter of the function around a statement: where its name
+    is visible and what its declaration says about its value."""
+
     name: str
     kind: str  # "parameter" | "local" | "template"
     visible_from: int  # byte offset where the name starts to be visible

@@ -190,6 +190,8 @@ NEVER_BUILT = "never compiled for the GPU"
 
 @dataclass(frozen=True)
 class Verdict:
+    """What ``classify`` decided about a statement: PTX, host assembly or unknown, and why."""
+
     dialect: str  # "ptx" | "host" | "unknown"
     reason: str
 

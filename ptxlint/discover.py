@@ -85,17 +85,25 @@ REASON_BINARY = "binary file (NUL byte)"
 
 @dataclass(frozen=True)
 class DiscoveredFile:
+    """A file to lint, named as the report will show it."""
+
     path: str  # as displayed: relative to how the user spelled the argument, or absolute
 
 
 @dataclass(frozen=True)
 class Skipped:
+    """A path discovery did not lint, and why: a note (binary, too large) or an error (missing,
+    unreadable)."""
+
     path: str
     reason: str
 
 
 @dataclass(frozen=True)
 class Discovery:
+    """What ``discover`` found under the command-line paths: the files to lint, in order, and the
+    paths left out."""
+
     files: tuple[DiscoveredFile, ...]
     skipped: tuple[Skipped, ...]  # notes only
     errors: tuple[Skipped, ...]  # unreadable or nonexistent paths: exit code 2
@@ -161,6 +169,9 @@ def _to_posix(rel: str) -> str:
 
 @dataclass(frozen=True)
 class _IgnoreFile:
+    """The patterns of one ``.gitignore`` (or ``.git/info/exclude``), with the folder they are
+    anchored at."""
+
     base: str  # absolute folder the patterns are anchored at
     patterns: tuple[pathspec.Pattern, ...]
 
@@ -254,6 +265,9 @@ def _display_join(base: str, name: str) -> str:
 
 @dataclass
 class _Walker:
+    """One discovery run: the settings it walks with, what it has found so far, and the files and
+    folders already seen (so symlinks and repeated arguments count once)."""
+
     extensions: frozenset[str]
     exclude: tuple[pathspec.Pattern, ...]
     respect_gitignore: bool

@@ -52,6 +52,9 @@ class SelectAll:
 
 @dataclass
 class FileResult:
+    """What linting one file produced: its findings and statements, and the counts and notes the run
+    adds up."""
+
     path: str
     findings: list[Finding] = field(default_factory=list)
     statements: list[AsmStatement] = field(default_factory=list)

@@ -119,6 +119,9 @@ class TypeLookup(Protocol):
 
 @dataclass
 class ExtractionResult:
+    """What the extractor read from one file: its asm statements, those it did not lint and why, and
+    the macros it expanded or could not."""
+
     statements: list[AsmStatement] = field(default_factory=list)
     # Statements found but not linted (host asm, unknown dialect), kept for `stats`.
     skipped: list[tuple[int, str]] = field(default_factory=list)  # (offset, reason)

@@ -25,6 +25,8 @@ MAX_PASSES = 100
 
 @dataclass(frozen=True)
 class FixOutcome:
+    """A text with fixes applied, pass after pass: how many applied, and the findings left."""
+
     text: str
     applied: int  # fixes applied over all passes
     findings: list[Finding]  # what remains after the last pass

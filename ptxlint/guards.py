@@ -45,6 +45,8 @@ def _nv_condition(text: str) -> str:
 
 @dataclass(frozen=True)
 class _NvCall:
+    """An ``NV_IF_TARGET``-style call in the file: which macro, where, and its argument spans."""
+
     name: str
     start: int  # the macro name
     args: tuple[tuple[int, int], ...]  # top-level argument spans
@@ -133,6 +135,9 @@ LOCAL_GUARD_LINES = 300
 
 @dataclass(frozen=True)
 class Branch:
+    """One branch of an ``#if``/``#elif``/``#else`` block: the lines it covers and the conditions
+    that hold inside it."""
+
     start: int  # offset of the branch's first line
     end: int  # offset of the next #elif/#else/#endif
     block_lines: int  # lines from #if to #endif
@@ -212,6 +217,8 @@ def _conditional_lines(text: str) -> Iterator[tuple[int, int, int, re.Match[str]
 
 @dataclass
 class _Block:
+    """An ``#if`` block still open while a file's directives are read: its branches so far."""
+
     if_line: int
     previous: list[str]  # conditions of the #if and #elifs so far
     branches: list[tuple[int, int, tuple[str, ...]]]  # (start, end or -1, conditions)

@@ -86,6 +86,9 @@ _FILE_WORDS = (("__", 16), ("#", 1), ("NV_", 3), ("ptxlint", 7), ("noqa", 4), ("
 
 @dataclass
 class _Document:
+    """A document's last lint, kept for the next edit: its text, tree, outcomes and the setup they
+    were made with."""
+
     text: str
     parsed: ParsedSource
     linted: Linted
@@ -94,6 +97,8 @@ class _Document:
 
 @dataclass(frozen=True)
 class _Edit:
+    """How one text differs from the next: a single replaced range, in character offsets."""
+
     start: int  # characters, in both texts
     old_end: int
     new_end: int

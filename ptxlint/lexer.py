@@ -105,6 +105,8 @@ _CONTINUATION = re.compile(r"\\\r?\n")
 
 @dataclass(frozen=True)
 class DecodedString:
+    """A string literal's value with, per character, the source characters that spell it."""
+
     text: str
     # source offset where each decoded character's spelling starts and ends: ranges for a
     # literal without escapes (no list of one integer per character), lists otherwise

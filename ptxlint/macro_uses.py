@@ -44,6 +44,8 @@ _WORD_CHAR = re.compile(r"[\w$]")
 
 @dataclass(frozen=True)
 class Use:
+    """An invocation of an asm macro in a file: the name, its arguments' tokens and where it is."""
+
     name: str
     start: int
     end: int
@@ -53,6 +55,9 @@ class Use:
 
 @dataclass
 class Expanded:
+    """An invocation expanded: the expansion laid out as text that maps back to the source, and the
+    macros it used."""
+
     use: Use
     virtual: VirtualText
     used: tuple[MacroDef, ...]

@@ -75,6 +75,8 @@ class _Origin:
 
 @dataclass(frozen=True)
 class MacroDef:
+    """One ``#define``: the macro's name, parameters and body, and where the directive is."""
+
     name: str
     params: tuple[str, ...] | None  # None: object-like
     variadic: bool  # the last parameter takes the remaining arguments

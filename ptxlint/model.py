@@ -71,6 +71,8 @@ def unify_line_breaks(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class LineCol:
+    """A position as reports show it: a 1-based line and column of a ``SourceFile``."""
+
     line: int  # 1-based
     column: int  # 1-based, counted in characters of the line
 
@@ -197,6 +199,8 @@ class CType:
 
 @dataclass(frozen=True, slots=True)
 class Constraint:
+    """An operand's constraint string (``"=&r"``), split into its modifiers and its letters."""
+
     text: str  # decoded, e.g. "=&r"
     modifiers: str  # in order of appearance, from "=+&"
     letters: str  # everything that is not a modifier
@@ -206,6 +210,8 @@ class Constraint:
 
 @dataclass(frozen=True, slots=True)
 class Operand:
+    """A C++ asm operand: its constraint, the expression it binds and where both are in the file."""
+
     index: int  # the N in %N: outputs first, then inputs
     role: str  # "output" | "input"
     constraint: Constraint
@@ -218,12 +224,16 @@ class Operand:
 
 @dataclass(frozen=True, slots=True)
 class Clobber:
+    """One entry of a statement's clobber list (``"memory"``, ``"cc"``) and where it is written."""
+
     name: str
     span: Span
 
 
 @dataclass(frozen=True, slots=True)
 class Qualifier:
+    """A word between ``asm`` and its parenthesis: ``volatile``, ``inline``, ``goto``..."""
+
     name: str  # volatile, __volatile__, inline, goto, ...
     span: Span
 
@@ -279,6 +289,10 @@ class Context:
 
 @dataclass(frozen=True, slots=True)
 class AsmStatement:
+    """One inline asm statement as the rules see it (or a Python call carrying LLVM-syntax inline
+    asm): its template and that template read as PTX, its operands and clobbers, and the context
+    it sits in."""
+
     source: SourceFile = field(repr=False, compare=False)
     keyword: str  # asm | __asm__ | __asm
     span: Span  # keyword to closing parenthesis
@@ -422,6 +436,9 @@ class PercentToken:
 
 @dataclass(frozen=True, slots=True)
 class PtxOperand:
+    """One operand of a PTX instruction as written in the template (a register, a ``%N``, an
+    address, a vector...), at template offsets."""
+
     # "ref" | "register" | "special" | "immediate" | "address" | "vector" | "label" | "pair"
     # | "opaque" | "other"
     kind: str
@@ -435,6 +452,8 @@ class PtxOperand:
 
 @dataclass(frozen=True, slots=True)
 class PtxPredicate:
+    """The guard predicate in front of a PTX instruction: ``@p`` or ``@!p``."""
+
     register: PtxOperand
     negated: bool
     start: int
@@ -443,6 +462,9 @@ class PtxPredicate:
 
 @dataclass(frozen=True, slots=True)
 class PtxInstruction:
+    """One PTX instruction of a template: its dotted mnemonic, operands and guard, at template
+    offsets and the ``{ }`` depth it sits at."""
+
     opcode: str  # the first word, e.g. "cp"
     modifiers: tuple[str, ...]  # e.g. ("async", "ca", "shared", "global") from ".async.ca..."
     operands: tuple[PtxOperand, ...]
@@ -462,6 +484,8 @@ class PtxInstruction:
 
 @dataclass(frozen=True, slots=True)
 class PtxDirective:
+    """A PTX directive in a template (``.reg .b32 t;``) and the names it declares."""
+
     name: str  # ".reg", ".pred", ".shared", ...
     text: str
     start: int
@@ -472,6 +496,8 @@ class PtxDirective:
 
 @dataclass(frozen=True, slots=True)
 class PtxLabel:
+    """A label defined in a template (``DONE:``), a target for ``bra``."""
+
     name: str
     start: int
     end: int
@@ -480,6 +506,8 @@ class PtxLabel:
 
 @dataclass(frozen=True, slots=True)
 class PtxBrace:
+    """A ``{`` or ``}`` of a template, opening or closing a PTX scope block."""
+
     char: str  # "{" or "}"
     offset: int
     depth: int  # depth after an opening brace / before a closing one
@@ -487,6 +515,8 @@ class PtxBrace:
 
 @dataclass(frozen=True, slots=True)
 class PtxProblem:
+    """A piece of a template the PTX parser could not read, with what was wrong."""
+
     message: str
     start: int
     end: int
@@ -494,6 +524,8 @@ class PtxProblem:
 
 @dataclass(frozen=True, slots=True)
 class PtxTemplate:
+    """What the PTX parser read from one template; offsets are into ``Template.text``."""
+
     instructions: tuple[PtxInstruction, ...] = ()
     directives: tuple[PtxDirective, ...] = ()
     labels: tuple[PtxLabel, ...] = ()
@@ -508,12 +540,17 @@ class PtxTemplate:
 
 @dataclass(frozen=True, slots=True)
 class Edit:
+    """One text replacement of a fix: the source characters of ``span`` become ``new_text``."""
+
     span: Span
     new_text: str
 
 
 @dataclass(frozen=True, slots=True)
 class Fix:
+    """A correction a rule offers for a finding: edits applied together. An unsafe one may change
+    what the code does, so ``--fix`` applies it only with ``--unsafe-fixes``."""
+
     description: str
     edits: tuple[Edit, ...]
     safe: bool = True
@@ -521,6 +558,8 @@ class Fix:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
+    """What a rule reports about one place in a file, with the fix for it where the rule has one."""
+
     rule: str  # id, e.g. "PTX001"
     name: str  # kebab-case rule name
     severity: Severity

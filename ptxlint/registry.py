@@ -32,6 +32,9 @@ class RegistryError(Exception):
 
 @dataclass(frozen=True)
 class LoadedRules:
+    """The rule classes the ``ptxlint.rules`` entry points provide, and the plugins that failed to
+    load."""
+
     rules: tuple[type[Rule], ...]
     problems: tuple[str, ...]  # plugins that failed to load: reported, never fatal
 

@@ -319,6 +319,9 @@ def _init_worker(
 
 @dataclass(frozen=True)
 class _Job:
+    """One file handed to a worker process: its place in the report, and the result cache's key for
+    the bytes the main process read."""
+
     index: int  # position in the run's file order, which the report keeps
     path: str
     size: int

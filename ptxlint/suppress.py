@@ -40,6 +40,8 @@ _NOT_RULES = frozenset({"internal-error", "toolchain-error"})
 
 @dataclass
 class Code:
+    """One rule id or name in a suppression's brackets, and whether it suppressed anything."""
+
     text: str
     span: Span  # in the source
     used: bool = False
@@ -47,6 +49,9 @@ class Code:
 
 @dataclass
 class Directive:
+    """One ``ptxlint: ignore`` comment: the line or file it applies to, its codes, and whether it
+    suppressed anything (PTX901 reports it when not)."""
+
     line: int
     file_level: bool
     trailing: bool

@@ -40,6 +40,9 @@ MIN_SHARED = 0.5
 
 @dataclass(frozen=True)
 class _Kept:
+    """The last large file this process parsed: its folder, lines and tree, which the next file of
+    that folder may be parsed as an edit of."""
+
     folder: str
     grammar: str
     size: int  # bytes; the text itself is ``lines``

@@ -38,6 +38,8 @@ class Access(NamedTuple):
 
 @dataclass(frozen=True)
 class _Index:
+    """Every write and read of a template's ``%N`` operands, by operand index."""
+
     writes: dict[int, list[Access]]
     reads: dict[int, list[Access]]
 

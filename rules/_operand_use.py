@@ -26,6 +26,9 @@ _ALL_TYPES = frozenset().union(*LETTER_TYPES.values()) | {"u8", "s8", "b8", "f16
 
 @dataclass(frozen=True)
 class Use:
+    """One place a template's instruction names an asm operand, and whether it is inside an address
+    (of which state space)."""
+
     instruction: PtxInstruction
     space: str | None  # the state space of the address it sits in; None: not an address
     in_address: bool

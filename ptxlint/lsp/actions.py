@@ -27,6 +27,9 @@ KINDS = (lsp.CodeActionKind.QuickFix, FIX_ALL_KIND)
 
 @dataclass(frozen=True)
 class ActionRequest:
+    """An editor's request for code actions: the document, the range asked about, and the findings
+    and diagnostics there."""
+
     uri: str
     text: str
     index: LineIndex

@@ -57,6 +57,8 @@ CONFIG_GLOBS = ("**/pyproject.toml", "**/ptxlint.toml", "**/.ptxlint.toml")
 
 @dataclass
 class Options:
+    """The language server's settings, some set by the editor's initialization options."""
+
     debounce_s: float = DEFAULT_DEBOUNCE_S
     rule_docs_url: str | None = None
     lint_deadline_s: float = DEFAULT_DEADLINE_S
@@ -64,6 +66,8 @@ class Options:
 
 @dataclass
 class Document:
+    """A document open in the editor: its text and version, and its last lint result."""
+
     uri: str
     path: str
     language_id: str

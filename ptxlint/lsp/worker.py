@@ -83,6 +83,8 @@ def _reply_result(result: FileResult) -> FileResult:
 
 @dataclass(frozen=True)
 class Reply:
+    """A lint worker's answer to one call, with the configuration or plugin problems it met."""
+
     value: Any
     problems: tuple[str, ...] = ()  # configuration or plugin problems, to show once
     resend: bool = False  # the worker lacked the text an edit applies to: send it whole
@@ -158,6 +160,9 @@ class _Worker:
 
 @dataclass
 class LintService:
+    """The language server's lint worker processes: starts them, sends each document's calls to
+    one, and stops a worker whose call runs past its deadline."""
+
     deadline_s: float = DEFAULT_DEADLINE_S
     workers: int = WORKERS
     generation: int = 0

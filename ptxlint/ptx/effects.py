@@ -70,6 +70,9 @@ class Writes(str, Enum):
 
 @dataclass(frozen=True)
 class Effects:
+    """What an instruction does besides computing its destination (the vocabulary is in the module
+    docstring), and the PTX ISA section that says so."""
+
     side_effect: bool = False
     memory: str = ""  # "" | "read" | "write" | "readwrite"
     orders_memory: bool = False
@@ -453,6 +456,9 @@ def lookup(opcode: str, modifiers: tuple[str, ...] = ()) -> Effects | None:
 
 @dataclass(frozen=True)
 class SpecialRegister:
+    """What ptxlint knows of a PTX special register (``%clock``, ``%tid``): whether its value may
+    change within a thread, and the PTX ISA section that says so."""
+
     changes: bool  # may read differently at two points of one thread's run
     isa: str
 

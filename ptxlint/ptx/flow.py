@@ -28,6 +28,9 @@ _ENDS_THREAD = frozenset({"ret", "exit", "trap"})
 
 @dataclass(frozen=True)
 class WriteAnalysis:
+    """Where a template writes its ``%N`` operands: by which instructions, which on every path to
+    its end, and which are written on entry to each instruction."""
+
     writes: dict[int, list[PtxInstruction]]  # %N -> the instructions that write it, text order
     definite: frozenset[int]  # %N written on every path that reaches the end of the template
     # per instruction: the facts on entry (None: no path reaches it), for reads before writes

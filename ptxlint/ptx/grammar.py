@@ -160,12 +160,17 @@ REJECTED: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Value:
+    """One word a slot admits, with the target that word needs beyond its form's (``.bf16@90``)."""
+
     word: str
     need: Need | None = None
 
 
 @dataclass(frozen=True)
 class Slot:
+    """One modifier position of a form: the words it admits, whether it may be left out, and the
+    variable it binds for the operand types (``<T:...>``)."""
+
     values: tuple[Value, ...]
     optional: bool
     var: str = ""
@@ -218,6 +223,9 @@ class Values:
 
 @dataclass(frozen=True)
 class OperandSpec:
+    """What a form takes as one operand: a register, an immediate, an address, a vector or a pair,
+    of which type, and whether the instruction writes it."""
+
     kind: str  # "reg" | "regimm" | "imm" | "addr" | "vec" | "pair" | "sink"
     type: str = ""  # a PTX type word, or a slot variable
     written: bool = False
@@ -236,6 +244,9 @@ class OperandSpec:
 
 @dataclass(frozen=True)
 class Form:
+    """One form of the instruction grammar, compiled from its line in ``grammar_data``: the modifier
+    slots and operands it admits and the target it needs."""
+
     opcode: str
     slots: tuple[Slot, ...]
     operands: tuple[OperandSpec, ...]
@@ -570,6 +581,8 @@ def parse_immediate(text: str) -> int | None:
 
 @dataclass(frozen=True)
 class Issue:
+    """One thing the grammar finds wrong with an instruction, at template offsets."""
+
     kind: str  # "opcode" | "modifier" | "combination" | "operand" | "type"
     message: str
     start: int  # template offsets
@@ -579,6 +592,9 @@ class Issue:
 
 @dataclass(frozen=True)
 class Verdict:
+    """The grammar's judgement of one instruction: ok, error (with its issues) or abstain, and the
+    form it matched with the target that form needs."""
+
     status: str  # "ok" | "error" | "abstain"
     issues: tuple[Issue, ...] = ()
     form: Form | None = None
@@ -643,6 +659,9 @@ def type_fits(register: str, operand: str, relaxed: bool, exact: bool = False) -
 
 @dataclass
 class _Match:
+    """How one form fits an instruction's modifiers: the variables bound, the target needed, and
+    what is left over (``cost``: 0 for a form that spells the instruction)."""
+
     form: Form
     binding: dict[str, str] = field(default_factory=dict)
     need: Need = Need()

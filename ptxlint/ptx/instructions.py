@@ -52,6 +52,8 @@ def _expand(vocabulary: str) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class Family:
+    """An opcode of the instruction table and every modifier word any of its forms may carry."""
+
     opcode: str
     modifiers: frozenset[str]
 
@@ -91,6 +93,9 @@ def unknown_modifier(opcode: str, modifiers: tuple[str, ...]) -> int | None:
 
 @dataclass(frozen=True, order=True)
 class Requirement:
+    """The minimum target an instruction spelling needs (sm_, ``a`` suffix, PTX ISA version) and the
+    feature that imposes it."""
+
     sm: int = 0  # e.g. 90 for sm_90
     ptx: int = 0  # PTX ISA version * 10, e.g. 80 for 8.0
     suffix: str = ""  # "a": needs the architecture-specific target (sm_90a)
@@ -191,6 +196,9 @@ def _requirement(opcode: str, modifiers: frozenset[str]) -> Requirement:
 
 @dataclass(frozen=True)
 class Deprecation:
+    """An instruction spelling PTX deprecates (``shfl`` without ``.sync``): the modifier that makes
+    it current and the targets it is removed from."""
+
     opcode: str
     current: str  # the modifier whose presence makes the form current ("sync")
     message: str
@@ -318,6 +326,8 @@ _SKIP_WITH = frozenset({"wide", "cc", "pack", "async", "bulk", "v2", "v4", "v8"}
 
 @dataclass(frozen=True)
 class OperandTypes:
+    """The PTX type each operand position of an instruction takes, for the register-type checks."""
+
     types: tuple[TypeInfo | None, ...]  # per operand position; None: not checked
     relaxed: bool  # ld/st/cvt: registers wider than the type are fine
     names: tuple[str, ...]  # the type's spelling per position ("" when not checked)

@@ -76,6 +76,8 @@ _ARCH_MACRO = re.compile(
 
 @dataclass(frozen=True)
 class Target:
+    """A GPU target nvcc can compile for: ``sm_90``, ``sm_90a`` or ``sm_100f``."""
+
     sm: int
     suffix: str = ""  # "a" (sm_90a), "f" (sm_100f) or ""
 

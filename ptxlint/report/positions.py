@@ -9,6 +9,8 @@ from ptxlint.model import SourceFile, Span
 
 @dataclass(frozen=True)
 class Range:
+    """A span as reports show it: 1-based lines and columns, the end column exclusive."""
+
     line: int
     column: int
     end_line: int

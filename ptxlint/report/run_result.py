@@ -13,6 +13,9 @@ if TYPE_CHECKING:
 
 @dataclass
 class RunResult:
+    """Everything one run produced: the findings, the files they are in and the counts, notes and
+    errors that the formatters and the exit code read."""
+
     findings: list[Finding] = field(default_factory=list)
     sources: dict[str, SourceFile] = field(default_factory=dict)  # path -> file, for snippets
     files: int = 0

@@ -12,6 +12,8 @@ from ptxlint.report.run_result import RunResult
 
 @dataclass(frozen=True)
 class Style:
+    """How the text format paints its output: in ANSI color or plain."""
+
     color: bool = False
 
     def paint(self, text: str, code: str) -> str:

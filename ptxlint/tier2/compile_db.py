@@ -25,6 +25,9 @@ class CompileDbError(Exception):
 
 @dataclass(frozen=True)
 class CompileCommand:
+    """One entry of ``compile_commands.json``: a file, the folder its command runs in, and the
+    command."""
+
     file: str  # absolute, normalised
     directory: str  # absolute
     arguments: tuple[str, ...]  # argv, compiler first
@@ -32,6 +35,8 @@ class CompileCommand:
 
 @dataclass(frozen=True)
 class CompileDb:
+    """A ``compile_commands.json``, read: where it is and its commands."""
+
     path: str
     commands: tuple[CompileCommand, ...]
 

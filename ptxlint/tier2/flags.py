@@ -79,6 +79,9 @@ _ARCH_VALUE = re.compile(r"(?:sm|compute)_(?P<num>\d+)(?P<suffix>[af]?)")
 
 @dataclass(frozen=True)
 class ClangFlags:
+    """A compile command turned into arguments libclang can parse with, and the GPU architectures
+    the command builds for."""
+
     args: tuple[str, ...]  # everything but the file name
     arch: str  # the --cuda-gpu-arch of ``args``, e.g. "sm_90"
     # every architecture the command builds for (-gencode ... -gencode ...), first = ``arch``:

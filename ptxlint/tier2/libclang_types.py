@@ -34,6 +34,8 @@ class TuParseError(Exception):
 
 @dataclass(frozen=True)
 class OperandType:
+    """An asm operand's type as libclang reports it, in ``CType``'s terms."""
+
     spelling: str
     kind: str  # model.CType kinds
     size: int | None
@@ -41,6 +43,9 @@ class OperandType:
 
 @dataclass(frozen=True)
 class MacroSite:
+    """For an asm statement written in a ``#define``: the definition, which of the expansion's
+    statements it is, and the invocation it was expanded from."""
+
     def_file: str
     def_start: int  # byte offsets of the definition (name to end of body)
     def_end: int
@@ -51,6 +56,9 @@ class MacroSite:
 
 @dataclass(frozen=True)
 class AsmRecord:
+    """One asm statement as libclang saw it: where it is, its operands' types, and the template
+    instantiation or macro expansion it comes from."""
+
     file: str  # where the asm keyword is (the expansion site for macro statements)
     offset: int  # byte offset of the keyword in ``file``
     operands: tuple[OperandType | None, ...]  # by operand index; None: not typed
@@ -65,6 +73,9 @@ class AsmRecord:
 
 @dataclass
 class TuTypes:
+    """What parsing one translation unit with libclang recorded: every asm statement's operand
+    types, the files it read and its error diagnostics."""
+
     main_file: str
     records: list[AsmRecord] = field(default_factory=list)
     dependencies: list[str] = field(default_factory=list)  # every file the TU read

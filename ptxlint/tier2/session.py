@@ -41,6 +41,8 @@ from ptxlint.tier2.libclang_types import (
 
 @dataclass(frozen=True)
 class Instantiated:
+    """An operand's type in one template instantiation or macro expansion (or in plain code)."""
+
     name: str | None  # the template instantiation or macro expansion; None for plain code
     ctype: CType
 

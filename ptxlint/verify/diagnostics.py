@@ -25,6 +25,8 @@ _ABI_32 = re.compile(r"32-Bit ABI .* not supported", re.I)
 
 @dataclass(frozen=True)
 class Diagnostic:
+    """One message of nvcc or ptxas: the file and line it names, its severity and its text."""
+
     tool: str  # "ptxas" | "nvcc"
     file: str
     line: int  # 1-based; 0 when the tool named no line

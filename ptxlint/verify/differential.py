@@ -29,6 +29,8 @@ _LABEL = re.compile(r"\$L__\w+")
 
 @dataclass(frozen=True)
 class Pair:
+    """The two compiles of a differential check: the file as written and with the finding's fix."""
+
     defective: Compile
     fixed: Compile
 

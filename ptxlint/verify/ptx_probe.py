@@ -27,6 +27,9 @@ class NotProbeable(Exception):
 
 @dataclass(frozen=True)
 class PtxProbe:
+    """A PTX module that puts statements' templates before ptxas, and which statement and template
+    offset each of its lines came from."""
+
     text: str
     # line_origin[n] = (statement index in the group, template offset) for PTX line n (1-based);
     # None for lines the probe wrote itself

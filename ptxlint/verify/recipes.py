@@ -30,6 +30,9 @@ CARRY = "carry-placement"
 
 @dataclass(frozen=True)
 class Recipe:
+    """How the toolchain can check one rule's claim: the probes to run, and which compiler messages
+    agree with it."""
+
     probes: tuple[str, ...]  # PTX and/or CU (then WHOLE_FILE), or WHOLE_FILE, DIFFERENTIAL,
     # CARRY, NONE
     agrees: re.Pattern[str] | None = None  # compiler messages that state the finding's claim

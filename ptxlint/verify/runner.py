@@ -89,6 +89,8 @@ class Compile:
 
 @dataclass(frozen=True)
 class Outcome:
+    """What one compile returned: its exit status, its messages and the output files read back."""
+
     returncode: int
     stdout: str
     stderr: str

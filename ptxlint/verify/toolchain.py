@@ -30,6 +30,8 @@ class ToolchainError(Exception):
 
 @dataclass(frozen=True)
 class Tool:
+    """An nvcc or ptxas found for ``--verify``: its path, how it was found and its version."""
+
     name: str  # "nvcc" | "ptxas"
     path: str
     found_by: str  # "--nvcc", "CUDA_HOME", "PATH", "nvidia-cuda-nvcc wheel", ...
@@ -38,6 +40,9 @@ class Tool:
 
 @dataclass(frozen=True)
 class Toolchain:
+    """The nvcc and ptxas ``--verify`` compiles with, the targets ptxas accepts, and the problems
+    met finding them."""
+
     nvcc: Tool | None
     ptxas: Tool | None
     archs: tuple[str, ...] = ()  # real targets ptxas accepts: sm_75, sm_90a, ...

@@ -10,6 +10,9 @@ STATUSES = (CONFIRMED, REFUTED, UNVERIFIABLE)
 
 @dataclass(frozen=True)
 class Verdict:
+    """What the toolchain said about one finding: confirmed, refuted or unverifiable, and its
+    evidence."""
+
     status: str  # confirmed | refuted | unverifiable
     tool: str  # "ptxas 13.0.88", "nvcc 13.0.88", "" when nothing ran
     arch: str  # "sm_90"

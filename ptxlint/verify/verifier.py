@@ -64,6 +64,8 @@ StatementKey = tuple[str, int]  # (path, span.start)
 
 @dataclass(frozen=True)
 class VerifyOptions:
+    """The settings of a ``--verify`` run: target, tools, parallel jobs, compile flags, cache."""
+
     arch: str | None = None  # the user's target; None: the statement's guard, else sm_90
     nvcc: str | None = None
     ptxas: str | None = None
@@ -95,6 +97,9 @@ class Outcomes(dict[str, Outcome]):
 
 @dataclass
 class Plan:
+    """The compiles a verification will run, each once, and which probe each statement and file
+    gets."""
+
     jobs: dict[str, tuple[Compile, str]] = field(default_factory=dict)  # key -> (job, tool id)
     ptx: dict[tuple[StatementKey, str], ptx_probe.PtxProbe | str] = field(default_factory=dict)
     cu: dict[StatementKey, str | None] = field(default_factory=dict)  # None: not probeable
@@ -204,6 +209,8 @@ def _wants_whole_file(recipe: Recipe, cu_job: str | None) -> bool:
 
 @dataclass(frozen=True)
 class Mapped:
+    """A ptxas error of a PTX probe, mapped back to the statement and the characters it is about."""
+
     statement: AsmStatement
     span: Span
     diagnostic: Diagnostic

@@ -56,6 +56,9 @@ def compile_job(nvcc: str, ptxas: str | None, ptxas_arch: str | None, path: str,
 
 @dataclass(frozen=True)
 class Block:
+    """One inlined asm in nvcc's PTX output: the template lines between ``// begin inline asm`` and
+    ``// end inline asm``."""
+
     first: int  # 1-based PTX line of the first template line (after the begin marker)
     lines: tuple[str, ...]
 
@@ -144,6 +147,8 @@ class Matcher:
 
 @dataclass(frozen=True)
 class Located:
+    """An error of a whole-file compile with the asm statements it may be about."""
+
     diagnostic: Diagnostic
     statements: tuple[AsmStatement, ...]  # candidates; () when on no asm statement of the file
     span: Span | None  # the characters it points at in the first candidate, where known
@@ -152,6 +157,9 @@ class Located:
 
 @dataclass(frozen=True)
 class Report:
+    """The result of compiling a file whole: whether it compiled, its errors located in the file's
+    statements, and why it failed when no error names a line."""
+
     compiled: bool  # nvcc and ptxas both succeeded
     errors: tuple[Located, ...]
     failure: str  # when it failed with no error a line could be read from: the first words

@@ -73,6 +73,9 @@ def parse_python(text: str, path: str | None = None) -> ParsedSource:
 
 @dataclass
 class _Call:
+    """A call of a PTX-carrying Python API in the file: its node, how the callee is spelled, which
+    API it is, and its arguments bound to parameter names."""
+
     node: tree_sitter.Node
     callee: str
     api: Api

@@ -16,6 +16,9 @@ from ptxlint.model import HOLE, Span, Template, TemplatePiece
 
 @dataclass
 class Sourced:
+    """A Python string value built up from source, with the source span of every character: what
+    becomes a ``Template``."""
+
     text: str = ""
     starts: list[int] = field(default_factory=list)
     ends: list[int] = field(default_factory=list)
