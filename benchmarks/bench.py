@@ -336,6 +336,7 @@ def report_startup(repeat: int) -> None:
         # the first run writes the rule index and the dataclasses' compiled code (dataclass_code)
         first = timed(ptxlint_command("check", small, "--no-cache"), env)
         python = best([sys.executable, "-c", "pass"], env, repeat)
+        bare = best([sys.executable, "-S", "-c", "pass"], env, repeat)
         version = best(ptxlint_command("--version"), env, repeat)
         check = best(ptxlint_command("check", small, "--no-cache"), env, repeat)
         cached = best(ptxlint_command("check", small), env, repeat)
@@ -349,6 +350,9 @@ def report_startup(repeat: int) -> None:
         )
 
     print(row("python -c pass", python))
+    # What of it is site's: an editable install's import hook is part of it, a pip-installed
+    # ptxlint's interpreter starts without that, so the ratios below are larger there.
+    print(row("python -S -c pass (no site)", bare))
     print(row("ptxlint --version", version))
     print(row("ptxlint check small.cu", check))
     print(row("the same, first run ever", (first.seconds, first.cpu)))
