@@ -12,9 +12,11 @@ So the command-line process gives the ``dataclasses`` module an ``exec`` of its 
 (``install``): the same call, with the code of each source text it has compiled before taken
 from a table that ``save`` writes to the cache folder when the run compiled something new. A
 run after the first compiles nothing (0.09 ms a class). The table is keyed by the exact
-interpreter (``sys.version``), is written atomically, and any trouble reading it means an empty
-table: the code is then compiled as ``dataclasses`` would. Only the command line's own process
-installs it (``cli.main``); a host that imports ptxlint keeps its ``dataclasses`` untouched.
+interpreter (``sys.version`` and ``-O``), is written atomically, and any trouble reading it
+means an empty table: the code is then compiled as ``dataclasses`` would. The code is compiled
+as ``dataclasses``' own ``exec`` compiles it (no ``__future__`` flags of this module: the
+methods' annotations stay types). Only the command line's own process installs it
+(``cli.main``); a host that imports ptxlint keeps its ``dataclasses`` untouched.
 
 Cost of a run: reading the table (about 600 small code objects, about 1 ms) and a dictionary
 look-up per generated method.
@@ -44,13 +46,20 @@ def _exec(source: object, namespace: dict[str, object] | None = None,
     if isinstance(source, str):
         code = _codes.get(source)
         if code is None:
-            # exec(str) compiles under this name too, so tracebacks read the same
-            code = compile(source, "<string>", "exec")
+            # As exec(str) called from dataclasses compiles it: under this name (tracebacks
+            # read the same) and without this module's `from __future__ import annotations`,
+            # which would leave the methods' annotations as strings.
+            code = compile(source, "<string>", "exec", dont_inherit=True)
             if len(_codes) < MAX_ENTRIES:
                 _codes[source] = code
                 _compiled += 1
         source = code
     builtins.exec(source, namespace, local_names)  # type: ignore[arg-type]
+
+
+def _interpreter() -> str:
+    """What the table is valid for: this interpreter build and its optimisation level (-O)."""
+    return f"{sys.version}|{sys.flags.optimize}"
 
 
 def _path(folder: str) -> str:
@@ -71,7 +80,7 @@ def install(folder: str | None) -> None:
             with open(_path(folder), "rb") as handle:
                 # loads of the bytes: marshal.load reads a file object piece by piece, 10x slower
                 version, table = marshal.loads(handle.read())
-            if version == sys.version and isinstance(table, dict):
+            if version == _interpreter() and isinstance(table, dict):
                 _codes.update(
                     (k, v) for k, v in table.items()
                     if isinstance(k, str) and isinstance(v, CodeType)
@@ -101,7 +110,7 @@ def save(folder: str | None) -> None:
     try:
         os.makedirs(folder, exist_ok=True)
         with open(tmp, "wb") as handle:
-            handle.write(marshal.dumps((sys.version, _codes)))
+            handle.write(marshal.dumps((_interpreter(), _codes)))
         os.replace(tmp, path)
         _compiled = 0
     except (OSError, ValueError):

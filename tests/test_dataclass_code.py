@@ -5,6 +5,7 @@ a table it cannot use is ignored."""
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import os
 import subprocess
 import sys
@@ -54,6 +55,10 @@ def test_classes_behave_the_same_and_a_second_process_compiles_nothing(tmp_path:
             p.x = 5  # type: ignore[misc]
         assert dataclasses.replace(p, y=7).y == 7
         assert [f.name for f in dataclasses.fields(p)] == ["x", "y", "tags"]
+    # the methods are compiled as dataclasses compiles them: annotations are the types
+    assert kept.__init__.__annotations__ == plain.__init__.__annotations__
+    assert "_type_x" not in kept.__init__.__annotations__.values()
+    assert str(inspect.signature(kept)) == str(inspect.signature(plain))
     dataclass_code.save(str(tmp_path))
     assert (tmp_path / dataclass_code.FILE_NAME).is_file()
     assert dataclass_code._compiled == 0
