@@ -19,7 +19,8 @@ methods' annotations stay types). Only the command line's own process installs i
 (``cli.main``); a host that imports ptxlint keeps its ``dataclasses`` untouched.
 
 Cost of a run: reading the table (about 600 small code objects, about 1 ms) and a dictionary
-look-up per generated method.
+look-up per generated method. Upgrades leave the texts of changed classes behind; a table past
+``MAX_KEPT`` entries is cut to what the saving run used, so it cannot grow without end.
 """
 
 from __future__ import annotations
@@ -32,9 +33,12 @@ import sys
 from types import CodeType
 
 FILE_NAME = "dataclass-code.marshal"
-MAX_ENTRIES = 8192  # a bound on what third-party rule packs can add; past it, nothing is kept
+# Every upgrade that changes a class adds its methods' texts, and the old ones stay useless in
+# the table (read at every start): past this many, a save keeps only what its run used.
+MAX_KEPT = 2048
 
 _codes: dict[str, CodeType] = {}
+_used: set[str] = set()  # the texts this process executed
 _compiled = 0  # source texts compiled in this process
 _installed_in: object | None = None  # the dataclasses module given our exec
 
@@ -49,10 +53,9 @@ def _exec(source: object, namespace: dict[str, object] | None = None,
             # As exec(str) called from dataclasses compiles it: under this name (tracebacks
             # read the same) and without this module's `from __future__ import annotations`,
             # which would leave the methods' annotations as strings.
-            code = compile(source, "<string>", "exec", dont_inherit=True)
-            if len(_codes) < MAX_ENTRIES:
-                _codes[source] = code
-                _compiled += 1
+            code = _codes[source] = compile(source, "<string>", "exec", dont_inherit=True)
+            _compiled += 1
+        _used.add(source)
         source = code
     builtins.exec(source, namespace, local_names)  # type: ignore[arg-type]
 
@@ -101,16 +104,18 @@ def uninstall() -> None:
 
 def save(folder: str | None) -> None:
     """Write the table to ``folder`` when this process compiled something it did not hold;
-    atomically, and silently not at all where the folder cannot be written."""
+    atomically, and silently not at all where the folder cannot be written. A table grown past
+    ``MAX_KEPT`` keeps only what this process used."""
     global _compiled
     if folder is None or not _compiled:
         return
+    kept = _codes if len(_codes) <= MAX_KEPT else {k: _codes[k] for k in _used}
     path = _path(folder)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(folder, exist_ok=True)
         with open(tmp, "wb") as handle:
-            handle.write(marshal.dumps((_interpreter(), _codes)))
+            handle.write(marshal.dumps((_interpreter(), kept)))
         os.replace(tmp, path)
         _compiled = 0
     except (OSError, ValueError):

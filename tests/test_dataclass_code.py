@@ -22,12 +22,15 @@ REPO = Path(__file__).resolve().parent.parent
 @pytest.fixture(autouse=True)
 def _fresh() -> Iterator[None]:
     dataclass_code.uninstall()
-    saved = dict(dataclass_code._codes)
+    saved = dict(dataclass_code._codes), set(dataclass_code._used)
     dataclass_code._codes.clear()
+    dataclass_code._used.clear()
     yield
     dataclass_code.uninstall()
     dataclass_code._codes.clear()
-    dataclass_code._codes.update(saved)
+    dataclass_code._codes.update(saved[0])
+    dataclass_code._used.clear()
+    dataclass_code._used.update(saved[1])
 
 
 def _make() -> type:
@@ -118,3 +121,25 @@ def test_only_the_programs_own_process_installs_it(tmp_path: Path) -> None:
     written = table.stat().st_mtime_ns
     assert subprocess.run(command, env=env, capture_output=True, check=False).returncode == 0
     assert table.stat().st_mtime_ns == written  # the second run compiled nothing new
+
+
+def test_a_table_grown_past_its_bound_keeps_what_the_run_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Texts of classes that an upgrade changed stay useless in the table: once it has more than
+    ``MAX_KEPT`` entries, a save keeps only the texts its own run executed."""
+    import marshal
+
+    stale = {f"def __create_fn__():\n def f{i}(): pass\n return f{i}":
+             compile(f"x{i} = {i}", "<string>", "exec") for i in range(50)}
+    (tmp_path / dataclass_code.FILE_NAME).write_bytes(
+        marshal.dumps((dataclass_code._interpreter(), stale)))
+    monkeypatch.setattr(dataclass_code, "MAX_KEPT", 40)
+    dataclass_code.install(str(tmp_path))
+    assert len(dataclass_code._codes) == 50
+    _make()
+    used = set(dataclass_code._used)
+    assert used and not used & stale.keys()
+    dataclass_code.save(str(tmp_path))
+    _, table = marshal.loads((tmp_path / dataclass_code.FILE_NAME).read_bytes())
+    assert set(table) == used
