@@ -30,9 +30,9 @@ import contextlib
 import marshal
 import os
 import sys
+import zlib  # already loaded by shutil, which argparse imports
 from types import CodeType
 
-FILE_NAME = "dataclass-code.marshal"
 # Every upgrade that changes a class adds its methods' texts, and the old ones stay useless in
 # the table (read at every start): past this many, a save keeps only what its run used.
 MAX_KEPT = 2048
@@ -65,8 +65,14 @@ def _interpreter() -> str:
     return f"{sys.version}|{sys.flags.optimize}"
 
 
+def file_name() -> str:
+    """One table per interpreter: two Pythons sharing the cache folder (a pre-commit venv and
+    a project's) would otherwise replace each other's table at every run."""
+    return f"dataclass-code-{zlib.crc32(_interpreter().encode()):08x}.marshal"
+
+
 def _path(folder: str) -> str:
-    return os.path.join(folder, FILE_NAME)
+    return os.path.join(folder, file_name())
 
 
 def install(folder: str | None) -> None:

@@ -63,7 +63,7 @@ def test_classes_behave_the_same_and_a_second_process_compiles_nothing(tmp_path:
     assert "_type_x" not in kept.__init__.__annotations__.values()
     assert str(inspect.signature(kept)) == str(inspect.signature(plain))
     dataclass_code.save(str(tmp_path))
-    assert (tmp_path / dataclass_code.FILE_NAME).is_file()
+    assert (tmp_path / dataclass_code.file_name()).is_file()
     assert dataclass_code._compiled == 0
 
     # the next process: the table is read, and the same classes compile nothing
@@ -73,9 +73,9 @@ def test_classes_behave_the_same_and_a_second_process_compiles_nothing(tmp_path:
     assert dataclass_code._codes
     _make()
     assert dataclass_code._compiled == 0
-    before = (tmp_path / dataclass_code.FILE_NAME).stat().st_mtime_ns
+    before = (tmp_path / dataclass_code.file_name()).stat().st_mtime_ns
     dataclass_code.save(str(tmp_path))  # nothing new: nothing written
-    assert (tmp_path / dataclass_code.FILE_NAME).stat().st_mtime_ns == before
+    assert (tmp_path / dataclass_code.file_name()).stat().st_mtime_ns == before
 
 
 @pytest.mark.parametrize(
@@ -84,7 +84,7 @@ def test_classes_behave_the_same_and_a_second_process_compiles_nothing(tmp_path:
 def test_a_table_it_cannot_use_is_ignored(tmp_path: Path, content: bytes | None) -> None:
     import marshal
 
-    path = tmp_path / dataclass_code.FILE_NAME
+    path = tmp_path / dataclass_code.file_name()
     if content is None:  # another interpreter's table
         content = marshal.dumps(("2.7.18 (other)", {"def f(): pass": compile("1", "<s>", "exec")}))
     path.write_bytes(content)
@@ -116,7 +116,7 @@ def test_only_the_programs_own_process_installs_it(tmp_path: Path) -> None:
                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     command = [sys.executable, "-m", "ptxlint", "check", str(small), "--no-cache"]
     assert subprocess.run(command, env=env, capture_output=True, check=False).returncode == 0
-    table = tmp_path / "cache" / dataclass_code.FILE_NAME
+    table = tmp_path / "cache" / dataclass_code.file_name()
     assert table.stat().st_size > 10_000
     written = table.stat().st_mtime_ns
     assert subprocess.run(command, env=env, capture_output=True, check=False).returncode == 0
@@ -132,7 +132,7 @@ def test_a_table_grown_past_its_bound_keeps_what_the_run_used(
 
     stale = {f"def __create_fn__():\n def f{i}(): pass\n return f{i}":
              compile(f"x{i} = {i}", "<string>", "exec") for i in range(50)}
-    (tmp_path / dataclass_code.FILE_NAME).write_bytes(
+    (tmp_path / dataclass_code.file_name()).write_bytes(
         marshal.dumps((dataclass_code._interpreter(), stale)))
     monkeypatch.setattr(dataclass_code, "MAX_KEPT", 40)
     dataclass_code.install(str(tmp_path))
@@ -141,5 +141,26 @@ def test_a_table_grown_past_its_bound_keeps_what_the_run_used(
     used = set(dataclass_code._used)
     assert used and not used & stale.keys()
     dataclass_code.save(str(tmp_path))
-    _, table = marshal.loads((tmp_path / dataclass_code.FILE_NAME).read_bytes())
+    _, table = marshal.loads((tmp_path / dataclass_code.file_name()).read_bytes())
     assert set(table) == used
+
+
+def test_each_interpreter_keeps_its_own_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two Pythons sharing the cache folder do not replace each other's table."""
+    dataclass_code.install(str(tmp_path))
+    _make()
+    dataclass_code.save(str(tmp_path))
+    mine = tmp_path / dataclass_code.file_name()
+    written = mine.stat().st_mtime_ns
+    monkeypatch.setattr(dataclass_code, "_interpreter", lambda: "3.99.0 (another build)|0")
+    assert dataclass_code.file_name() != mine.name
+    dataclass_code.uninstall()
+    dataclass_code._codes.clear()
+    dataclass_code.install(str(tmp_path))
+    assert not dataclass_code._codes  # not the other interpreter's table
+    _make()
+    dataclass_code.save(str(tmp_path))
+    assert mine.stat().st_mtime_ns == written
+    assert len(list(tmp_path.glob("dataclass-code-*.marshal"))) == 2
