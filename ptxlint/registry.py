@@ -18,6 +18,7 @@ import json
 import os
 import re
 import sys
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -110,7 +111,10 @@ def _index_file() -> str | None:
     try:
         from ptxlint.cache import root
 
-        return str(root() / "entry-points.json")
+        # One index per environment: a pre-commit venv and a project's venv sharing the cache
+        # folder would otherwise each find the other's key and rescan at every run.
+        environment = zlib.crc32(f"{sys.prefix}|{sys.version}".encode())
+        return str(root() / f"entry-points-{environment:08x}.json")
     except Exception:  # no usable cache folder: scan every time
         return None
 

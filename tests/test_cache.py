@@ -212,6 +212,19 @@ def test_rule_entry_points_come_from_the_index_while_it_holds(tmp_path, monkeypa
         registry.entry_points()
 
 
+def test_each_python_environment_keeps_its_own_entry_point_index(tmp_path, monkeypatch):
+    """A pre-commit venv and a project's venv sharing the cache folder do not rescan in turn."""
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", str(tmp_path))
+    mine = registry._index_file()
+    registry.entry_points()
+    monkeypatch.setattr(registry.sys, "prefix", str(tmp_path / "other-venv"))
+    other = registry._index_file()
+    assert other != mine
+    registry.entry_points()
+    assert sorted(p.name for p in tmp_path.glob("entry-points-*.json")) == sorted(
+        [os.path.basename(mine), os.path.basename(other)])
+
+
 def test_python_files_pass_the_prefilter_by_the_front_ends_words():
     from ptxlint.frontends.python import PREFILTER
 
