@@ -66,6 +66,35 @@ def root() -> Path:
     return Path(platformdirs.user_cache_dir("ptxlint", appauthor=False))
 
 
+def usable_root() -> Path | None:
+    """``root()``, or None where no cache folder can be named (no home folder, say): the
+    small files kept at the top of it (the rule index, the dataclasses' table) are then
+    worked out afresh."""
+    try:
+        return root()
+    except Exception:  # noqa: BLE001 - whatever platformdirs or the environment raise
+        return None
+
+
+def write_quietly(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` whole or not at all (a temporary file beside it, then a
+    rename: a reader sees the old file or the new one), creating its folder. A read-only or
+    full disk costs speed, never the run: False, and nothing left behind."""
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        return False
+
+
 def location(kind: str) -> Path:
     """The folder of one cache: ``results``, ``tier2``, ``verify`` or ``tests``."""
     return root() / kind

@@ -307,8 +307,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     # The program's own process only: a host calling main(argv) keeps its dataclasses as is.
-    kept_code = _dataclass_code_folder() if argv is None else None
+    kept_code = None
     if argv is None:
+        from ptxlint.cache import usable_root
+
+        folder = usable_root()
+        kept_code = str(folder) if folder is not None else None
         dataclass_code.install(kept_code)
     try:
         return _dispatch(parser, args, argv)
@@ -334,16 +338,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     finally:
         dataclass_code.save(kept_code)
-
-
-def _dataclass_code_folder() -> str | None:
-    """Where ``dataclass_code`` keeps its table: the cache folder, as for the rule index."""
-    try:
-        from ptxlint.cache import root
-
-        return str(root())
-    except Exception:  # noqa: BLE001 - no usable cache folder: compile every time
-        return None
 
 
 def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace,

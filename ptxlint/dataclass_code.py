@@ -26,11 +26,10 @@ look-up per generated method. Upgrades leave the texts of changed classes behind
 from __future__ import annotations
 
 import builtins
-import contextlib
 import marshal
-import os
 import sys
 import zlib  # already loaded by shutil, which argparse imports
+from pathlib import Path
 from types import CodeType
 
 # Every upgrade that changes a class adds its methods' texts, and the old ones stay useless in
@@ -71,8 +70,8 @@ def file_name() -> str:
     return f"dataclass-code-{zlib.crc32(_interpreter().encode()):08x}.marshal"
 
 
-def _path(folder: str) -> str:
-    return os.path.join(folder, file_name())
+def _path(folder: str) -> Path:
+    return Path(folder) / file_name()
 
 
 def install(folder: str | None) -> None:
@@ -115,15 +114,8 @@ def save(folder: str | None) -> None:
     global _compiled
     if folder is None or not _compiled:
         return
+    from ptxlint.cache import write_quietly
+
     kept = _codes if len(_codes) <= MAX_KEPT else {k: _codes[k] for k in _used}
-    path = _path(folder)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(folder, exist_ok=True)
-        with open(tmp, "wb") as handle:
-            handle.write(marshal.dumps((_interpreter(), kept)))
-        os.replace(tmp, path)
+    if write_quietly(_path(folder), marshal.dumps((_interpreter(), kept))):
         _compiled = 0
-    except (OSError, ValueError):
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)

@@ -21,6 +21,7 @@ import sys
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from ptxlint.rule import Rule, validate_rule_class
 
@@ -107,16 +108,16 @@ def _index_key() -> str:
     return "\n".join(sorted(parts))
 
 
-def _index_file() -> str | None:
-    try:
-        from ptxlint.cache import root
+def _index_file() -> Path | None:
+    from ptxlint.cache import usable_root
 
-        # One index per environment: a pre-commit venv and a project's venv sharing the cache
-        # folder would otherwise each find the other's key and rescan at every run.
-        environment = zlib.crc32(f"{sys.prefix}|{sys.version}".encode())
-        return str(root() / f"entry-points-{environment:08x}.json")
-    except Exception:  # no usable cache folder: scan every time
+    folder = usable_root()
+    if folder is None:  # no usable cache folder: scan every time
         return None
+    # One index per environment: a pre-commit venv and a project's venv sharing the cache
+    # folder would otherwise each find the other's key and rescan at every run.
+    environment = zlib.crc32(f"{sys.prefix}|{sys.version}".encode())
+    return folder / f"entry-points-{environment:08x}.json"
 
 
 def entry_points() -> list[tuple[str, str]]:
@@ -133,14 +134,9 @@ def entry_points() -> list[tuple[str, str]]:
             pass
     found = _scan_entry_points()
     if path is not None:
-        try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            tmp = f"{path}.{os.getpid()}.tmp"
-            with open(tmp, "w", encoding="utf-8") as handle:
-                json.dump({"key": key, "entry_points": found}, handle)
-            os.replace(tmp, path)
-        except OSError:
-            pass
+        from ptxlint.cache import write_quietly
+
+        write_quietly(path, json.dumps({"key": key, "entry_points": found}).encode())
     return found
 
 
