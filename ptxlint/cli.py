@@ -469,6 +469,7 @@ def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
         config, selector, rule_classes, context = _configure(args)
     if whole_process:
         collector.keep_for_good()
+        collector.settle_after_each_file()
     shown = _show(args)
     if shown is not None:
         return shown

@@ -304,6 +304,7 @@ def _init_worker(
     from ptxlint.engine import instantiate
 
     orphan_guard.watch_parent()
+    collector.settle_after_each_file()  # a worker lints files until the run ends
     classes = [r for r in load_rules().rules if r.id in rule_ids]
     macros.set_include_dirs(tier2.include_dirs)
     macros.keep_header_digests(False)  # the main process records what results depend on

@@ -176,3 +176,54 @@ def test_the_json_report_is_what_json_dumps_writes():
         "empty": {}, "none": [], "float": 1.5,
     }
     assert dumps(document) == json.dumps(document, indent=2, ensure_ascii=False)
+
+
+_SETTLING = """
+import gc, weakref
+from ptxlint import collector
+collector._COUNT_EVERY = 1
+collector._FULL_AFTER_AT_LEAST = {at_least}
+collector.keep_for_good()  # as the command line does first
+collector.settle_after_each_file()
+
+class Node:
+    pass
+
+def a_file():
+    with collector.paused(collect_young=True):
+        first, second = Node(), Node()
+        first.other, second.other = second, first  # a cycle that outlives the file
+        kept = [first]
+    return kept, weakref.ref(first)
+
+kept, ref = a_file()
+del kept  # garbage now, but set aside: no collection may free it
+gc.collect()
+print(ref() is not None, end=" ")
+alive = []
+for _ in range(3):  # later files leave memo entries: the set-aside objects double
+    with collector.paused(collect_young=True):
+        alive.append([Node() for _ in range(gc.get_freeze_count())])
+print(ref() is not None)
+"""
+
+
+@pytest.mark.parametrize(("at_least", "expected"), [(10**9, "True True"), (100, "True False")])
+def test_a_batch_process_sets_aside_what_survives_a_file(at_least, expected):
+    """Survivors of a file's young collection are frozen, so no collection traverses them
+    again; a full collection frees garbage among them once they have grown enough. Run in a
+    process of its own: freezing is for processes that end with the run, not a test runner."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _SETTLING.format(at_least=at_least)],
+        capture_output=True, text=True, check=True,
+    )
+    assert done.stdout.strip() == expected
+
+
+def test_a_host_process_does_not_set_aside():
+    from ptxlint import collector
+
+    assert not collector._Settling.enabled  # main(argv) and the tests never enable it
