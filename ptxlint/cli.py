@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ptxlint import __version__, cli_help, dataclass_code
+from ptxlint import __version__, cli_help, dataclass_code, regex_code
 from ptxlint.lsp import build_parser as build_lsp_parser
 from ptxlint.verify import cli as verify_cli
 
@@ -314,6 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         folder = usable_root()
         kept_code = str(folder) if folder is not None else None
         dataclass_code.install(kept_code)
+        regex_code.install(kept_code)
     try:
         return _dispatch(parser, args, argv)
     except _user_errors() as exc:  # evaluated only when something was raised
@@ -338,6 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     finally:
         dataclass_code.save(kept_code)
+        regex_code.save(kept_code)
 
 
 def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace,

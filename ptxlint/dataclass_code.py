@@ -11,11 +11,11 @@ interpreter.
 So the command-line process gives the ``dataclasses`` module an ``exec`` of its own
 (``install``): the same call, with the code of each source text it has compiled before taken
 from a table that ``save`` writes to the cache folder when the run compiled something new. A
-run after the first compiles nothing (0.09 ms a class). The table is keyed by the exact
-interpreter (``sys.version`` and ``-O``), is written atomically, and any trouble reading it
-means an empty table: the code is then compiled as ``dataclasses`` would. The code is compiled
-as ``dataclasses``' own ``exec`` compiles it (no ``__future__`` flags of this module: the
-methods' annotations stay types). Only the command line's own process installs it
+run after the first compiles nothing (0.09 ms a class). The table (``kept_table``) is valid for
+the exact interpreter (``sys.version`` and ``-O``), is written atomically, and any trouble
+reading it means an empty table: the code is then compiled as ``dataclasses`` would. The code
+is compiled as ``dataclasses``' own ``exec`` compiles it (no ``__future__`` flags of this
+module: the methods' annotations stay types). Only the command line's own process installs it
 (``cli.main``); a host that imports ptxlint keeps its ``dataclasses`` untouched.
 
 Cost of a run: reading the table (about 600 small code objects, about 1 ms) and a dictionary
@@ -26,11 +26,11 @@ look-up per generated method. Upgrades leave the texts of changed classes behind
 from __future__ import annotations
 
 import builtins
-import marshal
-import sys
-import zlib  # already loaded by shutil, which argparse imports
-from pathlib import Path
 from types import CodeType
+
+from ptxlint import kept_table
+
+PREFIX = "dataclass-code"
 
 # Every upgrade that changes a class adds its methods' texts, and the old ones stay useless in
 # the table (read at every start): past this many, a save keeps only what its run used.
@@ -59,19 +59,9 @@ def _exec(source: object, namespace: dict[str, object] | None = None,
     builtins.exec(source, namespace, local_names)  # type: ignore[arg-type]
 
 
-def _interpreter() -> str:
-    """What the table is valid for: this interpreter build and its optimisation level (-O)."""
-    return f"{sys.version}|{sys.flags.optimize}"
-
-
 def file_name() -> str:
-    """One table per interpreter: two Pythons sharing the cache folder (a pre-commit venv and
-    a project's) would otherwise replace each other's table at every run."""
-    return f"dataclass-code-{zlib.crc32(_interpreter().encode()):08x}.marshal"
-
-
-def _path(folder: str) -> Path:
-    return Path(folder) / file_name()
+    """One table per interpreter (``kept_table``)."""
+    return kept_table.file_name(PREFIX)
 
 
 def install(folder: str | None) -> None:
@@ -83,18 +73,10 @@ def install(folder: str | None) -> None:
 
     if _installed_in is not None or "exec" in vars(dataclasses):
         return
-    if folder is not None:
-        try:
-            with open(_path(folder), "rb") as handle:
-                # loads of the bytes: marshal.load reads a file object piece by piece, 10x slower
-                version, table = marshal.loads(handle.read())
-            if version == _interpreter() and isinstance(table, dict):
-                _codes.update(
-                    (k, v) for k, v in table.items()
-                    if isinstance(k, str) and isinstance(v, CodeType)
-                )
-        except (OSError, EOFError, ValueError, TypeError):
-            pass  # no table yet, or one this interpreter cannot read: compile as usual
+    _codes.update(
+        (k, v) for k, v in kept_table.read(folder, PREFIX).items()
+        if isinstance(k, str) and isinstance(v, CodeType)
+    )
     dataclasses.exec = _exec  # type: ignore[attr-defined]
     _installed_in = dataclasses
 
@@ -114,8 +96,6 @@ def save(folder: str | None) -> None:
     global _compiled
     if folder is None or not _compiled:
         return
-    from ptxlint.cache import write_quietly
-
     kept = _codes if len(_codes) <= MAX_KEPT else {k: _codes[k] for k in _used}
-    if write_quietly(_path(folder), marshal.dumps((_interpreter(), kept))):
+    if kept_table.write(folder, PREFIX, kept):
         _compiled = 0

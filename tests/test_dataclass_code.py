@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint import dataclass_code
+from ptxlint import dataclass_code, kept_table
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -133,7 +133,7 @@ def test_a_table_grown_past_its_bound_keeps_what_the_run_used(
     stale = {f"def __create_fn__():\n def f{i}(): pass\n return f{i}":
              compile(f"x{i} = {i}", "<string>", "exec") for i in range(50)}
     (tmp_path / dataclass_code.file_name()).write_bytes(
-        marshal.dumps((dataclass_code._interpreter(), stale)))
+        marshal.dumps((kept_table.interpreter(), stale)))
     monkeypatch.setattr(dataclass_code, "MAX_KEPT", 40)
     dataclass_code.install(str(tmp_path))
     assert len(dataclass_code._codes) == 50
@@ -154,7 +154,7 @@ def test_each_interpreter_keeps_its_own_table(
     dataclass_code.save(str(tmp_path))
     mine = tmp_path / dataclass_code.file_name()
     written = mine.stat().st_mtime_ns
-    monkeypatch.setattr(dataclass_code, "_interpreter", lambda: "3.99.0 (another build)|0")
+    monkeypatch.setattr(kept_table, "interpreter", lambda: "3.99.0 (another build)|0")
     assert dataclass_code.file_name() != mine.name
     dataclass_code.uninstall()
     dataclass_code._codes.clear()
