@@ -161,7 +161,7 @@ class Template:
     """
 
     text: str
-    char_starts: Sequence[int]  # stored as Offsets, whatever sequence is given
+    char_starts: Sequence[int]  # Offsets, whatever is given (recalled: reading_memo.MovedOffsets)
     char_ends: Sequence[int]
     pieces: tuple[TemplatePiece, ...]
 
