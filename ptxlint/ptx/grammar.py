@@ -1228,11 +1228,40 @@ def c_operand_issue(instruction: PtxInstruction) -> Issue | None:
 
 
 def written_positions(instruction: PtxInstruction, resolve: Resolver) -> tuple[int, ...] | None:
-    """The operand positions the matched form writes, or ``None`` when no form matches."""
+    """The operand positions the matched form writes, or ``None`` when no form matches.
+
+    ``check`` answers with a form exactly when the spelling is judged and some form spells it
+    (``_modifier_matches``'s exact matches), and then the form is one of those; so when they
+    all write the same positions (every spelling in CUDA's and CUTLASS's headers), the answer
+    depends on ``opcode.modifiers`` alone and no operand is looked at
+    (``_written_by_spelling``). Only a spelling whose forms disagree runs the full check."""
+    if instruction.opaque:
+        return None
+    decided, positions = _written_by_spelling(instruction.opcode, instruction.modifiers)
+    if decided:
+        return positions
     verdict = check(instruction, resolve)
     if verdict.form is None:
         return None
     return verdict.written
+
+
+@lru_cache(maxsize=16384)
+def _written_by_spelling(
+    opcode: str, modifiers: tuple[str, ...]
+) -> tuple[bool, tuple[int, ...] | None]:
+    """``(True, positions)`` when ``written_positions`` of a non-opaque instruction spelled
+    ``opcode.modifiers`` is ``positions`` whatever its operands; ``(False, None)`` when the
+    forms that spell it write different positions and the operands decide."""
+    if not covered(opcode) or not _judged(opcode, modifiers):
+        return True, None  # check abstains without a form
+    unknown, exact, _ = _modifier_matches(opcode, modifiers)
+    if unknown is not None or not exact:
+        return True, None  # an unknown modifier or no form that spells it: no form
+    written = {_written(m.form) for m in exact}
+    if len(written) == 1:
+        return True, written.pop()
+    return False, None
 
 
 def issues_of(verdict: Verdict, kinds: Iterable[str]) -> list[Issue]:
