@@ -1,6 +1,7 @@
-"""The PTX layer's memos by spelling give what the unmemoised paths give.
+"""The PTX layer's memos by text and by spelling give what the unmemoised paths give.
 
-``grammar._written_by_spelling`` answers ``written_positions`` from the instruction's
+``parser._REGIONS`` keeps an operand list by its text and moves it to where a later template
+spells it; ``grammar._written_by_spelling`` answers ``written_positions`` from the instruction's
 spelling alone when every form that spells it writes the same operands.
 """
 
@@ -10,11 +11,85 @@ import random
 
 import pytest
 
-from ptxlint.model import PtxInstruction, PtxOperand
-from ptxlint.ptx import grammar
+from ptxlint.model import HOLE, PtxInstruction, PtxOperand
+from ptxlint.ptx import grammar, parser
 from ptxlint.ptx.effects import _unknown_operand
 from ptxlint.ptx.grammar import OperandClass, check, written_positions
 from ptxlint.ptx.parser import parse_template
+
+
+class _Forgetful(dict):  # type: ignore[type-arg]
+    """A memo that keeps nothing: every operand list is read."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
+
+
+# The same operand lists at different offsets, in different syntaxes, after `bra` and after
+# other opcodes, with comments, holes and problems inside, nested aggregates and signs.
+_LISTS = [
+    "%0, %1, %2",
+    "{%0, %1, %2, %3}, [%4+16], %5, p",
+    "[%0], [%1, {%2, %3}], [%4]",
+    "L1",
+    "%0|%1, %2, 0, 31, -1",
+    "%0, -%1, !p, 0f3F800000, 1.5, 0x10U",
+    "%0, /* c */ %1",
+    "{%0, /* c */ %1}",  # the vector's text holds the comment; the masked text is blanks
+    "{%0,         %1}",
+    f"%0, {HOLE}, %1",
+    "%0,, %1",
+    "{%0, %1",
+    "[%0+%1-4], (a, b), _",
+    "%%r1, %%clock64, %rd1, %[name], %x3",
+    "$0, ${1}, ${2:x}",
+]
+_PREFIXES = ["", "{\n .reg .pred p;\n ", "// lead\n", "@p ", "L0: "]
+_OPCODES = ["mov.u32", "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16", "bra", "bra.uni",
+            "ld.global.v4.u32"]
+
+
+def _templates() -> list[tuple[str, bool, str]]:
+    out = []
+    for operands in _LISTS:
+        for prefix in _PREFIXES:
+            for opcode in _OPCODES:
+                text = f"{prefix}{opcode} {operands};\n{opcode} {operands}"
+                for extended, syntax in ((True, "gnu"), (False, "gnu"), (True, "llvm")):
+                    out.append((text, extended, syntax))
+    random.Random(7).shuffle(out)
+    return out
+
+
+def test_operand_lists_from_the_memo_are_the_ones_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    templates = _templates()
+    parser._REGIONS.clear()
+    cold = [parse_template(*t) for t in templates]
+    warm = [parse_template(*t) for t in templates]  # every list from the memo, moved
+    monkeypatch.setattr(parser, "_REGIONS", _Forgetful())
+    read = [parse_template(*t) for t in templates]
+    assert cold == read
+    assert warm == read
+
+
+def test_a_list_moved_from_the_memo_keeps_its_offsets() -> None:
+    parser._REGIONS.clear()
+    first = parse_template("mov.u32 {%0, %1}, [%2+4];", True)
+    second = parse_template("wgmma.fence {%0, %1}, [%2+4];", True)
+    assert len(parser._REGIONS) == 1  # the second list came from the memo
+    [a], [b] = first.instructions, second.instructions
+    delta = b.opcode_end - a.opcode_end
+
+    def spans(operand: PtxOperand) -> list[tuple[str, int, int]]:
+        return [(operand.text, operand.start, operand.end),
+                *(s for part in operand.parts for s in spans(part))]
+
+    for x, y in zip(a.operands, b.operands, strict=True):
+        assert [(t, s + delta, e + delta) for t, s, e in spans(x)] == spans(y)
+    text = "wgmma.fence {%0, %1}, [%2+4];"
+    for operand in b.operands:
+        assert text[operand.start : operand.end] == operand.text
+
 
 # --------------------------------------------------------------------------- written positions
 
