@@ -137,3 +137,25 @@ def test_forms_that_disagree_fall_back_to_the_check(monkeypatch: pytest.MonkeyPa
         for instruction in parse_template(text, True).instructions:
             assert written_positions(instruction, _unknown_operand) == _by_check(
                 instruction, _unknown_operand), text
+
+
+def test_forms_found_by_word_masks_are_the_filtered_ones() -> None:
+    """``_modifier_matches`` takes the forms that have every word from ``_word_masks``: the
+    same forms, in the same order, as comparing the words with every form."""
+    rng = random.Random(5)
+    for form in grammar.forms():
+        vocabulary = sorted(grammar.family_vocabulary(form.opcode))
+        for _ in range(10):
+            words = [rng.choice(s.values).word for s in form.slots
+                     if not s.optional or rng.random() < 0.5]
+            if rng.random() < 0.3:
+                words.append(rng.choice(vocabulary))
+            if rng.random() < 0.3:
+                rng.shuffle(words)
+            modifiers = tuple(words)
+            unknown, exact, _ = grammar._modifier_matches(form.opcode, modifiers)
+            assert unknown is None
+            every = frozenset(modifiers)
+            filtered = [grammar._match_modifiers(f, modifiers) for f in grammar.forms(form.opcode)
+                        if f.required_words <= every <= f.words]
+            assert [m.form for m in exact] == [m.form for m in filtered if m.cost == 0]

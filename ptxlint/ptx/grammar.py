@@ -463,6 +463,17 @@ def _family(opcode: str) -> tuple[Form, ...]:
     return tuple(compile_form(spec) for spec in _specs().get(opcode, ()))
 
 
+@cache
+def _word_masks(opcode: str) -> dict[str, int]:
+    """Each word of the family's vocabulary: the forms that have it, as bit ``i`` for the
+    ``i``-th form of ``_family(opcode)``."""
+    masks: dict[str, int] = {}
+    for i, form in enumerate(_family(opcode)):
+        for word in form.words:
+            masks[word] = masks.get(word, 0) | 1 << i
+    return masks
+
+
 def covered(opcode: str) -> bool:
     """Whether the grammar lists forms of ``opcode`` (some sub-families may still abstain)."""
     return opcode in _specs()
@@ -756,9 +767,22 @@ def _modifier_matches(
     family = _family(opcode)
     # Only a form that has every word of the spelling and lacks none of its own fixed words
     # can match exactly: try those first; the closest match (for the message) needs them all.
+    # The forms that have every word are the bits set in each word's mask (_word_masks), in
+    # table order: a spelling seen the first time no longer compares sets with each of the
+    # family's forms (151 for multimem).
     words = frozenset(modifiers)
-    exact = tuple(m for m in (_match_modifiers(f, modifiers) for f in family
-                              if f.required_words <= words <= f.words) if m.cost == 0)
+    having = (1 << len(family)) - 1
+    masks = _word_masks(opcode)
+    for word in words:
+        having &= masks[word]  # every word is in the vocabulary (above)
+    candidates = []
+    while having:
+        low = having & -having
+        form = family[low.bit_length() - 1]
+        if form.required_words <= words:
+            candidates.append(form)
+        having ^= low
+    exact = tuple(m for m in (_match_modifiers(f, modifiers) for f in candidates) if m.cost == 0)
     if exact:
         return None, exact, None
     matches = sorted((_match_modifiers(f, modifiers) for f in family), key=lambda m: m.cost)
