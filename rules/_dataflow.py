@@ -4,7 +4,7 @@ that turns an input into an output. Not a rule module (rules/__init__ collects `
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import NamedTuple
 
 from ptxlint.cxx_facts import FunctionFacts
@@ -36,34 +36,59 @@ class Access(NamedTuple):
     operand: PtxOperand  # the %N token
 
 
-@dataclass(frozen=True)
 class _Index:
-    """Every write and read of a template's ``%N`` operands, by operand index."""
+    """Every write and read of a template's ``%N`` operands, by operand index. Each side is
+    built the first time it is asked for: PTX105 asks for the writes of a statement's inputs,
+    and for its reads only when an input is written; PTX106 asks for the reads of its ``=``
+    outputs. A GMMA, whose 128 outputs are ``+``, never needs its 130 reads."""
 
-    writes: dict[int, list[Access]]
-    reads: dict[int, list[Access]]
+    __slots__ = ("_ptx", "_writes", "_reads")
+
+    def __init__(self, ptx: PtxTemplate) -> None:
+        self._ptx = ptx
+        self._writes: dict[int, list[Access]] | None = None
+        self._reads: dict[int, list[Access]] | None = None
+
+    @property
+    def writes(self) -> dict[int, list[Access]]:
+        if self._writes is None:
+            self._writes = _accesses(self._ptx, destinations)
+        return self._writes
+
+    @property
+    def reads(self) -> dict[int, list[Access]]:
+        if self._reads is None:
+            self._reads = _accesses(self._ptx, sources)
+        return self._reads
 
 
 _INDEX: TemplateMemo[_Index] = TemplateMemo(4096)
 
 
 def _index(statement: AsmStatement) -> _Index:
-    """Every ``%N`` write and read of the template, by operand, built once per statement (the
-    rules ask per operand; the template is walked once)."""
+    """Every ``%N`` write and read of the template, by operand, built once per template (the
+    rules ask per operand; the template is walked once per side)."""
     ptx = statement.ptx
-    return _INDEX.of(ptx, lambda: _build_index(ptx))
+    return _INDEX.of(ptx, lambda: _Index(ptx))
 
 
-def _build_index(ptx: PtxTemplate) -> _Index:
-    writes: dict[int, list[Access]] = {}
-    reads: dict[int, list[Access]] = {}
+# ``Access(...)`` goes through NamedTuple's Python-level ``__new__``; the tuple's own is the
+# same object for less (a GMMA's template makes 128 writes)
+_new_access = tuple.__new__
+
+
+def _accesses(
+    ptx: PtxTemplate, operands_of: Callable[[PtxInstruction], list[PtxOperand] | None]
+) -> dict[int, list[Access]]:
+    into: dict[int, list[Access]] = {}
     for position, instruction in enumerate(ptx.instructions):
-        for operands, into in ((destinations(instruction), writes), (sources(instruction), reads)):
-            for operand in operands or ():
-                ref = operand.ref
-                if ref is not None and operand.kind == "ref":
-                    into.setdefault(ref, []).append(Access(position, instruction, operand))
-    return _Index(writes, reads)
+        for operand in operands_of(instruction) or ():
+            ref = operand.ref
+            if ref is not None and operand.kind == "ref":
+                into.setdefault(ref, []).append(
+                    _new_access(Access, (position, instruction, operand))
+                )
+    return into
 
 
 def writes_of(statement: AsmStatement, index: int) -> list[Access]:
@@ -80,12 +105,14 @@ def reads_of(statement: AsmStatement, index: int) -> list[Access]:
 # The NVPTX register classes: only these bind an operand to a register a PTX instruction can
 # write or read (not "n"/"C" immediates, not a memory "m" that only host dialects have).
 REGISTER_LETTERS = frozenset("hrlqfd")
+_REGISTER_CHARS = "".join(sorted(REGISTER_LETTERS))
 
 
 def register_operand(operand: Operand) -> bool:
     letters = operand.constraint.letters
-    return (not operand.constraint.opaque and bool(letters)
-            and all(c in REGISTER_LETTERS for c in letters))
+    # every letter one of REGISTER_LETTERS: nothing left once they are stripped (asked of
+    # each of a GMMA's 135 operands)
+    return not operand.constraint.opaque and bool(letters) and not letters.strip(_REGISTER_CHARS)
 
 
 def is_lvalue(expression: str) -> bool:
