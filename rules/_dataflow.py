@@ -36,6 +36,35 @@ class Access(NamedTuple):
     operand: PtxOperand  # the %N token
 
 
+class _Side:
+    """One side of a template's index (its writes or its reads): which ``%N`` it touches at
+    all, and the accesses of each ``%N`` made when that one is asked for. The rules ask of a
+    few operands per statement (PTX105 of the inputs, PTX106 of the ``=`` outputs) and most
+    answers are empty, while a GMMA's template writes 128 operands and reads 130."""
+
+    __slots__ = ("_operands", "_refs", "_accesses")
+
+    def __init__(
+        self, ptx: PtxTemplate, operands_of: Callable[[PtxInstruction], list[PtxOperand] | None]
+    ) -> None:
+        self._operands = [(position, instruction, operands_of(instruction) or [])
+                          for position, instruction in enumerate(ptx.instructions)]
+        self._refs = {o.ref for _, _, operands in self._operands for o in operands
+                      if o.kind == "ref"}
+        self._accesses: dict[int, list[Access]] = {}
+
+    def of(self, index: int) -> list[Access]:
+        if index not in self._refs:
+            return []
+        found = self._accesses.get(index)
+        if found is None:
+            found = [_new_access(Access, (position, instruction, operand))
+                     for position, instruction, operands in self._operands
+                     for operand in operands if operand.ref == index and operand.kind == "ref"]
+            self._accesses[index] = found
+        return found
+
+
 class _Index:
     """Every write and read of a template's ``%N`` operands, by operand index. Each side is
     built the first time it is asked for: PTX105 asks for the writes of a statement's inputs,
@@ -46,19 +75,19 @@ class _Index:
 
     def __init__(self, ptx: PtxTemplate) -> None:
         self._ptx = ptx
-        self._writes: dict[int, list[Access]] | None = None
-        self._reads: dict[int, list[Access]] | None = None
+        self._writes: _Side | None = None
+        self._reads: _Side | None = None
 
     @property
-    def writes(self) -> dict[int, list[Access]]:
+    def writes(self) -> _Side:
         if self._writes is None:
-            self._writes = _accesses(self._ptx, destinations)
+            self._writes = _Side(self._ptx, destinations)
         return self._writes
 
     @property
-    def reads(self) -> dict[int, list[Access]]:
+    def reads(self) -> _Side:
         if self._reads is None:
-            self._reads = _accesses(self._ptx, sources)
+            self._reads = _Side(self._ptx, sources)
         return self._reads
 
 
@@ -72,34 +101,20 @@ def _index(statement: AsmStatement) -> _Index:
     return _INDEX.of(ptx, lambda: _Index(ptx))
 
 
-# ``Access(...)`` goes through NamedTuple's Python-level ``__new__``; the tuple's own is the
-# same object for less (a GMMA's template makes 128 writes)
+# ``Access(...)`` goes through NamedTuple's Python-level ``__new__``; the tuple's own makes
+# the same object for less
 _new_access = tuple.__new__
-
-
-def _accesses(
-    ptx: PtxTemplate, operands_of: Callable[[PtxInstruction], list[PtxOperand] | None]
-) -> dict[int, list[Access]]:
-    into: dict[int, list[Access]] = {}
-    for position, instruction in enumerate(ptx.instructions):
-        for operand in operands_of(instruction) or ():
-            ref = operand.ref
-            if ref is not None and operand.kind == "ref":
-                into.setdefault(ref, []).append(
-                    _new_access(Access, (position, instruction, operand))
-                )
-    return into
 
 
 def writes_of(statement: AsmStatement, index: int) -> list[Access]:
     """Every destination ``%index`` of the template's instructions whose destinations are
     known, in text order."""
-    return _index(statement).writes.get(index, [])
+    return _index(statement).writes.of(index)
 
 
 def reads_of(statement: AsmStatement, index: int) -> list[Access]:
     """Every place an instruction reads ``%index`` (a source, an address register, a guard)."""
-    return _index(statement).reads.get(index, [])
+    return _index(statement).reads.of(index)
 
 
 # The NVPTX register classes: only these bind an operand to a register a PTX instruction can
