@@ -12,9 +12,10 @@ import random
 import pytest
 
 from ptxlint.model import HOLE, PtxInstruction, PtxOperand
-from ptxlint.ptx import grammar, parser
+from ptxlint.ptx import flow, grammar, parser
 from ptxlint.ptx.effects import _unknown_operand
 from ptxlint.ptx.grammar import OperandClass, check, written_positions
+from ptxlint.ptx.operand_roles import destinations
 from ptxlint.ptx.parser import parse_template
 
 
@@ -159,3 +160,69 @@ def test_forms_found_by_word_masks_are_the_filtered_ones() -> None:
             filtered = [grammar._match_modifiers(f, modifiers) for f in grammar.forms(form.opcode)
                         if f.required_words <= every <= f.words]
             assert [m.form for m in exact] == [m.form for m in filtered if m.cost == 0]
+
+
+# --------------------------------------------------------------------------- flow
+
+
+def _fixpoint(
+    instructions: tuple[PtxInstruction, ...],
+    written: list[list[tuple[int | None, str]]],
+    successors: list[list[int]],
+) -> tuple[frozenset[int] | None, tuple[frozenset[object] | None, ...]]:
+    """``flow._definitely_written`` as it was: passes until nothing changes."""
+    n = len(instructions)
+    predecessors: list[list[int]] = [[] for _ in range(n + 1)]
+    for i, succ in enumerate(successors):
+        for j in succ:
+            predecessors[j].append(i)
+    out: list[frozenset[object] | None] = [None] * n
+
+    def entry(j: int) -> frozenset[object] | None:
+        known = [s for s in (out[p] for p in predecessors[j]) if s is not None]
+        if j == 0:
+            known.append(frozenset())
+        if not known:
+            return None
+        result = known[0]
+        for s in known[1:]:
+            result &= s
+        return result
+
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n):
+            state = entry(i)
+            if state is not None:
+                new = flow._transfer(state, instructions[i], written[i])  # type: ignore[arg-type]
+                if new != out[i]:
+                    out[i] = new
+                    changed = True
+    end = entry(n)
+    entries = tuple(entry(i) for i in range(n))
+    return (None if end is None else frozenset(f for f in end if isinstance(f, int))), entries
+
+
+_FLOWS = [
+    "@p mov.u32 %0, 1; @!p mov.u32 %0, 2; mov.u32 %1, %0;",
+    "setp.ne.b32 p, %2, 0; @p bra L1; mov.u32 %0, 1; bra L2; L1: mov.u32 %0, 2; L2: ret;",
+    "L0: add.u32 %0, %0, 1; setp.lt.u32 p, %0, 10; @p bra L0; mov.u32 %1, %0;",
+    "mov.u32 %1, 0; L0: @q mov.u32 %0, 1; setp.ne.u32 q, %1, 1; @q bra L0; @!q mov.u32 %0, 3;",
+    "@p bra L1; mov.u32 %0, 1; L1: @p exit; mov.u32 %1, 2;",
+    "L1: @p bra L2; mov.u32 %0, 1; bra L1; L2: mov.u32 %1, %0;",
+    # the loop writes q after its first instruction: the guarded write before the loop holds
+    # at that instruction only on the first way in, which only a second pass sees
+    "@q mov.u32 %0, 1; L0: mov.u32 %1, 2; setp.ne.u32 q, %1, 1; @q bra L0; @!q mov.u32 %0, 3;",
+]
+
+
+def test_one_pass_without_loops_is_the_fixpoint() -> None:
+    for text in _FLOWS:
+        ptx = parse_template(text, True)
+        written = [[(o.ref if o.kind == "ref" else None, o.text) for o in destinations(i) or []]
+                   for i in ptx.instructions]
+        successors = flow._successors(ptx)
+        assert successors is not None, text
+        assert flow._definitely_written(ptx.instructions, written, successors) == _fixpoint(
+            ptx.instructions, written, successors), text

@@ -147,6 +147,9 @@ def _definitely_written(
             result &= s
         return result
 
+    # Without a backward edge (no loop: most templates), one pass in text order meets every
+    # instruction after all its predecessors, so the second pass would change nothing.
+    forward = all(j > i for i, succ in enumerate(successors) for j in succ)
     changed = True
     while changed:
         changed = False
@@ -158,6 +161,8 @@ def _definitely_written(
             if new != out[i]:
                 out[i] = new
                 changed = True
+        if forward:
+            break
     entries = tuple(entry(i) for i in range(n))
     end = entry(n)
     if end is None:
