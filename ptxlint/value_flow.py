@@ -36,6 +36,7 @@ Measured (a sampling profile of a flashinfer folder sample; session 7):
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -141,7 +142,12 @@ def _arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
 
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
-_SEARCHED_NAMES = 16
+# What a search of the file costs, in bytes scanned: each raw occurrence of the name (a hit that
+# may sit inside a longer word) costs as much as this many bytes (150 ns against 0.37 ns).
+_RAW_HIT_BYTES = 400
+# The index of every token costs about 55 searches of the file (20 ns a byte): the searches
+# stop once they have cost this many times the file's bytes.
+_SEARCH_BUDGET = 48
 _DIGITS = frozenset(b"0123456789")
 _WORD_START = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _WORD = _DIGITS | _WORD_START
@@ -149,16 +155,26 @@ _WORD_OR_DOLLAR = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn
 
 
 def _token_starts(data: bytes, name: bytes, start: int = 0, end: int | None = None) -> list[int]:
+    """Where ``name`` is a whole token inside ``data[start:end]`` (see ``_token_search``)."""
+    return _token_search(data, name, start, end)[0]
+
+
+def _token_search(
+    data: bytes, name: bytes, start: int = 0, end: int | None = None
+) -> tuple[list[int], int]:
     """Where ``name`` is a whole match of ``_IDENTIFIER.finditer(data)``, inside
     ``data[start:end]``: what a search from the file's start would find there. Such a match ends
     before a non-word byte, and starts where no earlier match runs on: after a non-word byte, or
     after digits that no letter precedes in their word ("9abc" holds the token "abc"; "a9bc"
     does not). The bytes around the range are read as the whole file's search reads them.
 
-    O(end - start) in C for the search, plus a few steps per raw occurrence of ``name``."""
+    O(end - start) in C for the search, plus a few steps per raw occurrence of ``name``: the
+    second number is how many raw occurrences there were (what the search cost, with the
+    range's bytes)."""
     if _IDENTIFIER.fullmatch(name) is None:
-        return []
+        return [], 0
     out: list[int] = []
+    raw = 0
     size = len(name)
     total = len(data)
     if end is None:
@@ -166,6 +182,7 @@ def _token_starts(data: bytes, name: bytes, start: int = 0, end: int | None = No
     find = data.find
     at = find(name, start, end)
     while at >= 0:
+        raw += 1
         after = at + size
         if after == total or data[after] not in _WORD:
             before = at - 1
@@ -174,7 +191,7 @@ def _token_starts(data: bytes, name: bytes, start: int = 0, end: int | None = No
             if before < 0 or data[before] not in _WORD_START:
                 out.append(at)
         at = find(name, at + size, end)
-    return out
+    return out, raw
 
 
 _FUNCTION_NODES = ("function_definition", "lambda_expression")
@@ -231,6 +248,7 @@ class _FileFacts:
         self.functions: dict[int, _Function] = {}
         self._occurrences_of: dict[bytes, list[int]] = {}  # searched one by one
         self._identifiers: dict[bytes, list[int]] | None = None  # then indexed
+        self._searched = 0  # what the searches cost so far, in bytes (see ``_offsets``)
         self._definitions: dict[str, list[_Function]] = {}
         self._call_sites: dict[str, list[tree_sitter.Node]] = {}  # by callee name
         self._calls: dict[str, list[tuple[tree_sitter.Node, _Function]]] = {}  # with callers
@@ -307,18 +325,22 @@ class _FileFacts:
         """Where the identifier-like token ``name`` occurs in the file (every maximal
         ``[A-Za-z_]\\w*`` run, comments and strings included), in increasing order.
 
-        The first ``_SEARCHED_NAMES`` names are each found by a search of the bytes; a file
-        asked about more gets an index of all its tokens. A search costs about a twentieth of
-        the index (a 0.9 MB kernel: 0.3-2.6 ms against 19 ms), so searching until that many
-        names were asked and indexing after (the ski-rental rule) never costs much more than
-        twice the cheaper of the two, and a file asked about few names pays a fraction."""
+        Names are each found by a search of the bytes until the searches have cost about as
+        much as an index of all the file's tokens would (``_SEARCH_BUDGET``), and from the index
+        after: the ski-rental rule, so the file never pays much more than twice the cheaper of
+        the two, and a file asked about few names pays a fraction. A search costs 0.37 ns a
+        byte plus 150 ns a raw occurrence of the name, the index 20 ns a byte (flashinfer's
+        kda kernels, 0.3 MB each). Session 7's rule, an index after 16 names, built it in most
+        kernels PTX301 reads, where searching every name asked cost a quarter as much."""
         found = self._occurrences_of.get(name)
         if found is not None:
             return found
-        if len(self._occurrences_of) < _SEARCHED_NAMES:
-            found = self._occurrences_of[name] = _token_starts(self.data, name)
-            return found
         index = self._identifiers
+        if index is None and self._searched < _SEARCH_BUDGET * len(self.data):
+            found, raw = _token_search(self.data, name)
+            self._searched += len(self.data) + raw * _RAW_HIT_BYTES
+            self._occurrences_of[name] = found
+            return found
         if index is None:
             # A defaultdict makes a list per distinct name, where setdefault made one per token;
             # it is only read with get(), which adds no key.
@@ -336,6 +358,15 @@ class _FileFacts:
         body = fn.node.child_by_field_name("body")
         if body is None:
             return []
+        if self._identifiers is not None:  # the file is indexed (see ``_offsets``): read it
+            every = self._identifiers.get(name.encode())
+            if not every:
+                return []
+            return every[
+                bisect.bisect_left(every, body.start_byte) : bisect.bisect_left(
+                    every, body.end_byte
+                )
+            ]
         return _token_starts(self.data, name.encode(), body.start_byte, body.end_byte)
 
     def _owned(self, node: tree_sitter.Node, fn: _Function) -> bool:
