@@ -13,34 +13,50 @@ parameter. This module follows values that far, one call level deep:
 
 Anything else is unknown (``None``), and unknown means the rule keeps its own, type-based view.
 Nothing is walked up front. A function's occurrences of a name are found by a search of the
-function's body alone (O(body) per function and name, each answer kept per function). A name's
-definitions and call sites are looked up once per file: the first 16 names asked of the whole
-file by a search each, and after that from an index of every identifier of the file, built by
-one regex pass (O(file), about 0.14 s and 13 MB for a 4 MB generated kernel). Every answer is
-memoised per function, variable and expression node.
+function's body alone (each answer kept per function and name); a name's definitions and call
+sites by a search of the file (kept per file). A file's searches are plain ``bytes.find``
+scans until they have cost about what a ``_Chunks`` of the file costs to build (12 searches of
+it: the ski-rental rule); after that each search reads only the pieces of the range (8 KB each)
+whose set of words holds the name. Every answer is memoised per function, variable and
+expression node.
 
 Per occurrence of a name in a function, the node is found by one descent from the function's
 node (O(depth)); the climb to the innermost function around it (each tree-sitter ``parent`` step
 a descent from the root) is paid only by the few occurrences whose parent may give the name a
 value (a declarator, an assignment's left side, ``++``, ``&``, an asm output), not by its uses.
 
-Measured (a sampling profile of a flashinfer folder sample; session 7):
+Measured (sessions 6 and 7, a sampling profile of a flashinfer folder sample):
 - Finding a function's occurrences cost 6.0% of a lint with the whole-file index (session 6's
   choice), and 4.5% with the body searched per name.
-- The index's regex pass costs about 20 ns a byte, and a per-name search about 1 ns.
-- An asm-bearing function is most of its file and is asked about 20-170 names. So a per-name
-  search of the whole file for every name, session 6's first alternative, did not pay either.
-- Session 6 also measured indexing only the function bodies asked about: 3-5% more on
-  flashinfer, where the asked bodies are 93% of the asm files' bytes.
+- An asm-bearing function is most of its file and is asked about 20-170 names, so a per-name
+  search of the whole file for every name did not pay either.
+Measured (session 9, flashinfer's include and csrc, in process, CPU seconds in
+``operand_value``: 11.4 s before, of a 71 s lint):
+- A search costs 0.37 ns a byte plus 150 ns a raw occurrence of the name; an index of every
+  token's offsets 20 ns a byte (regex tokenising: 9 ns of it), so it paid after about 55
+  searches of the file, not after 16 names as session 7 had it. csrc/kda asked 10-40 names of
+  the file and searched its bodies 69 times the files' bytes (3.4 GB in all, 1.3 s).
+- A tree-sitter query over a body (to list only the occurrences that give a name a value)
+  costs 27-39 ns a byte: dearer than the searches. Nearly every searched body holds a parse
+  error, so no lexical shortcut that needs an error-free tree (what may follow a declarator)
+  would apply.
+- ``_Chunks``: about 5 ns a byte to build (translate, split, a set per piece); a search then
+  reads about a quarter of its range. Whole-file answers shared by the functions that ask
+  about the same name read more pieces (0.40 s against 0.19 s on csrc/cake_sampling): kept
+  per body. ``operand_value`` went to 8.5 s (kda 2.8 -> 1.6 s, cake_dsv4 2.5 -> 1.9 s).
+- What is left is spread thin: the searches (about a third), the descents, and the value
+  recursion's per-node steps (about 9 nodes per operand). Freeing an evicted file's facts
+  frees its tree (2.7% of the in-process lint, which never calls ``file_memos.release``).
 """
 
 from __future__ import annotations
 
 import bisect
+import operator
 import re
-from collections import defaultdict
 from dataclasses import dataclass, field
 from enum import Enum
+from itertools import compress, repeat
 
 import tree_sitter
 
@@ -142,12 +158,12 @@ def _arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
 
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
-# What a search of the file costs, in bytes scanned: each raw occurrence of the name (a hit that
-# may sit inside a longer word) costs as much as this many bytes (150 ns against 0.37 ns).
+# What a search costs, in bytes scanned: each raw occurrence of the name (a hit that may sit
+# inside a longer word) costs as much as this many bytes (150 ns against 0.37 ns).
 _RAW_HIT_BYTES = 400
-# The index of every token costs about 55 searches of the file (20 ns a byte): the searches
-# stop once they have cost this many times the file's bytes.
-_SEARCH_BUDGET = 48
+# Building a file's ``_Chunks`` costs about 14 searches of the file (5 ns a byte): the file is
+# searched without them until its searches have cost this many times its bytes.
+_SEARCH_BUDGET = 12
 _DIGITS = frozenset(b"0123456789")
 _WORD_START = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _WORD = _DIGITS | _WORD_START
@@ -192,6 +208,53 @@ def _token_search(
                 out.append(at)
         at = find(name, at + size, end)
     return out, raw
+
+
+# Letters and "_" stay, every other byte (digits included) becomes a blank: a token then
+# starts a blank-separated word, the letters before its first digit.
+_LETTER_WORDS = bytes(c if c in _WORD_START else 32 for c in range(256))
+_CHUNK_BYTES = 8192
+
+
+class _Chunks:
+    """A file cut into pieces of about ``_CHUNK_BYTES`` (each cut at a non-word byte, so that
+    no token straddles two), with the set of words of each: where a name may occur.
+
+    Built in one pass of C (translate, split, set: about 5 ns a byte against 20 for an index
+    of every token's offsets), it tells a search which pieces to read: a name found in few
+    places costs a look-up per piece and a search of those pieces, not of the whole range."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        words = data.translate(_LETTER_WORDS)
+        size = len(data)
+        starts = [0]
+        cut = words.find(b" ", _CHUNK_BYTES)
+        while cut >= 0:
+            if data[cut] in _WORD:  # a digit: inside a token's word
+                cut = words.find(b" ", cut + 1)
+                continue
+            starts.append(cut)
+            cut = words.find(b" ", cut + _CHUNK_BYTES)
+        self.starts = starts
+        self.ends = starts[1:] + [size]
+        self.words = [set(words[a:b].split()) for a, b in zip(starts, self.ends, strict=True)]
+
+    def token_starts(self, name: bytes, start: int, end: int) -> list[int]:
+        """``_token_search(data, name, start, end)``, reading only the pieces whose words hold
+        the letters ``name`` starts with (the word a token of ``name`` makes there)."""
+        key = name.translate(_LETTER_WORDS).split()
+        if _IDENTIFIER.fullmatch(name) is None or not key:
+            return []
+        first = bisect.bisect_right(self.starts, start) - 1
+        last = bisect.bisect_left(self.starts, end)
+        out: list[int] = []
+        starts, ends = self.starts, self.ends
+        for k in compress(
+            range(first, last), map(operator.contains, self.words[first:last], repeat(key[0]))
+        ):
+            out += _token_search(self.data, name, max(starts[k], start), min(ends[k], end))[0]
+        return out
 
 
 _FUNCTION_NODES = ("function_definition", "lambda_expression")
@@ -246,9 +309,9 @@ class _FileFacts:
         self.parsed = parsed if parsed is not None else parse(source.path, source.text)
         self.data = self.parsed.data
         self.functions: dict[int, _Function] = {}
-        self._occurrences_of: dict[bytes, list[int]] = {}  # searched one by one
-        self._identifiers: dict[bytes, list[int]] | None = None  # then indexed
-        self._searched = 0  # what the searches cost so far, in bytes (see ``_offsets``)
+        self._occurrences_of: dict[bytes, list[int]] = {}  # in the whole file, by name
+        self._chunks: _Chunks | None = None  # built once searches cost enough (``_search``)
+        self._searched = 0  # what the searches without it cost so far, in bytes
         self._definitions: dict[str, list[_Function]] = {}
         self._call_sites: dict[str, list[tree_sitter.Node]] = {}  # by callee name
         self._calls: dict[str, list[tuple[tree_sitter.Node, _Function]]] = {}  # with callers
@@ -321,53 +384,46 @@ class _FileFacts:
                 params.append((pname, pointer or array))
         return _Function(node, name, params)
 
+    def _search(self, name: bytes, start: int, end: int) -> list[int]:
+        """``_token_starts(self.data, name, start, end)``, by a search of the range until the
+        file's searches have cost ``_SEARCH_BUDGET`` times its bytes, and through the file's
+        ``_Chunks`` after: the ski-rental rule, so a file never pays much more than twice the
+        cheaper of the two, and a file asked about few names pays a fraction of the chunks."""
+        chunks = self._chunks
+        if chunks is None:
+            if self._searched < _SEARCH_BUDGET * len(self.data):
+                found, raw = _token_search(self.data, name, start, end)
+                self._searched += end - start + raw * _RAW_HIT_BYTES
+                return found
+            chunks = self._chunks = _Chunks(self.data)
+        return chunks.token_starts(name, start, end)
+
     def _offsets(self, name: bytes) -> list[int]:
         """Where the identifier-like token ``name`` occurs in the file (every maximal
-        ``[A-Za-z_]\\w*`` run, comments and strings included), in increasing order.
-
-        Names are each found by a search of the bytes until the searches have cost about as
-        much as an index of all the file's tokens would (``_SEARCH_BUDGET``), and from the index
-        after: the ski-rental rule, so the file never pays much more than twice the cheaper of
-        the two, and a file asked about few names pays a fraction. A search costs 0.37 ns a
-        byte plus 150 ns a raw occurrence of the name, the index 20 ns a byte (flashinfer's
-        kda kernels, 0.3 MB each). Session 7's rule, an index after 16 names, built it in most
-        kernels PTX301 reads, where searching every name asked cost a quarter as much."""
+        ``[A-Za-z_]\\w*`` run, comments and strings included), in increasing order."""
         found = self._occurrences_of.get(name)
-        if found is not None:
-            return found
-        index = self._identifiers
-        if index is None and self._searched < _SEARCH_BUDGET * len(self.data):
-            found, raw = _token_search(self.data, name)
-            self._searched += len(self.data) + raw * _RAW_HIT_BYTES
-            self._occurrences_of[name] = found
-            return found
-        if index is None:
-            # A defaultdict makes a list per distinct name, where setdefault made one per token;
-            # it is only read with get(), which adds no key.
-            index = self._identifiers = defaultdict(list)
-            for m in _IDENTIFIER.finditer(self.data):
-                index[m[0]].append(m.start())
-        return index.get(name, [])
+        if found is None:
+            found = self._occurrences_of[name] = self._search(name, 0, len(self.data))
+        return found
 
     def _occurrences(self, fn: _Function, name: str) -> list[int]:
         """Where ``name`` occurs in ``fn``'s body as a token of the file (a body starts with
         "{" or "try" and ends with "}", so no token straddles its bounds). Searched in the body
-        alone: its callers keep the answer per function and name, and a generated kernel's
-        functions ask about their own names (on flashinfer the whole-file search and index
-        cost 7.7% of a lint)."""
+        alone, and kept by the callers per function and name: the whole file's occurrences of
+        a name that several functions ask about cost more (the chunks of functions never asked
+        are read too: 0.40 s against 0.19 on csrc/cake_sampling)."""
         body = fn.node.child_by_field_name("body")
         if body is None:
             return []
-        if self._identifiers is not None:  # the file is indexed (see ``_offsets``): read it
-            every = self._identifiers.get(name.encode())
-            if not every:
-                return []
+        encoded = name.encode()
+        every = self._occurrences_of.get(encoded)
+        if every is not None:  # the whole file was searched for it (``_named``)
             return every[
                 bisect.bisect_left(every, body.start_byte) : bisect.bisect_left(
                     every, body.end_byte
                 )
             ]
-        return _token_starts(self.data, name.encode(), body.start_byte, body.end_byte)
+        return self._search(encoded, body.start_byte, body.end_byte)
 
     def _owned(self, node: tree_sitter.Node, fn: _Function) -> bool:
         """``node`` belongs to ``fn`` itself, not to a lambda or local class inside it."""
@@ -630,9 +686,11 @@ class _FileFacts:
         self, node: tree_sitter.Node, fn: _Function, depth: int, params: bool
     ) -> Value | None:
         op = node.child_by_field_name("operator")
+        if op is None or op.type not in ("+", "-"):  # most index arithmetic: no node fetched
+            return None
         left = node.child_by_field_name("left")
         right = node.child_by_field_name("right")
-        if op is None or left is None or right is None or op.type not in ("+", "-"):
+        if left is None or right is None:
             return None
         lv = self.value(left, fn, depth, params)
         rv = self.value(right, fn, depth, params)

@@ -168,3 +168,55 @@ def test_token_starts_are_the_tokens_a_full_scan_finds() -> None:
         for name in names:
             inside = [o for o in index.get(name, []) if start <= o < end]
             assert _token_starts(data, name, start, end) == inside, (data, name, start, end)
+
+
+def test_the_chunks_find_what_a_search_of_the_range_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_Chunks.token_starts`` reads only the pieces whose words may hold ``name``: it must
+    answer what ``_token_starts`` answers, with pieces of a few bytes (cuts next to digits,
+    tokens after digits, names with digits, ranges that no token straddles)."""
+    rng = random.Random(9)
+    for size in (1, 3, 7):
+        monkeypatch.setattr(value_flow, "_CHUNK_BYTES", size)
+        for _ in range(1500):
+            data = bytes(rng.choice(b"ab_9$ .\n\xc3") for _ in range(rng.randint(0, 40)))
+            chunks = value_flow._Chunks(data)
+            assert chunks.starts[0] == 0 and chunks.ends[-1] == len(data)
+            tokens = {m[0] for m in re.finditer(rb"[A-Za-z_]\w*", data)}
+            names = {*tokens, b"a", b"ab", b"a9", b"b9", b"9", b"a$", b"", b"_"}
+            spans = [m.span() for m in re.finditer(rb"[A-Za-z_]\w*", data)]
+            cuts = [k for k in range(len(data) + 1) if not any(a < k < b for a, b in spans)]
+            start, end = sorted(rng.sample(cuts, 2)) if len(cuts) > 1 else (0, len(data))
+            for name in names:
+                assert chunks.token_starts(name, 0, len(data)) == _token_starts(data, name)
+                assert chunks.token_starts(name, start, end) == _token_starts(
+                    data, name, start, end
+                ), (data, name, start, end)
+
+
+def test_a_file_past_its_search_budget_answers_from_its_chunks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past ``_SEARCH_BUDGET`` a file's occurrences come from its ``_Chunks``: the same offsets,
+    for the whole file and for a function's body, and the same value for an operand."""
+    text = _KERNEL % "".join(f"  unsigned a{i} = a + {i}; a{i} += 9a;\n" for i in range(40))
+    data = text.encode()
+    for budget in (0, 1000):
+        monkeypatch.setattr(value_flow, "_SEARCH_BUDGET", budget)
+        monkeypatch.setattr(value_flow, "_CHUNK_BYTES", 16)
+        facts = value_flow._FileFacts(SourceFile("test.cu", text))
+        for name in (b"a", b"a7", b"a39", b"o", b"unsigned", b"missing"):
+            assert facts._offsets(name) == _token_starts(data, name)
+        [fn] = [facts._function(n) for n in _functions(facts)]
+        body = fn.node.child_by_field_name("body")
+        assert body is not None
+        for name in ("a", "a12", "v", "tile"):
+            assert facts._occurrences(fn, name) == _token_starts(
+                data, name.encode(), body.start_byte, body.end_byte
+            )
+        assert (facts._chunks is not None) == (budget == 0)
+        assert _value_of_a(text) is Value.TRUNCATED
+
+
+def _functions(facts: value_flow._FileFacts) -> list[tree_sitter.Node]:
+    root = facts.parsed.tree.root_node
+    return [c for c in root.named_children if c.type == "function_definition"]
