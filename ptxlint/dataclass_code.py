@@ -96,6 +96,5 @@ def save(folder: str | None) -> None:
     global _compiled
     if folder is None or not _compiled:
         return
-    kept = _codes if len(_codes) <= MAX_KEPT else {k: _codes[k] for k in _used}
-    if kept_table.write(folder, PREFIX, kept):
+    if kept_table.write(folder, PREFIX, _codes, _used, MAX_KEPT):
         _compiled = 0

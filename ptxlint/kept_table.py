@@ -40,11 +40,17 @@ def read(folder: str | None, prefix: str) -> dict[Any, Any]:
     return table if version == interpreter() and isinstance(table, dict) else {}
 
 
-def write(folder: str, prefix: str, table: dict[Any, Any]) -> bool:
+def write(
+    folder: str, prefix: str, table: dict[Any, Any], used: set[Any], max_kept: int
+) -> bool:
     """Keep ``table`` in ``folder``; False where it could not be written (nor marshalled: a
-    table is an optimisation, never a reason for a run to fail)."""
+    table is an optimisation, never a reason for a run to fail). Upgrades leave entries behind
+    that no run asks for again, and every start reads them: a table of more than ``max_kept``
+    entries keeps only those this run ``used``."""
     from ptxlint.cache import write_quietly
 
+    if len(table) > max_kept:
+        table = {k: table[k] for k in used if k in table}
     try:
         data = marshal.dumps((interpreter(), table))
     except ValueError:

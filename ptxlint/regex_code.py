@@ -121,8 +121,7 @@ def save(folder: str | None) -> None:
     global _assembled
     if folder is None or not _assembled:
         return
-    kept = _programs if len(_programs) <= MAX_KEPT else {k: _programs[k] for k in _used}
-    if kept_table.write(folder, PREFIX, kept):
+    if kept_table.write(folder, PREFIX, _programs, _used, MAX_KEPT):
         _assembled = 0
 
 

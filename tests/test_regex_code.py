@@ -112,7 +112,7 @@ def test_a_table_it_cannot_use_is_ignored(tmp_path: Path, content: bytes | None)
 
 
 def test_what_cannot_be_written_costs_nothing(tmp_path: Path) -> None:
-    assert not kept_table.write(str(tmp_path), "x", {"a": object()})  # not marshallable
+    assert not kept_table.write(str(tmp_path), "x", {"a": object()}, set(), 10)  # not marshallable
     blocker = tmp_path / "file"
     blocker.write_text("")
     regex_code.install(str(blocker / "below"))
