@@ -14,9 +14,11 @@ interpreter build only, since the programs' format is the engine's own.
 
 This leans on ``re``'s internal steps (``re._compiler.compile``: the parse, the assembly, and
 ``_sre.compile``), the same in Python 3.11, 3.12 and 3.13. Where they are not there
-(3.10), nothing is installed; a pattern it cannot handle, a bytes pattern or ``re.DEBUG`` goes
-to ``re``'s own step. Only the command line's own process installs it (``cli.main``): a host
-that imports ptxlint keeps its ``re`` untouched.
+(3.10), nothing is installed; a bytes pattern or ``re.DEBUG`` goes to ``re``'s own step; and
+should the steps take other arguments (a new interpreter's first run: the table is per
+interpreter), the first failure gives ``re`` its own step back for the rest of the run. Only
+the command line's own process installs it (``cli.main``): a host that imports ptxlint keeps
+its ``re`` untouched.
 
 Cost of a run: reading the table (about 160 programs, under 1 ms) and a dictionary look-up per
 pattern compiled (``re`` caches compiled patterns itself, so once per distinct pattern).
@@ -66,21 +68,42 @@ def _compile(pattern: object, flags: int = 0) -> Any:
     _compiler, parse, assemble, engine = _steps_in_use
     key = (pattern, int(flags))
     program = _programs.get(key)
-    if program is None:
-        # re._compiler.compile, step by step, keeping what it hands to the engine
-        parsed = parse(pattern, flags)
-        code = assemble(parsed, flags)
-        groupindex = dict(parsed.state.groupdict)
-        indexgroup: list[str | None] = [None] * parsed.state.groups
-        for name, index in groupindex.items():
-            indexgroup[index] = name
-        # int(): the assembly's opcodes are an int subclass, which marshal cannot write
-        program = (int(flags | parsed.state.flags), [int(c) for c in code],
-                   parsed.state.groups - 1, groupindex, tuple(indexgroup))
-        _programs[key] = program
-        _assembled += 1
+    try:
+        if program is None:
+            program = _program(pattern, flags, parse, assemble)
+            _programs[key] = program
+            _assembled += 1
+        compiled = engine(pattern, *program)
+    except re.error:
+        raise  # the pattern's own error, as re reports it
+    except Exception:  # noqa: BLE001 - re's internals are not what this module knows
+        original = _original
+        _give_up()
+        return original(pattern, flags)
     _used.add(key)
-    return engine(pattern, *program)
+    return compiled
+
+
+def _program(pattern: str, flags: int, parse: Any, assemble: Any) -> _Program:
+    """What ``re._compiler.compile`` hands the engine after the pattern, step by step."""
+    parsed = parse(pattern, flags)
+    code = assemble(parsed, flags)
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup: list[str | None] = [None] * parsed.state.groups
+    for name, index in groupindex.items():
+        indexgroup[index] = name
+    # int(): the assembly's opcodes are an int subclass, which marshal cannot write
+    return (int(flags | parsed.state.flags), [int(c) for c in code],
+            parsed.state.groups - 1, groupindex, tuple(indexgroup))
+
+
+def _give_up() -> None:
+    """``re`` gets its own step back for the rest of the process, and no table is written: a
+    new interpreter whose internals take other arguments than these costs one failed try."""
+    global _assembled
+    uninstall()
+    _programs.clear()
+    _assembled = 0
 
 
 def install(folder: str | None) -> None:

@@ -146,3 +146,20 @@ def test_every_pattern_of_a_run_is_the_pattern_re_compiles(tmp_path: Path) -> No
     written = path.stat().st_mtime_ns
     assert subprocess.run(command, env=env, capture_output=True, check=False).returncode == 0
     assert path.stat().st_mtime_ns == written  # the second run assembled nothing new
+
+
+def test_internals_that_take_other_arguments_give_re_its_own_step_back(tmp_path: Path) -> None:
+    """A new interpreter whose engine takes other arguments: the first compile still answers,
+    re gets its own step back, and no table is written."""
+    regex_code.install(str(tmp_path))
+    compiler, parse, assemble, _ = regex_code._steps_in_use  # type: ignore[misc]
+
+    def engine(*args: object) -> None:
+        raise TypeError("compile() takes exactly 7 arguments")
+
+    regex_code._steps_in_use = (compiler, parse, assemble, engine)
+    pattern = re._compiler.compile(r"(?P<n>\d+)", 0)  # type: ignore[attr-defined]
+    assert pattern.match("12").group("n") == "12"
+    assert re._compiler.compile is not regex_code._compile  # type: ignore[attr-defined]
+    regex_code.save(str(tmp_path))
+    assert not (tmp_path / regex_code.file_name()).exists()
