@@ -13,6 +13,7 @@ label that is not in the template.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -85,9 +86,15 @@ def _successors(ptx: PtxTemplate) -> list[list[int]] | None:
     instructions = ptx.instructions
     n = len(instructions)
     targets: dict[str, int] = {}
+    # The first instruction starting at or after each label: a bisect over the starts, which the
+    # parser gives in text order (a scan per label made a template of many labels quadratic).
+    starts = [ins.start for ins in instructions]
+    ordered = all(a <= b for a, b in zip(starts, starts[1:], strict=False))
     for label in ptx.labels:
-        targets[label.name] = next(
-            (i for i, ins in enumerate(instructions) if ins.start >= label.end), n
+        targets[label.name] = (
+            bisect_left(starts, label.end)
+            if ordered
+            else next((i for i, ins in enumerate(instructions) if ins.start >= label.end), n)
         )
     result: list[list[int]] = []
     for i, ins in enumerate(instructions):

@@ -132,7 +132,7 @@ def judge(statement: AsmStatement, instruction: PtxInstruction, typed_floats: bo
         if known is not None and known[0] is instruction:
             verdict = known[1]
         else:
-            registers = _declared_registers(statement) if statement.ptx.directives else {}
+            registers = _registers_of(statement) if statement.ptx.directives else {}
 
             def resolve(operand: PtxOperand) -> OperandClass:
                 # an aggregate (address, vector, pair, sum) is no register or immediate itself
@@ -158,6 +158,21 @@ file_memos.register(_RECENT.clear)
 # Verdicts by (instruction identity, typed floats, the statement's constraint facts).
 _VERDICTS: dict[tuple[int, bool, tuple[object, ...]], tuple[PtxInstruction, Verdict]] = {}
 _VERDICTS_MAX = 4096
+
+
+def _registers_of(statement: AsmStatement) -> dict[str, str]:
+    """``_declared_registers``, kept for the last template parse: each of its instructions asks,
+    and reading every directive again for each made a long template quadratic."""
+    ptx = statement.ptx
+    if _LAST_REGISTERS and _LAST_REGISTERS[0][0] is ptx:
+        return _LAST_REGISTERS[0][1]
+    registers = _declared_registers(statement)
+    _LAST_REGISTERS[:] = [(ptx, registers)]
+    return registers
+
+
+_LAST_REGISTERS: list[tuple[object, dict[str, str]]] = []
+file_memos.register(_LAST_REGISTERS.clear)
 
 
 def _constraint_facts(statement: AsmStatement) -> tuple[object, ...]:
