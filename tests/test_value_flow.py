@@ -193,6 +193,31 @@ def test_the_chunks_find_what_a_search_of_the_range_finds(monkeypatch: pytest.Mo
                 ), (data, name, start, end)
 
 
+def test_the_chunks_read_only_the_pieces_that_hold_the_token(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Names that share their letters (``q0`` ... ``q999``) each send a search to the pieces
+    holding that token alone: with sets of letter prefixes every piece was read for each name,
+    and a function of many such names was quadratic. Tokens after digits count (``9q5``)."""
+    monkeypatch.setattr(value_flow, "_CHUNK_BYTES", 64)
+    data = "".join(f"  q{i} = q{i - 1} + 9q{i}x;\n" for i in range(1, 1000)).encode()
+    chunks = value_flow._Chunks(data)
+    assert len(chunks.starts) > 100
+    read: list[tuple[int, int]] = []
+    search = value_flow._token_search
+
+    def counted(data: bytes, name: bytes, start: int = 0, end: int | None = None):  # type: ignore[no-untyped-def]
+        read.append((start, end or len(data)))
+        return search(data, name, start, end)
+
+    monkeypatch.setattr(value_flow, "_token_search", counted)
+    for name in (b"q17", b"q500", b"q17x", b"x", b"q"):
+        read.clear()
+        found = chunks.token_starts(name, 0, len(data))
+        assert found == search(data, name)[0]
+        assert len(read) <= 3, (name, len(read))
+
+
 def test_a_file_past_its_search_budget_answers_from_its_chunks(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
