@@ -27,9 +27,13 @@ class Lru(Generic[K, V]):
         if entry is None:
             self.misses += 1
             return None
-        # the most recently used now; a third faster than taking it out and putting it back
-        with contextlib.suppress(KeyError):  # another thread dropped it meanwhile
+        # the most recently used now; a third faster than taking it out and putting it back.
+        # try/except, not contextlib.suppress: a suppress block costs about 0.5 us, most of a
+        # hit's own time (1.5% of a flashinfer sample's CPU, one hit per statement and memo).
+        try:  # noqa: SIM105
             entries.move_to_end(key)
+        except KeyError:  # another thread dropped it meanwhile
+            pass
         self.hits += 1
         return entry
 
