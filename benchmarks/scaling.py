@@ -166,6 +166,38 @@ def triton_calls(n: int) -> str:
     return "import triton.language as tl\n" + calls
 
 
+def macro_body(n: int) -> str:
+    lines = " \\\n".join(
+        f'  asm volatile("add.u32 %0, %0, {i};" : "+r"(x));' for i in range(n)
+    )
+    return (
+        f"#define BIG(x) do {{ \\\n{lines} \\\n}} while (0)\n"
+        "__device__ void f(unsigned x) { BIG(x); BIG(x); }\n"
+    )
+
+
+def scoped_blocks(n: int) -> str:
+    body = "".join(
+        f'      "{{ .reg .u32 t; mov.u32 t, %1; add.u32 %0, t, {i}; }}\\n"\n' for i in range(n)
+    )
+    return (
+        "__device__ unsigned f(unsigned a) { unsigned d; asm volatile(\n"
+        f'{body}      : "=r"(d) : "r"(a)); return d; }}\n'
+    )
+
+
+def cute_dsl_calls(n: int) -> str:
+    body = "".join(
+        f'    r{i} = llvm.inline_asm(T.i32(), [a], "mov.b32 $0, $1;", "=r,r", '
+        "has_side_effects=False)\n"
+        for i in range(n)
+    )
+    return (
+        "from cutlass._mlir.dialects import llvm\nimport cutlass\n\n\n"
+        f"@cutlass.cute.jit\ndef f(a):\n{body}"
+    )
+
+
 # name -> (file suffix, generator, units at the default size)
 SHAPES: dict[str, tuple[str, Callable[[int], str], int]] = {
     "statements in one function": (".cu", one_function, 1000),
@@ -182,6 +214,9 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], int]] = {
     "statements on one line": (".cu", one_line, 1000),
     "chain of macro definitions": (".cu", macro_chain, 1000),
     "Triton calls in one Python file": (".py", triton_calls, 1000),
+    "asm statements in one macro body": (".cu", macro_body, 250),
+    "scoped blocks in one template": (".cu", scoped_blocks, 500),
+    "CuTe DSL inline_asm calls in one function": (".py", cute_dsl_calls, 500),
 }
 
 
