@@ -9,7 +9,7 @@ arguments are bound by position and keyword; strings are resolved by :mod:`.valu
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -44,6 +44,14 @@ from .values import Values
 _CALLEE = re.compile(
     r"\b(inline_asm_elementwise|elementwise_inline_asm|inline_asm|InlineAsm|RawKernel|RawModule"
     r"|ElementwiseKernel|ReductionKernel|Program)\b"
+)
+# Where ``_CALLEE`` can match: the same words without the boundaries. The leading ``\b`` keeps
+# the regex engine from skipping ahead to a possible first character, so ``_CALLEE.finditer``
+# tried every position (0.52 s over flashinfer's 27 MB of asm-bearing Python); this scan costs
+# 0.08 s, and ``_CALLEE`` is then only tried where it finds a word (see ``_callee_matches``).
+_CALLEE_WORD = re.compile(
+    r"inline_asm_elementwise|elementwise_inline_asm|inline_asm|InlineAsm|RawKernel|RawModule"
+    r"|ElementwiseKernel|ReductionKernel|Program"
 )
 _MODIFIERS = "=+&"
 _TRITON_FAMILY = ("triton", "helion", "pallas", "torch")
@@ -116,6 +124,9 @@ def extract_python(
 
 
 _IMPORT_LINE = re.compile(r"^[ \t]*(?:from|import)\b", re.M)
+# ``_IMPORT_LINE`` after a line break: the literal "\n" lets the engine skip from line to line
+# instead of trying ``^`` at every character (0.07 s against 0.15 s over the same 27 MB).
+_IMPORT_AFTER_BREAK = re.compile(r"\n[ \t]*(?:from|import)\b")
 _IMPORT_NODES = ("import_statement", "import_from_statement")
 
 
@@ -127,7 +138,7 @@ def _imports(parsed: ParsedSource) -> dict[str, str]:
     table: dict[str, str] = {}
     root = parsed.tree.root_node
     stack: list[tree_sitter.Node] = []
-    for m in _IMPORT_LINE.finditer(parsed.text):
+    for m in _import_matches(parsed.text):
         keyword = m.end() - (4 if parsed.text[m.end() - 4 : m.end()] == "from" else 6)
         byte = parsed.to_byte(keyword)
         node: tree_sitter.Node | None = root.descendant_for_byte_range(byte, byte + 1)
@@ -165,6 +176,32 @@ def _imports(parsed: ParsedSource) -> dict[str, str]:
     return table
 
 
+def _import_matches(text: str) -> Iterator[re.Match[str]]:
+    """The matches of ``_IMPORT_LINE.finditer(text)``, or matches ending where they do (what
+    ``_imports`` reads): ``^`` (re.M) holds at the start and after each "\n" only, and a match
+    ends within its line, so the matches are the first line's and those of ``_IMPORT_AFTER_BREAK``
+    one character earlier."""
+    first = _IMPORT_LINE.match(text)
+    if first is not None:
+        yield first
+    yield from _IMPORT_AFTER_BREAK.finditer(text)
+
+
+def _callee_matches(text: str) -> Iterator[re.Match[str]]:
+    """The matches of ``_CALLEE.finditer(text)``, in order. Every match of ``_CALLEE`` starts where
+    ``_CALLEE_WORD`` matches (the same words, no boundaries); ``_CALLEE.match(text, at)`` sees the
+    character before ``at`` for its ``\b``, so trying it at each such place, left to right,
+    and going on after a match's end as ``finditer`` does, finds exactly its matches."""
+    at = 0
+    while (word := _CALLEE_WORD.search(text, at)) is not None:
+        m = _CALLEE.match(text, word.start())
+        if m is not None:
+            yield m
+            at = m.end()
+        else:
+            at = word.start() + 1
+
+
 def _join(base: str, name: str) -> str:
     if not base or base.endswith("."):
         return base + name
@@ -176,7 +213,7 @@ def _calls(
 ) -> list[_Call]:
     calls: list[_Call] = []
     root = parsed.tree.root_node
-    for m in _CALLEE.finditer(parsed.text):
+    for m in _callee_matches(parsed.text):
         byte = parsed.to_byte(m.start())
         node = root.descendant_for_byte_range(byte, byte + len(m.group()))
         if node is None or node.type != "identifier":
