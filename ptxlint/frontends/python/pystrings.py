@@ -95,14 +95,35 @@ def _field(parsed: ParsedSource, node: tree_sitter.Node, field: FieldResolver | 
     return value if value is not None else Sourced.hole(span)
 
 
+# The characters that can start anything but a one-to-one character: a backslash, and in an
+# f-string a doubled brace. Everything between two of them is copied as one run.
+_SPECIAL = re.compile(r"\\")
+_SPECIAL_F = re.compile(r"[\\{}]")
+
+
 def _decode_content(
     text: str, lo: int, hi: int, raw: bool, fstring: bool
 ) -> tuple[str, list[int], list[int]]:
+    """Decode ``text[lo:hi]``: characters, and the source span of each.
+
+    Runs of characters that stand for themselves are copied in bulk (a slice and two ranges);
+    only a backslash, or an f-string's brace, takes the step by step path. Character by character,
+    the 440,000 template characters of flashinfer's CuTe DSL calls cost 0.24 s."""
+    special = (_SPECIAL_F if fstring else _SPECIAL).search
     chars: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
     i = lo
     while i < hi:
+        hit = special(text, i, hi)
+        j = hit.start() if hit is not None else hi
+        if j > i:  # i..j-1 each stand for themselves (the plain branch below)
+            chars.append(text[i:j])
+            starts.extend(range(i, j))
+            ends.extend(range(i + 1, j + 1))
+            i = j
+            if i >= hi:
+                break
         c = text[i]
         if fstring and c in "{}" and i + 1 < hi and text[i + 1] == c:
             chars.append(c)
