@@ -12,7 +12,8 @@ import unicodedata
 
 import pytest
 
-from ptxlint.frontends.python import frontend, pystrings
+from ptxlint.frontends.python import apis, constraints, frontend, pystrings
+from ptxlint.model import HOLE, ConstraintEntry, Span, Template, TemplatePiece
 
 _WORDS = [
     "inline_asm_elementwise",
@@ -58,6 +59,14 @@ def test_import_matches_end_where_the_plain_regex_ends(seed: int) -> None:
         fast = [m.end() for m in frontend._import_matches(text)]
         plain = [m.end() for m in frontend._IMPORT_LINE.finditer(text)]
         assert fast == plain, repr(text)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_llvm_call_test_is_the_plain_search(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(300):
+        text = _text(rng)
+        assert apis._llvm_call(text) == (apis._LLVM_CALL.search(text) is not None), repr(text)
 
 
 def _decode_plain(
@@ -168,3 +177,46 @@ def test_decoding_in_runs_is_decoding_character_by_character(seed: int) -> None:
                 assert pystrings._decode_content(text, lo, hi, raw, fstring) == _decode_plain(
                     text, lo, hi, raw, fstring
                 ), (text, lo, hi, raw, fstring)
+
+
+def _split_plain(template: Template) -> tuple[ConstraintEntry, ...]:
+    """``constraints.split_constraints`` as it was, a step per character: the reference."""
+    text = template.text
+    entries: list[ConstraintEntry] = []
+    start = 0
+    depth = 0
+    for i in range(len(text) + 1):
+        c = text[i] if i < len(text) else ","
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(0, depth - 1)
+        elif c == "," and depth == 0:
+            entries.append(constraints._entry(template, start, i, len(entries)))
+            start = i + 1
+    if len(entries) == 1 and not entries[0].text and not entries[0].opaque:
+        return ()
+    return tuple(entries)
+
+
+_CONSTRAINT_PIECES = ["=r", "r", ",", " ", "{", "}", "~{memory}", "=&l", "+f", HOLE, "\u2003", "é"]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_constraint_split_is_the_split_a_character_at_a_time(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(300):
+        text = "".join(rng.choice(_CONSTRAINT_PIECES) for _ in range(rng.randint(0, 10)))
+        piece = TemplatePiece("pystring", Span(7, 7 + len(text) + 2), 0, len(text))
+        template = Template(
+            text, range(8, 8 + len(text)), range(9, 9 + len(text)), (piece,) if text else ()
+        )
+        assert constraints.split_constraints(template) == _split_plain(template), repr(text)
+
+
+def test_modifier_and_letter_patterns_are_the_character_tests() -> None:
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    assert "".join(frontend._MODIFIER.findall(every)) == "".join(c for c in every if c in "=+&")
+    assert frontend._NOT_LETTER.sub("", every) == "".join(
+        c for c in every if c not in "=+&" and not c.isspace()
+    )

@@ -33,12 +33,29 @@ _LLVM_CALL = re.compile(
 )
 _CXX_CALL = re.compile(r"\b(?:RawKernel|RawModule|ElementwiseKernel|ReductionKernel|Program)\s*\(")
 _CXX_ASM = re.compile(r"\b(?:asm|__asm__|__asm)\b")
+# ``_LLVM_CALL`` without its leading ``\b``: a pattern that starts with ``\b`` is tried at every
+# character, one that starts with the words lets the engine skip to where one may begin.
+_LLVM_WORD = re.compile(
+    r"(?:inline_asm_elementwise|elementwise_inline_asm|inline_asm|InlineAsm)\s*\("
+)
+
+
+def _llvm_call(text: str) -> bool:
+    """``_LLVM_CALL.search(text) is not None``: each match of it starts where ``_LLVM_WORD``
+    matches, and ``_LLVM_CALL.match(text, at)`` reads the character before ``at`` for its
+    ``\b``."""
+    at = 0
+    while (word := _LLVM_WORD.search(text, at)) is not None:
+        if _LLVM_CALL.match(text, word.start()) is not None:
+            return True
+        at = word.start() + 1
+    return False
 
 
 def worth_parsing(text: str) -> bool:
     """The second, still parse-free test: a call of an LLVM-syntax API, or a call of a C++ one
     in a file that spells an ``asm`` keyword somewhere (CuPy code without asm has no PTX)."""
-    if _LLVM_CALL.search(text):
+    if _llvm_call(text):
         return True
     return _CXX_CALL.search(text) is not None and _CXX_ASM.search(text) is not None
 

@@ -2,26 +2,38 @@
 
 from __future__ import annotations
 
+import re
+
 from ptxlint.model import HOLE, ConstraintEntry, Span, Template
 
 # GCC clobber words LLVM does not know as clobbers: without `~{...}` they are read as inputs.
 GCC_CLOBBERS = frozenset({"memory", "cc"})
 
 
+# The characters the split reads; the others are skipped by the regex engine (a constraint
+# string of CuTe DSL's is up to 400 characters and 70 entries).
+_SEPARATORS = re.compile(r"[{},]")
+
+
 def split_constraints(template: Template) -> tuple[ConstraintEntry, ...]:
+    """Entries at the commas outside braces; the text ends with one more comma (which, inside
+    an unclosed brace, ends nothing)."""
     text = template.text
     entries: list[ConstraintEntry] = []
     start = 0
     depth = 0
-    for i in range(len(text) + 1):
-        c = text[i] if i < len(text) else ","
+    for m in _SEPARATORS.finditer(text):
+        c = m.group()
         if c == "{":
             depth += 1
         elif c == "}":
             depth = max(0, depth - 1)
-        elif c == "," and depth == 0:
+        elif depth == 0:
+            i = m.start()
             entries.append(_entry(template, start, i, len(entries)))
             start = i + 1
+    if depth == 0:
+        entries.append(_entry(template, start, len(text), len(entries)))
     if len(entries) == 1 and not entries[0].text and not entries[0].opaque:
         return ()  # "" : no constraints at all
     return tuple(entries)

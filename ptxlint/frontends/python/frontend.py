@@ -53,7 +53,11 @@ _CALLEE_WORD = re.compile(
     r"inline_asm_elementwise|elementwise_inline_asm|inline_asm|InlineAsm|RawKernel|RawModule"
     r"|ElementwiseKernel|ReductionKernel|Program"
 )
-_MODIFIERS = "=+&"
+# An operand constraint's modifiers, and what is not one of its letters (a modifier or a blank:
+# ``\s`` is ``str.isspace``, both being Python's Unicode whitespace test); a regex each rather
+# than a generator per character, for CuTe DSL's calls of dozens of operands.
+_MODIFIER = re.compile(r"[=+&]")
+_NOT_LETTER = re.compile(r"[=+&\s]")
 _TRITON_FAMILY = ("triton", "helion", "pallas", "torch")
 # Callees whose result is a tensor: `args=x.to(...)` is a tensor, not a list of them.
 _TENSOR_CALLS = frozenset(
@@ -537,8 +541,8 @@ def _operands(entries: tuple[ConstraintEntry, ...], call: LlvmCall) -> tuple[Ope
         text = entry.text
         constraint = Constraint(
             text=text,
-            modifiers="".join(c for c in text if c in _MODIFIERS),
-            letters="".join(c for c in text if c not in _MODIFIERS and not c.isspace()),
+            modifiers="".join(_MODIFIER.findall(text)),
+            letters=_NOT_LETTER.sub("", text),
             span=entry.span,
             opaque=entry.opaque,
         )

@@ -100,6 +100,8 @@ def arg_dtype(values: Values, node: tree_sitter.Node, depth: int = 0) -> str | N
         return None
     method = function.child_by_field_name("attribute")
     name = values.text(method) if method is not None else ""
+    if name not in _TO_METHODS and name not in _TYPED_BUILDERS:
+        return None  # before the arguments are listed: CuTe's `x.ir_value(loc=loc, ip=ip)`
     args = [a for a in arguments.named_children if a.type != "comment"]
     positional = [a for a in args if a.type != "keyword_argument"]
     keywords = {
@@ -119,6 +121,10 @@ def arg_dtype(values: Values, node: tree_sitter.Node, depth: int = 0) -> str | N
             dtype = positional[index]
         return dtype_name(values, dtype) if dtype is not None else None
     return None
+
+
+# Calls whose result has the element count of their first argument (of the receiver: ``to``).
+_ELEMENTWISE = ("load", "to", "cast", "abs", "exp", "log")
 
 
 def elements(values: Values, node: tree_sitter.Node, depth: int = 0) -> int | None:
@@ -143,13 +149,15 @@ def elements(values: Values, node: tree_sitter.Node, depth: int = 0) -> int | No
     if function is None or arguments is None:
         return None
     name = values.text(function).rsplit(".", 1)[-1]
+    if name != "arange" and name not in _ELEMENTWISE:
+        return None  # before the arguments are listed (as in ``arg_dtype``)
     args = [a for a in arguments.named_children if a.type not in ("comment", "keyword_argument")]
     if name == "arange" and len(args) == 2:
         low, high = values.scalar(args[0]), values.scalar(args[1])
         if isinstance(low, int) and isinstance(high, int) and high > low:
             return high - low
         return None
-    if name in ("load", "to", "cast", "abs", "exp", "log") and function.type == "attribute":
+    if name in _ELEMENTWISE and function.type == "attribute":
         receiver = function.child_by_field_name("object")
         if name in ("to",) and receiver is not None:
             return elements(values, receiver, depth + 1)
