@@ -14,10 +14,14 @@ functions of up to 130 parameters):
 - File-wide indexes (type names, namespace-scope variables and functions, enumerators, macros)
   are built once per resolver. Type names, enumerators and macros come from the keywords that
   begin their declarations (``_keyword_captures``: a search of the bytes per keyword and one
-  descent per match), not from a pass over every node of the tree.
+  descent per match), not from a pass over every node of the tree. Macros are read first
+  (every name is checked against them); the other six keywords only on the first look-up that
+  needs a type name, an enumerator or a class (``_index_types``), which two files in five of
+  flashinfer's never make.
 - Every scope (block, function parameters, class body, template parameters, ``for``/``if``
   initializers) gets one symbol table, ``name -> declarations``, built in one pass over that
-  scope's own children the first time a lookup passes through it and cached by node id.
+  scope's own children the first time a lookup passes through it and cached by node id (a
+  block's ``T x`` and ``T x = v`` read inline: ``_add_declaration``).
 - An operand expression is typed from its node in the file's tree (found by its byte range);
   the expression is parsed on its own only when the file's tree does not hold it exactly (a
   parse error around it).
@@ -390,6 +394,9 @@ _INDEX_KEYWORDS = tuple(
     re.compile(word + rb"(?![A-Za-z0-9_])")
     for word in (b"define", b"typedef", b"using", b"struct", b"class", b"union", b"enum")
 )
+# macros are needed by every name, the rest by fewer look-ups (TypeResolver._index_types)
+_MACRO_KEYWORDS = _INDEX_KEYWORDS[:1]
+_TYPE_KEYWORDS = _INDEX_KEYWORDS[1:]
 _KEYWORD_OWNERS = {
     "#define": frozenset({"preproc_def", "preproc_function_def"}),
     "typedef": frozenset({"type_definition"}),
@@ -666,7 +673,8 @@ class TypeResolver:
         self._length = len(source_text)
         self._byte_marks: list[int] | None = None
         self._wide: tuple[list[int], list[int]] | tuple[()] | None = None  # see _byte_offset
-        self._indexed = False
+        self._indexed = False  # the macros (_ensure_index)
+        self._types_indexed = False  # the rest of the index (_index_types)
         self._typedefs: dict[str, list[Node]] = {}
         self._records: dict[str, list[Node]] = {}  # record specifiers by name (bodies or not)
         self._enums: dict[str, list[Node]] = {}
@@ -690,6 +698,8 @@ class TypeResolver:
         # share_parents), since a tree-sitter parent step is a descent from the root
         self._parents: dict[int, Node] = {}
         self._value_field: int | None = None  # the id of the field "value" in the tree's grammar
+        # the ids of the fields "declarator" and "type" (see _add_declaration)
+        self._declaration_fields: tuple[int | None, int | None] | None = None
         self._convertible: dict[tuple[int, ...], bool] = {}
         self._depth = 0
         # named types by name (they do not depend on where the name is used once template
@@ -1258,10 +1268,20 @@ class TypeResolver:
     # ----------------------------------------------------------------- file-wide indexes
 
     def _ensure_index(self) -> None:
+        """The macro names: every name an operand spells is checked against them."""
         if self._indexed:
             return
         self._indexed = True
-        captures = self._keyword_captures()
+        captures = self._keyword_captures(_MACRO_KEYWORDS)
+        self._macros = {_text(name) for name, _ in captures.get("macro", [])}
+
+    def _index_types(self) -> None:
+        """The type names and enumerators, read on the first look-up that needs them (a type
+        name that is not built in, an enumerator, a class): six of the seven keyword searches
+        (``_keyword_captures``), which a file whose operands name only built-in types and
+        declared variables never needs (about two files in five of flashinfer's, by bytes)."""
+        self._types_indexed = True
+        captures = self._keyword_captures(_TYPE_KEYWORDS)
         for _, node in captures.get("typedef", []):
             for decl in node.children_by_field_name("declarator"):
                 name = _declarator_name(decl)
@@ -1275,9 +1295,10 @@ class TypeResolver:
             self._enums.setdefault(_text(name), []).append(owner)
         for name, owner in captures.get("enumerator", []):
             self._enumerators.setdefault(_text(name), []).append(owner)
-        self._macros = {_text(name) for name, _ in captures.get("macro", [])}
 
-    def _keyword_captures(self) -> dict[str, list[tuple[Node, Node]]]:
+    def _keyword_captures(
+        self, patterns: tuple[re.Pattern[bytes], ...] = _INDEX_KEYWORDS
+    ) -> dict[str, list[tuple[Node, Node]]]:
         """What ``_index_captures`` finds, as (captured node, the node that declares it), found
         from the keywords that begin each declaration instead of from the whole tree.
 
@@ -1299,7 +1320,7 @@ class TypeResolver:
         enumerators: list[tuple[Node, Node]] = []
         seen: set[int] = set()
         stray = False
-        matches = (m for pattern in _INDEX_KEYWORDS for m in pattern.finditer(self._bytes))
+        matches = (m for pattern in patterns for m in pattern.finditer(self._bytes))
         for match in matches:
             token = root.descendant_for_byte_range(*match.span())
             if token is None:
@@ -1426,11 +1447,45 @@ class TypeResolver:
                     self._collect(body, table, namespace)
 
     def _add_declaration(self, decl: Node, table: dict[str, list[_Entry]]) -> None:
-        declarators = decl.children_by_field_name("declarator")
-        if declarators:
-            spec = decl.child_by_field_name("type")
-            for declarator in declarators:
-                self._add_declarator(decl, declarator, table, spec)
+        """``_add_declarator`` for each declarator of ``decl``, with the two common shapes
+        (``T x`` and ``T x = v``) read inline: a block table reads every declaration of its
+        block, and the calls, field names and ``Node.text`` were most of its cost."""
+        fields = self._declaration_fields
+        if fields is None:
+            language = self._tree.language
+            fields = self._declaration_fields = (
+                language.field_id_for_name("declarator"),
+                language.field_id_for_name("type"),
+            )
+        declarator_field, type_field = fields
+        if declarator_field is None or type_field is None:
+            for declarator in decl.children_by_field_name("declarator"):
+                self._add_declarator(decl, declarator, table)
+            return
+        declarators = decl.children_by_field_id(declarator_field)
+        if not declarators:
+            return
+        spec = decl.child_by_field_id(type_field)
+        source = self._bytes
+        for declarator in declarators:
+            kind = declarator.type
+            name: Node | None = declarator
+            if kind == "init_declarator":
+                name = declarator.child_by_field_id(declarator_field)
+                if name is None or name.type != "identifier":
+                    name = _declarator_name(declarator)
+            elif kind != "identifier":
+                name = _declarator_name(declarator)
+            if name is None or name.type == "type_identifier":
+                continue
+            end = name.end_byte
+            entry = _Entry(end, declarator, spec)
+            text = source[name.start_byte : end].decode("utf-8", "replace")
+            found = table.get(text)
+            if found is None:
+                table[text] = [entry]
+            else:
+                found.append(entry)
 
     def _add_declarator(
         self,
@@ -1556,6 +1611,8 @@ class TypeResolver:
             name = spec.child_by_field_name("name")
             if name is None:
                 return self._enum_type(spec, "<anonymous enum>")
+            if not self._types_indexed:
+                self._index_types()
             return _agree(
                 [self._enum_type(e, _text(name)) for e in self._enums.get(_text(name), [])]
             )
@@ -1575,6 +1632,8 @@ class TypeResolver:
         return result
 
     def _named_type_uncached(self, name: str) -> _Ty | None:
+        if not self._types_indexed:
+            self._index_types()
         candidates: list[_Ty | None] = []
         for node in self._typedefs.get(name, []):
             candidates.append(self._typedef_type(node, name))
@@ -1586,6 +1645,8 @@ class TypeResolver:
         return _agree(candidates)
 
     def _record(self, name: str) -> _Ty | None:
+        if not self._types_indexed:
+            self._index_types()
         records = self._records.get(name)
         if not records:
             return None
@@ -2027,6 +2088,8 @@ class TypeResolver:
         scope_name = _text(
             scope.child_by_field_name("name") if scope.type == "template_type" else scope
         )
+        if not self._types_indexed:
+            self._index_types()
         records = self._records.get(scope_name.split("::")[-1], [])
         bodies = tuple(b for r in records if (b := r.child_by_field_name("body")) is not None)
         if scope.type not in ("namespace_identifier", "template_type") or not bodies:
@@ -2087,6 +2150,8 @@ class TypeResolver:
                 self._hi = end
         if entries:
             return _agree([self.entry_type(e, False) for e in entries])
+        if not self._types_indexed:
+            self._index_types()
         enums = self._enumerators.get(name, [])
         if enums:
             types: list[_Ty | None] = []
@@ -2105,6 +2170,8 @@ class TypeResolver:
         ty = self.named_type(enum_name, where)
         if ty is None or ty.kind != "enum":
             return None
+        if not self._types_indexed:
+            self._index_types()
         for spec in self._enums.get(enum_name, []):
             body = spec.child_by_field_name("body")
             if body is not None and any(

@@ -1373,3 +1373,106 @@ def test_a_name_with_subscripts_is_typed_as_the_expression_walk_types_it(
     walked = TypeResolver(parsed.text, parsed.tree, parsed.data)
     assert got == [shape(walked.resolve(*call)) for call in calls]
     assert any(g is not None for g in got) and any(g is None for g in got)
+
+
+# a block of every declarator shape _add_declaration reads inline or hands to _declarator_name
+_DECLARATOR_SHAPES = """
+typedef unsigned word_t;
+__device__ void k(int n) {
+  int a; int b = 1, *c = 0, d[4], e[2] = {1, 2};
+  unsigned (f), &g = a, *const h = 0, (*i)[4] = 0;
+  word_t j = 0, k2;
+  const char* const l = "x"; int m(3); int o{4}; int p(int); struct S q;
+  auto r = 1u; static __shared__ float s[32]; volatile int t = 0;
+#if N
+  int u;
+#else
+  long u;
+#endif
+  for (int v = 0; v < n; ++v) { asm("" :: "r"(v)); }
+  if (int w = n) { asm("" :: "r"(w)); }
+  asm("" :: "r"(a), "r"(b), "r"(c), "r"(d), "r"(e), "r"(f), "r"(g), "r"(h), "r"(i), "r"(j),
+      "r"(k2), "r"(l), "r"(m), "r"(o), "r"(p), "r"(q), "r"(r), "r"(s), "r"(t), "r"(u));
+}
+"""
+
+
+def test_block_tables_read_inline_are_those_of_the_declarator_walk() -> None:
+    # _add_declaration reads `T x` and `T x = v` inline; every table it builds must be the one
+    # _add_declarator (the general walk) builds, entry for entry
+    data = _DECLARATOR_SHAPES.encode()
+    tree = _PARSER.parse(data)
+    r = TypeResolver(_DECLARATOR_SHAPES, tree, data)
+    declarations = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "declaration":
+            declarations.append(node)
+        stack.extend(node.children)
+    assert len(declarations) >= 12
+    for declaration in declarations:
+        inline: dict = {}
+        r._add_declaration(declaration, inline)
+        walked: dict = {}
+        for declarator in declaration.children_by_field_name("declarator"):
+            r._add_declarator(declaration, declarator, walked)
+        assert inline == walked
+        assert [e.declarator.id for v in inline.values() for e in v] == [
+            e.declarator.id for v in walked.values() for e in v
+        ]
+    # v, w, then a to u: m(3) and o{4} are ints, p(int) a function, q and r unknown, u two types
+    assert _operand_types(_DECLARATOR_SHAPES) == [
+        "int", "int", "int", "int", "int *", "int[4]", "int[2]", "unsigned int", "unsigned int",
+        "unsigned int *", "unsigned int[4] *", "unsigned int", "unsigned int", "char *", "int",
+        "int", None, None, None, "float[32]", "int", None,
+    ]
+
+
+# every kind of name the index finds, used before and after the first look-up that needs it
+_INDEXED_NAMES = """
+#define M 4
+typedef unsigned u32_t;
+using f32_t = float;
+enum Color : unsigned short { RED, GREEN };
+enum class Mode : char { A, B };
+struct Rec { unsigned a; };
+union Both { int i; float f; };
+struct Out { __device__ void f(); unsigned m; };
+__device__ void Out::f() { asm("" :: "r"(m)); }
+__device__ void plain(unsigned x, int y) { asm("" :: "r"(x), "r"(y), "r"(M), "r"(x + y)); }
+__device__ void k(u32_t p, Rec r, Both b, Color c, f32_t f, Out* o) {
+  asm("" :: "r"(p), "r"(r.a), "r"(b.i), "r"(c), "r"(f), "r"(GREEN), "r"(Mode::B), "r"(o->m),
+      "r"((u32_t)f), "r"(sizeof(Rec)), "r"(RED + 1), "r"(M));
+}
+"""
+
+
+@pytest.mark.parametrize("source", [_INDEXED_NAMES, _DECLARATOR_SHAPES, _BATCH_SOURCE])
+def test_the_type_index_read_on_demand_gives_the_answers_of_one_read_first(source: str) -> None:
+    # _index_types runs on the first look-up that needs a type name, enumerator or class;
+    # a resolver that reads the whole index before any operand must give the same answers
+    parsed, calls = _typing_calls(source)
+    lazy = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    eager = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    eager._ensure_index()
+    eager._index_types()
+    got = [shape(lazy.resolve(*call)) for call in calls]
+    assert got == [shape(eager.resolve(*call)) for call in calls]
+    if source is _INDEXED_NAMES:
+        assert lazy._types_indexed
+        assert ("unsigned int", "integer", 4) in got and ("float", "floating", 4) in got
+        assert sum(g == ("Color", "enum", 2) for g in got) == 2  # c and GREEN
+
+
+def test_a_file_of_built_in_types_never_reads_the_type_index() -> None:
+    source = """
+#define N 2
+typedef unsigned u32_t;
+__device__ void k(unsigned a, int i) { float f = 1; asm("" :: "r"(a), "r"(i + N), "f"(f)); }
+"""
+    parsed, calls = _typing_calls(source)
+    r = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    got = [shape(r.resolve(*call)) for call in calls]
+    assert got == [("unsigned int", "integer", 4), None, ("float", "floating", 4)]
+    assert r._macros == {"N"} and not r._types_indexed
