@@ -1457,10 +1457,11 @@ def test_the_type_index_read_on_demand_gives_the_answers_of_one_read_first(sourc
     eager = TypeResolver(parsed.text, parsed.tree, parsed.data)
     eager._ensure_index()
     eager._index_types()
+    eager._index_enums()
     got = [shape(lazy.resolve(*call)) for call in calls]
     assert got == [shape(eager.resolve(*call)) for call in calls]
     if source is _INDEXED_NAMES:
-        assert lazy._types_indexed
+        assert lazy._types_indexed and lazy._enums_indexed
         assert ("unsigned int", "integer", 4) in got and ("float", "floating", 4) in got
         assert sum(g == ("Color", "enum", 2) for g in got) == 2  # c and GREEN
 
@@ -1475,4 +1476,17 @@ __device__ void k(unsigned a, int i) { float f = 1; asm("" :: "r"(a), "r"(i + N)
     r = TypeResolver(parsed.text, parsed.tree, parsed.data)
     got = [shape(r.resolve(*call)) for call in calls]
     assert got == [("unsigned int", "integer", 4), None, ("float", "floating", 4)]
-    assert r._macros == {"N"} and not r._types_indexed
+    assert r._macros == {"N"} and not r._types_indexed and not r._enums_indexed
+
+
+def test_a_name_no_scope_declares_reads_only_the_enums() -> None:
+    source = """
+typedef unsigned u32_t;
+enum E { ONE = 1 };
+__device__ void k(unsigned a) { asm("" :: "r"(a), "r"(ONE), "r"(elsewhere)); }
+"""
+    parsed, calls = _typing_calls(source)
+    r = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    got = [shape(r.resolve(*call)) for call in calls]
+    assert got == [("unsigned int", "integer", 4), ("E", "enum", 4), None]
+    assert r._enums_indexed and not r._types_indexed
