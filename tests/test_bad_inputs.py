@@ -570,6 +570,25 @@ def test_lsp_survives_a_bad_frame_and_answers_the_next_request(tmp_path, frame):
     assert any("error" in m and m.get("id") is None for m in client.seen) or frame == "long-length"
 
 
+def test_lsp_process_ends_with_its_code_when_something_holds_the_exit():
+    """``exit_within`` ends the process with the server's code even when a non-daemon thread
+    would keep the interpreter's exit waiting for good; a normal exit is not delayed by it."""
+    held = (
+        "import threading, time\n"
+        "from ptxlint.lsp import exit_within\n"
+        "exit_within(0.5, 3)\n"
+        "threading.Thread(target=lambda: time.sleep(3600)).start()\n"
+    )
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", held], timeout=60)
+    assert done.returncode == 3
+    assert time.monotonic() - started < 30
+    free = "from ptxlint.lsp import exit_within\nexit_within(30, 3)\nraise SystemExit(0)\n"
+    started = time.monotonic()
+    assert subprocess.run([sys.executable, "-c", free], timeout=60).returncode == 0
+    assert time.monotonic() - started < 20
+
+
 def test_lsp_exit_without_shutdown_is_exit_code_1(tmp_path):
     client = RawClient(tmp_path)
     client.initialize(tmp_path)

@@ -77,4 +77,34 @@ def run_from_args(args: argparse.Namespace) -> int:
     options = Options(debounce_s=max(0, args.debounce_ms) / 1000, rule_docs_url=args.rule_docs_url)
     server = build_server(options)
     server.start_io()
-    return server.exit_code  # 1 for `exit` without `shutdown`, as the LSP asks
+    code = server.exit_code  # 1 for `exit` without `shutdown`, as the LSP asks
+    exit_within(EXIT_GRACE_S, code)
+    return code
+
+
+# How long the interpreter's own exit may take once the server has stopped serving.
+EXIT_GRACE_S = 10.0
+
+
+def exit_within(seconds: float, code: int) -> None:
+    """End the process with ``code`` if its normal exit has not ended it ``seconds`` from now.
+
+    After ``exit`` the server has killed its lint workers and stopped its threads, but the
+    interpreter's exit still joins every executor's threads. One full test run saw the server
+    outlive ``exit`` by over a minute (not reproduced in isolation or under load; a likely cause
+    is a process pool whose worker was killed for its deadline mid-call, leaving a queue
+    thread blocked on a pipe). An editor waits for the server to end: a daemon thread ends it
+    whatever holds the normal exit."""
+    import contextlib
+    import os
+    import threading
+    import time
+
+    def force() -> None:
+        time.sleep(seconds)
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(code)
+
+    threading.Thread(target=force, name="ptxlint-exit", daemon=True).start()
