@@ -9,10 +9,11 @@ valid UTF-8 are left alone, like ``--fix`` leaves them.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 
 from ptxlint.fix import write_atomically
-from ptxlint.model import Finding
+from ptxlint.model import Edit, Finding, SourceFile, line_starts
 from ptxlint.report.run_result import RunResult
 from ptxlint.suppress import SUPPRESSION_RULE
 from ptxlint.suppress_edits import suppress_edit
@@ -21,19 +22,43 @@ _NEVER = frozenset({SUPPRESSION_RULE, "internal-error", "toolchain-error"})
 
 
 def add_suppressions(text: str, findings: list[Finding]) -> tuple[str, int]:
-    """``text`` with a suppression for each finding; returns the text and how many were added."""
+    """``text`` with a suppression for each finding; returns the text and how many were added.
+
+    The line starts are carried from one edit to the next (those before the edit kept, those
+    after it shifted): finding them anew for each finding made a file of thousands of findings
+    quadratic (4,000 statements: 1.85 s)."""
     added = 0
     # Last statement first: an edit never moves the offsets of an earlier statement.
     ordered = sorted(findings, key=lambda f: f.rule)  # ids in order within one comment
     ordered.sort(key=lambda f: f.statement.span.start if f.statement else f.span.start,
                  reverse=True)
+    starts = line_starts(text)
     for finding in ordered:
-        edit = suppress_edit(text, finding)
+        source = SourceFile("", text)
+        vars(source)["line_starts"] = starts  # what its cached property would compute
+        edit = suppress_edit(text, finding, source)
         if edit is None:
             continue
         text = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
+        starts = _moved_line_starts(starts, text, edit)
         added += 1
     return text, added
+
+
+def _moved_line_starts(starts: list[int], text: str, edit: Edit) -> list[int]:
+    """``line_starts(text)`` for ``text``, the result of ``edit``, from ``starts``, the line starts
+    before it: a line starts after each line break, so those whose break lies before the edit
+    stay, those whose break it replaced go, its own breaks add theirs, and the rest move by
+    its length change. Text with a carriage return is read again whole (a "\r" just before
+    the edit could pair with an inserted "\n")."""
+    if "\r" in text or "\r" in edit.new_text:
+        return line_starts(text)
+    a, b = edit.span.start, edit.span.end
+    delta = len(edit.new_text) - (b - a)
+    kept = bisect_right(starts, a)  # starts s <= a: their break, at s - 1, is before the edit
+    after = bisect_right(starts, b)  # starts s > b: their break is after the edit
+    inserted = [a + i + 1 for i, c in enumerate(edit.new_text) if c == "\n"]
+    return starts[:kept] + inserted + [s + delta for s in starts[after:]]
 
 
 def apply(result: RunResult) -> tuple[int, int, list[tuple[str, str]]]:

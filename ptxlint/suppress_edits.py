@@ -7,7 +7,7 @@ from ptxlint.model import Edit, Finding, SourceFile, Span
 from ptxlint.suppress import DIRECTIVE
 
 
-def suppress_edit(text: str, finding: Finding) -> Edit | None:
+def suppress_edit(text: str, finding: Finding, source: SourceFile | None = None) -> Edit | None:
     """An edit adding ``finding.rule`` to a ``// ptxlint: ignore[...]`` for its statement.
 
     The comment belongs at the end of the statement's first line (``is_suppressed`` looks at
@@ -16,8 +16,12 @@ def suppress_edit(text: str, finding: Finding) -> Edit | None:
     string or a backslash-continued literal), a comment there would become template text, so
     the comment goes on a new line above; inside a ``#define`` (a line ending in ``\\``) it is a
     ``/* */`` comment that keeps the continuation.
+
+    ``source``: ``text`` as a ``SourceFile`` whose line starts the caller already holds (one
+    built here costs a pass over the whole text).
     """
-    source = SourceFile("", text)
+    if source is None or source.text is not text:
+        source = SourceFile("", text)
     anchor = finding.statement.span.start if finding.statement else finding.span.start
     line = source.line_col(anchor).line
     code = finding.rule

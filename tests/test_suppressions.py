@@ -125,3 +125,57 @@ def test_add_noqa_then_clean(tmp_path, capsys) -> None:
     assert target.read_text() == before
     assert "// ptxlint: ignore[PTX004, PTX301]" in before
     assert "// ptxlint: ignore[PTX008, PTX101]" in before
+
+
+def test_carried_line_starts_are_the_line_starts_of_the_edited_text() -> None:
+    """``--add-noqa`` carries the line starts from edit to edit; after each they must be what a
+    pass over the edited text finds (breaks before, inside and after the edit, "\\r" texts)."""
+    import random
+
+    from ptxlint.add_noqa import _moved_line_starts
+    from ptxlint.model import Edit, Span, line_starts
+
+    rng = random.Random(5)
+    for _ in range(4000):
+        text = "".join(rng.choice("ab\n\n ") for _ in range(rng.randint(0, 30)))
+        if rng.random() < 0.1:
+            text += "\r\n" + text
+        a = rng.randint(0, len(text))
+        b = rng.randint(a, len(text))
+        new = "".join(rng.choice("x\n") for _ in range(rng.randint(0, 4)))
+        edited = text[:a] + new + text[b:]
+        moved = _moved_line_starts(line_starts(text), edited, Edit(Span(a, b), new))
+        assert moved == line_starts(edited), (text, a, b, new)
+
+
+def test_add_noqa_text_is_what_one_source_per_edit_gives() -> None:
+    """The suppressions written with carried line starts are those written with the text read
+    anew for each finding, on every rule fixture."""
+    import glob
+
+    from ptxlint.add_noqa import _NEVER, add_suppressions
+    from ptxlint.suppress_edits import suppress_edit
+    from tests.conftest import FIXTURES
+
+    def one_source_per_edit(text: str, findings: list) -> str:
+        ordered = sorted(findings, key=lambda f: f.rule)
+        ordered.sort(key=lambda f: f.statement.span.start if f.statement else f.span.start,
+                     reverse=True)
+        for finding in ordered:
+            edit = suppress_edit(text, finding)
+            if edit is not None:
+                text = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
+        return text
+
+    changed = 0
+    for path in sorted(glob.glob(f"{FIXTURES}/rules/PTX*_bad.*")):
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        findings = [
+            f for f in lint_text(text, path)
+            if f.rule not in _NEVER and f.statement is not None
+        ]
+        got, _ = add_suppressions(text, findings)
+        assert got == one_source_per_edit(text, findings), path
+        changed += got != text
+    assert changed > 20
