@@ -15,7 +15,7 @@ from ptxlint.engine import INTERNAL_ERROR
 from ptxlint.lsp.conversions import LineIndex
 from ptxlint.lsp.diagnostics import same_place, to_diagnostic, to_range
 from ptxlint.lsp.rule_docs import RuleDocs
-from ptxlint.model import Edit, Finding, Span
+from ptxlint.model import Edit, Finding, SourceFile, Span
 
 # One grammar for suppressions: the engine's own (``// ptxlint: ignore[...]``); the edit that
 # adds one is shared with ``ptxlint check --add-noqa``.
@@ -52,12 +52,14 @@ def code_actions(
     actions: list[lsp.CodeAction] = []
     suppressions: set[tuple[str, Edit]] = set()  # two findings of a rule on a line: one action
     if wanted(lsp.CodeActionKind.QuickFix, request.only):
+        # one reading of the text for every finding: a range over a whole file can hold thousands
+        source = SourceFile("", request.text)
         for finding in _findings_in_request(request):
             diagnostic = to_diagnostic(finding, request.index, request.encoding, docs)
             if finding.fix is not None and finding.fix.edits:
                 actions.append(_quick_fix(request, finding, diagnostic))
             if finding.rule != INTERNAL_ERROR:
-                suppress = suppress_edit(request.text, finding)
+                suppress = suppress_edit(request.text, finding, source)
                 if suppress is not None and (finding.rule, suppress) not in suppressions:
                     suppressions.add((finding.rule, suppress))
                     actions.append(_suppress_action(request, finding, diagnostic, suppress))
