@@ -10,6 +10,10 @@ Each is linted in this process at ``N`` and at ``K * N`` units, and the growth i
 exponent ``log(t(KN) / t(N)) / log(K)``: about 1 for linear work, 2 for quadratic. A shape over
 1.3 is marked: some work there is done per unit and re-walks the others.
 
+Then the paths that work on one file's findings after its lint (``--add-noqa``, applying fixes,
+the language server's code actions over a whole file) are timed the same way, on a file of N
+statements with two findings each.
+
 Real code rarely has 8,000 variables in one function or 4,000 branches in one template, but
 generated kernels come close, and a linter that is quadratic somewhere hangs CI on the one file
 that is large in that dimension. Timings are the CPU seconds of the lint alone
@@ -19,6 +23,7 @@ that is large in that dimension. Timings are the CPU seconds of the lint alone
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import os
 import subprocess
@@ -30,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from ptxlint import collector  # noqa: E402
 from ptxlint.engine import instantiate, lint_source  # noqa: E402
-from ptxlint.model import SourceFile  # noqa: E402
+from ptxlint.model import Finding, SourceFile  # noqa: E402
 from ptxlint.registry import load_rules  # noqa: E402
 from ptxlint.rule import RuleContext  # noqa: E402
 
@@ -234,6 +239,58 @@ def lint_seconds(suffix: str, text: str) -> float:
 SHAPES_BY_SUFFIX = {".cu": one_function, ".py": triton_calls}
 
 
+def findings_file(n: int) -> str:
+    """``n`` statements of two findings each (a generic pointer for a shared load, and its
+    missing "memory" clobber), each with a fix: what the paths after the lint work on."""
+    declarations = "".join(f"  unsigned v{i};\n" for i in range(n))
+    body = "".join(
+        f'  asm("ld.shared.u32 %0, [%1];" : "=r"(v{i}) : "l"(p + {i}));\n' for i in range(n)
+    )
+    return f"__device__ void f(unsigned* p) {{\n{declarations}{body}}}\n"
+
+
+def _add_noqa(text: str, findings: list[Finding]) -> object:
+    from ptxlint.add_noqa import add_suppressions
+
+    return add_suppressions(text, [f for f in findings if f.statement is not None])
+
+
+def _apply_fixes(text: str, findings: list[Finding]) -> object:
+    from ptxlint.fix import apply_edits
+
+    return apply_edits(text, [f.fix for f in findings if f.fix is not None and f.fix.edits])
+
+
+def _code_actions(text: str, findings: list[Finding]) -> object:
+    from ptxlint.lsp.actions import ActionRequest, code_actions
+    from ptxlint.lsp.conversions import LineIndex
+    from ptxlint.lsp.rule_docs import RuleDocs
+
+    request = ActionRequest(
+        "file:///scaling.cu", text, LineIndex(text), "utf-16", findings, 0, len(text), [], None
+    )
+    return code_actions(request, RuleDocs({}), lambda: None)
+
+
+# The paths that work on a file's findings after its lint: name -> (path, units at N).
+PATHS: dict[str, tuple[Callable[[str, list[Finding]], object], int]] = {
+    "--add-noqa (suppressions written)": (_add_noqa, 500),
+    "--fix / --diff (edits applied)": (_apply_fixes, 500),
+    "LSP code actions over a whole file": (_code_actions, 500),
+}
+
+
+def path_seconds(name: str, n: int) -> float:
+    """CPU seconds of path ``name`` on the findings of ``findings_file(n)`` (the lint untimed;
+    the language-server path only where pygls is installed)."""
+    text = findings_file(n)
+    rules = instantiate(load_rules().rules)
+    findings = list(lint_source(SourceFile("scaling.cu", text), rules, RuleContext()).findings)
+    started = time.process_time()
+    PATHS[name][0](text, findings)
+    return time.process_time() - started
+
+
 def measured(name: str, n: int, repeat: int) -> float:
     """The best of ``repeat`` fresh processes, each linting shape ``name`` at ``n`` units once:
     the memos shared between files would make a second lint in one process a replay."""
@@ -256,13 +313,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--measure", nargs=2, metavar=("SHAPE", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
-        suffix, make, _ = SHAPES[args.measure[0]]
-        print(lint_seconds(suffix, make(int(args.measure[1]))))
+        name, n = args.measure[0], int(args.measure[1])
+        if name in PATHS:
+            print(path_seconds(name, n))
+            return 0
+        suffix, make, _ = SHAPES[name]
+        print(lint_seconds(suffix, make(n)))
         return 0
     print(f"{'shape':40} {'N':>6} {'t(N)':>8} {'t(KN)':>8}  growth (1 = linear, 2 = quadratic)")
     worst = 0.0
-    for name, (_, _, units) in SHAPES.items():
+    sizes = [(name, units) for name, (_, _, units) in SHAPES.items()]
+    sizes += [(name, units) for name, (_, units) in PATHS.items()]
+    for name, units in sizes:
         if args.only and not any(word in name for word in args.only):
+            continue
+        if name.startswith("LSP") and importlib.util.find_spec("pygls") is None:
             continue
         n = max(3, int(units * args.size))
         small = measured(name, n, args.repeat)
