@@ -361,7 +361,7 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace,
     if args.command == "lsp":
         from ptxlint.lsp import run_from_args
 
-        return run_from_args(args)
+        return run_from_args(args, whole_process=argv is None)
     parser.print_help()
     return EXIT_ERROR
 

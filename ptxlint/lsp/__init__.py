@@ -48,10 +48,12 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 def main_lsp(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``ptxlint lsp``; returns the exit status."""
     args = build_parser().parse_args(list(argv) if argv is not None else None)
-    return run_from_args(args)
+    return run_from_args(args, whole_process=argv is None)
 
 
-def run_from_args(args: argparse.Namespace) -> int:
+def run_from_args(args: argparse.Namespace, whole_process: bool = False) -> int:
+    """Serve until ``exit``; ``whole_process``: the process is this command's own (not a host
+    that called ``main(argv)``), and ends within ``EXIT_GRACE_S`` of the server's end."""
     try:
         from ptxlint.lsp.server import Options, build_server
     except ImportError as exc:
@@ -78,7 +80,8 @@ def run_from_args(args: argparse.Namespace) -> int:
     server = build_server(options)
     server.start_io()
     code = server.exit_code  # 1 for `exit` without `shutdown`, as the LSP asks
-    exit_within(EXIT_GRACE_S, code)
+    if whole_process:
+        exit_within(EXIT_GRACE_S, code)
     return code
 
 
