@@ -212,20 +212,12 @@ class ResultCache:
     def put(self, key: str, *values: object) -> None:
         import pickle
 
-        entry = self._entry(key)
-        tmp = None
-        try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as handle:
-                for value in values:
-                    pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, entry)  # readers see a whole entry or none
+        try:  # one dump per value, as get() loads them
+            data = b"".join(pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL) for v in values)
+        except Exception:  # a value that does not pickle costs speed, never the run
+            return
+        if write_quietly(self._entry(key), data):  # readers see a whole entry or none
             self.writes += 1
-        except Exception:  # a read-only or full disk costs speed, never the run
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
 
     def prune(self, limit: int = MAX_RESULTS_BYTES) -> int:
         """Remove the least recently used entries until the folder is under ``limit``."""

@@ -47,6 +47,9 @@ Measured (session 9, flashinfer's include and csrc, in process, CPU seconds in
 - What is left is spread thin: the searches (about a third), the descents, and the value
   recursion's per-node steps (about 9 nodes per operand). Freeing an evicted file's facts
   frees its tree (2.7% of the in-process lint, which never calls ``file_memos.release``).
+Session 10: the chunks' sets hold whole tokens, so a function of many names sharing their
+letters (``q0`` ... ``q4000``) is linear again (see the class); ``operand_value`` on kda and
+cake_dsv4 unchanged (3.83-3.99 s against 3.83-3.86 s).
 """
 
 from __future__ import annotations
@@ -161,8 +164,10 @@ _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 # What a search costs, in bytes scanned: each raw occurrence of the name (a hit that may sit
 # inside a longer word) costs as much as this many bytes (150 ns against 0.37 ns).
 _RAW_HIT_BYTES = 400
-# Building a file's ``_Chunks`` costs about 14 searches of the file (5 ns a byte): the file is
-# searched without them until its searches have cost this many times its bytes.
+# Building a file's ``_Chunks`` costs about 14 searches of the file (5 ns a byte; session 10's
+# sets of whole tokens, 7.6-8.2 ns a byte on csrc/kda's largest files, against 1.1 ns a byte
+# for a search of a common name there): the file is searched without them until its searches
+# have cost this many times its bytes.
 _SEARCH_BUDGET = 12
 _DIGITS = frozenset(b"0123456789")
 _WORD_START = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
@@ -261,7 +266,7 @@ class _Chunks:
         for k in compress(
             range(first, last), map(operator.contains, self.words[first:last], repeat(name))
         ):
-            out += _token_search(self.data, name, max(starts[k], start), min(ends[k], end))[0]
+            out += _token_starts(self.data, name, max(starts[k], start), min(ends[k], end))
         return out
 
 

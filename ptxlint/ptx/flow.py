@@ -84,18 +84,13 @@ def _analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:
 def _successors(ptx: PtxTemplate) -> list[list[int]] | None:
     """Successor indices per instruction; index ``len(instructions)`` is the template's end."""
     instructions = ptx.instructions
-    n = len(instructions)
     targets: dict[str, int] = {}
     # The first instruction starting at or after each label: a bisect over the starts, which the
-    # parser gives in text order (a scan per label made a template of many labels quadratic).
+    # parser's one left-to-right scan gives in text order (a scan per label made a template of
+    # many labels quadratic).
     starts = [ins.start for ins in instructions]
-    ordered = all(a <= b for a, b in zip(starts, starts[1:], strict=False))
     for label in ptx.labels:
-        targets[label.name] = (
-            bisect_left(starts, label.end)
-            if ordered
-            else next((i for i, ins in enumerate(instructions) if ins.start >= label.end), n)
-        )
+        targets[label.name] = bisect_left(starts, label.end)
     result: list[list[int]] = []
     for i, ins in enumerate(instructions):
         if ins.opcode == "bra":
