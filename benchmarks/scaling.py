@@ -217,6 +217,7 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], int]] = {
     "statements with unscoped labels": (".cu", unscoped_labels, 1000),
     "carry chains across statements": (".cu", carry_chains, 1000),
     "statements on one line": (".cu", one_line, 1000),
+    # past macros.MAX_NESTING (1,024) links the expansion stops: 4N measures the bound
     "chain of macro definitions": (".cu", macro_chain, 1000),
     "Triton calls in one Python file": (".py", triton_calls, 1000),
     "asm statements in one macro body": (".cu", macro_body, 250),

@@ -29,6 +29,10 @@ from ptxlint.lexer import Token, identifiers, tokens
 MAX_HEADER_BYTES = 16 * 1024 * 1024
 # Bounds for pathological input: expansion stops (and the result is "unknown") past these.
 MAX_EXPANDED_TOKENS = 50_000
+# Macros expanding inside one another, the outermost first: each token carries the set of them
+# (its hide set), made anew at each level, so a chain of n nested macros costs O(n^2) in it.
+# Real code nests a few dozen at most (Boost.Preprocessor's deepest loops: 256 distinct names).
+MAX_NESTING = 1024
 MAX_INCLUDE_DEPTH = 16
 MAX_ANCESTORS = 8  # folders above the including file searched for a quoted include
 
@@ -731,6 +735,8 @@ class Expander:
             if d is None:
                 out.append(t)
                 continue
+            if len(t.hide) >= MAX_NESTING:
+                raise ExpansionError(f"macros nested more than {MAX_NESTING} deep")
             if d.params is None:
                 body = self._substitute(d, {}, t.hide | {d.name}, t.space_before)
             else:
@@ -810,7 +816,11 @@ class Expander:
                 piece = [_with_space(piece[0], t.space_before), *piece[1:]]
             out.extend(piece)
             i += 1
-        result = [XToken(x.kind, x.text, x.spans, x.hide | hide, x.space_before) for x in out]
+        # a token of the definition's body has no hide set of its own: it shares ``hide``
+        result = [
+            XToken(x.kind, x.text, x.spans, x.hide | hide if x.hide else hide, x.space_before)
+            for x in out
+        ]
         if result:
             result[0] = _with_space(result[0], space_before)
         return result
