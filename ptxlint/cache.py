@@ -96,7 +96,8 @@ def write_quietly(path: Path, data: bytes) -> bool:
 
 
 def location(kind: str) -> Path:
-    """The folder of one cache: ``results``, ``tier2``, ``verify`` or ``tests``."""
+    """The folder of one cache: ``results``, ``tier2``, ``verify`` or ``tests`` (the language
+    server's rule pages are under ``rules``)."""
     return root() / kind
 
 

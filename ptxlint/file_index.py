@@ -36,11 +36,11 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from ptxlint import include_graph, macros
+from ptxlint.cache import write_quietly
 from ptxlint.graphs import components
 
 # hashlib and pickle (4 ms together) are imported where they are used: the runner imports this
@@ -344,20 +344,14 @@ class FileIndex:
             self.dirs = {d: m for d, m in self.dirs.items() if d in watched}
         import pickle
 
-        tmp = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as handle:
-                pickle.dump((FORMAT, self.files, self.nodes, self.dirs), handle,
-                            protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.path)
-            tmp = None
+            data = pickle.dumps(
+                (FORMAT, self.files, self.nodes, self.dirs), protocol=pickle.HIGHEST_PROTOCOL
+            )
+        except Exception:  # the index only saves time: never the run's end
+            data = None
+        if data is not None and write_quietly(self.path, data):
             self.changed = False
-        except Exception:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
         _drop_old_indexes(self.path.parent)
 
 

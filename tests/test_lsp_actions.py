@@ -8,6 +8,7 @@ import pytest
 
 pytest.importorskip("lsprotocol", reason="the lsp extra (pygls, lsprotocol) is not installed")
 
+from ptxlint.cache import clean  # noqa: E402
 from ptxlint.engine import INTERNAL_ERROR  # noqa: E402
 from ptxlint.fix import apply_edits  # noqa: E402
 from ptxlint.lsp import hover  # noqa: E402
@@ -178,7 +179,7 @@ def test_configuration_is_found_per_folder_and_reloaded(tmp_path) -> None:
 
 
 def test_rule_docs_link_is_a_template_or_a_written_page(tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", str(tmp_path))  # the one cache folder setting
     monkeypatch.delenv("PTXLINT_RULE_DOCS_URL", raising=False)
     docs = RuleDocs({"PTX999": Boom})
     href = docs.href("PTX999")
@@ -188,6 +189,7 @@ def test_rule_docs_link_is_a_template_or_a_written_page(tmp_path, monkeypatch) -
     templated = RuleDocs({"PTX999": Boom}, "https://docs.example/{id}/{name}.html")
     assert templated.href("PTX999") == "https://docs.example/PTX999/boom.html"
     assert docs.href("PTX123") is None
+    assert clean()[1] > 0 and not list(tmp_path.rglob("PTX999.md"))  # `ptxlint clean` too
 
 
 def _instruction(opcode: str, *modifiers: str, operands: int = 3) -> PtxInstruction:

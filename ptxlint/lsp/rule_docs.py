@@ -6,17 +6,18 @@ ptxlint has no public documentation site yet, so the link is configurable in one
   initialization option, is a URL template with ``{id}`` and ``{name}`` placeholders, e.g.
   ``https://example.org/ptxlint/rules/{id}.html``;
 * by default the server writes each rule's page -- the same text ``ptxlint rule ID`` prints --
-  as Markdown to ``$XDG_CACHE_HOME/ptxlint/rules/<version>/<ID>.md`` and links that ``file://``
+  as Markdown to ``rules/<version>/<ID>.md`` in ptxlint's cache folder (``ptxlint.cache``;
+  ``PTXLINT_CACHE_DIR`` moves it) and links that ``file://``
   URI, so the link works offline and always matches the installed rules.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from ptxlint import __version__
+from ptxlint.cache import usable_root, write_quietly
 from ptxlint.rule import Rule
 
 ENV_VAR = "PTXLINT_RULE_DOCS_URL"
@@ -28,9 +29,12 @@ def render(rule: type[Rule]) -> str:
     return head + rule.docs.strip() + "\n"
 
 
-def cache_folder() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "ptxlint" / "rules" / __version__
+def cache_folder() -> Path | None:
+    """Where the pages are written: under ptxlint's one cache folder (``PTXLINT_CACHE_DIR``,
+    else the user cache folder), so that ``ptxlint clean`` removes them too; None where no
+    cache folder can be named."""
+    root = usable_root()
+    return None if root is None else root / "rules" / __version__
 
 
 class RuleDocs:
@@ -57,16 +61,16 @@ class RuleDocs:
 
     def _write_page(self, rule: type[Rule]) -> str | None:
         """Write the page if it is missing or stale; ``None`` when the cache is not writable."""
-        page = cache_folder() / f"{rule.id}.md"
+        folder = cache_folder()
+        if folder is None:
+            return None
+        page = folder / f"{rule.id}.md"
         text = render(rule)
         try:
-            if not page.is_file() or page.read_text(encoding="utf-8") != text:
-                page.parent.mkdir(parents=True, exist_ok=True)
-                # Write-then-rename: two servers starting together never see half a page.
-                fd, tmp = tempfile.mkstemp(dir=page.parent, prefix=f".{rule.id}-", suffix=".tmp")
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-                os.replace(tmp, page)
+            current = page.read_text(encoding="utf-8") if page.is_file() else None
         except OSError:
+            current = None
+        # whole or not at all: two servers starting together never see half a page
+        if current != text and not write_quietly(page, text.encode("utf-8")):
             return None
         return page.as_uri()

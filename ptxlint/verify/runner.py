@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from ptxlint.cache import write_quietly
+
 CACHE_VERSION = "1"
 TIMEOUT_S = 120
 # Characters a POSIX shell still expands inside double quotes, plus line breaks and NUL. nvcc's
@@ -143,17 +145,11 @@ def run(job: Compile, tool_identity: str, use_cache: bool = True,
     except DeadlineReached:
         return None
     if use_cache and outcome.returncode != -9:  # timeouts are not facts about the code
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # per thread too: compiles run in a thread pool, and two may share a key
-            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-            tmp.write_text(json.dumps({"returncode": outcome.returncode, "stdout": outcome.stdout,
-                                       "stderr": outcome.stderr,
-                                       "outputs": [list(o) for o in outcome.outputs]}),
-                           encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError:
-            pass  # a read-only cache only costs time
+        # a temporary file of its own per write (compiles run in a thread pool, and two may
+        # share a key); a read-only cache only costs time
+        write_quietly(path, json.dumps({"returncode": outcome.returncode, "stdout": outcome.stdout,
+                                        "stderr": outcome.stderr,
+                                        "outputs": [list(o) for o in outcome.outputs]}).encode())
     return outcome
 
 
