@@ -62,6 +62,11 @@ def line_starts(text: str) -> list[int]:
     return starts
 
 
+def has_lone_cr(text: str) -> bool:
+    """Whether ``text`` has a "\r" not followed by "\n" (a line break of its own)."""
+    return "\r" in text and _LONE_CR.search(text) is not None
+
+
 def unify_line_breaks(text: str) -> str:
     """``text`` with each lone "\r" made "\n": the same length, so every offset stays valid, for
     the parsers (tree-sitter, the lexer, the directive scanner), which end lines at "\n" only

@@ -7,7 +7,9 @@ from ptxlint.model import Edit, Finding, SourceFile, Span
 from ptxlint.suppress import DIRECTIVE
 
 
-def suppress_edit(text: str, finding: Finding, source: SourceFile | None = None) -> Edit | None:
+def suppress_edit(
+    text: str, finding: Finding, source: SourceFile | None = None, base: int = 0
+) -> Edit | None:
     """An edit adding ``finding.rule`` to a ``// ptxlint: ignore[...]`` for its statement.
 
     The comment belongs at the end of the statement's first line (``is_suppressed`` looks at
@@ -18,11 +20,13 @@ def suppress_edit(text: str, finding: Finding, source: SourceFile | None = None)
     ``/* */`` comment that keeps the continuation.
 
     ``source``: ``text`` as a ``SourceFile`` whose line starts the caller already holds (one
-    built here costs a pass over the whole text).
+    built here costs a pass over the whole text). ``base``: where ``text`` starts in the text
+    the finding's offsets are in (``text`` a window of it, at least the statement's first line
+    and the line above, from a line start); the edit is in ``text``'s own offsets.
     """
     if source is None or source.text is not text:
         source = SourceFile("", text)
-    anchor = finding.statement.span.start if finding.statement else finding.span.start
+    anchor = (finding.statement.span.start if finding.statement else finding.span.start) - base
     line = source.line_col(anchor).line
     code = finding.rule
     for candidate in (line, line - 1):
@@ -36,7 +40,7 @@ def suppress_edit(text: str, finding: Finding, source: SourceFile | None = None)
         # Python: a line of its own above the call (its first line may end inside a string)
         indent = content[: len(content) - len(content.lstrip())]
         return Edit(Span(start, start), f"{indent}# ptxlint: ignore[{code}]\n")
-    if finding.statement is not None and _inside_literal(finding, start + len(content)):
+    if finding.statement is not None and _inside_literal(finding, base + start + len(content)):
         indent = content[: len(content) - len(content.lstrip())]
         above = source.line_text(line - 1) if line > 1 else ""
         if above.rstrip().endswith("\\"):

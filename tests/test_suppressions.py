@@ -148,24 +148,27 @@ def test_carried_line_starts_are_the_line_starts_of_the_edited_text() -> None:
         assert moved == line_starts(edited), (text, a, b, new)
 
 
+def _one_source_per_edit(text: str, findings: list) -> str:
+    """The reference: each finding's edit worked out on the whole text as edited so far."""
+    from ptxlint.suppress_edits import suppress_edit
+
+    ordered = sorted(findings, key=lambda f: f.rule)
+    ordered.sort(key=lambda f: f.statement.span.start if f.statement else f.span.start,
+                 reverse=True)
+    for finding in ordered:
+        edit = suppress_edit(text, finding)
+        if edit is not None:
+            text = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
+    return text
+
+
 def test_add_noqa_text_is_what_one_source_per_edit_gives() -> None:
-    """The suppressions written with carried line starts are those written with the text read
-    anew for each finding, on every rule fixture."""
+    """The suppressions written edit by edit on windows of the text are those written with the
+    whole text read anew for each finding, on every rule fixture."""
     import glob
 
     from ptxlint.add_noqa import _NEVER, add_suppressions
-    from ptxlint.suppress_edits import suppress_edit
     from tests.conftest import FIXTURES
-
-    def one_source_per_edit(text: str, findings: list) -> str:
-        ordered = sorted(findings, key=lambda f: f.rule)
-        ordered.sort(key=lambda f: f.statement.span.start if f.statement else f.span.start,
-                     reverse=True)
-        for finding in ordered:
-            edit = suppress_edit(text, finding)
-            if edit is not None:
-                text = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
-        return text
 
     changed = 0
     for path in sorted(glob.glob(f"{FIXTURES}/rules/PTX*_bad.*")):
@@ -176,6 +179,54 @@ def test_add_noqa_text_is_what_one_source_per_edit_gives() -> None:
             if f.rule not in _NEVER and f.statement is not None
         ]
         got, _ = add_suppressions(text, findings)
-        assert got == one_source_per_edit(text, findings), path
+        assert got == _one_source_per_edit(text, findings), path
         changed += got != text
     assert changed > 20
+
+
+# Pieces of a file whose findings meet at a line: two statements on one line, a directive
+# before or after a statement, a #define's continued lines, a literal running over lines, a
+# raw string, a statement on the first or the last line with no line break after it.
+_PIECES = (
+    'asm("mov.u32 %0, %5;" : "=r"(d));',
+    'asm("st.shared.u32 [%0], %1;" :: "l"(p), "r"(v)); asm("trap;" ::: "memory");',
+    '/* ptxlint: ignore[PTX101] */ asm("ld.global.u32 %0, [%1];" : "=r"(d) : "l"(p));',
+    'asm("ld.global.u32 %0, [%1];" : "=r"(d) : "l"(p));  // ptxlint: ignore[PTX102]',
+    '// ptxlint: ignore[PTX001]\n  asm("add.u32 %0, %1, %7;" : "=r"(d) : "r"(v));',
+    '#define LD(d, p) \\\n  asm("ld.global.u32 %0, [%1];" : "=r"(d) : "l"(p))',
+    'asm("add.u32 %0, %1, 1;\\n\\t"\n      "st.global.u32 [%2], %0;" : "=r"(d) : "r"(v), "l"(p));',
+    'asm(R"(mov.u32 %0, %9;\n)" : "=r"(d));',
+    'asm volatile("bar.sync 0;");',
+)
+
+
+def test_add_noqa_windows_agree_with_the_whole_text_on_crowded_lines() -> None:
+    """Random files of those pieces, line breaks "\n", "\r\n" or a lone "\r": the window
+    per edit writes what the whole text per edit writes."""
+    import random
+
+    from ptxlint.add_noqa import _NEVER, add_suppressions
+
+    rng = random.Random(11)
+    changed = 0
+    for trial in range(120):
+        lines = [rng.choice(_PIECES) for _ in range(rng.randint(1, 7))]
+        body = "\n".join(
+            ("  " + line if rng.random() < 0.7 else line) for line in lines
+        )
+        text = (
+            "__device__ void f(unsigned v, unsigned d, unsigned* p) {\n" + body + "\n}"
+            if rng.random() < 0.7 else body
+        )
+        if rng.random() < 0.3:
+            text += "\n"
+        newline = rng.choice(["\n", "\n", "\r\n", "\r"])
+        text = text.replace("\n", newline)
+        findings = [
+            f for f in lint_text(text, f"t{trial}.cu")
+            if f.rule not in _NEVER and f.statement is not None
+        ]
+        got, added = add_suppressions(text, findings)
+        assert got == _one_source_per_edit(text, findings), (trial, text)
+        changed += got != text
+    assert changed > 60
