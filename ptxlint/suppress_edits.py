@@ -39,19 +39,30 @@ def suppress_edit(
     if finding.statement is not None and finding.statement.syntax == "llvm":
         # Python: a line of its own above the call (its first line may end inside a string)
         indent = content[: len(content) - len(content.lstrip())]
-        return Edit(Span(start, start), f"{indent}# ptxlint: ignore[{code}]\n")
+        return Edit(Span(start, start), f"{indent}# ptxlint: ignore[{code}]{_break(source, line)}")
     if finding.statement is not None and _inside_literal(finding, base + start + len(content)):
         indent = content[: len(content) - len(content.lstrip())]
         above = source.line_text(line - 1) if line > 1 else ""
+        newline = _break(source, line)
         if above.rstrip().endswith("\\"):
-            comment = f"{indent}/* ptxlint: ignore[{code}] */ \\\n"
+            comment = f"{indent}/* ptxlint: ignore[{code}] */ \\{newline}"
         else:
-            comment = f"{indent}// ptxlint: ignore[{code}]\n"
+            comment = f"{indent}// ptxlint: ignore[{code}]{newline}"
         return Edit(Span(start, start), comment)
     if content.rstrip().endswith("\\"):
         backslash = end - 1
         return Edit(Span(backslash, backslash), f"/* ptxlint: ignore[{code}] */ ")
     return Edit(Span(end, end), f"  // ptxlint: ignore[{code}]")
+
+
+def _break(source: SourceFile, line: int) -> str:
+    """The line break ending ``line`` (the one above's for the last line, else LF): a line put
+    above it ends the same way, so that a CRLF file stays CRLF."""
+    starts = source.line_starts
+    if line >= len(starts):
+        return _break(source, line - 1) if line > 1 else "\n"
+    content = source.text[starts[line - 1] : starts[line]]
+    return content[len(content.rstrip("\r\n")) :] or "\n"
 
 
 def _merge_into_existing(source: SourceFile, line: int, code: str, own_line: bool) -> Edit | None:

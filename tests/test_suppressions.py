@@ -228,5 +228,10 @@ def test_add_noqa_windows_agree_with_the_whole_text_on_crowded_lines() -> None:
         ]
         got, added = add_suppressions(text, findings)
         assert got == _one_source_per_edit(text, findings), (trial, text)
+        # a comment line put above a statement ends as the file's lines end
+        if newline != "\n":
+            assert got.count("\n") - got.count("\r\n") == text.count("\n") - text.count("\r\n")
+        if newline != "\r":
+            assert got.count("\r") - got.count("\r\n") == 0
         changed += got != text
     assert changed > 60
