@@ -122,7 +122,8 @@ def _choices(form: Form) -> list[tuple[str | None, ...]]:
     per_slot: list[list[str | None]] = []
     for slot in form.slots:
         words: list[str | None] = [v.word for v in slot.values]
-        per_slot.append(([None] if slot.optional else []) + words)
+        absent: list[str | None] = [None] if slot.optional else []
+        per_slot.append(absent + words)
     total = 1
     for options in per_slot:
         total *= len(options)
@@ -283,10 +284,10 @@ def mutants(inst: _Instance) -> Iterable[tuple[str, str]]:
         if spec.kind in ("reg", "regimm") and text[:2] in ("%r", "%f", "%h", "%p", "%q", "%c"):
             prefix = re.match(r"%[a-z]+", text)
             assert prefix is not None
-            other = _OTHER_CLASS.get(prefix.group())
-            if other:
+            other_class = _OTHER_CLASS.get(prefix.group())
+            if other_class:
                 yield "register-class", inst.text(
-                    operands=[*ops[:i], f"{other}{text[len(prefix.group()):]}", *ops[i + 1:]])
+                    operands=[*ops[:i], f"{other_class}{text[len(prefix.group()):]}", *ops[i + 1:]])
             if prefix.group() == "%rd":  # a 64-bit float register for a 64-bit integer
                 yield "register-class", inst.text(operands=[*ops[:i], f"%fd{text[3:]}",
                                                             *ops[i + 1:]])
