@@ -30,9 +30,14 @@ def suppress_edit(
     line = source.line_col(anchor).line
     code = finding.rule
     for candidate in (line, line - 1):
-        merged = _merge_into_existing(source, candidate, code, own_line=candidate != line)
-        if merged is not None:
-            return merged
+        existing = _existing_directive(source, candidate, own_line=candidate != line)
+        if existing is None:
+            continue
+        codes, end_of_codes = existing
+        if code in codes:
+            return None  # suppressed already (another finding of the rule on this statement)
+        separator = ", " if codes else ""
+        return Edit(Span(end_of_codes, end_of_codes), f"{separator}{code}")
     start = source.line_starts[line - 1]
     content = source.line_text(line)
     end = start + len(content.rstrip())
@@ -65,7 +70,12 @@ def _break(source: SourceFile, line: int) -> str:
     return content[len(content.rstrip("\r\n")) :] or "\n"
 
 
-def _merge_into_existing(source: SourceFile, line: int, code: str, own_line: bool) -> Edit | None:
+def _existing_directive(
+    source: SourceFile, line: int, own_line: bool
+) -> tuple[frozenset[str], int] | None:
+    """The ids of the ``ignore[...]`` directive on ``line`` that covers the statement, and
+    where its list ends; None where there is none (or, ``own_line``, the comment ends a line of
+    code: it suppresses that line's code, not ours)."""
     if line < 1:
         return None
     content = source.line_text(line)
@@ -73,14 +83,11 @@ def _merge_into_existing(source: SourceFile, line: int, code: str, own_line: boo
     if match is None or match.group("codes") is None or match.group("kind").lower() != "ignore":
         return None
     if own_line and content[: match.start()].strip():
-        return None  # a comment ending the line above suppresses that line's code, not ours
-    start = source.line_starts[line - 1]
-    codes = match.group("codes")
-    if code in {c.strip() for c in codes.split(",")}:
         return None
-    end_of_codes = start + match.start("codes") + len(codes.rstrip())
-    separator = ", " if codes.strip() else ""
-    return Edit(Span(end_of_codes, end_of_codes), f"{separator}{code}")
+    codes = match.group("codes")
+    start = source.line_starts[line - 1]
+    listed = frozenset(c.strip() for c in codes.split(",") if c.strip())
+    return listed, start + match.start("codes") + len(codes.rstrip())
 
 
 def _inside_literal(finding: Finding, offset: int) -> bool:

@@ -127,6 +127,24 @@ def test_add_noqa_then_clean(tmp_path, capsys) -> None:
     assert "// ptxlint: ignore[PTX008, PTX101]" in before
 
 
+def test_add_noqa_writes_a_rule_once_per_statement(tmp_path, capsys) -> None:
+    """Two findings of one rule on a statement are one suppression: the second finding is
+    already covered by the comment the first one wrote (a second comment, on a new line above
+    or after the first, was reported as an unused suppression by the next run)."""
+    target = tmp_path / "two.cu"
+    target.write_text(
+        "__device__ unsigned f(unsigned a) {\n  unsigned d;\n"
+        '  asm volatile("add.u32 %0, %1, %3;\\n\\t"\n'
+        '               "add.u32 %0, %1, %4;" : "=r"(d) : "r"(a));\n  return d;\n}\n'
+    )
+    assert main(["check", str(target), "--add-noqa"]) == 0
+    assert "Added 1 suppression in 1 file" in capsys.readouterr().err
+    text = target.read_text()
+    assert text.count("ptxlint: ignore[PTX001]") == 1, text
+    assert main(["check", str(target), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["findings"] == []
+
+
 def test_carried_line_starts_are_the_line_starts_of_the_edited_text() -> None:
     """``--add-noqa`` carries the line starts from edit to edit; after each they must be what a
     pass over the edited text finds (breaks before, inside and after the edit, "\\r" texts)."""
