@@ -79,9 +79,12 @@ class Rule:
     precision: ClassVar[str] = "high"  # SARIF's precision: very-high | high | medium | low
     # What a verdict reads, for the language server's re-lint after an edit inside one
     # statement's template (ptxlint.incremental): "statement" for the statement itself, the
-    # file's C++ code and the options; "file" when other asm statements count too (a brace
-    # opened in the previous one, an address a `cvta` in another asm made), and for any rule
-    # that does not say: those are checked again on every statement after every edit.
+    # file's C++ code and the options; "values" for those and, of the other asm statements,
+    # only what ptxlint.value_flow reads of them (a template spelling one of its
+    # TEMPLATE_WORDS: the address a `cvta` made); "file" when other asm statements count in
+    # any other way (a brace opened in the previous one), and for any rule that does not say.
+    # "file" rules are checked again on every statement after every edit, "values" rules only
+    # after an edit of a template that spells one of those words before or after it.
     scope: ClassVar[str] = "file"
     # The statement features (names of ``NEEDS``) of which at least one must hold for
     # ``check`` to say anything: the engine does not call the rule for a statement that has

@@ -52,6 +52,13 @@ class ParsedSource:
     def ascii(self) -> bool:
         return len(self.data) == len(self.text)
 
+    def positions(self) -> tree_sitter.Tree:
+        """The tree for where its nodes are, their kinds and their fields. The language
+        server's re-lint hands on a tree edited but not parsed again
+        (``incremental._EditedSource``): its nodes are where a parse would put them, but a
+        node's own ``text`` is unknown (read it through ``node_text``). Here, ``tree``."""
+        return self.tree
+
     def _wide_chars(self) -> tuple[list[int], list[int]]:
         # Index of every non-ASCII character and the extra bytes up to and including it, so a
         # conversion is a bisect rather than a re-encode of the prefix. The characters are found

@@ -68,7 +68,7 @@ from ptxlint.model import AsmStatement, Operand, SourceFile
 from ptxlint.ptx.address_values import SHARED_ADDRESS_HELPERS
 from ptxlint.syntax_tree import ParsedSource, parse
 
-__all__ = ["Value", "operand_value"]
+__all__ = ["TEMPLATE_WORDS", "Value", "operand_value"]
 
 
 class Value(str, Enum):
@@ -82,6 +82,12 @@ class Value(str, Enum):
 
 
 _MARKERS = {"array": Value.GENERIC, "shared": Value.SHARED, "generic": Value.GENERIC}
+
+# All that value flow reads of an asm template (``_asm_result``, ``makes_shared_pointers``)
+# spells one of these: an edit of a template without them, before and after, changes no value
+# (the language server's re-lint keeps the other statements' "values"-scoped verdicts, see
+# ``Rule.scope``). A new read of template text must add its words here.
+TEMPLATE_WORDS: tuple[str, ...] = ("cvta",)
 
 
 _MAX_DEPTH = 3  # statement -> parameter -> call-site argument -> helper's return value
@@ -106,12 +112,15 @@ def _text(parsed: ParsedSource, node: tree_sitter.Node) -> str:
     return parsed.node_text(node)
 
 
-def _name_of_declarator(node: tree_sitter.Node | None) -> tuple[str | None, bool, bool]:
-    """(name, is_pointer, is_array) of a declarator."""
+def _name_of_declarator(
+    node: tree_sitter.Node | None, data: bytes
+) -> tuple[str | None, bool, bool]:
+    """(name, is_pointer, is_array) of a declarator (``data``: the file's bytes; a node's own
+    ``text`` is unknown on a tree edited but not parsed again, see ``ParsedSource.positions``)."""
     pointer = array = False
     while node is not None:
         if node.type in ("identifier", "field_identifier"):
-            return node.text.decode("utf-8", "replace") if node.text else None, pointer, array
+            return _bytes_text(data, node), pointer, array
         if node.type == "pointer_declarator":
             pointer = True
         elif node.type == "array_declarator":
@@ -137,13 +146,13 @@ def _name_of_declarator(node: tree_sitter.Node | None) -> tuple[str | None, bool
     return None, pointer, array
 
 
-def _callee(node: tree_sitter.Node) -> tuple[str | None, tree_sitter.Node | None]:
+def _callee(node: tree_sitter.Node, data: bytes) -> tuple[str | None, tree_sitter.Node | None]:
     """The simple name a call_expression calls, and its template arguments when written."""
     function = node.child_by_field_name("function")
     targs = None
     while function is not None:
         if function.type in ("identifier", "primitive_type", "type_identifier"):
-            return (function.text.decode("utf-8", "replace") if function.text else None), targs
+            return _bytes_text(data, function), targs
         if function.type == "template_function":
             targs = function.child_by_field_name("arguments")
             function = function.child_by_field_name("name")
@@ -153,6 +162,10 @@ def _callee(node: tree_sitter.Node) -> tuple[str | None, tree_sitter.Node | None
             continue
         return None, None
     return None, None
+
+
+def _bytes_text(data: bytes, node: tree_sitter.Node) -> str | None:
+    return data[node.start_byte : node.end_byte].decode("utf-8", "replace") or None
 
 
 def _arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -338,7 +351,7 @@ class _FileFacts:
     # ------------------------------------------------------------------ structure, on demand
 
     def _node_at(self, start: int, end: int) -> tree_sitter.Node | None:
-        return self.parsed.tree.root_node.descendant_for_byte_range(start, end)
+        return self.parsed.positions().root_node.descendant_for_byte_range(start, end)
 
     def _around(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """The innermost function definition or lambda strictly around ``node``.
@@ -393,7 +406,9 @@ class _FileFacts:
             for param in plist.named_children if plist is not None else ():
                 if param.type not in ("parameter_declaration", "optional_parameter_declaration"):
                     continue
-                pname, pointer, array = _name_of_declarator(param.child_by_field_name("declarator"))
+                pname, pointer, array = _name_of_declarator(
+                    param.child_by_field_name("declarator"), self.data
+                )
                 params.append((pname, pointer or array))
         return _Function(node, name, params)
 
@@ -604,7 +619,7 @@ class _FileFacts:
                     definition = definition.parent
                 if definition is not None and definition.type == "function_definition":
                     definitions.append(self._function(definition))
-            elif current.type == "call_expression" and _callee(current)[0] == name:
+            elif current.type == "call_expression" and _callee(current, self.data)[0] == name:
                 sites.append(current)
             elif current.type == "array_declarator":
                 declared, _, array = self._declared(node)
@@ -716,7 +731,7 @@ class _FileFacts:
     def _call(
         self, node: tree_sitter.Node, fn: _Function, depth: int, params: bool
     ) -> Value | None:
-        name, targs = _callee(node)
+        name, targs = _callee(node, self.data)
         args = _arguments(node)
         if name is None:
             return None
@@ -841,7 +856,7 @@ def _expression_node(facts: _FileFacts, operand: Operand) -> tree_sitter.Node | 
     parsed = facts.parsed
     start = parsed.to_byte(operand.expression_span.start)
     end = parsed.to_byte(operand.expression_span.end)
-    node = parsed.tree.root_node.descendant_for_byte_range(start, end)
+    node = parsed.positions().root_node.descendant_for_byte_range(start, end)
     while node is not None and (node.start_byte, node.end_byte) == (start, end):
         parent = node.parent
         if parent is None or (parent.start_byte, parent.end_byte) != (start, end):

@@ -133,6 +133,7 @@ def _plan(ptx: PtxTemplate) -> _Plan:
 class MemorySpaceMismatch(Rule):
     id = "PTX301"
     name = "memory-space-mismatch"
+    scope = "values"  # the file's value flow, which reads another template only for `cvta`
     severity = Severity.ERROR
     needs = ("instructions",)
     summary = "Address operand is in a different memory space than the instruction expects"

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from ptxlint.engine import FileResult, SelectAll, instantiate, lint_source
-from ptxlint.incremental import IncrementalLinter, _EditedSource, _positions
+from ptxlint.incremental import IncrementalLinter, _EditedSource
 from ptxlint.model import SourceFile
 from ptxlint.registry import load_rules
 from ptxlint.rule import RuleContext
@@ -139,7 +139,7 @@ def same_as_full(linter: IncrementalLinter, path: str, text: str) -> FileResult:
     document = linter._documents.get(path)
     if document is not None:
         fresh = parse(path, text).tree
-        _same_tree(_positions(document.parsed), fresh)  # the edited tree's nodes
+        _same_tree(document.parsed.positions(), fresh)  # the edited tree's nodes
         parsed = document.parsed
         if isinstance(parsed, _EditedSource):  # the one a rule reads (parsed on a copy, so
             # that the next edit still starts from the edited tree)
@@ -361,3 +361,33 @@ def test_python_files_and_configuration_changes_are_linted_in_full() -> None:
     want = lint_source(SourceFile("mixed.cu", MIXED.replace("%1, %3", "%1, %2")), RULES, other,
                        SELECTOR)
     assert shape(got) == shape(want)
+
+
+def test_changed_range_is_the_longest_common_prefix_then_suffix() -> None:
+    """Block by block, then halving in the block that differs: the same range as comparing
+    character by character, also across block boundaries and where the texts overlap."""
+    import ptxlint.incremental as incremental
+    from ptxlint.incremental import changed_range
+
+    def naive(old: str, new: str) -> tuple[int, int, int]:
+        start = 0
+        while start < min(len(old), len(new)) and old[start] == new[start]:
+            start += 1
+        end = 0
+        while end < min(len(old), len(new)) - start and old[-1 - end] == new[-1 - end]:
+            end += 1
+        return start, len(old) - end, len(new) - end
+
+    rng = random.Random(3)
+    block = incremental._BLOCK
+    try:
+        incremental._BLOCK = 8  # many blocks in a short text
+        for _ in range(3000):
+            old = "".join(rng.choice("ab") for _ in range(rng.randint(0, 60)))
+            a = rng.randint(0, len(old))
+            b = rng.randint(a, len(old))
+            new = old[:a] + "".join(rng.choice("abc") for _ in range(rng.randint(0, 5))) + old[b:]
+            edit = changed_range(old, new)
+            assert (edit.start, edit.old_end, edit.new_end) == naive(old, new), (old, new)
+    finally:
+        incremental._BLOCK = block
