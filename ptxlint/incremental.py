@@ -473,25 +473,10 @@ def _span(span: Span, edit: _Edit) -> Span:
     return span if (start, end) == (span.start, span.end) else Span(start, end)
 
 
-# The slots of a statement, read and set directly: ``copy.copy`` of a slotted dataclass goes
-# through ``__reduce_ex__`` and its field list, 21 us a statement (16 ms an edit of CUTLASS's
-# GMMA header, whose 736 statements are all moved).
-_STATEMENT_SLOTS = tuple(AsmStatement.__dict__[name] for name in AsmStatement.__slots__)
-
-
-def _with_source(statement: AsmStatement, source: SourceFile) -> AsmStatement:
-    """A shallow copy of ``statement`` reading ``source``."""
-    moved = object.__new__(AsmStatement)
-    for slot in _STATEMENT_SLOTS:
-        slot.__set__(moved, slot.__get__(statement, AsmStatement))
-    object.__setattr__(moved, "source", source)
-    return moved
-
-
 def _move_statement(statement: AsmStatement, edit: _Edit, source: SourceFile) -> AsmStatement:
     """The statement in the new text: moved if after the edit, reading ``source``."""
     if not edit.delta or _last_offset(statement) <= edit.start:
-        return _with_source(statement, source)
+        return statement.with_source(source)
     template = statement.template
     context = statement.context
     if context.expansion is not None:

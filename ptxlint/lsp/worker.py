@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import dataclasses
 import multiprocessing
 import os
@@ -73,9 +72,7 @@ def _reply_result(result: FileResult) -> FileResult:
         statement = finding.statement
         if statement is not None:
             if id(statement) not in bare:
-                copied = copy.copy(statement)
-                object.__setattr__(copied, "source", light)
-                bare[id(statement)] = copied
+                bare[id(statement)] = statement.with_source(light)
             finding = dataclasses.replace(finding, statement=bare[id(statement)])
         findings.append(finding)
     return dataclasses.replace(result, findings=findings, statements=[], source=None)
