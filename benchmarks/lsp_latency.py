@@ -1,6 +1,7 @@
 """Time from ``didChange`` to ``publishDiagnostics`` in ``ptxlint lsp``.
 
     python benchmarks/lsp_latency.py [--lines 5000] [--asm 200] [--changes 40] [--debounce-ms 150]
+    python benchmarks/lsp_latency.py --file HEADER [--changes 40] [--debounce-ms 0]
 
 A generated .cu file (``--lines`` lines, ``--asm`` asm statements, a few of them defective) is
 opened in a real server process over stdio; then ``--changes`` edits are sent one at a time,
@@ -8,6 +9,11 @@ each waiting for the diagnostics of its version. Every edit flips an operand ind
 template (``%1`` <-> ``%3``), so the diagnostics really change. The time includes the debounce
 (``--debounce-ms``; run with 0 to see the lint alone), the JSON-RPC round trip and the
 conversion to LSP positions. Nothing is asserted; the numbers are printed.
+
+``--file``: a real file instead (a copy is opened). Each edit flips ``%0`` <-> ``%9`` in the
+template line of a statement, a different statement every second edit, spread over the
+file. Some edits there take the full lint (near a word that a file-wide decision reads, or in
+an ``#if`` branch): the p95 shows them.
 """
 
 from __future__ import annotations
@@ -107,12 +113,28 @@ def main() -> int:
     parser.add_argument("--asm", type=int, default=200)
     parser.add_argument("--changes", type=int, default=40)
     parser.add_argument("--debounce-ms", type=int, default=150)
+    parser.add_argument("--file", help="a real file to open and edit (see the docstring)")
     args = parser.parse_args()
 
-    text, asm_lines = generate(args.lines, args.asm)
-    column = ASM.index("%1")
+    if args.file:
+        with open(args.file, encoding="utf-8") as handle:
+            text = handle.read()
+        # (line, column of the digit) of each template line that names %0
+        targets = [
+            (k, line.index("%0") + 1)
+            for k, line in enumerate(text.split("\n"))
+            if '"' in line and "%0" in line
+        ]
+        if not targets:
+            parser.error(f"{args.file}: no template line names %0")
+        flips = ("9", "0")
+    else:
+        text, asm_lines = generate(args.lines, args.asm)
+        targets = [(line, ASM.index("%1") + 1) for line in asm_lines]
+        flips = ("3", "1")
     with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "generated.cu")
+        name = os.path.basename(args.file) if args.file else "generated.cu"
+        path = os.path.join(folder, name)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
         uri = "file://" + path
@@ -132,11 +154,12 @@ def main() -> int:
             open_ms = (time.perf_counter() - started) * 1000
             launch_ms = (time.perf_counter() - launched) * 1000
             timings, counts = [], []
+            step = 7 if not args.file else max(1, len(targets) // max(1, args.changes // 2))
             for i in range(args.changes):
-                line = asm_lines[(i // 2 * 7) % len(asm_lines)]
-                new = "3" if i % 2 == 0 else "1"  # break it, then mend it
-                start = {"line": line, "character": column + 1}
-                end = {"line": line, "character": column + 2}
+                line, column = targets[(i // 2 * step) % len(targets)]
+                new = flips[i % 2]  # break it, then mend it
+                start = {"line": line, "character": column}
+                end = {"line": line, "character": column + 1}
                 change = {"range": {"start": start, "end": end}, "text": new}
                 version = i + 2
                 document = {"uri": uri, "version": version}
@@ -148,10 +171,14 @@ def main() -> int:
         finally:
             server.close()
 
-    print(
-        f"file: {args.lines} lines, {len(asm_lines)} asm statements, "
-        f"{len(first)} diagnostics on open"
-    )
+    if args.file:
+        print(f"file: {args.file}, {len(targets)} template lines naming %0, "
+              f"{len(first)} diagnostics on open")
+    else:
+        print(
+            f"file: {args.lines} lines, {len(targets)} asm statements, "
+            f"{len(first)} diagnostics on open"
+        )
     print(f"process start -> initialize answered (workers loaded): {initialize_ms:.1f} ms")
     print(f"didOpen -> publishDiagnostics (first lint, rules loaded): {open_ms:.1f} ms")
     print(f"process start -> first diagnostics: {launch_ms:.1f} ms")
