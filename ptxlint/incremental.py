@@ -82,8 +82,9 @@ _LITERAL_BREAKERS = frozenset('"\\\n\r')
 # Words that file-wide decisions look for anywhere in the text, string literals included (the
 # grammar's CUDA markers and PTX101's ``__volatile__`` spelling all start with "__", directives,
 # NV_IF_TARGET guards, suppression comments, #error), each with how far from the edit an
-# occurrence can be and still be made or unmade by it: an edit within reach of one is linted in
-# full. "__" reaches as far as the longest such marker (``__CUDA_ARCH__``) and a little more.
+# occurrence can be and still be made or unmade by it: an edit within reach of one, in the
+# literal the edit is inside, is linted in full (``_near_file_word``). "__" reaches as far as
+# the longest such marker (``__CUDA_ARCH__``) and a little more.
 # "*/" inside a literal can close an unterminated "/*" written earlier in the file: tree-sitter
 # reads that "/*" as an error and goes on, until a "*/" anywhere makes it a comment that swallows
 # the statements between (typing "*/" into a template turned 14 statements into 5).
@@ -231,10 +232,6 @@ def _relint(
     removed, typed = old_text[edit.start : edit.old_end], text[edit.start : edit.new_end]
     if _LITERAL_BREAKERS & (set(removed) | set(typed)):
         return None
-    for word, reach in _FILE_WORDS:
-        low = max(0, edit.start - reach)
-        if word in old_text[low : edit.old_end + reach] or word in text[low : edit.new_end + reach]:
-            return None
     old = document.parsed
     if grammar_for(path, text) != old.grammar:
         return None
@@ -245,8 +242,10 @@ def _relint(
         return None
     statement = statements[at]
     literal = _literal_at(statement, edit)
+    if literal is None or _near_file_word(old_text, text, literal, edit):
+        return None
     typed_bytes = len(typed.encode("utf-8", "surrogatepass"))
-    if literal is None or not _plain_statement(old, statement, literal, edit, typed_bytes):
+    if not _plain_statement(old, statement, literal, edit, typed_bytes):
         return None
     delta = edit.delta
     if delta and any(
@@ -318,6 +317,21 @@ def _statement_at(statements: Sequence[AsmStatement], edit: _Edit) -> int | None
         if s.span.start < edit.start and edit.old_end < s.span.end
     ]
     return found[0] if len(found) == 1 else None
+
+
+def _near_file_word(old_text: str, text: str, literal: Span, edit: _Edit) -> bool:
+    """A word of ``_FILE_WORDS`` within its reach of the edit, in the old text or the new, in
+    the literal the edit is inside: no such word can be made or unmade across the literal's
+    quotes, so an occurrence outside it (CCCL's ``"l"(__ptr)`` after nearly every template)
+    is no reason for a full lint."""
+    new_end = literal.end + edit.delta
+    for word, reach in _FILE_WORDS:
+        low = max(literal.start, edit.start - reach)
+        if word in old_text[low : min(literal.end, edit.old_end + reach)]:
+            return True
+        if word in text[low : min(new_end, edit.new_end + reach)]:
+            return True
+    return False
 
 
 def _literal_at(statement: AsmStatement, edit: _Edit) -> Span | None:

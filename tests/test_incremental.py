@@ -391,3 +391,20 @@ def test_changed_range_is_the_longest_common_prefix_then_suffix() -> None:
             assert (edit.start, edit.old_end, edit.new_end) == naive(old, new), (old, new)
     finally:
         incremental._BLOCK = block
+
+
+def test_an_edit_beside_a_reserved_name_outside_its_literal_takes_the_fast_path() -> None:
+    """CCCL names every operand ``__x``: a ``__`` outside the edited literal cannot be made or
+    unmade by the edit (the quotes are between), so it is no reason for a full lint; one typed
+    into the literal still is."""
+    text = (
+        "template <class _Type>\n"
+        "static inline __device__ void __store(_Type* __ptr, _Type& __val)\n"
+        '{ asm volatile("st.relaxed.gpu.b16 [%0],%1;" :: "l"(__ptr), "h"(__val) : "memory"); }\n'
+    )
+    linter = IncrementalLinter()
+    same_as_full(linter, "cccl.h", text)
+    same_as_full(linter, "cccl.h", text.replace("[%0],%1;", "[%0],%2;"))
+    assert linter.incremental_runs == 1
+    same_as_full(linter, "cccl.h", text.replace("[%0],%1;", "[%0],%1;__"))
+    assert linter.incremental_runs == 1  # a "__" typed into the literal: linted in full
