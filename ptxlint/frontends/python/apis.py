@@ -7,6 +7,7 @@ to parse it; discovery and the runner may read it to skip files early (issue 14)
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 # A .py file is parsed only if it contains one of these (a `bytes.find` per word).
@@ -33,23 +34,34 @@ _LLVM_CALL = re.compile(
 )
 _CXX_CALL = re.compile(r"\b(?:RawKernel|RawModule|ElementwiseKernel|ReductionKernel|Program)\s*\(")
 _CXX_ASM = re.compile(r"\b(?:asm|__asm__|__asm)\b")
-# ``_LLVM_CALL`` without its leading ``\b``: a pattern that starts with ``\b`` is tried at every
-# character, one that starts with the words lets the engine skip to where one may begin.
+# ``_LLVM_CALL`` without its leading ``\b`` (see ``bounded_matches``)
 _LLVM_WORD = re.compile(
     r"(?:inline_asm_elementwise|elementwise_inline_asm|inline_asm|InlineAsm)\s*\("
 )
 
 
-def _llvm_call(text: str) -> bool:
-    """``_LLVM_CALL.search(text) is not None``: each match of it starts where ``_LLVM_WORD``
-    matches, and ``_LLVM_CALL.match(text, at)`` reads the character before ``at`` for its
-    ``\b``."""
+def bounded_matches(
+    bounded: re.Pattern[str], words: re.Pattern[str], text: str
+) -> Iterator[re.Match[str]]:
+    r"""``bounded.finditer(text)``, for a pattern that begins with ``\b`` and ``words``, the same
+    pattern without its boundaries: every match of ``bounded`` starts where ``words`` matches,
+    and ``bounded.match(text, at)`` sees the character before ``at`` for its ``\b``, so trying it
+    at each such place, left to right, and going on after a match's end as ``finditer`` does,
+    finds exactly its matches. A pattern that begins with ``\b`` is tried at every character;
+    one that begins with the words lets the engine skip to where one may begin."""
     at = 0
-    while (word := _LLVM_WORD.search(text, at)) is not None:
-        if _LLVM_CALL.match(text, word.start()) is not None:
-            return True
-        at = word.start() + 1
-    return False
+    while (word := words.search(text, at)) is not None:
+        m = bounded.match(text, word.start())
+        if m is not None:
+            yield m
+            at = m.end()
+        else:
+            at = word.start() + 1
+
+
+def _llvm_call(text: str) -> bool:
+    """``_LLVM_CALL.search(text) is not None`` (see ``bounded_matches``)."""
+    return next(bounded_matches(_LLVM_CALL, _LLVM_WORD, text), None) is not None
 
 
 def worth_parsing(text: str) -> bool:

@@ -36,7 +36,7 @@ from ptxlint.model import (
 from ptxlint.syntax_tree import ParsedSource
 
 from . import triton_types
-from .apis import Api, classify, mentions_api, worth_parsing
+from .apis import Api, bounded_matches, classify, mentions_api, worth_parsing
 from .constraints import clobber_name, split_constraints
 from .embedded_cxx import extract_embedded
 from .values import Values
@@ -45,10 +45,9 @@ _CALLEE = re.compile(
     r"\b(inline_asm_elementwise|elementwise_inline_asm|inline_asm|InlineAsm|RawKernel|RawModule"
     r"|ElementwiseKernel|ReductionKernel|Program)\b"
 )
-# Where ``_CALLEE`` can match: the same words without the boundaries. The leading ``\b`` keeps
-# the regex engine from skipping ahead to a possible first character, so ``_CALLEE.finditer``
-# tried every position (0.52 s over flashinfer's 27 MB of asm-bearing Python); this scan costs
-# 0.08 s, and ``_CALLEE`` is then only tried where it finds a word (see ``_callee_matches``).
+# Where ``_CALLEE`` can match: the same words without the boundaries (``apis.bounded_matches``).
+# ``_CALLEE.finditer`` tried every position (0.52 s over flashinfer's 27 MB of asm-bearing
+# Python); this scan costs 0.08 s, and ``_CALLEE`` is then only tried where it finds a word.
 _CALLEE_WORD = re.compile(
     r"inline_asm_elementwise|elementwise_inline_asm|inline_asm|InlineAsm|RawKernel|RawModule"
     r"|ElementwiseKernel|ReductionKernel|Program"
@@ -192,18 +191,8 @@ def _import_matches(text: str) -> Iterator[re.Match[str]]:
 
 
 def _callee_matches(text: str) -> Iterator[re.Match[str]]:
-    """The matches of ``_CALLEE.finditer(text)``, in order. Every match of ``_CALLEE`` starts where
-    ``_CALLEE_WORD`` matches (the same words, no boundaries); ``_CALLEE.match(text, at)`` sees the
-    character before ``at`` for its ``\b``, so trying it at each such place, left to right,
-    and going on after a match's end as ``finditer`` does, finds exactly its matches."""
-    at = 0
-    while (word := _CALLEE_WORD.search(text, at)) is not None:
-        m = _CALLEE.match(text, word.start())
-        if m is not None:
-            yield m
-            at = m.end()
-        else:
-            at = word.start() + 1
+    """The matches of ``_CALLEE.finditer(text)``, in order, found from ``_CALLEE_WORD``."""
+    return bounded_matches(_CALLEE, _CALLEE_WORD, text)
 
 
 def _join(base: str, name: str) -> str:
