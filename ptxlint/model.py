@@ -373,11 +373,10 @@ class AsmStatement:
         return self.source.line_col(self.span.start).line
 
 
-# --------------------------------------------------------------------------- LLVM-syntax calls
-
-
-
 _STATEMENT_SLOTS = tuple(AsmStatement.__dict__[name] for name in AsmStatement.__slots__)
+
+
+# --------------------------------------------------------------------------- LLVM-syntax calls
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,8 +16,8 @@ functions of up to 130 parameters):
   begin their declarations (``_keyword_captures``: a search of the bytes per keyword and one
   descent per match), not from a pass over every node of the tree. Macros are read first
   (every name is checked against them); ``enum`` on the first look-up that needs an enum or
-  an enumerator (``_index_enums``: a name no scope declares), the other five keywords on the
-  first that needs a type name that is not built in or a class (``_index_types``). Of 257
+  an enumerator (``_enum_names``: a name no scope declares), the other five keywords on the
+  first that needs a type name that is not built in or a class (``_type_names``). Of 257
   flashinfer files (41.6 MB), 125 never read the enums and 220 (36.7 MB) never the rest.
 - Every scope (block, function parameters, class body, template parameters, ``for``/``if``
   initializers) gets one symbol table, ``name -> declarations``, built in one pass over that
@@ -395,7 +395,7 @@ _INDEX_KEYWORDS = tuple(
     re.compile(word + rb"(?![A-Za-z0-9_])")
     for word in (b"define", b"typedef", b"using", b"struct", b"class", b"union", b"enum")
 )
-# macros are needed by every name, the rest by fewer look-ups (TypeResolver._index_types)
+# macros are needed by every name, the rest by fewer look-ups (TypeResolver._type_names)
 _MACRO_KEYWORDS = _INDEX_KEYWORDS[:1]
 _TYPE_KEYWORDS = _INDEX_KEYWORDS[1:6]
 _ENUM_KEYWORDS = _INDEX_KEYWORDS[6:]
@@ -676,8 +676,8 @@ class TypeResolver:
         self._byte_marks: list[int] | None = None
         self._wide: tuple[list[int], list[int]] | tuple[()] | None = None  # see _byte_offset
         self._indexed = False  # the macros (_ensure_index)
-        self._types_indexed = False  # typedefs, aliases, records (_index_types)
-        self._enums_indexed = False  # enums and enumerators (_index_enums)
+        self._types_indexed = False  # typedefs, aliases, records (_type_names)
+        self._enums_indexed = False  # enums and enumerators (_enum_names)
         self._typedefs: dict[str, list[Node]] = {}
         self._records: dict[str, list[Node]] = {}  # record specifiers by name (bodies or not)
         self._enums: dict[str, list[Node]] = {}
@@ -1278,32 +1278,37 @@ class TypeResolver:
         captures = self._keyword_captures(_MACRO_KEYWORDS)
         self._macros = {_text(name) for name, _ in captures.get("macro", [])}
 
-    def _index_types(self) -> None:
-        """Typedefs, aliases and records, read on the first look-up that needs them (a type
-        name that is not built in, a class): five of the seven keyword searches
+    def _type_names(self) -> tuple[dict[str, list[Node]], dict[str, list[Node]]]:
+        """(typedefs and aliases, records) by name, read on the first look-up that needs them (a
+        type name that is not built in, a class): five of the seven keyword searches
         (``_keyword_captures``), which a file whose operands name only built-in types and
         declared variables never needs."""
-        self._types_indexed = True
-        captures = self._keyword_captures(_TYPE_KEYWORDS)
-        for _, node in captures.get("typedef", []):
-            for decl in node.children_by_field_name("declarator"):
-                name = _declarator_name(decl)
-                if name is not None:
-                    self._typedefs.setdefault(_text(name), []).append(node)
-        for _, node in captures.get("alias", []):
-            self._typedefs.setdefault(_text(node.child_by_field_name("name")), []).append(node)
-        for name, owner in captures.get("record", []):
-            self._records.setdefault(_text(name), []).append(owner)
+        if not self._types_indexed:
+            self._types_indexed = True
+            captures = self._keyword_captures(_TYPE_KEYWORDS)
+            for _, node in captures.get("typedef", []):
+                for decl in node.children_by_field_name("declarator"):
+                    name = _declarator_name(decl)
+                    if name is not None:
+                        self._typedefs.setdefault(_text(name), []).append(node)
+            for _, node in captures.get("alias", []):
+                name_node = node.child_by_field_name("name")
+                self._typedefs.setdefault(_text(name_node), []).append(node)
+            for name, owner in captures.get("record", []):
+                self._records.setdefault(_text(name), []).append(owner)
+        return self._typedefs, self._records
 
-    def _index_enums(self) -> None:
-        """Enums and enumerators, read on the first look-up that needs them: most often a name
-        no scope declares (``_fallback_names``), which needs only the ``enum`` search."""
-        self._enums_indexed = True
-        captures = self._keyword_captures(_ENUM_KEYWORDS)
-        for name, owner in captures.get("enum", []):
-            self._enums.setdefault(_text(name), []).append(owner)
-        for name, owner in captures.get("enumerator", []):
-            self._enumerators.setdefault(_text(name), []).append(owner)
+    def _enum_names(self) -> tuple[dict[str, list[Node]], dict[str, list[Node]]]:
+        """(enums, enumerators) by name, read on the first look-up that needs them: most often
+        a name no scope declares (``_fallback_names``), which needs only the ``enum`` search."""
+        if not self._enums_indexed:
+            self._enums_indexed = True
+            captures = self._keyword_captures(_ENUM_KEYWORDS)
+            for name, owner in captures.get("enum", []):
+                self._enums.setdefault(_text(name), []).append(owner)
+            for name, owner in captures.get("enumerator", []):
+                self._enumerators.setdefault(_text(name), []).append(owner)
+        return self._enums, self._enumerators
 
     def _keyword_captures(
         self, patterns: tuple[re.Pattern[bytes], ...] = _INDEX_KEYWORDS
@@ -1620,11 +1625,8 @@ class TypeResolver:
             name = spec.child_by_field_name("name")
             if name is None:
                 return self._enum_type(spec, "<anonymous enum>")
-            if not self._enums_indexed:
-                self._index_enums()
-            return _agree(
-                [self._enum_type(e, _text(name)) for e in self._enums.get(_text(name), [])]
-            )
+            enums = self._enum_names()[0].get(_text(name), [])
+            return _agree([self._enum_type(e, _text(name)) for e in enums])
         return None  # auto, decltype, typename T::x, S<T>, ...
 
     def named_type(self, name: str, where: Node) -> _Ty | None:
@@ -1641,24 +1643,19 @@ class TypeResolver:
         return result
 
     def _named_type_uncached(self, name: str) -> _Ty | None:
-        if not self._types_indexed:
-            self._index_types()
-        if not self._enums_indexed:
-            self._index_enums()
+        typedefs, records = self._type_names()
         candidates: list[_Ty | None] = []
-        for node in self._typedefs.get(name, []):
+        for node in typedefs.get(name, []):
             candidates.append(self._typedef_type(node, name))
-        if name in self._records:
+        if name in records:
             candidates.append(self._record(name))
-        for node in self._enums.get(name, []):
+        for node in self._enum_names()[0].get(name, []):
             candidates.append(self._enum_type(node, name))
         # an enum declared twice (forward declaration + definition) agrees with itself
         return _agree(candidates)
 
     def _record(self, name: str) -> _Ty | None:
-        if not self._types_indexed:
-            self._index_types()
-        records = self._records.get(name)
+        records = self._type_names()[1].get(name)
         if not records:
             return None
         bodies = tuple(b for r in records if (b := r.child_by_field_name("body")) is not None)
@@ -2099,9 +2096,7 @@ class TypeResolver:
         scope_name = _text(
             scope.child_by_field_name("name") if scope.type == "template_type" else scope
         )
-        if not self._types_indexed:
-            self._index_types()
-        records = self._records.get(scope_name.split("::")[-1], [])
+        records = self._type_names()[1].get(scope_name.split("::")[-1], [])
         bodies = tuple(b for r in records if (b := r.child_by_field_name("body")) is not None)
         if scope.type not in ("namespace_identifier", "template_type") or not bodies:
             raise _Stop  # members of a class we cannot see may hide any outer name
@@ -2161,9 +2156,7 @@ class TypeResolver:
                 self._hi = end
         if entries:
             return _agree([self.entry_type(e, False) for e in entries])
-        if not self._enums_indexed:
-            self._index_enums()
-        enums = self._enumerators.get(name, [])
+        enums = self._enum_names()[1].get(name, [])
         if enums:
             types: list[_Ty | None] = []
             for enumerator in enums:
@@ -2181,9 +2174,7 @@ class TypeResolver:
         ty = self.named_type(enum_name, where)
         if ty is None or ty.kind != "enum":
             return None
-        if not self._enums_indexed:
-            self._index_enums()
-        for spec in self._enums.get(enum_name, []):
+        for spec in self._enum_names()[0].get(enum_name, []):
             body = spec.child_by_field_name("body")
             if body is not None and any(
                 _text(e.child_by_field_name("name")) == name for e in body.named_children

@@ -113,14 +113,14 @@ def _text(parsed: ParsedSource, node: tree_sitter.Node) -> str:
 
 
 def _name_of_declarator(
-    node: tree_sitter.Node | None, data: bytes
+    parsed: ParsedSource, node: tree_sitter.Node | None
 ) -> tuple[str | None, bool, bool]:
-    """(name, is_pointer, is_array) of a declarator (``data``: the file's bytes; a node's own
-    ``text`` is unknown on a tree edited but not parsed again, see ``ParsedSource.positions``)."""
+    """(name, is_pointer, is_array) of a declarator. Its text is read through ``parsed``: a
+    node's own ``text`` is unknown on a tree edited but not parsed again (``positions``)."""
     pointer = array = False
     while node is not None:
         if node.type in ("identifier", "field_identifier"):
-            return _bytes_text(data, node), pointer, array
+            return _text(parsed, node) or None, pointer, array
         if node.type == "pointer_declarator":
             pointer = True
         elif node.type == "array_declarator":
@@ -146,13 +146,15 @@ def _name_of_declarator(
     return None, pointer, array
 
 
-def _callee(node: tree_sitter.Node, data: bytes) -> tuple[str | None, tree_sitter.Node | None]:
+def _callee(
+    parsed: ParsedSource, node: tree_sitter.Node
+) -> tuple[str | None, tree_sitter.Node | None]:
     """The simple name a call_expression calls, and its template arguments when written."""
     function = node.child_by_field_name("function")
     targs = None
     while function is not None:
         if function.type in ("identifier", "primitive_type", "type_identifier"):
-            return _bytes_text(data, function), targs
+            return _text(parsed, function) or None, targs
         if function.type == "template_function":
             targs = function.child_by_field_name("arguments")
             function = function.child_by_field_name("name")
@@ -162,10 +164,6 @@ def _callee(node: tree_sitter.Node, data: bytes) -> tuple[str | None, tree_sitte
             continue
         return None, None
     return None, None
-
-
-def _bytes_text(data: bytes, node: tree_sitter.Node) -> str | None:
-    return data[node.start_byte : node.end_byte].decode("utf-8", "replace") or None
 
 
 def _arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -407,7 +405,7 @@ class _FileFacts:
                 if param.type not in ("parameter_declaration", "optional_parameter_declaration"):
                     continue
                 pname, pointer, array = _name_of_declarator(
-                    param.child_by_field_name("declarator"), self.data
+                    self.parsed, param.child_by_field_name("declarator")
                 )
                 params.append((pname, pointer or array))
         return _Function(node, name, params)
@@ -619,7 +617,7 @@ class _FileFacts:
                     definition = definition.parent
                 if definition is not None and definition.type == "function_definition":
                     definitions.append(self._function(definition))
-            elif current.type == "call_expression" and _callee(current, self.data)[0] == name:
+            elif current.type == "call_expression" and _callee(self.parsed, current)[0] == name:
                 sites.append(current)
             elif current.type == "array_declarator":
                 declared, _, array = self._declared(node)
@@ -731,7 +729,7 @@ class _FileFacts:
     def _call(
         self, node: tree_sitter.Node, fn: _Function, depth: int, params: bool
     ) -> Value | None:
-        name, targs = _callee(node, self.data)
+        name, targs = _callee(self.parsed, node)
         args = _arguments(node)
         if name is None:
             return None

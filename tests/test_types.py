@@ -1450,14 +1450,14 @@ __device__ void k(u32_t p, Rec r, Both b, Color c, f32_t f, Out* o) {
 
 @pytest.mark.parametrize("source", [_INDEXED_NAMES, _DECLARATOR_SHAPES, _BATCH_SOURCE])
 def test_the_type_index_read_on_demand_gives_the_answers_of_one_read_first(source: str) -> None:
-    # _index_types runs on the first look-up that needs a type name, enumerator or class;
-    # a resolver that reads the whole index before any operand must give the same answers
+    # _type_names and _enum_names read on the first look-up that needs a type name,
+    # enumerator or class; a resolver that reads the whole index before any operand must give the same answers
     parsed, calls = _typing_calls(source)
     lazy = TypeResolver(parsed.text, parsed.tree, parsed.data)
     eager = TypeResolver(parsed.text, parsed.tree, parsed.data)
     eager._ensure_index()
-    eager._index_types()
-    eager._index_enums()
+    eager._type_names()
+    eager._enum_names()
     got = [shape(lazy.resolve(*call)) for call in calls]
     assert got == [shape(eager.resolve(*call)) for call in calls]
     if source is _INDEXED_NAMES:
