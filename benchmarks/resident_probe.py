@@ -7,7 +7,8 @@ cannot get there: importing the standard library modules and tree-sitter alone i
 (session 10). This probe measures the other design before anyone builds it. A throwaway server
 imports ptxlint and runs ``cli.main`` for each request on a Unix socket. A client of a dozen
 lines (socket, json) sends it argv and the working folder, and prints what comes back. The
-figures are the best of ``--repeat`` runs of each, in wall time:
+figures are the best of ``--repeat`` runs of each on ``bench.SMALL``, in wall time
+(``bench.best``, as bench.py's start-up rows):
 - ``python -c pass``;
 - ``ptxlint check small.cu --no-cache`` as a command;
 - the same through the client, with and without ``site``.
@@ -25,14 +26,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
-SMALL = (
-    "__device__ unsigned f(unsigned a) {\n  unsigned d;\n"
-    '  asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a));\n  return d;\n}\n'
-)
+from bench import SMALL, best  # noqa: E402  (bench.py's start-up file and timing)
 
 SERVER = r"""
 import contextlib, io, json, os, socket, sys
@@ -78,15 +76,6 @@ sys.exit(reply["rc"])
 """
 
 
-def best(command: list[str], env: dict[str, str], repeat: int) -> float:
-    fastest = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        fastest = min(fastest, time.perf_counter() - started)
-    return fastest
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", default=sys.executable)
@@ -121,9 +110,9 @@ def main() -> int:
                 ("the same through the server", [python, client_py, *check]),
                 ("  its client without site", [python, "-S", client_py, *check]),
             ]
-            base = best(rows[0][1], env, args.repeat)
+            base = best(rows[0][1], env, args.repeat)[0]
             for label, row in rows:
-                seconds = best(row, env, args.repeat)
+                seconds = best(row, env, args.repeat)[0]
                 print(f"{label:30} {1000 * seconds:6.1f} ms = {seconds / base:4.1f}x")
         finally:
             server.kill()
