@@ -25,10 +25,11 @@ while the headers it read are unchanged too: a C++ file's macro table reads its 
 closure, and the prefilter's verdict on a file without an asm keyword depends on the same
 headers, so both are looked up through ``file_index``, which checks that closure (and the
 folders deciding which headers the includes find) by stat. Tier 2 and ``--fix`` runs
-bypass it (their results depend on other files, or change the file). The folder is bounded:
-after a run that wrote entries, the least recently used are removed until it is under
-``MAX_RESULTS_BYTES``. ``ptxlint clean`` empties the location (all but the test suite's
-oracle); ``check --no-cache`` neither reads nor writes results.
+bypass it (their results depend on other files, or change the file). An entry holds the
+file's text compressed (``packed_source``), as the run keeps it for the report. The folder is
+bounded: after a run that wrote entries, the least recently used are removed until it is under
+``MAX_RESULTS_BYTES``. ``ptxlint clean`` empties the location
+(all but the test suite's oracle); ``check --no-cache`` neither reads nor writes results.
 """
 
 from __future__ import annotations

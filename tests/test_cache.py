@@ -264,3 +264,23 @@ def test_the_include_prefilter_answer_is_cached(tmp_path, capsys, cache_dir, mon
         "#include <proj/plain.cuh>\n__device__ int g() { return PROJ_ONE + 1; }\n")
     assert check_json(capsys, "uses.cu", "plain.cu") == first
     assert asked == ["plain.cu"]
+
+
+def test_a_cached_entry_keeps_the_text_packed(tmp_path, capsys, cache_dir, monkeypatch):
+    from ptxlint.packed_source import PackedSource
+
+    monkeypatch.chdir(tmp_path)
+    # generated kernels repeat themselves: the entry must not hold the text as it is
+    text = BAD + "".join(f"// generated line {i % 10}\n" for i in range(20000))
+    (tmp_path / "k.cu").write_text(text)
+    first = check_json(capsys, "k.cu")
+    [entry] = (cache_dir / "results").rglob("*/*")
+    assert entry.stat().st_size < len(text) // 10
+    loaded = runner._load(cache.ResultCache(cache_dir / "results", ""), entry.name, True)
+    assert loaded is not None and isinstance(loaded.source, PackedSource)
+    assert loaded.source.text == text
+    # the finding's statement is read back with that text
+    [finding] = loaded.findings
+    assert finding.statement is not None and finding.statement.source is loaded.source
+    forbid_linting(monkeypatch)
+    assert check_json(capsys, "k.cu") == first
