@@ -28,7 +28,7 @@ folders deciding which headers the includes find) by stat. Tier 2 and ``--fix`` 
 bypass it (their results depend on other files, or change the file). An entry holds the
 file's text compressed (``packed_source``), as the run keeps it for the report. The folder is
 bounded: after a run that wrote entries, the least recently used are removed until it is under
-``MAX_RESULTS_BYTES``. ``ptxlint clean`` empties the location
+``MAX_RESULTS_BYTES``, the run's own entries last. ``ptxlint clean`` empties the location
 (all but the test suite's oracle); ``check --no-cache`` neither reads nor writes results.
 """
 
@@ -40,7 +40,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from ptxlint import __version__
@@ -175,6 +175,7 @@ class ResultCache:
         self.salt = salt  # version, code and settings shared by every file of the run
         self.hits = 0
         self.writes = 0
+        self.used: set[str] = set()  # the keys this process read or wrote
 
     def key(self, path: str, data: bytes, rules: str) -> str:
         import hashlib
@@ -209,6 +210,7 @@ class ResultCache:
             with contextlib.suppress(OSError):
                 os.utime(entry)  # recently used: pruning removes the oldest first
         self.hits += 1
+        self.used.add(key)
         return values
 
     def put(self, key: str, *values: object) -> None:
@@ -220,10 +222,20 @@ class ResultCache:
             return
         if write_quietly(self._entry(key), data):  # readers see a whole entry or none
             self.writes += 1
+            self.used.add(key)
 
-    def prune(self, limit: int = MAX_RESULTS_BYTES) -> int:
-        """Remove the least recently used entries until the folder is under ``limit``."""
-        entries: list[tuple[float, int, str]] = []
+    def prune(self, limit: int | None = None, used: Collection[str] = ()) -> int:
+        """Remove the least recently used entries until the folder is under ``limit``, the
+        entries of the run that just ended (``used``: the keys it read or wrote) last.
+
+        A hit refreshes its entry's time only once an hour (``_TOUCH_AFTER_S``), so by time
+        alone the oldest entries are often the ones the run has just read. Pruning those first
+        made a tree whose results are near the limit lose a fifth of them after every run and
+        lint that fifth again the next time. The run's own entries go only when they alone are
+        over ``limit`` (default ``MAX_RESULTS_BYTES``), and then only down to it."""
+        if limit is None:
+            limit = MAX_RESULTS_BYTES
+        entries: list[tuple[bool, float, int, str]] = []
         total = 0
         try:
             shards = list(os.scandir(self.folder))
@@ -237,14 +249,14 @@ class ResultCache:
                     info = item.stat()
                 except OSError:
                     continue
-                entries.append((info.st_mtime, info.st_size, item.path))
+                entries.append((item.name in used, info.st_mtime, info.st_size, item.path))
                 total += info.st_size
         if total <= limit:
             return 0
         removed = 0
         entries.sort()
-        for _, size, path in entries:
-            if total <= limit * _PRUNE_TO:
+        for kept, _, size, path in entries:
+            if total <= (limit if kept else limit * _PRUNE_TO):
                 break
             try:
                 os.unlink(path)

@@ -775,7 +775,7 @@ def run(
         assert outcome is not None
         _merge(result, outcome, fix_mode == "fix")
     if cache is not None and (cache.writes or any(j.key for j in pending)):
-        cache.prune()
+        cache.prune(used=cache.used | {j.key for j in pending if j.key})
     if index is not None:
         index.save()
     macros.keep_header_digests(False)

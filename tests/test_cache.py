@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import time
 
 import pytest
 
@@ -284,3 +285,40 @@ def test_a_cached_entry_keeps_the_text_packed(tmp_path, capsys, cache_dir, monke
     assert finding.statement is not None and finding.statement.source is loaded.source
     forbid_linting(monkeypatch)
     assert check_json(capsys, "k.cu") == first
+
+
+def test_pruning_removes_the_runs_own_entries_last(tmp_path):
+    store = cache.ResultCache(tmp_path, "salt")
+    keys = [store.key(f"f{i}.cu", b"x" * 10, "rules") for i in range(10)]
+    for age, key in enumerate(keys):
+        store.put(key, b"y" * 1000)
+        os.utime(tmp_path / key[:2] / key, (1000 + age, 1000 + age))
+    size = (tmp_path / keys[0][:2] / keys[0]).stat().st_size
+    # the run read the four oldest (a hit refreshes an entry's time only once an hour)
+    assert store.prune(limit=6 * size, used=keys[:4]) == 6
+    left = {p.name for p in tmp_path.rglob("*") if p.is_file()}
+    assert left == set(keys[:4])
+    # a run whose own entries are over the limit loses the oldest of them, down to it
+    for key in keys[4:]:
+        store.put(key, b"y" * 1000)
+    assert store.prune(limit=5 * size, used=keys) == 5
+    assert {p.name for p in tmp_path.rglob("*") if p.is_file()} == set(keys[5:])
+
+
+def test_a_run_near_the_limit_keeps_what_it_read(tmp_path, capsys, cache_dir, monkeypatch):
+    """Another tree's newer entries go before the entries a run has just read."""
+    for tree in ("a", "b"):
+        (tmp_path / tree).mkdir()
+        for name in ("k1.cu", "k2.cu"):
+            (tmp_path / tree / name).write_text(BAD + f"// {tree}/{name}\n")
+    check_json(capsys, str(tmp_path / "a"), "--jobs", "1")
+    earlier = time.time() - 600  # within the hour: a hit does not touch it
+    for entry in (cache_dir / "results").rglob("*/*"):
+        os.utime(entry, (earlier, earlier))
+    check_json(capsys, str(tmp_path / "b"), "--jobs", "1")
+    size = max(p.stat().st_size for p in (cache_dir / "results").rglob("*/*"))
+    monkeypatch.setattr(cache, "MAX_RESULTS_BYTES", 4 * size + size // 2)
+    (tmp_path / "a" / "k2.cu").write_text(BAD + "// changed\n")
+    check_json(capsys, str(tmp_path / "a"), "--jobs", "1")  # one new entry: five, over the limit
+    forbid_linting(monkeypatch)  # in this process: --jobs 1
+    assert len(check_json(capsys, str(tmp_path / "a"), "--jobs", "1")["findings"]) == 2
