@@ -95,11 +95,19 @@ def _scan_entry_points() -> list[tuple[str, str]]:
 def _index_key() -> str:
     parts = [sys.version, ENTRY_POINT_GROUP]
     stdlib = os.path.dirname(os.__file__)
-    for folder in sys.path:
-        if folder.startswith(stdlib) and "-packages" not in folder:
+    seen: set[str] = set()
+    for entry_folder in sys.path:
+        if entry_folder.startswith(stdlib) and "-packages" not in entry_folder:
             continue  # the standard library's folders hold no distributions
+        # '' (python -c) and the working folder's own name (python -m) are one folder, and
+        # so is a folder listed twice: as written, each style of start found the other's key
+        # and read the packages' metadata again
+        folder = os.path.abspath(entry_folder or ".")
+        if folder in seen:
+            continue
+        seen.add(folder)
         try:
-            with os.scandir(folder or ".") as entries:
+            with os.scandir(folder) as entries:
                 for entry in entries:
                     if entry.name.endswith((".dist-info", ".egg-info")):
                         parts.append(f"{folder}/{entry.name}:{entry.stat().st_mtime_ns}")

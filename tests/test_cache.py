@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 import time
 
 import pytest
@@ -322,3 +323,15 @@ def test_a_run_near_the_limit_keeps_what_it_read(tmp_path, capsys, cache_dir, mo
     check_json(capsys, str(tmp_path / "a"), "--jobs", "1")  # one new entry: five, over the limit
     forbid_linting(monkeypatch)  # in this process: --jobs 1
     assert len(check_json(capsys, str(tmp_path / "a"), "--jobs", "1")["findings"]) == 2
+
+
+def test_python_c_and_python_m_share_the_entry_point_index(tmp_path, monkeypatch):
+    """sys.path names the working folder '' under python -c and by its name under -m."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine-1.0.dist-info").mkdir()  # a project's own editable install, say
+    rest = [p for p in sys.path if p not in ("", str(tmp_path))]
+    monkeypatch.setattr(sys, "path", ["", *rest])
+    as_c = registry._index_key()
+    monkeypatch.setattr(sys, "path", [str(tmp_path), str(tmp_path), *rest])
+    assert registry._index_key() == as_c
+    assert "mine-1.0.dist-info" in as_c
