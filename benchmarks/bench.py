@@ -357,21 +357,19 @@ print(" ".join(loaded))
 def dependency_floor(small: str, env: dict[str, str], repeat: int) -> tuple[float, float]:
     """What importing only the standard-library and third-party modules that ``check small.cu``
     loads costs: no in-process design of the command can start faster than this."""
-    # Twice: the rule plugins' index is kept per sys.path, which differs between ``-c`` and
-    # ``-m ptxlint``, so the first child reads the packages' metadata (importlib.metadata,
-    # email, zipfile...) as a first run ever does, and writes the index the second one reads.
-    for _ in range(2):
-        listed = (
-            subprocess.run(
-                [sys.executable, "-c", _LOADED_BY_CHECK, small],
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            .stdout.splitlines()[-1]
-            .split()
+    listed = (
+        subprocess.run(
+            [sys.executable, "-c", _LOADED_BY_CHECK, small],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
         )
+        .stdout.splitlines()[-1]
+        .split()
+    )
+    if "importlib.metadata" in listed:  # a first run's rule index scan, not a check's
+        raise RuntimeError("the rule plugins' index was not read: the floor would read high")
     imports = f"import importlib\nfor name in {listed!r}:\n    importlib.import_module(name)\n"
     check = subprocess.run([sys.executable, "-c", imports], env=env, capture_output=True)
     if check.returncode != 0:  # a floor that skipped a module would read too low
