@@ -7,8 +7,9 @@ folder (``platformdirs``: ``~/.cache/ptxlint`` on Linux, ``~/Library/Caches/ptxl
 - ``results/``: what ``check`` found in one file (this module),
 - ``index/``: per file, its stat, digest, prefilter verdict and the headers its result read
   (``ptxlint.file_index``),
-- ``tier2/``: libclang's types per translation unit (``ptxlint.tier2.cache``),
-- ``verify/``: toolchain outcomes of ``--verify`` (``ptxlint.verify.runner``),
+- ``tier2/``: libclang's types per translation unit (``ptxlint.tier2.cache``; bounded, as the
+  results are, by ``prune_folder``),
+- ``verify/``: toolchain outcomes of ``--verify`` (``ptxlint.verify.runner``; bounded too),
 - ``tests/``: the test suite's nvcc/ptxas oracle (``tests/toolchain_cache.py``),
 - ``entry-points-*.json``: the rule plugins' entry points, one file per Python environment
   (``ptxlint.registry``),
@@ -164,6 +165,72 @@ def code_fingerprint(modules: Iterable[str]) -> str:
     return digest.hexdigest()
 
 
+def prune_folder(folder: Path, limit: int, used: Collection[str] = ()) -> int:
+    """Remove the least recently used files of a cache folder (its files and those of its
+    shards, the subfolders named by two hex digits) until it is under ``limit`` bytes; how
+    many went.
+
+    ``used`` names the files the run that just ended read or wrote. A hit refreshes its
+    entry's time only now and then (``_TOUCH_AFTER_S``), so by time alone the oldest entries
+    are often the ones the run has just read. Pruning those first made a tree whose results
+    are near the limit lose a fifth of them after every run and lint that fifth again the next
+    time. So every other file goes first, down to ``_PRUNE_TO`` of the limit, and the run's
+    own go only when they alone are over it, and then only down to it.
+
+    Linear in the folder's files (one stat each)."""
+    entries: list[tuple[bool, float, int, str]] = []
+    total = 0
+    try:
+        top = list(os.scandir(folder))
+    except OSError:
+        return 0
+    files: list[os.DirEntry[str]] = []
+    for item in top:
+        try:
+            if item.is_dir(follow_symlinks=False):
+                if _is_shard(item.name):  # not Tier 2's prelude folder, say
+                    with os.scandir(item.path) as shard:
+                        files.extend(f for f in shard if f.is_file(follow_symlinks=False))
+            elif item.is_file(follow_symlinks=False):
+                files.append(item)
+        except OSError:
+            continue
+    for entry in files:
+        try:
+            info = entry.stat()
+        except OSError:  # removed meanwhile
+            continue
+        entries.append((entry.name in used, info.st_mtime, info.st_size, entry.path))
+        total += info.st_size
+    if total <= limit:
+        return 0
+    removed = 0
+    entries.sort()
+    for kept, _, size, path in entries:
+        if total <= (limit if kept else limit * _PRUNE_TO):
+            break
+        try:
+            os.unlink(path)
+        except OSError:
+            continue
+        total -= size
+        removed += 1
+    return removed
+
+
+def _is_shard(name: str) -> bool:
+    """The caches shard their entries by the key's first two hex digits."""
+    return len(name) == 2 and all(c in "0123456789abcdef" for c in name)
+
+
+def touch_if_stale(path: Path | str, mtime: float) -> None:
+    """Mark a cache entry read just now as recently used, at most once an hour: a warm run then
+    writes nothing."""
+    if time.time() - mtime > _TOUCH_AFTER_S:
+        with contextlib.suppress(OSError):
+            os.utime(path)
+
+
 class ResultCache:
     """Pickled per-file outcomes under ``results/``, one file per key (a content hash: the
     same bytes under the same settings share an entry whatever their path's history). Which
@@ -206,9 +273,7 @@ class ResultCache:
             return None
         except Exception:  # a truncated or foreign entry is a miss, never a failure
             return None
-        if time.time() - mtime > _TOUCH_AFTER_S:
-            with contextlib.suppress(OSError):
-                os.utime(entry)  # recently used: pruning removes the oldest first
+        touch_if_stale(entry, mtime)  # recently used: pruning removes the oldest first
         self.hits += 1
         self.used.add(key)
         return values
@@ -225,43 +290,7 @@ class ResultCache:
             self.used.add(key)
 
     def prune(self, limit: int | None = None, used: Collection[str] = ()) -> int:
-        """Remove the least recently used entries until the folder is under ``limit``, the
-        entries of the run that just ended (``used``: the keys it read or wrote) last.
-
-        A hit refreshes its entry's time only once an hour (``_TOUCH_AFTER_S``), so by time
-        alone the oldest entries are often the ones the run has just read. Pruning those first
-        made a tree whose results are near the limit lose a fifth of them after every run and
-        lint that fifth again the next time. The run's own entries go only when they alone are
-        over ``limit`` (default ``MAX_RESULTS_BYTES``), and then only down to it."""
-        if limit is None:
-            limit = MAX_RESULTS_BYTES
-        entries: list[tuple[bool, float, int, str]] = []
-        total = 0
-        try:
-            shards = list(os.scandir(self.folder))
-        except OSError:
-            return 0
-        for shard in shards:
-            if not shard.is_dir():
-                continue
-            for item in os.scandir(shard.path):
-                try:
-                    info = item.stat()
-                except OSError:
-                    continue
-                entries.append((item.name in used, info.st_mtime, info.st_size, item.path))
-                total += info.st_size
-        if total <= limit:
-            return 0
-        removed = 0
-        entries.sort()
-        for kept, _, size, path in entries:
-            if total <= (limit if kept else limit * _PRUNE_TO):
-                break
-            try:
-                os.unlink(path)
-            except OSError:
-                continue
-            total -= size
-            removed += 1
-        return removed
+        """Remove the least recently used entries until the folder is under ``limit`` (default
+        ``MAX_RESULTS_BYTES``), the entries of the run that just ended (``used``: the keys it
+        read or wrote) last (``prune_folder``)."""
+        return prune_folder(self.folder, MAX_RESULTS_BYTES if limit is None else limit, used)

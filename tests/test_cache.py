@@ -335,3 +335,52 @@ def test_python_c_and_python_m_share_the_entry_point_index(tmp_path, monkeypatch
     monkeypatch.setattr(sys, "path", [str(tmp_path), str(tmp_path), *rest])
     assert registry._index_key() == as_c
     assert "mine-1.0.dist-info" in as_c
+
+
+def test_tier2_cache_is_bounded_and_keeps_its_prelude(tmp_path, monkeypatch):
+    from ptxlint.tier2 import cache as tier2_cache
+
+    prelude = tmp_path / "prelude-0123" / "ptxlint_prelude.h"
+    prelude.parent.mkdir()
+    prelude.write_text("#define X 1\n" * 1000)
+    source = tmp_path / "k.cu"
+    source.write_text(BAD)
+    first = tier2_cache.Tier2Cache(tmp_path)
+    keys = [first.key(str(source), [f"-DV={i}"]) for i in range(5)]
+    for age, key in enumerate(keys[:3]):
+        first.put(key, "a TU that does not parse " * 40, [str(source)])
+        then = time.time() - 900 + age  # within the hour: a hit does not touch it
+        os.utime(tmp_path / key[:2] / f"{key}.json", (then, then))
+    size = (tmp_path / keys[0][:2] / f"{keys[0]}.json").stat().st_size
+    monkeypatch.setattr(tier2_cache, "MAX_BYTES", 3 * size)
+    later = tier2_cache.Tier2Cache(tmp_path)  # the next run reads the oldest, writes two more
+    assert later.get(keys[0]) is not None
+    for key in keys[3:]:
+        later.put(key, "a TU that does not parse " * 40, [str(source)])
+    names = {p.name for p in tmp_path.glob("??/*.json")}
+    assert names == {f"{keys[i]}.json" for i in (0, 3, 4)}
+    assert prelude.exists()
+
+
+def test_verify_outcomes_are_bounded_after_a_run(tmp_path, monkeypatch):
+    from ptxlint.verify import runner as verify_runner
+
+    monkeypatch.setattr(verify_runner, "cache_dir", lambda: tmp_path)
+    monkeypatch.setattr(verify_runner, "_used", set())
+    outcomes = tmp_path / "outcomes"
+    outcomes.mkdir()
+    job = verify_runner.Compile(("ptxas", "k.ptx"), (("k.ptx", ".version 8.0"),))
+    key = verify_runner._key(job, "ptxas 13.0")
+    (outcomes / f"{key}.json").write_text(
+        json.dumps({"returncode": 0, "stdout": "", "stderr": "", "outputs": []}) + " " * 900
+    )
+    earlier = time.time() - 600
+    os.utime(outcomes / f"{key}.json", (earlier, earlier))
+    for i in range(5):
+        (outcomes / f"other{i}.json").write_text("x" * 1000)
+    assert verify_runner.run(job, "ptxas 13.0").cached  # a hit: this run's, pruned last
+    monkeypatch.setattr(verify_runner, "MAX_CACHE_BYTES", 3000)
+    assert verify_runner.prune_cache() == 0  # nothing written: nothing to do
+    verify_runner._wrote.set()
+    assert verify_runner.prune_cache() == 4
+    assert sorted(p.name for p in outcomes.iterdir()) == [f"{key}.json", "other4.json"]

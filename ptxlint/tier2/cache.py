@@ -7,7 +7,11 @@ project header invalidates every TU that includes it. Failures are cached too (a
 not parse stays unparseable until one of its inputs or its flags change).
 
 Location: ``tier2/`` in ptxlint's cache folder (``ptxlint.cache.root``: ``$PTXLINT_CACHE_DIR``
-or the user cache folder).
+or the user cache folder). An entry is a few hundred KB (a TU including ``cuda_runtime.h``:
+277 KB), and each edit of a TU's file makes a new one, so an editor running Tier 2 left one per
+save, for good. The folder is bounded: after each write, the least recently used entries go
+until it is under ``MAX_BYTES`` (``ptxlint.cache.prune_folder``; a write follows a TU parse of
+a second or more, so the folder's scan is noise beside it).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 from ptxlint.tier2.libclang_types import AsmRecord, MacroSite, OperandType, TuTypes
 
 SCHEMA = 2
+MAX_BYTES = 256 * 1024 * 1024
 
 
 def default_root() -> Path:
@@ -40,6 +45,7 @@ def file_hash(path: str) -> str | None:
 class Tier2Cache:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or default_root()
+        self.used: set[str] = set()  # the entries this process read or wrote: pruned last
 
     def key(self, path: str, args: Sequence[str], salt: str = "") -> str | None:
         content = file_hash(path)
@@ -50,11 +56,15 @@ class Tier2Cache:
 
     def get(self, key: str) -> TuTypes | str | None:
         """The cached result, the cached failure message, or None on a miss or stale entry."""
+        from ptxlint.cache import touch_if_stale
+
         entry_path = self.root / key[:2] / f"{key}.json"
         try:
             entry = json.loads(entry_path.read_text(encoding="utf-8"))
+            touch_if_stale(entry_path, entry_path.stat().st_mtime)
         except (OSError, ValueError):
             return None
+        self.used.add(entry_path.name)
         deps = entry.get("deps", {})
         if any(file_hash(dep) != digest for dep, digest in deps.items()):
             return None
@@ -71,14 +81,13 @@ class Tier2Cache:
             entry["error"] = result
         else:
             entry["result"] = asdict(result)
-        folder = self.root / key[:2]
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            tmp = folder / f".{key}.{os.getpid()}.tmp"
-            tmp.write_text(json.dumps(entry), encoding="utf-8")
-            os.replace(tmp, folder / f"{key}.json")
-        except OSError:
-            pass  # a read-only home must not stop linting
+        from ptxlint.cache import prune_folder, write_quietly
+
+        path = self.root / key[:2] / f"{key}.json"
+        # a read-only home must not stop linting
+        if write_quietly(path, json.dumps(entry).encode("utf-8")):
+            self.used.add(path.name)
+            prune_folder(self.root, MAX_BYTES, self.used)
 
 
 def _decode(raw: dict[str, object]) -> TuTypes:

@@ -18,10 +18,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from ptxlint.cache import write_quietly
+from ptxlint.cache import prune_folder, touch_if_stale, write_quietly
 
 CACHE_VERSION = "1"
 TIMEOUT_S = 120
+# The outcomes folder is bounded: a compile's outcome holds its tools' output and, for a job
+# that produces files, those files (PTX, SASS), and every edit of a verified statement makes
+# new keys. ``prune_cache`` cuts it back after a run, least recently used first.
+MAX_CACHE_BYTES = 128 * 1024 * 1024
+# The outcomes this process read or wrote (compiles run in a thread pool: a set's add is one
+# step under the GIL), pruned last; and whether it wrote any.
+_used: set[str] = set()
+_wrote = threading.Event()
 # Characters a POSIX shell still expands inside double quotes, plus line breaks and NUL. nvcc's
 # driver runs its sub-commands through ``sh -c`` with every name in double quotes (the input
 # file's name not even escaped), so no argument of ours that reaches nvcc may hold one.
@@ -136,8 +144,11 @@ def run(job: Compile, tool_identity: str, use_cache: bool = True,
     if use_cache:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            return Outcome(data["returncode"], data["stdout"], data["stderr"],
-                           tuple((n, t) for n, t in data["outputs"]), cached=True)
+            cached = Outcome(data["returncode"], data["stdout"], data["stderr"],
+                             tuple((n, t) for n, t in data["outputs"]), cached=True)
+            touch_if_stale(path, path.stat().st_mtime)
+            _used.add(path.name)
+            return cached
         except (OSError, ValueError, KeyError, TypeError):
             pass
     try:
@@ -147,10 +158,21 @@ def run(job: Compile, tool_identity: str, use_cache: bool = True,
     if use_cache and outcome.returncode != -9:  # timeouts are not facts about the code
         # a temporary file of its own per write (compiles run in a thread pool, and two may
         # share a key); a read-only cache only costs time
-        write_quietly(path, json.dumps({"returncode": outcome.returncode, "stdout": outcome.stdout,
-                                        "stderr": outcome.stderr,
-                                        "outputs": [list(o) for o in outcome.outputs]}).encode())
+        stored = {"returncode": outcome.returncode, "stdout": outcome.stdout,
+                  "stderr": outcome.stderr, "outputs": [list(o) for o in outcome.outputs]}
+        if write_quietly(path, json.dumps(stored).encode()):
+            _used.add(path.name)
+            _wrote.set()
     return outcome
+
+
+def prune_cache() -> int:
+    """After a run that wrote outcomes: cut the folder back under ``MAX_CACHE_BYTES``, what
+    this process used last; how many entries went."""
+    if not _wrote.is_set():
+        return 0
+    _wrote.clear()
+    return prune_folder(cache_dir() / "outcomes", MAX_CACHE_BYTES, set(_used))
 
 
 def _execute(job: Compile, deadline: float | None = None) -> Outcome:

@@ -45,7 +45,7 @@ from ptxlint.verify.recipes import (
     Recipe,
     recipe_for,
 )
-from ptxlint.verify.runner import Compile, Outcome, UnsafeArgument, parallel_map, run
+from ptxlint.verify.runner import Compile, Outcome, UnsafeArgument, parallel_map, prune_cache, run
 from ptxlint.verify.toolchain import Toolchain, arch_key, discover, require
 from ptxlint.verify.verdict import CONFIRMED, REFUTED, UNVERIFIABLE, Verdict, unverifiable
 
@@ -735,7 +735,10 @@ def verify(result: RunResult, options: VerifyOptions | None = None,
     toolchain = require(toolchain or discover(options.nvcc, options.ptxas))
     verifier = Verifier(result, options, toolchain)
     verifier.prepare()
-    verifier.execute()
+    try:
+        verifier.execute()
+    finally:
+        prune_cache()
     confirmed: set[StatementKey] = set()
     for finding in result.findings:
         try:
