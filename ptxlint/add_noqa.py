@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections import defaultdict
 
 from ptxlint.fix import write_atomically
-from ptxlint.model import Edit, Finding, SourceFile, has_lone_cr, line_starts
+from ptxlint.model import Edit, Finding, has_lone_cr, line_starts
 from ptxlint.report.run_result import RunResult
 from ptxlint.suppress import SUPPRESSION_RULE
 from ptxlint.suppress_edits import suppress_edit
@@ -135,36 +135,15 @@ class _Backwards:
 
 def _one_by_one(text: str, ordered: list[Finding]) -> tuple[str, int]:
     """``add_suppressions`` for a text with a lone "\r" (a line break there too, where the
-    window's "\n" search would not see one): each edit made on the whole text, the line starts
-    carried from one to the next."""
+    window's "\n" search would not see one): each edit worked out on the whole text."""
     added = 0
-    starts = line_starts(text)
     for finding in ordered:
-        source = SourceFile("", text)
-        vars(source)["line_starts"] = starts  # what its cached property would compute
-        edit = suppress_edit(text, finding, source)
+        edit = suppress_edit(text, finding)
         if edit is None:
             continue
         text = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
-        starts = _moved_line_starts(starts, text, edit)
         added += 1
     return text, added
-
-
-def _moved_line_starts(starts: list[int], text: str, edit: Edit) -> list[int]:
-    """``line_starts(text)`` for ``text``, the result of ``edit``, from ``starts``, the line starts
-    before it: a line starts after each line break, so those whose break lies before the edit
-    stay, those whose break it replaced go, its own breaks add theirs, and the rest move by
-    its length change. Text with a carriage return is read again whole (a "\r" just before
-    the edit could pair with an inserted "\n")."""
-    if "\r" in text or "\r" in edit.new_text:
-        return line_starts(text)
-    a, b = edit.span.start, edit.span.end
-    delta = len(edit.new_text) - (b - a)
-    kept = bisect_right(starts, a)  # starts s <= a: their break, at s - 1, is before the edit
-    after = bisect_right(starts, b)  # starts s > b: their break is after the edit
-    inserted = [a + i + 1 for i, c in enumerate(edit.new_text) if c == "\n"]
-    return starts[:kept] + inserted + [s + delta for s in starts[after:]]
 
 
 def apply(result: RunResult) -> tuple[int, int, list[tuple[str, str]]]:

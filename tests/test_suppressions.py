@@ -145,27 +145,6 @@ def test_add_noqa_writes_a_rule_once_per_statement(tmp_path, capsys) -> None:
     assert json.loads(capsys.readouterr().out)["findings"] == []
 
 
-def test_carried_line_starts_are_the_line_starts_of_the_edited_text() -> None:
-    """``--add-noqa`` carries the line starts from edit to edit; after each they must be what a
-    pass over the edited text finds (breaks before, inside and after the edit, "\\r" texts)."""
-    import random
-
-    from ptxlint.add_noqa import _moved_line_starts
-    from ptxlint.model import Edit, Span, line_starts
-
-    rng = random.Random(5)
-    for _ in range(4000):
-        text = "".join(rng.choice("ab\n\n ") for _ in range(rng.randint(0, 30)))
-        if rng.random() < 0.1:
-            text += "\r\n" + text
-        a = rng.randint(0, len(text))
-        b = rng.randint(a, len(text))
-        new = "".join(rng.choice("x\n") for _ in range(rng.randint(0, 4)))
-        edited = text[:a] + new + text[b:]
-        moved = _moved_line_starts(line_starts(text), edited, Edit(Span(a, b), new))
-        assert moved == line_starts(edited), (text, a, b, new)
-
-
 def _one_source_per_edit(text: str, findings: list) -> str:
     """The reference: each finding's edit worked out on the whole text as edited so far."""
     from ptxlint.suppress_edits import suppress_edit
