@@ -343,10 +343,7 @@ _LOADED_BY_CHECK = """
 import sys
 before = set(sys.modules)
 from ptxlint.cli import main
-try:
-    main(["check", sys.argv[1], "--no-cache", "--quiet"])
-except SystemExit:
-    pass
+main(["check", sys.argv[1], "--no-cache", "--quiet"])
 own = ("ptxlint", "ptxlint_rules")
 loaded = [m for m in sys.modules if m not in before and m.split(".")[0] not in own]
 print()

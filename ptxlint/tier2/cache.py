@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from ptxlint.cache import location, prune_folder, touch_if_stale, write_quietly
 from ptxlint.tier2.libclang_types import AsmRecord, MacroSite, OperandType, TuTypes
 
 SCHEMA = 2
@@ -30,8 +31,6 @@ MAX_BYTES = 256 * 1024 * 1024
 
 
 def default_root() -> Path:
-    from ptxlint.cache import location
-
     return location("tier2")
 
 
@@ -56,8 +55,6 @@ class Tier2Cache:
 
     def get(self, key: str) -> TuTypes | str | None:
         """The cached result, the cached failure message, or None on a miss or stale entry."""
-        from ptxlint.cache import touch_if_stale
-
         entry_path = self.root / key[:2] / f"{key}.json"
         try:
             entry = json.loads(entry_path.read_text(encoding="utf-8"))
@@ -81,8 +78,6 @@ class Tier2Cache:
             entry["error"] = result
         else:
             entry["result"] = asdict(result)
-        from ptxlint.cache import prune_folder, write_quietly
-
         path = self.root / key[:2] / f"{key}.json"
         # a read-only home must not stop linting
         if write_quietly(path, json.dumps(entry).encode("utf-8")):
