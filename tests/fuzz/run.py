@@ -78,6 +78,7 @@ def worker(args: tuple[int, int, int, int, float, str, bool],
     signal.signal(signal.SIGALRM, _alarm)
     pool = seeds(python)
     checker = Checker()
+    started = time.perf_counter()
     kinds: dict[str, int] = {}
     ran = 0
     for n in range(count):
@@ -92,6 +93,10 @@ def worker(args: tuple[int, int, int, int, float, str, bool],
         if ran % 50 == 0:
             with done.get_lock():  # type: ignore[attr-defined]
                 done.value += 50  # type: ignore[attr-defined]
+            if stride == 1 and _DONE.get("progress") and ran % 10_000 == 0:
+                # one worker runs in this process, with no pool to report for it
+                print(f"  {ran}/{count} inputs, {ran / (time.perf_counter() - started):.0f}/s",
+                      file=sys.stderr, flush=True)
     with done.get_lock():  # type: ignore[attr-defined]
         done.value += ran % 50  # type: ignore[attr-defined]
     return first, ran, kinds
@@ -113,6 +118,7 @@ def campaign(inputs: int, workers: int, seed: int, hang_s: float = 5.0, out: str
     per = [(w, len(range(w, inputs, workers)), workers, seed, hang_s, out, python)
            for w in range(workers)]
     _share(done)
+    _DONE["progress"] = progress
     started = time.perf_counter()
     kinds: dict[str, int] = {}
     if workers == 1:
