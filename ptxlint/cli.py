@@ -242,6 +242,19 @@ def _add_lint_arguments(p: argparse.ArgumentParser) -> None:
         metavar="RULES",
         help="leave these rules out: ids, names or id prefixes, comma-separated",
     )
+    p.add_argument(
+        "--preview",
+        action="store_true",
+        default=None,
+        help="also run the preview rules (new rules whose precision is still being reviewed; "
+        "config: preview = true)",
+    )
+    p.add_argument(
+        "--no-preview",
+        action="store_false",
+        dest="preview",
+        help="run no preview rules, whatever the configuration says",
+    )
     p.add_argument("--arch", metavar="sm_XX", help="target architecture, e.g. sm_90a")
     p.add_argument(
         "--config",
@@ -381,7 +394,7 @@ def _settings(args: argparse.Namespace) -> FileSettings:
     each file's own, ``args.rule_classes`` the loaded rules."""
     from ptxlint import stdin_input
     from ptxlint.config_discovery import ConfigResolver, split_config_args
-    from ptxlint.registry import describe_entry_points, load_rules
+    from ptxlint.registry import describe_entry_points, load_rules, preview_ids
 
     extensions = None
     if args.extensions:
@@ -414,11 +427,13 @@ def _settings(args: argparse.Namespace) -> FileSettings:
             fixable=_comma_list(getattr(args, "fixable", None)) or None,
             unfixable=_comma_list(getattr(args, "unfixable", None)),
             extend_fixable=_comma_list(getattr(args, "extend_fixable", None)),
+            preview=args.preview,
         ),
         key_values=key_values,
         explicit=explicit,
         isolated=args.isolated,
         force_exclude_flag=bool(args.force_exclude),
+        preview_rules=preview_ids(rule_classes),
     )
     stdin_name = args.stdin_filename if stdin_input.STDIN in args.paths else None
     settings = resolver.for_paths([stdin_name] if stdin_name else args.paths)
@@ -426,6 +441,13 @@ def _settings(args: argparse.Namespace) -> FileSettings:
     if unknown:
         raise UsageError(
             f"unknown rule selector(s): {', '.join(unknown)} (see `ptxlint rules` for the list)"
+        )
+    for selector in settings.selector.preview_selections():
+        # ruff's wording: the selection stands, and says why it does nothing
+        print(
+            f"ptxlint: warning: selection {selector!r} has no effect because preview is not "
+            "enabled (add --preview, or preview = true in the configuration)",
+            file=sys.stderr,
         )
     args.resolver, args.rule_classes = resolver, rule_classes
     return settings
@@ -720,7 +742,11 @@ def cmd_rules() -> int:
     loaded = load_rules()
     if not loaded.rules:
         raise UsageError(f"no rules loaded (looked at entry points: {describe_entry_points()})")
-    rows = [(r.id, r.name, r.severity.value, r.summary) for r in loaded.rules]
+    # a preview rule says so where its severity is, so a listing read by eye shows the tier
+    rows = [
+        (r.id, r.name, r.severity.value + (" (preview)" if r.preview else ""), r.summary)
+        for r in loaded.rules
+    ]
     widths = [max(len(row[i]) for row in rows) for i in range(3)] if rows else [0, 0, 0]
     for row in rows:
         print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  {row[3]}")

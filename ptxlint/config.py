@@ -88,6 +88,7 @@ class Config:
     fixable: tuple[str, ...] = ("ALL",)  # whose fixes --fix may apply (selectors)
     unfixable: tuple[str, ...] = ()
     extend_fixable: tuple[str, ...] = ()
+    preview: bool = False  # run the rules that declare themselves preview
     source: str | None = None  # the file this came from
 
     @property
@@ -243,6 +244,7 @@ _KEYS: dict[str, tuple[str, Callable[[object], object]]] = {
     "fixable": ("fixable", _selectors),
     "unfixable": ("unfixable", _selectors),
     "extend-fixable": ("extend_fixable", _selectors),
+    "preview": ("preview", _boolean),
 }
 VALID_KEYS = tuple(sorted(_KEYS))
 
@@ -367,6 +369,7 @@ _CLI_REPLACE = {
     "max_file_size",
     "fail_on",
     "fixable",
+    "preview",
 }
 _CLI_EXTEND = {
     "extend_select": "extend_select",
@@ -466,10 +469,13 @@ class RuleSelector:
         rules: Iterable[tuple[str, str]] = (),
         *,
         default_disabled: Collection[str] = (),
+        preview_rules: Collection[str] = (),
     ) -> None:
         self.config = config
         self.rules = tuple(rules)
         self._default_disabled = frozenset(default_disabled)
+        # ids of the preview rules: off unless config.preview, whatever the selectors say
+        self._preview_rules = frozenset(preview_rules)
         self._root = config.root
         self._per_file = tuple(
             _PerFileIgnore(
@@ -483,6 +489,9 @@ class RuleSelector:
     def _is_selected(self, rule_id: str, rule_name: str) -> bool:
         key = (rule_id, rule_name)
         if key not in self._selected:
+            if rule_id in self._preview_rules and not self.config.preview:
+                self._selected[key] = False
+                return False
             chosen = _best((*self.config.select, *self.config.extend_select), rule_id, rule_name)
             if chosen is None and not self.config.select:
                 default_on = not ({rule_id, rule_name} & self._default_disabled)
@@ -535,6 +544,18 @@ class RuleSelector:
         selectors.extend((*config.unfixable, *config.extend_fixable))
         selectors.extend(s for s in config.fixable if s != ALL_SELECTOR)
         return list(dict.fromkeys(selectors))
+
+    def preview_selections(self) -> list[str]:
+        """Selectors in select/extend-select that name a preview rule exactly (by id or name)
+        while preview is off: they have no effect, which the user should hear (ruff warns)."""
+        if self.config.preview or not self._preview_rules:
+            return []
+        names = {i: n for i, n in self.rules}
+        return [
+            selector
+            for selector in dict.fromkeys((*self.config.select, *self.config.extend_select))
+            if any(selector in (i, names.get(i)) for i in self._preview_rules)
+        ]
 
     def unknown_selectors(self, known: Iterable[tuple[str, str]] | None = None) -> list[str]:
         """Selectors that match no known rule (typos, ``PTX999``), in configuration order."""

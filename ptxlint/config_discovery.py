@@ -195,6 +195,7 @@ class ConfigResolver:
     explicit: str | None = None  # --config FILE
     isolated: bool = False
     force_exclude_flag: bool = False
+    preview_rules: frozenset[str] = frozenset()  # ids of the rules that run only in preview
     _folders: dict[str, str | None] = field(default_factory=dict, repr=False)
     _settings: dict[str | None, FileSettings] = field(default_factory=dict, repr=False)
 
@@ -249,7 +250,7 @@ class ConfigResolver:
                 raise ConfigError(str(exc)) from exc
         settings = FileSettings(
             config=config,
-            selector=RuleSelector(config, self.rules),
+            selector=RuleSelector(config, self.rules, preview_rules=self.preview_rules),
             context=RuleContext(arch=arch, arch_suffix=suffix),
             sources=chain,
             force_exclude=config.force_exclude or self.force_exclude_flag,

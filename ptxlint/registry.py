@@ -200,6 +200,11 @@ def load_rules() -> LoadedRules:
     return LoadedRules(tuple(unique), tuple(problems))
 
 
+def preview_ids(rules: Iterable[type[Rule]]) -> frozenset[str]:
+    """The ids of the rules that declare themselves preview (run only under --preview)."""
+    return frozenset(r.id for r in rules if getattr(r, "preview", False))
+
+
 def find_rule(rules: Iterable[type[Rule]], key: str) -> type[Rule] | None:
     key_upper = key.upper()
     for cls in rules:

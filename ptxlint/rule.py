@@ -103,6 +103,9 @@ class Rule:
     # engine notices, and that one outcome is not memoised. A plugin rule that does not say is
     # never memoised.
     pure: ClassVar[bool] = False
+    # True: a new rule whose precision on public trees is not reviewed yet. It runs only with
+    # --preview (or ``preview = true``), whatever --select says, as ruff's preview rules do.
+    preview: ClassVar[bool] = False
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterable[Finding]:
         raise NotImplementedError
@@ -167,4 +170,6 @@ def validate_rule_class(rule: type[Rule]) -> list[str]:
         problems.append(f"{rule.id}: needs {needs!r} is not a tuple of {sorted(NEEDS)}")
     if not isinstance(getattr(rule, "pure", False), bool):
         problems.append(f"{rule.id}: pure must be True or False")
+    if not isinstance(getattr(rule, "preview", False), bool):
+        problems.append(f"{rule.id}: preview must be True or False")
     return problems

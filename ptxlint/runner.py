@@ -49,7 +49,7 @@ from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import Finding, SourceFile
 from ptxlint.packed_source import pack
 from ptxlint.progress import Progress
-from ptxlint.registry import load_rules
+from ptxlint.registry import load_rules, preview_ids
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
 
@@ -311,7 +311,10 @@ def _init_worker(
     _WORKER["cache"] = cache
     _WORKER["tier2"] = tier2.session()
     _WORKER["rules"] = instantiate(classes)
-    _WORKER["selector"] = RuleSelector(config, [(r.id, r.name) for r in load_rules().rules])
+    every = load_rules().rules
+    _WORKER["selector"] = RuleSelector(
+        config, [(r.id, r.name) for r in every], preview_rules=preview_ids(every)
+    )
     _WORKER["context"] = context
     _WORKER["max_file_size"] = config.max_file_size
     _WORKER["resolver"] = resolver

@@ -35,6 +35,7 @@ def settings_text(path: str, settings: FileSettings, rules: Sequence[type[Rule]]
         f"respect-gitignore = {'true' if config.respect_gitignore else 'false'}",
         f"max-file-size = {config.max_file_size}",
         f'fail-on = "{config.fail_on}"',
+        f"preview = {'true' if config.preview else 'false'}",
         "[per-file-ignores]",
         *(f'"{glob}" = {_toml_list(sel)}' for glob, sel in config.per_file_ignores),
         "[severity]",

@@ -18,7 +18,7 @@ from ptxlint.engine import FileResult, instantiate, lint_source
 from ptxlint.fix import FixOutcome, fix_text
 from ptxlint.incremental import IncrementalLinter
 from ptxlint.model import Finding, SourceFile
-from ptxlint.registry import load_rules
+from ptxlint.registry import load_rules, preview_ids
 from ptxlint.rule import Rule, RuleContext
 
 # Files whose change can change any file's configuration.
@@ -100,7 +100,7 @@ class Linter:
             self._tell(f"configuration error, linting with the defaults: {exc}")
             config = Config()
         known = [(r.id, r.name) for r in self.rule_classes]
-        selector = RuleSelector(config, known)
+        selector = RuleSelector(config, known, preview_rules=preview_ids(self.rule_classes))
         unknown = selector.unknown_selectors(known)
         if unknown:
             where = f" in {config_path}" if config_path else ""

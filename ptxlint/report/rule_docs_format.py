@@ -22,6 +22,7 @@ def rule_dict(rule: type[Rule]) -> dict[str, Any]:
         "url": rule_help_uri(rule.id) if is_builtin(rule) else None,
         "explanation": rule.docs.strip(),
         "plugin": not is_builtin(rule),
+        "preview": bool(getattr(rule, "preview", False)),
     }
 
 
@@ -31,7 +32,19 @@ def render_json(rules: Sequence[type[Rule]]) -> str:
 
 def render_text(rules: Sequence[type[Rule]]) -> str:
     parts = [
-        f"# {r.id} {r.name}\n\nDefault severity: {r.severity.value}\n\n{r.docs.rstrip()}\n"
+        f"# {r.id} {r.name}\n\nDefault severity: {r.severity.value}\n\n"
+        f"{tier_line(r)}{r.docs.rstrip()}\n"
         for r in rules
     ]
     return "\n".join(parts)
+
+
+PREVIEW_NOTE = (
+    "This rule is in preview: it runs only with `--preview` (or `preview = true` in the "
+    "configuration) while its precision on public code is reviewed."
+)
+
+
+def tier_line(rule: type[Rule]) -> str:
+    """The paragraph that marks a preview rule (empty for a stable one), with its blank line."""
+    return f"{PREVIEW_NOTE}\n\n" if getattr(rule, "preview", False) else ""
