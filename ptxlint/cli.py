@@ -318,7 +318,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ptxlint {__version__}")  # the common probe; argparse would say the same
         return EXIT_OK
     parser = build_parser()
-    args = parser.parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    try:
+        implicit = _implicit_check(given, _command_names(parser))
+    except UsageError as exc:
+        parser.print_usage(sys.stderr)
+        print(f"ptxlint: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    args = parser.parse_args(implicit)
     # The program's own process only: a host calling main(argv) keeps its dataclasses as is.
     kept_code = None
     if argv is None:
@@ -353,6 +360,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         dataclass_code.save(kept_code)
         regex_code.save(kept_code)
+
+
+# The main parser's own options; anything else before the command belongs to `check`.
+_GLOBAL_FLAGS = ("--verbose", "-v")
+_GLOBAL_EXITS = ("--help", "-h", "--version")
+
+
+def _command_names(parser: argparse.ArgumentParser) -> tuple[str, ...]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return tuple(action.choices)
+    return ()
+
+
+def _implicit_check(argv: list[str], commands: Sequence[str]) -> list[str]:
+    """``ptxlint src --fix`` is ``ptxlint check src --fix`` (ruff's old shorthand, and what the
+    help promises): a first argument that is an option of check or a path runs check. A word
+    that is a command stays the command (``ptxlint check rules`` lints a folder named rules); a
+    word that is neither a command nor an existing path is an error, with the nearest command."""
+    start = 0
+    while start < len(argv) and argv[start] in _GLOBAL_FLAGS:
+        start += 1
+    if start == len(argv):
+        return argv
+    first = argv[start]
+    if first in commands or first in _GLOBAL_EXITS:
+        return argv
+    if first.startswith("-") or os.path.lexists(first):
+        return [*argv[:start], "check", *argv[start:]]
+    import difflib  # only on this error
+
+    close = difflib.get_close_matches(first, commands, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise UsageError(
+        f"{first!r} is neither a command ({', '.join(commands)}) nor an existing path{hint}"
+    )
 
 
 def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace,

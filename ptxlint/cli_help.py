@@ -11,7 +11,10 @@ exit codes:
 
 MAIN = f"""\
 examples:
-  ptxlint check src                       lint a tree (the same as `ptxlint src`)
+  ptxlint check src                       lint a tree
+  ptxlint src --fix                       the same as `ptxlint check src --fix`: a path or
+                                          an option first runs check (a path named like a
+                                          command, e.g. rules, needs `check`)
   ptxlint check src --fix                 apply the safe fixes
   ptxlint check --output-format sarif -o ptxlint.sarif src
   ptxlint rule PTX101                     one rule's documentation
