@@ -11,6 +11,7 @@ import pytest
 
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
+from ptxlint.program_search import Distrusted
 from ptxlint.report import json_format
 from ptxlint.report.run_result import RunResult
 from ptxlint.verify import cu_probe, differential, ptx_probe, toolchain
@@ -113,7 +114,7 @@ def test_discovery_prefers_explicit_paths_and_reads_versions(tmp_path, monkeypat
     monkeypatch.delenv("CUDA_PATH", raising=False)
     ptxas = _fake_tool(tmp_path, "ptxas", "echo 'Cuda compilation tools, release 13.0, V13.0.88'"
                        "\necho \"Allowed values: 'sm_80','sm_90a'\"\n")
-    found = toolchain.discover.__wrapped__(None, ptxas)
+    found = toolchain._discover.__wrapped__(None, ptxas, Distrusted.here())
     assert found.ptxas is not None and found.ptxas.version == "13.0.88"
     assert found.ptxas.found_by == "--ptxas" and found.archs == ("sm_80", "sm_90a")
     assert found.ptx_isa == "9.0"
@@ -124,7 +125,7 @@ def test_no_toolchain_is_a_clear_error_not_a_traceback(tmp_path, monkeypatch):
     for var in ("CUDA_HOME", "CUDA_PATH"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(toolchain, "WHEEL_BIN_DIRS", ())
-    found = toolchain.discover.__wrapped__(None, None)
+    found = toolchain._discover.__wrapped__(None, None, Distrusted.here())
     with pytest.raises(toolchain.ToolchainError, match="no CUDA toolchain found"):
         toolchain.require(found)
     assert "not found" in toolchain.doctor_report(found)

@@ -88,11 +88,26 @@ def load_cindex() -> Any:
         import clang.cindex as cindex
     except ImportError as exc:
         raise Tier2Unavailable("libclang is not installed (pip install 'ptxlint[clang]')") from exc
+    _pin_library(cindex)
     try:
         cindex.Index.create()
     except Exception as exc:  # a wheel without its shared library, a broken LIBCLANG path
         raise Tier2Unavailable(f"libclang cannot be loaded: {exc}") from exc
     return cindex
+
+
+def _pin_library(cindex: Any) -> None:
+    """Never load a libclang from the working folder: a relative ``LIBCLANG_LIBRARY_PATH`` (or
+    one set by a caller) would make cindex load ``./libclang.so`` of the checkout being linted.
+    Such a folder is replaced by the wheel's own ``native`` folder, beside cindex itself."""
+    config = cindex.Config
+    if getattr(config, "loaded", False) or getattr(config, "library_file", None):
+        return  # already loaded, or a file the embedding program chose on purpose
+    folder = getattr(config, "library_path", None)
+    if folder is None or os.path.isabs(folder):
+        return
+    native = os.path.join(os.path.dirname(os.path.realpath(cindex.__file__)), "native")
+    config.library_path = native if os.path.isdir(native) else None
 
 
 def analyze(path: str, args: list[str] | tuple[str, ...]) -> TuTypes:

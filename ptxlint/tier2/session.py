@@ -18,12 +18,12 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import os
-import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ptxlint.model import AsmStatement, CType, SourceFile, Template, TemplatePiece
+from ptxlint.program_search import absolute_env_folder, which
 from ptxlint.tier2 import prelude as prelude_mod
 from ptxlint.tier2.cache import Tier2Cache
 from ptxlint.tier2.compile_db import CompileDb
@@ -241,9 +241,10 @@ def _byte_offset(source: SourceFile, offset: int) -> int:
 
 
 def cuda_include_dir() -> str | None:
-    """$CUDA_HOME/include, $CUDA_PATH/include, nvcc's sibling include, or /usr/local/cuda."""
-    candidates = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]
-    nvcc = shutil.which("nvcc")
+    """$CUDA_HOME/include, $CUDA_PATH/include, nvcc's sibling include, or /usr/local/cuda; never
+    from the working folder (program_search: a relative variable or PATH entry names it)."""
+    candidates = [absolute_env_folder("CUDA_HOME"), absolute_env_folder("CUDA_PATH")]
+    nvcc = which("nvcc")
     if nvcc:
         candidates.append(str(Path(nvcc).resolve().parent.parent))
     candidates.append("/usr/local/cuda")

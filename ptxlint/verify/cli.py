@@ -77,6 +77,7 @@ def options_from_args(args: argparse.Namespace, arch: str | None,
         cuda_flags=split(args.cuda_flags),
         build_dir=args.build_dir,
         timeout=getattr(args, "verify_timeout", None),
+        linted=tuple(getattr(args, "paths", None) or ()),
     )
 
 

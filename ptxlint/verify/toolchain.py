@@ -1,23 +1,34 @@
 """Find nvcc and ptxas, ask them their version and targets, and read the GPU's compute capability.
 
 Search order (first hit wins, per tool): an explicit ``--nvcc``/``--ptxas`` path, then
-``$CUDA_HOME/bin`` and ``$CUDA_PATH/bin``, then ``PATH``, then the ``nvidia-cuda-nvcc`` wheel
-(``pip install ptxlint[verify]``), which installs its binaries under
+``$CUDA_HOME/bin`` and ``$CUDA_PATH/bin`` (when absolute), then ``PATH``, then the
+``nvidia-cuda-nvcc`` wheel (``pip install ptxlint[verify]``), which installs its binaries under
 ``site-packages/nvidia/cu13/bin`` (with cicc from the ``nvidia-nvvm`` wheel under
 ``nvidia/cu13/nvvm/bin`` and headers from ``nvidia-cuda-runtime``/``nvidia-cuda-crt``).
 ptxas alone is enough for the per-statement PTX probes; nvcc also needs a host compiler.
+
+None of these searches looks in the working folder or in a folder being linted
+(``ptxlint/program_search.py`` says exactly where they look): a checkout's ``nvidia/cu13/bin/nvcc``
+or ``bin/ptxas`` is data, never a compiler.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+
+from ptxlint.program_search import (
+    Distrusted,
+    absolute_env_folder,
+    environment_site_folders,
+    executable,
+    skipped_path_hits,
+    which,
+)
 
 WHEEL_BIN_DIRS = ("nvidia/cu13/bin", "nvidia/cu12/bin", "nvidia/cuda_nvcc/bin")
 # The PTX ISA version each CUDA release writes by default (CUDA 12.x: 8.x, 13.0: 9.0).
@@ -75,25 +86,25 @@ class Toolchain:
         return not self.archs or arch in self.archs
 
 
-def _candidates(name: str, explicit: str | None) -> list[tuple[str, str]]:
+def _candidates(name: str, explicit: str | None,
+                distrusted: Distrusted) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
-    if explicit:
+    if explicit:  # named by the user: used as given, wherever it is
         out.append((explicit, f"--{name}"))
     for var in ("CUDA_HOME", "CUDA_PATH"):
-        root = os.environ.get(var)
+        root = absolute_env_folder(var)
         if root:
             out.append((os.path.join(root, "bin", name), var))
-    found = shutil.which(name)
+    found = which(name, distrusted)
     if found:
         out.append((found, "PATH"))
-    for entry in sys.path:
+    for folder in environment_site_folders():
         for sub in WHEEL_BIN_DIRS:
-            out.append((os.path.join(entry, sub, name), "nvidia-cuda-nvcc wheel"))
+            out.append((os.path.join(folder, sub, name), "nvidia-cuda-nvcc wheel"))
     return out
 
 
-def _executable(path: str) -> bool:
-    return os.path.isfile(path) and os.access(path, os.X_OK)
+_executable = executable
 
 
 def _version(path: str) -> str:
@@ -107,12 +118,16 @@ def _version(path: str) -> str:
     return match[1] if match else ""
 
 
-def _find(name: str, explicit: str | None, problems: list[str]) -> Tool | None:
+def _find(name: str, explicit: str | None, problems: list[str],
+          distrusted: Distrusted) -> Tool | None:
     if explicit and not _executable(explicit):
         problems.append(f"--{name} {explicit}: not an executable file")
-    for path, how in _candidates(name, explicit):
+    for path, how in _candidates(name, explicit, distrusted):
         if _executable(path):
             return Tool(name, os.path.realpath(path), how, _version(path))
+    for folder in skipped_path_hits(name, distrusted):
+        problems.append(f"{name} in PATH entry {folder!r} not used: it is relative, or inside "
+                        "the working folder or a folder being linted")
     return None
 
 
@@ -131,19 +146,25 @@ def arch_key(arch: str) -> tuple[int, str]:
     return (int(match[1]), match[2]) if match else (0, arch)
 
 
+def discover(nvcc: str | None = None, ptxas: str | None = None,
+             linted: tuple[str, ...] = ()) -> Toolchain:
+    """What is installed, never taken from the working folder or the ``linted`` folders; never
+    raises (see ``require`` for the failing variant)."""
+    return _discover(nvcc, ptxas, Distrusted.here(linted))
+
+
 @lru_cache(maxsize=8)
-def discover(nvcc: str | None = None, ptxas: str | None = None) -> Toolchain:
-    """What is installed; never raises (see ``require`` for the failing variant)."""
+def _discover(nvcc: str | None, ptxas: str | None, distrusted: Distrusted) -> Toolchain:
     problems: list[str] = []
-    nvcc_tool = _find("nvcc", nvcc, problems)
-    ptxas_tool = _find("ptxas", ptxas, problems)
+    nvcc_tool = _find("nvcc", nvcc, problems, distrusted)
+    ptxas_tool = _find("ptxas", ptxas, problems, distrusted)
     if ptxas_tool is None and nvcc_tool is not None:
         # nvcc's own bin folder holds its ptxas
         beside = Path(nvcc_tool.path).with_name("ptxas")
         if _executable(str(beside)):
             ptxas_tool = Tool("ptxas", str(beside), "beside nvcc", _version(str(beside)))
     archs = _ptxas_archs(ptxas_tool.path) if ptxas_tool else ()
-    host = shutil.which("g++") or shutil.which("clang++") or shutil.which("cl")
+    host = which("g++", distrusted) or which("clang++", distrusted) or which("cl", distrusted)
     if nvcc_tool is not None and host is None:
         problems.append("nvcc found but no host compiler (g++/clang++): nvcc probes are skipped")
     return Toolchain(nvcc_tool, ptxas_tool, archs, host, tuple(problems))
@@ -167,7 +188,7 @@ def require(toolchain: Toolchain) -> Toolchain:
 
 def native_arch(smi: str | None = None) -> str:
     """``sm_90`` for the first GPU nvidia-smi lists; ToolchainError with the reason otherwise."""
-    smi = smi or shutil.which("nvidia-smi")
+    smi = smi or which("nvidia-smi")
     if smi is None:
         raise ToolchainError(
             "--arch native: nvidia-smi is not on PATH, so no GPU can be queried here; "

@@ -82,6 +82,8 @@ class VerifyOptions:
     # --verify-timeout: seconds for the whole verification; the findings whose compiles had
     # not finished by then stay unverifiable, with a note (None: no limit)
     timeout: float | None = None
+    # the folders being linted: no compiler is ever taken from inside them
+    linted: tuple[str, ...] = ()
 
 
 class NotRun(Exception):
@@ -732,7 +734,7 @@ def verify(result: RunResult, options: VerifyOptions | None = None,
     finding for each statement the toolchain rejects without a ptxlint finding saying why.
     Raises ToolchainError when neither nvcc nor ptxas can be found."""
     options = options or VerifyOptions()
-    toolchain = require(toolchain or discover(options.nvcc, options.ptxas))
+    toolchain = require(toolchain or discover(options.nvcc, options.ptxas, options.linted))
     verifier = Verifier(result, options, toolchain)
     verifier.prepare()
     try:
