@@ -243,6 +243,13 @@ def _add_lint_arguments(p: argparse.ArgumentParser) -> None:
         help="leave these rules out: ids, names or id prefixes, comma-separated",
     )
     p.add_argument(
+        "--per-file-ignores",
+        action="append",
+        metavar="GLOB:RULES",
+        help="leave RULES out in the files matching GLOB (repeatable; adds to the configured "
+        "per-file-ignores), e.g. 'tests/**:PTX101,PTX2'",
+    )
+    p.add_argument(
         "--preview",
         action="store_true",
         default=None,
@@ -436,6 +443,7 @@ def _settings(args: argparse.Namespace) -> FileSettings:
     """The run's settings (those of the paths' common folder); ``args.resolver`` then gives
     each file's own, ``args.rule_classes`` the loaded rules."""
     from ptxlint import stdin_input
+    from ptxlint.config import parse_per_file_ignore_arg
     from ptxlint.config_discovery import ConfigResolver, split_config_args
     from ptxlint.registry import describe_entry_points, load_rules, preview_ids
 
@@ -471,6 +479,9 @@ def _settings(args: argparse.Namespace) -> FileSettings:
             unfixable=_comma_list(getattr(args, "unfixable", None)),
             extend_fixable=_comma_list(getattr(args, "extend_fixable", None)),
             preview=args.preview,
+            extend_per_file_ignores=tuple(
+                parse_per_file_ignore_arg(value) for value in args.per_file_ignores or ()
+            ),
         ),
         key_values=key_values,
         explicit=explicit,
@@ -482,8 +493,12 @@ def _settings(args: argparse.Namespace) -> FileSettings:
     settings = resolver.for_paths([stdin_name] if stdin_name else args.paths)
     unknown = settings.selector.unknown_selectors()
     if unknown:
+        named = []
+        for selector in unknown:
+            guess = settings.selector.suggestion(selector)
+            named.append(f"{selector} (did you mean {guess!r}?)" if guess else selector)
         raise UsageError(
-            f"unknown rule selector(s): {', '.join(unknown)} (see `ptxlint rules` for the list)"
+            f"unknown rule selector(s): {', '.join(named)} (see `ptxlint rules` for the list)"
         )
     for selector in settings.selector.preview_selections():
         # ruff's wording: the selection stands, and says why it does nothing

@@ -418,6 +418,18 @@ def merge_cli(config: Config, **overrides: object) -> Config:
 _EXACT = 1_000_000  # beats any prefix length
 
 
+def parse_per_file_ignore_arg(text: str) -> tuple[str, tuple[str, ...]]:
+    """``--per-file-ignores 'GLOB:RULES'`` (ruff's form): the glob of a ``per-file-ignores``
+    key and its comma-separated selectors. The last ``:`` splits them, so a glob may hold one."""
+    glob, sep, selectors = text.rpartition(":")
+    rules = tuple(s.strip() for s in selectors.split(",") if s.strip())
+    if not sep or not glob.strip() or not rules:
+        raise ConfigError(
+            f"--per-file-ignores {text!r}: expected GLOB:RULES, e.g. 'tests/**:PTX101,PTX2'"
+        )
+    return glob.strip(), rules
+
+
 def selector_specificity(selector: str, rule_id: str, rule_name: str) -> int | None:
     """How specifically ``selector`` names the rule, or None if it does not match it."""
     if selector in (rule_id, rule_name):
@@ -556,6 +568,31 @@ class RuleSelector:
             for selector in dict.fromkeys((*self.config.select, *self.config.extend_select))
             if any(selector in (i, names.get(i)) for i in self._preview_rules)
         ]
+
+    def suggestion(self, selector: str) -> str | None:
+        """The rule id or name closest to a selector that matches none (a typo), if any is
+        close enough to be worth saying."""
+        import difflib  # only for an error message
+
+        upper = selector.upper()
+        if any(selector_specificity(upper, i, n) is not None for i, n in self.rules):
+            return upper  # `ptx1`: ids and prefixes are upper case
+        # ids compare in upper case, names in lower case; of equally close ones, the one that
+        # shares the longest start wins (PTX0O1 is PTX001, not PTX901)
+        scored = [
+            (
+                round(difflib.SequenceMatcher(None, key, candidate).ratio(), 6),
+                len(os.path.commonprefix([key, candidate])),
+                candidate,
+            )
+            for key, candidates in (
+                (upper, [i for i, _ in self.rules]),
+                (selector.lower(), [n for _, n in self.rules]),
+            )
+            for candidate in candidates
+        ]
+        best = max(scored, default=(0.0, 0, ""), key=lambda item: item[:2])
+        return best[2] if best[0] >= 0.6 else None
 
     def unknown_selectors(self, known: Iterable[tuple[str, str]] | None = None) -> list[str]:
         """Selectors that match no known rule (typos, ``PTX999``), in configuration order."""

@@ -104,7 +104,11 @@ class Linter:
         unknown = selector.unknown_selectors(known)
         if unknown:
             where = f" in {config_path}" if config_path else ""
-            self._tell(f"unknown rule selector(s){where}: {', '.join(unknown)}")
+            named = [
+                f"{u} (did you mean {guess!r}?)" if (guess := selector.suggestion(u)) else u
+                for u in unknown
+            ]
+            self._tell(f"unknown rule selector(s){where}: {', '.join(named)}")
         arch, suffix = None, ""
         if config.arch:
             try:
