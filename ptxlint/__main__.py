@@ -1,6 +1,12 @@
 import sys
 
-from ptxlint.cli import main
+from ptxlint import start_path
+
+# Before anything else is imported: under `python -m` the working folder is first on sys.path,
+# and a checkout being linted must not supply ptxlint's dependencies.
+start_path.isolate()
+
+from ptxlint.cli import main  # noqa: E402
 
 # The guard matters: spawned worker processes (the language server's) import this module again.
 if __name__ == "__main__":

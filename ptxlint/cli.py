@@ -336,7 +336,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The program's own process only: a host calling main(argv) keeps its dataclasses as is.
     kept_code = None
     if argv is None:
+        from ptxlint import start_path
         from ptxlint.cache import usable_root
+
+        start_path.isolate()  # child interpreters never import from the working folder
 
         folder = usable_root()
         kept_code = str(folder) if folder is not None else None
