@@ -10,7 +10,8 @@ the cores it may use) to N cores with ``os.sched_setaffinity``: on a 16-core mac
 default trees (measure only ``--flashinfer`` or the TREEs given).
 
 In one run, for each tree (default: the CUDA toolkit's include/ and CUTLASS's include/ as
-shipped in flash-attn's source distribution, when present; ``--flashinfer`` adds that source
+shipped in flash-attn's source distribution under ``$PTXLINT_CORPORA``, default ``corpora/`` in
+ptxlint's cache folder (``scripts/locations.py``), when present; ``--flashinfer`` adds that source
 distribution, which ``pip download --no-binary :all: --no-deps flashinfer-python`` fetches, as
 the .tar.gz or unpacked, checked against the issue's goal of 60 s and 1 GB on 2 cores):
 
@@ -36,7 +37,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -55,35 +55,22 @@ from ptxlint.model import SourceFile  # noqa: E402
 from ptxlint.registry import load_rules  # noqa: E402
 from ptxlint.rule import RuleContext  # noqa: E402
 from ptxlint.syntax_tree import parse  # noqa: E402
+from scripts import locations  # noqa: E402
 
 SMALL = '__device__ unsigned f(unsigned a) {\n  unsigned d;\n  asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a));\n  return d;\n}\n'  # noqa: E501
 MAX_SIZE = 16 * 1024 * 1024
 
 
 def cuda_include() -> str | None:
-    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")):
-        if home and os.path.isdir(os.path.join(home, "include")):
-            return os.path.join(home, "include")
-    nvcc = shutil.which("nvcc")
-    if nvcc:
-        out = subprocess.run(
-            [nvcc, "--dryrun", "-c", "-x", "cu", "/dev/null", "-o", "/dev/null"],
-            capture_output=True, text=True, check=False,
-        ).stderr
-        for line in out.splitlines():
-            if line.startswith("#$ TOP="):
-                return os.path.join(line.split("=", 1)[1].strip(), "include")
-    return None
+    """The CUDA toolkit's include folder ($CUDA_HOME, $CUDA_PATH, else nvcc's on PATH)."""
+    found = locations.cuda_include()
+    return str(found) if found is not None else None
 
 
 def cutlass_include() -> str | None:
-    for candidate in (
-        "/work/corpora/src/flash-attn/csrc/cutlass/include",
-        os.path.join(ROOT, "corpora", "src", "flash-attn", "csrc", "cutlass", "include"),
-    ):
-        if os.path.isdir(candidate):
-            return candidate
-    return None
+    """CUTLASS's include/ from flash-attn's sdist under $PTXLINT_CORPORA (scripts/locations.py)."""
+    found = locations.cutlass_include()
+    return str(found) if found is not None else None
 
 
 def ptxlint_command(*args: str) -> list[str]:

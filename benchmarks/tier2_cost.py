@@ -1,6 +1,6 @@
 """What Tier 2 (libclang) costs next to Tier 1, and how much it types.
 
-    /tmp/venv/bin/python benchmarks/tier2_cost.py [--cuda-include DIR]
+    python benchmarks/tier2_cost.py [--cuda-include DIR]   # with libclang installed
 
 For the fixture project (fixtures/tier2) and for a TU including cuda_fp16.h and cuda_bf16.h, at
 one and at four architectures: the cold parse (empty cache), the warm run (disk cache hit), the

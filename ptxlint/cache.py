@@ -103,8 +103,9 @@ def location(kind: str) -> Path:
     return root() / kind
 
 
-# The test suite's compiler oracle is slow to rebuild and no part of what ptxlint reuses.
-KEPT_BY_CLEAN = frozenset({"tests"})
+# The test suite's compiler oracle is slow to rebuild and no part of what ptxlint reuses; the
+# benchmarks' corpora and git mirrors (scripts/locations.py) are slow to fetch again.
+KEPT_BY_CLEAN = frozenset({"tests", "corpora", "mirrors"})
 
 
 def clean() -> tuple[Path, int]:

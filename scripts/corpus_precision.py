@@ -114,27 +114,10 @@ TREES: tuple[Tree, ...] = (
 
 
 def cuda_include() -> Path | None:
-    """The include folder of the toolkit nvcc belongs to (or $CUDA_HOME's)."""
-    candidates = []
-    if os.environ.get("CUDA_HOME"):
-        candidates.append(Path(os.environ["CUDA_HOME"]) / "include")
-    nvcc = shutil.which("nvcc")
-    if nvcc:
-        real = Path(os.path.realpath(nvcc))
-        candidates.append(real.parent.parent / "include")
-        try:  # a wrapper script on PATH: ask nvcc where it lives
-            out = subprocess.run([nvcc, "--dryrun", "--version"], capture_output=True, text=True,
-                                 timeout=30).stderr
-            for line in out.splitlines():
-                if "TOP=" in line:
-                    candidates.append(Path(line.split("TOP=", 1)[1].strip()) / "include")
-        except (OSError, subprocess.SubprocessError):
-            pass
-    candidates += sorted(Path("/usr/local").glob("cuda*/include"), reverse=True)
-    for path in candidates:
-        if (path / "cuda_runtime.h").is_file():
-            return path
-    return None
+    """The include folder of the toolkit in use ($CUDA_HOME, $CUDA_PATH, nvcc's on PATH)."""
+    from scripts.locations import cuda_include as find
+
+    return find()
 
 
 def tree_path(tree: Tree, cache: Path) -> Path | None:

@@ -8,7 +8,8 @@ Usage::
         [--reviewed-only] [--limit N]
 
 ``--mirrors`` holds bare git mirrors with full history, ``DIR/<owner>+<name>/repo`` (the
-layout of the ``fetch`` tool; default ``/work/.mirror``); REPO names some of them (default:
+layout of the ``fetch`` tool; default ``$PTXLINT_MIRRORS``, else ``mirrors/`` in ptxlint's cache
+folder: ``scripts/locations.py``); REPO names some of them (default:
 every one in ``REPOS``). Nothing is checked out: for each commit of the default branch whose
 diff changes an inline asm statement (``git log -G`` narrows, then the hunks are read), the
 pre- and post-commit versions of each changed file, plus the files they include with quotes
@@ -57,6 +58,8 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
+
+from scripts.locations import mirrors_root  # noqa: E402
 
 REVIEWED = ROOT / "tests" / "data" / "fixed_bugs.toml"
 
@@ -594,8 +597,9 @@ def report(verdicts: Sequence[dict[str, Any]], reviews: dict[str, Review], candi
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("repos", nargs="*", help="mirror names (owner+name); default: all of REPOS")
-    ap.add_argument("--mirrors", default="/work/.mirror")
-    ap.add_argument("--out", default="/tmp/ptxlint-fixed-bugs", help="scratch folder")
+    ap.add_argument("--mirrors", type=Path, help="default: $PTXLINT_MIRRORS, else in the cache")
+    ap.add_argument("--out", type=Path,
+                    help="scratch folder (default: fixed-bugs/ in ptxlint's cache folder)")
     ap.add_argument("--dump", help="write every commit's verdict here (JSON)")
     ap.add_argument("--from-dump", help="start from this dump; lint only commits it lacks")
     ap.add_argument("--reviewed", default=str(REVIEWED))
@@ -607,6 +611,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="with --from-dump: print the dump's verdicts against the reviewed list, "
                     "reading no repository and linting nothing")
     args = ap.parse_args(argv)
+    if args.mirrors is None:
+        args.mirrors = mirrors_root()
+    if args.out is None:
+        from ptxlint.cache import root
+
+        args.out = root() / "fixed-bugs"
 
     reviews = load_reviews(Path(args.reviewed))
     done: dict[str, dict[str, Any]] = {}

@@ -80,6 +80,15 @@ def test_clean_removes_every_cache_but_the_test_oracle(tmp_path, capsys, cache_d
     assert sorted(p.name for p in cache_dir.iterdir()) == ["tests"]
 
 
+def test_clean_keeps_the_benchmark_corpora_and_mirrors(tmp_path, capsys, cache_dir, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for kind in ("corpora", "mirrors", "verify"):
+        (cache_dir / kind).mkdir(parents=True, exist_ok=True)
+        (cache_dir / kind / "entry").write_text("x")
+    assert main(["clean"]) == 0
+    assert sorted(p.name for p in cache_dir.iterdir()) == ["corpora", "mirrors"]
+
+
 def test_one_location_setting_for_every_cache(tmp_path, monkeypatch):
     from ptxlint.tier2.cache import default_root
     from ptxlint.verify.runner import cache_dir as verify_dir

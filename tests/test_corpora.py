@@ -3,9 +3,9 @@ error that a person has not reviewed as real (tests/data/reviewed_findings.toml)
 
 The corpora are not part of the repository. Point ``PTXLINT_CORPORA`` at a folder with
 ``src/<name>/`` (``python scripts/fetch_corpora.py DIR``) and ``git/<name>/`` checkouts
-(``python scripts/corpus_precision.py DIR --fetch``), or set ``PTXLINT_FETCH_CORPORA=1`` to let
-this test fetch the four default sdists into ``~/.cache/ptxlint/corpora``; otherwise these tests
-skip. The CUDA headers run whenever a toolkit is installed.
+(``python scripts/corpus_precision.py DIR --fetch``), or put them in ``corpora/`` of ptxlint's
+cache folder (``scripts/locations.py``), or set ``PTXLINT_FETCH_CORPORA=1`` to let this test
+fetch the four default sdists there; otherwise these tests skip. The CUDA headers run whenever a toolkit is installed.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from types import ModuleType
 
 import pytest
 
+from scripts.locations import CORPORA_ENV, corpora_root
 from tests.conftest import ROOT
 
 SDISTS = ("flash-attn", "vllm", "llama-cpp-python", "flashinfer-python")
@@ -39,11 +40,10 @@ precision = _precision()
 
 
 def _cache() -> Path | None:
-    folder = os.environ.get("PTXLINT_CORPORA")
-    if folder:
-        return Path(folder)
+    cache = corpora_root()
+    if os.environ.get(CORPORA_ENV) or cache.is_dir():
+        return cache
     if os.environ.get("PTXLINT_FETCH_CORPORA") == "1":
-        cache = Path.home() / ".cache" / "ptxlint" / "corpora"
         subprocess.run(
             [sys.executable, os.path.join(ROOT, "scripts", "fetch_corpora.py"), str(cache),
              *SDISTS],

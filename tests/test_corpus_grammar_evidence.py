@@ -15,7 +15,7 @@ template counts only once a compile of an instantiation shows ptxas rejecting it
   number of asm operands provided"), PTX001.
 
 Needs nvcc and the corpus checkouts (``$PTXLINT_CORPORA/git/<tree>``, default
-/work/corpora); skipped otherwise.
+``corpora/`` in ptxlint's cache folder: ``scripts/locations.py``); skipped otherwise.
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ import re
 
 import pytest
 
+from scripts.locations import corpora_root
 from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, run_cached
 
-CORPORA = os.environ.get("PTXLINT_CORPORA", "/work/corpora")
+CORPORA = str(corpora_root())
 
 
 def tree(name: str, kind: str = "git") -> str:

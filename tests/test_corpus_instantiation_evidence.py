@@ -21,9 +21,9 @@ operands, the other branch, the same helper on a target that has the form), whic
 assemble. A last test asserts that ptxlint's errors in the probed files are exactly these.
 
 Needs nvcc/ptxas and the corpus trees (``$PTXLINT_CORPORA/src/flashinfer-python``,
-``$PTXLINT_CORPORA/git/TransformerEngine``, default /work/corpora); skipped otherwise. The
-toolchain cache keys each compile on the probe's include folders too, so an updated corpus is
-compiled again.
+``$PTXLINT_CORPORA/git/TransformerEngine``, default ``corpora/`` in ptxlint's cache folder:
+``scripts/locations.py``); skipped otherwise. The toolchain cache keys each compile on the
+probe's include folders too, so an updated corpus is compiled again.
 """
 
 from __future__ import annotations
@@ -41,10 +41,11 @@ from ptxlint.config import Config, RuleSelector
 from ptxlint.registry import load_rules
 from ptxlint.rule import RuleContext
 from ptxlint.runner import run
+from scripts.locations import corpora_root
 from tests.test_corpora import precision
 from tests.toolchain_cache import INPUT, NVCC, OUTPUT, PTXAS, needs_nvcc, needs_ptxas, run_cached
 
-CORPORA = os.environ.get("PTXLINT_CORPORA", "/work/corpora")
+CORPORA = str(corpora_root())
 TREE = "flashinfer-python"
 TE = "TransformerEngine"
 EVIDENCE = "tests/test_corpus_instantiation_evidence.py"

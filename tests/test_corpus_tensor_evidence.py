@@ -12,7 +12,8 @@ fmha_v2's ``Hgmma_rfa_fp16<8, TB>`` (utils_hgmma.h), whose operand list names an
 ``desc_a``, is proven on an instantiation in tests/test_corpus_instantiation_evidence.py.
 
 Needs nvcc and the flashinfer-python sdist (``$PTXLINT_CORPORA/src/flashinfer-python``,
-default /work/corpora); skipped otherwise.
+default ``corpora/`` in ptxlint's cache folder: ``scripts/locations.py``); skipped
+otherwise.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ import re
 
 import pytest
 
+from scripts.locations import corpora_root
 from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, run_cached
 
-CORPORA = os.environ.get("PTXLINT_CORPORA", "/work/corpora")
+CORPORA = str(corpora_root())
 
 
 def flashinfer() -> str:

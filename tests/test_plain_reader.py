@@ -9,7 +9,6 @@ These tests generate statements from plain and tricky pieces and compare the two
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from ptxlint import reading_memo
 from ptxlint.engine import extract_statements
 from ptxlint.lexer import Token, decode_string_literal, tokens
 from ptxlint.model import Constraint, Operand, SourceFile, Span, slot_setters
+from scripts.locations import cuda_include
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -326,8 +326,8 @@ def _asm_files(root: Path, limit: int) -> list[Path]:
 
 def test_fixtures_and_cuda_headers_read_alike() -> None:
     files = sorted((ROOT / "fixtures").rglob("*.cu"))
-    cuda = Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "include"
-    if cuda.is_dir():
+    cuda = cuda_include()
+    if cuda is not None:
         files += _asm_files(cuda, 25)
     plain = 0
     for path in files:

@@ -31,7 +31,7 @@ COMPILER_BACKED = ("PTX001", "PTX003", "PTX004", "PTX006", "PTX007", "PTX201", "
 
 # Clean-fixture lines ptxas cannot build for a reason outside the fixture: the verifier probes
 # every statement, guards aside, and ptxas 13.0 builds no 32-bit code for sm_75+. Keyed by
-# (file, line); see /work/notes/REQUESTS.md. Any other toolchain error fails the test.
+# (file, line). Any other toolchain error fails the test.
 UNBUILDABLE_BRANCHES: dict[tuple[str, int], str] = {}
 
 toolchain = discover()

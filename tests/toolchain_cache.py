@@ -35,15 +35,13 @@ import pytest
 INPUT = "{input}"
 OUTPUT = "{output}"
 
-_DEFAULT_CUDA = ("/usr/local/cuda-13.0", "/usr/local/cuda")
-
 
 def find_tool(name: str) -> str | None:
-    """``name`` on PATH, else under $CUDA_HOME, $CUDA_PATH or the usual install folders."""
+    """``name`` on PATH, else under $CUDA_HOME or $CUDA_PATH."""
     found = shutil.which(name)
     if found:
         return found
-    homes = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), *_DEFAULT_CUDA]
+    homes = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]
     for home in homes:
         candidate = os.path.join(home, "bin", name) if home else ""
         if candidate and os.access(candidate, os.X_OK):
