@@ -12,16 +12,26 @@ operand-index claims: the compile must fail with LLVM's words), and the *purity 
 (PTX505): the same call with its result unused, compiled as written (pure) and with
 ``is_pure=False``; the claim is confirmed when the pure compile's PTX holds fewer copies of the
 effect than the impure one (Triton deleted or merged the asm).
+
+Both children (the version check and the probes) run isolated (``python -I``) in a temporary
+folder of their own: never with the working folder, a checkout being linted, on their import
+path, where a ``triton.py`` would answer for Triton. ``-I`` also drops ``PYTHONPATH`` and the
+user site-packages; the latter is put back when the probe runs in ptxlint's own interpreter and
+ptxlint itself reads it (``pip install --user triton``).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import site
 import subprocess
 import sys
+import tempfile
 from functools import cache
 
 from ptxlint.model import AsmStatement, CallArgument
+from ptxlint.program_search import which
 from ptxlint.verify.ptx_probe import NotProbeable
 from ptxlint.verify.runner import Compile
 
@@ -77,17 +87,44 @@ _SIG = {
 _BY_LETTER = {"r": "int32", "f": "float32", "l": "int64", "d": "float64", "h": "float16"}
 
 
+def interpreter(python: str) -> str:
+    """``python`` as a path to run: a bare name (``PTXLINT_TRITON_PYTHON=python3``) is looked up
+    on ``PATH`` without the working folder, a relative path made absolute once, here."""
+    if os.sep not in python and not (os.altsep and os.altsep in python):
+        return which(python) or python
+    return os.path.abspath(python)
+
+
+def prelude(python: str) -> str:
+    """The first lines of a child's program: the user site-packages that ``-I`` leaves out, when
+    the child is this interpreter and this process reads them (never the working folder)."""
+    if python != sys.executable or not site.ENABLE_USER_SITE:
+        return ""
+    user_site = site.getusersitepackages()
+    if not os.path.isabs(user_site) or not os.path.isdir(user_site):
+        return ""
+    return f"import site\nsite.addsitedir({user_site!r})\n"
+
+
+def command(python: str, *rest: str) -> tuple[str, ...]:
+    """An isolated child interpreter's command line."""
+    return (interpreter(python), "-I", *rest)
+
+
 @cache
 def triton_version(python: str = sys.executable) -> str | None:
     """Triton's version in ``python``'s environment, or None when it is not installed."""
+    code = prelude(python) + "import triton\nprint(triton.__version__)\n"
     try:
-        done = subprocess.run(
-            [python, "-c", "import triton; print(triton.__version__)"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        with tempfile.TemporaryDirectory(prefix="ptxlint-triton-") as scratch:
+            done = subprocess.run(
+                list(command(python, "-c", code)),
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+                cwd=scratch,
+            )
     except (OSError, subprocess.SubprocessError):
         return None
     version = done.stdout.strip().splitlines()[-1:] if done.returncode == 0 else []
@@ -112,6 +149,7 @@ def _arg_types(statement: AsmStatement, args: tuple[CallArgument, ...]) -> list[
 def script(
     statement: AsmStatement,
     *,
+    python: str = sys.executable,
     is_pure: bool | None = None,
     use_result: bool = True,
     bare_args: bool = False,
@@ -155,7 +193,7 @@ def script(
         outs = ["out"] if len(results) == 1 else [f"out[{k}]" for k in range(len(results))]
         where = "offs" if arg_types else "tl.program_id(0)"
         body += [f"    tl.store(R{k} + {where}, {o})" for k, o in enumerate(outs)]
-    return "\n".join(
+    return prelude(python) + "\n".join(
         [
             "import sys",
             "import triton",
@@ -183,9 +221,10 @@ def script(
 
 
 def job(statement: AsmStatement, python: str = sys.executable, **variant: bool) -> Compile:
+    # the runner starts it in its scratch folder, which holds only the probe's own files
     return Compile(
-        args=(python, f"{{dir}}/{PROBE_FILE}", f"{{dir}}/{PTX_OUTPUT}"),
-        files=((PROBE_FILE, script(statement, **variant)),),
+        args=command(python, f"{{dir}}/{PROBE_FILE}", f"{{dir}}/{PTX_OUTPUT}"),
+        files=((PROBE_FILE, script(statement, python=python, **variant)),),
         outputs=(PTX_OUTPUT,),
     )
 
