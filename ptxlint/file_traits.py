@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 
+from ptxlint.analysis.include_guard import include_guard as _include_guard
 from ptxlint.model import SourceFile
 from ptxlint.ptx.targets import Target, excluded_by_errors
 
@@ -34,6 +35,12 @@ def excluded_targets(source: SourceFile) -> frozenset[Target]:
     return excluded_by_errors(source)
 
 
+def include_guard(source: SourceFile) -> str | None:
+    """The macro of the file's classic include guard (``#ifndef X_H`` / ``#define X_H`` around
+    all of its code), whose condition binds nothing (ptxlint.analysis.include_guard)."""
+    return _include_guard(source.text)
+
+
 def traits(source: SourceFile) -> tuple[object, ...]:
     """Every fact above, for the memo's key: once per file."""
     return (
@@ -41,4 +48,5 @@ def traits(source: SourceFile) -> tuple[object, ...]:
         clang_cuda_header(source),
         spells_volatile_underscores(source),
         excluded_targets(source),
+        include_guard(source),
     )

@@ -4,18 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.file_traits import excluded_targets
+from ptxlint.analysis.statement import StatementAnalysis, analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.instructions import Requirement, form_feature, instruction_requirement
-from ptxlint.ptx.targets import (
-    Target,
-    admitted_targets,
-    available,
-    compiled_for,
-    lowest_target,
-    no_toolkit_compiles,
-    statement_guards,
-)
+from ptxlint.ptx.targets import Target, available
 from ptxlint.rule import Rule, RuleContext
 
 
@@ -48,7 +40,10 @@ sm_100/sm_120, where `wgmma` and `setmaxnreg` do not exist (they need
 guard's own lower bound is too low (`#if __CUDA_ARCH__ >= 750` around `cp.async`). Guards
 that choose no target (none, or `#ifdef __CUDA_ARCH__`) leave the target unknown: silent.
 Branches that no supported toolkit compiles (CUDA 11.0 and newer: `#if __CUDACC_VER_MAJOR__ < 9`,
-`#if CUDA_VERSION < 9000`) are not checked.
+`#if CUDA_VERSION < 9000`) are not checked. With `--arch`, a guard the rule cannot decide
+(a macro from another header) leaves the statement unchecked, but a header's include guard
+(`#ifndef X_H` / `#define X_H` around the whole file) is no such guard: it holds wherever the
+header is read.
 
 ## Why is this bad?
 ptxas refuses the instruction for the older target ("Feature ... requires .target sm_NN or
@@ -71,24 +66,17 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        guards = statement_guards(statement)
-        if no_toolkit_compiles(guards):
+        analysis = analysis_of(statement)
+        if analysis.no_toolkit_compiles:
             return  # a branch for toolkits older than any supported one
         if context.arch is not None:
-            yield from self._check_arch(statement, context, guards)
+            yield from self._check_arch(statement, context, analysis)
             return
-        local = statement_guards(statement, local_only=True)
-        admitted = admitted_targets(guards, local)
+        # without the targets the file #errors for: nothing in it is built for them
+        admitted = analysis.admitted_targets
         if not admitted:
             return  # the guards do not choose targets (or exclude them all): target unknown
-        lowest = lowest_target(local)
-        excluded = excluded_targets(statement.source)
-        if excluded:  # the file #errors for these: nothing in it is built for them
-            admitted = tuple(t for t in admitted if t not in excluded)
-            if not admitted:
-                return
-            if lowest is not None and lowest in excluded:
-                lowest = None
+        lowest = analysis.lowest_target
         for instruction in statement.ptx.instructions:
             if instruction.opaque:
                 continue
@@ -125,11 +113,11 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
             )
 
     def _check_arch(
-        self, statement: AsmStatement, context: RuleContext, guards: tuple[str, ...]
+        self, statement: AsmStatement, context: RuleContext, analysis: StatementAnalysis
     ) -> Iterator[Finding]:
         assert context.arch is not None
         target = Target(context.arch, context.arch_suffix)
-        if not compiled_for(guards, target, unknown_holds=False):
+        if not analysis.compiled_for_arch(target):
             return
         for instruction in statement.ptx.instructions:
             if instruction.opaque:

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import StatementAnalysis, analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, PtxInstruction, Severity
 from ptxlint.ptx.instructions import Deprecation, deprecation
-from ptxlint.ptx.targets import (
-    ARCHES,
-    Target,
-    compiled_for,
-    no_toolkit_compiles,
-    statement_guards,
-)
+from ptxlint.ptx.targets import ARCHES, Target
 from ptxlint.rule import Rule, RuleContext
 
 _FULL_MASK = "0xffffffff"
@@ -35,6 +30,8 @@ the statement is compiled for sm_70 or newer (`--arch`, or `#if __CUDA_ARCH__ >=
 guards) and a warning otherwise; statements only compiled below sm_70 (under
 `#if __CUDA_ARCH__ < 700`) are left alone, and so are branches that no supported toolkit
 (CUDA 11.0 and newer) compiles (`#if __CUDACC_VER_MAJOR__ < 9`, `#if CUDA_VERSION < 9000`).
+With `--arch`, a guard the rule cannot decide leaves the statement unchecked; a header's
+include guard (`#ifndef X_H` / `#define X_H` around the whole file) is not one.
 
 ## Why is this bad?
 ptxas 13.0: "Instruction 'shfl' without '.sync' is not supported on .target sm_70 and higher
@@ -59,16 +56,13 @@ site is the closest to the old meaning).
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        guards: tuple[str, ...] | None = None
         for instruction in statement.ptx.instructions:
             if instruction.opaque:
                 continue
             old = deprecation(instruction.opcode, instruction.modifiers)
             if old is None:
                 continue
-            if guards is None:
-                guards = statement_guards(statement)
-            severity = _severity(old, guards, context)
+            severity = _severity(old, analysis_of(statement), context)
             if severity is None:
                 return
             span = self.template_span(statement, instruction.opcode_start, instruction.opcode_end)
@@ -101,16 +95,19 @@ site is the closest to the old meaning).
         )
 
 
-def _severity(old: Deprecation, guards: tuple[str, ...], context: RuleContext) -> Severity | None:
+def _severity(
+    old: Deprecation, analysis: StatementAnalysis, context: RuleContext
+) -> Severity | None:
     """Error where the form is removed, warning elsewhere, None when never compiled where it
     matters."""
-    if no_toolkit_compiles(guards):
+    if analysis.no_toolkit_compiles:
         return None  # a branch for toolkits older than any supported one (CUDA < 11)
     if context.arch is not None:
-        if not compiled_for(guards, Target(context.arch, context.arch_suffix), unknown_holds=False):
+        # an undecided guard leaves it unchecked; a header's include guard is none
+        if not analysis.compiled_for_arch(Target(context.arch, context.arch_suffix)):
             return None
         return Severity.ERROR if context.arch >= old.removed_sm else Severity.WARNING
-    reached = [sm for sm in ARCHES if compiled_for(guards, Target(sm))]
+    reached = [sm for sm in ARCHES if analysis.compiled_for(Target(sm))]
     if not reached:
         return None
     if all(sm < old.removed_sm for sm in reached):

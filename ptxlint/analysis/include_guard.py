@@ -1,0 +1,110 @@
+"""A header's classic include guard: ``#ifndef X_H`` / ``#define X_H`` ... ``#endif`` around all
+of its code.
+
+The condition ``!defined(X_H)`` holds whenever the compiler reads the header's contents at all
+(the first inclusion; later ones skip the whole file), so for the code inside it says nothing
+about the target. Left unrecognised it is an unknown macro, and a rule that needs every guard
+decided for ``--arch`` (PTX401, PTX402) fell silent on every header.
+
+Recognised (the shape GCC and clang call a file's "controlling macro"): apart from comments,
+``#pragma`` lines and blank lines, the file opens with ``#ifndef X`` or ``#if !defined(X)``, the
+next line is ``#define X``, the block has no ``#else``/``#elif`` of its own, and after its
+``#endif`` come only preprocessor lines (cuda_runtime.h's ``#undef`` of its helper macros). A
+``#ifndef X / #define X 4`` default-value block in the middle of a file is not one: code outside
+it is not inside the guard.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["include_guard", "is_include_guard_condition"]
+
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_CONTINUATION = re.compile(r"\\\r?\n")
+_OPENING = re.compile(
+    r"#\s*(?:ifndef\s+([A-Za-z_]\w*)|if\s*!\s*defined\s*(?:\(\s*([A-Za-z_]\w*)\s*\)|\s+([A-Za-z_]\w*)))"
+    r"\s*$"
+)
+_DEFINE = re.compile(r"#\s*define\s+([A-Za-z_]\w*)\b")
+_CONDITIONAL = re.compile(r"#\s*(if|ifdef|ifndef|elif|else|endif)\b")
+
+
+# The last few texts asked about, by identity: the memo key of the pure rules and each guarded
+# statement's analysis ask of the same file in turn.
+_RECENT: list[tuple[str, str | None]] = []
+_RECENT_KEPT = 8
+
+
+def include_guard(text: str) -> str | None:
+    """The macro of ``text``'s classic include guard, or ``None`` where it has none."""
+    if "#" not in text:
+        return None
+    for known, name in _RECENT:
+        if known is text:
+            return name
+    found = _scan(text)
+    _RECENT.insert(0, (text, found))
+    del _RECENT[_RECENT_KEPT:]
+    return found
+
+
+def _scan(text: str) -> str | None:
+    lines = [
+        line.strip()
+        for line in _COMMENT.sub(" ", _CONTINUATION.sub(" ", text)).splitlines()
+    ]
+    code = [line for line in lines if line]
+    at = 0
+    while at < len(code) and _is_pragma(code[at]):
+        at += 1
+    if at >= len(code):
+        return None
+    opening = _OPENING.match(code[at])
+    if opening is None:
+        return None
+    name = opening.group(1) or opening.group(2) or opening.group(3)
+    if at + 1 >= len(code):
+        return None
+    define = _DEFINE.match(code[at + 1])  # the very next line: nothing is read unguarded
+    if define is None or define.group(1) != name:
+        return None
+    end = _matching_endif(code, at)
+    if end is None:
+        return None
+    if any(not line.startswith("#") for line in code[end + 1 :]):
+        return None  # code after the block is outside the guard: not a whole-file guard
+    return name
+
+
+def _is_pragma(line: str) -> bool:
+    return re.match(r"#\s*pragma\b", line) is not None
+
+
+def _matching_endif(code: list[str], opening: int) -> int | None:
+    """The index of the ``#endif`` that closes the block opened at ``opening``; ``None`` when
+    the block has an ``#else``/``#elif`` of its own or is never closed."""
+    depth = 0
+    for index in range(opening, len(code)):
+        m = _CONDITIONAL.match(code[index])
+        if m is None:
+            continue
+        kind = m.group(1)
+        if kind in ("if", "ifdef", "ifndef"):
+            depth += 1
+        elif kind == "endif":
+            depth -= 1
+            if depth == 0:
+                return index
+        elif depth == 1:
+            return None  # `#else` of the guard itself: the file is not all under it
+    return None
+
+
+def is_include_guard_condition(condition: str, name: str) -> bool:
+    """Whether ``condition`` (as ptxlint.guards records it: ``!defined(X)`` for ``#ifndef X``,
+    the text itself for ``#if``) is the include guard on macro ``name``."""
+    if name not in condition:
+        return False
+    spaced = "".join(condition.split())
+    return spaced in (f"!defined({name})", f"!defined{name}")

@@ -1,0 +1,118 @@
+"""The analysis's guards: a header's classic include guard binds nothing, so ``--arch`` checks the
+code under it, once for every rule that reads the targets (PTX401 and PTX402)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from ptxlint.analysis.include_guard import include_guard, is_include_guard_condition
+from ptxlint.analysis.statement import analysis_of
+from ptxlint.engine import extract_statements
+from ptxlint.model import SourceFile
+from ptxlint.rule import RuleContext
+from tests.conftest import FIXTURES, lint_text
+
+ANALYSIS = os.path.join(FIXTURES, "analysis")
+SM80 = RuleContext(arch=80)
+_EXPECT = re.compile(r"expect:\s*((?:PTX\d{3}[ ,]*)+)")
+
+
+def _read(name: str) -> tuple[str, str]:
+    path = os.path.join(ANALYSIS, name)
+    return path, Path(path).read_text(encoding="utf-8")
+
+
+def _lines(text: str, path: str, context: RuleContext) -> set[tuple[int, str]]:
+    source = SourceFile(path, text)
+    return {
+        (source.line_col(f.span.start).line, f.rule)
+        for f in lint_text(text, path, select=("PTX401", "PTX402"), context=context)
+    }
+
+
+def _expected(text: str) -> set[tuple[int, str]]:
+    found = set()
+    for number, line in enumerate(text.splitlines(), 1):
+        m = _EXPECT.search(line)
+        if m:
+            found |= {(number, rule) for rule in re.findall(r"PTX\d{3}", m.group(1))}
+    return found
+
+
+def test_code_under_an_include_guard_is_checked_for_the_arch() -> None:
+    path, text = _read("include_guard_bad.cuh")
+    assert _expected(text)  # the fixture marks what it expects
+    assert _lines(text, path, SM80) == _expected(text)
+
+
+@pytest.mark.parametrize("name", ["include_guard_clean.cuh", "config_guard_clean.cuh"])
+def test_guarded_twins_are_silent_for_the_arch(name: str) -> None:
+    path, text = _read(name)
+    assert _lines(text, path, SM80) == set()
+
+
+def test_an_undecided_configuration_guard_still_leaves_the_arch_unchecked() -> None:
+    path, text = _read("config_guard_clean.cuh")
+    # the same statement with the configuration guard taken away is flagged
+    unguarded = text.replace("#ifdef USE_ELECT\n", "").replace("#endif\n", "", 2)
+    unguarded = unguarded.replace("#define ELECT_WIDTH 32\n", "").replace("#ifndef ELECT_WIDTH\n", "")
+    assert {rule for _, rule in _lines(unguarded, path, SM80)} == {"PTX401"}
+
+
+def test_the_include_guard_is_left_out_of_the_binding_guards() -> None:
+    path, text = _read("include_guard_bad.cuh")
+    source = SourceFile(path, text)
+    statement = extract_statements(source).statements[0]
+    assert statement.context.guards == ("!defined(INCLUDE_GUARD_BAD_CUH)",)
+    analysis = analysis_of(statement)
+    assert analysis.guards == ()
+    assert analysis_of(statement) is analysis  # computed once per statement
+
+
+HEADER = "#ifndef A_H\n#define A_H\nint f();\n#endif\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        HEADER,
+        "// license\n/* more */\n" + HEADER,
+        "#pragma once\n" + HEADER,
+        "#if !defined(A_H)\n#define A_H 1\nint f();\n#endif\n",
+        "#if ! defined A_H\n#define A_H\nint f();\n#endif /* A_H */\n",
+        # cuda_runtime.h: helper macros undefined after the guarded block
+        HEADER + "#if defined(UNDEF_A)\n#undef B\n#endif\n",
+        "#ifndef A_H\n#define A_H\n#if X\nint g();\n#else\nint h();\n#endif\n#endif\n",
+    ],
+)
+def test_include_guards_are_recognised(text: str) -> None:
+    assert include_guard(text) == "A_H"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "int before();\n" + HEADER,  # code outside the block
+        HEADER + "int after();\n",
+        "#ifndef A_H\n#define B_H\nint f();\n#endif\n",  # defines another macro
+        "#ifndef A_H\nint f();\n#define A_H\n#endif\n",  # code before the define
+        "#ifndef A_H\n#define A_H\nint f();\n#else\nint g();\n#endif\n",  # the guard's own #else
+        "#ifdef A_H\n#define A_H\nint f();\n#endif\n",
+        "#ifndef A_H\n#define A_H\nint f();\n",  # never closed
+        "int f();\n",
+    ],
+)
+def test_other_shapes_are_not_include_guards(text: str) -> None:
+    assert include_guard(text) is None
+
+
+def test_only_the_guards_own_condition_is_the_include_guard() -> None:
+    assert is_include_guard_condition("!defined(A_H)", "A_H")
+    assert is_include_guard_condition("! defined ( A_H )", "A_H")
+    assert not is_include_guard_condition("!defined(A_H) && __CUDA_ARCH__ >= 900", "A_H")
+    assert not is_include_guard_condition("defined(A_H)", "A_H")
+    assert not is_include_guard_condition("!defined(A_HX)", "A_H")
