@@ -303,14 +303,63 @@ def _pyproject_table(data: Mapping[str, Any], path: str) -> Mapping[str, Any] | 
     return table
 
 
+# `extend = "../ptxlint.toml"`: a configuration file names the one it builds on.
+EXTEND_KEY = "extend"
+_MERGED_TABLES = ("per-file-ignores", "severity")
+_EXTENDED_LISTS = ("extend-select",)
+_MAX_EXTEND_DEPTH = 16
+
+
+def _raw_table(path: str) -> Mapping[str, Any]:
+    data = _read_toml(path)
+    if os.path.basename(path) == PYPROJECT:
+        return _pyproject_table(data, path) or {}
+    return data
+
+
+def load_chain(path: str) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The merged raw table of ``path`` and the files it extends, and those files in order."""
+    chain: list[str] = []
+    tables: list[Mapping[str, Any]] = []
+    current: str | None = os.path.abspath(path)
+    while current is not None:
+        if current in chain:
+            raise ConfigError(f"{path}: 'extend' cycle: {' -> '.join([*chain, current])}")
+        if len(chain) >= _MAX_EXTEND_DEPTH:
+            raise ConfigError(f"{path}: 'extend' chain longer than {_MAX_EXTEND_DEPTH} files")
+        chain.append(current)
+        table = _raw_table(current)
+        tables.append(table)
+        target = table.get(EXTEND_KEY)
+        if target is None:
+            current = None
+        elif not isinstance(target, str) or not target:
+            raise ConfigError(f"{current}: extend: expected a path to a configuration file")
+        else:
+            current = os.path.normpath(os.path.join(os.path.dirname(current), target))
+            if not os.path.isfile(current):
+                raise ConfigError(f"{chain[-1]}: extend: no such file {current}")
+    merged: dict[str, Any] = {}
+    for table in reversed(tables):  # the farthest first, so nearer files win
+        for key, value in table.items():
+            if key == EXTEND_KEY:
+                continue
+            if key in _MERGED_TABLES and isinstance(value, Mapping):
+                base = merged.get(key)
+                merged[key] = {**(base if isinstance(base, Mapping) else {}), **value}
+            elif key in _EXTENDED_LISTS and isinstance(value, list):
+                base = merged.get(key)
+                merged[key] = [*(base if isinstance(base, list) else []), *value]
+            else:
+                merged[key] = value
+    return merged, tuple(chain)
+
+
 def load_config(path: str | None) -> Config:
     """Load and validate ``path``; ``None`` gives the defaults."""
     if path is None:
         return Config()
-    # `extend = "../ptxlint.toml"` chains are resolved there (the editor's per-folder
-    # configuration reads files through here too)
-    from ptxlint.config_discovery import load_chain
-
+    # the editor's per-folder configuration reads files through here too
     table, _ = load_chain(path)
     return parse_table(table, path, is_pyproject=os.path.basename(path) == PYPROJECT)
 
