@@ -75,7 +75,8 @@ def test_action_installs_ptxlint_from_its_own_path_in_its_own_venv():
     assert setup["with"]["update-environment"] is False  # the job's PATH stays the caller's
     for s in action()["runs"]["steps"]:
         if "ptxlint check" in s.get("run", ""):
-            assert '"$PTXLINT_PYTHON" -m ptxlint' in s["run"], s["name"]
+            # isolated: the workspace (the checkout being linted) is never on sys.path
+            assert '"$PTXLINT_PYTHON" -I -m ptxlint' in s["run"], s["name"]
             assert s["env"]["PTXLINT_PYTHON"] == "${{ steps.install.outputs.python }}"
 
 
