@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.guards import CLANG_ONLY_LETTERS
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.constraints import VALID_CLOBBERS, VALID_LETTERS, letter_problem
 from ptxlint.model import AsmStatement, Finding, Severity, Span
 from ptxlint.rule import Rule, RuleContext
-
-from ._guards import CLANG_ONLY_LETTERS, clang_only, rocm_guarded
 
 
 class InvalidConstraint(Rule):
@@ -56,7 +56,7 @@ asm volatile("bar.sync 0;" ::: "memory");
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if rocm_guarded(statement):
+        if analysis_of(statement).rocm_guarded:
             return  # hipcc code: not nvcc's constraints
         clang: bool | None = None  # the guards are evaluated only for a clang-only letter
         for operand in statement.operands:
@@ -79,7 +79,7 @@ asm volatile("bar.sync 0;" ::: "memory");
             for letter in dict.fromkeys(c.letters):
                 if letter in CLANG_ONLY_LETTERS:
                     if clang is None:
-                        clang = clang_only(statement)
+                        clang = analysis_of(statement).clang_only
                     if clang:
                         continue
                 if letter not in VALID_LETTERS and not letter.isspace():

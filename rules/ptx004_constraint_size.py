@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.guards import model_dependent
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.constraints import REGISTER_LETTERS, is_array, letter_for, operand_verdict
 from ptxlint.model import AsmStatement, CType, Edit, Finding, Fix, Operand, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
-from ._guards import data_model_guarded, model_dependent, rocm_guarded
 from ._operand_use import LETTER_TYPES, Use, uses, value_types
 
 
@@ -78,7 +79,7 @@ and the fix is marked unsafe. No fix is offered for types no letter fits (`char`
         if statement.syntax == "llvm":
             yield from self._llvm(statement)
             return
-        if rocm_guarded(statement):
+        if analysis_of(statement).rocm_guarded:
             return
         guarded: bool | None = None  # the guards are evaluated only for a type that misfits
         for operand in statement.operands:
@@ -88,7 +89,7 @@ and the fix is marked unsafe. No fix is offered for types no letter fits (`char`
             if operand.ctype is None and context.tier2 is not None:
                 # Template instantiations (Tier 2) that disagree: judge each one.
                 if guarded is None:
-                    guarded = data_model_guarded(statement)
+                    guarded = analysis_of(statement).data_model_guarded
                 yield from self._per_instantiation(statement, operand, context, guarded)
                 continue
             verdict = operand_verdict(operand.ctype, c.letters)
@@ -96,7 +97,7 @@ and the fix is marked unsafe. No fix is offered for types no letter fits (`char`
                 continue
             assert operand.ctype is not None
             if guarded is None:
-                guarded = data_model_guarded(statement)
+                guarded = analysis_of(statement).data_model_guarded
             if guarded and model_dependent(operand.ctype):
                 continue  # maybe a 32-bit target, where pointers and long are 4 bytes
             yield self.finding(

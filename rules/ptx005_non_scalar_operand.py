@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.constraints import REGISTER_LETTERS, operand_verdict
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
-
-from ._guards import rocm_guarded
 
 
 class NonScalarOperand(Rule):
@@ -50,7 +49,7 @@ asm("mov.b32 %0, %0;" : "+r"(*reinterpret_cast<unsigned*>(&h2)));
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if rocm_guarded(statement):
+        if analysis_of(statement).rocm_guarded:
             return  # hipcc code: not nvcc's constraints
         for operand in statement.operands:
             c = operand.constraint

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
-from ._guards import rocm_guarded
 from ._operand_use import referenced
 
 
@@ -47,7 +47,7 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if rocm_guarded(statement):
+        if analysis_of(statement).rocm_guarded:
             return  # hipcc code: not nvcc's constraints
         if (
             not statement.extended

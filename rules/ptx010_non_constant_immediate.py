@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.cxx_facts import facts_for, names_variables
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
 
-from ._guards import rocm_guarded
 from ._llvm import TRITON_FAMILY
 
 # CUDA built-in variables: values only known while the kernel runs (warpSize included: nvcc 13
@@ -87,7 +87,7 @@ for enums with a 64-bit underlying type, whose unsigned values above 2^63 would 
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if rocm_guarded(statement):
+        if analysis_of(statement).rocm_guarded:
             return  # hipcc code: not nvcc's constraints
         if statement.llvm is not None and statement.llvm.api in TRITON_FAMILY:
             yield from self._tensor_immediates(statement)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.cxx_facts import facts_for
 from ptxlint.model import AsmStatement, Finding, Operand, Severity
 from ptxlint.ptx.flow import analyze
 from ptxlint.rule import Rule, RuleContext
 
 from ._dataflow import input_to_output, reads_of, register_operand, writes_of
-from ._guards import rocm_guarded
 
 
 class InputOperandWritten(Rule):
@@ -86,7 +86,7 @@ when the expression is not an lvalue or is `const`.
             not statement.extended
             or statement.opaque_sections
             or statement.template.has_holes
-            or rocm_guarded(statement)
+            or analysis_of(statement).rocm_guarded
         ):
             return
         for operand in statement.inputs:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.flow import analyze
 from ptxlint.rule import Rule, RuleContext
 
 from ._dataflow import reads_of, register_operand
-from ._guards import rocm_guarded
 from ._optimizer import make_read_write
 
 
@@ -68,7 +68,11 @@ the real fix is to the template, which ptxlint cannot know.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if statement.opaque_sections or not statement.extended or rocm_guarded(statement):
+        if (
+            statement.opaque_sections
+            or not statement.extended
+            or analysis_of(statement).rocm_guarded
+        ):
             return
         analysis = None
         for operand in statement.outputs:

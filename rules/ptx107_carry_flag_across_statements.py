@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.cxx_facts import facts_for
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.rule import Rule, RuleContext
-
-from ._guards import rocm_guarded
 
 # PTX ISA 9.7.2 "Extended-Precision Integer Arithmetic Instructions": `.cc` writes the carry
 # flag (CC.CF); addc, subc and madc read it. No other instruction reads it.
@@ -107,7 +106,7 @@ asm("add.cc.u32 %0, %0, %2;\\n\\t"
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         if _PRODUCERS.isdisjoint([i.opcode for i in statement.ptx.instructions]):
             return  # no carry arithmetic (most statements): nothing below could speak
-        if rocm_guarded(statement):
+        if analysis_of(statement).rocm_guarded:
             return
         use = carry_use(statement)
         if use is None:

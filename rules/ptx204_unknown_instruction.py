@@ -5,14 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.file_traits import cuda_file
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.grammar import REJECTED, family_vocabulary, judged
 from ptxlint.ptx.instructions import family, is_opcode, unknown_modifier
 from ptxlint.ptx.judge import judge
 from ptxlint.rule import Rule, RuleContext
-
-from ._guards import only_for_32bit
 
 # An opcode word the way PTX spells them: lowercase letters and digits (AMD's `v_add_f32`
 # and `s_waitcnt` have underscores and no modifiers).
@@ -159,7 +158,7 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
         for issue in verdict.issues:
             if issue.kind not in ("modifier", "combination"):
                 continue
-            if issue.message == REJECTED["address32"] and only_for_32bit(statement):
+            if issue.message == REJECTED["address32"] and analysis_of(statement).only_for_32bit:
                 continue  # a 32-bit branch: right where it is built
             start, end = issue.start, issue.end
             if end <= start:
