@@ -114,6 +114,15 @@ def parse_arch(text: str) -> tuple[int, str]:
         raise ValueError(f"invalid arch {text!r}: 'a' targets exist from sm_90a on")
     if suffix == "f" and number < 100:
         raise ValueError(f"invalid arch {text!r}: 'f' targets exist from sm_100f on")
+    # Only a target the instruction tables know: for any other (sm_999, a typo of sm_90) every
+    # architecture rule would silently judge against a GPU that has every instruction.
+    from ptxlint.ptx.targets import TARGETS
+
+    if not any(t.sm == number and t.suffix == suffix for t in TARGETS):
+        raise ValueError(
+            f"unknown arch {text!r}: the targets ptxlint's instruction tables know are "
+            + ", ".join(str(t) for t in TARGETS)
+        )
     return number, suffix
 
 
