@@ -85,9 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
         dest="format",
         choices=("text", "json", "sarif", "github", *_extra_formats()),
         default="text",
-        help="report format: text (default), concise (one line per finding), json, json-lines, "
-        "sarif (GitHub code scanning), github (workflow annotations), junit (test reports), "
-        "gitlab (code quality), rdjson (reviewdog)",
+        help="report format: text (default), concise (one line per finding), grouped (by "
+        "file), full (source context and the fix's lines), json, json-lines, sarif (GitHub "
+        "code scanning), github (workflow annotations), azure (Azure Pipelines logging "
+        "commands), junit (test reports), gitlab (code quality), rdjson (reviewdog), pylint "
+        "(pylint's parseable lines)",
     )
     check.add_argument(
         "--sarif-category",
@@ -539,6 +541,8 @@ def _tier2(args: argparse.Namespace, config: Config) -> Tier2Settings:
 # Reports that read the statement a finding is in (fingerprints hash its text); the others,
 # and runs without --verify or --add-noqa, let the runner drop statements as files finish.
 _FORMATS_READING_STATEMENTS = ("sarif", "gitlab")
+# Formats read by people: read errors and skip notes go to stderr beside them.
+_HUMAN_FORMATS = ("text", "concise", "grouped", "full", "pylint")
 
 
 def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
@@ -614,7 +618,8 @@ def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
     elif args.format in _extra_formats():
         from ptxlint.report import formats
 
-        report = formats.render(args.format, result, quiet=args.quiet)
+        report = formats.render(args.format, result, quiet=args.quiet,
+                                show_info=args.show_info or config.fail_on == "info")
     else:
         color = (
             args.output is None
@@ -641,7 +646,7 @@ def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
         sys.stderr.write(report)
     else:
         emit.to_stdout(report, kind)
-    if args.format == "text" or args.output:
+    if args.format in _HUMAN_FORMATS or args.output:
         for path, reason in result.errors:
             print(f"ptxlint: error: {path}: {reason}", file=sys.stderr)
         if not args.quiet:

@@ -7,16 +7,22 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ptxlint.report.run_result import RunResult
 
-EXTRA_FORMATS = ("concise", "json-lines", "junit", "gitlab", "rdjson")
+EXTRA_FORMATS = (
+    "concise", "json-lines", "junit", "gitlab", "rdjson", "grouped", "full", "pylint", "azure",
+)
 
 
-def render(name: str, result: RunResult, *, quiet: bool = False) -> str:
+def render(name: str, result: RunResult, *, quiet: bool = False, show_info: bool = True) -> str:
     # imported here: the CLI lists the names on every run, and renders one format at most
     from ptxlint.report import (
+        azure_format,
         concise_format,
+        full_format,
         gitlab_format,
+        grouped_format,
         json_lines_format,
         junit_format,
+        pylint_format,
         rdjson_format,
     )
 
@@ -30,4 +36,12 @@ def render(name: str, result: RunResult, *, quiet: bool = False) -> str:
         return gitlab_format.render(result)
     if name == "rdjson":
         return rdjson_format.render(result)
+    if name == "grouped":
+        return grouped_format.render(result, quiet=quiet, show_info=show_info)
+    if name == "full":
+        return full_format.render(result, quiet=quiet, show_info=show_info)
+    if name == "pylint":
+        return pylint_format.render(result)
+    if name == "azure":
+        return azure_format.render(result)
     raise ValueError(f"unknown output format {name!r}")
