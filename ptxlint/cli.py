@@ -208,6 +208,20 @@ def build_parser() -> argparse.ArgumentParser:
         default="text",
         help="text (Markdown, default) or json (a list of rule objects)",
     )
+    config = sub.add_parser(
+        "config",
+        help="document the configuration settings (or one of them)",
+        epilog=cli_help.CONFIG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    config.add_argument("setting", metavar="SETTING", nargs="?",
+                        help="a key, e.g. per-file-ignores")
+    config.add_argument(
+        "--output-format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default) or json (a list of setting objects)",
+    )
     verify_cli.add_doctor(sub)
     sub.add_parser("clean", help="remove the caches ptxlint keeps (results, Tier 2, verify)")
     build_lsp_parser(
@@ -422,6 +436,8 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace,
         return cmd_rules()
     if args.command == "rule":
         return cmd_rule(args.rule, show_all=args.all, output_format=args.output_format)
+    if args.command == "config":
+        return cmd_config(args.setting, output_format=args.output_format)
     if args.command == "doctor":
         return verify_cli.cmd_doctor(args)
     if args.command == "clean":
@@ -790,6 +806,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(f"  templates resolved:       {linted - result.python_opaque}")
         print(f"  with opaque pieces:       {result.python_opaque}")
         print(f"  not linted (not PTX):     {result.python_calls - linted}")
+    _print_undescribed()
     if args.list_skipped:
         for path, line, reason in result.skipped:
             print(f"{path}:{line}: not linted: {reason}")
@@ -800,6 +817,19 @@ def cmd_stats(args: argparse.Namespace) -> int:
     for path, reason in result.errors:
         print(f"ptxlint: error: {path}: {reason}", file=sys.stderr)
     return EXIT_ERROR if result.errors or result.internal_errors else EXIT_OK
+
+
+def _print_undescribed() -> None:
+    """The instruction families the grammar abstains on (PTX204/206/207 stay silent there)."""
+    from ptxlint.ptx.grammar import undescribed
+
+    missing, partial = undescribed()
+    print(f"PTX families without a form grammar (not judged): {len(missing)}")
+    if missing:
+        print("  " + " ".join(missing))
+    print(f"PTX families with parts not described (not judged): {len(partial)}")
+    for opcode, words in partial.items():
+        print(f"  {opcode}: " + " ".join(f".{w}" if "+" not in w else w for w in words))
 
 
 def cmd_rules() -> int:
@@ -840,6 +870,23 @@ def cmd_rule(key: str | None, show_all: bool = False, output_format: str = "text
         from ptxlint.report import rule_docs_format
 
         sys.stdout.write(rule_docs_format.render_text(chosen))
+    return EXIT_OK
+
+
+def cmd_config(key: str | None, output_format: str = "text") -> int:
+    from ptxlint import config_docs
+    from ptxlint.config import SETTINGS
+
+    try:
+        chosen = [config_docs.find(key)] if key is not None else list(SETTINGS)
+    except config_docs.UnknownSetting as exc:
+        raise UsageError(str(exc)) from exc
+    if output_format == "json":
+        sys.stdout.write(config_docs.render_json(chosen))
+    elif key is None:
+        sys.stdout.write(config_docs.listing())
+    else:
+        sys.stdout.write(config_docs.text(chosen[0]))
     return EXIT_OK
 
 

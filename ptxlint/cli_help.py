@@ -58,6 +58,15 @@ examples:
 exit codes:
   0  printed; 2  no such rule"""
 
+CONFIG = """\
+examples:
+  ptxlint config                               every setting, one line each
+  ptxlint config per-file-ignores              one setting: type, default, flags, example
+  ptxlint config --output-format json          every setting as JSON
+
+exit codes:
+  0  printed; 2  no such setting"""
+
 RULES = """\
 exit codes:
   0  printed; 2  no rules loaded (the ptxlint.rules entry points are named)"""

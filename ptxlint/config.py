@@ -34,7 +34,12 @@ from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ptxlint.discover import DEFAULT_MAX_FILE_SIZE, compile_patterns, match_patterns
+from ptxlint.discover import (
+    DEFAULT_EXTENSIONS,
+    DEFAULT_MAX_FILE_SIZE,
+    compile_patterns,
+    match_patterns,
+)
 
 if TYPE_CHECKING:
     import pathspec
@@ -236,24 +241,155 @@ def _fail_on(value: object) -> str:
     return str(value)
 
 
-# TOML key -> (Config field, validator)
+@dataclass(frozen=True)
+class Setting:
+    """One configuration key: how it is read and how ``ptxlint config KEY`` documents it. This
+    table is the one place a setting is defined; parsing, ``--config KEY=VALUE`` and the
+    documentation all read it."""
+
+    key: str  # the TOML key, kebab-case
+    field: str | None  # the Config field it sets (None: read before parsing, like `extend`)
+    validate: Callable[[object], object] | None
+    type: str  # as TOML writes it
+    default: str  # as TOML writes it, or a phrase
+    summary: str  # one line
+    doc: str  # what it does, how it combines; Markdown
+    example: str  # a TOML line or table
+    flags: tuple[str, ...] = ()  # the command-line options that set it
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "select", "select", _selectors, "array of rule selectors", "[] (every default rule)",
+        "The rules to run: ids (PTX101), names (missing-volatile), id prefixes (PTX1) or ALL.",
+        "Empty means every rule that is on by default. The most specific selector decides "
+        "between select and ignore (an exact id or name beats a longer prefix, which beats a "
+        "shorter one, which beats ALL), and ignore wins a tie. --select replaces it.",
+        'select = ["PTX0", "PTX1", "missing-clobber"]', ("--select",),
+    ),
+    Setting(
+        "extend-select", "extend_select", _selectors, "array of rule selectors", "[]",
+        "Rules to run in addition to select.",
+        "Added to select (and to the default rules when select is empty), e.g. to turn on a "
+        "rule that is off by default. In a file that extends another, the two lists are "
+        "joined. --extend-select adds to it.",
+        'extend-select = ["PTX208"]', ("--extend-select",),
+    ),
+    Setting(
+        "ignore", "ignore", _selectors, "array of rule selectors", "[]",
+        "Rules to leave out.",
+        "Takes part in the same specificity contest as select, so ignore = [\"PTX1\"] does "
+        "not beat select = [\"PTX101\"]. --ignore adds to it.",
+        'ignore = ["PTX009", "unused-predicate"]', ("--ignore",),
+    ),
+    Setting(
+        "per-file-ignores", "per_file_ignores", _per_file_ignores,
+        "table of glob = array of rule selectors", "{}",
+        "Rules to leave out in the files a glob matches.",
+        "Globs are gitignore-style, matched against the path relative to the configuration "
+        "file's folder and against the path as given; a glob starting with ! applies to the "
+        "files it does not match. They remove rules whatever select says. In a file that "
+        "extends another, the tables are merged. --per-file-ignores GLOB:RULES adds entries.",
+        '[per-file-ignores]\n"tests/**" = ["PTX009"]\n"!src/kernels/**" = ["PTX4"]',
+        ("--per-file-ignores",),
+    ),
+    Setting(
+        "severity", "severity", _severity, "table of selector = level", "{}",
+        "Change rules' severity: error, warning, info or off.",
+        "The most specific selector wins; a later entry wins a tie. off disables the rule. "
+        "Severity decides the exit code together with fail-on.",
+        '[severity]\nPTX1 = "error"\nPTX102 = "info"', (),
+    ),
+    Setting(
+        "arch", "arch", _arch, "string", "none (every target)",
+        "The GPU the code is compiled for, for the architecture rules (PTX4xx).",
+        "sm_90, sm_90a, sm_100f, compute_80 or a bare number. Without it, a statement is "
+        "checked against the targets its #if __CUDA_ARCH__ guards allow. --arch replaces it "
+        "(--arch native asks nvidia-smi).",
+        'arch = "sm_90a"', ("--arch",),
+    ),
+    Setting(
+        "extensions", "extensions", _extensions, "array of strings",
+        "[" + ", ".join(f'"{e}"' for e in DEFAULT_EXTENSIONS) + "]",
+        "The file extensions linted when walking folders.",
+        "A file named on the command line is linted whatever its extension. --extensions "
+        "replaces it.",
+        'extensions = [".cu", ".cuh"]', ("--extensions",),
+    ),
+    Setting(
+        "exclude", "exclude", _patterns, "array of gitignore-style patterns", "[]",
+        "Paths to skip while walking folders.",
+        "Patterns are anchored at the configuration file's folder. A file named on the "
+        "command line is still linted unless force-exclude is set. --exclude replaces it.",
+        'exclude = ["third_party/", "build/"]', ("--exclude",),
+    ),
+    Setting(
+        "respect-gitignore", "respect_gitignore", _boolean, "boolean", "true",
+        "Skip the files .gitignore (and .git/info/exclude) excludes while walking folders.",
+        "--no-gitignore turns it off.",
+        "respect-gitignore = false", ("--no-gitignore",),
+    ),
+    Setting(
+        "max-file-size", "max_file_size", _size, "integer (bytes)", str(DEFAULT_MAX_FILE_SIZE),
+        "Files larger than this are skipped with a note; 0 means no limit.",
+        "Generated sources of hundreds of megabytes are rarely worth a lint run.",
+        "max-file-size = 4194304", (),
+    ),
+    Setting(
+        "fail-on", "fail_on", _fail_on, "string", '"warning"',
+        "The lowest severity that makes the exit code 1: error, warning, info or never.",
+        "Every finding is reported whatever this says; it decides only the exit code. "
+        "--fail-on replaces it.",
+        'fail-on = "error"', ("--fail-on",),
+    ),
+    Setting(
+        "force-exclude", "force_exclude", _boolean, "boolean", "false",
+        "Apply exclude to files named on the command line too.",
+        "pre-commit names every changed file; this keeps excluded ones out. --force-exclude "
+        "sets it.",
+        "force-exclude = true", ("--force-exclude",),
+    ),
+    Setting(
+        "fixable", "fixable", _selectors, "array of rule selectors", '["ALL"]',
+        "The rules whose fixes --fix may apply.",
+        "The most specific selector among fixable, extend-fixable and unfixable decides; "
+        "unfixable wins a tie. --fixable replaces it.",
+        'fixable = ["PTX0", "PTX101"]', ("--fixable",),
+    ),
+    Setting(
+        "unfixable", "unfixable", _selectors, "array of rule selectors", "[]",
+        "Rules whose fixes are never applied (they are still reported).",
+        "--unfixable adds to it.",
+        'unfixable = ["PTX102"]', ("--unfixable",),
+    ),
+    Setting(
+        "extend-fixable", "extend_fixable", _selectors, "array of rule selectors", "[]",
+        "Rules added to fixable.",
+        "--extend-fixable adds to it.",
+        'extend-fixable = ["PTX201"]', ("--extend-fixable",),
+    ),
+    Setting(
+        "preview", "preview", _boolean, "boolean", "false",
+        "Also run the preview rules: new rules whose precision on public code is still "
+        "being reviewed.",
+        "A preview rule runs only in preview, whatever select says; selecting one by id or "
+        "name without preview prints a warning. `ptxlint rules` marks them. --preview and "
+        "--no-preview override it.",
+        "preview = true", ("--preview", "--no-preview"),
+    ),
+    Setting(
+        "extend", None, None, "string (a path)", "none",
+        "Another configuration file this one builds on, relative to this file.",
+        "The extended file's keys apply unless this file sets them; extend-select is joined "
+        "and the per-file-ignores and severity tables are merged. Chains are allowed, "
+        "cycles are an error.",
+        'extend = "../ptxlint.toml"', (),
+    ),
+)
+
+# TOML key -> (Config field, validator), for the keys parse_table reads
 _KEYS: dict[str, tuple[str, Callable[[object], object]]] = {
-    "select": ("select", _selectors),
-    "extend-select": ("extend_select", _selectors),
-    "ignore": ("ignore", _selectors),
-    "per-file-ignores": ("per_file_ignores", _per_file_ignores),
-    "severity": ("severity", _severity),
-    "arch": ("arch", _arch),
-    "extensions": ("extensions", _extensions),
-    "exclude": ("exclude", _patterns),
-    "respect-gitignore": ("respect_gitignore", _boolean),
-    "max-file-size": ("max_file_size", _size),
-    "fail-on": ("fail_on", _fail_on),
-    "force-exclude": ("force_exclude", _boolean),
-    "fixable": ("fixable", _selectors),
-    "unfixable": ("unfixable", _selectors),
-    "extend-fixable": ("extend_fixable", _selectors),
-    "preview": ("preview", _boolean),
+    s.key: (s.field, s.validate) for s in SETTINGS if s.field is not None and s.validate
 }
 VALID_KEYS = tuple(sorted(_KEYS))
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Write docs/rules/<ID>.md from the built-in rules' docs (SARIF's helpUri points there).
+"""Write docs/rules/<ID>.md from the built-in rules' docs (SARIF's helpUri points there), and
+docs/configuration.md from the settings table (ptxlint.config.SETTINGS).
 
 Run after changing a rule's docs: ``python scripts/gen_rule_docs.py``; tests/test_rule_docs_pages.py
 fails while a page is missing or stale.
@@ -13,10 +14,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ptxlint import config_docs  # noqa: E402
 from ptxlint.project import is_builtin, rule_doc_path  # noqa: E402
 from ptxlint.registry import load_rules  # noqa: E402
 from ptxlint.report.rule_docs_format import tier_line  # noqa: E402
 from ptxlint.rule import Rule  # noqa: E402
+
+CONFIGURATION_PAGE = ROOT / "docs" / "configuration.md"
 
 
 def page(rule: type[Rule]) -> str:
@@ -44,6 +48,7 @@ def expected_pages() -> dict[Path, str]:
     rules = [r for r in load_rules().rules if is_builtin(r)]
     pages = {ROOT / rule_doc_path(r.id): page(r) for r in rules}
     pages[ROOT / "docs" / "rules" / "README.md"] = index(rules)
+    pages[CONFIGURATION_PAGE] = config_docs.markdown()
     return pages
 
 
