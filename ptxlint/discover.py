@@ -38,6 +38,8 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ptxlint import leftovers
+
 if TYPE_CHECKING:
     import pathspec
 
@@ -304,7 +306,9 @@ class _Walker:
         if os.path.isdir(arg):
             self.walk_root(arg)
         elif os.path.exists(arg):
-            self.add_file(arg, os.path.realpath(arg))
+            realpath = os.path.realpath(arg)
+            leftovers.clean_folder(os.path.dirname(realpath))  # as walking the folder would
+            self.add_file(arg, realpath)
         elif os.path.islink(arg):
             self.errors.append(Skipped(arg, f"{REASON_MISSING} ({REASON_DANGLING})"))
         else:
@@ -353,6 +357,10 @@ class _Walker:
                 self.skipped.append(Skipped(display, REASON_DANGLING))
             return  # sockets, fifos, devices: reading them could block or make no sense
         if is_dir and entry.name in ALWAYS_SKIPPED_DIRS:
+            return
+        if is_file and leftovers.is_leftover_name(entry.name):
+            # a killed --fix's temporary file: gone at the next run that walks here
+            leftovers.remove_if_abandoned(entry.path)
             return
         if is_file and not has_extension(entry.name, self.extensions):
             return

@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-import time
 from bisect import bisect_left, insort
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ptxlint import leftovers
 from ptxlint.model import Edit, Finding, Fix, Severity
 
 # ruff's limit: fixes that overlap go one per pass, and one statement can need many (a PTX105
@@ -239,35 +239,9 @@ class WriteRefused(OSError):
     """The file is not written: read-only, or changed since it was read (the message says)."""
 
 
-LEFTOVER_PREFIX, LEFTOVER_SUFFIX = ".ptxlint-", ".tmp"
-LEFTOVER_AGE_S = 600  # younger ones may belong to a run still going on
-_cleaned: set[str] = set()
-
-
 def clean_leftovers(folder: str) -> int:
-    """Remove this tool's temporary files (``.ptxlint-*.tmp``) that a killed run left in
-    ``folder``; once per folder per process. Returns how many were removed."""
-    if folder in _cleaned:
-        return 0
-    _cleaned.add(folder)
-    removed = 0
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return 0
-    now = time.time()
-    for name in names:
-        if not (name.startswith(LEFTOVER_PREFIX) and name.endswith(LEFTOVER_SUFFIX)):
-            continue
-        path = os.path.join(folder, name)
-        try:
-            info = os.lstat(path)
-            if stat.S_ISREG(info.st_mode) and now - info.st_mtime > LEFTOVER_AGE_S:
-                os.unlink(path)
-                removed += 1
-        except OSError:
-            continue
-    return removed
+    """Remove the temporary files a killed ``--fix`` left in ``folder`` (``ptxlint.leftovers``)."""
+    return leftovers.clean_folder(folder)
 
 
 def _fsync_folder(folder: str) -> None:
@@ -307,22 +281,23 @@ def write_atomically(path: str, text: str, *, bom: bool = False,
     if info.st_nlink > 1:
         _write_in_place(real, data, folder)
         return
-    fd, tmp = tempfile.mkstemp(prefix=LEFTOVER_PREFIX, suffix=LEFTOVER_SUFFIX, dir=folder)
+    # locked while open: a run that finds it later knows whether its writer is still alive
+    out, tmp = leftovers.create(folder)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, stat.S_IMODE(info.st_mode))
-        if (info.st_uid, info.st_gid) != (os.getuid(), os.getgid()):
-            try:
-                os.chown(tmp, info.st_uid, info.st_gid)
-            except OSError:
-                # not allowed to give the file its owner back: rewrite it in place instead
-                os.unlink(tmp)
-                _write_in_place(real, data, folder)
-                return
-        os.replace(tmp, real)
+        with out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+            os.chmod(tmp, stat.S_IMODE(info.st_mode))
+            if (info.st_uid, info.st_gid) != (os.getuid(), os.getgid()):
+                try:
+                    os.chown(tmp, info.st_uid, info.st_gid)
+                except OSError:
+                    # not allowed to give the file its owner back: rewrite it in place instead
+                    os.unlink(tmp)
+                    _write_in_place(real, data, folder)
+                    return
+            os.replace(tmp, real)
         _fsync_folder(folder)
     except BaseException:
         if os.path.exists(tmp):
