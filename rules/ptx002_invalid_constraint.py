@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.guards import CLANG_ONLY_LETTERS
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.constraints import VALID_CLOBBERS, VALID_LETTERS, letter_problem
+from ptxlint.constraints import VALID_CLOBBERS, letter_problem
 from ptxlint.model import AsmStatement, Finding, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
@@ -56,39 +55,23 @@ asm volatile("bar.sync 0;" ::: "memory");
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if analysis_of(statement).rocm_guarded:
+        analysis = analysis_of(statement)
+        if analysis.rocm_guarded:
             return  # hipcc code: not nvcc's constraints
-        clang: bool | None = None  # the guards are evaluated only for a clang-only letter
-        for operand in statement.operands:
-            c = operand.constraint
-            if c.opaque:
-                continue
-            if statement.syntax == "llvm":
-                yield from self._llvm(statement, operand.index, c.text, c.letters, c.span)
-                continue
-            if c.letters.isdigit():
-                yield self.finding(
-                    statement,
-                    c.span,
-                    f'constraint "{c.text}" of operand {operand.index}: '
-                    f"{letter_problem(c.letters[0])}; use '+' on the output instead",
-                )
-                continue
-            if c.letters in VALID_LETTERS:
-                continue  # one letter nvcc takes (the set holds single letters): most operands
-            for letter in dict.fromkeys(c.letters):
-                if letter in CLANG_ONLY_LETTERS:
-                    if clang is None:
-                        clang = analysis_of(statement).clang_only
-                    if clang:
-                        continue
-                if letter not in VALID_LETTERS and not letter.isspace():
-                    yield self.finding(
-                        statement,
-                        c.span,
-                        f'constraint "{c.text}" of operand {operand.index}: '
-                        f"{letter_problem(letter)}",
-                    )
+        if statement.syntax == "llvm":
+            for operand in statement.operands:
+                c = operand.constraint
+                if not c.opaque:
+                    yield from self._llvm(statement, operand.index, c.text, c.letters, c.span)
+        for problem in analysis.constraint_problems:
+            c = problem.operand.constraint
+            advice = "; use '+' on the output instead" if problem.tied else ""
+            yield self.finding(
+                statement,
+                c.span,
+                f'constraint "{c.text}" of operand {problem.operand.index}: '
+                f"{letter_problem(problem.letter[0])}{advice}",
+            )
         for clobber in statement.clobbers:
             if clobber.name in VALID_CLOBBERS:
                 continue

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.constraints import REGISTER_LETTERS, operand_verdict
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -49,19 +48,12 @@ asm("mov.b32 %0, %0;" : "+r"(*reinterpret_cast<unsigned*>(&h2)));
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if analysis_of(statement).rocm_guarded:
-            return  # hipcc code: not nvcc's constraints
-        for operand in statement.operands:
-            c = operand.constraint
-            if c.opaque or len(c.letters) != 1 or c.letters not in REGISTER_LETTERS:
-                continue
-            verdict = operand_verdict(operand.ctype, c.letters)
-            if verdict is None or verdict.accepted or verdict.rule != self.id:
-                continue
+        for found in analysis_of(statement).non_scalar_operands:  # none in hipcc code
+            operand = found.operand
             hint = " (pass a member such as '.x')" if "." not in operand.expression else ""
             yield self.finding(
                 statement,
                 operand.span,
-                f"operand {operand.index} ({operand.expression}): {verdict.reason}; an asm "
+                f"operand {operand.index} ({operand.expression}): {found.reason}; an asm "
                 f"operand must have scalar type{hint}",
             )

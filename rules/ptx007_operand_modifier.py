@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -44,11 +45,7 @@ modifier was meant to do (negate, print an address) is not done.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if not statement.extended:
-            return
-        for token in statement.ptx.percents:
-            if token.kind != "ref" or not token.modifier:
-                continue
+        for token in analysis_of(statement).modified_tokens:
             start = token.start + 1
             edit = self.template_edit(statement, start, start + len(token.modifier), "")
             fix = (

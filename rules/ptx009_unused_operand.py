@@ -30,6 +30,10 @@ when it cannot see the whole template or operand list: a template with a macro
 piece, an operand or clobber section that comes through a macro, a constraint from a macro, a
 `"C"` operand (its spliced text may name other operands), and symbolic `%[name]` references.
 
+One defect, one finding (`ptxlint.analysis.roots`): an input tied to an output (`"0"`,
+`"=r,0"`) is read through the output's register and is never named; PTX002 reports the tie
+where nvcc rejects it.
+
 ## Why is this bad?
 nvcc accepts it silently, but an operand nobody reads is almost always an off-by-one in the
 `%N` numbers (outputs are numbered first, then inputs), a leftover from an edit, or an input
@@ -47,7 +51,8 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if analysis_of(statement).rocm_guarded:
+        analysis = analysis_of(statement)
+        if analysis.rocm_guarded:
             return  # hipcc code: not nvcc's constraints
         if (
             not statement.extended
@@ -65,8 +70,8 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                 continue
             if statement.syntax == "llvm" and operand.role == "output":
                 continue  # Triton needs an output even for `bar.sync`: a dummy "=r" is normal
-            if statement.syntax == "llvm" and operand.constraint.letters.isdigit():
-                continue  # "=r,0": the tied input is read through the output's register
+            if analysis.tied(operand.index):
+                continue  # "0", "=r,0": the tied input is read through the output's register
             packed = statement.llvm is not None and (statement.llvm.pack or 1) > 1
             # Packed: each tensor has several registers and a template may need only some of
             # them (two random words for eight values); flag a tensor none of whose registers

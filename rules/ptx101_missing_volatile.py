@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.effects import side_effects
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
-from ._optimizer import add_volatile, side_effects
+from ._optimizer import add_volatile
 
 
 class MissingVolatile(Rule):
@@ -51,6 +52,10 @@ lets a compiler delete a non-volatile asm whose outputs are unused even then.
 It never flags an asm with **no outputs**: GCC, clang and nvcc treat it as implicitly volatile
 (nvcc 13.0 keeps it and does not move memory accesses across it). One finding per statement,
 on the first effect found.
+
+One defect, one finding (`ptxlint.analysis.roots`): an instruction no PTX form spells
+(`atom.globl.add.u32`, PTX204) has no known effects, so it asks for no `volatile` until it is
+spelled right.
 
 ## Why is this bad?
 The compiler assumes a non-volatile asm is a pure function of its inputs (CUDA "Inline PTX

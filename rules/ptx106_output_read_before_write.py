@@ -40,6 +40,10 @@ output first. An instruction reads its sources before it writes its destination,
 cannot follow (a macro piece, `call`, an indirect or outside branch) and for instructions whose
 operands it does not know.
 
+One defect, one finding (`ptxlint.analysis.roots`): silent for an output with an input tied
+to it (`"0"`, `"=f,0"`: the read is intended; PTX002 reports the tie where nvcc rejects it) and
+for an output whose type is no scalar (PTX005).
+
 ## Why is this bad?
 `=` tells the compiler the variable's value before the asm is dead: it passes nothing in, the
 read gets whatever the register held. With `nvcc -arch=sm_90 -O3` (CUDA 13.0),
@@ -68,17 +72,20 @@ the real fix is to the template, which ptxlint cannot know.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if (
-            statement.opaque_sections
-            or not statement.extended
-            or analysis_of(statement).rocm_guarded
-        ):
+        facts = analysis_of(statement)
+        if statement.opaque_sections or not statement.extended or facts.rocm_guarded:
             return
         analysis = None
         for operand in statement.outputs:
             modifiers = operand.constraint.modifiers
             if not register_operand(operand) or "=" not in modifiers or "+" in modifiers:
                 continue
+            if facts.tied_input(operand.index) is not None:
+                # an input tied to it ("0", "=f,0") brings the value in: the read is intended
+                # (PTX002 reports the tie where nvcc rejects it)
+                continue
+            if facts.operand_root(operand.index) is not None:
+                continue  # the operand itself is the defect (PTX005)
             for read in reads_of(statement, operand.index):
                 if analysis is None:
                     analysis = analyze(statement.ptx, statement.template.text)
@@ -93,9 +100,7 @@ the real fix is to the template, which ptxlint cannot know.
                 span = self.template_span(statement, read.operand.start, read.operand.end)
                 if statement.syntax == "llvm":
                     # LLVM constraint strings have no '+': an input tied to the output
-                    # ("=f,0") is how a value comes in, and with one the read is intended
-                    if any(i.constraint.letters == str(operand.index) for i in statement.inputs):
-                        break
+                    # ("=f,0") is how a value comes in
                     yield self.finding(
                         statement, span,
                         f"output ${operand.index} ('{operand.constraint.text}') is read by "

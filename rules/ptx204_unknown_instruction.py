@@ -10,7 +10,6 @@ from ptxlint.file_traits import cuda_file
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.grammar import REJECTED, family_vocabulary, judged
 from ptxlint.ptx.instructions import family, is_opcode, unknown_modifier
-from ptxlint.ptx.judge import judge
 from ptxlint.rule import Rule, RuleContext
 
 # An opcode word the way PTX spells them: lowercase letters and digits (AMD's `v_add_f32`
@@ -154,7 +153,7 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
     def _grammar_findings(
         self, statement: AsmStatement, instruction: PtxInstruction
     ) -> Iterator[Finding]:
-        verdict = judge(statement, instruction)
+        verdict = analysis_of(statement).verdict(instruction)
         for issue in verdict.issues:
             if issue.kind not in ("modifier", "combination"):
                 continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, PtxOperand, Severity
 from ptxlint.ptx.grammar import judged
 from ptxlint.ptx.instructions import (
@@ -13,7 +14,7 @@ from ptxlint.ptx.instructions import (
     register_fits,
     unknown_modifier,
 )
-from ptxlint.ptx.judge import float_letters_typed, judge
+from ptxlint.ptx.judge import float_letters_typed
 from ptxlint.ptx.targets import lowest_target, statement_guards
 from ptxlint.rule import Rule, RuleContext
 
@@ -50,6 +51,10 @@ ptxas (13.0, measured) accepts a bit-typed register for any type of the same siz
 (`f` in `mov.b32`, not in `add.u32`), and lets `ld`, `st` and `cvt` take registers wider than
 the type (`ld.u8` into `r`). Each side of a `cvt` is checked against its own type. Addresses
 in `[ ]` are not checked here.
+
+One defect, one finding (`ptxlint.analysis.roots`): silent where the `%N` is an asm operand
+whose constraint nvcc rejects (PTX002), whose type is no scalar (PTX005), or carries a GCC
+modifier (PTX007: `%H1` of an `l` operand is not the 64-bit register).
 
 ## Why is this bad?
 ptxas stops with "Arguments mismatch for instruction", but only when it compiles the
@@ -106,10 +111,13 @@ asm("add.u32 %0, %1, %2;" : "=r"(x) : "r"(y), "r"(z));
     def _grammar_findings(
         self, statement: AsmStatement, instruction: PtxInstruction, typed: bool
     ) -> Iterator[Finding]:
-        verdict = judge(statement, instruction, typed)
+        analysis = analysis_of(statement)
+        verdict = analysis.verdict(instruction, typed)
         for issue in verdict.issues:
             if issue.kind != "type":
                 continue
+            if analysis.template_root(issue.start, issue.end) is not None:
+                continue  # the operand or its %N is the defect (PTX002, PTX005, PTX007)
             message = issue.message
             ref = _ref_at(instruction.operands, issue.start, issue.end)
             if ref is not None and ref.ref is not None and ref.ref < len(statement.operands):
@@ -136,6 +144,8 @@ asm("add.u32 %0, %1, %2;" : "=r"(x) : "r"(y), "r"(z));
     ) -> Finding | None:
         if ref.ref is None or ref.ref >= len(statement.operands):
             return None
+        if analysis_of(statement).template_root(ref.start, ref.end) is not None:
+            return None  # the operand or its %N is the defect (PTX002, PTX005, PTX007)
         operand = statement.operands[ref.ref]
         constraint = operand.constraint
         letter = constraint.letters

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.grammar import c_operand_issue, judged
 from ptxlint.ptx.instructions import is_opcode
-from ptxlint.ptx.judge import judge
 from ptxlint.rule import Rule, RuleContext
 
 # Parser problems that mean a malformed operand list (not a scope or comment problem).
@@ -49,6 +49,10 @@ warp collectives; `grammar_data_tensor.py`: `mma.sync`/`mma.sp`, `wgmma`, `tcgen
 
 An `"n"` operand is checked with its value when the C++ expression is an integer literal.
 
+One defect, one finding (`ptxlint.analysis.roots`): silent where the operand at fault is an
+asm operand whose constraint nvcc rejects (PTX002: `"m"`), whose type is no scalar (PTX005:
+a `uint4` under `"r"`), or a `%N` with a GCC modifier (PTX007: `%H1`).
+
 ## Why is this bad?
 ptxas rejects the file ("Argument 2 of instruction 'cp.async': unexpected value '4', expected
 to be 16", "Arguments mismatch for instruction", "Parsing error near 'int64_t': syntax
@@ -72,6 +76,7 @@ asm volatile("cp.async.wait_group 2;");
         if statement.opaque_sections:
             return
         problems = statement.ptx.problems
+        analysis = analysis_of(statement)
         for instruction in statement.ptx.instructions:
             if instruction.opaque or not is_opcode(instruction.opcode):
                 continue
@@ -87,6 +92,7 @@ asm volatile("cp.async.wait_group 2;");
                 if (
                     problem.message in _LIST_PROBLEMS
                     and instruction.start <= problem.start < instruction.end
+                    and analysis.template_root(problem.start, problem.end) is None
                 ):
                     yield self.finding(
                         statement,
@@ -102,10 +108,12 @@ asm volatile("cp.async.wait_group 2;");
     def _grammar_findings(
         self, statement: AsmStatement, instruction: PtxInstruction
     ) -> Iterator[Finding]:
-        verdict = judge(statement, instruction)
-        for issue in verdict.issues:
+        analysis = analysis_of(statement)
+        for issue in analysis.verdict(instruction).issues:
             if issue.kind != "operand":
                 continue
+            if analysis.template_root(issue.start, issue.end) is not None:
+                return  # the operand or its %N is the defect (PTX002, PTX005, PTX007)
             yield self.finding(
                 statement, self.template_span(statement, issue.start, issue.end), issue.message
             )

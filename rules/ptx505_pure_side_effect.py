@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.effects import Effect, memory_effects, side_effects
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity
 from ptxlint.rule import Rule, RuleContext
 
 from ._llvm import API_NAMES, llvm_call
-from ._optimizer import Effect, memory_effects, side_effects
 
 # Reads the optimizer may merge or hoist safely: read-only caches and constant banks.
 _READ_ONLY = frozenset({"nc", "const", "param"})
@@ -33,6 +33,9 @@ fences, warp collectives), or reads a special register that changes while the th
 (`%clock`, `%globaltimer`): Triton's `is_pure=True`, CuTe DSL's `has_side_effects=False` (or
 omitted), llvmlite/Numba's `side_effect=False` (or omitted). The effects are the ones PTX101
 knows (`ptxlint.ptx.effects`); `%tid`, `%laneid` and other fixed registers are pure.
+
+An instruction no PTX form spells (PTX204) has no known effects here
+(`ptxlint.analysis.roots`).
 
 ## Why is this bad?
 Pure asm is a function of its inputs to the optimizer: it is deleted when its result is

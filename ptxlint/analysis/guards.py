@@ -20,7 +20,6 @@ from ptxlint.file_traits import clang_cuda_header, include_guard
 from ptxlint.model import AsmStatement, CType
 
 __all__ = [
-    "CLANG_ONLY_LETTERS",
     "binding_guards",
     "clang_only",
     "data_model_guarded",
@@ -67,9 +66,6 @@ def rocm_guarded(statement: AsmStatement) -> bool:
     return dialect.rocm_guarded(statement.context.guards)
 
 
-# Constraint letters clang's NVPTX target takes and nvcc does not: the generic immediate `i`
-# and `c` (an 8-bit register).
-CLANG_ONLY_LETTERS = frozenset("ic")
 _NVCC = {"__NVCC__": 1}
 
 

@@ -12,8 +12,10 @@ from functools import cached_property
 
 from ptxlint import file_memos
 from ptxlint.analysis import guards as _guards
+from ptxlint.analysis import roots as _roots
+from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RootCause
 from ptxlint.file_traits import excluded_targets
-from ptxlint.model import AsmStatement, PtxInstruction
+from ptxlint.model import AsmStatement, PercentToken, PtxInstruction
 from ptxlint.ptx.judge import Verdict, judge
 from ptxlint.ptx.targets import (
     Target,
@@ -113,6 +115,91 @@ class StatementAnalysis:
         verdict = judge(self.statement, instruction, typed_floats)
         self._verdicts[key] = (instruction, verdict)
         return verdict
+
+
+    # ------------------------------------------------------------------ root causes
+
+    @cached_property
+    def constraint_problems(self) -> tuple[ConstraintProblem, ...]:
+        """The C++ constraints nvcc rejects (PTX002's findings); none in HIP/ROCm code."""
+        if self.rocm_guarded:
+            return ()
+        statement = self.statement
+        clang = False
+        if any(o.constraint.letters and set(o.constraint.letters) & _roots.CLANG_ONLY_LETTERS
+               for o in statement.operands):
+            clang = self.clang_only  # evaluated only for a letter that clang alone takes
+        return _roots.constraint_problems(statement, clang)
+
+    @cached_property
+    def non_scalar_operands(self) -> tuple[NonScalar, ...]:
+        """Struct and vector operands under a register letter (PTX005's findings)."""
+        return () if self.rocm_guarded else _roots.non_scalar_operands(self.statement)
+
+    @cached_property
+    def modified_tokens(self) -> tuple[PercentToken, ...]:
+        """``%N`` tokens with a GCC operand modifier (PTX007's findings)."""
+        return _roots.modified_tokens(self.statement)
+
+    @cached_property
+    def _operand_roots(self) -> dict[int, RootCause]:
+        roots: dict[int, RootCause] = {}
+        for problem in self.constraint_problems:
+            index = problem.operand.index
+            if problem.tied:
+                roots.setdefault(index, RootCause("tied-input", "PTX002", index))
+            else:
+                roots[index] = RootCause("invalid-constraint", "PTX002", index)
+        for found in self.non_scalar_operands:
+            index = found.operand.index
+            roots.setdefault(index, RootCause("non-scalar-operand", "PTX005", index))
+        return roots
+
+    def operand_root(self, index: int) -> RootCause | None:
+        """Why asm operand ``index`` cannot be judged as written: its constraint is not one
+        nvcc takes, or its type is not a scalar."""
+        root = self._operand_roots.get(index)
+        return root if root is not None and root.kind != "tied-input" else None
+
+    @cached_property
+    def _ties(self) -> dict[int, RootCause]:
+        ties: dict[int, RootCause] = {}
+        for operand in self.statement.inputs:
+            letters = operand.constraint.letters
+            if letters.isdigit() and not operand.constraint.opaque:
+                rule = "PTX002" if operand.index in self._operand_roots else ""
+                ties.setdefault(int(letters), RootCause("tied-input", rule, operand.index))
+        return ties
+
+    def tied_input(self, output: int) -> RootCause | None:
+        """The input tied to output ``output`` by a matching constraint (``"0"``, ``"=r,0"``):
+        its value comes in through the output's register. ``rule`` is "PTX002" where nvcc
+        rejects the tie, empty where it is valid (clang, LLVM syntax)."""
+        return self._ties.get(output)
+
+    def tied(self, operand: int) -> bool:
+        """Operand ``operand`` is an input whose constraint ties it to an output."""
+        return any(root.operand == operand for root in self._ties.values())
+
+    def template_root(self, start: int, end: int) -> RootCause | None:
+        """A root cause that spoils the template's characters ``[start, end)``: a ``%N`` there
+        with a GCC modifier (PTX007), or naming an operand :meth:`operand_root` rejects."""
+        for token in self.modified_tokens:
+            if start <= token.start < end:
+                return RootCause("operand-modifier", "PTX007", token.index, token.start, token.end)
+        if not self._operand_roots:
+            return None
+        for token in self.statement.ptx.percents:
+            if token.kind != "ref" or token.index is None or not start <= token.start < end:
+                continue
+            root = self.operand_root(token.index)
+            if root is not None:
+                return RootCause(root.kind, root.rule, root.operand, token.start, token.end)
+        return None
+
+    def instruction_unknown(self, instruction: PtxInstruction) -> bool:
+        """No PTX form spells ``instruction`` (PTX204): what it does is unknown."""
+        return _roots.unknown_spelling(instruction)
 
 
 # The analyses of the current file's statements, by identity (the statement is held, so its

@@ -1,0 +1,133 @@
+"""The root causes of a statement's defects, so that one finding speaks for each defect.
+
+A bad operand makes every rule that reads the template's use of it speak up: a ``uint4`` passed
+as ``"r"`` is a non-scalar operand (PTX005) and, where the template spreads it into a vector, a
+scalar where a vector belongs (PTX207); ``%H1`` is a GCC modifier nvcc rejects (PTX007) and a
+64-bit register where a 32-bit one belongs (PTX206). The analysis names the root (the operand,
+the ``%N`` token, the instruction) and the rule that reports it; the rules that would echo it
+ask here and stay silent. Each rule's docstring says which roots silence it.
+
+The roots, and the rule each belongs to:
+
+- ``invalid-constraint`` (PTX002): a constraint letter nvcc does not take (``"m"``, ``"x"``);
+  the operand's register class, and so its use in the template, is unknown.
+- ``tied-input`` (PTX002 under nvcc; valid for clang and in LLVM syntax): an input whose
+  constraint is an output's number (``"0"``); the output's register carries its value in, so the
+  template reads that output on purpose and the input itself is never named.
+- ``non-scalar-operand`` (PTX005): a struct or vector operand under a register letter.
+- ``operand-modifier`` (PTX007): a GCC operand modifier on a ``%N`` (``%H1``); what the token
+  stands for is not the operand's register.
+- ``unknown-instruction`` (PTX204): an opcode or modifier no PTX form has; what the instruction
+  does (its effects, its operands' roles) is unknown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ptxlint.constraints import REGISTER_LETTERS, VALID_LETTERS, operand_verdict
+from ptxlint.model import AsmStatement, Operand, PercentToken, PtxInstruction
+from ptxlint.ptx.instructions import family, unknown_modifier
+
+__all__ = [
+    "CLANG_ONLY_LETTERS",
+    "ConstraintProblem",
+    "NonScalar",
+    "RootCause",
+    "constraint_problems",
+    "modified_tokens",
+    "non_scalar_operands",
+    "unknown_spelling",
+]
+
+# Constraint letters clang's NVPTX target takes and nvcc does not: the generic immediate `i`
+# and `c` (an 8-bit register).
+CLANG_ONLY_LETTERS = frozenset("ic")
+
+
+@dataclass(frozen=True)
+class RootCause:
+    """One defect that other rules would echo: what it is, the rule that reports it, and what
+    it spoils (an asm operand, a span of the template)."""
+
+    kind: str  # see the module's docstring
+    rule: str  # the rule whose finding reports it
+    operand: int | None = None  # the asm operand it spoils
+    start: int = -1  # template offsets of what it spoils, where it is one place
+    end: int = -1
+
+
+@dataclass(frozen=True)
+class ConstraintProblem:
+    """A C++ operand's constraint nvcc rejects: ``letter`` is the offending letter, or the tie's
+    number (``"0"``) for a matching constraint."""
+
+    operand: Operand
+    letter: str
+
+    @property
+    def tied(self) -> bool:
+        return self.letter.isdigit()
+
+
+def constraint_problems(statement: AsmStatement, clang_only: bool) -> tuple[ConstraintProblem, ...]:
+    """Each C++ operand constraint nvcc rejects, letter by letter, in operand order (``clang_only``:
+    only clang compiles the statement, which takes ``i`` and ``c``). LLVM constraint strings
+    follow other rules (PTX002 reads them itself)."""
+    if statement.syntax == "llvm":
+        return ()
+    found: list[ConstraintProblem] = []
+    for operand in statement.operands:
+        c = operand.constraint
+        if c.opaque:
+            continue
+        if c.letters.isdigit():
+            found.append(ConstraintProblem(operand, c.letters))
+            continue
+        if c.letters in VALID_LETTERS:
+            continue  # one letter nvcc takes (the set holds single letters): most operands
+        for letter in dict.fromkeys(c.letters):
+            if letter in CLANG_ONLY_LETTERS and clang_only:
+                continue
+            if letter not in VALID_LETTERS and not letter.isspace():
+                found.append(ConstraintProblem(operand, letter))
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class NonScalar:
+    """An operand of struct or vector type under a register letter, and why nvcc refuses it."""
+
+    operand: Operand
+    reason: str
+
+
+def non_scalar_operands(statement: AsmStatement) -> tuple[NonScalar, ...]:
+    """Every operand whose type is an aggregate nvcc does not take under its register letter."""
+    found: list[NonScalar] = []
+    for operand in statement.operands:
+        c = operand.constraint
+        if c.opaque or len(c.letters) != 1 or c.letters not in REGISTER_LETTERS:
+            continue
+        verdict = operand_verdict(operand.ctype, c.letters)
+        if verdict is None or verdict.accepted or verdict.rule != "PTX005":
+            continue
+        found.append(NonScalar(operand, verdict.reason))
+    return tuple(found)
+
+
+def modified_tokens(statement: AsmStatement) -> tuple[PercentToken, ...]:
+    """The ``%N`` tokens of an extended template that carry a GCC operand modifier (``%H1``)."""
+    if not statement.extended:
+        return ()
+    return tuple(t for t in statement.ptx.percents if t.kind == "ref" and t.modifier)
+
+
+def unknown_spelling(instruction: PtxInstruction) -> bool:
+    """The instruction's opcode is a PTX family but a modifier is not one of its words
+    (``st.glob.u32``), or the opcode is no PTX instruction at all: what it does is unknown."""
+    if instruction.opaque:
+        return False
+    if family(instruction.opcode) is None:
+        return True
+    return unknown_modifier(instruction.opcode, instruction.modifiers) is not None

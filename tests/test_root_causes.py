@@ -1,0 +1,127 @@
+"""One defect, one finding: the analysis names the root cause, its rule reports it, and the rules
+that would echo it stay silent. Each case has a twin without the root, where the echoing rule
+still speaks (so its silence comes from the root, not from a rule gone deaf)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ptxlint.analysis.statement import StatementAnalysis, analysis_of
+from ptxlint.engine import extract_statements
+from ptxlint.model import SourceFile
+from tests.conftest import lint_text
+
+_HEAD = (
+    "__device__ void f(int *p, int x, int y, uint4 v, unsigned long long u) {\n"
+    "  int r;\n"
+)
+
+
+def _rules(body: str) -> list[str]:
+    return sorted(f.rule for f in lint_text(_HEAD + body + "}\n"))
+
+
+# (root rule, echoing rule, statement with the root, its twin without the root)
+STACKS = [
+    pytest.param(
+        "PTX002", "PTX106",
+        '  asm volatile("add.s32 %0, %0, %2;" : "=r"(r) : "0"(x), "r"(y));\n',
+        '  asm volatile("add.s32 %0, %0, %1;" : "=r"(r) : "r"(y));\n',
+        id="tied-input-read-through-its-output",
+    ),
+    pytest.param(
+        "PTX002", "PTX009",
+        '  asm volatile("add.s32 %0, %0, %2;" : "=r"(r) : "0"(x), "r"(y));\n',
+        '  asm volatile("add.s32 %0, %2, %2;" : "+r"(r) : "r"(x), "r"(y));\n',
+        id="tied-input-never-named",
+    ),
+    pytest.param(
+        "PTX002", "PTX207",
+        '  asm volatile("ld.global.u32 %0, %1;" : "=r"(r) : "m"(*p));\n',
+        '  asm volatile("ld.global.u32 %0, %1;" : "=r"(r) : "l"(p));\n',
+        id="memory-constraint-where-an-address-belongs",
+    ),
+    pytest.param(
+        "PTX005", "PTX207",
+        '  asm volatile("st.global.v4.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");\n',
+        '  asm volatile("st.global.v4.u32 [%0], %1;" :: "l"(p), "r"(x) : "memory");\n',
+        id="vector-type-where-a-vector-operand-belongs",
+    ),
+    pytest.param(
+        "PTX007", "PTX206",
+        '  asm volatile("mov.b32 %0, %H1;" : "=r"(r) : "l"(u));\n',
+        '  asm volatile("mov.b32 %0, %1;" : "=r"(r) : "l"(u));\n',
+        id="gcc-modifier-on-a-wide-register",
+    ),
+    pytest.param(
+        "PTX204", "PTX101",
+        '  asm("atom.globl.add.u32 %0, [%1], %2;" : "=r"(r) : "l"(p), "r"(x) : "memory");\n',
+        '  asm("atom.global.add.u32 %0, [%1], %2;" : "=r"(r) : "l"(p), "r"(x) : "memory");\n',
+        id="misspelled-atomic-has-no-known-effects",
+    ),
+]
+
+
+@pytest.mark.parametrize(("root", "echo", "with_root", "twin"), STACKS)
+def test_the_root_finding_remains_and_its_echo_is_gone(
+    root: str, echo: str, with_root: str, twin: str
+) -> None:
+    found = _rules(with_root)
+    assert root in found and echo not in found, found
+
+
+@pytest.mark.parametrize(("root", "echo", "with_root", "twin"), STACKS)
+def test_without_the_root_the_other_rule_still_speaks(
+    root: str, echo: str, with_root: str, twin: str
+) -> None:
+    found = _rules(twin)
+    assert echo in found and root not in found, found
+
+
+def test_a_misspelled_memory_instruction_asks_for_no_memory_clobber() -> None:
+    text = _HEAD + '  asm volatile("st.glob.u32 [%0], %1;" :: "l"(p), "r"(x));\n}\n'
+    assert [f.rule for f in lint_text(text, select=("PTX102", "PTX204"))] == ["PTX204"]
+    spelled = text.replace("st.glob.", "st.global.")
+    assert [f.rule for f in lint_text(spelled, select=("PTX102", "PTX204"))] == ["PTX102"]
+
+
+def test_the_echo_stays_silent_when_only_it_is_selected() -> None:
+    # the root is the analysis's, not another rule's finding: selection does not bring it back
+    body = '  asm volatile("mov.b32 %0, %H1;" : "=r"(r) : "l"(u));\n}\n'
+    assert lint_text(_HEAD + body, select=("PTX206",)) == []
+
+
+def _analysis(body: str) -> StatementAnalysis:
+    source = SourceFile("t.cu", _HEAD + body + "}\n")
+    return analysis_of(extract_statements(source).statements[0])
+
+
+def test_the_analysis_names_each_root() -> None:
+    tied = _analysis('  asm volatile("add.s32 %0, %0, %2;" : "=r"(r) : "0"(x), "r"(y));\n')
+    root = tied.tied_input(0)
+    assert root is not None and (root.kind, root.rule, root.operand) == ("tied-input", "PTX002", 1)
+    assert tied.tied(1) and not tied.tied(2) and tied.operand_root(1) is None
+
+    bad = _analysis('  asm volatile("mov.b32 %0, %1;" : "=r"(r) : "r"(v));\n')
+    root = bad.operand_root(1)
+    assert root is not None and (root.kind, root.rule) == ("non-scalar-operand", "PTX005")
+    template = bad.statement.template.text
+    at = template.index("%1")
+    spoiled = bad.template_root(at, at + 2)
+    assert spoiled is not None and spoiled.operand == 1
+    assert bad.template_root(0, template.index("%0") + 2) is None
+
+    modified = _analysis('  asm volatile("mov.b32 %0, %H1;" : "=r"(r) : "l"(u));\n')
+    at = modified.statement.template.text.index("%H1")
+    root = modified.template_root(at, at + 3)
+    assert root is not None and (root.kind, root.rule) == ("operand-modifier", "PTX007")
+
+
+def test_a_tie_clang_accepts_still_silences_the_read() -> None:
+    # clang's own CUDA headers take matching constraints: no PTX002, and the read is intended
+    text = (
+        "__device__ int f(int x) {\n  int r;\n"
+        '  asm("add.s32 %0, %0, 1;" : "=r"(r) : "0"(x));\n  return r;\n}\n'
+    )
+    found = [f.rule for f in lint_text(text, path="__clang_cuda_intrinsics.h")]
+    assert "PTX106" not in found and "PTX009" not in found
