@@ -1,8 +1,10 @@
 """Inline suppressions and the check that keeps them honest (PTX901).
 
 Grammar: ``// ptxlint: ignore[PTX101, missing-volatile]``, ``// ptxlint: ignore`` (every rule),
-``// ptxlint: ignore-file[PTX102]`` and ``// ptxlint: ignore-file`` (the whole file); ``/* */``
-comments work too (inside a ``#define`` body), and ``# ptxlint: ignore[PTX505]`` in Python.
+``// ptxlint: ignore-file[PTX102]`` and ``// ptxlint: ignore-file`` (the whole file), and a range,
+clang-tidy's NOLINTBEGIN/NOLINTEND: ``// ptxlint: ignore-begin[PTX201]`` ... ``// ptxlint:
+ignore-end[PTX201]`` (or a bare ``ignore-end``); ``/* */`` comments work too (inside a ``#define``
+body), and ``# ptxlint: ignore[PTX505]`` in Python.
 
 Decisions:
 
@@ -18,6 +20,12 @@ Decisions:
 * The report is PTX901 (``unused-suppression``, like ruff's RUF100) with a safe fix that deletes
   the offending codes, or the whole comment when nothing is left of it.
 * A directive inside a string literal is not one (an odd number of ``"`` before it on its line).
+* A range covers the findings that start on the lines from its ``ignore-begin`` to its
+  ``ignore-end``, both included. An ``ignore-end[CODES]`` closes the innermost open
+  ``ignore-begin`` with the same codes (in any order); a bare ``ignore-end`` closes the innermost
+  open one whatever its codes. Ranges nest. A begin that nothing closes, or an end that closes
+  nothing, suppresses nothing and is reported by PTX901 (clang-tidy reports an unmatched
+  NOLINTBEGIN the same way), without a fix: only the author knows where the range should end.
 """
 
 from __future__ import annotations
@@ -32,7 +40,8 @@ from ptxlint.model import Edit, Finding, Fix, Severity, SourceFile, Span
 SUPPRESSION_RULE = "PTX901"
 SUPPRESSION_NAME = "unused-suppression"
 DIRECTIVE = re.compile(
-    r"(?://|/\*|#)\s*ptxlint:\s*(?P<kind>ignore-file|ignore)\b(?:\[(?P<codes>[^\]\n]*)\])?",
+    r"(?://|/\*|#)\s*ptxlint:\s*(?P<kind>ignore-begin|ignore-end|ignore-file|ignore)\b"
+    r"(?:\[(?P<codes>[^\]\n]*)\])?",
     re.I,
 )
 _NOT_RULES = frozenset({"internal-error", "toolchain-error"})
@@ -61,6 +70,23 @@ class Directive:
     target: int = 0  # the line it applies to (0 for file-level)
     used: bool = False
     codes_span: Span | None = None  # inside the brackets
+    kind: str = "ignore"  # ignore | ignore-file | ignore-begin | ignore-end
+
+
+@dataclass
+class Region:
+    """An ``ignore-begin`` and the ``ignore-end`` that closes it: the lines they cover."""
+
+    begin: Directive
+    end: Directive
+
+    @property
+    def first(self) -> int:
+        return self.begin.line
+
+    @property
+    def last(self) -> int:
+        return self.end.line
 
 
 @dataclass
@@ -70,6 +96,8 @@ class Suppressions:
     directives: list[Directive] = field(default_factory=list)
     by_target: dict[int, list[Directive]] = field(default_factory=dict)
     file_level: list[Directive] = field(default_factory=list)
+    regions: list[Region] = field(default_factory=list)
+    unmatched: list[Directive] = field(default_factory=list)  # begins or ends without a partner
 
     def __bool__(self) -> bool:
         return bool(self.directives)
@@ -102,6 +130,11 @@ class Suppressions:
             for line, directives in self.by_target.items():
                 if first <= line <= last:
                     yield from directives
+        if self.regions:
+            line = source.line_col(finding.span.start).line
+            for region in self.regions:
+                if region.first <= line <= region.last:
+                    yield region.begin
 
 
 def parse(source: SourceFile) -> Suppressions:
@@ -114,7 +147,19 @@ def parse(source: SourceFile) -> Suppressions:
         if directive is not None:
             table.directives.append(directive)
     directive_only_lines = {d.line for d in table.directives if not d.trailing}
+    opened: list[Directive] = []
     for directive in table.directives:
+        if directive.kind == "ignore-begin":
+            opened.append(directive)
+            continue
+        if directive.kind == "ignore-end":
+            begin = _opener(opened, directive)
+            if begin is None:
+                table.unmatched.append(directive)
+            else:
+                opened.remove(begin)
+                table.regions.append(Region(begin, directive))
+            continue
         if directive.file_level:
             table.file_level.append(directive)
             continue
@@ -125,7 +170,23 @@ def parse(source: SourceFile) -> Suppressions:
                 target += 1
         directive.target = target
         table.by_target.setdefault(target, []).append(directive)
+    table.unmatched.extend(opened)
+    table.unmatched.sort(key=lambda d: d.span.start)
     return table
+
+
+def _code_set(directive: Directive) -> frozenset[str] | None:
+    return None if directive.codes is None else frozenset(c.text for c in directive.codes)
+
+
+def _opener(opened: list[Directive], end: Directive) -> Directive | None:
+    """The innermost open ``ignore-begin`` that ``end`` closes, or None."""
+    if not opened:
+        return None
+    if end.codes is None:
+        return opened[-1]
+    wanted = _code_set(end)
+    return next((b for b in reversed(opened) if _code_set(b) == wanted), None)
 
 
 def _directive(source: SourceFile, match: re.Match[str]) -> Directive | None:
@@ -166,9 +227,11 @@ def _directive(source: SourceFile, match: re.Match[str]) -> Directive | None:
         codes_span = Span(base, match.end("codes"))
         for piece in re.finditer(r"[^,\s]+", match.group("codes")):
             codes.append(Code(piece.group(0), Span(base + piece.start(), base + piece.end())))
+    kind = match.group("kind").lower()
     return Directive(
         line=where.line,
-        file_level=match.group("kind").lower() == "ignore-file",
+        file_level=kind == "ignore-file",
+        kind=kind,
         trailing=trailing,
         span=Span(match.start(), match.end()),
         comment_span=Span(start, end),
@@ -226,8 +289,16 @@ def check(
     """
     findings: list[Finding] = []
     active_codes = frozenset(active)
+    unmatched = {id(d) for d in table.unmatched}
+    ends = {id(region.begin): region.end for region in table.regions}
     for directive in table.directives:
-        what = "ignore-file" if directive.file_level else "ignore"
+        what = directive.kind
+        if id(directive) in unmatched:
+            findings.append(_finding(source, directive.span, severity, _unmatched(directive)))
+            continue
+        if directive.kind == "ignore-end":
+            continue  # judged with its ignore-begin
+        end = ends.get(id(directive))
         if directive.codes is None:
             if not directive.used:
                 findings.append(
@@ -236,7 +307,7 @@ def check(
                         directive.span,
                         severity,
                         f"unused suppression: this '{what}' suppresses no finding",
-                        _delete(directive, None),
+                        _delete(directive, None, end),
                     )
                 )
             continue
@@ -244,12 +315,28 @@ def check(
         bad = [(code, why) for code, why in judged if why is not None]
         for code, why in bad:
             findings.append(
-                _finding(source, code.span, severity, why, _delete(directive, [c for c, _ in bad]))
+                _finding(source, code.span, severity, why,
+                         _delete(directive, [c for c, _ in bad], end))
             )
     return findings
 
 
-def _finding(source: SourceFile, span: Span, severity: Severity, message: str, fix: Fix) -> Finding:
+def _unmatched(directive: Directive) -> str:
+    codes = f"[{', '.join(c.text for c in directive.codes)}]" if directive.codes else ""
+    if directive.kind == "ignore-begin":
+        return (
+            f"unmatched suppression: 'ignore-begin{codes}' has no 'ignore-end' after it, so it "
+            "suppresses nothing"
+        )
+    return (
+        f"unmatched suppression: 'ignore-end{codes}' closes no open 'ignore-begin'"
+        + (" with the same codes" if codes else "")
+    )
+
+
+def _finding(
+    source: SourceFile, span: Span, severity: Severity, message: str, fix: Fix | None = None
+) -> Finding:
     return Finding(
         rule=SUPPRESSION_RULE,
         name=SUPPRESSION_NAME,
@@ -261,14 +348,23 @@ def _finding(source: SourceFile, span: Span, severity: Severity, message: str, f
     )
 
 
-def _delete(directive: Directive, codes: list[Code] | None) -> Fix:
-    """Remove ``codes`` from the directive, or the whole directive when none would be left."""
+def _delete(directive: Directive, codes: list[Code] | None, end: Directive | None = None) -> Fix:
+    """Remove ``codes`` from the directive, or the whole directive when none would be left; for
+    an ``ignore-begin``, its ``ignore-end`` goes (or loses the codes) with it, so that the pair
+    stays matched."""
     assert directive.codes is not None or codes is None
     keep = [c.text for c in directive.codes or () if codes is not None and c not in codes]
     if not keep or directive.codes_span is None:
-        return Fix("Remove the suppression comment", (Edit(directive.comment_span, ""),), safe=True)
+        edits = [Edit(directive.comment_span, "")]
+        if end is not None:
+            edits.append(Edit(end.comment_span, ""))
+        noun = "comments" if end is not None else "comment"
+        return Fix(f"Remove the suppression {noun}", tuple(edits), safe=True)
+    edits = [Edit(directive.codes_span, ", ".join(keep))]
+    if end is not None and end.codes_span is not None:
+        edits.append(Edit(end.codes_span, ", ".join(keep)))
     return Fix(
         f"Remove {', '.join(c.text for c in codes or ())} from the suppression",
-        (Edit(directive.codes_span, ", ".join(keep)),),
+        tuple(edits),
         safe=True,
     )

@@ -18,13 +18,16 @@ class UnusedSuppression(Rule):
     precision = "very-high"
     docs = """\
 ## What it does
-Flags a `// ptxlint: ignore[...]` or `// ptxlint: ignore-file[...]` comment, or one of its
-codes, that suppresses nothing:
+Flags a `// ptxlint: ignore[...]`, `// ptxlint: ignore-file[...]` or `// ptxlint:
+ignore-begin[...]` comment, or one of its codes, that suppresses nothing:
 
 - a code that is not a rule id or name (`PTX999`, `missing-volatle`),
 - an id prefix (`PTX1`): suppressions need a full id or name, unlike `--select`,
 - a code of a rule that ran on the file but has no finding there to suppress,
-- a bare `ignore` or `ignore-file` that suppressed no finding.
+- a bare `ignore`, `ignore-file` or `ignore-begin` that suppressed no finding,
+- an `ignore-begin` that no `ignore-end` closes, or an `ignore-end` that closes no open
+  `ignore-begin` (with the same codes, when it lists codes): a range that is not closed
+  suppresses nothing, as clang-tidy's unmatched `NOLINTBEGIN`.
 
 Codes of rules that did not run on the file (deselected, or removed by `per-file-ignores`) are
 not judged. The check runs after every other rule of the file, so it is a file-level rule: it
@@ -44,11 +47,17 @@ asm("mov.u32 %0, %%clock;" : "=r"(t));     // ptxlint: ignore[PTX1]
 ```cuda
 asm volatile("bar.sync 0;" ::: "memory");
 asm("mov.u32 %0, %%clock;" : "=r"(t));     // ptxlint: ignore[PTX101]
+// ptxlint: ignore-begin[PTX201]
+asm(".reg .u32 t; mov.u32 t, 1;");          // a range: every line up to its ignore-end
+asm(".reg .u32 u; mov.u32 u, 2;");
+// ptxlint: ignore-end[PTX201]
 ```
 
 ## Fix safety
 Safe: the fix deletes only the codes that suppress nothing, or the whole comment when none is
-left; no finding appears or disappears except this one.
+left (for a range, its `ignore-end` too, so the pair stays matched); no finding appears or
+disappears except this one. An unmatched `ignore-begin` or `ignore-end` has no fix: only its
+author knows where the range should end.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
