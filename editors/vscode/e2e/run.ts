@@ -1,0 +1,366 @@
+// End-to-end test in a real VS Code: code-server in headless Chromium, driven by playwright-core.
+//
+// It installs the packaged extension into a fresh code-server profile, opens a workspace with a
+// CUDA file and a Triton file that have defects, waits for ptxlint's diagnostics in the Problems
+// panel, applies a quick fix (the .cu file) and the extension's fix-all command (the .py file),
+// saves both, and checks the text on disk. tests/test_vscode_e2e.py runs it; by hand:
+//
+//   node out/e2e/run.js --code-server PATH --chromium /usr/bin/chromium --vsix ptxlint.vsix \
+//        --python /path/to/venv/bin/python --fixtures ../../fixtures --work /tmp/e2e \
+//        --screenshot /tmp/ptxlint-vscode-e2e.png
+//
+// It prints one JSON line with what it saw; the exit status is 0 only when every check passed.
+
+import { ChildProcess, execFileSync, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as net from 'net';
+import * as path from 'path';
+import { Locator, Page, chromium } from 'playwright-core';
+
+interface Options {
+    codeServer: string;
+    chromium: string;
+    vsix: string;
+    python: string;
+    fixtures: string;
+    work: string;
+    screenshot: string;
+    timeoutMs: number;
+}
+
+const CU_FILE = 'tile_copy.cu';
+const PY_FILE = 'triton_kernels.py';
+
+function parseArguments(argv: string[]): Options {
+    const values = new Map<string, string>();
+    for (let i = 0; i < argv.length; i += 2) {
+        if (!argv[i].startsWith('--') || i + 1 >= argv.length) {
+            throw new Error(`bad argument: ${argv[i]}`);
+        }
+        values.set(argv[i].slice(2), argv[i + 1]);
+    }
+    const need = (key: string): string => {
+        const value = values.get(key);
+        if (!value) {
+            throw new Error(`missing --${key}`);
+        }
+        return value;
+    };
+    return {
+        codeServer: need('code-server'),
+        chromium: need('chromium'),
+        vsix: path.resolve(need('vsix')),
+        python: need('python'),
+        fixtures: path.resolve(need('fixtures')),
+        work: path.resolve(need('work')),
+        screenshot: path.resolve(need('screenshot')),
+        timeoutMs: Number(values.get('timeout-ms') ?? 120_000),
+    };
+}
+
+function log(message: string): void {
+    process.stderr.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+function writeJson(file: string, value: unknown): void {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify(value, null, 2));
+}
+
+/** The workspace and a code-server profile of this run's own, so nothing leaks in or out. */
+function prepare(options: Options): { workspace: string; userData: string; extensions: string } {
+    const workspace = path.join(options.work, 'workspace');
+    const userData = path.join(options.work, 'user-data');
+    const extensions = path.join(options.work, 'extensions');
+    for (const folder of [workspace, userData, extensions]) {
+        fs.rmSync(folder, { recursive: true, force: true });
+        fs.mkdirSync(folder, { recursive: true });
+    }
+    fs.copyFileSync(path.join(options.fixtures, 'example', CU_FILE), path.join(workspace, CU_FILE));
+    fs.copyFileSync(path.join(options.fixtures, 'example-triton', PY_FILE), path.join(workspace, PY_FILE));
+    writeJson(path.join(workspace, '.vscode', 'settings.json'), {
+        'ptxlint.interpreter': [options.python],
+        'ptxlint.logLevel': 'INFO',
+    });
+    // Quiet start-up: no welcome page, trust prompt, tips or update checks to click away.
+    writeJson(path.join(userData, 'User', 'settings.json'), {
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'security.workspace.trust.enabled': false,
+        'telemetry.telemetryLevel': 'off',
+        'update.mode': 'none',
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'extensions.ignoreRecommendations': true,
+        'window.restoreWindows': 'none',
+        'files.autoSave': 'off',
+        'editor.quickSuggestions': { other: false, comments: false, strings: false },
+        'workbench.editor.enablePreview': false,
+    });
+    return { workspace, userData, extensions };
+}
+
+function freePort(): Promise<number> {
+    return new Promise((resolve, reject) => {
+        const server = net.createServer();
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => {
+            const address = server.address();
+            server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+        });
+    });
+}
+
+async function waitForHttp(url: string, deadline: number, child: ChildProcess): Promise<void> {
+    while (Date.now() < deadline) {
+        if (child.exitCode !== null) {
+            throw new Error(`code-server exited with ${child.exitCode}`);
+        }
+        try {
+            const response = await fetch(url);
+            if (response.ok) {
+                return;
+            }
+        } catch {
+            // not listening yet
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    throw new Error(`code-server did not answer at ${url}`);
+}
+
+async function waitForFile(file: string, check: (text: string) => boolean, timeoutMs: number): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let text = '';
+    while (Date.now() < deadline) {
+        text = fs.readFileSync(file, 'utf8');
+        if (check(text)) {
+            return text;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error(`${path.basename(file)} on disk never passed its check; it reads:\n${text}`);
+}
+
+// ------------------------------------------------------------------ the workbench
+
+class Workbench {
+    constructor(
+        private readonly page: Page,
+        private readonly timeoutMs: number,
+    ) {}
+
+    /** Run a command by its title through the command palette. */
+    async command(title: string): Promise<void> {
+        await this.page.keyboard.press('F1');
+        const input = this.page.locator('.quick-input-widget input');
+        await input.waitFor({ state: 'visible' });
+        await input.fill(`>${title}`);
+        const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+        await row.waitFor({ state: 'visible', timeout: this.timeoutMs });
+        await row.click();
+    }
+
+    async open(file: string): Promise<void> {
+        await this.page.keyboard.press('Control+P');
+        const input = this.page.locator('.quick-input-widget input');
+        await input.waitFor({ state: 'visible' });
+        await input.fill(file);
+        const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: file }).first();
+        await row.waitFor({ state: 'visible', timeout: this.timeoutMs });
+        await input.press('Enter');
+        await this.page.locator('.tab.active', { hasText: file }).waitFor({ timeout: this.timeoutMs });
+        await this.focusEditor();
+    }
+
+    async focusEditor(): Promise<void> {
+        await this.page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+    }
+
+    async goToLine(line: number, column: number): Promise<void> {
+        await this.page.keyboard.press('Control+G');
+        const input = this.page.locator('.quick-input-widget input');
+        await input.waitFor({ state: 'visible' });
+        await input.fill(`${line}:${column}`);
+        await input.press('Enter');
+        await input.waitFor({ state: 'hidden' });
+    }
+
+    problems(): Locator {
+        return this.page.locator('.markers-panel');
+    }
+
+    /** Wait for a diagnostic of `rule` on `file` in the Problems panel; the row's text. */
+    async problem(file: string, rule: string): Promise<string> {
+        const panel = this.problems();
+        if (!(await panel.isVisible())) {
+            await this.command('View: Focus Problems');
+        }
+        await panel.waitFor({ state: 'visible', timeout: this.timeoutMs });
+        // the file's row heads its problems; rows are virtualised, so filter to the rule
+        const filter = this.page.locator('.markers-panel-action-filter input, .viewpane-filter input').first();
+        await filter.fill(rule);
+        const row = panel.locator('.monaco-list-row', { hasText: rule }).filter({ hasText: /ptxlint/ }).first();
+        await panel.locator('.monaco-list-row', { hasText: file }).first().waitFor({ timeout: this.timeoutMs });
+        await row.waitFor({ state: 'visible', timeout: this.timeoutMs });
+        const text = (await row.innerText()).replace(/\s+/g, ' ').trim();
+        await filter.fill('');
+        return text;
+    }
+
+    /** Open the quick-fix menu at the cursor and pick the action whose title contains `title`. */
+    async quickFix(title: string): Promise<void> {
+        await this.page.keyboard.press('Control+.');
+        const item = this.page.locator('.action-widget .monaco-list-row', { hasText: title }).first();
+        await item.waitFor({ state: 'visible', timeout: this.timeoutMs });
+        await item.click();
+    }
+
+    async save(): Promise<void> {
+        await this.focusEditor();
+        await this.page.keyboard.press('Control+S');
+    }
+}
+
+// ------------------------------------------------------------------ the test
+
+async function main(): Promise<number> {
+    const options = parseArguments(process.argv.slice(2));
+    const { workspace, userData, extensions } = prepare(options);
+    const profile = ['--user-data-dir', userData, '--extensions-dir', extensions];
+
+    log(`installing ${options.vsix}`);
+    const installed = execFileSync(options.codeServer, [...profile, '--install-extension', options.vsix], {
+        encoding: 'utf8',
+        timeout: 120_000,
+    });
+    log(installed.trim());
+    const listed = execFileSync(options.codeServer, [...profile, '--list-extensions', '--show-versions'], { encoding: 'utf8' });
+    if (!/^ptxlint\.ptxlint@/m.test(listed)) {
+        throw new Error(`the extension is not listed after installing it:\n${listed}`);
+    }
+
+    const port = await freePort();
+    const server = spawn(
+        options.codeServer,
+        [
+            ...profile,
+            '--auth',
+            'none',
+            '--bind-addr',
+            `127.0.0.1:${port}`,
+            '--disable-telemetry',
+            '--disable-update-check',
+            '--disable-workspace-trust',
+            '--disable-getting-started-override',
+            '--ignore-last-opened',
+            workspace,
+        ],
+        // its own process group, so that the cleanup below ends code-server and its children
+        { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    );
+    const serverLog = fs.createWriteStream(path.join(options.work, 'code-server.log'));
+    server.stdout?.pipe(serverLog);
+    server.stderr?.pipe(serverLog);
+
+    const browser = await chromium.launch({
+        executablePath: options.chromium,
+        headless: true,
+        args: [
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-quic',
+            '--no-first-run',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+        ],
+    });
+    const result: Record<string, unknown> = { port };
+    let page: Page | undefined;
+    try {
+        await waitForHttp(`http://127.0.0.1:${port}/healthz`, Date.now() + 60_000, server);
+        const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+        page = await context.newPage();
+        page.setDefaultTimeout(30_000);
+        await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+        await page.locator('.monaco-workbench').waitFor({ timeout: options.timeoutMs });
+        // the explorer lists the workspace once the folder is open
+        await page.locator('.explorer-folders-view .monaco-list-row', { hasText: CU_FILE }).waitFor({ timeout: options.timeoutMs });
+        const bench = new Workbench(page, options.timeoutMs);
+
+        log(`opening ${CU_FILE}`);
+        await bench.open(CU_FILE);
+        await bench.command('View: Focus Problems');
+        result.cuProblem = await bench.problem(CU_FILE, 'PTX101');
+        log(`Problems: ${result.cuProblem}`);
+
+        log(`opening ${PY_FILE}`);
+        await bench.open(PY_FILE);
+        result.pyProblem = await bench.problem(PY_FILE, 'PTX505');
+        log(`Problems: ${result.pyProblem}`);
+        await page.screenshot({ path: options.screenshot });
+        result.screenshot = options.screenshot;
+
+        // The quick fix on the .cu file: the non-volatile %clock read (line 15, column 20).
+        await bench.open(CU_FILE);
+        await bench.goToLine(15, 20);
+        await bench.quickFix("Add 'volatile' after 'asm' (PTX101)");
+        await bench.save();
+        const cu = await waitForFile(
+            path.join(workspace, CU_FILE),
+            (text) => text.includes('asm volatile("mov.u32 %0, %clock;"'),
+            options.timeoutMs,
+        );
+        result.cuFixed = cu.split('\n').find((line) => line.includes('%clock')) ?? '';
+        log(`saved: ${String(result.cuFixed).trim()}`);
+
+        // The extension's fix-all command on the Triton file.
+        await bench.open(PY_FILE);
+        await bench.command('ptxlint: Fix all auto-fixable problems');
+        await bench.save();
+        const py = await waitForFile(
+            path.join(workspace, PY_FILE),
+            (text) => text.includes('is_pure=False') && !text.includes('%%laneid'),
+            options.timeoutMs,
+        );
+        result.pyFixed = py.split('\n').filter((line) => /is_pure=False|%laneid/.test(line));
+        log(`saved: ${JSON.stringify(result.pyFixed)}`);
+
+        // Once saved and re-linted, the fixed diagnostic is gone from the Problems panel.
+        await bench.open(CU_FILE);
+        await bench.command('View: Focus Problems');
+        const stale = bench.problems().locator('.monaco-list-row', { hasText: "'%clock' changes while the thread runs" });
+        await stale.first().waitFor({ state: 'detached', timeout: options.timeoutMs });
+        result.ok = true;
+        process.stdout.write(JSON.stringify(result) + '\n');
+        return 0;
+    } catch (error) {
+        result.ok = false;
+        result.error = String(error instanceof Error ? (error.stack ?? error.message) : error);
+        if (page) {
+            const failure = options.screenshot.replace(/\.png$/, '-failure.png');
+            await page.screenshot({ path: failure }).catch(() => undefined);
+            result.failureScreenshot = failure;
+        }
+        process.stdout.write(JSON.stringify(result) + '\n');
+        return 1;
+    } finally {
+        await browser.close().catch(() => undefined);
+        if (server.pid !== undefined && server.exitCode === null) {
+            try {
+                process.kill(-server.pid, 'SIGTERM');
+            } catch {
+                server.kill('SIGTERM');
+            }
+        }
+    }
+}
+
+main().then(
+    (code) => process.exit(code),
+    (error) => {
+        process.stdout.write(JSON.stringify({ ok: false, error: String(error) }) + '\n');
+        process.exit(1);
+    },
+);
