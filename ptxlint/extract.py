@@ -80,7 +80,13 @@ from ptxlint.reading_memo import (
     new,
 )
 from ptxlint.reading_memo import RawStatement as _RawStatement
-from ptxlint.syntax_tree import ParsedSource, function_name_node, parse, shared_parent
+from ptxlint.syntax_tree import (
+    NodeFinder,
+    ParsedSource,
+    function_name_node,
+    parse,
+    shared_parent,
+)
 
 KEYWORDS = ("asm", "__asm__", "__asm")
 ASM_LABEL = "asm label"
@@ -190,15 +196,15 @@ def extract(
         share_parents(host.ancestors.parents)
     macro_tokens: dict[int, list[Token]] = {}
     macro_index: dict[int, dict[object, int]] = {}
-    root = parsed.tree.root_node
+    # the keywords come in text order: one cursor finds each and its ancestors
+    finder = NodeFinder(parsed.tree.root_node, host.ancestors.parents)
     for start, keyword in _keywords(source.text):
         byte = parsed.to_byte(start)
-        node = root.descendant_for_byte_range(byte, byte + len(keyword))
-        if node is None or node.type in _NON_CODE_NODES:
+        node, above = finder.find(byte, byte + len(keyword))
+        if node.type in _NON_CODE_NODES:
             continue
-        # its three nearest ancestors, read once for the checks below and the climb to its
-        # function (each tree-sitter parent step is a descent from the root)
-        ups = _ancestors_of(node)
+        # its three nearest ancestors, for the checks below and the climb to its function
+        ups = above[:3]
         if any(up.type in _NON_CODE_NODES for up in ups):  # _inside_non_code(node)
             continue
         host.ancestors.given(node, ups)
@@ -536,15 +542,15 @@ def _expand_macro_uses(
     names = macro_uses.asm_macros(table)
     if not names:
         return
-    root = parsed.tree.root_node
+    finder = NodeFinder(parsed.tree.root_node, host.ancestors.parents)
     covered = -1
     expanded: set[tuple[str, int]] = set()
     for name, start in macro_uses.find_uses(text, names):
         if start < covered:
             continue  # an argument of an invocation already expanded
         byte = parsed.to_byte(start)
-        node = root.descendant_for_byte_range(byte, byte + len(name))
-        if node is None or not _is_code_use(node) or _on_directive_line(text, start):
+        node, ups = finder.find(byte, byte + len(name))
+        if not _is_code_use(node, ups) or _on_directive_line(text, start):
             continue
         d = table.lookup(name, start)
         if d is None:
@@ -647,10 +653,16 @@ class _HostCode:
         return ""
 
 
-def _is_code_use(node: tree_sitter.Node) -> bool:
-    if node.type in _NON_CODE_NODES or _inside_non_code(node) or node.type == "preproc_arg":
+def _is_code_use(node: tree_sitter.Node, ups: Sequence[tree_sitter.Node]) -> bool:
+    """``ups``: the node's nearest ancestors, innermost first (three or more, fewer at the
+    root)."""
+    if (
+        node.type in _NON_CODE_NODES
+        or any(up.type in _NON_CODE_NODES for up in ups[:3])  # _inside_non_code(node)
+        or node.type == "preproc_arg"
+    ):
         return False
-    parent = node.parent
+    parent = ups[0] if ups else None
     if parent is None:
         return True
     if parent.type in (
@@ -942,17 +954,6 @@ def _declarator_tail(
     if last is None or last[1] != ")":
         return last, None
     return last, match if matched else None
-
-
-def _inside_non_code(node: tree_sitter.Node) -> bool:
-    parent = node.parent
-    depth = 0
-    while parent is not None and depth < 3:
-        if parent.type in _NON_CODE_NODES:
-            return True
-        parent = parent.parent
-        depth += 1
-    return False
 
 
 def _keyword_tokens(toks: Sequence[Token]) -> dict[object, int]:

@@ -55,7 +55,7 @@ class GuardMacros:
         """The definitions the guards at ``start`` use, and those that ``conditions`` (of
         directives inside the statement at ``start``) use."""
         chain = self.guards.chain(start)
-        extra = self._collect(chain, [(conditions, start, chain)])
+        extra = self._collect(chain, [(conditions, start, len(chain))])
         around = self.at(start)
         known = {m.name for m in around}
         return around + tuple(m for m in extra if m.name not in known)
@@ -63,16 +63,17 @@ class GuardMacros:
     def _collect(
         self,
         chain: list[Branch],
-        where: list[tuple[tuple[str, ...], int, list[Branch]]] | None = None,
+        where: list[tuple[tuple[str, ...], int, int]] | None = None,
     ) -> tuple[GuardMacro, ...]:
         # Each branch's conditions are evaluated at its directive: a definition counts where
         # it precedes it (the branch's first line follows it), and the branches that enclose
-        # the directive enclose the statement too.
+        # the directive (``chain[:depth]``, never copied: 100,000 nested #if made that
+        # quadratic) enclose the statement too.
         if where is None:
-            where = [(b.conditions, b.start, chain[:depth]) for depth, b in enumerate(chain)]
+            where = [(b.conditions, b.start, depth) for depth, b in enumerate(chain)]
         out: list[GuardMacro] = []
         seen: set[str] = set()
-        for conditions, before, enclosing in where:
+        for conditions, before, depth in where:
             frontier = [
                 (n, 0) for c in conditions for n in _NAME.findall(c) if not _fixed(n)
             ]
@@ -81,7 +82,7 @@ class GuardMacros:
                 if name in seen or nesting > MAX_NESTING:
                     continue
                 seen.add(name)
-                definitions = self._definitions(name, before, enclosing)
+                definitions = self._definitions(name, before, chain, depth)
                 out.extend(definitions)
                 for d in definitions:
                     frontier.extend(
@@ -90,8 +91,10 @@ class GuardMacros:
         return tuple(out)
 
     def _definitions(
-        self, name: str, before: int, enclosing: list[Branch]
+        self, name: str, before: int, chain: list[Branch], depth: int
     ) -> list[GuardMacro]:
+        """The definitions of ``name`` that a directive at ``before`` sees, which
+        ``chain[:depth]`` encloses."""
         table = self._table()
         own = table.own.defines.get(name)
         if own:
@@ -99,7 +102,7 @@ class GuardMacros:
             last_undef = max(undefs) if undefs else -1
             live = [d for d in own if last_undef < d.start < before]
             if live or last_undef >= 0:
-                return self._own(live, enclosing)
+                return self._own(live, chain, depth)
         if table.own.undefs.get(name):
             return []  # #undef'd somewhere in the file: position matters, keep it unknown
         found = self._headers.get(name)
@@ -107,16 +110,26 @@ class GuardMacros:
             found = self._headers[name] = _from_headers(table, name)
         return found
 
-    def _own(self, definitions: list[MacroDef], enclosing: list[Branch]) -> list[GuardMacro]:
+    def _own(
+        self, definitions: list[MacroDef], chain: list[Branch], depth: int
+    ) -> list[GuardMacro]:
         out = []
         for d in definitions:
             if d.params is not None:
                 return []  # function-like: not a value
-            # own-file definitions: the guards of their own #if blocks, less the shared ones
-            shared = {id(b) for b in enclosing}
-            conditions = tuple(
-                c for b in self.guards.chain(d.start) if id(b) not in shared for c in b.conditions
-            )
+            # Own-file definitions: the guards of their own #if blocks, less those shared with
+            # ``chain[:depth]``. Both chains run from the outermost block down, so the shared
+            # ones are the common start; found by bisection, since a branch of one is in the
+            # other only at the same place.
+            own = self.guards.chain(d.start)
+            low, high = 0, min(depth, len(own))
+            while low < high:
+                middle = (low + high + 1) // 2
+                if own[middle - 1] is chain[middle - 1]:
+                    low = middle
+                else:
+                    high = middle - 1
+            conditions = tuple(c for b in own[low:] for c in b.conditions)
             out.append(GuardMacro(d.name, _body(d), conditions))
         return out
 

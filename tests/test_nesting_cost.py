@@ -1,0 +1,79 @@
+"""Cost bounded by the input: deep nesting and large inputs (issue: every input bounded).
+
+``NodeFinder`` answers what tree-sitter's ``descendant_for_byte_range`` answers, with the
+ancestors, without a parent step per level (each is a descent from the root in tree-sitter).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from ptxlint.syntax_tree import MAX_UPS, NodeFinder, parse
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _sources() -> list[Path]:
+    return sorted((ROOT / "fixtures").rglob("*.cu"))[:120]
+
+
+def _expected(root, start: int, end: int):  # noqa: ANN001, ANN202
+    node = root.descendant_for_byte_range(start, end)
+    ups = []
+    parent = node.parent
+    while parent is not None and len(ups) < MAX_UPS:
+        ups.append(parent)
+        parent = parent.parent
+    return node, ups
+
+
+@pytest.mark.parametrize("order", ["text", "shuffled"])
+def test_node_finder_agrees_with_tree_sitter_descent_and_parents(order: str) -> None:
+    rng = random.Random(7)
+    checked = 0
+    for path in _sources():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        parsed = parse(str(path), text, reuse=False)
+        data = parsed.data
+        ranges = [(m.start(), m.end()) for m in re.finditer(rb"\w+|[^\w\s]", data)][:400]
+        ranges += [(a, a + rng.choice((0, 1, 5, 60))) for a in
+                   (rng.randrange(len(data) + 2) for _ in range(40))]
+        ranges.sort()
+        if order == "shuffled":
+            rng.shuffle(ranges)
+        parents: dict[int, object] = {}
+        finder = NodeFinder(parsed.tree.root_node, parents)  # type: ignore[arg-type]
+        root = parsed.tree.root_node
+        for start, end in ranges:
+            node, ups = finder.find(start, end)
+            want, want_ups = _expected(root, start, end)
+            assert node == want, (path.name, start, end)
+            assert [u.id for u in ups] == [u.id for u in want_ups], (path.name, start, end)
+            if want.parent is not None:
+                assert parents[node.id] == want.parent  # type: ignore[comparison-overlap]
+            checked += 1
+    assert checked > 10_000
+
+
+def test_node_finder_walks_a_deep_tree_once() -> None:
+    """Nested ``#if`` 3,000 deep: every keyword's ancestors known, no parent step per level
+    (a ``Node.parent`` call per level made this quadratic)."""
+    depth = 3_000
+    text = "#if A\n" * depth + "int x;\n" + "#endif\n" * depth
+    parsed = parse("deep.cu", text, reuse=False)
+    parents: dict[int, object] = {}
+    finder = NodeFinder(parsed.tree.root_node, parents)  # type: ignore[arg-type]
+    at = text.index("int x")
+    node, ups = finder.find(at, at + 3)
+    assert node.type == "primitive_type"
+    # the whole way up is registered: a climb reads it from the map
+    steps, current = 0, node
+    while current.id in parents:
+        current = parents[current.id]  # type: ignore[assignment]
+        steps += 1
+    assert current == parsed.tree.root_node
+    assert steps > depth
