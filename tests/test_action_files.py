@@ -217,7 +217,7 @@ def test_pre_commit_hook_manifest():
     assert h["id"] == "ptxlint" and h["name"]
     assert h["language"] == "python"
     assert h["entry"] == "ptxlint check --force-exclude"
-    assert h["files"] == r"\.(cu|cuh|h|hpp|hh|inl|cc|cpp|cxx|c)$"
+    assert h["files"] == r"\.(cu|cuh|h|hpp|hh|inl|cc|cpp|cxx|c|py)$"
 
 
 def _repo_files() -> list[str]:
@@ -238,15 +238,16 @@ def run_hook(files: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
-def test_pre_commit_files_regex_selects_cuda_and_cpp_sources():
+def test_pre_commit_files_regex_selects_cuda_cpp_and_python_sources():
     pattern = re.compile(hook()["files"])
     chosen = [f for f in _repo_files() if pattern.search(f)]
     assert "fixtures/rules/PTX001_bad.cu" in chosen
-    assert not [f for f in chosen if f.endswith((".py", ".json", ".md", ".toml", ".cu.orig"))]
+    assert "fixtures/example-triton/triton_kernels.py" in chosen
+    assert not [f for f in chosen if f.endswith((".json", ".md", ".toml", ".cu.orig"))]
     for name in ("a.cu", "a.cuh", "b.h", "b.hpp", "b.hh", "c.inl", "d.cc", "d.cpp", "d.cxx",
-                 "e.c"):
+                 "e.c", "k.py"):
         assert pattern.search(name), name
-    for name in ("a.cu.bak", "a.py", "Makefile", "a.cmake"):
+    for name in ("a.cu.bak", "a.pyc", "a.pyi", "Makefile", "a.cmake"):
         assert not pattern.search(name), name
 
 
