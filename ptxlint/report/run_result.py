@@ -53,6 +53,9 @@ class RunResult:
     verifications: dict[int, Verdict] = field(default_factory=dict)
     verify_seconds: float | None = None  # --verify: the verification's own time
     verify_probes: int | None = None  # --verify with progress: compiles planned
+    # --verify: errors a probe showed that no compile of the file reproduced, (path, line,
+    # what): never findings; --verbose notes and the summary's count
+    verify_probe_failures: list[tuple[str, int, str]] = field(default_factory=list)
 
     def verdict(self, finding: Finding) -> Verdict | None:
         return self.verifications.get(id(finding))

@@ -70,6 +70,32 @@ def replacement(operand: Operand) -> tuple[str | None, str]:
     return _declare(operand, name), name
 
 
+def _c_string(text: str) -> str:
+    escaped = (text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+               .replace("\t", "\\t"))
+    return f'"{escaped}"'
+
+
+def rebuilt(statement: AsmStatement, exprs: dict[int, str]) -> str:
+    """The statement after preprocessing: its keyword and qualifiers, the template as one
+    literal, each operand with its constraint around ``exprs[i]``, the clobbers, on one line."""
+    words = [statement.keyword, *(q.name for q in statement.qualifiers)]
+    sections = [_c_string(statement.template.text)]
+    if statement.extended:
+        outputs = [o for o in statement.operands if o.role == "output"]
+        inputs = [o for o in statement.operands if o.role == "input"]
+
+        def one(operand: Operand) -> str:
+            name = f"[{operand.symbolic_name}] " if operand.symbolic_name else ""
+            return f"{name}{_c_string(operand.constraint.text)}({exprs[operand.index]})"
+
+        sections.append(", ".join(one(o) for o in outputs))
+        sections.append(", ".join(one(o) for o in inputs))
+        if statement.clobbers:
+            sections.append(", ".join(_c_string(c.name) for c in statement.clobbers))
+    return f"{' '.join(words)}({' : '.join(sections)})"
+
+
 def build(statement: AsmStatement) -> str:
     """The probe's source text."""
     if statement.template.has_holes or any(p.kind == "macro" for p in statement.template.pieces):
@@ -81,15 +107,22 @@ def build(statement: AsmStatement) -> str:
     text = statement.source.text
     decls: list[str] = []
     edits: list[tuple[Span, str]] = []
+    exprs: dict[int, str] = {}
     for operand in statement.operands:
         decl, expr = replacement(operand)
         if decl:
             decls.append(decl)
         edits.append((operand.expression_span, expr))
-    body = text[statement.span.start:statement.span.end]
-    for span, new in sorted(edits, key=lambda e: e[0].start, reverse=True):
-        a, b = span.start - statement.span.start, span.end - statement.span.start
-        body = body[:a] + new + body[b:]
+        exprs[operand.index] = expr
+    if statement.context.branch or statement.context.expansion is not None:
+        # the source holds #if lines (another branch too) or a macro invocation: write the
+        # statement as the preprocessor leaves it
+        body = rebuilt(statement, exprs)
+    else:
+        body = text[statement.span.start:statement.span.end]
+        for span, new in sorted(edits, key=lambda e: e[0].start, reverse=True):
+            a, b = span.start - statement.span.start, span.end - statement.span.start
+            body = body[:a] + new + body[b:]
     # a statement in a #define body carries its continuation backslashes: harmless outside
     # a macro (line splicing), but the last one must not swallow the ';'
     body = body.rstrip().rstrip("\\")

@@ -12,16 +12,27 @@ it (confirmed, "after applying the fix of PTX004") or, when no rule predicted it
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from ptxlint.engine import extract_statements
 from ptxlint.fix import apply_edits
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile
 from ptxlint.preproc import evaluate_guards
+from ptxlint.report.run_result import RunResult
 from ptxlint.verify import whole_file
 from ptxlint.verify.flags import from_database
+from ptxlint.verify.identity import (
+    TOOLCHAIN_ERROR,
+    StatementKey,
+    key_of,
+    probe_arch,
+    ptxas_target,
+    tool_id,
+)
 from ptxlint.verify.recipes import CU, WHOLE_FILE, recipe_for
 from ptxlint.verify.runner import Compile, parallel_map, run
+from ptxlint.verify.toolchain import Toolchain
 from ptxlint.verify.verdict import CONFIRMED, Verdict
 
 __all__ = ["past_first_error"]
@@ -50,22 +61,31 @@ def _statements(path: str, text: str) -> list[AsmStatement]:
     ]
 
 
-def past_first_error(verifier: object, confirmed: set[tuple[str, int]]) -> list[Finding]:
+class Verifying(Protocol):
+    """What this pass reads of the run's ``verifier.Verifier``."""
+
+    @property
+    def result(self) -> RunResult: ...
+    @property
+    def options(self) -> Any: ...  # VerifyOptions: use_cache, jobs, arch, build_dir, cuda_flags
+    @property
+    def toolchain(self) -> Toolchain: ...
+    @property
+    def sources(self) -> Mapping[str, SourceFile]: ...
+    @property
+    def statements(self) -> Mapping[str, list[AsmStatement]]: ...
+    @property
+    def deadline(self) -> float | None: ...
+
+
+def past_first_error(verifier: Verifying, confirmed: set[StatementKey]) -> list[Finding]:
     """Compile every file whose confirmed front-end errors have fixes once more with those
     fixes applied; confirm the findings its errors prove and return ``toolchain-error``
-    findings for the errors no rule predicted. ``verifier`` is the run's ``Verifier``."""
-    from ptxlint.verify.verifier import (
-        TOOLCHAIN_ERROR,
-        _ptxas_target,
-        _tool_id,
-        key_of,
-        probe_arch,
-    )
-
-    v = verifier  # a Verifier; typed loosely to avoid an import cycle
-    result = v.result  # type: ignore[attr-defined]
-    options = v.options  # type: ignore[attr-defined]
-    toolchain = v.toolchain  # type: ignore[attr-defined]
+    findings for the errors no rule predicted."""
+    v = verifier
+    result = v.result
+    options = v.options
+    toolchain = v.toolchain
     if toolchain.nvcc is None or toolchain.host_compiler is None:
         return []
     stoppers: dict[str, list[Finding]] = defaultdict(list)
@@ -74,34 +94,36 @@ def past_first_error(verifier: object, confirmed: set[tuple[str, int]]) -> list[
             stoppers[finding.path].append(finding)
     jobs: list[tuple[str, str, str, Compile, list[Finding]]] = []
     for path, findings in stoppers.items():
-        source = v.sources.get(path)  # type: ignore[attr-defined]
+        source = v.sources.get(path)
         if source is None or findings[0].statement is None:
             continue
         fixed, applied = apply_edits(source.text, [f.fix for f in findings if f.fix])
         if not applied:
             continue
-        arch = probe_arch(findings[0].statement, options)
+        arch = probe_arch(findings[0].statement, options.arch)
         ptxas = toolchain.ptxas
         flags = (*from_database(options.build_dir, path), *options.cuda_flags)
         job = whole_file.compile_job(toolchain.nvcc.path, ptxas.path if ptxas else None,
-                                     _ptxas_target(arch, toolchain), path, fixed, arch, flags)
+                                     ptxas_target(arch, toolchain), path, fixed, arch, flags)
         jobs.append((path, fixed, arch, job, findings))
     if not jobs:
         return []
-    tool = _tool_id(toolchain, "nvcc") + "+" + _tool_id(toolchain, "ptxas")
-    deadline = v.deadline  # type: ignore[attr-defined]
+    tool = tool_id(toolchain, "nvcc") + "+" + tool_id(toolchain, "ptxas")
+    deadline = v.deadline
     outcomes = parallel_map(lambda j: run(j[3], tool, options.use_cache, deadline=deadline), jobs,
                             options.jobs)
     added: list[Finding] = []
     for (path, fixed, arch, _job, findings), outcome in zip(jobs, outcomes, strict=True):
         if outcome is None:
             continue  # the --verify-timeout passed first
-        originals: Sequence[AsmStatement] = v.statements.get(path, [])  # type: ignore[attr-defined]
+        originals: Sequence[AsmStatement] = v.statements.get(path, [])
         scratch = _statements(path, fixed)
         if len(scratch) != len(originals):
             continue  # the fixes changed the statement list: cannot map back
         to_original = {key_of(s): o for s, o in zip(scratch, originals, strict=True)}
         report = whole_file.read(outcome, path, scratch)
+        if report.failure or any(not e.statements for e in report.errors):
+            continue  # it fails on something else (a header, a define): its words prove nothing
         rules = ", ".join(sorted({f.rule for f in findings}))
         fixed_keys = {key_of(f.statement) for f in findings if f.statement is not None}
         for error in report.errors:

@@ -9,7 +9,7 @@ shows as ptxas's "Duplicate definition". No host compiler, no CUDA headers: tens
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ptxlint.model import HOLE, AsmStatement, Operand, Span
@@ -35,6 +35,8 @@ class PtxProbe:
     # None for lines the probe wrote itself
     line_origin: tuple[tuple[int, int] | None, ...]
     statements: tuple[AsmStatement, ...]
+    # PTX lines (1-based) holding an "n" value the caller chose (``build``'s ``values``)
+    chosen_lines: frozenset[int] = frozenset()
 
     def source_span(self, line: int) -> tuple[AsmStatement, Span] | None:
         """Where PTX ``line`` (1-based, as ptxas reports it) came from in the source."""
@@ -55,7 +57,9 @@ def _letter(operand: Operand) -> str:
     return letters[:1]
 
 
-def operand_text(operand: Operand, statement: AsmStatement | None = None) -> str:
+def operand_text(operand: Operand, statement: AsmStatement | None = None,
+                 values: Mapping[int, int] | None = None) -> str:
+    """``values``: what each "n" operand (by index) stands for in this configuration."""
     letter = _letter(operand)
     if letter.isdigit() and statement is not None and statement.syntax == "llvm":
         tied = int(operand.constraint.letters)
@@ -65,19 +69,26 @@ def operand_text(operand: Operand, statement: AsmStatement | None = None) -> str
     if letter in REGISTER_CLASS:
         return f"%pl{REGISTER_CLASS[letter][1]}{operand.index}"
     if letter == "n":
+        if values and operand.index in values:
+            return str(values[operand.index])
         match = _INT_LITERAL.fullmatch(operand.expression)
-        # a constant the probe cannot evaluate: 1 is a valid immediate for every PTX operand
-        return str(int(match[1], 0)) if match else "1"
+        if match is None:
+            # a value only the caller can choose (verify.immediates): never a silent stand-in
+            raise NotProbeable(f"operand {operand.index} ({operand.expression}) has no known "
+                               "value")
+        return str(int(match[1], 0))
     raise NotProbeable(f"operand {operand.index} has constraint {operand.constraint.text!r}")
 
 
-def substitute(statement: AsmStatement, copy: int) -> list[tuple[str, int]]:
-    """The template as ptxas will see it: (text, template offset it starts at) pieces."""
+def substitute(statement: AsmStatement, copy: int,
+               values: Mapping[int, int] | None = None) -> list[tuple[str, int]]:
+    """The template as ptxas will see it: (text, template offset it starts at) pieces;
+    ``values`` gives the "n" operands that are not literals."""
     text = statement.template.text
     if HOLE in text:
         raise NotProbeable("part of the template is a macro whose text is unknown")
     if statement.syntax == "llvm":
-        return _substitute_llvm(statement, copy)
+        return _substitute_llvm(statement, copy, values)
     if not statement.extended:
         return [(text, 0)]  # basic asm reaches ptxas verbatim: no % processing
     by_index = {o.index: o for o in statement.operands}
@@ -91,9 +102,9 @@ def substitute(statement: AsmStatement, copy: int) -> list[tuple[str, int]]:
         elif token.kind == "unique":
             new = str(copy)
         elif token.kind == "ref" and not token.modifier and token.index in by_index:
-            new = operand_text(by_index[token.index], statement)
+            new = operand_text(by_index[token.index], statement, values)
         elif token.kind == "named" and token.name in by_name:
-            new = operand_text(by_name[token.name])
+            new = operand_text(by_name[token.name], None, values)
         elif token.kind in ("bare", "trailing"):
             new = text[token.start:token.end]  # nvcc 13 passes these through
         else:
@@ -104,7 +115,8 @@ def substitute(statement: AsmStatement, copy: int) -> list[tuple[str, int]]:
     return pieces
 
 
-def _substitute_llvm(statement: AsmStatement, copy: int) -> list[tuple[str, int]]:
+def _substitute_llvm(statement: AsmStatement, copy: int,
+                     values: Mapping[int, int] | None = None) -> list[tuple[str, int]]:
     """LLVM's substitution (Triton, CuTe DSL, llvmlite): ``$N``/``${N}`` -> a register of the
     letter's class (comments included, as LLVM does), ``${:uid}`` -> a number unique per
     copy, ``$$`` -> ``$``; ``%`` is not special, so ``%%laneid`` reaches ptxas as written."""
@@ -123,7 +135,7 @@ def _substitute_llvm(statement: AsmStatement, copy: int) -> list[tuple[str, int]
         elif token.kind == "dollar":
             new = "$"
         elif token.kind == "ref" and token.index in by_index:
-            new = operand_text(by_index[token.index], statement)
+            new = operand_text(by_index[token.index], statement, values)
         else:
             raise NotProbeable(f"{text[token.start : token.end]!r} is not an operand LLVM accepts")
         pieces.append((new, token.start))
@@ -143,8 +155,10 @@ def declarations(statements: Sequence[AsmStatement]) -> list[str]:
     return sorted(set(lines))
 
 
-def build(statements: Sequence[AsmStatement], arch: str, isa: str, copies: int = 2) -> PtxProbe:
-    """The module for one statement or one split-scope group, each placed ``copies`` times.
+def build(statements: Sequence[AsmStatement], arch: str, isa: str, copies: int = 2,
+          values: Sequence[Mapping[int, int]] = ()) -> PtxProbe:
+    """The module for one statement or one split-scope group, each placed ``copies`` times;
+    ``values[i]`` gives statement i's non-literal "n" operands.
 
     A statement outside any function (file-scope ``asm(".global ...")``) is a module-level
     directive: it goes before the kernel, once, as nvcc emits it."""
@@ -157,15 +171,21 @@ def build(statements: Sequence[AsmStatement], arch: str, isa: str, copies: int =
             lines.append(line)
             origin.append(None)
 
+    chosen: set[int] = set()
+
     def place(copy: int) -> None:
         for which, statement in enumerate(statements):
             chars: list[str] = []
             where: list[int] = []
-            for piece, offset in substitute(statement, copy):
+            marked: list[bool] = []
+            given = values[which] if which < len(values) else None
+            picked = _chosen_offsets(statement, given)
+            for piece, offset in substitute(statement, copy, given):
                 chars.extend(piece)
                 # literal text maps char by char; a substitution maps to the token it replaced
                 literal = piece == statement.template.text[offset:offset + len(piece)]
                 where.extend(offset + k if literal else offset for k in range(len(piece)))
+                marked.extend([not literal and offset in picked] * len(piece))
             text = "".join(chars)
             pos = 0
             for line in text.split("\n"):
@@ -173,6 +193,8 @@ def build(statements: Sequence[AsmStatement], arch: str, isa: str, copies: int =
                 at = pos + stripped if stripped < len(line) else pos
                 lines.append("\t" + line)
                 origin.append((which, where[at] if at < len(where) else 0))
+                if any(marked[pos:pos + len(line)]):
+                    chosen.add(len(lines) - 1)
                 pos += len(line) + 1
 
     plain(f".version {isa}", f".target {arch}", ".address_size 64", "")
@@ -183,7 +205,22 @@ def build(statements: Sequence[AsmStatement], arch: str, isa: str, copies: int =
         for copy in range(copies):
             place(copy)
     plain("\tret;", "}", "")
-    return PtxProbe("\n".join(lines[1:]), tuple(origin), tuple(statements))
+    return PtxProbe("\n".join(lines[1:]), tuple(origin), tuple(statements), frozenset(chosen))
+
+
+def _chosen_offsets(statement: AsmStatement, given: Mapping[int, int] | None) -> set[int]:
+    """Template offsets of the operand references that ``given`` supplies a value for."""
+    if not given:
+        return set()
+    by_name = {o.symbolic_name: o.index for o in statement.operands if o.symbolic_name}
+    out = set()
+    for token in statement.ptx.percents:
+        index = token.index if token.kind == "ref" else None
+        if token.kind == "named":
+            index = by_name.get(token.name)
+        if index is not None and index in given:
+            out.add(token.start)
+    return out
 
 
 def groups(statements: Sequence[AsmStatement]) -> list[list[AsmStatement]]:

@@ -9,11 +9,12 @@ parallel through the cache, then judge each finding by its rule's recipe.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,13 +26,17 @@ from ptxlint.report.run_result import RunResult
 from ptxlint.verify import (
     cu_probe,
     differential,
+    identity,
+    immediates,
     ptx_probe,
     scratch,
     triton_probe,
     whole_file,
 )
+from ptxlint.verify.configuration import configuration, defines_for
 from ptxlint.verify.diagnostics import Diagnostic, parse
 from ptxlint.verify.flags import from_database
+from ptxlint.verify.identity import DEFAULT_ARCH, TOOLCHAIN_ERROR, StatementKey, key_of
 from ptxlint.verify.past_first import past_first_error
 from ptxlint.verify.recipes import (
     CARRY,
@@ -49,17 +54,17 @@ from ptxlint.verify.runner import Compile, Outcome, UnsafeArgument, parallel_map
 from ptxlint.verify.toolchain import Toolchain, arch_key, discover, require
 from ptxlint.verify.verdict import CONFIRMED, REFUTED, UNVERIFIABLE, Verdict, unverifiable
 
-TOOLCHAIN_ERROR = "toolchain-error"
 MAX_FILE_SIZE = 8 * 1024 * 1024
-DEFAULT_ARCH = "sm_90"
-_GUARD = re.compile(r"__CUDA_ARCH__\s*(>=|>|==)\s*(\d+)")
+# what the probe writes for an "n" value the file does not fix; a ptxas error on a line that
+# holds it is never evidence, since the real value may be another
+STAND_IN = 1
 _ARCH_IN_TEXT = re.compile(r"\bsm_(\d+)([af]?)\b")
 # ptxas errors that a statement probed alone may get for reasons outside it
 _ISOLATION = re.compile(r"Unknown symbol|not declared|undefined", re.I)
 _ARCH_ERROR = re.compile(r"not supported on \.target|requires \.target|requires sm_|"
                          r"not supported for \.target", re.I)
 
-StatementKey = tuple[str, int]  # (path, span.start)
+WholeKey = tuple[str, str, tuple[str, ...]]  # (path, arch, -D/-U flags)
 
 
 @dataclass(frozen=True)
@@ -97,53 +102,65 @@ class Outcomes(dict[str, Outcome]):
         raise NotRun(key)
 
 
+@dataclass(frozen=True)
+class Variant:
+    """One PTX probe of a statement (or split-scope group): the "n" values it was built with, per
+    statement of the group, and whether they are the file's own (else stand-ins)."""
+
+    probe: ptx_probe.PtxProbe
+    values: tuple[Mapping[int, int], ...]
+    exact: bool
+
+    def label(self, statement: AsmStatement) -> str:
+        """" with N=16" for the values this variant gave ``statement``'s operands."""
+        for which, member in enumerate(self.probe.statements):
+            if key_of(member) == key_of(statement) and which < len(self.values):
+                names = {o.index: o.expression for o in member.operands}
+                given = self.values[which]
+                if given:
+                    return " with " + ", ".join(f"{names.get(i, i)}={v}"
+                                                for i, v in sorted(given.items()))
+        return ""
+
+
 @dataclass
 class Plan:
     """The compiles a verification will run, each once, and which probe each statement and file
     gets."""
 
     jobs: dict[str, tuple[Compile, str]] = field(default_factory=dict)  # key -> (job, tool id)
-    ptx: dict[tuple[StatementKey, str], ptx_probe.PtxProbe | str] = field(default_factory=dict)
+    ptx: dict[tuple[StatementKey, str], tuple[Variant, ...] | str] = field(default_factory=dict)
     cu: dict[StatementKey, str | None] = field(default_factory=dict)  # None: not probeable
-    # (path, arch) -> job key, or why the file cannot be compiled
-    whole: dict[tuple[str, str], tuple[str, str] | str] = field(default_factory=dict)
+    # (path, arch, defines) -> job key, or why the file cannot be compiled
+    whole: dict[WholeKey, tuple[str, str] | str] = field(default_factory=dict)
 
     def add(self, key: str, job: Compile, tool: str) -> str:
         self.jobs.setdefault(key, (job, tool))
         return key
 
 
-def key_of(statement: AsmStatement) -> StatementKey:
-    return (statement.source.path, statement.span.start)
-
-
 def probe_arch(statement: AsmStatement, options: VerifyOptions) -> str:
-    if options.arch:
-        return options.arch
-    floors = []
-    for guard in statement.context.guards:
-        if guard.startswith("!"):
-            continue
-        for op, number in _GUARD.findall(guard):
-            n = int(number) + (10 if op == ">" else 0)
-            floors.append(n // 10)
-    return f"sm_{max(floors)}" if floors and max(floors) > 90 else DEFAULT_ARCH
+    return identity.probe_arch(statement, options.arch)
 
 
-def _ptxas_target(arch: str, toolchain: Toolchain) -> str | None:
-    """The -arch ptxas runs with for PTX written for ``.target arch``: the arch itself, or the
-    oldest this ptxas builds when the target is older (PTX for sm_70 assembles for sm_75)."""
-    if toolchain.supports(arch):
-        return arch
-    older = [a for a in toolchain.archs if not a[-1].isalpha()]
-    if older and arch_key(arch) < arch_key(older[0]):
-        return older[0]
-    return None
+def value_sets(statement: AsmStatement) -> tuple[list[dict[int, int]], bool]:
+    """The values to probe the statement's non-literal "n" operands with, one dict per
+    configuration, and whether they are the file's own (False: a stand-in for some)."""
+    operands = [o for o in immediates.immediates(statement)
+                if immediates.literal(o.expression) is None]
+    if not operands:
+        return [{}], True
+    found = {o.index: immediates.values(statement, o) for o in operands}
+    if all(found.values()):
+        indexes = sorted(found)
+        combos = itertools.islice(itertools.product(*(found[i] for i in indexes)),
+                                  immediates.MAX_VALUES)
+        return [dict(zip(indexes, combo, strict=True)) for combo in combos], True
+    return [{i: (v[0] if v else STAND_IN) for i, v in found.items()}], False
 
 
-def _tool_id(toolchain: Toolchain, name: str) -> str:
-    tool = toolchain.nvcc if name == "nvcc" else toolchain.ptxas
-    return f"{tool.path}@{tool.version}" if tool else name
+_ptxas_target = identity.ptxas_target
+_tool_id = identity.tool_id
 
 
 # --------------------------------------------------------------------------- planning
@@ -155,22 +172,29 @@ def _plan_ptx(plan: Plan, group: Sequence[AsmStatement], arch: str,
     for statement in group:
         if (key_of(statement), arch) in plan.ptx:
             return
+    variants: list[Variant] = []
     try:
         if toolchain.ptxas is None:
             raise ptx_probe.NotProbeable("ptxas not found")
         if target is None:
             raise ptx_probe.NotProbeable(f"{toolchain.label('ptxas')} does not know {arch}")
-        probe = ptx_probe.build(group, arch, toolchain.ptx_isa)
+        sets = [value_sets(s) for s in group]
+        exact = all(e for _, e in sets)
+        for n in range(max(len(v) for v, _ in sets)):
+            values = tuple(v[min(n, len(v) - 1)] for v, _ in sets)
+            probe = ptx_probe.build(group, arch, toolchain.ptx_isa, values=values)
+            variants.append(Variant(probe, values, exact))
     except ptx_probe.NotProbeable as exc:
         for statement in group:
             plan.ptx[(key_of(statement), arch)] = str(exc)
         return
-    job = Compile((toolchain.ptxas.path, f"-arch={target}", "-o", "{dir}/probe.cubin",
-                   f"{{dir}}/{ptx_probe.PROBE_FILE}"), ((ptx_probe.PROBE_FILE, probe.text),),
-                  produces=("probe.cubin",))
-    plan.add(f"ptx:{probe.text}:{target}", job, _tool_id(toolchain, "ptxas"))
+    for variant in variants:
+        job = Compile((toolchain.ptxas.path, f"-arch={target}", "-o", "{dir}/probe.cubin",
+                       f"{{dir}}/{ptx_probe.PROBE_FILE}"),
+                      ((ptx_probe.PROBE_FILE, variant.probe.text),), produces=("probe.cubin",))
+        plan.add(f"ptx:{variant.probe.text}:{target}", job, _tool_id(toolchain, "ptxas"))
     for statement in group:
-        plan.ptx[(key_of(statement), arch)] = probe
+        plan.ptx[(key_of(statement), arch)] = tuple(variants)
 
 
 def _ptx_job_key(probe: ptx_probe.PtxProbe, arch: str, toolchain: Toolchain) -> str:
@@ -254,6 +278,28 @@ def _quote(diag: Diagnostic) -> str:
     return f"{diag.tool}: {diag.message}"
 
 
+def _blocked(report: whole_file.Report) -> bool:
+    """Whether the compile failed on something that is not an asm statement (a missing header,
+    a define the build passes): then nothing it says about the asm is about the asm."""
+    return bool(report.failure) or any(not e.statements for e in report.errors)
+
+
+def _on_chosen_line(diag: Diagnostic, probe: ptx_probe.PtxProbe) -> bool:
+    # no line: about the module, so possibly about the stand-in too
+    return not diag.line or diag.line in probe.chosen_lines
+
+
+def _guess_reason(statement: AsmStatement, diag: Diagnostic | None) -> str:
+    unknown = [o.expression for o in immediates.immediates(statement)
+               if not immediates.values(statement, o)]
+    what = ", ".join(f"'{e}'" for e in unknown) or "an \"n\" operand"
+    if diag is None:
+        return (f"the file fixes no value for {what}: the probe stood {STAND_IN} in for it, "
+                "and a clean compile with a stand-in proves nothing")
+    return (f"the file fixes no value for {what}, and ptxas's words on the line that holds "
+            f"it depend on that value: {_quote(diag)} (with a stand-in {STAND_IN})")
+
+
 class Verifier:
     def __init__(self, result: RunResult, options: VerifyOptions, toolchain: Toolchain) -> None:
         self.result, self.options, self.toolchain = result, options, toolchain
@@ -265,7 +311,11 @@ class Verifier:
         self.sources: dict[str, SourceFile] = {}
         self.differential: dict[int, tuple[str, str] | str] = {}  # id(f) -> keys | reason
         self.triton: dict[int, tuple[str, ...] | str] = {}  # id(f) -> job keys | reason
-        self._reports: dict[tuple[str, str], whole_file.Report] = {}
+        self._reports: dict[WholeKey, whole_file.Report] = {}
+        self._ran: set[str] = set()
+        # errors a probe showed that no compile of the file reproduced: never findings, but
+        # --verbose notes and the summary's count, (path, line, what)
+        self.probe_failures: list[tuple[str, int, str]] = []
 
     # ----------------------------------------------------------------- build and run
     def prepare(self) -> None:
@@ -316,29 +366,38 @@ class Verifier:
             if CARRY in recipe.probes:
                 self._plan_carry(finding, arch)
             if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
-                self._plan_whole_file(finding.path, arch)
+                self._plan_whole_file(finding.path, arch, self.defines(statement))
 
-    def _plan_whole_file(self, path: str, arch: str) -> None:
-        if (path, arch) in self.plan.whole:
+    def defines(self, statement: AsmStatement) -> tuple[str, ...]:
+        """The -D/-U flags that select the statement's #if branches (none where a guard asks
+        for more than a -D can say: the compile then shows whether it is there at all)."""
+        if statement.syntax == "llvm":
+            return ()
+        return configuration(statement, self.options.arch or DEFAULT_ARCH).defines
+
+    def _plan_whole_file(self, path: str, arch: str, defines: tuple[str, ...] = ()) -> None:
+        key = (path, arch, defines)
+        if key in self.plan.whole:
             return
         nvcc, source = self.toolchain.nvcc, self.sources.get(path)
         if nvcc is None or self.toolchain.host_compiler is None:
-            self.plan.whole[(path, arch)] = "a whole-file compile needs nvcc and a host compiler"
+            self.plan.whole[key] = "a whole-file compile needs nvcc and a host compiler"
             return
         if source is None:
-            self.plan.whole[(path, arch)] = "the source is not available"
+            self.plan.whole[key] = "the source is not available"
             return
         ptxas = self.toolchain.ptxas
-        flags = (*from_database(self.options.build_dir, path), *self.options.cuda_flags)
+        flags = (*from_database(self.options.build_dir, path), *self.options.cuda_flags,
+                 *defines)
         try:
             job = whole_file.compile_job(nvcc.path, ptxas.path if ptxas else None,
                                          _ptxas_target(arch, self.toolchain), path,
                                          source.text, arch, flags)
         except UnsafeArgument as exc:
-            self.plan.whole[(path, arch)] = str(exc)
+            self.plan.whole[key] = str(exc)
             return
         tool = _tool_id(self.toolchain, "nvcc") + "+" + _tool_id(self.toolchain, "ptxas")
-        self.plan.whole[(path, arch)] = (self.plan.add(f"whole:{job}", job, tool), tool)
+        self.plan.whole[key] = (self.plan.add(f"whole:{job}", job, tool), tool)
 
     def _named_archs(self, finding: Finding) -> list[str]:
         return sorted({f"sm_{n}{s}" for n, s in _ARCH_IN_TEXT.findall(finding.message)},
@@ -358,7 +417,8 @@ class Verifier:
             self.differential[id(finding)] = "the finding has no fix to compare against"
             return
         tool = _tool_id(self.toolchain, "nvcc")
-        flags = (*from_database(self.options.build_dir, finding.path), *self.options.cuda_flags)
+        flags = (*from_database(self.options.build_dir, finding.path), *self.options.cuda_flags,
+                 *(self.defines(finding.statement) if finding.statement else ()))
         try:
             a = differential.compile_job(nvcc.path, finding.path, source.text, arch, flags)
             b = differential.compile_job(nvcc.path, finding.path, fixed, arch, flags)
@@ -400,7 +460,8 @@ class Verifier:
             self.differential[id(finding)] = "the source is not available"
         else:
             flags = (*from_database(self.options.build_dir, finding.path),
-                     *self.options.cuda_flags)
+                     *self.options.cuda_flags,
+                     *(self.defines(finding.statement) if finding.statement else ()))
             try:
                 job = differential.compile_job(nvcc.path, finding.path, source.text, arch, flags)
             except UnsafeArgument as exc:
@@ -410,11 +471,13 @@ class Verifier:
             self.differential[id(finding)] = (key, key)
 
     def execute(self) -> None:
-        keys = list(self.plan.jobs)
+        """Run every planned compile not run yet (a second call runs what was planned since)."""
+        keys = [k for k in self.plan.jobs if k not in self._ran]
+        self._ran.update(keys)
 
         progress = self.options.progress
         if progress is not None:
-            progress.planned(len(keys))
+            progress.planned(len(self.plan.jobs))
 
         def one(key: str) -> Outcome | None:
             job, tool = self.plan.jobs[key]
@@ -427,8 +490,9 @@ class Verifier:
                 progress.finished()
 
         ran = parallel_map(one, keys, self.options.jobs)
-        self.outcomes = Outcomes((k, o) for k, o in zip(keys, ran, strict=True) if o is not None)
-        self.not_run = len(keys) - len(self.outcomes)
+        done = {k: o for k, o in zip(keys, ran, strict=True) if o is not None}
+        self.outcomes.update(done)
+        self.not_run += len(keys) - len(done)
 
     # ----------------------------------------------------------------- verdicts
     def verdict(self, finding: Finding) -> Verdict:
@@ -439,6 +503,11 @@ class Verifier:
         arch = probe_arch(statement, self.options)
         if NONE in recipe.probes:
             return unverifiable(recipe.why_none, arch)
+        if statement.syntax != "llvm":
+            config = configuration(statement, self.options.arch or DEFAULT_ARCH)
+            if config.arch is None:
+                return unverifiable(f"not compiled in any configuration the toolchain can "
+                                    f"build: {config.why}", self.options.arch or "")
         if DIFFERENTIAL in recipe.probes:
             return self._differential_verdict(finding, arch)
         if TRITON in recipe.probes or TRITON_PURITY in recipe.probes:
@@ -455,26 +524,35 @@ class Verifier:
             archs = self._named_archs(finding) or [arch]
         if PTX in recipe.probes:
             for at in archs:
-                probe = self.plan.ptx.get((key_of(statement), at))
-                if not isinstance(probe, ptx_probe.PtxProbe):
-                    reasons.append(f"no PTX probe: {probe or 'not planned'}")
+                planned = self.plan.ptx.get((key_of(statement), at))
+                if not isinstance(planned, tuple):
+                    reasons.append(f"no PTX probe: {planned or 'not planned'}")
                     continue
-                outcome = self.outcomes[_ptx_job_key(probe, at, self.toolchain)]
-                everyone = _ptx_errors(probe, outcome)
-                if outcome.returncode != 0 and not everyone:
-                    # no message to judge, and no sign that ptxas accepted the statement either
-                    # (a crash, a timeout, exit 0 without probe.cubin)
-                    reasons.append(f"the PTX probe failed: {_last_error(outcome)}")
-                    continue
-                tools.append(self.toolchain.label("ptxas"))
-                errors = [m.diagnostic for m in everyone
-                          if key_of(m.statement) == key_of(statement)]
-                match = next((d for d in errors if recipe.agrees and recipe.agrees.search(
-                    d.message)), None)
-                if match is not None:
-                    return Verdict(CONFIRMED, self.toolchain.label("ptxas"), at, _quote(match),
-                                   PTX)
-                heard.extend(errors)
+                for variant in planned:
+                    probe = variant.probe
+                    outcome = self.outcomes[_ptx_job_key(probe, at, self.toolchain)]
+                    everyone = _ptx_errors(probe, outcome)
+                    if outcome.returncode != 0 and not everyone:
+                        # no message to judge, and no sign that ptxas accepted the statement
+                        # either (a crash, a timeout, exit 0 without probe.cubin)
+                        reasons.append(f"the PTX probe failed: {_last_error(outcome)}")
+                        continue
+                    tools.append(self.toolchain.label("ptxas"))
+                    errors = [m.diagnostic for m in everyone
+                              if key_of(m.statement) == key_of(statement)]
+                    if not variant.exact:
+                        guessed = [d for d in errors if _on_chosen_line(d, probe)]
+                        if guessed:
+                            reasons.append(_guess_reason(statement, guessed[0]))
+                        errors = [d for d in errors if d not in guessed]
+                        if not guessed:
+                            reasons.append(_guess_reason(statement, None))
+                    match = next((d for d in errors if recipe.agrees and recipe.agrees.search(
+                        d.message)), None)
+                    if match is not None:
+                        return Verdict(CONFIRMED, self.toolchain.label("ptxas"), at,
+                                       _quote(match) + variant.label(statement), PTX)
+                    heard.extend(errors)
         if CU in recipe.probes:
             job_key = self.plan.cu.get(key_of(statement))
             if job_key is None:
@@ -547,15 +625,18 @@ class Verifier:
                             + _last_error(outcome), "sm_90", tool, TRITON)
 
     # ----------------------------------------------------------------- whole file
-    def report(self, path: str, arch: str) -> whole_file.Report | str:
-        """The whole-file compile of ``path`` for ``arch``, read; or why there is none."""
-        planned = self.plan.whole.get((path, arch), "not planned")
+    def report(self, path: str, arch: str,
+               defines: tuple[str, ...] = ()) -> whole_file.Report | str:
+        """The whole-file compile of ``path`` for ``arch`` (with ``defines``), read; or why there
+        is none."""
+        key = (path, arch, defines)
+        planned = self.plan.whole.get(key, "not planned")
         if isinstance(planned, str):
             return planned
-        if (path, arch) not in self._reports:
-            self._reports[(path, arch)] = whole_file.read(
+        if key not in self._reports:
+            self._reports[key] = whole_file.read(
                 self.outcomes[planned[0]], path, self.statements.get(path, []))
-        return self._reports[(path, arch)]
+        return self._reports[key]
 
     def _flagged(self, path: str) -> set[StatementKey]:
         """Statements of ``path`` with an error finding: errors on them are explained."""
@@ -566,7 +647,7 @@ class Verifier:
         statement = finding.statement
         assert statement is not None
         tool = f"{self.toolchain.label('nvcc')} + {self.toolchain.label('ptxas')}"
-        report = self.report(finding.path, arch)
+        report = self.report(finding.path, arch, self.defines(statement))
         if isinstance(report, str):
             return unverifiable(f"no whole-file compile: {report}", arch, "", WHOLE_FILE)
         me, flagged = key_of(statement), self._flagged(finding.path)
@@ -582,6 +663,13 @@ class Verifier:
         mine = [e.diagnostic for e in report.errors if me in map(key_of, e.statements)]
         match = next((d for d in mine if recipe.agrees and recipe.agrees.search(d.message)),
                      None)
+        if (match is not None and statement.context.branch and match.tool == "nvcc"
+                and defines_for(statement) is None):
+            # nvcc names a line, and every branch of the statement holds it: which branch the
+            # flags compiled is not known
+            return unverifiable("nvcc's error is on a line every #if branch of this statement "
+                                "shares, and which branch the flags compile is not known: "
+                                + _quote(match), arch, tool, WHOLE_FILE)
         if match is not None:
             return Verdict(CONFIRMED, self.toolchain.label(match.tool), arch,
                            _quote(match) + " (whole file)", WHOLE_FILE)
@@ -634,6 +722,12 @@ class Verifier:
             return unverifiable("the fixed variant does not compile", arch, tool, DIFFERENTIAL)
         statement = finding.statement
         assert statement is not None
+        if not whole_file.Matcher([statement], defective.output(differential.OUTPUT)).present(
+                statement):
+            return unverifiable(f"the statement is not in the PTX {tool} -O3 emits for {arch} "
+                                "(a branch these flags leave out, an uninstantiated template or "
+                                "an unused function): it was never compiled", arch, tool,
+                                DIFFERENTIAL)
         mnemonic = next((i.mnemonic for i in statement.ptx.instructions), "")
         if not mnemonic:
             return unverifiable("the statement has no instruction to follow", arch, tool,
@@ -665,53 +759,103 @@ class Verifier:
 
     # ----------------------------------------------------------------- unpredicted errors
     def unpredicted(self, confirmed: set[StatementKey]) -> list[tuple[Finding, Verdict]]:
+        """toolchain-error findings: errors no rule predicted that a compile of the whole file,
+        in the statement's configuration, gives. An error only a PTX probe shows is checked that
+        way first (a probe is an approximation of the code: register classes from constraint
+        letters, the statement alone); one the file's compile does not give is a probe failure,
+        a note, never a finding."""
         out: list[tuple[Finding, Verdict]] = []
         predicted = {key_of(f.statement) for f in self.result.findings
                      if f.statement is not None and f.severity is Severity.ERROR}
+        candidates = self._probe_only_errors(confirmed | predicted)
+        for statement, arch, _ in candidates:
+            self._plan_whole_file(statement.source.path, arch, self.defines(statement))
+        self.execute()
+        seen: set[StatementKey] = set()
+        out = self._whole_file_errors(confirmed | predicted, seen)
+        for statement, arch, diagnostic in candidates:
+            if key_of(statement) in seen:
+                continue
+            report = self._report_or_none(statement.source.path, arch, self.defines(statement))
+            if report is None:
+                why = "the file could not be compiled"
+            elif _blocked(report):
+                why = "the file does not compile for another reason"
+            elif report.compiled and not report.matcher.present(statement):
+                why = "the statement is not in the file's PTX for this target"
+            else:
+                why = "the file's compile does not give it"
+            self.probe_failures.append(
+                (statement.source.path, statement.line,
+                 f"{self.toolchain.label('ptxas')} rejects this asm probed alone for {arch} "
+                 f"({diagnostic.message}), but {why}: not reported"))
+        return out
+
+    def _report_or_none(self, path: str, arch: str,
+                        defines: tuple[str, ...]) -> whole_file.Report | None:
+        try:
+            report = self.report(path, arch, defines)
+        except NotRun:
+            return None
+        return None if isinstance(report, str) else report
+
+    def _probe_only_errors(self, explained: set[StatementKey]
+                           ) -> list[tuple[AsmStatement, str, Diagnostic]]:
+        """(statement, arch, ptxas's error) for statements no finding explains whose PTX probe,
+        built from the file's own values, ptxas rejects."""
+        out: list[tuple[AsmStatement, str, Diagnostic]] = []
         seen: set[StatementKey] = set()
         for statements in self.statements.values():
             for statement in statements:
                 key = key_of(statement)
-                if key in seen or key in confirmed or key in predicted:
+                if key in seen or key in explained:
                     continue
                 arch = probe_arch(statement, self.options)
-                probe = self.plan.ptx.get((key, arch))
-                if not isinstance(probe, ptx_probe.PtxProbe):
+                planned = self.plan.ptx.get((key, arch))
+                if not isinstance(planned, tuple) or not planned[0].exact:
+                    continue  # a stand-in value: its errors may be the stand-in's
+                if configuration(statement, self.options.arch or DEFAULT_ARCH).arch is None:
                     continue
-                outcome = self.outcomes.get(_ptx_job_key(probe, arch, self.toolchain))
-                if outcome is None:
-                    continue  # not run before the deadline
-                for mapped in _ptx_errors(probe, outcome):
-                    if key_of(mapped.statement) != key or _ISOLATION.search(
-                            mapped.diagnostic.message):
-                        continue
-                    if _ARCH_ERROR.search(mapped.diagnostic.message) and not self.options.arch:
-                        continue  # no target given: the code may be meant for a newer one
-                    seen.add(key)
-                    self.result.sources.setdefault(statement.source.path, statement.source)
-                    label = self.toolchain.label("ptxas")
-                    message = (f"{label} rejects this asm for {arch}: {mapped.diagnostic.message}"
-                               " (not predicted by any ptxlint rule)")
-                    finding = Finding(TOOLCHAIN_ERROR, TOOLCHAIN_ERROR, Severity.ERROR,
-                                      statement.source.path, mapped.span, message,
-                                      statement=statement)
-                    out.append((finding, Verdict(CONFIRMED, label, arch,
-                                                 _quote(mapped.diagnostic), PTX)))
-                    break
-        for (path, arch) in self.plan.whole:
-            try:
-                report = self.report(path, arch)
-            except NotRun:
+                for variant in planned:
+                    error = self._probe_error(variant.probe, arch, key)
+                    if error is not None:
+                        seen.add(key)
+                        out.append((statement, arch, error))
+                        break
+        return out
+
+    def _probe_error(self, probe: ptx_probe.PtxProbe, arch: str,
+                     key: StatementKey) -> Diagnostic | None:
+        outcome = self.outcomes.get(_ptx_job_key(probe, arch, self.toolchain))
+        if outcome is None:
+            return None  # not run before the deadline
+        for mapped in _ptx_errors(probe, outcome):
+            if key_of(mapped.statement) != key or _ISOLATION.search(mapped.diagnostic.message):
                 continue
-            if isinstance(report, str):
-                continue
+            if _ARCH_ERROR.search(mapped.diagnostic.message) and not self.options.arch:
+                continue  # no target given: the code may be meant for a newer one
+            return mapped.diagnostic
+        return None
+
+    def _whole_file_errors(self, explained: set[StatementKey], seen: set[StatementKey]
+                           ) -> list[tuple[Finding, Verdict]]:
+        out: list[tuple[Finding, Verdict]] = []
+        for (path, arch, defines) in self.plan.whole:
+            report = self._report_or_none(path, arch, defines)
+            if report is None or _blocked(report):
+                continue  # missing headers or flags: its errors on asm lines may be theirs
             for error in report.errors:
-                if not error.statements or any(
-                        key_of(s) in seen | confirmed | predicted for s in error.statements):
+                # of the #if branches of one statement, only the one these defines select
+                candidates = [s for s in error.statements
+                              if not s.context.branch or self.defines(s) == defines]
+                if not candidates or any(
+                        key_of(s) in seen | explained for s in error.statements):
+                    continue
+                if _ISOLATION.search(error.diagnostic.message):
                     continue
                 if _ARCH_ERROR.search(error.diagnostic.message) and not self.options.arch:
                     continue
-                statement = error.statements[0]
+                statement = candidates[0]
                 seen.add(key_of(statement))
                 self.result.sources.setdefault(statement.source.path, statement.source)
                 label = self.toolchain.label(error.diagnostic.tool)
@@ -752,11 +896,6 @@ def verify(result: RunResult, options: VerifyOptions | None = None,
         if verdict.status == CONFIRMED and finding.statement is not None:
             confirmed.add(key_of(finding.statement))
     behind = past_first_error(verifier, confirmed)
-    if verifier.not_run:
-        result.file_notes.append(
-            ("", f"--verify-timeout: {options.timeout:g} s passed with {verifier.not_run} of "
-                 f"{len(verifier.plan.jobs)} compiles not done; the findings that needed them "
-                 "are unverifiable"))
     if options.report_unpredicted:
         result.findings.extend(behind)
         for finding, verdict in verifier.unpredicted(confirmed):
@@ -765,6 +904,12 @@ def verify(result: RunResult, options: VerifyOptions | None = None,
         paths = dict.fromkeys((*options.files, *result.sources))
         order = {path: n for n, path in enumerate(paths)}
         result.findings.sort(key=lambda f: (order.get(f.path, len(order)), f.span.start, f.rule))
+    result.verify_probe_failures.extend(verifier.probe_failures)
+    if verifier.not_run:
+        result.file_notes.append(
+            ("", f"--verify-timeout: {options.timeout:g} s passed with {verifier.not_run} of "
+                 f"{len(verifier.plan.jobs)} compiles not done; the findings that needed them "
+                 "are unverifiable"))
     return result
 
 

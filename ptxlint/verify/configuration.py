@@ -1,0 +1,167 @@
+"""The configuration a finding holds in: the target and the defines under which the statement is
+compiled at all.
+
+A statement under ``#if __CUDA_ARCH__ >= 1000`` does not exist in an sm_90 build, and one in the
+``#ifdef LEFT`` branch of a template does not exist unless ``LEFT`` is defined: compiling either
+for the user's ``--arch`` (or without ``-DLEFT``) would judge code the toolchain never sees. The
+target is the requested one when the statement's guards admit it, else the nearest one they
+admit; the defines are those the guards' plain ``defined(X)``/``!defined(X)`` terms ask for.
+Where the guards admit no target, or ask for what a ``-D`` cannot say, there is no such
+configuration and the finding is unverifiable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ptxlint.model import AsmStatement
+from ptxlint.preproc import DEFAULT_TARGET
+from ptxlint.ptx.targets import Target, admitted_targets
+
+# the macros nvcc sets from -arch: never the business of a -D
+_ARCH_MACRO = re.compile(r"__CUDA_ARCH|__NVCOMPILER_CUDA_ARCH__|NV_PROVIDES_SM|NV_IS_")
+_TARGET = re.compile(r"sm_(\d+)([af]?)")
+_NAME = r"[A-Za-z_]\w*"
+_DEFINED = re.compile(rf"\s*defined\s*(?:\(\s*({_NAME})\s*\)|({_NAME}))\s*")
+_NOT = re.compile(r"\s*!\s*\((.*)\)\s*", re.S)
+_NOT_DEFINED = re.compile(rf"\s*!\s*defined\s*(?:\(\s*({_NAME})\s*\)|({_NAME}))\s*")
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """Where a statement's finding can be compiled: ``arch`` (None: no target compiles it, see
+    ``why``) and the ``-D``/``-U`` flags that select its branch."""
+
+    arch: str | None
+    defines: tuple[str, ...] = ()
+    why: str = ""
+
+
+def parse_target(text: str) -> Target | None:
+    match = _TARGET.fullmatch(text)
+    return Target(int(match[1]), match[2]) if match else None
+
+
+def _arch_guards(statement: AsmStatement) -> tuple[str, ...]:
+    return tuple(g for g in statement.context.guards if _ARCH_MACRO.search(g))
+
+
+def target_for(statement: AsmStatement, requested: str) -> str | None:
+    """``requested`` when the statement's guards compile it for that target, else the lowest
+    target at or above it they compile it for, else the highest below; None when none."""
+    guards = _arch_guards(statement)
+    if not guards:
+        return requested
+    admitted = admitted_targets(guards, guards)
+    if admitted is None:
+        return requested
+    want = parse_target(requested)
+    if want is None or want in admitted:
+        return requested
+    # same suffix first: a user asking for sm_90a wants the architecture-specific features
+    ranked = sorted(admitted, key=lambda t: (t.suffix != want.suffix, t.sm, t.suffix))
+    above = [t for t in ranked if t.sm >= want.sm]
+    if above:
+        return str(above[0])
+    below = sorted(admitted, key=lambda t: (t.suffix != want.suffix, -t.sm, t.suffix))
+    return str(below[0]) if below else None
+
+
+def _conjuncts(condition: str) -> list[str] | None:
+    """The ``&&`` terms of a condition, None when it has a top-level ``||`` or ``?``."""
+    terms, depth, start, i = [], 0, 0, 0
+    while i < len(condition):
+        ch = condition[i]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif depth == 0 and condition.startswith("&&", i):
+            terms.append(condition[start:i])
+            start = i + 2
+            i += 1
+        elif depth == 0 and (condition.startswith("||", i) or ch == "?"):
+            return None
+        i += 1
+    terms.append(condition[start:])
+    return terms
+
+
+def _strip_parens(text: str) -> str:
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for n, ch in enumerate(text):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and n < len(text) - 1:
+                return text
+        text = text[1:-1].strip()
+    return text
+
+
+def defines_for(statement: AsmStatement) -> tuple[str, ...] | None:
+    """The -D/-U flags that make the statement's non-architecture guards hold, as far as they are
+    plain ``defined`` tests; None when a guard asks for something else that is not already
+    known to hold (a value, an ``||``), which a -D would have to guess."""
+    flags: list[str] = []
+    for guard in statement.context.guards:
+        if _ARCH_MACRO.search(guard):
+            continue
+        negated = _NOT.fullmatch(guard)
+        body = _strip_parens(negated[1]) if negated else _strip_parens(guard)
+        single = _DEFINED.fullmatch(body)
+        if negated:
+            if single is None:
+                if _known(guard):
+                    continue
+                return None
+            name = single[1] or single[2]
+            if not _fixed(name):
+                flags.append(f"-U{name}")
+            continue
+        terms = _conjuncts(body)
+        if terms is None:
+            if _known(guard):
+                continue
+            return None
+        for term in terms:
+            term = _strip_parens(term)
+            yes, no = _DEFINED.fullmatch(term), _NOT_DEFINED.fullmatch(term)
+            if yes:
+                name = yes[1] or yes[2]
+                if not _fixed(name):
+                    flags.append(f"-D{name}")
+            elif no:
+                name = no[1] or no[2]
+                if not _fixed(name):
+                    flags.append(f"-U{name}")
+            elif not _known(term):
+                return None
+    return tuple(dict.fromkeys(flags))
+
+
+def _fixed(name: str) -> bool:
+    # what the target or nvcc decides (__LP64__, __CUDACC__): a -D would lie about the build
+    return name in DEFAULT_TARGET or name.startswith("__CUDA")
+
+
+def _known(condition: str) -> bool:
+    from ptxlint.preproc import evaluate
+
+    return evaluate(condition) is True
+
+
+def configuration(statement: AsmStatement, requested: str) -> Configuration:
+    arch = target_for(statement, requested)
+    if arch is None:
+        guards = " && ".join(_arch_guards(statement))
+        return Configuration(None, (), f"no target compiles this statement ({guards})")
+    defines = defines_for(statement)
+    if defines is None:
+        return Configuration(arch, (), "")
+    return Configuration(arch, defines)
+
+
+__all__ = ["Configuration", "configuration", "defines_for", "parse_target", "target_for"]

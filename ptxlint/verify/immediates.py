@@ -1,0 +1,207 @@
+"""The values an ``"n"`` operand takes, as far as its file says.
+
+ptxas judges the immediate itself (``cp.async.cg`` wants 16, a shift amount a range), so a probe
+that stands a made-up value in for ``"n"(N)`` can agree with a finding the real code never
+triggers. The value comes from the file: a literal, a constant (``constexpr``, ``#define``, an
+enumerator), or a template parameter with the arguments the file gives it (explicit template
+arguments at calls of the function, its default, ``static_assert(N == 16)``). The expression is
+evaluated by walking its syntax tree over integers only: nothing in the file is ever executed.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from collections.abc import Iterable
+
+from ptxlint.model import AsmStatement, Operand
+
+MAX_VALUES = 4  # configurations probed per statement; more is a sign of a table, not a template
+_INT = r"(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*"
+_INT_LITERAL = re.compile(rf"\s*\(?\s*(-?{_INT})\s*\)?\s*")
+_IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
+_CXX_ONLY = re.compile(r"::|->|\[|\.|sizeof|alignof|\"|'")
+_INT_TYPES = r"(?:unsigned|signed|int|long|short|char|bool|size_t|u?int(?:8|16|32|64)_t|auto)"
+
+
+def literal(text: str) -> int | None:
+    match = _INT_LITERAL.fullmatch(text)
+    if match is None:
+        return None
+    return int(match[1].rstrip("uUlL"), 0)
+
+
+def _binary_literals(text: str) -> str:
+    # C++ suffixes and ' digit separators: Python's parser knows neither
+    return re.sub(rf"\b({_INT})", lambda m: str(int(m[1].rstrip("uUlL"), 0)),
+                  text.replace("'", ""))
+
+
+_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+        ast.Mult: lambda a, b: a * b, ast.LShift: lambda a, b: a << b if 0 <= b < 64 else None,
+        ast.RShift: lambda a, b: a >> b if 0 <= b < 64 else None,
+        ast.BitOr: lambda a, b: a | b, ast.BitAnd: lambda a, b: a & b,
+        ast.BitXor: lambda a, b: a ^ b, ast.Mod: lambda a, b: a % b if b else None,
+        ast.FloorDiv: lambda a, b: int(a / b) if b else None,
+        ast.Div: lambda a, b: int(a / b) if b else None}
+
+
+def evaluate(text: str, names: dict[str, int]) -> int | None:
+    """The integer value of a C++ constant expression of + - * / % << >> & | ^ and names."""
+    if _CXX_ONLY.search(text) or len(text) > 200:
+        return None
+    try:
+        tree = ast.parse(_binary_literals(text).strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        return None
+
+    def walk(node: ast.AST) -> int | None:
+        if isinstance(node, ast.Expression):
+            return walk(node.body)
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Name):
+            return names.get(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            inner = walk(node.operand)
+            return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            left, right = walk(node.left), walk(node.right)
+            if left is None or right is None or abs(left) > 1 << 62 or abs(right) > 1 << 62:
+                return None
+            return _OPS[type(node.op)](left, right)
+        return None
+
+    return walk(tree)
+
+
+def _constant(text: str, name: str) -> list[int]:
+    """Values the file gives ``name`` as a constant: constexpr/const, #define, enumerator."""
+    out: list[int] = []
+    n = re.escape(name)
+    patterns = (rf"\bconst(?:expr)?\b[^;=(){{}}]*\b{n}\s*=\s*([^;,{{}}]+);",
+                rf"^[ \t]*#[ \t]*define[ \t]+{n}[ \t]+([^\n]+)$",
+                rf"\benum\b[^{{;]*\{{[^}}]*\b{n}\s*=\s*([^,}}]+)")
+    for pattern in patterns:
+        for match in re.finditer(pattern, text, re.M):
+            value = evaluate(match[1].strip().strip("()"), {})
+            if value is None:
+                value = literal(match[1])
+            if value is not None:
+                out.append(value)
+    return out
+
+
+def _template_header(text: str, before: int) -> str | None:
+    """The last ``template <...>`` parameter list that starts before offset ``before``."""
+    start = text.rfind("template", 0, before)
+    while start >= 0:
+        open_at = text.find("<", start)
+        if open_at >= 0 and not text[start + 8:open_at].strip():
+            depth, i = 0, open_at
+            while i < len(text):
+                depth += text[i] == "<"
+                depth -= text[i] == ">"
+                if depth == 0:
+                    return text[open_at + 1:i]
+                i += 1
+            return None
+        start = text.rfind("template", 0, start)
+    return None
+
+
+def _split_top(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch in "<([{"
+        depth -= ch in ">)]}"
+        if ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts]
+
+
+def _template_values(statement: AsmStatement, name: str) -> list[int]:
+    text = statement.source.text
+    header = _template_header(text, statement.span.start)
+    if header is None:
+        return []
+    params = _split_top(header)
+    position = None
+    default = None
+    for n, param in enumerate(params):
+        match = re.fullmatch(rf"(?:{_INT_TYPES}\s+)+{re.escape(name)}\s*(?:=\s*(.+))?", param,
+                             re.S)
+        if match:
+            position = n
+            default = match[1]
+    if position is None:
+        return []
+    out: list[int] = []
+    function = (statement.context.function or "").split("::")[-1].split("<")[0]
+    if function.isidentifier():
+        for match in re.finditer(rf"\b{re.escape(function)}\s*<", text):
+            args = _angle_args(text, match.end() - 1)
+            if args is not None and position < len(args):
+                value = evaluate(args[position], {})
+                if value is not None:
+                    out.append(value)
+    for match in re.finditer(rf"static_assert\s*\(\s*{re.escape(name)}\s*==\s*([^,)]+)", text):
+        value = evaluate(match[1], {})
+        if value is not None:
+            out.append(value)
+    if default is not None and not out:
+        value = evaluate(default.strip(), {})
+        if value is not None:
+            out.append(value)
+    return out
+
+
+def _angle_args(text: str, open_at: int) -> list[str] | None:
+    depth, i = 0, open_at
+    while i < len(text) and i < open_at + 400:
+        ch = text[i]
+        if ch in "<([":
+            depth += 1
+        elif ch in ">)]":
+            depth -= 1
+            if depth == 0:
+                return _split_top(text[open_at + 1:i]) if ch == ">" else None
+        elif ch in ";{}":
+            return None
+        i += 1
+    return None
+
+
+def values(statement: AsmStatement, operand: Operand) -> tuple[int, ...]:
+    """The distinct values of ``operand``'s expression the file gives (at most MAX_VALUES, in
+    order of appearance); () when some name in it has no value the file fixes."""
+    expression = operand.expression
+    direct = literal(expression)
+    if direct is not None:
+        return (direct,)
+    names = sorted(set(_IDENT.findall(expression)))
+    if not names or _CXX_ONLY.search(expression):
+        return ()
+    choices: list[list[int]] = []
+    for name in names:
+        found = list(dict.fromkeys(_constant(statement.source.text, name)
+                                   or _template_values(statement, name)))
+        if not found:
+            return ()
+        choices.append(found[:MAX_VALUES])
+    out: list[int] = []
+    for combo in itertools.product(*choices):
+        value = evaluate(expression, dict(zip(names, combo, strict=True)))
+        if value is None:
+            return ()
+        out.append(value)
+    return tuple(dict.fromkeys(out))[:MAX_VALUES]
+
+
+def immediates(statement: AsmStatement) -> Iterable[Operand]:
+    """The statement's ``"n"`` operands."""
+    return (o for o in statement.operands
+            if not o.constraint.opaque and "n" in o.constraint.letters)

@@ -1,0 +1,299 @@
+"""--verify compiles the configuration a finding holds in: the target the statement's own
+``#if __CUDA_ARCH__`` guards admit, the defines that select its ``#if`` branch, the values its
+``"n"`` operands take in the file, each branch of an ``#if`` inside a template on its own.
+The unit tests need no toolchain; the end-to-end ones skip without nvcc, ptxas and g++."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ptxlint.cli import _configure, build_parser, run
+from ptxlint.engine import extract_statements
+from ptxlint.model import AsmStatement, SourceFile
+from ptxlint.report.run_result import RunResult
+from ptxlint.verify import VerifyOptions, discover, ptx_probe, verify
+from ptxlint.verify.configuration import configuration, defines_for, target_for
+from ptxlint.verify.identity import key_of
+from ptxlint.verify.immediates import evaluate, values
+from ptxlint.verify.verifier import value_sets
+
+ROOT = Path(__file__).resolve().parent.parent
+IF_IN_STATEMENT = ROOT / "fixtures" / "extract" / "if_in_statement_bad.cu"
+
+
+def statements(text: str, path: str = "t.cu") -> list[AsmStatement]:
+    return list(extract_statements(SourceFile(path, text)).statements)
+
+
+def only(text: str) -> AsmStatement:
+    [statement] = statements(text)
+    return statement
+
+
+# --------------------------------------------------------------------------- targets
+
+
+GUARDED = """
+__device__ void f(unsigned a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+  asm volatile("mov.b32 %0, %0;" : "+r"(a));
+#endif
+}
+"""
+
+
+def test_a_target_the_guards_exclude_is_replaced_by_the_nearest_they_admit():
+    statement = only(GUARDED)
+    assert target_for(statement, "sm_90a") == "sm_100a"
+    assert target_for(statement, "sm_90") == "sm_100"
+    assert target_for(statement, "sm_120") == "sm_120"
+
+
+def test_an_upper_bound_picks_the_newest_target_below_it():
+    statement = only(GUARDED.replace(">= 1000", "< 800"))
+    assert target_for(statement, "sm_90") == "sm_75"
+
+
+def test_unguarded_statements_keep_the_requested_target():
+    statement = only(GUARDED.replace("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000\n", "")
+                     .replace("#endif\n", ""))
+    assert target_for(statement, "sm_80") == "sm_80"
+
+
+def test_guards_no_target_meets_leave_no_configuration():
+    statement = only(GUARDED.replace(">= 1000", ">= 1000 && __CUDA_ARCH__ < 900"))
+    config = configuration(statement, "sm_90a")
+    assert config.arch is None
+    assert "no target compiles" in config.why
+
+
+# --------------------------------------------------------------------------- defines
+
+
+BRANCHED = """
+__device__ unsigned f(unsigned a) {
+  unsigned out;
+#ifdef LEFT
+  asm("shl.b32 %0, %1, 1;" : "=r"(out) : "r"(a));
+#else
+  asm("shr.b32 %0, %1, 1;" : "=r"(out) : "r"(a));
+#endif
+#if defined(A) && !defined(B)
+  asm("mov.b32 %0, %1;" : "=r"(out) : "r"(a));
+#endif
+#if defined(A) || defined(B)
+  asm("mov.b32 %0, %1;" : "=r"(out) : "r"(a));
+#endif
+  return out;
+}
+"""
+
+
+def test_defines_select_the_statements_branch():
+    left, right, both, either = statements(BRANCHED)
+    assert defines_for(left) == ("-DLEFT",)
+    assert defines_for(right) == ("-ULEFT",)
+    assert defines_for(both) == ("-DA", "-UB")
+    assert defines_for(either) is None  # which of the two: a -D would guess
+
+
+def test_target_macros_are_never_defined_by_hand():
+    statement = only(GUARDED)
+    assert defines_for(statement) == ()
+
+
+# --------------------------------------------------------------------------- "n" values
+
+
+def test_constant_expressions_are_evaluated_without_running_anything():
+    assert evaluate("N * 4 + (1 << 3)", {"N": 2}) == 16
+    assert evaluate("0x10u", {}) == 16
+    assert evaluate("__import__('os').getcwd()", {}) is None
+    assert evaluate("N", {}) is None
+
+
+TEMPLATED = """
+template <int BYTES, int UNUSED = 3>
+__device__ void copy(unsigned dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], %2;" :: "r"(dst), "l"(src), "n"(BYTES));
+}
+__global__ void k(unsigned d, const float* s) { copy<16>(d, s); copy<8, 1>(d, s); }
+"""
+
+
+def test_template_arguments_at_calls_give_the_values():
+    statement = only(TEMPLATED)
+    assert values(statement, statement.operands[2]) == (16, 8)
+    sets, exact = value_sets(statement)
+    assert exact and sets == [{2: 16}, {2: 8}]
+
+
+def test_a_default_gives_the_value_when_no_call_does():
+    statement = only(TEMPLATED.replace("int BYTES,", "int BYTES = 16,")
+                     .replace("copy<16>(d, s); copy<8, 1>(d, s);", ""))
+    assert values(statement, statement.operands[2]) == (16,)
+
+
+def test_static_assert_and_constexpr_give_values():
+    text = TEMPLATED.replace("copy<16>(d, s); copy<8, 1>(d, s);", "")
+    text = text.replace("{\n  asm", "{\n  static_assert(BYTES == 4, \"\");\n  asm")
+    assert values(only(text), only(text).operands[2]) == (4,)
+    constant = TEMPLATED.replace('"n"(BYTES)', '"n"(kBytes * 2)').replace(
+        "template", "constexpr int kBytes = 8;\ntemplate")
+    assert values(only(constant), only(constant).operands[2]) == (16,)
+
+
+def test_an_unknown_value_gets_a_stand_in_that_is_marked_as_such():
+    text = TEMPLATED.replace("copy<16>(d, s); copy<8, 1>(d, s);", "")
+    statement = only(text)
+    assert values(statement, statement.operands[2]) == ()
+    sets, exact = value_sets(statement)
+    assert not exact
+    with pytest.raises(ptx_probe.NotProbeable):
+        ptx_probe.build([statement], "sm_90", "8.8")  # never a silent stand-in
+    probe = ptx_probe.build([statement], "sm_90", "8.8", values=(sets[0],))
+    lines = probe.text.split("\n")
+    assert probe.chosen_lines
+    assert all("cp.async" in lines[n - 1] for n in probe.chosen_lines)
+
+
+def test_each_branch_of_an_if_inside_a_statement_is_its_own_statement():
+    found = statements(IF_IN_STATEMENT.read_text(), str(IF_IN_STATEMENT))
+    shifts = [s for s in found if "sh" in s.template.text]
+    assert len(shifts) == 2
+    assert shifts[0].span == shifts[1].span
+    assert key_of(shifts[0]) != key_of(shifts[1])
+
+
+# --------------------------------------------------------------------------- end to end
+
+toolchain = discover()
+needs_toolchain = pytest.mark.skipif(
+    toolchain.ptxas is None or toolchain.nvcc is None or shutil.which("g++") is None,
+    reason="needs nvcc, ptxas and a host compiler (CUDA Toolkit not found)",
+)
+
+
+@pytest.fixture
+def test_cache(monkeypatch):
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", os.environ.get(
+        "PTXLINT_TEST_CACHE", os.path.expanduser("~/.cache/ptxlint-tests")))
+
+
+def verified(path: Path, *extra: str, arch: str | None = "sm_90a") -> RunResult:
+    args = build_parser().parse_args(["check", str(path), *extra])
+    config, selector, rules, context = _configure(args)
+    result = run(args.paths, config, selector, rules, context)
+    return verify(result, VerifyOptions(arch=arch, files=(str(path),)))
+
+
+@needs_toolchain
+def test_the_second_branch_of_a_template_is_compiled_as_itself(test_cache):
+    result = verified(IF_IN_STATEMENT)
+    [bad] = [f for f in result.findings if f.rule == "PTX204"]
+    verdict = result.verdict(bad)
+    assert verdict.status == "confirmed"
+    assert ".u23" in verdict.evidence
+
+
+@needs_toolchain
+def test_a_bad_first_branch_lends_nothing_to_the_second(tmp_path, test_cache):
+    source = tmp_path / "branches.cu"
+    source.write_text("""
+__device__ unsigned f(unsigned a) {
+  unsigned out;
+  asm("{\\n\\t"
+#ifdef FIRST
+      "shr.u23 %0, %1, 1;\\n\\t"
+#else
+      "shr.u32 %0, %1, 1;\\n\\t"
+#endif
+      "}" : "=r"(out) : "r"(a));
+  return out;
+}
+""")
+    result = verified(source, "--select", "PTX204")
+    [first] = [f for f in result.findings if f.rule == "PTX204"]
+    assert first.statement is not None and first.statement.context.branch == ("defined(FIRST)",)
+    assert result.verdict(first).status == "confirmed"
+    # the clean second branch: no finding, and no toolchain error borrowed from the first
+    assert [f.rule for f in result.findings] == ["PTX204"]
+
+
+@needs_toolchain
+def test_the_probe_runs_for_the_target_the_guards_admit(tmp_path, test_cache):
+    source = tmp_path / "guarded.cu"
+    source.write_text("""
+__device__ unsigned f(unsigned a) {
+  unsigned out;
+#if __CUDA_ARCH__ >= 1000
+  asm("shr.u23 %0, %1, 1;" : "=r"(out) : "r"(a));
+#endif
+  return out;
+}
+""")
+    result = verified(source, "--select", "PTX204")
+    [bad] = result.findings
+    verdict = result.verdict(bad)
+    assert verdict.status == "confirmed"
+    assert verdict.arch == "sm_100a"
+
+
+@needs_toolchain
+def test_an_error_on_the_stand_in_line_confirms_nothing(tmp_path, test_cache):
+    source = tmp_path / "stand_in.cu"
+    # the file never says what BYTES is: ptxas's complaint about the stand-in is no evidence
+    source.write_text("""
+template <int BYTES>
+__device__ void copy(unsigned dst, const float* src) {
+  asm volatile("cp.async.cg.shared.globl [%0], [%1], %2;\\n" :: "r"(dst), "l"(src), "n"(BYTES));
+}
+""")
+    result = verified(source, "--select", "PTX204")
+    [bad] = result.findings
+    verdict = result.verdict(bad)
+    assert verdict.status == "unverifiable"
+    assert "BYTES" in verdict.evidence
+    assert not [f for f in result.findings if f.rule == "toolchain-error"]
+
+
+@needs_toolchain
+def test_values_from_instantiations_are_compiled(tmp_path, test_cache):
+    source = tmp_path / "instantiated.cu"
+    source.write_text("""
+template <int BYTES>
+__device__ void copy(unsigned dst, const float* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], %2;\\n" :: "r"(dst), "l"(src), "n"(BYTES));
+}
+__global__ void k(unsigned d, const float* s) { copy<16>(d, s); copy<4>(d, s); }
+""")
+    result = verified(source)
+    # copy<4> is in the file: the probe with BYTES=4 shows the error, and the file's own
+    # compile, which instantiates copy<4>, reproduces it
+    [error] = [f for f in result.findings if f.rule == "toolchain-error"]
+    verdict = result.verdict(error)
+    assert verdict.status == "confirmed" and verdict.method == "whole-file"
+    assert "unexpected value '4'" in verdict.evidence
+    assert not result.verify_probe_failures
+
+
+@needs_toolchain
+def test_an_error_only_the_probe_shows_is_a_note_not_a_finding(tmp_path, test_cache):
+    source = tmp_path / "never_instantiated.cu"
+    # the template is never instantiated: the file's compile holds no copy of it, so ptxas's
+    # word on the probe (BYTES from the default) is not the file's
+    source.write_text("""
+template <int BYTES = 4>
+__device__ void copy(unsigned dst, const float* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], %2;\\n" :: "r"(dst), "l"(src), "n"(BYTES));
+}
+""")
+    result = verified(source, "--select", "PTX101")  # no rule to predict it
+    assert not [f for f in result.findings if f.rule == "toolchain-error"]
+    [(path, line, what)] = result.verify_probe_failures
+    assert path == str(source) and line == 4
+    assert "not reported" in what
