@@ -565,6 +565,7 @@ def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
     """``whole_process``: the process ends with this command (``main`` called as the program)."""
     from ptxlint import collector, stdin_input
     from ptxlint.report import emit, text_format
+    from ptxlint.report.names import printable_name
     from ptxlint.runner import default_jobs
 
     verify_cli.resolve_native_arch(args)  # --arch native -> sm_XY before the config parses it
@@ -664,12 +665,12 @@ def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
         emit.to_stdout(report, kind)
     if args.format in _HUMAN_FORMATS or args.output:
         for path, reason in result.errors:
-            print(f"ptxlint: error: {path}: {reason}", file=sys.stderr)
+            print(f"ptxlint: error: {printable_name(path)}: {reason}", file=sys.stderr)
         if not args.quiet:
             for path, reason in result.notes:
-                print(f"ptxlint: note: {path}: skipped: {reason}", file=sys.stderr)
+                print(f"ptxlint: note: {printable_name(path)}: skipped: {reason}", file=sys.stderr)
             for path, message in result.file_notes:
-                where = f"{path}: " if path else ""
+                where = f"{printable_name(path)}: " if path else ""
                 print(f"ptxlint: note: {where}{message}", file=sys.stderr)
     if fix_mode == "fix" and not args.quiet and (result.fixed or args.fix_only):
         print(f"Fixed {result.fixed} finding{'s' if result.fixed != 1 else ''}.", file=sys.stderr)
@@ -740,12 +741,13 @@ def _check_stdin(args: argparse.Namespace, fix_mode: str | None) -> tuple[RunRes
 
 def _add_noqa(args: argparse.Namespace, result: RunResult) -> int:
     from ptxlint import add_noqa, stdin_input
+    from ptxlint.report.names import printable_name
 
     if stdin_input.STDIN in args.paths:
         raise UsageError("--add-noqa writes files: it cannot read standard input")
     added, changed, errors = add_noqa.apply(result)
     for path, reason in [*result.errors, *errors]:
-        print(f"ptxlint: error: {path}: {reason}", file=sys.stderr)
+        print(f"ptxlint: error: {printable_name(path)}: {reason}", file=sys.stderr)
     print(
         f"Added {added} suppression{'s' if added != 1 else ''} "
         f"in {changed} file{'s' if changed != 1 else ''}.",
@@ -769,6 +771,7 @@ def exit_code(result: RunResult, fail_on: str) -> int:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     from ptxlint.frontends.python import PYTHON_EXTENSIONS
+    from ptxlint.report.names import printable_name
     from ptxlint.runner import default_jobs
 
     config, selector, rule_classes, context = _configure(args)
@@ -809,13 +812,14 @@ def cmd_stats(args: argparse.Namespace) -> int:
     _print_undescribed()
     if args.list_skipped:
         for path, line, reason in result.skipped:
-            print(f"{path}:{line}: not linted: {reason}")
+            print(f"{printable_name(path)}:{line}: not linted: {reason}")
         for path, line, reason in result.skipped_invocations:
-            print(f"{path}:{line}: not expanded: {reason}")
+            print(f"{printable_name(path)}:{line}: not expanded: {reason}")
         for path, line, macro in opaque:
-            print(f"{path}:{line}: opaque: macro {macro} is never expanded in these files")
+            print(f"{printable_name(path)}:{line}: opaque: macro {macro} is never expanded in "
+                  "these files")
     for path, reason in result.errors:
-        print(f"ptxlint: error: {path}: {reason}", file=sys.stderr)
+        print(f"ptxlint: error: {printable_name(path)}: {reason}", file=sys.stderr)
     return EXIT_ERROR if result.errors or result.internal_errors else EXIT_OK
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from ptxlint.config_discovery import ConfigResolver, FileSettings
 from ptxlint.discover import DEFAULT_EXTENSIONS, discover
+from ptxlint.report.names import printable_name
 from ptxlint.rule import Rule
 
 
@@ -17,12 +18,13 @@ def _toml_list(values: Sequence[str]) -> str:
 def settings_text(path: str, settings: FileSettings, rules: Sequence[type[Rule]]) -> str:
     config = settings.config
     if settings.sources:
-        where = settings.sources[0] + "".join(f"\n#   extends {s}" for s in settings.sources[1:])
+        where = printable_name(settings.sources[0]) + "".join(
+            f"\n#   extends {printable_name(s)}" for s in settings.sources[1:])
     else:
         where = "none (defaults and command-line options)"
     enabled = [r for r in rules if settings.selector.enabled(r.id, r.name, path)]
     lines = [
-        f"# settings for {path}",
+        f"# settings for {printable_name(path)}",
         f"# configuration: {where}",
         f"select = {_toml_list(config.select)}" + ("  # empty: every rule" if not config.select
                                                    else ""),
@@ -76,5 +78,6 @@ def files_text(paths: Sequence[str], resolver: ConfigResolver, root: FileSetting
         if os.path.abspath(item.path) not in named and resolver.excluded(item.path):
             continue
         sources = resolver.for_path(item.path).sources
-        lines.append(f"{item.path}  ({sources[0] if sources else 'no configuration'})")
+        source = printable_name(sources[0]) if sources else "no configuration"
+        lines.append(f"{printable_name(item.path)}  ({source})")
     return "\n".join(lines) + ("\n" if lines else "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ptxlint.report.names import printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.text_format import summary
@@ -13,7 +14,7 @@ def render(result: RunResult, *, quiet: bool = False) -> str:
         r = to_range(result.sources.get(finding.path), finding.span)
         fixable = " [*]" if finding.fix is not None and finding.fix.safe else ""
         lines.append(
-            f"{finding.path}:{r.line}:{r.column}: {finding.rule}{fixable} "
+            f"{printable_name(finding.path)}:{r.line}:{r.column}: {finding.rule}{fixable} "
             f"[{finding.severity.value}] {finding.message}"
         )
     if not quiet:

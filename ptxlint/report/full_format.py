@@ -22,6 +22,7 @@ k.cu:15:20: PTX101 [warning] '%clock' changes while the thread runs, ...
 from __future__ import annotations
 
 from ptxlint.model import Finding, SourceFile
+from ptxlint.report.names import printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.text_format import SNIPPET_WIDTH, _window, shown, summary
@@ -101,8 +102,8 @@ def render_finding(finding: Finding, result: RunResult) -> str:
     source = result.sources.get(finding.path)
     r = to_range(source, finding.span)
     lines = [
-        f"{finding.path}:{r.line}:{r.column}: {finding.rule} [{finding.severity.value}] "
-        f"{finding.message}"
+        f"{printable_name(finding.path)}:{r.line}:{r.column}: {finding.rule} "
+        f"[{finding.severity.value}] {finding.message}"
     ]
     if source is not None:
         lines += _snippet(finding, source)

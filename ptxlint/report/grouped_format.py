@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
+from ptxlint.report.names import printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.text_format import shown, summary
@@ -33,7 +34,7 @@ def render(result: RunResult, *, quiet: bool = False, show_info: bool = True) ->
             head = f"{finding.rule}{fixable} [{finding.severity.value}] {finding.message}"
             rows.append((f"{r.line}:{r.column}", head, verdict_text(result, finding)))
         width = max(len(where) for where, _, _ in rows)
-        parts.append(f"{path}:")
+        parts.append(f"{printable_name(path)}:")
         for where, head, verdict in rows:
             parts.append(f"  {where:<{width}} {head}")
             if verdict:

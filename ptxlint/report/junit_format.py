@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 
 from ptxlint.model import Finding
+from ptxlint.report.names import printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 
@@ -23,7 +24,7 @@ def _case(finding: Finding, result: RunResult) -> ET.Element:
     case = ET.Element(
         "testcase",
         name=f"{finding.rule} {finding.name} at {r.line}:{r.column}",
-        classname=finding.path,
+        classname=printable_name(finding.path),
         time="0",
     )
     failure = ET.SubElement(
@@ -32,7 +33,7 @@ def _case(finding: Finding, result: RunResult) -> ET.Element:
         message=f"{finding.rule} [{finding.severity.value}] {finding.message}",
         type=finding.rule,
     )
-    failure.text = f"{finding.path}:{r.line}:{r.column}: {finding.message}"
+    failure.text = f"{printable_name(finding.path)}:{r.line}:{r.column}: {finding.message}"
     return case
 
 
@@ -50,7 +51,7 @@ def render(result: RunResult) -> str:
     )
     for path, findings in by_path.items():
         suite = ET.SubElement(
-            root, "testsuite", name=path, tests=str(len(findings)),
+            root, "testsuite", name=printable_name(path), tests=str(len(findings)),
             failures=str(len(findings)), errors="0", skipped="0", time="0",
         )
         suite.extend(_case(f, result) for f in findings)
@@ -60,9 +61,10 @@ def render(result: RunResult) -> str:
             failures="0", errors=str(len(result.errors)), skipped="0", time="0",
         )
         for path, reason in result.errors:
-            case = ET.SubElement(suite, "testcase", name=path, classname="ptxlint", time="0")
+            case = ET.SubElement(suite, "testcase", name=printable_name(path), classname="ptxlint",
+                                 time="0")
             error = ET.SubElement(case, "error", message=reason, type="unreadable-file")
-            error.text = f"{path}: {reason}"
+            error.text = f"{printable_name(path)}: {reason}"
     if not result.findings:
         suite = ET.SubElement(
             root, "testsuite", name="ptxlint", tests="1", failures="0", errors="0",

@@ -10,6 +10,7 @@ enclosing function or class) is empty, as pylint leaves it for a module-level me
 from __future__ import annotations
 
 from ptxlint.model import Severity
+from ptxlint.report.names import printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.verdict_note import with_verdict
@@ -30,5 +31,6 @@ def render(result: RunResult) -> str:
             message += f" (fix{'' if finding.fix.safe else ', unsafe'}: {finding.fix.description})"
         message = _one_line(with_verdict(message, result, finding))
         msg_id = f"{CATEGORY[finding.severity]}-{finding.rule}"
-        lines.append(f"{finding.path}:{r.line}: [{msg_id}({finding.name}), ] {message}")
+        where = printable_name(finding.path)
+        lines.append(f"{where}:{r.line}: [{msg_id}({finding.name}), ] {message}")
     return "\n".join(lines) + "\n" if lines else ""

@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ptxlint.model import Finding, Severity
+from ptxlint.report.names import printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 
@@ -46,7 +47,7 @@ def render_finding(finding: Finding, result: RunResult, style: Style) -> str:
     source = result.sources.get(finding.path)
     r = to_range(source, finding.span)
     head = (
-        f"{style.paint(finding.path, '1')}:{r.line}:{r.column}: "
+        f"{style.paint(printable_name(finding.path), '1')}:{r.line}:{r.column}: "
         f"{style.paint(finding.rule, '1;31' if finding.severity is Severity.ERROR else '1')} "
         f"[{style.severity(finding.severity)}] {finding.message}"
     )
@@ -146,7 +147,7 @@ def fixes_listing(result: RunResult, *, would: bool = False) -> str:
     names = {r.id: r.name for r in load_rules().rules}
     lines = [f"{verb} {n} finding{'s' if n != 1 else ''}:"]
     for path, rules in result.fixed_rules.items():
-        lines.append(f"- {path}:")
+        lines.append(f"- {printable_name(path)}:")
         for rule, count in rules.items():
             name = f" ({names[rule]})" if rule in names else ""
             lines.append(f"    {count} × {rule}{name}")

@@ -1,0 +1,37 @@
+"""File names as the line-oriented reports print them.
+
+A file name may hold any byte but ``/`` and NUL: a newline in it would split a report line in two
+(and forge a second finding for whoever parses ``path:line:col:``), an ESC would drive the
+reader's terminal, a bidirectional override would show the name in another order. Such a name
+is printed as git prints it (``core.quotePath``): in double quotes, with C escapes (``\\n``,
+``\\t``, ``\\"``, ``\\\\``, ``\\xNN``, ``\\uNNNN``). Any other name, spaces included, is printed
+as it is. Bytes that are not UTF-8 are left to the encoder (``report/emit.py``: ``\\xff``).
+Machine formats (JSON, SARIF, the GitHub and Azure workflow commands) escape names their own way.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0, DEL and C1 controls, the Unicode line and paragraph separators, and the bidirectional
+# embeddings, overrides and isolates.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f",
+            "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+_QUOTED = re.compile(r'["\\]|' + _UNSAFE.pattern)
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match[0]
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def printable_name(path: str) -> str:
+    """``path`` for a line of a report: as is, or C-quoted when it holds a character that would
+    break the line, the terminal or the reading order."""
+    if not _UNSAFE.search(path):
+        return path
+    return '"' + _QUOTED.sub(_escape, path) + '"'
