@@ -55,7 +55,7 @@ HEADER = """.version 9.0
 .reg .b16 %h<16>; .reg .b32 %r<64>; .reg .b64 %rd<16>; .reg .f32 %f<64>;
 .reg .f64 %fd<16>; .reg .pred %p<8>; .reg .b128 %q<4>; .reg .b8 %c<16>;
 """
-FOOTER = "}\n"
+FOOTER = "L1:\nret;\n}\n"  # the label the branch forms jump to
 _HEADER_LINES = HEADER.count("\n")
 MAX_PER_FORM = 24  # valid modifier combinations taken from one form (evenly spread)
 MUTATED_PER_FORM = 3  # valid instances of a form that get mutated
@@ -149,6 +149,8 @@ def _operand_text(spec: OperandSpec, binding: dict[str, str], index: int, full: 
         return str(_valid_immediate(spec))
     if spec.kind == "sink":
         return "_"
+    if spec.kind == "label":
+        return "L1"
     if spec.kind == "vec":
         assert spec.element is not None
         count = grammar.vector_count(spec.count, binding) or 0
@@ -278,6 +280,12 @@ def mutants(inst: _Instance) -> Iterable[tuple[str, str]]:
             yield "register-as-immediate", inst.text(operands=[*ops[:i], own, *ops[i + 1:]])
             for other in others:
                 yield "literal-class", inst.text(operands=[*ops[:i], other, *ops[i + 1:]])
+        if spec.kind == "addr" and not spec.type and spec.element is None \
+                and text.startswith("[%rd"):
+            # a 32-bit and a float register as the address (a "r"-bound pointer, a float)
+            for other in ("%r", "%f"):
+                yield "address-register", inst.text(
+                    operands=[*ops[:i], f"[{other}{text[4:]}", *ops[i + 1:]])
         if spec.kind == "addr" and spec.type and text.startswith("[%r"):
             swapped = "[%rd" + text[3:] if not text.startswith("[%rd") else "[%r" + text[4:]
             yield "register-class", inst.text(operands=[*ops[:i], swapped, *ops[i + 1:]])
@@ -291,6 +299,18 @@ def mutants(inst: _Instance) -> Iterable[tuple[str, str]]:
             if prefix.group() == "%rd":  # a 64-bit float register for a 64-bit integer
                 yield "register-class", inst.text(operands=[*ops[:i], f"%fd{text[3:]}",
                                                             *ops[i + 1:]])
+    for i, (spec, text) in enumerate(zip(form.operands, ops, strict=False)):
+        # the sink for a result: ptxas takes it in some places only (setp, lop3, atom, the
+        # 256-bit stores' elements), and a form says where (``d_:``, ``a_:``)
+        if spec.written and spec.kind in ("reg", "pair") and text.startswith("%"):
+            half = text.split("|", 1)
+            sunk = "_" if len(half) == 1 else f"_|{half[1]}"
+            yield "sink", inst.text(operands=[*ops[:i], sunk, *ops[i + 1:]])
+        if spec.kind == "vec" and text.startswith("{%") and "," in text:
+            yield "sink", inst.text(operands=[*ops[:i], "{_," + text.split(",", 1)[1],
+                                              *ops[i + 1:]])
+        if spec.kind == "label":
+            yield "label-as-immediate", inst.text(operands=[*ops[:i], "1", *ops[i + 1:]])
     if len(ops) >= 2:
         joined = [*ops[:-2], f"{ops[-2]} {ops[-1]}"]
         yield "missing-comma", inst.text(operands=joined)

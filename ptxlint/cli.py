@@ -672,6 +672,10 @@ def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
             for path, message in result.file_notes:
                 where = f"{printable_name(path)}: " if path else ""
                 print(f"ptxlint: note: {where}{message}", file=sys.stderr)
+            if getattr(args, "verbose", False) or getattr(args, "verbose_global", False):
+                for path, line, message in result.verify_probe_failures:
+                    print(f"ptxlint: note: {printable_name(path)}:{line}: {message}",
+                          file=sys.stderr)
     if fix_mode == "fix" and not args.quiet and (result.fixed or args.fix_only):
         print(f"Fixed {result.fixed} finding{'s' if result.fixed != 1 else ''}.", file=sys.stderr)
     if args.show_fixes and fix_mode:

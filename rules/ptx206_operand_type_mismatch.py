@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.model import AsmStatement, Finding, PtxInstruction, PtxOperand, Severity
+from ptxlint.model import AsmStatement, Finding, Operand, PtxInstruction, PtxOperand, Severity
+from ptxlint.ptx.address_values import is_shared_offset
 from ptxlint.ptx.grammar import judged
 from ptxlint.ptx.instructions import (
     REGISTER_CLASSES,
@@ -49,8 +50,17 @@ others with the family's signature.
 ptxas (13.0, measured) accepts a bit-typed register for any type of the same size (`r` in
 `add.f32`, `l` in `add.f64`), a float register for float and bit types of the same size only
 (`f` in `mov.b32`, not in `add.u32`), and lets `ld`, `st` and `cvt` take registers wider than
-the type (`ld.u8` into `r`). Each side of a `cvt` is checked against its own type. Addresses
-in `[ ]` are not checked here.
+the type (`ld.u8` into `r`). Each side of a `cvt` is checked against its own type.
+
+The register an address `[ ]` is made of is checked too: ptxas takes no float or predicate
+register there ("Illegal to use symbol ... as address operand", any state space), and no
+32-bit register for a generic or `.global` address of `ld`, `st`, `ldu`, `atom`, `red`,
+`prefetch`, `prefetchu`, `discard`, `applypriority`, `multimem` or `mbarrier` ("Program uses
+32-bit address ... conflicting with .address_size 64", then "32-Bit ABI ... is not
+supported"): an `unsigned` address in `"r"` (C++) or a pointer tensor bound to `r` (Triton).
+A `.shared`, `.local`, `.const` or `.param` address is a 32-bit window offset and fine in
+`r`. The state space itself (a shared-window offset where a generic address is read) is
+PTX301's; a pointer or 64-bit value in `"r"` is PTX004's: PTX206 stays silent on both.
 
 One defect, one finding (`ptxlint.analysis.roots`): silent where the `%N` is an asm operand
 whose constraint nvcc rejects (PTX002), whose type is no scalar (PTX005), or carries a GCC
@@ -64,12 +74,14 @@ statement for a target that reaches it.
 ```cuda
 asm("add.f64 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 asm("add.u32 %0, %1, %2;" : "=f"(x) : "f"(y), "f"(z));
+asm("ld.global.u32 %0, [%1];" : "=r"(v) : "r"(addr));  // unsigned addr
 ```
 
 ## Use instead
 ```cuda
 asm("add.f64 %0, %1, %2;" : "=d"(d) : "d"(a), "d"(b));
 asm("add.u32 %0, %1, %2;" : "=r"(x) : "r"(y), "r"(z));
+asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-sized) value
 ```
 """
 
@@ -120,6 +132,10 @@ asm("add.u32 %0, %1, %2;" : "=r"(x) : "r"(y), "r"(z));
                 continue  # the operand or its %N is the defect (PTX002, PTX005, PTX007)
             message = issue.message
             ref = _ref_at(instruction.operands, issue.start, issue.end)
+            if (ref is not None and ref.ref is not None and ref.ref < len(statement.operands)
+                    and _in_address(instruction.operands, ref)
+                    and _claimed_elsewhere(statement.operands[ref.ref])):
+                continue
             if ref is not None and ref.ref is not None and ref.ref < len(statement.operands):
                 letter = statement.operands[ref.ref].constraint.letters
                 declared = _DECLARED.get(letter, "")
@@ -179,6 +195,23 @@ def _ref_at(operands: tuple[PtxOperand, ...], start: int, end: int) -> PtxOperan
         if found is not None:
             return found
     return None
+
+
+def _in_address(operands: tuple[PtxOperand, ...], ref: PtxOperand) -> bool:
+    """Whether ``ref`` sits inside an address ``[...]`` of the instruction."""
+    return any(o.kind == "address" and o.start <= ref.start and ref.end <= o.end
+               for o in operands)
+
+
+def _claimed_elsewhere(operand: Operand) -> bool:
+    """An address register whose C++ value another rule reports as the defect: a value of
+    another size than its letter's (a pointer in "r": PTX004) or a shared-window offset used
+    as a generic or global address (PTX301)."""
+    ctype = operand.ctype
+    if ctype is not None and (ctype.kind == "pointer"
+                              or (ctype.size is not None and ctype.size != 4)):
+        return True
+    return is_shared_offset(operand)
 
 
 def _floats_typed(statement: AsmStatement, context: RuleContext) -> bool:

@@ -24,8 +24,9 @@ Form notation (one string per form)::
   (never an integer); ``[A]`` an address;
   ``[A:b32]`` an address whose base register is of that type (tensor memory);
   ``{d:T*N}`` a vector of N (a number, or a variable bound to ``.v2``/``.v4``/``.v8``);
-  ``d:T|p`` a register with a predicate half; ``?`` before an operand makes it (and everything
-  after it) optional.
+  ``d:T|p`` a register with a predicate half; ``a_:T`` a value read or the sink ``_`` (an
+  element of a 256-bit store's vector); ``L`` a label; ``?`` before an operand makes it (and
+  everything after it) optional.
 
 Form-level keys after ``;``: ``sm=90a`` (the target the whole form needs), ``ptx=80``,
 ``undocumented`` (ptxas accepts it, the ISA does not say so: at most a warning),
@@ -60,6 +61,7 @@ __all__ = [
     "Issue",
     "Verdict",
     "covered",
+    "undescribed",
     "check",
     "forms",
     "family_vocabulary",
@@ -226,7 +228,7 @@ class OperandSpec:
     """What a form takes as one operand: a register, an immediate, an address, a vector or a pair,
     of which type, and whether the instruction writes it."""
 
-    kind: str  # "reg" | "regimm" | "imm" | "addr" | "vec" | "pair" | "sink"
+    kind: str  # "reg" | "regimm" | "imm" | "addr" | "vec" | "pair" | "sink" | "label"
     type: str = ""  # a PTX type word, or a slot variable
     written: bool = False
     sink: bool = False
@@ -340,6 +342,8 @@ def _operand(text: str, optional: bool) -> OperandSpec:
                            needs_predicate=second.endswith("!"))
     if text == "_":
         return OperandSpec("sink", written=True, optional=optional)
+    if text == "L":
+        return OperandSpec("label", optional=optional)
     head, _, rest = text.partition(":")
     if head in ("d", "d_", "r", "a") and rest.endswith("!"):
         spec = _operand(f"{head}:{rest[:-1]}", optional)
@@ -347,6 +351,8 @@ def _operand(text: str, optional: bool) -> OperandSpec:
                            optional=optional, exact=True)
     if head in ("d", "d_"):
         return OperandSpec("reg", rest, written=True, sink=head == "d_", optional=optional)
+    if head == "a_":  # a value read, or the sink: an element of a 256-bit store's vector
+        return OperandSpec("regimm", rest, sink=True, optional=optional)
     if head == "r":
         return OperandSpec("reg", rest, optional=optional)
     if head == "a":
@@ -477,6 +483,17 @@ def _word_masks(opcode: str) -> dict[str, int]:
 def covered(opcode: str) -> bool:
     """Whether the grammar lists forms of ``opcode`` (some sub-families may still abstain)."""
     return opcode in _specs()
+
+
+def undescribed() -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """What the grammar abstains on: the PTX ISA's opcodes with no form at all, and per covered
+    opcode the modifiers (or ``+``-joined combinations) whose forms are not written down."""
+    from ptxlint.ptx.grammar_data import PARTIAL
+    from ptxlint.ptx.isa_table import FAMILIES
+
+    missing = tuple(sorted(op for op in FAMILIES if not covered(op)))
+    partial = {op: tuple(sorted(words)) for op, words in sorted(PARTIAL.items()) if words}
+    return missing, partial
 
 
 @lru_cache(maxsize=16384)
@@ -1000,6 +1017,12 @@ def _check_one(
             return [Issue("operand", f"'{operand.text}' should be an address '[...]' ("
                                      f"{_where(instruction, position)})",
                           operand.start, operand.end)]
+        if (spec.element is None and operand.parts
+                and operand.parts[0].kind in ("ref", "register")):
+            wrong = _address_base_issue(instruction, operand.parts[0], spec, position,
+                                        resolve(operand.parts[0]))
+            if wrong is not None:
+                return [wrong]
         if spec.type and operand.parts and operand.parts[0].kind in ("ref", "register"):
             base = resolve(operand.parts[0])
             if base.kind == "reg" and base.type and not type_fits(base.type, spec.type, False):
@@ -1019,11 +1042,21 @@ def _check_one(
             return _check_one(instruction, parts[1], spec.element, binding, resolve, relaxed,
                               position)
         return []
+    if spec.kind == "label":
+        if kind in ("label", "register"):
+            return []
+        if kind in ("immediate", "address", "vector", "pair"):
+            return [Issue("operand", f"'{operand.text}' should be a label ("
+                          f"{_where(instruction, position)})", operand.start, operand.end)]
+        return None  # a %N, a macro: say nothing
     if kind == "address":
         return [Issue("operand", f"'{operand.text}' is an address, but "
                                  f"{_where(instruction, position)} is not",
                       operand.start, operand.end)]
     if spec.kind == "vec":
+        if kind == "other" and operand.text == "_" and spec.element is not None \
+                and spec.element.sink:
+            return []  # the whole vector dropped (atom's result)
         if kind != "vector":
             declared = _vector_variable(operand, resolve)
             if declared is not None:  # `.reg .v4 .f32 v;` stands for the vector (ptxas takes it)
@@ -1109,6 +1142,44 @@ def _check_one(
     if kind == "label":
         return None
     return _check_leaf(instruction, operand, spec, binding, relaxed, position, resolve(operand))
+
+
+# Instructions whose generic or .global address ptxas 13.0 takes from a 64-bit register only:
+# a 32-bit one is "32-bit addressing", which it no longer supports for any target ("Program
+# uses 32-bit address ... conflicting with .address_size 64"). Measured per family: cp.async,
+# the bulk copies, st.bulk, tensormap, createpolicy.range and clusterlaunchcontrol take one.
+_WIDE_ADDRESS = frozenset({"ld", "ldu", "st", "atom", "red", "prefetch", "prefetchu",
+                           "discard", "applypriority", "multimem", "mbarrier"})
+# The state spaces whose addresses are not generic or .global (32-bit offsets there are fine).
+_WINDOWED = frozenset({"shared", "shared::cta", "shared::cluster", "local", "const", "param",
+                       "param::entry", "param::func"})
+# Register types ptxas never takes as an address ("Illegal to use symbol ... of type .f32 as
+# address operand. Use integer or bit only.")
+_NOT_ADDRESS = frozenset({"f16", "bf16", "f32", "f64", "pred"})
+
+
+def _address_base_issue(
+    instruction: PtxInstruction,
+    base: PtxOperand,
+    spec: OperandSpec,
+    position: int,
+    cls: OperandClass,
+) -> Issue | None:
+    """A register of the wrong kind or width as the base of an address."""
+    if cls.kind != "reg" or cls.type is None:
+        return None
+    if cls.type in _NOT_ADDRESS:
+        return Issue("type", f"'{base.text}' is a .{cls.type} register, but the address of "
+                     f"{_where(instruction, position)} takes an integer or bit register",
+                     base.start, base.end)
+    if (spec.type or instruction.opcode not in _WIDE_ADDRESS
+            or _TYPE_BITS.get(cls.type, ("", 0))[1] != 32
+            or any(m in _WINDOWED for m in instruction.modifiers)):
+        return None
+    space = ".global" if "global" in instruction.modifiers else "generic"
+    return Issue("type", f"'{base.text}' is a 32-bit .{cls.type} register, but the {space} "
+                 f"address of {_where(instruction, position)} takes a 64-bit one (ptxas: "
+                 "32-bit addressing is not supported)", base.start, base.end)
 
 
 # Operands and specs for which _check_one goes straight to _check_leaf.

@@ -126,7 +126,10 @@ for op in ("and", "or", "xor"):
     _add(f"{op}.<T:.pred|.b16|.b32|.b64> d:T, a:T, a:T")
 _add("not.<T:.pred|.b16|.b32|.b64> d:T, a:T")
 _add("cnot.<T:.b16|.b32|.b64> d:T, a:T")
-_add("lop3.b32 d:b32, a:b32, a:b32, a:b32, i:*")
+# the sink takes the result anywhere (ptxas 13.0); with .or/.and (PTX 8.2) the predicate
+# half is required: "Predicate output expected"
+_add("lop3.b32 d_:b32, a:b32, a:b32, a:b32, i:*")
+_add("lop3<B:.or|.and>.b32 d_:b32|p!, a:b32, a:b32, a:b32, i:*, a:pred")
 _add("shl.<T:.b16|.b32|.b64> d:T, a:T, a:u32")
 _add("shr.<T:.b16|.b32|.b64|.u16|.u32|.u64|.s16|.s32|.s64> d:T, a:T, a:u32")
 _add("shf<D:.l|.r><M:.clamp|.wrap>.b32 d:b32, a:b32, a:b32, a:u32")
@@ -144,14 +147,16 @@ for whole, half, count in (("b16", "b8", 2), ("b32", "b16", 2), ("b32", "b8", 4)
 _add("selp.<T:.b16|.b32|.b64|.u16|.u32|.u64|.s16|.s32|.s64|.f32|.f64> d:T, a:T, a:T, a:pred")
 _CMP_INT = ".eq|.ne|.lt|.le|.gt|.ge|.lo|.ls|.hi|.hs"
 _CMP_FLT = ".eq|.ne|.lt|.le|.gt|.ge|.equ|.neu|.ltu|.leu|.gtu|.geu|.num|.nan"
+# setp writes p, or p|q (q the complement); the sink may stand for either one (not both)
+_P = "d_:pred|p"
 for cmp, types in ((_CMP_INT, ".u16|.u32|.u64"), (".eq|.ne|.lt|.le|.gt|.ge", ".s16|.s32|.s64"),
                    (".eq|.ne", ".b16|.b32|.b64")):
-    _add(f"setp<C:{cmp}><T:{types}> d:pred, a:T, a:T")
-    _add(f"setp<C:{cmp}><B:.and|.or|.xor><T:{types}> d:pred, a:T, a:T, a:pred")
-_add(f"setp<C:{_CMP_FLT}>{{.ftz}}.f32 d:pred, a:f32, a:f32")
-_add(f"setp<C:{_CMP_FLT}><B:.and|.or|.xor>{{.ftz}}.f32 d:pred, a:f32, a:f32, a:pred")
-_add(f"setp<C:{_CMP_FLT}>.f64 d:pred, a:f64, a:f64")
-_add(f"setp<C:{_CMP_FLT}><B:.and|.or|.xor>.f64 d:pred, a:f64, a:f64, a:pred")
+    _add(f"setp<C:{cmp}><T:{types}> {_P}, a:T, a:T")
+    _add(f"setp<C:{cmp}><B:.and|.or|.xor><T:{types}> {_P}, a:T, a:T, a:pred")
+_add(f"setp<C:{_CMP_FLT}>{{.ftz}}.f32 {_P}, a:f32, a:f32")
+_add(f"setp<C:{_CMP_FLT}><B:.and|.or|.xor>{{.ftz}}.f32 {_P}, a:f32, a:f32, a:pred")
+_add(f"setp<C:{_CMP_FLT}>.f64 {_P}, a:f64, a:f64")
+_add(f"setp<C:{_CMP_FLT}><B:.and|.or|.xor>.f64 {_P}, a:f64, a:f64, a:pred")
 
 # ----------------------------------------------------------------------------- warp collectives
 _add("shfl.sync<M:.up|.down|.bfly|.idx>.b32 d:b32|p, a:b32, a:b32, a:b32, a:u32")
@@ -292,9 +297,11 @@ def _memory_forms(op: str, shapes: tuple[tuple[str, str, str, str], ...] = _SHAP
 # 128-bit scalars (.b128, sm_70): every space and qualifier of the narrower scalars; ptxas 13.0
 # has no vector of them ("Vector type too large, exceeds 128 bit limit")
 _B128 = (("", "d:T", "a:T", ".b128@70"),)
-# 256-bit accesses: .v4 of 64-bit types and .v8 of 32-bit ones (not of b16 or packed halves)
-_WIDE_SHAPES = (("<V:.v4>", "{d:T*V}", "{a:T*V}", _WIDE),
-                ("<V:.v8>", "{d:T*V}", "{a:T*V}", ".b32|.u32|.s32|.f32"))
+# 256-bit accesses: .v4 of 64-bit types and .v8 of 32-bit ones (not of b16 or packed halves);
+# a 256-bit store may skip elements with the sink (ISA st; ptxas 13.0: "Sink '_' not allowed as
+# a source operand" in any narrower vector)
+_WIDE_SHAPES = (("<V:.v4>", "{d:T*V}", "{a_:T*V}", _WIDE),
+                ("<V:.v8>", "{d:T*V}", "{a_:T*V}", ".b32|.u32|.s32|.f32"))
 for _op in ("ld", "st"):
     _memory_forms(_op)
     _memory_forms(_op, _B128)
@@ -333,13 +340,13 @@ for op, types in _ATOM_OPS:
                          ("red", ".relaxed@70|.release@70")):
         if prefix == "red" and "exch" in op:
             op = "<O:.and|.or|.xor>"
-        dst = "d:T, " if prefix == "atom" else ""
+        dst = "d_:T, " if prefix == "atom" else ""  # ptxas takes the sink for the old value
         _add(f"{prefix}{{{sems}}}{_ATOM_SCOPE}{_ATOM_SPACE}{op}<T:{types}> {dst}[A], a:T")
         _add(f"{prefix}{{{sems}}}{_ATOM_SCOPE}{{.global}}{op}.L2::cache_hint<T:{types}> "
              f"{dst}[A], a:T, ai:u64; sm=80")
 _ATOM_ALL = "{.relaxed@70|.acquire@70|.release@70|.acq_rel@70}" + _ATOM_SCOPE + _ATOM_SPACE
-_add(f"atom{_ATOM_ALL}.cas<T:.b32|.b64|.b16@70> d:T, [A], a:T, a:T")
-_add(f"atom{_ATOM_ALL}<O:.and|.or|.xor>.b32 d:b32, [A], a:b32, af:b32; undocumented")
+_add(f"atom{_ATOM_ALL}.cas<T:.b32|.b64|.b16@70> d_:T, [A], a:T, a:T")
+_add(f"atom{_ATOM_ALL}<O:.and|.or|.xor>.b32 d_:b32, [A], a:b32, af:b32; undocumented")
 
 # ----------------------------------------------------------------------------- mbarrier
 _MB_CTA = "{.shared|.shared::cta}"
@@ -443,6 +450,12 @@ from ptxlint.ptx import grammar_data_tensor as _tensor  # noqa: E402
 
 FORMS.extend(_tensor.FORMS)
 PARTIAL.update(_tensor.PARTIAL)
+
+# ----------------------------------------------------------------------------- scalar families
+# math, set/slct, cache control, stack, control flow, cluster launch
+from ptxlint.ptx import grammar_data_scalar as _scalar  # noqa: E402
+
+FORMS.extend(_scalar.FORMS)
 
 # ----------------------------------------------------------------------------- more families
 # cvt, multimem, the bulk copies and tensor maps live in their own module

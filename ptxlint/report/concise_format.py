@@ -6,6 +6,7 @@ from ptxlint.report.names import printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.text_format import summary
+from ptxlint.report.verdict_note import summary_lines, with_verdict
 
 
 def render(result: RunResult, *, quiet: bool = False) -> str:
@@ -15,8 +16,9 @@ def render(result: RunResult, *, quiet: bool = False) -> str:
         fixable = " [*]" if finding.fix is not None and finding.fix.safe else ""
         lines.append(
             f"{printable_name(finding.path)}:{r.line}:{r.column}: {finding.rule}{fixable} "
-            f"[{finding.severity.value}] {finding.message}"
+            f"[{finding.severity.value}] {with_verdict(finding.message, result, finding)}"
         )
     if not quiet:
         lines.append(summary(result))
+        lines.extend(summary_lines(result))
     return "\n".join(lines) + "\n" if lines else ""

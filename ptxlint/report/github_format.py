@@ -14,6 +14,7 @@ from ptxlint.model import Finding, Severity
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.text_format import summary
+from ptxlint.report.verdict_note import summary_lines, with_verdict
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 INTERNAL_ERROR = "internal-error"
@@ -55,6 +56,7 @@ def annotation(finding: Finding, result: RunResult) -> str:
     message = finding.message
     if finding.fix is not None:
         message += f" (fix{'' if finding.fix.safe else ', unsafe'}: {finding.fix.description})"
+    message = with_verdict(message, result, finding)
     return command(
         COMMANDS[finding.severity],
         message,
@@ -86,4 +88,5 @@ def render(result: RunResult) -> str:
         else:
             lines.append(annotation(finding, result))
     lines.append(summary(result))
+    lines.extend(summary_lines(result))
     return "\n".join(lines) + "\n"

@@ -9,6 +9,7 @@ from ptxlint import __version__
 from ptxlint.model import Finding, Fix
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
+from ptxlint.report.verdict_note import verification_summary
 
 
 def finding_dict(finding: Finding, result: RunResult) -> dict[str, Any]:
@@ -96,6 +97,11 @@ def render(result: RunResult) -> str:
         "notes": [{"path": p, "message": m, "skipped": True} for p, m in result.notes]
         + [{"path": p, "message": m, "skipped": False} for p, m in result.file_notes],
     }
+    verification = verification_summary(result)
+    if verification is not None:  # only with --verify: absent, not null, otherwise
+        document["verification"] = verification
+        document["probe_failures"] = [{"path": p, "line": n, "message": m}
+                                      for p, n, m in result.verify_probe_failures]
     return dumps(document) + "\n"
 
 

@@ -27,6 +27,7 @@ from ptxlint.report.json_format import expansion_dict
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.sarif_serialize import to_jsonable
+from ptxlint.report.verdict_note import verification_summary
 from ptxlint.rule import Rule
 
 SCHEMA_URI = (
@@ -285,6 +286,9 @@ def build(
     for path, message in result.file_notes:
         notes.append(notification("note", "file-note", f"{path}: {message}" if path else message,
                                   location(result, locator, path, None) if path else None))
+    for path, line, message in result.verify_probe_failures:
+        notes.append(notification("note", "verify-probe-failure", f"{path}:{line}: {message}",
+                                  location(result, locator, path, None)))
     dropped = len(reported) - len(kept)
     if dropped:
         notes.append(notification(
@@ -294,6 +298,7 @@ def build(
             "Narrow the run with --select or paths to see the rest.",
         ))
 
+    verification = verification_summary(result)
     invocation = om.Invocation(
         execution_successful=not result.errors and not internal,
         tool_execution_notifications=notes or None,
@@ -317,6 +322,7 @@ def build(
             "files": result.files,
             "statements": result.statements,
             "skippedStatements": result.skipped_statements,
+            **({"verification": verification} if verification is not None else {}),
         },
     )
     return om.SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=[run])

@@ -161,8 +161,10 @@ def render_text(result: RunResult, style: text_format.Style | None = None,
             parts.append(line)
         parts.append("")
     if not quiet:
+        from ptxlint.report.verdict_note import summary_lines
+
         parts.append(text_format.summary(result, show_info))
-        parts.append(summary(result))
+        parts.extend(summary_lines(result))
     return "\n".join(parts).rstrip("\n") + "\n" if parts else ""
 
 

@@ -1,0 +1,149 @@
+"""Instruction forms of the scalar math, comparison, cache-control, stack, control-flow and
+cluster-launch families (PTX ISA 9.x); notation in :mod:`ptxlint.ptx.grammar`, appended to
+``grammar_data.FORMS``.
+
+Sources as for :mod:`ptxlint.ptx.grammar_data`: the syntax blocks and target notes of the PTX
+ISA (9.7.3-9.7.4 integer and floating-point, 9.7.6 comparison, 9.7.9 cache control, 9.7.12
+control flow, 9.7.17 stack, clusterlaunchcontrol), CCCL's generated wrappers
+(``clusterlaunchcontrol.h``) and ptxas 13.0, which ``benchmarks/ptxas_agreement.py`` runs on
+every form and on mutants of each. Where ptxas and the ISA differ, ptxas decides what is an
+error, and an accepted spelling the ISA does not show is ``undocumented`` (a warning at most).
+"""
+
+from __future__ import annotations
+
+import re
+
+FORMS: list[str] = []
+_add = FORMS.append
+
+# ----------------------------------------------------------------------------- integer bits
+_add("fns.b32 d:b32, a:b32, a:b32, a:s32; sm=30")
+_add("szext<M:.clamp|.wrap>.<T:.u32|.s32> d:T, a:T, a:u32; sm=70")
+_add("bmsk<M:.clamp|.wrap>.b32 d:b32, a:b32, a:b32; sm=70")
+
+# ----------------------------------------------------------------------------- floating point
+_RND = ".rn|.rz|.rm|.rp"
+_add("testp<O:.finite|.infinite|.number|.notanumber|.normal|.subnormal>.<T:.f32|.f64> "
+     "d:pred, a:T")
+_add("copysign.<T:.f32|.f64> d:T, a:T, a:T")
+for _op in ("rcp", "sqrt"):
+    _add(f"{_op}.approx{{.ftz}}.f32 d:f32, a:f32")
+    _add(f"{_op}({_RND}){{.ftz}}.f32 d:f32, a:f32")
+    _add(f"{_op}({_RND}).f64 d:f64, a:f64")
+_add("rcp.approx.ftz.f64 d:f64, a:f64")
+_add("rsqrt.approx{.ftz}.f32 d:f32, a:f32")
+_add("rsqrt.approx.f64 d:f64, a:f64")
+_add("rsqrt.approx.ftz.f64 d:f64, a:f64")
+for _op in ("sin", "cos", "lg2", "ex2"):
+    _add(f"{_op}.approx{{.ftz}}.f32 d:f32, a:f32")
+_add("ex2.approx<T:.f16|.f16x2> d:T, a:T; sm=75")
+_add("ex2.approx.ftz<T:.bf16|.bf16x2> d:T, a:T; sm=90")
+_add("tanh.approx<T:.f32|.f16|.f16x2> d:T, a:T; sm=75")
+_add("tanh.approx<T:.bf16|.bf16x2> d:T, a:T; sm=90")
+
+# ----------------------------------------------------------------------------- set, slct
+# set writes a value (all ones or 1.0f for true) where setp writes a predicate. ptxas reads the
+# two type words by position: the result's, then the operands' (positional).
+_CMP_UNSIGNED = ".eq|.ne|.lt|.le|.gt|.ge|.lo|.ls|.hi|.hs"
+_CMP_SIGNED = ".eq|.ne|.lt|.le|.gt|.ge"
+_CMP_BITS = ".eq|.ne"
+_CMP_FLOAT = ".eq|.ne|.lt|.le|.gt|.ge|.equ|.neu|.ltu|.leu|.gtu|.geu|.num|.nan"
+_SOURCES = ((_CMP_UNSIGNED, ".u16|.u32|.u64", ""), (_CMP_SIGNED, ".s16|.s32|.s64", ""),
+            (_CMP_BITS, ".b16|.b32|.b64", ""), (_CMP_FLOAT, ".f32", "{.ftz}"),
+            (_CMP_FLOAT, ".f64", ""))
+
+
+def _set(dtype: str, stype: str, cmp: str, ftz: str, keys: str = "") -> None:
+    d = "D" if "|" in dtype else dtype.lstrip(".")
+    s = "T" if "|" in stype else stype.lstrip(".")
+    dslot = f"<D:{dtype}>" if "|" in dtype else dtype
+    sslot = f"<T:{stype}>" if "|" in stype else stype
+    tail = f"; positional{keys}"
+    _add(f"set<C:{cmp}>{ftz}{dslot}{sslot} d:{d}, a:{s}, a:{s}{tail}")
+    _add(f"set<C:{cmp}><B:.and|.or|.xor>{ftz}{dslot}{sslot} d:{d}, a:{s}, a:{s}, a:pred{tail}")
+
+
+for _cmp, _stypes, _ftz in _SOURCES:
+    _set(".u32|.s32|.f32", _stypes, _cmp, _ftz)
+    # a .f16 result (PTX 4.2, sm_53) and a .bf16 one (PTX 7.8, sm_90) from the same sources
+    _set(".f16", _stypes, _cmp, _ftz, "; sm=53")
+    _set(".bf16", _stypes, _cmp, "", "; sm=90")
+_set(".u16|.s16|.u32|.s32|.f16", ".f16", _CMP_FLOAT, "{.ftz}", "; sm=53")
+_set(".u16|.s16|.u32|.s32|.bf16", ".bf16", _CMP_FLOAT, "", "; sm=90")
+_set(".f16x2|.u32|.s32", ".f16x2", _CMP_FLOAT, "{.ftz}", "; sm=53")
+_set(".bf16x2|.u32|.s32", ".bf16x2", _CMP_FLOAT, "", "; sm=90")
+
+_SLCT = ".b16|.b32|.b64|.u16|.u32|.u64|.s16|.s32|.s64|.f32|.f64"
+_add(f"slct<D:{_SLCT}>.s32 d:D, a:D, a:D, a:s32; positional")
+_add(f"slct{{.ftz}}<D:{_SLCT}>.f32 d:D, a:D, a:D, a:f32; positional")
+
+# ----------------------------------------------------------------------------- cache control
+_add("prefetch{.global|.local}<L:.L1|.L2> [A]")
+_add("prefetch.global<L:.L2::evict_last|.L2::evict_normal> [A]; sm=80")
+_add("prefetchu.L1 [A]")
+_add("prefetch{.const|.param}.tensormap [A]; sm=90")
+_add("createpolicy.fractional<P:.L2::evict_last|.L2::evict_normal|.L2::evict_first|"
+     ".L2::evict_unchanged>{.L2::evict_first|.L2::evict_unchanged}.b64 d:b64, ?a:f32; sm=80")
+_add("createpolicy.range{.global}<P:.L2::evict_last|.L2::evict_normal|.L2::evict_first|"
+     ".L2::evict_unchanged>{.L2::evict_first|.L2::evict_unchanged}.b64 d:b64, [A], a:b32, "
+     "a:b32; sm=80")
+_add("createpolicy.cvt.L2.b64 d:b64, a:b64; sm=80")
+_add("discard{.global}.L2 [A], i:128; sm=80")
+_add("applypriority{.global}.L2::evict_normal [A], i:128; sm=80")
+
+# ----------------------------------------------------------------------------- stack
+_add("alloca.<T:.u32|.u64> d:T, a:u32, ?i:*; sm=52")
+_add("stacksave.<T:.u32|.u64> d:T; sm=52")
+_add("stackrestore.<T:.u32|.u64> a:T; sm=52")
+
+# ----------------------------------------------------------------------------- control flow
+_add("bra{.uni} L")
+_add("ret{.uni}")
+_add("exit")
+_add("trap")
+_add("brkpt; sm=11")
+_add("pmevent i:0..15")
+_add("pmevent.mask i:0..0xffff")
+
+# ----------------------------------------------------------------------------- cluster launch
+# (PTX ISA 8.6, sm_100; CCCL clusterlaunchcontrol.h). The response is a 16-byte opaque value in
+# shared memory, read back into a .b128 register.
+_add("clusterlaunchcontrol.try_cancel.async{.shared::cta}.mbarrier::complete_tx::bytes.b128 "
+     "[A], [A]; sm=100")
+_add("clusterlaunchcontrol.try_cancel.async{.shared::cta}.mbarrier::complete_tx::bytes"
+     ".multicast::cluster::all.b128 [A], [A]; sm=100a,110a")
+_add("clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 d:pred, a:b128; sm=100")
+_add("clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {d_:b32*4}, a:b128; sm=100")
+_add("clusterlaunchcontrol.query_cancel<X:.get_first_ctaid::x|.get_first_ctaid::y|"
+     ".get_first_ctaid::z>.b32.b128 d:b32, a:b128; sm=100")
+
+# ----------------------------------------------------------------------------- video (SIMD)
+# (ISA 9.7.16.) ptxas reads the three type words by position: the result's, a's, b's. A byte or
+# half-word selector on a register (`a.h10`, `d.b0`) or a negated operand (`-a`) makes the
+# operand something the grammar does not read: those instructions are not judged.
+_UV = "<D:.u32|.s32><A:.u32|.s32><B:.u32|.s32>"
+_VCMP = "<C:.eq|.ne|.lt|.le|.gt|.ge>"
+for _op in ("vadd", "vsub", "vabsdiff", "vmin", "vmax"):
+    _add(f"{_op}{_UV}{{.sat}} d:b32, a:b32, a:b32; positional")
+    _add(f"{_op}{_UV}{{.sat}}<O:.add|.min|.max> d:b32, a:b32, a:b32, a:b32; positional")
+for _op in ("vshl", "vshr"):
+    _add(f"{_op}<D:.u32|.s32><A:.u32|.s32>.u32{{.sat}}<M:.clamp|.wrap> d:b32, a:b32, a:b32; "
+         "positional")
+    _add(f"{_op}<D:.u32|.s32><A:.u32|.s32>.u32{{.sat}}<M:.clamp|.wrap><O:.add|.min|.max> "
+         "d:b32, a:b32, a:b32, a:b32; positional")
+_add(f"vmad{_UV}{{.sat}}{{.shr7|.shr15}} d:b32, a:b32, a:b32, a:b32; positional")
+_add(f"vmad{_UV}.po{{.sat}}{{.shr7|.shr15}} d:b32, a:b32, a:b32, a:b32; positional")
+_add(f"vset<A:.u32|.s32><B:.u32|.s32>{_VCMP} d:b32, a:b32, a:b32; positional")
+_add(f"vset<A:.u32|.s32><B:.u32|.s32>{_VCMP}<O:.add|.min|.max> d:b32, a:b32, a:b32, a:b32; "
+     "positional")
+for _n in ("2", "4"):
+    for _op in ("vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax"):
+        _add(f"{_op}{_n}{_UV}{{.sat}} d:b32, a:b32, a:b32, a:b32; positional")
+        _add(f"{_op}{_n}{_UV}.add d:b32, a:b32, a:b32, a:b32; positional")
+    _add(f"vset{_n}<A:.u32|.s32><B:.u32|.s32>{_VCMP}{{.add}} d:b32, a:b32, a:b32, a:b32; "
+         "positional")
+
+# the families this module describes entirely
+FAMILIES: frozenset[str] = frozenset(
+    m.group() for m in (re.match(r"[a-z0-9_]+", form) for form in FORMS) if m is not None)
