@@ -1,133 +1,19 @@
-"""Shared by PTX105-PTX106: where a template writes and reads its ``%N`` operands, and the fix
-that turns an input into an output. Not a rule module (rules/__init__ collects ``ptx*`` only)."""
+"""Shared by PTX105-PTX106: the fix that turns an input into an output (where the template
+writes and reads each operand is the analysis's: :mod:`ptxlint.analysis.operand_access`). Not a
+rule module (rules/__init__ collects ``ptx*`` only)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import NamedTuple
 
 from ptxlint.cxx_facts import FunctionFacts
-from ptxlint.model import (
-    AsmStatement,
-    Edit,
-    Fix,
-    Operand,
-    PtxInstruction,
-    PtxOperand,
-    PtxTemplate,
-    Span,
-)
-from ptxlint.ptx.operand_roles import destinations, sources
-from ptxlint.ptx.template_memo import TemplateMemo
+from ptxlint.model import AsmStatement, Edit, Fix, Operand, Span
 from ptxlint.rule import Rule
 
 # An lvalue ptxlint can see is one: `x`, `*p`, `a.b`, `p->c`, `v[i]`, `s.a[2].x`
 _LVALUE = re.compile(
     r"\s*(?:\*\s*)?\(*\s*[A-Za-z_]\w*\s*\)*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[[^\[\]]*\])*\s*"
 )
-
-
-class Access(NamedTuple):
-    """One read or write of a ``%N`` operand (a tuple: a wgmma's template makes 130)."""
-
-    position: int  # index of the instruction in the template
-    instruction: PtxInstruction
-    operand: PtxOperand  # the %N token
-
-
-class _Side:
-    """One side of a template's index (its writes or its reads): which ``%N`` it touches at
-    all, and the accesses of each ``%N`` made when that one is asked for. The rules ask of a
-    few operands per statement (PTX105 of the inputs, PTX106 of the ``=`` outputs) and most
-    answers are empty, while a GMMA's template writes 128 operands and reads 130."""
-
-    __slots__ = ("_operands", "_refs", "_accesses")
-
-    def __init__(
-        self, ptx: PtxTemplate, operands_of: Callable[[PtxInstruction], list[PtxOperand] | None]
-    ) -> None:
-        self._operands = [(position, instruction, operands_of(instruction) or [])
-                          for position, instruction in enumerate(ptx.instructions)]
-        self._refs = {o.ref for _, _, operands in self._operands for o in operands
-                      if o.kind == "ref"}
-        self._accesses: dict[int, list[Access]] = {}
-
-    def of(self, index: int) -> list[Access]:
-        if index not in self._refs:
-            return []
-        found = self._accesses.get(index)
-        if found is None:
-            found = [_new_access(Access, (position, instruction, operand))
-                     for position, instruction, operands in self._operands
-                     for operand in operands if operand.ref == index and operand.kind == "ref"]
-            self._accesses[index] = found
-        return found
-
-
-class _Index:
-    """Every write and read of a template's ``%N`` operands, by operand index. Each side is
-    built the first time it is asked for: PTX105 asks for the writes of a statement's inputs,
-    and for its reads only when an input is written; PTX106 asks for the reads of its ``=``
-    outputs. A GMMA, whose 128 outputs are ``+``, never needs its 130 reads."""
-
-    __slots__ = ("_ptx", "_writes", "_reads")
-
-    def __init__(self, ptx: PtxTemplate) -> None:
-        self._ptx = ptx
-        self._writes: _Side | None = None
-        self._reads: _Side | None = None
-
-    @property
-    def writes(self) -> _Side:
-        if self._writes is None:
-            self._writes = _Side(self._ptx, destinations)
-        return self._writes
-
-    @property
-    def reads(self) -> _Side:
-        if self._reads is None:
-            self._reads = _Side(self._ptx, sources)
-        return self._reads
-
-
-_INDEX: TemplateMemo[_Index] = TemplateMemo(4096)
-
-
-def _index(statement: AsmStatement) -> _Index:
-    """Every ``%N`` write and read of the template, by operand, built once per template (the
-    rules ask per operand; the template is walked once per side)."""
-    ptx = statement.ptx
-    return _INDEX.of(ptx, lambda: _Index(ptx))
-
-
-# ``Access(...)`` goes through NamedTuple's Python-level ``__new__``; the tuple's own makes
-# the same object for less
-_new_access = tuple.__new__
-
-
-def writes_of(statement: AsmStatement, index: int) -> list[Access]:
-    """Every destination ``%index`` of the template's instructions whose destinations are
-    known, in text order."""
-    return _index(statement).writes.of(index)
-
-
-def reads_of(statement: AsmStatement, index: int) -> list[Access]:
-    """Every place an instruction reads ``%index`` (a source, an address register, a guard)."""
-    return _index(statement).reads.of(index)
-
-
-# The NVPTX register classes: only these bind an operand to a register a PTX instruction can
-# write or read (not "n"/"C" immediates, not a memory "m" that only host dialects have).
-REGISTER_LETTERS = frozenset("hrlqfd")
-_REGISTER_CHARS = "".join(sorted(REGISTER_LETTERS))
-
-
-def register_operand(operand: Operand) -> bool:
-    letters = operand.constraint.letters
-    # every letter one of REGISTER_LETTERS: nothing left once they are stripped (asked of
-    # each of a GMMA's 135 operands)
-    return not operand.constraint.opaque and bool(letters) and not letters.strip(_REGISTER_CHARS)
 
 
 def is_lvalue(expression: str) -> bool:

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.guards import model_dependent
+from ptxlint.analysis.operand_use import LETTER_TYPES, Use, uses, value_types
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.constraints import REGISTER_LETTERS, is_array, letter_for, operand_verdict
 from ptxlint.model import AsmStatement, CType, Edit, Finding, Fix, Operand, Severity, Span
 from ptxlint.rule import Rule, RuleContext
-
-from ._operand_use import LETTER_TYPES, Use, uses, value_types
 
 
 class ConstraintSizeMismatch(Rule):

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.operand_use import referenced
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
-
-from ._operand_use import referenced
 
 
 class UnusedOperand(Rule):

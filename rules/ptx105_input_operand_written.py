@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.operand_access import reads_of, register_operand, writes_of
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.cxx_facts import facts_for
 from ptxlint.model import AsmStatement, Finding, Operand, Severity
 from ptxlint.ptx.flow import analyze
 from ptxlint.rule import Rule, RuleContext
 
-from ._dataflow import input_to_output, reads_of, register_operand, writes_of
+from ._dataflow import input_to_output
 
 
 class InputOperandWritten(Rule):

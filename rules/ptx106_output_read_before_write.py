@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
+from ptxlint.analysis.operand_access import reads_of, register_operand
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.flow import analyze
 from ptxlint.rule import Rule, RuleContext
 
-from ._dataflow import reads_of, register_operand
 from ._optimizer import make_read_write
 
 

@@ -1,11 +1,11 @@
-"""``rules._dataflow`` builds each side of a template's index (writes, reads) when first asked:
+"""``ptxlint.analysis.operand_access`` builds each side of a template's index (writes, reads) when first asked:
 either order, and either side alone, gives what walking the template gives."""
 
 from __future__ import annotations
 
 import pytest
-from ptxlint_rules import _dataflow
 
+from ptxlint.analysis import operand_access as _dataflow
 from ptxlint.engine import extract_statements
 from ptxlint.model import AsmStatement, SourceFile
 from ptxlint.ptx.operand_roles import destinations, sources

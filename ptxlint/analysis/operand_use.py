@@ -1,6 +1,6 @@
 """How a template uses one asm operand: the instructions that name it and in which role.
 
-Shared by the operand-contract rules (PTX004's fixes, PTX009). Reads the parsed template only.
+Read by the operand-contract rules (PTX004's fixes, PTX009). Reads the parsed template only.
 """
 
 from __future__ import annotations
