@@ -279,6 +279,11 @@ def _add_lint_arguments(p: argparse.ArgumentParser) -> None:
         help="run no preview rules, whatever the configuration says",
     )
     p.add_argument("--arch", metavar="sm_XX", help="target architecture, e.g. sm_90a")
+    p.add_argument("--cuda-version", metavar="X.Y",
+                   help="the CUDA toolkit the instruction verdicts are for (default 13.0, or "
+                   "the one --verify finds)")
+    p.add_argument("--min-cuda-version", metavar="X.Y",
+                   help="the oldest CUDA toolkit the project supports (PTX403)")
     p.add_argument(
         "--config",
         action="append",
@@ -492,6 +497,8 @@ def _settings(args: argparse.Namespace) -> FileSettings:
             extend_select=_comma_list(args.extend_select),
             ignore=_comma_list(args.ignore),
             arch=args.arch,
+            cuda_version=getattr(args, "cuda_version", None),
+            min_cuda_version=getattr(args, "min_cuda_version", None),
             extensions=extensions,
             exclude=tuple(args.exclude or ()),
             respect_gitignore=False if args.no_gitignore else None,

@@ -94,6 +94,8 @@ class Config:
     unfixable: tuple[str, ...] = ()
     extend_fixable: tuple[str, ...] = ()
     preview: bool = False  # run the rules that declare themselves preview
+    cuda_version: str | None = None  # the toolkit whose ptxas the verdicts are for, "13.0"
+    min_cuda_version: str | None = None  # the oldest toolkit the project builds with, "12.4"
     source: str | None = None  # the file this came from
 
     @property
@@ -209,6 +211,15 @@ def _arch(value: object) -> str:
     return normalize_arch(value)
 
 
+def _cuda_version(value: object) -> str:
+    from ptxlint.ptx.versions import format_cuda, parse_cuda_version
+
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ValueError(f'expected a CUDA version like "12.4", got {_type_name(value)} '
+                         f"{value!r}")
+    return format_cuda(parse_cuda_version(value if not isinstance(value, float) else str(value)))
+
+
 def _extensions(value: object) -> tuple[str, ...]:
     extensions = _string_list(value)
     for ext in extensions:
@@ -307,6 +318,29 @@ SETTINGS: tuple[Setting, ...] = (
         "checked against the targets its #if __CUDA_ARCH__ guards allow. --arch replaces it "
         "(--arch native asks nvidia-smi).",
         'arch = "sm_90a"', ("--arch",),
+    ),
+    Setting(
+        "cuda-version", "cuda_version", _cuda_version, "string",
+        '"13.0", or the toolkit --verify finds',
+        "The CUDA toolkit whose ptxas the instruction verdicts are for.",
+        "Verdicts that changed between toolkits follow it, and their messages name the "
+        "version (ptxas 13.1 takes a 32-bit st.bulk size, 13.0 does not). --verify sets it to "
+        "the toolkit it runs, unless it is configured. Read together with min-cuda-version. "
+        "--cuda-version replaces it.",
+        'cuda-version = "12.8"', ("--cuda-version",),
+    ),
+    Setting(
+        "min-cuda-version", "min_cuda_version", _cuda_version, "string",
+        "none, or find_package(CUDAToolkit X) in the project's CMakeLists.txt",
+        "The oldest CUDA toolkit the project supports, for PTX403 (isa-version-unsupported).",
+        "An instruction form introduced in a newer PTX ISA than that toolkit accepts (each "
+        "instruction's PTX ISA Notes) breaks the build there; PTX403 reports it unless the "
+        "statement's #if guards keep that toolkit out (CUDA_VERSION, __CUDACC_VER_MAJOR__). "
+        "Without the setting, a top-level CMakeLists.txt next to the configuration (or in "
+        "the working directory) with exactly one find_package(CUDAToolkit X) supplies it. "
+        "cuda-version is the toolkit the verdicts are for; this is the oldest one they must "
+        "also hold for. --min-cuda-version replaces it.",
+        'min-cuda-version = "12.4"', ("--min-cuda-version",),
     ),
     Setting(
         "extensions", "extensions", _extensions, "array of strings",
@@ -554,6 +588,8 @@ def find_config(paths: Sequence[str]) -> str | None:
 # --------------------------------------------------------------------------- CLI overrides
 
 _CLI_REPLACE = {
+    "cuda_version",
+    "min_cuda_version",
     "select",
     "per_file_ignores",
     "arch",

@@ -33,6 +33,7 @@ __all__ = [
     "instruction_requirement",
     "is_opcode",
     "operand_types",
+    "ptx_requirement",
     "register_fits",
     "requirement",
     "type_info",
@@ -192,6 +193,26 @@ def _requirement(opcode: str, modifiers: frozenset[str]) -> Requirement:
         elif sm == best.sm and ptx > best.ptx:
             best = Requirement(best.sm, ptx, best.suffix, best.feature)
     return best
+
+
+@lru_cache(maxsize=4096)
+def ptx_requirement(opcode: str, modifiers: tuple[str, ...]) -> tuple[int, str]:
+    """The PTX ISA version (x10) ``opcode.modifiers`` needs at least, from the "PTX ISA Notes"
+    of the ISA (``REQUIREMENTS``, and a form's own ``ptx=``), with the spelling that imposes it;
+    ``(0, "")`` when nothing known does. Every matching entry counts, not just the one with the
+    highest target: ``mbarrier.try_wait.relaxed`` needs PTX ISA 8.6 for ``.relaxed``."""
+    best, feature = 0, ""
+    words = frozenset(modifiers)
+    for op, needed, _sm, ptx, _suffix in REQUIREMENTS:
+        if op not in (opcode, "*") or not words.issuperset(needed) or ptx <= best:
+            continue
+        best = ptx
+        feature = ".".join((opcode, *needed)) if op != "*" else "." + ".".join(needed)
+    if grammar.judged(opcode, modifiers):
+        need = grammar.modifier_need(opcode, modifiers)
+        if need is not None and need.ptx > best:
+            best, feature = need.ptx, ".".join((opcode, *modifiers))
+    return best, feature
 
 
 @dataclass(frozen=True)

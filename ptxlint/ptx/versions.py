@@ -1,0 +1,89 @@
+"""CUDA toolkit versions and the PTX ISA versions their ptxas (and nvcc) accept.
+
+A toolkit's ptxas assembles PTX up to its own ISA version: CUDA 12.4 knows PTX ISA 8.4, and an
+instruction form the ISA introduced in 8.6 ("PTX ISA Notes" of each instruction) is an error
+there ("Not a name of any known instruction", "Unknown modifier", or "... requires PTX ISA .version
+8.6 or later"). The table is the PTX ISA manual's release history ("PTX ISA version" against
+"CUDA release"): from CUDA 11 on the minor numbers match (PTX ISA 7.x is CUDA 11.x, 8.0-8.5 are
+12.0-12.5), except that CUDA 12.6 kept PTX ISA 8.5 and 12.7-12.9 carry 8.6-8.8; CUDA 13.0 is
+PTX ISA 9.0. Versions are integers: PTX ISA 8.6 is ``86``; a CUDA version is ``(12, 4)``.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "DEFAULT_CUDA_VERSION",
+    "CudaVersion",
+    "cuda_for_ptx",
+    "format_cuda",
+    "format_ptx",
+    "parse_cuda_version",
+    "ptx_for_cuda",
+]
+
+CudaVersion = tuple[int, int]
+
+# (CUDA major, minor) -> the PTX ISA version (x10) its toolchain writes and accepts.
+_PTX_OF_CUDA: dict[CudaVersion, int] = {
+    (9, 0): 60, (9, 1): 61, (9, 2): 62,
+    (10, 0): 63, (10, 1): 64, (10, 2): 65,
+    **{(11, minor): 70 + minor for minor in range(9)},
+    **{(12, minor): 80 + minor for minor in range(6)},
+    (12, 6): 85, (12, 7): 86, (12, 8): 87, (12, 9): 88,
+    (13, 0): 90, (13, 1): 91,
+}
+
+# The toolkit whose ptxas ptxlint's verdicts were measured with, when nothing says otherwise
+# (`cuda-version`, or the toolkit `--verify` finds).
+DEFAULT_CUDA_VERSION: CudaVersion = (13, 0)
+
+_VERSION = re.compile(r"\s*(\d+)(?:\.(\d+))?(?:\.\d+)?\s*\Z")
+
+
+def parse_cuda_version(text: str | int | float) -> CudaVersion:
+    """``"12.4"``, ``"12.4.1"``, ``"12"`` (12.0), or the ``CUDA_VERSION`` number ``12040``."""
+    if isinstance(text, bool):
+        raise ValueError(f"expected a CUDA version like \"12.4\", got {text!r}")
+    if isinstance(text, int) and text >= 1000:
+        return (text // 1000, text % 1000 // 10)
+    m = _VERSION.match(str(text))
+    if m is None:
+        raise ValueError(f"expected a CUDA version like \"12.4\", got {text!r}")
+    major, minor = int(m.group(1)), int(m.group(2) or 0)
+    if major >= 1000 and m.group(2) is None:
+        return (major // 1000, major % 1000 // 10)
+    if not 9 <= major <= 99:
+        raise ValueError(f"expected a CUDA version like \"12.4\" (9.0 or newer), got {text!r}")
+    return (major, minor)
+
+
+def ptx_for_cuda(version: CudaVersion) -> int | None:
+    """The PTX ISA version the toolkit accepts, or ``None`` for a toolkit newer than the table
+    (it accepts at least everything the table knows)."""
+    known = _PTX_OF_CUDA.get(version)
+    if known is not None:
+        return known
+    older = [v for v in _PTX_OF_CUDA if v <= version]
+    if not older:
+        return _PTX_OF_CUDA[min(_PTX_OF_CUDA)]
+    if version > max(_PTX_OF_CUDA):
+        return None
+    return _PTX_OF_CUDA[max(older)]  # a minor release the table skips: its predecessor's
+
+
+def cuda_for_ptx(ptx: int) -> CudaVersion | None:
+    """The oldest toolkit that accepts PTX ISA ``ptx``, or ``None`` past the table."""
+    for version in sorted(_PTX_OF_CUDA):
+        if _PTX_OF_CUDA[version] >= ptx:
+            return version
+    return None
+
+
+def format_ptx(ptx: int) -> str:
+    return f"{ptx // 10}.{ptx % 10}"
+
+
+def format_cuda(version: CudaVersion) -> str:
+    return f"{version[0]}.{version[1]}"
