@@ -196,7 +196,9 @@ async function startServer(): Promise<void> {
     if (command.python) {
         const result = await probe(command.python);
         if (result.state !== 'ready') {
-            await offer(command, result, config);
+            // not awaited: a notification waits for the user, and starts queued behind it
+            // (a settings change, the Restart command) must not
+            void offer(command, result, config);
             return;
         }
         output.appendLine(`ptxlint ${result.version} in ${result.executable}`);
@@ -220,16 +222,15 @@ async function startServer(): Promise<void> {
         client = next;
     } catch (error) {
         output.appendLine(`The server did not start: ${String(error)}`);
-        const picked = await vscode.window.showErrorMessage(
-            `ptxlint: the server did not start (${command.command}).`,
-            'Show Output',
-            'Open Settings',
-        );
-        if (picked === 'Show Output') {
-            output.show();
-        } else if (picked === 'Open Settings') {
-            await vscode.commands.executeCommand('workbench.action.openSettings', 'ptxlint');
-        }
+        void vscode.window
+            .showErrorMessage(`ptxlint: the server did not start (${command.command}).`, 'Show Output', 'Open Settings')
+            .then((picked) => {
+                if (picked === 'Show Output') {
+                    output.show();
+                } else if (picked === 'Open Settings') {
+                    void vscode.commands.executeCommand('workbench.action.openSettings', 'ptxlint');
+                }
+            });
     }
 }
 
@@ -246,7 +247,11 @@ async function stopServer(): Promise<void> {
 }
 
 function restart(): Promise<void> {
-    queue = queue.then(stopServer).then(startServer);
+    // a failed start is logged, and the queue goes on: a later restart must still run
+    queue = queue
+        .then(stopServer)
+        .then(startServer)
+        .catch((error: unknown) => output.appendLine(`Starting the server failed: ${String(error)}`));
     return queue;
 }
 
