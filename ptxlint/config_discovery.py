@@ -43,6 +43,7 @@ from ptxlint.config import (
     parse_table,
 )
 from ptxlint.discover import compile_patterns, match_patterns
+from ptxlint.ptx.versions import version_options
 from ptxlint.rule import RuleContext
 
 
@@ -201,7 +202,8 @@ class ConfigResolver:
         settings = FileSettings(
             config=config,
             selector=RuleSelector(config, self.rules, preview_rules=self.preview_rules),
-            context=RuleContext(arch=arch, arch_suffix=suffix),
+            context=RuleContext(arch=arch, arch_suffix=suffix, options=version_options(
+                config.cuda_version, config.min_cuda_version, config.root)),
             sources=chain,
             force_exclude=config.force_exclude or self.force_exclude_flag,
         )

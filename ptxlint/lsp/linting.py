@@ -18,6 +18,7 @@ from ptxlint.engine import FileResult, instantiate, lint_source
 from ptxlint.fix import FixOutcome, fix_text
 from ptxlint.incremental import IncrementalLinter
 from ptxlint.model import Finding, SourceFile
+from ptxlint.ptx.versions import version_options
 from ptxlint.registry import load_rules, preview_ids
 from ptxlint.rule import Rule, RuleContext
 
@@ -115,7 +116,9 @@ class Linter:
                 arch, suffix = parse_arch(config.arch)
             except ValueError as exc:
                 self._tell(f"configuration error: {exc}")
-        return Setup(config, selector, RuleContext(arch=arch, arch_suffix=suffix))
+        options = version_options(config.cuda_version, config.min_cuda_version, config.root)
+        return Setup(config, selector, RuleContext(arch=arch, arch_suffix=suffix,
+                                                   options=options))
 
     def lint(self, path: str, text: str) -> FileResult:
         setup = self.setup(path)

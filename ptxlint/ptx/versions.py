@@ -11,16 +11,19 @@ PTX ISA 9.0. Versions are integers: PTX ISA 8.6 is ``86``; a CUDA version is ``(
 
 from __future__ import annotations
 
+import os
 import re
 
 __all__ = [
     "DEFAULT_CUDA_VERSION",
     "CudaVersion",
+    "cmake_min_cuda",
     "cuda_for_ptx",
     "format_cuda",
     "format_ptx",
     "parse_cuda_version",
     "ptx_for_cuda",
+    "version_options",
 ]
 
 CudaVersion = tuple[int, int]
@@ -87,3 +90,42 @@ def format_ptx(ptx: int) -> str:
 
 def format_cuda(version: CudaVersion) -> str:
     return f"{version[0]}.{version[1]}"
+
+
+# `find_package(CUDAToolkit 12.4 REQUIRED)`, `find_package(CUDAToolkit 11.8...12.9)`: the first
+# version is the oldest the project accepts.
+_FIND_PACKAGE = re.compile(r"\bfind_package\s*\(\s*CUDAToolkit\s+(\d+(?:\.\d+){0,2})[^)]*\)",
+                           re.IGNORECASE)
+
+
+def cmake_min_cuda(text: str) -> CudaVersion | None:
+    """The oldest CUDA toolkit a CMakeLists.txt asks for: the version of its
+    ``find_package(CUDAToolkit X)``, when exactly one version is named; ``None`` when none is or
+    several differ (which one a build takes is then the configuration's business)."""
+    text = re.sub(r"#[^\n]*", "", text)  # line comments
+    found = {parse_cuda_version(m.group(1)) for m in _FIND_PACKAGE.finditer(text)}
+    return found.pop() if len(found) == 1 else None
+
+
+def version_options(cuda_version: str | None, min_cuda_version: str | None,
+                    root: str) -> dict[str, object]:
+    """The rule options a run's versions give (``RuleContext.options``): ``cuda_version``
+    (``DEFAULT_CUDA_VERSION`` when not configured) and ``min_cuda_version`` (configured, else
+    from ``root``'s CMakeLists.txt, else absent), as ``(major, minor)``."""
+    options: dict[str, object] = {
+        "cuda_version": parse_cuda_version(cuda_version) if cuda_version
+        else DEFAULT_CUDA_VERSION,
+    }
+    oldest = parse_cuda_version(min_cuda_version) if min_cuda_version else None
+    if oldest is None:
+        try:
+            with open(os.path.join(root, "CMakeLists.txt"), encoding="utf-8",
+                      errors="replace") as handle:
+                oldest = cmake_min_cuda(handle.read(1 << 20))
+        except OSError:
+            oldest = None
+        if oldest is not None:
+            options["min_cuda_version_source"] = "CMakeLists.txt"
+    if oldest is not None:
+        options["min_cuda_version"] = oldest
+    return options
