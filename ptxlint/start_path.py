@@ -27,11 +27,45 @@ def _same_folder(a: str, b: str) -> bool:
         return False
 
 
+def _main_module(args: list[str]) -> str | None:
+    """The module of ``-m`` in an interpreter's options (``-I -m x``, ``-Im x``, ``-mx``,
+    ``-X importtime -m x``), None when it runs a script, ``-c`` or standard input."""
+    n = 0
+    while n < len(args):
+        arg = args[n]
+        if arg == "--" or not arg.startswith("-") or arg == "-":
+            return None
+        if arg.startswith("--"):  # --check-hash-based-pycs MODE; others take no value
+            n += 2 if arg == "--check-hash-based-pycs" else 1
+            continue
+        for k, flag in enumerate(arg[1:], start=1):
+            rest = arg[k + 1:]
+            if flag == "c":
+                return None
+            if flag == "m":
+                return rest or (args[n + 1] if n + 1 < len(args) else "")
+            if flag in "XW":  # takes a value: the rest of this word, or the next one
+                if not rest:
+                    n += 1
+                break
+        n += 1
+    return None
+
+
+def started_as_ptxlint(argv: list[str] | None = None) -> bool:
+    """Whether the interpreter's own command line is ``python [options] -m ptxlint[.sub]``
+    (``sys.orig_argv``): a host program run as ``python -m tool`` that imports ptxlint keeps
+    its ``sys.path``."""
+    args = list(getattr(sys, "orig_argv", []) if argv is None else argv)[1:]
+    module = _main_module(args)
+    return module is not None and (module == "ptxlint" or module.startswith("ptxlint."))
+
+
 def isolate() -> None:
     """Drop the working folder (the entry ``-m``/``-c`` added, and every empty or relative
     entry, which resolve against it) from ``sys.path``, and have child interpreters do the same.
     Kept when ptxlint itself was imported from it: then the checkout *is* ptxlint's source."""
-    os.environ.setdefault("PYTHONSAFEPATH", "1")
+    os.environ["PYTHONSAFEPATH"] = "1"  # an empty value would leave it off
     if sys.flags.isolated or getattr(sys.flags, "safe_path", False):
         return
     try:

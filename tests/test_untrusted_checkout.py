@@ -295,3 +295,41 @@ def test_the_actions_own_command_line_imports_nothing_from_the_checkout(hostile,
         outputs = dict(line.split("=", 1) for line in (tmp_path / "github_output").read_text()
                        .split())
         assert outputs == {"exit-code": "1", "sarif-written": "true"}
+
+
+# --------------------------------------------------------------------------- the language server
+
+
+@pytest.mark.parametrize("command", [
+    pytest.param(["-m", "ptxlint.lsp", "--help"], id="python-m-ptxlint.lsp"),
+    pytest.param(["-m", "ptxlint", "lsp", "--help"], id="python-m-ptxlint-lsp"),
+])
+def test_starting_the_language_server_imports_nothing_from_the_checkout(hostile, command):
+    checkout, markers, _ = hostile
+    done = _run([sys.executable, *command], checkout, _env(with_cuda=False))
+    assert done.returncode == 0, done.stderr
+    assert _left(markers) == []
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11),
+                    reason="PYTHONSAFEPATH needs 3.11; on 3.10 the README says to start it with -I")
+def test_language_server_workers_import_nothing_from_the_checkout(hostile):
+    """An editor starts the server in the workspace: its lint workers are spawned interpreters
+    (`python -c ...` in that folder), which import `multiprocessing` before anything else."""
+    pytest.importorskip("pygls")
+    from test_bad_inputs import RawClient
+
+    checkout, markers, _ = hostile
+    client = RawClient(checkout)
+    try:
+        client.initialize(checkout)
+        kernel = checkout / "kernel.cu"
+        client.open(kernel, kernel.read_text())
+        assert client.diagnostics(kernel, timeout=120)  # linted, by a worker
+        client.request(2, "shutdown")
+        client.send({"method": "exit"})
+        assert client.finish() == 0
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()
+    assert _left(markers) == []
