@@ -1,9 +1,13 @@
 """Where the project lives: the one place that names its repository and documentation URLs.
 
-SARIF's ``informationUri`` and every rule's ``helpUri`` point here, never at a file in the
-user's environment; ``docs/rules/<ID>.md`` is generated from the rules' own docs
-(``scripts/gen_rule_docs.py``) and a test keeps it in step, so every link resolves.
-pyproject.toml's ``[project.urls]`` names the same repository (a test checks that too).
+SARIF's ``informationUri`` names the repository; every rule's ``helpUri`` (SARIF, rdjson,
+``ptxlint rule --output-format json``) and the language server's ``codeDescription`` link point
+at the rule's page on the documentation site, never at a file in the user's environment. The
+site is built from ``docs/`` by mkdocs (``mkdocs.yml``; CI builds it and publishes it to GitHub
+Pages from main): ``docs/rules/<ID>.md``, generated from the rules' own docs
+(``scripts/gen_rule_docs.py``), becomes ``rules/<ID>/`` under ``DOCS_URL``, and a test builds
+the site and checks that every rule's link lands on a page. pyproject.toml's
+``[project.urls]`` names the same repository (a test checks that too).
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from __future__ import annotations
 REPOSITORY_URL = "https://github.com/ptxlint/ptxlint"
 DOCS_BRANCH = "main"
 RULE_DOCS_DIR = "docs/rules"
+# The documentation site's base URL, mkdocs.yml's site_url: GitHub Pages of the repository.
+DOCS_URL = "https://ptxlint.github.io/ptxlint/"
 
 
 def rule_doc_path(rule_id: str) -> str:
@@ -19,7 +25,8 @@ def rule_doc_path(rule_id: str) -> str:
 
 
 def rule_help_uri(rule_id: str) -> str:
-    return f"{REPOSITORY_URL}/blob/{DOCS_BRANCH}/{rule_doc_path(rule_id)}"
+    """The rule's page on the documentation site (mkdocs' directory URLs: ``rules/PTX101/``)."""
+    return f"{DOCS_URL}rules/{rule_id}/"
 
 
 def is_builtin(rule: type) -> bool:

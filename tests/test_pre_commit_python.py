@@ -4,11 +4,12 @@ and Python files that mention no asm API are never parsed (ptxlint's byte prefil
 The first tests run the hook's entry exactly as pre-commit does (the staged files that match
 ``files`` appended to ``entry``). The last runs pre-commit itself against this repository's
 committed HEAD (it builds the hook's virtualenv from the package index, about 40 s), when
-PTXLINT_TEST_PRECOMMIT=1 and pre-commit and git are installed; CI sets it.
+PTXLINT_TEST_PRECOMMIT=1 and pre-commit (the dev extra) and git are installed; CI sets it.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shlex
@@ -89,10 +90,10 @@ def test_python_files_without_an_asm_api_are_not_parsed(tmp_path, monkeypatch, c
 
 
 @pytest.mark.skipif(
-    os.environ.get("PTXLINT_TEST_PRECOMMIT") != "1" or shutil.which("pre-commit") is None
-    or shutil.which("git") is None,
-    reason="set PTXLINT_TEST_PRECOMMIT=1 with pre-commit and git on PATH: pre-commit builds the "
-    "hook's virtualenv from the package index (about 40 s)",
+    os.environ.get("PTXLINT_TEST_PRECOMMIT") != "1"
+    or importlib.util.find_spec("pre_commit") is None or shutil.which("git") is None,
+    reason="set PTXLINT_TEST_PRECOMMIT=1 with pre-commit (the dev extra) and git installed: "
+    "pre-commit builds the hook's virtualenv from the package index (about 40 s)",
 )
 def test_pre_commit_blocks_a_triton_defect_and_passes_its_clean_twin(tmp_path) -> None:
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
@@ -111,7 +112,8 @@ def test_pre_commit_blocks_a_triton_defect_and_passes_its_clean_twin(tmp_path) -
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
 
     def pre_commit(*files: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["pre-commit", "run", "--files", *files], cwd=repo, env=env,
+        return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--files", *files],
+                              cwd=repo, env=env,
                               capture_output=True, text=True, timeout=600)
 
     blocked = pre_commit("bad.py")

@@ -1,5 +1,7 @@
 """Links a report hands out resolve to this repository's docs: SARIF's informationUri and each
-rule's helpUri, ``ptxlint rule --all --output-format json``'s urls, rdjson's code urls."""
+rule's helpUri, ``ptxlint rule --all --output-format json``'s urls, rdjson's code urls. A rule's
+link is its page on the documentation site, built from docs/rules/<ID>.md (tests/test_docs_site.py
+builds the site and follows the links)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import sys
 from pathlib import Path
 
 from ptxlint.cli import main
-from ptxlint.project import REPOSITORY_URL, rule_help_uri
+from ptxlint.project import DOCS_URL, REPOSITORY_URL, rule_help_uri
 from ptxlint.registry import load_rules
 
 if sys.version_info >= (3, 11):
@@ -23,6 +25,11 @@ import gen_rule_docs  # noqa: E402
 
 
 def _local(url: str) -> Path:
+    """The Markdown source of a site or repository URL."""
+    if url.startswith(DOCS_URL):
+        page = url[len(DOCS_URL):]
+        assert page.endswith("/"), url  # mkdocs' directory URLs
+        return ROOT / "docs" / f"{page.rstrip('/')}.md"
     prefix = f"{REPOSITORY_URL}/blob/main/"
     assert url.startswith(prefix), url
     return ROOT / url[len(prefix):]

@@ -32,8 +32,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument(
         "--rule-docs-url",
         metavar="TEMPLATE",
-        help="link diagnostics to TEMPLATE with {id}/{name} replaced "
-        "(default: rule pages written to the user cache folder)",
+        help="link diagnostics to TEMPLATE with {id}/{name} replaced (default: the rule's "
+        "page on the documentation site; 'file': pages written to the user cache folder, "
+        "for offline use)",
     )
     parser.add_argument("--log-file", metavar="FILE", help="write the server's log to FILE")
     parser.add_argument(

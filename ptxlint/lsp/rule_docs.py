@@ -1,14 +1,15 @@
 """Where a diagnostic's ``codeDescription.href`` points, and the rule documentation itself.
 
-ptxlint has no public documentation site yet, so the link is configurable in one place:
-
 * ``PTXLINT_RULE_DOCS_URL`` in the server's environment, or the ``ruleDocsUrl``
   initialization option, is a URL template with ``{id}`` and ``{name}`` placeholders, e.g.
-  ``https://example.org/ptxlint/rules/{id}.html``;
-* by default the server writes each rule's page -- the same text ``ptxlint rule ID`` prints --
-  as Markdown to ``rules/<version>/<ID>.md`` in ptxlint's cache folder (``ptxlint.cache``;
-  ``PTXLINT_CACHE_DIR`` moves it) and links that ``file://``
-  URI, so the link works offline and always matches the installed rules.
+  ``https://example.org/ptxlint/rules/{id}.html``; the word ``file`` asks for the offline pages
+  below for every rule;
+* by default a built-in rule links to its page on the documentation site
+  (``ptxlint.project.rule_help_uri``, the link SARIF gives too);
+* a plugin's rule, which has no page there, links to a page the server writes -- the same text
+  ``ptxlint rule ID`` prints -- as Markdown to ``rules/<version>/<ID>.md`` in ptxlint's cache
+  folder (``ptxlint.cache``; ``PTXLINT_CACHE_DIR`` moves it), as a ``file://`` URI that works
+  offline and always matches the installed rule.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from pathlib import Path
 
 from ptxlint import __version__
 from ptxlint.cache import usable_root, write_quietly
+from ptxlint.project import is_builtin, rule_help_uri
 from ptxlint.rule import Rule
 
 ENV_VAR = "PTXLINT_RULE_DOCS_URL"
+OFFLINE = "file"  # the template value that asks for the written pages for every rule
 
 
 def render(rule: type[Rule]) -> str:
@@ -53,8 +56,10 @@ class RuleDocs:
         rule = self.rules.get(rule_id)
         if rule is None:
             return None
-        if self.url_template:
+        if self.url_template and self.url_template != OFFLINE:
             return self.url_template.replace("{id}", rule.id).replace("{name}", rule.name)
+        if self.url_template is None and is_builtin(rule):
+            return rule_help_uri(rule.id)
         if rule_id not in self._written:
             self._written[rule_id] = self._write_page(rule)
         return self._written[rule_id]
