@@ -168,3 +168,24 @@ def test_a_child_interpreter_started_by_ptxlint_ignores_its_working_folder(tmp_p
     subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path, env=env, check=True,
                    timeout=60)
     assert not marker.exists()
+
+
+def test_libclang_is_never_loaded_from_a_relative_folder(tmp_path):
+    import types
+
+    from ptxlint.tier2 import libclang_types
+
+    native = tmp_path / "clang" / "native"
+    native.mkdir(parents=True)
+
+    class Config:
+        loaded = False
+        library_file: str | None = None
+        library_path: str | None = "lib"  # LIBCLANG_LIBRARY_PATH=lib: ./lib/libclang.so
+
+    cindex = types.SimpleNamespace(Config=Config, __file__=str(tmp_path / "clang" / "cindex.py"))
+    libclang_types._pin_library(cindex)
+    assert Config.library_path == str(native)
+    Config.library_path = "/opt/llvm/lib"  # absolute: the user's choice, kept
+    libclang_types._pin_library(cindex)
+    assert Config.library_path == "/opt/llvm/lib"
