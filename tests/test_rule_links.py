@@ -46,9 +46,12 @@ def test_every_rule_has_its_page() -> None:
 def test_pyproject_names_the_same_repository() -> None:
     urls = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]
     assert urls["Repository"] == REPOSITORY_URL
+    assert urls["Documentation"] == DOCS_URL
     for url in urls.values():
         if url.startswith(REPOSITORY_URL + "/blob/"):
             assert _local(url).is_file(), url
+        if url.startswith(DOCS_URL) and url != DOCS_URL:
+            assert _local(url).is_file() or (_local(url).with_suffix("") / "README.md").is_file()
 
 
 def test_sarif_links_and_category(capsys, monkeypatch) -> None:
