@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from bisect import bisect_left, insort
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -70,25 +69,22 @@ def _order(fix: Fix) -> tuple[int, int, str]:
 def apply_edits(text: str, fixes: Sequence[Fix]) -> tuple[str, int]:
     """Apply every fix that does not overlap one already taken; returns the text and the count.
 
-    The taken edits never overlap one another (``_overlap``), so in (start, end) order their
-    ends never decrease: the one that may overlap a new edit is the last taken that starts
-    before the new one ends, found by a bisect, and two insertions at one point are found by
-    their point. Testing every taken edit, and rebuilding the text once per edit, made a file
-    of thousands of fixes quadratic."""
-    taken: list[tuple[int, int]] = []  # (start, end) of each taken edit, in order
-    points: set[int] = set()  # where taken insertions are
+    What is taken is marked per character (``_Taken``), so testing a new edit costs its own
+    length, whatever was taken before it, and the text is joined once: linear in the text and
+    the edits. Testing every taken edit, and rebuilding the text once per edit, made a file of
+    thousands of fixes quadratic; a sorted list of the taken edits still moved its tail on each
+    insert."""
+    taken = _Taken(len(text))
     chosen: list[Edit] = []
     applied = 0
     for fix in sorted(fixes, key=_order):
         edits = sorted(fix.edits, key=lambda e: (e.span.start, e.span.end))
-        if _self_overlap(edits) or any(_overlaps_taken(e, taken, points) for e in edits):
+        if any(e.span.end > len(text) for e in edits) or _self_overlap(edits):
             continue
-        if any(e.span.end > len(text) for e in edits):
+        if any(taken.overlaps(e.span.start, e.span.end) for e in edits):
             continue
         for e in edits:
-            insort(taken, (e.span.start, e.span.end))
-            if e.span.start == e.span.end:
-                points.add(e.span.start)
+            taken.take(e.span.start, e.span.end)
         chosen.extend(edits)
         applied += 1
     pieces: list[str] = []
@@ -102,13 +98,36 @@ def apply_edits(text: str, fixes: Sequence[Fix]) -> tuple[str, int]:
     return "".join(pieces), applied
 
 
-def _overlaps_taken(edit: Edit, taken: list[tuple[int, int]], points: set[int]) -> bool:
-    """``any(_overlap(edit, t) for t in taken)``, for taken edits that overlap no other."""
-    start, end = edit.span.start, edit.span.end
-    if start == end and start in points:
-        return True
-    before = bisect_left(taken, (end, -1))  # the taken edits starting before ``end``
-    return before > 0 and taken[before - 1][1] > start
+class _Taken:
+    """The taken edits of one text, which overlap no other (``_overlap``), marked per character:
+    ``covered`` under a replaced span, ``starts`` where one begins, ``points`` where an insertion
+    is. A new replacement overlaps when a character under it is covered or an insertion lies
+    strictly inside it; a new insertion when one is at its point already, or when the characters
+    on both sides of it are covered by one replacement (covered, and no replacement starts at
+    the point)."""
+
+    __slots__ = ("covered", "points", "starts")
+
+    def __init__(self, size: int) -> None:
+        self.covered = bytearray(size + 1)
+        self.starts = bytearray(size + 1)
+        self.points = bytearray(size + 1)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        if start == end:
+            return bool(
+                self.points[start]
+                or start > 0 and self.covered[start - 1] and self.covered[start]
+                and not self.starts[start]
+            )
+        return self.covered.find(1, start, end) >= 0 or self.points.find(1, start + 1, end) >= 0
+
+    def take(self, start: int, end: int) -> None:
+        if start == end:
+            self.points[start] = 1
+        else:
+            self.covered[start:end] = b"\x01" * (end - start)
+            self.starts[start] = 1
 
 
 def _overlap(a: Edit, b: Edit) -> bool:
@@ -121,14 +140,18 @@ def _self_overlap(edits: Sequence[Edit]) -> bool:
     return any(edits[i].span.end > edits[i + 1].span.start for i in range(len(edits) - 1))
 
 
-def fix_text(text: str, lint: Callable[[str], list[Finding]], unsafe: bool = False) -> FixOutcome:
+def fix_text(text: str, lint: Callable[[str], list[Finding]], unsafe: bool = False,
+             findings: list[Finding] | None = None) -> FixOutcome:
     """Fix ``text`` to a fixed point; ``lint`` lints a text and returns its findings.
+    ``findings``: what ``lint(text)`` gives, where the caller has it already (a lint of a
+    large file costs far more than the fixes).
 
     Each pass is a function of its text alone (no choice carried over from an earlier pass), and
     the run ends at a text whose pass applies nothing: a second run starts from that text, makes
     the same choice, and changes nothing. Text still changing after MAX_PASSES is not converged.
     """
-    findings = lint(text)
+    if findings is None:
+        findings = lint(text)
     applied = 0
     for done in range(MAX_PASSES + 1):
         new_text, count, new_findings = _one_pass(text, findings, lint, unsafe)

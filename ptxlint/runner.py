@@ -231,10 +231,17 @@ def _fix(
 
     # Tier-2 types belong to the file as saved: the fix passes work on new text, so they use
     # Tier 1 until the result is written and linted again.
-    def relint(text: str) -> list[Finding]:
-        return lint_source(SourceFile(source.path, text), rules, context, selector).findings
+    last: list[tuple[str, FileResult]] = []  # the latest relint: that of the fixed text
 
-    fixed = fix_text(source.text, relint, unsafe)
+    def relint(text: str) -> list[Finding]:
+        result = lint_source(SourceFile(source.path, text), rules, context, selector)
+        last[:] = [(text, result)]
+        return result.findings
+
+    # Without Tier 2 the file's own lint is what the first pass would lint again, and the last
+    # relint is the fixed text's: each of the two lints saved is a third of a --fix run.
+    first = outcome.findings if tier2 is None else None
+    fixed = fix_text(source.text, relint, unsafe, findings=first)
     if not fixed.converged:
         outcome.write_error = (f"not fixed: the fixes did not settle after {MAX_PASSES} passes "
                                "(a fix that re-creates its finding); please report this")
@@ -255,9 +262,11 @@ def _fix(
         outcome.write_error = f"could not write fixes: {exc.strerror or exc}"
         return outcome
     new_source = SourceFile(source.path, fixed.text)
-    new_outcome = _outcome(
-        source.path, new_source, lint_source(new_source, rules, context, selector)
-    )
+    if last and last[0][0] == fixed.text:
+        new_result = last[0][1]
+    else:
+        new_result = lint_source(new_source, rules, context, selector)
+    new_outcome = _outcome(source.path, new_source, new_result)
     new_outcome.fixed_rules = fixed_rules
     new_outcome.fixed = sum(fixed_rules.values())
     return new_outcome

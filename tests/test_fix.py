@@ -159,3 +159,45 @@ def test_apply_edits_is_its_definition_on_random_fixes() -> None:
                 edits.append(Edit(Span(a, b), rng.choice(["", "x", "yz"])))
             fixes.append(Fix(f"fix {k}", tuple(edits)))
         assert apply_edits(text, fixes) == _apply_by_definition(text, fixes), (text, fixes)
+
+
+def test_fix_lints_the_file_once_before_and_once_after_its_fixes(tmp_path, capsys,
+                                                                 monkeypatch) -> None:
+    """One pass of fixes that settles: the file's own lint is the first pass's, and the lint of
+    the fixed text is the one reported (a lint of a large file costs far more than its fixes:
+    two more lints doubled a --fix run)."""
+    import ptxlint.engine
+
+    real = ptxlint.engine.lint_source
+    texts: list[str] = []
+
+    def counting(source, *args, **kwargs):  # type: ignore[no-untyped-def]
+        texts.append(source.text)
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(ptxlint.engine, "lint_source", counting)
+    path = tmp_path / "k.cu"
+    path.write_text(BAD)
+    assert main(["check", str(path), "--fix", "--select", "PTX008", "--no-cache"]) == 0
+    fixed = path.read_text()
+    assert fixed != BAD
+    # before, after the fixes, and the second pass's check that nothing is left to apply reads
+    # the same findings: two lints in all
+    assert texts == [BAD, fixed]
+
+
+def test_apply_edits_marks_what_is_taken_at_each_character() -> None:
+    # an insertion inside a taken replacement waits; one at its either end does not
+    replace = Fix("r", (Edit(Span(2, 5), "R"),))
+    inside = Fix("i", (Edit(Span(3, 3), "I"),))
+    at_start = Fix("s", (Edit(Span(2, 2), "S"),))
+    at_end = Fix("e", (Edit(Span(5, 5), "E"),))
+    assert apply_edits("0123456", [replace, inside, at_start, at_end]) == ("01SRE56", 3)
+    # a replacement over a taken insertion waits; two replacements that touch both apply
+    point = Fix("p", (Edit(Span(1, 1), "P"),))
+    over = Fix("o", (Edit(Span(0, 2), "O"),))
+    touching = Fix("t", (Edit(Span(2, 4), "T"),))
+    assert apply_edits("0123456", [point, over]) == ("O23456", 1)  # ``over`` starts first
+    assert apply_edits("0123456", [point, Fix("o", (Edit(Span(1, 3), "O"),))]) == ("0PO3456", 2)
+    assert apply_edits("0123456", [Fix("o", (Edit(Span(0, 3), "O"),)), point]) == ("O3456", 1)
+    assert apply_edits("0123456", [over, touching]) == ("OT456", 2)
