@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Protocol
 
 from ptxlint import collector, rule_memo, suppress
 from ptxlint.cxx_facts import FileFacts
-from ptxlint.dedupe import dedupe
 from ptxlint.expansion_findings import Placer, common_to_all_branches
 from ptxlint.extract import ExtractionResult, extract
 from ptxlint.fix import fix_applies
@@ -337,8 +336,9 @@ def finish(
 ) -> None:
     """The file's findings from every rule's own outcome per statement (``raw[i][k]``: rule
     ``active[k]`` on ``result.statements[i]``): placed once across expansions and ``#if``
-    branches, suppressed, given their configured severity and fixability, deduplicated and
-    sorted. Linear in the findings; an incremental re-lint replays it over kept outcomes."""
+    branches, suppressed, given their configured severity and fixability, and sorted (one
+    defect, one finding: the rules leave a defect's echoes to its root, ptxlint.analysis.roots).
+    Linear in the findings; an incremental re-lint replays it over kept outcomes."""
     table = suppress.parse(source)
     placer = Placer()
     for statement, outcomes in zip(result.statements, raw, strict=True):
@@ -366,7 +366,6 @@ def finish(
                     finding = dataclasses.replace(finding, fix=None)  # an unterminated statement
                 result.findings.append(finding)
     result.findings = common_to_all_branches(result.findings, placer, result.statements)
-    result.findings = dedupe(result.findings)
     _check_suppressions(result, source, table, active, selector)
     result.findings.sort(key=lambda f: (f.span.start, f.rule))
 

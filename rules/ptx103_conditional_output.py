@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.cxx_facts import facts_for
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.effects import written_operands
-from ptxlint.ptx.flow import analyze
 from ptxlint.rule import Rule, RuleContext
 
 from ._optimizer import make_read_write
@@ -76,7 +76,7 @@ variable's current value in, which is what the template relies on; nothing else 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         if statement.opaque_sections:
             return
-        analysis = analyze(statement.ptx, statement.template.text)
+        analysis = analysis_of(statement).flow
         if analysis is None:
             return
         for operand in statement.outputs:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, PercentToken, Severity, Span
-from ptxlint.ptx.flow import analyze
 from ptxlint.rule import Rule, RuleContext
 
 
@@ -22,7 +22,9 @@ class OutputNotWritten(Rule):
 ## What it does
 Flags an output operand that no instruction of the template writes: it is only read (as a
 source, an address, a predicate guard). An output the template never references at all is
-PTX009's finding (one cause, one finding). A `+` (read-write) operand
+PTX009's finding, and a write-only (`=`) output read before any write is PTX106's (the read
+gets an undefined value; `ptxlint.analysis` names that root): one cause, one finding. A `+`
+(read-write) operand
 that is only read is reported as one that *could be an input*.
 
 What counts as a write is the destination of an instruction, per `ptxlint/ptx/effects.py`:
@@ -43,7 +45,7 @@ the statement's real data flow; as an input it says what it is.
 
 ## Example
 ```cuda
-asm volatile("st.global.u32 [%1], %0;" : "=r"(v) : "l"(p));   // v is stored, never written
+asm volatile("st.global.u32 [%1], %0;" : "+r"(v) : "l"(p));   // v is stored, never written
 ```
 
 ## Use instead
@@ -55,12 +57,16 @@ asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         if statement.opaque_sections or not statement.extended or not statement.ptx.instructions:
             return
-        analysis = analyze(statement.ptx, statement.template.text)
+        facts = analysis_of(statement)
+        analysis = facts.flow
         if analysis is None:
             return
         unwritten = [
             o for o in statement.outputs
             if not o.constraint.opaque and o.index not in analysis.writes
+            # the roots: an undefined read (PTX106), an operand nvcc rejects (PTX002, PTX005)
+            and facts.undefined_read(o.index) is None
+            and facts.operand_root(o.index) is None
         ]
         if not unwritten:
             return  # most statements: the template writes every output

@@ -8,7 +8,6 @@ from ptxlint.analysis.operand_access import reads_of, register_operand, writes_o
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.cxx_facts import facts_for
 from ptxlint.model import AsmStatement, Finding, Operand, Severity
-from ptxlint.ptx.flow import analyze
 from ptxlint.rule import Rule, RuleContext
 
 from ._dataflow import input_to_output
@@ -128,5 +127,5 @@ def _modifier(statement: AsmStatement, operand: Operand) -> str:
     """``=`` when the template never reads the operand and always writes it, else ``+``."""
     if reads_of(statement, operand.index):
         return "+"
-    analysis = analyze(statement.ptx, statement.template.text)
+    analysis = analysis_of(statement).flow
     return "=" if analysis is not None and operand.index in analysis.definite else "+"

@@ -5,10 +5,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from ptxlint.analysis.operand_access import reads_of, register_operand
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
-from ptxlint.ptx.flow import analyze
 from ptxlint.rule import Rule, RuleContext
 
 from ._optimizer import make_read_write
@@ -73,50 +71,29 @@ the real fix is to the template, which ptxlint cannot know.
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         facts = analysis_of(statement)
-        if statement.opaque_sections or not statement.extended or facts.rocm_guarded:
-            return
-        analysis = None
         for operand in statement.outputs:
-            modifiers = operand.constraint.modifiers
-            if not register_operand(operand) or "=" not in modifiers or "+" in modifiers:
+            read = facts.undefined_read(operand.index)
+            if read is None:
                 continue
-            if facts.tied_input(operand.index) is not None:
-                # an input tied to it ("0", "=f,0") brings the value in: the read is intended
-                # (PTX002 reports the tie where nvcc rejects it)
-                continue
-            if facts.operand_root(operand.index) is not None:
-                continue  # the operand itself is the defect (PTX005)
-            for read in reads_of(statement, operand.index):
-                if analysis is None:
-                    analysis = analyze(statement.ptx, statement.template.text)
-                    if analysis is None:
-                        return
-                predicate = read.instruction.predicate
-                guard = None
-                if predicate is not None and predicate.register is not read.operand:
-                    guard = (predicate.register.text, predicate.negated)
-                if analysis.written_before(read.position, operand.index, guard):
-                    continue
-                span = self.template_span(statement, read.operand.start, read.operand.end)
-                if statement.syntax == "llvm":
-                    # LLVM constraint strings have no '+': an input tied to the output
-                    # ("=f,0") is how a value comes in
-                    yield self.finding(
-                        statement, span,
-                        f"output ${operand.index} ('{operand.constraint.text}') is read by "
-                        f"'{read.instruction.mnemonic}' before the template writes it: the read "
-                        "gets an undefined value; tie an input carrying the value to it "
-                        f"('{operand.index}', as in \"=f,{operand.index}\") or read the input "
-                        "you meant",
-                    )
-                    break
-                fix = make_read_write(statement, operand.index)
+            span = self.template_span(statement, read.operand.start, read.operand.end)
+            if statement.syntax == "llvm":
+                # LLVM constraint strings have no '+': an input tied to the output
+                # ("=f,0") is how a value comes in
                 yield self.finding(
                     statement, span,
-                    f"output %{operand.index} ('{operand.constraint.text}') is read by "
-                    f"'{read.instruction.mnemonic}' before the template writes it: '=' tells "
-                    "the compiler its old value is dead, so the read gets an undefined value; "
-                    "declare it '+' (or read the input you meant)",
-                    fix=dataclasses.replace(fix, safe=False) if fix is not None else None,
+                    f"output ${operand.index} ('{operand.constraint.text}') is read by "
+                    f"'{read.instruction.mnemonic}' before the template writes it: the read "
+                    "gets an undefined value; tie an input carrying the value to it "
+                    f"('{operand.index}', as in \"=f,{operand.index}\") or read the input "
+                    "you meant",
                 )
-                break
+                continue
+            fix = make_read_write(statement, operand.index)
+            yield self.finding(
+                statement, span,
+                f"output %{operand.index} ('{operand.constraint.text}') is read by "
+                f"'{read.instruction.mnemonic}' before the template writes it: '=' tells "
+                "the compiler its old value is dead, so the read gets an undefined value; "
+                "declare it '+' (or read the input you meant)",
+                fix=dataclasses.replace(fix, safe=False) if fix is not None else None,
+            )

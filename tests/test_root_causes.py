@@ -36,6 +36,12 @@ STACKS = [
         id="tied-input-never-named",
     ),
     pytest.param(
+        "PTX106", "PTX104",
+        '  asm volatile("st.global.u32 [%1], %0;" : "=r"(r) : "l"(p) : "memory");\n',
+        '  asm volatile("st.global.u32 [%1], %0;" : "+r"(r) : "l"(p) : "memory");\n',
+        id="swapped-operands-read-an-output-never-written",
+    ),
+    pytest.param(
         "PTX002", "PTX207",
         '  asm volatile("ld.global.u32 %0, %1;" : "=r"(r) : "m"(*p));\n',
         '  asm volatile("ld.global.u32 %0, %1;" : "=r"(r) : "l"(p));\n',
@@ -125,3 +131,26 @@ def test_a_tie_clang_accepts_still_silences_the_read() -> None:
     )
     found = [f.rule for f in lint_text(text, path="__clang_cuda_intrinsics.h")]
     assert "PTX106" not in found and "PTX009" not in found
+
+
+SWAPPED = (
+    "__device__ void f(unsigned *p, unsigned &v) {\n"
+    '  asm volatile("st.global.u32 [%1], %0;" : "=r"(v) : "l"(p) : "memory");\n'
+    "}\n"
+)
+
+
+def test_an_undefined_read_is_the_root_whatever_is_selected_or_suppressed() -> None:
+    assert [f.rule for f in lint_text(SWAPPED, select=("PTX104",))] == []
+    text = SWAPPED.replace('"memory");', '"memory");  // ptxlint: ignore[PTX106]')
+    assert "PTX104" not in {f.rule for f in lint_text(text)}
+
+
+def test_a_write_under_a_predicate_is_only_a_conditional_output() -> None:
+    # %0 is read under @p only after it is written under @p: no undefined read, and it is written
+    text = (
+        "__device__ void f(int x, int &r) {\n"
+        '  asm("{ .reg .pred p; setp.gt.s32 p, %1, 0; @p mov.s32 %0, 1; }" : "=r"(r) : "r"(x));\n'
+        "}\n"
+    )
+    assert [f.rule for f in lint_text(text, select=("PTX103", "PTX104", "PTX106"))] == ["PTX103"]

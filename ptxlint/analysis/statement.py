@@ -13,9 +13,11 @@ from functools import cached_property
 from ptxlint import file_memos
 from ptxlint.analysis import guards as _guards
 from ptxlint.analysis import roots as _roots
+from ptxlint.analysis.operand_access import Access, reads_of, register_operand
 from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RootCause
 from ptxlint.file_traits import excluded_targets
 from ptxlint.model import AsmStatement, PercentToken, PtxInstruction
+from ptxlint.ptx.flow import WriteAnalysis, analyze
 from ptxlint.ptx.judge import Verdict, judge
 from ptxlint.ptx.targets import (
     Target,
@@ -34,6 +36,7 @@ class StatementAnalysis:
     def __init__(self, statement: AsmStatement) -> None:
         self.statement = statement
         self._verdicts: dict[tuple[int, bool], tuple[PtxInstruction, Verdict]] = {}
+        self._undefined_reads: dict[int, Access | None] = {}
 
     # ------------------------------------------------------------------ guards and targets
 
@@ -200,6 +203,59 @@ class StatementAnalysis:
     def instruction_unknown(self, instruction: PtxInstruction) -> bool:
         """No PTX form spells ``instruction`` (PTX204): what it does is unknown."""
         return _roots.unknown_spelling(instruction)
+
+
+    # ------------------------------------------------------------------ value flow in the template
+
+    @cached_property
+    def flow(self) -> WriteAnalysis | None:
+        """Which operands the template has written on every path to each instruction
+        (:mod:`ptxlint.ptx.flow`); ``None`` where the template cannot be followed."""
+        return analyze(self.statement.ptx, self.statement.template.text)
+
+    def undefined_read(self, index: int) -> Access | None:
+        """The first read of write-only (``=``) register output ``index`` that no write of the
+        template precedes on every path: it reads an undefined value (PTX106's finding, and the
+        root of PTX104's "never written" for the same output). ``None`` where the output is
+        tied to an input (its value comes in), is itself the defect (:meth:`operand_root`), or
+        the template cannot be followed."""
+        if index in self._undefined_reads:
+            return self._undefined_reads[index]
+        found = self._find_undefined_read(index)
+        self._undefined_reads[index] = found
+        return found
+
+    def _find_undefined_read(self, index: int) -> Access | None:
+        statement = self.statement
+        if (
+            statement.opaque_sections
+            or not statement.extended
+            or index >= len(statement.operands)
+            or self.rocm_guarded
+        ):
+            return None
+        operand = statement.operands[index]
+        modifiers = operand.constraint.modifiers
+        if (
+            operand.role != "output"
+            or not register_operand(operand)
+            or "=" not in modifiers
+            or "+" in modifiers
+            or self.tied_input(index) is not None
+            or self.operand_root(index) is not None
+        ):
+            return None
+        for read in reads_of(statement, index):
+            flow = self.flow
+            if flow is None:
+                return None
+            predicate = read.instruction.predicate
+            guard = None
+            if predicate is not None and predicate.register is not read.operand:
+                guard = (predicate.register.text, predicate.negated)
+            if not flow.written_before(read.position, index, guard):
+                return read
+        return None
 
 
 # The analyses of the current file's statements, by identity (the statement is held, so its
