@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ptxlint import __version__, cli_help, dataclass_code, regex_code
+from ptxlint import __version__, cli_help
 from ptxlint.lsp import build_parser as build_lsp_parser
 from ptxlint.verify import cli as verify_cli
 
@@ -354,18 +354,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ptxlint: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     args = parser.parse_args(implicit)
-    # The program's own process only: a host calling main(argv) keeps its dataclasses as is.
-    kept_code = None
     if argv is None:
         from ptxlint import start_path
-        from ptxlint.cache import usable_root
 
         start_path.isolate()  # child interpreters never import from the working folder
-
-        folder = usable_root()
-        kept_code = str(folder) if folder is not None else None
-        dataclass_code.install(kept_code)
-        regex_code.install(kept_code)
     try:
         return _dispatch(parser, args, argv)
     except _user_errors() as exc:  # evaluated only when something was raised
@@ -388,9 +380,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("ptxlint: run again with --verbose for the traceback, and please report it",
                   file=sys.stderr)
         return EXIT_ERROR
-    finally:
-        dataclass_code.save(kept_code)
-        regex_code.save(kept_code)
 
 
 # The main parser's own options; anything else before the command belongs to `check`.
