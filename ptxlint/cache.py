@@ -13,8 +13,6 @@ folder (``platformdirs``: ``~/.cache/ptxlint`` on Linux, ``~/Library/Caches/ptxl
 - ``tests/``: the test suite's nvcc/ptxas oracle (``tests/toolchain_cache.py``),
 - ``entry-points-*.json``: the rule plugins' entry points, one file per Python environment
   (``ptxlint.registry``),
-- ``dataclass-code-*.marshal``: the compiled methods of ptxlint's dataclasses, one file per
-  interpreter (``ptxlint.dataclass_code``),
 - ``rules/``: rule pages the language server links to (``ptxlint.lsp.rule_docs``).
 
 A result entry is keyed, as in ruff, by everything the result depends on: the file's bytes (a
