@@ -69,9 +69,11 @@ A pointer passed with `r` as the address of a `.shared` access is wrapped in
 `static_cast<unsigned>(__cvta_generic_to_shared(...))`; this is safe when every use of the
 operand is a shared-memory address. Otherwise, where exactly one letter fits the type, the
 letter is replaced (`r` -> `l` for a 64-bit value). That is safe only when every instruction that
-names the operand already works on the new width (`mov.u64`, a generic address); when the
-template uses it in, say, a `.u32` instruction, the new letter changes what the template means
-and the fix is marked unsafe. No fix is offered for types no letter fits (`char`, `__half`).
+names the operand already works on the new width (`mov.u64`, a generic address) and type; when
+the template uses it in an instruction of that width but another type (`"f"` in `mov.b32`), the
+fix is marked unsafe; when an instruction works on another width (`mov.b32` on a 64-bit value),
+no letter fixes it (ptxas would reject the new register) and none is offered. No fix is offered
+for types no letter fits (`char`, `__half`).
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
@@ -130,7 +132,7 @@ and the fix is marked unsafe. No fix is offered for types no letter fits (`char`
                 f"{operand.role} {statement.ref_prefix}{operand.index} holds {ctype.spelling} "
                 f"({bits} bits) but '{c.letters}' makes a {width}-bit register: {what} "
                 "(Triton 3.6.0: wrong results, or ptxas's 'Arguments mismatch')"
-                + (f"; use '{right}'" if right else ""),
+                + _llvm_advice(statement, operand, right, bits),
             )
 
     def _per_instantiation(
@@ -176,11 +178,29 @@ def _fix(statement: AsmStatement, operand: Operand, ctype: CType, letter: str) -
     new_letter = letter_for(ctype)
     if new_letter is None or new_letter == letter:
         return None
+    if any(not _same_width(u, new_letter) for u in seen):
+        # `mov.b32 %0, %0` with "+h": the new register is the value's width, not the
+        # instruction's, and ptxas rejects it ("Arguments mismatch"); the template must change
+        return None
     edit = _letter_edit(statement, operand, letter, new_letter)
     if edit is None:
         return None
     safe = not holes and bool(seen) and all(_fits(u, new_letter) for u in seen)
     return Fix(f"Use constraint letter '{new_letter}'", (edit,), safe=safe)
+
+
+_LETTER_BITS = {"h": 16, "r": 32, "l": 64, "q": 128, "f": 32, "d": 64}
+
+
+def _same_width(use: Use, letter: str) -> bool:
+    """Whether ptxas takes a register of ``letter`` where ``use`` names it: an address wants
+    32 or 64 bits; a value, a register of a width the instruction spells (ptxas takes an .f32
+    register in ``mov.b32`` and a .b32 one in ``add.f32``, never a .b16 one in ``mov.b32``)."""
+    bits = _LETTER_BITS.get(letter)
+    if use.in_address:
+        return bits in (32, 64)
+    widths = {_type_bits(t) for t in value_types(use.instruction)}
+    return not widths or bits in widths
 
 
 def _fits(use: Use, letter: str) -> bool:
@@ -202,6 +222,37 @@ def _letter_edit(statement: AsmStatement, operand: Operand, old: str, new: str) 
         return None  # a macro, a prefix, an escape or several pieces: do not guess
     at = c.span.start + 1 + c.text.rfind(old)
     return Edit(Span(at, at + 1), new)
+
+
+def _llvm_advice(statement: AsmStatement, operand: Operand, letter: str, bits: int) -> str:
+    """"; use 'l'" where the new letter is all it takes; where an instruction of the template
+    works on another width (``mov.b32`` on a 64-bit value), the letter alone would only trade
+    the mismatch for ptxas's "Arguments mismatch": say that the instruction must change too."""
+    if not letter:
+        return ""
+    narrow = []
+    for use in uses(statement, operand.index):
+        if use.in_address:
+            if bits != 64:
+                narrow.append(use.instruction.mnemonic)
+            continue
+        widths = {_type_bits(t) for t in value_types(use.instruction)}
+        if widths and bits not in widths:
+            narrow.append(use.instruction.mnemonic)
+    if narrow:
+        spelled = "', '".join(dict.fromkeys(narrow))
+        other = ("give the call the instruction's type (dtype=)" if operand.role == "output"
+                 else "convert the value to the instruction's type (.to()) before the call")
+        return (f"; '{spelled}' works on another width, so '{letter}' alone would not do: "
+                f"use '{letter}' with a {bits}-bit instruction, or {other}")
+    return f"; use '{letter}'"
+
+
+def _type_bits(ptx_type: str) -> int:
+    """``f16x2`` -> 32, ``u64`` -> 64."""
+    digits = "".join(ch for ch in ptx_type.split("x")[0] if ch.isdigit())
+    lanes = int(ptx_type.split("x")[1]) if "x" in ptx_type else 1
+    return int(digits or 0) * lanes
 
 
 # The register width LLVM's NVPTX backend gives each constraint letter.

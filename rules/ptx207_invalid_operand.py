@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
+from ptxlint.model import AsmStatement, Finding, Fix, PtxInstruction, PtxOperand, Severity
 from ptxlint.ptx.grammar import c_operand_issue, judged
 from ptxlint.ptx.instructions import is_opcode
 from ptxlint.rule import Rule, RuleContext
@@ -114,7 +114,47 @@ asm volatile("cp.async.wait_group 2;");
                 continue
             if analysis.template_root(issue.start, issue.end) is not None:
                 return  # the operand or its %N is the defect (PTX002, PTX005, PTX007)
+            message, fix = issue.message, self._ca_fix(statement, instruction, issue.start)
+            if fix is not None:
+                message += ("; .cg copies 16 bytes only, '.ca' copies 4, 8 or 16 (and also "
+                            "caches the line in L1)")
             yield self.finding(
-                statement, self.template_span(statement, issue.start, issue.end), issue.message
+                statement, self.template_span(statement, issue.start, issue.end), message, fix
             )
             return
+
+    def _ca_fix(
+        self, statement: AsmStatement, instruction: PtxInstruction, start: int
+    ) -> Fix | None:
+        """For a 4- or 8-byte ``cp.async.cg``: the same copy as ``cp.async.ca``, which takes
+        those sizes (PTX ISA, cp.async: cp-size is 16 for .cg; 4, 8 or 16 for .ca). Unsafe: .ca
+        also caches in L1, so what the copy costs and which cache holds the line change;
+        widening the copy to 16 bytes instead would read 12 bytes past a 4-byte source, and
+        misaligned addresses fault."""
+        if instruction.opcode != "cp" or instruction.modifiers[:2] != ("async", "cg"):
+            return None
+        operands = instruction.operands
+        if len(operands) < 3 or operands[2].start != start or _value(statement, operands[2]) \
+                not in (4, 8):
+            return None
+        mnemonic = statement.template.text[instruction.opcode_start:instruction.opcode_end]
+        at = mnemonic.find(".cg")
+        if at < 0:
+            return None
+        begin = instruction.opcode_start + at
+        edit = self.template_edit(statement, begin, begin + 3, ".ca")
+        if edit is None:
+            return None
+        return Fix("Copy with cp.async.ca, which takes 4 and 8 bytes (also caches in L1)",
+                   (edit,), safe=False)
+
+
+def _value(statement: AsmStatement, operand: PtxOperand) -> int | None:
+    text = operand.text.strip()
+    if operand.kind == "ref" and operand.ref is not None and operand.ref < len(
+            statement.operands):
+        text = statement.operands[operand.ref].expression.strip().strip("()").strip()
+    try:
+        return int(text.rstrip("uUlL"), 0)
+    except ValueError:
+        return None
