@@ -36,6 +36,9 @@ examples:
   ptxlint check --config 'fail-on="error"' --config arch=sm_90a src
   ptxlint check --show-settings src/k.cu         which configuration applies, and how
   ptxlint check --add-noqa src                   suppress every current finding in place
+  ptxlint check src --per-file-ignores 'tests/**:PTX101'   and not PTX101 under tests/
+  ptxlint check src --preview                    also the rules still in preview
+  ptxlint check src --output-format full         source context and each fix's lines
   ptxlint check --verify --arch sm_90a src       confirm findings with nvcc/ptxas
 
 {EXIT_CODES}"""
