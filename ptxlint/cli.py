@@ -535,10 +535,18 @@ def _tier2(args: argparse.Namespace, config: Config) -> Tier2Settings:
         return Tier2Settings()
     from ptxlint.tier2 import compile_db
 
+    # -p BUILD_DIR (clang-tidy's spelling) names the build folder for everything that reads
+    # compile flags: libclang's types here, --verify's compiles (verify/cli.py)
+    build_dir = getattr(args, "build_dir", None)
     try:
-        found = compile_db.locate(args.compile_commands, config.root)
+        found = compile_db.locate(args.compile_commands or build_dir, config.root)
+        if args.compile_commands and build_dir:
+            other = compile_db.locate(build_dir)
+            if other is not None and found is not None and other.resolve() != found.resolve():
+                raise UsageError(f"-p {build_dir} and --compile-commands "
+                                 f"{args.compile_commands} name different compile databases")
     except compile_db.CompileDbError as exc:
-        raise UsageError(str(exc)) from exc
+        raise UsageError(f"-p/--compile-commands: {exc}") from exc
     clang_args: tuple[str, ...] = ()
     if args.clang_args:
         from ptxlint.tier2 import flags  # with its tables: only when asked for

@@ -31,7 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--cuda-flags", metavar="FLAGS", default=None,
                        help="extra nvcc flags for whole-file compiles, e.g. \"-I include -DX=1\"")
     group.add_argument("-p", "--build-dir", metavar="DIR", default=None,
-                       help="folder with compile_commands.json: per-file flags for compiles")
+                       help="the build folder, with compile_commands.json (as clang-tidy's -p): "
+                            "per-file flags for libclang's operand types and for --verify's "
+                            "compiles")
     group.add_argument("--verify-jobs", type=int, metavar="N", default=None,
                        help="parallel compiles (default: CPU count)")
     group.add_argument("--verify-timeout", type=_seconds, metavar="SECONDS", default=None,
@@ -75,7 +77,8 @@ def options_from_args(args: argparse.Namespace, arch: str | None,
         jobs=args.verify_jobs,
         use_cache=not args.no_verify_cache,
         cuda_flags=split(args.cuda_flags),
-        build_dir=args.build_dir,
+        # -p, else --compile-commands: the same database for the types and the compiles
+        build_dir=args.build_dir or getattr(args, "compile_commands", None),
         timeout=getattr(args, "verify_timeout", None),
         linted=tuple(getattr(args, "paths", None) or ()),
     )
