@@ -10,8 +10,9 @@ import argparse
 import dataclasses
 import sys
 import time
-from collections import Counter
 from typing import TYPE_CHECKING
+
+from ptxlint.report import verdict_note
 
 if TYPE_CHECKING:  # the verifier, the toolchain and the report load when used
     from ptxlint.config import Config
@@ -127,23 +128,9 @@ def run_verification(args: argparse.Namespace, result: RunResult, config: Config
 # --------------------------------------------------------------------------- text output
 
 
-def verdict_line(result: RunResult, finding: object) -> str | None:
-    verdict = result.verifications.get(id(finding))
-    if verdict is None:
-        return None
-    tool = f" by {verdict.tool}" if verdict.tool else ""
-    arch = f" for {verdict.arch}" if verdict.arch else ""
-    return f"  verify: {verdict.status}{tool}{arch}: {verdict.evidence}"
-
-
-def summary(result: RunResult) -> str:
-    from ptxlint.verify.verdict import STATUSES
-
-    counts = Counter(v.status for v in result.verifications.values())
-    parts = ", ".join(f"{counts[s]} {s}" for s in STATUSES)
-    # the lint's own summary line reports the lint's time; this one reports verification's
-    took = f" in {result.verify_seconds:.2f}s" if result.verify_seconds is not None else ""
-    return f"Verification: {parts}{took}."
+# the wording lives with the report formats, which all show it
+verdict_line = verdict_note.verdict_line
+summary = verdict_note.summary
 
 
 def render_text(result: RunResult, style: text_format.Style | None = None,
@@ -164,10 +151,8 @@ def render_text(result: RunResult, style: text_format.Style | None = None,
             parts.append(line)
         parts.append("")
     if not quiet:
-        from ptxlint.report.verdict_note import summary_lines
-
         parts.append(text_format.summary(result, show_info))
-        parts.extend(summary_lines(result))
+        parts.extend(verdict_note.summary_lines(result))
     return "\n".join(parts).rstrip("\n") + "\n" if parts else ""
 
 
