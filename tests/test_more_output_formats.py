@@ -150,6 +150,7 @@ def test_azure_carries_the_verdict_and_read_errors() -> None:
     lines = azure_format.render(result).splitlines()
     assert agent_parse(lines[0])[1] == {"type": "error", "sourcepath": "gone.cu"}
     assert agent_parse(lines[1])[2].endswith("(verify: refuted by nvcc 13.0 for sm_90: kept; fine)")
+    assert lines[-1].startswith("Verification: 0 confirmed, 1 refuted")
 
 
 # --------------------------------------------------------------------------- grouped and full

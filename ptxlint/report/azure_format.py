@@ -15,7 +15,7 @@ from ptxlint.report.github_format import display_path
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.text_format import summary
-from ptxlint.report.verdict_note import with_verdict
+from ptxlint.report.verdict_note import summary_lines, with_verdict
 
 ISSUE_TYPES = {Severity.ERROR: "error", Severity.WARNING: "warning"}
 # '%' first, so the '%' of the other escapes is not escaped again; the agent decodes %AZP25
@@ -61,4 +61,5 @@ def render(result: RunResult) -> str:
         lines.append(logissue(issue_type, _message(finding, result), sourcepath=path,
                               linenumber=r.line, columnnumber=r.column, code=finding.rule))
     lines.append(summary(result))
+    lines.extend(summary_lines(result))
     return "\n".join(lines) + "\n"

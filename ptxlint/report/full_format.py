@@ -26,7 +26,7 @@ from ptxlint.report.names import printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.text_format import SNIPPET_WIDTH, _window, shown, summary
-from ptxlint.report.verdict_note import verdict_text
+from ptxlint.report.verdict_note import summary_lines, verdict_text
 
 CONTEXT = 2  # lines shown before and after the finding's lines
 MAX_SPAN_LINES = 8  # a longer span shows its first and last lines only
@@ -131,8 +131,5 @@ def render(result: RunResult, *, quiet: bool = False, show_info: bool = True) ->
         parts.append("")
     if not quiet:
         parts.append(summary(result, show_info))
-        if result.verifications:
-            from ptxlint.verify.cli import summary as verify_summary
-
-            parts.append(verify_summary(result))
+        parts.extend(summary_lines(result))
     return "\n".join(parts).rstrip("\n") + "\n" if parts else ""

@@ -17,7 +17,7 @@ from ptxlint.report.names import printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.text_format import shown, summary
-from ptxlint.report.verdict_note import verdict_text
+from ptxlint.report.verdict_note import summary_lines, verdict_text
 
 
 def render(result: RunResult, *, quiet: bool = False, show_info: bool = True) -> str:
@@ -42,8 +42,5 @@ def render(result: RunResult, *, quiet: bool = False, show_info: bool = True) ->
         parts.append("")
     if not quiet:
         parts.append(summary(result, show_info))
-        if result.verifications:
-            from ptxlint.verify.cli import summary as verify_summary
-
-            parts.append(verify_summary(result))
+        parts.extend(summary_lines(result))
     return "\n".join(parts).rstrip("\n") + "\n" if parts else ""
