@@ -55,9 +55,22 @@ def main_lsp(argv: Sequence[str] | None = None) -> int:
 def run_from_args(args: argparse.Namespace, whole_process: bool = False) -> int:
     """Serve until ``exit``; ``whole_process``: the process is this command's own (not a host
     that called ``main(argv)``), and ends within ``EXIT_GRACE_S`` of the server's end."""
+    import importlib.util
+
+    service = None
+    if importlib.util.find_spec("pygls") is not None:
+        # The first lint worker starts before this process imports pygls and the engine: a
+        # fresh interpreter's imports and rules are most of the wait for the first diagnostics,
+        # and they now overlap this process's own.
+        from ptxlint.lsp.worker import LintService
+
+        service = LintService()
+        service.start()
     try:
         from ptxlint.lsp.server import Options, build_server
     except ImportError as exc:
+        if service is not None:
+            service.close()
         print(
             f"ptxlint: error: the language server needs pygls ({exc}); "
             "install it with: pip install 'ptxlint[lsp]'",
@@ -78,7 +91,7 @@ def run_from_args(args: argparse.Namespace, whole_process: bool = False) -> int:
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
     options = Options(debounce_s=max(0, args.debounce_ms) / 1000, rule_docs_url=args.rule_docs_url)
-    server = build_server(options)
+    server = build_server(options, service)
     server.start_io()
     code = server.exit_code  # 1 for `exit` without `shutdown`, as the LSP asks
     if whole_process:

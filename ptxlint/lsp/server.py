@@ -173,7 +173,7 @@ class _Protocol(LanguageServerProtocol):
 
 
 class PtxlintServer(LanguageServer):
-    def __init__(self, options: Options | None = None) -> None:
+    def __init__(self, options: Options | None = None, service: LintService | None = None) -> None:
         super().__init__(
             "ptxlint",
             __version__,
@@ -187,7 +187,9 @@ class PtxlintServer(LanguageServer):
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ptxlint-lint")
         self._loop: asyncio.AbstractEventLoop | None = None
-        self.service = LintService(self.options.lint_deadline_s)
+        # a service may come started (its first worker loading since the process began)
+        self.service = service or LintService(self.options.lint_deadline_s)
+        self.service.deadline_s = self.options.lint_deadline_s
         self.exit_code = 1  # LSP: 0 only when `shutdown` came before the end
 
     # ------------------------------------------------------------------ transport
@@ -413,8 +415,9 @@ def _problem_result(path: str, message: str, severity: Severity) -> FileResult:
     return result
 
 
-def build_server(options: Options | None = None) -> PtxlintServer:
-    server = PtxlintServer(options)
+def build_server(options: Options | None = None, service: LintService | None = None
+                 ) -> PtxlintServer:
+    server = PtxlintServer(options, service)
 
     @server.feature(lsp.INITIALIZE)
     async def initialize(params: lsp.InitializeParams) -> None:

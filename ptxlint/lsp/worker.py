@@ -24,14 +24,18 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ptxlint import orphan_guard
-from ptxlint.engine import FileResult
-from ptxlint.fix import FixOutcome
-from ptxlint.incremental import changed_range
-from ptxlint.lsp.linting import Linter
-from ptxlint.model import AsmStatement, PtxInstruction, SourceFile
+
+# Only the standard library at import: the server imports this module, and starts the first
+# worker, before it imports pygls or any of the engine (``ptxlint.lsp.run_from_args``). The
+# worker, a fresh interpreter, imports the engine in its first call (``_warm``).
+if TYPE_CHECKING:
+    from ptxlint.engine import FileResult
+    from ptxlint.fix import FixOutcome
+    from ptxlint.lsp.linting import Linter
+    from ptxlint.model import PtxInstruction
 
 DEFAULT_DEADLINE_S = 20.0
 STARTUP_S = 120.0  # a worker's imports on a loaded machine
@@ -48,6 +52,8 @@ _STATE: dict[str, Any] = {
 def _linter(generation: int) -> Linter:
     linter = _STATE["linter"]
     if linter is None:
+        from ptxlint.lsp.linting import Linter
+
         linter = Linter(report=_STATE["problems"].append)
         _STATE["linter"] = linter
     if generation != _STATE["generation"]:  # a configuration file changed since
@@ -65,6 +71,8 @@ def _reply_result(result: FileResult) -> FileResult:
     """The result as the server needs it: the findings, their statements without the text
     (the server has it), no statements list. Statements and the text were most of the
     pickled reply, several pipe buffers for a large file."""
+    from ptxlint.model import AsmStatement, SourceFile
+
     light = SourceFile(result.path, "")
     bare: dict[int, AsmStatement] = {}
     findings = []
@@ -312,6 +320,8 @@ class LintService:
         self._sent[(slot, path)] = (number, text)
         if previous is None or len(text) < 4096:
             return (number, text)
+        from ptxlint.incremental import changed_range  # a keystroke in a large file
+
         edit = changed_range(previous[1], text)
         return (previous[0], number, edit.start, edit.old_end, text[edit.start : edit.new_end])
 
