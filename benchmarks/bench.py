@@ -3,6 +3,7 @@
     python benchmarks/bench.py [--cuda PATH] [--cutlass PATH] [--flashinfer PATH] [TREE ...]
                                [--only-given] [--cores N] [--repeat N] [--jobs N]
                                [--slowest N] [--table] [--skip-per-file] [--skip-cache]
+                               [--skip-fix]
 
 ``--cores N`` pins this process (and so every ptxlint it starts, whose default ``--jobs`` is
 the cores it may use) to N cores with ``os.sched_setaffinity``: on a 16-core machine
@@ -28,8 +29,9 @@ the .tar.gz or unpacked, checked against the issue's goal of 60 s and 1 GB on 2 
 
 and once: ``ptxlint check`` on one small file and ``ptxlint --version`` against
 ``python -c pass`` (best of ``--repeat``), with the floor under the first: importing only the
-standard-library and third-party modules that check loads. Nothing is asserted: the numbers
-are printed.
+standard-library and third-party modules that check loads; and ``check --fix`` on one file of
+1,000 and of 16,000 fixes, with the growth exponent (``--skip-fix`` leaves it out). Nothing is
+asserted: the numbers are printed.
 """
 
 from __future__ import annotations
@@ -367,7 +369,7 @@ def report_startup(repeat: int) -> None:
         with open(small, "w", encoding="utf-8") as handle:
             handle.write(SMALL)
         env = environment(os.path.join(folder, "cache"))
-        # the first run writes the rule index and the dataclasses' compiled code (dataclass_code)
+        # the first run writes the rule plugins' index (ptxlint.registry)
         first = timed(ptxlint_command("check", small, "--no-cache"), env)
         python = best([sys.executable, "-c", "pass"], env, repeat)
         bare = best([sys.executable, "-S", "-c", "pass"], env, repeat)
@@ -398,6 +400,77 @@ def report_startup(repeat: int) -> None:
     print(row("its dependencies' imports", floor))
 
 
+# One fix per statement (a generic pointer where 'ld.shared' wants a shared address: PTX301
+# wraps it in __cvta_generic_to_shared), in one function.
+def fixes_file(n: int) -> str:
+    declarations = "".join(f"  unsigned v{i};\n" for i in range(n))
+    body = "".join(
+        f'  asm("ld.shared.u32 %0, [%1];" : "=r"(v{i}) : "l"(p + {i}));\n' for i in range(n)
+    )
+    return f"__device__ void f(unsigned* p) {{\n{declarations}{body}}}\n"
+
+
+FIX_SIZES = (1_000, 16_000)
+
+
+def _growth(small: float, large: float) -> float:
+    """The exponent k of t = c * n^k between the two sizes: 1 linear, 2 quadratic."""
+    import math
+
+    return math.log(large / small) / math.log(FIX_SIZES[1] / FIX_SIZES[0])
+
+
+def _fix_engine_seconds(text: str, repeat: int) -> tuple[int, float]:
+    """The fixes ``--fix`` would apply to ``text`` and the CPU seconds of applying them
+    (``apply_edits``, best of ``repeat``), the lint untimed."""
+    from ptxlint.fix import apply_edits, select_fixes
+
+    rules = instantiate(load_rules().rules)
+    findings = lint_source(SourceFile("fixes.cu", text), rules, RuleContext()).findings
+    fixes = select_fixes(findings, unsafe=False)
+    seconds = []
+    for _ in range(repeat):
+        with collector.paused():
+            started = time.process_time()
+            apply_edits(text, fixes)
+            seconds.append(time.process_time() - started)
+    return len(fixes), min(seconds)
+
+
+def report_fix(repeat: int) -> None:
+    """``ptxlint check --fix`` on one file of 1,000 and of 16,000 fixes, the plain check of the
+    same files beside it (what the lints cost), and the fix engine alone; each with its growth
+    exponent between the two sizes. CPU time: on a busy machine the wall time says little."""
+    rows: dict[str, list[float]] = {"check": [], "check --fix": [], "apply_edits": []}
+    counts = []
+    with tempfile.TemporaryDirectory() as folder:
+        env = environment(os.path.join(folder, "cache"))
+        for n in FIX_SIZES:
+            text = fixes_file(n)
+            path = os.path.join(folder, f"fixes{n}.cu")
+            runs: dict[str, list[float]] = {"check": [], "check --fix": []}
+            for _ in range(repeat):
+                for label, extra in (("check", ()), ("check --fix", ("--fix",))):
+                    with open(path, "w", encoding="utf-8") as handle:
+                        handle.write(text)  # --fix rewrote it
+                    command = ptxlint_command(
+                        "check", path, "--no-cache", "--quiet", "--fail-on", "never", *extra
+                    )
+                    runs[label].append(timed(command, env).cpu)
+            for label, values in runs.items():
+                rows[label].append(min(values))
+            count, engine = _fix_engine_seconds(text, repeat)
+            counts.append(count)
+            rows["apply_edits"].append(engine)
+    print(f"\n== --fix on one file (best of {repeat}; CPU seconds; fixes offered: "
+          f"{counts[0]:,} and {counts[1]:,})")
+    for label, (small, large) in rows.items():
+        print(
+            f"   {label:<28}: {small:8.3f} s at {FIX_SIZES[0]:,}, {large:8.3f} s at "
+            f"{FIX_SIZES[1]:,}  growth {_growth(small, large):.2f} (1 = linear)"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trees", nargs="*", help="more trees to measure")
@@ -410,6 +483,7 @@ def main() -> int:
     parser.add_argument("--skip-per-file", action="store_true", help="no per-file table")
     parser.add_argument("--skip-cache", action="store_true", help="no result-cache runs")
     parser.add_argument("--table", action="store_true", help="list every asm file's ratio")
+    parser.add_argument("--skip-fix", action="store_true", help="no --fix row")
     parser.add_argument("--cores", type=int, help="pin the benchmark to this many cores")
     parser.add_argument(
         "--only-given", action="store_true", help="leave out the default CUDA and CUTLASS trees"
@@ -437,6 +511,8 @@ def main() -> int:
             tree = unpack(args.flashinfer, unpacked)
             trees.append(("flashinfer-python sdist", tree, FLASHINFER_GOALS))
         report_startup(max(args.repeat, 5))
+        if not args.skip_fix:
+            report_fix(args.repeat)
         for label, tree, goals in trees:
             report_tree(label, tree, args, goals)
     return 0
