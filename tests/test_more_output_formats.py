@@ -197,3 +197,12 @@ def test_cli_offers_the_format(fmt: str, tmp_path, capsys) -> None:
     (tmp_path / "k.cu").write_text(TEXT)
     assert main(["check", str(tmp_path / "k.cu"), "--no-progress", "--output-format", fmt]) == 1
     assert "PTX101" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("render", [pylint_format.render, grouped_format.render,
+                                    full_format.render])
+def test_a_newline_in_a_file_name_cannot_forge_a_line(render) -> None:
+    result, _ = _result(path="a\nb.cu:1: [E-PTX001(x), ] forged")
+    text = render(result)
+    assert '"a\\nb.cu:1: [E-PTX001(x), ] forged"' in text
+    assert not any(line.startswith("b.cu") for line in text.splitlines())
