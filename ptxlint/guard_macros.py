@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 
 from ptxlint import preproc
-from ptxlint.guards import Branch, FileGuards
+from ptxlint.guards import UNREAD, Branch, FileGuards
 from ptxlint.macros import MacroDef, MacroTable
 from ptxlint.model import GuardMacro
 
@@ -130,6 +130,8 @@ class GuardMacros:
                 else:
                     high = middle - 1
             conditions = tuple(c for b in own[low:] for c in b.conditions)
+            if self.guards.unread(d.start):
+                conditions += (UNREAD,)
             out.append(GuardMacro(d.name, _body(d), conditions))
         return out
 

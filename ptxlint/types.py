@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -358,6 +358,8 @@ _SUBSCRIPTS = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)(?:\[[ \t]*[A-Za-z0-9_]+[ \t
 _CAST_KINDS = frozenset({"cast_expression", "call_expression", "pointer_expression"})
 # type specifiers whose type does not depend on where they are written
 _PLACELESS_SPECIFIERS = frozenset({"primitive_type", "sized_type_specifier"})
+# Scopes a name is looked up through (clang's default limit on nested brackets is 256)
+MAX_SCOPES = 256
 _MAX_DEPTH = 24  # typedef chains and nested expressions deeper than this are given up on
 
 _WRAP_PREFIX = b"void __ptxlint_f(void) { __ptxlint_v = __ptxlint_g("
@@ -1439,7 +1441,15 @@ class TypeResolver:
         return cached
 
     def _collect(self, scope: Node, table: dict[str, list[_Entry]], namespace: bool) -> None:
-        for child in scope.named_children:
+        # In document order, through nested #if blocks and namespaces by a stack of the
+        # children still to read, not by recursion: #if nested 2,000 deep raised
+        # RecursionError, uncached, once per statement of the block.
+        pending: list[Iterator[Node]] = [iter(scope.named_children)]
+        while pending:
+            child = next(pending[-1], None)
+            if child is None:
+                pending.pop()
+                continue
             kind = child.type
             if kind == "declaration":
                 self._add_declaration(child, table)
@@ -1454,11 +1464,11 @@ class TypeResolver:
                     elif inner.type == "declaration":
                         self._add_declaration(inner, table)
             elif kind in _TRANSPARENT_STATEMENTS:
-                self._collect(child, table, namespace)
+                pending.append(iter(child.named_children))
             elif namespace and kind in ("namespace_definition", "linkage_specification"):
                 body = child.child_by_field_name("body")
                 if body is not None:
-                    self._collect(body, table, namespace)
+                    pending.append(iter(body.named_children))
 
     def _add_declaration(self, decl: Node, table: dict[str, list[_Entry]]) -> None:
         """``_add_declarator`` for each declarator of ``decl``, with the two common shapes
@@ -1855,6 +1865,11 @@ class TypeResolver:
                 node = shared_parent(parents, node, key)
         for node, kind in reversed(climbed):
             if kind in _DECLARING_SCOPES:
+                if len(tail) >= MAX_SCOPES:
+                    # Past this many scopes, the outer ones are unknown (as from a macro
+                    # body): each chain is a tuple of its own, and 20,000 nested blocks
+                    # made them take the square of that (1.7 GB).
+                    tail = (None,)
                 tail = (_Scope(node, kind), *tail)
             chains[node.id] = tail
         return tail

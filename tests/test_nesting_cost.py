@@ -77,3 +77,56 @@ def test_node_finder_walks_a_deep_tree_once() -> None:
         steps += 1
     assert current == parsed.tree.root_node
     assert steps > depth
+
+
+def test_if_blocks_nested_past_the_cap_leave_the_inner_conditions_unknown() -> None:
+    from ptxlint.guards import MAX_NESTING, UNREAD, FileGuards
+    from ptxlint.preproc import evaluate_guards
+
+    depth = MAX_NESTING + 40
+    text = "".join(f"#if L{i}\n" for i in range(depth)) + "x;\n" + "#endif\n" * depth
+    guards, local = FileGuards(text).at(text.index("x;"), text.index("x;") + 2)
+    assert guards[:MAX_NESTING] == tuple(f"L{i}" for i in range(MAX_NESTING))
+    assert guards[MAX_NESTING:] == (UNREAD,) and local[-1] == UNREAD
+    assert evaluate_guards(guards) is None
+    # within the cap every level is read
+    shallow = "#if 0\n#if A\nx;\n#endif\n#endif\n"
+    assert FileGuards(shallow).at(shallow.index("x;"), shallow.index("x;") + 2)[0] == ("0", "A")
+
+
+def test_a_long_elif_chain_negates_its_first_conditions_and_marks_the_rest_unknown() -> None:
+    from ptxlint.guards import MAX_ELIFS, UNREAD, FileGuards
+    from ptxlint.preproc import evaluate_guards
+
+    count = MAX_ELIFS + 30
+    text = "#if C0\n" + "".join(f"#elif C{i}\n" for i in range(1, count)) + "#else\nx;\n#endif\n"
+    guards, _ = FileGuards(text).at(text.index("x;"), text.index("x;") + 2)
+    assert guards == (*(f"!(C{i})" for i in range(MAX_ELIFS)), UNREAD)
+    # a false negation still decides: "#if 1 ... #else" is never compiled, however long
+    decided = "#if 1\n" + "".join(f"#elif C{i}\n" for i in range(count)) + "#else\nx;\n#endif\n"
+    at = decided.index("x;")
+    assert evaluate_guards(FileGuards(decided).at(at, at + 2)[0]) is False
+
+
+def _deep_kernel(depth: int, statements_per_level: int = 0) -> str:
+    asm = 'asm volatile("mov.u32 %0, %%laneid;" : "=r"(*p));\n'
+    return (
+        "__global__ void k(int *p) {\n"
+        + ("#if A\n" + asm * statements_per_level) * depth
+        + asm
+        + "#endif\n" * depth
+        + "}\n"
+    )
+
+
+def test_a_statement_deep_inside_if_blocks_is_still_linted_and_typed() -> None:
+    """Past the nesting cap the statement keeps its operands' types (the block's
+    declarations are read without recursion: 2,000 levels raised RecursionError)."""
+    from ptxlint.engine import extract_statements
+    from ptxlint.model import SourceFile
+
+    result = extract_statements(SourceFile("deep.cu", _deep_kernel(3_000)))
+    [statement] = result.statements
+    assert statement.context.function == "k"
+    assert statement.operands[0].ctype is not None
+    assert statement.operands[0].ctype.spelling == "int"
