@@ -505,6 +505,7 @@ def _settings(args: argparse.Namespace) -> FileSettings:
         isolated=args.isolated,
         force_exclude_flag=bool(args.force_exclude),
         preview_rules=preview_ids(rule_classes),
+        fallback_cuda_version=_verify_cuda_version(args),
     )
     stdin_name = args.stdin_filename if stdin_input.STDIN in args.paths else None
     settings = resolver.for_paths([stdin_name] if stdin_name else args.paths)
@@ -829,6 +830,19 @@ def cmd_stats(args: argparse.Namespace) -> int:
     for path, reason in result.errors:
         print(f"ptxlint: error: {printable_name(path)}: {reason}", file=sys.stderr)
     return EXIT_ERROR if result.errors or result.internal_errors else EXIT_OK
+
+
+def _verify_cuda_version(args: argparse.Namespace) -> str | None:
+    """With --verify, the toolkit of the ptxas it will run: the cuda-version the verdicts are
+    for unless the configuration names one."""
+    if not getattr(args, "verify", False):
+        return None
+    from ptxlint.verify.toolchain import discover
+
+    found = discover(getattr(args, "nvcc", None), getattr(args, "ptxas", None),
+                     tuple(getattr(args, "paths", None) or ()))
+    version = found.ptxas.version if found.ptxas and found.ptxas.version else found.version
+    return version or None
 
 
 def _print_undescribed() -> None:

@@ -147,6 +147,8 @@ class ConfigResolver:
     isolated: bool = False
     force_exclude_flag: bool = False
     preview_rules: frozenset[str] = frozenset()  # ids of the rules that run only in preview
+    # the toolkit --verify runs: cuda-version where neither the file nor the command line says
+    fallback_cuda_version: str | None = None
     _folders: dict[str, str | None] = field(default_factory=dict, repr=False)
     _settings: dict[str | None, FileSettings] = field(default_factory=dict, repr=False)
 
@@ -193,6 +195,8 @@ class ConfigResolver:
         if source is None:
             config = replace(config, source=None)  # anchored at the working directory
         config = merge_cli(config, **self.cli)
+        if config.cuda_version is None and self.fallback_cuda_version:
+            config = merge_cli(config, cuda_version=self.fallback_cuda_version)
         arch, suffix = (None, "")
         if config.arch:
             try:

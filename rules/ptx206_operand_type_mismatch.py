@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Operand, PtxInstruction, PtxOperand, Severity
 from ptxlint.ptx.address_values import is_shared_offset
-from ptxlint.ptx.grammar import judged
+from ptxlint.ptx.grammar import judged, toolkit_accepts
 from ptxlint.ptx.instructions import (
     REGISTER_CLASSES,
     TypeInfo,
@@ -62,6 +62,10 @@ A `.shared`, `.local`, `.const` or `.param` address is a 32-bit window offset an
 `r`. The state space itself (a shared-window offset where a generic address is read) is
 PTX301's; a pointer or 64-bit value in `"r"` is PTX004's: PTX206 stays silent on both.
 
+Where ptxas versions disagree the verdict is `cuda-version`'s (13.0 unless configured or found
+by `--verify`), and the message names the version: ptxas 13.1 takes a 32-bit register for the
+size of `st.bulk`, 13.0 does not.
+
 One defect, one finding (`ptxlint.analysis.roots`): silent where the `%N` is an asm operand
 whose constraint nvcc rejects (PTX002), whose type is no scalar (PTX005), or carries a GCC
 modifier (PTX007: `%H1` of an `l` operand is not the 64-bit register).
@@ -95,7 +99,8 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
             if judged(instruction.opcode, instruction.modifiers):
                 if typed is None:
                     typed = _floats_typed(statement, context)
-                yield from self._grammar_findings(statement, instruction, typed)
+                yield from self._grammar_findings(statement, instruction, typed,
+                                                  context.options.get("cuda_version"))
                 continue
             if unknown_modifier(instruction.opcode, instruction.modifiers) is not None:
                 continue  # PTX204's business; the types are anyone's guess
@@ -121,13 +126,14 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
                         yield finding
 
     def _grammar_findings(
-        self, statement: AsmStatement, instruction: PtxInstruction, typed: bool
+        self, statement: AsmStatement, instruction: PtxInstruction, typed: bool,
+        cuda_version: object = None,
     ) -> Iterator[Finding]:
         analysis = analysis_of(statement)
         verdict = analysis.verdict(instruction, typed)
         for issue in verdict.issues:
-            if issue.kind != "type":
-                continue
+            if issue.kind != "type" or toolkit_accepts(issue, cuda_version):
+                continue  # (a newer ptxas than the configured one's verdict: not this one's)
             if analysis.template_root(issue.start, issue.end) is not None:
                 continue  # the operand or its %N is the defect (PTX002, PTX005, PTX007)
             message = issue.message

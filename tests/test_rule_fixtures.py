@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from ptxlint.model import SourceFile
+from ptxlint.ptx.versions import version_options
 from ptxlint.registry import load_rules
-from ptxlint.rule import validate_rule_class
+from ptxlint.rule import RuleContext, validate_rule_class
 from tests.conftest import FIXTURES, lint_text
 
 RULES_DIR = os.path.join(FIXTURES, "rules")
@@ -28,6 +29,19 @@ def _fixtures(kind: str) -> list[str]:
     return sorted(os.path.basename(p) for p in glob.glob(f"{RULES_DIR}/PTX*_{kind}.*"))
 
 
+# A fixture may name the CUDA versions it is linted under, as the configuration would:
+# `// min-cuda-version: 12.4` (PTX403).
+_VERSIONS = re.compile(r"^//\s*(min-cuda-version|cuda-version):\s*(\S+)", re.M)
+
+
+def _context(text: str) -> RuleContext:
+    found = dict(_VERSIONS.findall(text))
+    if not found:
+        return RuleContext()
+    return RuleContext(options=version_options(found.get("cuda-version"),
+                                               found.get("min-cuda-version"), RULES_DIR))
+
+
 def _expected(text: str, rule_id: str) -> set[int]:
     lines = set()
     for number, line in enumerate(text.splitlines(), 1):
@@ -42,7 +56,8 @@ def test_bad_fixture_is_flagged_on_marked_lines(name: str) -> None:
     rule_id = name.split("_")[0]
     path = os.path.join(RULES_DIR, name)
     text = Path(path).read_text(encoding="utf-8")
-    findings = [f for f in lint_text(text, path, select=(rule_id,)) if f.rule == rule_id]
+    findings = [f for f in lint_text(text, path, select=(rule_id,), context=_context(text))
+                if f.rule == rule_id]
     source = SourceFile(path, text)
     got = {source.line_col(f.span.start).line for f in findings}
     assert got == _expected(text, rule_id), [f.message for f in findings]
@@ -53,7 +68,8 @@ def test_clean_fixture_is_silent(name: str) -> None:
     rule_id = name.split("_")[0]
     path = os.path.join(RULES_DIR, name)
     text = Path(path).read_text(encoding="utf-8")
-    findings = [f for f in lint_text(text, path, select=(rule_id,)) if f.rule == rule_id]
+    findings = [f for f in lint_text(text, path, select=(rule_id,), context=_context(text))
+                if f.rule == rule_id]
     assert findings == [], [f.message for f in findings]
 
 

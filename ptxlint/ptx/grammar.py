@@ -29,6 +29,7 @@ Form notation (one string per form)::
   everything after it) optional.
 
 Form-level keys after ``;``: ``sm=90a`` (the target the whole form needs), ``ptx=80``,
+``toolkit=13.1`` (ptxas from CUDA 13.1 on takes the form, older ones do not),
 ``undocumented`` (ptxas accepts it, the ISA does not say so: at most a warning),
 ``strict`` (operand types by exact size, even in ld/st/cvt: st.async), ``lax_vectors`` (a
 vector where the form has a scalar abstains: ptxas's st.async reads some), ``positional`` (ptxas
@@ -55,6 +56,7 @@ from ptxlint.model import PtxInstruction, PtxOperand
 
 __all__ = [
     "Need",
+    "toolkit_accepts",
     "Form",
     "OperandSpec",
     "OperandClass",
@@ -266,6 +268,9 @@ class Form:
     strict: bool = False
     # ptxas reads a vector in a scalar operand's place by rules not written down: abstain
     lax_vectors: bool = False
+    # the first CUDA toolkit whose ptxas takes this form (``toolkit=13.1``): older ones reject
+    # it, so for them an instruction only this form admits is an error that names the version
+    toolkit: tuple[int, int] | None = None
 
     @property
     def required_operands(self) -> int:
@@ -408,6 +413,7 @@ def compile_form(spec: str) -> Form:
     undocumented = ordered = positional = strict = lax_vectors = False
     head = 0
     rejected = ""
+    toolkit: tuple[int, int] | None = None
     for key in keys.replace(";", " ").split():
         name, _, value = key.partition("=")
         if name == "sm":
@@ -432,6 +438,9 @@ def compile_form(spec: str) -> Form:
             lax_vectors = True
         elif name == "rejected":
             rejected = REJECTED[value]
+        elif name == "toolkit":
+            major, _, minor = value.partition(".")
+            toolkit = (int(major), int(minor or 0))
         elif name == "head":
             head = int(value)
             if any(slot.optional or len(slot.values) != 1 for slot in slots[:head]):
@@ -439,7 +448,7 @@ def compile_form(spec: str) -> Form:
         else:
             raise ValueError(f"bad key {key!r} in {spec!r}")
     return Form(opcode, tuple(slots), tuple(operands), need, undocumented, spec, ordered, head,
-                rejected, positional, strict, lax_vectors)
+                rejected, positional, strict, lax_vectors, toolkit)
 
 
 # ----------------------------------------------------------------------------- the model
@@ -616,6 +625,9 @@ class Issue:
     start: int  # template offsets
     end: int
     severity: str = "error"  # "error" | "warning"
+    # the CUDA toolkit (major, minor) whose ptxas and newer accept the instruction all the same:
+    # an error only for older ones (the rules compare it with cuda-version)
+    toolkit: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -832,6 +844,9 @@ def check(
     relaxed = relaxed_types if relaxed_types is not None else instruction.opcode in _RELAXED
     # the closest form: fewest errors, then one whose operand count fits
     best: tuple[tuple[int, bool], list[Issue], _Match] | None = None
+    gated = [m for m in exact if m.form.toolkit is not None]
+    if gated:  # the forms every toolkit takes first: a newer one's is the fallback
+        exact = tuple(m for m in exact if m.form.toolkit is None)
     for m in exact:
         issues, abstain = _check_operands(instruction, m, resolve, relaxed and not m.form.strict)
         if m.form.rejected and not abstain and not any(i.severity == "error" for i in issues):
@@ -847,7 +862,20 @@ def check(
         rank = (len(errors), not m.form.required_operands <= count <= len(m.form.operands))
         if best is None or rank < best[0]:
             best = (rank, issues, m)
-    assert best is not None
+    for m in gated:
+        issues, abstain = _check_operands(instruction, m, resolve, relaxed and not m.form.strict)
+        if abstain or any(i.severity == "error" for i in issues) or best is None:
+            continue
+        # what the older toolkits say, marked as theirs: cuda-version decides
+        assert m.form.toolkit is not None
+        newer = f"{m.form.toolkit[0]}.{m.form.toolkit[1]}"
+        marked = tuple(Issue(i.kind, f"{i.message} (ptxas before {newer}; {newer} and newer "
+                             "accept it)",
+                             i.start, i.end, i.severity, m.form.toolkit)
+                       for i in best[1])
+        return Verdict("error", marked, m.form, m.need, _written(m.form))
+    if best is None:
+        return ABSTAIN  # only a newer toolkit's forms spell it, and they do not fit either
     return Verdict("error", tuple(best[1]), best[2].form, best[2].need, _written(best[2].form))
 
 
@@ -1357,6 +1385,13 @@ def _written_by_spelling(
     if len(written) == 1:
         return True, written.pop()
     return False, None
+
+
+def toolkit_accepts(issue: Issue, cuda_version: object) -> bool:
+    """Whether the toolkit ``cuda_version`` (``(major, minor)``, a rule option) accepts what
+    ``issue`` reports: its ptxas is one of the newer ones the issue names."""
+    return (issue.toolkit is not None and isinstance(cuda_version, tuple)
+            and cuda_version >= issue.toolkit)
 
 
 def issues_of(verdict: Verdict, kinds: Iterable[str]) -> list[Issue]:

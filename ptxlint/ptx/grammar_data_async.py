@@ -350,6 +350,8 @@ _add("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release"
 # ----------------------------------------------------------------------------- bulk stores
 # (ISA st.bulk, PTX 8.6, sm_100; CCCL st_bulk.h: the size a .b64, the initial value 0.)
 _add("st.bulk{.weak}{.shared::cta} [A], ai:u64:0..16777216%8, i:0; sm=100")
+# a 32-bit size register: ptxas 13.1 takes it, 13.0 does not ("Arguments mismatch")
+_add("st.bulk{.weak}{.shared::cta} [A], r:b32!, i:0; sm=100; toolkit=13.1")
 
 # ----------------------------------------------------------------------------- async stores
 # (ISA red.async, PTX 8.1, sm_90; CCCL red_async.h): a remote reduction into another CTA's

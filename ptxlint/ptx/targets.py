@@ -31,6 +31,7 @@ __all__ = [
     "lowest_target",
     "no_toolkit_compiles",
     "statement_guards",
+    "toolkit_compiles",
 ]
 
 
@@ -204,6 +205,42 @@ def no_toolkit_compiles(guards: tuple[str, ...]) -> bool:
     return all(
         any(_evaluate(g, defines) is False for g in about_toolkit) for defines in _TOOLKIT_DEFINES
     )
+
+
+# The newest sm_ each toolkit compiles for (its release notes: 11.1 sm_86, 11.4 sm_87, 11.8
+# sm_89/sm_90, 12.8 sm_100/sm_101/sm_120, 12.9 sm_103/sm_121); `a` targets from 12.0, `f`
+# targets from 12.9.
+_NEWEST_SM = ((11, 0, 80), (11, 1, 86), (11, 4, 87), (11, 8, 90), (12, 8, 120), (12, 9, 121))
+
+
+def _toolkit_knows(version: tuple[int, int], target: Target) -> bool:
+    newest = max((sm for major, minor, sm in _NEWEST_SM if (major, minor) <= version),
+                 default=80)
+    if target.suffix == "a" and version < (12, 0):
+        return False
+    if target.suffix == "f" and version < (12, 9):
+        return False
+    return target.sm <= newest
+
+
+@functools.lru_cache(maxsize=4096)
+def toolkit_compiles(guards: tuple[str, ...], version: tuple[int, int], ptx: int) -> bool:
+    """Whether CUDA ``version`` (whose PTX ISA is ``ptx``, x10) certainly compiles a statement
+    under ``guards`` for some target: every guard decided and true there, with that toolkit's
+    version macros (and CCCL's ``__cccl_ptx_isa``). A guard nothing here decides (a project's
+    ``CUTLASS_ARCH_MMA_SM90_SUPPORTED``, set from the toolkit version in a header not read) may
+    well keep that toolkit out: it counts as not compiling."""
+    if not guards:
+        return True
+    toolkit = dict(_toolkit_defines(*version))
+    toolkit["__cccl_ptx_isa"] = ptx * 10
+    for target in TARGETS:
+        if not _toolkit_knows(version, target):
+            continue
+        defines = {**_DEFINES.get(target, _defines(target)), **toolkit}
+        if all(_evaluate(guard, defines) is True for guard in guards):
+            return True
+    return False
 
 
 def _defines(target: Target) -> Mapping[str, int | None]:
