@@ -1,5 +1,5 @@
-"""The temporary files ``--fix`` writes beside a source (``.ptxlint-*.tmp``), and removing the
-ones a killed run left behind.
+"""The temporary files ``--fix`` writes beside a source and ``--output`` beside the report
+(``.ptxlint-*.tmp``), and removing the ones a killed run left behind.
 
 The new text is written beside the file and renamed over it: a rename is atomic only within one
 file system, so the temporary file cannot live in a temporary folder elsewhere. A ``kill -9``
@@ -35,11 +35,12 @@ def is_leftover_name(name: str) -> bool:
     return name.startswith(PREFIX) and name.endswith(SUFFIX)
 
 
-def create(folder: str) -> tuple[IO[bytes], str]:
-    """A new temporary file in ``folder``, open for writing and locked until it is closed."""
-    import tempfile  # only --fix writes: kept out of every run's start-up
+def create(folder: str, kind: str = "") -> tuple[IO[bytes], str]:
+    """A new temporary file in ``folder`` (``.ptxlint-{kind}*.tmp``), open for writing and locked
+    until it is closed."""
+    import tempfile  # only --fix and --output write: kept out of every run's start-up
 
-    fd, path = tempfile.mkstemp(prefix=PREFIX, suffix=SUFFIX, dir=folder)
+    fd, path = tempfile.mkstemp(prefix=PREFIX + kind, suffix=SUFFIX, dir=folder)
     if fcntl is not None:
         # a file system without locks: the age rule of remove_if_abandoned still applies
         with contextlib.suppress(OSError):

@@ -20,8 +20,9 @@ import contextlib
 import os
 import re
 import sys
-import tempfile
 from typing import BinaryIO
+
+from ptxlint import leftovers
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LINE_BREAKERS = re.compile("[\x85\u2028\u2029]")
@@ -74,15 +75,16 @@ def to_file(report: str, fmt: str, path: str) -> None:
             stream.write(data)
         return
     folder = os.path.dirname(target)
-    fd, tmp = tempfile.mkstemp(prefix=".ptxlint-report-", suffix=".tmp", dir=folder)
+    # locked until renamed: a run that walks this folder meanwhile leaves it alone
+    handle, tmp = leftovers.create(folder, "report-")
     try:
-        with os.fdopen(fd, "wb") as handle:
+        with handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        with contextlib.suppress(OSError):
-            os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
+            with contextlib.suppress(OSError):
+                os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
