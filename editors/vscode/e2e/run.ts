@@ -161,14 +161,9 @@ class Workbench {
         await row.click();
     }
 
+    /** Open a file of the workspace from the Explorer (a click opens it, previews are off). */
     async open(file: string): Promise<void> {
-        await this.page.keyboard.press('Control+P');
-        const input = this.page.locator('.quick-input-widget input');
-        await input.waitFor({ state: 'visible' });
-        await input.fill(file);
-        const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: file }).first();
-        await row.waitFor({ state: 'visible', timeout: this.timeoutMs });
-        await input.press('Enter');
+        await this.page.locator('.explorer-folders-view .monaco-list-row', { hasText: file }).first().click();
         await this.page.locator('.tab.active', { hasText: file }).waitFor({ timeout: this.timeoutMs });
         await this.focusEditor();
     }
@@ -181,7 +176,8 @@ class Workbench {
         await this.page.keyboard.press('Control+G');
         const input = this.page.locator('.quick-input-widget input');
         await input.waitFor({ state: 'visible' });
-        await input.fill(`${line}:${column}`);
+        // Go to Line is Quick Open with a leading colon; without it the text is a file search
+        await input.fill(`:${line}:${column}`);
         await input.press('Enter');
         await input.waitFor({ state: 'hidden' });
     }
@@ -213,12 +209,29 @@ class Workbench {
         await this.page.keyboard.press('Control+.');
         const item = this.page.locator('.action-widget .monaco-list-row', { hasText: title }).first();
         await item.waitFor({ state: 'visible', timeout: this.timeoutMs });
-        await item.click();
+        // The menu lays a pointer block over the page while it opens, so choose by keyboard:
+        // move the focus down to the action, then apply it.
+        const focused = this.page.locator('.action-widget .monaco-list-row.focused');
+        for (let step = 0; step < 20; step++) {
+            const label = (await focused.count()) > 0 ? await focused.first().getAttribute('aria-label') : null;
+            if (label?.includes(title)) {
+                await this.page.keyboard.press('Enter');
+                await item.waitFor({ state: 'detached', timeout: this.timeoutMs });
+                return;
+            }
+            await this.page.keyboard.press('ArrowDown');
+        }
+        throw new Error(`the quick-fix menu never focused '${title}'`);
     }
 
+    /** Save the active editor once an edit has reached it (commands apply edits after they
+     *  return to the palette), and wait until VS Code has written it. */
     async save(): Promise<void> {
+        const dirty = this.page.locator('.tab.active.dirty');
+        await dirty.waitFor({ timeout: this.timeoutMs });
         await this.focusEditor();
         await this.page.keyboard.press('Control+S');
+        await dirty.waitFor({ state: 'detached', timeout: this.timeoutMs });
     }
 }
 
@@ -228,14 +241,19 @@ async function main(): Promise<number> {
     const options = parseArguments(process.argv.slice(2));
     const { workspace, userData, extensions } = prepare(options);
     const profile = ['--user-data-dir', userData, '--extensions-dir', extensions];
+    // code-server writes a config file with a password to ~/.config unless given one
+    const config = path.join(options.work, 'code-server.yaml');
+    fs.writeFileSync(config, 'auth: none\ncert: false\n');
+    const env = { ...process.env, CODE_SERVER_CONFIG: config };
 
     log(`installing ${options.vsix}`);
     const installed = execFileSync(options.codeServer, [...profile, '--install-extension', options.vsix], {
         encoding: 'utf8',
         timeout: 120_000,
+        env,
     });
     log(installed.trim());
-    const listed = execFileSync(options.codeServer, [...profile, '--list-extensions', '--show-versions'], { encoding: 'utf8' });
+    const listed = execFileSync(options.codeServer, [...profile, '--list-extensions', '--show-versions'], { encoding: 'utf8', env });
     if (!/^ptxlint\.ptxlint@/m.test(listed)) {
         throw new Error(`the extension is not listed after installing it:\n${listed}`);
     }
@@ -257,7 +275,7 @@ async function main(): Promise<number> {
             workspace,
         ],
         // its own process group, so that the cleanup below ends code-server and its children
-        { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+        { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env },
     );
     const serverLog = fs.createWriteStream(path.join(options.work, 'code-server.log'));
     server.stdout?.pipe(serverLog);
