@@ -104,8 +104,6 @@ def _candidates(name: str, explicit: str | None,
     return out
 
 
-_executable = executable
-
 
 def _version(path: str) -> str:
     try:
@@ -120,10 +118,10 @@ def _version(path: str) -> str:
 
 def _find(name: str, explicit: str | None, problems: list[str],
           distrusted: Distrusted) -> Tool | None:
-    if explicit and not _executable(explicit):
+    if explicit and not executable(explicit):
         problems.append(f"--{name} {explicit}: not an executable file")
     for path, how in _candidates(name, explicit, distrusted):
-        if _executable(path):
+        if executable(path):
             return Tool(name, os.path.realpath(path), how, _version(path))
     for folder in skipped_path_hits(name, distrusted):
         problems.append(f"{name} in PATH entry {folder!r} not used: it is relative, or inside "
@@ -161,7 +159,7 @@ def _discover(nvcc: str | None, ptxas: str | None, distrusted: Distrusted) -> To
     if ptxas_tool is None and nvcc_tool is not None:
         # nvcc's own bin folder holds its ptxas
         beside = Path(nvcc_tool.path).with_name("ptxas")
-        if _executable(str(beside)):
+        if executable(str(beside)):
             ptxas_tool = Tool("ptxas", str(beside), "beside nvcc", _version(str(beside)))
     archs = _ptxas_archs(ptxas_tool.path) if ptxas_tool else ()
     host = which("g++", distrusted) or which("clang++", distrusted) or which("cl", distrusted)
