@@ -49,7 +49,19 @@ def include_guard(text: str) -> str | None:
     return found
 
 
+# What may stand before the guard's #ifndef: blanks, comments and #pragma lines.
+_PREAMBLE = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/|#[ \t]*pragma\b[^\n]*)*", re.S)
+
+
 def _scan(text: str) -> str | None:
+    # Most files open with something else (`#pragma once` and an #include, code): they are
+    # answered from their first lines, without reading the rest.
+    preamble = _PREAMBLE.match(text)
+    at = preamble.end() if preamble is not None else 0
+    line_end = text.find("\n", at)
+    first = text[at : line_end if line_end >= 0 else len(text)]
+    if _OPENING.match(_COMMENT.sub(" ", first).strip()) is None:
+        return None
     lines = [
         line.strip()
         for line in _COMMENT.sub(" ", _CONTINUATION.sub(" ", text)).splitlines()

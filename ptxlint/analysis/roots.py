@@ -23,6 +23,7 @@ The roots, and the rule each belongs to:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ptxlint.constraints import REGISTER_LETTERS, VALID_LETTERS, operand_verdict
@@ -70,10 +71,12 @@ class ConstraintProblem:
         return self.letter.isdigit()
 
 
-def constraint_problems(statement: AsmStatement, clang_only: bool) -> tuple[ConstraintProblem, ...]:
-    """Each C++ operand constraint nvcc rejects, letter by letter, in operand order (``clang_only``:
-    only clang compiles the statement, which takes ``i`` and ``c``). LLVM constraint strings
-    follow other rules (PTX002 reads them itself)."""
+def constraint_problems(
+    statement: AsmStatement, clang_only: Callable[[], bool]
+) -> tuple[ConstraintProblem, ...]:
+    """Each C++ operand constraint nvcc rejects, letter by letter, in operand order
+    (``clang_only()``: only clang compiles the statement, which takes ``i`` and ``c``; asked
+    only for such a letter). LLVM constraint strings follow other rules (PTX002 reads them)."""
     if statement.syntax == "llvm":
         return ()
     found: list[ConstraintProblem] = []
@@ -87,7 +90,7 @@ def constraint_problems(statement: AsmStatement, clang_only: bool) -> tuple[Cons
         if c.letters in VALID_LETTERS:
             continue  # one letter nvcc takes (the set holds single letters): most operands
         for letter in dict.fromkeys(c.letters):
-            if letter in CLANG_ONLY_LETTERS and clang_only:
+            if letter in CLANG_ONLY_LETTERS and clang_only():
                 continue
             if letter not in VALID_LETTERS and not letter.isspace():
                 found.append(ConstraintProblem(operand, letter))

@@ -127,12 +127,7 @@ class StatementAnalysis:
         """The C++ constraints nvcc rejects (PTX002's findings); none in HIP/ROCm code."""
         if self.rocm_guarded:
             return ()
-        statement = self.statement
-        clang = False
-        if any(o.constraint.letters and set(o.constraint.letters) & _roots.CLANG_ONLY_LETTERS
-               for o in statement.operands):
-            clang = self.clang_only  # evaluated only for a letter that clang alone takes
-        return _roots.constraint_problems(statement, clang)
+        return _roots.constraint_problems(self.statement, lambda: self.clang_only)
 
     @cached_property
     def non_scalar_operands(self) -> tuple[NonScalar, ...]:
