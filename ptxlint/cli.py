@@ -737,9 +737,12 @@ def _check_stdin(args: argparse.Namespace, fix_mode: str | None) -> tuple[RunRes
 
     if args.paths != [stdin_input.STDIN]:
         raise UsageError("'-' (standard input) cannot be combined with other paths")
-    text, decode_errors = stdin_input.read_stdin()
     name = args.stdin_filename or stdin_input.DEFAULT_NAME
     settings = args.resolver.for_path(name)
+    try:
+        text, decode_errors = stdin_input.read_stdin(max_size=settings.config.max_file_size)
+    except stdin_input.TooLarge as exc:  # refused as a file over the limit: one line, exit 2
+        return RunResult(errors=[(args.stdin_filename or "standard input", str(exc))]), ""
     if settings.force_exclude and args.resolver.excluded(name, settings):
         return RunResult(), text  # excluded: nothing to report, the text passes through
     return stdin_input.lint_stdin(

@@ -290,14 +290,17 @@ class _Walker:
             rel = abspath.lstrip("/" + os.sep)
         return bool(match_patterns(self.exclude, _to_posix(rel), is_dir))
 
-    def add_file(self, display: str, realpath: str) -> None:
+    def add_file(self, display: str, realpath: str, named: bool = False) -> None:
+        """``named``: given on the command line, where a file over ``max-file-size`` is an
+        error (the input asked for was not linted), as standard input over it is; one met
+        while walking a folder is skipped with a note."""
         if realpath in self.seen_files:
             return
         self.seen_files.add(realpath)
         reason = self.probe(display, self.max_file_size)
         if reason is None:
             self.files.append(DiscoveredFile(display))
-        elif is_error_reason(reason):
+        elif is_error_reason(reason) or (named and reason == too_large(self.max_file_size)):
             self.errors.append(Skipped(display, reason))
         else:
             self.skipped.append(Skipped(display, reason))
@@ -308,7 +311,7 @@ class _Walker:
         elif os.path.exists(arg):
             realpath = os.path.realpath(arg)
             leftovers.clean_folder(os.path.dirname(realpath))  # as walking the folder would
-            self.add_file(arg, realpath)
+            self.add_file(arg, realpath, named=True)
         elif os.path.islink(arg):
             self.errors.append(Skipped(arg, f"{REASON_MISSING} ({REASON_DANGLING})"))
         else:
@@ -413,7 +416,7 @@ def _format_size(size: int) -> str:
     return f"{size} bytes"
 
 
-def _too_large(max_file_size: int) -> str:
+def too_large(max_file_size: int) -> str:
     return f"larger than {_format_size(max_file_size)} (max-file-size)"
 
 
@@ -482,12 +485,12 @@ def _read_limited(
         try:
             # st_size is meaningless for pipes (``ptxlint <(...)``), so check what was read too.
             if limited and stat.S_ISREG(info.st_mode) and info.st_size > max_file_size:
-                return None, _too_large(max_file_size), None
+                return None, too_large(max_file_size), None
             if stat.S_ISFIFO(info.st_mode):
                 cap = max_file_size + 1 if limited else PIPE_HARD_LIMIT + 1
                 data = _read_pipe(fd, cap)
                 if not limited and len(data) > PIPE_HARD_LIMIT:
-                    return None, _too_large(PIPE_HARD_LIMIT), None
+                    return None, too_large(PIPE_HARD_LIMIT), None
                 info = None
             else:
                 with os.fdopen(fd, "rb", closefd=False) as handle:
@@ -497,7 +500,7 @@ def _read_limited(
     except OSError as exc:
         return None, _unreadable(exc), None
     if limited and len(data) > max_file_size:
-        return None, _too_large(max_file_size), None
+        return None, too_large(max_file_size), None
     return data, None, info
 
 
@@ -507,7 +510,7 @@ def probe_file(path: str, max_file_size: int) -> str | None:
         fd, info = _open(path)
         try:
             if max_file_size > 0 and stat.S_ISREG(info.st_mode) and info.st_size > max_file_size:
-                return _too_large(max_file_size)
+                return too_large(max_file_size)
             if not stat.S_ISREG(info.st_mode):
                 return None  # never read a pipe twice: read_source decides for those
             head = os.read(fd, BINARY_SNIFF_BYTES)

@@ -552,6 +552,7 @@ def _expand_macro_uses(
         node, ups = finder.find(byte, byte + len(name))
         if not _is_code_use(node, ups) or _on_directive_line(text, start):
             continue
+        host.ancestors.given(node, ups[:3])  # the climb to its function starts from them
         d = table.lookup(name, start)
         if d is None:
             if table.definitions(name):

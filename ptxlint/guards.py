@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 # ----------------------------------------------------------------------------- NV_IF_TARGET
@@ -137,6 +137,17 @@ _COMMENT = re.compile(r"/\*.*?\*/|//.*$")
 MAX_NESTING = 256
 MAX_ELIFS = 256
 UNREAD = "__ptxlint_unread_conditions__"
+
+
+def unread_note(guards: Iterable[tuple[str, ...]]) -> str | None:
+    """The note for a file where some statement's guards (of ``guards``) were cut at
+    ``MAX_NESTING`` or ``MAX_ELIFS``, or None."""
+    if not any(UNREAD in g for g in guards):
+        return None
+    return (f"#if blocks nested over {MAX_NESTING} deep or #elif chains over {MAX_ELIFS} long: "
+            "the conditions past them are not read, and what depends on them is not reported")
+
+
 # An #if block longer than this is a file-wide "minimum target for this header" guard, not a
 # statement guard: the functions under it only reach ptxas when someone calls them.
 LOCAL_GUARD_LINES = 300

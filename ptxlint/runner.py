@@ -114,6 +114,7 @@ class FileOutcome:
     diff: str = ""
     write_error: str | None = None
     notes: list[str] = field(default_factory=list)  # run-wide notes (Tier-2 fallbacks)
+    file_notes: list[str] = field(default_factory=list)  # about the file (#if nesting cut)
 
 
 # The engine (extraction, typing, fixing) is imported where a file is linted: a warm run that
@@ -199,6 +200,7 @@ def _lint_path(
     data: bytes | None,
 ) -> FileOutcome:
     from ptxlint.engine import lint_source
+    from ptxlint.guards import unread_note
 
     if data is None:
         data, reason = read_bytes(path, max_file_size)
@@ -208,6 +210,9 @@ def _lint_path(
     source = SourceFile(path, text, decode_errors)
     result = lint_source(source, rules, context, selector, tier2)
     outcome = _outcome(path, source, result)
+    note = unread_note(s.context.guards for s in result.statements)
+    if note is not None:
+        outcome.file_notes.append(note)
     if fix_mode and not decode_errors and any(f.fix for f in result.findings):
         outcome = _fix(source, outcome, rules, context, selector, fix_mode, unsafe_fixes, tier2)
     if tier2 is not None:
@@ -846,6 +851,7 @@ def _merge(result: RunResult, outcome: FileOutcome, fixing: bool = False) -> Non
         target.append((outcome.path, outcome.reason))
         return
     # The file was linted: these are notes about it, not reasons it was skipped.
+    result.file_notes.extend((outcome.path, note) for note in outcome.file_notes)
     if outcome.decode_errors:
         result.file_notes.append(
             (outcome.path, "not valid UTF-8; undecodable bytes were replaced for linting")

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from ptxlint.config import RuleSelector
-from ptxlint.discover import decode_source
+from ptxlint.discover import decode_source, too_large
 from ptxlint.model import SourceFile
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
@@ -22,13 +22,39 @@ STDIN = "-"
 DEFAULT_NAME = "stdin.cu"
 
 
-def read_stdin(stream: TextIO | None = None) -> tuple[str, bool]:
-    """Standard input decoded like a file (UTF-8, BOM dropped, bad bytes replaced)."""
+class TooLarge(Exception):
+    """Standard input holds more than ``max-file-size`` bytes: the message says so."""
+
+
+def read_stdin(stream: TextIO | None = None, max_size: int = 0) -> tuple[str, bool]:
+    """Standard input decoded like a file (UTF-8, BOM dropped, bad bytes replaced). With
+    ``max_size`` (``max-file-size``; 0: no limit), at most one byte more is read, and input
+    longer than that raises ``TooLarge``, as a file over the limit is refused
+    (``ptxlint check - < /dev/zero`` read until MemoryError)."""
     stream = stream or sys.stdin
     buffer = getattr(stream, "buffer", None)
     if buffer is not None:
-        return decode_source(buffer.read())
-    return stream.read(), False
+        data = _read_at_most(buffer, max_size + 1) if max_size > 0 else buffer.read()
+        if max_size > 0 and len(data) > max_size:
+            raise TooLarge(too_large(max_size))
+        return decode_source(data)
+    text = stream.read(max_size + 1) if max_size > 0 else stream.read()
+    if max_size > 0 and len(text.encode("utf-8", "surrogatepass")) > max_size:
+        raise TooLarge(too_large(max_size))
+    return text, False
+
+
+def _read_at_most(buffer: BinaryIO, limit: int) -> bytes:
+    """Up to ``limit`` bytes: a pipe's ``read(n)`` may return fewer before its end."""
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        chunk = buffer.read(limit - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def lint_stdin(
@@ -45,6 +71,7 @@ def lint_stdin(
     # the engine loads here, not with this module: the CLI imports it for STDIN on every run
     from ptxlint.engine import instantiate, lint_source
     from ptxlint.fix import fix_text, resolved, unified_diff
+    from ptxlint.guards import unread_note
 
     rules = instantiate(rule_classes)
     source = SourceFile(filename, text, decode_errors)
@@ -70,6 +97,9 @@ def lint_stdin(
             linted = lint_source(source, rules, context, selector)
     elif fix_mode and decode_errors:
         result.notes.append((filename, "not fixed: the input is not valid UTF-8"))
+    note = unread_note(s.context.guards for s in linted.statements)
+    if note is not None:
+        result.file_notes.append((filename, note))
     result.statements = len(linted.statements)
     result.files_with_asm = 1 if linted.statements or linted.skipped_statements else 0
     result.findings = linted.findings

@@ -135,8 +135,9 @@ class NodeFinder:
     """``root.descendant_for_byte_range(start, end)`` with the node's ancestors, for ranges
     asked in text order: one tree-sitter cursor follows the queries, stepping right among
     siblings and down, so the nodes on the way from the root are visited once in all rather
-    than once per query. Each query's new parent steps go into ``parents``
-    (``shared_parent``'s map), so climbs from the node never ask tree-sitter for a parent:
+    than once per query. Each query's new parent steps, past the ``KEPT_UPS`` nearest, go
+    into ``parents`` (``shared_parent``'s map), so climbs from the node that take those
+    ancestors as given never ask tree-sitter for a parent:
     its ``Node.parent`` is a descent from the root, and a climb by parent steps cost the
     square of the depth (``#if`` nested 20,000 deep: 7 s). Ranges out of order are still
     answered exactly, from the nearest common ancestor down."""
@@ -185,8 +186,11 @@ class NodeFinder:
                 break
         else:
             self._descend(start, end)
+        # The node and its KEPT_UPS nearest ancestors go back with it; the parent steps past
+        # them go into the map (a climb takes the ancestors handed back before the map: an
+        # entry for each of them was a tenth of the memory of a file of small statements).
         parents = self._parents
-        for k in range(len(path) - 1, 0, -1):
+        for k in range(len(path) - 1 - KEPT_UPS, 0, -1):
             key = path[k].id
             if key in parents:
                 break
@@ -215,6 +219,9 @@ class NodeFinder:
 
 
 MAX_UPS = 8  # ancestors ``NodeFinder.find`` hands back with a node
+# Of those, the nearest ones a climb from the node takes as given (``_Ancestors.given``,
+# ``TypeResolver``'s ``ups``), whose parent steps are not put in the map
+KEPT_UPS = 3
 
 
 def _holds(node: tree_sitter.Node, start: int, end: int) -> bool:

@@ -34,7 +34,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
 
 from ptxlint import __version__
-from ptxlint.discover import DEFAULT_EXTENSIONS
+from ptxlint.discover import DEFAULT_EXTENSIONS, DEFAULT_MAX_FILE_SIZE
 from ptxlint.engine import INTERNAL_ERROR, FileResult
 from ptxlint.lsp import actions, framing, hover
 from ptxlint.lsp.conversions import UTF16, LineIndex, apply_change, sanitize
@@ -360,8 +360,7 @@ class PtxlintServer(LanguageServer):
         try:
             reply = await self.service.lint(path, text)
         except LintTimeout as exc:
-            return _problem_result(path, f"{exc}: the file is too large or too complex for "
-                                   "the editor; run `ptxlint check` on it", Severity.WARNING)
+            return _problem_result(path, _timeout_message(str(exc), text), Severity.WARNING)
         except Exception as exc:  # a worker that died twice, a result that did not pickle
             log.exception("linting %s failed", path)
             return _problem_result(path, f"linting failed: {type(exc).__name__}: {exc}; "
@@ -406,6 +405,17 @@ class PtxlintServer(LanguageServer):
         self.service.invalidate()
         for uri in list(self.documents):
             await self.lint(uri)
+
+
+def _timeout_message(stopped: str, text: str) -> str:
+    """What a lint stopped at the deadline tells the user: whose limit it was, and what
+    ``ptxlint check`` does with the file (its cost is bounded by the file's size, with no
+    time limit; a file over max-file-size it refuses)."""
+    message = f"{stopped}, the language server's limit for one lint (option lintTimeoutMs)"
+    if len(text.encode("utf-8", "surrogatepass")) > DEFAULT_MAX_FILE_SIZE:
+        return (f"{message}; `ptxlint check` refuses the file too: it is over max-file-size "
+                f"({DEFAULT_MAX_FILE_SIZE // (1024 * 1024)} MiB unless configured)")
+    return f"{message}; `ptxlint check` on the saved file has no time limit"
 
 
 def _problem_result(path: str, message: str, severity: Severity) -> FileResult:
