@@ -141,12 +141,16 @@ def seed_ripgrep(tmp: Path) -> Path:
 def test_vscode_extension_in_code_server(tmp_path: Path) -> None:
     if sys.platform != "linux":
         pytest.skip("the end-to-end test drives code-server and Chromium on Linux")
+    npm = shutil.which("npm")
+    if npm is None or shutil.which("node") is None:
+        pytest.skip("Node.js/npm not installed: the VS Code extension's tests need them")
+    # the cheap look-ups first, so that a skip comes before the minute npm ci takes
+    chromium = find_chromium()
+    code_server = find_code_server(npm)
     folder = copy_sources(tmp_path / "vscode")
     for name in ("README.md", "CHANGELOG.md", "LICENSE", ".vscodeignore"):
         shutil.copy2(ROOT / "editors" / "vscode" / name, folder / name)
-    npm = npm_ci(folder)
-    chromium = find_chromium()
-    code_server = find_code_server(npm)
+    npm_ci(folder)
 
     built = subprocess.run(f"{npm} run package && {npm} exec -- tsc -p e2e", shell=True,
                            cwd=folder, capture_output=True, text=True, timeout=600)
