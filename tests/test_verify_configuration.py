@@ -297,3 +297,54 @@ __device__ void copy(unsigned dst, const float* src) {
     [(path, line, what)] = result.verify_probe_failures
     assert path == str(source) and line == 4
     assert "not reported" in what
+
+
+@needs_toolchain
+def test_a_branch_the_flags_leave_out_is_never_called_same_ptx(tmp_path, test_cache):
+    source = tmp_path / "inactive.cu"
+    # `||`: no -D can say which of the two, so the file is compiled as it comes, without it
+    source.write_text("""
+__global__ void k(unsigned* out) {
+  unsigned t;
+#if defined(FAST_PATH) || defined(OTHER_PATH)
+  asm("mov.u32 %0, %%clock;" : "=r"(t));
+#endif
+  out[0] = 1;
+}
+""")
+    result = verified(source, "--select", "PTX101")
+    [finding] = result.findings
+    verdict = result.verdict(finding)
+    assert verdict.status == "unverifiable"
+    assert "never compiled" in verdict.evidence
+    assert "same PTX" not in verdict.evidence
+
+
+@needs_toolchain
+def test_a_branch_a_define_selects_is_compiled_with_it(tmp_path, test_cache):
+    source = tmp_path / "selected.cu"
+    source.write_text("""
+__global__ void k(unsigned* out) {
+  unsigned t;
+#ifdef FAST_PATH
+  asm("mov.u32 %0, %%clock;" : "=r"(t));
+#endif
+  out[0] = 1;
+}
+""")
+    result = verified(source, "--select", "PTX101")
+    [finding] = result.findings
+    verdict = result.verdict(finding)
+    # compiled with -DFAST_PATH: the unused non-volatile read is deleted by -O3
+    assert verdict.status == "confirmed", verdict
+    assert "deleted" in verdict.evidence
+
+
+@needs_toolchain
+def test_a_header_macro_the_compile_lacks_is_no_toolchain_error(test_cache):
+    # PTX401_bad.cu uses NV_IF_TARGET without <nv/target>: nvcc's "expected an expression"
+    # on that asm line is about the missing header, not the asm
+    path = ROOT / "fixtures" / "rules" / "PTX401_bad.cu"
+    result = verified(path)
+    errors = [f for f in result.findings if f.rule == "toolchain-error"]
+    assert not [f for f in errors if "expected an expression" in f.message]

@@ -125,6 +125,7 @@ def past_first_error(verifier: Verifying, confirmed: set[StatementKey]) -> list[
         if report.failure or any(not e.statements for e in report.errors):
             continue  # it fails on something else (a header, a define): its words prove nothing
         rules = ", ".join(sorted({f.rule for f in findings}))
+        applied_ids = {id(f) for f in findings}
         fixed_keys = {key_of(f.statement) for f in findings if f.statement is not None}
         for error in report.errors:
             statements = [to_original[key_of(s)] for s in error.statements
@@ -155,9 +156,13 @@ def past_first_error(verifier: Verifying, confirmed: set[StatementKey]) -> list[
                     result.verifications[id(finding)] = Verdict(
                         CONFIRMED, label, arch, evidence, WHOLE_FILE)
                     confirmed.add(key_of(statement))
+            # a statement with an error finding whose fix was not applied already has its
+            # report: nvcc's next complaint about it is no new defect
             if explained or any(
-                f.rule == TOOLCHAIN_ERROR and f.statement is not None
-                and key_of(f.statement) == key_of(statement) for f in result.findings + added
+                (f.rule == TOOLCHAIN_ERROR
+                 or (f.severity is Severity.ERROR and id(f) not in applied_ids))
+                and f.statement is not None and key_of(f.statement) == key_of(statement)
+                for f in result.findings + added
             ):
                 continue
             result.sources.setdefault(path, statement.source)

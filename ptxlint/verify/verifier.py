@@ -61,6 +61,8 @@ STAND_IN = 1
 _ARCH_IN_TEXT = re.compile(r"\bsm_(\d+)([af]?)\b")
 # ptxas errors that a statement probed alone may get for reasons outside it
 _ISOLATION = re.compile(r"Unknown symbol|not declared|undefined", re.I)
+# nvcc front-end messages about an asm statement itself (its operands, constraints, clobbers)
+_ABOUT_ASM = re.compile(r"\basm\b|constraint|operand|clobber|register name", re.I)
 _ARCH_ERROR = re.compile(r"not supported on \.target|requires \.target|requires sm_|"
                          r"not supported for \.target", re.I)
 
@@ -722,8 +724,8 @@ class Verifier:
             return unverifiable("the fixed variant does not compile", arch, tool, DIFFERENTIAL)
         statement = finding.statement
         assert statement is not None
-        if not whole_file.Matcher([statement], defective.output(differential.OUTPUT)).present(
-                statement):
+        if not any(whole_file.Matcher([statement], o.output(differential.OUTPUT)).present(statement)
+                   for o in (defective, fixed)):  # deleted by -O3 as written: kept with the fix
             return unverifiable(f"the statement is not in the PTX {tool} -O3 emits for {arch} "
                                 "(a branch these flags leave out, an uninstantiated template or "
                                 "an unused function): it was never compiled", arch, tool,
@@ -783,6 +785,10 @@ class Verifier:
                 why = "the file does not compile for another reason"
             elif report.compiled and not report.matcher.present(statement):
                 why = "the statement is not in the file's PTX for this target"
+            elif not report.compiled:
+                why = (f"the file's compile stops before it, at {report.errors[0].where} "
+                       f"({report.errors[0].diagnostic.message})" if report.errors
+                       else "the file's compile stops before it")
             else:
                 why = "the file's compile does not give it"
             self.probe_failures.append(
@@ -852,6 +858,11 @@ class Verifier:
                         key_of(s) in seen | explained for s in error.statements):
                     continue
                 if _ISOLATION.search(error.diagnostic.message):
+                    continue
+                if error.diagnostic.tool == "nvcc" and not _ABOUT_ASM.search(
+                        error.diagnostic.message):
+                    # "expected an expression" on an asm line: a macro from a header the
+                    # compile did not see (NV_IF_TARGET), not the asm
                     continue
                 if _ARCH_ERROR.search(error.diagnostic.message) and not self.options.arch:
                     continue
