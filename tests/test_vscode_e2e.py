@@ -3,8 +3,9 @@
 The extension is packaged (``vsce package``) from a copy of editors/vscode and installed into a
 fresh code-server profile; ``editors/vscode/e2e/run.ts`` then opens a workspace holding
 ``fixtures/example/tile_copy.cu`` and ``fixtures/example-triton/triton_kernels.py``, waits for
-ptxlint's diagnostics in the Problems panel, applies a quick fix to the ``.cu`` file and the
-extension's fix-all command to the ``.py`` file, saves both, and this test reads the saved text.
+ptxlint's diagnostics in the Problems panel, shows a rule's documentation with the extension's
+command, applies a quick fix to the ``.cu`` file and the extension's fix-all command to the
+``.py`` file, saves both, and this test reads the saved text.
 The server runs from this interpreter (``ptxlint.interpreter``), which has ptxlint[lsp].
 
 What it needs, found or installed in this order; where none works the test skips with the reason:
@@ -178,6 +179,8 @@ def test_vscode_extension_in_code_server(tmp_path: Path) -> None:
     assert "PTX101" in result["cuProblem"] and "ptxlint" in result["cuProblem"]
     assert "PTX505" in result["pyProblem"] and "ptxlint" in result["pyProblem"]
     assert Path(result["screenshot"]).stat().st_size > 10_000
+    # "Show rule documentation" on the finding under the cursor rendered `ptxlint rule PTX101`
+    assert result["ruleDocs"] == "PTX101 missing-volatile"
 
     # The fixes reached the disk through VS Code's save, and nothing else changed.
     workspace = work / "workspace"

@@ -2,8 +2,9 @@
 //
 // It installs the packaged extension into a fresh code-server profile, opens a workspace with a
 // CUDA file and a Triton file that have defects, waits for ptxlint's diagnostics in the Problems
-// panel, applies a quick fix (the .cu file) and the extension's fix-all command (the .py file),
-// saves both, and checks the text on disk. tests/test_vscode_e2e.py runs it; by hand:
+// panel, shows a rule's documentation with the extension's command, applies a quick fix (the .cu
+// file) and the extension's fix-all command (the .py file), saves both, and checks the text on
+// disk. tests/test_vscode_e2e.py runs it; by hand:
 //
 //   node out/e2e/run.js --code-server PATH --chromium /usr/bin/chromium --vsix ptxlint.vsix \
 //        --python /path/to/venv/bin/python --fixtures ../../fixtures --work /tmp/e2e \
@@ -319,6 +320,25 @@ async function main(): Promise<number> {
         log(`Problems: ${result.pyProblem}`);
         await page.screenshot({ path: options.screenshot });
         result.screenshot = options.screenshot;
+
+        // The rule documentation command, with the cursor on two findings (PTX008, PTX101):
+        // it asks which, and shows `ptxlint rule PTX101` as a Markdown preview.
+        await bench.open(CU_FILE);
+        await bench.goToLine(15, 20);
+        await bench.command('ptxlint: Show rule documentation');
+        const input = page.locator('.quick-input-widget input');
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'PTX008' }).waitFor();
+        await input.fill('PTX101');
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'PTX101' }).first().waitFor();
+        await input.press('Enter');
+        await page.locator('.tab.active', { hasText: 'PTX101.md' }).waitFor({ timeout: options.timeoutMs });
+        const preview = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame').locator('body');
+        await preview.getByText('missing-volatile').first().waitFor({ timeout: options.timeoutMs });
+        result.ruleDocs = (await preview.locator('h1').first().innerText()).trim();
+        log(`rule documentation: ${String(result.ruleDocs)}`);
+        result.ruleDocsScreenshot = options.screenshot.replace(/\.png$/, '-rule-docs.png');
+        await page.screenshot({ path: String(result.ruleDocsScreenshot) });
+        await bench.command('View: Close Editor');
 
         // The quick fix on the .cu file: the non-volatile %clock read (line 15, column 20).
         await bench.open(CU_FILE);
