@@ -110,6 +110,9 @@ def test_pair_and_sink_destinations_follow_ptxas(text: str, expected: str) -> No
     ("cp.async.ca.shared.global [%r1], [%r2], 4;", ""),  # ptxas takes a 32-bit global source
     ("ld.global.b32 %r1, [%h2];", ""),  # ptxas only warns about a 16-bit address
     ("ld.global.b32 %r1, [%rd2];", ""),
+    ("st.bulk.weak [%r1], 64, 0;", ""),  # ptxas takes a 32-bit st.bulk address (ThunderKittens)
+    ("red.async.release.gpu.global.add.u32 [%r1], %r2;", ""),
+    ("ld.global.nc.v8.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, [%r1];", "32-bit"),
 ])
 def test_address_registers_of_the_wrong_class_or_width(text: str, expected: str) -> None:
     verdict = judge(text, RESOLVE)

@@ -202,6 +202,12 @@ _add("fence.proxy.async{.global|.shared::cta|.shared::cluster}; sm=90")
 _add("fence.mbarrier_init.release.cluster; sm=90")
 _add("fence.proxy.tensormap::generic.release<S:.cta|.cluster|.gpu|.sys>; sm=90")
 _add("fence.proxy.tensormap::generic.acquire<S:.cta|.cluster|.gpu|.sys> [A], i:128; sm=90")
+# uni-directional fences restricted to shared memory (PTX ISA 8.6; CCCL fence_sync_restrict.h,
+# fence_proxy_async_generic_sync_restrict.h)
+_add("fence.acquire.sync_restrict::shared::cluster.cluster; sm=90")
+_add("fence.release.sync_restrict::shared::cta.cluster; sm=90")
+_add("fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster; sm=90")
+_add("fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster; sm=90")
 _add("griddepcontrol<M:.launch_dependents|.wait>; sm=90")
 _add("nanosleep.u32 a:u32; sm=70")
 _add("setmaxnreg<M:.inc|.dec>.sync.aligned.u32 i:24..256; sm=90a,100f,120f")
@@ -423,9 +429,8 @@ PARTIAL: dict[str, frozenset[str]] = {
                       "scale_vec::2X", "scale_vec::4X", "satfinite::relu", "f64", "rn"}),
     "ldmatrix": frozenset({"b8", "m16n16", "m8n16", "b8x16", "b6x16_p32", "b4x16_p64"}),
     "stmatrix": frozenset({"b8", "m16n8"}),
-    "fence": frozenset({"proxy::async", "sync_restrict::shared::cluster",
-                        "sync_restrict::shared::cta", "op_restrict", "async::generic",
-                        "async::global", "async::shared::cta", "async::shared::cluster"}),
+    "fence": frozenset({"proxy::async", "op_restrict", "async::global", "async::shared::cta",
+                        "async::shared::cluster"}),
     "mbarrier": frozenset(),
     "barrier": frozenset(),
     "setp": frozenset({"f16", "f16x2", "bf16", "bf16x2"}),

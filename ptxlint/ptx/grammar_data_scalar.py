@@ -18,20 +18,24 @@ FORMS: list[str] = []
 _add = FORMS.append
 
 # ----------------------------------------------------------------------------- integer bits
-_add("fns.b32 d:b32, a:b32, a:b32, a:s32; sm=30")
+# (ptxas 13.0 takes any 32-bit register for the offset, a .f32 one too)
+_add("fns.b32 d:b32, a:b32, a:b32, a:b32; sm=30")
 _add("szext<M:.clamp|.wrap>.<T:.u32|.s32> d:T, a:T, a:u32; sm=70")
-_add("bmsk<M:.clamp|.wrap>.b32 d:b32, a:b32, a:b32; sm=70")
+# (ptxas 13.0: integer registers and literals only, "Arguments mismatch" for a .f32 one)
+_add("bmsk<M:.clamp|.wrap>.b32 d:u32, ai:u32, ai:u32; sm=70")
 
 # ----------------------------------------------------------------------------- floating point
 _RND = ".rn|.rz|.rm|.rp"
 _add("testp<O:.finite|.infinite|.number|.notanumber|.normal|.subnormal>.<T:.f32|.f64> "
      "d:pred, a:T")
+_add("testp.<T:.f32|.f64> d:pred, a:T; undocumented")  # ptxas 13.0 takes it without a test
 _add("copysign.<T:.f32|.f64> d:T, a:T, a:T")
 for _op in ("rcp", "sqrt"):
     _add(f"{_op}.approx{{.ftz}}.f32 d:f32, a:f32")
     _add(f"{_op}({_RND}){{.ftz}}.f32 d:f32, a:f32")
     _add(f"{_op}({_RND}).f64 d:f64, a:f64")
 _add("rcp.approx.ftz.f64 d:f64, a:f64")
+_add(f"rcp({_RND}).ftz.f64 d:f64, a:f64; undocumented")  # ptxas 13.0 takes .ftz here
 _add("rsqrt.approx{.ftz}.f32 d:f32, a:f32")
 _add("rsqrt.approx.f64 d:f64, a:f64")
 _add("rsqrt.approx.ftz.f64 d:f64, a:f64")
@@ -55,13 +59,15 @@ _SOURCES = ((_CMP_UNSIGNED, ".u16|.u32|.u64", ""), (_CMP_SIGNED, ".s16|.s32|.s64
 
 
 def _set(dtype: str, stype: str, cmp: str, ftz: str, keys: str = "") -> None:
-    d = "D" if "|" in dtype else dtype.lstrip(".")
+    d = "D" if "|" in dtype else "b32" if dtype == ".bf16x2" else dtype.lstrip(".")
     s = "T" if "|" in stype else stype.lstrip(".")
     dslot = f"<D:{dtype}>" if "|" in dtype else dtype
     sslot = f"<T:{stype}>" if "|" in stype else stype
     tail = f"; positional{keys}"
+    # the .bf16 forms take c from a register only (ptxas 13.0: "Arguments mismatch" for `1`)
+    c = "r:pred" if "bf16" in dtype + stype else "a:pred"
     _add(f"set<C:{cmp}>{ftz}{dslot}{sslot} d:{d}, a:{s}, a:{s}{tail}")
-    _add(f"set<C:{cmp}><B:.and|.or|.xor>{ftz}{dslot}{sslot} d:{d}, a:{s}, a:{s}, a:pred{tail}")
+    _add(f"set<C:{cmp}><B:.and|.or|.xor>{ftz}{dslot}{sslot} d:{d}, a:{s}, a:{s}, {c}{tail}")
 
 
 for _cmp, _stypes, _ftz in _SOURCES:
@@ -72,7 +78,9 @@ for _cmp, _stypes, _ftz in _SOURCES:
 _set(".u16|.s16|.u32|.s32|.f16", ".f16", _CMP_FLOAT, "{.ftz}", "; sm=53")
 _set(".u16|.s16|.u32|.s32|.bf16", ".bf16", _CMP_FLOAT, "", "; sm=90")
 _set(".f16x2|.u32|.s32", ".f16x2", _CMP_FLOAT, "{.ftz}", "; sm=53")
-_set(".bf16x2|.u32|.s32", ".bf16x2", _CMP_FLOAT, "", "; sm=90")
+_set(".u32|.s32", ".bf16x2", _CMP_FLOAT, "", "; sm=90")
+# a .bf16x2 result: ptxas 13.0 takes a .f32 register for it too (not for .f16x2's)
+_set(".bf16x2", ".bf16x2", _CMP_FLOAT, "", "; sm=90")
 
 _SLCT = ".b16|.b32|.b64|.u16|.u32|.u64|.s16|.s32|.s64|.f32|.f64"
 _add(f"slct<D:{_SLCT}>.s32 d:D, a:D, a:D, a:s32; positional")
@@ -81,21 +89,24 @@ _add(f"slct{{.ftz}}<D:{_SLCT}>.f32 d:D, a:D, a:D, a:f32; positional")
 # ----------------------------------------------------------------------------- cache control
 _add("prefetch{.global|.local}<L:.L1|.L2> [A]")
 _add("prefetch.global<L:.L2::evict_last|.L2::evict_normal> [A]; sm=80")
+# a generic address: ptxas 13.0 takes it, the ISA writes .global
+_add("prefetch<L:.L2::evict_last|.L2::evict_normal> [A]; sm=80; undocumented")
 _add("prefetchu.L1 [A]")
 _add("prefetch{.const|.param}.tensormap [A]; sm=90")
 _add("createpolicy.fractional<P:.L2::evict_last|.L2::evict_normal|.L2::evict_first|"
-     ".L2::evict_unchanged>{.L2::evict_first|.L2::evict_unchanged}.b64 d:b64, ?a:f32; sm=80")
+     ".L2::evict_unchanged>{.L2::evict_first|.L2::evict_unchanged}.b64 d:u64, ?a:f32; sm=80")
 _add("createpolicy.range{.global}<P:.L2::evict_last|.L2::evict_normal|.L2::evict_first|"
-     ".L2::evict_unchanged>{.L2::evict_first|.L2::evict_unchanged}.b64 d:b64, [A], a:b32, "
-     "a:b32; sm=80")
-_add("createpolicy.cvt.L2.b64 d:b64, a:b64; sm=80")
+     ".L2::evict_unchanged>{.L2::evict_first|.L2::evict_unchanged}.b64 d:u64, [A], ai:u32, "
+     "ai:u32; sm=80")
+# (ptxas 13.0: the policy is an integer register, "Arguments mismatch" for a .f64 one)
+_add("createpolicy.cvt.L2.b64 d:u64, ai:u64; sm=80")
 _add("discard{.global}.L2 [A], i:128; sm=80")
 _add("applypriority{.global}.L2::evict_normal [A], i:128; sm=80")
 
 # ----------------------------------------------------------------------------- stack
-_add("alloca.<T:.u32|.u64> d:T, a:u32, ?i:*; sm=52")
+_add("alloca.<T:.u32|.u64> d:T, a:T, ?i:*; sm=52")
 _add("stacksave.<T:.u32|.u64> d:T; sm=52")
-_add("stackrestore.<T:.u32|.u64> a:T; sm=52")
+_add("stackrestore.<T:.u32|.u64> r:T; sm=52")
 
 # ----------------------------------------------------------------------------- control flow
 _add("bra{.uni} L")
@@ -112,7 +123,7 @@ _add("pmevent.mask i:0..0xffff")
 _add("clusterlaunchcontrol.try_cancel.async{.shared::cta}.mbarrier::complete_tx::bytes.b128 "
      "[A], [A]; sm=100")
 _add("clusterlaunchcontrol.try_cancel.async{.shared::cta}.mbarrier::complete_tx::bytes"
-     ".multicast::cluster::all.b128 [A], [A]; sm=100a,110a")
+     ".multicast::cluster::all.b128 [A], [A]; sm=100f,120a")
 _add("clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 d:pred, a:b128; sm=100")
 _add("clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {d_:b32*4}, a:b128; sm=100")
 _add("clusterlaunchcontrol.query_cancel<X:.get_first_ctaid::x|.get_first_ctaid::y|"
