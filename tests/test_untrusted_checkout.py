@@ -11,6 +11,7 @@ marker may appear.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -108,6 +109,22 @@ def _write_tool(path: Path, markers: Path, label: str) -> None:
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
+def _write_plugin(checkout: Path, markers: Path) -> None:
+    """``evil.so``, a shared library that leaves a marker when loaded (where a C compiler
+    outside the checkout can build it)."""
+    cc = which("cc", Distrusted.here([str(checkout)]))
+    if cc is None:
+        return
+    source = checkout / "evil.c"
+    source.write_text(
+        "#include <stdio.h>\n"
+        "__attribute__((constructor)) static void loaded(void) {\n"
+        f"  FILE *f = fopen(\"{markers}/load-evil.so\", \"w\"); if (f) fclose(f);\n"
+        "}\n")
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(checkout / "evil.so"), str(source)],
+                   capture_output=True, timeout=120, check=False)
+
+
 def build_checkout(root: Path) -> tuple[Path, Path, list[str]]:
     """The hostile checkout under ``root``: (its folder, the marker folder, the module names)."""
     checkout = root / "checkout"
@@ -134,6 +151,14 @@ def build_checkout(root: Path) -> tuple[Path, Path, list[str]]:
         for tool in TOOLS:
             _write_tool(checkout / folder / tool, markers, f"{folder.replace('/', '_')}_{tool}")
     (checkout / "kernel.cu").write_text(KERNEL)
+    _write_plugin(checkout, markers)
+    # a compile database naming the checkout's compiler and a compiler plugin to load
+    (checkout / "compile_commands.json").write_text(json.dumps([{
+        "directory": str(checkout), "file": "kernel.cu",
+        "arguments": ["./bin/nvcc", "-ccbin", "./bin/g++", "-Xclang", "-load", "-Xclang",
+                      "./evil.so", "-fplugin=./evil.so", "--load-pass-plugin=./evil.so",
+                      "-Xcompiler", "-fplugin=./evil.so", "-I.", "-c", "kernel.cu"],
+    }]))
     shutil.copy(ROOT / "fixtures" / "example-triton" / "triton_kernels.py", checkout)
     return checkout, markers, modules
 
@@ -200,6 +225,11 @@ def test_the_checkout_would_run_if_anything_trusted_it(hostile):
                        capture_output=True, timeout=60)
     subprocess.run(["./nvidia/cu13/bin/nvcc", "--version"], cwd=checkout, capture_output=True,
                    timeout=60)
+    if (checkout / "evil.so").exists():
+        import ctypes
+
+        ctypes.CDLL(str(checkout / "evil.so"))
+        assert "load-evil.so" in _left(markers)
     assert {"import-tree_sitter", "import-triton", "import-multiprocessing",
             "exec-nvidia_cu13_bin_nvcc"} <= set(_left(markers))
 
@@ -215,6 +245,10 @@ def _invocations() -> list[pytest.param]:
         pytest.param([*python, "-m", "ptxlint", "check", "--output-format", "sarif", "."],
                      id="python-m-sarif"),
         pytest.param([*python, "-m", "ptxlint", "stats", "."], id="python-m-stats"),
+        pytest.param([*python, "-m", "ptxlint", "check", "--diff", "."], id="python-m-diff"),
+        pytest.param([*python, "-m", "ptxlint", "check", "--fix", "--compile-commands", ".",
+                      "."], id="python-m-fix-tier2"),
+        pytest.param([*python, "-m", "ptxlint", "rule", "PTX101"], id="python-m-rule"),
     ]
     if script is not None:
         found.append(pytest.param([script, "check", "."], id="console-script"))
@@ -244,7 +278,8 @@ def test_verify_and_doctor_run_no_tool_of_the_checkout(hostile, with_cuda, how):
     checkout, markers, _ = hostile
     env = _env(with_cuda)
     doctor = _run([*start, "doctor"], checkout, env)
-    verify = _run([*start, "check", "--verify", "--verify-timeout", "240", "."], checkout, env)
+    verify = _run([*start, "check", "--verify", "--verify-timeout", "240", "-p", ".", "."],
+                  checkout, env)
     assert _left(markers) == []
     assert "6.6.6-from-the-checkout" not in verify.stdout + verify.stderr
     assert str(checkout) not in doctor.stdout.split("problem:")[0]
