@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.file_traits import cuda_file
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
-from ptxlint.ptx.grammar import REJECTED, family_vocabulary, judged
+from ptxlint.ptx.grammar import REJECTED, family_vocabulary, judged, toolkit_accepts
 from ptxlint.ptx.instructions import family, is_opcode, unknown_modifier
 from ptxlint.rule import Rule, RuleContext
 
@@ -128,7 +128,8 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                     yield self.finding(statement, span, message)
                 continue
             if judged(opcode, instruction.modifiers):
-                yield from self._grammar_findings(statement, instruction)
+                yield from self._grammar_findings(statement, instruction,
+                                              context.options.get("cuda_version"))
                 continue
             index = unknown_modifier(opcode, instruction.modifiers)
             if index is None:
@@ -151,12 +152,14 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 
 
     def _grammar_findings(
-        self, statement: AsmStatement, instruction: PtxInstruction
+        self, statement: AsmStatement, instruction: PtxInstruction, cuda_version: object = None
     ) -> Iterator[Finding]:
         verdict = analysis_of(statement).verdict(instruction)
         for issue in verdict.issues:
             if issue.kind not in ("modifier", "combination"):
                 continue
+            if toolkit_accepts(issue, cuda_version):
+                continue  # the configured toolkit's ptxas (cuda-version) takes it
             if issue.message == REJECTED["address32"] and analysis_of(statement).only_for_32bit:
                 continue  # a 32-bit branch: right where it is built
             start, end = issue.start, issue.end

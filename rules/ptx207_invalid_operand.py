@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, PtxInstruction, PtxOperand, Severity
-from ptxlint.ptx.grammar import c_operand_issue, judged
+from ptxlint.ptx.grammar import c_operand_issue, judged, toolkit_accepts
 from ptxlint.ptx.instructions import is_opcode
 from ptxlint.rule import Rule, RuleContext
 
@@ -103,15 +103,18 @@ asm volatile("cp.async.wait_group 2;");
                     break
             if reported or not judged(instruction.opcode, instruction.modifiers):
                 continue
-            yield from self._grammar_findings(statement, instruction)
+            yield from self._grammar_findings(statement, instruction,
+                                              context.options.get("cuda_version"))
 
     def _grammar_findings(
-        self, statement: AsmStatement, instruction: PtxInstruction
+        self, statement: AsmStatement, instruction: PtxInstruction, cuda_version: object = None
     ) -> Iterator[Finding]:
         analysis = analysis_of(statement)
         for issue in analysis.verdict(instruction).issues:
             if issue.kind != "operand":
                 continue
+            if toolkit_accepts(issue, cuda_version):
+                continue  # the configured toolkit's ptxas (cuda-version) takes it
             if analysis.template_root(issue.start, issue.end) is not None:
                 return  # the operand or its %N is the defect (PTX002, PTX005, PTX007)
             message, fix = issue.message, self._ca_fix(statement, instruction, issue.start)

@@ -189,3 +189,14 @@ def test_libclang_is_never_loaded_from_a_relative_folder(tmp_path):
     Config.library_path = "/opt/llvm/lib"  # absolute: the user's choice, kept
     libclang_types._pin_library(cindex)
     assert Config.library_path == "/opt/llvm/lib"
+
+
+def test_no_toolchain_error_names_the_path_entries_passed_over(layout, monkeypatch):
+    checkout, _ = layout
+    monkeypatch.setenv("PATH", os.pathsep.join(["bin", str(checkout / "bin")]))
+    monkeypatch.setattr(toolchain, "WHEEL_BIN_DIRS", ())
+    found = toolchain._discover.__wrapped__(None, None, Distrusted.here())
+    with pytest.raises(toolchain.ToolchainError, match="no CUDA toolchain found") as caught:
+        toolchain.require(found)
+    assert "'bin'" in str(caught.value) and repr(str(checkout / "bin")) in str(caught.value)
+    assert "problem: nvcc in PATH entry 'bin' not used" in toolchain.doctor_report(found)

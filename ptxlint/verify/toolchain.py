@@ -173,10 +173,12 @@ def require(toolchain: Toolchain) -> Toolchain:
     if named:  # the user named a tool: never verify with another one found on PATH instead
         raise ToolchainError("; ".join(named))
     if toolchain.ptxas is None and toolchain.nvcc is None:
+        passed_over = [p for p in toolchain.problems if " in PATH entry " in p]
         raise ToolchainError(
             "no CUDA toolchain found for --verify: looked at --nvcc/--ptxas, $CUDA_HOME/bin, "
             "$CUDA_PATH/bin, PATH and the nvidia-cuda-nvcc wheel. Install the CUDA Toolkit, "
             "or `pip install ptxlint[verify]`, or pass --nvcc PATH."
+            + "".join(f" ({p})" for p in passed_over)
         )
     return toolchain
 
