@@ -159,6 +159,12 @@ def test_vscode_extension_in_code_server(tmp_path: Path) -> None:
     vsix = folder / "ptxlint.vsix"
     assert vsix.is_file()
 
+    # a Python without ptxlint, for the offer to install it
+    bare = tmp_path / "bare-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True,
+                   timeout=120)
+    bare_python = bare / "bin" / "python"
+
     screenshot = os.environ.get("PTXLINT_E2E_SCREENSHOT") or os.path.join(
         tempfile.gettempdir(), "ptxlint-vscode-e2e.png")
     work = tmp_path / "e2e"
@@ -166,7 +172,7 @@ def test_vscode_extension_in_code_server(tmp_path: Path) -> None:
         ["node", str(folder / "out" / "e2e" / "run.js"),
          "--code-server", code_server, "--chromium", chromium, "--vsix", str(vsix),
          "--python", sys.executable, "--fixtures", str(ROOT / "fixtures"),
-         "--work", str(work), "--screenshot", screenshot],
+         "--work", str(work), "--screenshot", screenshot, "--bare-python", str(bare_python)],
         capture_output=True, text=True, timeout=600)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     result = json.loads(lines[-1]) if lines else {}
@@ -181,6 +187,10 @@ def test_vscode_extension_in_code_server(tmp_path: Path) -> None:
     assert Path(result["screenshot"]).stat().st_size > 10_000
     # "Show rule documentation" on the finding under the cursor rendered `ptxlint rule PTX101`
     assert result["ruleDocs"] == "PTX101 missing-volatile"
+
+    # Pointed at a Python without ptxlint, the extension offers to install it there.
+    assert result["installOffer"] == (
+        f"ptxlint is not installed in {bare_python}. Install ptxlint[lsp] there with pip?")
 
     # The fixes reached the disk through VS Code's save, and nothing else changed.
     workspace = work / "workspace"

@@ -4,7 +4,8 @@
 // CUDA file and a Triton file that have defects, waits for ptxlint's diagnostics in the Problems
 // panel, shows a rule's documentation with the extension's command, applies a quick fix (the .cu
 // file) and the extension's fix-all command (the .py file), saves both, and checks the text on
-// disk. tests/test_vscode_e2e.py runs it; by hand:
+// disk. With --bare-python, it then points ptxlint.interpreter at a Python without ptxlint and
+// waits for the offer to install ptxlint[lsp]. tests/test_vscode_e2e.py runs it; by hand:
 //
 //   node out/e2e/run.js --code-server PATH --chromium /usr/bin/chromium --vsix ptxlint.vsix \
 //        --python /path/to/venv/bin/python --fixtures ../../fixtures --work /tmp/e2e \
@@ -27,6 +28,8 @@ interface Options {
     work: string;
     screenshot: string;
     timeoutMs: number;
+    /** A Python without ptxlint, for the install offer; optional. */
+    barePython: string | undefined;
 }
 
 const CU_FILE = 'tile_copy.cu';
@@ -56,6 +59,7 @@ function parseArguments(argv: string[]): Options {
         work: path.resolve(need('work')),
         screenshot: path.resolve(need('screenshot')),
         timeoutMs: Number(values.get('timeout-ms') ?? 120_000),
+        barePython: values.get('bare-python'),
     };
 }
 
@@ -370,6 +374,18 @@ async function main(): Promise<number> {
         await bench.command('View: Focus Problems');
         const stale = bench.problems().locator('.monaco-list-row', { hasText: "'%clock' changes while the thread runs" });
         await stale.first().waitFor({ state: 'detached', timeout: options.timeoutMs });
+        // An environment without ptxlint: after the settings change the extension restarts,
+        // probes it and offers the pip install in a notification (not clicked: that would reach
+        // PyPI).
+        if (options.barePython) {
+            writeJson(path.join(workspace, '.vscode', 'settings.json'), { 'ptxlint.interpreter': [options.barePython] });
+            const toast = page.locator('.notification-toast', { hasText: 'ptxlint is not installed in' });
+            await toast.waitFor({ timeout: options.timeoutMs });
+            await toast.locator('.monaco-button', { hasText: 'Install ptxlint[lsp]' }).waitFor();
+            result.installOffer = (await toast.locator('.notification-list-item-message').innerText()).trim();
+            log(`offer: ${String(result.installOffer)}`);
+            await page.screenshot({ path: options.screenshot.replace(/\.png$/, '-install-offer.png') });
+        }
         result.ok = true;
         process.stdout.write(JSON.stringify(result) + '\n');
         return 0;

@@ -144,7 +144,8 @@ export function offerFor(probe: ProbeResult, python: readonly string[], installP
             return {
                 severity: 'warning',
                 message: `${what} Install ${INSTALL_REQUIREMENT} there with pip?`,
-                actions: ['install', 'selectInterpreter', 'openSettings', 'dontAskAgain'],
+                // three buttons: a fourth is cut to "Open Se..." in the notification
+                actions: ['install', 'selectInterpreter', 'dontAskAgain'],
             };
         }
     }

@@ -87,7 +87,7 @@ describe('install offer', () => {
         const missing = { state: 'no-ptxlint' as const, executable: '/v/bin/python' };
         const offer = offerFor(missing, ['/v/bin/python'], true);
         assert.ok(offer);
-        assert.deepStrictEqual(offer.actions, ['install', 'selectInterpreter', 'openSettings', 'dontAskAgain']);
+        assert.deepStrictEqual(offer.actions, ['install', 'selectInterpreter', 'dontAskAgain']);
         assert.match(offer.message, /not installed in \/v\/bin\/python.*ptxlint\[lsp\]/);
 
         assert.ok(!offerFor(missing, ['/v/bin/python'], false)?.actions.includes('install'));
