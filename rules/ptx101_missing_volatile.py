@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.effects import side_effects
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -102,7 +102,7 @@ away; it never changes what the template does. No fix when the keyword comes fro
             return  # LLVM inline asm (Triton, CuTe DSL): the PTX5xx rules judge it
         if statement.is_volatile or not statement.outputs:
             return  # no outputs: implicitly volatile
-        effects = side_effects(statement)
+        effects = analysis_of(statement).side_effects
         if not effects:
             return
         first = effects[0]

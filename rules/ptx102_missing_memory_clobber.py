@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.effects import memory_effects
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -100,7 +100,7 @@ No fix for `asm goto` or when a comment sits before the closing parenthesis.
             return  # LLVM inline asm (Triton, CuTe DSL): the PTX5xx rules judge it
         if statement.has_memory_clobber or statement.opaque_sections:
             return
-        effects = memory_effects(statement)
+        effects = list(analysis_of(statement).memory_effects)
         exploited = not statement.is_volatile and bool(statement.outputs)
         if not exploited:
             # Volatile: nvcc keeps C++ memory accesses on their side of the asm either way

@@ -6,7 +6,6 @@ import re
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.file_traits import cuda_file
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.grammar import REJECTED, family_vocabulary, judged, toolkit_accepts
 from ptxlint.ptx.instructions import family, is_opcode, unknown_modifier
@@ -19,28 +18,6 @@ _PTX_WORD = re.compile(r"[a-z][a-z0-9]*\Z")
 # `Add`): ptxas rejects it ("Not a name of any known instruction").
 _NEAR_PTX = re.compile(r"_*[A-Za-z][A-Za-z0-9]*\Z")
 _UNKNOWN_WORD = re.compile(r"unknown modifier '\.([^']*)'")
-
-
-def _valid(instruction: PtxInstruction) -> bool:
-    return (
-        not instruction.opaque
-        and is_opcode(instruction.opcode)
-        and unknown_modifier(instruction.opcode, instruction.modifiers) is None
-    )
-
-
-def _clearly_ptx(statement: AsmStatement) -> bool:
-    """Device code for sure: a CUDA file, a __device__/__global__ function, a GPU DSL's asm
-    call (Triton, CuTe DSL, Pallas: their templates are PTX or, for Triton on AMD, GCN, whose
-    opcodes have underscores and no dotted modifiers), or a statement with at least one
-    well-formed PTX instruction."""
-    if cuda_file(statement.source):
-        return True
-    if statement.llvm is not None and statement.llvm.api != "llvmlite":
-        return True
-    if {"__device__", "__global__"} & set(statement.context.function_specifiers):
-        return True
-    return any(_valid(i) for i in statement.ptx.instructions)
 
 
 def _modifier_offset(instruction: PtxInstruction, index: int) -> int:
@@ -121,7 +98,7 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                 else:
                     continue
                 if clearly is None:
-                    clearly = _clearly_ptx(statement)
+                    clearly = analysis_of(statement).clearly_ptx
                 if clearly:
                     start = instruction.opcode_start
                     span = self.template_span(statement, start, start + len(opcode))
@@ -135,7 +112,7 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             if index is None:
                 continue
             if clearly is None:
-                clearly = _clearly_ptx(statement)
+                clearly = analysis_of(statement).clearly_ptx
             if not clearly:
                 continue
             modifier = instruction.modifiers[index]
@@ -158,7 +135,7 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
         for issue in verdict.issues:
             if issue.kind not in ("modifier", "combination"):
                 continue
-            if toolkit_accepts(issue, cuda_version):
+            if toolkit_accepts(issue, cuda_version, analysis_of(statement).guards):
                 continue  # the configured toolkit's ptxas (cuda-version) takes it
             if issue.message == REJECTED["address32"] and analysis_of(statement).only_for_32bit:
                 continue  # a 32-bit branch: right where it is built

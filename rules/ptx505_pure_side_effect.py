@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.effects import Effect, memory_effects, side_effects
+from ptxlint.analysis.effects import Effect
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -91,8 +92,9 @@ Safe where the flag is a literal: declaring an effect only takes optimizations a
 
 
 def _effects(statement: AsmStatement) -> list[Effect]:
-    found = {e.start: e for e in side_effects(statement) if not e.what.startswith(_STABLE_ENOUGH)}
-    for effect in memory_effects(statement):
+    analysis = analysis_of(statement)
+    found = {e.start: e for e in analysis.side_effects if not e.what.startswith(_STABLE_ENOUGH)}
+    for effect in analysis.memory_effects:
         if effect.start in found:
             continue
         instruction = next(

@@ -1,9 +1,10 @@
 """What a statement's template does that the optimizer cannot see: the effects that need
 ``volatile`` (PTX101, PTX505) and those that need a ``"memory"`` clobber (PTX102, PTX505).
 
-An instruction no PTX form spells (``st.glob.u32``: the root cause PTX204 reports, see
-:mod:`ptxlint.analysis.roots`) has no effects here: what it does is unknown until it is spelled
-right, and its effects would only echo the typo.
+The lists here are the template's, shared by the statements that spell it; the rules read them
+through the statement's analysis (``StatementAnalysis.side_effects``, ``.memory_effects``),
+which leaves out an instruction PTX204 reports as misspelled (``st.glob.u32``): what it does is
+unknown until it is spelled right, and its effects would only echo the typo.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ptxlint.analysis.roots import unknown_spelling
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand, PtxTemplate
 from ptxlint.ptx.effects import lookup, special_register
 from ptxlint.ptx.template_memo import TemplateMemo
@@ -29,6 +29,7 @@ class Effect:
     # Only issues a memory access that another unit performs later (cp.async, wgmma.mma_async):
     # C++ sees it after a separate wait, which is where ordering belongs.
     asynchronous: bool = False
+    position: int = -1  # the instruction's index in the template
 
 
 def _specials(operands: tuple[PtxOperand, ...]) -> Iterator[PtxOperand]:
@@ -54,14 +55,14 @@ def _of_template(
 
 
 def side_effects(statement: AsmStatement) -> list[Effect]:
-    """Effects that need ``volatile``: PTX101's list."""
+    """Effects that need ``volatile`` (PTX101's list), of every instruction of the template."""
     return _of_template("side", statement.ptx, _side_effects)
 
 
 def _side_effects(ptx: PtxTemplate) -> list[Effect]:
     found: list[Effect] = []
-    for ins in ptx.instructions:
-        if ins.opaque or unknown_spelling(ins):
+    for position, ins in enumerate(ptx.instructions):
+        if ins.opaque:
             continue
         effects = lookup(ins.opcode, ins.modifiers)
         if effects is not None and effects.side_effect:
@@ -73,25 +74,28 @@ def _side_effects(ptx: PtxTemplate) -> list[Effect]:
                 why = "is a barrier or fence"
             else:
                 why = "has a side effect"
-            found.append(Effect(f"'{_mnemonic(ins)}' {why}", ins.opcode_start, ins.opcode_end))
+            found.append(Effect(
+                f"'{_mnemonic(ins)}' {why}", ins.opcode_start, ins.opcode_end, position=position
+            ))
         for operand in _specials(ins.operands):
             name, register = special_register(operand.text)
             if register is not None and register.changes:
-                found.append(
-                    Effect(f"'%{name}' changes while the thread runs", operand.start, operand.end)
-                )
+                found.append(Effect(
+                    f"'%{name}' changes while the thread runs", operand.start, operand.end,
+                    position=position,
+                ))
     return found
 
 
 def memory_effects(statement: AsmStatement) -> list[Effect]:
-    """Instructions that access C++-visible memory or order it: PTX102's list."""
+    """Instructions that access C++-visible memory or order it (PTX102's list), every one."""
     return _of_template("memory", statement.ptx, _memory_effects)
 
 
 def _memory_effects(ptx: PtxTemplate) -> list[Effect]:
     found: list[Effect] = []
-    for ins in ptx.instructions:
-        if ins.opaque or unknown_spelling(ins):
+    for position, ins in enumerate(ptx.instructions):
+        if ins.opaque:
             continue
         effects = lookup(ins.opcode, ins.modifiers)
         if effects is None:
@@ -108,10 +112,12 @@ def _memory_effects(ptx: PtxTemplate) -> list[Effect]:
                     ins.opcode_start,
                     ins.opcode_end,
                     asynchronous=effects.asynchronous and not effects.orders_memory,
+                    position=position,
                 )
             )
         elif effects.orders_memory:
-            found.append(
-                Effect(f"'{_mnemonic(ins)}' orders memory", ins.opcode_start, ins.opcode_end)
-            )
+            found.append(Effect(
+                f"'{_mnemonic(ins)}' orders memory", ins.opcode_start, ins.opcode_end,
+                position=position,
+            ))
     return found

@@ -27,14 +27,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ptxlint.constraints import REGISTER_LETTERS, VALID_LETTERS, operand_verdict
+from ptxlint.file_traits import cuda_file
 from ptxlint.model import AsmStatement, Operand, PercentToken, PtxInstruction
-from ptxlint.ptx.instructions import family, unknown_modifier
+from ptxlint.ptx.instructions import family, is_opcode, unknown_modifier
 
 __all__ = [
     "CLANG_ONLY_LETTERS",
     "ConstraintProblem",
     "NonScalar",
     "RootCause",
+    "clearly_ptx",
     "constraint_problems",
     "modified_tokens",
     "non_scalar_operands",
@@ -134,3 +136,25 @@ def unknown_spelling(instruction: PtxInstruction) -> bool:
     if family(instruction.opcode) is None:
         return True
     return unknown_modifier(instruction.opcode, instruction.modifiers) is not None
+
+
+def _well_formed(instruction: PtxInstruction) -> bool:
+    return (
+        not instruction.opaque
+        and is_opcode(instruction.opcode)
+        and unknown_modifier(instruction.opcode, instruction.modifiers) is None
+    )
+
+
+def clearly_ptx(statement: AsmStatement) -> bool:
+    """Device code for sure, so that an unknown word in it is a PTX typo: a CUDA file, a
+    __device__/__global__ function, a GPU DSL's asm call (Triton, CuTe DSL, Pallas: their
+    templates are PTX or, for Triton on AMD, GCN, whose opcodes have underscores and no dotted
+    modifiers), or a statement with at least one well-formed PTX instruction."""
+    if cuda_file(statement.source):
+        return True
+    if statement.llvm is not None and statement.llvm.api != "llvmlite":
+        return True
+    if {"__device__", "__global__"} & set(statement.context.function_specifiers):
+        return True
+    return any(_well_formed(i) for i in statement.ptx.instructions)

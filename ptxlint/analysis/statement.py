@@ -11,13 +11,17 @@ from __future__ import annotations
 from functools import cached_property
 
 from ptxlint import file_memos
+from ptxlint.analysis import effects as _effects
 from ptxlint.analysis import guards as _guards
 from ptxlint.analysis import roots as _roots
+from ptxlint.analysis.effects import Effect
 from ptxlint.analysis.operand_access import Access, reads_of, register_operand
 from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RootCause
 from ptxlint.file_traits import excluded_targets
 from ptxlint.model import AsmStatement, PercentToken, PtxInstruction
 from ptxlint.ptx.flow import WriteAnalysis, analyze
+from ptxlint.ptx.grammar import judged
+from ptxlint.ptx.instructions import family
 from ptxlint.ptx.judge import Verdict, judge
 from ptxlint.ptx.targets import (
     Target,
@@ -195,9 +199,42 @@ class StatementAnalysis:
                 return RootCause(root.kind, root.rule, root.operand, token.start, token.end)
         return None
 
+    @cached_property
+    def clearly_ptx(self) -> bool:
+        """Device code for sure (:func:`ptxlint.analysis.roots.clearly_ptx`): an unknown word
+        in it is a PTX typo, not another assembler's instruction."""
+        return _roots.clearly_ptx(self.statement)
+
     def instruction_unknown(self, instruction: PtxInstruction) -> bool:
-        """No PTX form spells ``instruction`` (PTX204): what it does is unknown."""
-        return _roots.unknown_spelling(instruction)
+        """PTX204 reports that no PTX form spells ``instruction`` (an unknown modifier of a
+        known opcode): what it does is unknown until it is spelled right."""
+        if not _roots.unknown_spelling(instruction) or family(instruction.opcode) is None:
+            return False  # an unknown opcode has no effects or roles to echo
+        if judged(instruction.opcode, instruction.modifiers):
+            # PTX204 reports the verdict's first spelling issue (none where it abstains)
+            first = next((i for i in self.verdict(instruction).issues
+                          if i.kind in ("modifier", "combination")), None)
+            return first is not None and first.kind == "modifier"
+        return self.clearly_ptx
+
+    @cached_property
+    def side_effects(self) -> tuple[Effect, ...]:
+        """What needs ``volatile`` (PTX101, PTX505), without the effects of an instruction
+        PTX204 reports as misspelled."""
+        return self._known(_effects.side_effects(self.statement))
+
+    @cached_property
+    def memory_effects(self) -> tuple[Effect, ...]:
+        """What needs a ``"memory"`` clobber (PTX102, PTX505), without the effects of an
+        instruction PTX204 reports as misspelled."""
+        return self._known(_effects.memory_effects(self.statement))
+
+    def _known(self, effects: list[Effect]) -> tuple[Effect, ...]:
+        instructions = self.statement.ptx.instructions
+        return tuple(
+            e for e in effects
+            if e.position < 0 or not self.instruction_unknown(instructions[e.position])
+        )
 
 
     # ------------------------------------------------------------------ value flow in the template
