@@ -135,7 +135,7 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
         for issue in verdict.issues:
             if issue.kind not in ("modifier", "combination"):
                 continue
-            if toolkit_accepts(issue, cuda_version):
+            if toolkit_accepts(issue, cuda_version, analysis_of(statement).guards):
                 continue  # the configured toolkit's ptxas (cuda-version) takes it
             if issue.message == REJECTED["address32"] and analysis_of(statement).only_for_32bit:
                 continue  # a 32-bit branch: right where it is built

@@ -132,7 +132,7 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
         analysis = analysis_of(statement)
         verdict = analysis.verdict(instruction, typed)
         for issue in verdict.issues:
-            if issue.kind != "type" or toolkit_accepts(issue, cuda_version):
+            if issue.kind != "type" or toolkit_accepts(issue, cuda_version, analysis.guards):
                 continue  # (a newer ptxas than the configured one's verdict: not this one's)
             if analysis.template_root(issue.start, issue.end) is not None:
                 continue  # the operand or its %N is the defect (PTX002, PTX005, PTX007)

@@ -113,7 +113,7 @@ asm volatile("cp.async.wait_group 2;");
         for issue in analysis.verdict(instruction).issues:
             if issue.kind != "operand":
                 continue
-            if toolkit_accepts(issue, cuda_version):
+            if toolkit_accepts(issue, cuda_version, analysis_of(statement).guards):
                 continue  # the configured toolkit's ptxas (cuda-version) takes it
             if analysis.template_root(issue.start, issue.end) is not None:
                 return  # the operand or its %N is the defect (PTX002, PTX005, PTX007)

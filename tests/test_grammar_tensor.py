@@ -90,13 +90,16 @@ def test_mma_variants_that_used_to_abstain() -> None:
     swapped = verdict("mma.sync.aligned.m16n8k8.col.row.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, "
                       "{%r0, %r1}, {%r2}, {%f0, %f1, %f2, %f3};")
     assert swapped.status == "error"
-    # block scaling: 4X goes with .ue4m3 on ptxas 13.0; 4X.ue8m0 is CUDA 13.1's: abstain
+    # block scaling: 4X goes with .ue4m3 on ptxas 13.0; 4X.ue8m0 is CUDA 13.1's: an error
+    # that names ptxas 13.1, which the rules drop where cuda-version is 13.1 or newer
     scaled = ("mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X"
               ".f32.e2m1.e2m1.f32.{} {{%f0, %f1, %f2, %f3}}, {{%r0, %r1, %r2, %r3}}, "
               "{{%r4, %r5}}, {{%f0, %f1, %f2, %f3}}, {{%r6}}, {{%h0, %h1}}, %r7, {{0, 0}};")
     ok = verdict(scaled.format("ue4m3"))
     assert ok.status == "ok" and ok.need.target == "sm_120f"
-    assert verdict(scaled.format("ue8m0")).status == "abstain"
+    newer = verdict(scaled.format("ue8m0"))
+    assert newer.status == "error" and newer.issues[0].toolkit == (13, 1)
+    assert "ptxas 13.1" in newer.issues[0].message
 
 
 def test_ldmatrix_8bit_shapes() -> None:

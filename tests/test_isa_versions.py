@@ -197,3 +197,26 @@ def test_st_bulk_size_register_verdict_is_each_toolkits() -> None:
     if "release 13.0" in agreement._ptxas_version():
         assert not _assembles(PTXAS, "9.0", "sm_100a", line)
     assert agreement.predict(line).status == "reject"  # the default cuda-version, 13.0
+
+
+MXF4 = """\
+__device__ void m(float* d, unsigned a0, unsigned b0, unsigned sfa, unsigned sfb) {{
+{open}  asm volatile("mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0 "
+    "{{%0, %1, %2, %3}}, {{%4, %4, %4, %4}}, {{%5, %5}}, {{%0, %1, %2, %3}}, {{%6}}, {{%7, %7}}, {{%8}}, {{%7, %7}};"
+    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a0), "r"(b0), "r"(sfa), "h"((unsigned short)0), "r"(sfb));
+{close}}}
+"""
+
+
+def test_a_form_only_a_newer_ptxas_knows_is_reported_where_the_older_one_compiles_it() -> None:
+    bare = MXF4.format(open="", close="")
+    [finding] = lint_text(bare, select=("PTX204",))
+    assert "new in ptxas 13.1" in finding.message
+    newer = RuleContext(options=version_options("13.1", None, "."))
+    assert lint_text(bare, select=("PTX204",), context=newer) == []
+    # CUTLASS's guard, set from CUDA 13.1 on in a header: undecided here, so silent
+    guarded = MXF4.format(open="#if defined(CUTE_ARCH_MXF4NVF4_4X_UE8M0_MMA_ENABLED)\n",
+                          close="#endif\n")
+    assert lint_text(guarded, select=("PTX204",)) == []
+    versioned = MXF4.format(open="#if CUDA_VERSION >= 13010\n", close="#endif\n")
+    assert lint_text(versioned, select=("PTX204",)) == []

@@ -847,6 +847,8 @@ def check(
     gated = [m for m in exact if m.form.toolkit is not None]
     if gated:  # the forms every toolkit takes first: a newer one's is the fallback
         exact = tuple(m for m in exact if m.form.toolkit is None)
+        if not exact:
+            return _newer_only(instruction, gated, resolve, relaxed)
     for m in exact:
         issues, abstain = _check_operands(instruction, m, resolve, relaxed and not m.form.strict)
         if m.form.rejected and not abstain and not any(i.severity == "error" for i in issues):
@@ -880,6 +882,33 @@ def check(
 
 
 _RELAXED = frozenset({"ld", "ldu", "st", "cvt", "ld_global_nc"})
+
+
+def _newer_only(
+    instruction: PtxInstruction, gated: list[_Match], resolve: Resolver, relaxed: bool | None
+) -> Verdict:
+    """An instruction only forms of a newer toolkit's ptxas spell (``toolkit=``): an error for
+    the older ones, which the issue says (the rules compare its toolkit with cuda-version);
+    operand errors are errors for every toolkit."""
+    best: tuple[list[Issue], _Match] | None = None
+    for m in gated:
+        issues, abstain = _check_operands(instruction, m, resolve,
+                                          bool(relaxed) and not m.form.strict)
+        if abstain:
+            return Verdict("abstain", form=m.form, need=m.need, written=_written(m.form))
+        errors = [i for i in issues if i.severity == "error"]
+        if not errors:
+            assert m.form.toolkit is not None
+            newer = f"{m.form.toolkit[0]}.{m.form.toolkit[1]}"
+            issue = Issue("combination", f"'{instruction.mnemonic}' is new in ptxas {newer}: "
+                          f"older ones reject it (form '{m.form.spec.split(' ')[0]}')",
+                          instruction.opcode_start, instruction.opcode_end, "error",
+                          m.form.toolkit)
+            return Verdict("error", (issue,), m.form, m.need, _written(m.form))
+        if best is None or len(errors) < len(best[0]):
+            best = (errors, m)
+    assert best is not None
+    return Verdict("error", tuple(best[0]), best[1].form, best[1].need, _written(best[1].form))
 
 
 def _accept(m: _Match) -> Verdict:
@@ -1390,11 +1419,21 @@ def _written_by_spelling(
     return False, None
 
 
-def toolkit_accepts(issue: Issue, cuda_version: object) -> bool:
-    """Whether the toolkit ``cuda_version`` (``(major, minor)``, a rule option) accepts what
-    ``issue`` reports: its ptxas is one of the newer ones the issue names."""
-    return (issue.toolkit is not None and isinstance(cuda_version, tuple)
-            and cuda_version >= issue.toolkit)
+def toolkit_accepts(issue: Issue, cuda_version: object, guards: tuple[str, ...] = ()) -> bool:
+    """Whether what ``issue`` reports is no error for the toolkit ``cuda_version``
+    (``(major, minor)``, a rule option; 13.0 when absent): its ptxas is one of the newer ones
+    the issue names, or the statement's ``guards`` may keep that toolkit out (CUTLASS's
+    ``CUTE_ARCH_MXF4NVF4_4X_UE8M0_MMA_ENABLED``, set from CUDA 13.1 on): then say nothing."""
+    if issue.toolkit is None:
+        return False
+    from ptxlint.ptx.targets import toolkit_compiles
+    from ptxlint.ptx.versions import DEFAULT_CUDA_VERSION, ptx_for_cuda
+
+    version = cuda_version if isinstance(cuda_version, tuple) else DEFAULT_CUDA_VERSION
+    if version >= issue.toolkit:
+        return True
+    ptx = ptx_for_cuda(version)
+    return bool(guards) and ptx is not None and not toolkit_compiles(guards, version, ptx)
 
 
 def issues_of(verdict: Verdict, kinds: Iterable[str]) -> list[Issue]:

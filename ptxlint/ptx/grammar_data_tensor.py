@@ -218,12 +218,13 @@ for _sp, _k8, _k4, _na, _nb, _extra in (
     _mma(f"{_sp}.{_k4}.row.col.kind::mxf4.block_scale{{.scale_vec::2X}}.f32.e2m1.e2m1.f32.ue8m0",
          "d:f32*4", f"a:b32*{_na}", f"a:b32*{_nb}", "a:f32*4", "sm=120f", _extra + _SCALES)
     # ptxas 13.0: .scale_vec::2X with .ue8m0, 4X with .ue4m3 ("Illegal modifier
-    # '.scale_vec::4X' ... with type '.ue8m0'"; CUTLASS enables 4X.ue8m0 from CUDA 13.1 on,
-    # so that pair abstains below)
-    for _vec, _stype in (("2X", "ue8m0"), ("4X", "ue4m3")):
+    # '.scale_vec::4X' ... with type '.ue8m0"); ptxas 13.1 also takes 4X with .ue8m0
+    # (CUTLASS enables it from CUDA 13.1 on)
+    for _vec, _stype, _newer in (("2X", "ue8m0", ""), ("4X", "ue4m3", ""),
+                                 ("4X", "ue8m0", "; toolkit=13.1")):
         _mma(f"{_sp}.{_k4}.row.col.kind::mxf4nvf4.block_scale.scale_vec::{_vec}.f32"
              f".e2m1.e2m1.f32.{_stype}", "d:f32*4", f"a:b32*{_na}", f"a:b32*{_nb}", "a:f32*4",
-             "sm=120f", _extra + _SCALES)
+             f"sm=120f{_newer}", _extra + _SCALES)
 # sparse .kind::f8f6f4 (with .sp::ordered_metadata only: plain .sp is "Illegal modifier"),
 # fp8 inputs from sm_100 as in the dense form; fp8 into f16 on the sm_120 family without .kind
 # (on sm_100 fp8 into f32 only, with an integer metadata register, as the older fp8 form)
@@ -243,8 +244,6 @@ _mma(f"{_ORDERED}.f16{_FP8}.f16", "d:b32*2", "a:b32*4", "a:b32*4", "a:b32*2", "s
 PARTIAL.update({
     # kinds that are tcgen05's, not mma.sync's: not judged
     "mma": frozenset({"kind::f16", "kind::i8", "kind::tf32",
-                      # newer than ptxas 13.0 (CUTLASS: CUDA 13.1)
-                      "scale_vec::4X+ue8m0",
                       # ptxas 13.0 takes an extra .bf16 here (undocumented, not judged)
                       "f64+bf16"}),
     "ldmatrix": frozenset(),
