@@ -17,8 +17,16 @@ The roots, and the rule each belongs to:
 - ``non-scalar-operand`` (PTX005): a struct or vector operand under a register letter.
 - ``operand-modifier`` (PTX007): a GCC operand modifier on a ``%N`` (``%H1``); what the token
   stands for is not the operand's register.
-- ``unknown-instruction`` (PTX204): an opcode or modifier no PTX form has; what the instruction
-  does (its effects, its operands' roles) is unknown.
+- ``unknown-instruction`` (PTX204): a modifier no form of a known opcode has, where PTX204
+  reports it; what the instruction does (its effects) is unknown, so PTX101, PTX102 and PTX505
+  ask nothing of it (``StatementAnalysis.instruction_unknown``).
+- ``undefined-read`` (PTX106): a write-only output read before any write; the same output's
+  "never written" (PTX104) is that read seen from the other side
+  (``StatementAnalysis.undefined_read``).
+
+A root that its own rule does not report (the grammar abstains, the code is not clearly PTX)
+silences nothing: a defect always keeps one finding. Selecting or suppressing rules does not
+bring an echo back; the echo was never a second defect.
 """
 
 from __future__ import annotations
