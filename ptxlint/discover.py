@@ -276,6 +276,7 @@ class _Walker:
     max_file_size: int
     cwd: str
     probe: Callable[[str, int], str | None]
+    on_file: Callable[[DiscoveredFile], None] | None = None
     files: list[DiscoveredFile] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     errors: list[Skipped] = field(default_factory=list)
@@ -299,7 +300,10 @@ class _Walker:
         self.seen_files.add(realpath)
         reason = self.probe(display, self.max_file_size)
         if reason is None:
-            self.files.append(DiscoveredFile(display))
+            found = DiscoveredFile(display)
+            self.files.append(found)
+            if self.on_file is not None:
+                self.on_file(found)
         elif is_error_reason(reason) or (named and reason == too_large(self.max_file_size)):
             self.errors.append(Skipped(display, reason))
         else:
@@ -389,10 +393,13 @@ def discover(
     respect_gitignore: bool = True,
     max_file_size: int = DEFAULT_MAX_FILE_SIZE,
     probe: Callable[[str, int], str | None] | None = None,
+    on_file: Callable[[DiscoveredFile], None] | None = None,
 ) -> Discovery:
     """Expand ``paths`` into the files to lint, in argument order, folders sorted. ``probe``
     (default ``probe_file``, which reads a file's head) says why a file cannot be linted: the
-    runner answers from its file index for files whose stat it knows."""
+    runner answers from its file index for files whose stat it knows. ``on_file`` is called
+    with each file to lint the moment it is found: the runner's workers start on the first
+    files while the walk goes on."""
     walker = _Walker(
         extensions=_normalize_extensions(extensions),
         exclude=compile_patterns(exclude),
@@ -400,6 +407,7 @@ def discover(
         max_file_size=max_file_size,
         cwd=os.getcwd(),
         probe=probe or probe_file,
+        on_file=on_file,
     )
     for arg in paths:
         walker.add_argument(arg)

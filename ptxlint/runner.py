@@ -5,21 +5,24 @@ parsed, and one whose result the cache holds (``cache``) is never linted. With t
 whose stat the file index (``file_index``) knows is not read at all: its prefilter verdict and
 the digest its result is stored under come from the index, once the headers that verdict or
 result read are checked unchanged. The rest are linted here or, when there is enough of them,
-by a pool of processes (as in flake8) that gets the biggest files first, a folder's files
-together (``family_order``), and writes their results to the cache; the report keeps
-discovery order. Fixing always runs in this process, because it writes files.
+by a pool of processes (``pool``, as in flake8) that starts while discovery is still walking
+and is fed each file as it is found: the biggest first, a folder's files together once the
+walk has ended (``family_order``). Without the cache, a file with no asm keyword but an
+include goes to a worker, which reads the headers it includes to decide (``prefilter``): this
+process does no pass over the tree before the workers start. Workers write their results to
+the cache; the report keeps discovery order. Fixing always runs in this process, because it
+writes files.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ptxlint import (
     collector,
@@ -36,6 +39,7 @@ from ptxlint.cache import location as cache_location
 from ptxlint.config import Config, RuleSelector
 from ptxlint.discover import (
     DEFAULT_EXTENSIONS,
+    DiscoveredFile,
     decode_source,
     discover,
     is_error_reason,
@@ -48,6 +52,7 @@ from ptxlint.file_index import MAY_HOLD_ASM, NO_ASM, FileIndex, digest_of
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import Finding, SourceFile
 from ptxlint.packed_source import pack
+from ptxlint.pool import Feed
 from ptxlint.progress import Progress
 from ptxlint.registry import load_rules, preview_ids
 from ptxlint.report.run_result import RunResult
@@ -345,6 +350,9 @@ class _Job:
     size: int
     key: str | None  # the result cache's key, None when not caching
     digest: bytes | None = None  # of the bytes the key was made from
+    # no asm keyword, but an include: the worker asks the prefilter whether a header it
+    # includes brings an asm macro the file names (reading those headers) before linting
+    check: bool = False
 
 
 def _lint_job(
@@ -361,6 +369,8 @@ def _lint_job(
     data, reason = read_bytes(job.path, max_file_size)
     if data is None:
         return FileOutcome(job.path, reason=reason or "could not be read")
+    if job.check and not prefilter.may_hold_asm(job.path, data):
+        return FileOutcome(job.path, decode_errors=not is_valid_utf8(data))
     outcome = lint_path(job.path, rules, context, selector, max_file_size, tier2=tier2,
                         data=data)
     if cache is not None and job.key is not None and (
@@ -406,35 +416,6 @@ def family_order(jobs: Sequence[_Job]) -> list[_Job]:
     for job in sorted(jobs, key=lambda j: -j.size):
         folders.setdefault(tree_reuse.family(job.path), []).append(job)
     return [job for folder in folders.values() for job in folder]
-
-
-def batches(jobs: list[_Job], workers: int, first: bool = True) -> list[list[_Job]]:
-    """``jobs`` cut, in order, into batches: each costs one round trip. The first
-    ``4 * workers`` (the biggest) go one per batch, so that no worker gets two of them
-    (CUTLASS's two 2.7 MB GMMA headers were in one batch once, and one worker linted both while
-    the other idled). Then batches of a sixteenth of a worker's share of the bytes, shrinking
-    to a quarter of that as the bytes left run out (guided scheduling: the workers finish
-    together). Not ``first`` (the pool is restarted after a worker died): every job alone, so
-    that another death names its file."""
-    if not first:
-        return [[job] for job in jobs]
-    head = min(len(jobs), workers * 4)
-    out: list[list[_Job]] = [[job] for job in jobs[:head]]
-    left = sum(j.size for j in jobs[head:])
-    largest = max(1, left // (workers * 16))
-    smallest = max(1, largest // 4)
-    batch: list[_Job] = []
-    size = 0
-    for job in jobs[head:]:
-        batch.append(job)
-        size += job.size
-        if size >= max(smallest, min(largest, left // (workers * 4))):
-            out.append(batch)
-            left -= size
-            batch, size = [], 0
-    if batch:
-        out.append(batch)
-    return out
 
 
 def _store(cache: ResultCache, key: str, outcome: FileOutcome) -> None:
@@ -488,39 +469,6 @@ def _load(cache: ResultCache, key: str, keep_statements: bool) -> FileOutcome | 
 
 
 WORKER_DIED = "unreadable: the worker process linting it died"
-
-
-def _in_pool(paths: list[_Job], jobs: int, initargs: tuple[Any, ...]) -> Iterator[FileOutcome]:
-    """Lint ``paths`` in worker processes, outcomes in order. A worker that dies (a crash in a
-    native parser, the OOM killer) breaks the whole pool and loses every pending result: the
-    file it was on is tried once more alone, reported as an error if it kills that worker too,
-    and the rest go on in a fresh pool."""
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    start, deaths = 0, 0
-    while start < len(paths):
-        rest = paths[start:]
-        try:
-            with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
-                                     initargs=initargs) as pool:
-                batched = pool.map(_work_batch, batches(rest, jobs, first=not start))
-                for outcome in itertools.chain.from_iterable(batched):
-                    yield outcome
-                    start, deaths = start + 1, 0
-            return
-        except BrokenProcessPool:
-            suspect = paths[start]
-            try:
-                with ProcessPoolExecutor(max_workers=1, initializer=_init_worker,
-                                         initargs=initargs) as alone:
-                    yield alone.submit(_work, suspect).result()
-            except BrokenProcessPool:
-                deaths += 1
-                if deaths >= 3:  # not one file's fault: the workers cannot start at all
-                    raise RuntimeError("worker processes keep dying; run with --jobs 1") from None
-                yield FileOutcome(suspect.path, reason=WORKER_DIED)
-            start += 1
 
 
 def _with_include_dirs(tier2: Tier2Settings, paths: Sequence[str]) -> Tier2Settings:
@@ -673,9 +621,11 @@ def run(
     """Lint ``paths``. Files without an asm keyword, and files whose result the cache holds
     (``use_cache``), never reach a parser or a worker; with the cache, a file that the index
     knows unchanged by its stat, with unchanged headers, is not even read (``file_index``:
-    a warm run costs a stat per file and per header). ``keep_statements=False``: the findings
-    come without the statement they are in (``Finding.statement`` is None, but for internal
-    errors), for reports that do not read it; a large run then holds far less memory."""
+    a warm run costs a stat per file and per header). Each file is taken as discovery finds
+    it: with ``jobs`` > 1 the workers start on the first files while the walk goes on
+    (``pool``). ``keep_statements=False``: the findings come without the statement they are in
+    (``Finding.statement`` is None, but for internal errors), for reports that do not read
+    it; a large run then holds far less memory."""
     started = time.perf_counter()
     started_ns = time.time_ns()
     # A run reads headers as they are when it starts, even after an earlier run in this process.
@@ -690,6 +640,8 @@ def run(
         salt = "\0".join([cache.salt, *tier2.include_dirs])
         index = file_index.open_index(cache_location("index"), salt, started_ns)
     macros.keep_header_digests(index is not None)
+    state = _Run(paths, config, selector, rule_classes, context, progress, fix_mode,
+                 unsafe_fixes, jobs, tier2, resolver, cache, index, keep_statements)
     discovery = discover(
         paths,
         extensions=config.extensions or DEFAULT_EXTENSIONS,
@@ -697,102 +649,21 @@ def run(
         respect_gitignore=config.respect_gitignore,
         max_file_size=config.max_file_size,
         probe=_probe(index) if index is not None else None,
+        on_file=state.admit,
     )
+    state.finish()
+    if progress is not None:
+        progress.finish()
     result = RunResult(
         errors=[(s.path, s.reason) for s in discovery.errors],
         notes=[(s.path, s.reason) for s in discovery.skipped],
     )
-    files = [f.path for f in discovery.files]
-    if resolver is not None:
-        # A nested configuration's exclude removes the files under its folder that it matches
-        # (files named on the command line stay, unless force-exclude: the CLI filters those).
-        named = {os.path.abspath(p) for p in paths}
-        files = [f for f in files if os.path.abspath(f) in named or not resolver.excluded(f)]
-    total = len(files)
-    outcomes: list[FileOutcome | None] = [None] * total
-    pending: list[_Job] = []
-    serial = jobs <= 1 or fix_mode is not None
-    rules: list[Rule] | None = None  # instantiated for the first file linted here
-    session = tier2.session() if serial else None
-    done = 0
-    for position, path in enumerate(files):
-        outcome: FileOutcome | None = None
-        record: file_index.Record | None = None
-        key: str | None = None
-        verdict = MAY_HOLD_ASM
-        where = os.path.abspath(path)
-        if index is not None and cache is not None:
-            # Unchanged by stat, and so are the headers it read: nothing of it is read.
-            record = index.known(where)
-            if record is not None and not index.deps_valid(record):
-                record = None
-            if record is not None and record[2] == NO_ASM:
-                outcome = FileOutcome(path, decode_errors=record[3])
-            elif record is not None:
-                file_selector, file_context = _settings_for(path, selector, context, resolver)
-                key = _key(cache, path, record, file_selector, file_context, rule_classes)
-                outcome = _load(cache, key, keep_statements)
-        data: bytes | None = None
-        if outcome is None:
-            data, reason, st = read_bytes_stat(path, config.max_file_size)
-            if data is None:
-                outcome = FileOutcome(path, reason=reason or "could not be read")
-            elif index is not None:
-                digest = digest_of(data)
-                if record is None or record[1] != digest:
-                    record, key = _record(index, where, path, data, digest, st), None
-                verdict = record[2]
-            elif not prefilter.may_hold_asm(path, data):
-                verdict = NO_ASM
-            if data is not None and verdict == NO_ASM:
-                outcome = FileOutcome(path, decode_errors=not is_valid_utf8(data))
-        if outcome is None and data is not None:
-            file_selector, file_context = _settings_for(path, selector, context, resolver)
-            if cache is not None and record is not None and key is None:
-                key = _key(cache, path, record, file_selector, file_context, rule_classes)
-                outcome = _load(cache, key, keep_statements)
-            if outcome is None and serial:
-                # one process: lint now, from the bytes just read
-                if rules is None:
-                    from ptxlint.engine import instantiate
-
-                    rules = instantiate(rule_classes)
-                outcome = lint_path(
-                    path,
-                    rules,
-                    file_context,
-                    file_selector,
-                    config.max_file_size,
-                    fix_mode,
-                    unsafe_fixes,
-                    session,
-                    data=data,
-                )
-                if cache is not None and key is not None:
-                    _store(cache, key, outcome)
-            elif outcome is None:
-                digest_read = record[1] if record is not None else None
-                pending.append(_Job(position, path, len(data), key, digest_read))
-        if outcome is not None:
-            outcomes[position] = collected(outcome, keep_statements)
-            done += 1
-            if progress is not None:
-                progress.update(done, total)
-    for position, outcome in _lint_pending(
-        pending, config, selector, rule_classes, context, jobs, tier2, cache, resolver,
-        keep_statements,
-    ):
-        outcomes[position] = outcome
-        done += 1
-        if progress is not None:
-            progress.update(done, total)
-    if progress is not None:
-        progress.finish()
-    for outcome in outcomes:
+    for outcome in state.outcomes:
         assert outcome is not None
         _merge(result, outcome, fix_mode == "fix")
-    if cache is not None and (cache.writes or any(j.key for j in pending)):
-        cache.prune(used=cache.used | {j.key for j in pending if j.key})
+    sent = [k for k in state.sent_keys if k]
+    if cache is not None and (cache.writes or sent):
+        cache.prune(used=cache.used | set(sent))
     if index is not None:
         index.save()
     macros.keep_header_digests(False)
@@ -801,45 +672,188 @@ def run(
     return result
 
 
-def _lint_pending(
-    pending: list[_Job],
-    config: Config,
-    selector: RuleSelector,
-    rule_classes: Sequence[type[Rule]],
-    context: RuleContext,
-    jobs: int,
-    tier2: Tier2Settings,
-    cache: ResultCache | None,
-    resolver: ConfigResolver | None,
-    keep_statements: bool = True,
-) -> Iterator[tuple[int, FileOutcome]]:
-    """(index, outcome) of the files left for workers (never --fix: that writes files, so it
-    runs in this process), in ``family_order``."""
-    if not pending:
-        return
-    workers = min(jobs, len(pending), default_jobs())
-    if workers > 1 and sum(j.size for j in pending) >= PARALLEL_MIN_BYTES:
-        # Reading every file and the prefilter's headers left the heap full of holes that the
-        # results, arriving for minutes, would pin: give them back before the workers start
-        # (not before a run in this process: that loads ctypes for nothing).
-        file_memos.trim()
-        ordered = family_order(pending)
-        ids = tuple(r.id for r in rule_classes)
-        initargs = (config, ids, context, tier2, resolver, cache, keep_statements)
-        for job, outcome in zip(ordered, _in_pool(ordered, workers, initargs), strict=True):
-            yield job.index, outcome
-        return
-    # too little work to be worth starting processes
-    from ptxlint.engine import instantiate
+class _Run:
+    """One run's files, taken one at a time as discovery finds them (``admit``): answered from
+    the cache or the prefilter here, linted here (one process, or ``--fix``), or handed to the
+    pool, which starts once there is enough work and gets files while the walk goes on."""
 
-    rules = instantiate(rule_classes)
-    session = tier2.session()
-    for job in pending:
-        file_selector, file_context = _settings_for(job.path, selector, context, resolver)
-        outcome = _lint_job(
-            job, rules, file_context, file_selector, config.max_file_size, session, cache
+    def __init__(
+        self,
+        paths: Sequence[str],
+        config: Config,
+        selector: RuleSelector,
+        rule_classes: Sequence[type[Rule]],
+        context: RuleContext,
+        progress: Progress | None,
+        fix_mode: str | None,
+        unsafe_fixes: bool,
+        jobs: int,
+        tier2: Tier2Settings,
+        resolver: ConfigResolver | None,
+        cache: ResultCache | None,
+        index: FileIndex | None,
+        keep_statements: bool,
+    ) -> None:
+        self.config = config
+        self.selector = selector
+        self.rule_classes = rule_classes
+        self.context = context
+        self.progress = progress
+        self.fix_mode = fix_mode
+        self.unsafe_fixes = unsafe_fixes
+        self.tier2 = tier2
+        self.resolver = resolver
+        self.cache = cache
+        self.index = index
+        self.keep_statements = keep_statements
+        self.named = {os.path.abspath(p) for p in paths} if resolver is not None else set()
+        self.outcomes: list[FileOutcome | None] = []
+        self.sent_keys: list[str | None] = []  # of the jobs linted elsewhere (for pruning)
+        self.done = 0
+        self.walking = True  # until discovery ends, more files may come
+        self.serial = jobs <= 1 or fix_mode is not None
+        self.rules: list[Rule] | None = None  # instantiated for the first file linted here
+        self.session = tier2.session() if self.serial else None
+        self.feed: Feed[_Job, FileOutcome] | None = None
+        if not self.serial:
+            ids = tuple(r.id for r in rule_classes)
+            self.feed = Feed(
+                min(jobs, default_jobs()),
+                _init_worker,
+                (config, ids, context, tier2, resolver, cache, keep_statements),
+                _work_batch,
+                lambda job: FileOutcome(job.path, reason=WORKER_DIED),
+                family_order,
+                PARALLEL_MIN_BYTES,
+            )
+
+    def admit(self, found: DiscoveredFile) -> None:
+        path = found.path
+        # A nested configuration's exclude removes the files under its folder that it matches
+        # (files named on the command line stay, unless force-exclude: the CLI filters those).
+        if self.resolver is not None and os.path.abspath(path) not in self.named \
+                and self.resolver.excluded(path):
+            return
+        position = len(self.outcomes)
+        self.outcomes.append(None)
+        outcome = self._take(position, path)
+        if outcome is not None:
+            self._done(position, outcome)
+        if self.feed is not None and self.feed.started:
+            for job, outcome in self.feed.poll():
+                self._done(job.index, outcome)
+
+    def _take(self, position: int, path: str) -> FileOutcome | None:
+        """The file's outcome when this process has it now; None when it went to the pool."""
+        cache, index = self.cache, self.index
+        outcome: FileOutcome | None = None
+        record: file_index.Record | None = None
+        key: str | None = None
+        verdict = MAY_HOLD_ASM
+        check = False
+        where = os.path.abspath(path)
+        if index is not None and cache is not None:
+            # Unchanged by stat, and so are the headers it read: nothing of it is read.
+            record = index.known(where)
+            if record is not None and not index.deps_valid(record):
+                record = None
+            if record is not None and record[2] == NO_ASM:
+                return FileOutcome(path, decode_errors=record[3])
+            if record is not None:
+                key = self._key(path, record)
+                outcome = _load(cache, key, self.keep_statements)
+                if outcome is not None:
+                    return outcome
+        data, reason, st = read_bytes_stat(path, self.config.max_file_size)
+        if data is None:
+            return FileOutcome(path, reason=reason or "could not be read")
+        if index is not None:
+            digest = digest_of(data)
+            if record is None or record[1] != digest:
+                record, key = _record(index, where, path, data, digest, st), None
+            verdict = record[2]
+        elif not prefilter.has_keyword(path, data):
+            if not prefilter.needs_include_check(path, data):
+                verdict = NO_ASM
+            elif self.feed is None:
+                verdict = MAY_HOLD_ASM if prefilter.may_hold_asm(path, data) else NO_ASM
+            else:
+                # whether an included header brings an asm macro the file names: the
+                # worker that would lint it reads those headers, not this process
+                check = True
+        if verdict == NO_ASM:
+            return FileOutcome(path, decode_errors=not is_valid_utf8(data))
+        if cache is not None and record is not None and key is None:
+            key = self._key(path, record)
+            outcome = _load(cache, key, self.keep_statements)
+            if outcome is not None:
+                return outcome
+        if self.feed is None:
+            return self._lint_here(path, data, key)
+        digest_read = record[1] if record is not None else None
+        self.feed.add(_Job(position, path, len(data), key, digest_read, check), grouped=check)
+        return None
+
+    def _key(self, path: str, record: file_index.Record) -> str:
+        assert self.cache is not None
+        file_selector, file_context = _settings_for(path, self.selector, self.context,
+                                                    self.resolver)
+        return _key(self.cache, path, record, file_selector, file_context, self.rule_classes)
+
+    def _lint_here(self, path: str, data: bytes, key: str | None) -> FileOutcome:
+        """One process: lint now, from the bytes just read."""
+        if self.rules is None:
+            from ptxlint.engine import instantiate
+
+            self.rules = instantiate(self.rule_classes)
+        file_selector, file_context = _settings_for(path, self.selector, self.context,
+                                                    self.resolver)
+        outcome = lint_path(
+            path,
+            self.rules,
+            file_context,
+            file_selector,
+            self.config.max_file_size,
+            self.fix_mode,
+            self.unsafe_fixes,
+            self.session,
+            data=data,
         )
-        yield job.index, collected(outcome, keep_statements)
+        if self.cache is not None and key is not None:
+            _store(self.cache, key, outcome)
+        return outcome
+
+    def _done(self, position: int, outcome: FileOutcome) -> None:
+        self.outcomes[position] = collected(outcome, self.keep_statements)
+        self.done += 1
+        if self.progress is not None:
+            self.progress.update(self.done, len(self.outcomes), walking=self.walking)
+
+    def finish(self) -> None:
+        """Every file handed to the pool, linted: there, or here when too few were for
+        processes to pay off."""
+        self.walking = False
+        if self.progress is not None:
+            self.progress.update(self.done, len(self.outcomes))
+        if self.feed is None:
+            return
+        drained = self.feed.finish()
+        if drained is not None:
+            for job, outcome in drained:
+                self.sent_keys.append(job.key)
+                self._done(job.index, outcome)
+            return
+        # too little work to be worth starting processes
+        from ptxlint.engine import instantiate
+
+        rules = self.rules = self.rules or instantiate(self.rule_classes)
+        session = self.tier2.session()
+        for job in sorted(self.feed.held(), key=lambda j: j.index):
+            file_selector, file_context = _settings_for(job.path, self.selector, self.context,
+                                                        self.resolver)
+            outcome = _lint_job(job, rules, file_context, file_selector,
+                                self.config.max_file_size, session, self.cache)
+            self._done(job.index, outcome)
 
 
 def _merge(result: RunResult, outcome: FileOutcome, fixing: bool = False) -> None:

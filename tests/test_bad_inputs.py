@@ -307,22 +307,6 @@ def test_snippets_of_long_lines_are_capped():
     assert longest < 400 and len(text) < 1000 * 800, (longest, len(text))
 
 
-def test_jobs_are_capped_at_the_core_count(monkeypatch):
-    from ptxlint import runner
-
-    seen: list[int] = []
-
-    def fake_pool(paths, jobs, initargs):
-        seen.append(jobs)
-        return iter([runner.FileOutcome(job.path) for job in paths])
-
-    monkeypatch.setattr(runner, "_in_pool", fake_pool)
-    jobs = [runner._Job(i, "x", runner.PARALLEL_MIN_BYTES, None) for i in range(8)]
-    list(runner._lint_pending(jobs, None, None, [], None, 10_000,  # type: ignore[arg-type]
-                              runner.Tier2Settings(), None, None))
-    assert seen == [min(8, runner.default_jobs())]
-
-
 # --------------------------------------------------------------------------- 7. positions
 
 def test_cr_only_line_endings_put_findings_on_their_lines(tmp_path):

@@ -165,22 +165,6 @@ def test_the_worker_pool_reports_what_one_process_does(tmp_path, capsys, monkeyp
     assert two == one and len(one["findings"]) == 8
 
 
-def test_workers_get_the_biggest_files_first(tmp_path, monkeypatch):
-    for i, size in enumerate([1, 50, 3, 1000, 2]):
-        (tmp_path / f"k{i}.cu").write_text(BAD + "// " + "x" * size + "\n")
-    order: list[str] = []
-
-    def in_pool(jobs, workers, initargs):
-        order.extend(os.path.basename(j.path) for j in jobs)
-        return [runner.lint_path(j.path, [], *initargs[2:3], runner.RuleSelector(initargs[0], []),
-                                 1 << 20) for j in jobs]
-
-    monkeypatch.setattr(runner, "PARALLEL_MIN_BYTES", 1)
-    monkeypatch.setattr(runner, "_in_pool", in_pool)
-    main(["check", str(tmp_path), "--jobs", "2", "--no-cache", "--quiet", "--fail-on", "never"])
-    assert order == ["k3.cu", "k1.cu", "k2.cu", "k4.cu", "k0.cu"]
-
-
 def test_progress_is_a_line_now_and_then_when_not_a_terminal(monkeypatch):
     now = [0.0]
     monkeypatch.setattr(progress.time, "monotonic", lambda: now[0])
@@ -205,7 +189,7 @@ def test_progress_never_reaches_machine_readable_output(tmp_path, capsys, monkey
     main(["check", str(tmp_path), "--format", "json", "--no-cache", "--jobs", "1"])
     out, err = capsys.readouterr()
     json.loads(out)
-    assert "ptxlint: 1/3 files" in err
+    assert "ptxlint: 1/1+ files" in err  # linted while discovery walks: more may come
 
 
 def test_rule_entry_points_come_from_the_index_while_it_holds(tmp_path, monkeypatch):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import tree_sitter
 
-from ptxlint import runner, tree_reuse
+from ptxlint import pool, runner, tree_reuse
 from ptxlint.line_diff import equal_runs
 from ptxlint.syntax_tree import _parser
 
@@ -174,7 +174,7 @@ def test_family_order_keeps_a_folder_together_biggest_first() -> None:
 def test_batches_cover_the_jobs_in_order_with_the_biggest_alone() -> None:
     rng = random.Random(4)
     jobs = [_job(f"/t/f{k}.cu", rng.randint(1, 10_000)) for k in range(500)]
-    cut = runner.batches(jobs, 2)
+    cut = pool.batches(jobs, 2)
     assert [j for b in cut for j in b] == jobs
     assert all(len(b) == 1 for b in cut[:8])
     budget = sum(j.size for j in jobs[8:]) // 32
@@ -183,7 +183,7 @@ def test_batches_cover_the_jobs_in_order_with_the_biggest_alone() -> None:
     assert min(sizes) >= budget // 4
     assert sizes[-1] < sizes[0] / 2  # smaller batches as the work runs out
     assert 30 <= len(cut) - 8 <= 80
-    assert all(len(b) == 1 for b in runner.batches(jobs, 2, first=False))
+    assert all(len(b) == 1 for b in pool.batches(jobs, 2, head=len(jobs)))
 
 
 def _findings(folder: Path, jobs: int = 1) -> list[str]:

@@ -1,0 +1,244 @@
+"""A process pool fed while the files are still being found.
+
+``ptxlint check`` hands each file that needs a worker to ``Feed.add`` the moment discovery meets
+it. The workers start as soon as the work held is worth their start-up (``start_bytes``), long
+before the walk ends, and nothing is computed over the whole tree first: a file without an asm
+keyword whose includes might still bring an asm macro is judged by a worker (``grouped``
+jobs), not by the main process before the pool starts. That serial phase was 19% of the CUDA
+headers' ``-j 1`` CPU and held ``-j 16`` on a 16-core host to 2.6-3.7x.
+
+Order: the biggest file first, alone, so that no big file starts last; a worker is given at
+most one batch beyond the one it is on (``workers + 1`` in flight), so a big file found late
+still overtakes the small ones found before it. Grouped jobs go in batches of ``GROUP_FILES``
+in discovery order: a folder's files include the same headers, and a worker reads each header
+once. Once discovery ends, what is left is cut by ``batches`` (guided: the workers finish
+together, each batch a round trip).
+
+A worker that dies (a crash in a native parser, the OOM killer) breaks the whole pool: the
+jobs without an outcome then go one per batch through a fresh pool, each death tried once more
+alone and reported through ``died`` if it kills that worker too.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Generic, Protocol, TypeVar
+
+# Files per grouped batch: the first such file a worker judges reads the headers the folder's
+# includes reach (the whole CUDA include graph: about a third of a second), the rest are one
+# scan each. A few batches per tree keep that reading to a few workers.
+GROUP_FILES = 256
+
+
+class Job(Protocol):
+    @property
+    def size(self) -> int: ...
+
+
+J = TypeVar("J", bound=Job)
+O = TypeVar("O")  # noqa: E741 - the outcome type
+
+
+class Feed(Generic[J, O]):
+    """Jobs in, ``(job, outcome)`` out, in the order they finish.
+
+    ``run_batch`` runs in a worker (``initializer(*initargs)`` ran there first) and returns one
+    outcome per job. ``order`` arranges the jobs left when discovery ends (the runner keeps a
+    folder's files together). Until ``start_bytes`` of work is held and there are jobs for every
+    worker, nothing starts; ``finish`` then says whether a pool ever ran: if not, the caller
+    lints ``held()`` in its own process (starting interpreters would cost more than the work).
+    """
+
+    def __init__(
+        self,
+        workers: int,
+        initializer: Callable[..., None],
+        initargs: tuple[Any, ...],
+        run_batch: Callable[[list[J]], list[O]],
+        died: Callable[[J], O],
+        order: Callable[[Sequence[J]], list[J]],
+        start_bytes: int,
+    ) -> None:
+        self.workers = workers
+        self.initializer = initializer
+        self.initargs = initargs
+        self.run_batch = run_batch
+        self.died = died
+        self.order = order
+        self.start_bytes = start_bytes
+        self._pool: ProcessPoolExecutor | None = None
+        self._heap: list[tuple[int, int, list[J]]] = []  # (-bytes, arrival, batch)
+        self._group: list[J] = []
+        self._arrivals = itertools.count()
+        self._held_bytes = 0
+        self._held_jobs = 0
+        self._submitted = 0  # batches handed to the pool while discovery ran
+        self._inflight: dict[Future[list[O]], list[J]] = {}
+        self._ready: list[tuple[J, O]] = []
+        self._broken: list[J] = []
+
+    @property
+    def started(self) -> bool:
+        return self._pool is not None
+
+    def add(self, job: J, grouped: bool = False) -> None:
+        if grouped:
+            self._group.append(job)
+            if len(self._group) >= GROUP_FILES:
+                self._push(self._group)
+                self._group = []
+        else:
+            self._push([job])
+        self._held_bytes += job.size
+        self._held_jobs += 1
+        if self._pool is None and self._held_bytes >= self.start_bytes \
+                and self._held_jobs >= self.workers:
+            self._start(self.workers)
+        self._fill()
+
+    def poll(self) -> list[tuple[J, O]]:
+        """The outcomes that arrived since the last call; never waits."""
+        if self._inflight:
+            self._reap([f for f in self._inflight if f.done()])
+        self._fill()
+        out, self._ready = self._ready, []
+        return out
+
+    def held(self) -> list[J]:
+        """Every job given so far, when no pool started (see ``finish``)."""
+        return [job for _, _, batch in self._heap for job in batch] + self._group
+
+    def finish(self) -> Iterator[tuple[J, O]] | None:
+        """Every outcome not yet returned by ``poll``, once discovery has ended; None when no
+        pool was worth starting (the work held is below ``start_bytes``)."""
+        if self._pool is None:
+            if self._held_bytes < self.start_bytes or self._held_jobs < 2 or self.workers < 2:
+                return None
+            self._start(min(self.workers, self._held_jobs))
+        return self._drain()
+
+    # ------------------------------------------------------------------ inside
+
+    def _push(self, batch: list[J]) -> None:
+        heapq.heappush(self._heap, (-sum(j.size for j in batch), next(self._arrivals), batch))
+
+    def _start(self, workers: int) -> None:
+        self.workers = workers
+        self._pool = ProcessPoolExecutor(
+            max_workers=workers, initializer=self.initializer, initargs=self.initargs
+        )
+
+    def _fill(self) -> None:
+        pool = self._pool
+        while pool is not None and self._heap and not self._broken \
+                and len(self._inflight) <= self.workers:
+            batch = heapq.heappop(self._heap)[2]
+            try:
+                self._inflight[pool.submit(self.run_batch, batch)] = batch
+            except BrokenProcessPool:
+                self._broken.extend(batch)
+                return
+            self._submitted += 1
+
+    def _reap(self, done: Sequence[Future[list[O]]]) -> None:
+        for future in done:
+            batch = self._inflight.pop(future)
+            try:
+                outcomes = future.result()
+            except BrokenProcessPool:
+                self._broken.extend(batch)
+                continue
+            self._ready.extend(zip(batch, outcomes, strict=True))
+
+    def _drain(self) -> Iterator[tuple[J, O]]:
+        # What discovery left: one queue in the runner's order, cut into guided batches; the
+        # grouped jobs first, since each batch of them is long.
+        singles = [batch[0] for _, _, batch in self._heap if len(batch) == 1]
+        groups = [batch for _, _, batch in sorted(self._heap) if len(batch) > 1]
+        if self._group:
+            groups.append(self._group)
+            self._group = []
+        head = max(0, 4 * self.workers - self._submitted)
+        queue = groups + batches(self.order(singles), self.workers, head=head)
+        self._heap = []
+        for arrival, batch in enumerate(queue):  # the heap now keeps this order
+            self._heap.append((0, arrival, batch))
+        try:
+            self._fill()
+            while self._inflight:
+                yield from self._take_ready()
+                finished, _ = wait(list(self._inflight), return_when=FIRST_COMPLETED)
+                self._reap(list(finished))
+                self._fill()
+            yield from self._take_ready()
+        finally:
+            assert self._pool is not None
+            self._pool.shutdown(wait=True, cancel_futures=True)
+        if self._broken or self._heap:
+            rest = self._broken + [job for _, _, batch in self._heap for job in batch]
+            self._heap, self._broken = [], []
+            yield from self._recover(rest)
+
+    def _take_ready(self) -> Iterator[tuple[J, O]]:
+        out, self._ready = self._ready, []
+        yield from out
+
+    def _recover(self, jobs: list[J]) -> Iterator[tuple[J, O]]:
+        """Each job alone, in a fresh pool after every death (so that a death names its file),
+        the job at the front of a broken pool tried once more by itself."""
+        start, deaths = 0, 0
+        while start < len(jobs):
+            rest = jobs[start:]
+            try:
+                with ProcessPoolExecutor(max_workers=self.workers, initializer=self.initializer,
+                                         initargs=self.initargs) as pool:
+                    for job, outcomes in zip(rest, pool.map(self.run_batch, [[j] for j in rest]),
+                                             strict=True):
+                        yield job, outcomes[0]
+                        start, deaths = start + 1, 0
+                return
+            except BrokenProcessPool:
+                suspect = jobs[start]
+                try:
+                    with ProcessPoolExecutor(max_workers=1, initializer=self.initializer,
+                                             initargs=self.initargs) as alone:
+                        outcome = alone.submit(self.run_batch, [suspect]).result()[0]
+                except BrokenProcessPool:
+                    deaths += 1
+                    if deaths >= 3:  # not one file's fault: the workers cannot start at all
+                        raise RuntimeError(
+                            "worker processes keep dying; run with --jobs 1"
+                        ) from None
+                    outcome = self.died(suspect)
+                yield suspect, outcome
+                start += 1
+
+
+def batches(jobs: Sequence[J], workers: int, head: int | None = None) -> list[list[J]]:
+    """``jobs`` cut, in order, into batches: each costs one round trip. The first ``head``
+    (default ``4 * workers``: the biggest) go one per batch, so that no worker gets two of them
+    (CUTLASS's two 2.7 MB GMMA headers were in one batch once, and one worker linted both
+    while the other idled). Then batches of a sixteenth of a worker's share of the bytes,
+    shrinking to a quarter of that as the bytes left run out (guided scheduling: the workers
+    finish together)."""
+    head = min(len(jobs), workers * 4 if head is None else head)
+    out: list[list[J]] = [[job] for job in jobs[:head]]
+    left = sum(j.size for j in jobs[head:])
+    largest = max(1, left // (workers * 16))
+    smallest = max(1, largest // 4)
+    batch: list[J] = []
+    size = 0
+    for job in jobs[head:]:
+        batch.append(job)
+        size += job.size
+        if size >= max(smallest, min(largest, left // (workers * 4))):
+            out.append(batch)
+            left -= size
+            batch, size = [], 0
+    if batch:
+        out.append(batch)
+    return out

@@ -1,0 +1,145 @@
+"""The process pool fed while discovery walks (``ptxlint.pool``): workers start before the walk
+ends, the biggest file held goes first, a file whose only way to asm is an included header's
+macro is judged in a worker, and the findings are those of one process."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ptxlint import pool, prefilter, runner
+from ptxlint.cli import main
+
+BAD = '__device__ unsigned f(unsigned a) {\n  unsigned d;\n  asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a));\n  return d;\n}\n'  # noqa: E501
+ADD_H = '#pragma once\n#define PROJ_ADD(d, a) asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a))\n'
+USES = '#include "add.cuh"\n__device__ unsigned g(unsigned a) { unsigned d; PROJ_ADD(d, a); return d; }\n'  # noqa: E501
+PLAIN = '#include "add.cuh"\n__device__ int h(int n) { return n + 1; }\n'
+
+
+@dataclass(frozen=True)
+class _J:
+    name: str
+    size: int
+
+
+class _Inline:
+    """An executor that runs each batch when it is submitted, recording the order."""
+
+    submitted: list[list[str]] = []
+    started: list[int] = []
+
+    def __init__(self, max_workers: int, initializer: Any, initargs: tuple[Any, ...]) -> None:
+        _Inline.started.append(max_workers)
+
+    def submit(self, fn: Any, batch: list[_J]) -> Future[list[str]]:
+        _Inline.submitted.append([j.name for j in batch])
+        future: Future[list[str]] = Future()
+        future.set_result(fn(batch))
+        return future
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        pass
+
+
+@pytest.fixture
+def inline(monkeypatch: pytest.MonkeyPatch) -> type[_Inline]:
+    _Inline.submitted, _Inline.started = [], []
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", _Inline)
+    return _Inline
+
+
+def _feed(workers: int, start_bytes: int) -> pool.Feed[_J, str]:
+    return pool.Feed(workers, print, (), lambda batch: [j.name for j in batch],
+                     lambda job: "died", lambda jobs: sorted(jobs, key=lambda j: -j.size),
+                     start_bytes)
+
+
+def test_workers_start_before_discovery_ends_and_take_the_biggest_held_first(inline):
+    feed = _feed(2, start_bytes=10)
+    feed.add(_J("k0", 1))
+    assert not feed.started  # one job: not enough for two workers
+    feed.add(_J("k1", 50))
+    assert feed.started and inline.started == [2]
+    assert inline.submitted == [["k1"], ["k0"]]  # held while starting: the biggest first
+    feed.add(_J("k2", 3))  # a worker may hold one batch beyond the one it is on
+    feed.add(_J("k3", 1000))  # in flight is full: held, and overtakes k4 found before it
+    feed.add(_J("k4", 2))
+    assert inline.submitted == [["k1"], ["k0"], ["k2"]]
+    assert [name for _, name in feed.poll()] == ["k1", "k0", "k2"]
+    assert inline.submitted[3:] == [["k3"], ["k4"]]
+    drained = feed.finish()
+    assert drained is not None and [name for _, name in drained] == ["k3", "k4"]
+
+
+def test_grouped_jobs_go_in_batches_in_discovery_order(inline, monkeypatch):
+    monkeypatch.setattr(pool, "GROUP_FILES", 3)
+    feed = _feed(2, start_bytes=1)
+    for k in range(7):
+        feed.add(_J(f"g{k}", 1), grouped=True)
+    drained = feed.finish()
+    assert drained is not None
+    assert sorted(name for _, name in [*feed.poll(), *drained]) == [f"g{k}" for k in range(7)]
+    assert inline.submitted == [["g0", "g1", "g2"], ["g3", "g4", "g5"], ["g6"]]
+
+
+def test_too_little_work_starts_no_process(inline):
+    feed = _feed(4, start_bytes=100)
+    feed.add(_J("a", 10))
+    feed.add(_J("b", 20), grouped=True)
+    assert feed.finish() is None and inline.started == []
+    assert sorted(j.name for j in feed.held()) == ["a", "b"]
+
+
+def test_a_pool_started_at_the_end_has_no_more_workers_than_jobs(inline):
+    feed = _feed(16, start_bytes=10)
+    for k in range(3):
+        feed.add(_J(f"k{k}", 10))
+    drained = feed.finish()
+    assert drained is not None and len(list(drained)) == 3
+    assert inline.started == [3]
+
+
+def test_workers_are_capped_at_the_core_count(tmp_path, monkeypatch, inline):
+    for k in range(8):
+        (tmp_path / f"k{k}.cu").write_text(BAD)
+    monkeypatch.setattr(runner, "PARALLEL_MIN_BYTES", 1)
+    monkeypatch.setattr(runner, "default_jobs", lambda: 3)
+    main(["check", str(tmp_path), "--jobs", "10000", "--no-cache", "--quiet", "--fail-on",
+          "never"])
+    assert inline.started == [3]
+
+
+def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    main(["check", "--format", "json", "--fail-on", "never", "--no-progress", *args])
+    report = json.loads(capsys.readouterr().out)
+    del report["stats"]["seconds"]
+    return report
+
+
+def test_an_included_asm_macro_is_judged_in_a_worker_with_the_same_findings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "add.cuh").write_text(ADD_H)
+    (tmp_path / "uses.cu").write_text(USES)
+    (tmp_path / "plain.cu").write_text(PLAIN)
+    for k in range(4):
+        (tmp_path / f"k{k}.cu").write_text(BAD)
+    one = _json(capsys, str(tmp_path), "--jobs", "1", "--no-cache")
+    assert any(f["path"].endswith("uses.cu") for f in one["findings"])
+    asked: list[str] = []
+    real = prefilter.uses_included_asm_macro
+
+    def counting(path: str, data: bytes, included: list[str] | None = None) -> bool:
+        asked.append(path)  # in this process: the workers are forked with this patch
+        return real(path, data, included)
+
+    monkeypatch.setattr(prefilter, "uses_included_asm_macro", counting)
+    monkeypatch.setattr(runner, "PARALLEL_MIN_BYTES", 1)
+    two = _json(capsys, str(tmp_path), "--jobs", "2", "--no-cache")
+    assert two == one
+    assert asked == []  # the main process read no header
