@@ -26,6 +26,10 @@ the .tar.gz or unpacked, checked against the issue's goal of 60 s and 1 GB on 2 
 - per file, in this process: lint time against the file's own bare parse, the slowest files
   with their statement counts, every file over 1.5x its own parse (``--table``: every file)
   and the largest ratio;
+- scaling (``--skip-scaling`` leaves it out): ``check --no-cache`` over every tree at once with
+  ``-j 1`` and with ``--jobs`` (default: every core), the wall times and their ratio, and the
+  main process's CPU at ``--jobs`` (what it does alone: discovery, feeding the pool, the
+  report), which caps the ratio;
 
 and once: ``ptxlint check`` on one small file and ``ptxlint --version`` against
 ``python -c pass`` (best of ``--repeat``), with the floor under the first: importing only the
@@ -471,6 +475,24 @@ def report_fix(repeat: int) -> None:
         )
 
 
+def report_scaling(trees: list[str], args: argparse.Namespace) -> None:
+    """``-j 1`` against ``--jobs`` (default: every core) over ``trees`` together, cold."""
+    jobs = args.jobs or len(os.sched_getaffinity(0))
+    base = ptxlint_command("check", *trees, "--no-compile-commands", "--fail-on", "never",
+                           "--quiet", "--no-cache")
+    one = min((timed([*base, "--jobs", "1"], environment()) for _ in range(args.repeat)),
+              key=lambda r: r.seconds)
+    many = min((timed([*base, "--jobs", str(jobs)], environment()) for _ in range(args.repeat)),
+               key=lambda r: r.seconds)
+    print(f"\n== scaling, {len(trees)} trees together (cold, --no-cache)")
+    print(f"   -j 1                        : {one.seconds:8.2f} s  (CPU {one.cpu:.2f} s)")
+    print(
+        f"   -j {jobs:<2}                       : {many.seconds:8.2f} s  = "
+        f"{one.seconds / many.seconds:.2f}x faster (CPU {many.cpu:.2f} s, main process "
+        f"{many.cpu - many.worker_cpu:.2f} s)"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trees", nargs="*", help="more trees to measure")
@@ -485,6 +507,7 @@ def main() -> int:
     parser.add_argument("--table", action="store_true", help="list every asm file's ratio")
     parser.add_argument("--skip-fix", action="store_true", help="no --fix row")
     parser.add_argument("--cores", type=int, help="pin the benchmark to this many cores")
+    parser.add_argument("--skip-scaling", action="store_true", help="no -j 1 against --jobs row")
     parser.add_argument(
         "--only-given", action="store_true", help="leave out the default CUDA and CUTLASS trees"
     )
@@ -515,6 +538,8 @@ def main() -> int:
             report_fix(args.repeat)
         for label, tree, goals in trees:
             report_tree(label, tree, args, goals)
+        if trees and not args.skip_scaling:
+            report_scaling([tree for _, tree, _ in trees], args)
     return 0
 
 
