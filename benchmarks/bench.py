@@ -3,7 +3,7 @@
     python benchmarks/bench.py [--cuda PATH] [--cutlass PATH] [--flashinfer PATH] [TREE ...]
                                [--only-given] [--cores N] [--repeat N] [--jobs N]
                                [--slowest N] [--table] [--skip-per-file] [--skip-cache]
-                               [--skip-fix]
+                               [--skip-fix] [--skip-bounds]
 
 ``--cores N`` pins this process (and so every ptxlint it starts, whose default ``--jobs`` is
 the cores it may use) to N cores with ``os.sched_setaffinity``: on a 16-core machine
@@ -34,8 +34,10 @@ the .tar.gz or unpacked, checked against the issue's goal of 60 s and 1 GB on 2 
 and once: ``ptxlint check`` on one small file and ``ptxlint --version`` against
 ``python -c pass`` (best of ``--repeat``), with the floor under the first: importing only the
 standard-library and third-party modules that check loads; and ``check --fix`` on one file of
-1,000 and of 16,000 fixes, with the growth exponent (``--skip-fix`` leaves it out). Nothing is
-asserted: the numbers are printed.
+1,000 and of 16,000 fixes, with the growth exponent (``--skip-fix`` leaves it out); and one
+asm statement under 100,000 nested ``#if`` blocks, and 16 MiB less one byte of C++ on standard
+input, each against a bare parse of the same bytes (``--skip-bounds`` leaves them out). Nothing
+is asserted: the numbers are printed.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -142,15 +145,17 @@ class Run:
                 f"{self.main_peak_mib:.0f}, largest worker {self.worker_peak_mib:.0f})")
 
 
-def timed(command: list[str], env: dict[str, str]) -> Run:
+def timed(command: list[str], env: dict[str, str], stdin: str | None = None) -> Run:
     """Wall time, CPU time and peak memory: the resident sets of the process tree (ptxlint and
     its workers) read from /proc every 20 ms, summed at each sample; the largest sum is the
-    peak (``/usr/bin/time``'s maximum resident set is only the largest single process)."""
+    peak (``/usr/bin/time``'s maximum resident set is only the largest single process).
+    ``stdin``: a file to feed the command's standard input from."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
-    )
+    with open(stdin or os.devnull, "rb") as feed:
+        process = subprocess.Popen(
+            command, stdin=feed, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+        )
     peak = [0]
     per_process: dict[int, int] = {}
     cpu_of: dict[int, float] = {}
@@ -475,6 +480,89 @@ def report_fix(repeat: int) -> None:
         )
 
 
+DEEP_IF = 100_000
+
+
+def deep_if_file(depth: int) -> str:
+    """One asm statement inside ``depth`` nested ``#if`` blocks (100,000: 1.3 MB)."""
+    return (
+        "__global__ void k(int *p) {\n"
+        + "#if A\n" * depth
+        + 'asm volatile("mov.u32 %0, %%laneid;" : "=r"(*p));\n'
+        + "#endif\n" * depth
+        + "}\n"
+    )
+
+
+def stdin_text(cuda: str | None) -> bytes:
+    """16 MiB less one byte of C++ (max-file-size, the most standard input may hold): the
+    CUDA toolkit's headers one after another, from the start again until full (the repository's
+    own fixtures without a toolkit)."""
+    if cuda:
+        files = [f.path for f in discover([cuda]).files]
+    else:
+        files = [str(p) for p in sorted(Path(ROOT, "fixtures").rglob("*.cu"))]
+    size = MAX_SIZE - 1
+    chunks: list[bytes] = []
+    total = 0
+    while total < size:
+        for path in files:
+            with open(path, "rb") as handle:
+                chunk = handle.read() + b"\n"
+            chunks.append(chunk)
+            total += len(chunk)
+            if total >= size:
+                break
+    return b"".join(chunks)[:size]
+
+
+def _bare_parse_cpu(path: str, data: bytes, repeat: int) -> float:
+    """CPU seconds of a bare tree-sitter parse of ``data`` (decoded as a file is), best of
+    ``repeat``, in this process."""
+    text = data.decode("utf-8", "replace")
+    seconds = []
+    for _ in range(repeat):
+        started = time.process_time()
+        parse(path, text, reuse=False)
+        seconds.append(time.process_time() - started)
+    return min(seconds)
+
+
+def report_bounds(repeat: int, cuda: str | None) -> None:
+    """Inputs whose cost once grew faster than their size, against a bare parse of the same
+    bytes (CPU seconds, best of ``repeat``; the check's start-up included): one asm statement
+    under 100,000 nested ``#if`` blocks (was killed at 24 GB), and 16 MiB less one byte of C++
+    on standard input (``check -``, the most max-file-size lets in). The issue's goal: within
+    10x the bare parse, under 1 GB."""
+    print(f"\n== bounded inputs (best of {repeat}; CPU seconds against a bare parse of the same "
+          "bytes in this process)")
+    with tempfile.TemporaryDirectory() as folder:
+        env = environment(os.path.join(folder, "cache"))
+        deep = os.path.join(folder, "deep.cu")
+        with open(deep, "w", encoding="utf-8") as handle:
+            handle.write(deep_if_file(DEEP_IF))
+        fed = os.path.join(folder, "stdin.cu")
+        with open(fed, "wb") as handle:
+            handle.write(stdin_text(cuda))
+        cases = (
+            (f"check: #if nested {DEEP_IF:,} deep", deep, [deep], None),
+            ("check -: 16 MiB less one byte", fed, ["-", "--stdin-filename", "stdin.cu"], fed),
+        )
+        for label, path, arguments, stdin in cases:
+            with open(path, "rb") as handle:
+                data = handle.read()
+            bare = _bare_parse_cpu(path, data, repeat)
+            command = ptxlint_command("check", *arguments, "--no-cache", "--quiet",
+                                      "--fail-on", "never")
+            runs = [timed(command, env, stdin) for _ in range(repeat)]
+            cpu = min(r.cpu for r in runs)
+            peak = max(r.peak_mib for r in runs)
+            codes = sorted({r.code for r in runs})
+            print(f"   {label:<34}: {cpu:7.2f} s, bare parse {bare:6.2f} s = "
+                  f"{cpu / bare:5.1f}x (goal 10x); peak {peak:.0f} MiB (goal 954); "
+                  f"{len(data) / 2**20:.1f} MiB, exit {'/'.join(map(str, codes))}")
+
+
 def report_scaling(trees: list[str], args: argparse.Namespace) -> None:
     """``-j 1`` against ``--jobs`` (default: every core) over ``trees`` together, cold."""
     jobs = args.jobs or len(os.sched_getaffinity(0))
@@ -506,6 +594,8 @@ def main() -> int:
     parser.add_argument("--skip-cache", action="store_true", help="no result-cache runs")
     parser.add_argument("--table", action="store_true", help="list every asm file's ratio")
     parser.add_argument("--skip-fix", action="store_true", help="no --fix row")
+    parser.add_argument("--skip-bounds", action="store_true",
+                        help="no deep #if / 16 MiB standard input rows")
     parser.add_argument("--cores", type=int, help="pin the benchmark to this many cores")
     parser.add_argument("--skip-scaling", action="store_true", help="no -j 1 against --jobs row")
     parser.add_argument(
@@ -536,6 +626,8 @@ def main() -> int:
         report_startup(max(args.repeat, 5))
         if not args.skip_fix:
             report_fix(args.repeat)
+        if not args.skip_bounds:
+            report_bounds(args.repeat, cuda or cuda_include())
         for label, tree, goals in trees:
             report_tree(label, tree, args, goals)
         if trees and not args.skip_scaling:

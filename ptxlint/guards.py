@@ -172,13 +172,17 @@ def _branches(text: str) -> list[Branch]:
     for start, offset, line_no, m in lines:
         kind = m.group(1)
         # what follows #else and #endif is never read
-        rest = "" if kind in ("endif", "else") else _COMMENT.sub(" ", m.group(2)).strip()
+        if kind == "endif" or kind == "else":
+            rest = ""
+        else:
+            rest = m.group(2)
+            rest = (_COMMENT.sub(" ", rest) if "/" in rest else rest).strip()
         if kind in ("if", "ifdef", "ifndef"):
             if kind == "if":
                 cond = rest
             else:
                 cond = f"defined({rest})" if kind == "ifdef" else f"!defined({rest})"
-            stack.append(_Block(line_no, [cond], [(offset, -1, (cond,))], [f"!({cond})"]))
+            stack.append(_Block(line_no, [cond], [(offset, -1, (cond,))], []))
             continue
         if not stack:
             continue
@@ -186,17 +190,19 @@ def _branches(text: str) -> list[Branch]:
         b_start, _, b_conds = block.branches[-1]
         block.branches[-1] = (b_start, start, b_conds)
         if kind in ("elif", "else"):
-            negated = tuple(block.negated[:MAX_ELIFS])
-            if len(block.negated) > MAX_ELIFS:
+            made = block.negated
+            if len(made) < len(block.previous):  # made when a branch first needs them
+                made.extend(f"!({c})" for c in block.previous[len(made) :])
+            negated = tuple(made[:MAX_ELIFS])
+            if len(made) > MAX_ELIFS:
                 negated += (UNREAD,)
             block.branches.append((offset, -1, negated + ((rest,) if kind == "elif" else ())))
             if kind == "elif":
                 block.previous.append(rest)
-                block.negated.append(f"!({rest})")
         else:  # endif
             stack.pop()
             size = line_no - block.if_line
-            out.extend(Branch(b0, b1, size, c) for b0, b1, c in block.branches)
+            out += [Branch(b0, b1, size, c) for b0, b1, c in block.branches]
     return out
 
 
@@ -264,7 +270,7 @@ class _Block:
     if_line: int
     previous: list[str]  # conditions of the #if and #elifs so far
     branches: list[tuple[int, int, tuple[str, ...]]]  # (start, end or -1, conditions)
-    negated: list[str]  # ``previous`` negated, each made once: the branches share them
+    negated: list[str]  # ``previous`` negated, made once when an #elif/#else needs them
 
 
 # a chain of #if branches, outermost first, with all its guards and its local ones
