@@ -43,3 +43,31 @@ def test_fix_is_idempotent_on_the_regression_inputs():
     for case in REGRESSIONS:
         if case.suffix != ".py":
             checker.check_fix(f"fuzz{case.suffix}", case.read_bytes().decode("utf-8", "replace"))
+
+
+def test_the_nesting_mutator_reaches_deep_and_large_inputs_that_lint_clean():
+    """nest_or_grow wraps a region hundreds of levels deep (#if blocks, braces, namespaces,
+    lambdas...), makes long #elif chains and repeats regions to kilobytes; the checks pass."""
+    import random
+
+    from tests.fuzz.mutate import (
+        _WRAPS,
+        MAX_DEPTH,
+        MAX_GROWN,
+        MAX_INPUT,
+        nest_or_grow,
+        seeds,
+    )
+    from tests.fuzz.targets import Checker
+
+    pool = [data for suffix, data in seeds(python=False)]
+    rng = random.Random(34)
+    inputs = [nest_or_grow(pool[rng.randrange(len(pool))][:MAX_INPUT], rng) for _ in range(60)]
+    assert max(len(i) for i in inputs) > MAX_GROWN // 2
+    assert all(len(i) <= MAX_GROWN + 2 * MAX_INPUT for i in inputs)
+    openers = [o for o, _ in _WRAPS if len(o) > 2]  # not "(" or "[": any C++ has many
+    assert max(i.count(o) for i in inputs for o in openers) > MAX_DEPTH // 4
+    assert max(i.count(b"#elif C") for i in inputs) > 100
+    checker = Checker()
+    for data in inputs:
+        checker.check(data, "fuzz.cu", random.Random(0))
