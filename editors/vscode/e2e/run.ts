@@ -249,7 +249,12 @@ async function main(): Promise<number> {
     // code-server writes a config file with a password to ~/.config unless given one
     const config = path.join(options.work, 'code-server.yaml');
     fs.writeFileSync(config, 'auth: none\ncert: false\n');
-    const env = { ...process.env, CODE_SERVER_CONFIG: config };
+    // Its git extension leaves sockets in TMPDIR and Chromium a crash-report folder under
+    // XDG_CONFIG_HOME: both go under the work folder, not the machine's /tmp and ~/.config.
+    const scratch = { TMPDIR: path.join(options.work, 'tmp'), XDG_CONFIG_HOME: path.join(options.work, 'config') };
+    fs.mkdirSync(scratch.TMPDIR, { recursive: true });
+    fs.mkdirSync(scratch.XDG_CONFIG_HOME, { recursive: true });
+    const env = { ...process.env, ...scratch, CODE_SERVER_CONFIG: config };
 
     log(`installing ${options.vsix}`);
     const installed = execFileSync(options.codeServer, [...profile, '--install-extension', options.vsix], {
@@ -289,6 +294,7 @@ async function main(): Promise<number> {
     const browser = await chromium.launch({
         executablePath: options.chromium,
         headless: true,
+        env: { ...process.env, ...scratch },
         args: [
             '--no-sandbox',
             '--disable-gpu',
