@@ -33,8 +33,8 @@ class _Inline:
     submitted: list[list[str]] = []
     started: list[int] = []
 
-    def __init__(self, max_workers: int, initializer: Any, initargs: tuple[Any, ...]) -> None:
-        _Inline.started.append(max_workers)
+    def __init__(self, workers: int, initializer: Any, initargs: tuple[Any, ...]) -> None:
+        _Inline.started.append(workers)
 
     def submit(self, fn: Any, batch: list[_J]) -> Future[list[str]]:
         _Inline.submitted.append([j.name for j in batch])
@@ -49,7 +49,7 @@ class _Inline:
 @pytest.fixture
 def inline(monkeypatch: pytest.MonkeyPatch) -> type[_Inline]:
     _Inline.submitted, _Inline.started = [], []
-    monkeypatch.setattr(pool, "ProcessPoolExecutor", _Inline)
+    monkeypatch.setattr(pool, "_executor", _Inline)
     return _Inline
 
 
