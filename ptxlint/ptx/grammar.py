@@ -1204,11 +1204,11 @@ def _check_one(
 # Instructions whose generic or .global address ptxas 13.0 takes from a 64-bit register only:
 # a 32-bit one is "32-bit addressing", which it no longer supports for any target ("Program
 # uses 32-bit address ... conflicting with .address_size 64"). Measured per family: cp.async,
-# the bulk copies, st.bulk, st.async, red.async, tensormap, createpolicy.range and
-# clusterlaunchcontrol take one.
+# the bulk copies, st.bulk, st.async, red.async, prefetch.tensormap, tensormap,
+# createpolicy.range and clusterlaunchcontrol take one.
 _WIDE_ADDRESS = frozenset({"ld", "ldu", "st", "atom", "red", "prefetch", "prefetchu",
                            "discard", "applypriority", "multimem", "mbarrier"})
-_NARROW_SUBFAMILIES = frozenset({"bulk", "async"})
+_NARROW_SUBFAMILIES = frozenset({"bulk", "async", "tensormap"})
 # The state spaces whose addresses are not generic or .global (32-bit offsets there are fine).
 _WINDOWED = frozenset({"shared", "shared::cta", "shared::cluster", "local", "const", "param",
                        "param::entry", "param::func"})

@@ -276,6 +276,10 @@ def _memory_forms(op: str, shapes: tuple[tuple[str, str, str, str], ...] = _SHAP
     prefetch = _PREFETCH if load else ""
     # ptxas reads several `sm=` keys as their join (the strongest)
     sm = "; sm=100" if wide else ""
+    # the L2 eviction priority, beside the L1 one, for 256-bit accesses only (ISA ld/st:
+    # .level2::eviction_priority; ptxas 13.0 rejects it on narrower ones)
+    evict = "{" + _EVICT + "}" + ("{.L2::evict_first|.L2::evict_last|.L2::evict_normal}"
+                                  if wide else "")
     for vec, dst, src, types in shapes:
         ops = f"{dst}, [A]" if load else f"[A], {src}"
         policy = f"{ops}, ai:u64; sm=80{sm}"
@@ -283,12 +287,12 @@ def _memory_forms(op: str, shapes: tuple[tuple[str, str, str, str], ...] = _SHAP
         _add(f"{op}{{.weak}}{spaces}{cops}{vec}{t} {ops}{sm}")
         _add(f"{op}{{.weak}}{{.global}}{cops}{prefetch}{vec}{t} {ops}{sm}")
         _add(f"{op}{{.weak}}{{.global}}{cops}{prefetch}.L2::cache_hint{vec}{t} {policy}")
-        _add(f"{op}{{.weak}}{{.global}}{{{_EVICT}}}{prefetch}{vec}{t} {ops}{sm}")
-        _add(f"{op}{{.weak}}{{.global}}{{{_EVICT}}}{prefetch}.L2::cache_hint{vec}{t} {policy}")
+        _add(f"{op}{{.weak}}{{.global}}{evict}{prefetch}{vec}{t} {ops}{sm}")
+        _add(f"{op}{{.weak}}{{.global}}{evict}{prefetch}.L2::cache_hint{vec}{t} {policy}")
         for sem in (".relaxed", order):
             _add(f"{op}{sem}{_SCOPE}{ordered_spaces}{vec}{t} {ops}; sm=70{sm}")
-            _add(f"{op}{sem}{_SCOPE}{{.global}}{{{_EVICT}}}{prefetch}{vec}{t} {ops}; sm=70{sm}")
-            _add(f"{op}{sem}{_SCOPE}{{.global}}{{{_EVICT}}}{prefetch}.L2::cache_hint{vec}{t} "
+            _add(f"{op}{sem}{_SCOPE}{{.global}}{evict}{prefetch}{vec}{t} {ops}; sm=70{sm}")
+            _add(f"{op}{sem}{_SCOPE}{{.global}}{evict}{prefetch}.L2::cache_hint{vec}{t} "
                  f"{policy}")
         _add(f"{op}.volatile{ordered_spaces}{vec}{t} {ops}{sm}")
         if load:
@@ -296,8 +300,8 @@ def _memory_forms(op: str, shapes: tuple[tuple[str, str, str, str], ...] = _SHAP
             # the non-coherent (read-only) path
             _add(f"ld.global{{.ca|.cg|.cs}}.nc{_PREFETCH}{vec}{t} {ops}{sm}")
             _add(f"ld.global{{.ca|.cg|.cs}}.nc{_PREFETCH}.L2::cache_hint{vec}{t} {policy}")
-            _add(f"ld.global.nc{{{_EVICT}}}{_PREFETCH}{vec}{t} {ops}{sm}")
-            _add(f"ld.global.nc{{{_EVICT}}}{_PREFETCH}.L2::cache_hint{vec}{t} {policy}")
+            _add(f"ld.global.nc{evict}{_PREFETCH}{vec}{t} {ops}{sm}")
+            _add(f"ld.global.nc{evict}{_PREFETCH}.L2::cache_hint{vec}{t} {policy}")
 
 
 # 128-bit scalars (.b128, sm_70): every space and qualifier of the narrower scalars; ptxas 13.0
@@ -439,11 +443,10 @@ PARTIAL: dict[str, frozenset[str]] = {
     "mov": frozenset({"v2", "v4", "v8"}),
     # .unified, the async/bulk stores: not written yet
     "ld": _V8_NARROW | frozenset({"unified", "f16", "f16x2", "bf16", "bf16x2", "e4m3",
-                     "e5m2", "L2::evict_last", "L2::evict_first", "L2::evict_normal"}),
+                     "e5m2"}),
     "st": frozenset({"async", "bulk", "f16", "f16x2", "bf16", "bf16x2",
                      "param", "param::func", "param::entry",
-                     "mbarrier::complete_tx::bytes", "L2::evict_last", "L2::evict_first",
-                     "L2::evict_normal"}),
+                     "mbarrier::complete_tx::bytes"}),
     "ldu": frozenset({"v8"}),
     # 128-bit and vector atomics, the async (mbarrier-completing) reductions: not written yet
     "atom": frozenset({"b128", "v2", "v4", "v8", "e4m3", "e5m2"}),

@@ -132,28 +132,30 @@ _add("clusterlaunchcontrol.query_cancel<X:.get_first_ctaid::x|.get_first_ctaid::
 # ----------------------------------------------------------------------------- video (SIMD)
 # (ISA 9.7.16.) ptxas reads the three type words by position: the result's, a's, b's. A byte or
 # half-word selector on a register (`a.h10`, `d.b0`) or a negated operand (`-a`) makes the
-# operand something the grammar does not read: those instructions are not judged.
+# operand something the grammar does not read: those instructions are not judged. ptxas 13.0
+# takes integer registers only (a .f32 one: "Arguments mismatch"); the scalar forms take c
+# without a secondary operation too (the merge form, its `d.dsel` left at its default), and
+# the SIMD forms no immediate at all ("Incorrect video selector").
 _UV = "<D:.u32|.s32><A:.u32|.s32><B:.u32|.s32>"
 _VCMP = "<C:.eq|.ne|.lt|.le|.gt|.ge>"
+_V3 = "d:u32, ai:u32, ai:u32, ?ai:u32; positional"
+_V4 = "d:u32, ai:u32, ai:u32, ai:u32; positional"
 for _op in ("vadd", "vsub", "vabsdiff", "vmin", "vmax"):
-    _add(f"{_op}{_UV}{{.sat}} d:b32, a:b32, a:b32; positional")
-    _add(f"{_op}{_UV}{{.sat}}<O:.add|.min|.max> d:b32, a:b32, a:b32, a:b32; positional")
+    _add(f"{_op}{_UV}{{.sat}} {_V3}")
+    _add(f"{_op}{_UV}{{.sat}}<O:.add|.min|.max> {_V4}")
 for _op in ("vshl", "vshr"):
-    _add(f"{_op}<D:.u32|.s32><A:.u32|.s32>.u32{{.sat}}<M:.clamp|.wrap> d:b32, a:b32, a:b32; "
-         "positional")
-    _add(f"{_op}<D:.u32|.s32><A:.u32|.s32>.u32{{.sat}}<M:.clamp|.wrap><O:.add|.min|.max> "
-         "d:b32, a:b32, a:b32, a:b32; positional")
-_add(f"vmad{_UV}{{.sat}}{{.shr7|.shr15}} d:b32, a:b32, a:b32, a:b32; positional")
-_add(f"vmad{_UV}.po{{.sat}}{{.shr7|.shr15}} d:b32, a:b32, a:b32, a:b32; positional")
-_add(f"vset<A:.u32|.s32><B:.u32|.s32>{_VCMP} d:b32, a:b32, a:b32; positional")
-_add(f"vset<A:.u32|.s32><B:.u32|.s32>{_VCMP}<O:.add|.min|.max> d:b32, a:b32, a:b32, a:b32; "
-     "positional")
+    _add(f"{_op}<D:.u32|.s32><A:.u32|.s32>.u32{{.sat}}<M:.clamp|.wrap> {_V3}")
+    _add(f"{_op}<D:.u32|.s32><A:.u32|.s32>.u32{{.sat}}<M:.clamp|.wrap><O:.add|.min|.max> {_V4}")
+_add(f"vmad{_UV}{{.sat}}{{.shr7|.shr15}} {_V4}")
+_add(f"vmad{_UV}.po{{.sat}}{{.shr7|.shr15}} {_V4}")
+_add(f"vset<A:.u32|.s32><B:.u32|.s32>{_VCMP} {_V3}")
+_add(f"vset<A:.u32|.s32><B:.u32|.s32>{_VCMP}<O:.add|.min|.max> {_V4}")
+_SIMD = "d:u32, r:u32, r:u32, r:u32; positional"
 for _n in ("2", "4"):
     for _op in ("vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax"):
-        _add(f"{_op}{_n}{_UV}{{.sat}} d:b32, a:b32, a:b32, a:b32; positional")
-        _add(f"{_op}{_n}{_UV}.add d:b32, a:b32, a:b32, a:b32; positional")
-    _add(f"vset{_n}<A:.u32|.s32><B:.u32|.s32>{_VCMP}{{.add}} d:b32, a:b32, a:b32, a:b32; "
-         "positional")
+        _add(f"{_op}{_n}{_UV}{{.sat}} {_SIMD}")
+        _add(f"{_op}{_n}{_UV}.add {_SIMD}")
+    _add(f"vset{_n}<A:.u32|.s32><B:.u32|.s32>{_VCMP}{{.add}} {_SIMD}")
 
 # the families this module describes entirely
 FAMILIES: frozenset[str] = frozenset(
