@@ -5,7 +5,9 @@ fresh code-server profile; ``editors/vscode/e2e/run.ts`` then opens a workspace 
 ``fixtures/example/tile_copy.cu`` and ``fixtures/example-triton/triton_kernels.py``, waits for
 ptxlint's diagnostics in the Problems panel, shows a rule's documentation with the extension's
 command, applies a quick fix to the ``.cu`` file and the extension's fix-all command to the
-``.py`` file, saves both, and this test reads the saved text.
+``.py`` file, saves both, and this test reads the saved text. Last, pointed at a Python
+without ptxlint, the extension offers ``pip install ptxlint[lsp]``; accepted, it runs that
+environment's pip.
 The server runs from this interpreter (``ptxlint.interpreter``), which has ptxlint[lsp].
 
 What it needs, found or installed in this order; where none works the test skips with the reason:
@@ -191,6 +193,10 @@ def test_vscode_extension_in_code_server(tmp_path: Path) -> None:
     # Pointed at a Python without ptxlint, the extension offers to install it there.
     assert result["installOffer"] == (
         f"ptxlint is not installed in {bare_python}. Install ptxlint[lsp] there with pip?")
+    # Accepted, it runs that environment's pip (which it lacks: no network is needed) and the
+    # output channel shows the command and pip's answer.
+    assert f"> {bare_python} -m pip install ptxlint[lsp]" in result["installOutput"]
+    assert any("No module named pip" in line for line in result["installOutput"])
 
     # The fixes reached the disk through VS Code's save, and nothing else changed.
     workspace = work / "workspace"

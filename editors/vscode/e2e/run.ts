@@ -4,8 +4,8 @@
 // CUDA file and a Triton file that have defects, waits for ptxlint's diagnostics in the Problems
 // panel, shows a rule's documentation with the extension's command, applies a quick fix (the .cu
 // file) and the extension's fix-all command (the .py file), saves both, and checks the text on
-// disk. With --bare-python, it then points ptxlint.interpreter at a Python without ptxlint and
-// waits for the offer to install ptxlint[lsp]. tests/test_vscode_e2e.py runs it; by hand:
+// disk. With --bare-python, it then points ptxlint.interpreter at a Python without ptxlint (or
+// pip), waits for the offer to install ptxlint[lsp], accepts it and sees pip fail there. tests/test_vscode_e2e.py runs it; by hand:
 //
 //   node out/e2e/run.js --code-server PATH --chromium /usr/bin/chromium --vsix ptxlint.vsix \
 //        --python /path/to/venv/bin/python --fixtures ../../fixtures --work /tmp/e2e \
@@ -381,16 +381,27 @@ async function main(): Promise<number> {
         const stale = bench.problems().locator('.monaco-list-row', { hasText: "'%clock' changes while the thread runs" });
         await stale.first().waitFor({ state: 'detached', timeout: options.timeoutMs });
         // An environment without ptxlint: after the settings change the extension restarts,
-        // probes it and offers the pip install in a notification (not clicked: that would reach
-        // PyPI).
+        // probes it and offers the pip install in a notification. That environment has no pip
+        // either (no network needed): clicking Install runs its pip, which fails, and says so.
         if (options.barePython) {
             writeJson(path.join(workspace, '.vscode', 'settings.json'), { 'ptxlint.interpreter': [options.barePython] });
             const toast = page.locator('.notification-toast', { hasText: 'ptxlint is not installed in' });
             await toast.waitFor({ timeout: options.timeoutMs });
-            await toast.locator('.monaco-button', { hasText: 'Install ptxlint[lsp]' }).waitFor();
+            const install = toast.locator('.monaco-button', { hasText: 'Install ptxlint[lsp]' });
+            await install.waitFor();
             result.installOffer = (await toast.locator('.notification-list-item-message').innerText()).trim();
             log(`offer: ${String(result.installOffer)}`);
             await page.screenshot({ path: options.screenshot.replace(/\.png$/, '-install-offer.png') });
+            await install.click();
+            await page.locator('.notification-toast', { hasText: 'pip failed' }).waitFor({ timeout: options.timeoutMs });
+            // the output channel, shown by the install, holds the command and pip's answer
+            const lines = page.locator('.output-view .view-lines, .panel .output .view-lines').first();
+            await lines.getByText('No module named pip').first().waitFor({ timeout: options.timeoutMs });
+            result.installOutput = (await lines.innerText())
+                .replace(/\u00a0/g, ' ')
+                .split('\n')
+                .filter((line) => line.includes('pip'));
+            log('pip ran in that environment, and its failure was shown');
         }
         result.ok = true;
         process.stdout.write(JSON.stringify(result) + '\n');
