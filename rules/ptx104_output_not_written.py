@@ -65,7 +65,7 @@ asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
             o for o in statement.outputs
             if not o.constraint.opaque and o.index not in analysis.writes
             # the roots: an undefined read (PTX106), an operand nvcc rejects (PTX002, PTX005)
-            and facts.undefined_read(o.index) is None
+            and o.index not in facts.undefined_reads
             and facts.operand_root(o.index) is None
         ]
         if not unwritten:

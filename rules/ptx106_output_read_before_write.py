@@ -70,11 +70,8 @@ the real fix is to the template, which ptxlint cannot know.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        facts = analysis_of(statement)
-        for operand in statement.outputs:
-            read = facts.undefined_read(operand.index)
-            if read is None:
-                continue
+        for index, read in analysis_of(statement).undefined_reads.items():
+            operand = statement.operands[index]
             span = self.template_span(statement, read.operand.start, read.operand.end)
             if statement.syntax == "llvm":
                 # LLVM constraint strings have no '+': an input tied to the output

@@ -26,8 +26,16 @@ _OPENING = re.compile(
     r"#\s*(?:ifndef\s+([A-Za-z_]\w*)|if\s*!\s*defined\s*(?:\(\s*([A-Za-z_]\w*)\s*\)|\s+([A-Za-z_]\w*)))"
     r"\s*$"
 )
-_DEFINE = re.compile(r"#\s*define\s+([A-Za-z_]\w*)\b")
-_CONDITIONAL = re.compile(r"#\s*(if|ifdef|ifndef|elif|else|endif)\b")
+# Over the comment-free text from the guard's line on: the guard, the next non-blank line, every
+# conditional directive, and a line that is not a directive.
+_OPENING_LINE = re.compile(
+    r"[ \t]*#[ \t]*(?:ifndef[ \t]+([A-Za-z_]\w*)"
+    r"|if[ \t]*![ \t]*defined[ \t]*(?:\([ \t]*([A-Za-z_]\w*)[ \t]*\)|[ \t]+([A-Za-z_]\w*)))"
+    r"[ \t]*(?:\n|$)"
+)
+_DEFINE_LINE = re.compile(r"\s*#[ \t]*define[ \t]+([A-Za-z_]\w*)\b")
+_CONDITIONAL_LINE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b[^\n]*", re.M)
+_CODE_LINE = re.compile(r"^[ \t]*[^\s#]", re.M)
 
 
 # The last few texts asked about, by identity: the memo key of the pure rules and each guarded
@@ -62,52 +70,36 @@ def _scan(text: str) -> str | None:
     first = text[at : line_end if line_end >= 0 else len(text)]
     if _OPENING.match(_COMMENT.sub(" ", first).strip()) is None:
         return None
-    lines = [
-        line.strip()
-        for line in _COMMENT.sub(" ", _CONTINUATION.sub(" ", text)).splitlines()
-    ]
-    code = [line for line in lines if line]
-    at = 0
-    while at < len(code) and _is_pragma(code[at]):
-        at += 1
-    if at >= len(code):
-        return None
-    opening = _OPENING.match(code[at])
+    # The rest is read with regular expressions over the comment-free text: a header's
+    # directives, not its every line.
+    clean = _COMMENT.sub(" ", _CONTINUATION.sub(" ", text[at:]))
+    opening = _OPENING_LINE.match(clean)
     if opening is None:
         return None
     name = opening.group(1) or opening.group(2) or opening.group(3)
-    if at + 1 >= len(code):
-        return None
-    define = _DEFINE.match(code[at + 1])  # the very next line: nothing is read unguarded
+    define = _DEFINE_LINE.match(clean, opening.end())  # the very next line: nothing unguarded
     if define is None or define.group(1) != name:
         return None
-    end = _matching_endif(code, at)
+    end = _matching_endif(clean)
     if end is None:
         return None
-    if any(not line.startswith("#") for line in code[end + 1 :]):
+    if _CODE_LINE.search(clean, end) is not None:
         return None  # code after the block is outside the guard: not a whole-file guard
     return name
 
 
-def _is_pragma(line: str) -> bool:
-    return re.match(r"#\s*pragma\b", line) is not None
-
-
-def _matching_endif(code: list[str], opening: int) -> int | None:
-    """The index of the ``#endif`` that closes the block opened at ``opening``; ``None`` when
-    the block has an ``#else``/``#elif`` of its own or is never closed."""
+def _matching_endif(clean: str) -> int | None:
+    """Where the line of the ``#endif`` that closes the block opening ``clean`` ends; ``None``
+    when the block has an ``#else``/``#elif`` of its own or is never closed."""
     depth = 0
-    for index in range(opening, len(code)):
-        m = _CONDITIONAL.match(code[index])
-        if m is None:
-            continue
+    for m in _CONDITIONAL_LINE.finditer(clean):
         kind = m.group(1)
         if kind in ("if", "ifdef", "ifndef"):
             depth += 1
         elif kind == "endif":
             depth -= 1
             if depth == 0:
-                return index
+                return m.end()
         elif depth == 1:
             return None  # `#else` of the guard itself: the file is not all under it
     return None

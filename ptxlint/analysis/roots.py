@@ -22,7 +22,7 @@ The roots, and the rule each belongs to:
   ask nothing of it (``StatementAnalysis.instruction_unknown``).
 - ``undefined-read`` (PTX106): a write-only output read before any write; the same output's
   "never written" (PTX104) is that read seen from the other side
-  (``StatementAnalysis.undefined_read``).
+  (``StatementAnalysis.undefined_reads``).
 
 A root that its own rule does not report (the grammar abstains, the code is not clearly PTX)
 silences nothing: a defect always keeps one finding. Selecting or suppressing rules does not

@@ -40,7 +40,6 @@ class StatementAnalysis:
     def __init__(self, statement: AsmStatement) -> None:
         self.statement = statement
         self._verdicts: dict[tuple[int, bool], tuple[PtxInstruction, Verdict]] = {}
-        self._undefined_reads: dict[int, Access | None] = {}
 
     # ------------------------------------------------------------------ guards and targets
 
@@ -245,49 +244,39 @@ class StatementAnalysis:
         (:mod:`ptxlint.ptx.flow`); ``None`` where the template cannot be followed."""
         return analyze(self.statement.ptx, self.statement.template.text)
 
-    def undefined_read(self, index: int) -> Access | None:
-        """The first read of write-only (``=``) register output ``index`` that no write of the
-        template precedes on every path: it reads an undefined value (PTX106's finding, and the
-        root of PTX104's "never written" for the same output). ``None`` where the output is
-        tied to an input (its value comes in), is itself the defect (:meth:`operand_root`), or
-        the template cannot be followed."""
-        if index in self._undefined_reads:
-            return self._undefined_reads[index]
-        found = self._find_undefined_read(index)
-        self._undefined_reads[index] = found
-        return found
-
-    def _find_undefined_read(self, index: int) -> Access | None:
+    @cached_property
+    def undefined_reads(self) -> dict[int, Access]:
+        """By output index, the first read of a write-only (``=``) register output that no
+        write of the template precedes on every path: it reads an undefined value (PTX106's
+        finding, and the root of PTX104's "never written" for the same output). Not for an
+        output tied to an input (its value comes in) or that is itself the defect
+        (:meth:`operand_root`), nor where the template cannot be followed. In output order."""
         statement = self.statement
-        if (
-            statement.opaque_sections
-            or not statement.extended
-            or index >= len(statement.operands)
-            or self.rocm_guarded
-        ):
-            return None
-        operand = statement.operands[index]
-        modifiers = operand.constraint.modifiers
-        if (
-            operand.role != "output"
-            or not register_operand(operand)
-            or "=" not in modifiers
-            or "+" in modifiers
-            or self.tied_input(index) is not None
-            or self.operand_root(index) is not None
-        ):
-            return None
-        for read in reads_of(statement, index):
-            flow = self.flow
-            if flow is None:
-                return None
-            predicate = read.instruction.predicate
-            guard = None
-            if predicate is not None and predicate.register is not read.operand:
-                guard = (predicate.register.text, predicate.negated)
-            if not flow.written_before(read.position, index, guard):
-                return read
-        return None
+        found: dict[int, Access] = {}
+        if statement.opaque_sections or not statement.extended or self.rocm_guarded:
+            return found
+        for operand in statement.outputs:
+            modifiers = operand.constraint.modifiers
+            if (
+                not register_operand(operand)
+                or "=" not in modifiers
+                or "+" in modifiers
+                or self.tied_input(operand.index) is not None
+                or self.operand_root(operand.index) is not None
+            ):
+                continue
+            for read in reads_of(statement, operand.index):
+                flow = self.flow
+                if flow is None:
+                    return {}
+                predicate = read.instruction.predicate
+                guard = None
+                if predicate is not None and predicate.register is not read.operand:
+                    guard = (predicate.register.text, predicate.negated)
+                if not flow.written_before(read.position, operand.index, guard):
+                    found[operand.index] = read
+                    break
+        return found
 
 
 # The analyses of the current file's statements, by identity (the statement is held, so its
@@ -299,14 +288,23 @@ _KEPT = 1 << 14
 
 def analysis_of(statement: AsmStatement) -> StatementAnalysis:
     """The statement's analysis, made on first ask."""
+    if _LAST and _LAST[0][0] is statement:
+        return _LAST[0][1]  # the engine runs every rule on one statement in turn
     known = _ANALYSES.get(id(statement))
-    if known is not None and known[0] is statement:
-        return known[1]
-    if len(_ANALYSES) >= _KEPT:
-        _ANALYSES.clear()
-    analysis = StatementAnalysis(statement)
-    _ANALYSES[id(statement)] = (statement, analysis)
-    return analysis
+    if known is None or known[0] is not statement:
+        if len(_ANALYSES) >= _KEPT:
+            _ANALYSES.clear()
+        known = _ANALYSES[id(statement)] = (statement, StatementAnalysis(statement))
+    _LAST[:] = [known]
+    return known[1]
 
 
-file_memos.register(_ANALYSES.clear)
+_LAST: list[tuple[AsmStatement, StatementAnalysis]] = []  # the last ask
+
+
+def _forget() -> None:
+    _ANALYSES.clear()
+    _LAST.clear()
+
+
+file_memos.register(_forget)
