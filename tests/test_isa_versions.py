@@ -220,3 +220,35 @@ def test_a_form_only_a_newer_ptxas_knows_is_reported_where_the_older_one_compile
     assert lint_text(guarded, select=("PTX204",)) == []
     versioned = MXF4.format(open="#if CUDA_VERSION >= 13010\n", close="#endif\n")
     assert lint_text(versioned, select=("PTX204",)) == []
+
+
+def _newer_forms() -> list[tuple[grammar.Form, str, str]]:
+    """Each toolkit-gated form's first instance, with a target its need admits."""
+    out = []
+    for form in grammar.forms():
+        if form.toolkit is None:
+            continue
+        target = next((f"sm_{sm}{suffix}" for sm, suffix in agreement.TARGETS
+                       if form.need.admits(sm, suffix)), None)
+        if target is not None:
+            out.append((form, target, agreement.instances(form)[0].text()))
+    return out
+
+
+def test_forms_of_newer_toolkits_are_theirs_and_not_ptxas_13_0s() -> None:
+    """Every ``toolkit=X.Y`` form: the ptxas of X.Y assembles it (when fetched), and the ptxas
+    on PATH, if older, rejects it; the rules name X.Y."""
+    found = toolkits.found()
+    checked = 0
+    for form, target, text in _newer_forms():
+        assert form.toolkit is not None
+        version = f"{form.toolkit[0]}.{form.toolkit[1]}"
+        isa = ptx_for_cuda(form.toolkit)
+        assert isa is not None
+        if version in found:
+            assert _assembles(found[version], f"{isa // 10}.{isa % 10}", target, text), text
+            checked += 1
+        if PTXAS is not None and "release 13.0" in agreement._ptxas_version():
+            assert not _assembles(PTXAS, "9.0", target, text), text
+    if not checked:
+        pytest.skip("no newer toolkit's ptxas (benchmarks/toolkits.py 13.1 13.2)")

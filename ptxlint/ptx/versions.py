@@ -6,7 +6,8 @@ there ("Not a name of any known instruction", "Unknown modifier", or "... requir
 8.6 or later"). The table is the PTX ISA manual's release history ("PTX ISA version" against
 "CUDA release"): from CUDA 11 on the minor numbers match (PTX ISA 7.x is CUDA 11.x, 8.0-8.5 are
 12.0-12.5), except that CUDA 12.6 kept PTX ISA 8.5 and 12.7-12.9 carry 8.6-8.8; CUDA 13.0 is
-PTX ISA 9.0. Versions are integers: PTX ISA 8.6 is ``86``; a CUDA version is ``(12, 4)``.
+PTX ISA 9.0, 13.1 9.1, 13.2 9.2. Versions are integers: PTX ISA 8.6 is ``86``; a CUDA version
+is ``(12, 4)``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ _PTX_OF_CUDA: dict[CudaVersion, int] = {
     **{(11, minor): 70 + minor for minor in range(9)},
     **{(12, minor): 80 + minor for minor in range(6)},
     (12, 6): 85, (12, 7): 86, (12, 8): 87, (12, 9): 88,
-    (13, 0): 90, (13, 1): 91,
+    (13, 0): 90, (13, 1): 91, (13, 2): 92,
 }
 
 # The toolkit whose ptxas ptxlint's verdicts were measured with, when nothing says otherwise
