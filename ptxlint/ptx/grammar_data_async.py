@@ -111,6 +111,14 @@ _add(f"cvt.rn.bf16x2.ue8m0x2 d:b32~, a:ue8m0x2; {_FAMILY}")
 _add("cvt.pack.sat.<D:.u16|.s16>.s32 d:b32!, a:s32, a:s32; sm=72")
 _add("cvt.pack.sat.<D:.u2|.s2|.u4|.s4|.u8|.s8>.s32.b32 d:b32!, a:s32, a:s32, a:b32; sm=72")
 
+# .bf16x2 against the packed fp8/fp4 types, newer than ptxas 13.0 (measured with the CUDA 13.1
+# and 13.2 wheels): narrowing from PTX ISA 9.1, widening from 9.2 (CUTLASS guards the latter
+# with CUDA_PTX_FP8_BF16_CVT_SUPPORTED)
+_add(f"cvt.rn.satfinite{{.relu}}<D:.e4m3x2|.e5m2x2|.e2m1x2>.bf16x2 d:D, a:bf16x2; {_FAMILY}; "
+     "toolkit=13.1")
+_add(f"cvt.rn{{.relu}}.bf16x2.<A:.e4m3x2|.e5m2x2|.e2m1x2> d:bf16x2, a:A; {_FAMILY}; "
+     "toolkit=13.2")
+
 _NEW_TYPES = ("bf16", "tf32", "e4m3", "e5m2", "e2m1", "e2m3", "e3m2", "ue8m0")
 
 
@@ -241,8 +249,7 @@ PARTIAL: dict[str, frozenset[str]] = {
     # and .bf16x2 against the packed narrow floats (TransformerEngine guards them with
     # CUDA_VERSION >= 13010, CUTLASS with CUDA_PTX_FP8_BF16_CVT_SUPPORTED)
     "cvt": frozenset({"s2f6x2", "f16x4", "bf16x4", "scaled::n2::ue8m0"}
-                     | {f"{t}+bf16x2" for t in ("e4m3x2", "e5m2x2", "e2m1x2", "e2m3x2",
-                                                "e3m2x2")}),
+                     | {f"{t}+bf16x2" for t in ("e2m3x2", "e3m2x2")}),
     # PTX ISA 9.2's ignore_oob: newer than ptxas 13.0
     "cp": frozenset({"ignore_oob"}),
 }
