@@ -14,6 +14,7 @@ import ast
 import itertools
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from ptxlint.model import AsmStatement, Operand
 
@@ -76,21 +77,58 @@ def evaluate(text: str, names: dict[str, int]) -> int | None:
     return walk(tree)
 
 
+_CONST = re.compile(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*=\s*([^;,{}]+);")
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]+)$", re.M)
+_ENUM = re.compile(r"\benum\b[^{;]*\{([^}]*)\}")
+_ENUMERATOR = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*([^,]+)")
+_STATIC_ASSERT = re.compile(r"static_assert\s*\(\s*([A-Za-z_]\w*)\s*==\s*([^,)]+)")
+
+
+def _value_of(text: str) -> int | None:
+    value = evaluate(text.strip().strip("()"), {})
+    return literal(text) if value is None else value
+
+
+@lru_cache(maxsize=16)
+def _constants(text: str) -> dict[str, list[int]]:
+    """Every constant the file defines, by name: constexpr/const, #define, enumerator. One pass
+    per file (a header of thousands of statements asks for hundreds of names)."""
+    out: dict[str, list[int]] = {}
+    pairs = [(m[1], m[2]) for pattern in (_CONST, _DEFINE) for m in pattern.finditer(text)]
+    for enum in _ENUM.finditer(text):
+        pairs += [(m[1], m[2]) for m in _ENUMERATOR.finditer(enum[1])]
+    for name, spelled in pairs:
+        value = _value_of(spelled)
+        if value is not None:
+            out.setdefault(name, []).append(value)
+    return out
+
+
+@lru_cache(maxsize=16)
+def _asserted(text: str) -> dict[str, list[int]]:
+    """``static_assert(N == 16, ...)`` values, by name."""
+    out: dict[str, list[int]] = {}
+    for match in _STATIC_ASSERT.finditer(text):
+        value = evaluate(match[2], {})
+        if value is not None:
+            out.setdefault(match[1], []).append(value)
+    return out
+
+
+@lru_cache(maxsize=64)
+def _explicit_arguments(text: str, function: str) -> tuple[tuple[str, ...], ...]:
+    """The explicit template argument lists of every ``function<...>`` in the file."""
+    out = []
+    for match in re.finditer(rf"\b{re.escape(function)}\s*<", text):
+        args = _angle_args(text, match.end() - 1)
+        if args is not None:
+            out.append(tuple(args))
+    return tuple(out)
+
+
 def _constant(text: str, name: str) -> list[int]:
     """Values the file gives ``name`` as a constant: constexpr/const, #define, enumerator."""
-    out: list[int] = []
-    n = re.escape(name)
-    patterns = (rf"\bconst(?:expr)?\b[^;=(){{}}]*\b{n}\s*=\s*([^;,{{}}]+);",
-                rf"^[ \t]*#[ \t]*define[ \t]+{n}[ \t]+([^\n]+)$",
-                rf"\benum\b[^{{;]*\{{[^}}]*\b{n}\s*=\s*([^,}}]+)")
-    for pattern in patterns:
-        for match in re.finditer(pattern, text, re.M):
-            value = evaluate(match[1].strip().strip("()"), {})
-            if value is None:
-                value = literal(match[1])
-            if value is not None:
-                out.append(value)
-    return out
+    return _constants(text).get(name, [])
 
 
 def _template_header(text: str, before: int) -> str | None:
@@ -142,16 +180,12 @@ def _template_values(statement: AsmStatement, name: str) -> list[int]:
     out: list[int] = []
     function = (statement.context.function or "").split("::")[-1].split("<")[0]
     if function.isidentifier():
-        for match in re.finditer(rf"\b{re.escape(function)}\s*<", text):
-            args = _angle_args(text, match.end() - 1)
-            if args is not None and position < len(args):
+        for args in _explicit_arguments(text, function):
+            if position < len(args):
                 value = evaluate(args[position], {})
                 if value is not None:
                     out.append(value)
-    for match in re.finditer(rf"static_assert\s*\(\s*{re.escape(name)}\s*==\s*([^,)]+)", text):
-        value = evaluate(match[1], {})
-        if value is not None:
-            out.append(value)
+    out += _asserted(text).get(name, [])
     if default is not None and not out:
         value = evaluate(default.strip(), {})
         if value is not None:

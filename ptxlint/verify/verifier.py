@@ -315,6 +315,8 @@ class Verifier:
         self.triton: dict[int, tuple[str, ...] | str] = {}  # id(f) -> job keys | reason
         self._reports: dict[WholeKey, whole_file.Report] = {}
         self._ran: set[str] = set()
+        # a differential's PTX, read into asm blocks once however many findings look at it
+        self._matchers: dict[str, whole_file.Matcher] = {}
         # errors a probe showed that no compile of the file reproduced: never findings, but
         # --verbose notes and the summary's count, (path, line, what)
         self.probe_failures: list[tuple[str, int, str]] = []
@@ -724,8 +726,8 @@ class Verifier:
             return unverifiable("the fixed variant does not compile", arch, tool, DIFFERENTIAL)
         statement = finding.statement
         assert statement is not None
-        if not any(whole_file.Matcher([statement], o.output(differential.OUTPUT)).present(statement)
-                   for o in (defective, fixed)):  # deleted by -O3 as written: kept with the fix
+        if not any(self._matcher(key).present(statement)
+                   for key in planned):  # deleted by -O3 as written: kept with the fix
             return unverifiable(f"the statement is not in the PTX {tool} -O3 emits for {arch} "
                                 "(a branch these flags leave out, an uninstantiated template or "
                                 "an unused function): it was never compiled", arch, tool,
@@ -739,6 +741,12 @@ class Verifier:
                                                  tool)
         return Verdict(CONFIRMED if confirmed else UNVERIFIABLE, tool, arch, evidence,
                        DIFFERENTIAL)
+
+    def _matcher(self, key: str) -> whole_file.Matcher:
+        if key not in self._matchers:
+            self._matchers[key] = whole_file.Matcher(
+                [], self.outcomes[key].output(differential.OUTPUT))
+        return self._matchers[key]
 
     def _carry_verdict(self, finding: Finding, arch: str) -> Verdict:
         tool = self.toolchain.label("nvcc")
