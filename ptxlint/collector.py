@@ -20,6 +20,10 @@ flashinfer folders in one process with no full collection at all, 342 of the 1.0
 set-aside objects were garbage.
 
 The command line's own process also sets aside what its imports made (``keep_for_good``).
+
+Measured again on the CUDA 13 headers (``check -j 1 --no-cache``, five runs each on a busy
+2-core machine, whose CPU times vary by about 20%): with the pauses replaced by no-ops the
+median CPU time was 17% higher (9.3 s against 8.0 s).
 """
 
 from __future__ import annotations

@@ -33,7 +33,8 @@ statements (an unbounded memo, 79.9%). Its keys hold the statements' texts, abou
 8,192 entries; nothing of a file stays alive through it. A hit costs about 10 us (the key half
 of it), against about 50 us of pure rules on an average flashinfer statement; the rule phase of
 flashinfer's 150-file sample takes 22% less CPU (tests/test_rule_memo.py holds the replays to
-what a lint without the memo says).
+what a lint without the memo says). Where statements rarely repeat it buys nothing: over the
+CUDA 13 headers (``check -j 1``) it finds 57 of 3,513 statements (1.6%).
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """The statements of a cached result, pickled without the file's text (the outcome holds it).
 
-A module of its own so that pickle is imported by the runs that use the result cache only.
+A module of its own so that pickle is imported by the runs that use the result cache only
+(``import pickle``: 2.3 ms CPU here, of a small file's 170 ms). Leaving the text out keeps
+each entry's statements from storing the file a second time.
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@ The kept tree is the one handed out with the file's ``ParsedSource``: nothing ed
 place (the language server's ``incremental`` edits a copy).
 
 Cost when nothing is reused: one split of the text into lines and, for a candidate, one
-``line_diff`` (O(n log n) in lines, far below the parse).
+``line_diff`` (O(n log n) in lines, far below the parse). The CUDA 13 headers have no such
+families: ``check -j 1`` over them reuses no tree, and the median CPU time of five runs with
+reuse turned off was within the machine's noise (+4%). It pays on generated kernels only.
 """
 
 from __future__ import annotations
