@@ -29,14 +29,15 @@ __all__ = [
 ]
 
 def binding_guards(statement: AsmStatement, conditions: tuple[str, ...]) -> tuple[str, ...]:
-    """``conditions`` (the statement's guards, all or local) without its file's include guard,
-    which holds wherever the file is read at all."""
-    if not conditions or not any("defined" in c for c in conditions):
+    """``conditions`` (the statement's guards, all or local, outermost first) without its
+    file's include guard, which holds wherever the file is read at all. The include guard is
+    the file's first directive, so it can only be the outermost condition."""
+    if not conditions or "defined" not in conditions[0]:
         return conditions
     name = include_guard(statement.source)
-    if name is None:
-        return conditions
-    return tuple(c for c in conditions if not is_include_guard_condition(c, name))
+    if name is not None and is_include_guard_condition(conditions[0], name):
+        return conditions[1:]
+    return conditions
 
 
 # Macros whose value depends on the pointer width or on the OS's data model.

@@ -8,7 +8,8 @@ rule's memoised outcome stays right on a copy of the statement elsewhere).
 
 from __future__ import annotations
 
-from functools import cached_property
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar, overload
 
 from ptxlint import file_memos
 from ptxlint.analysis import effects as _effects
@@ -33,6 +34,33 @@ from ptxlint.ptx.targets import (
 
 __all__ = ["StatementAnalysis", "analysis_of"]
 
+T = TypeVar("T")
+
+
+class fact(Generic[T]):  # noqa: N801 (a decorator, lower case like property)
+    """A fact of the statement, computed on its first read and kept in the instance:
+    ``functools.cached_property`` without its lock (Python 3.11's takes one on every first
+    read, and the rules make some 40,000 first reads on the CUDA headers' asm statements)."""
+
+    def __init__(self, compute: Callable[[Any], T]) -> None:
+        self._compute = compute
+        self._name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> fact[T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> T: ...
+    def __get__(self, instance: object, owner: type | None = None) -> T | fact[T]:
+        if instance is None:
+            return self
+        # stored in the instance's __dict__, which later reads find before this descriptor
+        value = instance.__dict__[self._name] = self._compute(instance)
+        return value
+
 
 class StatementAnalysis:
     """The shared facts of one statement. Each is computed on first use."""
@@ -43,19 +71,19 @@ class StatementAnalysis:
 
     # ------------------------------------------------------------------ guards and targets
 
-    @cached_property
+    @fact
     def guards(self) -> tuple[str, ...]:
         """The ``#if`` conditions (and enclosing ``NV_IF_TARGET`` condition) that decide
         whether the statement is compiled: its guards without the file's include guard."""
         return _guards.binding_guards(self.statement, self.statement.context.guards)
 
-    @cached_property
+    @fact
     def local_guards(self) -> tuple[str, ...]:
         """:attr:`guards` without file-wide ``#if`` blocks (longer than
         ``ptxlint.guards.LOCAL_GUARD_LINES``)."""
         return _guards.binding_guards(self.statement, self.statement.context.local_guards)
 
-    @cached_property
+    @fact
     def no_toolkit_compiles(self) -> bool:
         """Every supported CUDA toolkit leaves the branch out (``#if CUDA_VERSION < 9000``)."""
         return no_toolkit_compiles(self.guards)
@@ -70,7 +98,7 @@ class StatementAnalysis:
         excludes it (guards about anything else are assumed to hold)."""
         return compiled_for(self.guards, target)
 
-    @cached_property
+    @fact
     def admitted_targets(self) -> tuple[Target, ...]:
         """Without ``--arch``: the targets the guards let the statement compile for, where the
         local guards choose among targets; empty where they do not (the target is unknown),
@@ -81,7 +109,7 @@ class StatementAnalysis:
         excluded = excluded_targets(self.statement.source)
         return tuple(t for t in admitted if t not in excluded) if excluded else admitted
 
-    @cached_property
+    @fact
     def lowest_target(self) -> Target | None:
         """The guards' own lower bound on the architecture, unless the file excludes it."""
         lowest = lowest_target(self.local_guards)
@@ -89,22 +117,22 @@ class StatementAnalysis:
             return None
         return lowest
 
-    @cached_property
+    @fact
     def rocm_guarded(self) -> bool:
         """Some guard must hold for a HIP/ROCm build: not nvcc's code."""
         return _guards.rocm_guarded(self.statement)
 
-    @cached_property
+    @fact
     def clang_only(self) -> bool:
         """Only clang compiles the statement (its own CUDA headers, or a guard excludes nvcc)."""
         return _guards.clang_only(self.statement)
 
-    @cached_property
+    @fact
     def only_for_32bit(self) -> bool:
         """No 64-bit build compiles the statement."""
         return _guards.only_for_32bit(self.statement)
 
-    @cached_property
+    @fact
     def data_model_guarded(self) -> bool:
         """A guard mentions the data model, or only a 32-bit build compiles the statement."""
         return _guards.data_model_guarded(self.statement)
@@ -125,24 +153,24 @@ class StatementAnalysis:
 
     # ------------------------------------------------------------------ root causes
 
-    @cached_property
+    @fact
     def constraint_problems(self) -> tuple[ConstraintProblem, ...]:
         """The C++ constraints nvcc rejects (PTX002's findings); none in HIP/ROCm code."""
         if self.rocm_guarded:
             return ()
         return _roots.constraint_problems(self.statement, lambda: self.clang_only)
 
-    @cached_property
+    @fact
     def non_scalar_operands(self) -> tuple[NonScalar, ...]:
         """Struct and vector operands under a register letter (PTX005's findings)."""
         return () if self.rocm_guarded else _roots.non_scalar_operands(self.statement)
 
-    @cached_property
+    @fact
     def modified_tokens(self) -> tuple[PercentToken, ...]:
         """``%N`` tokens with a GCC operand modifier (PTX007's findings)."""
         return _roots.modified_tokens(self.statement)
 
-    @cached_property
+    @fact
     def _operand_roots(self) -> dict[int, RootCause]:
         roots: dict[int, RootCause] = {}
         for problem in self.constraint_problems:
@@ -162,7 +190,7 @@ class StatementAnalysis:
         root = self._operand_roots.get(index)
         return root if root is not None and root.kind != "tied-input" else None
 
-    @cached_property
+    @fact
     def _ties(self) -> dict[int, RootCause]:
         ties: dict[int, RootCause] = {}
         for operand in self.statement.inputs:
@@ -198,7 +226,7 @@ class StatementAnalysis:
                 return RootCause(root.kind, root.rule, root.operand, token.start, token.end)
         return None
 
-    @cached_property
+    @fact
     def clearly_ptx(self) -> bool:
         """Device code for sure (:func:`ptxlint.analysis.roots.clearly_ptx`): an unknown word
         in it is a PTX typo, not another assembler's instruction."""
@@ -216,13 +244,13 @@ class StatementAnalysis:
             return first is not None and first.kind == "modifier"
         return self.clearly_ptx
 
-    @cached_property
+    @fact
     def side_effects(self) -> tuple[Effect, ...]:
         """What needs ``volatile`` (PTX101, PTX505), without the effects of an instruction
         PTX204 reports as misspelled."""
         return self._known(_effects.side_effects(self.statement))
 
-    @cached_property
+    @fact
     def memory_effects(self) -> tuple[Effect, ...]:
         """What needs a ``"memory"`` clobber (PTX102, PTX505), without the effects of an
         instruction PTX204 reports as misspelled."""
@@ -238,13 +266,13 @@ class StatementAnalysis:
 
     # ------------------------------------------------------------------ value flow in the template
 
-    @cached_property
+    @fact
     def flow(self) -> WriteAnalysis | None:
         """Which operands the template has written on every path to each instruction
         (:mod:`ptxlint.ptx.flow`); ``None`` where the template cannot be followed."""
         return analyze(self.statement.ptx, self.statement.template.text)
 
-    @cached_property
+    @fact
     def undefined_reads(self) -> dict[int, Access]:
         """By output index, the first read of a write-only (``=``) register output that no
         write of the template precedes on every path: it reads an undefined value (PTX106's
