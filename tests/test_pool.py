@@ -87,6 +87,21 @@ def test_grouped_jobs_go_in_batches_in_discovery_order(inline, monkeypatch):
     assert inline.submitted == [["g0", "g1", "g2"], ["g3", "g4", "g5"], ["g6"]]
 
 
+def test_a_grouped_batch_ranks_as_a_sixteenth_of_its_bytes(inline, monkeypatch):
+    monkeypatch.setattr(pool, "GROUP_FILES", 2)
+    feed = _feed(1, start_bytes=1)
+    feed.add(_J("lint", 200))  # one worker: started, and given this job and one more
+    feed.add(_J("small", 10))
+    feed.add(_J("g0", 1600), grouped=True)
+    feed.add(_J("g1", 1600), grouped=True)  # a full group, ranked as 200 bytes
+    feed.add(_J("big", 300))
+    feed.add(_J("mid", 250))
+    feed.add(_J("g2", 1600), grouped=True)  # left over at the end, ranked as 100 bytes
+    drained = feed.finish()
+    assert drained is not None and len([*feed.poll(), *drained]) == 7
+    assert inline.submitted == [["lint"], ["small"], ["big"], ["mid"], ["g0", "g1"], ["g2"]]
+
+
 def test_too_little_work_starts_no_process(inline):
     feed = _feed(4, start_bytes=100)
     feed.add(_J("a", 10))
