@@ -164,3 +164,17 @@ def test_stats_lists_the_families_the_grammar_does_not_describe(tmp_path, capsys
     assert all(op in out for op in missing)
     assert all(f"  {op}:" in out for op in partial)
     assert "rcp" not in missing and "tex" in missing
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("setp.eq.f16x2 %p1|%p2, %r1, %r2;", "ok"),
+    ("setp.eq.f16x2 _|%p2, %r1, %r2;", "ok"),
+    ("setp.lt.ftz.and.f16 %p1, %h1, %h2, %p3;", "ok"),
+    ("setp.eq.bf16x2 %p1|%p2, %r1, %r2;", "ok"),
+    ("setp.eq.f16 %p1|%p2, %h1, %h2;", "error"),  # "Predicate output not allowed"
+    ("setp.eq.ftz.bf16 %p1, %h1, %h2;", "error"),
+    ("setp.eq.f16 %p1, %h1, 1;", "error"),  # registers only
+    ("setp.eq.and.bf16 %p1, %h1, %h2, 1;", "error"),
+])
+def test_half_precision_setp(text: str, expected: str) -> None:
+    assert status(text) == expected

@@ -164,6 +164,15 @@ _add(f"setp<C:{_CMP_FLT}>{{.ftz}}.f32 {_P}, a:f32, a:f32")
 _add(f"setp<C:{_CMP_FLT}><B:.and|.or|.xor>{{.ftz}}.f32 {_P}, a:f32, a:f32, a:pred")
 _add(f"setp<C:{_CMP_FLT}>.f64 {_P}, a:f64, a:f64")
 _add(f"setp<C:{_CMP_FLT}><B:.and|.or|.xor>.f64 {_P}, a:f64, a:f64, a:pred")
+# half precision (f16 PTX ISA 4.2 sm_53, bf16 7.8 sm_90): registers of exactly their size, no
+# immediate ("Arguments mismatch"); the scalar types write p alone ("Predicate output not
+# allowed" for p|q), the packed ones p or p|q; no .ftz for the .bf16 types, whose c is a
+# register too (as set's)
+for _t, _ftz, _sm, _c in (("f16", "{.ftz}", "53", "a"), ("bf16", "", "90", "r")):
+    for _x, _dst in (("", "d_:pred"), ("x2", _P)):
+        _add(f"setp<C:{_CMP_FLT}>{_ftz}.{_t}{_x} {_dst}, r:{_t}{_x}, r:{_t}{_x}; sm={_sm}")
+        _add(f"setp<C:{_CMP_FLT}><B:.and|.or|.xor>{_ftz}.{_t}{_x} {_dst}, r:{_t}{_x}, "
+             f"r:{_t}{_x}, {_c}:pred; sm={_sm}")
 
 # ----------------------------------------------------------------------------- warp collectives
 _add("shfl.sync<M:.up|.down|.bfly|.idx>.b32 d:b32|p, a:b32, a:b32, a:b32, a:u32")
@@ -444,7 +453,6 @@ PARTIAL: dict[str, frozenset[str]] = {
                         "async::shared::cluster"}),
     "mbarrier": frozenset(),
     "barrier": frozenset(),
-    "setp": frozenset({"f16", "f16x2", "bf16", "bf16x2"}),
     "mov": frozenset({"v2", "v4", "v8"}),
     # .unified, the async/bulk stores: not written yet
     "ld": _V8_NARROW | frozenset({"unified", "f16", "f16x2", "bf16", "bf16x2", "e4m3",
