@@ -439,8 +439,14 @@ def compile_form(spec: str) -> Form:
         elif name == "rejected":
             rejected = REJECTED[value]
         elif name == "toolkit":
+            from ptxlint.ptx.versions import ptx_for_cuda
+
             major, _, minor = value.partition(".")
             toolkit = (int(major), int(minor or 0))
+            # a form new in that toolkit's ptxas needs its PTX ISA (PTX403 reads it)
+            isa = ptx_for_cuda(toolkit) or 0
+            if isa > need.ptx:
+                need = Need(need.sm, need.suffix, need.only, isa, need.removed, need.family)
         elif name == "head":
             head = int(value)
             if any(slot.optional or len(slot.values) != 1 for slot in slots[:head]):

@@ -160,6 +160,10 @@ _BULK = "cp.async.bulk"
 _SIZE = "ai:u32:0..1048560%16"
 for _hint, _policy in (("", ""), (_HINT, ", ai:u64")):
     _add(f"{_BULK}.shared::cta.global{_MB}{_hint} [A], [A], {_SIZE}, [A]{_policy}; sm=90; ptx=86")
+    # PTX ISA 9.2 (ptxas 13.2, measured; CCCL cp_async_bulk.h): bytes left and right of the
+    # source that may lie out of bounds, .u32 each
+    _add(f"{_BULK}.shared::cta.global{_MB}.ignore_oob{_hint} [A], [A], {_SIZE}, ai:u32, ai:u32, "
+         f"[A]{_policy}; sm=90; toolkit=13.2")
     _add(f"{_BULK}.shared::cluster.global{_MB}{_hint} [A], [A], {_SIZE}, [A]{_policy}; sm=90")
     _add(f"{_BULK}.shared::cluster.global{_MB}.multicast::cluster{_hint} [A], [A], {_SIZE}, [A], "
          f"a:u16{_policy}; sm=90")
@@ -250,8 +254,6 @@ PARTIAL: dict[str, frozenset[str]] = {
     # CUDA_VERSION >= 13010, CUTLASS with CUDA_PTX_FP8_BF16_CVT_SUPPORTED)
     "cvt": frozenset({"s2f6x2", "f16x4", "bf16x4", "scaled::n2::ue8m0"}
                      | {f"{t}+bf16x2" for t in ("e2m3x2", "e3m2x2")}),
-    # PTX ISA 9.2's ignore_oob: newer than ptxas 13.0
-    "cp": frozenset({"ignore_oob"}),
 }
 
 # ----------------------------------------------------------------------------- multimem
