@@ -16,6 +16,7 @@
 import { ChildProcess, execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as net from 'net';
+import * as os from 'os';
 import * as path from 'path';
 import { Locator, Page, chromium } from 'playwright-core';
 
@@ -249,11 +250,12 @@ async function main(): Promise<number> {
     // code-server writes a config file with a password to ~/.config unless given one
     const config = path.join(options.work, 'code-server.yaml');
     fs.writeFileSync(config, 'auth: none\ncert: false\n');
-    // Its git extension leaves sockets in TMPDIR and Chromium a crash-report folder under
-    // XDG_CONFIG_HOME: both go under the work folder, not the machine's /tmp and ~/.config.
-    const scratch = { TMPDIR: path.join(options.work, 'tmp'), XDG_CONFIG_HOME: path.join(options.work, 'config') };
-    fs.mkdirSync(scratch.TMPDIR, { recursive: true });
-    fs.mkdirSync(scratch.XDG_CONFIG_HOME, { recursive: true });
+    // code-server's git extension leaves sockets in TMPDIR and Chromium a crash-report folder
+    // under XDG_CONFIG_HOME: both go to a folder of this run's own, removed at the end. It is
+    // short and in the system's temporary folder: a socket path has at most 107 bytes.
+    const scratchRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ptxlint-e2e-'));
+    const scratch = { TMPDIR: scratchRoot, XDG_CONFIG_HOME: path.join(scratchRoot, 'config') };
+    fs.mkdirSync(scratch.XDG_CONFIG_HOME);
     const env = { ...process.env, ...scratch, CODE_SERVER_CONFIG: config };
 
     log(`installing ${options.vsix}`);
@@ -425,6 +427,8 @@ async function main(): Promise<number> {
                 server.kill('SIGTERM');
             }
         }
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        fs.rmSync(scratchRoot, { recursive: true, force: true });
     }
 }
 
