@@ -12,8 +12,6 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from ptxlint.report import verdict_note
-
 if TYPE_CHECKING:  # the verifier, the toolchain and the report load when used
     from ptxlint.config import Config
     from ptxlint.report import text_format
@@ -128,15 +126,12 @@ def run_verification(args: argparse.Namespace, result: RunResult, config: Config
 # --------------------------------------------------------------------------- text output
 
 
-# the wording lives with the report formats, which all show it
-verdict_line = verdict_note.verdict_line
-summary = verdict_note.summary
-
-
 def render_text(result: RunResult, style: text_format.Style | None = None,
                 quiet: bool = False, statistics: bool = False, show_info: bool = True) -> str:
     """The text report with a verdict line under each finding and a verification summary."""
-    from ptxlint.report import text_format
+    # the wording lives with the report formats, which all show it; imported here: every run
+    # (--version and --help too) imports this module for its options, and this one the model
+    from ptxlint.report import text_format, verdict_note
 
     style = style or text_format.Style()
     if statistics or not result.verifications:
@@ -146,7 +141,7 @@ def render_text(result: RunResult, style: text_format.Style | None = None,
     parts: list[str] = []
     for finding in text_format.shown(result, show_info):
         parts.append(text_format.render_finding(finding, result, style))
-        line = verdict_line(result, finding)
+        line = verdict_note.verdict_line(result, finding)
         if line:
             parts.append(line)
         parts.append("")
