@@ -5,7 +5,7 @@ Usage::
 
     python scripts/fixed_bugs.py [--mirrors DIR] [REPO ...] [--out DIR] [--dump FILE]
         [--from-dump FILE [--report-only]] [--reviewed FILE] [--candidates]
-        [--reviewed-only] [--limit N]
+        [--reviewed-only] [--limit N] [--fix-words-only] [--blind] [--show-held-out]
 
 ``--mirrors`` holds bare git mirrors with full history, ``DIR/<owner>+<name>/repo`` (the
 layout of the ``fetch`` tool; default ``$PTXLINT_MIRRORS``, else ``mirrors/`` in ptxlint's cache
@@ -31,6 +31,12 @@ list ``tests/data/fixed_bugs.toml`` holds that verdict per commit (``bug`` true/
 was, whether a linter can know it). With it the script prints recall: caught / real bugs, and
 caught / real bugs a linter could know. ``--candidates`` prints the unreviewed modifications
 with their subjects and a fix-word hint, most likely fixes first, for review.
+
+Unseen checks: ``--blind`` lints nothing and lists the unreviewed modifications (with
+``--fix-words-only``, those whose message has a fix word), so that a reviewer judges each diff
+and splits the real bugs at random before ptxlint says anything about them. A reviewed bug's
+``half`` is then ``seen`` or ``held_out``: the report prints recall per half, and lists the
+held-out bugs one by one only with ``--show-held-out`` (whoever designs rules must not read them).
 
 The dump (``--dump``) keeps every commit's verdict and findings, so a second run with
 ``--from-dump`` re-prints without linting, and a run with both re-lints only what is missing.
@@ -72,6 +78,11 @@ REPOS: tuple[str, ...] = (
     "facebookresearch+faiss", "rapidsai+raft", "Dao-AILab+quack", "pytorch+ao",
     "mobiusml+gemlite", "fla-org+flash-linear-attention", "linkedin+Liger-Kernel", "cupy+cupy",
     "NVIDIA+numba-cuda",
+    # mined for issue 37's unseen check (tests/data/fixed_bugs.toml: the halves)
+    "InternLM+lmdeploy", "NVIDIA+warp", "NVlabs+tiny-cuda-nn", "flashinfer-ai+flashinfer",
+    "microsoft+mscclpp", "microsoft+DeepSpeed", "pytorch+FBGEMM", "uccl-project+uccl",
+    "turboderp-org+exllamav3", "NVIDIA+AMGX", "lattice+quda", "ginkgo-project+ginkgo",
+    "AutoGPTQ+AutoGPTQ", "ByteDance-Seed+Triton-distributed",
 )
 
 CXX_SUFFIXES = (
@@ -425,8 +436,16 @@ def _key(hit: Hit) -> tuple[str, str]:
     return hit.rule, re.sub(r"\b(line|column|col\.?) \d+", r"\1 N", hit.message)
 
 
+def fix_words(commit: Commit) -> list[str]:
+    return sorted({w.lower() for w in FIX_WORDS.findall(commit.subject + "\n" + commit.body)
+                   for w in ([w] if isinstance(w, str) else [w[0]])})
+
+
 def judge_commit(repo_name: str, repo: Path, blobs: Blobs, commit: Commit, out: Path,
-                 arch: str = "") -> CommitVerdict | None:
+                 arch: str = "", blind: bool = False) -> CommitVerdict | None:
+    """The commit's verdict; ``blind``: find the touched statements but lint nothing (the
+    verdict is then ``modification`` or ``new-code``), for a review that must not see what
+    ptxlint says."""
     work: list[tuple[str, Path | None, Path | None, set, set]] = []
     shape_changed = False
     for path in commit.files:
@@ -445,6 +464,11 @@ def judge_commit(repo_name: str, repo: Path, blobs: Blobs, commit: Commit, out: 
             n_t |= guarded_spans(new_text.split("\n"), added, new_spans)
         if not o_t and not n_t:
             continue
+        if asm_shape(old_text, o_t) != asm_shape(new_text, n_t):
+            shape_changed = True
+        if blind:
+            work.append((path, None, None, o_t, n_t))
+            continue
         base = out / commit.sha[:12]
         o_path = n_path = None
         if old is not None and o_t:
@@ -452,12 +476,14 @@ def judge_commit(repo_name: str, repo: Path, blobs: Blobs, commit: Commit, out: 
         if new is not None:
             n_path = write_version(blobs, commit.sha, path, new, base / "new")
         work.append((path, o_path, n_path, o_t, n_t))
-        if asm_shape(old_text, o_t) != asm_shape(new_text, n_t):
-            shape_changed = True
     if not work:
         return None
-    words = sorted({w.lower() for w in FIX_WORDS.findall(commit.subject + "\n" + commit.body)
-                    for w in ([w] if isinstance(w, str) else [w[0]])})
+    words = fix_words(commit)
+    if blind:
+        files = [FileVerdict(path, sorted(o_t), sorted(n_t)) for path, _, _, o_t, n_t in work]
+        verdict = "modification" if any(f.old_touched for f in files) else "new-code"
+        return CommitVerdict(repo_name, commit.sha, commit.date, commit.subject, words, verdict,
+                             files, shape_changed, arch)
     to_lint = [p for _, o, n, _, _ in work for p in (o, n) if p is not None]
     hits = lint(to_lint, arch) if any(o is not None for _, o, _, _, _ in work) else {}
     # A finding went away when the commit, over all its files, has fewer of its kind (rule and
@@ -513,6 +539,12 @@ class Review:
     # instruction sm_89 lacks): the commit is linted with it, as a configured project would be.
     arch: str = ""
     found: str = "message"  # "message" | "change" | "sample": how the fix was recognised
+    # "seen" | "held_out" for the bugs mined from projects whose history had not been mined
+    # before, split at random before anyone looked at what ptxlint says on them ("": older).
+    half: str = ""
+
+
+HALVES = ("seen", "held_out")
 
 
 def load_reviews(path: Path) -> dict[str, Review]:
@@ -524,7 +556,7 @@ def load_reviews(path: Path) -> dict[str, Review]:
         r = Review(entry["repo"], entry["sha"], bool(entry["bug"]),
                    bool(entry.get("lintable", False)),
                    entry.get("what", ""), tuple(entry.get("rules", ())), entry.get("arch", ""),
-                   entry.get("found", "message"))
+                   entry.get("found", "message"), entry.get("half", ""))
         out[r.sha[:10]] = r
     return out
 
@@ -533,7 +565,19 @@ def review_for(reviews: dict[str, Review], sha: str) -> Review | None:
     return reviews.get(sha[:10])
 
 
-def report(verdicts: Sequence[dict[str, Any]], reviews: dict[str, Review], candidates: bool) -> int:
+def recall_by_half(rows: Sequence[tuple[dict[str, Any], Review, Sequence[str]]]
+                   ) -> dict[str, tuple[int, int, int]]:
+    """Per half: (caught, real bugs, real bugs a linter can know)."""
+    out = {}
+    for half in HALVES:
+        mine = [(r, hit) for _, r, hit in rows if r.half == half]
+        out[half] = (sum(1 for _, hit in mine if hit), len(mine),
+                     sum(1 for r, _ in mine if r.lintable))
+    return out
+
+
+def report(verdicts: Sequence[dict[str, Any]], reviews: dict[str, Review], candidates: bool,
+           show_held_out: bool = False) -> int:
     by_verdict = Counter(str(v["verdict"]) for v in verdicts)
     print(f"commits touching asm: {len(verdicts)}  "
           + "  ".join(f"{k}: {by_verdict[k]}"
@@ -572,12 +616,22 @@ def report(verdicts: Sequence[dict[str, Any]], reviews: dict[str, Review], candi
         print(f"  fixes recognised by their commit message alone: caught {m_caught} of "
               f"{len(by_message)} ({m_caught / len(by_message):.1%}); of the {m_lint} a linter "
               f"can know: {m_caught / max(m_lint, 1):.1%}")
+    for half, (h_caught, h_bugs, h_lint) in recall_by_half(rows).items():
+        if h_bugs:
+            print(f"  half {half}: caught {h_caught} of {h_bugs} real bugs "
+                  f"({h_caught / h_bugs:.1%}); of the {h_lint} a linter can know: "
+                  f"{h_caught / max(h_lint, 1):.1%}")
     if info_only:
         print(f"  said only at info severity (not counted as caught): {len(info_only)}")
     print(f"modifications not reviewed: {unreviewed}")
     order = {True: 0, False: 1}
     rows.sort(key=lambda t: (order[bool(t[2])], not t[1].lintable, t[0]["repo"]))
+    hidden = [row for row in rows if row[1].half == "held_out" and not show_held_out]
+    if hidden:  # the unseen check stays unseen: its counts only, not which bug is missed
+        print(f"  ({len(hidden)} held-out bugs not listed: --show-held-out lists them)")
     for v, r, hit in rows:
+        if r.half == "held_out" and not show_held_out:
+            continue
         mark = ("CAUGHT" + (f" --arch {r.arch}" if r.arch else "")) if hit else (
             "missed (info only)" if str(v["sha"]) in info_only
             else "missed" if r.lintable else "missed (not lintable)")
@@ -594,6 +648,19 @@ def report(verdicts: Sequence[dict[str, Any]], reviews: dict[str, Review], candi
     return 0
 
 
+def blind_report(verdicts: Sequence[dict[str, Any]]) -> int:
+    """The unreviewed modifications, fix words first, with the statements each touched: what a
+    reviewer reads (``git show``) before any lint verdict."""
+    verdicts = sorted(verdicts, key=lambda v: (not v["fix_words"], str(v["repo"]),
+                                               str(v["date"])))
+    print(f"unreviewed modifications of asm statements: {len(verdicts)}")
+    for v in verdicts:
+        where = " ".join(f"{f['path']}:{a}-{b}" for f in v["files"] for a, b in f["old_touched"])
+        print(f"  {v['repo']:36} {str(v['sha'])[:12]} {v['date']} "
+              f"[{','.join(v['fix_words'])}] {v['subject'][:90]}  {where[:160]}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("repos", nargs="*", help="mirror names (owner+name); default: all of REPOS")
@@ -607,6 +674,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--reviewed-only", action="store_true",
                     help="lint only the commits the reviewed list names")
     ap.add_argument("--limit", type=int, default=0, help="at most N commits per repository")
+    ap.add_argument("--fix-words-only", action="store_true",
+                    help="only commits whose message has a fix word (FIX_WORDS)")
+    ap.add_argument("--show-held-out", action="store_true",
+                    help="list the held-out bugs one by one too (by default only their counts: "
+                    "whoever designs rules must not read them)")
+    ap.add_argument("--blind", action="store_true",
+                    help="lint nothing: list the unreviewed modifications of asm statements, "
+                    "for a review (and a held-out split) that has not seen what ptxlint says")
     ap.add_argument("--report-only", action="store_true",
                     help="with --from-dump: print the dump's verdicts against the reviewed list, "
                     "reading no repository and linting nothing")
@@ -623,7 +698,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.from_dump and os.path.exists(args.from_dump):
         done = {str(v["sha"]): v for v in json.loads(Path(args.from_dump).read_text())}
     if args.report_only:
-        return report(list(done.values()), reviews, args.candidates)
+        return report(list(done.values()), reviews, args.candidates, args.show_held_out)
     names = args.repos or list(REPOS)
     if args.reviewed_only and not args.repos:
         names = sorted({r.repo for r in reviews.values()})
@@ -637,6 +712,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         commits = candidate_commits(repo)
         if args.reviewed_only:
             commits = [c for c in commits if review_for(reviews, c.sha) is not None]
+        if args.fix_words_only:
+            commits = [c for c in commits if fix_words(c)]
         if args.limit:
             commits = commits[:args.limit]
         blobs = Blobs(repo)
@@ -644,6 +721,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             for commit in commits:
                 review = review_for(reviews, commit.sha)
                 arch = review.arch if review else ""
+                if args.blind:
+                    if review is None:
+                        bv = judge_commit(name, repo, blobs, commit, out, blind=True)
+                        if bv is not None and bv.verdict == "modification":
+                            verdicts.append(asdict(bv))
+                    continue
                 if commit.sha in done and done[commit.sha].get("arch", "") == arch:
                     verdicts.append(done[commit.sha])
                     continue
@@ -660,9 +743,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             blobs.close()
         print(f"{name}: {len(commits)} commits read", file=sys.stderr)
+    if args.blind:
+        return blind_report(verdicts)
     if args.dump:
         Path(args.dump).write_text(json.dumps(list(done.values()), indent=0))
-    return report(verdicts, reviews, args.candidates)
+    return report(verdicts, reviews, args.candidates, args.show_held_out)
 
 
 if __name__ == "__main__":

@@ -100,3 +100,46 @@ def test_the_reviewed_list_is_well_formed() -> None:
         assert review.found in ("message", "change", "sample"), review
         if review.rules:
             assert review.bug and review.lintable, review
+
+
+def test_the_new_bugs_are_split_into_halves() -> None:
+    reviews = fixed_bugs.load_reviews(fixed_bugs.REVIEWED)
+    halves = {half: [r for r in reviews.values() if r.half == half] for half in fixed_bugs.HALVES}
+    for review in reviews.values():
+        assert review.half in ("", *fixed_bugs.HALVES), review
+        if review.half:  # only real bugs are split; the split is half and half
+            assert review.bug, review
+    assert sum(len(v) for v in halves.values()) >= 20
+    assert abs(len(halves["seen"]) - len(halves["held_out"])) <= 1
+
+
+def _verdict(sha: str, gone: list[str]) -> dict[str, object]:
+    return {"repo": "owner+name", "sha": sha, "date": "2026-01-01", "subject": "fix",
+            "fix_words": ["fix"], "verdict": "caught" if gone else "silent",
+            "files": [{"path": "k.cu", "old_touched": [[1, 1]], "new_touched": [[1, 1]],
+                       "gone": [{"rule": r, "severity": "error", "line": 1, "message": "m"}
+                                for r in gone], "stayed": []}]}
+
+
+def test_recall_is_printed_per_half_and_the_held_out_bugs_stay_unlisted(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    R = fixed_bugs.Review
+    reviews = {
+        "aaaaaaaaaa": R("owner+name", "aaaaaaaaaa", True, True, "seen one", ("PTX001",),
+                        half="seen"),
+        "bbbbbbbbbb": R("owner+name", "bbbbbbbbbb", True, False, "seen two", half="seen"),
+        "cccccccccc": R("owner+name", "cccccccccc", True, True, "SECRET held out", ("PTX002",),
+                        half="held_out"),
+    }
+    verdicts = [_verdict("aaaaaaaaaa11", ["PTX001"]), _verdict("bbbbbbbbbb11", []),
+                _verdict("cccccccccc11", [])]
+    rows = [(v, reviews[str(v["sha"])[:10]], ["PTX001"] if v["verdict"] == "caught" else [])
+            for v in verdicts]
+    assert fixed_bugs.recall_by_half(rows) == {"seen": (1, 2, 1), "held_out": (0, 1, 1)}
+    fixed_bugs.report(verdicts, reviews, candidates=False)
+    out = capsys.readouterr().out
+    assert "half seen: caught 1 of 2 real bugs (50.0%); of the 1 a linter can know: 100.0%" in out
+    assert "half held_out: caught 0 of 1 real bugs (0.0%)" in out
+    assert "SECRET" not in out and "cccccccccc" not in out
+    fixed_bugs.report(verdicts, reviews, candidates=False, show_held_out=True)
+    assert "SECRET" in capsys.readouterr().out
