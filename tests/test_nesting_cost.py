@@ -130,3 +130,31 @@ def test_a_statement_deep_inside_if_blocks_is_still_linted_and_typed() -> None:
     assert statement.context.function == "k"
     assert statement.operands[0].ctype is not None
     assert statement.operands[0].ctype.spelling == "int"
+
+
+def test_nv_if_target_calls_nested_past_the_cap_leave_the_inner_conditions_unknown() -> None:
+    from ptxlint.guards import MAX_NESTING, UNREAD, FileGuards
+
+    depth = MAX_NESTING + 30
+    text = ("".join(f"NV_IF_TARGET(NV_PROVIDES_SM_{i}, (\n" for i in range(depth)) + "x;\n"
+            + "));\n" * depth)
+    at = text.index("x;")
+    guards, local = FileGuards(text).at(at, at + 2)
+    assert guards[:MAX_NESTING] == tuple(f"__CUDA_ARCH__ >= {i}0" for i in range(MAX_NESTING))
+    assert guards[MAX_NESTING:] == (UNREAD,) and local == guards
+    # after the nest, a statement is under none of its calls
+    text += "y;\n"
+    at = text.index("y;")
+    assert FileGuards(text).at(at, at + 2) == ((), ())
+
+
+def test_nv_if_target_calls_are_read_once_however_deep() -> None:
+    """Each call was read to its closing parenthesis on its own: nested 2,000 deep, 5 s."""
+    from ptxlint.guards import _nv_calls
+
+    depth = 3_000
+    text = "NV_IF_TARGET(NV_IS_DEVICE, (\n" * depth + "x;\n" + "));\n" * depth
+    calls = _nv_calls(text)
+    assert len(calls) == depth
+    assert calls[0].args == ((13, 25), (26, len(text) - 3))
+    assert calls[-1].start == text.rindex("NV_IF_TARGET")
