@@ -348,3 +348,43 @@ def test_a_header_macro_the_compile_lacks_is_no_toolchain_error(test_cache):
     result = verified(path)
     errors = [f for f in result.findings if f.rule == "toolchain-error"]
     assert not [f for f in errors if "expected an expression" in f.message]
+
+
+def test_a_type_the_file_defines_itself_is_not_taken_from_cuda_headers():
+    from ptxlint.verify import cu_probe
+
+    text = ("struct __half { unsigned short u; };\n"
+            "__device__ short f(const __half h) {\n  short i;\n"
+            '  asm("mov.b16 %0, %1;" : "=h"(i) : "h"(h));\n  return i;\n}\n')
+    statement = only(text)
+    if statement.operands[1].ctype is None or "half" not in statement.operands[1].ctype.spelling:
+        pytest.skip("the operand's type is not read as __half here")
+    with pytest.raises(cu_probe.NotProbeable, match="defines its own '__half'"):
+        cu_probe.build(statement)
+
+
+@needs_toolchain
+def test_a_target_the_toolchain_cannot_build_leaves_the_finding_unverifiable(tmp_path,
+                                                                            test_cache):
+    if toolchain.supports("sm_62"):
+        pytest.skip(f"{toolchain.label('ptxas')} still builds sm_62")
+    source = tmp_path / "old.cu"
+    source.write_text("""
+__device__ unsigned long long f(unsigned long long* p) {
+  unsigned long long v;
+#if __CUDA_ARCH__ >= 700
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+#else
+  asm volatile("ld.volatile.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+#endif
+  return v;
+}
+""")
+    result = verified(source, "--select", "PTX204,PTX207")
+    # ptxas 13 says ".volatile cannot be combined with .sys" of the #else branch only when
+    # made to assemble it for sm_75: not the sm_6x build the branch is for
+    assert not [f for f in result.findings if f.rule == "toolchain-error"]
+    for finding in result.findings:
+        verdict = result.verdict(finding)
+        assert verdict.status == "unverifiable", verdict
+        assert "cannot build" in verdict.evidence

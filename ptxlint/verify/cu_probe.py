@@ -21,6 +21,8 @@ LETTER_TYPE = {"h": "unsigned short", "r": "unsigned int", "l": "unsigned long l
                "f": "float", "d": "double", "q": "__int128"}
 _INT_LITERAL = re.compile(r"\s*\(?\s*-?(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?\s*")
 _STRING_LITERAL = re.compile(r'\s*"(?:[^"\\]|\\.)*"\s*')
+# the types the probe takes from CUDA's headers (cuda_fp16.h, cuda_bf16.h) by name
+_CUDA_TYPE = re.compile(r"\b(__half2?|__nv_bfloat162?|half2?|nv_bfloat162?)\b")
 
 
 class NotProbeable(Exception):
@@ -127,6 +129,12 @@ def build(statement: AsmStatement) -> str:
     # a macro (line splicing), but the last one must not swallow the ';'
     body = body.rstrip().rstrip("\\")
     spellings = " ".join(decls)
+    for name in _CUDA_TYPE.findall(spellings):
+        if re.search(rf"\b(?:struct|class|union)\s+{name}\b|\btypedef\b[^;]*\b{name}\s*;|"
+                     rf"\busing\s+{name}\s*=", text):
+            # warp's own CRT defines `struct __half { unsigned short u; }`: cuda_fp16.h's
+            # __half in its place would put another type before nvcc
+            raise NotProbeable(f"the file defines its own {name!r}")
     includes = ["#include <cstdint>", "#include <cstddef>"]
     if "half" in spellings:
         includes.append("#include <cuda_fp16.h>")

@@ -372,6 +372,16 @@ class Verifier:
             if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
                 self._plan_whole_file(finding.path, arch, self.defines(statement))
 
+    def _unbuildable(self, arch: str) -> str:
+        """Why the toolchain cannot build ``arch``, a target the guards chose over the user's
+        (``#else`` of ``__CUDA_ARCH__ >= 700``: sm_62, which nvcc 13 no longer builds); ""
+        when it can, or when ``arch`` is the one the user asked for."""
+        if arch == (self.options.arch or DEFAULT_ARCH) or self.toolchain.supports(arch):
+            return ""
+        return (f"the statement's guards compile it only for targets such as {arch}, which "
+                f"{self.toolchain.label('ptxas')} cannot build: that configuration cannot be "
+                "compiled here")
+
     def defines(self, statement: AsmStatement) -> tuple[str, ...]:
         """The -D/-U flags that select the statement's #if branches (none where a guard asks
         for more than a -D can say: the compile then shows whether it is there at all)."""
@@ -512,6 +522,9 @@ class Verifier:
             if config.arch is None:
                 return unverifiable(f"not compiled in any configuration the toolchain can "
                                     f"build: {config.why}", self.options.arch or "")
+            unbuilt = self._unbuildable(config.arch)
+            if unbuilt:
+                return unverifiable(unbuilt, config.arch)
         if DIFFERENTIAL in recipe.probes:
             return self._differential_verdict(finding, arch)
         if TRITON in recipe.probes or TRITON_PURITY in recipe.probes:
@@ -828,7 +841,8 @@ class Verifier:
                 planned = self.plan.ptx.get((key, arch))
                 if not isinstance(planned, tuple) or not planned[0].exact:
                     continue  # a stand-in value: its errors may be the stand-in's
-                if configuration(statement, self.options.arch or DEFAULT_ARCH).arch is None:
+                config = configuration(statement, self.options.arch or DEFAULT_ARCH)
+                if config.arch is None or self._unbuildable(config.arch):
                     continue
                 for variant in planned:
                     error = self._probe_error(variant.probe, arch, key)
