@@ -54,3 +54,24 @@ print(seen)
 """
     # one start, before any of them; the server's own start() at `initialize` never came
     assert _last_line(code) == "[[]]"
+
+
+@needs_pygls
+def test_a_server_that_cannot_start_stops_the_worker_started_early(tmp_path) -> None:
+    code = f"""
+from ptxlint.lsp import main_lsp, worker
+
+closed = []
+original = worker.LintService.close
+
+def close(self):
+    closed.append(True)
+    original(self)
+
+worker.LintService.close = close
+try:
+    main_lsp(["--log-file", {str(tmp_path / "missing" / "log.txt")!r}])
+except OSError:
+    print("raised", closed)
+"""
+    assert _last_line(code) == "raised [True]"

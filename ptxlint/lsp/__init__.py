@@ -79,20 +79,27 @@ def run_from_args(args: argparse.Namespace, whole_process: bool = False) -> int:
         return EXIT_ERROR
     import logging  # here, not at the top: every `ptxlint check` imports this module
 
-    # stdout carries the protocol: logs go to stderr or a file, never to stdout.
-    handler: logging.Handler = (
-        logging.FileHandler(args.log_file, encoding="utf-8")
-        if args.log_file
-        else logging.StreamHandler(sys.stderr)
-    )
-    logging.basicConfig(
-        level=args.log_level,
-        handlers=[handler],
-        format="%(asctime)s %(name)s %(levelname)s %(message)s",
-    )
-    options = Options(debounce_s=max(0, args.debounce_ms) / 1000, rule_docs_url=args.rule_docs_url)
-    server = build_server(options, service)
-    server.start_io()
+    try:
+        # stdout carries the protocol: logs go to stderr or a file, never to stdout.
+        handler: logging.Handler = (
+            logging.FileHandler(args.log_file, encoding="utf-8")
+            if args.log_file
+            else logging.StreamHandler(sys.stderr)
+        )
+        logging.basicConfig(
+            level=args.log_level,
+            handlers=[handler],
+            format="%(asctime)s %(name)s %(levelname)s %(message)s",
+        )
+        options = Options(
+            debounce_s=max(0, args.debounce_ms) / 1000, rule_docs_url=args.rule_docs_url
+        )
+        server = build_server(options, service)
+    except BaseException:
+        if service is not None:  # the server never took it: stop the worker started early
+            service.close()
+        raise
+    server.start_io()  # closes the service when it stops serving
     code = server.exit_code  # 1 for `exit` without `shutdown`, as the LSP asks
     if whole_process:
         exit_within(EXIT_GRACE_S, code)
