@@ -18,6 +18,7 @@ from ptxlint.ptx.instructions import (
 from ptxlint.ptx.judge import float_letters_typed
 from ptxlint.ptx.targets import lowest_target, statement_guards
 from ptxlint.rule import Rule, RuleContext
+from ptxlint.value_flow import Value, operand_value
 
 # Register declarations nvcc writes for each letter, for the message.
 _DECLARED = {"h": ".b16", "r": ".b32", "l": ".b64", "q": ".b128", "f": ".f32", "d": ".f64"}
@@ -99,8 +100,7 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
             if judged(instruction.opcode, instruction.modifiers):
                 if typed is None:
                     typed = _floats_typed(statement, context)
-                yield from self._grammar_findings(statement, instruction, typed,
-                                                  context.options.get("cuda_version"))
+                yield from self._grammar_findings(statement, instruction, typed, context)
                 continue
             if unknown_modifier(instruction.opcode, instruction.modifiers) is not None:
                 continue  # PTX204's business; the types are anyone's guess
@@ -127,10 +127,11 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
 
     def _grammar_findings(
         self, statement: AsmStatement, instruction: PtxInstruction, typed: bool,
-        cuda_version: object = None,
+        context: RuleContext,
     ) -> Iterator[Finding]:
         analysis = analysis_of(statement)
         verdict = analysis.verdict(instruction, typed)
+        cuda_version = context.options.get("cuda_version")
         for issue in verdict.issues:
             if issue.kind != "type" or toolkit_accepts(issue, cuda_version, analysis.guards):
                 continue  # (a newer ptxas than the configured one's verdict: not this one's)
@@ -140,7 +141,7 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
             ref = _ref_at(instruction.operands, issue.start, issue.end)
             if (ref is not None and ref.ref is not None and ref.ref < len(statement.operands)
                     and _in_address(instruction.operands, ref)
-                    and _claimed_elsewhere(statement.operands[ref.ref])):
+                    and _claimed_elsewhere(statement, statement.operands[ref.ref], context)):
                 continue
             if ref is not None and ref.ref is not None and ref.ref < len(statement.operands):
                 letter = statement.operands[ref.ref].constraint.letters
@@ -209,15 +210,20 @@ def _in_address(operands: tuple[PtxOperand, ...], ref: PtxOperand) -> bool:
                for o in operands)
 
 
-def _claimed_elsewhere(operand: Operand) -> bool:
+def _claimed_elsewhere(statement: AsmStatement, operand: Operand, context: RuleContext) -> bool:
     """An address register whose C++ value another rule reports as the defect: a value of
     another size than its letter's (a pointer in "r": PTX004) or a shared-window offset used
-    as a generic or global address (PTX301)."""
+    as a generic or global address (PTX301, which follows it through the file's functions:
+    asked only here, where a finding is at stake, so the rule's other outcomes stay memoised)."""
     ctype = operand.ctype
     if ctype is not None and (ctype.kind == "pointer"
                               or (ctype.size is not None and ctype.size != 4)):
         return True
-    return is_shared_offset(operand)
+    if is_shared_offset(operand):
+        return True
+    if ctype is not None and ctype.kind != "integer":
+        return False
+    return operand_value(statement, operand, True, context.parsed) is Value.SHARED
 
 
 def _floats_typed(statement: AsmStatement, context: RuleContext) -> bool:

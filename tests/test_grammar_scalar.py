@@ -143,6 +143,13 @@ __device__ void shared_as_generic(int* p) {
   unsigned v;
   asm volatile("ld.u32 %0, [%1];" : "=r"(v) : "r"((unsigned)__cvta_generic_to_shared(p)));
 }
+__global__ void through_a_local(float* out) {
+  __shared__ float tile[64];
+  unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(tile));
+  float v;
+  asm volatile("ld.global.f32 %0, [%1];" : "=f"(v) : "r"(a));
+  out[0] = v;
+}
 """
 
 
@@ -153,6 +160,8 @@ def test_address_register_defects_are_reported_once_each() -> None:
     assert (8, "PTX004") in by_line and (8, "PTX206") not in by_line  # the pointer: PTX004's
     assert (13, "PTX206") in by_line  # a float register as an address
     assert (18, "PTX301") in by_line and (18, "PTX206") not in by_line  # PTX301's defect
+    # a shared offset PTX301 follows through a local: its finding, not PTX206's as well
+    assert (24, "PTX301") in by_line and (24, "PTX206") not in by_line
 
 
 def test_stats_lists_the_families_the_grammar_does_not_describe(tmp_path, capsys) -> None:
