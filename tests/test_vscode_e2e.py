@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_vscode_extension import ROOT, copy_sources, npm_ci
+from tests.test_vscode_extension import ROOT, vscode_build  # noqa: F401 (the shared fixture)
 
 CODE_SERVER_VERSION = "4.100.3"
 # code-server 4.100.3's VS Code depends on @vscode/ripgrep 1.15.11, whose install script downloads
@@ -141,23 +141,20 @@ def seed_ripgrep(tmp: Path) -> Path:
     return tmp
 
 
-def test_vscode_extension_in_code_server(tmp_path: Path) -> None:
+def test_vscode_extension_in_code_server(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     if sys.platform != "linux":
         pytest.skip("the end-to-end test drives code-server and Chromium on Linux")
     npm = shutil.which("npm")
     if npm is None or shutil.which("node") is None:
         pytest.skip("Node.js/npm not installed: the VS Code extension's tests need them")
-    # the cheap look-ups first, so that a skip comes before the minute npm ci takes
     chromium = find_chromium()
     code_server = find_code_server(npm)
-    folder = copy_sources(tmp_path / "vscode")
-    for name in ("README.md", "CHANGELOG.md", "LICENSE", ".vscodeignore"):
-        shutil.copy2(ROOT / "editors" / "vscode" / name, folder / name)
-    npm_ci(folder)
+    # asked for here, not as an argument: a skip above comes before the minute npm ci takes
+    npm, folder = request.getfixturevalue("vscode_build")
 
-    built = subprocess.run(f"{npm} run package && {npm} exec -- tsc -p e2e", shell=True,
-                           cwd=folder, capture_output=True, text=True, timeout=600)
-    assert built.returncode == 0, _tail(built, 3000)
+    for command in ([npm, "run", "package"], [npm, "exec", "--", "tsc", "-p", "e2e"]):
+        built = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=600)
+        assert built.returncode == 0, _tail(built, 3000)
     vsix = folder / "ptxlint.vsix"
     assert vsix.is_file()
 

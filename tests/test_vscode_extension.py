@@ -1,7 +1,8 @@
 """The VS Code extension's own unit tests (editors/vscode, mocha), run from pytest.
 
-``npm ci && npm test`` in a copy of the extension's sources, so that the run neither needs nor
-touches a ``node_modules`` in the working tree. Skipped with the reason where Node.js/npm are
+``npm ci && npm test`` in a copy of the extension's sources (once per session, shared with the
+end-to-end test), so that the run neither needs nor touches a ``node_modules`` in the working
+tree. Skipped with the reason where Node.js/npm are
 missing or the npm registry cannot be reached; any other failure fails.
 """
 
@@ -52,9 +53,18 @@ def npm_ci(folder: Path) -> str:
     return npm
 
 
-def test_extension_unit_tests(tmp_path: Path) -> None:
-    folder = copy_sources(tmp_path / "vscode")
-    npm = npm_ci(folder)
+@pytest.fixture(scope="session")
+def vscode_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """npm and a copy of the extension with its dependencies installed, once per session: the
+    unit tests and the end-to-end test (tests/test_vscode_e2e.py) share the minute npm ci takes."""
+    folder = copy_sources(tmp_path_factory.mktemp("vscode-extension") / "vscode")
+    for name in ("README.md", "CHANGELOG.md", "LICENSE", ".vscodeignore"):  # for vsce package
+        shutil.copy2(EXTENSION / name, folder / name)
+    return npm_ci(folder), folder
+
+
+def test_extension_unit_tests(vscode_build: tuple[str, Path]) -> None:
+    npm, folder = vscode_build
     # The probe test runs against this interpreter, which has ptxlint[lsp] (the dev extra).
     env = {**os.environ, "PTXLINT_TEST_PYTHON": sys.executable}
     done = subprocess.run([npm, "test"], cwd=folder, capture_output=True, text=True, timeout=600,
