@@ -19,6 +19,7 @@ always read as a cycle.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 from collections.abc import Iterator, Mapping
 
@@ -84,6 +85,7 @@ def _owner(name: str, modules: Mapping[str, str]) -> str | None:
     return None
 
 
+@functools.cache  # the tests read one graph: the sources do not change during a run
 def import_graph() -> dict[str, set[str]]:
     modules = _modules()
     graph: dict[str, set[str]] = {}
