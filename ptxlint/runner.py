@@ -843,12 +843,16 @@ class _Run:
                 self.sent_keys.append(job.key)
                 self._done(job.index, outcome)
             return
-        # too little work to be worth starting processes
+        # too little work to be worth starting processes (a warm run: none at all, and the
+        # engine is never imported)
+        held = sorted(self.feed.held(), key=lambda j: j.index)
+        if not held:
+            return
         from ptxlint.engine import instantiate
 
         rules = self.rules = self.rules or instantiate(self.rule_classes)
         session = self.tier2.session()
-        for job in sorted(self.feed.held(), key=lambda j: j.index):
+        for job in held:
             file_selector, file_context = _settings_for(job.path, self.selector, self.context,
                                                         self.resolver)
             outcome = _lint_job(job, rules, file_context, file_selector,

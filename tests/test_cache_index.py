@@ -271,7 +271,8 @@ def test_the_include_graph_is_recorded_per_header_not_per_file(
     assert len(fingerprints) == 1
 
 
-def test_a_warm_run_does_not_load_the_engine(tmp_path, cache_dir):
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_warm_run_does_not_load_the_engine(tmp_path, cache_dir, jobs):
     # a run that finds every result in the cache needs no extraction, typing or fixing code
     import subprocess
     import sys
@@ -280,7 +281,8 @@ def test_a_warm_run_does_not_load_the_engine(tmp_path, cache_dir):
     (tmp_path / "plain.cu").write_text("int g();\n")
     probe = (
         "import sys; from ptxlint.cli import main\n"
-        "code = main(['check', sys.argv[1], '--quiet', '--fail-on', 'never', '--jobs', '1'])\n"
+        "code = main(['check', sys.argv[1], '--quiet', '--fail-on', 'never', '--jobs',"
+        f" '{jobs}'])\n"
         "print(sorted(m for m in ('ptxlint.engine', 'ptxlint.extract', 'ptxlint.fix')"
         " if m in sys.modules))\n"
     )
