@@ -294,8 +294,9 @@ def _memory_forms(op: str, shapes: tuple[tuple[str, str, str, str], ...] = _SHAP
     sm = "; sm=100" if wide else ""
     # the L2 eviction priority, beside the L1 one, for 256-bit accesses only (ISA ld/st:
     # .level2::eviction_priority; ptxas 13.0 rejects it on narrower ones)
-    evict = "{" + _EVICT + "}" + ("{.L2::evict_first|.L2::evict_last|.L2::evict_normal}"
-                                  if wide else "")
+    l2 = "{.L2::evict_first|.L2::evict_last|.L2::evict_normal}" if wide else ""
+    evict = "{" + _EVICT + "}" + l2
+    cops += l2  # (with a cache operator too: ld.global.nc.ca.L2::evict_first.v8.u32)
     for vec, dst, src, types in shapes:
         ops = f"{dst}, [A]" if load else f"[A], {src}"
         policy = f"{ops}, ai:u64; sm=80{sm}"
@@ -314,8 +315,8 @@ def _memory_forms(op: str, shapes: tuple[tuple[str, str, str, str], ...] = _SHAP
         if load:
             _add(f"ld.volatile{{.global}}{_PREFETCH}{vec}{t} {ops}{sm}")
             # the non-coherent (read-only) path
-            _add(f"ld.global{{.ca|.cg|.cs}}.nc{_PREFETCH}{vec}{t} {ops}{sm}")
-            _add(f"ld.global{{.ca|.cg|.cs}}.nc{_PREFETCH}.L2::cache_hint{vec}{t} {policy}")
+            _add(f"ld.global{{.ca|.cg|.cs}}{l2}.nc{_PREFETCH}{vec}{t} {ops}{sm}")
+            _add(f"ld.global{{.ca|.cg|.cs}}{l2}.nc{_PREFETCH}.L2::cache_hint{vec}{t} {policy}")
             _add(f"ld.global.nc{evict}{_PREFETCH}{vec}{t} {ops}{sm}")
             _add(f"ld.global.nc{evict}{_PREFETCH}.L2::cache_hint{vec}{t} {policy}")
 
