@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from ptxlint.constraints import REGISTER_LETTERS, VALID_LETTERS, operand_verdict
 from ptxlint.file_traits import cuda_file
 from ptxlint.model import AsmStatement, Operand, PercentToken, PtxInstruction
-from ptxlint.ptx.instructions import family, is_opcode, unknown_modifier
+from ptxlint.ptx.instructions import is_opcode, unknown_modifier
 
 __all__ = [
     "CLANG_ONLY_LETTERS",
@@ -48,7 +48,6 @@ __all__ = [
     "constraint_problems",
     "modified_tokens",
     "non_scalar_operands",
-    "unknown_spelling",
 ]
 
 # Constraint letters clang's NVPTX target takes and nvcc does not: the generic immediate `i`
@@ -134,16 +133,6 @@ def modified_tokens(statement: AsmStatement) -> tuple[PercentToken, ...]:
     if not statement.extended:
         return ()
     return tuple(t for t in statement.ptx.percents if t.kind == "ref" and t.modifier)
-
-
-def unknown_spelling(instruction: PtxInstruction) -> bool:
-    """The instruction's opcode is a PTX family but a modifier is not one of its words
-    (``st.glob.u32``), or the opcode is no PTX instruction at all: what it does is unknown."""
-    if instruction.opaque:
-        return False
-    if family(instruction.opcode) is None:
-        return True
-    return unknown_modifier(instruction.opcode, instruction.modifiers) is not None
 
 
 def _well_formed(instruction: PtxInstruction) -> bool:

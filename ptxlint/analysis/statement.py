@@ -22,7 +22,7 @@ from ptxlint.file_traits import excluded_targets
 from ptxlint.model import AsmStatement, PercentToken, PtxInstruction
 from ptxlint.ptx.flow import WriteAnalysis, analyze
 from ptxlint.ptx.grammar import judged
-from ptxlint.ptx.instructions import family
+from ptxlint.ptx.instructions import family, unknown_modifier
 from ptxlint.ptx.judge import Verdict, judge
 from ptxlint.ptx.targets import (
     Target,
@@ -235,14 +235,16 @@ class StatementAnalysis:
     def instruction_unknown(self, instruction: PtxInstruction) -> bool:
         """PTX204 reports that no PTX form spells ``instruction`` (an unknown modifier of a
         known opcode): what it does is unknown until it is spelled right."""
-        if not _roots.unknown_spelling(instruction) or family(instruction.opcode) is None:
+        opcode, modifiers = instruction.opcode, instruction.modifiers
+        if instruction.opaque or family(opcode) is None:
             return False  # an unknown opcode has no effects or roles to echo
-        if judged(instruction.opcode, instruction.modifiers):
-            # PTX204 reports the verdict's first spelling issue (none where it abstains)
+        if judged(opcode, modifiers):
+            # PTX204 reports the verdict's first spelling issue (none where it abstains); the
+            # verdict is the one PTX204 reads
             first = next((i for i in self.verdict(instruction).issues
                           if i.kind in ("modifier", "combination")), None)
             return first is not None and first.kind == "modifier"
-        return self.clearly_ptx
+        return unknown_modifier(opcode, modifiers) is not None and self.clearly_ptx
 
     @fact
     def side_effects(self) -> tuple[Effect, ...]:
