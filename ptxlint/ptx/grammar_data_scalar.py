@@ -1,10 +1,10 @@
-"""Instruction forms of the scalar math, comparison, cache-control, stack, control-flow and
-cluster-launch families (PTX ISA 9.x); notation in :mod:`ptxlint.ptx.grammar`, appended to
-``grammar_data.FORMS``.
+"""Instruction forms of the scalar math, comparison, cache-control, stack, control-flow, video
+(SIMD) and cluster-launch families (PTX ISA 9.x); notation in :mod:`ptxlint.ptx.grammar`,
+appended to ``grammar_data.FORMS``.
 
 Sources as for :mod:`ptxlint.ptx.grammar_data`: the syntax blocks and target notes of the PTX
 ISA (9.7.3-9.7.4 integer and floating-point, 9.7.6 comparison, 9.7.9 cache control, 9.7.12
-control flow, 9.7.17 stack, clusterlaunchcontrol), CCCL's generated wrappers
+control flow, 9.7.16 video, 9.7.17 stack, clusterlaunchcontrol), CCCL's generated wrappers
 (``clusterlaunchcontrol.h``) and ptxas 13.0, which ``benchmarks/ptxas_agreement.py`` runs on
 every form and on mutants of each. Where ptxas and the ISA differ, ptxas decides what is an
 error, and an accepted spelling the ISA does not show is ``undocumented`` (a warning at most).
