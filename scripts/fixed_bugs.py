@@ -371,7 +371,7 @@ class Hit:
     message: str
 
 
-def lint(paths: Sequence[Path], arch: str = "") -> dict[str, list[Hit]]:
+def lint(paths: Sequence[Path], arch: str = "", min_cuda: str = "") -> dict[str, list[Hit]]:
     from ptxlint.config import Config, RuleSelector
     from ptxlint.registry import load_rules
     from ptxlint.rule import RuleContext
@@ -385,6 +385,13 @@ def lint(paths: Sequence[Path], arch: str = "") -> dict[str, list[Hit]]:
         if m is None:
             raise ValueError(f"not a target: {arch!r}")
         context = RuleContext(arch=int(m.group(1)), arch_suffix=m.group(2))
+    if min_cuda:  # "11.3": the oldest toolkit the project builds with (PTX403's setting)
+        from dataclasses import replace
+
+        from ptxlint.ptx.versions import version_options
+
+        # root: a folder without a CMakeLists.txt, so that only this setting counts
+        context = replace(context, options=version_options(None, min_cuda, str(paths[0])))
     result = run([str(p) for p in paths], config,
                  RuleSelector(config, [(r.id, r.name) for r in rules]), rules, context)
     hits: dict[str, list[Hit]] = {str(p): [] for p in paths}
@@ -425,6 +432,7 @@ class CommitVerdict:
     # False when only C++ operand expressions or guards changed, not a string or ``volatile``
     shape_changed: bool = True
     arch: str = ""  # the target linted for ("": none, as a user without a configuration)
+    min_cuda: str = ""  # the min-cuda-version linted with ("": none)
 
 
 def _near(hit: Hit, spans: Iterable[tuple[int, int]], slack: int = 1) -> bool:
@@ -442,7 +450,8 @@ def fix_words(commit: Commit) -> list[str]:
 
 
 def judge_commit(repo_name: str, repo: Path, blobs: Blobs, commit: Commit, out: Path,
-                 arch: str = "", blind: bool = False) -> CommitVerdict | None:
+                 arch: str = "", blind: bool = False, min_cuda: str = ""
+                 ) -> CommitVerdict | None:
     """The commit's verdict; ``blind``: find the touched statements but lint nothing (the
     verdict is then ``modification`` or ``new-code``), for a review that must not see what
     ptxlint says."""
@@ -483,9 +492,10 @@ def judge_commit(repo_name: str, repo: Path, blobs: Blobs, commit: Commit, out: 
         files = [FileVerdict(path, sorted(o_t), sorted(n_t)) for path, _, _, o_t, n_t in work]
         verdict = "modification" if any(f.old_touched for f in files) else "new-code"
         return CommitVerdict(repo_name, commit.sha, commit.date, commit.subject, words, verdict,
-                             files, shape_changed, arch)
+                             files, shape_changed, arch, min_cuda)
     to_lint = [p for _, o, n, _, _ in work for p in (o, n) if p is not None]
-    hits = lint(to_lint, arch) if any(o is not None for _, o, _, _, _ in work) else {}
+    hits = (lint(to_lint, arch, min_cuda) if any(o is not None for _, o, _, _, _ in work)
+            else {})
     # A finding went away when the commit, over all its files, has fewer of its kind (rule and
     # message) than before, and fewer of its rule on the statements it changed: code moved to
     # another file, or a message that quotes the edited text, is not a fix.
@@ -516,7 +526,7 @@ def judge_commit(repo_name: str, repo: Path, blobs: Blobs, commit: Commit, out: 
     else:
         verdict = "new-code"
     return CommitVerdict(repo_name, commit.sha, commit.date, commit.subject, words, verdict, files,
-                         shape_changed, arch)
+                         shape_changed, arch, min_cuda)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -539,6 +549,9 @@ class Review:
     # instruction sm_89 lacks): the commit is linted with it, as a configured project would be.
     arch: str = ""
     found: str = "message"  # "message" | "change" | "sample": how the fix was recognised
+    # The oldest CUDA toolkit the project builds with, where the defect exists only there (an
+    # instruction form a newer PTX ISA brought): linted with min-cuda-version set to it.
+    min_cuda: str = ""
     # "seen" | "held_out" for the bugs mined from projects whose history had not been mined
     # before, split at random before anyone looked at what ptxlint says on them ("": older).
     half: str = ""
@@ -556,7 +569,8 @@ def load_reviews(path: Path) -> dict[str, Review]:
         r = Review(entry["repo"], entry["sha"], bool(entry["bug"]),
                    bool(entry.get("lintable", False)),
                    entry.get("what", ""), tuple(entry.get("rules", ())), entry.get("arch", ""),
-                   entry.get("found", "message"), entry.get("half", ""))
+                   entry.get("found", "message"), entry.get("min_cuda", ""),
+                   entry.get("half", ""))
         out[r.sha[:10]] = r
     return out
 
@@ -632,7 +646,8 @@ def report(verdicts: Sequence[dict[str, Any]], reviews: dict[str, Review], candi
     for v, r, hit in rows:
         if r.half == "held_out" and not show_held_out:
             continue
-        mark = ("CAUGHT" + (f" --arch {r.arch}" if r.arch else "")) if hit else (
+        mark = ("CAUGHT" + (f" --arch {r.arch}" if r.arch else "")
+                + (f" cuda>={r.min_cuda}" if r.min_cuda else "")) if hit else (
             "missed (info only)" if str(v["sha"]) in info_only
             else "missed" if r.lintable else "missed (not lintable)")
         print(f"  {mark:24} {v['repo']:36} {str(v['sha'])[:12]} {','.join(hit) or '-':14} {r.what}")
@@ -721,17 +736,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             for commit in commits:
                 review = review_for(reviews, commit.sha)
                 arch = review.arch if review else ""
+                min_cuda = review.min_cuda if review else ""
                 if args.blind:
                     if review is None:
                         bv = judge_commit(name, repo, blobs, commit, out, blind=True)
                         if bv is not None and bv.verdict == "modification":
                             verdicts.append(asdict(bv))
                     continue
-                if commit.sha in done and done[commit.sha].get("arch", "") == arch:
+                if (commit.sha in done and done[commit.sha].get("arch", "") == arch
+                        and done[commit.sha].get("min_cuda", "") == min_cuda):
                     verdicts.append(done[commit.sha])
                     continue
                 try:
-                    v = judge_commit(name, repo, blobs, commit, out, arch)
+                    v = judge_commit(name, repo, blobs, commit, out, arch, min_cuda=min_cuda)
                 except Exception as exc:  # a bad commit must not stop the mining
                     print(f"{name} {commit.sha[:12]}: {type(exc).__name__}: {exc}", file=sys.stderr)
                     continue

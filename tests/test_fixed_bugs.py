@@ -98,6 +98,7 @@ def test_the_reviewed_list_is_well_formed() -> None:
         assert len(review.sha) >= 10 and review.what, review
         assert set(review.rules) <= ids, review
         assert review.found in ("message", "change", "sample"), review
+        assert review.min_cuda == "" or review.min_cuda.replace(".", "", 1).isdigit(), review
         if review.rules:
             assert review.bug and review.lintable, review
 
