@@ -8,6 +8,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -377,3 +378,18 @@ def test_verify_outcomes_are_bounded_after_a_run(tmp_path, monkeypatch):
     verify_runner._wrote.set()
     assert verify_runner.prune_cache() == 4
     assert sorted(p.name for p in outcomes.iterdir()) == [f"{key}.json", "other4.json"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the XDG rule is Linux's")
+@pytest.mark.parametrize("xdg", [None, "", "  ", "relative/cache", "ABS"])
+def test_the_cache_folder_is_where_platformdirs_puts_it(tmp_path, monkeypatch, xdg):
+    # worked out without importing platformdirs (6 ms of every run's start-up), and the same
+    import platformdirs
+
+    monkeypatch.delenv("PTXLINT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    if xdg is None:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg") if xdg == "ABS" else xdg)
+    assert cache.root() == Path(platformdirs.user_cache_dir("ptxlint", appauthor=False))
