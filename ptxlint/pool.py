@@ -151,9 +151,11 @@ class Feed(Generic[J, O]):
         self._pool = _executor(workers, self.initializer, self.initargs)
 
     def _fill(self) -> None:
+        pool = self._pool
+        if pool is None:  # a small run never starts one: it never loads multiprocessing
+            return
         from concurrent.futures.process import BrokenProcessPool
 
-        pool = self._pool
         while pool is not None and self._heap and not self._broken \
                 and len(self._inflight) <= self.workers:
             batch = heapq.heappop(self._heap)[2]

@@ -27,3 +27,24 @@ def test_probing_the_command_line_loads_no_model(argv: list[str]) -> None:
         timeout=300, check=True,
     )
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_checking_one_small_file_starts_no_pool_machinery(tmp_path) -> None:
+    """One small file is linted in the process: neither multiprocessing (a pool that is never
+    started) nor platformdirs (the cache folder, worked out directly on Linux) is imported."""
+    (tmp_path / "k.cu").write_text(
+        '__device__ unsigned f(unsigned a) { unsigned d;\n'
+        '  asm("add.u32 %0, %1, 1;" : "=r"(d) : "r"(a)); return d; }\n'
+    )
+    probe = (
+        "import sys\nfrom ptxlint.cli import main\n"
+        "main(['check', sys.argv[1], '--no-cache', '--quiet'])\n"
+        "print(sorted(m for m in ('multiprocessing', 'concurrent.futures', 'platformdirs')"
+        " if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path / "k.cu")], cwd=ROOT, capture_output=True,
+        text=True, timeout=300, check=True,
+    )
+    expected = [] if sys.platform.startswith("linux") else ["platformdirs"]
+    assert done.stdout.splitlines()[-1] == str(expected)
