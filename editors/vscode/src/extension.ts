@@ -48,6 +48,17 @@ function firstFolder(): vscode.WorkspaceFolder | undefined {
     return vscode.workspace.workspaceFolders?.[0];
 }
 
+// The extension's own storage folder: Python puts the working folder first on sys.path under
+// `-c` and `-m`, so a child started in the workspace would import the workspace's modules
+// (a `pygls.py`, a `ptxlint/` folder) before the installed ones. PYTHONSAFEPATH does the same
+// on Python 3.11+; the folder covers 3.10. The server finds configuration from each file's
+// folder, never from its working folder.
+let neutralFolder: string | undefined;
+
+function childOptions(): { cwd: string | undefined; env: NodeJS.ProcessEnv } {
+    return { cwd: neutralFolder ?? os.tmpdir(), env: { ...process.env, PYTHONSAFEPATH: '1' } };
+}
+
 // ------------------------------------------------------------------ the Python extension
 
 interface PythonApi {
@@ -95,7 +106,7 @@ async function pythonFromExtension(): Promise<string[] | undefined> {
 
 function run(argv: readonly string[], timeout: number): Promise<{ error: Error | null; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
-        execFile(argv[0], argv.slice(1), { timeout, cwd: firstFolder()?.uri.fsPath, maxBuffer: 4 << 20 }, (error, stdout, stderr) =>
+        execFile(argv[0], argv.slice(1), { timeout, ...childOptions(), maxBuffer: 4 << 20 }, (error, stdout, stderr) =>
             resolve({ error, stdout: String(stdout), stderr: String(stderr) }),
         );
     });
@@ -118,7 +129,7 @@ async function install(python: readonly string[]): Promise<boolean> {
         { location: vscode.ProgressLocation.Notification, title: 'ptxlint: installing ptxlint[lsp]' },
         () =>
             new Promise<boolean>((resolve) => {
-                const child = spawn(argv[0], argv.slice(1), { cwd: firstFolder()?.uri.fsPath });
+                const child = spawn(argv[0], argv.slice(1), childOptions());
                 child.stdout.on('data', (data: Buffer) => output.append(data.toString()));
                 child.stderr.on('data', (data: Buffer) => output.append(data.toString()));
                 child.on('error', (error) => {
@@ -206,7 +217,7 @@ async function startServer(): Promise<void> {
     const serverOptions: ServerOptions = {
         command: command.command,
         args: command.args,
-        options: { cwd: firstFolder()?.uri.fsPath, env: process.env },
+        options: childOptions(),
     };
     const clientOptions: LanguageClientOptions = {
         // Files on disk only: the server reads the path (a `.py` is linted by its extension, and
@@ -336,6 +347,12 @@ class RuleDocumentation implements vscode.TextDocumentContentProvider {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
     output = vscode.window.createOutputChannel('ptxlint');
     context.subscriptions.push(output);
+    try {
+        await vscode.workspace.fs.createDirectory(context.globalStorageUri);
+        neutralFolder = context.globalStorageUri.fsPath;
+    } catch (error) {
+        output.appendLine(`No storage folder (${String(error)}); children start in the temporary folder`);
+    }
     context.subscriptions.push(
         ...registerCommands(vscode.commands, {
             fixAll,
