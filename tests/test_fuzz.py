@@ -71,3 +71,22 @@ def test_the_nesting_mutator_reaches_deep_and_large_inputs_that_lint_clean():
     checker = Checker()
     for data in inputs:
         checker.check(data, "fuzz.cu", random.Random(0))
+
+
+def test_an_input_spinning_past_the_cpu_budget_counts_as_a_hang():
+    """--hang-s is CPU time of the fuzzing process (a loaded machine's waits are not hangs)."""
+    import signal
+
+    from tests.fuzz.run import HANG_SIGNAL, _alarm, one
+
+    class Spinning:
+        def check(self, *args: object) -> None:
+            while True:
+                pass
+
+    previous = signal.signal(HANG_SIGNAL, _alarm)
+    try:
+        problem = one(Spinning(), "fuzz.cu", b"", 0, 0.3)  # type: ignore[arg-type]
+    finally:
+        signal.signal(HANG_SIGNAL, previous)
+    assert problem is not None and problem.startswith("hang: over 0.3 s of CPU")
