@@ -366,7 +366,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "max-file-size", "max_file_size", _size, "integer (bytes)", str(DEFAULT_MAX_FILE_SIZE),
         "Files larger than this are skipped with a note; 0 means no limit.",
-        "Generated sources of hundreds of megabytes are rarely worth a lint run.",
+        "Generated sources of hundreds of megabytes are rarely worth a lint run. A file named "
+        "on the command line, and standard input (`ptxlint check -`), larger than this are "
+        "refused with a one-line error and exit code 2, after reading at most one byte past "
+        "the limit (`ptxlint check - < /dev/zero` stops at once).",
         "max-file-size = 4194304", (),
     ),
     Setting(
