@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis import operand_use
 from ptxlint.model import (
     AsmStatement,
     Edit,
@@ -198,14 +199,19 @@ asm volatile("ld.shared.f32 %0, [%1];"
 ```
 
 ## Fix safety
-For a C++ pointer in a shared access, the fix replaces the operand by
-`"r"(static_cast<unsigned>(__cvta_generic_to_shared(p)))`. It is safe when the value is proven
-to be a generic address (`&x`, a `__shared__` array, a local every assignment gives one) and
-the template uses the operand only as the address of shared accesses. A pointer of unknown
-origin (a parameter no call site in the file explains) may already hold a shared-window
-address, and converting it twice breaks working code: then the fix is unsafe. It is also unsafe
-when the operand also feeds `.u64` arithmetic, a `mov` into a 64-bit register, or a generic
-access, because the template would then see a 32-bit value.
+For a C++ pointer in a shared access, the fix passes the shared-window address instead, at the
+width every use of the operand in the template takes: `"r"(static_cast<unsigned>(
+__cvta_generic_to_shared(p)))` where only shared accesses take it as their address,
+`"l"(__cvta_generic_to_shared(p))` where an instruction reads it as a 64-bit value (`mov.b64 a,
+%1` or `add.u64` into a register a shared access then uses; ptxas rejects a 32-bit register
+there). It is safe when the value is proven to be a generic address (`&x`, a `__shared__` array,
+a local every assignment gives one) and the template uses the operand only as the address of
+shared accesses. A pointer of unknown origin (a parameter no call site in the file explains) may
+already hold a shared-window address, and converting it twice breaks working code: then the fix
+is unsafe; so is the 64-bit form, whose register copy may flow where the rule does not follow it.
+No fix is offered when the operand (or a register copy of it) is also the address of a global or
+generic access, which the converted value would break, or when an instruction reads it without a
+type to judge its width by (`isspacep.shared`).
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
@@ -217,6 +223,8 @@ access, because the template would then see a 32-bit value.
             return
         operands = statement.operands
         shared_refs: dict[int, list[PtxOperand]] = {}
+        # every state space the operand's address uses read, copies through registers included
+        spaces: dict[int, set[str]] = {}
         problems: list[tuple[AddressUse, Operand, PtxOperand, str]] = []
         values: dict[tuple[int, bool], Value | None] = {}
 
@@ -232,6 +240,7 @@ access, because the template would then see a 32-bit value.
             if index >= len(operands):
                 continue
             operand = operands[index]
+            spaces.setdefault(index, set()).add(use.space)
             if use.space in SHARED_SPACES:
                 if where.kind == "ref":
                     shared_refs.setdefault(index, []).append(where)
@@ -270,6 +279,7 @@ access, because the template would then see a 32-bit value.
                     statement,
                     operand,
                     shared_refs.get(operand.index, []),
+                    spaces.get(operand.index, set()),
                     proven=value(operand, True) is Value.GENERIC,
                 )
                 # Undefined per the ISA but works on today's GPUs (see docs): a warning.
@@ -304,6 +314,7 @@ access, because the template would then see a 32-bit value.
         statement: AsmStatement,
         operand: Operand,
         shared_refs: list[PtxOperand],
+        spaces: set[str],
         proven: bool,
     ) -> Fix | None:
         constraint = operand.constraint
@@ -315,22 +326,69 @@ access, because the template would then see a 32-bit value.
             or constraint.letters not in ("l", "r")
             or not source[constraint.span.start : constraint.span.end].startswith('"')
             or "," in operand.expression
+            or not spaces <= SHARED_SPACES
         ):
+            # converted, the value would be wrong for an access in another space (directly or
+            # through a register copy)
+            return None
+        width = _converted_width(statement, operand, len(shared_refs))
+        if width is None:
             return None
         # Safe only when its premise is proven: the value is a generic address (`&x`, an array,
         # a pointer every assignment and caller gives one; a pointer of unknown origin may
         # already be a shared-window value, and converting it again breaks working code), and
-        # every reference to the operand is the base of a shared address.
+        # every reference to the operand is the base of a shared address (a register copy may
+        # flow where the rule does not follow it: a store, an output, a comparison).
         references = {
             t.start for t in statement.ptx.percents if t.kind == "ref" and t.index == operand.index
         }
         safe = proven and references == {r.start for r in shared_refs}
         expression = operand.expression.strip()
-        edits = (
-            Edit(constraint.span, '"r"'),
-            Edit(
-                operand.expression_span,
-                f"static_cast<unsigned>(__cvta_generic_to_shared({expression}))",
-            ),
-        )
+        converted = f"__cvta_generic_to_shared({expression})"
+        if width == 32:
+            edits = (
+                Edit(constraint.span, '"r"'),
+                Edit(operand.expression_span, f"static_cast<unsigned>({converted})"),
+            )
+        else:
+            # the shared-window offset in a 64-bit register, for the template's 64-bit uses
+            # (`mov.b64 a, %1`, `add.u64`): a shared access takes a 64-bit register too, and
+            # __cvta_generic_to_shared gives a size_t, which "l" binds
+            edits = (Edit(constraint.span, '"l"'), Edit(operand.expression_span, converted))
         return Fix("pass the shared-window address: __cvta_generic_to_shared", edits, safe=safe)
+
+
+def _converted_width(statement: AsmStatement, operand: Operand, shared_bases: int) -> int | None:
+    """The register width (32 or 64) the shared-window address must have for every place the
+    template names the operand: a shared access's address takes either, so the width comes from
+    the instructions that read it as a value (``mov.b64 a, %1`` wants 64 bits, and ptxas rejects
+    a 32-bit register there: 'Arguments mismatch'). None when no width fits them all, an
+    instruction names no type to judge by (``isspacep.shared p, %1`` reads a generic address),
+    or a reference sits where the rule did not find the base of a shared access
+    (``[%0+%1]``)."""
+    index = operand.index
+    named = sum(1 for t in statement.ptx.percents if t.kind == "ref" and t.index == index)
+    value_widths: list[set[int]] = []
+    addresses = 0
+    for use in operand_use.uses(statement, index):
+        if use.in_address:
+            addresses += 1
+            continue
+        widths = {_type_bits(t) for t in operand_use.value_types(use.instruction)}
+        if not widths:
+            return None
+        value_widths.append(widths)
+    if addresses != shared_bases or shared_bases + len(value_widths) != named:
+        return None
+    # the constraint's own width first: the smallest change that compiles
+    for width in (32, 64) if operand.constraint.letters == "r" or not value_widths else (64, 32):
+        if all(width in widths for widths in value_widths):
+            return width
+    return None
+
+
+def _type_bits(ptx_type: str) -> int:
+    """``f16x2`` -> 32, ``u64`` -> 64."""
+    digits = "".join(ch for ch in ptx_type.split("x")[0] if ch.isdigit())
+    lanes = int(ptx_type.split("x")[1]) if "x" in ptx_type else 1
+    return int(digits or 0) * lanes

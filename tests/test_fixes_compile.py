@@ -20,7 +20,7 @@ import pytest
 from ptxlint.cli import main
 from ptxlint.engine import extract_statements
 from ptxlint.fix import apply_edits
-from ptxlint.model import AsmStatement, SourceFile
+from ptxlint.model import AsmStatement, Fix, SourceFile
 from ptxlint.verify import cu_probe, ptx_probe, runner, scratch, whole_file
 from ptxlint.verify.diagnostics import parse
 from ptxlint.verify.identity import probe_arch, ptxas_target, tool_id
@@ -40,13 +40,6 @@ FIXED_FIXTURES = sorted(
 # a register nvcc declares in every function it emits (`%r1`, `%p1`): a template that names one
 # assembles in the real file but not in a probe of the statement alone
 NVCC_REGISTER = re.compile(r"%%?(?:rd|rs|rq|fd|r|p|f|h)\d+\b")
-# fixes known to bring in an error, each a defect to fix in its rule (strict: an xfail that
-# starts passing fails, so the entry goes once the fix compiles)
-KNOWN_BAD = {
-    "PTX301_bad.cu": "PTX301's unsafe fix turns \"l\" into \"r\" where the template moves the "
-                     "operand with mov.b64 (line 12): ptxas's 'Arguments mismatch'",
-}
-
 toolchain = discover()
 pytestmark = pytest.mark.skipif(
     toolchain.ptxas is None or toolchain.nvcc is None or shutil.which("g++") is None,
@@ -122,20 +115,24 @@ def _cu_errors(statement: AsmStatement, arch: str) -> list[str]:
             and first <= d.line <= last + 1]
 
 
-@pytest.mark.parametrize("fixture", [
-    pytest.param(p, marks=pytest.mark.xfail(reason=KNOWN_BAD[os.path.basename(p)], strict=True))
-    if os.path.basename(p) in KNOWN_BAD else p for p in FIXED_FIXTURES
-], ids=lambda p: os.path.relpath(p, ROOT))
+@pytest.mark.parametrize("fixture", FIXED_FIXTURES, ids=lambda p: os.path.relpath(p, ROOT))
 def test_every_fix_compiles(fixture: str) -> None:
     text = Path(fixture).read_text(encoding="utf-8")
-    findings = lint_text(text, fixture)
-    fixes = [f.fix for f in findings if f.fix is not None and f.fix.edits]
+    fixes = [f.fix for f in lint_text(text, fixture) if f.fix is not None and f.fix.edits]
     if not fixes:
         pytest.skip("no fix offered on this fixture")
+    failures, checked = _fixed_errors(fixture, text, fixes)
+    assert not failures, "errors the fixes brought in: " + "; ".join(failures)
+    if not checked:
+        pytest.skip("no fixed statement could be probed on its own")
+
+
+def _fixed_errors(path: str, text: str, fixes: list[Fix]) -> tuple[list[str], int]:
+    """The errors the fixes bring in, by line, and how many fixed statements were probed."""
     fixed, applied = apply_edits(text, fixes)
     assert applied
-    before = list(extract_statements(SourceFile(fixture, text)).statements)
-    after = list(extract_statements(SourceFile(fixture, fixed)).statements)
+    before = list(extract_statements(SourceFile(path, text)).statements)
+    after = list(extract_statements(SourceFile(path, fixed)).statements)
     failures = []
     checked = 0
     for old, new in _changed(before, after):
@@ -148,9 +145,47 @@ def test_every_fix_compiles(fixture: str) -> None:
         added = [e for e in now if e not in was]
         if added:
             failures.append(f"line {new.line}: {added[0]}")
-    assert not failures, "errors the fixes brought in: " + "; ".join(failures)
-    if not checked:
-        pytest.skip("no fixed statement could be probed on its own")
+    return failures, checked
+
+
+# PTX301's conversion over the ways a template uses the pointer: the shared-window address is
+# passed 32-bit where only shared accesses take it, 64-bit where an instruction reads it as a
+# 64-bit value (ptxas rejects a 32-bit register in `mov.b64`), and not at all where the operand
+# also reaches an access in another space or an instruction with no type to judge by
+_PTX301_SHAPES = {
+    "direct": ('"ld.shared.f32 %0, [%1+8];" : "=f"(v) : "l"(sp)', '"r"(static_cast<unsigned>'),
+    "mov.b64": ('"{ .reg .u64 a; mov.b64 a, %1; ld.shared.f32 %0, [a]; }" : "=f"(v) : "l"(sp)',
+                '"l"(__cvta_generic_to_shared(sp))'),
+    "add.u64": ('"{ .reg .u64 a; add.u64 a, %1, 16; ld.shared.f32 %0, [a]; }" : "=f"(v) : "l"(sp)',
+                '"l"(__cvta_generic_to_shared(sp))'),
+    "both widths": ('"{ .reg .u32 w; cvt.u32.u64 w, %1; ld.shared.f32 %0, [%1]; }" : "=f"(v) '
+                    ': "l"(sp)', '"l"(__cvta_generic_to_shared(sp))'),
+    "generic too": ('"{ ld.shared.f32 %0, [%1]; st.f32 [%1], %0; }" : "+f"(v) : "l"(sp)', None),
+    "copy to global": ('"{ .reg .u64 a; mov.b64 a, %1; ld.shared.f32 %0, [%1]; '
+                       'st.global.f32 [a], %0; }" : "+f"(v) : "l"(sp)', None),
+    "isspacep": ('"{ .reg .pred p; isspacep.shared p, %1; @p ld.shared.f32 %0, [%1]; }" '
+                 ': "+f"(v) : "l"(sp)', None),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_PTX301_SHAPES))
+def test_ptx301_fix_fits_every_use(shape: str) -> None:
+    asm, expected = _PTX301_SHAPES[shape]
+    path = "ptx301_shape.cu"
+    text = ("__global__ void k(float* out, int i) {\n  __shared__ float tile[256];\n"
+            f"  float v = 0.f;\n  float* sp = &tile[i];\n  asm volatile({asm});\n"
+            "  out[0] = v;\n}\n")
+    found = [f for f in lint_text(text, path, select=("PTX301",)) if f.rule == "PTX301"]
+    assert found, "PTX301 reports the generic pointer"
+    fixes = [f.fix for f in found if f.fix is not None and f.fix.edits]
+    if expected is None:
+        assert not fixes
+        return
+    assert fixes
+    fixed, _ = apply_edits(text, fixes)
+    assert expected in fixed
+    failures, checked = _fixed_errors(path, text, fixes)
+    assert checked and not failures, failures
 
 
 def test_the_seed_fixed_with_unsafe_fixes_compiles(tmp_path) -> None:
