@@ -218,6 +218,41 @@ class NodeFinder:
                     return
 
 
+def ancestors_of(root: tree_sitter.Node, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The ancestors of ``node`` under ``root``, innermost first, found by one cursor descent
+    from ``root`` (what ``node.parent`` steps give, each step a descent of its own: a climb by
+    them costs the square of the depth). By parent steps where the descent cannot tell the
+    way (a node of no width)."""
+    start, end, key = node.start_byte, node.end_byte, node.id
+    path: list[tree_sitter.Node] = []
+    if end > start:
+        cursor = root.walk()
+        current: tree_sitter.Node | None = root
+        while current is not None and current.id != key:
+            path.append(current)
+            current = None
+            if cursor.goto_first_child_for_byte(start) is None:
+                break
+            while True:
+                child = cursor.node
+                if child is None or child.start_byte > start:
+                    break
+                if child.end_byte >= end:  # siblings do not overlap: the one on the way
+                    current = child
+                    break
+                if not cursor.goto_next_sibling():
+                    break
+        if current is not None:
+            path.reverse()
+            return path
+    path = []
+    parent = node.parent
+    while parent is not None:
+        path.append(parent)
+        parent = parent.parent
+    return path
+
+
 MAX_UPS = 8  # ancestors ``NodeFinder.find`` hands back with a node
 # Of those, the nearest ones a climb from the node takes as given (``_Ancestors.given``,
 # ``TypeResolver``'s ``ups``), whose parent steps are not put in the map

@@ -158,3 +158,42 @@ def test_nv_if_target_calls_are_read_once_however_deep() -> None:
     assert len(calls) == depth
     assert calls[0].args == ((13, 25), (26, len(text) - 3))
     assert calls[-1].start == text.rindex("NV_IF_TARGET")
+
+
+def test_ancestors_of_a_node_are_its_parent_steps() -> None:
+    from ptxlint.syntax_tree import ancestors_of
+
+    rng = random.Random(3)
+    checked = 0
+    for path in _sources()[:60]:
+        parsed = parse(str(path), path.read_text(encoding="utf-8", errors="replace"), False)
+        root = parsed.tree.root_node
+        data = parsed.data
+        for _ in range(30):
+            at = rng.randrange(len(data) + 1)
+            node = root.descendant_for_byte_range(at, at + rng.choice((0, 1, 8)))
+            expected = []
+            parent = node.parent
+            while parent is not None:
+                expected.append(parent.id)
+                parent = parent.parent
+            assert [a.id for a in ancestors_of(root, node)] == expected, (path.name, at)
+            checked += 1
+    assert checked > 1000
+
+
+def test_value_flow_finds_the_function_of_a_statement_deep_inside_if_blocks() -> None:
+    """PTX301's value of an operand climbs to its function: by parent steps, 20,000 nested #if
+    blocks took 16 s."""
+    from ptxlint.engine import instantiate, lint_source
+    from ptxlint.model import SourceFile
+    from ptxlint.registry import load_rules
+    from ptxlint.rule import RuleContext
+
+    depth = 3_000
+    text = ("__global__ void k(unsigned *p) {\n" + "#if A\n" * depth
+            + 'asm volatile("st.shared.u32 [%0], %1;" :: "l"(p), "r"(1));\n'
+            + "#endif\n" * depth + "}\n")
+    findings = lint_source(SourceFile("deep.cu", text), instantiate(load_rules().rules),
+                           RuleContext()).findings
+    assert "PTX301" in {f.rule for f in findings}  # a global pointer given to .shared
