@@ -4,7 +4,7 @@ The language server lints on every pause in typing. A full lint extracts, types 
 every statement of the file; most of an asm author's edits are inside one template literal
 (``"add.u32 %0, %1, %2;"``), and such an edit can change only that statement's reading.
 ``IncrementalLinter`` keeps each document's last lint (statements, the tree, and each rule's
-own outcome per statement, before placing, suppression and dedupe) and, for such an edit:
+own outcome per statement, before placing and suppression) and, for such an edit:
 
 1. finds the edited range (common prefix and suffix of the two texts) and the one statement
    whose string literal holds it (a template string, a constraint or a clobber): a plain
@@ -21,7 +21,7 @@ own outcome per statement, before placing, suppression and dedupe) and, for such
    (``"values"``) where the statement spells a word value flow reads (``cvta``) before or
    after the edit; every other outcome is kept, moved by the edit's length;
 5. replays the file-wide steps over all outcomes (``engine.finish``: macro-expansion placing,
-   ``#if``-branch merging, suppressions, severities, dedupe, PTX901): linear in the findings.
+   ``#if``-branch merging, suppressions, severities, PTX901): linear in the findings.
 
 Anything else is a full lint, which stays the reference: an edit outside such a literal,
 a statement whose reading changes shape (another end, no longer PTX), a moved statement whose
