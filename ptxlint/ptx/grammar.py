@@ -1233,7 +1233,8 @@ def _address_base_issue(
     """A register of the wrong kind or width as the base of an address."""
     if cls.kind != "reg" or cls.type is None:
         return None
-    if cls.type in _NOT_ADDRESS:
+    # (ptxas 13.0 takes any register for fence.proxy.tensormap's address, a .f32 one too)
+    if cls.type in _NOT_ADDRESS and instruction.opcode != "fence":
         return Issue("type", f"'{base.text}' is a .{cls.type} register, but the address of "
                      f"{_where(instruction, position)} takes an integer or bit register",
                      base.start, base.end)

@@ -149,7 +149,10 @@ for whole, half, count in (("b16", "b8", 2), ("b32", "b16", 2), ("b32", "b8", 4)
                            ("b64", "b32", 2), ("b64", "b16", 4),
                            ("b128", "b64", 2)):
     keys = "; sm=70" if whole == "b128" else ""
-    _add(f"mov.{whole} d:{whole}, {{a:{half}*{count}}}{keys}")
+    # ptxas 13.0 takes the sink for a part of a 32-bit result only ("Sink '_' not allowed as
+    # a source operand" in the others)
+    part = "a_" if whole == "b32" else "a"
+    _add(f"mov.{whole} d:{whole}, {{{part}:{half}*{count}}}{keys}")
     _add(f"mov.{whole} {{d_:{half}*{count}}}, a:{whole}{keys}")
 _add("selp.<T:.b16|.b32|.b64|.u16|.u32|.u64|.s16|.s32|.s64|.f32|.f64> d:T, a:T, a:T, a:pred")
 _CMP_INT = ".eq|.ne|.lt|.le|.gt|.ge|.lo|.ls|.hi|.hs"
@@ -182,7 +185,7 @@ _add("vote.sync.ballot.b32 d:b32, a:pred, a:u32")
 _add("vote<M:.all|.any|.uni>.pred d:pred, a:pred; removed=70")
 _add("vote.ballot.b32 d:b32, a:pred; removed=70")
 _add("match.any.sync.<T:.b32|.b64> d:u32, a:T, a:u32; sm=70")
-_add("match.all.sync.<T:.b32|.b64> d:u32|p, a:T, a:u32; sm=70")
+_add("match.all.sync.<T:.b32|.b64> d_:u32|p, a:T, a:u32; sm=70")  # (not match.any: measured)
 _add("activemask.b32 d:b32")
 _add("redux.sync<O:.add|.min|.max>.<T:.u32|.s32> d:T, a:T, a:u32; sm=80")
 _add("redux.sync<O:.and|.or|.xor>.b32 d:u32, a:u32, a:u32; sm=80")
