@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Operand, PtxInstruction, PtxOperand, Severity
 from ptxlint.ptx.address_values import is_shared_offset
-from ptxlint.ptx.grammar import judged, toolkit_accepts
+from ptxlint.ptx.grammar import judged
 from ptxlint.ptx.instructions import (
     REGISTER_CLASSES,
     TypeInfo,
@@ -17,6 +17,7 @@ from ptxlint.ptx.instructions import (
 )
 from ptxlint.ptx.judge import float_letters_typed
 from ptxlint.ptx.targets import lowest_target, statement_guards
+from ptxlint.ptx.toolkit import toolkit_accepts
 from ptxlint.rule import Rule, RuleContext
 from ptxlint.value_flow import Value, operand_value
 

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, PtxInstruction, PtxOperand, Severity
-from ptxlint.ptx.grammar import c_operand_issue, judged, toolkit_accepts
+from ptxlint.ptx.grammar import c_operand_issue, judged
 from ptxlint.ptx.instructions import is_opcode
+from ptxlint.ptx.toolkit import toolkit_accepts
 from ptxlint.rule import Rule, RuleContext
 
 # Parser problems that mean a malformed operand list (not a scope or comment problem).

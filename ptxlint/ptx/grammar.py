@@ -56,7 +56,6 @@ from ptxlint.model import PtxInstruction, PtxOperand
 
 __all__ = [
     "Need",
-    "toolkit_accepts",
     "Form",
     "OperandSpec",
     "OperandClass",
@@ -1424,23 +1423,6 @@ def _written_by_spelling(
     if len(written) == 1:
         return True, written.pop()
     return False, None
-
-
-def toolkit_accepts(issue: Issue, cuda_version: object, guards: tuple[str, ...] = ()) -> bool:
-    """Whether what ``issue`` reports is no error for the toolkit ``cuda_version``
-    (``(major, minor)``, a rule option; 13.0 when absent): its ptxas is one of the newer ones
-    the issue names, or the statement's ``guards`` may keep that toolkit out (CUTLASS's
-    ``CUTE_ARCH_MXF4NVF4_4X_UE8M0_MMA_ENABLED``, set from CUDA 13.1 on): then say nothing."""
-    if issue.toolkit is None:
-        return False
-    from ptxlint.ptx.targets import toolkit_compiles
-    from ptxlint.ptx.versions import DEFAULT_CUDA_VERSION, ptx_for_cuda
-
-    version = cuda_version if isinstance(cuda_version, tuple) else DEFAULT_CUDA_VERSION
-    if version >= issue.toolkit:
-        return True
-    ptx = ptx_for_cuda(version)
-    return bool(guards) and ptx is not None and not toolkit_compiles(guards, version, ptx)
 
 
 def issues_of(verdict: Verdict, kinds: Iterable[str]) -> list[Issue]:
