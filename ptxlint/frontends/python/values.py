@@ -34,6 +34,16 @@ _CONDITIONAL = (
     "list_comprehension",
     "generator_expression",
 )
+# Constructs that run their body again or bind names around it: a binding inside one, after the
+# use, may still be the one the use reads.
+_REPEATING = frozenset({
+    "for_statement",
+    "while_statement",
+    "list_comprehension",
+    "set_comprehension",
+    "dictionary_comprehension",
+    "generator_expression",
+})
 _CONSTEXPR = re.compile(r"^(?:\w+\.)*constexpr$")
 _FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([^{}!:]*)\}")
 
@@ -290,6 +300,8 @@ class Values:
         name = self.text(node)
         at = node.start_byte  # byte offsets throughout: tree-sitter's
         scope = self.scope_of(node)
+        if self._rebound_around(node, scope, name):
+            return None
         while True:
             events = [e for e in self._scope_events(scope).get(name, []) if e.node.end_byte <= at]
             if events:
@@ -398,6 +410,29 @@ class Values:
             return
         for ident in _identifiers(left):
             table.setdefault(self.text(ident), []).append(_Event("other", node, None))
+
+    def _rebound_around(self, use: tree_sitter.Node, scope: tree_sitter.Node, name: str) -> bool:
+        """Whether a binding of ``name`` that does not end before ``use`` may still reach it:
+        the target of a loop or comprehension that holds the use (``for x in ...: f(x)`` sees
+        the loop's ``x``, not an ``x`` bound before the loop or at module level), or a binding
+        later in a loop that holds the use (the next iteration reads it: in
+        ``for ...: f(x); x = y.to(tl.bfloat16)`` the ``x`` before the loop is only the first
+        iteration's; Triton unrolls ``tl.static_range`` loops, so the type may change too)."""
+        events = self._scope_events(scope).get(name)
+        if not events:
+            return False
+        at = use.start_byte
+        later = [e.node for e in events if e.node.end_byte > at]
+        if not later:
+            return False
+        current = use.parent
+        while current is not None and current != scope:
+            if current.type in _REPEATING:
+                start, end = current.start_byte, current.end_byte
+                if any(start <= n.start_byte and n.end_byte <= end for n in later):
+                    return True
+            current = current.parent
+        return False
 
     def _reaches(self, event: tree_sitter.Node, scope: tree_sitter.Node, at: int) -> bool:
         """Whether the binding surely happens before byte ``at``: no conditional statement
