@@ -23,7 +23,8 @@ Form notation (one string per form)::
   integer, no floating-point literal); ``af:T`` a register or a floating-point bit pattern
   (never an integer); ``[A]`` an address;
   ``[A:b32]`` an address whose base register is of that type (tensor memory);
-  ``{d:T*N}`` a vector of N (a number, or a variable bound to ``.v2``/``.v4``/``.v8``);
+  ``{d:T*N}`` a vector of N (a number, or a variable bound to ``.v2``/``.v4``/``.v8``),
+  ``{d:T*N}_`` the same or the sink ``_`` for all of it;
   ``d:T|p`` a register with a predicate half; ``a_:T`` a value read or the sink ``_`` (an
   element of a 256-bit store's vector); ``L`` a label; ``?`` before an operand makes it (and
   everything after it) optional.
@@ -334,6 +335,10 @@ def _operand(text: str, optional: bool) -> OperandSpec:
         # `[A:b32]`: an address whose base register has that type (tensor memory)
         _, _, base = text[1:-1].partition(":")
         return OperandSpec("addr", base, optional=optional)
+    if text.startswith("{") and text.endswith("}_"):  # the vector, or the sink for all of it
+        vector = _operand(text[:-1], optional)
+        return OperandSpec("vec", vector.type, vector.written, True, count=vector.count,
+                           optional=optional, element=vector.element)
     if text.startswith("{") and text.endswith("}"):
         inner, _, count = text[1:-1].partition("*")  # the count may hold '*' (N*2)
         element = _operand(inner, False)
@@ -1116,9 +1121,8 @@ def _check_one(
                                  f"{_where(instruction, position)} is not",
                       operand.start, operand.end)]
     if spec.kind == "vec":
-        if kind == "other" and operand.text == "_" and spec.element is not None \
-                and spec.element.sink:
-            return []  # the whole vector dropped (atom's result)
+        if kind == "other" and operand.text == "_" and spec.sink:
+            return []  # the whole vector dropped (``{d:T*V}_``: atom's result)
         if kind != "vector":
             declared = _vector_variable(operand, resolve)
             if declared is not None:  # `.reg .v4 .f32 v;` stands for the vector (ptxas takes it)
@@ -1195,8 +1199,9 @@ def _check_one(
                                  f"{_where(instruction, position)} is not",
                       operand.start, operand.end)]
     if kind == "other":
-        if operand.text == "_" and (spec.sink or (spec.written and in_vector)):
-            return []  # ptxas takes the sink for any element of a written vector
+        if operand.text == "_" and (spec.sink or (spec.written and in_vector and
+                                                  instruction.opcode not in _NO_SINK_VECTORS)):
+            return []  # ptxas takes the sink for an element of a written vector (ld's)
         if operand.text == "_":
             return [Issue("operand", f"'_' cannot be {_where(instruction, position)}",
                           operand.start, operand.end)]
@@ -1247,6 +1252,10 @@ def _address_base_issue(
                  f"address of {_where(instruction, position)} takes a 64-bit one (ptxas: "
                  "32-bit addressing is not supported)", base.start, base.end)
 
+
+# Families whose result vectors take no sink element (ptxas 13.0: "Result discard mode is not
+# allowed", "Sink '_' not allowed as a source operand" for an accumulator read and written)
+_NO_SINK_VECTORS = frozenset({"mma", "wmma", "wgmma", "tcgen05"})
 
 # Operands and specs for which _check_one goes straight to _check_leaf.
 _LEAF_KINDS = frozenset({"ref", "register", "special", "immediate"})

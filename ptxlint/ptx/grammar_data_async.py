@@ -418,7 +418,7 @@ _VECTOR_ATOMS = ((".add", "", "<V:.v2|.v4>", ".f32"),
 for _op, _noftz, _vec, _type in _VECTOR_ATOMS:
     _t = "f32" if _type == ".f32" else "T"
     for _hint, _policy in (("", ""), (_HINT, ", ai:u64")):
-        _add(f"atom{_VSEM}{_op}{_noftz}{_hint}{_vec}{_type} {{d_:{_t}*V}}, [A], {{a:{_t}*V}}"
+        _add(f"atom{_VSEM}{_op}{_noftz}{_hint}{_vec}{_type} {{d:{_t}*V}}_, [A], {{a:{_t}*V}}"
              f"{_policy}; sm=90")
         _add(f"red{_RSEM}{_op}{_noftz}{_hint}{_vec}{_type} [A], {{a:{_t}*V}}{_policy}; sm=90")
 _ASPACE = "{.global|.shared|.shared::cta|.shared::cluster}"
