@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import BinaryIO, TextIO
 
 from ptxlint.config import RuleSelector
-from ptxlint.discover import decode_source, too_large
+from ptxlint.discover import PIPE_HARD_LIMIT, decode_source, too_large
 from ptxlint.model import SourceFile
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
@@ -27,20 +27,22 @@ class TooLarge(Exception):
 
 
 def read_stdin(stream: TextIO | None = None, max_size: int = 0) -> tuple[str, bool]:
-    """Standard input decoded like a file (UTF-8, BOM dropped, bad bytes replaced). With
-    ``max_size`` (``max-file-size``; 0: no limit), at most one byte more is read, and input
-    longer than that raises ``TooLarge``, as a file over the limit is refused
-    (``ptxlint check - < /dev/zero`` read until MemoryError)."""
+    """Standard input decoded like a file (UTF-8, BOM dropped, bad bytes replaced). At most
+    one byte more than ``max_size`` (``max-file-size``; 0: no limit, and then a pipe's hard
+    limit, as for a pipe named on the command line) is read, and input longer than that
+    raises ``TooLarge``, as a file over the limit is refused (``ptxlint check - < /dev/zero``
+    read until MemoryError)."""
+    limit = max_size if max_size > 0 else PIPE_HARD_LIMIT
     stream = stream or sys.stdin
     buffer = getattr(stream, "buffer", None)
     if buffer is not None:
-        data = _read_at_most(buffer, max_size + 1) if max_size > 0 else buffer.read()
-        if max_size > 0 and len(data) > max_size:
-            raise TooLarge(too_large(max_size))
+        data = _read_at_most(buffer, limit + 1)
+        if len(data) > limit:
+            raise TooLarge(too_large(limit))
         return decode_source(data)
-    text = stream.read(max_size + 1) if max_size > 0 else stream.read()
-    if max_size > 0 and len(text.encode("utf-8", "surrogatepass")) > max_size:
-        raise TooLarge(too_large(max_size))
+    text = stream.read(limit + 1)
+    if len(text.encode("utf-8", "surrogatepass")) > limit:
+        raise TooLarge(too_large(limit))
     return text, False
 
 

@@ -113,3 +113,14 @@ def test_the_memory_limit_is_one_a_runaway_would_hit() -> None:
                           preexec_fn=_limit_memory, capture_output=True, text=True, timeout=60,
                           env={**os.environ})
     assert grab.returncode != 0 and "MemoryError" in grab.stderr
+
+
+def test_standard_input_with_no_size_limit_stops_at_the_pipe_limit(tmp_path: Path) -> None:
+    """``max-file-size = 0`` (no limit) still stops at the hard limit a named pipe has."""
+    from ptxlint.discover import PIPE_HARD_LIMIT
+
+    with open("/dev/zero", "rb") as zero:
+        done = _check("-", "--config", "max-file-size=0", cwd=tmp_path, stdin=zero.fileno(),
+                      limited=True, timeout=120)
+    assert done.returncode == 2
+    assert f"larger than {PIPE_HARD_LIMIT // 2**20} MiB" in done.stderr
