@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 PTX, CU, DIFFERENTIAL, NONE = "ptx-probe", "cu-probe", "differential", "none"
 # Python's LLVM-syntax calls: Triton compiles the call itself (verify/triton_probe.py)
 TRITON, TRITON_PURITY = "triton", "triton-purity"
+# the call compiled as written, and the register LLVM bound the operand to read from its PTX
+TRITON_WIDTH = "triton-width"
 WHOLE_FILE = "whole-file"
 # the file compiled as written at -O3: where nvcc placed a carry consumer (PTX107)
 CARRY = "carry-placement"
@@ -117,6 +119,9 @@ _LLVM_ABORTS = (r"number of (?:input|output) constraints does not match|cannot r
 # for the PTX, Triton (where installed) for what LLVM rejects before ptxas runs.
 LLVM_RECIPES: dict[str, Recipe] = {
     "PTX001": Recipe((TRITON,), _p(r"invalid operand in inline asm")),
+    # a value in a register of another width: ptxas's words where an instruction of the
+    # template then has the wrong register, else the register itself in Triton's PTX
+    "PTX004": Recipe((TRITON_WIDTH,), _p(r"Arguments mismatch")),
     "PTX008": Recipe((PTX,), _p(r"Parsing error near '%|syntax error|Unknown symbol '%")),
     "PTX010": Recipe((TRITON,), _p(r"expects an integer constant expression")),
     "PTX501": Recipe((TRITON,), _p(_LLVM_ABORTS)),

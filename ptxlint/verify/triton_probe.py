@@ -11,7 +11,10 @@ Two probes: *as written* (the constraint-count, order, clobber, tied-operand, ``
 operand-index claims: the compile must fail with LLVM's words), and the *purity differential*
 (PTX505): the same call with its result unused, compiled as written (pure) and with
 ``is_pure=False``; the claim is confirmed when the pure compile's PTX holds fewer copies of the
-effect than the impure one (Triton deleted or merged the asm).
+effect than the impure one (Triton deleted or merged the asm). A width claim (PTX004: a value in
+a register of another width) is judged on the probe as written: ptxas's 'Arguments mismatch'
+where an instruction then has the wrong register, else the register LLVM put for the operand
+in the PTX (``operand_registers``: ``%r5`` for an int64 under 'r', as Triton 3.6.0 compiles it).
 
 Both children (the version check and the probes) run isolated (``python -I``) in a temporary
 folder of their own: never with the working folder, a checkout being linted, on their import
@@ -234,3 +237,53 @@ def count(ptx: str, needle: str) -> int:
     comments left out."""
     text = re.sub(r"//[^\n]*", "", ptx)
     return len(re.findall(re.escape(needle) + r"(?![\w])", text))
+
+
+# The register each constraint letter makes in LLVM's NVPTX backend, in bits, and the width of
+# each NVPTX register class by its name in the PTX (%rd7: 64 bits; %f/%fd where the backend
+# still has float classes, %h/%hh in older ones).
+LETTER_BITS = {"h": 16, "r": 32, "f": 32, "l": 64, "d": 64}
+_REGISTER_CLASS = re.compile(r"%(rd|rs|rq|r|fd|f|hh|h)\d+")
+_CLASS_BITS = {"rs": 16, "h": 16, "r": 32, "f": 32, "hh": 32, "rd": 64, "fd": 64, "rq": 128}
+_ASM_BLOCK = re.compile(r"//\s*begin inline asm\n(.*?)//\s*end inline asm", re.S)
+_TOKEN = r"[^\s,;{}\[\]]+"
+
+
+def _loose(text: str) -> str:
+    return r"\s*".join(re.escape(part) for part in re.split(r"\s+", text))
+
+
+def operand_registers(ptx: str, statement: AsmStatement, index: int) -> list[str] | None:
+    """What LLVM put for ``$index`` in each copy of ``statement``'s asm in Triton's ``ptx``
+    (``%r12``), read by matching the template with every ``$N`` standing for one token; None when
+    the template cannot be matched (a hole, no copy found)."""
+    if statement.template.has_holes:
+        return None
+    text = statement.template.text
+    pieces: list[str] = []
+    at = 0
+    for token in statement.ptx.percents:
+        pieces.append(_loose(text[at:token.start]))
+        if token.kind == "ref":
+            pieces.append(f"({_TOKEN})" if token.index == index else f"(?:{_TOKEN})")
+        elif token.kind == "dollar":
+            pieces.append(r"\$")
+        elif token.kind == "unique":
+            pieces.append(r"\d+")
+        else:
+            pieces.append(_loose(text[token.start:token.end]))
+        at = token.end
+    pieces.append(_loose(text[at:]))
+    pattern = re.compile(r"\s*" + "".join(pieces) + r"\s*", re.S)
+    found: list[str] = []
+    for block in _ASM_BLOCK.findall(ptx):
+        match = pattern.fullmatch(block)
+        if match is not None:
+            found += [g for g in match.groups() if g]
+    return found or None
+
+
+def register_bits(register: str) -> int | None:
+    """The width of an NVPTX register by its class (``%rd7`` -> 64); None for anything else."""
+    match = _REGISTER_CLASS.fullmatch(register)
+    return _CLASS_BITS[match.group(1)] if match else None

@@ -46,6 +46,7 @@ from ptxlint.verify.recipes import (
     PTX,
     TRITON,
     TRITON_PURITY,
+    TRITON_WIDTH,
     WHOLE_FILE,
     Recipe,
     recipe_for,
@@ -365,8 +366,9 @@ class Verifier:
                 _plan_cu(self.plan, statement, arch, self.toolchain)
             if DIFFERENTIAL in recipe.probes:
                 self._plan_differential(finding, arch)
-            if TRITON in recipe.probes or TRITON_PURITY in recipe.probes:
-                self._plan_triton(finding, purity=TRITON_PURITY in recipe.probes)
+            if {TRITON, TRITON_PURITY, TRITON_WIDTH} & set(recipe.probes):
+                self._plan_triton(finding, purity=TRITON_PURITY in recipe.probes,
+                                  before_ptxas=TRITON in recipe.probes)
             if CARRY in recipe.probes:
                 self._plan_carry(finding, arch)
             if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
@@ -442,7 +444,7 @@ class Verifier:
         self.differential[id(finding)] = (
             self.plan.add(f"diff:{a}", a, tool), self.plan.add(f"diff:{b}", b, tool))
 
-    def _plan_triton(self, finding: Finding, purity: bool) -> None:
+    def _plan_triton(self, finding: Finding, purity: bool, before_ptxas: bool) -> None:
         statement = finding.statement
         assert statement is not None
         python = triton_python()
@@ -451,7 +453,7 @@ class Verifier:
             self.triton[id(finding)] = (
                 "Triton is not installed for this Python (set PTXLINT_TRITON_PYTHON to an "
                 "interpreter that has it)"
-                + ("" if purity else "; LLVM rejects this before ptxas runs"))
+                + ("; LLVM rejects this before ptxas runs" if before_ptxas else ""))
             return
         tool = f"triton {version}"
         try:
@@ -527,7 +529,7 @@ class Verifier:
                 return unverifiable(unbuilt, config.arch)
         if DIFFERENTIAL in recipe.probes:
             return self._differential_verdict(finding, arch)
-        if TRITON in recipe.probes or TRITON_PURITY in recipe.probes:
+        if {TRITON, TRITON_PURITY, TRITON_WIDTH} & set(recipe.probes):
             return self._triton_verdict(finding, recipe)
         if CARRY in recipe.probes:
             return self._carry_verdict(finding, arch)
@@ -627,6 +629,9 @@ class Verifier:
                                TRITON_PURITY)
             return unverifiable(recipe.why_clean, "sm_90", tool, TRITON_PURITY)
         outcome = outcomes[0]
+        if TRITON_WIDTH in recipe.probes and outcome.returncode == 0:
+            return _width_verdict(finding, outcome.output(triton_probe.PTX_OUTPUT), tool)
+        method = TRITON_WIDTH if TRITON_WIDTH in recipe.probes else TRITON
         text = outcome.messages
         # the last matching line: the message, not a traceback's source line quoting the code
         lines = [ln for ln in text.splitlines() if recipe.agrees and recipe.agrees.search(ln)]
@@ -635,11 +640,11 @@ class Verifier:
             line = lines[-1] if lines else match.group(0)
             died = " (the process aborted)" if outcome.returncode in (-6, 134) else ""
             return Verdict(CONFIRMED, tool, "sm_90", f"{tool}: {line.strip()[:300]}{died}",
-                           TRITON)
+                           method)
         if outcome.returncode == 0:
             return Verdict(REFUTED, tool, "sm_90", f"{tool} compiles the call for sm_90", TRITON)
         return unverifiable("Triton rejects the probe for another reason: "
-                            + _last_error(outcome), "sm_90", tool, TRITON)
+                            + _last_error(outcome), "sm_90", tool, method)
 
     # ----------------------------------------------------------------- whole file
     def report(self, path: str, arch: str,
@@ -949,6 +954,40 @@ def verify(result: RunResult, options: VerifyOptions | None = None,
 def triton_python() -> str:
     """The interpreter whose Triton compiles the probes: PTXLINT_TRITON_PYTHON, else ours."""
     return os.environ.get("PTXLINT_TRITON_PYTHON") or sys.executable
+
+
+def _width_verdict(finding: Finding, ptx: str, tool: str) -> Verdict:
+    """PTX004 on a Triton call that compiles: the claim is that LLVM binds a value of one width
+    to a register of another, which Triton's PTX shows in the register it put for the operand
+    (``%r5`` for an int64 result under 'r'); the register of the value's own width refutes it."""
+    statement = finding.statement
+    assert statement is not None
+    operand = next((o for o in statement.operands if o.span == finding.span), None)
+    letter = operand.constraint.letters if operand is not None else ""
+    ctype = operand.ctype if operand is not None else None
+    if operand is None or ctype is None or ctype.size is None or letter not in (
+            triton_probe.LETTER_BITS):
+        return unverifiable("the finding names no operand of a known type", "sm_90", tool,
+                            TRITON_WIDTH)
+    registers = triton_probe.operand_registers(ptx, statement, operand.index)
+    if not registers:
+        return unverifiable(f"{tool} compiles the call, but its asm is not recognisable in the "
+                            "PTX", "sm_90", tool, TRITON_WIDTH)
+    widths = {triton_probe.register_bits(r) for r in registers}
+    bits, width = ctype.size * 8, triton_probe.LETTER_BITS[letter]
+    named = f"{statement.ref_prefix}{operand.index}"
+    if widths == {width} and width != bits:
+        return Verdict(CONFIRMED, tool, "sm_90",
+                       f"{tool} compiles the call for sm_90 with {named} in {registers[0]}, a "
+                       f"{width}-bit register, for the {ctype.spelling} ({bits} bits)",
+                       TRITON_WIDTH)
+    if widths == {bits}:
+        return Verdict(REFUTED, tool, "sm_90",
+                       f"{tool} compiles the call for sm_90 with {named} in {registers[0]}, a "
+                       f"{bits}-bit register", TRITON_WIDTH)
+    spelled = ", ".join(sorted(set(registers)))
+    return unverifiable(f"{tool} compiles the call with {named} in {spelled}", "sm_90", tool,
+                        TRITON_WIDTH)
 
 
 def _last_error(outcome: Outcome) -> str:
