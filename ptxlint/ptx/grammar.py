@@ -1199,6 +1199,9 @@ def _check_one(
                                  f"{_where(instruction, position)} is not",
                       operand.start, operand.end)]
     if kind == "other":
+        if (operand.text == "_" and spec.written and in_vector and instruction.opcode == "wmma"
+                and "mma" in instruction.modifiers):
+            return None  # ptxas 13.0 takes it in wmma.mma's result from sm_80 on, not on sm_75
         if operand.text == "_" and (spec.sink or (spec.written and in_vector and
                                                   instruction.opcode not in _NO_SINK_VECTORS)):
             return []  # ptxas takes the sink for an element of a written vector (ld's)
@@ -1255,7 +1258,7 @@ def _address_base_issue(
 
 # Families whose result vectors take no sink element (ptxas 13.0: "Result discard mode is not
 # allowed", "Sink '_' not allowed as a source operand" for an accumulator read and written)
-_NO_SINK_VECTORS = frozenset({"mma", "wmma", "wgmma", "tcgen05"})
+_NO_SINK_VECTORS = frozenset({"mma", "wgmma", "tcgen05"})
 
 # Operands and specs for which _check_one goes straight to _check_leaf.
 _LEAF_KINDS = frozenset({"ref", "register", "special", "immediate"})
