@@ -3,7 +3,9 @@
 Generates every valid form of every family the grammar covers (``ptxlint/ptx/grammar_data.py``)
 and systematic mutants of each (a modifier dropped, swapped for a sibling's, another type,
 another immediate, an immediate for a register read, one operand more or less, another register
-class, another state space, a C cast in an operand, a missing comma, an opcode that is not PTX),
+class, another state space, a C cast in an operand, a missing comma, an opcode that is not PTX,
+the sink ``_`` for a result or a vector element, a 32-bit or a float register as an address, an
+immediate for a label),
 asks ptxlint for a verdict (the same ``grammar.check`` the rules PTX204/206/207/401 read) and
 assembles each with ptxas for sm_75, sm_80, sm_90, sm_90a, sm_100a, sm_100f (the family target),
 sm_103a, sm_110a, sm_120a and sm_121a.
@@ -19,7 +21,9 @@ hash (ptxas version, target, instruction text) under ``~/.cache/ptxlint-tests/pt
     python benchmarks/ptxas_agreement.py --family st --grep 'async' --kind valid,literal-class
 
 Printed: verdicts, agreement per family and per mutation kind, every false alarm (ptxlint says
-error, ptxas accepts) and every miss in full, and the abstention rate.
+error, ptxas accepts) and every miss in full, and the abstention rate. The verdicts are ptxas
+13.0's (the one on PATH); forms of a newer toolkit (``toolkit=13.1``) are proven against that
+toolkit's ptxas by tests/test_isa_versions.py (``benchmarks/toolkits.py`` fetches them).
 """
 
 from __future__ import annotations
