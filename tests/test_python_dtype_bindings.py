@@ -2,7 +2,9 @@
 when one binding surely does: a loop's or comprehension's target, or a binding later in a loop
 (the next iteration reads it; Triton unrolls ``tl.static_range``, so the type may change), is
 another binding of the name at the call, and the type is then unknown, never the one of an
-earlier ``x = tl.full(..., tl.float32)`` or a module-level ``x = 1.0``."""
+earlier ``x = tl.full(..., tl.float32)`` or a module-level ``x = 1.0``. (These are Python's
+scoping rules; Triton 3.6.0 itself iterates only ranges, and rejects ``for x in (a, b)`` over
+tensors: "'Tuple' object has no attribute 'func'".)"""
 
 from __future__ import annotations
 
@@ -41,7 +43,8 @@ def test_a_loop_target_is_not_an_earlier_binding() -> None:
 
 
 def test_a_loop_target_is_not_a_module_constant() -> None:
-    assert _ptx004("""    for x in (a, b):
+    # valid Triton: x is the loop's int, not the module's float
+    assert _ptx004("""    for x in tl.static_range(2):
         tl.store(y_ptr + offs, ASM)
 """) == []
 
