@@ -568,19 +568,23 @@ _HUMAN_FORMATS = ("text", "concise", "grouped", "full", "pylint")
 
 def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
     """``whole_process``: the process ends with this command (``main`` called as the program)."""
-    from ptxlint import collector, stdin_input
-    from ptxlint.report import emit, text_format
-    from ptxlint.report.names import printable_name
-    from ptxlint.runner import default_jobs
+    from ptxlint import collector
 
-    verify_cli.resolve_native_arch(args)  # --arch native -> sm_XY before the config parses it
-    # Loading the rules imports most of ptxlint: objects that live as long as the process.
-    # The 40 collections they set off (5 ms) found a few hundred objects to free.
+    # The command's modules and the rules import most of ptxlint: objects that live as long as
+    # the process. The collections they set off found a few hundred objects to free. With the
+    # pause beginning only after this command's imports, and its objects set aside after it
+    # ended, a small file's check spent 4.0 ms of CPU in 31 collections; 1.8 ms in 18 now.
     with collector.paused():
+        from ptxlint import stdin_input
+        from ptxlint.report import emit, text_format
+        from ptxlint.report.names import printable_name
+        from ptxlint.runner import default_jobs
+
+        verify_cli.resolve_native_arch(args)  # --arch native -> sm_XY before the config reads it
         config, selector, rule_classes, context = _configure(args)
-    if whole_process:
-        collector.keep_for_good()
-        collector.settle_after_each_file()
+        if whole_process:  # before the pause ends: else its first collection walks them all
+            collector.keep_for_good()
+            collector.settle_after_each_file()
     shown = _show(args)
     if shown is not None:
         return shown
