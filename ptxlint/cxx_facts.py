@@ -31,12 +31,12 @@ type (whose ``constexpr`` conversion may well make it a constant).
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import tree_sitter
 
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement
 from ptxlint.syntax_tree import WALK_LIMIT, ParsedSource, nodes_of_kinds
 
@@ -58,9 +58,9 @@ _INTEGRAL_TYPEDEFS = frozenset(
 _STATIC_STORAGE = frozenset({"static", "extern", "thread_local", "__shared__", "__constant__",
                              "__device__", "__managed__"})
 _FUNCTIONS = frozenset({"function_definition", "lambda_expression"})
-_UNEVALUATED = re.compile(r"\b(?:sizeof|alignof|_Alignof|__alignof__|decltype|noexcept|typeid)\b")
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_BASE = re.compile(r"\s*(?:\(\s*)*([A-Za-z_]\w*)\s*(?:\)\s*)*(\[|\.(?!\.)|->|$)")
+_UNEVALUATED = on_first_use(r"\b(?:sizeof|alignof|_Alignof|__alignof__|decltype|noexcept|typeid)\b")
+_IDENTIFIER = on_first_use(r"[A-Za-z_]\w*")
+_BASE = on_first_use(r"\s*(?:\(\s*)*([A-Za-z_]\w*)\s*(?:\)\s*)*(\[|\.(?!\.)|->|$)")
 _KEYWORDS = frozenset("true false nullptr this static_cast reinterpret_cast const_cast "
                       "dynamic_cast int unsigned long short char bool signed".split())
 _MAX_DEPTH = 8
@@ -184,7 +184,7 @@ class FunctionFacts:
         at character ``offset`` (``span_end``: the asm's end, whose own writes do not count)."""
         if expression.lstrip("( ").startswith("*"):
             return True  # memory behind a pointer holds a value
-        match = _BASE.match(expression)
+        match = _BASE().match(expression)
         if match is None:
             return None
         name, tail = match.group(1), match.group(2)
@@ -253,7 +253,7 @@ def _evaluated_names(expression: str) -> list[str]:
     ``sizeof``/``decltype``/... ."""
     text = _blank_unevaluated(expression)
     names: list[str] = []
-    for m in _IDENTIFIER.finditer(text):
+    for m in _IDENTIFIER().finditer(text):
         name = m.group()
         if name in _KEYWORDS:
             continue
@@ -270,13 +270,13 @@ def _evaluated_names(expression: str) -> list[str]:
 def _blank_unevaluated(text: str) -> str:
     """``text`` with the parenthesised operand of every unevaluated operator blanked."""
     out = list(text)
-    for m in _UNEVALUATED.finditer(text):
+    for m in _UNEVALUATED().finditer(text):
         i = m.end()
         while i < len(text) and text[i].isspace():
             i += 1
         if i >= len(text) or text[i] != "(":
             # `sizeof x`: the next word is unevaluated
-            word = _IDENTIFIER.match(text, i)
+            word = _IDENTIFIER().match(text, i)
             if word:
                 out[word.start() : word.end()] = " " * (word.end() - word.start())
             continue

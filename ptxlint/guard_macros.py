@@ -14,22 +14,22 @@ a file does not redefine them), names defined nowhere ptxlint can see.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from ptxlint import preproc
 from ptxlint.guards import UNREAD, Branch, FileGuards
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.macros import MacroDef, MacroTable
 from ptxlint.model import GuardMacro
 
-_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+_NAME = on_first_use(r"\b[A-Za-z_]\w*\b")
 # Names whose value is the compiler's or the target's, never a file's.
-_FIXED = re.compile(r"^(?:__CUDA|__CUDACC|__NVCC|__NVCOMPILER|CUDA_VERSION$|CUDART_VERSION$)")
+_FIXED = on_first_use(r"^(?:__CUDA|__CUDACC|__NVCC|__NVCOMPILER|CUDA_VERSION$|CUDART_VERSION$)")
 MAX_NESTING = 8  # a macro whose body uses a macro whose body uses ...: deeper is unknown
 
 
 def _fixed(name: str) -> bool:
-    return name == "defined" or name in preproc.DEFAULT_TARGET or _FIXED.match(name) is not None
+    return name == "defined" or name in preproc.DEFAULT_TARGET or _FIXED().match(name) is not None
 
 
 class GuardMacros:
@@ -75,7 +75,7 @@ class GuardMacros:
         seen: set[str] = set()
         for conditions, before, depth in where:
             frontier = [
-                (n, 0) for c in conditions for n in _NAME.findall(c) if not _fixed(n)
+                (n, 0) for c in conditions for n in _NAME().findall(c) if not _fixed(n)
             ]
             while frontier:
                 name, nesting = frontier.pop()
@@ -86,7 +86,7 @@ class GuardMacros:
                 out.extend(definitions)
                 for d in definitions:
                     frontier.extend(
-                        (n, nesting + 1) for n in _NAME.findall(d.body) if not _fixed(n)
+                        (n, nesting + 1) for n in _NAME().findall(d.body) if not _fixed(n)
                     )
         return tuple(out)
 

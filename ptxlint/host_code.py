@@ -17,6 +17,7 @@ import tree_sitter
 
 from ptxlint import dialect, preproc
 from ptxlint.guards import FileGuards
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.lexer import tokens
 from ptxlint.macros import Expander, ExpansionError, MacroTable, from_source
 from ptxlint.syntax_tree import ParsedSource, function_name_node
@@ -32,9 +33,9 @@ _KNOWN = frozenset(
     thread_local register mutable typedef size_t""".split()
 )
 # Macro-looking words: ALL_CAPS, or __dunder__-style names that are not keywords above.
-_MACRO_LIKE = re.compile(r"^(?:_*[A-Z][A-Z0-9_]*|__\w+__|_[A-Z]\w*)$")
-_WORD = re.compile(r"[A-Za-z_$][\w$]*")
-_CALL = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(")
+_MACRO_LIKE = on_first_use(r"^(?:_*[A-Z][A-Z0-9_]*|__\w+__|_[A-Z]\w*)$")
+_WORD = on_first_use(r"[A-Za-z_$][\w$]*")
+_CALL = on_first_use(r"([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(")
 _ERROR = re.compile(r"^[ \t]*#[ \t]*error\b", re.M)
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
@@ -84,19 +85,19 @@ class HostFunctions:
         declarator = fn.child_by_field_name("declarator")
         if declarator is None:
             return "unknown"
-        words = _WORD.findall(self._head(fn.start_byte, declarator.start_byte))
+        words = _WORD().findall(self._head(fn.start_byte, declarator.start_byte))
         # `void f() __device__`-style trailing specifiers are not C++, but a macro may be.
         after = declarator.end_byte
         body = fn.child_by_field_name("body")
         if body is not None and body.start_byte > after:
-            words += _WORD.findall(
+            words += _WORD().findall(
                 self.parsed.data[after : body.start_byte].decode("utf-8", "replace")
             )
         verdict = "host"
         for word in words:
             if word in _DEVICE_WORDS:
                 return "device"
-            if word in _KNOWN or not _MACRO_LIKE.match(word):
+            if word in _KNOWN or not _MACRO_LIKE().match(word):
                 continue
             expanded = self._expand(word, self.parsed.to_char(fn.start_byte))
             if expanded is None:
@@ -142,7 +143,8 @@ class HostFunctions:
         except ExpansionError:
             return None
         words = {t.text for t in out if t.kind == "ident"}
-        if any(_MACRO_LIKE.match(w) and w not in _KNOWN and w not in _DEVICE_WORDS for w in words):
+        macro_like = _MACRO_LIKE().match
+        if any(macro_like(w) and w not in _KNOWN and w not in _DEVICE_WORDS for w in words):
             return None  # expands to another macro it cannot see
         return words
 
@@ -157,7 +159,7 @@ class HostFunctions:
                 if body is None:
                     continue
                 text = self.parsed.data[body.start_byte : body.end_byte].decode("utf-8", "replace")
-                names.update(m.group(1) for m in _CALL.finditer(text))
+                names.update(m.group(1) for m in _CALL().finditer(text))
             self._called_from_device = names
         return self._called_from_device
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from ptxlint.lazy_regex import on_first_use
+
 # What is skipped between tokens, and the tokens, each alternative tried in this order.
 # Runs of plain characters are matched by one character class (``[^x]*(?:\\.[^x]*)*``, not
 # ``(?:[^x]|\\.)*``): the same text, without a repetition step per character.
@@ -29,7 +31,7 @@ _TOKENS = r"""
   | (?P<number>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.']|\\\r?\n)*)
   | (?P<punct>::|->|\#\#|\.\.\.|<<=|>>=|[-+*/%&|^!=<>]=|&&|\|\||\+\+|--|<<|>>|.)
 """
-_TOKEN = re.compile(_SKIPPED + "|" + _TOKENS, re.S | re.X)
+_TOKEN = on_first_use(_SKIPPED + "|" + _TOKENS, re.S | re.X)  # for identifiers() only
 # One match per token: the blanks and comments before it are folded into its match. The skipped
 # run is what consecutive ``_TOKEN`` matches of ws/comments would take (each repetition tries the
 # alternatives in the same order, and since a token or the end always follows, nothing
@@ -80,7 +82,7 @@ def identifiers(text: str) -> list[str]:
     t.kind == "ident"]`` without a tuple per token. Every alternative of ``_TOKEN`` matches at
     least one character and the last one any character, so ``finditer`` meets exactly the
     matches that ``tokens`` steps through."""
-    return [m.group() for m in _TOKEN.finditer(text) if m.lastgroup == "ident"]
+    return [m.group() for m in _TOKEN().finditer(text) if m.lastgroup == "ident"]
 
 
 # --------------------------------------------------------------------------- string literals
@@ -98,9 +100,9 @@ _SIMPLE_ESCAPES = {
     '"': '"',
     "?": "?",
 }
-_OCTAL = re.compile(r"[0-7]{1,3}")
-_HEX = re.compile(r"[0-9A-Fa-f]+")
-_CONTINUATION = re.compile(r"\\\r?\n")
+_OCTAL = on_first_use(r"[0-7]{1,3}")
+_HEX = on_first_use(r"[0-9A-Fa-f]+")
+_CONTINUATION = on_first_use(r"\\\r?\n")
 
 
 @dataclass(frozen=True)
@@ -166,21 +168,21 @@ def decode_string_literal(token: Token) -> DecodedString:
             continue
         nxt = text[i + 1]
         if nxt in "\r\n":  # line continuation inside the literal: spliced away
-            m = _CONTINUATION.match(text, i)
+            m = _CONTINUATION().match(text, i)
             i = m.end() if m else i + 2
             continue
         if nxt in _SIMPLE_ESCAPES:
             value, length = _SIMPLE_ESCAPES[nxt], 2
         elif nxt in "01234567":
-            m = _OCTAL.match(text, i + 1, body_end)
+            m = _OCTAL().match(text, i + 1, body_end)
             assert m is not None
             value, length = chr(int(m.group(), 8)), 1 + len(m.group())
-        elif nxt == "x" and (m := _HEX.match(text, i + 2, body_end)):
+        elif nxt == "x" and (m := _HEX().match(text, i + 2, body_end)):
             value, length = chr(int(m.group(), 16) & 0x10FFFF), 2 + len(m.group())
         elif nxt in "uU":
             width = 4 if nxt == "u" else 8
             digits = text[i + 2 : i + 2 + width]
-            if len(digits) == width and _HEX.fullmatch(digits):
+            if len(digits) == width and _HEX().fullmatch(digits):
                 value, length = chr(min(int(digits, 16), 0x10FFFF)), 2 + width
             else:
                 value, length = nxt, 2

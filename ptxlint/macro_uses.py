@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.lexer import Token, tokens
 from ptxlint.macros import (
     INEXACT,
@@ -38,8 +39,8 @@ from ptxlint.model import (
 # An invocation longer than this many tokens is not read (unterminated `LOAD(` at the end of
 # a file must not make every later use re-read the rest of the file).
 MAX_INVOCATION_TOKENS = 20_000
-_WS = re.compile(r"\s+")
-_WORD_CHAR = re.compile(r"[\w$]")
+_WS = on_first_use(r"\s+")
+_WORD_CHAR = on_first_use(r"[\w$]")
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def find_uses(text: str, names: list[str]) -> Iterator[tuple[str, int]]:
     # character of the file (GMMA's 2.7 MB header: 53 ms, now 1 ms). A name preceded by a
     # word character is skipped; no use can start inside it (a name is all word characters).
     pattern = re.compile(r"(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w$])")
-    word = _WORD_CHAR.match
+    word = _WORD_CHAR().match
     for m in pattern.finditer(text):
         start = m.start()
         if start == 0 or not word(text, start - 1):
@@ -125,7 +126,7 @@ def expand_use(table: MacroTable, text: str, use: Use, line: int) -> Expanded | 
 
 
 def invocation_text(text: str, use: Use) -> str:
-    spelled = _WS.sub(" ", text[use.start : use.end]).replace("( ", "(").replace(" )", ")")
+    spelled = _WS().sub(" ", text[use.start : use.end]).replace("( ", "(").replace(" )", ")")
     return spelled if len(spelled) <= 80 else spelled[:77] + "..."
 
 

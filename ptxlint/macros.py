@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from ptxlint import preproc
 from ptxlint.graphs import components
 from ptxlint.guards import FileGuards
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.lexer import Token, identifiers, tokens
 
 # A header is read at most this large; bigger ones are treated as absent.
@@ -39,11 +40,11 @@ MAX_ANCESTORS = 8  # folders above the including file searched for a quoted incl
 # Searched from the `#` (``_directives`` checks that only blanks precede it on its line): a
 # `^`-anchored multi-line pattern would be tried at every character of every header. The body
 # is taken a run of plain characters per step, not one character per step.
-_DIRECTIVE = re.compile(r"#[ \t]*(define|undef|include)\b((?:[^\n\\]+|\\\r?\n?|\\.)*)")
+_DIRECTIVE = on_first_use(r"#[ \t]*(define|undef|include)\b((?:[^\n\\]+|\\\r?\n?|\\.)*)")
 # `#include "x.h"`, and `#include <project/x.h>`: both are looked up in the including file's
 # folder and the folders above it (a project's own include root), never in system folders.
-_INCLUDE = re.compile(r'^\s*(?:"([^"\n]+)"|<([^>\n]+)>)')
-_DEFINE_HEAD = re.compile(r"\s*([A-Za-z_$][\w$]*)(\()?")
+_INCLUDE = on_first_use(r'^\s*(?:"([^"\n]+)"|<([^>\n]+)>)')
+_DEFINE_HEAD = on_first_use(r"\s*([A-Za-z_$][\w$]*)(\()?")
 
 Spelling = tuple[int, int]  # a half-open source range in the file being linted
 INEXACT: Spelling = (-1, -1)  # spelled outside the file: the caller substitutes the invocation
@@ -160,11 +161,11 @@ def collect(path: str, text: str, keep_text: bool = True) -> FileDefines:
     for start, m in _directives(text):
         kind, rest = m.group(1), m.group(2)
         if kind == "include":
-            inc = _INCLUDE.match(rest)
+            inc = _INCLUDE().match(rest)
             if inc:
                 out.includes.append(inc.group(1) or inc.group(2))
             continue
-        head = _DEFINE_HEAD.match(rest)
+        head = _DEFINE_HEAD().match(rest)
         if head is None:
             continue
         name = head.group(1)
@@ -207,7 +208,7 @@ def _directives(text: str) -> Iterator[tuple[int, re.Match[str]]]:
     line's): each a `#` with only blanks before it on its line (what ``^[ \t]*#`` in
     multi-line mode finds), in text order, the next searched after the end of the last one
     (its continuation lines included)."""
-    search = _DIRECTIVE.search
+    search = _DIRECTIVE().search
     pos = 0
     while True:
         m = search(text, pos)
@@ -432,7 +433,7 @@ def include_names(text: str) -> list[str]:
     names = []
     for _, m in _directives(text):
         if m.group(1) == "include":
-            inc = _INCLUDE.match(m.group(2))
+            inc = _INCLUDE().match(m.group(2))
             if inc:
                 names.append(inc.group(1) or inc.group(2))
     return names

@@ -8,13 +8,14 @@ one coordinate system and reporters convert at the edge.
 from __future__ import annotations
 
 import bisect
-import re
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from functools import cached_property
 from typing import TYPE_CHECKING
+
+from ptxlint.lazy_regex import on_first_use
 
 
 class Severity(str, Enum):
@@ -45,14 +46,14 @@ class Span:
 # The one line-splitting rule of the model, the reports and the language server: a line ends at
 # "\r\n", "\r" or "\n" (the LSP's list; old Mac files end lines with "\r" alone) and nowhere
 # else (str.splitlines would also split at form feeds and U+2028, which editors do not).
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_LONE_CR = re.compile(r"\r(?!\n)")
+_LINE_BREAK = on_first_use(r"\r\n|\r|\n")
+_LONE_CR = on_first_use(r"\r(?!\n)")
 
 
 def line_starts(text: str) -> list[int]:
     """Offsets where each line of ``text`` starts (the first is 0)."""
     if "\r" in text:
-        return [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
+        return [0, *(m.end() for m in _LINE_BREAK().finditer(text))]
     starts = [0]
     find = text.find
     i = find("\n")
@@ -64,14 +65,14 @@ def line_starts(text: str) -> list[int]:
 
 def has_lone_cr(text: str) -> bool:
     """Whether ``text`` has a "\r" not followed by "\n" (a line break of its own)."""
-    return "\r" in text and _LONE_CR.search(text) is not None
+    return "\r" in text and _LONE_CR().search(text) is not None
 
 
 def unify_line_breaks(text: str) -> str:
     """``text`` with each lone "\r" made "\n": the same length, so every offset stays valid, for
     the parsers (tree-sitter, the lexer, the directive scanner), which end lines at "\n" only
     and would read a CR-only file as one line (a leading ``//`` comment swallowing it all)."""
-    return _LONE_CR.sub("\n", text) if "\r" in text else text
+    return _LONE_CR().sub("\n", text) if "\r" in text else text
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,17 +7,18 @@ from __future__ import annotations
 import re
 
 from ptxlint.cxx_facts import FunctionFacts
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Edit, Fix, Operand, Span
 from ptxlint.rule import Rule
 
 # An lvalue ptxlint can see is one: `x`, `*p`, `a.b`, `p->c`, `v[i]`, `s.a[2].x`
-_LVALUE = re.compile(
+_LVALUE = on_first_use(
     r"\s*(?:\*\s*)?\(*\s*[A-Za-z_]\w*\s*\)*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[[^\[\]]*\])*\s*"
 )
 
 
 def is_lvalue(expression: str) -> bool:
-    return _LVALUE.fullmatch(expression) is not None
+    return _LVALUE().fullmatch(expression) is not None
 
 
 def _written_in_order(statement: AsmStatement) -> bool:

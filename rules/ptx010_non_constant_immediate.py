@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.cxx_facts import facts_for, names_variables
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -14,11 +14,11 @@ from ._llvm import TRITON_FAMILY
 
 # CUDA built-in variables: values only known while the kernel runs (warpSize included: nvcc 13
 # rejects it as an "n" operand).
-_RUNTIME_BUILTINS = re.compile(
+_RUNTIME_BUILTINS = on_first_use(
     r"(?<![\w.>:])(threadIdx|blockIdx|blockDim|gridDim|clusterIdx|clusterDim|warpSize)\b"
 )
 # Operators that turn anything into a constant (or never evaluate it).
-_UNEVALUATED = re.compile(r"\b(sizeof|alignof|_Alignof|__alignof__|decltype|noexcept)\b")
+_UNEVALUATED = on_first_use(r"\b(sizeof|alignof|_Alignof|__alignof__|decltype|noexcept)\b")
 _NOT_INTEGRAL = {
     "floating": "a floating-point value",
     "pointer": "a pointer",
@@ -162,8 +162,8 @@ def _judge(statement: AsmStatement, operand: Operand) -> tuple[str, Fix | None]:
             fix,
         )
     expression = operand.expression
-    if not _UNEVALUATED.search(expression):
-        found = _RUNTIME_BUILTINS.search(expression)
+    if not _UNEVALUATED().search(expression):
+        found = _RUNTIME_BUILTINS().search(expression)
         if found:
             return (
                 f"uses '{found.group(1)}', which is only known at run time; pass it in a "

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterator
 
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Finding, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
 
 # `A[2]`, `data[3].w`, `frag.x[1]`, `reinterpret_cast<uint32_t*>(&a)[3]`: one literal index.
-_INDEXED = re.compile(r"^(?P<base>.*?)\[(?P<index>\d+)\](?P<rest>[^\[\]]*)$")
-_SPACE = re.compile(r"\s+")
+_INDEXED = on_first_use(r"^(?P<base>.*?)\[(?P<index>\d+)\](?P<rest>[^\[\]]*)$")
+_SPACE = on_first_use(r"\s+")
 
 
 # (base, index, rest) of an expression, or None; generated kernels spell the same `a[0]`,
@@ -24,7 +24,7 @@ def _element(expression: str) -> tuple[str, int, str] | None:
         return _ELEMENTS[expression]
     except KeyError:
         pass
-    m = _INDEXED.match(_SPACE.sub("", expression))
+    m = _INDEXED().match(_SPACE().sub("", expression))
     found = None
     if m and m.group("base"):
         found = (m.group("base"), int(m.group("index")), m.group("rest"))

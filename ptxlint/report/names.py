@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import re
 
+from ptxlint.lazy_regex import on_first_use
+
 # C0, DEL and C1 controls, the Unicode line and paragraph separators, and the bidirectional
 # embeddings, overrides and isolates.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f",
             "\r": "\\r", '"': '\\"', "\\": "\\\\"}
-_QUOTED = re.compile(r'["\\]|' + _UNSAFE.pattern)
+_QUOTED = on_first_use(r'["\\]|' + _UNSAFE.pattern)
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -34,4 +36,4 @@ def printable_name(path: str) -> str:
     break the line, the terminal or the reading order."""
     if not _UNSAFE.search(path):
         return path
-    return '"' + _QUOTED.sub(_escape, path) + '"'
+    return '"' + _QUOTED().sub(_escape, path) + '"'
