@@ -378,62 +378,15 @@ _STATEMENT_SLOTS = tuple(AsmStatement.__dict__[name] for name in AsmStatement.__
 
 
 # --------------------------------------------------------------------------- LLVM-syntax calls
+# ConstraintEntry, CallArgument and LlvmCall live in ptxlint/model_llvm.py and are loaded on first
+# use (``__getattr__`` at the end of this module): only the Python front end makes them, and a
+# C++ file's check never needs them (three frozen slotted classes, about 1.3 ms of CPU at every
+# start). ``from ptxlint.model import LlvmCall`` works as before.
 
-
-@dataclass(frozen=True, slots=True)
-class ConstraintEntry:
-    """One comma-separated entry of an LLVM constraint string (``"=r,r,~{memory}"``)."""
-
-    text: str  # decoded, surrounding blanks removed
-    span: Span  # its characters in the source
-    position: int  # 0-based place in the string
-    role: str  # "output" | "input" | "clobber" | "gcc-clobber" | "empty"
-    opaque: bool = False  # a hole sits inside
-
-
-@dataclass(frozen=True, slots=True)
-class CallArgument:
-    """An argument tensor/value of an LLVM-syntax call (Triton ``args``, CuTe ``operands``)."""
-
-    text: str
-    span: Span
-    dtype: str | None = None  # element type when known: "fp32", "fp16", "u8", "i64", "ptr"...
-    elements: int | None = None  # tensor element count when known (1 for a scalar)
-
-
-@dataclass(frozen=True, slots=True)
-class LlvmCall:
-    """What a Triton / CuTe DSL / llvmlite call says beyond its template.
-
-    Register counts follow Triton's packing rule (research note 1.2): every result and argument
-    takes ``pack`` registers for 32/64-bit elements and pointers, ``pack * bits / 32`` for
-    narrower elements; ``None`` wherever a count is not knowable from the source.
-    """
-
-    api: str  # "triton" | "helion" | "pallas" | "cute" | "llvmlite"
-    call_span: Span
-    callee: str  # as written, e.g. "tl.inline_asm_elementwise"
-    constraints: Template | None  # the constraint string, None when it is not a string at all
-    entries: tuple[ConstraintEntry, ...] = ()
-    side_effects: bool | None = None  # has_side_effects (= not is_pure); None: not knowable
-    side_effects_span: Span | None = None  # the argument that decides it (None: omitted)
-    side_effects_name: str = ""  # "is_pure" | "has_side_effects" | "side_effect"
-    pack: int | None = None
-    pack_span: Span | None = None
-    results: tuple[str | None, ...] | None = None  # element type per result; None: unknown
-    results_span: Span | None = None
-    args: tuple[CallArgument, ...] | None = None  # None: not a literal list/tuple
-    args_span: Span | None = None
-    args_kind: str = "list"  # "list" | "tuple" | "missing" | "other" (a bare tensor, ...)
-    # Registers Triton will bind, as (fewest, most): equal when every element type is known,
-    # a range when only ``pack`` and the tensor counts are; None when not even those are.
-    output_registers: tuple[int, int] | None = None
-    input_registers: tuple[int, int] | None = None
-    result_elements: int | None = None  # elements of the result tensor, where knowable
-
-    @property
-    def constraints_known(self) -> bool:
-        return self.constraints is not None and not self.constraints.has_holes
+if TYPE_CHECKING:
+    from ptxlint.model_llvm import CallArgument as CallArgument
+    from ptxlint.model_llvm import ConstraintEntry as ConstraintEntry
+    from ptxlint.model_llvm import LlvmCall as LlvmCall
 
 
 # --------------------------------------------------------------------------- PTX side
@@ -610,3 +563,15 @@ def slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Callable[[object, o
     if found != names:
         raise RuntimeError(f"{cls.__name__} has fields {found}, its makers fill {names}")
     return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+_MODEL_LLVM = frozenset({"ConstraintEntry", "CallArgument", "LlvmCall"})
+
+
+def __getattr__(name: str) -> object:
+    """The LLVM-syntax call classes, imported from ptxlint.model_llvm when first asked for."""
+    if name in _MODEL_LLVM:
+        from ptxlint import model_llvm
+
+        return getattr(model_llvm, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

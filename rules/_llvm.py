@@ -3,7 +3,12 @@ llvmlite) and what their call says. Not a rule module."""
 
 from __future__ import annotations
 
-from ptxlint.model import AsmStatement, ConstraintEntry, LlvmCall, Span
+from typing import TYPE_CHECKING
+
+from ptxlint.model import AsmStatement, Span
+
+if TYPE_CHECKING:  # annotations only: a C++ file's check never loads them (ptxlint.model)
+    from ptxlint.model import ConstraintEntry, LlvmCall
 
 TRITON_FAMILY = ("triton", "helion", "pallas", "torch")
 API_NAMES = {
