@@ -534,7 +534,7 @@ def _tier2(args: argparse.Namespace, config: Config) -> Tier2Settings:
 
     if args.no_compile_commands:
         return Tier2Settings()
-    from ptxlint.tier2 import compile_db
+    from ptxlint.tier2 import locate as compile_db  # the finder: no reader, classes or shlex
 
     # -p BUILD_DIR (clang-tidy's spelling) names the build folder for everything that reads
     # compile flags: libclang's types here, --verify's compiles (verify/cli.py)

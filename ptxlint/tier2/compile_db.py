@@ -14,13 +14,11 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-DB_NAME = "compile_commands.json"
-# Where CMake users usually point CMAKE_BINARY_DIR; searched in this order under the project root.
-_SEARCH = ("build", ".", "out", "cmake-build-debug", "cmake-build-release", "builddir")
+# Finding the file is apart (ptxlint.tier2.locate): every check looks for one, few read one.
+from ptxlint.tier2.locate import DB_NAME, CompileDbError, locate
 
-
-class CompileDbError(Exception):
-    """The database exists but cannot be read."""
+__all__ = ["DB_NAME", "CompileCommand", "CompileDb", "CompileDbError", "load", "locate",
+           "project_include_dirs"]
 
 
 @dataclass(frozen=True)
@@ -51,26 +49,6 @@ class CompileDb:
 
 def _norm(path: str) -> str:
     return os.path.realpath(os.path.abspath(path))
-
-
-def locate(explicit: str | None, root: str | None = None) -> Path | None:
-    """The database file: ``explicit`` (a file or the folder holding it) or one found under root.
-
-    An explicit path that does not exist raises ``CompileDbError``: the user asked for it.
-    """
-    if explicit:
-        candidate = Path(explicit)
-        if candidate.is_dir():
-            candidate = candidate / DB_NAME
-        if not candidate.is_file():
-            raise CompileDbError(f"no compile database at {explicit}")
-        return candidate
-    base = Path(root or os.getcwd())
-    for folder in _SEARCH:
-        candidate = base / folder / DB_NAME
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def load(path: Path) -> CompileDb:
