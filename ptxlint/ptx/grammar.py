@@ -1199,11 +1199,11 @@ def _check_one(
                                  f"{_where(instruction, position)} is not",
                       operand.start, operand.end)]
     if kind == "other":
-        if (operand.text == "_" and spec.written and in_vector and instruction.opcode == "wmma"
-                and "mma" in instruction.modifiers):
-            return None  # ptxas 13.0 takes it in wmma.mma's result from sm_80 on, not on sm_75
-        if operand.text == "_" and (spec.sink or (spec.written and in_vector and
-                                                  instruction.opcode not in _NO_SINK_VECTORS)):
+        if operand.text == "_" and spec.written and in_vector and (
+                instruction.opcode in _SINK_BY_FORM
+                or (instruction.opcode == "wmma" and "mma" in instruction.modifiers)):
+            return None  # the form (or the target) decides: not judged
+        if operand.text == "_" and (spec.sink or (spec.written and in_vector)):
             return []  # ptxas takes the sink for an element of a written vector (ld's)
         if operand.text == "_":
             return [Issue("operand", f"'_' cannot be {_where(instruction, position)}",
@@ -1256,9 +1256,11 @@ def _address_base_issue(
                  "32-bit addressing is not supported)", base.start, base.end)
 
 
-# Families whose result vectors take no sink element (ptxas 13.0: "Result discard mode is not
-# allowed", "Sink '_' not allowed as a source operand" for an accumulator read and written)
-_NO_SINK_VECTORS = frozenset({"mma", "wgmma", "tcgen05"})
+# Families whose result vectors take a sink element in some forms and not in others (ptxas
+# 13.0: mma.m8n8k4 takes it; the fp8, f64 and sparse mma, tcgen05.ld and wgmma's accumulator
+# give "Result discard mode is not allowed" or "Sink '_' not allowed as a source operand"; wmma.mma
+# takes it from sm_80 on, not on sm_75): an instruction with one is not judged
+_SINK_BY_FORM = frozenset({"mma", "wgmma", "tcgen05"})
 
 # Operands and specs for which _check_one goes straight to _check_leaf.
 _LEAF_KINDS = frozenset({"ref", "register", "special", "immediate"})
