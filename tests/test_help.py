@@ -49,3 +49,15 @@ def test_help_prints(capsys) -> None:
     assert done.value.code == 0
     out = capsys.readouterr().out
     assert "--stdin-filename" in out and "exit codes:" in out and "2  usage" in out
+
+
+def test_the_command_list_is_the_parser_s() -> None:
+    """``cli.COMMANDS`` (which main reads before it builds a parser) names every command."""
+    from ptxlint.cli import COMMANDS
+
+    assert tuple(_subparsers(build_parser())) == COMMANDS
+
+
+def test_the_check_only_parser_reads_check_as_the_whole_parser_does() -> None:
+    argv = ["check", "k.cu", "--no-cache", "--select", "PTX001", "-j", "2", "--format", "json"]
+    assert build_parser(only_check=True).parse_args(argv) == build_parser().parse_args(argv)
