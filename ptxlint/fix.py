@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -332,6 +331,8 @@ def _write_in_place(real: str, data: bytes, folder: str) -> None:
     """Overwrite ``real`` itself (its inode: hard links, owner and group stay). The new content
     is first saved and synced beside it (``.ptxlint-NAME-*.bak``, removed afterwards), so a run
     killed half-way loses nothing."""
+    import tempfile  # with shutil and random: only when a file is written (2 ms at start-up)
+
     base = os.path.basename(real)
     fd, backup = tempfile.mkstemp(prefix=f".ptxlint-{base}-", suffix=".bak", dir=folder)
     with os.fdopen(fd, "wb") as handle:
