@@ -31,7 +31,7 @@ class OperandTypeMismatch(Rule):
     id = "PTX206"
     name = "operand-type-mismatch"
     pure = True
-    scope = "statement"
+    scope = "values"  # a 32-bit address traced by value flow to a `cvta` shared offset is fine
     severity = Severity.ERROR
     needs = ("instructions",)
     summary = "Constraint register class cannot be the instruction's operand type"
