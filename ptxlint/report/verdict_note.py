@@ -8,7 +8,6 @@ from collections import Counter
 
 from ptxlint.model import Finding
 from ptxlint.report.run_result import RunResult
-from ptxlint.verify.verdict import STATUSES
 
 
 def verdict_line(result: RunResult, finding: object) -> str | None:
@@ -23,6 +22,8 @@ def verdict_line(result: RunResult, finding: object) -> str | None:
 
 def summary(result: RunResult) -> str:
     """``Verification: 2 confirmed, 0 refuted, 1 unverifiable in 0.52s.``"""
+    from ptxlint.verify.verdict import STATUSES  # only with --verify: verify/ stays unloaded
+
     counts = Counter(v.status for v in result.verifications.values())
     parts = ", ".join(f"{counts[s]} {s}" for s in STATUSES)
     # the lint's own summary line reports the lint's time; this one reports verification's
@@ -46,6 +47,8 @@ def verification_summary(result: RunResult) -> dict[str, object] | None:
     "unverifiable": n, "probe_failures": n, "seconds": s}``; None without --verify."""
     if not result.verifications and result.verify_seconds is None:
         return None
+    from ptxlint.verify.verdict import STATUSES
+
     counts = {status: 0 for status in STATUSES}
     for verdict in result.verifications.values():
         counts[verdict.status] = counts.get(verdict.status, 0) + 1
