@@ -756,6 +756,8 @@ def _check_stdin(args: argparse.Namespace, fix_mode: str | None) -> tuple[RunRes
         text, decode_errors = stdin_input.read_stdin(max_size=settings.config.max_file_size)
     except stdin_input.TooLarge as exc:  # refused as a file over the limit: one line, exit 2
         return RunResult(errors=[(args.stdin_filename or "standard input", str(exc))]), ""
+    except stdin_input.Binary as exc:  # skipped with a note, as a binary file is
+        return RunResult(notes=[(args.stdin_filename or "standard input", str(exc))]), ""
     if settings.force_exclude and args.resolver.excluded(name, settings):
         return RunResult(), text  # excluded: nothing to report, the text passes through
     return stdin_input.lint_stdin(

@@ -13,7 +13,13 @@ from collections.abc import Sequence
 from typing import BinaryIO, TextIO
 
 from ptxlint.config import RuleSelector
-from ptxlint.discover import PIPE_HARD_LIMIT, decode_source, too_large
+from ptxlint.discover import (
+    BINARY_SNIFF_BYTES,
+    PIPE_HARD_LIMIT,
+    REASON_BINARY,
+    decode_source,
+    too_large,
+)
 from ptxlint.model import SourceFile
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
@@ -26,12 +32,18 @@ class TooLarge(Exception):
     """Standard input holds more than ``max-file-size`` bytes: the message says so."""
 
 
+class Binary(Exception):
+    """Standard input has a NUL byte near its start: skipped, as such a file is."""
+
+
 def read_stdin(stream: TextIO | None = None, max_size: int = 0) -> tuple[str, bool]:
     """Standard input decoded like a file (UTF-8, BOM dropped, bad bytes replaced). At most
     one byte more than ``max_size`` (``max-file-size``; 0: no limit, and then a pipe's hard
     limit, as for a pipe named on the command line) is read, and input longer than that
     raises ``TooLarge``, as a file over the limit is refused (``ptxlint check - < /dev/zero``
-    read until MemoryError)."""
+    read until MemoryError); input with a NUL byte in its first bytes raises ``Binary``, as
+    such a file is skipped (tree-sitter took minutes and gigabytes over 16 MiB of random
+    bytes)."""
     limit = max_size if max_size > 0 else PIPE_HARD_LIMIT
     stream = stream or sys.stdin
     buffer = getattr(stream, "buffer", None)
@@ -39,6 +51,8 @@ def read_stdin(stream: TextIO | None = None, max_size: int = 0) -> tuple[str, bo
         data = _read_at_most(buffer, limit + 1)
         if len(data) > limit:
             raise TooLarge(too_large(limit))
+        if b"\0" in data[:BINARY_SNIFF_BYTES]:
+            raise Binary(REASON_BINARY)
         return decode_source(data)
     text = stream.read(limit + 1)
     if len(text.encode("utf-8", "surrogatepass")) > limit:

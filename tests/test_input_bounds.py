@@ -124,3 +124,14 @@ def test_standard_input_with_no_size_limit_stops_at_the_pipe_limit(tmp_path: Pat
                       limited=True, timeout=120)
     assert done.returncode == 2
     assert f"larger than {PIPE_HARD_LIMIT // 2**20} MiB" in done.stderr
+
+
+def test_binary_standard_input_is_skipped_with_a_note_as_a_binary_file_is(tmp_path: Path) -> None:
+    """Random bytes: a NUL in the first 8 KiB skips them (tree-sitter itself took minutes
+    and gigabytes over 16 MiB of them)."""
+    source = tmp_path / "blob"
+    source.write_bytes(b'asm("mov.u32 %0, 1;" : "=r"(x));\n\0' + bytes(range(256)) * 64)
+    with open(source, "rb") as handle:
+        done = _check("-", cwd=tmp_path, stdin=handle.fileno(), timeout=120)
+    assert done.returncode == 0
+    assert "ptxlint: note: standard input: skipped: binary file (NUL byte)" in done.stderr
