@@ -34,8 +34,12 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from ptxlint.model import Edit, Finding, Fix, Severity, SourceFile, Span
+
+if TYPE_CHECKING:
+    from ptxlint.suppress_directives import Code, Directive, Region
 
 SUPPRESSION_RULE = "PTX901"
 SUPPRESSION_NAME = "unused-suppression"
@@ -45,48 +49,6 @@ DIRECTIVE = re.compile(
     re.I,
 )
 _NOT_RULES = frozenset({"internal-error", "toolchain-error"})
-
-
-@dataclass
-class Code:
-    """One rule id or name in a suppression's brackets, and whether it suppressed anything."""
-
-    text: str
-    span: Span  # in the source
-    used: bool = False
-
-
-@dataclass
-class Directive:
-    """One ``ptxlint: ignore`` comment: the line or file it applies to, its codes, and whether it
-    suppressed anything (PTX901 reports it when not)."""
-
-    line: int
-    file_level: bool
-    trailing: bool
-    span: Span  # the directive text, from the comment opener to ``]`` or ``ignore``
-    comment_span: Span  # what deleting the whole directive removes
-    codes: list[Code] | None  # None: every rule
-    target: int = 0  # the line it applies to (0 for file-level)
-    used: bool = False
-    codes_span: Span | None = None  # inside the brackets
-    kind: str = "ignore"  # ignore | ignore-file | ignore-begin | ignore-end
-
-
-@dataclass
-class Region:
-    """An ``ignore-begin`` and the ``ignore-end`` that closes it: the lines they cover."""
-
-    begin: Directive
-    end: Directive
-
-    @property
-    def first(self) -> int:
-        return self.begin.line
-
-    @property
-    def last(self) -> int:
-        return self.end.line
 
 
 @dataclass
@@ -142,6 +104,8 @@ def parse(source: SourceFile) -> Suppressions:
     text = source.text
     if "ptxlint" not in text:
         return table
+    from ptxlint.suppress_directives import Region
+
     for match in DIRECTIVE.finditer(text):
         directive = _directive(source, match)
         if directive is not None:
@@ -190,6 +154,8 @@ def _opener(opened: list[Directive], end: Directive) -> Directive | None:
 
 
 def _directive(source: SourceFile, match: re.Match[str]) -> Directive | None:
+    from ptxlint.suppress_directives import Code, Directive
+
     text = source.text
     where = source.line_col(match.start())
     line_start = source.line_starts[where.line - 1]
@@ -368,3 +334,12 @@ def _delete(directive: Directive, codes: list[Code] | None, end: Directive | Non
         tuple(edits),
         safe=True,
     )
+
+
+def __getattr__(name: str) -> object:
+    """``Code``, ``Directive`` and ``Region``, from ptxlint.suppress_directives on first use."""
+    if name in ("Code", "Directive", "Region"):
+        from ptxlint import suppress_directives
+
+        return getattr(suppress_directives, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
