@@ -711,6 +711,8 @@ def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
 
 def _show(args: argparse.Namespace) -> int | None:
     """--show-settings / --show-files, when given: print and return the exit code."""
+    if not (args.show_settings or args.show_files):
+        return None
     from ptxlint import show, stdin_input
 
     if args.show_settings:
