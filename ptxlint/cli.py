@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ptxlint import __version__, cli_help
-from ptxlint.lsp import build_parser as build_lsp_parser
 from ptxlint.verify import cli as verify_cli
 
 if TYPE_CHECKING:
@@ -232,6 +231,8 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     )
     verify_cli.add_doctor(sub)
     sub.add_parser("clean", help="remove the caches ptxlint keeps (results, Tier 2, verify)")
+    from ptxlint.lsp import build_parser as build_lsp_parser
+
     build_lsp_parser(
         sub.add_parser("lsp", help="run the language server on stdio (editor integration)")
     )
