@@ -18,24 +18,26 @@ from __future__ import annotations
 
 import re
 
+from ptxlint.lazy_regex import on_first_use
+
 __all__ = ["include_guard", "is_include_guard_condition"]
 
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_CONTINUATION = re.compile(r"\\\r?\n")
-_OPENING = re.compile(
+_COMMENT = on_first_use(r"//[^\n]*|/\*.*?\*/", re.S)
+_CONTINUATION = on_first_use(r"\\\r?\n")
+_OPENING = on_first_use(
     r"#\s*(?:ifndef\s+([A-Za-z_]\w*)|if\s*!\s*defined\s*(?:\(\s*([A-Za-z_]\w*)\s*\)|\s+([A-Za-z_]\w*)))"
     r"\s*$"
 )
 # Over the comment-free text from the guard's line on: the guard, the next non-blank line, every
 # conditional directive, and a line that is not a directive.
-_OPENING_LINE = re.compile(
+_OPENING_LINE = on_first_use(
     r"[ \t]*#[ \t]*(?:ifndef[ \t]+([A-Za-z_]\w*)"
     r"|if[ \t]*![ \t]*defined[ \t]*(?:\([ \t]*([A-Za-z_]\w*)[ \t]*\)|[ \t]+([A-Za-z_]\w*)))"
     r"[ \t]*(?:\n|$)"
 )
-_DEFINE_LINE = re.compile(r"\s*#[ \t]*define[ \t]+([A-Za-z_]\w*)\b")
-_CONDITIONAL_LINE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b[^\n]*", re.M)
-_CODE_LINE = re.compile(r"^[ \t]*[^\s#]", re.M)
+_DEFINE_LINE = on_first_use(r"\s*#[ \t]*define[ \t]+([A-Za-z_]\w*)\b")
+_CONDITIONAL_LINE = on_first_use(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b[^\n]*", re.M)
+_CODE_LINE = on_first_use(r"^[ \t]*[^\s#]", re.M)
 
 
 # The last few texts asked about, by identity: the memo key of the pure rules and each guarded
@@ -58,32 +60,32 @@ def include_guard(text: str) -> str | None:
 
 
 # What may stand before the guard's #ifndef: blanks, comments and #pragma lines.
-_PREAMBLE = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/|#[ \t]*pragma\b[^\n]*)*", re.S)
+_PREAMBLE = on_first_use(r"(?:\s+|//[^\n]*|/\*.*?\*/|#[ \t]*pragma\b[^\n]*)*", re.S)
 
 
 def _scan(text: str) -> str | None:
     # Most files open with something else (`#pragma once` and an #include, code): they are
     # answered from their first lines, without reading the rest.
-    preamble = _PREAMBLE.match(text)
+    preamble = _PREAMBLE().match(text)
     at = preamble.end() if preamble is not None else 0
     line_end = text.find("\n", at)
     first = text[at : line_end if line_end >= 0 else len(text)]
-    if _OPENING.match(_COMMENT.sub(" ", first).strip()) is None:
+    if _OPENING().match(_COMMENT().sub(" ", first).strip()) is None:
         return None
     # The rest is read with regular expressions over the comment-free text: a header's
     # directives, not its every line.
-    clean = _COMMENT.sub(" ", _CONTINUATION.sub(" ", text[at:]))
-    opening = _OPENING_LINE.match(clean)
+    clean = _COMMENT().sub(" ", _CONTINUATION().sub(" ", text[at:]))
+    opening = _OPENING_LINE().match(clean)
     if opening is None:
         return None
     name = opening.group(1) or opening.group(2) or opening.group(3)
-    define = _DEFINE_LINE.match(clean, opening.end())  # the very next line: nothing unguarded
+    define = _DEFINE_LINE().match(clean, opening.end())  # the very next line: nothing unguarded
     if define is None or define.group(1) != name:
         return None
     end = _matching_endif(clean)
     if end is None:
         return None
-    if _CODE_LINE.search(clean, end) is not None:
+    if _CODE_LINE().search(clean, end) is not None:
         return None  # code after the block is outside the guard: not a whole-file guard
     return name
 
@@ -92,7 +94,7 @@ def _matching_endif(clean: str) -> int | None:
     """Where the line of the ``#endif`` that closes the block opening ``clean`` ends; ``None``
     when the block has an ``#else``/``#elif`` of its own or is never closed."""
     depth = 0
-    for m in _CONDITIONAL_LINE.finditer(clean):
+    for m in _CONDITIONAL_LINE().finditer(clean):
         kind = m.group(1)
         if kind in ("if", "ifdef", "ifndef"):
             depth += 1
