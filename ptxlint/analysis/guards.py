@@ -12,11 +12,10 @@ statement` keeps their answers once per statement.
 
 from __future__ import annotations
 
-import re
-
 from ptxlint import dialect, preproc
 from ptxlint.analysis.include_guard import is_include_guard_condition
 from ptxlint.file_traits import clang_cuda_header, include_guard
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, CType
 
 __all__ = [
@@ -41,7 +40,7 @@ def binding_guards(statement: AsmStatement, conditions: tuple[str, ...]) -> tupl
 
 
 # Macros whose value depends on the pointer width or on the OS's data model.
-_DATA_MODEL = re.compile(
+_DATA_MODEL = on_first_use(
     r"LP64|ILP32|WIN64|_WIN32|_MSC_VER|PTR_?64|PTR_?32|SIZEOF_POINTER|SIZEOF_LONG|SIZEOF_SIZE_T"
     r"|_M_X64|x86_64|__i386__|aarch64|__arm__|INTPTR|UINTPTR_MAX|SIZE_MAX|__CUDACC_RTC__"
 )
@@ -50,7 +49,7 @@ _DATA_MODEL = re.compile(
 def data_model_guarded(statement: AsmStatement) -> bool:
     """A guard mentions the data model, or only a 32-bit build compiles the statement: LP64
     sizes may not apply."""
-    return any(_DATA_MODEL.search(g) for g in statement.context.guards) or only_for_32bit(
+    return any(_DATA_MODEL().search(g) for g in statement.context.guards) or only_for_32bit(
         statement
     )
 
