@@ -131,6 +131,7 @@ def shared_parent(
             parents[key] = parent
     return parent
 
+
 class NodeFinder:
     """``root.descendant_for_byte_range(start, end)`` with the node's ancestors, for ranges
     asked in text order: one tree-sitter cursor follows the queries, stepping right among
@@ -188,7 +189,7 @@ class NodeFinder:
             self._descend(start, end)
         # The node and its KEPT_UPS nearest ancestors go back with it; the parent steps past
         # them go into the map (a climb takes the ancestors handed back before the map: an
-        # entry for each of them was a tenth of the memory of a file of small statements).
+        # entry for each of them was a fifth of the memory per statement of small statements).
         parents = self._parents
         for k in range(len(path) - 1 - KEPT_UPS, 0, -1):
             key = path[k].id
