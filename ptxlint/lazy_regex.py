@@ -20,9 +20,16 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
+from typing import Any, overload
 
 
-def on_first_use(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
+@overload
+def on_first_use(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]: ...
+@overload
+def on_first_use(pattern: bytes, flags: int = 0) -> Callable[[], re.Pattern[bytes]]: ...
+
+
+def on_first_use(pattern: str | bytes, flags: int = 0) -> Callable[[], re.Pattern[Any]]:
     """A function of no arguments that returns ``re.compile(pattern, flags)``, compiled on its
     first call and the same object on every later one."""
     return functools.cache(functools.partial(re.compile, pattern, flags))

@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterable
 
 from ptxlint import macros
+from ptxlint.lazy_regex import on_first_use
 
 # ``asm`` covers __asm__ and __asm; a file without it can still expand an asm macro from a header
 # it includes, which ``needs_include_check``/``uses_included_asm_macro`` decide.
@@ -83,9 +84,9 @@ def needs_include_check(path: str, data: bytes) -> bool:
 # <cstdio>) are the standard library's. Searched from the literal `include` (a fast scan for
 # the regex engine), the start of its line checked apart: a multi-line `^` pattern is tried at
 # every byte (4x slower over CUTLASS, CCCL and the CUDA headers, same matches).
-_INCLUDE = re.compile(rb'include[ \t]*(?:"([^"\n]+)"|<([^>\n]*[./][^>\n]*)>)')
-_LINE_HEAD = re.compile(rb"[ \t]*#[ \t]*\Z")
-_WORD_BYTE = re.compile(rb"[\w$]")
+_INCLUDE = on_first_use(rb'include[ \t]*(?:"([^"\n]+)"|<([^>\n]*[./][^>\n]*)>)')
+_LINE_HEAD = on_first_use(rb"[ \t]*#[ \t]*\Z")
+_WORD_BYTE = on_first_use(rb"[\w$]")
 _NAME_PATTERNS: dict[frozenset[str], re.Pattern[bytes]] = {}
 
 
@@ -93,9 +94,10 @@ def included_names(data: bytes) -> list[str]:
     """The include names the check below looks up (quoted, and angle names with a '.' or
     '/'), of `#include` lines: one scan of ``data``."""
     names = []
-    for m in _INCLUDE.finditer(data):
+    line_head = _LINE_HEAD().match
+    for m in _INCLUDE().finditer(data):
         start = m.start()
-        if _LINE_HEAD.match(data, data.rfind(b"\n", 0, start) + 1, start):
+        if line_head(data, data.rfind(b"\n", 0, start) + 1, start):
             names.append((m.group(1) or m.group(2)).decode("utf-8", "replace").strip())
     return names
 
@@ -123,8 +125,9 @@ def names_one_of(data: bytes, names: frozenset[str]) -> bool:
     if pattern is None:
         words = b"|".join(re.escape(n.encode()) for n in sorted(names))
         pattern = _NAME_PATTERNS[names] = re.compile(rb"(?:" + words + rb")(?![\w$])")
+    word_byte = _WORD_BYTE().match
     for m in pattern.finditer(data):
         start = m.start()
-        if not start or not _WORD_BYTE.match(data, start - 1):
+        if not start or not word_byte(data, start - 1):
             return True
     return False

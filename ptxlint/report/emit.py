@@ -23,9 +23,10 @@ import sys
 from typing import BinaryIO
 
 from ptxlint import leftovers
+from ptxlint.lazy_regex import on_first_use
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_LINE_BREAKERS = re.compile("[\x85\u2028\u2029]")
+_LINE_BREAKERS = on_first_use("[\x85\u2028\u2029]")
 _JSON_FORMATS = ("json", "sarif", "json-lines", "gitlab", "rdjson")
 _UTF8_FORMATS = (*_JSON_FORMATS, "junit")  # files for machines: UTF-8 whatever the terminal
 
@@ -45,7 +46,7 @@ def encode(report: str, fmt: str, encoding: str = "utf-8") -> bytes:
         # splits lines as Python's str.splitlines does would cut a json-lines record (or a file
         # name) in two there: escaped, they mean the same to a JSON parser
         text = _SURROGATE.sub(lambda m: _escape(m, True), report)
-        return _LINE_BREAKERS.sub(lambda m: f"\\u{ord(m[0]):04x}", text).encode("utf-8")
+        return _LINE_BREAKERS().sub(lambda m: f"\\u{ord(m[0]):04x}", text).encode("utf-8")
     text = _SURROGATE.sub(lambda m: _escape(m, False), report)
     return text.encode(encoding or "utf-8", "backslashreplace")
 
