@@ -154,6 +154,22 @@ for whole, half, count in (("b16", "b8", 2), ("b32", "b16", 2), ("b32", "b8", 4)
     part = "a_" if whole == "b32" else "a"
     _add(f"mov.{whole} d:{whole}, {{{part}:{half}*{count}}}{keys}")
     _add(f"mov.{whole} {{d_:{half}*{count}}}, a:{whole}{keys}")
+# vectors (the ISA's vector operands: mov is one of the instructions that take them; %tid,
+# %ntid, %ctaid, %nctaid and the cluster ones are .v4 .u32 special registers, so
+# mov.v4.u32 {a, b, c, d}, %nclusterid reads all four). ptxas 13.0: .v2/.v4 of the 16-, 32-
+# and 64-bit types, 128 bits at most ("Vector type too large": .v4 of a 64-bit type), no
+# .pred/.b8/.b128/.f16 ("Unexpected instruction types"), no .v8; the source is a vector of as
+# many elements (registers or immediates, no sink) or one value (a register, an immediate, a
+# special register); a sink stands for an element of the result, and in the source of .b32
+# only (as in the 32-bit pack above; .u32, .s32, .f32 and the other sizes: "Sink '_' not
+# allowed as a source operand")
+for _v, _types in (("v2", f".b16|.b64|{_dots(INT)}|.f32|.f64"),
+                   ("v4", ".b16|.u16|.u32|.s16|.s32|.f32")):
+    _n = _v[1]
+    _add(f"mov.{_v}.<T:{_types}> {{d_:T*{_n}}}, {{a:T*{_n}}}")
+    _add(f"mov.{_v}.<T:{_types}> {{d_:T*{_n}}}, a:T")
+    _add(f"mov.{_v}.b32 {{d_:b32*{_n}}}, {{a_:b32*{_n}}}")
+    _add(f"mov.{_v}.b32 {{d_:b32*{_n}}}, a:b32")
 _add("selp.<T:.b16|.b32|.b64|.u16|.u32|.u64|.s16|.s32|.s64|.f32|.f64> d:T, a:T, a:T, a:pred")
 _CMP_INT = ".eq|.ne|.lt|.le|.gt|.ge|.lo|.ls|.hi|.hs"
 _CMP_FLT = ".eq|.ne|.lt|.le|.gt|.ge|.equ|.neu|.ltu|.leu|.gtu|.geu|.num|.nan"
@@ -457,7 +473,6 @@ PARTIAL: dict[str, frozenset[str]] = {
                         "async::shared::cluster"}),
     "mbarrier": frozenset(),
     "barrier": frozenset(),
-    "mov": frozenset({"v2", "v4", "v8"}),
     # .unified, the async/bulk stores: not written yet
     "ld": _V8_NARROW | frozenset({"unified", "f16", "f16x2", "bf16", "bf16x2", "e4m3",
                      "e5m2"}),
