@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from ptxlint import preproc
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import HOLE, PtxTemplate
 from ptxlint.ptx.opcodes import PTX_DIRECTIVES, PTX_OPCODES
 
@@ -106,7 +107,7 @@ _AMD_WORD = re.compile(r"^(?:v|s|ds|buffer|global|flat|scratch|image|exp)_[a-z0-
 # ('d' is NVPTX's f64 letter too, so it is not among them.)
 _HOST_CONSTRAINT_LETTERS = set("abcSDAtuxyYwQIJKLMNOGKZ")
 # Guards under which the code is compiled for AMD GPUs by hipcc, not by nvcc.
-_ROCM = re.compile(r"USE_ROCM|__HIP|HIP_PLATFORM|__HIPCC__|__AMDGCN__|__gfx\d|ROCM_VERSION")
+_ROCM = on_first_use(r"USE_ROCM|__HIP|HIP_PLATFORM|__HIPCC__|__AMDGCN__|__gfx\d|ROCM_VERSION")
 
 # Other host ISAs, by what PTX never writes: their registers and barrier syntax in the text,
 # their instruction words as the first word of a statement (`st %%fsr, %0` starts with `st`,
@@ -196,7 +197,7 @@ class Verdict:
     reason: str
 
 
-_LINE_WORD = re.compile(
+_LINE_WORD = on_first_use(
     r"^[\s{}]*(?:[A-Za-z_$%][\w$%=]*:(?!:)\s*)*(?:@!?\S+\s+)?(\.?[A-Za-z_]\w*)"
 )
 
@@ -205,8 +206,9 @@ def _line_words(text: str) -> list[str]:
     """First word of every line: for templates with no ';', where the PTX parser (for which a
     newline ends nothing) would read the whole text as one instruction."""
     words = []
+    line_word = _LINE_WORD().match
     for line in text.splitlines():
-        m = _LINE_WORD.match(line)
+        m = line_word(line)
         if m and not line.lstrip().startswith("//"):
             words.append(m.group(1))
     return words
@@ -303,7 +305,7 @@ def device_context_of(specifiers: tuple[str, ...], guards: tuple[str, ...]) -> s
 def rocm_guarded(guards: tuple[str, ...]) -> bool:
     """Some guard must hold for a HIP/ROCm build (not just be mentioned in a negation)."""
     for guard in guards:
-        if guard.startswith("!") or not _ROCM.search(guard):
+        if guard.startswith("!") or not _ROCM().search(guard):
             continue
         if "!" in guard or "||" in guard:
             continue  # `!defined(USE_ROCM) || ...`: may hold for CUDA too

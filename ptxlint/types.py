@@ -58,6 +58,7 @@ from typing import NamedTuple
 import tree_sitter
 import tree_sitter_cuda
 
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import CType
 from ptxlint.syntax_tree import WALK_LIMIT, nodes_of_kinds, shared_parent
 
@@ -338,7 +339,7 @@ _NAME_NODES = frozenset({"identifier", "field_identifier", "type_identifier"})
 _OPERAND_VALUE_PARENTS = frozenset({"gnu_asm_output_operand", "gnu_asm_input_operand"})
 _OPERAND_LISTS = frozenset({"gnu_asm_output_operand_list", "gnu_asm_input_operand_list"})
 _FAR = 1 << 62  # past any byte offset
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_NON_ASCII = on_first_use(r"[^\x00-\x7f]")
 # How an operand value may begin when a node that declares (``_DECLARING_SCOPES``) starts where
 # it starts. The node tree-sitter finds at an expression's first byte lies on the chain of the
 # first children down from the expression's node, each starting at that byte; when none of them
@@ -348,13 +349,13 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # those or in parentheses), a class specifier (its keyword: in a cast or sizeof it follows a
 # parenthesis) or a statement, template or catch clause inside a body; a function definition
 # only inside a class body.
-_SCOPE_OPENING = re.compile(
+_SCOPE_OPENING = on_first_use(
     rb"[\[{]|(?:struct|class|union|for|if|while|switch|template|catch)(?![A-Za-z0-9_$\x80-\xff])"
 )
 # An operand value spelled ``name[i]...[k]`` with one word in each pair of brackets: without a
 # parse error it is a chain of subscripts of the name with one index each (the common case of
 # ``TypeResolver._subscript_key``, read from the text).
-_SUBSCRIPTS = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)(?:\[[ \t]*[A-Za-z0-9_]+[ \t]*\])+")
+_SUBSCRIPTS = on_first_use(rb"([A-Za-z_][A-Za-z0-9_]*)(?:\[[ \t]*[A-Za-z0-9_]+[ \t]*\])+")
 _CAST_KINDS = frozenset({"cast_expression", "call_expression", "pointer_expression"})
 # type specifiers whose type does not depend on where they are written
 _PLACELESS_SPECIFIERS = frozenset({"primitive_type", "sized_type_specifier"})
@@ -763,7 +764,7 @@ class TypeResolver:
                         # scopes is its statement's (see _operand_value)
                         return self._name_type(expression, tail, b)
                     node = self._value_node(value, kind, tail)
-                    if node is not None and _SCOPE_OPENING.match(data) is None:
+                    if node is not None and _SCOPE_OPENING().match(data) is None:
                         # typed from its own node instead of the one at byte b: see
                         # _SCOPE_OPENING for why the two have the same scopes
                         return self._value_type(expression, data, value, kind, tail, b)
@@ -844,7 +845,7 @@ class TypeResolver:
                 value.has_error
                 or value.is_missing
                 or kind not in handlers
-                or _SCOPE_OPENING.match(data) is not None
+                or _SCOPE_OPENING().match(data) is not None
             ):
                 out.append(self.resolve(expression, offset, statement))
                 continue
@@ -963,7 +964,7 @@ class TypeResolver:
         ``_Expr._subscript`` types each pair of brackets as the element of what it follows and
         reads no index (only that there is one), so every such value with the same name and
         number of pairs has the same type in one scope. None for any other value."""
-        simple = _SUBSCRIPTS.fullmatch(data)
+        simple = _SUBSCRIPTS().fullmatch(data)
         if simple is not None:
             return (simple[1], data.count(b"["), id(chain))
         node: Node | None = value
@@ -1241,7 +1242,7 @@ class TypeResolver:
         extra: list[int] = []
         total = 0
         lengths: dict[str, int] = {}
-        for match in _NON_ASCII.finditer(self._text):
+        for match in _NON_ASCII().finditer(self._text):
             char = match.group()
             length = lengths.get(char)
             if length is None:
