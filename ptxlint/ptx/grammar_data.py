@@ -473,11 +473,11 @@ PARTIAL: dict[str, frozenset[str]] = {
                         "async::shared::cluster"}),
     "mbarrier": frozenset(),
     "barrier": frozenset(),
-    # .unified, the async/bulk stores: not written yet
-    "ld": _V8_NARROW | frozenset({"unified", "f16", "f16x2", "bf16", "bf16x2", "e4m3",
-                     "e5m2"}),
-    "st": frozenset({"async", "bulk", "f16", "f16x2", "bf16", "bf16x2",
-                     "param", "param::func", "param::entry",
+    # .unified, the async/bulk stores: not written yet. (.f16/.f16x2/.bf16/.bf16x2 and, for
+    # ld, .e4m3/.e5m2 are no type of ld or st in the ISA, and ptxas 12.4, 13.0, 13.1 and 13.2
+    # reject them on every target: "Unexpected instruction types specified for 'ld'"; judged)
+    "ld": _V8_NARROW | frozenset({"unified"}),
+    "st": frozenset({"async", "bulk", "param", "param::func", "param::entry",
                      "mbarrier::complete_tx::bytes"}),
     "ldu": frozenset({"v8"}),
     # 128-bit and vector atomics, the async (mbarrier-completing) reductions: not written yet
