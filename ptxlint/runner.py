@@ -30,7 +30,6 @@ from ptxlint import (
     file_memos,
     include_graph,
     macros,
-    orphan_guard,
     prefilter,
     tree_reuse,
 )
@@ -320,6 +319,7 @@ def _init_worker(
     cache: ResultCache | None = None,
     keep_statements: bool = True,
 ) -> None:
+    from ptxlint import orphan_guard  # with threading: a worker's only
     from ptxlint.engine import instantiate
 
     orphan_guard.watch_parent()
@@ -340,19 +340,23 @@ def _init_worker(
     _WORKER["keep_statements"] = keep_statements
 
 
-@dataclass(frozen=True)
 class _Job:
     """One file handed to a worker process: its place in the report, and the result cache's key for
-    the bytes the main process read."""
+    the bytes the main process read. (A plain class: a data class costs about 0.3 ms of CPU to
+    create at every start, and jobs are never compared or printed.)"""
 
-    index: int  # position in the run's file order, which the report keeps
-    path: str
-    size: int
-    key: str | None  # the result cache's key, None when not caching
-    digest: bytes | None = None  # of the bytes the key was made from
-    # no asm keyword, but an include: the worker asks the prefilter whether a header it
-    # includes brings an asm macro the file names (reading those headers) before linting
-    check: bool = False
+    __slots__ = ("index", "path", "size", "key", "digest", "check")
+
+    def __init__(self, index: int, path: str, size: int, key: str | None,
+                 digest: bytes | None = None, check: bool = False) -> None:
+        self.index = index  # position in the run's file order, which the report keeps
+        self.path = path
+        self.size = size
+        self.key = key  # the result cache's key, None when not caching
+        self.digest = digest  # of the bytes the key was made from
+        # no asm keyword, but an include: the worker asks the prefilter whether a header it
+        # includes brings an asm macro the file names (reading those headers) before linting
+        self.check = check
 
 
 def _lint_job(
