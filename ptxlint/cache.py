@@ -36,9 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Collection, Iterable
 from pathlib import Path
@@ -89,6 +87,8 @@ def write_quietly(path: Path, data: bytes) -> bool:
     """Write ``data`` to ``path`` whole or not at all (a temporary file beside it, then a
     rename: a reader sees the old file or the new one), creating its folder. A read-only or
     full disk costs speed, never the run: False, and nothing left behind."""
+    import tempfile  # with random: only when something is written (about 1 ms at start-up)
+
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -132,6 +132,8 @@ def clean() -> tuple[Path, int]:
                 with contextlib.suppress(OSError):
                     if path.is_file() and not path.is_symlink():
                         freed += path.stat().st_size
+            import shutil  # `ptxlint clean` only
+
             shutil.rmtree(child, ignore_errors=True)
         else:
             with contextlib.suppress(OSError):
