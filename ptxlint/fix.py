@@ -331,7 +331,7 @@ def _write_in_place(real: str, data: bytes, folder: str) -> None:
     """Overwrite ``real`` itself (its inode: hard links, owner and group stay). The new content
     is first saved and synced beside it (``.ptxlint-NAME-*.bak``, removed afterwards), so a run
     killed half-way loses nothing."""
-    import tempfile  # with shutil and random: only when a file is written (2 ms at start-up)
+    import tempfile  # with random: only when a file is written (about 1 ms at start-up)
 
     base = os.path.basename(real)
     fd, backup = tempfile.mkstemp(prefix=f".ptxlint-{base}-", suffix=".bak", dir=folder)
