@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.grammar import REJECTED, family_vocabulary, judged
 from ptxlint.ptx.instructions import family, is_opcode, unknown_modifier
@@ -14,11 +14,11 @@ from ptxlint.rule import Rule, RuleContext
 
 # An opcode word the way PTX spells them: lowercase letters and digits (AMD's `v_add_f32`
 # and `s_waitcnt` have underscores and no modifiers).
-_PTX_WORD = re.compile(r"[a-z][a-z0-9]*\Z")
+_PTX_WORD = on_first_use(r"[a-z][a-z0-9]*\Z")
 # An opcode that is a PTX opcode but for its case or a leading underscore (`_mma`, `MMA`,
 # `Add`): ptxas rejects it ("Not a name of any known instruction").
-_NEAR_PTX = re.compile(r"_*[A-Za-z][A-Za-z0-9]*\Z")
-_UNKNOWN_WORD = re.compile(r"unknown modifier '\.([^']*)'")
+_NEAR_PTX = on_first_use(r"_*[A-Za-z][A-Za-z0-9]*\Z")
+_UNKNOWN_WORD = on_first_use(r"unknown modifier '\.([^']*)'")
 
 
 def _modifier_offset(instruction: PtxInstruction, index: int) -> int:
@@ -94,7 +94,7 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                         f"'{opcode}' is not a PTX instruction: PTX opcodes are lower case, "
                         f"without a leading '_' (did you mean '{near}'?)"
                     )
-                elif instruction.modifiers and _PTX_WORD.match(opcode):
+                elif instruction.modifiers and _PTX_WORD().match(opcode):
                     message = f"'{opcode}' is not a PTX instruction{_hint(opcode, None)}"
                 else:
                     continue
@@ -144,7 +144,7 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             if end <= start:
                 start, end = instruction.opcode_start, instruction.opcode_end
             message = issue.message
-            m = _UNKNOWN_WORD.search(message) if issue.kind == "modifier" else None
+            m = _UNKNOWN_WORD().search(message) if issue.kind == "modifier" else None
             if m is not None and m.group(1):
                 message += _hint(m.group(1), family_vocabulary(instruction.opcode))
             severity = Severity.WARNING if issue.severity == "warning" else None
@@ -156,7 +156,7 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 
 def _near_opcode(opcode: str) -> str | None:
     """The PTX opcode ``opcode`` would be, lower-cased and without leading underscores."""
-    if not _NEAR_PTX.match(opcode) or opcode == opcode.lower() and not opcode.startswith("_"):
+    if not _NEAR_PTX().match(opcode) or opcode == opcode.lower() and not opcode.startswith("_"):
         return None
     candidate = opcode.lstrip("_").lower()
     return candidate if is_opcode(candidate) else None
