@@ -101,3 +101,17 @@ def test_features_a_family_member_lacks() -> None:
     redux = verdict("redux.sync.min.f32 %f1, %f2, 0xffffffff;").need
     assert redux.admits(103, "a") and not redux.admits(110, "a")
     assert grammar.Need.parse("100a-103-110").only == (100, 101)
+
+
+def test_128_bit_atom_takes_the_sink_for_its_old_value() -> None:
+    # ptxas 13.0 assembles all three on sm_90 (as for the narrower atom forms)
+    _PREFIX["%q"] = "b128"
+    try:
+        for text in ("atom.cas.b128 _, [%rd2], %q3, %q0;",
+                     "atom.relaxed.gpu.global.exch.b128 _, [%rd2], %q3;",
+                     "atom.cluster.exch.L2::cache_hint.b128 _, [%rd2], %q3, %rd4;"):
+            assert verdict(text).status == "ok", text
+        # the sink stands for the result only, never for a value the instruction reads
+        assert verdict("atom.cas.b128 %q1, [%rd2], _, %q0;").status == "error"
+    finally:
+        del _PREFIX["%q"]

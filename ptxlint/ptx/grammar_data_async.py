@@ -422,12 +422,13 @@ for _op, _noftz, _vec, _type in _VECTOR_ATOMS:
              f"{_policy}; sm=90")
         _add(f"red{_RSEM}{_op}{_noftz}{_hint}{_vec}{_type} [A], {{a:{_t}*V}}{_policy}; sm=90")
 _ASPACE = "{.global|.shared|.shared::cta|.shared::cluster}"
+# ptxas 13.0 takes the sink for the old value of the 128-bit forms too, as for the narrower atom
 _add(f"atom{{.relaxed|.acquire|.release|.acq_rel}}{{.cta|.cluster|.gpu|.sys}}{_ASPACE}"
-     ".cas.b128 d:b128, [A], a:b128, r:b128; sm=90")
+     ".cas.b128 d_:b128, [A], a:b128, r:b128; sm=90")
 _add(f"atom{{.relaxed|.acquire|.release|.acq_rel}}{{.cta|.cluster|.gpu|.sys}}{_ASPACE}"
-     ".exch.b128 d:b128, [A], a:b128; sm=90")
+     ".exch.b128 d_:b128, [A], a:b128; sm=90")
 _add("atom{.relaxed|.acquire|.release|.acq_rel}{.cta|.cluster|.gpu|.sys}{.global}"
-     f".exch{_HINT}.b128 d:b128, [A], a:b128, ai:u64; sm=90")
+     f".exch{_HINT}.b128 d_:b128, [A], a:b128, ai:u64; sm=90")
 
 # ptxas reads the destination's space first: cp.async.bulk.global.shared::cta is a store
 FORMS[:] = [f"{f}; positional" if f.startswith("cp.") else f for f in FORMS]
