@@ -6,25 +6,16 @@ ptxas (the benchmark's oracle, verdicts cached) where it is installed."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.benchmark_module import load
 from tests.conftest import lint_text
 
 ROOT = Path(__file__).resolve().parent.parent
-if "ptxas_agreement" in sys.modules:
-    agreement = sys.modules["ptxas_agreement"]
-else:
-    _SPEC = importlib.util.spec_from_file_location(
-        "ptxas_agreement", ROOT / "benchmarks" / "ptxas_agreement.py")
-    assert _SPEC is not None and _SPEC.loader is not None
-    agreement = importlib.util.module_from_spec(_SPEC)
-    sys.modules["ptxas_agreement"] = agreement
-    _SPEC.loader.exec_module(agreement)
+agreement = load("ptxas_agreement")
 
 # (the half or fp8 spelling, the bit spelling ptxas takes); %h a .b16 register, %r .b32, %c .b8
 PAIRS = [

@@ -6,9 +6,7 @@ The other toolkits' ptxas come from ``benchmarks/toolkits.py`` (``python benchma
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,23 +24,15 @@ from ptxlint.ptx.versions import (
     version_options,
 )
 from ptxlint.rule import RuleContext
+from tests.benchmark_module import load
 from tests.conftest import lint_text
 from tests.toolchain_cache import INPUT, PTXAS, run_cached
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load(name: str) -> object:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-toolkits = _load("toolkits")
-agreement = _load("ptxas_agreement")
+toolkits = load("toolkits")
+agreement = load("ptxas_agreement")
 
 
 def test_cuda_releases_map_to_their_ptx_isa() -> None:

@@ -7,22 +7,16 @@ the benchmark's ten targets; ptxlint must agree with ptxas wherever it speaks. T
 
 from __future__ import annotations
 
-import importlib.util
 import io
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.benchmark_module import load
 from tests.toolchain_cache import PTXAS
 
 ROOT = Path(__file__).resolve().parent.parent
-_SPEC = importlib.util.spec_from_file_location(
-    "ptxas_agreement", ROOT / "benchmarks" / "ptxas_agreement.py")
-assert _SPEC is not None and _SPEC.loader is not None
-agreement = importlib.util.module_from_spec(_SPEC)
-sys.modules["ptxas_agreement"] = agreement
-_SPEC.loader.exec_module(agreement)
+agreement = load("ptxas_agreement")
 
 
 def test_generation_covers_every_family_with_valid_forms_and_mutants() -> None:
