@@ -56,14 +56,15 @@ from pathlib import Path
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from ptxlint import collector, tree_reuse  # noqa: E402
-from ptxlint.discover import discover, read_source  # noqa: E402
+from ptxlint import collector  # noqa: E402
 from ptxlint.engine import instantiate, lint_source  # noqa: E402
-from ptxlint.extract import has_asm  # noqa: E402
+from ptxlint.frontends import tree_reuse  # noqa: E402
+from ptxlint.frontends.cxx.extract import has_asm  # noqa: E402
+from ptxlint.frontends.syntax_tree import parse  # noqa: E402
 from ptxlint.model import SourceFile  # noqa: E402
 from ptxlint.registry import load_rules  # noqa: E402
 from ptxlint.rule import RuleContext  # noqa: E402
-from ptxlint.syntax_tree import parse  # noqa: E402
+from ptxlint.run.discover import discover, read_source  # noqa: E402
 from scripts import locations  # noqa: E402
 
 SMALL = '__device__ unsigned f(unsigned a) {\n  unsigned d;\n  asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a));\n  return d;\n}\n'  # noqa: E501

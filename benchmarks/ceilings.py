@@ -38,14 +38,15 @@ sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
 import bench  # noqa: E402
 
-from ptxlint import collector, tree_reuse  # noqa: E402
-from ptxlint.discover import discover, read_source  # noqa: E402
+from ptxlint import collector  # noqa: E402
 from ptxlint.engine import instantiate, lint_source  # noqa: E402
-from ptxlint.extract import has_asm  # noqa: E402
+from ptxlint.frontends import tree_reuse  # noqa: E402
+from ptxlint.frontends.cxx.extract import has_asm  # noqa: E402
+from ptxlint.frontends.syntax_tree import parse  # noqa: E402
 from ptxlint.model import SourceFile  # noqa: E402
 from ptxlint.registry import load_rules  # noqa: E402
 from ptxlint.rule import RuleContext  # noqa: E402
-from ptxlint.syntax_tree import parse  # noqa: E402
+from ptxlint.run.discover import discover, read_source  # noqa: E402
 
 _ASM = re.compile(rb"\b(?:asm|__asm__|__asm)\b")
 

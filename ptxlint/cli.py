@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ptxlint.config_discovery import FileSettings
     from ptxlint.report.run_result import RunResult
     from ptxlint.rule import Rule, RuleContext
-    from ptxlint.runner import Tier2Settings
+    from ptxlint.run.runner import Tier2Settings
 
 __all__ = ["main", "run"]
 
@@ -35,8 +35,8 @@ class UsageError(Exception):
 
 
 def run(*args: Any, **kwargs: Any) -> RunResult:
-    """:func:`ptxlint.runner.run`, imported on first use (a name here, so tests can patch it)."""
-    from ptxlint.runner import run as run_files
+    """:func:`~ptxlint.run.runner.run`, loaded on first use (a name here, so tests can patch it)."""
+    from ptxlint.run.runner import run as run_files
 
     return run_files(*args, **kwargs)
 
@@ -540,7 +540,7 @@ def _settings(args: argparse.Namespace) -> FileSettings:
 
 
 def _tier2(args: argparse.Namespace, config: Config) -> Tier2Settings:
-    from ptxlint.runner import Tier2Settings
+    from ptxlint.run.runner import Tier2Settings
 
     if args.no_compile_commands:
         return Tier2Settings()
@@ -588,7 +588,7 @@ def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
         from ptxlint import stdin_input
         from ptxlint.report import emit, text_format
         from ptxlint.report.names import printable_name
-        from ptxlint.runner import default_jobs
+        from ptxlint.run.runner import default_jobs
 
         verify_cli.resolve_native_arch(args)  # --arch native -> sm_XY before the config reads it
         config, selector, rule_classes, context = _configure(args)
@@ -601,7 +601,7 @@ def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
     _apply_force_exclude(args)
     progress = None
     if not args.no_progress and not args.quiet:
-        from ptxlint.progress import Progress
+        from ptxlint.run.progress import Progress
 
         progress = Progress(sys.stderr, terminal=sys.stderr.isatty())
     fix_mode = "diff" if args.diff else "fix" if args.fix or args.fix_only else None
@@ -802,7 +802,7 @@ def exit_code(result: RunResult, fail_on: str) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     from ptxlint.frontends.python import PYTHON_EXTENSIONS
     from ptxlint.report.names import printable_name
-    from ptxlint.runner import default_jobs
+    from ptxlint.run.runner import default_jobs
 
     config, selector, rule_classes, context = _configure(args)
     shown = _show(args)
@@ -938,7 +938,7 @@ def cmd_config(key: str | None, output_format: str = "text") -> int:
 
 
 def cmd_clean() -> int:
-    from ptxlint import cache
+    from ptxlint.run import cache
 
     where, freed = cache.clean()
     print(f"Removed the caches in {where} ({freed / 1e6:.1f} MB).")

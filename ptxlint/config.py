@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ptxlint.discover import (
+from ptxlint.run.discover import (
     DEFAULT_EXTENSIONS,
     DEFAULT_MAX_FILE_SIZE,
     compile_patterns,

@@ -42,9 +42,9 @@ from ptxlint.config import (
     parse_arch,
     parse_table,
 )
-from ptxlint.discover import compile_patterns, match_patterns
 from ptxlint.ptx.versions import version_options
 from ptxlint.rule import RuleContext
+from ptxlint.run.discover import compile_patterns, match_patterns
 
 
 @dataclass(frozen=True)

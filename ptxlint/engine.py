@@ -10,16 +10,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from ptxlint import collector, rule_memo, suppress
-from ptxlint.cxx_facts import FileFacts
+from ptxlint.analysis.cxx_facts import FileFacts
 from ptxlint.expansion_findings import Placer, common_to_all_branches
-from ptxlint.extract import ExtractionResult, extract
 from ptxlint.fix import fix_applies
+from ptxlint.frontends.cxx.extract import ExtractionResult, extract
+from ptxlint.frontends.cxx.types import TypeResolver
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
+from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, unify_line_breaks
 from ptxlint.ptx import parser as ptx_parser
 from ptxlint.rule import NEEDS, Rule, RuleContext
-from ptxlint.syntax_tree import ParsedSource
-from ptxlint.types import TypeResolver
 
 if TYPE_CHECKING:
     from ptxlint.tier2 import Tier2Session
@@ -100,7 +100,7 @@ def lint_source(
 @dataclass
 class Linted:
     """A file's result with what produced it, for a re-lint after an edit
-    (ptxlint.incremental): each rule's own outcome per statement (see ``finish``)."""
+    (ptxlint.lsp.incremental): each rule's own outcome per statement (see ``finish``)."""
 
     result: FileResult
     outcomes: list[list[Outcome]] = field(default_factory=list)

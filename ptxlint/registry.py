@@ -117,7 +117,7 @@ def _index_key() -> str:
 
 
 def _index_file() -> Path | None:
-    from ptxlint.cache import usable_root
+    from ptxlint.run.cache import usable_root
 
     folder = usable_root()
     if folder is None:  # no usable cache folder: scan every time
@@ -142,7 +142,7 @@ def entry_points() -> list[tuple[str, str]]:
             pass
     found = _scan_entry_points()
     if path is not None:
-        from ptxlint.cache import write_quietly
+        from ptxlint.run.cache import write_quietly
 
         write_quietly(path, json.dumps({"key": key, "entry_points": found}).encode())
     return found

@@ -23,11 +23,11 @@ class RuleContext:
     # Tier-2 (libclang) types of this file, when a compile database was given: a
     # ptxlint.tier2.Tier2Types with operand_types(statement, index) -> per-instantiation types.
     tier2: object | None = None
-    # The file's tree-sitter tree (a ptxlint.syntax_tree.ParsedSource) when the extractor made
-    # one, for rules that follow values through the file (ptxlint.value_flow) without a reparse.
+    # The file's tree-sitter tree (a frontends.syntax_tree.ParsedSource) when the extractor made
+    # one, for rules that follow values through the file (analysis.value_flow) without a reparse.
     parsed: object | None = None
-    # Per-function C++ facts of this file (a ptxlint.cxx_facts.FileFacts, built lazily): read
-    # them through ptxlint.cxx_facts.facts_for(context, statement).
+    # Per-function C++ facts of this file (an analysis.cxx_facts.FileFacts, built lazily): read
+    # them through ptxlint.analysis.cxx_facts.facts_for(context, statement).
     cxx: object | None = None
 
 
@@ -78,9 +78,9 @@ class Rule:
     tags: ClassVar[tuple[str, ...]] = ()
     precision: ClassVar[str] = "high"  # SARIF's precision: very-high | high | medium | low
     # What a verdict reads, for the language server's re-lint after an edit inside one
-    # statement's template (ptxlint.incremental): "statement" for the statement itself, the
+    # statement's template (ptxlint.lsp.incremental): "statement" for the statement itself, the
     # file's C++ code and the options; "values" for those and, of the other asm statements,
-    # only what ptxlint.value_flow reads of them (a template spelling one of its
+    # only what ptxlint.analysis.value_flow reads of them (a template spelling one of its
     # TEMPLATE_WORDS: the address a `cvta` made); "file" when other asm statements count in
     # any other way (a brace opened in the previous one), and for any rule that does not say.
     # "file" rules are checked again on every statement after every edit, "values" rules only

@@ -153,7 +153,7 @@ class FileKeys:
                 (pure, context.arch, context.arch_suffix, options, traits(source))
             )
         self.watched = watch(context)
-        # Context objects are shared by the statements of a function (ptxlint.extract): each
+        # Context objects are shared by the statements of a function (frontends.cxx.extract): each
         # is numbered once, by identity (held, so that the identity stays its own).
         self._contexts: dict[int, tuple[Context, int]] = {}
 

@@ -6,9 +6,9 @@ import os
 from collections.abc import Sequence
 
 from ptxlint.config_discovery import ConfigResolver, FileSettings
-from ptxlint.discover import DEFAULT_EXTENSIONS, discover
 from ptxlint.report.names import printable_name
 from ptxlint.rule import Rule
+from ptxlint.run.discover import DEFAULT_EXTENSIONS, discover
 
 
 def _toml_list(values: Sequence[str]) -> str:

@@ -13,16 +13,16 @@ from collections.abc import Sequence
 from typing import BinaryIO, TextIO
 
 from ptxlint.config import RuleSelector
-from ptxlint.discover import (
+from ptxlint.model import SourceFile
+from ptxlint.report.run_result import RunResult
+from ptxlint.rule import Rule, RuleContext
+from ptxlint.run.discover import (
     BINARY_SNIFF_BYTES,
     PIPE_HARD_LIMIT,
     REASON_BINARY,
     decode_source,
     too_large,
 )
-from ptxlint.model import SourceFile
-from ptxlint.report.run_result import RunResult
-from ptxlint.rule import Rule, RuleContext
 
 STDIN = "-"
 DEFAULT_NAME = "stdin.cu"
@@ -87,7 +87,7 @@ def lint_stdin(
     # the engine loads here, not with this module: the CLI imports it for STDIN on every run
     from ptxlint.engine import instantiate, lint_source
     from ptxlint.fix import fix_text, resolved, unified_diff
-    from ptxlint.guards import unread_note
+    from ptxlint.frontends.cxx.guards import unread_note
 
     rules = instantiate(rule_classes)
     source = SourceFile(filename, text, decode_errors)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ptxlint.cxx_facts import FunctionFacts
+from ptxlint.analysis.cxx_facts import FunctionFacts
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Edit, Fix, Operand, Span
 from ptxlint.rule import Rule

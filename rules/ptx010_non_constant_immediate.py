@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.cxx_facts import facts_for, names_variables
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.cxx_facts import facts_for, names_variables
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
@@ -52,7 +52,7 @@ initialised from constants, `sizeof`/`alignof`/`decltype` operands, members (`Cf
 literals, casts to an integer type, parameters of class type (a `cute::Int<4>` converts
 through a `constexpr` operator) and anything ptxlint cannot prove non-constant are accepted:
 precision first. The C++ facts come from one pass over the enclosing function
-(`ptxlint/cxx_facts.py`).
+(`ptxlint/analysis/cxx_facts.py`).
 
 ## Why is this bad?
 `"n"` splices the value into the template text at compile time; nvcc rejects anything else:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.cxx_facts import facts_for
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.cxx_facts import facts_for
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.effects import written_operands
 from ptxlint.rule import Rule, RuleContext
@@ -43,7 +43,7 @@ a pointer, a member or array element it cannot see, a local that is initialised 
 (or passed by address, or to a function) before the asm, or assigned later in a loop around
 it. An uninitialised local that nothing wrote yet is silent: its value on the unwritten path
 was undefined with `+` too, and the caller usually reads it only under the same condition.
-The C++ facts come from one pass over the enclosing function (`ptxlint/cxx_facts.py`).
+The C++ facts come from one pass over the enclosing function (`ptxlint/analysis/cxx_facts.py`).
 
 ## Why is this bad?
 `=` tells the compiler the old value is dead: it need not put the variable's current value in

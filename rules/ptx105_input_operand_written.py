@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.cxx_facts import facts_for
 from ptxlint.analysis.operand_access import reads_of, register_operand, writes_of
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.cxx_facts import facts_for
 from ptxlint.model import AsmStatement, Finding, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ptxlint.analysis.cxx_facts import facts_for
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.cxx_facts import facts_for
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.rule import Rule, RuleContext
 

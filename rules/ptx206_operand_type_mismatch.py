@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
+from ptxlint.analysis.value_flow import Value, operand_value
 from ptxlint.model import AsmStatement, Finding, Operand, PtxInstruction, PtxOperand, Severity
 from ptxlint.ptx.address_values import is_shared_offset
 from ptxlint.ptx.grammar import judged
@@ -19,7 +20,6 @@ from ptxlint.ptx.judge import float_letters_typed
 from ptxlint.ptx.targets import lowest_target, statement_guards
 from ptxlint.ptx.toolkit import toolkit_accepts
 from ptxlint.rule import Rule, RuleContext
-from ptxlint.value_flow import Value, operand_value
 
 # Register declarations nvcc writes for each letter, for the message.
 _DECLARED = {"h": ".b16", "r": ".b32", "l": ".b64", "q": ".b128", "f": ".f32", "d": ".f64"}

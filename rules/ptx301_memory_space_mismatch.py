@@ -3,7 +3,7 @@
 Cost: the template's address uses (which operand is the base of which access, through register
 copies, less the operands the template converts itself) are worked out once per parsed template
 (``_PLANS``); per statement, only the operands that are the base of an access are judged, and
-only those whose type leaves the question open ask ``ptxlint.value_flow`` (see its docstring).
+only those whose type leaves the question open ask ``analysis.value_flow`` (see its docstring).
 This rule is not marked pure: its answers read the file's tree through value flow, which the
 rule memo cannot key (making it pure was measured: no gain, see session 6's flow note).
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis import operand_use
+from ptxlint.analysis.value_flow import Value, operand_value
 from ptxlint.model import (
     AsmStatement,
     Edit,
@@ -27,7 +28,6 @@ from ptxlint.ptx.address_values import is_generic_pointer, is_shared_offset
 from ptxlint.ptx.spaces import SHARED_SPACES, AddressUse, address_uses
 from ptxlint.ptx.template_memo import TemplateMemo
 from ptxlint.rule import Rule, RuleContext
-from ptxlint.value_flow import Value, operand_value
 
 # Instructions that copy an address into a register and keep its state space.
 _COPYING = frozenset({"mov", "add", "sub"})
@@ -155,7 +155,7 @@ state space expects:
   helper or a local) used by a shared access: a warning, like a generic pointer.
 
 Values are followed through the file's own functions, one call level deep
-(`ptxlint/value_flow.py`): a local's assignments, a helper's `return` statements, and what every
+(`analysis/value_flow.py`): a local's assignments, a helper's `return` statements, and what every
 call site passes for a parameter. A helper that returns `cvta.to.shared`'s result (even typed
 as a pointer) or `static_cast<uint32_t>(__cvta_generic_to_shared(p))` yields a shared-window
 address; so does a `uint32_t addr` parameter that every caller binds to one. A pointer

@@ -57,7 +57,7 @@ from ptxlint.config import Config, RuleSelector  # noqa: E402
 from ptxlint.model import Finding, SourceFile  # noqa: E402
 from ptxlint.registry import load_rules  # noqa: E402
 from ptxlint.rule import RuleContext  # noqa: E402
-from ptxlint.runner import run  # noqa: E402
+from ptxlint.run.runner import run  # noqa: E402
 
 REVIEWED = ROOT / "tests" / "data" / "reviewed_findings.toml"
 VERDICTS = ("true", "defensible", "false")

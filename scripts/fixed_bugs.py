@@ -375,7 +375,7 @@ def lint(paths: Sequence[Path], arch: str = "", min_cuda: str = "") -> dict[str,
     from ptxlint.config import Config, RuleSelector
     from ptxlint.registry import load_rules
     from ptxlint.rule import RuleContext
-    from ptxlint.runner import run
+    from ptxlint.run.runner import run
 
     rules = list(load_rules().rules)
     config = Config()
@@ -704,7 +704,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.mirrors is None:
         args.mirrors = mirrors_root()
     if args.out is None:
-        from ptxlint.cache import root
+        from ptxlint.run.cache import root
 
         args.out = root() / "fixed-bugs"
 

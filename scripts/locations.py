@@ -2,7 +2,7 @@
 
 Nothing here names a folder of one particular machine. Each location comes from an environment
 variable, else a folder under ptxlint's cache folder (``$PTXLINT_CACHE_DIR``, else
-``~/.cache/ptxlint`` on Linux; see ``ptxlint.cache``):
+``~/.cache/ptxlint`` on Linux; see ``ptxlint.run.cache``):
 
 - ``PTXLINT_CORPORA``: the real-code corpora, ``src/<name>/`` for source distributions
   (``scripts/fetch_corpora.py DIR``) and ``git/<name>/`` for pinned checkouts
@@ -34,7 +34,7 @@ def _under_cache(env: str, name: str) -> Path:
     configured = os.environ.get(env)
     if configured:
         return Path(configured).expanduser()
-    from ptxlint.cache import root
+    from ptxlint.run.cache import root
 
     return root() / name
 

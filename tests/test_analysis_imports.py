@@ -10,7 +10,7 @@ import pytest
 
 ANALYSIS = Path(__file__).resolve().parent.parent / "ptxlint" / "analysis"
 _ABOVE = ("ptxlint_rules", "rules", "ptxlint.engine", "ptxlint.rule", "ptxlint.report",
-          "ptxlint.runner", "ptxlint.cli", "ptxlint.lsp", "ptxlint.verify")
+          "ptxlint.run.runner", "ptxlint.cli", "ptxlint.lsp", "ptxlint.verify")
 
 
 def _imports(path: Path) -> set[str]:

@@ -172,8 +172,8 @@ def test_special_files_are_errors_not_hangs(tmp_path):
 def test_a_worker_that_dies_costs_only_its_file(tmp_path, monkeypatch):
     import multiprocessing
 
-    from ptxlint import runner
     from ptxlint.cli import _configure, build_parser
+    from ptxlint.run import runner
 
     if multiprocessing.get_start_method() != "fork":
         pytest.skip("the crashing worker is patched in through fork")
@@ -265,7 +265,7 @@ def test_memory_per_statement_is_bounded():
 
 def test_if_is_evaluated_with_64_bit_integers():
 
-    from ptxlint.preproc import evaluate
+    from ptxlint.frontends.cxx.preproc import evaluate
 
     started = time.perf_counter()
     assert evaluate("(1<<4000000000)*(1<<4000000000)") is None  # shift past 63: undefined

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ptxlint import branches
 from ptxlint.engine import extract_statements
-from ptxlint.extract import _code_tokens
+from ptxlint.frontends.cxx import branches
+from ptxlint.frontends.cxx.extract import _code_tokens
 from ptxlint.model import SourceFile
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint import cache, prefilter, progress, registry, runner
+from ptxlint import registry
 from ptxlint.cli import main
+from ptxlint.run import cache, prefilter, progress, runner
 
 BAD = '__device__ unsigned f(unsigned a) {\n  unsigned d;\n  asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a));\n  return d;\n}\n'
 NO_ASM = "__device__ unsigned g(unsigned a) { return a + 1; }\n"
@@ -128,7 +129,7 @@ def test_files_without_an_asm_keyword_are_never_parsed(tmp_path, capsys, monkeyp
     (tmp_path / "latin1.h").write_bytes(b"// caf\xe9\nint x;\n")
     parsed: list[str] = []
 
-    import ptxlint.extract as extract
+    import ptxlint.frontends.cxx.extract as extract
 
     real_parse = extract.parse
 
@@ -263,7 +264,7 @@ def test_the_include_prefilter_answer_is_cached(tmp_path, capsys, cache_dir, mon
 
 
 def test_a_cached_entry_keeps_the_text_packed(tmp_path, capsys, cache_dir, monkeypatch):
-    from ptxlint.packed_source import PackedSource
+    from ptxlint.run.packed_source import PackedSource
 
     monkeypatch.chdir(tmp_path)
     # generated kernels repeat themselves: the entry must not hold the text as it is

@@ -10,8 +10,8 @@ import os
 
 import pytest
 
-from ptxlint import file_index, prefilter, runner
 from ptxlint.cli import main
+from ptxlint.run import file_index, prefilter, runner
 
 HEADER = '#pragma once\n#define ADD(d, a) asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a))\n'
 USES = '#include "m.cuh"\n__device__ unsigned f(unsigned a) { unsigned d; ADD(d, a); return d; }\n'
@@ -283,7 +283,7 @@ def test_a_warm_run_does_not_load_the_engine(tmp_path, cache_dir, jobs):
         "import sys; from ptxlint.cli import main\n"
         "code = main(['check', sys.argv[1], '--quiet', '--fail-on', 'never', '--jobs',"
         f" '{jobs}'])\n"
-        "print(sorted(m for m in ('ptxlint.engine', 'ptxlint.extract', 'ptxlint.fix')"
+        "print(sorted(m for m in ('ptxlint.engine', 'ptxlint.frontends.cxx.extract', 'ptxlint.fix')"
         " if m in sys.modules))\n"
     )
     env = dict(os.environ, PTXLINT_CACHE_DIR=str(cache_dir))
@@ -292,4 +292,4 @@ def test_a_warm_run_does_not_load_the_engine(tmp_path, cache_dir, jobs):
                        capture_output=True, text=True, check=True).stdout.splitlines()[-1]
         for _ in range(2)
     ]
-    assert runs == ["['ptxlint.engine', 'ptxlint.extract', 'ptxlint.fix']", "[]"]
+    assert runs == ["['ptxlint.engine', 'ptxlint.frontends.cxx.extract', 'ptxlint.fix']", "[]"]

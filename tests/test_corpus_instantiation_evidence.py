@@ -40,7 +40,7 @@ import pytest
 from ptxlint.config import Config, RuleSelector
 from ptxlint.registry import load_rules
 from ptxlint.rule import RuleContext
-from ptxlint.runner import run
+from ptxlint.run.runner import run
 from scripts.locations import corpora_root
 from tests.test_corpora import precision
 from tests.toolchain_cache import INPUT, NVCC, OUTPUT, PTXAS, needs_nvcc, needs_ptxas, run_cached

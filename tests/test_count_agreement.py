@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from ptxlint.config import Config, RuleSelector
-from ptxlint.discover import CXX_EXTENSIONS
 from ptxlint.rule import RuleContext
-from ptxlint.runner import run
+from ptxlint.run.discover import CXX_EXTENSIONS
+from ptxlint.run.runner import run
 from tests.conftest import FIXTURES, ROOT
 
 

@@ -3,8 +3,8 @@ constant expressions; one pass per function, memoised."""
 
 from __future__ import annotations
 
-from ptxlint.cxx_facts import FileFacts, FunctionFacts
-from ptxlint.syntax_tree import parse
+from ptxlint.analysis.cxx_facts import FileFacts, FunctionFacts
+from ptxlint.frontends.syntax_tree import parse
 
 SOURCE = """\
 template <int N, typename T>

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint import dialect
+from ptxlint.frontends.cxx import dialect
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint.discover import (
+from ptxlint.run.discover import (
     DEFAULT_EXTENSIONS,
     Discovery,
     compile_patterns,

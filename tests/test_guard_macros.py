@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ptxlint import preproc
 from ptxlint.engine import extract_statements
+from ptxlint.frontends.cxx import preproc
 from ptxlint.model import GuardMacro, SourceFile
 from tests.conftest import lint_text
 

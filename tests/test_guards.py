@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ptxlint.guards import FileGuards
+from ptxlint.frontends.cxx.guards import FileGuards
 
 TEXT = """\
 #ifndef HEADER_H

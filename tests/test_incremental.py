@@ -1,4 +1,4 @@
-"""The language server's re-lint after an edit (ptxlint.incremental): an edit inside one asm
+"""The language server's re-lint after an edit (ptxlint.lsp.incremental): an edit inside one asm
 template re-reads only that statement, and every result is exactly a full lint's."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import sys
 import pytest
 
 from ptxlint.engine import FileResult, SelectAll, instantiate, lint_source
-from ptxlint.incremental import IncrementalLinter, _EditedSource
+from ptxlint.frontends.syntax_tree import parse
+from ptxlint.lsp.incremental import IncrementalLinter, _EditedSource
 from ptxlint.model import SourceFile
 from ptxlint.registry import load_rules
 from ptxlint.rule import RuleContext
-from ptxlint.syntax_tree import parse
 from tests.conftest import FIXTURES
 
 RULES = instantiate(load_rules().rules)
@@ -366,8 +366,8 @@ def test_python_files_and_configuration_changes_are_linted_in_full() -> None:
 def test_changed_range_is_the_longest_common_prefix_then_suffix() -> None:
     """Block by block, then halving in the block that differs: the same range as comparing
     character by character, also across block boundaries and where the texts overlap."""
-    import ptxlint.incremental as incremental
-    from ptxlint.incremental import changed_range
+    import ptxlint.lsp.incremental as incremental
+    from ptxlint.lsp.incremental import changed_range
 
     def naive(old: str, new: str) -> tuple[int, int, int]:
         start = 0

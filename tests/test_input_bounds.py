@@ -90,8 +90,8 @@ def test_a_named_file_over_max_file_size_is_an_error_and_one_in_a_folder_a_note(
 
 def test_the_editor_deadline_message_says_whose_limit_it_was() -> None:
     pytest.importorskip("pygls")
-    from ptxlint.discover import DEFAULT_MAX_FILE_SIZE
     from ptxlint.lsp.server import _timeout_message
+    from ptxlint.run.discover import DEFAULT_MAX_FILE_SIZE
 
     small = _timeout_message("linting stopped after 20 s", "int x;\n")
     assert "lintTimeoutMs" in small and "`ptxlint check` on the saved file has no time limit" in (
@@ -113,7 +113,7 @@ def test_the_memory_limit_is_one_a_runaway_would_hit() -> None:
 
 def test_standard_input_with_no_size_limit_stops_at_the_pipe_limit(tmp_path: Path) -> None:
     """``max-file-size = 0`` (no limit) still stops at the hard limit a named pipe has."""
-    from ptxlint.discover import PIPE_HARD_LIMIT
+    from ptxlint.run.discover import PIPE_HARD_LIMIT
 
     with open("/dev/zero", "rb") as zero:
         done = _check("-", "--config", "max-file-size=0", cwd=tmp_path, stdin=zero.fileno(),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import bisect
 import random
 
-from ptxlint import line_diff
+from ptxlint.frontends import line_diff
 
 Run = tuple[int, int, int]
 

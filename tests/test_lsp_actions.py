@@ -8,7 +8,6 @@ import pytest
 
 pytest.importorskip("lsprotocol", reason="the lsp extra (pygls, lsprotocol) is not installed")
 
-from ptxlint.cache import clean  # noqa: E402
 from ptxlint.engine import INTERNAL_ERROR  # noqa: E402
 from ptxlint.fix import apply_edits  # noqa: E402
 from ptxlint.lsp import hover  # noqa: E402
@@ -27,6 +26,7 @@ from ptxlint.model import (  # noqa: E402
     Severity,
 )
 from ptxlint.rule import Rule, RuleContext  # noqa: E402
+from ptxlint.run.cache import clean  # noqa: E402
 from tests.conftest import lint_text  # noqa: E402
 
 BAD_LINE = '  asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a));'

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from ptxlint.engine import extract_statements
-from ptxlint.lexer import tokens
-from ptxlint.macros import (
+from ptxlint.frontends.cxx.lexer import tokens
+from ptxlint.frontends.cxx.macros import (
     INEXACT,
     MAX_NESTING,
     Expander,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint.syntax_tree import KEPT_UPS, MAX_UPS, NodeFinder, parse
+from ptxlint.frontends.syntax_tree import KEPT_UPS, MAX_UPS, NodeFinder, parse
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,8 +80,8 @@ def test_node_finder_walks_a_deep_tree_once() -> None:
 
 
 def test_if_blocks_nested_past_the_cap_leave_the_inner_conditions_unknown() -> None:
-    from ptxlint.guards import MAX_NESTING, UNREAD, FileGuards
-    from ptxlint.preproc import evaluate_guards
+    from ptxlint.frontends.cxx.guards import MAX_NESTING, UNREAD, FileGuards
+    from ptxlint.frontends.cxx.preproc import evaluate_guards
 
     depth = MAX_NESTING + 40
     text = "".join(f"#if L{i}\n" for i in range(depth)) + "x;\n" + "#endif\n" * depth
@@ -95,8 +95,8 @@ def test_if_blocks_nested_past_the_cap_leave_the_inner_conditions_unknown() -> N
 
 
 def test_a_long_elif_chain_negates_its_first_conditions_and_marks_the_rest_unknown() -> None:
-    from ptxlint.guards import MAX_ELIFS, UNREAD, FileGuards
-    from ptxlint.preproc import evaluate_guards
+    from ptxlint.frontends.cxx.guards import MAX_ELIFS, UNREAD, FileGuards
+    from ptxlint.frontends.cxx.preproc import evaluate_guards
 
     count = MAX_ELIFS + 30
     text = "#if C0\n" + "".join(f"#elif C{i}\n" for i in range(1, count)) + "#else\nx;\n#endif\n"
@@ -133,7 +133,7 @@ def test_a_statement_deep_inside_if_blocks_is_still_linted_and_typed() -> None:
 
 
 def test_nv_if_target_calls_nested_past_the_cap_leave_the_inner_conditions_unknown() -> None:
-    from ptxlint.guards import MAX_NESTING, UNREAD, FileGuards
+    from ptxlint.frontends.cxx.guards import MAX_NESTING, UNREAD, FileGuards
 
     depth = MAX_NESTING + 30
     text = ("".join(f"NV_IF_TARGET(NV_PROVIDES_SM_{i}, (\n" for i in range(depth)) + "x;\n"
@@ -150,7 +150,7 @@ def test_nv_if_target_calls_nested_past_the_cap_leave_the_inner_conditions_unkno
 
 def test_nv_if_target_calls_are_read_once_however_deep() -> None:
     """Each call was read to its closing parenthesis on its own: nested 2,000 deep, 5 s."""
-    from ptxlint.guards import _nv_calls
+    from ptxlint.frontends.cxx.guards import _nv_calls
 
     depth = 3_000
     text = "NV_IF_TARGET(NV_IS_DEVICE, (\n" * depth + "x;\n" + "));\n" * depth
@@ -161,7 +161,7 @@ def test_nv_if_target_calls_are_read_once_however_deep() -> None:
 
 
 def test_ancestors_of_a_node_are_its_parent_steps() -> None:
-    from ptxlint.syntax_tree import ancestors_of
+    from ptxlint.frontends.syntax_tree import ancestors_of
 
     rng = random.Random(3)
     checked = 0

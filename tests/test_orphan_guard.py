@@ -1,4 +1,4 @@
-"""Workers do not outlive a killed main process (ptxlint.orphan_guard): a CI job's timeout
+"""Workers do not outlive a killed main process (ptxlint.run.orphan_guard): a CI job's timeout
 sends SIGKILL, and the pool's workers used to wait on their queue for good."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint.runner import PARALLEL_MIN_BYTES, default_jobs
+from ptxlint.run.runner import PARALLEL_MIN_BYTES, default_jobs
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="reads /proc and sends SIGKILL"
@@ -64,7 +64,7 @@ def test_pool_workers_exit_when_their_parent_is_killed() -> None:
         """
         import multiprocessing, os, sys, time
         from concurrent.futures import ProcessPoolExecutor
-        from ptxlint.orphan_guard import watch_parent
+        from ptxlint.run.orphan_guard import watch_parent
 
         if __name__ == "__main__":
             pool = ProcessPoolExecutor(

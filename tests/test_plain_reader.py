@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint import extract as ex
-from ptxlint import reading_memo
 from ptxlint.engine import extract_statements
-from ptxlint.lexer import Token, decode_string_literal, tokens
+from ptxlint.frontends.cxx import extract as ex
+from ptxlint.frontends.cxx import reading_memo
+from ptxlint.frontends.cxx.lexer import Token, decode_string_literal, tokens
 from ptxlint.model import Constraint, Operand, SourceFile, Span, slot_setters
 from scripts.locations import cuda_include
 

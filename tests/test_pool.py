@@ -1,4 +1,4 @@
-"""The process pool fed while discovery walks (``ptxlint.pool``): workers start before the walk
+"""The process pool fed while discovery walks (``ptxlint.run.pool``): workers start before the walk
 ends, the biggest file held goes first, a file whose only way to asm is an included header's
 macro is judged in a worker, and the findings are those of one process."""
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from ptxlint import pool, prefilter, runner
 from ptxlint.cli import main
+from ptxlint.run import pool, prefilter, runner
 
 BAD = '__device__ unsigned f(unsigned a) {\n  unsigned d;\n  asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a));\n  return d;\n}\n'  # noqa: E501
 ADD_H = '#pragma once\n#define PROJ_ADD(d, a) asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a))\n'

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint import macros, prefilter, runner
 from ptxlint.config import Config, RuleSelector
+from ptxlint.frontends.cxx import macros
 from ptxlint.registry import load_rules
 from ptxlint.rule import RuleContext
+from ptxlint.run import prefilter, runner
 from ptxlint.tier2 import compile_db
 
 ASSERT_H = """#pragma once

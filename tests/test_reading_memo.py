@@ -1,4 +1,4 @@
-"""The plain reader's memo (``ptxlint.reading_memo``): a reading kept at one place and moved to
+"""The plain reader's memo (``ptxlint.frontends.cxx.reading_memo``): a reading kept at one place and moved to
 another must be exactly what ``extract._read_plain`` reads there, field by field."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import random
 
 import pytest
 
-from ptxlint import extract as ex
-from ptxlint import reading_memo
 from ptxlint.engine import extract_statements
+from ptxlint.frontends.cxx import extract as ex
+from ptxlint.frontends.cxx import reading_memo
 from ptxlint.model import CType, Offsets, SourceFile
 from tests.test_plain_reader import _statement
 

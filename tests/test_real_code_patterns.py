@@ -171,7 +171,7 @@ def test_a_pointer_every_caller_converts_is_not_converted_again() -> None:
 
 
 def test_value_facts_are_computed_once_per_file_from_the_extractors_tree(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ptxlint import value_flow
+    from ptxlint.analysis import value_flow
 
     built = []
     original = value_flow._FileFacts.__init__

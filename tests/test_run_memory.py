@@ -14,16 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint import file_memos, runner
+from ptxlint import file_memos
 from ptxlint.cli import main
 from ptxlint.config import Config, RuleSelector
 from ptxlint.engine import INTERNAL_ERROR, instantiate
+from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, SourceFile, Span
-from ptxlint.packed_source import PackedSource, pack
 from ptxlint.registry import load_rules
 from ptxlint.report.json_format import dumps
 from ptxlint.rule import RuleContext
-from ptxlint.syntax_tree import ParsedSource
+from ptxlint.run import runner
+from ptxlint.run.packed_source import PackedSource, pack
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "rules"
 

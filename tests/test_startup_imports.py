@@ -15,7 +15,7 @@ import contextlib, io, sys
 from ptxlint.cli import main
 with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
     main(sys.argv[1:])
-print(sorted(m for m in ("ptxlint.model", "ptxlint.engine", "ptxlint.extract", "ptxlint.runner")
+print(sorted(m for m in ("ptxlint.model", "ptxlint.engine", "ptxlint.frontends.cxx.extract", "ptxlint.run.runner")
              if m in sys.modules))
 """
 

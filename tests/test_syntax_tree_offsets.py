@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from ptxlint.syntax_tree import ParsedSource, parse
+from ptxlint.frontends.syntax_tree import ParsedSource, parse
 
 ALPHABET = "ab\n\t é€😀ÿ"
 

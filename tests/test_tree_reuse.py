@@ -1,4 +1,4 @@
-"""Parsing a file as an edit of a near-duplicate (``ptxlint.tree_reuse``) must give the tree a
+"""Parsing a file as an edit of a near-duplicate (``ptxlint.frontends.tree_reuse``) must give the tree a
 fresh parse gives, node by node with every position, whatever the two texts are; and the
 runner must hand a worker a folder's files one after another (``runner.family_order``)."""
 
@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 import tree_sitter
 
-from ptxlint import pool, runner, tree_reuse
-from ptxlint.line_diff import equal_runs
-from ptxlint.syntax_tree import _parser
+from ptxlint.frontends import tree_reuse
+from ptxlint.frontends.line_diff import equal_runs
+from ptxlint.frontends.syntax_tree import _parser
+from ptxlint.run import pool, runner
 
 _KERNEL = r"""
 template <int N>

@@ -6,8 +6,8 @@ import pytest
 import tree_sitter
 import tree_sitter_cuda
 
+from ptxlint.frontends.cxx.types import TypeResolver
 from ptxlint.model import CType
-from ptxlint.types import TypeResolver
 
 _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
 
@@ -804,8 +804,8 @@ def _wide_functions(functions: int, parameters: int) -> str:
 
 def test_operands_are_typed_from_the_file_tree_not_parsed_one_by_one(monkeypatch) -> None:
     from ptxlint.engine import extract_statements
+    from ptxlint.frontends.cxx.types import TypeResolver
     from ptxlint.model import SourceFile
-    from ptxlint.types import TypeResolver
 
     alone: list[str] = []
     real = TypeResolver._parse_alone
@@ -828,7 +828,7 @@ def test_operands_are_typed_from_the_file_tree_not_parsed_one_by_one(monkeypatch
 def test_typing_cost_grows_with_the_file_not_with_statements_times_parameters(
     monkeypatch,
 ) -> None:
-    import ptxlint.types as types_module
+    import ptxlint.frontends.cxx.types as types_module
     from ptxlint.engine import extract_statements
     from ptxlint.model import SourceFile
 
@@ -912,7 +912,7 @@ def test_memoised_answers_hold_only_between_declarations_in_any_order() -> None:
 def _count_top_level_typings(monkeypatch) -> list[str]:
     """``_Expr.type_of`` patched to note the text of each expression it types from the top (not
     its sub-expressions), in the list returned."""
-    import ptxlint.types as types_module
+    import ptxlint.frontends.cxx.types as types_module
 
     typed: list[str] = []
     real = types_module._Expr.type_of
@@ -943,7 +943,7 @@ def test_an_expression_is_typed_once_per_scope(monkeypatch) -> None:
 
 
 def test_index_from_keywords_matches_the_whole_tree_query() -> None:
-    from ptxlint.types import TypeResolver
+    from ptxlint.frontends.cxx.types import TypeResolver
 
     source = """
 // struct NotOne; typedef int NotTwo; #define NOT_THREE
@@ -976,7 +976,7 @@ classy_t not_a_class;
 
 
 def test_enumerators_left_by_a_parse_error_come_from_the_whole_tree() -> None:
-    from ptxlint.types import TypeResolver
+    from ptxlint.frontends.cxx.types import TypeResolver
 
     # tree-sitter leaves `A` in an ERROR node with the `enum` keyword, outside any enum specifier
     source = "enum F { D };\nenum E { A, B"
@@ -990,7 +990,7 @@ def test_enumerators_left_by_a_parse_error_come_from_the_whole_tree() -> None:
 def test_an_operand_with_its_type_is_the_dataclass_replacement() -> None:
     import dataclasses
 
-    import ptxlint.extract as extract_module
+    import ptxlint.frontends.cxx.extract as extract_module
     from ptxlint.engine import extract_statements
     from ptxlint.model import Operand, SourceFile, Span
 
@@ -1034,7 +1034,7 @@ __device__ void h2(int x) { asm("" :: "r"((T)x)); }
 
 def _typing_calls(source: str) -> tuple[object, list[tuple[str, int, object]]]:
     """The parsed file and the (expression, offset, statement) calls extraction makes."""
-    import ptxlint.extract as extract_module
+    import ptxlint.frontends.cxx.extract as extract_module
     from ptxlint.engine import parse_template
     from ptxlint.model import SourceFile
 
@@ -1181,7 +1181,7 @@ def test_a_statement_given_by_its_ancestors_is_typed_as_given_by_its_keyword() -
 
 
 def test_operands_parsed_on_their_own_are_parsed_once_per_text(monkeypatch) -> None:
-    import ptxlint.types as types_module
+    import ptxlint.frontends.cxx.types as types_module
 
     # a comment before the expression: the file's tree holds no node spanning the text
     source = """
@@ -1266,7 +1266,7 @@ def test_a_statement_typed_in_one_call_is_typed_as_operand_by_operand(warm: bool
 def test_extraction_types_a_statement_in_one_call(monkeypatch) -> None:
     # extract hands a TypeResolver each statement of the file's tree once; a plain look-up
     # function (no resolve_operands) is still called per operand, with the same answers
-    import ptxlint.extract as extract_module
+    import ptxlint.frontends.cxx.extract as extract_module
     from ptxlint.engine import extract_statements, parse_template
     from ptxlint.model import SourceFile
 

@@ -1,4 +1,4 @@
-"""ptxlint.value_flow: how a name's occurrences are found and which of them count."""
+"""ptxlint.analysis.value_flow: how a name's occurrences are found and which of them count."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 import tree_sitter
 
-from ptxlint import value_flow
+from ptxlint.analysis import value_flow
+from ptxlint.analysis.value_flow import Value, _token_starts, operand_value
 from ptxlint.engine import extract_statements
+from ptxlint.frontends.syntax_tree import parse
 from ptxlint.model import SourceFile
-from ptxlint.syntax_tree import parse
-from ptxlint.value_flow import Value, _token_starts, operand_value
 from tests.conftest import lint_text
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rules"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from ptxlint import dialect
-from ptxlint import extract as ex
 from ptxlint.engine import extract_statements
+from ptxlint.frontends.cxx import dialect
+from ptxlint.frontends.cxx import extract as ex
 from ptxlint.model import SourceFile
 
 TEMPLATE = '"mov.u32 %0, 1;" : "=r"(x)'

@@ -64,7 +64,7 @@ def oracle_cache_root() -> str:
     configured = os.environ.get("PTXLINT_TEST_CACHE")
     if configured:
         return configured
-    from ptxlint.cache import location
+    from ptxlint.run.cache import location
 
     return str(location("tests"))
 

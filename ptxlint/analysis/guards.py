@@ -12,9 +12,9 @@ statement` keeps their answers once per statement.
 
 from __future__ import annotations
 
-from ptxlint import dialect, preproc
 from ptxlint.analysis.include_guard import is_include_guard_condition
 from ptxlint.file_traits import clang_cuda_header, include_guard
+from ptxlint.frontends.cxx import dialect, preproc
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, CType
 

@@ -108,7 +108,7 @@ def _matching_endif(clean: str) -> int | None:
 
 
 def is_include_guard_condition(condition: str, name: str) -> bool:
-    """Whether ``condition`` (as ptxlint.guards records it: ``!defined(X)`` for ``#ifndef X``,
+    """Whether ``condition`` (as frontends.cxx.guards records it: ``!defined(X)`` for ``#ifndef X``,
     the text itself for ``#if``) is the include guard on macro ``name``."""
     if name not in condition:
         return False

@@ -80,7 +80,7 @@ class StatementAnalysis:
     @fact
     def local_guards(self) -> tuple[str, ...]:
         """:attr:`guards` without file-wide ``#if`` blocks (longer than
-        ``ptxlint.guards.LOCAL_GUARD_LINES``)."""
+        ``ptxlint.frontends.cxx.guards.LOCAL_GUARD_LINES``)."""
         return _guards.binding_guards(self.statement, self.statement.context.local_guards)
 
     @fact

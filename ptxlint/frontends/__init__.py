@@ -1,5 +1,5 @@
 """Front ends: each reads one kind of source and builds the shared :mod:`ptxlint.model`.
 
-The C++ front end lives in :mod:`ptxlint.extract` (asm statements of CUDA C++); the Python one
+The C++ front end lives in :mod:`.cxx.extract` (asm statements of CUDA C++); the Python one
 in :mod:`ptxlint.frontends.python` (Triton, CuTe DSL, llvmlite/Numba, CuPy, cuda.core).
 """

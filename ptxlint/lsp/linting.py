@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ptxlint.config import Config, ConfigError, RuleSelector, find_config, load_config, parse_arch
 from ptxlint.engine import FileResult, instantiate, lint_source
 from ptxlint.fix import FixOutcome, fix_text
-from ptxlint.incremental import IncrementalLinter
+from ptxlint.lsp.incremental import IncrementalLinter
 from ptxlint.model import Finding, SourceFile
 from ptxlint.ptx.versions import version_options
 from ptxlint.registry import load_rules, preview_ids

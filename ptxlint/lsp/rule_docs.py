@@ -8,7 +8,7 @@
   (``ptxlint.project.rule_help_uri``, the link SARIF gives too);
 * a plugin's rule, which has no page there, links to a page the server writes -- the same text
   ``ptxlint rule ID`` prints -- as Markdown to ``rules/<version>/<ID>.md`` in ptxlint's cache
-  folder (``ptxlint.cache``; ``PTXLINT_CACHE_DIR`` moves it), as a ``file://`` URI that works
+  folder (``ptxlint.run.cache``; ``PTXLINT_CACHE_DIR`` moves it), as a ``file://`` URI that works
   offline and always matches the installed rule.
 """
 
@@ -18,9 +18,9 @@ import os
 from pathlib import Path
 
 from ptxlint import __version__
-from ptxlint.cache import usable_root, write_quietly
 from ptxlint.project import is_builtin, rule_help_uri
 from ptxlint.rule import Rule
+from ptxlint.run.cache import usable_root, write_quietly
 
 ENV_VAR = "PTXLINT_RULE_DOCS_URL"
 OFFLINE = "file"  # the template value that asks for the written pages for every rule

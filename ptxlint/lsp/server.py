@@ -34,7 +34,6 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
 
 from ptxlint import __version__
-from ptxlint.discover import DEFAULT_EXTENSIONS, DEFAULT_MAX_FILE_SIZE
 from ptxlint.engine import INTERNAL_ERROR, FileResult
 from ptxlint.lsp import actions, framing, hover
 from ptxlint.lsp.conversions import UTF16, LineIndex, apply_change, sanitize
@@ -43,6 +42,7 @@ from ptxlint.lsp.linting import Linter, is_config_file
 from ptxlint.lsp.rule_docs import RuleDocs
 from ptxlint.lsp.worker import DEFAULT_DEADLINE_S, LintService, LintTimeout
 from ptxlint.model import Finding, PtxInstruction, Severity, Span
+from ptxlint.run.discover import DEFAULT_EXTENSIONS, DEFAULT_MAX_FILE_SIZE
 
 log = logging.getLogger("ptxlint.lsp")
 T = TypeVar("T")

@@ -6,7 +6,7 @@ few worker processes, each call with a deadline. A call past its deadline kills 
 (the other calls queued on it are retried once in a fresh one) and is reported to the editor.
 
 Each worker keeps its ``Linter`` and each document's last lint between calls, so that an edit
-is re-linted incrementally (ptxlint.incremental): a document goes to the worker that linted it
+is re-linted incrementally (ptxlint.lsp.incremental): a document goes to the worker that linted it
 last unless that one is busy. The workers start with the server (``start``), not at the first
 document, and a lint's reply leaves the statements in the worker (they are most of its pickled
 size); hover asks the worker for the instruction under the cursor (``instruction``).
@@ -26,7 +26,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ptxlint import orphan_guard
+from ptxlint.run import orphan_guard
 
 # Only the standard library at import: the server imports this module, and starts the first
 # worker, before it imports pygls or any of the engine (``ptxlint.lsp.run_from_args``). The
@@ -320,7 +320,7 @@ class LintService:
         self._sent[(slot, path)] = (number, text)
         if previous is None or len(text) < 4096:
             return (number, text)
-        from ptxlint.incremental import changed_range  # a keystroke in a large file
+        from ptxlint.lsp.incremental import changed_range  # a keystroke in a large file
 
         edit = changed_range(previous[1], text)
         return (previous[0], number, edit.start, edit.old_end, text[edit.start : edit.new_end])

@@ -2,7 +2,7 @@
 
 A statement's guards (``Context.guards``, plus the condition of an enclosing CCCL
 ``NV_IF_TARGET``/``NV_IF_ELSE_TARGET``/``NV_DISPATCH_TARGET`` call) are evaluated for each
-candidate architecture with :func:`ptxlint.preproc.evaluate`. A guard that mentions an
+candidate architecture with :func:`ptxlint.frontends.cxx.preproc.evaluate`. A guard that mentions an
 architecture macro must be *true* for the statement to count as compiled there; a guard that
 mentions none and stays unknown (``__cccl_ptx_isa >= 800``, ``defined(USE_FOO)``) is not about
 the target and is assumed to hold.
@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ptxlint import file_memos
+from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET, evaluate
 from ptxlint.model import AsmStatement, SourceFile
-from ptxlint.preproc import DEFAULT_TARGET, evaluate
 from ptxlint.ptx.instructions import Requirement
 
 __all__ = [
@@ -37,7 +37,7 @@ __all__ = [
 
 def statement_guards(statement: AsmStatement, local_only: bool = False) -> tuple[str, ...]:
     """The statement's guards as the extractor read them; ``local_only`` leaves out #if blocks
-    longer than ``ptxlint.guards.LOCAL_GUARD_LINES`` lines (file-wide header guards)."""
+    longer than ``frontends.cxx.guards.LOCAL_GUARD_LINES`` lines (file-wide header guards)."""
     return statement.context.local_guards if local_only else statement.context.guards
 
 
@@ -150,7 +150,7 @@ def excluded_by_errors(source: SourceFile) -> frozenset[Target]:
     found: set[Target] = set()
     text = source.text
     if "error" in text:
-        from ptxlint.guards import FileGuards  # only files with an #error need it
+        from ptxlint.frontends.cxx.guards import FileGuards  # only files with an #error need it
 
         file_guards: FileGuards | None = None
         seen: set[tuple[str, ...]] = set()

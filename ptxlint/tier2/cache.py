@@ -6,11 +6,11 @@ the entry also lists the content hash of every file the TU read, checked on load
 project header invalidates every TU that includes it. Failures are cached too (a TU that does
 not parse stays unparseable until one of its inputs or its flags change).
 
-Location: ``tier2/`` in ptxlint's cache folder (``ptxlint.cache.root``: ``$PTXLINT_CACHE_DIR``
+Location: ``tier2/`` in ptxlint's cache folder (``ptxlint.run.cache.root``: ``$PTXLINT_CACHE_DIR``
 or the user cache folder). An entry is a few hundred KB (a TU including ``cuda_runtime.h``:
 277 KB), and each edit of a TU's file makes a new one, so an editor running Tier 2 left one per
 save, for good. The folder is bounded: after each write, the least recently used entries go
-until it is under ``MAX_BYTES`` (``ptxlint.cache.prune_folder``; a write follows a TU parse of
+until it is under ``MAX_BYTES`` (``ptxlint.run.cache.prune_folder``; a write follows a TU parse of
 a second or more, so the folder's scan is noise beside it).
 """
 
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from ptxlint.cache import location, prune_folder, touch_if_stale, write_quietly
+from ptxlint.run.cache import location, prune_folder, touch_if_stale, write_quietly
 from ptxlint.tier2.libclang_types import AsmRecord, MacroSite, OperandType, TuTypes
 
 SCHEMA = 2

@@ -90,8 +90,8 @@ def run_verification(args: argparse.Namespace, result: RunResult, config: Config
     prints it and exits 2) when neither nvcc nor ptxas can be found."""
     if not getattr(args, "verify", False):
         return
-    from ptxlint.discover import DEFAULT_EXTENSIONS
-    from ptxlint.discover import discover as discover_files
+    from ptxlint.run.discover import DEFAULT_EXTENSIONS
+    from ptxlint.run.discover import discover as discover_files
     from ptxlint.verify.progress import VerifyProgress
     from ptxlint.verify.stopping import stop_on_signals
     from ptxlint.verify.verifier import verify

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET
 from ptxlint.model import AsmStatement
-from ptxlint.preproc import DEFAULT_TARGET
 from ptxlint.ptx.targets import Target, admitted_targets
 
 # the macros nvcc sets from -arch: never the business of a -D
@@ -148,7 +148,7 @@ def _fixed(name: str) -> bool:
 
 
 def _known(condition: str) -> bool:
-    from ptxlint.preproc import evaluate
+    from ptxlint.frontends.cxx.preproc import evaluate
 
     return evaluate(condition) is True
 

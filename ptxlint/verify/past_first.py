@@ -17,8 +17,8 @@ from typing import Any, Protocol
 
 from ptxlint.engine import extract_statements
 from ptxlint.fix import apply_edits
+from ptxlint.frontends.cxx.preproc import evaluate_guards
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile
-from ptxlint.preproc import evaluate_guards
 from ptxlint.report.run_result import RunResult
 from ptxlint.verify import whole_file
 from ptxlint.verify.flags import from_database

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from ptxlint.cache import prune_folder, touch_if_stale, write_quietly
+from ptxlint.run.cache import prune_folder, touch_if_stale, write_quietly
 
 CACHE_VERSION = "1"
 TIMEOUT_S = 120
@@ -117,7 +117,7 @@ class Outcome:
 
 def cache_dir() -> Path:
     """``verify/`` in ptxlint's cache folder (``$PTXLINT_CACHE_DIR`` or the user cache)."""
-    from ptxlint.cache import location
+    from ptxlint.run.cache import location
 
     return location("verify")
 

@@ -18,11 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ptxlint.discover import read_source
 from ptxlint.engine import extract_statements
+from ptxlint.frontends.cxx.preproc import evaluate_guards
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, Span
-from ptxlint.preproc import evaluate_guards
 from ptxlint.report.run_result import RunResult
+from ptxlint.run.discover import read_source
 from ptxlint.verify import (
     cu_probe,
     differential,

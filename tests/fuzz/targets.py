@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 from ptxlint.engine import INTERNAL_ERROR, instantiate, lint_source, parse_template
 from ptxlint.fix import fix_text
+from ptxlint.frontends.cxx.preproc import evaluate
 from ptxlint.lsp.conversions import ENCODINGS, LineIndex, apply_change, sanitize
 from ptxlint.model import Finding, SourceFile
-from ptxlint.preproc import evaluate
 from ptxlint.registry import load_rules
 from ptxlint.rule import RuleContext
 

@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from ptxlint.extract import ExtractionResult, extract
+from ptxlint.frontends.cxx.extract import ExtractionResult, extract
 from ptxlint.model import (
     AsmStatement,
     Clobber,

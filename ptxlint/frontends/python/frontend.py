@@ -17,8 +17,10 @@ from typing import Any
 import tree_sitter
 import tree_sitter_python
 
-from ptxlint import dialect, tree_reuse
-from ptxlint.extract import ExtractionResult
+from ptxlint.frontends import tree_reuse
+from ptxlint.frontends.cxx import dialect
+from ptxlint.frontends.cxx.extract import ExtractionResult
+from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import (
     AsmStatement,
     CallArgument,
@@ -33,7 +35,6 @@ from ptxlint.model import (
     Span,
     Template,
 )
-from ptxlint.syntax_tree import ParsedSource
 
 from . import triton_types
 from .apis import Api, bounded_matches, classify, mentions_api, worth_parsing

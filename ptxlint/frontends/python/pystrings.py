@@ -1,7 +1,7 @@
 """Decode Python string literals with a source map (escapes, raw, triple quotes, f-strings).
 
 Every decoded character records the source characters that spell it, the way
-:func:`ptxlint.lexer.decode_string_literal` does for C++: ``\\n`` maps to its two characters,
+``decode_string_literal`` (frontends.cxx.lexer) does for C++: ``\\n`` maps to its two characters,
 ``{{`` in an f-string to both braces, a backslash-newline continuation produces nothing.
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import tree_sitter
 
+from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import Span, TemplatePiece
-from ptxlint.syntax_tree import ParsedSource
 
 from .sourced import Sourced
 

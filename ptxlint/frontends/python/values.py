@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import Span
-from ptxlint.syntax_tree import ParsedSource
 
 from . import pystrings
 from .sourced import Sourced

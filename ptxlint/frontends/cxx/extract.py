@@ -2,7 +2,7 @@
 
 tree-sitter says where the ``asm`` keywords are (not in a comment or string; in code or in a
 ``#define`` body) and what surrounds them (function, specifiers, ``#if`` guards). The statement
-itself is read with :mod:`ptxlint.lexer`, which survives the macros real headers put there.
+itself is read with :mod:`.lexer`, which survives the macros real headers put there.
 """
 
 from __future__ import annotations
@@ -19,41 +19,23 @@ from typing import Protocol
 
 import tree_sitter
 
-from ptxlint import branches, dialect, host_code, macro_uses, preproc, reading_memo
-from ptxlint.guard_macros import GuardMacros
-from ptxlint.guards import FileGuards
-from ptxlint.lexer import NEXT_TOKEN as _NEXT_TOKEN
-from ptxlint.lexer import (
+from ptxlint.frontends.cxx import branches, dialect, host_code, macro_uses, preproc, reading_memo
+from ptxlint.frontends.cxx.guard_macros import GuardMacros
+from ptxlint.frontends.cxx.guards import FileGuards
+from ptxlint.frontends.cxx.lexer import NEXT_TOKEN as _NEXT_TOKEN
+from ptxlint.frontends.cxx.lexer import (
     SKIPPED,
     Token,
     decode_string_literal,
     literal_value,
     tokens,
 )
-from ptxlint.lexer import new_token as _new_token
-from ptxlint.macros import ExpandedString, MacroDef, MacroTable, expand_to_string
-from ptxlint.model import (
-    HOLE,
-    AsmStatement,
-    Clobber,
-    Constraint,
-    Context,
-    CType,
-    Expansion,
-    Offsets,
-    Operand,
-    PtxTemplate,
-    Qualifier,
-    SourceFile,
-    Span,
-    Template,
-    TemplatePiece,
-    slot_setters,
-)
+from ptxlint.frontends.cxx.lexer import new_token as _new_token
+from ptxlint.frontends.cxx.macros import ExpandedString, MacroDef, MacroTable, expand_to_string
 
 # The reader fills the operands, their constraints, spans and templates slot by slot, with
 # the setters the reading memo fills its moved readings with (``reading_memo``: why)
-from ptxlint.reading_memo import (
+from ptxlint.frontends.cxx.reading_memo import (
     C_LETTERS,
     C_MODIFIERS,
     C_OPAQUE,
@@ -79,13 +61,31 @@ from ptxlint.reading_memo import (
     T_TEXT,
     new,
 )
-from ptxlint.reading_memo import RawStatement as _RawStatement
-from ptxlint.syntax_tree import (
+from ptxlint.frontends.cxx.reading_memo import RawStatement as _RawStatement
+from ptxlint.frontends.syntax_tree import (
     NodeFinder,
     ParsedSource,
     function_name_node,
     parse,
     shared_parent,
+)
+from ptxlint.model import (
+    HOLE,
+    AsmStatement,
+    Clobber,
+    Constraint,
+    Context,
+    CType,
+    Expansion,
+    Offsets,
+    Operand,
+    PtxTemplate,
+    Qualifier,
+    SourceFile,
+    Span,
+    Template,
+    TemplatePiece,
+    slot_setters,
 )
 
 KEYWORDS = ("asm", "__asm__", "__asm")

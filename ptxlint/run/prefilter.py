@@ -28,7 +28,7 @@ import os
 import re
 from collections.abc import Iterable
 
-from ptxlint import macros
+from ptxlint.frontends.cxx import macros
 from ptxlint.lazy_regex import on_first_use
 
 # ``asm`` covers __asm__ and __asm; a file without it can still expand an asm macro from a header

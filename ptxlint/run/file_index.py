@@ -39,9 +39,10 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from ptxlint import include_graph, macros
-from ptxlint.cache import write_quietly
+from ptxlint.frontends.cxx import macros
 from ptxlint.graphs import components
+from ptxlint.run import include_graph
+from ptxlint.run.cache import write_quietly
 
 # hashlib and pickle (4 ms together) are imported where they are used: the runner imports this
 # module for every run, and only a run with the result cache opens an index.

@@ -24,19 +24,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ptxlint import (
-    collector,
-    file_index,
-    file_memos,
-    include_graph,
-    macros,
-    prefilter,
-    tree_reuse,
-)
-from ptxlint.cache import ResultCache, code_fingerprint
-from ptxlint.cache import location as cache_location
+from ptxlint import collector, file_memos
 from ptxlint.config import Config, RuleSelector
-from ptxlint.discover import (
+from ptxlint.frontends import tree_reuse
+from ptxlint.frontends.cxx import macros
+from ptxlint.frontends.python import PYTHON_EXTENSIONS
+from ptxlint.model import Finding, SourceFile
+from ptxlint.registry import load_rules, preview_ids
+from ptxlint.report.run_result import RunResult
+from ptxlint.rule import Rule, RuleContext
+from ptxlint.run import file_index, include_graph, prefilter
+from ptxlint.run.cache import ResultCache, code_fingerprint
+from ptxlint.run.cache import location as cache_location
+from ptxlint.run.discover import (
     DEFAULT_EXTENSIONS,
     DiscoveredFile,
     decode_source,
@@ -47,15 +47,10 @@ from ptxlint.discover import (
     read_bytes,
     read_bytes_stat,
 )
-from ptxlint.file_index import MAY_HOLD_ASM, NO_ASM, FileIndex, digest_of
-from ptxlint.frontends.python import PYTHON_EXTENSIONS
-from ptxlint.model import Finding, SourceFile
-from ptxlint.packed_source import pack
-from ptxlint.pool import Feed
-from ptxlint.progress import Progress
-from ptxlint.registry import load_rules, preview_ids
-from ptxlint.report.run_result import RunResult
-from ptxlint.rule import Rule, RuleContext
+from ptxlint.run.file_index import MAY_HOLD_ASM, NO_ASM, FileIndex, digest_of
+from ptxlint.run.packed_source import pack
+from ptxlint.run.pool import Feed
+from ptxlint.run.progress import Progress
 
 if TYPE_CHECKING:
     from ptxlint.config_discovery import ConfigResolver
@@ -126,7 +121,7 @@ class FileOutcome:
 
 
 def _outcome(path: str, source: SourceFile, result: FileResult) -> FileOutcome:
-    from ptxlint.extract import ASM_LABEL
+    from ptxlint.frontends.cxx.extract import ASM_LABEL
 
     operands = [o for s in result.statements for o in s.operands]
     labels = [r for _, r in result.skipped_statements if r.startswith(ASM_LABEL)]
@@ -204,7 +199,7 @@ def _lint_path(
     data: bytes | None,
 ) -> FileOutcome:
     from ptxlint.engine import lint_source
-    from ptxlint.guards import unread_note
+    from ptxlint.frontends.cxx.guards import unread_note
 
     if data is None:
         data, reason = read_bytes(path, max_file_size)
@@ -319,8 +314,8 @@ def _init_worker(
     cache: ResultCache | None = None,
     keep_statements: bool = True,
 ) -> None:
-    from ptxlint import orphan_guard  # with threading: a worker's only
     from ptxlint.engine import instantiate
+    from ptxlint.run import orphan_guard  # with threading: a worker's only
 
     orphan_guard.watch_parent()
     collector.settle_after_each_file()  # a worker lints files until the run ends
@@ -426,8 +421,8 @@ def _store(cache: ResultCache, key: str, outcome: FileOutcome) -> None:
     """Store ``outcome`` as two parts: the outcome without the statements its findings point
     to, then those statements, which only reports that read them unpickle (they hold every
     operand and parse: 13x the cost of the rest on the CUDA tree's 107 results)."""
-    from ptxlint import statement_pickle
     from ptxlint.engine import INTERNAL_ERROR
+    from ptxlint.run import statement_pickle
 
     # internal errors are not facts about the file: the next run tries again
     if outcome.reason is not None or any(f.rule == INTERNAL_ERROR for f in outcome.findings):
@@ -449,7 +444,7 @@ def _store(cache: ResultCache, key: str, outcome: FileOutcome) -> None:
 
 def _load(cache: ResultCache, key: str, keep_statements: bool) -> FileOutcome | None:
     """What ``_store`` stored under ``key``, with the statements only when ``keep_statements``."""
-    from ptxlint import statement_pickle
+    from ptxlint.run import statement_pickle
 
     got = cache.get(key, 2 if keep_statements else 1)
     if got is None or not isinstance(got[0], FileOutcome):

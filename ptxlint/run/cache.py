@@ -7,7 +7,7 @@ Linux (worked out here, without the import), ``~/Library/Caches/ptxlint`` on mac
 
 - ``results/``: what ``check`` found in one file (this module),
 - ``index/``: per file, its stat, digest, prefilter verdict and the headers its result read
-  (``ptxlint.file_index``),
+  (``ptxlint.run.file_index``),
 - ``tier2/``: libclang's types per translation unit (``ptxlint.tier2.cache``; bounded, as the
   results are, by ``prune_folder``),
 - ``verify/``: toolchain outcomes of ``--verify`` (``ptxlint.verify.runner``; bounded too),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ptxlint import preproc
+from ptxlint.frontends.cxx import preproc
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import HOLE, PtxTemplate
 from ptxlint.ptx.opcodes import PTX_DIRECTIVES, PTX_OPCODES

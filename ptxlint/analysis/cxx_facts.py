@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
+from ptxlint.frontends.syntax_tree import WALK_LIMIT, ParsedSource, nodes_of_kinds
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement
-from ptxlint.syntax_tree import WALK_LIMIT, ParsedSource, nodes_of_kinds
 
 __all__ = ["Declaration", "FileFacts", "FunctionFacts", "facts_for", "names_variables"]
 

@@ -14,9 +14,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from ptxlint.lazy_regex import on_first_use
-from ptxlint.lexer import Token, tokens
-from ptxlint.macros import (
+from ptxlint.frontends.cxx.lexer import Token, tokens
+from ptxlint.frontends.cxx.macros import (
     INEXACT,
     Expander,
     ExpansionError,
@@ -26,6 +25,7 @@ from ptxlint.macros import (
     from_source,
     lay_out,
 )
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import (
     Clobber,
     Constraint,

@@ -26,7 +26,7 @@ import os
 import threading
 from typing import TYPE_CHECKING
 
-from ptxlint.line_diff import Run, equal_runs, matched
+from ptxlint.frontends.line_diff import Run, equal_runs, matched
 
 if TYPE_CHECKING:  # the runner imports this module before any file needs a parser
     import tree_sitter

@@ -63,10 +63,10 @@ from itertools import compress, repeat
 import tree_sitter
 
 from ptxlint import file_memos
+from ptxlint.frontends.syntax_tree import ParsedSource, ancestors_of, parse
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Operand, SourceFile
 from ptxlint.ptx.address_values import SHARED_ADDRESS_HELPERS
-from ptxlint.syntax_tree import ParsedSource, ancestors_of, parse
 
 __all__ = ["TEMPLATE_WORDS", "Value", "operand_value"]
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from ptxlint import macros
+from ptxlint.frontends.cxx import macros
 
 _WATCH: dict[tuple[str, str], tuple[str | None, tuple[str, ...]]] = {}
 

@@ -58,9 +58,9 @@ from typing import NamedTuple
 import tree_sitter
 import tree_sitter_cuda
 
+from ptxlint.frontends.syntax_tree import WALK_LIMIT, nodes_of_kinds, shared_parent
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import CType
-from ptxlint.syntax_tree import WALK_LIMIT, nodes_of_kinds, shared_parent
 
 Node = tree_sitter.Node
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from ptxlint.lexer import Token, tokens
+from ptxlint.frontends.cxx.lexer import Token, tokens
 from ptxlint.model import GuardMacro
 
 # Macros whose state on 64-bit Linux device compilation with nvcc is fixed.

@@ -21,7 +21,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from ptxlint.lexer import Token
+from ptxlint.frontends.cxx.lexer import Token
 
 # More variants than this are not linted (a statement with five independent #if blocks is
 # listed as skipped rather than read 32 times).

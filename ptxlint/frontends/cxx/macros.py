@@ -20,11 +20,11 @@ import re
 from collections.abc import Iterator, Sequence, Set
 from dataclasses import dataclass, field
 
-from ptxlint import preproc
+from ptxlint.frontends.cxx import preproc
+from ptxlint.frontends.cxx.guards import FileGuards
+from ptxlint.frontends.cxx.lexer import Token, identifiers, tokens
 from ptxlint.graphs import components
-from ptxlint.guards import FileGuards
 from ptxlint.lazy_regex import on_first_use
-from ptxlint.lexer import Token, identifiers, tokens
 
 # A header is read at most this large; bigger ones are treated as absent.
 MAX_HEADER_BYTES = 16 * 1024 * 1024
@@ -986,7 +986,7 @@ def expand_to_string(
     whole piece. ``forbidden`` names parameters of an enclosing ``#define``: a piece that uses
     one has no value until that macro is expanded.
     """
-    from ptxlint.lexer import decode_string_literal
+    from ptxlint.frontends.cxx.lexer import decode_string_literal
 
     if any(t.kind == "ident" and t.text in forbidden for t in toks):
         return None

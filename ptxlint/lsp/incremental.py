@@ -45,7 +45,8 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from ptxlint.cxx_facts import FileFacts
+from ptxlint.analysis.cxx_facts import FileFacts
+from ptxlint.analysis.value_flow import TEMPLATE_WORDS
 from ptxlint.engine import (
     FileResult,
     Linted,
@@ -56,8 +57,9 @@ from ptxlint.engine import (
     parse_template,
     run_rule,
 )
-from ptxlint.extract import reread
+from ptxlint.frontends.cxx.extract import reread
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
+from ptxlint.frontends.syntax_tree import ParsedSource, _parser, grammar_for
 from ptxlint.model import (
     AsmStatement,
     Clobber,
@@ -71,8 +73,6 @@ from ptxlint.model import (
     Template,
 )
 from ptxlint.rule import Rule, RuleContext
-from ptxlint.syntax_tree import ParsedSource, _parser, grammar_for
-from ptxlint.value_flow import TEMPLATE_WORDS
 
 # Documents kept (least recently linted dropped first): an editor has a few open at a time.
 MAX_DOCUMENTS = 16

@@ -11,7 +11,7 @@ from functools import cache
 import tree_sitter
 import tree_sitter_cuda
 
-from ptxlint import tree_reuse
+from ptxlint.frontends import tree_reuse
 
 # Headers are CUDA more often than not in the projects ptxlint is for; the CUDA grammar is a
 # superset of C++, so it only costs when a plain C++ file uses CUDA's keywords as identifiers.

@@ -6,7 +6,7 @@ unknown and both branches look possible. For each condition around a statement t
 the definitions of the names it uses that come before the condition's directive (the file's
 own, position-sensitive, after any ``#undef``; else those of the headers it includes by
 relative path), each with the conditions it holds under that do not also enclose the
-directive. :mod:`ptxlint.preproc` evaluates them; nothing here decides.
+directive. :mod:`ptxlint.frontends.cxx.preproc` evaluates them; nothing here decides.
 
 Left unknown: function-like macros, names the target fixes (``__CUDA_ARCH__``, ``__LP64__``:
 a file does not redefine them), names defined nowhere ptxlint can see.
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ptxlint import preproc
-from ptxlint.guards import UNREAD, Branch, FileGuards
+from ptxlint.frontends.cxx import preproc
+from ptxlint.frontends.cxx.guards import UNREAD, Branch, FileGuards
+from ptxlint.frontends.cxx.macros import MacroDef, MacroTable
 from ptxlint.lazy_regex import on_first_use
-from ptxlint.macros import MacroDef, MacroTable
 from ptxlint.model import GuardMacro
 
 _NAME = on_first_use(r"\b[A-Za-z_]\w*\b")

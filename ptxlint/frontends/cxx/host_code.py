@@ -15,12 +15,12 @@ from collections.abc import Callable
 
 import tree_sitter
 
-from ptxlint import dialect, preproc
-from ptxlint.guards import FileGuards
+from ptxlint.frontends.cxx import dialect, preproc
+from ptxlint.frontends.cxx.guards import FileGuards
+from ptxlint.frontends.cxx.lexer import tokens
+from ptxlint.frontends.cxx.macros import Expander, ExpansionError, MacroTable, from_source
+from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node
 from ptxlint.lazy_regex import on_first_use
-from ptxlint.lexer import tokens
-from ptxlint.macros import Expander, ExpansionError, MacroTable, from_source
-from ptxlint.syntax_tree import ParsedSource, function_name_node
 
 _DEVICE_WORDS = frozenset({"__device__", "__global__"})
 # Words of a declaration that are understood and are not device specifiers.
