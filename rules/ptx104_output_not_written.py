@@ -20,12 +20,18 @@ class OutputNotWritten(Rule):
     tags = ("correctness", "operands")
     docs = """\
 ## What it does
-Flags an output operand that no instruction of the template writes: it is only read (as a
-source, an address, a predicate guard). An output the template never references at all is
-PTX009's finding, and a write-only (`=`) output read before any write is PTX106's (the read
-gets an undefined value; `ptxlint.analysis` names that root): one cause, one finding. A `+`
-(read-write) operand
-that is only read is reported as one that *could be an input*.
+Flags an output operand whose value the template passes through untouched: a read-write (`+`)
+operand, or an output with an input tied to it (`"0"`, LLVM's `"=r,0"`), that no instruction
+writes and that is only read (as a source, an address, a predicate guard). It *could be an
+input*.
+
+Each way an output can go unwritten has one rule (one cause, one finding,
+`ptxlint.analysis.roots`):
+
+- a write-only (`=`) output that the template reads and never writes (or reads before it
+  writes it) is PTX106's: the read gets an undefined value, whatever else happens to it;
+- an output the template never names at all is PTX009's;
+- a read-write or tied output that is only read is this rule's.
 
 What counts as a write is the destination of an instruction, per `ptxlint/ptx/effects.py`:
 the first operand for most instructions, every element of a braced vector destination
@@ -37,11 +43,11 @@ sections come through a macro, and for an empty template (`asm volatile("" : "+r
 the optimization-barrier idiom).
 
 ## Why is this bad?
-An `=` output that the template never writes hands the C++ variable whatever the register
-held: garbage, silently (nvcc does not check). Usually it is a swapped `%N`
-(`st.global.u32 [%0], %1` with the address declared as the output) or an output that should
-have been an input. A `+` operand that is only read costs an extra register copy and hides
-the statement's real data flow; as an input it says what it is.
+A `+` operand that is only read tells the compiler the asm may change the variable: it costs a
+register copy, keeps the variable from being a constant or shared across the statement, and
+hides the statement's real data flow. It is often a swapped `%N` (the address or the stored
+value declared as the output) whose only symptom is that extra copy; as an input it says what
+it is. nvcc says nothing.
 
 ## Example
 ```cuda
@@ -93,9 +99,16 @@ asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
                 message = (
                     f"read-write operand {name} is only read by the template: it could be an input"
                 )
-            else:
+            elif facts.tied_input(operand.index) is not None:
                 message = (
-                    f"output {name} is only read, never written, by the template: the variable "
-                    "receives an undefined value"
+                    f"output {name} is only read, never written, by the template: the input tied "
+                    "to it passes through unchanged, so both could be one input"
+                )
+            else:
+                # an '=' output the write flow cannot see read (no undefined read was found):
+                # what it receives is the register's old content
+                message = (
+                    f"output {name} is never written by the template: the variable receives "
+                    "an undefined value"
                 )
             yield self.finding(statement, span, message)

@@ -30,6 +30,10 @@ before any instruction writes it: as a source (`add.u32 %0, %0, %1;`), inside an
 In LLVM-syntax asm (Triton, CuTe DSL), where constraint strings have no `+`, an output with an
 input tied to it (`"=f,0"`) is read-write and is not flagged.
 
+An `=` output that the template only reads, and never writes, is this rule's too: the read is
+the defect (PTX104 keeps the read-write and tied outputs that are only read, which are harmless
+but could be inputs).
+
 It follows the template's control flow the way PTX103 does (`bra` to labels in the template,
 `@p`/`@!p` pairs, paths that end in `ret`/`exit`/`trap`): a read under `@p` is fine after a
 write under the same `@p`, a read after a label is fine only when every branch to it wrote the
