@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ptxlint.engine import extract_statements
 from ptxlint.frontends.cxx import branches
-from ptxlint.frontends.cxx.extract import _code_tokens
+from ptxlint.frontends.cxx.statement_tokens import code_tokens as _code_tokens
 from ptxlint.model import SourceFile
 
 

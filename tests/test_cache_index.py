@@ -292,4 +292,4 @@ def test_a_warm_run_does_not_load_the_engine(tmp_path, cache_dir, jobs):
                        capture_output=True, text=True, check=True).stdout.splitlines()[-1]
         for _ in range(2)
     ]
-    assert runs == ["['ptxlint.engine', 'ptxlint.frontends.cxx.extract', 'ptxlint.fix']", "[]"]
+    assert runs == ["['ptxlint.engine', 'ptxlint.fix', 'ptxlint.frontends.cxx.extract']", "[]"]

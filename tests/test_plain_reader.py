@@ -1,4 +1,4 @@
-"""The statement reader's fast path (``extract._read_plain``) against its token path.
+"""The statement reader's fast path (``plain_reader.read_plain``) against its token path.
 
 ``_read_plain`` reads a plain statement a whole operand per regex match and returns None for
 anything else; wherever it gives a reading, that reading must be the token path's
@@ -16,7 +16,7 @@ import pytest
 
 from ptxlint.engine import extract_statements
 from ptxlint.frontends.cxx import extract as ex
-from ptxlint.frontends.cxx import reading_memo
+from ptxlint.frontends.cxx import plain_reader, reading_memo, statement_tokens
 from ptxlint.frontends.cxx.lexer import Token, decode_string_literal, tokens
 from ptxlint.model import Constraint, Operand, SourceFile, Span, slot_setters
 from scripts.locations import cuda_include
@@ -25,19 +25,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _token_reading(source: SourceFile, start: int) -> ex._RawStatement | None | str:
-    stream = ex._code_tokens(source.text, start)
+    stream = ex.code_tokens(source.text, start)
     if ex._has_inner_directive(stream):
         return "directive"
-    return ex._StatementReader(source, stream, ex.MacroPieces(source), False).read()
+    return ex.StatementReader(source, stream, ex.MacroPieces(source), False).read()
 
 
 def _compare(text: str) -> ex._RawStatement | None:
     """Both readings of the statement at the first asm keyword of ``text``; the fast one, which
     must be the token path's wherever it is not None."""
     source = SourceFile("t.cu", text)
-    m = ex._KEYWORD.search(text)
+    m = statement_tokens.ASM_KEYWORD.search(text)
     assert m is not None
-    plain = ex._read_plain(source, m.start(), m.group())
+    plain = ex.read_plain(source, m.start(), m.group())
     if plain is not None:
         assert repr(plain) == repr(_token_reading(source, m.start())), text
     return plain
@@ -220,7 +220,7 @@ def test_generated_files_extract_alike(monkeypatch: pytest.MonkeyPatch) -> None:
         functions.append(f"__device__ void f{k}(int d0, int* p, unsigned x) {{\n  {body}\n}}\n")
     source = SourceFile("gen.cu", "".join(functions))
     fast = extract_statements(source)
-    monkeypatch.setattr(ex, "_read_plain", lambda *args: None)
+    monkeypatch.setattr(ex, "read_plain", lambda *args: None)
     monkeypatch.setattr(reading_memo, "recall", lambda *args: None)  # nor readings kept
     slow = extract_statements(source)
     assert len(fast.statements) > 100
@@ -298,7 +298,7 @@ def test_template_shortcut_is_decode_string_literal() -> None:
             continue
         at = rng.randrange(0, 50)
         toks = [Token(t.kind, t.text, t.start + at, t.end + at) for t in toks]
-        reader = ex._StatementReader(SourceFile("t.cu", ""), (), ex._NoPieces(), False)
+        reader = ex.StatementReader(SourceFile("t.cu", ""), (), ex.NoPieces(), False)
         template = reader._template(toks, 0)
         text, starts, ends = "", [], []
         for t in toks:
@@ -333,8 +333,8 @@ def test_fixtures_and_cuda_headers_read_alike() -> None:
     for path in files:
         text = path.read_text(encoding="utf-8", errors="replace")
         source = SourceFile(str(path), text)
-        for m in ex._KEYWORD.finditer(text):
-            raw = ex._read_plain(source, m.start(), m.group())
+        for m in statement_tokens.ASM_KEYWORD.finditer(text):
+            raw = ex.read_plain(source, m.start(), m.group())
             if raw is not None:
                 plain += 1
                 assert repr(raw) == repr(_token_reading(source, m.start())), (path, m.start())
@@ -356,7 +356,7 @@ def test_operands_built_slot_by_slot_equal_the_constructed_ones() -> None:
     their constructors make."""
     text = 'void f() { asm("op %0, %1;" : [o] "=&r"(d) : "r"( a + 1 ) "l"(f(b))); }'
     source = SourceFile("t.cu", text)
-    by_slot = ex._read_plain(source, text.index("asm"), "asm")
+    by_slot = ex.read_plain(source, text.index("asm"), "asm")
     assert by_slot is not None
     at = text.index
 
@@ -409,10 +409,10 @@ def test_reread_reads_plain_statements_as_the_tokens_do(monkeypatch: pytest.Monk
     assert len(statements) == 4 and all(s.operands[0].ctype for s in statements)
     edited = text.replace("mov.u32 %0", "mov.b32 %0").replace("st.u32", "st.b32")
     edited = edited.replace("t, %0;", "t, %0; ")
-    assert ex._read_plain(SourceFile("t.cu", edited), statements[0].span.start, "asm")
+    assert ex.read_plain(SourceFile("t.cu", edited), statements[0].span.start, "asm")
     readings = []
-    for reader in (ex._read_plain, lambda source, start, keyword: None):
-        monkeypatch.setattr(ex, "_read_plain", reader)
+    for reader in (ex.read_plain, lambda source, start, keyword: None):
+        monkeypatch.setattr(ex, "read_plain", reader)
         readings.append([ex.reread(SourceFile("t.cu", edited), s, parse_template)
                          for s in statements])  # fmt: skip
     plain, tokens_only = readings
@@ -441,5 +441,5 @@ def test_statements_filled_slot_by_slot_equal_the_constructed_ones() -> None:
 
 def test_plain_patterns_number_their_groups_as_the_reader_reads_them() -> None:
     """``_plain_operands`` reads the groups by number, all at once."""
-    assert ex._PLAIN_OPERAND.groupindex == {"op": 1, "name": 2, "con": 3, "expr": 4, "sep": 5}
-    assert ex._PLAIN_HEAD.groupindex == {"op": 1, "name": 2, "con": 3}
+    assert plain_reader._PLAIN_OPERAND.groupindex == {"op": 1, "name": 2, "con": 3, "expr": 4, "sep": 5}
+    assert plain_reader._PLAIN_HEAD.groupindex == {"op": 1, "name": 2, "con": 3}

@@ -1,5 +1,5 @@
 """The plain reader's memo (``ptxlint.frontends.cxx.reading_memo``): a reading kept at one place and moved to
-another must be exactly what ``extract._read_plain`` reads there, field by field."""
+another must be exactly what ``plain_reader.read_plain`` reads there, field by field."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from ptxlint.engine import extract_statements
 from ptxlint.frontends.cxx import extract as ex
-from ptxlint.frontends.cxx import reading_memo
+from ptxlint.frontends.cxx import reading_memo, statement_tokens
 from ptxlint.model import CType, Offsets, SourceFile
 from tests.test_plain_reader import _statement
 
@@ -55,7 +55,7 @@ def _same(moved: ex._RawStatement, direct: ex._RawStatement) -> None:
 
 
 def _first_keyword(text: str, after: int = 0) -> tuple[int, str]:
-    m = ex._KEYWORD.search(text, after)
+    m = statement_tokens.ASM_KEYWORD.search(text, after)
     return (m.start(), m.group()) if m is not None else (-1, "")
 
 
@@ -68,7 +68,7 @@ def test_a_moved_reading_is_a_direct_read_at_its_new_place() -> None:
         statement = _statement(rng)
         text_a = f"void f() {{\n  {rng.choice(_AROUND)}{statement}{rng.choice(_AROUND)}\n}}\n"
         start_a, keyword = _first_keyword(text_a, text_a.index("{") + 1)
-        raw = ex._read_plain(SourceFile("a.cu", text_a), start_a, keyword) if keyword else None
+        raw = ex.read_plain(SourceFile("a.cu", text_a), start_a, keyword) if keyword else None
         if raw is None:
             continue
         reading_memo.remember(text_a, start_a, keyword, raw)
@@ -83,7 +83,7 @@ def test_a_moved_reading_is_a_direct_read_at_its_new_place() -> None:
         start_b = text_b.index(spelled, len(prefix))
         recalled = reading_memo.recall(text_b, start_b, start_b + len(spelled), keyword)
         assert recalled is not None
-        direct = ex._read_plain(SourceFile("b.cu", text_b), start_b, keyword)
+        direct = ex.read_plain(SourceFile("b.cu", text_b), start_b, keyword)
         assert direct is not None, spelled
         _same(recalled, direct)
         moved += 1
@@ -95,13 +95,13 @@ def test_the_kept_reading_stays_untyped_and_its_own() -> None:
     types, and a later recall still reads untyped operands."""
     text = 'void f(int a) { asm("mov.u32 %0, %1;" : "=r"(a) : "r"(a + 1)); }\n'
     start, keyword = _first_keyword(text)
-    first = ex._read_plain(SourceFile("a.cu", text), start, keyword)
+    first = ex.read_plain(SourceFile("a.cu", text), start, keyword)
     assert first is not None
     reading_memo.remember(text, start, keyword, first)
     ex._with_ctype(first.operands[0], CType("int", "integer", 4))
     again = reading_memo.recall("  " + text, start + 2, first.end + 2, keyword)
     assert again is not None and again.operands[0].ctype is None
-    direct = ex._read_plain(SourceFile("b.cu", "  " + text), start + 2, keyword)
+    direct = ex.read_plain(SourceFile("b.cu", "  " + text), start + 2, keyword)
     assert direct is not None
     _same(again, direct)
 
@@ -110,7 +110,7 @@ def test_readings_with_offsets_in_messages_are_not_kept() -> None:
     """A missing comma's problem names its offset: read again at each place."""
     text = 'void f() { asm("op;" : "=r"(a) "=r"(b)); }'
     start, keyword = _first_keyword(text)
-    raw = ex._read_plain(SourceFile("a.cu", text), start, keyword)
+    raw = ex.read_plain(SourceFile("a.cu", text), start, keyword)
     assert raw is not None and raw.problems and raw.missing_commas
     reading_memo.remember(text, start, keyword, raw)
     assert not reading_memo.MEMO.entries
@@ -122,7 +122,7 @@ def test_only_the_exact_text_finds_a_reading() -> None:
     spelling finds nothing; another keyword with the same text after it finds nothing."""
     text = 'void f() { asm volatile("bar.sync 0;" ::: "memory"); }'
     start, keyword = _first_keyword(text)
-    raw = ex._read_plain(SourceFile("a.cu", text), start, keyword)
+    raw = ex.read_plain(SourceFile("a.cu", text), start, keyword)
     assert raw is not None
     reading_memo.remember(text, start, keyword, raw)
     assert reading_memo.recall(text, start, raw.end - 1, keyword) is None
@@ -134,7 +134,7 @@ def test_only_the_exact_text_finds_a_reading() -> None:
 
 def test_the_memo_keeps_at_most_its_size() -> None:
     memo = reading_memo.Memo(size=2)
-    raw = ex._read_plain(SourceFile("a.cu", 'asm("nop;")'), 0, "asm")
+    raw = ex.read_plain(SourceFile("a.cu", 'asm("nop;")'), 0, "asm")
     assert raw is not None
     for key in ("a", "b", "c"):
         memo.put(key, ("asm", 0, raw))
@@ -229,13 +229,13 @@ def test_a_moved_template_reads_its_source_spans_as_a_direct_read() -> None:
     """``Template.source_span`` and the template's equality over a recalled reading."""
     text = 'void f(int a) { asm("add.u32 %0, %1, 1;\\n\\t" "nop;" : "=r"(a) : "r"(a)); }\n'
     start, keyword = _first_keyword(text)
-    first = ex._read_plain(SourceFile("a.cu", text), start, keyword)
+    first = ex.read_plain(SourceFile("a.cu", text), start, keyword)
     assert first is not None
     reading_memo.remember(text, start, keyword, first)
     pad = "// moved\n" * 3
     there, at = pad + text, start + len(pad)
     again = reading_memo.recall(there, at, first.end + len(pad), keyword)
-    direct = ex._read_plain(SourceFile("b.cu", there), at, keyword)
+    direct = ex.read_plain(SourceFile("b.cu", there), at, keyword)
     assert again is not None and direct is not None
     assert isinstance(again.template.char_starts, reading_memo.MovedOffsets)
     n = len(direct.template.text)

@@ -8,7 +8,6 @@ itself is read with :mod:`.lexer`, which survives the macros real headers put th
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import operator
 import os
@@ -19,80 +18,61 @@ from typing import Protocol
 
 import tree_sitter
 
-from ptxlint.frontends.cxx import branches, dialect, host_code, macro_uses, preproc, reading_memo
+from ptxlint.frontends.cxx import branches, dialect, host_code, macro_uses, preproc
 from ptxlint.frontends.cxx.guard_macros import GuardMacros
 from ptxlint.frontends.cxx.guards import FileGuards
-from ptxlint.frontends.cxx.lexer import NEXT_TOKEN as _NEXT_TOKEN
 from ptxlint.frontends.cxx.lexer import (
-    SKIPPED,
     Token,
-    decode_string_literal,
-    literal_value,
     tokens,
 )
-from ptxlint.frontends.cxx.lexer import new_token as _new_token
-from ptxlint.frontends.cxx.macros import ExpandedString, MacroDef, MacroTable, expand_to_string
+from ptxlint.frontends.cxx.macros import MacroDef
+from ptxlint.frontends.cxx.plain_reader import read_plain, read_plain_here
 
 # The reader fills the operands, their constraints, spans and templates slot by slot, with
 # the setters the reading memo fills its moved readings with (``reading_memo``: why)
 from ptxlint.frontends.cxx.reading_memo import (
-    C_LETTERS,
-    C_MODIFIERS,
-    C_OPAQUE,
-    C_SPAN,
-    C_TEXT,
-    O_CONSTRAINT,
     O_CTYPE,
-    O_EXPRESSION,
-    O_EXPRESSION_SPAN,
-    O_INDEX,
-    O_NAME,
-    O_ROLE,
-    O_SPAN,
-    PIECE_KIND,
-    PIECE_SPAN,
-    PIECE_TEXT_END,
-    PIECE_TEXT_START,
-    SPAN_END,
-    SPAN_START,
-    T_CHAR_ENDS,
-    T_CHAR_STARTS,
-    T_PIECES,
-    T_TEXT,
     new,
 )
 from ptxlint.frontends.cxx.reading_memo import RawStatement as _RawStatement
+from ptxlint.frontends.cxx.statement_context import (
+    CONTEXTS_KEPT,
+    Ancestors,
+    context_of,
+    follows_declarator,
+    is_asm_label,
+    macro_name_of,
+    macro_params,
+)
+from ptxlint.frontends.cxx.statement_reader import (
+    MacroPieces,
+    NoPieces,
+    RefusedPieces,
+    StatementReader,
+)
+from ptxlint.frontends.cxx.statement_tokens import (
+    KEYWORDS,
+    code_tokens,
+    keyword_tokens,
+)
 from ptxlint.frontends.syntax_tree import (
     NodeFinder,
     ParsedSource,
-    function_name_node,
     parse,
-    shared_parent,
 )
 from ptxlint.model import (
-    HOLE,
     AsmStatement,
-    Clobber,
-    Constraint,
     Context,
     CType,
     Expansion,
-    Offsets,
     Operand,
     PtxTemplate,
-    Qualifier,
     SourceFile,
     Span,
-    Template,
-    TemplatePiece,
     slot_setters,
 )
 
-KEYWORDS = ("asm", "__asm__", "__asm")
 ASM_LABEL = "asm label"
-QUALIFIERS = ("volatile", "__volatile__", "__volatile", "inline", "__inline", "__inline__", "goto")
-_KEYWORD = re.compile(r"(?<![\w$])(?:__asm__|__asm|asm)(?![\w$])")
-_MODIFIERS = "=+&"
 _NON_CODE_NODES = {
     "comment",
     "string_literal",
@@ -105,8 +85,6 @@ _NON_CODE_NODES = {
     "escape_sequence",
     "system_lib_string",
 }
-_MACRO_BODY_OWNERS = {"preproc_def", "preproc_function_def"}
-_FUNCTION_WORDS = re.compile(r"[A-Za-z_]\w*")
 
 TemplateParser = Callable[[str, bool], PtxTemplate]
 class TypeLookup(Protocol):
@@ -149,7 +127,7 @@ _WORD_CHAR = re.compile(r"[\w$]")
 
 
 def _keywords(text: str) -> Iterator[tuple[int, str]]:
-    """What ``_KEYWORD.finditer(text)`` finds, as (start, keyword). The literal ``asm`` is
+    """What ``ASM_KEYWORD.finditer(text)`` finds, as (start, keyword). The literal ``asm`` is
     searched and its surroundings checked here: the pattern's leading look-behind made the
     regex engine try it at every character (GMMA's 2.7 MB header: 63 ms, now 1 ms)."""
     word = _WORD_CHAR.match
@@ -216,7 +194,7 @@ def extract(
                 )
             toks = macro_tokens[body_start]
             if body_start not in macro_index:
-                macro_index[body_start] = _keyword_tokens(toks)
+                macro_index[body_start] = keyword_tokens(toks)
             at = macro_index[body_start]
             index = at.get(start)
             if index is None:  # inside a comment or string of the macro body
@@ -224,24 +202,24 @@ def extract(
             owner = ups[0] if ups else None
             # up to the next asm keyword: one pass over the body for all its statements
             stream: Sequence[Token] = toks[index : at.get(("next", start), len(toks))]
-            macro_name = _macro_name(parsed, owner)
+            macro_name = macro_name_of(parsed, owner)
             context_node = owner
             plain = None
         elif node.type in ("preproc_call", "preproc_directive"):
             continue
-        elif _is_asm_label(node, ups):
+        elif is_asm_label(node, ups):
             result.skipped.append(
                 (start, "asm label: names a declaration's symbol, not a statement")
             )
             continue
         else:
-            plain = _read_plain_here(source, parsed, start, keyword, ups)
-            stream = () if plain is not None else _code_tokens(source.text, start)
+            plain = read_plain_here(source, parsed, start, keyword, ups)
+            stream = () if plain is not None else code_tokens(source.text, start)
             macro_name = None
             context_node = node
         pieces = macros
         if macro_name is not None:
-            pieces = macros.with_forbidden(_macro_params(parsed, owner))
+            pieces = macros.with_forbidden(macro_params(parsed, owner))
         if macro_name is None and plain is None and _has_inner_directive(stream):
             _read_branches(
                 result,
@@ -258,15 +236,15 @@ def extract(
                 start,
             )
             continue
-        raw = plain or _StatementReader(source, stream, pieces, macro_name is not None).read()
+        raw = plain or StatementReader(source, stream, pieces, macro_name is not None).read()
         if raw is None:
             continue
-        if not raw.extended and macro_name is None and _follows_declarator(source.text, start):
+        if not raw.extended and macro_name is None and follows_declarator(source.text, start):
             result.skipped.append(
                 (start, f"{ASM_LABEL}: names a declaration's symbol, not a statement")
             )
             continue
-        context = _context(
+        context = context_of(
             host.ancestors, context_node, macro_name, file_guards, start, raw.end, host.guard_macros
         )
         if macro_name is None:
@@ -300,18 +278,18 @@ def reread(
     start, text = old.span.start, source.text
     raw: _RawStatement | None = None
     if text.startswith(old.keyword, start) and not _WORD_CHAR.match(text, start + len(old.keyword)):
-        raw = _read_plain(source, start, old.keyword)  # what the tokens read, where it reads
+        raw = read_plain(source, start, old.keyword)  # what the tokens read, where it reads
     if raw is None:
-        stream = _code_tokens(text, start)
+        stream = code_tokens(text, start)
         if not stream or stream[0].text != old.keyword or _has_inner_directive(stream):
             return None
-        pieces = _RefusedPieces(source)
-        raw = _StatementReader(source, stream, pieces, in_macro=False).read()
+        pieces = RefusedPieces(source)
+        raw = StatementReader(source, stream, pieces, in_macro=False).read()
         if raw is None or pieces.asked:
             return None
     if raw.extended != old.extended:
         return None
-    if not raw.extended and _follows_declarator(source.text, old.span.start):
+    if not raw.extended and follows_declarator(source.text, old.span.start):
         return None
     if [o.expression for o in raw.operands] != [o.expression for o in old.operands]:
         return None
@@ -420,14 +398,13 @@ def _replaced(context: Context, **changes: object) -> Context:
     key = (context, *changes.items())
     found = _CONTEXTS.get(key)
     if found is None:
-        if len(_CONTEXTS) >= _CONTEXTS_KEPT:
+        if len(_CONTEXTS) >= CONTEXTS_KEPT:
             _CONTEXTS.clear()
         found = _CONTEXTS[key] = dataclasses.replace(context, **changes)  # type: ignore[arg-type]
     return found
 
 
 _CONTEXTS: dict[tuple[object, ...], Context] = {}
-_CONTEXTS_KEPT = 4096
 
 
 # ``dialect.classify``'s verdicts by all it reads (``ptx`` is ``parse_template(text, extended)``;
@@ -479,11 +456,11 @@ def _read_branches(
         guard_macros = host.guard_macros.inside(start, variant.conditions)
         if preproc.evaluate_guards(variant.conditions, macros=guard_macros) is False:
             continue  # a branch no 64-bit Linux build takes
-        raw = _StatementReader(source, variant.tokens, pieces, in_macro=False).read()
+        raw = StatementReader(source, variant.tokens, pieces, in_macro=False).read()
         if raw is None:
             continue
         base = host.with_macro_specifiers(
-            _context(host.ancestors, node, None, file_guards, start, raw.end, host.guard_macros),
+            context_of(host.ancestors, node, None, file_guards, start, raw.end, host.guard_macros),
             node,
         )
         in_device_code = bool(dialect.device_context_of(base.function_specifiers, base.guards))
@@ -617,7 +594,7 @@ class _HostCode:
         self.guard_macros = GuardMacros(guards, lambda: macros.table)
         self._functions: host_code.HostFunctions | None = None
         self._file_error: bool | None = None
-        self.ancestors = _Ancestors(parsed)
+        self.ancestors = Ancestors(parsed)
         # a .c file with no CUDA marker (grammar_for picked C++ for it)
         self._c_file = (
             os.path.splitext(macros.source.path)[1].lower() == ".c" and parsed.grammar == "cpp"
@@ -706,7 +683,7 @@ def _read_expansion(
     vtoks = list(tokens(done.virtual.text))
     guards = tuple(g for d in done.used for g in d.guards)
     base = host.with_macro_specifiers(
-        _context(host.ancestors, node, None, file_guards, use.start, use.end, host.guard_macros),
+        context_of(host.ancestors, node, None, file_guards, use.start, use.end, host.guard_macros),
         node,
     )
     context = dataclasses.replace(
@@ -721,7 +698,7 @@ def _read_expansion(
     for k, tok in enumerate(vtoks):
         if tok.kind != "ident" or tok.text not in KEYWORDS:
             continue
-        reader = _StatementReader(virtual_source, vtoks[k:], _NoPieces(), in_macro=False)
+        reader = StatementReader(virtual_source, vtoks[k:], NoPieces(), in_macro=False)
         raw = reader.read()
         if raw is None:
             continue
@@ -815,1151 +792,15 @@ def _with_ctype(operand: Operand, ctype: CType) -> Operand:
     return operand
 
 
-_DECLARATION_NODES = {
-    "declaration",
-    "field_declaration",
-    "init_declarator",
-    "parameter_declaration",
-    "function_declarator",
-}
-
-
-def _is_asm_label(
-    keyword: tree_sitter.Node, ups: Sequence[tree_sitter.Node] | None = None
-) -> bool:
-    """``int f(void) asm("f32");`` renames a symbol; it is GNU syntax, not an asm statement.
-    ``ups``: the keyword's nearest ancestors (``_ancestors_of``), where already read."""
-    if ups is None:
-        ups = _ancestors_of(keyword)
-    if not ups or ups[0].type != "gnu_asm_expression":
-        return False
-    parent = ups[1] if len(ups) > 1 else None
-    if parent is not None and parent.type == "ERROR":
-        parent = ups[2] if len(ups) > 2 else None
-    return parent is not None and parent.type in _DECLARATION_NODES
-
-
-def _ancestors_of(node: tree_sitter.Node) -> list[tree_sitter.Node]:
-    """The parent, grandparent and great-grandparent of ``node``, fewer at the root."""
-    ups: list[tree_sitter.Node] = []
-    parent = node.parent
-    while parent is not None and len(ups) < 3:
-        ups.append(parent)
-        parent = parent.parent if len(ups) < 3 else None
-    return ups
-
-
-_CONTROL_WORDS = {"if", "while", "for", "switch"}
-_STATEMENT_WORDS = {"else", "do", "return", "case", "default"}
-
-
-_MAYBE_DECLARATOR_END = re.compile(r"[/#\"']")  # a comment, directive or literal: tokenize
-_DECLARATOR_END = re.compile(r"[\w$\])]$")
-
-
-def _follows_declarator(text: str, offset: int) -> bool:
-    """Token-level check for an asm label that tree-sitter could not place, as in
-    ``clock_t clock(void)`` / ``#if ...`` / ``asm("clock32")`` / ``#endif`` / ``__THROW;``:
-    the token before the keyword ends a declarator (a name, ``]``, or a parameter list)."""
-    near = text[max(0, offset - 200) : offset]
-    tail = near.rstrip()
-    if tail and not _MAYBE_DECLARATOR_END.search(near) and not _DECLARATOR_END.search(tail):
-        return False  # plainly after an operator or '(': no need to tokenize 2000 characters
-    begin = text.rfind("\n", 0, max(0, offset - 2000)) + 1
-    if offset - begin > 8000:  # one huge line (minified, generated): never rescan from its start
-        begin = offset - 2000
-    last, before_open = _last_on_line(text, begin, offset, len(near) - len(tail))
-    if last is None or last[1] == ")":
-        last, before_open = _declarator_tail(text, begin, offset)
-    if last is None:
-        return False
-    kind, word = last
-    if kind == "ident":
-        return word not in _STATEMENT_WORDS and word not in QUALIFIERS
-    if word == "]":
-        return True
-    if word != ")":
-        return False
-    return (
-        before_open is not None
-        and before_open[0] == "ident"
-        and before_open[1] not in _CONTROL_WORDS
-        and before_open[1] not in KEYWORDS
-    )
-
-
-_Tail = tuple[str, str]  # (kind, text) of a token
-
-
-def _last_on_line(
-    text: str, begin: int, offset: int, blanks: int
-) -> tuple[_Tail | None, _Tail | None]:
-    """``_declarator_tail(text, begin, offset)`` read from the start of the line that holds
-    the last character before ``offset`` (``blanks`` blanks before it) instead of from
-    ``begin``, where that gives the same tokens: nothing before that line and after ``begin``
-    can open a token that runs past its start (no ``/*``, no raw string, no backslash ending the
-    line before). (None, None) where that is not shown, or where the last token is ")" (the
-    "(" it closes may lie before the line)."""
-    last_char = offset - blanks - 1
-    line = text.rfind("\n", 0, last_char) + 1
-    if (
-        last_char < begin
-        or line < begin
-        or text.find("/*", begin, line) >= 0
-        or text.find('R"', begin, line) >= 0
-        or text.endswith("\\\n", 0, line)
-        or text.endswith("\\\r\n", 0, line)
-    ):
-        return None, None
-    return _declarator_tail(text, line, offset)
-
-
-def _declarator_tail(
-    text: str, begin: int, offset: int
-) -> tuple[_Tail | None, _Tail | None]:
-    """Of the tokens ``_code_tokens(text, begin, stop=offset)`` less the directives: the last
-    one, and, when it is ")", the token before the "(" that matches it (the nearest "(" after
-    which the parentheses balance: the one open when it comes), or None for either. One pass
-    without a token list: the window is up to 2,000 characters before each such statement.
-    """
-    last: _Tail | None = None
-    # for each "(" still open: the token before it (None at the start)
-    opened: list[_Tail | None] = []
-    match: _Tail | None = None  # for the latest ")": the token before its "("
-    matched = False
-    skip_until = -1
-    count = 0
-    for m in _NEXT_TOKEN.finditer(text, begin, offset):
-        kind = m.lastgroup
-        if kind is None:
-            break
-        if kind == "delim":
-            kind = "raw"
-        at = m.start(kind)
-        if at < skip_until:
-            continue
-        word = m.group(kind)
-        if kind == "punct" and word == "#" and _at_line_start(text, at):
-            skip_until = _end_of_directive(text, at)
-            count += 1  # kept as a directive token, whose own step checks no limit
-            continue
-        if word == "(":
-            opened.append(last)
-        elif word == ")":
-            matched = bool(opened)
-            match = opened.pop() if opened else None
-        last = (kind, word)
-        count += 1
-        if count > 200_000:
-            break
-    if last is None or last[1] != ")":
-        return last, None
-    return last, match if matched else None
-
-
-def _keyword_tokens(toks: Sequence[Token]) -> dict[object, int]:
-    """Token index of each asm keyword by offset, and under ``("next", offset)`` the index of
-    the keyword after it."""
-    found = [i for i, t in enumerate(toks) if t.kind == "ident" and _KEYWORD.fullmatch(t.text)]
-    out: dict[object, int] = {toks[i].start: i for i in found}
-    for here, following in zip(found, found[1:], strict=False):
-        out[("next", toks[here].start)] = following
-    return out
-
-
-def _code_tokens(text: str, start: int, stop: int | None = None) -> list[Token]:
-    """Tokens from ``start`` to the end of the statement (or to ``stop``), preprocessor lines
-    kept as single ``directive`` tokens.
-
-    An unterminated statement ends before the next asm keyword: otherwise each of n nested
-    unterminated ``asm(`` would read to the end of the file (quadratic time). Real code never
-    nests an asm statement inside another's parentheses.
-
-    One pass over the lexer's matches (``lexer.tokens`` inlined: CUTLASS's GMMA header reads
-    265,000 tokens here), O(tokens of the statement)."""
-    out: list[Token] = []
-    append = out.append
-    depth = 0
-    skip_until = -1
-    # #if blocks opened inside the statement: (depth at the #if, depth at the end of the first
-    # branch). Each branch starts from the #if's depth, and the statement ends once the
-    # parenthesis closes outside every block.
-    groups: list[list[int]] = []
-    whole = stop is None
-    for m in _NEXT_TOKEN.finditer(text, start, len(text) if stop is None else stop):
-        kind = m.lastgroup
-        if kind is None:
-            break  # only blanks and comments were left
-        if kind == "delim":
-            kind = "raw"
-        at = m.start(kind)
-        if at < skip_until:
-            continue
-        word = m.group(kind)
-        if kind != "punct":
-            if kind == "ident" and whole and out and word in _KEYWORD_WORDS:
-                break
-            append(_new_token(Token, (kind, word, at, m.end())))
-            if len(out) > 200_000:
-                break
-            continue
-        if word == "#" and _at_line_start(text, at):
-            skip_until = _end_of_directive(text, at)
-            append(Token("directive", text[at:skip_until], at, skip_until))
-            directive = _DIRECTIVE_WORD.match(text, at)
-            name = directive.group(1) if directive else ""
-            if name in ("if", "ifdef", "ifndef"):
-                groups.append([depth, -1])
-            elif name in ("elif", "else") and groups:
-                if groups[-1][1] < 0:
-                    groups[-1][1] = depth
-                depth = groups[-1][0]
-            elif name == "endif" and groups:
-                opened, first = groups.pop()
-                depth = first if first >= 0 else depth
-                if depth == 0 and whole and len(out) > 2:
-                    break
-            continue
-        append(_new_token(Token, ("punct", word, at, m.end())))
-        if word == "(":
-            depth += 1
-        elif word == ")":
-            depth -= 1
-            if depth == 0 and whole and not groups:
-                break
-        elif word in (";", "{", "}") and depth == 0 and len(out) > 1 and whole and not groups:
-            break
-        if len(out) > 200_000:
-            break
-    return out
-
-
-_KEYWORD_WORDS = frozenset(KEYWORDS)  # what _KEYWORD.fullmatch accepts of an identifier
-
-
-_DIRECTIVE_WORD = re.compile(r"#[ \t]*(\w*)")
-
-
-def _at_line_start(text: str, offset: int) -> bool:
-    line_start = text.rfind("\n", 0, offset) + 1
-    return text[line_start:offset].strip() == ""
-
-
-def _end_of_directive(text: str, offset: int) -> int:
-    i = offset
-    while True:
-        nl = text.find("\n", i)
-        if nl == -1:
-            return len(text)
-        if nl > 0 and text[nl - 1] == "\\" or (nl > 1 and text[nl - 2 : nl] == "\\\r"):
-            i = nl + 1
-            continue
-        return nl
-
-
 # --------------------------------------------------------------------------- the statement
 
 
-class _StatementReader:
-    def __init__(
-        self,
-        source: SourceFile,
-        stream: Sequence[Token],
-        macros: MacroPieces,
-        in_macro: bool,
-    ) -> None:
-        self.source = source
-        self.toks = stream
-        self.macros = macros
-        self.in_macro = in_macro
-        self.problems: list[str] = []
-        self.opaque_sections = False
-        self.missing_commas: list[tuple[int, int]] = []
-
-    def read(self) -> _RawStatement | None:
-        toks = self.toks
-        i = 1
-        qualifiers: list[Qualifier] = []
-        while i < len(toks) and toks[i].kind == "ident" and toks[i].text in QUALIFIERS:
-            qualifiers.append(Qualifier(toks[i].text, Span(toks[i].start, toks[i].end)))
-            i += 1
-        if i >= len(toks) or toks[i].text != "(":
-            return None  # `#define __asm__ asm`, MSVC `__asm { }`: not a GNU asm statement
-        open_paren = toks[i].start
-        current: list[Token] = []
-        sections: list[list[Token]] = [current]
-        colons: list[int] = []
-        depth = 0
-        end = None
-        for k in range(i + 1, len(toks)):
-            tok = toks[k]
-            kind, text = tok[0], tok[1]
-            if kind == "punct":  # brackets and colons are punctuation
-                if text in _OPENING:
-                    depth += 1
-                elif text in _CLOSING:
-                    if depth == 0:
-                        if text == ")":
-                            end = tok[3]
-                            break
-                        continue
-                    depth -= 1
-                elif depth == 0 and text in (":", "::"):
-                    for c in range(len(text)):
-                        colons.append(tok[2] + c)
-                        current = []
-                        sections.append(current)
-                    continue
-            elif kind == "directive":
-                self.opaque_sections = True
-                self.problems.append("preprocessor directive inside the statement")
-                continue
-            current.append(tok)
-        if end is None:
-            self.problems.append("unterminated asm statement: no closing parenthesis")
-            last = toks[-1].end if toks else open_paren + 1
-            end = last
-        template = self._template(sections[0], open_paren)
-        outputs = self._operands(sections[1], "output", 0) if len(sections) > 1 else []
-        inputs = self._operands(sections[2], "input", len(outputs)) if len(sections) > 2 else []
-        clobbers = self._clobbers(sections[3]) if len(sections) > 3 else []
-        labels = (
-            tuple(t.text for t in sections[4] if t.kind == "ident") if len(sections) > 4 else ()
-        )
-        if len(sections) > 5:
-            self.problems.append("more than four colons")
-        return _RawStatement(
-            qualifiers=tuple(qualifiers),
-            extended=len(sections) > 1,
-            template=template,
-            operands=tuple(outputs + inputs),
-            clobbers=tuple(clobbers),
-            goto_labels=labels,
-            colons=tuple(colons),
-            open_paren=open_paren,
-            end=end,
-            problems=tuple(self.problems),
-            opaque_sections=self.opaque_sections,
-            missing_commas=tuple(self.missing_commas),
-        )
-
-    # -- template
-
-    def _template(self, toks: list[Token], open_paren: int) -> Template:
-        chars: list[str] = []
-        starts: list[int] = []
-        ends: list[int] = []
-        pieces: list[TemplatePiece] = []
-        i = 0
-        while i < len(toks):
-            tok = toks[i]
-            begin = len(starts)  # one entry per template character so far
-            kind, literal, at, end = tok
-            if (
-                kind == "string"
-                and len(literal) > 1
-                and literal[0] == literal[-1] == '"'
-                and "\\" not in literal
-            ):  # the usual literal, terminated, without escapes: decode_string_literal's reading
-                chars.append(literal[1:-1])
-                starts.extend(range(at + 1, end - 1))
-                ends.extend(range(at + 2, end))
-                pieces.append(TemplatePiece(kind, Span(at, end), begin, len(starts)))
-                i += 1
-                continue
-            if kind in ("string", "raw"):
-                if len(literal) > _DECODED_CHARS:
-                    decoded = decode_string_literal(tok)
-                    spelled, terminated = decoded.text, decoded.terminated
-                    starts.extend(decoded.starts)
-                    ends.extend(decoded.ends)
-                else:
-                    spelled, runs, terminated = _decoded(kind, literal)
-                    for first_start, first_end, count in runs:
-                        starts.extend(range(at + first_start, at + first_start + count))
-                        ends.extend(range(at + first_end, at + first_end + count))
-                chars.append(spelled)
-                if not terminated:
-                    self.problems.append("unterminated string literal in the template")
-                pieces.append(TemplatePiece(kind, Span(at, end), begin, begin + len(spelled)))
-                i += 1
-                continue
-            # Anything else is a macro (or, in a #define body, a `#param` stringification).
-            j = i + 1
-            if tok.text == "#" and j < len(toks):
-                j += 1
-            if j < len(toks) and toks[j].text == "(":
-                j = _skip_group(toks, j)
-            piece_end = toks[j - 1].end
-            value = self.macros.piece(toks[i:j], (tok.start, piece_end))
-            if value is not None:
-                chars.append(value.text)
-                starts.extend(value.starts)
-                ends.extend(value.ends)
-            else:
-                chars.append(HOLE)
-                starts.append(tok.start)
-                ends.append(piece_end)
-            pieces.append(TemplatePiece("macro", Span(tok.start, piece_end), begin, len(starts)))
-            i = j
-        text = "".join(chars)
-        if not pieces:
-            self.problems.append("empty template section")
-            starts, ends = [], []
-            pieces.append(TemplatePiece("string", Span(open_paren + 1, open_paren + 1), 0, 0))
-        return Template(text, starts, ends, tuple(pieces))  # made Offsets from the lists
-
-    # -- operands
-
-    def _operands(self, toks: list[Token], role: str, first_index: int) -> list[Operand]:
-        operands: list[Operand] = []
-        for group in _split_operands(toks, self.problems, self.missing_commas):
-            if not group:
-                continue
-            operand = self._operand(group, role, first_index + len(operands))
-            if operand is None:
-                self.opaque_sections = True
-                self.problems.append(f"could not read {role} operand at offset {group[0].start}")
-                continue
-            operands.append(operand)
-        return operands
-
-    def _operand(self, group: list[Token], role: str, index: int) -> Operand | None:
-        k = 0
-        name = None
-        if group[0].text == "[" and len(group) >= 3 and group[2].text == "]":
-            name = group[1].text
-            k = 3
-        if group[-1].text != ")":
-            return None
-        # The expression is the last parenthesized group; everything before it is the constraint.
-        depth = 0
-        open_index = None
-        for j in range(len(group) - 1, k - 1, -1):
-            if group[j].text == ")":
-                depth += 1
-            elif group[j].text == "(":
-                depth -= 1
-                if depth == 0:
-                    open_index = j
-                    break
-        if open_index is None or open_index == k:
-            return None
-        constraint = self._constraint(group[k:open_index])
-        if constraint is None:
-            return None
-        open_tok, close_tok = group[open_index], group[-1]
-        raw = self.source.text[open_tok.end : close_tok.start]
-        lead = len(raw) - len(raw.lstrip())
-        expression = raw.strip()
-        expr_start = open_tok.end + lead
-        return Operand(
-            index=index,
-            role=role,
-            constraint=constraint,
-            expression=expression,
-            expression_span=Span(expr_start, expr_start + len(expression)),
-            span=Span(group[0].start, close_tok.end),
-            symbolic_name=name,
-        )
-
-    def _constraint(self, toks: list[Token]) -> Constraint | None:
-        if not toks:
-            return None
-        span = Span(toks[0].start, toks[-1].end)
-        if len(toks) == 1:  # the usual "r": one literal
-            only = toks[0]
-            if only[0] in _LITERALS:
-                return _constraint_from_text(literal_value(only[0], only[1]), span)
-        elif all(t.kind in _LITERALS for t in toks):
-            text = "".join(literal_value(t.kind, t.text) for t in toks)
-            return _constraint_from_text(text, span)
-        if toks[0].kind == "ident":
-            value = self.macros.piece(toks, (span.start, span.end))
-            if value is not None:
-                return _constraint_from_text(value.text, span)
-        text = self.source.text[span.start : span.end]
-        return Constraint(text=text, modifiers="", letters="", span=span, opaque=True)
-
-    def _clobbers(self, toks: list[Token]) -> list[Clobber]:
-        clobbers: list[Clobber] = []
-        for group in _split_commas(toks):
-            if group and all(t.kind in ("string", "raw") for t in group):
-                name = "".join(literal_value(t.kind, t.text) for t in group)
-                clobbers.append(Clobber(name, Span(group[0].start, group[-1].end)))
-            elif group:
-                self.opaque_sections = True
-        return clobbers
-
-
-def _constraint_from_text(text: str, span: Span) -> Constraint:
-    modifiers, letters = _constraint_parts(text)
-    return Constraint(text=text, modifiers=modifiers, letters=letters, span=span)
-
-
-@functools.lru_cache(maxsize=1024)
-def _constraint_parts(text: str) -> tuple[str, str]:
-    modifiers = "".join(c for c in text if c in _MODIFIERS)
-    letters = "".join(c for c in text if c not in _MODIFIERS and not c.isspace())
-    return modifiers, letters
-
-
-def _skip_group(toks: Sequence[Token], open_index: int) -> int:
-    """Index just past the group opened at ``open_index``."""
-    depth = 0
-    for j in range(open_index, len(toks)):
-        if toks[j].text in ("(", "[", "{"):
-            depth += 1
-        elif toks[j].text in (")", "]", "}"):
-            depth -= 1
-            if depth == 0:
-                return j + 1
-    return len(toks)
-
-
-def _split_operands(
-    toks: list[Token], problems: list[str], missing_commas: list[tuple[int, int]]
-) -> list[list[Token]]:
-    """Operands split on commas, and also where a comma is missing: nvcc's front end reads
-    ``"r"(a) "l"(b)`` as two operands (CUTLASS ships such code), GCC and clang reject it.
-
-    One pass (the depth at a top-level comma is 0, so splitting on commas first and then
-    within each piece counts the same depths)."""
-    groups: list[list[Token]] = []
-    current: list[Token] = []
-    depth = 0
-    for tok in toks:
-        text = tok[1]
-        if depth == 0:
-            if text == ",":
-                groups.append(current)
-                current = []
-                continue
-            if current and current[-1][1] == ")" and (tok[0] in _LITERALS or text == "["):
-                problems.append(f"missing ',' between operands at offset {tok[2]}")
-                missing_commas.append((current[-1][2], tok[2]))
-                groups.append(current)
-                current = []
-        if text in _OPENING:
-            depth += 1
-        elif text in _CLOSING:
-            depth -= 1
-        current.append(tok)
-    groups.append(current)
-    return groups
-
-
-def _split_commas(toks: list[Token]) -> list[list[Token]]:
-    groups: list[list[Token]] = [[]]
-    depth = 0
-    for tok in toks:
-        if tok.text in _OPENING:
-            depth += 1
-        elif tok.text in _CLOSING:
-            depth -= 1
-        if tok.text == "," and depth == 0:
-            groups.append([])
-            continue
-        groups[-1].append(tok)
-    return groups
-
-
-_OPENING = frozenset("([{")
-_CLOSING = frozenset(")]}")
-_LITERALS = frozenset(("string", "raw"))
-
-
 # --------------------------------------------------------------------------- plain statements
-
-# The reader's fast path. Most statements are plain: a template of string literals, and operands
-# each of one plain constraint literal and a parenthesized expression without literals, comments
-# or directives (``"=r"(d0)``, ``[p] "l"(ptr + 1)``, ``"n"(int32_t(scaleA))``). Such a statement
-# is read with a regex match per operand instead of a token tuple per token (CUTLASS's GMMA
-# header: 48,612 operands, 264,000 tokens); anything else returns None and the token path reads
-# it, as it always did. Where this path gives a reading it is the token path's
-# (tests/test_plain_reader.py checks the two against each other on generated statements).
-#
-# The patterns skip only blanks between tokens: one that skipped comments before a required
-# token could, on failing, backtrack into a comment and find its token there (Python 3.10 has
-# no atomic groups). Comments are skipped by the lexer's own pattern where a plain pattern
-# fails (``_after_comments``), and a comment inside an operand sends the statement to the token
-# path.
-_BLANKS = r"[ \t\r\f\v\n]*"  # the lexer's blanks, without its line continuations
-# An expression's characters: none that starts a literal, a comment or a directive, and no
-# bracket; brackets nest, matched by kind (as the token path counts them). A backslash, a line
-# continuation or not, changes no token that counts.
-_EXPR_CHAR = r"""[^()\[\]{}"'/#]"""
-_EXPR_RUN = rf"{_EXPR_CHAR}*(?:/(?![/*]){_EXPR_CHAR}*)*"
-
-
-def _nested(depth: int) -> str:
-    inner = _EXPR_RUN
-    for _ in range(depth):
-        inner = rf"{_EXPR_RUN}(?:(?:\({inner}\)|\[{inner}\]|\{{{inner}\}}){_EXPR_RUN})*"
-    return inner
-
-
-_IDENT = r"[A-Za-z_$][A-Za-z0-9_$]*"  # the lexer's identifier
-_PLAIN_WORD = re.compile(_BLANKS + rf"(?:({_IDENT})|\()")  # a qualifier, or the "("
-_PLAIN_LITERAL = re.compile(_BLANKS + r'("[^"\\\n]*(?:(?:\\\r?\n|\\.)[^"\\\n]*)*")', re.S)
-_PLAIN_SEP = re.compile(_BLANKS + r"([,:)])")
-# up to the "(" of the expression
-_OPERAND_HEAD = (
-    _BLANKS
-    + rf"(?P<op>(?:\[{_BLANKS}(?P<name>{_IDENT}){_BLANKS}\]{_BLANKS})?"
-    + r'"(?P<con>[^"\\\n]*)")'
-    + _BLANKS
-    + r"\("
-)
-# after the ")": a separator, or the literal or "[" of an operand after a missing comma
-_OPERAND_TAIL = _BLANKS + r'(?P<sep>[,:)"\[])?'
-# a whole operand whose expression nests brackets two deep (deeper: ``_expression_end``)
-_PLAIN_OPERAND = re.compile(_OPERAND_HEAD + rf"(?P<expr>{_nested(2)})\)" + _OPERAND_TAIL)
-_PLAIN_HEAD = re.compile(_OPERAND_HEAD)
-_PLAIN_TAIL = re.compile(_OPERAND_TAIL)
-_PLAIN_RUN = re.compile(_EXPR_RUN)
-_PLAIN_CLOSERS = {"(": ")", "[": "]", "{": "}"}
-_PLAIN_CLOBBER = re.compile(
-    _BLANKS + r'(?P<lit>"(?P<name>[^"\\\n]*)")' + _BLANKS + r"(?P<sep>[,:)])?"
-)
-_TOKEN_LIMIT = 200_000  # _code_tokens' bound on a statement's tokens (each at least a character)
-
-
-def _after_comments(text: str, pos: int) -> int:
-    """Where the blanks, comments and line continuations from ``pos`` end (the lexer's own
-    pattern: the token path skips the same), or -1 where there are none."""
-    end = SKIPPED.match(text, pos).end()  # type: ignore[union-attr]  # matches ""
-    return end if end > pos else -1
-
-
-def _expression_end(text: str, pos: int) -> int:
-    """The offset of the ")" that closes the expression starting at ``pos`` (after its "("),
-    brackets nested to any depth, comments (``"r"(/*as_b32*/ x)``) skipped as the lexer skips
-    them; -1 where the expression is not plain."""
-    closers = [")"]
-    while True:
-        pos = _PLAIN_RUN.match(text, pos).end()  # type: ignore[union-attr]  # matches ""
-        c = text[pos : pos + 1]
-        closer = _PLAIN_CLOSERS.get(c)
-        if closer is not None:
-            closers.append(closer)
-        elif c and c == closers[-1]:
-            closers.pop()
-            if not closers:
-                return pos
-        elif c == "/":  # the run stops at a "/" only where a comment starts
-            pos = SKIPPED.match(text, pos).end()  # type: ignore[union-attr]
-            continue
-        else:
-            return -1
-        pos += 1
-
-
-def _tail(text: str, pos: int) -> re.Match[str]:
-    tail = _PLAIN_TAIL.match(text, pos)
-    assert tail is not None  # its every part is optional
-    return tail
-
-
-def _read_plain_here(
-    source: SourceFile,
-    parsed: ParsedSource,
-    start: int,
-    keyword: str,
-    ups: Sequence[tree_sitter.Node],
-) -> _RawStatement | None:
-    """``_read_plain(source, start, keyword)``, or the reading of the same text elsewhere moved
-    here (``reading_memo``). ``ups``: the keyword's ancestors; where the first is its
-    ``gnu_asm_expression``, its end is the text to look up (tree-sitter may place it wrongly:
-    then nothing is found, or a reading of that same text). O(length of the statement)."""
-    text = source.text
-    if ups and ups[0].type == "gnu_asm_expression":
-        raw = reading_memo.recall(text, start, parsed.to_char(ups[0].end_byte), keyword)
-        if raw is not None:
-            return raw
-    raw = _read_plain(source, start, keyword)
-    if raw is not None:
-        reading_memo.remember(text, start, keyword, raw)
-    return raw
-
-
-def _read_plain(source: SourceFile, start: int, keyword: str) -> _RawStatement | None:
-    """``_StatementReader(source, _code_tokens(source.text, start), ...).read()`` for the
-    statement whose keyword ``keyword`` is at ``start``, where the statement is plain (above);
-    None where it is not. O(length of the statement), a few regex matches per operand."""
-    text = source.text
-    pos = start + len(keyword)
-    qualifiers: list[Qualifier] = []
-    while True:
-        m = _PLAIN_WORD.match(text, pos)
-        if m is None:
-            pos = _after_comments(text, pos)
-            if pos < 0:
-                return None
-            continue
-        pos = m.end()
-        word = m.group(1)
-        if word is None:
-            break
-        if word not in QUALIFIERS:
-            return None
-        qualifiers.append(Qualifier(word, Span(m.start(1), pos)))
-    open_paren = pos - 1
-    literals: list[tuple[str, int, int]] = []  # (spelling, start, end)
-    while True:
-        m = _PLAIN_LITERAL.match(text, pos)
-        if m is None:
-            after = _after_comments(text, pos)
-            if after < 0:
-                break
-            pos = after
-            continue
-        pos = m.end()
-        literals.append((m.group(1), m.start(1), pos))
-    m = _PLAIN_SEP.match(text, pos)
-    if not literals or m is None:
-        return None
-    sep = m.group(1)
-    pos = m.end()
-    colons: list[int] = []
-    operands: list[Operand] = []
-    clobbers: list[Clobber] = []
-    problems: list[str] = []
-    missing_commas: list[tuple[int, int]] = []
-    while sep == ":":
-        colons.append(pos - 1)
-        if len(colons) == 1:
-            read = _plain_operands(text, pos, "output", operands, problems, missing_commas)
-        elif len(colons) == 2:
-            read = _plain_operands(text, pos, "input", operands, problems, missing_commas)
-        elif len(colons) == 3:
-            read = _plain_clobbers(text, pos, clobbers)
-        else:
-            return None  # goto labels, or a fifth section
-        if read is None:
-            return None
-        pos, sep = read
-    if sep != ")" or pos - start >= _TOKEN_LIMIT:
-        return None
-    template = _plain_template(literals)
-    if template is None:
-        return None
-    return _RawStatement(
-        qualifiers=tuple(qualifiers),
-        extended=bool(colons),
-        template=template,
-        operands=tuple(operands),
-        clobbers=tuple(clobbers),
-        goto_labels=(),
-        colons=tuple(colons),
-        open_paren=open_paren,
-        end=pos,
-        problems=tuple(problems),
-        opaque_sections=False,
-        missing_commas=tuple(missing_commas),
-    )
-
-
-def _plain_template(literals: list[tuple[str, int, int]]) -> Template | None:
-    """``_StatementReader._template`` of ``_read_plain``'s literals (terminated, unprefixed,
-    at least one), without a token per literal and with the pieces and the template filled
-    slot by slot; None where one decodes as unterminated (the token path then reads it)."""
-    chars: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    pieces: list[TemplatePiece] = []
-    for literal, at, end in literals:
-        begin = len(starts)
-        if "\\" not in literal:  # decode_string_literal's reading of it
-            chars.append(literal[1:-1])
-            starts.extend(range(at + 1, end - 1))
-            ends.extend(range(at + 2, end))
-            text_end = len(starts)
-        else:
-            if len(literal) > _DECODED_CHARS:
-                decoded = decode_string_literal(Token("string", literal, at, end))
-                spelled, terminated = decoded.text, decoded.terminated
-                starts.extend(decoded.starts)
-                ends.extend(decoded.ends)
-            else:
-                spelled, runs, terminated = _decoded("string", literal)
-                for first_start, first_end, count in runs:
-                    starts.extend(range(at + first_start, at + first_start + count))
-                    ends.extend(range(at + first_end, at + first_end + count))
-            if not terminated:
-                return None
-            chars.append(spelled)
-            text_end = begin + len(spelled)
-        span = new(Span)
-        SPAN_START(span, at)
-        SPAN_END(span, end)
-        piece = new(TemplatePiece)
-        PIECE_KIND(piece, "string")
-        PIECE_SPAN(piece, span)
-        PIECE_TEXT_START(piece, begin)
-        PIECE_TEXT_END(piece, text_end)
-        pieces.append(piece)
-    template = new(Template)
-    T_TEXT(template, "".join(chars))
-    T_CHAR_STARTS(template, Offsets("q", starts))  # as Template.__post_init__ stores them
-    T_CHAR_ENDS(template, Offsets("q", ends))
-    T_PIECES(template, tuple(pieces))
-    return template
-
-
-def _plain_operands(
-    text: str,
-    pos: int,
-    role: str,
-    operands: list[Operand],
-    problems: list[str],
-    missing_commas: list[tuple[int, int]],
-) -> tuple[int, str] | None:
-    """Read the operands of a section from ``pos`` (after its colon) onto ``operands``, their
-    missing commas onto ``problems`` and ``missing_commas``, as ``_operands`` reads them; where
-    the section ends (after its ":" or ")") and that separator, or None where not plain."""
-    # groups by number, all at once: op 1, name 2, con 3 (and in _PLAIN_OPERAND expr 4, sep 5)
-    while True:
-        m = _PLAIN_OPERAND.match(text, pos)
-        if m is not None:  # the usual operand, in one match
-            _, name, con, expr, sep = m.groups()
-            op_at, con_at, expr_at = m.start(1), m.start(3), m.start(4)
-            close = expr_at + len(expr)
-            tail = m
-        else:
-            head = _PLAIN_HEAD.match(text, pos)
-            if head is None:
-                m = _PLAIN_SEP.match(text, pos)  # an empty operand, or the section's end
-                if m is None:
-                    pos = _after_comments(text, pos)
-                    if pos < 0:
-                        return None
-                    continue
-                pos = m.end()
-                if m.group(1) == ",":
-                    continue
-                return pos, m.group(1)
-            _, name, con = head.groups()
-            op_at, con_at, expr_at = head.start(1), head.start(3), head.end()
-            close = _expression_end(text, expr_at)
-            if close < 0:
-                return None
-            expr = text[expr_at:close]
-            tail = _tail(text, close + 1)
-            sep = tail.group("sep")
-        if sep is None:
-            after = _after_comments(text, tail.end())
-            if after < 0:
-                return None
-            tail = _tail(text, after)
-            sep = tail.group("sep")
-            if sep is None:
-                return None
-        if "asm" in expr or name in _KEYWORD_WORDS:
-            return None  # an asm keyword inside would have ended the token stream
-        con_end = con_at + len(con)
-        modifiers, letters = _constraint_parts(con)
-        expression = expr.strip()
-        expr_start = expr_at + len(expr) - len(expr.lstrip())
-        span = new(Span)
-        SPAN_START(span, con_at - 1)
-        SPAN_END(span, con_end + 1)
-        constraint = new(Constraint)
-        C_TEXT(constraint, con)
-        C_MODIFIERS(constraint, modifiers)
-        C_LETTERS(constraint, letters)
-        C_SPAN(constraint, span)
-        C_OPAQUE(constraint, False)
-        operand = new(Operand)
-        O_INDEX(operand, len(operands))
-        O_ROLE(operand, role)
-        O_CONSTRAINT(operand, constraint)
-        O_EXPRESSION(operand, expression)
-        span = new(Span)
-        SPAN_START(span, expr_start)
-        SPAN_END(span, expr_start + len(expression))
-        O_EXPRESSION_SPAN(operand, span)
-        span = new(Span)
-        SPAN_START(span, op_at)
-        SPAN_END(span, close + 1)
-        O_SPAN(operand, span)
-        O_NAME(operand, name)
-        O_CTYPE(operand, None)
-        operands.append(operand)
-        if sep == '"' or sep == "[":  # nvcc's missing comma (see _split_operands)
-            pos = tail.start("sep")
-            problems.append(f"missing ',' between operands at offset {pos}")
-            missing_commas.append((close, pos))
-            continue
-        pos = tail.end()
-        if sep != ",":
-            return pos, sep
-
-
-def _plain_clobbers(text: str, pos: int, clobbers: list[Clobber]) -> tuple[int, str] | None:
-    """Read the clobbers from ``pos`` (after their colon) onto ``clobbers``; where they end
-    (after the ")" or a ":") and that separator, or None where not plain."""
-    while True:
-        m = _PLAIN_CLOBBER.match(text, pos)
-        if m is None:
-            m = _PLAIN_SEP.match(text, pos)  # an empty clobber, or the end
-            if m is None:
-                pos = _after_comments(text, pos)
-                if pos < 0:
-                    return None
-                continue
-            sep = m.group(1)
-            pos = m.end()
-        else:
-            clobbers.append(Clobber(m.group("name"), Span(*m.span("lit"))))
-            sep = m.group("sep")
-            pos = m.end()
-            if sep is None:  # a comment before the separator, or not plain
-                after = _after_comments(text, pos)
-                m = _PLAIN_SEP.match(text, after) if after >= 0 else None
-                if m is None:
-                    return None
-                sep = m.group(1)
-                pos = m.end()
-        if sep != ",":
-            return pos, sep
-
-
-_DECODED_CHARS = 512  # longer literals are decoded where they are, not kept
-
-
-@functools.lru_cache(maxsize=4096)
-def _decoded(kind: str, literal: str) -> tuple[str, tuple[tuple[int, int, int], ...], bool]:
-    """``decode_string_literal`` of a literal spelled at offset 0, memoised (templates repeat
-    their literals: "\\n\\t", "}\\n", ...): its text, whether it is terminated, and its
-    offsets as runs (first start, first end, count) of characters whose starts and ends each
-    step by one, so that a use adds the token's start per run, not per character."""
-    decoded = decode_string_literal(Token(kind, literal, 0, len(literal)))
-    runs: list[tuple[int, int, int]] = []
-    last_start = last_end = -2
-    for start, end in zip(decoded.starts, decoded.ends, strict=True):
-        if runs and start == last_start + 1 and end == last_end + 1:
-            first_start, first_end, count = runs[-1]
-            runs[-1] = (first_start, first_end, count + 1)
-        else:
-            runs.append((start, end, 1))
-        last_start, last_end = start, end
-    return decoded.text, tuple(runs), decoded.terminated
 
 
 # --------------------------------------------------------------------------- string macros
 
 
-class MacroPieces:
-    """Template and constraint pieces that are macros (``STR(op)``, ``__LDG_PTR``), expanded
-    with the file's #defines (and its relatively included headers'); the table is built on
-    first use, once per file."""
-
-    def __init__(self, source: SourceFile, forbidden: frozenset[str] = frozenset()) -> None:
-        self.source = source
-        self.forbidden = forbidden
-        self._table: MacroTable | None = None
-        self.used: list[MacroDef] = []
-
-    @property
-    def table(self) -> MacroTable:
-        if self._table is None:
-            self._table = MacroTable(self.source.path, self.source.text)
-        return self._table
-
-    def with_forbidden(self, forbidden: frozenset[str]) -> MacroPieces:
-        other = MacroPieces(self.source, forbidden)
-        other._table = self._table
-        other.used = self.used
-        if self._table is None:
-            other._table = self.table
-        return other
-
-    def piece(self, toks: Sequence[Token], within: tuple[int, int]) -> ExpandedString | None:
-        if not any(t.kind == "ident" for t in toks):
-            return None
-        value = expand_to_string(self.table, self.source.text, toks, within, self.forbidden)
-        if value is not None:
-            self.used.extend(value.used)
-        return value
-
-
-class _RefusedPieces(MacroPieces):
-    """For ``reread``: a macro piece needs the file's macro table, so the statement is read
-    in full instead; ``asked`` says whether one came up."""
-
-    def __init__(self, source: SourceFile) -> None:
-        super().__init__(source)
-        self.asked = False
-
-    def piece(self, toks: Sequence[Token], within: tuple[int, int]) -> ExpandedString | None:
-        if any(t.kind == "ident" for t in toks):
-            self.asked = True
-        return None
-
-
-class _NoPieces(MacroPieces):
-    """An expansion is already expanded: what is left of its macros stays a hole."""
-
-    def __init__(self) -> None:
-        pass
-
-    def piece(self, toks: Sequence[Token], within: tuple[int, int]) -> ExpandedString | None:
-        return None
-
-
 # --------------------------------------------------------------------------- context
 
 
-def _macro_params(parsed: ParsedSource, owner: tree_sitter.Node | None) -> frozenset[str]:
-    """Parameter names of the function-like #define ``owner`` (``...`` is ``__VA_ARGS__``)."""
-    if owner is None or owner.type != "preproc_function_def":
-        return frozenset()
-    params = owner.child_by_field_name("parameters")
-    if params is None:
-        return frozenset()
-    names = {"__VA_ARGS__", "__VA_OPT__"}
-    for child in params.named_children:
-        names.add(parsed.node_text(child).rstrip(".").strip())
-    return frozenset(names)
-
-
-def _macro_name(parsed: ParsedSource, owner: tree_sitter.Node | None) -> str:
-    if owner is None or owner.type not in _MACRO_BODY_OWNERS:
-        return "<macro>"
-    name = owner.child_by_field_name("name")
-    return parsed.node_text(name) if name is not None else "<macro>"
-
-
-def _context(
-    ancestors: _Ancestors,
-    node: tree_sitter.Node | None,
-    macro: str | None,
-    file_guards: FileGuards,
-    start: int,
-    end: int,
-    guard_macros: GuardMacros | None = None,
-) -> Context:
-    function = None
-    specifiers: tuple[str, ...] = ()
-    fn = ancestors.function(node)
-    if fn is not None:
-        function, specifiers = ancestors.header(fn)
-    guards, local_guards = file_guards.at(start, end)
-    known = guard_macros.at(start) if guard_macros is not None and guards else ()
-    # one Context per distinct answer (a look-up costs a fifth of making one): the
-    # statements of a function mostly share it
-    key = (function, specifiers, macro, guards, local_guards, known)
-    context = _MADE.get(key)
-    if context is None:
-        if len(_MADE) >= _CONTEXTS_KEPT:
-            _MADE.clear()
-        context = _MADE[key] = Context(
-            function=function,
-            function_specifiers=specifiers,
-            macro=macro,
-            guards=guards,
-            local_guards=local_guards,
-            guard_macros=known,
-        )
-    return context
-
-
-_MADE: dict[tuple[object, ...], Context] = {}
-
-
-class _Ancestors:
-    """The functions around a node, memoised per node on the way up: the statements of a
-    block climb only to the first node an earlier one passed (a tree-sitter parent step costs
-    a descent from the root), and a function's header is read once, not once per statement.
-    """
-
-    def __init__(self, parsed: ParsedSource) -> None:
-        self.parsed = parsed
-        # node id -> parent node: the parent steps made, shared with the type resolver's climbs
-        # (``TypeResolver.share_parents``)
-        self.parents: dict[int, tree_sitter.Node] = {}
-        # node id -> (innermost function definition, ``host_code.enclosing_function``)
-        self._known: dict[int, tuple[tree_sitter.Node | None, tree_sitter.Node | None]] = {}
-        self._headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}
-        self._words: dict[bytes, tuple[str, ...]] = {}
-        self._given: tuple[int, Sequence[tree_sitter.Node]] | None = None
-
-    def given(self, node: tree_sitter.Node, ups: Sequence[tree_sitter.Node]) -> None:
-        """``node``'s nearest ancestors, already read (``_ancestors_of``): a climb from it
-        takes them instead of stepping up again."""
-        self._given = (node.id, ups)
-
-    def _climb(
-        self, node: tree_sitter.Node | None
-    ) -> tuple[tree_sitter.Node | None, tree_sitter.Node | None]:
-        known = self._known
-        climbed: list[tuple[tree_sitter.Node, str]] = []
-        found: tuple[tree_sitter.Node | None, tree_sitter.Node | None] = (None, None)
-        current = node
-        given: Sequence[tree_sitter.Node] = ()
-        if node is not None and self._given is not None and self._given[0] == node.id:
-            given = self._given[1]
-        step = 0
-        parents = self.parents
-        while current is not None:
-            key = current.id
-            cached = known.get(key)
-            if cached is not None:
-                found = cached
-                break
-            climbed.append((current, current.type))
-            if step < len(given):
-                current = given[step]
-                step += 1
-            else:
-                current = shared_parent(parents, current, key)
-        for current, kind in reversed(climbed):
-            if kind == "function_definition":
-                found = (current, current)
-            elif kind == "lambda_expression":
-                found = (found[0], None)
-            known[current.id] = found
-        return found
-
-    def function(self, node: tree_sitter.Node | None) -> tree_sitter.Node | None:
-        """The innermost function definition around ``node`` (itself included), through
-        lambdas."""
-        return self._climb(node)[0]
-
-    def enclosing_function(self, node: tree_sitter.Node | None) -> tree_sitter.Node | None:
-        """``host_code.enclosing_function(node)``: None inside a lambda."""
-        return self._climb(node)[1]
-
-    def header(self, fn: tree_sitter.Node) -> tuple[str | None, tuple[str, ...]]:
-        key = fn.id
-        cached = self._headers.get(key)
-        if cached is None:
-            cached = self._headers[key] = _function_header(self.parsed, fn, self._words)
-        return cached
-
-
-def _function_header(
-    parsed: ParsedSource, fn: tree_sitter.Node, memo: dict[bytes, tuple[str, ...]] | None = None
-) -> tuple[str | None, tuple[str, ...]]:
-    """The function's name and the words of its header that rules read. ``memo``: the words
-    by the header's bytes (per file: GMMA's 736 functions spell 110 headers of up to 3,000
-    characters, parameter lists included)."""
-    inner = function_name_node(fn)
-    name = parsed.node_text(inner) if inner is not None else None
-    body = fn.child_by_field_name("body")
-    header_end = body.start_byte if body is not None else fn.end_byte
-    spelled = parsed.data[fn.start_byte : header_end]
-    words = memo.get(spelled) if memo is not None else None
-    if words is None:
-        header = spelled.decode("utf-8", "replace")
-        # Template headers and the specifiers before the declarator; macros such as
-        # `__SM_32_INTRINSICS_DECL__` are kept as words too, for rules that know them.
-        words = tuple(
-            w
-            for w in _FUNCTION_WORDS.findall(header)
-            if w.startswith("__") or w in ("static", "inline", "constexpr")
-        )
-        if memo is not None:
-            memo[spelled] = words
-    return name, words

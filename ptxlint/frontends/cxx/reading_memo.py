@@ -1,4 +1,4 @@
-"""The plain reader's readings (``extract._read_plain``), kept by the statement's text and moved
+"""The plain reader's readings (``plain_reader.read_plain``), kept by the statement's text and moved
 onto the next statement spelled the same: across flashinfer, whole statements repeat about 4.5
 times, mostly in other files (a header copied into many projects' folders).
 

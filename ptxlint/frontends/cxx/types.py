@@ -789,7 +789,7 @@ class TypeResolver:
     def share_parents(self, parents: dict[int, Node]) -> None:
         """Climb the file's tree through ``parents`` (node id -> parent node, of this tree), and
         record the parent steps made here in it: extraction climbs from each asm keyword to its
-        function first (``extract._Ancestors``), and the climb to a statement's scopes
+        function first (``statement_context.Ancestors``), and the climb to a statement's scopes
         (``_scope_chain``) and to its template parameters (``_template_names_at``) passes the
         same nodes, so each parent step is made once per file, not once per climber."""
         parents.update(self._parents)

@@ -1,0 +1,441 @@
+"""The fast path for a statement written plainly: string literals, operands and clobbers read
+with regular expressions straight from the text, no tokens. A statement with a macro, a
+comment, a directive or anything else unusual inside it is left to the token reader
+(:mod:`.statement_reader`), which gives the same reading."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import tree_sitter
+
+from ptxlint.frontends.cxx import reading_memo
+from ptxlint.frontends.cxx.lexer import SKIPPED, Token, decode_string_literal
+from ptxlint.frontends.cxx.reading_memo import (
+    C_LETTERS,
+    C_MODIFIERS,
+    C_OPAQUE,
+    C_SPAN,
+    C_TEXT,
+    O_CONSTRAINT,
+    O_CTYPE,
+    O_EXPRESSION,
+    O_EXPRESSION_SPAN,
+    O_INDEX,
+    O_NAME,
+    O_ROLE,
+    O_SPAN,
+    PIECE_KIND,
+    PIECE_SPAN,
+    PIECE_TEXT_END,
+    PIECE_TEXT_START,
+    SPAN_END,
+    SPAN_START,
+    T_CHAR_ENDS,
+    T_CHAR_STARTS,
+    T_PIECES,
+    T_TEXT,
+    new,
+)
+from ptxlint.frontends.cxx.reading_memo import RawStatement as _RawStatement
+from ptxlint.frontends.cxx.statement_reader import (
+    DECODED_CHARS,
+    QUALIFIERS,
+    _decoded,
+    constraint_parts,
+)
+from ptxlint.frontends.cxx.statement_tokens import KEYWORD_WORDS
+from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.model import (
+    Clobber,
+    Constraint,
+    Offsets,
+    Operand,
+    Qualifier,
+    SourceFile,
+    Span,
+    Template,
+    TemplatePiece,
+)
+
+# The reader's fast path. Most statements are plain: a template of string literals, and operands
+# each of one plain constraint literal and a parenthesized expression without literals, comments
+# or directives (``"=r"(d0)``, ``[p] "l"(ptr + 1)``, ``"n"(int32_t(scaleA))``). Such a statement
+# is read with a regex match per operand instead of a token tuple per token (CUTLASS's GMMA
+# header: 48,612 operands, 264,000 tokens); anything else returns None and the token path reads
+# it, as it always did. Where this path gives a reading it is the token path's
+# (tests/test_plain_reader.py checks the two against each other on generated statements).
+#
+# The patterns skip only blanks between tokens: one that skipped comments before a required
+# token could, on failing, backtrack into a comment and find its token there (Python 3.10 has
+# no atomic groups). Comments are skipped by the lexer's own pattern where a plain pattern
+# fails (``_after_comments``), and a comment inside an operand sends the statement to the token
+# path.
+_BLANKS = r"[ \t\r\f\v\n]*"  # the lexer's blanks, without its line continuations
+
+
+# An expression's characters: none that starts a literal, a comment or a directive, and no
+# bracket; brackets nest, matched by kind (as the token path counts them). A backslash, a line
+# continuation or not, changes no token that counts.
+_EXPR_CHAR = r"""[^()\[\]{}"'/#]"""
+
+
+_EXPR_RUN = rf"{_EXPR_CHAR}*(?:/(?![/*]){_EXPR_CHAR}*)*"
+
+
+def _nested(depth: int) -> str:
+    inner = _EXPR_RUN
+    for _ in range(depth):
+        inner = rf"{_EXPR_RUN}(?:(?:\({inner}\)|\[{inner}\]|\{{{inner}\}}){_EXPR_RUN})*"
+    return inner
+
+
+_IDENT = r"[A-Za-z_$][A-Za-z0-9_$]*"  # the lexer's identifier
+
+
+_PLAIN_WORD = re.compile(_BLANKS + rf"(?:({_IDENT})|\()")  # a qualifier, or the "("
+
+
+_PLAIN_LITERAL = re.compile(_BLANKS + r'("[^"\\\n]*(?:(?:\\\r?\n|\\.)[^"\\\n]*)*")', re.S)
+
+
+_PLAIN_SEP = re.compile(_BLANKS + r"([,:)])")
+
+
+# up to the "(" of the expression
+_OPERAND_HEAD = (
+    _BLANKS
+    + rf"(?P<op>(?:\[{_BLANKS}(?P<name>{_IDENT}){_BLANKS}\]{_BLANKS})?"
+    + r'"(?P<con>[^"\\\n]*)")'
+    + _BLANKS
+    + r"\("
+)
+
+
+# after the ")": a separator, or the literal or "[" of an operand after a missing comma
+_OPERAND_TAIL = _BLANKS + r'(?P<sep>[,:)"\[])?'
+
+
+# a whole operand whose expression nests brackets two deep (deeper: ``_expression_end``)
+_PLAIN_OPERAND = re.compile(_OPERAND_HEAD + rf"(?P<expr>{_nested(2)})\)" + _OPERAND_TAIL)
+
+
+_PLAIN_HEAD = re.compile(_OPERAND_HEAD)
+
+
+_PLAIN_TAIL = re.compile(_OPERAND_TAIL)
+
+
+_PLAIN_RUN = re.compile(_EXPR_RUN)
+
+
+_PLAIN_CLOSERS = {"(": ")", "[": "]", "{": "}"}
+
+
+_PLAIN_CLOBBER = re.compile(
+    _BLANKS + r'(?P<lit>"(?P<name>[^"\\\n]*)")' + _BLANKS + r"(?P<sep>[,:)])?"
+)
+
+
+_TOKEN_LIMIT = 200_000  # code_tokens' bound on a statement's tokens (each at least a character)
+
+
+def _after_comments(text: str, pos: int) -> int:
+    """Where the blanks, comments and line continuations from ``pos`` end (the lexer's own
+    pattern: the token path skips the same), or -1 where there are none."""
+    end = SKIPPED.match(text, pos).end()  # type: ignore[union-attr]  # matches ""
+    return end if end > pos else -1
+
+
+def _expression_end(text: str, pos: int) -> int:
+    """The offset of the ")" that closes the expression starting at ``pos`` (after its "("),
+    brackets nested to any depth, comments (``"r"(/*as_b32*/ x)``) skipped as the lexer skips
+    them; -1 where the expression is not plain."""
+    closers = [")"]
+    while True:
+        pos = _PLAIN_RUN.match(text, pos).end()  # type: ignore[union-attr]  # matches ""
+        c = text[pos : pos + 1]
+        closer = _PLAIN_CLOSERS.get(c)
+        if closer is not None:
+            closers.append(closer)
+        elif c and c == closers[-1]:
+            closers.pop()
+            if not closers:
+                return pos
+        elif c == "/":  # the run stops at a "/" only where a comment starts
+            pos = SKIPPED.match(text, pos).end()  # type: ignore[union-attr]
+            continue
+        else:
+            return -1
+        pos += 1
+
+
+def _tail(text: str, pos: int) -> re.Match[str]:
+    tail = _PLAIN_TAIL.match(text, pos)
+    assert tail is not None  # its every part is optional
+    return tail
+
+
+def read_plain_here(
+    source: SourceFile,
+    parsed: ParsedSource,
+    start: int,
+    keyword: str,
+    ups: Sequence[tree_sitter.Node],
+) -> _RawStatement | None:
+    """``read_plain(source, start, keyword)``, or the reading of the same text elsewhere moved
+    here (``reading_memo``). ``ups``: the keyword's ancestors; where the first is its
+    ``gnu_asm_expression``, its end is the text to look up (tree-sitter may place it wrongly:
+    then nothing is found, or a reading of that same text). O(length of the statement)."""
+    text = source.text
+    if ups and ups[0].type == "gnu_asm_expression":
+        raw = reading_memo.recall(text, start, parsed.to_char(ups[0].end_byte), keyword)
+        if raw is not None:
+            return raw
+    raw = read_plain(source, start, keyword)
+    if raw is not None:
+        reading_memo.remember(text, start, keyword, raw)
+    return raw
+
+
+def read_plain(source: SourceFile, start: int, keyword: str) -> _RawStatement | None:
+    """``StatementReader(source, code_tokens(source.text, start), ...).read()`` for the
+    statement whose keyword ``keyword`` is at ``start``, where the statement is plain (above);
+    None where it is not. O(length of the statement), a few regex matches per operand."""
+    text = source.text
+    pos = start + len(keyword)
+    qualifiers: list[Qualifier] = []
+    while True:
+        m = _PLAIN_WORD.match(text, pos)
+        if m is None:
+            pos = _after_comments(text, pos)
+            if pos < 0:
+                return None
+            continue
+        pos = m.end()
+        word = m.group(1)
+        if word is None:
+            break
+        if word not in QUALIFIERS:
+            return None
+        qualifiers.append(Qualifier(word, Span(m.start(1), pos)))
+    open_paren = pos - 1
+    literals: list[tuple[str, int, int]] = []  # (spelling, start, end)
+    while True:
+        m = _PLAIN_LITERAL.match(text, pos)
+        if m is None:
+            after = _after_comments(text, pos)
+            if after < 0:
+                break
+            pos = after
+            continue
+        pos = m.end()
+        literals.append((m.group(1), m.start(1), pos))
+    m = _PLAIN_SEP.match(text, pos)
+    if not literals or m is None:
+        return None
+    sep = m.group(1)
+    pos = m.end()
+    colons: list[int] = []
+    operands: list[Operand] = []
+    clobbers: list[Clobber] = []
+    problems: list[str] = []
+    missing_commas: list[tuple[int, int]] = []
+    while sep == ":":
+        colons.append(pos - 1)
+        if len(colons) == 1:
+            read = _plain_operands(text, pos, "output", operands, problems, missing_commas)
+        elif len(colons) == 2:
+            read = _plain_operands(text, pos, "input", operands, problems, missing_commas)
+        elif len(colons) == 3:
+            read = _plain_clobbers(text, pos, clobbers)
+        else:
+            return None  # goto labels, or a fifth section
+        if read is None:
+            return None
+        pos, sep = read
+    if sep != ")" or pos - start >= _TOKEN_LIMIT:
+        return None
+    template = _plain_template(literals)
+    if template is None:
+        return None
+    return _RawStatement(
+        qualifiers=tuple(qualifiers),
+        extended=bool(colons),
+        template=template,
+        operands=tuple(operands),
+        clobbers=tuple(clobbers),
+        goto_labels=(),
+        colons=tuple(colons),
+        open_paren=open_paren,
+        end=pos,
+        problems=tuple(problems),
+        opaque_sections=False,
+        missing_commas=tuple(missing_commas),
+    )
+
+
+def _plain_template(literals: list[tuple[str, int, int]]) -> Template | None:
+    """``StatementReader._template`` of ``read_plain``'s literals (terminated, unprefixed,
+    at least one), without a token per literal and with the pieces and the template filled
+    slot by slot; None where one decodes as unterminated (the token path then reads it)."""
+    chars: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    pieces: list[TemplatePiece] = []
+    for literal, at, end in literals:
+        begin = len(starts)
+        if "\\" not in literal:  # decode_string_literal's reading of it
+            chars.append(literal[1:-1])
+            starts.extend(range(at + 1, end - 1))
+            ends.extend(range(at + 2, end))
+            text_end = len(starts)
+        else:
+            if len(literal) > DECODED_CHARS:
+                decoded = decode_string_literal(Token("string", literal, at, end))
+                spelled, terminated = decoded.text, decoded.terminated
+                starts.extend(decoded.starts)
+                ends.extend(decoded.ends)
+            else:
+                spelled, runs, terminated = _decoded("string", literal)
+                for first_start, first_end, count in runs:
+                    starts.extend(range(at + first_start, at + first_start + count))
+                    ends.extend(range(at + first_end, at + first_end + count))
+            if not terminated:
+                return None
+            chars.append(spelled)
+            text_end = begin + len(spelled)
+        span = new(Span)
+        SPAN_START(span, at)
+        SPAN_END(span, end)
+        piece = new(TemplatePiece)
+        PIECE_KIND(piece, "string")
+        PIECE_SPAN(piece, span)
+        PIECE_TEXT_START(piece, begin)
+        PIECE_TEXT_END(piece, text_end)
+        pieces.append(piece)
+    template = new(Template)
+    T_TEXT(template, "".join(chars))
+    T_CHAR_STARTS(template, Offsets("q", starts))  # as Template.__post_init__ stores them
+    T_CHAR_ENDS(template, Offsets("q", ends))
+    T_PIECES(template, tuple(pieces))
+    return template
+
+
+def _plain_operands(
+    text: str,
+    pos: int,
+    role: str,
+    operands: list[Operand],
+    problems: list[str],
+    missing_commas: list[tuple[int, int]],
+) -> tuple[int, str] | None:
+    """Read the operands of a section from ``pos`` (after its colon) onto ``operands``, their
+    missing commas onto ``problems`` and ``missing_commas``, as ``_operands`` reads them; where
+    the section ends (after its ":" or ")") and that separator, or None where not plain."""
+    # groups by number, all at once: op 1, name 2, con 3 (and in _PLAIN_OPERAND expr 4, sep 5)
+    while True:
+        m = _PLAIN_OPERAND.match(text, pos)
+        if m is not None:  # the usual operand, in one match
+            _, name, con, expr, sep = m.groups()
+            op_at, con_at, expr_at = m.start(1), m.start(3), m.start(4)
+            close = expr_at + len(expr)
+            tail = m
+        else:
+            head = _PLAIN_HEAD.match(text, pos)
+            if head is None:
+                m = _PLAIN_SEP.match(text, pos)  # an empty operand, or the section's end
+                if m is None:
+                    pos = _after_comments(text, pos)
+                    if pos < 0:
+                        return None
+                    continue
+                pos = m.end()
+                if m.group(1) == ",":
+                    continue
+                return pos, m.group(1)
+            _, name, con = head.groups()
+            op_at, con_at, expr_at = head.start(1), head.start(3), head.end()
+            close = _expression_end(text, expr_at)
+            if close < 0:
+                return None
+            expr = text[expr_at:close]
+            tail = _tail(text, close + 1)
+            sep = tail.group("sep")
+        if sep is None:
+            after = _after_comments(text, tail.end())
+            if after < 0:
+                return None
+            tail = _tail(text, after)
+            sep = tail.group("sep")
+            if sep is None:
+                return None
+        if "asm" in expr or name in KEYWORD_WORDS:
+            return None  # an asm keyword inside would have ended the token stream
+        con_end = con_at + len(con)
+        modifiers, letters = constraint_parts(con)
+        expression = expr.strip()
+        expr_start = expr_at + len(expr) - len(expr.lstrip())
+        span = new(Span)
+        SPAN_START(span, con_at - 1)
+        SPAN_END(span, con_end + 1)
+        constraint = new(Constraint)
+        C_TEXT(constraint, con)
+        C_MODIFIERS(constraint, modifiers)
+        C_LETTERS(constraint, letters)
+        C_SPAN(constraint, span)
+        C_OPAQUE(constraint, False)
+        operand = new(Operand)
+        O_INDEX(operand, len(operands))
+        O_ROLE(operand, role)
+        O_CONSTRAINT(operand, constraint)
+        O_EXPRESSION(operand, expression)
+        span = new(Span)
+        SPAN_START(span, expr_start)
+        SPAN_END(span, expr_start + len(expression))
+        O_EXPRESSION_SPAN(operand, span)
+        span = new(Span)
+        SPAN_START(span, op_at)
+        SPAN_END(span, close + 1)
+        O_SPAN(operand, span)
+        O_NAME(operand, name)
+        O_CTYPE(operand, None)
+        operands.append(operand)
+        if sep == '"' or sep == "[":  # nvcc's missing comma (see _split_operands)
+            pos = tail.start("sep")
+            problems.append(f"missing ',' between operands at offset {pos}")
+            missing_commas.append((close, pos))
+            continue
+        pos = tail.end()
+        if sep != ",":
+            return pos, sep
+
+
+def _plain_clobbers(text: str, pos: int, clobbers: list[Clobber]) -> tuple[int, str] | None:
+    """Read the clobbers from ``pos`` (after their colon) onto ``clobbers``; where they end
+    (after the ")" or a ":") and that separator, or None where not plain."""
+    while True:
+        m = _PLAIN_CLOBBER.match(text, pos)
+        if m is None:
+            m = _PLAIN_SEP.match(text, pos)  # an empty clobber, or the end
+            if m is None:
+                pos = _after_comments(text, pos)
+                if pos < 0:
+                    return None
+                continue
+            sep = m.group(1)
+            pos = m.end()
+        else:
+            clobbers.append(Clobber(m.group("name"), Span(*m.span("lit"))))
+            sep = m.group("sep")
+            pos = m.end()
+            if sep is None:  # a comment before the separator, or not plain
+                after = _after_comments(text, pos)
+                m = _PLAIN_SEP.match(text, after) if after >= 0 else None
+                if m is None:
+                    return None
+                sep = m.group(1)
+                pos = m.end()
+        if sep != ",":
+            return pos, sep
