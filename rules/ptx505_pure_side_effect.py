@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from ptxlint.analysis.effects import Effect
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity
+from ptxlint.ptx.effects import lookup
 from ptxlint.rule import Rule, RuleContext
 
 from ._llvm import API_NAMES, llvm_call
@@ -37,6 +38,24 @@ knows (`ptxlint.ptx.effects`); `%tid`, `%laneid` and other fixed registers are p
 
 An instruction no PTX form spells (PTX204) has no known effects here
 (`ptxlint.analysis.roots`).
+
+Findings are ranked by danger. Writes, atomics, barriers, fences, warp collectives and timers
+are errors. A pure *load* is an error where something can change the memory between two
+executions of it, and a warning otherwise:
+
+- an ordered load (`ld.acquire`, `ld.relaxed`, `ld.volatile`, `ld.mmio`): it exists to see
+  another thread's write, and a spin-wait on a pure one compiles to an infinite loop (the
+  load is hoisted out of the loop and read once);
+- a load from shared memory (`ld.shared`, `ldmatrix`): the block's threads write it while the
+  kernel runs;
+- a load inside a loop of its function, or after a barrier or fence there
+  (`ptxlint.analysis.placement`): it is meant to see what changed since the last iteration
+  or before the barrier, and a merged or hoisted copy does not;
+- any other weak load (`ld.global`, generic `ld`): a warning. It is harmless while the memory
+  is read-only input for the kernel's life, and stale once the kernel (or another) writes it.
+  `ld.global.nc`, `ld.const` and `ld.param` read data that cannot change and are not flagged.
+
+The message names the case.
 
 ## Why is this bad?
 Pure asm is a function of its inputs to the optimizer: it is deleted when its result is
@@ -74,7 +93,8 @@ Safe where the flag is a literal: declaring an effect only takes optimizations a
         effects = _effects(statement)
         if not effects:
             return
-        first = effects[0]
+        ranked = [(_danger(statement, effect), effect) for effect in effects]
+        (severity, why), first = min(ranked, key=lambda r: (_RANK[r[0][0]], r[1].start))
         api = API_NAMES.get(call.api, call.api)
         if call.side_effects_span is not None:
             flag = statement.source.text[call.side_effects_span.start : call.side_effects_span.end]
@@ -84,11 +104,63 @@ Safe where the flag is a literal: declaring an effect only takes optimizations a
         yield self.finding(
             statement,
             self.template_span(statement, first.start, first.end),
-            f"{first.what}, but the {api} asm is declared pure ({declared}): the optimizer "
-            "deletes it when its result is unused, merges identical calls and moves it across "
-            "stores, silently",
+            f"{first.what}, but the {api} asm is declared pure ({declared}): {why}",
             fix=_fix(statement),
+            severity=severity,
         )
+
+
+_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+_EFFECT = (
+    "the optimizer deletes it when its result is unused, merges identical calls and moves "
+    "it across stores, silently"
+)
+# Loads whose purpose is to see another thread's write (PTX ISA, Memory Consistency Model:
+# strong operations); `.mmio` reads a device register.
+_ORDERED = frozenset({"acquire", "relaxed", "volatile", "mmio"})
+
+
+def _danger(statement: AsmStatement, effect: Effect) -> tuple[Severity, str]:
+    """How dangerous a pure asm with ``effect`` is, and why (the message's second half)."""
+    instruction = statement.ptx.instructions[effect.position] if effect.position >= 0 else None
+    if instruction is None or effect.what.startswith("'%"):
+        return Severity.ERROR, _EFFECT  # a time-varying special register
+    effects = lookup(instruction.opcode, instruction.modifiers)
+    if effects is None or effects.memory != "read" or effects.side_effect:
+        return Severity.ERROR, _EFFECT  # a write, an atomic, a barrier, a fence, a collective
+    modifiers = set(instruction.modifiers)
+    ordered = sorted(modifiers & _ORDERED)
+    if ordered:
+        return Severity.ERROR, (
+            f"an ordered load ('.{ordered[0]}') exists to see another thread's write, but a pure "
+            "one may be merged with an earlier load or hoisted out of a loop: a spin-wait on it "
+            "compiles to an infinite loop"
+        )
+    if any(m == "shared" or m.startswith("shared::") for m in modifiers) or (
+        instruction.opcode == "ldmatrix"
+    ):
+        return Severity.ERROR, (
+            "shared memory changes while the kernel runs (the block's threads write it), and a "
+            "pure load may be merged with an earlier one or moved across the writes and "
+            "barriers around it, reading a stale value"
+        )
+    placement = analysis_of(statement).placement
+    if placement.in_loop:
+        return Severity.ERROR, (
+            "inside a loop, a pure load may be hoisted out of it and read once: every iteration "
+            "sees the first value"
+        )
+    if placement.after_barrier:
+        return Severity.ERROR, (
+            "after a barrier, a pure load may be merged with an identical load before it or moved "
+            "above it, and miss what the other threads wrote"
+        )
+    return Severity.WARNING, (
+        "harmless while the memory is read-only input for the kernel, but the optimizer may "
+        "merge it with an identical load or move it across stores, so it reads a stale value "
+        "once the kernel writes that memory (declare it impure, or read through ld.global.nc "
+        "if the data is read-only)"
+    )
 
 
 def _effects(statement: AsmStatement) -> list[Effect]:

@@ -17,6 +17,7 @@ from ptxlint.analysis import guards as _guards
 from ptxlint.analysis import roots as _roots
 from ptxlint.analysis.effects import Effect
 from ptxlint.analysis.operand_access import Access, reads_of, register_operand
+from ptxlint.analysis.placement import Placement, placement_of
 from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RootCause
 from ptxlint.file_traits import excluded_targets
 from ptxlint.model import AsmStatement, PercentToken, PtxInstruction
@@ -265,6 +266,12 @@ class StatementAnalysis:
             if e.position < 0 or not self.instruction_unknown(instructions[e.position])
         )
 
+
+    @fact
+    def placement(self) -> Placement:
+        """Where a Python-embedded asm call sits in its function: in a loop, after a barrier
+        (:mod:`ptxlint.analysis.placement`); nothing known for C++."""
+        return placement_of(self.statement)
 
     # ------------------------------------------------------------------ value flow in the template
 

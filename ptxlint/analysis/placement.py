@@ -1,0 +1,160 @@
+"""Where a Python-embedded asm call sits in its function: inside a loop, after a barrier.
+
+A pure asm (Triton's ``is_pure=True``, CuTe DSL's ``has_side_effects=False``) is a function of
+its inputs to the optimizer: it may be hoisted out of a loop and merged with an identical call.
+For a load, whether that is harmless depends on what can change the memory between two
+executions of it. Inside a loop, the same call runs again and a hoisted load returns the first
+iteration's value for ever (a spin-wait never ends); after a barrier, the load is meant to see
+what other threads wrote before it, and a load merged with one before the barrier, or moved
+above it, does not. PTX505 ranks its findings with these facts.
+
+Read from the Python source with :mod:`ast` (once per file, on the first ask; only statements a
+rule asks about, pure loads, pay for it). A source that does not parse, or a statement that is
+not a Python call, has neither fact: silence over guessing.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ptxlint import file_memos
+from ptxlint.model import AsmStatement, SourceFile
+
+__all__ = ["Placement", "placement_of"]
+
+# A call whose last name says it is a barrier or a fence: the DSLs' own spellings
+# (tl.debug_barrier, cute.arch.barrier, cute.arch.sync_threads, numba's cuda.syncthreads,
+# fence_view_async_shared, mbarrier_wait, cluster_wait).
+_BARRIER_WORDS = ("barrier", "syncthreads", "sync_threads", "fence", "cluster_wait",
+                  "cluster_sync", "syncwarp")
+# PTX opcodes that are a barrier or a fence, in an earlier asm call's template string.
+_BARRIER_OPCODES = ("bar.sync", "bar.arrive", "barrier.", "bar.warp.sync", "fence.", "membar.",
+                    "mbarrier.try_wait", "mbarrier.test_wait")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The statement's surroundings in its Python function."""
+
+    in_loop: bool  # a for/while loop (or a comprehension) of its function holds the call
+    after_barrier: bool  # an earlier call of its function is a barrier or a fence
+
+
+_NOWHERE = Placement(False, False)
+
+
+class _Index:
+    """A Python source's functions and loops, by character offsets."""
+
+    def __init__(self, source: SourceFile) -> None:
+        self.source = source
+        text = source.text
+        self.tree: ast.Module | None
+        try:
+            self.tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            self.tree = None
+        self._line_starts = [0]
+        for i, char in enumerate(text):
+            if char == "\n":
+                self._line_starts.append(i + 1)
+
+    def offset(self, line: int, column: int) -> int:
+        """The character offset of ``ast``'s (1-based line, UTF-8 byte column)."""
+        start = self._line_starts[line - 1]
+        end = self._line_starts[line] if line < len(self._line_starts) else len(self.source.text)
+        prefix = self.source.text[start:end].encode("utf-8")[:column]
+        return start + len(prefix.decode("utf-8", "replace"))
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        end_line = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
+        end_col = getattr(node, "end_col_offset", None)
+        end = self.offset(end_line, end_col) if end_col is not None else start
+        return start, end
+
+    def placement(self, at: int) -> Placement:
+        if self.tree is None:
+            return _NOWHERE
+        # the innermost function around `at`, and the loops between it and `at`
+        function: ast.AST = self.tree
+        in_loop = False
+        node: ast.AST = self.tree
+        while True:
+            inner = next(
+                (c for c in ast.iter_child_nodes(node)
+                 if hasattr(c, "lineno") and _holds(self.span(c), at)),
+                None,
+            )
+            if inner is None:
+                break
+            if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                function, in_loop = inner, False  # a loop outside the function is not its own
+            elif isinstance(inner, (ast.For, ast.AsyncFor, ast.While, ast.comprehension)):
+                in_loop = True
+            node = inner
+        return Placement(in_loop, self._barrier_before(function, at))
+
+    def _barrier_before(self, function: ast.AST, at: int) -> bool:
+        for node in _own_nodes(function):
+            if not isinstance(node, ast.Call) or self.span(node)[1] > at:
+                continue
+            if _is_barrier(node):
+                return True
+        return False
+
+
+def _holds(span: tuple[int, int], at: int) -> bool:
+    return span[0] <= at < span[1]
+
+
+def _own_nodes(function: ast.AST) -> list[ast.AST]:
+    """The nodes of ``function``'s body, not those of the functions defined inside it."""
+    found: list[ast.AST] = []
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        found.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _callee_name(call: ast.Call) -> str:
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""
+
+
+def _is_barrier(call: ast.Call) -> bool:
+    name = _callee_name(call).lower()
+    if any(word in name for word in _BARRIER_WORDS):
+        return True
+    for arg in call.args:  # an earlier asm call whose template is a barrier or a fence
+        if (isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+                and any(op in arg.value for op in _BARRIER_OPCODES)):
+            return True
+    return False
+
+
+_INDEXES: dict[int, _Index] = {}
+
+
+def placement_of(statement: AsmStatement) -> Placement:
+    """Where the statement's call sits in its Python function; nothing known for C++."""
+    source = statement.source
+    if statement.llvm is None or not source.path.endswith((".py", ".pyi")):
+        return _NOWHERE
+    index = _INDEXES.get(id(source))
+    if index is None or index.source is not source:
+        _INDEXES.clear()  # one file at a time
+        index = _INDEXES[id(source)] = _Index(source)
+    return index.placement(statement.llvm.call_span.start)
+
+
+file_memos.register(_INDEXES.clear)
