@@ -828,18 +828,21 @@ def test_operands_are_typed_from_the_file_tree_not_parsed_one_by_one(monkeypatch
 def test_typing_cost_grows_with_the_file_not_with_statements_times_parameters(
     monkeypatch,
 ) -> None:
-    import ptxlint.frontends.cxx.types as types_module
     from ptxlint.engine import extract_statements
     from ptxlint.model import SourceFile
 
     visits = [0]
-    real = types_module._declarator_name
+    from ptxlint.frontends.cxx import c_types, declaration_index, scope_lookup
+
+    real = c_types.declarator_name
 
     def counting(decl):
         visits[0] += 1
         return real(decl)
 
-    monkeypatch.setattr(types_module, "_declarator_name", counting)
+    # every module of the typer that names declarations reads them through this one function
+    for module in (declaration_index, scope_lookup):
+        monkeypatch.setattr(module, "declarator_name", counting)
     functions, parameters = 4, 64
     statements = extract_statements(
         SourceFile("k.cu", _wide_functions(functions, parameters))
@@ -910,12 +913,13 @@ def test_memoised_answers_hold_only_between_declarations_in_any_order() -> None:
 
 
 def _count_top_level_typings(monkeypatch) -> list[str]:
-    """``_Expr.type_of`` patched to note the text of each expression it types from the top (not
+    """``Expr.type_of`` patched to note the text of each expression it types from the top (not
     its sub-expressions), in the list returned."""
     import ptxlint.frontends.cxx.types as types_module
+    from ptxlint.frontends.cxx import expression_types
 
     typed: list[str] = []
-    real = types_module._Expr.type_of
+    real = expression_types.Expr.type_of
     subscripted = types_module.TypeResolver._subscripted_name
 
     def counting(self, node):
@@ -929,7 +933,7 @@ def _count_top_level_typings(monkeypatch) -> list[str]:
             typed.append(value.text.decode())
         return found
 
-    monkeypatch.setattr(types_module._Expr, "type_of", counting)
+    monkeypatch.setattr(expression_types.Expr, "type_of", counting)
     monkeypatch.setattr(types_module.TypeResolver, "_subscripted_name", counting_subscripts)
     return typed
 

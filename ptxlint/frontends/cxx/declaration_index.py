@@ -1,0 +1,399 @@
+"""The declarations of one file, indexed for the Tier-1 typer on first ask: macro names,
+typedefs, aliases and records, enums, namespace-scope names, and one symbol table per
+scope (see :mod:`.types` for the costs each index is built to avoid)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+import tree_sitter
+
+from ptxlint.frontends.cxx.c_types import (
+    ENUM_KEYWORDS,
+    ENUMERATOR,
+    FAR,
+    INDEX_KEYWORDS,
+    INDEX_KINDS,
+    INDEX_NAMES,
+    KEYWORD_OWNERS,
+    MACRO_KEYWORDS,
+    PREPROC_BLOCKS,
+    RECORD_SPECIFIERS,
+    TRANSPARENT_STATEMENTS,
+    TYPE_KEYWORDS,
+    TYPE_PARAMETERS,
+    VALUE_PARAMETERS,
+    Entry,
+    Node,
+    Scope,
+    SharedParameters,
+    _Language,
+    _text,
+    _Ty,
+    declarator_name,
+)
+from ptxlint.frontends.syntax_tree import WALK_LIMIT, nodes_of_kinds
+from ptxlint.model import CType
+
+
+class DeclarationIndex:
+    """One file's declarations, and the memos the typer keeps for the file."""
+
+    def __init__(self, source_text: str, tree: tree_sitter.Tree, source_bytes: bytes) -> None:
+        self._text = source_text
+        self._tree = tree
+        self._root = tree.root_node
+        self._bytes = source_bytes
+        self._ctypes: dict[tuple[str, str, int | None], CType] = {}
+        # the operand values of the last statement asked about (see _operand_value)
+        self._statement: Node | Sequence[Node] | None = None
+        self._values: dict[tuple[int, int], tuple[Node, str, tuple[Scope | None, ...]]] = {}
+        self._lang = _Language.get()
+        self._ascii = len(source_text) == len(source_bytes)
+        self._length = len(source_text)
+        self._byte_marks: list[int] | None = None
+        self._wide: tuple[list[int], list[int]] | tuple[()] | None = None  # see _byte_offset
+        self._indexed = False  # the macros (_ensure_index)
+        self._types_indexed = False  # typedefs, aliases, records (_type_names)
+        self._enums_indexed = False  # enums and enumerators (_enum_names)
+        self._typedefs: dict[str, list[Node]] = {}
+        self._records: dict[str, list[Node]] = {}  # record specifiers by name (bodies or not)
+        self._enums: dict[str, list[Node]] = {}
+        self._enumerators: dict[str, list[Node]] = {}
+        self._macros: set[str] = set()
+        self._globals: dict[str, list[Entry]] | None = None
+        self._scopes: dict[int, dict[str, list[Entry]]] = {}
+        self._template_params: dict[int, tuple[frozenset[str], list[Node]]] = {}
+        # symbol tables of parameter lists, for/if initializers and template value parameters,
+        # by the id of the node that owns them
+        self._parameters: dict[int, dict[str, Entry]] = {}
+        # parameter lists by (owner kind, text), for the lists of the same text (_share)
+        self._shared_parameters: dict[tuple[str, bytes], SharedParameters | None] = {}
+        self._template_names: dict[int, frozenset[str]] = {}
+        self._statement_scopes: dict[int, dict[str, list[Entry]]] = {}
+        self._template_values: dict[int, dict[str, Entry]] = {}
+        self._owners: dict[int, tuple[_Ty | None, bool]] = {}  # out-of-line class, raises
+        self._entry_types: dict[tuple[int, bool], _Ty | None] = {}
+        self._chains: dict[int, tuple[Scope | None, ...]] = {}  # see _scope_chain
+        # node id -> parent, for the file's tree: shared with extraction's climbs (see
+        # share_parents), since a tree-sitter parent step is a descent from the root
+        self._parents: dict[int, Node] = {}
+        self._value_field: int | None = None  # the id of the field "value" in the tree's grammar
+        # the ids of the fields "declarator" and "type" (see _add_declaration)
+        self._declaration_fields: tuple[int | None, int | None] | None = None
+        self._convertible: dict[tuple[int, ...], bool] = {}
+        self._depth = 0
+        # named types by name (they do not depend on where the name is used once template
+        # parameters are ruled out): each typedef chain is followed once, and a cycle or a
+        # malformed chain (typedef A B; typedef B A;) is unknown instead of exponential
+        self._named: dict[str, _Ty | None] = {}
+        # answers by (expression or name, id of a chain of scopes[, parsed alone]): the range
+        # of byte offsets [lo, hi) each holds for, and the answer (see _memoised)
+        self._memo: dict[tuple[object, ...], tuple[int, int, CType | None]] = {}
+        self._lo = -1
+        self._hi = FAR
+        self._lookups: dict[tuple[str, int], tuple[int, int, _Ty | None, bool]] = {}
+        self._alone: dict[str, Node | None] = {}  # see _parse_alone
+        # answers of operand values (in the file's tree) that did not read where they are
+        self._free: dict[str, tuple[CType | None]] = {}
+
+    # ----------------------------------------------------------------- file-wide indexes
+
+    def _ensure_index(self) -> None:
+        """The macro names: every name an operand spells is checked against them."""
+        if self._indexed:
+            return
+        self._indexed = True
+        captures = self._keyword_captures(MACRO_KEYWORDS)
+        self._macros = {_text(name) for name, _ in captures.get("macro", [])}
+
+    def _type_names(self) -> tuple[dict[str, list[Node]], dict[str, list[Node]]]:
+        """(typedefs and aliases, records) by name, read on the first look-up that needs them (a
+        type name that is not built in, a class): five of the seven keyword searches
+        (``_keyword_captures``), which a file whose operands name only built-in types and
+        declared variables never needs."""
+        if not self._types_indexed:
+            self._types_indexed = True
+            captures = self._keyword_captures(TYPE_KEYWORDS)
+            for _, node in captures.get("typedef", []):
+                for decl in node.children_by_field_name("declarator"):
+                    name = declarator_name(decl)
+                    if name is not None:
+                        self._typedefs.setdefault(_text(name), []).append(node)
+            for _, node in captures.get("alias", []):
+                name_node = node.child_by_field_name("name")
+                self._typedefs.setdefault(_text(name_node), []).append(node)
+            for name, owner in captures.get("record", []):
+                self._records.setdefault(_text(name), []).append(owner)
+        return self._typedefs, self._records
+
+    def _enum_names(self) -> tuple[dict[str, list[Node]], dict[str, list[Node]]]:
+        """(enums, enumerators) by name, read on the first look-up that needs them: most often
+        a name no scope declares (``_fallback_names``), which needs only the ``enum`` search."""
+        if not self._enums_indexed:
+            self._enums_indexed = True
+            captures = self._keyword_captures(ENUM_KEYWORDS)
+            for name, owner in captures.get("enum", []):
+                self._enums.setdefault(_text(name), []).append(owner)
+            for name, owner in captures.get("enumerator", []):
+                self._enumerators.setdefault(_text(name), []).append(owner)
+        return self._enums, self._enumerators
+
+    def _keyword_captures(
+        self, patterns: tuple[re.Pattern[bytes], ...] = INDEX_KEYWORDS
+    ) -> dict[str, list[tuple[Node, Node]]]:
+        """What ``_index_captures`` finds, as (captured node, the node that declares it), found
+        from the keywords that begin each declaration instead of from the whole tree.
+
+        Every node ``_TYPE_QUERY_SOURCE`` names has its keyword token as a child (``typedef``,
+        ``using``, ``struct``, ``class``, ``union``, ``enum``, and ``#define`` for both macro
+        kinds), and a keyword token is a whole word of the text. So a search of the bytes for
+        each word finds every candidate, and the token tree-sitter has there (one
+        descent each) with its parent tells which are declarations; a word in a comment, a
+        string or an identifier is a different token. Enumerators are read from their enum
+        specifier's subtree; an ``enum`` token outside an enum specifier (a parse error) may
+        have left enumerators anywhere, and then the enumerators come from the whole tree
+        (``_index_captures``).
+
+        Complexity: a search of the file per keyword plus O(depth) per match, and
+        the size of each enum; against a query or walk over every node of the file (as much as
+        a third of the parse)."""
+        root = self._root
+        out: dict[str, list[tuple[Node, Node]]] = {}
+        enumerators: list[tuple[Node, Node]] = []
+        seen: set[int] = set()
+        stray = False
+        matches = (m for pattern in patterns for m in pattern.finditer(self._bytes))
+        for match in matches:
+            token = root.descendant_for_byte_range(*match.span())
+            if token is None:
+                continue
+            word = token.type
+            want = KEYWORD_OWNERS.get(word)
+            if want is None:
+                continue
+            owner = token.parent
+            if owner is None or owner.type not in want:
+                if word == "enum":
+                    stray = True
+                continue
+            key = owner.id
+            if key in seen:
+                continue
+            seen.add(key)
+            kind = owner.type
+            if kind == "type_definition":
+                out.setdefault("typedef", []).append((owner, owner))
+                continue
+            if kind == "alias_declaration":
+                out.setdefault("alias", []).append((owner, owner))
+                continue
+            if kind == "enum_specifier":
+                for enumerator in nodes_of_kinds(owner, ENUMERATOR).get("enumerator", ()):
+                    if enumerator.id not in seen:
+                        seen.add(enumerator.id)
+                        name = enumerator.child_by_field_name("name")
+                        if name is not None and name.type == "identifier":
+                            enumerators.append((name, enumerator))
+            name = owner.child_by_field_name("name")
+            if name is None:
+                continue
+            want_name, capture = INDEX_NAMES[kind]
+            if name.type == want_name:
+                out.setdefault(capture, []).append((name, owner))
+        if stray:
+            enumerators = []
+            for name in self._index_captures().get("enumerator", ()):
+                assert name.parent is not None
+                enumerators.append((name, name.parent))
+        if enumerators:
+            out["enumerator"] = enumerators
+        for found in out.values():
+            found.sort(key=lambda pair: pair[0].start_byte)
+        return out
+
+    def _index_captures(self) -> dict[str, list[Node]]:
+        """What ``_TYPE_QUERY_SOURCE`` captures over the file, each capture's nodes in document
+        order: by the query for a big file, by a walk for a small one (compiling the query costs
+        about 50 ms once per process, the walk about 5 us per node)."""
+        root = self._tree.root_node
+        if len(self._bytes) > WALK_LIMIT:
+            captured = tree_sitter.QueryCursor(self._lang.type_query).captures(root)
+            # in document order, as the walk finds them: the query's own order follows its
+            # matching (macros in nested #if blocks come out interleaved), and the first of
+            # several agreeing declarations is the one whose spelling is reported
+            return {c: sorted(nodes, key=lambda n: n.start_byte) for c, nodes in captured.items()}
+        by_kind = nodes_of_kinds(root, INDEX_KINDS)
+        out: dict[str, list[Node]] = {}
+        kinds = ("type_definition", "alias_declaration", "struct_specifier", "class_specifier",
+                 "union_specifier", "enum_specifier", "enumerator", "preproc_def",
+                 "preproc_function_def")
+        named = [n for kind in kinds for n in by_kind.get(kind, ())]
+        named.sort(key=lambda n: n.start_byte)  # one document order across kinds, as captured
+        for node in named:
+            kind = node.type
+            if kind == "type_definition":
+                out.setdefault("typedef", []).append(node)
+                continue
+            if kind == "alias_declaration":
+                out.setdefault("alias", []).append(node)
+                continue
+            name = node.child_by_field_name("name")
+            if name is None:
+                continue
+            want, capture = INDEX_NAMES[kind]
+            if name.type == want:
+                out.setdefault(capture, []).append(name)
+        for names in out.values():
+            names.sort(key=lambda n: n.start_byte)
+        return out
+
+    def _global_entries(self) -> dict[str, list[Entry]]:
+        """Namespace-scope variables and functions, through namespaces, extern "C", #if."""
+        if self._globals is None:
+            table: dict[str, list[Entry]] = {}
+            self._collect(self._tree.root_node, table, namespace=True)
+            self._globals = table
+        return self._globals
+
+    def _scope_entries(self, scope: Node) -> dict[str, list[Entry]]:
+        cached = self._scopes.get(scope.id)
+        if cached is None:
+            cached = {}
+            if scope.type == "field_declaration_list":
+                self._collect_members(scope, cached)
+            else:
+                self._collect(scope, cached, namespace=False)
+            self._scopes[scope.id] = cached
+        return cached
+
+    def _collect(self, scope: Node, table: dict[str, list[Entry]], namespace: bool) -> None:
+        # In document order, through nested #if blocks and namespaces by a stack of the
+        # children still to read, not by recursion: #if nested 2,000 deep raised
+        # RecursionError, uncached, once per statement of the block.
+        pending: list[Iterator[Node]] = [iter(scope.named_children)]
+        while pending:
+            child = next(pending[-1], None)
+            if child is None:
+                pending.pop()
+                continue
+            kind = child.type
+            if kind == "declaration":
+                self._add_declaration(child, table)
+            elif kind == "function_definition" and namespace:
+                self._add_declarator(child, child.child_by_field_name("declarator"), table)
+            elif kind == "template_declaration" and namespace:
+                # function templates: a concrete return type is still usable
+                for inner in child.named_children:
+                    if inner.type == "function_definition":
+                        decl = inner.child_by_field_name("declarator")
+                        self._add_declarator(inner, decl, table)
+                    elif inner.type == "declaration":
+                        self._add_declaration(inner, table)
+            elif kind in TRANSPARENT_STATEMENTS:
+                pending.append(iter(child.named_children))
+            elif namespace and kind in ("namespace_definition", "linkage_specification"):
+                body = child.child_by_field_name("body")
+                if body is not None:
+                    pending.append(iter(body.named_children))
+
+    def _add_declaration(self, decl: Node, table: dict[str, list[Entry]]) -> None:
+        """``_add_declarator`` for each declarator of ``decl``, with the two common shapes
+        (``T x`` and ``T x = v``) read inline: a block table reads every declaration of its
+        block, and the calls, field names and ``Node.text`` were most of its cost."""
+        fields = self._declaration_fields
+        if fields is None:
+            language = self._tree.language
+            fields = self._declaration_fields = (
+                language.field_id_for_name("declarator"),
+                language.field_id_for_name("type"),
+            )
+        declarator_field, type_field = fields
+        if declarator_field is None or type_field is None:
+            for declarator in decl.children_by_field_name("declarator"):
+                self._add_declarator(decl, declarator, table)
+            return
+        declarators = decl.children_by_field_id(declarator_field)
+        if not declarators:
+            return
+        spec = decl.child_by_field_id(type_field)
+        source = self._bytes
+        for declarator in declarators:
+            kind = declarator.type
+            name: Node | None = declarator
+            if kind == "init_declarator":
+                name = declarator.child_by_field_id(declarator_field)
+                if name is None or name.type != "identifier":
+                    name = declarator_name(declarator)
+            elif kind != "identifier":
+                name = declarator_name(declarator)
+            if name is None or name.type == "type_identifier":
+                continue
+            end = name.end_byte
+            entry = Entry(end, declarator, spec)
+            text = source[name.start_byte : end].decode("utf-8", "replace")
+            found = table.get(text)
+            if found is None:
+                table[text] = [entry]
+            else:
+                found.append(entry)
+
+    def _add_declarator(
+        self,
+        owner: Node,
+        declarator: Node | None,
+        table: dict[str, list[Entry]],
+        spec: Node | None = None,
+    ) -> None:
+        name = declarator_name(declarator)
+        if name is None or name.type == "type_identifier":
+            return
+        if spec is None:
+            spec = owner.child_by_field_name("type")
+        entry = Entry(name.end_byte, declarator, spec)
+        table.setdefault(_text(name), []).append(entry)
+
+    def _collect_members(self, body: Node, table: dict[str, list[Entry]]) -> None:
+        for child in body.named_children:
+            kind = child.type
+            if kind in ("field_declaration", "declaration"):
+                declarators = child.children_by_field_name("declarator")
+                spec = child.child_by_field_name("type")
+                if not declarators and spec is not None and spec.type in RECORD_SPECIFIERS:
+                    inner = spec.child_by_field_name("body")
+                    if inner is not None and spec.child_by_field_name("name") is None:
+                        self._collect_members(inner, table)  # anonymous union/struct members
+                for declarator in declarators:
+                    self._add_declarator(child, declarator, table)
+            elif kind == "function_definition":
+                self._add_declarator(child, child.child_by_field_name("declarator"), table)
+            elif kind in PREPROC_BLOCKS:
+                self._collect_members(child, table)
+
+    # ----------------------------------------------------------------- template parameters
+
+    def _templates(self, node: Node) -> tuple[frozenset[str], list[Node]]:
+        """Type parameter names and value parameter declarations of one template."""
+        cached = self._template_params.get(node.id)
+        if cached is None:
+            types: set[str] = set()
+            values: list[Node] = []
+            params = node.child_by_field_name("parameters")
+            for param in params.named_children if params is not None else []:
+                if param.type in TYPE_PARAMETERS:
+                    for c in param.named_children:
+                        if c.type == "type_identifier":
+                            types.add(_text(c))
+                        elif c.type in TYPE_PARAMETERS:  # template <class> class TT
+                            types.update(
+                                _text(t) for t in c.named_children if t.type == "type_identifier"
+                            )
+                elif param.type in VALUE_PARAMETERS or param.type.startswith("variadic"):
+                    values.append(param)
+            cached = (frozenset(types), values)
+            self._template_params[node.id] = cached
+        return cached
+
+
+    # ----------------------------------------------------------------- types from declarations

@@ -1,0 +1,315 @@
+"""The type of one operand expression, computed over its tree-sitter node in the scope where it
+is written: one handler per expression kind, each asking :class:`~.types.TypeResolver` for the
+names, members and declarations it meets."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ptxlint.frontends.cxx.c_types import (
+    BOOL,
+    BUILTIN_TYPES,
+    BUILTIN_VARIABLES,
+    CASTS,
+    LONG,
+    MAX_DEPTH,
+    PLACELESS_SPECIFIERS,
+    SCALAR_NAMES,
+    SIZE_T,
+    STD_SCOPES,
+    Node,
+    Scope,
+    _arithmetic,
+    _int,
+    _named,
+    _pointer,
+    _promote,
+    _text,
+    _Ty,
+    number_type,
+    split_qualified,
+)
+
+if TYPE_CHECKING:
+    from ptxlint.frontends.cxx.types import TypeResolver
+
+
+class Expr:
+    """Types one parsed operand expression in the scope of a node of the file's tree."""
+
+    def __init__(
+        self,
+        resolver: TypeResolver,
+        where: Node,
+        b: int,
+        chain: tuple[Scope | None, ...] | None = None,
+    ) -> None:
+        self.r = resolver
+        self._where = where
+        self._b = b
+        # where's chain of scopes (resolve has it at hand)
+        self._chain = resolver._scope_chain(where) if chain is None else chain
+        self.depth = 0
+        # whether the answer read where the expression is (see TypeResolver._free)
+        self.located = False
+
+    # Everything that depends on where the expression is written goes through these three, so
+    # an answer computed without reading them is the same wherever the text is typed.
+    @property
+    def where(self) -> Node:
+        self.located = True
+        return self._where
+
+    @property
+    def b(self) -> int:
+        self.located = True
+        return self._b
+
+    @property
+    def chain(self) -> tuple[Scope | None, ...]:
+        self.located = True
+        return self._chain
+
+    def type_of(self, node: Node | None) -> _Ty | None:
+        if node is None:
+            return None
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH * 4:
+                return None
+            handler = self._HANDLERS.get(node.type)
+            return handler(self, node) if handler is not None else None
+        finally:
+            self.depth -= 1
+
+    def _identifier(self, node: Node) -> _Ty | None:
+        name = _text(node)
+        if self.r.macro(name):
+            return None
+        if name in BUILTIN_VARIABLES:
+            return BUILTIN_VARIABLES[name]
+        ty = self.r._lookup_chain(self.chain, name, self.b)
+        if ty is not None and ty.kind == "function":
+            return None
+        return ty
+
+    def _number(self, node: Node) -> _Ty | None:
+        return number_type(_text(node))
+
+    def _char(self, node: Node) -> _Ty | None:
+        # plain 'a' and '\n' only: prefixed and multi-character literals have other types
+        if _text(node).startswith("'") and len(_named(node)) == 1:
+            return _int("char")
+        return None
+
+    def _bool(self, node: Node) -> _Ty | None:
+        return BOOL
+
+    def _paren(self, node: Node) -> _Ty | None:
+        inner = _named(node)
+        return self.type_of(inner[0]) if len(inner) == 1 else None
+
+    def _cast(self, node: Node) -> _Ty | None:
+        return self._descriptor(node.child_by_field_name("type"))
+
+    def _descriptor(self, desc: Node | None) -> _Ty | None:
+        spec = desc.child_by_field_name("type") if desc is not None else None
+        if spec is not None and spec.type in PLACELESS_SPECIFIERS:
+            # its type is read from its words alone (TypeResolver._specifier)
+            return self.r.descriptor(desc, self._where)
+        return self.r.descriptor(desc, self.where)
+
+    def _sizeof(self, node: Node) -> _Ty | None:
+        return SIZE_T
+
+    def _call(self, node: Node) -> _Ty | None:
+        fn = node.child_by_field_name("function")
+        if fn is None:
+            return None
+        if fn.type == "qualified_identifier":
+            scope, leaf = split_qualified(fn)
+            if scope not in STD_SCOPES or leaf is None or leaf.type != "template_function":
+                return None
+            fn = leaf
+        if fn.type == "template_function":
+            if _text(fn.child_by_field_name("name")) not in CASTS:
+                return None  # f<T>(x): the result may depend on T
+            args = fn.child_by_field_name("arguments")
+            targets = _named(args) if args is not None else []
+            if len(targets) != 1:
+                return None
+            target = targets[0]
+            if target.type == "type_descriptor":
+                return self._descriptor(target)
+            if target.type == "identifier":  # static_cast<S>(x) read as an expression
+                return self.r.named_type(_text(target), self.where)
+            return None
+        if fn.type == "primitive_type":
+            return BUILTIN_TYPES.get(_text(fn))
+        if fn.type in ("identifier", "type_identifier"):
+            name = _text(fn)
+            if name in ("unsigned", "signed"):
+                return SCALAR_NAMES[name]
+            return self.r.function_return(name, self.where, self.b, self.chain)
+        return None
+
+    def _field(self, node: Node) -> _Ty | None:
+        field_node = node.child_by_field_name("field")
+        if field_node is None or field_node.type != "field_identifier":
+            return None
+        operator = node.child_by_field_name("operator")
+        arg = node.child_by_field_name("argument")
+        if arg is None:
+            return None
+        base = self.r.this_type(self.where) if arg.type == "this" else self.type_of(arg)
+        if base is None:
+            return None
+        if _text(operator) == "->":
+            if base.kind != "pointer" or base.target is None:
+                return None
+            base = base.target
+        elif base.kind == "pointer":
+            return None
+        if base.kind != "aggregate":
+            return None
+        ty = self.r.member(base, _text(field_node))
+        return ty if ty is None or ty.kind != "function" else None
+
+    def _subscript(self, node: Node) -> _Ty | None:
+        indices = node.child_by_field_name("indices")
+        if indices is None or len(_named(indices)) != 1:
+            return None
+        return self._element(self.type_of(node.child_by_field_name("argument")))
+
+    @staticmethod
+    def _element(ty: _Ty | None) -> _Ty | None:
+        if ty is None:
+            return None
+        if ty.kind == "pointer" or ty.array:
+            target = ty.target
+            return target if target is not None and target.kind != "function" else None
+        return None
+
+    def _pointer_expr(self, node: Node) -> _Ty | None:
+        operator = _text(node.child_by_field_name("operator"))
+        arg = node.child_by_field_name("argument")
+        if operator == "*":
+            return self._element(self.type_of(arg))
+        if operator == "&":
+            inner = self.type_of(arg)
+            if inner is None:
+                # &x of a name we cannot type is still an address, unless x is a macro
+                if arg is None or arg.type not in (
+                    "identifier",
+                    "subscript_expression",
+                    "field_expression",
+                ):
+                    return None
+                if arg.type == "identifier" and self.r.macro(_text(arg)):
+                    return None
+                return _pointer(None)
+            return _pointer(inner)
+        return None
+
+    def _unary(self, node: Node) -> _Ty | None:
+        operator = _text(node.child_by_field_name("operator"))
+        operand = self.type_of(node.child_by_field_name("argument"))
+        if operand is None:
+            return None
+        if operator == "!":
+            scalar = ("integer", "bool", "floating", "pointer")
+            return BOOL if operand.kind in scalar or _promote(operand) else None
+        promoted = _promote(operand)
+        if promoted is None:
+            return None
+        if operator == "~" and promoted.kind != "integer":
+            return None
+        return promoted if operator in ("-", "+", "~") else None
+
+    def _binary(self, node: Node) -> _Ty | None:
+        operator = _text(node.child_by_field_name("operator"))
+        left = self.type_of(node.child_by_field_name("left"))
+        right = self.type_of(node.child_by_field_name("right"))
+        if left is None or right is None:
+            return None
+        lp, rp = self._decay(left), self._decay(right)
+        if operator in ("==", "!=", "<", ">", "<=", ">=", "&&", "||"):
+            ok = all(t.kind == "pointer" or _promote(t) is not None for t in (lp, rp))
+            return BOOL if ok else None
+        if operator in ("+", "-") and (lp.kind == "pointer" or rp.kind == "pointer"):
+            if lp.kind == "pointer" and rp.kind == "pointer":
+                return LONG if operator == "-" else None  # ptrdiff_t
+            pointer, other = (lp, rp) if lp.kind == "pointer" else (rp, lp)
+            if operator == "-" and pointer is rp:
+                return None
+            promoted = _promote(other)
+            return pointer if promoted is not None and promoted.kind == "integer" else None
+        if operator in ("<<", ">>"):
+            a, b = _promote(lp), _promote(rp)
+            if a is None or b is None or a.kind != "integer" or b.kind != "integer":
+                return None
+            return a
+        if operator in ("+", "-", "*", "/", "%", "&", "|", "^"):
+            result = _arithmetic(lp, rp)
+            if result is None:
+                return None
+            if operator in ("%", "&", "|", "^") and result.kind != "integer":
+                return None
+            return result
+        return None
+
+    @staticmethod
+    def _decay(ty: _Ty) -> _Ty:
+        return _pointer(ty.target) if ty.array else ty
+
+    def _conditional(self, node: Node) -> _Ty | None:
+        a = self.type_of(node.child_by_field_name("consequence"))
+        b = self.type_of(node.child_by_field_name("alternative"))
+        if a is None or b is None or not a.same(b):
+            return None
+        return a
+
+    def _assignment(self, node: Node) -> _Ty | None:
+        return self.type_of(node.child_by_field_name("left"))
+
+    def _update(self, node: Node) -> _Ty | None:
+        ty = self.type_of(node.child_by_field_name("argument"))
+        return ty if ty is not None and ty.kind in ("integer", "floating", "pointer") else None
+
+    def _comma(self, node: Node) -> _Ty | None:
+        return self.type_of(node.child_by_field_name("right"))
+
+    def _this(self, node: Node) -> _Ty | None:
+        return self.r.this_type(self.where)
+
+    def _qualified(self, node: Node) -> _Ty | None:
+        scope = node.child_by_field_name("scope")
+        name = node.child_by_field_name("name")
+        if scope is None or name is None or name.type != "identifier":
+            return None
+        return self.r.scoped_enumerator(_text(scope), _text(name), self.where)
+
+    _HANDLERS: dict[str, Callable[[Expr, Node], _Ty | None]] = {
+        "identifier": _identifier,
+        "number_literal": _number,
+        "char_literal": _char,
+        "true": _bool,
+        "false": _bool,
+        "parenthesized_expression": _paren,
+        "cast_expression": _cast,
+        "sizeof_expression": _sizeof,
+        "alignof_expression": _sizeof,
+        "call_expression": _call,
+        "field_expression": _field,
+        "subscript_expression": _subscript,
+        "pointer_expression": _pointer_expr,
+        "unary_expression": _unary,
+        "binary_expression": _binary,
+        "conditional_expression": _conditional,
+        "assignment_expression": _assignment,
+        "update_expression": _update,
+        "comma_expression": _comma,
+        "this": _this,
+        "qualified_identifier": _qualified,
+    }

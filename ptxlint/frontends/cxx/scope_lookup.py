@@ -1,0 +1,696 @@
+"""Name lookup for the Tier-1 typer: the chain of scopes around a node, a name's declaration
+in it, template parameters, members, enumerators and function results."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ptxlint.frontends.cxx.c_types import (
+    BUILTIN_TYPES,
+    DECLARING_SCOPES,
+    FAR,
+    INT,
+    INTRINSICS,
+    MAX_DEPTH,
+    MAX_SCOPES,
+    NAME_NODES,
+    RECORD_SPECIFIERS,
+    SCALAR_NAMES,
+    STATEMENT_SCOPES,
+    STD_SCOPES,
+    VALUE_PARAMETERS,
+    Entry,
+    Node,
+    Scope,
+    SharedParameters,
+    Stop,
+    _array,
+    _float,
+    _int,
+    _named,
+    _pointer,
+    _text,
+    _Ty,
+    agree,
+    declarator_name,
+    integer_value,
+    is_reference,
+    split_qualified,
+)
+from ptxlint.frontends.cxx.declaration_index import DeclarationIndex
+from ptxlint.frontends.syntax_tree import shared_parent
+
+
+class ScopeLookup(DeclarationIndex):
+    """Looks names up through the scopes :class:`DeclarationIndex` indexes."""
+
+    # ----------------------------------------------------------------- name lookup
+
+    def macro(self, name: str) -> bool:
+        return name in self._macros
+
+    def lookup(self, name: str, where: Node, b: int) -> _Ty | None:
+        """The type of the variable (or function) ``name`` used at byte ``b`` in ``where``."""
+        return self._lookup_chain(self._scope_chain(where), name, b)
+
+    def _lookup_chain(
+        self, chain: tuple[Scope | None, ...], name: str, b: int
+    ) -> _Ty | None:
+        """``lookup`` under ``chain``, memoised per (name, chain) like ``_memoised``: the answer
+        (or the Stop) with the byte range it holds for, which also narrows the range of the
+        answer being memoised around it (``a[0]``, ``a[1]`` and ``a`` look ``a`` up once)."""
+        if self._depth:  # inside a type's resolution the depth limit may cut answers short
+            return self._lookup_scopes(chain, name, b)
+        key = (name, id(chain))
+        hit = self._lookups.get(key)
+        if hit is not None:
+            lo, hi, ty, stop = hit
+            if lo <= b < hi:
+                if lo > self._lo:
+                    self._lo = lo
+                if hi < self._hi:
+                    self._hi = hi
+                if stop:
+                    raise Stop
+                return ty
+        outer_lo, outer_hi = self._lo, self._hi
+        self._lo = -1
+        self._hi = FAR
+        stop = False
+        try:
+            ty = self._lookup_scopes(chain, name, b)
+        except Stop:
+            ty = None
+            stop = True
+        lo, hi = self._lo, self._hi
+        self._lookups[key] = (lo, hi, ty, stop)
+        self._lo = max(outer_lo, lo)
+        self._hi = min(outer_hi, hi)
+        if stop:
+            raise Stop
+        return ty
+
+    def _lookup_scopes(
+        self, chain: tuple[Scope | None, ...], name: str, b: int
+    ) -> _Ty | None:
+        for scope in chain:
+            if scope is None:
+                return None  # a macro body: names bind where it expands, not here
+            found = self._lookup_in(scope, name, b)
+            if found is not None:
+                return agree(found)
+        return self._fallback_names(name, b)
+
+    def _scope_chain(self, where: Node, ups: Sequence[Node] = ()) -> tuple[Scope | None, ...]:
+        """The ancestors of ``where`` (itself included) that can declare a name, innermost
+        first, cut at a ``#define`` body (marked ``None``). Memoised per node: each operand
+        climbs only to its statement's node, whose chain the first operand already built
+        (a parent step costs a descent from the root in tree-sitter). ``ups``: ``where``'s
+        nearest ancestors, innermost first, where the caller has read them: the climb takes
+        them instead of stepping up."""
+        chains = self._chains
+        parents = self._parents
+        climbed: list[tuple[Node, str]] = []
+        node: Node | None = where
+        tail: tuple[Scope | None, ...] = ()
+        step = 0
+        while node is not None:
+            key = node.id
+            known = chains.get(key)
+            if known is not None:
+                tail = known
+                break
+            kind = node.type
+            if kind in ("preproc_def", "preproc_function_def"):
+                tail = (None,)
+                chains[key] = tail
+                break
+            climbed.append((node, kind))
+            if step < len(ups):
+                node = ups[step]
+                step += 1
+            else:
+                node = shared_parent(parents, node, key)
+        for node, kind in reversed(climbed):
+            if kind in DECLARING_SCOPES:
+                if len(tail) >= MAX_SCOPES:
+                    # Past this many scopes, the outer ones are unknown (as from a macro
+                    # body): each chain is a tuple of its own, and 20,000 nested blocks
+                    # made them take the square of that (1.7 GB).
+                    tail = (None,)
+                tail = (Scope(node, kind), *tail)
+            chains[node.id] = tail
+        return tail
+
+    def _lookup_in(self, scope: Scope, name: str, b: int) -> list[_Ty | None] | None:
+        """Types ``name`` has in ``scope``'s own scope; None when it is not declared there.
+        What a scope declares is read once, on the first lookup through it, and kept on it."""
+        kind = scope.kind
+        if kind == "compound_statement" or kind in STATEMENT_SCOPES:
+            table = scope.table
+            if table is None:
+                if kind == "compound_statement":
+                    table = self._scope_entries(scope.node)
+                else:
+                    table = self._statement_entries(scope.node)
+                scope.table = table
+            found = table.get(name)
+            if not found:
+                return None
+            visible = []
+            for entry in found:
+                end = entry.name_end
+                if end <= b:
+                    visible.append(self.entry_type(entry, True))
+                    if end > self._lo:
+                        self._lo = end
+                elif end < self._hi:
+                    self._hi = end
+            return visible or None
+        if kind in ("function_definition", "lambda_expression", "catch_clause"):
+            single = scope.single
+            if single is None:
+                single = scope.single = self._parameter_table(scope.node)
+            parameter = single.get(name)
+            if parameter is not None:
+                return [self.entry_type(parameter, False)]
+            if kind == "function_definition":
+                owner = self._out_of_line_class(scope.node)
+                if owner is not None:
+                    return self._member_types(owner, name, stop_if_missing=True)
+            return None
+        if kind in RECORD_SPECIFIERS:
+            if scope.record is None:
+                node = scope.node
+                body = node.child_by_field_name("body")
+                if body is None:
+                    scope.record = (None, False)
+                else:
+                    scope.record = (
+                        _Ty(
+                            _text(node.child_by_field_name("name")),
+                            "aggregate",
+                            None,
+                            bodies=(body,),
+                        ),
+                        any(c.type == "base_class_clause" for c in node.children),
+                    )
+            known, has_bases = scope.record
+            if known is None:
+                return None
+            return self._member_types(known, name, stop_if_missing=has_bases)
+        if kind == "template_declaration":
+            single = scope.single
+            if single is None:
+                single = scope.single = self._template_value_table(scope.node)
+            value = single.get(name)
+            return [self.entry_type(value, False)] if value is not None else None
+        return None
+
+    def _statement_entries(self, node: Node) -> dict[str, list[Entry]]:
+        """What a ``for``, range-``for``, ``if``, ``while`` or ``switch`` header declares."""
+        cached = self._statement_scopes.get(node.id)
+        if cached is not None:
+            return cached
+        table: dict[str, list[Entry]] = {}
+        kind = node.type
+        if kind == "for_statement":
+            init = node.child_by_field_name("initializer")
+            if init is not None and init.type == "declaration":
+                self._add_declaration(init, table)
+        elif kind == "for_range_loop":
+            decl = node.child_by_field_name("declarator")
+            found = declarator_name(decl)
+            if found is not None:
+                entry = Entry(found.end_byte, decl, node.child_by_field_name("type"))
+                table[_text(found)] = [entry]
+        else:
+            # `if (int n = f())` and `if (auto p = q; p)` declare into the whole statement
+            clause = node.child_by_field_name("condition")
+            for part in ("initializer", "value"):
+                value = clause.child_by_field_name(part) if clause is not None else None
+                if value is not None and value.type == "declaration":
+                    self._add_declaration(value, table)
+        self._statement_scopes[node.id] = table
+        return table
+
+    def _template_value_table(self, node: Node) -> dict[str, Entry]:
+        cached = self._template_values.get(node.id)
+        if cached is None:
+            cached = {}
+            for param in self._templates(node)[1]:
+                decl = param.child_by_field_name("declarator")
+                found = declarator_name(decl)
+                if found is not None:
+                    # the first declaration of a name wins, as the linear scan found it first
+                    cached.setdefault(
+                        _text(found),
+                        Entry(found.end_byte, decl, param.child_by_field_name("type")),
+                    )
+            self._template_values[node.id] = cached
+        return cached
+
+    def _parameter_table(self, node: Node) -> dict[str, Entry]:
+        """The parameters of a function, lambda or catch clause, by name (one pass, cached).
+
+        Parameter lists repeat (CUTLASS's GMMA header: 736 functions, 110 distinct lists), so
+        a later list of the same text whose types cannot depend on where it is (see
+        ``_share``) gets the first one's table itself, without visiting its nodes: each of its
+        parameters is the first list's entry, typed once. A parameter's name offset
+        (``Entry.name_end``) is never read: parameters are visible in the whole body."""
+        cached = self._parameters.get(node.id)
+        if cached is not None:
+            return cached
+        if node.type == "catch_clause":
+            params = node.child_by_field_name("parameters")
+        else:
+            decl = node.child_by_field_name("declarator")
+            params = None
+            depth = 0
+            while decl is not None and params is None and depth < MAX_DEPTH:
+                depth += 1
+                params = decl.child_by_field_name("parameters")
+                inner = decl.child_by_field_name("declarator")
+                if inner is None:
+                    named = _named(decl)
+                    inner = named[0] if named and decl.type.endswith("declarator") else None
+                decl = inner
+        key: tuple[str, bytes] | None = None
+        if params is not None and not params.has_error:
+            key = (node.type, self._bytes[params.start_byte : params.end_byte])
+            shared = self._shared_parameters.get(key)
+            if shared is not None:
+                cached = self._from_shared(shared, node)
+                if cached is not None:
+                    self._parameters[node.id] = cached
+                    return cached
+        cached = {}
+        for param in params.named_children if params is not None else ():
+            if param.type not in VALUE_PARAMETERS:
+                continue
+            declarator = param.child_by_field_name("declarator")
+            found = declarator_name(declarator)
+            if found is not None:
+                # the first parameter of a name wins, as the linear scan found it first
+                cached.setdefault(
+                    _text(found),
+                    Entry(found.end_byte, declarator, param.child_by_field_name("type"), True),
+                )
+        self._parameters[node.id] = cached
+        if key is not None and params is not None and key not in self._shared_parameters:
+            self._shared_parameters[key] = self._share(cached, node)
+        return cached
+
+    def _share(self, table: dict[str, Entry], node: Node) -> SharedParameters | None:
+        """``table`` for the lists of the same text, or None where a parameter's type may
+        depend on more than the text: an unnamed struct or enum (typed from its own body).
+        A type name depends on the template parameters around the function as well
+        (``_is_template_parameter``): those are kept, and a list elsewhere shares only under
+        the same ones. Everything else a type comes from is the text or the whole file."""
+        needs_templates = False
+        for entry in table.values():
+            spec = entry.specifier
+            kind = spec.type if spec is not None else ""
+            if kind in RECORD_SPECIFIERS or kind == "enum_specifier":
+                if spec is not None and spec.child_by_field_name("name") is None:
+                    return None
+            elif kind == "type_identifier":
+                needs_templates = True
+        templates = self._template_names_at(node) if needs_templates else None
+        return SharedParameters(table, templates)
+
+    def _from_shared(self, shared: SharedParameters, node: Node) -> dict[str, Entry] | None:
+        if shared.templates is not None and self._template_names_at(node) != shared.templates:
+            return None
+        return shared.table
+
+    def _template_names_at(self, node: Node) -> frozenset[str]:
+        """The type parameter names of every template around ``node`` (what
+        ``_is_template_parameter`` asks about), memoised per node on the way up."""
+        known = self._template_names
+        climbed: list[Node] = []
+        current: Node | None = node
+        names: frozenset[str] = frozenset()
+        parents = self._parents
+        ids: list[int] = []
+        while current is not None:
+            key = current.id
+            found = known.get(key)
+            if found is not None:
+                names = found
+                break
+            climbed.append(current)
+            ids.append(key)
+            current = shared_parent(parents, current, key)
+        for current, key in zip(reversed(climbed), reversed(ids), strict=True):
+            if current.type == "template_declaration":
+                names = names | self._templates(current)[0]
+            known[key] = names
+        return names
+
+    def _out_of_line_class(self, fn: Node) -> _Ty | None:
+        """The class of ``int S::f() {...}``; raises Stop when it is not in this file."""
+        cached = self._owners.get(fn.id)
+        if cached is None:
+            try:
+                cached = (self._find_out_of_line_class(fn), False)
+            except Stop:
+                cached = (None, True)
+            self._owners[fn.id] = cached
+        if cached[1]:
+            raise Stop
+        return cached[0]
+
+    def _find_out_of_line_class(self, fn: Node) -> _Ty | None:
+        decl = fn.child_by_field_name("declarator")
+        depth = 0
+        while decl is not None and decl.type != "function_declarator" and depth < MAX_DEPTH:
+            depth += 1
+            named = _named(decl)
+            decl = decl.child_by_field_name("declarator") or (named[0] if named else None)
+        if decl is None:
+            return None
+        name = decl.child_by_field_name("declarator")
+        if name is None or name.type != "qualified_identifier":
+            return None
+        scope = name.child_by_field_name("scope")
+        if scope is None:
+            raise Stop
+        scope_name = _text(
+            scope.child_by_field_name("name") if scope.type == "template_type" else scope
+        )
+        records = self._type_names()[1].get(scope_name.split("::")[-1], [])
+        bodies = tuple(b for r in records if (b := r.child_by_field_name("body")) is not None)
+        if scope.type not in ("namespace_identifier", "template_type") or not bodies:
+            raise Stop  # members of a class we cannot see may hide any outer name
+        return _Ty(scope_name, "aggregate", None, bodies=bodies)
+
+    def _member_types(
+        self, record: _Ty, name: str, stop_if_missing: bool
+    ) -> list[_Ty | None] | None:
+        found: list[_Ty | None] = []
+        for body in record.bodies:
+            entries = self._scope_entries(body).get(name, [])
+            found.extend(self.entry_type(e, False) for e in entries)
+            owner = body.parent
+            if (
+                not entries
+                and owner is not None
+                and any(c.type == "base_class_clause" for c in owner.children)
+            ):
+                stop_if_missing = True
+        if not found and stop_if_missing:
+            raise Stop
+        return found or None
+
+    def member(self, record: _Ty, name: str) -> _Ty | None:
+        if record.lanes:
+            if name in "xyzw"[: record.lanes] and len(name) == 1:
+                return record.target
+            return None
+        if not record.bodies or record.array:
+            return None
+        found = self._member_types(record, name, stop_if_missing=False)
+        return agree(found) if found else None
+
+    def this_type(self, where: Node) -> _Ty | None:
+        node: Node | None = where
+        while node is not None:
+            if node.type in RECORD_SPECIFIERS:
+                body = node.child_by_field_name("body")
+                name = _text(node.child_by_field_name("name"))
+                return _pointer(_Ty(name, "aggregate", None, bodies=(body,) if body else ()))
+            if node.type == "function_definition":
+                owner = self._out_of_line_class(node)
+                if owner is not None:
+                    return _pointer(owner)
+            node = node.parent
+        return None
+
+    def _fallback_names(self, name: str, b: int) -> _Ty | None:
+        entries = []
+        for entry in self._global_entries().get(name, ()):
+            end = entry.name_end
+            if end <= b:
+                entries.append(entry)
+                if end > self._lo:
+                    self._lo = end
+            elif end < self._hi:
+                self._hi = end
+        if entries:
+            return agree([self.entry_type(e, False) for e in entries])
+        enums = self._enum_names()[1].get(name, [])
+        if enums:
+            types: list[_Ty | None] = []
+            for enumerator in enums:
+                spec = enumerator.parent.parent if enumerator.parent is not None else None
+                if spec is None or spec.type != "enum_specifier":
+                    return None
+                if any(c.type in ("class", "struct") for c in spec.children):
+                    return None  # scoped enumerators need E:: in front
+                spec_name = spec.child_by_field_name("name")
+                types.append(self._enum_type(spec, _text(spec_name) or "<anonymous enum>"))
+            return agree(types)
+        return None
+
+    def scoped_enumerator(self, enum_name: str, name: str, where: Node) -> _Ty | None:
+        ty = self.named_type(enum_name, where)
+        if ty is None or ty.kind != "enum":
+            return None
+        for spec in self._enum_names()[0].get(enum_name, []):
+            body = spec.child_by_field_name("body")
+            if body is not None and any(
+                _text(e.child_by_field_name("name")) == name for e in body.named_children
+            ):
+                return ty
+        return None
+
+    def function_return(
+        self, name: str, where: Node, b: int, chain: tuple[Scope | None, ...] | None = None
+    ) -> _Ty | None:
+        """The result of calling ``name(...)``: a declared function, function pointer or cast."""
+        if self.macro(name):
+            return None
+        if name in INTRINSICS:
+            # checked before scopes: a class with unseen bases would otherwise hide them
+            return INTRINSICS[name]
+        if chain is None:
+            chain = self._scope_chain(where)
+        found = self._lookup_chain(chain, name, b)
+        if found is not None:
+            if found.kind == "function":
+                return found.target
+            pointee = found.target if found.kind == "pointer" else None
+            if pointee is not None and pointee.kind == "function":
+                return pointee.target
+            return None
+        return self.named_type(name, where)  # a functional cast such as half(x) or u32(x)
+
+    def _is_template_parameter(self, name: str, where: Node | None) -> bool:
+        """Whether a template around ``where`` (itself included) has a type parameter
+        ``name``: a set look-up in ``_template_names_at``, whose climb is memoised per node,
+        where a climb to the root per named type (each parent step a descent from the root in
+        tree-sitter) cost 4% of the CUDA headers' typing."""
+        return where is not None and name in self._template_names_at(where)
+
+    # ----------------------------------------------------------------- types of declarations
+
+    def type_of_specifier(self, spec: Node | None, where: Node) -> _Ty | None:
+        """The type a type specifier names; ``where`` (a node of the file's tree) scopes it."""
+        if spec is None:
+            return None
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                return None
+            return self._specifier(spec, where)
+        finally:
+            self._depth -= 1
+
+    def _specifier(self, spec: Node, where: Node) -> _Ty | None:
+        kind = spec.type
+        if kind == "primitive_type":
+            return BUILTIN_TYPES.get(_text(spec))
+        if kind == "sized_type_specifier":
+            words = [
+                _text(c) for c in spec.children if c.type in ("unsigned", "signed", "long", "short")
+            ]
+            base = spec.child_by_field_name("type")
+            unsigned = "unsigned" in words
+            longs = words.count("long")
+            short = "short" in words
+            core = _text(base) if base is not None else "int"
+            if core == "__int128":
+                return _int("unsigned __int128" if unsigned else "__int128")
+            if core == "double":
+                return _float("long double") if longs == 1 and not unsigned else None
+            if core == "char":
+                if longs or short:
+                    return None
+                return _int("unsigned char" if unsigned else "signed char" if words else "char")
+            if core != "int":
+                return None
+            spelled = "short" if short else ["int", "long", "long long"][min(longs, 2)]
+            return _int(f"unsigned {spelled}" if unsigned else spelled)
+        if kind == "type_identifier":
+            return self.named_type(_text(spec), where)
+        if kind == "qualified_identifier":
+            scope, name = split_qualified(spec)
+            if name is None or name.type not in ("type_identifier", "primitive_type"):
+                return None
+            return SCALAR_NAMES.get(_text(name)) if scope in STD_SCOPES else None
+        if kind in RECORD_SPECIFIERS:
+            name = spec.child_by_field_name("name")
+            if name is None:
+                body = spec.child_by_field_name("body")
+                bodies = (body,) if body is not None else ()
+                word = kind.split("_")[0]
+                return _Ty(f"{word} <anonymous>", "aggregate", None, bodies=bodies)
+            if name.type != "type_identifier":
+                return None  # S<int>: would need template instantiation
+            # straight to the record: `typedef struct S {...} S;` must not loop through the typedef
+            return self._record(_text(name))
+        if kind == "enum_specifier":
+            name = spec.child_by_field_name("name")
+            if name is None:
+                return self._enum_type(spec, "<anonymous enum>")
+            enums = self._enum_names()[0].get(_text(name), [])
+            return agree([self._enum_type(e, _text(name)) for e in enums])
+        return None  # auto, decltype, typename T::x, S<T>, ...
+
+    def named_type(self, name: str, where: Node) -> _Ty | None:
+        if self._is_template_parameter(name, where):
+            return None
+        builtin = BUILTIN_TYPES.get(name)
+        if builtin is not None:
+            return builtin
+        if name in self._named:
+            return self._named[name]
+        self._named[name] = None  # while in progress: a cycle back to this name is unknown
+        result = self._named_type_uncached(name)
+        self._named[name] = result
+        return result
+
+    def _named_type_uncached(self, name: str) -> _Ty | None:
+        typedefs, records = self._type_names()
+        candidates: list[_Ty | None] = []
+        for node in typedefs.get(name, []):
+            candidates.append(self._typedef_type(node, name))
+        if name in records:
+            candidates.append(self._record(name))
+        for node in self._enum_names()[0].get(name, []):
+            candidates.append(self._enum_type(node, name))
+        # an enum declared twice (forward declaration + definition) agrees with itself
+        return agree(candidates)
+
+    def _record(self, name: str) -> _Ty | None:
+        records = self._type_names()[1].get(name)
+        if not records:
+            return None
+        bodies = tuple(b for r in records if (b := r.child_by_field_name("body")) is not None)
+        return _Ty(name, "aggregate", None, bodies=bodies)
+
+    def _enum_type(self, node: Node, name: str) -> _Ty | None:
+        base_node = node.child_by_field_name("base")
+        scoped = any(c.type in ("class", "struct") for c in node.children)
+        if base_node is not None:
+            base = self.type_of_specifier(base_node, node)
+            if base is None or base.kind not in ("integer", "bool"):
+                return None
+        else:
+            # an unfixed underlying type is int unless an enumerator does not fit; such enums are
+            # rare enough in device code that int is the answer
+            base = INT
+        return _Ty(name, "enum", base.size, target=base, scoped=scoped)
+
+    def _typedef_type(self, node: Node, name: str) -> _Ty | None:
+        if node.type == "alias_declaration":
+            return self.descriptor(node.child_by_field_name("type"), node)
+        base = self.type_of_specifier(node.child_by_field_name("type"), node)
+        spec_text = _text(node.child_by_field_name("type"))
+        for decl in node.children_by_field_name("declarator"):
+            found = declarator_name(decl)
+            if found is not None and _text(found) == name:
+                ty = self._apply(base, decl, spec_text, function_scope=False)
+                if ty is not None and ty.spelling.endswith("<anonymous>") and ty.bodies:
+                    ty = _Ty(name, ty.kind, ty.size, bodies=ty.bodies)  # typedef struct {...} S;
+                return ty
+        return None
+
+    def descriptor(self, desc: Node | None, where: Node) -> _Ty | None:
+        """The type of a ``type_descriptor`` (cast target, template argument, alias)."""
+        if desc is None or desc.type != "type_descriptor":
+            return None
+        spec = desc.child_by_field_name("type")
+        base = self.type_of_specifier(spec, where)
+        return self._apply(base, desc.child_by_field_name("declarator"), _text(spec), False)
+
+    def _apply(
+        self, base: _Ty | None, decl: Node | None, spec_text: str, function_scope: bool
+    ) -> _Ty | None:
+        """Wrap ``base`` in what the declarator adds, outside in (C's inside-out reading)."""
+        ty = base
+        known = base is not None  # a pointer to an unknown type is still a pointer
+        depth = 0
+        while decl is not None:
+            depth += 1
+            kind = decl.type
+            if depth > MAX_DEPTH:
+                return None
+            if kind in NAME_NODES or kind in ("qualified_identifier", "operator_name"):
+                break
+            if kind in ("pointer_declarator", "abstract_pointer_declarator"):
+                ty = _pointer(ty, spec_text)
+                known = True
+                decl = decl.child_by_field_name("declarator")
+            elif kind in ("array_declarator", "abstract_array_declarator"):
+                size_node = decl.child_by_field_name("size")
+                length = None
+                if size_node is not None and size_node.type == "number_literal":
+                    length = integer_value(_text(size_node))
+                ty = _array(ty, length, spec_text)
+                known = True
+                decl = decl.child_by_field_name("declarator")
+            elif kind in ("function_declarator", "abstract_function_declarator"):
+                if function_scope:
+                    return None  # inside a body this is usually `S s(a, b);`, not a function
+                if ty is None:
+                    return None
+                ty = _Ty(ty.spelling + " ()", "function", None, target=ty)
+                decl = decl.child_by_field_name("declarator")
+            elif kind in (
+                "reference_declarator",
+                "abstract_reference_declarator",
+                "parenthesized_declarator",
+                "abstract_parenthesized_declarator",
+                "attributed_declarator",
+                "init_declarator",
+            ):
+                inner = decl.child_by_field_name("declarator")
+                if inner is None:
+                    named = [
+                        c for c in _named(decl) if c.type not in ("type_qualifier", "attribute")
+                    ]
+                    inner = named[0] if named and kind != "init_declarator" else None
+                decl = inner
+            else:
+                return None
+        return ty if known else None
+
+    def entry_type(self, entry: Entry, function_scope: bool) -> _Ty | None:
+        if self._depth:  # inside a type's resolution the depth limit may cut it short
+            return self._entry_type(entry, function_scope)
+        key = (id(entry), function_scope)  # entries live as long as the tables that hold them
+        if key not in self._entry_types:
+            self._entry_types[key] = self._entry_type(entry, function_scope)
+        return self._entry_types[key]
+
+    def _entry_type(self, entry: Entry, function_scope: bool) -> _Ty | None:
+        spec = entry.specifier
+        if spec is None:
+            return None
+        base = self.type_of_specifier(spec, spec)
+        ty = self._apply(base, entry.declarator, _text(spec), function_scope)
+        if entry.parameter and ty is not None and ty.array and not is_reference(entry.declarator):
+            ty = _pointer(ty.target, _text(spec))  # array parameters are pointers
+        return ty
