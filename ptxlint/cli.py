@@ -58,7 +58,7 @@ def _comma_list(values: Sequence[str] | None) -> tuple[str, ...]:
 
 
 # Every command build_parser adds, in its order (tests/test_help.py holds the two together).
-COMMANDS = ("check", "stats", "rules", "rule", "config", "doctor", "clean", "lsp")
+COMMANDS = ("check", "stats", "rules", "rule", "config", "doctor", "clean", "lsp", "new")
 
 
 def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
@@ -231,6 +231,20 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     )
     verify_cli.add_doctor(sub)
     sub.add_parser("clean", help="remove the caches ptxlint keeps (results, Tier 2, verify)")
+    new = sub.add_parser(
+        "new",
+        help="print a correct inline-asm wrapper for one PTX instruction form",
+        epilog=cli_help.NEW,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    new.add_argument("opcode", metavar="OPCODE",
+                     help="the full opcode with its modifiers, e.g. cp.async.ca.shared.global")
+    new.add_argument("--dialect", choices=("cuda", "triton"), default="cuda",
+                     help="cuda (a __device__ function, default) or triton "
+                          "(an inline_asm_elementwise call)")
+    new.add_argument("--name", help="the function's name (default: from the opcode)")
+    new.add_argument("--kernel", action="store_true",
+                     help="also a __global__ kernel calling the wrapper (cuda only)")
     from ptxlint.lsp import build_parser as build_lsp_parser
 
     build_lsp_parser(
@@ -446,6 +460,8 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace,
         return verify_cli.cmd_doctor(args)
     if args.command == "clean":
         return cmd_clean()
+    if args.command == "new":
+        return cmd_new(args.opcode, args.dialect, args.name, args.kernel)
     if args.command == "lsp":
         from ptxlint.lsp import run_from_args
 
@@ -934,6 +950,22 @@ def cmd_config(key: str | None, output_format: str = "text") -> int:
         sys.stdout.write(config_docs.listing())
     else:
         sys.stdout.write(config_docs.text(chosen[0]))
+    return EXIT_OK
+
+
+def cmd_new(opcode: str, dialect: str, name: str | None, kernel: bool) -> int:
+    """``ptxlint new``: the wrapper on stdout; what the grammar cannot write is a usage error."""
+    if kernel and dialect != "cuda":
+        raise UsageError("--kernel writes a CUDA __global__ kernel: it goes with --dialect cuda")
+    if name is not None and not name.isidentifier():
+        raise UsageError(f"--name {name!r} is not an identifier")
+    from ptxlint.generate import generate
+
+    try:
+        text = generate(opcode, dialect, name, kernel)
+    except ValueError as error:  # SelectionError, NotExpressible
+        raise UsageError(f"ptxlint new {opcode}: {error}") from None
+    sys.stdout.write(text)
     return EXIT_OK
 
 

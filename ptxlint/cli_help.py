@@ -73,3 +73,15 @@ exit codes:
 RULES = """\
 exit codes:
   0  printed; 2  no rules loaded (the ptxlint.rules entry points are named)"""
+
+NEW = """\
+examples:
+  ptxlint new cp.async.ca.shared.global             a __device__ wrapper, printed
+  ptxlint new mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 --kernel
+  ptxlint new add.rn.f16x2 --dialect triton         an inline_asm_elementwise call
+  ptxlint new elect.sync --name elect_one
+
+The operands, constraints, volatile and "memory", the braces and the #if guard come from the
+instruction grammar (the same one `ptxlint check` judges with). A form whose operands the
+opcode string does not fix, or that a wrapper cannot bind, is a usage error (exit code 2)
+that names what is missing."""
