@@ -8,16 +8,9 @@ from pathlib import Path
 import pytest
 
 from ptxlint.engine import extract_statements
+from ptxlint.frontends.cxx.defines import INEXACT, MAX_NESTING
 from ptxlint.frontends.cxx.lexer import tokens
-from ptxlint.frontends.cxx.macros import (
-    INEXACT,
-    MAX_NESTING,
-    Expander,
-    ExpansionError,
-    MacroTable,
-    from_source,
-    lay_out,
-)
+from ptxlint.frontends.cxx.macros import Expander, ExpansionError, MacroTable, from_source, lay_out
 from ptxlint.model import SourceFile
 from tests.conftest import lint_text
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ptxlint.config import Config, RuleSelector
-from ptxlint.frontends.cxx import macros
+from ptxlint.frontends.cxx import headers
 from ptxlint.registry import load_rules
 from ptxlint.rule import RuleContext
 from ptxlint.run import prefilter, runner
@@ -30,7 +30,7 @@ __device__ void check(int n) { PROJ_ASSERT(n > 0); }
 @pytest.fixture(autouse=True)
 def _no_include_dirs() -> object:
     yield
-    macros.set_include_dirs(())
+    headers.set_include_dirs(())
 
 
 def _tree(root: Path, include: str) -> Path:
@@ -99,7 +99,7 @@ def test_headers_on_an_include_cycle_share_their_asm_macros(tmp_path: Path) -> N
                                 "#define B_STOP() PROJ_TRAP()\n")
     (proj / "c.cuh").write_text('#pragma once\n#include "a.cuh"\n')
     for header in ("a.cuh", "b.cuh", "c.cuh"):
-        assert macros.asm_names_through(str(proj / header)) == {"PROJ_TRAP", "B_STOP", "A_CHECK"}
+        assert headers.asm_names_through(str(proj / header)) == {"PROJ_TRAP", "B_STOP", "A_CHECK"}
     kernel = tmp_path / "k.cu"
     kernel.write_text("#include <proj/c.cuh>\n__device__ void f() { A_CHECK(); }\n")
     assert prefilter.may_hold_asm(str(kernel), kernel.read_bytes())

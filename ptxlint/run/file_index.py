@@ -39,7 +39,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from ptxlint.frontends.cxx import macros
+from ptxlint.frontends.cxx import headers
 from ptxlint.graphs import components
 from ptxlint.run import include_graph
 from ptxlint.run.cache import write_quietly
@@ -52,7 +52,7 @@ RACY_MARGIN_NS = 2_000_000_000
 MAX_FILES = 200_000
 KEEP_INDEXES = 8
 # What a watched path's entry holds when the path was no regular file: it still is not one
-# (``macros.find_header`` takes the first candidate that is a file), whatever else happens
+# (``headers.find_header`` takes the first candidate that is a file), whatever else happens
 # around it. A folder's entry holds its modification time.
 ABSENT = -1
 
@@ -308,7 +308,7 @@ class FileIndex:
             # The digest of the bytes this run's macro tables read, and a stat taken after that
             # read: a change before it shows in the times, a change after it in the next
             # run's stat (and then the digest, of what was read, no longer matches).
-            digest = macros.header_digest(real) or b""
+            digest = headers.header_digest(real) or b""
             try:
                 sig = self._trusted(os.stat(real))
             except OSError:

@@ -6,7 +6,7 @@ closure (``prefilter.uses_included_asm_macro``). So what ptxlint says about a fi
 its own bytes and on:
 
 - every header of that closure: its bytes decide its definitions and its own includes;
-- every place an include was looked for and not found (the ``macros.candidates`` tried before
+- every place an include was looked for and not found (the ``headers.candidates`` tried before
   the one that was): a header created there would be read instead, so each missed candidate
   path is watched, and must still be no regular file. Watching the folder that would hold it
   (by its modification time) was cheaper to record but wrong in practice: the candidates of
@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from ptxlint.frontends.cxx import macros
+from ptxlint.frontends.cxx import headers
 
 _WATCH: dict[tuple[str, str], tuple[str | None, tuple[str, ...]]] = {}
 
@@ -41,15 +41,15 @@ def _resolve(base: str, name: str) -> tuple[str | None, tuple[str, ...]]:
     got = _WATCH.get(key)
     if got is not None:
         return got
-    found = macros.find_header(base, name)
+    found = headers.find_header(base, name)
     watch: list[str] = []
-    for candidate in macros.candidates(base, name):
+    for candidate in headers.candidates(base, name):
         if candidate == found:
             break
         watch.append(os.path.abspath(candidate))
     real = None
     if found is not None:
-        real = macros.real_path(found)
+        real = headers.real_path(found)
         shown = os.path.abspath(found)
         if real != shown:
             watch.append(os.path.dirname(shown))
@@ -72,7 +72,7 @@ def of_file(
     path: str, names: Sequence[str], prefilter_names: Sequence[str] = ()
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The headers ``path``'s includes find directly, as real paths, and the folders to watch
-    for their misses: ``names`` as its macro table resolves them (``macros.include_names``)
+    for their misses: ``names`` as its macro table resolves them (``headers.include_names``)
     and ``prefilter_names`` as the prefilter does, both from the file's absolute folder."""
     return _edges(os.path.dirname(os.path.abspath(path)), [*names, *prefilter_names])
 
@@ -80,7 +80,7 @@ def of_file(
 def of_header(real: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The same for a header (read once per process); a header that cannot be read brings
     nothing."""
-    names = macros.header_include_names(real)
+    names = headers.header_include_names(real)
     if not names:
         return (), ()
     return _edges(os.path.dirname(real), names)

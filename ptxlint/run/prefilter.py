@@ -14,7 +14,7 @@ A C++ file with none of them may still use an asm macro of a project header it i
 ``#include "x.h"`` or ``#include <project/x.h>`` (DeepGEMM's ``DG_DEVICE_ASSERT``, CUTLASS's
 ``CUTLASS_NOT_IMPLEMENTED``). Such a file passes when one of those includes resolves inside the
 tree (next to the file, the folders above it, the project's ``-I`` folders: where
-``macros.find_header`` looks, so exactly the headers whose macros extraction would expand) to
+``headers.find_header`` looks, so exactly the headers whose macros extraction would expand) to
 a header that brings asm macros, and one of their names occurs in the file. Each header is
 read and its include closure summarised once per process, so a file costs one scan for its
 includes and, only where a project header brings asm macros, one for names. Letting every
@@ -28,7 +28,7 @@ import os
 import re
 from collections.abc import Iterable
 
-from ptxlint.frontends.cxx import macros
+from ptxlint.frontends.cxx import headers
 from ptxlint.lazy_regex import on_first_use
 
 # ``asm`` covers __asm__ and __asm; a file without it can still expand an asm macro from a header
@@ -108,9 +108,9 @@ def uses_included_asm_macro(path: str, data: bytes, included: list[str] | None =
     base = os.path.dirname(os.path.abspath(path))
     names: set[str] = set()
     for name in included if included is not None else included_names(data):
-        header = macros.find_header(base, name)
+        header = headers.find_header(base, name)
         if header is not None:
-            names |= macros.asm_names_through(header)
+            names |= headers.asm_names_through(header)
     if not names:
         return False
     return names_one_of(data, frozenset(names))

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from ptxlint import collector, file_memos
 from ptxlint.config import Config, RuleSelector
 from ptxlint.frontends import tree_reuse
-from ptxlint.frontends.cxx import macros
+from ptxlint.frontends.cxx import headers
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import Finding, SourceFile
 from ptxlint.registry import load_rules, preview_ids
@@ -320,8 +320,8 @@ def _init_worker(
     orphan_guard.watch_parent()
     collector.settle_after_each_file()  # a worker lints files until the run ends
     classes = [r for r in load_rules().rules if r.id in rule_ids]
-    macros.set_include_dirs(tier2.include_dirs)
-    macros.keep_header_digests(False)  # the main process records what results depend on
+    headers.set_include_dirs(tier2.include_dirs)
+    headers.keep_header_digests(False)  # the main process records what results depend on
     _WORKER["cache"] = cache
     _WORKER["tier2"] = tier2.session()
     _WORKER["rules"] = instantiate(classes)
@@ -538,7 +538,7 @@ def _judge(path: str, data: bytes) -> tuple[int, tuple[tuple[str, ...], tuple[st
         return NO_ASM, None
     if not cxx:
         return verdict, None
-    names = macros.include_names(decode_source(data)[0])
+    names = headers.include_names(decode_source(data)[0])
     return verdict, include_graph.of_file(path, names, checked)
 
 
@@ -628,17 +628,17 @@ def run(
     started = time.perf_counter()
     started_ns = time.time_ns()
     # A run reads headers as they are when it starts, even after an earlier run in this process.
-    macros.forget_headers()
+    headers.forget_headers()
     include_graph.forget()
     tier2 = _with_include_dirs(tier2, paths)
-    macros.set_include_dirs(tier2.include_dirs)
+    headers.set_include_dirs(tier2.include_dirs)
     cache = None
     index: FileIndex | None = None
     if use_cache and not fix_mode and not tier2.wanted:
         cache = result_cache(rule_classes, config)
         salt = "\0".join([cache.salt, *tier2.include_dirs])
         index = file_index.open_index(cache_location("index"), salt, started_ns)
-    macros.keep_header_digests(index is not None)
+    headers.keep_header_digests(index is not None)
     state = _Run(paths, config, selector, rule_classes, context, progress, fix_mode,
                  unsafe_fixes, jobs, tier2, resolver, cache, index, keep_statements)
     discovery = discover(
@@ -665,7 +665,7 @@ def run(
         cache.prune(used=cache.used | set(sent))
     if index is not None:
         index.save()
-    macros.keep_header_digests(False)
+    headers.keep_header_digests(False)
     tree_reuse.forget()  # the last big file's tree, kept for a next file that will not come
     result.seconds = time.perf_counter() - started
     return result

@@ -19,13 +19,13 @@ from typing import Protocol
 import tree_sitter
 
 from ptxlint.frontends.cxx import branches, dialect, host_code, macro_uses, preproc
+from ptxlint.frontends.cxx.defines import MacroDef
 from ptxlint.frontends.cxx.guard_macros import GuardMacros
 from ptxlint.frontends.cxx.guards import FileGuards
 from ptxlint.frontends.cxx.lexer import (
     Token,
     tokens,
 )
-from ptxlint.frontends.cxx.macros import MacroDef
 from ptxlint.frontends.cxx.plain_reader import read_plain, read_plain_here
 
 # The reader fills the operands, their constraints, spans and templates slot by slot, with

@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ptxlint.frontends.cxx import preproc
+from ptxlint.frontends.cxx.defines import MacroDef
 from ptxlint.frontends.cxx.guards import UNREAD, Branch, FileGuards
-from ptxlint.frontends.cxx.macros import MacroDef, MacroTable
+from ptxlint.frontends.cxx.macros import MacroTable
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import GuardMacro
 

@@ -14,12 +14,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from ptxlint.frontends.cxx.defines import INEXACT, MacroDef
 from ptxlint.frontends.cxx.lexer import Token, tokens
 from ptxlint.frontends.cxx.macros import (
-    INEXACT,
     Expander,
     ExpansionError,
-    MacroDef,
     MacroTable,
     VirtualText,
     from_source,

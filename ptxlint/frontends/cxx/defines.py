@@ -1,0 +1,252 @@
+r"""The ``#define``\ s of one file, read from its text: each macro's parameters, body tokens and
+where they are spelled, with the limits that keep a hostile header linear."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ptxlint.frontends.cxx.guards import FileGuards
+from ptxlint.frontends.cxx.lexer import Token, identifiers, tokens
+from ptxlint.lazy_regex import on_first_use
+
+# A header is read at most this large; bigger ones are treated as absent.
+MAX_HEADER_BYTES = 16 * 1024 * 1024
+
+
+# Bounds for pathological input: expansion stops (and the result is "unknown") past these.
+MAX_EXPANDED_TOKENS = 50_000
+
+
+# Macros expanding inside one another, the outermost first: each token carries the set of them
+# (its hide set), made anew at each level, so a chain of n nested macros costs O(n^2) in it.
+# Real code nests a few dozen at most (Boost.Preprocessor's deepest loops: 256 distinct names).
+MAX_NESTING = 1024
+
+
+MAX_INCLUDE_DEPTH = 16
+
+
+MAX_ANCESTORS = 8  # folders above the including file searched for a quoted include
+
+
+# Searched from the `#` (``_directives`` checks that only blanks precede it on its line): a
+# `^`-anchored multi-line pattern would be tried at every character of every header. The body
+# is taken a run of plain characters per step, not one character per step.
+_DIRECTIVE = on_first_use(r"#[ \t]*(define|undef|include)\b((?:[^\n\\]+|\\\r?\n?|\\.)*)")
+
+
+# `#include "x.h"`, and `#include <project/x.h>`: both are looked up in the including file's
+# folder and the folders above it (a project's own include root), never in system folders.
+INCLUDE = on_first_use(r'^\s*(?:"([^"\n]+)"|<([^>\n]+)>)')
+
+
+_DEFINE_HEAD = on_first_use(r"\s*([A-Za-z_$][\w$]*)(\()?")
+
+
+Spelling = tuple[int, int]  # a half-open source range in the file being linted
+
+
+INEXACT: Spelling = (-1, -1)  # spelled outside the file: the caller substitutes the invocation
+
+
+class _Origin:
+    """The file a definition was read from, for what only a few definitions are ever asked:
+    their line and their ``#if`` guards. A file's hundreds of definitions cost one regex pass
+    when read; the guards (a walk of every conditional of the file) are worked out the first
+    time one of its definitions is looked up. A header's text is not kept meanwhile: it is read
+    again then (a run does not see its headers change)."""
+
+    __slots__ = ("path", "_text", "_guards", "_starts")
+
+    def __init__(self, path: str, text: str | None) -> None:
+        self.path = path
+        self._text = text  # None: a header, read again on demand
+        self._guards: FileGuards | None = None
+        self._starts: list[int] | None = None
+
+    def _load(self) -> tuple[FileGuards, list[int]]:
+        if self._guards is None or self._starts is None:
+            text = self._text if self._text is not None else (read_header(self.path) or "")
+            self._guards, self._starts = FileGuards(text), _line_starts(text)
+        return self._guards, self._starts
+
+    def line(self, offset: int) -> int:
+        return _line_of(self._load()[1], offset)
+
+    def guards(self, offset: int) -> tuple[str, ...]:
+        return self._load()[0].at(offset, offset + 1)[0]
+
+
+@dataclass(frozen=True)
+class MacroDef:
+    """One ``#define``: the macro's name, parameters and body, and where the directive is."""
+
+    name: str
+    params: tuple[str, ...] | None  # None: object-like
+    variadic: bool  # the last parameter takes the remaining arguments
+    spelling: str  # the body as written (tokens: ``body``)
+    offset: int  # where ``spelling`` starts in the defining file's text
+    path: str  # the defining file
+    start: int  # the `#` of the directive
+    end: int  # end of the directive
+    origin: _Origin = field(repr=False, compare=False)
+    _lazy: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def body(self) -> tuple[Token, ...]:
+        """The body's tokens, offsets into the defining file's text (lexed on first use)."""
+        if "body" not in self._lazy:
+            base = self.offset
+            self._lazy["body"] = tuple(
+                Token(t.kind, t.text, t.start + base, t.end + base) for t in tokens(self.spelling)
+            )
+        return self._lazy["body"]  # type: ignore[return-value]
+
+    def identifiers(self) -> list[str]:
+        """The texts of the body's identifier tokens (what ``body`` would give, without
+        building a token for each: most definitions of a header are only ever read here)."""
+        if "body" in self._lazy:
+            return [t.text for t in self.body if t.kind == "ident"]
+        return identifiers(self.spelling)
+
+    @property
+    def line(self) -> int:
+        if "line" not in self._lazy:
+            self._lazy["line"] = self.origin.line(self.start)
+        return self._lazy["line"]  # type: ignore[return-value]
+
+    @property
+    def guards(self) -> tuple[str, ...]:
+        """The #if conditions around the definition, outermost first."""
+        if "guards" not in self._lazy:
+            self._lazy["guards"] = self.origin.guards(self.start)
+        return self._lazy["guards"]  # type: ignore[return-value]
+
+    def same_as(self, other: MacroDef) -> bool:
+        return (
+            self.params == other.params
+            and self.variadic == other.variadic
+            and [t.text for t in self.body] == [t.text for t in other.body]
+        )
+
+    @property
+    def signature(self) -> str:
+        if self.params is None:
+            return self.name
+        return f"{self.name}({', '.join(self.params)})"
+
+
+@dataclass
+class FileDefines:
+    """The directives of one file, in text order."""
+
+    path: str
+    text: str
+    defines: dict[str, list[MacroDef]] = field(default_factory=dict)
+    undefs: dict[str, list[int]] = field(default_factory=dict)
+    includes: list[str] = field(default_factory=list)  # quoted include names
+    asm_facts: tuple[set[str], dict[str, set[str]]] | None = None  # see _asm_facts
+
+
+def collect(path: str, text: str, keep_text: bool = True) -> FileDefines:
+    """One pass over ``text`` for its #define, #undef and #include "..." directives: O(text)
+    for the directive scan plus O(body) per definition; lines and guards come later, per file,
+    when a definition is looked up (``_Origin``). Without ``keep_text`` (a header) the text
+    is not held: it is read again if one of its definitions is looked up."""
+    out = FileDefines(path, text)
+    if "#" not in text:
+        return out
+    origin = _Origin(path, text if keep_text else None)
+    for start, m in _directives(text):
+        kind, rest = m.group(1), m.group(2)
+        if kind == "include":
+            inc = INCLUDE().match(rest)
+            if inc:
+                out.includes.append(inc.group(1) or inc.group(2))
+            continue
+        head = _DEFINE_HEAD().match(rest)
+        if head is None:
+            continue
+        name = head.group(1)
+        if kind == "undef":
+            out.undefs.setdefault(name, []).append(start)
+            continue
+        body_start = m.start(2) + head.end()
+        params: tuple[str, ...] | None = None
+        variadic = False
+        if head.group(2):  # `(` right after the name: function-like
+            close = rest.find(")", head.end())
+            if close < 0:
+                continue
+            names = [p.strip() for p in rest[head.end() : close].replace("\\\n", " ").split(",")]
+            names = [p for p in names if p]
+            if names and names[-1].endswith("..."):
+                variadic = True
+                last = names[-1][:-3].strip()
+                names[-1] = last or "__VA_ARGS__"
+            params = tuple(names)
+            body_start = m.start(2) + close + 1
+        out.defines.setdefault(name, []).append(
+            MacroDef(
+                name=name,
+                params=params,
+                variadic=variadic,
+                spelling=text[body_start : m.end()],
+                offset=body_start,
+                path=path,
+                start=start,
+                end=m.end(),
+                origin=origin,
+            )
+        )
+    return out
+
+
+def _directives(text: str) -> Iterator[tuple[int, re.Match[str]]]:
+    """The ``#define``/``#undef``/``#include`` directives of ``text`` with their start (their
+    line's): each a `#` with only blanks before it on its line (what ``^[ \t]*#`` in
+    multi-line mode finds), in text order, the next searched after the end of the last one
+    (its continuation lines included)."""
+    search = _DIRECTIVE().search
+    pos = 0
+    while True:
+        m = search(text, pos)
+        if m is None:
+            return
+        start = m.start()
+        line_start = text.rfind("\n", 0, start) + 1
+        if line_start == start or not text[line_start:start].strip(" \t"):
+            yield line_start, m
+            pos = m.end()
+        else:
+            pos = start + 1  # a `#` inside a line: what follows may still hold a directive
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    i = text.find("\n")
+    while i != -1:
+        starts.append(i + 1)
+        i = text.find("\n", i + 1)
+    return starts
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    import bisect
+
+    return bisect.bisect_right(starts, offset)
+
+
+def read_header(path: str, digests: dict[str, bytes] | None = None) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    if digests is not None:
+        import hashlib  # only a run with the result cache keeps digests
+
+        digests[path] = hashlib.sha256(data).digest()
+    return data.decode("utf-8", "replace")

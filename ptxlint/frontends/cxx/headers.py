@@ -1,0 +1,365 @@
+"""Included headers: finding them (quoted, angled, the include folders), reading and caching
+each one's defines, and the closure of what a file includes, as far as macros need it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence, Set
+
+from ptxlint.frontends.cxx.defines import (
+    INCLUDE,
+    MAX_ANCESTORS,
+    MAX_HEADER_BYTES,
+    MAX_INCLUDE_DEPTH,
+    FileDefines,
+    _directives,
+    collect,
+    read_header,
+)
+from ptxlint.graphs import components
+
+_HEADER_CACHE: dict[str, tuple[tuple[float, int], FileDefines | None]] = {}
+
+
+def _header(path: str) -> FileDefines | None:
+    """A header's directives, memoised per process (read once: a linting run does not see
+    its headers change; the language server re-reads the file it lints, not its headers)."""
+    cached = _HEADER_CACHE.get(path)
+    if cached is not None:
+        return cached[1]
+    try:
+        st = os.stat(path)
+    except OSError:
+        _HEADER_CACHE[path] = ((0.0, -1), None)
+        return None
+    key = (st.st_mtime, st.st_size)
+    result: FileDefines | None = None
+    if st.st_size <= MAX_HEADER_BYTES:
+        text = read_header(path, _DIGESTS)
+        if text is not None:
+            result = collect(path, text, keep_text=False)
+            result.text = ""  # the definitions keep offsets only: do not hold every header
+    _HEADER_CACHE[path] = (key, result)
+    return result
+
+
+# SHA-256 of each header as first read in this run, kept while a result cache records what its
+# results depend on (``keep_header_digests``): the bytes the definitions came from.
+_DIGESTS: dict[str, bytes] | None = None
+
+
+def keep_header_digests(keep: bool) -> None:
+    global _DIGESTS
+    _DIGESTS = {} if keep else None
+
+
+def header_digest(real: str) -> bytes | None:
+    """The SHA-256 of the bytes ``real``'s definitions were read from in this run, if kept."""
+    return None if _DIGESTS is None else _DIGESTS.get(real)
+
+
+_FOUND: dict[tuple[str, str], str | None] = {}
+
+
+_CHILDREN: dict[str, tuple[str, ...]] = {}  # a header's includes, resolved
+
+
+def _included(path: str, own: FileDefines) -> list[FileDefines]:
+    """Headers included from ``path``, transitively, each once. Each header is read and its
+    includes resolved once per process (``_children``); a file's walk is then dictionary
+    look-ups over the include graph."""
+    seen = {_real(path)}
+    out: list[FileDefines] = []
+    # from the absolute folder, as the prefilter looks: ``ptxlint check k.cu`` must search the
+    # folders above the working directory too (from "" there is no folder above to try)
+    base = os.path.dirname(os.path.abspath(path))
+    frontier: list[tuple[str, int]] = []
+    for name in own.includes:
+        candidate = _find_header(base, name)
+        if candidate is not None:
+            frontier.append((_real(candidate), 1))
+    while frontier:
+        real, depth = frontier.pop(0)
+        if real in seen or depth > MAX_INCLUDE_DEPTH:
+            continue
+        seen.add(real)
+        header = _header(real)
+        if header is None:
+            continue
+        out.append(header)
+        frontier.extend((child, depth + 1) for child in _children(real, header))
+    return out
+
+
+def _children(real: str, header: FileDefines) -> tuple[str, ...]:
+    found = _CHILDREN.get(real)
+    if found is None:
+        base = os.path.dirname(real)
+        resolved = (_find_header(base, name) for name in header.includes)
+        found = _CHILDREN[real] = tuple(_real(c) for c in resolved if c is not None)
+    return found
+
+
+_REALPATHS: dict[str, str] = {}
+
+
+def _real(path: str) -> str:
+    """``os.path.realpath(path)``, memoised, and through the memoised real path of its folder
+    where its last component is no symbolic link (what realpath then returns): one ``lstat``
+    per header instead of one per component of its path."""
+    real = _REALPATHS.get(path)
+    if real is None:
+        folder, name = os.path.split(path)
+        if folder and name not in ("", ".", "..") and folder != path and not os.path.islink(path):
+            real = os.path.join(_real(folder), name)
+        else:
+            real = os.path.realpath(path)
+        _REALPATHS[path] = real
+    return real
+
+
+# A project's own include folders (``-I`` of its compile_commands.json that lie inside the
+# linted tree; never system or toolkit folders), searched after the including file's folders.
+_INCLUDE_DIRS: tuple[str, ...] = ()
+
+
+def set_include_dirs(folders: Sequence[str]) -> None:
+    """Search ``folders`` too for includes (per process: the runner sets it in each worker)."""
+    global _INCLUDE_DIRS
+    folders = tuple(folders)
+    if folders != _INCLUDE_DIRS:
+        _INCLUDE_DIRS = folders
+        _FOUND.clear()
+        _ABOVE.clear()
+        _CHILDREN.clear()
+        HEADER_ASM.clear()
+        _CLOSURE_ASM.clear()
+        _CLOSURE_PATHS.clear()
+
+
+def candidates(base: str, name: str) -> Iterator[str]:
+    """Where ``#include "name"`` from a file in ``base`` is looked for, in order: next to it,
+    as the compiler looks first, else in a folder above it (``#include "cutlass/cutlass.h"``
+    from deep inside a tree whose root is on the include path), else in the project's include
+    folders. The first that is a file is the header (``find_header``)."""
+    folder = base
+    for _ in range(MAX_ANCESTORS + 1):
+        yield os.path.normpath(os.path.join(folder, name))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    for folder in _INCLUDE_DIRS:
+        yield os.path.normpath(os.path.join(folder, name))
+
+
+def _find_header(base: str, name: str) -> str | None:
+    """The header ``#include "name"`` from a file in ``base`` reads: the first of
+    ``candidates`` that is a file, memoised per (folder, name)."""
+    key = (base, name)
+    if key in _FOUND:
+        return _FOUND[key]
+    found = _found_above(base, name, MAX_ANCESTORS)
+    if found is None:
+        found = next(
+            (c for c in (os.path.normpath(os.path.join(f, name)) for f in _INCLUDE_DIRS)
+             if os.path.isfile(c)),
+            None,
+        )  # fmt: skip
+    _FOUND[key] = found
+    return found
+
+
+_ABOVE: dict[tuple[str, str, int], str | None] = {}
+
+
+def _found_above(folder: str, name: str, above: int) -> str | None:
+    """The first of ``candidates``' folders from ``folder`` up, ``above`` more folders at
+    most, that holds ``name`` as a file, memoised per (folder, name, above): the files of
+    one folder look up the same names, and share every step above it."""
+    key = (folder, name, above)
+    if key in _ABOVE:
+        return _ABOVE[key]
+    here = os.path.normpath(os.path.join(folder, name))
+    found: str | None = here
+    if not os.path.isfile(here):
+        parent = os.path.dirname(folder)
+        found = _found_above(parent, name, above - 1) if above > 0 and parent != folder else None
+    _ABOVE[key] = found
+    return found
+
+
+find_header = _find_header
+
+
+def include_names(text: str) -> list[str]:
+    """The names ``#include`` directives of ``text`` bring, as ``collect`` reads them (one
+    directive scan, no definitions built): what a file's macro table follows."""
+    if "#" not in text:
+        return []
+    names = []
+    for _, m in _directives(text):
+        if m.group(1) == "include":
+            inc = INCLUDE().match(m.group(2))
+            if inc:
+                names.append(inc.group(1) or inc.group(2))
+    return names
+
+
+def header_include_names(real: str) -> list[str] | None:
+    """The include names of a header as every file's macro table reads them (memoised per
+    process), or None when it cannot be read (it then brings nothing)."""
+    defs = _header(real)
+    return None if defs is None else defs.includes
+
+
+real_path = _real
+
+
+def forget_headers() -> None:
+    """Read headers afresh from now on: a run starts with what its headers hold when it starts
+    (the memos of an earlier run in this process would otherwise outlive an edit)."""
+    for memo in (_HEADER_CACHE, _FOUND, _ABOVE, _CHILDREN, _REALPATHS, HEADER_ASM, _CLOSURE_ASM,
+                 _CLOSURE_PATHS, _USED_IN, _DIRECT, _INDEXED, _DIGESTS or {}):
+        memo.clear()
+
+
+_CLOSURE_ASM: dict[str, frozenset[str]] = {}
+
+
+def asm_names_through(header: str) -> frozenset[str]:
+    """The asm-bearing macros a file gets by including ``header`` (its own and those of the
+    headers it includes, transitively), memoised per header: the byte prefilter asks this
+    for every project header a file includes. The closure is a set union per
+    header (``_closure``) and the spread costs the referrers of the names found, so a tree's
+    headers cost about their include graph's size, not graph x closure."""
+    real = _real(header)
+    found = _CLOSURE_ASM.get(real)
+    if found is None:
+        closure = _closure(real)
+        names: set[str] = set()
+        for path in closure & _DIRECT.keys():
+            names |= _DIRECT[path]
+        found = _CLOSURE_ASM[real] = _spread_names(names, closure)
+    return found
+
+
+_CLOSURE_PATHS: dict[str, frozenset[str]] = {}
+
+
+def _kids(real: str) -> tuple[str, ...]:
+    defs = _header(real)
+    if defs is None:
+        return ()
+    _indexed(defs)
+    return _children(real, defs)
+
+
+def _closure(real: str) -> frozenset[str]:
+    """``real`` and every header it includes, transitively, memoised per header. Tarjan's
+    strongly connected components (iterative): a header on an include cycle gets the closure
+    of its whole cycle, and a component's closure is the union of its members and its
+    children's finished closures, so each header is visited once per process."""
+    found = _CLOSURE_PATHS.get(real)
+    if found is not None:
+        return found
+    for component in components(real, _kids, _CLOSURE_PATHS):
+        members = frozenset(component)
+        parts = [members]
+        for member in component:
+            parts.extend(_CLOSURE_PATHS[c] for c in _kids(member) if c not in members)
+        closure = frozenset().union(*parts)
+        for member in component:
+            _CLOSURE_PATHS[member] = closure
+    return _CLOSURE_PATHS[real]
+
+
+# identifier -> the headers (by path) with a macro whose body uses it, and header -> its
+# asm-bearing names; filled once per header (``_indexed``), so a spread looks up only the
+# names it reaches instead of asking every header of a closure about every name (that was
+# |names| x |closure| per header: seconds on CCCL's include graph).
+_USED_IN: dict[str, list[str]] = {}
+
+
+_DIRECT: dict[str, set[str]] = {}
+
+
+_INDEXED: dict[str, FileDefines] = {}
+
+
+def _indexed(defs: FileDefines) -> set[str]:
+    """``defs``' asm-bearing names, its referrers entered in ``_USED_IN`` on first call."""
+    direct, referrers = _asm_facts(defs)
+    if _INDEXED.get(defs.path) is not defs:
+        _INDEXED[defs.path] = defs
+        if direct:
+            _DIRECT[defs.path] = direct
+        for word in referrers:
+            _USED_IN.setdefault(word, []).append(defs.path)
+    return direct
+
+
+def _spread_names(names: set[str], members: Set[str] | dict[str, FileDefines]) -> frozenset[str]:
+    """``names`` and the macros of the headers in ``members`` that use them, transitively."""
+    frontier = list(names)
+    while frontier:
+        used = frontier.pop()
+        for path in _USED_IN.get(used, ()):
+            if path not in members:
+                continue
+            for name in _asm_facts(_INDEXED[path])[1].get(used, ()):
+                if name not in names:
+                    names.add(name)
+                    frontier.append(name)
+    return frozenset(names)
+
+
+def spread_over(headers: Sequence[FileDefines]) -> frozenset[str]:
+    """``_spread`` over these headers' facts, through the index (equal result)."""
+    names: set[str] = set()
+    members: dict[str, FileDefines] = {}
+    for defs in headers:
+        names |= _indexed(defs)
+        members[defs.path] = defs
+    return _spread_names(names, members)
+
+
+def _asm_facts(defs: FileDefines) -> tuple[set[str], dict[str, set[str]]]:
+    """Names whose body holds an asm keyword, and for every identifier of a body the macros
+    that use it (once per file: headers are shared by every file that includes them)."""
+    if defs.asm_facts is None:
+        direct: set[str] = set()
+        referrers: dict[str, set[str]] = {}
+        for name, definitions in defs.defines.items():
+            for d in definitions:
+                for word in d.identifiers():
+                    if word in ("asm", "__asm__", "__asm"):
+                        direct.add(name)
+                    elif word != name:
+                        referrers.setdefault(word, set()).add(name)
+        defs.asm_facts = (direct, referrers)
+    return defs.asm_facts
+
+
+HEADER_ASM: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def _spread(
+    facts: list[tuple[set[str], dict[str, set[str]]]], start: set[str] | None = None
+) -> frozenset[str]:
+    """Names with asm in their body, and the macros that use them, transitively."""
+    names = set(start or ())
+    for direct, _ in facts:
+        names |= direct
+    frontier = list(names)
+    while frontier:
+        used = frontier.pop()
+        for _, referrers in facts:
+            for name in referrers.get(used, ()):
+                if name not in names:
+                    names.add(name)
+                    frontier.append(name)
+    return frozenset(names)
+
+
+ASM_KEYWORDS = frozenset({"asm", "__asm__", "__asm"})
