@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ptxlint import collector, rule_memo, suppress
 from ptxlint.analysis.cxx_facts import FileFacts
+from ptxlint.analysis.latent import latent_reason
 from ptxlint.expansion_findings import Placer, common_to_all_branches
 from ptxlint.fix import fix_applies
 from ptxlint.frontends.cxx.extract import ExtractionResult, extract
@@ -162,7 +163,7 @@ def _lint_kept(
         context, file_statements=tuple(statements), parsed=extracted.parsed, cxx=facts
     )
     raw = run_rules(active, statements, context)
-    finish(result, source, raw, active, selector)
+    finish(result, source, raw, active, selector, extracted.parsed)
     result.seconds = time.perf_counter() - started
     return Linted(result, raw, active, extracted.parsed, extracted=True)
 
@@ -333,6 +334,7 @@ def finish(
     raw: Sequence[Sequence[Outcome]],
     active: Sequence[Rule],
     selector: Selector,
+    parsed: ParsedSource | None = None,
 ) -> None:
     """The file's findings from every rule's own outcome per statement (``raw[i][k]``: rule
     ``active[k]`` on ``result.statements[i]``): placed once across expansions and ``#if``
@@ -366,8 +368,24 @@ def finish(
                     finding = dataclasses.replace(finding, fix=None)  # an unterminated statement
                 result.findings.append(finding)
     result.findings = common_to_all_branches(result.findings, placer, result.statements)
+    _mark_latent(result.findings, parsed)
     _check_suppressions(result, source, table, active, selector)
     result.findings.sort(key=lambda f: (f.span.start, f.rule))
+
+
+def _mark_latent(findings: list[Finding], parsed: ParsedSource | None) -> None:
+    """Each finding of a statement no build of the file compiles carries the reason
+    (ptxlint.analysis.latent), worked out once per statement and only for those with findings."""
+    reasons: dict[int, str] = {}
+    for i, finding in enumerate(findings):
+        statement = finding.statement
+        if statement is None:
+            continue
+        reason = reasons.get(id(statement))
+        if reason is None:
+            reason = reasons[id(statement)] = latent_reason(statement, parsed)
+        if reason:
+            findings[i] = dataclasses.replace(finding, latent=reason)
 
 
 def _fixable(selector: Selector, rule: Rule) -> bool:

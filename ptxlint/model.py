@@ -546,6 +546,9 @@ class Finding:
     expansion: Expansion | None = None
     spelled_at: Span | None = None
     branch: tuple[str, ...] = ()  # #if inside the statement: the branch the finding is in
+    # Why the statement reaches no build of its file (a dead #if branch, a template nothing
+    # instantiates, a helper nothing calls: ptxlint.analysis.latent); "" where it is live
+    latent: str = ""
 
 
 # --------------------------------------------------------------------------- fast makers

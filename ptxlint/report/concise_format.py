@@ -5,7 +5,7 @@ from __future__ import annotations
 from ptxlint.report.names import printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
-from ptxlint.report.text_format import summary
+from ptxlint.report.text_format import latent_tag, summary
 from ptxlint.report.verdict_note import summary_lines, with_verdict
 
 
@@ -16,7 +16,8 @@ def render(result: RunResult, *, quiet: bool = False) -> str:
         fixable = " [*]" if finding.fix is not None and finding.fix.safe else ""
         lines.append(
             f"{printable_name(finding.path)}:{r.line}:{r.column}: {finding.rule}{fixable} "
-            f"[{finding.severity.value}] {with_verdict(finding.message, result, finding)}"
+            f"[{finding.severity.value}]{latent_tag(finding)} "
+            f"{with_verdict(finding.message, result, finding)}"
         )
     if not quiet:
         lines.append(summary(result))

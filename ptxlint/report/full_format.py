@@ -25,7 +25,7 @@ from ptxlint.model import Finding, SourceFile
 from ptxlint.report.names import printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
-from ptxlint.report.text_format import SNIPPET_WIDTH, _window, shown, summary
+from ptxlint.report.text_format import SNIPPET_WIDTH, _window, latent_tag, shown, summary
 from ptxlint.report.verdict_note import summary_lines, verdict_text
 
 CONTEXT = 2  # lines shown before and after the finding's lines
@@ -103,13 +103,15 @@ def render_finding(finding: Finding, result: RunResult) -> str:
     r = to_range(source, finding.span)
     lines = [
         f"{printable_name(finding.path)}:{r.line}:{r.column}: {finding.rule} "
-        f"[{finding.severity.value}] {finding.message}"
+        f"[{finding.severity.value}]{latent_tag(finding)} {finding.message}"
     ]
     if source is not None:
         lines += _snippet(finding, source)
     indent = "   = "
     if finding.branch:
         lines.append(f"{indent}note: in the #if branch where {' && '.join(finding.branch)}")
+    if finding.latent:
+        lines.append(f"{indent}note: latent: {finding.latent}")
     if finding.expansion is not None:
         lines.append(f"{indent}note: {finding.expansion} (#define at "
                      f"{finding.expansion.defined_at})")

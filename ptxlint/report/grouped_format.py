@@ -16,7 +16,7 @@ from itertools import groupby
 from ptxlint.report.names import printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
-from ptxlint.report.text_format import shown, summary
+from ptxlint.report.text_format import latent_tag, shown, summary
 from ptxlint.report.verdict_note import summary_lines, verdict_text
 
 
@@ -31,7 +31,8 @@ def render(result: RunResult, *, quiet: bool = False, show_info: bool = True) ->
         for finding in group:
             r = to_range(result.sources.get(path), finding.span)
             fixable = " [*]" if finding.fix is not None and finding.fix.safe else ""
-            head = f"{finding.rule}{fixable} [{finding.severity.value}] {finding.message}"
+            head = (f"{finding.rule}{fixable} [{finding.severity.value}]{latent_tag(finding)} "
+                    f"{finding.message}")
             rows.append((f"{r.line}:{r.column}", head, verdict_text(result, finding)))
         width = max(len(where) for where, _, _ in rows)
         parts.append(f"{printable_name(path)}:")

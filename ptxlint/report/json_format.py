@@ -34,6 +34,11 @@ def finding_dict(finding: Finding, result: RunResult) -> dict[str, Any]:
         out["expansion"] = expansion_dict(finding, result)
     if finding.branch:  # only for statements with #if inside: the conditions of the branch
         out["branch"] = list(finding.branch)
+    # no build of the file compiles the statement (ptxlint.analysis.latent): it breaks once
+    # the code is used, not now
+    out["latent"] = bool(finding.latent)
+    if finding.latent:
+        out["latent_reason"] = finding.latent
     return out
 
 

@@ -201,6 +201,9 @@ def sarif_result(
     text = finding.message
     if finding.branch:
         properties["branch"] = list(finding.branch)
+    if finding.latent:  # no build of the file compiles the statement (ptxlint.analysis.latent)
+        properties["latent"] = True
+        properties["latentReason"] = finding.latent
     if finding.expansion is not None:
         properties["expansion"] = expansion_dict(finding, result)
         text += f" ({finding.expansion})"

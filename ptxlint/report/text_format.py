@@ -43,13 +43,19 @@ def _window(text: str, column: int, end_col: int) -> tuple[str, int, int]:
     return prefix + shown + suffix, column, max(end_col, column + 1)
 
 
+def latent_tag(finding: Finding) -> str:
+    """`` [latent]`` after the severity of a finding in code no build of the file compiles
+    (its reason is in JSON and SARIF, and in the text format's note)."""
+    return " [latent]" if finding.latent else ""
+
+
 def render_finding(finding: Finding, result: RunResult, style: Style) -> str:
     source = result.sources.get(finding.path)
     r = to_range(source, finding.span)
     head = (
         f"{style.paint(printable_name(finding.path), '1')}:{r.line}:{r.column}: "
         f"{style.paint(finding.rule, '1;31' if finding.severity is Severity.ERROR else '1')} "
-        f"[{style.severity(finding.severity)}] {finding.message}"
+        f"[{style.severity(finding.severity)}]{latent_tag(finding)} {finding.message}"
     )
     lines = [head]
     if source is not None:
@@ -65,6 +71,8 @@ def render_finding(finding: Finding, result: RunResult, style: Style) -> str:
     if finding.branch:
         where = " && ".join(finding.branch)
         lines.append(f"  {style.paint('note', '1;36')}: in the #if branch where {where}")
+    if finding.latent:
+        lines.append(f"  {style.paint('note', '1;36')}: latent: {finding.latent}")
     if finding.expansion is not None:
         where = f"#define at {finding.expansion.defined_at}"
         if finding.spelled_at is not None and source is not None:

@@ -1,0 +1,102 @@
+"""Latent versus live (ptxlint.analysis.latent): a finding in code that no build of its file
+compiles carries the reason (``latent`` in JSON and SARIF, ``[latent]`` in text), and one in
+code the build compiles does not. The toolchain is the judge of what "no build compiles"
+means: nvcc accepts a file whose only defect sits in a dead branch, an uninstantiated template
+or an uncalled inline helper, and rejects the same defect once the code is used."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ptxlint.model import SourceFile
+from ptxlint.registry import load_rules
+from ptxlint.report import concise_format, json_format, sarif_format
+from ptxlint.report.run_result import RunResult
+from tests.conftest import lint_text
+from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, run_cached
+
+# `mul.lo.u23` is no PTX instruction (PTX204); ptxas rejects it wherever it is compiled.
+BAD = 'asm volatile("mul.lo.u23 %0, %0, 3;" : "+r"(*p));'
+
+LATENT = {
+    "dead-branch": f"#if 0\n__global__ void k(int *p) {{ {BAD} }}\n#endif\n",
+    "template": f"template <int N> __device__ void t(int *p) {{ {BAD} }}\n",
+    "static-helper": f"static __device__ void h(int *p) {{ {BAD} }}\n",
+    "inline-helper": f"__forceinline__ __device__ void h(int *p) {{ {BAD} }}\n",
+    "class-template-member": (
+        f"template <class T> struct S {{ __device__ void f(int *p) {{ {BAD} }} }};\n"
+    ),
+}
+LIVE = {
+    "kernel": f"__global__ void k(int *p) {{ {BAD} }}\n",
+    "instantiated-template": (
+        f"template <int N> __device__ void t(int *p) {{ {BAD} }}\n"
+        "__global__ void k(int *p) { t<1>(p); }\n"
+    ),
+    "called-helper": (
+        f"static __device__ void h(int *p) {{ {BAD} }}\n"
+        "__global__ void k(int *p) { h(p); }\n"
+    ),
+    "live-else-of-dead-if": f"#if 0\n#else\n__global__ void k(int *p) {{ {BAD} }}\n#endif\n",
+}
+
+
+def _ptx204(text: str, path: str = "k.cu") -> list[str]:
+    return [f.latent for f in lint_text(text, path=path, select=("PTX204",))]
+
+
+@pytest.mark.parametrize("case", sorted(LATENT))
+def test_defect_in_code_no_build_compiles_is_marked_latent_with_its_reason(case: str) -> None:
+    [reason] = _ptx204(LATENT[case])
+    assert reason, case
+    word = {"dead-branch": "dead #if", "template": "instantiates",
+            "class-template-member": "instantiates"}.get(case, "calls")
+    assert word in reason
+
+
+@pytest.mark.parametrize("case", sorted(LIVE))
+def test_defect_in_code_the_build_compiles_is_live(case: str) -> None:
+    assert _ptx204(LIVE[case]) == [""]
+
+
+def test_a_headers_functions_are_for_its_includers_so_only_dead_branches_are_latent() -> None:
+    assert _ptx204(LATENT["template"], path="k.cuh") == [""]
+    assert _ptx204(LATENT["static-helper"], path="k.h") == [""]
+    assert _ptx204(LATENT["dead-branch"], path="k.cuh") != [""]
+
+
+def test_latent_is_a_json_field_and_a_sarif_property_and_a_text_tag() -> None:
+    text = LATENT["template"] + LIVE["kernel"]
+    findings = lint_text(text, select=("PTX204",))
+    result = RunResult(findings=findings, sources={"test.cu": SourceFile("test.cu", text)})
+    rows = json.loads(json_format.render(result))["findings"]
+    assert [(r["latent"], "latent_reason" in r) for r in rows] == [(True, True), (False, False)]
+    sarif = json.loads(sarif_format.render(result, load_rules().rules))
+    props = [r.get("properties") or {} for r in sarif["runs"][0]["results"]]
+    assert [p.get("latent", False) for p in props] == [True, False]
+    lines = concise_format.render(result, quiet=True).splitlines()
+    assert ["[latent]" in line for line in lines] == [True, False]
+
+
+def _compiles(text: str) -> bool:
+    assert NVCC is not None
+    return run_cached(NVCC, ["-arch=sm_90", "-c", INPUT, "-o", OUTPUT], text,
+                      filename="k.cu").ok
+
+
+@needs_nvcc
+@pytest.mark.parametrize("case", sorted(LATENT))
+def test_nvcc_builds_the_latent_defect_and_rejects_it_once_used(case: str) -> None:
+    assert _compiles(LATENT[case]), case
+    used = {
+        "dead-branch": LIVE["kernel"],
+        "template": LIVE["instantiated-template"],
+        "static-helper": LIVE["called-helper"],
+        "inline-helper": LATENT["inline-helper"] + "__global__ void k(int *p) { h(p); }\n",
+        "class-template-member": (
+            LATENT["class-template-member"] + "__global__ void k(int *p) { S<int>().f(p); }\n"
+        ),
+    }[case]
+    assert not _compiles(used), case
