@@ -211,3 +211,37 @@ def test_the_front_ends_reach_nothing_after_them() -> None:
         if any(m == a or m.startswith(a + ".") for a in ABOVE_THE_FRONT_ENDS)
     )
     assert above == []
+
+
+# The C++ front end's stages, in pipeline order (``ptxlint/frontends/cxx/__init__.py`` says
+# what each owns). A module may import modules of its own stage or of the stages before it.
+CXX_STAGES: dict[str, tuple[str, ...]] = {
+    "preprocess": (
+        "lexer", "preproc", "guards", "defines", "headers", "macros", "guard_macros",
+        "macro_uses", "branches",
+    ),
+    "locate": ("dialect", "host_code", "statement_tokens", "statement_context"),
+    "read": ("reading_memo", "statement_reader", "plain_reader", "extract"),
+    "type": ("c_types", "declaration_index", "scope_lookup", "expression_types", "types"),
+}
+CXX = "ptxlint.frontends.cxx"
+
+
+def test_every_cxx_module_has_a_stage() -> None:
+    graph = import_graph()
+    modules = {m.removeprefix(CXX + ".") for m in graph if m.startswith(CXX + ".")}
+    staged = {name for names in CXX_STAGES.values() for name in names}
+    assert modules == staged
+
+
+def test_each_cxx_stage_imports_only_the_stages_before_it() -> None:
+    graph = import_graph()
+    order = {name: i for i, names in enumerate(CXX_STAGES.values()) for name in names}
+    late = sorted(
+        f"{module} -> {target}"
+        for module in order
+        for target in graph[f"{CXX}.{module}"]
+        if target.startswith(CXX + ".")
+        and order[target.removeprefix(CXX + ".")] > order[module]
+    )
+    assert late == []

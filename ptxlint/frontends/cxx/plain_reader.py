@@ -41,11 +41,10 @@ from ptxlint.frontends.cxx.reading_memo import (
 from ptxlint.frontends.cxx.reading_memo import RawStatement as _RawStatement
 from ptxlint.frontends.cxx.statement_reader import (
     DECODED_CHARS,
-    QUALIFIERS,
     _decoded,
     constraint_parts,
 )
-from ptxlint.frontends.cxx.statement_tokens import KEYWORD_WORDS
+from ptxlint.frontends.cxx.statement_tokens import KEYWORD_WORDS, QUALIFIERS
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import (
     Clobber,

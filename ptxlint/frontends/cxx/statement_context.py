@@ -12,8 +12,12 @@ import tree_sitter
 from ptxlint.frontends.cxx.guard_macros import GuardMacros
 from ptxlint.frontends.cxx.guards import FileGuards
 from ptxlint.frontends.cxx.lexer import NEXT_TOKEN as _NEXT_TOKEN
-from ptxlint.frontends.cxx.statement_reader import QUALIFIERS
-from ptxlint.frontends.cxx.statement_tokens import KEYWORDS, at_line_start, end_of_directive
+from ptxlint.frontends.cxx.statement_tokens import (
+    KEYWORDS,
+    QUALIFIERS,
+    at_line_start,
+    end_of_directive,
+)
 from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node, shared_parent
 from ptxlint.model import Context
 

@@ -11,6 +11,7 @@ from ptxlint.frontends.cxx.defines import MacroDef
 from ptxlint.frontends.cxx.lexer import Token, decode_string_literal, literal_value
 from ptxlint.frontends.cxx.macros import ExpandedString, MacroTable, expand_to_string
 from ptxlint.frontends.cxx.reading_memo import RawStatement as _RawStatement
+from ptxlint.frontends.cxx.statement_tokens import QUALIFIERS
 from ptxlint.model import (
     HOLE,
     Clobber,
@@ -22,9 +23,6 @@ from ptxlint.model import (
     Template,
     TemplatePiece,
 )
-
-QUALIFIERS = ("volatile", "__volatile__", "__volatile", "inline", "__inline", "__inline__", "goto")
-
 
 _MODIFIERS = "=+&"
 

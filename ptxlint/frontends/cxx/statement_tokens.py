@@ -13,6 +13,8 @@ from ptxlint.frontends.cxx.lexer import new_token as _new_token
 KEYWORDS = ("asm", "__asm__", "__asm")
 
 
+# the words GNU C allows between the keyword and its "("
+QUALIFIERS = ("volatile", "__volatile__", "__volatile", "inline", "__inline", "__inline__", "goto")
 ASM_KEYWORD = re.compile(r"(?<![\w$])(?:__asm__|__asm|asm)(?![\w$])")
 
 
