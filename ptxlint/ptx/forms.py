@@ -1,0 +1,472 @@
+"""The instruction forms of the grammar, compiled from their ISA spellings (``grammar_data*``):
+each form's opcode, modifier slots, operands, the target and PTX ISA version it needs, and the
+look-ups by opcode that the checker, hover, completion and the generator read. The notation is
+:mod:`ptxlint.ptx.grammar`'s (its docstring)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache, cached_property, lru_cache
+
+# The sm_ numbers an architecture- or family-specific feature exists on. ptxas 13.0: sm_90a
+# features (wgmma, setmaxnreg) are on sm_90a only; the sm_100a ones (tcgen05) on the sm_10x
+# datacenter parts and not on sm_120a.
+_SPECIFIC: dict[str, tuple[int, ...]] = {
+    "90a": (90,),
+    "100a": (100, 101, 103, 110),
+    "100f": (100, 101, 103, 110),
+    "101a": (101, 110),
+    "103a": (103,),
+    "110a": (110,),
+    "120a": (120, 121),
+    "120f": (120, 121),
+}
+
+
+@dataclass(frozen=True, order=True)
+class Need:
+    """A minimum target: ``sm`` (90 for sm_90), ``suffix`` ("a"/"f": the feature target), the
+    sm_ numbers a specific feature exists on, the PTX ISA version (x10), and ``family``: the
+    sm_ numbers of ``only`` where the family target (sm_100f) suffices, the others needing
+    the architecture target (sm_90a). A form "sm=90a,100f" needs sm_90a, or sm_100f/sm_100a."""
+
+    sm: int = 0
+    suffix: str = ""
+    only: tuple[int, ...] = ()
+    ptx: int = 0
+    removed: int = 0  # the form is gone for sm_<removed> and newer (shfl without .sync)
+    family: tuple[int, ...] = ()
+
+    @staticmethod
+    def parse(text: str) -> Need:
+        """``90``, ``90a``, ``100f``; ``100a-103-110``: a specific feature the listed members
+        of its family lack (ptxas 13.0: tcgen05's .kind::i8 is not on sm_103a)."""
+        m = re.fullmatch(r"(?:sm_)?([0-9]+)([af]?)((?:-[0-9]+)*)", text)
+        if m is None:
+            raise ValueError(f"bad target {text!r}")
+        sm, suffix = int(m.group(1)), m.group(2)
+        only = _SPECIFIC.get(f"{sm}{suffix}", (sm,)) if suffix else ()
+        lacking = {int(n) for n in m.group(3).split("-")[1:]}
+        only = tuple(n for n in only if n not in lacking)
+        return Need(sm, suffix, only, family=only if suffix == "f" else ())
+
+    def join(self, other: Need) -> Need:
+        """The stronger of two needs (both must hold)."""
+        only: tuple[int, ...]
+        if self.only and other.only:
+            only = tuple(sm for sm in self.only if sm in other.only) or self.only
+        else:
+            only = self.only or other.only
+        suffix = self.suffix if self.suffix == "a" else other.suffix or self.suffix
+        # the family target suffices where it suffices for both
+        if self.suffix and other.suffix:
+            family = tuple(sm for sm in self.family if sm in other.family)
+        else:
+            family = self.family if self.suffix else other.family
+        removed = min(r for r in (self.removed, other.removed, 10**6) if r)
+        return Need(max(self.sm, other.sm), suffix, only, max(self.ptx, other.ptx),
+                    removed if removed < 10**6 else 0, family)
+
+    def admits(self, sm: int, suffix: str) -> bool:
+        """Whether a target sm_<sm><suffix> has this feature."""
+        if sm < self.sm or (self.removed and sm >= self.removed):
+            return False
+        if not self.suffix:
+            return True
+        if sm not in self.only:
+            return False
+        if sm in self.family:
+            return suffix in ("a", "f")
+        return suffix == "a"
+
+    @property
+    def target(self) -> str:
+        return f"sm_{self.sm}{self.suffix}" if self.sm else "any target"
+
+
+# Documented forms that ptxas 13.0 rejects all the same, and why.
+REJECTED: dict[str, str] = {
+    "address32": "a .u32 address conversion needs 32-bit addressing, which ptxas 13.0 no "
+    "longer supports ('32-Bit ABI ... is not supported'); use .u64",
+}
+
+
+@dataclass(frozen=True)
+class Value:
+    """One word a slot admits, with the target that word needs beyond its form's (``.bf16@90``)."""
+
+    word: str
+    need: Need | None = None
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One modifier position of a form: the words it admits, whether it may be left out, and the
+    variable it binds for the operand types (``<T:...>``)."""
+
+    values: tuple[Value, ...]
+    optional: bool
+    var: str = ""
+
+    def find(self, word: str) -> Value | None:
+        return self._by_word.get(word)
+
+    @cached_property
+    def _by_word(self) -> dict[str, Value]:
+        # matching runs once per form per instruction: a dict, not a scan of 32 shapes
+        out: dict[str, Value] = {}
+        for value in self.values:
+            out.setdefault(value.word, value)
+        return out
+
+
+@dataclass(frozen=True)
+class Values:
+    """Allowed immediate values: a set, a range (``0..15``, ``0..``; ``..%32`` any multiple of
+    32), or anything (``*``)."""
+
+    choices: frozenset[int] = frozenset()
+    low: int | None = None
+    high: int | None = None
+    spec: str = "*"
+    step: int = 1
+
+    def admits(self, value: int) -> bool:
+        if self.choices:
+            return value in self.choices
+        if self.low is not None and value < self.low:
+            return False
+        if value % self.step:
+            return False
+        return self.high is None or value <= self.high
+
+    def describe(self) -> str:
+        if self.choices:
+            ordered = sorted(self.choices)
+            if len(ordered) == 1:
+                return f"{ordered[0]}"
+            return ", ".join(str(v) for v in ordered[:-1]) + f" or {ordered[-1]}"
+        multiple = f", a multiple of {self.step}" if self.step > 1 else ""
+        if self.low is not None and self.high is not None:
+            return f"in range [{self.low}..{self.high}]{multiple}"
+        if self.low is not None:
+            return f"at least {self.low}{multiple}"
+        return f"a multiple of {self.step}" if self.step > 1 else "any value"
+
+
+@dataclass(frozen=True)
+class OperandSpec:
+    """What a form takes as one operand: a register, an immediate, an address, a vector or a pair,
+    of which type, and whether the instruction writes it."""
+
+    kind: str  # "reg" | "regimm" | "imm" | "addr" | "vec" | "pair" | "sink" | "label"
+    type: str = ""  # a PTX type word, or a slot variable
+    written: bool = False
+    sink: bool = False
+    values: Values = Values()
+    count: str = ""  # vector length: digits, or a slot variable bound to .v2/.v4/.v8
+    optional: bool = False
+    element: OperandSpec | None = None  # the element of a vector, the data half of a pair
+    needs_predicate: bool = False  # a pair whose predicate half must be written (elect.sync)
+    exact: bool = False  # ``d:b32!``: a register of exactly this size, never a wider one
+    # which literals an immediate may be: "" as the type says (``literal_fits``), "int" an
+    # integer only (``ai:``: descriptors, cache policies), "float" a floating-point bit
+    # pattern only (``af:``: mma.sp's metadata, where ptxas takes 0f3F800000 but not 1)
+    literal: str = ""
+
+
+@dataclass(frozen=True)
+class Form:
+    """One form of the instruction grammar, compiled from its line in ``grammar_data``: the modifier
+    slots and operands it admits and the target it needs."""
+
+    opcode: str
+    slots: tuple[Slot, ...]
+    operands: tuple[OperandSpec, ...]
+    need: Need
+    undocumented: bool
+    spec: str
+    ordered: bool = False  # ptxas reads these modifiers in this order only (bar, barrier)
+    head: int = 0  # the first `head` slots are the sub-instruction: they come first, in order
+    rejected: str = ""  # ptxas rejects the documented form anyway: why (REJECTED's key)
+    # ptxas reads the type words (and the layouts, the bit operations) of this form by
+    # position among their kind: `.f32.bf16.bf16.f32` is d, a, b, c (mma, wgmma, tcgen05)
+    positional: bool = False
+    # ptxas reads this form's operands by their exact type size even though its opcode takes
+    # wider registers elsewhere (st.async, unlike st)
+    strict: bool = False
+    # ptxas reads a vector in a scalar operand's place by rules not written down: abstain
+    lax_vectors: bool = False
+    # the first CUDA toolkit whose ptxas takes this form (``toolkit=13.1``): older ones reject
+    # it, so for them an instruction only this form admits is an error that names the version
+    toolkit: tuple[int, int] | None = None
+
+    @property
+    def required_operands(self) -> int:
+        return sum(1 for o in self.operands if not o.optional)
+
+    @cached_property
+    def required_words(self) -> frozenset[str]:
+        """The words every spelling of this form has (required one-value slots)."""
+        return frozenset(s.values[0].word for s in self.slots
+                         if not s.optional and len(s.values) == 1)
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        return frozenset(v.word for s in self.slots for v in s.values)
+
+
+_SLOT_TOKEN = re.compile(r"\.?\{[^}]*\}|\.?\([^)]*\)|\.?<[^>]*>|\.[^.{(<\s]+")
+
+
+def _values(text: str) -> tuple[Value, ...]:
+    out = []
+    for alt in text.split("|"):
+        alt = alt.strip()
+        word, _, need = alt.partition("@")
+        if "." in word.lstrip("."):
+            raise ValueError(f"one modifier per slot value, not {word!r}")
+        out.append(Value(word.lstrip("."), Need.parse(need) if need else None))
+    return tuple(out)
+
+
+def _parse_immediates(text: str) -> Values:
+    if text == "*":
+        return Values()
+    if ".." in text:
+        bounds, _, step = text.partition("%")
+        low, high = bounds.split("..")
+        return Values(low=int(low, 0) if low else None, high=int(high, 0) if high else None,
+                      spec=text,
+                      step=int(step, 0) if step else 1)
+    return Values(choices=frozenset(int(v, 0) for v in text.split("|")), spec=text)
+
+
+def _split_top(text: str, sep: str = ",") -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "[{(":
+            depth += 1
+        elif c in "]})":
+            depth -= 1
+        elif c == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _operand(text: str, optional: bool) -> OperandSpec:
+    if text.startswith("[") and text.endswith("]"):
+        parts = _split_top(text[1:-1])
+        if len(parts) == 2:  # a tensor address: [tensorMap, {coordinates}]
+            return OperandSpec("addr", optional=optional, element=_operand(parts[1], False))
+        # `[A:b32]`: an address whose base register has that type (tensor memory)
+        _, _, base = text[1:-1].partition(":")
+        return OperandSpec("addr", base, optional=optional)
+    if text.startswith("{") and text.endswith("}_"):  # the vector, or the sink for all of it
+        vector = _operand(text[:-1], optional)
+        return OperandSpec("vec", vector.type, vector.written, True, count=vector.count,
+                           optional=optional, element=vector.element)
+    if text.startswith("{") and text.endswith("}"):
+        inner, _, count = text[1:-1].partition("*")  # the count may hold '*' (N*2)
+        element = _operand(inner, False)
+        return OperandSpec("vec", element.type, element.written, count=count, optional=optional,
+                           element=element)
+    if "|" in text and not text.startswith("i:") and not text.startswith("ai:"):
+        first, second = text.split("|", 1)
+        half = _operand(first, False)
+        return OperandSpec("pair", half.type, half.written, optional=optional, element=half,
+                           needs_predicate=second.endswith("!"))
+    if text == "_":
+        return OperandSpec("sink", written=True, optional=optional)
+    if text == "L":
+        return OperandSpec("label", optional=optional)
+    head, _, rest = text.partition(":")
+    if head in ("d", "d_", "r", "a") and rest.endswith("!"):
+        spec = _operand(f"{head}:{rest[:-1]}", optional)
+        return OperandSpec(spec.kind, spec.type, spec.written, spec.sink, spec.values,
+                           optional=optional, exact=True)
+    if head in ("d", "d_"):
+        return OperandSpec("reg", rest, written=True, sink=head == "d_", optional=optional)
+    if head == "a_":  # a value read, or the sink: an element of a 256-bit store's vector
+        return OperandSpec("regimm", rest, sink=True, optional=optional)
+    if head == "r":
+        return OperandSpec("reg", rest, optional=optional)
+    if head == "a":
+        return OperandSpec("regimm", rest, optional=optional)
+    if head == "i":
+        return OperandSpec("imm", values=_parse_immediates(rest), optional=optional)
+    if head == "ai":
+        type_, _, values = rest.partition(":")
+        return OperandSpec("regimm", type_.rstrip("!"), values=_parse_immediates(values or "*"),
+                           optional=optional, exact=type_.endswith("!"), literal="int")
+    if head == "af":
+        return OperandSpec("regimm", rest, optional=optional, literal="float")
+    raise ValueError(f"bad operand spec {text!r}")
+
+
+def compile_form(spec: str) -> Form:
+    body, _, keys = spec.partition(";")
+    body = body.strip()
+    mnemonic, _, operand_text = body.partition(" ")
+    opcode_match = re.match(r"[a-z0-9_]+", mnemonic)
+    if opcode_match is None:
+        raise ValueError(f"bad form {spec!r}")
+    opcode = opcode_match.group()
+    slots: list[Slot] = []
+    pos = opcode_match.end()
+    for m in _SLOT_TOKEN.finditer(mnemonic, pos):
+        if m.start() != pos:
+            raise ValueError(f"bad slot in {spec!r} at {mnemonic[pos:]!r}")
+        pos = m.end()
+        token = m.group()
+        if token[:2] in (".{", ".(", ".<"):
+            token = token[1:]
+        if token[0] == ".":
+            slots.append(Slot(_values(token), optional=False))
+        elif token[0] == "{":
+            slots.append(Slot(_values(token[1:-1]), optional=True))
+        elif token[0] == "(":
+            slots.append(Slot(_values(token[1:-1]), optional=False))
+        else:
+            var, _, alts = token[1:-1].partition(":")
+            optional = var.endswith("?")
+            slots.append(Slot(_values(alts), optional=optional, var=var.rstrip("?")))
+    if pos != len(mnemonic):
+        raise ValueError(f"bad mnemonic in {spec!r} at {mnemonic[pos:]!r}")
+    operands: list[OperandSpec] = []
+    optional = False
+    for part in _split_top(operand_text):
+        if part.startswith("?"):
+            optional = True
+            part = part[1:].strip()
+        operands.append(_operand(part, optional))
+    need = Need()
+    undocumented = ordered = positional = strict = lax_vectors = False
+    head = 0
+    rejected = ""
+    toolkit: tuple[int, int] | None = None
+    for key in keys.replace(";", " ").split():
+        name, _, value = key.partition("=")
+        if name == "sm":
+            alternatives = [Need.parse(v) for v in value.split(",")]
+            first = alternatives[0]
+            only = tuple(sorted({sm for a in alternatives for sm in a.only}))
+            family = tuple(sorted({sm for a in alternatives for sm in a.family}))
+            need = need.join(Need(first.sm, first.suffix, only, family=family))
+        elif name == "ptx":
+            need = Need(need.sm, need.suffix, need.only, int(value), need.removed, need.family)
+        elif name == "removed":
+            need = Need(need.sm, need.suffix, need.only, need.ptx, int(value), need.family)
+        elif name == "undocumented":
+            undocumented = True
+        elif name == "ordered":
+            ordered = True
+        elif name == "positional":
+            positional = True
+        elif name == "strict":
+            strict = True
+        elif name == "lax_vectors":
+            lax_vectors = True
+        elif name == "rejected":
+            rejected = REJECTED[value]
+        elif name == "toolkit":
+            from ptxlint.ptx.versions import ptx_for_cuda
+
+            major, _, minor = value.partition(".")
+            toolkit = (int(major), int(minor or 0))
+            # a form new in that toolkit's ptxas needs its PTX ISA (PTX403 reads it)
+            isa = ptx_for_cuda(toolkit) or 0
+            if isa > need.ptx:
+                need = Need(need.sm, need.suffix, need.only, isa, need.removed, need.family)
+        elif name == "head":
+            head = int(value)
+            if any(slot.optional or len(slot.values) != 1 for slot in slots[:head]):
+                raise ValueError(f"head={head} covers a slot with choices in {spec!r}")
+        else:
+            raise ValueError(f"bad key {key!r} in {spec!r}")
+    return Form(opcode, tuple(slots), tuple(operands), need, undocumented, spec, ordered, head,
+                rejected, positional, strict, lax_vectors, toolkit)
+
+
+_OPCODE = re.compile(r"[a-z0-9_]+")  # a form's opcode, as compile_form reads it
+
+
+@lru_cache(maxsize=1)
+def _specs() -> dict[str, tuple[str, ...]]:
+    """The forms' specs by opcode, in table order. Each opcode's forms are compiled the first
+    time an instruction of it is judged (``_family``): compiling them all up front was most
+    of the CPU time of linting one small file."""
+    from ptxlint.ptx.grammar_data import FORMS
+
+    table: dict[str, list[str]] = {}
+    for spec in FORMS:
+        found = _OPCODE.match(spec.strip())
+        if found is None:
+            raise ValueError(f"bad form {spec!r}")
+        table.setdefault(found.group(), []).append(spec)
+    return {opcode: tuple(specs) for opcode, specs in table.items()}
+
+
+@cache
+def _family(opcode: str) -> tuple[Form, ...]:
+    return tuple(compile_form(spec) for spec in _specs().get(opcode, ()))
+
+
+@cache
+def word_masks(opcode: str) -> dict[str, int]:
+    """Each word of the family's vocabulary: the forms that have it, as bit ``i`` for the
+    ``i``-th form of ``_family(opcode)``."""
+    masks: dict[str, int] = {}
+    for i, form in enumerate(_family(opcode)):
+        for word in form.words:
+            masks[word] = masks.get(word, 0) | 1 << i
+    return masks
+
+
+def covered(opcode: str) -> bool:
+    """Whether the grammar lists forms of ``opcode`` (some sub-families may still abstain)."""
+    return opcode in _specs()
+
+
+def undescribed() -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """What the grammar abstains on: the PTX ISA's opcodes with no form at all, and per covered
+    opcode the modifiers (or ``+``-joined combinations) whose forms are not written down."""
+    from ptxlint.ptx.grammar_data import PARTIAL
+    from ptxlint.ptx.isa_table import FAMILIES
+
+    missing = tuple(sorted(op for op in FAMILIES if not covered(op)))
+    partial = {op: tuple(sorted(words)) for op, words in sorted(PARTIAL.items()) if words}
+    return missing, partial
+
+
+@lru_cache(maxsize=16384)
+def _judged(opcode: str, modifiers: tuple[str, ...]) -> bool:
+    """Memoised like ``_modifier_matches``: every rule asks of every instruction in turn."""
+    from ptxlint.ptx.grammar_data import PARTIAL
+
+    partial = PARTIAL.get(opcode)
+    if partial is None:
+        return True
+    if partial.intersection(modifiers):
+        return False
+    # "v8+b16": a combination of words not written down (each word alone is)
+    return not any("+" in entry and set(entry.split("+")) <= set(modifiers) for entry in partial)
+
+
+def judged(opcode: str, modifiers: tuple[str, ...]) -> bool:
+    """Whether the grammar decides instructions spelled ``opcode.modifiers``."""
+    return covered(opcode) and _judged(opcode, modifiers)
+
+
+def forms(opcode: str | None = None) -> tuple[Form, ...]:
+    if opcode is not None:
+        return _family(opcode)
+    return tuple(f for each in _specs() for f in _family(each))
+
+
+@lru_cache(maxsize=256)
+def family_vocabulary(opcode: str) -> frozenset[str]:
+    return frozenset(v.word for f in forms(opcode) for s in f.slots for v in s.values)

@@ -1,0 +1,177 @@
+"""What an operand of an instruction is, as the grammar judges it: its class (register of a type,
+immediate, address, label, vector), whether a literal or a register type fits an operand's
+type, and the verdict and issues the checker returns."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ptxlint.model import PtxOperand
+from ptxlint.ptx.forms import Form, Need
+
+
+@dataclass(frozen=True)
+class OperandClass:
+    """What an operand is, as far as the caller knows: a register of a PTX type (``type`` None
+    when unknown), an immediate (``value`` None when unknown; ``type`` the literal's class:
+    "int", "f32" for ``0f`` bit patterns, "f64" for ``0d`` ones and decimal floats, None when
+    unknown), or unknown altogether."""
+
+    kind: str  # "reg" | "imm" | "unknown"
+    type: str | None = None
+    value: int | None = None
+
+
+Resolver = Callable[[PtxOperand], OperandClass]
+
+
+# PTX integer literals (PTX ISA "Constants"): hexadecimal, binary, octal (a leading 0, digits 0-7
+# only: "08" is no literal at all) and decimal, optionally unsigned.
+_INT = re.compile(r"-?(?:0[xX][0-9A-Fa-f]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?\Z")
+
+
+# Floating-point literals: ``0f`` + 8 hex digits is a .f32 bit pattern, ``0d`` + 16 a .f64 one;
+# a decimal with a point or an exponent is a .f64 value (PTX ISA "Floating-Point Constants").
+_F32_LITERAL = re.compile(r"0[fF][0-9A-Fa-f]{8}\Z")
+
+
+_F64_LITERAL = re.compile(r"0[dD][0-9A-Fa-f]{16}\Z|-?[0-9]+(?:\.[0-9]*(?:[eE][+-]?[0-9]+)?"
+                          r"|[eE][+-]?[0-9]+)\Z")
+
+
+def immediate_class(text: str) -> OperandClass:
+    """The class of a literal operand: an integer (with its value), a .f32 or .f64
+    floating-point literal, or an immediate of unknown kind."""
+    value = parse_immediate(text)
+    if value is not None:
+        return OperandClass("imm", "int", value)
+    if _F32_LITERAL.match(text):
+        return OperandClass("imm", "f32")
+    if _F64_LITERAL.match(text):
+        return OperandClass("imm", "f64")
+    return OperandClass("imm")
+
+
+def literal_fits(literal: str, operand: str) -> bool:
+    """Whether ptxas 13.0 takes a literal of class ``literal`` ("int", "f32", "f64") for an
+    operand of type ``.operand`` (measured, "Arguments mismatch" otherwise): an integer for
+    integer, bit and predicate types; a floating-point literal for .f32/.f64 (either size)
+    and for the bit type of its own size (``mov.b32 %r, 0f3F800000``; ``1.0`` is 64-bit); none
+    for .f16/.bf16 or the packed types (``add.f16x2 d, a, 1``: Arguments mismatch)."""
+    if operand == "int":  # an integer register of any size (isspacep's address)
+        return literal == "int"
+    bits = TYPE_BITS.get(operand)
+    if bits is None:
+        return True
+    kind, size = bits
+    if literal == "int":
+        return kind in "busp"
+    if kind == "f":
+        return size >= 32
+    return kind == "b" and size == (32 if literal == "f32" else 64)
+
+
+def parse_immediate(text: str) -> int | None:
+    if not _INT.match(text):
+        return None
+    body = text.rstrip("uU")
+    negative = body.startswith("-")
+    body = body.lstrip("-")
+    if body[:2] in ("0x", "0X"):
+        value = int(body, 16)
+    elif body[:2] in ("0b", "0B"):
+        value = int(body[2:], 2)
+    elif len(body) > 1 and body[0] == "0":
+        value = int(body, 8)
+    else:
+        value = int(body, 10)
+    return -value if negative else value
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One thing the grammar finds wrong with an instruction, at template offsets."""
+
+    kind: str  # "opcode" | "modifier" | "combination" | "operand" | "type"
+    message: str
+    start: int  # template offsets
+    end: int
+    severity: str = "error"  # "error" | "warning"
+    # the CUDA toolkit (major, minor) whose ptxas and newer accept the instruction all the same:
+    # an error only for older ones (the rules compare it with cuda-version)
+    toolkit: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The grammar's judgement of one instruction: ok, error (with its issues) or abstain, and the
+    form it matched with the target that form needs."""
+
+    status: str  # "ok" | "error" | "abstain"
+    issues: tuple[Issue, ...] = ()
+    form: Form | None = None
+    need: Need = Need()
+    written: tuple[int, ...] = ()  # operand positions the form writes
+
+    @property
+    def speaks(self) -> bool:
+        return self.status != "abstain"
+
+
+ABSTAIN = Verdict("abstain")
+
+
+# Type words ptxas treats as the same register class when checking operands.
+TYPE_BITS: dict[str, tuple[str, int]] = {}
+
+
+for _n in (8, 16, 32, 64):
+    for _k in "bus":
+        TYPE_BITS[f"{_k}{_n}"] = (_k, _n)
+
+
+TYPE_BITS.update(
+    b128=("b", 128), f16=("f", 16), bf16=("f", 16), f32=("f", 32), f64=("f", 64),
+    f16x2=("x", 32), bf16x2=("x", 32), f32x2=("x", 64), tf32=("x", 32), pred=("p", 1),
+    u16x2=("x", 32), s16x2=("x", 32), u8x4=("x", 32), s8x4=("x", 32),
+    # packed narrow floats (cvt): held in bit registers of exactly their size
+    e4m3x2=("x", 16), e5m2x2=("x", 16), e2m3x2=("x", 16), e3m2x2=("x", 16),
+    ue8m0x2=("x", 16), e2m1x2=("x", 8), e2m1x4=("x", 16), e4m3x4=("x", 32),
+    e5m2x4=("x", 32), e2m3x4=("x", 32), e3m2x4=("x", 32),
+)
+
+
+# Operand types for which ptxas 13.0 takes no wider register even in ld/st/cvt ("cvt.rn.bf16.f32
+# %r1, %f2": Arguments mismatch, where .f16 takes a .b32 register).
+_NO_WIDENING = frozenset({"bf16", "bf16x2", "tf32", "e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2",
+                          "ue8m0x2", "e2m1x2", "e2m1x4", "e4m3x4", "e5m2x4", "e2m3x4",
+                          "e3m2x4"})
+
+
+def type_fits(register: str, operand: str, relaxed: bool, exact: bool = False) -> bool:
+    """Whether a register declared ``.register`` may be an operand of type ``.operand``
+    (ptxas 13.0, "Arguments mismatch"): bit registers fit any type of their size, float
+    registers float and bit types of their size, integer registers integer and bit types of
+    their size; ``relaxed`` (ld/st/cvt) also takes wider non-float registers, except for the
+    types in ``_NO_WIDENING``; ``exact`` takes a register of the operand's size only, and a
+    float register only for a float operand (ptxas rejects a .f32 register for a tf32
+    destination or cvt.rs's random bits)."""
+    r = TYPE_BITS.get(register)
+    o = TYPE_BITS.get(operand)
+    if r is None or o is None:
+        return True
+    if exact:
+        return r[1] == o[1] and r[0] != "p" and (r[0] != "f" or o[0] == "f") and o[0] != "p"
+    if operand in _NO_WIDENING:
+        relaxed = False
+    if r[0] == "p" or o[0] == "p":
+        return r[0] == o[0]
+    if r[0] == "f" and o[0] not in ("f", "b"):
+        return False
+    if r[0] in "us" and o[0] == "f":
+        return False
+    if relaxed and (r[0] == "b" or o[0] == "b" or (r[0] in "us" and o[0] in "us")):
+        return r[1] >= o[1]
+    return r[1] == o[1]
