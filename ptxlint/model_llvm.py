@@ -34,6 +34,21 @@ class CallArgument:
 
 
 @dataclass(frozen=True, slots=True)
+class PtxPlaceholder:
+    """A ``{$rN}``/``{$wN}``/``{$rwN}`` operand placeholder of CuTe DSL's ``inline_ptx`` (MLIR's
+    ``nvvm.inline_ptx``), which the NVVM lowering rewrites to ``$K`` before LLVM sees the text."""
+
+    kind: str  # "r" (read-only) | "w" (write-only) | "rw" (read-write)
+    number: int  # the N as written
+    span: Span  # the placeholder in the source, braces included
+    operand: int  # the $K it becomes: the lowering numbers the placeholders it sees, in order
+    # the argument that operand K is ("r", 0 for read_only_args[0]); ("", -1) where K is past
+    # the operands or a list before it is not known
+    bound_kind: str = ""
+    bound_index: int = -1
+
+
+@dataclass(frozen=True, slots=True)
 class LlvmCall:
     """What a Triton / CuTe DSL / llvmlite call says beyond its template.
 
@@ -42,7 +57,9 @@ class LlvmCall:
     narrower elements; ``None`` wherever a count is not knowable from the source.
     """
 
-    api: str  # "triton" | "helion" | "pallas" | "cute" | "llvmlite"
+    # "triton" | "helion" | "pallas" | "torch" | "cute" (llvm.inline_asm) | "cute-ptx"
+    # (cute.arch.inline_ptx, nvvm.inline_ptx) | "llvmlite" | "julia"
+    api: str
     call_span: Span
     callee: str  # as written, e.g. "tl.inline_asm_elementwise"
     constraints: Template | None  # the constraint string, None when it is not a string at all
@@ -62,6 +79,13 @@ class LlvmCall:
     output_registers: tuple[int, int] | None = None
     input_registers: tuple[int, int] | None = None
     result_elements: int | None = None  # elements of the result tensor, where knowable
+    # asm_dialect= as written ("AD_ATT", "AD_Intel"), None when not given or not a name
+    asm_dialect: str | None = None
+    asm_dialect_span: Span | None = None
+    # cute-ptx: the placeholders as written, and how many arguments each kind has ("r", "w",
+    # "rw" -> count; absent where the list is not literal)
+    placeholders: tuple[PtxPlaceholder, ...] = ()
+    role_counts: tuple[tuple[str, int], ...] = ()
 
     @property
     def constraints_known(self) -> bool:

@@ -17,6 +17,8 @@ The roots, and the rule each belongs to:
 - ``non-scalar-operand`` (PTX005): a struct or vector operand under a register letter.
 - ``operand-modifier`` (PTX007): a GCC operand modifier on a ``%N`` (``%H1``); what the token
   stands for is not the operand's register.
+- ``lowered-immediate`` (PTX508): a constant read-only argument of CuTe DSL's ``inline_ptx``,
+  which the NVVM lowering passes as the immediate ``n``, where the instruction takes a register.
 - ``unknown-instruction`` (PTX204): a modifier no form of a known opcode has, where PTX204
   reports it; what the instruction does (its effects) is unknown, so PTX101, PTX102 and PTX505
   ask nothing of it (``StatementAnalysis.instruction_unknown``).

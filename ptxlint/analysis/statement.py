@@ -217,6 +217,9 @@ class StatementAnalysis:
         for token in self.modified_tokens:
             if start <= token.start < end:
                 return RootCause("operand-modifier", "PTX007", token.index, token.start, token.end)
+        lowered = self._lowered_immediate(start, end)
+        if lowered is not None:
+            return lowered
         if not self._operand_roots:
             return None
         for token in self.statement.ptx.percents:
@@ -225,6 +228,21 @@ class StatementAnalysis:
             root = self.operand_root(token.index)
             if root is not None:
                 return RootCause(root.kind, root.rule, root.operand, token.start, token.end)
+        return None
+
+    def _lowered_immediate(self, start: int, end: int) -> RootCause | None:
+        """A ``$K`` in ``[start, end)`` naming a constant that CuTe DSL's ``inline_ptx`` lowers
+        to the immediate constraint ``n`` (PTX508 reports where the instruction takes none)."""
+        call = self.statement.llvm
+        if call is None or call.api != "cute-ptx":
+            return None
+        operands = self.statement.operands
+        for token in self.statement.ptx.percents:
+            index = token.index
+            if token.kind != "ref" or index is None or not start <= token.start < end:
+                continue
+            if index < len(operands) and operands[index].constraint.letters == "n":
+                return RootCause("lowered-immediate", "PTX508", index, token.start, token.end)
         return None
 
     @fact

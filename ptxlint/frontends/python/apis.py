@@ -13,6 +13,7 @@ from dataclasses import dataclass
 # A .py file is parsed only if it contains one of these (a `bytes.find` per word).
 PREFILTER: tuple[bytes, ...] = (
     b"inline_asm",  # inline_asm_elementwise (Triton, helion), Pallas, CuTe llvm.inline_asm
+    b"inline_ptx",  # CuTe DSL cute.arch.inline_ptx, MLIR nvvm.inline_ptx
     b"InlineAsm",  # llvmlite ir.InlineAsm (Numba)
     b"RawKernel",
     b"RawModule",
@@ -30,13 +31,13 @@ def mentions_api(data: bytes | str) -> bool:
 
 
 _LLVM_CALL = re.compile(
-    r"\b(?:inline_asm_elementwise|elementwise_inline_asm|inline_asm|InlineAsm)\s*\("
+    r"\b(?:inline_asm_elementwise|elementwise_inline_asm|inline_asm|inline_ptx|InlineAsm)\s*\("
 )
 _CXX_CALL = re.compile(r"\b(?:RawKernel|RawModule|ElementwiseKernel|ReductionKernel|Program)\s*\(")
 _CXX_ASM = re.compile(r"\b(?:asm|__asm__|__asm)\b")
 # ``_LLVM_CALL`` without its leading ``\b`` (see ``bounded_matches``)
 _LLVM_WORD = re.compile(
-    r"(?:inline_asm_elementwise|elementwise_inline_asm|inline_asm|InlineAsm)\s*\("
+    r"(?:inline_asm_elementwise|elementwise_inline_asm|inline_asm|inline_ptx|InlineAsm)\s*\("
 )
 
 
@@ -76,7 +77,9 @@ def worth_parsing(text: str) -> bool:
 class Api:
     """One callable: its family, parameter names in positional order, and their roles."""
 
-    key: str  # "triton" | "helion" | "pallas" | "cute" | "llvmlite" | "cupy" | "cuda.core"
+    # "triton" | "helion" | "pallas" | "torch" | "cute" | "cute-ptx" | "llvmlite" | "cupy" |
+    # "cuda.core"
+    key: str
     function: str  # the last name of the callee
     params: tuple[str, ...]  # positional order
     # role -> parameter name: asm, constraints, args, dtype, side_effects, pack, code...
@@ -149,6 +152,37 @@ CUTE = Api(
         ("args", "operands_"),
         ("dtype", "res"),
         ("side_effects", "has_side_effects"),
+        ("dialect", "asm_dialect"),
+    ),
+)
+# CuTe DSL's `cute.arch.inline_ptx(ptx_code, *, write_only_types=, read_only_args=,
+# read_write_args=, predicate=)`: operands named by `{$wN}`/`{$rN}`/`{$rwN}` placeholders,
+# constraints chosen by the NVVM lowering (`nvvm.inline_ptx`), never written by the user.
+CUTE_PTX = Api(
+    "cute-ptx",
+    "inline_ptx",
+    ("ptx_code",),
+    (
+        ("asm", "ptx_code"),
+        ("w", "write_only_types"),
+        ("r", "read_only_args"),
+        ("rw", "read_write_args"),
+        ("predicate", "predicate"),
+    ),
+)
+# The MLIR op's generated builder, `nvvm.inline_ptx(write_only_args, read_only_args,
+# read_write_args, ptx_code, *, predicate=)`: the same lowering, result types in place of
+# CuTe's Numeric classes.
+NVVM_PTX = Api(
+    "cute-ptx",
+    "inline_ptx",
+    ("write_only_args", "read_only_args", "read_write_args", "ptx_code"),
+    (
+        ("asm", "ptx_code"),
+        ("w", "write_only_args"),
+        ("r", "read_only_args"),
+        ("rw", "read_write_args"),
+        ("predicate", "predicate"),
     ),
 )
 LLVMLITE = Api(
@@ -219,6 +253,12 @@ def classify(origin: str, head_imported: bool, llvmlite_imported: bool) -> Api |
             parts[-2] == "llvm" or lowered.endswith("dialects.llvm.inline_asm")
         ):
             return CUTE
+        return None
+    if last == "inline_ptx":
+        if len(parts) >= 2 and parts[-2] == "nvvm":
+            return NVVM_PTX
+        if "cute" in lowered or "cutlass" in lowered or (len(parts) >= 2 and parts[-2] == "arch"):
+            return CUTE_PTX
         return None
     if last == "InlineAsm":
         if "llvmlite" in lowered or (llvmlite_imported and head in ("ir", "lir", "llvmir", "lc")):

@@ -40,18 +40,21 @@ from . import triton_types
 from .apis import Api, bounded_matches, classify, mentions_api, worth_parsing
 from .constraints import clobber_name, split_constraints
 from .embedded_cxx import extract_embedded
+from .inline_ptx import read_inline_ptx
+from .mlir_operands import mlir_operand_types
 from .values import Values
 
 _CALLEE = re.compile(
-    r"\b(inline_asm_elementwise|elementwise_inline_asm|inline_asm|InlineAsm|RawKernel|RawModule"
+    r"\b(inline_asm_elementwise|elementwise_inline_asm|inline_asm|inline_ptx|InlineAsm|RawKernel"
+    r"|RawModule"
     r"|ElementwiseKernel|ReductionKernel|Program)\b"
 )
 # Where ``_CALLEE`` can match: the same words without the boundaries (``apis.bounded_matches``).
 # ``_CALLEE.finditer`` tried every position (0.52 s over flashinfer's 27 MB of asm-bearing
 # Python); this scan costs 0.08 s, and ``_CALLEE`` is then only tried where it finds a word.
 _CALLEE_WORD = re.compile(
-    r"inline_asm_elementwise|elementwise_inline_asm|inline_asm|InlineAsm|RawKernel|RawModule"
-    r"|ElementwiseKernel|ReductionKernel|Program"
+    r"inline_asm_elementwise|elementwise_inline_asm|inline_asm|inline_ptx|InlineAsm|RawKernel"
+    r"|RawModule|ElementwiseKernel|ReductionKernel|Program"
 )
 # An operand constraint's modifiers, and what is not one of its letters (a modifier or a blank:
 # ``\s`` is ``str.isspace``, both being Python's Unicode whitespace test); a regex each rather
@@ -310,12 +313,21 @@ def _llvm(
         reason = "asm passed through *args/**kwargs" if call.splat else "no asm argument"
         result.skipped.append((span.start, f"{api.key}: {reason}"))
         return
-    template_value = values.string(asm_node)
-    template = template_value.to_template(values.span(asm_node).start)
+    inline_ptx = (
+        read_inline_ptx(values, call.bound, api.param, asm_node, span, call.callee, call.splat)
+        if api.key == "cute-ptx"
+        else None
+    )
+    if inline_ptx is not None:
+        template = inline_ptx.template
+    else:
+        template = values.string(asm_node).to_template(values.span(asm_node).start)
     constraints_node = node("constraints")
     constraints: Template | None = None
     entries: tuple[ConstraintEntry, ...] = ()
-    if constraints_node is not None:
+    if inline_ptx is not None:
+        constraints, entries = inline_ptx.constraints, inline_ptx.entries
+    elif constraints_node is not None:
         value = values.string(constraints_node)
         constraints = value.to_template(values.span(constraints_node).start)
         entries = split_constraints(constraints)
@@ -332,14 +344,21 @@ def _llvm(
         reason = verdict.reason if template.text.strip() else "empty template"
         result.skipped.append((span.start, f"{verdict.dialect}: {reason}"))
         return
-    llvm_call = _llvm_call(values, call, span, constraints, entries)
-    operands = _operands(entries, llvm_call)
+    if inline_ptx is not None:
+        llvm_call, operands = inline_ptx.call, inline_ptx.operands
+    else:
+        llvm_call = _llvm_call(values, call, span, constraints, entries)
+        operands = _operands(entries, llvm_call)
+        if api.key == "cute":
+            operands = mlir_operand_types(values, call.bound, api.param, operands)
     clobbers = tuple(Clobber(clobber_name(e), e.span) for e in entries if e.role == "clobber")
     arguments = call.node.child_by_field_name("arguments")
     open_paren = values.span(arguments).start if arguments is not None else span.start
     opaque = constraints is None or constraints.has_holes or not letters and not entries
     if constraints_node is None:
         opaque = True
+    if inline_ptx is not None:
+        opaque = inline_ptx.opaque
     result.statements.append(
         AsmStatement(
             source=source,
@@ -456,7 +475,11 @@ def _llvm_call(
     if args:
         known = [a.elements for a in args if a.elements is not None]
         result_elements = max(known) if known else None
+    dialect_node = node("dialect")
+    dialect_name = values.text(dialect_node).rsplit(".", 1)[-1] if dialect_node else None
     return LlvmCall(
+        asm_dialect=dialect_name if dialect_name and dialect_name.isidentifier() else None,
+        asm_dialect_span=values.span(dialect_node) if dialect_node is not None else None,
         api=api.key,
         call_span=span,
         callee=call.callee,

@@ -1,0 +1,120 @@
+"""The MLIR-built shapes of the Python front end: CuTe DSL's ``inline_ptx`` placeholders lowered
+as MLIR's NVVM lowering does (operand order, ``$K`` numbering, ``n`` for constants, ties), and
+``llvm.inline_asm`` calls whose MLIR ``ir`` types and ``asm_dialect`` the model records (JAX
+Mosaic GPU, CuTe DSL)."""
+
+from __future__ import annotations
+
+from ptxlint.frontends.python import extract_python
+from ptxlint.model import HOLE, AsmStatement, SourceFile
+from ptxlint.ptx.parser import parse_template
+
+CUTE = "import cutlass.cute as cute\nfrom cutlass import Int32, Float32\n\n"
+MLIR = "from jax._src.lib.mlir import ir\nfrom jax._src.lib.mlir.dialects import llvm, arith\n\n"
+
+
+def statements(text: str) -> list[AsmStatement]:
+    return extract_python(SourceFile("k.py", text), parse_template).statements
+
+
+def spelled(statement: AsmStatement, start: int, end: int) -> str:
+    span = statement.template.source_span(start, end)
+    return statement.source.text[span.start : span.end]
+
+
+def test_inline_ptx_placeholders_become_the_operands_llvm_sees() -> None:
+    text = CUTE + (
+        "def f(a, b, c):\n"
+        "    cute.arch.inline_ptx('selp.s32 {$rw0}, {$r1}, {$r0}, p;\\nmov.b32 {$w0}, {$r1};',\n"
+        "        write_only_types=[Int32], read_only_args=[Int32(a), 7], read_write_args=[c])\n"
+    )
+    (s,) = statements(text)
+    assert s.llvm is not None and s.llvm.api == "cute-ptx"
+    # read-write, then write-only, then read-only; the read-write value tied at the end
+    assert [o.constraint.text for o in s.operands] == ["=" + HOLE, "=r", "r", "n", "0"]
+    assert [o.role for o in s.operands] == ["output", "output", "input", "input", "input"]
+    assert s.template.text == "selp.s32 $0, $3, $2, p;\nmov.b32 $1, $3;"
+    at = s.template.text.index("$3")
+    assert spelled(s, at, at + 2) == "{$r1}"  # each $K maps to the placeholder it replaced
+    assert s.operands[3].expression == "7"
+    assert s.is_volatile  # the lowering always sets has_side_effects
+
+
+def test_inline_ptx_unused_numbers_shift_the_binding() -> None:
+    text = CUTE + (
+        "def f(a, b):\n"
+        "    cute.arch.inline_ptx('add.s32 {$w0}, {$r1}, 1;', write_only_types=[Int32],\n"
+        "                         read_only_args=[a, b])\n"
+    )
+    (s,) = statements(text)
+    assert s.llvm is not None
+    (w, r) = s.llvm.placeholders
+    assert (r.kind, r.number, r.operand, r.bound_kind, r.bound_index) == ("r", 1, 1, "r", 0)
+    assert (w.bound_kind, w.bound_index) == ("w", 0)
+
+
+def test_inline_ptx_constants_are_immediates_and_floats_registers() -> None:
+    text = CUTE + (
+        "ZERO = 0\n"
+        "def f(a):\n"
+        "    z = Int32(0)\n"
+        "    cute.arch.inline_ptx('add.s32 {$w0}, {$r0}, {$r1};\\nadd.f32 {$w1}, {$r2}, {$r3};',\n"
+        "        write_only_types=[Int32, Float32], read_only_args=[z, ZERO, 1.5, Float32(a)])\n"
+    )
+    (s,) = statements(text)
+    assert [o.constraint.letters for o in s.inputs] == ["n", "n", "f", "f"]
+
+
+def test_inline_ptx_with_an_unknown_list_is_opaque() -> None:
+    text = CUTE + "def f(args):\n    cute.arch.inline_ptx('mov.b32 {$w0}, 1;', read_only_args=args)\n"
+    (s,) = statements(text)
+    assert s.opaque_sections
+
+
+def test_nvvm_inline_ptx_builder_binds_positionally() -> None:
+    text = (
+        "from cutlass._mlir.dialects import nvvm\nfrom cutlass.cutlass_dsl import T\n"
+        "def f(x):\n    nvvm.inline_ptx([T.f32()], [x], [], 'ex2.approx.f32 {$w0}, {$r0};')\n"
+    )
+    (s,) = statements(text)
+    assert [o.constraint.text for o in s.operands] == ["=f", HOLE]
+    assert s.template.text == "ex2.approx.f32 $0, $1;"
+
+
+def test_llvm_inline_asm_reads_mlir_result_and_argument_types() -> None:
+    text = MLIR + (
+        "def f():\n"
+        "    i32 = ir.IntegerType.get_signless(32)\n"
+        "    x = arith.constant(ir.IntegerType.get_signless(64), 1)\n"
+        "    return llvm.inline_asm(i32, [x], 'mov.b32 $0, $1;', '=r,r')\n"
+    )
+    (s,) = statements(text)
+    out, arg = s.operands
+    assert out.ctype is not None and out.ctype.size == 4
+    assert arg.ctype is not None and arg.ctype.size == 8 and arg.expression.startswith("x")
+
+
+def test_llvm_inline_asm_struct_results_and_vectors() -> None:
+    text = MLIR + (
+        "def f(a):\n"
+        "    h2 = ir.VectorType.get([2], ir.F16Type.get())\n"
+        "    t = ir.Type.parse('!llvm.struct<(i32, i64)>')\n"
+        "    llvm.inline_asm(t, [a], 'mov.b32 $0, $2; mov.b64 $1, 0;', '=r,=r,r')\n"
+        "    llvm.inline_asm(h2, [a], 'mov.b32 $0, $1;', '=r,r')\n"
+    )
+    first, second = statements(text)
+    assert [o.ctype.size if o.ctype else None for o in first.outputs] == [4, 8]
+    assert second.outputs[0].ctype is not None and second.outputs[0].ctype.size == 4
+
+
+def test_asm_dialect_is_recorded_with_its_span() -> None:
+    text = MLIR + (
+        "def f(a):\n"
+        "    llvm.inline_asm(ir.F32Type.get(), [a], 'tanh.approx.f32 $0, $1;', '=f,f',\n"
+        "                    asm_dialect=llvm.AsmDialect.AD_ATT)\n"
+    )
+    (s,) = statements(text)
+    assert s.llvm is not None and s.llvm.asm_dialect == "AD_ATT"
+    assert s.llvm.asm_dialect_span is not None
+    span = s.llvm.asm_dialect_span
+    assert text[span.start : span.end] == "llvm.AsmDialect.AD_ATT"
