@@ -10,10 +10,12 @@ older target fails loudly at run time instead of computing garbage.
 
 from __future__ import annotations
 
+import re
+
 from .derive import AsmOperand, Derived, Parameter
 from .guard import condition
 
-__all__ = ["function_name", "wrapper", "kernel", "source"]
+__all__ = ["function_name", "kernel", "source", "statement", "wrapper"]
 
 _PER_LINE = 4  # asm operands per line of the operand lists
 
@@ -197,3 +199,18 @@ def source(derived: Derived, name: str | None = None, with_kernel: bool = False)
     if with_kernel:
         parts.append(kernel(derived, name))
     return "\n".join(parts)
+
+
+def statement(derived: Derived, snippet: bool = False) -> str:
+    """The asm statement alone (with the C++ lines the predicates need), for an editor to
+    insert where the cursor is. ``snippet``: in LSP snippet syntax, each parameter a tab stop
+    (``${1:addr}``) and ``$``, ``}`` and ``\\`` escaped."""
+    lines = [*derived.before, *(line[2:] for line in _asm(derived)), *derived.after]
+    text = "\n".join(lines)
+    if not snippet:
+        return text
+    text = text.replace("\\", "\\\\").replace("$", "\\$").replace("}", "\\}")
+    names = [p.name for p in derived.params]
+    for stop, name in enumerate(names, 1):
+        text = re.sub(rf"\b{re.escape(name)}\b(?!_bits)", f"${{{stop}:{name}}}", text)
+    return text

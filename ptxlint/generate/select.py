@@ -92,6 +92,11 @@ def select(text: str) -> Selected:
     if found is None:
         raise SelectionError(_why_not(opcode, modifiers))
     form, need = found
+    if form.undocumented:
+        raise SelectionError(f"'{text}' is a form ptxas 13.0 accepts but the PTX ISA does not "
+                             "document: ptxlint new writes documented forms only")
+    if form.rejected:
+        raise SelectionError(f"'{text}': {form.rejected}")
     binding, _, _ = _fill(form, modifiers)
     return Selected(opcode, modifiers, form, need, binding)
 

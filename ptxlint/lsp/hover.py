@@ -136,7 +136,30 @@ def instruction_hover(instruction: PtxInstruction) -> str | None:
         lines.extend(
             _facts(table, instruction.opcode, instruction.modifiers, len(instruction.operands))
         )
+    derived = derived_constraints(instruction.mnemonic)
+    if derived:
+        lines.append(derived)
     return "\n\n".join(lines)
+
+
+def derived_constraints(mnemonic: str) -> str | None:
+    """What ``ptxlint new`` derives for this spelling: the constraints (outputs, inputs),
+    ``volatile`` and ``"memory"``; None when it derives nothing (not a whole form, or one no
+    wrapper can bind)."""
+    try:
+        from ptxlint.generate import derive, select
+
+        derived = derive(select(mnemonic))
+    except Exception:  # a hover never raises: no derivation, no line
+        return None
+    outputs = ", ".join(f'`"{o.constraint}"`' for o in derived.outputs) or "none"
+    inputs = ", ".join(f'`"{o.constraint}"`' for o in derived.inputs) or "none"
+    effects = ["`volatile`" if derived.volatile else "no `volatile` (pure)"]
+    if derived.memory:
+        effects.append('`"memory"` clobber')
+    braces = " (in braces, with its `.reg .pred`)" if derived.braces else ""
+    return (f"Derived constraints (`ptxlint new {mnemonic}`): outputs {outputs}; inputs "
+            f"{inputs}; {', '.join(effects)}{braces}.")
 
 
 def _facts(table: ModuleType, opcode: str, modifiers: tuple[str, ...], operands: int) -> list[str]:

@@ -538,6 +538,23 @@ def build_server(options: Options | None = None, service: LintService | None = N
             )
         )
 
+    @server.feature(
+        lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."])
+    )
+    def on_completion(params: lsp.CompletionParams) -> lsp.CompletionList | None:
+        document = server.documents.get(params.text_document.uri)
+        if document is None or not server.lintable(document):
+            return None
+        from ptxlint.lsp.completion import complete  # the grammar: only once asked
+
+        index = document.index
+        offset = index.offset(params.position.line, params.position.character, server.encoding)
+        items = complete(document.text, offset)
+        if not items:
+            return None
+        return lsp.CompletionList(is_incomplete=False, items=[
+            _completion_item(item, index, server.encoding) for item in items])
+
     @server.feature(lsp.SHUTDOWN)
     def shutdown(params: None) -> None:
         for uri in list(server._timers):
@@ -546,6 +563,23 @@ def build_server(options: Options | None = None, service: LintService | None = N
         server.service.close()
 
     return server
+
+
+_COMPLETION_KINDS = {"opcode": lsp.CompletionItemKind.Keyword,
+                     "modifier": lsp.CompletionItemKind.EnumMember,
+                     "snippet": lsp.CompletionItemKind.Snippet}
+
+
+def _completion_item(item: Any, index: LineIndex, encoding: str) -> lsp.CompletionItem:
+    (sl, sc), (el, ec) = index.range(item.start, item.end, encoding)
+    edit = lsp.TextEdit(range=lsp.Range(lsp.Position(sl, sc), lsp.Position(el, ec)),
+                        new_text=item.insert)
+    snippet = item.kind == "snippet"
+    return lsp.CompletionItem(
+        label=item.label, kind=_COMPLETION_KINDS[item.kind], detail=item.detail or None,
+        text_edit=edit,
+        insert_text_format=lsp.InsertTextFormat.Snippet if snippet else None,
+    )
 
 
 async def _fix_all(server: PtxlintServer, path: str, text: str) -> str:
