@@ -3,52 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from ptxlint.analysis.carry import PRODUCERS as _PRODUCERS
+from ptxlint.analysis.carry import carry_use
 from ptxlint.analysis.cxx_facts import facts_for
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.rule import Rule, RuleContext
-
-# PTX ISA 9.7.2 "Extended-Precision Integer Arithmetic Instructions": `.cc` writes the carry
-# flag (CC.CF); addc, subc and madc read it. No other instruction reads it.
-_PRODUCERS = frozenset({"add", "sub", "mad", "addc", "subc", "madc"})
-_CONSUMERS = frozenset({"addc", "subc", "madc"})
-
-
-@dataclass(frozen=True)
-class CarryUse:
-    """How one template uses the carry flag, in text order."""
-
-    first_unfed: PtxInstruction | None  # the first consumer with no producer before it
-    last_producer: PtxInstruction | None
-    consumed_after_last_producer: bool
-    consumers: int
-
-
-def carry_use(statement: AsmStatement) -> CarryUse | None:
-    """The template's carry-flag use, or ``None`` where it cannot be read (a macro piece, an
-    opaque instruction)."""
-    if statement.template.has_holes:
-        return None
-    produced = False
-    first_unfed: PtxInstruction | None = None
-    last: PtxInstruction | None = None
-    consumed_after = False
-    consumers = 0
-    for instruction in statement.ptx.instructions:
-        if instruction.opaque:
-            return None
-        if instruction.opcode in _CONSUMERS:
-            consumers += 1
-            consumed_after = True
-            if not produced and first_unfed is None:
-                first_unfed = instruction
-        if instruction.opcode in _PRODUCERS and "cc" in instruction.modifiers:
-            produced = True
-            last = instruction
-            consumed_after = False
-    return CarryUse(first_unfed, last, consumed_after, consumers)
 
 
 class CarryFlagAcrossStatements(Rule):
