@@ -152,7 +152,11 @@ state space expects:
   and similar helpers) used by a `.global` access or a generic one (no state space).
 
 * a generic pointer truncated to 32 bits (`(uint32_t)(uintptr_t)p`, directly or through a
-  helper or a local) used by a shared access: a warning, like a generic pointer.
+  helper or a local) used by a shared access: a warning, like a generic pointer;
+* a generic pointer cast to a 64-bit integer (`(uint64_t)&smem[i]`,
+  `reinterpret_cast<uintptr_t>(p)`, directly or through a local or a helper) used by a shared
+  access: an integer cast changes the C++ type, never the address space, so the value is still
+  generic (a warning, like the pointer itself).
 
 Values are followed through the file's own functions, one call level deep
 (`analysis/value_flow.py`): a local's assignments, a helper's `return` statements, and what every
@@ -257,6 +261,10 @@ type to judge its width by (`isspacep.shared`).
                         operand
                     ):
                         problems.append((use, operand, where, "generic"))
+                    elif held is Value.GENERIC:
+                        # a pointer cast to a 64-bit integer keeps its generic value: the cast
+                        # changes the C++ type, not the address space
+                        problems.append((use, operand, where, "generic-integer"))
             elif use.space in ("global", "generic") and (
                 is_shared_offset(operand)
                 or (_may_truncate(operand) and value(operand, True) is Value.SHARED)
@@ -283,6 +291,16 @@ type to judge its width by (`isspacep.shared`).
                     proven=value(operand, True) is Value.GENERIC,
                 )
                 # Undefined per the ISA but works on today's GPUs (see docs): a warning.
+                severity = Severity.WARNING
+            elif kind == "generic-integer":
+                typed = f", {operand.ctype.spelling}" if operand.ctype is not None else ""
+                message = (
+                    f"{named} is a generic address cast to an integer ('{expression}'{typed}): "
+                    f"the cast changes the C++ type, not the address, and '{mnemonic}' expects "
+                    f"a .{use.space} address; convert the pointer with __cvta_generic_to_shared "
+                    "before the cast"
+                )
+                fix = None
                 severity = Severity.WARNING
             elif kind == "truncated":
                 message = (
