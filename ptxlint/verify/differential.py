@@ -80,7 +80,7 @@ def judge(defective_ptx: str, fixed_ptx: str, mnemonic: str, tool: str) -> tuple
                       f"fix: the optimizer {what} it")
     a, b = normalize(defective_ptx), normalize(fixed_ptx)
     if a != b:
-        moved = _memory_ops(a) != _memory_ops(b)
+        moved = memory_ops(a) != memory_ops(b)
         detail = ("loads/stores around the asm differ" if moved
                   else "the code around the asm is scheduled differently")
         changed = sum(1 for line in difflib.ndiff(a, b) if line[:1] in "+-")
@@ -90,7 +90,7 @@ def judge(defective_ptx: str, fixed_ptx: str, mnemonic: str, tool: str) -> tuple
                    "compile to the same PTX")
 
 
-def _memory_ops(lines: list[str]) -> list[str]:
+def memory_ops(lines: list[str]) -> list[str]:
     ops = (x.split()[0] for x in lines)
     return [op for op in ops if op.split(".")[0] in ("ld", "st", "atom", "red")]
 

@@ -26,6 +26,8 @@ TRITON, TRITON_PURITY = "triton", "triton-purity"
 # the call compiled as written, and the register LLVM bound the operand to read from its PTX
 TRITON_WIDTH = "triton-width"
 WHOLE_FILE = "whole-file"
+# the statement alone in a kernel of its own, as written and with a variant (verify/harness.py)
+FUNCTION = "function-probe"
 # the file compiled as written at -O3: where nvcc placed a carry consumer (PTX107)
 CARRY = "carry-placement"
 
@@ -93,10 +95,24 @@ RECIPES: dict[str, Recipe] = {
                      arch_sensitive=True),
     "PTX402": Recipe((PTX,), _p(r"without '\.sync'|\.sync|deprecated|not supported"),
                      arch_sensitive=True),
-    "PTX009": Recipe((NONE,), why_none="nvcc and ptxas accept an unused operand: the claim is "
-                                       "about intent, which no compiler checks"),
-    "PTX104": Recipe((NONE,), why_none="nvcc and ptxas accept an output the template never "
-                                       "writes: the claim is about intent"),
+    # claims about intent: the code compiles and means what it says, and whether something else
+    # was meant is for the author; each says why no compile can settle it
+    "PTX009": Recipe((NONE,), why_none="nvcc and ptxas accept an input the template never "
+                                       "names, and it changes no instruction: whether a %N was "
+                                       "forgotten is intent, which no compile shows"),
+    "PTX011": Recipe((NONE,), why_none="nvcc accepts operands without a ',' between them (it "
+                                       "reads them as written): the claim is that clang and GCC "
+                                       "reject the statement, which plain nvcc does not show"),
+    "PTX012": Recipe((NONE,), why_none="the toolchain accepts one value passed twice: whether "
+                                       "another element was meant (an index typo) is intent, "
+                                       "which no compile shows"),
+    "PTX104": Recipe((NONE,), why_none="a read-write operand the template only reads is correct "
+                                       "code: the claim is that it could be an input, which "
+                                       "changes what the code says, not what nvcc accepts"),
+    "PTX208": Recipe((NONE,), why_none="ptxas accepts a predicate that is written and never "
+                                       "read (it has no warning for it): that the value was "
+                                       "meant to leave the asm is intent, which no compile "
+                                       "shows"),
     # the warnings: a generic pointer in a .shared access
     "PTX301": Recipe((NONE,), why_none="a generic address in a .shared access assembles: the "
                                        "PTX ISA leaves the result undefined, and on sm_90 "
@@ -111,6 +127,17 @@ _PTX301_ERROR = Recipe((PTX,), _p(r"32-bit address"), refutable=False,
                        why_clean="ptxas accepts a 64-bit shared-window offset as a .global or "
                                  "generic address; it faults (or reads the wrong memory) only at "
                                  "run time")
+
+
+# PTX009's other claim: an '=' output the template never names hands the variable an undefined
+# value, which the function-level probe shows by comparing '=' with '+'
+_PTX009_OUTPUT = Recipe((FUNCTION,))
+
+
+def _undefined_output(finding: Finding) -> bool:
+    from ptxlint.verify.harness import undefined_output
+
+    return undefined_output(finding) is not None
 
 
 _LLVM_ABORTS = (r"number of (?:input|output) constraints does not match|cannot return struct|"
@@ -153,4 +180,6 @@ def recipe_for(rule: str, finding: Finding | None = None) -> Recipe:
         return _llvm_recipe(rule)
     if rule == "PTX301" and finding is not None and finding.severity is Severity.ERROR:
         return _PTX301_ERROR
+    if rule == "PTX009" and finding is not None and _undefined_output(finding):
+        return _PTX009_OUTPUT
     return RECIPES.get(rule, Recipe((NONE,), why_none=f"no verification recipe for {rule} yet"))

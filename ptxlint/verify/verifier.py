@@ -10,9 +10,7 @@ parallel through the cache, then judge each finding by its rule's recipe.
 from __future__ import annotations
 
 import itertools
-import os
 import re
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +24,7 @@ from ptxlint.run.discover import read_source
 from ptxlint.verify import (
     cu_probe,
     differential,
+    harness,
     identity,
     immediates,
     ptx_probe,
@@ -37,11 +36,13 @@ from ptxlint.verify.configuration import configuration, defines_for
 from ptxlint.verify.diagnostics import Diagnostic, parse
 from ptxlint.verify.flags import from_database
 from ptxlint.verify.identity import DEFAULT_ARCH, TOOLCHAIN_ERROR, StatementKey, key_of
+from ptxlint.verify.llvm_verdicts import triton_python, width_verdict
 from ptxlint.verify.past_first import past_first_error
 from ptxlint.verify.recipes import (
     CARRY,
     CU,
     DIFFERENTIAL,
+    FUNCTION,
     NONE,
     PTX,
     TRITON,
@@ -314,6 +315,7 @@ class Verifier:
         self.sources: dict[str, SourceFile] = {}
         self.differential: dict[int, tuple[str, str] | str] = {}  # id(f) -> keys | reason
         self.triton: dict[int, tuple[str, ...] | str] = {}  # id(f) -> job keys | reason
+        self.function_probes: dict[int, tuple[str, str] | str] = {}  # id(f) -> keys | reason
         self._reports: dict[WholeKey, whole_file.Report] = {}
         self._ran: set[str] = set()
         # a differential's PTX, read into asm blocks once however many findings look at it
@@ -529,6 +531,8 @@ class Verifier:
                 return unverifiable(unbuilt, config.arch)
         if DIFFERENTIAL in recipe.probes:
             return self._differential_verdict(finding, arch)
+        if FUNCTION in recipe.probes:
+            return harness.verdict(self, finding, arch, "")
         if {TRITON, TRITON_PURITY, TRITON_WIDTH} & set(recipe.probes):
             return self._triton_verdict(finding, recipe)
         if CARRY in recipe.probes:
@@ -630,7 +634,7 @@ class Verifier:
             return unverifiable(recipe.why_clean, "sm_90", tool, TRITON_PURITY)
         outcome = outcomes[0]
         if TRITON_WIDTH in recipe.probes and outcome.returncode == 0:
-            return _width_verdict(finding, outcome.output(triton_probe.PTX_OUTPUT), tool)
+            return width_verdict(finding, outcome.output(triton_probe.PTX_OUTPUT), tool)
         method = TRITON_WIDTH if TRITON_WIDTH in recipe.probes else TRITON
         text = outcome.messages
         # the last matching line: the message, not a traceback's source line quoting the code
@@ -728,28 +732,45 @@ class Verifier:
             return str(exc)
         return "not planned"
 
+    def file_silence(self, finding: Finding, arch: str) -> str | None:
+        """Why the whole-file differential cannot judge ``finding`` (the file does not compile
+        on its own, or its PTX lacks the statement), or None when it can: then the function-level
+        probe (verify.harness) is asked instead."""
+        planned = self.differential.get(id(finding))
+        if not isinstance(planned, tuple):
+            return None
+        defective, fixed = (self.outcomes[k] for k in planned)
+        tool = self.toolchain.label("nvcc")
+        if defective.returncode != 0:
+            first = next((d for d in parse(defective.messages) if d.is_error), None)
+            said = _quote(first) if first else defective.messages[:200]
+            return (f"the file does not compile on its own ({said}); pass --cuda-flags with its "
+                    "include paths and defines")
+        if fixed.returncode != 0:
+            return "the fixed variant does not compile"
+        statement = finding.statement
+        assert statement is not None
+        if not any(self._matcher(key).present(statement) for key in planned):
+            # deleted by -O3 as written: kept with the fix
+            return (f"the statement is not in the PTX {tool} -O3 emits for {arch} (a branch these "
+                    "flags leave out, an uninstantiated template or an unused function): it was "
+                    "never compiled")
+        return None
+
     def _differential_verdict(self, finding: Finding, arch: str) -> Verdict:
         tool = self.toolchain.label("nvcc")
         planned = self.differential.get(id(finding), "not planned")
         if isinstance(planned, str):
             return unverifiable(planned, arch, tool, DIFFERENTIAL)
+        silence = self.file_silence(finding, arch)
+        if silence is not None:
+            # a statement the file's compile leaves out exists in no build of these flags: what
+            # it does alone is said, but proves nothing about this configuration
+            return harness.verdict(self, finding, arch, silence,
+                                   decisive="never compiled" not in silence)
         defective, fixed = (self.outcomes[k] for k in planned)
-        if defective.returncode != 0:
-            first = next((d for d in parse(defective.messages) if d.is_error), None)
-            said = _quote(first) if first else defective.messages[:200]
-            return unverifiable(f"the file does not compile on its own ({said}); pass "
-                                "--cuda-flags with its include paths and defines", arch, tool,
-                                DIFFERENTIAL)
-        if fixed.returncode != 0:
-            return unverifiable("the fixed variant does not compile", arch, tool, DIFFERENTIAL)
         statement = finding.statement
         assert statement is not None
-        if not any(self._matcher(key).present(statement)
-                   for key in planned):  # deleted by -O3 as written: kept with the fix
-            return unverifiable(f"the statement is not in the PTX {tool} -O3 emits for {arch} "
-                                "(a branch these flags leave out, an uninstantiated template or "
-                                "an unused function): it was never compiled", arch, tool,
-                                DIFFERENTIAL)
         mnemonic = next((i.mnemonic for i in statement.ptx.instructions), "")
         if not mnemonic:
             return unverifiable("the statement has no instruction to follow", arch, tool,
@@ -921,6 +942,8 @@ def verify(result: RunResult, options: VerifyOptions | None = None,
     verifier.prepare()
     try:
         verifier.execute()
+        harness.plan(verifier)
+        verifier.execute()
     finally:
         prune_cache()
     confirmed: set[StatementKey] = set()
@@ -949,45 +972,6 @@ def verify(result: RunResult, options: VerifyOptions | None = None,
                  f"{len(verifier.plan.jobs)} compiles not done; the findings that needed them "
                  "are unverifiable"))
     return result
-
-
-def triton_python() -> str:
-    """The interpreter whose Triton compiles the probes: PTXLINT_TRITON_PYTHON, else ours."""
-    return os.environ.get("PTXLINT_TRITON_PYTHON") or sys.executable
-
-
-def _width_verdict(finding: Finding, ptx: str, tool: str) -> Verdict:
-    """PTX004 on a Triton call that compiles: the claim is that LLVM binds a value of one width
-    to a register of another, which Triton's PTX shows in the register it put for the operand
-    (``%r5`` for an int64 result under 'r'); the register of the value's own width refutes it."""
-    statement = finding.statement
-    assert statement is not None
-    operand = next((o for o in statement.operands if o.span == finding.span), None)
-    letter = operand.constraint.letters if operand is not None else ""
-    ctype = operand.ctype if operand is not None else None
-    if operand is None or ctype is None or ctype.size is None or letter not in (
-            triton_probe.LETTER_BITS):
-        return unverifiable("the finding names no operand of a known type", "sm_90", tool,
-                            TRITON_WIDTH)
-    registers = triton_probe.operand_registers(ptx, statement, operand.index)
-    if not registers:
-        return unverifiable(f"{tool} compiles the call, but its asm is not recognisable in the "
-                            "PTX", "sm_90", tool, TRITON_WIDTH)
-    widths = {triton_probe.register_bits(r) for r in registers}
-    bits, width = ctype.size * 8, triton_probe.LETTER_BITS[letter]
-    named = f"{statement.ref_prefix}{operand.index}"
-    if widths == {width} and width != bits:
-        return Verdict(CONFIRMED, tool, "sm_90",
-                       f"{tool} compiles the call for sm_90 with {named} in {registers[0]}, a "
-                       f"{width}-bit register, for the {ctype.spelling} ({bits} bits)",
-                       TRITON_WIDTH)
-    if widths == {bits}:
-        return Verdict(REFUTED, tool, "sm_90",
-                       f"{tool} compiles the call for sm_90 with {named} in {registers[0]}, a "
-                       f"{bits}-bit register", TRITON_WIDTH)
-    spelled = ", ".join(sorted(set(registers)))
-    return unverifiable(f"{tool} compiles the call with {named} in {spelled}", "sm_90", tool,
-                        TRITON_WIDTH)
 
 
 def _last_error(outcome: Outcome) -> str:

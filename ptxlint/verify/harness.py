@@ -1,0 +1,304 @@
+"""The function-level differential: the optimizer rules' evidence when the file cannot speak.
+
+The whole-file differential (``differential``) compiles the user's file as written and with the
+fix. When that file does not compile on its own (a missing header, another statement's error)
+or does not hold the statement in its PTX (an uninstantiated template), this probe compiles the
+statement alone, in a self-contained translation unit, as written and with the fix, at -O3 to
+PTX, and compares. The unit is a kernel whose parameters give each operand a value of its
+declared C++ type (so nothing folds to a constant) and which stores every operand after the asm
+(so nothing is dead), around the asm the C++ code that the rule's claim is about:
+
+* PTX101 (not volatile): the asm twice with the same inputs. The claim holds when nvcc emits
+  fewer copies as written than with ``volatile`` (it merged or deleted one).
+* PTX102 (no "memory" clobber): a C++ load of one word before the asm and the same load after.
+  The claim holds when the loads and stores differ (nvcc reused the first load across the asm
+  as written, or kept a store the fix makes it keep).
+* PTX103, PTX105, PTX106 (an output written only on some paths, an input the template writes,
+  an output read before it is written): each operand starts from its kernel parameter. The
+  claim holds when the PTX differs (the initial value is not passed in as written, or a value
+  the asm changed is reused after it).
+
+Every compile is plain ``nvcc -arch=ARCH -O3 -ptx probe.cu``: the unit is the whole evidence,
+and a user who wants to see it compiles the same text. Identical PTX leaves the finding
+unverifiable with that said, never refuted: the claim is what the optimizer may do.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ptxlint.engine import extract_statements
+from ptxlint.fix import apply_edits
+from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, SourceFile, Span
+from ptxlint.verify import cu_probe, differential
+from ptxlint.verify.diagnostics import parse
+from ptxlint.verify.identity import probe_arch, tool_id
+from ptxlint.verify.recipes import DIFFERENTIAL, FUNCTION, recipe_for
+from ptxlint.verify.runner import Compile
+from ptxlint.verify.verdict import CONFIRMED, UNVERIFIABLE, Verdict, unverifiable
+
+if TYPE_CHECKING:
+    from ptxlint.verify.verifier import Verifier
+
+PROBE_FILE = "harness.cu"
+OUTPUT = "harness.ptx"
+RULES = ("PTX009", "PTX101", "PTX102", "PTX103", "PTX105", "PTX106")
+METHOD = FUNCTION
+# a scalar (or pointer) local cu_probe declares: it becomes a kernel parameter instead
+_LOCAL = re.compile(r"(?P<type>[^\[\]{}]+?)\s+(?P<name>ptxlint_v\d+)\{\};")
+# what each rule's unit puts around the asm, said in the evidence
+_SETTING = {
+    "PTX009": "each operand starting from a kernel parameter and stored after the asm",
+    "PTX101": "the asm twice with the same inputs",
+    "PTX102": "a C++ load of one word before the asm and the same load after it",
+    "PTX103": "each operand starting from a kernel parameter and stored after the asm",
+    "PTX105": "each operand starting from a kernel parameter and stored after the asm",
+    "PTX106": "each operand starting from a kernel parameter and stored after the asm",
+}
+
+
+class NotProbeable(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Unit:
+    """The two translation units of one finding: as written and with the fix."""
+
+    defective: str
+    fixed: str
+
+
+def undefined_output(finding: Finding) -> Operand | None:
+    """The '=' output a PTX009 finding says the template never writes ("the variable receives
+    an undefined value"), or None for its other claims (an unused input: intent only)."""
+    statement = finding.statement
+    if finding.rule != "PTX009" or statement is None or statement.syntax == "llvm":
+        return None
+    for operand in statement.operands:
+        if (operand.span.start <= finding.span.start < operand.span.end
+                and operand.role == "output" and "=" in operand.constraint.modifiers
+                and not operand.constraint.opaque):
+            return operand
+    return None
+
+
+def _read_write(source: SourceFile, operand: Operand) -> Fix | None:
+    """The comparison variant of an undefined output: the same operand read-write ('+')."""
+    span = operand.constraint.span
+    at = source.text.find("=", span.start, span.end)
+    if at < 0:
+        return None
+    return Fix("read-write", (Edit(Span(at, at + 1), "+"),))
+
+
+def fixed_statement(finding: Finding, source: SourceFile, fix: Fix | None = None
+                    ) -> AsmStatement:
+    """The statement as ``fix`` (the finding's own by default) leaves it, read again from the
+    fixed file (a fix may change a constraint's role, '=' to '+', which moves the operand
+    between sections)."""
+    statement = finding.statement
+    fix = fix or finding.fix
+    if statement is None or fix is None or not fix.edits:
+        raise NotProbeable("the finding has no fix to compare against")
+    text, applied = apply_edits(source.text, [fix])
+    if not applied:
+        raise NotProbeable("the finding's fix does not apply")
+    shift = sum(len(e.new_text) - (e.span.end - e.span.start) for e in fix.edits
+                if e.span.end <= statement.span.start)
+    start = statement.span.start + shift
+    found = extract_statements(SourceFile(source.path, text)).statements
+    for candidate in found:
+        if (candidate.span.start == start
+                and candidate.context.branch == statement.context.branch):
+            return candidate
+    raise NotProbeable("the fixed statement could not be read back")
+
+
+def text(statement: AsmStatement, rule: str) -> str:
+    """The unit for ``statement`` under ``rule``'s claim. NotProbeable (cu_probe's reasons: a
+    macro template, an operand of a user-defined type) when it cannot be written."""
+    try:
+        probe = cu_probe.build(statement)
+    except cu_probe.NotProbeable as exc:
+        raise NotProbeable(str(exc)) from exc
+    lines = probe.splitlines()
+    head = lines.index("__global__ void ptxlint_probe() {")
+    line_mark = next(n for n, ln in enumerate(lines) if ln.startswith("#line ") and n > head)
+    params: list[str] = []
+    body: list[str] = []
+    kept: list[str] = []
+    for declaration in lines[head + 1:line_mark]:
+        declaration = declaration.strip()
+        local = _LOCAL.fullmatch(declaration)
+        if local is None:  # an array for an "m" operand: zero-initialised as cu_probe has it
+            body.append(declaration)
+            continue
+        name = local["name"]
+        params.append(f"{local['type']} {name}_in")
+        body.append(f"{local['type']} {name} = {name}_in;")
+        kept.append(name)
+    back = lines.index(f'#line 1000000 "{cu_probe.SYNTH_NAME}"', line_mark)
+    asm = lines[line_mark:back]  # the #line and the statement, however many lines it takes
+    around_before: list[str] = []
+    around_after: list[str] = []
+    if rule == "PTX102":
+        around_before = ["unsigned int ptxlint_before = *ptxlint_mem;"]
+        around_after = ["unsigned int ptxlint_after = *ptxlint_mem;",
+                        "ptxlint_mem[1] = ptxlint_before + ptxlint_after;"]
+    stores = [f"ptxlint_keep(ptxlint_sink + {16 * k}, {name});" for k, name in enumerate(kept)]
+    statement_twice = [*asm, "#line 1000000 \"ptxlint-harness.cu\"", *stores, *asm] \
+        if rule == "PTX101" else asm
+    includes = [ln for ln in lines[:head] if ln.startswith("#include")]
+    signature = ", ".join(["unsigned int *ptxlint_mem", "unsigned char *ptxlint_sink", *params])
+    return "\n".join([
+        *includes,
+        "template <class T>",
+        "__device__ __forceinline__ void ptxlint_keep(unsigned char *at, const T &value) {",
+        "  *reinterpret_cast<T *>(at) = value;",
+        "}",
+        f"__global__ void ptxlint_probe({signature}) {{",
+        *(f"  {ln}" for ln in body),
+        *(f"  {ln}" for ln in around_before),
+        *statement_twice,
+        '#line 1000000 "ptxlint-harness.cu"',
+        # the load after the asm comes before any store, which could alias the word
+        *(f"  {ln}" for ln in around_after),
+        *(f"  {ln}" for ln in stores),
+        "}",
+        "",
+    ])
+
+
+def unit(finding: Finding, source: SourceFile) -> Unit:
+    statement = finding.statement
+    if statement is None or finding.rule not in RULES:
+        raise NotProbeable(f"no function-level probe for {finding.rule}")
+    if statement.syntax == "llvm":
+        raise NotProbeable("LLVM-syntax asm has no C++ function to compile")
+    fix = None
+    if finding.rule == "PTX009":
+        operand = undefined_output(finding)
+        fix = _read_write(source, operand) if operand is not None else None
+        if fix is None:
+            raise NotProbeable("an unused input changes no code")
+    fixed = fixed_statement(finding, source, fix)
+    return Unit(text(statement, finding.rule), text(fixed, finding.rule))
+
+
+def compile_job(nvcc: str, unit_text: str, arch: str) -> Compile:
+    # no flags of the user's: the unit includes nothing of theirs
+    return Compile((nvcc, f"-arch={arch}", "-O3", "-ptx", "-o", f"{{dir}}/{OUTPUT}",
+                    f"{{dir}}/{PROBE_FILE}"), ((PROBE_FILE, unit_text),), (OUTPUT,))
+
+
+def judge(rule: str, defective_ptx: str, fixed_ptx: str, mnemonic: str, tool: str
+          ) -> tuple[bool, str]:
+    """(confirmed, evidence) from the two units' PTX."""
+    setting = f"a function-level probe ({_SETTING[rule]}, compiled alone)"
+    before = differential.asm_copies(defective_ptx, mnemonic)
+    after = differential.asm_copies(fixed_ptx, mnemonic)
+    if rule == "PTX101":
+        # volatile also orders the asm against memory: only the copies speak to this claim
+        if before < after:
+            return True, (f"in {setting}, {tool} -O3 emits `{mnemonic}` {before}x as written "
+                          f"and {after}x with the fix: the optimizer merged or deleted it")
+        return False, (f"not exploited by {tool} -O3 in {setting}: `{mnemonic}` is emitted "
+                       f"{before}x either way")
+    if rule == "PTX102":
+        a, b = _accesses(defective_ptx), _accesses(fixed_ptx)
+        if a != b:
+            return True, (f"in {setting}, {tool} -O3 emits {len(a)} C++ memory accesses "
+                          f"around the asm as written and {len(b)} with the fix: it caches or "
+                          "drops them across the asm")
+        return False, (f"not exploited by {tool} -O3 in {setting} either: the C++ loads and "
+                       "stores stay on their side of the asm as written")
+    if rule == "PTX009":
+        if differential.normalize(defective_ptx) != differential.normalize(fixed_ptx):
+            return True, (f"in {setting}, {tool} -O3 compiles the output as written ('=') and "
+                          "read-write ('+') differently: as written the variable's value is "
+                          "not passed in, so it gets a register the template never writes")
+        return False, (f"in {setting}, {tool} -O3 compiles '=' and '+' to the same PTX: the "
+                       "undefined value is not visible in this compile")
+    confirmed, evidence = differential.judge(defective_ptx, fixed_ptx, mnemonic, tool)
+    if confirmed:
+        return True, f"in {setting}, " + evidence
+    return False, f"not exploited by {tool} -O3 in {setting} either: the same PTX"
+
+
+def _accesses(ptx: str) -> list[str]:
+    """The C++ code's own loads and stores: outside the asm blocks, kernel parameters left out."""
+    outside = re.sub(r"// begin inline asm\n.*?// end inline asm", "", ptx, flags=re.S)
+    return [op for op in differential.memory_ops(differential.normalize(outside))
+            if ".param" not in op]
+
+
+# --------------------------------------------------------------------------- in a verification
+
+
+def plan(verifier: Verifier) -> None:
+    """After the first compiles: a function-level probe for each differential finding whose
+    file could not speak (``Verifier.file_silence``)."""
+    from ptxlint.verify.verifier import NotRun
+
+    nvcc = verifier.toolchain.nvcc
+    for finding in verifier.result.findings:
+        statement = finding.statement
+        if statement is None or finding.rule not in RULES:
+            continue
+        probes = recipe_for(finding.rule, finding).probes
+        if DIFFERENTIAL not in probes and METHOD not in probes:
+            continue
+        arch = probe_arch(statement, verifier.options.arch)
+        try:
+            if DIFFERENTIAL in probes and verifier.file_silence(finding, arch) is None:
+                continue
+        except NotRun:  # the --verify-timeout passed: the verdict says so
+            continue
+        source = verifier.result.sources.get(finding.path)
+        try:
+            if nvcc is None or source is None:
+                raise NotProbeable("nvcc or the source is not available")
+            pair = unit(finding, source)
+        except NotProbeable as exc:
+            verifier.function_probes[id(finding)] = str(exc)
+            continue
+        tool = tool_id(verifier.toolchain, "nvcc")
+        virtual = arch.replace("sm_", "compute_")
+        keys = [verifier.plan.add(f"harness:{job}", job, tool)
+                for job in (compile_job(nvcc.path, pair.defective, virtual),
+                            compile_job(nvcc.path, pair.fixed, virtual))]
+        verifier.function_probes[id(finding)] = (keys[0], keys[1])
+
+
+def verdict(verifier: Verifier, finding: Finding, arch: str, silence: str,
+            decisive: bool = True) -> Verdict:
+    """The finding's verdict from its function-level probe; ``silence`` says why the file could
+    not give one ("" for a rule only this probe judges), and stays in an unverifiable
+    verdict's reason. Not ``decisive``: the statement is in no build of the file's flags, so
+    what the probe shows is said, but the finding stays unverifiable."""
+    tool = verifier.toolchain.label("nvcc")
+    planned = verifier.function_probes.get(id(finding), "not planned")
+    silence = f"{silence}; " if silence else ""
+    if isinstance(planned, str):
+        return unverifiable(f"{silence}no function-level probe: {planned}", arch, tool,
+                            METHOD)
+    defective, fixed = (verifier.outcomes[k] for k in planned)
+    for outcome, which in ((defective, "as written"), (fixed, "with the fix")):
+        if outcome.returncode != 0:
+            first = next((d for d in parse(outcome.messages) if d.is_error), None)
+            said = (f"{first.tool}: {first.message}" if first
+                    else (outcome.messages.strip().splitlines() or ["no message"])[-1][:300])
+            return unverifiable(f"{silence}the function-level probe does not compile {which} "
+                                f"({said})", arch, tool, METHOD)
+    statement = finding.statement
+    assert statement is not None
+    mnemonic = next((i.mnemonic for i in statement.ptx.instructions), "")
+    confirmed, evidence = judge(finding.rule, defective.output(OUTPUT), fixed.output(OUTPUT),
+                                mnemonic, tool)
+    if not confirmed or not decisive:
+        evidence = silence + evidence
+        confirmed = False
+    return Verdict(CONFIRMED if confirmed else UNVERIFIABLE, tool, arch, evidence, METHOD)

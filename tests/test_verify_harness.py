@@ -1,0 +1,203 @@
+"""The function-level differential (verify/harness.py): the optimizer rules' evidence when the
+file does not compile on its own. Toolchain tests skip without nvcc; compiles are cached by
+content hash in the test cache (tests/toolchain_cache.py)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ptxlint.cli import _configure, build_parser, run
+from ptxlint.report.run_result import RunResult
+from ptxlint.verify import VerifyOptions, discover, harness, verify
+from tests.toolchain_cache import oracle_cache_root
+
+toolchain = discover()
+needs_nvcc = pytest.mark.skipif(
+    toolchain.nvcc is None or shutil.which("g++") is None,
+    reason="needs nvcc and a host compiler (CUDA Toolkit not found)",
+)
+# the file cannot compile on its own: the whole-file differential has nothing to say
+BROKEN = '#include "ptxlint_no_such_header.h"\n'
+LOAD = ('__device__ float f(const float* src) {\n'
+        '  float v;\n'
+        '  asm{volatile}("ld.global.f32 %0, [%1];" : "=f"(v) : "l"(src));\n'
+        '  return v;\n}\n')
+CLOCK = ('__device__ unsigned f() {\n'
+         '  unsigned a, b;\n'
+         '  asm("mov.u32 %0, %%clock;" : "=r"(a));\n'
+         '  asm("mov.u32 %0, %%clock;" : "=r"(b));\n'
+         '  return b - a;\n}\n')
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(monkeypatch):
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", oracle_cache_root())
+
+
+def lint(path: Path, *extra: str) -> RunResult:
+    args = build_parser().parse_args(["check", str(path), "--arch", "sm_90", *extra])
+    config, selector, rules, context = _configure(args)
+    return run(args.paths, config, selector, rules, context)
+
+
+def finding(result: RunResult, rule: str):
+    return next(f for f in result.findings if f.rule == rule)
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "k.cu"
+    path.write_text(text)
+    return path
+
+
+# --------------------------------------------------------------------------- no toolchain
+
+
+def test_ptx102_unit_loads_the_word_around_the_asm_and_the_fix_adds_the_clobber(tmp_path):
+    path = write(tmp_path, LOAD.replace("{volatile}", ""))
+    result = lint(path, "--select", "PTX102")
+    unit = harness.unit(finding(result, "PTX102"), result.sources[str(path)])
+    for text in (unit.defective, unit.fixed):
+        before, asm, after = (text.index(s) for s in (
+            "ptxlint_before = *ptxlint_mem", "ld.global.f32", "ptxlint_after = *ptxlint_mem"))
+        assert before < asm < after
+        # operands are kernel parameters of their declared types: nothing folds to a constant
+        assert re.search(r"\bfloat\s*\*\s*ptxlint_v1_in\b", text)
+        # the load after the asm comes before any store that could alias the word
+        assert after < text.index("ptxlint_keep(ptxlint_sink")
+    assert '"memory"' in unit.fixed and '"memory"' not in unit.defective
+
+
+def test_ptx101_unit_holds_the_asm_twice_and_the_fix_makes_it_volatile(tmp_path):
+    path = write(tmp_path, CLOCK)
+    result = lint(path, "--select", "PTX101")
+    unit = harness.unit(finding(result, "PTX101"), result.sources[str(path)])
+    assert unit.defective.count("mov.u32 %0, %%clock;") == 2
+    assert unit.fixed.count("asm volatile(") == 2 and "asm volatile(" not in unit.defective
+
+
+def test_a_finding_without_a_fix_or_of_another_rule_has_no_unit(tmp_path):
+    path = write(tmp_path, LOAD.replace("{volatile}", ""))
+    result = lint(path, "--select", "PTX102")
+    found = finding(result, "PTX102")
+    with pytest.raises(harness.NotProbeable):
+        harness.unit(found.__class__(**{**{s: getattr(found, s) for s in found.__slots__},
+                                       "fix": None}), result.sources[str(path)])
+
+
+def test_judge_needs_the_difference_the_rule_claims():
+    asm = "\t// begin inline asm\n\tmov.u32 %r1, %clock;\n\t// end inline asm\n"
+    once, twice = asm, asm + asm
+    # PTX101: only fewer copies as written speak for it; other differences do not
+    assert harness.judge("PTX101", once, twice, "mov.u32", "nvcc")[0]
+    assert not harness.judge("PTX101", twice + "\tst.global.u32 [%rd1], %r1;\n", twice,
+                             "mov.u32", "nvcc")[0]
+    load = "\tld.global.u32 %r2, [%rd5];\n"
+    param = "\tld.param.u64 %rd1, [p];\n"
+    # PTX102: a C++ load the fix keeps and the asm as written lets nvcc reuse
+    confirmed, evidence = harness.judge("PTX102", param + load + asm, param + load + asm + load,
+                                        "mov.u32", "nvcc")
+    assert confirmed and "1 C++ memory accesses around the asm as written and 2" in evidence
+    # loads inside the asm, and kernel parameters, are not the C++ code's accesses
+    assert not harness.judge("PTX102", param + asm, param + param + asm.replace(
+        "mov.u32 %r1, %clock", "ld.global.u32 %r1, [%rd2]"), "mov.u32", "nvcc")[0]
+
+
+# --------------------------------------------------------------------------- nvcc
+
+
+def verified(path: Path, *extra: str) -> RunResult:
+    return verify(lint(path, *extra), VerifyOptions(arch="sm_90", files=(str(path),)))
+
+
+@needs_nvcc
+def test_ptx102_in_a_file_that_does_not_compile_is_confirmed_by_the_function_probe(tmp_path):
+    path = write(tmp_path, BROKEN + LOAD.replace("{volatile}", ""))
+    result = verified(path, "--select", "PTX102")
+    verdict = result.verdict(finding(result, "PTX102"))
+    assert verdict.status == "confirmed", verdict.evidence
+    assert verdict.method == harness.METHOD and "function-level probe" in verdict.evidence
+
+
+@needs_nvcc
+def test_volatile_asm_stays_unverifiable_with_both_reasons(tmp_path):
+    # nvcc treats a volatile asm as a memory barrier: the probe shows nothing, and says so
+    path = write(tmp_path, BROKEN + LOAD.replace("{volatile}", " volatile"))
+    result = verified(path, "--select", "PTX102", "--show-info")
+    verdict = result.verdict(finding(result, "PTX102"))
+    assert verdict.status == "unverifiable"
+    assert "does not compile on its own" in verdict.evidence
+    assert "not exploited" in verdict.evidence and "function-level probe" in verdict.evidence
+
+
+@needs_nvcc
+def test_ptx101_in_a_file_that_does_not_compile_is_confirmed_by_the_function_probe(tmp_path):
+    path = write(tmp_path, BROKEN + CLOCK)
+    result = verified(path, "--select", "PTX101")
+    verdicts = [result.verdict(f) for f in result.findings if f.rule == "PTX101"]
+    assert verdicts and all(v.status == "confirmed" for v in verdicts), verdicts
+    assert "1x as written and 2x with the fix" in verdicts[0].evidence
+
+
+@needs_nvcc
+def test_the_confirmation_is_plain_nvccs(tmp_path):
+    """The unit's two texts, compiled with nothing but nvcc -O3 -ptx, show what the verdict
+    says: one load of the word as written, two with the clobber."""
+    path = write(tmp_path, LOAD.replace("{volatile}", ""))
+    result = lint(path, "--select", "PTX102")
+    unit = harness.unit(finding(result, "PTX102"), result.sources[str(path)])
+    loads = []
+    for name, text in (("a.cu", unit.defective), ("b.cu", unit.fixed)):
+        (tmp_path / name).write_text(text)
+        subprocess.run([toolchain.nvcc.path, "-arch=compute_90", "-O3", "-ptx", name, "-o",
+                        name + ".ptx"], cwd=tmp_path, check=True, capture_output=True)
+        ptx = (tmp_path / (name + ".ptx")).read_text()
+        outside = re.sub(r"// begin inline asm\n.*?// end inline asm", "", ptx, flags=re.S)
+        loads.append(len(re.findall(r"\bld\.global\.u32\b", outside)))
+    assert loads == [1, 2]
+
+
+UNUSED_OUTPUT = ('__device__ unsigned f(unsigned x) {\n'
+                 '  unsigned r = x, s;\n'
+                 '  asm("mov.u32 %1, %2;" : "=r"(r), "=r"(s) : "r"(x));\n'
+                 '  return r + s;\n}\n')
+
+
+def test_ptx009_compares_an_undefined_output_with_the_same_operand_read_write(tmp_path):
+    path = write(tmp_path, UNUSED_OUTPUT)
+    result = lint(path, "--select", "PTX009")
+    found = finding(result, "PTX009")
+    assert harness.undefined_output(found) is not None
+    unit = harness.unit(found, result.sources[str(path)])
+    assert '"=r"(ptxlint_v0)' in unit.defective and '"+r"(ptxlint_v0)' in unit.fixed
+
+
+def test_ptx009_on_an_unused_input_stays_a_claim_about_intent(tmp_path):
+    path = write(tmp_path, '__device__ unsigned f(unsigned x, unsigned y) { unsigned r;\n'
+                           '  asm("mov.u32 %0, %1;" : "=r"(r) : "r"(x), "r"(y));\n'
+                           '  return r;\n}\n')
+    result = lint(path, "--select", "PTX009")
+    found = finding(result, "PTX009")
+    assert harness.undefined_output(found) is None
+    with pytest.raises(harness.NotProbeable):
+        harness.unit(found, result.sources[str(path)])
+
+
+@needs_nvcc
+def test_ptx009_undefined_output_is_confirmed_and_an_unused_input_is_not(tmp_path):
+    path = write(tmp_path, UNUSED_OUTPUT)
+    result = verified(path, "--select", "PTX009")
+    verdict = result.verdict(finding(result, "PTX009"))
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "a register the template never writes" in verdict.evidence
+    path = write(tmp_path, '__device__ unsigned f(unsigned x, unsigned y) { unsigned r;\n'
+                           '  asm("mov.u32 %0, %1;" : "=r"(r) : "r"(x), "r"(y));\n'
+                           '  return r;\n}\n')
+    result = verified(path, "--select", "PTX009")
+    verdict = result.verdict(finding(result, "PTX009"))
+    assert verdict.status == "unverifiable" and "intent" in verdict.evidence
