@@ -17,6 +17,8 @@ API_NAMES = {
     "pallas": "Pallas",
     "torch": "PyTorch's inline_asm_elementwise",
     "cute": "CuTe DSL",
+    "cute-ptx": "CuTe DSL inline_ptx",
+    "julia": "Julia",
     "llvmlite": "llvmlite",
 }
 

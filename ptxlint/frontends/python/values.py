@@ -2,7 +2,8 @@
 
 Strings are followed through literals, implicit and ``+`` concatenation, names bound in the
 enclosing function or at module level (``+=`` chains included), ``tl.constexpr(...)``,
-f-strings and ``str.format``/``str.join`` with knowable pieces. A binding made under an
+f-strings, ``str.format``/``str.join`` with knowable pieces, and one call deep into a function
+of the same module (:mod:`.helpers`). A binding made under an
 ``if``/loop/``try`` that does not also hold the use becomes a hole, never a guess.
 """
 
@@ -16,7 +17,7 @@ import tree_sitter
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import Span
 
-from . import pystrings
+from . import helpers, pystrings
 from .sourced import Sourced
 
 _MAX_DEPTH = 24
@@ -72,6 +73,7 @@ class Values:
         self._events: dict[int, dict[str, list[_Event]]] = {}
         self._params: dict[int, set[str]] = {}
         self._steps = 0
+        self._in_helper = False
 
     # ------------------------------------------------------------------ positions
 
@@ -174,6 +176,13 @@ class Values:
         args = [a for a in arguments.named_children if a.type != "comment"]
         if _CONSTEXPR.match(self.text(function)) and len(args) == 1:
             return self._string(args[0], depth + 1)
+        if function.type == "identifier" and not self._in_helper:
+            # one call deep into a function of this module (never from inside one)
+            self._in_helper = True
+            try:
+                return helpers.helper_string(self, node)
+            finally:
+                self._in_helper = False
         if function.type != "attribute":
             return None
         receiver = function.child_by_field_name("object")

@@ -1,0 +1,97 @@
+"""Asm strings built by a helper function of the same module (followed one call deep), f-strings
+with unknown fields (their literal text linted around holes), and the note for a template that
+is not knowable at all (PTX902)."""
+
+from __future__ import annotations
+
+from ptxlint.frontends.python import extract_python
+from ptxlint.model import HOLE, AsmStatement, SourceFile
+from ptxlint.ptx.parser import parse_template
+from tests.conftest import lint_text
+
+HEADER = "import triton\nimport triton.language as tl\n\n"
+CALL = "    tl.inline_asm_elementwise({}, '=r,r', [x], dtype=tl.int32, is_pure=True, pack=1)\n"
+
+
+def statement(text: str) -> AsmStatement:
+    (s,) = extract_python(SourceFile("k.py", text), parse_template).statements
+    return s
+
+
+def spelled(s: AsmStatement, start: int, end: int) -> str:
+    span = s.template.source_span(start, end)
+    return s.source.text[span.start : span.end]
+
+
+LOOP_HELPER = (
+    "N = 2\n"
+    "def _asm(n, op='neg'):\n"
+    "    lines = []\n"
+    "    for i in range(n):\n"
+    "        lines.append(f'{op}.s32 ${i}, ${i + n};')\n"
+    "    return '\\n'.join(lines)\n"
+)
+
+
+def test_helper_with_literal_arguments_is_evaluated_with_a_source_map() -> None:
+    s = statement(HEADER + LOOP_HELPER + "def k(x):\n" + CALL.format("_asm(N)"))
+    assert s.template.text == "neg.s32 $0, $2;\nneg.s32 $1, $3;"
+    assert not s.template.has_holes
+    at = s.template.text.index("$3")
+    assert spelled(s, at, at + 1) == "$"  # the helper's literal
+    assert spelled(s, at + 1, at + 2) == "i + n"  # the expression that computed the 3
+    assert s.template.source_span(0, 3).start == s.source.text.index("'neg'") + 1  # the default
+
+
+def test_keyword_argument_of_the_call_reaches_the_helper() -> None:
+    s = statement(HEADER + LOOP_HELPER + "def k(x):\n" + CALL.format("_asm(1, op='abs')"))
+    assert s.template.text == "abs.s32 $0, $1;"
+
+
+def test_unknown_argument_leaves_holes_around_the_literal_text() -> None:
+    s = statement(HEADER + LOOP_HELPER + "def k(x, m):\n" + CALL.format("_asm(m)"))
+    assert s.template.has_holes
+    assert "neg.s32 $" in s.template.text  # one iteration read, between holes
+    assert s.template.text.startswith(HOLE) and s.template.text.endswith(HOLE)
+
+
+def test_helpers_are_followed_one_call_deep_only() -> None:
+    text = HEADER + (
+        "def _inner(n):\n    return f'neg.s32 $0, ${n};'\n"
+        "def _outer():\n    return _inner(1)\n"
+        "def k(x):\n" + CALL.format("_outer()")
+    )
+    assert statement(text).template.text == HOLE
+
+
+def test_unknown_forms_make_the_call_a_hole() -> None:
+    text = HEADER + (
+        "def _asm(n):\n    s = ''\n    while n:\n        s += 'nop;'\n        n -= 1\n"
+        "    return s\n"
+        "def k(x):\n" + CALL.format("_asm(2)")
+    )
+    assert statement(text).template.text == HOLE
+
+
+def test_helper_built_defects_are_found_in_the_helper() -> None:
+    text = HEADER + (
+        "def _asm(n):\n"
+        "    return '\\n'.join([f'cvt.rn.f16x2.f23 ${i}, ${i + n};' for i in range(n)])\n"
+        "def k(x):\n" + CALL.format("_asm(1)")
+    )
+    findings = [f for f in lint_text(text, "k.py") if f.rule == "PTX204"]
+    assert len(findings) == 1
+    assert text[findings[0].span.start : findings[0].span.end] == ".f23"
+
+
+def test_fstring_literal_text_is_linted_around_unknown_fields() -> None:
+    text = HEADER + "def k(x, y):\n" + CALL.format("f'add.u32 $0, $3, {y};'")
+    assert [f.rule for f in lint_text(text, "k.py") if f.rule == "PTX001"] == ["PTX001"]
+
+
+def test_a_wholly_opaque_template_gets_a_note_and_a_partial_one_does_not() -> None:
+    opaque = HEADER + "from lib import make\ndef k(x):\n" + CALL.format("make(4)")
+    partial = HEADER + "def k(x, y):\n" + CALL.format("f'neg.{y} $0, $1;'")
+    notes = [f for f in lint_text(opaque, "k.py") if f.rule == "PTX902"]
+    assert len(notes) == 1 and "make(...)" in notes[0].message
+    assert not [f for f in lint_text(partial, "k.py") if f.rule == "PTX902"]
