@@ -17,7 +17,7 @@ from .guard import condition
 
 __all__ = ["function_name", "kernel", "source", "statement", "wrapper"]
 
-_PER_LINE = 4  # asm operands per line of the operand lists
+_WIDTH = 100  # the operand lists are wrapped to this many columns
 
 
 def function_name(mnemonic: str) -> str:
@@ -68,8 +68,13 @@ def _static_assert(p: Parameter, mnemonic: str) -> str:
 
 
 def _operand_list(operands: tuple[AsmOperand, ...], pad: str) -> str:
-    items = [f'"{o.constraint}"({o.expression})' for o in operands]
-    lines = [", ".join(items[i:i + _PER_LINE]) for i in range(0, len(items), _PER_LINE)]
+    """The operands comma-separated, as many on a line as fit in ``_WIDTH`` columns."""
+    lines: list[str] = []
+    for item in (f'"{o.constraint}"({o.expression})' for o in operands):
+        if lines and len(pad) + 2 + len(lines[-1]) + 2 + len(item) <= _WIDTH:
+            lines[-1] += ", " + item
+        else:
+            lines.append(item)
     return f",\n{pad}  ".join(lines)
 
 
