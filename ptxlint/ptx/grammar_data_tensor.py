@@ -164,10 +164,11 @@ for _shape, _na, _nb in (("m16n8k16", 2, 1), ("m16n8k32", 4, 2)):
     for _dt in ("f16", "f32"):
         _mma(f"{_MMA}.{_shape}.row.col.{_dt}{_FP8}.{_dt}", _DACC4[_dt], f"a:b32*{_na}",
              f"a:b32*{_nb}", _ACC4[_dt], "sm=89")
-# .kind::f8f6f4: with fp8 inputs only from sm_100 (sm_90a: "Feature '.kind::f8f6f4' not
-# supported"), with an fp6/fp4 input on the sm_120 family only
+# .kind::f8f6f4: with fp8 inputs on the sm_100 and sm_120 families' a/f targets (ptxas 13.0:
+# not on plain sm_100/103/110/120/121 nor sm_90a, "Feature '.kind::f8f6f4' not supported"),
+# with an fp6/fp4 input on the sm_120 family only
 _F6F4 = ".e3m2|.e2m3|.e2m1"
-for _a, _b, _target in (("<A:.e4m3|.e5m2>", "<B:.e4m3|.e5m2>", "100"),
+for _a, _b, _target in (("<A:.e4m3|.e5m2>", "<B:.e4m3|.e5m2>", "100f,120f"),
                         (f"<A:{_F6F4}>", f"<B:.e4m3|.e5m2|{_F6F4}>", "120f"),
                         ("<A:.e4m3|.e5m2>", f"<B:{_F6F4}>", "120f")):
     for _dt in ("f16", "f32"):
@@ -231,14 +232,15 @@ for _sp, _k8, _k4, _na, _nb, _extra in (
 _ORDERED = "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col"
 # (listed first: the first form whose operands fit decides the target)
 _mma(f"{_ORDERED}.kind::f8f6f4.f32{_FP8}.f32", "d:f32*4", "a:b32*4", "a:b32*4", "a:f32*4",
-     "sm=100", ", r:u32, i:0")
+     "sm=100f,120f", ", r:u32, i:0")
 for _a, _b, _target in (("<A:.e4m3|.e5m2>", "<B:.e4m3|.e5m2>", "120f"),
                         (f"<A:{_F6F4}>", f"<B:.e4m3|.e5m2|{_F6F4}>", "120f"),
                         ("<A:.e4m3|.e5m2>", f"<B:{_F6F4}>", "120f")):
     for _dt in ("f16", "f32"):
         _mma(f"{_ORDERED}.kind::f8f6f4.{_dt}{_a}{_b}.{_dt}", _DACC4[_dt], "a:b32*4", "a:b32*4",
              _ACC4[_dt], f"sm={_target}", ", af:b32, i:0")
-_mma(f"{_ORDERED}.f16{_FP8}.f16", "d:b32*2", "a:b32*4", "a:b32*4", "a:b32*2", "sm=120",
+# (ptxas 13.0: sm_120a/120f/121a only, "not supported on .target 'sm_120'")
+_mma(f"{_ORDERED}.f16{_FP8}.f16", "d:b32*2", "a:b32*4", "a:b32*4", "a:b32*2", "sm=120f",
      ", af:b32, i:0")
 
 PARTIAL.update({
