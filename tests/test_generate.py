@@ -243,3 +243,22 @@ def test_hover_line_shows_the_derived_constraints() -> None:
     line = derived_constraints("add.u32")
     assert line is not None and '`"=r"`' in line and "pure" in line
     assert derived_constraints("add") is None
+
+
+def test_carry_out_is_read_back_into_a_register_in_the_same_statement() -> None:
+    # the carry flag does not survive between asm statements (PTX107)
+    derived = derive(select("add.cc.u32"))
+    assert derived.lines == ("add.cc.u32 %0, %2, %3;", "addc.u32 %1, 0, 0;")
+    assert [p.name for p in derived.params if p.kind == "out"] == ["d", "carry"]
+
+
+def test_carry_in_is_set_from_a_value_before_the_reader() -> None:
+    derived = derive(select("madc.hi.cc.u64"))
+    assert derived.lines[:2] == (".reg .b32 k0;", "add.cc.u32 k0, %5, 0xffffffff;")
+    assert derived.constraints == ("=l", "=r", "l", "l", "l", "r")
+
+
+def test_strict_form_takes_a_byte_through_a_b8_register() -> None:
+    derived = derive(select("st.async.release.gpu.b8"))
+    assert derived.lines == (".reg .b8 c0;", "cvt.u8.u16 c0, %1;",
+                             "st.async.release.gpu.b8 [%0], c0;")

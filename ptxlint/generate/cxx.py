@@ -157,8 +157,8 @@ def kernel(derived: Derived, name: str | None = None) -> str:
             params.append(f"const {element}* {p.name}_in")
             if p.count:
                 body.append(f"  {p.cxx} {p.name}[{p.count}];")
-                body.append(f"  for (int k = 0; k < {p.count}; ++k) {p.name}[k] = "
-                            f"{p.name}_in[k];")
+                body.append(f"  for (int i_ = 0; i_ < {p.count}; ++i_) {p.name}[i_] = "
+                            f"{p.name}_in[i_];")
             else:
                 body.append(f"  {p.cxx} {p.name} = {p.name}_in[threadIdx.x];")
             call.append(p.name)
@@ -179,7 +179,8 @@ def kernel(derived: Derived, name: str | None = None) -> str:
         if p.kind not in ("out", "inout"):
             continue
         if p.count:
-            body.append(f"  for (int k = 0; k < {p.count}; ++k) {p.name}_out[k] = {p.name}[k];")
+            body.append(f"  for (int i_ = 0; i_ < {p.count}; ++i_) {p.name}_out[i_] = "
+                        f"{p.name}[i_];")
         else:
             body.append(f"  {p.name}_out[threadIdx.x] = {p.name};")
     head = f"__global__ void {name}_kernel({', '.join(params)})"

@@ -24,6 +24,7 @@ constraint letter binds one), an address in a space a C++ pointer does not reach
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ptxlint.model import PtxInstruction, PtxOperand
@@ -64,6 +65,7 @@ _WIDER = {"b8": ("uint32_t", "r"), "u8": ("uint32_t", "r"), "s8": ("int32_t", "r
 # 8-bit types: an operand of exactly 8 bits (``d:u8!``, the packed .e2m1x2) needs a .b8 register,
 # which no constraint letter declares (ptxas 13.0 takes `cvt.u16.u8 %h, %c` to move it).
 _BYTES = frozenset({"b8", "u8", "s8", "e2m1x2"})
+_DECLARATION = re.compile(r"\.reg \.(\w+) (\w+);")
 _DECLARED = {"h": "b16", "r": "b32", "l": "b64", "q": "b128", "f": "f32", "d": "f64"}
 
 
@@ -262,7 +264,8 @@ def _operand(b: _Builder, spec: OperandSpec, position: int, space: str) -> str:
     else:
         name = b.name(b.next_input())
         b.params.append(Parameter(name, "in", cxx, ptx_type, letter=letter))
-    return b.value(ptx_type, spec.written, name, where, exact=spec.exact)
+    # a `strict` form (st.async) reads every operand by its exact size, as `d:T!` does
+    return b.value(ptx_type, spec.written, name, where, exact=spec.exact or b.selected.form.strict)
 
 
 # A label the template defines after the instruction. Braces scope it (PTX labels are local to
@@ -291,7 +294,8 @@ def _vector(b: _Builder, element: OperandSpec, count: int, where: str) -> list[s
     kind = "inout" if written == "inout" else "out" if written else "in"
     name = b.name("d" if written else b.next_input())
     b.params.append(Parameter(name, kind, cxx, ptx_type, count, letter))
-    return [b.value(ptx_type, written, name, where, k, element.exact) for k in range(count)]
+    exact = element.exact or b.selected.form.strict
+    return [b.value(ptx_type, written, name, where, k, exact) for k in range(count)]
 
 
 def _address(b: _Builder, spec: OperandSpec, position: int, space: str, where: str) -> str:
@@ -379,6 +383,7 @@ def _build(selected: Selected, operands: tuple[OperandSpec, ...], narrow: str) -
     b = _Builder(selected, narrow)
     spaces = _spaces(selected, operands)
     texts = [_operand(b, spec, i, spaces.get(i, "generic")) for i, spec in enumerate(operands)]
+    _carry(b)
     outputs = len(b.outputs)
 
     def number(text: str) -> str:
@@ -402,10 +407,35 @@ def _build(selected: Selected, operands: tuple[OperandSpec, ...], narrow: str) -
                    len(lines) > 1, volatile, memory, tuple(b.before), tuple(b.after))
 
 
+# The carry flag (CC.CF) lives only within one asm statement (PTX107): a wrapper of a `.cc`
+# form returns it as a 32-bit 0/1 read back with `addc.u32 c, 0, 0`, and a wrapper of a form
+# that reads it (addc, subc, madc) takes it as a value, set into CC.CF by `add.cc.u32` of the
+# value and 0xffffffff (a carry out exactly when the value is not 0). PTX ISA 9.7.2
+# "Extended-Precision Integer Arithmetic Instructions"; ptxas 13.0 takes both sequences.
+_CARRY_READERS = frozenset({"addc", "subc", "madc"})
+
+
+def _carry(b: _Builder) -> None:
+    selected = b.selected
+    where = f"the carry flag of '{selected.mnemonic}'"
+    if selected.opcode in _CARRY_READERS:
+        name = b.name("carry_in")
+        b.params.append(Parameter(name, "in", "uint32_t", "u32", letter="r"))
+        temp = f"k{len(b.declarations)}"
+        b.declarations.append(f".reg .b32 {temp};")
+        b.pre.append(f"add.cc.u32 {temp}, {b.value('u32', False, name, where)}, 0xffffffff;")
+    if "cc" in selected.modifiers:
+        name = b.name("carry")
+        b.params.append(Parameter(name, "out", "uint32_t", "u32", letter="r"))
+        b.post.append(f"addc.u32 {b.value('u32', True, name, where)}, 0, 0;")
+
+
 def _grammar_problem(derived: Derived) -> str:
     """The grammar's first error on the derived instruction, with each ``%N`` of the register
     class nvcc declares for its letter; "" when it accepts it."""
     constraints = derived.constraints
+    temps = {m.group(2): m.group(1) for line in derived.lines
+             if (m := _DECLARATION.match(line)) is not None}
     immediates = iter(p.example for p in derived.params if p.kind == "imm")
     examples = {i: next(immediates) for i, c in enumerate(constraints) if c == "n"}
 
@@ -415,10 +445,8 @@ def _grammar_problem(derived: Derived) -> str:
             if letter == "n":
                 return grammar.immediate_class(str(examples[operand.ref]))
             return OperandClass("reg", _DECLARED.get(letter))
-        if operand.kind == "register" and operand.text.startswith("p"):
-            return OperandClass("reg", "pred")
-        if operand.kind == "register" and operand.text.startswith("c"):
-            return OperandClass("reg", "b8")
+        if operand.kind == "register" and operand.text in temps:
+            return OperandClass("reg", temps[operand.text])
         if operand.kind == "immediate":
             return grammar.immediate_class(operand.text)
         return OperandClass("unknown")
