@@ -25,6 +25,8 @@ PTX, CU, DIFFERENTIAL, NONE = "ptx-probe", "cu-probe", "differential", "none"
 TRITON, TRITON_PURITY = "triton", "triton-purity"
 # the call compiled as written, and the register LLVM bound the operand to read from its PTX
 TRITON_WIDTH = "triton-width"
+# llvmlite's and CuTe DSL's calls: their own compilers, pure against impure (verify/llvm_probe.py)
+LLVM_PURITY = "llvm-purity"
 WHOLE_FILE = "whole-file"
 # the statement alone in a kernel of its own, as written and with a variant (verify/harness.py)
 FUNCTION = "function-probe"
@@ -164,7 +166,10 @@ LLVM_RECIPES: dict[str, Recipe] = {
 }
 
 
-def _llvm_recipe(rule: str) -> Recipe:
+def _llvm_recipe(rule: str, api: str) -> Recipe:
+    if rule == "PTX505" and api in ("llvmlite", "cute"):
+        return Recipe((LLVM_PURITY,), refutable=False,
+                      why_clean="the optimizer may still merge or move it elsewhere")
     if rule in LLVM_RECIPES:
         return LLVM_RECIPES[rule]
     recipe = RECIPES.get(rule)
@@ -177,7 +182,7 @@ def recipe_for(rule: str, finding: Finding | None = None) -> Recipe:
     """The recipe for ``rule``; ``finding`` picks between the claims one rule makes."""
     statement = finding.statement if finding is not None else None
     if statement is not None and statement.syntax == "llvm":
-        return _llvm_recipe(rule)
+        return _llvm_recipe(rule, statement.llvm.api if statement.llvm else "")
     if rule == "PTX301" and finding is not None and finding.severity is Severity.ERROR:
         return _PTX301_ERROR
     if rule == "PTX009" and finding is not None and _undefined_output(finding):

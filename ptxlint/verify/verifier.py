@@ -27,6 +27,7 @@ from ptxlint.verify import (
     harness,
     identity,
     immediates,
+    llvm_probe,
     ptx_probe,
     scratch,
     triton_probe,
@@ -43,6 +44,7 @@ from ptxlint.verify.recipes import (
     CU,
     DIFFERENTIAL,
     FUNCTION,
+    LLVM_PURITY,
     NONE,
     PTX,
     TRITON,
@@ -316,6 +318,7 @@ class Verifier:
         self.differential: dict[int, tuple[str, str] | str] = {}  # id(f) -> keys | reason
         self.triton: dict[int, tuple[str, ...] | str] = {}  # id(f) -> job keys | reason
         self.function_probes: dict[int, tuple[str, str] | str] = {}  # id(f) -> keys | reason
+        self.llvm: dict[int, tuple[str, str] | str] = {}  # llvmlite/CuTe DSL: keys | reason
         self._reports: dict[WholeKey, whole_file.Report] = {}
         self._ran: set[str] = set()
         # a differential's PTX, read into asm blocks once however many findings look at it
@@ -373,6 +376,8 @@ class Verifier:
                                   before_ptxas=TRITON in recipe.probes)
             if CARRY in recipe.probes:
                 self._plan_carry(finding, arch)
+            if LLVM_PURITY in recipe.probes:
+                llvm_probe.plan(self, finding)
             if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
                 self._plan_whole_file(finding.path, arch, self.defines(statement))
 
@@ -533,6 +538,8 @@ class Verifier:
             return self._differential_verdict(finding, arch)
         if FUNCTION in recipe.probes:
             return harness.verdict(self, finding, arch, "")
+        if LLVM_PURITY in recipe.probes:
+            return llvm_probe.verdict(self, finding, recipe.why_clean)
         if {TRITON, TRITON_PURITY, TRITON_WIDTH} & set(recipe.probes):
             return self._triton_verdict(finding, recipe)
         if CARRY in recipe.probes:
