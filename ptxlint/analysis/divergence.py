@@ -1,0 +1,367 @@
+"""Which conditions of a function split a warp: a small divergence analysis over its C++.
+
+A value is classified as
+
+* ``UNIFORM``: the same in every lane of a warp: literals, template parameters, ``blockIdx``,
+  ``blockDim``, a kernel's parameters, ``threadIdx.x / 32`` (and ``>> 5``), ``__shfl_sync``
+  of a uniform source lane, ``__ballot_sync``/``__all_sync``/``__any_sync``, and the warp
+  indices of CUTLASS/CuTe/ThunderKittens helpers;
+* ``TID``: ``threadIdx.x``-like: the 32 lanes of a warp hold 32 consecutive values starting at
+  a multiple of 32 (``threadIdx.x``, ``threadIdx.x % 128``, ``%tid.x``);
+* ``LANE``: the lane index 0..31 (``threadIdx.x % 32``, ``& 31``, ``%laneid``, lane helpers);
+* ``VARYING``: differs between threads in a way the analysis does not follow (a per-thread
+  load ``x[threadIdx.x]``, ``threadIdx.y``, ``threadIdx.x * 2``);
+* ``UNKNOWN``: anything else (a ``__device__`` function's parameter, an unknown call).
+
+A condition *splits* a warp (``DIVERGENT``) only where that is certain for full warps of a
+one-dimensional block: a ``TID``/``LANE`` value compared with a constant that does not fall on
+a warp boundary (``lane == 0``, ``threadIdx.x < 16``, ``threadIdx.x % 32 >= 8``), the
+``elect.sync`` predicate (``elect_one_sync()``), or such a condition combined with uniform
+ones. ``threadIdx.x < 128`` and ``warp_idx == 0`` are uniform; ``tid < n`` and
+``data[tid] > 0`` are unknown, and the rules stay silent on them.
+
+Values are followed through the function's locals defined once, and one call level into a
+same-file helper whose body returns one expression.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import tree_sitter
+
+from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, base_name
+from ptxlint.ptx.effects import special_register
+
+__all__ = ["Guard", "Kind", "divergent_guard"]
+
+Node = tree_sitter.Node
+
+
+class Kind(str, Enum):
+    UNIFORM = "uniform"
+    TID = "tid"
+    LANE = "lane"
+    VARYING = "varying"
+    UNKNOWN = "unknown"
+    DIVERGENT = "divergent"  # a condition: true in some lanes of a warp, false in others
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A condition that splits the warp around a position: the node, and how it guards
+    (``if``, ``else``, or ``return``: an earlier early return)."""
+
+    node: Node
+    how: str
+    text: str
+
+
+# Helpers of the libraries ptxlint is used on, known by name (their bodies live in other files).
+_UNIFORM_CALLS = frozenset(
+    "__ballot_sync __all_sync __any_sync __reduce_add_sync __reduce_min_sync __reduce_max_sync "
+    "__reduce_and_sync __reduce_or_sync __reduce_xor_sync __activemask canonical_warp_idx_sync "
+    "canonical_warp_idx canonical_warp_group_idx warp_idx_sync warpgroup_idx warp_id warpid "
+    "get_warp_id warp_idx __syncthreads_count __syncthreads_and __syncthreads_or".split())
+_LANE_CALLS = frozenset("lane_id laneid get_lane_id canonical_lane_idx LaneId __lane_id "
+                        "lane_idx get_lane_idx".split())
+_ELECT_CALLS = frozenset("elect_one_sync elect_one elect_sync".split())
+_COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
+_DEPTH = 6
+
+
+class _Classifier:
+    def __init__(self, flows: FileFlows, flow: FunctionFlow, call_depth: int = 0) -> None:
+        self.flows = flows
+        self.flow = flow
+        self.call_depth = call_depth
+        self._memo: dict[str, Kind] = {}
+
+    # ------------------------------------------------------------------ values
+
+    def value(self, node: Node | None, depth: int = 0) -> Kind:
+        if node is None or depth > _DEPTH:
+            return Kind.UNKNOWN
+        kind = node.type
+        text = self.flow.text(node)
+        if kind in ("number_literal", "true", "false", "sizeof_expression", "char_literal",
+                    "null", "nullptr"):
+            return Kind.UNIFORM
+        if kind in ("parenthesized_expression", "cast_expression", "condition_clause"):
+            inner = node.child_by_field_name("value") or (
+                node.named_children[-1] if node.named_children else None)
+            return self.value(inner, depth + 1)
+        if kind == "field_expression":
+            return _builtin(text)
+        if kind in ("identifier", "qualified_identifier"):
+            return self.name(text.split("::")[-1], depth)
+        if kind == "binary_expression":
+            return self.binary(node, depth)
+        if kind == "call_expression":
+            return self.call(node, depth)
+        if kind == "subscript_expression":
+            index = node.child_by_field_name("indices") or node.child_by_field_name("index")
+            where = self.value(index, depth + 1) if index is not None else Kind.UNKNOWN
+            if where in (Kind.TID, Kind.LANE, Kind.VARYING):
+                return Kind.VARYING  # a per-thread load
+            return Kind.UNKNOWN
+        if kind == "subscript_argument_list":
+            return _join([self.value(c, depth + 1) for c in node.named_children])
+        if kind in ("unary_expression", "conditional_expression"):
+            condition = self.condition(node, depth)
+            if condition is Kind.DIVERGENT:
+                return Kind.VARYING
+            return condition
+        return Kind.UNKNOWN
+
+    def name(self, name: str, depth: int) -> Kind:
+        flow = self.flow
+        if name in flow.template_parameters or name == "warpSize":
+            return Kind.UNIFORM
+        if name in flow.parameters:
+            return Kind.UNIFORM if flow.kernel else Kind.UNKNOWN
+        if name in self._memo:
+            return self._memo[name]
+        self._memo[name] = Kind.UNKNOWN  # a cycle through the definitions: unknown
+        values = flow.definitions.get(name)
+        result = Kind.UNKNOWN
+        if values:
+            kinds = [self.value(v, depth + 1) if v is not None else self.asm_output(name)
+                     for v in values]
+            result = kinds[0] if all(k is kinds[0] for k in kinds) else Kind.UNKNOWN
+        self._memo[name] = result
+        return result
+
+    def asm_output(self, name: str) -> Kind:
+        """A variable written by an asm statement: the lane or thread index when the template
+        moves ``%laneid`` / ``%tid.x`` into it."""
+        for statement in self.flow.statements:
+            for operand in statement.outputs:
+                if base_name(operand.expression) != name:
+                    continue
+                for instruction in statement.ptx.instructions:
+                    if instruction.opcode not in ("mov", "cvt") or len(instruction.operands) < 2:
+                        continue
+                    destination, source = instruction.operands[0], instruction.operands[-1]
+                    if destination.ref != operand.index or source.kind != "special":
+                        continue
+                    register = special_register(source.text)[0]
+                    if register == "laneid":
+                        return Kind.LANE
+                    if register == "tid" and source.text.endswith(".x"):
+                        return Kind.TID
+        return Kind.UNKNOWN
+
+    def binary(self, node: Node, depth: int) -> Kind:
+        operator = node.child_by_field_name("operator")
+        op = operator.type if operator is not None else ""
+        if op in _COMPARISONS or op in ("&&", "||"):
+            condition = self.condition(node, depth)
+            return Kind.VARYING if condition is Kind.DIVERGENT else condition
+        left = self.value(node.child_by_field_name("left"), depth + 1)
+        right_node = node.child_by_field_name("right")
+        right = self.value(right_node, depth + 1)
+        constant = self.constant(right_node)
+        if left in (Kind.TID, Kind.LANE) and right is Kind.UNIFORM:
+            if op == "/" and constant is not None and constant > 0:
+                if left is Kind.TID and constant % 32 == 0:
+                    return Kind.UNIFORM
+                return Kind.UNIFORM if left is Kind.LANE and constant >= 32 else Kind.VARYING
+            if op == ">>" and constant is not None:
+                if left is Kind.TID and constant >= 5:
+                    return Kind.UNIFORM
+                return Kind.UNIFORM if left is Kind.LANE and constant >= 5 else Kind.VARYING
+            if op == "%" and constant is not None and constant > 0 and left is Kind.TID:
+                if constant == 32:
+                    return Kind.LANE
+                return Kind.TID if constant % 32 == 0 else Kind.VARYING
+            if op == "&" and constant is not None and left is Kind.TID:
+                if constant == 31:
+                    return Kind.LANE
+                if constant + 1 >= 32 and (constant + 1) & constant == 0:
+                    return Kind.TID
+                return Kind.VARYING
+            if op in ("+", "-") and constant is not None and constant % 32 == 0 \
+                    and left is Kind.TID:
+                return Kind.TID
+            return Kind.VARYING
+        if left is Kind.UNIFORM and right is Kind.UNIFORM:
+            return Kind.UNIFORM
+        if Kind.UNKNOWN in (left, right):
+            return Kind.UNKNOWN
+        return Kind.VARYING
+
+    def call(self, node: Node, depth: int) -> Kind:
+        function = node.child_by_field_name("function")
+        name = self.flow.text(function).split("::")[-1].split("<")[0].strip() if function else ""
+        arguments = node.child_by_field_name("arguments")
+        args = arguments.named_children if arguments is not None else []
+        if name in _ELECT_CALLS:
+            return Kind.VARYING
+        if name in _UNIFORM_CALLS:
+            return Kind.UNIFORM
+        if name in _LANE_CALLS:
+            return Kind.LANE
+        if name == "__shfl_sync":
+            return Kind.UNIFORM if len(args) >= 3 and self.value(args[2], depth + 1) is \
+                Kind.UNIFORM else Kind.UNKNOWN
+        returned = self.helper_return(name)
+        if returned is not None:
+            helper, expression = returned
+            return _Classifier(self.flows, helper, self.call_depth + 1).value(expression, depth)
+        return Kind.UNKNOWN
+
+    def helper_return(self, name: str) -> tuple[FunctionFlow, Node] | None:
+        """A same-file helper ``name`` whose body returns one expression (one call level)."""
+        if self.call_depth >= 1:
+            return None
+        helpers = [f for f in self.flows.functions_named(name) if f is not self.flow]
+        if len(helpers) != 1:
+            return None
+        helper = self.flows.ready(helpers[0])
+        values = [r.named_children[0] for r in helper.returns if r.named_children]
+        if len(values) != 1 or len(helper.returns) != 1:
+            return None
+        return helper, values[0]
+
+    def constant(self, node: Node | None) -> int | None:
+        if node is None:
+            return None
+        return self.flow.constant(self.flow.text(node))
+
+    # ------------------------------------------------------------------ conditions
+
+    def condition(self, node: Node | None, depth: int = 0) -> Kind:
+        """``UNIFORM``, ``DIVERGENT`` or ``UNKNOWN`` for a condition."""
+        if node is None or depth > _DEPTH:
+            return Kind.UNKNOWN
+        kind = node.type
+        if kind in ("parenthesized_expression", "condition_clause"):
+            inner = node.child_by_field_name("value") or (
+                node.named_children[-1] if node.named_children else None)
+            return self.condition(inner, depth + 1)
+        if kind == "unary_expression":
+            operator = node.child_by_field_name("operator")
+            if operator is not None and operator.type == "!":
+                return self.condition(node.child_by_field_name("argument"), depth + 1)
+            return _as_condition(self.value(node, depth + 1))
+        if kind == "binary_expression":
+            operator = node.child_by_field_name("operator")
+            op = operator.type if operator is not None else ""
+            left_node = node.child_by_field_name("left")
+            right_node = node.child_by_field_name("right")
+            if op in ("&&", "||"):
+                kinds = [self.condition(left_node, depth + 1),
+                         self.condition(right_node, depth + 1)]
+                if all(k is Kind.UNIFORM for k in kinds):
+                    return Kind.UNIFORM
+                if sorted(kinds) == sorted([Kind.DIVERGENT, Kind.UNIFORM]):
+                    return Kind.DIVERGENT
+                return Kind.UNKNOWN
+            if op in _COMPARISONS:
+                return self.comparison(op, left_node, right_node, depth)
+        if kind == "call_expression":
+            function = node.child_by_field_name("function")
+            name = self.flow.text(function).split("::")[-1].split("<")[0].strip() \
+                if function else ""
+            if name in _ELECT_CALLS:
+                return Kind.DIVERGENT
+            returned = self.helper_return(name)
+            if returned is not None:
+                helper, expression = returned
+                return _Classifier(self.flows, helper, self.call_depth + 1).condition(
+                    expression, depth + 1)
+        if kind == "identifier":
+            values = self.flow.definitions.get(self.flow.text(node))
+            if values and len(values) == 1 and values[0] is not None:
+                return self.condition(values[0], depth + 1)
+        return _as_condition(self.value(node, depth + 1))
+
+    def comparison(self, op: str, left: Node | None, right: Node | None, depth: int) -> Kind:
+        lk, rk = self.value(left, depth + 1), self.value(right, depth + 1)
+        if lk is Kind.UNIFORM and rk is Kind.UNIFORM:
+            return Kind.UNIFORM
+        if rk in (Kind.TID, Kind.LANE) and lk is Kind.UNIFORM:
+            lk, rk, left, right = rk, lk, right, left
+            op = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}.get(op, op)
+        if lk not in (Kind.TID, Kind.LANE) or rk is not Kind.UNIFORM:
+            return Kind.UNKNOWN
+        constant = self.constant(right)
+        if constant is None:
+            return Kind.UNKNOWN
+        if op in ("<=", ">"):
+            constant += 1  # x <= c is x < c + 1; x > c is not (x < c + 1)
+        if op in ("==", "!="):
+            return Kind.DIVERGENT if constant >= 0 and (lk is Kind.TID or constant < 32) \
+                else Kind.UNKNOWN
+        # x < c: a warp of consecutive values splits unless c is on a warp boundary
+        if lk is Kind.LANE:
+            return Kind.DIVERGENT if 0 < constant < 32 else Kind.UNIFORM
+        return Kind.UNIFORM if constant % 32 == 0 else (Kind.DIVERGENT if constant > 0
+                                                          else Kind.UNKNOWN)
+
+
+def _as_condition(kind: Kind) -> Kind:
+    return Kind.UNIFORM if kind is Kind.UNIFORM else Kind.UNKNOWN
+
+
+def _join(kinds: list[Kind]) -> Kind:
+    if not kinds:
+        return Kind.UNKNOWN
+    if all(k is Kind.UNIFORM for k in kinds):
+        return Kind.UNIFORM
+    if any(k in (Kind.TID, Kind.LANE, Kind.VARYING) for k in kinds):
+        return Kind.VARYING
+    return Kind.UNKNOWN
+
+
+def _builtin(text: str) -> Kind:
+    compact = text.replace(" ", "")
+    if compact == "threadIdx.x":
+        return Kind.TID
+    if compact in ("threadIdx.y", "threadIdx.z"):
+        return Kind.VARYING
+    if compact.split(".")[0] in ("blockIdx", "blockDim", "gridDim", "clusterIdx", "clusterDim"):
+        return Kind.UNIFORM
+    return Kind.UNKNOWN
+
+
+def _always_returns(node: Node | None) -> bool:
+    if node is None:
+        return False
+    if node.type == "return_statement":
+        return True
+    if node.type == "compound_statement":
+        children = [c for c in node.named_children if c.type != "comment"]
+        return bool(children) and children[-1].type == "return_statement"
+    return False
+
+
+def divergent_guard(flows: FileFlows, flow: FunctionFlow, byte: int,
+                    early_returns: bool = True) -> Guard | None:
+    """The first condition that certainly splits a warp before it reaches ``byte`` of
+    ``flow``: an enclosing ``if`` arm or loop, or (``early_returns``) an earlier ``if`` that
+    returns. ``None`` where every such condition is uniform or unknown."""
+    classifier = _Classifier(flows, flow)
+    for node, condition, then, other in flow.ifs:
+        inside = then[0] <= byte < then[1] or (other is not None and other[0] <= byte < other[1])
+        if inside:
+            constexpr = any(c.type == "constexpr" for c in node.children)
+            if constexpr or flow.in_lambda(node.start_byte) != flow.in_lambda(byte):
+                continue
+            if classifier.condition(condition) is Kind.DIVERGENT:
+                how = "if" if then[0] <= byte < then[1] else "else"
+                return Guard(node, how, flow.text(condition) if condition else "")
+        elif (early_returns and node.end_byte <= byte
+              and _always_returns(node.child_by_field_name("consequence"))
+              and _same_block(node, byte)
+              and classifier.condition(condition) is Kind.DIVERGENT):
+            return Guard(node, "return", flow.text(condition) if condition else "")
+    return None
+
+
+def _same_block(node: Node, byte: int) -> bool:
+    """``node``'s enclosing block also holds ``byte`` (the early return is on its path)."""
+    parent = node.parent
+    return parent is not None and parent.start_byte <= byte < parent.end_byte

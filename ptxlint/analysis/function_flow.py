@@ -1,0 +1,638 @@
+"""Per function: the ordered asm steps of its asynchronous protocols, and the C++ around them.
+
+The cross-statement rules (PTX6xx) read one :class:`FunctionFlow` per C++ function, computed
+once per file on the first ask (:func:`flows_of`) from the tree-sitter tree the extractor
+already built and the file's asm statements:
+
+* ``steps``: every protocol event (:func:`ptxlint.ptx.protocols.events`) of the function's asm
+  statements in source order, and those of the same-file helpers it calls, one level deep,
+  placed at the call (CUTLASS, CuTe and ThunderKittens wrap each instruction in a small
+  ``__device__ __forceinline__`` function). A helper's step names the call it is reached
+  through, so that its operands are read in the caller's terms (``key``).
+* the C++ structure a verdict needs: loops, ``if`` branches (two steps in the two arms of one
+  ``if`` never follow each other), early returns, local definitions, and where each name is
+  read or written.
+
+What a step is *about* (its ``key``) is the base variable of the C++ expression bound to the
+operand: ``__cvta_generic_to_shared(&full_bar[stage])`` is about ``full_bar``; a helper's
+parameter is replaced by the caller's argument, and a local defined once by its initializer.
+Where that chain cannot be followed the key is ``None`` and the rules stay silent.
+
+This module imports the model, ``ptxlint.ptx`` and the front end's tree, never a rule.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import tree_sitter
+
+from ptxlint import file_memos
+from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node, nodes_of_kinds
+from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
+from ptxlint.ptx.protocols import Event, events
+
+__all__ = ["CallSite", "FileFlows", "FunctionFlow", "Step", "base_name", "flows_of"]
+
+Node = tree_sitter.Node
+
+_LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
+_KINDS = frozenset({"call_expression", "if_statement", "return_statement", "init_declarator",
+                    "assignment_expression", "update_expression", "identifier",
+                    "gnu_asm_expression", "declaration", "lambda_expression"}) | _LOOPS
+# Words of an operand expression that are casts, conversions or types, never its variable.
+_NOT_BASES = frozenset(
+    "__cvta_generic_to_shared cvta_to_shared static_cast reinterpret_cast const_cast "
+    "uint32_t uint64_t int32_t int64_t uint16_t unsigned int long short char void const size_t "
+    "uintptr_t intptr_t float double bool signed auto cast_smem_ptr_to_uint smem_ptr_to_uint "
+    "__cvta_generic_to_global std cute cutlass raw_pointer_cast get sizeof".split())
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# `name(argument)` and `ns::name<T>(argument)`, with one argument and no comma
+_ONE_ARGUMENT_CALL = re.compile(
+    r"^\s*(?:\(\s*[\w:]+\s*\)\s*)?(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*(?:<[^<>]*>)?"
+    r"\s*\(([^,()]*(?:\([^()]*\)[^,()]*)*)\)\s*$")
+_MAX_CHAIN = 4  # locals followed through their initializers
+# CUDA built-ins and math that take no asynchronous-protocol step: a call of one between two
+# steps hides nothing (any other call of a function ptxlint cannot read might).
+HARMLESS_CALLS = frozenset(
+    "__syncthreads __syncwarp __threadfence __threadfence_block __cvta_generic_to_shared "
+    "__shfl_sync __shfl_xor_sync __shfl_up_sync __shfl_down_sync __ballot_sync __any_sync "
+    "__all_sync __activemask __ldg __float2half __half2float __float2bfloat16 "
+    "__bfloat162float __fdividef __expf __logf __saturatef __fmul_rn __fadd_rn __fmaf_rn "
+    "min max fminf fmaxf fabsf expf exp2f logf sqrtf rsqrtf __frcp_rn make_float2 make_float4 "
+    "make_int2 make_int4 make_uint2 make_uint4 printf assert static_assert".split())
+
+
+def base_name(expression: str) -> str | None:
+    """The variable an operand expression is about: its first identifier that is not a cast, a
+    conversion or a type (``(uint32_t)__cvta_generic_to_shared(&bars[i])`` -> ``bars``)."""
+    for match in _IDENTIFIER.finditer(expression):
+        word = match.group()
+        if word in _NOT_BASES:
+            continue
+        rest = expression[match.end():].lstrip()
+        if rest.startswith("::"):
+            continue  # a namespace
+        if rest.startswith("(") and not rest.startswith("()"):
+            return None  # a call of something else: its result is not a variable
+        return word
+    return None
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call of a same-file helper: where it is, and its argument texts."""
+
+    start: int  # byte offsets of the call expression
+    end: int
+    name: str
+    arguments: tuple[str, ...]
+    helper: FunctionFlow
+
+
+@dataclass(frozen=True)
+class Step:
+    """One protocol event of the function, at byte ``start`` (the asm statement, or the call
+    that reaches it); ``order`` breaks ties between the steps of one call."""
+
+    start: int
+    order: int
+    event: Event
+    statement: AsmStatement
+    instruction: PtxInstruction
+    call: CallSite | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.event.kind
+
+
+@dataclass
+class FunctionFlow:
+    """One C++ function's protocol steps and the structure around them (byte offsets)."""
+
+    parsed: ParsedSource = field(repr=False)
+    node: Node = field(repr=False)
+    name: str
+    start: int
+    end: int
+    kernel: bool  # __global__
+    parameters: tuple[str, ...]
+    template_parameters: frozenset[str]
+    statements: list[AsmStatement] = field(default_factory=list, repr=False)
+    steps: list[Step] = field(default_factory=list)
+    loops: list[tuple[int, int]] = field(default_factory=list)
+    # (if start, condition node, consequence range, alternative range or None)
+    ifs: list[tuple[Node, Node | None, tuple[int, int], tuple[int, int] | None]] = field(
+        default_factory=list, repr=False)
+    returns: list[Node] = field(default_factory=list, repr=False)
+    # name -> the value nodes it receives (an initializer, the right side of an assignment,
+    # None for a write whose value is unknown: ++, a compound assignment, an asm output)
+    definitions: dict[str, list[Node | None]] = field(default_factory=dict, repr=False)
+    # name -> (byte, how, through an element) for every identifier use outside asm statements
+    uses: dict[str, list[tuple[int, str, bool]]] = field(default_factory=dict, repr=False)
+    # (start, end, name, opaque): opaque when the call may hide protocol steps ptxlint cannot
+    # see (a function of another file, not a CUDA built-in known to take none)
+    calls: list[tuple[int, int, str, bool]] = field(default_factory=list, repr=False)
+    asm_ranges: list[tuple[int, int]] = field(default_factory=list, repr=False)
+    lambdas: list[tuple[int, int]] = field(default_factory=list, repr=False)
+    _read: bool = field(default=False, repr=False)
+    # the file's flows, for the same-file conversion helpers an operand goes through
+    owner: FileFlows | None = field(default=None, repr=False)
+
+    def text(self, node: Node) -> str:
+        return self.parsed.node_text(node)
+
+    # ------------------------------------------------------------------ structure questions
+
+    def loops_at(self, byte: int) -> list[tuple[int, int]]:
+        """The loops around ``byte``, outermost first."""
+        return [loop for loop in self.loops if loop[0] <= byte < loop[1]]
+
+    def exclusive(self, a: int, b: int) -> bool:
+        """``a`` and ``b`` lie in the two arms of one ``if``: no run reaches both."""
+        for _, _, then, other in self.ifs:
+            if other is None:
+                continue
+            if (then[0] <= a < then[1] and other[0] <= b < other[1]) or (
+                    then[0] <= b < then[1] and other[0] <= a < other[1]):
+                return True
+        return False
+
+    def in_lambda(self, byte: int) -> bool:
+        return any(s <= byte < e for s, e in self.lambdas)
+
+    def between(self, a: int, b: int, kinds: frozenset[str] | set[str]) -> list[Step]:
+        """The steps of ``kinds`` strictly after byte ``a`` and before byte ``b``."""
+        return [s for s in self.steps if a < s.start < b and s.kind in kinds]
+
+    def steps_between(self, a: Step, b: Step, kinds: frozenset[str] | set[str]) -> list[Step]:
+        """The steps of ``kinds`` after step ``a`` and before step ``b`` in program order
+        (the steps of one statement or one call are ordered by ``order``)."""
+        first, last = (a.start, a.order), (b.start, b.order)
+        return [s for s in self.steps if first < (s.start, s.order) < last and s.kind in kinds]
+
+    def opaque_between(self, a: int, b: int) -> list[str]:
+        """The opaque calls after byte ``a`` and before ``b``: where one lies, a step the
+        rules look for may hide in it, and they stay silent."""
+        return [name for start, _, name, opaque in self.calls if opaque and a < start < b]
+
+    def uses_of(self, name: str) -> list[tuple[int, str, bool]]:
+        """Where ``name`` is used in the function's C++ (not inside an asm statement), in
+        order: ``read``, ``write``, ``readwrite``, ``address`` (``&name``), ``argument`` (passed
+        to a call), ``declare``, ``initialise`` (declared with an initializer); and whether
+        through an element (``x[i]``, ``*x``, ``x.f``), the memory behind a pointer."""
+        return self.uses.get(name, [])
+
+    # ------------------------------------------------------------------ operand keys
+
+    def key(self, step: Step, operand: PtxOperand | None) -> str | None:
+        """The variable of this function that ``operand`` of ``step`` is about, or ``None``."""
+        expression = _operand_expression(step.statement, operand)
+        if expression is None:
+            return None
+        if step.call is None:
+            return self.resolve(expression)
+        helper = step.call.helper
+        name = helper.resolve(expression)
+        if name is None or name not in helper.parameters:
+            return None  # a helper's own variable: not one of the caller's
+        index = helper.parameters.index(name)
+        if index >= len(step.call.arguments):
+            return None
+        return self.resolve(step.call.arguments[index])
+
+    def keys(self, step: Step, operands: tuple[PtxOperand, ...]) -> set[str] | None:
+        """The variables of this function the register operands are bound to (a wgmma's
+        accumulators), or ``None`` when one of them cannot be named."""
+        found: set[str] = set()
+        for operand in operands:
+            name = self.key(step, operand)
+            if name is None:
+                return None
+            found.add(name)
+        return found
+
+    def resolve(self, expression: str, depth: int = 0) -> str | None:
+        """The base variable of ``expression``, through locals defined once and same-file
+        helpers that return a conversion of their one argument (``smem_u32(&bar)``)."""
+        call = _ONE_ARGUMENT_CALL.match(expression)
+        if call is not None and self.owner is not None and depth < _MAX_CHAIN \
+                and self.owner.converts(call.group(1)):
+            return self.resolve(call.group(2), depth + 1)
+        name = base_name(expression)
+        if name is None or depth >= _MAX_CHAIN or name in self.parameters:
+            return name
+        values = self.definitions.get(name)
+        if values is None or len(values) != 1 or values[0] is None:
+            return name
+        value = values[0]
+        if value.type in ("initializer_list", "number_literal"):
+            return name
+        inner = self.resolve(self.text(value), depth + 1)
+        return inner if inner is not None else name
+
+    def constant(self, expression: str, depth: int = 0) -> int | None:
+        """The value of an integer expression made of literals, ``sizeof`` of a built-in type,
+        and locals defined once by such an expression; ``None`` otherwise."""
+        return _evaluate(self, expression, depth)
+
+
+def _operand_expression(statement: AsmStatement, operand: PtxOperand | None) -> str | None:
+    if operand is None:
+        return None
+    ref = operand.ref
+    if ref is None and operand.kind == "address":
+        refs = [p.ref for p in operand.parts if p.kind == "ref"]
+        ref = refs[0] if len(refs) == 1 else None
+    if ref is None or ref >= len(statement.operands):
+        return None
+    return statement.operands[ref].expression
+
+
+_SIZES = {"char": 1, "int8_t": 1, "uint8_t": 1, "short": 2, "half": 2, "__half": 2,
+          "nv_bfloat16": 2, "__nv_bfloat16": 2, "int16_t": 2, "uint16_t": 2, "int": 4,
+          "unsigned": 4, "float": 4, "int32_t": 4, "uint32_t": 4, "double": 8, "int64_t": 8,
+          "uint64_t": 8, "float4": 16, "int4": 16, "uint4": 16, "float2": 8, "half2": 4,
+          "__half2": 4}
+_SIZEOF = re.compile(r"sizeof\s*\(\s*([A-Za-z_][\w:]*)\s*\)")
+_ARITHMETIC = re.compile(r"^[0-9xXa-fA-F+\-*/()<> uUlL]+$")
+
+
+def _evaluate(flow: FunctionFlow, expression: str, depth: int) -> int | None:
+    text = expression.strip()
+    if depth > _MAX_CHAIN:
+        return None
+
+    def sizeof(match: re.Match[str]) -> str:
+        size = _SIZES.get(match.group(1).split("::")[-1])
+        return str(size) if size is not None else "@"
+
+    text = _SIZEOF.sub(sizeof, text)
+    for name in set(_IDENTIFIER.findall(text)) - {"u", "U", "l", "L", "x", "X"}:
+        values = flow.definitions.get(name)
+        if name in flow.parameters or values is None or len(values) != 1 or values[0] is None:
+            return None
+        inner = _evaluate(flow, flow.text(values[0]), depth + 1)
+        if inner is None:
+            return None
+        text = re.sub(rf"\b{re.escape(name)}\b", str(inner), text)
+    text = re.sub(r"(?<=[0-9a-fA-F])[uUlL]+\b", "", text)
+    if not _ARITHMETIC.match(text) or "**" in text:
+        return None
+    try:
+        value = eval(text, {"__builtins__": {}}, {})  # noqa: S307 (digits and operators only)
+    except Exception:
+        return None
+    return int(value) if isinstance(value, (int, float)) and value == int(value) else None
+
+
+_DECLARATORS = frozenset({"init_declarator", "array_declarator", "pointer_declarator",
+                          "reference_declarator"})
+
+
+def _usage(node: Node) -> tuple[str, bool]:
+    """How an identifier is used, and whether through an element (``x[i]``, ``*x``,
+    ``x->f``, ``x.f``): climbs through subscripts, members and parentheses."""
+    child = node
+    parent = node.parent
+    element = False
+    while parent is not None and (
+            (parent.type in ("subscript_expression", "field_expression")
+             and parent.child_by_field_name("argument") == child)
+            or parent.type == "parenthesized_expression"
+            or (parent.type == "pointer_expression" and parent.children[0].type == "*")):
+        element = element or parent.type != "parenthesized_expression"
+        child, parent = parent, parent.parent
+    if parent is None:
+        return "read", element
+    kind = parent.type
+    if kind == "assignment_expression" and parent.child_by_field_name("left") == child:
+        operator = parent.child_by_field_name("operator")
+        plain = operator is not None and operator.type == "="
+        return ("write" if plain else "readwrite"), element
+    if kind == "update_expression":
+        return "readwrite", element
+    if kind == "pointer_expression":
+        return "address", element
+    if kind == "argument_list":
+        return "argument", element
+    if kind in _DECLARATORS and parent.child_by_field_name("declarator") == child:
+        while parent is not None and parent.type in _DECLARATORS - {"init_declarator"}:
+            parent = parent.parent
+        if parent is not None and parent.type == "init_declarator" and \
+                parent.child_by_field_name("value") is not None:
+            return "initialise", element
+        return "declare", element
+    if kind == "call_expression" and parent.child_by_field_name("function") == child:
+        return "callee", element
+    return "read", element
+
+
+def _declared(declarator: Node | None) -> Node | None:
+    while declarator is not None and declarator.type not in ("identifier", "field_identifier"):
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None and declarator.type == "reference_declarator":
+            inner = declarator.named_children[-1] if declarator.named_children else None
+        declarator = inner
+    return declarator
+
+
+def _callee_name(parsed: ParsedSource, call: Node) -> str | None:
+    function = call.child_by_field_name("function")
+    while function is not None:
+        if function.type == "identifier":
+            return parsed.node_text(function)
+        if function.type in ("template_function", "qualified_identifier"):
+            function = function.child_by_field_name("name")
+        elif function.type == "field_expression":
+            function = function.child_by_field_name("field")
+        elif function.type == "field_identifier":
+            return parsed.node_text(function)
+        else:
+            return None
+    return None
+
+
+class FileFlows:
+    """The flows of one file's functions, each built on first ask."""
+
+    def __init__(self, parsed: ParsedSource, statements: tuple[AsmStatement, ...]) -> None:
+        self.parsed = parsed
+        self._functions: list[FunctionFlow] = []
+        self._starts: list[int] = []
+        self._by_name: dict[str, list[FunctionFlow]] = {}
+        self._flows: list[FunctionFlow] | None = None
+        self._by_statement: dict[int, list[tuple[FunctionFlow, Step]]] | None = None
+        self._direct: dict[int, list[Step]] = {}
+        self._converts: dict[str, bool] = {}
+        found = nodes_of_kinds(parsed.tree.root_node, frozenset({"function_definition"}))
+        for fn in sorted(found.get("function_definition", ()), key=lambda n: n.start_byte):
+            flow = self._function(fn)
+            if flow is not None:
+                self._functions.append(flow)
+                self._by_name.setdefault(flow.name, []).append(flow)
+        self._starts = [f.start for f in self._functions]
+        for statement in statements:
+            if statement.context.macro is not None or statement.source.text is not parsed.text:
+                continue
+            flow = self._around(parsed.to_byte(statement.span.start))
+            if flow is not None:
+                flow.statements.append(statement)
+
+    def _function(self, fn: Node) -> FunctionFlow | None:
+        body = fn.child_by_field_name("body")
+        name_node = function_name_node(fn)
+        if body is None or name_node is None:
+            return None
+        name = self.parsed.node_text(name_node).split("::")[-1].split("<")[0].strip()
+        declarator = fn.child_by_field_name("declarator")
+        while declarator is not None and declarator.type != "function_declarator":
+            declarator = declarator.child_by_field_name("declarator")
+        parameters: list[str] = []
+        if declarator is not None:
+            plist = declarator.child_by_field_name("parameters")
+            for p in plist.named_children if plist is not None else ():
+                ident = _declared(p.child_by_field_name("declarator"))
+                parameters.append(self.parsed.node_text(ident) if ident is not None else "")
+        template: set[str] = set()
+        parent = fn.parent
+        if parent is not None and parent.type == "template_declaration":
+            plist = parent.child_by_field_name("parameters")
+            for p in plist.named_children if plist is not None else ():
+                for ident in p.named_children:
+                    if ident.type in ("identifier", "type_identifier"):
+                        template.add(self.parsed.node_text(ident))
+        head = self.parsed.data[fn.start_byte:body.start_byte]
+        return FunctionFlow(self.parsed, fn, name, fn.start_byte, fn.end_byte,
+                            b"__global__" in head, tuple(parameters), frozenset(template),
+                            owner=self)
+
+    def function_at(self, byte: int) -> FunctionFlow | None:
+        """The innermost function definition around ``byte``, its body read."""
+        flow = self._around(byte)
+        return self._ready(flow) if flow is not None else None
+
+    def _around(self, byte: int) -> FunctionFlow | None:
+        k = bisect.bisect_right(self._starts, byte) - 1
+        while k >= 0:
+            flow = self._functions[k]
+            if flow.start <= byte < flow.end:
+                return flow
+            k -= 1
+        return None
+
+    def converts(self, name: str) -> bool:
+        """``name`` is one same-file function whose every ``return`` gives a conversion of
+        its first parameter (``return (uint32_t)__cvta_generic_to_shared(p);``)."""
+        known = self._converts.get(name)
+        if known is None:
+            defined = self._by_name.get(name, [])
+            known = False
+            if len(defined) == 1 and defined[0].parameters:
+                helper = self._ready(defined[0])
+                values = [r.named_children[0] for r in helper.returns if r.named_children]
+                known = bool(values) and len(values) == len(helper.returns) and all(
+                    base_name(helper.text(v)) == helper.parameters[0] for v in values)
+            self._converts[name] = known
+        return known
+
+    def functions_named(self, name: str) -> list[FunctionFlow]:
+        """The file's function definitions called ``name`` (overloads, specialisations)."""
+        return self._by_name.get(name, [])
+
+    def ready(self, flow: FunctionFlow) -> FunctionFlow:
+        """``flow`` with its body read."""
+        return self._ready(flow)
+
+    def callers(self, helper: FunctionFlow) -> list[tuple[FunctionFlow, int, int]]:
+        """The calls of ``helper`` in the file's other functions (caller, start, end), where
+        its name names no other definition."""
+        if len(self._by_name.get(helper.name, ())) != 1:
+            return []
+        found: list[tuple[FunctionFlow, int, int]] = []
+        for flow in self.flows():
+            if flow is helper:
+                continue
+            found.extend((flow, start, end) for start, end, name, _ in flow.calls
+                         if name == helper.name)
+        return found
+
+    def _ready(self, flow: FunctionFlow) -> FunctionFlow:
+        if not flow._read:
+            flow._read = True
+            self._read(flow)
+        return flow
+
+    def flows(self) -> list[FunctionFlow]:
+        """The functions that hold asm statements or call a same-file helper that does."""
+        if self._flows is None:
+            names = sorted({f.name for f in self._functions if f.statements and f.name})
+            pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names)
+                                 + rb")\b") if names else None
+            data = self.parsed.data
+            self._flows = [
+                self._ready(f) for f in self._functions
+                if f.statements or (pattern is not None
+                                    and pattern.search(data, f.start, f.end) is not None)]
+        return self._flows
+
+    def steps_of(self, statement: AsmStatement) -> list[tuple[FunctionFlow, Step]]:
+        """Every step ``statement`` takes, in every function that reaches it: its own, and
+        each caller in the file (through that caller's call)."""
+        if self._by_statement is None:
+            self._by_statement = {}
+            for flow in self.flows():
+                for step in flow.steps:
+                    self._by_statement.setdefault(id(step.statement), []).append((flow, step))
+        return self._by_statement.get(id(statement), [])
+
+    def _helper(self, name: str, caller: FunctionFlow) -> FunctionFlow | None:
+        candidates = [h for h in self._by_name.get(name, ()) if h is not caller]
+        if not candidates or not any(h.statements for h in candidates):
+            return None
+        shapes = {tuple(_own_kinds(h)) for h in candidates}
+        if len(shapes) != 1 or not next(iter(shapes)):
+            return None  # overloads that differ: which one is called is not known here
+        return candidates[0]
+
+    def _read(self, flow: FunctionFlow) -> None:
+        parsed = self.parsed
+        body = flow.node.child_by_field_name("body")
+        if body is None:
+            return
+        found = nodes_of_kinds(body, _KINDS)
+        flow.asm_ranges = [(n.start_byte, n.end_byte) for n in found.get("gnu_asm_expression", ())]
+        flow.lambdas = [(n.start_byte, n.end_byte) for n in found.get("lambda_expression", ())]
+        for kind in _LOOPS:
+            flow.loops.extend((n.start_byte, n.end_byte) for n in found.get(kind, ()))
+        flow.loops.sort()
+        for node in found.get("if_statement", ()):
+            then = node.child_by_field_name("consequence")
+            other = node.child_by_field_name("alternative")
+            condition = node.child_by_field_name("condition")
+            if then is None:
+                continue
+            flow.ifs.append((node, condition, (then.start_byte, then.end_byte),
+                             (other.start_byte, other.end_byte) if other is not None else None))
+        flow.returns = list(found.get("return_statement", ()))
+        for node in found.get("init_declarator", ()):
+            ident = _declared(node.child_by_field_name("declarator"))
+            value = node.child_by_field_name("value")
+            if ident is not None:
+                flow.definitions.setdefault(parsed.node_text(ident), []).append(value)
+        for node in found.get("assignment_expression", ()):
+            left = node.child_by_field_name("left")
+            if left is not None and left.type == "identifier":
+                operator = node.child_by_field_name("operator")
+                plain = operator is not None and operator.type == "="
+                flow.definitions.setdefault(parsed.node_text(left), []).append(
+                    node.child_by_field_name("right") if plain else None)
+        for node in found.get("update_expression", ()):
+            argument = node.child_by_field_name("argument")
+            if argument is not None and argument.type == "identifier":
+                flow.definitions.setdefault(parsed.node_text(argument), []).append(None)
+        asm = flow.asm_ranges
+        for node in found.get("identifier", ()):
+            byte = node.start_byte
+            if any(s <= byte < e for s, e in asm):
+                continue
+            how, element = _usage(node)
+            flow.uses.setdefault(parsed.node_text(node), []).append((byte, how, element))
+        own = sorted(flow.statements, key=lambda s: s.span.start)
+        for statement in own:
+            start = parsed.to_byte(statement.span.start)
+            for order, (instruction, event) in enumerate(_events(statement)):
+                flow.steps.append(Step(start, order, event, statement, instruction))
+        # asm outputs are writes of their variables, with values the C++ cannot see
+        for statement in own:
+            for operand in statement.outputs:
+                name = base_name(operand.expression)
+                if name is not None:
+                    flow.definitions.setdefault(name, []).append(None)
+        for node in found.get("call_expression", ()):
+            name = _callee_name(parsed, node)
+            if name is None:
+                continue
+            helper = self._helper(name, flow)
+            opaque = helper is None and not self._harmless(name, flow)
+            flow.calls.append((node.start_byte, node.end_byte, name, opaque))
+            if helper is None:
+                continue
+            arguments = node.child_by_field_name("arguments")
+            texts = tuple(parsed.node_text(a) for a in arguments.named_children
+                          if a.type != "comment") if arguments is not None else ()
+            site = CallSite(node.start_byte, node.end_byte, name, texts, helper)
+            for order, step in enumerate(self._own_steps(helper)):
+                flow.steps.append(Step(node.start_byte, order, step.event, step.statement,
+                                       step.instruction, site))
+        flow.calls.sort()
+        flow.steps.sort(key=lambda s: (s.start, s.order))
+
+    def _harmless(self, name: str, caller: FunctionFlow) -> bool:
+        """A call that holds no protocol step: a CUDA built-in of :data:`HARMLESS_CALLS`, or
+        a same-file function with neither asm statements nor calls of its own."""
+        if name in HARMLESS_CALLS or self.converts(name):
+            return True
+        defined = [f for f in self._by_name.get(name, ()) if f is not caller]
+        if not defined:
+            return False
+        return all(not f.statements and not _has_calls(self.parsed, f) for f in defined)
+
+    def _own_steps(self, helper: FunctionFlow) -> list[Step]:
+        """The helper's own steps, from its statements alone (its calls are not followed:
+        one level)."""
+        known = self._direct.get(id(helper))
+        if known is None:
+            known = []
+            for statement in sorted(helper.statements, key=lambda s: s.span.start):
+                start = self.parsed.to_byte(statement.span.start)
+                for order, (instruction, event) in enumerate(_events(statement)):
+                    known.append(Step(start, order, event, statement, instruction))
+            self._direct[id(helper)] = known
+        if not helper._read:
+            self._ready(helper)  # its parameters' definitions, for keys through the call
+        return known
+
+
+def _has_calls(parsed: ParsedSource, flow: FunctionFlow) -> bool:
+    body = flow.node.child_by_field_name("body")
+    return body is None or bool(nodes_of_kinds(body, frozenset({"call_expression"})))
+
+
+def _events(statement: AsmStatement) -> Iterator[tuple[PtxInstruction, Event]]:
+    if statement.template.has_holes:
+        return
+    for instruction in statement.ptx.instructions:
+        if instruction.opaque:
+            continue
+        for event in events(instruction):
+            yield instruction, event
+
+
+def _own_kinds(flow: FunctionFlow) -> list[str]:
+    return [e.kind for s in flow.statements for _, e in _events(s)]
+
+
+# One file's flows at a time, by the identity of its tree (the engine lints a file's statements
+# in turn; a new file starts afresh).
+_LAST: list[tuple[ParsedSource, FileFlows]] = []
+
+
+def flows_of(context: object) -> FileFlows | None:
+    """The file's flows, from a rule context's tree and statements; ``None`` without a tree."""
+    parsed = getattr(context, "parsed", None)
+    if not isinstance(parsed, ParsedSource):
+        return None
+    if _LAST and _LAST[0][0] is parsed:
+        return _LAST[0][1]
+    statements = getattr(context, "file_statements", ())
+    flows = FileFlows(parsed, tuple(statements))
+    _LAST[:] = [(parsed, flows)]
+    return flows
+
+
+file_memos.register(_LAST.clear)

@@ -1,0 +1,148 @@
+"""PTX601 divergent-warp-collective."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.analysis.divergence import Guard, divergent_guard
+from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, flows_of
+from ptxlint.analysis.statement import analysis_of
+from ptxlint.model import AsmStatement, Finding, PtxInstruction, PtxOperand, Severity, Span
+from ptxlint.ptx.protocols import Collective, collective
+from ptxlint.rule import Rule, RuleContext
+
+from ._protocol import byte_span, line_of
+
+_FULL = 0xFFFFFFFF
+
+
+def _full_mask(statement: AsmStatement, flow: FunctionFlow, mask: PtxOperand | None) -> bool:
+    """The member mask names all 32 lanes (an immediate, or a constant operand)."""
+    if mask is None:
+        return False
+    text: str | None = None
+    if mask.kind == "immediate":
+        text = mask.text
+    elif mask.kind == "ref" and mask.ref is not None and mask.ref < len(statement.operands):
+        text = statement.operands[mask.ref].expression
+    if text is None:
+        return False
+    compact = text.replace(" ", "").rstrip("uUlL")
+    if compact in ("-1", "~0", "~0u", "~0U", "(unsigned)-1", "0xffffffff", "0xFFFFFFFF"):
+        return True
+    value = flow.constant(text)
+    return value is not None and value & _FULL == _FULL
+
+
+class DivergentWarpCollective(Rule):
+    id = "PTX601"
+    name = "divergent-warp-collective"
+    preview = True
+    severity = Severity.ERROR
+    needs = ("instructions",)
+    summary = "A warp-collective instruction reached under a condition that splits the warp"
+    tags = ("correctness", "convergence")
+    docs = """\
+## What it does
+Flags an asm statement holding a warp-collective instruction that only part of a warp can
+reach, because a condition that certainly differs between the lanes of one warp guards it:
+
+* a `.aligned` instruction (`wgmma.*`, `mma.sync.aligned`, `ldmatrix`, `stmatrix`,
+  `bar.sync`, `tcgen05.*.sync.aligned`...) inside an `if` arm on such a condition, or after
+  an early `return` on one;
+* a `.sync` collective whose member mask names the whole warp (`shfl.sync`, `vote.sync`,
+  `match.sync`, `redux.sync`, `bar.warp.sync`, `elect.sync` with `0xffffffff`) inside an
+  `if` arm on such a condition (an early `return` is not flagged for these: an exited
+  thread no longer counts for them).
+
+A helper holding the collective, called under such a condition from the same file, is
+reported at the call. Conditions that split a warp are comparisons of the lane index
+(`threadIdx.x % 32`, `%laneid`, a lane helper) or of `threadIdx.x` with a constant that does
+not fall on a warp boundary (`lane == 0`, `threadIdx.x < 16`), and the `elect.sync`
+predicate (`elect_one_sync()`). Uniform conditions stay silent: `threadIdx.x / 32 == 0`,
+`threadIdx.x < 128`, template constants, `blockIdx`, kernel parameters, `__shfl_sync`
+results. So do conditions the analysis cannot decide (`tid < n`, `data[tid] > 0`). The rule
+assumes full warps of a one-dimensional block, as every full-mask collective already does.
+This rule is in preview.
+
+## Why is this bad?
+The PTX ISA makes it undefined. For `mma`, `ldmatrix`, `stmatrix`, `wgmma` and every other
+`.aligned` form: "The mandatory `.aligned` qualifier indicates that all threads in the warp
+must execute the same instruction. In conditionally executed code, an [...] instruction
+should only be used if it is known that all threads in the warp evaluate the condition
+identically, otherwise behavior is undefined", and "the behavior [...] is undefined if [...]
+any thread in the warp has exited" (9.7.14 "Warp Level Matrix Multiply-Accumulate
+Instructions", 9.7.9.15 "ldmatrix"). For `shfl.sync` and the other `.sync` collectives, the
+executing thread waits "until all non-exited threads corresponding to membermask have
+executed" the same instruction: lanes the condition sent elsewhere never arrive, so the
+warp hangs or reads undefined values (compute-sanitizer's synccheck reports it).
+Nothing at compile time says so.
+
+## Example
+```cuda
+unsigned lane = threadIdx.x % 32;
+if (lane == 0) {
+  asm volatile("shfl.sync.bfly.b32 %0, %0, 16, 0x1f, 0xffffffff;" : "+f"(v));
+}
+```
+
+## Use instead
+```cuda
+asm volatile("shfl.sync.bfly.b32 %0, %0, 16, 0x1f, 0xffffffff;" : "+f"(v));
+if (lane == 0) {
+  out[blockIdx.x] = v;
+}
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        kinds = [(i, c) for i in statement.ptx.instructions
+                 if not i.opaque and (c := collective(i)) is not None]
+        if not kinds or analysis_of(statement).rocm_guarded:
+            return
+        flows = flows_of(context)
+        if flows is None:
+            return
+        parsed = flows.parsed
+        flow = flows.function_at(parsed.to_byte(statement.span.start))
+        if flow is None:
+            return
+        instruction, kind = next(((i, c) for i, c in kinds if self._counts(statement, flow, c)),
+                                 (None, None))
+        if instruction is None or kind is None:
+            return
+        byte = parsed.to_byte(statement.span.start)
+        guard = divergent_guard(flows, flow, byte, early_returns=kind.aligned)
+        if guard is not None:
+            span = statement.template.source_span(instruction.opcode_start,
+                                                  instruction.opcode_end)
+            yield self.finding(statement, span, self._message(instruction, flow, guard))
+            return
+        yield from self._through_callers(statement, flows, flow, instruction, kind)
+
+    @staticmethod
+    def _counts(statement: AsmStatement, flow: FunctionFlow, kind: Collective) -> bool:
+        return kind.aligned or _full_mask(statement, flow, kind.mask)
+
+    def _through_callers(self, statement: AsmStatement, flows: FileFlows, helper: FunctionFlow,
+                         instruction: PtxInstruction, kind: Collective) -> Iterator[Finding]:
+        for caller, start, end in flows.callers(helper):
+            guard = divergent_guard(flows, caller, start, early_returns=kind.aligned)
+            if guard is None:
+                continue
+            span: Span = byte_span(caller, start, end)
+            message = (f"{helper.name}() holds `{instruction.mnemonic}`, which the whole warp "
+                       f"must reach together; this call is under {self._guard(caller, guard)}")
+            yield self.finding(statement, span, message)
+
+    def _message(self, instruction: PtxInstruction, flow: FunctionFlow, guard: Guard) -> str:
+        return (f"`{instruction.mnemonic}` must be reached by the whole warp, but it is under "
+                f"{self._guard(flow, guard)}")
+
+    @staticmethod
+    def _guard(flow: FunctionFlow, guard: Guard) -> str:
+        line = line_of(flow, guard.node.start_byte)
+        if guard.how == "return":
+            return f"the early return on `{guard.text}` (line {line}), which differs by lane"
+        arm = "" if guard.how == "if" else "the else arm of "
+        return f"{arm}`if {guard.text}` (line {line}), which differs by lane"

@@ -1,0 +1,113 @@
+"""PTX603 cp-async-read-before-wait."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.analysis.function_flow import FunctionFlow, Step, flows_of
+from ptxlint.model import AsmStatement, Finding, Severity, Span
+from ptxlint.ptx.protocols import COPY, MBAR_WAIT, SHARED_READ, TRACKED, WAIT
+from ptxlint.rule import Rule, RuleContext
+
+from ._protocol import byte_span, line_of, step_span, where
+
+_COVERS = frozenset({WAIT, MBAR_WAIT, TRACKED})
+
+
+def unwaited_reads(flow: FunctionFlow, copy: Step) -> Iterator[tuple[int, Step | None]]:
+    """The reads of the shared buffer ``copy`` fills that no wait separates from it: its C++
+    element reads (start byte, None), and ``ld.shared``/``ldmatrix`` asm (start, the step). Nothing
+    where the buffer cannot be named, where a wait sits in a loop around the copy or the read
+    (a pipeline: a later stage's wait covers this copy), or where a call ptxlint cannot read
+    lies between them."""
+    buffer = flow.key(copy, copy.event.memory)
+    if buffer is None:
+        return
+    for loop in flow.loops_at(copy.start):
+        if any(s.kind in _COVERS and loop[0] <= s.start < loop[1] for s in flow.steps):
+            return
+
+    def silent(at: int) -> bool:
+        if flow.exclusive(copy.start, at) or flow.in_lambda(at) != flow.in_lambda(copy.start):
+            return True
+        if flow.between(copy.start, at, _COVERS) or flow.opaque_between(copy.start, at):
+            return True
+        return any(any(s.kind in _COVERS and loop[0] <= s.start < loop[1] for s in flow.steps)
+                   for loop in flow.loops_at(at))
+
+    found: list[tuple[int, Step | None]] = [
+        (byte, None) for byte, how, element in flow.uses_of(buffer)
+        if element and byte > copy.start and how in ("read", "readwrite") and not silent(byte)]
+    found.extend((step.start, step) for step in flow.steps
+                 if step.kind == SHARED_READ and step.start > copy.start
+                 and not silent(step.start) and flow.key(step, step.event.memory) == buffer)
+    yield from sorted(found, key=lambda f: f[0])
+
+
+class CpAsyncReadBeforeWait(Rule):
+    id = "PTX603"
+    name = "cp-async-read-before-wait"
+    preview = True
+    severity = Severity.ERROR
+    needs = ("instructions",)
+    summary = "Shared memory a cp.async fills is read before any wait for the copy"
+    tags = ("correctness", "async")
+    docs = """\
+## What it does
+Flags the first read of a shared-memory buffer that a `cp.async` of the same function fills,
+when no `cp.async.wait_group`, `cp.async.wait_all` or mbarrier wait lies between the copy and
+the read. The read is a C++ read of the same variable (`tile[i]`, `*tile`) or an
+`ld.shared`/`ldmatrix` asm on it; the buffer is the variable behind the copy's destination
+operand (through `__cvta_generic_to_shared`, casts and locals defined once, and through
+one level of same-file helpers). The rule is silent where a wait sits in a loop around the
+copy or the read (a multi-stage pipeline, where a later stage's wait covers the copy), where
+the copy and the read are in the two arms of one `if`, and where a call ptxlint cannot read
+lies between them. This rule is in preview.
+
+## Why is this bad?
+The copy has only been issued. PTX ISA 9.7.9.25.3.3: "Writes performed by cp.async
+operations are made visible to the executing thread only after: the completion of
+cp.async.wait_all, or the completion of cp.async.wait_group on the cp.async-group in which the
+cp.async belongs to, or mbarrier.test_wait returns True on an mbarrier object which is
+tracking the completion of the cp.async operation." Before that, the read sees whatever the
+buffer held: a race that compute-sanitizer's racecheck reports and that passes most runs.
+
+## Example
+```cuda
+asm volatile("cp.async.ca.shared.global [%0], [%1], 4;"
+             :: "r"((unsigned)__cvta_generic_to_shared(&tile[threadIdx.x])), "l"(src));
+asm volatile("cp.async.commit_group;" ::: "memory");
+float x = tile[threadIdx.x];
+```
+
+## Use instead
+```cuda
+asm volatile("cp.async.ca.shared.global [%0], [%1], 4;"
+             :: "r"((unsigned)__cvta_generic_to_shared(&tile[threadIdx.x])), "l"(src));
+asm volatile("cp.async.commit_group;" ::: "memory");
+asm volatile("cp.async.wait_group 0;" ::: "memory");
+float x = tile[threadIdx.x];
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if not any(i.opcode == "cp" for i in statement.ptx.instructions):
+            return
+        flows = flows_of(context)
+        if flows is None:
+            return
+        for flow, step in flows.steps_of(statement):
+            if step.kind != COPY:
+                continue
+            first = next(unwaited_reads(flow, step), None)
+            if first is None:
+                continue
+            start, read = first
+            buffer = flow.key(step, step.event.memory) or ""
+            span: Span = step_span(flow, read) if read is not None else byte_span(
+                flow, start, start + len(buffer.encode()))
+            how = f"`{read.instruction.mnemonic}`" if read is not None else f"`{buffer}`"
+            yield self.finding(
+                statement, span,
+                f"{how} at line {line_of(flow, start)} reads the shared memory that the "
+                f"cp.async at {where(flow, step)} fills, with no cp.async wait in between")

@@ -1,0 +1,110 @@
+"""PTX605 tma-store-without-proxy-fence."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.analysis.function_flow import FunctionFlow, Step, flows_of
+from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.ptx.protocols import BULK_STORE, FENCE_PROXY, SHARED_WRITE
+from ptxlint.rule import Rule, RuleContext
+
+from ._protocol import line_of, step_span
+
+_FENCES = frozenset({FENCE_PROXY})
+
+
+def unfenced_write(flow: FunctionFlow, store: Step) -> tuple[int, str] | None:
+    """The last generic-proxy write of the shared buffer a bulk store reads, earlier in the
+    function with no ``fence.proxy.async`` (nor a call ptxlint cannot read) between: (its
+    byte, how it writes). ``None`` where the buffer cannot be named."""
+    buffer = flow.key(store, store.event.memory)
+    if buffer is None:
+        return None
+    writes: list[tuple[int, str, Step | None]] = [
+        (byte, f"`{buffer}[...] =`", None) for byte, how, element in flow.uses_of(buffer)
+        if element and how in ("write", "readwrite") and byte < store.start]
+    writes.extend((s.start, f"`{s.instruction.mnemonic}`", s) for s in flow.steps
+                  if s.kind == SHARED_WRITE and (s.start, s.order) < (store.start, store.order)
+                  and flow.key(s, s.event.memory) == buffer)
+    for byte, how, step in sorted(writes, key=lambda w: w[0], reverse=True):
+        if flow.exclusive(byte, store.start) or flow.in_lambda(byte) != flow.in_lambda(
+                store.start):
+            continue
+        fenced = flow.steps_between(step, store, _FENCES) if step is not None else [
+            s for s in flow.steps if byte < s.start and (s.start, s.order) < (store.start,
+                                                                                store.order)
+            and s.kind in _FENCES]
+        if fenced or flow.opaque_between(byte, store.start):
+            return None
+        return byte, how
+    return None
+
+
+class TmaStoreWithoutProxyFence(Rule):
+    id = "PTX605"
+    name = "tma-store-without-proxy-fence"
+    preview = True
+    severity = Severity.ERROR
+    needs = ("instructions",)
+    summary = "A TMA store reads shared memory written by ordinary stores, with no proxy fence"
+    tags = ("correctness", "async")
+    docs = """\
+## What it does
+Flags a bulk copy that reads the CTA's shared memory through the async proxy (a TMA store
+`cp.async.bulk.tensor...global.shared::cta`, `cp.async.bulk.global.shared::cta`,
+`cp.reduce.async.bulk...`) when the same function wrote that buffer earlier with ordinary
+stores (C++ `buf[i] = v`, `st.shared`, `stmatrix`) and no `fence.proxy.async.shared::cta`
+(or `fence.proxy.async`) lies between the last such write and the copy. The buffer is the
+variable behind the copy's shared-memory operand (through `__cvta_generic_to_shared`, casts,
+locals defined once and one level of same-file helpers). Where it cannot be named, where a
+call ptxlint cannot read lies between the write and the copy (the fence may be there:
+CUTLASS's `fence_view_async_shared()`), or where the two are in the two arms of one `if`, the
+rule is silent. This rule is in preview.
+
+## Why is this bad?
+Ordinary stores are performed by the generic proxy and the bulk copy reads through the async
+proxy. PTX ISA 8.6 "Proxies": "accesses to the same memory location across multiple proxies
+need a cross-proxy fence. For the async proxy, `fence.proxy.async` should be used to
+synchronize memory between generic proxy and the async proxy." Without it the TMA unit may
+read the tile before the stores reach it and write stale data to global memory; a
+`__syncthreads()` orders the threads, not the proxies.
+
+## Example
+```cuda
+tile[threadIdx.x] = acc;
+__syncthreads();
+if (threadIdx.x == 0)
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], 512;"
+               :: "l"(out), "r"(smem_addr(tile)) : "memory");
+```
+
+## Use instead
+```cuda
+tile[threadIdx.x] = acc;
+asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+__syncthreads();
+if (threadIdx.x == 0)
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], 512;"
+               :: "l"(out), "r"(smem_addr(tile)) : "memory");
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if not any(i.opcode == "cp" for i in statement.ptx.instructions):
+            return
+        flows = flows_of(context)
+        if flows is None:
+            return
+        for flow, step in flows.steps_of(statement):
+            if step.kind != BULK_STORE:
+                continue
+            write = unfenced_write(flow, step)
+            if write is None:
+                continue
+            byte, how = write
+            yield self.finding(
+                statement, step_span(flow, step),
+                f"`{step.instruction.mnemonic}` reads shared memory through the async proxy "
+                f"that {how} at line {line_of(flow, byte)} wrote through the generic proxy, "
+                f"with no fence.proxy.async in between")

@@ -1,0 +1,130 @@
+"""PTX606 wgmma-read-before-wait."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.analysis.function_flow import FunctionFlow, Step, base_name, flows_of
+from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.ptx.protocols import WG_COMMIT, WG_MMA, WG_WAIT
+from ptxlint.rule import Rule, RuleContext
+
+from ._protocol import byte_span, where
+
+_ACCESSES = ("read", "readwrite", "write")
+
+
+def _waited(flow: FunctionFlow, mma: Step, byte: int) -> bool:
+    """A ``wgmma.commit_group`` and then a ``wgmma.wait_group`` lie between ``mma`` and
+    ``byte``."""
+    commits = [s for s in flow.steps if s.kind == WG_COMMIT
+               and (mma.start, mma.order) < (s.start, s.order) and s.start < byte]
+    if not commits:
+        return False
+    first = commits[0]
+    return any(s.kind == WG_WAIT and (first.start, first.order) < (s.start, s.order)
+               and s.start < byte for s in flow.steps)
+
+
+def early_access(flow: FunctionFlow, mma: Step) -> tuple[int, str, str] | None:
+    """The first access of a register ``mma`` reads or writes asynchronously (its accumulators
+    and A fragment) by ordinary code after it, before a ``wgmma.commit_group`` and
+    ``wgmma.wait_group`` cover it: (byte, the variable, how). Another ``wgmma`` on the same
+    registers is not an access (the ISA allows chaining), nor an asm with no instruction (a
+    register fence such as CUTLASS's ``warpgroup_fence_operand``). ``None`` where a register
+    cannot be named, or a call ptxlint cannot read lies before the access."""
+    names = flow.keys(mma, mma.event.registers)
+    if not names:
+        return None
+    found: list[tuple[int, str, str]] = []
+    for name in names:
+        found.extend((byte, name, how) for byte, how, _ in flow.uses_of(name)
+                     if byte > mma.start and how in _ACCESSES)
+    for statement in flow.statements:
+        start = flow.parsed.to_byte(statement.span.start)
+        if start <= mma.start or not statement.ptx.instructions or any(
+                i.opcode == "wgmma" for i in statement.ptx.instructions):
+            continue
+        used = [n for o in statement.operands if (n := base_name(o.expression)) in names]
+        if used and used[0] is not None:
+            found.append((start, used[0], "asm"))
+    for byte, name, how in sorted(found):
+        if flow.exclusive(mma.start, byte) or flow.in_lambda(byte) != flow.in_lambda(mma.start):
+            continue
+        if _waited(flow, mma, byte) or flow.opaque_between(mma.start, byte):
+            return None
+        if any(s.kind == WG_MMA and (mma.start, mma.order) < (s.start, s.order)
+               and s.start < byte and name in (flow.keys(s, s.event.registers) or ())
+               for s in flow.steps):
+            return None  # the last wgmma on the register before the access is the one reported
+        return byte, name, how
+    return None
+
+
+class WgmmaReadBeforeWait(Rule):
+    id = "PTX606"
+    name = "wgmma-read-before-wait"
+    preview = True
+    severity = Severity.ERROR
+    needs = ("instructions",)
+    summary = "wgmma accumulators used before wgmma.commit_group and wgmma.wait_group"
+    tags = ("correctness", "async", "wgmma")
+    docs = """\
+## What it does
+Flags the first use, by ordinary code, of a register that a `wgmma.mma_async` reads or writes
+asynchronously (its accumulators `d`, and its A fragment when A comes from registers), after
+the `wgmma.mma_async` and before a `wgmma.commit_group` followed by a `wgmma.wait_group`. The
+registers are the C++ variables bound to those operands (through one level of same-file
+helpers); a use is a C++ read or write of one, or another asm statement on it. Another
+`wgmma.mma_async` on the same accumulators is not a use (the ISA allows the chain), nor an
+asm with no instruction (a register fence such as `warpgroup_fence_operand`). Where a
+variable cannot be named, or a call ptxlint cannot read lies before the use (the wait may be
+there: CUTLASS's `warpgroup_wait<N>()`), the rule is silent. This rule is in preview.
+
+## Why is this bad?
+PTX ISA 9.7.15.7 (`wgmma.wait_group`): "Accessing the accumulator register or the input
+register containing the fragments of matrix A of a `wgmma.mma_async` instruction without first
+performing a `wgmma.wait_group` instruction that waits on a wgmma-group including that
+`wgmma.mma_async` instruction is undefined behavior." ptxas patches it where it can see it:
+compiled with `-gencode arch=compute_90a,code=sm_90a`, ptxas 13.0 prints "(C7517)
+warpgroup.wait is injected in around line N by compiler to allow use of registers defined by
+GMMA" and serialises the pipeline; `--verify` reports that message as the confirmation.
+
+## Example
+```cuda
+asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"
+             " {%0,%1,%2,%3}, %4, %5, 1, 1, 1, 0, 0;"
+             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "l"(desc_a), "l"(desc_b));
+asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+out[threadIdx.x] = d[0];
+```
+
+## Use instead
+```cuda
+asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+out[threadIdx.x] = d[0];
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if not any(i.opcode == "wgmma" for i in statement.ptx.instructions):
+            return
+        flows = flows_of(context)
+        if flows is None:
+            return
+        for flow, step in flows.steps_of(statement):
+            if step.kind != WG_MMA:
+                continue
+            access = early_access(flow, step)
+            if access is None:
+                continue
+            byte, name, how = access
+            verb = f"`{name}` is {'written' if how == 'write' else 'read'}"
+            if how == "asm":
+                verb = f"an asm statement uses `{name}`"
+            yield self.finding(
+                statement, byte_span(flow, byte, byte + len(name.encode())),
+                f"{verb} here while the wgmma.mma_async at {where(flow, step)} may still be "
+                f"using it: no wgmma.commit_group and wgmma.wait_group in between")

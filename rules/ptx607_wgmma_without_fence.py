@@ -1,0 +1,102 @@
+"""PTX607 wgmma-without-fence."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.analysis.function_flow import FunctionFlow, Step, flows_of
+from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.ptx.protocols import WG_FENCE
+from ptxlint.ptx.protocols import WG_MMA as MMA
+from ptxlint.rule import Rule, RuleContext
+
+from ._protocol import line_of, step_span
+
+_WRITES = ("write", "readwrite", "initialise")
+
+
+def unfenced_write(flow: FunctionFlow, mma: Step) -> tuple[int, str] | None:
+    """The last write, by ordinary C++ code before ``mma``, of a register ``mma`` reads (its
+    accumulators, its A fragment) with no ``wgmma.fence`` between: (byte, variable). ``None``
+    where a register cannot be named, or a call ptxlint cannot read lies between."""
+    names = flow.keys(mma, mma.event.registers)
+    if not names:
+        return None
+    writes = sorted(((byte, name) for name in names for byte, how, _ in flow.uses_of(name)
+                     if byte < mma.start and how in _WRITES), reverse=True)
+    for byte, name in writes:
+        if flow.exclusive(byte, mma.start) or flow.in_lambda(byte) != flow.in_lambda(mma.start):
+            continue
+        between = [s for s in flow.steps
+                   if byte < s.start and (s.start, s.order) < (mma.start, mma.order)]
+        if any(s.kind == WG_FENCE for s in between) or flow.opaque_between(byte, mma.start):
+            return None
+        if any(s.kind == MMA for s in between):
+            return None  # the first wgmma after the write is the one reported
+        return byte, name
+    return None
+
+
+class WgmmaWithoutFence(Rule):
+    id = "PTX607"
+    name = "wgmma-without-fence"
+    preview = True
+    severity = Severity.ERROR
+    needs = ("instructions",)
+    summary = "wgmma.mma_async reads registers that ordinary code wrote, with no wgmma.fence"
+    tags = ("correctness", "async", "wgmma")
+    docs = """\
+## What it does
+Flags a `wgmma.mma_async` whose accumulator (or register A fragment) variables were written by
+ordinary C++ code earlier in the function (`float d[4] = {}`, `d[i] *= s`) with no
+`wgmma.fence.sync.aligned` between that write and the `wgmma.mma_async`. The registers are
+the C++ variables bound to those operands (through one level of same-file helpers). Where a
+variable cannot be named, or a call ptxlint cannot read lies between the write and the
+`wgmma` (the fence may be there: CUTLASS's `warpgroup_arrive()`), the rule is silent. This
+rule is in preview.
+
+## Why is this bad?
+PTX ISA 9.7.15.5.2 (`wgmma.mma_async`): "wgmma.fence instruction must be used to fence the
+register accesses of wgmma.mma_async instruction from their prior accesses. Otherwise, the
+behavior is undefined." 9.7.15.6 (`wgmma.fence`) requires it "between a register access by a
+thread in the warpgroup and any wgmma.mma_async instruction that accesses the same registers,
+either as accumulator or input register containing fragments of matrix A". ptxas, compiled
+with `-gencode arch=compute_90a,code=sm_90a`, patches it where it sees it and says so: "(C7519)
+warpgroup.arrive is injected in around line N by compiler to allow use of registers in GMMA";
+`--verify` reports that message as the confirmation.
+
+## Example
+```cuda
+float d[4] = {0.f, 0.f, 0.f, 0.f};
+asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"
+             " {%0,%1,%2,%3}, %4, %5, 1, 1, 1, 0, 0;"
+             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "l"(desc_a), "l"(desc_b));
+```
+
+## Use instead
+```cuda
+float d[4] = {0.f, 0.f, 0.f, 0.f};
+asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"
+             " {%0,%1,%2,%3}, %4, %5, 1, 1, 1, 0, 0;"
+             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "l"(desc_a), "l"(desc_b));
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if not any(i.opcode == "wgmma" for i in statement.ptx.instructions):
+            return
+        flows = flows_of(context)
+        if flows is None:
+            return
+        for flow, step in flows.steps_of(statement):
+            if step.kind != MMA:
+                continue
+            write = unfenced_write(flow, step)
+            if write is None:
+                continue
+            byte, name = write
+            yield self.finding(
+                statement, step_span(flow, step),
+                f"`{step.instruction.mnemonic}` uses `{name}`, written at line "
+                f"{line_of(flow, byte)} by ordinary code, with no wgmma.fence in between")
