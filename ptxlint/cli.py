@@ -58,7 +58,7 @@ def _comma_list(values: Sequence[str] | None) -> tuple[str, ...]:
 
 
 # Every command build_parser adds, in its order (tests/test_help.py holds the two together).
-COMMANDS = ("check", "stats", "rules", "rule", "config", "doctor", "clean", "lsp", "new")
+COMMANDS = ("check", "stats", "rules", "rule", "config", "doctor", "clean", "new", "lsp")
 
 
 def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
