@@ -4,7 +4,8 @@ linted before (a header copied into many projects' folders, the same helper in t
 generated kernels), mostly in another file.
 
 A pure rule's outcome is a function of:
-- the statement's own text, from its keyword to its closing parenthesis;
+- the statement's own text, from its keyword to its closing parenthesis, and the keyword and
+  qualifiers it stands for (a keyword macro's use, ``ASM(...)``, spells them in the macro);
 - what the extractor read from elsewhere: the operands' C++ types, a constraint a macro spells,
   extraction problems, and the ``Context`` (guards, specifiers, macro, branch, dialect; of the
   enclosing function only whether there is one);
@@ -189,6 +190,9 @@ class FileKeys:
                 self.settings,
                 known[1],
                 self.source.text[span.start : span.end],
+                # the keyword and qualifiers: a keyword macro (``ASM(...)``) spells them elsewhere
+                statement.keyword,
+                tuple(q.name for q in statement.qualifiers),
                 # a constraint's text: a macro may spell it (an unresolved one is in the text)
                 tuple(
                     [None if o.constraint.opaque else o.constraint.text for o in operands]

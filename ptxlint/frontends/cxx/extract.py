@@ -26,6 +26,7 @@ from ptxlint.frontends.cxx.lexer import (
     Token,
     tokens,
 )
+from ptxlint.frontends.cxx.macros import MacroTable
 from ptxlint.frontends.cxx.plain_reader import read_plain, read_plain_here
 
 # The reader fills the operands, their constraints, spans and templates slot by slot, with
@@ -52,6 +53,7 @@ from ptxlint.frontends.cxx.statement_reader import (
 )
 from ptxlint.frontends.cxx.statement_tokens import (
     KEYWORDS,
+    QUALIFIERS,
     code_tokens,
     keyword_tokens,
 )
@@ -540,6 +542,14 @@ def _expand_macro_uses(
         use = macro_uses.read_use(text, name, start, d.params is not None)
         if use is None:
             continue
+        if d.params is None:
+            spelled = _keyword_macro(table, text, use, source.line_col(start).line)
+            if spelled is not None:
+                covered = _read_keyword_macro_use(
+                    source, node, ups, use, spelled, macros, file_guards, parse_template,
+                    lookup, result, host,
+                )
+                continue
         covered = use.end
         if use.has_directive:
             result.skipped_invocations.append(
@@ -567,6 +577,76 @@ def _expand_macro_uses(
                 and table.asm_bearing(d.name)
             ):
                 result.unexpanded_macros.append((d.start, d.signature))
+
+
+def _keyword_macro(
+    table: MacroTable, text: str, use: macro_uses.Use, line: int
+) -> tuple[str, ...] | None:
+    """The words an object-like macro stands for when it is only an asm keyword and its
+    qualifiers (``#define ASM asm volatile``), else None. Such a macro's uses begin asm
+    statements whose template, operands and clobbers are written in the file itself."""
+    if use.name in KEYWORDS:
+        return None  # `#define asm __asm__`: its uses are keywords the main walk reads
+    done = macro_uses.expand_use(table, text, use, line)
+    if done is None:
+        return None
+    words = tuple(tok.text for tok in tokens(done.virtual.text))
+    if not words or words[0] not in KEYWORDS:
+        return None
+    if any(word not in QUALIFIERS for word in words[1:]):
+        return None
+    return words
+
+
+def _read_keyword_macro_use(
+    source: SourceFile,
+    node: tree_sitter.Node,
+    ups: Sequence[tree_sitter.Node],
+    use: macro_uses.Use,
+    spelled: tuple[str, ...],
+    macros: MacroPieces,
+    file_guards: FileGuards,
+    parse_template: TemplateParser,
+    lookup: TypeLookup | None,
+    result: ExtractionResult,
+    host: _HostCode,
+) -> int:
+    """Read the statement a keyword macro's use begins (``ASM("..." : ...)``) as if its words
+    were written there: the qualifiers the macro holds are the statement's, spanning the
+    macro's name. Returns the offset up to which the text is read."""
+    stream = code_tokens(source.text, use.start)
+    if not stream or stream[0].text != use.name:
+        return use.end
+    name = stream[0]
+    stand_ins = [Token("ident", word, name.start, name.end) for word in spelled[1:]]
+    stream = [name, *stand_ins, *stream[1:]]
+    if _has_inner_directive(stream):
+        result.skipped_invocations.append(
+            (use.start, f"macro {use.name}: preprocessor directive inside the statement")
+        )
+        return use.end
+    raw = StatementReader(source, stream, macros, in_macro=False).read()
+    if raw is None:
+        return use.end
+    context = host.with_macro_specifiers(
+        context_of(host.ancestors, node, None, file_guards, use.start, raw.end, host.guard_macros),
+        node,
+    )
+    # the keyword the macro stands for, so that a probe compiles without the macro; the span
+    # starts at its name, where a reader of the file sees the statement begin
+    _finish(
+        result,
+        source,
+        raw,
+        context,
+        spelled[0],
+        Span(use.start, raw.end),
+        parse_template,
+        lookup,
+        host_only=host.reason(node),
+        statement=ups[:3],
+    )
+    return raw.end
 
 
 def _display_path(path: str, linted: str) -> str:
