@@ -33,6 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="the build folder, with compile_commands.json (as clang-tidy's -p): "
                             "per-file flags for libclang's operand types and for --verify's "
                             "compiles")
+    group.add_argument("--no-tree-includes", action="store_true",
+                       help="do not add -I for the include/ folders of the linted tree around "
+                            "each file (the folder itself when it is called include, and any "
+                            "include/ beside it, up to the linted folder)")
     group.add_argument("--verify-jobs", type=int, metavar="N", default=None,
                        help="parallel compiles (default: CPU count)")
     group.add_argument("--verify-timeout", type=_seconds, metavar="SECONDS", default=None,
@@ -80,6 +84,7 @@ def options_from_args(args: argparse.Namespace, arch: str | None,
         build_dir=args.build_dir or getattr(args, "compile_commands", None),
         timeout=getattr(args, "verify_timeout", None),
         linted=tuple(getattr(args, "paths", None) or ()),
+        tree_includes=not getattr(args, "no_tree_includes", False),
     )
 
 

@@ -72,3 +72,44 @@ def keep(args: Sequence[str], directory: str) -> tuple[str, ...]:
             out.append(arg)
         i += 1
     return tuple(out)
+
+
+def tree_includes(path: str, linted: Sequence[str]) -> tuple[str, ...]:
+    """``-I`` flags for the ``include/`` folders of the tree being linted around ``path``: every
+    folder from the file's own up to the linted folder that holds it, if it is called
+    ``include`` or has an ``include/`` beside the file's path (CUTLASS's ``include/cute/...``
+    headers include ``<cute/...>``; flashinfer's ``csrc/`` includes ``<flashinfer/...>`` from
+    the top-level ``include/``), or holds a folder of its own name that holds the file (CCCL's
+    ``cub/cub/...``, included as ``<cub/...>``). Nearest first; never above the linted
+    folder, so nothing outside what the user pointed at is read, and never a folder a shell
+    would expand (nvcc passes flags through ``sh -c``). They go after the user's own flags,
+    which win; the two variants of a differential get the same ones."""
+    from ptxlint.verify.runner import shell_inert
+
+    here = os.path.dirname(os.path.abspath(path))
+    out: list[str] = []
+    for root in linted:
+        top = os.path.abspath(root)
+        if os.path.isfile(top):
+            top = os.path.dirname(top)
+        elif not os.path.isdir(top):
+            continue
+        if os.path.commonpath([top, here]) != top:
+            continue
+        folder = here
+        while True:
+            name = os.path.basename(folder)
+            for candidate in (folder, os.path.join(folder, "include")):
+                if (os.path.basename(candidate) == "include" and os.path.isdir(candidate)
+                        and candidate not in out and shell_inert(candidate)):
+                    out.append(candidate)
+            # CCCL's layout: cub/cub/..., thrust/thrust/... are included as <cub/...>
+            nested = os.path.join(folder, name)
+            if (name and os.path.commonpath([nested, here]) == nested and folder not in out
+                    and shell_inert(folder)):
+                out.append(folder)
+            if folder == top or os.path.dirname(folder) == folder:
+                break
+            folder = os.path.dirname(folder)
+        break
+    return tuple(arg for folder in out for arg in ("-I", folder))

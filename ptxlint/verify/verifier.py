@@ -35,7 +35,7 @@ from ptxlint.verify import (
 )
 from ptxlint.verify.configuration import configuration, defines_for
 from ptxlint.verify.diagnostics import Diagnostic, parse
-from ptxlint.verify.flags import from_database
+from ptxlint.verify.flags import from_database, tree_includes
 from ptxlint.verify.identity import DEFAULT_ARCH, TOOLCHAIN_ERROR, StatementKey, key_of
 from ptxlint.verify.llvm_verdicts import triton_python, width_verdict
 from ptxlint.verify.past_first import past_first_error
@@ -95,6 +95,8 @@ class VerifyOptions:
     timeout: float | None = None
     # the folders being linted: no compiler is ever taken from inside them
     linted: tuple[str, ...] = ()
+    # add -I for the include/ folders of the linted tree around each file (--no-tree-includes)
+    tree_includes: bool = True
 
 
 class NotRun(Exception):
@@ -398,6 +400,14 @@ class Verifier:
             return ()
         return configuration(statement, self.options.arch or DEFAULT_ARCH).defines
 
+    def flags(self, path: str, defines: tuple[str, ...]) -> tuple[str, ...]:
+        """The flags of a compile of ``path``: its compile database entry, --cuda-flags, the
+        linted tree's include/ folders around it (flags.tree_includes), the defines."""
+        tree = (tree_includes(path, self.options.linted) if self.options.tree_includes
+                else ())
+        return (*from_database(self.options.build_dir, path), *self.options.cuda_flags, *tree,
+                *defines)
+
     def _plan_whole_file(self, path: str, arch: str, defines: tuple[str, ...] = ()) -> None:
         key = (path, arch, defines)
         if key in self.plan.whole:
@@ -410,8 +420,7 @@ class Verifier:
             self.plan.whole[key] = "the source is not available"
             return
         ptxas = self.toolchain.ptxas
-        flags = (*from_database(self.options.build_dir, path), *self.options.cuda_flags,
-                 *defines)
+        flags = self.flags(path, defines)
         try:
             job = whole_file.compile_job(nvcc.path, ptxas.path if ptxas else None,
                                          _ptxas_target(arch, self.toolchain), path,
@@ -440,8 +449,8 @@ class Verifier:
             self.differential[id(finding)] = "the finding has no fix to compare against"
             return
         tool = _tool_id(self.toolchain, "nvcc")
-        flags = (*from_database(self.options.build_dir, finding.path), *self.options.cuda_flags,
-                 *(self.defines(finding.statement) if finding.statement else ()))
+        flags = self.flags(finding.path,
+                           self.defines(finding.statement) if finding.statement else ())
         try:
             a = differential.compile_job(nvcc.path, finding.path, source.text, arch, flags)
             b = differential.compile_job(nvcc.path, finding.path, fixed, arch, flags)
@@ -482,9 +491,8 @@ class Verifier:
         elif source is None:
             self.differential[id(finding)] = "the source is not available"
         else:
-            flags = (*from_database(self.options.build_dir, finding.path),
-                     *self.options.cuda_flags,
-                     *(self.defines(finding.statement) if finding.statement else ()))
+            flags = self.flags(finding.path,
+                               self.defines(finding.statement) if finding.statement else ())
             try:
                 job = differential.compile_job(nvcc.path, finding.path, source.text, arch, flags)
             except UnsafeArgument as exc:
