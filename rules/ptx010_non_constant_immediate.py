@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.cxx_facts import facts_for, names_variables
+from ptxlint.analysis.placement import argument_kind
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, Severity
@@ -53,6 +54,18 @@ literals, casts to an integer type, parameters of class type (a `cute::Int<4>` c
 through a `constexpr` operator) and anything ptxlint cannot prove non-constant are accepted:
 precision first. The C++ facts come from one pass over the enclosing function
 (`ptxlint/analysis/cxx_facts.py`).
+
+In Triton's `inline_asm_elementwise`, an argument is a tensor (a register per element) or a
+compile-time constant: a literal, a `tl.constexpr` parameter or local, an expression of those,
+which Triton lowers to an LLVM constant. `"n"` takes only the constant; the rule flags an
+argument it proves to be a runtime value (a parameter that is not `tl.constexpr`, a
+`tl.load`, `tl.arange` or other tensor-making call, a local assigned one) and stays silent on
+constants and on what it cannot follow (`ptxlint.analysis.placement.argument_kind`).
+Triton 3.9.0, compiling for sm_90: `"n"` on a `tl.constexpr` and on `MASK + 1` of a constexpr
+`MASK` splices the numbers into the PTX (`lop3.b32 %r2, %r1, 983055, 983056, 0xEA`); on a
+`tl.load`ed tensor LLVM reports `constraint 'n' expects an integer constant expression`, and
+Triton goes on and emits the asm empty: the instruction silently disappears from the PTX
+(tests/test_triton_immediates.py, where Triton is installed).
 
 ## Why is this bad?
 `"n"` splices the value into the template text at compile time; nvcc rejects anything else:
@@ -108,19 +121,23 @@ for enums with a 64-bit underlying type, whose unsigned values above 2^63 would 
                 )
 
     def _tensor_immediates(self, statement: AsmStatement) -> Iterator[Finding]:
-        """Triton passes every argument as a register value (a tensor element), never as a
-        constant: an immediate constraint cannot be met (research note row 3f)."""
+        """Triton passes a tensor or a runtime scalar as a register value, which an immediate
+        constraint cannot take (research note row 3f); a compile-time constant (a literal, a
+        ``tl.constexpr``) reaches LLVM as a constant, which it can. Only an argument the
+        analysis proves to be a runtime value is flagged (``analysis.placement``)."""
         for operand in statement.inputs:
             c = operand.constraint
-            if c.opaque or c.letters not in ("n", "i"):
+            if c.opaque or c.letters not in ("n", "i") or not operand.expression:
                 continue
-            what = f" ({operand.expression})" if operand.expression else ""
+            if argument_kind(statement, operand.expression) != "runtime":
+                continue  # a constexpr, a literal, or not known: silence
             yield self.finding(
                 statement,
                 operand.span,
-                f'"{c.letters}" operand {operand.index}{what}: Triton passes tensor elements in '
-                "registers, never constants (LLVM: 'constraint \\'n\\' expects an integer "
-                "constant expression'); use 'r' or write the constant into the template",
+                f'"{c.letters}" operand {operand.index} ({operand.expression}): a tensor or '
+                "runtime value, which Triton passes in a register, never as a constant (LLVM: "
+                "'constraint \\'n\\' expects an integer constant expression'); use 'r', make "
+                "it a tl.constexpr, or write the constant into the template",
             )
 
 
