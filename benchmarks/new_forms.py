@@ -18,6 +18,7 @@ Verdicts are cached by content hash (nvcc version, target, the form's source) un
     python benchmarks/new_forms.py                 # every form
     python benchmarks/new_forms.py --family cp,mma # some families
     python benchmarks/new_forms.py --sample 40     # a deterministic sample (what the tests run)
+    python benchmarks/new_forms.py --dialect triton  # the Triton calls, linted only
 
 Printed: per family, forms / generated / compile OK / guarded out / check clean / not
 expressible, then every failure and every reason a form was not expressible.
@@ -91,10 +92,16 @@ def compile_targets(targets: tuple[Target, ...]) -> tuple[Target, ...]:
     return tuple(chosen)
 
 
+def _name(prefix: str, form: Form) -> str:
+    """A wrapper name fixed by the form alone, so a sample and the full run compile the same
+    text and share cached verdicts."""
+    return f"{prefix}_{hashlib.sha256(form.spec.encode()).hexdigest()[:10]}"
+
+
 def build(forms: Sequence[Form]) -> list[Case]:
     cases = []
-    for i, form in enumerate(forms):
-        case = Case(form, spelling(form), name=f"w{i}")
+    for form in forms:
+        case = Case(form, spelling(form), name=_name("w", form))
         try:
             derived = derive(select(case.opcode))
         except (SelectionError, NotExpressible) as error:
@@ -206,19 +213,19 @@ def _holds(ptx: str, case: Case) -> bool:
 # ----------------------------------------------------------------------------- ptxlint check
 
 
-def check(cases: list[Case]) -> None:
+def check(cases: list[Case], prelude: str = PRELUDE, suffix: str = ".cu") -> None:
     """``ptxlint check`` over every generated wrapper (one file, one run), findings mapped back
     to the wrapper whose lines they fall in."""
     generated = [c for c in cases if c.code]
     if not generated:
         return
     lines: list[tuple[int, Case]] = []
-    text = PRELUDE
+    text = prelude
     for case in generated:
         lines.append((text.count("\n") + 1, case))
         text += case.code + "\n"
     with tempfile.TemporaryDirectory(prefix="ptxlint-new-") as folder:
-        path = os.path.join(folder, "forms.cu")
+        path = os.path.join(folder, "forms" + suffix)
         with open(path, "w") as f:
             f.write(text)
         done = subprocess.run(
@@ -299,17 +306,46 @@ def summarize(cases: Sequence[Case], out: object = sys.stdout) -> dict[str, dict
     return {family: dict(row) for family, row in table.items()}
 
 
+def triton_run(forms: Sequence[Form]) -> list[Case]:
+    """The Triton dialect: each form's ``inline_asm_elementwise`` call, linted by ``ptxlint
+    check`` (one .py, one run). Nothing compiles it here (that needs Triton and a GPU)."""
+    from ptxlint.generate import generate
+
+    cases = []
+    for form in forms:
+        case = Case(form, spelling(form), name=_name("t", form))
+        try:
+            text = generate(case.opcode, dialect="triton", name=case.name)
+        except (SelectionError, NotExpressible) as error:
+            case.reason = str(error)
+        else:
+            case.code = "\n".join(line for line in text.splitlines()
+                                  if not line.startswith("import ")) + "\n"
+        cases.append(case)
+    check(cases, prelude="import triton\nimport triton.language as tl\n", suffix=".py")
+    return cases
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--family", help="comma-separated opcodes (default: all)")
     parser.add_argument("--sample", type=int, default=0, help="this many forms, spread evenly")
     parser.add_argument("--json", help="write the per-family counts here")
+    parser.add_argument("--dialect", choices=("cuda", "triton"), default="cuda",
+                        help="triton: the inline_asm_elementwise calls, linted only")
     args = parser.parse_args(argv)
     forms = list(grammar.forms())
     if args.family:
         wanted = set(args.family.split(","))
         forms = [f for f in forms if f.opcode in wanted]
     forms = sample(forms, args.sample)
+    if args.dialect == "triton":
+        cases = triton_run(forms)
+        counts = summarize(cases)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(counts, f, indent=1)
+        return 1 if any(c.findings for c in cases) else 0
     if NVCC is None:
         print("nvcc not found on PATH: generation and ptxlint check only", file=sys.stderr)
     compiler = Compiler(NVCC) if NVCC else None

@@ -133,3 +133,11 @@ def test_completion_and_grammar_agree_on_the_words(prefix: str) -> None:
     for continuation in continuations(opcode, tuple(written)):
         assert continuation.witness[:len(written) + 1] == (*written, continuation.word)
         assert grammar.lightest(opcode, continuation.witness) is not None, continuation.witness
+
+
+def test_sampled_triton_calls_lint_clean() -> None:
+    cases = new_forms.triton_run(new_forms.sample(list(grammar.forms()), SAMPLE))
+    written = [c for c in cases if c.code]
+    assert len(written) >= 0.6 * len(cases)  # shared addresses and accumulators are refused
+    assert all(c.reason for c in cases if not c.code)
+    assert [(c.opcode, c.findings) for c in written if c.findings] == []

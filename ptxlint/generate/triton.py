@@ -8,9 +8,10 @@ follows the operand's PTX type, and ``pack`` is 2 where every value is a pair of
 elements in one 32-bit register (``.f16x2``: Triton puts two fp16 elements in each "r").
 
 What Triton cannot pass raises :class:`NotExpressible`: a ``.shared`` address (its tensors hold
-global pointers), a 128-bit value (no such dtype), a form with no register result (an
-elementwise call must return one: the template then writes 0 to a 32-bit result, which the
-caller ignores). Immediates are spelled into the template (an LLVM "n" operand needs a
+global pointers), a 128-bit value (no such dtype), an accumulator read and written, a form only
+a newer ptxas or an older target has (the call has no ``#if``). A form with no register result
+still returns one (an elementwise call must): the template writes 0 to a 32-bit result, which
+the caller ignores. Immediates are spelled into the template (an LLVM "n" operand needs a
 constant the Triton front end does not pass); the comment names the values the form admits.
 """
 
@@ -99,6 +100,15 @@ def call(derived: Derived, name: str | None = None) -> str:
             raise NotExpressible(f"'{p.name}' of '{selected.mnemonic}' is read and written "
                                  "(an accumulator): inline_asm_elementwise has no tied "
                                  "operands")
+    need = selected.need
+    if selected.form.toolkit is not None:
+        major, minor = selected.form.toolkit
+        raise NotExpressible(f"'{selected.mnemonic}' is new in the ptxas of CUDA {major}.{minor}: "
+                             "an inline_asm_elementwise call has no #if to keep older "
+                             "toolkits out")
+    if need.removed:
+        raise NotExpressible(f"'{selected.mnemonic}' is gone from sm_{need.removed} on, and "
+                             "Triton builds for newer targets only")
     pack = _pack(derived)
     operands = (*derived.outputs, *derived.inputs)
     immediates = {i: params[o.param].example for i, o in enumerate(operands)
@@ -110,7 +120,8 @@ def call(derived: Derived, name: str | None = None) -> str:
         constraints.append("~{memory}")
     args = [_argument(o) for o in derived.inputs if o.letter != "n"]
     if extra_output:
-        dtypes = ["tl.int32"]
+        # one 32-bit register per call: two 16-bit elements of it at pack=2
+        dtypes = ["tl.int16" if pack == 2 else "tl.int32"]
     else:
         dtypes = [_dtype(o, params[o.param], pack) for o in derived.outputs]
     dtype = dtypes[0] if len(dtypes) == 1 else "(" + ", ".join(dtypes) + ",)"
