@@ -20,9 +20,29 @@ def cuda_file(source: SourceFile) -> bool:
     return _CUDA_FILE.search(source.path) is not None
 
 
+# clang spells CUDA's execution spaces as attributes (`__attribute__((device))`); nvcc's own
+# headers spell them `__location__(device)`, and nvcc and NVRTC define `__device__` themselves.
+# A file that defines `__device__` as clang's attribute replaces CUDA's headers for a bare clang
+# (Warp's cuda_crt.h, included under `#if defined(__clang__)`): nvcc never compiles it.
+_CLANG_DEVICE = re.compile(
+    r"#[ \t]*define[ \t]+__device__[ \t]+__attribute__[ \t]*\(\([ \t]*device\b"
+)
+_CLANG_SOURCES: dict[int, tuple[SourceFile, bool]] = {}
+
+
 def clang_cuda_header(source: SourceFile) -> bool:
-    """One of clang's own CUDA headers (``__clang_cuda_*.h``), which nvcc never includes."""
-    return os.path.basename(source.path).startswith("__clang_cuda_")
+    """A CUDA header written for clang, which nvcc never includes: one of clang's own
+    (``__clang_cuda_*.h``), or one that defines ``__device__`` as clang's attribute."""
+    if os.path.basename(source.path).startswith("__clang_cuda_"):
+        return True
+    known = _CLANG_SOURCES.get(id(source))
+    if known is not None and known[0] is source:
+        return known[1]
+    answer = "__attribute__" in source.text and _CLANG_DEVICE.search(source.text) is not None
+    if len(_CLANG_SOURCES) > 64:
+        _CLANG_SOURCES.clear()
+    _CLANG_SOURCES[id(source)] = (source, answer)
+    return answer
 
 
 def spells_volatile_underscores(source: SourceFile) -> bool:
