@@ -10,6 +10,9 @@ wrapper that comes out is
   for this toolkit, a ``toolkit=13.1`` form under nvcc 13.0, is counted apart, not as a pass);
 * linted with ``ptxlint check`` (every finding, info included, counts against it).
 
+A statement the guard leaves out for this nvcc (a form of a newer toolkit) is assembled alone by
+that toolkit's ptxas where ``benchmarks/toolkits.py`` has fetched it.
+
 Forms the generator cannot express are counted with the reason it gives. Wrappers compile in
 batches, one .cu per target; a batch that fails is split until each failure is one form's.
 Verdicts are cached by content hash (nvcc version, target, the form's source) under
@@ -67,6 +70,13 @@ class Case:
     reason: str = ""  # why not expressible
     targets: tuple[Target, ...] = ()
     compiled: dict[str, str] = field(default_factory=dict)  # target -> "" ok | "guarded" | error
+    # a statement guarded out for this nvcc, assembled alone by the ptxas of the toolkit its
+    # guard names: "13.2" -> "" accepted | error | "no such ptxas here"
+    newer: dict[str, str] = field(default_factory=dict)
+    template: str = ""  # the derived template (operands as %N)
+    constraints: tuple[str, ...] = ()
+    examples: tuple[int, ...] = ()  # the immediates' values, in order
+    need_ptx: int = 0
     findings: list[str] = field(default_factory=list)
 
     @property
@@ -109,6 +119,9 @@ def build(forms: Sequence[Form]) -> list[Case]:
             cases.append(case)
             continue
         case.code = wrapper(derived, case.name) + kernel(derived, case.name)
+        case.template, case.constraints = derived.template, derived.constraints
+        case.examples = tuple(p.example for p in derived.params if p.kind == "imm")
+        case.need_ptx = derived.selected.need.ptx
         case.targets = compile_targets(admitted(derived.selected.need))
         if not case.targets:
             case.reason = "no target nvcc 13.0 builds has the form (needs " \
@@ -210,6 +223,55 @@ def _holds(ptx: str, case: Case) -> bool:
     return body is not None and case.opcode in body.group()
 
 
+# ----------------------------------------------------------------------------- newer toolkits
+
+_REGISTERS = {"h": "%h", "r": "%r", "l": "%rd", "f": "%f", "d": "%fd", "q": "%q"}
+
+
+def standalone_ptx(case: Case, target: Target) -> str:
+    """The case's statement as a kernel of its own in PTX, each ``%N`` a register of the class
+    nvcc declares for its letter (an immediate its example value)."""
+    examples = iter(case.examples)
+    names: dict[int, str] = {}
+    for i, constraint in enumerate(case.constraints):
+        letter = constraint.lstrip("=+&")
+        names[i] = str(next(examples)) if letter == "n" else f"{_REGISTERS[letter]}{i}"
+    body = re.sub(r"%(\d+)", lambda m: names[int(m.group(1))], case.template)
+    return (f".version {case.need_ptx // 10}.{case.need_ptx % 10}\n.target {target}\n"
+            ".address_size 64\n.entry k() {\n"
+            ".reg .b16 %h<200>; .reg .b32 %r<200>; .reg .b64 %rd<200>; .reg .f32 %f<200>;\n"
+            ".reg .f64 %fd<200>; .reg .b128 %q<200>;\n"
+            f"{body}\nret;\n}}\n")
+
+
+def assemble_newer(cases: list[Case]) -> None:
+    """A statement this nvcc's guard leaves out (a form of a newer toolkit) is assembled alone
+    by that toolkit's ptxas where ``benchmarks/toolkits.py`` has fetched it."""
+    from ptxlint.ptx.versions import cuda_for_ptx
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import toolkits
+
+    found = toolkits.found()
+    for case in cases:
+        guarded = [t for t in case.targets if case.compiled.get(str(t)) == "guarded"]
+        cuda = cuda_for_ptx(case.need_ptx)
+        if not guarded or cuda is None:
+            continue
+        version = f"{cuda[0]}.{cuda[1]}"
+        ptxas = found.get(version)
+        if ptxas is None:
+            case.newer[version] = "no such ptxas here"
+            continue
+        with tempfile.TemporaryDirectory(prefix="ptxlint-new-") as folder:
+            path = os.path.join(folder, "form.ptx")
+            with open(path, "w") as f:
+                f.write(standalone_ptx(case, guarded[0]))
+            done = subprocess.run([ptxas, f"-arch={guarded[0]}", path, "-o", os.devnull],
+                                  capture_output=True, text=True)
+        case.newer[version] = "" if done.returncode == 0 else done.stderr.strip()[:200]
+
+
 # ----------------------------------------------------------------------------- ptxlint check
 
 
@@ -252,6 +314,7 @@ def run(forms: Sequence[Form], compiler: Compiler | None) -> list[Case]:
         for target, group in sorted(by_target.items(), key=lambda kv: str(kv[0])):
             compiler.judge(target, group)
         compiler.save()
+        assemble_newer(cases)
     check(cases)
     return cases
 
@@ -273,12 +336,14 @@ def summarize(cases: Sequence[Case], out: object = sys.stdout) -> dict[str, dict
             row["compile ok"] += 1
         elif verdicts and all(v in ("", "guarded") for v in verdicts):
             row["guarded out"] += 1
+            if case.newer and all(v == "" for v in case.newer.values()):
+                row["newer ptxas ok"] += 1
         elif verdicts:
             row["compile failed"] += 1
         if not case.findings:
             row["check clean"] += 1
-    columns = ("forms", "generated", "compile ok", "guarded out", "compile failed",
-               "check clean", "not expressible")
+    columns = ("forms", "generated", "compile ok", "guarded out", "newer ptxas ok",
+               "compile failed", "check clean", "not expressible")
     line(f"{'family':22}" + "".join(f"{c:>17}" for c in columns))
     total: Counter[str] = Counter()
     for family in sorted(table):
@@ -294,7 +359,8 @@ def summarize(cases: Sequence[Case], out: object = sys.stdout) -> dict[str, dict
     for case in cases:
         guarded = [t for t, v in case.compiled.items() if v == "guarded"]
         if guarded:
-            line(f"  {case.opcode}: {', '.join(guarded)}")
+            newer = "; ".join(f"ptxas {k}: {v or 'accepted'}" for k, v in case.newer.items())
+            line(f"  {case.opcode}: {', '.join(guarded)}" + (f" ({newer})" if newer else ""))
     line("\nptxlint check findings:")
     for case in cases:
         for finding in case.findings:

@@ -180,12 +180,14 @@ class _Builder:
         if ptx_type in _BYTES and (exact or ptx_type not in _WIDER):
             temp = f"c{len(self.declarations)}"
             self.declarations.append(f".reg .b8 {temp};")
+            _, letter = self.scalar_type(ptx_type, where)  # "h", or "r" where narrow is
+            wide = "u16" if letter == "h" else "u32"
             if written:
-                out = self.output("=h", expression, param, element)
-                self.post.append(f"cvt.u16.u8 {out}, {temp};")
+                out = self.output(f"={letter}", expression, param, element)
+                self.post.append(f"cvt.{wide}.u8 {out}, {temp};")
             else:
-                ref = self.input("h", expression, param, element)
-                self.pre.append(f"cvt.u8.u16 {temp}, {ref};")
+                ref = self.input(letter, expression, param, element)
+                self.pre.append(f"cvt.u8.{wide} {temp}, {ref};")
             return temp
         if ptx_type == "pred":
             temp = f"p{len(self.declarations)}"
