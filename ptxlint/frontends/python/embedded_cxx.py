@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ptxlint.frontends.cxx.extract import ExtractionResult, extract
+from ptxlint.frontends.sourced import Sourced
 from ptxlint.model import (
     AsmStatement,
     Clobber,
@@ -20,8 +21,6 @@ from ptxlint.model import (
     Template,
     TemplatePiece,
 )
-
-from .sourced import Sourced
 
 
 class _Map:

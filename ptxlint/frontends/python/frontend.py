@@ -20,6 +20,7 @@ import tree_sitter_python
 from ptxlint.frontends import tree_reuse
 from ptxlint.frontends.cxx import dialect
 from ptxlint.frontends.cxx.extract import ExtractionResult
+from ptxlint.frontends.llvm_constraints import clobber_name, split_constraints
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import (
     AsmStatement,
@@ -38,7 +39,6 @@ from ptxlint.model import (
 
 from . import triton_types
 from .apis import Api, bounded_matches, classify, mentions_api, worth_parsing
-from .constraints import clobber_name, split_constraints
 from .embedded_cxx import extract_embedded
 from .inline_ptx import read_inline_ptx
 from .mlir_operands import mlir_operand_types

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING
 
 import tree_sitter
 
+from ptxlint.frontends.sourced import Sourced
 from ptxlint.model import Span
 
 from . import pystrings
-from .sourced import Sourced
 
 if TYPE_CHECKING:  # the resolver Values calls: values.py imports this module
     from .values import Values

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from ptxlint.frontends.sourced import Sourced
 from ptxlint.model import HOLE, Constraint, CType, Operand, Span, Template, TemplatePiece
 from ptxlint.model_llvm import CallArgument, ConstraintEntry, LlvmCall, PtxPlaceholder
 
 from . import mlir_types
-from .sourced import Sourced
 from .values import Values
 
 # The lowering's pattern (``getPredicateMappingRegex``): case as written.

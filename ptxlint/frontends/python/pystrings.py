@@ -13,10 +13,9 @@ from collections.abc import Callable
 
 import tree_sitter
 
+from ptxlint.frontends.sourced import Sourced
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import Span, TemplatePiece
-
-from .sourced import Sourced
 
 # Template piece kinds of Python literals: plain and raw strings can take inserted text
 # (ptxlint.ptx.layout knows their quotes); f-strings cannot (a brace would open a field).

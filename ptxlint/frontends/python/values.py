@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from ptxlint.frontends.sourced import Sourced
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import Span
 
 from . import helpers, pystrings
-from .sourced import Sourced
 
 _MAX_DEPTH = 24
 # Resolution steps per file: names that double at every step (`a = b + b; b = c + c; ...`)

@@ -1,4 +1,5 @@
-"""Split an LLVM constraint string (``"=r,=r,r,~{memory}"``) into entries with positions."""
+"""Split an LLVM constraint string (``"=r,=r,r,~{memory}"``) into entries with positions: shared
+by the front ends of LLVM-syntax inline asm (Python, Julia)."""
 
 from __future__ import annotations
 
