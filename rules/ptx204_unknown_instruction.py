@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.lazy_regex import on_first_use
-from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
+from ptxlint.model import HOLE, AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.grammar import REJECTED, family_vocabulary, judged
 from ptxlint.ptx.instructions import family, is_opcode, unknown_modifier
 from ptxlint.ptx.toolkit import toolkit_accepts
@@ -83,7 +83,7 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         clearly: bool | None = None
         for instruction in statement.ptx.instructions:
-            if instruction.opaque:
+            if instruction.opaque and not _spelling_known(statement, instruction):
                 continue
             opcode = instruction.opcode
             fam = family(opcode)
@@ -105,7 +105,7 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                     span = self.template_span(statement, start, start + len(opcode))
                     yield self.finding(statement, span, message)
                 continue
-            if judged(opcode, instruction.modifiers):
+            if judged(opcode, instruction.modifiers) and not instruction.opaque:
                 yield from self._grammar_findings(statement, instruction,
                                               context.options.get("cuda_version"))
                 continue
@@ -175,3 +175,13 @@ def _hint(word: str, vocabulary: frozenset[str] | None) -> str:
         candidates = sorted(vocabulary)
     close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.75)
     return f" (did you mean '{'' if vocabulary is None else '.'}{close[0]}'?)" if close else ""
+
+
+def _spelling_known(statement: AsmStatement, instruction: PtxInstruction) -> bool:
+    """An instruction with a hole only among its operands (an f-string field, a macro operand,
+    the operands a PTX.jl wrapper builds): its spelling is as written, and a typo in it is one.
+    A hole before the mnemonic or touching its end may be a predicate or a modifier."""
+    text = statement.template.text
+    before = text[instruction.start : instruction.opcode_end + 1]
+    mnemonic = text[instruction.opcode_start : instruction.opcode_end]
+    return HOLE not in before and "%" not in mnemonic and "$" not in mnemonic

@@ -95,3 +95,11 @@ def test_a_wholly_opaque_template_gets_a_note_and_a_partial_one_does_not() -> No
     notes = [f for f in lint_text(opaque, "k.py") if f.rule == "PTX902"]
     assert len(notes) == 1 and "make(...)" in notes[0].message
     assert not [f for f in lint_text(partial, "k.py") if f.rule == "PTX902"]
+
+
+def test_a_misspelt_mnemonic_is_found_when_only_its_operands_are_holes() -> None:
+    known = HEADER + "def k(x, y):\n" + CALL.format("f'mul.lo.u23 $0, $1, {y};'")
+    unknown = HEADER + "def k(x, y):\n" + CALL.format("f'mul.lo.{y} $0, $1, 3;'")
+    found = [f for f in lint_text(known, "k.py") if f.rule == "PTX204"]
+    assert len(found) == 1 and known[found[0].span.start : found[0].span.end] == ".u23"
+    assert not [f for f in lint_text(unknown, "k.py") if f.rule == "PTX204"]
