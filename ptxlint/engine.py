@@ -16,6 +16,7 @@ from ptxlint.expansion_findings import Placer, common_to_all_branches
 from ptxlint.fix import fix_applies
 from ptxlint.frontends.cxx.extract import ExtractionResult, extract
 from ptxlint.frontends.cxx.types import TypeResolver
+from ptxlint.frontends.julia import JULIA_EXTENSIONS
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, unify_line_breaks
@@ -80,6 +81,10 @@ def extract_statements(source: SourceFile) -> ExtractionResult:
     unified = unify_line_breaks(source.text)
     if unified is not source.text:
         source = dataclasses.replace(source, text=unified)
+    if source.path.endswith(JULIA_EXTENSIONS):
+        from ptxlint.frontends.julia import extract_julia
+
+        return extract_julia(source, parse_template)
     if source.path.endswith(PYTHON_EXTENSIONS):
         from ptxlint.frontends.python import extract_python
 

@@ -31,6 +31,18 @@ TRITON_COPIES = (
 )
 
 
+JULIA_COPIES = (
+    "Julia inlines the function around the asm (`@inline`, or LLVM's choice) once per call site "
+    "into one PTX function, and the second copy"
+)
+
+
+def copies(statement: AsmStatement) -> str:
+    """Why a second copy of this LLVM-syntax asm lands in the same PTX function."""
+    call = statement.llvm
+    return JULIA_COPIES if call is not None and call.api == "julia" else TRITON_COPIES
+
+
 def llvm_call(statement: AsmStatement) -> LlvmCall | None:
     return statement.llvm if statement.syntax == "llvm" else None
 

@@ -9,7 +9,7 @@ from ptxlint.ptx.layout import wrap_in_braces
 from ptxlint.ptx.scopes import braces_known, is_file_scope, used_names, uses_declared
 from ptxlint.rule import Rule, RuleContext
 
-from ._llvm import TRITON_COPIES
+from ._llvm import copies
 
 # Declarations that live in the enclosing function's scope once the template is spliced in.
 # ptxas 13.0 answers a second copy of each with "Duplicate definition of variable" (checked for
@@ -101,7 +101,7 @@ other statement.
                 self.template_span(statement, start, start + len(directive.name)),
                 f"'{directive.name}' declares {names} outside '{{ }}': "
                 + (
-                    TRITON_COPIES
+                    copies(statement)
                     if statement.syntax == "llvm"
                     else "a second inlined or unrolled copy of this asm"
                 )

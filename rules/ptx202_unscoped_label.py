@@ -9,7 +9,7 @@ from ptxlint.ptx.layout import wrap_in_braces
 from ptxlint.ptx.scopes import braces_known, is_file_scope, used_names
 from ptxlint.rule import Rule, RuleContext
 
-from ._llvm import TRITON_COPIES
+from ._llvm import copies
 
 
 class UnscopedLabel(Rule):
@@ -77,7 +77,7 @@ to from this template (another asm statement jumps to it, and a scope would hide
                 self.template_span(statement, label.start, label.start + len(label.name)),
                 f"label '{label.name}' is defined outside '{{ }}': "
                 + (
-                    TRITON_COPIES
+                    copies(statement)
                     if statement.syntax == "llvm"
                     else "a second inlined or unrolled copy of this asm"
                 )

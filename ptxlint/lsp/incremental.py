@@ -58,6 +58,7 @@ from ptxlint.engine import (
     run_rule,
 )
 from ptxlint.frontends.cxx.extract import reread
+from ptxlint.frontends.julia import JULIA_EXTENSIONS
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.frontends.syntax_tree import ParsedSource, _parser, grammar_for
 from ptxlint.model import (
@@ -178,7 +179,8 @@ def _reusable(path: str, linted: Linted) -> bool:
         linted.extracted
         and linted.parsed is not None
         and linted.parsed.text == linted.result.source.text  # type: ignore[union-attr]
-        and not path.endswith(PYTHON_EXTENSIONS)  # the Python front end reads whole files
+        # the Python and Julia front ends read whole files
+        and not path.endswith(PYTHON_EXTENSIONS + JULIA_EXTENSIONS)
     )
 
 

@@ -57,7 +57,7 @@ CXX_EXTENSIONS: tuple[str, ...] = (
 )
 # Triton/CuTe DSL/Numba/CuPy sources too; the Python front end parses only those that mention
 # one of its APIs (ptxlint.frontends.python.apis.PREFILTER).
-DEFAULT_EXTENSIONS: tuple[str, ...] = (*CXX_EXTENSIONS, ".py")
+DEFAULT_EXTENSIONS: tuple[str, ...] = (*CXX_EXTENSIONS, ".py", ".jl")
 # CUTLASS ships 2.7 MB headers (cute/arch/mma_sm90_gmma_ext.hpp): the limit only keeps out
 # generated monsters and stray data files.
 DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024

@@ -39,6 +39,7 @@ _BY_EXTENSION: dict[str, tuple[bytes, ...]] = {}
 # Front ends whose keywords are looked up on first use: (module, attribute).
 _REGISTERED_LATER: dict[str, tuple[str, str]] = {
     ".py": ("ptxlint.frontends.python.apis", "PREFILTER"),
+    ".jl": ("ptxlint.frontends.julia.apis", "PREFILTER"),
 }
 
 
