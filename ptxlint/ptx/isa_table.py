@@ -463,6 +463,22 @@ REQUIREMENTS: tuple[tuple[str, tuple[str, ...], int, int, str], ...] = (
     ("*", ("multicast::cluster",), 90, 80, ""),
     ("*", ("cta_group::1",), 100, 86, "a"),
     ("*", ("cta_group::2",), 100, 86, "a"),
+    # cache qualifiers of ld/st/cp.async/prefetch/atom/red, all from PTX ISA 7.4 (ptxas 13.0
+    # with .version 7.3: "Feature 'cache prefetching' requires PTX ISA .version 7.4", "Modifier
+    # '.L2::cache_hint' requires PTX ISA .version 7.4", "Modifier '.evict_last' on 'ld' ...");
+    # the sm_ bounds are the ISA's lower ones (sm_75 for prefetch sizes, sm_80 for cache hints)
+    ("*", ("L2::64B",), 75, 74, ""),
+    ("*", ("L2::128B",), 75, 74, ""),
+    ("*", ("L2::256B",), 80, 74, ""),
+    ("*", ("L2::cache_hint",), 80, 74, ""),
+    ("*", ("L1::evict_normal",), 70, 74, ""),
+    ("*", ("L1::evict_unchanged",), 70, 74, ""),
+    ("*", ("L1::evict_first",), 70, 74, ""),
+    ("*", ("L1::evict_last",), 70, 74, ""),
+    ("*", ("L1::no_allocate",), 70, 74, ""),
+    ("*", ("L2::evict_normal",), 70, 74, ""),
+    ("*", ("L2::evict_first",), 70, 74, ""),
+    ("*", ("L2::evict_last",), 70, 74, ""),
 )
 
 # Architecture-specific features that exist on the listed sm_ only (ptxas 13.0: "Instruction
