@@ -1,0 +1,77 @@
+"""PTX210 vector-element-order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.analysis.statement import analysis_of
+from ptxlint.analysis.vector_order import vector_orders
+from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.rule import Rule, RuleContext
+
+_MEMBERS = "xyzw"
+
+
+class VectorElementOrder(Rule):
+    id = "PTX210"
+    name = "vector-element-order"
+    pure = True
+    preview = True
+    scope = "statement"
+    severity = Severity.WARNING
+    needs = ("instructions",)
+    summary = "A memory vector's elements are bound to one C++ vector in another order"
+    tags = ("correctness", "template", "operands")
+    docs = """\
+## What it does
+Flags a vector load or store (`ld`, `ldu`, `st`, `atom`, `red` with `.v2`/`.v4`/`.v8`) whose
+brace elements are all bound to members of one C++ vector (`v.x` .. `v.w`) or elements of one
+array (`a[0]` ..), in an order that is not the object's layout order: `{v.w, v.x, v.y, v.z}`,
+`{a[1], a[0]}` (`ptxlint.analysis.vector_order`).
+
+A window of the object in its own order (`{v.z, v.w}`) is not flagged, nor a register pack
+(`mov.b64 {lo, hi}`) or a matrix fragment, whose element order follows other rules. An
+element bound to anything else (two objects, a computed index) leaves the operand alone.
+
+## Why is this bad?
+PTX ISA, `ld`/`st` with a vector type: element *i* of the brace list is the *i*-th element in
+memory from the address. CUDA's `int4` keeps `x, y, z, w` at offsets 0, 4, 8, 12, and an array
+keeps `a[k]` at `k` elements. A brace list bound in another order moves every element into
+another member: the C++ value is the memory permuted, and nothing reports it (nvcc and ptxas
+accept any binding). On an H200 (CUDA 13.0), `ld.global.v4.u32 {%0, %1, %2, %3}` bound to
+`v.w, v.x, v.y, v.z` reads the memory `{1, 2, 3, 4}` as `v = {2, 3, 4, 1}`
+(tests/test_vector_element_order.py runs it wherever a GPU is present).
+
+## Example
+```cuda
+asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+             : "=r"(v.w), "=r"(v.x), "=r"(v.y), "=r"(v.z) : "l"(p));
+```
+
+## Use instead
+```cuda
+asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+             : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        orders = vector_orders(statement)
+        if not orders or analysis_of(statement).rocm_guarded:
+            return
+        for order in orders:
+            positions = order.positions
+            if all(a < b for a, b in zip(positions, positions[1:], strict=False)):
+                continue  # the layout order, or a window of it
+            bound = ", ".join(order.expressions)
+            layout = ", ".join(
+                sorted(order.expressions, key=lambda e: positions[order.expressions.index(e)])
+            )
+            verb = "stores" if order.instruction.opcode in ("st", "red") else "moves"
+            yield self.finding(
+                statement,
+                self.template_span(statement, order.operand.start, order.operand.end),
+                f"'{order.instruction.mnemonic}' {verb} memory elements 0..{len(positions) - 1} "
+                f"in brace order, but they are bound to {{{bound}}}: '{order.base}' is permuted "
+                f"against memory; bind them in layout order {{{layout}}}",
+            )

@@ -1,0 +1,89 @@
+"""PTX210 vector-element-order: a memory vector bound to one C++ vector out of layout order
+permutes the value (ptxlint.analysis.vector_order). nvcc and ptxas accept any binding (the
+test compiles both); where a GPU is present, a run shows the rotated value."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from ptxlint.analysis.vector_order import vector_orders
+from ptxlint.engine import extract_statements
+from ptxlint.model import SourceFile
+from tests.conftest import lint_text
+from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, run_cached
+
+ROTATED = '"=r"(v.w), "=r"(v.x), "=r"(v.y), "=r"(v.z)'
+IN_ORDER = '"=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)'
+PROGRAM = """
+#include <cstdio>
+__global__ void k(const int4 *p, int4 *out) {
+  int4 v;
+  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : BINDING : "l"(p));
+  *out = v;
+}
+int main() {
+  int4 h = {1, 2, 3, 4}, r, *d;
+  cudaMalloc(&d, 2 * sizeof(int4));
+  cudaMemcpy(d, &h, sizeof(int4), cudaMemcpyHostToDevice);
+  k<<<1, 1>>>(d, d + 1);
+  cudaMemcpy(&r, d + 1, sizeof(int4), cudaMemcpyDeviceToHost);
+  printf("%d %d %d %d\\n", r.x, r.y, r.z, r.w);
+  return cudaGetLastError() != cudaSuccess;
+}
+"""
+
+
+def _program(binding: str) -> str:
+    return PROGRAM.replace("BINDING", binding)
+
+
+def test_the_rotated_binding_is_flagged_and_the_layout_order_is_not() -> None:
+    assert [f.rule for f in lint_text(_program(ROTATED), select=("PTX210",))] == ["PTX210"]
+    assert lint_text(_program(IN_ORDER), select=("PTX210",)) == []
+
+
+@pytest.mark.parametrize("expressions, positions", [
+    (("v.w", "v.x", "v.y", "v.z"), (3, 0, 1, 2)),
+    (("a[1]", "a[0]"), (1, 0)),
+    (("(p->y)", "p -> x"), (1, 0)),
+])
+def test_positions_follow_members_and_indices(expressions: tuple[str, ...],
+                                              positions: tuple[int, ...]) -> None:
+    refs = ", ".join(f"%{i}" for i in range(len(expressions)))
+    outputs = ", ".join(f'"=r"({e})' for e in expressions)
+    text = (f'__device__ void f(int4 *p, int *a, int *q) {{ asm volatile('
+            f'"ld.global.v{len(expressions)}.u32 {{{refs}}}, [%{len(expressions)}];" : {outputs}'
+            f' : "l"(q)); }}\n')
+    [statement] = extract_statements(SourceFile("t.cu", text)).statements
+    [order] = vector_orders(statement)
+    assert order.positions == positions
+
+
+@needs_nvcc
+def test_nvcc_builds_either_binding_without_a_word() -> None:
+    assert NVCC is not None
+    for binding in (ROTATED, IN_ORDER):
+        run = run_cached(NVCC, ["-arch=sm_90", "-c", INPUT, "-o", OUTPUT], _program(binding),
+                         filename="k.cu")
+        assert run.ok and "warning" not in run.stderr.lower(), run.stderr
+
+
+def _gpu() -> bool:
+    return NVCC is not None and shutil.which("nvidia-smi") is not None and subprocess.run(
+        ["nvidia-smi", "-L"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _gpu(), reason="no GPU")
+def test_on_a_gpu_the_rotated_binding_reads_a_rotated_vector(tmp_path) -> None:
+    assert NVCC is not None
+    got = []
+    for binding in (ROTATED, IN_ORDER):
+        source = tmp_path / "run.cu"
+        source.write_text(_program(binding))
+        subprocess.run([NVCC, "-o", str(tmp_path / "run"), str(source)], check=True)
+        out = subprocess.run([str(tmp_path / "run")], capture_output=True, text=True, check=True)
+        got.append(out.stdout.split())
+    assert got == [["2", "3", "4", "1"], ["1", "2", "3", "4"]]
