@@ -287,14 +287,15 @@ def _accumulates(selected: Selected) -> bool:
     return bool(selected.modifiers) and (selected.opcode, selected.modifiers[0]) in _ACCUMULATORS
 
 
-def _vector(b: _Builder, element: OperandSpec, count: int, where: str) -> list[str]:
+def _vector(b: _Builder, element: OperandSpec, count: int, where: str,
+            base: str = "") -> list[str]:
     ptx_type = _type(element, b.selected.binding)
     cxx, letter = _cxx(b, ptx_type, where)
     written: bool | str = element.written
     if written and _accumulates(b.selected) and not any(p.kind == "out" for p in b.params):
         written = "inout"
     kind = "inout" if written == "inout" else "out" if written else "in"
-    name = b.name("d" if written else b.next_input())
+    name = b.name(base or ("d" if written else b.next_input()))
     b.params.append(Parameter(name, kind, cxx, ptx_type, count, letter))
     exact = element.exact or b.selected.form.strict
     return [b.value(ptx_type, written, name, where, k, exact) for k in range(count)]
@@ -309,8 +310,12 @@ def _address(b: _Builder, spec: OperandSpec, position: int, space: str, where: s
         name = b.name("tmap")
         b.params.append(Parameter(name, "addr", "void", space="generic", letter="l"))
         base = b.input("l", f"reinterpret_cast<uint64_t>({name})", name)
-        coordinates = _operand(b, spec.element, position, space)
-        return f"[{base}, {coordinates}]"
+        coordinates = spec.element
+        count = grammar.vector_count(coordinates.count, b.selected.binding)
+        if coordinates.kind != "vec" or coordinates.element is None or count is None:
+            raise NotExpressible(f"{where}: the tensor coordinates' count is not fixed")
+        texts = _vector(b, coordinates.element, count, where, "coords")
+        return f"[{base}, {{{', '.join(texts)}}}]"
     name = b.name(_address_name(b.selected, position))
     b.params.append(Parameter(name, "addr", "void", space=space, letter=_space_letter(space)))
     expression = _address_expression(name, space, where)
