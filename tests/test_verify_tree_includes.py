@@ -82,3 +82,45 @@ def test_a_file_that_includes_its_trees_header_compiles_with_it(tmp_path, monkey
         assert "does not compile" not in verdict.evidence, verdict
     else:
         assert "does not compile on its own" in verdict.evidence, verdict
+
+
+def test_a_header_under_an_include_folder_is_compiled_under_its_include_name(tmp_path):
+    from ptxlint.verify import scratch
+
+    header = tmp_path / "include/lib/a.hpp"
+    files, first = scratch.sources(str(header), "x", ("-I", str(tmp_path / "include")))
+    assert files == ((scratch.SOURCE_NAME, '#include "lib/a.hpp"\n'),
+                     (f"{scratch.SHADOW}/lib/a.hpp", "x"))
+    assert first == ("-I", f"{{dir}}/{scratch.SHADOW}")
+    # a .cu file, or a header no -I folder holds, is the copy itself
+    for path, flags in ((tmp_path / "include/lib/k.cu", ("-I", str(tmp_path / "include"))),
+                        (header, ("-I", str(tmp_path / "other")))):
+        assert scratch.sources(str(path), "x", flags) == (((scratch.SOURCE_NAME, "x"),), ())
+
+
+SELF_INCLUDING = ('#pragma once\n#include <lib/b.hpp>\n'
+                  '__device__ unsigned f(const unsigned* p) {\n'
+                  '  unsigned v;\n'
+                  '  asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(p));\n'
+                  '  return v + g();\n}\n')
+
+
+@needs_nvcc
+def test_a_header_its_own_includes_include_back_compiles_once(tmp_path, monkeypatch):
+    """CUTLASS's cute/arch headers: a copy compiled beside the original would be defined twice
+    (the original's #pragma once is another file's); under its include name it is one file."""
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", oracle_cache_root())
+    root = tree(tmp_path, "proj/include/lib")
+    (root / "proj/include/lib/b.hpp").write_text(
+        "#pragma once\n#include <lib/a.hpp>\n__device__ inline unsigned g() { return 1; }\n")
+    header = root / "proj/include/lib/a.hpp"
+    header.write_text(SELF_INCLUDING)
+    args = build_parser().parse_args(["check", str(root / "proj"), "--select", "PTX102"])
+    config, selector, rules, context = _configure(args)
+    result = verify(run(args.paths, config, selector, rules, context),
+                    VerifyOptions(arch="sm_90", files=(str(header),),
+                                  linted=(str(root / "proj"),)))
+    [finding] = [f for f in result.findings if f.rule == "PTX102"]
+    verdict = result.verdict(finding)
+    # the file's own compile speaks: the whole-file differential, not the function probe
+    assert verdict.method == "differential", verdict

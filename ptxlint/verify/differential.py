@@ -47,11 +47,12 @@ def compile_job(nvcc: str, path: str, text: str, arch: str, flags: Sequence[str]
     scratch.check_flags(flags)
     name = scratch.SOURCE_NAME  # never the user's: nvcc puts it in sh -c (headers: as CUDA)
     include, links = scratch.folder_args(path)
+    files, shadow = scratch.sources(path, text, flags)
     # -rdc keeps every external __device__ function, called or not; -I finds the file's own
     # includes from the scratch copy
-    args = (nvcc, f"-arch={arch}", "-O3", "-ptx", "-rdc=true", *include, *flags,
+    args = (nvcc, f"-arch={arch}", "-O3", "-ptx", "-rdc=true", *shadow, *include, *flags,
             "-o", f"{{dir}}/{OUTPUT}", f"{{dir}}/{name}")
-    return Compile(tuple(args), ((name, text),), (OUTPUT,), links=links)
+    return Compile(tuple(args), files, (OUTPUT,), links=links)
 
 
 def normalize(ptx: str) -> list[str]:

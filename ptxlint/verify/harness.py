@@ -35,8 +35,8 @@ from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, SourceFile,
 from ptxlint.verify import cu_probe, differential
 from ptxlint.verify.diagnostics import parse
 from ptxlint.verify.identity import probe_arch, tool_id
-from ptxlint.verify.recipes import DIFFERENTIAL, FUNCTION, recipe_for
-from ptxlint.verify.runner import Compile
+from ptxlint.verify.recipes import DIFFERENTIAL, FUNCTION, recipe_for, undefined_output
+from ptxlint.verify.runner import Compile, NotRun
 from ptxlint.verify.verdict import CONFIRMED, UNVERIFIABLE, Verdict, unverifiable
 
 if TYPE_CHECKING:
@@ -69,20 +69,6 @@ class Unit:
 
     defective: str
     fixed: str
-
-
-def undefined_output(finding: Finding) -> Operand | None:
-    """The '=' output a PTX009 finding says the template never writes ("the variable receives
-    an undefined value"), or None for its other claims (an unused input: intent only)."""
-    statement = finding.statement
-    if finding.rule != "PTX009" or statement is None or statement.syntax == "llvm":
-        return None
-    for operand in statement.operands:
-        if (operand.span.start <= finding.span.start < operand.span.end
-                and operand.role == "output" and "=" in operand.constraint.modifiers
-                and not operand.constraint.opaque):
-            return operand
-    return None
 
 
 def _read_write(source: SourceFile, operand: Operand) -> Fix | None:
@@ -241,8 +227,6 @@ def _accesses(ptx: str) -> list[str]:
 def plan(verifier: Verifier) -> None:
     """After the first compiles: a function-level probe for each differential finding whose
     file could not speak (``Verifier.file_silence``)."""
-    from ptxlint.verify.verifier import NotRun
-
     nvcc = verifier.toolchain.nvcc
     for finding in verifier.result.findings:
         statement = finding.statement

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ptxlint.model import Severity
 
 if TYPE_CHECKING:
-    from ptxlint.model import Finding
+    from ptxlint.model import Finding, Operand
 
 PTX, CU, DIFFERENTIAL, NONE = "ptx-probe", "cu-probe", "differential", "none"
 # Python's LLVM-syntax calls: Triton compiles the call itself (verify/triton_probe.py)
@@ -136,10 +136,18 @@ _PTX301_ERROR = Recipe((PTX,), _p(r"32-bit address"), refutable=False,
 _PTX009_OUTPUT = Recipe((FUNCTION,))
 
 
-def _undefined_output(finding: Finding) -> bool:
-    from ptxlint.verify.harness import undefined_output
-
-    return undefined_output(finding) is not None
+def undefined_output(finding: Finding) -> Operand | None:
+    """The '=' output a PTX009 finding says the template never writes ("the variable receives
+    an undefined value"), or None for its other claims (an unused input: intent only)."""
+    statement = finding.statement
+    if finding.rule != "PTX009" or statement is None or statement.syntax == "llvm":
+        return None
+    for operand in statement.operands:
+        if (operand.span.start <= finding.span.start < operand.span.end
+                and operand.role == "output" and "=" in operand.constraint.modifiers
+                and not operand.constraint.opaque):
+            return operand
+    return None
 
 
 _LLVM_ABORTS = (r"number of (?:input|output) constraints does not match|cannot return struct|"
@@ -185,6 +193,6 @@ def recipe_for(rule: str, finding: Finding | None = None) -> Recipe:
         return _llvm_recipe(rule, statement.llvm.api if statement.llvm else "")
     if rule == "PTX301" and finding is not None and finding.severity is Severity.ERROR:
         return _PTX301_ERROR
-    if rule == "PTX009" and finding is not None and _undefined_output(finding):
+    if rule == "PTX009" and finding is not None and undefined_output(finding) is not None:
         return _PTX009_OUTPUT
     return RECIPES.get(rule, Recipe((NONE,), why_none=f"no verification recipe for {rule} yet"))

@@ -44,6 +44,10 @@ def shell_inert(arg: str) -> bool:
 class UnsafeArgument(ValueError):
     """A path or flag that nvcc's driver would hand to a shell holds shell syntax."""
 
+class NotRun(Exception):
+    """A compile a verdict needs did not run: the --verify-timeout passed first."""
+
+
 class DeadlineReached(Exception):
     """The run's overall deadline (``--verify-timeout``) passed before this compile finished."""
 
@@ -180,7 +184,9 @@ def _execute(job: Compile, deadline: float | None = None) -> Outcome:
         raise Cancelled
     with tempfile.TemporaryDirectory(prefix="ptxlint-verify-") as scratch:
         for name, text in job.files:
-            Path(scratch, name).write_text(text, encoding="utf-8")
+            written = Path(scratch, name)
+            written.parent.mkdir(parents=True, exist_ok=True)  # a header under its include name
+            written.write_text(text, encoding="utf-8")
         for name, target in job.links:
             os.symlink(target, os.path.join(scratch, name))
         returncode, stdout, stderr = 0, "", ""

@@ -60,3 +60,37 @@ def check_flags(flags: Sequence[str]) -> None:
         if not shell_inert(flag):
             raise UnsafeArgument(f"the flag {flag!r} holds characters a shell expands "
                                  "(nvcc passes flags through sh -c)")
+
+
+SHADOW = "ptxlint-shadow"  # where a header's copy sits under its include name
+_HEADER_EXTENSIONS = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc", ".ipp", ".tcc")
+
+
+def _include_root(path: str, flags: Sequence[str]) -> str | None:
+    """The first ``-I`` folder of ``flags`` that holds ``path``."""
+    folder = os.path.abspath(path)
+    args = list(flags)
+    for n, arg in enumerate(args):
+        value = args[n + 1] if arg == "-I" and n + 1 < len(args) else (
+            arg[2:] if arg.startswith("-I") and len(arg) > 2 else None)
+        if value and os.path.commonpath([os.path.abspath(value), folder]) == os.path.abspath(
+                value):
+            return os.path.abspath(value)
+    return None
+
+
+def sources(path: str, text: str, flags: Sequence[str]
+            ) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """(files to write, -I arguments to put first) for compiling ``text``, the content of
+    ``path``. A header reached through an include folder of ``flags`` is written under its
+    include name in a shadow folder searched first, and the compiled file only includes it:
+    the headers it includes that include it back (CUTLASS's ``cute/arch`` headers) then reach
+    the copy, whose ``#pragma once`` holds, instead of the original beside it, which would
+    define everything twice. Anything else is the copy itself, as SOURCE_NAME."""
+    root = _include_root(path, flags) if path.endswith(_HEADER_EXTENSIONS) else None
+    name = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/") if root else ""
+    if (not name or name.startswith("../") or not name.isprintable() or '"' in name
+            or "\\" in name):
+        return ((SOURCE_NAME, text),), ()
+    return (((SOURCE_NAME, f'#include "{name}"\n'), (f"{SHADOW}/{name}", text)),
+            ("-I", f"{{dir}}/{SHADOW}"))

@@ -22,6 +22,7 @@ from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, Span
 from ptxlint.report.run_result import RunResult
 from ptxlint.run.discover import read_source
 from ptxlint.verify import (
+    carry,
     cu_probe,
     differential,
     harness,
@@ -54,7 +55,15 @@ from ptxlint.verify.recipes import (
     Recipe,
     recipe_for,
 )
-from ptxlint.verify.runner import Compile, Outcome, UnsafeArgument, parallel_map, prune_cache, run
+from ptxlint.verify.runner import (
+    Compile,
+    NotRun,
+    Outcome,
+    UnsafeArgument,
+    parallel_map,
+    prune_cache,
+    run,
+)
 from ptxlint.verify.toolchain import Toolchain, arch_key, discover, require
 from ptxlint.verify.verdict import CONFIRMED, REFUTED, UNVERIFIABLE, Verdict, unverifiable
 
@@ -97,10 +106,6 @@ class VerifyOptions:
     linted: tuple[str, ...] = ()
     # add -I for the include/ folders of the linted tree around each file (--no-tree-includes)
     tree_includes: bool = True
-
-
-class NotRun(Exception):
-    """A compile a verdict needs did not run: the --verify-timeout passed first."""
 
 
 class Outcomes(dict[str, Outcome]):
@@ -377,7 +382,7 @@ class Verifier:
                 self._plan_triton(finding, purity=TRITON_PURITY in recipe.probes,
                                   before_ptxas=TRITON in recipe.probes)
             if CARRY in recipe.probes:
-                self._plan_carry(finding, arch)
+                carry.plan(self, finding, arch)
             if LLVM_PURITY in recipe.probes:
                 llvm_probe.plan(self, finding)
             if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
@@ -483,24 +488,6 @@ class Verifier:
             self.triton[id(finding)] = f"no Triton probe: {exc}"
             return
         self.triton[id(finding)] = tuple(self.plan.add(f"triton:{job}", job, tool) for job in jobs)
-    def _plan_carry(self, finding: Finding, arch: str) -> None:
-        nvcc = self.toolchain.nvcc
-        source = self.result.sources.get(finding.path)
-        if nvcc is None or self.toolchain.host_compiler is None:
-            self.differential[id(finding)] = "the compile needs nvcc and a host compiler"
-        elif source is None:
-            self.differential[id(finding)] = "the source is not available"
-        else:
-            flags = self.flags(finding.path,
-                               self.defines(finding.statement) if finding.statement else ())
-            try:
-                job = differential.compile_job(nvcc.path, finding.path, source.text, arch, flags)
-            except UnsafeArgument as exc:
-                self.differential[id(finding)] = str(exc)
-                return
-            key = self.plan.add(f"diff:{job}", job, _tool_id(self.toolchain, "nvcc"))
-            self.differential[id(finding)] = (key, key)
-
     def execute(self) -> None:
         """Run every planned compile not run yet (a second call runs what was planned since)."""
         keys = [k for k in self.plan.jobs if k not in self._ran]
@@ -551,7 +538,7 @@ class Verifier:
         if {TRITON, TRITON_PURITY, TRITON_WIDTH} & set(recipe.probes):
             return self._triton_verdict(finding, recipe)
         if CARRY in recipe.probes:
-            return self._carry_verdict(finding, arch)
+            return carry.verdict(self, finding, arch)
         if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
             return self._whole_file_verdict(finding, recipe, arch)
         heard: list[Diagnostic] = []
@@ -779,10 +766,15 @@ class Verifier:
             return unverifiable(planned, arch, tool, DIFFERENTIAL)
         silence = self.file_silence(finding, arch)
         if silence is not None:
-            # a statement the file's compile leaves out exists in no build of these flags: what
-            # it does alone is said, but proves nothing about this configuration
-            return harness.verdict(self, finding, arch, silence,
-                                   decisive="never compiled" not in silence)
+            # a statement the file's compile leaves out is an unused inline function or an
+            # uninstantiated template where -D flags selected its #if branch (the probe then
+            # speaks for it, as it does in any file that uses it); where no -D could select the
+            # branch, what it does alone is said but proves nothing about this configuration
+            statement = finding.statement
+            assert statement is not None
+            decisive = ("never compiled" not in silence
+                        or defines_for(statement) is not None)
+            return harness.verdict(self, finding, arch, silence, decisive=decisive)
         defective, fixed = (self.outcomes[k] for k in planned)
         statement = finding.statement
         assert statement is not None
@@ -801,25 +793,6 @@ class Verifier:
             self._matchers[key] = whole_file.Matcher(
                 [], self.outcomes[key].output(differential.OUTPUT))
         return self._matchers[key]
-
-    def _carry_verdict(self, finding: Finding, arch: str) -> Verdict:
-        tool = self.toolchain.label("nvcc")
-        if finding.severity is not Severity.ERROR:
-            return unverifiable("a carry result nothing reads compiles to the same code; the "
-                                "consumer's finding carries the evidence", arch, tool, CARRY)
-        planned = self.differential.get(id(finding), "not planned")
-        if isinstance(planned, str):
-            return unverifiable(planned, arch, tool, CARRY)
-        outcome = self.outcomes[planned[0]]
-        if outcome.returncode != 0:
-            return unverifiable("the file does not compile on its own; pass --cuda-flags with "
-                                "its include paths and defines", arch, tool, CARRY)
-        statement = finding.statement
-        assert statement is not None
-        consumer = statement.source.text[finding.span.start:finding.span.end]
-        confirmed, evidence = differential.carry_judge(
-            outcome.output(differential.OUTPUT), statement, consumer, tool)
-        return Verdict(CONFIRMED if confirmed else UNVERIFIABLE, tool, arch, evidence, CARRY)
 
     # ----------------------------------------------------------------- unpredicted errors
     def unpredicted(self, confirmed: set[StatementKey]) -> list[tuple[Finding, Verdict]]:

@@ -41,14 +41,15 @@ def compile_job(nvcc: str, ptxas: str | None, ptxas_arch: str | None, path: str,
     name = scratch.SOURCE_NAME  # never the user's: nvcc puts it in sh -c (headers: as CUDA)
     include, links = scratch.folder_args(path)
     copy = f'#line 1 "{scratch.line_name(path)}"\n{text}'
+    files, shadow = scratch.sources(path, copy, flags)
     # -rdc keeps every external __device__ function in the PTX, called or not
-    args = (nvcc, f"-arch={arch}", "-ptx", "-rdc=true", *include, *flags,
+    args = (nvcc, f"-arch={arch}", "-ptx", "-rdc=true", *shadow, *include, *flags,
             "-o", f"{{dir}}/{OUTPUT}", f"{{dir}}/{name}")
     then: tuple[tuple[str, ...], ...] = ()
     if ptxas and ptxas_arch:
         then = ((ptxas, f"-arch={ptxas_arch}", "-c", "-o", "{dir}/whole.cubin",
                  f"{{dir}}/{OUTPUT}"),)
-    return Compile(args, ((name, copy),), (OUTPUT,), then, links)
+    return Compile(args, files, (OUTPUT,), then, links)
 
 
 # --------------------------------------------------------------------------- PTX asm blocks
