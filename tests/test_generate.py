@@ -156,9 +156,11 @@ def test_an_unknown_opcode_is_refused() -> None:
         select("frobnicate.u32")
 
 
-def test_an_undocumented_form_is_refused() -> None:
-    with pytest.raises(SelectionError, match="does not\\s+document"):
+def test_an_undocumented_form_is_refused_naming_the_documented_spelling() -> None:
+    with pytest.raises(SelectionError, match="does not\\s+document.*'barrier.sync.aligned'"):
         select("barrier.aligned.sync")
+    with pytest.raises(SelectionError, match="'wgmma.mma_async.sync.aligned.m64n8k16.f32"):
+        select("wgmma.mma_async.sync.m64n8k16.f32.f16.f16")
 
 
 def test_a_param_space_address_is_not_expressible() -> None:

@@ -93,12 +93,41 @@ def select(text: str) -> Selected:
         raise SelectionError(_why_not(opcode, modifiers))
     form, need = found
     if form.undocumented:
+        documented = _documented(opcode, modifiers)
+        hint = f" (the ISA spells it '{documented}')" if documented else ""
         raise SelectionError(f"'{text}' is a form ptxas 13.0 accepts but the PTX ISA does not "
-                             "document: ptxlint new writes documented forms only")
+                             f"document: ptxlint new writes documented forms only{hint}")
     if form.rejected:
         raise SelectionError(f"'{text}': {form.rejected}")
     binding, _, _ = _fill(form, modifiers)
     return Selected(opcode, modifiers, form, need, binding)
+
+
+def _documented(opcode: str, modifiers: tuple[str, ...]) -> str | None:
+    """A documented spelling with the same words and fixed ones the ISA adds (``.aligned``):
+    the form that takes every word given and lacks only one-word slots, in its slot order."""
+    for form in grammar.forms(opcode):
+        if form.undocumented or form.rejected:
+            continue
+        taken: dict[int, str] = {}
+        for word in modifiers:
+            free = [k for k, slot in enumerate(form.slots)
+                    if k not in taken and slot.find(word) is not None]
+            if not free:
+                break
+            taken[free[0]] = word
+        else:
+            words = []
+            for k, slot in enumerate(form.slots):
+                if k in taken:
+                    words.append(taken[k])
+                elif not slot.optional:
+                    if len(slot.values) != 1:
+                        break
+                    words.append(slot.values[0].word)
+            else:
+                return ".".join((opcode, *words))
+    return None
 
 
 def _why_not(opcode: str, modifiers: tuple[str, ...]) -> str:
