@@ -1,0 +1,169 @@
+"""The element type of a packed value, followed from the C++ into the instruction that reads it.
+
+An asm operand is a register of bits: `"r"` carries 32 of them whatever they mean. When the C++
+expression bound to it reinterprets a value of a floating-point type (``*(uint32_t*)&h2``,
+``reinterpret_cast<unsigned&>(b2)``, ``__half_as_ushort(h)``, ``std::bit_cast``), the bits are
+that type's encoding: ``__half2`` holds two f16, ``__nv_bfloat162`` two bf16, ``float`` one f32.
+The instruction that reads the register decodes them as its own operand type (PTX ISA: the
+type of an instruction's operands is the instruction type, ``fma.rn.bf16x2`` reads two bf16;
+``mma``'s A and B fragments are of its ``.atype``/``.btype``). A register holding f16 bits in
+a bf16 slot is read as other numbers: 1.0 in f16 (0x3C00) is 0.0078125 in bf16.
+
+:func:`carried_format` names the floating-point format an operand's bits are in, where the C++
+says; :func:`slot_formats` the format each ``%N`` of an instruction is read as. Only formats of
+the same width are compared by the rule (PTX211); integers and bit types carry anything.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ptxlint import file_memos
+from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.model import AsmStatement, CType, Operand, PtxInstruction, PtxOperand
+from ptxlint.ptx.instructions import operand_types
+
+__all__ = ["base_format", "carried_format", "slot_formats"]
+
+# C++ types by the floating-point format of their bits (cuda_fp16.h, cuda_bf16.h, cuda_fp8.h).
+_FORMATS = {
+    "__half": "f16", "half": "f16", "__half2": "f16x2", "half2": "f16x2",
+    "__nv_bfloat16": "bf16", "nv_bfloat16": "bf16", "__nv_bfloat162": "bf16x2",
+    "nv_bfloat162": "bf16x2", "float": "f32", "double": "f64",
+    "__nv_fp8_e4m3": "e4m3", "__nv_fp8_e5m2": "e5m2", "__nv_fp8x2_e4m3": "e4m3x2",
+    "__nv_fp8x2_e5m2": "e5m2x2", "__nv_fp8x4_e4m3": "e4m3x4", "__nv_fp8x4_e5m2": "e5m2x4",
+}
+# Intrinsics whose name fixes the format of the bits they return.
+_INTRINSICS = {
+    "__half_as_ushort": "f16", "__half_as_short": "f16", "__bfloat16_as_ushort": "bf16",
+    "__bfloat16_as_short": "bf16", "__float_as_uint": "f32", "__float_as_int": "f32",
+    "__double_as_longlong": "f64",
+}
+# The PTX operand types that are a floating-point format (the others carry bits or integers).
+FLOAT_TYPES = frozenset({
+    "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "f32x2", "e4m3", "e5m2", "e4m3x2",
+    "e5m2x2", "e4m3x4", "e5m2x4",
+})
+
+_INTEGER = r"(?:unsigned(?:\s+int)?|int|uint32_t|int32_t|uint16_t|int16_t|unsigned\s+short|short|" \
+           r"uint64_t|int64_t|unsigned\s+long\s+long|long\s+long|uint|ushort|std::uint32_t|" \
+           r"std::uint16_t|std::uint64_t|u32|u16|u64|uint2|uint4)"
+_CV = r"(?:\s*(?:const|volatile)\s*)*"
+_READS = [
+    # *(T*)&X, *(T *)(&X), *(const T*)&X
+    re.compile(rf"\*\s*\(\s*{_CV}{_INTEGER}{_CV}\s*\*\s*{_CV}\)\s*\(?\s*&\s*(?P<x>[\w.\[\]>-]+?)\s*\)?"),
+    # *reinterpret_cast<T*>(&X), *reinterpret_cast<const T *>(&X)
+    re.compile(rf"\*\s*reinterpret_cast\s*<{_CV}{_INTEGER}{_CV}\s*\*{_CV}>\s*\(\s*&\s*"
+               rf"(?P<x>[\w.\[\]>-]+?)\s*\)"),
+    # reinterpret_cast<T&>(X), reinterpret_cast<const T &>(X)
+    re.compile(rf"reinterpret_cast\s*<{_CV}{_INTEGER}{_CV}\s*&\s*>\s*\(\s*(?P<x>[\w.\[\]>-]+?)\s*\)"),
+    # std::bit_cast<T>(X), cuda::std::bit_cast<T>(X)
+    re.compile(rf"(?:cuda::)?(?:std::)?bit_cast\s*<\s*{_INTEGER}\s*>\s*\(\s*(?P<x>[\w.\[\]>-]+?)\s*\)"),
+]
+_INTRINSIC = re.compile(r"(?P<f>__\w+_as_\w+)\s*\(")
+
+
+def base_format(ptx_type: str) -> str:
+    """The element format of a (packed) type: ``bf16x2`` -> ``bf16``."""
+    return ptx_type.split("x")[0] if ptx_type[-2:] in ("x2", "x4") else ptx_type
+
+
+def _format_of(ctype: CType | None) -> str | None:
+    if ctype is None:
+        return None
+    spelling = re.sub(r"\b(?:const|volatile)\b|[&\s]", "", ctype.spelling).lstrip(":")
+    return _FORMATS.get(spelling)
+
+
+class _Resolvers:
+    """One type resolver per parsed file, made on first need (only for a reinterpreting
+    operand)."""
+
+    def __init__(self) -> None:
+        self.parsed: ParsedSource | None = None
+        self.resolver: object | None = None
+
+    def resolve(self, parsed: ParsedSource, expression: str, offset: int) -> CType | None:
+        if self.parsed is not parsed:
+            from ptxlint.frontends.cxx.types import TypeResolver
+
+            self.parsed = parsed
+            self.resolver = TypeResolver(parsed.text, parsed.tree, parsed.data)
+        resolver = self.resolver
+        assert resolver is not None
+        try:
+            return resolver.resolve(expression, offset)  # type: ignore[attr-defined]
+        except Exception:  # a type is an improvement: unknown on any failure
+            return None
+
+
+_RESOLVERS = _Resolvers()
+file_memos.register(lambda: _RESOLVERS.__init__())  # type: ignore[misc]
+
+
+def carried_format(operand: Operand, parsed: ParsedSource | None) -> tuple[str, str] | None:
+    """The floating-point format the operand's bits are in, and the C++ piece that says so
+    (the reinterpreted value, or the intrinsic), or ``None`` where the C++ does not say."""
+    expression = operand.expression.strip()
+    intrinsic = _INTRINSIC.match(expression)
+    if intrinsic is not None and expression.endswith(")"):
+        found = _INTRINSICS.get(intrinsic["f"])
+        return (found, intrinsic["f"]) if found is not None else None
+    if parsed is None or parsed.text is None:
+        return None
+    for pattern in _READS:
+        match = pattern.fullmatch(expression)
+        if match is None:
+            continue
+        inner = match["x"]
+        offset = operand.expression_span.start + match.start("x")
+        if parsed.text[offset : offset + len(inner)] != inner:
+            return None
+        fmt = _format_of(_RESOLVERS.resolve(parsed, inner, offset))
+        return (fmt, inner) if fmt is not None else None
+    return None
+
+
+def _mma_types(instruction: PtxInstruction) -> tuple[str, ...] | None:
+    """``mma``'s d, a, b, c types in operand order (`.f32.bf16.bf16.f32`)."""
+    words = [m for m in instruction.modifiers if m in FLOAT_TYPES or m in ("s8", "u8", "s32")]
+    return tuple(words) if len(words) == 4 else None
+
+
+def slot_formats(instruction: PtxInstruction) -> dict[int, str]:
+    """For each asm operand (``%N``) the instruction reads as a floating-point value, the PTX
+    type it reads it as; empty where the instruction's operand types are not known."""
+    found: dict[int, str] = {}
+    if instruction.opaque:
+        return found
+    if instruction.opcode == "mma":
+        types = _mma_types(instruction)
+        if types is None:
+            return found
+        for operand, ptx_type in zip(instruction.operands, types, strict=False):
+            if ptx_type in FLOAT_TYPES:
+                for ref in _refs(operand):
+                    found.setdefault(ref, ptx_type)
+        return found
+    known = operand_types(instruction.opcode, instruction.modifiers)
+    if known is None:
+        return found
+    for operand, name in zip(instruction.operands, known.names, strict=False):
+        if name in FLOAT_TYPES and operand.kind == "ref" and operand.ref is not None:
+            found.setdefault(operand.ref, name)
+    return found
+
+
+def _refs(operand: PtxOperand) -> list[int]:
+    if operand.kind == "ref" and operand.ref is not None:
+        return [operand.ref]
+    return [r for part in operand.parts for r in _refs(part)]
+
+
+def statement_slots(statement: AsmStatement) -> dict[int, tuple[str, PtxInstruction]]:
+    """Each asm operand's first floating-point reading in the template, with its instruction."""
+    found: dict[int, tuple[str, PtxInstruction]] = {}
+    for instruction in statement.ptx.instructions:
+        for ref, ptx_type in slot_formats(instruction).items():
+            found.setdefault(ref, (ptx_type, instruction))
+    return found

@@ -1,0 +1,86 @@
+"""PTX211 packed-element-type-mismatch: the bits of a C++ floating-point value reinterpreted
+into an asm operand are read by the instruction in its own type
+(ptxlint.analysis.element_types). nvcc builds the mismatch without a word (the test compiles
+it); where a GPU is present, a run shows f16's 1.0 read as bf16's 0.0078125."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from tests.conftest import lint_text
+from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, run_cached
+
+PROGRAM = """
+#include <cstdio>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+__global__ void k(float *out) {
+  VALUE one = MAKE(1.0f);
+  __nv_bfloat162 b2 = __float2bfloat162_rn(1.0f);
+  unsigned d, b = *reinterpret_cast<unsigned*>(&b2), c = 0;
+  asm("fma.rn.bf16x2 %0, %1, %2, %3;"
+      : "=r"(d) : "r"(*reinterpret_cast<unsigned*>(&one)), "r"(b), "r"(c));
+  out[0] = __low2float(*reinterpret_cast<__nv_bfloat162*>(&d));
+}
+int main() {
+  float *o, h;
+  cudaMalloc(&o, sizeof(float));
+  k<<<1, 1>>>(o);
+  cudaMemcpy(&h, o, sizeof(float), cudaMemcpyDeviceToHost);
+  printf("%g\\n", h);
+  return cudaGetLastError() != cudaSuccess;
+}
+"""
+HALF = ("__half2", "__float2half2_rn")
+BF16 = ("__nv_bfloat162", "__float2bfloat162_rn")
+
+
+def _program(kind: tuple[str, str]) -> str:
+    return PROGRAM.replace("VALUE", kind[0]).replace("MAKE", kind[1])
+
+
+def test_half2_bits_in_a_bf16x2_fma_are_flagged_and_bf16_bits_are_not() -> None:
+    assert [f.rule for f in lint_text(_program(HALF), select=("PTX211",))] == ["PTX211"]
+    assert lint_text(_program(BF16), select=("PTX211",)) == []
+
+
+@pytest.mark.parametrize("expression", [
+    "*(unsigned*)&h2", "*(const unsigned *)(&h2)", "*reinterpret_cast<uint32_t*>(&h2)",
+    "reinterpret_cast<unsigned&>(h2)", "reinterpret_cast<const uint32_t &>(h2)",
+])
+def test_the_reinterpretations_are_followed(expression: str) -> None:
+    text = ("#include <cstdint>\n#include <cuda_fp16.h>\n"
+            "__device__ unsigned f(__half2 h2, unsigned b) { unsigned d;\n"
+            f'  asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(d) : "r"({expression}), "r"(b));\n'
+            "  return d; }\n")
+    assert [f.rule for f in lint_text(text, select=("PTX211",))] == ["PTX211"]
+
+
+@needs_nvcc
+def test_nvcc_builds_the_mismatch_without_a_word() -> None:
+    assert NVCC is not None
+    run = run_cached(NVCC, ["-arch=sm_90", "-c", INPUT, "-o", OUTPUT], _program(HALF),
+                     filename="k.cu")
+    assert run.ok and "warning" not in run.stderr.lower(), run.stderr
+
+
+def _gpu() -> bool:
+    return NVCC is not None and shutil.which("nvidia-smi") is not None and subprocess.run(
+        ["nvidia-smi", "-L"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _gpu(), reason="no GPU")
+def test_on_a_gpu_f16_one_is_read_as_bf16_0_0078125(tmp_path) -> None:
+    assert NVCC is not None
+    got = []
+    for kind in (HALF, BF16):
+        source = tmp_path / "run.cu"
+        source.write_text(_program(kind))
+        subprocess.run([NVCC, "-arch=sm_90", "-o", str(tmp_path / "run"), str(source)],
+                       check=True)
+        out = subprocess.run([str(tmp_path / "run")], capture_output=True, text=True, check=True)
+        got.append(float(out.stdout))
+    assert got == [0.0078125, 1.0]
