@@ -594,3 +594,20 @@ def test_modifiers_after_a_space_belong_to_the_mnemonic() -> None:
     (inst,) = parse_template("prmt .b32 %0, %1, %2, 0x5410;", True).instructions
     assert (inst.opcode, inst.modifiers) == ("prmt", ("b32",))
     assert [o.text for o in inst.operands] == ["%0", "%1", "%2", "0x5410"]
+
+
+def test_constant_expressions_are_one_operand() -> None:
+    # ptxas 13.0 takes `(0xf0 & 0xcc) ^ 0xaa` as lop3's immediate (JAX's fragmented_array.py)
+    for text, operand in (
+        ("lop3.b32 $0, $1, 0x0F, 0x43, (0xf0 & 0xcc) ^ 0xaa;", "(0xf0 & 0xcc) ^ 0xaa"),
+        ("add.u32 $0, $1, 1 << 4;", "1 << 4"),
+        ("add.u32 $0, $1, 2*3;", "2*3"),
+    ):
+        parsed = parse_template(text, True, "llvm")
+        assert parsed.problems == ()
+        assert parsed.instructions[0].operands[-1].text == operand
+
+
+def test_a_dangling_constant_operator_is_a_problem() -> None:
+    parsed = parse_template("add.u32 $0, $1, 2 ^;", True, "llvm")
+    assert [p.message for p in parsed.problems] == ["missing operand after '^'"]

@@ -211,6 +211,10 @@ _DECLARING = frozenset(
 
 _CLOSERS = {"[": "]", "{": "}", "(": ")"}
 _JOINING = frozenset("+-|")  # punctuation that joins an operand to the next term
+# The binary operators of PTX constant expressions that are no operand syntax of their own
+# (`+`, `-` make sums, `|` pairs). They read as words: `(0xf0 & 0xcc) ^ 0xaa` is one operand
+# to ptxas 13.0, not three.
+_CONSTANT_OPERATOR = re.compile(r"(?:<<|>>|&&|[*/%&^])", _A)
 _AGGREGATE_KIND = {"[": "address", "{": "vector", "(": "other"}
 _MAX_NESTING = 32  # deeper operand nesting is not PTX; stop recursing and keep it opaque-ish
 
@@ -682,6 +686,8 @@ class _Parser:
                 )
             else:
                 items.extend(self._operand(depth, flatten))
+            if items and self.k < len(tokens) and tokens[self.k][0] == "word":
+                items[-1] = self._constant_expression(items[-1], depth, flatten)
             want = False
         if want and comma >= 0:
             self._problem("missing operand after ','", comma, comma + 1)
@@ -707,6 +713,27 @@ class _Parser:
             self.k += 1
             parts.append(self._unary(depth))
         return [self._span(parts[0].start, parts[-1].end, "pair", tuple(parts))]
+
+    def _constant_expression(self, first: PtxOperand, depth: int, flatten: bool) -> PtxOperand:
+        """``first`` and what follows it while the next word is a constant expression's binary
+        operator (``a & b ^ c``, ``1 << 4``, ``2 *3``): one operand of kind "other"."""
+        terms = [first]
+        tokens = self.tokens
+        while self.k < len(tokens):
+            kind, start, end = tokens[self.k]
+            operator = _CONSTANT_OPERATOR.match(self.text, start, end) if kind == "word" else None
+            if operator is None:
+                break
+            self.k += 1
+            if operator.end() < end:  # `*3`: the operator glued to its right operand
+                terms.append(self._word(operator.end(), end))
+            elif self.k < len(tokens) and self.puncts[self.k] not in (",", ";", ")", "]", "}"):
+                terms.extend(self._operand(depth, flatten))
+            else:
+                self._problem(f"missing operand after '{operator.group()}'", start, end)
+        if len(terms) == 1:
+            return first
+        return self._span(terms[0].start, terms[-1].end, "other", tuple(terms))
 
     def _unary(self, depth: int) -> PtxOperand:
         start = -1
