@@ -27,7 +27,7 @@ def uncommitted_copy(flow: FunctionFlow, wait: Step) -> Step | None:
         outer = loops[0]
         if any(s.kind == COMMIT and outer[0] <= s.start < outer[1] for s in flow.steps):
             return None  # a later iteration commits before it waits
-    if flow.opaque_between(flow.start, wait.start):
+    if flow.opaque_between(flow.start, wait.start, frozenset({COMMIT, TRACKED})):
         return None
     copies = [s for s in before if s.kind == COPY and not flow.exclusive(s.start, wait.start)]
     return copies[0] if copies else None
@@ -78,8 +78,6 @@ float x = tile[threadIdx.x];
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if not any(i.opcode == "cp" for i in statement.ptx.instructions):
-            return
         flows = flows_of(context)
         if flows is None:
             return

@@ -30,10 +30,10 @@ def unwaited_reads(flow: FunctionFlow, copy: Step) -> Iterator[tuple[int, Step |
     def silent(at: int) -> bool:
         if flow.exclusive(copy.start, at) or flow.in_lambda(at) != flow.in_lambda(copy.start):
             return True
-        if flow.between(copy.start, at, _COVERS) or flow.opaque_between(copy.start, at):
-            return True
-        return any(any(s.kind in _COVERS and loop[0] <= s.start < loop[1] for s in flow.steps)
-                   for loop in flow.loops_at(at))
+        return bool(flow.between(copy.start, at, _COVERS)
+                    or flow.opaque_between(copy.start, at, _COVERS)) or any(
+            any(s.kind in _COVERS and loop[0] <= s.start < loop[1] for s in flow.steps)
+            for loop in flow.loops_at(at))
 
     found: list[tuple[int, Step | None]] = [
         (byte, None) for byte, how, element in flow.uses_of(buffer)
@@ -91,8 +91,6 @@ float x = tile[threadIdx.x];
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if not any(i.opcode == "cp" for i in statement.ptx.instructions):
-            return
         flows = flows_of(context)
         if flows is None:
             return

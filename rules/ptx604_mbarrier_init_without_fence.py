@@ -6,18 +6,21 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.function_flow import FunctionFlow, Step, flows_of
 from ptxlint.model import AsmStatement, Finding, Severity
-from ptxlint.ptx.protocols import BULK_LOAD, FENCE_INIT, FENCE_PROXY, MBAR_INIT
+from ptxlint.ptx.protocols import BULK_LOAD, CLUSTER_RELEASE, FENCE_INIT, MBAR_INIT
 from ptxlint.rule import Rule, RuleContext
 
 from ._protocol import step_span, where
 
-_FENCES = frozenset({FENCE_INIT, FENCE_PROXY})
+_RELEASES = frozenset({FENCE_INIT, CLUSTER_RELEASE})
 
 
-def unfenced_init(flow: FunctionFlow, copy: Step) -> Step | None:
-    """The ``mbarrier.init`` of the barrier a bulk copy completes on, earlier in the function,
-    with no ``fence.mbarrier_init`` or ``fence.proxy.async`` (nor a call ptxlint cannot read)
-    between the two; ``None`` where the barrier cannot be named."""
+def unreleased_init(flow: FunctionFlow, copy: Step) -> Step | None:
+    """For a multicast bulk copy: the ``mbarrier.init`` of its barrier earlier in the
+    function, with neither ``fence.mbarrier_init`` nor a release at cluster scope
+    (``barrier.cluster.arrive`` without ``.relaxed``, ``fence.acq_rel.cluster``) between the
+    two, nor a call that may hold one; ``None`` where the barrier cannot be named."""
+    if not copy.event.multicast:
+        return None
     barrier = flow.key(copy, copy.event.barrier)
     if barrier is None:
         return None
@@ -26,8 +29,8 @@ def unfenced_init(flow: FunctionFlow, copy: Step) -> Step | None:
             continue
         if flow.key(init, init.event.memory) != barrier or flow.exclusive(init.start, copy.start):
             continue
-        if flow.steps_between(init, copy, _FENCES) or flow.opaque_between(init.start,
-                                                                           copy.start):
+        if flow.steps_between(init, copy, _RELEASES) or flow.opaque_between(
+                init.start, copy.start, _RELEASES):
             return None
         return init
     return None
@@ -39,65 +42,69 @@ class MbarrierInitWithoutFence(Rule):
     preview = True
     severity = Severity.ERROR
     needs = ("instructions",)
-    summary = "A bulk copy (TMA) completes on an mbarrier whose init was never fenced"
-    tags = ("correctness", "async")
+    summary = "A multicast TMA signals mbarriers whose init was never released to the cluster"
+    tags = ("correctness", "async", "cluster")
     docs = """\
 ## What it does
-Flags a bulk copy into shared memory (`cp.async.bulk`, `cp.async.bulk.tensor`: TMA) whose
-mbarrier was initialised by `mbarrier.init` earlier in the same function with no
-`fence.mbarrier_init.release.cluster` or `fence.proxy.async` between the init and the copy.
-The barrier is the variable behind the init's and the copy's mbarrier operands (through
-`__cvta_generic_to_shared`, casts, locals defined once and one level of same-file helpers);
-where it cannot be named, or a call ptxlint cannot read lies between the two (the fence may
-be there: CUTLASS's `fence_barrier_init()`), the rule is silent. This rule is in preview.
+Flags a multicast bulk copy (`cp.async.bulk{.tensor}...multicast::cluster`) whose mbarrier
+was initialised by `mbarrier.init` earlier in the same function with neither
+`fence.mbarrier_init.release.cluster` nor another release at cluster scope
+(`barrier.cluster.arrive` without `.relaxed`, `fence.acq_rel.cluster`) between the init and
+the copy. The barrier is the variable behind the init's and the copy's mbarrier operands
+(through `__cvta_generic_to_shared`, casts, locals defined once and one level of same-file or
+included-project helpers); where it cannot be named, or a call that may hold such a fence or
+arrive lies between the two (CUTLASS's `fence_barrier_init()`, `cute::cluster_sync()`), the
+rule is silent.
+
+A copy into the issuing CTA alone is not flagged: the bulk copies access their mbarrier
+operand "using generic-proxy" (PTX ISA 9.7.9.25.4.1, `cp.async.bulk`), so ordinary thread
+synchronisation (`__syncthreads()`) after the init suffices there and no proxy fence is
+needed. This rule is in preview.
 
 ## Why is this bad?
-`mbarrier.init` is a write by the generic proxy; the copy's `complete-tx` on the barrier is
-performed by the async proxy. The PTX memory model (8.6 "Proxies") orders accesses of
-different proxies only through a proxy fence: without one the TMA unit may update a barrier
-whose initialisation it does not yet see, and the phase the consumers wait on never completes
-(a hang) or completes early. The ISA provides `fence.mbarrier_init.release.cluster` for
-exactly this ("a lightweight fence [that] establishes ordering of prior `mbarrier.init`
-operations [...] with subsequent operations in the async proxy", 9.7.13.4 "membar/fence"),
-and CUTLASS, CCCL (`fence_proxy_async_shared_cta`) and ThunderKittens all issue one after
-their barrier setup.
+With `.multicast::cluster`, "the mbarrier signal is also multicast to the same CTA-relative
+offset as mbar in the shared memory of the destination CTA" (9.7.9.25.4.1): the copy's
+complete-tx lands on barriers that other CTAs initialised. Their `mbarrier.init` must be
+visible at cluster scope before that. `fence.mbarrier_init` exists for this: "When
+.op_restrict is .mbarrier_init, the synchronizing effect of the fence only applies to the prior
+mbarrier.init operations executed by the same thread on mbarrier objects in .shared::cta state
+space" (9.7.13.4, `fence`), to be followed by `barrier.cluster.arrive.relaxed` and
+`barrier.cluster.wait`. A relaxed arrive alone releases nothing: a CTA may then signal a
+barrier whose initialisation it does not see, and the phase the consumers wait on never
+completes or completes early.
 
 ## Example
 ```cuda
-if (threadIdx.x == 0) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(bar));
-}
-__syncthreads();
-if (threadIdx.x == 0) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-               " [%0], [%1], 4096, [%2];" :: "r"(dst), "l"(src), "r"(bar) : "memory");
-}
+if (threadIdx.x == 0) init_barrier(&full, 1);
+asm volatile("barrier.cluster.arrive.relaxed.aligned;\\n"
+             "barrier.cluster.wait.aligned;" ::: "memory");
+if (threadIdx.x == 0) tma_load_multicast(tile, src, &full, 0b11);
 ```
 
 ## Use instead
 ```cuda
 if (threadIdx.x == 0) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(bar));
+  init_barrier(&full, 1);
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
-__syncthreads();
+asm volatile("barrier.cluster.arrive.relaxed.aligned;\\n"
+             "barrier.cluster.wait.aligned;" ::: "memory");
 ```
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if not any(i.opcode == "cp" for i in statement.ptx.instructions):
-            return
         flows = flows_of(context)
         if flows is None:
             return
         for flow, step in flows.steps_of(statement):
             if step.kind != BULK_LOAD:
                 continue
-            init = unfenced_init(flow, step)
+            init = unreleased_init(flow, step)
             if init is None:
                 continue
             yield self.finding(
                 statement, step_span(flow, step),
-                f"`{step.instruction.mnemonic}` completes on the mbarrier initialised at "
-                f"{where(flow, init)}, with no fence.mbarrier_init or fence.proxy.async in "
-                f"between: the async proxy may not see the initialisation")
+                f"`{step.instruction.mnemonic}` signals the mbarrier initialised at "
+                f"{where(flow, init)} in every destination CTA, but no "
+                f"fence.mbarrier_init.release.cluster (or releasing barrier.cluster.arrive) "
+                f"makes that initialisation visible to the cluster first")

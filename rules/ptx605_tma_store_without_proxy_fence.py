@@ -35,7 +35,7 @@ def unfenced_write(flow: FunctionFlow, store: Step) -> tuple[int, str] | None:
             s for s in flow.steps if byte < s.start and (s.start, s.order) < (store.start,
                                                                                 store.order)
             and s.kind in _FENCES]
-        if fenced or flow.opaque_between(byte, store.start):
+        if fenced or flow.opaque_between(byte, store.start, _FENCES):
             return None
         return byte, how
     return None
@@ -64,11 +64,12 @@ rule is silent. This rule is in preview.
 
 ## Why is this bad?
 Ordinary stores are performed by the generic proxy and the bulk copy reads through the async
-proxy. PTX ISA 8.6 "Proxies": "accesses to the same memory location across multiple proxies
-need a cross-proxy fence. For the async proxy, `fence.proxy.async` should be used to
-synchronize memory between generic proxy and the async proxy." Without it the TMA unit may
-read the tile before the stores reach it and write stale data to global memory; a
-`__syncthreads()` orders the threads, not the proxies.
+proxy. PTX ISA 9.7.9.25.2 ("Async Proxy"): "The cp{.reduce}.async.bulk operations are performed
+in the asynchronous proxy (or async proxy). Accessing the same memory location across multiple
+proxies needs a cross-proxy fence. For the async proxy, fence.proxy.async should be used to
+synchronize memory between generic proxy and the async proxy." Without it the TMA unit may read
+the tile before the stores reach it and write stale data to global memory; a `__syncthreads()`
+orders the threads, not the proxies.
 
 ## Example
 ```cuda
@@ -91,8 +92,6 @@ if (threadIdx.x == 0)
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if not any(i.opcode == "cp" for i in statement.ptx.instructions):
-            return
         flows = flows_of(context)
         if flows is None:
             return

@@ -12,6 +12,7 @@ from ptxlint.rule import Rule, RuleContext
 from ._protocol import byte_span, where
 
 _ACCESSES = ("read", "readwrite", "write")
+_WAITS = frozenset({WG_COMMIT, WG_WAIT})
 
 
 def _waited(flow: FunctionFlow, mma: Step, byte: int) -> bool:
@@ -51,7 +52,7 @@ def early_access(flow: FunctionFlow, mma: Step) -> tuple[int, str, str] | None:
     for byte, name, how in sorted(found):
         if flow.exclusive(mma.start, byte) or flow.in_lambda(byte) != flow.in_lambda(mma.start):
             continue
-        if _waited(flow, mma, byte) or flow.opaque_between(mma.start, byte):
+        if _waited(flow, mma, byte) or flow.opaque_between(mma.start, byte, _WAITS):
             return None
         if any(s.kind == WG_MMA and (mma.start, mma.order) < (s.start, s.order)
                and s.start < byte and name in (flow.keys(s, s.event.registers) or ())
@@ -109,8 +110,6 @@ out[threadIdx.x] = d[0];
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if not any(i.opcode == "wgmma" for i in statement.ptx.instructions):
-            return
         flows = flows_of(context)
         if flows is None:
             return

@@ -13,6 +13,7 @@ from ptxlint.rule import Rule, RuleContext
 from ._protocol import line_of, step_span
 
 _WRITES = ("write", "readwrite", "initialise")
+_FENCES = frozenset({WG_FENCE})
 
 
 def unfenced_write(flow: FunctionFlow, mma: Step) -> tuple[int, str] | None:
@@ -29,7 +30,8 @@ def unfenced_write(flow: FunctionFlow, mma: Step) -> tuple[int, str] | None:
             continue
         between = [s for s in flow.steps
                    if byte < s.start and (s.start, s.order) < (mma.start, mma.order)]
-        if any(s.kind == WG_FENCE for s in between) or flow.opaque_between(byte, mma.start):
+        if any(s.kind == WG_FENCE for s in between) or flow.opaque_between(
+                byte, mma.start, _FENCES):
             return None
         if any(s.kind == MMA for s in between):
             return None  # the first wgmma after the write is the one reported
@@ -84,8 +86,6 @@ asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if not any(i.opcode == "wgmma" for i in statement.ptx.instructions):
-            return
         flows = flows_of(context)
         if flows is None:
             return

@@ -11,6 +11,8 @@ from ptxlint.rule import Rule, RuleContext
 
 from ._protocol import step_span
 
+_TAKES = frozenset({BULK_LOAD, EXPECT_TX})
+
 
 def _value(flow: FunctionFlow, step: Step, operand: PtxOperand | None) -> int | None:
     """An immediate operand, or the constant value of the C++ expression bound to it (through
@@ -72,7 +74,7 @@ def mismatch(flow: FunctionFlow, expect: Step) -> tuple[int, int, int] | None:
         return None
     start = min(s.start for s in phase)
     end = max(s.start for s in phase)
-    if flow.opaque_between(start, end + 1):
+    if flow.opaque_between(start, end + 1, _TAKES):
         return None
     total = 0
     for copy in copies:
@@ -133,8 +135,6 @@ asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if not any(i.opcode == "mbarrier" for i in statement.ptx.instructions):
-            return
         flows = flows_of(context)
         if flows is None:
             return

@@ -9,6 +9,7 @@ from ptxlint.analysis.function_flow import FileFlows, base_name
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
 from ptxlint.ptx.protocols import COMMIT, COPY, WAIT
+from tests.conftest import lint_text
 
 HELPERS = r"""
 __device__ __forceinline__ void cp_async16(void* dst, const void* src) {
@@ -67,7 +68,7 @@ __global__ void k() { step(1); }
 """)
     flow = _flow(flows, "k")
     assert flow.steps == []
-    assert flow.opaque_between(flow.start, flow.end) == ["step"]
+    assert flow.opaque_between(flow.start, flow.end, frozenset({COMMIT})) == ["step"]
 
 
 CLASSIFY = r"""
@@ -125,3 +126,25 @@ __global__ void k(unsigned* out, unsigned a) {
     guard = divergent_guard(flows, flow, byte)
     assert guard is not None and guard.how == "return"
     assert divergent_guard(flows, flow, byte, early_returns=False) is None
+
+
+def test_helpers_of_an_included_project_header_are_followed(tmp_path) -> None:  # noqa: ANN001
+    include = tmp_path / "include" / "lib"
+    include.mkdir(parents=True)
+    (include / "async.cuh").write_text(HELPERS)
+    kernels = tmp_path / "src"
+    kernels.mkdir()
+    text = r"""#include <lib/async.cuh>
+__global__ void k(const float4* g, float4* out) {
+  __shared__ float4 tile[128];
+  asm volatile("prefetch.global.L2 [%0];" :: "l"(g));
+  cp_async16(&tile[threadIdx.x], &g[threadIdx.x]);
+  wait<0>();
+  out[threadIdx.x] = tile[threadIdx.x];
+}
+"""
+    path = kernels / "k.cu"
+    path.write_text(text)
+    findings = lint_text(text, str(path), select=("PTX602",))
+    assert [(f.rule, f.path, f.span.start) for f in findings] == [
+        ("PTX602", str(path), text.index("wait<0>()"))]

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ptxlint import file_memos
+from ptxlint.analysis.included_helpers import included_headers
 from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node, nodes_of_kinds
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 from ptxlint.ptx.protocols import Event, events
@@ -63,7 +64,12 @@ HARMLESS_CALLS = frozenset(
     "__all_sync __activemask __ldg __float2half __half2float __float2bfloat16 "
     "__bfloat162float __fdividef __expf __logf __saturatef __fmul_rn __fadd_rn __fmaf_rn "
     "min max fminf fmaxf fabsf expf exp2f logf sqrtf rsqrtf __frcp_rn make_float2 make_float4 "
-    "make_int2 make_int4 make_uint2 make_uint4 printf assert static_assert".split())
+    "make_int2 make_int4 make_uint2 make_uint4 printf assert static_assert static_cast "
+    "reinterpret_cast const_cast dynamic_cast bit_cast __nanosleep clock64 clock "
+    "__brev __popc __ffs __clz atomicAdd atomicExch atomicCAS atomicMax atomicMin".split())
+# project assertion macros (EP_DEVICE_ASSERT, CUTE_STATIC_ASSERT...): a check, never a step
+_ASSERT = re.compile(r"^[A-Z][A-Z0-9_]*ASSERT[A-Z0-9_]*$")
+_CALL_DEPTH = 3  # how many calls deep may_take reads a helper's callees
 
 
 def base_name(expression: str) -> str | None:
@@ -134,8 +140,8 @@ class FunctionFlow:
     definitions: dict[str, list[Node | None]] = field(default_factory=dict, repr=False)
     # name -> (byte, how, through an element) for every identifier use outside asm statements
     uses: dict[str, list[tuple[int, str, bool]]] = field(default_factory=dict, repr=False)
-    # (start, end, name, opaque): opaque when the call may hide protocol steps ptxlint cannot
-    # see (a function of another file, not a CUDA built-in known to take none)
+    # (start, end, name, followed): followed when the call is of a helper whose steps are
+    # placed at the call (the others are asked about with ``opaque_between``)
     calls: list[tuple[int, int, str, bool]] = field(default_factory=list, repr=False)
     asm_ranges: list[tuple[int, int]] = field(default_factory=list, repr=False)
     lambdas: list[tuple[int, int]] = field(default_factory=list, repr=False)
@@ -175,10 +181,14 @@ class FunctionFlow:
         first, last = (a.start, a.order), (b.start, b.order)
         return [s for s in self.steps if first < (s.start, s.order) < last and s.kind in kinds]
 
-    def opaque_between(self, a: int, b: int) -> list[str]:
-        """The opaque calls after byte ``a`` and before ``b``: where one lies, a step the
-        rules look for may hide in it, and they stay silent."""
-        return [name for start, _, name, opaque in self.calls if opaque and a < start < b]
+    def opaque_between(self, a: int, b: int, kinds: frozenset[str]) -> list[str]:
+        """The calls after byte ``a`` and before ``b`` that may take a step of ``kinds``
+        ptxlint does not see: a function it cannot read, or one whose body (or a callee's, a
+        few calls deep) holds such a step. Where one lies, the rules stay silent."""
+        owner = self.owner
+        return [name for start, _, name, followed in self.calls
+                if not followed and a < start < b
+                and (owner is None or owner.may_take(name, kinds, self))]
 
     def uses_of(self, name: str) -> list[tuple[int, str, bool]]:
         """Where ``name`` is used in the function's C++ (not inside an asm statement), in
@@ -360,8 +370,15 @@ def _callee_name(parsed: ParsedSource, call: Node) -> str | None:
 class FileFlows:
     """The flows of one file's functions, each built on first ask."""
 
-    def __init__(self, parsed: ParsedSource, statements: tuple[AsmStatement, ...]) -> None:
+    def __init__(self, parsed: ParsedSource, statements: tuple[AsmStatement, ...],
+                 path: str | None = None) -> None:
+        """``path``: the file's, to find the project headers it includes (their helpers are
+        followed too); ``None`` for a header itself, whose includes are not read."""
         self.parsed = parsed
+        self.path = path
+        self._included: list[FileFlows] | None = None
+        self._statements = [s for s in statements if s.context.macro is None
+                            and s.source.text is parsed.text and s.ptx.instructions]
         self._functions: list[FunctionFlow] = []
         self._starts: list[int] = []
         self._by_name: dict[str, list[FunctionFlow]] = {}
@@ -369,6 +386,7 @@ class FileFlows:
         self._by_statement: dict[int, list[tuple[FunctionFlow, Step]]] | None = None
         self._direct: dict[int, list[Step]] = {}
         self._converts: dict[str, bool] = {}
+        self._may_take: dict[tuple[str, frozenset[str], int], bool] = {}
         found = nodes_of_kinds(parsed.tree.root_node, frozenset({"function_definition"}))
         for fn in sorted(found.get("function_definition", ()), key=lambda n: n.start_byte):
             flow = self._function(fn)
@@ -430,10 +448,10 @@ class FileFlows:
         its first parameter (``return (uint32_t)__cvta_generic_to_shared(p);``)."""
         known = self._converts.get(name)
         if known is None:
-            defined = self._by_name.get(name, [])
+            defined = self._defined(name)
             known = False
             if len(defined) == 1 and defined[0].parameters:
-                helper = self._ready(defined[0])
+                helper = (defined[0].owner or self).ready(defined[0])
                 values = [r.named_children[0] for r in helper.returns if r.named_children]
                 known = bool(values) and len(values) == len(helper.returns) and all(
                     base_name(helper.text(v)) == helper.parameters[0] for v in values)
@@ -470,7 +488,9 @@ class FileFlows:
     def flows(self) -> list[FunctionFlow]:
         """The functions that hold asm statements or call a same-file helper that does."""
         if self._flows is None:
-            names = sorted({f.name for f in self._functions if f.statements and f.name})
+            names = sorted({f.name for f in self._functions if f.statements and f.name}
+                           | {f.name for header in self.included()
+                              for f in header._functions if f.statements and f.name})
             pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names)
                                  + rb")\b") if names else None
             data = self.parsed.data
@@ -482,16 +502,51 @@ class FileFlows:
 
     def steps_of(self, statement: AsmStatement) -> list[tuple[FunctionFlow, Step]]:
         """Every step ``statement`` takes, in every function that reaches it: its own, and
-        each caller in the file (through that caller's call)."""
+        each caller in the file (through that caller's call); for the statement that anchors
+        a function (:meth:`_anchor`), also the steps of included headers' helpers it calls."""
         if self._by_statement is None:
             self._by_statement = {}
             for flow in self.flows():
+                anchor = self._anchor(flow)
                 for step in flow.steps:
-                    self._by_statement.setdefault(id(step.statement), []).append((flow, step))
+                    own = step.statement.source.text is self.parsed.text
+                    holder = step.statement if own else anchor
+                    if holder is not None:
+                        self._by_statement.setdefault(id(holder), []).append((flow, step))
         return self._by_statement.get(id(statement), [])
 
+    def _anchor(self, flow: FunctionFlow) -> AsmStatement | None:
+        """The statement of this file that carries the findings about a step of an included
+        header's helper (the header's statement is not this file's): the function's own first
+        statement, else the file's first."""
+        own = [s for s in self._statements if flow.start <= self.parsed.to_byte(s.span.start)
+               < flow.end]
+        if own:
+            return own[0]
+        return self._statements[0] if self._statements else None
+
+    def included(self) -> list[FileFlows]:
+        """The flows of the project headers the file includes (:mod:`.included_helpers`)."""
+        if self._included is None:
+            self._included = []
+            if self.path is not None:
+                for header in included_headers(self.path, self.parsed.text):
+                    self._included.append(FileFlows(header.parsed, header.statements))
+        return self._included
+
+    def _defined(self, name: str, caller: FunctionFlow | None = None) -> list[FunctionFlow]:
+        """The definitions of ``name`` in the file, else in the headers it includes."""
+        here = [h for h in self._by_name.get(name, ()) if h is not caller]
+        if here or self.path is None:
+            return here
+        for header in self.included():
+            there = header.functions_named(name)
+            if there:
+                return there
+        return []
+
     def _helper(self, name: str, caller: FunctionFlow) -> FunctionFlow | None:
-        candidates = [h for h in self._by_name.get(name, ()) if h is not caller]
+        candidates = self._defined(name, caller)
         if not candidates or not any(h.statements for h in candidates):
             return None
         shapes = {tuple(_own_kinds(h)) for h in candidates}
@@ -558,8 +613,7 @@ class FileFlows:
             if name is None:
                 continue
             helper = self._helper(name, flow)
-            opaque = helper is None and not self._harmless(name, flow)
-            flow.calls.append((node.start_byte, node.end_byte, name, opaque))
+            flow.calls.append((node.start_byte, node.end_byte, name, helper is not None))
             if helper is None:
                 continue
             arguments = node.child_by_field_name("arguments")
@@ -572,15 +626,32 @@ class FileFlows:
         flow.calls.sort()
         flow.steps.sort(key=lambda s: (s.start, s.order))
 
-    def _harmless(self, name: str, caller: FunctionFlow) -> bool:
-        """A call that holds no protocol step: a CUDA built-in of :data:`HARMLESS_CALLS`, or
-        a same-file function with neither asm statements nor calls of its own."""
-        if name in HARMLESS_CALLS or self.converts(name):
-            return True
-        defined = [f for f in self._by_name.get(name, ()) if f is not caller]
-        if not defined:
+    def may_take(self, name: str, kinds: frozenset[str], caller: FunctionFlow | None = None,
+                 depth: int = _CALL_DEPTH) -> bool:
+        """A call of ``name`` may take a protocol step of ``kinds``: it is not a CUDA built-in
+        of :data:`HARMLESS_CALLS` or an assertion macro, and either no definition of it is
+        found (in the file, or in the headers it includes), or one's body, or a callee's up to
+        ``depth`` calls deep, holds such a step or a call that may."""
+        if name in HARMLESS_CALLS or _ASSERT.match(name) or self.converts(name):
             return False
-        return all(not f.statements and not _has_calls(self.parsed, f) for f in defined)
+        key = (name, kinds, depth)
+        known = self._may_take.get(key)
+        if known is not None:
+            return known
+        self._may_take[key] = False  # a recursive call adds no step of its own
+        defined = self._defined(name, caller)
+        result = not defined
+        for helper in defined:
+            owner = helper.owner or self
+            owner.ready(helper)
+            if any(s.kind in kinds for s in helper.steps) or any(
+                    not followed and (depth == 0 or owner.may_take(callee, kinds, helper,
+                                                                   depth - 1))
+                    for _, _, callee, followed in helper.calls):
+                result = True
+                break
+        self._may_take[key] = result
+        return result
 
     def _own_steps(self, helper: FunctionFlow) -> list[Step]:
         """The helper's own steps, from its statements alone (its calls are not followed:
@@ -589,18 +660,14 @@ class FileFlows:
         if known is None:
             known = []
             for statement in sorted(helper.statements, key=lambda s: s.span.start):
-                start = self.parsed.to_byte(statement.span.start)
+                start = helper.parsed.to_byte(statement.span.start)
                 for order, (instruction, event) in enumerate(_events(statement)):
                     known.append(Step(start, order, event, statement, instruction))
             self._direct[id(helper)] = known
         if not helper._read:
-            self._ready(helper)  # its parameters' definitions, for keys through the call
+            # its parameters' definitions, for keys through the call
+            (helper.owner or self).ready(helper)
         return known
-
-
-def _has_calls(parsed: ParsedSource, flow: FunctionFlow) -> bool:
-    body = flow.node.child_by_field_name("body")
-    return body is None or bool(nodes_of_kinds(body, frozenset({"call_expression"})))
 
 
 def _events(statement: AsmStatement) -> Iterator[tuple[PtxInstruction, Event]]:
@@ -629,8 +696,9 @@ def flows_of(context: object) -> FileFlows | None:
         return None
     if _LAST and _LAST[0][0] is parsed:
         return _LAST[0][1]
-    statements = getattr(context, "file_statements", ())
-    flows = FileFlows(parsed, tuple(statements))
+    statements = tuple(getattr(context, "file_statements", ()))
+    path = statements[0].source.path if statements else None
+    flows = FileFlows(parsed, statements, path)
     _LAST[:] = [(parsed, flows)]
     return flows
 

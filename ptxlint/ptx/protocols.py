@@ -20,8 +20,11 @@ The ISA sections (PTX ISA 9.x; titles rather than numbers, which move between re
 * bulk copies (9.7.9.25.4 "cp.async.bulk", 9.7.9.25.5 "cp.async.bulk.tensor",
   ``cp.reduce.async.bulk``): the first state space named is the destination, the second the
   source; a copy into shared memory completes on the mbarrier operand (``complete-tx``).
-* proxies (9.7.13.4 "membar / fence": ``fence.proxy.async``, ``fence.mbarrier_init``;
-  8.6 "Proxies" of the memory consistency model).
+* proxies (9.7.9.25.2 "Async Proxy": "Accessing the same memory location across multiple
+  proxies needs a cross-proxy fence. For the async proxy, fence.proxy.async should be used");
+  the bulk copies access their mbarrier operand "using generic-proxy", so an mbarrier needs no
+  proxy fence; ``fence.mbarrier_init`` (9.7.13.4 "membar / fence") orders prior
+  ``mbarrier.init`` at cluster scope, for other CTAs.
 * wgmma (9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions":
   ``wgmma.fence``, ``wgmma.mma_async``, ``wgmma.commit_group``, ``wgmma.wait_group``).
 * convergence: every ``.aligned`` instruction ("all threads in the warp must execute the same
@@ -42,6 +45,7 @@ from ptxlint.model import PtxInstruction, PtxOperand
 __all__ = [
     "BULK_LOAD",
     "BULK_STORE",
+    "CLUSTER_RELEASE",
     "COMMIT",
     "COPY",
     "EXPECT_TX",
@@ -74,6 +78,9 @@ EXPECT_TX = "mbarrier.expect_tx"  # barrier operand, count operand
 MBAR_WAIT = "mbarrier.wait"  # test_wait / try_wait
 FENCE_INIT = "fence.mbarrier_init"
 FENCE_PROXY = "fence.proxy.async"  # one that covers the CTA's shared memory
+# a release at cluster scope: barrier.cluster.arrive (not .relaxed), fence.{sc,acq_rel,release}
+# .cluster; with fence.mbarrier_init, what makes an mbarrier.init visible to the other CTAs
+CLUSTER_RELEASE = "cluster.release"
 BULK_LOAD = "bulk.load"  # async proxy writes shared memory, completes on an mbarrier
 BULK_STORE = "bulk.store"  # async proxy reads the CTA's shared memory (TMA store, reduce)
 WG_FENCE = "wgmma.fence"
@@ -105,6 +112,7 @@ class Event:
     count_operand: PtxOperand | None = None
     size_operand: PtxOperand | None = None
     tensor: bool = False
+    multicast: bool = False  # .multicast::cluster: the mbarrier signal reaches other CTAs
     registers: tuple[PtxOperand, ...] = ()
 
 
@@ -151,7 +159,8 @@ def _bulk(instruction: PtxInstruction) -> tuple[Event, ...]:
         barrier = _operand(instruction, 2 if tensor else 3)
         size = None if tensor else _operand(instruction, 2)
         found.append(Event(BULK_LOAD, memory=_operand(instruction, 0), barrier=barrier,
-                           size_operand=size, tensor=tensor))
+                           size_operand=size, tensor=tensor,
+                           multicast=any(m.startswith("multicast") for m in modifiers)))
     return tuple(found)
 
 
@@ -190,9 +199,14 @@ def events(instruction: PtxInstruction) -> tuple[Event, ...]:
         if first in ("test_wait", "try_wait"):
             return (Event(MBAR_WAIT, memory=_operand(instruction, 1)),)
         return ()
+    if opcode == "barrier" and modifiers[:2] == ("cluster", "arrive") \
+            and "relaxed" not in modifiers:
+        return (Event(CLUSTER_RELEASE),)  # .release is its default semantics
     if opcode == "fence":
         if first == "mbarrier_init":
             return (Event(FENCE_INIT),)
+        if first in ("sc", "acq_rel", "release") and "cluster" in modifiers:
+            return (Event(CLUSTER_RELEASE),)
         if first == "proxy" and len(modifiers) > 1 and modifiers[1] == "async":
             rest = modifiers[2:]
             if not rest or any(m.startswith("shared") for m in rest):

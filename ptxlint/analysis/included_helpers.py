@@ -1,0 +1,125 @@
+"""The project headers a file includes, read for the asm helpers they define.
+
+CUTLASS, CuTe, ThunderKittens, DeepGEMM and flashinfer wrap each protocol instruction in a
+small ``__device__ __forceinline__`` function in a header (``cp_async_wait<N>()``,
+``fence_barrier_init()``, ``warpgroup_arrive()``), and call it from the kernel's file. The
+per-function flows (:mod:`ptxlint.analysis.function_flow`) follow such a call one level
+deep when the helper is defined in the file or in a header it includes from the same project:
+``#include "x.cuh"`` or ``#include <lib/x.cuh>`` found next to the file, or in a folder above
+it (``.../include/lib/x.cuh``), up to :data:`DEPTH` includes deep. A header of another
+project (the CUDA toolkit's, a third-party library not in the tree) is not found, and a call
+of its helpers stays opaque: the rules stay silent around it.
+
+Each header is read and its asm statements extracted once per process and kept in a small
+memo (:data:`KEPT` headers, least recently used first out); headers over :data:`MAX_BYTES`
+(CUTLASS's GMMA tables) or without ``asm`` are skipped.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from ptxlint.frontends.cxx.extract import extract
+from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.model import AsmStatement, SourceFile
+from ptxlint.ptx import parser as ptx_parser
+
+__all__ = ["DEPTH", "Header", "included_headers"]
+
+DEPTH = 2  # includes of includes
+MAX_BYTES = 512 * 1024
+MAX_HEADERS = 32  # per file
+KEPT = 48
+_UP = 6  # folders above the file searched for an include path
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
+_parse_template = functools.lru_cache(maxsize=4096)(ptx_parser.parse_template)
+
+
+@dataclass(frozen=True)
+class Header:
+    """One included header: its tree and asm statements."""
+
+    path: str
+    parsed: ParsedSource
+    statements: tuple[AsmStatement, ...]
+
+
+_MEMO: OrderedDict[str, Header | None] = OrderedDict()
+
+
+def _resolve(name: str, folder: str, quoted: bool) -> str | None:
+    candidates = [os.path.join(folder, name)] if quoted else []
+    up = folder
+    for _ in range(_UP):
+        candidates.append(os.path.join(up, name))
+        candidates.append(os.path.join(up, "include", name))
+        parent = os.path.dirname(up)
+        if parent == up:
+            break
+        up = parent
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            return os.path.normpath(candidate)
+    return None
+
+
+def _read(path: str) -> Header | None:
+    if path in _MEMO:
+        _MEMO.move_to_end(path)
+        return _MEMO[path]
+    header: Header | None = None
+    try:
+        if os.path.getsize(path) <= MAX_BYTES:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+            if "asm" in text:
+                result = extract(SourceFile(path, text), _parse_template)
+                if result.parsed is not None and result.statements:
+                    header = Header(path, result.parsed, tuple(result.statements))
+    except (OSError, RecursionError, ValueError):
+        header = None  # an unreadable header is a helper we cannot see: calls stay opaque
+    _MEMO[path] = header
+    while len(_MEMO) > KEPT:
+        _MEMO.popitem(last=False)
+    return header
+
+
+def included_headers(path: str, text: str) -> list[Header]:
+    """The headers of the same project that ``text`` (the file at ``path``) includes, up to
+    :data:`DEPTH` deep, that hold asm statements; nearest first."""
+    found: list[Header] = []
+    seen = {os.path.normpath(path)}
+    frontier = [(path, text)]
+    for _ in range(DEPTH):
+        following: list[tuple[str, str]] = []
+        for including, source in frontier:
+            folder = os.path.dirname(os.path.abspath(including))
+            for match in _INCLUDE.finditer(source):
+                name = match.group(1) or match.group(2)
+                resolved = _resolve(name, folder, match.group(1) is not None)
+                if resolved is None or resolved in seen or len(seen) > MAX_HEADERS:
+                    continue
+                seen.add(resolved)
+                header = _read(resolved)
+                if header is not None:
+                    found.append(header)
+                    following.append((resolved, header.parsed.text))
+                else:
+                    following.extend(_text_of(resolved))
+        frontier = following
+    return found
+
+
+def _text_of(path: str) -> list[tuple[str, str]]:
+    """A header without asm of its own may still include the helpers' header."""
+    try:
+        if os.path.getsize(path) > MAX_BYTES:
+            return []
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return [(path, handle.read())]
+    except OSError:
+        return []
