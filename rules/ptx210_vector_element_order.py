@@ -15,7 +15,7 @@ _MEMBERS = "xyzw"
 class VectorElementOrder(Rule):
     id = "PTX210"
     name = "vector-element-order"
-    pure = True
+    pure = False  # a store's source may be a constant declared elsewhere in the file
     preview = True
     scope = "statement"
     severity = Severity.WARNING
@@ -29,7 +29,10 @@ brace elements are all bound to members of one C++ vector (`v.x` .. `v.w`) or el
 array (`a[0]` ..), in an order that is not the object's layout order: `{v.w, v.x, v.y, v.z}`,
 `{a[1], a[0]}` (`ptxlint.analysis.vector_order`).
 
-A window of the object in its own order (`{v.z, v.w}`) is not flagged, nor a register pack
+A window of the object in its own order (`{v.z, v.w}`) is not flagged, nor a store from an
+object the file declares constant (`__constant__`, `constexpr`, `const` with an initializer),
+whose words are an encoding written out in the order the stored value needs (CUTLASS stores
+the double 1.0 from `uint2 {0x3ff00000, 0}` as `{y, x}`), nor a register pack
 (`mov.b64 {lo, hi}`) or a matrix fragment, whose element order follows other rules. An
 element bound to anything else (two objects, a computed index) leaves the operand alone.
 
@@ -63,6 +66,8 @@ asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
             positions = order.positions
             if all(a < b for a, b in zip(positions, positions[1:], strict=False)):
                 continue  # the layout order, or a window of it
+            if order.constant_source:
+                continue  # a constant written out word by word, in the order it is stored
             bound = ", ".join(order.expressions)
             layout = ", ".join(
                 sorted(order.expressions, key=lambda e: positions[order.expressions.index(e)])

@@ -41,6 +41,10 @@ class VectorOrder:
     base: str  # the C++ object, as written (whitespace removed)
     positions: tuple[int, ...]  # the C++ element each brace element is bound to
     expressions: tuple[str, ...]  # the bound expressions, in brace order
+    # a store from an object the file declares constant (`__constant__`, `constexpr`, `const`
+    # with an initializer): its elements are an encoding the author wrote out, in whatever
+    # order the stored value needs (CUTLASS stores a double's words from a uint2 as {y, x})
+    constant_source: bool = False
 
     @property
     def in_order(self) -> bool:
@@ -58,6 +62,16 @@ def _element(expression: str) -> tuple[str, int] | None:
     if found is not None:
         return found["base"].replace(" ", ""), int(found["index"])
     return None
+
+
+def _declared_constant(text: str, base: str) -> bool:
+    """The file declares ``base`` (a plain name) as a constant with an initializer."""
+    if not re.fullmatch(r"[A-Za-z_]\w*", base):
+        return False
+    declaration = re.compile(
+        rf"\b(?:__constant__|constexpr|const)\b[^;{{}}()]*?\b{re.escape(base)}\s*(?:=|\{{)"
+    )
+    return declaration.search(text) is not None
 
 
 def vector_orders(statement: AsmStatement) -> tuple[VectorOrder, ...]:
@@ -94,6 +108,9 @@ def vector_orders(statement: AsmStatement) -> tuple[VectorOrder, ...]:
                 bases = {base for base, _ in bound}
                 positions = tuple(position for _, position in bound)
                 if len(bases) == 1 and len(set(positions)) == len(positions):
-                    found.append(VectorOrder(instruction, operand, bases.pop(), positions,
-                                             tuple(expressions)))
+                    base = bases.pop()
+                    constant = instruction.opcode in ("st", "red") and _declared_constant(
+                        statement.source.text, base)
+                    found.append(VectorOrder(instruction, operand, base, positions,
+                                             tuple(expressions), constant))
     return tuple(found)
