@@ -12,7 +12,8 @@ import unicodedata
 
 import pytest
 
-from ptxlint.frontends.python import apis, constraints, frontend, pystrings
+from ptxlint.frontends import llvm_constraints as constraints
+from ptxlint.frontends.python import apis, frontend, pystrings
 from ptxlint.model import HOLE, ConstraintEntry, Span, Template, TemplatePiece
 
 _WORDS = [
