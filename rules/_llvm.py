@@ -16,7 +16,7 @@ API_NAMES = {
     "helion": "helion",
     "pallas": "Pallas",
     "torch": "PyTorch's inline_asm_elementwise",
-    "cute": "CuTe DSL",
+    "cute": "MLIR llvm.inline_asm",  # CuTe DSL, JAX Mosaic GPU, any MLIR Python binding
     "cute-ptx": "CuTe DSL inline_ptx",
     "julia": "Julia",
     "llvmlite": "llvmlite",

@@ -11,6 +11,8 @@ from ptxlint.rule import Rule, RuleContext
 from ._llvm import API_NAMES, llvm_call
 
 _CALL = re.compile(r"^\s*([\w.]+)\s*\(")
+_BINDING = re.compile(r"^\s*([\w.]+)\s*\+?=[^=]")
+_BRANCH = re.compile(r"^\s*(if|for|while|try|match|with)\b")
 _NAME = re.compile(r"^\s*([\w.]+)\s*$")
 
 
@@ -63,8 +65,13 @@ tl.inline_asm_elementwise(CVT_ASM, "=r,r", [x], dtype=tl.int32, is_pure=True, pa
         span = pieces[0].span
         written = statement.source.text[span.start : span.end]
         api = API_NAMES.get(call.api, call.api)
-        m = _CALL.match(written)
+        m = _BINDING.match(written) or _BRANCH.match(written)
         if m is not None:
+            why = (
+                "it is bound on one branch of an 'if' or in a loop, so which value reaches the "
+                "call is known only when the program runs"
+            )
+        elif (m := _CALL.match(written)) is not None:
             why = (
                 f"it is built by '{m.group(1)}(...)', which ptxlint follows only into a "
                 "function of this module called with literal arguments"
