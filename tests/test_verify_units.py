@@ -153,3 +153,17 @@ def test_json_carries_the_verdict_only_when_verifying():
     result.verifications[id(finding)] = Verdict("confirmed", "ptxas 13.0", "sm_90", "ptxas: x")
     assert json_format.finding_dict(finding, result)["verification"] == {
         "status": "confirmed", "tool": "ptxas 13.0", "arch": "sm_90", "evidence": "ptxas: x"}
+
+
+def test_a_statement_in_a_define_body_goes_in_the_kernel_not_before_it():
+    # flashinfer's PROFILER_INIT: the macro is used inside functions; before the kernel the
+    # instruction is a syntax error ptxas gives and no use of the macro does
+    [s] = statements('#define INIT(x) \\\n'
+                     '  unsigned x; \\\n'
+                     '  asm volatile("mov.u32 %0, %smid;" : "=r"(x));\n')
+    text = ptx_probe.build([s], "sm_90", "9.0").text
+    assert text.index(".entry ptxlint_probe") < text.index("mov.u32")
+    # a file-scope directive stays before it
+    [g] = statements('asm(".global .u32 ptxlint_counter;");\n')
+    text = ptx_probe.build([g], "sm_90", "9.0").text
+    assert text.index(".global .u32 ptxlint_counter") < text.index(".entry ptxlint_probe")
