@@ -43,8 +43,10 @@ A register holds bits, and the instruction decodes them in its own type (PTX ISA
 Type Information"; `mma`'s "The elements of matrix A are of type .atype"). f16 and bf16 are
 both 16 bits with different exponent widths: f16's 1.0 (0x3C00) read as bf16 is 0.0078125, and
 bf16's 1.0 (0x3F80) read as f16 is 1.875. Nothing reports it: the operand is `"r"`, a 32-bit
-register, which both types fit (tests/test_packed_element_types.py compiles it with nvcc and
-runs it where a GPU is present).
+register, which both types fit. On an H200 (CUDA 13.0), the example below computes
+`fma.rn.bf16x2` of `__half2(1.0)`'s bits times bf16 1.0 and gets 0.0078125; with the
+`__nv_bfloat162` it gets 1 (tests/test_packed_element_types.py compiles it with nvcc, and
+runs it wherever a GPU is present).
 
 ## Example
 ```cuda
