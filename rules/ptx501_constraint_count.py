@@ -44,6 +44,10 @@ does not match number of parameters*, *inline asm with one output cannot return 
 *number of output constraints does not match number of return struct elements* (Triton 3.6.0,
 H100: research note rows 3a, 4a-4c, 5a, 5b). The packing rule is easy to get wrong: at `pack=2`
 an `f16` result is *one* `r` register holding two halves, not two `h` registers.
+MLIR's `llvm.inline_asm` (CuTe DSL, JAX Mosaic GPU) checks neither: with nvidia-cutlass-dsl
+4.8.1, an input constraint with no operand kills the Python process at compile (SIGILL), and an
+operand with no constraint is dropped without a word (a warning: what it carried never reaches
+the template).
 
 ## Example
 ```python
@@ -103,11 +107,20 @@ h = tl.inline_asm_elementwise("neg.f16x2 $0, $1;", "=r,r", [x.to(tl.float16)],
                     f"constraint string has {' and '.join(have)}: LLVM aborts the process",
                 )
         elif call.api == "cute" and call.args is not None and inputs != len(call.args):
+            # Measured with nvidia-cutlass-dsl 4.8.1 (cute.compile, sm_90a): a constraint with
+            # no operand kills the process (SIGILL); an operand with no constraint is dropped.
+            fewer = len(call.args) < inputs
             yield self.finding(
                 statement,
                 span,
                 f"{api} passes {len(call.args)} operand{'s' if len(call.args) != 1 else ''} "
-                f"but the constraint string has {inputs} input{'s' if inputs != 1 else ''}",
+                f"but the constraint string has {inputs} input{'s' if inputs != 1 else ''}: "
+                + (
+                    "the compile kills the Python process (CuTe DSL 4.8.1: SIGILL)"
+                    if fewer
+                    else "the operands past the constraints are silently dropped"
+                ),
+                severity=None if fewer else Severity.WARNING,
             )
 
 

@@ -118,3 +118,18 @@ def test_asm_dialect_is_recorded_with_its_span() -> None:
     assert s.llvm.asm_dialect_span is not None
     span = s.llvm.asm_dialect_span
     assert text[span.start : span.end] == "llvm.AsmDialect.AD_ATT"
+
+
+def test_mlir_operand_count_mismatch_is_graded_by_what_the_compile_does() -> None:
+    from tests.conftest import lint_text
+
+    text = MLIR + (
+        "def f(a, b, c):\n"
+        "    llvm.inline_asm(None, [a, b], 'add.s32 $0, $1, $2;', 'r,r,r', has_side_effects=True)\n"
+        "    llvm.inline_asm(None, [a, b, c], 'add.s32 $0, $0, $1;', 'r,r', has_side_effects=True)\n"
+    )
+    found = sorted(
+        (f.severity.value, "SIGILL" in f.message)
+        for f in lint_text(text, "k.py", select=("PTX501",))
+    )
+    assert found == [("error", True), ("warning", False)]
