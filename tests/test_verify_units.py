@@ -163,6 +163,13 @@ def test_a_statement_in_a_define_body_goes_in_the_kernel_not_before_it():
                      '  asm volatile("mov.u32 %0, %smid;" : "=r"(x));\n')
     text = ptx_probe.build([s], "sm_90", "9.0").text
     assert text.index(".entry ptxlint_probe") < text.index("mov.u32")
+    # a macro expanded at file scope into functions (CUB's _CUB_LOAD_ALL): the same
+    *_, e = statements('#define LOAD(T, m) \\\n'
+                     '  __device__ T load_##m(const T* p) { T v; \\\n'
+                     '    asm volatile("ld." #m ".u32 %0, [%1];" : "=r"(v) : "l"(p)); return v; }\n'
+                     'LOAD(unsigned, global)\n')
+    text = ptx_probe.build([e], "sm_90", "9.0").text
+    assert text.index(".entry ptxlint_probe") < text.index("ld.global.u32")
     # a file-scope directive stays before it
     [g] = statements('asm(".global .u32 ptxlint_counter;");\n')
     text = ptx_probe.build([g], "sm_90", "9.0").text

@@ -161,12 +161,12 @@ def build(statements: Sequence[AsmStatement], arch: str, isa: str, copies: int =
     ``values[i]`` gives statement i's non-literal "n" operands.
 
     A statement outside any function (file-scope ``asm(".global ...")``) is a module-level
-    directive: it goes before the kernel, once, as nvcc emits it. A statement in a ``#define``
-    body has no function of its own where it is written, but one where it is used: with
-    instructions, it goes in the kernel (flashinfer's PROFILER_INIT: ``mov.u32 %0, %smid;``
-    before the kernel is a syntax error no use of the macro gives)."""
-    module_scope = all(s.context.function is None
-                       and (s.context.macro is None or not s.ptx.instructions)
+    directive: it goes before the kernel, once, as nvcc emits it. A statement with
+    instructions is never one: outside a function where it is written (a ``#define`` body, a
+    macro expanded at file scope into functions), it is inside one where it is compiled, so it
+    goes in the kernel (flashinfer's PROFILER_INIT ``mov.u32 %0, %smid;``, CUB's
+    ``_CUB_LOAD_ALL`` loads: before the kernel, syntax errors no compile of the code gives)."""
+    module_scope = all(s.context.function is None and not s.ptx.instructions
                        for s in statements)
     lines: list[str] = [""]  # 1-based
     origin: list[tuple[int, int] | None] = [None]
