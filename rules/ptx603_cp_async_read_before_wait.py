@@ -16,13 +16,16 @@ _COVERS = frozenset({WAIT, MBAR_WAIT, TRACKED})
 
 def unwaited_reads(flow: FunctionFlow, copy: Step) -> Iterator[tuple[int, Step | None]]:
     """The reads of the shared buffer ``copy`` fills that no wait separates from it: its C++
-    element reads (start byte, None), and ``ld.shared``/``ldmatrix`` asm (start, the step). Nothing
+    element reads (start byte, None), and ``ld.shared``/``ldmatrix`` asm (start, the step).
+    A copy into a region of a raw buffer (``smem + offset``) is matched only by asm reads of
+    the same region: which region a C++ element read touches is not known. Nothing
     where the buffer cannot be named, where a wait sits in a loop around the copy or the read
     (a pipeline: a later stage's wait covers this copy), or where a call ptxlint cannot read
     lies between them."""
-    buffer = flow.key(copy, copy.event.memory)
-    if buffer is None:
+    place = flow.place(copy, copy.event.memory)
+    if place is None:
         return
+    buffer, offset = place
     for loop in flow.loops_at(copy.start):
         if any(s.kind in _COVERS and loop[0] <= s.start < loop[1] for s in flow.steps):
             return
@@ -37,10 +40,11 @@ def unwaited_reads(flow: FunctionFlow, copy: Step) -> Iterator[tuple[int, Step |
 
     found: list[tuple[int, Step | None]] = [
         (byte, None) for byte, how, element in flow.uses_of(buffer)
-        if element and byte > copy.start and how in ("read", "readwrite") and not silent(byte)]
+        if element and not offset and byte > copy.start and how in ("read", "readwrite")
+        and not silent(byte)]
     found.extend((step.start, step) for step in flow.steps
                  if step.kind == SHARED_READ and step.start > copy.start
-                 and not silent(step.start) and flow.key(step, step.event.memory) == buffer)
+                 and not silent(step.start) and flow.place(step, step.event.memory) == place)
     yield from sorted(found, key=lambda f: f[0])
 
 

@@ -21,13 +21,14 @@ def unreleased_init(flow: FunctionFlow, copy: Step) -> Step | None:
     two, nor a call that may hold one; ``None`` where the barrier cannot be named."""
     if not copy.event.multicast:
         return None
-    barrier = flow.key(copy, copy.event.barrier)
+    barrier = flow.place(copy, copy.event.barrier)
     if barrier is None:
         return None
     for init in reversed(flow.steps):
         if init.kind != MBAR_INIT or (init.start, init.order) >= (copy.start, copy.order):
             continue
-        if flow.key(init, init.event.memory) != barrier or flow.exclusive(init.start, copy.start):
+        if flow.place(init, init.event.memory) != barrier or flow.exclusive(init.start,
+                                                                            copy.start):
             continue
         if flow.steps_between(init, copy, _RELEASES) or flow.opaque_between(
                 init.start, copy.start, _RELEASES):

@@ -18,15 +18,16 @@ def unfenced_write(flow: FunctionFlow, store: Step) -> tuple[int, str] | None:
     """The last generic-proxy write of the shared buffer a bulk store reads, earlier in the
     function with no ``fence.proxy.async`` (nor a call ptxlint cannot read) between: (its
     byte, how it writes). ``None`` where the buffer cannot be named."""
-    buffer = flow.key(store, store.event.memory)
-    if buffer is None:
+    place = flow.place(store, store.event.memory)
+    if place is None:
         return None
+    buffer, offset = place
     writes: list[tuple[int, str, Step | None]] = [
         (byte, f"`{buffer}[...] =`", None) for byte, how, element in flow.uses_of(buffer)
-        if element and how in ("write", "readwrite") and byte < store.start]
+        if element and not offset and how in ("write", "readwrite") and byte < store.start]
     writes.extend((s.start, f"`{s.instruction.mnemonic}`", s) for s in flow.steps
                   if s.kind == SHARED_WRITE and (s.start, s.order) < (store.start, store.order)
-                  and flow.key(s, s.event.memory) == buffer)
+                  and flow.place(s, s.event.memory) == place)
     for byte, how, step in sorted(writes, key=lambda w: w[0], reverse=True):
         if flow.exclusive(byte, store.start) or flow.in_lambda(byte) != flow.in_lambda(
                 store.start):

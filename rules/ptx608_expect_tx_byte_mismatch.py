@@ -49,7 +49,7 @@ def mismatch(flow: FunctionFlow, expect: Step) -> tuple[int, int, int] | None:
     ``expect``, at the same loop depth; ``None`` wherever anything in it is unknown (a tensor
     copy, whose size is the tensor map's box; a multicast; a second expect-tx; a call
     ptxlint cannot read; a copy in a loop or an ``if`` arm the expect-tx is not in)."""
-    barrier = flow.key(expect, expect.event.memory)
+    barrier = flow.place(expect, expect.event.memory)
     expected = expect.event.count
     if expected is None:
         expected = _value(flow, expect, expect.event.count_operand)
@@ -60,7 +60,8 @@ def mismatch(flow: FunctionFlow, expect: Step) -> tuple[int, int, int] | None:
     for step in flow.steps:
         if step.kind not in (BULK_LOAD, EXPECT_TX, MBAR_WAIT):
             continue
-        key = flow.key(step, step.event.barrier if step.kind == BULK_LOAD else step.event.memory)
+        key = flow.place(step,
+                         step.event.barrier if step.kind == BULK_LOAD else step.event.memory)
         if key != barrier or flow.exclusive(step.start, expect.start):
             continue
         same.append(step)

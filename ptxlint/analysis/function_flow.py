@@ -201,19 +201,36 @@ class FunctionFlow:
 
     def key(self, step: Step, operand: PtxOperand | None) -> str | None:
         """The variable of this function that ``operand`` of ``step`` is about, or ``None``."""
+        place = self.place(step, operand)
+        return place[0] if place is not None else None
+
+    def place(self, step: Step, operand: PtxOperand | None) -> tuple[str, str] | None:
+        """Where ``operand`` of ``step`` points: (the variable of this function, the offset
+        into it). The offset is "" for the variable itself or an element of it (``&bar``,
+        ``&tile[i]``: one buffer, whatever the index), and the pointer arithmetic that led
+        there otherwise (``smem + 1024``), so that two regions of one raw buffer are told
+        apart; ``None`` where the chain cannot be followed."""
         expression = _operand_expression(step.statement, operand)
         if expression is None:
             return None
+        trail: list[str] = []
+        if operand is not None and operand.kind == "address":
+            trail.extend(p.text for p in operand.parts if p.kind == "immediate")
         if step.call is None:
-            return self.resolve(expression)
-        helper = step.call.helper
-        name = helper.resolve(expression)
-        if name is None or name not in helper.parameters:
-            return None  # a helper's own variable: not one of the caller's
-        index = helper.parameters.index(name)
-        if index >= len(step.call.arguments):
+            name = self.resolve(expression, trail=trail)
+        else:
+            helper = step.call.helper
+            inner = helper.resolve(expression, trail=trail)
+            if inner is None or inner not in helper.parameters:
+                return None  # a helper's own variable: not one of the caller's
+            index = helper.parameters.index(inner)
+            if index >= len(step.call.arguments):
+                return None
+            name = self.resolve(step.call.arguments[index], trail=trail)
+        if name is None:
             return None
-        return self.resolve(step.call.arguments[index])
+        offsets = [t for t in trail if _ARITHMETIC_OFFSET.search(_outer(t))]
+        return name, "|".join("".join(t.split()) for t in offsets)
 
     def keys(self, step: Step, operands: tuple[PtxOperand, ...]) -> set[str] | None:
         """The variables of this function the register operands are bound to (a wgmma's
@@ -226,13 +243,17 @@ class FunctionFlow:
             found.add(name)
         return found
 
-    def resolve(self, expression: str, depth: int = 0) -> str | None:
+    def resolve(self, expression: str, depth: int = 0,
+                trail: list[str] | None = None) -> str | None:
         """The base variable of ``expression``, through locals defined once and same-file
-        helpers that return a conversion of their one argument (``smem_u32(&bar)``)."""
+        helpers that return a conversion of their one argument (``smem_u32(&bar)``).
+        ``trail`` collects the expressions followed."""
+        if trail is not None:
+            trail.append(expression)
         call = _ONE_ARGUMENT_CALL.match(expression)
         if call is not None and self.owner is not None and depth < _MAX_CHAIN \
                 and self.owner.converts(call.group(1)):
-            return self.resolve(call.group(2), depth + 1)
+            return self.resolve(call.group(2), depth + 1, trail)
         name = base_name(expression)
         if name is None or depth >= _MAX_CHAIN or name in self.parameters:
             return name
@@ -242,13 +263,27 @@ class FunctionFlow:
         value = values[0]
         if value.type in ("initializer_list", "number_literal"):
             return name
-        inner = self.resolve(self.text(value), depth + 1)
+        inner = self.resolve(self.text(value), depth + 1, trail)
         return inner if inner is not None else name
 
     def constant(self, expression: str, depth: int = 0) -> int | None:
         """The value of an integer expression made of literals, ``sizeof`` of a built-in type,
         and locals defined once by such an expression; ``None`` otherwise."""
         return _evaluate(self, expression, depth)
+
+
+# pointer arithmetic in an address expression: a + or - that is not ++, -- or ->
+_ARITHMETIC_OFFSET = re.compile(r"(?<![+\-])[+\-](?![+\->])")
+_BRACKETED = re.compile(r"\[[^\[\]]*\]|<[^<>]*>")
+
+
+def _outer(expression: str) -> str:
+    """``expression`` without what its brackets hold (a subscript's index is not an offset
+    into the buffer: ``tile[i + 1]`` is an element of ``tile``)."""
+    previous = None
+    while previous != expression:
+        previous, expression = expression, _BRACKETED.sub("", expression)
+    return expression
 
 
 def _operand_expression(statement: AsmStatement, operand: PtxOperand | None) -> str | None:
