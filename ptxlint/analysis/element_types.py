@@ -23,7 +23,7 @@ from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, CType, Operand, PtxInstruction, PtxOperand
 from ptxlint.ptx.instructions import operand_types
 
-__all__ = ["base_format", "carried_format", "slot_formats"]
+__all__ = ["base_format", "carried_format", "resolve_type", "slot_formats"]
 
 # C++ types by the floating-point format of their bits (cuda_fp16.h, cuda_bf16.h, cuda_fp8.h).
 _FORMATS = {
@@ -101,6 +101,14 @@ _RESOLVERS = _Resolvers()
 file_memos.register(lambda: _RESOLVERS.__init__())  # type: ignore[misc]
 
 
+def resolve_type(parsed: ParsedSource, expression: str, offset: int) -> CType | None:
+    """The C++ type of ``expression`` written at character ``offset`` of the parsed file
+    (the front end's Tier 1 resolver, made once per file on first need), or None."""
+    if parsed.text[offset : offset + len(expression)] != expression:
+        return None
+    return _RESOLVERS.resolve(parsed, expression, offset)
+
+
 def carried_format(operand: Operand, parsed: ParsedSource | None) -> tuple[str, str] | None:
     """The floating-point format the operand's bits are in, and the C++ piece that says so
     (the reinterpreted value, or the intrinsic), or ``None`` where the C++ does not say."""
@@ -117,9 +125,7 @@ def carried_format(operand: Operand, parsed: ParsedSource | None) -> tuple[str, 
             continue
         inner = match["x"]
         offset = operand.expression_span.start + match.start("x")
-        if parsed.text[offset : offset + len(inner)] != inner:
-            return None
-        fmt = _format_of(_RESOLVERS.resolve(parsed, inner, offset))
+        fmt = _format_of(resolve_type(parsed, inner, offset))
         return (fmt, inner) if fmt is not None else None
     return None
 
