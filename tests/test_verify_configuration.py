@@ -388,3 +388,27 @@ __device__ unsigned long long f(unsigned long long* p) {
         verdict = result.verdict(finding)
         assert verdict.status == "unverifiable", verdict
         assert "cannot build" in verdict.evidence
+
+
+@needs_toolchain
+def test_code_for_another_target_absent_from_this_ones_ptx_is_no_probe_failure(tmp_path,
+                                                                                 test_cache):
+    # CUTLASS's LOAD.256 copy: ptxas rejects it for sm_90a probed alone, and the file's sm_90a
+    # build leaves it out (an inline member nothing calls): code for sm_100, as it should be
+    source = tmp_path / "wide.cu"
+    source.write_text("""
+struct Copy {
+  __device__ static void copy(const float* p, unsigned& d0, unsigned& d1, unsigned& d2,
+                              unsigned& d3, unsigned& d4, unsigned& d5, unsigned& d6,
+                              unsigned& d7) {
+#if defined(LOAD256_ENABLED)
+    asm volatile("ld.global.L1::no_allocate.v8.f32 {%0, %1, %2, %3, %4, %5, %6, %7}, [%8];"
+                 : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3), "=r"(d4), "=r"(d5), "=r"(d6),
+                   "=r"(d7) : "l"(p));
+#endif
+  }
+};
+""")
+    result = verified(source)
+    assert not [f for f in result.findings if f.rule == "toolchain-error"]
+    assert not result.verify_probe_failures
