@@ -115,6 +115,25 @@ RECIPES: dict[str, Recipe] = {
                                        "read (it has no warning for it): that the value was "
                                        "meant to leave the asm is intent, which no compile "
                                        "shows"),
+    # PTX6xx: protocols across statements. No per-statement or whole-file compile fails on
+    # them; the evidence is a run (benchmarks/protocol_evidence.py) or, for the wgmma kinds,
+    # ptxas's info lines for the sm_90a compile, which this verifier does not read yet.
+    "PTX601": Recipe((NONE,), why_none="a collective reached by part of a warp compiles; "
+                                       "the ISA leaves it undefined at run time"),
+    "PTX602": Recipe((NONE,), why_none="an uncommitted cp.async compiles; its data is stale "
+                                       "only at run time"),
+    "PTX603": Recipe((NONE,), why_none="a read before the cp.async wait compiles; the race is "
+                                       "a run-time one (compute-sanitizer racecheck)"),
+    "PTX604": Recipe((NONE,), why_none="an mbarrier init not released to the cluster compiles; "
+                                       "it fails only at run time, across CTAs"),
+    "PTX605": Recipe((NONE,), why_none="a missing proxy fence compiles; the stale TMA store "
+                                       "shows only at run time"),
+    "PTX606": Recipe((NONE,), why_none="ptxas patches it and says so in an info line (C7517, "
+                                       "-gencode arch=compute_90a,code=sm_90a), not an error"),
+    "PTX607": Recipe((NONE,), why_none="ptxas patches it and says so in an info line (C7519, "
+                                       "-gencode arch=compute_90a,code=sm_90a), not an error"),
+    "PTX608": Recipe((NONE,), why_none="a wrong expect-tx count compiles; the phase hangs or "
+                                       "completes early at run time"),
     # the warnings: a generic pointer in a .shared access
     "PTX301": Recipe((NONE,), why_none="a generic address in a .shared access assembles: the "
                                        "PTX ISA leaves the result undefined, and on sm_90 "
