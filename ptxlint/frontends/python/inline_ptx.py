@@ -5,7 +5,10 @@ The user writes no constraint string: operands are named by placeholders (``{$w0
 module does what that lowering does, so that the statement the rules see is the one LLVM sees:
 
 - operands in the order read-write, write-only, read-only, predicate; a read-write operand is an
-  ``=`` output with a tied input (``"0"``) appended after all others;
+  ``=`` output with a tied input (``"0"``) appended after all others. The call's values come in
+  the order read-write, read-only, predicate, and LLVM pairs them with the input constraints in
+  order, so with both lists the values land in the wrong registers (PTX512): each input operand
+  here is the value it really receives;
 - each placeholder becomes ``$K``, where K counts the *placeholder numbers the template uses*
   (sorted, read-write first, then write-only, then read-only), not the argument lists: ``{$r1}``
   alone binds ``read_only_args[0]``;
@@ -141,7 +144,8 @@ def read_inline_ptx(
         ),
         args_kind="list",
         placeholders=placeholders,
-        role_counts=tuple(sorted(counts.items())),
+        role_counts=tuple(sorted(counts.items()))
+        + ((("predicate", 1),) if any(a.kind == "predicate" for a in args) else ()),
     )
     return InlinePtx(
         _merged(template).to_template(anchor), constraints, entries, operands, call, opaque
@@ -296,8 +300,16 @@ def _operands(
     values: Values, args: list[_Arg], entries: tuple[ConstraintEntry, ...]
 ) -> tuple[Operand, ...]:
     operands: list[Operand] = []
-    nodes = [a.node for a in args] + [args[k].node for k, a in enumerate(args) if a.kind == "rw"]
-    types = [a.ctype for a in args] + [a.ctype for a in args if a.kind == "rw"]
+    # The outputs are the read-write and write-only lists. The call's values are the read-write
+    # ones, the read-only ones and the predicate, in that order, while its input constraints are
+    # the read-only letters, the predicate's and then the read-write ties: LLVM pairs them in
+    # order, so with both lists `{$r0}` reads read_write_args[0] (nvidia-cutlass-dsl 4.8.1,
+    # measured: PTX512). Each input operand here is the value it really receives.
+    outputs = [a for a in args if a.kind in ("rw", "w")]
+    passed = [a for a in args if a.kind == "rw"] + [a for a in args if a.kind in ("r", "predicate")]
+    bound = outputs + passed
+    nodes = [a.node for a in bound]
+    types = [a.ctype for a in bound]
     for index, (entry, node, ctype) in enumerate(zip(entries, nodes, types, strict=True)):
         text = entry.text
         letters = text.lstrip("=")
