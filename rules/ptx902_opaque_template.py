@@ -83,6 +83,6 @@ tl.inline_asm_elementwise(CVT_ASM, "=r,r", [x], dtype=tl.int32, is_pure=True, pa
         yield self.finding(
             statement,
             span,
-            f"the {api} asm template is not knowable from this file ({why}): nothing in it is "
-            "linted",
+            f"the asm template of this call ({api}) is not knowable from this file ({why}): "
+            "nothing in it is linted",
         )

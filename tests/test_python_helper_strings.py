@@ -103,3 +103,12 @@ def test_a_misspelt_mnemonic_is_found_when_only_its_operands_are_holes() -> None
     found = [f for f in lint_text(known, "k.py") if f.rule == "PTX204"]
     assert len(found) == 1 and known[found[0].span.start : found[0].span.end] == ".u23"
     assert not [f for f in lint_text(unknown, "k.py") if f.rule == "PTX204"]
+
+
+def test_a_platform_choice_is_read_for_the_cuda_build() -> None:
+    text = HEADER + "import torch\ndef k(x):\n" + CALL.format(
+        "'v_mov_b32 $0, $1' if torch.version.hip else 'mov.b32 $0, $1;'"
+    )
+    assert statement(text).template.text == "mov.b32 $0, $1;"
+    other = HEADER + "def k(x, fast):\n" + CALL.format("'a' if fast else 'b'")
+    assert statement(other).template.text == HOLE  # a runtime choice stays unknown

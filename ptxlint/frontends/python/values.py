@@ -47,6 +47,10 @@ _REPEATING = frozenset({
 })
 _CONSTEXPR = re.compile(r"^(?:\w+\.)*constexpr$")
 _FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([^{}!:]*)\}")
+# A condition that is true on AMD's ROCm/HIP build (`torch.version.hip`, `is_hip()`), or on
+# the CUDA build (`torch.version.cuda`): a platform choice, not a runtime value.
+_HIP_TEST = re.compile(r"^\s*(?:[\w.]*\bversion\.hip|[\w.]*\bis_(?:hip|rocm)\s*\(\s*\))\s*$")
+_CUDA_TEST = re.compile(r"^\s*(?:[\w.]*\bversion\.cuda|[\w.]*\bis_cuda\s*\(\s*\))\s*$")
 
 
 @dataclass(frozen=True)
@@ -120,6 +124,23 @@ class Values:
             return self._name_string(node, depth)
         if kind == "call":
             return self._call_string(node, depth)
+        if kind == "conditional_expression":
+            return self._platform_choice(node, depth)
+        return None
+
+    def _platform_choice(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
+        """``A if torch.version.hip else B``: a choice between platforms, like C++'s ``#if``
+        on ``__HIP_PLATFORM_AMD__``. ptxlint lints the CUDA build, so the CUDA side is the value;
+        any other condition leaves the expression unknown."""
+        parts = [c for c in node.named_children if c.type != "comment"]
+        if len(parts) != 3:
+            return None
+        then, condition, other = parts
+        test = self.text(condition)
+        if _HIP_TEST.search(test) and not test.lstrip().startswith("not"):
+            return self._string(other, depth + 1)
+        if _CUDA_TEST.search(test) and not test.lstrip().startswith("not"):
+            return self._string(then, depth + 1)
         return None
 
     def _field(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
