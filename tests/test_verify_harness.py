@@ -132,6 +132,7 @@ def test_volatile_asm_stays_unverifiable_with_both_reasons(tmp_path):
     verdict = result.verdict(finding(result, "PTX102"))
     assert verdict.status == "unverifiable"
     assert "does not compile on its own" in verdict.evidence
+    assert "ptxlint_no_such_header.h" in verdict.evidence  # what stopped it, in the words
     assert "not exploited" in verdict.evidence and "function-level probe" in verdict.evidence
 
 

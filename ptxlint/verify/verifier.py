@@ -745,7 +745,11 @@ class Verifier:
         tool = self.toolchain.label("nvcc")
         if defective.returncode != 0:
             first = next((d for d in parse(defective.messages) if d.is_error), None)
-            said = _quote(first) if first else defective.messages[:200]
+            # the host compiler's words where nvcc's parser found none ("fatal error: x.h: No
+            # such file or directory" after its "In file included from" lines)
+            said = _quote(first) if first else next(
+                (ln.strip() for ln in defective.messages.splitlines() if "error" in ln),
+                defective.messages[:200])[:300].replace(scratch.SOURCE_NAME, finding.path)
             return (f"the file does not compile on its own ({said}); pass --cuda-flags with its "
                     "include paths and defines")
         if fixed.returncode != 0:
