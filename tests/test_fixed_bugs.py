@@ -144,3 +144,21 @@ def test_recall_is_printed_per_half_and_the_held_out_bugs_stay_unlisted(
     assert "SECRET" not in out and "cccccccccc" not in out
     fixed_bugs.report(verdicts, reviews, candidates=False, show_held_out=True)
     assert "SECRET" in capsys.readouterr().out
+
+
+def test_a_missed_bug_with_another_rules_finding_gone_is_counted_never_listed(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    R = fixed_bugs.Review
+    reviews = {
+        "dddddddddd": R("owner+name", "dddddddddd", True, True, "SECRET held out", ("PTX002",),
+                        half="held_out"),
+        "eeeeeeeeee": R("owner+name", "eeeeeeeeee", True, True, "held out two", ("PTX002",),
+                        half="held_out"),
+    }
+    # a finding of PTX210 (not the review's rule) went away with the first fix only
+    verdicts = [_verdict("dddddddddd11", ["PTX210"]), _verdict("eeeeeeeeee11", [])]
+    fixed_bugs.report(verdicts, reviews, candidates=False)
+    out = capsys.readouterr().out
+    assert "half held_out: caught 0 of 2 real bugs" in out
+    assert "1 missed with a finding of another rule gone" in out
+    assert "SECRET" not in out and "PTX210" not in out
