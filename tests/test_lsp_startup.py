@@ -30,7 +30,7 @@ def test_the_worker_module_imports_only_the_standard_library() -> None:
         "print(sorted(m for m in sys.modules if m.startswith(('ptxlint', 'pygls', 'tree_sitter'))))"
     )
     assert _last_line(code) == str(
-        sorted(["ptxlint", "ptxlint.lsp", "ptxlint.lsp.worker", "ptxlint.run.orphan_guard"])
+        sorted(["ptxlint", "ptxlint.lsp", "ptxlint.lsp.worker", "ptxlint.run", "ptxlint.run.orphan_guard"])
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 EXIT_OK, EXIT_ERROR = 0, 2
 
@@ -66,19 +67,9 @@ def run_from_args(args: argparse.Namespace, whole_process: bool = False) -> int:
 
         service = LintService()
         service.start()
-    try:
-        from ptxlint.lsp.server import Options, build_server
-    except ImportError as exc:
-        if service is not None:
-            service.close()
-        print(
-            f"ptxlint: error: the language server needs pygls ({exc}); "
-            "install it with: pip install 'ptxlint[lsp]'",
-            file=sys.stderr,
-        )
-        return EXIT_ERROR
     import logging  # here, not at the top: every `ptxlint check` imports this module
 
+    early = None
     try:
         # stdout carries the protocol: logs go to stderr or a file, never to stdout.
         handler: logging.Handler = (
@@ -91,6 +82,24 @@ def run_from_args(args: argparse.Namespace, whole_process: bool = False) -> int:
             handlers=[handler],
             format="%(asctime)s %(name)s %(levelname)s %(message)s",
         )
+        if service is not None:
+            early = _first_messages(args)
+    except BaseException:
+        if service is not None:  # no server will take it: stop the worker started early
+            service.close()
+        raise
+    try:
+        from ptxlint.lsp.server import Options, build_server
+    except ImportError as exc:
+        if service is not None:
+            service.close()
+        print(
+            f"ptxlint: error: the language server needs pygls ({exc}); "
+            "install it with: pip install 'ptxlint[lsp]'",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    try:
         options = Options(
             debounce_s=max(0, args.debounce_ms) / 1000, rule_docs_url=args.rule_docs_url
         )
@@ -99,11 +108,26 @@ def run_from_args(args: argparse.Namespace, whole_process: bool = False) -> int:
         if service is not None:  # the server never took it: stop the worker started early
             service.close()
         raise
-    server.start_io()  # closes the service when it stops serving
+    server.start_io(early=early)  # closes the service when it stops serving
     code = server.exit_code  # 1 for `exit` without `shutdown`, as the LSP asks
     if whole_process:
         exit_within(EXIT_GRACE_S, code)
     return code
+
+
+def _first_messages(args: argparse.Namespace) -> Any:
+    """The early reader's work (``early``) on this process's stdio, or None where it does not
+    run (disabled, or stdio that is not a pipe or terminal this process can wait on)."""
+    from ptxlint.lsp import early
+
+    if not early.enabled():
+        return None
+    try:
+        fd = sys.stdin.buffer.fileno()
+        out = sys.stdout.buffer
+    except (AttributeError, OSError, ValueError):  # a host's replaced streams
+        return None
+    return early.read_first_messages(fd, out, args.rule_docs_url)
 
 
 # How long the interpreter's own exit may take once the server has stopped serving.

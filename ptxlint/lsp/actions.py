@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from lsprotocol import types as lsp
 
 from ptxlint.engine import INTERNAL_ERROR
+from ptxlint.lsp.capabilities import CODE_ACTION_KINDS, FIX_ALL_KIND
 from ptxlint.lsp.conversions import LineIndex
 from ptxlint.lsp.diagnostics import same_place, to_diagnostic, to_range
 from ptxlint.lsp.rule_docs import RuleDocs
@@ -21,8 +22,7 @@ from ptxlint.model import Edit, Finding, SourceFile, Span
 # adds one is shared with ``ptxlint check --add-noqa``.
 from ptxlint.suppress_edits import suppress_edit
 
-FIX_ALL_KIND = "source.fixAll.ptxlint"
-KINDS = (lsp.CodeActionKind.QuickFix, FIX_ALL_KIND)
+KINDS = (lsp.CodeActionKind(CODE_ACTION_KINDS[0]), FIX_ALL_KIND)
 
 
 @dataclass(frozen=True)

@@ -1,21 +1,13 @@
-"""Findings as LSP diagnostics."""
+"""Findings as LSP diagnostics (lsprotocol's objects; ``wire`` decides what they say)."""
 
 from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from ptxlint.engine import INTERNAL_ERROR
 from ptxlint.lsp.conversions import LineIndex
 from ptxlint.lsp.rule_docs import RuleDocs
-from ptxlint.model import Finding, Severity, Span
-
-SOURCE = "ptxlint"
-
-SEVERITIES = {
-    Severity.ERROR: lsp.DiagnosticSeverity.Error,
-    Severity.WARNING: lsp.DiagnosticSeverity.Warning,
-    Severity.INFO: lsp.DiagnosticSeverity.Information,
-}
+from ptxlint.lsp.wire import SOURCE, data_of, href_of, severity_of
+from ptxlint.model import Finding, Span
 
 
 def to_range(index: LineIndex, span: Span, encoding: str) -> lsp.Range:
@@ -26,20 +18,16 @@ def to_range(index: LineIndex, span: Span, encoding: str) -> lsp.Range:
 def to_diagnostic(
     finding: Finding, index: LineIndex, encoding: str, docs: RuleDocs
 ) -> lsp.Diagnostic:
-    href = docs.href(finding.rule) if finding.rule != INTERNAL_ERROR else None
-    fix = finding.fix
+    href = href_of(finding, docs)
     return lsp.Diagnostic(
         range=to_range(index, finding.span, encoding),
         message=finding.message,
-        severity=SEVERITIES.get(finding.severity, lsp.DiagnosticSeverity.Warning),
+        severity=lsp.DiagnosticSeverity(severity_of(finding)),
         code=finding.rule,
         code_description=lsp.CodeDescription(href=href) if href else None,
         source=SOURCE,
         # For code actions: they match a diagnostic back to its finding by rule and range.
-        data={
-            "name": finding.name,
-            "fix": None if fix is None else ("safe" if fix.safe else "unsafe"),
-        },
+        data=data_of(finding),
     )
 
 

@@ -20,7 +20,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 log = logging.getLogger("ptxlint.lsp")
@@ -109,8 +109,17 @@ def _is_json(body: bytes) -> bool:
 
 
 async def serve(stop: threading.Event, fd: int, on_body: Callable[[bytes], None],
-                on_problem: Callable[[str], None]) -> None:
-    """Read ``fd`` until end of file or ``stop``; hand each body and each problem over."""
+                on_problem: Callable[[str], None], frames: FrameReader | None = None,
+                replay: Sequence[bytes | str] = ()) -> None:
+    """Read ``fd`` until end of file or ``stop``; hand each body and each problem over.
+
+    ``replay``: bodies and problems read before (``early``), handed over first, in order;
+    ``frames``: the reader they came from, holding the bytes read past them."""
+    for item in replay:
+        if isinstance(item, str):
+            on_problem(item)
+        else:
+            on_body(item)
     loop = asyncio.get_running_loop()
     chunks: asyncio.Queue[bytes] = asyncio.Queue()
 
@@ -125,7 +134,8 @@ async def serve(stop: threading.Event, fd: int, on_body: Callable[[bytes], None]
                 return
 
     threading.Thread(target=pump, name="ptxlint-lsp-stdin", daemon=True).start()
-    frames = FrameReader()
+    frames = frames or FrameReader()
+    _drain(frames, False, on_body, on_problem)  # whole messages the early reader left
     while not stop.is_set():
         try:
             data = await asyncio.wait_for(chunks.get(), IDLE_S)
@@ -136,15 +146,20 @@ async def serve(stop: threading.Event, fd: int, on_body: Callable[[bytes], None]
                 break
             frames.feed(data)
             idle = False
-        while True:
-            item = frames.next(idle)
-            if item is None:
-                break
-            if isinstance(item, str):
-                log.warning("LSP framing: %s", item)
-                on_problem(item)
-            else:
-                on_body(item)
+        _drain(frames, idle, on_body, on_problem)
+
+
+def _drain(frames: FrameReader, idle: bool, on_body: Callable[[bytes], None],
+           on_problem: Callable[[str], None]) -> None:
+    while True:
+        item = frames.next(idle)
+        if item is None:
+            return
+        if isinstance(item, str):
+            log.warning("LSP framing: %s", item)
+            on_problem(item)
+        else:
+            on_body(item)
 
 
 def decode(body: bytes, object_hook: Callable[[dict[str, Any]], Any]) -> Any:

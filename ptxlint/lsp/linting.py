@@ -21,6 +21,7 @@ from ptxlint.model import Finding, SourceFile
 from ptxlint.ptx.versions import version_options
 from ptxlint.registry import load_rules, preview_ids
 from ptxlint.rule import Rule, RuleContext
+from ptxlint.run.discover import DEFAULT_EXTENSIONS
 
 # Files whose change can change any file's configuration.
 CONFIG_BASENAMES = frozenset({"pyproject.toml", "ptxlint.toml", ".ptxlint.toml"})
@@ -132,6 +133,20 @@ class Linter:
             return lint_source(source, self.rules, setup.context, setup.selector).findings
 
         return fix_text(text, relint, unsafe)
+
+
+# Editors' language ids for C, C++ and CUDA buffers; Python buffers are linted when they are
+# .py files (the front end reads the path), the prefilter keeps the others cheap.
+CUDA_LANGUAGE_IDS = frozenset({"cuda", "cuda-cpp", "cpp", "c", "objective-cpp"})
+
+
+def lintable(path: str, language_id: str) -> bool:
+    """Whether the server lints a document: not a configuration file, and a source by its
+    extension or its editor's language."""
+    if is_config_file(path):
+        return False
+    extension = os.path.splitext(path)[1].lower()
+    return extension in DEFAULT_EXTENSIONS or language_id in CUDA_LANGUAGE_IDS
 
 
 def is_config_file(path: str) -> bool:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import sys
 import threading
 from collections.abc import Callable, Generator
@@ -36,22 +35,21 @@ from pygls.uris import to_fs_path
 from ptxlint import __version__
 from ptxlint.engine import INTERNAL_ERROR, FileResult
 from ptxlint.lsp import actions, framing, hover
+from ptxlint.lsp.capabilities import COMPLETION_TRIGGERS, SERVER_NAME
 from ptxlint.lsp.conversions import UTF16, LineIndex, apply_change, sanitize
 from ptxlint.lsp.diagnostics import to_diagnostic
-from ptxlint.lsp.linting import Linter, is_config_file
+from ptxlint.lsp.early import Early
+from ptxlint.lsp.linting import Linter, is_config_file, lintable
 from ptxlint.lsp.rule_docs import RuleDocs
 from ptxlint.lsp.worker import DEFAULT_DEADLINE_S, LintService, LintTimeout
 from ptxlint.model import Finding, PtxInstruction, Severity, Span
-from ptxlint.run.discover import DEFAULT_EXTENSIONS, DEFAULT_MAX_FILE_SIZE
+from ptxlint.run.discover import DEFAULT_MAX_FILE_SIZE
 
 log = logging.getLogger("ptxlint.lsp")
 T = TypeVar("T")
 
 DEFAULT_DEBOUNCE_S = 0.150
 STARTUP_WAIT_S = 30.0  # the longest `initialize` waits for the lint workers to load
-CUDA_LANGUAGE_IDS = frozenset({"cuda", "cuda-cpp", "cpp", "c", "objective-cpp"})
-# Python buffers are linted when they are .py files (the front end reads the path); the
-# prefilter keeps buffers that mention no PTX-carrying API cheap.
 CONFIG_GLOBS = ("**/pyproject.toml", "**/ptxlint.toml", "**/.ptxlint.toml")
 
 
@@ -102,6 +100,21 @@ class _Protocol(LanguageServerProtocol):
       is not JSON (-32700). The server keeps running either way.
     """
 
+    # The id of the ``initialize`` the early reader answered (``early``): this protocol's own
+    # answer to it, when it is handed the request, is not sent a second time.
+    answered_early: Any = None
+
+    def _send_data(self, data: Any) -> None:
+        answered = self.answered_early
+        if (
+            answered is not None
+            and getattr(data, "id", None) == answered
+            and getattr(data, "method", None) is None
+        ):
+            self.answered_early = None
+            return
+        super()._send_data(data)
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
             return super().structure_message(data)
@@ -150,6 +163,20 @@ class _Protocol(LanguageServerProtocol):
             }
         )
 
+    @lsp_method(lsp.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        # pygls's, over a copy of the requests in flight: cancelling a generator handler's
+        # future runs its callbacks at once, and they take it out of the dictionary pygls
+        # iterates over ("dictionary changed size during iteration", the shutdown unanswered)
+        if (user_handler := self.fm.features.get(lsp.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        current_id = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current_id and not future.done():
+                future.cancel()
+        self._shutdown = True
+        return None
+
     @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(
         self, params: lsp.DidOpenTextDocumentParams
@@ -175,7 +202,7 @@ class _Protocol(LanguageServerProtocol):
 class PtxlintServer(LanguageServer):
     def __init__(self, options: Options | None = None, service: LintService | None = None) -> None:
         super().__init__(
-            "ptxlint",
+            SERVER_NAME,
             __version__,
             text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
             protocol_cls=_Protocol,
@@ -194,13 +221,20 @@ class PtxlintServer(LanguageServer):
 
     # ------------------------------------------------------------------ transport
 
-    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
-        """Serve on stdio with a framing reader that resynchronises after any bad frame."""
+    def start_io(self, stdin: Any = None, stdout: Any = None, early: Early | None = None) -> None:
+        """Serve on stdio with a framing reader that resynchronises after any bad frame;
+        ``early``: the messages the early reader read and answered, handed over first."""
         self._stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         fd = (stdin or sys.stdin.buffer).fileno()
+        frames, replay = (early.frames, early.items) if early is not None else (None, [])
+        if early is not None:
+            assert isinstance(self.protocol, _Protocol)
+            self.protocol.answered_early = early.answered
         try:
-            asyncio.run(framing.serve(self._stop_event, fd, self._on_body, self._on_bad_frame))
+            asyncio.run(framing.serve(
+                self._stop_event, fd, self._on_body, self._on_bad_frame, frames, replay
+            ))
         except BrokenPipeError:
             log.error("the client went away")
         except (KeyboardInterrupt, SystemExit):
@@ -309,10 +343,7 @@ class PtxlintServer(LanguageServer):
         return document
 
     def lintable(self, document: Document) -> bool:
-        if is_config_file(document.path):
-            return False
-        extension = os.path.splitext(document.path)[1].lower()
-        return extension in DEFAULT_EXTENSIONS or document.language_id in CUDA_LANGUAGE_IDS
+        return lintable(document.path, document.language_id)
 
     def schedule(self, document: Document) -> None:
         """Lint after ``debounce_s`` without a further change."""
@@ -432,6 +463,9 @@ def build_server(options: Options | None = None, service: LintService | None = N
     @server.feature(lsp.INITIALIZE)
     async def initialize(params: lsp.InitializeParams) -> None:
         server.start(params.initialization_options)
+        assert isinstance(server.protocol, _Protocol)
+        if server.protocol.answered_early is not None:
+            return  # answered already (``early``): its documents wait for the workers instead
         # Answer once the first worker has loaded: the client sends the first didOpen after
         # this answer, and its diagnostics then come from a warm worker.
         await server.service.started(STARTUP_WAIT_S)
@@ -539,7 +573,8 @@ def build_server(options: Options | None = None, service: LintService | None = N
         )
 
     @server.feature(
-        lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."])
+        lsp.TEXT_DOCUMENT_COMPLETION,
+        lsp.CompletionOptions(trigger_characters=list(COMPLETION_TRIGGERS)),
     )
     def on_completion(params: lsp.CompletionParams) -> lsp.CompletionList | None:
         document = server.documents.get(params.text_document.uri)

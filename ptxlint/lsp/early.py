@@ -1,0 +1,170 @@
+"""The first diagnostics, before pygls is loaded.
+
+pygls and lsprotocol cost about half a second of imports (``lsprotocol.types`` alone 0.34 s on
+the 16-core H200 host), more than the engine's imports and the lint of a small file together.
+An editor that starts the server and opens a file at once would wait for them. So the server
+reads its first messages itself, with the same framing reader the full server uses:
+
+* ``initialize`` is answered with what the full server announces (``capabilities``);
+* a small document opened right after ``initialized`` is linted in this process, and its
+  diagnostics published as the full server would publish them (``wire``);
+* then pygls is imported and every message read so far is handed to the full server, in order,
+  as if it had read them itself. Its own answer to the ``initialize`` it is handed is dropped
+  (``server._Protocol``); the document it is handed is linted again by a worker, which
+  publishes the same diagnostics for the same version.
+
+Anything else (a first message that is not ``initialize``, a request before the document, a
+large document, a platform whose pipes ``select`` cannot wait on, ``PTXLINT_LSP_EARLY=0``)
+hands over at once: the full server reads it as it always has.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from ptxlint.lsp.capabilities import initialize_result, position_encoding
+from ptxlint.lsp.framing import FrameReader
+
+log = logging.getLogger("ptxlint.lsp")
+
+ENV_VAR = "PTXLINT_LSP_EARLY"
+FIRST_MESSAGE_S = 1.0  # how long to wait for ``initialize`` before handing over
+NEXT_MESSAGE_S = 0.25  # then for ``initialized`` and the first ``didOpen``
+MAX_TEXT = 256 * 1024  # a larger document waits for a worker's lint, which has a deadline
+
+
+@dataclass
+class Early:
+    """What the early reader did: the messages it read (bodies and framing problems, in order),
+    the reader holding the bytes past them, and the id of the ``initialize`` it answered."""
+
+    frames: FrameReader = field(default_factory=FrameReader)
+    items: list[bytes | str] = field(default_factory=list)
+    answered: Any = None
+    published: str | None = None  # the document whose diagnostics went out early
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV_VAR, "1") != "0" and sys.platform != "win32"
+
+
+class _Reader:
+    def __init__(self, fd: int, early: Early) -> None:
+        self.fd = fd
+        self.early = early
+
+    def next(self, timeout_s: float) -> dict[str, Any] | None:
+        """The next message as JSON, or None: none came in time, the input ended, or the
+        next thing read is not a JSON-RPC object (the full server answers it)."""
+        import select
+
+        frames = self.early.frames
+        deadline = time.monotonic() + timeout_s
+        while True:
+            item = frames.next()
+            if item is not None:
+                self.early.items.append(item)
+                if isinstance(item, str):
+                    return None
+                try:
+                    message = json.loads(item)
+                except ValueError:
+                    return None
+                return message if isinstance(message, dict) else None
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                return None
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except OSError:
+                return None
+            if not data:
+                return None  # the full server's reader sees the end of the input too
+            frames.feed(data)
+
+
+def _send(out: IO[bytes], message: dict[str, Any]) -> None:
+    body = json.dumps(message).encode("utf-8")
+    out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    out.flush()
+
+
+def read_first_messages(
+    fd: int,
+    out: IO[bytes],
+    rule_docs_url: str | None,
+    tell: Callable[[str], None] = lambda message: None,
+) -> Early:
+    """Answer ``initialize`` and publish the first document's diagnostics, if they come at
+    once; return what was read for the full server."""
+    early = Early()
+    reader = _Reader(fd, early)
+    message = reader.next(FIRST_MESSAGE_S)
+    if message is None or message.get("method") != "initialize" or "id" not in message:
+        return early
+    params = message.get("params")
+    params = params if isinstance(params, dict) else {}
+    _send(out, {"jsonrpc": "2.0", "id": message["id"], "result": initialize_result(params)})
+    early.answered = message["id"]
+    message = reader.next(NEXT_MESSAGE_S)
+    if message is None or message.get("method") != "initialized":
+        return early
+    message = reader.next(NEXT_MESSAGE_S)
+    if message is None or message.get("method") != "textDocument/didOpen":
+        return early
+    item = (message.get("params") or {}).get("textDocument")
+    if isinstance(item, dict):
+        _publish_first(out, item, params, rule_docs_url, tell, early)
+    return early
+
+
+def _publish_first(
+    out: IO[bytes],
+    item: dict[str, Any],
+    params: dict[str, Any],
+    rule_docs_url: str | None,
+    tell: Callable[[str], None],
+    early: Early,
+) -> None:
+    uri, text, version = item.get("uri"), item.get("text"), item.get("version")
+    language_id = item.get("languageId")
+    if not (isinstance(uri, str) and isinstance(text, str) and isinstance(language_id, str)):
+        return
+    if len(text) > MAX_TEXT:
+        return
+    from pygls.uris import to_fs_path  # plain string work: none of pygls's protocol
+
+    from ptxlint.lsp.conversions import LineIndex, sanitize
+    from ptxlint.lsp.linting import Linter, lintable
+    from ptxlint.lsp.rule_docs import RuleDocs
+    from ptxlint.lsp.wire import diagnostic_json
+
+    path = to_fs_path(uri) or uri
+    if not lintable(path, language_id):
+        return
+    options = params.get("initializationOptions")
+    url = options.get("ruleDocsUrl") if isinstance(options, dict) else None
+    text = sanitize(text)
+    try:
+        linter = Linter(report=tell, warm_up=False)
+        result = linter.lint(path, text)
+    except Exception:  # the worker's lint of the same text reports it, with its deadline
+        log.exception("the early lint of %s failed", path)
+        return
+    docs = RuleDocs({r.id: r for r in linter.rule_classes}, url or rule_docs_url)
+    index, encoding = LineIndex(text), position_encoding(params)
+    diagnostics = [diagnostic_json(f, index, encoding, docs) for f in result.findings]
+    notification: dict[str, Any] = {"uri": uri, "diagnostics": diagnostics}
+    if isinstance(version, int):
+        notification["version"] = version
+    _send(out, {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
+                "params": notification})
+    early.published = uri
+    log.info("published %d diagnostics for %s before loading the server", len(diagnostics), uri)
