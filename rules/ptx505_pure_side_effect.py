@@ -90,6 +90,11 @@ Safe where the flag is a literal: declaring an effect only takes optimizations a
         call = llvm_call(statement)
         if call is None or call.side_effects is not False:
             return
+        if call.api == "julia" and not statement.outputs:
+            # LLVM.jl emits the call as raw LLVM IR with no memory attributes: a void asm is
+            # kept, as llvmlite's is (verify/llvm_probe.py measured the pure void fence kept);
+            # what deletes it is MLIR's purity (Triton, CuTe DSL), which Julia never goes through
+            return
         effects = _effects(statement)
         if not effects:
             return

@@ -90,3 +90,10 @@ def test_linting_a_julia_file_finds_a_misspelt_modifier() -> None:
     text = 'f() = @asmcall("activemask.b23 \\$0;", "=r", true, UInt32, Tuple{})\n'
     findings = [f for f in lint_text(text, "k.jl") if f.rule == "PTX204"]
     assert len(findings) == 1 and text[findings[0].span.start : findings[0].span.end] == ".b23"
+
+
+def test_a_pure_void_asmcall_is_kept_by_llvm_and_not_flagged() -> None:
+    void = 'exit() = @asmcall("exit;")\n'
+    loaded = 'f(p) = @asmcall("ld.volatile.global.u32 \\$0, [\\$1];", "=r,l", UInt32, Tuple{Ptr{UInt32}}, p)\n'
+    assert not [f for f in lint_text(void, "k.jl") if f.rule == "PTX505"]
+    assert [f.rule for f in lint_text(loaded, "k.jl") if f.rule == "PTX505"] == ["PTX505"]
