@@ -36,7 +36,10 @@ comes from its "PTX ISA Notes": `cp.async.bulk` and `wgmma` 8.0, `.shared::clust
 so on. A statement whose `#if` guards keep that toolkit out (`#if CUDA_VERSION >= 12080`,
 `__CUDACC_VER_MAJOR__ >= 13`, CCCL's `__cccl_ptx_isa >= 860`, or an architecture the toolkit
 does not know) is not reported; nor is one under a guard ptxlint cannot decide (a project's
-own feature macro, usually set from the toolkit version in a header).
+own feature macro, usually set from the toolkit version in a header). A guard macro the file
+or a header it includes by relative path defines is read through its definition: lmdeploy's
+`#if TURBOMIND_ARCH_SM80`, 1 under `__CUDA_ARCH__ >= 800`, tests the architecture only, so
+CUDA 11.3 compiles the branch.
 
 `cuda-version` is a different setting: the toolkit whose ptxas the instruction verdicts of
 PTX204/PTX206/PTX207 are for. This rule is in preview.
@@ -78,7 +81,8 @@ asm volatile("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::comple
             if needed <= accepted:
                 continue
             if compiled is None:
-                compiled = toolkit_compiles(analysis.guards, oldest, accepted)
+                compiled = toolkit_compiles(analysis.guards, oldest, accepted,
+                                            statement.context.guard_macros)
             if not compiled:
                 return
             first = cuda_for_ptx(needed)

@@ -65,3 +65,31 @@ def test_ptxas_refuses_the_form_before_ptx_isa_7_4(form: str) -> None:
                        filename="k.ptx")
     assert not older.ok and "7.4" in older.stderr
     assert newer.ok, newer.stderr
+
+
+def _lint_pair(tmp_path, header: str) -> list[str]:
+    (tmp_path / "common.h").write_text(header)
+    kernel = tmp_path / "iterator.h"
+    kernel.write_text(
+        '#include "common.h"\n'
+        "__device__ void f(unsigned s, const void *g) {\n"
+        "#if PROJECT_ARCH_SM80\n"
+        '  asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" '
+        ':: "r"(s), "l"(g));\n'
+        "#endif\n}\n")
+    context = RuleContext(options={"min_cuda_version": (11, 3)})
+    found = lint_text(kernel.read_text(), path=str(kernel), select=("PTX403",), context=context)
+    return [f.rule for f in found]
+
+
+def test_a_guard_macro_defined_in_an_included_header_is_read(tmp_path) -> None:
+    # the macro tests the architecture, not the toolkit: CUDA 11.3 compiles the branch
+    arch = ("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n#define PROJECT_ARCH_SM80 1\n"
+            "#else\n#define PROJECT_ARCH_SM80 0\n#endif\n")
+    assert _lint_pair(tmp_path, arch) == ["PTX403"]
+
+
+def test_a_guard_macro_that_keeps_the_old_toolkit_out_silences_it(tmp_path) -> None:
+    toolkit = ("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && CUDA_VERSION >= 11040\n"
+               "#define PROJECT_ARCH_SM80 1\n#else\n#define PROJECT_ARCH_SM80 0\n#endif\n")
+    assert _lint_pair(tmp_path, toolkit) == []

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ptxlint import file_memos
-from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET, evaluate
-from ptxlint.model import AsmStatement, SourceFile
+from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET, Macros, evaluate, macro_map
+from ptxlint.model import AsmStatement, GuardMacro, SourceFile
 from ptxlint.ptx.instructions import Requirement
 
 __all__ = [
@@ -224,21 +224,27 @@ def _toolkit_knows(version: tuple[int, int], target: Target) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def toolkit_compiles(guards: tuple[str, ...], version: tuple[int, int], ptx: int) -> bool:
+def toolkit_compiles(
+    guards: tuple[str, ...], version: tuple[int, int], ptx: int,
+    macros: Sequence[GuardMacro] = (),
+) -> bool:
     """Whether CUDA ``version`` (whose PTX ISA is ``ptx``, x10) certainly compiles a statement
     under ``guards`` for some target: every guard decided and true there, with that toolkit's
-    version macros (and CCCL's ``__cccl_ptx_isa``). A guard nothing here decides (a project's
-    ``CUTLASS_ARCH_MMA_SM90_SUPPORTED``, set from the toolkit version in a header not read) may
-    well keep that toolkit out: it counts as not compiling."""
+    version macros (and CCCL's ``__cccl_ptx_isa``), and ``macros``, the definitions the
+    guards' own names have in the file or the headers it includes by relative path (lmdeploy's
+    ``TURBOMIND_ARCH_SM80``, 1 under ``__CUDA_ARCH__ >= 800``). A guard nothing here decides
+    (a project's ``CUTLASS_ARCH_MMA_SM90_SUPPORTED``, set from the toolkit version in a header
+    not read) may well keep that toolkit out: it counts as not compiling."""
     if not guards:
         return True
     toolkit = dict(_toolkit_defines(*version))
     toolkit["__cccl_ptx_isa"] = ptx * 10
+    by_name = macro_map(macros) if macros else None
     for target in TARGETS:
         if not _toolkit_knows(version, target):
             continue
         defines = {**_DEFINES.get(target, _defines(target)), **toolkit}
-        if all(_evaluate(guard, defines) is True for guard in guards):
+        if all(_evaluate(guard, defines, by_name) is True for guard in guards):
             return True
     return False
 
@@ -266,12 +272,14 @@ _CALL = re.compile(r"\b(?!defined\b)[A-Za-z_]\w*\s*\([^()]*\)")
 _HAS_FEATURE = re.compile(r"\b__CUDA_ARCH_HAS_FEATURE__\s*\(\s*(\w+)\s*\)")
 
 
-def _evaluate(guard: str, defines: Mapping[str, int | None]) -> bool | None:
+def _evaluate(
+    guard: str, defines: Mapping[str, int | None], macros: Macros | None = None
+) -> bool | None:
     if "(" in guard:
         if "__CUDA_ARCH_HAS_FEATURE__" in guard:
             guard = _HAS_FEATURE.sub(r"__CUDA_ARCH_FEAT_\1", guard)
         guard = _CALL.sub("__ptxlint_unknown__", guard)
-    return evaluate(guard, defines)
+    return evaluate(guard, defines, macros) if macros else evaluate(guard, defines)
 
 
 @functools.lru_cache(maxsize=4096)
