@@ -74,9 +74,12 @@ identically, otherwise behavior is undefined", and "the behavior [...] is undefi
 any thread in the warp has exited" (9.7.14 "Warp Level Matrix Multiply-Accumulate
 Instructions", 9.7.9.15 "ldmatrix"). For `shfl.sync` and the other `.sync` collectives, the
 executing thread waits "until all non-exited threads corresponding to membermask have
-executed" the same instruction: lanes the condition sent elsewhere never arrive, so the
-warp hangs or reads undefined values (compute-sanitizer's synccheck reports it).
-Nothing at compile time says so.
+executed" the same instruction: lanes the condition sent elsewhere are not there to
+exchange with. Nothing at compile time says so, and compute-sanitizer's synccheck did not
+either. On an H200 (`benchmarks/protocol_evidence.py`), a full-mask `shfl.sync` reached by
+lane 0 alone read the value lane 5 held after the other arm, not at the shuffle, in every one
+of 4,096 warps; an `mma.sync.aligned` reached by lanes 0-15 gave wrong accumulators in every
+warp.
 
 ## Example
 ```cuda

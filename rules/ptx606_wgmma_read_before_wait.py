@@ -89,7 +89,8 @@ performing a `wgmma.wait_group` instruction that waits on a wgmma-group includin
 `wgmma.mma_async` instruction is undefined behavior." ptxas patches it where it can see it:
 compiled with `-gencode arch=compute_90a,code=sm_90a`, ptxas 13.0 prints "(C7517)
 warpgroup.wait is injected in around line N by compiler to allow use of registers defined by
-GMMA" and serialises the pipeline; `--verify` reports that message as the confirmation.
+GMMA" and serialises the pipeline (the fixtures' read before the wait gets it; a wait with no
+commit before it gets no message, and is undefined all the same).
 
 ## Example
 ```cuda

@@ -64,8 +64,8 @@ behavior is undefined." 9.7.15.6 (`wgmma.fence`) requires it "between a register
 thread in the warpgroup and any wgmma.mma_async instruction that accesses the same registers,
 either as accumulator or input register containing fragments of matrix A". ptxas, compiled
 with `-gencode arch=compute_90a,code=sm_90a`, patches it where it sees it and says so: "(C7519)
-warpgroup.arrive is injected in around line N by compiler to allow use of registers in GMMA";
-`--verify` reports that message as the confirmation.
+warpgroup.arrive is injected in around line N by compiler to allow use of registers in GMMA"
+(both bad fixtures get it, the clean twin none).
 
 ## Example
 ```cuda
