@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.element_types import base_format, carried_format, statement_slots
+from ptxlint.analysis.element_types import (
+    ConstantReading,
+    base_format,
+    carried_format,
+    constant_reading,
+    statement_slots,
+)
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.rule import Rule, RuleContext
 
 # Formats whose bits are read one way only: f16 and bf16 share a width and nothing else.
@@ -32,6 +38,12 @@ hands its bits to an asm operand (`*(uint32_t*)&h2`, `*reinterpret_cast<unsigned
 another format of the same width: `__half2` bits in a `.bf16x2` operand, `__nv_bfloat162`
 in an `mma ... .f16.f16` A fragment, `float` bits in `.f16x2` (`ptxlint.analysis.
 element_types`).
+
+An integer constant in such an operand is judged by the numbers it encodes: when every
+non-zero half reads as a round number (a multiple of 1/16 up to 65536: 1.0, 0.5, -64, 1024)
+in the other 16-bit format and as none in the instruction's, it is that format's encoding
+written for the wrong instruction: `0x3C003C00` (f16 {1, 1}) in a `.bf16` mma fragment is
+{2^-7, 2^-7} (`ptxlint.analysis.element_types.constant_reading`).
 
 The operand types come from the instruction: its type for arithmetic (`fma.rn.bf16x2` reads
 bf16x2 everywhere), source and destination types for `cvt`, and `mma`'s d/a/b/c types. An
@@ -75,11 +87,15 @@ asm("fma.rn.bf16x2 %0, %1, %2, %3;"
         # one finding per instruction and format: an mma fragment of four registers filled
         # from one wrong-typed array is one defect
         groups: dict[tuple[int, str, str], list[tuple[int, str]]] = {}
+        constants: list[tuple[int, str, PtxInstruction, ConstantReading]] = []
         for index, (ptx_type, instruction) in sorted(slots.items()):
             if index >= len(operands):
                 continue
             carried = carried_format(operands[index], parsed)  # type: ignore[arg-type]
             if carried is None:
+                reading = constant_reading(operands[index].expression, ptx_type)
+                if reading is not None:
+                    constants.append((index, ptx_type, instruction, reading))
                 continue
             fmt, source = carried
             want, have = base_format(ptx_type), base_format(fmt)
@@ -104,4 +120,21 @@ asm("fma.rn.bf16x2 %0, %1, %2, %3;"
                 f"{what}, but '{instruction.mnemonic}' reads them as .{ptx_type}: {have} and "
                 f"{want} encode numbers differently, so every element is read as another value; "
                 "convert the value (cvt) or bind one of the instruction's type",
+            )
+        # one finding per instruction for its misread constants
+        seen: set[int] = set()
+        for index, ptx_type, instruction, reading in constants:
+            if id(instruction) in seen:
+                continue
+            seen.add(id(instruction))
+            operand = operands[index]
+            slot = ", ".join(f"{v:g}" for v in reading.slot)
+            other = ", ".join(f"{v:g}" for v in reading.other)
+            yield self.finding(
+                statement,
+                operand.span,
+                f"constant {operand.expression.strip()} (0x{reading.literal:08X}) is read by "
+                f"'{instruction.mnemonic}' as .{ptx_type} {{{slot}}}, but it is the "
+                f"{reading.other_format} encoding of {{{other}}}: the bits of another format; "
+                f"write the .{base_format(ptx_type)} encoding of the value meant",
             )

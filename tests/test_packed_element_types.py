@@ -84,3 +84,23 @@ def test_on_a_gpu_f16_one_is_read_as_bf16_0_0078125(tmp_path) -> None:
         out = subprocess.run([str(tmp_path / "run")], capture_output=True, text=True, check=True)
         got.append(float(out.stdout))
     assert got == [0.0078125, 1.0]
+
+
+@pytest.mark.parametrize("literal, slot, flagged", [
+    ("1006648320", "bf16x2", True),     # f16 {1, 1} read as bf16 {2^-7, 2^-7}
+    ("0x3C003C00u", "bf16x2", True),
+    ("(uint32_t)0x3C003C00", "bf16x2", True),
+    ("0x3F803F80", "f16x2", False),     # bf16 {1, 1} is f16 {1.875, 1.875}: round in both
+    ("0x3F803F80", "bf16x2", False),
+    ("0x3C003C00", "f16x2", False),
+    ("0x38003800", "bf16x2", True),     # f16 {0.5, 0.5} read as bf16 3.05e-05
+    ("0x64006400", "f16x2", False),     # lmdeploy's f16 magic 1024
+    ("0", "bf16x2", False),
+    ("0x80008000", "bf16x2", False),    # -0.0 in both
+    ("0x3C00", "bf16", True),
+])
+def test_a_constant_is_judged_by_the_format_it_reads_round_in(literal: str, slot: str,
+                                                             flagged: bool) -> None:
+    from ptxlint.analysis.element_types import constant_reading
+
+    assert (constant_reading(literal, slot) is not None) is flagged

@@ -16,14 +16,18 @@ the same width are compared by the rule (PTX211); integers and bit types carry a
 
 from __future__ import annotations
 
+import math
 import re
+import struct
+from dataclasses import dataclass
 
 from ptxlint import file_memos
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, CType, Operand, PtxInstruction, PtxOperand
 from ptxlint.ptx.instructions import operand_types
 
-__all__ = ["base_format", "carried_format", "resolve_type", "slot_formats"]
+__all__ = ["ConstantReading", "base_format", "carried_format", "constant_reading", "resolve_type",
+           "slot_formats"]
 
 # C++ types by the floating-point format of their bits (cuda_fp16.h, cuda_bf16.h, cuda_fp8.h).
 _FORMATS = {
@@ -147,6 +151,9 @@ def slot_formats(instruction: PtxInstruction) -> dict[int, str]:
         if types is None:
             return found
         for operand, ptx_type in zip(instruction.operands, types, strict=False):
+            # a fragment register of 16-bit elements holds two of them (PTX ISA, mma's
+            # fragment layouts: ".f16x2 / .bf16x2 registers")
+            ptx_type = {"f16": "f16x2", "bf16": "bf16x2"}.get(ptx_type, ptx_type)
             if ptx_type in FLOAT_TYPES:
                 for ref in _refs(operand):
                     found.setdefault(ref, ptx_type)
@@ -173,3 +180,61 @@ def statement_slots(statement: AsmStatement) -> dict[int, tuple[str, PtxInstruct
         for ref, ptx_type in slot_formats(instruction).items():
             found.setdefault(ref, (ptx_type, instruction))
     return found
+
+
+# ---------------------------------------------------------------------------- constants
+
+_LITERAL = re.compile(
+    r"(?:\(\s*(?:const\s+)?[\w:]+\s*\)\s*|static_cast\s*<\s*[\w:]+\s*>\s*)?"
+    r"\(?\s*(?P<n>0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?"
+)
+_HALF_FORMATS = ("f16", "bf16")
+
+
+def _decode(bits: int, fmt: str) -> float:
+    if fmt == "f16":
+        return float(struct.unpack("<e", struct.pack("<H", bits))[0])
+    return float(struct.unpack("<f", struct.pack("<I", bits << 16))[0])
+
+
+def _round(value: float) -> bool:
+    """A number an author writes as a constant: a multiple of 1/16 up to 2^16 (1.0, 0.5,
+    -64, 1024, 1/16), not a tiny or huge power of two that only a misread encoding gives."""
+    return math.isfinite(value) and value != 0 and abs(value) <= 65536 and (value * 16).is_integer()
+
+
+@dataclass(frozen=True)
+class ConstantReading:
+    """A literal in a 16-bit float slot whose halves are round numbers in another format only."""
+
+    literal: int
+    slot: tuple[float, ...]  # the halves as the instruction reads them
+    other_format: str
+    other: tuple[float, ...]  # the halves in the format they are round in
+
+
+def constant_reading(expression: str, ptx_type: str) -> ConstantReading | None:
+    """For an integer literal bound to an operand the instruction reads as f16/bf16 (or their
+    x2 pairs): the other 16-bit format in which every non-zero half is a round number while
+    in the slot's format none is; None otherwise (or where the expression is no literal)."""
+    want = base_format(ptx_type)
+    if want not in _HALF_FORMATS:
+        return None
+    match = _LITERAL.fullmatch(expression.strip())
+    if match is None:
+        return None
+    value = int(match["n"], 0)
+    if not 0 <= value < 1 << 32:
+        return None
+    halves = [value & 0xFFFF, value >> 16] if ptx_type.endswith("x2") else [value & 0xFFFF]
+    if not ptx_type.endswith("x2") and value >> 16:
+        return None
+    halves = [h for h in halves if h & 0x7FFF]  # zeros read the same in both
+    if not halves:
+        return None
+    other = next(f for f in _HALF_FORMATS if f != want)
+    slot = tuple(_decode(h, want) for h in halves)
+    others = tuple(_decode(h, other) for h in halves)
+    if any(_round(v) for v in slot) or not all(_round(v) for v in others):
+        return None
+    return ConstantReading(value, slot, other, others)
