@@ -9,28 +9,39 @@ from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import COMMIT, COPY, TRACKED, WAIT
 from ptxlint.rule import Rule, RuleContext
 
-from ._protocol import step_span, where
+from ._protocol import line_of, step_span, where
+
+_COMMITS = frozenset({COMMIT, TRACKED})
 
 
-def uncommitted_copy(flow: FunctionFlow, wait: Step) -> Step | None:
-    """The function's first ``cp.async`` before ``wait`` (a ``cp.async.wait_group``), where
-    no ``cp.async.commit_group`` can have run before the wait: none earlier in the function,
-    none later in a loop around the wait, no ``cp.async.mbarrier.arrive`` tracking the copies
-    instead, and no call before it that ptxlint cannot read."""
+def uncommitted_copy(flow: FunctionFlow, wait: Step) -> tuple[Step, int] | None:
+    """A ``cp.async`` before ``wait`` (a ``cp.async.wait_group``) that no
+    ``cp.async.commit_group`` between them put in a group, whose data the function then reads
+    after the wait, as if the wait had covered it: (the copy, the read's byte). Not where a
+    commit follows in a loop around the wait (a later iteration's wait covers the copy), where
+    the copies are tracked by an mbarrier instead, or where a call between the copy and the
+    read may commit. A copy the function leaves pending on purpose, waiting only for older
+    groups, is not read before its commit, and is not flagged."""
     if "wait_all" in wait.instruction.modifiers:
         return None  # wait_all commits first (cp.async.wait_all = commit_group; wait_group 0)
-    before = [s for s in flow.steps if (s.start, s.order) < (wait.start, wait.order)]
-    if any(s.kind in (COMMIT, TRACKED) for s in before):
-        return None
     loops = flow.loops_at(wait.start)
     if loops:
         outer = loops[0]
         if any(s.kind == COMMIT and outer[0] <= s.start < outer[1] for s in flow.steps):
             return None  # a later iteration commits before it waits
-    if flow.opaque_between(flow.start, wait.start, frozenset({COMMIT, TRACKED})):
-        return None
-    copies = [s for s in before if s.kind == COPY and not flow.exclusive(s.start, wait.start)]
-    return copies[0] if copies else None
+    for copy in flow.steps:
+        if copy.kind != COPY or (copy.start, copy.order) >= (wait.start, wait.order):
+            continue
+        if flow.exclusive(copy.start, wait.start) or flow.steps_between(copy, wait, _COMMITS):
+            continue
+        for at, _ in flow.reads_of(copy, copy.event.memory):
+            if at <= wait.start or flow.exclusive(wait.start, at):
+                continue
+            if any(s.kind in _COMMITS and copy.start < s.start < at for s in flow.steps) or \
+                    flow.opaque_between(copy.start, at, _COMMITS):
+                break
+            return copy, at
+    return None
 
 
 class CpAsyncWaitWithoutCommit(Rule):
@@ -43,12 +54,15 @@ class CpAsyncWaitWithoutCommit(Rule):
     tags = ("correctness", "async")
     docs = """\
 ## What it does
-Flags a `cp.async.wait_group N` when the function issued `cp.async` copies before it and no
-`cp.async.commit_group` can have run before the wait: none earlier in the function (its
-same-file helpers included, one call level deep), none later in a loop around the wait.
-`cp.async.wait_all` is not flagged (it commits first), nor is a function whose copies an
-mbarrier tracks (`cp.async.mbarrier.arrive`), nor one that calls, before the wait, a
-function ptxlint cannot read (the commit may be there). This rule is in preview.
+Flags a `cp.async.wait_group N` that follows `cp.async` copies no `cp.async.commit_group`
+put in a group, when the function then reads the data of those copies after the wait, as if
+the wait covered them (the copies, the commits and the reads in the function and its
+same-file or included-project helpers, one call level deep). `cp.async.wait_all` is not
+flagged (it commits first), nor copies an mbarrier tracks (`cp.async.mbarrier.arrive`), nor a
+wait with a commit later in a loop around it, nor one where a call that may commit lies
+between the copy and the read. A function that issues the next stage's copies and waits only
+for older groups, committing later, does not read the new data before its commit, and is
+not flagged. This rule is in preview.
 
 ## Why is this bad?
 The wait does not wait for those copies. PTX ISA 9.7.9.25.3.3 (`cp.async.wait_group`):
@@ -86,11 +100,12 @@ float x = tile[threadIdx.x];
         for flow, step in flows.steps_of(statement):
             if step.kind != WAIT:
                 continue
-            copy = uncommitted_copy(flow, step)
-            if copy is None:
+            found = uncommitted_copy(flow, step)
+            if found is None:
                 continue
+            copy, read = found
             yield self.finding(
                 statement, step_span(flow, step),
                 f"`{step.instruction.mnemonic}` waits only for committed groups, but the "
-                f"cp.async at {where(flow, copy)} was never committed "
-                f"(no cp.async.commit_group before this wait)")
+                f"cp.async at {where(flow, copy)} was never committed, and line "
+                f"{line_of(flow, read)} reads its data after this wait")

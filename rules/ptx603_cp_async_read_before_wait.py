@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.function_flow import FunctionFlow, Step, flows_of
 from ptxlint.model import AsmStatement, Finding, Severity, Span
-from ptxlint.ptx.protocols import COPY, MBAR_WAIT, SHARED_READ, TRACKED, WAIT
+from ptxlint.ptx.protocols import COPY, MBAR_WAIT, TRACKED, WAIT
 from ptxlint.rule import Rule, RuleContext
 
 from ._protocol import byte_span, line_of, step_span, where
@@ -15,37 +15,21 @@ _COVERS = frozenset({WAIT, MBAR_WAIT, TRACKED})
 
 
 def unwaited_reads(flow: FunctionFlow, copy: Step) -> Iterator[tuple[int, Step | None]]:
-    """The reads of the shared buffer ``copy`` fills that no wait separates from it: its C++
-    element reads (start byte, None), and ``ld.shared``/``ldmatrix`` asm (start, the step).
-    A copy into a region of a raw buffer (``smem + offset``) is matched only by asm reads of
-    the same region: which region a C++ element read touches is not known. Nothing
-    where the buffer cannot be named, where a wait sits in a loop around the copy or the read
-    (a pipeline: a later stage's wait covers this copy), or where a call ptxlint cannot read
-    lies between them."""
-    place = flow.place(copy, copy.event.memory)
-    if place is None:
-        return
-    buffer, offset = place
+    """The reads of the shared memory ``copy`` fills (:meth:`FunctionFlow.reads_of`) that no
+    wait separates from it. Nothing where a wait sits in a loop around the copy or the read
+    (a pipeline: a later stage's wait covers this copy), or where a call between them may
+    wait."""
     for loop in flow.loops_at(copy.start):
         if any(s.kind in _COVERS and loop[0] <= s.start < loop[1] for s in flow.steps):
             return
-
-    def silent(at: int) -> bool:
-        if flow.exclusive(copy.start, at) or flow.in_lambda(at) != flow.in_lambda(copy.start):
-            return True
-        return bool(flow.between(copy.start, at, _COVERS)
-                    or flow.opaque_between(copy.start, at, _COVERS)) or any(
-            any(s.kind in _COVERS and loop[0] <= s.start < loop[1] for s in flow.steps)
-            for loop in flow.loops_at(at))
-
-    found: list[tuple[int, Step | None]] = [
-        (byte, None) for byte, how, element in flow.uses_of(buffer)
-        if element and not offset and byte > copy.start and how in ("read", "readwrite")
-        and not silent(byte)]
-    found.extend((step.start, step) for step in flow.steps
-                 if step.kind == SHARED_READ and step.start > copy.start
-                 and not silent(step.start) and flow.place(step, step.event.memory) == place)
-    yield from sorted(found, key=lambda f: f[0])
+    for at, read in flow.reads_of(copy, copy.event.memory):
+        if flow.between(copy.start, at, _COVERS) or flow.opaque_between(copy.start, at,
+                                                                         _COVERS):
+            continue
+        if any(any(s.kind in _COVERS and loop[0] <= s.start < loop[1] for s in flow.steps)
+               for loop in flow.loops_at(at)):
+            continue
+        yield at, read
 
 
 class CpAsyncReadBeforeWait(Rule):

@@ -34,7 +34,7 @@ from ptxlint import file_memos
 from ptxlint.analysis.included_helpers import included_headers
 from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node, nodes_of_kinds
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
-from ptxlint.ptx.protocols import Event, events
+from ptxlint.ptx.protocols import SHARED_READ, Event, events
 
 __all__ = ["CallSite", "FileFlows", "FunctionFlow", "Step", "base_name", "flows_of"]
 
@@ -204,7 +204,8 @@ class FunctionFlow:
         place = self.place(step, operand)
         return place[0] if place is not None else None
 
-    def place(self, step: Step, operand: PtxOperand | None) -> tuple[str, str] | None:
+    def place(self, step: Step, operand: PtxOperand | None,
+              trail: list[str] | None = None) -> tuple[str, str] | None:
         """Where ``operand`` of ``step`` points: (the variable of this function, the offset
         into it). The offset is "" for the variable itself or an element of it (``&bar``,
         ``&tile[i]``: one buffer, whatever the index), and the pointer arithmetic that led
@@ -213,7 +214,7 @@ class FunctionFlow:
         expression = _operand_expression(step.statement, operand)
         if expression is None:
             return None
-        trail: list[str] = []
+        trail = [] if trail is None else trail
         if operand is not None and operand.kind == "address":
             trail.extend(p.text for p in operand.parts if p.kind == "immediate")
         if step.call is None:
@@ -266,6 +267,42 @@ class FunctionFlow:
         inner = self.resolve(self.text(value), depth + 1, trail)
         return inner if inner is not None else name
 
+    def reads_of(self, step: Step, operand: PtxOperand | None) -> list[tuple[int, Step | None]]:
+        """The reads, after ``step``, of the shared memory ``operand`` of ``step`` points to:
+        C++ element reads of its variable (byte, None) and ``ld.shared``/``ldmatrix`` asm on
+        the same place (byte, the step), in order, in the same lambda or outside of one, not
+        in the other arm of an ``if``. Where ``operand`` points into a raw buffer at an offset
+        (``smem + 1024``), only asm reads of that same place count: which part of the buffer
+        a C++ element read touches is not known. Empty where the place cannot be named."""
+        trail: list[str] = []
+        place = self.place(step, operand, trail)
+        if place is None:
+            return []
+        variable, offset = place
+        stage = next((subs[0] for t in trail if len(subs := _subscripts(t, variable)) > 1),
+                     None)
+        data = self.parsed.data
+
+        def reachable(at: int) -> bool:
+            return not self.exclusive(step.start, at) and \
+                self.in_lambda(at) == self.in_lambda(step.start)
+
+        def same_stage(at: int) -> bool:
+            # tile[stage][i]: another first index is another stage of a pipeline's buffer
+            if stage is None:
+                return True
+            subs = _subscripts(data[at:at + 400].decode("utf-8", "replace"), variable)
+            return len(subs) < 2 or _compact(subs[0]) == _compact(stage)
+
+        found: list[tuple[int, Step | None]] = [
+            (byte, None) for byte, how, element in self.uses_of(variable)
+            if element and not offset and byte > step.start and how in ("read", "readwrite")
+            and reachable(byte) and same_stage(byte)]
+        found.extend((s.start, s) for s in self.steps
+                     if s.kind == SHARED_READ and s.start > step.start and reachable(s.start)
+                     and self.place(s, s.event.memory) == place)
+        return sorted(found, key=lambda f: f[0])
+
     def constant(self, expression: str, depth: int = 0) -> int | None:
         """The value of an integer expression made of literals, ``sizeof`` of a built-in type,
         and locals defined once by such an expression; ``None`` otherwise."""
@@ -275,6 +312,31 @@ class FunctionFlow:
 # pointer arithmetic in an address expression: a + or - that is not ++, -- or ->
 _ARITHMETIC_OFFSET = re.compile(r"(?<![+\-])[+\-](?![+\->])")
 _BRACKETED = re.compile(r"\[[^\[\]]*\]|<[^<>]*>")
+
+
+def _compact(text: str) -> str:
+    return "".join(text.split())
+
+
+def _subscripts(text: str, variable: str) -> list[str]:
+    """The subscripts written right after the first ``variable`` in ``text``:
+    ``tile[s][i]`` -> ``["s", "i"]``."""
+    match = re.search(rf"\b{re.escape(variable)}\s*\[", text)
+    found: list[str] = []
+    k = match.end() - 1 if match else len(text)
+    while k < len(text) and text[k] == "[":
+        depth, start = 0, k + 1
+        for j in range(k, len(text)):
+            depth += {"[": 1, "]": -1}.get(text[j], 0)
+            if depth == 0:
+                found.append(text[start:j])
+                k = j + 1
+                while k < len(text) and text[k].isspace():
+                    k += 1
+                break
+        else:
+            break
+    return found
 
 
 def _outer(expression: str) -> str:
