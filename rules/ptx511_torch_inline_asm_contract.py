@@ -32,8 +32,9 @@ against what the op itself does with them:
 - `is_pure=False`: the op raises `ValueError` ("only supports is_pure=True") at the call;
 - an LLVM operand spelled `${N}` or `${:uid}` (warning): in eager mode the op runs the
   template through the CUDA Jiterator, inside `asm volatile("...")`, after rewriting only
-  `$N` to `%N`; the braced forms reach nvcc as written and the eager kernel does not compile,
-  while the same call under `torch.compile` (lowered to Triton) works.
+  `$N` to `%N`; the braced forms reach nvcc as written and the eager kernel does not compile
+  (that CUDA code, built with nvcc 13.0: ptxas "Parsing error near '$'"), while the same call
+  under `torch.compile` (lowered to Triton) works.
 
 ## Why is this bad?
 The op's contract differs from Triton's `tl.inline_asm_elementwise`, whose arguments it
