@@ -30,7 +30,7 @@ from ptxlint.frontends import tree_reuse
 from ptxlint.frontends.cxx import headers
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import Finding, SourceFile
-from ptxlint.registry import load_rules, preview_ids
+from ptxlint.registry import load_rules
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
 from ptxlint.run import file_index, include_graph, prefilter
@@ -307,6 +307,7 @@ _WORKER: dict[str, object] = {}
 
 def _init_worker(
     config: Config,
+    selector: RuleSelector,
     rule_ids: tuple[str, ...],
     context: RuleContext,
     tier2: Tier2Settings,
@@ -325,10 +326,8 @@ def _init_worker(
     _WORKER["cache"] = cache
     _WORKER["tier2"] = tier2.session()
     _WORKER["rules"] = instantiate(classes)
-    every = load_rules().rules
-    _WORKER["selector"] = RuleSelector(
-        config, [(r.id, r.name) for r in every], preview_rules=preview_ids(every)
-    )
+    # the main process's own selector: a worker judges each rule as a lint here would
+    _WORKER["selector"] = selector
     _WORKER["context"] = context
     _WORKER["max_file_size"] = config.max_file_size
     _WORKER["resolver"] = resolver
@@ -719,7 +718,7 @@ class _Run:
             self.feed = Feed(
                 min(jobs, default_jobs()),
                 _init_worker,
-                (config, ids, context, tier2, resolver, cache, keep_statements),
+                (config, selector, ids, context, tier2, resolver, cache, keep_statements),
                 _work_batch,
                 lambda job: FileOutcome(job.path, reason=WORKER_DIED),
                 family_order,
