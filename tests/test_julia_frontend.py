@@ -97,3 +97,9 @@ def test_a_pure_void_asmcall_is_kept_by_llvm_and_not_flagged() -> None:
     loaded = 'f(p) = @asmcall("ld.volatile.global.u32 \\$0, [\\$1];", "=r,l", UInt32, Tuple{Ptr{UInt32}}, p)\n'
     assert not [f for f in lint_text(void, "k.jl") if f.rule == "PTX505"]
     assert [f.rule for f in lint_text(loaded, "k.jl") if f.rule == "PTX505"] == ["PTX505"]
+
+
+def test_string_concatenation_with_star_is_followed() -> None:
+    (s,) = statements('f(x) = @asmcall("mov.b32 \\$0, " * "\\$1;", "=r,r", UInt32, Tuple{UInt32}, x)\n')
+    assert s.template.text == "mov.b32 $0, $1;"
+    assert spelled(s, 12, 14) == "\\$1"

@@ -88,13 +88,11 @@ class _Reader:
         span = self.span(node)
         if node.type in ("string_literal", "prefixed_string_literal"):
             return jlstrings.decode(self.text, span.start, span.end)
-        if node.type == "binary_expression" and self.node_text(node).count("*") >= 1:
-            # "a" * "b": Julia's concatenation
+        if node.type == "binary_expression":
+            operators = [c for c in node.named_children if c.type == "operator"]
             parts = [c for c in node.named_children if c.type != "operator"]
-            out = Sourced()
-            for part in parts:
-                out = out + self.string(part)
-            return out
+            if len(operators) == 1 and self.node_text(operators[0]) == "*" and len(parts) == 2:
+                return self.string(parts[0]) + self.string(parts[1])  # Julia's concatenation
         return Sourced.hole(span)
 
 
