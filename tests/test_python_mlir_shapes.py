@@ -135,3 +135,18 @@ def test_mlir_operand_count_mismatch_is_graded_by_what_the_compile_does() -> Non
         for f in lint_text(text, "k.py", select=("PTX501",))
     )
     assert found == [("error", True), ("warning", False)]
+
+
+def test_a_constraint_that_does_not_fit_the_mlir_type_is_flagged() -> None:
+    from tests.conftest import lint_text
+
+    text = MLIR + (
+        "def f(x):\n"
+        "    i32 = ir.IntegerType.get_signless(32)\n"
+        "    y = arith.constant(ir.IntegerType.get_signless(64), 1)\n"
+        "    a = llvm.inline_asm(i32, [x], 'mov.b64 $0, $1;', '=l,l')\n"  # i32 result in 'l'
+        "    b = llvm.inline_asm(i32, [y], 'cvt.u32.u64 $0, $1;', '=r,l')\n"  # fits
+    )
+    found = [f for f in lint_text(text, "k.py", select=("PTX004",))]
+    assert len(found) == 1 and "i32" in found[0].message
+    assert text[found[0].span.start : found[0].span.end] == "=l"
