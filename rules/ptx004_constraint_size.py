@@ -11,6 +11,8 @@ from ptxlint.constraints import REGISTER_LETTERS, is_array, letter_for, operand_
 from ptxlint.model import AsmStatement, CType, Edit, Finding, Fix, Operand, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
+from ._llvm import TRITON_FAMILY
+
 
 class ConstraintSizeMismatch(Rule):
     id = "PTX004"
@@ -136,7 +138,11 @@ for types no letter fits (`char`, `__half`).
                 operand.span,
                 f"{operand.role} {statement.ref_prefix}{operand.index} holds {ctype.spelling} "
                 f"({bits} bits) but '{c.letters}' makes a {width}-bit register: {what} "
-                "(Triton 3.6.0: wrong results, or ptxas's 'Arguments mismatch')"
+                + (
+                    "(Triton 3.6.0: wrong results, or ptxas's 'Arguments mismatch')"
+                    if statement.llvm is None or statement.llvm.api in TRITON_FAMILY
+                    else "(wrong results, or ptxas's 'Arguments mismatch')"
+                )
                 + _llvm_advice(statement, operand, right, bits),
             )
 
