@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ptxlint.frontends.julia import extract_julia, mentions_api
 from ptxlint.frontends.julia.jlstrings import decode
 from ptxlint.model import HOLE, AsmStatement, SourceFile
@@ -103,3 +105,24 @@ def test_string_concatenation_with_star_is_followed() -> None:
     (s,) = statements('f(x) = @asmcall("mov.b32 \\$0, " * "\\$1;", "=r,r", UInt32, Tuple{UInt32}, x)\n')
     assert s.template.text == "mov.b32 $0, $1;"
     assert spelled(s, 12, 14) == "\\$1"
+
+
+def test_ptx505_on_a_julia_asmcall_is_confirmed_by_raw_llvm_ir(tmp_path: Path, monkeypatch) -> None:
+    """LLVM.jl emits the call as raw LLVM IR: llvmlite's LLVM compiles it as Julia's would."""
+    from ptxlint.cli import _configure, build_parser, run
+    from ptxlint.verify import VerifyOptions, llvm_probe, verify
+    from tests.toolchain_cache import oracle_cache_root
+
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", oracle_cache_root())
+    if llvm_probe.version(llvm_probe._python("llvmlite"), "llvmlite") is None:
+        pytest.skip("llvmlite is not installed (PTXLINT_LLVMLITE_PYTHON)")
+    path = tmp_path / "k.jl"
+    path.write_text('f(p) = @asmcall("atom.global.add.u32 \\$0, [\\$1], 1;", "=r,l", UInt32, '
+                    "Tuple{Ptr{UInt32}}, p)\n", encoding="utf-8")
+    args = build_parser().parse_args(["check", str(path), "--select", "PTX505"])
+    config, selector, rules, context = _configure(args)
+    result = verify(run(args.paths, config, selector, rules, context),
+                    VerifyOptions(files=(str(path),)))
+    [verdict] = [result.verdict(f) for f in result.findings if f.rule == "PTX505"]
+    assert verdict.status == "confirmed", verdict.evidence
+    assert verdict.tool.startswith("llvmlite ")

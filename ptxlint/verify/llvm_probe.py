@@ -10,6 +10,8 @@ still merge or move it elsewhere).
 * llvmlite (``ir.InlineAsm``): the call as LLVM IR text, a device function whose parameters have
   the types the constraint letters name, compiled by llvmlite's own LLVM with its NVPTX target
   (``nvptx64-nvidia-cuda``, sm_90) to PTX, then assembled by ptxas where one is found.
+* Julia (``@asmcall``): LLVM.jl builds the same raw LLVM IR call, so llvmlite's LLVM compiles
+  it as above.
 * CuTe DSL (``llvm.inline_asm`` of ``cutlass._mlir.dialects``): a ``@cute.kernel`` holding the
   call with operands of those types, compiled by ``cute.compile`` (CuTe DSL's own MLIR and NVVM,
   no GPU needed); the PTX is ``compiled.__ptx__``. Never through llvmlite instead: CuTe DSL's
@@ -46,7 +48,9 @@ ARCH = "sm_90"
 # the LLVM type each NVPTX constraint letter binds
 _LLVM_TYPE = {"h": "i16", "r": "i32", "l": "i64", "f": "float", "d": "double", "q": "i128"}
 _CUTE_TYPE = {"h": "Int16", "r": "Int32", "l": "Int64", "f": "Float32", "d": "Float64"}
-_APIS = ("llvmlite", "cute")
+# Julia's @asmcall is raw LLVM IR too (LLVM.jl builds the call with no attributes): llvmlite's
+# LLVM speaks for it, as for llvmlite's own calls
+_APIS = ("llvmlite", "cute", "julia")
 
 
 def _python(tool: str) -> str:
@@ -205,7 +209,7 @@ def jobs(statement: AsmStatement, ptxas: str | None) -> tuple[tuple[Compile, Com
     """The pure and impure compiles of the call with its result unused, and the tool's name."""
     call = statement.llvm
     if call is None or call.api not in _APIS:
-        raise NotProbeable("not an llvmlite or CuTe DSL call")
+        raise NotProbeable("not an llvmlite, Julia or CuTe DSL call")
     if call.api == "cute":
         # CuTe DSL's MLIR lowering gives the call attributes raw LLVM IR does not have (a pure
         # void asm is deleted by CuTe DSL, kept by LLVM as llvmlite writes it): only CuTe DSL

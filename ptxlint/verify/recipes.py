@@ -194,7 +194,7 @@ LLVM_RECIPES: dict[str, Recipe] = {
 
 
 def _llvm_recipe(rule: str, api: str) -> Recipe:
-    if rule == "PTX505" and api in ("llvmlite", "cute"):
+    if rule == "PTX505" and api in ("llvmlite", "cute", "julia"):
         return Recipe((LLVM_PURITY,), refutable=False,
                       why_clean="the optimizer may still merge or move it elsewhere")
     if rule in LLVM_RECIPES:
