@@ -22,8 +22,9 @@ Verdicts are cached by content hash (nvcc version, target, the form's source) un
     python benchmarks/new_forms.py --family cp,mma # some families
     python benchmarks/new_forms.py --sample 40     # a deterministic sample (what the tests run)
     python benchmarks/new_forms.py --dialect triton  # the Triton calls, linted only
+    python benchmarks/new_forms.py --spellings 4   # more spellings of each form (each word)
 
-Printed: per family, forms / generated / compile OK / guarded out / check clean / not
+Printed: per family, forms (spellings, with --spellings) / generated / compile OK / guarded out / check clean / not
 expressible, then every failure and every reason a form was not expressible.
 """
 
@@ -102,16 +103,32 @@ def compile_targets(targets: tuple[Target, ...]) -> tuple[Target, ...]:
     return tuple(chosen)
 
 
-def _name(prefix: str, form: Form) -> str:
-    """A wrapper name fixed by the form alone, so a sample and the full run compile the same
-    text and share cached verdicts."""
-    return f"{prefix}_{hashlib.sha256(form.spec.encode()).hexdigest()[:10]}"
+def _name(prefix: str, form: Form, opcode: str) -> str:
+    """A wrapper name fixed by the form and the spelling alone, so a sample and the full run
+    compile the same text and share cached verdicts."""
+    key = f"{form.spec}\0{opcode}".encode()
+    return f"{prefix}_{hashlib.sha256(key).hexdigest()[:10]}"
 
 
-def build(forms: Sequence[Form]) -> list[Case]:
+def spellings(form: Form, count: int) -> list[str]:
+    """The plainest spelling first, then up to ``count - 1`` more that take each slot's words
+    in turn (an optional slot's too), so every word of a form gets spelled once with enough."""
+    out = [spelling(form)]
+    for i in range(1, count):
+        words = []
+        for slot in form.slots:
+            k = i if not slot.optional else i - 1
+            words.append(slot.values[k % len(slot.values)].word)
+        text = ".".join((form.opcode, *words))
+        if text not in out:
+            out.append(text)
+    return out
+
+
+def build(forms: Sequence[Form], count: int = 1) -> list[Case]:
     cases = []
-    for form in forms:
-        case = Case(form, spelling(form), name=_name("w", form))
+    for form, opcode in ((f, o) for f in forms for o in spellings(f, count)):
+        case = Case(form, opcode, name=_name("w", form, opcode))
         try:
             derived = derive(select(case.opcode))
         except (SelectionError, NotExpressible) as error:
@@ -304,8 +321,8 @@ def check(cases: list[Case], prelude: str = PRELUDE, suffix: str = ".cu") -> Non
 # ----------------------------------------------------------------------------- the report
 
 
-def run(forms: Sequence[Form], compiler: Compiler | None) -> list[Case]:
-    cases = build(forms)
+def run(forms: Sequence[Form], compiler: Compiler | None, count: int = 1) -> list[Case]:
+    cases = build(forms, count)
     if compiler is not None:
         by_target: dict[Target, list[Case]] = defaultdict(list)
         for case in cases:
@@ -379,7 +396,7 @@ def triton_run(forms: Sequence[Form]) -> list[Case]:
 
     cases = []
     for form in forms:
-        case = Case(form, spelling(form), name=_name("t", form))
+        case = Case(form, spelling(form), name=_name("t", form, spelling(form)))
         try:
             text = generate(case.opcode, dialect="triton", name=case.name)
         except (SelectionError, NotExpressible) as error:
@@ -396,6 +413,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--family", help="comma-separated opcodes (default: all)")
     parser.add_argument("--sample", type=int, default=0, help="this many forms, spread evenly")
+    parser.add_argument("--spellings", type=int, default=1,
+                        help="spellings per form: the plainest, then each slot's words in turn")
     parser.add_argument("--json", help="write the per-family counts here")
     parser.add_argument("--dialect", choices=("cuda", "triton"), default="cuda",
                         help="triton: the inline_asm_elementwise calls, linted only")
@@ -415,7 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if NVCC is None:
         print("nvcc not found on PATH: generation and ptxlint check only", file=sys.stderr)
     compiler = Compiler(NVCC) if NVCC else None
-    cases = run(forms, compiler)
+    cases = run(forms, compiler, args.spellings)
     counts = summarize(cases)
     if compiler is not None:
         print(f"\nnvcc runs: {compiler.runs}")
