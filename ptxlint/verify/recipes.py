@@ -32,6 +32,8 @@ WHOLE_FILE = "whole-file"
 FUNCTION = "function-probe"
 # the file compiled as written at -O3: where nvcc placed a carry consumer (PTX107)
 CARRY = "carry-placement"
+# the file compiled for sm_90a: ptxas's C7517/C7519 info lines about the wgmma protocol
+WGMMA_INFO = "ptxas-wgmma-info"
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ RECIPES: dict[str, Recipe] = {
                                        "shows"),
     # PTX6xx: protocols across statements. No per-statement or whole-file compile fails on
     # them; the evidence is a run (benchmarks/protocol_evidence.py) or, for the wgmma kinds,
-    # ptxas's info lines for the sm_90a compile, which this verifier does not read yet.
+    # ptxas's info lines for the sm_90a compile (verify/wgmma_info.py).
     "PTX601": Recipe((NONE,), why_none="a collective reached by part of a warp compiles; "
                                        "the ISA leaves it undefined at run time"),
     "PTX602": Recipe((NONE,), why_none="an uncommitted cp.async compiles; its data is stale "
@@ -128,10 +130,8 @@ RECIPES: dict[str, Recipe] = {
                                        "it fails only at run time, across CTAs"),
     "PTX605": Recipe((NONE,), why_none="a missing proxy fence compiles; the stale TMA store "
                                        "shows only at run time"),
-    "PTX606": Recipe((NONE,), why_none="ptxas patches it and says so in an info line (C7517, "
-                                       "-gencode arch=compute_90a,code=sm_90a), not an error"),
-    "PTX607": Recipe((NONE,), why_none="ptxas patches it and says so in an info line (C7519, "
-                                       "-gencode arch=compute_90a,code=sm_90a), not an error"),
+    "PTX606": Recipe((WGMMA_INFO,)),
+    "PTX607": Recipe((WGMMA_INFO,)),
     "PTX608": Recipe((NONE,), why_none="a wrong expect-tx count compiles; the phase hangs or "
                                        "completes early at run time"),
     # the warnings: a generic pointer in a .shared access
@@ -190,6 +190,17 @@ LLVM_RECIPES: dict[str, Recipe] = {
     "PTX506": Recipe((NONE,), why_none="the replication shows only at run time (how many times "
                                        "the effect happens), not in any compile"),
     "PTX507": Recipe((TRITON,), _p(r"Did you forget to add @triton\.jit|is not iterable")),
+    # CuTe DSL's inline_ptx: what its NVVM lowering makes of the call shows only in a
+    # cute.compile of a kernel holding it (tests/test_cute_dialect_compile.py does that for
+    # each claim); --verify has no inline_ptx probe yet
+    **{rule: Recipe((NONE,), why_none="no inline_ptx probe: cute.compile of a kernel holding "
+                                      "the call shows it")
+       for rule in ("PTX508", "PTX510", "PTX512")},
+    "PTX509": Recipe((NONE,), why_none="nvidia-cutlass-dsl 4.4.1 and 4.8.1 compile it; the "
+                                       "failure reported with it was not reproduced"),
+    "PTX511": Recipe((NONE,), why_none="the claim is about PyTorch's op, which Triton's probe "
+                                       "does not run"),
+    "PTX902": Recipe((NONE,), why_none="a note: there is no template to compile"),
 }
 
 
