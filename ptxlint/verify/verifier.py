@@ -32,6 +32,7 @@ from ptxlint.verify import (
     ptx_probe,
     scratch,
     triton_probe,
+    wgmma_info,
     whole_file,
 )
 from ptxlint.verify.configuration import configuration, defines_for
@@ -51,6 +52,7 @@ from ptxlint.verify.recipes import (
     TRITON,
     TRITON_PURITY,
     TRITON_WIDTH,
+    WGMMA_INFO,
     WHOLE_FILE,
     Recipe,
     recipe_for,
@@ -383,6 +385,8 @@ class Verifier:
                                   before_ptxas=TRITON in recipe.probes)
             if CARRY in recipe.probes:
                 carry.plan(self, finding, arch)
+            if WGMMA_INFO in recipe.probes:
+                wgmma_info.plan(self, finding)
             if LLVM_PURITY in recipe.probes:
                 llvm_probe.plan(self, finding)
             if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
@@ -539,6 +543,8 @@ class Verifier:
             return self._triton_verdict(finding, recipe)
         if CARRY in recipe.probes:
             return carry.verdict(self, finding, arch)
+        if WGMMA_INFO in recipe.probes:
+            return wgmma_info.verdict(self, finding)
         if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
             return self._whole_file_verdict(finding, recipe, arch)
         heard: list[Diagnostic] = []

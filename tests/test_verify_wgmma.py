@@ -1,0 +1,59 @@
+"""PTX606/PTX607's --verify evidence (verify/wgmma_info.py): ptxas's C7517/C7519 info lines for
+the sm_90a compile, matched to the function around the finding. The compile test skips without
+nvcc; compiles are cached by content hash in the test cache (tests/toolchain_cache.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ptxlint.cli import _configure, build_parser, run
+from ptxlint.report.run_result import RunResult
+from ptxlint.verify import VerifyOptions, discover, verify, wgmma_info
+from ptxlint.verify.verdict import CONFIRMED, UNVERIFIABLE
+from tests.conftest import FIXTURES
+from tests.toolchain_cache import oracle_cache_root
+
+toolchain = discover()
+needs_nvcc = pytest.mark.skipif(toolchain.nvcc is None, reason="nvcc not found")
+
+C7517 = ("ptxas info    : (C7517) warpgroup.wait is injected in around line 43 by compiler to "
+         "allow use of registers defined by GMMA in function '_Z16read_before_waitPfmm'")
+
+
+def test_the_info_line_must_name_the_function_and_the_rules_code() -> None:
+    assert wgmma_info.judge(C7517, "PTX606", "read_before_wait") is not None
+    assert wgmma_info.judge(C7517, "PTX607", "read_before_wait") is None  # C7519's
+    assert wgmma_info.judge(C7517, "PTX606", "read_before") is None  # another function
+    assert wgmma_info.judge(C7517, "PTX606", "before_wait") is None
+
+
+def test_the_function_around_an_offset() -> None:
+    text = "template <int N> __global__ void k(float* x) {\n  x[0] = 1;\n}\n"
+    assert wgmma_info.function_around(text, "k.cu", text.index("x[0]")) == "k"
+    assert wgmma_info.function_around(text, "k.cu", 0) is None
+
+
+@pytest.fixture
+def cache_dir(monkeypatch):
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", oracle_cache_root())
+
+
+def _lint(path: Path, rule: str) -> RunResult:
+    args = build_parser().parse_args(["check", str(path), "--preview", "--select", rule])
+    config, selector, rules, context = _configure(args)
+    return run(args.paths, config, selector, rules, context)
+
+
+@needs_nvcc
+@pytest.mark.usefixtures("cache_dir")
+@pytest.mark.parametrize("rule", ["PTX606", "PTX607"])
+def test_ptxas_confirms_the_bad_fixtures_where_it_patches_them(rule: str) -> None:
+    path = Path(FIXTURES) / "rules" / f"{rule}_bad.cu"
+    result = verify(_lint(path, rule), VerifyOptions(files=(str(path),)))
+    statuses = sorted(result.verifications[id(f)].status for f in result.findings
+                      if f.rule == rule)
+    # PTX606's wait with no commit before it gets no C7517: undefined, but not patched
+    expected = [CONFIRMED, UNVERIFIABLE] if rule == "PTX606" else [CONFIRMED, CONFIRMED]
+    assert statuses == expected
