@@ -90,7 +90,8 @@ performing a `wgmma.wait_group` instruction that waits on a wgmma-group includin
 compiled with `-gencode arch=compute_90a,code=sm_90a`, ptxas 13.0 prints "(C7517)
 warpgroup.wait is injected in around line N by compiler to allow use of registers defined by
 GMMA" and serialises the pipeline (the fixtures' read before the wait gets it; a wait with no
-commit before it gets no message, and is undefined all the same).
+commit before it gets no message, and is undefined all the same). `--verify` compiles the file
+for sm_90a and confirms the finding with that line where it names the function.
 
 ## Example
 ```cuda

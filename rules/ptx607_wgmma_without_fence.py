@@ -65,7 +65,8 @@ thread in the warpgroup and any wgmma.mma_async instruction that accesses the sa
 either as accumulator or input register containing fragments of matrix A". ptxas, compiled
 with `-gencode arch=compute_90a,code=sm_90a`, patches it where it sees it and says so: "(C7519)
 warpgroup.arrive is injected in around line N by compiler to allow use of registers in GMMA"
-(both bad fixtures get it, the clean twin none).
+(both bad fixtures get it, the clean twin none). `--verify` compiles the file for sm_90a and
+confirms the finding with that line where it names the function.
 
 ## Example
 ```cuda
