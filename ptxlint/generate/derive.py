@@ -271,8 +271,8 @@ def _operand(b: _Builder, spec: OperandSpec, position: int, space: str) -> str:
 
 
 # A label the template defines after the instruction. Braces scope it (PTX labels are local to
-# their block), so every inlined copy has its own: nvcc 13.0 does not expand GCC's ``%=`` (it
-# reaches ptxas as is, a syntax error), so a numbered label is not an option.
+# their block), so every inlined copy has its own, as they scope the temporaries; GCC's ``%=``
+# (nvcc expands it to a number of each statement's own) would do for the label alone.
 _LABEL = "Lptxlint_next"
 
 _INPUT_NAMES = ("a", "b", "c", "e", "g", "h", "k", "m")
