@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ptxlint import collector, rule_memo, suppress
 from ptxlint.analysis.cxx_facts import FileFacts
-from ptxlint.analysis.latent import latent_reason
+from ptxlint.analysis.latent import Latent, latent_reason
 from ptxlint.expansion_findings import Placer, common_to_all_branches
 from ptxlint.fix import fix_applies
 from ptxlint.frontends.cxx.extract import ExtractionResult, extract
@@ -381,16 +381,17 @@ def finish(
 def _mark_latent(findings: list[Finding], parsed: ParsedSource | None) -> None:
     """Each finding of a statement no build of the file compiles carries the reason
     (ptxlint.analysis.latent), worked out once per statement and only for those with findings."""
-    reasons: dict[int, str] = {}
+    reasons: dict[int, Latent | None] = {}
     for i, finding in enumerate(findings):
         statement = finding.statement
         if statement is None:
             continue
-        reason = reasons.get(id(statement))
-        if reason is None:
-            reason = reasons[id(statement)] = latent_reason(statement, parsed)
-        if reason:
-            findings[i] = dataclasses.replace(finding, latent=reason)
+        key = id(statement)
+        if key not in reasons:
+            reasons[key] = latent_reason(statement, parsed)
+        latent = reasons[key]
+        if latent is not None and latent.covers(finding.rule):
+            findings[i] = dataclasses.replace(finding, latent=latent.reason)
 
 
 def _fixable(selector: Selector, rule: Rule) -> bool:

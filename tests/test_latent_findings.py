@@ -61,10 +61,37 @@ def test_defect_in_code_the_build_compiles_is_live(case: str) -> None:
     assert _ptx204(LIVE[case]) == [""]
 
 
-def test_a_headers_functions_are_for_its_includers_so_only_dead_branches_are_latent() -> None:
-    assert _ptx204(LATENT["template"], path="k.cuh") == [""]
+def test_in_a_header_an_uninstantiated_template_is_latent_and_a_helper_is_not() -> None:
+    # a template compiles per instantiation wherever it is; a header's helper is for the
+    # files that include it, which may call it
+    assert _ptx204(LATENT["template"], path="k.cuh") != [""]
     assert _ptx204(LATENT["static-helper"], path="k.h") == [""]
     assert _ptx204(LATENT["dead-branch"], path="k.cuh") != [""]
+
+
+def test_other_definitions_of_an_overload_set_are_no_use_of_it() -> None:
+    text = (f"template <int N> __device__ void t(int *p) {{ {BAD} }}\n"
+            "template <int N> __device__ void t(float *p) { }\n")
+    assert _ptx204(text, path="k.cuh") != [""]
+    assert _ptx204(text + "__global__ void k(float *p) { t<1>(p); }\n") == [""]
+
+
+# The operand contract nvcc's front end checks: "=r" on a double.
+CONTRACT = 'asm volatile("mov.b32 %0, 1;" : "=r"(*p));'
+
+
+def test_nvccs_front_end_reads_an_uncalled_helper_but_not_an_uninstantiated_template() -> None:
+    helper = f"static __device__ void h(double *p) {{ {CONTRACT} }}\n"
+    template = f"template <int N> __device__ void t(double *p) {{ {CONTRACT} }}\n"
+    [live] = lint_text(helper, path="k.cu", select=("PTX004",))
+    [latent] = lint_text(template, path="k.cu", select=("PTX004",))
+    assert live.latent == "" and "instantiates" in latent.latent
+
+
+@needs_nvcc
+def test_nvcc_rejects_the_helpers_contract_defect_and_not_the_templates() -> None:
+    assert not _compiles(f"static __device__ void h(double *p) {{ {CONTRACT} }}\n")
+    assert _compiles(f"template <int N> __device__ void t(double *p) {{ {CONTRACT} }}\n")
 
 
 def test_latent_is_a_json_field_and_a_sarif_property_and_a_text_tag() -> None:

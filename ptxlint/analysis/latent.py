@@ -11,30 +11,36 @@ A statement is latent when:
 - its ``#if`` branch is dead in every build: a guard the preprocessor decides false whatever is
   defined (``#if 0``, ``#if defined(X) && 0``), or one that every CUDA toolkit ptxlint knows
   leaves out (``#if CUDA_VERSION < 9000``);
+- it lies in a template (a function template, a member of a class template) that nothing in
+  its file names: nvcc compiles a template's body, its asm operands included, only per
+  instantiation (nvcc 13.0 accepts `"=r"` on a `double` in an uninstantiated template and
+  rejects it in a plain inline function); in a header as in a translation unit;
 - in a translation unit (``.cu``, ``.cpp``, ...; not a header, whose functions are for the
-  files that include it), it lies in a function that the file cannot emit without a use, and
-  that nothing in the file names: a template or a member of a class template (code exists
-  only per instantiation), or a ``static``/``inline``/``__forceinline__`` function, a member
-  defined in its class, or one in an anonymous namespace (internal or inline: nvcc emits it
-  only where it is called). A kernel (``__global__``) is an entry point and always live; a
-  plain external ``__device__`` function may be called from another translation unit
-  (``-rdc``) and is live too.
+  files that include it), it lies in a function that the file emits only where it is used,
+  and that nothing in the file names: a ``static``/``inline``/``__forceinline__`` function, a
+  member defined in its class, one in an anonymous namespace. nvcc's front end still reads
+  such a function, so the operand contract it checks there (the PTX0xx rules) is live; what
+  only ptxas or the running program would meet is latent. A kernel (``__global__``) is an
+  entry point, and a plain external ``__device__`` function may be called from another
+  translation unit (``-rdc``): both are live.
 
-"Names" is a whole-word match of the function's name anywhere else in the file, the other
-declarations, comments and strings included: any mention keeps the function live. Silence
-over guessing: whatever cannot be read (a macro body, a file without its tree) is live.
+"Names" is a whole-word match of the function's name anywhere else in the file (comments and
+strings included, other definitions of an overload set excluded): any mention keeps the
+function live. Silence over guessing: whatever cannot be read (a macro body, a file without
+its tree) is live.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ptxlint.frontends.cxx import preproc
-from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node
+from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node, nodes_of_kinds
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.targets import no_toolkit_compiles
 
-__all__ = ["latent_reason"]
+__all__ = ["Latent", "latent_reason"]
 
 # Files that are translation units: what they define and do not use, no other file uses
 # (a header's functions are for its includers).
@@ -43,23 +49,36 @@ _UNITS = (".cu", ".cpp", ".cc", ".cxx", ".c", ".cu.cc")
 _INTERNAL = frozenset({"static", "inline", "__inline__", "__forceinline__", "constexpr"})
 
 
-def latent_reason(statement: AsmStatement, parsed: ParsedSource | None) -> str:
-    """Why the statement reaches no build of its file, or "" where it is live (or unknown)."""
+@dataclass(frozen=True)
+class Latent:
+    """Why a statement reaches no build of its file. ``front_end_reads``: nvcc's front end
+    still reads the code (an uncalled inline helper), so the defects it checks there (the
+    operand contract, PTX0xx) are live all the same."""
+
+    reason: str
+    front_end_reads: bool = False
+
+    def covers(self, rule: str) -> bool:
+        """Whether a finding of ``rule`` on the statement is latent."""
+        return not (self.front_end_reads and rule.startswith("PTX0"))
+
+
+def latent_reason(statement: AsmStatement, parsed: ParsedSource | None) -> Latent | None:
+    """Why the statement reaches no build of its file, or None where it is live (or
+    unknown)."""
     context = statement.context
     if context.guards:
         if preproc.evaluate_guards(context.guards, {}, context.guard_macros) is False:
             dead = next((g for g in context.guards
                          if preproc.evaluate_guards((g,), {}, context.guard_macros) is False),
                         context.guards[-1])
-            return f"in a dead #if branch ({_shown(dead)}): no build compiles it"
+            return Latent(f"in a dead #if branch ({_shown(dead)}): no build compiles it")
         if no_toolkit_compiles(context.guards):
-            return "in an #if branch that no supported CUDA toolkit compiles"
+            return Latent("in an #if branch that no supported CUDA toolkit compiles")
     if parsed is None or context.macro is not None or context.embedded_in:
-        return ""
-    if not statement.source.path.endswith(_UNITS):
-        return ""
+        return None
     if parsed.text is not statement.source.text:
-        return ""
+        return None
     return _unused_function(statement, parsed)
 
 
@@ -68,7 +87,7 @@ def _shown(guard: str) -> str:
     return f"#if {text}" if len(text) <= 60 else f"#if {text[:57]}..."
 
 
-def _unused_function(statement: AsmStatement, parsed: ParsedSource) -> str:
+def _unused_function(statement: AsmStatement, parsed: ParsedSource) -> Latent | None:
     byte = parsed.to_byte(statement.span.start)
     node = parsed.tree.root_node.descendant_for_byte_range(byte, byte)
     fn = None
@@ -78,53 +97,75 @@ def _unused_function(statement: AsmStatement, parsed: ParsedSource) -> str:
             break
         node = node.parent
     if fn is None:
-        return ""
+        return None
     specifiers = statement.context.function_specifiers
     if "__global__" in specifiers:
-        return ""  # an entry point
+        return None  # an entry point
     name_node = function_name_node(fn)
     if name_node is None:
-        return ""
+        return None
     name = parsed.node_text(name_node).rsplit("::", 1)[-1].strip()
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
-        return ""  # an operator, a destructor, a template-id: not one name to look for
-    template = kind = ""
-    in_class = False
+        return None  # an operator, a destructor, a template-id: not one name to look for
+    template = in_class = internal = False
     current = fn.parent
     while current is not None:
-        if current.type == "template_declaration" and not template:
-            template = "template"
-        elif current.type in ("field_declaration_list",) and not in_class:
+        if current.type == "template_declaration":
+            template = True
+        elif current.type == "field_declaration_list":
             in_class = True
         elif current.type == "namespace_definition" and current.child_by_field_name(
             "name"
         ) is None:
-            kind = kind or "internal"
+            internal = True
         current = current.parent
+    unit = statement.source.path.endswith(_UNITS)
+    internal = internal or in_class or bool(_INTERNAL & set(specifiers))
+    if not template and not (unit and internal):
+        return None  # external linkage, or a header's helper: its callers may be elsewhere
+    if _named_elsewhere(parsed, name, fn.start_byte, fn.end_byte):
+        return None
     if template:
-        kind = "template"
-    elif _INTERNAL & set(specifiers) or in_class:
-        kind = kind or "internal"
-    if not kind:
-        return ""  # external linkage: another translation unit may call it
-    if _named_elsewhere(parsed, name, name_node.start_byte, fn.start_byte, fn.end_byte):
-        return ""
-    if kind == "template":
-        return f"in template '{name}', which nothing in this file instantiates"
-    return f"in helper '{name}', which nothing in this file calls"
+        return Latent(f"in template '{name}', which nothing in this file instantiates: "
+                      "it breaks once instantiated")
+    return Latent(f"in helper '{name}', which nothing in this file calls", front_end_reads=True)
 
 
-def _named_elsewhere(
-    parsed: ParsedSource, name: str, own: int, start: int, end: int
-) -> bool:
+# Per parsed file: the byte offsets of every function definition's own name, which are no
+# use of the name (an overload set's other members).
+_DEFINED: dict[int, tuple[ParsedSource, frozenset[int]]] = {}
+
+
+def _definition_names(parsed: ParsedSource) -> frozenset[int]:
+    known = _DEFINED.get(id(parsed))
+    if known is not None and known[0] is parsed:
+        return known[1]
+    offsets = set()
+    for fn in nodes_of_kinds(parsed.tree.root_node, frozenset({"function_definition"})).get(
+        "function_definition", ()
+    ):
+        inner = function_name_node(fn)
+        if inner is not None:
+            text = parsed.node_text(inner)
+            last = text.rsplit("::", 1)[-1].strip()
+            offsets.add(inner.start_byte + len(text.encode("utf-8")) - len(last.encode("utf-8")))
+    _DEFINED.clear()  # one file at a time
+    _DEFINED[id(parsed)] = (parsed, frozenset(offsets))
+    return _DEFINED[id(parsed)][1]
+
+
+def _named_elsewhere(parsed: ParsedSource, name: str, start: int, end: int) -> bool:
     """``name`` occurs as a word in the file outside the definition ``[start, end)`` (its body
-    calling itself is no use) and other than at ``own``, its own declarator."""
+    calling itself is no use) and other than as a function definition's own name."""
     pattern = re.compile(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])")
-    data = parsed.data
-    for match in pattern.finditer(data):
+    definitions: frozenset[int] | None = None
+    for match in pattern.finditer(parsed.data):
         at = match.start()
-        if at == own or start <= at < end:
+        if start <= at < end:
+            continue
+        if definitions is None:
+            definitions = _definition_names(parsed)
+        if at in definitions:
             continue
         return True
     return False
-
