@@ -484,8 +484,8 @@ class FileFlows:
         self._direct: dict[int, list[Step]] = {}
         self._converts: dict[str, bool] = {}
         self._may_take: dict[tuple[str, frozenset[str], int], bool] = {}
-        found = nodes_of_kinds(parsed.tree.root_node, frozenset({"function_definition"}))
-        for fn in sorted(found.get("function_definition", ()), key=lambda n: n.start_byte):
+        self._calls_by_name: dict[str, list[tuple[FunctionFlow, int, int]]] | None = None
+        for fn in _function_definitions(parsed.tree.root_node):
             flow = self._function(fn)
             if flow is not None:
                 self._functions.append(flow)
@@ -568,13 +568,12 @@ class FileFlows:
         its name names no other definition."""
         if len(self._by_name.get(helper.name, ())) != 1:
             return []
-        found: list[tuple[FunctionFlow, int, int]] = []
-        for flow in self.flows():
-            if flow is helper:
-                continue
-            found.extend((flow, start, end) for start, end, name, _ in flow.calls
-                         if name == helper.name)
-        return found
+        if self._calls_by_name is None:
+            self._calls_by_name = {}
+            for flow in self.flows():
+                for start, end, name, _ in flow.calls:
+                    self._calls_by_name.setdefault(name, []).append((flow, start, end))
+        return [c for c in self._calls_by_name.get(helper.name, ()) if c[0] is not helper]
 
     def _ready(self, flow: FunctionFlow) -> FunctionFlow:
         if not flow._read:
@@ -687,11 +686,13 @@ class FileFlows:
             argument = node.child_by_field_name("argument")
             if argument is not None and argument.type == "identifier":
                 flow.definitions.setdefault(parsed.node_text(argument), []).append(None)
-        asm = flow.asm_ranges
+        asm = sorted(flow.asm_ranges)
+        asm_starts = [start for start, _ in asm]
         for node in found.get("identifier", ()):
             byte = node.start_byte
-            if any(s <= byte < e for s, e in asm):
-                continue
+            k = bisect.bisect_right(asm_starts, byte) - 1
+            if k >= 0 and byte < asm[k][1]:
+                continue  # an asm statement's operand: its steps speak for it
             how, element = _usage(node)
             flow.uses.setdefault(parsed.node_text(node), []).append((byte, how, element))
         own = sorted(flow.statements, key=lambda s: s.span.start)
@@ -765,6 +766,23 @@ class FileFlows:
             # its parameters' definitions, for keys through the call
             (helper.owner or self).ready(helper)
         return known
+
+
+def _function_definitions(root: Node) -> list[Node]:
+    """The function definitions of a file in order, by one cursor walk that does not enter
+    their bodies (most of a file's nodes: a walk of them all cost half the flows' time);
+    a local class's methods, inside a body, are not found."""
+    found: list[Node] = []
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        if node is not None and node.type == "function_definition":
+            found.append(node)
+        elif node is not None and node.type != "compound_statement" and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return found
 
 
 def _events(statement: AsmStatement) -> Iterator[tuple[PtxInstruction, Event]]:
