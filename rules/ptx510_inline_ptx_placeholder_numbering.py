@@ -70,11 +70,16 @@ No fix is offered: either the placeholder or the list is wrong, and only the aut
             written = statement.source.text[p.span.start : p.span.end]
             if count is not None and p.number >= count:
                 reported.add(key)
+                binds = (
+                    f": the lowering binds it to {_LISTS[p.bound_kind]}[{p.bound_index}]"
+                    if p.bound_kind
+                    else ""
+                )
                 yield self.finding(
                     statement,
                     p.span,
                     f"'{written}' names {listed}[{p.number}], but the list has "
-                    f"{count} element{'s' if count != 1 else ''}",
+                    f"{count} element{'s' if count != 1 else ''}{binds}",
                 )
                 continue
             if not p.bound_kind or (p.bound_kind, p.bound_index) == key:

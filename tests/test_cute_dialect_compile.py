@@ -107,3 +107,19 @@ def test_ptx501_a_constraint_without_an_operand_kills_the_compile(tmp_path: Path
     assert "PTX501" in rules_on(source)
     status, _, _ = compile_(source, tmp_path)
     assert status != 0
+
+
+def test_verify_confirms_the_inline_ptx_claims_by_compiling_them() -> None:
+    """``--verify`` builds the same kind of kernel (verify/inline_ptx_probe.py) for the fixtures."""
+    from ptxlint.cli import _configure, build_parser, run
+    from ptxlint.verify import VerifyOptions, verify
+
+    root = Path(__file__).parent.parent / "fixtures" / "rules"
+    paths = [str(root / f"{rule}_bad.py") for rule in ("PTX508", "PTX510", "PTX512")]
+    args = build_parser().parse_args(["check", *paths, "--select", "PTX508,PTX510,PTX512"])
+    config, selector, rules, context = _configure(args)
+    result = verify(run(args.paths, config, selector, rules, context),
+                    VerifyOptions(files=tuple(paths)))
+    verdicts = [result.verdict(f) for f in result.findings]
+    assert len(verdicts) == 6
+    assert all(v.status == "confirmed" for v in verdicts), [v.evidence for v in verdicts]

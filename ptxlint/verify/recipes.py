@@ -34,6 +34,8 @@ FUNCTION = "function-probe"
 CARRY = "carry-placement"
 # the file compiled for sm_90a: ptxas's C7517/C7519 info lines about the wgmma protocol
 WGMMA_INFO = "ptxas-wgmma-info"
+# CuTe DSL's inline_ptx in a kernel compiled by cute.compile (verify/inline_ptx_probe.py)
+INLINE_PTX = "cute-inline-ptx"
 
 
 @dataclass(frozen=True)
@@ -190,12 +192,9 @@ LLVM_RECIPES: dict[str, Recipe] = {
     "PTX506": Recipe((NONE,), why_none="the replication shows only at run time (how many times "
                                        "the effect happens), not in any compile"),
     "PTX507": Recipe((TRITON,), _p(r"Did you forget to add @triton\.jit|is not iterable")),
-    # CuTe DSL's inline_ptx: what its NVVM lowering makes of the call shows only in a
-    # cute.compile of a kernel holding it (tests/test_cute_dialect_compile.py does that for
-    # each claim); --verify has no inline_ptx probe yet
-    **{rule: Recipe((NONE,), why_none="no inline_ptx probe: cute.compile of a kernel holding "
-                                      "the call shows it")
-       for rule in ("PTX508", "PTX510", "PTX512")},
+    # CuTe DSL's inline_ptx: what its NVVM lowering makes of the call, in a kernel holding it
+    # compiled by cute.compile (ptxas's verdict, or the parameter each register came from)
+    **{rule: Recipe((INLINE_PTX,)) for rule in ("PTX508", "PTX510", "PTX512")},
     "PTX509": Recipe((NONE,), why_none="nvidia-cutlass-dsl 4.4.1 and 4.8.1 compile it; the "
                                        "failure reported with it was not reproduced"),
     "PTX511": Recipe((NONE,), why_none="the claim is about PyTorch's op, which Triton's probe "

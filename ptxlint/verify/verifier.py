@@ -28,6 +28,7 @@ from ptxlint.verify import (
     harness,
     identity,
     immediates,
+    inline_ptx_probe,
     llvm_probe,
     ptx_probe,
     scratch,
@@ -46,6 +47,7 @@ from ptxlint.verify.recipes import (
     CU,
     DIFFERENTIAL,
     FUNCTION,
+    INLINE_PTX,
     LLVM_PURITY,
     NONE,
     PTX,
@@ -389,6 +391,8 @@ class Verifier:
                 wgmma_info.plan(self, finding)
             if LLVM_PURITY in recipe.probes:
                 llvm_probe.plan(self, finding)
+            if INLINE_PTX in recipe.probes:
+                inline_ptx_probe.plan(self, finding)
             if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
                 self._plan_whole_file(finding.path, arch, self.defines(statement))
 
@@ -539,6 +543,8 @@ class Verifier:
             return harness.verdict(self, finding, arch, "")
         if LLVM_PURITY in recipe.probes:
             return llvm_probe.verdict(self, finding, recipe.why_clean)
+        if INLINE_PTX in recipe.probes:
+            return inline_ptx_probe.verdict(self, finding)
         if {TRITON, TRITON_PURITY, TRITON_WIDTH} & set(recipe.probes):
             return self._triton_verdict(finding, recipe)
         if CARRY in recipe.probes:
