@@ -38,6 +38,7 @@ def _flow(flows: FileFlows, name: str):  # noqa: ANN202 (a test helper)
     ("static_cast<uint32_t>(__cvta_generic_to_shared(bars + 2))", "bars"),
     ("smem_ptr", "smem_ptr"),
     ("other_call(x)", None),
+    ("reinterpret_cast<int4*>(smem + 8)", "smem"),  # the template argument is a type
 ])
 def test_base_name_sees_through_casts_and_conversions(expression: str, base: str | None) -> None:
     assert base_name(expression) == base

@@ -51,6 +51,7 @@ _NOT_BASES = frozenset(
     "uintptr_t intptr_t float double bool signed auto cast_smem_ptr_to_uint smem_ptr_to_uint "
     "__cvta_generic_to_global std cute cutlass raw_pointer_cast get sizeof".split())
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_TEMPLATE_ARGUMENTS = re.compile(r"(?<=\w)\s*<[^<>()]*>")
 # `name(argument)` and `ns::name<T>(argument)`, with one argument and no comma
 _ONE_ARGUMENT_CALL = re.compile(
     r"^\s*(?:\(\s*[\w:]+\s*\)\s*)?(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*(?:<[^<>]*>)?"
@@ -75,6 +76,9 @@ _CALL_DEPTH = 3  # how many calls deep may_take reads a helper's callees
 def base_name(expression: str) -> str | None:
     """The variable an operand expression is about: its first identifier that is not a cast, a
     conversion or a type (``(uint32_t)__cvta_generic_to_shared(&bars[i])`` -> ``bars``)."""
+    previous = None
+    while previous != expression:  # template arguments name types, not the variable
+        previous, expression = expression, _TEMPLATE_ARGUMENTS.sub("", expression)
     for match in _IDENTIFIER.finditer(expression):
         word = match.group()
         if word in _NOT_BASES:
