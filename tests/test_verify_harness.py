@@ -195,10 +195,55 @@ def test_ptx009_undefined_output_is_confirmed_and_an_unused_input_is_not(tmp_pat
     result = verified(path, "--select", "PTX009")
     verdict = result.verdict(finding(result, "PTX009"))
     assert verdict.status == "confirmed", verdict.evidence
-    assert "a register the template never writes" in verdict.evidence
+    assert "the variable gets a register nothing set" in verdict.evidence
     path = write(tmp_path, '__device__ unsigned f(unsigned x, unsigned y) { unsigned r;\n'
                            '  asm("mov.u32 %0, %1;" : "=r"(r) : "r"(x), "r"(y));\n'
                            '  return r;\n}\n')
     result = verified(path, "--select", "PTX009")
     verdict = result.verdict(finding(result, "PTX009"))
     assert verdict.status == "unverifiable" and "intent" in verdict.evidence
+
+
+INPUT_WRITTEN = ('__device__ unsigned long long f(unsigned x) {\n'
+                 '  unsigned long long const d = 0;\n'
+                 '  asm volatile("cvt.u64.u32 %0, %1;" :: "l"(d), "r"(x));\n'
+                 '  return d;\n}\n')
+
+
+def test_ptx105_names_the_clobbered_register_the_code_still_reads(tmp_path):
+    path = write(tmp_path, INPUT_WRITTEN)
+    result = lint(path, "--select", "PTX105")
+    statement = finding(result, "PTX105").statement
+    asm = "\t// begin inline asm\n\tcvt.u64.u32 %rd1, %r1;\n\t// end inline asm\n"
+    load = "\tld.param.u64 %rd1, [p_param_2];\n"
+    # as nvcc compiles CUTLASS's copy_sm90_desc.hpp: the input's register stored afterwards
+    confirmed, evidence = harness.judge("PTX105", load + asm + "\tst.global.u64 [%rd3], %rd1;\n",
+                                        "", "cvt.u64.u32", "nvcc", statement=statement)
+    assert confirmed and "writes %rd1, the register nvcc gave input %0" in evidence
+    # written again before any read: nothing the compiler keeps is clobbered
+    assert not harness._clobbered(load + asm + "\tmov.u64 %rd1, 7;\n\tst.global.u64 [%rd3], "
+                                  "%rd1;\n", statement)
+
+
+def test_an_output_made_read_write_is_judged_by_the_value_it_passes_in():
+    pair = harness.Unit(
+        '__global__ void ptxlint_probe(unsigned int *ptxlint_mem, unsigned char *ptxlint_sink, '
+        'unsigned int ptxlint_v0_in) {\n  asm("" : "=r"(ptxlint_v0));\n',
+        '__global__ void ptxlint_probe(unsigned int *ptxlint_mem, unsigned char *ptxlint_sink, '
+        'unsigned int ptxlint_v0_in) {\n  asm("" : "+r"(ptxlint_v0));\n')
+    load = "\tld.param.u32 %r1, [_Z13ptxlint_probePjPhj_param_2];\n"
+    confirmed, evidence = harness.judge("PTX106", "\tst.global.u32 [%rd1], %r2;\n",
+                                        load + "\tst.global.u32 [%rd1], %r1;\n", "mov", "nvcc",
+                                        pair)
+    assert confirmed and "never loads the value operand %0 held before the asm" in evidence
+    # loaded either way: PTX009 says nothing more
+    assert not harness.judge("PTX009", load, load, "mov", "nvcc", pair)[0]
+
+
+@needs_nvcc
+def test_ptx105_in_a_file_that_does_not_compile_is_confirmed_by_the_clobber(tmp_path):
+    path = write(tmp_path, BROKEN + INPUT_WRITTEN)
+    result = verified(path, "--select", "PTX105")
+    verdict = result.verdict(finding(result, "PTX105"))
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "the register nvcc gave input %0" in verdict.evidence

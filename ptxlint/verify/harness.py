@@ -180,10 +180,27 @@ def compile_job(nvcc: str, unit_text: str, arch: str) -> Compile:
                     f"{{dir}}/{PROBE_FILE}"), ((PROBE_FILE, unit_text),), (OUTPUT,))
 
 
-def judge(rule: str, defective_ptx: str, fixed_ptx: str, mnemonic: str, tool: str
+def judge(rule: str, defective_ptx: str, fixed_ptx: str, mnemonic: str, tool: str,
+          pair: Unit | None = None, statement: AsmStatement | None = None
           ) -> tuple[bool, str]:
-    """(confirmed, evidence) from the two units' PTX."""
+    """(confirmed, evidence) from the two units' PTX (``pair``, their text, and ``statement``,
+    the asm as written, let the evidence name the operand)."""
     setting = f"a function-level probe ({_SETTING[rule]}, compiled alone)"
+    if rule in ("PTX009", "PTX103", "PTX106") and pair is not None:
+        # the fix (or the comparison) makes an '=' output '+': the claim holds where the value
+        # the variable held is loaded for the asm with '+' and never as written
+        passed = _passed_in(pair, defective_ptx, fixed_ptx)
+        if passed is not None:
+            return True, (f"in {setting}, {tool} -O3 never loads the value {passed} held "
+                          "before the asm as written, and loads it with '+': where the template "
+                          "does not write the output, the variable gets a register nothing set")
+        if rule == "PTX009":
+            return False, (f"in {setting}, {tool} -O3 passes the same value in with '=' and "
+                           "'+': the undefined value is not visible in this compile")
+    if rule == "PTX105" and statement is not None:
+        clobbered = _clobbered(defective_ptx, statement)
+        if clobbered is not None:
+            return True, f"in {setting}, {clobbered}"
     before = differential.asm_copies(defective_ptx, mnemonic)
     after = differential.asm_copies(fixed_ptx, mnemonic)
     if rule == "PTX101":
@@ -201,17 +218,88 @@ def judge(rule: str, defective_ptx: str, fixed_ptx: str, mnemonic: str, tool: st
                           "drops them across the asm")
         return False, (f"not exploited by {tool} -O3 in {setting} either: the C++ loads and "
                        "stores stay on their side of the asm as written")
-    if rule == "PTX009":
-        if differential.normalize(defective_ptx) != differential.normalize(fixed_ptx):
-            return True, (f"in {setting}, {tool} -O3 compiles the output as written ('=') and "
-                          "read-write ('+') differently: as written the variable's value is "
-                          "not passed in, so it gets a register the template never writes")
-        return False, (f"in {setting}, {tool} -O3 compiles '=' and '+' to the same PTX: the "
-                       "undefined value is not visible in this compile")
     confirmed, evidence = differential.judge(defective_ptx, fixed_ptx, mnemonic, tool)
     if confirmed:
         return True, f"in {setting}, " + evidence
     return False, f"not exploited by {tool} -O3 in {setting} either: the same PTX"
+
+
+_CONSTRAINT = re.compile(r'"([=+&]*)[^"]*"\(ptxlint_v(\d+)\)')
+_SIGNATURE = re.compile(r"__global__ void ptxlint_probe\((.*)\) \{")
+
+
+def _passed_in(pair: Unit, defective_ptx: str, fixed_ptx: str) -> str | None:
+    """The operand ('ptxlint_v0') that is '=' as written and '+' in the fixed unit, when the
+    fixed PTX loads its kernel parameter and the defective PTX does not; else None."""
+    before = {m[2]: m[1] for m in _CONSTRAINT.finditer(pair.defective)}
+    after = {m[2]: m[1] for m in _CONSTRAINT.finditer(pair.fixed)}
+    signature = _SIGNATURE.search(pair.defective)
+    if signature is None:
+        return None
+    params = [p.strip() for p in signature[1].split(",")]
+    for number, modifiers in before.items():
+        if "=" not in modifiers or "+" not in after.get(number, ""):
+            continue
+        position = next((k for k, p in enumerate(params)
+                         if p.endswith(f"ptxlint_v{number}_in")), None)
+        if position is None:
+            continue
+        load = re.compile(rf"\bld\.param\.\w+\s+%\w+,\s*\[\w+_param_{position}\]")
+        if load.search(fixed_ptx) and not load.search(defective_ptx):
+            return f"operand %{number}"
+    return None
+
+
+def _clobbered(ptx: str, statement: AsmStatement) -> str | None:
+    """PTX105: where the asm writes the register nvcc gave an input, and the code after the
+    asm block reads that register as the input's value."""
+    from ptxlint.analysis.operand_access import writes_of
+    from ptxlint.verify.triton_probe import operand_registers
+
+    lines = ptx.splitlines()
+    for operand in statement.inputs:
+        if not writes_of(statement, operand.index):
+            continue
+        for register in operand_registers(ptx, statement, operand.index) or ():
+            use = re.compile(rf"{re.escape(register)}(?![\w$])")
+            # from the end of the asm block that holds the register on
+            ends = [n for n, line in enumerate(lines) if line.strip() == "// end inline asm"
+                    and any(use.search(x) for x in lines[_begin(lines, n):n])]
+            for line in lines[ends[0] + 1:] if ends else ():
+                code = " ".join(line.split("//", 1)[0].split())
+                if line.strip() == "// begin inline asm":
+                    break  # another asm: what it does with the register is its own
+                if not code or not use.search(code):
+                    continue
+                elif _reads(code, register):
+                    return (f"the asm writes {register}, the register nvcc gave input "
+                            f"%{operand.index}, and the code after it reads {register} as the "
+                            f"input's value (`{code}`): the write clobbers a value the compiler "
+                            "still uses")
+                else:
+                    break  # written again first: this copy's clobber is not read
+    return None
+
+
+def _begin(lines: list[str], end: int) -> int:
+    return next((n for n in range(end - 1, -1, -1) if lines[n].strip() == "// begin inline asm"),
+                end)
+
+
+def _reads(code: str, register: str) -> bool:
+    """Whether the PTX instruction ``code`` reads ``register`` (a source, an address, a store's
+    value), not only writes it (the first operand of most instructions)."""
+    parts = code.rstrip(";").split(None, 1)
+    if parts and parts[0].startswith("@") and len(parts) == 2:  # a guard: `@%p1 st.u32 ...`
+        parts = parts[1].split(None, 1)
+    if len(parts) < 2:
+        return False
+    operands = [o.strip() for o in parts[1].split(",")]
+    opcode = parts[0]
+    if opcode.startswith(("st.", "red.")) or not operands:
+        return any(register in o for o in operands)
+    return any(register in o for o in operands[1:]) or "[" in operands[0] and (
+        register in operands[0])
 
 
 def _accesses(ptx: str) -> list[str]:
@@ -255,6 +343,7 @@ def plan(verifier: Verifier) -> None:
                 for job in (compile_job(nvcc.path, pair.defective, virtual),
                             compile_job(nvcc.path, pair.fixed, virtual))]
         verifier.function_probes[id(finding)] = (keys[0], keys[1])
+        verifier.function_units[id(finding)] = pair
 
 
 def verdict(verifier: Verifier, finding: Finding, arch: str, silence: str,
@@ -280,8 +369,9 @@ def verdict(verifier: Verifier, finding: Finding, arch: str, silence: str,
     statement = finding.statement
     assert statement is not None
     mnemonic = next((i.mnemonic for i in statement.ptx.instructions), "")
+    pair = verifier.function_units.get(id(finding))
     confirmed, evidence = judge(finding.rule, defective.output(OUTPUT), fixed.output(OUTPUT),
-                                mnemonic, tool)
+                                mnemonic, tool, pair, statement)
     if not confirmed or not decisive:
         evidence = silence + evidence
         confirmed = False

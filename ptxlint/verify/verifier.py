@@ -329,6 +329,7 @@ class Verifier:
         self.differential: dict[int, tuple[str, str] | str] = {}  # id(f) -> keys | reason
         self.triton: dict[int, tuple[str, ...] | str] = {}  # id(f) -> job keys | reason
         self.function_probes: dict[int, tuple[str, str] | str] = {}  # id(f) -> keys | reason
+        self.function_units: dict[int, harness.Unit] = {}  # id(f) -> the two texts
         self.llvm: dict[int, tuple[str, str] | str] = {}  # llvmlite/CuTe DSL: keys | reason
         self._reports: dict[WholeKey, whole_file.Report] = {}
         self._ran: set[str] = set()
