@@ -127,3 +127,10 @@ def test_nvcc_builds_the_latent_defect_and_rejects_it_once_used(case: str) -> No
         ),
     }[case]
     assert not _compiles(used), case
+
+
+def test_a_guard_macro_built_from_names_the_build_sets_is_no_dead_branch() -> None:
+    # IS_MLA reads HEAD_ELEMS, which the build passes with -D: undefined here, not 0 there
+    text = ("#define IS_MLA (HEAD_ELEMS == 576)\n#if IS_MLA\n"
+            f"__global__ void k(int *p) {{ {BAD} }}\n#endif\n")
+    assert _ptx204(text) == [""]
