@@ -247,3 +247,17 @@ def test_ptx105_in_a_file_that_does_not_compile_is_confirmed_by_the_clobber(tmp_
     verdict = result.verdict(finding(result, "PTX105"))
     assert verdict.status == "confirmed", verdict.evidence
     assert "the register nvcc gave input %0" in verdict.evidence
+
+
+def test_an_n_operand_gets_the_files_own_value_not_a_stand_in(tmp_path):
+    # a stand-in 1 as cp.async's size is a unit ptxas rejects, which would prove nothing
+    path = write(tmp_path, 'constexpr int BYTES = 16;\n'
+                           '__device__ void f(unsigned dst, const void* src, unsigned* flag) {\n'
+                           '  unsigned v;\n'
+                           '  asm("cp.async.cg.shared.global [%1], [%2], %3;\\n'
+                           'ld.global.u32 %0, [%4];" : "=r"(v) : "r"(dst), "l"(src),'
+                           ' "n"(BYTES), "l"(flag));\n'
+                           '  *flag = v;\n}\n')
+    result = lint(path, "--select", "PTX102")
+    unit = harness.unit(finding(result, "PTX102"), result.sources[str(path)])
+    assert '"n"(16)' in unit.defective and '"n"(16)' in unit.fixed

@@ -10,6 +10,7 @@ own file and line, so nvcc's messages point where the user looks.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from ptxlint.model import AsmStatement, Operand, Span
 from ptxlint.verify import scratch
@@ -56,14 +57,17 @@ def _type_for(operand: Operand) -> str:
                        f"{operand.constraint.text!r} names none")
 
 
-def replacement(operand: Operand) -> tuple[str | None, str]:
-    """(declaration or None, expression to use in the asm) for one operand."""
+def replacement(operand: Operand, value: int | None = None) -> tuple[str | None, str]:
+    """(declaration or None, expression to use in the asm) for one operand; ``value`` is the
+    file's own value for a non-literal "n" operand, where the caller knows one."""
     if operand.constraint.opaque:
         raise NotProbeable(f"operand {operand.index}'s constraint comes from a macro")
     letters = operand.constraint.letters
     if "n" in letters:
         # the value itself is what nvcc checks: keep literals, else a stand-in constant
-        return None, operand.expression if _INT_LITERAL.fullmatch(operand.expression) else "1"
+        if _INT_LITERAL.fullmatch(operand.expression):
+            return None, operand.expression
+        return None, str(value) if value is not None else "1"
     if "C" in letters:
         if _STRING_LITERAL.fullmatch(operand.expression):
             return None, operand.expression
@@ -98,8 +102,9 @@ def rebuilt(statement: AsmStatement, exprs: dict[int, str]) -> str:
     return f"{' '.join(words)}({' : '.join(sections)})"
 
 
-def build(statement: AsmStatement) -> str:
-    """The probe's source text."""
+def build(statement: AsmStatement, values: Mapping[int, int] | None = None) -> str:
+    """The probe's source text; ``values`` gives non-literal "n" operands the file's own values
+    (else a stand-in 1)."""
     if statement.template.has_holes or any(p.kind == "macro" for p in statement.template.pieces):
         raise NotProbeable("part of the template is a macro whose text is unknown")
     if statement.opaque_sections:
@@ -111,7 +116,7 @@ def build(statement: AsmStatement) -> str:
     edits: list[tuple[Span, str]] = []
     exprs: dict[int, str] = {}
     for operand in statement.operands:
-        decl, expr = replacement(operand)
+        decl, expr = replacement(operand, (values or {}).get(operand.index))
         if decl:
             decls.append(decl)
         edits.append((operand.expression_span, expr))

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from ptxlint.engine import extract_statements
 from ptxlint.fix import apply_edits
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, SourceFile, Span
-from ptxlint.verify import cu_probe, differential
+from ptxlint.verify import cu_probe, differential, immediates
 from ptxlint.verify.diagnostics import parse
 from ptxlint.verify.identity import probe_arch, tool_id
 from ptxlint.verify.recipes import DIFFERENTIAL, FUNCTION, recipe_for, undefined_output
@@ -106,8 +106,12 @@ def fixed_statement(finding: Finding, source: SourceFile, fix: Fix | None = None
 def text(statement: AsmStatement, rule: str) -> str:
     """The unit for ``statement`` under ``rule``'s claim. NotProbeable (cu_probe's reasons: a
     macro template, an operand of a user-defined type) when it cannot be written."""
+    # the file's own value for each "n" operand it fixes: a stand-in may be one ptxas rejects
+    # (cp.async's size), and the unit must compile as the file would
+    known = {o.index: found[0] for o in immediates.immediates(statement)
+             if (found := immediates.values(statement, o))}
     try:
-        probe = cu_probe.build(statement)
+        probe = cu_probe.build(statement, known)
     except cu_probe.NotProbeable as exc:
         raise NotProbeable(str(exc)) from exc
     lines = probe.splitlines()
