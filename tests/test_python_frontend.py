@@ -139,9 +139,13 @@ def test_parameters_and_conditional_values_are_holes() -> None:
         "    return tl.inline_asm_elementwise(s, '=r,r', [x], tl.int32, True, 1)\n"
     )
     found = extract_python(SourceFile("k.py", text), parse_template)
+    f, *g = found.statements
     # `asm` is a parameter: the template is one hole, not PTX we could judge
-    assert all(HOLE in s.template.text for s in found.statements)
-    assert all(s.opaque_sections or s.template.has_holes for s in found.statements)
+    assert HOLE in f.template.text and (f.opaque_sections or f.template.has_holes)
+    # `s` bound on both branches of an `if`: never one guessed value, but one reading per
+    # branch, each saying which branch it is
+    assert [(s.template.text, s.context.branch) for s in g] == [
+        ("mov.b32 $0, $1;", ("if c",)), ("neg.s32 $0, $1;", ("else",))]
 
 
 def test_amdgpu_asm_in_the_same_api_is_not_ptx() -> None:

@@ -112,3 +112,27 @@ def test_a_platform_choice_is_read_for_the_cuda_build() -> None:
     assert statement(text).template.text == "mov.b32 $0, $1;"
     other = HEADER + "def k(x, fast):\n" + CALL.format("'a' if fast else 'b'")
     assert statement(other).template.text == HOLE  # a runtime choice stays unknown
+
+
+def test_a_template_bound_on_if_branches_is_read_once_per_branch() -> None:
+    text = (
+        "from cutlass._mlir.dialects import llvm\n"
+        "def clz(value, wide):\n"
+        "    if wide:\n"
+        "        asm, cons = 'clz.b64 $0, $1;', '=r,l'\n"
+        "        asm = 'clz.b64 $0, $1;'\n"
+        "        cons = '=r,l'\n"
+        "    elif value:\n"
+        "        asm = 'clz.b23 $0, $1;'\n"
+        "        cons = '=r,r'\n"
+        "    else:\n"
+        "        raise TypeError(value)\n"
+        "    return llvm.inline_asm(None, [value], asm, cons)\n"
+    )
+    found = extract_python(SourceFile("k.py", text), parse_template).statements
+    assert [s.template.text for s in found] == ["clz.b64 $0, $1;", "clz.b23 $0, $1;"]
+    assert [s.llvm.constraints.text for s in found if s.llvm and s.llvm.constraints] == [
+        "=r,l", "=r,r"]
+    assert [s.context.branch for s in found] == [("if wide",), ("elif value",)]
+    typo = [f for f in lint_text(text, "k.py") if f.rule == "PTX204"]
+    assert len(typo) == 1 and typo[0].branch == ("elif value",)

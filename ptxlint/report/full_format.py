@@ -22,7 +22,7 @@ k.cu:15:20: PTX101 [warning] '%clock' changes while the thread runs, ...
 from __future__ import annotations
 
 from ptxlint.model import Finding, SourceFile
-from ptxlint.report.names import printable_name
+from ptxlint.report.names import branch_words, printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.text_format import SNIPPET_WIDTH, _window, latent_tag, shown, summary
@@ -109,7 +109,7 @@ def render_finding(finding: Finding, result: RunResult) -> str:
         lines += _snippet(finding, source)
     indent = "   = "
     if finding.branch:
-        lines.append(f"{indent}note: in the #if branch where {' && '.join(finding.branch)}")
+        lines.append(f"{indent}note: {branch_words(finding)}")
     if finding.latent:
         lines.append(f"{indent}note: latent: {finding.latent}")
     if finding.expansion is not None:

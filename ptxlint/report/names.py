@@ -12,8 +12,12 @@ Machine formats (JSON, SARIF, the GitHub and Azure workflow commands) escape nam
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ptxlint.lazy_regex import on_first_use
+
+if TYPE_CHECKING:
+    from ptxlint.model import Finding
 
 # C0, DEL and C1 controls, the Unicode line and paragraph separators, and the bidirectional
 # embeddings, overrides and isolates.
@@ -37,3 +41,13 @@ def printable_name(path: str) -> str:
     if not _UNSAFE.search(path):
         return path
     return '"' + _QUOTED().sub(_escape, path) + '"'
+
+
+def branch_words(finding: Finding) -> str:
+    """The note for a finding of one branch of its statement: an ``#if`` branch in C++, the
+    branch of an ``if`` that binds the template in Python (the Python front end reads such a
+    call once per branch)."""
+    where = " && ".join(finding.branch)
+    if finding.path.endswith((".py", ".jl")):
+        return f"in the reading where the code takes `{where}`"
+    return f"in the #if branch where {where}"

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ptxlint.model import Finding, Severity
-from ptxlint.report.names import printable_name
+from ptxlint.report.names import branch_words, printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 
@@ -69,8 +69,7 @@ def render_finding(finding: Finding, result: RunResult, style: Style) -> str:
             lines.append(f"  {text}")
             lines.append(f"  {pad}{style.paint(marker, '1;32')}")
     if finding.branch:
-        where = " && ".join(finding.branch)
-        lines.append(f"  {style.paint('note', '1;36')}: in the #if branch where {where}")
+        lines.append(f"  {style.paint('note', '1;36')}: {branch_words(finding)}")
     if finding.latent:
         lines.append(f"  {style.paint('note', '1;36')}: latent: {finding.latent}")
     if finding.expansion is not None:

@@ -8,6 +8,7 @@ arguments are bound by position and keyword; strings are resolved by :mod:`.valu
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -42,7 +43,7 @@ from .apis import Api, bounded_matches, classify, mentions_api, worth_parsing
 from .embedded_cxx import extract_embedded
 from .inline_ptx import read_inline_ptx
 from .mlir_operands import mlir_operand_types
-from .values import Values
+from .values import Values, branches
 
 _CALLEE = re.compile(
     r"\b(inline_asm_elementwise|elementwise_inline_asm|inline_asm|inline_ptx|InlineAsm|RawKernel"
@@ -120,7 +121,7 @@ def extract_python(
             if call.api.syntax == "cxx":
                 _embedded(source, values, call, parse_template, type_lookup, result)
             else:
-                _llvm(source, values, call, parse_template, result)
+                _llvm_branches(source, values, call, parse_template, result)
         except RecursionError:
             result.skipped.append((start, "expression too deeply nested to resolve"))
     result.statements.sort(key=lambda s: s.span.start)
@@ -292,6 +293,60 @@ def _embedded(
 
 
 # --------------------------------------------------------------------------- LLVM syntax
+
+# Branches of one `if` read one at a time, at most this many (an `if`/`elif` chain choosing a
+# template by type is the common case: CUTLASS's and flashinfer's CuTe DSL wrappers)
+_MAX_BRANCHES = 8
+
+
+def _llvm_branches(
+    source: SourceFile,
+    values: Values,
+    call: _Call,
+    parse_template: TemplateParser,
+    result: ExtractionResult,
+) -> None:
+    """The call, and where its template or constraints are bound on the branches of an ``if``
+    (``if isinstance(v, Int32): asm = "clz.b32 ..."; elif ...: asm = "clz.b64 ..."``), the
+    call read once per branch, each with what that branch binds, as the C++ front end reads a
+    statement once per ``#if`` branch. A branch whose reading is still a hole (one that binds
+    nothing, or raises) gives no statement; when no branch gives one, the call stays a hole."""
+    values.branch_points = []
+    before = len(result.statements)
+    _llvm(source, values, call, parse_template, result)
+    points = values.branch_points
+    if len(result.statements) != before + 1 or not points:
+        return
+    read = result.statements[-1]
+    constraints = read.llvm.constraints if read.llvm is not None else None
+    if not read.template.has_holes and not (constraints is not None and constraints.has_holes):
+        return
+    point = points[0]
+    readings: list[AsmStatement] = []
+    for index, branch in enumerate(branches(point)[:_MAX_BRANCHES]):
+        values.choices = {point.id: index}
+        one = ExtractionResult()
+        try:
+            _llvm(source, values, call, parse_template, one)
+        finally:
+            values.choices = {}
+        if len(one.statements) != 1 or one.statements[0].template.has_holes:
+            continue
+        taken = _branch_words(values, point, branch)
+        context = dataclasses.replace(one.statements[0].context, branch=(taken,))
+        readings.append(dataclasses.replace(one.statements[0], context=context))
+    if readings:
+        result.statements[before:] = readings
+
+
+def _branch_words(values: Values, point: tree_sitter.Node, branch: tree_sitter.Node) -> str:
+    """How a finding names the branch: ``if isinstance(value, Int32)``, ``else``."""
+    if branch.type == "else_clause":
+        return "else"
+    owner = point if branch.type != "elif_clause" else branch
+    condition = owner.child_by_field_name("condition")
+    words = " ".join(values.text(condition).split()) if condition is not None else "?"
+    return f"{'if' if owner is point else 'elif'} {words}"
 
 
 def _llvm(

@@ -4,7 +4,9 @@ Strings are followed through literals, implicit and ``+`` concatenation, names b
 enclosing function or at module level (``+=`` chains included), ``tl.constexpr(...)``,
 f-strings, ``str.format``/``str.join`` with knowable pieces, and one call deep into a function
 of the same module (:mod:`.helpers`). A binding made under an
-``if``/loop/``try`` that does not also hold the use becomes a hole, never a guess.
+``if``/loop/``try`` that does not also hold the use becomes a hole, never a guess; the front
+end then reads the call once per branch of such an ``if`` (``choices``), as a C++ statement is
+read once per ``#if`` branch.
 """
 
 from __future__ import annotations
@@ -78,6 +80,11 @@ class Values:
         self._params: dict[int, set[str]] = {}
         self._steps = 0
         self._in_helper = False
+        # `if` statements read one branch at a time (if_statement id -> branch index: 0 the
+        # body, then each elif/else in order, len(branches) none taken), and those whose
+        # branches bind a string the last resolution met: the front end reads each branch
+        self.choices: dict[int, int] = {}
+        self.branch_points: list[tree_sitter.Node] = []
 
     # ------------------------------------------------------------------ positions
 
@@ -162,7 +169,11 @@ class Values:
     def _lookup_string(
         self, name: str, scope: tree_sitter.Node, at: int, depth: int
     ) -> Sourced | None:
-        events = [e for e in self._scope_events(scope).get(name, []) if e.node.end_byte <= at]
+        events = [
+            e
+            for e in self._scope_events(scope).get(name, [])
+            if e.node.end_byte <= at and not self._excluded(e.node, scope, at)
+        ]
         if not events:
             if scope == self.root:  # the module (an ERROR node when the file does not parse)
                 return None
@@ -177,6 +188,10 @@ class Values:
                 continue
             piece = self.string(event.value, depth + 1)
             if event.kind == "assign":
+                if not unconditional:
+                    branch = self._branch_statement(event.node, scope, at)
+                    if branch.type == "if_statement" and branch not in self.branch_points:
+                        self.branch_points.append(branch)
                 value = piece if unconditional else Sourced.hole(self.span(event.node))
             elif value is None:
                 return None  # `x += ...` on something unknown
@@ -333,7 +348,11 @@ class Values:
         if self._rebound_around(node, scope, name):
             return None
         while True:
-            events = [e for e in self._scope_events(scope).get(name, []) if e.node.end_byte <= at]
+            events = [
+                e
+                for e in self._scope_events(scope).get(name, [])
+                if e.node.end_byte <= at and not self._excluded(e.node, scope, at)
+            ]
             if events:
                 last = events[-1]
                 if last.kind != "assign" or not self._reaches(last.node, scope, at):
@@ -477,12 +496,49 @@ class Values:
         current = event.parent
         at_byte = at
         while current is not None and current != scope:
-            if current.type in _CONDITIONAL and not (
-                current.start_byte <= at_byte < current.end_byte
+            if (
+                current.type in _CONDITIONAL
+                and not (current.start_byte <= at_byte < current.end_byte)
+                and current.id not in self.choices  # a chosen `if`: its branch is taken
             ):
                 found = current
             current = current.parent
         return found
+
+    def _excluded(self, event: tree_sitter.Node, scope: tree_sitter.Node, at: int) -> bool:
+        """The binding sits in a branch of a chosen ``if`` other than the one taken."""
+        if not self.choices:
+            return False
+        child = event
+        current = event.parent
+        while current is not None and current != scope:
+            chosen = self.choices.get(current.id)
+            if (
+                chosen is not None
+                and not (current.start_byte <= at < current.end_byte)
+                and branch_index(current, child) != chosen
+            ):
+                return True
+            child = current
+            current = current.parent
+        return False
+
+
+def branches(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """An ``if`` statement's branches: its body, then each ``elif``/``else`` clause."""
+    body = node.child_by_field_name("consequence")
+    out = [body] if body is not None else []
+    out.extend(node.children_by_field_name("alternative"))
+    return out
+
+
+def branch_index(node: tree_sitter.Node, child: tree_sitter.Node) -> int | None:
+    """Which branch of ``if`` statement ``node`` its direct child ``child`` is (None: the
+    condition)."""
+    for k, branch in enumerate(branches(node)):
+        if branch.id == child.id:
+            return k
+    return None
 
 
 def _only_child(node: tree_sitter.Node) -> tree_sitter.Node | None:
