@@ -4,9 +4,10 @@ CUTLASS, CuTe, ThunderKittens, DeepGEMM and flashinfer wrap each protocol instru
 small ``__device__ __forceinline__`` function in a header (``cp_async_wait<N>()``,
 ``fence_barrier_init()``, ``warpgroup_arrive()``), and call it from the kernel's file. The
 per-function flows (:mod:`ptxlint.analysis.function_flow`) follow such a call one level
-deep when the helper is defined in the file or in a header it includes from the same project:
-``#include "x.cuh"`` or ``#include <lib/x.cuh>`` found next to the file, or in a folder above
-it (``.../include/lib/x.cuh``), up to :data:`DEPTH` includes deep. A header of another
+deep when the helper is defined in the file or in a header it includes from the same project,
+found where the file's macro table finds its headers (``headers.find_header``: next to the
+file, or in a folder above it or that folder's ``include/``, or in the include folders), up
+to :data:`DEPTH` includes deep; the result cache's key covers those headers. A header of another
 project (the CUDA toolkit's, a third-party library not in the tree) is not found, and a call
 of its helpers stays opaque: the rules stay silent around it.
 
@@ -23,7 +24,7 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from ptxlint.frontends.cxx.extract import extract
+from ptxlint.frontends.cxx import headers
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, SourceFile
 from ptxlint.ptx import parser as ptx_parser
@@ -34,7 +35,6 @@ DEPTH = 2  # includes of includes
 MAX_BYTES = 512 * 1024
 MAX_HEADERS = 32  # per file
 KEPT = 48
-_UP = 6  # folders above the file searched for an include path
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
 _parse_template = functools.lru_cache(maxsize=4096)(ptx_parser.parse_template)
 
@@ -48,41 +48,35 @@ class Header:
     statements: tuple[AsmStatement, ...]
 
 
-_MEMO: OrderedDict[str, Header | None] = OrderedDict()
-
-
-def _resolve(name: str, folder: str, quoted: bool) -> str | None:
-    candidates = [os.path.join(folder, name)] if quoted else []
-    up = folder
-    for _ in range(_UP):
-        candidates.append(os.path.join(up, name))
-        candidates.append(os.path.join(up, "include", name))
-        parent = os.path.dirname(up)
-        if parent == up:
-            break
-        up = parent
-    for candidate in candidates:
-        if os.path.isfile(candidate):
-            return os.path.normpath(candidate)
-    return None
+_MEMO: OrderedDict[tuple[str, int, int], Header | None] = OrderedDict()
 
 
 def _read(path: str) -> Header | None:
-    if path in _MEMO:
-        _MEMO.move_to_end(path)
-        return _MEMO[path]
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    # by the header's state too: the language server lives while its headers are edited
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if key in _MEMO:
+        _MEMO.move_to_end(key)
+        return _MEMO[key]
     header: Header | None = None
     try:
-        if os.path.getsize(path) <= MAX_BYTES:
+        if stat.st_size <= MAX_BYTES:
             with open(path, encoding="utf-8", errors="replace") as handle:
                 text = handle.read()
             if "asm" in text:
+                # here, not at the top: rule modules import this one, and a run that takes
+                # every result from the cache loads no extraction code
+                from ptxlint.frontends.cxx.extract import extract
+
                 result = extract(SourceFile(path, text), _parse_template)
                 if result.parsed is not None and result.statements:
                     header = Header(path, result.parsed, tuple(result.statements))
     except (OSError, RecursionError, ValueError):
         header = None  # an unreadable header is a helper we cannot see: calls stay opaque
-    _MEMO[path] = header
+    _MEMO[key] = header
     while len(_MEMO) > KEPT:
         _MEMO.popitem(last=False)
     return header
@@ -100,7 +94,8 @@ def included_headers(path: str, text: str) -> list[Header]:
             folder = os.path.dirname(os.path.abspath(including))
             for match in _INCLUDE.finditer(source):
                 name = match.group(1) or match.group(2)
-                resolved = _resolve(name, folder, match.group(1) is not None)
+                # where the macro tables look: the result cache's key then covers the header
+                resolved = headers.find_header(folder, name)
                 if resolved is None or resolved in seen or len(seen) > MAX_HEADERS:
                     continue
                 seen.add(resolved)

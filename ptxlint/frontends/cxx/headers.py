@@ -139,12 +139,14 @@ def set_include_dirs(folders: Sequence[str]) -> None:
 
 def candidates(base: str, name: str) -> Iterator[str]:
     """Where ``#include "name"`` from a file in ``base`` is looked for, in order: next to it,
-    as the compiler looks first, else in a folder above it (``#include "cutlass/cutlass.h"``
-    from deep inside a tree whose root is on the include path), else in the project's include
-    folders. The first that is a file is the header (``find_header``)."""
+    as the compiler looks first, else in a folder above it or that folder's ``include/``
+    (``#include "cutlass/cutlass.h"`` from deep inside a tree whose root, or whose root's
+    ``include/``, is on the include path), else in the project's include folders. The first
+    that is a file is the header (``find_header``)."""
     folder = base
     for _ in range(MAX_ANCESTORS + 1):
         yield os.path.normpath(os.path.join(folder, name))
+        yield os.path.normpath(os.path.join(folder, "include", name))
         parent = os.path.dirname(folder)
         if parent == folder:
             break
@@ -180,9 +182,18 @@ def _found_above(folder: str, name: str, above: int) -> str | None:
     key = (folder, name, above)
     if key in _ABOVE:
         return _ABOVE[key]
-    here = os.path.normpath(os.path.join(folder, name))
-    found: str | None = here
-    if not os.path.isfile(here):
+    found: str | None = next(
+        (
+            path
+            for path in (
+                os.path.normpath(os.path.join(folder, name)),
+                os.path.normpath(os.path.join(folder, "include", name)),
+            )
+            if os.path.isfile(path)
+        ),
+        None,
+    )
+    if found is None:
         parent = os.path.dirname(folder)
         found = _found_above(parent, name, above - 1) if above > 0 and parent != folder else None
     _ABOVE[key] = found
