@@ -1,0 +1,76 @@
+"""nvcc is the oracle for PTX013: an output operand's C++ expression that nvcc 13.0 rejects is
+an error, one it compiles with warning #137 ("expression must be a modifiable lvalue": a const
+object written) a warning, and one it accepts silently no finding. The cases are in
+tests/operand_expression_cases.py; benchmarks/operand_expressions.py prints the same matrix.
+Compiles are cached by content hash (tests/toolchain_cache.py); skipped where nvcc is absent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from ptxlint.analysis.output_lvalues import classify
+from tests.conftest import lint_text
+from tests.operand_expression_cases import ABSTAIN, CASES, ExpressionCase
+from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, parallel_map, run_cached
+
+FLAGS = ("-std=c++17", "-arch=sm_90", "-ptx")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    accepted: bool
+    const_warning: bool  # nvcc's warning #137 on the asm line
+    text: str
+
+
+def _compile(case: ExpressionCase) -> Verdict:
+    assert NVCC is not None
+    run = run_cached(NVCC, [*FLAGS, INPUT, "-o", OUTPUT], case.source)
+    out = run.stdout + run.stderr
+    lines = [line for line in out.splitlines() if "error" in line or "#137" in line]
+    return Verdict(run.ok, any("#137" in line for line in lines), " | ".join(lines)[:300])
+
+
+def _finding(case: ExpressionCase) -> str:
+    """"error", "warning" or "" for PTX013 on the case."""
+    found = [f for f in lint_text(case.source, "oracle.cu", select=("PTX013",))]
+    assert len(found) <= 1, found
+    return found[0].severity.value if found else ""
+
+
+@needs_nvcc
+def test_ptx013_agrees_with_nvcc() -> None:
+    verdicts = parallel_map(_compile, list(CASES))
+    problems = []
+    for case, nvcc in zip(CASES, verdicts, strict=True):
+        ours = _finding(case)
+        if case.expression in ABSTAIN:
+            assert not nvcc.accepted or nvcc.const_warning, f"{case}: nvcc now accepts it"
+            if ours:
+                problems.append(f"{case}: expected no finding, got {ours}")
+            continue
+        expected = "error" if not nvcc.accepted else ("warning" if nvcc.const_warning else "")
+        if ours != expected:
+            problems.append(f"{case}: nvcc {expected or 'accepts'} ({nvcc.text}), PTX013 {ours}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["x", "*p++", "p[i++]", "x = y", "(unsigned&)f", "*(unsigned*)&f", "s.bf", "get_ref()",
+     "(T)t", "static_cast<T&>(t)", "a.template get<0>()", "Box<T>::k"],
+)
+def test_lvalues_and_unknowns_are_not_rejections(expression: str) -> None:
+    from ptxlint.analysis.output_lvalues import _Verdict
+
+    assert not isinstance(classify(expression), _Verdict)
+
+
+def test_the_matrix_covers_both_diagnostics_and_both_directions() -> None:
+    readings = {type(classify(c.expression)).__name__ for c in CASES}
+    assert {"_Verdict", "_CastOf", "_Lvalue", "NoneType"} <= readings
+    assert any(c.constraint.startswith("+") for c in CASES)
+    assert any(c.where == "template" for c in CASES)
