@@ -336,9 +336,14 @@ class StatementAnalysis:
 
 # The analyses of the current file's statements, by identity (the statement is held, so its
 # id stays its own). The engine lints one file's statements in turn and every rule asks of the
-# same statement; a new file (or ``file_memos.release``) starts afresh.
+# same statement; a new file (another path, or ``file_memos.release``) starts afresh. Keeping
+# the files before it (in-process callers of ``engine.lint_source`` never release) held every
+# statement of a run alive (1.43 million objects after CUTLASS's include/, 1.08 million without
+# them), and the cyclic collector traversed them after each file: its time over CUTLASS's asm
+# files in-process fell from 0.81 s to 0.67 s.
 _ANALYSES: dict[int, tuple[AsmStatement, StatementAnalysis]] = {}
 _KEPT = 1 << 14
+_PATH: list[str] = []  # the path of the statements in _ANALYSES
 
 
 def analysis_of(statement: AsmStatement) -> StatementAnalysis:
@@ -347,8 +352,10 @@ def analysis_of(statement: AsmStatement) -> StatementAnalysis:
         return _LAST[0][1]  # the engine runs every rule on one statement in turn
     known = _ANALYSES.get(id(statement))
     if known is None or known[0] is not statement:
-        if len(_ANALYSES) >= _KEPT:
+        path = statement.source.path
+        if len(_ANALYSES) >= _KEPT or not _PATH or _PATH[0] != path:
             _ANALYSES.clear()
+            _PATH[:] = [path]
         known = _ANALYSES[id(statement)] = (statement, StatementAnalysis(statement))
     _LAST[:] = [known]
     return known[1]
@@ -360,6 +367,7 @@ _LAST: list[tuple[AsmStatement, StatementAnalysis]] = []  # the last ask
 def _forget() -> None:
     _ANALYSES.clear()
     _LAST.clear()
+    _PATH.clear()
 
 
 file_memos.register(_forget)
