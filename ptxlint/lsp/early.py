@@ -25,7 +25,6 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -38,6 +37,7 @@ ENV_VAR = "PTXLINT_LSP_EARLY"
 FIRST_MESSAGE_S = 1.0  # how long to wait for ``initialize`` before handing over
 NEXT_MESSAGE_S = 0.25  # then for ``initialized`` and the first ``didOpen``
 MAX_TEXT = 256 * 1024  # a larger document waits for a worker's lint, which has a deadline
+WARNING_MESSAGE = 2  # the LSP's MessageType.Warning
 
 
 @dataclass
@@ -49,6 +49,7 @@ class Early:
     items: list[bytes | str] = field(default_factory=list)
     answered: Any = None
     published: str | None = None  # the document whose diagnostics went out early
+    told: list[str] = field(default_factory=list)  # configuration problems shown early
 
 
 def enabled() -> bool:
@@ -96,12 +97,7 @@ def _send(out: IO[bytes], message: dict[str, Any]) -> None:
     out.flush()
 
 
-def read_first_messages(
-    fd: int,
-    out: IO[bytes],
-    rule_docs_url: str | None,
-    tell: Callable[[str], None] = lambda message: None,
-) -> Early:
+def read_first_messages(fd: int, out: IO[bytes], rule_docs_url: str | None) -> Early:
     """Answer ``initialize`` and publish the first document's diagnostics, if they come at
     once; return what was read for the full server."""
     early = Early()
@@ -121,8 +117,15 @@ def read_first_messages(
         return early
     item = (message.get("params") or {}).get("textDocument")
     if isinstance(item, dict):
-        _publish_first(out, item, params, rule_docs_url, tell, early)
+        _publish_first(out, item, params, rule_docs_url, early)
     return early
+
+
+def _tell(out: IO[bytes], early: Early, problem: str) -> None:
+    """A configuration or plugin problem, shown as the full server shows it (``_tell``)."""
+    early.told.append(problem)
+    _send(out, {"jsonrpc": "2.0", "method": "window/showMessage",
+                "params": {"type": WARNING_MESSAGE, "message": f"ptxlint: {problem}"}})
 
 
 def _publish_first(
@@ -130,7 +133,6 @@ def _publish_first(
     item: dict[str, Any],
     params: dict[str, Any],
     rule_docs_url: str | None,
-    tell: Callable[[str], None],
     early: Early,
 ) -> None:
     uri, text, version = item.get("uri"), item.get("text"), item.get("version")
@@ -153,7 +155,7 @@ def _publish_first(
     url = options.get("ruleDocsUrl") if isinstance(options, dict) else None
     text = sanitize(text)
     try:
-        linter = Linter(report=tell, warm_up=False)
+        linter = Linter(report=lambda problem: _tell(out, early, problem), warm_up=False)
         result = linter.lint(path, text)
     except Exception:  # the worker's lint of the same text reports it, with its deadline
         log.exception("the early lint of %s failed", path)

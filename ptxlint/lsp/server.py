@@ -218,6 +218,7 @@ class PtxlintServer(LanguageServer):
         self.service = service or LintService(self.options.lint_deadline_s)
         self.service.deadline_s = self.options.lint_deadline_s
         self.exit_code = 1  # LSP: 0 only when `shutdown` came before the end
+        self._told_early: set[str] = set()
 
     # ------------------------------------------------------------------ transport
 
@@ -231,6 +232,7 @@ class PtxlintServer(LanguageServer):
         if early is not None:
             assert isinstance(self.protocol, _Protocol)
             self.protocol.answered_early = early.answered
+            self._told_early.update(early.told)
         try:
             asyncio.run(framing.serve(
                 self._stop_event, fd, self._on_body, self._on_bad_frame, frames, replay
@@ -313,6 +315,9 @@ class PtxlintServer(LanguageServer):
 
     def _tell(self, message: str) -> None:
         """Show a configuration or plugin problem; callable from the lint thread."""
+        if message in self._told_early:  # shown before the server loaded (``early``)
+            self._told_early.discard(message)
+            return
         params = lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=f"ptxlint: {message}")
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self.window_show_message, params)
