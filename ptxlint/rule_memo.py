@@ -58,7 +58,7 @@ RERUN = None
 # change here must be looked at there (tests/test_rule_memo.py compares).
 FINDING_FIELDS = (
     "rule", "name", "severity", "path", "span", "message", "fix", "statement", "expansion",
-    "spelled_at", "branch",
+    "spelled_at", "branch", "latent",
 )
 _CONTEXT_FIELDS = tuple(f.name for f in dataclasses.fields(Context))
 
@@ -248,6 +248,7 @@ def detach(found: Sequence[Finding], statement: AsmStatement) -> tuple[Finding, 
             or finding.expansion is not None
             or finding.spelled_at is not None
             or finding.branch
+            or finding.latent  # the engine's, set after the rules (ptxlint.analysis.latent)
         ):
             return None
         span = _relative(finding.span, start, end)

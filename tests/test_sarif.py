@@ -109,7 +109,8 @@ def test_results_carry_level_rule_index_fingerprint_and_relative_location(fixtur
         (loc,) = res["locations"]
         artifact = loc["physicalLocation"]["artifactLocation"]
         assert artifact["uriBaseId"] == "%SRCROOT%"
-        assert artifact["uri"].startswith("fixtures/") and artifact["uri"].endswith((".cu", ".cuh", ".py"))
+        assert artifact["uri"].startswith("fixtures/")
+        assert artifact["uri"].endswith((".cu", ".cuh", ".py", ".jl"))
         region = loc["physicalLocation"]["region"]
         assert region["startLine"] >= 1 and region["startColumn"] >= 1
         assert (region["endLine"], region["endColumn"]) >= (region["startLine"],
