@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 
+from ptxlint import file_memos
 from ptxlint.analysis.include_guard import include_guard as _include_guard
 from ptxlint.model import SourceFile
 from ptxlint.ptx.targets import Target, excluded_by_errors
@@ -28,6 +29,7 @@ _CLANG_DEVICE = re.compile(
     r"#[ \t]*define[ \t]+__device__[ \t]+__attribute__[ \t]*\(\([ \t]*device\b"
 )
 _CLANG_SOURCES: dict[int, tuple[SourceFile, bool]] = {}
+file_memos.register(_CLANG_SOURCES.clear)  # a batch run lets go of each file after it
 
 
 def clang_cuda_header(source: SourceFile) -> bool:
