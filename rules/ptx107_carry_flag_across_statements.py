@@ -50,6 +50,12 @@ iteration adds the same meaningless carry. With both instructions in one stateme
 `addc` stays right after each `add.cc`. tests/test_optimizer_evidence.py compiles both
 whenever nvcc is available. nvcc says nothing.
 
+Both statements `volatile` (CuTe DSL's `add_cc`/`addc` wrappers are `has_side_effects`) keep
+their order, and the consumer is then a **warning**, not an error: the chain still relies on
+nothing between the two statements touching the flag, and the compiler does place its own
+code there (the same loop, volatile, gets the loop's other arithmetic between `add.cc` and
+`addc`), including the `add.cc.u64`/`addc.u64` pairs it emits for 128-bit integers.
+
 ## Example
 ```cuda
 asm("add.cc.u32 %0, %0, %1;" : "+r"(lo) : "r"(b_lo));
@@ -86,21 +92,36 @@ asm("add.cc.u32 %0, %0, %2;\\n\\t"
         span = self.template_span(statement, consumer.opcode_start, consumer.opcode_end)
         before = _neighbour(statement, context, -1)
         use = carry_use(before) if before is not None else None
-        if before is not None and use is not None and use.last_producer is not None \
-                and not use.consumed_after_last_producer:
+        fed = before is not None and use is not None and use.last_producer is not None \
+            and not use.consumed_after_last_producer
+        # Volatile statements keep their order, so the consumer is not hoisted away from its
+        # producer; the compiler may still put its own code between them, and the add.cc/addc
+        # it emits for 128-bit integers reuses the flag: a warning. Otherwise an error: nvcc
+        # moves a non-volatile consumer (the docs' evidence).
+        ordered = statement.is_volatile and (not fed or before is None or before.is_volatile)
+        severity = Severity.WARNING if ordered else None
+        hazard = (
+            "only volatile keeps the two in order, and the compiler may still put its own "
+            "carry arithmetic (128-bit integers) between them"
+            if ordered else "the compiler may move code or this statement between the two"
+        )
+        if fed:
+            assert before is not None and use is not None and use.last_producer is not None
             where = before.source.line_col(before.span.start)
             return self.finding(
                 statement, span,
                 f"'{consumer.mnemonic}' reads the carry flag that "
                 f"'{use.last_producer.mnemonic}' in the asm statement on line {where.line} "
-                "sets: the flag is not an operand, so the compiler may move code or this "
-                "statement between the two; put producer and consumers in one asm statement",
+                f"sets: the flag is not an operand, so {hazard}; put producer and consumers "
+                "in one asm statement",
+                severity=severity,
             )
         return self.finding(
             statement, span,
             f"'{consumer.mnemonic}' reads the carry flag, but no instruction before it in this "
-            "asm statement sets it ('.cc'): the flag does not survive between statements; put "
-            "the producer and its consumers in one asm statement",
+            "asm statement sets it ('.cc'): the flag does not survive between statements "
+            f"({hazard}); put the producer and its consumers in one asm statement",
+            severity=severity,
         )
 
     def _unconsumed(self, statement: AsmStatement, producer: PtxInstruction,

@@ -375,6 +375,41 @@ def test_carry_consumer_in_its_own_statement_is_hoisted_out_of_the_loop() -> Non
     assert good.count("addc.u32") == good.count("add.cc.u32")
 
 
+CARRY_VOLATILE = """
+__global__ void k(const unsigned *b, unsigned __int128 *w, unsigned *out, int n) {
+  unsigned a = out[0], total = 0;
+  unsigned __int128 acc = w[0];
+  for (int i = 0; i < n; ++i) {
+    unsigned c;
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(a) : "r"(b[i]));
+    acc += w[i + 1];
+    asm volatile("addc.u32 %0, 0, 0;" : "=r"(c));
+    total += c;
+  }
+  out[0] = a;
+  out[1] = total;
+  w[0] = acc;
+}
+"""
+
+
+@needs_nvcc
+def test_volatile_carry_statements_keep_their_order_but_not_the_flag() -> None:
+    """PTX107's warning: volatile keeps the split pair in order, and nvcc puts the 128-bit
+    addition written between them there too, as add.cc/addc.cc of its own: the user's addc
+    reads the carry of the compiler's addition."""
+    found = lint_text(CARRY_VOLATILE, select=("PTX107",))
+    assert [(f.rule, f.severity.value) for f in found] == [
+        ("PTX107", "warning"), ("PTX107", "warning")
+    ]
+    [(ok, ptx)] = compile_many([(CARRY_VOLATILE, "ptx")])
+    assert ok, ptx
+    ptx = code(ptx)
+    producer = ptx.index("add.cc.u32")
+    consumer = ptx.index("addc.u32", producer)
+    assert "add.cc.s64" in ptx[producer:consumer], "nvcc no longer places its carry between"
+
+
 # --------------------------------------------------------------------------- fixes
 
 
