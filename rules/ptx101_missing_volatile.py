@@ -25,6 +25,10 @@ class MissingVolatile(Rule):
 Flags a non-`volatile` asm statement with at least one output whose template does something
 besides computing its outputs:
 
+* loads that exist to see another thread's write, the *strong* loads of the PTX memory
+  consistency model: `ld.relaxed.<scope>`, `ld.acquire.<scope>`, `ld.volatile` (the ISA gives
+  it the semantics of `.relaxed.sys`), `ld.mmio`, `multimem.ld_reduce.relaxed`/`.acquire`, in
+  whatever order the modifiers are written (`ld.global.acquire.gpu` is one);
 * reads a special register that changes while the thread runs: `%clock`, `%clock_hi`,
   `%clock64`, `%globaltimer`, `%globaltimer_lo`, `%globaltimer_hi`, `%pm0`..`%pm7`,
   `%pm0_64`..`%pm7_64`, and `%smid`, `%warpid` (the PTX ISA calls these two volatile: a thread
@@ -37,9 +41,13 @@ besides computing its outputs:
   `activemask`, `elect`);
 * `prefetch`, `trap`, `exit`, `brkpt`, `nanosleep`, `setmaxnreg`, `griddepcontrol`, `pmevent`.
 
-The facts live in `ptxlint/ptx/effects.py` with their PTX ISA sections. It does not flag pure
-arithmetic and conversions, `mma.sync` on registers, plain loads (a missing `"memory"` clobber is
-PTX102's business), read-only loads (`ld.global.nc`, `ld.const`, `ldu`, `ld.param`), or
+The facts live in `ptxlint/ptx/effects.py` with their PTX ISA sections; the memory-ordering
+semantics of each load, store, atomic, fence and barrier (`Ordering`: weak, relaxed, acquire,
+release, acq_rel, sc, volatile, mmio, and the scope) are read from its modifiers, with the ISA's
+defaults (`atom`/`red` without `.sem` are `.relaxed.gpu`). The message names the semantic. It
+does not flag pure arithmetic and conversions, `mma.sync` on registers, weak loads (`ld`,
+`ld.global`, `ld.shared`: a missing `"memory"` clobber is PTX102's business), read-only loads
+(`ld.global.nc`, `ld.const`, `ldu`, `ld.param`), or
 special registers that are constant for the thread (`%tid`, `%ntid`, `%laneid`, `%ctaid`,
 `%nctaid`, `%lanemask_*`, `%nsmid`, `%dynamic_smem_size`...).
 
@@ -65,6 +73,10 @@ happens, and nvcc never warns:
 * an asm whose output is unused is **deleted**, stores and all:
   `asm("st.global.u32 [%1], 1; mov.u32 %0, 0;" : "=r"(t) : "l"(out));` with `t` unused
   compiles to an empty kernel; with `volatile` the store is emitted;
+* a strong load in a spin-wait is **hoisted** out of the loop:
+  `do { asm("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag)); } while (v == 0);`
+  loads once, before the loop, and spins for ever; with `volatile` (or, today, a `"memory"`
+  clobber) the load stays in the loop;
 * a `%clock` read inside a loop is **hoisted** out of it: `for (...) { asm("mov.u32 %0,
   %%clock;" : "=r"(t)); out[i] = t; }` reads the clock once, before the loop; with
   `volatile` it reads it in every iteration.
@@ -105,12 +117,19 @@ away; it never changes what the template does. No fix when the keyword comes fro
         effects = analysis_of(statement).side_effects
         if not effects:
             return
-        first = effects[0]
+        # a strong load is the effect that breaks first (a spin-wait hoisted out of its loop)
+        first = next((e for e in effects if e.strong_load), effects[0])
         if statement.has_memory_clobber:
             # nvcc 13.0 keeps and does not move a non-volatile asm with a "memory" clobber.
             consequence = (
                 'its "memory" clobber keeps nvcc from deleting or moving it today, '
                 "but the contract asks for volatile"
+            )
+        elif first.strong_load:
+            consequence = (
+                "a strong load exists to see another thread's write, but the compiler may hoist "
+                "it out of a loop or merge it with an earlier read (nvcc 13.0 hoists it: a "
+                "spin-wait on it never ends)"
             )
         else:
             consequence = (

@@ -26,6 +26,12 @@ through an address operand (`ld`, `st`, `atom`, `red`, `cp.async*`, `ldmatrix`, 
 `mbarrier.*`, `cp.async.bulk*`, `tensormap.*`, `suld`/`sust`, `multimem.*`...) or orders
 memory (`fence`, `membar`, `bar`, `barrier`, `cp.async.wait_*`, `wgmma.fence`...).
 
+The message names the memory-ordering semantic of the instruction (`ptxlint.ptx.effects`
+`Ordering`, read from its modifiers in any order, with the ISA's defaults): a release (`st.release`,
+`red.release`, `atom.acq_rel`, `mbarrier.arrive`, `fence`) orders the C++ stores before it only
+with the clobber, an acquire (`ld.acquire`, `mbarrier.try_wait`, `fence`) the C++ loads after it.
+Weak and relaxed accesses still need it for the memory they read or write.
+
 Severity:
 
 * **warning** when the statement is not volatile and has outputs: the optimizer treats it as
@@ -67,6 +73,10 @@ Without the clobber, LLVM's NVPTX backend models a non-volatile asm as not touch
 * a C++ store before an asm that reads the memory is **dead-store-eliminated**:
   `*p = 5; asm("ld.global.u32 %0, [%1];" : "=r"(d) : "l"(p)); *p = 6;` never stores 5, so the
   asm reads stale memory; with `"memory"` both stores stay;
+* a C++ store before a non-volatile release atomic is **dropped**: `data[0] = 42; asm("atom.
+  release.gpu.global.exch.b32 %0, [%1], 1;" : "=r"(old) : "l"(flag)); data[0] = 43;` never
+  stores 42, so the consumer that acquires `flag` cannot see it; with `"memory"` both stores
+  stay, the first before the atomic;
 * a spin loop on such a load is an infinite loop once the load is hoisted.
 
 The first two pairs are compiled by tests/test_optimizer_evidence.py whenever nvcc is
@@ -111,13 +121,29 @@ No fix for `asm goto` or when a comment sits before the closing parenthesis.
             effects = [e for e in effects if not e.asynchronous]
         if not effects:
             return
-        first = effects[0]
-        if exploited:
+        # the ordering semantic is what the clobber exists for: name it first
+        first = next((e for e in effects if e.releases or e.acquires), effects[0])
+        if exploited and first.releases:
+            consequence = (
+                "the C++ stores before it may be sunk below it or dropped (nvcc 13.0 drops one), "
+                "so the release publishes stale data"
+            )
+        elif exploited and first.acquires:
+            consequence = (
+                "the C++ loads after it may be moved above it or answered from values loaded "
+                "before it, so they read data the acquire did not synchronize"
+            )
+        elif exploited:
             consequence = "C++ loads and stores around it may be cached or reordered across it"
         else:
+            ordered = {(True, False): "the C++ stores before it",
+                       (False, True): "the C++ loads after it",
+                       (True, True): "the C++ accesses around it"}.get(
+                           (first.releases, first.acquires))
             consequence = (
                 "nvcc treats a volatile asm as a memory barrier today, "
                 "but the contract asks for the clobber"
+                + (f" (only with it does it order {ordered})" if ordered else "")
             )
         yield self.finding(
             statement,

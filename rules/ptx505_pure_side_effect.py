@@ -120,9 +120,6 @@ _EFFECT = (
     "the optimizer deletes it when its result is unused, merges identical calls and moves "
     "it across stores, silently"
 )
-# Loads whose purpose is to see another thread's write (PTX ISA, Memory Consistency Model:
-# strong operations); `.mmio` reads a device register.
-_ORDERED = frozenset({"acquire", "relaxed", "volatile", "mmio"})
 
 
 def _danger(statement: AsmStatement, effect: Effect) -> tuple[Severity, str]:
@@ -131,16 +128,17 @@ def _danger(statement: AsmStatement, effect: Effect) -> tuple[Severity, str]:
     if instruction is None or effect.what.startswith("'%"):
         return Severity.ERROR, _EFFECT  # a time-varying special register
     effects = lookup(instruction.opcode, instruction.modifiers)
+    order = effects.ordering if effects is not None else None
+    if order is not None and order.kind == "load" and order.strong and effects is not None \
+            and effects.memory == "read" and not effects.collective:
+        return Severity.ERROR, (
+            f"an ordered load ({order.describe()}) exists to see another thread's write, but a "
+            "pure one may be merged with an earlier load or hoisted out of a loop: a spin-wait "
+            "on it compiles to an infinite loop"
+        )
     if effects is None or effects.memory != "read" or effects.side_effect:
         return Severity.ERROR, _EFFECT  # a write, an atomic, a barrier, a fence, a collective
     modifiers = set(instruction.modifiers)
-    ordered = sorted(modifiers & _ORDERED)
-    if ordered:
-        return Severity.ERROR, (
-            f"an ordered load ('.{ordered[0]}') exists to see another thread's write, but a pure "
-            "one may be merged with an earlier load or hoisted out of a loop: a spin-wait on it "
-            "compiles to an infinite loop"
-        )
     if any(m == "shared" or m.startswith("shared::") for m in modifiers) or (
         instruction.opcode == "ldmatrix"
     ):

@@ -30,6 +30,24 @@ class Effect:
     # C++ sees it after a separate wait, which is where ordering belongs.
     asynchronous: bool = False
     position: int = -1  # the instruction's index in the template
+    # the instruction's memory-ordering semantics (``ptxlint.ptx.effects.Ordering.sem``:
+    # "weak", "relaxed", "acquire", "release", "acq_rel", "sc", "volatile", "mmio"), and its
+    # kind ("load", "store", "atomic", "fence", "barrier"); "" where it has none
+    sem: str = ""
+    kind: str = ""
+
+    @property
+    def acquires(self) -> bool:
+        return self.sem in ("acquire", "acq_rel", "sc")
+
+    @property
+    def releases(self) -> bool:
+        return self.sem in ("release", "acq_rel", "sc")
+
+    @property
+    def strong_load(self) -> bool:
+        """A load that exists to see another thread's write (relaxed, acquire, volatile, MMIO)."""
+        return self.kind == "load" and self.sem not in ("", "weak")
 
 
 def _specials(operands: tuple[PtxOperand, ...]) -> Iterator[PtxOperand]:
@@ -66,7 +84,13 @@ def _side_effects(ptx: PtxTemplate) -> list[Effect]:
             continue
         effects = lookup(ins.opcode, ins.modifiers)
         if effects is not None and effects.side_effect:
-            if effects.collective and not effects.memory:
+            order = effects.ordering
+            sem, kind = (order.sem, order.kind) if order is not None else ("", "")
+            if order is not None and order.kind == "load" and order.strong:
+                why = f"({order.describe()}) reads memory"  # what other threads write
+            elif order is not None and order.strong:
+                why = f"is {order.describe()}"
+            elif effects.collective and not effects.memory:
                 why = "depends on the other lanes of the warp"
             elif effects.memory in ("write", "readwrite"):
                 why = "writes memory"
@@ -75,7 +99,8 @@ def _side_effects(ptx: PtxTemplate) -> list[Effect]:
             else:
                 why = "has a side effect"
             found.append(Effect(
-                f"'{_mnemonic(ins)}' {why}", ins.opcode_start, ins.opcode_end, position=position
+                f"'{_mnemonic(ins)}' {why}", ins.opcode_start, ins.opcode_end, position=position,
+                sem=sem, kind=kind,
             ))
         for operand in _specials(ins.operands):
             name, register = special_register(operand.text)
@@ -100,6 +125,9 @@ def _memory_effects(ptx: PtxTemplate) -> list[Effect]:
         effects = lookup(ins.opcode, ins.modifiers)
         if effects is None:
             continue
+        order = effects.ordering
+        sem, kind = (order.sem, order.kind) if order is not None else ("", "")
+        named = f" ({order.describe()})" if order is not None else ""
         if effects.memory:
             verb = {"read": "reads", "write": "writes", "readwrite": "reads and writes"}[
                 effects.memory
@@ -108,16 +136,18 @@ def _memory_effects(ptx: PtxTemplate) -> list[Effect]:
                 verb += " and orders"
             found.append(
                 Effect(
-                    f"'{_mnemonic(ins)}' {verb} memory",
+                    f"'{_mnemonic(ins)}'{named} {verb} memory",
                     ins.opcode_start,
                     ins.opcode_end,
                     asynchronous=effects.asynchronous and not effects.orders_memory,
                     position=position,
+                    sem=sem,
+                    kind=kind,
                 )
             )
         elif effects.orders_memory:
             found.append(Effect(
-                f"'{_mnemonic(ins)}' orders memory", ins.opcode_start, ins.opcode_end,
-                position=position,
+                f"'{_mnemonic(ins)}'{named} orders memory", ins.opcode_start, ins.opcode_end,
+                position=position, sem=sem, kind=kind,
             ))
     return found

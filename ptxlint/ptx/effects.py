@@ -33,6 +33,12 @@ Vocabulary:
   copies and MMAs, ``st.async``): C++ code observes it only after a separate wait
   (``cp.async.wait_group``, ``wgmma.wait_group``, an mbarrier wait, ``tcgen05.wait``), and that
   wait, not the issue, is where a ``"memory"`` clobber orders anything.
+* ``ordering``: the memory-ordering semantics (:class:`Ordering`: weak, relaxed, acquire,
+  release, acq_rel, sc, volatile, mmio, and the scope), read from the modifiers in any order
+  with the ISA's defaults by :func:`ordering` and applied by :func:`lookup`: a *strong* load
+  (any but weak) reads what another thread writes while it runs, so it has a side effect (it
+  must not be hoisted, merged or deleted); an acquire or release orders memory. No family is
+  pure or exempt by its name alone: ``ld`` is as weak or as strong as its qualifiers say.
 * ``writes``: which operands are *register destinations*. ``FIRST``: the first operand (a
   vector ``{a, b}`` writes every element, a pair ``p|q`` both halves); ``NONE``: no register
   operand is written (stores, barriers, ``prefetch``...; the first operand is an address or an
@@ -42,7 +48,7 @@ Vocabulary:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from ptxlint.model import PtxInstruction, PtxOperand
@@ -52,6 +58,7 @@ __all__ = [
     "EFFECTS",
     "SPECIAL_REGISTERS",
     "Effects",
+    "Ordering",
     "SpecialRegister",
     "Writes",
     "lookup",
@@ -80,6 +87,8 @@ class Effects:
     asynchronous: bool = False
     writes: Writes = Writes.FIRST
     isa: str = ""  # the PTX ISA section that states it
+    # the memory-ordering semantics of a load, store, atomic, fence or barrier (``ordering``)
+    ordering: Ordering | None = None
 
     @property
     def pure(self) -> bool:
@@ -151,20 +160,12 @@ EFFECTS: dict[str, Effects] = {
     **{op: _pure(isa) for op, isa in _PURE_OPCODES.items()},
     # ---- loads and stores (9.7.9 Data Movement and Conversion Instructions)
     "ld": Effects(memory="read", isa=_MOVE + ": ld"),
-    "ld.acquire": Effects(memory="read", orders_memory=True, isa=_MOVE + ": ld (.acquire)"),
     # Read-only data: no C++ store can change it while the kernel runs.
     "ld.global.nc": Effects(isa=_MOVE + ": ld.global.nc (read-only, non-coherent)"),
     "ld.const": Effects(isa="5.1.3 Constant State Space; " + _MOVE + ": ld"),
     "ld.param": Effects(isa="5.1.6 Parameter State Space; " + _MOVE + ": ld"),
     "ldu": Effects(isa=_MOVE + ": ldu (load read-only, uniform)"),
     "st": Effects(side_effect=True, memory="write", writes=Writes.NONE, isa=_MOVE + ": st"),
-    "st.release": Effects(
-        side_effect=True,
-        memory="write",
-        orders_memory=True,
-        writes=Writes.NONE,
-        isa=_MOVE + ": st (.release)",
-    ),
     "st.async": Effects(
         side_effect=True,
         memory="write",
@@ -439,7 +440,25 @@ for _entries in _BY_OPCODE.values():
 
 def lookup(opcode: str, modifiers: tuple[str, ...] = ()) -> Effects | None:
     """The effects of ``opcode`` with ``modifiers`` (in instruction order), or ``None`` for an
-    opcode not in the table."""
+    opcode not in the table; with the instruction's memory-ordering semantics (``ordering``)
+    applied, whatever order its modifiers are written in (``ld.global.acquire.gpu`` is as
+    much an acquire load as ``ld.acquire.gpu.global``)."""
+    key = (opcode, modifiers)
+    if key in _LOOKED_UP:
+        return _LOOKED_UP[key]
+    found = _table_lookup(opcode, modifiers)
+    if found is not None:
+        found = _with_ordering(found, ordering(opcode, modifiers))
+    if len(_LOOKED_UP) >= 8192:
+        _LOOKED_UP.clear()
+    _LOOKED_UP[key] = found
+    return found
+
+
+_LOOKED_UP: dict[tuple[str, tuple[str, ...]], Effects | None] = {}
+
+
+def _table_lookup(opcode: str, modifiers: tuple[str, ...]) -> Effects | None:
     entries = _BY_OPCODE.get(opcode)
     if entries is None:
         return None
@@ -449,6 +468,145 @@ def lookup(opcode: str, modifiers: tuple[str, ...] = ()) -> Effects | None:
         if pattern_first is None or (pattern_first == first and words <= rest):
             return effects
     return None
+
+
+# --------------------------------------------------------------------------- memory ordering
+
+
+_SEMS = ("weak", "relaxed", "acquire", "release", "acq_rel", "sc", "volatile", "mmio")
+_SCOPES = ("cta", "cluster", "gpu", "sys")
+_ORDER_ISA = "8 Memory Consistency Model"
+
+
+@dataclass(frozen=True)
+class Ordering:
+    """The memory-ordering semantics of one instruction (PTX ISA "Memory Consistency Model",
+    and the ``ld``, ``st``, ``atom``, ``red``, ``fence``/``membar``, ``mbarrier`` and
+    ``barrier.cluster`` sections that name each qualifier's default).
+
+    ``sem``: ``weak`` (no synchronization: its effects become visible to other threads only
+    through other synchronization), ``relaxed``, ``acquire``, ``release``, ``acq_rel``, ``sc``,
+    ``volatile`` (``ld.volatile``/``st.volatile``: the ISA gives it the semantics of
+    ``.relaxed.sys``) or ``mmio`` (``ld.mmio``/``st.mmio``: performed exactly once, never
+    merged). Every one but ``weak`` is a *strong* operation: it exists to observe, or to be
+    observed by, another thread while both run. ``scope``: ``cta``, ``cluster``, ``gpu``,
+    ``sys``, or ``""`` where none applies (a weak access)."""
+
+    sem: str
+    scope: str
+    kind: str  # "load" | "store" | "atomic" | "fence" | "barrier"
+
+    @property
+    def strong(self) -> bool:
+        return self.sem != "weak"
+
+    @property
+    def acquires(self) -> bool:
+        """Orders the memory accesses after it (program order) after it."""
+        return self.sem in ("acquire", "acq_rel", "sc")
+
+    @property
+    def releases(self) -> bool:
+        """Orders the memory accesses before it (program order) before it."""
+        return self.sem in ("release", "acq_rel", "sc")
+
+    def describe(self) -> str:
+        """``an acquire load at .gpu scope``, ``a weak store``, ``a volatile load``..."""
+        sem = {"acq_rel": "acquire-release", "sc": "sequentially consistent",
+               "mmio": "MMIO"}.get(self.sem, self.sem)
+        article = "an" if sem[0] in "aeiouAEIOUM" else "a"
+        scope = f" at .{self.scope} scope" if self.scope and self.sem not in ("weak",) else ""
+        return f"{article} {sem} {self.kind}{scope}"
+
+
+def _sem_scope(modifiers: tuple[str, ...], default_sem: str, default_scope: str
+               ) -> tuple[str, str]:
+    words = set(modifiers)
+    sem = next((s for s in _SEMS if s in words), default_sem)
+    if sem == "mmio" or (sem == "relaxed" and "mmio" in words):
+        return "mmio", "sys"
+    if sem == "volatile":
+        return "volatile", "sys"  # the ISA: .volatile has the semantics of .relaxed.sys
+    scope = next((s for s in _SCOPES if s in words), "")
+    if sem == "weak":
+        return sem, ""
+    return sem, scope or default_scope
+
+
+_MEMBAR_SCOPE = {"cta": "cta", "gl": "gpu", "sys": "sys"}
+
+
+def ordering(opcode: str, modifiers: tuple[str, ...]) -> Ordering | None:
+    """The memory-ordering semantics of the instruction, or ``None`` for one that has none
+    (arithmetic, read-only loads, the asynchronous proxies' bulk copies, whose completion
+    mechanism orders them)."""
+    words = set(modifiers)
+    if opcode in ("ld", "st"):
+        if opcode == "ld" and words & {"nc", "const", "param"}:
+            return None  # read-only data: nothing another thread writes while it runs
+        if words & {"async", "bulk"}:
+            return None  # st.async / st.bulk: completed through an mbarrier or a wait
+        sem, scope = _sem_scope(modifiers, "weak", "")
+        return Ordering(sem, scope, "load" if opcode == "ld" else "store")
+    if opcode == "multimem":
+        sub = modifiers[0] if modifiers else ""
+        if sub == "ld_reduce":
+            return Ordering(*_sem_scope(modifiers, "weak", ""), "load")
+        if sub == "st":
+            return Ordering(*_sem_scope(modifiers, "weak", ""), "store")
+        if sub == "red":
+            return Ordering(*_sem_scope(modifiers, "relaxed", "sys"), "atomic")
+        return None
+    if opcode in ("atom", "red"):
+        if "async" in words:
+            return None
+        # .sem absent: .relaxed; .scope absent: .gpu (PTX ISA: atom, red)
+        return Ordering(*_sem_scope(modifiers, "relaxed", "gpu"), "atomic")
+    if opcode == "fence":
+        if words & {"proxy", "mbarrier_init"} or any(m.startswith("proxy") for m in words):
+            return None  # proxy fences order between proxies, not threads
+        sem, scope = _sem_scope(modifiers, "acq_rel", "")
+        return Ordering(sem, scope, "fence")
+    if opcode == "membar":
+        level = next((_MEMBAR_SCOPE[m] for m in modifiers if m in _MEMBAR_SCOPE), "")
+        return Ordering("sc", level, "fence") if level else None
+    if opcode == "mbarrier":
+        sub = modifiers[0] if modifiers else ""
+        if sub in ("arrive", "arrive_drop"):
+            return Ordering(*_sem_scope(modifiers, "release", "cta"), "barrier")
+        if sub in ("test_wait", "try_wait"):
+            return Ordering(*_sem_scope(modifiers, "acquire", "cta"), "barrier")
+        return None
+    if opcode == "barrier" and modifiers[:1] == ("cluster",):
+        if "arrive" in words:
+            return Ordering(*_sem_scope(modifiers, "release", "cluster"), "barrier")
+        if "wait" in words:
+            return Ordering(*_sem_scope(modifiers, "acquire", "cluster"), "barrier")
+    return None
+
+
+def _with_ordering(effects: Effects, order: Ordering | None) -> Effects:
+    """The table's effects with what the ordering adds: a strong load reads what another
+    thread writes while it runs, so where and how often it runs is observable (a side effect:
+    no hoisting, merging or deleting); an acquiring or releasing operation orders the memory
+    accesses around it."""
+    if order is None:
+        return effects
+    side_effect = effects.side_effect
+    orders_memory = effects.orders_memory
+    if order.kind == "load" and effects.memory and order.strong:
+        side_effect = True
+    if order.acquires or order.releases:
+        orders_memory = True
+    elif order.kind == "barrier":
+        orders_memory = False  # `mbarrier.try_wait.relaxed`, `barrier.cluster.arrive.relaxed`
+    if order.kind in ("load", "store", "atomic") and not effects.memory:
+        return effects  # a read-only load: the table already says nothing can change it
+    if (side_effect, orders_memory, order) == (effects.side_effect, effects.orders_memory,
+                                               effects.ordering):
+        return effects
+    return replace(effects, side_effect=side_effect, orders_memory=orders_memory,
+                   ordering=order)
 
 
 # --------------------------------------------------------------------------- special registers
