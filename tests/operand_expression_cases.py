@@ -85,6 +85,8 @@ _OUTPUTS = [
 
 CASES: tuple[ExpressionCase, ...] = (
     *(ExpressionCase(e) for e in _OUTPUTS),
+    ExpressionCase("x", '=" "r'),  # a constraint spelled as two literals: "=" "r"
+    ExpressionCase("rv", '+" "r'),
     *(ExpressionCase(e, "+r") for e in ("x", "cx", "(int)x", "loc.bf", "x + 1", "cref",
                                         "c ? x : y", "++x")),
     *(ExpressionCase(e, where="template") for e in (

@@ -7,6 +7,7 @@ Compiles are cached by content hash (tests/toolchain_cache.py); skipped where nv
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -74,3 +75,37 @@ def test_the_matrix_covers_both_diagnostics_and_both_directions() -> None:
     assert {"_Verdict", "_CastOf", "_Lvalue", "NoneType"} <= readings
     assert any(c.constraint.startswith("+") for c in CASES)
     assert any(c.where == "template" for c in CASES)
+
+
+CONSTEXPR_OUTPUT = """
+__global__ void k(unsigned *out) {
+  constexpr unsigned kk = 4;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(kk));
+  out[threadIdx.x] = kk;
+}
+"""
+
+
+@needs_nvcc
+def test_an_output_into_a_constexpr_is_lost() -> None:
+    """Why the const class is a warning and not silence: nvcc compiles it (warning #137) and
+    stores the folded constant, never the register the asm wrote."""
+    [finding] = lint_text(CONSTEXPR_OUTPUT, "k.cu", select=("PTX013",))
+    assert finding.severity.value == "warning" and "constexpr" in finding.message
+    run = run_cached(NVCC or "", ["-arch=sm_90", "-O3", "-ptx", INPUT, "-o", OUTPUT],
+                     CONSTEXPR_OUTPUT, read_output=True)
+    assert run.ok, run.stderr
+    written = re.search(r"mov\.u32 (%r\d+), %laneid;", run.output)
+    stored = re.search(r"st\.global\.u32\s+\[%rd\d+\], (%r\d+);", run.output)
+    assert written and stored and written.group(1) != stored.group(1), run.output
+    assert re.search(rf"mov\.u32\s+{re.escape(stored.group(1))}, 4;", run.output), run.output
+
+
+def test_memory_operands_belong_to_ptx002_whatever_the_expression() -> None:
+    """nvcc rejects every "m" in device code ('asm constraint letter 'm' is not allowed inside
+    a __device__/__global__ function'), lvalue or not: PTX002's defect, not PTX013's."""
+    for expression in ("x", "x + 1", "42"):
+        source = ('__device__ void k(int i) { int x = i; '
+                  f'asm volatile("membar.cta; // %0" :: "m"({expression})); }}\n')
+        rules = {f.rule for f in lint_text(source, "k.cu", select=("PTX002", "PTX013"))}
+        assert rules == {"PTX002"}, (expression, rules)
