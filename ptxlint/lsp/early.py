@@ -154,6 +154,7 @@ def _publish_first(
     options = params.get("initializationOptions")
     url = options.get("ruleDocsUrl") if isinstance(options, dict) else None
     text = sanitize(text)
+    started = time.monotonic()
     try:
         linter = Linter(report=lambda problem: _tell(out, early, problem), warm_up=False)
         result = linter.lint(path, text)
@@ -169,4 +170,5 @@ def _publish_first(
     _send(out, {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
                 "params": notification})
     early.published = uri
-    log.info("published %d diagnostics for %s before loading the server", len(diagnostics), uri)
+    log.info("published %d diagnostics for %s before loading the server (%.0f ms)",
+             len(diagnostics), uri, (time.monotonic() - started) * 1000)
