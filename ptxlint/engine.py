@@ -14,8 +14,9 @@ from ptxlint.analysis.cxx_facts import FileFacts
 from ptxlint.analysis.latent import Latent, latent_reason
 from ptxlint.expansion_findings import Placer, common_to_all_branches
 from ptxlint.fix import fix_applies
-from ptxlint.frontends.cxx.extract import ExtractionResult, extract
+from ptxlint.frontends.cxx.extract import extract
 from ptxlint.frontends.cxx.types import TypeResolver
+from ptxlint.frontends.extraction import ExtractionResult
 from ptxlint.frontends.julia import JULIA_EXTENSIONS
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.frontends.syntax_tree import ParsedSource

@@ -13,7 +13,6 @@ import operator
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Protocol
 
 import tree_sitter
@@ -57,6 +56,7 @@ from ptxlint.frontends.cxx.statement_tokens import (
     code_tokens,
     keyword_tokens,
 )
+from ptxlint.frontends.extraction import ExtractionResult
 from ptxlint.frontends.syntax_tree import (
     NodeFinder,
     ParsedSource,
@@ -101,24 +101,6 @@ class TypeLookup(Protocol):
         statement: tree_sitter.Node | Sequence[tree_sitter.Node] | None = None,
         /,
     ) -> CType | None: ...
-
-
-@dataclass
-class ExtractionResult:
-    """What the extractor read from one file: its asm statements, those it did not lint and why, and
-    the macros it expanded or could not."""
-
-    statements: list[AsmStatement] = field(default_factory=list)
-    # Statements found but not linted (host asm, unknown dialect), kept for `stats`.
-    skipped: list[tuple[int, str]] = field(default_factory=list)  # (offset, reason)
-    parsed: ParsedSource | None = None
-    # asm-bearing macros: expanded here ("path:line" of each #define), and those defined in
-    # this file with parameters that no invocation here expanded (offset, name): opaque
-    expanded_macros: set[str] = field(default_factory=set)
-    unexpanded_macros: list[tuple[int, str]] = field(default_factory=list)
-    skipped_invocations: list[tuple[int, str]] = field(default_factory=list)  # (offset, reason)
-    # statements with #if inside are linted once per branch: the readings beyond the first
-    branch_variants: int = 0
 
 
 def has_asm(text: str) -> bool:

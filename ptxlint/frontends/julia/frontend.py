@@ -25,7 +25,7 @@ from typing import Any
 import tree_sitter
 import tree_sitter_julia
 
-from ptxlint.frontends.cxx.extract import ExtractionResult
+from ptxlint.frontends.extraction import ExtractionResult
 from ptxlint.frontends.llvm_constraints import clobber_name, split_constraints
 from ptxlint.frontends.sourced import Sourced
 from ptxlint.model import (

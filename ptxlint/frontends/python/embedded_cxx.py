@@ -8,7 +8,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from ptxlint.frontends.cxx.extract import ExtractionResult, extract
+from ptxlint.frontends.cxx.extract import extract
+from ptxlint.frontends.extraction import ExtractionResult
 from ptxlint.frontends.sourced import Sourced
 from ptxlint.model import (
     AsmStatement,

@@ -20,7 +20,7 @@ import tree_sitter_python
 
 from ptxlint.frontends import tree_reuse
 from ptxlint.frontends.cxx import dialect
-from ptxlint.frontends.cxx.extract import ExtractionResult
+from ptxlint.frontends.extraction import ExtractionResult
 from ptxlint.frontends.llvm_constraints import clobber_name, split_constraints
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import (

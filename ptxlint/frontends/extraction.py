@@ -1,0 +1,27 @@
+"""What a front end hands the engine for one file: its asm statements, and what it read but did
+not lint, with the reason. Every front end (C++, Python, Julia) fills the same record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.model import AsmStatement
+
+
+@dataclass
+class ExtractionResult:
+    """What the extractor read from one file: its asm statements, those it did not lint and why, and
+    the macros it expanded or could not."""
+
+    statements: list[AsmStatement] = field(default_factory=list)
+    # Statements found but not linted (host asm, unknown dialect), kept for `stats`.
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # (offset, reason)
+    parsed: ParsedSource | None = None
+    # asm-bearing macros: expanded here ("path:line" of each #define), and those defined in
+    # this file with parameters that no invocation here expanded (offset, name): opaque
+    expanded_macros: set[str] = field(default_factory=set)
+    unexpanded_macros: list[tuple[int, str]] = field(default_factory=list)
+    skipped_invocations: list[tuple[int, str]] = field(default_factory=list)  # (offset, reason)
+    # statements with #if inside are linted once per branch: the readings beyond the first
+    branch_variants: int = 0
