@@ -45,11 +45,15 @@ It does not flag read-only loads (`ld.global.nc`, `ld.const`, `ldu`, `ld.param`,
 no C++ store can change that memory while the kernel runs. It stays silent when the
 clobber list comes through a macro.
 
-In a volatile asm it does not flag instructions that only *issue* an asynchronous access
-(`wgmma.mma_async` on registers and shared-memory descriptors, `cp.async`, `cp.async.bulk*`,
-`tcgen05.mma`/`cp`/`ld`/`st`, `st.async`): the memory is read or written later, and C++ code
-may only touch it after the matching wait (`wgmma.wait_group`, `cp.async.wait_group`, an
-`mbarrier` wait, `tcgen05.wait`), which is the statement that needs the clobber. Register-only
+In a volatile asm it does not flag instructions that only *issue* an access the asynchronous
+proxy performs (`wgmma.mma_async` on registers and shared-memory descriptors,
+`cp.async.bulk*`, `cp.reduce.async.bulk*`, `tcgen05.mma`/`cp`/`ld`/`st`, `st.async`): the
+memory is read or written later, what C++ wrote before reaches it only through a proxy fence
+(`fence.proxy.async`), and C++ may only read what it wrote after the matching wait
+(`wgmma.wait_group`, `cp.async.bulk.wait_group`, an `mbarrier` wait, `tcgen05.wait`): those
+statements need the clobber. `cp.async` without `.bulk` is no such exemption: the ISA treats
+it as a weak memory operation of the generic proxy, so only its own clobber orders the C++
+stores before it (info, like any volatile access). Register-only
 instructions (`mma`, `shfl`, arithmetic) never touch memory and are never flagged. nvcc 13.0
 compiles a volatile `wgmma`/`mma`/`shfl` asm to the same PTX with and without the clobber,
 with the C++ shared-memory store and load around it kept in place

@@ -136,3 +136,20 @@ def test_weak_and_read_only_loads_keep_their_findings(load: str) -> None:
     rules = {f.rule for f in lint_text(source, select=("PTX101", "PTX102"))}
     assert "PTX101" not in rules
     assert ("PTX102" in rules) == (".nc" not in load)
+
+
+def test_only_the_asynchronous_proxy_is_ordered_elsewhere() -> None:
+    """PTX ISA, cp.async: "treated as a weak memory operation in the Memory Consistency Model"
+    (the generic proxy): its clobber orders the C++ stores before it, like any access's. A
+    bulk copy is performed by the asynchronous proxy, which C++ writes reach only through a
+    proxy fence, a statement of its own: its issue needs no clobber."""
+    copy = ('__device__ void f(unsigned dst, const void *src, unsigned bar) {\n'
+            '  asm volatile("COPY" :: "r"(dst), "l"(src), "r"(bar));\n}\n')
+    weak = copy.replace("COPY", "cp.async.cg.shared.global [%0], [%1], 16;")
+    bulk = copy.replace("COPY", "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx"
+                                "::bytes [%0], [%1], 16, [%2];")
+    [finding] = lint_text(weak, select=("PTX102",))
+    assert finding.severity.value == "info" and "a weak copy" in finding.message
+    assert lint_text(bulk, select=("PTX102",)) == []
+    assert _order("cp.async.cg.shared.global") == ("weak", "")
+    assert _order("cp.async.bulk.shared::cluster.global") is None

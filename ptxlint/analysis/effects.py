@@ -26,8 +26,9 @@ class Effect:
     what: str  # e.g. "'st.global.u32' writes memory", "'%clock' changes while the thread runs"
     start: int  # template offsets of the piece to point at
     end: int
-    # Only issues a memory access that another unit performs later (cp.async, wgmma.mma_async):
-    # C++ sees it after a separate wait, which is where ordering belongs.
+    # Only issues a memory access that the asynchronous proxy performs later (cp.async.bulk,
+    # wgmma.mma_async, tcgen05): C++ reaches it through a proxy fence and a wait, separate
+    # statements, which is where ordering belongs.
     asynchronous: bool = False
     position: int = -1  # the instruction's index in the template
     # the instruction's memory-ordering semantics (``ptxlint.ptx.effects.Ordering.sem``:
@@ -139,7 +140,10 @@ def _memory_effects(ptx: PtxTemplate) -> list[Effect]:
                     f"'{_mnemonic(ins)}'{named} {verb} memory",
                     ins.opcode_start,
                     ins.opcode_end,
-                    asynchronous=effects.asynchronous and not effects.orders_memory,
+                    # an async-proxy access is ordered against C++ by a proxy fence and its
+                    # wait, statements of their own; cp.async (a weak generic-proxy access)
+                    # is ordered against the C++ stores before it by this statement only
+                    asynchronous=effects.async_proxy and not effects.orders_memory,
                     position=position,
                     sem=sem,
                     kind=kind,

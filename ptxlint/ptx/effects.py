@@ -32,7 +32,14 @@ Vocabulary:
   unit (``cp.async*``, ``wgmma.mma_async`` through its shared-memory descriptors, ``tcgen05``
   copies and MMAs, ``st.async``): C++ code observes it only after a separate wait
   (``cp.async.wait_group``, ``wgmma.wait_group``, an mbarrier wait, ``tcgen05.wait``), and that
-  wait, not the issue, is where a ``"memory"`` clobber orders anything.
+  wait, not the issue, is where a ``"memory"`` clobber orders the memory it *writes*.
+* ``async_proxy``: the access is performed by the asynchronous proxy (PTX ISA "Memory
+  Consistency Model", proxies: ``cp.async.bulk*``, ``cp.reduce.async.bulk*``, ``wgmma``'s
+  shared-memory operands, ``tcgen05`` copies and MMAs; tensor memory, which C++ never
+  addresses): what C++ wrote before it reaches it only through a proxy fence
+  (``fence.proxy.async``), a statement of its own that carries the clobber. ``cp.async``
+  without ``.bulk`` is not: the ISA treats it as a weak memory operation of the generic
+  proxy, so the C++ stores before it are ordered by this statement's clobber alone.
 * ``ordering``: the memory-ordering semantics (:class:`Ordering`: weak, relaxed, acquire,
   release, acq_rel, sc, volatile, mmio, and the scope), read from the modifiers in any order
   with the ISA's defaults by :func:`ordering` and applied by :func:`lookup`: a *strong* load
@@ -85,6 +92,7 @@ class Effects:
     orders_memory: bool = False
     collective: bool = False
     asynchronous: bool = False
+    async_proxy: bool = False
     writes: Writes = Writes.FIRST
     isa: str = ""  # the PTX ISA section that states it
     # the memory-ordering semantics of a load, store, atomic, fence or barrier (``ordering``)
@@ -170,6 +178,7 @@ EFFECTS: dict[str, Effects] = {
         side_effect=True,
         memory="write",
         asynchronous=True,
+        async_proxy=True,
         writes=Writes.NONE,
         isa=_MOVE + ": st.async",
     ),
@@ -203,8 +212,26 @@ EFFECTS: dict[str, Effects] = {
         side_effect=True,
         memory="readwrite",
         asynchronous=True,
+        async_proxy=True,
+        writes=Writes.NONE,
+        isa=_MOVE + ": cp.async.bulk, cp.reduce.async.bulk",
+    ),
+    # "cp.async is treated as a weak memory operation in the Memory Consistency Model": the
+    # generic proxy, completed by cp.async.wait_group / an mbarrier
+    "cp.async": Effects(
+        side_effect=True,
+        memory="readwrite",
+        asynchronous=True,
         writes=Writes.NONE,
         isa=_MOVE + ": cp.async",
+    ),
+    "cp.async.bulk": Effects(
+        side_effect=True,
+        memory="readwrite",
+        asynchronous=True,
+        async_proxy=True,
+        writes=Writes.NONE,
+        isa=_MOVE + ": cp.async.bulk",
     ),
     "cp.async.commit_group": Effects(
         side_effect=True,
@@ -300,6 +327,7 @@ EFFECTS: dict[str, Effects] = {
         side_effect=True,
         memory="readwrite",
         asynchronous=True,
+        async_proxy=True,
         writes=Writes.NONE,
         isa=_SYNC + ": red.async",
     ),
@@ -367,6 +395,7 @@ EFFECTS: dict[str, Effects] = {
         memory="read",
         collective=True,
         asynchronous=True,
+        async_proxy=True,
         isa=_WGMMA + ": wgmma.mma_async",
     ),
     "wgmma.fence": Effects(
@@ -388,12 +417,14 @@ EFFECTS: dict[str, Effects] = {
     # Tensor memory is no C++ memory, and its loads/stores complete at tcgen05.wait; the MMAs
     # and copies read shared memory asynchronously (completion through tcgen05.commit).
     "tcgen05.ld": Effects(
-        side_effect=True, memory="read", asynchronous=True, isa=_TCGEN05 + ": tcgen05.ld"
+        side_effect=True, memory="read", asynchronous=True,
+        async_proxy=True, isa=_TCGEN05 + ": tcgen05.ld"
     ),
     "tcgen05.ld.red": Effects(
         side_effect=True,
         memory="read",
         asynchronous=True,
+        async_proxy=True,
         writes=Writes.FIRST_TWO,
         isa=_TCGEN05 + ": tcgen05.ld",
     ),
@@ -402,6 +433,7 @@ EFFECTS: dict[str, Effects] = {
             side_effect=True,
             memory="readwrite",
             asynchronous=True,
+        async_proxy=True,
             writes=Writes.NONE,
             isa=f"{_TCGEN05}: tcgen05.{op}",
         )
@@ -494,7 +526,7 @@ class Ordering:
 
     sem: str
     scope: str
-    kind: str  # "load" | "store" | "atomic" | "fence" | "barrier"
+    kind: str  # "load" | "store" | "atomic" | "copy" | "fence" | "barrier"
 
     @property
     def strong(self) -> bool:
@@ -548,6 +580,9 @@ def ordering(opcode: str, modifiers: tuple[str, ...]) -> Ordering | None:
             return None  # st.async / st.bulk: completed through an mbarrier or a wait
         sem, scope = _sem_scope(modifiers, "weak", "")
         return Ordering(sem, scope, "load" if opcode == "ld" else "store")
+    if opcode == "cp" and modifiers[:1] == ("async",) and not words & {
+            "bulk", "commit_group", "wait_group", "wait_all", "mbarrier"}:
+        return Ordering("weak", "", "copy")  # "treated as a weak memory operation" (cp.async)
     if opcode == "multimem":
         sub = modifiers[0] if modifiers else ""
         if sub == "ld_reduce":
