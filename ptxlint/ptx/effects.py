@@ -518,11 +518,13 @@ class Ordering:
 
     ``sem``: ``weak`` (no synchronization: its effects become visible to other threads only
     through other synchronization), ``relaxed``, ``acquire``, ``release``, ``acq_rel``, ``sc``,
-    ``volatile`` (``ld.volatile``/``st.volatile``: the ISA gives it the semantics of
-    ``.relaxed.sys``) or ``mmio`` (``ld.mmio``/``st.mmio``: performed exactly once, never
-    merged). Every one but ``weak`` is a *strong* operation: it exists to observe, or to be
-    observed by, another thread while both run. ``scope``: ``cta``, ``cluster``, ``gpu``,
-    ``sys``, or ``""`` where none applies (a weak access)."""
+    ``volatile`` (``ld.volatile``/``st.volatile``: "equivalent to a relaxed memory operation
+    with system-scope", and the number of volatile instructions is preserved: "volatile
+    Operation") or ``mmio`` (``ld.mmio``/``st.mmio``: the number of operations is strictly
+    preserved). The model "does not apply to texture (including ``ld.global.nc``) and surface
+    accesses": those have no ordering here. Every one but ``weak`` is a *strong* operation:
+    it exists to observe, or to be observed by, another thread while both run. ``scope``:
+    ``cta``, ``cluster``, ``gpu``, ``sys``, or ``""`` where none applies (a weak access)."""
 
     sem: str
     scope: str
