@@ -64,17 +64,22 @@ def _lint(paths: list[str], tier2: runner.Tier2Settings | None = None) -> int:
     return result.statements
 
 
+def test_an_include_folder_beside_an_ancestor_is_searched(tmp_path: Path) -> None:
+    kernel = _tree(tmp_path, "include")  # src/ and include/ side by side, as projects lay out
+    assert prefilter.may_hold_asm(str(kernel), kernel.read_bytes())
+
+
 def test_the_project_include_folders_of_compile_commands_are_searched(tmp_path: Path) -> None:
-    kernel = _tree(tmp_path, "include")  # not above the file: only -I finds it
+    kernel = _tree(tmp_path, "third_party")  # not above the file: only -I finds it
     assert not prefilter.may_hold_asm(str(kernel), kernel.read_bytes())
     build = tmp_path / "build"
     build.mkdir()
     db = build / "compile_commands.json"
-    command = ["nvcc", "-I../include", "-I/usr/local/cuda/include", "-c", "../src/kernel.cu"]
+    command = ["nvcc", "-I../third_party", "-I/usr/local/cuda/include", "-c", "../src/kernel.cu"]
     db.write_text(json.dumps([{"directory": str(build), "file": "../src/kernel.cu",
                                "arguments": command}]), encoding="utf-8")
     dirs = compile_db.project_include_dirs(compile_db.load(db), [str(tmp_path)])
-    assert dirs == (str((tmp_path / "include").resolve()),)  # the toolkit's folder is not ours
+    assert dirs == (str((tmp_path / "third_party").resolve()),)  # the toolkit's is not ours
     assert _lint([str(tmp_path / "src")]) == 0
     settings = runner.Tier2Settings(compile_commands=str(db), clang_args=())
     # the run hands the folders to the extractor too: the invocation is expanded and linted
