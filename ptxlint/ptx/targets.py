@@ -338,11 +338,27 @@ def _held(guards: tuple[str, ...], target: Target, toolkit: int, unknown_holds: 
         value = _value(guard, target, toolkit)
         if value is True:
             continue
-        if (value is None and unknown_holds and not _ARCH_MACRO.search(guard)
-                and not _ARCH_LIKE.search(guard)):
+        if value is None and unknown_holds and not _names_arch(guard):
             continue
         return False
     return True
+
+
+# guard -> whether it names an architecture macro (``_ARCH_MACRO``, ``_ARCH_LIKE``): a fact of
+# the text, asked for each target and toolkit in turn (``lowest_target`` tries each target), where
+# the two searches were most of ``_held``'s own time (``_ARCH_LIKE`` is tried at every character).
+_NAMES_ARCH: dict[str, bool] = {}
+
+
+def _names_arch(guard: str) -> bool:
+    known = _NAMES_ARCH.get(guard)
+    if known is None:
+        if len(_NAMES_ARCH) >= _VALUES_KEPT:
+            _NAMES_ARCH.clear()
+        known = _NAMES_ARCH[guard] = bool(
+            _ARCH_MACRO.search(guard) or _ARCH_LIKE.search(guard)
+        )
+    return known
 
 
 @functools.lru_cache(maxsize=4096)
