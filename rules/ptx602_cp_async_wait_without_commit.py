@@ -57,7 +57,7 @@ class CpAsyncWaitWithoutCommit(Rule):
 Flags a `cp.async.wait_group N` that follows `cp.async` copies no `cp.async.commit_group`
 put in a group, when the function then reads the data of those copies after the wait, as if
 the wait covered them (the copies, the commits and the reads in the function and its
-same-file or included-project helpers, one call level deep). `cp.async.wait_all` is not
+same-file or included-project helpers, up to three calls deep). `cp.async.wait_all` is not
 flagged (it commits first), nor copies an mbarrier tracks (`cp.async.mbarrier.arrive`), nor a
 wait with a commit later in a loop around it, nor one where a call that may commit lies
 between the copy and the read. A function that issues the next stage's copies and waits only

@@ -47,10 +47,10 @@ when no `cp.async.wait_group`, `cp.async.wait_all` or mbarrier wait lies between
 the read. The read is a C++ read of the same variable (`tile[i]`, `*tile`) or an
 `ld.shared`/`ldmatrix` asm on it; the buffer is the variable behind the copy's destination
 operand (through `__cvta_generic_to_shared`, casts and locals defined once, and through
-one level of same-file helpers). The rule is silent where a wait sits in a loop around the
-copy or the read (a multi-stage pipeline, where a later stage's wait covers the copy), where
-the copy and the read are in the two arms of one `if`, and where a call ptxlint cannot read
-lies between them. This rule is in preview.
+same-file or included-project helpers, up to three calls deep). The rule is silent where a wait
+sits in a loop around the copy or the read (a multi-stage pipeline, where a later stage's wait
+covers the copy), where the copy and the read are in the two arms of one `if`, and where a call
+ptxlint cannot read lies between them. This rule is in preview.
 
 ## Why is this bad?
 The copy has only been issued. PTX ISA 9.7.9.25.3.3: "Writes performed by cp.async

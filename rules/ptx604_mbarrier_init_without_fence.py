@@ -47,12 +47,12 @@ class MbarrierInitWithoutFence(Rule):
     tags = ("correctness", "async", "cluster")
     docs = """\
 ## What it does
-Flags a multicast bulk copy (`cp.async.bulk{.tensor}...multicast::cluster`) whose mbarrier
-was initialised by `mbarrier.init` earlier in the same function with neither
+Flags a multicast bulk copy (`cp.async.bulk{.tensor}...multicast::cluster`) whose mbarrier was
+initialised by `mbarrier.init` earlier in the same function with neither
 `fence.mbarrier_init.release.cluster` nor another release at cluster scope
-(`barrier.cluster.arrive` without `.relaxed`, `fence.acq_rel.cluster`) between the init and
-the copy. The barrier is the variable behind the init's and the copy's mbarrier operands
-(through `__cvta_generic_to_shared`, casts, locals defined once and one level of same-file or
+(`barrier.cluster.arrive` without `.relaxed`, `fence.acq_rel.cluster`) between the init and the
+copy. The barrier is the variable behind the init's and the copy's mbarrier operands (through
+`__cvta_generic_to_shared`, casts, locals defined once and up to three calls of same-file or
 included-project helpers); where it cannot be named, or a call that may hold such a fence or
 arrive lies between the two (CUTLASS's `fence_barrier_init()`, `cute::cluster_sync()`), the
 rule is silent.

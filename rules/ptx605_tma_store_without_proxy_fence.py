@@ -55,13 +55,13 @@ class TmaStoreWithoutProxyFence(Rule):
 Flags a bulk copy that reads the CTA's shared memory through the async proxy (a TMA store
 `cp.async.bulk.tensor...global.shared::cta`, `cp.async.bulk.global.shared::cta`,
 `cp.reduce.async.bulk...`) when the same function wrote that buffer earlier with ordinary
-stores (C++ `buf[i] = v`, `st.shared`, `stmatrix`) and no `fence.proxy.async.shared::cta`
-(or `fence.proxy.async`) lies between the last such write and the copy. The buffer is the
-variable behind the copy's shared-memory operand (through `__cvta_generic_to_shared`, casts,
-locals defined once and one level of same-file helpers). Where it cannot be named, where a
-call ptxlint cannot read lies between the write and the copy (the fence may be there:
-CUTLASS's `fence_view_async_shared()`), or where the two are in the two arms of one `if`, the
-rule is silent. This rule is in preview.
+stores (C++ `buf[i] = v`, `st.shared`, `stmatrix`) and no `fence.proxy.async.shared::cta` (or
+`fence.proxy.async`) lies between the last such write and the copy. The buffer is the variable
+behind the copy's shared-memory operand (through `__cvta_generic_to_shared`, casts, locals
+defined once and up to three calls of same-file or included-project helpers). Where it cannot
+be named, where a call ptxlint cannot read lies between the write and the copy (the fence may
+be there: CUTLASS's `fence_view_async_shared()`), or where the two are in the two arms of one
+`if`, the rule is silent. This rule is in preview.
 
 ## Why is this bad?
 Ordinary stores are performed by the generic proxy and the bulk copy reads through the async

@@ -75,7 +75,7 @@ class WgmmaReadBeforeWait(Rule):
 Flags the first use, by ordinary code, of a register that a `wgmma.mma_async` reads or writes
 asynchronously (its accumulators `d`, and its A fragment when A comes from registers), after
 the `wgmma.mma_async` and before a `wgmma.commit_group` followed by a `wgmma.wait_group`. The
-registers are the C++ variables bound to those operands (through one level of same-file
+registers are the C++ variables bound to those operands (through up to three calls of same-file
 helpers); a use is a C++ read or write of one, or another asm statement on it. Another
 `wgmma.mma_async` on the same accumulators is not a use (the ISA allows the chain), nor an
 asm with no instruction (a register fence such as `warpgroup_fence_operand`). Where a

@@ -51,11 +51,11 @@ class WgmmaWithoutFence(Rule):
 ## What it does
 Flags a `wgmma.mma_async` whose accumulator (or register A fragment) variables were written by
 ordinary C++ code earlier in the function (`float d[4] = {}`, `d[i] *= s`) with no
-`wgmma.fence.sync.aligned` between that write and the `wgmma.mma_async`. The registers are
-the C++ variables bound to those operands (through one level of same-file helpers). Where a
-variable cannot be named, or a call ptxlint cannot read lies between the write and the
-`wgmma` (the fence may be there: CUTLASS's `warpgroup_arrive()`), the rule is silent. This
-rule is in preview.
+`wgmma.fence.sync.aligned` between that write and the `wgmma.mma_async`. The registers are the
+C++ variables bound to those operands (through up to three calls of same-file or
+included-project helpers). Where a variable cannot be named, or a call ptxlint cannot read lies
+between the write and the `wgmma` (the fence may be there: CUTLASS's `warpgroup_arrive()`), the
+rule is silent. This rule is in preview.
 
 ## Why is this bad?
 PTX ISA 9.7.15.5.2 (`wgmma.mma_async`): "wgmma.fence instruction must be used to fence the

@@ -16,7 +16,7 @@ _TAKES = frozenset({BULK_LOAD, EXPECT_TX})
 
 def _value(flow: FunctionFlow, step: Step, operand: PtxOperand | None) -> int | None:
     """An immediate operand, or the constant value of the C++ expression bound to it (through
-    a helper's parameter to the caller's argument)."""
+    the helpers' parameters to the caller's arguments)."""
     if operand is None:
         return None
     if operand.kind == "immediate":
@@ -27,19 +27,7 @@ def _value(flow: FunctionFlow, step: Step, operand: PtxOperand | None) -> int | 
     if operand.kind != "ref" or operand.ref is None or operand.ref >= len(
             step.statement.operands):
         return None
-    expression = step.statement.operands[operand.ref].expression
-    if step.call is None:
-        return flow.constant(expression)
-    helper = step.call.helper
-    value = helper.constant(expression)
-    if value is not None:
-        return value
-    name = expression.strip()
-    if name in helper.parameters:
-        index = helper.parameters.index(name)
-        if index < len(step.call.arguments):
-            return flow.constant(step.call.arguments[index])
-    return None
+    return flow.constant_of(step, step.statement.operands[operand.ref].expression)
 
 
 def mismatch(flow: FunctionFlow, expect: Step) -> tuple[int, int, int] | None:
@@ -105,7 +93,7 @@ constant that differs from the sum of the constant sizes of the non-tensor bulk 
 (`cp.async.bulk...mbarrier::complete_tx::bytes`) completing on the same mbarrier in the same
 phase of the same function: between the waits on that barrier around the expect-tx, at the
 same loop depth. Counts are immediates, or C++ expressions made of literals, `sizeof` of a
-built-in type and locals defined once by such expressions (through one level of same-file
+built-in type and locals defined once by such expressions (through up to three calls of same-file
 helpers). Any unknown silences it: a tensor copy (its size is the tensor map's box), a
 multicast copy, a second expect-tx, a copy in another loop, a call ptxlint cannot read, a
 non-constant size. This rule is in preview.

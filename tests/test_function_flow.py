@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from ptxlint.analysis.divergence import Kind, _Classifier, divergent_guard
-from ptxlint.analysis.function_flow import FileFlows, base_name
+from ptxlint.analysis.function_flow import FOLLOW_DEPTH, FileFlows, base_name
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
-from ptxlint.ptx.protocols import COMMIT, COPY, WAIT
+from ptxlint.ptx.protocols import COMMIT, COPY, WAIT, WG_COMMIT, WG_FENCE, WG_MMA, WG_WAIT
 from tests.conftest import lint_text
 
 HELPERS = r"""
@@ -149,3 +149,88 @@ __global__ void k(const float4* g, float4* out) {
     findings = lint_text(text, str(path), select=("PTX602",))
     assert [(f.rule, f.path, f.span.start) for f in findings] == [
         ("PTX602", str(path), text.index("wait<0>()"))]
+
+
+WGMMA = r"""
+#include <cstdint>
+__device__ __forceinline__ void arrive() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void commit_batch() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }
+__device__ __forceinline__ void mma(uint64_t a, uint64_t b, float (&acc)[4]) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0,%1,%2,%3}, %4, %5, 1, 1, 1, 0, 0;"
+               : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]) : "l"(a), "l"(b));
+}
+// two levels above the asm: a mainloop step that calls the wrappers
+__device__ __forceinline__ void k_block(uint64_t a, uint64_t b, float (&acc)[4]) {
+  arrive();
+  mma(a, b, acc);
+  commit_batch();
+}
+__device__ __forceinline__ void finish() { wait0(); }
+"""
+
+
+def test_helpers_are_followed_a_few_calls_deep_with_their_operands() -> None:
+    flows = _flows(WGMMA + r"""
+__global__ void k(float* out, uint64_t a, uint64_t b) {
+  float acc[4];
+  k_block(a, b, acc);
+  finish();
+  out[threadIdx.x] = acc[0];
+}
+""")
+    flow = _flow(flows, "k")
+    assert [s.kind for s in flow.steps] == [WG_FENCE, WG_MMA, WG_COMMIT, WG_WAIT]
+    mma_step = flow.steps[1]
+    assert mma_step.call is not None and mma_step.call.name == "k_block"
+    assert mma_step.inner is not None and mma_step.inner.call is not None
+    assert mma_step.inner.call.name == "mma"
+    # acc of mma() is acc of k_block() is the kernel's acc
+    assert flow.keys(mma_step, mma_step.event.registers) == {"acc"}
+
+
+def test_a_read_through_two_helper_levels_is_judged() -> None:
+    text = WGMMA + r"""
+__global__ void k(float* out, uint64_t a, uint64_t b) {
+  float acc[4];
+  k_block(a, b, acc);
+  out[threadIdx.x] = acc[0];
+  finish();
+}
+"""
+    findings = lint_text(text, "k.cu", select=("PTX606",))
+    assert [(f.rule, f.span.start) for f in findings] == [
+        ("PTX606", text.index("acc[0];"))]
+    fine = text.replace("  out[threadIdx.x] = acc[0];\n  finish();",
+                        "  finish();\n  out[threadIdx.x] = acc[0];")
+    assert lint_text(fine, "k.cu", select=("PTX606",)) == []
+
+
+def test_a_call_a_followed_helper_makes_and_ptxlint_cannot_read_stays_opaque() -> None:
+    flows = _flows(WGMMA + r"""
+__device__ void wait_elsewhere();  // defined in another file
+__device__ __forceinline__ void finish_there() { wait_elsewhere(); }
+__global__ void k(float* out, uint64_t a, uint64_t b) {
+  float acc[4];
+  k_block(a, b, acc);
+  finish_there();
+  out[threadIdx.x] = acc[0];
+}
+""")
+    flow = _flow(flows, "k")
+    waits = frozenset({WG_WAIT})
+    assert flow.opaque_between(flow.start, flow.end, waits) == ["wait_elsewhere"]
+
+
+def test_steps_past_the_follow_depth_are_opaque_not_missing() -> None:
+    chain = "".join(f"__device__ void level{k}() {{ level{k + 1}(); }}\n"
+                    for k in range(1, FOLLOW_DEPTH + 1))
+    last = f"__device__ void level{FOLLOW_DEPTH + 1}() "
+    text = last + '{ asm volatile("cp.async.commit_group;" ::: "memory"); }\n' + chain + \
+        "__global__ void k() { level1(); }\n"
+    flows = _flows(text)
+    assert "k" not in [f.name for f in flows.flows()]  # no step within reach
+    flow = flows.function_at(text.encode().index(b"level1(); }\n"))
+    assert flow is not None and flow.name == "k" and flow.steps == []
+    assert flow.opaque_between(flow.start, flow.end, frozenset({COMMIT})) == [
+        f"level{FOLLOW_DEPTH + 1}"]  # the call past the depth, made by the last followed

@@ -5,10 +5,16 @@ once per file on the first ask (:func:`flows_of`) from the tree-sitter tree the 
 already built and the file's asm statements:
 
 * ``steps``: every protocol event (:func:`ptxlint.ptx.protocols.events`) of the function's asm
-  statements in source order, and those of the same-file helpers it calls, one level deep,
-  placed at the call (CUTLASS, CuTe and ThunderKittens wrap each instruction in a small
-  ``__device__ __forceinline__`` function). A helper's step names the call it is reached
-  through, so that its operands are read in the caller's terms (``key``).
+  statements in source order, and those of the helpers it calls (same file, or the project
+  headers it includes), placed at the call (CUTLASS, CuTe and ThunderKittens wrap each
+  instruction in a small ``__device__ __forceinline__`` function, and call those from
+  mainloop helpers: a helper's own calls are followed too, :data:`FOLLOW_DEPTH` calls deep,
+  each function's steps composed once per depth and kept). A helper's step names the call it
+  is reached through, and the step as the helper sees it (``inner``), so that its operands
+  are read in the caller's terms down the chain (``key``). A call that is not followed (no
+  definition found, overloads that differ, past the depth, a recursion), in the function or
+  inside a helper it follows, is opaque: ``opaque_between`` names it where it may take a
+  step, and the rules stay silent around it.
 * the C++ structure a verdict needs: loops, ``if`` branches (two steps in the two arms of one
   ``if`` never follow each other), early returns, local definitions, and where each name is
   read or written.
@@ -36,7 +42,8 @@ from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node, node
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 from ptxlint.ptx.protocols import SHARED_READ, Event, events
 
-__all__ = ["CallSite", "FileFlows", "FunctionFlow", "Step", "base_name", "flows_of"]
+__all__ = ["FOLLOW_DEPTH", "CallSite", "FileFlows", "FunctionFlow", "Step", "base_name",
+           "flows_of"]
 
 Node = tree_sitter.Node
 
@@ -71,6 +78,10 @@ HARMLESS_CALLS = frozenset(
 # project assertion macros (EP_DEVICE_ASSERT, CUTE_STATIC_ASSERT...): a check, never a step
 _ASSERT = re.compile(r"^[A-Z][A-Z0-9_]*ASSERT[A-Z0-9_]*$")
 _CALL_DEPTH = 3  # how many calls deep may_take reads a helper's callees
+# how many calls deep a function's steps are followed (the kernel's own call is the first):
+# CUTLASS's collectives call warpgroup_arrive() that holds the fence, a kernel calls the
+# collective; flashinfer's wgmma helpers are called by the attention helpers a kernel calls
+FOLLOW_DEPTH = 3
 
 
 def base_name(expression: str) -> str | None:
@@ -114,6 +125,9 @@ class Step:
     statement: AsmStatement
     instruction: PtxInstruction
     call: CallSite | None = None
+    # the same step as the called helper sees it (itself reached through a call, a level
+    # deeper, or its own statement's): how an operand is read back up the call chain
+    inner: Step | None = None
 
     @property
     def kind(self) -> str:
@@ -147,6 +161,14 @@ class FunctionFlow:
     # (start, end, name, followed): followed when the call is of a helper whose steps are
     # placed at the call (the others are asked about with ``opaque_between``)
     calls: list[tuple[int, int, str, bool]] = field(default_factory=list, repr=False)
+    # calls a followed helper makes (a few calls down) and ptxlint does not follow, placed at
+    # the call of this function that reaches them: (byte, callee, its caller's file, caller)
+    hidden: list[tuple[int, str, FileFlows, FunctionFlow]] = field(default_factory=list,
+                                                                 repr=False)
+    # the function's own asm steps, and its calls with their argument texts (byte order)
+    own_steps: list[Step] = field(default_factory=list, repr=False)
+    raw_calls: list[tuple[int, int, str, tuple[str, ...]]] = field(default_factory=list,
+                                                                   repr=False)
     asm_ranges: list[tuple[int, int]] = field(default_factory=list, repr=False)
     lambdas: list[tuple[int, int]] = field(default_factory=list, repr=False)
     _read: bool = field(default=False, repr=False)
@@ -190,9 +212,12 @@ class FunctionFlow:
         ptxlint does not see: a function it cannot read, or one whose body (or a callee's, a
         few calls deep) holds such a step. Where one lies, the rules stay silent."""
         owner = self.owner
-        return [name for start, _, name, followed in self.calls
-                if not followed and a < start < b
-                and (owner is None or owner.may_take(name, kinds, self))]
+        found = [name for start, _, name, followed in self.calls
+                 if not followed and a < start < b
+                 and (owner is None or owner.may_take(name, kinds, self))]
+        found.extend(name for start, name, files, caller in self.hidden
+                     if a < start < b and files.may_take(name, kinds, caller))
+        return found
 
     def uses_of(self, name: str) -> list[tuple[int, str, bool]]:
         """Where ``name`` is used in the function's C++ (not inside an asm statement), in
@@ -221,21 +246,54 @@ class FunctionFlow:
         trail = [] if trail is None else trail
         if operand is not None and operand.kind == "address":
             trail.extend(p.text for p in operand.parts if p.kind == "immediate")
-        if step.call is None:
-            name = self.resolve(expression, trail=trail)
-        else:
-            helper = step.call.helper
-            inner = helper.resolve(expression, trail=trail)
-            if inner is None or inner not in helper.parameters:
-                return None  # a helper's own variable: not one of the caller's
-            index = helper.parameters.index(inner)
-            if index >= len(step.call.arguments):
-                return None
-            name = self.resolve(step.call.arguments[index], trail=trail)
+        name = self._name_of(step, expression, trail)
         if name is None:
             return None
         offsets = [t for t in trail if _ARITHMETIC_OFFSET.search(_outer(t))]
         return name, "|".join("".join(t.split()) for t in offsets)
+
+    def _name_of(self, step: Step, expression: str, trail: list[str]) -> str | None:
+        """The variable of this function an operand expression of ``step`` names: through
+        each call down to the statement, a helper's parameter replaced by the argument."""
+        if step.call is None:
+            return self.resolve(expression, trail=trail)
+        helper = step.call.helper
+        inner = helper._name_of(step.inner, expression, trail) if step.inner is not None \
+            else helper.resolve(expression, trail=trail)
+        if inner is None or inner not in helper.parameters:
+            return None  # a helper's own variable: not one of the caller's
+        index = helper.parameters.index(inner)
+        if index >= len(step.call.arguments):
+            return None
+        return self.resolve(step.call.arguments[index], trail=trail)
+
+    def expression_at(self, step: Step, expression: str) -> str | None:
+        """An operand expression of ``step``'s statement as this function writes it: the
+        expression itself for an own step; through a call, the argument bound to the helper's
+        parameter it names (down the chain of calls); ``None`` where it is not a parameter."""
+        if step.call is None:
+            return expression
+        helper = step.call.helper
+        text = helper.expression_at(step.inner, expression) if step.inner is not None \
+            else expression
+        name = text.strip() if text is not None else None
+        if name is None or name not in helper.parameters:
+            return None
+        index = helper.parameters.index(name)
+        return step.call.arguments[index] if index < len(step.call.arguments) else None
+
+    def constant_of(self, step: Step, expression: str) -> int | None:
+        """The constant value of an operand expression of ``step``: in the function whose
+        statement it is, or in a caller's terms through the parameters it is bound to."""
+        if step.call is None:
+            return self.constant(expression)
+        helper = step.call.helper
+        value = helper.constant_of(step.inner, expression) if step.inner is not None \
+            else helper.constant(expression)
+        if value is not None:
+            return value
+        text = self.expression_at(step, expression)
+        return self.constant(text) if text is not None else None
 
     def keys(self, step: Step, operands: tuple[PtxOperand, ...]) -> set[str] | None:
         """The variables of this function the register operands are bound to (a wgmma's
@@ -446,7 +504,9 @@ def _usage(node: Node) -> tuple[str, bool]:
 def _declared(declarator: Node | None) -> Node | None:
     while declarator is not None and declarator.type not in ("identifier", "field_identifier"):
         inner = declarator.child_by_field_name("declarator")
-        if inner is None and declarator.type == "reference_declarator":
+        if inner is None and declarator.type in ("reference_declarator",
+                                                 "parenthesized_declarator"):
+            # `T& x`, and `(&acc)[N]`: a reference to an array
             inner = declarator.named_children[-1] if declarator.named_children else None
         declarator = inner
     return declarator
@@ -472,11 +532,13 @@ class FileFlows:
     """The flows of one file's functions, each built on first ask."""
 
     def __init__(self, parsed: ParsedSource, statements: tuple[AsmStatement, ...],
-                 path: str | None = None) -> None:
+                 path: str | None = None, root: FileFlows | None = None) -> None:
         """``path``: the file's, to find the project headers it includes (their helpers are
-        followed too); ``None`` for a header itself, whose includes are not read."""
+        followed too); ``None`` for a header itself, whose includes are not read: ``root``,
+        the linted file's flows, finds a header helper's callees among its headers."""
         self.parsed = parsed
         self.path = path
+        self.root = root
         self._included: list[FileFlows] | None = None
         self._statements = [s for s in statements if s.context.macro is None
                             and s.source.text is parsed.text and s.ptx.instructions]
@@ -485,7 +547,10 @@ class FileFlows:
         self._by_name: dict[str, list[FunctionFlow]] = {}
         self._flows: list[FunctionFlow] | None = None
         self._by_statement: dict[int, list[tuple[FunctionFlow, Step]]] | None = None
-        self._direct: dict[int, list[Step]] = {}
+        self._composed: dict[tuple[int, int], tuple[list[Step], list[
+            tuple[int, str, FileFlows, FunctionFlow]]]] = {}
+        self._composing: set[int] = set()
+        self._structured: set[int] = set()
         self._converts: dict[str, bool] = {}
         self._may_take: dict[tuple[str, frozenset[str], int], bool] = {}
         self._calls_by_name: dict[str, list[tuple[FunctionFlow, int, int]]] | None = None
@@ -552,19 +617,36 @@ class FileFlows:
             defined = self._defined(name)
             known = False
             if len(defined) == 1 and defined[0].parameters:
-                helper = (defined[0].owner or self).ready(defined[0])
+                helper = defined[0]
+                (helper.owner or self)._structure(helper)
                 values = [r.named_children[0] for r in helper.returns if r.named_children]
                 known = bool(values) and len(values) == len(helper.returns) and all(
                     base_name(helper.text(v)) == helper.parameters[0] for v in values)
             self._converts[name] = known
         return known
 
+    def destructors_taking(self, kinds: frozenset[str]) -> list[str]:
+        """The destructors (``~T``) of the file and the headers it includes that take, or may
+        take, a step of ``kinds``: a step no call in a function's body shows (an object's
+        destructor runs where its scope ends)."""
+        found: list[str] = []
+        for files in [self, *self.included()]:
+            for flow in files._functions:
+                if not flow.name.startswith("~"):
+                    continue
+                files._structure(flow)
+                if any(s.kind in kinds for s in flow.own_steps) or any(
+                        files.may_take(callee, kinds, flow) for _, _, callee, _ in
+                        flow.raw_calls):
+                    found.append(flow.name)
+        return found
+
     def functions_named(self, name: str) -> list[FunctionFlow]:
         """The file's function definitions called ``name`` (overloads, specialisations)."""
         return self._by_name.get(name, [])
 
     def ready(self, flow: FunctionFlow) -> FunctionFlow:
-        """``flow`` with its body read."""
+        """``flow`` with its body read and its calls followed."""
         return self._ready(flow)
 
     def callers(self, helper: FunctionFlow) -> list[tuple[FunctionFlow, int, int]]:
@@ -582,17 +664,27 @@ class FileFlows:
     def _ready(self, flow: FunctionFlow) -> FunctionFlow:
         if not flow._read:
             flow._read = True
-            self._read(flow)
+            self._structure(flow)
+            self._follow(flow)
         return flow
 
     def flows(self) -> list[FunctionFlow]:
         """The functions that hold asm statements or call a same-file helper that does."""
         if self._flows is None:
-            names = sorted({f.name for f in self._functions if f.statements and f.name}
-                           | {f.name for header in self.included()
-                              for f in header._functions if f.statements and f.name})
-            pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names)
-                                 + rb")\b") if names else None
+            headers = self.included()
+            everywhere = self._functions + [f for h in headers for f in h._functions]
+            names = {f.name for f in everywhere if f.statements and f.name}
+            # a function that calls one that does, up to the calls the flows follow
+            for _ in range(FOLLOW_DEPTH - 1):
+                pattern = _names_pattern(names)
+                if pattern is None:
+                    break
+                more = {f.name for f in everywhere if f.name and f.name not in names
+                        and pattern.search(f.parsed.data, f.start, f.end) is not None}
+                if not more:
+                    break
+                names |= more
+            pattern = _names_pattern(names)
             data = self.parsed.data
             self._flows = [
                 self._ready(f) for f in self._functions
@@ -631,28 +723,116 @@ class FileFlows:
             self._included = []
             if self.path is not None:
                 for header in included_headers(self.path, self.parsed.text):
-                    self._included.append(FileFlows(header.parsed, header.statements))
+                    self._included.append(FileFlows(header.parsed, header.statements,
+                                                    root=self))
         return self._included
 
     def _defined(self, name: str, caller: FunctionFlow | None = None) -> list[FunctionFlow]:
-        """The definitions of ``name`` in the file, else in the headers it includes."""
+        """The definitions of ``name`` in the file, else in the headers it includes (for a
+        header, those the linted file includes)."""
         here = [h for h in self._by_name.get(name, ()) if h is not caller]
-        if here or self.path is None:
+        if here:
             return here
+        if self.path is None:
+            root = self.root
+            return [] if root is None else [
+                h for h in root._defined(name) if h is not caller and h.owner is not self]
         for header in self.included():
             there = header.functions_named(name)
             if there:
                 return there
         return []
 
-    def _helper(self, name: str, caller: FunctionFlow) -> FunctionFlow | None:
+    def _helper(self, name: str, caller: FunctionFlow,
+                depth: int) -> tuple[FunctionFlow, list[Step], list[
+                    tuple[int, str, FileFlows, FunctionFlow]]] | None:
+        """The definition a call of ``name`` reaches, with its steps and hidden calls followed
+        ``depth`` calls further; ``None`` where none is found, or overloads differ in the
+        steps they take (which one is called is not known here)."""
         candidates = self._defined(name, caller)
-        if not candidates or not any(h.statements for h in candidates):
+        if not candidates:
             return None
-        shapes = {tuple(_own_kinds(h)) for h in candidates}
-        if len(shapes) != 1 or not next(iter(shapes)):
-            return None  # overloads that differ: which one is called is not known here
-        return candidates[0]
+        shapes: set[tuple[str, ...]] = set()
+        chosen: tuple[FunctionFlow, list[Step], list[
+            tuple[int, str, FileFlows, FunctionFlow]]] | None = None
+        for helper in candidates:
+            owner = helper.owner or self
+            composed = owner._compose(helper, depth)
+            if composed is None:
+                return None  # a recursion: not followed
+            steps, hidden = composed
+            shapes.add(tuple(s.kind for s in steps))
+            if chosen is None:
+                chosen = (helper, steps, hidden)
+            elif hidden:
+                chosen = (chosen[0], chosen[1], chosen[2] + hidden)
+        if len(shapes) != 1:
+            return None
+        return chosen
+
+    def _compose(self, flow: FunctionFlow, depth: int) -> tuple[list[Step], list[
+            tuple[int, str, FileFlows, FunctionFlow]]] | None:
+        """``flow``'s steps with those of the helpers it calls placed at each call, followed
+        ``depth`` calls deep, and the calls it (or a followed helper) makes that are not
+        followed, at the call of ``flow`` that reaches them; memoised per function and depth;
+        ``None`` for a function already being followed (a recursion)."""
+        key = (id(flow), depth)
+        known = self._composed.get(key)
+        if known is not None:
+            return known
+        if id(flow) in self._composing:
+            return None
+        self._structure(flow)
+        self._composing.add(id(flow))
+        try:
+            steps = list(flow.own_steps)
+            hidden: list[tuple[int, str, FileFlows, FunctionFlow]] = []
+            for start, end, name, arguments in flow.raw_calls:
+                followed = self._helper(name, flow, depth - 1) if depth > 0 else None
+                if followed is None:
+                    hidden.append((start, name, self, flow))
+                    continue
+                helper, inner_steps, inner_hidden = followed
+                site = CallSite(start, end, name, arguments, helper)
+                for order, step in enumerate(inner_steps):
+                    steps.append(Step(start, order, step.event, step.statement,
+                                      step.instruction, site, step))
+                hidden.extend((start, n, f, c) for _, n, f, c in inner_hidden)
+            steps.sort(key=lambda s: (s.start, s.order))
+        finally:
+            self._composing.discard(id(flow))
+        self._composed[key] = (steps, hidden)
+        return steps, hidden
+
+    def _follow(self, flow: FunctionFlow) -> None:
+        """The function's steps and calls, its helpers followed :data:`FOLLOW_DEPTH` calls
+        deep."""
+        flow.calls = []
+        flow.steps = list(flow.own_steps)
+        for start, end, name, arguments in flow.raw_calls:
+            self._composing.add(id(flow))
+            try:
+                followed = self._helper(name, flow, FOLLOW_DEPTH - 1)
+            finally:
+                self._composing.discard(id(flow))
+            flow.calls.append((start, end, name, followed is not None))
+            if followed is None:
+                continue
+            helper, inner_steps, inner_hidden = followed
+            site = CallSite(start, end, name, arguments, helper)
+            for order, step in enumerate(inner_steps):
+                flow.steps.append(Step(start, order, step.event, step.statement,
+                                       step.instruction, site, step))
+            flow.hidden.extend((start, n, f, c) for _, n, f, c in inner_hidden)
+        flow.calls.sort()
+        flow.steps.sort(key=lambda s: (s.start, s.order))
+
+    def _structure(self, flow: FunctionFlow) -> None:
+        """The function's C++ structure, own steps and calls (no call followed)."""
+        if id(flow) in self._structured:
+            return
+        self._structured.add(id(flow))
+        self._read(flow)
 
     def _read(self, flow: FunctionFlow) -> None:
         parsed = self.parsed
@@ -703,7 +883,7 @@ class FileFlows:
         for statement in own:
             start = parsed.to_byte(statement.span.start)
             for order, (instruction, event) in enumerate(_events(statement)):
-                flow.steps.append(Step(start, order, event, statement, instruction))
+                flow.own_steps.append(Step(start, order, event, statement, instruction))
         # asm outputs are writes of their variables, with values the C++ cannot see
         for statement in own:
             for operand in statement.outputs:
@@ -714,19 +894,11 @@ class FileFlows:
             name = _callee_name(parsed, node)
             if name is None:
                 continue
-            helper = self._helper(name, flow)
-            flow.calls.append((node.start_byte, node.end_byte, name, helper is not None))
-            if helper is None:
-                continue
             arguments = node.child_by_field_name("arguments")
             texts = tuple(parsed.node_text(a) for a in arguments.named_children
                           if a.type != "comment") if arguments is not None else ()
-            site = CallSite(node.start_byte, node.end_byte, name, texts, helper)
-            for order, step in enumerate(self._own_steps(helper)):
-                flow.steps.append(Step(node.start_byte, order, step.event, step.statement,
-                                       step.instruction, site))
-        flow.calls.sort()
-        flow.steps.sort(key=lambda s: (s.start, s.order))
+            flow.raw_calls.append((node.start_byte, node.end_byte, name, texts))
+        flow.raw_calls.sort()
 
     def may_take(self, name: str, kinds: frozenset[str], caller: FunctionFlow | None = None,
                  depth: int = _CALL_DEPTH) -> bool:
@@ -745,31 +917,14 @@ class FileFlows:
         result = not defined
         for helper in defined:
             owner = helper.owner or self
-            owner.ready(helper)
-            if any(s.kind in kinds for s in helper.steps) or any(
-                    not followed and (depth == 0 or owner.may_take(callee, kinds, helper,
-                                                                   depth - 1))
-                    for _, _, callee, followed in helper.calls):
+            owner._structure(helper)
+            if any(s.kind in kinds for s in helper.own_steps) or any(
+                    depth == 0 or owner.may_take(callee, kinds, helper, depth - 1)
+                    for _, _, callee, _ in helper.raw_calls):
                 result = True
                 break
         self._may_take[key] = result
         return result
-
-    def _own_steps(self, helper: FunctionFlow) -> list[Step]:
-        """The helper's own steps, from its statements alone (its calls are not followed:
-        one level)."""
-        known = self._direct.get(id(helper))
-        if known is None:
-            known = []
-            for statement in sorted(helper.statements, key=lambda s: s.span.start):
-                start = helper.parsed.to_byte(statement.span.start)
-                for order, (instruction, event) in enumerate(_events(statement)):
-                    known.append(Step(start, order, event, statement, instruction))
-            self._direct[id(helper)] = known
-        if not helper._read:
-            # its parameters' definitions, for keys through the call
-            (helper.owner or self).ready(helper)
-        return known
 
 
 def _function_definitions(root: Node) -> list[Node]:
@@ -789,6 +944,13 @@ def _function_definitions(root: Node) -> list[Node]:
                 return found
 
 
+def _names_pattern(names: set[str]) -> re.Pattern[bytes] | None:
+    if not names:
+        return None
+    return re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names))
+                      + rb")\b")
+
+
 def _events(statement: AsmStatement) -> Iterator[tuple[PtxInstruction, Event]]:
     if statement.template.has_holes:
         return
@@ -797,10 +959,6 @@ def _events(statement: AsmStatement) -> Iterator[tuple[PtxInstruction, Event]]:
             continue
         for event in events(instruction):
             yield instruction, event
-
-
-def _own_kinds(flow: FunctionFlow) -> list[str]:
-    return [e.kind for s in flow.statements for _, e in _events(s)]
 
 
 # One file's flows at a time, by the identity of its tree (the engine lints a file's statements

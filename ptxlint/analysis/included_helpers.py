@@ -3,8 +3,9 @@
 CUTLASS, CuTe, ThunderKittens, DeepGEMM and flashinfer wrap each protocol instruction in a
 small ``__device__ __forceinline__`` function in a header (``cp_async_wait<N>()``,
 ``fence_barrier_init()``, ``warpgroup_arrive()``), and call it from the kernel's file. The
-per-function flows (:mod:`ptxlint.analysis.function_flow`) follow such a call one level
-deep when the helper is defined in the file or in a header it includes from the same project,
+per-function flows (:mod:`ptxlint.analysis.function_flow`) follow such a call, and the
+helper's own calls a few levels deep, when the helper is defined in the file or in a header it
+includes from the same project (a header's helper finds its callees among all of them),
 found where the file's macro table finds its headers (``headers.find_header``: next to the
 file, or in a folder above it or that folder's ``include/``, or in the include folders), up
 to :data:`DEPTH` includes deep; the result cache's key covers those headers. A header of another
