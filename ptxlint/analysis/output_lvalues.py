@@ -241,10 +241,20 @@ class _Lvalue:
 _Reading = _Verdict | _CastOf | _Lvalue
 
 
+# A name, a member chain, subscripts without operators that matter here, an optional leading
+# dereference: an lvalue without tokenizing (most outputs: `d[0]`, `acc.x`, `*p`; a GMMA's 128)
+_PLAIN = re.compile(
+    r"\s*(?:\*\s*)?[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[[^\[\]?,=+-]*\])*\s*")
+
+
 def classify(expression: str) -> _Reading | None:
     """What nvcc makes of ``expression`` as an asm output, from its text alone: a verdict for an
     expression nvcc rejects; for a modifiable-looking lvalue, the text of the part whose
     declaration decides const-ness (``"cx"``, ``"*cp"``...); ``None``: do not judge."""
+    if _PLAIN.fullmatch(expression):
+        word = expression.strip().lstrip("*").strip()
+        if word not in _LITERAL_WORDS and word not in _UNEVALUATED:
+            return _Lvalue(expression.strip())
     tokens = _tokens(expression)
     if tokens is None:
         return None
@@ -492,6 +502,8 @@ def _const_problem(operand: Operand, text: str, facts: FunctionFacts | None
     deref, name, subscript = match.group(1), match.group(2), match.group(3)
     if deref and subscript:
         return None
+    if name not in _maybe_const(facts):
+        return None  # no `const` before it in any declaration of the function: not const
     decl = facts.resolve(name, _byte(facts, operand))
     if decl is None or decl.kind == "template" or not (decl.const or decl.constexpr):
         return None
@@ -508,6 +520,31 @@ def _const_problem(operand: Operand, text: str, facts: FunctionFacts | None
     what = "a constexpr variable" if decl.constexpr else (
         "a const reference" if decl.reference else "a const variable")
     return OutputProblem(operand, f"'{name}', {what}", NOT_LVALUE, False)
+
+
+# The names a `const`/`constexpr` precedes within one declarator of a function (its parameters
+# included): only these can be const, and only these are looked up (a GMMA wrapper's 128 `float&`
+# outputs are not; resolving each parameter by name is most of the rule's cost otherwise).
+_CONST_RUN = re.compile(rb"\bconst(?:expr)?\b([^;{}(),=]*)")
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+_MAYBE_CONST: dict[tuple[int, int], tuple[FunctionFacts, frozenset[str]]] = {}
+
+
+def _maybe_const(facts: FunctionFacts) -> frozenset[str]:
+    key = (id(facts.parsed), facts.start)
+    known = _MAYBE_CONST.get(key)
+    if known is not None and known[0] is facts:
+        return known[1]
+    data = facts.parsed.data[facts.start : facts.end]
+    names = frozenset(
+        word.decode("ascii")
+        for run in _CONST_RUN.finditer(data)
+        for word in _WORD.findall(run.group(1))
+    )
+    if len(_MAYBE_CONST) >= 1024:
+        _MAYBE_CONST.clear()
+    _MAYBE_CONST[key] = (facts, names)
+    return names
 
 
 def _byte(facts: FunctionFacts, operand: Operand) -> int:
