@@ -62,7 +62,8 @@ def test_ptx013_agrees_with_nvcc() -> None:
 @pytest.mark.parametrize(
     "expression",
     ["x", "*p++", "p[i++]", "x = y", "(unsigned&)f", "*(unsigned*)&f", "s.bf", "get_ref()",
-     "(T)t", "static_cast<T&>(t)", "a.template get<0>()", "Box<T>::k"],
+     "(T)t", "static_cast<T&>(t)", "a.template get<0>()", "Box<T>::k", "x /* out */",
+     "acc[i][N - 1]", "*(uint32_t*)(&v)", "reinterpret_cast<uint32_t*>(&v)[0]"],
 )
 def test_lvalues_and_unknowns_are_not_rejections(expression: str) -> None:
     from ptxlint.analysis.output_lvalues import _Verdict

@@ -93,7 +93,12 @@ class _Tok:
         return self.start + len(self.text)
 
 
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
+
+
 def _tokens(text: str) -> list[_Tok] | None:
+    if "/" in text:  # a comment reads as blanks (offsets kept)
+        text = _COMMENT.sub(lambda m: " " * len(m.group()), text)
     out: list[_Tok] = []
     at = 0
     while at < len(text):
