@@ -37,13 +37,15 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ptxlint import file_memos
+from ptxlint.analysis.flow_syntax import callee_name, declared, usage
 from ptxlint.analysis.included_helpers import included_headers
+from ptxlint.analysis.toolkit_calls import HARMLESS_CALLS, toolkit_harmless
 from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node, nodes_of_kinds
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
-from ptxlint.ptx.protocols import SHARED_READ, Event, events
+from ptxlint.ptx.protocols import CLUSTER_RELEASE, SHARED_READ, Event, events
 
-__all__ = ["FOLLOW_DEPTH", "CallSite", "FileFlows", "FunctionFlow", "Step", "base_name",
-           "flows_of"]
+__all__ = ["FOLLOW_DEPTH", "CallSite", "FileFlows", "FunctionFlow", "Opaque", "Step",
+           "base_name", "flows_of"]
 
 Node = tree_sitter.Node
 
@@ -64,17 +66,6 @@ _ONE_ARGUMENT_CALL = re.compile(
     r"^\s*(?:\(\s*[\w:]+\s*\)\s*)?(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*(?:<[^<>]*>)?"
     r"\s*\(([^,()]*(?:\([^()]*\)[^,()]*)*)\)\s*$")
 _MAX_CHAIN = 4  # locals followed through their initializers
-# CUDA built-ins and math that take no asynchronous-protocol step: a call of one between two
-# steps hides nothing (any other call of a function ptxlint cannot read might).
-HARMLESS_CALLS = frozenset(
-    "__syncthreads __syncwarp __threadfence __threadfence_block __cvta_generic_to_shared "
-    "__shfl_sync __shfl_xor_sync __shfl_up_sync __shfl_down_sync __ballot_sync __any_sync "
-    "__all_sync __activemask __ldg __float2half __half2float __float2bfloat16 "
-    "__bfloat162float __fdividef __expf __logf __saturatef __fmul_rn __fadd_rn __fmaf_rn "
-    "min max fminf fmaxf fabsf expf exp2f logf sqrtf rsqrtf __frcp_rn make_float2 make_float4 "
-    "make_int2 make_int4 make_uint2 make_uint4 printf assert static_assert static_cast "
-    "reinterpret_cast const_cast dynamic_cast bit_cast __nanosleep clock64 clock "
-    "__brev __popc __ffs __clz atomicAdd atomicExch atomicCAS atomicMax atomicMin".split())
 # project assertion macros (EP_DEVICE_ASSERT, CUTE_STATIC_ASSERT...): a check, never a step
 _ASSERT = re.compile(r"^[A-Z][A-Z0-9_]*ASSERT[A-Z0-9_]*$")
 _CALL_DEPTH = 3  # how many calls deep may_take reads a helper's callees
@@ -134,6 +125,33 @@ class Step:
         return self.event.kind
 
 
+@dataclass(eq=False)
+class Opaque:
+    """The calls a followed helper makes that are not followed (``calls``: callee, the file
+    that reads it, the calling function), and those of the helpers it follows (``inner``):
+    shared between every call that reaches them, never copied (CUTLASS's
+    numeric_conversion.h: 1.6 million copied entries before)."""
+
+    calls: list[tuple[str, FileFlows, FunctionFlow]]
+    inner: list[Opaque]
+    _first: dict[frozenset[str], str | None] = field(default_factory=dict, repr=False)
+
+    @property
+    def empty(self) -> bool:
+        return not self.calls and not self.inner
+
+    def first(self, kinds: frozenset[str]) -> str | None:
+        """The first of these calls that may take a step of ``kinds``, or ``None``."""
+        if kinds in self._first:
+            return self._first[kinds]
+        found = next((name for name, files, caller in self.calls
+                      if files.may_take(name, kinds, caller)), None)
+        if found is None:
+            found = next((n for o in self.inner if (n := o.first(kinds)) is not None), None)
+        self._first[kinds] = found
+        return found
+
+
 @dataclass
 class FunctionFlow:
     """One C++ function's protocol steps and the structure around them (byte offsets)."""
@@ -161,10 +179,9 @@ class FunctionFlow:
     # (start, end, name, followed): followed when the call is of a helper whose steps are
     # placed at the call (the others are asked about with ``opaque_between``)
     calls: list[tuple[int, int, str, bool]] = field(default_factory=list, repr=False)
-    # calls a followed helper makes (a few calls down) and ptxlint does not follow, placed at
-    # the call of this function that reaches them: (byte, callee, its caller's file, caller)
-    hidden: list[tuple[int, str, FileFlows, FunctionFlow]] = field(default_factory=list,
-                                                                 repr=False)
+    # calls a followed helper makes (a few calls down) and ptxlint does not follow, at the
+    # call of this function that reaches them: (byte, those calls)
+    hidden: list[tuple[int, Opaque]] = field(default_factory=list, repr=False)
     # the function's own asm steps, and its calls with their argument texts (byte order)
     own_steps: list[Step] = field(default_factory=list, repr=False)
     raw_calls: list[tuple[int, int, str, tuple[str, ...]]] = field(default_factory=list,
@@ -215,8 +232,11 @@ class FunctionFlow:
         found = [name for start, _, name, followed in self.calls
                  if not followed and a < start < b
                  and (owner is None or owner.may_take(name, kinds, self))]
-        found.extend(name for start, name, files, caller in self.hidden
-                     if a < start < b and files.may_take(name, kinds, caller))
+        for start, opaque in self.hidden:
+            if a < start < b:
+                name = opaque.first(kinds)
+                if name is not None:
+                    found.append(name)
         return found
 
     def uses_of(self, name: str) -> list[tuple[int, str, bool]]:
@@ -459,75 +479,6 @@ def _evaluate(flow: FunctionFlow, expression: str, depth: int) -> int | None:
     return int(value) if isinstance(value, (int, float)) and value == int(value) else None
 
 
-_DECLARATORS = frozenset({"init_declarator", "array_declarator", "pointer_declarator",
-                          "reference_declarator"})
-
-
-def _usage(node: Node) -> tuple[str, bool]:
-    """How an identifier is used, and whether through an element (``x[i]``, ``*x``,
-    ``x->f``, ``x.f``): climbs through subscripts, members and parentheses."""
-    child = node
-    parent = node.parent
-    element = False
-    while parent is not None and (
-            (parent.type in ("subscript_expression", "field_expression")
-             and parent.child_by_field_name("argument") == child)
-            or parent.type == "parenthesized_expression"
-            or (parent.type == "pointer_expression" and parent.children[0].type == "*")):
-        element = element or parent.type != "parenthesized_expression"
-        child, parent = parent, parent.parent
-    if parent is None:
-        return "read", element
-    kind = parent.type
-    if kind == "assignment_expression" and parent.child_by_field_name("left") == child:
-        operator = parent.child_by_field_name("operator")
-        plain = operator is not None and operator.type == "="
-        return ("write" if plain else "readwrite"), element
-    if kind == "update_expression":
-        return "readwrite", element
-    if kind == "pointer_expression":
-        return "address", element
-    if kind == "argument_list":
-        return "argument", element
-    if kind in _DECLARATORS and parent.child_by_field_name("declarator") == child:
-        while parent is not None and parent.type in _DECLARATORS - {"init_declarator"}:
-            parent = parent.parent
-        if parent is not None and parent.type == "init_declarator" and \
-                parent.child_by_field_name("value") is not None:
-            return "initialise", element
-        return "declare", element
-    if kind == "call_expression" and parent.child_by_field_name("function") == child:
-        return "callee", element
-    return "read", element
-
-
-def _declared(declarator: Node | None) -> Node | None:
-    while declarator is not None and declarator.type not in ("identifier", "field_identifier"):
-        inner = declarator.child_by_field_name("declarator")
-        if inner is None and declarator.type in ("reference_declarator",
-                                                 "parenthesized_declarator"):
-            # `T& x`, and `(&acc)[N]`: a reference to an array
-            inner = declarator.named_children[-1] if declarator.named_children else None
-        declarator = inner
-    return declarator
-
-
-def _callee_name(parsed: ParsedSource, call: Node) -> str | None:
-    function = call.child_by_field_name("function")
-    while function is not None:
-        if function.type == "identifier":
-            return parsed.node_text(function)
-        if function.type in ("template_function", "qualified_identifier"):
-            function = function.child_by_field_name("name")
-        elif function.type == "field_expression":
-            function = function.child_by_field_name("field")
-        elif function.type == "field_identifier":
-            return parsed.node_text(function)
-        else:
-            return None
-    return None
-
-
 class FileFlows:
     """The flows of one file's functions, each built on first ask."""
 
@@ -547,9 +498,11 @@ class FileFlows:
         self._by_name: dict[str, list[FunctionFlow]] = {}
         self._flows: list[FunctionFlow] | None = None
         self._by_statement: dict[int, list[tuple[FunctionFlow, Step]]] | None = None
-        self._composed: dict[tuple[int, int], tuple[list[Step], list[
-            tuple[int, str, FileFlows, FunctionFlow]]]] = {}
+        self._composed: dict[tuple[int, int], tuple[list[Step], Opaque]] = {}
         self._composing: set[int] = set()
+        self._statement_bytes: list[int] | None = None
+        self._by_byte: list[AsmStatement] = []
+        self._helpers: dict[tuple[str, int], tuple[FunctionFlow, list[Step], Opaque] | None] = {}
         self._structured: set[int] = set()
         self._converts: dict[str, bool] = {}
         self._may_take: dict[tuple[str, frozenset[str], int], bool] = {}
@@ -580,7 +533,7 @@ class FileFlows:
         if declarator is not None:
             plist = declarator.child_by_field_name("parameters")
             for p in plist.named_children if plist is not None else ():
-                ident = _declared(p.child_by_field_name("declarator"))
+                ident = declared(p.child_by_field_name("declarator"))
                 parameters.append(self.parsed.node_text(ident) if ident is not None else "")
         template: set[str] = set()
         parent = fn.parent
@@ -711,10 +664,14 @@ class FileFlows:
         """The statement of this file that carries the findings about a step of an included
         header's helper (the header's statement is not this file's): the function's own first
         statement, else the file's first."""
-        own = [s for s in self._statements if flow.start <= self.parsed.to_byte(s.span.start)
-               < flow.end]
-        if own:
-            return own[0]
+        if self._statement_bytes is None:
+            placed = sorted((self.parsed.to_byte(s.span.start), k)
+                            for k, s in enumerate(self._statements))
+            self._statement_bytes = [byte for byte, _ in placed]
+            self._by_byte = [self._statements[k] for _, k in placed]
+        k = bisect.bisect_left(self._statement_bytes, flow.start)
+        if k < len(self._by_byte) and self._statement_bytes[k] < flow.end:
+            return self._by_byte[k]
         return self._statements[0] if self._statements else None
 
     def included(self) -> list[FileFlows]:
@@ -744,38 +701,39 @@ class FileFlows:
         return []
 
     def _helper(self, name: str, caller: FunctionFlow,
-                depth: int) -> tuple[FunctionFlow, list[Step], list[
-                    tuple[int, str, FileFlows, FunctionFlow]]] | None:
-        """The definition a call of ``name`` reaches, with its steps and hidden calls followed
-        ``depth`` calls further; ``None`` where none is found, or overloads differ in the
-        steps they take (which one is called is not known here)."""
+                depth: int) -> tuple[FunctionFlow, list[Step], Opaque] | None:
+        """The definition a call of ``name`` reaches, with its steps and unfollowed calls
+        followed ``depth`` calls further; ``None`` where none is found, or overloads differ in
+        the steps they take (which one is called is not known here)."""
         candidates = self._defined(name, caller)
         if not candidates:
             return None
+        key = (name, depth)
+        if key in self._helpers:  # the same definitions, wherever the call is
+            return self._helpers[key]
         shapes: set[tuple[str, ...]] = set()
-        chosen: tuple[FunctionFlow, list[Step], list[
-            tuple[int, str, FileFlows, FunctionFlow]]] | None = None
+        inner: list[Opaque] = []
+        steps: list[Step] = []
         for helper in candidates:
-            owner = helper.owner or self
-            composed = owner._compose(helper, depth)
+            composed = (helper.owner or self)._compose(helper, depth)
             if composed is None:
                 return None  # a recursion: not followed
-            steps, hidden = composed
-            shapes.add(tuple(s.kind for s in steps))
-            if chosen is None:
-                chosen = (helper, steps, hidden)
-            elif hidden:
-                chosen = (chosen[0], chosen[1], chosen[2] + hidden)
-        if len(shapes) != 1:
-            return None
-        return chosen
+            if not inner:
+                steps = composed[0]
+            shapes.add(tuple(s.kind for s in composed[0]))
+            inner.append(composed[1])
+        result = None
+        if len(shapes) == 1:
+            result = (candidates[0], steps, inner[0] if len(inner) == 1 else Opaque([], inner))
+        if caller not in self._by_name.get(name, ()):
+            self._helpers[key] = result
+        return result
 
-    def _compose(self, flow: FunctionFlow, depth: int) -> tuple[list[Step], list[
-            tuple[int, str, FileFlows, FunctionFlow]]] | None:
+    def _compose(self, flow: FunctionFlow, depth: int) -> tuple[list[Step], Opaque] | None:
         """``flow``'s steps with those of the helpers it calls placed at each call, followed
         ``depth`` calls deep, and the calls it (or a followed helper) makes that are not
-        followed, at the call of ``flow`` that reaches them; memoised per function and depth;
-        ``None`` for a function already being followed (a recursion)."""
+        followed; memoised per function and depth; ``None`` for a function already being
+        followed (a recursion)."""
         key = (id(flow), depth)
         known = self._composed.get(key)
         if known is not None:
@@ -786,23 +744,24 @@ class FileFlows:
         self._composing.add(id(flow))
         try:
             steps = list(flow.own_steps)
-            hidden: list[tuple[int, str, FileFlows, FunctionFlow]] = []
+            opaque = Opaque([], [])
             for start, end, name, arguments in flow.raw_calls:
                 followed = self._helper(name, flow, depth - 1) if depth > 0 else None
                 if followed is None:
-                    hidden.append((start, name, self, flow))
+                    opaque.calls.append((name, self, flow))
                     continue
-                helper, inner_steps, inner_hidden = followed
+                helper, inner_steps, inner_opaque = followed
                 site = CallSite(start, end, name, arguments, helper)
                 for order, step in enumerate(inner_steps):
                     steps.append(Step(start, order, step.event, step.statement,
                                       step.instruction, site, step))
-                hidden.extend((start, n, f, c) for _, n, f, c in inner_hidden)
+                if not inner_opaque.empty:
+                    opaque.inner.append(inner_opaque)
             steps.sort(key=lambda s: (s.start, s.order))
         finally:
             self._composing.discard(id(flow))
-        self._composed[key] = (steps, hidden)
-        return steps, hidden
+        self._composed[key] = (steps, opaque)
+        return steps, opaque
 
     def _follow(self, flow: FunctionFlow) -> None:
         """The function's steps and calls, its helpers followed :data:`FOLLOW_DEPTH` calls
@@ -818,12 +777,13 @@ class FileFlows:
             flow.calls.append((start, end, name, followed is not None))
             if followed is None:
                 continue
-            helper, inner_steps, inner_hidden = followed
+            helper, inner_steps, inner_opaque = followed
             site = CallSite(start, end, name, arguments, helper)
             for order, step in enumerate(inner_steps):
                 flow.steps.append(Step(start, order, step.event, step.statement,
                                        step.instruction, site, step))
-            flow.hidden.extend((start, n, f, c) for _, n, f, c in inner_hidden)
+            if not inner_opaque.empty:
+                flow.hidden.append((start, inner_opaque))
         flow.calls.sort()
         flow.steps.sort(key=lambda s: (s.start, s.order))
 
@@ -855,7 +815,7 @@ class FileFlows:
                              (other.start_byte, other.end_byte) if other is not None else None))
         flow.returns = list(found.get("return_statement", ()))
         for node in found.get("init_declarator", ()):
-            ident = _declared(node.child_by_field_name("declarator"))
+            ident = declared(node.child_by_field_name("declarator"))
             value = node.child_by_field_name("value")
             if ident is not None:
                 flow.definitions.setdefault(parsed.node_text(ident), []).append(value)
@@ -877,7 +837,7 @@ class FileFlows:
             k = bisect.bisect_right(asm_starts, byte) - 1
             if k >= 0 and byte < asm[k][1]:
                 continue  # an asm statement's operand: its steps speak for it
-            how, element = _usage(node)
+            how, element = usage(node)
             flow.uses.setdefault(parsed.node_text(node), []).append((byte, how, element))
         own = sorted(flow.statements, key=lambda s: s.span.start)
         for statement in own:
@@ -891,7 +851,7 @@ class FileFlows:
                 if name is not None:
                     flow.definitions.setdefault(name, []).append(None)
         for node in found.get("call_expression", ()):
-            name = _callee_name(parsed, node)
+            name = callee_name(parsed, node)
             if name is None:
                 continue
             arguments = node.child_by_field_name("arguments")
@@ -904,7 +864,8 @@ class FileFlows:
                  depth: int = _CALL_DEPTH) -> bool:
         """A call of ``name`` may take a protocol step of ``kinds``: it is not a CUDA built-in
         of :data:`HARMLESS_CALLS` or an assertion macro, and either no definition of it is
-        found (in the file, or in the headers it includes), or one's body, or a callee's up to
+        found (in the file, or in the headers it includes) and it is not a toolkit function
+        known to take none (:func:`toolkit_harmless`), or one's body, or a callee's up to
         ``depth`` calls deep, holds such a step or a call that may."""
         if name in HARMLESS_CALLS or _ASSERT.match(name) or self.converts(name):
             return False
@@ -914,7 +875,7 @@ class FileFlows:
             return known
         self._may_take[key] = False  # a recursive call adds no step of its own
         defined = self._defined(name, caller)
-        result = not defined
+        result = not defined and not toolkit_harmless(name, CLUSTER_RELEASE in kinds)
         for helper in defined:
             owner = helper.owner or self
             owner._structure(helper)

@@ -1,0 +1,82 @@
+"""The C++ syntax the per-function flows read off tree-sitter nodes: how an identifier is used,
+the name a declarator declares, the name a call calls. Split from
+:mod:`ptxlint.analysis.function_flow`, which reads them for every function it follows."""
+
+from __future__ import annotations
+
+import tree_sitter
+
+from ptxlint.frontends.syntax_tree import ParsedSource
+
+__all__ = ["callee_name", "declared", "usage"]
+
+Node = tree_sitter.Node
+
+
+_DECLARATORS = frozenset({"init_declarator", "array_declarator", "pointer_declarator",
+                          "reference_declarator"})
+
+
+def usage(node: Node) -> tuple[str, bool]:
+    """How an identifier is used, and whether through an element (``x[i]``, ``*x``,
+    ``x->f``, ``x.f``): climbs through subscripts, members and parentheses."""
+    child = node
+    parent = node.parent
+    element = False
+    while parent is not None and (
+            (parent.type in ("subscript_expression", "field_expression")
+             and parent.child_by_field_name("argument") == child)
+            or parent.type == "parenthesized_expression"
+            or (parent.type == "pointer_expression" and parent.children[0].type == "*")):
+        element = element or parent.type != "parenthesized_expression"
+        child, parent = parent, parent.parent
+    if parent is None:
+        return "read", element
+    kind = parent.type
+    if kind == "assignment_expression" and parent.child_by_field_name("left") == child:
+        operator = parent.child_by_field_name("operator")
+        plain = operator is not None and operator.type == "="
+        return ("write" if plain else "readwrite"), element
+    if kind == "update_expression":
+        return "readwrite", element
+    if kind == "pointer_expression":
+        return "address", element
+    if kind == "argument_list":
+        return "argument", element
+    if kind in _DECLARATORS and parent.child_by_field_name("declarator") == child:
+        while parent is not None and parent.type in _DECLARATORS - {"init_declarator"}:
+            parent = parent.parent
+        if parent is not None and parent.type == "init_declarator" and \
+                parent.child_by_field_name("value") is not None:
+            return "initialise", element
+        return "declare", element
+    if kind == "call_expression" and parent.child_by_field_name("function") == child:
+        return "callee", element
+    return "read", element
+
+
+def declared(declarator: Node | None) -> Node | None:
+    while declarator is not None and declarator.type not in ("identifier", "field_identifier"):
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None and declarator.type in ("reference_declarator",
+                                                 "parenthesized_declarator"):
+            # `T& x`, and `(&acc)[N]`: a reference to an array
+            inner = declarator.named_children[-1] if declarator.named_children else None
+        declarator = inner
+    return declarator
+
+
+def callee_name(parsed: ParsedSource, call: Node) -> str | None:
+    function = call.child_by_field_name("function")
+    while function is not None:
+        if function.type == "identifier":
+            return parsed.node_text(function)
+        if function.type in ("template_function", "qualified_identifier"):
+            function = function.child_by_field_name("name")
+        elif function.type == "field_expression":
+            function = function.child_by_field_name("field")
+        elif function.type == "field_identifier":
+            return parsed.node_text(function)
+        else:
+            return None
+    return None
