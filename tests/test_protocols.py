@@ -35,6 +35,25 @@ def test_each_protocol_step_is_read_off_the_mnemonic(text: str, kind: str) -> No
     assert [e.kind for e in _events(text)] == [kind]
 
 
+@pytest.mark.parametrize(("text", "kind", "columns", "group"), [
+    ("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], 128;", protocols.TC_ALLOC,
+     128, "cta_group::1"),
+    ("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%0], %1;", protocols.TC_ALLOC,
+     None, "cta_group::2"),
+    ("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, 64;", protocols.TC_DEALLOC, 64,
+     "cta_group::1"),
+    ("tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;", protocols.TC_RELINQUISH,
+     None, "cta_group::2"),
+])
+def test_tensor_memory_steps_carry_their_columns_and_group(text: str, kind: str,
+                                                           columns: int | None,
+                                                           group: str) -> None:
+    [event] = _events(text)
+    assert (event.kind, event.count, event.group) == (kind, columns, group)
+    if kind != protocols.TC_RELINQUISH:
+        assert event.count_operand is not None  # nCols, an immediate or a register
+
+
 @pytest.mark.parametrize("text", [
     "fence.proxy.async.global;",  # not the CTA's shared memory
     "barrier.cluster.arrive.relaxed.aligned;",  # releases nothing

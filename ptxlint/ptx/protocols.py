@@ -56,6 +56,8 @@ __all__ = [
     "SHARED_READ",
     "SHARED_WRITE",
     "TC_ALLOC",
+    "TC_DEALLOC",
+    "TC_RELINQUISH",
     "TRACKED",
     "WAIT",
     "WG_COMMIT",
@@ -87,7 +89,12 @@ WG_FENCE = "wgmma.fence"
 WG_MMA = "wgmma.mma_async"
 WG_COMMIT = "wgmma.commit_group"
 WG_WAIT = "wgmma.wait_group"
+# Tensor Memory ("Tensor Memory Allocation and Management Instructions"):
+# tcgen05.alloc [dst], nCols; tcgen05.dealloc taddr, nCols; tcgen05.relinquish_alloc_permit;
+# ``count``/``count_operand``: nCols; ``group``: the .cta_group::N modifier
 TC_ALLOC = "tcgen05.alloc"
+TC_DEALLOC = "tcgen05.dealloc"
+TC_RELINQUISH = "tcgen05.relinquish_alloc_permit"
 # Generic-proxy accesses of shared memory (9.7.9.8 "ld", 9.7.9.9 "st", 9.7.9.15 "ldmatrix",
 # 9.7.9.16 "stmatrix"): what a copy's wait or a proxy fence must come before.
 SHARED_READ = "shared.read"
@@ -114,6 +121,7 @@ class Event:
     tensor: bool = False
     multicast: bool = False  # .multicast::cluster: the mbarrier signal reaches other CTAs
     registers: tuple[PtxOperand, ...] = ()
+    group: str = ""  # tcgen05: the .cta_group::N modifier
 
 
 def _immediate(operand: PtxOperand | None) -> int | None:
@@ -233,8 +241,14 @@ def events(instruction: PtxInstruction) -> tuple[Event, ...]:
         write = opcode in ("st", "stmatrix")
         where = _operand(instruction, 0 if write else 1)
         return (Event(SHARED_WRITE if write else SHARED_READ, memory=where),)
-    if opcode == "tcgen05" and first == "alloc":
-        return (Event(TC_ALLOC, memory=_operand(instruction, 0)),)
+    if opcode == "tcgen05" and first in ("alloc", "dealloc", "relinquish_alloc_permit"):
+        group = next((m for m in modifiers if m.startswith("cta_group")), "")
+        if first == "relinquish_alloc_permit":
+            return (Event(TC_RELINQUISH, group=group),)
+        columns = _operand(instruction, 1)
+        return (Event(TC_ALLOC if first == "alloc" else TC_DEALLOC,
+                      memory=_operand(instruction, 0), count=_immediate(columns),
+                      count_operand=columns, group=group),)
     return ()
 
 
