@@ -72,13 +72,28 @@ def other_columns(flow: FunctionFlow, dealloc: Step) -> tuple[Step, int, int] | 
     return alloc, taken, freed
 
 
+def _always(step: Step) -> bool:
+    """Every helper on the way down to ``step`` runs it whenever it is called: it lies in no
+    ``if`` arm of theirs."""
+    while step.call is not None and step.inner is not None:
+        if _arms(step.call.helper, step.inner.start):
+            return False
+        step = step.inner
+    return True
+
+
 def relinquished_before(flow: FunctionFlow, alloc: Step) -> Step | None:
     """A ``tcgen05.relinquish_alloc_permit`` the same path of the function runs before
-    ``alloc``: under the same ``if`` arms, in the same lambda or outside of one. Two steps of
-    one helper call are its own flow's to judge."""
+    ``alloc``: under the same ``if`` arms, in the same lambda or outside of one, and in no
+    ``if`` arm of a helper either of them is reached through. Two steps of one helper call
+    are its own flow's to judge."""
+    if not _always(alloc):
+        return None
     arms = _arms(flow, alloc.start)
     for step in flow.steps:
         if step.kind != TC_RELINQUISH or (step.start, step.order) >= (alloc.start, alloc.order):
+            continue
+        if not _always(step):
             continue
         if step.call is not None and alloc.call is not None and step.start == alloc.start:
             continue  # inside one helper call: the helper's flow reports it
