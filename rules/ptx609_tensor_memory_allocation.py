@@ -27,17 +27,6 @@ def _columns(flow: FunctionFlow, step: Step) -> int | None:
     return flow.constant_of(step, step.statement.operands[operand.ref].expression)
 
 
-def _arms(flow: FunctionFlow, byte: int) -> set[tuple[int, bool]]:
-    """The ``if`` arms around ``byte``: (the ``if``'s byte, in its ``else`` arm)."""
-    found: set[tuple[int, bool]] = set()
-    for node, _, then, other in flow.ifs:
-        if then[0] <= byte < then[1]:
-            found.add((node.start_byte, False))
-        elif other is not None and other[0] <= byte < other[1]:
-            found.add((node.start_byte, True))
-    return found
-
-
 def never_deallocated(flow: FunctionFlow, alloc: Step) -> bool:
     """A kernel allocates Tensor Memory and no ``tcgen05.dealloc`` is anywhere in it: none of
     its steps (its helpers followed), no call ptxlint cannot read that may hold one, no
@@ -72,34 +61,24 @@ def other_columns(flow: FunctionFlow, dealloc: Step) -> tuple[Step, int, int] | 
     return alloc, taken, freed
 
 
-def _always(step: Step) -> bool:
-    """Every helper on the way down to ``step`` runs it whenever it is called: it lies in no
-    ``if`` arm of theirs."""
-    while step.call is not None and step.inner is not None:
-        if _arms(step.call.helper, step.inner.start):
-            return False
-        step = step.inner
-    return True
-
-
 def relinquished_before(flow: FunctionFlow, alloc: Step) -> Step | None:
     """A ``tcgen05.relinquish_alloc_permit`` the same path of the function runs before
     ``alloc``: under the same ``if`` arms, in the same lambda or outside of one, and in no
     ``if`` arm of a helper either of them is reached through. Two steps of one helper call
     are its own flow's to judge."""
-    if not _always(alloc):
+    if not flow.unconditional(alloc):
         return None
-    arms = _arms(flow, alloc.start)
+    arms = flow.arms_at(alloc.start)
     for step in flow.steps:
         if step.kind != TC_RELINQUISH or (step.start, step.order) >= (alloc.start, alloc.order):
             continue
-        if not _always(step):
+        if not flow.unconditional(step):
             continue
         if step.call is not None and alloc.call is not None and step.start == alloc.start:
             continue  # inside one helper call: the helper's flow reports it
         if flow.in_lambda(step.start) != flow.in_lambda(alloc.start):
             continue
-        if _arms(flow, step.start) == arms:
+        if flow.arms_at(step.start) == arms:
             return step
     return None
 

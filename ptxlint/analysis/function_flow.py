@@ -211,6 +211,27 @@ class FunctionFlow:
                 return True
         return False
 
+    def arms_at(self, byte: int) -> set[tuple[int, bool]]:
+        """The ``if`` arms around ``byte``: (the ``if``'s byte, in its ``else`` arm)."""
+        found: set[tuple[int, bool]] = set()
+        for node, _, then, other in self.ifs:
+            if then[0] <= byte < then[1]:
+                found.add((node.start_byte, False))
+            elif other is not None and other[0] <= byte < other[1]:
+                found.add((node.start_byte, True))
+        return found
+
+    @staticmethod
+    def unconditional(step: Step) -> bool:
+        """Every helper on the way down to ``step`` takes it whenever it is called: it lies in
+        no ``if`` arm of theirs (a helper's steps are placed at its call in source order,
+        both arms of its ``if`` among them)."""
+        while step.call is not None and step.inner is not None:
+            if step.call.helper.arms_at(step.inner.start):
+                return False
+            step = step.inner
+        return True
+
     def in_lambda(self, byte: int) -> bool:
         return any(s <= byte < e for s, e in self.lambdas)
 
