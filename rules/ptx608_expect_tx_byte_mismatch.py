@@ -61,8 +61,8 @@ def mismatch(flow: FunctionFlow, expect: Step) -> tuple[int, int, int] | None:
     copies = [s for s in phase if s.kind == BULK_LOAD]
     if not copies or any(s.kind == EXPECT_TX and s is not expect for s in phase):
         return None
-    if not all(flow.unconditional(s) for s in phase):
-        return None  # a step in an if arm of a helper: which copies run is not known
+    if not all(flow.once(s) for s in phase):
+        return None  # in an if arm or a loop of a helper: which copies run, how often, unknown
     start = min(s.start for s in phase)
     end = max(s.start for s in phase)
     if flow.opaque_between(start, end + 1, _TAKES):
@@ -97,8 +97,8 @@ phase of the same function: between the waits on that barrier around the expect-
 same loop depth. Counts are immediates, or C++ expressions made of literals, `sizeof` of a
 built-in type and locals defined once by such expressions (through up to three calls of same-file
 helpers). Any unknown silences it: a tensor copy (its size is the tensor map's box), a
-multicast copy, a second expect-tx, a copy in another loop or in an `if` arm of a helper, a
-call ptxlint cannot read, a non-constant size. This rule is in preview.
+multicast copy, a second expect-tx, a copy in another loop or in an `if` arm or a loop of a
+helper, a call ptxlint cannot read, a non-constant size. This rule is in preview.
 
 ## Why is this bad?
 PTX ISA 9.7.13.15.5 ("tx-count"): "The tx-count of an mbarrier object must be set to the total

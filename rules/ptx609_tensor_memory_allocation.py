@@ -64,15 +64,15 @@ def other_columns(flow: FunctionFlow, dealloc: Step) -> tuple[Step, int, int] | 
 def relinquished_before(flow: FunctionFlow, alloc: Step) -> Step | None:
     """A ``tcgen05.relinquish_alloc_permit`` the same path of the function runs before
     ``alloc``: under the same ``if`` arms, in the same lambda or outside of one, and in no
-    ``if`` arm of a helper either of them is reached through. Two steps of one helper call
+    ``if`` arm or loop of a helper either of them is reached through. Two steps of one helper call
     are its own flow's to judge."""
-    if not flow.unconditional(alloc):
+    if not flow.once(alloc):
         return None
     arms = flow.arms_at(alloc.start)
     for step in flow.steps:
         if step.kind != TC_RELINQUISH or (step.start, step.order) >= (alloc.start, alloc.order):
             continue
-        if not flow.unconditional(step):
+        if not flow.once(step):
             continue
         if step.call is not None and alloc.call is not None and step.start == alloc.start:
             continue  # inside one helper call: the helper's flow reports it

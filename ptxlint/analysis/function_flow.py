@@ -222,12 +222,13 @@ class FunctionFlow:
         return found
 
     @staticmethod
-    def unconditional(step: Step) -> bool:
-        """Every helper on the way down to ``step`` takes it whenever it is called: it lies in
-        no ``if`` arm of theirs (a helper's steps are placed at its call in source order,
-        both arms of its ``if`` among them)."""
+    def once(step: Step) -> bool:
+        """Every helper on the way down to ``step`` takes it exactly once whenever it is
+        called: it lies in no ``if`` arm and no loop of theirs (a helper's steps are placed at
+        its call once each, in source order, both arms of its ``if`` among them)."""
         while step.call is not None and step.inner is not None:
-            if step.call.helper.arms_at(step.inner.start):
+            helper = step.call.helper
+            if helper.arms_at(step.inner.start) or helper.loops_at(step.inner.start):
                 return False
             step = step.inner
         return True
