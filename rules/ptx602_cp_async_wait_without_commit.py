@@ -24,6 +24,8 @@ def uncommitted_copy(flow: FunctionFlow, wait: Step) -> tuple[Step, int] | None:
     groups, is not read before its commit, and is not flagged."""
     if "wait_all" in wait.instruction.modifiers:
         return None  # wait_all commits first (cp.async.wait_all = commit_group; wait_group 0)
+    if not flow.once(wait):
+        return None  # in an if arm or a loop of a helper: its order with the copies unknown
     loops = flow.loops_at(wait.start)
     if loops:
         outer = loops[0]
@@ -32,12 +34,14 @@ def uncommitted_copy(flow: FunctionFlow, wait: Step) -> tuple[Step, int] | None:
     for copy in flow.steps:
         if copy.kind != COPY or (copy.start, copy.order) >= (wait.start, wait.order):
             continue
-        if flow.exclusive(copy.start, wait.start) or flow.steps_between(copy, wait, _COMMITS):
+        if flow.exclusive(copy.start, wait.start) or flow.steps_between(copy, wait, _COMMITS) \
+                or not flow.once(copy):
             continue
         for at, _ in flow.reads_of(copy, copy.event.memory):
             if at <= wait.start or flow.exclusive(wait.start, at):
                 continue
-            if any(s.kind in _COMMITS and copy.start < s.start < at for s in flow.steps) or \
+            if any(s.kind in _COMMITS and (copy.start, copy.order) < (s.start, s.order)
+                   and s.start < at for s in flow.steps) or \
                     flow.opaque_between(copy.start, at, _COMMITS):
                 break
             return copy, at
@@ -60,7 +64,8 @@ the wait covered them (the copies, the commits and the reads in the function and
 same-file or included-project helpers, up to three calls deep). `cp.async.wait_all` is not
 flagged (it commits first), nor copies an mbarrier tracks (`cp.async.mbarrier.arrive`), nor a
 wait with a commit later in a loop around it, nor one where a call that may commit lies
-between the copy and the read. A function that issues the next stage's copies and waits only
+between the copy and the read, nor a copy or wait in an `if` arm or a loop of a helper (its
+order with the others is not known at the call). A function that issues the next stage's copies and waits only
 for older groups, committing later, does not read the new data before its commit, and is
 not flagged. This rule is in preview.
 

@@ -19,12 +19,17 @@ def unwaited_reads(flow: FunctionFlow, copy: Step) -> Iterator[tuple[int, Step |
     wait separates from it. Nothing where a wait sits in a loop around the copy or the read
     (a pipeline: a later stage's wait covers this copy), or where a call between them may
     wait."""
+    if not flow.once(copy):
+        return  # in an if arm or a loop of a helper: which copy, which wait, unknown here
     for loop in flow.loops_at(copy.start):
         if any(s.kind in _COVERS and loop[0] <= s.start < loop[1] for s in flow.steps):
             return
+    after = (copy.start, copy.order)
     for at, read in flow.reads_of(copy, copy.event.memory):
-        if flow.between(copy.start, at, _COVERS) or flow.opaque_between(copy.start, at,
-                                                                         _COVERS):
+        # a wait of the same helper call as the copy, after it, covers it too
+        last = (read.start, read.order) if read is not None else (at, -1)
+        if any(s.kind in _COVERS and after < (s.start, s.order) < last for s in flow.steps) \
+                or flow.opaque_between(copy.start, at, _COVERS):
             continue
         if any(any(s.kind in _COVERS and loop[0] <= s.start < loop[1] for s in flow.steps)
                for loop in flow.loops_at(at)):
@@ -50,7 +55,8 @@ operand (through `__cvta_generic_to_shared`, casts and locals defined once, and 
 same-file or included-project helpers, up to three calls deep). The rule is silent where a wait
 sits in a loop around the copy or the read (a multi-stage pipeline, where a later stage's wait
 covers the copy), where the copy and the read are in the two arms of one `if`, and where a call
-ptxlint cannot read lies between them. This rule is in preview.
+ptxlint cannot read lies between them, or the copy is in an `if` arm or a loop of a helper. A
+wait of the same helper call, after the copy, covers it. This rule is in preview.
 
 ## Why is this bad?
 The copy has only been issued. PTX ISA 9.7.9.25.3.3: "Writes performed by cp.async
