@@ -58,16 +58,16 @@ class CpAsyncWaitWithoutCommit(Rule):
     tags = ("correctness", "async")
     docs = """\
 ## What it does
-Flags a `cp.async.wait_group N` that follows `cp.async` copies no `cp.async.commit_group`
-put in a group, when the function then reads the data of those copies after the wait, as if
-the wait covered them (the copies, the commits and the reads in the function and its
-same-file or included-project helpers, up to three calls deep). `cp.async.wait_all` is not
-flagged (it commits first), nor copies an mbarrier tracks (`cp.async.mbarrier.arrive`), nor a
-wait with a commit later in a loop around it, nor one where a call that may commit lies
-between the copy and the read, nor a copy or wait in an `if` arm or a loop of a helper (its
-order with the others is not known at the call). A function that issues the next stage's copies and waits only
-for older groups, committing later, does not read the new data before its commit, and is
-not flagged. This rule is in preview.
+Flags a `cp.async.wait_group N` that follows `cp.async` copies no `cp.async.commit_group` put
+in a group, when the function then reads the data of those copies after the wait, as if the
+wait covered them (the copies, the commits and the reads in the function and its same-file or
+included-project helpers, up to three calls deep). `cp.async.wait_all` is not flagged (it
+commits first), nor copies an mbarrier tracks (`cp.async.mbarrier.arrive`), nor a wait with a
+commit later in a loop around it, nor one where a call that may commit lies between the copy
+and the read, nor a copy or wait in an `if` arm or a loop of a helper (its order with the
+others is not known at the call). A function that issues the next stage's copies and waits only
+for older groups, committing later, does not read the new data before its commit, and is not
+flagged. This rule is in preview.
 
 ## Why is this bad?
 The wait does not wait for those copies. PTX ISA 9.7.9.25.3.3 (`cp.async.wait_group`):
