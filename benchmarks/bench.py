@@ -200,7 +200,7 @@ def bare_parse(files: list[str]) -> tuple[float, int]:
         if text is None:
             continue
         nbytes += len(text)
-        parse(path, text, reuse=False)
+        parse(path, text)
     return time.perf_counter() - started, nbytes
 
 
@@ -229,7 +229,7 @@ def per_file(files: list[str]) -> list[tuple[float, float, int, str]]:
         if text is None or not has_asm(text):
             continue
         started = time.perf_counter()
-        parse(path, text, reuse=False)
+        parse(path, text)
         parse_seconds = time.perf_counter() - started
         tree_reuse.forget()  # each file alone: not parsed as an edit of the one before
         started = time.perf_counter()
@@ -524,7 +524,7 @@ def _bare_parse_cpu(path: str, data: bytes, repeat: int) -> float:
     seconds = []
     for _ in range(repeat):
         started = time.process_time()
-        parse(path, text, reuse=False)
+        parse(path, text)
         seconds.append(time.process_time() - started)
     return min(seconds)
 

@@ -79,7 +79,7 @@ def measure(tree: str) -> None:
         if text is None or not has_asm(text):
             continue
         started = time.perf_counter()
-        parsed = parse(entry.path, text, reuse=False)
+        parsed = parse(entry.path, text)
         parse_seconds += time.perf_counter() - started
         data = parsed.data
         files += 1

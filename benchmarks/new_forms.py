@@ -24,8 +24,8 @@ Verdicts are cached by content hash (nvcc version, target, the form's source) un
     python benchmarks/new_forms.py --dialect triton  # the Triton calls, linted only
     python benchmarks/new_forms.py --spellings 4   # more spellings of each form (each word)
 
-Printed: per family, forms (spellings, with --spellings) / generated / compile OK / guarded out / check clean / not
-expressible, then every failure and every reason a form was not expressible.
+Printed: per family, forms (spellings, with --spellings) / generated / compile OK / guarded out /
+check clean / not expressible, then every failure and every reason a form was not expressible.
 """
 
 from __future__ import annotations

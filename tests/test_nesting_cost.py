@@ -37,7 +37,7 @@ def test_node_finder_agrees_with_tree_sitter_descent_and_parents(order: str) -> 
     checked = 0
     for path in _sources():
         text = path.read_text(encoding="utf-8", errors="replace")
-        parsed = parse(str(path), text, reuse=False)
+        parsed = parse(str(path), text)
         data = parsed.data
         ranges = [(m.start(), m.end()) for m in re.finditer(rb"\w+|[^\w\s]", data)][:400]
         ranges += [(a, a + rng.choice((0, 1, 5, 60))) for a in
@@ -64,7 +64,7 @@ def test_node_finder_walks_a_deep_tree_once() -> None:
     (a ``Node.parent`` call per level made this quadratic)."""
     depth = 3_000
     text = "#if A\n" * depth + "int x;\n" + "#endif\n" * depth
-    parsed = parse("deep.cu", text, reuse=False)
+    parsed = parse("deep.cu", text)
     parents: dict[int, object] = {}
     finder = NodeFinder(parsed.tree.root_node, parents)  # type: ignore[arg-type]
     at = text.index("int x")
@@ -166,7 +166,7 @@ def test_ancestors_of_a_node_are_its_parent_steps() -> None:
     rng = random.Random(3)
     checked = 0
     for path in _sources()[:60]:
-        parsed = parse(str(path), path.read_text(encoding="utf-8", errors="replace"), False)
+        parsed = parse(str(path), path.read_text(encoding="utf-8", errors="replace"))
         root = parsed.tree.root_node
         data = parsed.data
         for _ in range(30):

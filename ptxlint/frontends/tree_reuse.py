@@ -15,9 +15,14 @@ The kept tree is the one handed out with the file's ``ParsedSource``: nothing ed
 place (the language server's ``incremental`` edits a copy).
 
 Cost when nothing is reused: one split of the text into lines and, for a candidate, one
-``line_diff`` (O(n log n) in lines, far below the parse). The CUDA 13 headers have no such
-families: ``check -j 1`` over them reuses no tree, and the median CPU time of five runs with
-reuse turned off was within the machine's noise (+4%). It pays on generated kernels only.
+``line_diff`` (O(n log n) in lines, far below the parse).
+
+What it buys, measured: on flashinfer's generated CuTe DSL Python (38 MB in 361 asm-bearing
+files) the parses cost 3.5 s reused against 4.1 s fresh, so the Python front end parses
+through it. For C++ it bought nothing measurable: on two of flashinfer's generated C++ kernel
+families on the 16-core H200 host (239 and 626 files, 46 and 30 of them reused), the medians
+of three in-process lints were 12.3 s with reuse against 10.4 s without, and 7.2 s against
+7.5 s, within the host's noise. So C++ files are parsed from nothing (``syntax_tree.parse``).
 """
 
 from __future__ import annotations

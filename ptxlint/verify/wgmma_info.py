@@ -51,7 +51,7 @@ def compile_job(nvcc: str, path: str, text: str, flags: tuple[str, ...]) -> Comp
 
 def function_around(text: str, path: str, offset: int) -> str | None:
     """The name of the innermost function definition around character ``offset``."""
-    parsed = parse(path, text, reuse=False)
+    parsed = parse(path, text)
     byte = parsed.to_byte(offset)
     node = parsed.tree.root_node.descendant_for_byte_range(byte, byte)
     while node is not None and node.type != "function_definition":
