@@ -234,3 +234,25 @@ def test_steps_past_the_follow_depth_are_opaque_not_missing() -> None:
     assert flow is not None and flow.name == "k" and flow.steps == []
     assert flow.opaque_between(flow.start, flow.end, frozenset({COMMIT})) == [
         f"level{FOLLOW_DEPTH + 1}"]  # the call past the depth, made by the last followed
+
+
+def test_a_member_call_is_not_a_free_helper_of_the_same_name() -> None:
+    flows = _flows(r"""
+__device__ __forceinline__ void load(float* smem, const float* g) {
+  unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(s), "l"(g) : "memory");
+}
+struct vec { float x; __device__ void store(float* p) { asm volatile("cp.async.commit_group;"); } };
+__global__ void k(const float* g, float* out, vec v) {
+  __shared__ float tile[128];
+  v.load(tile);   // vec's own load, not the cp.async helper
+  load(tile, g);  // the helper
+  v.store(out);   // the method
+}
+""")
+    flow = _flow(flows, "k")
+    assert [(s.kind, s.call.name) for s in flow.steps if s.call] == [
+        (COPY, "load"), (COMMIT, "store")]
+    assert [s.start for s in flow.steps][0] > flow.parsed.data.index(b"v.load(tile)")
+    # the member call names no method ptxlint knows: it may take any step
+    assert flow.opaque_between(flow.start, flow.end, frozenset({WAIT})) == ["load"]

@@ -8,7 +8,7 @@ import tree_sitter
 
 from ptxlint.frontends.syntax_tree import ParsedSource
 
-__all__ = ["callee_name", "declared", "usage"]
+__all__ = ["call_form", "callee_name", "declared", "usage"]
 
 Node = tree_sitter.Node
 
@@ -64,6 +64,19 @@ def declared(declarator: Node | None) -> Node | None:
             inner = declarator.named_children[-1] if declarator.named_children else None
         declarator = inner
     return declarator
+
+
+def call_form(call: Node) -> str:
+    """How a call names its function: ``member`` (``x.f()``, ``p->f()``: a method of an object
+    whose type the flows do not know), ``qualified`` (``ns::f()``, ``T::f()``) or ``plain``."""
+    function = call.child_by_field_name("function")
+    if function is not None and function.type == "template_function":
+        function = function.child_by_field_name("name")
+    if function is not None and function.type == "field_expression":
+        return "member"
+    if function is not None and function.type == "qualified_identifier":
+        return "qualified"
+    return "plain"
 
 
 def callee_name(parsed: ParsedSource, call: Node) -> str | None:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ptxlint import file_memos
-from ptxlint.analysis.flow_syntax import callee_name, declared, usage
+from ptxlint.analysis.flow_syntax import call_form, callee_name, declared, usage
 from ptxlint.analysis.included_helpers import included_headers
 from ptxlint.analysis.toolkit_calls import HARMLESS_CALLS, toolkit_harmless
 from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node, nodes_of_kinds
@@ -127,12 +127,13 @@ class Step:
 
 @dataclass(eq=False)
 class Opaque:
-    """The calls a followed helper makes that are not followed (``calls``: callee, the file
-    that reads it, the calling function), and those of the helpers it follows (``inner``):
+    """The calls a followed helper makes that are not followed (``calls``: callee, how the
+    call names it (:func:`.flow_syntax.call_form`), the file that reads it, the calling
+    function), and those of the helpers it follows (``inner``):
     shared between every call that reaches them, never copied (CUTLASS's
     numeric_conversion.h: 1.6 million copied entries before)."""
 
-    calls: list[tuple[str, FileFlows, FunctionFlow]]
+    calls: list[tuple[str, str, FileFlows, FunctionFlow]]
     inner: list[Opaque]
     _first: dict[frozenset[str], str | None] = field(default_factory=dict, repr=False)
 
@@ -144,8 +145,8 @@ class Opaque:
         """The first of these calls that may take a step of ``kinds``, or ``None``."""
         if kinds in self._first:
             return self._first[kinds]
-        found = next((name for name, files, caller in self.calls
-                      if files.may_take(name, kinds, caller)), None)
+        found = next((name for name, form, files, caller in self.calls
+                      if files.may_take(name, kinds, caller, form=form)), None)
         if found is None:
             found = next((n for o in self.inner if (n := o.first(kinds)) is not None), None)
         self._first[kinds] = found
@@ -164,6 +165,8 @@ class FunctionFlow:
     kernel: bool  # __global__
     parameters: tuple[str, ...]
     template_parameters: frozenset[str]
+    # a method: defined in a class body, or out of line under a qualified name (T::f)
+    member: bool = False
     statements: list[AsmStatement] = field(default_factory=list, repr=False)
     steps: list[Step] = field(default_factory=list)
     loops: list[tuple[int, int]] = field(default_factory=list)
@@ -184,7 +187,7 @@ class FunctionFlow:
     hidden: list[tuple[int, Opaque]] = field(default_factory=list, repr=False)
     # the function's own asm steps, and its calls with their argument texts (byte order)
     own_steps: list[Step] = field(default_factory=list, repr=False)
-    raw_calls: list[tuple[int, int, str, tuple[str, ...]]] = field(default_factory=list,
+    raw_calls: list[tuple[int, int, str, tuple[str, ...], str]] = field(default_factory=list,
                                                                    repr=False)
     asm_ranges: list[tuple[int, int]] = field(default_factory=list, repr=False)
     lambdas: list[tuple[int, int]] = field(default_factory=list, repr=False)
@@ -251,9 +254,10 @@ class FunctionFlow:
         ptxlint does not see: a function it cannot read, or one whose body (or a callee's, a
         few calls deep) holds such a step. Where one lies, the rules stay silent."""
         owner = self.owner
-        found = [name for start, _, name, followed in self.calls
-                 if not followed and a < start < b
-                 and (owner is None or owner.may_take(name, kinds, self))]
+        forms = {(start, end): form for start, end, _, _, form in self.raw_calls}
+        found = [name for start, end, name, followed in self.calls
+                 if not followed and a < start < b and (owner is None or owner.may_take(
+                     name, kinds, self, form=forms.get((start, end))))]
         for start, opaque in self.hidden:
             if a < start < b:
                 name = opaque.first(kinds)
@@ -524,10 +528,11 @@ class FileFlows:
         self._composing: set[int] = set()
         self._statement_bytes: list[int] | None = None
         self._by_byte: list[AsmStatement] = []
-        self._helpers: dict[tuple[str, int], tuple[FunctionFlow, list[Step], Opaque] | None] = {}
+        self._helpers: dict[tuple[str, int, str | None, bool],
+                            tuple[FunctionFlow, list[Step], Opaque] | None] = {}
         self._structured: set[int] = set()
         self._converts: dict[str, bool] = {}
-        self._may_take: dict[tuple[str, frozenset[str], int], bool] = {}
+        self._may_take: dict[tuple[str, frozenset[str], int, str | None, bool], bool] = {}
         self._calls_by_name: dict[str, list[tuple[FunctionFlow, int, int]]] | None = None
         for fn in _function_definitions(parsed.tree.root_node):
             flow = self._function(fn)
@@ -566,9 +571,13 @@ class FileFlows:
                     if ident.type in ("identifier", "type_identifier"):
                         template.add(self.parsed.node_text(ident))
         head = self.parsed.data[fn.start_byte:body.start_byte]
+        holder = parent.parent if parent is not None and parent.type == "template_declaration" \
+            else parent
+        member = "::" in self.parsed.node_text(name_node) or (
+            holder is not None and holder.type == "field_declaration_list")
         return FunctionFlow(self.parsed, fn, name, fn.start_byte, fn.end_byte,
                             b"__global__" in head, tuple(parameters), frozenset(template),
-                            owner=self)
+                            member, owner=self)
 
     def function_at(self, byte: int) -> FunctionFlow | None:
         """The innermost function definition around ``byte``, its body read."""
@@ -611,8 +620,8 @@ class FileFlows:
                     continue
                 files._structure(flow)
                 if any(s.kind in kinds for s in flow.own_steps) or any(
-                        files.may_take(callee, kinds, flow) for _, _, callee, _ in
-                        flow.raw_calls):
+                        files.may_take(callee, kinds, flow, form=form)
+                        for _, _, callee, _, form in flow.raw_calls):
                     found.append(flow.name)
         return found
 
@@ -706,31 +715,43 @@ class FileFlows:
                                                     root=self))
         return self._included
 
-    def _defined(self, name: str, caller: FunctionFlow | None = None) -> list[FunctionFlow]:
+    def _defined(self, name: str, caller: FunctionFlow | None = None,
+                 form: str | None = None) -> list[FunctionFlow]:
         """The definitions of ``name`` in the file, else in the headers it includes (for a
-        header, those the linted file includes)."""
-        here = [h for h in self._by_name.get(name, ()) if h is not caller]
+        header, those the linted file includes), that a call of ``form`` may reach: a member
+        call (``x.f()``) a method, a plain one (``f()``) a free function, or a method where
+        the caller is one; a qualified one either (a namespace and a class look alike)."""
+        def fits(h: FunctionFlow) -> bool:
+            if h is caller:
+                return False
+            if form == "member":
+                return h.member
+            if form == "plain":
+                return not h.member or (caller is not None and caller.member)
+            return True
+
+        here = [h for h in self._by_name.get(name, ()) if fits(h)]
         if here:
             return here
         if self.path is None:
             root = self.root
             return [] if root is None else [
-                h for h in root._defined(name) if h is not caller and h.owner is not self]
+                h for h in root._defined(name, None, form) if fits(h) and h.owner is not self]
         for header in self.included():
-            there = header.functions_named(name)
+            there = [h for h in header.functions_named(name) if fits(h)]
             if there:
                 return there
         return []
 
-    def _helper(self, name: str, caller: FunctionFlow,
-                depth: int) -> tuple[FunctionFlow, list[Step], Opaque] | None:
+    def _helper(self, name: str, caller: FunctionFlow, depth: int,
+                form: str | None = None) -> tuple[FunctionFlow, list[Step], Opaque] | None:
         """The definition a call of ``name`` reaches, with its steps and unfollowed calls
         followed ``depth`` calls further; ``None`` where none is found, or overloads differ in
         the steps they take (which one is called is not known here)."""
-        candidates = self._defined(name, caller)
+        candidates = self._defined(name, caller, form)
         if not candidates:
             return None
-        key = (name, depth)
+        key = (name, depth, form, caller.member)
         if key in self._helpers:  # the same definitions, wherever the call is
             return self._helpers[key]
         shapes: set[tuple[str, ...]] = set()
@@ -767,10 +788,10 @@ class FileFlows:
         try:
             steps = list(flow.own_steps)
             opaque = Opaque([], [])
-            for start, end, name, arguments in flow.raw_calls:
-                followed = self._helper(name, flow, depth - 1) if depth > 0 else None
+            for start, end, name, arguments, form in flow.raw_calls:
+                followed = self._helper(name, flow, depth - 1, form) if depth > 0 else None
                 if followed is None:
-                    opaque.calls.append((name, self, flow))
+                    opaque.calls.append((name, form, self, flow))
                     continue
                 helper, inner_steps, inner_opaque = followed
                 site = CallSite(start, end, name, arguments, helper)
@@ -790,10 +811,10 @@ class FileFlows:
         deep."""
         flow.calls = []
         flow.steps = list(flow.own_steps)
-        for start, end, name, arguments in flow.raw_calls:
+        for start, end, name, arguments, form in flow.raw_calls:
             self._composing.add(id(flow))
             try:
-                followed = self._helper(name, flow, FOLLOW_DEPTH - 1)
+                followed = self._helper(name, flow, FOLLOW_DEPTH - 1, form)
             finally:
                 self._composing.discard(id(flow))
             flow.calls.append((start, end, name, followed is not None))
@@ -879,31 +900,34 @@ class FileFlows:
             arguments = node.child_by_field_name("arguments")
             texts = tuple(parsed.node_text(a) for a in arguments.named_children
                           if a.type != "comment") if arguments is not None else ()
-            flow.raw_calls.append((node.start_byte, node.end_byte, name, texts))
+            flow.raw_calls.append((node.start_byte, node.end_byte, name, texts,
+                                   call_form(node)))
         flow.raw_calls.sort()
 
     def may_take(self, name: str, kinds: frozenset[str], caller: FunctionFlow | None = None,
-                 depth: int = _CALL_DEPTH) -> bool:
+                 depth: int = _CALL_DEPTH, form: str | None = None) -> bool:
         """A call of ``name`` may take a protocol step of ``kinds``: it is not a CUDA built-in
         of :data:`HARMLESS_CALLS` or an assertion macro, and either no definition of it is
         found (in the file, or in the headers it includes) and it is not a toolkit function
         known to take none (:func:`toolkit_harmless`), or one's body, or a callee's up to
-        ``depth`` calls deep, holds such a step or a call that may."""
-        if name in HARMLESS_CALLS or _ASSERT.match(name) or self.converts(name):
+        ``depth`` calls deep, holds such a step or a call that may. ``form``: how the call
+        names it (:meth:`_defined`)."""
+        if name in HARMLESS_CALLS or _ASSERT.match(name) or (
+                form != "member" and self.converts(name)):
             return False
-        key = (name, kinds, depth)
+        key = (name, kinds, depth, form, caller is not None and caller.member)
         known = self._may_take.get(key)
         if known is not None:
             return known
         self._may_take[key] = False  # a recursive call adds no step of its own
-        defined = self._defined(name, caller)
+        defined = self._defined(name, caller, form)
         result = not defined and not toolkit_harmless(name, CLUSTER_RELEASE in kinds)
         for helper in defined:
             owner = helper.owner or self
             owner._structure(helper)
             if any(s.kind in kinds for s in helper.own_steps) or any(
-                    depth == 0 or owner.may_take(callee, kinds, helper, depth - 1)
-                    for _, _, callee, _ in helper.raw_calls):
+                    depth == 0 or owner.may_take(callee, kinds, helper, depth - 1, form)
+                    for _, _, callee, _, form in helper.raw_calls):
                 result = True
                 break
         self._may_take[key] = result
