@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ptxlint import file_memos
 from ptxlint.analysis.cxx_facts import FunctionFacts
 from ptxlint.analysis.element_types import resolve_type
 from ptxlint.frontends.syntax_tree import ParsedSource
@@ -533,6 +534,7 @@ def _const_problem(operand: Operand, text: str, facts: FunctionFacts | None
 _CONST_RUN = re.compile(rb"\bconst(?:expr)?\b([^;{}(),=]*)")
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 _MAYBE_CONST: dict[tuple[int, int], tuple[FunctionFacts, frozenset[str]]] = {}
+file_memos.register(_MAYBE_CONST.clear)  # a batch run lets go of each file after it
 
 
 def _maybe_const(facts: FunctionFacts) -> frozenset[str]:
