@@ -1,14 +1,17 @@
-"""The C++ syntax the per-function flows read off tree-sitter nodes: how an identifier is used,
-the name a declarator declares, the name a call calls. Split from
+"""The C++ syntax the per-function flows read off tree-sitter nodes and operand texts: how an
+identifier is used, the name a declarator declares, the name a call calls and how, the
+subscripts after a variable. Split from
 :mod:`ptxlint.analysis.function_flow`, which reads them for every function it follows."""
 
 from __future__ import annotations
+
+import re
 
 import tree_sitter
 
 from ptxlint.frontends.syntax_tree import ParsedSource
 
-__all__ = ["call_form", "callee_name", "declared", "usage"]
+__all__ = ["call_form", "callee_name", "compact", "declared", "outer", "subscripts", "usage"]
 
 Node = tree_sitter.Node
 
@@ -93,3 +96,40 @@ def callee_name(parsed: ParsedSource, call: Node) -> str | None:
         else:
             return None
     return None
+
+
+_BRACKETED = re.compile(r"\[[^\[\]]*\]|<[^<>]*>")
+
+
+def compact(text: str) -> str:
+    return "".join(text.split())
+
+
+def subscripts(text: str, variable: str) -> list[str]:
+    """The subscripts written right after the first ``variable`` in ``text``:
+    ``tile[s][i]`` -> ``["s", "i"]``."""
+    match = re.search(rf"\b{re.escape(variable)}\s*\[", text)
+    found: list[str] = []
+    k = match.end() - 1 if match else len(text)
+    while k < len(text) and text[k] == "[":
+        depth, start = 0, k + 1
+        for j in range(k, len(text)):
+            depth += {"[": 1, "]": -1}.get(text[j], 0)
+            if depth == 0:
+                found.append(text[start:j])
+                k = j + 1
+                while k < len(text) and text[k].isspace():
+                    k += 1
+                break
+        else:
+            break
+    return found
+
+
+def outer(expression: str) -> str:
+    """``expression`` without what its brackets hold (a subscript's index is not an offset
+    into the buffer: ``tile[i + 1]`` is an element of ``tile``)."""
+    previous = None
+    while previous != expression:
+        previous, expression = expression, _BRACKETED.sub("", expression)
+    return expression

@@ -30,6 +30,7 @@ This module imports the model, ``ptxlint.ptx`` and the front end's tree, never a
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -37,7 +38,15 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ptxlint import file_memos
-from ptxlint.analysis.flow_syntax import call_form, callee_name, declared, usage
+from ptxlint.analysis.flow_syntax import (
+    call_form,
+    callee_name,
+    compact,
+    declared,
+    outer,
+    subscripts,
+    usage,
+)
 from ptxlint.analysis.included_helpers import included_headers
 from ptxlint.analysis.toolkit_calls import HARMLESS_CALLS, toolkit_harmless
 from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node, nodes_of_kinds
@@ -192,6 +201,7 @@ class FunctionFlow:
     asm_ranges: list[tuple[int, int]] = field(default_factory=list, repr=False)
     lambdas: list[tuple[int, int]] = field(default_factory=list, repr=False)
     _read: bool = field(default=False, repr=False)
+    _identifiers: list[Node] | None = field(default=None, repr=False)  # uses not read yet
     # the file's flows, for the same-file conversion helpers an operand goes through
     owner: FileFlows | None = field(default=None, repr=False)
 
@@ -270,7 +280,24 @@ class FunctionFlow:
         order: ``read``, ``write``, ``readwrite``, ``address`` (``&name``), ``argument`` (passed
         to a call), ``declare``, ``initialise`` (declared with an initializer); and whether
         through an element (``x[i]``, ``*x``, ``x.f``), the memory behind a pointer."""
+        if self._identifiers is not None:
+            self._read_uses()
         return self.uses.get(name, [])
+
+    def _read_uses(self) -> None:
+        """Where each name is used, read on the first ask: most functions the flows read are
+        helpers followed for their steps, never asked about their uses (flashinfer: a third
+        of the functions read)."""
+        identifiers, self._identifiers = self._identifiers or [], None
+        asm = sorted(self.asm_ranges)
+        asm_starts = [start for start, _ in asm]
+        for node in identifiers:
+            byte = node.start_byte
+            k = bisect.bisect_right(asm_starts, byte) - 1
+            if k >= 0 and byte < asm[k][1]:
+                continue  # an asm statement's operand: its steps speak for it
+            how, element = usage(node)
+            self.uses.setdefault(self.parsed.node_text(node), []).append((byte, how, element))
 
     # ------------------------------------------------------------------ operand keys
 
@@ -295,7 +322,7 @@ class FunctionFlow:
         name = self._name_of(step, expression, trail)
         if name is None:
             return None
-        offsets = [t for t in trail if _ARITHMETIC_OFFSET.search(_outer(t))]
+        offsets = [t for t in trail if _ARITHMETIC_OFFSET.search(outer(t))]
         return name, "|".join("".join(t.split()) for t in offsets)
 
     def _name_of(self, step: Step, expression: str, trail: list[str]) -> str | None:
@@ -387,7 +414,7 @@ class FunctionFlow:
         if place is None:
             return []
         variable, offset = place
-        stage = next((subs[0] for t in trail if len(subs := _subscripts(t, variable)) > 1),
+        stage = next((subs[0] for t in trail if len(subs := subscripts(t, variable)) > 1),
                      None)
         data = self.parsed.data
 
@@ -399,8 +426,8 @@ class FunctionFlow:
             # tile[stage][i]: another first index is another stage of a pipeline's buffer
             if stage is None:
                 return True
-            subs = _subscripts(data[at:at + 400].decode("utf-8", "replace"), variable)
-            return len(subs) < 2 or _compact(subs[0]) == _compact(stage)
+            subs = subscripts(data[at:at + 400].decode("utf-8", "replace"), variable)
+            return len(subs) < 2 or compact(subs[0]) == compact(stage)
 
         found: list[tuple[int, Step | None]] = [
             (byte, None) for byte, how, element in self.uses_of(variable)
@@ -419,41 +446,6 @@ class FunctionFlow:
 
 # pointer arithmetic in an address expression: a + or - that is not ++, -- or ->
 _ARITHMETIC_OFFSET = re.compile(r"(?<![+\-])[+\-](?![+\->])")
-_BRACKETED = re.compile(r"\[[^\[\]]*\]|<[^<>]*>")
-
-
-def _compact(text: str) -> str:
-    return "".join(text.split())
-
-
-def _subscripts(text: str, variable: str) -> list[str]:
-    """The subscripts written right after the first ``variable`` in ``text``:
-    ``tile[s][i]`` -> ``["s", "i"]``."""
-    match = re.search(rf"\b{re.escape(variable)}\s*\[", text)
-    found: list[str] = []
-    k = match.end() - 1 if match else len(text)
-    while k < len(text) and text[k] == "[":
-        depth, start = 0, k + 1
-        for j in range(k, len(text)):
-            depth += {"[": 1, "]": -1}.get(text[j], 0)
-            if depth == 0:
-                found.append(text[start:j])
-                k = j + 1
-                while k < len(text) and text[k].isspace():
-                    k += 1
-                break
-        else:
-            break
-    return found
-
-
-def _outer(expression: str) -> str:
-    """``expression`` without what its brackets hold (a subscript's index is not an offset
-    into the buffer: ``tile[i + 1]`` is an element of ``tile``)."""
-    previous = None
-    while previous != expression:
-        previous, expression = expression, _BRACKETED.sub("", expression)
-    return expression
 
 
 def _operand_expression(statement: AsmStatement, operand: PtxOperand | None) -> str | None:
@@ -659,15 +651,14 @@ class FileFlows:
             everywhere = self._functions + [f for h in headers for f in h._functions]
             names = {f.name for f in everywhere if f.statements and f.name}
             # a function that calls one that does, up to the calls the flows follow
+            new = set(names)
             for _ in range(FOLLOW_DEPTH - 1):
-                pattern = _names_pattern(names)
+                pattern = _names_pattern(new)  # a caller of one found last round
                 if pattern is None:
                     break
-                more = {f.name for f in everywhere if f.name and f.name not in names
-                        and pattern.search(f.parsed.data, f.start, f.end) is not None}
-                if not more:
-                    break
-                names |= more
+                new = {f.name for f in everywhere if f.name and f.name not in names
+                       and pattern.search(f.parsed.data, f.start, f.end) is not None}
+                names |= new
             pattern = _names_pattern(names)
             data = self.parsed.data
             self._flows = [
@@ -873,15 +864,7 @@ class FileFlows:
             argument = node.child_by_field_name("argument")
             if argument is not None and argument.type == "identifier":
                 flow.definitions.setdefault(parsed.node_text(argument), []).append(None)
-        asm = sorted(flow.asm_ranges)
-        asm_starts = [start for start, _ in asm]
-        for node in found.get("identifier", ()):
-            byte = node.start_byte
-            k = bisect.bisect_right(asm_starts, byte) - 1
-            if k >= 0 and byte < asm[k][1]:
-                continue  # an asm statement's operand: its steps speak for it
-            how, element = usage(node)
-            flow.uses.setdefault(parsed.node_text(node), []).append((byte, how, element))
+        flow._identifiers = list(found.get("identifier", ()))
         own = sorted(flow.statements, key=lambda s: s.span.start)
         for statement in own:
             start = parsed.to_byte(statement.span.start)
@@ -952,10 +935,13 @@ def _function_definitions(root: Node) -> list[Node]:
 
 
 def _names_pattern(names: set[str]) -> re.Pattern[bytes] | None:
-    if not names:
-        return None
-    return re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names))
-                      + rb")\b")
+    return _compiled(tuple(sorted(names))) if names else None
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(names: tuple[str, ...]) -> re.Pattern[bytes]:
+    """One pattern per set of names, kept (flashinfer: a third of the sets repeat)."""
+    return re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
 
 
 def _events(statement: AsmStatement) -> Iterator[tuple[PtxInstruction, Event]]:
