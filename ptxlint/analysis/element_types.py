@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from ptxlint import file_memos
 from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, CType, Operand, PtxInstruction, PtxOperand
 from ptxlint.ptx.instructions import operand_types
 
@@ -64,7 +65,7 @@ _READS = [
     # std::bit_cast<T>(X), cuda::std::bit_cast<T>(X)
     re.compile(rf"(?:cuda::)?(?:std::)?bit_cast\s*<\s*{_INTEGER}\s*>\s*\(\s*(?P<x>[\w.\[\]>-]+?)\s*\)"),
 ]
-_INTRINSIC = re.compile(r"(?P<f>__\w+_as_\w+)\s*\(")
+_INTRINSIC = on_first_use(r"(?P<f>__\w+_as_\w+)\s*\(")
 
 
 def base_format(ptx_type: str) -> str:
@@ -117,7 +118,7 @@ def carried_format(operand: Operand, parsed: ParsedSource | None) -> tuple[str, 
     """The floating-point format the operand's bits are in, and the C++ piece that says so
     (the reinterpreted value, or the intrinsic), or ``None`` where the C++ does not say."""
     expression = operand.expression.strip()
-    intrinsic = _INTRINSIC.match(expression)
+    intrinsic = _INTRINSIC().match(expression)
     if intrinsic is not None and expression.endswith(")"):
         found = _INTRINSICS.get(intrinsic["f"])
         return (found, intrinsic["f"]) if found is not None else None
@@ -184,7 +185,7 @@ def statement_slots(statement: AsmStatement) -> dict[int, tuple[str, PtxInstruct
 
 # ---------------------------------------------------------------------------- constants
 
-_LITERAL = re.compile(
+_LITERAL = on_first_use(
     r"(?:\(\s*(?:const\s+)?[\w:]+\s*\)\s*|static_cast\s*<\s*[\w:]+\s*>\s*)?"
     r"\(?\s*(?P<n>0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?"
 )
@@ -220,7 +221,7 @@ def constant_reading(expression: str, ptx_type: str) -> ConstantReading | None:
     want = base_format(ptx_type)
     if want not in _HALF_FORMATS:
         return None
-    match = _LITERAL.fullmatch(expression.strip())
+    match = _LITERAL().fullmatch(expression.strip())
     if match is None:
         return None
     value = int(match["n"], 0)

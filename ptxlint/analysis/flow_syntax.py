@@ -10,6 +10,7 @@ import re
 import tree_sitter
 
 from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.lazy_regex import on_first_use
 
 __all__ = ["call_form", "callee_name", "compact", "declared", "outer", "subscripts", "usage"]
 
@@ -98,7 +99,7 @@ def callee_name(parsed: ParsedSource, call: Node) -> str | None:
     return None
 
 
-_BRACKETED = re.compile(r"\[[^\[\]]*\]|<[^<>]*>")
+_BRACKETED = on_first_use(r"\[[^\[\]]*\]|<[^<>]*>")
 
 
 def compact(text: str) -> str:
@@ -131,5 +132,5 @@ def outer(expression: str) -> str:
     into the buffer: ``tile[i + 1]`` is an element of ``tile``)."""
     previous = None
     while previous != expression:
-        previous, expression = expression, _BRACKETED.sub("", expression)
+        previous, expression = expression, _BRACKETED().sub("", expression)
     return expression

@@ -50,6 +50,7 @@ from ptxlint.analysis.flow_syntax import (
 from ptxlint.analysis.included_helpers import included_headers
 from ptxlint.analysis.toolkit_calls import HARMLESS_CALLS, toolkit_harmless
 from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node, nodes_of_kinds
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 from ptxlint.ptx.protocols import CLUSTER_RELEASE, SHARED_READ, Event, events
 
@@ -68,15 +69,15 @@ _NOT_BASES = frozenset(
     "uint32_t uint64_t int32_t int64_t uint16_t unsigned int long short char void const size_t "
     "uintptr_t intptr_t float double bool signed auto cast_smem_ptr_to_uint smem_ptr_to_uint "
     "__cvta_generic_to_global std cute cutlass raw_pointer_cast get sizeof".split())
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_TEMPLATE_ARGUMENTS = re.compile(r"(?<=\w)\s*<[^<>()]*>")
+_IDENTIFIER = on_first_use(r"[A-Za-z_]\w*")
+_TEMPLATE_ARGUMENTS = on_first_use(r"(?<=\w)\s*<[^<>()]*>")
 # `name(argument)` and `ns::name<T>(argument)`, with one argument and no comma
-_ONE_ARGUMENT_CALL = re.compile(
+_ONE_ARGUMENT_CALL = on_first_use(
     r"^\s*(?:\(\s*[\w:]+\s*\)\s*)?(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*(?:<[^<>]*>)?"
     r"\s*\(([^,()]*(?:\([^()]*\)[^,()]*)*)\)\s*$")
 _MAX_CHAIN = 4  # locals followed through their initializers
 # project assertion macros (EP_DEVICE_ASSERT, CUTE_STATIC_ASSERT...): a check, never a step
-_ASSERT = re.compile(r"^[A-Z][A-Z0-9_]*ASSERT[A-Z0-9_]*$")
+_ASSERT = on_first_use(r"^[A-Z][A-Z0-9_]*ASSERT[A-Z0-9_]*$")
 _CALL_DEPTH = 3  # how many calls deep may_take reads a helper's callees
 # how many calls deep a function's steps are followed (the kernel's own call is the first):
 # CUTLASS's collectives call warpgroup_arrive() that holds the fence, a kernel calls the
@@ -89,8 +90,8 @@ def base_name(expression: str) -> str | None:
     conversion or a type (``(uint32_t)__cvta_generic_to_shared(&bars[i])`` -> ``bars``)."""
     previous = None
     while previous != expression:  # template arguments name types, not the variable
-        previous, expression = expression, _TEMPLATE_ARGUMENTS.sub("", expression)
-    for match in _IDENTIFIER.finditer(expression):
+        previous, expression = expression, _TEMPLATE_ARGUMENTS().sub("", expression)
+    for match in _IDENTIFIER().finditer(expression):
         word = match.group()
         if word in _NOT_BASES:
             continue
@@ -322,7 +323,7 @@ class FunctionFlow:
         name = self._name_of(step, expression, trail)
         if name is None:
             return None
-        offsets = [t for t in trail if _ARITHMETIC_OFFSET.search(outer(t))]
+        offsets = [t for t in trail if _ARITHMETIC_OFFSET().search(outer(t))]
         return name, "|".join("".join(t.split()) for t in offsets)
 
     def _name_of(self, step: Step, expression: str, trail: list[str]) -> str | None:
@@ -386,7 +387,7 @@ class FunctionFlow:
         ``trail`` collects the expressions followed."""
         if trail is not None:
             trail.append(expression)
-        call = _ONE_ARGUMENT_CALL.match(expression)
+        call = _ONE_ARGUMENT_CALL().match(expression)
         if call is not None and self.owner is not None and depth < _MAX_CHAIN \
                 and self.owner.converts(call.group(1)):
             return self.resolve(call.group(2), depth + 1, trail)
@@ -445,7 +446,7 @@ class FunctionFlow:
 
 
 # pointer arithmetic in an address expression: a + or - that is not ++, -- or ->
-_ARITHMETIC_OFFSET = re.compile(r"(?<![+\-])[+\-](?![+\->])")
+_ARITHMETIC_OFFSET = on_first_use(r"(?<![+\-])[+\-](?![+\->])")
 
 
 def _operand_expression(statement: AsmStatement, operand: PtxOperand | None) -> str | None:
@@ -465,8 +466,8 @@ _SIZES = {"char": 1, "int8_t": 1, "uint8_t": 1, "short": 2, "half": 2, "__half":
           "unsigned": 4, "float": 4, "int32_t": 4, "uint32_t": 4, "double": 8, "int64_t": 8,
           "uint64_t": 8, "float4": 16, "int4": 16, "uint4": 16, "float2": 8, "half2": 4,
           "__half2": 4}
-_SIZEOF = re.compile(r"sizeof\s*\(\s*([A-Za-z_][\w:]*)\s*\)")
-_ARITHMETIC = re.compile(r"^[0-9xXa-fA-F+\-*/()<> uUlL]+$")
+_SIZEOF = on_first_use(r"sizeof\s*\(\s*([A-Za-z_][\w:]*)\s*\)")
+_ARITHMETIC = on_first_use(r"^[0-9xXa-fA-F+\-*/()<> uUlL]+$")
 
 
 def _evaluate(flow: FunctionFlow, expression: str, depth: int) -> int | None:
@@ -478,8 +479,8 @@ def _evaluate(flow: FunctionFlow, expression: str, depth: int) -> int | None:
         size = _SIZES.get(match.group(1).split("::")[-1])
         return str(size) if size is not None else "@"
 
-    text = _SIZEOF.sub(sizeof, text)
-    for name in set(_IDENTIFIER.findall(text)) - {"u", "U", "l", "L", "x", "X"}:
+    text = _SIZEOF().sub(sizeof, text)
+    for name in set(_IDENTIFIER().findall(text)) - {"u", "U", "l", "L", "x", "X"}:
         values = flow.definitions.get(name)
         if name in flow.parameters or values is None or len(values) != 1 or values[0] is None:
             return None
@@ -488,7 +489,7 @@ def _evaluate(flow: FunctionFlow, expression: str, depth: int) -> int | None:
             return None
         text = re.sub(rf"\b{re.escape(name)}\b", str(inner), text)
     text = re.sub(r"(?<=[0-9a-fA-F])[uUlL]+\b", "", text)
-    if not _ARITHMETIC.match(text) or "**" in text:
+    if not _ARITHMETIC().match(text) or "**" in text:
         return None
     try:
         value = eval(text, {"__builtins__": {}}, {})  # noqa: S307 (digits and operators only)
@@ -895,7 +896,7 @@ class FileFlows:
         known to take none (:func:`toolkit_harmless`), or one's body, or a callee's up to
         ``depth`` calls deep, holds such a step or a call that may. ``form``: how the call
         names it (:meth:`_defined`)."""
-        if name in HARMLESS_CALLS or _ASSERT.match(name) or (
+        if name in HARMLESS_CALLS or _ASSERT().match(name) or (
                 form != "member" and self.converts(name)):
             return False
         key = (name, kinds, depth, form, caller is not None and caller.member)

@@ -37,6 +37,7 @@ from ptxlint import file_memos
 from ptxlint.analysis.cxx_facts import FunctionFacts
 from ptxlint.analysis.element_types import resolve_type
 from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, CType, Operand
 
 __all__ = ["OutputProblem", "classify", "output_problems"]
@@ -55,7 +56,7 @@ class OutputProblem:
     error: bool  # nvcc rejects the statement; False: nvcc warns and compiles
 
 
-_TOKEN = re.compile(
+_TOKEN = on_first_use(
     r"""\s*(?:
       (?P<str>(?:u8|[uUL])?"(?:[^"\\]|\\.)*"|(?:u8|[uUL])?'(?:[^'\\]|\\.)*')
     | (?P<num>\.?[0-9](?:[0-9A-Za-z_.']|[eEpP][+-])*)
@@ -77,7 +78,7 @@ _TYPE_WORDS = frozenset(
     "void bool char short int long signed unsigned float double wchar_t char8_t char16_t "
     "char32_t __int128 const volatile".split()
 )
-_FIXED_WIDTH = re.compile(r"(?:std::)?u?int(?:8|16|32|64|ptr)_t|size_t|ptrdiff_t")
+_FIXED_WIDTH = on_first_use(r"(?:std::)?u?int(?:8|16|32|64|ptr)_t|size_t|ptrdiff_t")
 # CUDA's built-in variables are const (declared `extern const uint3 threadIdx` and so on).
 _CONST_BUILTINS = frozenset({"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
                              "clusterIdx", "clusterDim"})
@@ -94,16 +95,16 @@ class _Tok:
         return self.start + len(self.text)
 
 
-_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
+_COMMENT = on_first_use(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
 
 
 def _tokens(text: str) -> list[_Tok] | None:
     if "/" in text:  # a comment reads as blanks (offsets kept)
-        text = _COMMENT.sub(lambda m: " " * len(m.group()), text)
+        text = _COMMENT().sub(lambda m: " " * len(m.group()), text)
     out: list[_Tok] = []
     at = 0
     while at < len(text):
-        match = _TOKEN.match(text, at)
+        match = _TOKEN().match(text, at)
         if match is None or match.end() == at:
             if text[at:].strip():
                 return None  # a character the scanner does not know (a macro's #, a backslash)
@@ -167,7 +168,7 @@ def _is_type(tokens: list[_Tok]) -> bool | None:
         return False
     if tokens[-1].text in ("*", "&", "&&"):
         return True
-    if words and all(w.text in _TYPE_WORDS or _FIXED_WIDTH.fullmatch(w.text) for w in words):
+    if words and all(w.text in _TYPE_WORDS or _FIXED_WIDTH().fullmatch(w.text) for w in words):
         return len(words) == len(tokens) or all(
             t.kind == "id" or t.text == "::" for t in tokens)
     return None
@@ -249,7 +250,7 @@ _Reading = _Verdict | _CastOf | _Lvalue
 
 # A name, a member chain, subscripts without operators that matter here, an optional leading
 # dereference: an lvalue without tokenizing (most outputs: `d[0]`, `acc.x`, `*p`; a GMMA's 128)
-_PLAIN = re.compile(
+_PLAIN = on_first_use(
     r"\s*(?:\*\s*)?[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[[^\[\]?,=+-]*\])*\s*")
 
 
@@ -257,7 +258,7 @@ def classify(expression: str) -> _Reading | None:
     """What nvcc makes of ``expression`` as an asm output, from its text alone: a verdict for an
     expression nvcc rejects; for a modifiable-looking lvalue, the text of the part whose
     declaration decides const-ness (``"cx"``, ``"*cp"``...); ``None``: do not judge."""
-    if _PLAIN.fullmatch(expression):
+    if _PLAIN().fullmatch(expression):
         word = expression.strip().lstrip("*").strip()
         if word not in _LITERAL_WORDS and word not in _UNEVALUATED:
             return _Lvalue(expression.strip())
@@ -490,19 +491,19 @@ def _cast_problem(operand: Operand, type_text: str, inner: str, parsed: ParsedSo
     )
 
 
-_BASE = re.compile(r"\s*(\*\s*)?\(?\s*([A-Za-z_]\w*)\s*\)?\s*(\[.*\])?\s*$", re.DOTALL)
-_BUILTIN_MEMBER = re.compile(r"\s*([A-Za-z_]\w*)\s*\.\s*[xyz]\s*$")
+_BASE = on_first_use(r"\s*(\*\s*)?\(?\s*([A-Za-z_]\w*)\s*\)?\s*(\[.*\])?\s*$", re.DOTALL)
+_BUILTIN_MEMBER = on_first_use(r"\s*([A-Za-z_]\w*)\s*\.\s*[xyz]\s*$")
 
 
 def _const_problem(operand: Operand, text: str, facts: FunctionFacts | None
                    ) -> OutputProblem | None:
-    builtin = _BUILTIN_MEMBER.fullmatch(text)
+    builtin = _BUILTIN_MEMBER().fullmatch(text)
     if builtin is not None and builtin.group(1) in _CONST_BUILTINS:
         if facts is None or facts.resolve(builtin.group(1), _byte(facts, operand)) is None:
             return OutputProblem(operand, f"the built-in '{builtin.group(1)}', which is const",
                                  NOT_LVALUE, False)
         return None
-    match = _BASE.fullmatch(text)
+    match = _BASE().fullmatch(text)
     if match is None or facts is None:
         return None
     deref, name, subscript = match.group(1), match.group(2), match.group(3)
@@ -531,8 +532,8 @@ def _const_problem(operand: Operand, text: str, facts: FunctionFacts | None
 # The names a `const`/`constexpr` precedes within one declarator of a function (its parameters
 # included): only these can be const, and only these are looked up (a GMMA wrapper's 128 `float&`
 # outputs are not; resolving each parameter by name is most of the rule's cost otherwise).
-_CONST_RUN = re.compile(rb"\bconst(?:expr)?\b([^;{}(),=]*)")
-_WORD = re.compile(rb"[A-Za-z_]\w*")
+_CONST_RUN = on_first_use(rb"\bconst(?:expr)?\b([^;{}(),=]*)")
+_WORD = on_first_use(rb"[A-Za-z_]\w*")
 _MAYBE_CONST: dict[tuple[int, int], tuple[FunctionFacts, frozenset[str]]] = {}
 file_memos.register(_MAYBE_CONST.clear)  # a batch run lets go of each file after it
 
@@ -545,8 +546,8 @@ def _maybe_const(facts: FunctionFacts) -> frozenset[str]:
     data = facts.parsed.data[facts.start : facts.end]
     names = frozenset(
         word.decode("ascii")
-        for run in _CONST_RUN.finditer(data)
-        for word in _WORD.findall(run.group(1))
+        for run in _CONST_RUN().finditer(data)
+        for word in _WORD().findall(run.group(1))
     )
     if len(_MAYBE_CONST) >= 1024:
         _MAYBE_CONST.clear()

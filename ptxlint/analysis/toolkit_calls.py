@@ -24,7 +24,7 @@ and ``cuda::ptx`` wrappers.
 
 from __future__ import annotations
 
-import re
+from ptxlint.lazy_regex import on_first_use
 
 __all__ = ["HARMLESS_CALLS", "toolkit_harmless"]
 
@@ -40,19 +40,19 @@ HARMLESS_CALLS = frozenset(
 
 # CUDA Math API intrinsics (conversions, half/bfloat16 arithmetic, integer intrinsics, the
 # read-only and cache-hinted loads): no asynchronous copy, barrier, fence or wgmma among them
-_INTRINSIC = re.compile(
+_INTRINSIC = on_first_use(
     r"__(?:float|half|bfloat|double|int|uint|ll|ull|short|ushort|h|f|d|u?mul|u?sad|byte_perm|"
     r"funnelshift|popc|clz|ffs|brev|fns|dp[24]a|v|low|high|lows|highs|halves|nv_cvt|ld[gc]|"
     r"st[wc]|isnan|isinf|finite|signbit|exp|log|pow|sin|cos|tan|sqrt|rsqrt|saturate|rhadd|"
     r"hadd|uhadd|urhadd|m[ai][nx])\w*")
 # the C math library, single and double precision (std:: or not)
-_MATH = re.compile(
+_MATH = on_first_use(
     r"(?:exp|exp2|exp10|expm1|log|log2|log10|log1p|pow|sqrt|rsqrt|cbrt|rcbrt|sin|cos|tan|"
     r"sinh|cosh|tanh|asin|acos|atan|atan2|asinh|acosh|atanh|erf|erfc|erfinv|erfcinv|fabs|"
     r"fmin|fmax|floor|ceil|round|rint|lrint|llrint|lround|llround|trunc|fma|fmod|remainder|"
     r"abs|labs|llabs|copysign|isnan|isinf|isfinite|signbit|ldexp|frexp|modf|hypot|nearbyint|"
     r"sincos|sincospi|sinpi|cospi|normcdf|normcdfinv|lgamma|tgamma|fdim|nextafter|scalbn)f?")
-_MAKERS = re.compile(r"make_(?:u?char|u?short|u?int|u?long|u?longlong|float|double|half|"
+_MAKERS = on_first_use(r"make_(?:u?char|u?short|u?int|u?long|u?longlong|float|double|half|"
                      r"bfloat16)[1-4]?|dim3")
 # cooperative groups' accessors: a group's rank, size and index (no synchronisation)
 _GROUPS = frozenset(
@@ -69,4 +69,4 @@ def toolkit_harmless(name: str, release_asked: bool) -> bool:
         return True
     if name == "sync":
         return not release_asked
-    return bool(_INTRINSIC.fullmatch(name) or _MATH.fullmatch(name) or _MAKERS.fullmatch(name))
+    return any(pattern().fullmatch(name) for pattern in (_INTRINSIC, _MATH, _MAKERS))
