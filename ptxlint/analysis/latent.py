@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ptxlint import file_memos
 from ptxlint.frontends.cxx import preproc
 from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node, nodes_of_kinds
 from ptxlint.model import AsmStatement
@@ -138,6 +139,7 @@ def _unused_function(statement: AsmStatement, parsed: ParsedSource) -> Latent | 
 # Per parsed file: the byte offsets of every function definition's own name, which are no
 # use of the name (an overload set's other members).
 _DEFINED: dict[int, tuple[ParsedSource, frozenset[int]]] = {}
+file_memos.register(_DEFINED.clear)  # a batch run lets go of each file after it
 
 
 def _definition_names(parsed: ParsedSource) -> frozenset[int]:
