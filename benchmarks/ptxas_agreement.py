@@ -533,9 +533,10 @@ def _trusted(text: str, message: str) -> bool:
     if "__cuda" in message:  # ptxas's own helper functions, pulled in by another line
         return False
     # ptxas 13.0 sometimes places a vector error of another line on the third line of the
-    # file ("Result vector expected" on mul.hi.s32, on a store): a vector message needs a
-    # vector here, a result-vector one a vector modifier and a scalar destination
-    if (re.search(r"result vector|vector operand|vector size", message, re.I)
+    # file ("Result vector expected" on mul.hi.s32, on a store; "Vector type too large" on a
+    # prmt.b32 that assembles alone): a vector message needs a vector here, a result-vector
+    # one a vector modifier and a scalar destination
+    if (re.search(r"result vector|vector operand|vector size|vector type", message, re.I)
             and ".v" not in text and "{" not in text):
         return False
     operands = text.split(" ", 1)[1] if " " in text else ""
