@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.function_flow import FunctionFlow, Step, flows_of
+from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import COMMIT, COPY, TRACKED, WAIT
 from ptxlint.rule import Rule, RuleContext
@@ -99,12 +99,7 @@ float x = tile[threadIdx.x];
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        flows = flows_of(context)
-        if flows is None:
-            return
-        for flow, step in flows.steps_of(statement):
-            if step.kind != WAIT:
-                continue
+        for flow, step in steps_of_kind(context, statement, WAIT):
             found = uncommitted_copy(flow, step)
             if found is None:
                 continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.function_flow import FunctionFlow, Step, flows_of
+from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity, Span
 from ptxlint.ptx.protocols import COPY, MBAR_WAIT, TRACKED, WAIT
 from ptxlint.rule import Rule, RuleContext
@@ -87,12 +87,7 @@ float x = tile[threadIdx.x];
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        flows = flows_of(context)
-        if flows is None:
-            return
-        for flow, step in flows.steps_of(statement):
-            if step.kind != COPY:
-                continue
+        for flow, step in steps_of_kind(context, statement, COPY):
             first = next(unwaited_reads(flow, step), None)
             if first is None:
                 continue

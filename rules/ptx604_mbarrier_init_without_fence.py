@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.function_flow import FunctionFlow, Step, flows_of
+from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import BULK_LOAD, CLUSTER_RELEASE, FENCE_INIT, MBAR_INIT
 from ptxlint.rule import Rule, RuleContext
@@ -94,12 +94,7 @@ asm volatile("barrier.cluster.arrive.relaxed.aligned;\\n"
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        flows = flows_of(context)
-        if flows is None:
-            return
-        for flow, step in flows.steps_of(statement):
-            if step.kind != BULK_LOAD:
-                continue
+        for flow, step in steps_of_kind(context, statement, BULK_LOAD):
             init = unreleased_init(flow, step)
             if init is None:
                 continue

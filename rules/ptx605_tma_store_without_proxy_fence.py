@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.function_flow import FunctionFlow, Step, flows_of
+from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import BULK_STORE, FENCE_PROXY, SHARED_WRITE
 from ptxlint.rule import Rule, RuleContext
@@ -93,12 +93,7 @@ if (threadIdx.x == 0)
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        flows = flows_of(context)
-        if flows is None:
-            return
-        for flow, step in flows.steps_of(statement):
-            if step.kind != BULK_STORE:
-                continue
+        for flow, step in steps_of_kind(context, statement, BULK_STORE):
             write = unfenced_write(flow, step)
             if write is None:
                 continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.function_flow import FunctionFlow, Step, base_name, flows_of
+from ptxlint.analysis.function_flow import FunctionFlow, Step, base_name, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import WG_COMMIT, WG_MMA, WG_WAIT
 from ptxlint.rule import Rule, RuleContext
@@ -112,12 +112,7 @@ out[threadIdx.x] = d[0];
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        flows = flows_of(context)
-        if flows is None:
-            return
-        for flow, step in flows.steps_of(statement):
-            if step.kind != WG_MMA:
-                continue
+        for flow, step in steps_of_kind(context, statement, WG_MMA):
             access = early_access(flow, step)
             if access is None:
                 continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.function_flow import FunctionFlow, Step, flows_of
+from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import WG_FENCE
 from ptxlint.ptx.protocols import WG_MMA as MMA
@@ -87,12 +87,7 @@ asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        flows = flows_of(context)
-        if flows is None:
-            return
-        for flow, step in flows.steps_of(statement):
-            if step.kind != MMA:
-                continue
+        for flow, step in steps_of_kind(context, statement, MMA):
             write = unfenced_write(flow, step)
             if write is None:
                 continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.function_flow import FunctionFlow, Step, flows_of
+from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, PtxOperand, Severity
 from ptxlint.ptx.protocols import BULK_LOAD, EXPECT_TX, MBAR_WAIT
 from ptxlint.rule import Rule, RuleContext
@@ -128,12 +128,7 @@ asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        flows = flows_of(context)
-        if flows is None:
-            return
-        for flow, step in flows.steps_of(statement):
-            if step.kind != EXPECT_TX:
-                continue
+        for flow, step in steps_of_kind(context, statement, EXPECT_TX):
             found = mismatch(flow, step)
             if found is None:
                 continue

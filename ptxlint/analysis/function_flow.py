@@ -974,4 +974,17 @@ def flows_of(context: object) -> FileFlows | None:
     return flows
 
 
+def steps_of_kind(
+    context: object, statement: AsmStatement, kind: str
+) -> Iterator[tuple[FunctionFlow, Step]]:
+    """The steps of ``kind`` that ``statement`` takes (``FileFlows.steps_of``), in every
+    function that reaches it; none without the file's tree. What each PTX6xx rule walks."""
+    flows = flows_of(context)
+    if flows is None:
+        return
+    for flow, step in flows.steps_of(statement):
+        if step.kind == kind:
+            yield flow, step
+
+
 file_memos.register(_LAST.clear)
