@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -36,7 +35,6 @@ DEPTH = 2  # includes of includes
 MAX_BYTES = 512 * 1024
 MAX_HEADERS = 32  # per file
 KEPT = 48
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
 _parse_template = functools.lru_cache(maxsize=4096)(ptx_parser.parse_template)
 
 
@@ -93,9 +91,9 @@ def included_headers(path: str, text: str) -> list[Header]:
         following: list[tuple[str, str]] = []
         for including, source in frontier:
             folder = os.path.dirname(os.path.abspath(including))
-            for match in _INCLUDE.finditer(source):
-                name = match.group(1) or match.group(2)
-                # where the macro tables look: the result cache's key then covers the header
+            # the includes and the headers they name as the macro tables read them, so the
+            # result cache's key covers every header read here
+            for name in headers.include_names(source):
                 resolved = headers.find_header(folder, name)
                 if resolved is None or resolved in seen or len(seen) > MAX_HEADERS:
                     continue
