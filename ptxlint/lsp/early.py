@@ -26,10 +26,13 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ptxlint.lsp.capabilities import initialize_result, position_encoding
 from ptxlint.lsp.framing import FrameReader
+
+if TYPE_CHECKING:
+    from ptxlint.lsp.linting import Linter
 
 log = logging.getLogger("ptxlint.lsp")
 
@@ -50,6 +53,7 @@ class Early:
     answered: Any = None
     published: str | None = None  # the document whose diagnostics went out early
     told: list[str] = field(default_factory=list)  # configuration problems shown early
+    linter: Linter | None = None  # the one the early lint loaded: the full server keeps it
 
 
 def enabled() -> bool:
@@ -157,6 +161,7 @@ def _publish_first(
     started = time.monotonic()
     try:
         linter = Linter(report=lambda problem: _tell(out, early, problem), warm_up=False)
+        early.linter = linter
         result = linter.lint(path, text)
     except Exception:  # the worker's lint of the same text reports it, with its deadline
         log.exception("the early lint of %s failed", path)

@@ -219,6 +219,7 @@ class PtxlintServer(LanguageServer):
         self.service.deadline_s = self.options.lint_deadline_s
         self.exit_code = 1  # LSP: 0 only when `shutdown` came before the end
         self._told_early: set[str] = set()
+        self._early_linter: Linter | None = None
 
     # ------------------------------------------------------------------ transport
 
@@ -233,6 +234,7 @@ class PtxlintServer(LanguageServer):
             assert isinstance(self.protocol, _Protocol)
             self.protocol.answered_early = early.answered
             self._told_early.update(early.told)
+            self._early_linter = early.linter
         try:
             asyncio.run(framing.serve(
                 self._stop_event, fd, self._on_body, self._on_bad_frame, frames, replay
@@ -304,7 +306,11 @@ class PtxlintServer(LanguageServer):
         self.service.on_all_ready = self._workers_ready
         self.service.start()  # the first worker loads while this process loads its rules
         # here only for rule metadata and configuration: the workers lint
-        self.linter = Linter(report=self._tell, warm_up=False)
+        linter = self._early_linter
+        if linter is None:
+            linter = Linter(report=self._tell, warm_up=False)
+        linter.report = self._tell  # the early one's rules, already loaded, told from here on
+        self.linter = linter
         self.docs = RuleDocs(
             {r.id: r for r in self.linter.rule_classes}, self.options.rule_docs_url
         )
