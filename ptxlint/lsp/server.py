@@ -389,11 +389,14 @@ class PtxlintServer(LanguageServer):
             return None
         self.cancel(uri)
         text, version = document.text, document.version
+        generation = self.service.generation
         result = await self.lint_text(document.path, text)
-        if self.documents.get(uri) is document and document.text == text:
+        if (self.documents.get(uri) is document and document.text == text
+                and self.service.generation == generation):
             document.result, document.result_text = result, text
             self.publish(document, version)
-        # else: closed or edited meanwhile, and a newer lint is on its way
+        # else: closed, edited or configured anew meanwhile, and a newer lint is on its way
+        # (a reload re-lints every document), which publishes what the user sees last
         return result, text
 
     async def lint_text(self, path: str, text: str) -> FileResult:
