@@ -56,3 +56,21 @@ def test_many_sibling_blocks_stay_fast_and_right() -> None:
         at = text.index(f"asm{i}\n")
         assert fg.at(at, at + 1)[0] == (f"X{i}",)
     assert fg.at(text.index("tail"), text.index("tail") + 1)[0] == ()
+
+
+def test_directive_scan_from_hash_reads_the_lines_the_joined_reader_reads() -> None:
+    # `#` after code, after a comment start, in a string, a `#` that is no conditional, blanks
+    # and tabs before and after it, CR before it, a last line without a newline
+    from ptxlint.frontends.cxx.guards import _conditional_lines, _plain_conditional_lines
+
+    text = (
+        "#if A\n  x = 1; # if B\n \t# \t ifdef C // c\n#define D #if E\nint y; #endif\n"
+        "\r#if F\n\"#if G\"\n#ifndef H\n#elif I\n#else\n  # endif /* k */\n#endif\n#iff J\n"
+        "#if K\n#endif"
+    )
+    plain = [(s, e, n, m.group(1), m.group(2)) for s, e, n, m in _plain_conditional_lines(text)]
+    joined = [(s, e, n, m.group(1), m.group(2)) for s, e, n, m in _conditional_lines(text)]
+    assert plain == joined
+    assert [kind for *_, kind, _ in plain] == [
+        "if", "ifdef", "ifndef", "elif", "else", "endif", "endif", "if", "endif",
+    ]  # fmt: skip

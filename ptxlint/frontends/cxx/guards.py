@@ -322,17 +322,25 @@ def _conditional_lines(text: str) -> Iterator[tuple[int, int, int, re.Match[str]
         at = find("#", at + 1)  # inside a logical line with code before it
 
 
-_DIRECTIVE_LINE = re.compile(_DIRECTIVE.pattern, re.MULTILINE)
+# ``_DIRECTIVE`` from its `#` on, multi-line: a pattern that starts with its literal is searched
+# from one `#` to the next, where a `^`-anchored one was tried at every character of the text.
+_DIRECTIVE_FROM_HASH = re.compile(r"#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$", re.MULTILINE)
 
 
 def _plain_conditional_lines(text: str) -> Iterator[tuple[int, int, int, re.Match[str]]]:
     """``_conditional_lines(text)`` for a text with no backslash-newline, where every physical
-    line is a logical one: found by one multi-line regex scan (100,000 directives: a third of
-    the time)."""
+    line is a logical one: one regex scan from `#` to `#`, each kept where only blanks precede
+    it on its line (what ``_DIRECTIVE`` anchored at the line's start matches; its groups are
+    the same). On the asm-bearing files of the CUDA 13 headers and CUTLASS include/ together:
+    59 ms with the anchored multi-line scan, 20 ms so."""
     newlines = 0
     counted = 0
-    for m in _DIRECTIVE_LINE.finditer(text):
-        start = m.start()
+    rfind = text.rfind
+    for m in _DIRECTIVE_FROM_HASH.finditer(text):
+        at = m.start()
+        start = rfind("\n", 0, at) + 1
+        if start != at and text[start:at].strip(" \t"):
+            continue  # after code on its line: not a directive
         newlines += text.count("\n", counted, start)
         counted = start
         yield start, m.end() + 1, newlines, m
