@@ -107,3 +107,46 @@ __device__ unsigned f(unsigned p) {
     findings = lint_text(text, select=("PTX204",))
     assert [f.message.startswith("a .u32 address conversion") for f in findings] == [True]
     assert findings[0].span.start < text.index("_WIN64")
+
+
+def test_branches_of_one_condition_each_read_the_definitions_before_them() -> None:
+    # the same condition four times: before any definition, after one, after its #undef, and
+    # nested in a branch that encloses a later definition (whose own guard it then shares)
+    text = """
+#if WIDE
+__device__ void a() { asm volatile("trap;"); }
+#endif
+#define WIDE 0
+#if WIDE
+__device__ void b() { asm volatile("trap;"); }
+#endif
+#if WIDE
+__device__ void c() { asm volatile("trap;"); }
+#endif
+#undef WIDE
+#if WIDE
+__device__ void d() { asm volatile("trap;"); }
+#endif
+#if defined(OUTER)
+#define WIDE 1
+#if WIDE
+__device__ void e() { asm volatile("trap;"); }
+#endif
+#endif
+#if WIDE
+__device__ void f() { asm volatile("trap;"); }
+#endif
+"""
+    known = [
+        [(m.name, m.body, m.conditions) for m in s.context.guard_macros]
+        for s in extract_statements(SourceFile("k.cu", text)).statements
+    ]
+    assert known == [
+        [],
+        [("WIDE", "0", ())],
+        [("WIDE", "0", ())],
+        [],
+        [("WIDE", "1", ())],  # OUTER encloses both the definition and the branch
+        [("WIDE", "1", ("defined(OUTER)",))],
+    ]
+    assert [v for _, v in _statements(text)] == [None, False, False, None, None, None]
