@@ -84,3 +84,36 @@ def test_verdicts_carry_across_files(monkeypatch: pytest.MonkeyPatch) -> None:
     ex._VERDICTS.clear()
     assert _readings("other/two.cuh") == first  # and the same verdicts when classified anew
     assert len(calls) == 6
+
+
+def test_the_guards_verdict_is_each_guards_own_from_a_cold_or_a_warm_memo() -> None:
+    from ptxlint.ptx.parser import parse_template
+
+    cases = [
+        (template, guards)
+        for template in ("mov.u32 %0, 1;", "movl $1, %%eax", "")
+        for guards in (
+            (),
+            ("defined(__HIP_PLATFORM_AMD__)",),
+            ("defined(__CUDA_ARCH__)",),
+            ("!defined(__aarch64__)", "defined(__powerpc64__)"),
+            ("0", "defined(__powerpc64__)"),
+            ("!defined(USE_ROCM) || defined(X)",),
+        )
+    ]
+
+    def verdicts() -> list[dialect.Verdict]:
+        return [
+            dialect.classify(t, parse_template(t, True), "r", function_specifiers=(), guards=g)
+            for t, g in cases
+        ]
+
+    dialect._GUARD_VERDICTS.clear()
+    cold = verdicts()
+    warm = verdicts()
+    assert cold == warm
+    by_guards = {g: v.reason for (t, g), v in zip(cases, cold, strict=True) if t == ""}
+    assert "HIP/ROCm" in by_guards[("defined(__HIP_PLATFORM_AMD__)",)]
+    assert "host CUDA does not build" in by_guards[("!defined(__aarch64__)", "defined(__powerpc64__)")]
+    assert by_guards[("0", "defined(__powerpc64__)")] == by_guards[()]  # `#if 0` is no host
+    assert "HIP" not in by_guards[("!defined(USE_ROCM) || defined(X)",)]

@@ -47,7 +47,7 @@ class GuardMacros:
         # #define and #undef directives: all that ``_collect`` reads of a chain (below).
         # CUTLASS wraps each asm in a branch of its own under the same few conditions
         # (`#if defined(CUTE_ARCH_MMA_SM90A_ENABLED)`): its 3,093 branches with asm come to
-        # 113 collections. Bounded by the file's branches, as ``_memo``.
+        # 191 collections. Bounded by the file's branches, as ``_memo``.
         self._by_conditions: dict[tuple[object, ...], tuple[GuardMacro, ...]] = {}
         self._directive_starts: list[int] | None = None
         self._headers: dict[str, list[GuardMacro]] = {}  # _from_headers by name
