@@ -239,3 +239,16 @@ def test_barrier_modifier_order_is_ptxas_order(text: str, status: str) -> None:
         assert result.status == "ok" and result.form is not None and result.form.undocumented
     else:
         assert result.status == status, result
+
+
+def test_forms_spelling_a_slot_or_operand_alike_share_it() -> None:
+    """A slot or operand spelled the same in two forms is compiled once and shared (its word
+    table built once), and is what compiling that form alone gives."""
+    load = grammar.compile_form("ld.<S?:.global|.shared>.<T:.b32|.b64> d:T, [A]")
+    store = grammar.compile_form("st.<S?:.global|.shared>.<T:.b32|.b64> [A], r:T")
+    assert load.slots[0] is store.slots[0] and load.slots[1] is store.slots[1]
+    assert load.operands[1] is store.operands[0]
+    assert load.slots[0].find("shared") is store.slots[0].find("shared")
+    assert load.slots[0].optional and load.slots[0].var == "S"
+    assert [v.word for v in load.slots[1].values] == ["b32", "b64"]
+    assert load.operands[0].written and not store.operands[1].written
