@@ -155,6 +155,11 @@ def other_isa(text: str, words: list[str]) -> str | None:
     marked = _other_isa_text(text)
     if marked is not None:
         return marked
+    return _other_isa_words(words)
+
+
+def _other_isa_words(words: list[str]) -> str | None:
+    """``other_isa`` by the statements' first words alone (the text says nothing)."""
     if not words:
         return None
     for isa, vocabulary in _OTHER_ISA_WORDS.items():
@@ -252,14 +257,14 @@ def classify(
         return Verdict("host", "x86 assembly syntax in the template")
     # `"{" STRINGIFY(op) ".f16 %0,%1;}"`: an opcode from a macro followed by a PTX type.
     hole_opcodes = _HOLE_OPCODE.findall(template)
-    lines = [line for line in text.splitlines() if line.strip()]
-    if ";" not in text and len(lines) > 1:
+    # the lines are counted only where no ';' is (PTX templates have one: GMMA's span 100 lines)
+    if ";" not in text and sum(1 for line in text.splitlines() if line.strip()) > 1:
         words = _line_words(text) + hole_opcodes  # PTX ends every statement with ';'
     else:
         words = _first_words(ptx) + hole_opcodes
     if words and sum(1 for w in words if _AMD_WORD.match(w)) * 2 >= len(words):
         return Verdict("host", "AMD GCN assembly in the template")
-    isa = other_isa(text, words)
+    isa = _other_isa_words(words)  # the text was searched above
     if isa is not None:
         return Verdict("host", f"{isa} assembly in the template")
     ptx_words = [w for w in words if w in PTX_OPCODES or w in PTX_DIRECTIVES] + hole_opcodes
