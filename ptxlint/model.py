@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ptxlint.lazy_regex import on_first_use
 
@@ -225,7 +225,86 @@ class Operand:
     expression_span: Span
     span: Span  # the whole operand, from [name] or constraint to ")"
     symbolic_name: str | None = None
+    # None where unknown. The front end may leave an ``OperandTypes`` in the slot: the type is
+    # then worked out the first time it is read (``_LazyType``), and every reader sees a type
+    # or None.
     ctype: CType | None = None
+
+
+class OperandTypes:
+    """The C++ types of one statement's operands, worked out when one of them is first read
+    (a front end's subclass holds what it needs: the file's tree and type resolver).
+
+    An operand's ``ctype`` slot holds this object until its type is read; the read replaces
+    it by the answer, so nothing of the front end stays with an operand whose type was read.
+    Whatever reads the operand (``==``, ``hash``, ``repr``, ``dataclasses.replace``, pickle)
+    reads its type through the same path, so a pickled or copied operand carries its answer.
+
+    What it buys: rules that never ask leave the statement untyped (a ``--select`` without
+    the type rules, a statement whose rules stop at a cheaper condition first)."""
+
+    __slots__ = ()
+
+    def type_of(self, operand: Operand) -> CType | None:
+        """``operand``'s type (one of the operands this object was made for)."""
+        raise NotImplementedError
+
+    def settled(self) -> bool:
+        """Whether the types were worked out already (then reading one costs a look-up)."""
+        raise NotImplementedError
+
+
+class _LazyType:
+    """``Operand.ctype``: the slot's value, or, where the slot holds an ``OperandTypes``, its
+    answer for the operand, kept in the slot."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:
+        self.slot = slot  # the dataclass's own slot descriptor
+
+    def __get__(self, operand: Operand | None, owner: type | None = None) -> Any:
+        if operand is None:
+            return self
+        value = self.slot.__get__(operand, owner)
+        if value is None or value.__class__ is CType:
+            return value
+        if value is _WORKED_OUT_NONE:
+            return None
+        answer = value.type_of(operand)
+        self.slot.__set__(operand, _WORKED_OUT_NONE if answer is None else answer)
+        return answer
+
+    def __set__(self, operand: Operand, value: object) -> None:
+        self.slot.__set__(operand, value)
+
+
+Operand.ctype = _LazyType(Operand.__dict__["ctype"])  # type: ignore[assignment,misc]
+
+# what a read leaves in the slot where the answer was None: unlike a plain None (no expression,
+# nothing to type), it says that the type was worked out (``types_read``)
+_WORKED_OUT_NONE = object()
+
+
+def types_read(operands: Sequence[Operand]) -> bool:
+    """Whether what was read of ``operands`` may have included a type, without working one
+    out: False only where every operand's type is still to be worked out (an ``OperandTypes``
+    that no read has settled) or is None for want of an expression (then it is None for every
+    operand spelled the same). A None given at extraction (a statement left untyped) counts
+    as read: another reading of the same text may type it. The rule memo keeps the types of a
+    statement only where its rules may have read them."""
+    slot = _OPERAND_CTYPE
+    for operand in operands:
+        value = slot.__get__(operand, Operand)
+        if value is None:
+            if operand.expression:
+                return True
+        elif value.__class__ is CType or value is _WORKED_OUT_NONE or value.settled():
+            return True
+    return False
+
+
+_OPERAND_CTYPE = Operand.__dict__["ctype"].slot
 
 
 @dataclass(frozen=True, slots=True)
@@ -565,7 +644,8 @@ def slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Callable[[object, o
     found = tuple(f.name for f in fields(cls))
     if found != names:
         raise RuntimeError(f"{cls.__name__} has fields {found}, its makers fill {names}")
-    return tuple(cls.__dict__[name].__set__ for name in names)
+    # a field read through a descriptor of its own (``Operand.ctype``) is set in its slot
+    return tuple(getattr(cls.__dict__[name], "slot", cls.__dict__[name]).__set__ for name in names)
 
 
 _MODEL_LLVM = frozenset({"ConstraintEntry", "CallArgument", "LlvmCall"})

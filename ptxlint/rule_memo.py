@@ -12,8 +12,9 @@ A pure rule's outcome is a function of:
 - the file's settings (``RuleContext.arch``, ``arch_suffix``, ``options``) and traits
   (ptxlint.file_traits).
 
-The key holds exactly these, so a stored outcome is replayed only onto a statement that reads
-the same, with every offset moved by the distance between the two statements' starts.
+The key holds exactly these (the types only where the rules may have read them: ``Key``), so
+a stored outcome is replayed only onto a statement that reads the same, with every offset moved
+by the distance between the two statements' starts.
 
 Which statements: those read from the file's own text. Not an expansion of a macro (its spans
 point into the invocation and the ``#define``), nor a statement whose template has a macro
@@ -46,7 +47,18 @@ from collections.abc import Hashable, Sequence
 from ptxlint.file_traits import traits
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.lru import Lru
-from ptxlint.model import HOLE, AsmStatement, Context, Edit, Finding, Fix, SourceFile, Span
+from ptxlint.model import (
+    HOLE,
+    AsmStatement,
+    Context,
+    Edit,
+    Finding,
+    Fix,
+    Operand,
+    SourceFile,
+    Span,
+    types_read,
+)
 from ptxlint.rule import RuleContext
 
 MEMO_SIZE = 8192
@@ -106,6 +118,13 @@ class Memo(Lru[Hashable, Entry]):
 
     def __init__(self, size: int = MEMO_SIZE) -> None:
         super().__init__(size)
+
+    def put(self, key: Hashable, entry: Entry) -> None:
+        """Store ``entry`` under ``key``, once the rules have run: a ``Key`` keeps then what
+        they may have read of the operands' types (``Key.seal``)."""
+        if isinstance(key, Key):
+            key.seal()
+        super().put(key, entry)
 
 
 MEMO = Memo()
@@ -194,33 +213,68 @@ class FileKeys:
                 statement.keyword,
                 tuple(q.name for q in statement.qualifiers),
                 # a constraint's text: a macro may spell it (an unresolved one is in the text)
-                tuple(
-                    [None if o.constraint.opaque else o.constraint.text for o in operands]
-                    + [o.ctype for o in operands]
-                ),
+                tuple(None if o.constraint.opaque else o.constraint.text for o in operands),
                 statement.problems,
                 statement.syntax,
-            )
+            ),
+            operands,
         )
 
 
 class Key:
     """A statement's key with its hash worked out once: the memo looks a key up, then stores or
-    moves it, and a tuple would hash its text and every operand's type each time."""
+    moves it, and a tuple would hash its text each time.
 
-    __slots__ = ("hash", "parts")
+    The operands' C++ types are part of the key only where the rules may have read them: a
+    statement's types are worked out when first read (``model.OperandTypes``), and reading
+    them for every key would type every statement. So ``parts`` leaves them out, and a key
+    holds its statement's operands until the memo stores it (``seal``). Then it keeps their
+    types where ``types_read`` says the rules may have read them, or ``UNREAD``: the rules
+    took a path that no type decides, which they take again on a statement whose other
+    parts are the same, whatever its types. A stored key with types matches a statement with
+    the same parts and the same types (read then: a hit types the statement looked up).
 
-    def __init__(self, parts: tuple[object, ...]) -> None:
+    Over the CUDA 13 headers (``check -j 1``) the key typed every statement; now only those
+    whose rules ask."""
+
+    __slots__ = ("hash", "parts", "operands", "types")
+
+    def __init__(self, parts: tuple[object, ...], operands: tuple[Operand, ...] = ()) -> None:
         self.parts = parts
         self.hash = hash(parts)
+        self.operands: tuple[Operand, ...] | None = operands  # until sealed
+        self.types: object = UNREAD
+
+    def seal(self) -> None:
+        """Keep the operands' types, where the rules may have read them, and let go of the
+        operands (they hold the statement's file until their types are read)."""
+        operands = self.operands
+        if operands is None:
+            return
+        self.operands = None
+        if types_read(operands):
+            self.types = tuple(o.ctype for o in operands)
+
+    def _types(self) -> object:
+        if self.operands is None:
+            return self.types
+        return tuple(o.ctype for o in self.operands)
 
     def __hash__(self) -> int:
         return self.hash
 
     def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Key) and self.hash == other.hash and self.parts == other.parts
-        )
+        if not (isinstance(other, Key) and self.hash == other.hash and self.parts == other.parts):
+            return False
+        if self.operands is None and self.types is UNREAD:
+            return True
+        if other.operands is None and other.types is UNREAD:
+            return True
+        return self._types() == other._types()
+
+
+# A sealed key's types where no rule may have read them (see ``Key``).
+UNREAD = object()
 
 
 def _embedding(source: SourceFile) -> bool:

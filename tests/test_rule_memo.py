@@ -14,7 +14,7 @@ import pytest
 
 from ptxlint import rule_memo
 from ptxlint.engine import extract_statements, instantiate, lint_source
-from ptxlint.model import Finding, Severity, SourceFile, Span
+from ptxlint.model import Finding, Severity, SourceFile, Span, types_read
 from ptxlint.registry import load_rules
 from ptxlint.rule import Rule, RuleContext
 from tests.conftest import FIXTURES
@@ -330,3 +330,58 @@ def test_a_watched_context_notices_file_level_reads() -> None:
     assert watched.touched
     copy = dataclasses.replace(watched, arch=80)
     assert copy.arch == 80 and copy.cxx is None
+
+
+class _PureSpelling(_Counting):
+    """A pure rule that names each operand's expression and, where ``typed``, its type."""
+
+    id = "PTX994"
+    name = "pure-spelling"
+    pure = True
+    calls = 0
+    typed = False
+
+    def check(self, statement, context):  # type: ignore[no-untyped-def]
+        type(self).calls += 1
+        for operand in statement.operands:
+            said = operand.expression
+            if self.typed:
+                said += f": {operand.ctype.spelling if operand.ctype else '?'}"
+            yield self.finding(statement, operand.span, said)
+
+
+_BODY = '  asm volatile("mov.b32 %0, %1;" : "=r"(out) : "r"(in));\n'
+_INT = "__device__ void f(int in, unsigned &out) {\n" + _BODY + "}\n"
+_DOUBLE = "__device__ void f(double in, unsigned &out) {\n" + _BODY + "}\n"
+
+
+def test_a_copy_is_replayed_without_typing_it_where_the_rules_read_no_type(
+    fresh_memo: rule_memo.Memo,
+) -> None:
+    _PureSpelling.calls = 0
+    rules = [_PureSpelling()]
+    first = lint_source(SourceFile("int.cu", _INT), rules, RuleContext())
+    copy = lint_source(SourceFile("double.cu", _DOUBLE), rules, RuleContext())
+    assert _PureSpelling.calls == 1  # the copy's types would not change what the rule says
+    assert [f.message for f in copy.findings] == [f.message for f in first.findings]
+    assert not types_read(copy.statements[0].operands)  # nothing worked its types out
+    assert copy.statements[0].operands[1].ctype is not None  # ... until read
+
+
+def test_a_copy_is_replayed_only_onto_the_types_the_rules_read(
+    fresh_memo: rule_memo.Memo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_PureSpelling, "typed", True)
+    _PureSpelling.calls = 0
+    rules = [_PureSpelling()]
+    said = {
+        name: [f.message for f in _lint(name, text, rules=rules)]
+        for name, text in (("int.cu", _INT), ("double.cu", _DOUBLE), ("int2.cu", _INT))
+    }
+    assert said["int.cu"] == ["out: unsigned int", "in: int"]
+    assert said["double.cu"] == ["out: unsigned int", "in: double"]
+    assert said["int2.cu"] == said["int.cu"]
+    assert _PureSpelling.calls == 2  # the second int copy replayed the first
+    assert _placed(_lint("double2.cu", _DOUBLE, rules=rules)) == _cold(
+        "double2.cu", _DOUBLE, rules=rules
+    )

@@ -1037,7 +1037,8 @@ __device__ void h2(int x) { asm("" :: "r"((T)x)); }
 
 
 def _typing_calls(source: str) -> tuple[object, list[tuple[str, int, object]]]:
-    """The parsed file and the (expression, offset, statement) calls extraction makes."""
+    """The parsed file and the (expression, offset, statement) calls that typing every
+    operand of its statements makes."""
     import ptxlint.frontends.cxx.extract as extract_module
     from ptxlint.engine import parse_template
     from ptxlint.model import SourceFile
@@ -1051,8 +1052,11 @@ def _typing_calls(source: str) -> tuple[object, list[tuple[str, int, object]]]:
 
         return lookup
 
-    parsed = extract_module.extract(SourceFile("k.cu", source), parse_template, recording).parsed
-    return parsed, calls
+    result = extract_module.extract(SourceFile("k.cu", source), parse_template, recording)
+    for statement in result.statements:  # types are worked out when read
+        for operand in statement.operands:
+            _ = operand.ctype
+    return result.parsed, calls
 
 
 def _shared_and_alone(source: str) -> tuple[list[str | None], list[str | None]]:

@@ -26,6 +26,7 @@ from ptxlint.frontends.cxx.lexer import (
     tokens,
 )
 from ptxlint.frontends.cxx.macros import MacroTable
+from ptxlint.frontends.cxx.operand_types import leave_types
 from ptxlint.frontends.cxx.plain_reader import read_plain, read_plain_here
 
 # The reader fills the operands, their constraints, spans and templates slot by slot, with
@@ -804,44 +805,12 @@ def _typed_all(
     at: int | None,
     statement: tree_sitter.Node | Sequence[tree_sitter.Node] | None,
 ) -> tuple[Operand, ...]:
-    """Each operand with its type (``_typed``). A statement of the file's tree (``statement``:
-    its keyword's ancestors) is typed by one call to the look-up's ``resolve_operands`` where
-    it has one (``TypeResolver``), the same answers as a call per operand for less."""
-    batch = getattr(lookup, "resolve_operands", None)
-    if batch is None or at is not None or statement is None or isinstance(
-        statement, tree_sitter.Node
-    ):
-        return tuple(_typed(op, lookup, at, statement) for op in operands)
-    spelled = [op for op in operands if op.expression]
-    try:
-        ctypes = batch([(op.expression, op.expression_span.start) for op in spelled], statement)
-    except Exception:  # as _typed: then each on its own, where one failure costs only its type
-        return tuple(_typed(op, lookup, at, statement) for op in operands)
-    for operand, ctype in zip(spelled, ctypes, strict=True):
-        if ctype is not None:
-            _with_ctype(operand, ctype)
+    """Each operand with its type to be worked out when first read (``operand_types``): one
+    call of the look-up's ``resolve_operands`` for the statement where it has one and the
+    statement is of the file's tree, else one call per operand, as when every statement was
+    typed here."""
+    leave_types(operands, lookup, at, statement, O_CTYPE)
     return operands
-
-
-def _typed(
-    operand: Operand,
-    lookup: TypeLookup,
-    at: int | None = None,
-    statement: tree_sitter.Node | Sequence[tree_sitter.Node] | None = None,
-) -> Operand:
-    if not operand.expression:
-        return operand
-    try:
-        where = operand.expression_span.start
-        if at is not None and not (at <= where):
-            where = at
-        if statement is not None:
-            ctype = lookup(operand.expression, where, statement)
-        else:
-            ctype = lookup(operand.expression, where)
-    except Exception:  # a type we cannot work out is unknown, never a crash
-        ctype = None
-    return operand if ctype is None else _with_ctype(operand, ctype)
 
 
 def _with_ctype(operand: Operand, ctype: CType) -> Operand:

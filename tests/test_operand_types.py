@@ -1,0 +1,155 @@
+"""Operand types worked out when first read (ptxlint.frontends.cxx.operand_types): the same
+answers as typing each operand at extraction, one resolver call per statement, nothing of the
+file's tree kept by an operand whose type was read, and a read through every way an operand is
+copied or pickled."""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import glob
+import os
+import pickle
+import weakref
+from pathlib import Path
+
+from ptxlint.engine import extract_statements, parse_template, type_lookup
+from ptxlint.frontends.cxx.extract import extract
+from ptxlint.frontends.cxx.types import TypeResolver
+from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.model import CType, Operand, SourceFile, Span, types_read
+from tests.conftest import FIXTURES
+
+_TEXT = """
+struct Pair { int a, b; };
+__device__ void f(unsigned long long p, float x, Pair s, int *q) {
+  unsigned r;
+  asm volatile("mov.b32 %0, %1;" : "=r"(r) : "r"(x));
+  asm volatile("ld.global.u32 %0, [%1];" : "=r"(r) : "l"(p), "r"(s), "l"(q + 1), "n"(N));
+}
+"""
+
+
+class _Counting:
+    """A file's resolver that counts the calls extraction's operands make of it."""
+
+    def __init__(self, parsed: ParsedSource) -> None:
+        self.resolver = type_lookup(parsed)
+        self.batches = 0
+        self.singles = 0
+
+    def __call__(self, *args: object) -> CType | None:
+        self.singles += 1
+        return self.resolver(*args)  # type: ignore[arg-type]
+
+    def resolve_operands(self, *args: object) -> list[CType | None]:
+        self.batches += 1
+        return self.resolver.resolve_operands(*args)  # type: ignore[arg-type]
+
+
+def _extract_counting(text: str) -> tuple[list[_Counting], list[list[Operand]]]:
+    made: list[_Counting] = []
+
+    def lookup(parsed: ParsedSource) -> _Counting:
+        made.append(_Counting(parsed))
+        return made[-1]
+
+    result = extract(SourceFile("k.cu", text), parse_template, lookup)
+    return made, [list(s.operands) for s in result.statements]
+
+
+def test_extraction_types_nothing_until_a_type_is_read() -> None:
+    (counting,), statements = _extract_counting(_TEXT)
+    assert len(statements) == 2
+    assert (counting.batches, counting.singles) == (0, 0)
+    assert not any(types_read(ops) for ops in statements)
+    assert statements[1][1].ctype == CType("unsigned long long", "integer", 8)
+    assert counting.batches == 1  # the whole statement at once
+    assert types_read(statements[1]) and not types_read(statements[0])
+    assert [o.ctype.spelling if o.ctype else None for o in statements[1]] == [
+        "unsigned int", "unsigned long long", "Pair", "int *", None  # N: declared nowhere
+    ]
+    assert counting.batches == 1 and counting.singles == 0  # the others read its answers
+
+
+def _eager(path: str, text: str) -> list[list[CType | None]]:
+    """Each operand typed on its own by a fresh call of the file's resolver, as extraction
+    typed them before types were left to be read."""
+    result = extract_statements(SourceFile(path, text))
+    if result.parsed is None:
+        return []
+    resolver = TypeResolver(result.parsed.text, result.parsed.tree, result.parsed.data)
+    return [
+        [
+            resolver(o.expression, o.expression_span.start) if o.expression else None
+            for o in s.operands
+        ]
+        for s in result.statements
+        if s.context.expansion is None and s.context.macro is None
+    ]
+
+
+def test_types_read_later_are_those_typing_each_operand_gives() -> None:
+    paths = sorted(glob.glob(os.path.join(FIXTURES, "rules", "PTX00[45]*.cu")))
+    assert paths
+    compared = 0
+    for path in paths:
+        text = Path(path).read_text(encoding="utf-8")
+        lazy = [
+            [o.ctype for o in s.operands]
+            for s in extract_statements(SourceFile(path, text)).statements
+            if s.context.expansion is None and s.context.macro is None
+        ]
+        assert lazy == _eager(path, text), path
+        compared += sum(len(ops) for ops in lazy)
+    assert compared > 50
+
+
+def _extract_watched(text: str) -> tuple[list[list[Operand]], weakref.ref[TypeResolver]]:
+    """The statements' operands, and a weak reference to the file's resolver (which holds
+    its tree)."""
+    made: list[weakref.ref[TypeResolver]] = []
+
+    def lookup(parsed: ParsedSource) -> TypeResolver:
+        resolver = type_lookup(parsed)
+        made.append(weakref.ref(resolver))
+        return resolver
+
+    result = extract(SourceFile("k.cu", text), parse_template, lookup)
+    return [list(s.operands) for s in result.statements], made[0]
+
+
+def test_an_operand_whose_type_was_read_keeps_nothing_of_the_file() -> None:
+    statements, resolver = _extract_watched(_TEXT)
+    gc.collect()
+    assert resolver() is not None  # types not read yet: they are worked out from the tree
+    assert statements[0][1].ctype == CType("float", "floating", 4)
+    gc.collect()
+    assert resolver() is not None  # the other statement's are still to be read
+    _ = statements[1][0].ctype
+    gc.collect()
+    assert resolver() is None
+    assert statements[1][1].ctype == CType("unsigned long long", "integer", 8)
+
+
+def test_copies_and_pickles_carry_the_type() -> None:
+    operands = extract_statements(SourceFile("k.cu", _TEXT)).statements[1].operands
+    pickled = pickle.loads(pickle.dumps(operands[1]))  # never read before: read on the way
+    assert pickled.ctype == CType("unsigned long long", "integer", 8)
+    moved = dataclasses.replace(operands[3], span=Span(0, 1))
+    assert moved.ctype is not None and moved.ctype.kind == "pointer"
+    assert operands[4].ctype is None  # N: declared nowhere
+    assert pickle.loads(pickle.dumps(operands[4])).ctype is None
+    assert operands[3] == dataclasses.replace(operands[3])
+    assert "ctype=CType(" in repr(operands[1])
+
+
+def test_a_look_up_that_raises_leaves_the_type_unknown() -> None:
+    def broken(parsed: ParsedSource) -> object:
+        def lookup(*args: object) -> CType | None:
+            raise RuntimeError("boom")
+
+        return lookup
+
+    result = extract(SourceFile("k.cu", _TEXT), parse_template, broken)  # type: ignore[arg-type]
+    assert [o.ctype for s in result.statements for o in s.operands] == [None] * 7
