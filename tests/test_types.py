@@ -1498,3 +1498,35 @@ __device__ void k(unsigned a) { asm("" :: "r"(a), "r"(ONE), "r"(elsewhere)); }
     got = [shape(r.resolve(*call)) for call in calls]
     assert got == [("unsigned int", "integer", 4), ("E", "enum", 4), None]
     assert r._enums_indexed and not r._types_indexed
+
+
+def test_a_comment_beside_an_operand_value_is_typed_as_the_value_from_the_file_s_tree() -> None:
+    """Generated headers write ``"r"(/*as_b32*/ *reinterpret_cast<const int32_t*>(&v[0]))``:
+    C++ reads the value alone, and so does the resolver, from the file's tree (not parsing the
+    text on its own), with the answer the value written alone gets."""
+    from ptxlint.engine import parse_template
+    from ptxlint.frontends.cxx.extract import extract
+    from ptxlint.model import SourceFile
+
+    source = (
+        "__device__ void f(const float* v, unsigned long long x, short h) {\n"
+        '  asm("st.b32 [%0], %1;" :: "l"(x), "r"(/*as_b32*/ *reinterpret_cast<const int*>(&v[0])),'
+        ' "r"(x /* lo */), "h"( // half\n h), "r"(/* a */ v[1] /* b */));\n'
+        '  asm("st.b32 [%0], %1;" :: "l"(x), "r"(*reinterpret_cast<const int*>(&v[0])),'
+        ' "r"(x), "h"(h), "r"(v[1]));\n'
+        "}\n"
+    )
+    made: list[TypeResolver] = []
+
+    def lookup(parsed):  # type: ignore[no-untyped-def]
+        made.append(TypeResolver(parsed.text, parsed.tree, parsed.data))
+        return made[-1]
+
+    commented, plain = extract(SourceFile("k.cu", source), parse_template, lookup).statements
+    answers = [shape(o.ctype) for o in commented.operands]
+    assert answers == [shape(o.ctype) for o in plain.operands]
+    assert answers[1:] == [
+        ("int", "integer", 4), ("unsigned long long", "integer", 8), ("short", "integer", 2),
+        ("float", "floating", 4),
+    ]
+    assert made[0]._alone == {}  # every value was found in the file's tree

@@ -362,6 +362,13 @@ SCOPE_OPENING = on_first_use(
 )
 
 
+# Comments and white space, as they may stand beside an operand's value inside its
+# parentheses (``"r"(/*as_b32*/ *reinterpret_cast<const int32_t*>(&v[0]))``): C++ reads the
+# value alone. Each alternative starts with its own character and a block comment ends at its
+# first ``*/``, so a match cannot run past a comment into code.
+BESIDE_VALUE = on_first_use(rb"(?:\s|/\*(?:[^*]|\*(?!/))*\*/|//[^\n]*)*")
+
+
 # An operand value spelled ``name[i]...[k]`` with one word in each pair of brackets: without a
 # parse error it is a chain of subscripts of the name with one index each (the common case of
 # ``TypeResolver._subscript_key``, read from the text).

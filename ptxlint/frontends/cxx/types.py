@@ -53,6 +53,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 
 from ptxlint.frontends.cxx.c_types import (
+    BESIDE_VALUE,
     BUILTIN_VARIABLES,
     CAST_KINDS,
     CASTS,
@@ -195,16 +196,28 @@ class TypeResolver(ScopeLookup):
                 data = expression.encode("utf-8", "surrogatepass")
             e = b + len(data)
             found = values.get((b, e))
+            if found is None and b"/" in data and data.isascii() and source[b:e] == data:
+                # a comment beside the value (generated headers write ``/*as_b32*/ *p``):
+                # typed as the value alone, as C++ reads it, where the file's tree holds it
+                inner = _beside_comments(values, data, b)
+                if inner is not None:
+                    b, e, found = inner
+                    data = source[b:e]
+                    spelled = data.decode()
+                else:
+                    spelled = expression
+            else:
+                spelled = expression
             if found is None or source[b:e] != data:
                 out.append(self.resolve(expression, offset, statement))
                 continue
             value, kind, tail = found
             if kind == "identifier" and e > b:
-                hit = memo.get((expression, id(tail)))
+                hit = memo.get((spelled, id(tail)))
                 if hit is not None and hit[0] <= b < hit[1]:
                     out.append(hit[2])
                 else:
-                    out.append(self._name_type(expression, tail, b))
+                    out.append(self._name_type(spelled, tail, b))
                 continue
             if (
                 value.has_error
@@ -217,15 +230,15 @@ class TypeResolver(ScopeLookup):
             key = value.id  # what _value_node records (a value kind declares nothing)
             if key not in chains:
                 chains[key] = tail
-            answer = free.get(expression)
+            answer = free.get(spelled)
             if answer is not None:
                 out.append(answer[0])
                 continue
-            hit = memo.get((expression, id(tail), False))
+            hit = memo.get((spelled, id(tail), False))
             if hit is not None and hit[0] <= b < hit[1]:
                 out.append(hit[2])
                 continue
-            out.append(self._value_type(expression, data, value, kind, tail, b))
+            out.append(self._value_type(spelled, data, value, kind, tail, b))
         return out
 
     def _value_type(
@@ -637,6 +650,23 @@ class TypeResolver(ScopeLookup):
             return None
         values = _named(args)
         return values[0] if len(values) == 1 else None
+
+
+def _beside_comments(
+    values: dict[tuple[int, int], tuple[Node, str, tuple[Scope | None, ...]]],
+    data: bytes,
+    b: int,
+) -> tuple[int, int, tuple[Node, str, tuple[Scope | None, ...]]] | None:
+    """The operand value that ``data`` (an operand's expression, at byte ``b``) spells with
+    only comments and white space around it, with its byte span; None where there is none.
+    An operand's values are a handful: they are looked through rather than indexed."""
+    beside = BESIDE_VALUE()
+    lead = beside.match(data)  # never None: the pattern matches nothing as well
+    start = b + (lead.end() if lead is not None else 0)
+    for (first, end), found in values.items():
+        if first == start and start < end <= b + len(data) and beside.fullmatch(data, end - b):
+            return first, end, found
+    return None
 
 
 # --------------------------------------------------------------------------- expressions
