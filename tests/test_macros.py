@@ -292,3 +292,24 @@ __device__ void f() { NOT_IMPLEMENTED(); }
     result = extract_statements(SourceFile("k.cu", both))
     assert [s for s in result.statements if s.context.expansion is not None] == []
     assert len(result.skipped_invocations) == 1
+
+
+def test_a_templates_characters_map_back_as_their_spans_do() -> None:
+    from ptxlint.frontends.cxx.macro_uses import Remap
+    from ptxlint.frontends.cxx.macros import VirtualText
+    from ptxlint.model import Span, Template, TemplatePiece
+
+    # laid-out characters spelled in the invocation [100, 120), in a body [10, 20), outside
+    # both (a header's line at 50), nowhere (INEXACT), and one past the laid-out text
+    spans = ((101, 102), (15, 16), (50, 51), INEXACT, (119, 120), (10, 11))
+    remap = Remap(VirtualText("abcdef", spans), Span(100, 120), [Span(10, 20)])
+    starts = (0, 1, 2, 3, 4, 5, 6, 0, 1)
+    ends = (1, 2, 3, 4, 5, 6, 7, 2, 6)  # single characters, then wider runs
+    template = Template("abcdefgxy", starts, ends, (TemplatePiece("string", Span(0, 6), 0, 9),))
+    mapped = remap.template(template)
+    one_by_one = [remap.span(Span(a, max(a + 1, b))) for a, b in zip(starts, ends, strict=True)]
+    assert list(mapped.char_starts) == [s.start for s in one_by_one]
+    assert list(mapped.char_ends) == [s.end for s in one_by_one]
+    assert list(zip(mapped.char_starts, mapped.char_ends, strict=True))[:7] == [
+        (101, 102), (15, 16), (100, 120), (100, 120), (119, 120), (10, 11), (100, 120),
+    ]  # fmt: skip

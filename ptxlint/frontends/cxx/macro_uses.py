@@ -164,10 +164,27 @@ class Remap:
     def template(self, template: Template) -> Template:
         starts: list[int] = []
         ends: list[int] = []
+        spans, n = self.spans, len(self.spans)
+        inv, bodies = self.invocation, self.bodies
         for a, b in zip(template.char_starts, template.char_ends, strict=True):
-            mapped = self.span(Span(a, max(a + 1, b)))
-            starts.append(mapped.start)
-            ends.append(mapped.end)
+            if b > a + 1:
+                mapped = self.span(Span(a, b))
+                starts.append(mapped.start)
+                ends.append(mapped.end)
+                continue
+            # ``span(Span(a, a + 1))`` without the two spans it made: the template's
+            # characters are most of what an expansion maps (a third of reading one)
+            spelled = spans[a] if a < n else INEXACT
+            if spelled != INEXACT:
+                lo, hi = spelled
+                if (inv.start <= lo and hi <= inv.end) or any(
+                    body.start <= lo and hi <= body.end for body in bodies
+                ):
+                    starts.append(lo)
+                    ends.append(hi)
+                    continue
+            starts.append(inv.start)
+            ends.append(inv.end)
         pieces = tuple(
             TemplatePiece(p.kind, self.span(p.span), p.text_start, p.text_end)
             for p in template.pieces
