@@ -79,9 +79,7 @@ def type_lookup(parsed: ParsedSource) -> TypeResolver:
 def extract_statements(source: SourceFile) -> ExtractionResult:
     """The asm statements of ``source``; a CR-only file is parsed with "\n" line breaks (same
     offsets), so its statements, lines and fixes are those of the file as written."""
-    unified = unify_line_breaks(source.text)
-    if unified is not source.text:
-        source = dataclasses.replace(source, text=unified)
+    source = unified_source(source)
     if source.path.endswith(JULIA_EXTENSIONS):
         from ptxlint.frontends.julia import extract_julia
 
@@ -91,6 +89,14 @@ def extract_statements(source: SourceFile) -> ExtractionResult:
 
         return extract_python(source, parse_template, type_lookup)
     return extract(source, parse_template, type_lookup)
+
+
+def unified_source(source: SourceFile) -> SourceFile:
+    """``source`` as the parsers read it: each lone "\r" made "\n" (``unify_line_breaks``)."""
+    unified = unify_line_breaks(source.text)
+    if unified is not source.text:
+        source = dataclasses.replace(source, text=unified)
+    return source
 
 
 def lint_source(
@@ -433,9 +439,20 @@ def _covered_quietly(table: suppress.Suppressions, finding: Finding, source: Sou
     )
 
 
+class RuleCrash(Exception):
+    """What a rule raised, as the internal-error finding it makes (``_internal_error``), for an
+    outcome sent between processes: a traceback does not travel (ptxlint.engine_parts)."""
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding)
+        self.finding = finding
+
+
 def _internal_error(
     source: SourceFile, stage: str, statement: AsmStatement | None, exc: BaseException
 ) -> Finding:
+    if isinstance(exc, RuleCrash):
+        return exc.finding
     import traceback  # with textwrap and linecache: only for a crash
 
     from ptxlint.model import Span

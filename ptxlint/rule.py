@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -18,8 +18,9 @@ class RuleContext:
     arch_suffix: str = ""  # "a" for sm_90a, "f" for sm_100f
     options: dict[str, object] = field(default_factory=dict)
     # Every linted statement of the current file, in source order, for the few rules whose
-    # verdict depends on a neighbour (a scope opened in one asm and closed in the next).
-    file_statements: tuple[AsmStatement, ...] = ()
+    # verdict depends on a neighbour (a scope opened in one asm and closed in the next). A
+    # tuple, or for a file linted in parts a sequence that reads the others on first use.
+    file_statements: Sequence[AsmStatement] = ()
     # Tier-2 (libclang) types of this file, when a compile database was given: a
     # ptxlint.tier2.Tier2Types with operand_types(statement, index) -> per-instantiation types.
     tier2: object | None = None

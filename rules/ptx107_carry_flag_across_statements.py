@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ptxlint.analysis.carry import PRODUCERS as _PRODUCERS
 from ptxlint.analysis.carry import carry_use
@@ -141,10 +141,10 @@ asm("add.cc.u32 %0, %0, %2;\\n\\t"
         )
 
 
-_POSITIONS: list[tuple[tuple[AsmStatement, ...], dict[int, int]]] = []
+_POSITIONS: list[tuple[Sequence[AsmStatement], dict[int, int]]] = []
 
 
-def _positions(statements: tuple[AsmStatement, ...]) -> dict[int, int]:
+def _positions(statements: Sequence[AsmStatement]) -> dict[int, int]:
     """Each statement's index in the file's list, built once per file (the last file's kept)."""
     entry = _POSITIONS[0] if _POSITIONS else None
     if entry is None or entry[0] is not statements:

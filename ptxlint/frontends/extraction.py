@@ -25,3 +25,21 @@ class ExtractionResult:
     skipped_invocations: list[tuple[int, str]] = field(default_factory=list)  # (offset, reason)
     # statements with #if inside are linted once per branch: the readings beyond the first
     branch_variants: int = 0
+
+
+@dataclass(frozen=True)
+class Share:
+    """Part of a file's statements, for a file linted in parts (``ptxlint.run``): those whose
+    asm keyword starts in ``[start, end)``, and, for the last part (``end`` None), the file's
+    macro invocations too. The parts of a file, in order, read exactly the statements a
+    whole-file extraction reads, in its order (its keywords' statements in text order, then
+    the expansions)."""
+
+    start: int = 0
+    end: int | None = None
+
+    def holds(self, offset: int) -> bool:
+        return self.start <= offset and (self.end is None or offset < self.end)
+
+
+WHOLE = Share()  # every statement of the file

@@ -20,7 +20,7 @@ import dataclasses
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,12 +28,11 @@ from ptxlint import collector, file_memos
 from ptxlint.config import Config, RuleSelector
 from ptxlint.frontends import tree_reuse
 from ptxlint.frontends.cxx import headers
-from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import Finding, SourceFile
 from ptxlint.registry import load_rules
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
-from ptxlint.run import file_index, include_graph, prefilter
+from ptxlint.run import file_index, file_parts, include_graph, prefilter
 from ptxlint.run.cache import ResultCache, code_fingerprint
 from ptxlint.run.cache import location as cache_location
 from ptxlint.run.discover import (
@@ -48,6 +47,7 @@ from ptxlint.run.discover import (
     read_bytes_stat,
 )
 from ptxlint.run.file_index import MAY_HOLD_ASM, NO_ASM, FileIndex, digest_of
+from ptxlint.run.outcome import FileOutcome, file_outcome
 from ptxlint.run.packed_source import pack
 from ptxlint.run.pool import Feed
 from ptxlint.run.progress import Progress
@@ -83,81 +83,6 @@ class Tier2Settings:
 
 # Starting workers (an interpreter each, the rules) costs about what linting this much does.
 PARALLEL_MIN_BYTES = 1024 * 1024
-
-
-@dataclass
-class FileOutcome:
-    """What one file contributes to a run (small enough to send between processes)."""
-
-    path: str
-    reason: str | None = None  # why it was not linted
-    decode_errors: bool = False
-    findings: list[Finding] = field(default_factory=list)
-    source: SourceFile | None = None  # kept when there are findings to show
-    statements: int = 0
-    skipped_statements: int = 0
-    skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
-    asm_labels: int = 0
-    expansion_statements: int = 0  # of statements, those read from a macro invocation
-    expanded_macros: set[str] = field(default_factory=set)  # "realpath:line" of each #define
-    unexpanded_macros: list[tuple[str, int, str]] = field(default_factory=list)  # key, line, macro
-    skipped_invocations: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
-    branch_variants: int = 0  # extra readings of statements with #if inside
-    operands: int = 0
-    typed_operands: int = 0
-    typed_tier2: int = 0
-    python_calls: int = 0
-    python_opaque: int = 0
-    fixed: int = 0  # findings that fixing resolved
-    fixed_rules: dict[str, int] = field(default_factory=dict)  # the same, per rule
-    diff: str = ""
-    write_error: str | None = None
-    notes: list[str] = field(default_factory=list)  # run-wide notes (Tier-2 fallbacks)
-    file_notes: list[str] = field(default_factory=list)  # about the file (#if nesting cut)
-
-
-# The engine (extraction, typing, fixing) is imported where a file is linted: a warm run that
-# finds every result in the cache never loads it.
-
-
-def _outcome(path: str, source: SourceFile, result: FileResult) -> FileOutcome:
-    from ptxlint.frontends.cxx.extract import ASM_LABEL
-
-    operands = [o for s in result.statements for o in s.operands]
-    labels = [r for _, r in result.skipped_statements if r.startswith(ASM_LABEL)]
-    skipped = [
-        (source.line_col(offset).line, reason)
-        for offset, reason in result.skipped_statements
-        if not reason.startswith(ASM_LABEL)
-    ]
-    python = path.endswith(PYTHON_EXTENSIONS)
-    return FileOutcome(
-        python_calls=len(result.statements) + len(skipped) if python else 0,
-        python_opaque=sum(1 for s in result.statements if s.template.has_holes) if python else 0,
-        path=path,
-        decode_errors=source.decode_errors,
-        findings=result.findings,
-        source=source if result.findings else None,
-        statements=len(result.statements),
-        skipped_statements=len(skipped),
-        skipped=skipped,
-        asm_labels=len(labels),
-        expansion_statements=sum(1 for s in result.statements if s.context.expansion),
-        expanded_macros=result.expanded_macros,
-        branch_variants=result.branch_variants,
-        skipped_invocations=[
-            (source.line_col(offset).line, reason) for offset, reason in result.skipped_invocations
-        ],
-        unexpanded_macros=[
-            (f"{os.path.realpath(path)}:{line}", line, macro)
-            for line, macro in (
-                (source.line_col(offset).line, macro) for offset, macro in result.unexpanded_macros
-            )
-        ],
-        operands=len(operands),
-        typed_operands=sum(1 for o in operands if o.ctype is not None),
-        typed_tier2=sum(1 for o in operands if o.ctype is not None and o.ctype.tier == 2),
-    )
 
 
 def lint_path(
@@ -208,7 +133,7 @@ def _lint_path(
     text, decode_errors = decode_source(data)
     source = SourceFile(path, text, decode_errors)
     result = lint_source(source, rules, context, selector, tier2)
-    outcome = _outcome(path, source, result)
+    outcome = file_outcome(path, source, result)
     note = unread_note(s.context.guards for s in result.statements)
     if note is not None:
         outcome.file_notes.append(note)
@@ -270,7 +195,7 @@ def _fix(
         new_result = last[0][1]
     else:
         new_result = lint_source(new_source, rules, context, selector)
-    new_outcome = _outcome(source.path, new_source, new_result)
+    new_outcome = file_outcome(source.path, new_source, new_result)
     new_outcome.fixed_rules = fixed_rules
     new_outcome.fixed = sum(fixed_rules.values())
     return new_outcome
@@ -339,10 +264,11 @@ class _Job:
     the bytes the main process read. (A plain class: a data class costs about 0.3 ms of CPU to
     create at every start, and jobs are never compared or printed.)"""
 
-    __slots__ = ("index", "path", "size", "key", "digest", "check")
+    __slots__ = ("index", "path", "size", "key", "digest", "check", "part", "parts")
 
     def __init__(self, index: int, path: str, size: int, key: str | None,
-                 digest: bytes | None = None, check: bool = False) -> None:
+                 digest: bytes | None = None, check: bool = False, part: int = 0,
+                 parts: int = 1) -> None:
         self.index = index  # position in the run's file order, which the report keeps
         self.path = path
         self.size = size
@@ -351,6 +277,8 @@ class _Job:
         # no asm keyword, but an include: the worker asks the prefilter whether a header it
         # includes brings an asm macro the file names (reading those headers) before linting
         self.check = check
+        self.part = part  # of ``parts``: a big file linted in parts (``file_parts``)
+        self.parts = parts
 
 
 def _lint_job(
@@ -385,6 +313,13 @@ def _work(job: _Job) -> FileOutcome:
         _WORKER["context"],  # type: ignore[arg-type]
         _WORKER["resolver"],  # type: ignore[arg-type]
     )
+    if job.parts > 1:
+        return file_parts.lint_part_job(
+            job.path, job.part, job.parts,
+            _WORKER["rules"],  # type: ignore[arg-type]
+            context, selector,
+            _WORKER["max_file_size"],  # type: ignore[arg-type]
+        )
     cache = _WORKER.get("cache")
     outcome = _lint_job(
         job,
@@ -707,6 +642,7 @@ class _Run:
         self.named = {os.path.abspath(p) for p in paths} if resolver is not None else set()
         self.outcomes: list[FileOutcome | None] = []
         self.sent_keys: list[str | None] = []  # of the jobs linted elsewhere (for pruning)
+        self.splits: dict[int, file_parts.Split] = {}  # files linted in parts, by position
         self.done = 0
         self.walking = True  # until discovery ends, more files may come
         self.serial = jobs <= 1 or fix_mode is not None
@@ -739,7 +675,7 @@ class _Run:
             self._done(position, outcome)
         if self.feed is not None and self.feed.started:
             for job, outcome in self.feed.poll():
-                self._done(job.index, outcome)
+                self._arrived(job, outcome)
 
     def _take(self, position: int, path: str) -> FileOutcome | None:
         """The file's outcome when this process has it now; None when it went to the pool."""
@@ -788,6 +724,14 @@ class _Run:
                 return outcome
         if self.feed is None:
             return self._lint_here(path, data, key)
+        count = 1 if check or self.tier2.wanted else file_parts.parts(path, data,
+                                                                     self.feed.workers)
+        if count > 1:  # the parts' outcomes are merged here (``_arrived``)
+            self.splits[position] = file_parts.Split(path, data, count, key)
+            size = file_parts.part_size(len(data), count)
+            for part in range(count):
+                self.feed.add(_Job(position, path, size, None, part=part, parts=count))
+            return None
         digest_read = record[1] if record is not None else None
         self.feed.add(_Job(position, path, len(data), key, digest_read, check), grouped=check)
         return None
@@ -800,15 +744,11 @@ class _Run:
 
     def _lint_here(self, path: str, data: bytes, key: str | None) -> FileOutcome:
         """One process: lint now, from the bytes just read."""
-        if self.rules is None:
-            from ptxlint.engine import instantiate
-
-            self.rules = instantiate(self.rule_classes)
         file_selector, file_context = _settings_for(path, self.selector, self.context,
                                                     self.resolver)
         outcome = lint_path(
             path,
-            self.rules,
+            self._rules(),
             file_context,
             file_selector,
             self.config.max_file_size,
@@ -820,6 +760,29 @@ class _Run:
         if self.cache is not None and key is not None:
             _store(self.cache, key, outcome)
         return outcome
+
+    def _rules(self) -> list[Rule]:
+        if self.rules is None:
+            from ptxlint.engine import instantiate
+
+            self.rules = instantiate(self.rule_classes)
+        return self.rules
+
+    def _arrived(self, job: _Job, outcome: FileOutcome) -> None:
+        """A job's outcome from the pool: a file's, or one part's, merged with the others here
+        once all are in (its result stored here, as a worker stores a whole file's)."""
+        if job.parts == 1:
+            self._done(job.index, outcome)
+            return
+        split = self.splits[job.index]
+        if not split.add(job.part, outcome):
+            return
+        del self.splits[job.index]
+        selector, _ = _settings_for(job.path, self.selector, self.context, self.resolver)
+        merged = split.merged(self._rules(), selector)
+        if self.cache is not None and split.key is not None:
+            _store(self.cache, split.key, merged)
+        self._done(job.index, merged)
 
     def _done(self, position: int, outcome: FileOutcome) -> None:
         self.outcomes[position] = collected(outcome, self.keep_statements)
@@ -839,18 +802,21 @@ class _Run:
         if drained is not None:
             for job, outcome in drained:
                 self.sent_keys.append(job.key)
-                self._done(job.index, outcome)
+                self._arrived(job, outcome)
             return
         # too little work to be worth starting processes (a warm run: none at all, and the
         # engine is never imported)
         held = sorted(self.feed.held(), key=lambda j: j.index)
         if not held:
             return
-        from ptxlint.engine import instantiate
-
-        rules = self.rules = self.rules or instantiate(self.rule_classes)
+        rules = self._rules()
         session = self.tier2.session()
         for job in held:
+            if job.parts > 1:  # no pool to share it: linted whole, once
+                if job.part:
+                    continue
+                split = self.splits.pop(job.index)
+                job = _Job(job.index, job.path, len(split.data), split.key)
             file_selector, file_context = _settings_for(job.path, self.selector, self.context,
                                                         self.resolver)
             outcome = _lint_job(job, rules, file_context, file_selector,

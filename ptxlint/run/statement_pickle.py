@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import pickle
+from typing import Any
 
 from ptxlint.model import AsmStatement, SourceFile
 
@@ -31,11 +32,17 @@ class _Unpickler(pickle.Unpickler):
         return self.source
 
 
-def dumps(statements: list[AsmStatement | None], source: SourceFile | None) -> bytes:
-    """``statements`` pickled with ``source`` left out: ``loads`` puts it back."""
+def dumps(statements: object, source: SourceFile | None) -> bytes:
+    """``statements`` (or anything holding them) pickled with ``source`` left out: ``loads``
+    and ``loads_value`` put it back."""
     buffer = io.BytesIO()
     _Pickler(buffer, source).dump(statements)
     return buffer.getvalue()
+
+
+def loads_value(blob: bytes, source: SourceFile | None) -> Any:
+    """What ``dumps`` wrote of anything, with ``source`` wherever it held the file."""
+    return _Unpickler(io.BytesIO(blob), source).load()
 
 
 def loads(blob: bytes, source: SourceFile | None) -> list[AsmStatement | None]:

@@ -57,7 +57,7 @@ from ptxlint.frontends.cxx.statement_tokens import (
     code_tokens,
     keyword_tokens,
 )
-from ptxlint.frontends.extraction import ExtractionResult
+from ptxlint.frontends.extraction import WHOLE, ExtractionResult, Share
 from ptxlint.frontends.syntax_tree import (
     NodeFinder,
     ParsedSource,
@@ -135,11 +135,28 @@ def _keywords(text: str) -> Iterator[tuple[int, str]]:
             at = find("asm", at + 3)
 
 
+def shares(text: str, parts: int) -> list[Share]:
+    """``text`` cut into at most ``parts`` shares (``Share``) of about as many asm keywords each,
+    in text order; the last holds the macro invocations. The same text and count always give
+    the same cut: each process linting a part works it out alone (a scan, 1 ms for CUTLASS's
+    2.8 MB GMMA header)."""
+    starts = [start for start, _ in _keywords(text)]
+    parts = max(1, min(parts, len(starts)))
+    cuts = [starts[len(starts) * k // parts] for k in range(1, parts)]
+    bounds = [0, *cuts]
+    return [Share(lo, hi) for lo, hi in zip(bounds, [*cuts, None], strict=True)]
+
+
 def extract(
     source: SourceFile,
     parse_template: TemplateParser,
     make_type_lookup: Callable[[ParsedSource], TypeLookup] | None = None,
+    share: Share = WHOLE,
+    parsed: ParsedSource | None = None,
 ) -> ExtractionResult:
+    """The asm statements of ``source``, or of its ``share`` (the same statements as the whole
+    file's extraction reads there: each keyword's reading depends on the file, never on the
+    statements before it). ``parsed``: the file's tree, when the caller has it."""
     result = ExtractionResult()
     macros = MacroPieces(source)
     if not has_asm(source.text):
@@ -149,7 +166,8 @@ def extract(
         names = macro_uses.asm_macros(macros.table)
         if not names or next(macro_uses.find_uses(source.text, names), None) is None:
             return result  # no asm macro is named: nothing can expand, no parse needed
-    parsed = parse(source.path, source.text)
+    if parsed is None:
+        parsed = parse(source.path, source.text)
     result.parsed = parsed
     lookup = make_type_lookup(parsed) if make_type_lookup else None
     file_guards = FileGuards(source.text)
@@ -161,7 +179,10 @@ def extract(
     macro_index: dict[int, dict[object, int]] = {}
     # the keywords come in text order: one cursor finds each and its ancestors
     finder = NodeFinder(parsed.tree.root_node, host.ancestors.parents)
+    holds = share.holds
     for start, keyword in _keywords(source.text):
+        if not holds(start):
+            continue
         byte = parsed.to_byte(start)
         node, above = finder.find(byte, byte + len(keyword))
         if node.type in _NON_CODE_NODES:
@@ -246,7 +267,10 @@ def extract(
             host_only=host.reason(context_node if macro_name is None else None),
             statement=ups if macro_name is None else None,  # the resolver climbs from them
         )
-    _expand_macro_uses(source, parsed, macros, file_guards, parse_template, lookup, result, host)
+    if share.end is None:
+        _expand_macro_uses(
+            source, parsed, macros, file_guards, parse_template, lookup, result, host
+        )
     return result
 
 

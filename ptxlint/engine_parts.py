@@ -1,0 +1,214 @@
+"""One big C++ file linted in parts, each part by its own process, merged into exactly what a
+whole-file lint says.
+
+CUTLASS's two GMMA headers (2.8 and 2.9 MB, 736 asm statements each) took about 1.4 s of CPU
+each, one worker apiece, and a run over CUDA and CUTLASS at ``-j 16`` could not end before
+them. Of such a file's lint, the parse is a quarter (0.34 s); extracting the statements (0.62
+s) and running the rules on them (0.33 s) go statement by statement. A part parses the whole
+file (the tree is every statement's context) but extracts and checks only its share of the
+statements (``frontends.extraction.Share``): four parts of a GMMA header take about 0.5 s each.
+
+What a part does not see alone, and how the merge stays exact:
+
+- the file's other statements (``RuleContext.file_statements``: PTX107's neighbours, PTX203's
+  split scopes, the protocol rules' function flows): extracted in the part on the first ask
+  (``FileStatements``), the part's own statements being the same objects in it; the default
+  rules ask about no GMMA statement;
+- placing findings across a macro's body and its expansions, ``#if`` branch notes, the
+  suppressions with PTX901 (a directive that silenced nothing), the configured severities,
+  fixability and the order: ``engine.finish`` at the merge (``finish_parts``), over every
+  part's outcomes in the file's statement order;
+- whether a finding's statement is latent (its function never used: that reads the tree):
+  marked in the part; ``finish``'s own pass at the merge, without the tree, gives those
+  findings the same mark again (``latent_reason`` reads the statement, then the tree);
+- the macro invocations, and the asm macros none of them expanded: the last part's alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import overload
+
+from ptxlint import collector
+from ptxlint.analysis.cxx_facts import FileFacts
+from ptxlint.engine import (
+    NOTHING,
+    FileResult,
+    Outcome,
+    RuleCrash,
+    Selector,
+    _internal_error,
+    _mark_latent,
+    active_rules,
+    finish,
+    parse_template,
+    run_rules,
+    type_lookup,
+    unified_source,
+)
+from ptxlint.frontends.cxx.extract import extract, shares
+from ptxlint.frontends.extraction import Share
+from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.model import AsmStatement, Finding, SourceFile
+from ptxlint.rule import Rule, RuleContext
+
+__all__ = ["FileStatements", "Part", "finish_parts", "lint_part", "shares"]
+
+# A statement and each active rule's outcome on it (``Part.rules`` names the rules, in order).
+Row = tuple[AsmStatement, list[Outcome]]
+
+
+@dataclass
+class Part:
+    """What linting one share of a file produced: what extraction said of the share's
+    statements (``result``, without findings unless extraction failed), and the rows the
+    merge needs: each statement some rule said something of, and each ``#if`` branch reading
+    (``finish`` counts a statement's branches)."""
+
+    result: FileResult
+    rules: tuple[str, ...] = ()  # the active rules' ids, the order of each row's outcomes
+    rows: list[Row] = field(default_factory=list)
+    failed: bool = False  # extraction raised: ``result.findings`` says what
+
+
+class FileStatements(Sequence[AsmStatement]):
+    """Every asm statement of a file linted in parts, for a rule that reads the others
+    (``RuleContext.file_statements``): the part's own, and the rest extracted on the first ask,
+    from the same tree, in the order a whole-file extraction gives them."""
+
+    def __init__(
+        self, source: SourceFile, share: Share, own: Sequence[AsmStatement], parsed: ParsedSource
+    ) -> None:
+        self._source = source
+        self._share = share
+        self._own = own
+        self._parsed = parsed
+        self._all: tuple[AsmStatement, ...] | None = None
+
+    def _statements(self) -> tuple[AsmStatement, ...]:
+        if self._all is None:
+            share, source = self._share, self._source
+            before: list[AsmStatement] = []
+            after: list[AsmStatement] = []
+            if share.start > 0:
+                before = extract(source, parse_template, type_lookup, Share(0, share.start),
+                                 self._parsed).statements
+            if share.end is not None:
+                after = extract(source, parse_template, type_lookup, Share(share.end),
+                                self._parsed).statements
+            self._all = (*before, *self._own, *after)
+        return self._all
+
+    @overload
+    def __getitem__(self, index: int) -> AsmStatement: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[AsmStatement]: ...
+
+    def __getitem__(self, index: int | slice) -> AsmStatement | Sequence[AsmStatement]:
+        return self._statements()[index]
+
+    def __len__(self) -> int:
+        return len(self._statements())
+
+    def __iter__(self) -> Iterator[AsmStatement]:
+        return iter(self._statements())
+
+
+def lint_part(
+    source: SourceFile,
+    rules: Sequence[Rule],
+    context: RuleContext,
+    selector: Selector,
+    share: Share,
+) -> Part:
+    """Lint ``share`` of the C++ file ``source`` (see the module's docstring); never raises for
+    bad input."""
+    with collector.paused():
+        return _lint_part(source, rules, context, selector, share)
+
+
+def _lint_part(
+    source: SourceFile,
+    rules: Sequence[Rule],
+    context: RuleContext,
+    selector: Selector,
+    share: Share,
+) -> Part:
+    result = FileResult(source.path, source=source)
+    read = unified_source(source)
+    try:
+        extracted = extract(read, parse_template, type_lookup, share)
+    except Exception as exc:  # as lint_kept: the merge reports it for the file
+        result.findings.append(_internal_error(source, "extract", None, exc))
+        result.internal_errors += 1
+        return Part(result, failed=True)
+    statements = extracted.statements
+    result.statements = statements
+    result.skipped_statements = extracted.skipped
+    result.expanded_macros = extracted.expanded_macros
+    result.unexpanded_macros = extracted.unexpanded_macros
+    result.skipped_invocations = extracted.skipped_invocations
+    result.branch_variants = extracted.branch_variants
+    active = active_rules(rules, selector, source.path)
+    parsed = extracted.parsed
+    if parsed is None:  # no statement can be read: nothing for the rules
+        return Part(result, tuple(r.id for r in active))
+    context = dataclasses.replace(
+        context,
+        file_statements=FileStatements(read, share, statements, parsed),
+        parsed=parsed,
+        cxx=FileFacts(parsed),
+    )
+    raw = run_rules(active, statements, context)
+    rows: list[Row] = []
+    for statement, outcomes in zip(statements, raw, strict=True):
+        if any(outcomes) or statement.context.branch:
+            rows.append((statement, [
+                _portable(outcome, source, rule, statement, parsed)
+                for rule, outcome in zip(active, outcomes, strict=True)
+            ]))
+    return Part(result, tuple(r.id for r in active), rows)
+
+
+def _portable(
+    outcome: Outcome, source: SourceFile, rule: Rule, statement: AsmStatement,
+    parsed: ParsedSource,
+) -> Outcome:
+    """``outcome`` as it can travel to the merge: findings marked latent where their statement
+    is, an exception as the internal-error finding ``finish`` would make of it."""
+    if isinstance(outcome, Exception):
+        crash = [_internal_error(source, rule.id, statement, outcome)]
+        _mark_latent(crash, parsed)
+        return RuleCrash(crash[0])
+    if not outcome:
+        return NOTHING
+    found = list(outcome)
+    _mark_latent(found, parsed)
+    return found
+
+
+def finish_parts(
+    source: SourceFile, parts: Sequence[Part], rules: Sequence[Rule], selector: Selector
+) -> list[Finding]:
+    """The file's findings from its parts, in order: what ``finish`` makes of a whole-file
+    lint's outcomes. A part whose extraction failed stands for the file (a whole-file
+    extraction fails on the same statement)."""
+    failed = next((p for p in parts if p.failed), None)
+    if failed is not None:
+        return list(failed.result.findings)
+    order = parts[0].rules
+    if any(p.rules != order for p in parts):
+        raise ValueError("the parts of a file were linted with different rules")
+    by_id = {r.id: r for r in rules}
+    active = [by_id[rule_id] for rule_id in order]
+    merged = FileResult(source.path, source=source)
+    raw: list[list[Outcome]] = []
+    for part in parts:
+        for statement, outcomes in part.rows:
+            merged.statements.append(statement)
+            raw.append(outcomes)
+    finish(merged, source, raw, active, selector, None)
+    return merged.findings

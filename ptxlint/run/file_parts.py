@@ -1,0 +1,174 @@
+"""A big C++ file linted in parts by several workers, merged in the collecting process.
+
+Linted whole, one file is one worker's: over the CUDA 13 headers and CUTLASS's include/ at
+``-j 16``, the run could not end before CUTLASS's two GMMA headers (736 asm statements each,
+about 1.4 s of CPU apiece) while the other workers had nothing left. ``parts`` cuts such a file
+when the pool is wide enough; each part parses the file and lints its share of the statements
+(``ptxlint.engine_parts``: why the merge is exactly the whole file's lint), and ``Split``
+collects the parts' outcomes in this process and merges them once all are in.
+
+How many parts: each is worth at least ``PART_STATEMENTS`` asm keywords (a part parses the whole
+file again: 0.34 s for a GMMA header, about what 370 of its statements cost to extract and
+check), and there is at most one part per ``WORKERS_PER_PART`` workers, so that a part finds a
+worker free: a pool of fewer than eight never cuts a file (the file's own worker is then seldom
+what the run waits for, and each part's parse would be CPU taken from the others).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ptxlint import collector, file_memos
+from ptxlint.model import SourceFile
+from ptxlint.run import prefilter
+from ptxlint.run.discover import decode_source
+from ptxlint.run.outcome import FileOutcome, file_outcome
+
+if TYPE_CHECKING:
+    from ptxlint.config import RuleSelector
+    from ptxlint.rule import Rule, RuleContext
+
+PART_STATEMENTS = 160
+WORKERS_PER_PART = 4
+
+
+def parts(path: str, data: bytes, workers: int) -> int:
+    """Into how many parts to cut the file ``path`` holding ``data`` for a pool of
+    ``workers`` (1: lint it whole). Its asm keywords stand for its statements."""
+    most = workers // WORKERS_PER_PART
+    if most < 2 or len(data) < PART_STATEMENTS * 64 \
+            or prefilter.keywords_for(path) is not prefilter.CXX_KEYWORDS:
+        return 1
+    return max(1, min(most, data.count(b"asm") // PART_STATEMENTS))
+
+
+def part_size(size: int, count: int) -> int:
+    """What one of ``count`` parts of a file of ``size`` bytes weighs against whole files when
+    the pool orders its work: the whole file's parse (a quarter of a GMMA header's lint) and
+    its share of the rest."""
+    return size // 4 + (size - size // 4) // count
+
+
+def lint_part_job(
+    path: str,
+    part: int,
+    count: int,
+    rules: Sequence[Rule],
+    context: RuleContext,
+    selector: RuleSelector,
+    max_file_size: int,
+) -> FileOutcome:
+    """In a worker: part ``part`` of ``count`` of the file, as the merge reads it
+    (``FileOutcome.part_rows``). The collector as ``runner.lint_path`` holds it."""
+    from ptxlint.run.discover import read_bytes
+
+    data, reason = read_bytes(path, max_file_size)
+    if data is None:
+        return FileOutcome(path, reason=reason or "could not be read")
+    with collector.paused(collect_young=True):
+        outcome = _lint_part(path, data, part, count, rules, context, selector)
+    file_memos.release()
+    return outcome
+
+
+def _lint_part(
+    path: str,
+    data: bytes,
+    part: int,
+    count: int,
+    rules: Sequence[Rule],
+    context: RuleContext,
+    selector: RuleSelector,
+) -> FileOutcome:
+    from ptxlint.engine import FileResult, unified_source
+    from ptxlint.engine_parts import Part, lint_part, shares
+    from ptxlint.frontends.cxx.guards import unread_note
+    from ptxlint.run import statement_pickle
+
+    text, decode_errors = decode_source(data)
+    source = SourceFile(path, text, decode_errors)
+    cut = shares(text, count)
+    # fewer keywords than parts (the file changed since it was counted): the parts past
+    # them have nothing
+    done = lint_part(source, rules, context, selector, cut[part]) if part < len(cut) \
+        else Part(FileResult(path, source=source))
+    outcome = file_outcome(path, source, done.result)
+    outcome.findings, outcome.source = [], None
+    note = unread_note(s.context.guards for s in done.result.statements)
+    if note is not None:
+        outcome.file_notes.append(note)
+    merged = (done.rules, done.rows, done.failed, done.result.findings, zlib.crc32(data))
+    outcome.part_rows = statement_pickle.dumps(merged, unified_source(source))
+    return outcome
+
+
+class Split:
+    """One file being linted in parts: its bytes as this process read them, and the parts'
+    outcomes as they come in."""
+
+    def __init__(self, path: str, data: bytes, count: int, key: str | None) -> None:
+        self.path = path
+        self.data = data
+        self.key = key  # the result cache's key, the whole file's result stored under it here
+        self.outcomes: list[FileOutcome | None] = [None] * count
+
+    def add(self, part: int, outcome: FileOutcome) -> bool:
+        """Take part ``part``'s outcome; True once every part is in."""
+        self.outcomes[part] = outcome
+        return all(o is not None for o in self.outcomes)
+
+    def merged(self, rules: Sequence[Rule], selector: RuleSelector) -> FileOutcome:
+        """The file's outcome, as a whole-file lint of the bytes read here gives it."""
+        outcomes = [o for o in self.outcomes if o is not None]
+        failed = next((o for o in outcomes if o.reason is not None), None)
+        if failed is not None:  # a part's worker died, or the file went: the file's outcome
+            return failed
+        from ptxlint.engine import FileResult, unified_source
+        from ptxlint.engine_parts import Part, finish_parts
+        from ptxlint.run import statement_pickle
+
+        text, decode_errors = decode_source(self.data)
+        source = SourceFile(self.path, text, decode_errors)
+        read = unified_source(source)
+        got: list[Part] = []
+        for outcome in outcomes:
+            assert outcome.part_rows is not None
+            ids, rows, crashed, findings, crc = statement_pickle.loads_value(outcome.part_rows,
+                                                                           read)
+            if crc != zlib.crc32(self.data):
+                return _changed(self.path)
+            got.append(Part(FileResult(self.path, findings=findings), ids, rows, crashed))
+        merged = FileOutcome(self.path, decode_errors=decode_errors)
+        merged.findings = finish_parts(source, got, rules, selector)
+        merged.source = source if merged.findings else None
+        if any(p.failed for p in got):
+            return merged  # as a whole-file lint whose extraction failed: nothing counted
+        for outcome in outcomes:
+            _add_counts(merged, outcome)
+        return merged
+
+
+def _changed(path: str) -> FileOutcome:
+    return FileOutcome(path, reason="could not be read: it changed while it was being linted")
+
+
+def _add_counts(total: FileOutcome, part: FileOutcome) -> None:
+    """``part``'s counts added to ``total``'s, in the order the parts' statements come in the
+    file (the last part's macro invocations after every part's statements)."""
+    total.statements += part.statements
+    total.skipped_statements += part.skipped_statements
+    total.skipped.extend(part.skipped)
+    total.asm_labels += part.asm_labels
+    total.expansion_statements += part.expansion_statements
+    total.expanded_macros |= part.expanded_macros
+    total.unexpanded_macros.extend(part.unexpanded_macros)
+    total.skipped_invocations.extend(part.skipped_invocations)
+    total.branch_variants += part.branch_variants
+    total.operands += part.operands
+    total.typed_operands += part.typed_operands
+    total.typed_tier2 += part.typed_tier2
+    for note in part.file_notes:
+        if note not in total.file_notes:
+            total.file_notes.append(note)
