@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.analysis.value_flow import Value, operand_value
+from ptxlint.analysis.value_flow import holds_shared_address
 from ptxlint.model import AsmStatement, Finding, Operand, PtxInstruction, PtxOperand, Severity
 from ptxlint.ptx.address_values import is_shared_offset
 from ptxlint.ptx.grammar import judged
@@ -224,7 +224,7 @@ def _claimed_elsewhere(statement: AsmStatement, operand: Operand, context: RuleC
         return True
     if ctype is not None and ctype.kind != "integer":
         return False
-    return operand_value(statement, operand, True, context.parsed) is Value.SHARED
+    return holds_shared_address(statement, operand, context.parsed)
 
 
 def _floats_typed(statement: AsmStatement, context: RuleContext) -> bool:

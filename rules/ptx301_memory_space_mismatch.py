@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis import operand_use
-from ptxlint.analysis.value_flow import Value, operand_value
+from ptxlint.analysis.value_flow import Value, holds_shared_address, operand_value
 from ptxlint.model import (
     AsmStatement,
     Edit,
@@ -267,7 +267,10 @@ type to judge its width by (`isspacep.shared`).
                         problems.append((use, operand, where, "generic-integer"))
             elif use.space in ("global", "generic") and (
                 is_shared_offset(operand)
-                or (_may_truncate(operand) and value(operand, True) is Value.SHARED)
+                or (
+                    _may_truncate(operand)
+                    and holds_shared_address(statement, operand, context.parsed)
+                )
             ):
                 problems.append((use, operand, where, "offset"))
         for use, operand, where, kind in problems:

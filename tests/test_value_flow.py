@@ -10,7 +10,12 @@ import pytest
 import tree_sitter
 
 from ptxlint.analysis import value_flow
-from ptxlint.analysis.value_flow import Value, _token_starts, operand_value
+from ptxlint.analysis.value_flow import (
+    Value,
+    _token_starts,
+    holds_shared_address,
+    operand_value,
+)
 from ptxlint.engine import extract_statements
 from ptxlint.frontends.syntax_tree import parse
 from ptxlint.model import SourceFile
@@ -61,6 +66,41 @@ def test_a_lambdas_and_a_local_classs_assignments_are_not_the_functions_own() ->
     assert _value_of_a(_KERNEL % "  unsigned *q = &a; (void)q;") is None
     # `+=` keeps the kind of address.
     assert _value_of_a(_KERNEL % "  a += 16;") is Value.TRUNCATED
+
+
+_GLOBAL_LOAD = """\
+__device__ unsigned helper(const void *p) { %s }
+__global__ void k(float *o, float *g) {
+  float v;
+  unsigned a = helper(g);
+  asm volatile("ld.global.f32 %%0, [%%1];" : "=f"(v) : "l"((unsigned long)a));
+  o[0] = v;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "shared"),
+    [
+        # a shared-window address made by a helper the value flow knows, or by the file's own
+        # cvta.to.shared: found through the local and the call
+        ("return static_cast<unsigned>(__cvta_generic_to_shared(p));", True),
+        ('unsigned r; asm("cvta.to.shared.u32 %0, %1;" : "=r"(r) : "l"(p)); return r;', True),
+        # nothing in the file makes one: answered without following the value
+        ("return (unsigned)(unsigned long)p;", False),
+        ("return 0u;", False),
+    ],
+)
+def test_an_operand_holds_a_shared_address_only_where_its_file_makes_one(
+    body: str, shared: bool
+) -> None:
+    source = SourceFile("test.cu", _GLOBAL_LOAD % body)
+    extracted = extract_statements(source)
+    statement = extracted.statements[-1]
+    operand = statement.operands[-1]
+    value_flow._CACHE.clear()
+    expected = operand_value(statement, operand, True, extracted.parsed) is Value.SHARED
+    assert holds_shared_address(statement, operand, extracted.parsed) is expected is shared
 
 
 def test_uses_of_a_name_do_not_pay_the_climb_to_their_function(
