@@ -136,8 +136,9 @@ class XToken:
     def spelled(
         cls, tok: Token, exact: bool, space_before: bool, hide: frozenset[str] = frozenset()
     ) -> XToken:
-        if exact:
-            spans = tuple((tok.start + k, tok.start + k + 1) for k in range(len(tok.text)))
+        if exact:  # (start + k, start + k + 1) for each character, made in C
+            start, end = tok.start, tok.start + len(tok.text)
+            spans = tuple(zip(range(start, end), range(start + 1, end + 1)))
         else:
             spans = (INEXACT,) * len(tok.text)
         return cls(tok.kind, tok.text, spans, hide, space_before)
