@@ -313,3 +313,22 @@ def test_a_templates_characters_map_back_as_their_spans_do() -> None:
     assert list(zip(mapped.char_starts, mapped.char_ends, strict=True))[:7] == [
         (101, 102), (15, 16), (100, 120), (100, 120), (119, 120), (10, 11), (100, 120),
     ]  # fmt: skip
+
+
+def test_headers_are_followed_breadth_first_to_the_include_depth(tmp_path: Path) -> None:
+    from ptxlint.frontends.cxx.defines import MAX_INCLUDE_DEPTH
+    from ptxlint.frontends.cxx.headers import forget_headers
+
+    deepest = MAX_INCLUDE_DEPTH + 2
+    for k in range(1, deepest + 1):
+        follow = f'#include "h{k + 1}.h"\n' if k < deepest else ""
+        (tmp_path / f"h{k}.h").write_text(f"{follow}#define M{k} {k}\n", encoding="utf-8")
+    # the last header of the chain is also included directly: read at depth 1, and once
+    (tmp_path / "k.cu").write_text("", encoding="utf-8")
+    text = f'#include "h1.h"\n#include "h{deepest}.h"\n'
+    forget_headers()
+    table = MacroTable(str(tmp_path / "k.cu"), text)
+    read = [Path(h.path).name for h in table.headers]
+    assert read == ["h1.h", f"h{deepest}.h", *(f"h{k}.h" for k in range(2, MAX_INCLUDE_DEPTH + 1))]
+    assert table.lookup(f"M{MAX_INCLUDE_DEPTH}") is not None
+    assert table.lookup(f"M{MAX_INCLUDE_DEPTH + 1}") is None  # one deeper than the limit

@@ -4,6 +4,7 @@ each one's defines, and the closure of what a file includes, as far as macros ne
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Iterator, Sequence, Set
 
 from ptxlint.frontends.cxx.defines import (
@@ -73,13 +74,14 @@ def _included(path: str, own: FileDefines) -> list[FileDefines]:
     # from the absolute folder, as the prefilter looks: ``ptxlint check k.cu`` must search the
     # folders above the working directory too (from "" there is no folder above to try)
     base = os.path.dirname(os.path.abspath(path))
-    frontier: list[tuple[str, int]] = []
+    frontier: deque[tuple[str, int]] = deque()
     for name in own.includes:
         candidate = _find_header(base, name)
         if candidate is not None:
             frontier.append((_real(candidate), 1))
+    pop, push = frontier.popleft, frontier.append
     while frontier:
-        real, depth = frontier.pop(0)
+        real, depth = pop()
         if real in seen or depth > MAX_INCLUDE_DEPTH:
             continue
         seen.add(real)
@@ -87,7 +89,10 @@ def _included(path: str, own: FileDefines) -> list[FileDefines]:
         if header is None:
             continue
         out.append(header)
-        frontier.extend((child, depth + 1) for child in _children(real, header))
+        if depth < MAX_INCLUDE_DEPTH:  # a child one deeper than the limit is never read
+            for child in _children(real, header):
+                if child not in seen:
+                    push((child, depth + 1))
     return out
 
 
