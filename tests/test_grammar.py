@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ptxlint.model import PtxOperand
+from ptxlint.engine import extract_statements
+from ptxlint.model import PtxOperand, SourceFile
 from ptxlint.ptx import grammar
 from ptxlint.ptx.effects import written_refs
 from ptxlint.ptx.grammar import Need, OperandClass
@@ -252,3 +253,22 @@ def test_forms_spelling_a_slot_or_operand_alike_share_it() -> None:
     assert load.slots[0].optional and load.slots[0].var == "S"
     assert [v.word for v in load.slots[1].values] == ["b32", "b64"]
     assert load.operands[0].written and not store.operands[1].written
+
+
+def test_a_statement_without_float_operands_has_one_verdict_for_both_float_declarations() -> None:
+    """nvcc declares "f"/"d" operands as .f32/.f64 below sm_100 and as bits from it on; a
+    statement with neither letter is declared alike for both, so it is judged once."""
+    from ptxlint.ptx.judge import judge as judge_statement
+
+    ints = extract_statements(SourceFile(
+        "t.cu", '__device__ void k(unsigned *p, unsigned v) { asm("add.u32 %0, %1, 1;" : "=r"(v) : "r"(v)); }'
+    )).statements[0]
+    [add] = ints.ptx.instructions
+    assert judge_statement(ints, add, False) is judge_statement(ints, add, True)
+    # with an "f" operand the declarations differ, and so may the verdicts
+    floats = extract_statements(SourceFile(
+        "t.cu", '__device__ void k(float v) { asm("add.u32 %0, %1, 1;" : "=f"(v) : "f"(v)); }'
+    )).statements[0]
+    [add] = floats.ptx.instructions
+    assert judge_statement(floats, add, True).status == "error"  # an .f32 register in add.u32
+    assert judge_statement(floats, add, False).status == "ok"

@@ -127,7 +127,12 @@ def judge(statement: AsmStatement, instruction: PtxInstruction, typed_floats: bo
     if newer_ptx_isa(statement):
         verdict = Verdict("abstain")
     else:
-        memo_key = (id(instruction), typed_floats, _constraint_facts(statement))
+        facts = _constraint_facts(statement)
+        if not typed_floats and not any(letters in _BITS_CLASS for letters, _, _ in facts):
+            # no "f"/"d" operand: nvcc's declarations, and so the verdict, are the same either
+            # way (PTX206 asks sm_100+ code as bits: 1,430 of the CUDA headers' instructions)
+            typed_floats = True
+        memo_key = (id(instruction), typed_floats, facts)
         known = _VERDICTS.get(memo_key)
         if known is not None and known[0] is instruction:
             verdict = known[1]
@@ -155,8 +160,11 @@ def judge(statement: AsmStatement, instruction: PtxInstruction, typed_floats: bo
 _RECENT: dict[tuple[int, int, bool], tuple[AsmStatement, PtxInstruction, Verdict]] = {}
 file_memos.register(_RECENT.clear)
 
+# What ``operand_class`` reads of each asm operand (``_constraint_facts``).
+_Facts = tuple[tuple[str, bool, str | None], ...]
+
 # Verdicts by (instruction identity, typed floats, the statement's constraint facts).
-_VERDICTS: dict[tuple[int, bool, tuple[object, ...]], tuple[PtxInstruction, Verdict]] = {}
+_VERDICTS: dict[tuple[int, bool, _Facts], tuple[PtxInstruction, Verdict]] = {}
 _VERDICTS_MAX = 4096
 
 
@@ -175,7 +183,7 @@ _LAST_REGISTERS: list[tuple[object, dict[str, str]]] = []
 file_memos.register(_LAST_REGISTERS.clear)
 
 
-def _constraint_facts(statement: AsmStatement) -> tuple[object, ...]:
+def _constraint_facts(statement: AsmStatement) -> _Facts:
     """All that ``operand_class`` reads of the asm operands: each constraint's letters (and
     whether it is opaque), and the expression of an ``"n"`` operand (its value). Kept for the
     last statement: each of its instructions asks."""
@@ -190,5 +198,5 @@ def _constraint_facts(statement: AsmStatement) -> tuple[object, ...]:
     return facts
 
 
-_LAST_FACTS: list[tuple[AsmStatement, tuple[object, ...]]] = []
+_LAST_FACTS: list[tuple[AsmStatement, _Facts]] = []
 file_memos.register(_LAST_FACTS.clear)
