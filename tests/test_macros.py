@@ -332,3 +332,13 @@ def test_headers_are_followed_breadth_first_to_the_include_depth(tmp_path: Path)
     assert read == ["h1.h", f"h{deepest}.h", *(f"h{k}.h" for k in range(2, MAX_INCLUDE_DEPTH + 1))]
     assert table.lookup(f"M{MAX_INCLUDE_DEPTH}") is not None
     assert table.lookup(f"M{MAX_INCLUDE_DEPTH + 1}") is None  # one deeper than the limit
+
+
+def test_a_definitions_line_counts_the_newlines_before_it() -> None:
+    from ptxlint.frontends.cxx.defines import collect
+
+    text = "\n#define A 1\r\n\n\n  #define B 2\n#define C 3"  # CRLF, blank lines, no final newline
+    found = collect("k.cu", text)
+    for name in "ABC":
+        (d,) = found.defines[name]
+        assert d.line == text.count("\n", 0, d.start) + 1
