@@ -76,3 +76,29 @@ def test_a_define_body_has_no_function_facts() -> None:
     text = "#define ASM(x) asm(\"\" :: \"n\"(x))\nvoid f(int x) { }\n"
     files = FileFacts(parse("t.cu", text))
     assert files.function_at(text.index("asm")) is None
+
+
+def test_a_statements_function_facts_are_those_around_its_start() -> None:
+    """``facts_for`` gives each statement the facts of the function around it, found once per
+    statement however many of its operands ask."""
+    from ptxlint.analysis.cxx_facts import facts_for
+    from ptxlint.engine import extract_statements
+    from ptxlint.model import SourceFile
+    from ptxlint.rule import RuleContext
+
+    text = (
+        "__device__ void f(int a) { asm(\"mov.u32 %0, %1;\" : \"=r\"(a) : \"n\"(a)); }\n"
+        "__device__ void g(int b) { asm(\"mov.u32 %0, %1;\" : \"=r\"(b) : \"n\"(b)); }\n"
+    )
+    extracted = extract_statements(SourceFile("t.cu", text))
+    assert extracted.parsed is not None
+    files = FileFacts(extracted.parsed)
+    context = RuleContext(cxx=files)
+    first, second = extracted.statements
+    facts = facts_for(context, first)
+    assert facts is not None and facts_for(context, first) is facts
+    assert facts.non_constant("a", first.operands[1].expression_span.start) is not None
+    other = facts_for(context, second)
+    assert other is not None and other is not facts
+    assert other is files.function_at(second.span.start)
+    assert facts_for(context, first) is files.function_at(first.span.start)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import tree_sitter
 
@@ -247,10 +248,13 @@ def names_variables(expression: str) -> bool:
     return bool(_evaluated_names(expression))
 
 
-def _evaluated_names(expression: str) -> list[str]:
+@lru_cache(maxsize=4096)
+def _evaluated_names(expression: str) -> tuple[str, ...]:
     """Identifiers of ``expression`` that are evaluated and could name a variable: not members
     (after ``.``, ``->``, ``::``), not qualifiers (before ``::``), not callees, not inside
-    ``sizeof``/``decltype``/... ."""
+    ``sizeof``/``decltype``/... . Kept per expression: PTX010 asks ``names_variables`` and then
+    ``non_constant`` of each "n" operand, and CUTLASS's wgmma wrappers spell the same few
+    scale operands in 1,871 statements (9,623 readings of 4,822 operands)."""
     text = _blank_unevaluated(expression)
     names: list[str] = []
     for m in _IDENTIFIER().finditer(text):
@@ -264,7 +268,7 @@ def _evaluated_names(expression: str) -> list[str]:
         if before.endswith("<") and not before.endswith("<<"):
             continue  # a template argument, or `a < b`: not worth the guess
         names.append(name)
-    return names
+    return tuple(names)
 
 
 def _blank_unevaluated(text: str) -> str:
@@ -592,6 +596,23 @@ class FileFacts:
     def __init__(self, parsed: ParsedSource) -> None:
         self.parsed = parsed
         self._by_function: dict[int, FunctionFacts] = {}
+        # the last statement asked about and its function's facts (``of_statement``)
+        self._last: tuple[AsmStatement, FunctionFacts | None] | None = None
+
+    def of_statement(self, statement: AsmStatement) -> FunctionFacts | None:
+        """``function_at`` the statement's start, found once for the statement: its rules ask
+        for each operand in turn (PTX010: 4,816 look-ups for CUTLASS's 1,891 statements with an
+        "n" operand, each a descent of the tree and a climb), None where the tree cannot be
+        read."""
+        last = self._last
+        if last is not None and last[0] is statement:
+            return last[1]
+        try:
+            facts = self.function_at(statement.span.start)
+        except Exception:  # facts are an improvement: a tree we cannot read means "unknown"
+            facts = None
+        self._last = (statement, facts)
+        return facts
 
     def function_at(self, offset: int) -> FunctionFacts | None:
         """The facts of the function definition nearest around character ``offset`` (a lambda's
@@ -622,7 +643,4 @@ def facts_for(context: object, statement: AsmStatement) -> FunctionFacts | None:
         return None
     if files.parsed.text is not statement.source.text:
         return None  # facts of another file (never expected: the engine builds one per file)
-    try:
-        return files.function_at(statement.span.start)
-    except Exception:  # facts are an improvement: a tree we cannot read means "unknown"
-        return None
+    return files.of_statement(statement)
