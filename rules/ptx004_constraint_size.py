@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ptxlint.analysis.guards import model_dependent
 from ptxlint.analysis.operand_use import LETTER_TYPES, Use, uses, value_types
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.constraints import REGISTER_LETTERS, is_array, letter_for, operand_verdict
+from ptxlint.constraints import is_array, letter_for, operand_verdict
 from ptxlint.model import AsmStatement, CType, Edit, Finding, Fix, Operand, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
@@ -82,21 +82,18 @@ for types no letter fits (`char`, `__half`).
         if statement.syntax == "llvm":
             yield from self._llvm(statement)
             return
-        if analysis_of(statement).rocm_guarded:
-            return
         guarded: bool | None = None  # the guards are evaluated only for a type that misfits
-        for operand in statement.operands:
+        # the register operands whose type misfits or is unknown (none in hipcc code)
+        for misfit in analysis_of(statement).register_misfits:
+            operand, verdict = misfit.operand, misfit.verdict
             c = operand.constraint
-            if c.opaque or len(c.letters) != 1 or c.letters not in REGISTER_LETTERS:
-                continue
             if operand.ctype is None and context.tier2 is not None:
                 # Template instantiations (Tier 2) that disagree: judge each one.
                 if guarded is None:
                     guarded = analysis_of(statement).data_model_guarded
                 yield from self._per_instantiation(statement, operand, context, guarded)
                 continue
-            verdict = operand_verdict(operand.ctype, c.letters)
-            if verdict is None or verdict.accepted or verdict.rule != self.id:
+            if verdict is None or verdict.rule != self.id:
                 continue
             assert operand.ctype is not None
             if (

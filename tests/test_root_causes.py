@@ -166,3 +166,21 @@ def test_a_spelling_ptx204_does_not_judge_keeps_its_effects() -> None:
         "}\n#endif\n"
     )
     assert [f.rule for f in lint_text(text, select=("PTX102", "PTX204"))] == ["PTX102"]
+
+
+def test_register_misfits_are_judged_once_for_the_size_and_the_scalar_rules() -> None:
+    """The operands under a register letter whose type it does not take (PTX004's size,
+    PTX005's aggregate) or whose type is unknown, in operand order; accepted ones are left
+    out, and PTX005's non-scalar operands are those of them."""
+    text = _HEAD + (
+        '  asm volatile("mov.b32 %0, %1; mov.b32 %0, %2; mov.b32 %0, %3; mov.b32 %0, %4;"'
+        ' : "=r"(r) : "r"(x), "r"(u), "r"(v), "r"(undeclared));\n}\n'
+    )
+    [statement] = extract_statements(SourceFile("t.cu", text)).statements
+    analysis = StatementAnalysis(statement)
+    misfits = [(m.operand.expression, m.verdict and m.verdict.rule) for m in analysis.register_misfits]
+    assert misfits == [("u", "PTX004"), ("v", "PTX005"), ("undeclared", None)]
+    assert [n.operand.expression for n in analysis.non_scalar_operands] == ["v"]
+    found = sorted((f.rule, f.message.split(" (")[1].split(")")[0]) for f in lint_text(text)
+                   if f.rule in ("PTX004", "PTX005"))
+    assert found == [("PTX004", "u"), ("PTX005", "v")]

@@ -18,7 +18,7 @@ from ptxlint.analysis import roots as _roots
 from ptxlint.analysis.effects import Effect
 from ptxlint.analysis.operand_access import Access, reads_of, register_operand
 from ptxlint.analysis.placement import Placement, placement_of
-from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RootCause
+from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RegisterMisfit, RootCause
 from ptxlint.file_traits import excluded_targets
 from ptxlint.model import AsmStatement, PercentToken, PtxInstruction
 from ptxlint.ptx.flow import WriteAnalysis, analyze
@@ -162,9 +162,16 @@ class StatementAnalysis:
         return _roots.constraint_problems(self.statement, lambda: self.clang_only)
 
     @fact
+    def register_misfits(self) -> tuple[RegisterMisfit, ...]:
+        """Operands under a register letter whose C++ type it does not take, or whose type is
+        unknown (:func:`ptxlint.analysis.roots.register_misfits`: PTX004 and PTX005 read
+        them); none in HIP/ROCm code."""
+        return () if self.rocm_guarded else _roots.register_misfits(self.statement)
+
+    @fact
     def non_scalar_operands(self) -> tuple[NonScalar, ...]:
         """Struct and vector operands under a register letter (PTX005's findings)."""
-        return () if self.rocm_guarded else _roots.non_scalar_operands(self.statement)
+        return _roots.non_scalar_operands(self.register_misfits)
 
     @fact
     def modified_tokens(self) -> tuple[PercentToken, ...]:
