@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
@@ -99,6 +100,9 @@ class Feed(Generic[J, O]):
         self._inflight: dict[Future[list[O]], list[J]] = {}
         self._ready: list[tuple[J, O]] = []
         self._broken: list[J] = []
+        # futures that ended, put there by their callback in the pool's own thread (a deque's
+        # append and popleft are atomic)
+        self._completed: deque[Future[list[O]]] = deque()
 
     @property
     def started(self) -> bool:
@@ -120,9 +124,16 @@ class Feed(Generic[J, O]):
         self._fill()
 
     def poll(self) -> list[tuple[J, O]]:
-        """The outcomes that arrived since the last call; never waits."""
-        if self._inflight:
-            self._reap([f for f in self._inflight if f.done()])
+        """The outcomes that arrived since the last call; never waits. The batches that ended
+        are those their futures' callbacks queued (``_completed``): asking each future in flight
+        whether it was done, at every file discovery met, took a lock per future and file
+        (44,000 over the CUDA headers and CUTLASS at -j 16)."""
+        completed = self._completed
+        if completed:
+            ended = []
+            while completed:
+                ended.append(completed.popleft())
+            self._reap([f for f in ended if f in self._inflight])
         self._fill()
         out, self._ready = self._ready, []
         return out
@@ -160,10 +171,12 @@ class Feed(Generic[J, O]):
                 and len(self._inflight) <= self.workers:
             batch = heapq.heappop(self._heap)[2]
             try:
-                self._inflight[pool.submit(self.run_batch, batch)] = batch
+                future = pool.submit(self.run_batch, batch)
             except BrokenProcessPool:
                 self._broken.extend(batch)
                 return
+            self._inflight[future] = batch
+            future.add_done_callback(self._completed.append)
             self._submitted += 1
 
     def _reap(self, done: Sequence[Future[list[O]]]) -> None:
@@ -209,6 +222,8 @@ class Feed(Generic[J, O]):
         finally:
             assert self._pool is not None
             self._pool.shutdown(wait=True, cancel_futures=True)
+            # reaped above by their state; held here they would hold their outcomes
+            self._completed.clear()
         if self._broken or self._heap:
             rest = self._broken + [job for _, _, batch in self._heap for job in batch]
             self._heap, self._broken = [], []
