@@ -272,3 +272,25 @@ def test_a_statement_without_float_operands_has_one_verdict_for_both_float_decla
     [add] = floats.ptx.instructions
     assert judge_statement(floats, add, True).status == "error"  # an .f32 register in add.u32
     assert judge_statement(floats, add, False).status == "ok"
+
+
+@pytest.mark.parametrize("typed", [True, False])
+def test_a_reference_is_classed_as_its_asm_operand_is(typed: bool) -> None:
+    """The class the verdict gives ``%N`` (from one pass over the asm operands) is
+    ``operand_class``'s for that reference: each letter, an immediate's value, a constraint of
+    several letters."""
+    from ptxlint.ptx import judge as judging
+
+    statement = extract_statements(SourceFile("t.cu", (
+        "__device__ void k(float f, double d, unsigned r, int *p) {\n"
+        '  asm("mov.b32 %0, %1;" : "=f"(f), "+d"(d) : "r"(r), "l"(p), "n"(0x10), "n"(N),'
+        ' "rn"(r), "h"(r), "q"(r));\n}\n'
+    ))).statements[0]
+    facts = judging._constraint_facts(statement)
+    classes = judging._ref_classes(facts, typed)
+    assert len(classes) == len(statement.operands) == 9
+    for index in range(len(statement.operands)):
+        ref = PtxOperand("ref", f"%{index}", 0, 2, ref=index)
+        assert classes[index] == judging.operand_class(statement, ref, typed), index
+    assert classes[4].value == 16 and classes[5].value is None
+    assert (classes[0].type, classes[1].type) == (("f32", "f64") if typed else ("b32", "b64"))

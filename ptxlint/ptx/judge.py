@@ -12,9 +12,10 @@ expression). Generated code repeats a few hundred templates over tens of thousan
 statements, so a verdict is memoised on (the instruction object, those constraint facts): a
 repeat costs one pass over the statement's operands, not an operand class per PTX operand and
 a grammar match. The memo holds the instructions it is keyed by (so their ids stay theirs) and
-is bounded (``_VERDICTS_MAX``). A first verdict classes only the operands the grammar looks
-at, as it looks (no class table, no hash of the instruction: every template of CUTLASS's GMMA
-header is distinct, each with 130 operands), and the classes it hands out are shared objects.
+is bounded (``_VERDICTS_MAX``). A first verdict classes a ``%N`` by a list of the asm operands'
+classes, made in one pass from the constraint facts (no hash of the instruction: every
+template of CUTLASS's GMMA header is distinct, each with 130 operands), and the classes it
+hands out are shared objects.
 
 nvcc declares ``"f"``/``"d"`` operands as ``.f32``/``.f64`` registers below sm_100 and as
 untyped ``.b32``/``.b64`` from sm_100 on (nvcc 13.0, measured), so a verdict depends on the
@@ -66,6 +67,13 @@ _TYPED_CLASS = {letter: OperandClass("reg", type_) for letter, type_ in DECLARED
 _BITS_CLASS = {letter: OperandClass("reg", type_) for letter, type_ in _UNTYPED_FLOAT.items()}
 
 
+def _immediate(expression: str | None) -> OperandClass:
+    """The class of an ``"n"`` operand: an integer immediate, of the value its expression
+    spells where it is a literal."""
+    m = _CONST_INT.match(expression or "")
+    return OperandClass("imm", "int", int(m.group(1), 0) if m else None)
+
+
 def operand_class(
     statement: AsmStatement, operand: PtxOperand, typed_floats: bool,
     registers: dict[str, str] | None = None,
@@ -81,8 +89,7 @@ def operand_class(
         if constraint.opaque or len(letters) != 1:
             return _UNKNOWN
         if letters == "n":
-            m = _CONST_INT.match(asm_operand.expression)
-            return OperandClass("imm", "int", int(m.group(1), 0) if m else None)
+            return _immediate(asm_operand.expression)
         if not typed_floats and letters in _BITS_CLASS:
             return _BITS_CLASS[letters]
         return _TYPED_CLASS.get(letters, _UNKNOWN)
@@ -138,11 +145,16 @@ def judge(statement: AsmStatement, instruction: PtxInstruction, typed_floats: bo
             verdict = known[1]
         else:
             registers = _registers_of(statement) if statement.ptx.directives else {}
+            classes = _ref_classes(facts, typed_floats)
+            count = len(classes)
 
             def resolve(operand: PtxOperand) -> OperandClass:
                 # an aggregate (address, vector, pair, sum) is no register or immediate itself
                 if operand.parts:
                     return _UNKNOWN
+                if operand.kind == "ref":
+                    ref = operand.ref
+                    return classes[ref] if ref is not None and ref < count else _UNKNOWN
                 return operand_class(statement, operand, typed_floats, registers)
 
             verdict = check(instruction, resolve)
@@ -200,3 +212,26 @@ def _constraint_facts(statement: AsmStatement) -> _Facts:
 
 _LAST_FACTS: list[tuple[AsmStatement, _Facts]] = []
 file_memos.register(_LAST_FACTS.clear)
+
+_BITS_TABLE = {**_TYPED_CLASS, **_BITS_CLASS}
+
+
+def _ref_classes(facts: _Facts, typed_floats: bool) -> list[OperandClass]:
+    """``operand_class`` of a ``%N`` naming each asm operand, from the statement's constraint
+    facts: one pass over the operands, where a class per reference was two calls (CUTLASS's
+    wgmma statements name 200,000 operands, each once). Kept for the last statement."""
+    if _LAST_CLASSES and _LAST_CLASSES[0][0] is facts and _LAST_CLASSES[0][1] is typed_floats:
+        return _LAST_CLASSES[0][2]
+    table = _TYPED_CLASS if typed_floats else _BITS_TABLE
+    classes = [
+        _UNKNOWN if opaque
+        else table.get(letters, _UNKNOWN) if letters != "n"
+        else _immediate(expression)
+        for letters, opaque, expression in facts
+    ]
+    _LAST_CLASSES[:] = [(facts, typed_floats, classes)]
+    return classes
+
+
+_LAST_CLASSES: list[tuple[_Facts, bool, list[OperandClass]]] = []
+file_memos.register(_LAST_CLASSES.clear)
