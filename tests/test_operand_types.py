@@ -153,3 +153,11 @@ def test_a_look_up_that_raises_leaves_the_type_unknown() -> None:
 
     result = extract(SourceFile("k.cu", _TEXT), parse_template, broken)  # type: ignore[arg-type]
     assert [o.ctype for s in result.statements for o in s.operands] == [None] * 7
+
+
+def test_statements_whose_types_nobody_read_go_with_their_file() -> None:
+    statements, resolver = _extract_watched(_TEXT)
+    assert not any(types_read(ops) for ops in statements)
+    del statements
+    gc.collect()
+    assert resolver() is None

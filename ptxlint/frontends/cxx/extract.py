@@ -833,7 +833,7 @@ def _typed_all(
     call of the look-up's ``resolve_operands`` for the statement where it has one and the
     statement is of the file's tree, else one call per operand, as when every statement was
     typed here."""
-    leave_types(operands, lookup, at, statement, O_CTYPE)
+    leave_types(operands, lookup, at, statement)
     return operands
 
 

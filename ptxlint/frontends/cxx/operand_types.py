@@ -1,14 +1,14 @@
 """An asm statement's operand types, worked out when a rule first reads one of them.
 
-Extraction leaves a ``StatementTypes`` in the ``ctype`` slot of each operand that has an
-expression (``model.OperandTypes``). The first read of one of them types all of the
-statement's operands in one call of the file's resolver (``TypeResolver.resolve_operands``,
-or ``resolve`` per operand where the statement is not a node of the file's tree), exactly as
+Extraction leaves each operand that has an expression to its statement's ``StatementTypes``
+(``model.OperandTypes``). The first read of one of their types types all of the statement's
+operands in one call of the file's resolver (``TypeResolver.resolve_operands``, or
+``resolve`` per operand where the statement is not a node of the file's tree), exactly as
 extraction typed them when it typed every statement, and then lets go of the resolver: the
 file's tree stays alive only through statements whose types nobody has read yet.
 
-What it buys: typing was half the CPU of a bare parse on the CUDA 13 headers, and most of it
-answers questions no rule asks (a rule stops at a cheaper test first, or is not selected).
+What it buys: typing costs about half the CPU of a bare parse (CUDA 13 headers, CUTLASS's
+``include/``), paid only for statements whose types a rule reads (see ``OperandTypes``).
 """
 
 from __future__ import annotations
@@ -26,49 +26,52 @@ Statement = tree_sitter.Node | Sequence[tree_sitter.Node] | None
 
 
 class StatementTypes(OperandTypes):
-    """The types of the operands ``pairs`` (expression, start offset) of one statement, typed
+    """The types of ``operands``, the operands with an expression of one statement, worked out
     at once on first read. ``at``: the offset to type at where an operand's own comes before
     it (an expansion's operands, typed where the macro is invoked). ``statement``: the asm
-    keyword's node in the file's tree, or its nearest ancestors (see ``TypeResolver.resolve``)."""
+    keyword's node in the file's tree, or its nearest ancestors (see ``TypeResolver.resolve``).
 
-    __slots__ = ("_lookup", "_pairs", "_at", "_statement", "_answers")
+    Until settled, the operands and this object hold each other: a statement nobody reads the
+    types of goes with the file's other cycles (the runner collects them after each file)."""
+
+    __slots__ = ("_lookup", "_operands", "_at", "_statement")
 
     def __init__(
-        self, lookup: Lookup, pairs: list[tuple[str, int]], at: int | None, statement: Statement
+        self, lookup: Lookup, operands: list[Operand], at: int | None, statement: Statement
     ) -> None:
         self._lookup: Lookup | None = lookup
-        self._pairs = pairs
+        self._operands = operands
         self._at = at
         self._statement = statement
-        self._answers: dict[tuple[str, int], CType | None] | None = None
 
-    def type_of(self, operand: Operand) -> CType | None:
-        answers = self._answers
-        if answers is None:
-            answers = self._answers = self._work_out()
-            # the resolver holds the file's tree: nothing more is asked of it
-            self._lookup = self._statement = None
-            self._pairs = []
-        return answers.get((operand.expression, operand.expression_span.start))
+    def settle(self) -> None:
+        lookup, operands, statement = self._lookup, self._operands, self._statement
+        if lookup is None:
+            return
+        # the resolver holds the file's tree: nothing more is asked of it
+        self._lookup = self._statement = None
+        self._operands = []
+        pairs = [(op.expression, op.expression_span.start) for op in operands]
+        ctypes = _types(lookup, pairs, self._at, statement)
+        for operand, ctype in zip(operands, ctypes, strict=True):
+            self.give(operand, ctype)
 
-    def settled(self) -> bool:
-        return self._answers is not None
 
-    def _work_out(self) -> dict[tuple[str, int], CType | None]:
-        lookup, pairs, at, statement = self._lookup, self._pairs, self._at, self._statement
-        assert lookup is not None
-        batch = getattr(lookup, "resolve_operands", None)
-        if (
-            batch is not None
-            and at is None
-            and statement is not None
-            and not isinstance(statement, tree_sitter.Node)
-        ):
-            try:
-                return dict(zip(pairs, batch(pairs, statement), strict=True))
-            except Exception:  # then each on its own, where one failure costs only its type
-                pass
-        return {pair: _typed(lookup, pair, at, statement) for pair in pairs}
+def _types(
+    lookup: Lookup, pairs: list[tuple[str, int]], at: int | None, statement: Statement
+) -> list[CType | None]:
+    batch = getattr(lookup, "resolve_operands", None)
+    if (
+        batch is not None
+        and at is None
+        and statement is not None
+        and not isinstance(statement, tree_sitter.Node)
+    ):
+        try:
+            return list(batch(pairs, statement))
+        except Exception:  # then each on its own, where one failure costs only its type
+            pass
+    return [_typed(lookup, pair, at, statement) for pair in pairs]
 
 
 def _typed(
@@ -86,20 +89,14 @@ def _typed(
 
 
 def leave_types(
-    operands: tuple[Operand, ...],
-    lookup: Lookup,
-    at: int | None,
-    statement: Statement,
-    put: Callable[[object, object], None],
+    operands: tuple[Operand, ...], lookup: Lookup, at: int | None, statement: Statement
 ) -> None:
-    """Give each operand of one statement that has an expression its type to work out on
-    first read (``put``: the setter of ``Operand.ctype``'s slot). Sound because extraction
-    types only operands that are its statement's own and new: nothing has read them yet."""
+    """Leave the types of one statement's operands that have an expression to be worked out
+    on first read. Sound because extraction types only operands that are its statement's own
+    and new: nothing has read them yet."""
     spelled = [op for op in operands if op.expression]
     if not spelled:
         return
-    types = StatementTypes(
-        lookup, [(op.expression, op.expression_span.start) for op in spelled], at, statement
-    )
+    types = StatementTypes(lookup, spelled, at, statement)
     for operand in spelled:
-        put(operand, types)
+        types.leave(operand, types)
