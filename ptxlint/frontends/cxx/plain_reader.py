@@ -322,13 +322,6 @@ def _plain_template(literals: list[tuple[str, int, int]]) -> Template | None:
     return template
 
 
-# ``constraint_parts`` by constraint text, looked up in a dictionary rather than through its
-# lru_cache wrapper: a program spells a few dozen constraints, CUTLASS 142,900 times. Emptied
-# past ``_PARTS_KEPT``.
-_PARTS: dict[str, tuple[str, str]] = {}
-_PARTS_KEPT = 1024
-
-
 def _plain_operands(
     text: str,
     pos: int,
@@ -380,12 +373,7 @@ def _plain_operands(
         if "asm" in expr or name in KEYWORD_WORDS:
             return None  # an asm keyword inside would have ended the token stream
         con_end = con_at + len(con)
-        parts = _PARTS.get(con)
-        if parts is None:
-            if len(_PARTS) >= _PARTS_KEPT:
-                _PARTS.clear()
-            parts = _PARTS[con] = constraint_parts(con)
-        modifiers, letters = parts
+        modifiers, letters = constraint_parts(con)
         expression = expr.strip()
         # where nothing was stripped (most), it starts where it is spelled
         expr_start = expr_at if expression is expr else expr_at + len(expr) - len(expr.lstrip())
