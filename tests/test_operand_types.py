@@ -161,3 +161,31 @@ def test_statements_whose_types_nobody_read_go_with_their_file() -> None:
     del statements
     gc.collect()
     assert resolver() is None
+
+
+def test_ties_and_undefined_reads_are_found_without_typing_the_statement() -> None:
+    from ptxlint.analysis.statement import analysis_of
+
+    text = (
+        "__device__ void f(unsigned a, unsigned &b, unsigned &c) {\n"
+        '  asm("add.u32 %0, %0, %2; mov.u32 %1, %2;" : "=r"(b), "=r"(c) : "r"(a), "0"(a));\n'
+        "}\n"
+    )
+    statement = extract_statements(SourceFile("k.cu", text)).statements[0]
+    facts = analysis_of(statement)
+    assert facts.tied_input(0) is not None and facts.tied(3)
+    assert list(facts.undefined_reads) == []  # %0's value comes in through the tie
+    assert not types_read(statement.operands)
+
+
+def test_an_undefined_read_of_an_operand_nvcc_rejects_is_left_to_its_root() -> None:
+    from ptxlint.analysis.statement import analysis_of
+
+    text = (
+        "struct P { int x; };\n"
+        "__device__ void f(P &p, unsigned &q) {\n"
+        '  asm("add.u32 %0, %0, 1; add.u32 %1, %1, 1;" : "=r"(p), "=r"(q));\n'
+        "}\n"
+    )
+    statement = extract_statements(SourceFile("k.cu", text)).statements[0]
+    assert list(analysis_of(statement).undefined_reads) == [1]  # %0 is PTX005's

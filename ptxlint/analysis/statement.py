@@ -204,7 +204,12 @@ class StatementAnalysis:
         for operand in self.statement.inputs:
             letters = operand.constraint.letters
             if letters.isdigit() and not operand.constraint.opaque:
-                rule = "PTX002" if operand.index in self._operand_roots else ""
+                # of the operand roots, only a constraint problem can be a tied input's (a
+                # non-scalar operand has a register letter): asked of those alone, which
+                # read no C++ type
+                rule = "PTX002" if any(
+                    p.operand.index == operand.index for p in self.constraint_problems
+                ) else ""
                 ties.setdefault(int(letters), RootCause("tied-input", rule, operand.index))
         return ties
 
@@ -319,13 +324,7 @@ class StatementAnalysis:
             return found
         for operand in statement.outputs:
             modifiers = operand.constraint.modifiers
-            if (
-                not register_operand(operand)
-                or "=" not in modifiers
-                or "+" in modifiers
-                or self.tied_input(operand.index) is not None
-                or self.operand_root(operand.index) is not None
-            ):
+            if not register_operand(operand) or "=" not in modifiers or "+" in modifiers:
                 continue
             for read in reads_of(statement, operand.index):
                 flow = self.flow
@@ -336,7 +335,13 @@ class StatementAnalysis:
                 if predicate is not None and predicate.register is not read.operand:
                     guard = (predicate.register.text, predicate.negated)
                 if not flow.written_before(read.position, operand.index, guard):
-                    found[operand.index] = read
+                    # asked only here: the operands' roots read every register operand's
+                    # C++ type, and most outputs are never read before written
+                    if (
+                        self.tied_input(operand.index) is None
+                        and self.operand_root(operand.index) is None
+                    ):
+                        found[operand.index] = read
                     break
         return found
 
