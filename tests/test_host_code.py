@@ -137,3 +137,14 @@ def test_an_empty_template_outside_device_code_is_listed_as_a_compiler_barrier()
     reasons = [r for _, r in extract_statements(SourceFile("util.h", text)).skipped]
     assert reasons[0] == "unknown: an empty template (a compiler barrier)"
     assert "empty template" not in reasons[1]  # a template from the macro's argument
+
+
+def test_error_directives_are_found_where_a_line_starts_with_them() -> None:
+    import re
+
+    from ptxlint.frontends.cxx.host_code import _errors
+
+    text = "#error a\n  #error b\nx #error c\n\t# error d\n#errors e\n// #error f\n\r#error g\n#error"
+    anchored = [m.start() for m in re.finditer(r"^[ \t]*#[ \t]*error\b", text, re.M)]
+    assert list(_errors(text)) == anchored
+    assert [text[at:].split("\n")[0].split()[-1] for at in anchored] == ["a", "b", "d", "#error"]
