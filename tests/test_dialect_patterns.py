@@ -68,3 +68,44 @@ def test_the_split_search_answers_as_the_whole_pattern(split, pattern, flags) ->
     assert len(lines) > 1000  # the fixtures were found
     for text in [*lines, "\n".join(lines[:400])]:
         assert split(text) == (whole.search(text) is not None), text
+
+
+OTHER_ISA_SAMPLES = [
+    "fence rw, rw",
+    "  fence.tso r,w",
+    "\n\t fence iorw , iorw\n",
+    "x fence r, w",
+    "fence.i",
+    "fence.i  \nnop",
+    "mov.u32 %0, 1;\n  fence.i",
+    "fence.sc.cta;",
+    "fence.acq_rel.gpu;",
+    ".set noreorder",
+    "  .set mips32r2\n",
+    "x .set at",
+    ".setnoreorder",
+    "move $sp, %0",
+    "$zero",
+    "a$ra",
+    "st %%fsr, %0",
+    "membar #StoreLoad",
+    "\u00a0fence r,w",
+]
+
+
+def test_other_isas_are_found_as_their_whole_patterns_find_them() -> None:
+    whole = [
+        (isa, re.compile(pattern, re.M if isa != "SPARC" else 0))
+        for isa, pattern in dialect._OTHER_ISA_TEXT
+    ]
+
+    def by_whole(text: str) -> str | None:
+        return next((isa for isa, pattern in whole if pattern.search(text)), None)
+
+    lines = _lines()
+    found = set()
+    for text in [*OTHER_ISA_SAMPLES, *lines, "\n".join(lines[:400])]:
+        expected = by_whole(text)
+        assert dialect._other_isa_text(text) == expected, text
+        found.add(expected)
+    assert found == {None, "SPARC", "RISC-V", "MIPS"}
