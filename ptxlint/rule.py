@@ -40,6 +40,18 @@ def _inputs(statement: AsmStatement) -> bool:
     return any(o.role == "input" for o in statement.operands)
 
 
+# Instructions after which the next one in the text need not run.
+_BRANCHING = frozenset({"bra", "brx", "ret", "exit", "trap"})
+
+
+def _branches(statement: AsmStatement) -> bool:
+    """Some instruction of the template may not run: one is guarded (``@p``), or one branches
+    or ends the thread. Without one, every instruction runs in text order."""
+    return any(
+        i.predicate is not None or i.opcode in _BRANCHING for i in statement.ptx.instructions
+    )
+
+
 def _immediate_operand(statement: AsmStatement) -> bool:
     return any(o.constraint.letters == "n" and not o.constraint.opaque for o in statement.operands)
 
@@ -56,6 +68,7 @@ NEEDS: dict[str, Callable[[AsmStatement], bool]] = {
     # LLVM inline asm (Triton, CuTe DSL, llvmlite): its syntax, or the call it came from
     "llvm": lambda s: s.syntax == "llvm" or s.llvm is not None,
     "instructions": lambda s: bool(s.ptx.instructions),
+    "branches": _branches,  # a guarded, branching or thread-ending instruction
     "directives": lambda s: bool(s.ptx.directives),
     "labels": lambda s: bool(s.ptx.labels),
     "braces": lambda s: bool(s.ptx.braces),

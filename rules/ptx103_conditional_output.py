@@ -19,7 +19,8 @@ class ConditionalOutputNotInout(Rule):
     pure = True
     scope = "statement"
     severity = Severity.ERROR
-    needs = ("outputs",)
+    # an output is written on some paths only where an instruction may not run
+    needs = ("branches",)
     summary = "An '=' output is written only on some paths: its old value is lost on the others"
     tags = ("correctness", "optimizer", "operands")
     docs = """\

@@ -48,6 +48,10 @@ def _without_features(statement: AsmStatement) -> Iterator[AsmStatement]:
     yield replace(statement, ptx=replace(ptx, instructions=()))
     yield replace(statement, operands=tuple(
         o for o in statement.operands if o.constraint.letters != "n"))
+    # every instruction runs, in text order: no guard, no branch, nothing that ends the thread
+    yield replace(statement, ptx=replace(ptx, instructions=tuple(
+        replace(i, predicate=None) for i in ptx.instructions
+        if i.opcode not in ("bra", "brx", "ret", "exit", "trap"))))
 
 
 _CASES = [variant for statement in _statements() for variant in _without_features(statement)]
