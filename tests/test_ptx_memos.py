@@ -8,6 +8,7 @@ spelling alone when every form that spells it writes the same operands.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -226,3 +227,35 @@ def test_one_pass_without_loops_is_the_fixpoint() -> None:
         assert successors is not None, text
         assert flow._definitely_written(ptx.instructions, written, successors) == _fixpoint(
             ptx.instructions, written, successors), text
+
+
+def test_a_templates_paths_are_followed_when_first_asked_about(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``flow.analyze`` gives which instructions write each ``%N`` at once; the paths (what is
+    written on every path, and on entry to each instruction) only when first read, and then
+    they are what following them gives."""
+    real = flow._definitely_written
+    followed: list[object] = []
+
+    def counting(*args: Any) -> Any:
+        followed.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(flow, "_definitely_written", counting)
+    for text in _FLOWS:
+        followed.clear()
+        ptx = parse_template(text, True)
+        analysis = flow._analyze(ptx, text)
+        assert analysis is not None, text
+        assert set(analysis.writes) <= {0, 1} and followed == []
+        definite, entry = analysis.definite, analysis.entry
+        analysis.written_before(0, 0, None)
+        assert len(followed) == 1
+        written = [[(o.ref if o.kind == "ref" else None, o.text) for o in destinations(i) or []]
+                   for i in ptx.instructions]
+        successors = flow._successors(ptx)
+        assert successors is not None
+        end, entries = real(ptx.instructions, written, successors)
+        assert definite == (frozenset(analysis.writes) if end is None else end), text
+        assert entry == entries, text

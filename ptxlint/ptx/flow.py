@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from ptxlint.model import HOLE, PtxInstruction, PtxTemplate
 from ptxlint.ptx.operand_roles import destinations
@@ -27,15 +26,48 @@ _Fact = int | tuple[int, str, bool]  # %N written, or %N written under (predicat
 _ENDS_THREAD = frozenset({"ret", "exit", "trap"})
 
 
-@dataclass(frozen=True)
 class WriteAnalysis:
-    """Where a template writes its ``%N`` operands: by which instructions, which on every path to
-    its end, and which are written on entry to each instruction."""
+    """Where a template writes its ``%N`` operands: by which instructions (``writes``), which on
+    every path to its end (``definite``), and which are written on entry to each instruction
+    (``entry``).
 
-    writes: dict[int, list[PtxInstruction]]  # %N -> the instructions that write it, text order
-    definite: frozenset[int]  # %N written on every path that reaches the end of the template
-    # per instruction: the facts on entry (None: no path reaches it), for reads before writes
-    entry: tuple[frozenset[_Fact] | None, ...] = ()
+    The paths are followed the first time ``definite`` or ``entry`` is read: PTX104 reads only
+    ``writes``, and PTX103, PTX105 and PTX106 ask about paths only of a template that may skip
+    an instruction, reads an output or writes an input (over CUTLASS's include/, 2,700
+    templates with a wgmma's 128 outputs each, of which 45 have a guard or a branch)."""
+
+    def __init__(
+        self,
+        writes: dict[int, list[PtxInstruction]],
+        instructions: tuple[PtxInstruction, ...],
+        written: list[list[tuple[int | None, str]]],
+        successors: list[list[int]],
+    ) -> None:
+        self.writes = writes  # %N -> the instructions that write it, text order
+        self._graph: tuple[tuple[PtxInstruction, ...], list[list[tuple[int | None, str]]],
+                           list[list[int]]] | None = (instructions, written, successors)
+        self._definite: frozenset[int] = frozenset()
+        self._entry: tuple[frozenset[_Fact] | None, ...] = ()
+
+    def _follow(self) -> None:
+        if self._graph is not None:
+            definite, self._entry = _definitely_written(*self._graph)
+            # No path reaches the end (every one leaves the thread): no output value is lost.
+            self._definite = frozenset(self.writes) if definite is None else definite
+            self._graph = None
+
+    @property
+    def definite(self) -> frozenset[int]:
+        """%N written on every path that reaches the end of the template."""
+        self._follow()
+        return self._definite
+
+    @property
+    def entry(self) -> tuple[frozenset[_Fact] | None, ...]:
+        """Per instruction: the facts on entry (None: no path reaches it), for reads before
+        writes."""
+        self._follow()
+        return self._entry
 
     def written_before(self, position: int, index: int, guard: tuple[str, bool] | None) -> bool:
         """Whether ``%index`` is written on every path to instruction ``position`` (or, for a
@@ -76,9 +108,7 @@ def _analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:
     successors = _successors(ptx)
     if successors is None:
         return None
-    definite, entry = _definitely_written(instructions, written, successors)
-    # No path reaches the end (every one leaves the thread): no output value is ever lost.
-    return WriteAnalysis(writes, frozenset(writes) if definite is None else definite, entry)
+    return WriteAnalysis(writes, instructions, written, successors)
 
 
 def _successors(ptx: PtxTemplate) -> list[list[int]] | None:
