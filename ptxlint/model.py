@@ -261,8 +261,8 @@ class OperandTypes:
 
     Until then each of those operands has its ``ctype`` slot empty and this object in its
     ``_types`` slot (``leave``); the first read of a ``ctype`` (``Operand.__getattr__``) calls
-    ``settle``, which fills every one of the statement's operands (``give``) and lets go of
-    the front end. Whatever reads an operand (``==``, ``hash``, ``repr``,
+    ``settle``, which fills every one of the statement's operands (``give``) and must let go
+    of the front end. Whatever reads an operand (``==``, ``hash``, ``repr``,
     ``dataclasses.replace``, pickle) reads its type, so a copy or a pickle carries the answer.
 
     What it buys: a statement no rule asks about is never typed (``--select`` or
@@ -279,17 +279,21 @@ class OperandTypes:
         """Work the types out and ``give`` each operand its own."""
         raise NotImplementedError
 
-    @staticmethod
-    def leave(operand: Operand, types: OperandTypes) -> None:
-        """Leave ``operand``'s type to ``types`` (an operand that no one has read yet)."""
-        _CTYPE_SLOT.__delete__(operand)
-        _TYPES_SLOT.__set__(operand, types)
+    def leave(self, operands: Sequence[Operand]) -> None:
+        """Leave the types of ``operands`` (that no one has read yet) to this object."""
+        drop = _CTYPE_SLOT.__delete__
+        hold = _TYPES_SLOT.__set__
+        for operand in operands:
+            drop(operand)
+            hold(operand, self)
 
     @staticmethod
-    def give(operand: Operand, ctype: CType | None) -> None:
-        """Set ``operand``'s worked-out type."""
-        _CTYPE_SLOT.__set__(operand, ctype)
-        _TYPES_SLOT.__delete__(operand)
+    def give(operands: Sequence[Operand], ctypes: Sequence[CType | None]) -> None:
+        """Set each operand's worked-out type. (Its ``_types`` slot is left as it is: it is
+        read only while ``ctype`` is empty, and what it holds was let go of by ``settle``.)"""
+        put = _CTYPE_SLOT.__set__
+        for operand, ctype in zip(operands, ctypes, strict=True):
+            put(operand, ctype)
 
 
 _CTYPE_SLOT = Operand.__dict__["ctype"]

@@ -189,3 +189,30 @@ def test_an_undefined_read_of_an_operand_nvcc_rejects_is_left_to_its_root() -> N
     )
     statement = extract_statements(SourceFile("k.cu", text)).statements[0]
     assert list(analysis_of(statement).undefined_reads) == [1]  # %0 is PTX005's
+
+
+def test_a_read_while_another_thread_works_the_statement_out_waits_for_its_answers() -> None:
+    import threading
+    import time
+
+    started = threading.Event()
+
+    class Slow(_Counting):
+        def resolve_operands(self, *args: object) -> list[CType | None]:
+            started.set()
+            time.sleep(0.05)  # the other thread reads meanwhile
+            return super().resolve_operands(*args)
+
+    made: list[Slow] = []
+
+    def lookup(parsed: ParsedSource) -> Slow:
+        made.append(Slow(parsed))
+        return made[-1]
+
+    operands = extract(SourceFile("k.cu", _TEXT), parse_template, lookup).statements[1].operands
+    first = threading.Thread(target=lambda: operands[0].ctype)
+    first.start()
+    assert started.wait(5)
+    assert operands[1].ctype == CType("unsigned long long", "integer", 8)
+    first.join()
+    assert made[0].batches == 1  # one resolver, worked by one thread at a time

@@ -13,6 +13,7 @@ What it buys: typing costs about half the CPU of a bare parse (CUDA 13 headers, 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 
 import tree_sitter
@@ -45,16 +46,22 @@ class StatementTypes(OperandTypes):
         self._statement = statement
 
     def settle(self) -> None:
-        lookup, operands, statement = self._lookup, self._operands, self._statement
-        if lookup is None:
-            return
-        # the resolver holds the file's tree: nothing more is asked of it
-        self._lookup = self._statement = None
-        self._operands = []
-        pairs = [(op.expression, op.expression_span.start) for op in operands]
-        ctypes = _types(lookup, pairs, self._at, statement)
-        for operand, ctype in zip(operands, ctypes, strict=True):
-            self.give(operand, ctype)
+        # One statement at a time: a language server's threads may read the same statement,
+        # and a reader must not find the work begun by another and its own slot still empty.
+        with _SETTLING:
+            lookup, operands = self._lookup, self._operands
+            if lookup is None:
+                return  # settled by another read
+            pairs = [(op.expression, op.expression_span.start) for op in operands]
+            self.give(operands, _types(lookup, pairs, self._at, self._statement))
+            # the resolver holds the file's tree: nothing more is asked of it
+            self._lookup = self._statement = None
+            self._operands = []
+
+
+# Held while a statement's types are worked out (see ``settle``); reentrant, as nothing in the
+# resolver reads an operand's type, but a plugin's look-up might.
+_SETTLING = threading.RLock()
 
 
 def _types(
@@ -97,6 +104,4 @@ def leave_types(
     spelled = [op for op in operands if op.expression]
     if not spelled:
         return
-    types = StatementTypes(lookup, spelled, at, statement)
-    for operand in spelled:
-        types.leave(operand, types)
+    StatementTypes(lookup, spelled, at, statement).leave(spelled)
