@@ -203,12 +203,19 @@ def test_other_statements_are_extracted_only_when_a_rule_reads_them() -> None:
     assert all(everything[start + i] is s for i, s in enumerate(own))  # the part's own objects
 
 
-def test_part_count_follows_keywords_and_pool_width() -> None:
-    big = b"asm(\"nop;\");\n" * 2000
+def test_part_count_follows_statements_bytes_and_pool_width() -> None:
+    statement = b'asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 ...;");\n'
+    # big statements (a GMMA header's are about 3.8 KB), many of them
+    big = (statement + b"// operands\n" * 400) * (5 * file_parts.PART_STATEMENTS)
+    assert len(big) > 4 * file_parts.PART_BYTES
     assert file_parts.parts("gmma.hpp", big, 16) == 4
+    assert file_parts.parts("gmma.hpp", big, 64) == 4  # one per PART_BYTES at most
     assert file_parts.parts("gmma.hpp", big, 8) == 2
     assert file_parts.parts("gmma.hpp", big, 4) == 1  # a narrow pool: whole
-    assert file_parts.parts("gmma.hpp", big[: 13 * 200], 16) == 1  # too few statements
+    small = statement * (5 * file_parts.PART_STATEMENTS)  # many statements, small ones
+    assert file_parts.parts("generated.h", small, 16) == 1
+    few = b"int x;\n" * (file_parts.PART_BYTES // 2) + statement * 10  # big, few statements
+    assert file_parts.parts("big.h", few, 16) == 1
     assert file_parts.parts("kernels.py", big, 16) == 1  # only the C++ front end cuts
     assert file_parts.part_size(4000, 4) < 4000
 
@@ -226,6 +233,7 @@ def cut_everywhere(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every C++ file with a few statements cut into parts, even in a pool of two."""
     monkeypatch.setattr(file_parts, "WORKERS_PER_PART", 1)
     monkeypatch.setattr(file_parts, "PART_STATEMENTS", 2)
+    monkeypatch.setattr(file_parts, "PART_BYTES", 1)
     monkeypatch.setattr(runner, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(runner, "default_jobs", lambda: 4)
     merged: list[str] = []
