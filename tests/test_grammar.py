@@ -294,3 +294,12 @@ def test_a_reference_is_classed_as_its_asm_operand_is(typed: bool) -> None:
         assert classes[index] == judging.operand_class(statement, ref, typed), index
     assert classes[4].value == 16 and classes[5].value is None
     assert (classes[0].type, classes[1].type) == (("f32", "f64") if typed else ("b32", "b64"))
+
+
+def test_a_forms_written_positions_are_its_written_operands() -> None:
+    form = grammar.compile_form("cvt.<T:.f32|.f64>.f16 d:T, r:f16")
+    assert form.written_positions == (0,) and form.written_positions is form.written_positions
+    pair = grammar.compile_form("elect.sync d_:b32|p!, r:b32")
+    assert pair.written_positions == (0,) and pair.required_operands == 2
+    store = grammar.compile_form("st.global.<T:.b32|.b64> [A], r:T")
+    assert store.written_positions == ()

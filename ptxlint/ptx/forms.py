@@ -202,9 +202,15 @@ class Form:
     # it, so for them an instruction only this form admits is an error that names the version
     toolkit: tuple[int, int] | None = None
 
-    @property
+    @cached_property
     def required_operands(self) -> int:
         return sum(1 for o in self.operands if not o.optional)
+
+    @cached_property
+    def written_positions(self) -> tuple[int, ...]:
+        """The positions of the operands the form writes: asked by every verdict (a wgmma's
+        form has 130 operands), worked out once per form."""
+        return tuple(i for i, o in enumerate(self.operands) if o.written)
 
     @cached_property
     def required_words(self) -> frozenset[str]:

@@ -353,7 +353,7 @@ def _accept(m: _Match) -> Verdict:
 
 
 def _written(form: Form) -> tuple[int, ...]:
-    return tuple(i for i, o in enumerate(form.operands) if o.written)
+    return form.written_positions
 
 
 def _modifier_span(instruction: PtxInstruction, index: int) -> tuple[int, int]:
