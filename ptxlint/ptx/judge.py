@@ -25,6 +25,7 @@ target: ``float_registers`` says which declaration to assume.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ptxlint import file_memos
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
@@ -115,7 +116,15 @@ _PTX_ISA_GUARD = re.compile(r"__cccl_ptx_isa\s*(>=|>)\s*(\d+)")
 
 
 def newer_ptx_isa(statement: AsmStatement) -> bool:
-    for guard in statement.context.guards:
+    """Some guard of the statement requires a PTX ISA newer than the grammar's."""
+    return _newer_ptx_isa(statement.context.guards)
+
+
+@lru_cache(maxsize=1024)
+def _newer_ptx_isa(guards: tuple[str, ...]) -> bool:
+    """Kept per chain of guards, which the statements of a function share: each instruction
+    judged asks (a regular expression over every guard: 5,680 times over the CUDA headers)."""
+    for guard in guards:
         for op, number in _PTX_ISA_GUARD.findall(guard):
             if int(number) + (1 if op == ">" else 0) > KNOWN_PTX_ISA:
                 return True
