@@ -72,17 +72,22 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
         if context.arch is not None:
             yield from self._check_arch(statement, context, analysis)
             return
+        # what each instruction needs, first: the guards' targets only where one needs some
+        needs = [
+            (instruction, need)
+            for instruction in statement.ptx.instructions
+            if not instruction.opaque
+            for need in (instruction_requirement(statement, instruction),)
+            if need.sm or need.suffix or need.only
+        ]
+        if not needs:
+            return  # every target has every instruction
         # without the targets the file #errors for: nothing in it is built for them
         admitted = analysis.admitted_targets
         if not admitted:
             return  # the guards do not choose targets (or exclude them all): target unknown
         lowest = analysis.lowest_target
-        for instruction in statement.ptx.instructions:
-            if instruction.opaque:
-                continue
-            need = instruction_requirement(statement, instruction)
-            if need.sm == 0 and not need.suffix and not need.only:
-                continue
+        for instruction, need in needs:
             if lowest is not None and need.sm > lowest.sm:
                 # The guard's own lower bound is too low: every build for it fails.
                 problem = _shortfall(need, lowest, False)

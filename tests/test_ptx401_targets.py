@@ -338,3 +338,20 @@ __device__ void f(unsigned long long p, unsigned &a, unsigned &b, unsigned &c, u
 """
     findings = lint_text(source, select=("PTX401",))
     assert [source[: f.span.start].count("\n") + 1 for f in findings] == [9]
+
+
+def test_the_guards_targets_are_worked_out_only_for_an_instruction_that_needs_one() -> None:
+    """PTX401 asks which targets the guards admit only where an instruction needs some
+    target: a mov exists on every one."""
+    from ptxlint.analysis.statement import analysis_of
+    from ptxlint.engine import extract_statements, instantiate
+    from ptxlint.model import SourceFile
+    from ptxlint.registry import load_rules
+
+    [rule] = [r for r in instantiate(load_rules().rules) if r.id == "PTX401"]
+    plain = 'asm volatile("mov.u32 %0, %1;" : "=r"(s) : "r"(s));'
+    for body, asked, found in ((plain, False, 0), (CP_ASYNC, True, 1)):
+        text = _kernel(f"#if __CUDA_ARCH__ >= 700\n{body}\n#endif")
+        [statement] = extract_statements(SourceFile("t.cu", text)).statements
+        assert len(list(rule.check(statement, RuleContext()))) == found
+        assert ("admitted_targets" in vars(analysis_of(statement))) is asked
