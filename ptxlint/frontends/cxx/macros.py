@@ -138,7 +138,7 @@ class XToken:
     ) -> XToken:
         if exact:  # (start + k, start + k + 1) for each character, made in C
             start, end = tok.start, tok.start + len(tok.text)
-            spans = tuple(zip(range(start, end), range(start + 1, end + 1)))
+            spans = tuple(zip(range(start, end), range(start + 1, end + 1), strict=True))
         else:
             spans = (INEXACT,) * len(tok.text)
         return cls(tok.kind, tok.text, spans, hide, space_before)
