@@ -234,8 +234,10 @@ class Key:
     parts are the same, whatever its types. A stored key with types matches a statement with
     the same parts and the same types (read then: a hit types the statement looked up).
 
-    Over the CUDA 13 headers (``check -j 1``) the key typed every statement; now only those
-    whose rules ask."""
+    A key read every operand's type, so it typed every statement it was made for; now the
+    rules' reads alone decide (with every default rule, PTX004, PTX005 and PTX301 still read
+    every register operand's type; without them, 150 of the CUDA 13 headers' 3,546 statements
+    are typed)."""
 
     __slots__ = ("hash", "parts", "operands", "types")
 
