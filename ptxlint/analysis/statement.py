@@ -324,7 +324,8 @@ class StatementAnalysis:
             return found
         for operand in statement.outputs:
             modifiers = operand.constraint.modifiers
-            if not register_operand(operand) or "=" not in modifiers or "+" in modifiers:
+            # the letters last: a wgmma's 128 accumulators are "+f"
+            if "+" in modifiers or "=" not in modifiers or not register_operand(operand):
                 continue
             for read in reads_of(statement, operand.index):
                 flow = self.flow
