@@ -262,20 +262,49 @@ def test_check_in_parts_prints_what_check_prints_whole(
     whole = _check([tree, "--no-cache", "-j", "1", "--output-format", form], capsys)
     assert cut_everywhere == []
     parted = _check([tree, "--no-cache", "-j", "4", "--output-format", form], capsys)
+    # the crafted files in parts; the small one whole, as one part started early
     assert sorted(os.path.basename(p) for p in cut_everywhere) == ["crafted.cu",
-                                                                     "crafted_copy.cuh"]
+                                                                     "crafted_copy.cuh",
+                                                                     "small.cu"]
     assert parted == whole
     if form == "json":
         assert json.loads(parted)["findings"]
 
 
 def test_a_result_merged_from_parts_is_cached_as_the_whole_file_result(
-    tmp_path, capsys, cache_dir, cut_everywhere: list[str]
+    tmp_path, capsys, cache_dir, cut_everywhere: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tree = _tree(tmp_path)
     whole = _check([tree, "--no-cache", "-j", "1", "--output-format", "json"], capsys)
     cold = _check([tree, "-j", "4", "--output-format", "json"], capsys)
-    assert len(cut_everywhere) == 2
+    assert len(cut_everywhere) == 3
+
+    def linted(*args: object, **kwargs: object) -> None:
+        raise AssertionError("linted again: the result was not cached")
+
+    monkeypatch.setattr(runner, "lint_path", linted)
+    monkeypatch.setattr(file_parts, "lint_part_job", linted)
+    monkeypatch.setattr(file_parts, "WORKERS_PER_PART", 1000)  # nothing started before
     warm = _check([tree, "-j", "4", "--output-format", "json"], capsys)
-    assert len(cut_everywhere) == 2  # read from the cache: not linted again
     assert cold == whole and warm == whole
+
+
+def test_a_big_file_is_handed_to_the_pool_before_discovery_meets_it(
+    tmp_path, capsys, cut_everywhere: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = _tree(tmp_path)
+    (tmp_path / "skipped.cu").write_text(CRAFTED)
+    (tmp_path / ".ptxlint.toml").write_text('exclude = ["skipped.cu"]\n')
+    whole = _check([tree, "--no-cache", "-j", "1", "--output-format", "json"], capsys)
+    early: list[str] = []
+    original = runner._Run.start_early
+
+    def spy(self: runner._Run, *args: object) -> None:
+        original(self, *args)  # type: ignore[arg-type]
+        early.extend(os.path.basename(p) for p in self.early)
+
+    monkeypatch.setattr(runner._Run, "start_early", spy)
+    parted = _check([tree, "--no-cache", "-j", "4", "--output-format", "json"], capsys)
+    assert sorted(early) == ["crafted.cu", "crafted_copy.cuh", "small.cu"]  # not skipped.cu
+    assert parted == whole
+    assert "skipped.cu" not in parted

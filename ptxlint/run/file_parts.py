@@ -39,11 +39,16 @@ PART_BYTES = 900 * 1024
 WORKERS_PER_PART = 4
 
 
+def cxx(path: str) -> bool:
+    """Whether ``path`` is read by the C++ front end, the one that lints a file in parts."""
+    return prefilter.keywords_for(path) is prefilter.CXX_KEYWORDS
+
+
 def parts(path: str, data: bytes, workers: int) -> int:
     """Into how many parts to cut the file ``path`` holding ``data`` for a pool of
     ``workers`` (1: lint it whole). Its asm keywords stand for its statements."""
     most = min(workers // WORKERS_PER_PART, len(data) // PART_BYTES)
-    if most < 2 or prefilter.keywords_for(path) is not prefilter.CXX_KEYWORDS:
+    if most < 2 or not cxx(path):
         return 1
     return max(1, min(most, data.count(b"asm") // PART_STATEMENTS))
 
@@ -112,11 +117,16 @@ class Split:
     """One file being linted in parts: its bytes as this process read them, and the parts'
     outcomes as they come in."""
 
-    def __init__(self, path: str, data: bytes, count: int, key: str | None) -> None:
+    def __init__(
+        self, path: str, data: bytes, count: int, key: str | None, position: int | None
+    ) -> None:
         self.path = path
         self.data = data
         self.key = key  # the result cache's key, the whole file's result stored under it here
+        # the file's place in the run: None for a file started before discovery met it
+        self.position = position
         self.outcomes: list[FileOutcome | None] = [None] * count
+        self.result: FileOutcome | None = None  # merged, once every part is in
 
     def add(self, part: int, outcome: FileOutcome) -> bool:
         """Take part ``part``'s outcome; True once every part is in."""

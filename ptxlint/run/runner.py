@@ -16,10 +16,12 @@ writes files.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +40,7 @@ from ptxlint.run.cache import location as cache_location
 from ptxlint.run.discover import (
     DEFAULT_EXTENSIONS,
     DiscoveredFile,
+    Discovery,
     decode_source,
     discover,
     is_error_reason,
@@ -267,7 +270,7 @@ class _Job:
 
     def __init__(self, index: int, path: str, size: int, key: str | None,
                  digest: bytes | None = None, check: bool = False, part: int = 0,
-                 parts: int = 1) -> None:
+                 parts: int = 0) -> None:
         self.index = index  # position in the run's file order, which the report keeps
         self.path = path
         self.size = size
@@ -276,7 +279,8 @@ class _Job:
         # no asm keyword, but an include: the worker asks the prefilter whether a header it
         # includes brings an asm macro the file names (reading those headers) before linting
         self.check = check
-        self.part = part  # of ``parts``: a big file linted in parts (``file_parts``)
+        # of ``parts``: a big file linted in parts (``file_parts``); 0: a whole file's job
+        self.part = part
         self.parts = parts
 
 
@@ -312,7 +316,7 @@ def _work(job: _Job) -> FileOutcome:
         _WORKER["context"],  # type: ignore[arg-type]
         _WORKER["resolver"],  # type: ignore[arg-type]
     )
-    if job.parts > 1:
+    if job.parts:
         return file_parts.lint_part_job(
             job.path, job.part, job.parts,
             _WORKER["rules"],  # type: ignore[arg-type]
@@ -596,15 +600,15 @@ def run(
     headers.keep_header_digests(index is not None)
     state = _Run(paths, config, selector, rule_classes, context, progress, fix_mode,
                  unsafe_fixes, jobs, tier2, resolver, cache, index, keep_statements)
-    discovery = discover(
-        paths,
+    walk = functools.partial(
+        discover,
         extensions=config.extensions or DEFAULT_EXTENSIONS,
         exclude=config.exclude,
         respect_gitignore=config.respect_gitignore,
         max_file_size=config.max_file_size,
-        probe=state.probe,
-        on_file=state.admit,
     )
+    state.start_early(paths, walk)
+    discovery = walk(paths, probe=state.probe, on_file=state.admit)
     state.finish()
     if progress is not None:
         progress.finish()
@@ -663,7 +667,9 @@ class _Run:
         self.named = {os.path.abspath(p) for p in paths} if resolver is not None else set()
         self.outcomes: list[FileOutcome | None] = []
         self.sent_keys: list[str | None] = []  # of the jobs linted elsewhere (for pruning)
-        self.splits: dict[int, file_parts.Split] = {}  # files linted in parts, by position
+        # files linted in parts, by position (by a negative number: started early, ``early``)
+        self.splits: dict[int, file_parts.Split] = {}
+        self.early: dict[str, file_parts.Split] = {}  # started before discovery met them
         self.probe = _Probe(index)
         self.done = 0
         self.walking = True  # until discovery ends, more files may come
@@ -746,13 +752,14 @@ class _Run:
                 return outcome
         if self.feed is None:
             return self._lint_here(path, data, key)
+        early = self.early.pop(path, None) if self.early else None
+        if early is not None and early.data == data:
+            self._place(early, position, key)  # its parts are under way
+            return None
         count = 1 if check or self.tier2.wanted else file_parts.parts(path, data,
                                                                      self.feed.workers)
         if count > 1:  # the parts' outcomes are merged here (``_arrived``)
-            self.splits[position] = file_parts.Split(path, data, count, key)
-            size = file_parts.part_size(len(data), count)
-            for part in range(count):
-                self.feed.add(_Job(position, path, size, None, part=part, parts=count))
+            self._split(file_parts.Split(path, data, count, key, position), position)
             return None
         digest_read = record[1] if record is not None else None
         self.feed.add(_Job(position, path, len(data), key, digest_read, check), grouped=check)
@@ -790,10 +797,68 @@ class _Run:
             self.rules = instantiate(self.rule_classes)
         return self.rules
 
+    def start_early(self, paths: Sequence[str], walk: Callable[..., Discovery]) -> None:
+        """Before discovery reads the files one by one: the C++ files of ``PART_BYTES`` or
+        more (``file_parts``), found by a walk that only takes their sizes, are read and
+        handed to the pool now, the biggest first, in parts where they are worth cutting
+        (else as one part). Met in discovery order, CUTLASS's GMMA headers reached the pool
+        0.57 s into a run over the CUDA headers and CUTLASS at -j 16 (the CUDA tree, named
+        first, was read before them), and they were the last to end.
+        A file that discovery then does not admit (a nested configuration excludes it), or
+        whose result the cache holds, or that changed since, has its parts' outcomes dropped.
+        A file whose stat the result cache's index knows is not started early: its result
+        may be there."""
+        feed = self.feed
+        if feed is None or self.tier2.wanted \
+                or feed.workers < 2 * file_parts.WORKERS_PER_PART:
+            return
+        sizes: dict[str, int] = {}
+
+        def size_of(path: str, max_file_size: int) -> str | None:
+            with contextlib.suppress(OSError):
+                sizes[path] = os.stat(path).st_size
+            return None  # what cannot be read is discovery's to report
+
+        walk(paths, probe=size_of)
+        big = [p for p, n in sizes.items() if n >= file_parts.PART_BYTES and file_parts.cxx(p)]
+        for path in sorted(big, key=lambda p: -sizes[p]):
+            if self.index is not None and self.index.known(os.path.abspath(path)) is not None:
+                continue
+            if self.resolver is not None and os.path.abspath(path) not in self.named \
+                    and self.resolver.excluded(path):
+                continue
+            data, _, _ = read_bytes_stat(path, self.config.max_file_size)
+            if data is None or not prefilter.has_keyword(path, data):
+                continue
+            count = file_parts.parts(path, data, feed.workers)  # 1: whole, as one part
+            split = self.early[path] = file_parts.Split(path, data, count, None, None)
+            self._split(split, -len(self.early))  # its place in the run is not known yet
+
+    def _split(self, split: file_parts.Split, index: int) -> None:
+        """Hand ``split``'s parts to the pool, as jobs of ``index``."""
+        assert self.feed is not None
+        self.splits[index] = split
+        count = len(split.outcomes)
+        size = file_parts.part_size(len(split.data), count)
+        for part in range(count):
+            self.feed.add(_Job(index, split.path, size, None, part=part, parts=count))
+
+    def _place(self, split: file_parts.Split, position: int, key: str | None) -> None:
+        """Discovery met ``split``'s file, started early, at ``position``."""
+        split.position, split.key = position, key
+        if split.result is not None:
+            self._settled(split)
+
+    def _settled(self, split: file_parts.Split) -> None:
+        assert split.result is not None and split.position is not None
+        if self.cache is not None and split.key is not None:
+            _store(self.cache, split.key, split.result)
+        self._done(split.position, split.result)
+
     def _arrived(self, job: _Job, outcome: FileOutcome) -> None:
         """A job's outcome from the pool: a file's, or one part's, merged with the others here
         once all are in (its result stored here, as a worker stores a whole file's)."""
-        if job.parts == 1:
+        if not job.parts:
             self._done(job.index, outcome)
             return
         split = self.splits[job.index]
@@ -801,10 +866,9 @@ class _Run:
             return
         del self.splits[job.index]
         selector, _ = _settings_for(job.path, self.selector, self.context, self.resolver)
-        merged = split.merged(self._rules(), selector)
-        if self.cache is not None and split.key is not None:
-            _store(self.cache, split.key, merged)
-        self._done(job.index, merged)
+        split.result = split.merged(self._rules(), selector)
+        if split.position is not None:
+            self._settled(split)
 
     def _done(self, position: int, outcome: FileOutcome) -> None:
         self.outcomes[position] = collected(outcome, self.keep_statements)
@@ -834,11 +898,11 @@ class _Run:
         rules = self._rules()
         session = self.tier2.session()
         for job in held:
-            if job.parts > 1:  # no pool to share it: linted whole, once
-                if job.part:
-                    continue
-                split = self.splits.pop(job.index)
-                job = _Job(job.index, job.path, len(split.data), split.key)
+            if job.parts:  # no pool to share it: linted whole, once
+                split = self.splits.pop(job.index, None)
+                if split is None or split.position is None:
+                    continue  # its other parts' job, or a file started early and not met
+                job = _Job(split.position, job.path, len(split.data), split.key)
             file_selector, file_context = _settings_for(job.path, self.selector, self.context,
                                                         self.resolver)
             outcome = _lint_job(job, rules, file_context, file_selector,
