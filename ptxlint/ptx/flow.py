@@ -33,8 +33,8 @@ class WriteAnalysis:
 
     The paths are followed the first time ``definite`` or ``entry`` is read: PTX104 reads only
     ``writes``, and PTX103, PTX105 and PTX106 ask about paths only of a template that may skip
-    an instruction, reads an output or writes an input (over CUTLASS's include/, 2,700
-    templates with a wgmma's 128 outputs each, of which 45 have a guard or a branch)."""
+    an instruction, reads an output or writes an input. Paths followed: CUTLASS's include/
+    2,693 -> 22 templates (many of them a wgmma's 128 outputs), the CUDA headers 2,102 -> 76."""
 
     def __init__(
         self,
