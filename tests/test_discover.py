@@ -317,3 +317,33 @@ def test_compile_patterns_strict_rejects_malformed() -> None:
 
 def test_default_extensions() -> None:
     assert ".cu" in DEFAULT_EXTENSIONS and ".cuh" in DEFAULT_EXTENSIONS
+
+
+def test_reading_probe_reads_each_file_once_for_discovery_and_the_runner(
+    tmp_path, monkeypatch
+) -> None:
+    from ptxlint.run import discover as discover_module
+
+    (tmp_path / "a.cu").write_text('__device__ void f() { asm("membar.gl;"); }\n')
+    (tmp_path / "b.cu").write_bytes(b"int x;\0\n")  # binary: a note, never handed on
+    opened: list[str] = []
+    original = discover_module._open
+
+    def counting(path: str):
+        opened.append(os.path.basename(path))
+        return original(path)
+
+    monkeypatch.setattr(discover_module, "_open", counting)
+    probe = discover_module.ReadingProbe()
+    limit = discover_module.DEFAULT_MAX_FILE_SIZE  # discovery's, which the probe is given
+    taken: dict[str, bytes | None] = {}
+
+    def on_file(found) -> None:
+        taken[os.path.basename(found.path)] = probe.take(found.path, limit)[0]
+
+    found = discover([str(tmp_path)], probe=probe, on_file=on_file)
+    assert taken == {"a.cu": (tmp_path / "a.cu").read_bytes()}
+    assert [s.reason for s in found.skipped] == [discover_module.REASON_BINARY]
+    assert sorted(opened) == ["a.cu", "b.cu"]  # once each
+    assert probe.take(str(tmp_path / "a.cu"), limit)[0] is not None  # not kept: read again
+    assert opened.count("a.cu") == 2

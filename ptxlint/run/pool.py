@@ -8,9 +8,12 @@ jobs), not by the main process before the pool starts. That serial phase was 19%
 headers' ``-j 1`` CPU. Measured over the CUDA 13 headers and CUTLASS's include/ together on a
 16-core host, each pair in one run: ``-j 16`` took 3.18-3.83 s against 4.05-4.08 s, and
 4.28-4.87 s against 4.86-6.37 s; the main process's CPU at ``-j 2`` fell from 1.36 to 0.73 s.
-What bounds ``-j 16`` now is the run's biggest file (CUTLASS's 2.9 MB GMMA header: 1.8-2.9 s
-alone, 2.3-3.7 s beside 15 busy workers), which starts a second in, once the CUDA tree ahead of
-it on the command line has been walked; every other worker is idle from about 2 s.
+The run's biggest files, CUTLASS's GMMA headers, bounded ``-j 16``: one worker each, started
+once the CUDA tree ahead of them on the command line had been read. They are now linted in
+parts and handed over before discovery reads the tree (``ptxlint.run.file_parts``); on the
+16-core host, with the parts but not yet the early hand-over, ``-j 16`` took 2.34-2.67 s
+(workers' CPU 24-31 s, 1.8x the ``-j 1`` CPU: the 16 busy cores run slower, and each worker
+reads again the headers its files include).
 
 Order: the biggest file first, alone, so that no big file starts last; a worker is given at
 most one batch beyond the one it is on (``workers + 1`` in flight), so a big file found late

@@ -41,6 +41,7 @@ from ptxlint.run.discover import (
     DEFAULT_EXTENSIONS,
     DiscoveredFile,
     Discovery,
+    ReadingProbe,
     decode_source,
     discover,
     is_error_reason,
@@ -479,43 +480,6 @@ def _judge(path: str, data: bytes) -> tuple[int, tuple[tuple[str, ...], tuple[st
     return verdict, include_graph.of_file(path, names, checked)
 
 
-class _Probe:
-    """Discovery's probe (why a file cannot be linted), which reads the whole file: the
-    runner, asked about that file next (``admit``), takes those bytes (``take``) rather than
-    opening it again. A probe of the file's head cost an open, a stat and a read more per file
-    (5,248 opens for the CUDA headers' and CUTLASS's 2,624 files instead of 2,624). A file whose
-    stat the index knows is not read at all: it was read whole before, so neither too large
-    then nor binary."""
-
-    def __init__(self, index: FileIndex | None) -> None:
-        self.index = index
-        self._kept: tuple[str, int, bytes, os.stat_result | None] | None = None
-
-    def __call__(self, path: str, max_file_size: int) -> str | None:
-        index = self.index
-        if index is not None:
-            record = index.known(os.path.abspath(path))
-            if record is not None and record[0] is not None and (
-                max_file_size <= 0 or record[0][0] <= max_file_size
-            ):
-                return None
-        data, reason, st = read_bytes_stat(path, max_file_size)
-        if data is None:
-            return reason
-        self._kept = (path, max_file_size, data, st)
-        return None
-
-    def take(
-        self, path: str, max_file_size: int
-    ) -> tuple[bytes | None, str | None, os.stat_result | None]:
-        """``read_bytes_stat(path, max_file_size)``: what the probe of ``path`` read, if it was
-        the last probed, else read now."""
-        kept, self._kept = self._kept, None
-        if kept is not None and kept[0] == path and kept[1] == max_file_size:
-            return kept[2], None, kept[3]
-        return read_bytes_stat(path, max_file_size)
-
-
 def _settings_for(
     path: str, selector: RuleSelector, context: RuleContext, resolver: ConfigResolver | None
 ) -> tuple[RuleSelector, RuleContext]:
@@ -670,7 +634,7 @@ class _Run:
         # files linted in parts, by position (by a negative number: started early, ``early``)
         self.splits: dict[int, file_parts.Split] = {}
         self.early: dict[str, file_parts.Split] = {}  # started before discovery met them
-        self.probe = _Probe(index)
+        self.probe = ReadingProbe(index)
         self.done = 0
         self.walking = True  # until discovery ends, more files may come
         self.serial = jobs <= 1 or fix_mode is not None
