@@ -240,6 +240,11 @@ __device__ float max3(float a, float b, float c) {
     # an #error that only some configurations reach removes nothing
     maybe = error.replace("(__CUDA_ARCH__ < 1000)", "(__CUDA_ARCH__ < 1000) && USE_MAX3")
     assert len(lint_text(maybe + kernel, select=("PTX401",))) == 1
+    # the directive however it is spaced; the word alone (a comment, an identifier) is none
+    for spelled in ("#  error", "  #\terror", "# error"):
+        assert lint_text(error.replace("#error", spelled) + kernel, select=("PTX401",)) == []
+    words = "// an error here is cudaErrorInvalidValue\nint error_count;\n"
+    assert len(lint_text(words + kernel, select=("PTX401",))) == 1
 
 
 # --------------------------------------------------------------------------- issue 16b: f targets

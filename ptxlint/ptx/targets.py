@@ -135,6 +135,10 @@ def admitted_targets(
 
 
 _ERROR = re.compile(r"^[ \t]*#[ \t]*error\b", re.M)
+# ``_ERROR`` without its line anchor: a search that starts from each '#' (a literal first)
+# rather than trying every line, for the files that spell no #error (71 of the 77 asm files of
+# the CUDA headers and CUTLASS's include/ that say "error": 20 -> 10 ms)
+_ANY_ERROR = re.compile(r"#[ \t]*error\b")
 _EXCLUDED: dict[int, tuple[SourceFile, frozenset[Target]]] = {}
 file_memos.register(_EXCLUDED.clear)
 
@@ -149,7 +153,7 @@ def excluded_by_errors(source: SourceFile) -> frozenset[Target]:
         return cached[1]
     found: set[Target] = set()
     text = source.text
-    if "error" in text:
+    if "error" in text and _ANY_ERROR.search(text) is not None:
         from ptxlint.frontends.cxx.guards import FileGuards  # only files with an #error need it
 
         file_guards: FileGuards | None = None
