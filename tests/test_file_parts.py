@@ -308,3 +308,26 @@ def test_a_big_file_is_handed_to_the_pool_before_discovery_meets_it(
     assert sorted(early) == ["crafted.cu", "crafted_copy.cuh", "small.cu"]  # not skipped.cu
     assert parted == whole
     assert "skipped.cu" not in parted
+
+
+def test_a_file_started_early_and_left_to_this_process_is_linted_whole_once(
+    tmp_path, capsys, cut_everywhere: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # one file, started early as one part: too little work for the pool to start, so this
+    # process lints the job it holds, whole
+    monkeypatch.setattr(file_parts, "PART_STATEMENTS", 10**6)
+    (tmp_path / "alone.cu").write_text(CRAFTED)
+    tree = str(tmp_path)
+    whole = _check([tree, "--no-cache", "-j", "1", "--output-format", "json"], capsys)
+    early: list[int] = []
+    original = runner._Run.start_early
+
+    def spy(self: runner._Run, *args: object) -> None:
+        original(self, *args)  # type: ignore[arg-type]
+        early.extend(len(split.outcomes) for split in self.early.values())
+
+    monkeypatch.setattr(runner._Run, "start_early", spy)
+    alone = _check([tree, "--no-cache", "-j", "4", "--output-format", "json"], capsys)
+    assert early == [1] and cut_everywhere == []  # started as one part, never merged
+    assert alone == whole
+    assert json.loads(alone)["findings"]
