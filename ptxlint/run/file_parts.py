@@ -5,7 +5,9 @@ Linted whole, one file is one worker's: over the CUDA 13 headers and CUTLASS's i
 about 1.4 s of CPU apiece) while the other workers had nothing left. ``parts`` cuts such a file
 when the pool is wide enough; each part parses the file and lints its share of the statements
 (``ptxlint.engine_parts``: why the merge is exactly the whole file's lint), and ``Split``
-collects the parts' outcomes in this process and merges them once all are in.
+collects the parts' outcomes in this process and merges them once all are in. A wide pool
+gets the files of ``PART_BYTES`` or more before discovery reads the tree, cut or as one part
+(``runner._Run.start_early``), so that the biggest work starts first.
 
 How many parts (``parts``): a part's fixed cost is the whole file's parse and what is read
 once per file (0.35 s of a GMMA header's 1.4 s); only the statements' work divides. So a file
