@@ -51,8 +51,9 @@ def spells_volatile_underscores(source: SourceFile) -> bool:
     """The file writes ``__volatile__`` somewhere (a fix then spells the qualifier so). Kept
     for the last file: PTX101's fix asks for each finding (266 searches of their files' text
     over the CUDA headers)."""
-    if _VOLATILE and _VOLATILE[0][0] is source:
-        return _VOLATILE[0][1]
+    for last in _VOLATILE[:1]:  # one read (threads share it): the entry, or none
+        if last[0] is source:
+            return last[1]
     answer = "__volatile__" in source.text
     _VOLATILE[:] = [(source, answer)]
     return answer

@@ -880,8 +880,9 @@ file_memos.register(_MAKERS.clear)
 
 
 def _spells_shared_makers(source: SourceFile) -> bool:
-    if _MAKERS and _MAKERS[0][0] is source:
-        return _MAKERS[0][1]
+    for last in _MAKERS[:1]:  # one read (threads share it): the entry, or none
+        if last[0] is source:
+            return last[1]
     text = source.text
     found = any(maker in text for maker in _SHARED_MAKERS)
     _MAKERS[:] = [(source, found)]

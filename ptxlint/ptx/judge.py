@@ -229,8 +229,9 @@ def _ref_classes(facts: _Facts, typed_floats: bool) -> list[OperandClass]:
     """``operand_class`` of a ``%N`` naming each asm operand, from the statement's constraint
     facts: one pass over the operands, where a class per reference was two calls (CUTLASS's
     wgmma statements name 200,000 operands, each once). Kept for the last statement."""
-    if _LAST_CLASSES and _LAST_CLASSES[0][0] is facts and _LAST_CLASSES[0][1] is typed_floats:
-        return _LAST_CLASSES[0][2]
+    for last in _LAST_CLASSES[:1]:  # one read (threads share it): the entry, or none
+        if last[0] is facts and last[1] is typed_floats:
+            return last[2]
     table = _TYPED_CLASS if typed_floats else _BITS_TABLE
     classes = [
         _UNKNOWN if opaque
