@@ -216,16 +216,21 @@ def _extract_seconds(text: str) -> float:
     from ptxlint.engine import extract_statements
     from ptxlint.model import SourceFile
 
-    started = time.perf_counter()
-    extract_statements(SourceFile("hostile.cu", text))
-    return time.perf_counter() - started
+    # CPU time, the least of three: other processes on a loaded machine (a CI runner's
+    # other jobs) stretch wall time, not this process's own work
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        extract_statements(SourceFile("hostile.cu", text))
+        best = min(best, time.process_time() - started)
+    return best
 
 
 @pytest.mark.parametrize("unit", ["asm(", "asm(\n", "asm volatile(\"", "#define M asm(asm(\n"])
 def test_unterminated_asm_is_linear(unit):
     small = _extract_seconds(unit * 500)
     large = _extract_seconds(unit * 2000)
-    # quadratic would be 16x; allow noise on a loaded machine, and an absolute floor
+    # quadratic would be 16x; allow noise, and an absolute floor
     assert large < max(0.5, 8 * small), (small, large)
 
 
@@ -270,7 +275,7 @@ def test_if_is_evaluated_with_64_bit_integers():
 
     from ptxlint.frontends.cxx.preproc import evaluate
 
-    started = time.perf_counter()
+    started = time.process_time()  # CPU: a loaded machine stretches only wall time
     assert evaluate("(1<<4000000000)*(1<<4000000000)") is None  # shift past 63: undefined
     assert evaluate("(1<<62)*4 == 0") is True  # wraps like intmax_t
     assert evaluate("-7/2 == -3 && -7%2 == -1") is True  # C truncates toward zero
@@ -278,7 +283,7 @@ def test_if_is_evaluated_with_64_bit_integers():
     assert evaluate("(" * 5000 + "1" + ")" * 5000) is None  # too deep: unknown, not a crash
     assert evaluate("!" * 5000 + "1") is None
     assert evaluate("__cplusplus >= 201103L") is True
-    assert time.perf_counter() - started < 2
+    assert time.process_time() - started < 2  # arbitrary precision would take minutes
 
 
 def test_a_cpp_file_with_a_huge_if_is_cheap(tmp_path):

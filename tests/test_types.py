@@ -737,10 +737,10 @@ def test_many_operands_in_a_large_file_are_cheap() -> None:
     source = "typedef unsigned u32;\nstruct S { int a; };\n" + functions
     resolver = resolver_for(source)
     offsets = [source.index(f'"r"(a{i})') + 4 for i in range(600)]
-    start = time.perf_counter()
+    start = time.process_time()  # CPU: a loaded machine stretches only wall time
     for i, offset in enumerate(offsets):
         assert shape(resolver.resolve(f"a{i}", offset)) == ("unsigned int", "integer", 4)
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0  # a scan of the file per look-up takes minutes
 
 
 def test_names_inside_macro_bodies_are_unknown() -> None:
