@@ -16,16 +16,13 @@ from ptxlint.frontends.cxx.reading_memo import (
     C_LETTERS,
     C_MODIFIERS,
     C_OPAQUE,
-    C_SPAN,
     C_TEXT,
     O_CONSTRAINT,
     O_CTYPE,
     O_EXPRESSION,
-    O_EXPRESSION_SPAN,
     O_INDEX,
     O_NAME,
     O_ROLE,
-    O_SPAN,
     PIECE_KIND,
     PIECE_SPAN,
     PIECE_TEXT_END,
@@ -56,6 +53,8 @@ from ptxlint.model import (
     Span,
     Template,
     TemplatePiece,
+    set_constraint_start,
+    set_operand_offsets,
 )
 
 # The reader's fast path. Most statements are plain: a template of string literals, and operands
@@ -372,35 +371,26 @@ def _plain_operands(
                 return None
         if "asm" in expr or name in KEYWORD_WORDS:
             return None  # an asm keyword inside would have ended the token stream
-        con_end = con_at + len(con)
         modifiers, letters = constraint_parts(con)
         expression = expr.strip()
         # where nothing was stripped (most), it starts where it is spelled
         expr_start = expr_at if expression is expr else expr_at + len(expr) - len(expr.lstrip())
-        span = new(Span)
-        SPAN_START(span, con_at - 1)
-        SPAN_END(span, con_end + 1)
+        # Operand(len(operands), role, Constraint(con, modifiers, letters, span), expression,
+        # ...), filled slot by slot, its spans and its constraint's made when first read
         constraint = new(Constraint)
         C_TEXT(constraint, con)
         C_MODIFIERS(constraint, modifiers)
         C_LETTERS(constraint, letters)
-        C_SPAN(constraint, span)
         C_OPAQUE(constraint, False)
+        set_constraint_start(constraint, con_at - 1)  # its opening quote
         operand = new(Operand)
         O_INDEX(operand, len(operands))
         O_ROLE(operand, role)
         O_CONSTRAINT(operand, constraint)
         O_EXPRESSION(operand, expression)
-        span = new(Span)
-        SPAN_START(span, expr_start)
-        SPAN_END(span, expr_start + len(expression))
-        O_EXPRESSION_SPAN(operand, span)
-        span = new(Span)
-        SPAN_START(span, op_at)
-        SPAN_END(span, close + 1)
-        O_SPAN(operand, span)
         O_NAME(operand, name)
         O_CTYPE(operand, None)
+        set_operand_offsets(operand, (op_at, close + 1, expr_start))
         operands.append(operand)
         if sep == '"' or sep == "[":  # nvcc's missing comma (see _split_operands)
             pos = tail.start("sep")

@@ -59,6 +59,10 @@ from ptxlint.model import (
     Span,
     Template,
     TemplatePiece,
+    constraint_start,
+    operand_offsets,
+    set_constraint_start,
+    set_operand_offsets,
     slot_setters,
 )
 
@@ -293,31 +297,25 @@ def _moved(raw: RawStatement, d: int) -> RawStatement:
     T_PIECES(template, tuple(pieces))
     operands: list[Operand] = []
     for was_operand in raw.operands:
+        # the plain reader's objects, their spans (still to be made, or made since) moved
         was_constraint = was_operand.constraint
-        span = new(Span)
-        SPAN_START(span, was_constraint.span.start + d)
-        SPAN_END(span, was_constraint.span.end + d)
+        at = constraint_start(was_constraint)
+        assert at is not None  # the plain reader made it
         constraint = new(Constraint)
         C_TEXT(constraint, was_constraint.text)
         C_MODIFIERS(constraint, was_constraint.modifiers)
         C_LETTERS(constraint, was_constraint.letters)
-        C_SPAN(constraint, span)
         C_OPAQUE(constraint, was_constraint.opaque)
+        set_constraint_start(constraint, at + d)
         operand = new(Operand)
         O_INDEX(operand, was_operand.index)
         O_ROLE(operand, was_operand.role)
         O_CONSTRAINT(operand, constraint)
         O_EXPRESSION(operand, was_operand.expression)
-        span = new(Span)
-        SPAN_START(span, was_operand.expression_span.start + d)
-        SPAN_END(span, was_operand.expression_span.end + d)
-        O_EXPRESSION_SPAN(operand, span)
-        span = new(Span)
-        SPAN_START(span, was_operand.span.start + d)
-        SPAN_END(span, was_operand.span.end + d)
-        O_SPAN(operand, span)
         O_NAME(operand, was_operand.symbolic_name)
         O_CTYPE(operand, None)
+        start, end, expression_start = operand_offsets(was_operand)
+        set_operand_offsets(operand, (start + d, end + d, expression_start + d))
         operands.append(operand)
     qualifiers: list[Qualifier] = []
     for was_qualifier in raw.qualifiers:

@@ -1,0 +1,143 @@
+"""Operand and constraint spans made when first read (ptxlint.model: ``set_operand_offsets``,
+``set_constraint_start``): the plain reader leaves them to be made, and every way of reading an
+operand (attributes, ==, hash, repr, copies, pickles, ``dataclasses.replace``) sees the values
+an operand made with its spans has."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+
+import pytest
+
+from ptxlint.frontends.cxx import reading_memo
+from ptxlint.frontends.cxx.plain_reader import read_plain
+from ptxlint.model import (
+    Constraint,
+    Operand,
+    SourceFile,
+    Span,
+    constraint_start,
+    expression_start,
+    operand_offsets,
+)
+
+_STATEMENT = 'asm volatile("add.s32 %0, %1, %2;" : "=r"(d) : [x] "r"( a + 1 ), "n"(N));'
+
+
+def _made(value: object, owner: type, name: str) -> bool:
+    """Whether the slot ``name`` of ``value`` holds something (not left to be made)."""
+    try:
+        owner.__dict__[name].__get__(value, owner)
+    except AttributeError:
+        return False
+    return True
+
+
+def _read(text: str, prefix: str = "") -> tuple[str, tuple[Operand, ...]]:
+    whole = prefix + text
+    raw = read_plain(SourceFile("t.cu", whole), len(prefix), "asm")
+    assert raw is not None
+    return whole, raw.operands
+
+
+def _eager(operand: Operand) -> Operand:
+    """The same operand made through the constructors, every span given."""
+    constraint = operand.constraint
+    return Operand(
+        operand.index,
+        operand.role,
+        Constraint(constraint.text, constraint.modifiers, constraint.letters,
+                   Span(constraint.span.start, constraint.span.end), constraint.opaque),
+        operand.expression,
+        Span(operand.expression_span.start, operand.expression_span.end),
+        Span(operand.span.start, operand.span.end),
+        operand.symbolic_name,
+        operand.ctype,
+    )  # fmt: skip
+
+
+def test_plain_operands_leave_their_spans_to_be_made() -> None:
+    _, operands = _read(_STATEMENT)
+    for operand in operands:
+        assert not _made(operand, Operand, "span")
+        assert not _made(operand, Operand, "expression_span")
+        assert not _made(operand.constraint, Constraint, "span")
+
+
+def test_spans_made_on_first_read_cover_what_they_name() -> None:
+    text, operands = _read(_STATEMENT, prefix="int pad;\n  ")
+    spelled = [
+        (text[o.span.start : o.span.end], text[o.constraint.span.start : o.constraint.span.end],
+         text[o.expression_span.start : o.expression_span.end])
+        for o in operands
+    ]  # fmt: skip
+    assert spelled == [
+        ('"=r"(d)', '"=r"', "d"),
+        ('[x] "r"( a + 1 )', '"r"', "a + 1"),
+        ('"n"(N)', '"n"', "N"),
+    ]
+    assert all(_made(o, Operand, "span") and _made(o.constraint, Constraint, "span")
+               for o in operands)  # fmt: skip
+    # a second read is the object the first one made
+    assert operands[1].span is operands[1].span
+
+
+def test_every_way_of_reading_sees_the_values_of_an_operand_made_whole() -> None:
+    for operand in _read(_STATEMENT)[1]:
+        eager = _eager(operand)
+        lazy = _read(_STATEMENT)[1][operand.index]
+        assert lazy == eager and hash(lazy) == hash(eager)
+        for read in (
+            lambda o: o,
+            copy.copy,
+            copy.deepcopy,
+            lambda o: pickle.loads(pickle.dumps(o)),
+            lambda o: dataclasses.replace(o),
+        ):
+            assert read(_read(_STATEMENT)[1][operand.index]) == eager
+        assert repr(_read(_STATEMENT)[1][operand.index]) == repr(eager)
+        assert dataclasses.asdict(_read(_STATEMENT)[1][operand.index]) == dataclasses.asdict(eager)
+
+
+def test_offsets_are_read_without_making_a_span() -> None:
+    text, operands = _read(_STATEMENT)
+    operand = operands[1]
+    assert text[expression_start(operand) :].startswith("a + 1")
+    start, end, at = operand_offsets(operand)
+    assert text[start:end] == '[x] "r"( a + 1 )' and at == expression_start(operand)
+    assert text[constraint_start(operand.constraint) or 0 :].startswith('"r"')
+    assert not _made(operand, Operand, "expression_span") and not _made(operand, Operand, "span")
+    # and the same answers for operands made with their spans
+    eager = _eager(operand)
+    assert operand_offsets(eager) == (start, end, at) and expression_start(eager) == at
+    assert constraint_start(eager.constraint) is None
+
+
+def test_a_moved_reading_has_its_spans_at_its_new_place() -> None:
+    reading_memo.MEMO.clear()
+    first = "__device__ void f() { " + _STATEMENT + " }\n"
+    shift = "// a comment that moves the statement\n"
+    kept = read_plain(SourceFile("a.cu", first), first.index("asm"), "asm")
+    assert kept is not None
+    start = first.index("asm")
+    reading_memo.remember(first, start, "asm", kept)
+    second = shift + first
+    moved = reading_memo.recall(second, start + len(shift), kept.end + len(shift), "asm")
+    assert moved is not None
+    direct = read_plain(SourceFile("b.cu", second), start + len(shift), "asm")
+    assert direct is not None
+    assert moved.operands == direct.operands
+    # moving made none of the kept reading's spans
+    assert not any(_made(o, Operand, "span") for o in kept.operands)
+    reading_memo.MEMO.clear()
+
+
+def test_other_missing_attributes_still_raise() -> None:
+    operand = _read(_STATEMENT)[1][0]
+    with pytest.raises(AttributeError):
+        operand.no_such_field  # type: ignore[attr-defined]  # noqa: B018
+    with pytest.raises(AttributeError):
+        operand.constraint.no_such_field  # type: ignore[attr-defined]  # noqa: B018
+    assert not hasattr(operand, "no_such_field")
