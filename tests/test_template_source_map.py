@@ -1,0 +1,89 @@
+"""A plain template's source map made when first read (``plain_reader.LiteralMap``,
+``model.set_source_map``): the arrays the token path makes, at the statement's place (moved
+readings too), and every way of reading a template sees them."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+
+from ptxlint.frontends.cxx import extract as ex
+from ptxlint.frontends.cxx import reading_memo
+from ptxlint.frontends.cxx.statement_reader import DECODED_CHARS
+from ptxlint.model import Offsets, SourceFile, Template, source_map
+
+_LONG = "mov.b32 %0, %1;\\n\\t" * (DECODED_CHARS // 8)  # decoded where it is, not memoised
+_TEMPLATES = [
+    '"nop;"',
+    '""',
+    '"add.u32 %0, %1, 1;\\n\\t" "nop;"',
+    '"a\\x41\\101\\"b" "" "\\\\"',
+    f'"{_LONG}" "ret;"',
+    '"\\\n  bar.sync 0;"',  # a line continuation inside the literal
+]
+
+
+def _made(template: Template) -> bool:
+    try:
+        Template.__dict__["char_starts"].__get__(template, Template)
+    except AttributeError:
+        return False
+    return True
+
+
+def _both(template: str, pad: str = "") -> tuple[Template, Template]:
+    text = f'{pad}void f(int a) {{ asm volatile({template} : "=r"(a)); }}\n'
+    source = SourceFile("t.cu", text)
+    start = text.index("asm")
+    plain = ex.read_plain(source, start, "asm")
+    tokens = ex.StatementReader(source, ex.code_tokens(text, start), ex.NoPieces(), False).read()
+    assert plain is not None and tokens is not None
+    return plain.template, tokens.template
+
+
+def test_the_map_is_made_only_when_read_and_is_the_token_paths() -> None:
+    for literals in _TEMPLATES:
+        plain, tokens = _both(literals, pad="int x;\n")
+        assert not _made(plain) and source_map(plain) is not None
+        assert source_map(tokens) is None  # made with its arrays
+        assert type(plain.char_ends) is Offsets and _made(plain)
+        assert list(plain.char_starts) == list(tokens.char_starts), literals
+        assert list(plain.char_ends) == list(tokens.char_ends), literals
+        n = len(plain.text)
+        for a in range(0, n + 1, max(1, n // 7)):
+            assert plain.source_span(a, a + 3) == tokens.source_span(a, a + 3)
+
+
+def test_every_way_of_reading_an_unmade_map_sees_the_arrays() -> None:
+    for literals in _TEMPLATES:
+        tokens = _both(literals)[1]
+        for read in (
+            lambda t: t,
+            copy.copy,
+            copy.deepcopy,
+            lambda t: pickle.loads(pickle.dumps(t)),
+            lambda t: dataclasses.replace(t),
+        ):
+            assert read(_both(literals)[0]) == tokens, literals
+        assert hash(_both(literals)[0]) == hash(tokens)
+        assert repr(_both(literals)[0]) == repr(tokens)
+
+
+def test_a_recalled_template_maps_to_its_new_place() -> None:
+    reading_memo.MEMO.clear()
+    for literals in _TEMPLATES:
+        text = f'void f(int a) {{ asm volatile({literals} : "=r"(a)); }}\n'
+        start = text.index("asm")
+        kept = ex.read_plain(SourceFile("a.cu", text), start, "asm")
+        assert kept is not None
+        reading_memo.remember(text, start, "asm", kept)
+        pad = "// moved\n" * 5
+        there = pad + text
+        moved = reading_memo.recall(there, start + len(pad), kept.end + len(pad), "asm")
+        assert moved is not None
+        direct = _both(literals, pad=pad)[1]
+        assert not _made(moved.template)
+        assert moved.template == direct
+        assert not _made(kept.template)  # moving made nothing of the kept reading
+    reading_memo.MEMO.clear()
