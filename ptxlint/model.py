@@ -433,6 +433,20 @@ def expression_start(operand: Operand) -> int:
         return operand.expression_span.start
 
 
+def expressions(operands: Sequence[Operand]) -> list[tuple[str, int]]:
+    """(``expression``, ``expression_span.start``) of each of ``operands``, without making a
+    span still to be made: what typing reads of every operand, in one call a statement."""
+    offsets_of = _O_AT.__get__
+    pairs = []
+    for operand in operands:
+        try:
+            start = offsets_of(operand, Operand)[2]
+        except AttributeError:  # made with its spans
+            start = operand.expression_span.start
+        pairs.append((operand.expression, start))
+    return pairs
+
+
 def operand_offsets(operand: Operand) -> tuple[int, int, int]:
     """(``span.start``, ``span.end``, ``expression_span.start``) of ``operand``, without
     making a span still to be made."""

@@ -20,6 +20,7 @@ from ptxlint.model import (
     Span,
     constraint_start,
     expression_start,
+    expressions,
     operand_offsets,
 )
 
@@ -108,10 +109,14 @@ def test_offsets_are_read_without_making_a_span() -> None:
     start, end, at = operand_offsets(operand)
     assert text[start:end] == '[x] "r"( a + 1 )' and at == expression_start(operand)
     assert text[constraint_start(operand.constraint) or 0 :].startswith('"r"')
-    assert not _made(operand, Operand, "expression_span") and not _made(operand, Operand, "span")
+    pairs = expressions(operands)
+    assert not any(_made(o, Operand, "expression_span") or _made(o, Operand, "span")
+                   for o in operands)  # fmt: skip
+    assert pairs == [(o.expression, o.expression_span.start) for o in operands]
     # and the same answers for operands made with their spans
     eager = _eager(operand)
     assert operand_offsets(eager) == (start, end, at) and expression_start(eager) == at
+    assert expressions([_eager(o) for o in operands]) == pairs
     assert constraint_start(eager.constraint) is None
 
 

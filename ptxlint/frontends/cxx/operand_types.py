@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 import tree_sitter
 
-from ptxlint.model import CType, Operand, OperandTypes, expression_start
+from ptxlint.model import CType, Operand, OperandTypes, expressions
 
 # What extraction hands over: ``TypeResolver`` (called as ``resolve``; ``resolve_operands``
 # where the statement is its keyword's ancestors) or any callable of that shape.
@@ -52,7 +52,7 @@ class StatementTypes(OperandTypes):
             lookup, operands = self._lookup, self._operands
             if lookup is None:
                 return  # settled by another read
-            pairs = [(op.expression, expression_start(op)) for op in operands]
+            pairs = expressions(operands)
             self.give(operands, _types(lookup, pairs, self._at, self._statement))
             # the resolver holds the file's tree: nothing more is asked of it
             self._lookup = self._statement = None
