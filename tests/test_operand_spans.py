@@ -15,6 +15,7 @@ from ptxlint.frontends.cxx import reading_memo
 from ptxlint.frontends.cxx.plain_reader import read_plain
 from ptxlint.model import (
     Constraint,
+    MadeOnRead,
     Operand,
     SourceFile,
     Span,
@@ -29,8 +30,11 @@ _STATEMENT = 'asm volatile("add.s32 %0, %1, %2;" : "=r"(d) : [x] "r"( a + 1 ), "
 
 def _made(value: object, owner: type, name: str) -> bool:
     """Whether the slot ``name`` of ``value`` holds something (not left to be made)."""
+    field = owner.__dict__[name]
+    if isinstance(field, MadeOnRead):
+        return field.made(value)
     try:
-        owner.__dict__[name].__get__(value, owner)
+        field.__get__(value, owner)
     except AttributeError:
         return False
     return True
@@ -146,3 +150,15 @@ def test_other_missing_attributes_still_raise() -> None:
     with pytest.raises(AttributeError):
         operand.constraint.no_such_field  # type: ignore[attr-defined]  # noqa: B018
     assert not hasattr(operand, "no_such_field")
+
+
+def test_a_constraint_reads_its_fields_as_plain_slots() -> None:
+    """Only ``span`` is made on read: the class has no ``__getattr__``, which would keep the
+    interpreter from specializing every other field's read (the rules read a constraint's
+    letters, modifiers and opaque flag millions of times)."""
+    assert "__getattr__" not in vars(Constraint)
+    for name in ("text", "modifiers", "letters", "opaque"):
+        assert type(vars(Constraint)[name]).__name__ == "member_descriptor", name
+    assert isinstance(vars(Constraint)["span"], MadeOnRead)
+    with pytest.raises(AttributeError):
+        _read(_STATEMENT)[1][0].constraint.no_such_field  # type: ignore[attr-defined]  # noqa: B018
