@@ -152,13 +152,19 @@ def test_other_missing_attributes_still_raise() -> None:
     assert not hasattr(operand, "no_such_field")
 
 
-def test_a_constraint_reads_its_fields_as_plain_slots() -> None:
-    """Only ``span`` is made on read: the class has no ``__getattr__``, which would keep the
-    interpreter from specializing every other field's read (the rules read a constraint's
-    letters, modifiers and opaque flag millions of times)."""
-    assert "__getattr__" not in vars(Constraint)
-    for name in ("text", "modifiers", "letters", "opaque"):
-        assert type(vars(Constraint)[name]).__name__ == "member_descriptor", name
-    assert isinstance(vars(Constraint)["span"], MadeOnRead)
-    with pytest.raises(AttributeError):
-        _read(_STATEMENT)[1][0].constraint.no_such_field  # type: ignore[attr-defined]  # noqa: B018
+def test_operands_and_constraints_read_their_other_fields_as_plain_slots() -> None:
+    """Only the fields left to be made are made on read: neither class has a ``__getattr__``,
+    which would keep the interpreter from specializing every other field's read (the rules
+    read a constraint's letters, modifiers and opaque flag, an operand's constraint and role,
+    millions of times)."""
+    lazy = {Constraint: {"span"}, Operand: {"span", "expression_span", "ctype"}}
+    for cls, made_on_read in lazy.items():
+        assert "__getattr__" not in vars(cls)
+        for field in dataclasses.fields(cls):
+            kind = type(vars(cls)[field.name])
+            assert (kind is MadeOnRead) == (field.name in made_on_read), (cls, field.name)
+            assert kind is MadeOnRead or kind.__name__ == "member_descriptor", field.name
+    operand = _read(_STATEMENT)[1][0]
+    for value in (operand, operand.constraint):
+        with pytest.raises(AttributeError):
+            value.no_such_field  # type: ignore[union-attr]  # noqa: B018
