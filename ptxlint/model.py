@@ -323,6 +323,11 @@ class MadeOnRead:
             self._slot.__set__(instance, value)
             return value
 
+    @property
+    def slot(self) -> Any:
+        """The slot's own descriptor: what a maker filling the slot sets (``slot_setters``)."""
+        return self._slot
+
     def made(self, instance: object) -> bool:
         """Whether ``instance``'s value is there (given, or made by a read)."""
         try:
@@ -866,7 +871,13 @@ def slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Callable[[object, o
     found = tuple(f.name for f in fields(cls))
     if found != names:
         raise RuntimeError(f"{cls.__name__} has fields {found}, its makers fill {names}")
-    return tuple(cls.__dict__[name].__set__ for name in names)
+    setters = []
+    for name in names:
+        field = cls.__dict__[name]
+        # a field made on read is filled in its slot, as any other (the wrapper's own setter
+        # is a Python call)
+        setters.append((field.slot if isinstance(field, MadeOnRead) else field).__set__)
+    return tuple(setters)
 
 
 _MODEL_LLVM = frozenset({"ConstraintEntry", "CallArgument", "LlvmCall"})

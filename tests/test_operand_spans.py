@@ -23,6 +23,7 @@ from ptxlint.model import (
     expression_start,
     expressions,
     operand_offsets,
+    slot_setters,
 )
 
 _STATEMENT = 'asm volatile("add.s32 %0, %1, %2;" : "=r"(d) : [x] "r"( a + 1 ), "n"(N));'
@@ -168,3 +169,15 @@ def test_operands_and_constraints_read_their_other_fields_as_plain_slots() -> No
     for value in (operand, operand.constraint):
         with pytest.raises(AttributeError):
             value.no_such_field  # type: ignore[union-attr]  # noqa: B018
+
+
+def test_slot_makers_fill_a_field_made_on_read_in_its_slot() -> None:
+    """``slot_setters`` hands out the slot's own setter for a field made on read (the
+    wrapper's is a Python call a field), and a value set so is read back as it is."""
+    names = tuple(f.name for f in dataclasses.fields(Operand))
+    setters = dict(zip(names, slot_setters(Operand, names), strict=True))
+    assert all(type(s).__name__ == "method-wrapper" for s in setters.values())
+    operand = object.__new__(Operand)
+    setters["ctype"](operand, None)
+    setters["span"](operand, Span(1, 2))
+    assert operand.ctype is None and operand.span == Span(1, 2)
