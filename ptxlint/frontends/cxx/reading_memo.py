@@ -37,9 +37,9 @@ One memo per process, least recently used first out, at most ``MEMO_SIZE`` state
 entry holds its reading's objects, about 7.4 KB on that sample (30 MB at 4,096 entries, most
 of it spans, their offsets and the source maps), so the bound is 2,048 (15 MB; less since
 spans and maps are made when first read: over flashinfer's 3,922 plain statements a reading
-took 7.1 KB, now 5.3 KB). On the sample it finds 13,709 of the 15,347 hits that 4,096 entries find (unbounded: 15,637). Where
-statements rarely repeat it buys little: over the CUDA 13 headers (``check -j 1``) it finds 172
-of 3,488 statements (5%).
+took 7.1 KB, now 5.3 KB). On the sample it finds 13,709 of the 15,347 hits that 4,096 entries
+find (unbounded: 15,637). Where statements rarely repeat it buys little: over the CUDA 13
+headers (``check -j 1``) it finds 172 of 3,488 statements (5%).
 """
 
 from __future__ import annotations
