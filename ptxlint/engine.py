@@ -163,12 +163,7 @@ def _lint_kept(
         except Exception as exc:  # Tier 2 is an improvement, never a reason to fail
             result.findings.append(_internal_error(source, "tier2", None, exc))
             result.internal_errors += 1
-    result.statements = statements
-    result.skipped_statements = extracted.skipped
-    result.expanded_macros = extracted.expanded_macros
-    result.unexpanded_macros = extracted.unexpanded_macros
-    result.skipped_invocations = extracted.skipped_invocations
-    result.branch_variants = extracted.branch_variants
+    record_extraction(result, extracted, statements)
     active = active_rules(rules, selector, source.path)
     facts = FileFacts(extracted.parsed) if extracted.parsed is not None else None
     context = dataclasses.replace(
@@ -178,6 +173,18 @@ def _lint_kept(
     finish(result, source, raw, active, selector, extracted.parsed)
     result.seconds = time.perf_counter() - started
     return Linted(result, raw, active, extracted.parsed, extracted=True)
+
+
+def record_extraction(
+    result: FileResult, extracted: ExtractionResult, statements: list[AsmStatement]
+) -> None:
+    """What the front end found, kept on the file's result (a whole file's or one part's)."""
+    result.statements = statements
+    result.skipped_statements = extracted.skipped
+    result.expanded_macros = extracted.expanded_macros
+    result.unexpanded_macros = extracted.unexpanded_macros
+    result.skipped_invocations = extracted.skipped_invocations
+    result.branch_variants = extracted.branch_variants
 
 
 def active_rules(rules: Sequence[Rule], selector: Selector, path: str) -> list[Rule]:

@@ -44,6 +44,7 @@ from ptxlint.engine import (
     active_rules,
     finish,
     parse_template,
+    record_extraction,
     run_rules,
     type_lookup,
     unified_source,
@@ -146,12 +147,7 @@ def _lint_part(
         result.internal_errors += 1
         return Part(result, failed=True)
     statements = extracted.statements
-    result.statements = statements
-    result.skipped_statements = extracted.skipped
-    result.expanded_macros = extracted.expanded_macros
-    result.unexpanded_macros = extracted.unexpanded_macros
-    result.skipped_invocations = extracted.skipped_invocations
-    result.branch_variants = extracted.branch_variants
+    record_extraction(result, extracted, statements)
     active = active_rules(rules, selector, source.path)
     parsed = extracted.parsed
     if parsed is None:  # no statement can be read: nothing for the rules
