@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand, PtxTemplate
-from ptxlint.ptx.effects import lookup, special_register
+from ptxlint.ptx.effects import Ordering, lookup, special_register
 from ptxlint.ptx.template_memo import TemplateMemo
 
 __all__ = ["Effect", "memory_effects", "side_effects"]
@@ -31,24 +31,32 @@ class Effect:
     # statements, which is where ordering belongs.
     asynchronous: bool = False
     position: int = -1  # the instruction's index in the template
-    # the instruction's memory-ordering semantics (``ptxlint.ptx.effects.Ordering.sem``:
-    # "weak", "relaxed", "acquire", "release", "acq_rel", "sc", "volatile", "mmio"), and its
-    # kind ("load", "store", "atomic", "fence", "barrier"); "" where it has none
-    sem: str = ""
-    kind: str = ""
+    # the instruction's memory-ordering semantics and kind; None where it has none
+    ordering: Ordering | None = None
+
+    @property
+    def sem(self) -> str:
+        """``Ordering.sem`` ("weak", "relaxed", "acquire", ...), or "" without an ordering."""
+        return self.ordering.sem if self.ordering is not None else ""
+
+    @property
+    def kind(self) -> str:
+        """``Ordering.kind`` ("load", "store", "atomic", ...), or "" without an ordering."""
+        return self.ordering.kind if self.ordering is not None else ""
 
     @property
     def acquires(self) -> bool:
-        return self.sem in ("acquire", "acq_rel", "sc")
+        return self.ordering is not None and self.ordering.acquires
 
     @property
     def releases(self) -> bool:
-        return self.sem in ("release", "acq_rel", "sc")
+        return self.ordering is not None and self.ordering.releases
 
     @property
     def strong_load(self) -> bool:
         """A load that exists to see another thread's write (relaxed, acquire, volatile, MMIO)."""
-        return self.kind == "load" and self.sem not in ("", "weak")
+        return self.ordering is not None and self.ordering.kind == "load" \
+            and self.ordering.strong
 
 
 def _specials(operands: tuple[PtxOperand, ...]) -> Iterator[PtxOperand]:
@@ -86,7 +94,6 @@ def _side_effects(ptx: PtxTemplate) -> list[Effect]:
         effects = lookup(ins.opcode, ins.modifiers)
         if effects is not None and effects.side_effect:
             order = effects.ordering
-            sem, kind = (order.sem, order.kind) if order is not None else ("", "")
             if order is not None and order.kind == "load" and order.strong:
                 why = f"({order.describe()}) reads memory"  # what other threads write
             elif order is not None and order.strong:
@@ -101,7 +108,7 @@ def _side_effects(ptx: PtxTemplate) -> list[Effect]:
                 why = "has a side effect"
             found.append(Effect(
                 f"'{_mnemonic(ins)}' {why}", ins.opcode_start, ins.opcode_end, position=position,
-                sem=sem, kind=kind,
+                ordering=order,
             ))
         for operand in _specials(ins.operands):
             name, register = special_register(operand.text)
@@ -127,7 +134,6 @@ def _memory_effects(ptx: PtxTemplate) -> list[Effect]:
         if effects is None:
             continue
         order = effects.ordering
-        sem, kind = (order.sem, order.kind) if order is not None else ("", "")
         named = f" ({order.describe()})" if order is not None else ""
         if effects.memory:
             verb = {"read": "reads", "write": "writes", "readwrite": "reads and writes"}[
@@ -145,13 +151,12 @@ def _memory_effects(ptx: PtxTemplate) -> list[Effect]:
                     # is ordered against the C++ stores before it by this statement only
                     asynchronous=effects.async_proxy and not effects.orders_memory,
                     position=position,
-                    sem=sem,
-                    kind=kind,
+                    ordering=order,
                 )
             )
         elif effects.orders_memory:
             found.append(Effect(
                 f"'{_mnemonic(ins)}'{named} orders memory", ins.opcode_start, ins.opcode_end,
-                position=position, sem=sem, kind=kind,
+                position=position, ordering=order,
             ))
     return found
