@@ -34,6 +34,16 @@ def test_the_worker_module_imports_only_the_standard_library() -> None:
     )
 
 
+def test_initialize_is_answered_without_an_event_loop_library() -> None:
+    # asyncio (with ssl, socket and selectors) is a fifth of what the server imported before
+    # answering ``initialize``; only the full server's loop needs it, after the early lint
+    code = (
+        "import sys\nimport ptxlint.lsp, ptxlint.lsp.worker, ptxlint.lsp.early\n"
+        "print('asyncio' in sys.modules)"
+    )
+    assert _last_line(code) == "False"
+
+
 @needs_pygls
 def test_the_first_worker_starts_before_pygls_and_the_engine_are_imported() -> None:
     code = """

@@ -14,7 +14,6 @@ long one waits for bytes that never come, and ``10**12`` asks for a terabyte. He
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -115,6 +114,8 @@ async def serve(stop: threading.Event, fd: int, on_body: Callable[[bytes], None]
 
     ``replay``: bodies and problems read before (``early``), handed over first, in order;
     ``frames``: the reader they came from, holding the bytes read past them."""
+    import asyncio  # only the full server's loop: the early reader answers before it exists
+
     for item in replay:
         if isinstance(item, str):
             on_problem(item)

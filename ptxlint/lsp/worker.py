@@ -14,7 +14,6 @@ size); hover asks the worker for the instruction under the cursor (``instruction
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import multiprocessing
@@ -32,6 +31,8 @@ from ptxlint.run import orphan_guard
 # worker, before it imports pygls or any of the engine (``ptxlint.lsp.run_from_args``). The
 # worker, a fresh interpreter, imports the engine in its first call (``_warm``).
 if TYPE_CHECKING:
+    import asyncio
+
     from ptxlint.engine import FileResult
     from ptxlint.fix import FixOutcome
     from ptxlint.lsp.linting import Linter
@@ -194,6 +195,8 @@ class LintService:
     async def started(self, timeout_s: float = STARTUP_S) -> None:
         """Wait until the first worker has loaded (at most ``timeout_s``); never raises: a
         worker that could not start is started again by the first call that needs it."""
+        import asyncio  # here: the early reader answers before this process needs a loop
+
         first = self._slots[0] if self._slots else None
         if first is not None:
             with contextlib.suppress(Exception):
@@ -204,6 +207,8 @@ class LintService:
         """Start the other workers after a quiet moment (each call pushes it back)."""
         if all(w is not None for w in self._slots):
             return
+        import asyncio
+
         if self._spare_timer is not None:
             self._spare_timer.cancel()
         loop = asyncio.get_running_loop()
@@ -216,6 +221,8 @@ class LintService:
             return
         started = [self._worker(slot) for slot in range(len(self._slots))]
         if self.on_all_ready is not None:
+            import asyncio
+
             report = self.on_all_ready
             ready = [asyncio.wrap_future(w.ready) for w in started]
 
@@ -271,6 +278,8 @@ class LintService:
         return await self._run("instruction", path, text, offset)
 
     async def _run(self, kind: str, path: str, text: str, argument: Any) -> Reply:
+        import asyncio
+
         for attempt in (1, 2):
             slot = self._slot_for(path)
             worker = self._worker(slot)
