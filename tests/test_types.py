@@ -1271,6 +1271,57 @@ def test_a_statement_typed_in_one_call_is_typed_as_operand_by_operand(warm: bool
     assert got == alone
 
 
+_NAMES_SOURCE = """
+struct S { int m; __device__ void g(unsigned long long q) {
+  asm("" :: "l"(this), "l"(q), "r"(m)); } };
+enum { E = 1 };
+__device__ void n(float x, int y, bool final) {
+  asm("" :: "f"(x), "r"(y), "r"(true), "r"(false), "l"(NULL), "l"(nullptr), "r"(E), "r"(final));
+  { short y = 0; asm("" :: "h"(y), "f"(x), "r"(missing)); }
+  asm("" :: "r"(y), "f"(x), "r"(y,));
+  for (long y = 0; y < 2; ++y) { asm("" :: "l"(y), "f"(x)); double x = 1; asm("" :: "d"(x)); }
+#define M(v) asm("" :: "r"(v))
+  M(y);
+}
+"""
+
+
+@pytest.mark.parametrize("text", ["ascii", "wide"])
+def test_names_typed_without_the_operand_walk_are_typed_as_one_by_one(text: str) -> None:
+    # In an ASCII file, an operand spelled as a name in a statement read without a parse
+    # error is typed from the statement's chain of scopes with no walk of its operand
+    # values; literals that look like names (true, NULL, this), a contextual keyword, a
+    # statement with an error and a non-ASCII file take the walk. The answers are resolve's.
+    source = _NAMES_SOURCE if text == "ascii" else "// \u00e9\n" + _NAMES_SOURCE
+    parsed, calls = _typing_calls(source)
+    one_by_one = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    expected = [shape(one_by_one.resolve(*call)) for call in calls]
+    batched = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    walked: list[int] = []
+    original = batched._operand_values
+
+    def counting(statement):
+        walked.append(1)
+        return original(statement)
+
+    batched._operand_values = counting  # type: ignore[method-assign]
+    got = [
+        shape(answer)
+        for statement, operands in _by_statement(calls)
+        if isinstance(statement, list)
+        for answer in batched.resolve_operands(operands, statement)
+    ]
+    assert got == [e for e, c in zip(expected, calls, strict=True) if isinstance(c[2], list)]
+    assert ("float", "floating", 4) in got and ("short", "integer", 2) in got
+    assert ("bool", "bool", 1) in got  # `true` is a literal, typed through the walk
+    statements = len(_by_statement([c for c in calls if isinstance(c[2], list)]))
+    if text == "ascii":
+        # walked: the struct's (this), n's first (true...), and the one with a parse error
+        assert len(walked) == 3 < statements
+    else:
+        assert len(walked) == statements
+
+
 def test_extraction_types_a_statement_in_one_call(monkeypatch) -> None:
     # extract hands a TypeResolver each statement of the file's tree once; a plain look-up
     # function (no resolve_operands) is still called per operand, with the same answers
