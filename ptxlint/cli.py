@@ -642,6 +642,7 @@ def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
             use_cache=not args.no_cache and not os.environ.get("PTXLINT_NO_CACHE"),
             keep_statements=bool(getattr(args, "verify", False) or args.add_noqa)
             or args.format in _FORMATS_READING_STATEMENTS,
+            count_types=args.format == "json",  # the one report of check that shows them
         )
     if args.add_noqa:
         return _add_noqa(args, result)

@@ -30,7 +30,7 @@ from ptxlint import collector, file_memos
 from ptxlint.model import SourceFile
 from ptxlint.run import prefilter
 from ptxlint.run.discover import decode_source
-from ptxlint.run.outcome import FileOutcome, file_outcome
+from ptxlint.run.outcome import FileOutcome, add_typed, file_outcome
 
 if TYPE_CHECKING:
     from ptxlint.config import RuleSelector
@@ -70,16 +70,18 @@ def lint_part_job(
     context: RuleContext,
     selector: RuleSelector,
     max_file_size: int,
+    count_types: bool = True,
 ) -> FileOutcome:
     """In a worker: part ``part`` of ``count`` of the file, as the merge reads it
-    (``FileOutcome.part_rows``). The collector as ``runner.lint_path`` holds it."""
+    (``FileOutcome.part_rows``); its typed operands counted only with ``count_types``. The
+    collector as ``runner.lint_path`` holds it."""
     from ptxlint.run.discover import read_bytes
 
     data, reason = read_bytes(path, max_file_size)
     if data is None:
         return FileOutcome(path, reason=reason or "could not be read")
     with collector.paused(collect_young=True):
-        outcome = _lint_part(path, data, part, count, rules, context, selector)
+        outcome = _lint_part(path, data, part, count, rules, context, selector, count_types)
     file_memos.release()
     return outcome
 
@@ -92,6 +94,7 @@ def _lint_part(
     rules: Sequence[Rule],
     context: RuleContext,
     selector: RuleSelector,
+    count_types: bool,
 ) -> FileOutcome:
     from ptxlint.engine import FileResult, unified_source
     from ptxlint.engine_parts import Part, lint_part, shares
@@ -105,7 +108,7 @@ def _lint_part(
     # them have nothing
     done = lint_part(source, rules, context, selector, cut[part]) if part < len(cut) \
         else Part(FileResult(path, source=source))
-    outcome = file_outcome(path, source, done.result)
+    outcome = file_outcome(path, source, done.result, count_types)
     outcome.findings, outcome.source = [], None
     note = unread_note(s.context.guards for s in done.result.statements)
     if note is not None:
@@ -183,8 +186,8 @@ def _add_counts(total: FileOutcome, part: FileOutcome) -> None:
     total.skipped_invocations.extend(part.skipped_invocations)
     total.branch_variants += part.branch_variants
     total.operands += part.operands
-    total.typed_operands += part.typed_operands
-    total.typed_tier2 += part.typed_tier2
+    total.typed_operands = add_typed(total.typed_operands, part.typed_operands)
+    total.typed_tier2 = add_typed(total.typed_tier2, part.typed_tier2)
     for note in part.file_notes:
         if note not in total.file_notes:
             total.file_notes.append(note)

@@ -98,8 +98,10 @@ def lint_path(
     unsafe_fixes: bool = False,
     tier2: Tier2Session | None = None,
     data: bytes | None = None,
+    count_types: bool = True,
 ) -> FileOutcome:
-    """Lint one file (``data``: its bytes, when the caller has read them already). ``run``
+    """Lint one file (``data``: its bytes, when the caller has read them already; its typed
+    operands counted only with ``count_types``, see ``outcome.FileOutcome``). ``run``
     admitted the file through the prefilter before handing it here; a worker re-reading it does
     not ask again (the header closures of the include check would be read once more per
     worker).
@@ -111,7 +113,8 @@ def lint_path(
     one, and the extractor's cycles, holding the files' trees, tripled the memory."""
     with collector.paused(collect_young=True):
         return _lint_path(
-            path, rules, context, selector, max_file_size, fix_mode, unsafe_fixes, tier2, data
+            path, rules, context, selector, max_file_size, fix_mode, unsafe_fixes, tier2, data,
+            count_types,
         )
 
 
@@ -125,6 +128,7 @@ def _lint_path(
     unsafe_fixes: bool,
     tier2: Tier2Session | None,
     data: bytes | None,
+    count_types: bool,
 ) -> FileOutcome:
     from ptxlint.engine import lint_source
     from ptxlint.frontends.cxx.guards import unread_note
@@ -136,12 +140,13 @@ def _lint_path(
     text, decode_errors = decode_source(data)
     source = SourceFile(path, text, decode_errors)
     result = lint_source(source, rules, context, selector, tier2)
-    outcome = file_outcome(path, source, result)
+    outcome = file_outcome(path, source, result, count_types)
     note = unread_note(s.context.guards for s in result.statements)
     if note is not None:
         outcome.file_notes.append(note)
     if fix_mode and not decode_errors and any(f.fix for f in result.findings):
-        outcome = _fix(source, outcome, rules, context, selector, fix_mode, unsafe_fixes, tier2)
+        outcome = _fix(source, outcome, rules, context, selector, fix_mode, unsafe_fixes, tier2,
+                       count_types)
     if tier2 is not None:
         outcome.notes = list(tier2.notes)
     file_memos.release()  # nothing asks about this file again in a batch run
@@ -157,6 +162,7 @@ def _fix(
     fix_mode: str,
     unsafe: bool,
     tier2: Tier2Session | None,
+    count_types: bool,
 ) -> FileOutcome:
     from ptxlint.engine import lint_source
     from ptxlint.fix import MAX_PASSES, fix_text, resolved, unified_diff, write_atomically
@@ -198,7 +204,7 @@ def _fix(
         new_result = last[0][1]
     else:
         new_result = lint_source(new_source, rules, context, selector)
-    new_outcome = file_outcome(source.path, new_source, new_result)
+    new_outcome = file_outcome(source.path, new_source, new_result, count_types)
     new_outcome.fixed_rules = fixed_rules
     new_outcome.fixed = sum(fixed_rules.values())
     return new_outcome
@@ -242,6 +248,7 @@ def _init_worker(
     resolver: ConfigResolver | None = None,
     cache: ResultCache | None = None,
     keep_statements: bool = True,
+    count_types: bool = True,
 ) -> None:
     from ptxlint.engine import instantiate
     from ptxlint.run import orphan_guard  # with threading: a worker's only
@@ -260,6 +267,7 @@ def _init_worker(
     _WORKER["max_file_size"] = config.max_file_size
     _WORKER["resolver"] = resolver
     _WORKER["keep_statements"] = keep_statements
+    _WORKER["count_types"] = count_types
 
 
 class _Job:
@@ -293,6 +301,7 @@ def _lint_job(
     max_file_size: int,
     tier2: Tier2Session | None,
     cache: ResultCache | None,
+    count_types: bool = True,
 ) -> FileOutcome:
     """Lint a file the main process read before; its result is stored under the key made
     from those bytes only if they are still what this process reads."""
@@ -302,7 +311,7 @@ def _lint_job(
     if job.check and not prefilter.may_hold_asm(job.path, data):
         return FileOutcome(job.path, decode_errors=not is_valid_utf8(data))
     outcome = lint_path(job.path, rules, context, selector, max_file_size, tier2=tier2,
-                        data=data)
+                        data=data, count_types=count_types)
     if cache is not None and job.key is not None and (
         job.digest is None or digest_of(data) == job.digest
     ):
@@ -323,6 +332,7 @@ def _work(job: _Job) -> FileOutcome:
             _WORKER["rules"],  # type: ignore[arg-type]
             context, selector,
             _WORKER["max_file_size"],  # type: ignore[arg-type]
+            bool(_WORKER["count_types"]),
         )
     cache = _WORKER.get("cache")
     outcome = _lint_job(
@@ -333,6 +343,7 @@ def _work(job: _Job) -> FileOutcome:
         _WORKER["max_file_size"],  # type: ignore[arg-type]
         _WORKER["tier2"],  # type: ignore[arg-type]
         cache if isinstance(cache, ResultCache) else None,
+        bool(_WORKER["count_types"]),
     )
     # Not file_memos.trim() here: handing the heap back after each big file cost the workers
     # a fifth more CPU on flashinfer's 16 biggest files plus a 150-file sample (64.8 s against
@@ -380,14 +391,19 @@ def _store(cache: ResultCache, key: str, outcome: FileOutcome) -> None:
     cache.put(key, light, statement_pickle.dumps(statements, source))
 
 
-def _load(cache: ResultCache, key: str, keep_statements: bool) -> FileOutcome | None:
-    """What ``_store`` stored under ``key``, with the statements only when ``keep_statements``."""
+def _load(
+    cache: ResultCache, key: str, keep_statements: bool, count_types: bool = True
+) -> FileOutcome | None:
+    """What ``_store`` stored under ``key``, with the statements only when ``keep_statements``;
+    None, to lint again, when ``count_types`` and its typed operands were not counted."""
     from ptxlint.run import statement_pickle
 
     got = cache.get(key, 2 if keep_statements else 1)
     if got is None or not isinstance(got[0], FileOutcome):
         return None
     outcome = got[0]
+    if count_types and outcome.typed_operands is None:
+        return None
     if keep_statements:
         blob = got[1]
         if not isinstance(blob, bytes):
@@ -539,6 +555,7 @@ def run(
     resolver: ConfigResolver | None = None,
     use_cache: bool = False,
     keep_statements: bool = True,
+    count_types: bool = True,
 ) -> RunResult:
     """Lint ``paths``. Files without an asm keyword, and files whose result the cache holds
     (``use_cache``), never reach a parser or a worker; with the cache, a file that the index
@@ -547,7 +564,10 @@ def run(
     it: with ``jobs`` > 1 the workers start on the first files while the walk goes on
     (``pool``). ``keep_statements=False``: the findings come without the statement they are in
     (``Finding.statement`` is None, but for internal errors), for reports that do not read
-    it; a large run then holds far less memory."""
+    it; a large run then holds far less memory. ``count_types=False``: the typed operands are
+    not counted (``RunResult.typed_operands`` stays 0), for reports that do not show them:
+    counting types the operands of every statement, which no selected rule may have asked
+    for."""
     started = time.perf_counter()
     started_ns = time.time_ns()
     # A run reads headers as they are when it starts, even after an earlier run in this process.
@@ -563,7 +583,8 @@ def run(
         index = file_index.open_index(cache_location("index"), salt, started_ns)
     headers.keep_header_digests(index is not None)
     state = _Run(paths, config, selector, rule_classes, context, progress, fix_mode,
-                 unsafe_fixes, jobs, tier2, resolver, cache, index, keep_statements)
+                 unsafe_fixes, jobs, tier2, resolver, cache, index, keep_statements,
+                 count_types)
     walk = functools.partial(
         discover,
         extensions=config.extensions or DEFAULT_EXTENSIONS,
@@ -615,6 +636,7 @@ class _Run:
         cache: ResultCache | None,
         index: FileIndex | None,
         keep_statements: bool,
+        count_types: bool = True,
     ) -> None:
         self.config = config
         self.selector = selector
@@ -628,6 +650,7 @@ class _Run:
         self.cache = cache
         self.index = index
         self.keep_statements = keep_statements
+        self.count_types = count_types
         self.named = {os.path.abspath(p) for p in paths} if resolver is not None else set()
         self.outcomes: list[FileOutcome | None] = []
         self.sent_keys: list[str | None] = []  # of the jobs linted elsewhere (for pruning)
@@ -646,7 +669,8 @@ class _Run:
             self.feed = Feed(
                 min(jobs, default_jobs()),
                 _init_worker,
-                (config, selector, ids, context, tier2, resolver, cache, keep_statements),
+                (config, selector, ids, context, tier2, resolver, cache, keep_statements,
+                 count_types),
                 _work_batch,
                 lambda job: FileOutcome(job.path, reason=WORKER_DIED),
                 family_order,
@@ -687,7 +711,7 @@ class _Run:
                 return FileOutcome(path, decode_errors=record[3])
             if record is not None:
                 key = self._key(path, record)
-                outcome = _load(cache, key, self.keep_statements)
+                outcome = _load(cache, key, self.keep_statements, self.count_types)
                 if outcome is not None:
                     return outcome
         data, reason, st = self.probe.take(path, self.config.max_file_size)
@@ -711,7 +735,7 @@ class _Run:
             return FileOutcome(path, decode_errors=not is_valid_utf8(data))
         if cache is not None and record is not None and key is None:
             key = self._key(path, record)
-            outcome = _load(cache, key, self.keep_statements)
+            outcome = _load(cache, key, self.keep_statements, self.count_types)
             if outcome is not None:
                 return outcome
         if self.feed is None:
@@ -749,6 +773,7 @@ class _Run:
             self.unsafe_fixes,
             self.session,
             data=data,
+            count_types=self.count_types,
         )
         if self.cache is not None and key is not None:
             _store(self.cache, key, outcome)
@@ -870,7 +895,7 @@ class _Run:
             file_selector, file_context = _settings_for(job.path, self.selector, self.context,
                                                         self.resolver)
             outcome = _lint_job(job, rules, file_context, file_selector,
-                                self.config.max_file_size, session, self.cache)
+                                self.config.max_file_size, session, self.cache, self.count_types)
             self._done(job.index, outcome)
 
 
@@ -909,8 +934,8 @@ def _merge(result: RunResult, outcome: FileOutcome, fixing: bool = False) -> Non
         (key, outcome.path, line, macro) for key, line, macro in outcome.unexpanded_macros
     )
     result.operands += outcome.operands
-    result.typed_operands += outcome.typed_operands
-    result.typed_tier2 += outcome.typed_tier2
+    result.typed_operands += outcome.typed_operands or 0  # None: not shown (``run``)
+    result.typed_tier2 += outcome.typed_tier2 or 0
     result.python_calls += outcome.python_calls
     result.python_opaque += outcome.python_opaque
     result.fixed += outcome.fixed
