@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterator, Sequence, Set
+from collections.abc import Callable, Iterator, Sequence
 
 from ptxlint.frontends.cxx.defines import (
     INCLUDE,
@@ -187,22 +187,43 @@ def _found_above(folder: str, name: str, above: int) -> str | None:
     key = (folder, name, above)
     if key in _ABOVE:
         return _ABOVE[key]
-    found: str | None = next(
-        (
-            path
-            for path in (
-                os.path.normpath(os.path.join(folder, name)),
-                os.path.normpath(os.path.join(folder, "include", name)),
-            )
-            if os.path.isfile(path)
-        ),
-        None,
-    )
+    found = _file_at(folder, name)
+    if found is None:
+        found = _file_at(folder, os.path.join("include", name))
     if found is None:
         parent = os.path.dirname(folder)
         found = _found_above(parent, name, above - 1) if above > 0 and parent != folder else None
     _ABOVE[key] = found
     return found
+
+
+def _file_at(folder: str, name: str) -> str | None:
+    """``os.path.normpath(os.path.join(folder, name))`` where that is a file, else None. Its
+    folder is asked first, once per (folder, folder part of ``name``): a path whose folder is
+    no folder is no file, and most probes are of folders that do not exist (an include of
+    ``cuda/std/...`` looked for next to each header and above it). The CUDA 13 headers'
+    include graph, as the prefilter walks it: 25,100 ``isfile`` calls (2,860 found a file)
+    became 4,580 ``isfile`` and 2,748 ``isdir`` calls, the header look-ups' CPU 0.106 s ->
+    0.079 s."""
+    folder_part, leaf = os.path.split(name)
+    if leaf in ("", ".", ".."):
+        path = os.path.normpath(os.path.join(folder, name))
+        return path if os.path.isfile(path) else None
+    key = (folder, folder_part)
+    holder = _FOLDERS.get(key, _UNASKED)
+    if holder is _UNASKED:
+        holder = os.path.normpath(os.path.join(folder, folder_part))
+        _FOLDERS[key] = holder = holder if os.path.isdir(holder) else None
+    if holder is None:
+        return None
+    path = os.path.join(holder, leaf)
+    return path if os.path.isfile(path) else None
+
+
+# (folder, folder part of an include name) -> that folder, normalised, where it is one, else
+# None (``_file_at``); as ``_ABOVE``, one entry per probe of the include graph at most.
+_FOLDERS: dict[tuple[str, str], str | None] = {}
+_UNASKED = ""
 
 
 find_header = _find_header
@@ -236,7 +257,7 @@ def forget_headers() -> None:
     """Read headers afresh from now on: a run starts with what its headers hold when it starts
     (the memos of an earlier run in this process would otherwise outlive an edit)."""
     for memo in (_HEADER_CACHE, _FOUND, _ABOVE, _CHILDREN, _REALPATHS, HEADER_ASM, _CLOSURE_ASM,
-                 _CLOSURE_PATHS, _USED_IN, _DIRECT, _INDEXED, _DIGESTS or {}):
+                 _CLOSURE_PATHS, _BITS, _USED_IN, _DIRECT, _INDEXED, _FOLDERS, _DIGESTS or {}):
         memo.clear()
 
 
@@ -254,13 +275,35 @@ def asm_names_through(header: str) -> frozenset[str]:
     if found is None:
         closure = _closure(real)
         names: set[str] = set()
-        for path in closure & _DIRECT.keys():
-            names |= _DIRECT[path]
-        found = _CLOSURE_ASM[real] = _spread_names(names, closure)
+        for path, direct in _DIRECT.items():
+            if _reaches(closure, path):
+                names |= direct
+        found = _CLOSURE_ASM[real] = _spread_names(names, lambda path: _reaches(closure, path))
     return found
 
 
-_CLOSURE_PATHS: dict[str, frozenset[str]] = {}
+# A header's closure: the headers it reaches, as a set of bits, one per header (``_bit``). The
+# union of a component's children's closures is then an OR of integers, not a hash of every
+# member of every child's set: the prefilter over the CUDA 13 headers took 0.44 s, 0.33 s so
+# (1,471 unions of frozensets were 0.135 s). A header's bit comes after those of the headers
+# it reaches (they finish first), so its closure takes (its bit) / 8 bytes: n headers take
+# n^2 / 16 bytes at most (200 KB for the CUDA headers' 1,779, 6 MB for 10,000).
+_CLOSURE_PATHS: dict[str, int] = {}
+_BITS: dict[str, int] = {}  # header -> its bit
+
+
+def _bit(real: str) -> int:
+    found = _BITS.get(real)
+    if found is None:
+        found = _BITS[real] = len(_BITS)
+    return found
+
+
+def _reaches(closure: int, path: str) -> bool:
+    """Whether ``closure`` holds ``path`` (a header with no bit is in no closure: it was read
+    for a macro table, never reached by ``_closure``)."""
+    bit = _BITS.get(path)
+    return bit is not None and bool(closure >> bit & 1)
 
 
 def _kids(real: str) -> tuple[str, ...]:
@@ -271,7 +314,7 @@ def _kids(real: str) -> tuple[str, ...]:
     return _children(real, defs)
 
 
-def _closure(real: str) -> frozenset[str]:
+def _closure(real: str) -> int:
     """``real`` and every header it includes, transitively, memoised per header. Tarjan's
     strongly connected components (iterative): a header on an include cycle gets the closure
     of its whole cycle, and a component's closure is the union of its members and its
@@ -280,11 +323,14 @@ def _closure(real: str) -> frozenset[str]:
     if found is not None:
         return found
     for component in components(real, _kids, _CLOSURE_PATHS):
-        members = frozenset(component)
-        parts = [members]
+        closure = 0
         for member in component:
-            parts.extend(_CLOSURE_PATHS[c] for c in _kids(member) if c not in members)
-        closure = frozenset().union(*parts)
+            closure |= 1 << _bit(member)
+        members = closure
+        for member in component:
+            for c in _kids(member):
+                if not members >> _bit(c) & 1:
+                    closure |= _CLOSURE_PATHS[c]
         for member in component:
             _CLOSURE_PATHS[member] = closure
     return _CLOSURE_PATHS[real]
@@ -315,13 +361,13 @@ def _indexed(defs: FileDefines) -> set[str]:
     return direct
 
 
-def _spread_names(names: set[str], members: Set[str] | dict[str, FileDefines]) -> frozenset[str]:
-    """``names`` and the macros of the headers in ``members`` that use them, transitively."""
+def _spread_names(names: set[str], holds: Callable[[str], bool]) -> frozenset[str]:
+    """``names`` and the macros of the headers that ``holds`` that use them, transitively."""
     frontier = list(names)
     while frontier:
         used = frontier.pop()
         for path in _USED_IN.get(used, ()):
-            if path not in members:
+            if not holds(path):
                 continue
             for name in _asm_facts(_INDEXED[path])[1].get(used, ()):
                 if name not in names:
@@ -337,7 +383,7 @@ def spread_over(headers: Sequence[FileDefines]) -> frozenset[str]:
     for defs in headers:
         names |= _indexed(defs)
         members[defs.path] = defs
-    return _spread_names(names, members)
+    return _spread_names(names, members.__contains__)
 
 
 def _asm_facts(defs: FileDefines) -> tuple[set[str], dict[str, set[str]]]:

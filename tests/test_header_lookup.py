@@ -1,0 +1,130 @@
+"""Where ``#include "name"`` is found: ``headers.find_header`` gives the first of
+``headers.candidates`` that is a file, whatever folders the probes skip."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ptxlint.frontends.cxx import headers
+
+
+@pytest.fixture(autouse=True)
+def _fresh_lookups() -> Iterator[None]:
+    headers.forget_headers()
+    yield
+    headers.forget_headers()
+
+
+def _first_file(base: str, name: str) -> str | None:
+    return next((c for c in headers.candidates(base, name) if os.path.isfile(c)), None)
+
+
+def _tree(root: Path) -> Path:
+    """A project whose headers lie next to the file, above it, in ``include/`` folders, behind
+    a linked folder, and where a folder part of a name is a file."""
+    deep = root / "proj" / "src" / "kernels" / "sm90"
+    deep.mkdir(parents=True)
+    (root / "proj" / "include" / "proj" / "detail").mkdir(parents=True)
+    (root / "proj" / "include" / "proj" / "detail" / "ops.h").write_text("")
+    (root / "proj" / "include" / "proj" / "api.h").write_text("")
+    (root / "proj" / "src" / "common.h").write_text("")
+    (root / "proj" / "src" / "kernels" / "local.h").write_text("")
+    (deep / "local.h").write_text("")
+    (root / "proj" / "src" / "notafolder").write_text("")  # a file where a name wants a folder
+    (root / "proj" / "src" / "detail").mkdir()  # a folder where a name wants a file
+    (root / "elsewhere").mkdir()
+    (root / "elsewhere" / "linked.h").write_text("")
+    (root / "proj" / "src" / "link").symlink_to(root / "elsewhere", target_is_directory=True)
+    return deep
+
+
+_NAMES = [
+    "local.h",  # next to the file, not the one above
+    "common.h",  # two folders up
+    "proj/api.h",  # in include/ above
+    "proj/detail/ops.h",
+    "proj/missing.h",  # its folder exists, the file does not
+    "nowhere/at/all.h",  # no such folder anywhere
+    "notafolder/x.h",  # the folder part is a file
+    "detail",  # a folder, not a header
+    "link/linked.h",  # through a linked folder
+    "../common.h",
+    "../../include/proj/api.h",
+    "./local.h",
+    "proj/./detail/../api.h",
+    "proj/",
+    "..",
+    ".",
+]
+
+
+@pytest.mark.parametrize("name", _NAMES)
+def test_an_include_is_found_where_the_first_candidate_that_is_a_file_lies(
+    tmp_path: Path, name: str
+) -> None:
+    deep = _tree(tmp_path)
+    expected = _first_file(str(deep), name)
+    assert headers.find_header(str(deep), name) == expected
+
+
+def test_the_same_names_from_several_folders_agree_with_a_probe_of_every_candidate(
+    tmp_path: Path,
+) -> None:
+    # the folders' answers are kept across look-ups: later ones from other folders share them
+    deep = _tree(tmp_path)
+    folders = [deep, deep.parent, deep.parent.parent, tmp_path / "proj", tmp_path / "elsewhere"]
+    expected = {(f, n): _first_file(str(f), n) for f in folders for n in _NAMES}
+    for (folder, name), found in expected.items():
+        assert headers.find_header(str(folder), name) == found, (folder, name)
+    assert any(found is not None for found in expected.values())
+    assert any(found is None for found in expected.values())
+
+
+def test_a_header_added_after_a_run_is_found_once_lookups_are_forgotten(tmp_path: Path) -> None:
+    deep = _tree(tmp_path)
+    assert headers.find_header(str(deep), "late/new.h") is None
+    (deep / "late").mkdir()
+    (deep / "late" / "new.h").write_text("")
+    headers.forget_headers()  # what a new run in the same process does
+    assert headers.find_header(str(deep), "late/new.h") == str(deep / "late" / "new.h")
+
+
+def test_asm_macros_come_only_from_the_headers_an_include_reaches(tmp_path: Path) -> None:
+    # leaf.h holds the asm; mid.h wraps it; side.h wraps it too but nothing below top.h
+    # includes side.h, so its wrapper is not one top.h brings; other.h reaches nothing
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "leaf.h").write_text('#define LEAF_TRAP() asm volatile("trap;")\n')
+    (proj / "mid.h").write_text('#include "leaf.h"\n#define MID_STOP() LEAF_TRAP()\n')
+    (proj / "side.h").write_text('#include "leaf.h"\n#define SIDE_STOP() LEAF_TRAP()\n')
+    (proj / "top.h").write_text('#include "mid.h"\n#include "missing.h"\n#define TOP_OK 1\n')
+    (proj / "other.h").write_text("#define OTHER_STOP() LEAF_TRAP()\n")
+    assert headers.asm_names_through(str(proj / "side.h")) == {"LEAF_TRAP", "SIDE_STOP"}
+    assert headers.asm_names_through(str(proj / "top.h")) == {"LEAF_TRAP", "MID_STOP"}
+    assert headers.asm_names_through(str(proj / "other.h")) == frozenset()
+
+
+def test_a_header_read_for_a_macro_table_first_is_judged_by_the_prefilter_too(
+    tmp_path: Path,
+) -> None:
+    # extraction reads (and indexes) asm.h through its own include walk before the prefilter
+    # asks about any header: a header the prefilter's closures never reached is in none of them
+    from ptxlint.engine import extract_statements
+    from ptxlint.model import SourceFile
+
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "asm.h").write_text('#define TRAP() asm volatile("trap;")\n')
+    (proj / "plain.h").write_text("#define PLAIN 1\n")
+    (proj / "uses.h").write_text('#include "asm.h"\n#define STOP() TRAP()\n')
+    kernel = proj / "k.cu"
+    text = '#include "asm.h"\n__device__ void f() { TRAP(); }\n'
+    kernel.write_text(text)
+    (statement,) = extract_statements(SourceFile(str(kernel), text)).statements
+    assert statement.context.expansion is not None
+    assert headers.asm_names_through(str(proj / "plain.h")) == frozenset()
+    assert headers.asm_names_through(str(proj / "uses.h")) == {"TRAP", "STOP"}
