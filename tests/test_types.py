@@ -1283,6 +1283,12 @@ __device__ void n(float x, int y, bool final) {
 #define M(v) asm("" :: "r"(v))
   M(y);
 }
+#define W 1
+__device__ void p(int W, short threadIdx, double d, short s) {
+  asm("" :: "r"(W), "r"(threadIdx), "d"(d));
+  auto f = [&](long d) { asm("" :: "l"(d), "h"(s)); };
+  if (int s = 1) { asm("" :: "r"(s), "d"(d)); }
+}
 """
 
 
@@ -1314,6 +1320,7 @@ def test_names_typed_without_the_operand_walk_are_typed_as_one_by_one(text: str)
     assert got == [e for e, c in zip(expected, calls, strict=True) if isinstance(c[2], list)]
     assert ("float", "floating", 4) in got and ("short", "integer", 2) in got
     assert ("bool", "bool", 1) in got  # `true` is a literal, typed through the walk
+    assert ("long", "integer", 8) in got  # the lambda's parameter, not the function's
     statements = len(_by_statement([c for c in calls if isinstance(c[2], list)]))
     if text == "ascii":
         # walked: the struct's (this), n's first (true...), and the one with a parse error

@@ -36,6 +36,10 @@ from ptxlint.frontends.cxx.c_types import (
 from ptxlint.frontends.syntax_tree import WALK_LIMIT, nodes_of_kinds
 from ptxlint.model import CType
 
+# A chain's blocks (their tables) up to its innermost function and that one's parameters
+# (``ScopeLookup._name_plan``)
+NamePlan = tuple[tuple[dict[str, list[Entry]], ...], dict[str, Entry]]
+
 
 class DeclarationIndex:
     """One file's declarations, and the memos the typer keeps for the file."""
@@ -76,6 +80,9 @@ class DeclarationIndex:
         self._owners: dict[int, tuple[_Ty | None, bool]] = {}  # out-of-line class, raises
         self._entry_types: dict[tuple[int, bool], _Ty | None] = {}
         self._chains: dict[int, tuple[Scope | None, ...]] = {}  # see _scope_chain
+        self._name_plans: dict[int, NamePlan | None] = {}  # by chain id (_name_plan)
+        # the type of each parameter a name operand is (``TypeResolver._parameter_ctype``)
+        self._parameter_ctypes: dict[int, tuple[CType | None]] = {}
         # node id -> parent, for the file's tree: shared with extraction's climbs (see
         # share_parents), since a tree-sitter parent step is a descent from the root
         self._parents: dict[int, Node] = {}

@@ -37,8 +37,11 @@ from ptxlint.frontends.cxx.c_types import (
     is_reference,
     split_qualified,
 )
-from ptxlint.frontends.cxx.declaration_index import DeclarationIndex
+from ptxlint.frontends.cxx.declaration_index import DeclarationIndex, NamePlan
 from ptxlint.frontends.syntax_tree import shared_parent
+
+# the scopes whose names are parameters, visible in the whole body
+FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression", "catch_clause"})
 
 
 class ScopeLookup(DeclarationIndex):
@@ -149,11 +152,7 @@ class ScopeLookup(DeclarationIndex):
         if kind == "compound_statement" or kind in STATEMENT_SCOPES:
             table = scope.table
             if table is None:
-                if kind == "compound_statement":
-                    table = self._scope_entries(scope.node)
-                else:
-                    table = self._statement_entries(scope.node)
-                scope.table = table
+                table = self._block_table(scope)
             found = table.get(name)
             if not found:
                 return None
@@ -167,7 +166,7 @@ class ScopeLookup(DeclarationIndex):
                 elif end < self._hi:
                     self._hi = end
             return visible or None
-        if kind in ("function_definition", "lambda_expression", "catch_clause"):
+        if kind in FUNCTION_SCOPES:
             single = scope.single
             if single is None:
                 single = scope.single = self._parameter_table(scope.node)
@@ -206,6 +205,44 @@ class ScopeLookup(DeclarationIndex):
             value = single.get(name)
             return [self.entry_type(value, False)] if value is not None else None
         return None
+
+    def _block_table(self, scope: Scope) -> dict[str, list[Entry]]:
+        """What a block or a statement's header (``STATEMENT_SCOPES``) declares, kept on it."""
+        if scope.kind == "compound_statement":
+            table = self._scope_entries(scope.node)
+        else:
+            table = self._statement_entries(scope.node)
+        scope.table = table
+        return table
+
+    def _name_plan(self, chain: tuple[Scope | None, ...]) -> NamePlan | None:
+        """The tables of ``chain``'s blocks up to its innermost function, lambda or catch
+        clause, and that one's parameters (kept per chain), or None where the chain reaches
+        another kind of scope or a macro body first. A name none of those blocks declares
+        and the parameters do is that parameter, wherever in the chain's blocks it is used:
+        the lookup (``_lookup_scopes``) passes each block, whose entries are all of other
+        names, and stops at the parameter, with no byte offset tested on the way."""
+        key = id(chain)  # chains live as long as the resolver (see _memoised)
+        if key in self._name_plans:
+            return self._name_plans[key]
+        blocks: list[dict[str, list[Entry]]] = []
+        plan: NamePlan | None = None
+        for scope in chain:
+            if scope is None:
+                break
+            kind = scope.kind
+            if kind == "compound_statement" or kind in STATEMENT_SCOPES:
+                table = scope.table
+                blocks.append(table if table is not None else self._block_table(scope))
+                continue
+            if kind in FUNCTION_SCOPES:
+                single = scope.single
+                if single is None:
+                    single = scope.single = self._parameter_table(scope.node)
+                plan = (tuple(blocks), single)
+            break
+        self._name_plans[key] = plan
+        return plan
 
     def _statement_entries(self, node: Node) -> dict[str, list[Entry]]:
         """What a ``for``, range-``for``, ``if``, ``while`` or ``switch`` header declares."""
