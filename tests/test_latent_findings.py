@@ -76,6 +76,14 @@ def test_other_definitions_of_an_overload_set_are_no_use_of_it() -> None:
     assert _ptx204(text + "__global__ void k(float *p) { t<1>(p); }\n") == [""]
 
 
+def test_a_qualified_or_nested_definition_of_the_overload_set_is_no_use_of_it() -> None:
+    text = (f"namespace n {{ namespace m {{ template <int N> __device__ void t(int *p) {{ {BAD} }} }}\n"
+            "template <int N> __device__ void m::t(float *p) { } }\n"
+            "template <int N> __device__ void n:: m::t(double *p) { }\n")
+    assert _ptx204(text, path="k.cuh") != [""]
+    assert _ptx204(text + "// calls n::m::t\n", path="k.cuh") == [""]
+
+
 # The operand contract nvcc's front end checks: "=r" on a double.
 CONTRACT = 'asm volatile("mov.b32 %0, 1;" : "=r"(*p));'
 

@@ -36,9 +36,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ptxlint import file_memos
 from ptxlint.frontends.cxx import preproc
-from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node, nodes_of_kinds
+from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.targets import no_toolkit_compiles
 
@@ -136,28 +135,25 @@ def _unused_function(statement: AsmStatement, parsed: ParsedSource) -> Latent | 
     return Latent(f"in helper '{name}', which nothing in this file calls", front_end_reads=True)
 
 
-# Per parsed file: the byte offsets of every function definition's own name, which are no
-# use of the name (an overload set's other members).
-_DEFINED: dict[int, tuple[ParsedSource, frozenset[int]]] = {}
-file_memos.register(_DEFINED.clear)  # a batch run lets go of each file after it
-
-
-def _definition_names(parsed: ParsedSource) -> frozenset[int]:
-    known = _DEFINED.get(id(parsed))
-    if known is not None and known[0] is parsed:
-        return known[1]
-    offsets = set()
-    for fn in nodes_of_kinds(parsed.tree.root_node, frozenset({"function_definition"})).get(
-        "function_definition", ()
-    ):
-        inner = function_name_node(fn)
-        if inner is not None:
-            text = parsed.node_text(inner)
-            last = text.rsplit("::", 1)[-1].strip()
-            offsets.add(inner.start_byte + len(text.encode("utf-8")) - len(last.encode("utf-8")))
-    _DEFINED.clear()  # one file at a time
-    _DEFINED[id(parsed)] = (parsed, frozenset(offsets))
-    return _DEFINED[id(parsed)][1]
+def _defines_name_at(parsed: ParsedSource, at: int) -> bool:
+    """Whether the word at byte ``at`` is a function definition's own name (an overload set's
+    other member: no use of the name). Such a definition holds the byte, so it lies on the
+    path from the root down to it: one descent, instead of a walk over the whole tree for
+    every definition (latent marks over the CUDA headers: 0.042 s -> 0.026 s; CUTLASS include/:
+    0.009 s -> 0.003 s)."""
+    cursor = parsed.tree.root_node.walk()
+    while cursor.goto_first_child_for_byte(at) is not None:
+        node = cursor.node
+        if node is None or node.start_byte > at:
+            return False  # ``at`` lies between two children: no node below holds it
+        if node.type == "function_definition":
+            inner = function_name_node(node)
+            if inner is not None:
+                text = parsed.node_text(inner)
+                last = text.rsplit("::", 1)[-1].strip()
+                if inner.start_byte + len(text.encode("utf-8")) - len(last.encode("utf-8")) == at:
+                    return True
+    return False
 
 
 # The bytes a pattern's ``[\w$]`` matches in a bytes pattern (ASCII letters, digits, _ and $).
@@ -172,14 +168,10 @@ def _named_elsewhere(parsed: ParsedSource, name: str, start: int, end: int) -> b
     # tried at every byte (20x slower; 7% of the CUDA headers' -j 1 CPU).
     pattern = re.compile(re.escape(name.encode()) + rb"(?![\w$])")
     data = parsed.data
-    definitions: frozenset[int] | None = None
     for match in pattern.finditer(data):
         at = match.start()
         if start <= at < end or (at and data[at - 1] in _WORD_BYTES):
             continue
-        if definitions is None:
-            definitions = _definition_names(parsed)
-        if at in definitions:
-            continue
-        return True
+        if not _defines_name_at(parsed, at):
+            return True
     return False
