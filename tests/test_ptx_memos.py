@@ -1,7 +1,8 @@
 """The PTX layer's memos by text and by spelling give what the unmemoised paths give.
 
 ``parser._REGIONS`` keeps an operand list by its text and moves it to where a later template
-spells it; ``grammar._written_by_spelling`` answers ``written_positions`` from the instruction's
+spells it; ``parser._REF_TOKENS``, ``_WORDS`` and ``_LEAVES`` share a ``%N`` token or a leaf
+operand between the templates that have it at the same offset; ``grammar._written_by_spelling`` answers ``written_positions`` from the instruction's
 spelling alone when every form that spells it writes the same operands.
 """
 
@@ -72,6 +73,35 @@ def test_operand_lists_from_the_memo_are_the_ones_read(monkeypatch: pytest.Monke
     read = [parse_template(*t) for t in templates]
     assert cold == read
     assert warm == read
+
+
+def test_shared_tokens_and_leaves_are_the_ones_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``%N`` tokens and leaf operands come from tables shared between templates: what a
+    template gets from them equals what it makes without them."""
+    templates = _templates()
+    for table in (parser._REF_TOKENS, parser._WORDS, parser._LEAVES):
+        table.clear()
+    cold = [parse_template(*t) for t in templates]
+    warm = [parse_template(*t) for t in templates]  # tokens and leaves from the tables
+    for name in ("_REF_TOKENS", "_WORDS", "_LEAVES", "_REGIONS"):
+        monkeypatch.setattr(parser, name, _Forgetful())
+    made = [parse_template(*t) for t in templates]
+    assert cold == made
+    assert warm == made
+
+
+def test_one_reference_at_one_offset_is_one_object() -> None:
+    """Two templates that spell the same ``%N`` (or the same register) at the same offset share
+    its token and operand; each keeps its own where the offset differs."""
+    first = parse_template("mov.u32 %0, r1;", True)
+    second = parse_template("mov.b32 %0, r1;", True)
+    third = parse_template("mov.b32  %0, r1;", True)
+    assert first.percents[0] is second.percents[0]
+    assert first.instructions[0].operands[0] is second.instructions[0].operands[0]
+    assert first.instructions[0].operands[1] is second.instructions[0].operands[1]
+    assert third.percents[0] is not second.percents[0]
+    assert third.percents[0].start == second.percents[0].start + 1
+    assert third.instructions[0].operands[1].start == second.instructions[0].operands[1].start + 1
 
 
 def test_a_list_moved_from_the_memo_keeps_its_offsets() -> None:
