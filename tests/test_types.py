@@ -1248,11 +1248,17 @@ __device__ void m(float x, int n) {
 )
 
 
+@pytest.mark.parametrize("text", ["wide", "ascii"])
 @pytest.mark.parametrize("warm", [False, True])
-def test_a_statement_typed_in_one_call_is_typed_as_operand_by_operand(warm: bool) -> None:
+def test_a_statement_typed_in_one_call_is_typed_as_operand_by_operand(
+    warm: bool, text: str
+) -> None:
     # resolve_operands answers memo hits in its own loop and leaves the rest to resolve: every
     # answer must be resolve's, from a fresh resolver and from one that has typed it all before
-    parsed, calls = _typing_calls(_BATCH_SOURCE)
+    # (in an ASCII file, names and values are found without walking the operand lists)
+    source = _BATCH_SOURCE if text == "wide" else _BATCH_SOURCE.replace("\u00e9", "e")
+    assert source.isascii() == (text == "ascii")
+    parsed, calls = _typing_calls(source)
     assert all(isinstance(statement, list) for _, _, statement in calls)
     one_by_one = TypeResolver(parsed.text, parsed.tree, parsed.data)
     expected = [shape(one_by_one.resolve(*call)) for call in calls]
@@ -1307,7 +1313,7 @@ def test_names_typed_without_the_operand_walk_are_typed_as_one_by_one(text: str)
     original = batched._operand_values
 
     def counting(statement):
-        walked.append(1)
+        walked.append(statement[0].text.decode())
         return original(statement)
 
     batched._operand_values = counting  # type: ignore[method-assign]
@@ -1323,10 +1329,28 @@ def test_names_typed_without_the_operand_walk_are_typed_as_one_by_one(text: str)
     assert ("long", "integer", 8) in got  # the lambda's parameter, not the function's
     statements = len(_by_statement([c for c in calls if isinstance(c[2], list)]))
     if text == "ascii":
-        # walked: the struct's (this), n's first (true...), and the one with a parse error
-        assert len(walked) == 3 < statements
+        # the statement with a parse error is walked; no statement whose operands are all
+        # names is (another value is found from its byte, or left to resolve, which walks)
+        assert any('"r"(y,)' in asm for asm in walked)
+        assert not any('"h"(y)' in asm or '"d"(x)' in asm or '"r"(W)' in asm for asm in walked)
+        assert len(walked) < statements
     else:
         assert len(walked) == statements
+
+
+def test_a_part_of_an_operand_value_is_not_typed_as_the_value() -> None:
+    # a look-up asked about a span that is not a whole operand value (here the left side of
+    # the value) gets resolve's answer for that span, not the value's type
+    source = kernel('asm("" :: "r"(a[0] + 1), "r"(a[1]));', params="unsigned short* a")
+    parsed, calls = _typing_calls(source)
+    (_, whole, statement), (_, other, _) = calls
+    part = [("a[0]", whole), ("a[1]", other)]
+    batched = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    answers = [shape(t) for t in batched.resolve_operands(part, statement)]
+    alone = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    assert answers == [shape(alone.resolve(e, o, statement)) for e, o in part]
+    assert answers == [("unsigned short", "integer", 2)] * 2
+    assert shape(alone.resolve("a[0] + 1", whole, statement)) == ("int", "integer", 4)
 
 
 def test_extraction_types_a_statement_in_one_call(monkeypatch) -> None:

@@ -204,6 +204,7 @@ class TypeResolver(ScopeLookup):
         macros = self._macros
         parameter_ctypes = self._parameter_ctypes
         values: dict[tuple[int, int], tuple[Node, str, tuple[Scope | None, ...]]] | None = None
+        sections: list[Node] | None = None  # the operand lists, where ``named`` is known
         source = self._bytes
         memo = self._memo
         free = self._free
@@ -240,19 +241,28 @@ class TypeResolver(ScopeLookup):
                 else:
                     out.append(self._name_type(expression, named, offset))
                 continue
-            if values is None:
-                if statement is not self._statement:
-                    self._statement = statement
-                    self._values = self._operand_values(statement)
-                values = self._values
             b = offset if 0 <= offset <= length else self._byte_offset(offset)
             if expression.isascii():
                 data = expression.encode()
             else:
                 data = expression.encode("utf-8", "surrogatepass")
             e = b + len(data)
-            found = values.get((b, e))
+            if named is not None and b"/" not in data:
+                # the value is found from its byte, in its operand list, where walking the
+                # lists (_operand_values) read every operand of a statement of many names
+                if sections is None:
+                    lists = asm.named_children if asm is not None else ()
+                    sections = [c for c in lists if c.type in OPERAND_LISTS]
+                found = self._value_at(sections, b, e, named)
+            else:
+                if values is None:
+                    if statement is not self._statement:
+                        self._statement = statement
+                        self._values = self._operand_values(statement)
+                    values = self._values
+                found = values.get((b, e))
             if found is None and b"/" in data and data.isascii() and source[b:e] == data:
+                assert values is not None  # a value with "/" is read from the walk above
                 # a comment beside the value (generated headers write ``/*as_b32*/ *p``):
                 # typed as the value alone, as C++ reads it, where the file's tree holds it
                 inner = _beside_comments(values, data, b)
@@ -605,6 +615,28 @@ class TypeResolver(ScopeLookup):
         if key not in self._chains:
             self._chains[key] = (Scope(node, kind), *tail) if kind in DECLARING_SCOPES else tail
         return node
+
+    def _value_at(
+        self, sections: list[Node], b: int, e: int, tail: tuple[Scope | None, ...]
+    ) -> tuple[Node, str, tuple[Scope | None, ...]] | None:
+        """What ``_operand_values`` holds for the span ``[b, e)``, read from the operand that
+        holds byte ``b`` in the operand list (of ``sections``) that holds it: the value of an
+        operand of those lists spans ``[b, e)`` only if it is the value of that operand."""
+        for section in sections:
+            if section.start_byte <= b < section.end_byte:
+                operand = section.first_named_child_for_byte(b)
+                if operand is None or operand.type not in OPERAND_VALUE_PARENTS:
+                    return None
+                field = self._value_field
+                if field is None:
+                    field = self._value_field = self._tree.language.field_id_for_name("value")
+                    if field is None:
+                        return None
+                value = operand.child_by_field_id(field)
+                if value is None or value.start_byte != b or value.end_byte != e:
+                    return None
+                return value, value.type, tail
+        return None
 
     def _operand_values(
         self, statement: Node | Sequence[Node]
