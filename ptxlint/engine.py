@@ -259,13 +259,14 @@ class RulePlan:
         """What ``run_rule`` gives for each active rule, without a call of it per rule."""
         row: list[Outcome] = [NOTHING] * len(self.active)
         key = None
-        if self.pure_rules:
+        memo = rule_memo.MEMO
+        if self.pure_rules and memo.keyed(statement):
             keys = self.keys
             if keys is None or keys.context is not context or keys.source is not statement.source:
                 keys = self.keys = rule_memo.FileKeys(self.pure_rules, context, statement.source)
             key = keys.key(statement)
             if key is not None:
-                entry = rule_memo.MEMO.get(key)
+                entry = memo.get(key)
                 if entry is not None:
                     self._replay(statement, context, row, entry)
                     return row
@@ -298,7 +299,7 @@ class RulePlan:
                 said.append((i, rule_memo.detach(found, statement)))  # RERUN if it cannot
             if found:
                 row[k] = found
-        rule_memo.MEMO.put(key, (features, tuple(said)))
+        memo.put(key, (features, tuple(said)))
         return row
 
     def _replay(

@@ -49,7 +49,8 @@ def no_memo(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 @pytest.fixture
 def fresh_memo(monkeypatch: pytest.MonkeyPatch) -> rule_memo.Memo:
-    memo = rule_memo.Memo()
+    """An empty memo that keys every statement (the replays are the subject, not the policy)."""
+    memo = rule_memo.Memo(adaptive=False)
     monkeypatch.setattr(rule_memo, "MEMO", memo)
     return memo
 
@@ -385,3 +386,47 @@ def test_a_copy_is_replayed_only_onto_the_types_the_rules_read(
     assert _placed(_lint("double2.cu", _DOUBLE, rules=rules)) == _cold(
         "double2.cu", _DOUBLE, rules=rules
     )
+
+
+def _distinct_statements(count: int) -> str:
+    """A file of ``count`` asm statements, no two alike, of lengths spread over every residue."""
+    body = "".join(
+        f'  asm volatile("add.u32 %0, %0, {i};{" " * (i % rule_memo.SAMPLE)}" : "+r"(x));\n'
+        for i in range(count)
+    )
+    return f"__device__ void f(unsigned x) {{\n{body}}}\n"
+
+
+def test_where_statements_do_not_repeat_the_memo_keys_only_a_sample(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    memo = rule_memo.Memo()
+    monkeypatch.setattr(rule_memo, "MEMO", memo)
+    count = 2 * rule_memo.WINDOW
+    text = _distinct_statements(count)
+    _lint("distinct.cu", text)
+    assert memo.sampling
+    assert rule_memo.WINDOW <= memo.misses < count and memo.hits == 0
+    # A copy repeats every statement: the first sampled one hits, and every one is keyed again.
+    looked = memo.hits + memo.misses
+    assert _placed(_lint("copy.cu", text)) == _cold("copy.cu", text)
+    assert not memo.sampling and memo.hits >= 1
+    assert memo.hits + memo.misses - looked > count - rule_memo.WINDOW
+
+
+def test_a_memo_that_does_not_adapt_keys_every_statement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    memo = rule_memo.Memo(adaptive=False)
+    monkeypatch.setattr(rule_memo, "MEMO", memo)
+    count = 2 * rule_memo.WINDOW
+    _lint("distinct.cu", _distinct_statements(count))
+    assert not memo.sampling and memo.misses == count
+
+
+def test_the_language_server_keys_every_statement(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ptxlint.lsp.linting import Linter
+
+    monkeypatch.setattr(rule_memo, "MEMO", rule_memo.Memo())
+    Linter(warm_up=False)
+    assert not rule_memo.MEMO.adaptive

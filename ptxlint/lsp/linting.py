@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ptxlint import rule_memo
 from ptxlint.config import Config, ConfigError, RuleSelector, find_config, load_config, parse_arch
 from ptxlint.engine import FileResult, instantiate, lint_source
 from ptxlint.fix import FixOutcome, fix_text
@@ -57,6 +58,8 @@ class Linter:
             for problem in loaded.problems:
                 self._tell(problem)
         self.rules = instantiate(self.rule_classes)
+        # a document is linted again after each edit, every statement a repeat: each is keyed
+        rule_memo.MEMO.adaptive = False
         if self.warm_up:
             self._warm_up()
 
