@@ -81,6 +81,7 @@ class DeclarationIndex:
         self._entry_types: dict[tuple[int, bool], _Ty | None] = {}
         self._chains: dict[int, tuple[Scope | None, ...]] = {}  # see _scope_chain
         self._name_plans: dict[int, NamePlan | None] = {}  # by chain id (_name_plan)
+        self._chain_templates: dict[int, frozenset[str]] = {}  # (_chain_template_names)
         # the type of each parameter a name operand is (``TypeResolver._parameter_ctype``)
         self._parameter_ctypes: dict[int, tuple[CType | None]] = {}
         # node id -> parent, for the file's tree: shared with extraction's climbs (see

@@ -363,8 +363,12 @@ class ScopeLookup(DeclarationIndex):
 
     def _template_names_at(self, node: Node) -> frozenset[str]:
         """The type parameter names of every template around ``node`` (what
-        ``_is_template_parameter`` asks about), memoised per node on the way up."""
+        ``_is_template_parameter`` asks about), memoised per node on the way up, and read
+        from a node's chain of scopes where it has one (``_chain_template_names``): most
+        questions are asked at an operand's value, whose chain its statement already
+        climbed for (CUDA 13 headers: 4,800 climbs, 33,000 parent steps, 15% of typing)."""
         known = self._template_names
+        chains = self._chains
         climbed: list[Node] = []
         current: Node | None = node
         names: frozenset[str] = frozenset()
@@ -376,6 +380,11 @@ class ScopeLookup(DeclarationIndex):
             if found is not None:
                 names = found
                 break
+            chain = chains.get(key)
+            if chain is not None and (not chain or chain[-1] is not None):
+                names = self._chain_template_names(chain)
+                known[key] = names
+                break
             climbed.append(current)
             ids.append(key)
             current = shared_parent(parents, current, key)
@@ -383,6 +392,20 @@ class ScopeLookup(DeclarationIndex):
             if current.type == "template_declaration":
                 names = names | self._templates(current)[0]
             known[key] = names
+        return names
+
+    def _chain_template_names(self, chain: tuple[Scope | None, ...]) -> frozenset[str]:
+        """What ``_template_names_at`` climbs to at a node whose chain of scopes is ``chain``,
+        a whole one (not cut at a macro body or ``MAX_SCOPES``): a template declaration is a
+        declaring scope, so the chain holds every one around the node, the node included."""
+        key = id(chain)  # chains live as long as the resolver (see _memoised)
+        names = self._chain_templates.get(key)
+        if names is None:
+            names = frozenset()
+            for scope in chain:
+                if scope is not None and scope.kind == "template_declaration":
+                    names = names | self._templates(scope.node)[0]
+            self._chain_templates[key] = names
         return names
 
     def _out_of_line_class(self, fn: Node) -> _Ty | None:
