@@ -36,9 +36,9 @@ from ptxlint.frontends.cxx.c_types import (
 from ptxlint.frontends.syntax_tree import WALK_LIMIT, nodes_of_kinds
 from ptxlint.model import CType
 
-# A chain's blocks (their tables) up to its innermost function and that one's parameters
-# (``ScopeLookup._name_plan``)
-NamePlan = tuple[tuple[dict[str, list[Entry]], ...], dict[str, Entry]]
+# The parameters a name operand under a chain of scopes is, by name, and their types worked
+# out so far (``ScopeLookup._name_plan``)
+NamePlan = tuple[dict[str, Entry], dict[str, tuple[CType | None]]]
 
 
 class DeclarationIndex:
@@ -82,8 +82,8 @@ class DeclarationIndex:
         self._chains: dict[int, tuple[Scope | None, ...]] = {}  # see _scope_chain
         self._name_plans: dict[int, NamePlan | None] = {}  # by chain id (_name_plan)
         self._chain_templates: dict[int, frozenset[str]] = {}  # (_chain_template_names)
-        # the type of each parameter a name operand is (``TypeResolver._parameter_ctype``)
-        self._parameter_ctypes: dict[int, tuple[CType | None]] = {}
+        # the types of the parameters name operands are, per parameter table (_name_plan)
+        self._parameter_answers: dict[int, dict[str, tuple[CType | None]]] = {}
         # node id -> parent, for the file's tree: shared with extraction's climbs (see
         # share_parents), since a tree-sitter parent step is a descent from the root
         self._parents: dict[int, Node] = {}

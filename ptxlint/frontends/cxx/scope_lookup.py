@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from ptxlint.frontends.cxx.c_types import (
     BUILTIN_TYPES,
+    BUILTIN_VARIABLES,
     DECLARING_SCOPES,
     FAR,
     INT,
@@ -216,12 +217,15 @@ class ScopeLookup(DeclarationIndex):
         return table
 
     def _name_plan(self, chain: tuple[Scope | None, ...]) -> NamePlan | None:
-        """The tables of ``chain``'s blocks up to its innermost function, lambda or catch
-        clause, and that one's parameters (kept per chain), or None where the chain reaches
-        another kind of scope or a macro body first. A name none of those blocks declares
-        and the parameters do is that parameter, wherever in the chain's blocks it is used:
-        the lookup (``_lookup_scopes``) passes each block, whose entries are all of other
-        names, and stops at the parameter, with no byte offset tested on the way."""
+        """The parameters that a name operand under ``chain`` is, by name, and their types as
+        far as worked out (kept per chain), or None where the chain reaches another kind of
+        scope than blocks before its innermost function, lambda or catch clause, or a macro
+        body. A name that none of those blocks declares and that is no macro or built-in
+        variable is that function's parameter wherever in the blocks it is used: the lookup
+        (``_name_type``) passes each block, whose entries are all of other names, and stops at
+        the parameter, with no byte offset tested on the way. Where nothing is left out, the
+        parameters are the function's own table, and the functions of one parameter list
+        (``_parameter_table``) share it and its types."""
         key = id(chain)  # chains live as long as the resolver (see _memoised)
         if key in self._name_plans:
             return self._name_plans[key]
@@ -239,7 +243,25 @@ class ScopeLookup(DeclarationIndex):
                 single = scope.single
                 if single is None:
                     single = scope.single = self._parameter_table(scope.node)
-                plan = (tuple(blocks), single)
+                macros = self._macros
+                if (
+                    any(blocks)
+                    or not single.keys().isdisjoint(macros)
+                    or not single.keys().isdisjoint(BUILTIN_VARIABLES)
+                ):
+                    direct = {
+                        name: entry
+                        for name, entry in single.items()
+                        if name not in macros
+                        and name not in BUILTIN_VARIABLES
+                        and not any(name in block for block in blocks)
+                    }
+                    plan = (direct, {})
+                else:
+                    answers = self._parameter_answers.get(id(single))
+                    if answers is None:
+                        answers = self._parameter_answers[id(single)] = {}
+                    plan = (single, answers)
             break
         self._name_plans[key] = plan
         return plan
