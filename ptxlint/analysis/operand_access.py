@@ -6,7 +6,7 @@ Built from the grammar's operand roles (:mod:`ptxlint.ptx.operand_roles`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from ptxlint.model import AsmStatement, Operand, PtxInstruction, PtxOperand, PtxTemplate
@@ -33,9 +33,10 @@ class _Side:
     __slots__ = ("_operands", "_refs", "_accesses")
 
     def __init__(
-        self, ptx: PtxTemplate, operands_of: Callable[[PtxInstruction], list[PtxOperand] | None]
+        self, ptx: PtxTemplate,
+        operands_of: Callable[[PtxInstruction], Sequence[PtxOperand] | None],
     ) -> None:
-        self._operands = [(position, instruction, operands_of(instruction) or [])
+        self._operands = [(position, instruction, operands_of(instruction) or ())
                           for position, instruction in enumerate(ptx.instructions)]
         self._refs = {o.ref for _, _, operands in self._operands for o in operands
                       if o.kind == "ref"}

@@ -740,15 +740,21 @@ def written_operands(instruction: PtxInstruction) -> list[PtxOperand] | None:
     and ``flow`` ask it of every instruction several times, and the engine shares one parse
     between the statements that spell a template. Each caller gets its own list.
     """
+    written = written_tuple(instruction)
+    return None if written is None else list(written)
+
+
+def written_tuple(instruction: PtxInstruction) -> tuple[PtxOperand, ...] | None:
+    """``written_operands``, the memo's own tuple: for a reader that keeps no list of its own
+    (``flow`` walks a wgmma's 128 destinations once per template, and copied them first)."""
     known = _WRITTEN.get(id(instruction))
     if known is not None and known[0] is instruction:
-        written = known[1]
-    else:
-        written = _written_operands(instruction)
-        if len(_WRITTEN) >= _WRITTEN_MAX:
-            _WRITTEN.clear()
-        _WRITTEN[id(instruction)] = (instruction, written)  # held, so the id stays its own
-    return None if written is None else list(written)
+        return known[1]
+    written = _written_operands(instruction)
+    if len(_WRITTEN) >= _WRITTEN_MAX:
+        _WRITTEN.clear()
+    _WRITTEN[id(instruction)] = (instruction, written)  # held, so the id stays its own
+    return written
 
 
 # Destinations by instruction identity; bounded, as the keys hold instructions.

@@ -466,15 +466,31 @@ def undescribed() -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
 @lru_cache(maxsize=16384)
 def _judged(opcode: str, modifiers: tuple[str, ...]) -> bool:
     """Memoised like ``_modifier_matches``: every rule asks of every instruction in turn."""
+    partial = _partial(opcode)
+    if partial is None:
+        return True
+    words, combinations = partial
+    if not words.isdisjoint(modifiers):
+        return False
+    if not combinations:
+        return True
+    spelled = frozenset(modifiers)
+    return not any(combination <= spelled for combination in combinations)
+
+
+@cache
+def _partial(opcode: str) -> tuple[frozenset[str], tuple[frozenset[str], ...]] | None:
+    """``PARTIAL``'s entry for ``opcode``, split once into the words not written down and the
+    combinations of words not written down ("v8+b16": each word alone is); None where every
+    sub-family is. ``_judged`` asked each entry of the 36 of tcgen05 per spelling."""
     from ptxlint.ptx.grammar_data import PARTIAL
 
     partial = PARTIAL.get(opcode)
     if partial is None:
-        return True
-    if partial.intersection(modifiers):
-        return False
-    # "v8+b16": a combination of words not written down (each word alone is)
-    return not any("+" in entry and set(entry.split("+")) <= set(modifiers) for entry in partial)
+        return None
+    words = frozenset(entry for entry in partial if "+" not in entry)
+    combinations = tuple(frozenset(entry.split("+")) for entry in partial if "+" in entry)
+    return words, combinations
 
 
 def judged(opcode: str, modifiers: tuple[str, ...]) -> bool:

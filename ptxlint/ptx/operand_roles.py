@@ -10,15 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.model import PtxInstruction, PtxOperand
-from ptxlint.ptx.effects import written_operands
+from ptxlint.ptx.effects import written_tuple
 
 __all__ = ["destinations", "leaves", "sources"]
 
 
-def destinations(instruction: PtxInstruction) -> list[PtxOperand] | None:
+def destinations(instruction: PtxInstruction) -> tuple[PtxOperand, ...] | None:
     """The register operands ``instruction`` writes (vector and pair elements one by one), or
-    ``None`` when that is not known (``call``, an unknown opcode, an opaque instruction)."""
-    return written_operands(instruction)
+    ``None`` when that is not known (``call``, an unknown opcode, an opaque instruction). The
+    tuple is the one every reader of the instruction gets (flow, and each side of
+    ``analysis.operand_access``, walk a wgmma's 128 destinations; each copied them first)."""
+    return written_tuple(instruction)
 
 
 def leaves(operand: PtxOperand) -> Iterator[PtxOperand]:
@@ -37,7 +39,9 @@ def sources(instruction: PtxInstruction) -> list[PtxOperand] | None:
     written = destinations(instruction)
     if written is None:
         return None
-    taken = {(o.start, o.end) for o in written}
+    # the destinations are the instruction's own operand objects (or their parts), so the
+    # same objects stand for them among its leaves
+    taken = {id(o) for o in written}
     out: list[PtxOperand] = []
     if instruction.predicate is not None:
         out.append(instruction.predicate.register)
@@ -46,15 +50,16 @@ def sources(instruction: PtxInstruction) -> list[PtxOperand] | None:
     return out
 
 
-def _add_leaves(operand: PtxOperand, taken: set[tuple[int, int]], out: list[PtxOperand]) -> None:
-    """``leaves(operand)`` not in ``taken``, appended to ``out``; a plain element (a wgmma's
-    128) is appended in its vector's loop, without a call or a generator of its own."""
+def _add_leaves(operand: PtxOperand, taken: set[int], out: list[PtxOperand]) -> None:
+    """``leaves(operand)`` whose ids are not in ``taken``, appended to ``out``; a plain element
+    (a wgmma's 128) is appended in its vector's loop, without a call or a generator of its
+    own."""
     if not operand.parts:
-        if (operand.start, operand.end) not in taken:
+        if id(operand) not in taken:
             out.append(operand)
         return
     for part in operand.parts:
         if part.parts:
             _add_leaves(part, taken, out)
-        elif (part.start, part.end) not in taken:
+        elif id(part) not in taken:
             out.append(part)
