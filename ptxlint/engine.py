@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from ptxlint import collector, rule_memo, suppress
 from ptxlint.analysis.cxx_facts import FileFacts
 from ptxlint.analysis.latent import Latent, latent_reason
+from ptxlint.analysis.operand_summary import SUMMARY_NEEDS, summary_of
 from ptxlint.expansion_findings import Placer, common_to_all_branches
 from ptxlint.fix import fix_applies
 from ptxlint.frontends.cxx.extract import extract
@@ -224,7 +225,9 @@ class RulePlan:
         needs = [tuple(getattr(rule, "needs", ())) for rule in self.active]
         names = sorted({n for each in needs for n in each if n in NEEDS})
         bits = {name: 1 << i for i, name in enumerate(names)}
-        self.tests = [(bits[name], NEEDS[name]) for name in names]
+        # the operand list's and the % tokens' features come together, in one set
+        self.summarized = {name: bits[name] for name in names if name in SUMMARY_NEEDS}
+        self.tests = [(bits[name], NEEDS[name]) for name in names if name not in SUMMARY_NEEDS]
         # 0: call always (no needs, or one this ptxlint does not know: a newer plugin's)
         self.masks = [
             0 if not each or any(n not in NEEDS for n in each)
@@ -271,6 +274,10 @@ class RulePlan:
                     self._replay(statement, context, row, entry)
                     return row
         features = 0
+        if self.summarized:
+            summarized = self.summarized
+            for name in summary_of(statement).holds:
+                features |= summarized.get(name, 0)
         for bit, test in self.tests:
             if test(statement):
                 features |= bit

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from ptxlint.analysis.operand_summary import SUMMARY_NEEDS, summary_of
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity, Span
 
 
@@ -32,14 +33,6 @@ class RuleContext:
     cxx: object | None = None
 
 
-def _outputs(statement: AsmStatement) -> bool:
-    return any(o.role == "output" for o in statement.operands)
-
-
-def _inputs(statement: AsmStatement) -> bool:
-    return any(o.role == "input" for o in statement.operands)
-
-
 # Instructions after which the next one in the text need not run.
 _BRANCHING = frozenset({"bra", "brx", "ret", "exit", "trap"})
 
@@ -52,17 +45,32 @@ def _branches(statement: AsmStatement) -> bool:
     )
 
 
-def _immediate_operand(statement: AsmStatement) -> bool:
-    return any(o.constraint.letters == "n" and not o.constraint.opaque for o in statement.operands)
+def _summarized(name: str) -> Callable[[AsmStatement], bool]:
+    def holds(statement: AsmStatement) -> bool:
+        return name in summary_of(statement).holds
+
+    holds.__name__ = name
+    return holds
 
 
 # What a rule may need of a statement (``Rule.needs``); each test is O(operands) at most and
-# runs once per statement for all the rules.
+# runs once per statement for all the rules. Those of the operand list and the ``%`` tokens are
+# answered together, in one pass over each (ptxlint.analysis.operand_summary).
 NEEDS: dict[str, Callable[[AsmStatement], bool]] = {
-    "operands": lambda s: bool(s.operands),
-    "outputs": _outputs,
-    "inputs": _inputs,
-    "immediate-operand": _immediate_operand,  # an "n" operand
+    **{name: _summarized(name) for name in SUMMARY_NEEDS},
+    # "operands", "outputs", "inputs", "percents": the statement has some
+    # "immediate-operand": an "n" operand
+    # "several-letters": a constraint of several letters, not a tie (PTX003)
+    # "tied-operands": a constraint that is an output's number ("0")
+    # "foreign-letters": a constraint letter nvcc does not take ("m", "x"; clang's "i", "c")
+    # "foreign-clobbers": a clobber other than "memory"
+    # "misplaced-modifiers": an output without '=' or '+', an input with one, a modifier on an
+    #   immediate letter (PTX006)
+    # "indexed-operands": three or more operands indexing an array ("d"(A[0]))
+    # "unreferenced-operands": an operand no %N names
+    # "stray-references": a %N past the last operand, or a symbolic %[name]
+    # "modified-references": a %N with a GCC operand modifier (%H1)
+    # "percent-escapes": a %% escape, a bare %name, a trailing %, a malformed $
     "clobbers": lambda s: bool(s.clobbers),
     "missing-commas": lambda s: bool(s.missing_commas),
     # LLVM inline asm (Triton, CuTe DSL, llvmlite): its syntax, or the call it came from
@@ -72,7 +80,6 @@ NEEDS: dict[str, Callable[[AsmStatement], bool]] = {
     "directives": lambda s: bool(s.ptx.directives),
     "labels": lambda s: bool(s.ptx.labels),
     "braces": lambda s: bool(s.ptx.braces),
-    "percents": lambda s: bool(s.ptx.percents),
     "never": lambda s: False,  # the rule speaks once per file, not per statement (PTX901)
 }
 

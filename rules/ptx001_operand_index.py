@@ -14,7 +14,7 @@ class OperandIndexOutOfRange(Rule):
     pure = True
     scope = "statement"
     severity = Severity.ERROR
-    needs = ("percents",)
+    needs = ("stray-references",)
     summary = "Template references an operand that does not exist"
     tags = ("correctness", "operands")
     docs = """\

@@ -16,7 +16,7 @@ class InvalidConstraint(Rule):
     pure = True
     scope = "statement"
     severity = Severity.ERROR
-    needs = ("operands", "clobbers")
+    needs = ("foreign-letters", "tied-operands", "foreign-clobbers", "llvm")
     summary = "Constraint letter or clobber that NVPTX does not have"
     tags = ("correctness", "constraints")
     docs = """\

@@ -14,7 +14,7 @@ class MultipleConstraintLetters(Rule):
     pure = True
     scope = "statement"
     severity = Severity.ERROR
-    needs = ("operands",)
+    needs = ("several-letters",)
     summary = "Constraint offers several register classes"
     tags = ("correctness", "constraints")
     docs = """\

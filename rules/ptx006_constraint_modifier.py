@@ -16,7 +16,7 @@ class BadConstraintModifier(Rule):
     pure = True
     scope = "statement"
     severity = Severity.ERROR
-    needs = ("operands",)
+    needs = ("misplaced-modifiers",)
     summary = "Constraint modifier does not fit the operand's role"
     tags = ("correctness", "constraints")
     docs = """\

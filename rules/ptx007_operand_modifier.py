@@ -15,7 +15,7 @@ class UnsupportedOperandModifier(Rule):
     pure = True
     scope = "statement"
     severity = Severity.ERROR
-    needs = ("percents",)
+    needs = ("modified-references",)
     summary = "GCC operand modifier in a PTX template"
     tags = ("correctness", "template")
     docs = """\

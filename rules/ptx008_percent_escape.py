@@ -14,7 +14,7 @@ class PercentEscape(Rule):
     pure = True
     scope = "statement"
     severity = Severity.ERROR
-    needs = ("percents", "llvm")
+    needs = ("percent-escapes",)
     summary = "'%' written the wrong way for the kind of asm statement"
     tags = ("correctness", "template")
     docs = """\

@@ -16,7 +16,7 @@ class UnusedOperand(Rule):
     pure = True
     scope = "statement"
     severity = Severity.WARNING
-    needs = ("operands",)
+    needs = ("unreferenced-operands",)
     summary = "Operand the template never references"
     tags = ("correctness", "operands")
     docs = """\

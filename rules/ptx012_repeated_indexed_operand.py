@@ -40,7 +40,7 @@ class RepeatedIndexedOperand(Rule):
     pure = True
     scope = "statement"
     severity = Severity.WARNING
-    needs = ("operands",)
+    needs = ("indexed-operands",)
     summary = "An element of an array is passed twice while its neighbour is never passed"
     tags = ("correctness", "operands")
     docs = """\

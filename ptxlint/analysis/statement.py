@@ -17,6 +17,7 @@ from ptxlint.analysis import guards as _guards
 from ptxlint.analysis import roots as _roots
 from ptxlint.analysis.effects import Effect
 from ptxlint.analysis.operand_access import Access, reads_of, register_operand
+from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.placement import Placement, placement_of
 from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RegisterMisfit, RootCause
 from ptxlint.file_traits import excluded_targets
@@ -157,6 +158,9 @@ class StatementAnalysis:
     @fact
     def constraint_problems(self) -> tuple[ConstraintProblem, ...]:
         """The C++ constraints nvcc rejects (PTX002's findings); none in HIP/ROCm code."""
+        holds = summary_of(self.statement).holds
+        if "foreign-letters" not in holds and "tied-operands" not in holds:
+            return ()  # every known constraint one letter nvcc takes: most statements
         if self.rocm_guarded:
             return ()
         return _roots.constraint_problems(self.statement, lambda: self.clang_only)
@@ -176,6 +180,8 @@ class StatementAnalysis:
     @fact
     def modified_tokens(self) -> tuple[PercentToken, ...]:
         """``%N`` tokens with a GCC operand modifier (PTX007's findings)."""
+        if "modified-references" not in summary_of(self.statement).holds:
+            return ()
         return _roots.modified_tokens(self.statement)
 
     @fact
@@ -201,6 +207,8 @@ class StatementAnalysis:
     @fact
     def _ties(self) -> dict[int, RootCause]:
         ties: dict[int, RootCause] = {}
+        if "tied-operands" not in summary_of(self.statement).holds:
+            return ties
         for operand in self.statement.inputs:
             letters = operand.constraint.letters
             if letters.isdigit() and not operand.constraint.opaque:

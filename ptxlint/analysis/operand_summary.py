@@ -1,0 +1,143 @@
+"""What the rules ask of a statement's operand list and of its template's ``%`` tokens, found
+in one pass over each and kept for the statement.
+
+Nine rules and analyses each walked the operands (a wgmma has 130) to ask one question: is any
+constraint several letters (PTX003), a tie or a letter nvcc does not take (PTX002), a modifier
+that does not fit its role (PTX006), is any operand never named (PTX009), indexed (PTX012), an
+output, an input, an immediate (the engine's ``Rule.needs``). They read the answers here, and
+the engine does not call a rule whose question is answered no (``ptxlint.rule.NEEDS``): over
+CUTLASS's ``include/`` (3,217 statements, 139,000 operands) that was 38 passes over the
+operands per wgmma statement.
+
+A function of the statement alone (its operands, clobbers and parsed template).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from operator import attrgetter
+
+from ptxlint import file_memos
+from ptxlint.constraints import VALID_CLOBBERS, VALID_LETTERS
+from ptxlint.model import AsmStatement
+
+__all__ = ["SUMMARY_NEEDS", "OperandSummary", "summary_of"]
+
+# Constraint letters that take no modifier: an integer constant and a spliced string.
+IMMEDIATE_LETTERS = frozenset("nC")
+
+# Kinds of ``%``/``$`` token that are not an operand reference and may be mistakes.
+ESCAPE_KINDS = frozenset({"escape", "trailing", "bare", "bad-dollar"})
+
+# The statement features (names of ``ptxlint.rule.NEEDS``) this summary answers.
+SUMMARY_NEEDS = (
+    "operands",
+    "outputs",
+    "inputs",
+    "immediate-operand",
+    "several-letters",
+    "tied-operands",
+    "foreign-letters",
+    "foreign-clobbers",
+    "misplaced-modifiers",
+    "indexed-operands",
+    "percents",
+    "unreferenced-operands",
+    "stray-references",
+    "modified-references",
+    "percent-escapes",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OperandSummary:
+    """A statement's operands and ``%`` tokens, as the rules ask of them."""
+
+    # ``%N`` numbers the template names (``%n1`` included): ptxlint.analysis.operand_use's
+    # ``referenced``
+    referenced: frozenset[int]
+    # which of SUMMARY_NEEDS hold; each is named in ``ptxlint.rule.NEEDS``
+    holds: frozenset[str]
+
+
+def summary_of(statement: AsmStatement) -> OperandSummary:
+    """The statement's summary, worked out on the first ask after another statement's (the
+    engine tests a statement's features, then its rules read it, statement by statement)."""
+    for known, summary in _LAST:
+        if known is statement:
+            return summary
+    summary = _summarize(statement)
+    _LAST[:] = [(statement, summary)]
+    return summary
+
+
+_LAST: list[tuple[AsmStatement, OperandSummary]] = []
+file_memos.register(_LAST.clear)
+
+
+def _summarize(statement: AsmStatement) -> OperandSummary:
+    holds: set[str] = set()
+    operands = statement.operands
+    if operands:
+        holds.add("operands")
+        # the distinct (role, constraint) pairs: a wgmma's 130 operands have three or four
+        kinds = {(o.role, c.letters, c.modifiers, c.opaque)
+                 for o in operands for c in (o.constraint,)}
+        for role, letters, modifiers, opaque in kinds:
+            if role == "output":
+                holds.add("outputs")
+            elif role == "input":
+                holds.add("inputs")
+            if opaque:
+                continue
+            if _misplaced(role, letters, modifiers):
+                holds.add("misplaced-modifiers")
+            if letters.isdigit():
+                holds.add("tied-operands")
+                continue
+            if letters == "n":
+                holds.add("immediate-operand")
+            if len(letters) > 1:
+                holds.add("several-letters")
+            if letters not in VALID_LETTERS and any(
+                letter not in VALID_LETTERS and not letter.isspace() for letter in letters
+            ):
+                holds.add("foreign-letters")
+        if sum("[" in o.expression for o in operands) >= 3:
+            holds.add("indexed-operands")
+    if any(c.name not in VALID_CLOBBERS for c in statement.clobbers):
+        holds.add("foreign-clobbers")
+    referenced: set[int] = set()
+    percents = statement.ptx.percents
+    if percents:
+        holds.add("percents")
+        count = len(operands)
+        for token in percents:
+            kind = token.kind
+            if kind == "ref":
+                index = token.index
+                if index is not None:
+                    referenced.add(index)
+                    if index >= count:
+                        holds.add("stray-references")
+                if token.modifier:
+                    holds.add("modified-references")
+            elif kind == "named":
+                holds.add("stray-references")
+            elif kind in ESCAPE_KINDS:
+                holds.add("percent-escapes")
+    if operands and not referenced.issuperset(map(_INDEX, operands)):
+        holds.add("unreferenced-operands")
+    return OperandSummary(frozenset(referenced), frozenset(holds))
+
+
+_INDEX = attrgetter("index")
+
+
+def _misplaced(role: str, letters: str, modifiers: str) -> bool:
+    """A modifier that does not fit the operand (PTX006): any on an immediate letter, an output
+    without ``=`` or ``+``, an input with one."""
+    if modifiers and not IMMEDIATE_LETTERS.isdisjoint(letters):
+        return True
+    flows = "=" in modifiers or "+" in modifiers
+    return flows != (role == "output")

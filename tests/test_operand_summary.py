@@ -1,0 +1,120 @@
+"""The statement features found in one pass over the operands and the ``%`` tokens
+(ptxlint.analysis.operand_summary): each holds exactly where its definition does, and the engine
+calls a rule that needs one only on the statements where it holds."""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import ClassVar
+
+from ptxlint.analysis.operand_summary import SUMMARY_NEEDS, summary_of
+from ptxlint.constraints import VALID_CLOBBERS, VALID_LETTERS
+from ptxlint.engine import RulePlan, extract_statements
+from ptxlint.model import AsmStatement, Finding, Severity, SourceFile
+from ptxlint.rule import NEEDS, Rule, RuleContext
+from tests.conftest import FIXTURES
+
+
+def _statements() -> list[AsmStatement]:
+    out: list[AsmStatement] = []
+    for path in sorted(glob.glob(os.path.join(FIXTURES, "rules", "PTX*.*"))):
+        source = SourceFile(path, Path(path).read_text(encoding="utf-8"))
+        out.extend(extract_statements(source).statements)
+    return out
+
+
+_STATEMENTS = _statements()
+
+
+def _known(statement: AsmStatement) -> list[tuple[str, str, str]]:
+    return [(o.role, o.constraint.letters, o.constraint.modifiers)
+            for o in statement.operands if not o.constraint.opaque]
+
+
+def _refs(statement: AsmStatement) -> set[int]:
+    return {t.index for t in statement.ptx.percents if t.kind == "ref" and t.index is not None}
+
+
+# Each feature by its definition, operand by operand and token by token.
+_DEFINITIONS = {
+    "operands": lambda s: bool(s.operands),
+    "outputs": lambda s: any(o.role == "output" for o in s.operands),
+    "inputs": lambda s: any(o.role == "input" for o in s.operands),
+    "immediate-operand": lambda s: any(letters == "n" for _, letters, _ in _known(s)),
+    "several-letters": lambda s: any(
+        len(letters) > 1 and not letters.isdigit() for _, letters, _ in _known(s)
+    ),
+    "tied-operands": lambda s: any(letters.isdigit() for _, letters, _ in _known(s)),
+    "foreign-letters": lambda s: any(
+        not letters.isdigit() and any(c not in VALID_LETTERS and not c.isspace() for c in letters)
+        for _, letters, _ in _known(s)
+    ),
+    "foreign-clobbers": lambda s: any(c.name not in VALID_CLOBBERS for c in s.clobbers),
+    "misplaced-modifiers": lambda s: any(
+        (modifiers and ("n" in letters or "C" in letters))
+        or (role == "output" and "=" not in modifiers and "+" not in modifiers)
+        or (role == "input" and ("=" in modifiers or "+" in modifiers))
+        for role, letters, modifiers in _known(s)
+    ),
+    "indexed-operands": lambda s: len([o for o in s.operands if "[" in o.expression]) >= 3,
+    "percents": lambda s: bool(s.ptx.percents),
+    "unreferenced-operands": lambda s: any(o.index not in _refs(s) for o in s.operands),
+    "stray-references": lambda s: any(
+        t.kind == "named" or (t.kind == "ref" and t.index is not None
+                              and t.index >= len(s.operands))
+        for t in s.ptx.percents
+    ),
+    "modified-references": lambda s: any(t.kind == "ref" and t.modifier for t in s.ptx.percents),
+    "percent-escapes": lambda s: any(
+        t.kind in ("escape", "trailing", "bare", "bad-dollar") for t in s.ptx.percents
+    ),
+}
+
+
+def test_every_summarized_feature_is_a_need_with_a_definition() -> None:
+    assert set(SUMMARY_NEEDS) == set(_DEFINITIONS)
+    assert set(SUMMARY_NEEDS) <= set(NEEDS)
+
+
+def test_each_feature_holds_exactly_where_its_definition_does() -> None:
+    for name, definition in _DEFINITIONS.items():
+        held = 0
+        for statement in _STATEMENTS:
+            holds = name in summary_of(statement).holds
+            assert holds == bool(definition(statement)), (name, statement.template.text)
+            assert NEEDS[name](statement) == holds
+            held += holds
+        assert 0 < held < len(_STATEMENTS), name  # the fixtures show it both ways
+
+
+def test_the_referenced_numbers_are_the_templates_refs() -> None:
+    for statement in _STATEMENTS:
+        assert summary_of(statement).referenced == _refs(statement)
+
+
+class _Counting(Rule):
+    id = "PTX999"
+    name = "counting"
+    severity = Severity.INFO
+    summary = docs = ""
+    needs: ClassVar[tuple[str, ...]] = ("several-letters", "stray-references")
+    seen: ClassVar[list[AsmStatement]] = []
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        self.seen.append(statement)
+        return iter(())
+
+
+def test_the_engine_calls_a_rule_only_where_one_of_its_needs_holds() -> None:
+    plan = RulePlan([_Counting()], memo=False)
+    context = RuleContext()
+    for statement in _STATEMENTS:
+        plan.outcomes(statement, context)
+    wanted = [
+        s for s in _STATEMENTS
+        if _DEFINITIONS["several-letters"](s) or _DEFINITIONS["stray-references"](s)
+    ]
+    assert wanted and _Counting.seen == wanted
