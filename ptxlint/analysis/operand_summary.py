@@ -5,9 +5,9 @@ Nine rules and analyses each walked the operands (a wgmma has 130) to ask one qu
 constraint several letters (PTX003), a tie or a letter nvcc does not take (PTX002), a modifier
 that does not fit its role (PTX006), is any operand never named (PTX009), indexed (PTX012), an
 output, an input, an immediate (the engine's ``Rule.needs``). They read the answers here, and
-the engine does not call a rule whose question is answered no (``ptxlint.rule.NEEDS``): over
-CUTLASS's ``include/`` (3,217 statements, 139,000 operands) that was 38 passes over the
-operands per wgmma statement.
+the engine does not call a rule whose question is answered no (``ptxlint.rule.NEEDS``). Over
+CUTLASS's ``include/`` (3,217 statements, 143,350 operands) the rules without typing took
+1.10-1.15 s of CPU instead of 1.16-1.23 s.
 
 A function of the statement alone (its operands, clobbers and parsed template).
 """
