@@ -168,6 +168,35 @@ def test_parameters() -> None:
     assert shape(check("arr", params=params)) == ("float *", "pointer", 8)  # decays
 
 
+def test_a_parameter_of_the_same_text_is_typed_where_it_is_declared() -> None:
+    # a parameter declaration read once serves its other lists only under the same template
+    # parameters: `T x` is unknown where T is one, and T's typedef elsewhere
+    source = """typedef unsigned short T;
+template <class T> __device__ void f(T x, T& y, int n) { asm("" :: "r"(x), "r"(y), "r"(n)); }
+__device__ void g(T x, T& y, int n) { asm("" :: "h"(x), "h"(y), "r"(n)); }
+template <class U> __device__ void h(T x, T& y, int n) { asm("" :: "h"(x), "h"(y), "r"(n)); }
+__device__ void k(struct { int a; } x, int n) { asm("" :: "r"(x), "r"(n)); }
+__device__ void m(struct { short a; } x, int n) { asm("" :: "r"(x), "r"(n)); }
+"""
+    parsed, calls = _typing_calls(source)
+    resolver = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    got = [
+        [shape(t) for t in resolver.resolve_operands(operands, statement)]
+        for statement, operands in _by_statement(calls)
+    ]
+    short = ("unsigned short", "integer", 2)
+    int_ = ("int", "integer", 4)
+    assert got[0] == [None, None, int_]
+    assert got[1] == got[2] == [short, short, int_]
+    anonymous = [("struct <anonymous>", "aggregate", None), int_]
+    assert got[3] == got[4] == anonymous
+    alone = [
+        [shape(TypeResolver(parsed.text, parsed.tree, parsed.data).resolve(*c)) for c in calls]
+        for calls in [[c for c in calls if c[2] is st] for st, _ in _by_statement(calls)]
+    ]
+    assert got == alone
+
+
 def test_innermost_scope_wins() -> None:
     source = kernel(
         """

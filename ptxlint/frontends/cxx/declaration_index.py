@@ -75,6 +75,12 @@ class DeclarationIndex:
         # parameter lists by (owner kind, text), for the lists of the same text (_share)
         self._shared_parameters: dict[tuple[str, bytes], SharedParameters | None] = {}
         self._template_names: dict[int, frozenset[str]] = {}
+        # (name, entry) of each parameter declaration by its text and the template parameter
+        # names around it, for every list it recurs in: its type follows from nothing else
+        # (a record body in it, ``{``, is never shared). CUTLASS's include/ declares 19,200
+        # parameters in 528 distinct lists, most of them again and again (``uint32_t & d17``):
+        # each was read and typed once per list, 0.14 s of its 0.35 s of typing.
+        self._parameter_entries: dict[tuple[bytes, frozenset[str]], tuple[str, Entry]] = {}
         self._statement_scopes: dict[int, dict[str, list[Entry]]] = {}
         self._template_values: dict[int, dict[str, Entry]] = {}
         self._owners: dict[int, tuple[_Ty | None, bool]] = {}  # out-of-line class, raises

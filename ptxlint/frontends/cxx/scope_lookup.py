@@ -344,17 +344,28 @@ class ScopeLookup(DeclarationIndex):
                     self._parameters[node.id] = cached
                     return cached
         cached = {}
-        for param in params.named_children if params is not None else ():
-            if param.type not in VALUE_PARAMETERS:
-                continue
-            declarator = param.child_by_field_name("declarator")
-            found = declarator_name(declarator)
-            if found is not None:
+        if params is not None:
+            # a parameter of the same text under the same template parameters has the same
+            # name and type: its first entry serves it (see _parameter_entries)
+            templates = self._template_names_at(node)
+            source = self._bytes
+            known = self._parameter_entries
+            for param in params.named_children:
+                if param.type not in VALUE_PARAMETERS:
+                    continue
+                text = source[param.start_byte : param.end_byte]
+                named_entry = known.get((text, templates))
+                if named_entry is None:
+                    declarator = param.child_by_field_name("declarator")
+                    found = declarator_name(declarator)
+                    if found is None:
+                        continue
+                    spec = param.child_by_field_name("type")
+                    named_entry = (_text(found), Entry(found.end_byte, declarator, spec, True))
+                    if b"{" not in text and not param.has_error:
+                        known[(text, templates)] = named_entry
                 # the first parameter of a name wins, as the linear scan found it first
-                cached.setdefault(
-                    _text(found),
-                    Entry(found.end_byte, declarator, param.child_by_field_name("type"), True),
-                )
+                cached.setdefault(*named_entry)
         self._parameters[node.id] = cached
         if key is not None and params is not None and key not in self._shared_parameters:
             self._shared_parameters[key] = self._share(cached, node)
