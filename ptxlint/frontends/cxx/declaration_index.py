@@ -89,7 +89,9 @@ class DeclarationIndex:
         self._name_plans: dict[int, NamePlan | None] = {}  # by chain id (_name_plan)
         self._chain_templates: dict[int, frozenset[str]] = {}  # (_chain_template_names)
         # the types of the parameters name operands are, per parameter table (_name_plan)
+        # and per entry, which the tables of the lists it recurs in share (_parameter_table)
         self._parameter_answers: dict[int, dict[str, tuple[CType | None]]] = {}
+        self._parameter_ctypes: dict[int, tuple[CType | None]] = {}
         # node id -> parent, for the file's tree: shared with extraction's climbs (see
         # share_parents), since a tree-sitter parent step is a descent from the root
         self._parents: dict[int, Node] = {}
