@@ -725,8 +725,9 @@ class _Run:
         elif not prefilter.has_keyword(path, data):
             if not prefilter.needs_include_check(path, data):
                 verdict = NO_ASM
-            elif self.feed is None:
-                verdict = MAY_HOLD_ASM if prefilter.may_hold_asm(path, data) else NO_ASM
+            elif self.feed is None:  # ``may_hold_asm`` with its two tests known false
+                uses = prefilter.uses_included_asm_macro(path, data)
+                verdict = MAY_HOLD_ASM if uses else NO_ASM
             else:
                 # whether an included header brings an asm macro the file names: the
                 # worker that would lint it reads those headers, not this process
