@@ -14,7 +14,7 @@ one:
   does nothing else costs at least ``1 - skippable`` of the bare parse.
 - **Whole-function memo**: the asm statements in a function whose text is byte for byte that of
   a function in an earlier file, whose outcomes a memo of whole functions could replay. The
-  statement memos that exist (``reading_memo``, ``rule_memo``) already key on the statement.
+  statement memo that exists (``rule_memo``) already keys on the statement.
 - **The rest of the lint**: lint time less parse time per statement and per operand, in this
   process, one file at a time (the result memos of earlier files kept, as in a worker), and
   what it adds to the parse.

@@ -1,9 +1,8 @@
-"""A bounded map, least recently used first out, that counts its hits and misses: the memos
-that outlive a file (the pure rules' outcomes, the reader's readings) keep their entries in one.
-Each step is one or two dictionary operations, so a language server's worker thread may share
-it with the main one: a lost race costs a miss, never a wrong entry. What it buys is the
-bound: the memos' documented sizes (``rule_memo``: about 7 MB at 8,192 entries;
-``reading_memo``: 15 MB at 2,048) instead of growing with the run."""
+"""A bounded map, least recently used first out, that counts its hits and misses: a memo that
+outlives a file (the pure rules' outcomes) keeps its entries in one. Each step is one or two
+dictionary operations, so a language server's worker thread may share it with the main one: a
+lost race costs a miss, never a wrong entry. What it buys is the bound: the memo's documented
+size (``rule_memo``: about 7 MB at 8,192 entries) instead of growing with the run."""
 
 from __future__ import annotations
 

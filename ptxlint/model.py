@@ -182,10 +182,6 @@ class SourceMap:
         """The template's ``char_starts`` and ``char_ends``."""
         raise NotImplementedError
 
-    def moved(self, d: int) -> SourceMap:
-        """The map of the same template read ``d`` characters further on."""
-        raise NotImplementedError
-
 
 class _TemplateSlots:
     """The slot a ``Template`` holds beside its fields (not a field: never compared, copied or

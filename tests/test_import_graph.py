@@ -221,7 +221,7 @@ CXX_STAGES: dict[str, tuple[str, ...]] = {
         "macro_uses", "branches",
     ),
     "locate": ("dialect", "host_code", "statement_tokens", "statement_context"),
-    "read": ("reading_memo", "statement_reader", "plain_reader", "operand_types", "extract"),
+    "read": ("raw_statement", "statement_reader", "plain_reader", "operand_types", "extract"),
     "type": ("c_types", "declaration_index", "scope_lookup", "expression_types", "types"),
 }
 CXX = "ptxlint.frontends.cxx"

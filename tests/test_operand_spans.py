@@ -11,7 +11,6 @@ import pickle
 
 import pytest
 
-from ptxlint.frontends.cxx import reading_memo
 from ptxlint.frontends.cxx.plain_reader import read_plain
 from ptxlint.model import (
     Constraint,
@@ -123,25 +122,6 @@ def test_offsets_are_read_without_making_a_span() -> None:
     assert operand_offsets(eager) == (start, end, at) and expression_start(eager) == at
     assert expressions([_eager(o) for o in operands]) == pairs
     assert constraint_start(eager.constraint) is None
-
-
-def test_a_moved_reading_has_its_spans_at_its_new_place() -> None:
-    reading_memo.MEMO.clear()
-    first = "__device__ void f() { " + _STATEMENT + " }\n"
-    shift = "// a comment that moves the statement\n"
-    kept = read_plain(SourceFile("a.cu", first), first.index("asm"), "asm")
-    assert kept is not None
-    start = first.index("asm")
-    reading_memo.remember(first, start, "asm", kept)
-    second = shift + first
-    moved = reading_memo.recall(second, start + len(shift), kept.end + len(shift), "asm")
-    assert moved is not None
-    direct = read_plain(SourceFile("b.cu", second), start + len(shift), "asm")
-    assert direct is not None
-    assert moved.operands == direct.operands
-    # moving made none of the kept reading's spans
-    assert not any(_made(o, Operand, "span") for o in kept.operands)
-    reading_memo.MEMO.clear()
 
 
 def test_other_missing_attributes_still_raise() -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from ptxlint.engine import extract_statements
 from ptxlint.frontends.cxx import extract as ex
-from ptxlint.frontends.cxx import plain_reader, reading_memo, statement_tokens
+from ptxlint.frontends.cxx import plain_reader, statement_tokens
 from ptxlint.frontends.cxx.lexer import Token, decode_string_literal, tokens
 from ptxlint.model import Constraint, Operand, SourceFile, Span, slot_setters
 from scripts.locations import cuda_include
@@ -221,7 +221,6 @@ def test_generated_files_extract_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     source = SourceFile("gen.cu", "".join(functions))
     fast = extract_statements(source)
     monkeypatch.setattr(ex, "read_plain", lambda *args: None)
-    monkeypatch.setattr(reading_memo, "recall", lambda *args: None)  # nor readings kept
     slow = extract_statements(source)
     assert len(fast.statements) > 100
     assert repr(fast.statements) == repr(slow.statements)
@@ -300,7 +299,9 @@ def test_template_shortcut_is_decode_string_literal() -> None:
         toks = [Token(t.kind, t.text, t.start + at, t.end + at) for t in toks]
         reader = ex.StatementReader(SourceFile("t.cu", ""), (), ex.NoPieces(), False)
         template = reader._template(toks, 0)
-        text, starts, ends = "", [], []
+        text = ""
+        starts: list[int] = []
+        ends: list[int] = []
         for t in toks:
             decoded = decode_string_literal(t)
             text += decoded.text

@@ -9,7 +9,6 @@ import dataclasses
 import pickle
 
 from ptxlint.frontends.cxx import extract as ex
-from ptxlint.frontends.cxx import reading_memo
 from ptxlint.frontends.cxx.statement_reader import DECODED_CHARS
 from ptxlint.model import Offsets, SourceFile, Template, source_map
 
@@ -68,22 +67,3 @@ def test_every_way_of_reading_an_unmade_map_sees_the_arrays() -> None:
             assert read(_both(literals)[0]) == tokens, literals
         assert hash(_both(literals)[0]) == hash(tokens)
         assert repr(_both(literals)[0]) == repr(tokens)
-
-
-def test_a_recalled_template_maps_to_its_new_place() -> None:
-    reading_memo.MEMO.clear()
-    for literals in _TEMPLATES:
-        text = f'void f(int a) {{ asm volatile({literals} : "=r"(a)); }}\n'
-        start = text.index("asm")
-        kept = ex.read_plain(SourceFile("a.cu", text), start, "asm")
-        assert kept is not None
-        reading_memo.remember(text, start, "asm", kept)
-        pad = "// moved\n" * 5
-        there = pad + text
-        moved = reading_memo.recall(there, start + len(pad), kept.end + len(pad), "asm")
-        assert moved is not None
-        direct = _both(literals, pad=pad)[1]
-        assert not _made(moved.template)
-        assert moved.template == direct
-        assert not _made(kept.template)  # moving made nothing of the kept reading
-    reading_memo.MEMO.clear()

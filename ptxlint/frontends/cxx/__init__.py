@@ -12,9 +12,9 @@ stages before it (``tests/test_import_graph.py`` holds this):
    (the function, declaration or macro around it);
 3. read the statement: ``statement_reader`` (template pieces with a source map, operands,
    clobbers; a macro piece is an opaque hole unless resolved exactly), ``plain_reader`` (its
-   regular-expression fast path), ``reading_memo``, ``operand_types`` (the operands' types,
-   left to work out when a rule first reads one), and ``extract``, which finds every
-   statement of a file and drives the rest;
+   regular-expression fast path), ``raw_statement`` (what both read), ``operand_types`` (the
+   operands' types, left to work out when a rule first reads one), and ``extract``, which
+   finds every statement of a file and drives the rest;
 4. type the operands: ``c_types``, ``declaration_index``, ``scope_lookup``,
    ``expression_types`` and ``types`` (Tier 1, syntactic; Tier 2 is :mod:`ptxlint.tier2`).
 

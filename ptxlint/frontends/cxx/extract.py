@@ -27,15 +27,15 @@ from ptxlint.frontends.cxx.lexer import (
 )
 from ptxlint.frontends.cxx.macros import MacroTable
 from ptxlint.frontends.cxx.operand_types import leave_types
-from ptxlint.frontends.cxx.plain_reader import read_plain, read_plain_here
+from ptxlint.frontends.cxx.plain_reader import read_plain
 
-# The reader fills the operands, their constraints, spans and templates slot by slot, with
-# the setters the reading memo fills its moved readings with (``reading_memo``: why)
-from ptxlint.frontends.cxx.reading_memo import (
+# The reader fills the operands, their constraints, spans and templates slot by slot
+# (``raw_statement``: why)
+from ptxlint.frontends.cxx.raw_statement import (
     O_CTYPE,
     new,
 )
-from ptxlint.frontends.cxx.reading_memo import RawStatement as _RawStatement
+from ptxlint.frontends.cxx.raw_statement import RawStatement as _RawStatement
 from ptxlint.frontends.cxx.statement_context import (
     CONTEXTS_KEPT,
     Ancestors,
@@ -219,7 +219,7 @@ def extract(
             )
             continue
         else:
-            plain = read_plain_here(source, parsed, start, keyword, ups)
+            plain = read_plain(source, start, keyword)
             stream = () if plain is not None else code_tokens(source.text, start)
             macro_name = None
             context_node = node

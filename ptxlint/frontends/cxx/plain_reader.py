@@ -6,13 +6,9 @@ comment, a directive or anything else unusual inside it is left to the token rea
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
-import tree_sitter
-
-from ptxlint.frontends.cxx import reading_memo
 from ptxlint.frontends.cxx.lexer import SKIPPED, Token, decode_string_literal
-from ptxlint.frontends.cxx.reading_memo import (
+from ptxlint.frontends.cxx.raw_statement import (
     C_LETTERS,
     C_MODIFIERS,
     C_OPAQUE,
@@ -33,14 +29,13 @@ from ptxlint.frontends.cxx.reading_memo import (
     T_TEXT,
     new,
 )
-from ptxlint.frontends.cxx.reading_memo import RawStatement as _RawStatement
+from ptxlint.frontends.cxx.raw_statement import RawStatement as _RawStatement
 from ptxlint.frontends.cxx.statement_reader import (
     DECODED_CHARS,
     _decoded,
     constraint_parts,
 )
 from ptxlint.frontends.cxx.statement_tokens import KEYWORD_WORDS, QUALIFIERS
-from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import (
     Clobber,
     Constraint,
@@ -175,28 +170,6 @@ def _tail(text: str, pos: int) -> re.Match[str]:
     return tail
 
 
-def read_plain_here(
-    source: SourceFile,
-    parsed: ParsedSource,
-    start: int,
-    keyword: str,
-    ups: Sequence[tree_sitter.Node],
-) -> _RawStatement | None:
-    """``read_plain(source, start, keyword)``, or the reading of the same text elsewhere moved
-    here (``reading_memo``). ``ups``: the keyword's ancestors; where the first is its
-    ``gnu_asm_expression``, its end is the text to look up (tree-sitter may place it wrongly:
-    then nothing is found, or a reading of that same text). O(length of the statement)."""
-    text = source.text
-    if ups and ups[0].type == "gnu_asm_expression":
-        raw = reading_memo.recall(text, start, parsed.to_char(ups[0].end_byte), keyword)
-        if raw is not None:
-            return raw
-    raw = read_plain(source, start, keyword)
-    if raw is not None:
-        reading_memo.remember(text, start, keyword, raw)
-    return raw
-
-
 def read_plain(source: SourceFile, start: int, keyword: str) -> _RawStatement | None:
     """``StatementReader(source, code_tokens(source.text, start), ...).read()`` for the
     statement whose keyword ``keyword`` is at ``start``, where the statement is plain (above);
@@ -310,30 +283,25 @@ def _plain_template(literals: list[tuple[str, int, int]]) -> Template | None:
     T_PIECES(template, tuple(pieces))
     source_map = new(LiteralMap)
     _LM_LITERALS(source_map, literals)
-    _LM_D(source_map, 0)
     set_source_map(template, source_map)
     return template
 
 
 class LiteralMap(SourceMap):
     """The source map of a template of plain string literals, ``(spelling, start, end)`` each
-    (``read_plain``'s), read ``d`` characters further on: made as ``StatementReader._template``
+    (``read_plain``'s): made as ``StatementReader._template``
     makes it, when first read (most are never read: ``model.set_source_map``). ``read_plain``
     over CUTLASS's ``include/``: 0.34 s -> 0.26 s of CPU, its templates' part 0.097 s ->
     0.027 s."""
 
-    __slots__ = ("_literals", "_d")
+    __slots__ = ("_literals",)
 
     _literals: list[tuple[str, int, int]]
-    _d: int
 
     def arrays(self) -> tuple[Offsets, Offsets]:
         starts: list[int] = []
         ends: list[int] = []
-        d = self._d
         for literal, at, end in self._literals:
-            at += d
-            end += d
             if "\\" not in literal:
                 starts.extend(range(at + 1, end - 1))
                 ends.extend(range(at + 2, end))
@@ -347,15 +315,8 @@ class LiteralMap(SourceMap):
                     ends.extend(range(at + first_end, at + first_end + count))
         return Offsets("q", starts), Offsets("q", ends)
 
-    def moved(self, d: int) -> LiteralMap:
-        source_map = new(LiteralMap)
-        _LM_LITERALS(source_map, self._literals)
-        _LM_D(source_map, self._d + d)
-        return source_map
-
 
 _LM_LITERALS = LiteralMap.__dict__["_literals"].__set__
-_LM_D = LiteralMap.__dict__["_d"].__set__
 
 
 def _plain_operands(

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from ptxlint.frontends.cxx.defines import MacroDef
 from ptxlint.frontends.cxx.lexer import Token, decode_string_literal, literal_value
 from ptxlint.frontends.cxx.macros import ExpandedString, MacroTable, expand_to_string
-from ptxlint.frontends.cxx.reading_memo import RawStatement as _RawStatement
+from ptxlint.frontends.cxx.raw_statement import RawStatement as _RawStatement
 from ptxlint.frontends.cxx.statement_tokens import QUALIFIERS
 from ptxlint.model import (
     HOLE,
