@@ -171,6 +171,18 @@ def test_forms_that_disagree_fall_back_to_the_check(monkeypatch: pytest.MonkeyPa
                 instruction, _unknown_operand), text
 
 
+def test_an_accepted_spelling_has_one_verdict() -> None:
+    """Instructions that spell the same modifiers and whose operands fit get one verdict
+    object, made once per match; it is the verdict a fresh match gives."""
+    first = parse_template("add.u32 %0, %1, %2;", True).instructions[0]
+    second = parse_template("add.u32 %3, %4, 7;", True).instructions[0]
+    one, two = check(first, _register), check(second, _register)
+    assert one.status == "ok" and one is two
+    _, exact, _ = grammar._modifier_matches("add", ("u32",))
+    fresh = grammar._Match(exact[0].form, dict(exact[0].binding), exact[0].need)
+    assert grammar._accept(fresh) == one and grammar._accept(fresh) is fresh.accepted
+
+
 def test_forms_found_by_word_masks_are_the_filtered_ones() -> None:
     """``_modifier_matches`` takes the forms that have every word from ``_word_masks``: the
     same forms, in the same order, as comparing the words with every form."""

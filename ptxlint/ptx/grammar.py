@@ -136,6 +136,9 @@ class _Match:
     unused: list[int] = field(default_factory=list)  # modifier indices no slot took
     missing: list[Slot] = field(default_factory=list)  # required slots left empty
     misordered: list[int] = field(default_factory=list)  # modifier indices out of position
+    # ``_accept``'s verdict, made once: the match is shared by every instruction that spells
+    # it (``_modifier_matches``), and most of them are accepted
+    accepted: Verdict | None = field(default=None, compare=False, repr=False)
 
     @property
     def cost(self) -> int:
@@ -340,6 +343,13 @@ def _newer_only(
 
 
 def _accept(m: _Match) -> Verdict:
+    """The verdict on an instruction whose operands fit ``m``'s form: a function of ``m``."""
+    if m.accepted is None:
+        m.accepted = _accepted(m)
+    return m.accepted
+
+
+def _accepted(m: _Match) -> Verdict:
     if m.form.rejected:
         # a warning: such forms sit in branches only a 32-bit build compiles, and nvcc 13
         # builds none
