@@ -197,6 +197,54 @@ __device__ void m(struct { short a; } x, int n) { asm("" :: "r"(x), "r"(n)); }
     assert got == alone
 
 
+_ALIKE_SOURCE = """
+struct A { int m; __device__ void f(int p); };
+struct B { short m; __device__ void f(int p); };
+__device__ void A::f(int p) { asm("" :: "r"(m), "r"(g[0]), "r"(p)); }
+__device__ void B::f(int p) { asm("" :: "h"(m), "r"(g[0]), "r"(p)); }
+__device__ void f1(int p) { asm("" :: "r"(g[0]), "r"(*(T*)&p), "r"(e)); }
+typedef float T;
+short g[2];
+enum { e = 1 };
+__device__ void f2(int p) { asm("" :: "h"(g[0]), "f"(*(T*)&p), "r"(e)); }
+template <class T> __device__ void f3(int p) { asm("" :: "h"(g[0]), "r"(*(T*)&p)); }
+template <int T> __device__ void f4(int p) { asm("" :: "h"(g[0]), "f"(*(T*)&p)); }
+__device__ void f5(int p) { long g = 0; asm("" :: "l"(g), "f"(*(T*)&p)); }
+__device__ void f6(int p) { asm("" :: "h"(g[0]), "f"(*(T*)&p), "r"(e)); }
+int v[2];
+__device__ void f7(int p) { float v[2]; asm("" :: "f"(v[0])); }
+__device__ void f8(int p) { asm("" :: "r"(v[0])); }
+"""
+
+
+def test_functions_written_alike_share_answers_only_where_nothing_differs() -> None:
+    # answers under chains of scopes of the same content are shared (_chain_key); a class,
+    # a block's own declarations, other template parameters or a namespace-scope name
+    # declared between the functions keep them apart
+    parsed, calls = _typing_calls(_ALIKE_SOURCE)
+    resolver = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    got = [
+        [shape(t) for t in resolver.resolve_operands(operands, statement)]
+        for statement, operands in _by_statement(calls)
+    ]
+    int_, short, float_ = ("int", "integer", 4), ("short", "integer", 2), ("float", "floating", 4)
+    assert got[0] == [int_, None, int_]  # A::m; g is declared after A::f
+    assert got[1] == [short, None, int_]  # B::m
+    enum = ("<anonymous enum>", "enum", 4)
+    assert got[2] == [None, float_, enum]  # f1: g comes later (type names count file-wide)
+    assert got[3] == [short, float_, enum]
+    assert got[4][0] == short and got[4][1] is None  # T is f3's template parameter
+    assert got[5] == [short, float_]  # f4's T is a value: the typedef is the type
+    assert got[6] == [("long", "integer", 8), float_]
+    assert got[7] == got[3]
+    assert got[8:] == [[float_], [int_]]  # f7's own v, the namespace's in f8
+    alone = [
+        [shape(TypeResolver(parsed.text, parsed.tree, parsed.data).resolve(*c)) for c in calls]
+        for calls in [[c for c in calls if c[2] is st] for st, _ in _by_statement(calls)]
+    ]
+    assert got == alone
+
+
 def test_innermost_scope_wins() -> None:
     source = kernel(
         """

@@ -88,6 +88,7 @@ class DeclarationIndex:
         self._chains: dict[int, tuple[Scope | None, ...]] = {}  # see _scope_chain
         self._name_plans: dict[int, NamePlan | None] = {}  # by chain id (_name_plan)
         self._chain_templates: dict[int, frozenset[str]] = {}  # (_chain_template_names)
+        self._chain_keys: dict[int, object] = {}  # by chain id (_chain_key)
         # the types of the parameters name operands are, per parameter table (_name_plan)
         # and per entry, which the tables of the lists it recurs in share (_parameter_table)
         self._parameter_answers: dict[int, dict[str, tuple[CType | None]]] = {}
@@ -109,7 +110,7 @@ class DeclarationIndex:
         self._memo: dict[tuple[object, ...], tuple[int, int, CType | None]] = {}
         self._lo = -1
         self._hi = FAR
-        self._lookups: dict[tuple[str, int], tuple[int, int, _Ty | None, bool]] = {}
+        self._lookups: dict[tuple[str, object], tuple[int, int, _Ty | None, bool]] = {}
         self._alone: dict[str, Node | None] = {}  # see _parse_alone
         # answers of operand values (in the file's tree) that did not read where they are
         self._free: dict[str, tuple[CType | None]] = {}

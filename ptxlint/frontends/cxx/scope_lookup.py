@@ -65,7 +65,7 @@ class ScopeLookup(DeclarationIndex):
         answer being memoised around it (``a[0]``, ``a[1]`` and ``a`` look ``a`` up once)."""
         if self._depth:  # inside a type's resolution the depth limit may cut answers short
             return self._lookup_scopes(chain, name, b)
-        key = (name, id(chain))
+        key = (name, self._chain_key(chain))
         hit = self._lookups.get(key)
         if hit is not None:
             lo, hi, ty, stop = hit
@@ -426,6 +426,59 @@ class ScopeLookup(DeclarationIndex):
                 names = names | self._templates(current)[0]
             known[key] = names
         return names
+
+    def _chain_key(self, chain: tuple[Scope | None, ...]) -> object:
+        """What memos of answers under ``chain`` key it by (kept per chain): its content where
+        that decides every answer, else its ``id``. Typing under a chain reads its scopes'
+        declarations, the template parameters and the class around (``this_type``), and
+        the file's namespace scope; a chain of blocks that declare nothing, functions
+        defined in their class or namespace, and template declarations is decided by its
+        parameter tables (shared by lists of one text under the same template parameters,
+        ``_parameter_table``) and its template parameter lists' text. Functions written
+        alike share their answers: the CUDA 13 headers' operand values need 3,900 typings
+        instead of 8,500 (each one per function, as in ``__as_ptr_gmem(__ptr)``). A block
+        with declarations, a class, a macro body or a cut chain keeps the chain's own key,
+        so the byte ranges memoised answers hold for (``_memoised``) are the file's
+        namespace scope's only, which all such chains share."""
+        key = id(chain)  # chains live as long as the resolver (see _memoised)
+        found = self._chain_keys.get(key)
+        if found is not None:
+            return found
+        parts: list[object] = ["chain"]
+        content: object = None
+        for scope in chain:
+            if scope is None:
+                break
+            kind = scope.kind
+            if kind == "compound_statement" or kind in STATEMENT_SCOPES:
+                table = scope.table
+                if table is None:
+                    table = self._block_table(scope)
+                if table:
+                    break
+                parts.append(kind)
+            elif kind in FUNCTION_SCOPES:
+                single = scope.single
+                if single is None:
+                    single = scope.single = self._parameter_table(scope.node)
+                if kind == "function_definition":
+                    try:
+                        if self._out_of_line_class(scope.node) is not None:
+                            break
+                    except Stop:
+                        break
+                parts.append(id(single))  # tables live as long as the resolver
+            elif kind == "template_declaration":
+                params = scope.node.child_by_field_name("parameters")
+                if params is None or params.has_error:
+                    break
+                parts.append(self._bytes[params.start_byte : params.end_byte])
+            else:
+                break
+        else:
+            content = tuple(parts)
+        found = self._chain_keys[key] = key if content is None else content
+        return found
 
     def _chain_template_names(self, chain: tuple[Scope | None, ...]) -> frozenset[str]:
         """What ``_template_names_at`` climbs to at a node whose chain of scopes is ``chain``,

@@ -236,7 +236,7 @@ class TypeResolver(ScopeLookup):
                 if parameter is not None:
                     out.append(self._parameter_ctype(parameter, expression, answers))
                     continue
-                hit = memo.get((expression, id(named)))
+                hit = memo.get((expression, self._chain_key(named)))
                 if hit is not None and hit[0] <= offset < hit[1]:
                     out.append(hit[2])
                 else:
@@ -280,7 +280,7 @@ class TypeResolver(ScopeLookup):
                 continue
             value, kind, tail = found
             if kind == "identifier" and e > b:
-                hit = memo.get((spelled, id(tail)))
+                hit = memo.get((spelled, self._chain_key(tail)))
                 if hit is not None and hit[0] <= b < hit[1]:
                     out.append(hit[2])
                 else:
@@ -301,7 +301,7 @@ class TypeResolver(ScopeLookup):
             if answer is not None:
                 out.append(answer[0])
                 continue
-            hit = memo.get((spelled, id(tail), False))
+            hit = memo.get((spelled, self._chain_key(tail), False))
             if hit is not None and hit[0] <= b < hit[1]:
                 out.append(hit[2])
                 continue
@@ -326,7 +326,7 @@ class TypeResolver(ScopeLookup):
         if free is not None:
             return free[0]
         memo = self._memo
-        key = (expression, id(tail), False)
+        key = (expression, self._chain_key(tail), False)
         hit = memo.get(key)
         if hit is not None and hit[0] <= b < hit[1]:
             return hit[2]
@@ -411,7 +411,7 @@ class TypeResolver(ScopeLookup):
         number of pairs has the same type in one scope. None for any other value."""
         simple = SUBSCRIPTS().fullmatch(data)
         if simple is not None:
-            return (simple[1], data.count(b"["), id(chain))
+            return (simple[1], data.count(b"["), self._chain_key(chain))
         node: Node | None = value
         pairs = 0
         while node is not None and node.type == "subscript_expression":
@@ -422,7 +422,7 @@ class TypeResolver(ScopeLookup):
             node = node.child_by_field_name("argument")
         if node is None or node.type != "identifier":
             return None
-        return (self._bytes[node.start_byte : node.end_byte], pairs, id(chain))
+        return (self._bytes[node.start_byte : node.end_byte], pairs, self._chain_key(chain))
 
     def _cast_key(
         self, value: Node, kind: str, data: bytes, chain: tuple[Scope | None, ...]
@@ -459,7 +459,8 @@ class TypeResolver(ScopeLookup):
         if desc is None or desc.type != "type_descriptor":
             return None
         spec = desc.child_by_field_name("type")
-        scope = None if spec is not None and spec.type in PLACELESS_SPECIFIERS else id(chain)
+        placeless = spec is not None and spec.type in PLACELESS_SPECIFIERS
+        scope = None if placeless else self._chain_key(chain)
         return (kind, star, self._bytes[desc.start_byte : desc.end_byte], scope)
 
     def _parameter_ctype(
@@ -490,7 +491,7 @@ class TypeResolver(ScopeLookup):
     def _name_type(self, name: str, chain: tuple[Scope | None, ...], b: int) -> CType | None:
         """What ``Expr._identifier`` and ``resolve`` make of the name ``name`` used at byte
         ``b`` under ``chain``; memoised per (name, chain) (see ``_memoised``)."""
-        key = (name, id(chain))
+        key = (name, self._chain_key(chain))
         hit = self._memo.get(key)
         if hit is not None and hit[0] <= b < hit[1]:
             return hit[2]
