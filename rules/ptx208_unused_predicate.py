@@ -97,6 +97,8 @@ asm volatile("{\\n\\t.reg .pred p;\\n\\t"
             destinations = _destinations(instruction)
             sources = [o for o in instruction.operands if not any(o is d for d in destinations)]
             for operand in sources:
+                if operand.parts and not any(name in operand.text for name in declared):
+                    continue  # no part spells a declared predicate (a wgmma's 128 registers)
                 read.update(part.text.lstrip("!") for part in _all_parts(operand))
             from_constants = instruction.opcode in _PURE and bool(sources) and all(
                 part.kind == "immediate" for o in sources for part in _all_parts(o)

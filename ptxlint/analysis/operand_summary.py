@@ -15,7 +15,6 @@ A function of the statement alone (its operands, clobbers and parsed template).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import attrgetter
 
 from ptxlint import file_memos
 from ptxlint.constraints import VALID_CLOBBERS, VALID_LETTERS
@@ -103,7 +102,7 @@ def _summarize(statement: AsmStatement) -> OperandSummary:
                 letter not in VALID_LETTERS and not letter.isspace() for letter in letters
             ):
                 holds.add("foreign-letters")
-        if sum("[" in o.expression for o in operands) >= 3:
+        if len([1 for o in operands if "[" in o.expression]) >= 3:
             holds.add("indexed-operands")
     if any(c.name not in VALID_CLOBBERS for c in statement.clobbers):
         holds.add("foreign-clobbers")
@@ -126,12 +125,9 @@ def _summarize(statement: AsmStatement) -> OperandSummary:
                 holds.add("stray-references")
             elif kind in ESCAPE_KINDS:
                 holds.add("percent-escapes")
-    if operands and not referenced.issuperset(map(_INDEX, operands)):
+    if operands and not referenced.issuperset([o.index for o in operands]):
         holds.add("unreferenced-operands")
     return OperandSummary(frozenset(referenced), frozenset(holds))
-
-
-_INDEX = attrgetter("index")
 
 
 def _misplaced(role: str, letters: str, modifiers: str) -> bool:

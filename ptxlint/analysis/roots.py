@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from ptxlint.constraints import REGISTER_LETTERS, VALID_LETTERS, Verdict, operand_verdict
 from ptxlint.file_traits import cuda_file
-from ptxlint.model import AsmStatement, Operand, PercentToken, PtxInstruction
+from ptxlint.model import AsmStatement, CType, Operand, PercentToken, PtxInstruction
 from ptxlint.ptx.instructions import is_opcode, unknown_modifier
 
 __all__ = [
@@ -134,13 +134,23 @@ def register_misfits(statement: AsmStatement) -> tuple[RegisterMisfit, ...]:
     PTX004 and PTX005 both (over CUTLASS's include/ each judged all 138,000 operands of its
     wgmma statements, nearly all accepted)."""
     found: list[RegisterMisfit] = []
+    # the last judgement: operands come in runs of one type and letter (a wgmma's accumulators)
+    last: tuple[CType | None, str, Verdict | None] = (None, "", None)
     for operand in statement.operands:
         c = operand.constraint
-        if c.opaque or len(c.letters) != 1 or c.letters not in REGISTER_LETTERS:
+        letters = c.letters
+        if letters not in REGISTER_LETTERS or c.opaque:  # its keys are single letters
             continue
         ctype = operand.ctype
-        verdict = operand_verdict(ctype, c.letters)
-        if ctype is None or (verdict is not None and not verdict.accepted):
+        if ctype is None:
+            found.append(RegisterMisfit(operand, None))
+            continue
+        if last[0] is ctype and last[1] == letters:
+            verdict = last[2]
+        else:
+            verdict = operand_verdict(ctype, letters)
+            last = (ctype, letters, verdict)
+        if verdict is not None and not verdict.accepted:
             found.append(RegisterMisfit(operand, verdict))
     return tuple(found)
 
