@@ -25,11 +25,18 @@ functions of up to 130 parameters):
   block's ``T x`` and ``T x = v`` read inline: ``_add_declaration``).
 - An operand expression is typed from its node in the file's tree (found by its byte range);
   the expression is parsed on its own only when the file's tree does not hold it exactly (a
-  parse error around it).
+  parse error around it). In an ASCII file's statement read without a parse error, a name
+  operand needs no node, and another value is found from its byte in its operand list
+  (``_value_at``); elsewhere the statement's operand lists are walked (``_operand_values``).
 - Answers are memoised per (expression, chain of scopes), each with the range of byte offsets
   it holds for (``_memoised``): the same expression in the same scope is typed once, and a
   plain name (most operands) is looked up from its statement's chain of scopes without a
-  tree-sitter call. Parameter lists of the same text share one table (``_parameter_table``).
+  tree-sitter call. A chain is keyed by its content where that decides every answer
+  (``_chain_key``), so functions written alike share their answers.
+- Parameter lists of the same text share one table, and a parameter declaration of the same
+  text one entry (``_parameter_table``). A name operand that is its function's parameter is
+  answered from its chain's name plan (``_name_plan``): one look-up, its type worked out once
+  per entry.
 - Values whose type provably ignores part of their text share a key: ``a[i][j + 1]`` is keyed
   by the name and the number of subscripts (``_subscript_key``), a cast ``*(T*)&x`` or
   ``reinterpret_cast<T>(x)`` by ``T`` (``_cast_key``; file-wide when ``T`` is made of words
