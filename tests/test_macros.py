@@ -342,3 +342,30 @@ def test_a_definitions_line_counts_the_newlines_before_it() -> None:
     for name in "ABC":
         (d,) = found.defines[name]
         assert d.line == text.count("\n", 0, d.start) + 1
+
+
+def test_a_headers_definitions_give_their_guards_and_lines_in_either_order(
+    tmp_path: Path,
+) -> None:
+    # a header's text is read again when one of its definitions is first asked about: for its
+    # guards, then for its line (or the other way round), each worked out from that text
+    from ptxlint.frontends.cxx.defines import collect
+    from ptxlint.frontends.cxx.headers import forget_headers
+
+    text = (
+        "#ifndef H\n#define H\n\n#if defined(__CUDA_ARCH__)\n#define DEV 1\n#else\n"
+        "#define HOST 1\n#endif\n#endif\n"
+    )
+    header = tmp_path / "h.h"
+    header.write_text(text, encoding="utf-8")
+    forget_headers()
+    first, second = (collect(str(header), text, keep_text=False) for _ in range(2))
+    (dev,) = first.defines["DEV"]
+    (host,) = first.defines["HOST"]
+    assert dev.guards == ("!defined(H)", "defined(__CUDA_ARCH__)")
+    assert host.guards == ("!defined(H)", "!(defined(__CUDA_ARCH__))")
+    assert (dev.line, host.line) == (5, 7)
+    (dev2,) = second.defines["DEV"]
+    (host2,) = second.defines["HOST"]
+    assert (host2.line, dev2.line) == (7, 5)
+    assert dev2.guards == dev.guards and host2.guards == host.guards
