@@ -8,60 +8,24 @@ rule's memoised outcome stays right on a copy of the statement elsewhere).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Generic, TypeVar, overload
-
 from ptxlint import file_memos
 from ptxlint.analysis import effects as _effects
-from ptxlint.analysis import guards as _guards
 from ptxlint.analysis import roots as _roots
 from ptxlint.analysis.effects import Effect
+from ptxlint.analysis.guard_facts import GuardFacts, guard_facts_of
+from ptxlint.analysis.lazy_fact import fact
 from ptxlint.analysis.operand_access import Access, reads_of, register_operand
 from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.placement import Placement, placement_of
 from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RegisterMisfit, RootCause
-from ptxlint.file_traits import excluded_targets
 from ptxlint.model import AsmStatement, PercentToken, PtxInstruction
 from ptxlint.ptx.flow import WriteAnalysis, analyze
 from ptxlint.ptx.grammar import judged
 from ptxlint.ptx.instructions import family, unknown_modifier
 from ptxlint.ptx.judge import Verdict, judge
-from ptxlint.ptx.targets import (
-    Target,
-    admitted_targets,
-    compiled_for,
-    lowest_target,
-    no_toolkit_compiles,
-)
+from ptxlint.ptx.targets import Target
 
 __all__ = ["StatementAnalysis", "analysis_of"]
-
-T = TypeVar("T")
-
-
-class fact(Generic[T]):  # noqa: N801 (a decorator, lower case like property)
-    """A fact of the statement, computed on its first read and kept in the instance:
-    ``functools.cached_property`` without its lock (Python 3.11's takes one on every first
-    read, and the rules make some 40,000 first reads on the CUDA headers' asm statements)."""
-
-    def __init__(self, compute: Callable[[Any], T]) -> None:
-        self._compute = compute
-        self._name = compute.__name__
-        self.__doc__ = compute.__doc__
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._name = name
-
-    @overload
-    def __get__(self, instance: None, owner: type | None = None) -> fact[T]: ...
-    @overload
-    def __get__(self, instance: object, owner: type | None = None) -> T: ...
-    def __get__(self, instance: object, owner: type | None = None) -> T | fact[T]:
-        if instance is None:
-            return self
-        # stored in the instance's __dict__, which later reads find before this descriptor
-        value = instance.__dict__[self._name] = self._compute(instance)
-        return value
 
 
 class StatementAnalysis:
@@ -72,72 +36,69 @@ class StatementAnalysis:
         self._verdicts: dict[tuple[int, bool], tuple[PtxInstruction, Verdict]] = {}
 
     # ------------------------------------------------------------------ guards and targets
+    # Each is its chain of conditions' (ptxlint.analysis.guard_facts), shared by the statements
+    # of the chain.
+
+    @fact
+    def _chain(self) -> GuardFacts:
+        return guard_facts_of(self.statement)
 
     @fact
     def guards(self) -> tuple[str, ...]:
-        """The ``#if`` conditions (and enclosing ``NV_IF_TARGET`` condition) that decide
-        whether the statement is compiled: its guards without the file's include guard."""
-        return _guards.binding_guards(self.statement, self.statement.context.guards)
+        """The ``#if`` conditions that decide whether the statement is compiled, without the
+        file's include guard (``GuardFacts.guards``)."""
+        return self._chain.guards
 
     @fact
     def local_guards(self) -> tuple[str, ...]:
-        """:attr:`guards` without file-wide ``#if`` blocks (longer than
-        ``ptxlint.frontends.cxx.guards.LOCAL_GUARD_LINES``)."""
-        return _guards.binding_guards(self.statement, self.statement.context.local_guards)
+        """:attr:`guards` without file-wide ``#if`` blocks (``GuardFacts.local_guards``)."""
+        return self._chain.local_guards
 
     @fact
     def no_toolkit_compiles(self) -> bool:
         """Every supported CUDA toolkit leaves the branch out (``#if CUDA_VERSION < 9000``)."""
-        return no_toolkit_compiles(self.guards)
+        return self._chain.no_toolkit_compiles
 
     def compiled_for_arch(self, target: Target) -> bool:
         """The statement is certainly compiled for ``target`` (``--arch``): every guard is
         decided and true there, the include guard aside."""
-        return compiled_for(self.guards, target, unknown_holds=False)
+        return self._chain.compiled_for_arch(target)
 
     def compiled_for(self, target: Target) -> bool:
         """The statement may be compiled for ``target``: no guard about the architecture
         excludes it (guards about anything else are assumed to hold)."""
-        return compiled_for(self.guards, target)
+        return self._chain.compiled_for(target)
 
     @fact
     def admitted_targets(self) -> tuple[Target, ...]:
         """Without ``--arch``: the targets the guards let the statement compile for, where the
-        local guards choose among targets; empty where they do not (the target is unknown),
-        and without those the file ``#error``s out for."""
-        admitted = admitted_targets(self.guards, self.local_guards)
-        if not admitted:
-            return ()
-        excluded = excluded_targets(self.statement.source)
-        return tuple(t for t in admitted if t not in excluded) if excluded else admitted
+        local guards choose among targets (``GuardFacts.admitted_targets``)."""
+        return self._chain.admitted_targets
 
     @fact
     def lowest_target(self) -> Target | None:
         """The guards' own lower bound on the architecture, unless the file excludes it."""
-        lowest = lowest_target(self.local_guards)
-        if lowest is not None and lowest in excluded_targets(self.statement.source):
-            return None
-        return lowest
+        return self._chain.lowest_target
 
     @fact
     def rocm_guarded(self) -> bool:
         """Some guard must hold for a HIP/ROCm build: not nvcc's code."""
-        return _guards.rocm_guarded(self.statement)
+        return self._chain.rocm_guarded
 
     @fact
     def clang_only(self) -> bool:
         """Only clang compiles the statement (its own CUDA headers, or a guard excludes nvcc)."""
-        return _guards.clang_only(self.statement)
+        return self._chain.clang_only
 
     @fact
     def only_for_32bit(self) -> bool:
         """No 64-bit build compiles the statement."""
-        return _guards.only_for_32bit(self.statement)
+        return self._chain.only_for_32bit
 
     @fact
     def data_model_guarded(self) -> bool:
         """A guard mentions the data model, or only a 32-bit build compiles the statement."""
-        return _guards.data_model_guarded(self.statement)
+        return self._chain.data_model_guarded
 
     # ------------------------------------------------------------------ the grammar's verdicts
 

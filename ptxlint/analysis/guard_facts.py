@@ -1,0 +1,138 @@
+"""What a chain of ``#if`` conditions says about the statements under it, worked out once per
+chain of a file.
+
+Every guard fact of a statement (:mod:`ptxlint.analysis.guards`, the targets of
+:mod:`ptxlint.ptx.targets`) is a function of its file and of its context's conditions alone:
+``guards``, ``local_guards`` and the ``guard_macros`` they read. The statements of a function
+share one context, and a file's functions share few chains: the CUDA 13 headers' 3,746
+statements sit under 218 distinct chains of their files, CUTLASS ``include/``'s 3,217 under 160.
+So :func:`guard_facts_of` hands the statements of one chain the same :class:`GuardFacts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from ptxlint import file_memos
+from ptxlint.analysis import guards as _guards
+from ptxlint.analysis.lazy_fact import fact
+from ptxlint.file_traits import excluded_targets
+from ptxlint.model import AsmStatement, Context
+from ptxlint.ptx.targets import (
+    Target,
+    admitted_targets,
+    compiled_for,
+    lowest_target,
+    no_toolkit_compiles,
+)
+
+__all__ = ["GuardFacts", "guard_facts_of"]
+
+
+class GuardFacts:
+    """The guard facts of the statements under one chain of conditions of one file; each is
+    computed on first use. ``statement`` is the first statement asked about: the facts read
+    only its file and its context's conditions, which the others share."""
+
+    def __init__(self, statement: AsmStatement) -> None:
+        self.statement = statement
+
+    @fact
+    def guards(self) -> tuple[str, ...]:
+        """The ``#if`` conditions (and enclosing ``NV_IF_TARGET`` condition) that decide
+        whether the statement is compiled: its guards without the file's include guard."""
+        return _guards.binding_guards(self.statement, self.statement.context.guards)
+
+    @fact
+    def local_guards(self) -> tuple[str, ...]:
+        """:attr:`guards` without file-wide ``#if`` blocks (longer than
+        ``ptxlint.frontends.cxx.guards.LOCAL_GUARD_LINES``)."""
+        return _guards.binding_guards(self.statement, self.statement.context.local_guards)
+
+    @fact
+    def no_toolkit_compiles(self) -> bool:
+        """Every supported CUDA toolkit leaves the branch out (``#if CUDA_VERSION < 9000``)."""
+        return no_toolkit_compiles(self.guards)
+
+    def compiled_for_arch(self, target: Target) -> bool:
+        """The statement is certainly compiled for ``target`` (``--arch``): every guard is
+        decided and true there, the include guard aside."""
+        return compiled_for(self.guards, target, unknown_holds=False)
+
+    def compiled_for(self, target: Target) -> bool:
+        """The statement may be compiled for ``target``: no guard about the architecture
+        excludes it (guards about anything else are assumed to hold)."""
+        return compiled_for(self.guards, target)
+
+    @fact
+    def admitted_targets(self) -> tuple[Target, ...]:
+        """Without ``--arch``: the targets the guards let the statement compile for, where the
+        local guards choose among targets; empty where they do not (the target is unknown),
+        and without those the file ``#error``s out for."""
+        admitted = admitted_targets(self.guards, self.local_guards)
+        if not admitted:
+            return ()
+        excluded = excluded_targets(self.statement.source)
+        return tuple(t for t in admitted if t not in excluded) if excluded else admitted
+
+    @fact
+    def lowest_target(self) -> Target | None:
+        """The guards' own lower bound on the architecture, unless the file excludes it."""
+        lowest = lowest_target(self.local_guards)
+        if lowest is not None and lowest in excluded_targets(self.statement.source):
+            return None
+        return lowest
+
+    @fact
+    def rocm_guarded(self) -> bool:
+        """Some guard must hold for a HIP/ROCm build: not nvcc's code."""
+        return _guards.rocm_guarded(self.statement)
+
+    @fact
+    def clang_only(self) -> bool:
+        """Only clang compiles the statement (its own CUDA headers, or a guard excludes nvcc)."""
+        return _guards.clang_only(self.statement)
+
+    @fact
+    def only_for_32bit(self) -> bool:
+        """No 64-bit build compiles the statement."""
+        return _guards.only_for_32bit(self.statement)
+
+    @fact
+    def data_model_guarded(self) -> bool:
+        """A guard mentions the data model, or only a 32-bit build compiles the statement."""
+        return _guards.data_model_guarded(self.statement)
+
+
+def guard_facts_of(statement: AsmStatement) -> GuardFacts:
+    """The facts of the statement's chain of conditions in its file, made on the first ask."""
+    context = statement.context
+    source = statement.source
+    if not _FILE or _FILE[0] is not source:
+        _forget()
+        _FILE.append(source)
+    known = _BY_CONTEXT.get(id(context))
+    if known is not None and known[0] is context:
+        return known[1]
+    chain: Hashable = (context.guards, context.local_guards, context.guard_macros)
+    facts = _BY_CHAIN.get(chain)
+    if facts is None:
+        facts = _BY_CHAIN[chain] = GuardFacts(statement)
+    _BY_CONTEXT[id(context)] = (context, facts)  # held, so that the id stays its own
+    return facts
+
+
+# The current file's chains: by context identity (the statements of a function share one), and
+# by the conditions themselves. One file's: a new file starts afresh.
+_FILE: list[object] = []
+_BY_CONTEXT: dict[int, tuple[Context, GuardFacts]] = {}
+_BY_CHAIN: dict[Hashable, GuardFacts] = {}
+
+
+def _forget() -> None:
+    _FILE.clear()
+    _BY_CONTEXT.clear()
+    _BY_CHAIN.clear()
+
+
+file_memos.register(_forget)
