@@ -245,6 +245,25 @@ def test_functions_written_alike_share_answers_only_where_nothing_differs() -> N
     assert got == alone
 
 
+def test_parameters_shadowed_by_nested_blocks_are_the_blocks_names() -> None:
+    # a name plan leaves out every name the blocks around the statement declare, at any
+    # depth: p_j is the block's short from the level that declares it on, the int before
+    levels = 12
+    params = ", ".join(f"int p{j}" for j in range(levels))
+    uses = ", ".join(f'"r"(p{j})' for j in range(levels))
+    body = "".join(f'{{ short p{k} = 0; asm("" :: {uses});\n' for k in range(levels))
+    source = f'__device__ void f({params}) {{ asm("" :: {uses});\n{body}{"}" * levels} }}\n'
+    parsed, calls = _typing_calls(source)
+    resolver = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    got = [
+        [shape(t) for t in resolver.resolve_operands(operands, statement)]
+        for statement, operands in _by_statement(calls)
+    ]
+    int_, short = ("int", "integer", 4), ("short", "integer", 2)
+    assert got == [[short if j < depth else int_ for j in range(levels)] for depth in
+                   range(levels + 1)]
+
+
 def test_innermost_scope_wins() -> None:
     source = kernel(
         """

@@ -36,9 +36,9 @@ from ptxlint.frontends.cxx.c_types import (
 from ptxlint.frontends.syntax_tree import WALK_LIMIT, nodes_of_kinds
 from ptxlint.model import CType
 
-# The parameters a name operand under a chain of scopes is, by name, and their types worked
-# out so far (``ScopeLookup._name_plan``)
-NamePlan = tuple[dict[str, Entry], dict[str, tuple[CType | None]]]
+# The parameters a name operand under a chain of scopes may be, by name, their types worked
+# out so far, and the names that are not they there (``ScopeLookup._name_plan``)
+NamePlan = tuple[dict[str, Entry], dict[str, tuple[CType | None]], frozenset[str]]
 
 
 class DeclarationIndex:

@@ -44,6 +44,8 @@ from ptxlint.frontends.syntax_tree import shared_parent
 # the scopes whose names are parameters, visible in the whole body
 FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression", "catch_clause"})
 
+_NOTHING: frozenset[str] = frozenset()
+
 
 class ScopeLookup(DeclarationIndex):
     """Looks names up through the scopes :class:`DeclarationIndex` indexes."""
@@ -217,15 +219,16 @@ class ScopeLookup(DeclarationIndex):
         return table
 
     def _name_plan(self, chain: tuple[Scope | None, ...]) -> NamePlan | None:
-        """The parameters that a name operand under ``chain`` is, by name, and their types as
-        far as worked out (kept per chain), or None where the chain reaches another kind of
-        scope than blocks before its innermost function, lambda or catch clause, or a macro
-        body. A name that none of those blocks declares and that is no macro or built-in
-        variable is that function's parameter wherever in the blocks it is used: the lookup
-        (``_name_type``) passes each block, whose entries are all of other names, and stops at
-        the parameter, with no byte offset tested on the way. Where nothing is left out, the
-        parameters are the function's own table, and the functions of one parameter list
-        (``_parameter_table``) share it and its types."""
+        """The parameters that a name operand under ``chain`` may be, by name, their types as
+        far as worked out, and the names none of them is here (kept per chain); None where
+        the chain reaches another kind of scope than blocks before its innermost function,
+        lambda or catch clause, or a macro body. A name that none of those blocks declares
+        and that is no macro or built-in variable is that function's parameter wherever in
+        the blocks it is used: the lookup (``_name_type``) passes each block, whose entries
+        are all of other names, and stops at the parameter, with no byte offset tested on
+        the way. The functions of one parameter list (``_parameter_table``) share its table
+        and its types; what a chain leaves out is read in C (set operations), so a plan
+        costs the entries of its blocks, never its parameters times its blocks."""
         key = id(chain)  # chains live as long as the resolver (see _memoised)
         if key in self._name_plans:
             return self._name_plans[key]
@@ -243,25 +246,15 @@ class ScopeLookup(DeclarationIndex):
                 single = scope.single
                 if single is None:
                     single = scope.single = self._parameter_table(scope.node)
-                macros = self._macros
-                if (
-                    any(blocks)
-                    or not single.keys().isdisjoint(macros)
-                    or not single.keys().isdisjoint(BUILTIN_VARIABLES)
-                ):
-                    direct = {
-                        name: entry
-                        for name, entry in single.items()
-                        if name not in macros
-                        and name not in BUILTIN_VARIABLES
-                        and not any(name in block for block in blocks)
-                    }
-                    plan = (direct, {})
-                else:
-                    answers = self._parameter_answers.get(id(single))
-                    if answers is None:
-                        answers = self._parameter_answers[id(single)] = {}
-                    plan = (single, answers)
+                names = single.keys()
+                taken = (names & self._macros) | (names & BUILTIN_VARIABLES.keys())
+                for block in blocks:
+                    if block:
+                        taken |= names & block.keys()
+                answers = self._parameter_answers.get(id(single))
+                if answers is None:
+                    answers = self._parameter_answers[id(single)] = {}
+                plan = (single, answers, frozenset(taken) if taken else _NOTHING)
             break
         self._name_plans[key] = plan
         return plan

@@ -211,7 +211,7 @@ class TypeResolver(ScopeLookup):
         plan: NamePlan = _NO_PLAN
         if named is not None:
             plan = self._name_plan(named) or _NO_PLAN
-        parameters, answers = plan
+        parameters, answers, taken = plan
         values: dict[tuple[int, int], tuple[Node, str, tuple[Scope | None, ...]]] | None = None
         sections: list[Node] | None = None  # the operand lists, where ``named`` is known
         source = self._bytes
@@ -226,6 +226,7 @@ class TypeResolver(ScopeLookup):
             if (
                 known is not None
                 and offset >= 0
+                and expression not in taken
                 and expression not in words
                 and text.startswith(expression, offset)
             ):
@@ -240,7 +241,7 @@ class TypeResolver(ScopeLookup):
                 and text.startswith(expression, offset)
             ):
                 parameter = parameters.get(expression)
-                if parameter is not None:
+                if parameter is not None and expression not in taken:
                     out.append(self._parameter_ctype(parameter, expression, answers))
                     continue
                 hit = memo.get((expression, self._chain_key(named)))
@@ -775,7 +776,7 @@ class TypeResolver(ScopeLookup):
 
 
 # a chain with no name plan: no name is typed as a parameter from it
-_NO_PLAN: NamePlan = ({}, {})
+_NO_PLAN: NamePlan = ({}, {}, frozenset())
 
 
 @functools.lru_cache(maxsize=4)
