@@ -90,6 +90,18 @@ def test_shared_tokens_and_leaves_are_the_ones_made(monkeypatch: pytest.MonkeyPa
     assert warm == made
 
 
+def test_a_list_met_again_at_an_offset_is_the_one_moved_there() -> None:
+    """A list moved to an offset is kept there: the next template that spells it at that
+    offset shares it, and it is what reading it there gives."""
+    parser._REGIONS.clear()
+    parse_template("mov.u32 {%0, %1}, [%2+4];", True)
+    moved = parse_template("mov.b64 {%0, %1}, [%2+4];", True).instructions[0].operands
+    again = parse_template("add.s64 {%0, %1}, [%2+4];", True).instructions[0].operands
+    assert again is moved
+    parser._REGIONS.clear()
+    assert parse_template("add.s64 {%0, %1}, [%2+4];", True).instructions[0].operands == moved
+
+
 def test_one_reference_at_one_offset_is_one_object() -> None:
     """Two templates that spell the same ``%N`` (or the same register) at the same offset share
     its token and operand; each keeps its own where the offset differs."""
