@@ -95,11 +95,11 @@ def test_a_list_met_again_at_an_offset_is_the_one_moved_there() -> None:
     offset shares it, and it is what reading it there gives."""
     parser._REGIONS.clear()
     parse_template("mov.u32 {%0, %1}, [%2+4];", True)
-    moved = parse_template("mov.b64 {%0, %1}, [%2+4];", True).instructions[0].operands
-    again = parse_template("add.s64 {%0, %1}, [%2+4];", True).instructions[0].operands
-    assert again is moved
+    moved = parse_template("cvt.rn.f32 {%0, %1}, [%2+4];", True).instructions[0].operands
+    again = parse_template("add.rn.f32 {%0, %1}, [%2+4];", True).instructions[0].operands
+    assert moved[0].start == len("cvt.rn.f32 ") and again is moved
     parser._REGIONS.clear()
-    assert parse_template("add.s64 {%0, %1}, [%2+4];", True).instructions[0].operands == moved
+    assert parse_template("add.rn.f32 {%0, %1}, [%2+4];", True).instructions[0].operands == moved
 
 
 def test_one_reference_at_one_offset_is_one_object() -> None:
