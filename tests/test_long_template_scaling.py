@@ -116,8 +116,10 @@ def test_label_targets_are_their_definition(statements: list[AsmStatement]) -> N
 
 def test_registers_read_once_per_template(statements: list[AsmStatement]) -> None:
     for statement in statements:
-        assert judge._registers_of(statement) == judge._declared_registers(statement)
+        registers, key = judge._registers_of(statement)
+        assert registers == judge._declared_registers(statement)
+        assert key == tuple(registers.items())
     # the memo answers for the template, never for another one
     a, b = statements[0], statements[-1]
     judge._registers_of(a)
-    assert judge._registers_of(b) == judge._declared_registers(b)
+    assert judge._registers_of(b)[0] == judge._declared_registers(b)

@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
-from ptxlint.model import HOLE, PtxInstruction, PtxOperand
+from ptxlint.engine import extract_statements
+from ptxlint.model import HOLE, PtxInstruction, PtxOperand, SourceFile
 from ptxlint.ptx import flow, grammar, parser
 from ptxlint.ptx.effects import _unknown_operand
 from ptxlint.ptx.grammar import OperandClass, check, written_positions
+from ptxlint.ptx.judge import judge
 from ptxlint.ptx.operand_roles import destinations
 from ptxlint.ptx.parser import parse_template
 
@@ -88,6 +90,24 @@ def test_shared_tokens_and_leaves_are_the_ones_made(monkeypatch: pytest.MonkeyPa
     made = [parse_template(*t) for t in templates]
     assert cold == made
     assert warm == made
+
+
+def test_one_instruction_at_one_place_is_one_object_judged_per_template() -> None:
+    """Templates that spell the same instruction at the same place share its object; its
+    verdict still follows each template's own register declarations."""
+    code = """
+__device__ unsigned f(unsigned x) {
+  unsigned y;
+  asm("{.reg .f32 r; add.u32 %0, r, %1;}" : "=r"(y) : "r"(x));
+  asm("{.reg .u32 r; add.u32 %0, r, %1;}" : "=r"(y) : "r"(x));
+  return y;
+}
+"""
+    first, second = extract_statements(SourceFile("t.cu", code)).statements
+    a, b = first.ptx.instructions[-1], second.ptx.instructions[-1]
+    assert a is b
+    assert judge(first, a).status == "error" and judge(second, b).status == "ok"
+    assert judge(first, a).status == "error"  # the second verdict took no other's place
 
 
 def test_a_list_met_again_at_an_offset_is_the_one_moved_there() -> None:

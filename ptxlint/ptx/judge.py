@@ -148,12 +148,13 @@ def judge(statement: AsmStatement, instruction: PtxInstruction, typed_floats: bo
             # no "f"/"d" operand: nvcc's declarations, and so the verdict, are the same either
             # way (PTX206 asks sm_100+ code as bits: 1,430 of the CUDA headers' instructions)
             typed_floats = True
-        memo_key = (id(instruction), typed_floats, facts)
+        registers, declared = (_registers_of(statement) if statement.ptx.directives
+                               else _NO_REGISTERS)
+        memo_key = (id(instruction), typed_floats, facts, declared)
         known = _VERDICTS.get(memo_key)
         if known is not None and known[0] is instruction:
             verdict = known[1]
         else:
-            registers = _registers_of(statement) if statement.ptx.directives else {}
             classes = _ref_classes(facts, typed_floats)
             count = len(classes)
 
@@ -184,23 +185,33 @@ file_memos.register(_RECENT.clear)
 # What ``operand_class`` reads of each asm operand (``_constraint_facts``).
 _Facts = tuple[tuple[str, bool, str | None], ...]
 
-# Verdicts by (instruction identity, typed floats, the statement's constraint facts).
-_VERDICTS: dict[tuple[int, bool, _Facts], tuple[PtxInstruction, Verdict]] = {}
+# The registers a template declares, as a dict and as the key of the verdicts memo (the parser
+# hands templates that spell the same instruction at the same place one instruction object,
+# and a register operand's class is what its own template declares).
+_Registers = tuple[dict[str, str], tuple[tuple[str, str], ...]]
+_NO_REGISTERS: _Registers = ({}, ())
+
+# Verdicts by (instruction identity, typed floats, the statement's constraint facts, the
+# template's declared registers).
+_VERDICTS: dict[tuple[int, bool, _Facts, tuple[tuple[str, str], ...]],
+                tuple[PtxInstruction, Verdict]] = {}
 _VERDICTS_MAX = 4096
 
 
-def _registers_of(statement: AsmStatement) -> dict[str, str]:
+def _registers_of(statement: AsmStatement) -> _Registers:
     """``_declared_registers``, kept for the last template parse: each of its instructions asks,
     and reading every directive again for each made a long template quadratic."""
     ptx = statement.ptx
-    if _LAST_REGISTERS and _LAST_REGISTERS[0][0] is ptx:
-        return _LAST_REGISTERS[0][1]
+    for last in _LAST_REGISTERS[:1]:  # one read (threads share it): the entry, or none
+        if last[0] is ptx:
+            return last[1]
     registers = _declared_registers(statement)
-    _LAST_REGISTERS[:] = [(ptx, registers)]
-    return registers
+    found = (registers, tuple(registers.items()))
+    _LAST_REGISTERS[:] = [(ptx, found)]
+    return found
 
 
-_LAST_REGISTERS: list[tuple[object, dict[str, str]]] = []
+_LAST_REGISTERS: list[tuple[object, _Registers]] = []
 file_memos.register(_LAST_REGISTERS.clear)
 
 
