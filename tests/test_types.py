@@ -264,6 +264,41 @@ def test_parameters_shadowed_by_nested_blocks_are_the_blocks_names() -> None:
                    range(levels + 1)]
 
 
+_CALLS_SOURCE = """
+typedef unsigned short (*G)(int);
+__device__ unsigned h(int);
+__device__ void f1(int p) { asm("" :: "r"(h(p))); }
+__device__ void f2(G h, int p) { asm("" :: "h"(h(p))); }
+__device__ void f3(short p) { asm("" :: "r"(h(p))); }
+__device__ void f4(int p) { G h = 0; asm("" :: "h"(h(p))); }
+typedef unsigned short U;
+__device__ void f5(int p) { asm("" :: "h"(U(p))); }
+template <class U> __device__ void f9(int p) { asm("" :: "r"(U(p))); }
+__device__ void f6(int p) { asm("" :: "l"(k(p))); }
+__device__ long k(int);
+__device__ void f7(int p) { asm("" :: "l"(k(p))); }
+struct S { G h; __device__ void f8(int p) { asm("" :: "h"(h(p))); } };
+"""
+
+
+def test_a_call_of_a_name_no_scope_declares_is_typed_once_for_all_its_functions() -> None:
+    # the result of f(...) where no scope of the chain declares f is the namespace scope's
+    # f, as far as it is declared before the call (or a type: a cast); a parameter, a local,
+    # a member or a template parameter of that name is f there instead
+    parsed, calls = _typing_calls(_CALLS_SOURCE)
+    resolver = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    got = [
+        shape(t)
+        for statement, operands in _by_statement(calls)
+        for t in resolver.resolve_operands(operands, statement)
+    ]
+    unsigned, short = ("unsigned int", "integer", 4), ("unsigned short", "integer", 2)
+    long = ("long", "integer", 8)
+    assert got == [unsigned, short, unsigned, short, short, None, None, long, short]
+    alone = [shape(TypeResolver(parsed.text, parsed.tree, parsed.data).resolve(*c)) for c in calls]
+    assert got == alone
+
+
 def test_innermost_scope_wins() -> None:
     source = kernel(
         """

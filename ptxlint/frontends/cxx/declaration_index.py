@@ -89,6 +89,7 @@ class DeclarationIndex:
         self._name_plans: dict[int, NamePlan | None] = {}  # by chain id (_name_plan)
         self._chain_templates: dict[int, frozenset[str]] = {}  # (_chain_template_names)
         self._chain_keys: dict[int, object] = {}  # by chain id (_chain_key)
+        self._chain_name_sets: dict[int, frozenset[str] | None] = {}  # (_chain_names)
         # the types of the parameters name operands are, per parameter table (_name_plan)
         # and per entry, which the tables of the lists it recurs in share (_parameter_table)
         self._parameter_answers: dict[int, dict[str, tuple[CType | None]]] = {}

@@ -473,6 +473,45 @@ class ScopeLookup(DeclarationIndex):
         found = self._chain_keys[key] = key if content is None else content
         return found
 
+    def _chain_names(self, chain: tuple[Scope | None, ...]) -> frozenset[str] | None:
+        """Every name a scope of ``chain`` declares, where those are all of its scopes' names:
+        no class (whose unseen bases may declare any name), no function defined out of its
+        class, no macro body or cut. A name not among them is looked up at namespace scope
+        (``_fallback_names``) from each scope of the chain alike. None for any other chain.
+        Kept per chain."""
+        key = id(chain)  # chains live as long as the resolver (see _memoised)
+        if key in self._chain_name_sets:
+            return self._chain_name_sets[key]
+        declared: set[str] | None = set()
+        for scope in chain:
+            if scope is None or declared is None:
+                declared = None
+                break
+            kind = scope.kind
+            if kind == "compound_statement" or kind in STATEMENT_SCOPES:
+                table = scope.table
+                declared.update(table if table is not None else self._block_table(scope))
+            elif kind in FUNCTION_SCOPES:
+                if kind == "function_definition":
+                    try:
+                        if self._out_of_line_class(scope.node) is not None:
+                            declared = None
+                            continue
+                    except Stop:
+                        declared = None
+                        continue
+                single = scope.single
+                if single is None:
+                    single = scope.single = self._parameter_table(scope.node)
+                declared.update(single)
+            elif kind == "template_declaration":
+                declared.update(self._template_value_table(scope.node))
+            else:
+                declared = None
+        names = frozenset(declared) if declared is not None else None
+        self._chain_name_sets[key] = names
+        return names
+
     def _chain_template_names(self, chain: tuple[Scope | None, ...]) -> frozenset[str]:
         """What ``_template_names_at`` climbs to at a node whose chain of scopes is ``chain``,
         a whole one (not cut at a macro body or ``MAX_SCOPES``): a template declaration is a

@@ -343,6 +343,8 @@ class TypeResolver(ScopeLookup):
             shared = self._subscript_key(value, data, tail)
         elif kind in CAST_KINDS:
             shared = self._cast_key(value, kind, data, tail)
+            if shared is None and kind == "call_expression":
+                shared = self._call_key(value, tail)
         if shared is not None:
             hit = memo.get(shared)
             if hit is not None and hit[0] <= b < hit[1]:
@@ -495,6 +497,22 @@ class TypeResolver(ScopeLookup):
             self._parameter_ctypes[key] = known
         answers[name] = known
         return known[0]
+
+    def _call_key(self, value: Node, chain: tuple[Scope | None, ...]) -> tuple[object, ...] | None:
+        """A key for a call ``f(...)`` of a name that no scope of ``chain`` declares: what
+        ``Expr`` makes of it reads the name's declarations at namespace scope (a range of byte
+        offsets, ``_memoised``) and the template parameters around it (``f`` may be a type),
+        never the arguments. The CUDA 13 headers call 110 such names in 1,500 operands
+        (``__as_ptr_gmem(__ptr)``), each typed once per function where the chain's parameters
+        differ (``_chain_key``). None for any other value or chain."""
+        fn = value.child_by_field_name("function")
+        if fn is None or fn.type != "identifier":
+            return None
+        declared = self._chain_names(chain)
+        name = self._bytes[fn.start_byte : fn.end_byte].decode("utf-8", "replace")
+        if declared is None or name in declared:
+            return None
+        return ("call", name, self._chain_template_names(chain))
 
     def _name_type(self, name: str, chain: tuple[Scope | None, ...], b: int) -> CType | None:
         """What ``Expr._identifier`` and ``resolve`` make of the name ``name`` used at byte
