@@ -256,13 +256,26 @@ class TypeResolver(ScopeLookup):
             else:
                 data = expression.encode("utf-8", "surrogatepass")
             e = b + len(data)
-            if named is not None and b"/" not in data:
+            spelled = expression
+            if named is not None:
                 # the value is found from its byte, in its operand list, where walking the
                 # lists (_operand_values) read every operand of a statement of many names
                 if sections is None:
                     lists = asm.named_children if asm is not None else ()
                     sections = [c for c in lists if c.type in OPERAND_LISTS]
                 found = self._value_at(sections, b, e, named)
+                if found is None and b"/" in data and data.isascii() and source[b:e] == data:
+                    # a comment beside the value (generated headers write ``/*as_b32*/ *p``):
+                    # typed as the value alone, as C++ reads it (see _beside_comments)
+                    beside = BESIDE_VALUE()
+                    lead = beside.match(data)  # never None: it matches nothing as well
+                    start = b + (lead.end() if lead is not None else 0)
+                    inner = self._value_at(sections, start, None, named)
+                    end = inner[0].end_byte if inner is not None else -1
+                    if start < end <= b + len(data) and beside.fullmatch(data, end - b):
+                        b, e, found = start, end, inner
+                        data = source[b:e]
+                        spelled = data.decode()
             else:
                 if values is None:
                     if statement is not self._statement:
@@ -270,19 +283,13 @@ class TypeResolver(ScopeLookup):
                         self._values = self._operand_values(statement)
                     values = self._values
                 found = values.get((b, e))
-            if found is None and b"/" in data and data.isascii() and source[b:e] == data:
-                assert values is not None  # a value with "/" is read from the walk above
-                # a comment beside the value (generated headers write ``/*as_b32*/ *p``):
-                # typed as the value alone, as C++ reads it, where the file's tree holds it
-                inner = _beside_comments(values, data, b)
-                if inner is not None:
-                    b, e, found = inner
-                    data = source[b:e]
-                    spelled = data.decode()
-                else:
-                    spelled = expression
-            else:
-                spelled = expression
+                if found is None and b"/" in data and data.isascii() and source[b:e] == data:
+                    # a comment beside the value, as above
+                    inner_value = _beside_comments(values, data, b)
+                    if inner_value is not None:
+                        b, e, found = inner_value
+                        data = source[b:e]
+                        spelled = data.decode()
             if found is None or source[b:e] != data:
                 out.append(self.resolve(expression, offset, statement))
                 continue
@@ -652,11 +659,12 @@ class TypeResolver(ScopeLookup):
         return node
 
     def _value_at(
-        self, sections: list[Node], b: int, e: int, tail: tuple[Scope | None, ...]
+        self, sections: list[Node], b: int, e: int | None, tail: tuple[Scope | None, ...]
     ) -> tuple[Node, str, tuple[Scope | None, ...]] | None:
-        """What ``_operand_values`` holds for the span ``[b, e)``, read from the operand that
-        holds byte ``b`` in the operand list (of ``sections``) that holds it: the value of an
-        operand of those lists spans ``[b, e)`` only if it is the value of that operand."""
+        """What ``_operand_values`` holds for the span ``[b, e)`` (``e`` None: for the span
+        that starts at ``b``), read from the operand that holds byte ``b`` in the operand list
+        (of ``sections``) that holds it: the value of an operand of those lists starts at
+        ``b`` only if it is the value of that operand."""
         for section in sections:
             if section.start_byte <= b < section.end_byte:
                 operand = section.first_named_child_for_byte(b)
@@ -668,7 +676,9 @@ class TypeResolver(ScopeLookup):
                     if field is None:
                         return None
                 value = operand.child_by_field_id(field)
-                if value is None or value.start_byte != b or value.end_byte != e:
+                if value is None or value.start_byte != b:
+                    return None
+                if e is not None and value.end_byte != e:
                     return None
                 return value, value.type, tail
         return None
