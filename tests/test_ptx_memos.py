@@ -122,6 +122,19 @@ def test_a_list_met_again_at_an_offset_is_the_one_moved_there() -> None:
     assert parse_template("add.rn.f32 {%0, %1}, [%2+4];", True).instructions[0].operands == moved
 
 
+def test_the_kept_lists_are_bounded_at_all_their_offsets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_REGIONS`` holds at most ``_REGIONS_MAX`` lists, counting each offset a list is kept
+    at, and what it gives after being cleared is what reading gives."""
+    monkeypatch.setattr(parser, "_REGIONS_MAX", 5)
+    parser._REGIONS.clear()
+    parser._PLACES[0] = 0
+    texts = [f"{'x' * k}mov.u32 {{%0, %{n}}}, %2;" for n in range(3) for k in range(4)]
+    kept = [parse_template(text, True) for text in texts]
+    assert sum(len(placed) for placed in parser._REGIONS.values()) <= 5
+    monkeypatch.setattr(parser, "_REGIONS", _Forgetful())
+    assert kept == [parse_template(text, True) for text in texts]
+
+
 def test_one_reference_at_one_offset_is_one_object() -> None:
     """Two templates that spell the same ``%N`` (or the same register) at the same offset share
     its token and operand; each keeps its own where the offset differs."""

@@ -250,15 +250,26 @@ _Token = tuple[str, int, int]  # (kind: "num" | "word" | "punct", start, end)
 # operand lists in CUDA's generated PTX headers and CUTLASS's GMMA headers, 179k are distinct.
 # A region that made a problem is not kept (problems are clamped to the template's length,
 # and they are rare). Operands are immutable, so a list at an offset where it was read or moved
-# before is shared as is: each list is kept at the offsets it was met at (up to _PLACES_MAX).
+# before is shared as is: each list is kept at the offsets it was met at.
 # CUTLASS's include/ spells 1,130 distinct lists 5,663 times at 1,766 distinct (list, offset)
 # places (the CUDA headers: 379, 4,303, 1,118), so a list is moved 636 times, not 4,533
 # (739, not 3,924): moving lists took 0.029 s and 0.013 s of CPU, now 0.015 s and 0.005 s
 # (parsing the CUDA headers' templates: 0.076 s -> 0.069 s).
-# Bounded: cleared when full.
+# Bounded: cleared when it holds _REGIONS_MAX lists (counted in _PLACES).
 _REGIONS: dict[tuple[str, bool, bool, bool], dict[int, tuple[PtxOperand, ...]]] = {}
 _REGIONS_MAX = 4096
-_PLACES_MAX = 64
+_PLACES = [0]  # lists held, at all their offsets
+
+
+def _room() -> bool:
+    """Count one more list kept in ``_REGIONS``, clearing it first when full: False when it
+    was cleared (a list about to be kept at one more offset then has no entry to go in)."""
+    cleared = _PLACES[0] >= _REGIONS_MAX
+    if cleared:
+        _REGIONS.clear()
+        _PLACES[0] = 0
+    _PLACES[0] += 1
+    return not cleared
 
 
 def _moved(operands: tuple[PtxOperand, ...], delta: int) -> tuple[PtxOperand, ...]:
@@ -715,14 +726,13 @@ class _Parser:
             if operands is None:
                 base, first = next(iter(placed.items()))
                 operands = _moved(first, start - base)
-                if len(placed) < _PLACES_MAX:
+                if _room():
                     placed[start] = operands
             return operands
         problems = len(self.problems)
         operands = self._read_operands(start, end, branch)
         if len(self.problems) == problems:  # a region with problems is read every time
-            if len(_REGIONS) >= _REGIONS_MAX:
-                _REGIONS.clear()
+            _room()
             _REGIONS[key] = {start: operands}
         return operands
 
