@@ -678,7 +678,9 @@ class _HostCode:
         self.parsed = parsed
         self.macros = macros
         self.guards = guards
-        self.guard_macros = GuardMacros(guards, lambda: macros.table)
+        # bound methods of the pieces, not closures over this object: nothing of the file
+        # refers back to it, so its objects go when the file is done (no collector pass)
+        self.guard_macros = GuardMacros(guards, macros.table_now)
         self._functions: host_code.HostFunctions | None = None
         self._file_error: bool | None = None
         self.ancestors = Ancestors(parsed)
@@ -696,7 +698,7 @@ class _HostCode:
         if fn is None:
             return context
         if self._functions is None:
-            self._functions = host_code.HostFunctions(self.parsed, lambda: self.macros.table)
+            self._functions = host_code.HostFunctions(self.parsed, self.macros.table_now)
         if self._functions.kind(fn) != "device":
             return context
         return _replaced(context, function_specifiers=(*context.function_specifiers, "__device__"))
@@ -712,7 +714,7 @@ class _HostCode:
         if fn is None:
             return ""
         if self._functions is None:
-            self._functions = host_code.HostFunctions(self.parsed, lambda: self.macros.table)
+            self._functions = host_code.HostFunctions(self.parsed, self.macros.table_now)
         if self._functions.host_only(fn):
             return "in a host-only function (no __device__/__global__, no device caller here)"
         return ""

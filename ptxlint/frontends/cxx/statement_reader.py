@@ -379,6 +379,12 @@ class MacroPieces:
             self._table = MacroTable(self.source.path, self.source.text)
         return self._table
 
+    def table_now(self) -> MacroTable:
+        """``table``, as a bound method for those that read it later (``GuardMacros``,
+        ``HostFunctions``): it holds these pieces, never their holder, so a file's objects
+        form no cycle through it and go by reference counting when the file is done."""
+        return self.table
+
     def with_forbidden(self, forbidden: frozenset[str]) -> MacroPieces:
         other = MacroPieces(self.source, forbidden)
         other._table = self._table
