@@ -228,7 +228,9 @@ class ScopeLookup(DeclarationIndex):
         are all of other names, and stops at the parameter, with no byte offset tested on
         the way. The functions of one parameter list (``_parameter_table``) share its table
         and its types; what a chain leaves out is read in C (set operations), so a plan
-        costs the entries of its blocks, never its parameters times its blocks."""
+        costs the entries of its blocks, never its parameters times its blocks. Kept per
+        chain, as long as the file's resolver. CUTLASS's include/ types 134,000 name
+        operands, nearly all parameters: its typing went from 0.62 to 0.50 s."""
         key = id(chain)  # chains live as long as the resolver (see _memoised)
         if key in self._name_plans:
             return self._name_plans[key]
@@ -308,8 +310,11 @@ class ScopeLookup(DeclarationIndex):
         Parameter lists repeat (CUTLASS's GMMA header: 736 functions, 110 distinct lists), so
         a later list of the same text whose types cannot depend on where it is (see
         ``_share``) gets the first one's table itself, without visiting its nodes: each of its
-        parameters is the first list's entry, typed once. A parameter's name offset
-        (``Entry.name_end``) is never read: parameters are visible in the whole body."""
+        parameters is the first list's entry, typed once. A list of a new text takes the
+        entry of each parameter declaration read before with the same text and template
+        parameters (``_parameter_entries``: CUTLASS's include/ typing 0.35 -> 0.27 s). A
+        parameter's name offset (``Entry.name_end``) is never read: parameters are visible
+        in the whole body."""
         cached = self._parameters.get(node.id)
         if cached is not None:
             return cached
@@ -432,7 +437,8 @@ class ScopeLookup(DeclarationIndex):
         instead of 8,500 (each one per function, as in ``__as_ptr_gmem(__ptr)``). A block
         with declarations, a class, a macro body or a cut chain keeps the chain's own key,
         so the byte ranges memoised answers hold for (``_memoised``) are the file's
-        namespace scope's only, which all such chains share."""
+        namespace scope's only, which all such chains share. Kept per chain, as long as the
+        file's resolver; the CUDA 13 headers' typing went from 0.27 to 0.25 s."""
         key = id(chain)  # chains live as long as the resolver (see _memoised)
         found = self._chain_keys.get(key)
         if found is not None:
