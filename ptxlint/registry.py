@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ptxlint.lazy_rule import is_stand_in
 from ptxlint.rule import Rule, validate_rule_class
 
 ENTRY_POINT_GROUP = "ptxlint.rules"
@@ -184,7 +185,7 @@ def load_rules() -> LoadedRules:
     seen: dict[str, type[Rule]] = {}
     unique: list[type[Rule]] = []
     for cls in classes:
-        issues = validate_rule_class(cls)
+        issues = validate_rule_class(cls, docs=not is_stand_in(cls))
         if issues:
             problems.extend(issues)
             continue

@@ -171,10 +171,12 @@ _RULE_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 REQUIRED_DOC_SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead")
 
 
-def validate_rule_class(rule: type[Rule]) -> list[str]:
-    """Problems with a rule class's metadata, for the registry and for tests."""
+def validate_rule_class(rule: type[Rule], docs: bool = True) -> list[str]:
+    """Problems with a rule class's metadata, for the registry and for tests. ``docs=False``
+    leaves the docs unread: a built-in rule's stand-in (ptxlint.lazy_rule) would import its
+    module for them, and tests/test_rule_manifest.py checks the real classes' docs."""
     problems: list[str] = []
-    for attr in ("id", "name", "severity", "summary", "docs"):
+    for attr in ("id", "name", "severity", "summary", "docs")[: 5 if docs else 4]:
         if not hasattr(rule, attr):
             problems.append(f"{rule.__name__}: missing {attr}")
     if problems:
@@ -183,7 +185,7 @@ def validate_rule_class(rule: type[Rule]) -> list[str]:
         problems.append(f"{rule.__name__}: id {rule.id!r} is not like PTX123")
     if not _RULE_NAME.match(rule.name):
         problems.append(f"{rule.__name__}: name {rule.name!r} is not kebab-case")
-    for section in REQUIRED_DOC_SECTIONS:
+    for section in REQUIRED_DOC_SECTIONS if docs else ():
         if section not in rule.docs:
             problems.append(f"{rule.id}: docs lack {section!r}")
     needs = getattr(rule, "needs", ())
