@@ -78,14 +78,14 @@ def test_operand_lists_from_the_memo_are_the_ones_read(monkeypatch: pytest.Monke
 
 
 def test_shared_tokens_and_leaves_are_the_ones_made(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``%N`` tokens and leaf operands come from tables shared between templates: what a
-    template gets from them equals what it makes without them."""
+    """``%N`` tokens, leaf operands and whole statements come from tables shared between
+    templates: what a template gets from them equals what it makes without them."""
     templates = _templates()
-    for table in (parser._REF_TOKENS, parser._WORDS, parser._LEAVES):
+    for table in (parser._REF_TOKENS, parser._WORDS, parser._LEAVES, parser._STATEMENTS):
         table.clear()
     cold = [parse_template(*t) for t in templates]
     warm = [parse_template(*t) for t in templates]  # tokens and leaves from the tables
-    for name in ("_REF_TOKENS", "_WORDS", "_LEAVES", "_REGIONS"):
+    for name in ("_REF_TOKENS", "_WORDS", "_LEAVES", "_REGIONS", "_STATEMENTS"):
         monkeypatch.setattr(parser, name, _Forgetful())
     made = [parse_template(*t) for t in templates]
     assert cold == made
@@ -105,7 +105,7 @@ __device__ unsigned f(unsigned x) {
 """
     first, second = extract_statements(SourceFile("t.cu", code)).statements
     a, b = first.ptx.instructions[-1], second.ptx.instructions[-1]
-    assert a is b
+    assert a is b and first.ptx.directives[0] is not second.ptx.directives[0]
     assert judge(first, a).status == "error" and judge(second, b).status == "ok"
     assert judge(first, a).status == "error"  # the second verdict took no other's place
 

@@ -54,10 +54,11 @@ template spells it (``_REGIONS``): parsing the 4,542 distinct templates of CUDA 
 PTX headers and CUTLASS's GMMA headers went from 0.76 s to 0.46 s of CPU (templates recorded
 from a lint run, each parsed once from a cold memo, best of 5). Memoising the percent tokens
 line by line did not pay (0.46 s to 0.54 s): making the tokens is most of their cost. What pays
-is making fewer of them: a ``%N`` token and a leaf operand are values, shared by every template
-that has the same one at the same offset (``_REF_TOKENS``, ``_WORDS``, ``_LEAVES``): parsing the
-templates of CUTLASS's include/ went from 0.35 s to 0.26 s, the CUDA headers' from 0.089 s to
-0.083 s.
+is making fewer of them: a ``%N`` token, a leaf operand and a whole statement are values, shared
+by every template that has the same one at the same place (``_REF_TOKENS``, ``_WORDS``,
+``_LEAVES``, ``_STATEMENTS``; an operand list at each offset it was met at, ``_REGIONS``):
+parsing the templates of CUTLASS's include/ went from 0.35 s to 0.24 s, the CUDA headers' from
+0.089 s to 0.077 s.
 """
 
 from __future__ import annotations
@@ -303,15 +304,17 @@ def _moved(operands: tuple[PtxOperand, ...], delta: int) -> tuple[PtxOperand, ..
 # made; with these tables, reading the operands of its templates went from 0.205 s to 0.179 s of
 # CPU (the CUDA headers' 0.057 s is unchanged). Bounded: each cleared when full.
 _WORDS: dict[tuple[int, str, bool, bool], PtxOperand] = {}
-# Instructions, by the statement's text, offsets, brace depth, ';' and reading: what
-# ``_read_instruction`` makes of them is a function of those alone (its patterns read no
-# further), so one object serves every template that has the same instruction at the same
-# place, and what is worked out per instruction object downstream (its destinations, the
-# grammar's verdict under the same constraints) is worked out once for all of them. Of the
-# 5,663 instructions of CUTLASS's include/, 3,529 are distinct so (the CUDA headers: 4,303,
-# 3,609). An instruction whose reading made a problem is not kept. Bounded: cleared when full.
-_INSTRUCTIONS: dict[tuple[str, int, int, int, int, bool, bool, bool], PtxInstruction] = {}
-_INSTRUCTIONS_MAX = 8192
+# Statements (their labels, and the directive or instruction they are), by the statement's
+# text (its ';' included), offset, brace depth, ';' and reading: what ``_read_statement``
+# makes of them is a function of those alone (its patterns read no further), so one object
+# serves every template that has the same instruction or directive at the same place, and what
+# is worked out per instruction object downstream (its destinations, the grammar's verdict
+# under the same constraints) is worked out once for all of them. Of the 5,663 instructions of
+# CUTLASS's include/, 3,529 are distinct so (the CUDA headers: 4,303, 3,609). A statement
+# whose reading made a problem is not kept. Bounded: cleared when full.
+_STATEMENTS: dict[tuple[str, int, int, bool, bool, bool],
+                  tuple[tuple[PtxLabel, ...], PtxDirective | None, PtxInstruction | None]] = {}
+_STATEMENTS_MAX = 8192
 _WORDS_MAX = 16384
 _LEAVES: dict[tuple[int, str, str, bool, int | None], PtxOperand] = {}
 _LEAVES_MAX = 16384
@@ -581,7 +584,40 @@ class _Parser:
     # ------------------------------------------------------------------ statements
 
     def _statement(self, start: int, end: int, terminated: bool) -> None:
-        """Parse ``[start, end)``; ``terminated`` means a ``;`` sits at ``end``."""
+        """Parse ``[start, end)``; ``terminated`` means a ``;`` sits at ``end``. What a statement
+        reads as is kept by its text, offset, depth and reading (``_STATEMENTS``)."""
+        if _skip_ws(self.masked, start, end) >= end:
+            return  # blank: nothing to read
+        reach = end + 1 if terminated else end
+        text = self.text[start:reach]
+        key: tuple[str, int, int, bool, bool, bool] | None = None
+        if self.masked is self.text or self.masked[start:reach] == text:
+            key = (text, start, self.depth, terminated, self.extended, self.llvm)
+            known = _STATEMENTS.get(key)
+            if known is not None:
+                labels, directive, instruction = known
+                if labels:
+                    self.labels.extend(labels)
+                if directive is not None:
+                    self.directives.append(directive)
+                if instruction is not None:
+                    self.instructions.append(instruction)
+                return
+        counts = (len(self.labels), len(self.directives), len(self.instructions),
+                  len(self.problems))
+        self._read_statement(start, end, terminated)
+        if key is None or len(self.problems) != counts[3]:
+            return  # as _REGIONS: a statement that made a problem is read every time
+        directives = self.directives[counts[1]:]
+        instructions = self.instructions[counts[2]:]
+        if len(directives) + len(instructions) == 1:
+            if len(_STATEMENTS) >= _STATEMENTS_MAX:
+                _STATEMENTS.clear()
+            _STATEMENTS[key] = (tuple(self.labels[counts[0]:]),
+                                directives[0] if directives else None,
+                                instructions[0] if instructions else None)
+
+    def _read_statement(self, start: int, end: int, terminated: bool) -> None:
         pos = self._skip_labels(start, end, record=True)
         if pos >= end:
             return
@@ -644,30 +680,6 @@ class _Parser:
         return tuple(names)
 
     def _instruction(self, pos: int, end: int, stop: int, terminated: bool) -> None:
-        """The instruction of the statement ``[pos, end)`` (``stop``: where it ends as written),
-        one object per text, offset and reading (``_INSTRUCTIONS``)."""
-        reach = max(end, stop)
-        text = self.text[pos:reach]
-        key: tuple[str, int, int, int, int, bool, bool, bool] | None = None
-        if self.masked is self.text or self.masked[pos:reach] == text:
-            key = (text, pos, end, stop, self.depth, terminated, self.extended, self.llvm)
-            known = _INSTRUCTIONS.get(key)
-            if known is not None:
-                self.instructions.append(known)
-                return
-        problems = len(self.problems)
-        instruction = self._read_instruction(pos, end, stop, terminated)
-        if instruction is None:
-            return
-        self.instructions.append(instruction)
-        if key is not None and len(self.problems) == problems:  # as _REGIONS: no problem
-            if len(_INSTRUCTIONS) >= _INSTRUCTIONS_MAX:
-                _INSTRUCTIONS.clear()
-            _INSTRUCTIONS[key] = instruction
-
-    def _read_instruction(
-        self, pos: int, end: int, stop: int, terminated: bool
-    ) -> PtxInstruction | None:
         masked = self.masked
         start = pos
         predicate: PtxPredicate | None = None
@@ -685,7 +697,7 @@ class _Parser:
         mn = _MNEMONIC.match(masked, pos, end) if pos < end else None
         if mn is None:
             self._problem("expected an instruction or directive", start, max(stop, start + 1))
-            return None
+            return
         mnemonic = mn.group()
         mnemonic_end = mn.end()
         after = _skip_ws(masked, mnemonic_end, end)
@@ -709,7 +721,7 @@ class _Parser:
         _I_DEPTH(instruction, self.depth)
         _I_TERMINATED(instruction, terminated)
         _I_OPAQUE(instruction, opaque)
-        return instruction
+        self.instructions.append(instruction)
 
     # ------------------------------------------------------------------ operands
 
