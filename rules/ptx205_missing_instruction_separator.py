@@ -96,10 +96,19 @@ def _runs_together(ptx: PtxTemplate, text: str) -> bool:
     ranges.sort()
     lows = [low for low, _ in ranges]
     reach = list(accumulate((high for _, high in ranges), max))
+    known = _TAILS.get
     for m in _OPCODE_TAIL.finditer(text):
         word = m.group()
-        begins = [m.start()] if word == "@" else [m.start() + k for k in _opcode_tails(word)]
-        for begin in begins:
+        if word == "@":
+            tails: tuple[int, ...] = (0,)
+        else:
+            found = known(word)
+            tails = _opcode_tails(word) if found is None else found
+            if not tails:
+                continue  # most words: no opcode ends them
+        at = m.start()
+        for k in tails:
+            begin = at + k
             first = begin  # the boundaries whose blanks lead to `begin`: [first, begin]
             while first > 0 and text[first - 1] in _BLANK:
                 first -= 1
