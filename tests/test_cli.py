@@ -73,19 +73,22 @@ def test_binary_and_non_utf8_files(tmp_path, capsys) -> None:
 
 
 def test_rule_that_raises_becomes_internal_error(tmp_path, capsys, monkeypatch) -> None:
-    from ptxlint_rules.ptx003_multiple_letters import MultipleConstraintLetters
+    # a rule with no needs (``Rule.needs``): the engine asks it about every statement
+    from ptxlint_rules.ptx205_missing_instruction_separator import MissingInstructionSeparator
+
+    assert not MissingInstructionSeparator.needs
 
     def boom(self, statement, context):
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(MultipleConstraintLetters, "check", boom)
+    monkeypatch.setattr(MissingInstructionSeparator, "check", boom)
     (tmp_path / "bad.cu").write_text(BAD)
     code, doc = run_json([str(tmp_path)], capsys)
     assert code == 2
     rules = sorted(f["rule"] for f in doc["findings"])
     assert rules == ["PTX001", "internal-error"]
     err = next(f for f in doc["findings"] if f["rule"] == "internal-error")
-    assert "PTX003" in err["message"] and "kaboom" in err["message"] and "line 3" in err["message"]
+    assert "PTX205" in err["message"] and "kaboom" in err["message"] and "line 3" in err["message"]
 
 
 def test_inline_suppression(tmp_path, capsys) -> None:
