@@ -369,3 +369,64 @@ def test_a_headers_definitions_give_their_guards_and_lines_in_either_order(
     (host2,) = second.defines["HOST"]
     assert (host2.line, dev2.line) == (7, 5)
     assert dev2.guards == dev.guards and host2.guards == host.guards
+
+
+def test_an_expansions_template_map_is_made_when_read_and_points_at_argument_and_body() -> None:
+    from ptxlint.frontends.cxx.macro_uses import ExpansionMap
+    from ptxlint.model import source_map
+
+    text = (
+        '#define LD(T, out, p) asm volatile("ld.global." #T " %0, [%1];" : "=r"(out) : "l"(p))\n'
+        "__device__ unsigned f(unsigned *p) { unsigned v; LD(u32, v, p); LD(s32, v, p);"
+        " return v; }\n"
+    )
+    result = extract_statements(SourceFile("k.cu", text))
+    first, second = [s for s in result.statements if s.context.expansion is not None]
+    assert isinstance(source_map(first.template), ExpansionMap)
+    for statement, argument in ((first, "u32"), (second, "s32")):
+        template = statement.template
+        at = template.text.index(argument)
+        spelled = [text[a:b] for a, b in zip(
+            template.char_starts[at : at + 3], template.char_ends[at : at + 3], strict=True
+        )]  # fmt: skip
+        assert spelled == list(argument)
+        use = text.index(f"LD({argument}")
+        assert use < template.char_starts[at] < text.index(";", use)  # in this use's arguments
+        k = template.text.index("ld.")
+        assert text[template.char_starts[k] : template.char_ends[k]] == "l"
+        assert template.char_starts[k] < text.index("\n")  # in the body, on line 1
+
+
+def test_a_bodys_tokens_serve_every_use_with_that_uses_arguments_and_hide_set() -> None:
+    text = """
+#define ID(x) x
+#define TWICE(x) ID(x) ID(x)
+#define SELF SELF ID(1)
+USE: TWICE(a) TWICE(b) SELF SELF
+"""
+    out, spans = _expand(text, "TWICE(a) TWICE(b) SELF SELF")
+    assert out == "a a b b SELF 1 SELF 1"
+    a_first, b_first = out.index("a"), out.index("b")
+    assert text[spans[a_first][0]] == "a" and text[spans[b_first][0]] == "b"
+    # the body's own characters map to the body in either use
+    s1, s2 = out.index("SELF"), out.rindex("SELF")
+    assert spans[s1] == spans[s2] and text[spans[s1][0] : spans[s1][0] + 4] == "SELF"
+
+
+def test_a_name_only_a_header_defines_has_one_answer_wherever_it_is_asked(tmp_path: Path) -> None:
+    from ptxlint.frontends.cxx.headers import forget_headers
+
+    forget_headers()
+    (tmp_path / "h.h").write_text("#define FROM_HEADER 1\n#if 0\n#define DEAD 2\n#endif\n")
+    text = '#include "h.h"\n#define OWN 3\nint a;\n#undef OWN\nint b;\n'
+    table = MacroTable(str(tmp_path / "k.cu"), text)
+    starts = [0, text.index("int a"), text.index("int b"), len(text)]
+
+    def body(name: str, at: int) -> str | None:
+        found = table.lookup(name, at)
+        return None if found is None else " ".join(t.text for t in found.body)
+
+    assert [body("FROM_HEADER", at) for at in starts] == ["1"] * 4
+    assert [body("DEAD", at) for at in starts] == [None] * 4
+    # the file's own definitions still depend on where they are asked
+    assert [body("OWN", at) for at in starts] == [None, "3", None, None]

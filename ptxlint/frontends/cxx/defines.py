@@ -4,7 +4,7 @@ where they are spelled, with the limits that keep a hostile header linear."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ptxlint.frontends.cxx.guards import FileGuards
@@ -108,6 +108,14 @@ class MacroDef:
                 Token(t.kind, t.text, t.start + base, t.end + base) for t in tokens(self.spelling)
             )
         return self._lazy["body"]  # type: ignore[return-value]
+
+    def memo(self, key: str, make: Callable[[], object]) -> object:
+        """What ``make`` gives, made on the first call with ``key`` and kept with the
+        definition (its readers' views of the body: expansion tokens, ``macros``)."""
+        found = self._lazy.get(key)
+        if found is None:
+            found = self._lazy[key] = make()
+        return found
 
     def identifiers(self) -> list[str]:
         """The texts of the body's identifier tokens (what ``body`` would give, without
