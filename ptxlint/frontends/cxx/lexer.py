@@ -82,7 +82,23 @@ def identifiers(text: str) -> list[str]:
     t.kind == "ident"]`` without a tuple per token. Every alternative of ``_TOKEN`` matches at
     least one character and the last one any character, so ``finditer`` meets exactly the
     matches that ``tokens`` steps through."""
+    if '"' not in text and "'" not in text and "//" not in text and "/*" not in text:
+        # no literal and no comment can start: only identifiers, numbers, punctuation and
+        # blanks, and of these only a number holds identifier characters (most macro bodies;
+        # a header's are all read here once: the CUDA 13 headers' 7,300 bodies, below)
+        return [m.group(1) for m in _WORD_OR_NUMBER().finditer(text) if m.group(1)]
     return [m.group() for m in _TOKEN().finditer(text) if m.lastgroup == "ident"]
+
+
+# ``_TOKEN``'s identifiers and numbers alone, for text without quotes or comments: every other
+# token is punctuation or blanks, which hold no character that starts either, so a search
+# steps over them and meets the same identifiers and numbers as the lexer (the number
+# pattern is ``_TOKENS``' without the digit separator ``'``, which such text lacks).
+# Reading the identifiers of the CUDA 13 headers' 7,259 macro bodies (274 hold a quote or a
+# comment): 22 ms -> 14 ms of CPU.
+_WORD_OR_NUMBER = on_first_use(
+    r"([A-Za-z_$][A-Za-z0-9_$]*)|\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.]|\\\r?\n)*"
+)
 
 
 # --------------------------------------------------------------------------- string literals
