@@ -442,3 +442,18 @@ def test_a_collected_definition_is_the_one_its_constructor_makes() -> None:
         values = {f.name: getattr(made, f.name) for f in dataclasses.fields(MacroDef)}
         assert set(vars(made)) == set(values)
         assert made == MacroDef(**values) and hash(made) == hash(MacroDef(**values))
+
+
+def test_an_expanded_macro_is_named_by_the_real_path_of_its_header(tmp_path: Path) -> None:
+    from ptxlint.frontends.cxx.headers import forget_headers
+
+    forget_headers()
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "m.cuh").write_text(
+        '#define LD(T, v, p) asm volatile("ld.global." #T " %0, [%1];" : "=r"(v) : "l"(p))\n'
+    )
+    (tmp_path / "linked").symlink_to(real)
+    text = '#include "m.cuh"\n__device__ unsigned f(unsigned *p) { unsigned v; LD(u32, v, p); return v; }\n'
+    result = extract_statements(SourceFile(str(tmp_path / "linked" / "k.cu"), text))
+    assert result.expanded_macros == {f"{(real / 'm.cuh').resolve()}:1"}

@@ -21,6 +21,7 @@ from ptxlint.frontends.cxx import branches, dialect, host_code, macro_uses, prep
 from ptxlint.frontends.cxx.defines import MacroDef
 from ptxlint.frontends.cxx.guard_macros import GuardMacros
 from ptxlint.frontends.cxx.guards import FileGuards
+from ptxlint.frontends.cxx.headers import real_path
 from ptxlint.frontends.cxx.lexer import (
     Token,
     tokens,
@@ -572,7 +573,8 @@ def _expand_macro_uses(
             continue
         for used in done.used:
             expanded.add((used.path, used.start))
-            result.expanded_macros.add(f"{os.path.realpath(used.path)}:{used.line}")
+            # memoised per path (``os.path.realpath`` makes an lstat per component each time)
+            result.expanded_macros.add(f"{real_path(used.path)}:{used.line}")
         _read_expansion(
             source, parsed, node, done, d, file_guards, parse_template, lookup, result, host
         )
