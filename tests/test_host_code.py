@@ -148,3 +148,23 @@ def test_error_directives_are_found_where_a_line_starts_with_them() -> None:
     anchored = [m.start() for m in re.finditer(r"^[ \t]*#[ \t]*error\b", text, re.M)]
     assert list(_errors(text)) == anchored
     assert [text[at:].split("\n")[0].split()[-1] for at in anchored] == ["a", "b", "d", "#error"]
+
+
+def test_a_declaration_spelled_alike_is_judged_by_what_its_macros_mean_where_it_stands() -> None:
+    # f and g spell the same declaration (`SPEC unsigned ...`, after a `;`), but SPEC says
+    # __device__ only before the #undef; h spells __device__ itself after that
+    text = """#define SPEC __device__
+int x;
+SPEC unsigned f(unsigned v) { unsigned r; asm("brev.b32 %0, %1;" : "=r"(r) : "r"(v)); return r; }
+#undef SPEC
+#define SPEC static
+int y;
+SPEC unsigned f(unsigned v) { unsigned r; asm("brev.b32 %0, %1;" : "=r"(r) : "r"(v)); return r; }
+int z;
+SPEC unsigned f(unsigned v) __device__ { unsigned r; asm("brev.b32 %0, %1;" : "=r"(r) : "r"(v)); return r; }
+"""
+    source = SourceFile("k.cu", text)
+    result = extract_statements(source)
+    assert [source.line_col(s.span.start).line for s in result.statements] == [3, 9]
+    assert [source.line_col(at).line for at, reason in result.skipped
+            if "host-only function" in reason] == [7]  # fmt: skip
