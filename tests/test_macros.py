@@ -457,3 +457,23 @@ def test_an_expanded_macro_is_named_by_the_real_path_of_its_header(tmp_path: Pat
     text = '#include "m.cuh"\n__device__ unsigned f(unsigned *p) { unsigned v; LD(u32, v, p); return v; }\n'
     result = extract_statements(SourceFile(str(tmp_path / "linked" / "k.cu"), text))
     assert result.expanded_macros == {f"{(real / 'm.cuh').resolve()}:1"}
+
+
+def test_a_tables_header_definitions_come_from_its_own_headers_in_their_order(
+    tmp_path: Path,
+) -> None:
+    from ptxlint.frontends.cxx.headers import forget_headers
+
+    forget_headers()
+    (tmp_path / "a.h").write_text('#include "b.h"\n#define BOTH 1\n#define ONLY_A 2\n')
+    (tmp_path / "b.h").write_text("#define BOTH 3\n")
+    (tmp_path / "c.h").write_text("#define ONLY_C 4\n#define BOTH 5\n")
+    first = MacroTable(str(tmp_path / "k.cu"), '#include "c.h"\n')  # reads c.h first
+    second = MacroTable(str(tmp_path / "l.cu"), '#include "a.h"\n')
+
+    def spelled(table: MacroTable, name: str) -> list[str]:
+        return [" ".join(t.text for t in d.body) for d in table.definitions(name)]
+
+    assert spelled(second, "BOTH") == ["1", "3"]  # a.h, then what it includes
+    assert spelled(second, "ONLY_C") == [] and spelled(second, "ONLY_A") == ["2"]
+    assert spelled(first, "BOTH") == ["5"] and spelled(first, "ONLY_A") == []

@@ -35,6 +35,7 @@ from ptxlint.frontends.cxx.headers import (
     _included,
     _real,
     _spread,
+    definers,
     spread_over,
 )
 from ptxlint.frontends.cxx.lexer import Token, tokens
@@ -53,6 +54,7 @@ class MacroTable:
         self.own = collect(path, text)
         self.headers = _included(path, self.own) if follow_includes and self.own.includes else []
         self._header_defs: dict[str, list[MacroDef]] = {}
+        self._positions: dict[int, int] | None = None  # id of a header -> its place in headers
         self._asm_names: frozenset[str] | None = None
         # ``lookup`` of the names the file does not define itself: the same wherever it is
         # asked. An expansion looks up every identifier it rescans (the CUDA 13 headers: 6,600
@@ -60,9 +62,19 @@ class MacroTable:
         self._by_headers: dict[str, MacroDef | None] = {}
 
     def _from_headers(self, name: str) -> list[MacroDef]:
+        """The headers' definitions of ``name``, in the order of ``headers``."""
         found = self._header_defs.get(name)
         if found is None:
-            found = [d for h in self.headers for d in h.defines.get(name, ())]
+            found = []
+            defining = definers(name)
+            if defining:
+                if self._positions is None:
+                    # by identity: each header here is the one object ``_header`` read
+                    self._positions = {id(h): k for k, h in enumerate(self.headers)}
+                positions = self._positions
+                ours = [h for h in defining if id(h) in positions]
+                ours.sort(key=lambda h: positions[id(h)])
+                found = [d for h in ours for d in h.defines[name]]
             self._header_defs[name] = found
         return found
 
