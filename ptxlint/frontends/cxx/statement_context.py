@@ -296,11 +296,15 @@ class Ancestors:
     def function(self, node: tree_sitter.Node | None) -> tree_sitter.Node | None:
         """The innermost function definition around ``node`` (itself included), through
         lambdas."""
-        return self._climb(node)[0]
+        # a statement's node is asked up to three times (its context, its specifiers, whether
+        # it is host code): after the first, the answer is known at the node itself
+        known = self._known.get(node.id) if node is not None else None
+        return (known or self._climb(node))[0]
 
     def enclosing_function(self, node: tree_sitter.Node | None) -> tree_sitter.Node | None:
         """``host_code.enclosing_function(node)``: None inside a lambda."""
-        return self._climb(node)[1]
+        known = self._known.get(node.id) if node is not None else None
+        return (known or self._climb(node))[1]
 
     def header(self, fn: tree_sitter.Node) -> tuple[str | None, tuple[str, ...]]:
         key = fn.id
