@@ -176,8 +176,21 @@ class Remap:
         mapped = object.__new__(Template)  # its source map's slots left empty
         _T_TEXT(mapped, template.text)
         _T_PIECES(mapped, pieces)
-        set_source_map(mapped, ExpansionMap(self, template.char_starts, template.char_ends))
+        starts, ends = template.char_starts, template.char_ends
+        # the map keeps the expansion's spans of the template's characters alone, not the
+        # whole expansion's (a function body's, where the template is one line of it)
+        lo = min(starts, default=0)
+        hi = max(max(starts, default=-1) + 1, max(ends, default=0))
+        set_source_map(mapped, ExpansionMap(self.window(lo, hi), lo, starts, ends))
         return mapped
+
+    def window(self, lo: int, hi: int) -> Remap:
+        """This map over characters ``lo`` to ``hi`` of the expansion, numbered from ``lo``."""
+        window = object.__new__(Remap)
+        window.spans = self.spans[lo:hi]
+        window.invocation = self.invocation
+        window.bodies = self.bodies
+        return window
 
     def char_spans(
         self, char_starts: Sequence[int], char_ends: Sequence[int]
@@ -231,13 +244,19 @@ class ExpansionMap(SourceMap):
     mapping them back was a fifth of reading an expansion's statements (the CUDA 13
     headers' 237, in their 150 uses: 15 ms of CPU, 5 ms now, the pieces' spans)."""
 
-    __slots__ = ("_remap", "_starts", "_ends")
+    __slots__ = ("_window", "_lo", "_starts", "_ends")
 
-    def __init__(self, remap: Remap, starts: Sequence[int], ends: Sequence[int]) -> None:
-        self._remap = remap
+    def __init__(
+        self, window: Remap, lo: int, starts: Sequence[int], ends: Sequence[int]
+    ) -> None:
+        self._window = window  # ``Remap.window(lo, ...)``: the template's characters' spans
+        self._lo = lo
         self._starts = starts
         self._ends = ends
 
     def arrays(self) -> tuple[Offsets, Offsets]:
-        starts, ends = self._remap.char_spans(self._starts, self._ends)
+        lo = self._lo
+        starts, ends = self._window.char_spans(
+            [a - lo for a in self._starts], [b - lo for b in self._ends]
+        )
         return Offsets("q", starts), Offsets("q", ends)
