@@ -9,13 +9,25 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from ptxlint.engine import instantiate, lint_source  # noqa: E402
-from ptxlint.model import Finding, SourceFile  # noqa: E402
+from ptxlint.engine import extract_statements, instantiate, lint_source  # noqa: E402
+from ptxlint.model import AsmStatement, Finding, SourceFile  # noqa: E402
 from ptxlint.registry import load_rules  # noqa: E402
 from ptxlint.rule import RuleContext  # noqa: E402
 from tests.toolchain_cache import oracle_cache_root  # noqa: E402
 
 FIXTURES = os.path.join(ROOT, "fixtures")
+
+
+def rule_fixture_statements() -> list[AsmStatement]:
+    """Every asm statement of the rules' fixtures (fixtures/rules/PTX*), in path order."""
+    import glob
+
+    out: list[AsmStatement] = []
+    for path in sorted(glob.glob(os.path.join(FIXTURES, "rules", "PTX*.*"))):
+        with open(path, encoding="utf-8") as handle:
+            source = SourceFile(path, handle.read())
+        out.extend(extract_statements(source).statements)
+    return out
 
 # The compiler oracle's verdicts stay where every run (and every worktree) finds them; ptxlint's
 # own caches (entry points, Tier 2, verify) go to a folder of this session, so that tests never

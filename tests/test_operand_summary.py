@@ -4,29 +4,17 @@ calls a rule that needs one only on the statements where it holds."""
 
 from __future__ import annotations
 
-import glob
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import ClassVar
 
 from ptxlint.analysis.operand_summary import SUMMARY_NEEDS, summary_of
 from ptxlint.constraints import VALID_CLOBBERS, VALID_LETTERS
-from ptxlint.engine import RulePlan, extract_statements
-from ptxlint.model import AsmStatement, Finding, Severity, SourceFile
+from ptxlint.engine import RulePlan
+from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import NEEDS, Rule, RuleContext
-from tests.conftest import FIXTURES
+from tests.conftest import rule_fixture_statements
 
-
-def _statements() -> list[AsmStatement]:
-    out: list[AsmStatement] = []
-    for path in sorted(glob.glob(os.path.join(FIXTURES, "rules", "PTX*.*"))):
-        source = SourceFile(path, Path(path).read_text(encoding="utf-8"))
-        out.extend(extract_statements(source).statements)
-    return out
-
-
-_STATEMENTS = _statements()
+_STATEMENTS = rule_fixture_statements()
 
 
 def _known(statement: AsmStatement) -> list[tuple[str, str, str]]:

@@ -6,29 +6,18 @@ no outputs, no directives...), which is where a wrong declaration would show."""
 from __future__ import annotations
 
 import dataclasses
-import glob
-import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from ptxlint.engine import NOTHING, RulePlan, extract_statements, instantiate
-from ptxlint.model import AsmStatement, SourceFile
+from ptxlint.engine import NOTHING, RulePlan, instantiate
+from ptxlint.model import AsmStatement
 from ptxlint.registry import load_rules
 from ptxlint.rule import NEEDS, Rule, RuleContext
-from tests.conftest import FIXTURES
+from tests.conftest import rule_fixture_statements
 
 _RULES = instantiate(load_rules().rules)
 _DECLARING = [r for r in _RULES if r.needs]
-
-
-def _statements() -> list[AsmStatement]:
-    out: list[AsmStatement] = []
-    for path in sorted(glob.glob(os.path.join(FIXTURES, "rules", "PTX*.*"))):
-        source = SourceFile(path, Path(path).read_text(encoding="utf-8"))
-        out.extend(extract_statements(source).statements)
-    return out
 
 
 def _without_features(statement: AsmStatement) -> Iterator[AsmStatement]:
@@ -54,7 +43,7 @@ def _without_features(statement: AsmStatement) -> Iterator[AsmStatement]:
         if i.opcode not in ("bra", "brx", "ret", "exit", "trap"))))
 
 
-_CASES = [variant for statement in _statements() for variant in _without_features(statement)]
+_CASES = [variant for statement in rule_fixture_statements() for variant in _without_features(statement)]
 
 
 def test_the_fixtures_reach_every_rule_with_and_without_its_needs() -> None:
