@@ -70,6 +70,14 @@ class FileResult:
     internal_errors: int = 0
     seconds: float = 0.0
 
+    def crashed(
+        self, source: SourceFile, stage: str, statement: AsmStatement | None, exc: BaseException
+    ) -> None:
+        """A stage (the front end, Tier 2, a rule on ``statement``) raised: the file reports
+        it as an internal error, and the run goes on."""
+        self.findings.append(_internal_error(source, stage, statement, exc))
+        self.internal_errors += 1
+
 
 def type_lookup(parsed: ParsedSource) -> TypeResolver:
     """The file's type resolver: called as ``resolve``, and typing a statement's operands in
@@ -123,6 +131,7 @@ class Linted:
     extracted: bool = False  # statements were extracted (else ``result`` reports why not)
 
 
+@collector.paused()
 def lint_kept(
     source: SourceFile,
     rules: Sequence[Rule],
@@ -132,25 +141,13 @@ def lint_kept(
 ) -> Linted:
     """``lint_source``, keeping the rules' outcomes per statement, with the cyclic garbage
     collector paused (``ptxlint.collector``)."""
-    with collector.paused():
-        return _lint_kept(source, rules, context, selector, tier2)
-
-
-def _lint_kept(
-    source: SourceFile,
-    rules: Sequence[Rule],
-    context: RuleContext,
-    selector: Selector | None,
-    tier2: Tier2Session | None,
-) -> Linted:
     started = time.perf_counter()
     selector = selector or SelectAll()
     result = FileResult(source.path, source=source)
     try:
         extracted = extract_statements(source)
     except Exception as exc:  # malformed input must never stop the run
-        result.findings.append(_internal_error(source, "extract", None, exc))
-        result.internal_errors += 1
+        result.crashed(source, "extract", None, exc)
         result.seconds = time.perf_counter() - started
         return Linted(result)
     statements = extracted.statements
@@ -162,8 +159,7 @@ def _lint_kept(
             statements = annotate(statements, types)
             context = dataclasses.replace(context, tier2=types)
         except Exception as exc:  # Tier 2 is an improvement, never a reason to fail
-            result.findings.append(_internal_error(source, "tier2", None, exc))
-            result.internal_errors += 1
+            result.crashed(source, "tier2", None, exc)
     record_extraction(result, extracted, statements)
     active = active_rules(rules, selector, source.path)
     facts = FileFacts(extracted.parsed) if extracted.parsed is not None else None
@@ -375,8 +371,7 @@ def finish(
             continue  # no rule said anything (most statements): skip the per-rule loop
         for rule, produced in zip(active, outcomes, strict=True):
             if isinstance(produced, Exception):
-                result.findings.append(_internal_error(source, rule.id, statement, produced))
-                result.internal_errors += 1
+                result.crashed(source, rule.id, statement, produced)
                 continue
             for placed in produced:
                 finding = placer.place(placed)

@@ -118,6 +118,7 @@ class FileStatements(Sequence[AsmStatement]):
         return iter(self._statements())
 
 
+@collector.paused()
 def lint_part(
     source: SourceFile,
     rules: Sequence[Rule],
@@ -125,26 +126,14 @@ def lint_part(
     selector: Selector,
     share: Share,
 ) -> Part:
-    """Lint ``share`` of the C++ file ``source`` (see the module's docstring); never raises for
-    bad input."""
-    with collector.paused():
-        return _lint_part(source, rules, context, selector, share)
-
-
-def _lint_part(
-    source: SourceFile,
-    rules: Sequence[Rule],
-    context: RuleContext,
-    selector: Selector,
-    share: Share,
-) -> Part:
+    """Lint ``share`` of the C++ file ``source`` (see the module's docstring), with the cyclic
+    garbage collector paused as ``lint_kept`` pauses it; never raises for bad input."""
     result = FileResult(source.path, source=source)
     read = unified_source(source)
     try:
         extracted = extract(read, parse_template, type_lookup, share)
     except Exception as exc:  # as lint_kept: the merge reports it for the file
-        result.findings.append(_internal_error(source, "extract", None, exc))
-        result.internal_errors += 1
+        result.crashed(source, "extract", None, exc)
         return Part(result, failed=True)
     statements = extracted.statements
     record_extraction(result, extracted, statements)
