@@ -244,11 +244,7 @@ class TypeResolver(ScopeLookup):
                 if parameter is not None and expression not in taken:
                     out.append(self._parameter_ctype(parameter, expression, answers))
                     continue
-                hit = memo.get((expression, self._chain_key(named)))
-                if hit is not None and hit[0] <= offset < hit[1]:
-                    out.append(hit[2])
-                else:
-                    out.append(self._name_type(expression, named, offset))
+                out.append(self._name_type(expression, named, offset))
                 continue
             b = offset if 0 <= offset <= length else self._byte_offset(offset)
             if expression.isascii():
@@ -295,11 +291,7 @@ class TypeResolver(ScopeLookup):
                 continue
             value, kind, tail = found
             if kind == "identifier" and e > b:
-                hit = memo.get((spelled, self._chain_key(tail)))
-                if hit is not None and hit[0] <= b < hit[1]:
-                    out.append(hit[2])
-                else:
-                    out.append(self._name_type(spelled, tail, b))
+                out.append(self._name_type(spelled, tail, b))
                 continue
             if (
                 value.has_error
