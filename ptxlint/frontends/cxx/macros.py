@@ -291,9 +291,7 @@ class Expander:
             i += 1
         # a token of the definition's body has no hide set of its own: it shares ``hide``
         result = [
-            _new_xtoken(
-                XToken, (x.kind, x.text, x.spans, x.hide | hide if x.hide else hide, x.space_before)
-            )
+            XToken(x.kind, x.text, x.spans, x.hide | hide if x.hide else hide, x.space_before)
             for x in out
         ]
         if result:
@@ -333,9 +331,6 @@ def _spelled_body(d: MacroDef, exact: bool) -> tuple[XToken, ...]:
             for i, t in enumerate(d.body)
         ),
     )
-
-
-_new_xtoken = tuple.__new__  # what XToken's generated __new__ calls, without its Python frame
 
 
 def _with_space(t: XToken, space: bool) -> XToken:
