@@ -31,15 +31,18 @@ def _token_reading(source: SourceFile, start: int) -> ex._RawStatement | None | 
     return ex.StatementReader(source, stream, ex.MacroPieces(source), False).read()
 
 
-def _compare(text: str) -> ex._RawStatement | None:
-    """Both readings of the statement at the first asm keyword of ``text``; the fast one, which
-    must be the token path's wherever it is not None."""
+def _compare(text: str, at: int = 0) -> ex._RawStatement | None:
+    """Both readings of the statement at the first asm keyword of ``text`` from ``at``; the
+    fast one (given the file's macros), which must be the token path's wherever it is not
+    None. Without the macros the fast path reads no more than with them, and the same."""
     source = SourceFile("t.cu", text)
-    m = statement_tokens.ASM_KEYWORD.search(text)
+    m = statement_tokens.ASM_KEYWORD.search(text, at)
     assert m is not None
-    plain = ex.read_plain(source, m.start(), m.group())
+    plain = ex.read_plain(source, m.start(), m.group(), ex.MacroPieces(source))
     if plain is not None:
         assert repr(plain) == repr(_token_reading(source, m.start())), text
+    without = ex.read_plain(source, m.start(), m.group())
+    assert without is None or repr(without) == repr(plain), text
     return plain
 
 
@@ -270,7 +273,9 @@ def test_statements_the_fast_path_leaves_to_the_tokens() -> None:
     cases = [
         'asm("a" STR(x) "b");',  # a macro piece in the template
         'asm(R"(nop;)");',  # a raw string
-        'asm("op %0;" : "=r"(d) : __LDG_PTR(p));',  # a macro constraint
+        'asm("op %0;" : "=r"(d) : __LDG_PTR(p) (q));',  # a macro constraint with arguments
+        'asm("op %0;" : "=r"(d) : "r" X(p));',  # a literal and a macro
+        'asm("op %0;" : "=r"(d) : asm(p));',  # an asm keyword ends the token stream
         'asm("op %0;" :: "r"("s"[0]));',  # a literal in an expression
         'asm("op %0;" :: "r"(a[b)]));',  # brackets that do not nest by kind
         'asm("op %0;" :: "r"(x)\n#if A\n, "r"(y)\n#endif\n);',  # a directive inside
@@ -283,6 +288,37 @@ def test_statements_the_fast_path_leaves_to_the_tokens() -> None:
     ]
     for text in cases:
         assert _compare(f"void f() {{ {text} }}") is None, text
+
+
+def test_macro_constraints_read_as_the_tokens_read_them() -> None:
+    """A constraint spelled as one macro name takes the fast path: its value where the macro
+    is a string literal there (each definition in force where it is used), opaque where it
+    is not (undefined, function-like, not a literal), as the token path reads it."""
+    text = (
+        '#define P "l"\n'
+        '#define F(x) "r"\n'
+        "#define N 3\n"
+        'void f() { asm("op %0, %1;" : "=r"(d) : P (ptr), [n] P(q)); }\n'
+        "#undef P\n"
+        '#define P "=r"\n'
+        'void g() { asm("op %0, %1, %2;" : P(d) : F(x), N(y) "r"(z)); }\n'
+        'void h() { asm("op %0;" : : UNDEFINED(u)); }\n'
+    )
+    first = _compare(text, text.index("void f"))
+    second = _compare(text, text.index("void g"))
+    third = _compare(text, text.index("void h"))
+    assert first is not None and second is not None and third is not None
+    assert [(o.constraint.text, o.constraint.opaque) for o in first.operands] == [
+        ("=r", False), ("l", False), ("l", False),
+    ]
+    assert [(o.constraint.text, o.constraint.opaque) for o in second.operands] == [
+        ("=r", False), ("F", True), ("N", True), ("r", False),
+    ]
+    assert [o.constraint.letters for o in second.operands] == ["r", "", "", "r"]
+    assert third.operands[0].constraint.opaque
+    assert first.operands[1].constraint.span == Span(
+        text.index("P (ptr)"), text.index("P (ptr)") + 1
+    )
 
 
 def test_template_shortcut_is_decode_string_literal() -> None:
@@ -334,8 +370,9 @@ def test_fixtures_and_cuda_headers_read_alike() -> None:
     for path in files:
         text = path.read_text(encoding="utf-8", errors="replace")
         source = SourceFile(str(path), text)
+        pieces = ex.MacroPieces(source)  # one per file, as extraction has it
         for m in statement_tokens.ASM_KEYWORD.finditer(text):
-            raw = ex.read_plain(source, m.start(), m.group())
+            raw = ex.read_plain(source, m.start(), m.group(), pieces)
             if raw is not None:
                 plain += 1
                 assert repr(raw) == repr(_token_reading(source, m.start())), (path, m.start())
@@ -444,3 +481,4 @@ def test_plain_patterns_number_their_groups_as_the_reader_reads_them() -> None:
     """``_plain_operands`` reads the groups by number, all at once."""
     assert plain_reader._PLAIN_OPERAND.groupindex == {"op": 1, "name": 2, "con": 3, "expr": 4, "sep": 5}
     assert plain_reader._PLAIN_HEAD.groupindex == {"op": 1, "name": 2, "con": 3}
+    assert plain_reader._MACRO_HEAD.groupindex == {"op": 1, "name": 2, "con": 3}

@@ -220,7 +220,7 @@ def extract(
             )
             continue
         else:
-            plain = read_plain(source, start, keyword)
+            plain = read_plain(source, start, keyword, macros)
             stream = () if plain is not None else code_tokens(source.text, start)
             macro_name = None
             context_node = node

@@ -14,7 +14,6 @@ a file does not redefine them), names defined nowhere ptxlint can see.
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable
 
 from ptxlint.frontends.cxx import preproc
@@ -49,7 +48,6 @@ class GuardMacros:
         # (`#if defined(CUTE_ARCH_MMA_SM90A_ENABLED)`): its 3,093 branches with asm come to
         # 191 collections. Bounded by the file's branches, as ``_memo``.
         self._by_conditions: dict[tuple[object, ...], tuple[GuardMacro, ...]] = {}
-        self._directive_starts: list[int] | None = None
         self._headers: dict[str, list[GuardMacro]] = {}  # _from_headers by name
 
     def at(self, start: int) -> tuple[GuardMacro, ...]:
@@ -72,17 +70,8 @@ class GuardMacros:
         ``chain`` that enclose it (``_own``): with the branches nested, the one at depth ``i``
         encloses a definition before a deeper branch exactly when it starts at or before the
         definition. Both are fixed by how many own directives start before each branch."""
-        starts = self._directive_starts
-        if starts is None:
-            own = self._table().own
-            starts = self._directive_starts = sorted(
-                [d.start for defs in own.defines.values() for d in defs]
-                + [u for undefs in own.undefs.values() for u in undefs]
-            )
-        return (
-            tuple(b.conditions for b in chain),
-            tuple(bisect.bisect_left(starts, b.start) for b in chain) if starts else (),
-        )
+        epoch = self._table().epoch
+        return tuple(b.conditions for b in chain), tuple(epoch(b.start) for b in chain)
 
     def inside(self, start: int, conditions: tuple[str, ...]) -> tuple[GuardMacro, ...]:
         """The definitions the guards at ``start`` use, and those that ``conditions`` (of

@@ -9,7 +9,6 @@ from a header ptxlint cannot see), it is not host-only: the caller stays with it
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable, Iterator
 
@@ -78,7 +77,6 @@ class HostFunctions:
         self._called_from_device: set[str] | None = None
         self._verdicts: dict[int, str] = {}  # function start byte -> device | host | unknown
         self._expanded: dict[tuple[str, int], set[str] | None] = {}
-        self._directive_starts: list[int] | None = None
         # a declaration's spelling -> its device word and macro words (``_words``)
         self._spelled: dict[tuple[bytes, bytes], tuple[bool, tuple[str, ...]]] = {}
 
@@ -160,13 +158,7 @@ class HostFunctions:
         directives before ``at`` (all that a look-up at ``at`` reads: a specifier macro costs
         one expansion per file, not one per function)."""
         table = self._table()
-        if self._directive_starts is None:
-            own = table.own
-            self._directive_starts = sorted(
-                [d.start for defs in own.defines.values() for d in defs]
-                + [u for undefs in own.undefs.values() for u in undefs]
-            )
-        key = (word, bisect.bisect_left(self._directive_starts, at))
+        key = (word, table.epoch(at))
         if key not in self._expanded:
             self._expanded[key] = self._expand_at(table, word, at)
         return self._expanded[key]

@@ -14,6 +14,7 @@ conditions that cannot hold, does not expand.
 
 from __future__ import annotations
 
+import bisect
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -60,6 +61,21 @@ class MacroTable:
         # asked. An expansion looks up every identifier it rescans (the CUDA 13 headers: 6,600
         # look-ups, 5,400 of names the file does not define, few of them distinct).
         self._by_headers: dict[str, MacroDef | None] = {}
+        self._directive_starts: list[int] | None = None  # ``epoch``
+
+    def epoch(self, at: int) -> int:
+        """How many of the file's own ``#define``/``#undef`` directives start before offset
+        ``at``: all that ``lookup(name, at)`` reads of ``at``, for any name (an own definition
+        counts where it starts before ``at``, an ``#undef`` likewise; a header's, anywhere).
+        What depends on the look-ups alone is the same at offsets of one epoch."""
+        starts = self._directive_starts
+        if starts is None:
+            own = self.own
+            starts = self._directive_starts = sorted(
+                [d.start for defs in own.defines.values() for d in defs]
+                + [u for undefs in own.undefs.values() for u in undefs]
+            )
+        return bisect.bisect_left(starts, at)
 
     def _from_headers(self, name: str) -> list[MacroDef]:
         """The headers' definitions of ``name``, in the order of ``headers``."""

@@ -32,8 +32,10 @@ from ptxlint.frontends.cxx.raw_statement import (
 from ptxlint.frontends.cxx.raw_statement import RawStatement as _RawStatement
 from ptxlint.frontends.cxx.statement_reader import (
     DECODED_CHARS,
+    MacroPieces,
     _decoded,
     constraint_parts,
+    macro_constraint,
 )
 from ptxlint.frontends.cxx.statement_tokens import KEYWORD_WORDS, QUALIFIERS
 from ptxlint.model import (
@@ -117,6 +119,16 @@ _PLAIN_OPERAND = re.compile(_OPERAND_HEAD + rf"(?P<expr>{_nested(2)})\)" + _OPER
 _PLAIN_HEAD = re.compile(_OPERAND_HEAD)
 
 
+# an operand whose constraint is one identifier, a macro (``__LDG_PTR (ptr)``), up to its
+# expression's "(": groups numbered as ``_PLAIN_HEAD``'s
+_MACRO_HEAD = re.compile(
+    _BLANKS
+    + rf"(?P<op>(?:\[{_BLANKS}(?P<name>{_IDENT}){_BLANKS}\]{_BLANKS})?(?P<con>{_IDENT}))"
+    + _BLANKS
+    + r"\("
+)
+
+
 _PLAIN_TAIL = re.compile(_OPERAND_TAIL)
 
 
@@ -170,10 +182,14 @@ def _tail(text: str, pos: int) -> re.Match[str]:
     return tail
 
 
-def read_plain(source: SourceFile, start: int, keyword: str) -> _RawStatement | None:
-    """``StatementReader(source, code_tokens(source.text, start), ...).read()`` for the
-    statement whose keyword ``keyword`` is at ``start``, where the statement is plain (above);
-    None where it is not. O(length of the statement), a few regex matches per operand."""
+def read_plain(
+    source: SourceFile, start: int, keyword: str, pieces: MacroPieces | None = None
+) -> _RawStatement | None:
+    """``StatementReader(source, code_tokens(source.text, start), pieces, False).read()`` for
+    the statement whose keyword ``keyword`` is at ``start``, where the statement is plain
+    (above); None where it is not. With ``pieces``, an operand's constraint may also be one
+    identifier, read as the token path reads it (``macro_constraint``); without, such a
+    statement is not plain. O(length of the statement), a few regex matches per operand."""
     text = source.text
     pos = start + len(keyword)
     qualifiers: list[Qualifier] = []
@@ -216,9 +232,11 @@ def read_plain(source: SourceFile, start: int, keyword: str) -> _RawStatement | 
     while sep == ":":
         colons.append(pos - 1)
         if len(colons) == 1:
-            read = _plain_operands(text, pos, "output", operands, problems, missing_commas)
+            read = _plain_operands(
+                source, pos, "output", operands, problems, missing_commas, pieces
+            )
         elif len(colons) == 2:
-            read = _plain_operands(text, pos, "input", operands, problems, missing_commas)
+            read = _plain_operands(source, pos, "input", operands, problems, missing_commas, pieces)
         elif len(colons) == 3:
             read = _plain_clobbers(text, pos, clobbers)
         else:
@@ -320,18 +338,22 @@ _LM_LITERALS = LiteralMap.__dict__["_literals"].__set__
 
 
 def _plain_operands(
-    text: str,
+    source: SourceFile,
     pos: int,
     role: str,
     operands: list[Operand],
     problems: list[str],
     missing_commas: list[tuple[int, int]],
+    pieces: MacroPieces | None,
 ) -> tuple[int, str] | None:
     """Read the operands of a section from ``pos`` (after its colon) onto ``operands``, their
     missing commas onto ``problems`` and ``missing_commas``, as ``_operands`` reads them; where
-    the section ends (after its ":" or ")") and that separator, or None where not plain."""
+    the section ends (after its ":" or ")") and that separator, or None where not plain.
+    ``pieces``: as ``read_plain``'s."""
+    text = source.text
     # groups by number, all at once: op 1, name 2, con 3 (and in _PLAIN_OPERAND expr 4, sep 5)
     while True:
+        macro = False
         m = _PLAIN_OPERAND.match(text, pos)
         if m is not None:  # the usual operand, in one match
             _, name, con, expr, sep = m.groups()
@@ -340,6 +362,9 @@ def _plain_operands(
             tail = m
         else:
             head = _PLAIN_HEAD.match(text, pos)
+            if head is None and pieces is not None:
+                head = _MACRO_HEAD.match(text, pos)
+                macro = head is not None
             if head is None:
                 m = _PLAIN_SEP.match(text, pos)  # an empty operand, or the section's end
                 if m is None:
@@ -369,18 +394,28 @@ def _plain_operands(
                 return None
         if "asm" in expr or name in KEYWORD_WORDS:
             return None  # an asm keyword inside would have ended the token stream
-        modifiers, letters = constraint_parts(con)
         expression = expr.strip()
         # where nothing was stripped (most), it starts where it is spelled
         expr_start = expr_at if expression is expr else expr_at + len(expr) - len(expr.lstrip())
-        # Operand(len(operands), role, Constraint(con, modifiers, letters, span), expression,
-        # ...), filled slot by slot, its spans and its constraint's made when first read
-        constraint = new(Constraint)
-        C_TEXT(constraint, con)
-        C_MODIFIERS(constraint, modifiers)
-        C_LETTERS(constraint, letters)
-        C_OPAQUE(constraint, False)
-        set_constraint_start(constraint, con_at - 1)  # its opening quote
+        if macro:
+            if con in KEYWORD_WORDS:
+                return None
+            assert pieces is not None
+            con_end = con_at + len(con)
+            name_token = Token("ident", con, con_at, con_end)
+            constraint = macro_constraint(source, pieces, (name_token,), Span(con_at, con_end))
+        else:
+            # Constraint(con, modifiers, letters, span), filled slot by slot, its span made
+            # when first read
+            modifiers, letters = constraint_parts(con)
+            constraint = new(Constraint)
+            C_TEXT(constraint, con)
+            C_MODIFIERS(constraint, modifiers)
+            C_LETTERS(constraint, letters)
+            C_OPAQUE(constraint, False)
+            set_constraint_start(constraint, con_at - 1)  # its opening quote
+        # Operand(len(operands), role, constraint, expression, ...), filled slot by slot, its
+        # spans made when first read
         operand = new(Operand)
         O_INDEX(operand, len(operands))
         O_ROLE(operand, role)

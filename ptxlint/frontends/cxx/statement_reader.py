@@ -7,7 +7,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from ptxlint.frontends.cxx.defines import MacroDef
 from ptxlint.frontends.cxx.lexer import Token, decode_string_literal, literal_value
 from ptxlint.frontends.cxx.macros import ExpandedString, MacroTable, expand_to_string
 from ptxlint.frontends.cxx.raw_statement import RawStatement as _RawStatement
@@ -241,12 +240,7 @@ class StatementReader:
         elif all(t.kind in _LITERALS for t in toks):
             text = "".join(literal_value(t.kind, t.text) for t in toks)
             return _constraint_from_text(text, span)
-        if toks[0].kind == "ident":
-            value = self.macros.piece(toks, (span.start, span.end))
-            if value is not None:
-                return _constraint_from_text(value.text, span)
-        text = self.source.text[span.start : span.end]
-        return Constraint(text=text, modifiers="", letters="", span=span, opaque=True)
+        return macro_constraint(self.source, self.macros, toks, span)
 
     def _clobbers(self, toks: list[Token]) -> list[Clobber]:
         clobbers: list[Clobber] = []
@@ -257,6 +251,23 @@ class StatementReader:
             elif group:
                 self.opaque_sections = True
         return clobbers
+
+
+def macro_constraint(
+    source: SourceFile, macros: MacroPieces, toks: Sequence[Token], span: Span
+) -> Constraint:
+    """The constraint spelled by ``toks`` (at ``span``), neither empty nor literals only: a
+    macro's value where it expands to string literals (``__LDG_PTR``), else opaque."""
+    if toks[0].kind == "ident":
+        if len(toks) == 1:
+            text = macros.constraint_text(toks[0])
+        else:
+            value = macros.piece(toks, (span.start, span.end))
+            text = value.text if value is not None else None
+        if text is not None:
+            return _constraint_from_text(text, span)
+    text = source.text[span.start : span.end]
+    return Constraint(text=text, modifiers="", letters="", span=span, opaque=True)
 
 
 def _constraint_from_text(text: str, span: Span) -> Constraint:
@@ -371,7 +382,9 @@ class MacroPieces:
         self.source = source
         self.forbidden = forbidden
         self._table: MacroTable | None = None
-        self.used: list[MacroDef] = []
+        # ``constraint_text`` by name and ``MacroTable.epoch``: bounded by the file's
+        # identifiers (an epoch is a count of its own directives)
+        self._constraints: dict[tuple[str, int], str | None] = {}
 
     @property
     def table(self) -> MacroTable:
@@ -388,7 +401,6 @@ class MacroPieces:
     def with_forbidden(self, forbidden: frozenset[str]) -> MacroPieces:
         other = MacroPieces(self.source, forbidden)
         other._table = self._table
-        other.used = self.used
         if self._table is None:
             other._table = self.table
         return other
@@ -396,10 +408,20 @@ class MacroPieces:
     def piece(self, toks: Sequence[Token], within: tuple[int, int]) -> ExpandedString | None:
         if not any(t.kind == "ident" for t in toks):
             return None
-        value = expand_to_string(self.table, self.source.text, toks, within, self.forbidden)
-        if value is not None:
-            self.used.extend(value.used)
-        return value
+        return expand_to_string(self.table, self.source.text, toks, within, self.forbidden)
+
+    def constraint_text(self, name: Token) -> str | None:
+        """``piece([name], ...).text`` for a constraint spelled as one identifier
+        (``__LDG_PTR``), or None: the same wherever the file's own directives before it are
+        the same (``MacroTable.epoch``), so worked out once per name and epoch. The CUDA 13
+        headers' sm_32_intrinsics.hpp spells 320 constraints so, and an expansion took
+        longer than reading the rest of the statement."""
+        key = (name.text, self.table.epoch(name.start))
+        memo = self._constraints
+        if key not in memo:
+            value = self.piece((name,), (name.start, name.end))
+            memo[key] = value.text if value is not None else None
+        return memo[key]
 
 
 class RefusedPieces(MacroPieces):
@@ -415,6 +437,10 @@ class RefusedPieces(MacroPieces):
             self.asked = True
         return None
 
+    def constraint_text(self, name: Token) -> str | None:
+        self.asked = True
+        return None
+
 
 class NoPieces(MacroPieces):
     """An expansion is already expanded: what is left of its macros stays a hole."""
@@ -423,4 +449,7 @@ class NoPieces(MacroPieces):
         pass
 
     def piece(self, toks: Sequence[Token], within: tuple[int, int]) -> ExpandedString | None:
+        return None
+
+    def constraint_text(self, name: Token) -> str | None:
         return None
