@@ -96,7 +96,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
                     lowest, "its #if guards"
                 )
                 continue
-            lacking = [t for t in admitted if not available(need, t)]
+            lacking = analysis.lacking(need)
             if not lacking:
                 continue  # the guard is exact, or stricter than needed
             first = lacking[0]

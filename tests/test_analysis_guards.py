@@ -91,6 +91,27 @@ def test_the_written_lowest_target_is_one_answer_per_chain_of_local_guards() -> 
             statement.context.local_guards)
 
 
+def test_the_targets_lacking_a_requirement_are_the_admitted_ones_without_it() -> None:
+    """PTX401's question, answered per chain of guards and requirement: the admitted targets,
+    in order, that ``available`` says lack the requirement."""
+    from ptxlint.ptx.instructions import Requirement
+    from ptxlint.ptx.targets import available
+
+    body = 'asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));'
+    text = ("__device__ void f(unsigned s, const void *g) {\n#if __CUDA_ARCH__ >= 700\n"
+            f"{body}\n#endif\n}}\n")
+    [statement] = extract_statements(SourceFile("k.cu", text)).statements
+    analysis = analysis_of(statement)
+    assert analysis.admitted_targets
+    for need in (Requirement(80, 70, "", "cp.async"), Requirement(90, 80, "a", "wgmma", (90,)),
+                 Requirement(70), Requirement(100, 86, "f", "tcgen05", (100, 103))):
+        expected = tuple(t for t in analysis.admitted_targets if not available(need, t))
+        assert analysis.lacking(need) == expected
+        assert analysis.lacking(need) is analysis.lacking(need)
+    assert [t.sm for t in analysis.lacking(Requirement(80))] == sorted(
+        {t.sm for t in analysis.admitted_targets if t.sm < 80})
+
+
 HEADER = "#ifndef A_H\n#define A_H\nint f();\n#endif\n"
 
 

@@ -21,7 +21,7 @@ from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RegisterMisfit,
 from ptxlint.model import AsmStatement, PercentToken, PtxInstruction
 from ptxlint.ptx.flow import WriteAnalysis, analyze
 from ptxlint.ptx.grammar import judged
-from ptxlint.ptx.instructions import family, unknown_modifier
+from ptxlint.ptx.instructions import Requirement, family, unknown_modifier
 from ptxlint.ptx.judge import Verdict, judge
 from ptxlint.ptx.targets import Target
 
@@ -74,6 +74,11 @@ class StatementAnalysis:
         """Without ``--arch``: the targets the guards let the statement compile for, where the
         local guards choose among targets (``GuardFacts.admitted_targets``)."""
         return self._chain.admitted_targets
+
+    def lacking(self, need: Requirement) -> tuple[Target, ...]:
+        """Of :attr:`admitted_targets`, those without what ``need`` describes, in their order
+        (``GuardFacts.lacking``, kept per chain)."""
+        return self._chain.lacking(need)
 
     @fact
     def lowest_target(self) -> Target | None:
