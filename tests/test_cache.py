@@ -1,5 +1,5 @@
 """The result cache, its location and `ptxlint clean`; the byte prefilter; the worker pool;
-progress on stderr; the rule index."""
+progress on stderr."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint import registry
 from ptxlint.cli import main
 from ptxlint.run import cache, prefilter, progress, runner
 
@@ -194,34 +193,6 @@ def test_progress_never_reaches_machine_readable_output(tmp_path, capsys, monkey
     assert "ptxlint: 1/1+ files" in err  # linted while discovery walks: more may come
 
 
-def test_rule_entry_points_come_from_the_index_while_it_holds(tmp_path, monkeypatch):
-    monkeypatch.setenv("PTXLINT_CACHE_DIR", str(tmp_path))
-    first = registry.entry_points()
-    assert ("builtin", "ptxlint_rules:BUILTIN_RULES") in first
-
-    def no_scan():
-        raise AssertionError("scanned the installed distributions again")
-
-    monkeypatch.setattr(registry, "_scan_entry_points", no_scan)
-    assert registry.entry_points() == first
-    monkeypatch.setattr(registry, "_index_key", lambda: "another interpreter")
-    with pytest.raises(AssertionError):
-        registry.entry_points()
-
-
-def test_each_python_environment_keeps_its_own_entry_point_index(tmp_path, monkeypatch):
-    """A pre-commit venv and a project's venv sharing the cache folder do not rescan in turn."""
-    monkeypatch.setenv("PTXLINT_CACHE_DIR", str(tmp_path))
-    mine = registry._index_file()
-    registry.entry_points()
-    monkeypatch.setattr(registry.sys, "prefix", str(tmp_path / "other-venv"))
-    other = registry._index_file()
-    assert other != mine
-    registry.entry_points()
-    assert sorted(p.name for p in tmp_path.glob("entry-points-*.json")) == sorted(
-        [os.path.basename(mine), os.path.basename(other)])
-
-
 def test_python_files_pass_the_prefilter_by_the_front_ends_words():
     from ptxlint.frontends.python import PREFILTER
 
@@ -318,18 +289,6 @@ def test_a_run_near_the_limit_keeps_what_it_read(tmp_path, capsys, cache_dir, mo
     check_json(capsys, str(tmp_path / "a"), "--jobs", "1")  # one new entry: five, over the limit
     forbid_linting(monkeypatch)  # in this process: --jobs 1
     assert len(check_json(capsys, str(tmp_path / "a"), "--jobs", "1")["findings"]) == 2
-
-
-def test_python_c_and_python_m_share_the_entry_point_index(tmp_path, monkeypatch):
-    """sys.path names the working folder '' under python -c and by its name under -m."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "mine-1.0.dist-info").mkdir()  # a project's own editable install, say
-    rest = [p for p in sys.path if p not in ("", str(tmp_path))]
-    monkeypatch.setattr(sys, "path", ["", *rest])
-    as_c = registry._index_key()
-    monkeypatch.setattr(sys, "path", [str(tmp_path), str(tmp_path), *rest])
-    assert registry._index_key() == as_c
-    assert "mine-1.0.dist-info" in as_c
 
 
 def test_tier2_cache_is_bounded_and_keeps_its_prelude(tmp_path, monkeypatch):

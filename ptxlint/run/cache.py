@@ -12,8 +12,6 @@ Linux (worked out here, without the import), ``~/Library/Caches/ptxlint`` on mac
   results are, by ``prune_folder``),
 - ``verify/``: toolchain outcomes of ``--verify`` (``ptxlint.verify.runner``; bounded too),
 - ``tests/``: the test suite's nvcc/ptxas oracle (``tests/toolchain_cache.py``),
-- ``entry-points-*.json``: the rule plugins' entry points, one file per Python environment
-  (``ptxlint.registry``),
 - ``rules/``: rule pages the language server links to (``ptxlint.lsp.rule_docs``).
 
 A result entry is keyed, as in ruff, by everything the result depends on: the file's bytes (a
@@ -44,7 +42,7 @@ from pathlib import Path
 from ptxlint import __version__
 
 # hashlib and pickle (4 ms together) are imported where they are used: every run imports this
-# module for ``root`` (the rule index's folder), and a --no-cache run uses neither.
+# module, and a --no-cache run uses neither.
 
 ENV = "PTXLINT_CACHE_DIR"
 SCHEMA = 1
@@ -63,8 +61,8 @@ def root() -> Path:
     if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")) and not hasattr(
         sys, "getandroidapilevel"
     ):
-        # The XDG rule platformdirs follows here, without importing it: every run reads the
-        # rule index in this folder, and the import was 6 ms of a small file's 160 ms of CPU.
+        # The XDG rule platformdirs follows here, without importing it: the import was 6 ms of
+        # a small file's 160 ms of CPU.
         xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
         base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"
         return base / "ptxlint"
@@ -74,9 +72,8 @@ def root() -> Path:
 
 
 def usable_root() -> Path | None:
-    """``root()``, or None where no cache folder can be named (no home folder, say): the
-    small files kept at the top of it (the rule index, the dataclasses' table) are then
-    worked out afresh."""
+    """``root()``, or None where no cache folder can be named (no home folder, say): what
+    would be kept there (the language server's rule pages) is then worked out afresh."""
     try:
         return root()
     except Exception:  # noqa: BLE001 - whatever platformdirs or the environment raise
