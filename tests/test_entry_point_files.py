@@ -83,7 +83,7 @@ def test_a_plugin_installed_edited_or_removed_between_runs_is_seen(tmp_path, pat
     assert not any(name == "late" for name, _ in registry.entry_points())
 
 
-def _not_modelled_layouts(root: Path, monkeypatch) -> list[str]:
+def _not_modelled_layouts(root: Path) -> list[str]:
     """Layouts for which the direct reading defers to importlib.metadata (one per folder)."""
     upper = root / "upper"
     _dist(upper, "Shouty-1.0.DIST-INFO", "[ptxlint.rules]\nshouty = shouty:R\n")
@@ -107,14 +107,13 @@ def _not_modelled_layouts(root: Path, monkeypatch) -> list[str]:
 
 def test_layouts_it_does_not_model_are_read_by_importlib_metadata(tmp_path, monkeypatch):
     original = list(sys.path)
-    for folder in _not_modelled_layouts(tmp_path, monkeypatch):
+    for folder in _not_modelled_layouts(tmp_path):
         monkeypatch.setattr(sys, "path", [folder, *original])
         assert entry_point_files.read_group(GROUP) is None, folder
         try:
-            expected: object = _metadata_answer(GROUP)
+            expected = _metadata_answer(GROUP)
         except Exception as exc:  # noqa: BLE001 - the same error is the answer
-            expected = type(exc)
-            with pytest.raises(expected):  # type: ignore[arg-type]
+            with pytest.raises(type(exc)):
                 registry.entry_points()
         else:
             assert registry.entry_points() == expected, folder
