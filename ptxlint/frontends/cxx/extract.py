@@ -252,10 +252,15 @@ def extract(
             )
             continue
         context = context_of(
-            host.ancestors, context_node, macro_name, file_guards, start, raw.end, host.guard_macros
+            host.ancestors,
+            context_node,
+            macro_name,
+            file_guards,
+            start,
+            raw.end,
+            host.guard_macros,
+            host.kind if macro_name is None else None,
         )
-        if macro_name is None:
-            context = host.with_macro_specifiers(context, context_node)
         _finish(
             result,
             source,
@@ -469,9 +474,8 @@ def _read_branches(
         raw = StatementReader(source, variant.tokens, pieces, in_macro=False).read()
         if raw is None:
             continue
-        base = host.with_macro_specifiers(
-            context_of(host.ancestors, node, None, file_guards, start, raw.end, host.guard_macros),
-            node,
+        base = context_of(
+            host.ancestors, node, None, file_guards, start, raw.end, host.guard_macros, host.kind
         )
         in_device_code = bool(dialect.device_context_of(base.function_specifiers, base.guards))
         context = dataclasses.replace(
@@ -637,9 +641,8 @@ def _read_keyword_macro_use(
     raw = StatementReader(source, stream, macros, in_macro=False).read()
     if raw is None:
         return use.end
-    context = host.with_macro_specifiers(
-        context_of(host.ancestors, node, None, file_guards, use.start, raw.end, host.guard_macros),
-        node,
+    context = context_of(
+        host.ancestors, node, None, file_guards, use.start, raw.end, host.guard_macros, host.kind
     )
     # the keyword the macro stands for, so that a probe compiles without the macro; the span
     # starts at its name, where a reader of the file sees the statement begin
@@ -691,19 +694,12 @@ class _HostCode:
             os.path.splitext(macros.source.path)[1].lower() == ".c" and parsed.grammar == "cpp"
         )
 
-    def with_macro_specifiers(self, context: Context, node: tree_sitter.Node | None) -> Context:
-        """``CUTLASS_DEVICE void f()``: a specifier macro of this file or its headers that
-        says ``__device__`` counts as the word itself."""
-        if any(w in ("__device__", "__global__") for w in context.function_specifiers):
-            return context
-        fn = self.ancestors.enclosing_function(node)
-        if fn is None:
-            return context
+    def kind(self, fn: tree_sitter.Node) -> str:
+        """``HostFunctions.kind``: whether ``fn``'s declaration says device code through a
+        specifier macro (``context_of``'s ``kind_of``)."""
         if self._functions is None:
             self._functions = host_code.HostFunctions(self.parsed, self.macros.table_now)
-        if self._functions.kind(fn) != "device":
-            return context
-        return _replaced(context, function_specifiers=(*context.function_specifiers, "__device__"))
+        return self._functions.kind(fn)
 
     def reason(self, node: tree_sitter.Node | None) -> str:
         if self._file_error is None:
@@ -773,9 +769,8 @@ def _read_expansion(
     virtual_source = SourceFile(source.path, done.virtual.text)
     vtoks = list(tokens(done.virtual.text))
     guards = tuple(g for d in done.used for g in d.guards)
-    base = host.with_macro_specifiers(
-        context_of(host.ancestors, node, None, file_guards, use.start, use.end, host.guard_macros),
-        node,
+    base = context_of(
+        host.ancestors, node, None, file_guards, use.start, use.end, host.guard_macros, host.kind
     )
     context = dataclasses.replace(
         base,

@@ -5,7 +5,7 @@ label on a declarator rather than a statement."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import tree_sitter
 
@@ -22,6 +22,7 @@ from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node, shar
 from ptxlint.model import Context
 
 _MACRO_BODY_OWNERS = {"preproc_def", "preproc_function_def"}
+_DEVICE_WORDS = ("__device__", "__global__")
 
 
 _FUNCTION_WORDS = re.compile(r"[A-Za-z_]\w*")
@@ -204,12 +205,21 @@ def context_of(
     start: int,
     end: int,
     guard_macros: GuardMacros | None = None,
+    kind_of: Callable[[tree_sitter.Node], str] | None = None,
 ) -> Context:
+    """The context of the statement at ``[start, end)`` whose node is ``node``. ``kind_of``:
+    whether a function is device code by its declaration's macros
+    (``host_code.HostFunctions.kind``); where given, ``CUTLASS_DEVICE void f()`` counts as
+    ``__device__`` (a specifier macro of the file or its headers that says so), unless the
+    statement is in a lambda."""
     function = None
     specifiers: tuple[str, ...] = ()
     fn = ancestors.function(node)
     if fn is not None:
-        function, specifiers = ancestors.header(fn)
+        if kind_of is not None and ancestors.enclosing_function(node) is not None:
+            function, specifiers = ancestors.device_header(fn, kind_of)
+        else:
+            function, specifiers = ancestors.header(fn)
     guards, local_guards = file_guards.at(start, end)
     known = guard_macros.at(start) if guard_macros is not None and guards else ()
     # one Context per distinct answer (a look-up costs a fifth of making one): the
@@ -247,6 +257,7 @@ class Ancestors:
         # node id -> (innermost function definition, ``host_code.enclosing_function``)
         self._known: dict[int, tuple[tree_sitter.Node | None, tree_sitter.Node | None]] = {}
         self._headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}
+        self._device_headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}  # by node id
         self._words: dict[bytes, tuple[str, ...]] = {}
         self._given: tuple[int, Sequence[tree_sitter.Node]] | None = None
 
@@ -311,6 +322,22 @@ class Ancestors:
         cached = self._headers.get(key)
         if cached is None:
             cached = self._headers[key] = _function_header(self.parsed, fn, self._words)
+        return cached
+
+    def device_header(
+        self, fn: tree_sitter.Node, kind_of: Callable[[tree_sitter.Node], str]
+    ) -> tuple[str | None, tuple[str, ...]]:
+        """``header(fn)``, its words ending in ``__device__`` where none of them says
+        ``__device__`` or ``__global__`` and ``kind_of(fn)`` says "device" (a specifier
+        macro), once per function: each statement's context was made with the header's
+        words and then made again with the word added."""
+        key = fn.id
+        cached = self._device_headers.get(key)
+        if cached is None:
+            name, words = self.header(fn)
+            if not any(w in _DEVICE_WORDS for w in words) and kind_of(fn) == "device":
+                words = (*words, "__device__")
+            cached = self._device_headers[key] = (name, words)
         return cached
 
 
