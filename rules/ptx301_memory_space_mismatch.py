@@ -121,7 +121,13 @@ def _plan(ptx: PtxTemplate) -> _Plan:
     uses_of = [address_uses(i) for i in ptx.instructions]
     if not any(uses_of):  # most statements (mma, cvt, fences...) address no memory
         return ()
-    origins = _register_origins(ptx, uses_of)
+    # the copies of operands into registers matter only to an address that names a register
+    # (``[rd]`` after ``mov.b64 rd, %1``); most name a %N itself (``[%1]``)
+    origins = (
+        _register_origins(ptx, uses_of)
+        if any(w.kind == "register" for uses in uses_of for u in uses for w in _words(u.operand))
+        else {}
+    )
     converted = _converted_in_template(ptx)
     plan = []
     for use in (u for found in uses_of for u in found):
