@@ -17,32 +17,27 @@ from ptxlint.frontends.cxx.defines import (
     collect,
     read_header,
 )
+from ptxlint.frontends.cxx.lexer import identifiers
 from ptxlint.graphs import components
 
-_HEADER_CACHE: dict[str, tuple[tuple[float, int], FileDefines | None]] = {}
+_HEADER_CACHE: dict[str, FileDefines | None] = {}
+_UNREAD = object()
 
 
 def _header(path: str) -> FileDefines | None:
     """A header's directives, memoised per process (read once: a linting run does not see
     its headers change; the language server re-reads the file it lints, not its headers)."""
-    cached = _HEADER_CACHE.get(path)
-    if cached is not None:
-        return cached[1]
-    try:
-        st = os.stat(path)
-    except OSError:
-        _HEADER_CACHE[path] = ((0.0, -1), None)
-        return None
-    key = (st.st_mtime, st.st_size)
-    result: FileDefines | None = None
-    if st.st_size <= MAX_HEADER_BYTES:
-        text = read_header(path, _DIGESTS)
-        if text is not None:
-            result = collect(path, text, keep_text=False)
-            result.text = ""  # the definitions keep offsets only: do not hold every header
-            for name in result.defines:
-                _DEFINERS.setdefault(name, []).append(result)
-    _HEADER_CACHE[path] = (key, result)
+    result = _HEADER_CACHE.get(path, _UNREAD)
+    if result is not _UNREAD:
+        return result  # type: ignore[return-value]
+    result = None
+    text = read_header(path, _DIGESTS, MAX_HEADER_BYTES)
+    if text is not None:
+        result = collect(path, text, keep_text=False)
+        result.text = ""  # the definitions keep offsets only: do not hold every header
+        for name in result.defines:
+            _DEFINERS.setdefault(name, []).append(result)
+    _HEADER_CACHE[path] = result
     return result
 
 
@@ -434,13 +429,12 @@ def _asm_facts(defs: FileDefines) -> tuple[set[str], dict[str, set[str]]]:
     if defs.asm_facts is None:
         direct: set[str] = set()
         referrers: dict[str, set[str]] = {}
-        for name, definitions in defs.defines.items():
-            for d in definitions:
-                for word in d.identifiers():
-                    if word in ("asm", "__asm__", "__asm"):
-                        direct.add(name)
-                    elif word != name:
-                        referrers.setdefault(word, set()).add(name)
+        for name, body in defs.names_and_bodies():
+            for word in identifiers(body):
+                if word in ("asm", "__asm__", "__asm"):
+                    direct.add(name)
+                elif word != name:
+                    referrers.setdefault(word, set()).add(name)
         defs.asm_facts = (direct, referrers)
     return defs.asm_facts
 
