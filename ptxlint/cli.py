@@ -382,7 +382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         start_path.isolate()  # child interpreters never import from the working folder
     try:
-        return _dispatch(parser, args, argv)
+        code = _dispatch(parser, args, argv)
     except _user_errors() as exc:  # evaluated only when something was raised
         print(f"ptxlint: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -403,6 +403,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("ptxlint: run again with --verbose for the traceback, and please report it",
                   file=sys.stderr)
         return EXIT_ERROR
+    if argv is None and args.command in (None, "check"):  # the process ends with the report
+        from ptxlint.run.leave import leave
+
+        return leave(code)
+    return code
 
 
 # The main parser's own options; anything else before the command belongs to `check`.

@@ -1,0 +1,51 @@
+"""End a ``check`` process without the interpreter freeing every object one by one.
+
+When ``ptxlint check`` returns, all it had to do is done: the report is written, the result
+cache and its index are saved, the pool's workers are joined. The interpreter's own exit then
+clears every module and frees, one by one, each object the run kept (its memos, the outcomes,
+their packed texts): work that nothing can observe. Measured on the 16-core device host over
+the CUDA 13 headers and CUTLASS's include/, from the return of ``main`` to the end of the
+process: about 0.1 s at ``-j 1`` (of 11.3 s) and 0.06-0.08 s at ``-j 16`` (of 2.0 s). mypy
+ends its command line the same way.
+
+What the interpreter's exit does that a user could observe is done here first: a thread that
+is not a daemon would be waited for, so with one alive the exit is left to the interpreter;
+both standard streams are flushed, and where one cannot be (its reader went away) the
+interpreter's exit reports that as it always has; the ``atexit`` callbacks run (a library's
+or a rule plugin's; ptxlint registers none) and what they wrote is flushed. Where the
+interpreter offers no way to run the ``atexit`` callbacks now, its exit is left to it too.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import threading
+
+
+def leave(code: int) -> int:
+    """End the process with ``code`` now. Returns ``code`` (for the caller to return to the
+    interpreter, whose exit then runs as usual) where ending now could lose something."""
+    run_callbacks = getattr(atexit, "_run_exitfuncs", None)  # CPython's, since Python 2
+    if run_callbacks is None or _waited_for() or not _flushed():
+        return code
+    run_callbacks()  # they run once: the interpreter's exit finds none left
+    if not _flushed():  # what a callback wrote
+        return code
+    os._exit(code)
+
+
+def _flushed() -> bool:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            return False
+    return True
+
+
+def _waited_for() -> bool:
+    """Whether a thread the interpreter's exit would join is still running."""
+    main = threading.main_thread()
+    return any(t is not main and not t.daemon and t.is_alive() for t in threading.enumerate())
