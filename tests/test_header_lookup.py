@@ -128,3 +128,34 @@ def test_a_header_read_for_a_macro_table_first_is_judged_by_the_prefilter_too(
     assert statement.context.expansion is not None
     assert headers.asm_names_through(str(proj / "plain.h")) == frozenset()
     assert headers.asm_names_through(str(proj / "uses.h")) == {"TRAP", "STOP"}
+
+
+def test_the_climb_stops_as_many_folders_above_each_file_as_candidates_does(
+    tmp_path: Path,
+) -> None:
+    # headers at every height of a chain of folders deeper than the climb's bound, some in an
+    # include/ folder: each folder of the chain finds what a probe of its candidates finds,
+    # asked deepest first and then shallowest first (the folders above are shared)
+    from ptxlint.frontends.cxx.defines import MAX_ANCESTORS
+
+    chain = [tmp_path]
+    for level in range(MAX_ANCESTORS + 6):
+        chain.append(chain[-1] / f"d{level}")
+    chain[-1].mkdir(parents=True)
+    for level, folder in enumerate(chain):
+        if level % 3 == 0:
+            (folder / "include" / "lib").mkdir(parents=True)
+            (folder / "include" / "lib" / f"at{level}.h").write_text("")
+            (folder / "include" / "lib" / "any.h").write_text("")
+        (folder / f"at{level}.h").write_text("")
+    names = [f"at{level}.h" for level in range(len(chain))]
+    names += [f"lib/at{level}.h" for level in range(0, len(chain), 3)] + ["lib/any.h", "lib/no.h"]
+    for order in (list(reversed(chain)), chain):
+        headers.forget_headers()
+        for folder in order:
+            for name in names:
+                expected = _first_file(str(folder), name)
+                assert headers.find_header(str(folder), name) == expected, (folder, name)
+    deepest = str(chain[-1])
+    assert headers.find_header(deepest, f"at{len(chain) - 1 - MAX_ANCESTORS}.h") is not None
+    assert headers.find_header(deepest, f"at{len(chain) - 2 - MAX_ANCESTORS}.h") is None
