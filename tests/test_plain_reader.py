@@ -139,9 +139,13 @@ _LITERALS = (
         '"\\"q\\""',
         '"a\\\\"',
         '"tab\\t"',
+        'R"(raw)"',
+        'R"x(a)"b)x"',
+        'R"(\n  mov.b32 %0, %1;\\\n)"',
+        'R"YYY()YYY"',
     ],
     # not plain
-    ['R"(raw)"', 'u8"x"', 'L"x"', "STR(op)", '"open', '"a" ".b" STR(x) "c"'],
+    ['u8"x"', 'L"x"', 'u8R"(x)"', "STR(op)", '"open', '"a" ".b" STR(x) "c"', 'R"(open'],
 )
 _CLOBBERS = (['"memory"', '"cc"', '""'], ['"me" "mory"', "CLOBBER", 'R"(cc)"', '"a\\nb"'])
 _QUALIFIERS = (
@@ -245,6 +249,8 @@ def test_tricky_plain_statements_take_the_fast_path() -> None:
         'asm("op %0, %1, %2;" : "=r"(d) : "r"(a) "l"(b)\n [n] "n"(3));',
         # deep nesting (beyond the single-match pattern), and a comment inside an expression
         'asm("op %0;" :: "r"(f(g(h(k(x))))), "l"(/*as_b64*/ *reinterpret_cast<long*>(&v)));',
+        # raw strings, among others and alone
+        'asm(R"(nop;)" "\\n" R"YYY(\n  mov.b32 %0, %1;)" )YYY" : "=r"(d) : "r"(s));',
         # `::` as two colons, empty sections, an empty operand between commas
         'asm volatile("bar.sync 0;" ::: "memory");',
         'asm("op %0, %1;" : "=r"(d), , "=r"(e) : );',
@@ -272,7 +278,8 @@ def test_missing_commas_are_recorded_in_order() -> None:
 def test_statements_the_fast_path_leaves_to_the_tokens() -> None:
     cases = [
         'asm("a" STR(x) "b");',  # a macro piece in the template
-        'asm(R"(nop;)");',  # a raw string
+        'asm(u8R"(nop;)");',  # a prefixed raw string
+        'asm(R"x(nop;)");',  # an unterminated raw string
         'asm("op %0;" : "=r"(d) : __LDG_PTR(p) (q));',  # a macro constraint with arguments
         'asm("op %0;" : "=r"(d) : "r" X(p));',  # a literal and a macro
         'asm("op %0;" : "=r"(d) : asm(p));',  # an asm keyword ends the token stream

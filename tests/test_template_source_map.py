@@ -20,6 +20,8 @@ _TEMPLATES = [
     '"a\\x41\\101\\"b" "" "\\\\"',
     f'"{_LONG}" "ret;"',
     '"\\\n  bar.sync 0;"',  # a line continuation inside the literal
+    'R"YYY(\n  mov.b32 %0, %1;\n)YYY" "nop;" R"()"',  # raw literals (CCCL's templates)
+    f'R"({_LONG})"',
 ]
 
 

@@ -92,7 +92,13 @@ _IDENT = r"[A-Za-z_$][A-Za-z0-9_$]*"  # the lexer's identifier
 _PLAIN_WORD = re.compile(_BLANKS + rf"(?:({_IDENT})|\()")  # a qualifier, or the "("
 
 
-_PLAIN_LITERAL = re.compile(_BLANKS + r'("[^"\\\n]*(?:(?:\\\r?\n|\\.)[^"\\\n]*)*")', re.S)
+# a string literal, or a raw one without prefix (the lexer's pattern: CCCL writes templates so)
+_PLAIN_LITERAL = re.compile(
+    _BLANKS
+    + r'("[^"\\\n]*(?:(?:\\\r?\n|\\.)[^"\\\n]*)*"'
+    + r'|R"(?P<delim>[^()\\\s"]{0,16})\(.*?\)(?P=delim)")',
+    re.S,
+)
 
 
 _PLAIN_SEP = re.compile(_BLANKS + r"([,:)])")
@@ -266,15 +272,20 @@ def read_plain(
 
 
 def _plain_template(literals: list[tuple[str, int, int]]) -> Template | None:
-    """``StatementReader._template`` of ``read_plain``'s literals (terminated, unprefixed,
-    at least one), without a token per literal, with the pieces and the template filled
-    slot by slot and the source map left to be made when first read (``LiteralMap``); None
-    where one decodes as unterminated (the token path then reads it)."""
+    """``StatementReader._template`` of ``read_plain``'s literals (terminated, unprefixed
+    but for raw ones' ``R``, at least one), without a token per literal, with the pieces and
+    the template filled slot by slot and the source map left to be made when first read
+    (``LiteralMap``); None where one decodes as unterminated (the token path then reads it)."""
     chars: list[str] = []
     pieces: list[TemplatePiece] = []
     begin = 0
     for literal, at, end in literals:
-        if "\\" not in literal:  # decode_string_literal's reading of it
+        kind = "string"
+        if literal[0] == "R":  # decode_string_literal's reading of a raw one: its body
+            kind = "raw"
+            body_start, body_end = _raw_body(literal)
+            spelled = literal[body_start:body_end]
+        elif "\\" not in literal:  # decode_string_literal's reading of it
             spelled = literal[1:-1]
         else:
             if len(literal) > DECODED_CHARS:
@@ -290,7 +301,7 @@ def _plain_template(literals: list[tuple[str, int, int]]) -> Template | None:
         SPAN_START(span, at)
         SPAN_END(span, end)
         piece = new(TemplatePiece)
-        PIECE_KIND(piece, "string")
+        PIECE_KIND(piece, kind)
         PIECE_SPAN(piece, span)
         PIECE_TEXT_START(piece, begin)
         PIECE_TEXT_END(piece, text_end)
@@ -320,7 +331,11 @@ class LiteralMap(SourceMap):
         starts: list[int] = []
         ends: list[int] = []
         for literal, at, end in self._literals:
-            if "\\" not in literal:
+            if literal[0] == "R":
+                body_start, body_end = _raw_body(literal)
+                starts.extend(range(at + body_start, at + body_end))
+                ends.extend(range(at + body_start + 1, at + body_end + 1))
+            elif "\\" not in literal:
                 starts.extend(range(at + 1, end - 1))
                 ends.extend(range(at + 2, end))
             elif len(literal) > DECODED_CHARS:
@@ -335,6 +350,12 @@ class LiteralMap(SourceMap):
 
 
 _LM_LITERALS = LiteralMap.__dict__["_literals"].__set__
+
+
+def _raw_body(literal: str) -> tuple[int, int]:
+    """Where the body of the raw literal ``R"delim(...)delim"`` starts and ends in it."""
+    paren = literal.index("(")
+    return paren + 1, len(literal) - (paren - 2) - 2
 
 
 def _plain_operands(
