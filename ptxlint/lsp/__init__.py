@@ -57,37 +57,32 @@ def run_from_args(args: argparse.Namespace, whole_process: bool = False) -> int:
     """Serve until ``exit``; ``whole_process``: the process is this command's own (not a host
     that called ``main(argv)``), and ends within ``EXIT_GRACE_S`` of the server's end."""
     import importlib.util
+    import logging  # here, not at the top: every `ptxlint check` imports this module
 
+    # stdout carries the protocol: logs go to stderr or a file, never to stdout.
+    handler: logging.Handler = (
+        logging.FileHandler(args.log_file, encoding="utf-8")
+        if args.log_file
+        else logging.StreamHandler(sys.stderr)
+    )
+    logging.basicConfig(
+        level=args.log_level,
+        handlers=[handler],
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
     service = None
+    early = None
     if importlib.util.find_spec("pygls") is not None:
-        # The first lint worker starts before this process imports pygls and the engine: a
-        # fresh interpreter's imports and rules are most of the wait for the first diagnostics,
-        # and they now overlap this process's own.
+        early = _first_messages(args)
+        # The first lint worker starts after the early reader, before pygls: the early lint
+        # publishes the first diagnostics in this process, and the worker's spawn (importing
+        # multiprocessing, 20-25 ms of this process's CPU) and its interpreter's imports would
+        # only compete with it for the cores; pygls's own imports (half a second) then cover
+        # the worker's start-up.
         from ptxlint.lsp.worker import LintService
 
         service = LintService()
         service.start()
-    import logging  # here, not at the top: every `ptxlint check` imports this module
-
-    early = None
-    try:
-        # stdout carries the protocol: logs go to stderr or a file, never to stdout.
-        handler: logging.Handler = (
-            logging.FileHandler(args.log_file, encoding="utf-8")
-            if args.log_file
-            else logging.StreamHandler(sys.stderr)
-        )
-        logging.basicConfig(
-            level=args.log_level,
-            handlers=[handler],
-            format="%(asctime)s %(name)s %(levelname)s %(message)s",
-        )
-        if service is not None:
-            early = _first_messages(args)
-    except BaseException:
-        if service is not None:  # no server will take it: stop the worker started early
-            service.close()
-        raise
     try:
         from ptxlint.lsp.server import Options, build_server
     except ImportError as exc:

@@ -130,7 +130,10 @@ async def serve(stop: threading.Event, fd: int, on_body: Callable[[bytes], None]
                 data = os.read(fd, 1 << 16)
             except OSError:
                 data = b""
-            loop.call_soon_threadsafe(chunks.put_nowait, data)
+            try:
+                loop.call_soon_threadsafe(chunks.put_nowait, data)
+            except RuntimeError:  # the loop has closed: the server stopped serving (`exit`)
+                return
             if not data:
                 return
 

@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, Any
 from ptxlint.run import orphan_guard
 
 # Only the standard library at import: the server imports this module, and starts the first
-# worker, before it imports pygls or any of the engine (``ptxlint.lsp.run_from_args``). The
-# worker, a fresh interpreter, imports the engine in its first call (``_warm``).
+# worker, before it imports pygls (``ptxlint.lsp.run_from_args``), and without the engine where
+# no early lint loaded it. The worker, a fresh interpreter, imports the engine in its first call
+# (``_warm``).
 if TYPE_CHECKING:
     import asyncio
 
