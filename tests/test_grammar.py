@@ -286,14 +286,30 @@ def test_a_reference_is_classed_as_its_asm_operand_is(typed: bool) -> None:
         '  asm("mov.b32 %0, %1;" : "=f"(f), "+d"(d) : "r"(r), "l"(p), "n"(0x10), "n"(N),'
         ' "rn"(r), "h"(r), "q"(r));\n}\n'
     ))).statements[0]
-    facts = judging._constraint_facts(statement)
-    classes = judging._ref_classes(facts, typed)
+    refs = judging._ref_classes(statement)
+    classes = refs.typed if typed else refs.bits()
     assert len(classes) == len(statement.operands) == 9
     for index in range(len(statement.operands)):
         ref = PtxOperand("ref", f"%{index}", 0, 2, ref=index)
         assert classes[index] == judging.operand_class(statement, ref, typed), index
     assert classes[4].value == 16 and classes[5].value is None
     assert (classes[0].type, classes[1].type) == (("f32", "f64") if typed else ("b32", "b64"))
+    assert refs.floats
+
+
+def test_a_statement_without_float_operands_reads_the_same_either_way() -> None:
+    """Only "f"/"d" operands are declared differently from sm_100 on: without one the classes
+    (and so the verdicts' memo entry) are those of the typed reading."""
+    from ptxlint.ptx import judge as judging
+
+    statement = extract_statements(SourceFile("t.cu", (
+        "__device__ void k(unsigned r, int *p) {\n"
+        '  asm("mov.b32 %0, %1;" : "=r"(r) : "l"(p), "n"(3));\n}\n'
+    ))).statements[0]
+    refs = judging._ref_classes(statement)
+    assert not refs.floats
+    assert refs.bits() == refs.typed
+    assert [c.kind for c in refs.typed] == ["reg", "reg", "imm"] and refs.typed[2].value == 3
 
 
 def test_a_forms_written_positions_are_its_written_operands() -> None:
