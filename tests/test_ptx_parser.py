@@ -611,3 +611,22 @@ def test_constant_expressions_are_one_operand() -> None:
 def test_a_dangling_constant_operator_is_a_problem() -> None:
     parsed = parse_template("add.u32 $0, $1, 2 ^;", True, "llvm")
     assert [p.message for p in parsed.problems] == ["missing operand after '^'"]
+
+
+@pytest.mark.parametrize("text, word", [
+    ("mov.b32 %0, %1\nabs.s %0", "abs.s"),  # the last '.' of the statement, one letter after it
+    ("mov.b32 %0, %1\n@p cvt.u32.u64 %0, %1;", "cvt.u32.u64"),
+    ('mov.b32 %0, %1' 'cvt.u32.u64 %0, %1;', "cvt.u32.u64"),  # glued by adjacent string pieces
+])
+def test_an_opcode_after_a_missing_semicolon_is_found_up_to_the_last_dot(text: str,
+                                                                         word: str) -> None:
+    t = parse_template(text, True)
+    assert [p.message for p in t.problems if "missing ';'" in p.message] == [
+        f"missing ';' before '{word}' "
+        + ("right after it" if "%1cvt" in text else "on the next line")]
+    assert len(t.instructions) == 2
+
+
+def test_operand_lines_without_a_dotted_word_hold_no_missing_semicolon() -> None:
+    text = "wgmma.fence.sync.aligned {%0,\n %1}, desc\n, p, 1\n, %2;"
+    assert not any("missing ';'" in p.message for p in parse_template(text, True).problems)

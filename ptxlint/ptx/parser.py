@@ -625,9 +625,18 @@ class _Parser:
         # next line that starts with an opcode are two instructions missing their ';'. Read
         # them as two (ptxas rejects the text either way), so that the second one's operands
         # are not taken for the first one's.
-        m = _MISSING_SEMICOLON.search(self.masked, pos + 1, end)
-        while m is not None and m.group("op") not in PTX_OPCODES:
-            m = _MISSING_SEMICOLON.search(self.masked, m.end(), end)
+        # A match ends at an opcode followed by '.' and a letter, so none reaches past the
+        # statement's last '.': the search stops there, which for most statements is the end
+        # of their mnemonic (a wgmma's 130 operands hold no '.'). Parsing the templates of
+        # CUTLASS's include/ (cold memos) went from 239-243 ms to 207-216 ms of CPU, the CUDA
+        # headers' from 71-72 ms to 65-67 ms.
+        last_dot = self.masked.rfind(".", pos + 1, end - 1)
+        m = None
+        if last_dot != -1:
+            limit = last_dot + 2
+            m = _MISSING_SEMICOLON.search(self.masked, pos + 1, limit)
+            while m is not None and m.group("op") not in PTX_OPCODES:
+                m = _MISSING_SEMICOLON.search(self.masked, m.end(), limit)
         if m is not None:
             first_end = m.end("prev") if m.group("prev") else m.start()
             after = m.start("guard") if m.group("guard") else m.start("op")
