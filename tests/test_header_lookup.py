@@ -159,3 +159,26 @@ def test_the_climb_stops_as_many_folders_above_each_file_as_candidates_does(
     deepest = str(chain[-1])
     assert headers.find_header(deepest, f"at{len(chain) - 1 - MAX_ANCESTORS}.h") is not None
     assert headers.find_header(deepest, f"at{len(chain) - 2 - MAX_ANCESTORS}.h") is None
+
+
+def test_a_name_spelled_only_in_a_comment_or_literal_of_a_body_does_not_spread_asm(
+    tmp_path: Path,
+) -> None:
+    # words.h's bodies spell LEAF_TRAP only inside a comment, a string, a character literal
+    # and a number's suffix: none of its macros uses it; real.h's does, with no asm of its own
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "leaf.h").write_text('#define LEAF_TRAP() asm volatile("trap;")\n')
+    (proj / "words.h").write_text(
+        '#include "leaf.h"\n'
+        "#define NOTE() /* LEAF_TRAP() */ 0\n"
+        '#define MSG() "LEAF_TRAP()"\n'
+        "#define CH 'LEAF_TRAP'\n"
+        "#define NUM 0xLEAF_TRAP\n"
+        "#define LINE() 1 // LEAF_TRAP()\n"
+    )
+    (proj / "real.h").write_text('#include "words.h"\n#define REAL_STOP() (NOTE(), LEAF_TRAP())\n')
+    assert headers.asm_names_through(str(proj / "words.h")) == {"LEAF_TRAP"}
+    assert headers.asm_names_through(str(proj / "real.h")) == {"LEAF_TRAP", "REAL_STOP"}
+    read = [headers._header(str(proj / name)) for name in ("leaf.h", "words.h", "real.h")]
+    assert headers.spread_over([h for h in read if h is not None]) == {"LEAF_TRAP", "REAL_STOP"}
