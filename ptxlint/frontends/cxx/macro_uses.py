@@ -10,6 +10,7 @@ body, everything else to the invocation.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -43,6 +44,7 @@ from ptxlint.model import (
 # a file must not make every later use re-read the rest of the file).
 MAX_INVOCATION_TOKENS = 20_000
 _WS = on_first_use(r"\s+")
+_END = operator.itemgetter(1)  # a spelling's end
 _WORD_CHAR = on_first_use(r"[\w$]")
 _T_TEXT, _, _, _T_PIECES = slot_setters(Template, ("text", "char_starts", "char_ends", "pieces"))
 
@@ -147,12 +149,13 @@ class Remap:
         if b <= a:
             at = self.point(a)
             return Span(at, at)
-        spans = self.spans
-        exact = [spans[k] for k in range(a, min(b, len(spans))) if spans[k] != INEXACT]
+        exact = [s for s in self.spans[a:b] if s != INEXACT]
         if not exact:
             return self.invocation
-        lo = min(s for s, _ in exact)
-        hi = max(e for _, e in exact)
+        # the least start is the least pair's; the ends' greatest taken in C: a template
+        # piece spans a whole literal, and its characters were most of an expansion's steps
+        lo = min(exact)[0]
+        hi = max(map(_END, exact))
         inv = self.invocation
         if inv.start <= lo and hi <= inv.end:
             return Span(lo, hi)
