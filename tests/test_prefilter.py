@@ -147,3 +147,23 @@ def test_include_lines_and_whole_names_as_the_line_anchored_patterns_read_them()
     assert not prefilter.names_one_of(b"xAB ABCD B_CD _AB $AB AB$ AB1", names)
     assert prefilter.names_one_of(b"xAB B_C", names)  # after a rejected one
     assert not prefilter.names_one_of(b"", names)
+
+
+def test_a_name_check_finds_a_whole_name_wherever_one_of_the_names_occurs() -> None:
+    # names that share first bytes to and past the depth the pattern groups them, names that
+    # are prefixes of others, and one-byte names: each text of a mix of their pieces is judged
+    # as a search for each name with identifier bytes on neither side would judge it
+    import itertools
+    import re
+
+    names = frozenset({"__A", "__AB", "__ABCDE", "__ABCDF", "__ABX", "_B", "C", "C$", "__AX_1"})
+    pieces = [b"__A", b"B", b"CD", b"E", b"F", b"_", b"C", b"$", b" ", b"X", b"_1", b";"]
+    words = [re.compile(rb"(?<![\w$])" + re.escape(n.encode()) + rb"(?![\w$])") for n in names]
+    judged = 0
+    for count in (1, 2, 3):
+        for parts in itertools.product(pieces, repeat=count):
+            data = b"".join(parts)
+            expected = any(w.search(data) for w in words)
+            assert prefilter.names_one_of(data, names) == expected, data
+            judged += expected
+    assert judged > 50  # the texts hold whole names as well as near misses
