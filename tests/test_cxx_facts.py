@@ -102,3 +102,20 @@ def test_a_statements_function_facts_are_those_around_its_start() -> None:
     assert other is not None and other is not facts
     assert other is files.function_at(second.span.start)
     assert facts_for(context, first) is files.function_at(first.span.start)
+
+
+def test_a_template_parameter_is_the_declaration_only_where_no_parameter_or_local_is() -> None:
+    """An enclosing template's parameter is what ``resolve`` finds for a name no parameter or
+    local of the function declares; a look-up with ``templates=False`` (PTX010, PTX103: they
+    treat one as no declaration) finds nothing there and never reads the templates."""
+    facts, here = _facts()
+    assert facts.resolve("N", here, templates=False) is None
+    assert facts.resolve("x", here, templates=False) is not None
+    assert facts._templates is not None  # not read for either
+    found = facts.resolve("N", here)
+    assert found is not None and found.kind == "template" and found.name == "N"
+    assert facts._templates is None
+    assert facts.resolve("N", here, templates=False) is None  # read now, still not taken
+    x = facts.resolve("x", here)
+    assert x is not None and x.kind == "parameter"
+    assert facts.resolve("nothing_here", here) is None

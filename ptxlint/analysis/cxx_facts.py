@@ -102,6 +102,9 @@ class FunctionFacts:
     _loops: list[tuple[int, int]] = field(default_factory=list)  # byte ranges of loops
     # reads the body (its declarations, lambdas and loops) when a question needs it
     _body: Callable[[], None] | None = field(default=None, repr=False)
+    # reads the enclosing templates' parameters (a climb to the root) when a look-up that
+    # takes them finds no parameter or local (see ``resolve``)
+    _templates: Callable[[], None] | None = field(default=None, repr=False)
     # name -> byte offsets of the writes found so far; ``writes`` adds the identifiers' own
     _writes: dict[str, list[int]] = field(default_factory=dict, repr=False)
     # the function's identifier nodes, not yet examined: a list, or the node whose subtree
@@ -151,8 +154,17 @@ class FunctionFacts:
         """Whether character ``offset`` lies in this function."""
         return self.start <= self.parsed.to_byte(offset) < self.end
 
-    def resolve(self, name: str, byte: int) -> Declaration | None:
+    def resolve(self, name: str, byte: int, templates: bool = True) -> Declaration | None:
         """The declaration of ``name`` visible at ``byte`` (the latest one to become visible).
+        ``templates=False``: a parameter or local only, never an enclosing template's
+        parameter, for a caller that treats one as it treats no declaration at all.
+
+        A template parameter is visible from the start of the file, so every parameter or
+        local visible at ``byte`` became visible after it and is the answer: the templates'
+        parameters are read (a climb to the root, a parent step each costing a descent in
+        tree-sitter) only where none is, and never for ``templates=False``. PTX010 asks of
+        each "n" operand's names, and CUTLASS's GMMA wrappers name a template parameter
+        (``"n"(int32_t(scaleA))``) in 1,872 functions, each of which climbed to the root.
 
         A declaration in the function that is visible at a ``byte`` of its body (outside a
         parameter list: the callers ask at an asm statement) spells the name before it: where
@@ -178,6 +190,12 @@ class FunctionFacts:
                 best is None or decl.visible_from >= best.visible_from
             ):
                 best = decl
+        if best is not None and best.kind == "template" and not templates:
+            return None  # read for an earlier look-up that takes them
+        if best is None and templates and self._templates is not None:
+            read, self._templates = self._templates, None
+            read()
+            return self.resolve(name, byte)
         return best
 
     def prior_value(self, expression: str, offset: int, span_end: int | None = None) -> bool | None:
@@ -190,8 +208,8 @@ class FunctionFacts:
             return None
         name, tail = match.group(1), match.group(2)
         byte = self.parsed.to_byte(offset)
-        decl = self.resolve(name, byte)
-        if decl is None or decl.kind == "template":
+        decl = self.resolve(name, byte, templates=False)
+        if decl is None:
             return None
         if decl.kind == "parameter" or decl.reference or decl.static_storage:
             return True
@@ -222,8 +240,8 @@ class FunctionFacts:
         if depth > _MAX_DEPTH:
             return None
         for name in _evaluated_names(expression):
-            decl = self.resolve(name, byte)
-            if decl is None or decl.kind == "template" or decl.constexpr:
+            decl = self.resolve(name, byte, templates=False)
+            if decl is None or decl.constexpr:
                 continue
             if not decl.integral or decl.indirect:
                 continue  # a class type may convert through a constexpr operator
@@ -361,7 +379,7 @@ class _Builder:
         that matter; a Python walk of every node cost more than the rest of the lint of
         CUTLASS's GMMA headers. The order of the facts does not matter: ``resolve`` takes the
         latest visible declaration, writes are sorted, loops are only searched."""
-        self._template_parameters(fn)
+        self.facts._templates = lambda: self._template_parameters(fn)
         self._function_parameters(fn, fn.end_byte)
         self.facts._body = lambda: self._read_body(fn)
         return self.facts

@@ -511,8 +511,8 @@ def _const_problem(operand: Operand, text: str, facts: FunctionFacts | None
         return None
     if name not in _maybe_const(facts):
         return None  # no `const` before it in any declaration of the function: not const
-    decl = facts.resolve(name, _byte(facts, operand))
-    if decl is None or decl.kind == "template" or not (decl.const or decl.constexpr):
+    decl = facts.resolve(name, _byte(facts, operand), templates=False)
+    if decl is None or not (decl.const or decl.constexpr):
         return None
     if deref or subscript:
         if not decl.indirect or decl.reference:
