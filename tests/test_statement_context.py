@@ -3,7 +3,13 @@ above it."""
 
 from __future__ import annotations
 
+import random
+
+import pytest
+
 from ptxlint.engine import extract_statements
+from ptxlint.frontends.cxx import statement_context
+from ptxlint.frontends.cxx.statement_context import follows_declarator
 from ptxlint.model import SourceFile
 
 
@@ -36,3 +42,32 @@ void plain_host(unsigned *p) { asm volatile("st.u32 [%0], 1;" :: "l"(p)); }
     assert [reason for _, reason in result.skipped] == [
         "host: in a host-only function (no __device__/__global__, no device caller here)"
     ]
+
+
+def _full_path_only(text: str, begin: int, offset: int, blanks: int) -> tuple[None, None]:
+    return None, None
+
+
+def test_the_declarator_check_reads_from_a_line_as_from_the_window(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``follows_declarator`` reads the tokens before a keyword from the nearest line start
+    that holds one where no token can run past it (``_last_on_line``, stepping back over
+    directive and comment lines), else from 2,000 characters before: the answer is the
+    same either way."""
+    pieces = [
+        "int f(void)", "x = g(1);", "{", "}", "#if A", "#if defined(B) && C", "#endif",
+        "#else", "// c", "// c )", "/* c */", "/* a\nb */", "", "  ", "return", ")", "]",
+        "a[2]", '"s"', 'R"(r\n)"', "\\", "#define X \\\n  1", "'c'", "__THROW", "else",
+        "clock_t clock(void)", "volatile", "if (x)", "int a, b", "// tail \\",
+    ]
+    rng = random.Random(11)
+    texts = []
+    for _ in range(4000):
+        lines = [rng.choice(pieces) for _ in range(rng.randrange(0, 7))]
+        texts.append("\n".join([*lines, 'asm("nop;");']))
+    fast = [follows_declarator(t, t.rindex("asm")) for t in texts]
+    monkeypatch.setattr(statement_context, "_last_on_line", _full_path_only)
+    slow = [follows_declarator(t, t.rindex("asm")) for t in texts]
+    assert fast == slow
+    assert 200 < sum(fast) < 3800  # both answers come up

@@ -118,20 +118,31 @@ def _last_on_line(
     the last character before ``offset`` (``blanks`` blanks before it) instead of from
     ``begin``, where that gives the same tokens: nothing before that line and after ``begin``
     can open a token that runs past its start (no ``/*``, no raw string, no backslash ending the
-    line before). (None, None) where that is not shown, or where the last token is ")" (the
-    "(" it closes may lie before the line)."""
+    line before). Where that line holds no token (a directive, ``#if`` right before the
+    statement, or a comment), from the start of the line before it, on the same terms, and so
+    on back (the text from ``begin`` was tokenized for each such statement: 2,000 characters).
+    (None, None) where that is not shown, or where the last token is ")" (the "(" it closes
+    may lie before the line)."""
     last_char = offset - blanks - 1
-    line = text.rfind("\n", 0, last_char) + 1
-    if (
-        last_char < begin
-        or line < begin
-        or text.find("/*", begin, line) >= 0
-        or text.find('R"', begin, line) >= 0
-        or text.endswith("\\\n", 0, line)
-        or text.endswith("\\\r\n", 0, line)
-    ):
+    if last_char < begin:
         return None, None
-    return _declarator_tail(text, line, offset)
+    stop = offset
+    line = text.rfind("\n", 0, last_char) + 1
+    while (
+        line >= begin
+        and text.find("/*", begin, line) < 0
+        and text.find('R"', begin, line) < 0
+        and not text.endswith("\\\n", 0, line)
+        and not text.endswith("\\\r\n", 0, line)
+    ):
+        # no token runs past ``stop`` from before it: the tokens from ``line`` to ``stop``
+        # end those from ``line`` to ``offset``, and none followed them
+        found = _declarator_tail(text, line, stop)
+        if found[0] is not None or line <= begin:
+            return found
+        stop = line
+        line = text.rfind("\n", 0, line - 1) + 1
+    return None, None
 
 
 def _declarator_tail(
