@@ -149,3 +149,10 @@ def test_loading_the_rules_does_not_import_importlib_metadata():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=Path(registry.__file__).parent.parent)
     assert out.stdout.strip() == "False"
+
+
+def test_the_no_rules_error_names_the_entry_points_it_looked_at(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    assert registry.describe_entry_points() == f"no entry points in group {GROUP!r}"
+    _dist(tmp_path, "mine-1.0.dist-info", "[ptxlint.rules]\nmine = mine_rules:RULES\n")
+    assert registry.describe_entry_points() == "mine = mine_rules:RULES"
