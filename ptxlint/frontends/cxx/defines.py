@@ -162,8 +162,8 @@ class HeaderDefines(Mapping[str, "list[MacroDef]"]):
     name is looked up (the same objects afterwards). Most of a header's definitions are only ever
     read for their names and body identifiers (``names_and_bodies``: the include closure's
     asm facts, the index of who defines what); a macro table looks up a few names of each
-    header. Making every definition of the CUDA 13 headers' include graph (1,779 headers,
-    17,617 definitions) took 35 ms of CPU when read; a run now makes the ones looked up."""
+    header. Reading the directives of the CUDA 13 headers' 1,887 files took 50-52 ms of CPU
+    with every definition made, 39 ms so; a run makes only the ones looked up."""
 
     __slots__ = ("_read", "_made", "_path", "_origin")
 
