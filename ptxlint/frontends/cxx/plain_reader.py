@@ -383,20 +383,23 @@ def _plain_operands(
             tail = m
         else:
             head = _PLAIN_HEAD.match(text, pos)
-            if head is None and pieces is not None:
-                head = _MACRO_HEAD.match(text, pos)
-                macro = head is not None
             if head is None:
                 m = _PLAIN_SEP.match(text, pos)  # an empty operand, or the section's end
-                if m is None:
+                if m is not None:
+                    pos = m.end()
+                    if m.group(1) == ",":
+                        continue
+                    return pos, m.group(1)
+                # a separator and a macro's name cannot both start here: asked after it, as
+                # a section ends empty far more often than a constraint is a macro
+                if pieces is not None:
+                    head = _MACRO_HEAD.match(text, pos)
+                    macro = head is not None
+                if head is None:
                     pos = _after_comments(text, pos)
                     if pos < 0:
                         return None
                     continue
-                pos = m.end()
-                if m.group(1) == ",":
-                    continue
-                return pos, m.group(1)
             _, name, con = head.groups()
             op_at, con_at, expr_at = head.start(1), head.start(3), head.end()
             close = _expression_end(text, expr_at)
