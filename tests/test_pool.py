@@ -158,3 +158,66 @@ def test_an_included_asm_macro_is_judged_in_a_worker_with_the_same_findings(
     two = _json(capsys, str(tmp_path), "--jobs", "2", "--no-cache")
     assert two == one
     assert asked == []  # the main process read no header
+
+
+def test_start_now_forks_the_workers_before_any_job_and_they_take_the_jobs_after(inline):
+    feed = _feed(16, start_bytes=10**9)
+    feed.start_now()
+    assert feed.started and inline.started == [16]
+    assert inline.submitted == [[]]  # an empty batch: the pool forks at its first submission
+    feed.start_now()  # started once
+    feed.add(_J("a", 1))
+    feed.add(_J("b", 2))
+    drained = feed.finish()
+    assert drained is not None
+    assert sorted(name for _, name in [*feed.poll(), *drained]) == ["a", "b"]
+    assert inline.started == [16]
+
+
+class _Recording(_Inline):
+    """An inline executor that answers each job with an empty outcome (nothing is linted),
+    recording when it started among discovery's files."""
+
+    events: list[str] = []
+
+    def __init__(self, workers: int, initializer: Any, initargs: tuple[Any, ...]) -> None:
+        super().__init__(workers, initializer, initargs)
+        _Recording.events.append("start")
+
+    def submit(self, fn: Any, batch: list[Any]) -> Future[list[Any]]:
+        future: Future[list[Any]] = Future()
+        future.set_result([runner.FileOutcome(job.path) for job in batch])
+        return future
+
+
+_ADMIT = runner._Run.admit
+
+
+def _wide_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> list[str]:
+    _Recording.events, _Inline.started = [], []
+    monkeypatch.setattr(pool, "_executor", _Recording)
+    monkeypatch.setattr(runner, "default_jobs", lambda: 16)
+    monkeypatch.setattr(runner, "EARLY_START_BYTES", 4096)
+    def admitting(self: Any, found: Any) -> None:
+        _Recording.events.append("admit")
+        _ADMIT(self, found)
+
+    monkeypatch.setattr(runner._Run, "admit", admitting)
+    main(["check", str(tmp_path), "--jobs", "16", "--quiet", "--fail-on", "never", *args])
+    return _Recording.events
+
+
+def test_a_wide_pool_starts_during_the_early_walk_once_it_met_enough_bytes(tmp_path, monkeypatch):
+    for k in range(12):  # 12 small files: no big one that the early walk would read
+        (tmp_path / f"k{k:02}.cu").write_text(BAD * 8)
+    events = _wide_run(tmp_path, monkeypatch, "--no-cache")
+    assert events[0] == "start" and events.count("admit") == 12
+    assert _Inline.started == [16]
+
+
+def test_files_the_file_index_knows_start_no_worker_early(tmp_path, monkeypatch, cache_dir):
+    for k in range(12):
+        (tmp_path / f"k{k:02}.cu").write_text(BAD * 8)
+    _wide_run(tmp_path, monkeypatch)  # the index now holds every file
+    events = _wide_run(tmp_path, monkeypatch)
+    assert "start" not in events and events.count("admit") == 12

@@ -132,6 +132,19 @@ class Feed(Generic[J, O]):
             self._start(self.workers)
         self._fill()
 
+    def start_now(self) -> None:
+        """Start the workers now, before the work they will get is held: the caller knows
+        the run will need them (``runner._Run.start_early``). A pool forks its processes at
+        its first submission, so an empty batch goes in with it: each worker's start-up then
+        runs while this process walks the tree."""
+        if self._pool is not None:
+            return
+        self._start(self.workers)
+        assert self._pool is not None
+        future = self._pool.submit(self.run_batch, [])
+        self._inflight[future] = []
+        future.add_done_callback(self._completed.put)
+
     def poll(self) -> list[tuple[J, O]]:
         """The outcomes that arrived since the last call; never waits. The batches that ended
         are those their futures' callbacks queued (``_completed``): asking each future in flight
