@@ -268,7 +268,6 @@ class Ancestors:
         # node id -> (innermost function definition, ``host_code.enclosing_function``)
         self._known: dict[int, tuple[tree_sitter.Node | None, tree_sitter.Node | None]] = {}
         self._headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}
-        self._device_headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}  # by node id
         self._words: dict[bytes, tuple[str, ...]] = {}
         self._given: tuple[int, Sequence[tree_sitter.Node]] | None = None
 
@@ -340,16 +339,12 @@ class Ancestors:
     ) -> tuple[str | None, tuple[str, ...]]:
         """``header(fn)``, its words ending in ``__device__`` where none of them says
         ``__device__`` or ``__global__`` and ``kind_of(fn)`` says "device" (a specifier
-        macro), once per function: each statement's context was made with the header's
-        words and then made again with the word added."""
-        key = fn.id
-        cached = self._device_headers.get(key)
-        if cached is None:
-            name, words = self.header(fn)
-            if not any(w in _DEVICE_WORDS for w in words) and kind_of(fn) == "device":
-                words = (*words, "__device__")
-            cached = self._device_headers[key] = (name, words)
-        return cached
+        macro): the words a statement's context is made with, where each statement's context
+        was made with the header's words and then made again with the word added."""
+        name, words = self.header(fn)
+        if not any(w in _DEVICE_WORDS for w in words) and kind_of(fn) == "device":
+            words = (*words, "__device__")
+        return name, words
 
 
 def _function_header(
