@@ -126,6 +126,10 @@ HEADER = "#ifndef A_H\n#define A_H\nint f();\n#endif\n"
         # cuda_runtime.h: helper macros undefined after the guarded block
         HEADER + "#if defined(UNDEF_A)\n#undef B\n#endif\n",
         "#ifndef A_H\n#define A_H\n#if X\nint g();\n#else\nint h();\n#endif\n#endif\n",
+        # directives in comments are none; the closing #endif may end the file, indented
+        "#ifndef A_H\n#define A_H\n/* #endif */\nint f(); // #else\n#endif",
+        "#ifndef A_H\n#define A_H\n#if B /* x\n#endif ** */\n#endif\n  #  endif\n",
+        "#ifndef A_H\n#define A_H\n/** doc ***/ int f();\n/*\n * #else\n */\n#endif\n",
     ],
 )
 def test_include_guards_are_recognised(text: str) -> None:
