@@ -129,6 +129,21 @@ def test_ancestor_gitignore_applies_up_to_git_root(in_tmp: Path) -> None:
     assert paths(discover(["repo"])) == ["repo/pkg/src/a.cu"]
 
 
+def test_ancestor_gitignore_applies_whatever_the_spelling_of_the_walked_folder(
+    in_tmp: Path,
+) -> None:
+    repo = in_tmp / "repo"
+    (repo / ".git").mkdir(parents=True)
+    write(repo, ".gitignore", "/pkg/src/skip.cu\n")
+    write(repo, "pkg/.gitignore", "/src/gen/\n")
+    write(repo, "pkg/src/a.cu")
+    write(repo, "pkg/src/skip.cu")
+    write(repo, "pkg/src/gen/x.cu")
+    for spelling in ("repo/pkg/src", "./repo//pkg/./src/", "repo/pkg/../pkg/src", str(repo / "pkg")):
+        found = [os.path.basename(p) for p in paths(discover([spelling]))]
+        assert found == ["a.cu"], spelling
+
+
 def test_gitignore_without_git_root_still_applies_inside_walk(in_tmp: Path) -> None:
     write(in_tmp, "proj/.gitignore", "x.cu\n")
     write(in_tmp, "proj/x.cu")

@@ -176,11 +176,12 @@ class _IgnoreFile:
     anchored at. (This and ``_Walker`` are plain classes: a data class costs 0.3 ms of CPU to
     create at every start, and nothing compares or prints these.)"""
 
-    __slots__ = ("base", "patterns")
+    __slots__ = ("base", "patterns", "prefix")
 
     def __init__(self, base: str, patterns: tuple[pathspec.Pattern, ...]) -> None:
         self.base = base  # absolute folder the patterns are anchored at
         self.patterns = patterns
+        self.prefix = base if base.endswith(os.sep) else base + os.sep
 
 
 def _read_ignore_file(path: str, base: str) -> _IgnoreFile | None:
@@ -195,7 +196,15 @@ def _read_ignore_file(path: str, base: str) -> _IgnoreFile | None:
 def _ignored_by_stack(stack: Sequence[_IgnoreFile], abspath: str, is_dir: bool) -> bool:
     # Deeper files come later in the stack and override shallower ones, as in git.
     for ignore in reversed(stack):
-        rel = _to_posix(os.path.relpath(abspath, ignore.base))
+        # The walk meets each path under the folders of the ignore files on its stack, both
+        # spelled from the same absolute root: the relative path is the rest of the string.
+        # (``os.path.relpath``, which normalises both paths, was 35% of a walk's CPU over
+        # the CUDA 13 headers and CUTLASS's include/ in a git checkout.)
+        prefix = ignore.prefix
+        if abspath.startswith(prefix):
+            rel = _to_posix(abspath[len(prefix):])
+        else:
+            rel = _to_posix(os.path.relpath(abspath, ignore.base))
         verdict = match_patterns(ignore.patterns, rel, is_dir)
         if verdict is not None:
             return verdict
