@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ptxlint.engine import extract_statements
-from ptxlint.model import PtxOperand, SourceFile
+from ptxlint.model import AsmStatement, PtxOperand, SourceFile
 from ptxlint.ptx import grammar
 from ptxlint.ptx.effects import written_refs
 from ptxlint.ptx.grammar import Need, OperandClass
@@ -310,6 +310,30 @@ def test_a_statement_without_float_operands_reads_the_same_either_way() -> None:
     assert not refs.floats
     assert refs.bits() == refs.typed
     assert [c.kind for c in refs.typed] == ["reg", "reg", "imm"] and refs.typed[2].value == 3
+
+
+def test_statements_that_spell_the_same_constraints_share_their_classes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The classes are a function of the constraint key (letters, an immediate's expression,
+    opaque or not), made once per key; the table of them is bounded."""
+    from ptxlint.ptx import judge as judging
+
+    def statement(immediate: str) -> AsmStatement:
+        return extract_statements(SourceFile("t.cu", (
+            "__device__ void k(unsigned r, unsigned s) {\n"
+            f'  asm("add.u32 %0, %1, %2;" : "=r"(r) : "r"(s), "n"({immediate}));\n}}\n'
+        ))).statements[0]
+
+    four, again, five = statement("4"), statement("4"), statement("5")
+    assert judging._ref_classes(four) is judging._ref_classes(again)
+    assert judging._ref_classes(five) is not judging._ref_classes(four)
+    assert judging._ref_classes(five).typed[2].value == 5
+    monkeypatch.setattr(judging, "_BY_KEY", {})
+    monkeypatch.setattr(judging, "_BY_KEY_MAX", 1)
+    judging._ref_classes(four)
+    judging._ref_classes(five)
+    assert list(judging._BY_KEY) == [judging._ref_classes(five).key]
 
 
 def test_a_forms_written_positions_are_its_written_operands() -> None:
