@@ -76,6 +76,18 @@ def test_other_definitions_of_an_overload_set_are_no_use_of_it() -> None:
     assert _ptx204(text + "__global__ void k(float *p) { t<1>(p); }\n") == [""]
 
 
+def test_each_member_of_an_overload_set_is_judged_by_the_uses_outside_itself() -> None:
+    """The members ask about one name in turn (the uses found are kept for the file): a call
+    inside one member's own body is a use for the others, and none for that member."""
+    text = (f"template <int N> __device__ void t(int *p) {{ {BAD} }}\n"
+            f"template <int N> __device__ void t(float *p) {{ {BAD} t<1>((int *)p); }}\n"
+            f"template <int N> __device__ void t(double *p) {{ {BAD} }}\n")
+    assert [bool(r) for r in _ptx204(text, path="k.cuh")] == [False, True, False]
+    unused = text.replace("t<1>((int *)p);", "")
+    assert all(_ptx204(unused, path="k.cuh"))
+    assert _ptx204(unused + "// t is called elsewhere\n", path="k.cuh") == ["", "", ""]
+
+
 def test_a_qualified_or_nested_definition_of_the_overload_set_is_no_use_of_it() -> None:
     text = (f"namespace n {{ namespace m {{ template <int N> __device__ void t(int *p) {{ {BAD} }} }}\n"
             "template <int N> __device__ void m::t(float *p) { } }\n"

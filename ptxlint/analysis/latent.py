@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ptxlint import file_memos
 from ptxlint.frontends.cxx import preproc
 from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node
 from ptxlint.model import AsmStatement
@@ -162,16 +163,57 @@ _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 
 def _named_elsewhere(parsed: ParsedSource, name: str, start: int, end: int) -> bool:
     """``name`` occurs as a word in the file outside the definition ``[start, end)`` (its body
-    calling itself is no use) and other than as a function definition's own name."""
+    calling itself is no use) and other than as a function definition's own name.
+
+    The uses of a name found so far, and where the search for more stopped, are kept for the
+    current file (``_USES``): each member of an overload set asks about the one name, and the
+    file is read for it once, from the start to its first use outside the asking definition,
+    then on from there for the next that needs it. Over the CUDA 13 headers, 222 questions
+    about 23 names searched their files 222 times and descended the tree 5,262 times for
+    353 occurrences."""
+    known = _USES.get(name)
+    if known is None or known[0] is not parsed:
+        if not _USES_IN or _USES_IN[0] is not parsed:  # another file: forget the last one's
+            _USES_IN[:] = [parsed]
+            _USES.clear()
+        known = (parsed, (), 0)
+    _, found, resume = known
+    if any(not start <= at < end for at in found):
+        return True
+    if resume < 0:
+        return False  # every occurrence read: each use lies in the definition
     # The word's start is tested by hand, not by a look-behind: a pattern that opens with the
     # name's literal bytes is searched for them directly, one that opens with a look-behind is
     # tried at every byte (20x slower; 7% of the CUDA headers' -j 1 CPU).
     pattern = re.compile(re.escape(name.encode()) + rb"(?![\w$])")
     data = parsed.data
-    for match in pattern.finditer(data):
+    uses: list[int] = []
+    answer = False
+    for match in pattern.finditer(data, resume):
         at = match.start()
-        if start <= at < end or (at and data[at - 1] in _WORD_BYTES):
+        if (at and data[at - 1] in _WORD_BYTES) or _defines_name_at(parsed, at):
             continue
-        if not _defines_name_at(parsed, at):
-            return True
-    return False
+        uses.append(at)
+        if not start <= at < end:
+            answer, resume = True, match.end()
+            break
+    else:
+        resume = -1
+    # one new entry, never changed in place: a reader in another thread sees the uses with
+    # the position they were found up to
+    _USES[name] = (parsed, found + tuple(uses), resume)
+    return answer
+
+
+# By name, for the file in ``_USES_IN``: the file, the uses of the name found so far, and
+# where the search stopped (-1: at the end). At most one entry per name asked about.
+_USES: dict[str, tuple[ParsedSource, tuple[int, ...], int]] = {}
+_USES_IN: list[ParsedSource] = []
+
+
+def _forget() -> None:
+    _USES.clear()
+    _USES_IN.clear()
+
+
+file_memos.register(_forget)
