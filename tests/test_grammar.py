@@ -336,6 +336,21 @@ def test_statements_that_spell_the_same_constraints_share_their_classes(
     assert list(judging._BY_KEY) == [judging._ref_classes(five).key]
 
 
+def test_forms_that_spell_the_same_operands_and_keys_share_them() -> None:
+    """A form's operand list and its keys are compiled once per spelling: forms that spell them
+    alike share the objects, and each form still checks its own head and keys."""
+    a = grammar.compile_form("add.u32 d:u32, a:u32, a:u32; sm=90a")
+    b = grammar.compile_form("sub.u32 d:u32, a:u32, a:u32; sm=90a")
+    assert a.operands is b.operands and a.need is b.need
+    assert (a.need.sm, a.need.suffix, a.need.only) == (90, "a", (90,))
+    assert grammar.compile_form("add.u32 d:u32, ?a:u32").required_operands == 1
+    with pytest.raises(ValueError, match="head=1"):
+        grammar.compile_form("add{.sat}.u32 d:u32, a:u32; head=1")
+    assert grammar.compile_form("add.sat.u32 d:u32, a:u32; head=1").head == 1
+    with pytest.raises(ValueError, match="bad key"):
+        grammar.compile_form("add.u32 d:u32; nonsense")
+
+
 def test_a_forms_written_positions_are_its_written_operands() -> None:
     form = grammar.compile_form("cvt.<T:.f32|.f64>.f16 d:T, r:f16")
     assert form.written_positions == (0,) and form.written_positions is form.written_positions
