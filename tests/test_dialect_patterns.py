@@ -44,6 +44,13 @@ SAMPLES = [
     "add %w[out], %w[a], %w[b]",
     "%x[ptr]",
     "mov.b64 %0, {%1, %2};\n\tpause\n",
+    # a letter after % or %%: where the searches for registers are asked at all
+    "%%%eax",
+    "%0%eax",
+    "%%0 %%1",
+    "%EAX",
+    "%%laneid",
+    "%é",
 ]
 
 
@@ -89,6 +96,10 @@ OTHER_ISA_SAMPLES = [
     "a$ra",
     "st %%fsr, %0",
     "membar #StoreLoad",
+    "%%psr",
+    "%0, %tick",
+    "%%0 #Sync",
+    "%1 #",
     "\u00a0fence r,w",
 ]
 

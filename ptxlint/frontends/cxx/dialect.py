@@ -54,13 +54,19 @@ _X86_WORD = re.compile(
 )  # after no \w
 _WORD_CHAR = re.compile(r"\w")
 _WORD_OR_DOLLAR = re.compile(r"[\w$]")
+# Each alternative of ``_X86_PERCENT``, and each ``%`` one of ``_SPARC``, goes on from ``%`` (or
+# ``%%``) with an ASCII letter, so its text holds ``%`` and a letter; PTX's ``%N`` operands, most of
+# a template's ``%``, do not. Whether one can match is asked first by this one search, which tries
+# a single class at each ``%``: over the CUDA 13 headers' and CUTLASS's 6,620 templates the two
+# searches take 24 ms, this one 4 ms, and 84 of the templates have such a ``%``.
+_PERCENT_LETTER = re.compile(r"%[A-Za-z]")
 
 
 def _x86_text(text: str) -> bool:
     """``re.search(_X86_TEXT, text, re.M) is not None``. A candidate of a word alternative
     preceded by a word character is skipped; no other candidate starts inside it (all word
     characters)."""
-    if "%" in text and _X86_PERCENT.search(text):
+    if "%" in text and _PERCENT_LETTER.search(text) and _X86_PERCENT.search(text):
         return True
     word, word_or_dollar = _WORD_CHAR.match, _WORD_OR_DOLLAR.match
     for m in _X86_IMMEDIATE.finditer(text):
@@ -150,7 +156,7 @@ def _other_isa_text(text: str) -> str | None:
     """The first ISA of ``_OTHER_ISA_TEXT`` whose pattern a search finds in ``text``, or None.
     A candidate of a later alternative never hides inside a rejected one: none of them can
     hold the literal that leads another."""
-    if _SPARC.search(text):
+    if ("#" in text or _PERCENT_LETTER.search(text)) and _SPARC.search(text):
         return "SPARC"
     if "fence" in text and any(_after_line_start(text, m.start()) for m in _RISC_V.finditer(text)):
         return "RISC-V"
