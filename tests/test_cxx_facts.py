@@ -3,6 +3,8 @@ constant expressions; one pass per function, memoised."""
 
 from __future__ import annotations
 
+import pytest
+
 from ptxlint.analysis.cxx_facts import FileFacts, FunctionFacts
 from ptxlint.frontends.syntax_tree import parse
 
@@ -119,3 +121,30 @@ def test_a_template_parameter_is_the_declaration_only_where_no_parameter_or_loca
     x = facts.resolve("x", here)
     assert x is not None and x.kind == "parameter"
     assert facts.resolve("nothing_here", here) is None
+
+
+def test_a_small_function_of_a_big_file_is_walked_with_the_same_facts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A function's body is searched by a walk when the function is small, whatever the size
+    of its file: the grammar-wide query (tens of ms to compile, once per process) is not
+    compiled for it, and the facts are the query's."""
+    from ptxlint.analysis import cxx_facts
+    from ptxlint.frontends.syntax_tree import WALK_LIMIT
+
+    padding = "// " + "x" * 120 + "\n"
+    text = padding * (WALK_LIMIT // len(padding) + 1) + SOURCE
+    here = text.index("/*HERE*/")
+    names = ("fresh", "inner", "init", "later", "passed", "addressed", "looped", "x", "c", "k")
+
+    def answers() -> list[object]:
+        facts = FileFacts(parse("t.cu", text)).function_at(here)
+        assert facts is not None
+        return [(facts.prior_value(n, here), facts.non_constant(n, here)) for n in names]
+
+    monkeypatch.setattr(cxx_facts, "_QUERIES", {})
+    walked = answers()
+    assert cxx_facts._QUERIES == {}  # no query compiled for the small function
+    monkeypatch.setattr(cxx_facts, "WALK_LIMIT", 0)  # every body by the query
+    assert answers() == walked
+    assert cxx_facts._QUERIES

@@ -387,7 +387,8 @@ class _Builder:
     def _read_body(self, fn: Node) -> None:
         lo, hi = fn.start_byte, fn.end_byte
         identifiers: list[Node] | Node
-        if len(self.parsed.data) <= WALK_LIMIT:  # a small file: not worth compiling the query
+        # a small function, in a file of any size: walked (syntax_tree.WALK_LIMIT says why)
+        if hi - lo <= WALK_LIMIT:
             by_kind = nodes_of_kinds(fn, _KINDS)
             found = {name: [n for k in kinds for n in by_kind.get(k, ())]
                      for name, kinds in _CAPTURES.items()}
