@@ -17,6 +17,7 @@ from ptxlint.ptx.instructions import (
     unknown_modifier,
 )
 from ptxlint.ptx.judge import float_letters_typed
+from ptxlint.ptx.targets import lowest_target, statement_guards
 from ptxlint.ptx.toolkit import toolkit_accepts
 from ptxlint.rule import Rule, RuleContext
 
@@ -231,5 +232,5 @@ def _floats_typed(statement: AsmStatement, context: RuleContext) -> bool:
     sm_100 (``--arch``, else the lowest target its guards allow)."""
     if context.arch is not None:
         return float_letters_typed(context.arch)
-    lowest = analysis_of(statement).written_lowest_target
+    lowest = lowest_target(statement_guards(statement, local_only=True))
     return float_letters_typed(lowest.sm if lowest is not None else None)

@@ -73,24 +73,6 @@ def test_the_include_guard_is_left_out_of_the_binding_guards() -> None:
     assert analysis_of(statement) is analysis  # computed once per statement
 
 
-def test_the_written_lowest_target_is_one_answer_per_chain_of_local_guards() -> None:
-    """PTX206's question (the lowest target the local guards, as written, compile for) is
-    answered once for the statements of one chain, and is ``lowest_target`` of their guards."""
-    from ptxlint.ptx.targets import Target, lowest_target
-
-    body = 'asm("add.f32 %0, %0, %0;" : "+f"(x));'
-    text = (f"__device__ void f(float x) {{\n#if __CUDA_ARCH__ >= 800\n{body}\n#endif\n}}\n"
-            f"__device__ void g(float x) {{\n#if __CUDA_ARCH__ >= 800\n{body}\n#endif\n}}\n"
-            f"__device__ void h(float x) {{ {body} }}\n")
-    first, second, plain = extract_statements(SourceFile("k.cu", text)).statements
-    assert analysis_of(first).written_lowest_target == Target(80)
-    assert analysis_of(first)._chain is analysis_of(second)._chain
-    assert analysis_of(plain).written_lowest_target is None
-    for statement in (first, second, plain):
-        assert analysis_of(statement).written_lowest_target == lowest_target(
-            statement.context.local_guards)
-
-
 def test_the_targets_lacking_a_requirement_are_the_admitted_ones_without_it() -> None:
     """PTX401's question, answered per chain of guards and requirement: the admitted targets,
     in order, that ``available`` says lack the requirement."""

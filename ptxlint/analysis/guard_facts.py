@@ -104,14 +104,6 @@ class GuardFacts:
         return lowest
 
     @fact
-    def written_lowest_target(self) -> Target | None:
-        """``lowest_target`` of the local conditions as the extractor read them: the include
-        guard not taken out, nor the targets the file excludes (PTX206's question: whether
-        nvcc declares "f"/"d" as .f32/.f64 there). Asked per statement, it was worked out
-        3,500 times over the CUDA 13 headers, whose statements sit under 218 chains."""
-        return lowest_target(self.statement.context.local_guards)
-
-    @fact
     def rocm_guarded(self) -> bool:
         """Some guard must hold for a HIP/ROCm build: not nvcc's code."""
         return _guards.rocm_guarded(self.statement)

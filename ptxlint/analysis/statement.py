@@ -86,11 +86,6 @@ class StatementAnalysis:
         return self._chain.lowest_target
 
     @fact
-    def written_lowest_target(self) -> Target | None:
-        """The lowest target of the local guards as written (``GuardFacts``)."""
-        return self._chain.written_lowest_target
-
-    @fact
     def rocm_guarded(self) -> bool:
         """Some guard must hold for a HIP/ROCm build: not nvcc's code."""
         return self._chain.rocm_guarded
