@@ -208,16 +208,23 @@ def _wide_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> li
 
 
 def test_a_wide_pool_starts_during_the_early_walk_once_it_met_enough_bytes(tmp_path, monkeypatch):
-    for k in range(12):  # 12 small files: no big one that the early walk would read
+    for k in range(20):  # small files: no big one that the early walk would read
         (tmp_path / f"k{k:02}.cu").write_text(BAD * 8)
     events = _wide_run(tmp_path, monkeypatch, "--no-cache")
-    assert events[0] == "start" and events.count("admit") == 12
+    assert events[0] == "start" and events.count("admit") == 20
     assert _Inline.started == [16]
 
 
+def test_fewer_files_than_workers_start_no_worker_early(tmp_path, monkeypatch):
+    for k in range(12):  # the bytes are there, but twelve files for sixteen workers
+        (tmp_path / f"k{k:02}.cu").write_text(BAD * 8)
+    events = _wide_run(tmp_path, monkeypatch, "--no-cache")
+    assert "start" not in events and events.count("admit") == 12  # too little work for one
+
+
 def test_files_the_file_index_knows_start_no_worker_early(tmp_path, monkeypatch, cache_dir):
-    for k in range(12):
+    for k in range(20):
         (tmp_path / f"k{k:02}.cu").write_text(BAD * 8)
     _wide_run(tmp_path, monkeypatch)  # the index now holds every file
     events = _wide_run(tmp_path, monkeypatch)
-    assert "start" not in events and events.count("admit") == 12
+    assert "start" not in events and events.count("admit") == 20

@@ -807,29 +807,34 @@ class _Run:
         may be there.
 
         The workers themselves start during the walk, once it has met ``EARLY_START_BYTES``
-        of files the index holds no record of (none, without the cache), rather than after
-        it and the reading of the big files: their start-up (an interpreter each, the engine
-        and the rules: 0.07-0.1 s each with 16 starting at once) then overlaps the walk
-        (0.09-0.15 s over the CUDA headers and CUTLASS in a git checkout). Over those trees
-        at -j 16 on the 16-core host, in four rounds: the first job began 0.20-0.29 s into
-        the run against 0.28-0.41 s, which took 1.74-1.84 s against 1.85-2.06 s."""
+        in at least as many files as workers, of files the index holds no record of (any,
+        without the cache), rather than after it and the reading of the big files: their
+        start-up (an interpreter each, the engine and the rules: 0.07-0.1 s each with 16
+        starting at once) then overlaps the walk (0.09-0.15 s over the CUDA headers and
+        CUTLASS in a git checkout). Over those trees at -j 16 on the 16-core host, in four
+        rounds: the first job began 0.20-0.29 s into the run against 0.28-0.41 s, which took
+        1.74-1.84 s against 1.85-2.06 s. The price, where those bytes hold no asm: the
+        workers were started for nothing, and the run's end waits for each to finish its
+        start-up and exit."""
         feed = self.feed
         if feed is None or self.tier2.wanted \
                 or feed.workers < 2 * file_parts.WORKERS_PER_PART:
             return
         recorded = self.index.files if self.index is not None else {}
-        unknown = 0
+        unknown, files = 0, 0
 
         def size_of(path: str, max_file_size: int) -> str | None:
-            nonlocal unknown
+            nonlocal unknown, files
             try:
                 size = os.stat(path).st_size
             except OSError:
                 return None  # what cannot be read is discovery's to report
-            if unknown < EARLY_START_BYTES and (
-                    not recorded or os.path.abspath(path) not in recorded):
+            if not feed.started and (not recorded or os.path.abspath(path) not in recorded):
                 unknown += size
-                if unknown >= EARLY_START_BYTES:
+                files += 1
+                # as many files as workers, as the pool asks of the jobs it holds: one big
+                # file (linted in at most a quarter as many parts) starts no idle workers
+                if unknown >= EARLY_START_BYTES and files >= feed.workers:
                     feed.start_now()
             if size >= file_parts.PART_BYTES and file_parts.cxx(path):
                 self._start_big(path, feed.workers)
