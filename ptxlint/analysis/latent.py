@@ -170,7 +170,8 @@ def _named_elsewhere(parsed: ParsedSource, name: str, start: int, end: int) -> b
     file is read for it once, from the start to its first use outside the asking definition,
     then on from there for the next that needs it. Over the CUDA 13 headers, 222 questions
     about 23 names searched their files 222 times and descended the tree 5,262 times for
-    353 occurrences."""
+    353 occurrences (355 descents now; the latent marks' CPU there 0.043 s -> 0.016 s,
+    instrumented per call)."""
     known = _USES.get(name)
     if known is None or known[0] is not parsed:
         if not _USES_IN or _USES_IN[0] is not parsed:  # another file: forget the last one's
