@@ -42,7 +42,9 @@ PROGRAM = textwrap.dedent(
 )
 
 
-def _program(tmp_path: Path, busy_thread: bool = False) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+def _program(
+    tmp_path: Path, busy_thread: bool = False, interpreter_options: tuple[str, ...] = ()
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "bad.cu").write_text(BAD)
     marks = tmp_path / "marks"
@@ -51,7 +53,8 @@ def _program(tmp_path: Path, busy_thread: bool = False) -> tuple[subprocess.Comp
     if busy_thread:
         env["BUSY_THREAD"] = "1"
     proc = subprocess.run(
-        [sys.executable, "-c", PROGRAM, str(marks), "check", str(tmp_path / "src"), "--no-cache"],
+        [sys.executable, *interpreter_options, "-c", PROGRAM, str(marks), "check",
+         str(tmp_path / "src"), "--no-cache"],
         capture_output=True, text=True, env=env, check=False, cwd=tmp_path,
     )
     return proc, {p.name for p in marks.iterdir()}
@@ -97,3 +100,21 @@ def test_a_stream_that_cannot_be_flushed_leaves_the_exit_to_the_interpreter(
     monkeypatch.setattr(sys, "stdout", _GoneReader())
     assert leave.leave(1) == 1
     assert ran == []  # the interpreter's exit runs them
+
+
+def test_a_profiled_check_leaves_the_exit_to_the_interpreter_so_the_profile_is_written(
+    tmp_path: Path,
+) -> None:
+    profile = tmp_path / "check.prof"
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "bad.cu").write_text(BAD)
+    (tmp_path / "marks").mkdir()
+    env = dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1")
+    proc = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(profile), str(tmp_path / "prog.py"),
+         str(tmp_path / "marks"), "check", str(tmp_path / "src"), "--no-cache"],
+        capture_output=True, text=True, env=env, check=False, cwd=tmp_path,
+    )
+    assert "PTX001" in proc.stdout, proc.stderr  # cProfile itself exits 0 after SystemExit
+    assert profile.stat().st_size > 0  # written after the program returns

@@ -14,7 +14,9 @@ is not a daemon would be waited for, so with one alive the exit is left to the i
 both standard streams are flushed, and where one cannot be (its reader went away) the
 interpreter's exit reports that as it always has; the ``atexit`` callbacks run (a library's
 or a rule plugin's; ptxlint registers none) and what they wrote is flushed. Where the
-interpreter offers no way to run the ``atexit`` callbacks now, its exit is left to it too.
+interpreter offers no way to run the ``atexit`` callbacks now, its exit is left to it too, and
+so it is under a profiler or a tracer (``python -m cProfile -m ptxlint``, a debugger, coverage
+measurement): they report after the program returns, which ending here would lose.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ def leave(code: int) -> int:
     """End the process with ``code`` now. Returns ``code`` (for the caller to return to the
     interpreter, whose exit then runs as usual) where ending now could lose something."""
     run_callbacks = getattr(atexit, "_run_exitfuncs", None)  # CPython's, since Python 2
-    if run_callbacks is None or _waited_for() or not _flushed():
+    if run_callbacks is None or _observed() or _waited_for() or not _flushed():
         return code
     run_callbacks()  # they run once: the interpreter's exit finds none left
     if not _flushed():  # what a callback wrote
@@ -44,6 +46,12 @@ def _flushed() -> bool:
         except (OSError, ValueError):
             return False
     return True
+
+
+def _observed() -> bool:
+    """Whether a profiler or tracer watches this process (it writes its report once the
+    program returns: cProfile's output file, a coverage data file)."""
+    return sys.getprofile() is not None or sys.gettrace() is not None
 
 
 def _waited_for() -> bool:
