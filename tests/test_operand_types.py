@@ -10,8 +10,11 @@ import gc
 import glob
 import os
 import pickle
+import signal
 import weakref
 from pathlib import Path
+
+import pytest
 
 from ptxlint.engine import extract_statements, parse_template, type_lookup
 from ptxlint.frontends.cxx.extract import extract
@@ -216,3 +219,33 @@ def test_a_read_while_another_thread_works_the_statement_out_waits_for_its_answe
     assert operands[1].ctype == CType("unsigned long long", "integer", 8)
     first.join()
     assert made[0].batches == 1  # one resolver, worked by one thread at a time
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_child_forked_while_another_thread_types_a_statement_can_type_its_own() -> None:
+    import threading
+
+    from ptxlint.frontends.cxx import operand_types
+
+    operands = extract_statements(SourceFile("k.cu", _TEXT)).statements[1].operands
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:  # as a thread in the middle of ``settle`` holds it
+        with operand_types._SETTLING:
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(5)
+        pid = os.fork()
+        if pid == 0:  # the child: no thread there will ever release the parent's lock
+            signal.alarm(5)  # a child that waits for it forever ends with SIGALRM
+            ok = operands[1].ctype == CType("unsigned long long", "integer", 8)
+            os._exit(0 if ok else 1)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        release.set()
+        holder.join()
+    assert os.waitstatus_to_exitcode(status) == 0

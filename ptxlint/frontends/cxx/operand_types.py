@@ -13,6 +13,7 @@ What it buys: typing costs about half the CPU of a bare parse (CUDA 13 headers, 
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 
@@ -62,6 +63,17 @@ class StatementTypes(OperandTypes):
 # Held while a statement's types are worked out (see ``settle``); reentrant, as nothing in the
 # resolver reads an operand's type, but a plugin's look-up might.
 _SETTLING = threading.RLock()
+
+
+def _fresh_lock() -> None:
+    # A child forked while another thread held the lock would wait for it forever: the thread
+    # that would release it does not exist there.
+    global _SETTLING
+    _SETTLING = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+    os.register_at_fork(after_in_child=_fresh_lock)
 
 
 def _types(
