@@ -152,6 +152,8 @@ class ScopeLookup(DeclarationIndex):
         """Types ``name`` has in ``scope``'s own scope; None when it is not declared there.
         What a scope declares is read once, on the first lookup through it, and kept on it."""
         kind = scope.kind
+        # the kept tables read in place (``_block_table``, ``_parameters_of`` make them): this
+        # runs once per name looked up, the chain walks below once per chain
         if kind == "compound_statement" or kind in STATEMENT_SCOPES:
             table = scope.table
             if table is None:
@@ -210,7 +212,10 @@ class ScopeLookup(DeclarationIndex):
         return None
 
     def _block_table(self, scope: Scope) -> dict[str, list[Entry]]:
-        """What a block or a statement's header (``STATEMENT_SCOPES``) declares, kept on it."""
+        """What a block or a statement's header (``STATEMENT_SCOPES``) declares, made on the
+        first ask and kept on it."""
+        if scope.table is not None:
+            return scope.table
         if scope.kind == "compound_statement":
             table = self._scope_entries(scope.node)
         else:
@@ -241,13 +246,10 @@ class ScopeLookup(DeclarationIndex):
                 break
             kind = scope.kind
             if kind == "compound_statement" or kind in STATEMENT_SCOPES:
-                table = scope.table
-                blocks.append(table if table is not None else self._block_table(scope))
+                blocks.append(self._block_table(scope))
                 continue
             if kind in FUNCTION_SCOPES:
-                single = scope.single
-                if single is None:
-                    single = scope.single = self._parameter_table(scope.node)
+                single = self._parameters_of(scope)
                 names = single.keys()
                 taken = (names & self._macros) | (names & BUILTIN_VARIABLES.keys())
                 for block in blocks:
@@ -303,6 +305,13 @@ class ScopeLookup(DeclarationIndex):
                     )
             self._template_values[node.id] = cached
         return cached
+
+    def _parameters_of(self, scope: Scope) -> dict[str, Entry]:
+        """The parameter table of a function's scope (``FUNCTION_SCOPES``), kept on it."""
+        single = scope.single
+        if single is None:
+            single = scope.single = self._parameter_table(scope.node)
+        return single
 
     def _parameter_table(self, node: Node) -> dict[str, Entry]:
         """The parameters of a function, lambda or catch clause, by name (one pass, cached).
@@ -450,16 +459,11 @@ class ScopeLookup(DeclarationIndex):
                 break
             kind = scope.kind
             if kind == "compound_statement" or kind in STATEMENT_SCOPES:
-                table = scope.table
-                if table is None:
-                    table = self._block_table(scope)
-                if table:
+                if self._block_table(scope):
                     break
                 parts.append(kind)
             elif kind in FUNCTION_SCOPES:
-                single = scope.single
-                if single is None:
-                    single = scope.single = self._parameter_table(scope.node)
+                single = self._parameters_of(scope)
                 if kind == "function_definition":
                     try:
                         if self._out_of_line_class(scope.node) is not None:
@@ -495,8 +499,7 @@ class ScopeLookup(DeclarationIndex):
                 break
             kind = scope.kind
             if kind == "compound_statement" or kind in STATEMENT_SCOPES:
-                table = scope.table
-                declared.update(table if table is not None else self._block_table(scope))
+                declared.update(self._block_table(scope))
             elif kind in FUNCTION_SCOPES:
                 if kind == "function_definition":
                     try:
@@ -506,10 +509,7 @@ class ScopeLookup(DeclarationIndex):
                     except Stop:
                         declared = None
                         continue
-                single = scope.single
-                if single is None:
-                    single = scope.single = self._parameter_table(scope.node)
-                declared.update(single)
+                declared.update(self._parameters_of(scope))
             elif kind == "template_declaration":
                 declared.update(self._template_value_table(scope.node))
             else:
