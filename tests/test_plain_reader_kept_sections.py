@@ -14,10 +14,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from ptxlint.frontends.cxx import extract as ex
-from ptxlint.frontends.cxx import plain_reader, statement_tokens
-from ptxlint.model import SourceFile
-from tests.test_plain_reader import _operand, _token_reading
+from ptxlint.frontends.cxx import plain_reader
+from tests.test_plain_reader import _compare, _operand
 
 
 @pytest.fixture(autouse=True)
@@ -25,20 +23,6 @@ def _nothing_kept() -> Iterator[None]:
     plain_reader._KEPT.forget()
     yield
     plain_reader._KEPT.forget()
-
-
-def _read(text: str, at: int) -> ex._RawStatement | None:
-    """The fast path's reading of the statement at the first asm keyword from ``at``, which
-    must be the token path's wherever it is not None (with the file's macros or without)."""
-    source = SourceFile("t.cu", text)
-    m = statement_tokens.ASM_KEYWORD.search(text, at)
-    assert m is not None
-    plain = ex.read_plain(source, m.start(), m.group(), ex.MacroPieces(source))
-    if plain is not None:
-        assert repr(plain) == repr(_token_reading(source, m.start())), text
-    without = ex.read_plain(source, m.start(), m.group())
-    assert without is None or repr(without) == repr(plain), text
-    return plain
 
 
 def _long_section(rng: random.Random) -> str:
@@ -82,7 +66,7 @@ def test_a_section_read_again_elsewhere_reads_as_the_tokens_read_it(
     for k in range(1000):
         section = _long_section(rng)
         first = f'void f{k}() {{ asm("op;" : {section} : "r"(y)); }}\n'
-        if _read(first, 0) is None:
+        if _compare(first, 0) is None:
             continue
         others = [
             f'// {k}\nint x;\nvoid g() {{ asm volatile("a;\\n" "b;" : {section} :: "memory"); }}',
@@ -92,7 +76,7 @@ def test_a_section_read_again_elsewhere_reads_as_the_tokens_read_it(
             f'void h() {{ asm("op;" : "=r"(o) "=l"(p) : {section}  ) + 1; }}',
         ]
         for other in others:
-            assert _read(other, 0) is not None, other
+            assert _compare(other, 0) is not None, other
     # read again from what was kept, under both separators (the test is not vacuous)
     assert made[0] > 300, made[0]
 
@@ -110,7 +94,7 @@ def test_section_text_decides_its_reading_not_what_follows(
         f'void k() {{ asm("wgmma;" : {outputs}); }}',
     ]
     made = _counting_made(monkeypatch)
-    readings = [_read(text, 0) for text in texts]
+    readings = [_compare(text, 0) for text in texts]
     assert all(reading is not None for reading in readings)
     assert [len(reading.operands) for reading in readings if reading] == [34, 34, 33, 32]
     assert made[0] >= 2  # the first's outputs made again for the next two
@@ -127,7 +111,7 @@ def test_sections_sharing_their_start_are_told_apart(monkeypatch: pytest.MonkeyP
             f'void f() {{ asm("wgmma;" : {outputs} : "l"(desc_a)); }}',
             f'void f() {{ asm("wgmma;" : {outputs}, "+f"(e) : "l"(desc_a)); }}',
         ):
-            reading = _read(text, 0)
+            reading = _compare(text, 0)
             assert reading is not None
             assert len(reading.operands) == n + 1 + text.count('"+f"(e)')
     # 16 statements, each read twice (``_read``): 8 distinct sections, read once each
@@ -141,7 +125,7 @@ def test_a_kept_section_with_a_macro_constraint_is_read_in_each_file() -> None:
     section = ", ".join(f'"r"(a{i})' for i in range(8)) + ", P (ptr)"
     first = f'#define P "l"\nvoid f() {{ asm("op;" :: {section}); }}\n'
     second = f'#define P "r"\nvoid f() {{ asm("op;" :: {section}); }}\n'
-    one, two = _read(first, 0), _read(second, 0)
+    one, two = _compare(first, 0), _compare(second, 0)
     assert one is not None and two is not None
     assert one.operands[-1].constraint.text == "l"
     assert two.operands[-1].constraint.text == "r"
@@ -152,6 +136,6 @@ def test_kept_sections_stay_within_their_bound(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(plain_reader._KeptSections, "LIMIT", 2_000)
     for k in range(60):
         section = ", ".join(f'"r"(x{k}_{i})' for i in range(10))
-        assert _read(f'void f() {{ asm("op;" :: {section}); }}', 0) is not None
+        assert _compare(f'void f() {{ asm("op;" :: {section}); }}', 0) is not None
         assert sum(map(len, _kept_texts())) <= 2_000
     assert _kept_texts()  # still keeping the latest
