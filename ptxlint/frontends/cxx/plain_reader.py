@@ -41,6 +41,7 @@ from ptxlint.frontends.cxx.statement_reader import (
     _decoded,
     constraint_parts,
     macro_constraint,
+    missing_comma,
 )
 from ptxlint.frontends.cxx.statement_tokens import KEYWORD_WORDS, QUALIFIERS
 from ptxlint.model import (
@@ -490,8 +491,7 @@ class _KeptSection:
         _drain(map(set_operand_offsets, made, offsets))
         operands.extend(made)
         for close, next_at in self.missing_commas:
-            problems.append(f"missing ',' between operands at offset {pos + next_at}")
-            missing_commas.append((pos + close, pos + next_at))
+            missing_comma(problems, missing_commas, pos + close, pos + next_at)
         return pos + len(self.text), self.sep
 
 
@@ -642,8 +642,7 @@ def _read_operands(
         operands.append(operand)
         if sep == '"' or sep == "[":  # nvcc's missing comma (see _split_operands)
             pos = tail.start("sep")
-            problems.append(f"missing ',' between operands at offset {pos}")
-            missing_commas.append((close, pos))
+            missing_comma(problems, missing_commas, close, pos)
             continue
         pos = tail.end()
         if sep != ",":

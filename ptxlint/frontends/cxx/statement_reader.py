@@ -314,8 +314,7 @@ def _split_operands(
                 current = []
                 continue
             if current and current[-1][1] == ")" and (tok[0] in _LITERALS or text == "["):
-                problems.append(f"missing ',' between operands at offset {tok[2]}")
-                missing_commas.append((current[-1][2], tok[2]))
+                missing_comma(problems, missing_commas, current[-1][2], tok[2])
                 groups.append(current)
                 current = []
         if text in _OPENING:
@@ -325,6 +324,15 @@ def _split_operands(
         current.append(tok)
     groups.append(current)
     return groups
+
+
+def missing_comma(
+    problems: list[str], missing_commas: list[tuple[int, int]], close: int, at: int
+) -> None:
+    """Note nvcc's missing comma between an operand ending at ``close`` and the next, at ``at``
+    (both readers, the token path and the plain one, say it in these words)."""
+    problems.append(f"missing ',' between operands at offset {at}")
+    missing_commas.append((close, at))
 
 
 def _split_commas(toks: list[Token]) -> list[list[Token]]:
