@@ -5,8 +5,10 @@ rule module (rules/__init__ collects ``ptx*`` only)."""
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from ptxlint.analysis.cxx_facts import FunctionFacts
+from ptxlint.analysis.template_refs import refs_of
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Edit, Fix, Operand, Span
 from ptxlint.rule import Rule
@@ -44,7 +46,7 @@ def input_to_output(
         or statement.opaque_sections
         or statement.template.has_holes
         or any(o.symbolic_name or o.constraint.opaque for o in statement.operands)
-        or any(t.kind == "named" for t in statement.ptx.percents)
+        or refs_of(statement).named
         or len(statement.colons) < 2
         or not is_lvalue(operand.expression)
         or not _written_in_order(statement)
@@ -76,13 +78,12 @@ def input_to_output(
         first_colon = statement.colons[0] + 1
         edits.append(Edit(Span(first_colon, first_colon), f" {moved} "))
     new_index = len(outputs)
-    for token in statement.ptx.percents:
-        if token.kind != "ref" or token.index is None:
-            continue
-        if token.index == operand.index:
+    for token in refs_of(statement).refs:  # every %N with a number, in text order
+        index = cast(int, token.index)
+        if index == operand.index:
             number = new_index
-        elif new_index <= token.index < operand.index:
-            number = token.index + 1
+        elif new_index <= index < operand.index:
+            number = index + 1
         else:
             continue
         edit = rule.template_edit(statement, token.start, token.end, f"%{token.modifier}{number}")

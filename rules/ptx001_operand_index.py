@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.template_refs import refs_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -51,9 +52,13 @@ asm("mov.u32 %0, 1;" : "=r"(d));
         if not statement.extended:
             return
         count = len(statement.operands)
-        # The tokens are the template's, shared by every statement that spells it; a source span
-        # is worked out only for a finding.
-        for token in statement.ptx.percents:
+        # The tokens are the template's index's, shared by every statement that spells it; a
+        # source span is worked out only for a finding.
+        refs = refs_of(statement)
+        strays = () if statement.opaque_sections else tuple(
+            t for index in sorted(refs.referenced) if index >= count for t in refs.tokens_of(index)
+        )
+        for token in sorted((*refs.named, *strays), key=lambda t: t.start):
             if token.kind == "named":
                 yield self.finding(
                     statement,
@@ -61,12 +66,7 @@ asm("mov.u32 %0, 1;" : "=r"(d));
                     f"symbolic operand reference '%[{token.name}]' is not supported by nvcc; "
                     "use the operand's number",
                 )
-            elif (
-                token.kind == "ref"
-                and token.index is not None
-                and token.index >= count
-                and not statement.opaque_sections
-            ):
+            else:
                 have = f"{count} operand{'s' if count != 1 else ''}"
                 p = statement.ref_prefix
                 valid = f" (valid: {p}0..{p}{count - 1})" if count else ""

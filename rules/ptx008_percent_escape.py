@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.template_refs import refs_of
 from ptxlint.model import AsmStatement, Finding, Fix, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -61,8 +62,9 @@ Both rewrites are safe: they produce the text ptxas was meant to see.
         if statement.syntax == "llvm":
             yield from self._llvm(statement)
             return
-        # A source span only for a finding: most tokens are plain operand references.
-        for token in statement.ptx.percents:
+        # The template index's escapes alone (most tokens are plain operand references); a
+        # source span only for a finding.
+        for token in refs_of(statement).escapes:
             if token.kind not in ("escape", "trailing", "bare"):
                 continue
             span = self.template_span(statement, token.start, token.end)
@@ -99,7 +101,7 @@ Both rewrites are safe: they produce the text ptxas was meant to see.
         """LLVM syntax (Triton, CuTe DSL, llvmlite): ``%`` is an ordinary character and
         operands are ``$N``, so ``%%laneid`` and ``%0`` reach ptxas as written."""
         comments = statement.ptx.comments
-        for token in statement.ptx.percents:
+        for token in refs_of(statement).escapes:  # the kinds below are among them
             if any(start <= token.start < end for start, end in comments):
                 continue
             span = self.template_span(statement, token.start, token.end)

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.operand_use import referenced
 from ptxlint.analysis.statement import analysis_of
+from ptxlint.analysis.template_refs import refs_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -59,7 +60,7 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             or not (statement.ptx.instructions or statement.ptx.directives or statement.ptx.labels)
             or statement.template.has_holes
             or statement.opaque_sections
-            or any(t.kind == "named" for t in statement.ptx.percents)
+            or refs_of(statement).named
             or any(o.constraint.opaque or "C" in o.constraint.letters for o in statement.operands)
         ):
             return

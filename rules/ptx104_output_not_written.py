@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.model import AsmStatement, Finding, PercentToken, Severity, Span
+from ptxlint.analysis.template_refs import refs_of
+from ptxlint.model import AsmStatement, Finding, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
 
@@ -76,16 +77,16 @@ asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
         ]
         if not unwritten:
             return  # most statements: the template writes every output
-        refs: dict[int, PercentToken] = {}
+        refs = refs_of(statement)
         llvm = statement.syntax == "llvm"
         comments = statement.ptx.comments if llvm else ()
-        for percent in statement.ptx.percents:
-            if percent.kind == "ref" and percent.index is not None:
-                if any(start <= percent.start < end for start, end in comments):
-                    continue  # `griddepcontrol.wait; // dummy $0`: names it, uses nothing
-                refs.setdefault(percent.index, percent)
         for operand in unwritten:
-            token = refs.get(operand.index)
+            # the first %N outside comments (`griddepcontrol.wait; // dummy $0`: names it, uses
+            # nothing)
+            token = next((
+                t for t in refs.tokens_of(operand.index)
+                if not any(start <= t.start < end for start, end in comments)
+            ), None)
             if token is not None:
                 span = self.template_span(statement, token.start, token.end)
             else:

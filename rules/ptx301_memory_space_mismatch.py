@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis import operand_use
+from ptxlint.analysis.template_refs import refs_of
 from ptxlint.analysis.value_flow import Value, holds_shared_address, operand_value
 from ptxlint.model import (
     AsmStatement,
@@ -366,9 +367,7 @@ type to judge its width by (`isspacep.shared`).
         # already be a shared-window value, and converting it again breaks working code), and
         # every reference to the operand is the base of a shared address (a register copy may
         # flow where the rule does not follow it: a store, an output, a comparison).
-        references = {
-            t.start for t in statement.ptx.percents if t.kind == "ref" and t.index == operand.index
-        }
+        references = {t.start for t in refs_of(statement).tokens_of(operand.index)}
         safe = proven and references == {r.start for r in shared_refs}
         expression = operand.expression.strip()
         converted = f"__cvta_generic_to_shared({expression})"
@@ -394,7 +393,7 @@ def _converted_width(statement: AsmStatement, operand: Operand, shared_bases: in
     or a reference sits where the rule did not find the base of a shared access
     (``[%0+%1]``)."""
     index = operand.index
-    named = sum(1 for t in statement.ptx.percents if t.kind == "ref" and t.index == index)
+    named = len(refs_of(statement).tokens_of(index))
     value_widths: list[set[int]] = []
     addresses = 0
     for use in operand_use.uses(statement, index):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
+from ptxlint.analysis.template_refs import refs_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.grammar import judged
 from ptxlint.ptx.instructions import is_opcode
@@ -66,7 +67,7 @@ No fix is offered: where the constant belongs is the author's choice.
         if not constants:
             return
         analysis = analysis_of(statement)
-        refs = [t for t in statement.ptx.percents if t.kind == "ref" and t.index in constants]
+        refs = refs_of(statement)
         for instruction in statement.ptx.instructions:
             if instruction.opaque or not is_opcode(instruction.opcode):
                 continue
@@ -77,7 +78,9 @@ No fix is offered: where the constant belongs is the author's choice.
                     continue
                 if toolkit_accepts(issue, context.options.get("cuda_version"), analysis.guards):
                     continue
-                hit = next((t for t in refs if issue.start <= t.start < issue.end), None)
+                hit = next(
+                    (t for t in refs.within(issue.start, issue.end) if t.index in constants), None
+                )
                 if hit is None or hit.index is None:
                     continue
                 operand = constants[hit.index]

@@ -9,7 +9,9 @@ the engine does not call a rule whose question is answered no (``ptxlint.rule.NE
 CUTLASS's ``include/`` (3,217 statements, 143,350 operands) the rules without typing took
 1.10-1.15 s of CPU instead of 1.16-1.23 s.
 
-A function of the statement alone (its operands, clobbers and parsed template).
+A function of the statement alone (its operands, clobbers and parsed template). The ``%``
+tokens' features are read off the template's index (:mod:`ptxlint.analysis.template_refs`),
+made once per parsed template and read by the rules that walk the tokens.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ptxlint import file_memos
+from ptxlint.analysis.template_refs import refs_of
 from ptxlint.constraints import VALID_CLOBBERS, VALID_LETTERS
 from ptxlint.model import AsmStatement
 
@@ -25,8 +28,6 @@ __all__ = ["SUMMARY_NEEDS", "OperandSummary", "summary_of"]
 # Constraint letters that take no modifier: an integer constant and a spliced string.
 IMMEDIATE_LETTERS = frozenset("nC")
 
-# Kinds of ``%``/``$`` token that are not an operand reference and may be mistakes.
-ESCAPE_KINDS = frozenset({"escape", "trailing", "bare", "bad-dollar"})
 
 # The statement features (names of ``ptxlint.rule.NEEDS``) this summary answers.
 SUMMARY_NEEDS = (
@@ -52,8 +53,7 @@ SUMMARY_NEEDS = (
 class OperandSummary:
     """A statement's operands and ``%`` tokens, as the rules ask of them."""
 
-    # ``%N`` numbers the template names (``%n1`` included): ptxlint.analysis.operand_use's
-    # ``referenced``
+    # ``%N`` numbers the template names (``%n1`` included): ``TemplateRefs.referenced``
     referenced: frozenset[int]
     # which of SUMMARY_NEEDS hold; each is named in ``ptxlint.rule.NEEDS``
     holds: frozenset[str]
@@ -106,28 +106,19 @@ def _summarize(statement: AsmStatement) -> OperandSummary:
             holds.add("indexed-operands")
     if any(c.name not in VALID_CLOBBERS for c in statement.clobbers):
         holds.add("foreign-clobbers")
-    referenced: set[int] = set()
-    percents = statement.ptx.percents
-    if percents:
+    refs = refs_of(statement)
+    referenced = refs.referenced
+    if statement.ptx.percents:
         holds.add("percents")
-        count = len(operands)
-        for token in percents:
-            kind = token.kind
-            if kind == "ref":
-                index = token.index
-                if index is not None:
-                    referenced.add(index)
-                    if index >= count:
-                        holds.add("stray-references")
-                if token.modifier:
-                    holds.add("modified-references")
-            elif kind == "named":
-                holds.add("stray-references")
-            elif kind in ESCAPE_KINDS:
-                holds.add("percent-escapes")
+        if refs.named or refs.highest >= len(operands):
+            holds.add("stray-references")
+        if refs.modified:
+            holds.add("modified-references")
+        if refs.escapes:
+            holds.add("percent-escapes")
     if operands and not referenced.issuperset([o.index for o in operands]):
         holds.add("unreferenced-operands")
-    return OperandSummary(frozenset(referenced), frozenset(holds))
+    return OperandSummary(referenced, frozenset(holds))
 
 
 def _misplaced(role: str, letters: str, modifiers: str) -> bool:

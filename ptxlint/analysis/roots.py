@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ptxlint.analysis.template_refs import refs_of
 from ptxlint.constraints import REGISTER_LETTERS, VALID_LETTERS, Verdict, operand_verdict
 from ptxlint.file_traits import cuda_file
 from ptxlint.model import AsmStatement, CType, Operand, PercentToken, PtxInstruction
@@ -169,7 +170,7 @@ def modified_tokens(statement: AsmStatement) -> tuple[PercentToken, ...]:
     """The ``%N`` tokens of an extended template that carry a GCC operand modifier (``%H1``)."""
     if not statement.extended:
         return ()
-    return tuple(t for t in statement.ptx.percents if t.kind == "ref" and t.modifier)
+    return refs_of(statement).modified
 
 
 def _well_formed(instruction: PtxInstruction) -> bool:

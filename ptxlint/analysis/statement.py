@@ -8,6 +8,8 @@ rule's memoised outcome stays right on a copy of the statement elsewhere).
 
 from __future__ import annotations
 
+from typing import cast
+
 from ptxlint import file_memos
 from ptxlint.analysis import effects as _effects
 from ptxlint.analysis import roots as _roots
@@ -18,6 +20,7 @@ from ptxlint.analysis.operand_access import Access, reads_of, register_operand
 from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.placement import Placement, placement_of
 from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RegisterMisfit, RootCause
+from ptxlint.analysis.template_refs import refs_of
 from ptxlint.model import AsmStatement, PercentToken, PtxInstruction
 from ptxlint.ptx.flow import WriteAnalysis, analyze
 from ptxlint.ptx.grammar import judged
@@ -208,10 +211,8 @@ class StatementAnalysis:
             return lowered
         if not self._operand_roots:
             return None
-        for token in self.statement.ptx.percents:
-            if token.kind != "ref" or token.index is None or not start <= token.start < end:
-                continue
-            root = self.operand_root(token.index)
+        for token in refs_of(self.statement).within(start, end):
+            root = self.operand_root(cast(int, token.index))  # the index's have a number
             if root is not None:
                 return RootCause(root.kind, root.rule, root.operand, token.start, token.end)
         return None
@@ -223,10 +224,8 @@ class StatementAnalysis:
         if call is None or call.api != "cute-ptx":
             return None
         operands = self.statement.operands
-        for token in self.statement.ptx.percents:
-            index = token.index
-            if token.kind != "ref" or index is None or not start <= token.start < end:
-                continue
+        for token in refs_of(self.statement).within(start, end):
+            index = cast(int, token.index)  # the index's tokens have a number
             if index < len(operands) and operands[index].constraint.letters == "n":
                 return RootCause("lowered-immediate", "PTX508", index, token.start, token.end)
         return None
