@@ -74,3 +74,61 @@ def test_directive_scan_from_hash_reads_the_lines_the_joined_reader_reads() -> N
     assert [kind for *_, kind, _ in plain] == [
         "if", "ifdef", "ifndef", "elif", "else", "endif", "endif", "if", "endif",
     ]  # fmt: skip
+
+
+def _every_offset_agrees(text: str) -> None:
+    """``conditions_at`` on a fresh file (its one walk up to the offset and on to the #endif
+    of the blocks open there) gives what the index of every branch gives, at every offset."""
+    indexed = FileGuards(text)
+    for at in range(len(text) + 1):
+        want = indexed.at(at, at + 1)[0]
+        assert FileGuards(text).conditions_at(at) == want, (at, text[at : at + 20])
+
+
+def test_a_first_question_walks_to_the_offset_and_agrees_with_the_index() -> None:
+    _every_offset_agrees(TEXT)
+    # never closed (left out), closed past an unclosed outer block, stray #else and #endif,
+    # continuation lines, #elif chains, a directive on the last line
+    _every_offset_agrees(
+        "#endif\n#else\n#if A\n#if B\nx\n#endif\ny\n#if C \\\n && D\nz\n#elif E\nw\n"
+        "#elif F\nv\n#else\nu\n#endif\n#ifdef G\nt\n#endif"
+    )
+    _every_offset_agrees("#if A\n#if B\nx\n#endif\n#if C\ny\n")
+
+
+def test_the_walk_cuts_deep_nesting_and_long_elif_chains_as_the_index_does() -> None:
+    from ptxlint.frontends.cxx.guards import MAX_ELIFS, MAX_NESTING, UNREAD
+
+    deep = MAX_NESTING + 3
+    text = "".join(f"#if L{i}\n" for i in range(deep)) + "x\n" + "#endif\n" * deep
+    at = text.index("x\n")
+    got = FileGuards(text).conditions_at(at)
+    assert got == FileGuards(text).at(at, at + 1)[0]
+    assert len(got) == MAX_NESTING + 1 and got[-1] == UNREAD
+    chain = "#if E0\n" + "".join(f"#elif E{i}\n" for i in range(1, MAX_ELIFS + 3))
+    text = chain + "#else\nx\n#endif\n"
+    at = text.index("x\n")
+    got = FileGuards(text).conditions_at(at)
+    assert got == FileGuards(text).at(at, at + 1)[0] and got[-1] == UNREAD
+
+
+def test_a_second_question_reads_the_index() -> None:
+    text = "#if A\n#define X\n#endif\n#if B\n#define Y\n#endif\n"
+    fg = FileGuards(text)
+    assert fg.conditions_at(text.index("#define X")) == ("A",)
+    assert fg._branches is None  # answered without indexing the file
+    assert fg.conditions_at(text.index("#define Y")) == ("B",)
+    assert fg._branches is not None
+
+
+def test_one_text_has_one_walk() -> None:
+    from ptxlint import file_memos
+    from ptxlint.frontends.cxx.guards import guards_of
+
+    text = "#if A\nx\n#endif\n"
+    assert guards_of(text) is guards_of(text)
+    copy = "".join(list(text))
+    assert copy == text and guards_of(copy) is not guards_of(text)
+    first = guards_of(text)
+    file_memos.release()
+    assert guards_of(text) is not first

@@ -154,14 +154,14 @@ def excluded_by_errors(source: SourceFile) -> frozenset[Target]:
     found: set[Target] = set()
     text = source.text
     if "error" in text and _ANY_ERROR.search(text) is not None:
-        from ptxlint.frontends.cxx.guards import FileGuards  # only files with an #error need it
+        # only files with an #error need it; the walk of the file's directives that its
+        # statements' guards were read from
+        from ptxlint.frontends.cxx.guards import guards_of
 
-        file_guards: FileGuards | None = None
+        file_guards = guards_of(text)
         seen: set[tuple[str, ...]] = set()
         for m in _ERROR.finditer(text):
-            if file_guards is None:
-                file_guards = FileGuards(text)
-            conditions = file_guards.at(m.start(), m.start() + 1)[0]
+            conditions = file_guards.conditions_at(m.start())
             if conditions in seen or not any(_ARCH_MACRO.search(c) for c in conditions):
                 continue
             seen.add(conditions)

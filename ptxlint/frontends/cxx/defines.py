@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from ptxlint.frontends.cxx.guards import FileGuards
+from ptxlint.frontends.cxx.guards import FileGuards, guards_of
 from ptxlint.frontends.cxx.lexer import Token, identifiers, tokens
 from ptxlint.lazy_regex import on_first_use
 
@@ -55,9 +55,11 @@ INEXACT: Spelling = (-1, -1)  # spelled outside the file: the caller substitutes
 class _Origin:
     """The file a definition was read from, for what only a few definitions are ever asked:
     their line and their ``#if`` guards. A file's hundreds of definitions cost one regex pass
-    when read; the guards (a walk of every conditional of the file) are worked out the first
-    time one of its definitions is looked up. A header's text is not kept meanwhile: it is read
-    again then (a run does not see its headers change)."""
+    when read; the guards are worked out when one of its definitions is looked up
+    (``FileGuards.conditions_at``: the linted file's from the walk its statements' guards
+    read, a header's from a walk of its directives that stops once the first definition asked
+    about is answered). A header's text is not kept meanwhile: it is read again then (a run
+    does not see its headers change)."""
 
     __slots__ = ("path", "_text", "_guards", "_starts")
 
@@ -69,8 +71,10 @@ class _Origin:
 
     def _load(self) -> FileGuards:
         if self._guards is None:
-            text = self._text if self._text is not None else (read_header(self.path) or "")
-            self._guards = FileGuards(text)
+            if self._text is not None:  # the linted file: the walk its statements' guards read
+                self._guards = guards_of(self._text)
+            else:
+                self._guards = FileGuards(read_header(self.path) or "")
         return self._guards
 
     def line(self, offset: int) -> int:
@@ -82,7 +86,7 @@ class _Origin:
         return _line_of(self._starts, offset)
 
     def guards(self, offset: int) -> tuple[str, ...]:
-        return self._load().at(offset, offset + 1)[0]
+        return self._load().conditions_at(offset)
 
 
 @dataclass(frozen=True, slots=True)

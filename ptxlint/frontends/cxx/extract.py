@@ -20,7 +20,7 @@ import tree_sitter
 from ptxlint.frontends.cxx import branches, dialect, host_code, macro_uses, preproc
 from ptxlint.frontends.cxx.defines import MacroDef
 from ptxlint.frontends.cxx.guard_macros import GuardMacros
-from ptxlint.frontends.cxx.guards import FileGuards
+from ptxlint.frontends.cxx.guards import FileGuards, guards_of
 from ptxlint.frontends.cxx.headers import real_path
 from ptxlint.frontends.cxx.lexer import (
     Token,
@@ -171,7 +171,7 @@ def extract(
         parsed = parse(source.path, source.text)
     result.parsed = parsed
     lookup = make_type_lookup(parsed) if make_type_lookup else None
-    file_guards = FileGuards(source.text)
+    file_guards = guards_of(source.text)  # shared with the file's other readers
     host = _HostCode(parsed, macros, file_guards)
     share_parents = getattr(lookup, "share_parents", None)
     if share_parents is not None:  # a TypeResolver: one parent step per node for both climbs

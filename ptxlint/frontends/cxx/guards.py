@@ -9,10 +9,13 @@ condition of an enclosing CCCL ``NV_IF_TARGET``/``NV_IF_ELSE_TARGET``/``NV_DISPA
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from ptxlint import file_memos
 
 # ----------------------------------------------------------------------------- NV_IF_TARGET
 
@@ -356,6 +359,69 @@ class _Block:
     negated: list[str]  # ``previous`` negated, made once when an #elif/#else needs them
 
 
+def _conditions_around(text: str, offset: int) -> tuple[str, ...]:
+    """The #if conditions around ``offset`` as ``FileGuards.at`` reads them from the index of
+    every branch (``_branches``, ``_around``), from a walk of the directives up to ``offset``
+    and on only to the ``#endif`` of the blocks open there: the current branch's conditions
+    of each block open at ``offset`` that an ``#endif`` closes (``_branches`` leaves out a
+    block never closed), outermost first, cut at ``MAX_NESTING`` blocks."""
+    stack: list[_Block] = []  # ``branches`` holds the current branch only
+    lines = _conditional_lines(text) if "\\\n" in text else _plain_conditional_lines(text)
+    beyond = None  # the first directive past ``offset``
+    for line in lines:
+        start, after, _, m = line
+        if start > offset:
+            beyond = line
+            break
+        kind = m.group(1)
+        if kind == "endif" or kind == "else":
+            rest = ""
+        else:
+            rest = m.group(2)
+            rest = (_COMMENT.sub(" ", rest) if "/" in rest else rest).strip()
+        if kind in ("if", "ifdef", "ifndef"):
+            if kind == "if":
+                cond = rest
+            else:
+                cond = f"defined({rest})" if kind == "ifdef" else f"!defined({rest})"
+            stack.append(_Block(0, [cond], [(after, -1, (cond,))], []))
+            continue
+        if not stack:
+            continue
+        block = stack[-1]
+        if kind == "endif":
+            stack.pop()
+            continue
+        made = block.negated
+        if len(made) < len(block.previous):
+            made.extend(f"!({c})" for c in block.previous[len(made) :])
+        negated = tuple(made[:MAX_ELIFS])
+        if len(made) > MAX_ELIFS:
+            negated += (UNREAD,)
+        block.branches[0] = (after, -1, negated + ((rest,) if kind == "elif" else ()))
+        if kind == "elif":
+            block.previous.append(rest)
+    # the blocks open at ``offset`` close innermost first: count levels to each one's #endif
+    unclosed = level = len(stack)
+    if beyond is not None and unclosed:
+        for _, _, _, m in itertools.chain((beyond,), lines):
+            kind = m.group(1)
+            if kind in ("if", "ifdef", "ifndef"):
+                level += 1
+            elif kind == "endif":
+                level -= 1
+                if level < unclosed:
+                    unclosed = level
+                    if not unclosed:
+                        break
+    chain = stack[unclosed:]
+    if chain and chain[-1].branches[0][0] > offset:
+        chain.pop()  # ``offset`` is on the block's own directive line: outside its branches
+    if len(chain) > MAX_NESTING:
+        return tuple(c for b in chain[:MAX_NESTING] for c in b.branches[0][2]) + (UNREAD,)
+    return tuple(c for b in chain for c in b.branches[0][2])
+
+
 # a chain of #if branches, outermost first, with all its guards and its local ones
 _Around = tuple[tuple[Branch, ...], tuple[str, ...], tuple[str, ...]]
 
@@ -379,12 +445,14 @@ class FileGuards:
         self._call_climbs: dict[int, tuple[int, int]] = {}  # as ``_climbs``, over the calls
         self._arounds: dict[int, _Around] = {-1: ((), (), ())}
         self._last_start = self._last_innermost = -1
+        self._walked = False  # ``conditions_at`` walked the directives once without indexing
         # Looked up once: `in` over a 2 MB generated file for every statement is quadratic.
         self._has_directives = "#" in text
         self._has_nv_calls = "NV_" in text
 
     def _index(self) -> list[Branch]:
-        if self._branches is None:
+        branches = self._branches
+        if branches is None:
             branches = sorted(_branches(self.text), key=lambda b: (b.start, -b.end))
             parents: list[int] = []
             depths: list[int] = []
@@ -401,10 +469,10 @@ class FileGuards:
                 else:
                     capped.append(capped[parent] if len(stack) >= MAX_NESTING else -1)
                 stack.append(i)
-            self._branches, self._parents = branches, parents
-            self._depths, self._capped = depths, capped
+            self._parents, self._depths, self._capped = parents, depths, capped
             self._starts = [b.start for b in branches]
-        return self._branches
+            self._branches = branches  # last: the index is whole once this is set
+        return branches
 
     def innermost(self, start: int) -> int:
         """The index of the innermost #if branch around offset ``start`` (-1: none): it
@@ -450,6 +518,15 @@ class FileGuards:
             found = self._arounds[innermost] = (tuple(chain), every, local)
         return found
 
+    def branch_after(self, start: int) -> Branch | None:
+        """The first #if branch that starts after offset ``start`` (the first line after the
+        next conditional directive, where an ``#endif`` closes its block), or None."""
+        if not self._has_directives:
+            return None
+        branches = self._index()
+        i = bisect.bisect_right(self._starts, start)
+        return branches[i] if i < len(branches) else None
+
     def unread(self, start: int) -> bool:
         """Whether the #if blocks around offset ``start`` nest deeper than ``MAX_NESTING``
         (``chain`` stops there)."""
@@ -463,22 +540,41 @@ class FileGuards:
     def at(self, start: int, end: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """All guards of ``[start, end)``, and the same without file-wide #if blocks
         (longer than :data:`LOCAL_GUARD_LINES` lines)."""
-        text = self.text
         _, every, local = self._around(self.innermost(start))
-        extra: tuple[str, ...] = ()
-        if self._has_nv_calls:
-            if self._calls is None:
-                self._calls = _nv_calls(text)
-                self._call_starts = [c.start for c in self._calls]
-                self._call_parents = _nesting(self._calls)
-            before = bisect.bisect_left(self._call_starts, start)
-            cut = False
-            if self._call_parents is None:
-                calls = self._calls[:before]
-            else:
-                calls, cut = self._open_calls(before - 1, end)
-            extra = _nv_guards(text, calls, start, end) + ((UNREAD,) if cut else ())
+        extra = self._nv_extra(start, end) if self._has_nv_calls else ()
         return every + extra, local + extra
+
+    def conditions_at(self, offset: int) -> tuple[str, ...]:
+        """``at(offset, offset + 1)[0]``: all guards of the line at ``offset`` (a directive's:
+        a header's ``#define``, an ``#error``). The first such question of a file whose
+        branches are not indexed yet is answered by a walk of its directives up to
+        ``offset`` and on to the ``#endif`` of the blocks open there (``_conditions_around``),
+        not by indexing every branch of the file: a header is asked about one or two of its
+        definitions (CUTLASS's three GMMA headers, 6.5 MB with 4,000 #if blocks, each about
+        the ``#define`` at its top; their guards took 36-40 ms of the run's CPU, 3-4 ms so).
+        A second question indexes the file as ``at`` does."""
+        if self._branches is None and self._has_directives and not self._walked:
+            self._walked = True
+            every = _conditions_around(self.text, offset)
+        else:
+            every = self._around(self.innermost(offset))[1]
+        return every + self._nv_extra(offset, offset + 1) if self._has_nv_calls else every
+
+    def _nv_extra(self, start: int, end: int) -> tuple[str, ...]:
+        """The conditions of the ``NV_IF_*TARGET`` calls whose arguments hold ``[start, end)``
+        (and ``UNREAD`` where they nest past ``MAX_NESTING``)."""
+        text = self.text
+        if self._calls is None:
+            self._calls = _nv_calls(text)
+            self._call_starts = [c.start for c in self._calls]
+            self._call_parents = _nesting(self._calls)
+        before = bisect.bisect_left(self._call_starts, start)
+        cut = False
+        if self._call_parents is None:
+            calls = self._calls[:before]
+        else:
+            calls, cut = self._open_calls(before - 1, end)
+        return _nv_guards(text, calls, start, end) + ((UNREAD,) if cut else ())
 
     def _open_calls(self, last: int, end: int) -> tuple[list[_NvCall], bool]:
         """Of the calls that start before a statement (``last``: the last of them), those
@@ -505,3 +601,25 @@ class FileGuards:
             i = parents[i]
         found.reverse()
         return found, cut
+
+
+def guards_of(text: str) -> FileGuards:
+    """The :class:`FileGuards` of ``text``, shared by everything that asks about one file's
+    directives: the statements' guards (extraction), the ``#if`` guards of the file's own
+    definitions (``defines``), its ``#error`` lines (``ptx.targets``, ``host_code``) and its
+    include guard (``analysis.include_guard``) read one walk of its conditional directives,
+    where each made its own (the CUDA 13 headers' asm files were walked 1.3 times each, 14 ms
+    of the run's CPU, and ``#if`` blocks with ``NV_IF_TARGET`` calls read twice: 8 ms more).
+    Kept by identity for the last few texts; ``file_memos.release`` forgets them."""
+    for known in _RECENT:
+        if known.text is text:
+            return known
+    made = FileGuards(text)
+    _RECENT.insert(0, made)
+    del _RECENT[_RECENT_KEPT:]
+    return made
+
+
+_RECENT: list[FileGuards] = []
+_RECENT_KEPT = 4
+file_memos.register(_RECENT.clear)
