@@ -50,8 +50,9 @@ from ptxlint.engine import (
     unified_source,
 )
 from ptxlint.frontends.cxx.extract import extract, shares
-from ptxlint.frontends.extraction import Share
-from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.frontends.cxx.part_tree import part_tree
+from ptxlint.frontends.extraction import WHOLE, Share
+from ptxlint.frontends.syntax_tree import ParsedSource, parse
 from ptxlint.model import AsmStatement, Finding, SourceFile
 from ptxlint.rule import Rule, RuleContext
 
@@ -87,10 +88,16 @@ class FileStatements(Sequence[AsmStatement]):
         self._own = own
         self._parsed = parsed
         self._all: tuple[AsmStatement, ...] | None = None
+        # asked of a tree that left other functions out (``part_tree``): the part is linted
+        # again with the whole tree, which the rules that read the others read too
+        self.asked_partial = False
 
     def _statements(self) -> tuple[AsmStatement, ...]:
         if self._all is None:
             share, source = self._share, self._source
+            if self._parsed.unread:
+                self.asked_partial = True
+                self._parsed = parse(source.path, source.text)
             before: list[AsmStatement] = []
             after: list[AsmStatement] = []
             if share.start > 0:
@@ -125,13 +132,16 @@ def lint_part(
     context: RuleContext,
     selector: Selector,
     share: Share,
+    whole_tree: bool = False,
 ) -> Part:
     """Lint ``share`` of the C++ file ``source`` (see the module's docstring), with the cyclic
-    garbage collector paused as ``lint_kept`` pauses it; never raises for bad input."""
+    garbage collector paused as ``lint_kept`` pauses it; never raises for bad input. The
+    tree leaves out what the share does not read (``part_tree``) unless ``whole_tree``."""
     result = FileResult(source.path, source=source)
     read = unified_source(source)
+    tree = None if whole_tree else _part_tree(read, share)
     try:
-        extracted = extract(read, parse_template, type_lookup, share)
+        extracted = extract(read, parse_template, type_lookup, share, tree)
     except Exception as exc:  # as lint_kept: the merge reports it for the file
         result.crashed(source, "extract", None, exc)
         return Part(result, failed=True)
@@ -141,13 +151,13 @@ def lint_part(
     parsed = extracted.parsed
     if parsed is None:  # no statement can be read: nothing for the rules
         return Part(result, tuple(r.id for r in active))
+    others = FileStatements(read, share, statements, parsed)
     context = dataclasses.replace(
-        context,
-        file_statements=FileStatements(read, share, statements, parsed),
-        parsed=parsed,
-        cxx=FileFacts(parsed),
+        context, file_statements=others, parsed=parsed, cxx=FileFacts(parsed)
     )
     raw = run_rules(active, statements, context)
+    if others.asked_partial:
+        return lint_part(source, rules, context, selector, share, whole_tree=True)
     rows: list[Row] = []
     for statement, outcomes in zip(statements, raw, strict=True):
         if any(outcomes) or statement.context.branch:
@@ -156,6 +166,17 @@ def lint_part(
                 for rule, outcome in zip(active, outcomes, strict=True)
             ]))
     return Part(result, tuple(r.id for r in active), rows)
+
+
+def _part_tree(source: SourceFile, share: Share) -> ParsedSource | None:
+    """``part_tree``'s tree for the share, or None (extraction parses the whole file) where
+    it fails: a fault in leaving work out must not change what the part says."""
+    if share == WHOLE:
+        return None
+    try:
+        return part_tree(source, share)
+    except Exception:
+        return None
 
 
 def _portable(

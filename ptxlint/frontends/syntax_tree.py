@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -45,6 +46,9 @@ class ParsedSource:
     grammar: str
     _wide: tuple[list[int], list[int]] | None = field(default=None, repr=False)
     _starts: list[int] | None = field(default=None, repr=False)
+    # byte ranges ``[start, end)`` left out of the parse (``parse_leaving_out``): the tree
+    # holds nothing there, every other node where the whole file's parse puts it
+    unread: tuple[tuple[int, int], ...] = ()
 
     @property
     def ascii(self) -> bool:
@@ -113,6 +117,41 @@ def parse(path: str, text: str) -> ParsedSource:
     data = text.encode("utf-8", "surrogatepass")
     grammar = grammar_for(path, text)
     return ParsedSource(text, data, _parser(grammar).parse(data), grammar)
+
+
+def parse_leaving_out(
+    path: str, text: str, unread: Sequence[tuple[int, int]]
+) -> ParsedSource:
+    """The file's tree with the byte ranges ``unread`` (sorted, apart) left out of the parse,
+    as tree-sitter's included ranges: every node keeps the file's own offsets, and the parse
+    costs about the bytes it reads. For a caller that knows what it leaves out cannot change
+    the tree around it (``engine_parts``: the interiors of function bodies and parameter
+    lists); ``ParsedSource.unread`` says what was left out."""
+    if not unread:
+        return parse(path, text)
+    data = text.encode("utf-8", "surrogatepass")
+    grammar = grammar_for(path, text)
+    ranges: list[tree_sitter.Range] = []
+    row, row_start, counted = 0, 0, 0
+
+    def point(byte: int) -> tuple[int, int]:
+        nonlocal row, row_start, counted
+        lines = data.count(b"\n", counted, byte)
+        if lines:
+            row += lines
+            row_start = data.rfind(b"\n", counted, byte) + 1
+        counted = byte
+        return row, byte - row_start
+
+    at = 0
+    for start, end in unread:
+        if start > at:
+            ranges.append(tree_sitter.Range(point(at), point(start), at, start))
+        at = end
+    if at < len(data):
+        ranges.append(tree_sitter.Range(point(at), point(len(data)), at, len(data)))
+    parser = tree_sitter.Parser(_parser(grammar).language, included_ranges=ranges)
+    return ParsedSource(text, data, parser.parse(data), grammar, unread=tuple(unread))
 
 
 

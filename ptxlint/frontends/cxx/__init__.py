@@ -9,7 +9,8 @@ stages before it (``tests/test_import_graph.py`` holds this):
    map), ``guard_macros``, ``macro_uses``, ``branches`` (a statement with ``#if`` inside it);
 2. locate: ``dialect`` and ``host_code`` (host assembly recognised and left alone),
    ``statement_tokens`` (one statement's tokens from its keyword), ``statement_context``
-   (the function, declaration or macro around it);
+   (the function, declaration or macro around it), ``function_spans`` and ``part_tree``
+   (a part of a file linted in parts parses only the functions it reads);
 3. read the statement: ``statement_reader`` (template pieces with a source map, operands,
    clobbers; a macro piece is an opaque hole unless resolved exactly), ``plain_reader`` (its
    regular-expression fast path), ``raw_statement`` (what both read), ``operand_types`` (the

@@ -1,0 +1,166 @@
+"""The tree one part of a file linted in parts reads: the file parsed without the parameter
+lists and bodies of the functions that hold only other parts' statements.
+
+Each part of a big file (``ptxlint.engine_parts``) parsed the whole file, though it reads the
+tree only around its own statements: CUTLASS's GMMA headers' parse was 0.33 s of a part's
+0.5 s, paid once per part. Here a part leaves out the interiors of the parameter lists and
+bodies of the functions that none of its statements lies in, so its parse costs about its
+share of the file (a third of the GMMA header: 0.31 s -> 0.16 s).
+
+What the part reads outside its own functions stays as the whole parse gives it:
+
+- the tree's structure around the interiors left out: a function's parameter list and body
+  are brackets whose insides parse on their own; the part's tree must show each left-out
+  interior as exactly a function definition's parameter list and body (``_verified``), or
+  the whole file is parsed;
+- the declarations a file-wide index reads (records, enums, typedefs, aliases, macros), the
+  local classes whose member functions a latent mark reads, and ``#if`` structure: a function
+  whose interiors hold any of them is kept (``FunctionSpan.plain``);
+- what the statements' names lead to across functions (value flow follows a call into its
+  callee and a parameter to its callers; a latent mark looks for uses of a function's name):
+  a function is kept where its name is written in one of the part's functions, or one of
+  those functions' names is written in it;
+- text read from the file's bytes (the calls in a device function's body, a latent mark's
+  search for a name) reads the whole file's bytes, which a part keeps;
+- the last part's macro invocations, which it expands: their functions are kept;
+- the file's other statements (``RuleContext.file_statements``): a part whose rules ask for
+  them is linted again with the whole tree (``ptxlint.engine_parts``).
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from ptxlint.frontends.cxx import macro_uses
+from ptxlint.frontends.cxx.function_spans import function_spans
+from ptxlint.frontends.cxx.macros import MacroTable
+from ptxlint.frontends.extraction import Share
+from ptxlint.frontends.syntax_tree import ParsedSource, parse, parse_leaving_out
+from ptxlint.model import SourceFile
+
+__all__ = ["part_tree"]
+
+# Distinct function names the scan follows; a file with more is parsed whole (one search of
+# the file per name).
+MAX_NAMES = 64
+# Less than this share of the file to leave out: parsed whole (the scan and the check cost
+# more than they save).
+MIN_LEFT_OUT = 0.1
+_KEYWORDS = ("asm", "__asm", "__asm__")  # as whole words: what ``extract`` reads as keywords
+
+
+def part_tree(source: SourceFile, share: Share) -> ParsedSource:
+    """The tree for ``share`` of ``source``: the file parsed without the interiors no
+    statement of the share needs (see the module's docstring), or the whole file where that
+    cannot be shown."""
+    text = source.text
+    unread = _unread(source, share)
+    if not unread:
+        return parse(source.path, text)
+    parsed = parse_leaving_out(source.path, text, [r for span in unread for r in span])
+    if not _verified(parsed, unread):
+        return parse(source.path, text)
+    return parsed
+
+
+def _unread(source: SourceFile, share: Share) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The (parameters, body) interiors to leave out, in text order (byte offsets: the scan
+    reads only ASCII files)."""
+    text = source.text
+    spans = function_spans(text)
+    if not spans:
+        return []
+    # the share's asm keywords, in comments and literals too (``extract`` skips those later)
+    own = [at for word in _KEYWORDS for at in _word_starts(text, word) if share.holds(at)]
+    if share.end is None:
+        own.extend(at for _, at in _macro_uses(source))
+    own.sort()
+    bodies = [s.body[0] for s in spans]
+    mine: set[int] = set()
+    for at in own:
+        k = bisect.bisect_right(bodies, at) - 1
+        if k >= 0 and at < spans[k].body[1]:
+            mine.add(k)
+        elif k + 1 < len(spans) and spans[k + 1].params[0] <= at < spans[k + 1].params[1]:
+            mine.add(k + 1)
+        else:
+            return []  # a statement outside the functions found: not followed here
+    names = {s.name for s in spans}
+    if len(names) > MAX_NAMES:
+        return []
+    uses = {name: _word_starts(text, name) for name in names}
+    # the part's functions' interiors, sorted and apart
+    inside = sorted(r for k in mine for r in (spans[k].params, spans[k].body))
+    starts = [r[0] for r in inside]
+    own_uses = sorted(at for name in {spans[k].name for k in mine} for at in uses[name])
+    out: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    for k, span in enumerate(spans):
+        if k in mine or not span.plain:
+            continue
+        if any(_inside(at, starts, inside) for at in uses[span.name]):
+            continue  # called or named in a function of the part: value flow may follow it
+        if _any_between(own_uses, *span.params) or _any_between(own_uses, *span.body):
+            continue  # it names a function of the part: its callers' arguments are read
+        out.append((span.params, span.body))
+    left_out = sum(p[1] - p[0] + b[1] - b[0] for p, b in out)
+    if left_out < MIN_LEFT_OUT * len(text):
+        return []
+    return out
+
+
+def _inside(at: int, starts: list[int], ranges: list[tuple[int, int]]) -> bool:
+    k = bisect.bisect_right(starts, at) - 1
+    return k >= 0 and at < ranges[k][1]
+
+
+def _any_between(offsets: list[int], start: int, end: int) -> bool:
+    k = bisect.bisect_left(offsets, start)
+    return k < len(offsets) and offsets[k] < end
+
+
+def _macro_uses(source: SourceFile) -> list[tuple[str, int]]:
+    """Where the file writes an asm macro's name: the invocations the last part expands are
+    among them (``extract._expand_macro_uses`` reads the same list)."""
+    names = macro_uses.asm_macros(MacroTable(source.path, source.text))
+    return list(macro_uses.find_uses(source.text, names)) if names else []
+
+
+def _word_starts(text: str, word: str) -> list[int]:
+    found: list[int] = []
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if (at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_")) and (
+            end == len(text) or not (text[end].isalnum() or text[end] == "_")
+        ):
+            found.append(at)
+        at = text.find(word, end)
+    return found
+
+
+def _verified(
+    parsed: ParsedSource, unread: list[tuple[tuple[int, int], tuple[int, int]]]
+) -> bool:
+    """Whether each left-out pair of interiors is, in ``parsed``'s tree, exactly the inside
+    of one function definition's parameter list and of its body."""
+    root = parsed.tree.root_node
+    for (p_start, p_end), (b_start, b_end) in unread:
+        body = root.descendant_for_byte_range(b_start - 1, b_end + 1)
+        if body is None or body.type != "compound_statement" or body.start_byte != b_start - 1 \
+                or body.end_byte != b_end + 1:
+            return False
+        function = body.parent
+        if function is None or function.type != "function_definition":
+            return False
+        field_body = function.child_by_field_name("body")
+        if field_body is None or field_body.id != body.id:
+            return False
+        declarator = function.child_by_field_name("declarator")
+        while declarator is not None and declarator.type != "function_declarator":
+            declarator = declarator.child_by_field_name("declarator")
+        if declarator is None:
+            return False
+        params = declarator.child_by_field_name("parameters")
+        if params is None or params.start_byte != p_start - 1 or params.end_byte != p_end + 1:
+            return False
+    return True
