@@ -112,6 +112,9 @@ HEADER = "#ifndef A_H\n#define A_H\nint f();\n#endif\n"
         "#ifndef A_H\n#define A_H\n/* #endif */\nint f(); // #else\n#endif",
         "#ifndef A_H\n#define A_H\n#if B /* x\n#endif ** */\n#endif\n  #  endif\n",
         "#ifndef A_H\n#define A_H\n/** doc ***/ int f();\n/*\n * #else\n */\n#endif\n",
+        # lines of a comment after the #endif are no code
+        HEADER + "/* notes:\n   int g();\n*/\n// int h();\n",
+        "#ifndef A_H // guard\n#define /**/ A_H\nint f();\n#endif\n",
     ],
 )
 def test_include_guards_are_recognised(text: str) -> None:
@@ -133,6 +136,16 @@ def test_include_guards_are_recognised(text: str) -> None:
 )
 def test_other_shapes_are_not_include_guards(text: str) -> None:
     assert include_guard(text) is None
+
+
+def test_the_include_guard_is_read_from_the_walk_the_statements_guards_come_from() -> None:
+    from ptxlint.frontends.cxx.guards import guards_of
+
+    text = "".join(list(HEADER))  # a text of its own: nothing remembered of it
+    walk = guards_of(text)
+    assert walk._branches is None
+    assert include_guard(text) == "A_H"
+    assert walk._branches is not None and guards_of(text) is walk
 
 
 def test_only_the_guards_own_condition_is_the_include_guard() -> None:

@@ -12,38 +12,46 @@ next line is ``#define X``, the block has no ``#else``/``#elif`` of its own, and
 ``#endif`` come only preprocessor lines (cuda_runtime.h's ``#undef`` of its helper macros). A
 ``#ifndef X / #define X 4`` default-value block in the middle of a file is not one: code outside
 it is not inside the guard.
+
+The block is the one the front end's walk of the file's conditional directives
+(``frontends.cxx.guards.guards_of``) opened there, the walk the statements' guards are read
+from: its first branch and the directive that ends it. Only the guard's own lines and what
+follows its ``#endif`` are read here, where a scan of its own stripped every comment of the
+file and found its directives again (14 ms of the CUDA 13 headers' run, 1 ms so; the
+decision is the same on the 15,721 C/C++ files of the CUDA headers, CUTLASS, flashinfer and
+12 more repositories).
 """
 
 from __future__ import annotations
 
 import re
 
+from ptxlint.frontends.cxx.guards import guards_of
 from ptxlint.lazy_regex import on_first_use
 
 __all__ = ["include_guard", "is_include_guard_condition"]
 
 # A block comment as "/*", runs of other characters and of '*', and "*/": one step per run
-# where ``/\*.*?\*/`` tried the end at every character (the same matches; the CUDA 13
-# headers' comments are stripped in 60% of the time).
-_COMMENT = on_first_use(r"//[^\n]*|/\*[^*]*\*+(?:[^/*][^*]*\*+)*/")
+# where ``/\*.*?\*/`` tried the end at every character.
+_BLOCK = r"/\*[^*]*\*+(?:[^/*][^*]*\*+)*/"
+_COMMENT = on_first_use(r"//[^\n]*|" + _BLOCK)
 _CONTINUATION = on_first_use(r"\\\r?\n")
 _OPENING = on_first_use(
     r"#\s*(?:ifndef\s+([A-Za-z_]\w*)|if\s*!\s*defined\s*(?:\(\s*([A-Za-z_]\w*)\s*\)|\s+([A-Za-z_]\w*)))"
     r"\s*$"
 )
-# Over the comment-free text from the guard's line on: the guard, the next non-blank line, every
-# conditional directive, and a line that is not a directive.
+# The guard's lines as read with comments and line continuations taken for blanks (the
+# compiler's reading): a blank within a line, and any run of blanks.
+_IN_LINE = rf"(?:[ \t]|{_BLOCK}|//(?:\\\r?\n|[^\n])*|\\\r?\n)"
+_ANY = rf"(?:\s|{_BLOCK}|//(?:\\\r?\n|[^\n])*|\\\r?\n)"
 _OPENING_LINE = on_first_use(
-    r"[ \t]*#[ \t]*(?:ifndef[ \t]+([A-Za-z_]\w*)"
-    r"|if[ \t]*![ \t]*defined[ \t]*(?:\([ \t]*([A-Za-z_]\w*)[ \t]*\)|[ \t]+([A-Za-z_]\w*)))"
-    r"[ \t]*(?:\n|$)"
+    rf"{_IN_LINE}*#{_IN_LINE}*(?:ifndef{_IN_LINE}+([A-Za-z_]\w*)"
+    rf"|if{_IN_LINE}*!{_IN_LINE}*defined{_IN_LINE}*"
+    rf"(?:\({_IN_LINE}*([A-Za-z_]\w*){_IN_LINE}*\)|{_IN_LINE}+([A-Za-z_]\w*)))"
+    rf"{_IN_LINE}*(?:\n|$)"
 )
-_DEFINE_LINE = on_first_use(r"\s*#[ \t]*define[ \t]+([A-Za-z_]\w*)\b")
-# A conditional directive's line, found from the line break before it (``_matching_endif``
-# reads the text after a "\n"): a search for the break's character, where ``^`` under
-# ``re.M`` was tried at every position (2.4 times the time over the CUDA headers, CUTLASS
-# and flashinfer).
-_CONDITIONAL_LINE = on_first_use(r"\n[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b[^\n]*")
+_DEFINE_LINE = on_first_use(rf"{_ANY}*#{_IN_LINE}*define{_IN_LINE}+([A-Za-z_]\w*)\b")
+_CLOSING = on_first_use(r"[ \t]*#[ \t]*(endif|else|elif)\b")
 _CODE_LINE = on_first_use(r"^[ \t]*[^\s#]", re.M)
 
 
@@ -79,39 +87,38 @@ def _scan(text: str) -> str | None:
     first = text[at : line_end if line_end >= 0 else len(text)]
     if _OPENING().match(_COMMENT().sub(" ", first).strip()) is None:
         return None
-    # The rest is read with regular expressions over the comment-free text: a header's
-    # directives, not its every line.
-    clean = _COMMENT().sub(" ", _CONTINUATION().sub(" ", text[at:]))
-    opening = _OPENING_LINE().match(clean)
+    opening = _OPENING_LINE().match(text, at)
     if opening is None:
         return None
     name = opening.group(1) or opening.group(2) or opening.group(3)
-    define = _DEFINE_LINE().match(clean, opening.end())  # the very next line: nothing unguarded
+    define = _DEFINE_LINE().match(text, opening.end())  # the very next line: nothing unguarded
     if define is None or define.group(1) != name:
         return None
-    end = _matching_endif(clean)
-    if end is None:
-        return None
-    if _CODE_LINE().search(clean, end) is not None:
+    # The block itself is the one the front end's walk of the file's conditional directives
+    # (``guards_of``, which the statements' guards were read from) opened there: its first
+    # branch, and the directive that ends it, which is the guard's #endif, not an #else.
+    branch = guards_of(text).branch_after(at)
+    if (
+        branch is None
+        or branch.start > opening.end()
+        or len(branch.conditions) != 1
+        or not is_include_guard_condition(branch.conditions[0], name)
+    ):
+        return None  # never closed, or read otherwise by the walk
+    closing = _CLOSING().match(text, branch.end)
+    if closing is None or closing.group(1) != "endif":
+        return None  # `#else` of the guard itself: the file is not all under it
+    # After the #endif's line, only preprocessor lines: a file with no line that starts with
+    # code is answered so; the comments of one that has such lines are read first (a line of
+    # a block comment is no code).
+    line_end = text.find("\n", branch.end)
+    if line_end < 0 or _CODE_LINE().search(text, line_end) is None:
+        return name
+    tail = _COMMENT().sub(" ", _CONTINUATION().sub(" ", text[branch.end :]))
+    line_end = tail.find("\n")
+    if line_end >= 0 and _CODE_LINE().search(tail, line_end) is not None:
         return None  # code after the block is outside the guard: not a whole-file guard
     return name
-
-
-def _matching_endif(clean: str) -> int | None:
-    """Where the line of the ``#endif`` that closes the block opening ``clean`` ends; ``None``
-    when the block has an ``#else``/``#elif`` of its own or is never closed."""
-    depth = 0
-    for m in _CONDITIONAL_LINE().finditer("\n" + clean):  # the first line too
-        kind = m.group(1)
-        if kind in ("if", "ifdef", "ifndef"):
-            depth += 1
-        elif kind == "endif":
-            depth -= 1
-            if depth == 0:
-                return m.end() - 1  # in ``clean``
-        elif depth == 1:
-            return None  # `#else` of the guard itself: the file is not all under it
-    return None
 
 
 def is_include_guard_condition(condition: str, name: str) -> bool:
