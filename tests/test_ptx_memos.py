@@ -346,3 +346,35 @@ def test_a_templates_paths_are_followed_when_first_asked_about(
         end, entries = real(ptx.instructions, written, successors)
         assert definite == (frozenset(analysis.writes) if end is None else end), text
         assert entry == entries, text
+
+
+_WRITERS = [
+    *_FLOWS,
+    # a wgmma's accumulator: a vector of destinations, each %N written by one instruction
+    "{ .reg .pred p; setp.ne.b32 p, %6, 0; wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 "
+    "{%0, %1, %2, %3}, %4, %5, p, 1, 1, 0, 0; }",
+    # one %N written by several instructions, a register and a named operand among them
+    "mov.u32 %0, 1; @p mov.u32 %0, 2; mov.u32 r, 3; mov.u32 %[out], 4; mov.u32 %1, %0;",
+]
+
+
+def test_the_writers_of_each_operand_are_the_destinations_in_text_order() -> None:
+    """``WriteAnalysis.writes`` maps each ``%N`` to the instructions whose destinations name it,
+    in text order; asking whether one is written makes no list of writers."""
+    for text in _WRITERS:
+        ptx = parse_template(text, True)
+        analysis = flow._analyze(ptx, text)
+        assert analysis is not None, text
+        expected: dict[int, list[PtxInstruction]] = {}
+        for instruction in ptx.instructions:
+            for o in destinations(instruction) or ():
+                if o.kind == "ref" and o.ref is not None:
+                    expected.setdefault(o.ref, []).append(instruction)
+        writes = analysis.writes
+        for index in range(-1, 10):
+            assert (index in writes) == (index in expected), (text, index)
+        assert getattr(writes, "_lists", None) is None, text
+        assert len(writes) == len(expected), text
+        for index in range(10):
+            assert writes.get(index) == expected.get(index), (text, index)
+        assert dict(writes) == expected and list(writes) == list(expected), text
