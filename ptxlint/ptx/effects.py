@@ -729,6 +729,23 @@ def _flatten_destination(operand: PtxOperand) -> list[PtxOperand]:
     return out
 
 
+def _add_destination(operand: PtxOperand, out: list[PtxOperand]) -> None:
+    """``_flatten_destination(operand)`` without its addresses, appended to ``out``: one pass
+    over a wgmma's 128 accumulators where a flattened list and a filtered copy of it were two
+    (the grammar's written operands: every instruction the data-flow rules follow). The
+    destinations of every instruction of CUTLASS's include/: 28-29 ms -> 25-26 ms of CPU."""
+    if operand.kind not in _AGGREGATE_DESTINATIONS:
+        if operand.kind != "address":
+            out.append(operand)
+        return
+    for part in operand.parts:
+        kind = part.kind
+        if kind in _AGGREGATE_DESTINATIONS:
+            _add_destination(part, out)
+        elif kind != "address":
+            out.append(part)
+
+
 def written_operands(instruction: PtxInstruction) -> list[PtxOperand] | None:
     """The register operands ``instruction`` writes, or ``None`` when that is not known.
 
@@ -770,8 +787,8 @@ def _written_operands(instruction: PtxInstruction) -> tuple[PtxOperand, ...] | N
         written: list[PtxOperand] = []
         for position in positions:
             if position < len(instruction.operands):
-                written.extend(_flatten_destination(instruction.operands[position]))
-        return tuple(o for o in written if o.kind != "address")
+                _add_destination(instruction.operands[position], written)
+        return tuple(written)
     effects = lookup(instruction.opcode, instruction.modifiers)
     if effects is None or effects.writes is Writes.UNKNOWN:
         return None
