@@ -31,7 +31,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
-from ptxlint import collector
+from ptxlint import collector, file_memos
 from ptxlint.analysis.cxx_facts import FileFacts
 from ptxlint.engine import (
     NOTHING,
@@ -157,6 +157,9 @@ def lint_part(
     )
     raw = run_rules(active, statements, context)
     if others.asked_partial:
+        # the memos that remember this file by its text (value flow's) hold the left-out
+        # tree's answers: forgotten before the lint again
+        file_memos.release()
         return lint_part(source, rules, context, selector, share, whole_tree=True)
     rows: list[Row] = []
     for statement, outcomes in zip(statements, raw, strict=True):

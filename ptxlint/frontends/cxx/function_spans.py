@@ -21,7 +21,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-__all__ = ["FunctionSpan", "function_spans"]
+__all__ = ["FunctionSpan", "Scan", "function_spans", "scan"]
 
 
 @dataclass(frozen=True)
@@ -61,9 +61,43 @@ _HARMLESS = frozenset({"pragma", "error", "warning", "line"})
 _DIRECTIVE_WORD = re.compile(r"#[ \t]*([A-Za-z_]\w*)?")
 
 
+@dataclass(frozen=True)
+class Scan:
+    """What the scan read of a file: its function definitions at namespace or class scope, in
+    text order, and where its code is not (block comments and raw strings, directives)."""
+
+    text: str
+    functions: list[FunctionSpan]
+    skips: list[tuple[int, int]]
+    directives: list[tuple[int, int, str]]
+
+    def in_directive(self, at: int) -> bool:
+        """Whether ``at`` lies in a preprocessor directive (a ``#define``'s body among them)."""
+        k = bisect.bisect_right([s for s, _, _ in self.directives], at) - 1
+        return k >= 0 and at < self.directives[k][1]
+
+    def in_comment_or_literal(self, at: int) -> bool:
+        """Whether ``at`` lies in a comment, a string or character literal or a raw string."""
+        starts = [s for s, _ in self.skips]
+        if _covered(self.skips, starts, at) >= 0:
+            return True
+        line = _line_start(self.text, at)
+        k = bisect.bisect_right(starts, at) - 1
+        if k >= 0 and self.skips[k][1] > line:
+            line = self.skips[k][1]  # the line goes on after a region that ends on it
+        return _in_literal_or_comment(self.text, line, at)
+
+
 def function_spans(text: str) -> list[FunctionSpan] | None:
     """The function definitions of ``text`` at namespace or class scope, in text order; None
     where the scan cannot be exact."""
+    found = scan(text)
+    return None if found is None else found.functions
+
+
+def scan(text: str) -> Scan | None:
+    """``function_spans`` with what else the scan read (``Scan``); None where it cannot be
+    exact."""
     if not text.isascii() or _digit_separator(text):
         return None
     skips = _skip_regions(text)
@@ -77,7 +111,8 @@ def function_spans(text: str) -> list[FunctionSpan] | None:
     braces = _code_braces(text, skips, directives)
     if braces is None:
         return None
-    return _functions(text, braces, directives, _words_at(text, _NOT_PLAIN))
+    functions = _functions(text, braces, directives, _words_at(text, _NOT_PLAIN))
+    return None if functions is None else Scan(text, functions, skips, directives)
 
 
 def _words_at(text: str, words: tuple[str, ...]) -> list[int]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 
 from ptxlint.frontends.cxx import macro_uses
-from ptxlint.frontends.cxx.function_spans import function_spans
+from ptxlint.frontends.cxx.function_spans import scan
 from ptxlint.frontends.cxx.macros import MacroTable
 from ptxlint.frontends.extraction import Share
 from ptxlint.frontends.syntax_tree import ParsedSource, parse, parse_leaving_out
@@ -67,9 +67,10 @@ def _unread(source: SourceFile, share: Share) -> list[tuple[tuple[int, int], tup
     """The (parameters, body) interiors to leave out, in text order (byte offsets: the scan
     reads only ASCII files)."""
     text = source.text
-    spans = function_spans(text)
-    if not spans:
+    read = scan(text)
+    if read is None or not read.functions:
         return []
+    spans = read.functions
     # the share's asm keywords, in comments and literals too (``extract`` skips those later)
     own = [at for word in _KEYWORDS for at in _word_starts(text, word) if share.holds(at)]
     if share.end is None:
@@ -83,8 +84,10 @@ def _unread(source: SourceFile, share: Share) -> list[tuple[tuple[int, int], tup
             mine.add(k)
         elif k + 1 < len(spans) and spans[k + 1].params[0] <= at < spans[k + 1].params[1]:
             mine.add(k + 1)
-        else:
-            return []  # a statement outside the functions found: not followed here
+        elif not read.in_directive(at) and not read.in_comment_or_literal(at):
+            # a statement outside the functions found: not followed here (one in a #define
+            # body reads no function: neither its operands' types nor their values)
+            return []
     names = {s.name for s in spans}
     if len(names) > MAX_NAMES:
         return []
