@@ -292,6 +292,19 @@ def _code_braces(
         d = bisect.bisect_right(directive_starts, line) - 1
         if d >= 0 and directives[d][1] > line:
             position = max(position, directives[d][1])  # a directive's continued line
+        if position < end and _plain_line(text, position, end, starts):
+            # only double-quoted strings on it: a brace is in one after an odd count of quotes
+            at = text.find("{", position, end)
+            close = text.find("}", position, end)
+            while at >= 0 or close >= 0:
+                here = at if close < 0 or 0 <= at < close else close
+                if text.count('"', position, here) % 2 == 0:
+                    out.append((here, text[here]))
+                if here == at:
+                    at = text.find("{", at + 1, end)
+                else:
+                    close = text.find("}", close + 1, end)
+            continue
         while position < end:
             token = _LINE_TOKENS.search(text, position, end)
             if token is None:
@@ -317,6 +330,15 @@ def _code_braces(
                 out.append((start, value))
             position = token.end()
     return out
+
+
+def _plain_line(text: str, start: int, end: int, starts: list[int]) -> bool:
+    """Whether ``[start, end)`` holds no character literal, comment, escape or raw string."""
+    k = bisect.bisect_left(starts, start)
+    if k < len(starts) and starts[k] < end:
+        return False
+    return text.find("'", start, end) < 0 and text.find("/", start, end) < 0 \
+        and text.find("\\", start, end) < 0
 
 
 def _functions(

@@ -96,11 +96,14 @@ def _unread(source: SourceFile, share: Share) -> list[tuple[tuple[int, int], tup
     inside = sorted(r for k in mine for r in (spans[k].params, spans[k].body))
     starts = [r[0] for r in inside]
     own_uses = sorted(at for name in {spans[k].name for k in mine} for at in uses[name])
+    # the names written in a function of the part: value flow may follow a call of one
+    named = {name for name, found in uses.items()
+             if any(_inside(at, starts, inside) for at in found)}
     out: list[tuple[tuple[int, int], tuple[int, int]]] = []
     for k, span in enumerate(spans):
         if k in mine or not span.plain:
             continue
-        if any(_inside(at, starts, inside) for at in uses[span.name]):
+        if span.name in named:
             continue  # called or named in a function of the part: value flow may follow it
         if _any_between(own_uses, *span.params) or _any_between(own_uses, *span.body):
             continue  # it names a function of the part: its callers' arguments are read
