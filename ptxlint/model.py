@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from functools import cached_property
@@ -174,13 +174,23 @@ def offsets(values: Sequence[int]) -> Offsets:
 class SourceMap:
     """A template's source map still to be made: a front end's subclass holds what makes it
     (``arrays``), and ``Template.char_starts`` and ``char_ends`` are made from it when either
-    is first read (``set_source_map``)."""
+    is first read (``set_source_map``). A maker that also leaves ``Template.pieces`` empty
+    gives a map that makes them (``pieces``)."""
 
     __slots__ = ()
 
     def arrays(self) -> tuple[Sequence[int], Sequence[int]]:
         """The template's ``char_starts`` and ``char_ends``."""
         raise NotImplementedError
+
+    def pieces(self) -> tuple[TemplatePiece, ...]:
+        """The template's ``pieces``, where its maker left them to be made."""
+        raise NotImplementedError
+
+    def piece_count(self, kinds: Collection[str]) -> int:
+        """How many of ``pieces()`` are of one of ``kinds``; a map may answer without making
+        them."""
+        return sum(1 for piece in self.pieces() if piece.kind in kinds)
 
 
 class _TemplateSlots:
@@ -197,7 +207,9 @@ class Template(_TemplateSlots):
 
     ``char_starts[i]``/``char_ends[i]`` give the source span of template character ``i``: an escape
     such as ``\\n`` maps to its two source characters, a hole to the whole macro invocation.
-    A reader may leave them to be made when first read (``set_source_map``).
+    A reader may leave them to be made when first read (``set_source_map``), and ``pieces``
+    too where its ``SourceMap`` makes them (``SourceMap.pieces``; ``piece_count`` counts them
+    without making them).
     """
 
     text: str
@@ -212,9 +224,14 @@ class Template(_TemplateSlots):
     if not TYPE_CHECKING:  # hidden from the type checker, which would take any name for it
 
         def __getattr__(self, name: str) -> Any:
-            # Called only where a slot is empty: the source map while it is still to be made.
+            # Called only where a slot is empty: the source map or the pieces while they are
+            # still to be made.
             # (Not ``MadeOnRead``: the arrays are read per character, in loops, and a
             # template's other fields are read little, so their unspecialized reads cost less.)
+            if name == "pieces":
+                pieces = _T_MAP.__get__(self, Template).pieces()
+                _T_PIECES.__set__(self, pieces)
+                return pieces
             if name != "char_starts" and name != "char_ends":
                 raise AttributeError(name)
             starts, ends = _T_MAP.__get__(self, Template).arrays()
@@ -240,6 +257,7 @@ class Template(_TemplateSlots):
 _T_MAP = _TemplateSlots.__dict__["_map"]
 _T_STARTS = Template.__dict__["char_starts"]
 _T_ENDS = Template.__dict__["char_ends"]
+_T_PIECES = Template.__dict__["pieces"]
 # Where a reader leaves ``char_starts`` and ``char_ends`` empty: the ``SourceMap`` they are made
 # from when first read (``Template.__getattr__``). A maker that fills a template slot by slot
 # sets this instead of the two arrays.
@@ -248,6 +266,17 @@ _T_ENDS = Template.__dict__["char_ends"]
 # and read for few (a finding's ``source_span``, a fix, hover): a lint makes the maps of 138
 # of CUTLASS's 3,093 plain templates (include/), of 424 of the CUDA 13 headers' 3,028.
 set_source_map = _T_MAP.__set__
+
+
+def piece_count(template: Template, kinds: Collection[str]) -> int:
+    """How many of ``template.pieces`` are of one of ``kinds``, asked of its ``SourceMap``
+    where they are still to be made (``SourceMap.pieces``), so that a count does not make
+    them."""
+    try:
+        pieces = _T_PIECES.__get__(template, Template)
+    except AttributeError:
+        return _T_MAP.__get__(template, Template).piece_count(kinds)
+    return sum(1 for piece in pieces if piece.kind in kinds)
 
 
 def source_map(template: Template) -> SourceMap | None:

@@ -58,6 +58,7 @@ from ptxlint.model import (
     Operand,
     SourceFile,
     Span,
+    piece_count,
     types_read,
 )
 from ptxlint.rule import RuleContext
@@ -74,6 +75,7 @@ FINDING_FIELDS = (
     "spelled_at", "branch", "latent",
 )
 _CONTEXT_FIELDS = tuple(f.name for f in dataclasses.fields(Context))
+_MACRO = ("macro",)
 
 
 class WatchedContext(RuleContext):
@@ -239,7 +241,8 @@ class FileKeys:
         ):
             return None
         template = statement.template
-        for piece in template.pieces:
+        # counted first: a plain template's pieces are made only where read (model.SourceMap)
+        for piece in template.pieces if piece_count(template, _MACRO) else ():
             if piece.kind == "macro" and (
                 piece.text_end != piece.text_start + 1 or template.text[piece.text_start] != HOLE
             ):

@@ -17,6 +17,7 @@ from ptxlint.model import (
     Severity,
     Span,
     Template,
+    piece_count,
 )
 from ptxlint.ptx.layout import PieceText, literal_content, piece_texts, source_spelling
 from ptxlint.ptx.opcodes import PTX_OPCODES
@@ -73,7 +74,7 @@ def _opcode_tails(word: str) -> tuple[int, ...]:
 def _literal_pieces(template: Template) -> int:
     """How many of the template's pieces are string literals: a boundary the rule reports lies
     between two of them (70% of the CUDA 13 headers' templates are one literal)."""
-    return sum(1 for piece in template.pieces if piece.kind in _LITERALS)
+    return piece_count(template, _LITERALS)  # pieces still to be made are not made for it
 
 
 def _may_run_together(statement: AsmStatement) -> bool:

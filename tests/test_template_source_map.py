@@ -1,6 +1,7 @@
-"""A plain template's source map made when first read (``plain_reader.LiteralMap``,
-``model.set_source_map``): the arrays the token path makes, at the statement's place (moved
-readings too), and every way of reading a template sees them."""
+"""A plain template's source map and pieces made when first read (``plain_reader.LiteralMap``,
+``model.set_source_map``): the arrays and pieces the token path makes, at the statement's place
+(moved readings too), and every way of reading a template sees them; ``model.piece_count``
+counts the pieces without making them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pickle
 
 from ptxlint.frontends.cxx import extract as ex
 from ptxlint.frontends.cxx.statement_reader import DECODED_CHARS
-from ptxlint.model import Offsets, SourceFile, Template, source_map
+from ptxlint.model import Offsets, SourceFile, Template, piece_count, source_map
 
 _LONG = "mov.b32 %0, %1;\\n\\t" * (DECODED_CHARS // 8)  # decoded where it is, not memoised
 _TEMPLATES = [
@@ -25,9 +26,9 @@ _TEMPLATES = [
 ]
 
 
-def _made(template: Template) -> bool:
+def _made(template: Template, name: str = "char_starts") -> bool:
     try:
-        Template.__dict__["char_starts"].__get__(template, Template)
+        Template.__dict__[name].__get__(template, Template)
     except AttributeError:
         return False
     return True
@@ -69,3 +70,25 @@ def test_every_way_of_reading_an_unmade_map_sees_the_arrays() -> None:
             assert read(_both(literals)[0]) == tokens, literals
         assert hash(_both(literals)[0]) == hash(tokens)
         assert repr(_both(literals)[0]) == repr(tokens)
+
+
+def test_the_pieces_are_made_only_when_read_and_are_the_token_paths() -> None:
+    for literals in _TEMPLATES:
+        plain, tokens = _both(literals, pad="int x;\n")
+        assert not _made(plain, "pieces")
+        assert plain.pieces == tokens.pieces, literals
+        assert _made(plain, "pieces") and not _made(plain)  # the arrays are still to be made
+        assert plain.pieces[0].span.start == tokens.pieces[0].span.start > 0
+
+
+def test_piece_count_counts_the_pieces_without_making_them() -> None:
+    kinds_asked = (("string", "raw"), ("string",), ("raw",), ("macro",), ())
+    for literals in _TEMPLATES:
+        plain, tokens = _both(literals)
+        for kinds in kinds_asked:
+            expected = sum(1 for p in tokens.pieces if p.kind in kinds)
+            assert piece_count(plain, kinds) == expected, (literals, kinds)
+            assert piece_count(tokens, kinds) == expected
+        assert not _made(plain, "pieces")
+        _ = plain.pieces
+        assert piece_count(plain, ("raw",)) == sum(1 for p in plain.pieces if p.kind == "raw")
