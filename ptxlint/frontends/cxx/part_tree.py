@@ -40,9 +40,9 @@ from ptxlint.model import SourceFile
 
 __all__ = ["part_tree"]
 
-# Distinct function names the scan follows; a file with more is parsed whole (one search of
-# the file per name).
-MAX_NAMES = 64
+# The bytes searched for the file's function names (one search of the file per distinct
+# name), at most: about 60 ms; a file asking more is parsed whole.
+MAX_NAME_SEARCH = 64 << 20
 # Less than this share of the file to leave out: parsed whole (the scan and the check cost
 # more than they save).
 MIN_LEFT_OUT = 0.1
@@ -89,7 +89,7 @@ def _unread(source: SourceFile, share: Share) -> list[tuple[tuple[int, int], tup
             # body reads no function: neither its operands' types nor their values)
             return []
     names = {s.name for s in spans}
-    if len(names) > MAX_NAMES:
+    if len(names) * len(text) > MAX_NAME_SEARCH:
         return []
     uses = {name: _word_starts(text, name) for name in names}
     # the part's functions' interiors, sorted and apart
