@@ -19,14 +19,20 @@ template the same ``PtxTemplate``, so the index is kept by the parse's identity
 (:class:`ptxlint.ptx.template_memo.TemplateMemo`, bounded) and a template that repeats
 (flashinfer's spell each 4.5 times) is walked once. The token pass is the one the summary
 made per statement before; the per-operand tables are built only when a rule asks for one.
+
+What it buys (CUTLASS's ``include/``, 3,217 statements, CPU with the collector paused): asking
+``uses`` of every operand took 1.00 s and takes 0.14-0.16 s; the statement summaries took
+0.037-0.039 s and take 0.031-0.032 s. The other token walks it replaces ran only on the
+statements their rule's ``needs`` admit, or only for a finding, so the rules' phase as a whole
+does not move measurably (1.07-1.08 s before and after): the gain is one definition of each
+answer, and no quadratic walk left for a fix on a wgmma to hit.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import cast
+from typing import NamedTuple, cast
 
 from ptxlint.model import AsmStatement, PercentToken, PtxInstruction, PtxOperand, PtxTemplate
 from ptxlint.ptx.template_memo import TemplateMemo
@@ -39,10 +45,10 @@ ESCAPE_KINDS = frozenset({"escape", "trailing", "bare", "bad-dollar"})
 _SPACES = ("shared", "global", "local", "const", "param")
 
 
-@dataclass(frozen=True)
-class Use:
+class Use(NamedTuple):
     """One place a template's instruction names an asm operand, and whether it is inside an
-    address (of which state space)."""
+    address (of which state space). A tuple: a wgmma's template makes 130, and a frozen data
+    class's ``__init__`` cost three times the rest of the walk."""
 
     instruction: PtxInstruction
     space: str | None  # the state space of the address it sits in; None: not an address
@@ -145,6 +151,10 @@ def _uses(ptx: PtxTemplate) -> dict[int, tuple[Use, ...]]:
         spaces = [s for m in instruction.modifiers if (s := _space(m)) is not None]
         address_number = 0
         for operand in instruction.operands:
+            if operand.kind == "ref":  # most operands: no parts to search
+                if operand.ref is not None:
+                    found.setdefault(operand.ref, []).append(Use(instruction, None, False))
+                continue
             if operand.kind == "address":
                 # state spaces in the mnemonic name the address operands in order (dst, src)
                 if len(spaces) == 1:
@@ -157,20 +167,23 @@ def _uses(ptx: PtxTemplate) -> dict[int, tuple[Use, ...]]:
                 use = Use(instruction, space, True)
             else:
                 use = Use(instruction, None, False)
+            named: list[int] = []
+            _named(operand, named)
             # one use per operand of the instruction that names the index, however often
-            for index in dict.fromkeys(_named(operand)):
+            for index in dict.fromkeys(named):
                 found.setdefault(index, []).append(use)
     return {index: tuple(each) for index, each in found.items()}
 
 
-def _named(operand: PtxOperand) -> Iterator[int]:
-    """The asm operand numbers an instruction's operand names, at any depth."""
-    if operand.kind == "ref":
-        if operand.ref is not None:
-            yield operand.ref
-        return
+def _named(operand: PtxOperand, out: list[int]) -> None:
+    """Append the asm operand numbers ``operand`` names at any depth (a wgmma's vector of 128
+    ``%N`` in its own loop, without a call per element)."""
     for part in operand.parts:
-        yield from _named(part)
+        if part.kind == "ref":
+            if part.ref is not None:
+                out.append(part.ref)
+        elif part.parts:
+            _named(part, out)
 
 
 _REFS: TemplateMemo[TemplateRefs] = TemplateMemo(4096)
