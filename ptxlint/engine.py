@@ -16,7 +16,7 @@ from ptxlint.analysis.operand_summary import SUMMARY_NEEDS, summary_of
 from ptxlint.expansion_findings import Placer, common_to_all_branches
 from ptxlint.fix import fix_applies
 from ptxlint.frontends.cxx.extract import extract
-from ptxlint.frontends.cxx.types import TypeResolver
+from ptxlint.frontends.cxx.types import TypeResolver, file_resolver
 from ptxlint.frontends.extraction import ExtractionResult
 from ptxlint.frontends.julia import JULIA_EXTENSIONS
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
@@ -81,8 +81,9 @@ class FileResult:
 
 def type_lookup(parsed: ParsedSource) -> TypeResolver:
     """The file's type resolver: called as ``resolve``, and typing a statement's operands in
-    one call (``resolve_operands``) where extraction has the statement's node."""
-    return TypeResolver(parsed.text, parsed.tree, parsed.data)
+    one call (``resolve_operands``) where extraction has the statement's node; the one the
+    rules' C++ facts (``FileFacts``) read the function's scope tables from."""
+    return file_resolver(parsed)
 
 
 def extract_statements(source: SourceFile) -> ExtractionResult:

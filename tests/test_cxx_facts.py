@@ -148,3 +148,76 @@ def test_a_small_function_of_a_big_file_is_walked_with_the_same_facts(
     monkeypatch.setattr(cxx_facts, "WALK_LIMIT", 0)  # every body by the query
     assert answers() == walked
     assert cxx_facts._QUERIES
+
+
+def test_the_facts_read_the_scope_tables_typing_reads() -> None:
+    """A function's parameters and locals come from the file's type resolver, the one
+    extraction types the operands with: one reading of the tree for both."""
+    from ptxlint.engine import extract_statements, type_lookup
+    from ptxlint.model import SourceFile
+
+    text = "__device__ void f(int a) { int b = a; asm(\"\" :: \"r\"(a), \"r\"(b)); }\n"
+    extracted = extract_statements(SourceFile("t.cu", text))
+    assert extracted.parsed is not None
+    files = FileFacts(extracted.parsed)
+    facts = files.function_at(text.index("asm"))
+    assert facts is not None
+    assert facts.scopes is type_lookup(extracted.parsed)
+    here = extracted.parsed.to_byte(text.index('"r"(b)'))
+    local = facts.resolve("b", here)
+    assert local is not None and local.kind == "local" and local.initialised
+
+
+def test_a_parameter_of_a_list_written_before_is_where_its_own_function_has_it() -> None:
+    """Lists of one text share one table, and parameter declarations of one text one entry:
+    each function's parameter is still visible from its own place, with its own scope."""
+    text = (
+        "__device__ void f(int b) { }\n"
+        "__device__ void g(int a, int b) { /*G*/ }\n"
+        "__device__ void h(int a, int b) { /*H*/ }\n"
+    )
+    files = FileFacts(parse("t.cu", text))
+    for mark, function in (("/*G*/", "g"), ("/*H*/", "h")):
+        here = text.index(mark)
+        facts = files.function_at(here)
+        assert facts is not None
+        found = facts.resolve("b", here)
+        own = text.index("int b", text.index(f"void {function}("))
+        assert found is not None and found.kind == "parameter"
+        assert (found.visible_from, found.scope_end) == (own, facts.end)
+        a = facts.resolve("a", here)
+        assert a is not None and a.visible_from == text.index("int a", text.index(f"void {function}("))
+
+
+def test_inner_declarations_are_visible_only_in_their_scope() -> None:
+    """A local of a block, a case or a lambda's parameter hides a parameter of the same
+    name inside its scope only; before its declaration the parameter is the answer."""
+    text = (
+        "__device__ void f(int v, int w) {\n"
+        "  /*BEFORE*/ g(v);\n"
+        "  switch (w) {\n"
+        "  case 1:\n"
+        "    const int v = 4; /*CASE*/ g(v);\n"
+        "  }\n"
+        "  auto l = [](long w) { /*LAMBDA*/ return w; };\n"
+        "  { int v; /*BLOCK*/ g(v); }\n"
+        "  /*AFTER*/ g(v, w);\n"
+        "}\n"
+    )
+    files = FileFacts(parse("t.cu", text))
+
+    def found(name: str, mark: str) -> tuple[str, int] | None:
+        here = text.index(mark)
+        facts = files.function_at(here)
+        assert facts is not None
+        decl = facts.resolve(name, here)
+        return (decl.kind, decl.visible_from) if decl is not None else None
+
+    parameter_v = ("parameter", text.index("int v"))
+    assert found("v", "/*BEFORE*/") == parameter_v
+    # visible from the end of its declarator (its initializer included)
+    assert found("v", "/*CASE*/") == ("local", text.index("v = 4") + len("v = 4"))
+    assert found("w", "/*LAMBDA*/") == ("parameter", text.index("long w"))
+    assert found("v", "/*BLOCK*/") == ("local", text.index("v; /*BLOCK*/") + 1)
+    assert found("v", "/*AFTER*/") == parameter_v
+    assert found("w", "/*AFTER*/") == ("parameter", text.index("int w"))

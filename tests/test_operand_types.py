@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from ptxlint import file_memos
 from ptxlint.engine import extract_statements, parse_template, type_lookup
 from ptxlint.frontends.cxx.extract import extract
 from ptxlint.frontends.cxx.types import TypeResolver
@@ -110,7 +111,10 @@ def test_types_read_later_are_those_typing_each_operand_gives() -> None:
 
 def _extract_watched(text: str) -> tuple[list[list[Operand]], weakref.ref[TypeResolver]]:
     """The statements' operands, and a weak reference to the file's resolver (which holds
-    its tree)."""
+    its tree). The resolver is also the file's one for the rules' C++ facts
+    (``types.file_resolver``), kept until the run lets go of the file (``file_memos``):
+    this lets go of it first, as a batch run does after each file: what holds it after
+    that is the statements' operands."""
     made: list[weakref.ref[TypeResolver]] = []
 
     def lookup(parsed: ParsedSource) -> TypeResolver:
@@ -119,6 +123,7 @@ def _extract_watched(text: str) -> tuple[list[list[Operand]], weakref.ref[TypeRe
         return resolver
 
     result = extract(SourceFile("k.cu", text), parse_template, lookup)
+    file_memos.release()
     return [list(s.operands) for s in result.statements], made[0]
 
 

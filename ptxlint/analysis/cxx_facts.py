@@ -1,19 +1,18 @@
 """What the C++ around an asm statement says about its operands' variables.
 
-A small per-function pass over the tree-sitter tree the extractor already built, computed once
-per function on first use and memoised (one tree-sitter query over the function, or one cursor
-walk of a small one: O(nodes) in C or O(nodes) cheap Python steps; the identifiers' writes only
-when a rule asks about writes): the function's parameters, its locals (with their scope,
-whether they are initialised, ``const``/``constexpr``, static storage), the enclosing template
-parameters, and every place a name may receive a value (an assignment, ``++``, ``&name``, a call
-argument, an asm output). Queries are then lookups and bisects, never re-walks.
-
-Two things are deferred further, because PTX010 asks about one or two names of a function:
-the parameters named ``x`` are found on the first look-up of ``x``, by a byte search of the
-parameter lists (O(matches); CUTLASS's GMMA wrappers take 130 parameters); and in a big file
-the identifiers, for writes, are captured by a second query only when a rule first asks about
-writes. ``resolve`` takes the latest visible declaration of a name; no two declarations of one
-name become visible at the same byte, so the order in which they are found does not matter.
+The parameters and locals of a function come from the type resolver's scope tables
+(``frontends.cxx.scope_lookup``), the ones typing reads: one table per block, statement header
+and parameter list, read once per file for both (``types.file_resolver``). A look-up of ``name``
+at a byte takes the scopes around it out to the function (``ScopeLookup.scopes_to``: the chain
+of scopes typing of the statement's operands has mostly built already) and turns the entries
+of ``name`` into ``Declaration`` records (where they are visible, what their declaration says
+of their value), once per entry. The rest is this module's own, per function on first use:
+the enclosing template parameters (a climb to the root, only when a look-up that takes them
+finds no parameter or local), and every place a name may receive a value (an assignment,
+``++``, ``&name``, a call argument, an asm output) and the loops, which only ``prior_value``
+asks for (one tree-sitter query over the function, or one cursor walk of a small one).
+``resolve`` takes the latest visible declaration of a name; no two declarations of one name
+become visible at the same byte, so the order in which they are found does not matter.
 
 Rules ask two questions through a narrow interface (``facts_for``):
 
@@ -37,6 +36,10 @@ from functools import lru_cache
 
 import tree_sitter
 
+from ptxlint.frontends.cxx.c_types import Entry
+from ptxlint.frontends.cxx.operand_types import typing_lock
+from ptxlint.frontends.cxx.scope_lookup import ScopeLookup
+from ptxlint.frontends.cxx.types import file_resolver
 from ptxlint.frontends.syntax_tree import WALK_LIMIT, ParsedSource, nodes_of_kinds
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement
@@ -94,13 +97,12 @@ class FunctionFacts:
     parsed: ParsedSource = field(repr=False)
     start: int  # byte range of the function
     end: int
-    # name -> its declarations; a parameter's are added when its name is first looked up
-    declarations: dict[str, list[Declaration]] = field(default_factory=dict)
-    # the parameter lists of the function and its lambdas, with the end of their scope
-    _parameter_lists: list[tuple[Node, int]] = field(default_factory=list, repr=False)
-    _parameters_of: set[str] = field(default_factory=set, repr=False)  # names looked up
+    node: Node = field(repr=False)  # the function definition
+    scopes: ScopeLookup = field(repr=False)  # the file's scope tables (``types.file_resolver``)
+    # the enclosing templates' parameters by name, once read (see ``resolve``)
+    _template_names: dict[str, Declaration] = field(default_factory=dict, repr=False)
     _loops: list[tuple[int, int]] = field(default_factory=list)  # byte ranges of loops
-    # reads the body (its declarations, lambdas and loops) when a question needs it
+    # reads the body (its loops, reference aliases and identifiers) when a question needs it
     _body: Callable[[], None] | None = field(default=None, repr=False)
     # reads the enclosing templates' parameters (a climb to the root) when a look-up that
     # takes them finds no parameter or local (see ``resolve``)
@@ -110,6 +112,11 @@ class FunctionFacts:
     # the function's identifier nodes, not yet examined: a list, or the node whose subtree
     # the identifier query is still to be run on
     _identifiers: list[Node] | Node | None = field(default=None, repr=False)
+    # the parameter list of each function or lambda asked about (by node id), as read here
+    _lists: dict[int, Node | None] = field(default_factory=dict, repr=False)
+    # the record of each entry of the scope tables read, by its declarator's id (a local) or
+    # by (declarator id, where the parameter is in this function)
+    _records: dict[object, Declaration | None] = field(default_factory=dict, repr=False)
 
     @property
     def writes(self) -> dict[str, list[int]]:
@@ -139,15 +146,9 @@ class FunctionFacts:
 
     def _read_body(self) -> None:
         body = self._body
-        if body is None:
-            return
-        self._body = None
-        known = len(self._parameter_lists)
-        body()
-        for params, scope_end in self._parameter_lists[known:]:  # the lambdas' parameters
-            for name in self._parameters_of:
-                for decl in _parameters_named(self.parsed, params, name, scope_end):
-                    self.declarations.setdefault(name, []).append(decl)
+        if body is not None:
+            self._body = None
+            body()
 
     # ----------------------------------------------------------------- queries
     def contains(self, offset: int) -> bool:
@@ -166,37 +167,95 @@ class FunctionFacts:
         each "n" operand's names, and CUTLASS's GMMA wrappers name a template parameter
         (``"n"(int32_t(scaleA))``) in 1,872 functions, each of which climbed to the root.
 
-        A declaration in the function that is visible at a ``byte`` of its body (outside a
-        parameter list: the callers ask at an asm statement) spells the name before it: where
-        the function's bytes up to ``byte`` lack the name (``scaleA``, a template parameter
-        named first in the asm operand), the body is not read for it; past
-        ``_SHORTCUT_BYTES`` into the function it is, so that no look-up searches more than
-        that (a big function's body is read once for its many statements). Checked against reading
-        every body on 122,853 look-ups (CUDA headers, CUTLASS's arch headers, flashinfer)."""
-        best: Declaration | None = None
-        if self._body is not None and not (
+        A parameter or local visible at ``byte`` is declared in the function before it, so
+        it spells the name there: where the function's bytes up to ``byte`` lack the name
+        (``scaleA``), no scope is looked in; past ``_SHORTCUT_BYTES`` into the function the
+        scopes are, so that no look-up searches more than that."""
+        found: Declaration | None = None
+        if self.start <= byte < self.end and not (
             byte - self.start <= _SHORTCUT_BYTES
             and name.isascii()
             and self.parsed.data.find(name.encode(), self.start, byte) == -1
         ):
-            self._read_body()
-        if self._parameter_lists and name not in self._parameters_of:
-            self._parameters_of.add(name)
-            for params, scope_end in self._parameter_lists:
-                for decl in _parameters_named(self.parsed, params, name, scope_end):
-                    self.declarations.setdefault(name, []).append(decl)
-        for decl in self.declarations.get(name, ()):
-            if decl.visible_from <= byte < decl.scope_end and (
-                best is None or decl.visible_from >= best.visible_from
-            ):
-                best = decl
-        if best is not None and best.kind == "template" and not templates:
-            return None  # read for an earlier look-up that takes them
-        if best is None and templates and self._templates is not None:
+            found = self._declared(name, byte)
+        if found is not None or not templates:
+            return found
+        if self._templates is not None:
             read, self._templates = self._templates, None
             read()
-            return self.resolve(name, byte)
+        return self._template_names.get(name)
+
+    def _declared(self, name: str, byte: int) -> Declaration | None:
+        """The parameter or local ``name`` visible at ``byte`` (inside the function), from the
+        scope tables of the scopes around it."""
+        lookup = self.scopes
+        best: Declaration | None = None
+        with typing_lock():  # the tables are typing's, which another thread may be filling
+            where = self.parsed.tree.root_node.descendant_for_byte_range(byte, byte + 1)
+            if where is None:
+                return None
+            for scope in lookup.scopes_to(where, self.node):
+                if scope.kind in _FUNCTIONS:
+                    params = self._parameter_list(scope.node)
+                    if params is None:
+                        continue
+                    entry = lookup.parameter_entries(scope, params).get(name)
+                    decl = self._parameter(entry, params, scope.node.end_byte, name) \
+                        if entry is not None else None
+                    candidates: tuple[Declaration | None, ...] = (decl,)
+                else:
+                    candidates = tuple(self._local(entry, name)
+                                       for entry in lookup.block_entries(scope).get(name, ()))
+                for decl in candidates:
+                    if decl is not None and decl.visible_from <= byte < decl.scope_end and (
+                        best is None or decl.visible_from >= best.visible_from
+                    ):
+                        best = decl
         return best
+
+    def _parameter_list(self, fn: Node) -> Node | None:
+        """The parameter list of a function or lambda, as read here: the first function or
+        lambda declarator down its ``declarator`` fields."""
+        key = fn.id
+        if key not in self._lists:
+            self._lists[key] = _parameter_list(fn)
+        return self._lists[key]
+
+    def _local(self, entry: Entry, name: str) -> Declaration | None:
+        """The record of a block's or statement header's entry (None where it is not a local
+        of a declaration or a range-``for`` here, or declares another name)."""
+        declarator = entry.declarator
+        if declarator is None:
+            return None
+        key = declarator.id
+        if key in self._records:
+            return self._records[key]
+        record = _local_record(self.parsed, declarator, name)
+        self._records[key] = record
+        return record
+
+    def _parameter(
+        self, entry: Entry, params: Node, scope_end: int, name: str
+    ) -> Declaration | None:
+        """The record of parameter ``name``'s entry for the list ``params`` (an entry another
+        list of the same text may have made: its place is found in ``params``)."""
+        declarator = entry.declarator
+        param = declarator.parent if declarator is not None else None
+        if param is None or param.type not in _PARAMETER_KINDS:
+            return None
+        if param.parent is not None and param.parent.id == params.id:
+            start = param.start_byte
+        else:
+            found = _same_parameter(self.parsed, params, param)
+            if found is None:
+                return None
+            start = found
+        key = (param.id, start, scope_end)
+        if key in self._records:
+            return self._records[key]
+        record = _parameter_record(self.parsed, param, name, start, scope_end)
+        self._records[key] = record
+        return record
 
     def prior_value(self, expression: str, offset: int, span_end: int | None = None) -> bool | None:
         """Whether the variable an operand expression names holds a value from before the asm
@@ -314,77 +373,134 @@ def _blank_unevaluated(text: str) -> str:
 _PARAMETER_KINDS = ("parameter_declaration", "optional_parameter_declaration")
 
 
-def _parameters_named(
-    parsed: ParsedSource, params: Node, name: str, scope_end: int
-) -> list[Declaration]:
-    """The declarations of the parameters of ``params`` (a parameter list) named ``name``.
+def _parameter_list(fn: Node) -> Node | None:
+    """The parameter list of a function definition or lambda: that of the first function or
+    lambda declarator down its ``declarator`` fields."""
+    declarator = fn.child_by_field_name("declarator")
+    while declarator is not None and declarator.type not in (
+        "function_declarator", "lambda_declarator", "abstract_function_declarator"
+    ):
+        declarator = declarator.child_by_field_name("declarator")
+    if declarator is None:
+        return None
+    params = declarator.child_by_field_name("parameters")
+    if params is None:
+        params = next((c for c in declarator.children if c.type == "parameter_list"), None)
+    return params
 
-    A parameter named ``name`` holds the name's bytes, so only the parameters around a match
-    of a byte search are examined: CUTLASS's GMMA wrappers take 130 parameters each, and an
-    operand expression names one or two of them. O(matches) tree steps."""
-    if name.isascii():
-        candidates: list[Node] = []
-        needle = name.encode()
-        data = parsed.data
-        end = params.end_byte
-        at = data.find(needle, params.start_byte, end)
-        while at != -1:
-            node = params.descendant_for_byte_range(at, at + len(needle))
-            while node is not None and node.parent is not None and node.parent.id != params.id:
-                node = node.parent
-            if node is not None and node.parent is not None and (
-                not candidates or candidates[-1].id != node.id
-            ):
-                candidates.append(node)
-            at = data.find(needle, at + 1, end)
-    else:  # the source may spell it otherwise (a decoding error): look at every parameter
-        candidates = list(params.named_children)
-    out: list[Declaration] = []
-    for param in candidates:
-        if param.type not in _PARAMETER_KINDS:
-            continue
-        inner = param.child_by_field_name("declarator")
-        declared = _declared_name(inner)
-        if declared is None or parsed.node_text(declared) != name:
-            continue
-        shape = _shape(inner)
-        type_node = param.child_by_field_name("type")
-        out.append(Declaration(
-            name, "parameter", param.start_byte, scope_end,
-            integral=_is_integral(parsed.node_text(type_node) if type_node is not None else ""),
-            reference="reference" in shape,
-            indirect="pointer" in shape or "array" in shape,
-            initialised=True,
-            const=_has_word(param, "const"),
-        ))
-    return out
+
+def _same_parameter(parsed: ParsedSource, params: Node, param: Node) -> int | None:
+    """Where in the list ``params`` a parameter declaration of ``param``'s text starts (the
+    scope tables give one entry to every parameter of one text: ``param`` may be another
+    list's). O(matches of its text) tree steps."""
+    data = parsed.data
+    text = data[param.start_byte : param.end_byte]
+    end = params.end_byte
+    at = data.find(text, params.start_byte, end)
+    while at != -1:
+        node = params.descendant_for_byte_range(at, at + len(text))
+        while node is not None and node.parent is not None and node.parent.id != params.id:
+            node = node.parent
+        if (node is not None and node.type == param.type and node.start_byte == at
+                and node.end_byte == at + len(text)):
+            return at
+        at = data.find(text, at + 1, end)
+    return None
+
+
+def _parameter_record(
+    parsed: ParsedSource, param: Node, name: str, start: int, scope_end: int
+) -> Declaration | None:
+    """The record of parameter declaration ``param``, named ``name``, that starts at ``start``
+    of its function (visible from there to ``scope_end``)."""
+    inner = param.child_by_field_name("declarator")
+    declared = _declared_name(inner)
+    if declared is None or parsed.node_text(declared) != name:
+        return None
+    shape = _shape(inner)
+    type_node = param.child_by_field_name("type")
+    return Declaration(
+        name, "parameter", start, scope_end,
+        integral=_is_integral(parsed.node_text(type_node) if type_node is not None else ""),
+        reference="reference" in shape,
+        indirect="pointer" in shape or "array" in shape,
+        initialised=True,
+        const=_has_word(param, "const"),
+    )
+
+
+def _local_record(parsed: ParsedSource, declarator: Node, name: str) -> Declaration | None:
+    """The record of ``declarator``, of a declaration in the function or a range-``for``'s
+    variable, where it declares ``name``: visible from its end to the end of what holds its
+    declaration."""
+    owner = declarator.parent
+    if owner is None:
+        return None
+    declared = _declared_name(declarator)
+    if declared is None or parsed.node_text(declared) != name:
+        return None
+    if owner.type == "for_range_loop":
+        loop_variable = owner.child_by_field_name("declarator")
+        if loop_variable is None or loop_variable.id != declarator.id:
+            return None
+        return Declaration(name, "local", declarator.end_byte, owner.end_byte, initialised=True)
+    scope = owner.parent
+    if owner.type != "declaration" or scope is None or scope.type in _OUTSIDE_FUNCTIONS:
+        return None
+
+    def text(node: Node | None) -> str:
+        return parsed.node_text(node) if node is not None else ""
+
+    type_text = text(owner.child_by_field_name("type"))
+    words = {text(c) for c in owner.children
+             if c.type in ("type_qualifier", "storage_class_specifier")}
+    words |= {text(c) for c in owner.children if c.type in _STATIC_STORAGE}
+    shape = _shape(declarator)
+    value = declarator.child_by_field_name("value") if declarator.type == \
+        "init_declarator" else None
+    initialised = declarator.type == "init_declarator" or any(
+        c.type == "initializer_list" for c in declarator.children)
+    if value is not None and value.type == "initializer_list":
+        initialised = True
+    return Declaration(
+        name, "local", declarator.end_byte, scope.end_byte,
+        integral=_is_integral(type_text),
+        reference="reference" in shape,
+        indirect="pointer" in shape or "array" in shape,
+        initialised=initialised,
+        constexpr="constexpr" in words or "consteval" in words,
+        const="const" in words and "volatile" not in words,
+        static_storage=bool(words & _STATIC_STORAGE),
+        initializer=(value.start_byte, value.end_byte) if value is not None else None,
+    )
+
+
+# where a declaration declares no local of a function
+_OUTSIDE_FUNCTIONS = ("translation_unit", "declaration_list", "field_declaration_list",
+                      "template_declaration")
 
 
 # --------------------------------------------------------------------------- the pass
 
 
 class _Builder:
-    def __init__(self, parsed: ParsedSource, fn: Node) -> None:
+    def __init__(self, parsed: ParsedSource, fn: Node, scopes: ScopeLookup) -> None:
         self.parsed = parsed
-        self.facts = FunctionFacts(parsed, fn.start_byte, fn.end_byte)
+        self.facts = FunctionFacts(parsed, fn.start_byte, fn.end_byte, fn, scopes)
 
     def text(self, node: Node | None) -> str:
         return self.parsed.node_text(node) if node is not None else ""
 
-    def add(self, decl: Declaration) -> None:
-        self.facts.declarations.setdefault(decl.name, []).append(decl)
-
     def build(self, fn: Node) -> FunctionFacts:
-        """One query over the function's subtree (tree-sitter walks it in C) for the nodes
-        that matter; a Python walk of every node cost more than the rest of the lint of
-        CUTLASS's GMMA headers. The order of the facts does not matter: ``resolve`` takes the
-        latest visible declaration, writes are sorted, loops are only searched."""
         self.facts._templates = lambda: self._template_parameters(fn)
-        self._function_parameters(fn, fn.end_byte)
         self.facts._body = lambda: self._read_body(fn)
         return self.facts
 
     def _read_body(self, fn: Node) -> None:
+        """One query over the function's subtree (tree-sitter walks it in C) for the nodes
+        that matter; a Python walk of every node cost more than the rest of the lint of
+        CUTLASS's GMMA headers. The order of the facts does not matter: writes are sorted,
+        loops are only searched."""
         lo, hi = fn.start_byte, fn.end_byte
         identifiers: list[Node] | Node
         # a small function, in a file of any size: walked (syntax_tree.WALK_LIMIT says why)
@@ -400,11 +516,7 @@ class _Builder:
             return [n for n in found.get(kind, ()) if lo <= n.start_byte and n.end_byte <= hi]
 
         for node in inside("declaration"):
-            self._declaration(node)
-        for node in inside("range"):
-            self._range_loop(node)
-        for node in inside("lambda"):
-            self._function_parameters(node, node.end_byte)
+            self._aliases(node)
         self.facts._loops.extend((n.start_byte, n.end_byte) for n in inside("loop"))
         self.facts._loops.extend((n.start_byte, n.end_byte) for n in inside("range"))
         identifiers = inside("identifier") if "identifier" in found else fn
@@ -413,6 +525,7 @@ class _Builder:
     # ----------------------------------------------------------------- declarations
     def _template_parameters(self, fn: Node) -> None:
         current: Node | None = fn.parent
+        names = self.facts._template_names
         while current is not None:
             if current.type == "template_declaration":
                 params = current.child_by_field_name("parameters")
@@ -421,66 +534,23 @@ class _Builder:
                                       "variadic_parameter_declaration"):
                         name = _declared_name(param.child_by_field_name("declarator"))
                         if name is not None:
-                            self.add(Declaration(self.text(name), "template", 0, 1 << 62))
+                            text = self.text(name)
+                            names.setdefault(text, Declaration(text, "template", 0, 1 << 62))
             current = current.parent
 
-    def _function_parameters(self, fn: Node, scope_end: int) -> None:
-        declarator = fn.child_by_field_name("declarator")
-        while declarator is not None and declarator.type not in (
-            "function_declarator", "lambda_declarator", "abstract_function_declarator"
-        ):
-            declarator = declarator.child_by_field_name("declarator")
-        if declarator is None:
-            return
-        params = declarator.child_by_field_name("parameters")
-        if params is None:
-            params = next((c for c in declarator.children if c.type == "parameter_list"), None)
-        if params is not None:  # its parameters are read by name on look-up
-            self.facts._parameter_lists.append((params, scope_end))
-
-    def _declaration(self, node: Node) -> None:
+    def _aliases(self, node: Node) -> None:
+        """`T &alias = x;`: x may be written through the alias from here on."""
         scope = node.parent
-        if scope is None or scope.type in ("translation_unit", "declaration_list",
-                                           "field_declaration_list", "template_declaration"):
+        if scope is None or scope.type in _OUTSIDE_FUNCTIONS:
             return
-        type_text = self.text(node.child_by_field_name("type"))
-        words = {self.text(c) for c in node.children
-                 if c.type in ("type_qualifier", "storage_class_specifier")}
-        words |= {self.text(c) for c in node.children if c.type in _STATIC_STORAGE}
         for declarator in node.children_by_field_name("declarator"):
-            name = _declared_name(declarator)
-            if name is None:
+            if _declared_name(declarator) is None or declarator.type != "init_declarator":
                 continue
-            shape = _shape(declarator)
-            value = declarator.child_by_field_name("value") if declarator.type == \
-                "init_declarator" else None
-            initialised = declarator.type == "init_declarator" or any(
-                c.type == "initializer_list" for c in declarator.children)
-            if value is not None and value.type == "initializer_list":
-                initialised = True
-            self.add(Declaration(
-                self.text(name), "local", declarator.end_byte, scope.end_byte,
-                integral=_is_integral(type_text),
-                reference="reference" in shape,
-                indirect="pointer" in shape or "array" in shape,
-                initialised=initialised,
-                constexpr="constexpr" in words or "consteval" in words,
-                const="const" in words and "volatile" not in words,
-                static_storage=bool(words & _STATIC_STORAGE),
-                initializer=(value.start_byte, value.end_byte) if value is not None else None,
-            ))
-            if value is not None and "reference" in shape:
-                # `T &alias = x;`: x may be written through the alias from here on
+            value = declarator.child_by_field_name("value")
+            if value is not None and "reference" in _shape(declarator):
                 base = _base_identifier(value)
                 if base is not None:
                     self._write(self.text(base), value.start_byte)
-
-    def _range_loop(self, node: Node) -> None:
-        declarator = node.child_by_field_name("declarator")
-        name = _declared_name(declarator)
-        if name is not None:
-            self.add(Declaration(self.text(name), "local", declarator.end_byte,  # type: ignore[union-attr]
-                                 node.end_byte, initialised=True))
 
     # ----------------------------------------------------------------- writes
     def _write(self, name: str, byte: int) -> None:
@@ -524,7 +594,6 @@ _CAPTURES = {
     "identifier": ("identifier",),
     "declaration": ("declaration",),
     "range": ("for_range_loop",),
-    "lambda": ("lambda_expression",),
     "loop": ("for_statement", "while_statement", "do_statement"),
 }
 _KINDS = frozenset(k for kinds in _CAPTURES.values() for k in kinds)
@@ -532,7 +601,6 @@ _IDENTIFIER_QUERY = "(identifier) @identifier"
 _QUERY_SOURCE = """
 (declaration) @declaration
 (for_range_loop) @range
-(lambda_expression) @lambda
 [(for_statement) (while_statement) (do_statement)] @loop
 """
 _QUERIES: dict[tuple[str, str], tree_sitter.Query] = {}
@@ -615,6 +683,7 @@ class FileFacts:
     def __init__(self, parsed: ParsedSource) -> None:
         self.parsed = parsed
         self._by_function: dict[int, FunctionFacts] = {}
+        self._scopes: ScopeLookup | None = None  # the file's scope tables, on first need
         # the last statement asked about and its function's facts (``of_statement``)
         self._last: tuple[AsmStatement, FunctionFacts | None] | None = None
 
@@ -637,22 +706,45 @@ class FileFacts:
         """The facts of the function definition nearest around character ``offset`` (a lambda's
         parameters and locals are part of its function's facts, with their own scopes)."""
         byte = self.parsed.to_byte(offset)
-        node: Node | None = self.parsed.tree.root_node.descendant_for_byte_range(byte, byte)
-        fn: Node | None = None
-        while node is not None:
-            if node.type == "function_definition":
-                fn = node
-                break
-            if node.type in ("preproc_def", "preproc_function_def"):
-                return None  # a #define body: no function around it
-            node = node.parent
+        node = self.parsed.tree.root_node.descendant_for_byte_range(byte, byte)
+        if node is None:
+            return None
+        scopes = self._scopes
+        if scopes is None:
+            scopes = self._scopes = file_resolver(self.parsed)
+        fn = _function_around(scopes, node)
         if fn is None:
             return None
         facts = self._by_function.get(fn.start_byte)
         if facts is None:
-            facts = _Builder(self.parsed, fn).build(fn)
+            facts = _Builder(self.parsed, fn, scopes).build(fn)
             self._by_function[fn.start_byte] = facts
         return facts
+
+
+def _function_around(scopes: ScopeLookup, node: Node) -> Node | None:
+    """The nearest function definition around ``node`` (itself included), None in a
+    ``#define`` body or outside any: from ``node``'s chain of scopes (a function definition
+    declares names), whose climb typing of the statement's operands has mostly made already
+    (CUTLASS's include/: 1,887 statements each climbed to its function again), and by a climb
+    of its own where the chain is cut before one (a ``#define`` body, ``MAX_SCOPES``)."""
+    with typing_lock():  # the chains are typing's, which another thread may be extending
+        chain = scopes.scope_chain(node)
+    for scope in chain:
+        if scope is None:
+            break
+        if scope.kind == "function_definition":
+            return scope.node
+    else:
+        return None
+    current: Node | None = node
+    while current is not None:
+        if current.type == "function_definition":
+            return current
+        if current.type in ("preproc_def", "preproc_function_def"):
+            return None  # a #define body: no function around it
+        current = current.parent
+    return None
 
 
 def facts_for(context: object, statement: AsmStatement) -> FunctionFacts | None:

@@ -72,6 +72,12 @@ def _fresh_lock() -> None:
     _SETTLING = threading.RLock()
 
 
+def typing_lock() -> threading.RLock:
+    """The lock held while a statement's types are worked out: a reader of the type
+    resolver's tables from elsewhere (``analysis.cxx_facts``) holds it too."""
+    return _SETTLING
+
+
 if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
     os.register_at_fork(after_in_child=_fresh_lock)
 

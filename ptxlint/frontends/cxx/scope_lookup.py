@@ -46,6 +46,9 @@ FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression", "catch_
 
 _NOTHING: frozenset[str] = frozenset()
 
+# the scopes ``scopes_to`` keeps: where a function's parameters and locals are declared
+_OWN_SCOPES = STATEMENT_SCOPES | {"compound_statement", "function_definition", "lambda_expression"}
+
 
 class ScopeLookup(DeclarationIndex):
     """Looks names up through the scopes :class:`DeclarationIndex` indexes."""
@@ -327,20 +330,7 @@ class ScopeLookup(DeclarationIndex):
         cached = self._parameters.get(node.id)
         if cached is not None:
             return cached
-        if node.type == "catch_clause":
-            params = node.child_by_field_name("parameters")
-        else:
-            decl = node.child_by_field_name("declarator")
-            params = None
-            depth = 0
-            while decl is not None and params is None and depth < MAX_DEPTH:
-                depth += 1
-                params = decl.child_by_field_name("parameters")
-                inner = decl.child_by_field_name("declarator")
-                if inner is None:
-                    named = _named(decl)
-                    inner = named[0] if named and decl.type.endswith("declarator") else None
-                decl = inner
+        params = self._parameter_list(node)
         key: tuple[str, bytes] | None = None
         if params is not None and not params.has_error:
             key = (node.type, self._bytes[params.start_byte : params.end_byte])
@@ -350,33 +340,109 @@ class ScopeLookup(DeclarationIndex):
                 if cached is not None:
                     self._parameters[node.id] = cached
                     return cached
-        cached = {}
-        if params is not None:
-            # a parameter of the same text under the same template parameters has the same
-            # name and type: its first entry serves it (see _parameter_entries)
-            templates = self._template_names_at(node)
-            source = self._bytes
-            known = self._parameter_entries
-            for param in params.named_children:
-                if param.type not in VALUE_PARAMETERS:
-                    continue
-                text = source[param.start_byte : param.end_byte]
-                named_entry = known.get((text, templates))
-                if named_entry is None:
-                    declarator = param.child_by_field_name("declarator")
-                    found = declarator_name(declarator)
-                    if found is None:
-                        continue
-                    spec = param.child_by_field_name("type")
-                    named_entry = (_text(found), Entry(found.end_byte, declarator, spec, True))
-                    if b"{" not in text and not param.has_error:
-                        known[(text, templates)] = named_entry
-                # the first parameter of a name wins, as the linear scan found it first
-                cached.setdefault(*named_entry)
+        cached = self._list_entries(params, node) if params is not None else {}
         self._parameters[node.id] = cached
         if key is not None and params is not None and key not in self._shared_parameters:
             self._shared_parameters[key] = self._share(cached, node)
         return cached
+
+    @staticmethod
+    def _parameter_list(node: Node) -> Node | None:
+        """The parameter list of a function definition, lambda or catch clause: the first
+        declarator down from it that has one."""
+        if node.type == "catch_clause":
+            return node.child_by_field_name("parameters")
+        decl = node.child_by_field_name("declarator")
+        params = None
+        depth = 0
+        while decl is not None and params is None and depth < MAX_DEPTH:
+            depth += 1
+            params = decl.child_by_field_name("parameters")
+            inner = decl.child_by_field_name("declarator")
+            if inner is None:
+                named = _named(decl)
+                inner = named[0] if named and decl.type.endswith("declarator") else None
+            decl = inner
+        return params
+
+    def _list_entries(self, params: Node, node: Node) -> dict[str, Entry]:
+        """The entries of parameter list ``params`` of ``node`` by name (``_parameter_table``):
+        a parameter of the same text under the same template parameters has the same name and
+        type, so its first entry serves it (see ``_parameter_entries``)."""
+        table: dict[str, Entry] = {}
+        templates = self._template_names_at(node)
+        source = self._bytes
+        known = self._parameter_entries
+        for param in params.named_children:
+            if param.type not in VALUE_PARAMETERS:
+                continue
+            text = source[param.start_byte : param.end_byte]
+            named_entry = known.get((text, templates))
+            if named_entry is None:
+                declarator = param.child_by_field_name("declarator")
+                found = declarator_name(declarator)
+                if found is None:
+                    continue
+                spec = param.child_by_field_name("type")
+                named_entry = (_text(found), Entry(found.end_byte, declarator, spec, True))
+                if b"{" not in text and not param.has_error:
+                    known[(text, templates)] = named_entry
+            # the first parameter of a name wins, as the linear scan found it first
+            table.setdefault(*named_entry)
+        return table
+
+    # ----------------------------------------------------------------- a function's own names
+
+    def scopes_to(self, where: Node, function: Node) -> list[Scope]:
+        """The blocks, statement headers, lambdas and the function itself around ``where``,
+        innermost first, out to ``function`` (an ancestor of ``where`` or ``where`` itself):
+        the scopes whose tables (``block_entries``, ``parameter_entries``) hold the
+        function's parameters and locals visible at ``where``. Read from ``where``'s chain of
+        scopes, which typing of its statement's operands has mostly climbed already; where
+        that chain is cut first (a ``#define`` body, ``MAX_SCOPES``), by a climb of its own.
+        Classes and catch clauses are passed over: what they declare is neither."""
+        out: list[Scope] = []
+        target = function.id
+        for scope in self._scope_chain(where):
+            if scope is None:
+                break
+            if scope.kind in _OWN_SCOPES:
+                out.append(scope)
+            if scope.node.id == target:
+                return out
+        out = []
+        parents = self._parents
+        node: Node | None = where
+        while node is not None:
+            kind = node.type
+            if kind in _OWN_SCOPES:
+                out.append(Scope(node, kind))
+            key = node.id
+            if key == target:
+                break
+            node = shared_parent(parents, node, key)
+        return out
+
+    def scope_chain(self, where: Node) -> tuple[Scope | None, ...]:
+        """The scopes around ``where`` (itself included) that declare names, innermost first,
+        ending in None where a ``#define`` body or ``MAX_SCOPES`` cuts them (``_scope_chain``,
+        kept per node for the file)."""
+        return self._scope_chain(where)
+
+    def block_entries(self, scope: Scope) -> dict[str, list[Entry]]:
+        """What a block or a statement's header among ``scopes_to`` declares, by name (the
+        block's table, through ``#if`` blocks, ``case`` and labels: an entry's declarator's
+        declaration says where it sits)."""
+        return self._block_table(scope)
+
+    def parameter_entries(self, scope: Scope, params: Node) -> dict[str, Entry]:
+        """The entries of ``params``, a parameter list of the function or lambda ``scope``, by
+        name: the table typing reads (``_parameter_table``, which a list of the same text may
+        share with other functions, so an entry's nodes may be another list's) where
+        ``params`` is the list it reads, else read on its own."""
+        if self._parameter_list(scope.node) == params:
+            return self._parameters_of(scope)
+        return self._list_entries(params, scope.node)
 
     def _share(self, table: dict[str, Entry], node: Node) -> SharedParameters | None:
         """``table`` for the lists of the same text, or None where a parameter's type may
