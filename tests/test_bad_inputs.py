@@ -197,11 +197,12 @@ def test_a_worker_that_dies_costs_only_its_file(tmp_path, monkeypatch):
 
 def test_an_unexpected_exception_is_exit_2_with_the_traceback_under_verbose(monkeypatch, capsys):
     from ptxlint import cli
+    from ptxlint.run import runner
 
     def boom(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "run", boom)
+    monkeypatch.setattr(runner, "run", boom)  # check reads it from the runner when it runs
     assert cli.main(["check", str(ROOT / "fixtures" / "rules" / "PTX101_bad.cu")]) == 2
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: boom" in err and "Traceback" not in err

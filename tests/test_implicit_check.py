@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 
-from ptxlint import cli_help
-from ptxlint.cli import main
+from ptxlint.cli import help_text, main
 
 BAD = '__device__ unsigned f(unsigned a) {\n  unsigned d;\n  asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a));\n  return d;\n}\n'
 
 
 def test_help_promises_the_shorthand() -> None:
-    assert "ptxlint src --fix" in cli_help.MAIN and "`ptxlint check src --fix`" in cli_help.MAIN
+    assert "ptxlint src --fix" in help_text.MAIN and "`ptxlint check src --fix`" in help_text.MAIN
 
 
 def test_a_path_first_runs_check(tmp_path, capsys, monkeypatch) -> None:

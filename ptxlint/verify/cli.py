@@ -1,4 +1,4 @@
-"""Command-line glue for ``check --verify`` and ``ptxlint doctor`` (wired in ptxlint/cli.py).
+"""Command-line glue for ``check --verify`` and ``ptxlint doctor`` (wired in ptxlint/cli/).
 
 Kept here so the CLI module only gains a few calls: the arguments, ``--arch native``, running
 the verifier on a RunResult, the text report with verdicts, and the doctor command.

@@ -1,4 +1,4 @@
-"""The ``--help`` epilogs: examples and exit codes, kept apart from the argument definitions."""
+"""The `--help` epilogs: examples and exit codes, kept apart from the argument definitions."""
 
 from __future__ import annotations
 
