@@ -156,7 +156,7 @@ def lint_part(
         context, file_statements=others, parsed=parsed, cxx=FileFacts(parsed)
     )
     raw = run_rules(active, statements, context)
-    if others.asked_partial:
+    if others.asked_partial or parsed.missed:
         # the memos that remember this file by its text (value flow's) hold the left-out
         # tree's answers: forgotten before the lint again
         file_memos.release()

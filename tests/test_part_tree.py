@@ -5,6 +5,7 @@ says of its statements: the same statements, the same findings."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
@@ -22,6 +23,7 @@ from ptxlint.frontends.cxx import part_tree as part_tree_module
 from ptxlint.frontends.cxx.extract import extract
 from ptxlint.frontends.cxx.function_spans import FunctionSpan, function_spans, scan
 from ptxlint.frontends.cxx.part_tree import part_tree
+from ptxlint.frontends.extraction import Share
 from ptxlint.frontends.syntax_tree import parse, parse_leaving_out
 from ptxlint.model import AsmStatement, SourceFile
 from ptxlint.registry import load_rules
@@ -312,6 +314,35 @@ def test_a_part_whose_rules_read_the_other_statements_is_linted_with_the_whole_t
     cut = shares(CROSSING, 4)
     parts = []
     for share in cut:
+        parts.append(lint_part(SourceFile("crossing.cu", CROSSING), rules, RuleContext(),
+                               SelectAll(), share))
+        file_memos.release()
+    merged = finish_parts(SourceFile("crossing.cu", CROSSING), parts, rules, SelectAll())
+    assert _fields(merged) == _fields(whole)
+
+
+def test_value_flow_that_meets_a_left_out_function_has_the_part_linted_again_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # every function but the part's own left out, whatever its names lead to: value flow
+    # follows load_shared's parameter into caller, which is not in the tree
+    def own_only(source: SourceFile, share: Share) -> list:
+        read = scan(source.text)
+        assert read is not None
+        at = [m.start() for m in re.finditer(r"\basm\b", source.text) if share.holds(m.start())]
+        return [(f.params, f.body) for f in read.functions
+                if f.plain and not any(f.body[0] <= a < f.body[1] for a in at)]
+
+    rules = _rules()
+    whole = lint_source(SourceFile("crossing.cu", CROSSING), rules, RuleContext()).findings
+    file_memos.release()
+    monkeypatch.setattr(part_tree_module, "_unread", own_only)
+    first = shares(CROSSING, 6)[0]
+    assert CROSSING.index("load_shared(unsigned") < (first.end or 0)
+    tree = part_tree(SourceFile("crossing.cu", CROSSING), first)
+    assert _left_out(CROSSING, tree.unread) >= {"caller", "truncated"}
+    parts = []
+    for share in shares(CROSSING, 6):
         parts.append(lint_part(SourceFile("crossing.cu", CROSSING), rules, RuleContext(),
                                SelectAll(), share))
         file_memos.release()

@@ -352,6 +352,8 @@ class _FileFacts:
     # ------------------------------------------------------------------ structure, on demand
 
     def _node_at(self, start: int, end: int) -> tree_sitter.Node | None:
+        if not self.parsed.reads(start, end):
+            return None  # left out of a part's parse: the part is linted again with it
         return self.parsed.positions().root_node.descendant_for_byte_range(start, end)
 
     def _around(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -392,6 +394,7 @@ class _FileFacts:
         return fn
 
     def _describe(self, node: tree_sitter.Node) -> _Function:
+        self.parsed.reads(node.start_byte, node.end_byte)  # its parameters and returns
         declarator = node.child_by_field_name("declarator")
         while declarator is not None and declarator.type != "function_declarator":
             declarator = declarator.child_by_field_name("declarator")

@@ -49,10 +49,24 @@ class ParsedSource:
     # byte ranges ``[start, end)`` left out of the parse (``parse_leaving_out``): the tree
     # holds nothing there, every other node where the whole file's parse puts it
     unread: tuple[tuple[int, int], ...] = ()
+    # a reader needed what was left out (``reads``): whoever left it out parses the whole file
+    missed: bool = field(default=False, compare=False)
 
     @property
     def ascii(self) -> bool:
         return len(self.data) == len(self.text)
+
+    def reads(self, start: int, end: int) -> bool:
+        """Whether the tree holds what lies in bytes ``[start, end)``: False, and ``missed``
+        set, where that meets a range left out of the parse. For a reader that may go
+        anywhere in the file (value flow follows calls across functions)."""
+        unread = self.unread
+        if unread:
+            k = bisect.bisect_right(unread, (end,)) - 1  # the last range starting before end
+            if k >= 0 and unread[k][1] > start:
+                self.missed = True
+                return False
+        return True
 
     def positions(self) -> tree_sitter.Tree:
         """The tree for where its nodes are, their kinds and their fields. The language

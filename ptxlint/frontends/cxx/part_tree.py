@@ -19,7 +19,10 @@ What the part reads outside its own functions stays as the whole parse gives it:
 - what the statements' names lead to across functions (value flow follows a call into its
   callee and a parameter to its callers; a latent mark looks for uses of a function's name):
   a function is kept where its name is written in one of the part's functions, or one of
-  those functions' names is written in it;
+  those functions' names is written in it. Value flow may go further (a caller's argument
+  that calls a third function, an overload set, a helper returning a shared-window pointer):
+  where it meets what was left out it says so (``ParsedSource.reads``), and the part is
+  linted again with the whole tree (``ptxlint.engine_parts``);
 - text read from the file's bytes (the calls in a device function's body, a latent mark's
   search for a name) reads the whole file's bytes, which a part keeps;
 - the last part's macro invocations, which it expands: their functions are kept;
