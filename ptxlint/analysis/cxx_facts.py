@@ -114,8 +114,8 @@ class FunctionFacts:
     _identifiers: list[Node] | Node | None = field(default=None, repr=False)
     # the parameter list of each function or lambda asked about (by node id), as read here
     _lists: dict[int, Node | None] = field(default_factory=dict, repr=False)
-    # the record of each entry of the scope tables read, by its declarator's id (a local) or
-    # by (declarator id, where the parameter is in this function)
+    # the record of each entry of the scope tables read: a local's by its declarator's id, a
+    # parameter's by (its declaration's id, where this function has it, the end of its scope)
     _records: dict[object, Declaration | None] = field(default_factory=dict, repr=False)
 
     @property
