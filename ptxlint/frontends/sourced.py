@@ -67,7 +67,21 @@ class Sourced:
 
 
 def join(parts: Iterable[Sourced]) -> Sourced:
-    out = Sourced()
+    """``Sourced() + parts[0] + parts[1] + ...`` made at once. Added one by one, each step
+    copies the text and the map made so far: quadratic in the parts (a Triton template of
+    6,000 concatenated literals took 4.95 s of CPU to read, 1,500 of them 0.36 s)."""
+    text: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    pieces: list[TemplatePiece] = []
+    shift = 0
     for part in parts:
-        out = out + part
-    return out
+        text.append(part.text)
+        starts += part.starts
+        ends += part.ends
+        pieces += (
+            TemplatePiece(p.kind, p.span, p.text_start + shift, p.text_end + shift)
+            for p in part.pieces
+        )
+        shift += len(part.text)
+    return Sourced("".join(text), starts, ends, pieces)

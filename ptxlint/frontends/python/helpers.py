@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import tree_sitter
 
-from ptxlint.frontends.sourced import Sourced
+from ptxlint.frontends.sourced import Sourced, join
 from ptxlint.model import Span
 
 from . import pystrings
@@ -372,11 +372,11 @@ def _expression(frame: _Frame, node: tree_sitter.Node) -> Value:
             raise _Abort
         return pystrings.decode(values.parsed, node, lambda f: _field(frame, f))
     if kind == "concatenated_string":
-        out = Sourced()
-        for child in node.named_children:
-            if child.type != "comment":
-                out = out + _as_string(frame, _expression(frame, child), values.span(child))
-        return out
+        return join(
+            _as_string(frame, _expression(frame, child), values.span(child))
+            for child in node.named_children
+            if child.type != "comment"
+        )
     if kind == "identifier":
         name = values.text(node)
         if name in frame.env:
@@ -465,12 +465,12 @@ def _call(frame: _Frame, node: tree_sitter.Node) -> Value:
         raise _Abort
     if not isinstance(items, list):
         return _UNKNOWN
-    out = Sourced()
+    parts: list[Sourced] = []
     for k, item in enumerate(items):
         if k:
-            out = out + separator
-        out = out + _as_string(frame, item, values.span(args[0]))
-    return out
+            parts.append(separator)
+        parts.append(_as_string(frame, item, values.span(args[0])))
+    return join(parts)
 
 
 def _comprehension(frame: _Frame, node: tree_sitter.Node) -> Value:

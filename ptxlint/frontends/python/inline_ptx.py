@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from ptxlint.frontends.sourced import Sourced
+from ptxlint.frontends.sourced import Sourced, join
 from ptxlint.model import HOLE, Constraint, CType, Operand, Span, Template, TemplatePiece
 from ptxlint.model_llvm import CallArgument, ConstraintEntry, LlvmCall, PtxPlaceholder
 
@@ -236,21 +236,21 @@ def _rewrite(
         if kind not in counts:
             break
         order.extend((kind, n) for n in range(counts[kind]))
-    out = Sourced()
+    parts: list[Sourced] = []
     last = 0
     found: list[PtxPlaceholder] = []
     for m in matches:
         kind, number = m.group(1), int(m.group(2))
-        out = out + text.slice(last, m.start())
+        parts.append(text.slice(last, m.start()))
         start, end = text.starts[m.start()], text.ends[m.end() - 1]
         k = ids[(kind, number)]
         ref = f"${k}"
-        out = out + Sourced(ref, [start] * len(ref), [end] * len(ref), [])
+        parts.append(Sourced(ref, [start] * len(ref), [end] * len(ref), []))
         last = m.end()
         bound = order[k] if k < len(order) else ("", -1)
         found.append(PtxPlaceholder(kind, number, Span(start, end), k, bound[0], bound[1]))
-    out = out + text.slice(last, len(text.text))
-    return tuple(found), out
+    parts.append(text.slice(last, len(text.text)))
+    return tuple(found), join(parts)
 
 
 def _merged(value: Sourced) -> Sourced:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import tree_sitter
 
-from ptxlint.frontends.sourced import Sourced
+from ptxlint.frontends.sourced import Sourced, join
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import Span, TemplatePiece
 
@@ -58,15 +58,16 @@ def decode(
     begin = parsed.to_char(node.start_byte)
     end = parsed.to_char(node.end_byte)
     kind = PY_FSTRING if fstring else PY_STRING
-    out = Sourced()
+    parts: list[Sourced] = []
     for child in node.children[1:-1]:
         if child.type == "interpolation":
-            out = out + _field(parsed, child, field)
+            parts.append(_field(parsed, child, field))
             continue
         lo = parsed.to_char(child.start_byte)
         hi = parsed.to_char(child.end_byte)
         chars, starts, ends = _decode_content(parsed.text, lo, hi, raw, fstring)
-        out = out + Sourced(chars, starts, ends, [])
+        parts.append(Sourced(chars, starts, ends, []))
+    out = join(parts)
     # One piece for the whole literal (quotes included), as the C++ front end records it;
     # fields inside keep the pieces of their own values.
     literal_pieces = [p for p in out.pieces]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from ptxlint.frontends.sourced import Sourced
+from ptxlint.frontends.sourced import Sourced, join
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import Span
 
@@ -111,12 +111,11 @@ class Values:
                 return None
             return pystrings.decode(self.parsed, node, lambda field: self._field(field, depth + 1))
         if kind == "concatenated_string":
-            out = Sourced()
-            for child in node.named_children:
-                if child.type == "comment":
-                    continue
-                out = out + self.string(child, depth + 1)
-            return out
+            return join(
+                self.string(child, depth + 1)
+                for child in node.named_children
+                if child.type != "comment"
+            )
         if kind == "parenthesized_expression":
             inner = _only_child(node)
             return self._string(inner, depth + 1) if inner is not None else None
@@ -232,12 +231,12 @@ class Values:
             items = args[0]
             if separator is None or items.type not in ("list", "tuple"):
                 return None
-            out = Sourced()
+            parts: list[Sourced] = []
             for k, item in enumerate(i for i in items.named_children if i.type != "comment"):
                 if k:
-                    out = out + separator
-                out = out + self.string(item, depth + 1)
-            return out
+                    parts.append(separator)
+                parts.append(self.string(item, depth + 1))
+            return join(parts)
         return None
 
     def _format(
