@@ -83,6 +83,19 @@ def test_the_referenced_numbers_are_the_templates_refs() -> None:
         assert summary_of(statement).referenced == _refs(statement)
 
 
+def test_write_only_outputs_is_whether_some_output_has_equals_without_plus() -> None:
+    held = 0
+    for statement in _STATEMENTS:
+        expected = any(
+            o.role == "output" and not o.constraint.opaque
+            and "=" in o.constraint.modifiers and "+" not in o.constraint.modifiers
+            for o in statement.operands
+        )
+        assert summary_of(statement).write_only_outputs == expected, statement.template.text
+        held += expected
+    assert 0 < held < len(_STATEMENTS)
+
+
 class _Counting(Rule):
     id = "PTX999"
     name = "counting"

@@ -57,6 +57,10 @@ class OperandSummary:
     referenced: frozenset[int]
     # which of SUMMARY_NEEDS hold; each is named in ``ptxlint.rule.NEEDS``
     holds: frozenset[str]
+    # some output is write-only (``=`` without ``+``): only such an output can be read before
+    # it is written (``StatementAnalysis.undefined_reads`` asks nothing of the others, and a
+    # wgmma's 128 outputs are all ``+``)
+    write_only_outputs: bool = False
 
 
 def summary_of(statement: AsmStatement) -> OperandSummary:
@@ -76,6 +80,7 @@ file_memos.register(_LAST.clear)
 
 def _summarize(statement: AsmStatement) -> OperandSummary:
     holds: set[str] = set()
+    write_only = False
     operands = statement.operands
     if operands:
         holds.add("operands")
@@ -85,6 +90,8 @@ def _summarize(statement: AsmStatement) -> OperandSummary:
         for role, letters, modifiers, opaque in kinds:
             if role == "output":
                 holds.add("outputs")
+                if not opaque and "=" in modifiers and "+" not in modifiers:
+                    write_only = True
             elif role == "input":
                 holds.add("inputs")
             if opaque:
@@ -118,7 +125,7 @@ def _summarize(statement: AsmStatement) -> OperandSummary:
             holds.add("percent-escapes")
     if operands and not referenced.issuperset([o.index for o in operands]):
         holds.add("unreferenced-operands")
-    return OperandSummary(referenced, frozenset(holds))
+    return OperandSummary(referenced, frozenset(holds), write_only)
 
 
 def _misplaced(role: str, letters: str, modifiers: str) -> bool:

@@ -293,7 +293,12 @@ class StatementAnalysis:
         (:meth:`operand_root`), nor where the template cannot be followed. In output order."""
         statement = self.statement
         found: dict[int, Access] = {}
-        if statement.opaque_sections or not statement.extended or self.rocm_guarded:
+        if (
+            not summary_of(statement).write_only_outputs  # asked per statement, not per output
+            or statement.opaque_sections
+            or not statement.extended
+            or self.rocm_guarded
+        ):
             return found
         for operand in statement.outputs:
             modifiers = operand.constraint.modifiers
