@@ -17,9 +17,9 @@ The block is the one the front end's walk of the file's conditional directives
 (``frontends.cxx.guards.guards_of``) opened there, the walk the statements' guards are read
 from: its first branch and the directive that ends it. Only the guard's own lines and what
 follows its ``#endif`` are read here, where a scan of its own stripped every comment of the
-file and found its directives again (14 ms of the CUDA 13 headers' run, 1 ms so; the
-decision is the same on the 15,721 C/C++ files of the CUDA headers, CUTLASS, flashinfer and
-12 more repositories).
+file and found its directives again (the decisions took 14-15.5 ms of the CUDA 13 headers'
+run, 4.7-5 ms so, three runs each; the decision is the same on the 15,721 C/C++ files of the
+CUDA headers, CUTLASS, flashinfer and 12 more repositories).
 """
 
 from __future__ import annotations
