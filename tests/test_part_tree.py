@@ -348,3 +348,21 @@ def test_value_flow_that_meets_a_left_out_function_has_the_part_linted_again_who
         file_memos.release()
     merged = finish_parts(SourceFile("crossing.cu", CROSSING), parts, rules, SelectAll())
     assert _fields(merged) == _fields(whole)
+
+
+def test_a_function_an_error_node_holds_is_never_left_out() -> None:
+    # ``public`` without its colon and the class never closed: tree-sitter recovers with the
+    # functions in an error node, where what a left-out interior held may change how the
+    # rest is read (CUDA's sm_32_intrinsics.hpp parses as one error node)
+    functions = "".join(
+        f"  __device__ unsigned f{i}(unsigned x) {{ unsigned y;\n"
+        f'    asm("add.u32 %0, %1, {i};" : "=r"(y) : "r"(x)); return y; }}\n'
+        for i in range(6)
+    )
+    for text, clean in (("class A {\n public\n" + functions, False),
+                        ("class A {\n public:\n" + functions + "};\n", True)):
+        at = text.index("f3(")
+        params = (at + 3, text.index(")", at))
+        body = (text.index("{", at) + 1, text.index("}\n", at))
+        tree = parse_leaving_out("error.cu", text, [params, body])
+        assert part_tree_module._verified(tree, [(params, body)]) is clean

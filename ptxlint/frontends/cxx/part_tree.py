@@ -11,8 +11,8 @@ What the part reads outside its own functions stays as the whole parse gives it:
 
 - the tree's structure around the interiors left out: a function's parameter list and body
   are brackets whose insides parse on their own; the part's tree must show each left-out
-  interior as exactly a function definition's parameter list and body (``_verified``), or
-  the whole file is parsed;
+  interior as exactly a function definition's parameter list and body, under no error node
+  (``_verified``), or the whole file is parsed;
 - the declarations a file-wide index reads (records, enums, typedefs, aliases, macros), the
   local classes whose member functions a latent mark reads, and ``#if`` structure: a function
   whose interiors hold any of them is kept (``FunctionSpan.plain``);
@@ -38,7 +38,7 @@ from ptxlint.frontends.cxx import macro_uses
 from ptxlint.frontends.cxx.function_spans import scan
 from ptxlint.frontends.cxx.macros import MacroTable
 from ptxlint.frontends.extraction import Share
-from ptxlint.frontends.syntax_tree import ParsedSource, parse, parse_leaving_out
+from ptxlint.frontends.syntax_tree import ParsedSource, ancestors_of, parse, parse_leaving_out
 from ptxlint.model import SourceFile
 
 __all__ = ["part_tree"]
@@ -160,6 +160,10 @@ def _verified(
             return False
         function = body.parent
         if function is None or function.type != "function_definition":
+            return False
+        if any(up.type == "ERROR" for up in ancestors_of(root, function)):
+            # recovering from an error around it, the parse may read what was left out
+            # differently (CUDA's sm_32_intrinsics.hpp parses as one ERROR node)
             return False
         field_body = function.child_by_field_name("body")
         if field_body is None or field_body.id != body.id:
