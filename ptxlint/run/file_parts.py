@@ -3,21 +3,30 @@
 Linted whole, one file is one worker's: over the CUDA 13 headers and CUTLASS's include/ at
 ``-j 16``, the run could not end before CUTLASS's two GMMA headers (736 asm statements each,
 about 1.4 s of CPU apiece) while the other workers had nothing left. ``parts`` cuts such a file
-when the pool is wide enough; each part parses the file and lints its share of the statements
+when the pool is wide enough; each part parses the file without the functions none of its
+statements reads (``frontends.cxx.part_tree``) and lints its share of the statements
 (``ptxlint.engine_parts``: why the merge is exactly the whole file's lint), and ``Split``
 collects the parts' outcomes in this process and merges them once all are in. A wide pool
 gets the files of ``PART_BYTES`` or more before discovery reads the tree, cut or as one part
 (``runner._Run.start_early``), so that the biggest work starts first.
 
-How many parts (``parts``): a part's fixed cost is the whole file's parse and what is read
-once per file (0.35 s of a GMMA header's 1.4 s); only the statements' work divides. So a file
-is cut only where both its statements and its bytes are many (big statements: a GMMA
+How many parts (``parts``): a part's fixed cost is the scan for the functions it leaves out,
+the parse of the rest and what is read once per file; only the statements' work divides. So a
+file is cut only where both its statements and its bytes are many (big statements: a GMMA
 header's are 3.8 KB each), into at most one part per ``PART_STATEMENTS`` asm keywords and per
 ``PART_BYTES``, and one per ``WORKERS_PER_PART`` workers, so that a part finds a worker free: a
 pool of fewer than eight never cuts a file. Over the CUDA 13 headers and CUTLASS's include/
-at ``-j 16`` that cuts the two 2.8-2.9 MB GMMA headers in three. Cutting every file of 320
-asm keywords or more instead (seven files, 21 parts) cost the workers 3.7 s more CPU (16.1 s
-against 12.3 s), for files that end before the run does anyway.
+at ``-j 16`` that cuts the two 2.8-2.9 MB GMMA headers in three.
+
+Measured on the 2.8 MB GMMA header (CPU per part on a 2-core machine; the whole file linted
+alone: 0.7 s): in three parts 0.37-0.42 s each (1.16 s in all) where each part parsed the
+whole file 0.48-0.60 s (1.52-1.67 s); in four, 0.33-0.36 s (1.34 s) against 0.45-0.50 s. On
+the 16-core host at ``-j 16`` over CUDA and CUTLASS the three parts of each header take
+0.8-1.2 s each, all workers busy until 1.4-1.5 s: the run is bound by the pool's total CPU,
+not by the parts, and four parts cost the workers 1 s more CPU (19.6 s against 18.6 s) for
+no shorter run. Cutting every file of 320 asm keywords or more instead (seven files, 21
+parts) cost the workers 3.7 s more CPU (16.1 s against 12.3 s), when each part parsed the
+whole file.
 """
 
 from __future__ import annotations
@@ -57,8 +66,9 @@ def parts(path: str, data: bytes, workers: int) -> int:
 
 def part_size(size: int, count: int) -> int:
     """What one of ``count`` parts of a file of ``size`` bytes weighs against whole files when
-    the pool orders its work: the whole file's parse (a quarter of a GMMA header's lint) and
-    its share of the rest."""
+    the pool orders its work: a fixed quarter (a part of a GMMA header in three or four costs
+    about a quarter of the whole file's lint plus its share of the rest) and its share of the
+    rest."""
     return size // 4 + (size - size // 4) // count
 
 
