@@ -378,3 +378,90 @@ def test_the_writers_of_each_operand_are_the_destinations_in_text_order() -> Non
         for index in range(10):
             assert writes.get(index) == expected.get(index), (text, index)
         assert dict(writes) == expected and list(writes) == list(expected), text
+
+
+# --------------------------------------------------------------------------- operand checks
+
+
+_CLASSES = [OperandClass("reg", "f32"), OperandClass("reg", "b32"), OperandClass("reg", "b64"),
+            OperandClass("reg", "b16"), OperandClass("unknown"), OperandClass("imm", "int", 1),
+            OperandClass("imm", "int", None)]
+_GMMA = [
+    # the register-A form after the descriptor one, an accumulator of 4, 8 or 16
+    "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+    "%8, p, 1, 1, 1;",
+    "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7}, "
+    "%8, %9, p, 1, -1, 0, 0;",
+    "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%0, %1}, {%2, %3, %4, %5}, %6, p, 1, 1, "
+    "1;",
+    # elements that are no %N: a register, an immediate, the sink, a %N past the operands
+    "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, r, 1, _}, %4, %5, p, 1, 1, 0, 0;",
+    "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %99}, {%4, %5, %6, %7}, "
+    "%8, p, 1, 1, 1;",
+    "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+    "{%8, %9}, {%10, %11, %12, %13};",
+]
+
+
+def _class_lists() -> list[list[OperandClass]]:
+    """Classes for %0..%15: all f32 (a float accumulator), all b32, and random ones."""
+    rng = random.Random(11)
+    return [[_CLASSES[0]] * 16, [_CLASSES[1]] * 16,
+            *([rng.choice(_CLASSES) for _ in range(16)] for _ in range(4))]
+
+
+def _instructions() -> list[PtxInstruction]:
+    return [instruction for text in [*_GMMA, *_spellings()[::3]]
+            for instruction in parse_template(text, True).instructions]
+
+
+def test_a_vector_of_refs_is_judged_as_resolving_each_element_gives() -> None:
+    """The checker reads a vector's ``%N`` elements from a ``RefClasses`` list in its own loop;
+    the verdict is the one a resolver asked element by element gives."""
+    for classes in _class_lists():
+        listed = grammar.RefClasses(classes, _register)
+
+        def one_by_one(operand: PtxOperand, listed: grammar.RefClasses = listed) -> OperandClass:
+            return listed(operand)
+
+        for instruction in _instructions():
+            assert check(instruction, listed) == check(instruction, one_by_one), \
+                instruction.mnemonic
+
+
+def test_forms_tried_in_turn_share_an_operands_answer_only_where_the_question_is_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``check`` tries a spelling's forms in turn and asks an operand's answer once for the
+    forms that ask it the same way (spec, binding, relaxedness); the verdicts are those of
+    checking each form on its own, and a wgmma's accumulator is checked once for its two
+    forms."""
+    verdicts = []
+    instructions = _instructions()
+    lists = _class_lists()
+    for classes in lists:
+        listed = grammar.RefClasses(classes, _register)
+        verdicts.append([check(instruction, listed) for instruction in instructions])
+    real = grammar._check_operands
+    monkeypatch.setattr(grammar, "_check_operands",
+                        lambda instruction, m, resolve, relaxed, checked=None:
+                        real(instruction, m, resolve, relaxed))
+    for classes, shared in zip(lists, verdicts, strict=True):
+        listed = grammar.RefClasses(classes, _register)
+        alone = [check(instruction, listed) for instruction in instructions]
+        assert alone == shared
+    monkeypatch.setattr(grammar, "_check_operands", real)
+    asked: list[PtxOperand] = []
+    real_one = grammar._check_one
+
+    def noting(instruction: PtxInstruction, operand: PtxOperand, *args: Any,
+               **kwargs: Any) -> Any:
+        asked.append(operand)
+        return real_one(instruction, operand, *args, **kwargs)
+
+    monkeypatch.setattr(grammar, "_check_one", noting)
+    register_a = parse_template(_GMMA[0], True).instructions[0]
+    fitting = [_CLASSES[0]] * 4 + [_CLASSES[1]] * 4 + [_CLASSES[2]]
+    verdict = check(register_a, grammar.RefClasses(fitting, _register))
+    assert verdict.status == "ok" and verdict.form is not None and "{r:" in verdict.form.spec
+    assert sum(1 for o in asked if o is register_a.operands[0]) == 1

@@ -49,7 +49,7 @@ return ``Verdict.abstain``: the rules fall back to the generous vocabulary in
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -107,6 +107,7 @@ __all__ = [
     "literal_fits",
     "written_positions",
     "vector_count",
+    "RefClasses",
 ]
 
 
@@ -276,12 +277,14 @@ def check(
     # the closest form: fewest errors, then one whose operand count fits
     best: tuple[tuple[int, bool], list[Issue], _Match] | None = None
     gated = [m for m in exact if m.form.toolkit is not None]
+    checked: _Checked = {}
     if gated:  # the forms every toolkit takes first: a newer one's is the fallback
         exact = tuple(m for m in exact if m.form.toolkit is None)
         if not exact:
-            return _newer_only(instruction, gated, resolve, relaxed)
+            return _newer_only(instruction, gated, resolve, relaxed, checked)
     for m in exact:
-        issues, abstain = _check_operands(instruction, m, resolve, relaxed and not m.form.strict)
+        issues, abstain = _check_operands(instruction, m, resolve, relaxed and not m.form.strict,
+                                          checked)
         if m.form.rejected and not abstain and not any(i.severity == "error" for i in issues):
             return _accept(m)
         if abstain:
@@ -296,7 +299,8 @@ def check(
         if best is None or rank < best[0]:
             best = (rank, issues, m)
     for m in gated:
-        issues, abstain = _check_operands(instruction, m, resolve, relaxed and not m.form.strict)
+        issues, abstain = _check_operands(instruction, m, resolve, relaxed and not m.form.strict,
+                                          checked)
         if abstain or any(i.severity == "error" for i in issues) or best is None:
             continue
         # what the older toolkits say, marked as theirs: cuda-version decides
@@ -316,7 +320,8 @@ _RELAXED = frozenset({"ld", "ldu", "st", "cvt", "ld_global_nc"})
 
 
 def _newer_only(
-    instruction: PtxInstruction, gated: list[_Match], resolve: Resolver, relaxed: bool | None
+    instruction: PtxInstruction, gated: list[_Match], resolve: Resolver, relaxed: bool | None,
+    checked: _Checked,
 ) -> Verdict:
     """An instruction only forms of a newer toolkit's ptxas spell (``toolkit=``): an error for
     the older ones, which the issue says (the rules compare its toolkit with cuda-version);
@@ -324,7 +329,7 @@ def _newer_only(
     best: tuple[list[Issue], _Match] | None = None
     for m in gated:
         issues, abstain = _check_operands(instruction, m, resolve,
-                                          bool(relaxed) and not m.form.strict)
+                                          bool(relaxed) and not m.form.strict, checked)
         if abstain:
             return Verdict("abstain", form=m.form, need=m.need, written=_written(m.form))
         errors = [i for i in issues if i.severity == "error"]
@@ -447,11 +452,20 @@ def form_of(opcode: str, modifiers: tuple[str, ...]) -> Form | None:
 # ----------------------------------------------------------------------------- operands
 
 
+# What ``_check_one`` said of the operand at each position, with the spec, binding and
+# relaxedness it was asked under: the forms of one spelling that ``check`` tries in turn share
+# most operand specs (wgmma's two forms differ only in how A is passed: both take the same
+# 128-register accumulator), and an operand checked under an equal question is not checked again.
+_Checked = dict[int, tuple[OperandSpec, dict[str, str], bool, "list[Issue] | None"]]
+
+
 def _check_operands(
-    instruction: PtxInstruction, m: _Match, resolve: Resolver, relaxed: bool
+    instruction: PtxInstruction, m: _Match, resolve: Resolver, relaxed: bool,
+    checked: _Checked | None = None,
 ) -> tuple[list[Issue], bool]:
     """The operand issues of ``instruction`` under form ``m``; ``True`` second when an
-    operand cannot be judged (a macro hole, an operand spliced in by a "C" constraint)."""
+    operand cannot be judged (a macro hole, an operand spliced in by a "C" constraint).
+    ``checked`` keeps each operand's answer for the next form ``check`` tries."""
     operands = instruction.operands
     specs = m.form.operands
     issues: list[Issue] = []
@@ -474,8 +488,16 @@ def _check_operands(
         issues.append(Issue("operand", f"'{instruction.mnemonic}' takes {expected} operand"
                             f"{'s' if high != 1 else ''}, not {count}", start, end))
         return issues, False
+    binding = m.binding
     for position, (operand, spec) in enumerate(zip(operands, specs, strict=False)):
-        result = _check_one(instruction, operand, spec, m.binding, resolve, relaxed, position)
+        known = checked.get(position) if checked is not None else None
+        if (known is not None and known[0] is spec and known[2] == relaxed
+                and known[1] == binding):
+            result = known[3]
+        else:
+            result = _check_one(instruction, operand, spec, binding, resolve, relaxed, position)
+            if checked is not None:
+                checked[position] = (spec, binding, relaxed, result)
         if result is None:
             return [], True
         issues.extend(result)
@@ -574,6 +596,9 @@ def _check_one(
         out: list[Issue] = []
         leaf = element.kind in _LEAF_SPECS
         passed: OperandClass | None = None  # the class of the last element that passed
+        if leaf and type(resolve) is RefClasses:
+            return _check_ref_vector(instruction, operand, element, binding, resolve, relaxed,
+                                     position)
         for part in operand.parts:
             if leaf and part.kind in _LEAF_KINDS:
                 # what _check_one reaches for such a part, without its dispatch (a wgmma's
@@ -640,6 +665,74 @@ def _check_one(
     if kind == "label":
         return None
     return _check_leaf(instruction, operand, spec, binding, relaxed, position, resolve(operand))
+
+
+class RefClasses:
+    """A resolver that reads a ``%N``'s class from a list by operand index (``classes``: what
+    each asm operand's constraint declares) and asks ``other`` of any other register or
+    immediate; an aggregate (address, vector, pair) is unknown. :func:`ptxlint.ptx.judge.judge`
+    resolves with one, and the checker reads a vector's ``%N`` elements from the list in its
+    own loop instead of a call per element (``_check_ref_vector``)."""
+
+    __slots__ = ("classes", "other")
+
+    def __init__(self, classes: Sequence[OperandClass], other: Resolver) -> None:
+        self.classes = classes
+        self.other = other
+
+    def __call__(self, operand: PtxOperand) -> OperandClass:
+        if operand.parts:
+            return _UNKNOWN_CLASS
+        if operand.kind == "ref":
+            ref, classes = operand.ref, self.classes
+            return classes[ref] if ref is not None and ref < len(classes) else _UNKNOWN_CLASS
+        return self.other(operand)
+
+
+_UNKNOWN_CLASS = OperandClass("unknown")
+
+
+def _check_ref_vector(
+    instruction: PtxInstruction,
+    operand: PtxOperand,
+    element: OperandSpec,
+    binding: dict[str, str],
+    resolve: RefClasses,
+    relaxed: bool,
+    position: int,
+) -> list[Issue] | None:
+    """The vector branch of ``_check_one`` for a register or immediate element, each ``%N``
+    element's class read from ``resolve.classes`` in the loop (a wgmma's accumulator is 128 of
+    them: what ``resolve`` would answer, without a call each). Whether ``_check_leaf`` finds
+    an issue depends on the class alone (the operand's text is only quoted in the message),
+    and the classes are shared objects: an element of the class that passed just before
+    passes too."""
+    classes = resolve.classes
+    count = len(classes)
+    out: list[Issue] = []
+    passed: OperandClass | None = None  # the class of the last element that passed
+    for part in operand.parts:
+        kind = part.kind
+        if kind == "ref" and not part.parts:
+            ref = part.ref
+            cls = classes[ref] if ref is not None and ref < count else _UNKNOWN_CLASS
+        elif kind in _LEAF_KINDS:
+            cls = resolve(part)
+        else:
+            sub = _check_one(instruction, part, element, binding, resolve, relaxed, position,
+                             in_vector=True)
+            if sub is None:
+                return None
+            out.extend(sub)
+            continue
+        if cls is passed:
+            continue
+        found = _check_leaf(instruction, part, element, binding, relaxed, position, cls)
+        if found:
+            out.extend(found)
+        else:
+            passed = cls
+    return out
 
 
 # Instructions whose generic or .global address ptxas 13.0 takes from a 64-bit register only:

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from ptxlint import file_memos
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
-from ptxlint.ptx.grammar import OperandClass, Verdict, check, immediate_class
+from ptxlint.ptx.grammar import OperandClass, RefClasses, Verdict, check, immediate_class
 
 __all__ = ["DECLARED", "judge", "operand_class", "float_letters_typed"]
 
@@ -150,27 +150,24 @@ def judge(statement: AsmStatement, instruction: PtxInstruction, typed_floats: bo
             typed_floats = True
         registers, declared = (_registers_of(statement) if statement.ptx.directives
                                else _NO_REGISTERS)
-        memo_key = (id(instruction), typed_floats, refs.key, declared)
+        # the statements that spell the same constraints share one _RefClasses (_BY_KEY): its
+        # identity stands for its key, which a wgmma's 130 operands made costly to hash twice
+        memo_key = (id(instruction), typed_floats, id(refs), declared)
         known = _VERDICTS.get(memo_key)
-        if known is not None and known[0] is instruction:
-            verdict = known[1]
+        if known is not None and known[0] is instruction and known[1] is refs:
+            verdict = known[2]
         else:
             classes = refs.typed if typed_floats else refs.bits()
-            count = len(classes)
+            floats = typed_floats
 
-            def resolve(operand: PtxOperand) -> OperandClass:
-                # an aggregate (address, vector, pair, sum) is no register or immediate itself
-                if operand.parts:
-                    return _UNKNOWN
-                if operand.kind == "ref":
-                    ref = operand.ref
-                    return classes[ref] if ref is not None and ref < count else _UNKNOWN
-                return operand_class(statement, operand, typed_floats, registers)
+            def other(operand: PtxOperand) -> OperandClass:
+                return operand_class(statement, operand, floats, registers)
 
-            verdict = check(instruction, resolve)
+            # an aggregate (address, vector, pair, sum) is no register or immediate itself
+            verdict = check(instruction, RefClasses(classes, other))
             if len(_VERDICTS) >= _VERDICTS_MAX:
                 _VERDICTS.clear()
-            _VERDICTS[memo_key] = (instruction, verdict)
+            _VERDICTS[memo_key] = (instruction, refs, verdict)
     if len(_RECENT) >= 64:
         _RECENT.clear()
     _RECENT[key] = (statement, instruction, verdict)  # held, so the ids stay theirs
@@ -192,10 +189,11 @@ _Facts = tuple[str | tuple[str, str | None] | None, ...]
 _Registers = tuple[dict[str, str], tuple[tuple[str, str], ...]]
 _NO_REGISTERS: _Registers = ({}, ())
 
-# Verdicts by (instruction identity, typed floats, the statement's constraint facts, the
-# template's declared registers).
-_VERDICTS: dict[tuple[int, bool, _Facts, tuple[tuple[str, str], ...]],
-                tuple[PtxInstruction, Verdict]] = {}
+# Verdicts by (instruction identity, typed floats, the identity of the statement's constraint
+# classes, the template's declared registers); the instruction and the classes are held, so
+# their ids stay theirs.
+_VERDICTS: dict[tuple[int, bool, int, tuple[tuple[str, str], ...]],
+                tuple[PtxInstruction, _RefClasses, Verdict]] = {}
 _VERDICTS_MAX = 4096
 
 
