@@ -366,3 +366,38 @@ def test_a_function_an_error_node_holds_is_never_left_out() -> None:
         body = (text.index("{", at) + 1, text.index("}\n", at))
         tree = parse_leaving_out("error.cu", text, [params, body])
         assert part_tree_module._verified(tree, [(params, body)]) is clean
+
+
+def test_members_of_one_name_in_many_classes_are_left_out_by_the_parts_that_do_not_hold_them(
+) -> None:
+    # CUTLASS's GMMA headers: one struct per shape, each with its own ``fma``
+    structs = "".join(
+        f"template <int Scale = 1>\nstruct MMA_{i} {{\n  using CRegisters = unsigned[2];\n"
+        f"  __device__ static void fma(unsigned const& a, unsigned& d0, unsigned& d1) {{\n"
+        f'    asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %2, 0;\\n"\n'
+        f'      "add.u32 %0, %2, {i};\\nadd.u32 %1, %2, %3;\\n}}\\n"\n'
+        f'      : "+r"(d0), "+r"(d1) : "r"(a), "n"(Scale));\n  }}\n}};\n\n'
+        for i in range(8)
+    )
+    text = "namespace gmma {\n" + structs + "}\n"
+    rules = _rules()
+    whole = lint_source(SourceFile("gmma.hpp", text), rules, RuleContext()).findings
+    file_memos.release()
+    statements = extract(unified_source(SourceFile("gmma.hpp", text)), parse_template,
+                         type_lookup).statements
+    file_memos.release()
+    for count in (2, 3, 4):
+        cut = shares(text, count)
+        keywords = [m.start() for m in re.finditer(r"\basm\b", text)]
+        for share in cut:  # each part leaves out the functions of the other parts
+            held = sum(share.holds(at) for at in keywords)
+            tree = part_tree(SourceFile("gmma.hpp", text), share)
+            assert len(tree.unread) == 2 * (8 - held)
+        assert _statements(SourceFile("gmma.hpp", text), count) == statements
+        parts = []
+        for share in cut:
+            parts.append(lint_part(SourceFile("gmma.hpp", text), rules, RuleContext(),
+                                   SelectAll(), share))
+            file_memos.release()
+        merged = finish_parts(SourceFile("gmma.hpp", text), parts, rules, SelectAll())
+        assert _fields(merged) == _fields(whole)
