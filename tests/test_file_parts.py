@@ -4,12 +4,14 @@ same report in every format, the same cached result."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Iterator
 
 import pytest
 
+from ptxlint import file_memos
 from ptxlint.cli import main
 from ptxlint.engine import (
     SelectAll,
@@ -153,8 +155,14 @@ def test_shares_cut_at_keywords_and_cover_the_file() -> None:
 
 
 def _in_parts(source: SourceFile, rules: list[Rule], count: int) -> list:
-    parts = [lint_part(source, rules, RuleContext(), SelectAll(), share)
-             for share in shares(source.text, count)]
+    # each part as a worker lints it: a source object of its own, and the memos that remember
+    # a file by its object forgotten before (a part's tree leaves other functions out)
+    file_memos.release()
+    parts = []
+    for share in shares(source.text, count):
+        parts.append(lint_part(dataclasses.replace(source), rules, RuleContext(), SelectAll(),
+                               share))
+        file_memos.release()
     read = unified_source(source)
     for part in parts:  # as between processes: the rows pickled without the file's text
         part.rows = statement_pickle.loads_value(statement_pickle.dumps(part.rows, read), read)
