@@ -59,7 +59,8 @@ class OperandSummary:
     holds: frozenset[str]
     # some output is write-only (``=`` without ``+``): only such an output can be read before
     # it is written (``StatementAnalysis.undefined_reads`` asks nothing of the others, and a
-    # wgmma's 128 outputs are all ``+``)
+    # wgmma's 128 outputs are all ``+``: over CUTLASS's include/ its CPU fell from 13.7-14.0 to
+    # 6.5-6.8 ms)
     write_only_outputs: bool = False
 
 
