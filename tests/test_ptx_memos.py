@@ -465,3 +465,30 @@ def test_forms_tried_in_turn_share_an_operands_answer_only_where_the_question_is
     verdict = check(register_a, grammar.RefClasses(fitting, _register))
     assert verdict.status == "ok" and verdict.form is not None and "{r:" in verdict.form.spec
     assert sum(1 for o in asked if o is register_a.operands[0]) == 1
+
+
+def test_forms_of_one_mnemonic_are_matched_once_with_the_same_outcome() -> None:
+    """The forms that spell one mnemonic share their slots, and ``_modifier_matches`` matches a
+    spelling once for them: each form's match is the one matching it alone gives."""
+    by_mnemonic: dict[str, list[grammar.Form]] = {}
+    for form in grammar.forms():
+        by_mnemonic.setdefault(form.spec.split(" ")[0].split(";")[0], []).append(form)
+    assert any(len(group) > 1 for group in by_mnemonic.values())
+    for group in by_mnemonic.values():
+        assert all(form.slots is group[0].slots for form in group)
+
+    def fields(m: grammar._Match) -> tuple[object, ...]:
+        return m.form, m.binding, m.need, m.unused, m.missing, m.misordered
+
+    shared = 0
+    for text in _spellings():
+        for instruction in parse_template(text, True).instructions:
+            if instruction.opaque or not grammar.covered(instruction.opcode):
+                continue
+            _, exact, _ = grammar._modifier_matches.__wrapped__(
+                instruction.opcode, instruction.modifiers)
+            alone = [grammar._match_modifiers(m.form, instruction.modifiers) for m in exact]
+            assert [fields(m) for m in exact] == [fields(m) for m in alone], text
+            shared += sum(1 for a, b in zip(exact, exact[1:], strict=False)
+                          if a.binding is b.binding)
+    assert shared  # some spelling's forms were matched once

@@ -110,11 +110,12 @@ class Slot:
     var: str = ""
 
     def find(self, word: str) -> Value | None:
-        return self._by_word.get(word)
+        return self.by_word.get(word)
 
     @cached_property
-    def _by_word(self) -> dict[str, Value]:
-        # matching runs once per form per instruction: a dict, not a scan of 32 shapes
+    def by_word(self) -> dict[str, Value]:
+        """The slot's values by word (the first of each): matching runs once per form per
+        spelling, and reads the table in its loop."""
         out: dict[str, Value] = {}
         for value in self.values:
             out.setdefault(value.word, value)
@@ -348,8 +349,24 @@ def compile_form(spec: str) -> Form:
     if opcode_match is None:
         raise ValueError(f"bad form {spec!r}")
     opcode = opcode_match.group()
+    slots = _slots(mnemonic, opcode_match.end(), spec)
+    (need, undocumented, ordered, positional, strict, lax_vectors, rejected, toolkit,
+     head) = _form_keys(keys)
+    if any(slot.optional or len(slot.values) != 1 for slot in slots[:head]):
+        raise ValueError(f"head={head} covers a slot with choices in {spec!r}")
+    return Form(opcode, slots, _operand_list(operand_text), need, undocumented, spec,
+                ordered, head, rejected, positional, strict, lax_vectors, toolkit)
+
+
+def _slots(mnemonic: str, pos: int, spec: str) -> tuple[Slot, ...]:
+    """The slots of a form's mnemonic after its opcode (which ends at ``pos``): one tuple per
+    mnemonic, shared by the forms that spell it (``_SLOT_TUPLES``), so the matcher knows them
+    for one question (wgmma's register-A and descriptor forms, ld's and st's operand
+    variants)."""
+    known = _SLOT_TUPLES.get(mnemonic)
+    if known is not None:
+        return known
     slots: list[Slot] = []
-    pos = opcode_match.end()
     for m in _SLOT_TOKEN.finditer(mnemonic, pos):
         if m.start() != pos:
             raise ValueError(f"bad slot in {spec!r} at {mnemonic[pos:]!r}")
@@ -357,12 +374,15 @@ def compile_form(spec: str) -> Form:
         slots.append(_slot(m.group()))
     if pos != len(mnemonic):
         raise ValueError(f"bad mnemonic in {spec!r} at {mnemonic[pos:]!r}")
-    (need, undocumented, ordered, positional, strict, lax_vectors, rejected, toolkit,
-     head) = _form_keys(keys)
-    if any(slot.optional or len(slot.values) != 1 for slot in slots[:head]):
-        raise ValueError(f"head={head} covers a slot with choices in {spec!r}")
-    return Form(opcode, tuple(slots), _operand_list(operand_text), need, undocumented, spec,
-                ordered, head, rejected, positional, strict, lax_vectors, toolkit)
+    if len(_SLOT_TUPLES) >= 4096:
+        _SLOT_TUPLES.clear()
+    made = _SLOT_TUPLES[mnemonic] = tuple(slots)
+    return made
+
+
+# The slots by mnemonic: the grammar's 1,331 forms spell 1,224 mnemonics. Bounded (cleared
+# when full) for callers that compile forms of their own.
+_SLOT_TUPLES: dict[str, tuple[Slot, ...]] = {}
 
 
 # The operand lists and the keys of the forms, compiled once per spelling as the slots are: the

@@ -187,12 +187,14 @@ def _match_modifiers(form: Form, modifiers: tuple[str, ...]) -> _Match:
         taken[k] = True
         last = k
     took: list[tuple[int, str]] = []
+    ordered = form.ordered
     for slot in form.slots[form.head:]:
         found = False
+        by_word = slot.by_word
         for i, word in enumerate(modifiers):
-            if taken[i] or (form.ordered and i < last):
+            if taken[i] or (ordered and i < last):
                 continue
-            value = slot.find(word)
+            value = by_word.get(word)
             if value is None:
                 continue
             taken[i] = True
@@ -243,11 +245,31 @@ def _modifier_matches(
         if form.required_words <= words:
             candidates.append(form)
         having ^= low
-    exact = tuple(m for m in (_match_modifiers(f, modifiers) for f in candidates) if m.cost == 0)
+    exact = tuple(m for m in _candidate_matches(candidates, modifiers) if m.cost == 0)
     if exact:
         return None, exact, None
     matches = sorted((_match_modifiers(f, modifiers) for f in family), key=lambda m: m.cost)
     return None, (), matches[0]
+
+
+def _candidate_matches(candidates: list[Form], modifiers: tuple[str, ...]) -> list[_Match]:
+    """``_match_modifiers`` of each candidate form, matched once for the forms that spell one
+    mnemonic (their slots are one tuple: ``forms._slots``) under the same reading (head, order,
+    position) and need, whose matches differ only in the form: CUTLASS's spellings have 3,236
+    candidate forms, of 2,095 such kinds (wgmma's register-A and descriptor forms)."""
+    out: list[_Match] = []
+    seen: dict[tuple[int, int, bool, bool], _Match] = {}
+    for form in candidates:
+        key = (id(form.slots), form.head, form.ordered, form.positional)
+        known = seen.get(key)
+        if known is not None and known.form.slots is form.slots and known.form.need == form.need:
+            out.append(_Match(form, known.binding, known.need, known.unused, known.missing,
+                              known.misordered))
+            continue
+        match = _match_modifiers(form, modifiers)
+        seen[key] = match
+        out.append(match)
+    return out
 
 
 def check(
