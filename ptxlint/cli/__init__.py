@@ -2,10 +2,11 @@
 happened into the exit code.
 
 Start-up matters (pre-commit and editors start ptxlint once per file or commit): loading this
-package loads argparse, the parser's definitions and the settings' functions, nothing of the
-engine. Each command's module is imported when that command runs, and imports what it uses
-then, so ``--version`` and ``--help`` never load the engine, and ``check`` never loads
-verification, Tier 2, the language server or the other commands unless asked to.
+package loads the exit codes only. ``main`` loads the parser when it parses (``--version``
+alone never does: nor argparse, nor the dataclasses that --verify's arguments bring), and each
+command's module is imported when that command runs, and imports what it uses then, so
+``--help`` never loads the engine, and ``check`` never loads verification, Tier 2, the
+language server or the other commands unless asked to.
 
 The modules, one job each: ``parser`` (every command's arguments) with ``help_text`` (the
 ``--help`` epilogs); ``exits`` (exit codes, the usage error); ``settings`` (the run's
@@ -17,23 +18,37 @@ the notes beside it); ``stats``; ``docs`` (``rules``, ``rule``, ``config``); ``n
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import os
 import sys
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ptxlint import __version__
 from ptxlint.cli.exits import EXIT_ERROR, EXIT_OK, UsageError, user_errors
-from ptxlint.cli.parser import COMMANDS, build_parser
-from ptxlint.cli.parser import extra_formats as _extra_formats  # noqa: F401 (tests read it here)
-from ptxlint.cli.settings import configure as _configure  # noqa: F401 (tests read it here)
 
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+
+    from ptxlint.cli.parser import COMMANDS, build_parser
+    from ptxlint.cli.parser import extra_formats as _extra_formats  # noqa: F401
+    from ptxlint.cli.settings import configure as _configure  # noqa: F401
     from ptxlint.report.run_result import RunResult
 
 __all__ = ["COMMANDS", "build_parser", "main", "run"]
+
+
+def __getattr__(name: str) -> Any:
+    """The parser's names and ``_configure`` (tests and scripts read them here), loaded on
+    first use."""
+    if name in ("COMMANDS", "build_parser", "_extra_formats"):
+        from ptxlint.cli import parser
+
+        return getattr(parser, name.removeprefix("_"))
+    if name == "_configure":
+        from ptxlint.cli.settings import configure
+
+        return configure
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run(*args: Any, **kwargs: Any) -> RunResult:
@@ -49,6 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if list(sys.argv[1:] if argv is None else argv) == ["--version"]:
         print(f"ptxlint {__version__}")  # the common probe; argparse would say the same
         return EXIT_OK
+    from ptxlint.cli.parser import COMMANDS, build_parser
+
     given = list(sys.argv[1:] if argv is None else argv)
     try:
         implicit = _implicit_check(given, COMMANDS)
@@ -56,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         build_parser().print_usage(sys.stderr)
         print(f"ptxlint: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    parser = build_parser(only_check=_command_of(implicit) == "check")
+    parser = build_parser(only_check=_command_of(implicit, COMMANDS) == "check")
     args = parser.parse_args(implicit)
     if argv is None:
         from ptxlint import start_path
@@ -71,6 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # the reader went away (`ptxlint check | head`): stay quiet, also at interpreter exit
+        import contextlib
+
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
@@ -96,12 +115,12 @@ _GLOBAL_FLAGS = ("--verbose", "-v")
 _GLOBAL_EXITS = ("--help", "-h", "--version")
 
 
-def _command_of(argv: list[str]) -> str | None:
+def _command_of(argv: list[str], commands: Sequence[str]) -> str | None:
     """The command word of ``argv`` (after the global flags), or None (none, or --help first)."""
     start = 0
     while start < len(argv) and argv[start] in _GLOBAL_FLAGS:
         start += 1
-    return argv[start] if start < len(argv) and argv[start] in COMMANDS else None
+    return argv[start] if start < len(argv) and argv[start] in commands else None
 
 
 def _implicit_check(argv: list[str], commands: Sequence[str]) -> list[str]:
