@@ -15,7 +15,6 @@
 
 import { ChildProcess, execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
-import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { Locator, Page, chromium } from 'playwright-core';
@@ -68,9 +67,14 @@ function log(message: string): void {
     process.stderr.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 }
 
+/** Write a settings file whole: a new file renamed over the old one. code-server watches the
+ *  workspace's settings; a file truncated and then written could be read between the two, as
+ *  no settings at all (a restart with the default interpreter, and its own install offer). */
 function writeJson(file: string, value: unknown): void {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, JSON.stringify(value, null, 2));
+    const partial = `${file}.${process.pid}.partial`;
+    fs.writeFileSync(partial, JSON.stringify(value, null, 2));
+    fs.renameSync(partial, file);
 }
 
 /** The workspace and a code-server profile of this run's own, so nothing leaks in or out. */
@@ -106,15 +110,65 @@ function prepare(options: Options): { workspace: string; userData: string; exten
     return { workspace, userData, extensions };
 }
 
-function freePort(): Promise<number> {
+/** The port code-server bound (it is started on port 0): read from its log line. A port found
+ *  free here and handed to it would stay free only until another process took it, and
+ *  code-server binds seconds later on a busy machine. */
+function listeningPort(child: ChildProcess, deadline: number): Promise<number> {
     return new Promise((resolve, reject) => {
-        const server = net.createServer();
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => {
-            const address = server.address();
-            server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-        });
+        let seen = '';
+        const timer = setTimeout(() => finish(new Error('code-server never said where it listens')), Math.max(0, deadline - Date.now()));
+        const onData = (data: Buffer): void => {
+            seen = (seen + data.toString()).slice(-4096);
+            const found = /HTTP server listening on https?:\/\/[^\s/]+:(\d+)/.exec(seen);
+            if (found) {
+                finish(undefined, Number(found[1]));
+            }
+        };
+        const onExit = (code: number | null): void => finish(new Error(`code-server exited with ${code}`));
+        function finish(error: Error | undefined, port?: number): void {
+            clearTimeout(timer);
+            child.stdout?.off('data', onData);
+            child.stderr?.off('data', onData);
+            child.off('exit', onExit);
+            if (error) {
+                reject(error);
+            } else {
+                resolve(port as number);
+            }
+        }
+        child.stdout?.on('data', onData);
+        child.stderr?.on('data', onData);
+        child.once('exit', onExit);
     });
+}
+
+/** End code-server and everything it started (its own process group), and wait until it has
+ *  exited: the scratch folder its children write in is removed after, not during. */
+async function stopProcessGroup(child: ChildProcess, graceMs: number): Promise<void> {
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {
+        return;
+    }
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const signal = (name: NodeJS.Signals): void => {
+        try {
+            process.kill(-(child.pid as number), name);
+        } catch {
+            child.kill(name);
+        }
+    };
+    signal('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), graceMs);
+    });
+    if (await Promise.race([exited.then(() => false), late])) {
+        signal('SIGKILL');
+        await exited;
+    }
+    clearTimeout(timer);
+    // its children (the extension host, the language server) were signalled with it: any of
+    // them still ending is killed before the folder they write in is removed
+    signal('SIGKILL');
 }
 
 async function waitForHttp(url: string, deadline: number, child: ChildProcess): Promise<void> {
@@ -270,7 +324,6 @@ async function main(): Promise<number> {
         throw new Error(`the extension is not listed after installing it:\n${listed}`);
     }
 
-    const port = await freePort();
     const server = spawn(
         options.codeServer,
         [
@@ -278,7 +331,7 @@ async function main(): Promise<number> {
             '--auth',
             'none',
             '--bind-addr',
-            `127.0.0.1:${port}`,
+            '127.0.0.1:0',
             '--disable-telemetry',
             '--disable-update-check',
             '--disable-workspace-trust',
@@ -307,13 +360,16 @@ async function main(): Promise<number> {
             '--disable-sync',
         ],
     });
-    const result: Record<string, unknown> = { port };
+    const result: Record<string, unknown> = {};
     let page: Page | undefined;
     try {
+        const port = await listeningPort(server, Date.now() + 60_000);
+        result.port = port;
         await waitForHttp(`http://127.0.0.1:${port}/healthz`, Date.now() + 60_000, server);
         const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
         page = await context.newPage();
-        page.setDefaultTimeout(30_000);
+        // every wait of a step has the run's budget: a busy machine slows each one alike
+        page.setDefaultTimeout(options.timeoutMs);
         await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
         await page.locator('.monaco-workbench').waitFor({ timeout: options.timeoutMs });
         // the explorer lists the workspace once the folder is open
@@ -390,7 +446,10 @@ async function main(): Promise<number> {
             const toast = page.locator('.notification-toast', { hasText: 'ptxlint is not installed in' });
             await toast.waitFor({ timeout: options.timeoutMs });
             const install = toast.locator('.monaco-button', { hasText: 'Install ptxlint[lsp]' });
-            await install.waitFor();
+            // A warning with buttons is not sticky: VS Code hides its toast 18 s after showing
+            // it, unless the pointer is over it. The pointer goes there first, so a slow
+            // screenshot or a stalled machine never finds the button gone.
+            await install.hover();
             result.installOffer = (await toast.locator('.notification-list-item-message').innerText()).trim();
             log(`offer: ${String(result.installOffer)}`);
             await page.screenshot({ path: options.screenshot.replace(/\.png$/, '-install-offer.png') });
@@ -420,15 +479,12 @@ async function main(): Promise<number> {
         return 1;
     } finally {
         await browser.close().catch(() => undefined);
-        if (server.pid !== undefined && server.exitCode === null) {
-            try {
-                process.kill(-server.pid, 'SIGTERM');
-            } catch {
-                server.kill('SIGTERM');
-            }
+        await stopProcessGroup(server, 15_000);
+        try {
+            fs.rmSync(scratchRoot, { recursive: true, force: true, maxRetries: 5 });
+        } catch (error) {
+            log(`the scratch folder ${scratchRoot} was not removed: ${String(error)}`);
         }
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        fs.rmSync(scratchRoot, { recursive: true, force: true });
     }
 }
 
