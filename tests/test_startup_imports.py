@@ -48,3 +48,19 @@ def test_checking_one_small_file_starts_no_pool_machinery(tmp_path) -> None:
     )
     expected = [] if sys.platform.startswith("linux") else ["platformdirs"]
     assert done.stdout.splitlines()[-1] == str(expected)
+
+
+def test_the_version_probe_loads_no_parser() -> None:
+    """``ptxlint --version`` (how editors and hooks find ptxlint) prints before anything builds
+    a parser: neither argparse nor the parser's module, nor --verify's arguments."""
+    probe = (
+        "import sys\nfrom ptxlint.cli import main\nmain(['--version'])\n"
+        "print(sorted(m for m in ('argparse', 'ptxlint.cli.parser', 'ptxlint.verify.cli')"
+        " if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300,
+        check=True,
+    )
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("ptxlint ") and lines[-1] == "[]"
