@@ -25,8 +25,8 @@ What it buys (CUTLASS's ``include/``, 3,217 statements, CPU with the collector p
 0.037-0.039 s and take 0.031-0.032 s (``roots.modified_tokens`` and ``referenced`` over every
 statement: 11-12 ms, now 2-3 ms). The other token walks it replaces ran only on the statements
 their rule's ``needs`` admit, or only for a finding, so the rules' phase as a whole does not move
-measurably (1.07-1.08 s before and after, 1.16-1.26 s against 1.18-1.24 s later in the day): the
-gain is one definition of each answer, and no quadratic walk left for a fix on a wgmma to hit.
+measurably (1.16-1.26 s before, 1.18-1.24 s after, three runs each): the gain is one
+definition of each answer, and no quadratic walk left for a fix on a wgmma to hit.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ _SPACES = ("shared", "global", "local", "const", "param")
 
 class Use(NamedTuple):
     """One place a template's instruction names an asm operand, and whether it is inside an
-    address (of which state space). A tuple: a wgmma's template makes 130, and a frozen data
-    class's ``__init__`` cost three times the rest of the walk."""
+    address (of which state space). A tuple, made without a data class's ``__init__``: a
+    wgmma's template makes 130."""
 
     instruction: PtxInstruction
     space: str | None  # the state space of the address it sits in; None: not an address
