@@ -221,3 +221,29 @@ def test_inner_declarations_are_visible_only_in_their_scope() -> None:
     assert found("v", "/*BLOCK*/") == ("local", text.index("v; /*BLOCK*/") + 1)
     assert found("v", "/*AFTER*/") == parameter_v
     assert found("w", "/*AFTER*/") == ("parameter", text.index("int w"))
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_template_parameters_are_those_of_every_template_around_the_function(
+    monkeypatch: pytest.MonkeyPatch, cut: bool
+) -> None:
+    """Read from the template declarations on the function's chain of scopes, and by a climb
+    where that chain is cut short (``MAX_SCOPES``): the same names either way."""
+    from ptxlint.frontends.cxx import scope_lookup
+
+    if cut:
+        monkeypatch.setattr(scope_lookup, "MAX_SCOPES", 1)
+    text = (
+        "template <int N, typename T, int... Ks>\n"
+        "struct S {\n"
+        "  template <unsigned M = 4>\n"
+        "  __device__ void f(int x) { /*HERE*/ }\n"
+        "};\n"
+    )
+    here = text.index("/*HERE*/")
+    facts = FileFacts(parse("t.cu", text)).function_at(here)
+    assert facts is not None
+    kinds = {name: getattr(facts.resolve(name, here), "kind", None)
+             for name in ("N", "T", "Ks", "M", "x", "S")}
+    assert kinds == {"N": "template", "T": None, "Ks": "template", "M": "template",
+                     "x": "parameter", "S": None}

@@ -475,6 +475,10 @@ def _local_record(parsed: ParsedSource, declarator: Node, name: str) -> Declarat
     )
 
 
+# the template parameters that name a value
+_TEMPLATE_VALUES = ("parameter_declaration", "optional_parameter_declaration",
+                    "variadic_parameter_declaration")
+
 # where a declaration declares no local of a function
 _OUTSIDE_FUNCTIONS = ("translation_unit", "declaration_list", "field_declaration_list",
                       "template_declaration")
@@ -524,19 +528,42 @@ class _Builder:
 
     # ----------------------------------------------------------------- declarations
     def _template_parameters(self, fn: Node) -> None:
-        current: Node | None = fn.parent
+        """The value parameters of the templates around the function: from the tables typing
+        reads (``ScopeLookup.template_values``) of the template declarations on the
+        function's chain of scopes; by a climb of its own where that chain is cut (a
+        ``#define`` body, ``MAX_SCOPES``)."""
         names = self.facts._template_names
+        scopes = self.facts.scopes
+        with typing_lock():  # the chains and tables are typing's
+            chain = scopes.scope_chain(fn)
+            if not chain or chain[-1] is not None:
+                for scope in chain:
+                    if scope is not None and scope.kind == "template_declaration":
+                        for text, entry in scopes.template_values(scope).items():
+                            declarator = entry.declarator
+                            param = declarator.parent if declarator is not None else None
+                            if param is not None and param.type in _TEMPLATE_VALUES:
+                                self._template_parameter(param, text, names)
+                return
+        current: Node | None = fn.parent
         while current is not None:
             if current.type == "template_declaration":
                 params = current.child_by_field_name("parameters")
                 for param in params.named_children if params is not None else ():
-                    if param.type in ("parameter_declaration", "optional_parameter_declaration",
-                                      "variadic_parameter_declaration"):
-                        name = _declared_name(param.child_by_field_name("declarator"))
-                        if name is not None:
-                            text = self.text(name)
-                            names.setdefault(text, Declaration(text, "template", 0, 1 << 62))
+                    if param.type in _TEMPLATE_VALUES:
+                        self._template_parameter(param, None, names)
             current = current.parent
+
+    def _template_parameter(
+        self, param: Node, name: str | None, names: dict[str, Declaration]
+    ) -> None:
+        """Record template value parameter ``param`` (where it declares ``name``, if given)."""
+        declared = _declared_name(param.child_by_field_name("declarator"))
+        if declared is None:
+            return
+        text = self.text(declared)
+        if name is None or text == name:
+            names.setdefault(text, Declaration(text, "template", 0, 1 << 62))
 
     def _aliases(self, node: Node) -> None:
         """`T &alias = x;`: x may be written through the alias from here on."""

@@ -429,6 +429,11 @@ class ScopeLookup(DeclarationIndex):
         kept per node for the file)."""
         return self._scope_chain(where)
 
+    def template_values(self, scope: Scope) -> dict[str, Entry]:
+        """The value parameters of a template declaration among ``scope_chain``'s scopes, by
+        name (the first of a name: ``_template_value_table``)."""
+        return self._template_value_table(scope.node)
+
     def block_entries(self, scope: Scope) -> dict[str, list[Entry]]:
         """What a block or a statement's header among ``scopes_to`` declares, by name (the
         block's table, through ``#if`` blocks, ``case`` and labels: an entry's declarator's
