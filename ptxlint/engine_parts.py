@@ -162,8 +162,8 @@ def lint_part(
     )
     raw = run_rules(active, statements, context)
     if others.asked_partial or parsed.missed:
-        # the memos that remember this file by its text (value flow's) hold the left-out
-        # tree's answers: forgotten before the lint again
+        # the memos that remember this file by its source object (value flow's) hold the
+        # left-out tree's answers: forgotten before the lint again
         file_memos.release()
         return lint_part(source, rules, context, selector, share, whole_tree=True)
     rows: list[Row] = []
