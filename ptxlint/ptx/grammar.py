@@ -256,7 +256,8 @@ def _candidate_matches(candidates: list[Form], modifiers: tuple[str, ...]) -> li
     """``_match_modifiers`` of each candidate form, matched once for the forms that spell one
     mnemonic (their slots are one tuple: ``forms._slots``) under the same reading (head, order,
     position) and need, whose matches differ only in the form: CUTLASS's spellings have 3,236
-    candidate forms, of 2,095 such kinds (wgmma's register-A and descriptor forms)."""
+    candidate forms, of 2,095 such kinds (wgmma's register-A and descriptor forms). Matching
+    its 1,824 spellings: 284 M -> 210 M instructions (valgrind; the CUDA headers' 285 -> 270)."""
     out: list[_Match] = []
     seen: dict[tuple[int, int, bool, bool], _Match] = {}
     for form in candidates:
@@ -477,7 +478,8 @@ def form_of(opcode: str, modifiers: tuple[str, ...]) -> Form | None:
 # What ``_check_one`` said of the operand at each position, with the spec, binding and
 # relaxedness it was asked under: the forms of one spelling that ``check`` tries in turn share
 # most operand specs (wgmma's two forms differ only in how A is passed: both take the same
-# 128-register accumulator), and an operand checked under an equal question is not checked again.
+# 128-register accumulator), and an operand checked under an equal question is not checked again
+# (one entry per operand position, kept for one ``check``; the figure is ``RefClasses``').
 _Checked = dict[int, tuple[OperandSpec, dict[str, str], bool, "list[Issue] | None"]]
 
 
@@ -694,7 +696,8 @@ class RefClasses:
     each asm operand's constraint declares) and asks ``other`` of any other register or
     immediate; an aggregate (address, vector, pair) is unknown. :func:`ptxlint.ptx.judge.judge`
     resolves with one, and the checker reads a vector's ``%N`` elements from the list in its
-    own loop instead of a call per element (``_check_ref_vector``)."""
+    own loop instead of a call per element (``_check_ref_vector``). With ``_Checked``, judging
+    the 2,115 instructions of CUTLASS's GMMA headers: 379 M -> 275 M instructions (valgrind)."""
 
     __slots__ = ("classes", "other")
 
