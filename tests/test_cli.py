@@ -159,3 +159,14 @@ def test_doctor_and_verify_are_wired(tmp_path, capsys) -> None:
     assert main(["check", str(tmp_path), "--verify"]) == 1
     out = capsys.readouterr().out
     assert "verify: confirmed" in out and "Verification: 1 confirmed" in out
+
+
+def test_python_m_ptxlint_cli_runs_the_command_line(tmp_path) -> None:
+    (tmp_path / "k.cu").write_text(BAD)
+    done = subprocess.run(
+        [sys.executable, "-m", "ptxlint.cli", "check", "k.cu", "--no-cache", "--format", "json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": ROOT},
+    )
+    assert done.returncode == 1, done.stderr
+    assert [f["rule"] for f in json.loads(done.stdout)["findings"]] == ["PTX001"]
