@@ -21,7 +21,7 @@ BAD = '__device__ unsigned f(unsigned a) {\n  unsigned d;\n  asm("add.u32 %0, %1
 # collection in the interpreter's teardown is the only one left to free it.
 PROGRAM = textwrap.dedent(
     """
-    import atexit, os, sys, threading, time
+    import atexit, os, sys, threading
     marks = sys.argv.pop(1)
     def mark(name, open=open, join=os.path.join):  # what it needs bound: run at teardown
         with open(join(marks, name), "w") as f:
@@ -34,10 +34,15 @@ PROGRAM = textwrap.dedent(
         cycle = Teardown()
         cycle.me = cycle
     atexit.register(at_exit)
+    # The thread lives until main() returns, however long the check takes: were the process
+    # ended inside main(), it would never leave its mark.
+    returned = threading.Event()
     if os.environ.get("BUSY_THREAD"):
-        threading.Thread(target=lambda: (time.sleep(0.3), mark("thread"))).start()
+        threading.Thread(target=lambda: (returned.wait(), mark("thread"))).start()
     from ptxlint.cli import main
-    sys.exit(main())
+    code = main()
+    returned.set()
+    sys.exit(code)
     """
 )
 
