@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from typing import cast
 
 from ptxlint.model import HOLE, PtxInstruction, PtxOperand, PtxTemplate
@@ -44,9 +45,14 @@ class WriteAnalysis:
         successors: list[list[int]],
     ) -> None:
         # %N -> the instructions that write it, text order
-        writes = _Writes(instructions, written)
-        self.writes: Mapping[int, list[PtxInstruction]] = writes
-        self._written = writes.refs
+        self.writes: Mapping[int, list[PtxInstruction]]
+        self._written: AbstractSet[int]
+        if sum(map(len, written)) > _FEW_DESTINATIONS:
+            lazy = _Writes(instructions, written)
+            self.writes, self._written = lazy, lazy.refs
+        else:
+            lists = _writers(instructions, written)
+            self.writes, self._written = lists, lists.keys()
         self._graph: tuple[tuple[PtxInstruction, ...], list[tuple[PtxOperand, ...]],
                            list[list[int]]] | None = (instructions, written, successors)
         self._definite: frozenset[int] = frozenset()
@@ -84,6 +90,24 @@ class WriteAnalysis:
         return index in facts or (guard is not None and (index, *guard) in facts)
 
 
+def _writers(
+    instructions: tuple[PtxInstruction, ...], written: list[tuple[PtxOperand, ...]]
+) -> dict[int, list[PtxInstruction]]:
+    """``%N`` -> the instructions whose destinations name it, in text order."""
+    lists: dict[int, list[PtxInstruction]] = {}
+    for instruction, operands in zip(instructions, written, strict=True):
+        for o in operands:
+            if o.kind == "ref" and o.ref is not None:
+                lists.setdefault(o.ref, []).append(instruction)
+    return lists
+
+
+# A template that writes more destinations than this gets its writers' lists made when first
+# read (``_Writes``); a smaller one gets the dictionary, which costs less than the lazy mapping
+# for a few (the CUDA headers' templates).
+_FEW_DESTINATIONS = 32
+
+
 class _Writes(Mapping[int, list[PtxInstruction]]):
     """``%N`` -> the instructions that write it, in text order. Whether a ``%N`` is written at
     all is a set made in one comprehension over the destinations; the lists are made the first
@@ -107,12 +131,7 @@ class _Writes(Mapping[int, list[PtxInstruction]]):
 
     def _made(self) -> dict[int, list[PtxInstruction]]:
         if self._lists is None:
-            lists: dict[int, list[PtxInstruction]] = {}
-            for instruction, operands in zip(self._instructions, self._written, strict=True):
-                for o in operands:
-                    if o.kind == "ref" and o.ref is not None:
-                        lists.setdefault(o.ref, []).append(instruction)
-            self._lists = lists
+            self._lists = _writers(self._instructions, self._written)
         return self._lists
 
     def __contains__(self, key: object) -> bool:

@@ -300,7 +300,7 @@ def check(
     # the closest form: fewest errors, then one whose operand count fits
     best: tuple[tuple[int, bool], list[Issue], _Match] | None = None
     gated = [m for m in exact if m.form.toolkit is not None]
-    checked: _Checked = {}
+    checked: _Checked | None = {} if len(exact) > 1 else None  # one form: nothing to share
     if gated:  # the forms every toolkit takes first: a newer one's is the fallback
         exact = tuple(m for m in exact if m.form.toolkit is None)
         if not exact:
@@ -344,7 +344,7 @@ _RELAXED = frozenset({"ld", "ldu", "st", "cvt", "ld_global_nc"})
 
 def _newer_only(
     instruction: PtxInstruction, gated: list[_Match], resolve: Resolver, relaxed: bool | None,
-    checked: _Checked,
+    checked: _Checked | None,
 ) -> Verdict:
     """An instruction only forms of a newer toolkit's ptxas spell (``toolkit=``): an error for
     the older ones, which the issue says (the rules compare its toolkit with cuda-version);
