@@ -54,7 +54,9 @@ def input_to_output(
         return None
     if facts is not None:
         name = re.match(r"\W*(\w+)", operand.expression)
-        decl = facts.resolve(name.group(1), 0, templates=False) if name else None
+        # asked where the operand is written: at byte 0 no local or parameter is visible yet
+        at = facts.parsed.to_byte(operand.expression_span.start)
+        decl = facts.resolve(name.group(1), at, templates=False) if name else None
         if decl is not None and decl.const and not decl.indirect:
             return None  # a const variable cannot become an output
     literal = text[operand.constraint.span.start : operand.constraint.span.end]

@@ -85,3 +85,24 @@ def test_triton_advice_is_a_letter_where_the_instruction_takes_it(lint):
     text = triton("cvt.f64.f32 $0, $1;", "=r,r", "x.to(tl.float32)", "tl.float64")
     [finding] = lint(text, "k.py", select=("PTX004",))
     assert finding.message.endswith("; use 'l'")
+
+
+def written_input(declaration: str) -> str:
+    return ("__global__ void k(unsigned* out) {\n"
+            f"  {declaration} = 3u;\n"
+            '  asm volatile("add.u32 %0, %0, 1;" :: "r"(c));\n'
+            "  out[0] = c;\n}\n")
+
+
+def test_a_written_const_input_is_not_offered_as_an_output(lint):
+    # "+r"(c) on a const variable: nvcc says "expression must be a modifiable lvalue"
+    [finding] = lint(written_input("const unsigned c"), select=("PTX105",))
+    assert finding.fix is None
+
+
+def test_a_written_input_that_is_not_const_is_offered_as_an_output(lint):
+    text = written_input("unsigned c")
+    [finding] = lint(text, select=("PTX105",))
+    assert finding.fix is not None and not finding.fix.safe
+    fixed, applied = apply_edits(text, [finding.fix])
+    assert applied == 1 and '"+r"(c)' in fixed
