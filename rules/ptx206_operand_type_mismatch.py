@@ -17,7 +17,6 @@ from ptxlint.ptx.instructions import (
     unknown_modifier,
 )
 from ptxlint.ptx.judge import float_letters_typed
-from ptxlint.ptx.targets import lowest_target, statement_guards
 from ptxlint.ptx.toolkit import toolkit_accepts
 from ptxlint.rule import Rule, RuleContext
 
@@ -232,5 +231,5 @@ def _floats_typed(statement: AsmStatement, context: RuleContext) -> bool:
     sm_100 (``--arch``, else the lowest target its guards allow)."""
     if context.arch is not None:
         return float_letters_typed(context.arch)
-    lowest = lowest_target(statement_guards(statement, local_only=True))
+    lowest = analysis_of(statement).lowest_target  # PTX401's too: include guard left out
     return float_letters_typed(lowest.sm if lowest is not None else None)

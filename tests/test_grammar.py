@@ -120,6 +120,15 @@ def test_float_letters_are_bits_from_sm_100_on() -> None:
     assert lint_text(guarded, select=ids) == []
 
 
+def test_an_include_guard_named_like_an_arch_does_not_hide_the_guards_lower_bound() -> None:
+    # read as every rule reads it (the analysis' lowest target, the include guard left out):
+    # '__SM_100_HELPERS_H__' names no architecture, so the #if still says sm_100 and up
+    body = ('__device__ void k(unsigned d, float x, unsigned b) {\n#if __CUDA_ARCH__ >= 1000\n'
+            '  asm("add.u32 %0, %1, %2;" : "=r"(d) : "f"(x), "r"(b));\n#endif\n}\n')
+    header = f"#ifndef __SM_100_HELPERS_H__\n#define __SM_100_HELPERS_H__\n{body}#endif\n"
+    assert lint_text(header, "helpers.h", select=("PTX206",)) == []
+
+
 def test_undocumented_form_is_a_warning() -> None:
     source = ('__device__ void k(unsigned short a) { unsigned short d; '
               'asm("fma.rz.bf16 %0, %1, %1, %1;" : "=h"(d) : "h"(a)); }')
