@@ -249,18 +249,8 @@ def _branches(text: str) -> list[Branch]:
     stack: list[_Block] = []
     lines = _conditional_lines(text) if _continued(text) else _plain_conditional_lines(text)
     for start, offset, line_no, m in lines:
-        kind = m.group(1)
-        # what follows #else and #endif is never read
-        if kind == "endif" or kind == "else":
-            rest = ""
-        else:
-            rest = m.group(2)
-            rest = (_COMMENT.sub(" ", rest) if "/" in rest else rest).strip()
+        kind, cond = _read_directive(m)
         if kind in ("if", "ifdef", "ifndef"):
-            if kind == "if":
-                cond = rest
-            else:
-                cond = f"defined({rest})" if kind == "ifdef" else f"!defined({rest})"
             stack.append(_Block(line_no, [cond], [(offset, -1, (cond,))], []))
             continue
         if not stack:
@@ -269,15 +259,7 @@ def _branches(text: str) -> list[Branch]:
         b_start, _, b_conds = block.branches[-1]
         block.branches[-1] = (b_start, start, b_conds)
         if kind in ("elif", "else"):
-            made = block.negated
-            if len(made) < len(block.previous):  # made when a branch first needs them
-                made.extend(f"!({c})" for c in block.previous[len(made) :])
-            negated = tuple(made[:MAX_ELIFS])
-            if len(made) > MAX_ELIFS:
-                negated += (UNREAD,)
-            block.branches.append((offset, -1, negated + ((rest,) if kind == "elif" else ())))
-            if kind == "elif":
-                block.previous.append(rest)
+            block.branches.append((offset, -1, _next_branch(block, kind, cond)))
         else:  # endif
             stack.pop()
             size = line_no - block.if_line
@@ -372,6 +354,37 @@ class _Block:
     negated: list[str]  # ``previous`` negated, made once when an #elif/#else needs them
 
 
+def _read_directive(m: re.Match[str]) -> tuple[str, str]:
+    """A conditional directive's kind and the condition it states (``#ifdef X``:
+    ``defined(X)``); what follows #else and #endif is never read."""
+    kind = m.group(1)
+    if kind == "endif" or kind == "else":
+        return kind, ""
+    rest = m.group(2)
+    rest = (_COMMENT.sub(" ", rest) if "/" in rest else rest).strip()
+    if kind == "ifdef":
+        return kind, f"defined({rest})"
+    if kind == "ifndef":
+        return kind, f"!defined({rest})"
+    return kind, rest
+
+
+def _next_branch(block: _Block, kind: str, cond: str) -> tuple[str, ...]:
+    """The conditions of the branch an ``#elif cond`` or ``#else`` opens in ``block``: every
+    earlier branch's negated (made when a branch first needs them, cut at ``MAX_ELIFS``), then
+    the #elif's own."""
+    made = block.negated
+    if len(made) < len(block.previous):
+        made.extend(f"!({c})" for c in block.previous[len(made) :])
+    negated = tuple(made[:MAX_ELIFS])
+    if len(made) > MAX_ELIFS:
+        negated += (UNREAD,)
+    if kind != "elif":
+        return negated
+    block.previous.append(cond)
+    return negated + (cond,)
+
+
 def _conditions_around(text: str, offset: int) -> tuple[str, ...]:
     """The #if conditions around ``offset`` as ``FileGuards.at`` reads them from the index of
     every branch (``_branches``, ``_around``), from a walk of the directives up to ``offset``
@@ -386,17 +399,8 @@ def _conditions_around(text: str, offset: int) -> tuple[str, ...]:
         if start > offset:
             beyond = line
             break
-        kind = m.group(1)
-        if kind == "endif" or kind == "else":
-            rest = ""
-        else:
-            rest = m.group(2)
-            rest = (_COMMENT.sub(" ", rest) if "/" in rest else rest).strip()
+        kind, cond = _read_directive(m)
         if kind in ("if", "ifdef", "ifndef"):
-            if kind == "if":
-                cond = rest
-            else:
-                cond = f"defined({rest})" if kind == "ifdef" else f"!defined({rest})"
             stack.append(_Block(0, [cond], [(after, -1, (cond,))], []))
             continue
         if not stack:
@@ -405,15 +409,7 @@ def _conditions_around(text: str, offset: int) -> tuple[str, ...]:
         if kind == "endif":
             stack.pop()
             continue
-        made = block.negated
-        if len(made) < len(block.previous):
-            made.extend(f"!({c})" for c in block.previous[len(made) :])
-        negated = tuple(made[:MAX_ELIFS])
-        if len(made) > MAX_ELIFS:
-            negated += (UNREAD,)
-        block.branches[0] = (after, -1, negated + ((rest,) if kind == "elif" else ()))
-        if kind == "elif":
-            block.previous.append(rest)
+        block.branches[0] = (after, -1, _next_branch(block, kind, cond))
     # the blocks open at ``offset`` close innermost first: count levels to each one's #endif
     unclosed = level = len(stack)
     if beyond is not None and unclosed:
