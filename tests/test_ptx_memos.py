@@ -15,7 +15,7 @@ import pytest
 
 from ptxlint.engine import extract_statements
 from ptxlint.model import HOLE, PtxInstruction, PtxOperand, SourceFile
-from ptxlint.ptx import flow, grammar, parser
+from ptxlint.ptx import flow, grammar, operand_check, parser
 from ptxlint.ptx.effects import _unknown_operand
 from ptxlint.ptx.grammar import OperandClass, check, written_positions
 from ptxlint.ptx.judge import judge
@@ -454,24 +454,24 @@ def test_forms_tried_in_turn_share_an_operands_answer_only_where_the_question_is
     for classes in lists:
         listed = grammar.RefClasses(classes, _register)
         verdicts.append([check(instruction, listed) for instruction in instructions])
-    real = grammar._check_operands
-    monkeypatch.setattr(grammar, "_check_operands",
-                        lambda instruction, m, resolve, relaxed, checked=None:
-                        real(instruction, m, resolve, relaxed))
+    real = grammar.check_operands
+    monkeypatch.setattr(grammar, "check_operands",
+                        lambda instruction, form, binding, resolve, relaxed, checked=None:
+                        real(instruction, form, binding, resolve, relaxed))
     for classes, shared in zip(lists, verdicts, strict=True):
         listed = grammar.RefClasses(classes, _register)
         alone = [check(instruction, listed) for instruction in instructions]
         assert alone == shared
-    monkeypatch.setattr(grammar, "_check_operands", real)
+    monkeypatch.setattr(grammar, "check_operands", real)
     asked: list[PtxOperand] = []
-    real_one = grammar._check_one
+    real_one = operand_check._check_one
 
     def noting(instruction: PtxInstruction, operand: PtxOperand, *args: Any,
                **kwargs: Any) -> Any:
         asked.append(operand)
         return real_one(instruction, operand, *args, **kwargs)
 
-    monkeypatch.setattr(grammar, "_check_one", noting)
+    monkeypatch.setattr(operand_check, "_check_one", noting)
     register_a = parse_template(_GMMA[0], True).instructions[0]
     fitting = [_CLASSES[0]] * 4 + [_CLASSES[1]] * 4 + [_CLASSES[2]]
     verdict = check(register_a, grammar.RefClasses(fitting, _register))

@@ -48,12 +48,11 @@ return ``Verdict.abstain``: the rules fall back to the generous vocabulary in
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ptxlint.model import PtxInstruction, PtxOperand
+from ptxlint.model import PtxInstruction
 from ptxlint.ptx.forms import (
     REJECTED,
     Form,
@@ -72,6 +71,13 @@ from ptxlint.ptx.forms import (
     undescribed,
     word_masks,
 )
+from ptxlint.ptx.operand_check import (
+    Checked,
+    RefClasses,
+    c_operand_issue,
+    check_operands,
+    vector_count,
+)
 from ptxlint.ptx.operand_classes import (
     ABSTAIN,
     TYPE_BITS,
@@ -82,7 +88,6 @@ from ptxlint.ptx.operand_classes import (
     immediate_class,
     literal_fits,
     parse_immediate,
-    type_fits,
 )
 
 __all__ = [
@@ -108,19 +113,8 @@ __all__ = [
     "written_positions",
     "vector_count",
     "RefClasses",
+    "c_operand_issue",
 ]
-
-
-# ----------------------------------------------------------------------------- targets
-
-
-# ----------------------------------------------------------------------------- compiled forms
-
-
-# ----------------------------------------------------------------------------- the model
-
-
-# ----------------------------------------------------------------------------- operand classes
 
 
 # ----------------------------------------------------------------------------- verdicts
@@ -300,14 +294,14 @@ def check(
     # the closest form: fewest errors, then one whose operand count fits
     best: tuple[tuple[int, bool], list[Issue], _Match] | None = None
     gated = [m for m in exact if m.form.toolkit is not None]
-    checked: _Checked | None = {} if len(exact) > 1 else None  # one form: nothing to share
+    checked: Checked | None = {} if len(exact) > 1 else None  # one form: nothing to share
     if gated:  # the forms every toolkit takes first: a newer one's is the fallback
         exact = tuple(m for m in exact if m.form.toolkit is None)
         if not exact:
             return _newer_only(instruction, gated, resolve, relaxed, checked)
     for m in exact:
-        issues, abstain = _check_operands(instruction, m, resolve, relaxed and not m.form.strict,
-                                          checked)
+        issues, abstain = check_operands(instruction, m.form, m.binding, resolve,
+                                         relaxed and not m.form.strict, checked)
         if m.form.rejected and not abstain and not any(i.severity == "error" for i in issues):
             return _accept(m)
         if abstain:
@@ -322,8 +316,8 @@ def check(
         if best is None or rank < best[0]:
             best = (rank, issues, m)
     for m in gated:
-        issues, abstain = _check_operands(instruction, m, resolve, relaxed and not m.form.strict,
-                                          checked)
+        issues, abstain = check_operands(instruction, m.form, m.binding, resolve,
+                                         relaxed and not m.form.strict, checked)
         if abstain or any(i.severity == "error" for i in issues) or best is None:
             continue
         # what the older toolkits say, marked as theirs: cuda-version decides
@@ -344,15 +338,15 @@ _RELAXED = frozenset({"ld", "ldu", "st", "cvt", "ld_global_nc"})
 
 def _newer_only(
     instruction: PtxInstruction, gated: list[_Match], resolve: Resolver, relaxed: bool | None,
-    checked: _Checked | None,
+    checked: Checked | None,
 ) -> Verdict:
     """An instruction only forms of a newer toolkit's ptxas spell (``toolkit=``): an error for
     the older ones, which the issue says (the rules compare its toolkit with cuda-version);
     operand errors are errors for every toolkit."""
     best: tuple[list[Issue], _Match] | None = None
     for m in gated:
-        issues, abstain = _check_operands(instruction, m, resolve,
-                                          bool(relaxed) and not m.form.strict, checked)
+        issues, abstain = check_operands(instruction, m.form, m.binding, resolve,
+                                         bool(relaxed) and not m.form.strict, checked)
         if abstain:
             return Verdict("abstain", form=m.form, need=m.need, written=_written(m.form))
         errors = [i for i in issues if i.severity == "error"]
@@ -472,480 +466,6 @@ def form_of(opcode: str, modifiers: tuple[str, ...]) -> Form | None:
     return None
 
 
-# ----------------------------------------------------------------------------- operands
-
-
-# What ``_check_one`` said of the operand at each position, with the spec, binding and
-# relaxedness it was asked under: the forms of one spelling that ``check`` tries in turn share
-# most operand specs (wgmma's two forms differ only in how A is passed: both take the same
-# 128-register accumulator), and an operand checked under an equal question is not checked again
-# (one entry per operand position, kept for one ``check``; the figure is ``RefClasses``').
-_Checked = dict[int, tuple[OperandSpec, dict[str, str], bool, "list[Issue] | None"]]
-
-
-def _check_operands(
-    instruction: PtxInstruction, m: _Match, resolve: Resolver, relaxed: bool,
-    checked: _Checked | None = None,
-) -> tuple[list[Issue], bool]:
-    """The operand issues of ``instruction`` under form ``m``; ``True`` second when an
-    operand cannot be judged (a macro hole, an operand spliced in by a "C" constraint).
-    ``checked`` keeps each operand's answer for the next form ``check`` tries."""
-    operands = instruction.operands
-    specs = m.form.operands
-    issues: list[Issue] = []
-    for operand in operands:
-        if operand.kind == "opaque":
-            return [], True
-    for operand in operands:
-        if operand.kind == "other" and looks_like_c(operand.text):
-            return [_c_issue(instruction, operand)], False
-    if m.form.lax_vectors and any(
-            o.kind == "vector" and s.kind in ("reg", "regimm")
-            for o, s in zip(operands, specs, strict=False)):
-        return [], True
-    count = len(operands)
-    if count < m.form.required_operands or count > len(specs):
-        low, high = m.form.required_operands, len(specs)
-        expected = f"{low}" if low == high else f"{low} to {high}"
-        start = operands[0].start if operands else instruction.opcode_end
-        end = operands[-1].end if operands else instruction.opcode_end
-        issues.append(Issue("operand", f"'{instruction.mnemonic}' takes {expected} operand"
-                            f"{'s' if high != 1 else ''}, not {count}", start, end))
-        return issues, False
-    binding = m.binding
-    for position, (operand, spec) in enumerate(zip(operands, specs, strict=False)):
-        known = checked.get(position) if checked is not None else None
-        if (known is not None and known[0] is spec and known[2] == relaxed
-                and known[1] == binding):
-            result = known[3]
-        else:
-            result = _check_one(instruction, operand, spec, binding, resolve, relaxed, position)
-            if checked is not None:
-                checked[position] = (spec, binding, relaxed, result)
-        if result is None:
-            return [], True
-        issues.extend(result)
-    return issues, False
-
-
-def _type_of(spec: OperandSpec, binding: dict[str, str]) -> str:
-    return binding.get(spec.type, spec.type)
-
-
-def _ordinal(position: int) -> str:
-    return f"operand {position + 1}"
-
-
-def _where(instruction: PtxInstruction, position: int) -> str:
-    return f"{_ordinal(position)} of '{instruction.mnemonic}'"
-
-
-def _check_one(
-    instruction: PtxInstruction,
-    operand: PtxOperand,
-    spec: OperandSpec,
-    binding: dict[str, str],
-    resolve: Resolver,
-    relaxed: bool,
-    position: int,
-    in_vector: bool = False,
-) -> list[Issue] | None:
-    # Called for every operand and vector element (a wgmma has 130): the words of a message
-    # ("operand 3 of 'wgmma...'") are only put together for an issue.
-    kind = operand.kind
-    if spec.kind == "addr":
-        if kind != "address":
-            return [Issue("operand", f"'{operand.text}' should be an address '[...]' ("
-                                     f"{_where(instruction, position)})",
-                          operand.start, operand.end)]
-        if (spec.element is None and operand.parts
-                and operand.parts[0].kind in ("ref", "register")):
-            wrong = _address_base_issue(instruction, operand.parts[0], spec, position,
-                                        resolve(operand.parts[0]))
-            if wrong is not None:
-                return [wrong]
-        if spec.type and operand.parts and operand.parts[0].kind in ("ref", "register"):
-            base = resolve(operand.parts[0])
-            if base.kind == "reg" and base.type and not type_fits(base.type, spec.type, False):
-                return [Issue("type", f"'{operand.parts[0].text}' is a .{base.type} register, "
-                              f"but the address of "
-                              f"{_where(instruction, position)} takes a .{spec.type} one",
-                              operand.parts[0].start, operand.parts[0].end)]
-        if spec.element is not None:
-            parts = operand.parts
-            if len(parts) != 2 or parts[1].kind != "vector":
-                if any(p.kind in ("opaque", "other") for p in parts):
-                    return None
-                return [Issue("operand", f"'{operand.text}' should be a tensor address "
-                              f"'[tensorMap, {{coordinates}}]' ("
-                              f"{_where(instruction, position)})", operand.start,
-                              operand.end)]
-            return _check_one(instruction, parts[1], spec.element, binding, resolve, relaxed,
-                              position)
-        return []
-    if spec.kind == "label":
-        if kind in ("label", "register"):
-            return []
-        if kind in ("immediate", "address", "vector", "pair"):
-            return [Issue("operand", f"'{operand.text}' should be a label ("
-                          f"{_where(instruction, position)})", operand.start, operand.end)]
-        return None  # a %N, a macro: say nothing
-    if kind == "address":
-        return [Issue("operand", f"'{operand.text}' is an address, but "
-                                 f"{_where(instruction, position)} is not",
-                      operand.start, operand.end)]
-    if spec.kind == "vec":
-        if kind == "other" and operand.text == "_" and spec.sink:
-            return []  # the whole vector dropped (``{d:T*V}_``: atom's result)
-        if kind != "vector":
-            declared = _vector_variable(operand, resolve)
-            if declared is not None:  # `.reg .v4 .f32 v;` stands for the vector (ptxas takes it)
-                size = vector_count(spec.count, binding)
-                if size is None or declared == size:
-                    return []
-                return [Issue("operand", f"'{operand.text}' is a vector of {declared}, "
-                              f"{_where(instruction, position)}"
-                              f" takes {size}", operand.start, operand.end)]
-            return [Issue("operand", f"'{operand.text}' should be a vector '{{...}}' ("
-                                     f"{_where(instruction, position)})",
-                          operand.start, operand.end)]
-        size = vector_count(spec.count, binding)
-        if size is not None and len(operand.parts) != size:
-            return [Issue("operand", f"'{operand.text}' has {len(operand.parts)} element"
-                          f"{'s' if len(operand.parts) != 1 else ''}, "
-                          f"{_where(instruction, position)} takes {size}",
-                          operand.start, operand.end)]
-        element = spec.element
-        assert element is not None
-        out: list[Issue] = []
-        leaf = element.kind in _LEAF_SPECS
-        passed: OperandClass | None = None  # the class of the last element that passed
-        if leaf and type(resolve) is RefClasses:
-            return _check_ref_vector(instruction, operand, element, binding, resolve, relaxed,
-                                     position)
-        for part in operand.parts:
-            if leaf and part.kind in _LEAF_KINDS:
-                # what _check_one reaches for such a part, without its dispatch (a wgmma's
-                # accumulator is 128 of them). Whether _check_leaf finds an issue depends on
-                # the class alone (the operand's text is only quoted in the message), and the
-                # resolvers share their class objects: an element of the class that passed
-                # just before passes too.
-                cls = resolve(part)
-                if cls is passed:
-                    continue
-                found = _check_leaf(instruction, part, element, binding, relaxed, position, cls)
-                if found:
-                    out.extend(found)
-                else:
-                    passed = cls
-                continue
-            sub = _check_one(instruction, part, element, binding, resolve, relaxed, position,
-                             in_vector=True)
-            if sub is None:
-                return None
-            out.extend(sub)
-        return out
-    if kind == "vector":
-        if (len(operand.parts) == 1 and spec.kind in ("reg", "regimm")
-                and instruction.opcode not in _NO_ONE_ELEMENT_VECTORS):
-            # ptxas reads a one-element vector as the scalar (Triton writes `{$0}`)
-            return _check_one(instruction, operand.parts[0], spec, binding, resolve, relaxed,
-                              position)
-        return [Issue("operand", f"'{operand.text}' is a vector, but "
-                                 f"{_where(instruction, position)} is not",
-                      operand.start, operand.end)]
-    if spec.kind == "sink":
-        if operand.text != "_":
-            return [Issue("operand", f"{_where(instruction, position)}"
-                                     f" must be the sink '_', not '{operand.text}'",
-                          operand.start, operand.end)]
-        return []
-    if spec.kind == "pair":
-        assert spec.element is not None
-        if spec.needs_predicate and kind != "pair":
-            return [Issue("operand", f"{_where(instruction, position)}"
-                                     f" must be a pair 'd|p' with a predicate, not "
-                          f"'{operand.text}'", operand.start, operand.end)]
-        if kind == "pair":
-            return _check_one(instruction, operand.parts[0], spec.element, binding, resolve,
-                              relaxed, position)
-        return _check_one(instruction, operand, spec.element, binding, resolve, relaxed,
-                          position)
-    if kind == "pair":
-        return [Issue("operand", f"'{operand.text}' is a register pair, but "
-                                 f"{_where(instruction, position)} is not",
-                      operand.start, operand.end)]
-    if kind == "other":
-        if operand.text == "_" and spec.written and in_vector and (
-                instruction.opcode in _SINK_BY_FORM
-                or (instruction.opcode == "wmma" and "mma" in instruction.modifiers)):
-            return None  # the form (or the target) decides: not judged
-        if operand.text == "_" and (spec.sink or (spec.written and in_vector)):
-            return []  # ptxas takes the sink for an element of a written vector (ld's)
-        if operand.text == "_":
-            return [Issue("operand", f"'_' cannot be {_where(instruction, position)}",
-                          operand.start, operand.end)]
-        return None  # sums and the like: say nothing
-    if kind == "label":
-        return None
-    return _check_leaf(instruction, operand, spec, binding, relaxed, position, resolve(operand))
-
-
-class RefClasses:
-    """A resolver that reads a ``%N``'s class from a list by operand index (``classes``: what
-    each asm operand's constraint declares) and asks ``other`` of any other register or
-    immediate; an aggregate (address, vector, pair) is unknown. :func:`ptxlint.ptx.judge.judge`
-    resolves with one, and the checker reads a vector's ``%N`` elements from the list in its
-    own loop instead of a call per element (``_check_ref_vector``). With ``_Checked``, judging
-    the 2,115 instructions of CUTLASS's GMMA headers: 379 M -> 275 M instructions (valgrind)."""
-
-    __slots__ = ("classes", "other")
-
-    def __init__(self, classes: Sequence[OperandClass], other: Resolver) -> None:
-        self.classes = classes
-        self.other = other
-
-    def __call__(self, operand: PtxOperand) -> OperandClass:
-        if operand.parts:
-            return _UNKNOWN_CLASS
-        if operand.kind == "ref":
-            ref, classes = operand.ref, self.classes
-            return classes[ref] if ref is not None and ref < len(classes) else _UNKNOWN_CLASS
-        return self.other(operand)
-
-
-_UNKNOWN_CLASS = OperandClass("unknown")
-
-
-def _check_ref_vector(
-    instruction: PtxInstruction,
-    operand: PtxOperand,
-    element: OperandSpec,
-    binding: dict[str, str],
-    resolve: RefClasses,
-    relaxed: bool,
-    position: int,
-) -> list[Issue] | None:
-    """The vector branch of ``_check_one`` for a register or immediate element, each ``%N``
-    element's class read from ``resolve.classes`` in the loop (a wgmma's accumulator is 128 of
-    them: what ``resolve`` would answer, without a call each). Whether ``_check_leaf`` finds
-    an issue depends on the class alone (the operand's text is only quoted in the message),
-    and the classes are shared objects: an element of the class that passed just before
-    passes too."""
-    classes = resolve.classes
-    count = len(classes)
-    out: list[Issue] = []
-    passed: OperandClass | None = None  # the class of the last element that passed
-    for part in operand.parts:
-        kind = part.kind
-        if kind == "ref" and not part.parts:
-            ref = part.ref
-            cls = classes[ref] if ref is not None and ref < count else _UNKNOWN_CLASS
-        elif kind in _LEAF_KINDS:
-            cls = resolve(part)
-        else:
-            sub = _check_one(instruction, part, element, binding, resolve, relaxed, position,
-                             in_vector=True)
-            if sub is None:
-                return None
-            out.extend(sub)
-            continue
-        if cls is passed:
-            continue
-        found = _check_leaf(instruction, part, element, binding, relaxed, position, cls)
-        if found:
-            out.extend(found)
-        else:
-            passed = cls
-    return out
-
-
-# Instructions whose generic or .global address ptxas 13.0 takes from a 64-bit register only:
-# a 32-bit one is "32-bit addressing", which it no longer supports for any target ("Program
-# uses 32-bit address ... conflicting with .address_size 64"). Measured per family: cp.async,
-# the bulk copies, st.bulk, st.async, red.async, prefetch.tensormap, tensormap,
-# createpolicy.range and clusterlaunchcontrol take one.
-_WIDE_ADDRESS = frozenset({"ld", "ldu", "st", "atom", "red", "prefetch", "prefetchu",
-                           "discard", "applypriority", "multimem", "mbarrier"})
-_NARROW_SUBFAMILIES = frozenset({"bulk", "async", "tensormap"})
-# The state spaces whose addresses are not generic or .global (32-bit offsets there are fine).
-_WINDOWED = frozenset({"shared", "shared::cta", "shared::cluster", "local", "const", "param",
-                       "param::entry", "param::func"})
-# Register types ptxas never takes as an address ("Illegal to use symbol ... of type .f32 as
-# address operand. Use integer or bit only.")
-_NOT_ADDRESS = frozenset({"f16", "bf16", "f32", "f64", "pred"})
-
-
-def _address_base_issue(
-    instruction: PtxInstruction,
-    base: PtxOperand,
-    spec: OperandSpec,
-    position: int,
-    cls: OperandClass,
-) -> Issue | None:
-    """A register of the wrong kind or width as the base of an address."""
-    if cls.kind != "reg" or cls.type is None:
-        return None
-    # (ptxas 13.0 takes any register for fence.proxy.tensormap's address, a .f32 one too)
-    if cls.type in _NOT_ADDRESS and instruction.opcode != "fence":
-        return Issue("type", f"'{base.text}' is a .{cls.type} register, but the address of "
-                     f"{_where(instruction, position)} takes an integer or bit register",
-                     base.start, base.end)
-    if (spec.type or instruction.opcode not in _WIDE_ADDRESS
-            or _NARROW_SUBFAMILIES.intersection(instruction.modifiers)
-            or TYPE_BITS.get(cls.type, ("", 0))[1] != 32
-            or any(m in _WINDOWED for m in instruction.modifiers)):
-        return None
-    space = ".global" if "global" in instruction.modifiers else "generic"
-    return Issue("type", f"'{base.text}' is a 32-bit .{cls.type} register, but the {space} "
-                 f"address of {_where(instruction, position)} takes a 64-bit one (ptxas: "
-                 "32-bit addressing is not supported)", base.start, base.end)
-
-
-# Families whose result vectors take a sink element in some forms and not in others (ptxas
-# 13.0: mma.m8n8k4 takes it; the fp8, f64 and sparse mma, tcgen05.ld and wgmma's accumulator
-# give "Result discard mode is not allowed" or "Sink '_' not allowed as a source operand"; wmma.mma
-# takes it from sm_80 on, not on sm_75): an instruction with one is not judged
-_SINK_BY_FORM = frozenset({"mma", "wgmma", "tcgen05"})
-
-# Operands and specs for which _check_one goes straight to _check_leaf.
-_LEAF_KINDS = frozenset({"ref", "register", "special", "immediate"})
-_LEAF_SPECS = frozenset({"reg", "regimm", "imm"})
-
-
-def _check_leaf(
-    instruction: PtxInstruction,
-    operand: PtxOperand,
-    spec: OperandSpec,
-    binding: dict[str, str],
-    relaxed: bool,
-    position: int,
-    cls: OperandClass,
-) -> list[Issue]:
-    """A register or immediate operand against a register/immediate spec."""
-    if cls.kind == "unknown":
-        return []
-    if cls.kind == "imm":
-        if spec.kind == "reg":
-            return [Issue("operand", f"'{operand.text}' is an immediate, but "
-                                     f"{_where(instruction, position)} must be a "
-                          "register", operand.start, operand.end)]
-        if cls.type in ("f32", "f64"):
-            want = "" if spec.kind == "imm" or spec.literal == "int" else _type_of(spec, binding)
-            if not want or not literal_fits(cls.type, want):
-                takes = f"a .{want} operand" if want else "an integer immediate"
-                return [Issue("operand", f"'{operand.text}' is a .{cls.type} floating-point "
-                              f"literal, but {_where(instruction, position)} takes {takes}",
-                              operand.start, operand.end)]
-            return []
-        if cls.type == "int" and spec.literal == "float":
-            return [Issue("operand", f"'{operand.text}' is an integer literal, but "
-                          f"{_where(instruction, position)} takes a register (or a "
-                          "floating-point bit pattern such as 0f00000000)", operand.start,
-                          operand.end)]
-        if cls.type == "int" and spec.kind == "regimm" and not spec.literal:
-            want = _type_of(spec, binding)
-            if want and not literal_fits("int", want):
-                hint = ("write a floating-point literal ('0f3F800000' is 1.0f)"
-                        if want in ("f32", "f64") else "it takes no immediate")
-                return [Issue("operand", f"'{operand.text}' is an integer literal, but "
-                              f"{_where(instruction, position)} is .{want}: {hint}",
-                              operand.start, operand.end)]
-        if cls.value is not None and not spec.values.admits(cls.value):
-            shown = f"'{operand.text}'"
-            if operand.text.lstrip("-").lstrip("%")[:1].isdigit() and operand.text[0] == "%":
-                shown = f"{cls.value} ('{operand.text}')"
-            return [Issue("operand", f"unexpected value {shown} for "
-                                     f"{_where(instruction, position)}: expected "
-                          f"{spec.values.describe()}", operand.start, operand.end)]
-        return []
-    # a register
-    if spec.kind == "imm":
-        values = "" if spec.values.spec == "*" else f" ({spec.values.describe()})"
-        return [Issue("operand", f"'{operand.text}' is a register, but "
-                                 f"{_where(instruction, position)} must be an "
-                      f"immediate{values}", operand.start, operand.end)]
-    if cls.type is None:
-        return []
-    want = _type_of(spec, binding)
-    if want == "int":  # an integer register of any size (isspacep's address)
-        if cls.type in ("f32", "f64", "pred"):
-            return [Issue("type", f"'{operand.text}' is a .{cls.type} register, but "
-                                  f"{_where(instruction, position)} "
-                          "takes an integer address", operand.start, operand.end)]
-        return []
-    if want and not type_fits(cls.type, want, relaxed, spec.exact):
-        return [Issue("type", f"'{operand.text}' is a .{cls.type} register, but "
-                              f"{_where(instruction, position)} takes "
-                      f".{want}", operand.start, operand.end)]
-    return []
-
-
-def _vector_size(word: str) -> int | None:
-    if re.fullmatch(r"[vx][0-9]+", word):
-        return int(word[1:])
-    shape = re.fullmatch(r"m[0-9]+n([0-9]+)k[0-9]+", word)
-    if shape is not None:  # a warpgroup shape: the accumulator grows with n
-        return int(shape.group(1))
-    if re.fullmatch(r"[0-9]d", word):  # a tensor's dimensions: .2d takes two coordinates
-        return int(word[0])
-    return None
-
-
-_COUNT = re.compile(r"([A-Za-z_]\w*)(?:([*/])([0-9]+))?\Z")
-
-
-# ptxas 13.0 takes no one-element vector for a scalar in these ("cp.async.ca.shared.global
-# [%r1], [%rd2], 16, {%r3}": Arguments mismatch)
-_NO_ONE_ELEMENT_VECTORS = frozenset({"cp"})
-
-
-def _vector_variable(operand: PtxOperand, resolve: Resolver) -> int | None:
-    """The length of a vector variable (``.reg .v4 .f32 v;``) named by ``operand``, or None."""
-    if operand.kind != "register":
-        return None
-    cls = resolve(operand)
-    if cls.kind == "reg" and cls.type is not None and re.fullmatch(r"v[248]", cls.type):
-        return int(cls.type[1:])
-    return None
-
-
-def vector_count(count: str, binding: dict[str, str]) -> int | None:
-    """The length of a vector operand: ``4``; ``V`` (bound to ``.v4``/``.x4``: 4); ``S/2``
-    (bound to the shape ``.m64n64k16``: n/2 = 32); ``N*2``. ``None`` when unbound."""
-    if count.isdigit():
-        return int(count)
-    m = _COUNT.match(count)
-    if m is None:
-        return None
-    base = _vector_size(binding.get(m.group(1), ""))
-    if base is None or not m.group(2):
-        return base
-    factor = int(m.group(3))
-    if m.group(2) == "*":
-        return base * factor
-    return base // factor if base % factor == 0 else None
-
-
-_C_EXPRESSION = re.compile(r"\(\s*[A-Za-z_][\w:\s]*\**\s*\)|\b(?:sizeof|static_cast)\b|[?]|->")
-
-
-def looks_like_c(text: str) -> bool:
-    """Whether an operand's text is C++ rather than PTX (a cast, ``sizeof``, ``->``)."""
-    return bool(_C_EXPRESSION.search(text))
-
-
-def _c_issue(instruction: PtxInstruction, operand: PtxOperand) -> Issue:
-    return Issue("operand", f"'{operand.text}' in '{instruction.mnemonic}' is not PTX: a C "
-                 "cast or expression left inside the template (ptxas: syntax error)",
-                 operand.start, operand.end)
-
-
-def c_operand_issue(instruction: PtxInstruction) -> Issue | None:
-    for operand in instruction.operands:
-        if operand.kind == "other" and looks_like_c(operand.text):
-            return _c_issue(instruction, operand)
-    return None
 
 
 def written_positions(instruction: PtxInstruction, resolve: Resolver) -> tuple[int, ...] | None:
