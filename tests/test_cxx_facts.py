@@ -247,3 +247,147 @@ def test_template_parameters_are_those_of_every_template_around_the_function(
              for name in ("N", "T", "Ks", "M", "x", "S")}
     assert kinds == {"N": "template", "T": None, "Ks": "template", "M": "template",
                      "x": "parameter", "S": None}
+
+
+def _found(text: str, name: str, mark: str) -> tuple[str, int, bool] | None:
+    """What ``resolve`` finds for ``name`` at comment ``mark``: its kind, where it becomes
+    visible, whether it is initialised."""
+    here = text.index(mark)
+    facts = FileFacts(parse("t.cu", text)).function_at(here)
+    assert facts is not None
+    decl = facts.resolve(name, here)
+    return (decl.kind, decl.visible_from, decl.initialised) if decl is not None else None
+
+
+def test_a_local_of_a_case_is_visible_to_the_end_of_the_switch_body() -> None:
+    """C++ scopes a local declared after a ``case`` label to the switch's block: a later case
+    sees it (jumping past a declaration without initializer leaves it indeterminate), the code
+    after the switch does not."""
+    text = (
+        "__device__ void f(int n, int z) {\n"
+        "  switch (n) {\n"
+        "  case 1:\n"
+        "    int z; z = 3; break;\n"
+        "  case 2:\n"
+        "    /*LATER_CASE*/ g(z);\n"
+        "  }\n"
+        "  /*AFTER*/ g(z);\n"
+        "}\n"
+    )
+    local = ("local", text.index("z; z = 3") + 1, False)
+    assert _found(text, "z", "/*LATER_CASE*/") == local
+    assert _found(text, "z", "/*AFTER*/") == ("parameter", text.index("int z"), True)
+    here = text.index("/*LATER_CASE*/")
+    facts = FileFacts(parse("t.cu", text)).function_at(here)
+    assert facts is not None and facts.prior_value("z", here) is True  # `z = 3` in case 1
+
+
+def test_a_local_of_an_if_region_is_visible_after_it_but_not_in_its_other_branches() -> None:
+    """A declaration inside ``#if``...``#endif`` is one of the enclosing block (the
+    preprocessor does not open a scope): visible after ``#endif``, never in an ``#else``
+    branch, which is another configuration."""
+    text = (
+        "__device__ void f(int n) {\n"
+        "#if defined(A)\n"
+        "  int v = n; /*IF*/\n"
+        "#elif defined(B)\n"
+        "  /*ELIF*/ g(v);\n"
+        "#else\n"
+        "  int w; /*ELSE*/\n"
+        "#endif\n"
+        "  /*AFTER_V*/ g(v);\n"
+        "  {\n"
+        "#ifdef C\n"
+        "    int u;\n"
+        "#else\n"
+        "    int u;\n"
+        "#endif\n"
+        "    /*AFTER_U*/ g(u);\n"
+        "  }\n"
+        "}\n"
+    )
+    v = ("local", text.index("v = n") + len("v = n"), True)
+    assert _found(text, "v", "/*IF*/") == v
+    assert _found(text, "v", "/*ELIF*/") is None
+    assert _found(text, "w", "/*ELSE*/") == ("local", text.index("w; /*ELSE*/") + 1, False)
+    assert _found(text, "w", "/*AFTER_V*/") is None  # not in the configurations of A or B
+    assert _found(text, "v", "/*AFTER_V*/") is None  # nor v in that of neither
+    # declared alike in every branch of a chain with an #else: the earliest of them
+    first_u = text.index("u;\n#else") + 1
+    assert _found(text, "u", "/*AFTER_U*/") == ("local", first_u, False)
+
+
+def test_configurations_that_declare_a_name_differently_leave_it_unknown() -> None:
+    """Where the declaration in effect depends on an ``#if``, the facts claim nothing: not
+    initialised in one configuration and initialised in another, nor a parameter that a
+    local hides only where its region is compiled."""
+    text = (
+        "__device__ void f(int p) {\n"
+        "#if A\n"
+        "  int x = 1;\n"
+        "#else\n"
+        "  int x;\n"
+        "#endif\n"
+        "  {\n"
+        "#if B\n"
+        "    int p;\n"
+        "#endif\n"
+        "    /*HERE*/ g(x, p);\n"
+        "  }\n"
+        "}\n"
+    )
+    here = text.index("/*HERE*/")
+    facts = FileFacts(parse("t.cu", text)).function_at(here)
+    assert facts is not None
+    for name in ("x", "p"):
+        assert facts.resolve(name, here) is None
+        assert facts.prior_value(name, here) is None
+        assert facts.non_constant(name, here) is None
+
+
+def test_a_condition_variable_is_visible_in_its_whole_statement() -> None:
+    """``if (int n = e)`` declares ``n`` for the whole ``if`` (its ``else`` too), ``while``
+    and ``switch`` likewise; initialised from the condition's value."""
+    text = (
+        "__device__ void f(int a) {\n"
+        "  if (int q = a) { /*THEN*/ } else { /*ELSE*/ }\n"
+        "  while (int r = a) { /*LOOP*/ }\n"
+        "  switch (int s = a) { default: /*SWITCH*/ break; }\n"
+        "  /*AFTER*/ g(a);\n"
+        "}\n"
+    )
+    for name, marks in (("q", ("/*THEN*/", "/*ELSE*/")), ("r", ("/*LOOP*/",)),
+                        ("s", ("/*SWITCH*/",))):
+        for mark in marks:
+            assert _found(text, name, mark) == (
+                "local", text.index(f"int {name} = a") + len(f"int {name}"), True)
+        assert _found(text, name, "/*AFTER*/") is None
+    here = text.index("/*THEN*/")
+    facts = FileFacts(parse("t.cu", text)).function_at(here)
+    assert facts is not None
+    assert facts.non_constant("q", here) == ("q", "a local variable that is not constexpr")
+
+
+@pytest.mark.parametrize("result", ["int&", "int*", "int&&", "const int* const&", "int (&",
+                                    "void (*"])
+def test_a_function_has_its_own_parameters_whatever_its_result(result: str) -> None:
+    """The parameters of ``T& f(int x)`` are ``x`` however the result is declared around
+    ``f(int x)``: a reference, a pointer, a reference to an array (``int (&f(int x))[4]``), a
+    function pointer (``void (*f(int x))(long)``, whose ``long`` list is the result's)."""
+    closing = {"int (&": ")[4]", "void (*": ")(long)"}.get(result, "")
+    text = f"__device__ {result} f(int x, unsigned y){closing} {{ /*HERE*/ }}\n"
+    x = _found(text, "x", "/*HERE*/")
+    assert x == ("parameter", text.index("int x"), True)
+    here = text.index("/*HERE*/")
+    facts = FileFacts(parse("t.cu", text)).function_at(here)
+    assert facts is not None
+    assert facts.non_constant("y + 1", here) == ("y", "a function parameter")
+
+
+def test_a_function_pointer_parameter_is_a_parameter() -> None:
+    """``void (*cb)(int)`` in a parameter list declares ``cb``; its own ``(int)`` declares
+    nothing of the function's."""
+    text = "__device__ void f(void (*cb)(int k), int n) { /*HERE*/ }\n"
+    assert _found(text, "cb", "/*HERE*/") == ("parameter", text.index("void (*cb)"), True)
+    assert _found(text, "n", "/*HERE*/") == ("parameter", text.index("int n"), True)
+    assert _found(text, "k", "/*HERE*/") is None

@@ -11,8 +11,13 @@ the enclosing template parameters (a climb to the root, only when a look-up that
 finds no parameter or local), and every place a name may receive a value (an assignment,
 ``++``, ``&name``, a call argument, an asm output) and the loops, which only ``prior_value``
 asks for (one tree-sitter query over the function, or one cursor walk of a small one).
-``resolve`` takes the latest visible declaration of a name; no two declarations of one name
-become visible at the same byte, so the order in which they are found does not matter.
+``resolve`` takes the declaration of the innermost scope that has one visible, as C++ does: a
+local is visible from its declaration to the end of the block or statement whose table holds
+it, through the ``case`` labels, labels and ``#if`` regions between (a local of a ``case`` is
+one of the whole ``switch`` body), but not in another branch of an ``#if`` it sits in (another
+configuration). Where the configurations disagree (``#if A int x = 1; #else int x; #endif``,
+or a local of an ``#if`` region that hides a parameter only where the region is compiled),
+the name is unknown.
 
 Rules ask two questions through a narrow interface (``facts_for``):
 
@@ -36,7 +41,7 @@ from functools import lru_cache
 
 import tree_sitter
 
-from ptxlint.frontends.cxx.c_types import Entry
+from ptxlint.frontends.cxx.c_types import PREPROC_BLOCKS, Entry
 from ptxlint.frontends.cxx.operand_types import typing_lock
 from ptxlint.frontends.cxx.scope_lookup import ScopeLookup
 from ptxlint.frontends.cxx.types import file_resolver
@@ -88,6 +93,34 @@ class Declaration:
     const: bool = False
     static_storage: bool = False  # static / __shared__ / extern: a value before any write
     initializer: tuple[int, int] | None = None  # byte range of the initializer expression
+    # the ``#if`` chains around a local inside its scope, innermost first (``Condition``)
+    conditions: tuple[Condition, ...] = ()
+
+    def visible_at(self, byte: int) -> bool:
+        """Whether the name is visible at ``byte`` in a configuration that compiles it."""
+        return self.visible_from <= byte < self.scope_end and not any(
+            c.others <= byte < c.end for c in self.conditions)
+
+    def uncertain_at(self, byte: int) -> tuple[Condition, ...]:
+        """The chains around it that end before ``byte`` (where it is visible), outermost
+        first: a configuration that reaches ``byte`` compiles it only where each of them
+        takes its branch. Empty: every configuration does."""
+        return tuple(reversed([c for c in self.conditions if c.end <= byte]))
+
+
+@dataclass(frozen=True)
+class Condition:
+    """An ``#if``...``#endif`` chain around a declaration, and the branch of it that holds the
+    declaration."""
+
+    others: int  # where the branches after its own start (``end`` where its own is the last)
+    end: int  # where the chain ends: from here every configuration goes on, some without it
+    branch: int  # its own branch's place in the chain
+    branches: int  # how many branches the chain has, 0 where none is an ``#else``
+
+
+# what ``_declared`` finds where configurations disagree on a name's declaration
+_UNKNOWN = Declaration("", "unknown", 0, 0)
 
 
 @dataclass
@@ -178,6 +211,8 @@ class FunctionFacts:
             and self.parsed.data.find(name.encode(), self.start, byte) == -1
         ):
             found = self._declared(name, byte)
+            if found is _UNKNOWN:
+                return None  # a parameter or local in some configurations: no template's
         if found is not None or not templates:
             return found
         if self._templates is not None:
@@ -187,9 +222,14 @@ class FunctionFacts:
 
     def _declared(self, name: str, byte: int) -> Declaration | None:
         """The parameter or local ``name`` visible at ``byte`` (inside the function), from the
-        scope tables of the scopes around it."""
+        scope tables of the scopes around it, innermost first: the first scope with one
+        visible declares the name there (a local visible in an outer scope was declared
+        before the inner scope began). Where that one sits in ``#if`` regions ``byte`` is
+        outside of, the configurations without it look further out; the answer is the one
+        every configuration finds (the earliest of them: the writes to it are counted from
+        there), and ``_UNKNOWN`` where they disagree."""
         lookup = self.scopes
-        best: Declaration | None = None
+        found: list[Declaration] = []
         with typing_lock():  # the tables are typing's, which another thread may be filling
             where = self.parsed.tree.root_node.descendant_for_byte_range(byte, byte + 1)
             if where is None:
@@ -202,16 +242,36 @@ class FunctionFacts:
                     entry = lookup.parameter_entries(scope, params).get(name)
                     decl = self._parameter(entry, params, scope.node.end_byte, name) \
                         if entry is not None else None
-                    candidates: tuple[Declaration | None, ...] = (decl,)
+                    visible = [decl] if decl is not None and decl.visible_at(byte) else []
                 else:
-                    candidates = tuple(self._local(entry, name)
-                                       for entry in lookup.block_entries(scope).get(name, ()))
-                for decl in candidates:
-                    if decl is not None and decl.visible_from <= byte < decl.scope_end and (
-                        best is None or decl.visible_from >= best.visible_from
-                    ):
-                        best = decl
-        return best
+                    visible = []
+                    for entry in lookup.block_entries(scope).get(name, ()):
+                        local = self._local(entry, name, scope.node)
+                        if local is not None and local.visible_at(byte):
+                            visible.append(local)
+                if not visible:
+                    continue
+                found.extend(visible)
+                if _covers([decl.uncertain_at(byte) for decl in visible]):
+                    break
+            else:
+                if found:
+                    return _UNKNOWN  # some configurations find no parameter or local
+        if not found:
+            return None
+        first = min(found, key=lambda decl: decl.visible_from)
+        meaning = self._meaning(first)
+        if any(self._meaning(decl) != meaning for decl in found):
+            return _UNKNOWN
+        return first
+
+    def _meaning(self, decl: Declaration) -> tuple[object, ...]:
+        """What a declaration says of its variable, wherever it is: two declarations of one
+        name in two configurations agree when these are equal."""
+        span = decl.initializer
+        return (decl.kind, decl.integral, decl.reference, decl.indirect, decl.initialised,
+                decl.constexpr, decl.const, decl.static_storage,
+                self.parsed.data[span[0]:span[1]] if span is not None else None)
 
     def _parameter_list(self, fn: Node) -> Node | None:
         """The parameter list of a function or lambda, as read here: the first function or
@@ -221,16 +281,17 @@ class FunctionFacts:
             self._lists[key] = _parameter_list(fn)
         return self._lists[key]
 
-    def _local(self, entry: Entry, name: str) -> Declaration | None:
-        """The record of a block's or statement header's entry (None where it is not a local
-        of a declaration or a range-``for`` here, or declares another name)."""
+    def _local(self, entry: Entry, name: str, scope: Node) -> Declaration | None:
+        """The record of an entry of the table of ``scope``, a block or statement header (None
+        where it is not a local of a declaration or a range-``for`` here, or declares another
+        name). A declarator is in one table only: its record is kept by its id."""
         declarator = entry.declarator
         if declarator is None:
             return None
         key = declarator.id
         if key in self._records:
             return self._records[key]
-        record = _local_record(self.parsed, declarator, name)
+        record = _local_record(self.parsed, declarator, name, scope)
         self._records[key] = record
         return record
 
@@ -374,19 +435,35 @@ _PARAMETER_KINDS = ("parameter_declaration", "optional_parameter_declaration")
 
 
 def _parameter_list(fn: Node) -> Node | None:
-    """The parameter list of a function definition or lambda: that of the first function or
-    lambda declarator down its ``declarator`` fields."""
+    """The parameter list of a function definition or lambda: that of the function declarator
+    nearest its name down its declarators (C++: in ``D(params)`` the function is ``D``'s, and
+    what surrounds ``D`` makes its result): ``T& f(int x)``, ``T* f(int x)`` and a function
+    returning a function pointer, ``void (*f(int k))(int)``, all take the list after ``f``.
+    A reference or parenthesized declarator holds the next one as a plain child."""
+    found: Node | None = None
     declarator = fn.child_by_field_name("declarator")
-    while declarator is not None and declarator.type not in (
-        "function_declarator", "lambda_declarator", "abstract_function_declarator"
-    ):
-        declarator = declarator.child_by_field_name("declarator")
-    if declarator is None:
+    depth = 0
+    while declarator is not None and depth < _MAX_DECLARATORS:
+        depth += 1
+        kind = declarator.type
+        if kind in _FUNCTION_DECLARATORS:
+            found = declarator
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None and kind.endswith("declarator"):
+            inner = next((c for c in declarator.named_children
+                          if c.type.endswith("declarator")), None)
+        declarator = inner
+    if found is None:
         return None
-    params = declarator.child_by_field_name("parameters")
+    params = found.child_by_field_name("parameters")
     if params is None:
-        params = next((c for c in declarator.children if c.type == "parameter_list"), None)
+        params = next((c for c in found.children if c.type == "parameter_list"), None)
     return params
+
+
+_FUNCTION_DECLARATORS = ("function_declarator", "lambda_declarator",
+                         "abstract_function_declarator")
+_MAX_DECLARATORS = 32  # a declarator nested deeper than this is no function's
 
 
 def _same_parameter(parsed: ParsedSource, params: Node, param: Node) -> int | None:
@@ -429,10 +506,14 @@ def _parameter_record(
     )
 
 
-def _local_record(parsed: ParsedSource, declarator: Node, name: str) -> Declaration | None:
+def _local_record(
+    parsed: ParsedSource, declarator: Node, name: str, scope: Node
+) -> Declaration | None:
     """The record of ``declarator``, of a declaration in the function or a range-``for``'s
-    variable, where it declares ``name``: visible from its end to the end of what holds its
-    declaration."""
+    variable, where it declares ``name``: visible from its end to the end of ``scope``, the
+    block or statement whose table holds it (through ``case`` labels, labels and ``#if``
+    regions: C++ scopes a local to its block), except in the other branches of the ``#if``
+    regions it sits in (``Declaration.conditions``)."""
     owner = declarator.parent
     if owner is None:
         return None
@@ -444,8 +525,7 @@ def _local_record(parsed: ParsedSource, declarator: Node, name: str) -> Declarat
         if loop_variable is None or loop_variable.id != declarator.id:
             return None
         return Declaration(name, "local", declarator.end_byte, owner.end_byte, initialised=True)
-    scope = owner.parent
-    if owner.type != "declaration" or scope is None or scope.type in _OUTSIDE_FUNCTIONS:
+    if owner.type != "declaration" or owner.parent is None:
         return None
 
     def text(node: Node | None) -> str:
@@ -456,12 +536,13 @@ def _local_record(parsed: ParsedSource, declarator: Node, name: str) -> Declarat
              if c.type in ("type_qualifier", "storage_class_specifier")}
     words |= {text(c) for c in owner.children if c.type in _STATIC_STORAGE}
     shape = _shape(declarator)
-    value = declarator.child_by_field_name("value") if declarator.type == \
-        "init_declarator" else None
-    initialised = declarator.type == "init_declarator" or any(
+    if declarator.type == "init_declarator":
+        value = declarator.child_by_field_name("value")
+    else:
+        # a condition's declaration, `if (int n = f())`: the value is the declaration's
+        value = owner.child_by_field_name("value")
+    initialised = declarator.type == "init_declarator" or value is not None or any(
         c.type == "initializer_list" for c in declarator.children)
-    if value is not None and value.type == "initializer_list":
-        initialised = True
     return Declaration(
         name, "local", declarator.end_byte, scope.end_byte,
         integral=_is_integral(type_text),
@@ -472,7 +553,58 @@ def _local_record(parsed: ParsedSource, declarator: Node, name: str) -> Declarat
         const="const" in words and "volatile" not in words,
         static_storage=bool(words & _STATIC_STORAGE),
         initializer=(value.start_byte, value.end_byte) if value is not None else None,
+        conditions=_conditions(owner, scope),
     )
+
+
+def _conditions(owner: Node, scope: Node) -> tuple[Condition, ...]:
+    """The ``#if`` chains between declaration ``owner`` and its ``scope``, innermost first. The
+    chain's first node spans it to its ``#endif``; a later branch's node may end before text
+    of its own (a trailing comment), so only the first's end is taken. A few parent steps: a
+    declaration sits in few regions."""
+    found: list[Condition] = []
+    current, parent = owner, owner.parent
+    while parent is not None and parent.id != scope.id:
+        if parent.type in PREPROC_BLOCKS and not _is_alternative(parent, current):
+            alternative = parent.child_by_field_name("alternative")
+            first, branch = parent, 0
+            while first.parent is not None and _is_alternative(first.parent, first):
+                first, branch = first.parent, branch + 1
+            last, branches = first, 1
+            following = first.child_by_field_name("alternative")
+            while following is not None:
+                last, branches = following, branches + 1
+                following = following.child_by_field_name("alternative")
+            end = first.end_byte
+            found.append(Condition(
+                alternative.start_byte if alternative is not None else end, end, branch,
+                branches if last.type == "preproc_else" else 0))
+        current, parent = parent, parent.parent
+    return tuple(found)
+
+
+def _covers(chains: list[tuple[Condition, ...]]) -> bool:
+    """Whether every configuration compiles one of some declarations, each given by the chains
+    it depends on (``Declaration.uncertain_at``, outermost first): one depends on none, or
+    every branch of a chain with an ``#else`` holds ones that cover it in turn."""
+    if any(not outer for outer in chains):
+        return True
+    for chain in {outer[0].end: outer[0] for outer in chains}.values():
+        if chain.branches and all(
+            _covers([outer[1:] for outer in chains
+                     if outer[0].end == chain.end and outer[0].branch == branch])
+            for branch in range(chain.branches)
+        ):
+            return True
+    return False
+
+
+def _is_alternative(branch: Node, node: Node) -> bool:
+    """Whether ``node`` is the ``#elif``/``#else`` that follows ``branch`` in its chain."""
+    if branch.type not in PREPROC_BLOCKS:
+        return False
+    alternative = branch.child_by_field_name("alternative")
+    return alternative is not None and alternative.id == node.id
 
 
 # the template parameters that name a value
