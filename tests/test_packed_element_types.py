@@ -104,3 +104,39 @@ def test_a_constant_is_judged_by_the_format_it_reads_round_in(literal: str, slot
     from ptxlint.analysis.element_types import constant_reading
 
     assert (constant_reading(literal, slot) is not None) is flagged
+
+
+def test_the_type_of_a_reinterpreted_value_comes_from_the_resolver_typing_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``resolve_type`` asks the file's type resolver, the one extraction typed the operands
+    with: no second resolver reads the file's declarations again, and the answer is the one a
+    resolver of its own gives."""
+    from ptxlint.analysis.element_types import resolve_type
+    from ptxlint.engine import extract_statements
+    from ptxlint.frontends.cxx import types
+    from ptxlint.model import SourceFile
+
+    text = (
+        "__device__ void f(__half2 h2) {\n"
+        "  unsigned d;\n"
+        "  asm(\"fma.rn.bf16x2 %0, %1, %1, %1;\" : \"=r\"(d)\n"
+        "      : \"r\"(*reinterpret_cast<unsigned*>(&h2)));\n"
+        "}\n"
+    )
+    extracted = extract_statements(SourceFile("t.cu", text))
+    parsed = extracted.parsed
+    assert parsed is not None
+    at = text.index("h2)))")
+    alone = types.TypeResolver(parsed.text, parsed.tree, parsed.data).resolve("h2", at)
+    assert alone is not None and "__half2" in alone.spelling
+    made: list[object] = []
+    real_init = types.TypeResolver.__init__
+
+    def counted(self: types.TypeResolver, *args: object, **kwargs: object) -> None:
+        made.append(self)
+        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(types.TypeResolver, "__init__", counted)
+    assert resolve_type(parsed, "h2", at) == alone
+    assert made == []  # extraction's resolver answered

@@ -21,7 +21,8 @@ import re
 import struct
 from dataclasses import dataclass
 
-from ptxlint import file_memos
+from ptxlint.frontends.cxx.operand_types import typing_lock
+from ptxlint.frontends.cxx.types import file_resolver
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, CType, Operand, PtxInstruction, PtxOperand
@@ -80,38 +81,18 @@ def _format_of(ctype: CType | None) -> str | None:
     return _FORMATS.get(spelling)
 
 
-class _Resolvers:
-    """One type resolver per parsed file, made on first need (only for a reinterpreting
-    operand)."""
-
-    def __init__(self) -> None:
-        self.parsed: ParsedSource | None = None
-        self.resolver: object | None = None
-
-    def resolve(self, parsed: ParsedSource, expression: str, offset: int) -> CType | None:
-        if self.parsed is not parsed:
-            from ptxlint.frontends.cxx.types import TypeResolver
-
-            self.parsed = parsed
-            self.resolver = TypeResolver(parsed.text, parsed.tree, parsed.data)
-        resolver = self.resolver
-        assert resolver is not None
-        try:
-            return resolver.resolve(expression, offset)  # type: ignore[attr-defined]
-        except Exception:  # a type is an improvement: unknown on any failure
-            return None
-
-
-_RESOLVERS = _Resolvers()
-file_memos.register(lambda: _RESOLVERS.__init__())  # type: ignore[misc]
-
-
 def resolve_type(parsed: ParsedSource, expression: str, offset: int) -> CType | None:
-    """The C++ type of ``expression`` written at character ``offset`` of the parsed file
-    (the front end's Tier 1 resolver, made once per file on first need), or None."""
+    """The C++ type of ``expression`` written at character ``offset`` of the parsed file, or
+    None: from the file's type resolver, the one extraction typed the operands with
+    (``types.file_resolver``), so its declarations and scope tables are read once for both
+    rather than again by a resolver of this module's own."""
     if parsed.text[offset : offset + len(expression)] != expression:
         return None
-    return _RESOLVERS.resolve(parsed, expression, offset)
+    try:
+        with typing_lock():  # its memos are typing's, which another thread may be filling
+            return file_resolver(parsed).resolve(expression, offset)
+    except Exception:  # a type is an improvement: unknown on any failure
+        return None
 
 
 def carried_format(operand: Operand, parsed: ParsedSource | None) -> tuple[str, str] | None:
