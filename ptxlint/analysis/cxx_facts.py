@@ -274,8 +274,8 @@ class FunctionFacts:
                 self.parsed.data[span[0]:span[1]] if span is not None else None)
 
     def _parameter_list(self, fn: Node) -> Node | None:
-        """The parameter list of a function or lambda, as read here: the first function or
-        lambda declarator down its ``declarator`` fields."""
+        """The parameter list of a function or lambda, as read here (``_parameter_list``:
+        the function declarator nearest its name)."""
         key = fn.id
         if key not in self._lists:
             self._lists[key] = _parameter_list(fn)
