@@ -16,7 +16,7 @@ from ptxlint.engine import extract_statements
 from ptxlint.model import AsmStatement, SourceFile
 from ptxlint.report.run_result import RunResult
 from ptxlint.verify import VerifyOptions, discover, ptx_probe, verify
-from ptxlint.verify.configuration import configuration, defines_for, target_for
+from ptxlint.verify.configuration import configuration, defines_for, in_default_build, target_for
 from ptxlint.verify.identity import key_of
 from ptxlint.verify.immediates import evaluate, values
 from ptxlint.verify.verifier import value_sets
@@ -412,3 +412,13 @@ struct Copy {
     result = verified(source)
     assert not [f for f in result.findings if f.rule == "toolchain-error"]
     assert not result.verify_probe_failures
+
+
+def test_the_default_build_leaves_out_only_branches_its_guards_exclude():
+    asm = '__device__ void f() { asm volatile("membar.gl;"); }\n'
+    assert in_default_build(only(asm))
+    assert in_default_build(only(f"#ifdef SOME_OPTION\n{asm}#endif\n"))  # unknown: may hold
+    assert not in_default_build(only(f"#if !defined(__LP64__)\n{asm}#endif\n"))
+    assert not in_default_build(only(f"#ifdef __LP64__\n#else\n{asm}#endif\n"))
+    macro = "#define NARROW (!defined(__LP64__))\n"
+    assert not in_default_build(only(f"{macro}#if NARROW\n{asm}#endif\n"))  # read through it

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET
+from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET, evaluate_guards
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.targets import Target, admitted_targets
 
@@ -153,6 +153,17 @@ def _known(condition: str) -> bool:
     return evaluate(condition) is True
 
 
+def in_default_build(statement: AsmStatement) -> bool:
+    """Whether the default build (64-bit Linux, ``preproc.DEFAULT_TARGET``) may compile the
+    statement: no guard is false there. The statements the verifier probes, and those the
+    re-lint after a confirmed error reads: a branch no 64-bit build compiles (the ``#else`` of
+    ``defined(__LP64__)``) would have its toolchain errors judged in a build nvcc 13 does not
+    make. Not ``analysis.guards.only_for_32bit``, which also asks a 64-bit Windows build and
+    leaves ``#if 0`` out."""
+    context = statement.context
+    return evaluate_guards(context.guards, macros=context.guard_macros) is not False
+
+
 def configuration(statement: AsmStatement, requested: str) -> Configuration:
     arch = target_for(statement, requested)
     if arch is None:
@@ -164,4 +175,7 @@ def configuration(statement: AsmStatement, requested: str) -> Configuration:
     return Configuration(arch, defines)
 
 
-__all__ = ["Configuration", "configuration", "defines_for", "parse_target", "target_for"]
+__all__ = [
+    "Configuration", "configuration", "defines_for", "in_default_build", "parse_target",
+    "target_for",
+]

@@ -17,10 +17,10 @@ from typing import Any, Protocol
 
 from ptxlint.engine import extract_statements
 from ptxlint.fix import apply_edits
-from ptxlint.frontends.cxx.preproc import evaluate_guards
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile
 from ptxlint.report.run_result import RunResult
 from ptxlint.verify import whole_file
+from ptxlint.verify.configuration import in_default_build
 from ptxlint.verify.flags import from_database
 from ptxlint.verify.identity import (
     TOOLCHAIN_ERROR,
@@ -55,10 +55,7 @@ def _statements(path: str, text: str) -> list[AsmStatement]:
         found = extract_statements(SourceFile(path, text)).statements
     except Exception:  # the first pass already reported it
         return []
-    return [
-        s for s in found
-        if evaluate_guards(s.context.guards, macros=s.context.guard_macros) is not False
-    ]
+    return [s for s in found if in_default_build(s)]
 
 
 class Verifying(Protocol):

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ptxlint.engine import extract_statements
-from ptxlint.frontends.cxx.preproc import evaluate_guards
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, Span
 from ptxlint.report.run_result import RunResult
 from ptxlint.run.discover import read_source
@@ -36,7 +35,7 @@ from ptxlint.verify import (
     wgmma_info,
     whole_file,
 )
-from ptxlint.verify.configuration import configuration, defines_for
+from ptxlint.verify.configuration import configuration, defines_for, in_default_build
 from ptxlint.verify.diagnostics import Diagnostic, parse
 from ptxlint.verify.flags import from_database, tree_includes
 from ptxlint.verify.identity import DEFAULT_ARCH, TOOLCHAIN_ERROR, StatementKey, key_of
@@ -359,11 +358,7 @@ class Verifier:
                 found = []
             # A branch no 64-bit build compiles (`#else` of `defined(__LP64__)`) is not probed:
             # its toolchain errors would be about a configuration nvcc 13 cannot build.
-            self.statements[path] = [
-                s
-                for s in found
-                if evaluate_guards(s.context.guards, macros=s.context.guard_macros) is not False
-            ]
+            self.statements[path] = [s for s in found if in_default_build(s)]
             if progress is not None:
                 progress.files(done, len(sources))
         for statements in self.statements.values():
