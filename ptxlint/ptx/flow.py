@@ -9,20 +9,25 @@ in ``ret``/``exit``/``trap`` never reach the C++ code after the asm, so they do 
 ``analyze`` returns ``None`` whenever it cannot be sure: an opaque instruction or a hole, an
 instruction whose destinations are not known (``call``), an indirect branch, a branch to a
 label that is not in the template.
+
+The destinations themselves, the set of ``%N`` they name and the writes of each ``%N`` are
+found once per template (:func:`template_writes`): ``WriteAnalysis`` reads them, and so does
+:mod:`ptxlint.analysis.operand_access` (``writes_of``, ``written_indices``), which answers for
+any template (an instruction whose destinations are not known writes nothing there).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import cast
+from typing import NamedTuple, cast
 
 from ptxlint.model import HOLE, PtxInstruction, PtxOperand, PtxTemplate
 from ptxlint.ptx.operand_roles import destinations
 from ptxlint.ptx.template_memo import TemplateMemo
 
-__all__ = ["WriteAnalysis", "analyze"]
+__all__ = ["Access", "TemplateWrites", "WriteAnalysis", "accesses", "analyze", "template_writes"]
 
 _Fact = int | tuple[int, str, bool]  # %N written, or %N written under (predicate, negated)
 _ENDS_THREAD = frozenset({"ret", "exit", "trap"})
@@ -41,19 +46,23 @@ class WriteAnalysis:
     def __init__(
         self,
         instructions: tuple[PtxInstruction, ...],
-        written: list[tuple[PtxOperand, ...]],
+        written: Sequence[tuple[PtxOperand, ...]],
         successors: list[list[int]],
+        template: TemplateWrites,
     ) -> None:
         # %N -> the instructions that write it, text order
         self.writes: Mapping[int, list[PtxInstruction]]
         self._written: AbstractSet[int]
         if sum(map(len, written)) > _FEW_DESTINATIONS:
-            lazy = _Writes(instructions, written)
+            refs = template.refs
+            if None in refs:  # a named operand (%[out]): flow follows numbered ones
+                refs = refs - {None}
+            lazy = _Writes(instructions, written, cast(AbstractSet[int], refs))
             self.writes, self._written = lazy, lazy.refs
         else:
             lists = _writers(instructions, written)
             self.writes, self._written = lists, lists.keys()
-        self._graph: tuple[tuple[PtxInstruction, ...], list[tuple[PtxOperand, ...]],
+        self._graph: tuple[tuple[PtxInstruction, ...], Sequence[tuple[PtxOperand, ...]],
                            list[list[int]]] | None = (instructions, written, successors)
         self._definite: frozenset[int] = frozenset()
         self._entry: tuple[frozenset[_Fact] | None, ...] = ()
@@ -91,7 +100,7 @@ class WriteAnalysis:
 
 
 def _writers(
-    instructions: tuple[PtxInstruction, ...], written: list[tuple[PtxOperand, ...]]
+    instructions: tuple[PtxInstruction, ...], written: Sequence[tuple[PtxOperand, ...]]
 ) -> dict[int, list[PtxInstruction]]:
     """``%N`` -> the instructions whose destinations name it, in text order."""
     lists: dict[int, list[PtxInstruction]] = {}
@@ -110,21 +119,19 @@ _FEW_DESTINATIONS = 32
 
 class _Writes(Mapping[int, list[PtxInstruction]]):
     """``%N`` -> the instructions that write it, in text order. Whether a ``%N`` is written at
-    all is a set made in one comprehension over the destinations; the lists are made the first
-    time one is read. PTX104 asks only whether each output is written, and PTX103 reads the
-    writers of ``=`` outputs alone, which a wgmma (128 ``+f`` outputs) has none of: a
+    all is the template's set of written ``%N`` (``TemplateWrites.refs``); the lists are made
+    the first time one is read. PTX104 asks only whether each output is written, and PTX103
+    reads the writers of ``=`` outputs alone, which a wgmma (128 ``+f`` outputs) has none of: a
     dictionary of 128 one-element lists per GMMA template went unread. ``analyze`` over the
     templates of CUTLASS's include/ (their destinations known): 41-43 ms -> 26-28 ms of CPU."""
 
     __slots__ = ("refs", "_instructions", "_written", "_lists")
 
     def __init__(
-        self, instructions: tuple[PtxInstruction, ...], written: list[tuple[PtxOperand, ...]]
+        self, instructions: tuple[PtxInstruction, ...], written: Sequence[tuple[PtxOperand, ...]],
+        refs: AbstractSet[int],
     ) -> None:
-        refs: set[int | None] = {o.ref for operands in written for o in operands
-                                 if o.kind == "ref"}
-        refs.discard(None)
-        self.refs = cast(set[int], refs)  # every %N written
+        self.refs = refs  # every %N written
         self._instructions = instructions
         self._written = written
         self._lists: dict[int, list[PtxInstruction]] | None = None
@@ -149,34 +156,125 @@ class _Writes(Mapping[int, list[PtxInstruction]]):
         return len(self.refs)
 
 
-_MEMO: TemplateMemo[WriteAnalysis | None] = TemplateMemo(4096)
+class Access(NamedTuple):
+    """One read or write of a ``%N`` operand (a tuple: a wgmma's template makes 130)."""
+
+    position: int  # index of the instruction in the template
+    instruction: PtxInstruction
+    operand: PtxOperand  # the %N token
+
+
+# ``Access(...)`` goes through NamedTuple's Python-level ``__new__``; the tuple's own makes
+# the same object for less
+_new_access = tuple.__new__
+
+
+def accesses(
+    instructions: Sequence[PtxInstruction],
+    touched: Sequence[Sequence[PtxOperand] | None],
+    index: int,
+) -> list[Access]:
+    """Where ``%index`` is among ``touched`` (per instruction, the operands it writes or reads;
+    None: not known, none), in text order."""
+    return [_new_access(Access, (position, instruction, operand))
+            for position, (instruction, operands) in enumerate(zip(instructions, touched,
+                                                                   strict=True))
+            if operands
+            for operand in operands if operand.ref == index and operand.kind == "ref"]
+
+
+class TemplateWrites:
+    """What each instruction of a template writes and every ``%N`` that names, found once per
+    template: the one source of ``WriteAnalysis.writes`` and of the written side of
+    :mod:`ptxlint.analysis.operand_access` (PTX104 reads the one, PTX105 and PTX106 the other;
+    each walked the destinations on its own, and both gathered the written ``%N`` of a large
+    template). It also holds the template's ``WriteAnalysis``, so one memo (``_MEMO``, 4,096
+    templates) keeps both. Asking ``analyze`` and ``written_indices`` of every statement (the
+    memos cold, the collector off): the CUDA 13 headers 14.7-16.2 -> 12.8-13.7 ms, CUTLASS's
+    include/ 26.0-27.6 -> 19.1-19.9 ms."""
+
+    __slots__ = ("_instructions", "destinations", "_refs", "_accesses", "analysis")
+
+    def __init__(self, ptx: PtxTemplate) -> None:
+        self._instructions = ptx.instructions
+        # per instruction: the operands it writes (vector and pair elements one by one), or None
+        # where that is not known (``call``, an opaque instruction)
+        self.destinations: tuple[tuple[PtxOperand, ...] | None, ...] = tuple(
+            map(destinations, ptx.instructions))
+        self._refs: AbstractSet[int | None] | None = None
+        self._accesses: dict[int, list[Access]] | None = None
+        # (the template's text, analyze's answer for it), once asked
+        self.analysis: tuple[str, WriteAnalysis | None] | None = None
+
+    @property
+    def refs(self) -> AbstractSet[int | None]:
+        """Every ``%N`` some instruction writes (a named operand, ``%[out]``, counts as None);
+        gathered when first read: flow reads it only for a template of many destinations."""
+        if self._refs is None:
+            self._refs = {o.ref for operands in self.destinations if operands
+                          for o in operands if o.kind == "ref"}
+        return self._refs
+
+    def of(self, index: int) -> list[Access]:
+        """Every destination ``%index`` of the instructions whose destinations are known, in
+        text order; made when first asked (the rules ask of a few operands per statement, and
+        most answers are empty, while a GMMA's template writes 128 operands)."""
+        if index not in self.refs:
+            return []
+        made = self._accesses
+        if made is None:
+            made = self._accesses = {}
+        found = made.get(index)
+        if found is None:
+            found = made[index] = accesses(self._instructions, self.destinations, index)
+        return found
+
+
+_MEMO: TemplateMemo[TemplateWrites] = TemplateMemo(4096)
+
+
+def template_writes(ptx: PtxTemplate) -> TemplateWrites:
+    """The destinations of each instruction of ``ptx`` and the ``%N`` they name, found once per
+    template."""
+    return _MEMO.of(ptx, lambda: TemplateWrites(ptx))
 
 
 def analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:
     """Write facts for a parsed template, or ``None`` when the template cannot be followed.
-    Memoised per template: PTX103, PTX104, PTX105 and PTX106 all ask about one statement."""
-    return _MEMO.of(ptx, lambda: _analyze(ptx, template_text), template_text)
+    Kept with the template's destinations (for its last text, the one that parses to
+    ``ptx``): PTX103, PTX104, PTX105 and PTX106 all ask about one statement."""
+    if HOLE in template_text:
+        return None  # before the destinations are looked for: none is asked of such a template
+    writes = template_writes(ptx)
+    known = writes.analysis
+    if known is not None and known[0] == template_text:
+        return known[1]
+    found = _followed(ptx, writes)
+    writes.analysis = (template_text, found)
+    return found
 
 
 def _analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:
+    """``analyze`` without its memo."""
     if HOLE in template_text:
         return None
-    instructions = ptx.instructions
-    written: list[tuple[PtxOperand, ...]] = []  # per instruction: its destinations
-    for instruction in instructions:
-        if instruction.opaque or instruction.opcode == "brx":
-            return None
-        operands = destinations(instruction)
-        if operands is None:
-            return None
-        written.append(operands)
+    return _followed(ptx, TemplateWrites(ptx))
+
+
+def _followed(ptx: PtxTemplate, writes: TemplateWrites) -> WriteAnalysis | None:
+    written = writes.destinations
+    if None in written:
+        return None  # an instruction whose destinations are not known, an opaque one among them
     successors = _successors(ptx)
     if successors is None:
         return None
-    return WriteAnalysis(instructions, written, successors)
+    return WriteAnalysis(ptx.instructions, cast(_Known, written), successors, writes)
 
 
-def _facts(written: list[tuple[PtxOperand, ...]]) -> list[list[tuple[int | None, str]]]:
+_Known = tuple[tuple[PtxOperand, ...], ...]  # every instruction's destinations known
+
+
+def _facts(written: Sequence[tuple[PtxOperand, ...]]) -> list[list[tuple[int | None, str]]]:
     """Per instruction, what each destination writes: ``%N`` (its index) or a register (its
     name). Made only when the paths are followed (22 of CUTLASS's 2,693 templates)."""
     return [[(o.ref if o.kind == "ref" else None, o.text) for o in operands]
@@ -184,7 +282,9 @@ def _facts(written: list[tuple[PtxOperand, ...]]) -> list[list[tuple[int | None,
 
 
 def _successors(ptx: PtxTemplate) -> list[list[int]] | None:
-    """Successor indices per instruction; index ``len(instructions)`` is the template's end."""
+    """Successor indices per instruction; index ``len(instructions)`` is the template's end.
+    ``None`` when they are not known: an indirect branch (``brx.idx``), a branch to a label
+    that is not in the template."""
     instructions = ptx.instructions
     targets: dict[str, int] = {}
     # The first instruction starting at or after each label: a bisect over the starts, which the
@@ -200,6 +300,8 @@ def _successors(ptx: PtxTemplate) -> list[list[int]] | None:
                 return None
             target = targets[ins.operands[0].text]
             result.append([i + 1, target] if ins.predicate is not None else [target])
+        elif ins.opcode == "brx":
+            return None
         elif ins.opcode in _ENDS_THREAD:
             result.append([i + 1] if ins.predicate is not None else [])
         else:
