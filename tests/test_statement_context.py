@@ -71,3 +71,37 @@ def test_the_declarator_check_reads_from_a_line_as_from_the_window(
     slow = [follows_declarator(t, t.rindex("asm")) for t in texts]
     assert fast == slow
     assert 200 < sum(fast) < 3800  # both answers come up
+
+
+def test_words_in_a_function_headers_comments_are_not_its_specifiers() -> None:
+    # a comment between the specifiers is no part of the declaration
+    text = """
+__device__ __forceinline__ void f(unsigned *p /* as __restrict__ */, int __n,
+  /* __noinline__ */ int __m) // __global__ callers only
+{
+  asm volatile("st.u32 [%0], 1;" :: "l"(p));
+}
+"""
+    (statement,) = extract_statements(SourceFile("k.cu", text)).statements
+    assert statement.context.function == "f"
+    specifiers = ("__device__", "__forceinline__", "__n", "__m")
+    assert statement.context.function_specifiers == specifiers
+
+
+def test_a_host_function_whose_comments_name_device_is_host_only() -> None:
+    # the context and the host-code verdict read one header: a word in a comment counts for
+    # neither
+    text = """
+void on_host(unsigned *p) // no __device__ here: __global__ kernels call the other one
+{
+  asm volatile("st.u32 [%0], 1;" :: "l"(p));
+}
+/* not a __device__ function either */ void also_on_host(unsigned *p) {
+  asm volatile("st.u32 [%0], 2;" :: "l"(p));
+}
+"""
+    result = extract_statements(SourceFile("k.cu", text))
+    assert result.statements == []
+    assert [reason for _, reason in result.skipped] == 2 * [
+        "host: in a host-only function (no __device__/__global__, no device caller here)"
+    ]

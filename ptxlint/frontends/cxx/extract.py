@@ -724,7 +724,9 @@ class _HostCode:
         """``HostFunctions.kind``: whether ``fn``'s declaration says device code through a
         specifier macro (``context_of``'s ``kind_of``)."""
         if self._functions is None:
-            self._functions = host_code.HostFunctions(self.parsed, self.macros.table_now)
+            self._functions = host_code.HostFunctions(
+                self.parsed, self.macros.table_now, self.ancestors.headers
+            )
         return self._functions.kind(fn)
 
     def reason(self, node: tree_sitter.Node | None) -> str:
@@ -738,7 +740,9 @@ class _HostCode:
         if fn is None:
             return ""
         if self._functions is None:
-            self._functions = host_code.HostFunctions(self.parsed, self.macros.table_now)
+            self._functions = host_code.HostFunctions(
+                self.parsed, self.macros.table_now, self.ancestors.headers
+            )
         if self._functions.host_only(fn):
             return "in a host-only function (no __device__/__global__, no device caller here)"
         return ""

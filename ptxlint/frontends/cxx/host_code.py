@@ -18,6 +18,7 @@ from ptxlint.frontends.cxx import dialect, preproc
 from ptxlint.frontends.cxx.guards import FileGuards
 from ptxlint.frontends.cxx.lexer import tokens
 from ptxlint.frontends.cxx.macros import Expander, ExpansionError, MacroTable, from_source
+from ptxlint.frontends.cxx.statement_context import FunctionHeaders
 from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node
 from ptxlint.lazy_regex import on_first_use
 
@@ -33,13 +34,11 @@ _KNOWN = frozenset(
 )
 # Macro-looking words: ALL_CAPS, or __dunder__-style names that are not keywords above.
 _MACRO_LIKE = on_first_use(r"^(?:_*[A-Z][A-Z0-9_]*|__\w+__|_[A-Z]\w*)$")
-_WORD = on_first_use(r"[A-Za-z_$][\w$]*")
 _CALL = on_first_use(r"([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(")
 # ``^[ \t]*#[ \t]*error\b`` (multi-line) from its `#` on: a pattern that starts with its literal
 # is searched from one `#` to the next, where the `^`-anchored one was tried at every character
 # of every file that spells "error" anywhere (``_errors``)
 _ERROR = re.compile(r"#[ \t]*error\b")
-_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
 # A CUDA build: the default target, with every host CUDA does not build for undefined.
 _TARGET = {**preproc.DEFAULT_TARGET, **dialect.OTHER_HOSTS}
@@ -71,14 +70,19 @@ def _errors(text: str) -> Iterator[int]:
 class HostFunctions:
     """Answers, per function of one file, whether it is host-only (computed once per file)."""
 
-    def __init__(self, parsed: ParsedSource, table: Callable[[], MacroTable]) -> None:
+    def __init__(
+        self, parsed: ParsedSource, table: Callable[[], MacroTable], headers: FunctionHeaders
+    ) -> None:
+        """``headers``: the file's one reading of its functions' headers (the statements'
+        contexts read it too)."""
         self.parsed = parsed
         self._table = table
+        self._headers = headers
         self._called_from_device: set[str] | None = None
         self._verdicts: dict[int, str] = {}  # function start byte -> device | host | unknown
         self._expanded: dict[tuple[str, int], set[str] | None] = {}
-        # a declaration's spelling -> its device word and macro words (``_words``)
-        self._spelled: dict[tuple[bytes, bytes], tuple[bool, tuple[str, ...]]] = {}
+        # a declaration's words -> its device word and macro words (``_words``)
+        self._spelled: dict[tuple[str, ...], tuple[bool, tuple[str, ...]]] = {}
 
     def host_only(self, fn: tree_sitter.Node) -> bool:
         if self._kind(fn) != "host":
@@ -100,7 +104,7 @@ class HostFunctions:
         declarator = fn.child_by_field_name("declarator")
         if declarator is None:
             return "unknown"
-        device_word, macro_words = self._words(fn, declarator)
+        device_word, macro_words = self._words(fn)
         if device_word:
             return "device"
         verdict = "host"
@@ -115,43 +119,21 @@ class HostFunctions:
             return "unknown"  # tree-sitter's recovery from macros or #if: never call it host
         return verdict
 
-    def _words(
-        self, fn: tree_sitter.Node, declarator: tree_sitter.Node
-    ) -> tuple[bool, tuple[str, ...]]:
+    def _words(self, fn: tree_sitter.Node) -> tuple[bool, tuple[str, ...]]:
         """Whether the declaration's words say ``__device__``/``__global__``, and its
-        macro-looking words that may (each once), by what the declaration spells before and
-        after its declarator: the functions of a file repeat a few declarations (the CUDA 13
-        headers' asm files judge 2,514 functions of 386 distinct spellings: their judging
-        took 42-45 ms of CPU, 30-31 ms so). What a macro means is still asked where the
-        function stands (``_expand``). Bounded by the file's functions."""
-        data = self.parsed.data
-        start = fn.start_byte
-        lo = max(data.rfind(b";", 0, start), data.rfind(b"}", 0, start), data.rfind(b"{", 0, start))
-        # `void f() __device__`-style trailing specifiers are not C++, but a macro may be.
-        after = declarator.end_byte
-        body = fn.child_by_field_name("body")
-        trailing = b""
-        if body is not None and body.start_byte > after:
-            trailing = data[after : body.start_byte]
-        key = (data[lo + 1 : declarator.start_byte], trailing)
-        found = self._spelled.get(key)
+        macro-looking words that may (each once), from the function's header as
+        ``FunctionHeaders`` reads it (``FunctionHeader.declaration_words``). Memoised by those
+        words: the functions of a file repeat a few declarations (the CUDA 13 headers' asm
+        files judge 2,514 functions of 386 distinct spellings). What a macro means is still
+        asked where the function stands (``_expand``). Bounded by the file's functions."""
+        words = self._headers.read(fn).declaration_words
+        found = self._spelled.get(words)
         if found is None:
-            words = _WORD().findall(self._head(key[0]))
-            if trailing:
-                words += _WORD().findall(trailing.decode("utf-8", "replace"))
             device = any(word in _DEVICE_WORDS for word in words)
             macro_like = _MACRO_LIKE().match
-            macros = dict.fromkeys(w for w in words if w not in _KNOWN and macro_like(w))
-            found = self._spelled[key] = (device, tuple(macros))
+            macros = tuple(dict.fromkeys(w for w in words if w not in _KNOWN and macro_like(w)))
+            found = self._spelled[words] = (device, macros)
         return found
-
-    @staticmethod
-    def _head(spelled: bytes) -> str:
-        """The declaration before the declarator, from the end of what precedes it: macros
-        tree-sitter did not take into the function (``CCCL_DEPRECATED(...) _CCCL_DEVICE``)
-        are part of it. Comments and preprocessor lines are left out."""
-        text = _COMMENT.sub(" ", spelled.decode("utf-8", "replace"))
-        return "\n".join(line for line in text.split("\n") if not line.lstrip().startswith("#"))
 
     def _expand(self, word: str, at: int) -> set[str] | None:
         """What ``word`` at offset ``at`` expands to, memoised per word and per the file's own

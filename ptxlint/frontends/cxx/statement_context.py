@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import tree_sitter
 
@@ -25,7 +26,9 @@ _MACRO_BODY_OWNERS = {"preproc_def", "preproc_function_def"}
 _DEVICE_WORDS = ("__device__", "__global__")
 
 
-_FUNCTION_WORDS = re.compile(r"[A-Za-z_]\w*")
+_FUNCTION_WORDS = re.compile(r"[A-Za-z_$][\w$]*")  # the identifiers of a header
+_HEADER_NOISE = re.compile(r"/\*.*?\*/|//[^\n]*|^[ \t]*#[^\n]*", re.S | re.M)
+_SPECIFIER_WORDS = frozenset(("static", "inline", "constexpr"))
 
 
 CONTEXTS_KEPT = 4096
@@ -267,8 +270,10 @@ class Ancestors:
         self.parents: dict[int, tree_sitter.Node] = {}
         # node id -> (innermost function definition, ``host_code.enclosing_function``)
         self._known: dict[int, tuple[tree_sitter.Node | None, tree_sitter.Node | None]] = {}
-        self._headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}
-        self._words: dict[bytes, tuple[str, ...]] = {}
+        # the one reading of each function's header: its context's words here, whether its
+        # declaration says device code in ``host_code.HostFunctions``
+        self.headers = FunctionHeaders(parsed)
+        self._headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}  # name, specifiers
         self._given: tuple[int, Sequence[tree_sitter.Node]] | None = None
 
     def given(self, node: tree_sitter.Node, ups: Sequence[tree_sitter.Node]) -> None:
@@ -331,7 +336,9 @@ class Ancestors:
         key = fn.id
         cached = self._headers.get(key)
         if cached is None:
-            cached = self._headers[key] = _function_header(self.parsed, fn, self._words)
+            inner = function_name_node(fn)
+            name = self.parsed.node_text(inner) if inner is not None else None
+            cached = self._headers[key] = (name, self.headers.read(fn).specifiers)
         return cached
 
     def device_header(
@@ -347,27 +354,106 @@ class Ancestors:
         return name, words
 
 
-def _function_header(
-    parsed: ParsedSource, fn: tree_sitter.Node, memo: dict[bytes, tuple[str, ...]] | None = None
-) -> tuple[str | None, tuple[str, ...]]:
-    """The function's name and the words of its header that rules read. ``memo``: the words
-    by the header's bytes (per file: GMMA's 736 functions spell 110 headers of up to 3,000
-    characters, parameter lists included)."""
-    inner = function_name_node(fn)
-    name = parsed.node_text(inner) if inner is not None else None
-    body = fn.child_by_field_name("body")
-    header_end = body.start_byte if body is not None else fn.end_byte
-    spelled = parsed.data[fn.start_byte : header_end]
-    words = memo.get(spelled) if memo is not None else None
-    if words is None:
-        header = spelled.decode("utf-8", "replace")
-        # Template headers and the specifiers before the declarator; macros such as
-        # `__SM_32_INTRINSICS_DECL__` are kept as words too, for rules that know them.
-        words = tuple(
-            w
-            for w in _FUNCTION_WORDS.findall(header)
-            if w.startswith("__") or w in ("static", "inline", "constexpr")
+@dataclass(frozen=True, slots=True)
+class FunctionHeader:
+    """What the words before a function's body say, read once for every reader: the
+    context's words (``specifiers``) and the declaration's words that say whether it is device
+    code (``declaration_words``, read by ``host_code.HostFunctions``). Comments and
+    preprocessor lines are no part of either."""
+
+    # the words of ``[start of the function, its body)`` that rules read: specifiers, template
+    # words, and any ``__word`` (``__SM_32_INTRINSICS_DECL__``, ``__restrict__``, parameters)
+    specifiers: tuple[str, ...]
+    # the words of the declaration outside its declarator, in order: from the end of what
+    # precedes the function (macros tree-sitter did not take into it: ``CCCL_DEPRECATED(...)
+    # _CCCL_DEVICE``) to the declarator, and those between the declarator and the body
+    # (``void f() __device__``-style trailing words are not C++, but a macro may be)
+    declaration_words: tuple[str, ...]
+
+
+_Spelled = tuple[bytes, int, int, bool]  # a function's header from its start: ``_own_words``
+
+
+class FunctionHeaders:
+    """Reads each function's header once, for every reader of it (``Ancestors.header``,
+    ``host_code.HostFunctions``). Memoised per function, and per spelling of the function's
+    own header and of what precedes it apart: the functions of a file repeat a few headers
+    (CUTLASS's GMMA header: 736 functions of 110 headers of up to 3,000 characters, parameter
+    lists included), each after its own doc comment. The asm files of CUTLASS's
+    ``include/`` read 4,485 functions of 1,484 own spellings: 89-92 ms of CPU unmemoised,
+    29-31 ms so (the CUDA 13 headers' 3,526 of 3,367 gain nothing, lose nothing). Bounded by
+    the file's functions."""
+
+    def __init__(self, parsed: ParsedSource) -> None:
+        self.parsed = parsed
+        self._by_function: dict[int, FunctionHeader] = {}
+        self._by_spelling: dict[tuple[bytes, _Spelled], FunctionHeader] = {}
+        self._before: dict[bytes, tuple[str, ...]] = {}
+        self._own: dict[_Spelled, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+    def read(self, fn: tree_sitter.Node) -> FunctionHeader:
+        found = self._by_function.get(fn.id)
+        if found is None:
+            found = self._by_function[fn.id] = self._read(fn)
+        return found
+
+    def _read(self, fn: tree_sitter.Node) -> FunctionHeader:
+        data = self.parsed.data
+        start = fn.start_byte
+        lo = max(data.rfind(b";", 0, start), data.rfind(b"}", 0, start), data.rfind(b"{", 0, start))
+        body = fn.child_by_field_name("body")
+        end = body.start_byte if body is not None else fn.end_byte
+        declarator = fn.child_by_field_name("declarator")
+        # no declarator: the whole header is the specifiers' (no declaration words)
+        named, after = (end, end) if declarator is None else (
+            declarator.start_byte, declarator.end_byte
         )
-        if memo is not None:
-            memo[spelled] = words
-    return name, words
+        before = data[lo + 1 : start]
+        own: _Spelled = (data[start:end], named - start, after - start, body is not None)
+        key = (before, own)
+        found = self._by_spelling.get(key)
+        if found is None:
+            before_words = self._before.get(before)
+            if before_words is None:
+                before_words = self._before[before] = tuple(_FUNCTION_WORDS.findall(_code(before)))
+            own_words = self._own.get(own)
+            if own_words is None:
+                own_words = self._own[own] = _own_words(*own)
+            specifiers, declared = own_words
+            found = self._by_spelling[key] = FunctionHeader(specifiers, before_words + declared)
+        return found
+
+
+def _own_words(
+    spelled: bytes, declarator: int, after: int, has_body: bool
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The specifiers of the header spelled ``spelled`` (from the function's start to its
+    body, or its end where it has none) and its declaration words in order, before the
+    declarator ``[declarator, after)`` and, where ``has_body``, after it."""
+    text = _code(spelled)
+    if not spelled.isascii():  # offsets in characters: the bytes before each, decoded
+        declarator = len(spelled[:declarator].decode("utf-8", "replace"))
+        after = len(spelled[:after].decode("utf-8", "replace"))
+    find = _FUNCTION_WORDS.findall
+    within = find(text, 0, declarator)
+    trailing = find(text, after)
+    words = within + find(text, declarator, after) + trailing
+    specifiers = tuple([w for w in words if w[:2] == "__" or w in _SPECIFIER_WORDS])
+    return specifiers, tuple(within + trailing if has_body else within)
+
+
+def _code(spelled: bytes) -> str:
+    """``spelled`` decoded, its comments and preprocessor lines blanked (not removed: an
+    offset in it stays where it was)."""
+    text = spelled.decode("utf-8", "replace")
+    if "/" in text or "#" in text:
+        text = _HEADER_NOISE.sub(_blanked, text)
+    return text
+
+
+def _blanked(m: re.Match[str]) -> str:
+    """A comment or directive line as blanks, its line breaks kept."""
+    spelled = m.group()
+    if "\n" not in spelled:
+        return " " * len(spelled)
+    return "\n".join(" " * len(line) for line in spelled.split("\n"))
