@@ -168,3 +168,20 @@ SPEC unsigned f(unsigned v) __device__ { unsigned r; asm("brev.b32 %0, %1;" : "=
     assert [source.line_col(s.span.start).line for s in result.statements] == [3, 9]
     assert [source.line_col(at).line for at, reason in result.skipped
             if "host-only function" in reason] == [7]  # fmt: skip
+
+
+def test_a_macro_named_only_in_a_comment_of_the_declaration_leaves_it_host_only() -> None:
+    # a macro-looking word counts where it is code: in a comment after the declarator it
+    # says nothing, so the function is host-only, not unknown
+    text = """
+static unsigned c(unsigned x) // see CUTE_HOST_DEVICE
+{ unsigned r; asm("brev.b32 %0, %1;" : "=r"(r) : "r"(x)); return r; }
+static unsigned d(unsigned x) CUTE_HOST_DEVICE
+{ unsigned r; asm("brev.b32 %0, %1;" : "=r"(r) : "r"(x)); return r; }
+"""
+    source = SourceFile("k.cu", text)
+    result = extract_statements(source)
+    # d: a macro this file cannot see may say __device__, so it stays linted
+    assert [source.line_col(s.span.start).line for s in result.statements] == [5]
+    assert [source.line_col(at).line for at, reason in result.skipped
+            if "host-only function" in reason] == [3]  # fmt: skip
