@@ -1,5 +1,6 @@
-"""``ptxlint.analysis.operand_access`` builds each side of a template's index (writes, reads) when first asked:
-either order, and either side alone, gives what walking the template gives."""
+"""``ptxlint.analysis.operand_access`` answers where a template writes (from ``flow.template_writes``)
+and reads each ``%N``, each made when first asked: either order, and either side alone, gives
+what walking the template gives."""
 
 from __future__ import annotations
 
