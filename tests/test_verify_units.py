@@ -45,6 +45,25 @@ def test_ptx_probe_maps_ptx_lines_back_to_template_lines():
     assert SourceFile("k.cu", code).line_col(span.start).line == 3
 
 
+def test_chosen_lines_are_those_naming_a_given_operand_by_number_or_by_name():
+    code = ('__device__ void f(unsigned v) {\n  asm volatile("{\\n\\t"\n'
+            '      "mov.b32 %0, %[k];\\n\\t"\n'
+            '      "add.u32 %0, %0, %2;\\n\\t"\n'
+            '      "shl.b32 %0, %0, %2;\\n\\t"\n'
+            '      "}" : "+r"(v) : [k] "n"(4), "n"(5)); }')
+    [s] = statements(code)
+
+    def chosen(values: dict[int, int]) -> list[str]:
+        probe = ptx_probe.build([s], "sm_90", "9.0", copies=1, values=(values,))
+        lines = probe.text.split("\n")
+        return sorted(lines[n - 1].strip() for n in probe.chosen_lines)
+
+    assert chosen({1: 9}) == ["mov.b32 %plr0, 9;"]  # %[k] is operand 1
+    assert chosen({2: 7}) == ["add.u32 %plr0, %plr0, 7;", "shl.b32 %plr0, %plr0, 7;"]
+    assert len(chosen({1: 9, 2: 7})) == 3
+    assert chosen({}) == [] and chosen({3: 1}) == []  # no operand 3: nothing chosen
+
+
 def test_basic_asm_reaches_ptxas_verbatim():
     [s] = statements('__device__ void f() { asm volatile("mov.u32 %%r1, %%clock;"); }')
     assert "mov.u32 %%r1, %%clock;" in ptx_probe.build([s], "sm_90", "9.0").text

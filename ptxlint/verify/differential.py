@@ -111,6 +111,8 @@ def template_pattern(statement: AsmStatement) -> re.Pattern[str] | None:
         return None
     out: list[str] = []
     i = 0
+    # every % token in one text-order pass, not the operand index (``template_refs``): the
+    # pattern spells the text between the tokens too, and the index holds no %=
     for token in statement.ptx.percents:
         out.append(_loose(text[i:token.start]))
         piece = text[token.start:token.end]

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ptxlint.analysis.template_refs import refs_of
 from ptxlint.model import HOLE, AsmStatement, Operand, Span
 
 # Register classes nvcc 13 declares for each constraint letter (seen in its -ptx output).
@@ -95,7 +96,9 @@ def substitute(statement: AsmStatement, copy: int,
     by_name = {o.symbolic_name: o for o in statement.operands if o.symbolic_name}
     pieces: list[tuple[str, int]] = []
     pos = 0
-    for token in sorted(statement.ptx.percents, key=lambda t: t.start):
+    # every % token in one text-order pass (the parser's order), not the operand index
+    # (``template_refs``): that splits the tokens by kind and holds no %=, which is rewritten too
+    for token in statement.ptx.percents:
         pieces.append((text[pos:token.start], pos))
         if token.kind == "escape":
             new = "%"
@@ -126,7 +129,9 @@ def _substitute_llvm(statement: AsmStatement, copy: int,
     by_index = {o.index: o for o in statement.operands}
     pieces: list[tuple[str, int]] = []
     pos = 0
-    for token in sorted(statement.ptx.percents, key=lambda t: t.start):
+    # every token in one text-order pass: ${:uid} and $$ are rewritten too, and the operand
+    # index (``template_refs``) holds neither
+    for token in statement.ptx.percents:
         if token.kind in ("escape", "bare", "trailing"):
             continue  # `%` tokens: verbatim
         pieces.append((text[pos : token.start], pos))
@@ -217,14 +222,13 @@ def _chosen_offsets(statement: AsmStatement, given: Mapping[int, int] | None) ->
     """Template offsets of the operand references that ``given`` supplies a value for."""
     if not given:
         return set()
-    by_name = {o.symbolic_name: o.index for o in statement.operands if o.symbolic_name}
-    out = set()
-    for token in statement.ptx.percents:
-        index = token.index if token.kind == "ref" else None
-        if token.kind == "named":
-            index = by_name.get(token.name)
-        if index is not None and index in given:
-            out.add(token.start)
+    # the template's operand index answers it: the %N tokens of each given operand (modifiers
+    # included) and the %[name] tokens, without a walk over every % token
+    refs = refs_of(statement)
+    out = {token.start for index in given for token in refs.tokens_of(index)}
+    if refs.named:
+        by_name = {o.symbolic_name: o.index for o in statement.operands if o.symbolic_name}
+        out.update(t.start for t in refs.named if by_name.get(t.name) in given)
     return out
 
 

@@ -262,6 +262,8 @@ def operand_registers(ptx: str, statement: AsmStatement, index: int) -> list[str
     text = statement.template.text
     pieces: list[str] = []
     at = 0
+    # every token in one text-order pass, not the operand index (``template_refs``): the
+    # pattern spells the text between the tokens too, and the index holds no ${:uid} or $$
     for token in statement.ptx.percents:
         pieces.append(_loose(text[at:token.start]))
         if token.kind == "ref":

@@ -102,7 +102,9 @@ def template_pattern(statement: AsmStatement) -> re.Pattern[str]:
         return re.compile(_literal(text), re.S)  # basic asm: verbatim, no % processing
     out: list[str] = []
     pos = 0
-    for token in sorted(statement.ptx.percents, key=lambda t: t.start):
+    # every % token in one text-order pass (the parser's order), not the operand index
+    # (``template_refs``): that splits the tokens by kind and holds no %=, which is matched too
+    for token in statement.ptx.percents:
         out.append(_literal(text[pos:token.start]))
         if token.kind == "escape":
             out.append(re.escape("%"))
