@@ -261,3 +261,18 @@ def test_an_n_operand_gets_the_files_own_value_not_a_stand_in(tmp_path):
     result = lint(path, "--select", "PTX102")
     unit = harness.unit(finding(result, "PTX102"), result.sources[str(path)])
     assert '"n"(16)' in unit.defective and '"n"(16)' in unit.fixed
+
+
+@pytest.mark.parametrize(("code", "register", "reads"), [
+    ("add.s32 %r1, %r12, 1;", "%r1", False),  # writes %r1, reads %r12: another register
+    ("add.s32 %r2, %r1, 1;", "%r1", True),
+    ("mov.u32 %r1, %r10;", "%r1", False),
+    ("st.global.u32 [%rd1], %r1;", "%r1", True),
+    ("st.global.u32 [%rd1], %r13;", "%r1", False),
+    ("ld.global.u32 %r1, [%rd12];", "%rd1", False),
+    ("ld.global.u32 %r2, [%rd1+4];", "%rd1", True),
+    ("@%p1 add.s32 %r3, %r1, %r4;", "%r1", True),
+])
+def test_a_read_is_of_the_register_itself_not_of_one_whose_name_it_begins(code, register, reads):
+    # a clobber confirmed on %r1 because the next line read %r12 would be a false confirmation
+    assert harness._reads(code, register) is reads

@@ -300,10 +300,12 @@ def _reads(code: str, register: str) -> bool:
         return False
     operands = [o.strip() for o in parts[1].split(",")]
     opcode = parts[0]
+    # the register as a whole name: %r1 is not read by an instruction that reads %r12
+    names = re.compile(rf"{re.escape(register)}(?![\w$])").search
     if opcode.startswith(("st.", "red.")) or not operands:
-        return any(register in o for o in operands)
-    return any(register in o for o in operands[1:]) or "[" in operands[0] and (
-        register in operands[0])
+        return any(names(o) for o in operands)
+    return any(names(o) for o in operands[1:]) or "[" in operands[0] and (
+        names(operands[0]) is not None)
 
 
 def _accesses(ptx: str) -> list[str]:
