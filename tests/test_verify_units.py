@@ -193,3 +193,15 @@ def test_a_statement_in_a_define_body_goes_in_the_kernel_not_before_it():
     [g] = statements('asm(".global .u32 ptxlint_counter;");\n')
     text = ptx_probe.build([g], "sm_90", "9.0").text
     assert text.index(".global .u32 ptxlint_counter") < text.index(".entry ptxlint_probe")
+
+
+def test_the_carry_pattern_reads_a_unique_label_as_the_number_nvcc_writes():
+    # nvcc 13 -ptx of this statement: t%= becomes t0 (a number per asm instance)
+    code = ('__global__ void k(unsigned* o, unsigned a, unsigned b) { unsigned d;\n'
+            '  asm volatile("{\\n\\t.reg .b32 t%=;\\n\\tadd.cc.u32 t%=, %1, %2;\\n\\t'
+            'addc.u32 %0, 0, 0;\\n}" : "=r"(d) : "r"(a), "r"(b));\n  o[0] = d; }\n')
+    [statement] = extract_statements(SourceFile("k.cu", code)).statements
+    block = "\t{\n\t.reg .b32 t0;\n\tadd.cc.u32 t0, %r2, %r3;\n\taddc.u32 %r1, 0, 0;\n}\n"
+    pattern = differential.template_pattern(statement)
+    assert pattern is not None and pattern.fullmatch(block)
+    assert not pattern.fullmatch(block.replace("t0", "t%="))

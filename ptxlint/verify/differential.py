@@ -117,7 +117,8 @@ def template_pattern(statement: AsmStatement) -> re.Pattern[str] | None:
         out.append(_loose(text[i:token.start]))
         piece = text[token.start:token.end]
         out.append(r"[^\s,;{}\[\]]+" if token.kind == "ref" else
-                   "%" if token.kind == "escape" else _loose(piece))
+                   "%" if token.kind == "escape" else
+                   r"\d+" if token.kind == "unique" else _loose(piece))  # nvcc numbers %=
         i = token.end
     out.append(_loose(text[i:]))
     return re.compile(r"\s*" + "".join(out) + r"\s*", re.S)
