@@ -175,34 +175,8 @@ def _check_one(
                           operand.start, operand.end)]
         element = spec.element
         assert element is not None
-        out: list[Issue] = []
-        leaf = element.kind in _LEAF_SPECS
-        passed: OperandClass | None = None  # the class of the last element that passed
-        if leaf and type(resolve) is RefClasses:
-            return _check_ref_vector(instruction, operand, element, binding, resolve, relaxed,
-                                     position)
-        for part in operand.parts:
-            if leaf and part.kind in _LEAF_KINDS:
-                # what _check_one reaches for such a part, without its dispatch (a wgmma's
-                # accumulator is 128 of them). Whether _check_leaf finds an issue depends on
-                # the class alone (the operand's text is only quoted in the message), and the
-                # resolvers share their class objects: an element of the class that passed
-                # just before passes too.
-                cls = resolve(part)
-                if cls is passed:
-                    continue
-                found = _check_leaf(instruction, part, element, binding, relaxed, position, cls)
-                if found:
-                    out.extend(found)
-                else:
-                    passed = cls
-                continue
-            sub = _check_one(instruction, part, element, binding, resolve, relaxed, position,
-                             in_vector=True)
-            if sub is None:
-                return None
-            out.extend(sub)
-        return out
+        return _check_elements(instruction, operand, element, binding, resolve, relaxed,
+                               position)
     if kind == "vector":
         if (len(operand.parts) == 1 and spec.kind in ("reg", "regimm")
                 and instruction.opcode not in _NO_ONE_ELEMENT_VECTORS):
@@ -254,7 +228,7 @@ class RefClasses:
     each asm operand's constraint declares) and asks ``other`` of any other register or
     immediate; an aggregate (address, vector, pair) is unknown. :func:`ptxlint.ptx.judge.judge`
     resolves with one, and the checker reads a vector's ``%N`` elements from the list in its
-    own loop instead of a call per element (``_check_ref_vector``). With ``Checked``, judging
+    own loop instead of a call per element (``_check_elements``). With ``Checked``, judging
     the 2,115 instructions of CUTLASS's GMMA headers: 379 M -> 275 M instructions (valgrind)."""
 
     __slots__ = ("classes", "other")
@@ -275,31 +249,33 @@ class RefClasses:
 _UNKNOWN_CLASS = OperandClass("unknown")
 
 
-def _check_ref_vector(
+def _check_elements(
     instruction: PtxInstruction,
     operand: PtxOperand,
     element: OperandSpec,
     binding: dict[str, str],
-    resolve: RefClasses,
+    resolve: Resolver,
     relaxed: bool,
     position: int,
 ) -> list[Issue] | None:
-    """The vector branch of ``_check_one`` for a register or immediate element, each ``%N``
-    element's class read from ``resolve.classes`` in the loop (a wgmma's accumulator is 128 of
-    them: what ``resolve`` would answer, without a call each). Whether ``_check_leaf`` finds
-    an issue depends on the class alone (the operand's text is only quoted in the message),
-    and the classes are shared objects: an element of the class that passed just before
-    passes too."""
-    classes = resolve.classes
-    count = len(classes)
+    """The vector branch of ``_check_one``: each element against ``element``. A register or
+    immediate element is checked here, without ``_check_one``'s dispatch (a wgmma's
+    accumulator is 128 of them), a plain ``%N``'s class read from ``RefClasses.classes`` in
+    the loop (what ``resolve`` would answer, without a call each). Whether ``_check_leaf``
+    finds an issue depends on the class alone (the operand's text is only quoted in the
+    message), and the resolvers share their class objects: an element of the class that
+    passed just before passes too."""
+    leaf = element.kind in _LEAF_SPECS
+    classes = resolve.classes if leaf and type(resolve) is RefClasses else None
+    count = len(classes) if classes is not None else 0
     out: list[Issue] = []
     passed: OperandClass | None = None  # the class of the last element that passed
     for part in operand.parts:
         kind = part.kind
-        if kind == "ref" and not part.parts:
+        if classes is not None and kind == "ref" and not part.parts:
             ref = part.ref
             cls = classes[ref] if ref is not None and ref < count else _UNKNOWN_CLASS
-        elif kind in _LEAF_KINDS:
+        elif leaf and kind in _LEAF_KINDS:
             cls = resolve(part)
         else:
             sub = _check_one(instruction, part, element, binding, resolve, relaxed, position,
