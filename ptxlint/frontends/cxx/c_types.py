@@ -549,12 +549,18 @@ def is_reference(decl: Node | None) -> bool:
         depth += 1
         if decl.type == "reference_declarator":
             return True
-        inner = decl.child_by_field_name("declarator")
-        if inner is None:
-            named = _named(decl)
-            inner = named[0] if named and decl.type.endswith("declarator") else None
-        decl = inner
+        decl = inner_declarator(decl)
     return False
+
+
+def inner_declarator(decl: Node) -> Node | None:
+    """The declarator a declarator wraps: its ``declarator`` field, else (a reference or
+    parenthesized declarator holds it unnamed) its first named child."""
+    inner = decl.child_by_field_name("declarator")
+    if inner is None:
+        named = _named(decl)
+        inner = named[0] if named and decl.type.endswith("declarator") else None
+    return inner
 
 
 def _fits(value: int, ty: _Ty) -> bool:

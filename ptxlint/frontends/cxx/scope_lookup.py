@@ -34,6 +34,7 @@ from ptxlint.frontends.cxx.c_types import (
     _Ty,
     agree,
     declarator_name,
+    inner_declarator,
     integer_value,
     is_reference,
     split_qualified,
@@ -358,11 +359,7 @@ class ScopeLookup(DeclarationIndex):
         while decl is not None and params is None and depth < MAX_DEPTH:
             depth += 1
             params = decl.child_by_field_name("parameters")
-            inner = decl.child_by_field_name("declarator")
-            if inner is None:
-                named = _named(decl)
-                inner = named[0] if named and decl.type.endswith("declarator") else None
-            decl = inner
+            decl = inner_declarator(decl)
         return params
 
     def _list_entries(self, params: Node, node: Node) -> dict[str, Entry]:
