@@ -113,10 +113,10 @@ def test_a_template_parameter_is_the_declaration_only_where_no_parameter_or_loca
     facts, here = _facts()
     assert facts.resolve("N", here, templates=False) is None
     assert facts.resolve("x", here, templates=False) is not None
-    assert facts._templates is not None  # not read for either
+    assert facts._templates_unread  # not read for either
     found = facts.resolve("N", here)
     assert found is not None and found.kind == "template" and found.name == "N"
-    assert facts._templates is None
+    assert not facts._templates_unread
     assert facts.resolve("N", here, templates=False) is None  # read now, still not taken
     x = facts.resolve("x", here)
     assert x is not None and x.kind == "parameter"
