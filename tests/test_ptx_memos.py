@@ -1,21 +1,23 @@
 """The PTX layer's memos by text and by spelling give what the unmemoised paths give.
 
 ``parser._REGIONS`` keeps an operand list by its text and moves it to where a later template
-spells it; ``parser._REF_TOKENS``, ``_WORDS`` and ``_LEAVES`` share a ``%N`` token or a leaf
-operand between the templates that have it at the same offset; ``grammar._written_by_spelling`` answers ``written_positions`` from the instruction's
+spells it; ``percent_tokens._RUNS`` and ``_REF_TOKENS``, ``parser._WORDS`` and ``_LEAVES`` share
+a run of ``%N`` tokens, a ``%N`` token or a leaf operand between the templates that have it at
+the same offset; ``grammar._written_by_spelling`` answers ``written_positions`` from the instruction's
 spelling alone when every form that spells it writes the same operands.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
 
 from ptxlint.engine import extract_statements
-from ptxlint.model import HOLE, PtxInstruction, PtxOperand, SourceFile
-from ptxlint.ptx import flow, grammar, operand_check, parser
+from ptxlint.model import HOLE, PercentToken, PtxInstruction, PtxOperand, SourceFile
+from ptxlint.ptx import flow, grammar, operand_check, parser, percent_tokens
 from ptxlint.ptx.effects import _unknown_operand
 from ptxlint.ptx.grammar import OperandClass, check, written_positions
 from ptxlint.ptx.judge import judge
@@ -81,11 +83,14 @@ def test_shared_tokens_and_leaves_are_the_ones_made(monkeypatch: pytest.MonkeyPa
     """``%N`` tokens, leaf operands and whole statements come from tables shared between
     templates: what a template gets from them equals what it makes without them."""
     templates = _templates()
-    for table in (parser._REF_TOKENS, parser._WORDS, parser._LEAVES, parser._STATEMENTS):
+    for table in (percent_tokens._RUNS, percent_tokens._REF_TOKENS, parser._WORDS,
+                  parser._LEAVES, parser._STATEMENTS):
         table.clear()
     cold = [parse_template(*t) for t in templates]
     warm = [parse_template(*t) for t in templates]  # tokens and leaves from the tables
-    for name in ("_REF_TOKENS", "_WORDS", "_LEAVES", "_REGIONS", "_STATEMENTS"):
+    for name in ("_RUNS", "_REF_TOKENS"):
+        monkeypatch.setattr(percent_tokens, name, _Forgetful())
+    for name in ("_WORDS", "_LEAVES", "_REGIONS", "_STATEMENTS"):
         monkeypatch.setattr(parser, name, _Forgetful())
     made = [parse_template(*t) for t in templates]
     assert cold == made
@@ -166,6 +171,119 @@ def test_a_list_moved_from_the_memo_keeps_its_offsets() -> None:
     text = "wgmma.fence {%0, %1}, [%2+4];"
     for operand in b.operands:
         assert text[operand.start : operand.end] == operand.text
+
+
+# --------------------------------------------------------------------------- runs read whole
+
+# The percent tokens as read one match per token (the reading before runs), for comparison.
+_ONE_TOKEN = re.compile(
+    r"%(?:(?P<esc>%)|(?P<uniq>=)|\[(?P<named>[\w$]*)(?P<close>\])?"
+    r"|(?P<mod>[A-Za-z]?)(?P<idx>[0-9]+)|(?P<bare>[A-Za-z_$][\w$]*))?",
+    re.ASCII,
+)
+
+
+def _token_by_token(masked: str) -> list[PercentToken]:
+    out = []
+    for m in _ONE_TOKEN.finditer(masked):
+        group, (start, end) = m.lastgroup, m.span()
+        if group == "idx":
+            out.append(PercentToken("ref", start, end, int(m["idx"]), m["mod"]))
+        elif group == "esc":
+            out.append(PercentToken("escape", start, end))
+        elif group == "uniq":
+            out.append(PercentToken("unique", start, end))
+        elif group in ("named", "close"):
+            out.append(PercentToken("named", start, end, name=m["named"]))
+        elif group == "bare":
+            out.append(PercentToken("bare", start, end, name=m["bare"]))
+        else:
+            out.append(PercentToken("trailing" if end == len(masked) else "bare", start, end))
+    return out
+
+
+def _percent_soup(rng: random.Random) -> str:
+    """Runs of ``%N`` broken, joined and ended by every other ``%`` token and separator."""
+    pieces = ["%0", "%1", "%12", "%127", "%x1", "%H0", "%%", "%%r1", "%=", "%[a]", "%[b",
+              "%clock", "%rd1", "%", " ", ", ", ",", "{", "}", "[", "]", "\n", "+", ";", ".",
+              "r", "7", "/* %3, %4 */", "// %5\n", "mov.u32 "]
+    return "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 40)))
+
+
+def test_a_run_of_references_reads_as_each_reference_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run of plain ``%N`` is one match of the percent pattern and one entry of the run
+    table: its tokens are the ones a match per token makes, in every neighbourhood, with the
+    tables kept, cleared or keeping nothing."""
+    rng = random.Random(13)
+    texts = [_percent_soup(rng) for _ in range(3000)]
+    texts += ["{" + ", ".join(f"%{i}" for i in range(n)) + "}, [%128], %129" for n in (1, 64, 128)]
+
+    def expected(text: str) -> list[PercentToken]:
+        masked = list(text)
+        for start, end in parse_template(text, True).comments:
+            masked[start:end] = " " * (end - start)
+        return _token_by_token("".join(masked))
+
+    wanted = [expected(text) for text in texts]
+    assert sum(len(w) for w in wanted) > 10000
+    for _ in range(2):  # the tables filled, then read
+        assert [list(parse_template(t, True).percents) for t in texts] == wanted
+    monkeypatch.setattr(percent_tokens, "_RUNS", _Forgetful())
+    monkeypatch.setattr(percent_tokens, "_REF_TOKENS", _Forgetful())
+    assert [list(parse_template(t, True).percents) for t in texts] == wanted
+
+
+def test_the_run_table_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(percent_tokens, "_RUNS_MAX", 3)
+    percent_tokens._RUNS.clear()
+    texts = [f"{' ' * k}mov.u32 %0, %{n};" for k in range(3) for n in range(3)]
+    made = [parse_template(text, True).percents for text in texts]
+    assert len(percent_tokens._RUNS) <= 3
+    percent_tokens._RUNS.clear()
+    assert made == [parse_template(text, True).percents for text in texts]
+
+
+# The operand tokens without the one for a whole vector of `%N`: a vector read brace by brace.
+_BRACE_BY_BRACE = re.compile(
+    rf"\s*(?:(?P<num>{parser._NUMBER})|(?P<word>{parser._WORD_EXTENDED})|(?P<punct>\S))",
+    re.ASCII,
+)
+
+
+def test_a_vector_of_references_is_the_one_its_braces_and_words_make(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``{%0, ..., %N}`` is one operand token (``_ref_vector``): the vector, its elements, the
+    problems and the operands around it are what reading its braces and words one by one
+    gives, wherever it sits (addresses, pairs, sums, negations, nesting past the limit)."""
+    rng = random.Random(17)
+    vectors = ["{%0}", "{%0, %1}", "{ %0 ,%1 }", "{%0,\n %1, %2, %3}", "{%0, /* c */ %1}",
+               "{%0,}", "{%0 %1}", "{%x0, %1}", "{" + ", ".join(f"%{i}" for i in range(128)) + "}"]
+    around = ["{v}", "[{v}]", "[%5+{v}]", "!{v}", "-{v}", "{v}|{v}", "{v}+4", "{v}x", "{v} * 2",
+              "{{v}, %3}", "[" * 33 + "{v}" + "]" * 33, "{v}, %4, p"]
+    opcodes = ["mov.b32", "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16", "bra", "@p st"]
+    texts = []
+    for _ in range(400):
+        operands = ", ".join(rng.choice(around).replace("{v}", rng.choice(vectors))
+                             for _ in range(rng.randrange(1, 4)))
+        texts.append(f"{rng.choice(opcodes)} {operands};")
+    read_whole = []
+    real = parser._Parser._ref_vector
+
+    def counting(self: Any, start: int, end: int, depth: int) -> PtxOperand:
+        read_whole.append(start)
+        return real(self, start, end, depth)
+
+    for name in ("_REGIONS", "_STATEMENTS", "_WORDS", "_LEAVES"):
+        monkeypatch.setattr(parser, name, _Forgetful())
+    monkeypatch.setattr(parser._Parser, "_ref_vector", counting)
+    syntaxes = [(True, "gnu"), (False, "gnu"), (True, "llvm")]
+    whole = [parse_template(text, *syntax) for text in texts for syntax in syntaxes]
+    assert len(read_whole) > 200
+    monkeypatch.setattr(parser, "_OPERAND_TOKEN_EXTENDED", _BRACE_BY_BRACE)
+    assert whole == [parse_template(text, *syntax) for text in texts for syntax in syntaxes]
 
 
 # --------------------------------------------------------------------------- written positions

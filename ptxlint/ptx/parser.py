@@ -54,11 +54,16 @@ template spells it (``_REGIONS``): parsing the 4,542 distinct templates of CUDA 
 PTX headers and CUTLASS's GMMA headers went from 0.76 s to 0.46 s of CPU (templates recorded
 from a lint run, each parsed once from a cold memo, best of 5). Memoising the percent tokens
 line by line did not pay (0.46 s to 0.54 s): making the tokens is most of their cost. What pays
-is making fewer of them: a ``%N`` token, a leaf operand and a whole statement are values, shared
-by every template that has the same one at the same place (``_REF_TOKENS``, ``_WORDS``,
-``_LEAVES``, ``_STATEMENTS``; an operand list at each offset it was met at, ``_REGIONS``):
-parsing the templates of CUTLASS's include/ went from 0.35 s to 0.24 s, the CUDA headers' from
-0.089 s to 0.077 s.
+is making fewer of them: a run of ``%N`` tokens, a leaf operand and a whole statement are
+values, shared by every template that has the same one at the same place (``percent_tokens``,
+``_WORDS``, ``_LEAVES``, ``_STATEMENTS``; an operand list at each offset it was met at,
+``_REGIONS``): parsing the templates of CUTLASS's include/ went from 0.35 s to 0.24 s, the CUDA
+headers' from 0.089 s to 0.077 s. Reading a run of plain ``%N`` as one piece, both as percent
+tokens (``percent_tokens``) and as a vector operand (``_ref_vector``), took parsing the
+templates of CUTLASS's include/ (recorded from a lint run, cold tables, best of 7, three runs)
+from 200-215 ms to 137-144 ms of CPU, the CUDA headers' from 66-68 ms to 60-61 ms.
+
+The percent tokens are read by :mod:`ptxlint.ptx.percent_tokens`.
 """
 
 from __future__ import annotations
@@ -79,20 +84,18 @@ from ptxlint.model import (
     slot_setters,
 )
 from ptxlint.ptx.opcodes import PTX_OPCODES
+from ptxlint.ptx.percent_tokens import read_dollars, read_percents
 
 __all__ = ["parse_template"]
 
 
-# The parser makes a PtxOperand per operand and a PercentToken per "%" (a wgmma has 130 of
-# each). A frozen dataclass's __init__ sets each field through object.__setattr__, which was
-# a third of the time of parsing CUTLASS's GMMA header; these fill the slots directly, with
-# every field given, and make objects equal to the constructor's.
+# The parser makes a PtxOperand per operand (a wgmma has 130). A frozen dataclass's __init__
+# sets each field through object.__setattr__, which was a third of the time of parsing
+# CUTLASS's GMMA header; these fill the slots directly, with every field given, and make
+# objects equal to the constructor's.
 _new = object.__new__
 _O_KIND, _O_TEXT, _O_START, _O_END, _O_PARTS, _O_NEGATED, _O_REF = slot_setters(
     PtxOperand, ("kind", "text", "start", "end", "parts", "negated", "ref")
-)
-_P_KIND, _P_START, _P_END, _P_INDEX, _P_MODIFIER, _P_NAME = slot_setters(
-    PercentToken, ("kind", "start", "end", "index", "modifier", "name")
 )
 # An instruction's eleven fields through the dataclass's __init__ took 2.65 us, these 1.04 us
 # (4,303 instructions in the CUDA headers' templates, 5,663 in CUTLASS's include/).
@@ -117,18 +120,6 @@ def _make_operand(
     return operand
 
 
-def _percent_token(
-    kind: str, start: int, end: int, index: int | None, modifier: str, name: str
-) -> PercentToken:
-    token = _new(PercentToken)
-    _P_KIND(token, kind)
-    _P_START(token, start)
-    _P_END(token, end)
-    _P_INDEX(token, index)
-    _P_MODIFIER(token, modifier)
-    _P_NAME(token, name)
-    return token
-
 # re.ASCII throughout: PTX is ASCII, and it keeps \s and \w from matching the HOLE character or
 # other Unicode that a C++ source may carry.
 _A = re.ASCII
@@ -144,8 +135,9 @@ def _skip_ws(text: str, pos: int, end: int) -> int:
 
 _COMMENT_START = re.compile(r"//|/\*")
 # The characters that change the scanner's state; everything else is skipped by one search.
-# Percent tokens are read before the scan (``_percents``); the scanner only skips the two that
-# hold a bracket or a second "%" (``%[name]``, ``%%``), exactly as ``_PCT_EXTENDED`` reads them.
+# Percent tokens are read before the scan (``read_percents``); the scanner only skips the two
+# that hold a bracket or a second "%" (``%[name]``, ``%%``), exactly as
+# ``percent_tokens.PCT_EXTENDED`` reads them.
 _SCAN_EXTENDED = re.compile(r"[{};\[\]]|%(?:%|\[[\w$]*\]?)")
 _SCAN_BASIC = re.compile(r"[{};\[\]]")
 # A line that ends with an operand (a word, `]`, `)`) and a next line that starts with an
@@ -157,27 +149,6 @@ _MISSING_SEMICOLON = re.compile(
     r"(?P<guard>@!?%{0,2}\w+\s+)?(?P<op>[a-z][a-z0-9_]*)(?=\.[a-z])",
     re.ASCII,
 )
-
-# GCC reads `%` + one optional modifier letter + digits as an operand reference, so `%r1` is
-# modifier "r" on operand 1 (nvcc agrees) while `%rd1`, `%clock`, `%tid` fall through to "bare".
-_PCT_EXTENDED = re.compile(
-    r"%(?:(?P<esc>%)|(?P<uniq>=)|\[(?P<named>[\w$]*)(?P<close>\])?"
-    r"|(?P<mod>[A-Za-z]?)(?P<idx>[0-9]+)|(?P<bare>[A-Za-z_$][\w$]*))?",
-    _A,
-)
-_PCT_BASIC = re.compile(r"%(?:(?P<esc>%)|(?P<idx>[0-9]+))?", _A)
-_IDX = _PCT_EXTENDED.groupindex["idx"]
-_MOD = _PCT_EXTENDED.groupindex["mod"]
-
-# The "%N" tokens of extended templates by (offset, spelling), which decide the token: tokens are
-# immutable and compare by value, so one object serves every template that spells the same
-# reference at the same offset. CUTLASS's GMMA templates spell the same numbered operand lists
-# over and over: of the 143,174 reference tokens of CUTLASS's include/, 5,055 are distinct
-# (CUDA 13's headers: 2,063 of 15,132); reading the percent tokens of their templates took
-# 0.118 s and 0.015 s of CPU with a new object per token, 0.057 s and 0.008 s with this table.
-# Bounded: cleared when full.
-_REF_TOKENS: dict[tuple[int, str], PercentToken] = {}
-_REF_TOKENS_MAX = 16384
 
 # Identifier-ish names; `%=` may sit inside one in extended asm (`L%=`, `r_%=`).
 _NAME = r"(?:[A-Za-z]|%=|[_$%](?=[\w$]|%=))(?:[\w$]|%=)*"
@@ -207,8 +178,12 @@ _NUMBER = (
 )
 # One match per token, the blanks before it included (a token is the named group that
 # matched); blanks at the end match nothing.
+# Extended asm adds one token for a whole vector of plain `%N` (a wgmma's accumulator of up to
+# 128): read as a token by itself, its elements' offsets found by one pass over its text, it
+# is what the braces and words read one by one would give (``_ref_vector``).
 _OPERAND_TOKEN_EXTENDED = re.compile(
-    rf"\s*(?:(?P<num>{_NUMBER})|(?P<word>{_WORD_EXTENDED})|(?P<punct>\S))", _A
+    r"\s*(?:(?P<refs>\{\s*%[0-9]+(?:\s*,\s*%[0-9]+)*\s*\})"
+    rf"|(?P<num>{_NUMBER})|(?P<word>{_WORD_EXTENDED})|(?P<punct>\S))", _A
 )
 _OPERAND_TOKEN_BASIC = re.compile(
     rf"\s*(?:(?P<num>{_NUMBER})|(?P<word>{_WORD_BASIC})|(?P<punct>\S))", _A
@@ -297,7 +272,7 @@ def _moved(operands: tuple[PtxOperand, ...], delta: int) -> tuple[PtxOperand, ..
 
 
 # Leaf operands (no parts) are immutable and compare by value, so one object serves every
-# template that has the same leaf at the same offset, as ``_REF_TOKENS`` does for percent tokens.
+# template that has the same leaf at the same offset, as ``percent_tokens`` does for tokens.
 # ``_WORDS``: what ``_word`` made of a word at an offset, by reading (extended, branch target).
 # ``_LEAVES``: the leaves that ``_moved`` made, by every field but ``end`` (``text`` decides it).
 # CUTLASS's include/ reads 150,776 leaf operands, 6,404 distinct, of which 94,135 objects were
@@ -338,13 +313,9 @@ def parse_template(text: str, extended: bool, syntax: str = "gnu") -> PtxTemplat
     return _Parser(text, extended).run()
 
 
-# LLVM's operand syntax: `$$`, `$N`, `${N}`, `${N:modifier}`, `${:uid}`; any other `$` is an
-# error in LLVM's AsmPrinter ("Bad $ operand number") and recorded as "bare".
-_DOLLAR = re.compile(
-    r"\$(?:(?P<dollar>\$)|(?P<idx>[0-9]+)|\{(?P<bidx>[0-9]+)(?::(?P<mod>\w*))?\}"
-    r"|\{:(?P<uniq>\w*)\}|(?P<brace>\{[^}]*\}?))?",
-    _A,
-)
+# A `%N` in a vector token (``_ref_vector``).
+_VECTOR_REF = re.compile(r"%[0-9]+", _A)
+# LLVM's `$N` and `${N:modifier}` operand references.
 _LLVM_REF = re.compile(r"\$(?:([0-9]+)|\{([0-9]+)(?::\w*)?\})", _A)
 
 
@@ -378,9 +349,9 @@ class _Parser:
     def run(self) -> PtxTemplate:
         self._mask_comments()
         if self.llvm and "$" in self.text:
-            self._dollars()
+            self.masked = read_dollars(self.text, self.masked, self.percents)
         if "%" in self.masked:
-            self._percents()
+            read_percents(self.masked, self.extended, self.percents, self._problem)
         self._scan()
         for offset in self.open_braces:
             self._problem("unclosed '{'", offset, offset + 1)
@@ -431,38 +402,6 @@ class _Parser:
             pieces.append(text[last:])
             self.masked = "".join(pieces)
 
-    def _dollars(self) -> None:
-        """Record LLVM ``$`` tokens (comments included) and blank the braces of ``${...}`` in
-        the masked text, so that the scanner does not read them as PTX scopes or vectors."""
-        masked = list(self.masked)
-        pos = self.text.find("$")
-        while pos != -1:
-            m = _DOLLAR.match(self.text, pos)
-            assert m is not None  # the pattern matches any "$"
-            end = m.end()
-            group = m.lastgroup
-            if group == "idx":
-                self.percents.append(PercentToken("ref", pos, end, index=int(m.group("idx"))))
-            elif group in ("bidx", "mod"):
-                index = int(m.group("bidx"))
-                modifier = m.group("mod") or ""
-                self.percents.append(PercentToken("ref", pos, end, index=index, modifier=modifier))
-            elif group == "uniq":
-                self.percents.append(PercentToken("unique", pos, end, name=m.group("uniq")))
-            elif group == "dollar":
-                self.percents.append(PercentToken("dollar", pos, end))
-            elif self.text.startswith(HOLE, end):
-                pass  # `f"${idx}"`: the operand number is text ptxlint cannot see
-            else:
-                self.percents.append(
-                    PercentToken("bad-dollar", pos, end, name=m.group("brace") or "")
-                )
-            for k in range(pos + 1, end):
-                if masked[k] in "{}:" and masked[pos] != " ":  # not inside a masked comment
-                    masked[k] = "$"
-            pos = self.text.find("$", end)
-        self.masked = "".join(masked)
-
     def _scan(self) -> None:
         masked = self.masked
         search = (_SCAN_EXTENDED if self.extended else _SCAN_BASIC).search
@@ -510,50 +449,6 @@ class _Parser:
                     self._problem("unmatched '}'", i, i + 1)
                 segment, vector, bracket = pos, 0, 0
         self._statement(segment, self.n, terminated=False)
-
-    def _percents(self) -> None:
-        """Record every percent token (outside comments), in text order: one pass of the
-        token pattern, whose matches never overlap and each start at a "%"."""
-        add = self.percents.append
-        n = self.n
-        if not self.extended:
-            for m in _PCT_BASIC.finditer(self.masked):
-                group = m.lastgroup  # which alternative matched; None for a lone "%"
-                if group == "esc":
-                    add(_percent_token("escape", m.start(), m.end(), None, "", ""))
-                elif group == "idx":
-                    add(_percent_token("bare", m.start(), m.end(), None, "", m.group("idx")))
-            return
-        refs = _REF_TOKENS
-        if len(refs) >= _REF_TOKENS_MAX:
-            refs.clear()
-        known = refs.get
-        for m in _PCT_EXTENDED.finditer(self.masked):
-            group = m.lastgroup
-            if group == "idx":
-                key = (m.start(), m.group())
-                token = known(key)
-                if token is None:
-                    i, end = m.span()
-                    token = _percent_token("ref", i, end, int(m.group(_IDX)), m.group(_MOD), "")
-                    refs[key] = token
-                add(token)
-                continue
-            i, end = m.span()
-            if group == "esc":
-                add(_percent_token("escape", i, end, None, "", ""))
-            elif group == "uniq":
-                add(_percent_token("unique", i, end, None, "", ""))
-            elif group in ("named", "close"):
-                add(_percent_token("named", i, end, None, "", m.group("named")))
-                if group == "named":
-                    self._problem("unterminated '%['", i, end)
-            elif group == "bare":
-                add(_percent_token("bare", i, end, None, "", m.group("bare")))
-            elif end == n:
-                add(_percent_token("trailing", i, end, None, "", ""))
-            else:
-                add(_percent_token("bare", i, end, None, "", ""))
 
     def _skip_labels(self, start: int, end: int, record: bool) -> int:
         masked = self.masked
@@ -809,11 +704,12 @@ class _Parser:
                 # A lone word or number (most operands, and a wgmma's 128 vector elements):
                 # what _operand -> _unary -> _atom would build, without the three calls.
                 self.k += 1
-                items.append(
-                    self._word(start, end)
-                    if kind == "word"
-                    else _make_operand("immediate", self.text[start:end], start, end)
-                )
+                if kind == "word":
+                    items.append(self._word(start, end))
+                elif kind == "num":
+                    items.append(_make_operand("immediate", self.text[start:end], start, end))
+                else:
+                    items.append(self._ref_vector(start, end, depth))
             else:
                 items.extend(self._operand(depth, flatten))
             if items and self.k < len(tokens) and tokens[self.k][0] == "word":
@@ -900,6 +796,9 @@ class _Parser:
         if kind == "word":
             self.k += 1
             return self._word(start, end)
+        if kind == "refs":
+            self.k += 1
+            return self._ref_vector(start, end, depth)
         c = self.masked[start]
         if c in _CLOSERS:
             return self._aggregate(c, start, depth)
@@ -933,6 +832,16 @@ class _Parser:
             self._problem(f"unterminated '{opener}'", start, start + 1)
             end = self.tokens[self.k - 1][2]
         return self._span(start, end, _AGGREGATE_KIND[opener], tuple(items))
+
+    def _ref_vector(self, start: int, end: int, depth: int) -> PtxOperand:
+        """A ``{%N, ...}`` token: the vector ``_aggregate`` makes of its braces and words."""
+        if depth >= _MAX_NESTING:
+            self._problem("operand nesting too deep", start, start + 1)
+            return self._span(start, end, "other", ())
+        word = self._word
+        elements = tuple([word(r.start(), r.end())
+                          for r in _VECTOR_REF.finditer(self.masked, start, end)])
+        return self._span(start, end, "vector", elements)
 
     def _span(self, start: int, end: int, kind: str, parts: tuple[PtxOperand, ...]) -> PtxOperand:
         return _make_operand(kind, self.text[start:end], start, end, parts)
