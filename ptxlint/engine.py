@@ -5,19 +5,20 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, overload
 
-from ptxlint import collector, rule_memo, suppress
+from ptxlint import collector, file_memos, rule_memo, suppress
 from ptxlint.analysis.cxx_facts import FileFacts
 from ptxlint.analysis.latent import Latent, latent_reason
 from ptxlint.analysis.operand_summary import SUMMARY_NEEDS, summary_of
 from ptxlint.expansion_findings import Placer, common_to_all_branches
 from ptxlint.fix import fix_applies
-from ptxlint.frontends.cxx.extract import extract
+from ptxlint.frontends.cxx.extract import extract, has_asm
+from ptxlint.frontends.cxx.part_tree import whole_file_tree
 from ptxlint.frontends.cxx.types import TypeResolver, file_resolver
-from ptxlint.frontends.extraction import ExtractionResult
+from ptxlint.frontends.extraction import WHOLE, ExtractionResult
 from ptxlint.frontends.julia import JULIA_EXTENSIONS
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.frontends.syntax_tree import ParsedSource
@@ -86,9 +87,11 @@ def type_lookup(parsed: ParsedSource) -> TypeResolver:
     return file_resolver(parsed)
 
 
-def extract_statements(source: SourceFile) -> ExtractionResult:
+def extract_statements(source: SourceFile, left_out: bool = False) -> ExtractionResult:
     """The asm statements of ``source``; a CR-only file is parsed with "\n" line breaks (same
-    offsets), so its statements, lines and fixes are those of the file as written."""
+    offsets), so its statements, lines and fixes are those of the file as written.
+    ``left_out``: a C++ file's tree may leave out the functions no statement needs, where
+    that pays (``part_tree.whole_file_tree``; the result's ``parsed.unread`` says so)."""
     source = unified_source(source)
     if source.path.endswith(JULIA_EXTENSIONS):
         from ptxlint.frontends.julia import extract_julia
@@ -98,7 +101,26 @@ def extract_statements(source: SourceFile) -> ExtractionResult:
         from ptxlint.frontends.python import extract_python
 
         return extract_python(source, parse_template, type_lookup)
+    tree = _left_out_tree(source) if left_out else None
+    if tree is None or not tree.unread:  # the whole file's tree, or none yet
+        return extract(source, parse_template, type_lookup, WHOLE, tree)
+    try:
+        return extract(source, parse_template, type_lookup, WHOLE, tree)
+    except Exception:
+        pass  # the whole tree's extraction says what stands (or how it fails)
     return extract(source, parse_template, type_lookup)
+
+
+def _left_out_tree(source: SourceFile) -> ParsedSource | None:
+    """``whole_file_tree``'s tree, or None (extraction parses the whole file, or none of it):
+    for a file with an asm keyword (else extraction reads no tree, or one for the macros the
+    file expands), and never where leaving work out fails: that must not change the lint."""
+    if not has_asm(source.text):
+        return None
+    try:
+        return whole_file_tree(source)
+    except Exception:
+        return None
 
 
 def unified_source(source: SourceFile) -> SourceFile:
@@ -139,17 +161,36 @@ def lint_kept(
     context: RuleContext,
     selector: Selector | None = None,
     tier2: Tier2Session | None = None,
+    whole_tree: bool = False,
 ) -> Linted:
     """``lint_source``, keeping the rules' outcomes per statement, with the cyclic garbage
-    collector paused (``ptxlint.collector``)."""
+    collector paused (``ptxlint.collector``). The tree the lint reads may leave out the
+    functions no statement needs (``part_tree.whole_file_tree``) unless ``whole_tree``; the
+    file is linted again with the whole tree where that was not enough: a rule read the
+    file's statements (the rules that read them may read any function: the protocol rules'
+    flows follow calls and callers), or value flow met what was left out
+    (``ParsedSource.missed``). A caller that keeps the tree to edit it (the language
+    server's re-lint) asks for the whole one."""
     started = time.perf_counter()
-    selector = selector or SelectAll()
+    linted = _lint_kept(source, rules, context, selector or SelectAll(), tier2, whole_tree)
+    linted.result.seconds = time.perf_counter() - started
+    return linted
+
+
+def _lint_kept(
+    source: SourceFile,
+    rules: Sequence[Rule],
+    context: RuleContext,
+    selector: Selector,
+    tier2: Tier2Session | None,
+    whole_tree: bool,
+) -> Linted:
+    given = context
     result = FileResult(source.path, source=source)
     try:
-        extracted = extract_statements(source)
+        extracted = extract_statements(source, left_out=not whole_tree)
     except Exception as exc:  # malformed input must never stop the run
         result.crashed(source, "extract", None, exc)
-        result.seconds = time.perf_counter() - started
         return Linted(result)
     statements = extracted.statements
     if tier2 is not None and tier2.enabled and statements:
@@ -163,14 +204,52 @@ def lint_kept(
             result.crashed(source, "tier2", None, exc)
     record_extraction(result, extracted, statements)
     active = active_rules(rules, selector, source.path)
-    facts = FileFacts(extracted.parsed) if extracted.parsed is not None else None
+    parsed = extracted.parsed
+    # on a tree that left functions out: whether a rule reads the file's statements
+    asked = AskedStatements(statements) if parsed is not None and parsed.unread else None
+    facts = FileFacts(parsed) if parsed is not None else None
     context = dataclasses.replace(
-        context, file_statements=tuple(statements), parsed=extracted.parsed, cxx=facts
+        context,
+        file_statements=tuple(statements) if asked is None else asked,
+        parsed=parsed,
+        cxx=facts,
     )
     raw = run_rules(active, statements, context)
-    finish(result, source, raw, active, selector, extracted.parsed)
-    result.seconds = time.perf_counter() - started
-    return Linted(result, raw, active, extracted.parsed, extracted=True)
+    if asked is not None and parsed is not None and (asked.asked or parsed.missed):
+        # the memos that remember this file by its source object (value flow's) hold the
+        # left-out tree's answers: forgotten before the lint again
+        file_memos.release()
+        return _lint_kept(source, rules, given, selector, tier2, True)
+    finish(result, source, raw, active, selector, parsed)
+    return Linted(result, raw, active, parsed, extracted=True)
+
+
+class AskedStatements(Sequence[AsmStatement]):
+    """A file's statements for the rules (``RuleContext.file_statements``), noting whether
+    one read them: on a tree that left functions out, the file is then linted again with the
+    whole tree (``lint_kept``)."""
+
+    def __init__(self, statements: Sequence[AsmStatement]) -> None:
+        self._all = tuple(statements)
+        self.asked = False
+
+    @overload
+    def __getitem__(self, index: int) -> AsmStatement: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[AsmStatement]: ...
+
+    def __getitem__(self, index: int | slice) -> AsmStatement | Sequence[AsmStatement]:
+        self.asked = True
+        return self._all[index]
+
+    def __len__(self) -> int:
+        self.asked = True
+        return len(self._all)
+
+    def __iter__(self) -> Iterator[AsmStatement]:
+        self.asked = True
+        return iter(self._all)
 
 
 def record_extraction(

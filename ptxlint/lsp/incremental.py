@@ -154,7 +154,8 @@ class IncrementalLinter:
                     self.incremental_runs += 1
         if document is None:
             source = SourceFile(path, text)
-            linted = lint_kept(source, rules, context, selector)
+            # the whole tree: an edit's re-lint edits it, and reads any of its functions
+            linted = lint_kept(source, rules, context, selector, whole_tree=True)
             if not _reusable(path, linted):
                 return linted.result
             assert linted.parsed is not None
@@ -179,6 +180,7 @@ def _reusable(path: str, linted: Linted) -> bool:
         linted.extracted
         and linted.parsed is not None
         and linted.parsed.text == linted.result.source.text  # type: ignore[union-attr]
+        and not linted.parsed.unread  # an edit re-reads the tree anywhere: it must be whole
         # the Python and Julia front ends read whole files
         and not path.endswith(PYTHON_EXTENSIONS + JULIA_EXTENSIONS)
     )
