@@ -59,6 +59,11 @@ _NAMES = [
     "proj/",
     "..",
     ".",
+    # a folder part is asked only where its parent part is a folder: these must still agree
+    "nowhere/../common.h",  # the parent is missing, but ".." takes it away as written
+    "notafolder/sub/x.h",  # the parent part is a file
+    "link/sub/../linked.h",
+    "proj/detail/deeper/ops.h",  # the parent is a folder, the part is not
 ]
 
 

@@ -289,12 +289,23 @@ def _holders(folder: str, folder_part: str) -> tuple[tuple[int, str], ...]:
 def _holder(folder: str, folder_part: str) -> str | None:
     """``os.path.normpath(os.path.join(folder, folder_part))`` where that is a folder, else
     None; asked once per (folder, folder part): most probes are of folders that do not exist
-    (an include of ``cuda/std/...`` looked for next to each header and above it)."""
+    (an include of ``cuda/std/...`` looked for next to each header and above it).
+
+    A part whose last component is a plain name is a folder only inside a folder: where its
+    parent part is none (asked the same way, so once per folder and parent part), it is none
+    either, without a probe. Most parts asked share their first component (``cuda/``,
+    ``include/``), so a folder is probed once for it instead of once per part: the CUDA 13
+    headers' include graph asked 3,944 parts of folders, 934 distinct first components."""
     key = (folder, folder_part)
     holder = _FOLDERS.get(key, _UNASKED)
     if holder is _UNASKED:
-        holder = os.path.normpath(os.path.join(folder, folder_part))
-        _FOLDERS[key] = holder = holder if os.path.isdir(holder) else None
+        parent, last = os.path.split(folder_part)
+        if parent and last not in ("", ".", "..") and _holder(folder, parent) is None:
+            holder = None
+        else:
+            holder = os.path.normpath(os.path.join(folder, folder_part))
+            holder = holder if os.path.isdir(holder) else None
+        _FOLDERS[key] = holder
     return holder
 
 
