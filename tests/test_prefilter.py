@@ -167,3 +167,35 @@ def test_a_name_check_finds_a_whole_name_wherever_one_of_the_names_occurs() -> N
             assert prefilter.names_one_of(data, names) == expected, data
             judged += expected
     assert judged > 50  # the texts hold whole names as well as near misses
+
+
+def test_a_run_lints_a_file_whose_asm_macro_lies_two_includes_away_and_skips_one_naming_none(
+    tmp_path: Path,
+) -> None:
+    # outer.cuh includes middle.cuh, which includes trap.cuh (the only asm). middle.cuh holds no
+    # asm keyword, but its WRAP_TRAP calls PROJ_TRAP. Files that include only outer.cuh and name
+    # either macro are linted; files naming a longer or shorter word, or nothing, are not.
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "trap.cuh").write_text(TRAP_H, encoding="utf-8")
+    (proj / "middle.cuh").write_text(
+        '#pragma once\n#include "trap.cuh"\n#define WRAP_TRAP() do { PROJ_TRAP(); } while (0)\n'
+    )
+    (proj / "outer.cuh").write_text('#pragma once\n#include "middle.cuh"\n')
+    src = tmp_path / "src"
+    src.mkdir()
+    bodies = {
+        "direct.cu": "__device__ void f() { PROJ_TRAP(); }\n",
+        "wrapped.cu": "__device__ void g() { WRAP_TRAP(); }\n",
+        "near.cu": "int PROJ_TRAPS, MY_WRAP_TRAP, WRAP_TRA;\n",
+        "none.cu": "__device__ int h() { return 1; }\n",
+    }
+    for name, body in bodies.items():
+        (src / name).write_text('#include "../proj/outer.cuh"\n' + body, encoding="utf-8")
+    admitted = {name for name in bodies
+                if prefilter.may_hold_asm(str(src / name), (src / name).read_bytes())}
+    assert admitted == {"direct.cu", "wrapped.cu"}
+    assert headers.asm_names_through(str(proj / "outer.cuh")) == {"PROJ_TRAP", "WRAP_TRAP"}
+    # the run reads what was let through: one statement from each expansion
+    assert _lint([str(src / "direct.cu")]) == 1 and _lint([str(src / "wrapped.cu")]) == 1
+    assert _lint([str(src)]) == 2
