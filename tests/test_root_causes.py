@@ -184,3 +184,25 @@ def test_register_misfits_are_judged_once_for_the_size_and_the_scalar_rules() ->
     found = sorted((f.rule, f.message.split(" (")[1].split(")")[0]) for f in lint_text(text)
                    if f.rule in ("PTX004", "PTX005"))
     assert found == [("PTX004", "u"), ("PTX005", "v")]
+
+
+def test_register_misfits_follow_runs_of_one_type_and_letter_in_operand_order() -> None:
+    """A run of operands of one type and letter is judged once, but each operand of a run that
+    misfits is named, in operand order, across runs that change the type, the letter or go
+    through an operand of unknown type; the statement's types are worked out by the first
+    read (nothing read before), and the answer is the one of a statement whose types were."""
+    operands = ['"=r"(r)', '"r"(x)', '"r"(u)', '"r"(u)', '"r"(nope)', '"r"(u)', '"l"(u)',
+                '"l"(x)', '"n"(4)', '"r"(x)', '"h"(x)']
+    text = _HEAD + (
+        '  asm volatile("' + " ".join(f"mov.b32 %0, %{k};" for k in range(1, len(operands)))
+        + '" : ' + operands[0] + " : " + ", ".join(operands[1:]) + ");\n}\n"
+    )
+    [fresh] = extract_statements(SourceFile("t.cu", text)).statements
+    misfits = [(m.operand.index, m.verdict and m.verdict.rule)
+               for m in StatementAnalysis(fresh).register_misfits]
+    assert misfits == [(2, "PTX004"), (3, "PTX004"), (4, None), (5, "PTX004"), (7, "PTX004"),
+                       (10, "PTX004")]
+    [typed] = extract_statements(SourceFile("t.cu", text)).statements
+    assert [o.ctype for o in typed.operands][2] is not None
+    assert [(m.operand.index, m.verdict) for m in StatementAnalysis(typed).register_misfits] == [
+        (m.operand.index, m.verdict) for m in StatementAnalysis(fresh).register_misfits]
