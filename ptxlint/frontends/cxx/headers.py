@@ -299,8 +299,11 @@ def _holder(folder: str, folder_part: str) -> str | None:
     key = (folder, folder_part)
     holder = _FOLDERS.get(key, _UNASKED)
     if holder is _UNASKED:
-        parent, last = os.path.split(folder_part)
-        if parent and last not in ("", ".", "..") and _holder(folder, parent) is None:
+        parent = _PARENT_PARTS.get(folder_part)
+        if parent is None:
+            parent, last = os.path.split(folder_part)
+            _PARENT_PARTS[folder_part] = parent = parent if last not in ("", ".", "..") else ""
+        if parent and _holder(folder, parent) is None:
             holder = None
         else:
             holder = os.path.normpath(os.path.join(folder, folder_part))
@@ -312,6 +315,9 @@ def _holder(folder: str, folder_part: str) -> str | None:
 # (folder, folder part of an include name) -> that folder, normalised, where it is one, else
 # None (``_holder``).
 _FOLDERS: dict[tuple[str, str], str | None] = {}
+# folder part -> the part ``_holder`` asks first ("" where none is asked: no parent, or a last
+# component that is not a plain name), split once per part rather than once per folder.
+_PARENT_PARTS: dict[str, str] = {}
 _UNASKED = ""  # neither a path nor None: a memo's "not asked yet"
 
 
@@ -347,7 +353,7 @@ def forget_headers() -> None:
     (the memos of an earlier run in this process would otherwise outlive an edit)."""
     for memo in (_HEADER_CACHE, _FOUND, _HOLDERS, _HEIGHTS, _IS_FILE, _CHILDREN, _REALPATHS,
                  HEADER_ASM, _CLOSURE_ASM, _CLOSURE_PATHS, _BITS, _USED_IN, _DIRECT, _INDEXED,
-                 _FOLDERS, _DEFINERS, _DIGESTS or {}):
+                 _FOLDERS, _PARENT_PARTS, _DEFINERS, _DIGESTS or {}):
         memo.clear()
 
 
