@@ -117,3 +117,42 @@ def test_the_guards_verdict_is_each_guards_own_from_a_cold_or_a_warm_memo() -> N
     assert "host CUDA does not build" in by_guards[("!defined(__aarch64__)", "defined(__powerpc64__)")]
     assert by_guards[("0", "defined(__powerpc64__)")] == by_guards[()]  # `#if 0` is no host
     assert "HIP" not in by_guards[("!defined(USE_ROCM) || defined(X)",)]
+
+
+
+HOST_LETTERS_TEXT = """
+__device__ void with_host_letter(int x) { asm volatile("frob %0;" : "=a"(x)); }
+__device__ void with_register_letter(int x) { asm volatile("frob %0;" : "=r"(x)); }
+__device__ void ptx_with_host_letter(int x) { asm volatile("mov.u32 %0, 1;" : "=a"(x)); }
+"""
+
+
+def test_constraint_letters_decide_only_where_no_word_is_ptx() -> None:
+    """The letters are joined only where they decide (a device statement with no PTX word):
+    one template with a host letter and with a register letter keeps each its own verdict,
+    from a cold or a warm memo; a PTX instruction with a host letter stays PTX."""
+    from ptxlint.ptx.parser import parse_template
+
+    def readings() -> tuple[list[tuple[str | None, str]], list[str]]:
+        result = extract_statements(SourceFile("letters.cu", HOST_LETTERS_TEXT))
+        kept = [(s.context.function, s.context.dialect_reason) for s in result.statements]
+        return kept, [reason for _, reason in result.skipped]
+
+    ex._VERDICTS.clear()
+    cold = readings()
+    warm = readings()
+    assert cold == warm
+    kept, skipped = cold
+    assert [function for function, _ in kept] == ["with_register_letter", "ptx_with_host_letter"]
+    assert "no known PTX opcode" in kept[0][1]
+    assert skipped == ["unknown: in a __device__/__global__ function, but host constraint letters"]
+    # the template without PTX words is memoised as needing its letters, then by its letters
+    assert any(v is dialect.LETTERS_NEEDED for v in ex._VERDICTS.values())
+    frob = parse_template("frob %0;", True)
+    device = ("__device__",)
+    assert dialect.classify("frob %0;", frob, None, function_specifiers=device, guards=()) is (
+        dialect.LETTERS_NEEDED
+    )
+    assert dialect.classify("frob %0;", frob, "r", function_specifiers=device, guards=()) == (
+        dialect.Verdict("ptx", "in a __device__/__global__ function; no known PTX opcode")
+    )

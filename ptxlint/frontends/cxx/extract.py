@@ -341,25 +341,18 @@ def _finish(
     ``branch_split``: one branch of a statement with #if inside (outside device code, only a
     context that says PTX makes it PTX). ``statement``: the asm keyword's node in the file's
     tree, or its nearest ancestors, for the operands' types."""
-    letters = "".join(o.constraint.letters for o in raw.operands)
     ptx = parse_template(raw.template.text, raw.extended)
     split = branch_split or any(p.startswith("preprocessor directive") for p in raw.problems)
     # nothing of the file: the verdicts carry across files, where templates repeat
-    key = (parse_template, raw.template.text, raw.extended, letters,
-           context.function_specifiers, context.guards, split, host_only)  # fmt: skip
-    verdict = _VERDICTS.get(key)
-    if verdict is None:
-        if len(_VERDICTS) >= _VERDICTS_KEPT:
-            _VERDICTS.clear()
-        verdict = _VERDICTS[key] = dialect.classify(
-            raw.template.text,
-            ptx,
-            letters,
-            function_specifiers=context.function_specifiers,
-            guards=context.guards,
-            split_by_directives=split,
-            host_only=host_only,
-        )
+    key: tuple[object, ...] = (
+        parse_template, raw.template.text, raw.extended, context.function_specifiers,
+        context.guards, split, host_only,
+    )  # fmt: skip
+    verdict = _verdict(key, raw.template.text, ptx, None, context, split, host_only)
+    if verdict is dialect.LETTERS_NEEDED:  # the letters decide: joined only here
+        letters = "".join(o.constraint.letters for o in raw.operands)
+        verdict = _verdict((*key, letters), raw.template.text, ptx, letters, context, split,
+                           host_only)  # fmt: skip
     context = _with_verdict(context, verdict)
     if verdict.dialect != "ptx":
         if context.expansion is None:  # an expansion's statement is counted at its #define
@@ -402,6 +395,33 @@ def _finish(
      "goto_labels", "colons", "open_paren", "close_paren", "context", "ptx", "problems",
      "opaque_sections", "missing_commas", "syntax", "llvm", "_roles"),
 )  # fmt: skip
+
+
+def _verdict(
+    key: tuple[object, ...],
+    template: str,
+    ptx: PtxTemplate,
+    letters: str | None,
+    context: Context,
+    split: bool,
+    host_only: str,
+) -> dialect.Verdict:
+    """``dialect.classify``'s verdict, memoised by ``key`` (all that it reads: the letters
+    where given)."""
+    verdict = _VERDICTS.get(key)
+    if verdict is None:
+        if len(_VERDICTS) >= _VERDICTS_KEPT:
+            _VERDICTS.clear()
+        verdict = _VERDICTS[key] = dialect.classify(
+            template,
+            ptx,
+            letters,
+            function_specifiers=context.function_specifiers,
+            guards=context.guards,
+            split_by_directives=split,
+            host_only=host_only,
+        )
+    return verdict
 
 
 def _with_verdict(context: Context, verdict: dialect.Verdict) -> Context:
@@ -451,7 +471,8 @@ _CONTEXTS: dict[tuple[object, ...], Context] = {}
 # ``dialect.classify``'s verdicts by all it reads (``ptx`` is ``parse_template(text, extended)``;
 # nothing of the file): a pure function, and statements repeat their template
 # in one context, within a file and across files (flashinfer's sample: 23,000 statements, 700
-# templates). Bounded: cleared when full.
+# templates). Keyed without the constraint letters (``LETTERS_NEEDED`` there where they
+# decide), and with them where they decide. Bounded: cleared when full.
 _VERDICTS: dict[tuple[object, ...], dialect.Verdict] = {}
 _VERDICTS_KEPT = 4096
 
