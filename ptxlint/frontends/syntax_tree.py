@@ -12,6 +12,8 @@ from functools import cache
 import tree_sitter
 import tree_sitter_cuda
 
+from ptxlint import collector
+
 # Headers are CUDA more often than not in the projects ptxlint is for; the CUDA grammar is a
 # superset of C++, so it only costs when a plain C++ file uses CUDA's keywords as identifiers.
 _CPP_ONLY_EXTENSIONS = {".cc", ".cpp", ".cxx", ".c"}
@@ -51,6 +53,11 @@ class ParsedSource:
     unread: tuple[tuple[int, int], ...] = ()
     # a reader needed what was left out (``reads``): whoever left it out parses the whole file
     missed: bool = field(default=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # alive when the file's lint is let go only if a reference cycle holds it (and the
+        # tree): then the young collection runs (``collector.watch``)
+        collector.watch(self)
 
     @property
     def ascii(self) -> bool:

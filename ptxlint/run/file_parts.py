@@ -92,7 +92,7 @@ def lint_part_job(
         return FileOutcome(path, reason=reason or "could not be read")
     with collector.paused(collect_young=True):
         outcome = _lint_part(path, data, part, count, rules, context, selector, count_types)
-    file_memos.release()
+        file_memos.release()  # before the pause ends: the memos hold the part's tree
     return outcome
 
 

@@ -111,10 +111,12 @@ def lint_path(
     worker).
 
     The cyclic garbage collector stays paused (``ptxlint.collector``) until the file's objects
-    are let go, and then collects the young generation once. Resumed as the lint returned, its
-    first collection traversed every object the lint had made, still alive: 7% of the CPU of a
-    flashinfer sample. Resumed without that collection, the allocations left too few to start
-    one, and the extractor's cycles, holding the files' trees, tripled the memory."""
+    are let go, and then collects the young generation once, where a cycle may be left (in a
+    process that settles, only where one holds the file's syntax tree). Resumed as the lint
+    returned, its first collection traversed every object the lint had made, still alive: 7%
+    of the CPU of a flashinfer sample. Resumed without that collection, the allocations left
+    too few to start one, and the extractor's cycles of the time, holding the files' trees,
+    tripled the memory."""
     with collector.paused(collect_young=True):
         return _lint_path(
             path, rules, context, selector, max_file_size, fix_mode, unsafe_fixes, tier2, data,
