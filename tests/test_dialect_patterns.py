@@ -53,6 +53,20 @@ SAMPLES = [
     "%é",
 ]
 
+# Each alternative of the x86 words, alone, after a word character, at a word's end and inside
+# one, and where another alternative of its first letter fails first (``popcnt`` after
+# ``popq?``, ``rdtscp`` after ``rdtsc``)
+X86_WORDS = """addl addq cpuid clflush cmpxchg cmpxchg8b cltq cqto int3 lfence lea leaq lzcnt mfence
+    movl movq movw movb pause push pushq pop popq popcnt prefetcht0 prefetcht2 prefetchnta rdtsc
+    rdtscp sfence subl subq shlq shrq tzcnt ud2 vmovaps vpaddd vpadd vpmaddwd vfmadd231ps
+    vbroadcastss vpdpbusd vzeroupper xgetbv xorl xorq xchg xchgl""".split()
+X86_NEAR_MISSES = "addw vmov vpdp prefetcht3 pushl popl rdtscx int30 ud20 movd movsb xor".split()
+SAMPLES += [
+    form.format(word)
+    for word in X86_WORDS + X86_NEAR_MISSES
+    for form in ("{}", "_{}", "{}_", "a{}b", "x {} %0", "{}é", "é{}")
+]
+
 
 def _lines() -> list[str]:
     lines = list(SAMPLES)
