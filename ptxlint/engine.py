@@ -102,13 +102,12 @@ def extract_statements(source: SourceFile, left_out: bool = False) -> Extraction
 
         return extract_python(source, parse_template, type_lookup)
     tree = _left_out_tree(source) if left_out else None
-    if tree is None or not tree.unread:  # the whole file's tree, or none yet
-        return extract(source, parse_template, type_lookup, WHOLE, tree)
-    try:
-        return extract(source, parse_template, type_lookup, WHOLE, tree)
-    except Exception:
-        pass  # the whole tree's extraction says what stands (or how it fails)
-    return extract(source, parse_template, type_lookup)
+    if tree is not None and tree.unread:
+        try:
+            return extract(source, parse_template, type_lookup, WHOLE, tree)
+        except Exception:
+            tree = None  # the whole tree's extraction says what stands (or how it fails)
+    return extract(source, parse_template, type_lookup, WHOLE, tree)
 
 
 def _left_out_tree(source: SourceFile) -> ParsedSource | None:

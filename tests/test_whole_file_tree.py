@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from ptxlint import file_memos
+from ptxlint import engine, file_memos
 from ptxlint.engine import Linted, SelectAll, instantiate, lint_kept
 from ptxlint.frontends.cxx import part_tree as part_tree_module
 from ptxlint.frontends.cxx.function_spans import function_spans, scan
@@ -206,3 +206,25 @@ def test_the_language_server_keeps_the_whole_tree_for_its_re_lint() -> None:
     full = lint_kept(SourceFile("helpers.cu", edited), rules, context, whole_tree=True)
     assert [f.message for f in second.findings] == [f.message for f in full.result.findings]
     assert [f.message for f in first.findings] != [f.message for f in second.findings]
+
+
+@pytest.mark.usefixtures("any_file_leaves_out")
+def test_an_extraction_that_fails_on_the_left_out_tree_is_done_again_on_the_whole_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rules = _rules()
+    whole = _lint(rules, whole_tree=True)
+    real = engine.extract
+    trees: list[object] = []
+
+    def fails_left_out(source, parse_template, lookup, share=WHOLE, parsed=None):
+        trees.append(parsed)
+        if parsed is not None and parsed.unread:
+            raise RuntimeError("a reading the left-out tree does not hold")
+        return real(source, parse_template, lookup, share, parsed)
+
+    monkeypatch.setattr(engine, "extract", fails_left_out)
+    again = _lint(rules, whole_tree=False)
+    assert len(trees) == 2 and trees[-1] is None  # the second parses the whole file
+    assert not any(f.rule == "internal-error" for f in again.result.findings)
+    assert _fields(again) == _fields(whole)
