@@ -7,7 +7,8 @@ lint alone; ``runner.lint_path`` pauses until the file's objects are let go and 
 the young generation once (``collect_young``), for the cycles among them. With the default
 rules a file's lint leaves none (tests/test_collector.py lints every rule fixture to check), so
 a process that settles (below) runs that collection only where a cycle still holds the file's
-syntax tree (``watch``); elsewhere, a host that lives on, it runs after each file.
+syntax tree (``watch``): with the preview rules on, whose flows (``analysis.function_flow``)
+refer back to each other, it runs after most files; a host that lives on runs it after each.
 
 What outlives a file is mostly the memos shared by the files after it (parsed templates,
 verdicts: 1.5 million objects after the CUDA headers and CUTLASS). Each collection of an older
@@ -118,7 +119,9 @@ def paused(collect_young: bool = False) -> Iterator[None]:
     took 0.07-0.13 s on CUTLASS's include/ (104 young ones, 70 of them after a file: 272,000
     objects traversed) and 0.07-0.11 s on the CUDA 13 headers (252 and 11 of the middle
     generation; 107 after a file: 277,000 objects); with them skipped, 0.003-0.007 s (34) and
-    0.013-0.029 s (145 and 11). Wall-clock, two runs each on a busy 2-core machine."""
+    0.013-0.029 s (145 and 11), nearly all the prefilter's, whose include check ``runner``
+    pauses for too now: 3 collections in all on either tree. Wall-clock, two runs each on a
+    busy 2-core machine."""
     enabled = gc.isenabled()
     watching = enabled and collect_young and _Settling.enabled
     if enabled:

@@ -38,8 +38,9 @@ class _Leftovers:
 @pytest.fixture(scope="module")
 def leftovers() -> _Leftovers:
     """Every rule fixture linted as the command line lints a file (``runner.lint_path``, the
-    default rules: no preview), with the collector off throughout, so that nothing but
-    reference counts frees the file's objects."""
+    default rules), with the collector off throughout, so that nothing but reference counts
+    frees the file's objects. (The preview rules' flows, ``analysis.function_flow``, still
+    refer back to each other: with them a collection runs where a file's tree is held.)"""
     classes = [r for r in load_rules().rules if not getattr(r, "preview", False)]
     selector = RuleSelector(Config(), [(r.id, r.name) for r in classes])
     rules = instantiate(classes)
