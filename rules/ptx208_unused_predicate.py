@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, PtxOperand, Severity
 from ptxlint.ptx.effects import Writes, lookup
@@ -16,13 +16,17 @@ def _all_parts(operand: PtxOperand) -> Iterator[PtxOperand]:
         yield from _all_parts(part)
 
 
+# how many leading operands an instruction writes, by its effects' ``writes``
+_WRITTEN_FIRST = {Writes.FIRST: 1, Writes.FIRST_TWO: 2}
+
+
 def _destinations(instruction: PtxInstruction) -> tuple[PtxOperand, ...]:
     """The operands the instruction writes (``d`` and both halves of ``d|p``); none when the
     instruction is not in the effects table, so that every operand counts as read."""
     effects = lookup(instruction.opcode, instruction.modifiers)
     if effects is None or not instruction.operands:
         return ()
-    count = {Writes.FIRST: 1, Writes.FIRST_TWO: 2}.get(effects.writes, 0)
+    count = _WRITTEN_FIRST.get(effects.writes, 0)
     out: list[PtxOperand] = []
     for operand in instruction.operands[:count]:
         out.append(operand)
@@ -86,6 +90,10 @@ asm volatile("{\\n\\t.reg .pred p;\\n\\t"
                         declared.setdefault(name, directive.start)
         if not declared or not braces_known(statement):  # they die with the statement
             return
+        # Only the declared predicates are followed (a wgmma's 128 registers and its other
+        # operands are never one): reads, writes and constant writes of other names are not
+        # kept, and whether an instruction computes from immediates only is asked only where
+        # it writes a declared predicate.
         written: dict[str, PtxInstruction] = {}
         constant: set[str] = set()  # written last from immediates only
         read: set[str] = set()
@@ -95,26 +103,36 @@ asm volatile("{\\n\\t.reg .pred p;\\n\\t"
             if instruction.predicate is not None:
                 read.add(instruction.predicate.register.text)
             destinations = _destinations(instruction)
-            sources = [o for o in instruction.operands if not any(o is d for d in destinations)]
+            sources: Sequence[PtxOperand] = instruction.operands
+            if destinations:
+                written_here = {id(d) for d in destinations}
+                sources = [o for o in sources if id(o) not in written_here]
             for operand in sources:
-                if operand.parts and not any(name in operand.text for name in declared):
-                    continue  # no part spells a declared predicate (a wgmma's 128 registers)
-                read.update(part.text.lstrip("!") for part in _all_parts(operand))
-            from_constants = instruction.opcode in _PURE and bool(sources) and all(
-                part.kind == "immediate" for o in sources for part in _all_parts(o)
-                if not part.parts
-            )
+                if not operand.parts:
+                    name = operand.text.lstrip("!")
+                    if name in declared:
+                        read.add(name)
+                elif any(name in operand.text for name in declared):
+                    read.update(part.text.lstrip("!") for part in _all_parts(operand))
+                # else no part spells a declared predicate (a wgmma's 128 registers)
+            from_constants: bool | None = None  # asked of the first declared one written
             for operand in destinations:
-                if operand.kind != "pair":
-                    written[operand.text] = instruction  # the last write is the one lost
-                    if from_constants:
-                        constant.add(operand.text)
-                    else:
-                        constant.discard(operand.text)
+                if operand.kind == "pair" or operand.text not in declared:
+                    continue
+                written[operand.text] = instruction  # the last write is the one lost
+                if from_constants is None:
+                    from_constants = instruction.opcode in _PURE and bool(sources) and all(
+                        part.kind == "immediate" for o in sources for part in _all_parts(o)
+                        if not part.parts
+                    )
+                if from_constants:
+                    constant.add(operand.text)
+                else:
+                    constant.discard(operand.text)
         for name, instruction in written.items():
             # `setp.ne.b32 p1, 1, 0` computes nothing a caller could want: generated code's
             # placeholder (flashinfer's tcgen05 kernels), dead rather than lost
-            if name not in declared or name in read or name in constant:
+            if name in read or name in constant:
                 continue
             start = instruction.opcode_start
             yield self.finding(

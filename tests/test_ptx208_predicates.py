@@ -1,0 +1,57 @@
+"""PTX208 follows only the predicates declared inside the template's braces: which of them an
+instruction writes last, whether from immediates only, and whether any instruction reads them
+(a guard, a source, a part of a vector or a pair)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import lint_text
+
+
+def _reported(body: str) -> list[str]:
+    text = (
+        "__device__ void f(unsigned a, unsigned b) {\n"
+        "  unsigned r;\n"
+        f'  asm volatile({body} : "=r"(r) : "r"(a), "r"(b));\n'
+        "}\n"
+    )
+    return [f.message.split("'")[1] for f in lint_text(text, select=("PTX208",))]
+
+
+@pytest.mark.parametrize(("body", "reported"), [
+    # written from immediates only: a generator's placeholder, not a lost result
+    ('"{ .reg .pred p; setp.ne.b32 p, 1, 0; mov.u32 %0, %1; }"', []),
+    # the last write is from an input: its value is lost
+    ('"{ .reg .pred p; setp.ne.b32 p, 1, 0; setp.ne.b32 p, %1, 0; mov.u32 %0, %1; }"', ["p"]),
+    # the last write is from immediates, after one from an input
+    ('"{ .reg .pred p; setp.ne.b32 p, %1, 0; setp.ne.b32 p, 1, 0; mov.u32 %0, %1; }"', []),
+    # read by a guard, negated or not
+    ('"{ .reg .pred p; setp.ne.b32 p, %1, 0; @!p mov.u32 %0, %2; }"', []),
+    # read as a source; the other one is not
+    ('"{ .reg .pred p, q; setp.lt.u32 p, %1, %2; setp.gt.u32 q, %1, %2; '
+     'selp.u32 %0, %1, %2, p; }"', ["q"]),
+    # read negated as a source
+    ('"{ .reg .pred p; setp.ne.b32 p, %1, 0; selp.u32 %0, 1, 0, !p; }"', []),
+    # both halves of a pair destination are written
+    ('"{ .reg .pred p, q; setp.lt.u32 p|q, %1, %2; selp.u32 %0, 1, 0, q; }"', ["p"]),
+    # a register declared beside it and written is no predicate
+    ('"{ .reg .pred p; .reg .b32 t; setp.ne.b32 p, %1, 0; mov.b32 t, %2; '
+     '@p mov.u32 %0, %2; }"', []),
+    # at the top level another statement may read it
+    ('".reg .pred p; setp.ne.b32 p, %1, 0; mov.u32 %0, %1;"', []),
+])
+def test_the_rule_reports_the_declared_predicates_whose_last_value_is_lost(
+    body: str, reported: list[str]
+) -> None:
+    assert _reported(body) == reported
+
+
+def test_a_predicate_read_inside_a_vector_operand_counts_as_read() -> None:
+    body = ('"{ .reg .pred p; .reg .b32 x; setp.ne.b32 p, %1, 0; '
+            'mov.b64 {x, p}, %2; mov.u32 %0, x; }"')
+    # mov.b64 writes {x, p}: the vector is its destination, so p is written again, not read
+    assert _reported(body) == ["p"]
+    body = ('"{ .reg .pred p; .reg .b64 y; setp.ne.b32 p, %1, 0; '
+            'mov.b64 y, {%1, p}; mov.u32 %0, %1; }"')
+    assert _reported(body) == []
