@@ -256,3 +256,24 @@ __global__ void k(const float* g, float* out, vec v) {
     assert [s.start for s in flow.steps][0] > flow.parsed.data.index(b"v.load(tile)")
     # the member call names no method ptxlint knows: it may take any step
     assert flow.opaque_between(flow.start, flow.end, frozenset({WAIT})) == ["load"]
+
+
+def test_constants_follow_c_arithmetic_and_never_python_evaluation() -> None:
+    flows = _flows(HELPERS + r"""
+__global__ void k() {
+  const int lanes = 32;
+  const int half = lanes / 3;
+  const int neg = -7;
+  commit();
+}
+""")
+    flow = _flow(flows, "k")
+    assert flow.constant("lanes * 2 + sizeof(float4)") == 80
+    assert flow.constant("half") == 10  # C's integer division, not 10.67
+    assert flow.constant("-7 / 2") == -3  # truncated toward zero
+    assert flow.constant("3-neg") == 10  # a negative local is not read as `3--7`
+    assert flow.constant("010 + 0x10u") == 24  # octal and suffixed literals
+    # a shift Python's unbounded integers would take gigabytes for: unknown at once
+    assert flow.constant("1 << 99999999999") is None
+    assert flow.constant("lanes + undeclared") is None
+    assert flow.constant("__import__") is None

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ptxlint import file_memos
+from ptxlint.analysis.flow_constants import MAX_CHAIN, constant_of
 from ptxlint.analysis.flow_syntax import (
     call_form,
     callee_name,
@@ -75,7 +76,6 @@ _TEMPLATE_ARGUMENTS = on_first_use(r"(?<=\w)\s*<[^<>()]*>")
 _ONE_ARGUMENT_CALL = on_first_use(
     r"^\s*(?:\(\s*[\w:]+\s*\)\s*)?(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*(?:<[^<>]*>)?"
     r"\s*\(([^,()]*(?:\([^()]*\)[^,()]*)*)\)\s*$")
-_MAX_CHAIN = 4  # locals followed through their initializers
 # project assertion macros (EP_DEVICE_ASSERT, CUTE_STATIC_ASSERT...): a check, never a step
 _ASSERT = on_first_use(r"^[A-Z][A-Z0-9_]*ASSERT[A-Z0-9_]*$")
 _CALL_DEPTH = 3  # how many calls deep may_take reads a helper's callees
@@ -388,11 +388,11 @@ class FunctionFlow:
         if trail is not None:
             trail.append(expression)
         call = _ONE_ARGUMENT_CALL().match(expression)
-        if call is not None and self.owner is not None and depth < _MAX_CHAIN \
+        if call is not None and self.owner is not None and depth < MAX_CHAIN \
                 and self.owner.converts(call.group(1)):
             return self.resolve(call.group(2), depth + 1, trail)
         name = base_name(expression)
-        if name is None or depth >= _MAX_CHAIN or name in self.parameters:
+        if name is None or depth >= MAX_CHAIN or name in self.parameters:
             return name
         values = self.definitions.get(name)
         if values is None or len(values) != 1 or values[0] is None:
@@ -442,7 +442,7 @@ class FunctionFlow:
     def constant(self, expression: str, depth: int = 0) -> int | None:
         """The value of an integer expression made of literals, ``sizeof`` of a built-in type,
         and locals defined once by such an expression; ``None`` otherwise."""
-        return _evaluate(self, expression, depth)
+        return constant_of(self, expression, depth)
 
 
 # pointer arithmetic in an address expression: a + or - that is not ++, -- or ->
@@ -459,43 +459,6 @@ def _operand_expression(statement: AsmStatement, operand: PtxOperand | None) -> 
     if ref is None or ref >= len(statement.operands):
         return None
     return statement.operands[ref].expression
-
-
-_SIZES = {"char": 1, "int8_t": 1, "uint8_t": 1, "short": 2, "half": 2, "__half": 2,
-          "nv_bfloat16": 2, "__nv_bfloat16": 2, "int16_t": 2, "uint16_t": 2, "int": 4,
-          "unsigned": 4, "float": 4, "int32_t": 4, "uint32_t": 4, "double": 8, "int64_t": 8,
-          "uint64_t": 8, "float4": 16, "int4": 16, "uint4": 16, "float2": 8, "half2": 4,
-          "__half2": 4}
-_SIZEOF = on_first_use(r"sizeof\s*\(\s*([A-Za-z_][\w:]*)\s*\)")
-_ARITHMETIC = on_first_use(r"^[0-9xXa-fA-F+\-*/()<> uUlL]+$")
-
-
-def _evaluate(flow: FunctionFlow, expression: str, depth: int) -> int | None:
-    text = expression.strip()
-    if depth > _MAX_CHAIN:
-        return None
-
-    def sizeof(match: re.Match[str]) -> str:
-        size = _SIZES.get(match.group(1).split("::")[-1])
-        return str(size) if size is not None else "@"
-
-    text = _SIZEOF().sub(sizeof, text)
-    for name in set(_IDENTIFIER().findall(text)) - {"u", "U", "l", "L", "x", "X"}:
-        values = flow.definitions.get(name)
-        if name in flow.parameters or values is None or len(values) != 1 or values[0] is None:
-            return None
-        inner = _evaluate(flow, flow.text(values[0]), depth + 1)
-        if inner is None:
-            return None
-        text = re.sub(rf"\b{re.escape(name)}\b", str(inner), text)
-    text = re.sub(r"(?<=[0-9a-fA-F])[uUlL]+\b", "", text)
-    if not _ARITHMETIC().match(text) or "**" in text:
-        return None
-    try:
-        value = eval(text, {"__builtins__": {}}, {})  # noqa: S307 (digits and operators only)
-    except Exception:
-        return None
-    return int(value) if isinstance(value, (int, float)) and value == int(value) else None
 
 
 class FileFlows:

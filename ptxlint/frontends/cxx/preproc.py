@@ -250,6 +250,14 @@ def _value(
     return value if parser.pos == len(toks) else None
 
 
+def integer_value(expression: str) -> int | None:
+    """The value of a C integer expression of literals and operators, with this module's
+    64-bit arithmetic; None where it names anything, uses an operator a ``#if`` does not
+    know, or meets what C leaves undefined. For a reader outside ``#if`` lines (value flow's
+    constants), which must never hand a file's text to Python's own evaluator."""
+    return _value(expression, {}, _NO_MACROS, frozenset())
+
+
 def macro_map(macros: Sequence[GuardMacro]) -> Macros:
     """Definitions by name, in definition order."""
     out: dict[str, list[GuardMacro]] = {}

@@ -1,0 +1,64 @@
+"""The value of an integer expression in one C++ function, for value flow
+(``FunctionFlow.constant``): literals, ``sizeof`` of a built-in type, and locals defined once
+by such an expression, followed ``MAX_CHAIN`` deep.
+
+The text, with those replaced by their values, is evaluated as the C preprocessor evaluates
+``#if`` arithmetic (``frontends.cxx.preproc.integer_value``: 64-bit, C's division, what C
+leaves undefined unknown). A linted file's text is never handed to Python's own evaluator,
+where ``1<<99999999999`` would take gigabytes and ``7/2`` would not be C's 3.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+import tree_sitter
+
+from ptxlint.frontends.cxx.preproc import integer_value
+from ptxlint.lazy_regex import on_first_use
+
+MAX_CHAIN = 4  # locals followed through their initializers
+
+_SIZES = {"char": 1, "int8_t": 1, "uint8_t": 1, "short": 2, "half": 2, "__half": 2,
+          "nv_bfloat16": 2, "__nv_bfloat16": 2, "int16_t": 2, "uint16_t": 2, "int": 4,
+          "unsigned": 4, "float": 4, "int32_t": 4, "uint32_t": 4, "double": 8, "int64_t": 8,
+          "uint64_t": 8, "float4": 16, "int4": 16, "uint4": 16, "float2": 8, "half2": 4,
+          "__half2": 4}
+_SIZEOF = on_first_use(r"sizeof\s*\(\s*([A-Za-z_][\w:]*)\s*\)")
+# a name, not the letters of a literal (``16u``, ``0x1fUL``, ``1e5``)
+_NAME = on_first_use(r"(?<![\w.])[A-Za-z_]\w*")
+
+
+class Definitions(Protocol):
+    """What a function's flow knows of its names (``FunctionFlow``)."""
+
+    parameters: tuple[str, ...]
+    # name -> the value nodes it receives (None for a write whose value is unknown)
+    definitions: dict[str, list[tree_sitter.Node | None]]
+
+    def text(self, node: tree_sitter.Node) -> str: ...
+
+
+def constant_of(flow: Definitions, expression: str, depth: int = 0) -> int | None:
+    """The value of ``expression`` in ``flow``'s function, or None where any part of it is
+    not known (a parameter, a name written more than once or with an unknown value, a type
+    whose size is not built in, anything past ``MAX_CHAIN`` locals)."""
+    if depth > MAX_CHAIN:
+        return None
+
+    def sizeof(match: re.Match[str]) -> str:
+        size = _SIZES.get(match.group(1).split("::")[-1])
+        return str(size) if size is not None else "@"  # "@": no C expression reads it
+
+    text = _SIZEOF().sub(sizeof, expression.strip())
+    for name in set(_NAME().findall(text)):
+        values = flow.definitions.get(name)
+        if name in flow.parameters or values is None or len(values) != 1 or values[0] is None:
+            return None
+        inner = constant_of(flow, flow.text(values[0]), depth + 1)
+        if inner is None:
+            return None
+        # parenthesised: a negative value after a minus must not read as a decrement
+        text = re.sub(rf"\b{re.escape(name)}\b", f"({inner})", text)
+    return integer_value(text)
