@@ -105,7 +105,7 @@ def _runs_together(ptx: PtxTemplate, text: str) -> bool:
     ``mma_async``, ``m64n256k16``: most of a template's words, as a wgmma's operands are
     ``%N`` tokens). The words read over CUTLASS include/'s 2,800 templates of several pieces:
     39,800 -> 11,500; with the scan's one character class first (``_OPCODE_TAIL``), the gate
-    over them 33.7 -> 16.8 ms of CPU, over the CUDA 13 headers' 870: 11.0 -> 7.0 ms (cold
+    over them 33.7 -> 13.7 ms of CPU, over the CUDA 13 headers' 870: 11.0 -> 6.5 ms (cold
     ``_TAILS``, best of 5)."""
     ranges = [(i.opcode_end, i.end) for i in ptx.instructions]
     ranges += [(p.start + 1, p.end + 1) for p in ptx.problems if p.message.startswith(_MISSING)]
@@ -141,18 +141,20 @@ def _runs_together(ptx: PtxTemplate, text: str) -> bool:
 
 
 def _windows(ranges: list[tuple[int, int]], text: str) -> Iterator[tuple[int, int]]:
-    """Where the scan's words that may meet one of ``ranges`` (sorted) start: from the start of
-    the run of word characters that holds ``low - 1`` (a scan from there finds the words the
-    scan of the whole text finds, as no word runs across a character that is not a word's:
-    a word ending past ``low`` starts there or later), up to ``high`` and the blanks after it
+    """Where the scan's words that may meet one of ``ranges`` (sorted) start: from ``low``, or
+    from the start of the run of word characters that runs across it (a scan from there finds
+    the words the scan of the whole text finds, as no word runs across a character that is
+    not a word's: a word ending past ``low`` starts there or later), up to ``high`` and the
+    blanks after it
     (a word starting past them reaches back to no boundary before ``high``); overlapping
     windows merged."""
     size = len(text)
     current: tuple[int, int] | None = None
     for low, high in ranges:
         pos = min(low, size)
-        while pos > 0 and text[pos - 1] in _WORD:
-            pos -= 1
+        if pos < size and text[pos] in _WORD:  # else no word across ``low``: none from before
+            while pos > 0 and text[pos - 1] in _WORD:
+                pos -= 1
         stop = high
         while stop < size and text[stop] in _BLANK:
             stop += 1
