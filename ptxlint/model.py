@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import bisect
 from array import array
+from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from functools import cached_property
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from ptxlint.lazy_regex import on_first_use
@@ -427,8 +429,10 @@ class OperandTypes:
     Until then each of those operands has its ``ctype`` slot empty and this object in its
     ``_types`` slot (``leave``); the first read of a ``ctype`` (``MadeOnRead``) calls
     ``settle``, which fills every one of the statement's operands (``give``) and must let go
-    of the front end. Whatever reads an operand (``==``, ``hash``, ``repr``,
-    ``dataclasses.replace``, pickle) reads its type, so a copy or a pickle carries the answer.
+    of the front end. (An operand whose ``ctype`` slot is empty and that was never left to an
+    ``OperandTypes``, one the plain reader made and extraction did not type, has None.)
+    Whatever reads an operand (``==``, ``hash``, ``repr``, ``dataclasses.replace``, pickle)
+    reads its type, so a copy or a pickle carries the answer.
 
     What it buys: a statement no rule asks about is never typed (``--select`` or
     ``--ignore`` leaving out the rules that read types, or a rule that reads a type only
@@ -447,23 +451,35 @@ class OperandTypes:
         raise NotImplementedError
 
     def leave(self, operands: Sequence[Operand]) -> None:
-        """Leave the types of ``operands`` (that no one has read yet) to this object."""
-        drop = _CTYPE_SLOT.__delete__
-        hold = _TYPES_SLOT.__set__
-        for operand in operands:
-            drop(operand)
-            hold(operand, self)
+        """Leave the types of ``operands`` (one statement's, that no one has read yet) to
+        this object. The operands of one reading are made by one maker: all with their
+        ``ctype`` slot filled (``__init__``), or all with it empty (the plain reader's, which
+        leaves it for this; the first operand tells which). Each slot is set in a C loop.
+
+        What it buys: the plain reader's operands (CUTLASS's ``include/``: about 143,000)
+        no longer have a None set in their ``ctype`` slot by the reader and deleted here,
+        and neither this nor ``give`` runs a Python loop an operand."""
+        if not operands:
+            return
+        try:
+            _CTYPE_SLOT.__get__(operands[0], Operand)
+        except AttributeError:  # made with it empty
+            pass
+        else:
+            _drain(map(_CTYPE_SLOT.__delete__, operands))
+        _drain(map(_TYPES_SLOT.__set__, operands, repeat(self)))
 
     @staticmethod
     def give(operands: Sequence[Operand], ctypes: Sequence[CType | None]) -> None:
         """Set each operand's worked-out type. (Its ``_types`` slot is left as it is: it is
         read only while ``ctype`` is empty, and what it holds was let go of by ``settle``.)"""
-        put = _CTYPE_SLOT.__set__
-        for operand, ctype in zip(operands, ctypes, strict=True):
-            put(operand, ctype)
+        if len(operands) != len(ctypes):
+            raise ValueError(f"{len(ctypes)} types for {len(operands)} operands")
+        _drain(map(_CTYPE_SLOT.__set__, operands, ctypes))
 
 
 _CTYPE_SLOT = Operand.__dict__["ctype"]
+_drain = deque[object](maxlen=0).extend  # runs an iterator of setter calls to its end, in C
 _TYPES_SLOT = _OperandSlots.__dict__["_types"]
 _O_AT = _OperandSlots.__dict__["_at"]
 _O_SPAN = Operand.__dict__["span"]
@@ -472,7 +488,11 @@ _OPERAND_FIELDS = tuple(f.name for f in fields(Operand))
 
 
 def _worked_out_type(operand: Operand) -> CType | None:
-    _TYPES_SLOT.__get__(operand, Operand).settle()  # gives every operand of the statement its own
+    try:
+        types = _TYPES_SLOT.__get__(operand, Operand)
+    except AttributeError:  # made without a type and never left to be worked out: unknown
+        return None
+    types.settle()  # gives every operand of the statement its own
     return _CTYPE_SLOT.__get__(operand, Operand)
 
 
@@ -552,8 +572,13 @@ def types_read(operands: Sequence[Operand]) -> bool:
     for operand in operands:
         try:
             value = _CTYPE_SLOT.__get__(operand, Operand)
-        except AttributeError:  # still to be worked out
-            continue
+        except AttributeError:
+            try:
+                _TYPES_SLOT.__get__(operand, Operand)
+            except AttributeError:  # made without a type, never left: None, as given
+                value = None
+            else:
+                continue  # still to be worked out
         if value is not None or operand.expression:
             return True
     return False
@@ -890,8 +915,9 @@ def slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Callable[[object, o
     makers that fill an ``object.__new__(cls)`` field by field instead of calling its
     ``__init__`` (which sets each field through ``object.__setattr__``: a third of the time
     of the PTX parser and a fifth of the statement reader's, where they make millions). A
-    maker fills every field, so ``names`` must be all of ``cls``'s fields, in order: where a
-    field was added, this raises at import, and the makers must learn it. ``__post_init__``
+    maker fills every field (but an operand's type, which it may leave empty:
+    ``OperandTypes``), so ``names`` must be all of ``cls``'s fields, in order: where a field
+    was added, this raises at import, and the makers must learn it. ``__post_init__``
     does not run: a maker makes only values that it would accept."""
     found = tuple(f.name for f in fields(cls))
     if found != names:

@@ -14,8 +14,10 @@ import pytest
 from ptxlint.frontends.cxx.plain_reader import read_plain
 from ptxlint.model import (
     Constraint,
+    CType,
     MadeOnRead,
     Operand,
+    OperandTypes,
     SourceFile,
     Span,
     constraint_start,
@@ -23,6 +25,7 @@ from ptxlint.model import (
     expressions,
     operand_offsets,
     slot_setters,
+    types_read,
 )
 
 _STATEMENT = 'asm volatile("add.s32 %0, %1, %2;" : "=r"(d) : [x] "r"( a + 1 ), "n"(N));'
@@ -69,6 +72,48 @@ def test_plain_operands_leave_their_spans_to_be_made() -> None:
         assert not _made(operand, Operand, "span")
         assert not _made(operand, Operand, "expression_span")
         assert not _made(operand.constraint, Constraint, "span")
+
+
+def test_plain_operands_leave_their_type_slot_empty_and_read_none_until_left() -> None:
+    """The plain reader sets no type: an operand it made that extraction never leaves to an
+    ``OperandTypes`` reads None, as one given None, and counts as read where it has an
+    expression (another reading of its text may type it)."""
+    _, operands = _read(_STATEMENT)
+    assert not any(_made(o, Operand, "ctype") for o in operands)
+    assert types_read(operands)
+    assert [o.ctype for o in operands] == [None, None, None]
+    assert not types_read([dataclasses.replace(operands[0], expression="")])
+
+
+class _Fixed(OperandTypes):
+    """Types given up front, counting the settles asked of it."""
+
+    __slots__ = ("operands", "ctypes", "settled")
+
+    def __init__(self, operands: tuple[Operand, ...], ctypes: list[CType | None]) -> None:
+        self.operands, self.ctypes, self.settled = operands, ctypes, 0
+
+    def settle(self) -> None:
+        self.settled += 1
+        if self.settled == 1:
+            self.give(self.operands, self.ctypes)
+
+
+def test_operands_left_to_their_types_whether_made_with_a_type_or_without() -> None:
+    """``leave`` takes a plain reading's operands (type slot empty) and the constructors'
+    (type given, None) alike: each reads its statement's worked-out type, settled once."""
+    ctypes = [CType("unsigned int", "integer", 4), None, CType("int", "integer", 4)]
+    plain = _read(_STATEMENT)[1]
+    made_whole = tuple(_eager(o) for o in _read(_STATEMENT)[1])
+    assert not any(_made(o, Operand, "ctype") for o in plain)
+    for operands in (plain, made_whole):
+        types = _Fixed(operands, ctypes)
+        types.leave(operands)
+        assert not types_read(operands)
+        assert [o.ctype for o in operands] == ctypes and types.settled == 1
+        assert types_read(operands)
+    with pytest.raises(ValueError):
+        OperandTypes.give(plain, ctypes[:2])
 
 
 def test_spans_made_on_first_read_cover_what_they_name() -> None:

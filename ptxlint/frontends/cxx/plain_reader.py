@@ -20,7 +20,6 @@ from ptxlint.frontends.cxx.raw_statement import (
     C_OPAQUE,
     C_TEXT,
     O_CONSTRAINT,
-    O_CTYPE,
     O_EXPRESSION,
     O_INDEX,
     O_NAME,
@@ -493,7 +492,8 @@ class _KeptSection:
         missing_commas: list[tuple[int, int]],
     ) -> tuple[int, str]:
         """``_read_operands``'s work for this section at ``pos``: its operands made as that
-        makes them (slot by slot, spans made when first read), a column at a time, each
+        makes them (slot by slot, spans made when first read, the type slot left empty for
+        ``OperandTypes``), a column at a time, each
         column's slots set in one C loop; where it ends and its separator."""
         count = len(self.constraints)
         at = repeat(pos)
@@ -510,7 +510,6 @@ class _KeptSection:
         _drain(map(O_CONSTRAINT, made, constraints))
         _drain(map(O_EXPRESSION, made, self.expressions))
         _drain(map(O_NAME, made, self.names))
-        _drain(map(O_CTYPE, made, repeat(None)))
         offsets = zip(
             map(add, self.starts, at),
             map(add, self.ends, at),
@@ -659,14 +658,14 @@ def _read_operands(
             C_OPAQUE(constraint, False)
             set_constraint_start(constraint, con_at - 1)  # its opening quote
         # Operand(len(operands), role, constraint, expression, ...), filled slot by slot, its
-        # spans made when first read
+        # spans made when first read, its type slot left empty (None unless extraction
+        # leaves it to be worked out: ``model.OperandTypes``)
         operand = new(Operand)
         O_INDEX(operand, len(operands))
         O_ROLE(operand, role)
         O_CONSTRAINT(operand, constraint)
         O_EXPRESSION(operand, expression)
         O_NAME(operand, name)
-        O_CTYPE(operand, None)
         set_operand_offsets(operand, (op_at, close + 1, expr_start))
         operands.append(operand)
         if sep == '"' or sep == "[":  # nvcc's missing comma (see _split_operands)
