@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.cxx_facts import facts_for, names_variables
+from ptxlint.analysis.cxx_facts import FunctionFacts, facts_for, names_variables
+from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.placement import argument_kind
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.lazy_regex import on_first_use
@@ -105,13 +106,22 @@ for enums with a 64-bit underlying type, whose unsigned values above 2^63 would 
         if statement.llvm is not None and statement.llvm.api in TRITON_FAMILY:
             yield from self._tensor_immediates(statement)
             return
-        for operand in statement.operands:
+        # the function's facts, read at the first "n" operand that names a variable: one
+        # look-up of the function around the statement (a GMMA wrapper's 2 to 4 "n" operands
+        # each asked it again)
+        facts: FunctionFacts | None | bool = False  # False: not read yet
+        # the inputs alone where no output is "n" (a wgmma's 128 outputs are registers)
+        operands = statement.operands if summary_of(statement).immediate_outputs else (
+            statement.inputs)
+        for operand in operands:
             c = operand.constraint
             if c.opaque or c.letters != "n":
                 continue
             message, fix = _judge(statement, operand)
-            if not message:
-                message = _variable(statement, operand, context)
+            if not message and names_variables(operand.expression):
+                if facts is False:
+                    facts = facts_for(context, statement)
+                message = _variable(facts, operand)
             if message:
                 yield self.finding(
                     statement,
@@ -141,12 +151,10 @@ for enums with a 64-bit underlying type, whose unsigned values above 2^63 would 
             )
 
 
-def _variable(statement: AsmStatement, operand: Operand, context: RuleContext) -> str:
-    """Why ``operand`` names a variable nvcc cannot treat as a constant, or ``""``."""
-    if not names_variables(operand.expression):
-        return ""  # nothing to look up: the function's facts are not needed
-    facts = facts_for(context, statement)
-    if facts is None:
+def _variable(facts: FunctionFacts | None | bool, operand: Operand) -> str:
+    """Why ``operand`` names a variable nvcc cannot treat as a constant, or ``""``: ``facts``
+    are the enclosing function's (``None`` where not known)."""
+    if not isinstance(facts, FunctionFacts):
         return ""
     found = facts.non_constant(operand.expression, operand.expression_span.start)
     if found is None:
@@ -179,7 +187,11 @@ def _judge(statement: AsmStatement, operand: Operand) -> tuple[str, Fix | None]:
             fix,
         )
     expression = operand.expression
-    if not _UNEVALUATED().search(expression):
+    # every built-in's name holds one of these: most expressions have none, and then neither
+    # search is made (4,825 "n" operands over CUTLASS's include/)
+    if ("Idx" in expression or "Dim" in expression or "warpSize" in expression) and (
+        not _UNEVALUATED().search(expression)
+    ):
         found = _RUNTIME_BUILTINS().search(expression)
         if found:
             return (

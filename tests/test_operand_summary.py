@@ -119,3 +119,22 @@ def test_the_engine_calls_a_rule_only_where_one_of_its_needs_holds() -> None:
         if _DEFINITIONS["several-letters"](s) or _DEFINITIONS["stray-references"](s)
     ]
     assert wanted and _Counting.seen == wanted
+
+
+def test_immediate_outputs_is_whether_some_output_has_the_letter_n() -> None:
+    from ptxlint.engine import extract_statements
+    from ptxlint.model import SourceFile
+
+    made = extract_statements(SourceFile("t.cu", (
+        '__device__ void f(int a) { asm("mov.u32 %0, 1;" : "=n"(a)); }\n'
+        '__device__ void g(int a) { asm("mov.u32 %0, %1;" : "=r"(a) : "n"(4)); }\n'
+    ))).statements
+    held = 0
+    for statement in [*_STATEMENTS, *made]:
+        expected = any(
+            o.role == "output" and not o.constraint.opaque and o.constraint.letters == "n"
+            for o in statement.operands
+        )
+        assert summary_of(statement).immediate_outputs == expected, statement.template.text
+        held += expected
+    assert 0 < held < len(_STATEMENTS)

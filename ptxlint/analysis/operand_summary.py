@@ -62,6 +62,10 @@ class OperandSummary:
     # wgmma's 128 outputs are all ``+``: over CUTLASS's include/ its CPU fell from 13.7-14.0 to
     # 6.5-6.8 ms)
     write_only_outputs: bool = False
+    # some output's constraint is "n": only then does PTX010 walk the outputs for immediates
+    # (a wgmma's 128 outputs are all registers; over CUTLASS's include/ the rule walked 112,000
+    # operands of its 1,894 statements with an "n" operand to find 4,825)
+    immediate_outputs: bool = False
 
 
 def summary_of(statement: AsmStatement) -> OperandSummary:
@@ -82,6 +86,7 @@ file_memos.register(_LAST.clear)
 def _summarize(statement: AsmStatement) -> OperandSummary:
     holds: set[str] = set()
     write_only = False
+    immediate_outputs = False
     operands = statement.operands
     if operands:
         holds.add("operands")
@@ -104,6 +109,8 @@ def _summarize(statement: AsmStatement) -> OperandSummary:
                 continue
             if letters == "n":
                 holds.add("immediate-operand")
+                if role == "output":
+                    immediate_outputs = True
             if len(letters) > 1:
                 holds.add("several-letters")
             if letters not in VALID_LETTERS and any(
@@ -126,7 +133,7 @@ def _summarize(statement: AsmStatement) -> OperandSummary:
             holds.add("percent-escapes")
     if operands and not referenced.issuperset([o.index for o in operands]):
         holds.add("unreferenced-operands")
-    return OperandSummary(referenced, frozenset(holds), write_only)
+    return OperandSummary(referenced, frozenset(holds), write_only, immediate_outputs)
 
 
 def _misplaced(role: str, letters: str, modifiers: str) -> bool:

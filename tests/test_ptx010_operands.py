@@ -1,0 +1,54 @@
+"""PTX010 on a statement of several "n" operands: each is judged on its own (a built-in, a
+parameter, a template parameter, a constant), the function's facts read for those that name a
+variable."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import lint_text
+
+_BUILTINS = ("threadIdx.x", "blockIdx.y", "blockDim.z", "gridDim.x", "clusterIdx.x",
+             "clusterDim.y", "warpSize")
+
+
+@pytest.mark.parametrize("builtin", _BUILTINS)
+def test_every_builtin_is_reported_as_known_only_at_run_time(builtin: str) -> None:
+    text = f'__device__ void f() {{ asm volatile("bar.sync %0;" :: "n"({builtin} / 32)); }}\n'
+    messages = [f.message for f in lint_text(text, select=("PTX010",))]
+    assert len(messages) == 1 and f"uses '{builtin.split('.')[0]}'" in messages[0]
+
+
+@pytest.mark.parametrize("builtin", _BUILTINS)
+def test_a_builtin_inside_sizeof_is_a_constant(builtin: str) -> None:
+    text = f'__device__ void f() {{ asm volatile("bar.sync %0;" :: "n"(sizeof({builtin}))); }}\n'
+    assert lint_text(text, select=("PTX010",)) == []
+
+
+def test_each_n_operand_of_a_statement_is_judged_on_its_own() -> None:
+    text = (
+        "template <int kScale>\n"
+        "__device__ void f(int stages, float* p) {\n"
+        "  const int local = stages + 1;\n"
+        "  constexpr int kept = 4;\n"
+        '  asm volatile("{ .reg .pred q; setp.ne.b32 q, %0, %1; }"\n'
+        '               :: "n"(kScale), "n"(stages), "n"(kept), "n"(local), "n"(threadIdx.x),\n'
+        '                  "n"(int(kScale) + 1), "n"(16));\n'
+        "}\n"
+    )
+    found = {f.message.split(" ")[2]: f.message for f in lint_text(text, select=("PTX010",))}
+    assert sorted(found) == ["1", "3", "4"], found
+    assert "a function parameter" in found["1"]
+    assert "const local initialised from a function parameter 'stages'" in found["3"]
+    assert "uses 'threadIdx'" in found["4"]
+
+
+def test_an_n_output_is_judged_as_an_n_input_is() -> None:
+    text = (
+        "__device__ void f(int stages) {\n"
+        "  int x = 0;\n"
+        '  asm volatile("mov.u32 %0, %1;" : "=n"(x) : "n"(stages));\n'
+        "}\n"
+    )
+    found = sorted(f.message.split(" ")[2] for f in lint_text(text, select=("PTX010",)))
+    assert found == ["0", "1"]
