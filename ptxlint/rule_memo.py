@@ -58,6 +58,7 @@ from ptxlint.model import (
     Operand,
     SourceFile,
     Span,
+    operand_types,
     piece_count,
     types_read,
 )
@@ -309,12 +310,12 @@ class Key:
             return
         self.operands = None
         if types_read(operands):
-            self.types = tuple(o.ctype for o in operands)
+            self.types = operand_types(operands)
 
     def _types(self) -> object:
         if self.operands is None:
             return self.types
-        return tuple(o.ctype for o in self.operands)
+        return operand_types(self.operands)
 
     def __hash__(self) -> int:
         return self.hash

@@ -21,7 +21,7 @@ from ptxlint.engine import extract_statements, parse_template, type_lookup
 from ptxlint.frontends.cxx.extract import extract
 from ptxlint.frontends.cxx.types import TypeResolver
 from ptxlint.frontends.syntax_tree import ParsedSource
-from ptxlint.model import CType, Operand, SourceFile, Span, types_read
+from ptxlint.model import CType, Operand, SourceFile, Span, operand_types, types_read
 from tests.conftest import FIXTURES
 
 _TEXT = """
@@ -74,6 +74,17 @@ def test_extraction_types_nothing_until_a_type_is_read() -> None:
         "unsigned int", "unsigned long long", "Pair", "int *", None  # N: declared nowhere
     ]
     assert counting.batches == 1 and counting.singles == 0  # the others read its answers
+
+
+def test_operand_types_reads_each_type_working_out_what_is_still_to_be() -> None:
+    (counting,), statements = _extract_counting(_TEXT)
+    pending = operand_types(statements[1])  # none worked out yet: the first read does it
+    assert [c.spelling if c else None for c in pending] == [
+        "unsigned int", "unsigned long long", "Pair", "int *", None  # N: declared nowhere
+    ]
+    assert counting.batches == 1
+    assert operand_types(statements[1]) == pending == tuple(o.ctype for o in statements[1])
+    assert counting.batches == 1 and operand_types(()) == ()
 
 
 def _eager(path: str, text: str) -> list[list[CType | None]]:

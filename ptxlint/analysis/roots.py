@@ -168,7 +168,7 @@ def register_misfits(statement: AsmStatement) -> tuple[RegisterMisfit, ...]:
 
 
 # The type slot's own reader (``MadeOnRead.slot``): raises AttributeError where the type is
-# still to be worked out.
+# still to be worked out (or the operand was made without one: ``Operand.ctype`` reads None).
 _read_type: Callable[[Operand], CType | None] = vars(Operand)["ctype"].slot.__get__
 
 
