@@ -4,11 +4,12 @@ A lint allocates millions of objects that live until the file is done (syntax no
 statements, findings), and the collector traversed them again and again: a quarter of the CPU
 time of CUTLASS's GMMA header and of flashinfer's sample. ``engine.lint_kept`` pauses for the
 lint alone; ``runner.lint_path`` pauses until the file's objects are let go and then collects
-the young generation once (``collect_young``), for the cycles among them. With the default
-rules a file's lint leaves none (tests/test_collector.py lints every rule fixture to check), so
-a process that settles (below) runs that collection only where a cycle still holds the file's
-syntax tree (``watch``): with the preview rules on, whose flows (``analysis.function_flow``)
-refer back to each other, it runs after most files; a host that lives on runs it after each.
+the young generation once (``collect_young``), for the cycles among them. A file's lint leaves
+none, the preview rules' included (tests/test_collector.py lints every rule fixture to check;
+the preview rules' flows, ``analysis.function_flow``, refer back to each other and are emptied
+when the file's memos are released), so a process that settles (below) runs that collection
+only where a cycle still holds the file's syntax tree (``watch``); a host that lives on runs it
+after each file.
 
 What outlives a file is mostly the memos shared by the files after it (parsed templates,
 verdicts: 1.5 million objects after the CUDA headers and CUTLASS). Each collection of an older

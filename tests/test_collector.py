@@ -37,11 +37,10 @@ class _Leftovers:
 
 @pytest.fixture(scope="module")
 def leftovers() -> _Leftovers:
-    """Every rule fixture linted as the command line lints a file (``runner.lint_path``, the
-    default rules), with the collector off throughout, so that nothing but reference counts
-    frees the file's objects. (The preview rules' flows, ``analysis.function_flow``, still
-    refer back to each other: with them a collection runs where a file's tree is held.)"""
-    classes = [r for r in load_rules().rules if not getattr(r, "preview", False)]
+    """Every rule fixture linted as the command line lints a file (``runner.lint_path``, every
+    rule, the preview ones included), with the collector off throughout, so that nothing but
+    reference counts frees the file's objects."""
+    classes = list(load_rules().rules)
     selector = RuleSelector(Config(), [(r.id, r.name) for r in classes])
     rules = instantiate(classes)
     found = _Leftovers()

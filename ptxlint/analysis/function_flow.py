@@ -950,4 +950,20 @@ def steps_of_kind(
             yield flow, step
 
 
-file_memos.register(_LAST.clear)
+def _let_go() -> None:
+    """Empty the flows of the file done, its headers' and their functions': they refer to each
+    other (a function to its file's flows, a call to its callee), cycles that kept each file's
+    tree alive until a collection (CUTLASS include/ with --preview: 1.04 million objects,
+    0.6 s of collections). Nothing reads them after ``file_memos.release``: a new question
+    builds the flows again."""
+    done = [flows for _, flows in _LAST]
+    _LAST.clear()
+    while done:
+        flows = done.pop()
+        done.extend(flows._included or ())
+        for function in flows._functions:
+            function.__dict__.clear()
+        flows.__dict__.clear()
+
+
+file_memos.register(_let_go)
