@@ -12,7 +12,6 @@ import pytest
 from ptxlint import file_memos
 from ptxlint.engine import (
     SelectAll,
-    instantiate,
     lint_source,
     parse_template,
     type_lookup,
@@ -26,8 +25,8 @@ from ptxlint.frontends.cxx.part_tree import part_tree
 from ptxlint.frontends.extraction import Share
 from ptxlint.frontends.syntax_tree import parse, parse_leaving_out
 from ptxlint.model import AsmStatement, SourceFile
-from ptxlint.registry import load_rules
 from ptxlint.rule import Rule, RuleContext
+from tests.finding_fields import default_rules, finding_fields
 
 # Functions whose facts cross into one another: a parameter whose value only its caller's
 # argument shows (PTX301 reads it), a helper returning a shared-window address, a template
@@ -113,24 +112,6 @@ __device__ T never_named(T x) {
   return y;
 }
 """
-
-
-def _rules() -> list[Rule]:
-    return instantiate([r for r in load_rules().rules if not r.preview])
-
-
-def _public(value: object) -> object:
-    """A finding's fields, its objects' lazily kept caches (names starting with ``_``) left
-    out."""
-    if isinstance(value, dict):
-        return {k: _public(v) for k, v in value.items() if not k.startswith("_")}
-    if isinstance(value, (list, tuple)):
-        return [_public(v) for v in value]
-    return value
-
-
-def _fields(findings: list) -> list[object]:
-    return [_public(dataclasses.asdict(f)) for f in findings]
 
 
 def _names(text: str) -> list[str]:
@@ -277,7 +258,7 @@ def _statements(source: SourceFile, count: int) -> list[AsmStatement]:
 
 @pytest.mark.parametrize("count", [2, 3, 4, 6])
 def test_parts_of_partial_trees_extract_and_find_what_the_whole_file_does(count: int) -> None:
-    rules = _rules()
+    rules = default_rules()
     whole_source = SourceFile("crossing.cu", CROSSING)
     whole = lint_source(whole_source, rules, RuleContext()).findings
     file_memos.release()
@@ -294,7 +275,7 @@ def test_parts_of_partial_trees_extract_and_find_what_the_whole_file_does(count:
                                SelectAll(), share))
         file_memos.release()
     merged = finish_parts(whole_source, parts, rules, SelectAll())
-    assert _fields(merged) == _fields(whole)
+    assert finding_fields(merged) == finding_fields(whole)
 
 
 def test_a_part_whose_rules_read_the_other_statements_is_linted_with_the_whole_tree() -> None:
@@ -307,7 +288,7 @@ def test_a_part_whose_rules_read_the_other_statements_is_linted_with_the_whole_t
                 return [self.finding(statement, statement.keyword_span, "partial tree")]
             return ()
 
-    rules = [*_rules(), ReadsOthers()]
+    rules = [*default_rules(), ReadsOthers()]
     whole = lint_source(SourceFile("crossing.cu", CROSSING), rules, RuleContext()).findings
     file_memos.release()
     assert not any(f.rule == "PTX997" for f in whole)
@@ -318,7 +299,7 @@ def test_a_part_whose_rules_read_the_other_statements_is_linted_with_the_whole_t
                                SelectAll(), share))
         file_memos.release()
     merged = finish_parts(SourceFile("crossing.cu", CROSSING), parts, rules, SelectAll())
-    assert _fields(merged) == _fields(whole)
+    assert finding_fields(merged) == finding_fields(whole)
 
 
 def test_value_flow_that_meets_a_left_out_function_has_the_part_linted_again_whole(
@@ -333,7 +314,7 @@ def test_value_flow_that_meets_a_left_out_function_has_the_part_linted_again_who
         return [(f.params, f.body) for f in read.functions
                 if f.plain and not any(f.body[0] <= a < f.body[1] for a in at)]
 
-    rules = _rules()
+    rules = default_rules()
     whole = lint_source(SourceFile("crossing.cu", CROSSING), rules, RuleContext()).findings
     file_memos.release()
     monkeypatch.setattr(part_tree_module, "_unread", own_only)
@@ -347,7 +328,7 @@ def test_value_flow_that_meets_a_left_out_function_has_the_part_linted_again_who
                                SelectAll(), share))
         file_memos.release()
     merged = finish_parts(SourceFile("crossing.cu", CROSSING), parts, rules, SelectAll())
-    assert _fields(merged) == _fields(whole)
+    assert finding_fields(merged) == finding_fields(whole)
 
 
 def test_a_function_an_error_node_holds_is_never_left_out() -> None:
@@ -380,7 +361,7 @@ def test_members_of_one_name_in_many_classes_are_left_out_by_the_parts_that_do_n
         for i in range(8)
     )
     text = "namespace gmma {\n" + structs + "}\n"
-    rules = _rules()
+    rules = default_rules()
     whole = lint_source(SourceFile("gmma.hpp", text), rules, RuleContext()).findings
     file_memos.release()
     statements = extract(unified_source(SourceFile("gmma.hpp", text)), parse_template,
@@ -400,4 +381,4 @@ def test_members_of_one_name_in_many_classes_are_left_out_by_the_parts_that_do_n
                                    SelectAll(), share))
             file_memos.release()
         merged = finish_parts(SourceFile("gmma.hpp", text), parts, rules, SelectAll())
-        assert _fields(merged) == _fields(whole)
+        assert finding_fields(merged) == finding_fields(whole)

@@ -5,20 +5,18 @@ function left out, the file is linted again with the whole tree."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from ptxlint import engine, file_memos
-from ptxlint.engine import Linted, SelectAll, instantiate, lint_kept
+from ptxlint.engine import Linted, SelectAll, lint_kept
 from ptxlint.frontends.cxx import part_tree as part_tree_module
 from ptxlint.frontends.cxx.function_spans import function_spans, scan
 from ptxlint.frontends.cxx.part_tree import whole_file_tree
 from ptxlint.frontends.extraction import WHOLE, Share
 from ptxlint.lsp.incremental import IncrementalLinter
 from ptxlint.model import SourceFile
-from ptxlint.registry import load_rules
 from ptxlint.rule import Rule, RuleContext
+from tests.finding_fields import default_rules, finding_fields
 
 # An asm statement whose operand is a helper's result (value flow follows the call into
 # shared_window) and one whose operand is a parameter (value flow reads load_shared's caller),
@@ -68,22 +66,8 @@ __device__ int pad_{i}(int x) {{
 )
 
 
-def _rules() -> list[Rule]:
-    return instantiate([r for r in load_rules().rules if not r.preview])
-
-
-def _public(value: object) -> object:
-    """A finding's fields, its objects' lazily kept caches (names starting with ``_``) left
-    out."""
-    if isinstance(value, dict):
-        return {k: _public(v) for k, v in value.items() if not k.startswith("_")}
-    if isinstance(value, (list, tuple)):
-        return [_public(v) for v in value]
-    return value
-
-
 def _fields(linted: Linted) -> list[object]:
-    return [_public(dataclasses.asdict(f)) for f in linted.result.findings]
+    return finding_fields(linted.result.findings)
 
 
 def _lint(rules: list[Rule], whole_tree: bool) -> Linted:
@@ -133,7 +117,7 @@ def test_the_gate_lets_through_only_big_files_of_sparse_asm() -> None:
 
 @pytest.mark.usefixtures("any_file_leaves_out")
 def test_a_lint_on_the_left_out_tree_finds_what_the_whole_tree_lint_does() -> None:
-    rules = _rules()
+    rules = default_rules()
     whole = _lint(rules, whole_tree=True)
     assert whole.parsed is not None and not whole.parsed.unread
     # a helper's value and a caller's argument (value flow across functions), a latent one
@@ -161,7 +145,7 @@ def test_a_rule_that_reads_the_file_statements_has_the_file_linted_with_the_whol
                 return [self.finding(statement, statement.keyword_span, "partial tree")]
             return ()
 
-    rules = [*_rules(), ReadsOthers()]
+    rules = [*default_rules(), ReadsOthers()]
     whole = _lint(rules, whole_tree=True)
     again = _lint(rules, whole_tree=False)
     assert again.parsed is not None and not again.parsed.unread  # the fall-back's tree
@@ -181,7 +165,7 @@ def test_value_flow_that_meets_a_left_out_function_has_the_file_linted_with_the_
         return [(f.params, f.body) for f in read.functions
                 if f.plain and "asm" not in source.text[f.body[0]:f.body[1]]]
 
-    rules = _rules()
+    rules = default_rules()
     whole = _lint(rules, whole_tree=True)
     monkeypatch.setattr(part_tree_module, "_unread", asm_free)
     tree = part_tree_module.part_tree(SourceFile("helpers.cu", HELPERS), WHOLE)
@@ -195,7 +179,7 @@ def test_value_flow_that_meets_a_left_out_function_has_the_file_linted_with_the_
 
 @pytest.mark.usefixtures("any_file_leaves_out")
 def test_the_language_server_keeps_the_whole_tree_for_its_re_lint() -> None:
-    rules = _rules()
+    rules = default_rules()
     linter = IncrementalLinter()
     context = RuleContext()
     selector = SelectAll()
@@ -212,7 +196,7 @@ def test_the_language_server_keeps_the_whole_tree_for_its_re_lint() -> None:
 def test_an_extraction_that_fails_on_the_left_out_tree_is_done_again_on_the_whole_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    rules = _rules()
+    rules = default_rules()
     whole = _lint(rules, whole_tree=True)
     real = engine.extract
     trees: list[object] = []
