@@ -185,3 +185,20 @@ static unsigned d(unsigned x) CUTE_HOST_DEVICE
     assert [source.line_col(s.span.start).line for s in result.statements] == [5]
     assert [source.line_col(at).line for at, reason in result.skipped
             if "host-only function" in reason] == [3]  # fmt: skip
+
+
+def test_a_declaration_spelled_alike_is_still_judged_by_its_own_tree() -> None:
+    # both spell `SPEC unsigned f(...)` after a `;` where SPEC means `static`: the macro's
+    # answer is the same for both, but tree-sitter's recovery inside the second (the stray
+    # `@`) leaves it unknown, never host-only
+    text = """#define SPEC static
+int x;
+SPEC unsigned f(unsigned v) { unsigned r; asm("brev.b32 %0, %1;" : "=r"(r) : "r"(v)); return r; }
+int y;
+SPEC unsigned f(unsigned v) { unsigned r; asm("brev.b32 %0, %1;" : "=r"(r) : "r"(v)); return r @; }
+"""
+    source = SourceFile("k.cu", text)
+    result = extract_statements(source)
+    assert [source.line_col(s.span.start).line for s in result.statements] == [5]
+    assert [source.line_col(at).line for at, reason in result.skipped
+            if "host-only function" in reason] == [3]  # fmt: skip

@@ -228,9 +228,9 @@ def context_of(
     statement is in a lambda."""
     function = None
     specifiers: tuple[str, ...] = ()
-    fn = ancestors.function(node)
+    fn, enclosing = ancestors.functions(node)
     if fn is not None:
-        if kind_of is not None and ancestors.enclosing_function(node) is not None:
+        if kind_of is not None and enclosing is not None:
             function, specifiers = ancestors.device_header(fn, kind_of)
         else:
             function, specifiers = ancestors.header(fn)
@@ -274,6 +274,8 @@ class Ancestors:
         # declaration says device code in ``host_code.HostFunctions``
         self.headers = FunctionHeaders(parsed)
         self._headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}  # name, specifiers
+        # ``device_header``'s answers by function: its statements read it once
+        self._device_headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}
         self._given: tuple[int, Sequence[tree_sitter.Node]] | None = None
 
     def given(self, node: tree_sitter.Node, ups: Sequence[tree_sitter.Node]) -> None:
@@ -319,6 +321,13 @@ class Ancestors:
             known[current.id] = found
         return found
 
+    def functions(
+        self, node: tree_sitter.Node | None
+    ) -> tuple[tree_sitter.Node | None, tree_sitter.Node | None]:
+        """``(function(node), enclosing_function(node))``, from one look-up."""
+        known = self._known.get(node.id) if node is not None else None
+        return known or self._climb(node)
+
     def function(self, node: tree_sitter.Node | None) -> tree_sitter.Node | None:
         """The innermost function definition around ``node`` (itself included), through
         lambdas."""
@@ -347,11 +356,17 @@ class Ancestors:
         """``header(fn)``, its words ending in ``__device__`` where none of them says
         ``__device__`` or ``__global__`` and ``kind_of(fn)`` says "device" (a specifier
         macro): the words a statement's context is made with, where each statement's context
-        was made with the header's words and then made again with the word added."""
-        name, words = self.header(fn)
-        if not any(w in _DEVICE_WORDS for w in words) and kind_of(fn) == "device":
-            words = (*words, "__device__")
-        return name, words
+        was made with the header's words and then made again with the word added. Once per
+        function (``kind_of`` is the file's one judge): its other statements take the answer
+        from one look-up, not from the header's and the judge's memos in turn."""
+        key = fn.id
+        found = self._device_headers.get(key)
+        if found is None:
+            name, words = self.header(fn)
+            if "__device__" not in words and "__global__" not in words and kind_of(fn) == "device":
+                words = (*words, "__device__")
+            found = self._device_headers[key] = (name, words)
+        return found
 
 
 @dataclass(frozen=True, slots=True)
