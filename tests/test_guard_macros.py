@@ -150,3 +150,23 @@ __device__ void f() { asm volatile("trap;"); }
         [("WIDE", "1", ("defined(OUTER)",))],
     ]
     assert [v for _, v in _statements(text)] == [None, False, False, None, None, None]
+
+
+def test_branches_alike_read_the_definitions_before_each_whichever_is_asked_first() -> None:
+    # the two inner branches spell the same conditions under the same outer one, but V is
+    # redefined between them: each reads its own definition, in either order of asking
+    from ptxlint.frontends.cxx.guard_macros import GuardMacros
+    from ptxlint.frontends.cxx.guards import FileGuards
+    from ptxlint.frontends.cxx.macros import MacroTable
+
+    text = (
+        "#define V 1\n#if A\n#if V\nx\n#endif\n#undef V\n#define V 0\n#if V\ny\n#endif\n"
+        "#if V\nz\n#endif\n#endif\n"
+    )
+    table = MacroTable("k.cu", text, follow_includes=False)
+    x, y, z = (text.index(f"\n{m}\n") + 1 for m in "xyz")
+    for order in ((x, y, z), (z, y, x)):
+        known = GuardMacros(FileGuards(text), lambda: table)
+        got = {at: known.at(at) for at in order}
+        assert [m.body for m in got[x]] == ["1"]
+        assert [m.body for m in got[y]] == ["0"] and got[z] == got[y]

@@ -132,3 +132,28 @@ def test_one_text_has_one_walk() -> None:
     first = guards_of(text)
     file_memos.release()
     assert guards_of(text) is not first
+
+
+def test_a_branch_reads_the_same_guards_whichever_branch_was_asked_before() -> None:
+    # each branch's guards extend its parent's once asked: ask inner before outer and the
+    # reverse, over a file-wide block (not local), an #elif chain and nesting past the cap
+    from ptxlint.frontends.cxx.guards import LOCAL_GUARD_LINES, MAX_NESTING
+
+    deep = MAX_NESTING + 2
+    text = (
+        "#if WIDE\n#if A\na\n#elif B\n#ifdef C\nc\n#else\nd\n#endif\nb\n#endif\n"
+        + "".join(f"#if L{i}\n" for i in range(deep)) + "e\n" + "#endif\n" * deep
+        + "pad\n" * (LOCAL_GUARD_LINES + 1) + "w\n#endif\nz\n"
+    )
+    offsets = [text.index(f"\n{m}\n") + 1 for m in "acdbewz"]
+
+    def alone(at: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return FileGuards(text).at(at, at + 1)
+
+    for order in (offsets, offsets[::-1], offsets[2::2] + offsets[1::2] + offsets[:1]):
+        shared = FileGuards(text)
+        for at in order:
+            assert shared.at(at, at + 1) == alone(at)
+            assert shared.chain(at) == FileGuards(text).chain(at)
+    c = text.index("\nc\n") + 1
+    assert alone(c) == (("WIDE", "!(A)", "B", "defined(C)"), ("!(A)", "B", "defined(C)"))

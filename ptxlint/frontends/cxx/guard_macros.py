@@ -49,29 +49,45 @@ class GuardMacros:
         # 191 collections. Bounded by the file's branches, as ``_memo``.
         self._by_conditions: dict[tuple[object, ...], tuple[GuardMacro, ...]] = {}
         self._headers: dict[str, list[GuardMacro]] = {}  # _from_headers by name
+        self._keys: dict[int, tuple[object, ...]] = {-1: ()}  # ``_key`` by branch
 
     def at(self, start: int) -> tuple[GuardMacro, ...]:
         # the innermost branch decides the chain
         innermost = self.guards.innermost(start)
         found = self._memo.get(innermost)
         if found is None:
-            chain = self.guards.chain(start)
-            key = self._key(chain)
+            key = self._key(self.guards.chain_end(innermost))
             found = self._by_conditions.get(key)
             if found is None:
-                found = self._by_conditions[key] = self._collect(chain)
+                found = self._by_conditions[key] = self._collect(self.guards.chain(start))
             self._memo[innermost] = found
         return found
 
-    def _key(self, chain: list[Branch]) -> tuple[object, ...]:
-        """What ``_collect(chain)`` depends on. Each branch's conditions are read at its start
-        against the own directives before it (``_definitions``: ``d.start < before``,
-        ``u < before``), and an own definition's guards less those of the branches of
-        ``chain`` that enclose it (``_own``): with the branches nested, the one at depth ``i``
-        encloses a definition before a deeper branch exactly when it starts at or before the
-        definition. Both are fixed by how many own directives start before each branch."""
-        epoch = self._table().epoch
-        return tuple(b.conditions for b in chain), tuple(epoch(b.start) for b in chain)
+    def _key(self, last: int) -> tuple[object, ...]:
+        """What ``_collect`` of the chain ending at branch ``last`` depends on: for each of
+        its branches, outermost first, its conditions and how many of the file's own
+        directives start before it. Each branch's conditions are read at its start against the
+        own directives before it (``_definitions``: ``d.start < before``, ``u < before``), and
+        an own definition's guards less those of the branches of the chain that enclose it
+        (``_own``): with the branches nested, the one at depth ``i`` encloses a definition
+        before a deeper branch exactly when it starts at or before the definition. Kept per
+        branch, each its parent's with its own pair added: a statement's own branch under
+        known ones costs one look-up of the directives, not one per level of the chain."""
+        keys = self._keys
+        found = keys.get(last)
+        if found is None:
+            guards = self.guards
+            path = []  # from ``last`` up to the first branch known (-1 always is)
+            i = last
+            while i not in keys:
+                path.append(i)
+                i = guards.parent(i)
+            found = keys[i]
+            epoch = self._table().epoch
+            for i in reversed(path):
+                branch = guards.branch(i)
+                found = keys[i] = (*found, (branch.conditions, epoch(branch.start)))
+        return found
 
     def inside(self, start: int, conditions: tuple[str, ...]) -> tuple[GuardMacro, ...]:
         """The definitions the guards at ``start`` use, and those that ``conditions`` (of

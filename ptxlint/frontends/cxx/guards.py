@@ -511,24 +511,33 @@ class FileGuards:
 
     def _around(self, innermost: int) -> _Around:
         """The chain ending at branch ``innermost`` and its guards (all, and local), once per
-        branch: the statements of one branch share them."""
-        found = self._arounds.get(innermost)
-        if found is None and innermost >= 0 and self._depths[innermost] > MAX_NESTING:
+        branch: the statements of one branch share them. Each branch's is its parent's with
+        its own conditions added, the parent's read from the memo (the asm of CUTLASS's
+        ``include/`` stands in 3,100 branches of its own under a few shared ones, each
+        chain was walked and its conditions joined again from the outermost)."""
+        arounds = self._arounds
+        found = arounds.get(innermost)
+        if found is not None:
+            return found
+        if self._depths[innermost] > MAX_NESTING:
             chain_, every_, local_ = self._around(self._capped[innermost])
-            found = self._arounds[innermost] = (chain_, every_ + (UNREAD,), local_ + (UNREAD,))
-        elif found is None:
-            chain: list[Branch] = []
-            branches, parents = self._index(), self._parents
-            i = innermost
-            while i >= 0:
-                chain.append(branches[i])
-                i = parents[i]
-            chain.reverse()
-            every = tuple(c for b in chain for c in b.conditions)
-            local = tuple(
-                c for b in chain if b.block_lines <= LOCAL_GUARD_LINES for c in b.conditions
-            )
-            found = self._arounds[innermost] = (tuple(chain), every, local)
+            found = arounds[innermost] = (chain_, every_ + (UNREAD,), local_ + (UNREAD,))
+            return found
+        branches, parents = self._index(), self._parents
+        path = []  # the branches from ``innermost`` up to the first one known (-1 always is)
+        i = innermost
+        while i not in arounds:
+            path.append(i)
+            i = parents[i]
+        chain, every, local = arounds[i]
+        for i in reversed(path):  # outermost first: each extends its parent's
+            branch = branches[i]
+            chain = (*chain, branch)
+            every += branch.conditions
+            if branch.block_lines <= LOCAL_GUARD_LINES:
+                local += branch.conditions
+            found = arounds[i] = (chain, every, local)
+        assert found is not None
         return found
 
     def branch_after(self, start: int) -> Branch | None:
@@ -545,6 +554,20 @@ class FileGuards:
         (``chain`` stops there)."""
         innermost = self.innermost(start)
         return innermost >= 0 and self._depths[innermost] > MAX_NESTING
+
+    def chain_end(self, innermost: int) -> int:
+        """The last branch of ``chain`` at an offset whose innermost branch is ``innermost``:
+        itself, or the one ``MAX_NESTING`` levels deep where the branches nest deeper."""
+        if innermost >= 0 and self._depths[innermost] > MAX_NESTING:
+            return self._capped[innermost]
+        return innermost
+
+    def parent(self, index: int) -> int:
+        """The branch around branch ``index`` (an index of the file's branches), or -1."""
+        return self._parents[index]
+
+    def branch(self, index: int) -> Branch:
+        return self._index()[index]
 
     def chain(self, start: int) -> list[Branch]:
         """The #if branches around offset ``start``, outermost first."""
