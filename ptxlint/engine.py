@@ -24,7 +24,7 @@ from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, unify_line_breaks
 from ptxlint.ptx import parser as ptx_parser
-from ptxlint.rule import NEEDS, Rule, RuleContext
+from ptxlint.rule import NEEDS, PARSE_NEEDS, Rule, RuleContext, parse_features
 
 if TYPE_CHECKING:
     from ptxlint.tier2 import Tier2Session
@@ -300,9 +300,15 @@ class RulePlan:
         needs = [tuple(getattr(rule, "needs", ())) for rule in self.active]
         names = sorted({n for each in needs for n in each if n in NEEDS})
         bits = {name: 1 << i for i, name in enumerate(names)}
-        # the operand list's and the % tokens' features come together, in one set
+        # the operand list's and the % tokens' features come together, in one set; so do the
+        # statement's and its parse's (one call per statement for all of them)
         self.summarized = {name: bits[name] for name in names if name in SUMMARY_NEEDS}
-        self.tests = [(bits[name], NEEDS[name]) for name in names if name not in SUMMARY_NEEDS]
+        self.parsed = {name: bits[name] for name in names if name in PARSE_NEEDS}
+        self.wanted = frozenset(self.parsed)
+        self.tests = [
+            (bits[name], NEEDS[name]) for name in names
+            if name not in SUMMARY_NEEDS and name not in PARSE_NEEDS
+        ]
         # 0: call always (no needs, or one this ptxlint does not know: a newer plugin's)
         self.masks = [
             0 if not each or any(n not in NEEDS for n in each)
@@ -353,6 +359,10 @@ class RulePlan:
             summarized = self.summarized
             for name in summary_of(statement).holds:
                 features |= summarized.get(name, 0)
+        if self.parsed:
+            parsed = self.parsed
+            for name in parse_features(statement, self.wanted):
+                features |= parsed.get(name, 0)
         for bit, test in self.tests:
             if test(statement):
                 features |= bit

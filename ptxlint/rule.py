@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from ptxlint.analysis.carry import PRODUCERS
 from ptxlint.analysis.operand_summary import SUMMARY_NEEDS, summary_of
-from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity, Span
+from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity, Span, piece_count
+from ptxlint.ptx.isa_table import DEPRECATED
 
 
 @dataclass(frozen=True)
@@ -35,14 +37,64 @@ class RuleContext:
 
 # Instructions after which the next one in the text need not run.
 _BRANCHING = frozenset({"bra", "brx", "ret", "exit", "trap"})
+# Opcodes the PTX ISA deprecates or removes some form of (``isa_table.DEPRECATED``): PTX402
+# speaks only of an instruction with one.
+_DEPRECATED_OPCODES = frozenset(entry[0] for entry in DEPRECATED)
+# The kinds of template piece that are string literals (a C++ literal, raw or not; a Python
+# string or f-string): PTX205 reports a boundary between two of them.
+STRING_PIECES = ("string", "raw", "pystring", "pyfstring")
+
+# The statement features read off the statement and its PTX parse (not its operand list or
+# ``%`` tokens: ``SUMMARY_NEEDS``), found together by ``parse_features``.
+PARSE_NEEDS = (
+    "clobbers", "missing-commas", "llvm", "instructions", "branches", "directives", "labels",
+    "braces", "addresses", "string-pieces", "template-problems", "carry-arithmetic",
+    "deprecated-opcodes", "never",
+)
 
 
-def _branches(statement: AsmStatement) -> bool:
-    """Some instruction of the template may not run: one is guarded (``@p``), or one branches
-    or ends the thread. Without one, every instruction runs in text order."""
-    return any(
-        i.predicate is not None or i.opcode in _BRANCHING for i in statement.ptx.instructions
-    )
+def parse_features(
+    statement: AsmStatement, wanted: Collection[str] = PARSE_NEEDS
+) -> list[str]:
+    """The names of ``PARSE_NEEDS`` that hold for ``statement`` (of ``wanted`` at least: a
+    cheap one may be named though not wanted). One call per statement for every rule, where a
+    test per feature was a call each: the engine asks it of every statement, and the features
+    it reads off the instructions (carry arithmetic, a deprecated opcode) come from one set of
+    the statement's opcodes."""
+    found: list[str] = []
+    ptx = statement.ptx
+    instructions = ptx.instructions
+    if instructions:
+        found.append("instructions")
+        opcodes = {i.opcode for i in instructions}
+        if not opcodes.isdisjoint(_BRANCHING) or any(
+            i.predicate is not None for i in instructions
+        ):
+            found.append("branches")  # an instruction guarded, branching or ending the thread
+        if not opcodes.isdisjoint(PRODUCERS):
+            found.append("carry-arithmetic")  # add, sub, mad and their carry forms
+        if not opcodes.isdisjoint(_DEPRECATED_OPCODES):
+            found.append("deprecated-opcodes")
+    if statement.clobbers:
+        found.append("clobbers")
+    if statement.missing_commas:
+        found.append("missing-commas")
+    if statement.syntax == "llvm" or statement.llvm is not None:
+        # LLVM inline asm (Triton, CuTe DSL, llvmlite): its syntax, or the call it came from
+        found.append("llvm")
+    if ptx.directives:
+        found.append("directives")
+    if ptx.labels:
+        found.append("labels")
+    if ptx.braces:
+        found.append("braces")
+    if ptx.problems:
+        found.append("template-problems")  # the parser noted a problem (a missing ';'...)
+    if "[" in statement.template.text:
+        found.append("addresses")  # the parser makes an address operand only of a bracket
+    if "string-pieces" in wanted and piece_count(statement.template, STRING_PIECES) > 1:
+        found.append("string-pieces")  # two string literals at least: a boundary between
+    return found
 
 
 def _summarized(name: str) -> Callable[[AsmStatement], bool]:
@@ -53,12 +105,23 @@ def _summarized(name: str) -> Callable[[AsmStatement], bool]:
     return holds
 
 
+def _parsed(name: str) -> Callable[[AsmStatement], bool]:
+    def holds(statement: AsmStatement) -> bool:
+        return name in parse_features(statement, (name,))
+
+    holds.__name__ = name
+    return holds
+
+
 # What a rule may need of a statement (``Rule.needs``); each test is O(operands) at most and
 # runs once per statement for all the rules. Those of the operand list and the ``%`` tokens are
-# answered together, in one pass over each (ptxlint.analysis.operand_summary).
+# answered together, in one pass over each (ptxlint.analysis.operand_summary), and so are those
+# of the statement's parse (``parse_features``).
 NEEDS: dict[str, Callable[[AsmStatement], bool]] = {
     **{name: _summarized(name) for name in SUMMARY_NEEDS},
     # "operands", "outputs", "inputs", "percents": the statement has some
+    # "write-only-outputs": an output declared '=' without '+' (only such a one can be read
+    #   before it is written: PTX106)
     # "immediate-operand": an "n" operand
     # "several-letters": a constraint of several letters, not a tie (PTX003)
     # "tied-operands": a constraint that is an output's number ("0")
@@ -71,16 +134,15 @@ NEEDS: dict[str, Callable[[AsmStatement], bool]] = {
     # "stray-references": a %N past the last operand, or a symbolic %[name]
     # "modified-references": a %N with a GCC operand modifier (%H1)
     # "percent-escapes": a %% escape, a bare %name, a trailing %, a malformed $
-    "clobbers": lambda s: bool(s.clobbers),
-    "missing-commas": lambda s: bool(s.missing_commas),
-    # LLVM inline asm (Triton, CuTe DSL, llvmlite): its syntax, or the call it came from
-    "llvm": lambda s: s.syntax == "llvm" or s.llvm is not None,
-    "instructions": lambda s: bool(s.ptx.instructions),
-    "branches": _branches,  # a guarded, branching or thread-ending instruction
-    "directives": lambda s: bool(s.ptx.directives),
-    "labels": lambda s: bool(s.ptx.labels),
-    "braces": lambda s: bool(s.ptx.braces),
-    "never": lambda s: False,  # the rule speaks once per file, not per statement (PTX901)
+    **{name: _parsed(name) for name in PARSE_NEEDS},
+    # "clobbers", "missing-commas", "instructions", "directives", "labels", "braces": the
+    #   statement has some; "llvm": LLVM inline asm (its syntax, or the call it came from)
+    # "branches": a guarded, branching or thread-ending instruction
+    # "addresses": a '[' in the template; "string-pieces": two string literals at least;
+    # "template-problems": a problem the PTX parser noted (a missing ';' before an instruction)
+    # "carry-arithmetic": add, sub, mad or a carry form (addc, subc, madc)
+    # "deprecated-opcodes": an opcode the ISA deprecates some form of (PTX402)
+    # "never": the rule speaks once per file, not per statement (PTX901)
 }
 
 

@@ -18,7 +18,7 @@ class OutputReadBeforeWrite(Rule):
     pure = True
     scope = "statement"
     severity = Severity.ERROR
-    needs = ("outputs",)
+    needs = ("write-only-outputs",)  # only such an output is read before it is written
     summary = "An '=' output is read before the template writes it"
     tags = ("correctness", "optimizer", "operands")
     docs = """\

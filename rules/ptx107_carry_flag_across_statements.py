@@ -19,7 +19,7 @@ class CarryFlagAcrossStatements(Rule):
     # memoises the other outcomes, and re-runs these.
     pure = True
     severity = Severity.ERROR
-    needs = ("instructions",)
+    needs = ("carry-arithmetic",)
     summary = "A carry-flag consumer whose producer is not in the same asm statement"
     tags = ("correctness", "optimizer")
     docs = """\

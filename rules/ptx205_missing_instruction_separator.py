@@ -22,9 +22,9 @@ from ptxlint.model import (
 from ptxlint.ptx.layout import PieceText, literal_content, piece_texts, source_spelling
 from ptxlint.ptx.opcodes import PTX_OPCODES
 from ptxlint.ptx.template_memo import TemplateMemo
-from ptxlint.rule import Rule, RuleContext
+from ptxlint.rule import STRING_PIECES, Rule, RuleContext
 
-_LITERALS = ("string", "raw", "pystring", "pyfstring")
+_LITERALS = STRING_PIECES
 _SEPARATORS = ";{}"
 _BLANK = " \t\r\n\f\v"
 # What starts an instruction: a guard, or an opcode word followed by its modifiers or operands.
@@ -209,6 +209,9 @@ class MissingInstructionSeparator(Rule):
     pure = True
     scope = "statement"
     severity = Severity.ERROR
+    # a boundary between two string literals, a missing ';' the parser noted, or an LLVM
+    # template's last instruction
+    needs = ("string-pieces", "template-problems", "llvm")
     summary = "Adjacent string pieces run two instructions together"
     tags = ("correctness", "template")
     docs = """\

@@ -17,7 +17,7 @@ class CarryChainBroken(Rule):
     preview = True
     scope = "statement"
     severity = Severity.ERROR
-    needs = ("instructions",)
+    needs = ("carry-arithmetic",)
     summary = "A carry consumer in the template reads a carry its chain did not mean"
     tags = ("correctness", "template")
     docs = """\

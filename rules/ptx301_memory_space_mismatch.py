@@ -143,7 +143,7 @@ class MemorySpaceMismatch(Rule):
     name = "memory-space-mismatch"
     scope = "values"  # the file's value flow, which reads another template only for `cvta`
     severity = Severity.ERROR
-    needs = ("instructions",)
+    needs = ("addresses",)  # an address operand is a bracket's
     summary = "Address operand is in a different memory space than the instruction expects"
     tags = ("correctness", "memory")
     docs = """\

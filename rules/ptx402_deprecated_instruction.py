@@ -19,7 +19,7 @@ class DeprecatedInstruction(Rule):
     pure = True
     scope = "statement"
     severity = Severity.WARNING
-    needs = ("instructions",)
+    needs = ("deprecated-opcodes",)
     summary = "Instruction form the PTX ISA deprecated or removed"
     tags = ("correctness", "targets")
     docs = """\

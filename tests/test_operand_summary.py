@@ -31,6 +31,10 @@ _DEFINITIONS = {
     "operands": lambda s: bool(s.operands),
     "outputs": lambda s: any(o.role == "output" for o in s.operands),
     "inputs": lambda s: any(o.role == "input" for o in s.operands),
+    "write-only-outputs": lambda s: any(
+        role == "output" and "=" in modifiers and "+" not in modifiers
+        for role, _, modifiers in _known(s)
+    ),
     "immediate-operand": lambda s: any(letters == "n" for _, letters, _ in _known(s)),
     "several-letters": lambda s: any(
         len(letters) > 1 and not letters.isdigit() for _, letters, _ in _known(s)

@@ -34,6 +34,7 @@ SUMMARY_NEEDS = (
     "operands",
     "outputs",
     "inputs",
+    "write-only-outputs",
     "immediate-operand",
     "several-letters",
     "tied-operands",
@@ -98,6 +99,7 @@ def _summarize(statement: AsmStatement) -> OperandSummary:
                 holds.add("outputs")
                 if not opaque and "=" in modifiers and "+" not in modifiers:
                     write_only = True
+                    holds.add("write-only-outputs")
             elif role == "input":
                 holds.add("inputs")
             if opaque:
