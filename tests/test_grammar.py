@@ -367,3 +367,25 @@ def test_a_forms_written_positions_are_its_written_operands() -> None:
     assert pair.written_positions == (0,) and pair.required_operands == 2
     store = grammar.compile_form("st.global.<T:.b32|.b64> [A], r:T")
     assert store.written_positions == ()
+
+
+def test_instruction_requirement_follows_the_form_the_operands_select() -> None:
+    """One spelling whose operands select forms of different needs: each statement gets its
+    own form's requirement, whichever is asked first (the requirement is kept per need)."""
+    from ptxlint.ptx.instructions import instruction_requirement
+
+    def requirement_of(template: str) -> tuple[int, str]:
+        source = ('__device__ void k(unsigned long long* s, unsigned long long b, unsigned c) '
+                  f'{{ asm volatile("{template}" : "=l"(b) : "r"(c), "r"(c)); }}')
+        [statement] = extract_statements(SourceFile("k.cu", source)).statements
+        [instruction] = statement.ptx.instructions
+        need = instruction_requirement(statement, instruction)
+        return need.sm, need.feature
+
+    counted = "mbarrier.arrive.shared.b64 %0, [%1], %2;"
+    plain = "mbarrier.arrive.shared.b64 %0, [%1];"
+    first = [requirement_of(t) for t in (counted, plain, counted)]
+    second = [requirement_of(t) for t in (plain, counted, plain)]
+    mnemonic = "mbarrier.arrive.shared.b64"
+    assert first == [(90, mnemonic), (80, mnemonic), (90, mnemonic)]
+    assert second == [first[1], first[0], first[1]]
