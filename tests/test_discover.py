@@ -7,6 +7,7 @@ import pytest
 
 from ptxlint.run.discover import (
     DEFAULT_EXTENSIONS,
+    REASON_BINARY,
     Discovery,
     compile_patterns,
     decode_source,
@@ -14,6 +15,7 @@ from ptxlint.run.discover import (
     is_error_reason,
     match_patterns,
     read_source,
+    too_large,
 )
 
 
@@ -362,3 +364,66 @@ def test_reading_probe_reads_each_file_once_for_discovery_and_the_runner(
     assert sorted(opened) == ["a.cu", "b.cu"]  # once each
     assert probe.take(str(tmp_path / "a.cu"), limit)[0] is not None  # not kept: read again
     assert opened.count("a.cu") == 2
+
+
+def _walk_as_the_runner(root: Path, monkeypatch, limit: int):
+    """Walk ``root`` with a reading probe, each file found taken and judged by the prefilter
+    as ``check -j 1 --no-cache`` does (reading the headers it includes); returns the bytes
+    taken per file name, what was skipped, and the names the walk opened."""
+    from ptxlint.frontends.cxx import headers
+    from ptxlint.run import discover as discover_module
+    from ptxlint.run import prefilter
+
+    headers.forget_headers()
+    opened: list[str] = []
+    original = discover_module._open
+
+    def counting(path: str):
+        opened.append(os.path.basename(path))
+        return original(path)
+
+    monkeypatch.setattr(discover_module, "_open", counting)
+    probe = discover_module.ReadingProbe()
+    taken: dict[str, bytes | None] = {}
+
+    def on_file(found) -> None:
+        data = probe.take(found.path, limit)[0]
+        taken[os.path.basename(found.path)] = data
+        assert data is not None
+        prefilter.may_hold_asm(found.path, data)
+
+    result = discover([str(root)], probe=probe, on_file=on_file, max_file_size=limit)
+    return taken, [(os.path.basename(s.path), s.reason) for s in result.skipped], opened
+
+
+def test_a_header_read_for_an_earlier_file_is_taken_by_the_walk_not_read_again(
+    tmp_path, monkeypatch
+) -> None:
+    from ptxlint.frontends.cxx import headers
+
+    # a.cu, found first, has no asm keyword: the prefilter reads the headers it includes,
+    # z/b.cuh and (through it) z/c.cuh, before the walk gets to them
+    (tmp_path / "a.cu").write_text('#include "z/b.cuh"\nint f();\n')
+    (tmp_path / "z").mkdir()
+    (tmp_path / "z" / "b.cuh").write_text('#pragma once\n#include "c.cuh"\n#define B 1\n')
+    (tmp_path / "z" / "c.cuh").write_text('#pragma once\n#define C() asm("trap;")\n')
+    taken, skipped, opened = _walk_as_the_runner(tmp_path, monkeypatch, 1 << 20)
+    assert taken == {name: (tmp_path / path).read_bytes()
+                     for name, path in (("a.cu", "a.cu"), ("b.cuh", "z/b.cuh"),
+                                        ("c.cuh", "z/c.cuh"))}
+    assert skipped == []
+    assert opened == ["a.cu"]  # the headers' bytes came from their read for a.cu
+    # what the walk did not take is dropped when it ends
+    assert headers.take_read_ahead(str((tmp_path / "z" / "b.cuh").resolve())) is None
+
+
+def test_a_header_read_ahead_is_judged_as_one_the_walk_reads(tmp_path, monkeypatch) -> None:
+    # over the size limit, or binary: skipped with the same note as when the walk reads it
+    (tmp_path / "a.cu").write_text('#include "z/big.cuh"\n#include "z/bin.cuh"\nint f();\n')
+    (tmp_path / "z").mkdir()
+    (tmp_path / "z" / "big.cuh").write_text("#define BIG 1\n" + "// padding\n" * 200)
+    (tmp_path / "z" / "bin.cuh").write_bytes(b"#define BIN 1\n\0\n")
+    limit = 1000
+    _, skipped, opened = _walk_as_the_runner(tmp_path, monkeypatch, limit)
+    assert sorted(skipped) == [("big.cuh", too_large(limit)), ("bin.cuh", REASON_BINARY)]
+    assert opened == ["a.cu"]

@@ -432,8 +432,19 @@ def discover(
         probe=probe or probe_file,
         on_file=on_file,
     )
-    for arg in paths:
-        walker.add_argument(arg)
+    # headers read for the files found so far (their macros, the prefilter's include check)
+    # are handed to this walk when it reaches them, not read again (``ReadingProbe``)
+    ahead = isinstance(probe, ReadingProbe) and probe.index is None
+    if ahead:
+        from ptxlint.frontends.cxx import headers
+
+        headers.keep_read_ahead(True)
+    try:
+        for arg in paths:
+            walker.add_argument(arg)
+    finally:
+        if ahead:
+            headers.keep_read_ahead(False)
     return Discovery(tuple(walker.files), tuple(walker.skipped), tuple(walker.errors))
 
 
@@ -592,7 +603,11 @@ class ReadingProbe:
     opening it again. A probe of the file's head cost an open, a stat and a read more per file
     (5,248 opens for the CUDA headers' and CUTLASS's 2,624 files instead of 2,624). A file whose
     stat the index knows is not read at all: it was read whole before, so neither too large
-    then nor binary."""
+    then nor binary. Without an index, a file already read in this walk as another file's
+    header is taken from those bytes (``headers.take_read_ahead``): the CUDA 13 headers'
+    walk reads 1,468 of its 1,799 files so, CUTLASS include/'s 569 of 825. (With an index,
+    the stat it records must come from before the bytes were read: those files are read
+    again.)"""
 
     def __init__(self, index: FileIndex | None = None) -> None:
         self.index = index
@@ -606,8 +621,17 @@ class ReadingProbe:
                 max_file_size <= 0 or record[0][0] <= max_file_size
             ):
                 return None
-        data, reason, st = read_bytes_stat(path, max_file_size)
-        if data is None:
+        data = None
+        if index is None:
+            from ptxlint.frontends.cxx import headers
+
+            data = headers.take_read_ahead(os.path.abspath(path))
+        if data is not None:
+            reason = _reason_against(data, max_file_size)
+            st = None
+        else:
+            data, reason, st = read_bytes_stat(path, max_file_size)
+        if data is None or reason is not None:
             return reason
         self._kept = (path, max_file_size, data, st)
         return None
@@ -621,6 +645,15 @@ class ReadingProbe:
         if kept is not None and kept[0] == path and kept[1] == max_file_size:
             return kept[2], None, kept[3]
         return read_bytes_stat(path, max_file_size)
+
+
+def _reason_against(data: bytes, max_file_size: int) -> str | None:
+    """What ``read_bytes_stat`` says of a regular file whose bytes are ``data``."""
+    if max_file_size > 0 and len(data) > max_file_size:
+        return too_large(max_file_size)
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        return REASON_BINARY
+    return None
 
 
 def is_valid_utf8(data: bytes) -> bool:

@@ -329,8 +329,16 @@ def _line_of(starts: list[int], offset: int) -> int:
 def read_header(
     path: str, digests: dict[str, bytes] | None = None, limit: int | None = None
 ) -> str | None:
-    """The text of ``path``, None where it cannot be read or is over ``limit`` bytes (asked of
-    the open file: one system call fewer per header than a ``stat`` of the path first)."""
+    """The text of ``path``, None where it cannot be read or is over ``limit`` bytes."""
+    data = read_header_bytes(path, digests, limit)
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def read_header_bytes(
+    path: str, digests: dict[str, bytes] | None = None, limit: int | None = None
+) -> bytes | None:
+    """The bytes of ``path``, None where it cannot be read or is over ``limit`` bytes (asked
+    of the open file: one system call fewer per header than a ``stat`` of the path first)."""
     try:
         with open(path, "rb") as handle:
             if limit is not None and os.fstat(handle.fileno()).st_size > limit:
@@ -342,4 +350,4 @@ def read_header(
         import hashlib  # only a run with the result cache keeps digests
 
         digests[path] = hashlib.sha256(data).digest()
-    return data.decode("utf-8", "replace")
+    return data
