@@ -427,3 +427,35 @@ def test_a_header_read_ahead_is_judged_as_one_the_walk_reads(tmp_path, monkeypat
     _, skipped, opened = _walk_as_the_runner(tmp_path, monkeypatch, limit)
     assert sorted(skipped) == [("big.cuh", too_large(limit)), ("bin.cuh", REASON_BINARY)]
     assert opened == ["a.cu"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the platform does not fork")
+def test_a_process_forked_during_the_walk_keeps_no_header_bytes(tmp_path) -> None:
+    # a pool's workers are forked while the walk goes on; they read headers but never walk
+    from ptxlint.frontends.cxx import headers
+
+    header = tmp_path / "h.cuh"
+    header.write_text("#define H 1\n")
+    real = str(header.resolve())
+    headers.forget_headers()
+    headers.keep_read_ahead(True)
+    try:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker
+            try:
+                os.close(read_end)
+                headers.header_include_names(real)
+                kept = headers.take_read_ahead(real) is not None
+                os.write(write_end, b"kept" if kept else b"none")
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        answer = os.read(read_end, 16)
+        os.close(read_end)
+        os.waitpid(pid, 0)
+        assert answer == b"none"
+        headers.header_include_names(real)  # the walking process keeps what it reads
+        assert headers.take_read_ahead(real) == header.read_bytes()
+    finally:
+        headers.keep_read_ahead(False)

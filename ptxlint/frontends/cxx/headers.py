@@ -81,6 +81,11 @@ def _keep_ahead(real: str, data: bytes) -> None:
         _READ_AHEAD_HELD += len(data)
 
 
+if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+    # a pool's worker, forked while the walk goes on, never walks: it keeps no bytes
+    os.register_at_fork(after_in_child=lambda: keep_read_ahead(False))
+
+
 # name -> the headers read in this process that define it, as ``_header`` read them: a macro
 # table finds a name's definitions among its headers through the few that define it, where
 # asking each of its headers took a look-up per header and name (the CUDA 13 headers' asm
