@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis import effects as _effects
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
@@ -114,8 +115,14 @@ No fix for `asm goto` or when a comment sits before the closing parenthesis.
             return  # LLVM inline asm (Triton, CuTe DSL): the PTX5xx rules judge it
         if statement.has_memory_clobber or statement.opaque_sections:
             return
-        effects = list(analysis_of(statement).memory_effects)
         exploited = not statement.is_volatile and bool(statement.outputs)
+        # The template's effects before the analysis leaves out those of an instruction PTX204
+        # reports as misspelled (which asks the grammar's verdict): where none of them would
+        # count, neither would one of the analysis's, which is a subset (a volatile wgmma's
+        # only effect is asynchronous; most templates have none).
+        if not any(exploited or not e.asynchronous for e in _effects.memory_effects(statement)):
+            return
+        effects = list(analysis_of(statement).memory_effects)
         if not exploited:
             # Volatile: nvcc keeps C++ memory accesses on their side of the asm either way
             # (tests/test_optimizer_evidence.py), so the finding is about the contract, and the
