@@ -358,7 +358,9 @@ class Ancestors:
         macro): the words a statement's context is made with, where each statement's context
         was made with the header's words and then made again with the word added. Once per
         function (``kind_of`` is the file's one judge): its other statements take the answer
-        from one look-up, not from the header's and the judge's memos in turn."""
+        from one look-up, not from the header's and the judge's memos in turn (the CUDA 13
+        headers' asm files: 3,325 statements asking of 2,466 functions, the other 859 each
+        saving five calls and a scan of the words). Bounded by the file's functions."""
         key = fn.id
         found = self._device_headers.get(key)
         if found is None:
