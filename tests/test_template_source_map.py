@@ -10,6 +10,7 @@ import dataclasses
 import pickle
 
 from ptxlint.frontends.cxx import extract as ex
+from ptxlint.frontends.cxx.plain_reader import LiteralMap
 from ptxlint.frontends.cxx.statement_reader import DECODED_CHARS
 from ptxlint.model import Offsets, SourceFile, Template, piece_count, source_map
 
@@ -23,6 +24,14 @@ _TEMPLATES = [
     '"\\\n  bar.sync 0;"',  # a line continuation inside the literal
     'R"YYY(\n  mov.b32 %0, %1;\n)YYY" "nop;" R"()"',  # raw literals (CCCL's templates)
     f'R"({_LONG})"',
+    # one run of string literals (read_plain's _literal_run), and where the run is not all
+    '"{\\n\\t"\n  "mov.u32 %0, %1;\\n\\t"\n\t"}"',
+    '"a;\\n" "b;\\\\n"',  # an escaped backslash before an n
+    '"a;\\n" /* c */ "b;"',  # a comment between literals
+    '"a;\\t" // c\n "b;"',
+    '"a;" R"(b;)"',  # a raw literal after the run
+    '"nop;" /* c */',
+    '"a;\\r\\n"',
 ]
 
 
@@ -92,3 +101,31 @@ def test_piece_count_counts_the_pieces_without_making_them() -> None:
         assert not _made(plain, "pieces")
         _ = plain.pieces
         assert piece_count(plain, ("raw",)) == sum(1 for p in plain.pieces if p.kind == "raw")
+
+
+def _literals_made(template: Template) -> bool:
+    made = source_map(template)
+    assert isinstance(made, LiteralMap)
+    try:
+        LiteralMap.__dict__["_literals"].__get__(made, LiteralMap)
+    except AttributeError:
+        return False
+    return True
+
+
+def test_a_run_of_string_literals_leaves_its_literals_to_the_first_read() -> None:
+    plain, tokens = _both('"{\\n\\t" "mov.u32 %0, %1;\\n\\t"\n  "}"')
+    assert plain.text == tokens.text == "{\n\tmov.u32 %0, %1;\n\t}"
+    assert not _literals_made(plain)
+    assert piece_count(plain, ("string",)) == 3 and piece_count(plain, ("raw",)) == 0
+    assert not _literals_made(plain)  # counted without them
+    assert plain.pieces == tokens.pieces
+    assert _literals_made(plain)
+    assert list(plain.char_starts) == list(tokens.char_starts)
+
+
+def test_literals_not_one_run_are_read_one_at_a_time() -> None:
+    for literals in ('"a;\\n" /* c */ "b;"', '"a;" R"(b;)"', '"a;\\\\n"', '"a;\\r"'):
+        plain, tokens = _both(literals)
+        assert _literals_made(plain), literals
+        assert plain.text == tokens.text, literals
