@@ -622,3 +622,19 @@ def test_forms_of_one_mnemonic_are_matched_once_with_the_same_outcome() -> None:
             shared += sum(1 for a, b in zip(exact, exact[1:], strict=False)
                           if a.binding is b.binding)
     assert shared  # some spelling's forms were matched once
+
+
+def test_scope_braces_are_shared_values() -> None:
+    """A scope brace at one place is one object for every template that has it there, equal
+    to the one its constructor makes; the template made slot by slot equals the constructor's."""
+    from ptxlint.model import PtxBrace, PtxTemplate
+
+    one = parse_template("{ .reg .pred p; setp.ne.b32 p, %0, 0; }", True)
+    two = parse_template("{ .reg .pred p; setp.eq.b32 p, %1, 1; }", True)
+    assert [b.offset for b in one.braces] == [0, len("{ .reg .pred p; setp.ne.b32 p, %0, 0; ")]
+    assert all(a is b for a, b in zip(one.braces, two.braces, strict=True))
+    assert one.braces == (PtxBrace("{", 0, 1), PtxBrace("}", one.braces[1].offset, 1))
+    fields = {name: getattr(one, name) for name in PtxTemplate.__dataclass_fields__}
+    assert PtxTemplate(**fields) == one
+    deeper = parse_template("{ { mov.u32 %0, 1; } }", True)
+    assert [(b.char, b.depth) for b in deeper.braces] == [("{", 1), ("{", 2), ("}", 2), ("}", 1)]
