@@ -638,3 +638,37 @@ def test_scope_braces_are_shared_values() -> None:
     assert PtxTemplate(**fields) == one
     deeper = parse_template("{ { mov.u32 %0, 1; } }", True)
     assert [(b.char, b.depth) for b in deeper.braces] == [("{", 1), ("{", 2), ("}", 2), ("}", 1)]
+
+
+def test_a_spelling_read_once_is_what_its_parts_say() -> None:
+    """``grammar._spelling`` (what ``check`` and ``written_positions`` read of a spelling, in
+    one look-up) holds what the grammar's own questions answer: whether it is judged, the
+    unknown modifier, the exact matches split by toolkit, the closest form, the written
+    positions where every exact form agrees."""
+    from ptxlint.ptx.forms import _judged, covered
+
+    seen = set()
+    gated_seen = False
+    for text in _spellings():
+        for instruction in parse_template(text, True).instructions:
+            key = (instruction.opcode, instruction.modifiers)
+            if instruction.opaque or key in seen:
+                continue
+            seen.add(key)
+            judges, unknown, exact, ungated, gated, closest, decided, positions = (
+                grammar._spelling(*key))
+            assert judges == (covered(key[0]) and _judged(*key)), text
+            if not judges:
+                assert (exact, gated, decided, positions) == ((), (), True, None), text
+                continue
+            assert (unknown, exact, closest) == grammar._modifier_matches(*key), text
+            assert ungated == tuple(m for m in exact if m.form.toolkit is None), text
+            assert gated == tuple(m for m in exact if m.form.toolkit is not None), text
+            gated_seen = gated_seen or bool(gated)
+            written = {m.form.written_positions for m in exact}
+            assert decided == (len(written) <= 1 or unknown is not None), text
+            if decided and exact and unknown is None:
+                assert positions == next(iter(written)), text
+            elif decided:
+                assert positions is None, text
+    assert gated_seen  # some spelling has forms only a newer ptxas takes

@@ -780,8 +780,11 @@ _WRITTEN_MAX = 4096
 
 
 def _written_operands(instruction: PtxInstruction) -> tuple[PtxOperand, ...] | None:
-    if instruction.opaque or any(o.text.startswith(".") for o in instruction.operands):
+    if instruction.opaque:
         return None
+    for operand in instruction.operands:  # a loop: a generator per instruction cost more
+        if operand.text.startswith("."):
+            return None
     positions = _grammar_written(instruction)
     if positions is not None:
         written: list[PtxOperand] = []
@@ -805,9 +808,8 @@ def _written_operands(instruction: PtxInstruction) -> tuple[PtxOperand, ...] | N
 
 def _grammar_written(instruction: PtxInstruction) -> tuple[int, ...] | None:
     """The operand positions the instruction's form writes, when the instruction grammar
-    (:mod:`ptxlint.ptx.grammar`) knows the form; ``None`` otherwise."""
-    if not grammar.judged(instruction.opcode, instruction.modifiers):
-        return None
+    (:mod:`ptxlint.ptx.grammar`) knows the form; ``None`` otherwise (``written_positions``
+    answers None for a spelling the grammar does not judge)."""
     return grammar.written_positions(instruction, _unknown_operand)
 
 
