@@ -24,6 +24,9 @@ def test_vector_count_follows_the_bound_word() -> None:
     assert grammar.vector_count("S/4", {"S": "m64n8k16"}) == 2
     assert grammar.vector_count("N*2", {"N": "x8"}) == 16
     assert grammar.vector_count("S/2", {}) is None
+    assert grammar.vector_count("D", {"D": "3d"}) == 3  # a tensor's coordinates
+    assert grammar.vector_count("V", {"V": "u32"}) is None
+    assert grammar.vector_count("V", {"V": "v4x"}) is None  # the whole word, not a prefix
 
 
 def test_wgmma_accumulator_grows_with_n() -> None:

@@ -415,15 +415,16 @@ def _check_leaf(
     return []
 
 
+_VECTOR_WORD = re.compile(r"[vx]([0-9]+)")
+_SHAPE = re.compile(r"m[0-9]+n([0-9]+)k[0-9]+")
+_DIMENSIONS = re.compile(r"([0-9])d")
+
+
 def _vector_size(word: str) -> int | None:
-    if re.fullmatch(r"[vx][0-9]+", word):
-        return int(word[1:])
-    shape = re.fullmatch(r"m[0-9]+n([0-9]+)k[0-9]+", word)
-    if shape is not None:  # a warpgroup shape: the accumulator grows with n
-        return int(shape.group(1))
-    if re.fullmatch(r"[0-9]d", word):  # a tensor's dimensions: .2d takes two coordinates
-        return int(word[0])
-    return None
+    """The length a bound word gives a vector: ``v4``, ``x2`` (4, 2); a warpgroup shape's n
+    (the accumulator grows with it); ``2d`` (a tensor's two coordinates)."""
+    m = _VECTOR_WORD.fullmatch(word) or _SHAPE.fullmatch(word) or _DIMENSIONS.fullmatch(word)
+    return int(m.group(1)) if m is not None else None
 
 
 _COUNT = re.compile(r"([A-Za-z_]\w*)(?:([*/])([0-9]+))?\Z")
