@@ -5,6 +5,7 @@ that has no asm keyword."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -199,3 +200,48 @@ def test_a_run_lints_a_file_whose_asm_macro_lies_two_includes_away_and_skips_one
     # the run reads what was let through: one statement from each expansion
     assert _lint([str(src / "direct.cu")]) == 1 and _lint([str(src / "wrapped.cu")]) == 1
     assert _lint([str(src)]) == 2
+
+
+def test_a_header_the_include_check_read_is_linted_from_those_bytes_as_when_named_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a.cu, walked first, has no asm keyword: its include check reads z/h.cuh, whose bytes the
+    # walk then takes instead of opening the file; h.cuh's own statements (one in a function,
+    # one through its macro) are linted from them exactly as when h.cuh is linted alone
+    from ptxlint.run import discover
+
+    (tmp_path / "a.cu").write_text('#include "z/h.cuh"\nint f();\n', encoding="utf-8")
+    (tmp_path / "z").mkdir()
+    header = tmp_path / "z" / "h.cuh"
+    header.write_text(
+        "#pragma once\n"
+        '#define LOAD(p, v) asm("ld.global.u32 %0, [%1];" : "=r"(v) : "r"(p))\n'
+        "__device__ unsigned g(const unsigned* p) {\n"
+        "  unsigned v;\n"
+        "  LOAD(p, v);\n"
+        '  asm("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));\n'
+        "  return v;\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    rules = list(load_rules().rules)
+    config = Config()
+
+    def findings(paths: list[str]) -> list[tuple[str, int, int, str, str]]:
+        result = runner.run(paths, config, RuleSelector(config, [(r.id, r.name) for r in rules]),
+                            rules, RuleContext())
+        return sorted((os.path.basename(f.path), f.span.start, f.span.end, f.rule, f.message)
+                      for f in result.findings)
+
+    alone = findings([str(header)])
+    opened: list[str] = []
+    original = discover._open
+
+    def counting(path: str) -> tuple[int, os.stat_result]:
+        opened.append(os.path.basename(path))
+        return original(path)
+
+    monkeypatch.setattr(discover, "_open", counting)
+    assert findings([str(tmp_path)]) == alone
+    assert opened == ["a.cu"]
+    assert len(alone) >= 2  # the statement in the function and the one the macro brings
