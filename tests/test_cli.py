@@ -74,21 +74,21 @@ def test_binary_and_non_utf8_files(tmp_path, capsys) -> None:
 
 def test_rule_that_raises_becomes_internal_error(tmp_path, capsys, monkeypatch) -> None:
     # a rule with no needs (``Rule.needs``): the engine asks it about every statement
-    from ptxlint_rules.ptx205_missing_instruction_separator import MissingInstructionSeparator
+    from ptxlint_rules.ptx102_missing_memory_clobber import MissingMemoryClobber
 
-    assert not MissingInstructionSeparator.needs
+    assert not MissingMemoryClobber.needs
 
     def boom(self, statement, context):
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(MissingInstructionSeparator, "check", boom)
+    monkeypatch.setattr(MissingMemoryClobber, "check", boom)
     (tmp_path / "bad.cu").write_text(BAD)
     code, doc = run_json([str(tmp_path)], capsys)
     assert code == 2
     rules = sorted(f["rule"] for f in doc["findings"])
     assert rules == ["PTX001", "internal-error"]
     err = next(f for f in doc["findings"] if f["rule"] == "internal-error")
-    assert "PTX205" in err["message"] and "kaboom" in err["message"] and "line 3" in err["message"]
+    assert "PTX102" in err["message"] and "kaboom" in err["message"] and "line 3" in err["message"]
 
 
 def test_inline_suppression(tmp_path, capsys) -> None:
