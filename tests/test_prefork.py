@@ -104,21 +104,3 @@ def test_the_rules_made_before_the_fork_are_the_ones_a_forked_worker_lints_with(
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
-
-
-def test_a_rule_that_fails_to_load_is_left_to_fail_where_it_runs(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    class _Broken:
-        id = "X"
-
-        @property
-        def check(self) -> Any:
-            raise ImportError("its module cannot be imported")
-
-    import ptxlint.engine
-
-    monkeypatch.setattr(ptxlint.engine, "instantiate", lambda classes: [_Broken()])
-    prefork.warm(("X",))  # does not raise: the worker reports it as a run without warm-up
-    made = prefork.rules_for(("X",))
-    assert made is not None and isinstance(made[0], _Broken)
