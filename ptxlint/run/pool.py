@@ -30,18 +30,10 @@ ms at once, in each of three runs.
 A worker that dies (a crash in a native parser, the OOM killer) breaks the whole pool: the
 jobs without an outcome then go one per batch through a fresh pool, each death tried once more
 alone and reported through ``died`` if it kills that worker too.
-
-Where the workers are forked (the start method on Linux up to Python 3.13), what every one of
-them would make for itself at start-up (``prepare``: the engine's imports, the rules, the
-grammar's forms) is made once in this process right before the fork, and inherited. The
-objects then alive are set aside from the collector (``gc.freeze``) while the workers fork,
-so that a worker's collections never walk them (nor copy their pages); this process takes
-them back once the workers are forked.
 """
 
 from __future__ import annotations
 
-import gc
 import heapq
 import itertools
 from collections.abc import Callable, Iterator, Sequence
@@ -70,13 +62,6 @@ def _executor(
     return ProcessPoolExecutor(max_workers=workers, initializer=initializer, initargs=initargs)
 
 
-def forks() -> bool:
-    """Whether a pool's workers start as forks of this process (and so inherit its state)."""
-    import multiprocessing
-
-    return multiprocessing.get_start_method() == "fork"
-
-
 class Job(Protocol):
     @property
     def size(self) -> int: ...
@@ -94,8 +79,6 @@ class Feed(Generic[J, O]):
     folder's files together). Until ``start_bytes`` of work is held and there are jobs for every
     worker, nothing starts; ``finish`` then says whether a pool ever ran: if not, the caller
     lints ``held()`` in its own process (starting interpreters would cost more than the work).
-    ``prepare`` runs here once, right before the workers are forked (not where they are
-    spawned: see the module's docstring).
     """
 
     def __init__(
@@ -107,7 +90,6 @@ class Feed(Generic[J, O]):
         died: Callable[[J], O],
         order: Callable[[Sequence[J]], list[J]],
         start_bytes: int,
-        prepare: Callable[[], None] | None = None,
     ) -> None:
         self.workers = workers
         self.initializer = initializer
@@ -116,8 +98,6 @@ class Feed(Generic[J, O]):
         self.died = died
         self.order = order
         self.start_bytes = start_bytes
-        self.prepare = prepare
-        self._frozen = False  # this process's objects set aside until the workers are forked
         self._pool: ProcessPoolExecutor | None = None
         self._heap: list[tuple[int, int, list[J]]] = []  # (-bytes, arrival, batch)
         self._group: list[J] = []
@@ -162,7 +142,6 @@ class Feed(Generic[J, O]):
         self._start(self.workers)
         assert self._pool is not None
         future = self._pool.submit(self.run_batch, [])
-        self._forked()
         self._inflight[future] = []
         future.add_done_callback(self._completed.put)
 
@@ -201,19 +180,7 @@ class Feed(Generic[J, O]):
 
         self.workers = workers
         self._completed = SimpleQueue()
-        if self.prepare is not None and forks():
-            self.prepare()
-            if not gc.get_freeze_count():  # none set aside here before: all are given back
-                gc.freeze()
-                self._frozen = True
         self._pool = _executor(workers, self.initializer, self.initargs)
-
-    def _forked(self) -> None:
-        """After a submission: a pool that forks has forked every worker at its first (Python
-        3.11-3.13), so this process's objects go back to its collector."""
-        if self._frozen:
-            self._frozen = False
-            gc.unfreeze()
 
     def _fill(self) -> None:
         pool = self._pool
@@ -229,8 +196,6 @@ class Feed(Generic[J, O]):
             except BrokenProcessPool:
                 self._broken.extend(batch)
                 return
-            finally:
-                self._forked()
             self._inflight[future] = batch
             future.add_done_callback(self._completed.put)
             self._submitted += 1

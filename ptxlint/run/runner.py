@@ -33,7 +33,7 @@ from ptxlint.model import Finding, SourceFile
 from ptxlint.registry import load_rules
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
-from ptxlint.run import file_index, file_parts, include_graph, prefilter, prefork
+from ptxlint.run import file_index, file_parts, include_graph, prefilter
 from ptxlint.run.cache import ResultCache, code_fingerprint
 from ptxlint.run.cache import location as cache_location
 from ptxlint.run.discover import (
@@ -261,12 +261,12 @@ def _init_worker(
 
     orphan_guard.watch_parent()
     collector.settle_after_each_file()  # a worker lints files until the run ends
+    classes = [r for r in load_rules().rules if r.id in rule_ids]
     headers.set_include_dirs(tier2.include_dirs)
     headers.keep_header_digests(False)  # the main process records what results depend on
     _WORKER["cache"] = cache
     _WORKER["tier2"] = tier2.session()
-    _WORKER["rules"] = prefork.rules_for(rule_ids) or instantiate(  # inherited, if forked
-        [r for r in load_rules().rules if r.id in rule_ids])
+    _WORKER["rules"] = instantiate(classes)
     # the main process's own selector: a worker judges each rule as a lint here would
     _WORKER["selector"] = selector
     _WORKER["context"] = context
@@ -685,7 +685,6 @@ class _Run:
                 lambda job: FileOutcome(job.path, reason=WORKER_DIED),
                 family_order,
                 PARALLEL_MIN_BYTES,
-                functools.partial(prefork.warm, ids),
             )
 
     def admit(self, found: DiscoveredFile) -> None:
