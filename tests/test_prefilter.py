@@ -245,3 +245,28 @@ def test_a_header_the_include_check_read_is_linted_from_those_bytes_as_when_name
     assert findings([str(tmp_path)]) == alone
     assert opened == ["a.cu"]
     assert len(alone) >= 2  # the statement in the function and the one the macro brings
+
+
+def test_a_macro_of_one_header_calling_a_sibling_headers_asm_macro(tmp_path: Path) -> None:
+    # wrap.cuh's macro calls PROJ_TRAP, which only trap.cuh defines, and neither includes the
+    # other: a file including both expands WRAP() to asm, as its macro table reads it. One that
+    # includes only wrap.cuh does not, nor one that names neither macro.
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "trap.cuh").write_text(TRAP_H, encoding="utf-8")
+    (proj / "wrap.cuh").write_text("#pragma once\n#define WRAP() do { PROJ_TRAP(); } while (0)\n")
+    src = tmp_path / "src"
+    src.mkdir()
+    both = src / "both.cu"
+    both.write_text('#include "../proj/wrap.cuh"\n#include "../proj/trap.cuh"\n'
+                    "__device__ void f() { WRAP(); }\n")
+    alone = src / "alone.cu"
+    alone.write_text('#include "../proj/wrap.cuh"\n__device__ void f() { WRAP(); }\n')
+    quiet = src / "quiet.cu"
+    quiet.write_text('#include "../proj/wrap.cuh"\n#include "../proj/trap.cuh"\n'
+                     "__device__ int g() { return 1; }\n")
+    assert headers.asm_names_through(str(proj / "wrap.cuh")) == frozenset()
+    assert prefilter.may_hold_asm(str(both), both.read_bytes())
+    assert not prefilter.may_hold_asm(str(alone), alone.read_bytes())
+    assert not prefilter.may_hold_asm(str(quiet), quiet.read_bytes())
+    assert _lint([str(both)]) == 1 and _lint([str(src)]) == 1

@@ -108,13 +108,23 @@ def uses_included_asm_macro(path: str, data: bytes, included: list[str] | None =
     ``included_names``, when the caller has them) brings an asm macro that ``data`` names."""
     base = os.path.dirname(os.path.abspath(path))
     names: set[str] = set()
+    found: list[str] = []
     for name in included if included is not None else included_names(data):
         header = headers.find_header(base, name)
         if header is not None:
             names |= headers.asm_names_through(header)
+            found.append(header)
     if not names:
         return False
-    return names_one_of(data, frozenset(names))
+    each = frozenset(names)
+    if names_one_of(data, each):
+        return True
+    # One header's names are already spread over its whole closure; two or more can add a
+    # macro of one that calls the other's asm macro (``headers.asm_names_across``).
+    if len(found) < 2:
+        return False
+    across = headers.asm_names_across(found, each)
+    return len(across) > len(each) and names_one_of(data, across - each)
 
 
 def names_one_of(data: bytes, names: frozenset[str]) -> bool:

@@ -424,6 +424,18 @@ def asm_names_through(header: str) -> frozenset[str]:
     return found
 
 
+def asm_names_across(found: Sequence[str], names: frozenset[str]) -> frozenset[str]:
+    """``names`` (the union of ``asm_names_through`` over the headers ``found``) spread over
+    the union of their closures: a macro of one header may call another's asm macro although
+    neither includes the other (``A.h``: ``#define R N(x)``, ``B.h``: ``N`` with asm), and a
+    file including both expands ``R`` to asm, as its macro table does. Not memoised: over the
+    CUDA 13 headers the prefilter asks it 1,007 times for 942 sets of headers (10 ms)."""
+    closure = 0
+    for header in found:
+        closure |= _closure(_real(header))
+    return _spread_names(set(names), lambda path: _reaches(closure, path))
+
+
 # A header's closure: the headers it reaches, as a set of bits, one per header (``_bit``). The
 # union of a component's children's closures is then an OR of integers, not a hash of every
 # member of every child's set: the prefilter over the CUDA 13 headers took 0.44 s, 0.33 s so
