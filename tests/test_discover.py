@@ -336,13 +336,10 @@ def test_default_extensions() -> None:
     assert ".cu" in DEFAULT_EXTENSIONS and ".cuh" in DEFAULT_EXTENSIONS
 
 
-def test_reading_probe_reads_each_file_once_for_discovery_and_the_runner(
-    tmp_path, monkeypatch
-) -> None:
+def _count_opens(monkeypatch) -> list[str]:
+    """The names of the files discovery opens from now on, in order (its ``_open`` wrapped)."""
     from ptxlint.run import discover as discover_module
 
-    (tmp_path / "a.cu").write_text('__device__ void f() { asm("membar.gl;"); }\n')
-    (tmp_path / "b.cu").write_bytes(b"int x;\0\n")  # binary: a note, never handed on
     opened: list[str] = []
     original = discover_module._open
 
@@ -351,6 +348,17 @@ def test_reading_probe_reads_each_file_once_for_discovery_and_the_runner(
         return original(path)
 
     monkeypatch.setattr(discover_module, "_open", counting)
+    return opened
+
+
+def test_reading_probe_reads_each_file_once_for_discovery_and_the_runner(
+    tmp_path, monkeypatch
+) -> None:
+    from ptxlint.run import discover as discover_module
+
+    (tmp_path / "a.cu").write_text('__device__ void f() { asm("membar.gl;"); }\n')
+    (tmp_path / "b.cu").write_bytes(b"int x;\0\n")  # binary: a note, never handed on
+    opened = _count_opens(monkeypatch)
     probe = discover_module.ReadingProbe()
     limit = discover_module.DEFAULT_MAX_FILE_SIZE  # discovery's, which the probe is given
     taken: dict[str, bytes | None] = {}
@@ -375,14 +383,7 @@ def _walk_as_the_runner(root: Path, monkeypatch, limit: int):
     from ptxlint.run import prefilter
 
     headers.forget_headers()
-    opened: list[str] = []
-    original = discover_module._open
-
-    def counting(path: str):
-        opened.append(os.path.basename(path))
-        return original(path)
-
-    monkeypatch.setattr(discover_module, "_open", counting)
+    opened = _count_opens(monkeypatch)
     probe = discover_module.ReadingProbe()
     taken: dict[str, bytes | None] = {}
 
