@@ -34,9 +34,9 @@ from ptxlint.frontends.cxx.c_types import (
     _Ty,
     agree,
     declarator_name,
-    inner_declarator,
     integer_value,
     is_reference,
+    own_function_declarator,
     split_qualified,
 )
 from ptxlint.frontends.cxx.declaration_index import DeclarationIndex, NamePlan
@@ -279,20 +279,35 @@ class ScopeLookup(DeclarationIndex):
             if init is not None and init.type == "declaration":
                 self._add_declaration(init, table)
         elif kind == "for_range_loop":
+            # C++20 `for (auto n = f(); auto& e : v)`: the init-statement comes first
+            self._add_init_statement(node.child_by_field_name("initializer"), table)
             decl = node.child_by_field_name("declarator")
             found = declarator_name(decl)
             if found is not None:
                 entry = Entry(found.end_byte, decl, node.child_by_field_name("type"))
-                table[_text(found)] = [entry]
+                table.setdefault(_text(found), []).append(entry)
         else:
-            # `if (int n = f())` and `if (auto p = q; p)` declare into the whole statement
+            # `if (int n = f())`, `if (auto p = q; p)` and `switch (int k = f(); k)` declare
+            # into the whole statement: both branches, not past it
             clause = node.child_by_field_name("condition")
-            for part in ("initializer", "value"):
-                value = clause.child_by_field_name(part) if clause is not None else None
+            if clause is not None:
+                self._add_init_statement(clause.child_by_field_name("initializer"), table)
+                value = clause.child_by_field_name("value")
                 if value is not None and value.type == "declaration":
                     self._add_declaration(value, table)
         self._statement_scopes[node.id] = table
         return table
+
+    def _add_init_statement(self, init: Node | None, table: dict[str, list[Entry]]) -> None:
+        """What a C++17 init-statement (``if (T x = v; c)``) declares: tree-sitter wraps its
+        declaration in an ``init_statement`` node (an expression statement there declares
+        nothing, an alias there declares a type, which the file-wide type names hold)."""
+        if init is None:
+            return
+        if init.type == "init_statement":
+            init = next((c for c in init.named_children if c.type == "declaration"), None)
+        if init is not None and init.type == "declaration":
+            self._add_declaration(init, table)
 
     def _template_value_table(self, node: Node) -> dict[str, Entry]:
         cached = self._template_values.get(node.id)
@@ -349,18 +364,13 @@ class ScopeLookup(DeclarationIndex):
 
     @staticmethod
     def _parameter_list(node: Node) -> Node | None:
-        """The parameter list of a function definition, lambda or catch clause: the first
-        declarator down from it that has one."""
+        """The parameter list of a function definition, lambda or catch clause: that of the
+        function declarator nearest the name (``own_function_declarator``), not the list of
+        the function pointer a function returns."""
         if node.type == "catch_clause":
             return node.child_by_field_name("parameters")
-        decl = node.child_by_field_name("declarator")
-        params = None
-        depth = 0
-        while decl is not None and params is None and depth < MAX_DEPTH:
-            depth += 1
-            params = decl.child_by_field_name("parameters")
-            decl = inner_declarator(decl)
-        return params
+        own = own_function_declarator(node.child_by_field_name("declarator"))
+        return own.child_by_field_name("parameters") if own is not None else None
 
     def _list_entries(self, params: Node, node: Node) -> dict[str, Entry]:
         """The entries of parameter list ``params`` of ``node`` by name (``_parameter_table``):
@@ -614,13 +624,8 @@ class ScopeLookup(DeclarationIndex):
         return cached[0]
 
     def _find_out_of_line_class(self, fn: Node) -> _Ty | None:
-        decl = fn.child_by_field_name("declarator")
-        depth = 0
-        while decl is not None and decl.type != "function_declarator" and depth < MAX_DEPTH:
-            depth += 1
-            named = _named(decl)
-            decl = decl.child_by_field_name("declarator") or (named[0] if named else None)
-        if decl is None:
+        decl = own_function_declarator(fn.child_by_field_name("declarator"))
+        if decl is None or decl.type != "function_declarator":
             return None
         name = decl.child_by_field_name("declarator")
         if name is None or name.type != "qualified_identifier":
