@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterable
 
 from ptxlint.frontends.cxx import headers
+from ptxlint.frontends.cxx.lexer import BlockComments, block_comments
 from ptxlint.lazy_regex import on_first_use
 
 # ``asm`` covers __asm__ and __asm; a file without it can still expand an asm macro from a header
@@ -93,12 +94,19 @@ _NAME_PATTERNS: dict[frozenset[str], re.Pattern[bytes]] = {}
 
 def included_names(data: bytes) -> list[str]:
     """The include names the check below looks up (quoted, and angle names with a '.' or
-    '/'), of `#include` lines: one scan of ``data``."""
+    '/'), of `#include` lines: one scan of ``data``. A line inside a block comment is no
+    directive (``lexer.block_comments``, read only once an include line is met, on the bytes
+    decoded as Latin-1: one character per byte, so its offsets are the bytes')."""
     names = []
     line_head = _LINE_HEAD().match
+    hidden: BlockComments | None = None
     for m in _INCLUDE().finditer(data):
         start = m.start()
         if line_head(data, data.rfind(b"\n", 0, start) + 1, start):
+            if hidden is None:
+                hidden = block_comments(data.decode("latin-1") if b"/*" in data else "")
+            if hidden and hidden.hides(start):
+                continue
             names.append((m.group(1) or m.group(2)).decode("utf-8", "replace").strip())
     return names
 

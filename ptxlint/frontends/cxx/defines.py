@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ptxlint.frontends.cxx.guards import FileGuards, guards_of
-from ptxlint.frontends.cxx.lexer import Token, identifiers, tokens
+from ptxlint.frontends.cxx.lexer import Token, block_comments, identifiers, tokens
 from ptxlint.lazy_regex import on_first_use
 
 # A header is read at most this large; bigger ones are treated as absent.
@@ -293,9 +293,11 @@ def collect(path: str, text: str, keep_text: bool = True) -> FileDefines:
 def _directives(text: str) -> Iterator[tuple[int, re.Match[str]]]:
     """The ``#define``/``#undef``/``#include`` directives of ``text`` with their start (their
     line's): each a `#` with only blanks before it on its line (what ``^[ \t]*#`` in
-    multi-line mode finds), in text order, the next searched after the end of the last one
-    (its continuation lines included)."""
+    multi-line mode finds) and outside a block comment (``lexer.block_comments``), in text
+    order, the next searched after the end of the last one (its continuation lines
+    included)."""
     search = _DIRECTIVE().search
+    hidden = block_comments(text)
     pos = 0
     while True:
         m = search(text, pos)
@@ -303,11 +305,14 @@ def _directives(text: str) -> Iterator[tuple[int, re.Match[str]]]:
             return
         start = m.start()
         line_start = text.rfind("\n", 0, start) + 1
-        if line_start == start or not text[line_start:start].strip(" \t"):
+        if (line_start == start or not text[line_start:start].strip(" \t")) and not (
+            hidden and hidden.hides(start)
+        ):
             yield line_start, m
             pos = m.end()
         else:
-            pos = start + 1  # a `#` inside a line: what follows may still hold a directive
+            # a `#` inside a line or a comment: what follows may still hold a directive
+            pos = start + 1
 
 
 def _line_starts(text: str) -> list[int]:

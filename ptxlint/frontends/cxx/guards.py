@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ptxlint import file_memos
+from ptxlint.frontends.cxx.lexer import BlockComments, block_comments
 
 # ----------------------------------------------------------------------------- NV_IF_TARGET
 
@@ -244,13 +245,14 @@ class Branch(NamedTuple):
     conditions: tuple[str, ...]  # what holds inside the branch
 
 
-def _branches(text: str) -> list[Branch]:
+def _branches(text: str, hidden: BlockComments | None = None) -> list[Branch]:
     """Every branch of every #if block, read line by line (continuations joined). The
     condition of an ``#elif``, ``#if``, ``#ifdef`` or ``#ifndef`` is read as
-    ``_read_directive`` reads it, here, where each directive of the file passes."""
+    ``_read_directive`` reads it, here, where each directive of the file passes. ``hidden``:
+    the text's ``block_comments``, where the caller has them."""
     out: list[Branch] = []
     stack: list[_Block] = []
-    lines = _conditional_lines(text) if _continued(text) else _plain_conditional_lines(text)
+    lines = _directive_lines(text, hidden)
     comment = _COMMENT.sub
     for start, offset, line_no, m in lines:
         kind = m.group(1)
@@ -297,9 +299,24 @@ def _continued(text: str) -> bool:
     return _CONTINUED.search(text) is not None
 
 
-def _conditional_lines(text: str) -> Iterator[tuple[int, int, int, re.Match[str]]]:
+def _directive_lines(
+    text: str, hidden: BlockComments | None = None
+) -> Iterator[tuple[int, int, int, re.Match[str]]]:
+    """The conditional directives of ``text`` (``_conditional_lines``), outside its block
+    comments (``hidden``, read here where the caller has not)."""
+    if hidden is None:
+        hidden = block_comments(text)
+    if _continued(text):
+        return _conditional_lines(text, hidden)
+    return _plain_conditional_lines(text, hidden)
+
+
+def _conditional_lines(
+    text: str, hidden: BlockComments | None = None
+) -> Iterator[tuple[int, int, int, re.Match[str]]]:
     """The logical lines (continuations joined) that ``_DIRECTIVE`` matches, in text order:
-    (start, start of the next line, physical line number, match). Only lines with a `#` are
+    (start, start of the next line, physical line number, match), but for those whose `#`
+    lies in one of ``hidden`` (a block comment: no directive). Only lines with a `#` are
     joined and matched: each `#` is found with ``str.find``, not by splitting every line."""
     find = text.find
     n = len(text)
@@ -308,8 +325,8 @@ def _conditional_lines(text: str) -> Iterator[tuple[int, int, int, re.Match[str]
     at = find("#")
     while at >= 0:
         start = text.rfind("\n", 0, at) + 1
-        if text[start:at].strip(" \t"):
-            at = find("#", at + 1)  # after code on its line: not a directive
+        if text[start:at].strip(" \t") or (hidden and hidden.hides(at)):
+            at = find("#", at + 1)  # after code on its line, or commented out: not a directive
             continue
         # the logical line's start: back over continued lines that are blank so far
         while start >= 2 and text[start - 2] == "\\":
@@ -343,12 +360,14 @@ def _conditional_lines(text: str) -> Iterator[tuple[int, int, int, re.Match[str]
 _DIRECTIVE_FROM_HASH = re.compile(r"#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$", re.MULTILINE)
 
 
-def _plain_conditional_lines(text: str) -> Iterator[tuple[int, int, int, re.Match[str]]]:
-    """``_conditional_lines(text)`` for a text with no backslash-newline, where every physical
-    line is a logical one: one regex scan from `#` to `#`, each kept where only blanks precede
-    it on its line (what ``_DIRECTIVE`` anchored at the line's start matches; its groups are
-    the same). On the asm-bearing files of the CUDA 13 headers and CUTLASS include/ together:
-    59 ms with the anchored multi-line scan, 20 ms so."""
+def _plain_conditional_lines(
+    text: str, hidden: BlockComments | None = None
+) -> Iterator[tuple[int, int, int, re.Match[str]]]:
+    """``_conditional_lines(text, hidden)`` for a text with no backslash-newline, where every
+    physical line is a logical one: one regex scan from `#` to `#`, each kept where only blanks
+    precede it on its line (what ``_DIRECTIVE`` anchored at the line's start matches; its
+    groups are the same). On the asm-bearing files of the CUDA 13 headers and CUTLASS
+    include/ together: 59 ms with the anchored multi-line scan, 20 ms so."""
     newlines = 0
     counted = 0
     rfind = text.rfind
@@ -357,6 +376,8 @@ def _plain_conditional_lines(text: str) -> Iterator[tuple[int, int, int, re.Matc
         start = rfind("\n", 0, at) + 1
         if start != at and text[start:at].strip(" \t"):
             continue  # after code on its line: not a directive
+        if hidden and hidden.hides(at):
+            continue  # inside a block comment
         newlines += text.count("\n", counted, start)
         counted = start
         yield start, m.end() + 1, newlines, m
@@ -403,14 +424,16 @@ def _next_branch(block: _Block, kind: str, cond: str) -> tuple[str, ...]:
     return negated + (cond,)
 
 
-def _conditions_around(text: str, offset: int) -> tuple[str, ...]:
+def _conditions_around(
+    text: str, offset: int, hidden: BlockComments | None = None
+) -> tuple[str, ...]:
     """The #if conditions around ``offset`` as ``FileGuards.at`` reads them from the index of
     every branch (``_branches``, ``_around``), from a walk of the directives up to ``offset``
     and on only to the ``#endif`` of the blocks open there: the current branch's conditions
     of each block open at ``offset`` that an ``#endif`` closes (``_branches`` leaves out a
     block never closed), outermost first, cut at ``MAX_NESTING`` blocks."""
     stack: list[_Block] = []  # ``branches`` holds the current branch only
-    lines = _conditional_lines(text) if _continued(text) else _plain_conditional_lines(text)
+    lines = _directive_lines(text, hidden)
     beyond = None  # the first directive past ``offset``
     for line in lines:
         start, after, _, m = line
@@ -477,6 +500,11 @@ class FileGuards:
         self._has_directives = "#" in text
 
     @functools.cached_property
+    def _comments(self) -> BlockComments:
+        """Read once for both walks of the directives (``conditions_at``, ``_index``)."""
+        return block_comments(self.text)
+
+    @functools.cached_property
     def _has_nv_calls(self) -> bool:
         """Looked up once, when first needed (2 ms over a 2.8 MB header)."""
         return _NV.search(self.text) is not None
@@ -484,7 +512,7 @@ class FileGuards:
     def _index(self) -> list[Branch]:
         branches = self._branches
         if branches is None:
-            branches = sorted(_branches(self.text), key=lambda b: (b.start, -b.end))
+            branches = sorted(_branches(self.text, self._comments), key=lambda b: (b.start, -b.end))
             parents: list[int] = []
             depths: list[int] = []
             capped: list[int] = []
@@ -611,7 +639,7 @@ class FileGuards:
         indexes the file as ``at`` does."""
         if self._branches is None and self._has_directives and not self._walked:
             self._walked = True
-            every = _conditions_around(self.text, offset)
+            every = _conditions_around(self.text, offset, self._comments)
             if self._calls is None and self.text.find("NV_", 0, offset) < 0:
                 # no call starts before the offset, so none holds it: the whole text is not
                 # searched for one (2 ms over a GMMA header, for a #define at its top)

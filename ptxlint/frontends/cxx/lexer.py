@@ -7,6 +7,7 @@ statement itself is read token by token: that survives any macro and keeps exact
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -226,3 +227,70 @@ def _escaped_end(text: str) -> bool:
         backslashes += 1
         i -= 1
     return backslashes % 2 == 1
+
+
+# --------------------------------------------------------------------------- block comments
+
+
+class BlockComments:
+    """The block comments of one text that span lines: the only ones that can hold the start
+    of a line, and so a `#` that a directive scanner would take for a directive. Comments
+    become one space in translation phase 3, before directives are recognised in phase 4, so
+    a `#` inside one starts no directive (``#if 0``, ``#define``, ``#include`` commented out).
+    A multi-line raw string literal can hide a `#` line too; it is not tracked here."""
+
+    __slots__ = ("_starts", "_ends")
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self._starts = [s for s, _ in spans]
+        self._ends = [e for _, e in spans]
+
+    def __bool__(self) -> bool:
+        return bool(self._starts)
+
+    def hides(self, offset: int) -> bool:
+        """Whether ``offset`` lies inside one of the comments (after its ``/*``)."""
+        i = bisect.bisect_right(self._starts, offset) - 1
+        return i >= 0 and offset < self._ends[i]
+
+
+_NO_BLOCK_COMMENTS = BlockComments([])
+
+
+def block_comments(text: str) -> BlockComments:
+    """The multi-line block comments of ``text``. Only each ``/*`` is looked at, not every
+    character: a ``/*`` opens a comment unless it lies inside a string or character literal,
+    a ``//`` comment or a block comment, and those (continued lines aside) start on its own
+    logical line, so that line's start up to the ``/*`` is lexed (``_TOKEN``). A text without
+    ``/*`` costs one substring search."""
+    if "/*" not in text:
+        return _NO_BLOCK_COMMENTS
+    spans: list[tuple[int, int]] = []
+    find = text.find
+    token = _TOKEN().match
+    n = len(text)
+    done = 0  # where the last comment ended: what precedes is lexed already
+    at = find("/*")
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        while start >= 2 and text[start - 2] == "\\":  # a continued line: its first line
+            start = text.rfind("\n", 0, start - 2) + 1
+        pos = max(start, done)
+        end = -1
+        while pos < n:
+            m = token(text, pos)
+            if m is None:  # unreachable: the last alternative takes any character
+                break
+            if m.end() > at:
+                if m.start() == at and m.lastgroup == "bcomment":
+                    end = m.end()
+                break
+            pos = m.end()
+        if end < 0:  # inside a literal or a // comment
+            at = find("/*", at + 1)
+            continue
+        if find("\n", at, end) >= 0:
+            spans.append((at, end))
+        done = end
+        at = find("/*", end)
+    return BlockComments(spans) if spans else _NO_BLOCK_COMMENTS
