@@ -75,3 +75,26 @@ def test_an_asm_macro_defined_inside_a_comment_makes_no_statement() -> None:
 def test_the_prefilter_include_scan_skips_a_commented_out_include() -> None:
     data = b'/* usage:\n#include "hidden.h"\n*/\n#include "shown.h"\nconst char* s = "/*";\n'
     assert prefilter.included_names(data) == ["shown.h"]
+
+
+def test_the_comments_found_from_each_opener_are_those_a_lexer_of_the_whole_text_finds() -> None:
+    # lines where an even number of quotes before a `/*` does not mean whole string literals
+    # (escapes, character literals, raw strings), a `//` inside a string, a comment ending on
+    # the line where the next one opens, a continued line, a comment never closed
+    from ptxlint.frontends.cxx.lexer import _TOKEN
+
+    lines = [
+        '"a\\"/*" x\n', "c = '\"'; /*\n", 'R"(" /* )" y\n', 'u8R"x(/*)x" z\n', '"http://x" /*\n',
+        "/* a */ s = \"*/\"; /*\n", "a = 1'0'0; /*\n", '"a" "b" /*\n', "p /*/ q\n", "q */\n",
+        "#define M(x) x /* \\\n", "// c \\\n /*\n", "*/ #if 0\n", "'/*' /*\n", "/*\n",
+    ]  # fmt: skip
+    for i in range(len(lines)):
+        text = "".join(lines[i:] + lines[:i])
+        expected = [
+            m.span()
+            for m in _TOKEN().finditer(text)
+            if m.lastgroup == "bcomment" and "\n" in m.group()
+        ]
+        found = block_comments(text)
+        hidden = [at for at in range(len(text)) if found.hides(at)]
+        assert hidden == [at for s, e in expected for at in range(s, e)], text
