@@ -4,6 +4,8 @@ the #define/#undef/#include table, the prefilter's include scan) skips such a li
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ptxlint.engine import extract_statements
 from ptxlint.frontends.cxx.defines import collect
 from ptxlint.frontends.cxx.guards import FileGuards
@@ -72,9 +74,15 @@ def test_an_asm_macro_defined_inside_a_comment_makes_no_statement() -> None:
     assert any(s.span.start >= use for s in extract_statements(SourceFile("t.cu", shown)).statements)
 
 
-def test_the_prefilter_include_scan_skips_a_commented_out_include() -> None:
-    data = b'/* usage:\n#include "hidden.h"\n*/\n#include "shown.h"\nconst char* s = "/*";\n'
-    assert prefilter.included_names(data) == ["shown.h"]
+def test_the_prefilter_lets_no_file_through_for_a_commented_out_include(tmp_path: Path) -> None:
+    (tmp_path / "fence.h").write_text(f"#define FENCE() {ASM}\n", encoding="utf-8")
+    (tmp_path / "other.h").write_text("#define OTHER 1\n", encoding="utf-8")
+    path = str(tmp_path / "k.cu")
+    use = '#include "other.h"\nconst char* s = "/*";\n__device__ void f() { FENCE(); }\n'
+    hidden = b'/* usage:\n#include "fence.h"\n*/\n' + use.encode()
+    shown = b'/* usage: */\n#include "fence.h"\n' + use.encode()
+    assert not prefilter.may_hold_asm(path, hidden)
+    assert prefilter.may_hold_asm(path, shown)
 
 
 def test_the_comments_found_from_each_opener_are_those_a_lexer_of_the_whole_text_finds() -> None:
