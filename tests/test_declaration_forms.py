@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from ptxlint.frontends.cxx.c_types import own_function_declarator
 from tests.conftest import lint_text
-from tests.test_types import resolve, shape
+from tests.test_types import _PARSER, resolve, shape
 
 
 def _asm(name: str) -> str:
@@ -118,3 +119,29 @@ def test_wide_parameter_of_function_returning_function_pointer_is_reported() -> 
     )
     messages = _size_findings(source)
     assert len(messages) == 1 and "(n)" in messages[0] and "8 bytes" in messages[0]
+
+
+@pytest.mark.parametrize(
+    ("source", "parameters"),
+    [
+        ("struct S { operator long*() noexcept { return 0; } };", "()"),
+        ("void (*get(short n))(int) { return 0; }", "(short n)"),
+        ("void NAME(get)(long n) { }", "(long n)"),
+        ("auto l = [](char c) -> int (*)(int) { return 0; };", "(char c)"),
+    ],
+)
+def test_own_parameter_list_is_found_under_every_function_declarator_shape(
+    source: str, parameters: str
+) -> None:
+    data = source.encode()
+    root = _PARSER.parse(data).root_node
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in ("function_definition", "lambda_expression"):
+            break
+        stack.extend(node.children)
+    own = own_function_declarator(node.child_by_field_name("declarator"))
+    assert own is not None
+    params = own.child_by_field_name("parameters")
+    assert params is not None and params.text == parameters.encode()

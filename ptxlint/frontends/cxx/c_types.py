@@ -570,6 +570,9 @@ def own_function_declarator(decl: Node | None) -> Node | None:
     while decl is not None and depth < MAX_DEPTH:
         depth += 1
         kind = decl.type
+        if kind == "operator_cast":  # `operator T*()`: the list is in its declarator
+            decl = decl.child_by_field_name("declarator")
+            continue
         if not kind.endswith("declarator"):
             break  # the name, or a parameter list a lambda's declarator holds unnamed
         if decl.child_by_field_name("parameters") is not None:
