@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ptxlint.frontends.cxx.guards import FileGuards, guards_of
-from ptxlint.frontends.cxx.lexer import Token, block_comments, identifiers, tokens
+from ptxlint.frontends.cxx.lexer import BlockComments, Token, block_comments, identifiers, tokens
 from ptxlint.lazy_regex import on_first_use
 
 # A header is read at most this large; bigger ones are treated as absent.
@@ -247,7 +247,9 @@ def collect(path: str, text: str, keep_text: bool = True) -> FileDefines:
         return out
     origin = _Origin(path, text if keep_text else None)
     read: dict[str, list[_Read]] = {}
-    for start, m in _directives(text):
+    # a linted file's block comments are its guards' (one scan for both); a header has no guards
+    hidden = guards_of(text).comments if keep_text else block_comments(text)
+    for start, m in _directives(text, hidden):
         kind, rest = m.group(1), m.group(2)
         if kind == "include":
             inc = INCLUDE().match(rest)
@@ -290,14 +292,17 @@ def collect(path: str, text: str, keep_text: bool = True) -> FileDefines:
     return out
 
 
-def _directives(text: str) -> Iterator[tuple[int, re.Match[str]]]:
+def _directives(
+    text: str, hidden: BlockComments | None = None
+) -> Iterator[tuple[int, re.Match[str]]]:
     """The ``#define``/``#undef``/``#include`` directives of ``text`` with their start (their
     line's): each a `#` with only blanks before it on its line (what ``^[ \t]*#`` in
     multi-line mode finds) and outside a block comment (``lexer.block_comments``), in text
     order, the next searched after the end of the last one (its continuation lines
-    included)."""
+    included). ``hidden``: the text's block comments, where the caller has them."""
     search = _DIRECTIVE().search
-    hidden = block_comments(text)
+    if hidden is None:
+        hidden = block_comments(text)
     pos = 0
     while True:
         m = search(text, pos)

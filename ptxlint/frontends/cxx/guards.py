@@ -500,8 +500,9 @@ class FileGuards:
         self._has_directives = "#" in text
 
     @functools.cached_property
-    def _comments(self) -> BlockComments:
-        """Read once for both walks of the directives (``conditions_at``, ``_index``)."""
+    def comments(self) -> BlockComments:
+        """Read once for the walks of the directives (``conditions_at``, ``_index``) and the
+        file's own ``#define`` scan (``defines.collect``)."""
         return block_comments(self.text)
 
     @functools.cached_property
@@ -512,7 +513,7 @@ class FileGuards:
     def _index(self) -> list[Branch]:
         branches = self._branches
         if branches is None:
-            branches = sorted(_branches(self.text, self._comments), key=lambda b: (b.start, -b.end))
+            branches = sorted(_branches(self.text, self.comments), key=lambda b: (b.start, -b.end))
             parents: list[int] = []
             depths: list[int] = []
             capped: list[int] = []
@@ -639,7 +640,7 @@ class FileGuards:
         indexes the file as ``at`` does."""
         if self._branches is None and self._has_directives and not self._walked:
             self._walked = True
-            every = _conditions_around(self.text, offset, self._comments)
+            every = _conditions_around(self.text, offset, self.comments)
             if self._calls is None and self.text.find("NV_", 0, offset) < 0:
                 # no call starts before the offset, so none holds it: the whole text is not
                 # searched for one (2 ms over a GMMA header, for a #define at its top)
