@@ -365,7 +365,7 @@ class Ancestors:
         found = self._device_headers.get(key)
         if found is None:
             name, words = self.header(fn)
-            if "__device__" not in words and "__global__" not in words and kind_of(fn) == "device":
+            if all(w not in words for w in _DEVICE_WORDS) and kind_of(fn) == "device":
                 words = (*words, "__device__")
             found = self._device_headers[key] = (name, words)
         return found
