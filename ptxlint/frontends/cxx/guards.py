@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ptxlint import file_memos
-from ptxlint.frontends.cxx.lexer import BlockComments, block_comments
+from ptxlint.frontends.cxx.lexer import BlockComments, DirectiveLines, block_comments
 
 # ----------------------------------------------------------------------------- NV_IF_TARGET
 
@@ -500,10 +500,18 @@ class FileGuards:
         self._has_directives = "#" in text
 
     @functools.cached_property
+    def directives(self) -> DirectiveLines:
+        """The file's directive lines, for the scanners that ask where its ``#error`` lines
+        are (``ptx.targets``, ``host_code``) or whether an offset lies in a directive
+        (``extract``)."""
+        return DirectiveLines(self.text)
+
+    @property
     def comments(self) -> BlockComments:
-        """Read once for the walks of the directives (``conditions_at``, ``_index``) and the
-        file's own ``#define`` scan (``defines.collect``)."""
-        return block_comments(self.text)
+        """Read once (``directives.hidden``) for the walks of the directives
+        (``conditions_at``, ``_index``), the file's own ``#define`` scan (``defines.collect``)
+        and its other directive scanners."""
+        return self.directives.hidden
 
     @functools.cached_property
     def _has_nv_calls(self) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -229,15 +229,16 @@ def _escaped_end(text: str) -> bool:
     return backslashes % 2 == 1
 
 
-# --------------------------------------------------------------------------- block comments
+# --------------------------------------------------------------------------- hidden spans
 
 
 class BlockComments:
-    """The block comments of one text that span lines: the only ones that can hold the start
-    of a line, and so a `#` that a directive scanner would take for a directive. Comments
-    become one space in translation phase 3, before directives are recognised in phase 4, so
-    a `#` inside one starts no directive (``#if 0``, ``#define``, ``#include`` commented out).
-    A multi-line raw string literal can hide a `#` line too; it is not tracked here."""
+    """What of one text spans lines and hides them from the directive scanners: its
+    multi-line block comments and multi-line raw string literals. Comments become one space
+    in translation phase 3, before directives are recognised in phase 4, so a `#` inside one
+    starts no directive (``#if 0``, ``#define``, ``#include`` commented out); a raw string's
+    body is a literal's, never a line of its own (``R"(\\n#include "x.h"\\n)"``). Only spans
+    that hold a line break can hold the start of a line, so only those are kept."""
 
     __slots__ = ("_starts", "_ends")
 
@@ -249,9 +250,15 @@ class BlockComments:
         return bool(self._starts)
 
     def hides(self, offset: int) -> bool:
-        """Whether ``offset`` lies inside one of the comments, its ``/*`` and ``*/`` included."""
+        """Whether ``offset`` lies inside one of the spans, its ``/*`` and ``*/`` (a raw
+        string's prefix and closing quote) included."""
         i = bisect.bisect_right(self._starts, offset) - 1
         return i >= 0 and offset < self._ends[i]
+
+    def end_of(self, offset: int) -> int:
+        """The end of the span that holds ``offset``, or -1 where none does."""
+        i = bisect.bisect_right(self._starts, offset) - 1
+        return self._ends[i] if i >= 0 and offset < self._ends[i] else -1
 
 
 _NO_BLOCK_COMMENTS = BlockComments([])
@@ -265,49 +272,179 @@ _NOT_PLAIN = on_first_use(r"['\\]|//|R\"")
 # Searched by the regex engine, not ``str.find``: 0.8 ms against 2.3 ms over the 2.9 MB of
 # CUTLASS's mma_sm90_gmma_sparse_ext.hpp, whose only ``/*`` is its licence at the top.
 _OPENER = on_first_use(r"/\*")
+# A raw string literal's ``R"delim(`` (its encoding prefix is read backwards from the ``R``):
+# a pattern that starts with its literal, so most texts cost one search that finds nothing.
+_RAW_OPENER = on_first_use(r'R"([^()\\\s"]{0,16})\(')
+_RAW_PREFIXES = ("", "u8", "u", "U", "L")
 
 
 def block_comments(text: str) -> BlockComments:
-    """The multi-line block comments of ``text``. Only each ``/*`` is looked at, not every
-    character: a ``/*`` opens a comment unless it lies inside a string or character literal,
-    a ``//`` comment or a block comment, and those (continued lines aside) start on its own
-    logical line, so that line's start up to the ``/*`` is lexed (``_TOKEN``; not where
-    ``_NOT_PLAIN`` says it need not be). A text without ``/*`` costs one search."""
+    """The multi-line block comments and raw string literals of ``text`` (``BlockComments``).
+    Only each ``/*`` and ``R"delim(`` is looked at, not every character: one opens a comment
+    or a raw string unless it lies inside a string or character literal, a ``//`` comment, a
+    block comment or a raw string, and those (continued lines aside) start on its own logical
+    line, so that line's start up to the opener is lexed (``_TOKEN``; not where ``_NOT_PLAIN``
+    says it need not be). A text without either opener costs two searches."""
     opener = _OPENER().search
+    raw_opener = _RAW_OPENER().search
     found = opener(text)
-    if found is None:
+    raw = raw_opener(text) if 'R"' in text else None
+    if found is None and raw is None:
         return _NO_BLOCK_COMMENTS
     spans: list[tuple[int, int]] = []
     find = text.find
     token = _TOKEN().match
     not_plain = _NOT_PLAIN().search
-    n = len(text)
-    done = 0  # where the last comment ended: what precedes is lexed already
-    while found is not None:
-        at = found.start()
-        start = text.rfind("\n", 0, at) + 1
-        while start >= 2 and text[start - 2] == "\\":  # a continued line: its first line
-            start = text.rfind("\n", 0, start - 2) + 1
-        pos = max(start, done)
-        end = -1
-        if not text.count('"', pos, at) % 2 and not_plain(text, pos, at) is None:
-            # only whole string literals before it, without escapes: it opens a comment
-            close = find("*/", at + 2)
-            end = n if close < 0 else close + 2
-        while end < 0 and pos < n:
-            m = token(text, pos)
-            if m is None:  # unreachable: the last alternative takes any character
-                break
-            if m.end() > at:
-                if m.start() == at and m.lastgroup == "bcomment":
-                    end = m.end()
-                break
-            pos = m.end()
-        if end < 0:  # inside a literal or a // comment
-            found = opener(text, at + 1)
-            continue
+    done = 0  # where the last comment or raw string ended: what precedes is lexed already
+    while found is not None or raw is not None:
+        if raw is not None and (found is None or raw.start() < found.start()):
+            r = raw.start()
+            at = _raw_start(text, r)
+            end = _opened_at(text, at, "raw", done, token, not_plain) if at >= done else -1
+            if end < 0:  # an identifier's R, or inside a literal or comment
+                raw = raw_opener(text, r + 1)
+                continue
+        else:
+            assert found is not None
+            at = found.start()
+            end = _opened_at(text, at, "bcomment", done, token, not_plain)
+            if end < 0:  # inside a literal or a // comment
+                found = opener(text, at + 1)
+                continue
         if find("\n", at, end) >= 0:
             spans.append((at, end))
         done = end
-        found = opener(text, end)
+        if found is not None and found.start() < end:
+            found = opener(text, end)
+        if raw is not None and raw.start() < end:
+            raw = raw_opener(text, end)
     return BlockComments(spans) if spans else _NO_BLOCK_COMMENTS
+
+
+def _raw_start(text: str, r: int) -> int:
+    """Where a raw string whose ``R`` is at ``r`` starts: at its encoding prefix, or -1 where
+    the ``R`` ends an identifier (``FOOR"(x)"`` is a name and a string)."""
+    word = r
+    while word > 0 and (text[word - 1].isalnum() or text[word - 1] in "_$"):
+        word -= 1
+    return word if text[word:r] in _RAW_PREFIXES else -1
+
+
+def _opened_at(
+    text: str,
+    at: int,
+    kind: str,
+    done: int,
+    token: Callable[[str, int], re.Match[str] | None],
+    not_plain: Callable[[str, int, int], re.Match[str] | None],
+) -> int:
+    """The end of the comment (``kind`` "bcomment") or raw string ("raw") that starts at
+    ``at``, or -1 where ``at`` lies inside a literal or a ``//`` comment (or is no start)."""
+    if at < 0:
+        return -1
+    start = text.rfind("\n", 0, at) + 1
+    while start >= 2 and text[start - 2] == "\\":  # a continued line: its first line
+        start = text.rfind("\n", 0, start - 2) + 1
+    pos = max(start, done)
+    if not text.count('"', pos, at) % 2 and not_plain(text, pos, at) is None:
+        # only whole string literals before it, without escapes: it opens what it spells
+        if kind == "bcomment":
+            close = text.find("*/", at + 2)
+            return len(text) if close < 0 else close + 2
+        m = token(text, at)
+        return m.end() if m is not None and m.lastgroup == "raw" else -1
+    n = len(text)
+    while pos < n:
+        m = token(text, pos)
+        if m is None:  # unreachable: the last alternative takes any character
+            return -1
+        if m.end() > at:
+            return m.end() if m.start() == at and m.lastgroup == kind else -1
+        pos = m.end()
+    return -1
+
+
+# --------------------------------------------------------------------------- directive lines
+
+# What may stand between a logical line's start and its `#`: blanks, and line splices.
+_BEFORE_HASH = on_first_use(r"(?:[ \t]|\\\r?\n)*#")
+
+
+class DirectiveLines:
+    """The preprocessor directive lines of one text, for every scanner that asks where they
+    are: a `#` starts a directive where only blanks precede it on its logical line (physical
+    lines joined at each backslash-newline, translation phase 2) and no multi-line block
+    comment or raw string literal holds it (``block_comments``: phases 3 and 4). The text's
+    ``block_comments`` are read here once, when a `#` first needs them, and the directives of
+    each word asked for (``named``) once: the file's ``#error`` lines are found once for the
+    targets it excludes (``ptx.targets``) and its host-only verdict (``host_code``), where
+    each searched the text for them."""
+
+    __slots__ = ("text", "_hidden", "_named")
+
+    def __init__(self, text: str, hidden: BlockComments | None = None) -> None:
+        self.text = text
+        self._hidden = hidden
+        self._named: dict[str, tuple[int, ...]] = {}
+
+    @property
+    def hidden(self) -> BlockComments:
+        """The text's multi-line block comments and raw strings (``block_comments``)."""
+        if self._hidden is None:
+            self._hidden = block_comments(self.text)
+        return self._hidden
+
+    def line_start(self, at: int) -> int:
+        """Where the logical line starts of the directive whose `#` is at ``at``, or -1 where
+        that `#` starts none (code before it on its logical line, or hidden)."""
+        text = self.text
+        rfind = text.rfind
+        start = rfind("\n", 0, at) + 1
+        if start != at and text[start:at].strip(" \t"):
+            return -1
+        # back over the continued lines before, while they are blank
+        while (splice := _splice_before(text, start)) >= 0:
+            before = rfind("\n", 0, splice) + 1
+            if text[before:splice].strip(" \t"):
+                return -1
+            start = before
+        hidden = self.hidden
+        return -1 if hidden and hidden.hides(at) else start
+
+    def named(self, word: str) -> tuple[int, ...]:
+        """The `#` of each directive ``word`` (``error``, ``pragma``), in text order."""
+        found = self._named.get(word)
+        if found is None:
+            text = self.text
+            found = ()
+            if word in text:
+                line_start = self.line_start
+                spelled = re.compile(r"#[ \t]*" + re.escape(word) + r"\b")  # re's cache keeps it
+                found = tuple(
+                    m.start() for m in spelled.finditer(text) if line_start(m.start()) >= 0
+                )
+            self._named[word] = found
+        return found
+
+    def holding(self, offset: int) -> int:
+        """The `#` of the directive whose logical line holds ``offset`` after its `#`, or -1
+        where none does: ``#define NAME(...)``'s name, a ``#define``'s continued body."""
+        text = self.text
+        start = text.rfind("\n", 0, offset) + 1
+        while (splice := _splice_before(text, start)) >= 0:  # its first physical line
+            start = text.rfind("\n", 0, splice) + 1
+        m = _BEFORE_HASH().match(text, start, offset)
+        if m is None:
+            return -1
+        at = m.end() - 1
+        return at if self.line_start(at) >= 0 else -1
+
+
+def _splice_before(text: str, start: int) -> int:
+    """The backslash of the line splice that ends the line before the one at ``start``, or
+    -1 where that line is not continued."""
+    if start >= 2 and text[start - 2] == "\\":
+        return start - 2
+    if start >= 3 and text[start - 2] == "\r" and text[start - 3] == "\\":
+        return start - 3
+    return -1
