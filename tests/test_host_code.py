@@ -142,11 +142,11 @@ def test_an_empty_template_outside_device_code_is_listed_as_a_compiler_barrier()
 def test_error_directives_are_found_where_a_line_starts_with_them() -> None:
     import re
 
-    from ptxlint.frontends.cxx.host_code import _errors
+    from ptxlint.frontends.cxx.guards import FileGuards
 
     text = "#error a\n  #error b\nx #error c\n\t# error d\n#errors e\n// #error f\n\r#error g\n#error"
-    anchored = [m.start() for m in re.finditer(r"^[ \t]*#[ \t]*error\b", text, re.M)]
-    assert list(_errors(text)) == anchored
+    anchored = [m.start(1) for m in re.finditer(r"^[ \t]*(#)[ \t]*error\b", text, re.M)]
+    assert list(FileGuards(text).directives.named("error")) == anchored
     assert [text[at:].split("\n")[0].split()[-1] for at in anchored] == ["a", "b", "d", "#error"]
 
 

@@ -134,11 +134,6 @@ def admitted_targets(
     return tuple(t for t in chosen if compiled_for(guards, t))
 
 
-_ERROR = re.compile(r"^[ \t]*#[ \t]*error\b", re.M)
-# ``_ERROR`` without its line anchor: a search that starts from each '#' (a literal first)
-# rather than trying every line, for the files that spell no #error (71 of the 77 asm files of
-# the CUDA headers and CUTLASS's include/ that say "error": 20 -> 10 ms)
-_ANY_ERROR = re.compile(r"#[ \t]*error\b")
 _EXCLUDED: dict[int, tuple[SourceFile, frozenset[Target]]] = {}
 file_memos.register(_EXCLUDED.clear)
 
@@ -153,15 +148,16 @@ def excluded_by_errors(source: SourceFile) -> frozenset[Target]:
         return cached[1]
     found: set[Target] = set()
     text = source.text
-    if "error" in text and _ANY_ERROR.search(text) is not None:
-        # only files with an #error need it; the walk of the file's directives that its
-        # statements' guards were read from
+    if "error" in text:
+        # the file's one reading of its #error lines (``FileGuards.directives``, which
+        # ``host_code`` reads too), from the walk of its directives that its statements'
+        # guards were read from
         from ptxlint.frontends.cxx.guards import guards_of
 
         file_guards = guards_of(text)
         seen: set[tuple[str, ...]] = set()
-        for m in _ERROR.finditer(text):
-            conditions = file_guards.conditions_at(m.start())
+        for at in file_guards.directives.named("error"):
+            conditions = file_guards.conditions_at(at)
             if conditions in seen or not any(_ARCH_MACRO.search(c) for c in conditions):
                 continue
             seen.add(conditions)

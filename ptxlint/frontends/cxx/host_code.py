@@ -10,7 +10,7 @@ from a header ptxlint cannot see), it is not host-only: the caller stays with it
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import tree_sitter
 
@@ -35,36 +35,21 @@ _KNOWN = frozenset(
 # Macro-looking words: ALL_CAPS, or __dunder__-style names that are not keywords above.
 _MACRO_LIKE = on_first_use(r"^(?:_*[A-Z][A-Z0-9_]*|__\w+__|_[A-Z]\w*)$")
 _CALL = on_first_use(r"([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(")
-# ``^[ \t]*#[ \t]*error\b`` (multi-line) from its `#` on: a pattern that starts with its literal
-# is searched from one `#` to the next, where the `^`-anchored one was tried at every character
-# of every file that spells "error" anywhere (``_errors``)
-_ERROR = re.compile(r"#[ \t]*error\b")
-
 # A CUDA build: the default target, with every host CUDA does not build for undefined.
 _TARGET = {**preproc.DEFAULT_TARGET, **dialect.OTHER_HOSTS}
 
 
 def file_errors_for_cuda(text: str, guards: FileGuards) -> bool:
-    """Some ``#error`` of the file is reached in a CUDA build (every guard around it holds)."""
+    """Some ``#error`` of the file is reached in a CUDA build (every guard around it holds).
+    Its ``#error`` lines are the file's one reading of them (``FileGuards.directives``), which
+    ``ptx.targets`` reads too."""
     if "error" not in text:
         return False
-    for start in _errors(text):
-        conditions = guards.at(start, start + 1)[0]
+    for at in guards.directives.named("error"):
+        conditions = guards.at(at, at + 1)[0]
         if conditions and preproc.evaluate_guards(conditions, _TARGET) is True:
             return True
     return False
-
-
-def _errors(text: str) -> Iterator[int]:
-    """Where each ``#error`` directive's line starts: a `#` with only blanks before it on its
-    line, then ``error`` (the asm files of the CUDA 13 headers and CUTLASS that spell "error":
-    15 ms with the anchored scan, 2 ms so)."""
-    rfind = text.rfind
-    for m in _ERROR.finditer(text):
-        at = m.start()
-        start = rfind("\n", 0, at) + 1
-        if start == at or not text[start:at].strip(" \t"):
-            yield start
 
 
 class HostFunctions:
