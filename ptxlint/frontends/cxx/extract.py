@@ -588,7 +588,7 @@ def _expand_macro_uses(
             continue  # an argument of an invocation already expanded
         byte = parsed.to_byte(start)
         node, ups = finder.find(byte, byte + len(name))
-        if not _is_code_use(node, ups) or _on_directive_line(text, start):
+        if not _is_code_use(node, ups) or _on_directive_line(file_guards, start):
             continue
         host.ancestors.given(node, ups[:3])  # the climb to its function starts from them
         d = table.lookup(name, start)
@@ -717,10 +717,11 @@ def _display_path(path: str, linted: str) -> str:
     return path if relative.startswith("..") else relative
 
 
-def _on_directive_line(text: str, offset: int) -> bool:
-    """``#define NAME(...)``, ``#undef NAME``: the name of a directive, not a use."""
-    line_start = text.rfind("\n", 0, offset) + 1
-    return text[line_start:offset].lstrip().startswith("#")
+def _on_directive_line(guards: FileGuards, offset: int) -> bool:
+    """``#define NAME(...)``, ``#undef NAME``, a ``#define``'s continued body: part of a
+    directive, not a use; read from the file's directive lines (``FileGuards.directives``),
+    where a `#` inside a block comment or raw string starts none."""
+    return guards.directives.holding(offset) >= 0
 
 
 class _HostCode:
