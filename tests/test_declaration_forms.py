@@ -121,6 +121,22 @@ def test_wide_parameter_of_function_returning_function_pointer_is_reported() -> 
     assert len(messages) == 1 and "(n)" in messages[0] and "8 bytes" in messages[0]
 
 
+# `#if` branches that each open a kernel's parameter list (flashinfer's quantization
+# kernels): the parse recovers with an error node before the declarator in parentheses
+_LAUNCH_BOUNDS_IF = (
+    "__global__ void\n#if defined(__CUDA_ARCH__)\n__launch_bounds__(512, 4) get(\n#else\n"
+    "get(\n#endif\n    {params})"
+)
+
+
+def test_wide_parameter_of_a_kernel_whose_list_opens_in_if_branches_is_reported() -> None:
+    source = "#include <cstdint>\n" + _LAUNCH_BOUNDS_IF.format(params="uint64_t n") + (
+        f" {{\n  unsigned out = 0;\n  {_asm('n')}\n}}\n"
+    )
+    messages = _size_findings(source)
+    assert len(messages) == 1 and "(n)" in messages[0] and "8 bytes" in messages[0]
+
+
 @pytest.mark.parametrize(
     ("source", "parameters"),
     [
@@ -128,6 +144,10 @@ def test_wide_parameter_of_function_returning_function_pointer_is_reported() -> 
         ("void (*get(short n))(int) { return 0; }", "(short n)"),
         ("void NAME(get)(long n) { }", "(long n)"),
         ("auto l = [](char c) -> int (*)(int) { return 0; };", "(char c)"),
+        ("int& get(short n) { return r; }", "(short n)"),
+        ("void (&get(short n))(int) { return g; }", "(short n)"),
+        (_LAUNCH_BOUNDS_IF.format(params="short n") + " {\n  int k = 0;\n}\n",
+         "(\n#endif\n    short n)"),
     ],
 )
 def test_own_parameter_list_is_found_under_every_function_declarator_shape(

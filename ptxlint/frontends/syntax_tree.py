@@ -360,3 +360,74 @@ def function_name_node(fn: tree_sitter.Node) -> tree_sitter.Node | None:
     while inner is not None and inner.type not in _NAME_NODES:
         inner = inner.child_by_field_name("declarator")
     return inner
+
+
+# Deeper than this, a declarator is given up on (no function's own declarator lies that deep).
+_DECLARATOR_DEPTH = 24
+# The declarators a function's result is reached through: a function declarator that a
+# function declarator's own declarator holds is the function's only behind one of these
+# (`void (*f(int n))(int)`); C++ has no function returning a function or an array, so
+# `void M(f)(int n)` is a macro call in the name and the outer list is the function's.
+_RESULT_INDIRECTIONS = frozenset({"pointer_declarator", "reference_declarator"})
+_NOT_DECLARATORS = frozenset({"comment", "ERROR"})
+
+
+def inner_declarator(decl: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The declarator a declarator wraps: its ``declarator`` field, else (a reference or
+    parenthesized declarator holds it unnamed) its first named child that is neither a
+    comment nor an error node (a parse recovering from ``#if`` branches that each open a
+    function's parameter list may put one before it)."""
+    inner = decl.child_by_field_name("declarator")
+    if inner is None and decl.type.endswith("declarator"):
+        inner = next((c for c in decl.named_children if c.type not in _NOT_DECLARATORS), None)
+    return inner
+
+
+def own_function_declarator(decl: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    """The declarator holding the parameter list of the function (or lambda) whose declarator
+    is ``decl``: the one nearest the name. In ``void (*get(int n))(int)`` the outer list,
+    ``(int)``, belongs to the function pointer ``get`` returns and ``(int n)`` to ``get``.
+    Every reader of a function's own parameters or name starts here, so that typing, value
+    flow, function flow, the C++ facts and the part trees agree on them."""
+    found: tree_sitter.Node | None = None
+    behind_indirection = False
+    depth = 0
+    while decl is not None and depth < _DECLARATOR_DEPTH:
+        depth += 1
+        kind = decl.type
+        if kind == "operator_cast":  # `operator T*()`: the list is in its declarator
+            decl = decl.child_by_field_name("declarator")
+            continue
+        if not kind.endswith("declarator"):
+            break  # the name, or a parameter list a lambda's declarator holds unnamed
+        if decl.child_by_field_name("parameters") is not None:
+            if found is not None and not behind_indirection:
+                break
+            found = decl
+            behind_indirection = False
+        elif kind in _RESULT_INDIRECTIONS:
+            behind_indirection = True
+        decl = inner_declarator(decl)
+    return found
+
+
+def own_parameter_list(fn: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The parameter list of function definition or lambda ``fn``: its own function
+    declarator's (``own_function_declarator``), not a returned function pointer's."""
+    own = own_function_declarator(fn.child_by_field_name("declarator"))
+    return own.child_by_field_name("parameters") if own is not None else None
+
+
+def own_function_name(fn: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The node naming function definition ``fn``, found down from its own function
+    declarator: through a returned reference, a returned function pointer and parentheses,
+    which ``function_name_node``'s walk of ``declarator`` fields does not pass. Where
+    ``function_name_node`` finds a name this finds the same one (its walk passes the own
+    declarator, and goes on from it as this does)."""
+    own = own_function_declarator(fn.child_by_field_name("declarator"))
+    inner = own.child_by_field_name("declarator") if own is not None else None
+    if inner is None:
+        return function_name_node(fn)
+    while inner is not None and inner.type not in _NAME_NODES:
+        inner = inner.child_by_field_name("declarator")
+    return inner

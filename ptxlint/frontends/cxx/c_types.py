@@ -11,6 +11,10 @@ from typing import NamedTuple
 import tree_sitter
 import tree_sitter_cuda
 
+# A function's own declarator is a fact of the syntax tree, which the front end's earlier
+# stages read as well (re-exported: typing's modules import it from here).
+from ptxlint.frontends.syntax_tree import inner_declarator as inner_declarator
+from ptxlint.frontends.syntax_tree import own_function_declarator as own_function_declarator
 from ptxlint.lazy_regex import on_first_use
 
 Node = tree_sitter.Node
@@ -551,49 +555,6 @@ def is_reference(decl: Node | None) -> bool:
             return True
         decl = inner_declarator(decl)
     return False
-
-
-# The declarators a function's result is reached through: a function declarator that a
-# function declarator's own declarator holds is the function's only behind one of these
-# (`void (*f(int n))(int)`); C++ has no function returning a function or an array, so
-# `void M(f)(int n)` is a macro call in the name and the outer list is the function's.
-_RESULT_INDIRECTIONS = frozenset({"pointer_declarator", "reference_declarator"})
-
-
-def own_function_declarator(decl: Node | None) -> Node | None:
-    """The declarator holding the parameter list of the function (or lambda) whose declarator
-    is ``decl``: the one nearest the name. In ``void (*get(int n))(int)`` the outer list,
-    ``(int)``, belongs to the function pointer ``get`` returns and ``(int n)`` to ``get``."""
-    found: Node | None = None
-    behind_indirection = False
-    depth = 0
-    while decl is not None and depth < MAX_DEPTH:
-        depth += 1
-        kind = decl.type
-        if kind == "operator_cast":  # `operator T*()`: the list is in its declarator
-            decl = decl.child_by_field_name("declarator")
-            continue
-        if not kind.endswith("declarator"):
-            break  # the name, or a parameter list a lambda's declarator holds unnamed
-        if decl.child_by_field_name("parameters") is not None:
-            if found is not None and not behind_indirection:
-                break
-            found = decl
-            behind_indirection = False
-        elif kind in _RESULT_INDIRECTIONS:
-            behind_indirection = True
-        decl = inner_declarator(decl)
-    return found
-
-
-def inner_declarator(decl: Node) -> Node | None:
-    """The declarator a declarator wraps: its ``declarator`` field, else (a reference or
-    parenthesized declarator holds it unnamed) its first named child."""
-    inner = decl.child_by_field_name("declarator")
-    if inner is None:
-        named = _named(decl)
-        inner = named[0] if named and decl.type.endswith("declarator") else None
-    return inner
 
 
 def _fits(value: int, ty: _Ty) -> bool:
