@@ -382,3 +382,44 @@ def test_members_of_one_name_in_many_classes_are_left_out_by_the_parts_that_do_n
             file_memos.release()
         merged = finish_parts(SourceFile("gmma.hpp", text), parts, rules, SelectAll())
         assert finding_fields(merged) == finding_fields(whole)
+
+
+_RESULTS = """\
+__device__ unsigned& by_reference(unsigned& x) {
+  asm("add.u32 %0, %0, 1;" : "+r"(x));
+  return x;
+}
+__device__ void (*by_pointer(unsigned x))(float) {
+  asm("add.u32 %0, %0, 2;" : "+r"(x));
+  return 0;
+}
+"""
+
+
+def _interiors(text: str, name: str, list_at: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The interiors of the list that opens at ``list_at`` in function ``name``, and of its
+    body."""
+    at = text.index(list_at, text.index(name))
+    start = at + 1
+    depth, end = 1, start
+    while depth:
+        depth += {"(": 1, ")": -1}.get(text[end], 0)
+        end += 1
+    body = text.index("{", end) + 1
+    return (start, end - 1), (body, text.index("\n}\n", body) + 1)
+
+
+def test_a_left_out_list_is_the_functions_own_whatever_it_returns() -> None:
+    # a function returning a reference is left out like any other; of one returning a
+    # function pointer, only its own list `(unsigned x)` is its parameter list, not the
+    # returned pointer's `(float)`: a proposal of that one means a whole parse
+    own_ref = _interiors(_RESULTS, "by_reference", "(")
+    own_ptr = _interiors(_RESULTS, "by_pointer", "(unsigned")
+    result = _interiors(_RESULTS, "by_pointer", "(float")
+    for unread, verified in (([own_ref], True), ([own_ptr], True), ([result], False),
+                             ([own_ref, own_ptr], True), ([own_ref, result], False)):
+        ranges = [r for span in unread for r in span]
+        tree = parse_leaving_out("results.cu", _RESULTS, ranges)
+        assert part_tree_module._verified(tree, unread) is verified
+    # the scan proposes no list of a function returning a function pointer: it is kept
+    assert _names(_RESULTS) == ["by_reference"]

@@ -40,7 +40,13 @@ from ptxlint.frontends.cxx import macro_uses
 from ptxlint.frontends.cxx.function_spans import scan
 from ptxlint.frontends.cxx.macros import MacroTable
 from ptxlint.frontends.extraction import WHOLE, Share
-from ptxlint.frontends.syntax_tree import ParsedSource, ancestors_of, parse, parse_leaving_out
+from ptxlint.frontends.syntax_tree import (
+    ParsedSource,
+    ancestors_of,
+    own_parameter_list,
+    parse,
+    parse_leaving_out,
+)
 from ptxlint.model import SourceFile
 
 __all__ = ["part_tree", "whole_file_tree"]
@@ -199,12 +205,9 @@ def _verified(
         field_body = function.child_by_field_name("body")
         if field_body is None or field_body.id != body.id:
             return False
-        declarator = function.child_by_field_name("declarator")
-        while declarator is not None and declarator.type != "function_declarator":
-            declarator = declarator.child_by_field_name("declarator")
-        if declarator is None:
-            return False
-        params = declarator.child_by_field_name("parameters")
+        # the function's own list: through a returned reference too, and not a returned
+        # function pointer's
+        params = own_parameter_list(function)
         if params is None or params.start_byte != p_start - 1 or params.end_byte != p_end + 1:
             return False
     return True
