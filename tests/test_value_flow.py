@@ -285,3 +285,50 @@ def test_a_file_past_its_search_budget_answers_from_its_chunks(
 def _functions(facts: value_flow._FileFacts) -> list[tree_sitter.Node]:
     root = facts.parsed.tree.root_node
     return [c for c in root.named_children if c.type == "function_definition"]
+
+
+# A helper whose asm reads its parameter `a`; what `a` holds is what its one caller passes.
+_HELPER_RESULT = {
+    "plain": "__device__ void load(unsigned a)",
+    "a reference": "__device__ float& load(unsigned a)",
+    "a function pointer": "__device__ void (*load(unsigned a))(float)",
+    "a reference to a function": "__device__ void (&load(unsigned a))(float)",
+}
+_HELPER = """\
+%s {
+  float v;
+  asm volatile("ld.shared.f32 %%0, [%%1];" : "=f"(v) : "r"(a));
+  (void)v;
+}
+__global__ void k() {
+  __shared__ float tile[64];
+  load((unsigned)(unsigned long)&tile[0]);
+}
+"""
+
+
+@pytest.mark.parametrize("head", list(_HELPER_RESULT.values()), ids=list(_HELPER_RESULT))
+def test_a_parameter_holds_what_the_callers_pass_whatever_the_function_returns(
+    head: str,
+) -> None:
+    # `void (*load(unsigned a))(float)`: `a` is load's parameter; `(float)` is the parameter
+    # list of the function pointer it returns, and `load` is the name its callers call
+    text = _HELPER % head
+    source = SourceFile("test.cu", text)
+    extracted = extract_statements(source)
+    [statement] = extracted.statements
+    [operand] = [o for o in statement.operands if o.expression.strip() == "a"]
+    value_flow._CACHE.clear()
+    assert operand_value(statement, operand, True, extracted.parsed) is Value.TRUNCATED
+    findings = [f for f in lint_text(text, select=("PTX301",)) if f.rule == "PTX301"]
+    assert len(findings) == 1 and "truncated" in findings[0].message
+
+
+def test_a_function_whose_name_is_a_macro_call_is_no_definition_of_the_macro() -> None:
+    # `void NAME(load)(unsigned a)`: the outer list is the function's own, so `NAME` names
+    # no definition whose parameters a call `NAME(x)` could be matched against
+    text = "void NAME(load)(unsigned a) { }\nvoid load(unsigned a) { }\n"
+    facts = value_flow._FileFacts(SourceFile("test.cu", text))
+    assert facts.definitions("NAME") == []
+    [load] = facts.definitions("load")
+    assert load.params == [("a", False)]

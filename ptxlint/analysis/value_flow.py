@@ -63,7 +63,12 @@ from itertools import compress, repeat
 import tree_sitter
 
 from ptxlint import file_memos
-from ptxlint.frontends.syntax_tree import ParsedSource, ancestors_of, parse
+from ptxlint.frontends.syntax_tree import (
+    ParsedSource,
+    ancestors_of,
+    own_function_declarator,
+    parse,
+)
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Operand, SourceFile
 from ptxlint.ptx.address_values import SHARED_ADDRESS_HELPERS
@@ -282,6 +287,15 @@ class _Chunks:
 
 
 _FUNCTION_NODES = ("function_definition", "lambda_expression")
+
+
+def _is_own(definition: tree_sitter.Node, declarator: tree_sitter.Node) -> bool:
+    """Whether ``declarator`` is function definition ``definition``'s own (its name's, not
+    that of a function pointer it returns, nor a macro call's in its name)."""
+    own = own_function_declarator(definition.child_by_field_name("declarator"))
+    return own is not None and own.id == declarator.id
+
+
 _NAMESPACE_SCOPES = (
     "translation_unit",
     "declaration_list",
@@ -395,9 +409,9 @@ class _FileFacts:
 
     def _describe(self, node: tree_sitter.Node) -> _Function:
         self.parsed.reads(node.start_byte, node.end_byte)  # its parameters and returns
-        declarator = node.child_by_field_name("declarator")
-        while declarator is not None and declarator.type != "function_declarator":
-            declarator = declarator.child_by_field_name("declarator")
+        # the function's own declarator: through a returned reference, and not the list of a
+        # returned function pointer (`void (*f(int a))(float)`: `a` is f's)
+        declarator = own_function_declarator(node.child_by_field_name("declarator"))
         name = None
         params: list[tuple[str | None, bool]] = []
         if declarator is not None:
@@ -616,12 +630,14 @@ class _FileFacts:
                 continue
             if current.type == "function_declarator":
                 definition = current.parent
-                while definition is not None and definition.type in (
-                    "pointer_declarator",
-                    "reference_declarator",
+                while definition is not None and definition.type.endswith("declarator"):
+                    definition = definition.parent  # `T& f()`, `void (*f(int))(int)`
+                # the name's own declarator, not that of the function pointer it returns
+                if (
+                    definition is not None
+                    and definition.type == "function_definition"
+                    and _is_own(definition, current)
                 ):
-                    definition = definition.parent
-                if definition is not None and definition.type == "function_definition":
                     definitions.append(self._function(definition))
             elif current.type == "call_expression" and _callee(self.parsed, current)[0] == name:
                 sites.append(current)
