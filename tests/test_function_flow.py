@@ -277,3 +277,35 @@ __global__ void k() {
     assert flow.constant("1 << 99999999999") is None
     assert flow.constant("lanes + undeclared") is None
     assert flow.constant("__import__") is None
+
+
+@pytest.mark.parametrize(("head", "result"), [
+    ("__device__ __forceinline__ void copy(void* dst, const void* src)", ""),
+    ("__device__ __forceinline__ int& copy(void* dst, const void* src)",
+     "static int r;\n  return r;"),
+    ("__device__ __forceinline__ void (*copy(void* dst, const void* src))(float)",
+     "return nullptr;"),
+], ids=["plain", "a reference", "a function pointer"])
+def test_a_helper_has_its_own_name_and_parameters_whatever_it_returns(
+    head: str, result: str
+) -> None:
+    # `void (*copy(void* dst, const void* src))(float)`: copy's parameters are dst and src,
+    # not the returned pointer's `(float)`; its steps are placed at its call all the same
+    flows = _flows(head + r""" {
+  unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(s), "l"(src) : "memory");
+  """ + result + r"""
+}
+__global__ void k(const float4* g) {
+  __shared__ float4 tile[128];
+  copy(&tile[threadIdx.x], &g[threadIdx.x]);
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+""")
+    helper = _flow(flows, "copy")
+    assert helper.parameters == ("dst", "src")
+    flow = _flow(flows, "k")
+    assert [s.kind for s in flow.steps] == [COPY, COMMIT]
+    copy = flow.steps[0]
+    assert copy.call is not None and copy.call.name == "copy"
+    assert flow.key(copy, copy.event.memory) == "tile"

@@ -50,7 +50,12 @@ from ptxlint.analysis.flow_syntax import (
 )
 from ptxlint.analysis.included_helpers import included_headers
 from ptxlint.analysis.toolkit_calls import HARMLESS_CALLS, toolkit_harmless
-from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node, nodes_of_kinds
+from ptxlint.frontends.syntax_tree import (
+    ParsedSource,
+    nodes_of_kinds,
+    own_function_name,
+    own_parameter_list,
+)
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 from ptxlint.ptx.protocols import CLUSTER_RELEASE, SHARED_READ, Event, events
@@ -505,19 +510,17 @@ class FileFlows:
 
     def _function(self, fn: Node) -> FunctionFlow | None:
         body = fn.child_by_field_name("body")
-        name_node = function_name_node(fn)
+        # the name and parameters of the function's own declarator: a function returning a
+        # reference or a function pointer (`void (*f(int a))(float)`: `a` is f's) has them too
+        name_node = own_function_name(fn)
         if body is None or name_node is None:
             return None
         name = self.parsed.node_text(name_node).split("::")[-1].split("<")[0].strip()
-        declarator = fn.child_by_field_name("declarator")
-        while declarator is not None and declarator.type != "function_declarator":
-            declarator = declarator.child_by_field_name("declarator")
         parameters: list[str] = []
-        if declarator is not None:
-            plist = declarator.child_by_field_name("parameters")
-            for p in plist.named_children if plist is not None else ():
-                ident = declared(p.child_by_field_name("declarator"))
-                parameters.append(self.parsed.node_text(ident) if ident is not None else "")
+        plist = own_parameter_list(fn)
+        for p in plist.named_children if plist is not None else ():
+            ident = declared(p.child_by_field_name("declarator"))
+            parameters.append(self.parsed.node_text(ident) if ident is not None else "")
         template: set[str] = set()
         parent = fn.parent
         if parent is not None and parent.type == "template_declaration":
