@@ -391,3 +391,20 @@ def test_a_function_pointer_parameter_is_a_parameter() -> None:
     assert _found(text, "cb", "/*HERE*/") == ("parameter", text.index("void (*cb)"), True)
     assert _found(text, "n", "/*HERE*/") == ("parameter", text.index("int n"), True)
     assert _found(text, "k", "/*HERE*/") is None
+
+
+@pytest.mark.parametrize("head", [
+    # a macro call in the name: `NAME(f)` is no function declarator of f's, the outer list is
+    "__device__ void NAME(f)(int x, unsigned y)",
+    # `#if` branches that each open the list: the parse recovers with an error node before
+    # the declarator in parentheses (flashinfer's quantization kernels)
+    "__global__ void\n#if defined(__CUDA_ARCH__)\n__launch_bounds__(512, 4) f(\n#else\nf(\n"
+    "#endif\n    int x, unsigned y)",
+])
+def test_a_function_has_the_parameters_typing_reads_whatever_its_declarator(head: str) -> None:
+    text = head + " {\n  int k = 0;\n  /*HERE*/\n}\n"
+    assert _found(text, "x", "/*HERE*/") == ("parameter", text.index("int x"), True)
+    here = text.index("/*HERE*/")
+    facts = FileFacts(parse("t.cu", text)).function_at(here)
+    assert facts is not None
+    assert facts.non_constant("y + 1", here) == ("y", "a function parameter")

@@ -44,7 +44,12 @@ from ptxlint.frontends.cxx.c_types import PREPROC_BLOCKS, Entry
 from ptxlint.frontends.cxx.operand_types import typing_lock
 from ptxlint.frontends.cxx.scope_lookup import ScopeLookup
 from ptxlint.frontends.cxx.types import file_resolver
-from ptxlint.frontends.syntax_tree import WALK_LIMIT, ParsedSource, nodes_of_kinds
+from ptxlint.frontends.syntax_tree import (
+    WALK_LIMIT,
+    ParsedSource,
+    nodes_of_kinds,
+    own_parameter_list,
+)
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement
 
@@ -272,11 +277,11 @@ class FunctionFacts:
                 self.parsed.data[span[0]:span[1]] if span is not None else None)
 
     def _parameter_list(self, fn: Node) -> Node | None:
-        """The parameter list of a function or lambda, as read here (``_parameter_list``:
-        the function declarator nearest its name)."""
+        """The parameter list of a function or lambda: its own function declarator's
+        (``own_parameter_list``, the list typing's scope tables read)."""
         key = fn.id
         if key not in self._lists:
-            self._lists[key] = _parameter_list(fn)
+            self._lists[key] = own_parameter_list(fn)
         return self._lists[key]
 
     def _local(self, entry: Entry, name: str, scope: Node) -> Declaration | None:
@@ -430,38 +435,6 @@ def _blank_unevaluated(text: str) -> str:
 
 
 _PARAMETER_KINDS = ("parameter_declaration", "optional_parameter_declaration")
-
-
-def _parameter_list(fn: Node) -> Node | None:
-    """The parameter list of a function definition or lambda: that of the function declarator
-    nearest its name down its declarators (C++: in ``D(params)`` the function is ``D``'s, and
-    what surrounds ``D`` makes its result): ``T& f(int x)``, ``T* f(int x)`` and a function
-    returning a function pointer, ``void (*f(int k))(int)``, all take the list after ``f``.
-    A reference or parenthesized declarator holds the next one as a plain child."""
-    found: Node | None = None
-    declarator = fn.child_by_field_name("declarator")
-    depth = 0
-    while declarator is not None and depth < _MAX_DECLARATORS:
-        depth += 1
-        kind = declarator.type
-        if kind in _FUNCTION_DECLARATORS:
-            found = declarator
-        inner = declarator.child_by_field_name("declarator")
-        if inner is None and kind.endswith("declarator"):
-            inner = next((c for c in declarator.named_children
-                          if c.type.endswith("declarator")), None)
-        declarator = inner
-    if found is None:
-        return None
-    params = found.child_by_field_name("parameters")
-    if params is None:
-        params = next((c for c in found.children if c.type == "parameter_list"), None)
-    return params
-
-
-_FUNCTION_DECLARATORS = ("function_declarator", "lambda_declarator",
-                         "abstract_function_declarator")
-_MAX_DECLARATORS = 32  # a declarator nested deeper than this is no function's
 
 
 def _same_parameter(parsed: ParsedSource, params: Node, param: Node) -> int | None:
