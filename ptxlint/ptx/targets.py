@@ -147,21 +147,19 @@ def excluded_by_errors(source: SourceFile) -> frozenset[Target]:
     if cached is not None and cached[0] is source:
         return cached[1]
     found: set[Target] = set()
-    text = source.text
-    if "error" in text:
-        # the file's one reading of its #error lines (``FileGuards.directives``, which
-        # ``host_code`` reads too), from the walk of its directives that its statements'
-        # guards were read from
-        from ptxlint.frontends.cxx.guards import guards_of
+    # the file's one reading of its #error lines (``FileGuards.directives``, which
+    # ``host_code`` reads too; a search of the text, where each made its own), and the walk
+    # of its directives that its statements' guards were read from
+    from ptxlint.frontends.cxx.guards import guards_of
 
-        file_guards = guards_of(text)
-        seen: set[tuple[str, ...]] = set()
-        for at in file_guards.directives.named("error"):
-            conditions = file_guards.conditions_at(at)
-            if conditions in seen or not any(_ARCH_MACRO.search(c) for c in conditions):
-                continue
-            seen.add(conditions)
-            found.update(t for t in TARGETS if _fires(conditions, t))
+    file_guards = guards_of(source.text)
+    seen: set[tuple[str, ...]] = set()
+    for at in file_guards.directives.named("error"):
+        conditions = file_guards.conditions_at(at)
+        if conditions in seen or not any(_ARCH_MACRO.search(c) for c in conditions):
+            continue
+        seen.add(conditions)
+        found.update(t for t in TARGETS if _fires(conditions, t))
     if len(_EXCLUDED) > 64:
         _EXCLUDED.clear()
     result = frozenset(found)
