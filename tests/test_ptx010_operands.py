@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from ptxlint.analysis.cxx_facts import _evaluated_names, names_variables
 from tests.conftest import lint_text
 
 _BUILTINS = ("threadIdx.x", "blockIdx.y", "blockDim.z", "gridDim.x", "clusterIdx.x",
@@ -52,3 +53,31 @@ def test_an_n_output_is_judged_as_an_n_input_is() -> None:
     )
     found = sorted(f.message.split(" ")[2] for f in lint_text(text, select=("PTX010",)))
     assert found == ["0", "1"]
+
+
+@pytest.mark.parametrize(("expression", "names"), [
+    ("sizeof(T)", ()),
+    ("N * sizeof(int32_t)", ("N",)),
+    ("alignof(T) + decltype(k){}", ()),
+    ("(int32_t)k + uint32_t{j}", ("k", "j")),
+    ("(float)f + (double)(d)", ("f", "d")),
+    ("int32_t(scale)", ("scale",)),
+])
+def test_a_type_or_an_unevaluated_operator_is_never_looked_up_as_a_variable(
+    expression: str, names: tuple[str, ...]
+) -> None:
+    # `(int32_t)k`: a type in a cast (a variable of that name would not parse there);
+    # `sizeof`, `float`: keywords, which no declaration names
+    assert _evaluated_names(expression) == names
+    assert names_variables(expression) is bool(names)
+
+
+def test_a_parameter_cast_to_a_fixed_width_type_is_reported_and_the_type_is_not() -> None:
+    text = (
+        "#include <cstdint>\n"
+        "__device__ void f(int stages) {\n"
+        '  asm volatile("bar.sync %0;" :: "n"((int32_t)stages + sizeof(int32_t)));\n'
+        "}\n"
+    )
+    [message] = [f.message for f in lint_text(text, select=("PTX010",))]
+    assert "uses 'stages', a function parameter" in message

@@ -74,8 +74,12 @@ _FUNCTIONS = frozenset({"function_definition", "lambda_expression"})
 _UNEVALUATED = on_first_use(r"\b(?:sizeof|alignof|_Alignof|__alignof__|decltype|noexcept|typeid)\b")
 _IDENTIFIER = on_first_use(r"[A-Za-z_]\w*")
 _BASE = on_first_use(r"\s*(?:\(\s*)*([A-Za-z_]\w*)\s*(?:\)\s*)*(\[|\.(?!\.)|->|$)")
-_KEYWORDS = frozenset("true false nullptr this static_cast reinterpret_cast const_cast "
-                      "dynamic_cast int unsigned long short char bool signed".split())
+# Words that never name a variable: literals, the casts, the built-in type keywords, and the
+# operators whose operand is unevaluated (their operand is blanked, the word itself is not).
+_KEYWORDS = _INTEGRAL_WORDS | frozenset(
+    "true false nullptr this static_cast reinterpret_cast const_cast dynamic_cast float double "
+    "void auto sizeof alignof _Alignof __alignof__ decltype noexcept typeid".split()
+)
 _MAX_DEPTH = 8
 _SHORTCUT_BYTES = 16384  # how far into a function resolve() searches instead of reading it
 
@@ -392,8 +396,9 @@ def names_variables(expression: str) -> bool:
 @lru_cache(maxsize=4096)
 def _evaluated_names(expression: str) -> tuple[str, ...]:
     """Identifiers of ``expression`` that are evaluated and could name a variable: not members
-    (after ``.``, ``->``, ``::``), not qualifiers (before ``::``), not callees, not inside
-    ``sizeof``/``decltype``/... . Kept per expression: PTX010 asks ``names_variables`` and then
+    (after ``.``, ``->``, ``::``), not qualifiers (before ``::``), not callees, not keywords
+    (``sizeof`` itself, ``float``), not a fixed-width type in a cast (``(int32_t)k``), not
+    inside ``sizeof``/``decltype``/... . Kept per expression: PTX010 asks ``names_variables`` and then
     ``non_constant`` of each "n" operand, and CUTLASS's wgmma wrappers spell the same few
     scale operands in 1,871 statements (9,623 readings of 4,822 operands)."""
     text = _blank_unevaluated(expression)
@@ -406,6 +411,10 @@ def _evaluated_names(expression: str) -> tuple[str, ...]:
         after = text[m.end() :].lstrip()
         if before.endswith((".", "->", "::")) or after.startswith(("::", "(")):
             continue
+        if name in _INTEGRAL_TYPEDEFS and (
+            after.startswith("{") or before.endswith("(") and after.startswith(")")
+        ):
+            continue  # `(int32_t)k`, `uint32_t{k}`: a type there (a variable would not parse)
         if before.endswith("<") and not before.endswith("<<"):
             continue  # a template argument, or `a < b`: not worth the guess
         names.append(name)
