@@ -3,8 +3,9 @@
 A one-way pipeline of four stages; a module imports only modules of its own stage or of the
 stages before it (``tests/test_import_graph.py`` holds this):
 
-1. preprocess: ``lexer`` (tokens, and the block comments that hide a line from the directive
-   scanners), ``preproc`` (three-valued ``#if``), ``guards`` (the conditions around each line),
+1. preprocess: ``lexer`` (tokens; the multi-line block comments and raw strings that hide a
+   line from the directive scanners; a file's directive lines), ``preproc`` (three-valued
+   ``#if``), ``guards`` (the conditions around each line),
    ``defines`` (one file's ``#define``\\ s), ``headers`` (finding and caching included headers),
    ``macros`` (the table and expansion with a source map), ``guard_macros``, ``macro_uses``,
    ``branches`` (a statement with ``#if`` inside it);

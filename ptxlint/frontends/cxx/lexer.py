@@ -3,6 +3,10 @@
 tree-sitter locates statements and their context, but its grammar gives up on the macros that
 real headers put inside asm (``"{" STRINGIFY(op) ".f16 ..."``, ``__LDG_PTR(ptr)``), so the
 statement itself is read token by token: that survives any macro and keeps exact offsets.
+
+The same lexing tells the directive scanners which lines are directives: not one inside a
+multi-line block comment or raw string (``block_comments``), and, per file, where its
+directives of one word are and whether an offset lies in one (``DirectiveLines``).
 """
 
 from __future__ import annotations
