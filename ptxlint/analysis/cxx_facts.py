@@ -398,9 +398,10 @@ def _evaluated_names(expression: str) -> tuple[str, ...]:
     """Identifiers of ``expression`` that are evaluated and could name a variable: not members
     (after ``.``, ``->``, ``::``), not qualifiers (before ``::``), not callees, not keywords
     (``sizeof`` itself, ``float``), not a fixed-width type in a cast (``(int32_t)k``), not
-    inside ``sizeof``/``decltype``/... . Kept per expression: PTX010 asks ``names_variables`` and then
-    ``non_constant`` of each "n" operand, and CUTLASS's wgmma wrappers spell the same few
-    scale operands in 1,871 statements (9,623 readings of 4,822 operands)."""
+    inside ``sizeof``/``decltype``/... . Kept per expression: PTX010 asks
+    ``names_variables`` and then ``non_constant`` of each "n" operand, and CUTLASS's wgmma
+    wrappers spell the same few scale operands in 1,871 statements (9,623 readings of 4,822
+    operands)."""
     text = _blank_unevaluated(expression)
     names: list[str] = []
     for m in _IDENTIFIER().finditer(text):
