@@ -139,9 +139,16 @@ def test_include_lines_and_whole_names_as_the_line_anchored_patterns_read_them()
     data = (
         b'#include "a.h"\n  #  include <p/b.h>\n\t#include\t"c.h" // x\n'
         b'int x; #include "not_a_line_start.h"\n#include <vector>\n#include_next <p/d.h>\n'
-        b'// #include "commented.h"\r\n#include "e.h"\r\n'
+        b'// #include "commented.h"\r\n#include "e.h"\r\n#include \\\n  "spliced.h"\n'
+        b'#\\\ninclude <f.h>\n/*\n#include "in_comment.h"\n*/\n'
     )
-    assert prefilter.included_names(data) == ["a.h", "p/b.h", "c.h", "e.h"]
+    # one reader for the macro table and the prefilter: every include line, angle names
+    # without a '.' among them, a line continued by a backslash read as one line
+    read = headers.include_names(data.decode())
+    assert read == ["a.h", "p/b.h", "c.h", "vector", "e.h", "spliced.h", "f.h"]
+    # the sketch of a file's bytes finds every one of them (and more, never fewer)
+    sketched = headers.sketch_include_names(data)
+    assert set(read) < set(sketched) and "in_comment.h" in sketched
     names = frozenset({"AB", "ABC", "B_C"})
     assert prefilter.names_one_of(b"AB", names)  # at the very start
     assert prefilter.names_one_of(b"x = ABC;", names)

@@ -68,13 +68,11 @@ def _edges(base: str, names: Sequence[str]) -> tuple[tuple[str, ...], tuple[str,
     return tuple(dict.fromkeys(reals)), tuple(dict.fromkeys(watch))
 
 
-def of_file(
-    path: str, names: Sequence[str], prefilter_names: Sequence[str] = ()
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def of_file(path: str, names: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The headers ``path``'s includes find directly, as real paths, and the folders to watch
-    for their misses: ``names`` as its macro table resolves them (``headers.include_names``)
-    and ``prefilter_names`` as the prefilter does, both from the file's absolute folder."""
-    return _edges(os.path.dirname(os.path.abspath(path)), [*names, *prefilter_names])
+    for their misses: ``names`` as its macro table and the prefilter resolve them
+    (``headers.include_names``), from the file's absolute folder."""
+    return _edges(os.path.dirname(os.path.abspath(path)), names)
 
 
 def of_header(real: str) -> tuple[tuple[str, ...], tuple[str, ...]]:

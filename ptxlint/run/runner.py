@@ -491,19 +491,21 @@ def _judge(path: str, data: bytes) -> tuple[int, tuple[tuple[str, ...], tuple[st
     """The prefilter's verdict on ``data``, and the headers that verdict and a result of the
     file depend on (None: none; a C++ file's macro table reads its include closure)."""
     cxx = prefilter.keywords_for(path) is prefilter.CXX_KEYWORDS
-    checked: list[str] = []
+    # the includes the file's macro table and the prefilter's question read alike
+    names: list[str] | None = None
     if prefilter.has_keyword(path, data):
         verdict = MAY_HOLD_ASM
     elif prefilter.needs_include_check(path, data):
-        checked = prefilter.included_names(data)
-        uses = prefilter.uses_included_asm_macro(path, data, checked)
+        names = headers.include_names(decode_source(data)[0])
+        uses = prefilter.uses_included_asm_macro(path, data, names)
         verdict = MAY_HOLD_ASM if uses else NO_ASM
     else:
         return NO_ASM, None
     if not cxx:
         return verdict, None
-    names = headers.include_names(decode_source(data)[0])
-    return verdict, include_graph.of_file(path, names, checked)
+    if names is None:
+        names = headers.include_names(decode_source(data)[0])
+    return verdict, include_graph.of_file(path, names)
 
 
 def _settings_for(

@@ -34,16 +34,22 @@ MAX_ANCESTORS = 8  # folders above the including file searched for a quoted incl
 
 # Searched from the `#` (``_directives`` checks that only blanks precede it on its line): a
 # `^`-anchored multi-line pattern would be tried at every character of every header. The body
-# is taken a run of plain characters per step, not one character per step.
-_DIRECTIVE = on_first_use(r"#[ \t]*(define|undef|include)\b((?:[^\n\\]+|\\\r?\n?|\\.)*)")
+# is taken a run of plain characters per step, not one character per step. A backslash-newline
+# is deleted before directives are read (translation phase 2), so one may stand wherever a
+# blank may, between the `#` and the directive's name too.
+_DIRECTIVE = on_first_use(
+    r"#(?:[ \t]|\\\r?\n)*(define|undef|include)\b((?:[^\n\\]+|\\\r?\n?|\\.)*)"
+)
 
 
 # `#include "x.h"`, and `#include <project/x.h>`: both are looked up in the including file's
 # folder and the folders above it (a project's own include root), never in system folders.
-INCLUDE = on_first_use(r'^\s*(?:"([^"\n]+)"|<([^>\n]+)>)')
+# Blanks and line splices may stand before the name (``#include \`` and the name on the next
+# line); a splice inside the name is not joined (no file is named so).
+INCLUDE = on_first_use(r'^(?:\s|\\\r?\n)*(?:"([^"\n]+)"|<([^>\n]+)>)')
 
 
-_DEFINE_HEAD = on_first_use(r"\s*([A-Za-z_$][\w$]*)(\()?")
+_DEFINE_HEAD = on_first_use(r"(?:\s|\\\r?\n)*([A-Za-z_$][\w$]*)(\()?")
 
 
 Spelling = tuple[int, int]  # a half-open source range in the file being linted
@@ -248,13 +254,13 @@ def collect(path: str, text: str, keep_text: bool = True) -> FileDefines:
     origin = _Origin(path, text if keep_text else None)
     read: dict[str, list[_Read]] = {}
     # a linted file's block comments are its guards' (one scan for both); a header has no guards
-    hidden = guards_of(text).comments if keep_text else block_comments(text)
+    hidden = guards_of(text).comments if keep_text else _hiding_comments(text)
     for start, m in _directives(text, hidden):
         kind, rest = m.group(1), m.group(2)
         if kind == "include":
-            inc = INCLUDE().match(rest)
-            if inc:
-                out.includes.append(inc.group(1) or inc.group(2))
+            name = _include_name(rest)
+            if name is not None:
+                out.includes.append(name)
             continue
         head = _DEFINE_HEAD().match(rest)
         if head is None:
@@ -302,7 +308,7 @@ def _directives(
     included). ``hidden``: the text's block comments, where the caller has them."""
     search = _DIRECTIVE().search
     if hidden is None:
-        hidden = block_comments(text)
+        hidden = _hiding_comments(text)
     pos = 0
     while True:
         m = search(text, pos)
@@ -318,6 +324,57 @@ def _directives(
         else:
             # a `#` inside a line or a comment: what follows may still hold a directive
             pos = start + 1
+
+
+def include_names(text: str) -> list[str]:
+    """The names the ``#include`` directives of ``text`` bring, in text order: the one reader
+    of a file's includes, for its macro table (``collect``: its ``includes``) and for the
+    prefilter's question about it alike, so both follow the same headers (one directive scan,
+    no definitions built)."""
+    if "#" not in text:
+        return []
+    names = []
+    for _, m in _directives(text):
+        if m.group(1) == "include":
+            name = _include_name(m.group(2))
+            if name is not None:
+                names.append(name)
+    return names
+
+
+def _include_name(rest: str) -> str | None:
+    """The name an ``#include`` directive brings, from what follows its ``include``."""
+    inc = INCLUDE().match(rest)
+    return None if inc is None else inc.group(1) or inc.group(2)
+
+
+_NO_COMMENTS = BlockComments([])
+
+
+def _hiding_comments(text: str) -> BlockComments:
+    """The block comments of ``text`` (``lexer.block_comments``) where one of them may hide a
+    directive, else none: a comment hides one only where a `#` lies inside it, and each
+    comment runs from a ``/*`` to the first ``*/`` after it, so where no such stretch of the
+    text holds a `#` (whether each ``/*`` opens a comment or lies in a literal) none does,
+    and the text is not lexed for them. Over the CUDA 13 headers' 1,887 files (92 of which
+    have a `#` in such a stretch) ``block_comments`` of each took 0.054 s of CPU, this 0.018 s;
+    over CUTLASS include/'s 825 (2 of them), 0.031 s and 0.018 s."""
+    opener, closer, find = _COMMENT_OPENER().search, _COMMENT_CLOSER().search, text.find
+    found = opener(text)
+    while found is not None:
+        at = found.start()
+        close = closer(text, at + 2)
+        end = len(text) if close is None else close.start()
+        if find("#", at, end) >= 0:
+            return block_comments(text)
+        # a ``/*`` inside this stretch ends at the same ``*/``: it holds no `#` either
+        found = opener(text, end + 2)
+    return _NO_COMMENTS
+
+
+# searched by the regex engine, not ``str.find``: a third of the time over long texts
+_COMMENT_OPENER = on_first_use(r"/\*")
+_COMMENT_CLOSER = on_first_use(r"\*/")
 
 
 def _line_starts(text: str) -> list[int]:

@@ -4,20 +4,20 @@ each one's defines, and the closure of what a file includes, as far as macros ne
 from __future__ import annotations
 
 import os
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 
 from ptxlint.frontends.cxx.defines import (
-    INCLUDE,
     MAX_ANCESTORS,
     MAX_HEADER_BYTES,
     MAX_INCLUDE_DEPTH,
     FileDefines,
-    _directives,
     collect,
     read_header_bytes,
 )
+from ptxlint.frontends.cxx.defines import include_names as include_names  # the one reader
 from ptxlint.frontends.cxx.lexer import identifiers
 from ptxlint.graphs import components
 from ptxlint.lazy_regex import on_first_use
@@ -33,7 +33,10 @@ def _header(path: str) -> FileDefines | None:
     if result is not _UNREAD:
         return result  # type: ignore[return-value]
     result = None
-    data = read_header_bytes(path, _DIGESTS, MAX_HEADER_BYTES)
+    # the bytes a sketch of it read (``_sketch``) while the discovery walk has not taken them
+    data = _READ_AHEAD.get(path) if _READ_AHEAD else None
+    if data is None:
+        data = read_header_bytes(path, _DIGESTS, MAX_HEADER_BYTES)
     if data is not None:
         _keep_ahead(path, data)
         result = collect(path, data.decode("utf-8", "replace"), keep_text=False)
@@ -76,7 +79,11 @@ def take_read_ahead(real: str) -> bytes | None:
 
 def _keep_ahead(real: str, data: bytes) -> None:
     global _READ_AHEAD_HELD
-    if _READ_AHEAD is not None and _READ_AHEAD_HELD + len(data) <= MAX_READ_AHEAD_BYTES:
+    if (
+        _READ_AHEAD is not None
+        and real not in _READ_AHEAD
+        and _READ_AHEAD_HELD + len(data) <= MAX_READ_AHEAD_BYTES
+    ):
         _READ_AHEAD[real] = data
         _READ_AHEAD_HELD += len(data)
 
@@ -203,6 +210,7 @@ def set_include_dirs(folders: Sequence[str]) -> None:
         HEADER_ASM.clear()
         _CLOSURE_ASM.clear()
         _CLOSURE_PATHS.clear()
+        _forget_reach()
 
 
 def candidates(base: str, name: str) -> Iterator[str]:
@@ -370,20 +378,6 @@ _UNASKED = ""  # neither a path nor None: a memo's "not asked yet"
 find_header = _find_header
 
 
-def include_names(text: str) -> list[str]:
-    """The names ``#include`` directives of ``text`` bring, as ``collect`` reads them (one
-    directive scan, no definitions built): what a file's macro table follows."""
-    if "#" not in text:
-        return []
-    names = []
-    for _, m in _directives(text):
-        if m.group(1) == "include":
-            inc = INCLUDE().match(m.group(2))
-            if inc:
-                names.append(inc.group(1) or inc.group(2))
-    return names
-
-
 def header_include_names(real: str) -> list[str] | None:
     """The include names of a header as every file's macro table reads them (memoised per
     process), or None when it cannot be read (it then brings nothing)."""
@@ -401,6 +395,7 @@ def forget_headers() -> None:
                  HEADER_ASM, _CLOSURE_ASM, _CLOSURE_PATHS, _BITS, _USED_IN, _DIRECT, _INDEXED,
                  _FOLDERS, _DEFINERS, _DIGESTS or {}):
         memo.clear()
+    _forget_reach()
 
 
 _CLOSURE_ASM: dict[str, frozenset[str]] = {}
@@ -598,3 +593,216 @@ def _spread(
 
 
 ASM_KEYWORDS = frozenset({"asm", "__asm__", "__asm"})
+
+
+# --------------------------------------------------------------------------- the asm names in reach
+
+# The prefilter asks, for each file without an asm keyword, whether it names an asm-bearing
+# macro of its include closure. Most files name none of the few such macros a tree has, and
+# reading each header's directives (``collect``) and each closure to learn that was most of
+# the question's cost. So it asks a cheaper question first: does the file name one of the
+# asm-bearing macros found among all the headers sketched so far that a header of its
+# closure defines (``asm_names_in_reach``)? Those hold every name the file's own closure can
+# bring, so where the file names none the answer is no; the closure is walked (``collect``
+# of each header) only for a file that names one.
+#
+# A header enters that set's reach by a sketch of its bytes, not a ``collect``: its include
+# lines and its ``#define`` directives as two searches find them, a superset of what
+# ``collect`` reads (no line-start check, block comments not hidden; the same grammar from the
+# `#` on, so each directive ``collect`` reads lies inside one the search finds). A header's
+# exact facts (``_asm_facts``) are made only where its definitions spell ``asm`` or the name
+# of an asm-bearing macro: the CUDA 13 headers' include check sketches 1,833 headers and reads
+# 6 whole (the figures: ``prefilter.uses_included_asm_macro``); the headers a macro table
+# needs are read whole by it (``_header``), from the sketch's bytes while they are kept.
+_SKETCH_INCLUDE = on_first_use(
+    rb'#(?:[ \t]|\\\r?\n)*include(?:\s|\\\r?\n)*(?:"([^"\n]+)"|<([^>\n]+)>)'
+)
+_SKETCH_DEFINE = on_first_use(rb"#(?:[ \t]|\\\r?\n)*define\b(?:[^\n\\]+|\\\r?\n?|\\.)*")
+
+# a header of the reach (real path) -> the headers its include lines find (a sketch's, or a
+# header read whole before it was reached: ``_children``); () where it cannot be read. Closed
+# under includes: every header its entries name has one.
+_REACH_KIDS: dict[str, tuple[str, ...]] = {}
+# a header of the reach whose definitions spell neither ``asm`` nor one of ``_ASM_NAMES``:
+# their text (all its ``#define`` directives), searched again for the names found later
+_UNSPELLED: dict[str, bytes] = {}
+_ASM_NAMES: set[str] = set()  # the asm-bearing macros of the headers read whole, spread
+_USERS: dict[str, set[str]] = {}  # an identifier -> the macros read whole whose body uses it
+# each of ``_ASM_NAMES`` -> the headers of the reach (bits: ``_REACH_BIT``) that define it,
+# made again when a name is found or a header is read whole (``_name_masks``)
+_NAME_MASKS: dict[str, int] = {}
+_REACH_BIT: dict[str, int] = {}  # a header -> its bit, given when its closure is made
+_REACH_CLOSURE: dict[str, int] = {}  # a header -> its closure in the reach, as bits
+
+
+def sketch_include_names(data: bytes) -> list[str]:
+    """The include names of ``data`` as the sketch reads them: a superset of
+    ``include_names`` of its text (every include line of it, and more)."""
+    return [
+        (quoted or angled).decode("utf-8", "replace")
+        for quoted, angled in _SKETCH_INCLUDE().findall(data)
+    ]
+
+
+def asm_names_in_reach(base: str, names: Iterable[str]) -> frozenset[str]:
+    """A superset of the asm-bearing macros that a file in folder ``base`` whose includes are
+    ``names`` (or a superset of them) gets from its headers: never smaller than
+    ``asm_names_through`` of each header they find, nor than ``asm_names_across`` of them.
+    Each of the asm-bearing macros of the reach (every header sketched so far, these
+    includes' closures added first) that a header of these includes' closures defines.
+
+    Every header that defines an asm-bearing macro of the reach is read whole (its
+    definitions spell the name), so the closures need only the sketches' include lines, and
+    a file whose closure defines none gets the empty set without a search of its text."""
+    closure = 0
+    for name in names:
+        found = _find_header(base, name)
+        if found is not None:
+            real = _real(found)
+            if real not in _REACH_KIDS:
+                _reach(real)
+            closure |= _reach_closure(real)
+    if not closure or not _ASM_NAMES:
+        return _NO_NAMES
+    return frozenset([name for name, mask in _name_masks().items() if mask & closure])
+
+
+def _name_masks() -> dict[str, int]:
+    if len(_NAME_MASKS) != len(_ASM_NAMES):
+        _NAME_MASKS.clear()
+        bit = _REACH_BIT.get
+        for name in _ASM_NAMES:
+            mask = 0
+            for defs in _DEFINERS.get(name, ()):
+                at = bit(defs.path)
+                if at is not None:
+                    mask |= 1 << at
+            _NAME_MASKS[name] = mask
+    return _NAME_MASKS
+
+
+def _reach_closure(real: str) -> int:
+    """``real`` and every header of the reach it includes, transitively, as bits (Tarjan's
+    components, as ``_closure``: each header visited once per process)."""
+    found = _REACH_CLOSURE.get(real)
+    if found is not None:
+        return found
+    kids = _REACH_KIDS.__getitem__
+    for component in components(real, kids, _REACH_CLOSURE):
+        closure = 0
+        for member in component:
+            at = _REACH_BIT.get(member)
+            if at is None:
+                at = _REACH_BIT[member] = len(_REACH_BIT)
+                _NAME_MASKS.clear()  # a definer may have had no bit yet
+            closure |= 1 << at
+        members = closure
+        for member in component:
+            for child in kids(member):
+                if not members >> _REACH_BIT[child] & 1:
+                    closure |= _REACH_CLOSURE[child]
+        for member in component:
+            _REACH_CLOSURE[member] = closure
+    return _REACH_CLOSURE[real]
+
+
+def _reach(root: str) -> None:
+    """Add ``root``'s closure to the reach, and the asm-bearing macros it brings."""
+    whole: list[FileDefines] = []
+    sketched: list[tuple[str, bytes]] = []
+    stack = [root]
+    while stack:
+        real = stack.pop()
+        if real in _REACH_KIDS:
+            continue
+        defs = _HEADER_CACHE.get(real, _UNREAD)
+        children: Sequence[str] = ()
+        if defs is not _UNREAD:  # read whole already (a macro table's): its exact facts
+            if defs is not None:
+                whole.append(defs)  # type: ignore[arg-type]
+                children = _children(real, defs)  # type: ignore[arg-type]
+        else:
+            sketch = _sketch(real)
+            if sketch is not None:
+                children, defines = sketch
+                if defines:
+                    sketched.append((real, defines))
+        _REACH_KIDS[real] = tuple(children)
+        stack.extend(child for child in children if child not in _REACH_KIDS)
+    spelled = _spelling_pattern(_ASM_NAMES)
+    for real, defines in sketched:
+        if b"asm" in defines or (spelled is not None and spelled.search(defines)):
+            defs = _header(real)
+            if defs is not None:
+                whole.append(defs)
+        else:
+            _UNSPELLED[real] = defines
+    _settle(whole)
+
+
+def _sketch(real: str) -> tuple[list[str], bytes] | None:
+    """A header's includes, resolved, and its ``#define`` directives, from one read of its
+    bytes (kept for the discovery walk, as ``_header`` keeps them)."""
+    data = read_header_bytes(real, _DIGESTS, MAX_HEADER_BYTES)
+    if data is None:
+        return None
+    _keep_ahead(real, data)
+    base = os.path.dirname(real)
+    children = []
+    for name in sketch_include_names(data):
+        found = _find_header(base, name)
+        if found is not None:
+            children.append(_real(found))
+    return children, b"\n".join(_SKETCH_DEFINE().findall(data))
+
+
+def _settle(whole: list[FileDefines]) -> None:
+    """Enter the facts of the headers ``whole`` (read whole) and spread the asm-bearing names
+    to a fixed point: a name found reads again the sketched headers that spell it."""
+    while whole:
+        _NAME_MASKS.clear()  # new definers
+        grown: set[str] = set()
+        for defs in whole:
+            direct, referrers = _asm_facts(defs)
+            grown |= direct
+            for word, users in referrers.items():
+                known = _USERS.get(word)
+                if known is None:
+                    _USERS[word] = set(users)
+                else:
+                    known |= users
+                if word in _ASM_NAMES:
+                    grown |= users
+        added = set()
+        frontier = [name for name in grown if name not in _ASM_NAMES]
+        while frontier:
+            name = frontier.pop()
+            if name in _ASM_NAMES:
+                continue
+            _ASM_NAMES.add(name)
+            added.add(name)
+            frontier.extend(user for user in _USERS.get(name, ()) if user not in _ASM_NAMES)
+        whole = []
+        spelled = _spelling_pattern(added)
+        if spelled is None:
+            return
+        for real, defines in list(_UNSPELLED.items()):
+            if spelled.search(defines):
+                del _UNSPELLED[real]
+                read = _header(real)
+                if read is not None:
+                    whole.append(read)
+
+
+def _spelling_pattern(names: AbstractSet[str]) -> re.Pattern[bytes] | None:
+    """A search for any of ``names`` as bytes anywhere (a superset of their uses as whole
+    identifiers), None for no names."""
+    if not names:
+        return None
+    return re.compile(b"|".join(re.escape(name.encode()) for name in sorted(names)))
+
+
+def _forget_reach() -> None:
+    for memo in (_REACH_KIDS, _UNSPELLED, _ASM_NAMES, _USERS, _NAME_MASKS, _REACH_BIT,
+                 _REACH_CLOSURE):
+        memo.clear()

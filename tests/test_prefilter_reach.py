@@ -1,0 +1,165 @@
+"""The prefilter's include check asks first whether a file names an asm-bearing macro of any
+header read so far (``headers.asm_names_in_reach``), and walks the file's own closure only where
+it does: its answer is the walk's answer for every file. The file's includes are read by the one
+reader the macro table uses (``headers.include_names``), and a header's block comments are
+lexed only where one could hide a directive."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from pathlib import Path
+
+import pytest
+
+from ptxlint.config import Config, RuleSelector
+from ptxlint.frontends.cxx import defines, headers
+from ptxlint.frontends.cxx.lexer import block_comments
+from ptxlint.registry import load_rules
+from ptxlint.rule import RuleContext
+from ptxlint.run import prefilter, runner
+
+TRAP_H = '#pragma once\n#define PROJ_TRAP() asm volatile("trap;")\n'
+
+
+@pytest.fixture(autouse=True)
+def _fresh_headers() -> object:
+    headers.forget_headers()
+    yield
+    headers.forget_headers()
+
+
+def _statements(paths: list[str]) -> int:
+    rules = list(load_rules().rules)
+    config = Config()
+    result = runner.run(paths, config, RuleSelector(config, [(r.id, r.name) for r in rules]),
+                        rules, RuleContext())
+    return result.statements
+
+
+def _admits(path: Path) -> bool:
+    return prefilter.may_hold_asm(str(path), path.read_bytes())
+
+
+def test_an_angle_include_without_a_dot_brings_the_asm_macros_its_header_defines(
+    tmp_path: Path,
+) -> None:
+    # <projtrap> names no extension, as the standard library's headers do; the macro table
+    # reads it (the header is found above the file), so the prefilter must too
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "projtrap").write_text(TRAP_H, encoding="utf-8")
+    src = tmp_path / "src"
+    src.mkdir()
+    uses = src / "uses.cu"
+    uses.write_text("#include <projtrap>\n__device__ void f() { PROJ_TRAP(); }\n")
+    quiet = src / "quiet.cu"
+    quiet.write_text("#include <projtrap>\n__device__ int g() { return 1; }\n")
+    assert _admits(uses) and not _admits(quiet)
+    assert _statements([str(uses)]) == 1 and _statements([str(src)]) == 1
+
+
+def test_an_include_line_continued_by_a_backslash_is_read_as_one_line(tmp_path: Path) -> None:
+    (tmp_path / "trap.cuh").write_text(TRAP_H, encoding="utf-8")
+    spliced = tmp_path / "spliced.cu"
+    spliced.write_text('#include \\\n  "trap.cuh"\n__device__ void f() { PROJ_TRAP(); }\n')
+    after_hash = tmp_path / "after_hash.cu"
+    after_hash.write_text('#\\\ninclude "trap.cuh"\n__device__ void f() { PROJ_TRAP(); }\n')
+    for path in (spliced, after_hash):
+        assert headers.include_names(path.read_text()) == ["trap.cuh"]
+        assert _admits(path)
+    assert _statements([str(spliced)]) == 1
+    # a spliced #define is read as well: its macro brings the asm
+    (tmp_path / "wrap.cuh").write_text('#include "trap.cuh"\n#define \\\n WRAP() PROJ_TRAP()\n')
+    wraps = tmp_path / "wraps.cu"
+    wraps.write_text('#include "wrap.cuh"\n__device__ void f() { WRAP(); }\n')
+    assert _admits(wraps) and _statements([str(wraps)]) == 1
+
+
+def _random_tree(root: Path, rng: random.Random, count: int) -> list[str]:
+    """``count`` headers that include one another at random (cycles too, some includes only
+    in comments or strings), with macros that hold asm, call one another, or only mention a
+    name in a comment or string."""
+    names = [f"h{i}.cuh" for i in range(count)]
+    macros = [f"M{i}" for i in range(count)]
+    for i, name in enumerate(names):
+        lines = ["#pragma once"]
+        for j in rng.sample(range(count), rng.randint(0, 3)):
+            spelled = rng.choice(['#include "{}"', "/*\n#include \"{}\"\n*/",
+                                  '// #include "{}"', '#  include <{}>', '#include \\\n"{}"'])
+            lines.append(spelled.format(names[j]))
+        body = rng.choice(['asm volatile("trap;")', "0", '"{}"', "/* {} */ 0", "{}()",
+                           "do {{ {}(); }} while (0)"] if i % 4 else ['asm("exit;")'])
+        lines.append(f"#define {macros[i]}() " + body.format(rng.choice(macros)))
+        if rng.random() < 0.3:
+            lines.append(f"/* #define {macros[i]}_X() asm(\"exit;\") */")
+        (root / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return macros
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_names_in_reach_never_decide_a_file_the_closure_walk_would_let_through(
+    tmp_path: Path, seed: int
+) -> None:
+    rng = random.Random(seed)
+    macros = _random_tree(tmp_path, rng, 14)
+    files = []
+    for k in range(30):
+        included = rng.sample(range(14), rng.randint(1, 3))
+        text = "".join(f'#include "h{i}.cuh"\n' for i in included)
+        called = "".join(f"{name}(); " for name in rng.sample(macros, 3))
+        text += f"__device__ void f{k}() {{ {called}}}\n"
+        path = tmp_path / f"f{k}.cu"
+        path.write_text(text, encoding="utf-8")
+        files.append(path)
+    base = str(tmp_path)
+    answers = []
+    for path in files:
+        data = path.read_bytes()
+        names = headers.include_names(data.decode())
+        walked = prefilter._uses(str(path), data, names)  # the closure walk alone
+        assert prefilter.uses_included_asm_macro(str(path), data) == walked, path.read_text()
+        answers.append(walked)
+        reach = headers.asm_names_in_reach(base, headers.sketch_include_names(data))
+        found = [headers.find_header(base, name) for name in names]
+        through = [h for h in found if h is not None]
+        for header in through:
+            assert headers.asm_names_through(header) <= reach
+        if through:
+            assert headers.asm_names_across(through, frozenset()) <= reach
+    assert True in answers and False in answers  # both kinds of file are judged
+
+
+_PIECES = [
+    "#define A 1\n", "#include \"a.h\"\n", "/* x */", "/*\n#define B 2\n*/\n", "\"/*\"",
+    "// /* \n", "'/'", "*/", "#undef A\n", " /* # */\n", "R\"(/*)\"\n", "x;\n",
+]
+
+
+def test_block_comments_are_lexed_only_where_one_could_hide_a_directive() -> None:
+    # every text of up to three pieces: the directives read with the comments skipped where
+    # no /* ... */ stretch holds a '#' are those read with every comment lexed
+    for count in (1, 2, 3):
+        for parts in itertools.product(_PIECES, repeat=count):
+            text = "".join(parts)
+            lexed = [(start, m.group(0)) for start, m in
+                     defines._directives(text, block_comments(text))]
+            assert [(start, m.group(0)) for start, m in defines._directives(text)] == lexed, text
+
+
+def test_a_header_read_before_the_macro_it_calls_is_found_brings_its_macro_later(
+    tmp_path: Path,
+) -> None:
+    # wrap.cuh's WRAP calls LATE, which only late.cuh defines (with asm). The first file reaches
+    # wrap.cuh alone: WRAP brings no asm there. The second includes both and expands WRAP to
+    # asm: the names in reach grow by WRAP once LATE is found, though wrap.cuh was read before.
+    (tmp_path / "wrap.cuh").write_text("#pragma once\n#define WRAP() do { LATE(); } while (0)\n")
+    (tmp_path / "late.cuh").write_text('#pragma once\n#define LATE() asm volatile("trap;")\n')
+    first = tmp_path / "first.cu"
+    first.write_text('#include "wrap.cuh"\n__device__ void f() { WRAP(); }\n')
+    second = tmp_path / "second.cu"
+    second.write_text('#include "wrap.cuh"\n#include "late.cuh"\n__device__ void g() { WRAP(); }\n')
+    assert not _admits(first)
+    assert headers.asm_names_in_reach(str(tmp_path), ["wrap.cuh"]) == frozenset()
+    assert _admits(second)
+    assert headers.asm_names_in_reach(str(tmp_path), ["wrap.cuh"]) == {"WRAP"}
+    assert _statements([str(second)]) == 1
