@@ -50,7 +50,7 @@ def test_a_comment_or_raw_string_opener_in_a_literal_or_line_comment_hides_nothi
     for opener in ('const char* s = "/*";\n', '// R"(\n', 'const char* s = "R\\"(";\n',
                    "char c = '\"'; // /*\n", 'int FOOR = 1; auto t = FOOR"(";\n'):
         text = f"{opener}{ERROR}// )\" */\n"
-        assert not block_comments(text), opener
+        assert not block_comments(text, raw_strings=True), opener
         assert _errors(text) == [ERROR.strip()], opener
 
 
@@ -73,7 +73,8 @@ def test_the_spans_found_are_those_a_lexer_of_the_whole_text_finds() -> None:
     lines = [
         '"a\\"/*" x\n', "c = '\"'; /*\n", 'R"(" /* )" y\n', 'u8R"x(/*)x" z\n', '"http://x" /*\n',
         'p = R"d(\n', '#error in raw\n', ')d" q;\n', "q */\n", 'LR"(a /*\n', 'b)" r;\n',
-        "// c \\\n R\"(\n", "XR\"(a\n", "'R' /*\n", '"R" R"(\n', "/*\n", 'R"never(\n',
+        "// c \\\n R\"(\n", "XR\"(a\n", "'R' /*\n", '"R" R"(\n', "x = 1; //* y\n", "/*\n",
+        'R"never(\n',
     ]  # fmt: skip
     for i in range(len(lines)):
         text = "".join(lines[i:] + lines[:i])
@@ -82,9 +83,18 @@ def test_the_spans_found_are_those_a_lexer_of_the_whole_text_finds() -> None:
             for m in _TOKEN().finditer(text)
             if m.lastgroup in ("bcomment", "raw") and "\n" in m.group()
         ]
-        found = block_comments(text)
+        found = block_comments(text, raw_strings=True)
         hidden = [at for at in range(len(text)) if found.hides(at)]
         assert hidden == [at for s, e in expected for at in range(s, e)], text
+
+
+def test_raw_strings_are_hidden_only_where_asked_for() -> None:
+    # ``block_comments``' other callers (a header's #define scan, the prefilter) keep its
+    # meaning: the comments alone
+    text = 'const char* s = R"(\n#define X 1\n)";\n'
+    assert not block_comments(text)
+    assert block_comments(text, raw_strings=True).hides(text.index("#"))
+    assert DirectiveLines(text).named("define") == ()
 
 
 def test_a_file_error_inside_a_comment_or_raw_string_does_not_make_the_file_host_only() -> None:
@@ -135,3 +145,19 @@ def test_a_macro_use_after_a_comment_whose_line_starts_with_a_hash_is_read() -> 
     )
     use = text.index("FENCE();")
     assert any(s.span.start >= use for s in extract_statements(SourceFile("t.cu", text)).statements)
+
+
+def test_function_spans_read_the_files_directive_lines() -> None:
+    from ptxlint.frontends.cxx.function_spans import scan
+
+    body = "  int a = 0;\n"
+    for name, (a, b) in HIDERS.items():
+        if name != "block comment":
+            a, b = f"  {a}", f"  {b}"  # a raw string inside the body is code there
+        text = f"__device__ void f() {{\n{a}#if X\n{b}{body}}}\n#define Y \\\r\n  {{\n"
+        found = scan(text)
+        assert found is not None, name
+        assert found.directives is guards_of(text).directives.lines(), name  # one reading
+        assert [word for _, _, word in found.directives] == ["define"], name
+        assert found.in_directive(text.index("{\n", text.index("#define")))  # continued (CRLF)
+        assert [s.name for s in found.functions] == ["f"] and found.functions[0].plain, name

@@ -21,6 +21,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from ptxlint.frontends.cxx.guards import guards_of
+
 __all__ = ["FunctionSpan", "Scan", "function_spans", "scan"]
 
 
@@ -58,7 +60,6 @@ _NOT_PLAIN = ("struct", "class", "union", "enum", "typedef", "using")
 _CONDITIONALS = {"if": 1, "ifdef": 1, "ifndef": 1, "elif": 0, "elifdef": 0, "elifndef": 0,
                  "else": 0, "endif": -1}
 _HARMLESS = frozenset({"pragma", "error", "warning", "line"})
-_DIRECTIVE_WORD = re.compile(r"#[ \t]*([A-Za-z_]\w*)?")
 
 
 @dataclass(frozen=True)
@@ -224,31 +225,18 @@ def _directives(
     text: str, skips: list[tuple[int, int]]
 ) -> list[tuple[int, int, str]] | None:
     """Each preprocessor directive as ``(start, end, word)``: from its ``#`` through its
-    continued lines. None where a block comment or raw string crosses one's end of line."""
+    continued lines, as the file's directive lines (``FileGuards.directives``, which its
+    extraction reads too) give them. None where a block comment or raw string crosses one's
+    end of line (one that starts on the directive and holds a line break)."""
+    lines = guards_of(text).directives.lines()
     starts = [s for s, _ in skips]
-    out: list[tuple[int, int, str]] = []
-    at = text.find("#")
-    while at >= 0:
-        line = _line_start(text, at)
-        if text[line:at].strip(" \t") == "" and _covered(skips, starts, at) < 0:
-            end = at
-            while True:
-                newline = text.find("\n", end)
-                if newline < 0:
-                    newline = len(text)
-                    break
-                if _covered(skips, starts, newline) >= 0:
-                    return None
-                if newline and text[newline - 1] == "\\":
-                    end = newline + 1
-                    continue
-                break
-            word = _DIRECTIVE_WORD.match(text, at)
-            out.append((at, newline, (word.group(1) or "") if word else ""))
-            at = text.find("#", newline)
-        else:
-            at = text.find("#", at + 1)
-    return out
+    for at, end, _ in lines:
+        k = bisect.bisect_left(starts, at)
+        while k < len(skips) and skips[k][0] < end:
+            if text.find("\n", skips[k][0], skips[k][1]) >= 0:
+                return None
+            k += 1
+    return lines
 
 
 def _splices_known(

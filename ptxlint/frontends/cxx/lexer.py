@@ -238,11 +238,12 @@ def _escaped_end(text: str) -> bool:
 
 class BlockComments:
     """What of one text spans lines and hides them from the directive scanners: its
-    multi-line block comments and multi-line raw string literals. Comments become one space
-    in translation phase 3, before directives are recognised in phase 4, so a `#` inside one
-    starts no directive (``#if 0``, ``#define``, ``#include`` commented out); a raw string's
-    body is a literal's, never a line of its own (``R"(\\n#include "x.h"\\n)"``). Only spans
-    that hold a line break can hold the start of a line, so only those are kept."""
+    multi-line block comments, and its multi-line raw string literals where asked for.
+    Comments become one space in translation phase 3, before directives are recognised in
+    phase 4, so a `#` inside one starts no directive (``#if 0``, ``#define``, ``#include``
+    commented out); a raw string's body is a literal's, never a line of its own
+    (``R"(\\n#include "x.h"\\n)"``). Only spans that hold a line break can hold the start of
+    a line, so only those are kept."""
 
     __slots__ = ("_starts", "_ends")
 
@@ -282,18 +283,23 @@ _RAW_OPENER = on_first_use(r'R"([^()\\\s"]{0,16})\(')
 _RAW_PREFIXES = ("", "u8", "u", "U", "L")
 
 
-def block_comments(text: str) -> BlockComments:
-    """The multi-line block comments and raw string literals of ``text`` (``BlockComments``).
-    Only each ``/*`` and ``R"delim(`` is looked at, not every character: one opens a comment
-    or a raw string unless it lies inside a string or character literal, a ``//`` comment, a
-    block comment or a raw string, and those (continued lines aside) start on its own logical
-    line, so that line's start up to the opener is lexed (``_TOKEN``; not where ``_NOT_PLAIN``
-    says it need not be). A text without either opener costs two searches (over the CUDA 13
-    headers' and CUTLASS include/'s asm files, 14 MB, 0.3 ms for `/*`, 7 ms for `R"`)."""
+def block_comments(text: str, raw_strings: bool = False) -> BlockComments:
+    """The multi-line block comments of ``text`` (``BlockComments``), and with
+    ``raw_strings`` its multi-line raw string literals. Only each ``/*`` (and ``R"delim(``) is
+    looked at, not every character: one opens a comment or a raw string unless it lies
+    inside a string or character literal, a ``//`` comment, a block comment or a raw string,
+    and those (continued lines aside) start on its own logical line, so that line's start up
+    to the opener is lexed (``_TOKEN``; not where ``_NOT_PLAIN`` says it need not be).
+
+    Raw strings are asked for by a linted file's directive lines (``DirectiveLines``, which
+    its ``#if`` walks and ``#define`` scan read): finding them is one more search of the whole
+    text, about 5 instructions a character (the ``/*`` search stops at the last comment), 116
+    million of the CUDA 13 headers' 19.3 billion (``-j 1``, cachegrind) where every header
+    read for its definitions paid it too."""
     opener = _OPENER().search
     raw_opener = _RAW_OPENER().search
     found = opener(text)
-    raw = raw_opener(text)
+    raw = raw_opener(text) if raw_strings else None
     if found is None and raw is None:
         return _NO_BLOCK_COMMENTS
     spans: list[tuple[int, int]] = []
@@ -351,7 +357,8 @@ def _opened_at(
     while start >= 2 and text[start - 2] == "\\":  # a continued line: its first line
         start = text.rfind("\n", 0, start - 2) + 1
     pos = max(start, done)
-    if not text.count('"', pos, at) % 2 and not_plain(text, pos, at) is None:
+    # through ``at + 1``: in `//*` the opener's `/` ends a `//` that starts a line comment
+    if not text.count('"', pos, at) % 2 and not_plain(text, pos, at + 1) is None:
         # only whole string literals before it, without escapes: it opens what it spells
         if kind == "bcomment":
             close = text.find("*/", at + 2)
@@ -373,6 +380,8 @@ def _opened_at(
 
 # What may stand between a logical line's start and its `#`: blanks, and line splices.
 _BEFORE_HASH = on_first_use(r"(?:[ \t]|\\\r?\n)*#")
+# A directive's word, from its `#`.
+_DIRECTIVE_WORD = on_first_use(r"#[ \t]*([A-Za-z_]\w*)?")
 
 
 class DirectiveLines:
@@ -385,18 +394,19 @@ class DirectiveLines:
     targets it excludes (``ptx.targets``) and its host-only verdict (``host_code``), where
     each searched the text for them."""
 
-    __slots__ = ("text", "_hidden", "_named")
+    __slots__ = ("text", "_hidden", "_named", "_lines")
 
     def __init__(self, text: str, hidden: BlockComments | None = None) -> None:
         self.text = text
         self._hidden = hidden
         self._named: dict[str, tuple[int, ...]] = {}
+        self._lines: list[tuple[int, int, str]] | None = None
 
     @property
     def hidden(self) -> BlockComments:
         """The text's multi-line block comments and raw strings (``block_comments``)."""
         if self._hidden is None:
-            self._hidden = block_comments(self.text)
+            self._hidden = block_comments(self.text, raw_strings=True)
         return self._hidden
 
     def line_start(self, at: int) -> int:
@@ -428,6 +438,37 @@ class DirectiveLines:
                 m.start() for m in spelled.finditer(self.text) if line_start(m.start()) >= 0
             )
         return found
+
+    def lines(self) -> list[tuple[int, int, str]]:
+        """Every directive as ``(hash, end, word)``: its `#`, the line break that ends its
+        logical line (the text's end where none does; a line break inside a comment on the
+        line ends it too: phase 2 joins only backslash-newlines), and the word after the `#`
+        ("" where none follows), in text order. For the readers that walk them all
+        (``function_spans``)."""
+        if self._lines is None:
+            text = self.text
+            find = text.find
+            n = len(text)
+            line_start = self.line_start
+            out: list[tuple[int, int, str]] = []
+            word = _DIRECTIVE_WORD().match
+            at = find("#")
+            while at >= 0:
+                if line_start(at) < 0:
+                    at = find("#", at + 1)
+                    continue
+                end = find("\n", at)
+                while end >= 0 and (
+                    text[end - 1] == "\\" or (text[end - 1] == "\r" and text[end - 2] == "\\")
+                ):
+                    end = find("\n", end + 1)
+                if end < 0:
+                    end = n
+                found = word(text, at)
+                out.append((at, end, (found.group(1) or "") if found else ""))
+                at = find("#", end)
+            self._lines = out
+        return self._lines
 
     def holding(self, offset: int) -> int:
         """The `#` of the directive whose logical line holds ``offset`` after its `#`, or -1
