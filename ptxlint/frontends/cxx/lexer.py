@@ -260,11 +260,6 @@ class BlockComments:
         i = bisect.bisect_right(self._starts, offset) - 1
         return i >= 0 and offset < self._ends[i]
 
-    def end_of(self, offset: int) -> int:
-        """The end of the span that holds ``offset``, or -1 where none does."""
-        i = bisect.bisect_right(self._starts, offset) - 1
-        return self._ends[i] if i >= 0 and offset < self._ends[i] else -1
-
 
 _NO_BLOCK_COMMENTS = BlockComments([])
 # Before a ``/*``, what can make an even number of quotes not mean whole string literals (a
