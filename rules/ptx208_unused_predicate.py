@@ -2,37 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
-from ptxlint.model import AsmStatement, Finding, PtxInstruction, PtxOperand, Severity
-from ptxlint.ptx.effects import Writes, lookup
+from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
+from ptxlint.ptx.operand_roles import destinations, leaves
 from ptxlint.ptx.scopes import braces_known
 from ptxlint.rule import Rule, RuleContext
-
-
-def _all_parts(operand: PtxOperand) -> Iterator[PtxOperand]:
-    yield operand
-    for part in operand.parts:
-        yield from _all_parts(part)
-
-
-# how many leading operands an instruction writes, by its effects' ``writes``
-_WRITTEN_FIRST = {Writes.FIRST: 1, Writes.FIRST_TWO: 2}
-
-
-def _destinations(instruction: PtxInstruction) -> tuple[PtxOperand, ...]:
-    """The operands the instruction writes (``d`` and both halves of ``d|p``); none when the
-    instruction is not in the effects table, so that every operand counts as read."""
-    effects = lookup(instruction.opcode, instruction.modifiers)
-    if effects is None or not instruction.operands:
-        return ()
-    count = _WRITTEN_FIRST.get(effects.writes, 0)
-    out: list[PtxOperand] = []
-    for operand in instruction.operands[:count]:
-        out.append(operand)
-        if operand.kind == "pair":
-            out.extend(operand.parts)
-    return tuple(out)
 
 
 class UnusedPredicate(Rule):
@@ -102,29 +77,27 @@ asm volatile("{\\n\\t.reg .pred p;\\n\\t"
                 return  # a hole may read it
             if instruction.predicate is not None:
                 read.add(instruction.predicate.register.text)
-            destinations = _destinations(instruction)
-            sources: Sequence[PtxOperand] = instruction.operands
-            if destinations:
-                written_here = {id(d) for d in destinations}
-                sources = [o for o in sources if id(o) not in written_here]
-            for operand in sources:
+            # the destinations the data-flow rules read (``operand_roles``, the grammar's written
+            # positions first); none known (an unknown opcode, a `call`) counts every operand
+            # as read
+            written_here = destinations(instruction) or ()
+            taken = {id(d) for d in written_here}
+            for operand in instruction.operands:
                 if not operand.parts:
                     name = operand.text.lstrip("!")
-                    if name in declared:
+                    if name in declared and id(operand) not in taken:
                         read.add(name)
                 elif any(name in operand.text for name in declared):
-                    read.update(part.text.lstrip("!") for part in _all_parts(operand))
+                    read.update(part.text.lstrip("!") for part in leaves(operand)
+                                if id(part) not in taken)
                 # else no part spells a declared predicate (a wgmma's 128 registers)
             from_constants: bool | None = None  # asked of the first declared one written
-            for operand in destinations:
-                if operand.kind == "pair" or operand.text not in declared:
+            for operand in written_here:
+                if operand.text not in declared:
                     continue
                 written[operand.text] = instruction  # the last write is the one lost
                 if from_constants is None:
-                    from_constants = instruction.opcode in _PURE and bool(sources) and all(
-                        part.kind == "immediate" for o in sources for part in _all_parts(o)
-                        if not part.parts
-                    )
+                    from_constants = _from_immediates(instruction, taken)
                 if from_constants:
                     constant.add(operand.text)
                 else:
@@ -142,6 +115,16 @@ asm volatile("{\\n\\t.reg .pred p;\\n\\t"
                 f"a predicate cannot leave the asm by itself, so its value is lost; move it "
                 f"into an output (selp.b32 %N, 1, 0, {name};) or use it as a guard",
             )
+
+
+def _from_immediates(instruction: PtxInstruction, taken: set[int]) -> bool:
+    """Whether ``instruction`` computes its result from immediates alone: every leaf it reads
+    (the guard apart; ``taken`` holds its destinations' ids) is one, and it reads some."""
+    if instruction.opcode not in _PURE:
+        return False
+    sources = [part for operand in instruction.operands for part in leaves(operand)
+               if id(part) not in taken]
+    return bool(sources) and all(part.kind == "immediate" for part in sources)
 
 
 # Instructions whose predicate result is a function of their sources alone; elect.sync's or

@@ -55,3 +55,29 @@ def test_a_predicate_read_inside_a_vector_operand_counts_as_read() -> None:
     body = ('"{ .reg .pred p; .reg .b64 y; setp.ne.b32 p, %1, 0; '
             'mov.b64 y, {%1, p}; mov.u32 %0, %1; }"')
     assert _reported(body) == []
+
+
+def _writers(body: str) -> list[str]:
+    text = (
+        "__device__ void f(unsigned a, unsigned b) {\n"
+        "  unsigned r;\n"
+        f'  asm volatile({body} : "=r"(r) : "r"(a), "r"(b));\n'
+        "}\n"
+    )
+    return [f.message.split("'")[3] for f in lint_text(text, select=("PTX208",))]
+
+
+def test_an_instruction_whose_destinations_are_unknown_reads_every_operand() -> None:
+    # an opcode no table knows: which operand it writes is not known, so p counts as read
+    assert _reported('"{ .reg .pred p; setp.ne.b32 p, %1, 0; frob.b32 p, %1; '
+                     'mov.u32 %0, %1; }"') == []
+
+
+def test_the_destinations_are_the_data_flow_rules_own() -> None:
+    # the elements of a vector destination are written one by one (as PTX103-PTX107 see
+    # them), so the vector's write is the last one of p
+    assert _writers('"{ .reg .pred p; .reg .b32 x; setp.ne.b32 p, %1, 0; '
+                    'mov.b64 {x, p}, %2; mov.u32 %0, x; }"') == ["mov.b64"]
+    # both halves of a pair from an instruction that is no function of its sources
+    assert _writers('"{ .reg .pred p; .reg .b32 t; elect.sync t|p, 0xffffffff; '
+                    'mov.u32 %0, t; }"') == ["elect.sync"]
