@@ -53,9 +53,12 @@ def test_statement_header_variable_is_not_visible_after_its_statement(header: st
     assert shape(resolve(source, "v")) == ("short", "integer", 2)
 
 
-def test_untyped_init_variable_hides_a_typed_outer_one() -> None:
-    # `auto` is not deduced: the operand stays untyped, rather than the outer `long long`
+def test_auto_init_variable_hides_a_typed_outer_one() -> None:
+    # `auto` is deduced from `f()`: the operand is the header's `unsigned`, not the outer
+    # `long long`; from a call of unknown type it stays untyped, never the outer one's type
     source = _kernel(f"long long v = 1;\nif (auto v = f(); v) {{ {_asm('v')} }}")
+    assert shape(resolve(source, "v")) == ("unsigned int", "integer", 4)
+    source = _kernel(f"long long v = 1;\nif (auto v = g(); v) {{ {_asm('v')} }}")
     assert resolve(source, "v") is None
 
 

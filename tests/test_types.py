@@ -777,7 +777,7 @@ def test_operators(expression: str, expected: tuple[str, str, int]) -> None:
 
 
 def test_operators_without_an_answer() -> None:
-    body = "int i; unsigned u; float f; __half h; float4 v; auto a = 1;"
+    body = "int i; unsigned u; float f; __half h; float4 v; auto a = unknown();"
     assert check("b ? i : u", "bool b;" + body) is None  # arms differ
     assert check("f % 2", body) is None
     assert check("f << 1", body) is None
@@ -796,7 +796,7 @@ def test_template_dependent_names_are_unknown() -> None:
     source = """
     template <typename T, int N, class Traits>
     __device__ void f(T x, typename Traits::word w, const T* p) {
-        T local; decltype(x) same = x; auto a = 1u; int plain = N;
+        T local; decltype(x) same = x; auto a = x + 1u; int plain = N;
         unsigned out;
         asm volatile("" : "=r"(out) : "r"(x), "r"(w), "r"(local), "r"(same), "r"(a),
                      "r"((T)plain), "r"(static_cast<T>(plain)), "r"(plain), "n"(N),
@@ -842,10 +842,13 @@ def test_template_instantiated_types_are_unknown() -> None:
     assert check("w", "Wrap<int> w;", prelude) is None
 
 
-def test_auto_pointer_is_a_pointer() -> None:
-    ctype = check("p", "int x; auto* p = &x;")
+def test_auto_pointer_is_a_pointer_even_to_an_unknown_type() -> None:
+    assert shape(check("p", "int x; auto* p = &x;")) == ("int *", "pointer", 8)
+    assert shape(check("q", "int x; auto q = &x;")) == ("int *", "pointer", 8)
+    # `auto*` is a pointer whatever its initialiser: C++ rejects anything else
+    ctype = check("p", "auto* p = unknown();")
     assert ctype is not None and (ctype.kind, ctype.size) == ("pointer", 8)
-    assert check("q", "int x; auto q = &x;") is None
+    assert check("q", "auto q = unknown();") is None
 
 
 def test_syntax_errors_are_unknown() -> None:
@@ -1642,11 +1645,12 @@ def test_block_tables_read_inline_are_those_of_the_declarator_walk() -> None:
         assert [e.declarator.id for v in inline.values() for e in v] == [
             e.declarator.id for v in walked.values() for e in v
         ]
-    # v, w, then a to u: m(3) and o{4} are ints, p(int) a function, q and r unknown, u two types
+    # v, w, then a to u: m(3) and o{4} are ints, p(int) a function, q unknown, r deduced
+    # from 1u, u two types
     assert _operand_types(_DECLARATOR_SHAPES) == [
         "int", "int", "int", "int", "int *", "int[4]", "int[2]", "unsigned int", "unsigned int",
         "unsigned int *", "unsigned int[4] *", "unsigned int", "unsigned int", "char *", "int",
-        "int", None, None, None, "float[32]", "int", None,
+        "int", None, None, "unsigned int", "float[32]", "int", None,
     ]
 
 

@@ -85,6 +85,7 @@ class DeclarationIndex:
         self._template_values: dict[int, dict[str, Entry]] = {}
         self._owners: dict[int, tuple[_Ty | None, bool]] = {}  # out-of-line class, raises
         self._entry_types: dict[tuple[int, bool], _Ty | None] = {}
+        self._deducing: set[int] = set()  # the `auto` entries being deduced (_deduced)
         self._chains: dict[int, tuple[Scope | None, ...]] = {}  # see _scope_chain
         self._name_plans: dict[int, NamePlan | None] = {}  # by chain id (_name_plan)
         self._chain_templates: dict[int, frozenset[str]] = {}  # (_chain_template_names)

@@ -18,6 +18,7 @@ from ptxlint.frontends.cxx.c_types import (
     SCALAR_NAMES,
     SIZE_T,
     STD_SCOPES,
+    Entry,
     Node,
     Scope,
     _arithmetic,
@@ -27,12 +28,13 @@ from ptxlint.frontends.cxx.c_types import (
     _promote,
     _text,
     _Ty,
+    inner_declarator,
     number_type,
     split_qualified,
 )
 
 if TYPE_CHECKING:
-    from ptxlint.frontends.cxx.types import TypeResolver
+    from ptxlint.frontends.cxx.scope_lookup import ScopeLookup
 
 
 class Expr:
@@ -40,7 +42,7 @@ class Expr:
 
     def __init__(
         self,
-        resolver: TypeResolver,
+        resolver: ScopeLookup,
         where: Node,
         b: int,
         chain: tuple[Scope | None, ...] | None = None,
@@ -313,3 +315,124 @@ class Expr:
         "this": _this,
         "qualified_identifier": _qualified,
     }
+
+
+# --------------------------------------------------------------------------- placeholder types
+
+
+def deduced_type(resolver: ScopeLookup, entry: Entry) -> _Ty | None:
+    """The type of a variable declared with ``auto`` or ``decltype(auto)`` (``entry``, whose
+    specifier is a ``placeholder_type_specifier``), deduced from its initialiser by
+    [dcl.type.auto.deduct]: the initialiser's type as :class:`Expr` types it where the
+    initialiser is written. The typer's types carry neither cv-qualifiers nor references, so
+    ``auto``, ``const auto`` and ``auto&`` differ only in decay: without a reference an array
+    becomes a pointer to its element; ``auto*`` (any number of ``*``) needs a pointer that
+    many levels deep; ``decltype(auto)`` keeps the expression's type (a plain declarator
+    only). ``auto x{e}`` and ``auto x(e)`` are ``e``'s type; ``auto x = {e}`` is a
+    ``std::initializer_list`` and ``auto [a, b]`` a structured binding: None, as for an
+    initialiser of unknown type, a parameter, a template parameter or a range-``for``
+    variable (no initialiser of its own here)."""
+    shape = _placeholder_shape(entry.specifier, entry.declarator)
+    if shape is None:
+        return None
+    name, pointers, reference, keeps = shape
+    value, copy_list = _initialiser(entry.declarator, name)
+    if value is None:
+        return None
+    if value.type == "initializer_list":
+        items = _named(value)
+        if copy_list or len(items) != 1 or keeps:
+            return None
+        value = items[0]
+    elif value.type == "argument_list":
+        items = _named(value)
+        if len(items) != 1:
+            return None
+        value = items[0]
+    ty = Expr(resolver, value, value.start_byte).type_of(value)
+    if ty is None or ty.kind == "function":
+        return None
+    if keeps:
+        # decltype(auto) x = a copies an array, which C++ rejects; (a) is a reference to it
+        return None if ty.array and value.type != "parenthesized_expression" else ty
+    if not reference and ty.array:
+        ty = _pointer(ty.target)
+    level: _Ty | None = ty
+    for _ in range(pointers):
+        if level is None:
+            break  # a pointer to a type unknown here: its depth cannot be checked
+        if level.kind != "pointer":
+            return None
+        level = level.target
+    return ty
+
+
+def _placeholder_shape(
+    spec: Node | None, declarator: Node | None
+) -> tuple[Node, int, bool, bool] | None:
+    """(the declared name, the ``*`` before it, whether a reference, whether
+    ``decltype(auto)``) for a declarator of a placeholder type, read outside in: pointers,
+    then at most one reference (a pointer to a reference is no type), then the name. None
+    for any other declarator (an array or function of ``auto``, a structured binding)."""
+    if spec is None or spec.type != "placeholder_type_specifier":
+        return None
+    keeps = any(c.type == "decltype" for c in spec.children)
+    node = declarator
+    if node is not None and node.type == "init_declarator":
+        node = node.child_by_field_name("declarator")
+    pointers = 0
+    reference = False
+    for _ in range(MAX_DEPTH):
+        if node is None:
+            return None
+        kind = node.type
+        if kind in ("identifier", "field_identifier"):
+            if keeps and (pointers or reference):
+                return None  # decltype(auto) stands alone
+            return node, pointers, reference, keeps
+        if kind == "pointer_declarator":
+            if reference:
+                return None
+            pointers += 1
+        elif kind == "reference_declarator":
+            if reference:
+                return None
+            reference = True
+        elif kind not in ("parenthesized_declarator", "attributed_declarator"):
+            return None
+        node = inner_declarator(node)
+    return None
+
+
+def _initialiser(declarator: Node | None, name: Node) -> tuple[Node | None, bool]:
+    """The initialiser of the variable ``declarator`` declares (``name``), and whether it
+    follows ``=``: an init-declarator's value, or the value that follows the name in a
+    condition's declaration (``if (auto p = q)``) or a static member's
+    (``static constexpr auto n = 4;``). None where there is none (a parameter, a template
+    parameter, a range-``for`` variable)."""
+    if declarator is None:
+        return None, False
+    if declarator.type == "init_declarator":
+        value = declarator.child_by_field_name("value")
+        return value, any(c.type == "=" for c in declarator.children)
+    owner = declarator.parent
+    if declarator != name or owner is None or owner.type not in _VALUE_OWNERS:
+        return None, False
+    seen = False
+    equals = False
+    for index, child in enumerate(owner.children):
+        if not seen:
+            seen = child == declarator
+            continue
+        kind = child.type
+        if kind == "=":
+            equals = True
+        elif kind in (",", ";") or owner.field_name_for_child(index) == "declarator":
+            break
+        elif owner.field_name_for_child(index) in ("value", "default_value"):
+            return child, equals
+    return None, False
+
+
+# the declarations whose declarator is the bare name and whose value follows it
+_VALUE_OWNERS = frozenset({"declaration", "field_declaration"})

@@ -40,6 +40,7 @@ from ptxlint.frontends.cxx.c_types import (
     split_qualified,
 )
 from ptxlint.frontends.cxx.declaration_index import DeclarationIndex, NamePlan
+from ptxlint.frontends.cxx.expression_types import deduced_type
 from ptxlint.frontends.syntax_tree import shared_parent
 
 # the scopes whose names are parameters, visible in the whole body
@@ -946,8 +947,33 @@ class ScopeLookup(DeclarationIndex):
         spec = entry.specifier
         if spec is None:
             return None
+        if spec.type == "placeholder_type_specifier" and not entry.parameter:
+            deduced = self._deduced(entry)
+            if deduced is not None:
+                return deduced
         base = self.type_of_specifier(spec, spec)
         ty = self._apply(base, entry.declarator, _text(spec), function_scope)
         if entry.parameter and ty is not None and ty.array and not is_reference(entry.declarator):
             ty = _pointer(ty.target, _text(spec))  # array parameters are pointers
         return ty
+
+    def _deduced(self, entry: Entry) -> _Ty | None:
+        """The type ``auto`` deduces for ``entry`` from its initialiser (``deduced_type``),
+        worked out when a look-up first finds the variable and kept with the other entries'
+        types (``entry_type``). The answer depends on the entry alone, not on where the name
+        is used: the byte range of the answer being memoised around it is left as it was.
+        An initialiser that names the variable itself (``auto x = x;``, ill-formed) or a
+        chain of ``auto`` variables deeper than ``MAX_DEPTH`` is unknown."""
+        key = id(entry)  # entries live as long as the tables that hold them
+        deducing = self._deducing
+        if key in deducing or len(deducing) >= MAX_DEPTH:
+            return None
+        lo, hi = self._lo, self._hi
+        deducing.add(key)
+        try:
+            return deduced_type(self, entry)
+        except Stop:  # a name in the initialiser may be hidden: its type is unknown
+            return None
+        finally:
+            deducing.discard(key)
+            self._lo, self._hi = lo, hi
