@@ -5,7 +5,10 @@ so this module prefers silence over guessing: whenever a name is unknown, depend
 parameter, comes from a macro, or has conflicting declarations (``#if`` branches, overloads,
 namespaces), the answer is ``None``. Only what the file itself spells out is used; types from
 other headers are known only through the small built-in tables below (CUDA vector types,
-``__half``, fixed-width integers, a handful of intrinsics).
+``__half``, fixed-width integers, a handful of intrinsics). A variable declared ``auto`` (or
+``auto*``, ``auto&``, ``decltype(auto)``) has the type C++ deduces from its initialiser, typed
+as an operand expression is where the initialiser is written (``expression_types.deduced_type``),
+on the first look-up that finds it; an initialiser of unknown type leaves it unknown.
 
 Everything is computed on the tree-sitter tree the caller already has, and nothing is redone per
 operand (CUTLASS's ``mma_sm90_gmma_ext.hpp`` has 736 statements with 48,000 operands in
