@@ -1,5 +1,6 @@
 """Included headers: finding them (quoted, angled, the include folders), reading and caching
-each one's defines, and the closure of what a file includes, as far as macros need it."""
+each one's defines, the closure of what a file includes, as far as macros need it, and the
+asm-bearing macros in reach of the prefilter's question (headers sketched from their bytes)."""
 
 from __future__ import annotations
 
