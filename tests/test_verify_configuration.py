@@ -71,6 +71,43 @@ def test_guards_no_target_meets_leave_no_configuration():
     assert "no target compiles" in config.why
 
 
+BODY = """
+__device__ void f(unsigned a) {
+  asm volatile("mov.b32 %0, %0;" : "+r"(a));
+}
+"""
+
+
+def test_the_targets_a_file_errors_for_are_never_chosen():
+    # the rules' targets (PTX401's): the file stops with #error below sm_90, so its sm_80
+    # branch is sm_90 code
+    text = ("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900\n#error needs sm_90\n#endif\n"
+            "#if __CUDA_ARCH__ >= 800" + BODY + "#endif\n")
+    assert target_for(only(text), "sm_80") == "sm_90"
+    assert target_for(only(text), "sm_100a") == "sm_100a"
+
+
+def test_an_include_guard_named_like_an_arch_macro_binds_nothing():
+    text = ("#ifndef __CUDA_ARCH_HELPERS_H__\n#define __CUDA_ARCH_HELPERS_H__\n"
+            "#if __CUDA_ARCH__ >= 900" + BODY + "#endif\n#endif\n")
+    assert target_for(only(text), "sm_80") == "sm_90"
+
+
+def test_a_file_wide_arch_guard_still_chooses_the_target():
+    # the rules leave the target unknown (no local guard chooses one); the compile must still
+    # be for a target that builds the statement
+    text = "#if __CUDA_ARCH__ >= 900\n" + "int filler;\n" * 400 + BODY + "#endif\n"
+    assert target_for(only(text), "sm_80") == "sm_90"
+
+
+def test_a_project_arch_macro_beside_the_guard_is_left_to_a_define():
+    text = ("#if defined(CUTLASS_ARCH_MMA_SM90_ENABLED)\n#if __CUDA_ARCH__ >= 900"
+            + BODY + "#endif\n#endif\n")
+    statement = only(text)
+    assert target_for(statement, "sm_80") == "sm_90"
+    assert defines_for(statement) == ("-DCUTLASS_ARCH_MMA_SM90_ENABLED",)
+
+
 # --------------------------------------------------------------------------- defines
 
 
@@ -104,6 +141,12 @@ def test_defines_select_the_statements_branch():
 def test_target_macros_are_never_defined_by_hand():
     statement = only(GUARDED)
     assert defines_for(statement) == ()
+
+
+def test_the_include_guard_selects_no_define():
+    text = "#ifndef T_H\n#define T_H\n" + BRANCHED + "#endif\n"
+    assert [defines_for(s) for s in statements(text)] == [
+        ("-DLEFT",), ("-ULEFT",), ("-DA", "-UB"), None]
 
 
 # --------------------------------------------------------------------------- "n" values

@@ -8,6 +8,10 @@ target is the requested one when the statement's guards admit it, else the neare
 admit; the defines are those the guards' plain ``defined(X)``/``!defined(X)`` terms ask for.
 Where the guards admit no target, or ask for what a ``-D`` cannot say, there is no such
 configuration and the finding is unverifiable.
+
+The guards are the statement analysis's (``StatementAnalysis.guards``: the file's include guard
+binds nothing), and the targets they admit are the ones the rules reasoned about
+(``StatementAnalysis.admitted_targets``), so that ``--verify`` compiles what PTX401 judged.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ptxlint.analysis.statement import analysis_of
+from ptxlint.file_traits import excluded_targets
 from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET, evaluate_guards
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.targets import Target, admitted_targets
@@ -44,16 +50,37 @@ def parse_target(text: str) -> Target | None:
 
 
 def _arch_guards(statement: AsmStatement) -> tuple[str, ...]:
-    return tuple(g for g in statement.context.guards if _ARCH_MACRO.search(g))
+    return tuple(g for g in analysis_of(statement).guards if _ARCH_MACRO.search(g))
+
+
+def _admitted(statement: AsmStatement) -> tuple[Target, ...] | None:
+    """The targets the statement's guards compile it for; None when they do not choose.
+
+    The rules' own set where there is one (``StatementAnalysis.admitted_targets``: the local
+    guards choose, without the targets the file ``#error``s for). Where it is empty the local
+    guards choose none, exclude every target, or stand beside a project's own macro the rules
+    leave undecided; ``--verify`` still needs a target there, so the guards about the
+    architecture among all the binding ones choose: a header under a file-wide
+    ``#if __CUDA_ARCH__ >= 900`` is no sm_80 code, and ``defined(CUTLASS_ARCH_MMA_SM90_ENABLED)``
+    is a ``-D``'s business (``defines_for``)."""
+    analysis = analysis_of(statement)
+    admitted = analysis.admitted_targets
+    if admitted:
+        return admitted
+    guards = _arch_guards(statement)
+    if not guards:
+        return None
+    chosen = admitted_targets(guards, guards)
+    if chosen is None:
+        return None
+    excluded = excluded_targets(statement.source)
+    return tuple(t for t in chosen if t not in excluded) if excluded else chosen
 
 
 def target_for(statement: AsmStatement, requested: str) -> str | None:
     """``requested`` when the statement's guards compile it for that target, else the lowest
     target at or above it they compile it for, else the highest below; None when none."""
-    guards = _arch_guards(statement)
-    if not guards:
-        return requested
-    admitted = admitted_targets(guards, guards)
+    admitted = _admitted(statement)
     if admitted is None:
         return requested
     want = parse_target(requested)
@@ -106,7 +133,7 @@ def defines_for(statement: AsmStatement) -> tuple[str, ...] | None:
     plain ``defined`` tests; None when a guard asks for something else that is not already
     known to hold (a value, an ``||``), which a -D would have to guess."""
     flags: list[str] = []
-    for guard in statement.context.guards:
+    for guard in analysis_of(statement).guards:  # the include guard selects nothing
         if _ARCH_MACRO.search(guard):
             continue
         negated = _NOT.fullmatch(guard)
