@@ -99,14 +99,17 @@ def test_condition_and_static_member_declarations_are_deduced() -> None:
     source = """
     struct S {
         static constexpr auto kBytes = 16u, kWide = 8ull;
-        __device__ void g(float f) {
+        __device__ void g(float f, double* d) {
             if (auto h = __float2half(f)) {
-                asm volatile("" :: "h"(h), "r"(kBytes), "l"(kWide));
+                if (auto* p = d) {
+                    asm volatile("" :: "h"(h), "r"(kBytes), "l"(kWide), "l"(p));
+                }
             }
         }
     };
     """
     assert shape(resolve(source, "h")) == ("__half", "half", 2)
+    assert shape(resolve(source, "p")) == ("double *", "pointer", 8)
     assert shape(resolve(source, "kBytes")) == ("unsigned int", "integer", 4)
     assert shape(resolve(source, "kWide")) == ("unsigned long long", "integer", 8)
 

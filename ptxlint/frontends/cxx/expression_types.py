@@ -335,8 +335,8 @@ def deduced_type(resolver: ScopeLookup, entry: Entry) -> _Ty | None:
     shape = _placeholder_shape(entry.specifier, entry.declarator)
     if shape is None:
         return None
-    name, pointers, reference, keeps = shape
-    value, copy_list = _initialiser(entry.declarator, name)
+    pointers, reference, keeps = shape
+    value, copy_list = _initialiser(entry.declarator)
     if value is None:
         return None
     if value.type == "initializer_list":
@@ -369,8 +369,8 @@ def deduced_type(resolver: ScopeLookup, entry: Entry) -> _Ty | None:
 
 def _placeholder_shape(
     spec: Node | None, declarator: Node | None
-) -> tuple[Node, int, bool, bool] | None:
-    """(the declared name, the ``*`` before it, whether a reference, whether
+) -> tuple[int, bool, bool] | None:
+    """(the ``*`` before the declared name, whether a reference, whether
     ``decltype(auto)``) for a declarator of a placeholder type, read outside in: pointers,
     then at most one reference (a pointer to a reference is no type), then the name. None
     for any other declarator (an array or function of ``auto``, a structured binding)."""
@@ -389,7 +389,7 @@ def _placeholder_shape(
         if kind in ("identifier", "field_identifier"):
             if keeps and (pointers or reference):
                 return None  # decltype(auto) stands alone
-            return node, pointers, reference, keeps
+            return pointers, reference, keeps
         if kind == "pointer_declarator":
             if reference:
                 return None
@@ -404,8 +404,8 @@ def _placeholder_shape(
     return None
 
 
-def _initialiser(declarator: Node | None, name: Node) -> tuple[Node | None, bool]:
-    """The initialiser of the variable ``declarator`` declares (``name``), and whether it
+def _initialiser(declarator: Node | None) -> tuple[Node | None, bool]:
+    """The initialiser of the variable ``declarator`` declares, and whether it
     follows ``=``: an init-declarator's value, or the value that follows the name in a
     condition's declaration (``if (auto p = q)``) or a static member's
     (``static constexpr auto n = 4;``). None where there is none (a parameter, a template
@@ -416,7 +416,7 @@ def _initialiser(declarator: Node | None, name: Node) -> tuple[Node | None, bool
         value = declarator.child_by_field_name("value")
         return value, any(c.type == "=" for c in declarator.children)
     owner = declarator.parent
-    if declarator != name or owner is None or owner.type not in _VALUE_OWNERS:
+    if owner is None or owner.type not in _VALUE_OWNERS:
         return None, False
     seen = False
     equals = False
@@ -434,5 +434,5 @@ def _initialiser(declarator: Node | None, name: Node) -> tuple[Node | None, bool
     return None, False
 
 
-# the declarations whose declarator is the bare name and whose value follows it
+# the declarations that hold a declarator's value beside it, not in an init-declarator
 _VALUE_OWNERS = frozenset({"declaration", "field_declaration"})
