@@ -11,6 +11,7 @@ exploit it today.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from collections.abc import Sequence
@@ -19,10 +20,10 @@ from dataclasses import dataclass
 from ptxlint.fix import apply_edits
 from ptxlint.model import AsmStatement, Finding
 from ptxlint.verify import scratch
+from ptxlint.verify.asm_blocks import asm_blocks
 from ptxlint.verify.runner import Compile
 
 OUTPUT = "out.ptx"
-_ASM_BLOCK = re.compile(r"// begin inline asm\n(.*?)// end inline asm", re.S)
 _REGISTER = re.compile(r"%(?:rd|rs|r|fd|f|p|rq)\d+")
 _LABEL = re.compile(r"\$L__\w+")
 
@@ -69,7 +70,7 @@ def normalize(ptx: str) -> list[str]:
 
 def asm_copies(ptx: str, mnemonic: str) -> int:
     """How many inline-asm blocks contain ``mnemonic`` (the statement's first instruction)."""
-    return sum(1 for block in _ASM_BLOCK.findall(ptx) if mnemonic in block)
+    return sum(1 for block in asm_blocks(ptx) if mnemonic in block.text)
 
 
 def judge(defective_ptx: str, fixed_ptx: str, mnemonic: str, tool: str) -> tuple[bool, str]:
@@ -160,19 +161,17 @@ def carry_judge(ptx: str, statement: AsmStatement, consumer: str, tool: str
 
 
 def _blocks(lines: list[str]) -> list[tuple[int, str, str]]:
-    """(line of `// begin inline asm`, the block's text, the PTX function it is in)."""
-    out = []
-    start = None
-    function = ""
+    """(0-based line of `// begin inline asm`, the block's text, the PTX function it is in)."""
+    headers: list[tuple[int, str]] = []  # (line, name) of each function header, in order
     for n, line in enumerate(lines):
         header = _PTX_FUNCTION.match(line)
         if header:
-            function = header.group(1)
-        elif line.strip() == "// begin inline asm":
-            start = n
-        elif line.strip() == "// end inline asm" and start is not None:
-            out.append((start, "\n".join(lines[start + 1 : n]), function))
-            start = None
+            headers.append((n, header.group(1)))
+    out = []
+    for block in asm_blocks(lines):
+        begin = block.begin - 1
+        at = bisect.bisect_left(headers, (begin, "")) - 1
+        out.append((begin, block.text, headers[at][1] if at >= 0 else ""))
     return out
 
 

@@ -33,6 +33,7 @@ from ptxlint.engine import extract_statements
 from ptxlint.fix import apply_edits
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, SourceFile, Span
 from ptxlint.verify import cu_probe, differential, immediates
+from ptxlint.verify.asm_blocks import asm_blocks, is_begin, outside_blocks
 from ptxlint.verify.diagnostics import parse
 from ptxlint.verify.identity import probe_arch, tool_id
 from ptxlint.verify.recipes import DIFFERENTIAL, FUNCTION, recipe_for, undefined_output
@@ -261,17 +262,17 @@ def _clobbered(ptx: str, statement: AsmStatement) -> str | None:
     from ptxlint.verify.triton_probe import operand_registers
 
     lines = ptx.splitlines()
+    blocks = asm_blocks(lines)
     for operand in statement.inputs:
         if not writes_of(statement, operand.index):
             continue
         for register in operand_registers(ptx, statement, operand.index) or ():
             use = re.compile(rf"{re.escape(register)}(?![\w$])")
             # from the end of the asm block that holds the register on
-            ends = [n for n, line in enumerate(lines) if line.strip() == "// end inline asm"
-                    and any(use.search(x) for x in lines[_begin(lines, n):n])]
-            for line in lines[ends[0] + 1:] if ends else ():
+            holding = [b for b in blocks if any(use.search(x) for x in b.lines)]
+            for line in lines[holding[0].end:] if holding else ():  # .end: 1-based, the marker
                 code = " ".join(line.split("//", 1)[0].split())
-                if line.strip() == "// begin inline asm":
+                if is_begin(line):
                     break  # another asm: what it does with the register is its own
                 if not code or not use.search(code):
                     continue
@@ -283,11 +284,6 @@ def _clobbered(ptx: str, statement: AsmStatement) -> str | None:
                 else:
                     break  # written again first: this copy's clobber is not read
     return None
-
-
-def _begin(lines: list[str], end: int) -> int:
-    return next((n for n in range(end - 1, -1, -1) if lines[n].strip() == "// begin inline asm"),
-                end)
 
 
 def _reads(code: str, register: str) -> bool:
@@ -310,7 +306,7 @@ def _reads(code: str, register: str) -> bool:
 
 def _accesses(ptx: str) -> list[str]:
     """The C++ code's own loads and stores: outside the asm blocks, kernel parameters left out."""
-    outside = re.sub(r"// begin inline asm\n.*?// end inline asm", "", ptx, flags=re.S)
+    outside = outside_blocks(ptx)
     return [op for op in differential.memory_ops(differential.normalize(outside))
             if ".param" not in op]
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from ptxlint.model import HOLE, AsmStatement, Finding
 from ptxlint.verify import llvm_probe, triton_probe
+from ptxlint.verify.asm_blocks import asm_blocks
 from ptxlint.verify.ptx_probe import NotProbeable
 from ptxlint.verify.runner import Compile
 from ptxlint.verify.verdict import CONFIRMED, REFUTED, Verdict, unverifiable
@@ -40,7 +41,6 @@ _NUMERIC = {"h": "Int16", "r": "Int32", "l": "Int64", "f": "Float32", "d": "Floa
 _LISTS = {"r": "read_only_args", "w": "write_only_types", "rw": "read_write_args"}
 _PARAM_LOAD = re.compile(r"ld\.param\.\w+\s+(%\w+),\s*\[\w*?_param_(\d+)\]")
 _COPY = re.compile(r"mov\.\w+\s+(%\w+),\s*(%\w+);")
-_ASM = re.compile(r"// begin inline asm\n(.*?)// end inline asm", re.S)
 _PTXAS_ERROR = re.compile(r"ptxas application ptx input, line \d+; error\s*:\s*(.*)")
 # an argument whose type the source does not say stands in as this (the claims are about which
 # register an argument lands in, or a constant's slot, not about the other arguments' types)
@@ -186,8 +186,8 @@ def registers(statement: AsmStatement, ptx: str) -> dict[int, str] | None:
             pattern += r"\s*".join(re.escape(w) for w in part.split())
             if part[-1:].isspace():
                 pattern += r"\s*"
-    for body in _ASM.findall(ptx):
-        m = re.search(pattern, body)
+    for block in asm_blocks(ptx):
+        m = re.search(pattern, block.text)
         if m is not None:
             return {k: m.group(i + 1) for i, k in enumerate(order)}
     return None

@@ -35,6 +35,7 @@ from functools import cache
 
 from ptxlint.model import AsmStatement, CallArgument
 from ptxlint.program_search import which
+from ptxlint.verify.asm_blocks import asm_blocks
 from ptxlint.verify.ptx_probe import NotProbeable
 from ptxlint.verify.runner import Compile
 
@@ -245,7 +246,6 @@ def count(ptx: str, needle: str) -> int:
 LETTER_BITS = {"h": 16, "r": 32, "f": 32, "l": 64, "d": 64}
 _REGISTER_CLASS = re.compile(r"%(rd|rs|rq|r|fd|f|hh|h)\d+")
 _CLASS_BITS = {"rs": 16, "h": 16, "r": 32, "f": 32, "hh": 32, "rd": 64, "fd": 64, "rq": 128}
-_ASM_BLOCK = re.compile(r"//\s*begin inline asm\n(.*?)//\s*end inline asm", re.S)
 _TOKEN = r"[^\s,;{}\[\]]+"
 
 
@@ -278,8 +278,8 @@ def operand_registers(ptx: str, statement: AsmStatement, index: int) -> list[str
     pieces.append(_loose(text[at:]))
     pattern = re.compile(r"\s*" + "".join(pieces) + r"\s*", re.S)
     found: list[str] = []
-    for block in _ASM_BLOCK.findall(ptx):
-        match = pattern.fullmatch(block)
+    for block in asm_blocks(ptx):
+        match = pattern.fullmatch(block.text)
         if match is not None:
             found += [g for g in match.groups() if g]
     return found or None

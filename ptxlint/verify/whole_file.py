@@ -22,12 +22,12 @@ from dataclasses import dataclass
 
 from ptxlint.model import HOLE, AsmStatement, Span
 from ptxlint.verify import scratch
+from ptxlint.verify.asm_blocks import Block, asm_blocks, block_at
 from ptxlint.verify.diagnostics import Diagnostic, parse
 from ptxlint.verify.runner import Compile, Outcome
 from ptxlint.verify.scratch import check_flags
 
 OUTPUT = "whole.ptx"
-_BEGIN, _END = "// begin inline asm", "// end inline asm"
 _OPERAND = r"[^,;\[\]{}]+?"  # a register, an immediate or an address piece nvcc spliced in
 _SPACE = re.compile(r"\s+")
 
@@ -52,42 +52,7 @@ def compile_job(nvcc: str, ptxas: str | None, ptxas_arch: str | None, path: str,
     return Compile(args, files, (OUTPUT,), then, links)
 
 
-# --------------------------------------------------------------------------- PTX asm blocks
-
-
-@dataclass(frozen=True)
-class Block:
-    """One inlined asm in nvcc's PTX output: the template lines between ``// begin inline asm`` and
-    ``// end inline asm``."""
-
-    first: int  # 1-based PTX line of the first template line (after the begin marker)
-    lines: tuple[str, ...]
-
-    @property
-    def text(self) -> str:
-        return "\n".join(self.lines)
-
-
-def asm_blocks(ptx: str) -> list[Block]:
-    out: list[Block] = []
-    start: int | None = None
-    lines = ptx.splitlines()
-    for n, line in enumerate(lines, 1):
-        stripped = line.strip()
-        if stripped == _BEGIN:
-            start = n + 1
-        elif stripped == _END and start is not None:
-            out.append(Block(start, tuple(lines[start - 1:n - 1])))
-            start = None
-    return out
-
-
-def block_at(blocks: Sequence[Block], line: int) -> Block | None:
-    """The block holding PTX ``line``, markers included."""
-    for block in blocks:
-        if block.first - 1 <= line <= block.first + len(block.lines):
-            return block
-    return None
+# --------------------------------------------------------------------------- statements in the PTX
 
 
 def _literal(text: str) -> str:
