@@ -6,6 +6,10 @@ triggers. The value comes from the file: a literal, a constant (``constexpr``, `
 enumerator), or a template parameter with the arguments the file gives it (explicit template
 arguments at calls of the function, its default, ``static_assert(N == 16)``). The expression is
 evaluated by walking its syntax tree over integers only: nothing in the file is ever executed.
+
+A ``#define`` is the macro table's (``frontends.cxx.macros.MacroTable``, the lint's one reading
+of the file's and its own headers' definitions): the one in force at the statement, so that a
+definition in a comment, under ``#if 0`` or after an ``#undef`` gives no value.
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from ptxlint.frontends.cxx.defines import MacroDef
+from ptxlint.frontends.cxx.macros import MacroTable
+from ptxlint.frontends.cxx.preproc import evaluate_guards
 from ptxlint.model import AsmStatement, Operand
 
 MAX_VALUES = 4  # configurations probed per statement; more is a sign of a table, not a template
@@ -78,7 +85,6 @@ def evaluate(text: str, names: dict[str, int]) -> int | None:
 
 
 _CONST = re.compile(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*=\s*([^;,{}]+);")
-_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]+)$", re.M)
 _ENUM = re.compile(r"\benum\b[^{;]*\{([^}]*)\}")
 _ENUMERATOR = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*([^,]+)")
 _STATIC_ASSERT = re.compile(r"static_assert\s*\(\s*([A-Za-z_]\w*)\s*==\s*([^,)]+)")
@@ -91,10 +97,10 @@ def _value_of(text: str) -> int | None:
 
 @lru_cache(maxsize=16)
 def _constants(text: str) -> dict[str, list[int]]:
-    """Every constant the file defines, by name: constexpr/const, #define, enumerator. One pass
-    per file (a header of thousands of statements asks for hundreds of names)."""
+    """Every C++ constant the file defines, by name: constexpr/const, enumerator. One pass per
+    file (a header of thousands of statements asks for hundreds of names)."""
     out: dict[str, list[int]] = {}
-    pairs = [(m[1], m[2]) for pattern in (_CONST, _DEFINE) for m in pattern.finditer(text)]
+    pairs = [(m[1], m[2]) for m in _CONST.finditer(text)]
     for enum in _ENUM.finditer(text):
         pairs += [(m[1], m[2]) for m in _ENUMERATOR.finditer(enum[1])]
     for name, spelled in pairs:
@@ -126,9 +132,54 @@ def _explicit_arguments(text: str, function: str) -> tuple[tuple[str, ...], ...]
     return tuple(out)
 
 
-def _constant(text: str, name: str) -> list[int]:
-    """Values the file gives ``name`` as a constant: constexpr/const, #define, enumerator."""
-    return _constants(text).get(name, [])
+def _constant(statement: AsmStatement, name: str) -> list[int]:
+    """Values the file gives ``name`` as a constant: the ``#define`` in force at the statement
+    (a macro hides any C++ name it spells), else constexpr/const, enumerator."""
+    source = statement.source
+    if statement.syntax == "gnu":  # C++: a Python DSL's `# define` is a comment
+        defined = _defined(_macros(source.path, source.text), name, statement.span.start)
+        if defined is not None:
+            return defined
+    return _constants(source.text).get(name, [])
+
+
+@lru_cache(maxsize=16)
+def _macros(path: str, text: str) -> MacroTable:
+    return MacroTable(path, text)
+
+
+def _defined(table: MacroTable, name: str, at: int) -> list[int] | None:
+    """The values of the object-like ``#define``s of ``name`` in force at offset ``at``; None
+    where none is (the name is no macro there)."""
+    one = table.lookup(name, at)
+    if one is not None:
+        in_force = [one]
+    else:
+        # no one definition: none in force, or #if/#else alternatives that differ, each the
+        # value of one configuration (``lookup``'s own rule: the file's definitions after its
+        # last #undef before ``at``, else its headers', those under a condition that cannot
+        # hold left out; the table answers one definition, not the alternatives)
+        in_force = [d for d in _candidates(table, name, at)
+                    if evaluate_guards(d.guards) is not False]
+        if not in_force:
+            return None
+    out: list[int] = []
+    for definition in in_force:
+        if definition.params is not None:
+            return None  # a function-like macro: `N` alone is no use of it
+        value = _value_of(" ".join(t.text for t in definition.body))  # comments left out
+        if value is not None:
+            out.append(value)
+    return out
+
+
+def _candidates(table: MacroTable, name: str, at: int) -> list[MacroDef]:
+    own = table.own.defines.get(name, [])
+    last_undef = max((u for u in table.own.undefs.get(name, ()) if u < at), default=-1)
+    mine = [d for d in own if last_undef < d.start < at]
+    if mine or last_undef >= 0:
+        return mine
+    return table.definitions(name)[len(own):]  # the headers' (``definitions``: own first)
 
 
 def _template_header(text: str, before: int) -> str | None:
@@ -221,7 +272,7 @@ def values(statement: AsmStatement, operand: Operand) -> tuple[int, ...]:
         return ()
     choices: list[list[int]] = []
     for name in names:
-        found = list(dict.fromkeys(_constant(statement.source.text, name)
+        found = list(dict.fromkeys(_constant(statement, name)
                                    or _template_values(statement, name)))
         if not found:
             return ()

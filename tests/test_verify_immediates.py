@@ -1,0 +1,67 @@
+"""The value an ``"n"`` operand takes from a ``#define``: the one the macro table says is in
+force at the statement, so that a definition in a comment, under ``#if 0`` or after an
+``#undef`` gives none, and each alternative of an ``#if``/``#else`` gives its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ptxlint.engine import extract_statements
+from ptxlint.model import SourceFile
+from ptxlint.verify.immediates import values
+
+USE = """
+__device__ void copy(unsigned dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], %2;" :: "r"(dst), "l"(src), "n"(kBytes));
+}
+"""
+
+
+def _values(text: str, path: str = "t.cu") -> tuple[int, ...]:
+    [statement] = extract_statements(SourceFile(path, text)).statements
+    return values(statement, statement.operands[2])
+
+
+@pytest.mark.parametrize(("before", "found"), [
+    ("#define kBytes 16\n", (16,)),
+    ("#define kBytes (4 * 4) // bytes\n", (16,)),  # a trailing comment is no part of it
+    ("/*\n#define kBytes 8\n*/\n", ()),
+    ("#if 0\n#define kBytes 8\n#endif\n", ()),
+    ("#define kBytes 8\n#undef kBytes\n", ()),
+    ("#ifdef WIDE\n#define kBytes 16\n#else\n#define kBytes 8\n#endif\n", (16, 8)),
+    # a macro hides the C++ constant it spells
+    ("constexpr int kBytes = 4;\n#define kBytes 16\n", (16,)),
+])
+def test_a_define_gives_its_value_where_it_is_in_force(before: str, found: tuple[int, ...]
+                                                       ) -> None:
+    assert _values(before + USE) == found
+
+
+def test_a_define_after_the_statement_gives_none() -> None:
+    assert _values(USE + "#define kBytes 16\n") == ()
+
+
+def test_a_define_of_an_own_header_gives_its_value(tmp_path: Path) -> None:
+    (tmp_path / "sizes.h").write_text("#pragma once\n#define kBytes 16\n")
+    assert _values('#include "sizes.h"\n' + USE, str(tmp_path / "k.cu")) == (16,)
+
+
+def test_a_function_like_macro_leaves_the_name_to_cxx() -> None:
+    assert _values("#define kBytes(x) x\nconstexpr int kBytes = 8;\n" + USE) == (8,)
+
+
+def test_a_python_comment_spelled_like_a_define_gives_no_value() -> None:
+    kernel = (
+        "import triton\nimport triton.language as tl\n\n"
+        "# define SHIFT 3\n"
+        "@triton.jit\n"
+        "def k(X, Y, SHIFT: tl.constexpr):\n"
+        "    x = tl.load(X + tl.arange(0, 128))\n"
+        "    y = tl.inline_asm_elementwise('shl.b32 $0, $1, $2;', '=r,r,n', [x, SHIFT],\n"
+        "                                  dtype=tl.int32, is_pure=True, pack=1)\n"
+    )
+    [statement] = extract_statements(SourceFile("k.py", kernel)).statements
+    [shift] = [o for o in statement.operands if o.expression == "SHIFT"]
+    assert values(statement, shift) == ()
