@@ -65,3 +65,26 @@ def test_a_python_comment_spelled_like_a_define_gives_no_value() -> None:
     [statement] = extract_statements(SourceFile("k.py", kernel)).statements
     [shift] = [o for o in statement.operands if o.expression == "SHIFT"]
     assert values(statement, shift) == ()
+
+
+@pytest.mark.parametrize(("before", "found"), [
+    ("constexpr int kBytes = 16;\n", (16,)),
+    ("// constexpr int kBytes = 8;\nconstexpr int kBytes = 16;\n", (16,)),
+    ("/*\nconstexpr int kBytes = 8;\n*/\n", ()),
+    ("#if 0\nconstexpr int kBytes = 8;\n#endif\n", ()),
+    ('const char* s = "const int kBytes = 8;";\n', ()),
+    ("enum { kBytes = 16 /* bytes */ };\n", (16,)),
+    ("enum { kWords = 4, /* kBytes = 8, */ kLast };\n", ()),
+])
+def test_a_cxx_constant_gives_its_value_where_the_compiler_sees_it(
+        before: str, found: tuple[int, ...]) -> None:
+    assert _values(before + USE) == found
+
+
+def test_a_static_assert_in_a_comment_gives_no_value() -> None:
+    text = ("template <int kBytes>\n__device__ void copy(unsigned dst, const void* src) {\n"
+            "  // static_assert(kBytes == 8, \"\");\n"
+            "  static_assert(kBytes == 16, \"\");\n"
+            '  asm volatile("cp.async.cg.shared.global [%0], [%1], %2;" '
+            ':: "r"(dst), "l"(src), "n"(kBytes));\n}\n')
+    assert _values(text) == (16,)

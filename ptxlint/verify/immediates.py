@@ -9,7 +9,9 @@ evaluated by walking its syntax tree over integers only: nothing in the file is 
 
 A ``#define`` is the macro table's (``frontends.cxx.macros.MacroTable``, the lint's one reading
 of the file's and its own headers' definitions): the one in force at the statement, so that a
-definition in a comment, under ``#if 0`` or after an ``#undef`` gives no value.
+definition in a comment, under ``#if 0`` or after an ``#undef`` gives no value. The C++
+constants and ``static_assert``s the patterns here find count only in code (``_in_code``: the
+file's one walk of its directives, and the lexer), not in a comment, a string or ``#if 0``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from ptxlint.frontends.cxx.defines import MacroDef
+from ptxlint.frontends.cxx.guards import guards_of
+from ptxlint.frontends.cxx.lexer import tokens
 from ptxlint.frontends.cxx.macros import MacroTable
 from ptxlint.frontends.cxx.preproc import evaluate_guards
 from ptxlint.model import AsmStatement, Operand
@@ -91,18 +95,42 @@ _STATIC_ASSERT = re.compile(r"static_assert\s*\(\s*([A-Za-z_]\w*)\s*==\s*([^,)]+
 
 
 def _value_of(text: str) -> int | None:
+    text = " ".join(t.text for t in tokens(text))  # comments left out
     value = evaluate(text.strip().strip("()"), {})
     return literal(text) if value is None else value
 
 
+def _in_code(text: str, offset: int) -> bool:
+    """Whether a token the compiler may see starts at ``offset`` of ``text``: not in a comment
+    or a string, nor in an ``#if`` branch that cannot hold (``#if 0``). The file's one walk of
+    its directives and its hidden spans (``guards_of``, which its statements' guards and its
+    ``#define``s are read from) and the lexer answer, where the patterns here read raw text."""
+    file_guards = guards_of(text)
+    if file_guards.comments.hides(offset):
+        return False
+    line_start = text.rfind("\n", 0, offset) + 1
+    line_end = text.find("\n", offset)
+    if not any(t.start == offset
+               for t in tokens(text, line_start, len(text) if line_end < 0 else line_end)):
+        return False
+    return evaluate_guards(file_guards.conditions_at(offset)) is not False
+
+
 @lru_cache(maxsize=16)
-def _constants(text: str) -> dict[str, list[int]]:
+def _constants(text: str, cxx: bool) -> dict[str, list[int]]:
     """Every C++ constant the file defines, by name: constexpr/const, enumerator. One pass per
-    file (a header of thousands of statements asks for hundreds of names)."""
+    file (a header of thousands of statements asks for hundreds of names). In a C++ file only
+    those in code (``_in_code``): a Python DSL's text has no directives to walk."""
+    def seen(offset: int) -> bool:
+        return not cxx or _in_code(text, offset)
+
     out: dict[str, list[int]] = {}
-    pairs = [(m[1], m[2]) for m in _CONST.finditer(text)]
+    pairs = [(m[1], m[2]) for m in _CONST.finditer(text) if seen(m.start())]
     for enum in _ENUM.finditer(text):
-        pairs += [(m[1], m[2]) for m in _ENUMERATOR.finditer(enum[1])]
+        if seen(enum.start()):
+            body = enum.start(1)
+            pairs += [(m[1], m[2]) for m in _ENUMERATOR.finditer(enum[1])
+                      if seen(body + m.start(1))]
     for name, spelled in pairs:
         value = _value_of(spelled)
         if value is not None:
@@ -111,10 +139,12 @@ def _constants(text: str) -> dict[str, list[int]]:
 
 
 @lru_cache(maxsize=16)
-def _asserted(text: str) -> dict[str, list[int]]:
-    """``static_assert(N == 16, ...)`` values, by name."""
+def _asserted(text: str, cxx: bool) -> dict[str, list[int]]:
+    """``static_assert(N == 16, ...)`` values, by name (in a C++ file, those in code)."""
     out: dict[str, list[int]] = {}
     for match in _STATIC_ASSERT.finditer(text):
+        if cxx and not _in_code(text, match.start()):
+            continue
         value = evaluate(match[2], {})
         if value is not None:
             out.setdefault(match[1], []).append(value)
@@ -136,11 +166,12 @@ def _constant(statement: AsmStatement, name: str) -> list[int]:
     """Values the file gives ``name`` as a constant: the ``#define`` in force at the statement
     (a macro hides any C++ name it spells), else constexpr/const, enumerator."""
     source = statement.source
-    if statement.syntax == "gnu":  # C++: a Python DSL's `# define` is a comment
+    cxx = statement.syntax == "gnu"  # C++: a Python DSL's `# define` is a comment
+    if cxx:
         defined = _defined(_macros(source.path, source.text), name, statement.span.start)
         if defined is not None:
             return defined
-    return _constants(source.text).get(name, [])
+    return _constants(source.text, cxx).get(name, [])
 
 
 @lru_cache(maxsize=16)
@@ -236,7 +267,7 @@ def _template_values(statement: AsmStatement, name: str) -> list[int]:
                 value = evaluate(args[position], {})
                 if value is not None:
                     out.append(value)
-    out += _asserted(text).get(name, [])
+    out += _asserted(text, statement.syntax == "gnu").get(name, [])
     if default is not None and not out:
         value = evaluate(default.strip(), {})
         if value is not None:
