@@ -688,6 +688,8 @@ def test_unknown_literals() -> None:
         ("__bfloat16_as_ushort(b)", ("unsigned short", "integer", 2)),
         ("__double_as_longlong(d)", ("long long", "integer", 8)),
         ("__int_as_float(1)", ("float", "floating", 4)),
+        ("::__activemask()", ("unsigned int", "integer", 4)),
+        ("(unsigned)::__cvta_generic_to_shared(p)", ("unsigned int", "integer", 4)),
         ("lane_id()", ("unsigned int", "integer", 4)),
         ("make_ptr()", ("int *", "pointer", 8)),
         ("half(f)", ("__half", "half", 2)),
@@ -700,6 +702,14 @@ def test_calls(expression: str, expected: tuple[str, str, int]) -> None:
     """
     body = "float* p; float f; __half h; __nv_bfloat16 b; double d;"
     assert shape(check(expression, body, prelude)) == expected
+
+
+def test_global_qualified_calls_are_typed_only_for_intrinsics() -> None:
+    # `::f()` names the global namespace's f: a CUDA intrinsic's type is known there, a
+    # function of the file's (maybe overloaded in another namespace) or a macro's is not
+    assert check("::lane_id()", "", "__device__ unsigned lane_id();") is None
+    assert check("ns::__activemask()") is None
+    assert check("::__activemask()", "", "#define __activemask() 1") is None
 
 
 def test_unknown_calls() -> None:

@@ -12,6 +12,7 @@ from ptxlint.frontends.cxx.c_types import (
     BUILTIN_TYPES,
     BUILTIN_VARIABLES,
     CASTS,
+    INTRINSICS,
     LONG,
     MAX_DEPTH,
     PLACELESS_SPECIFIERS,
@@ -131,6 +132,15 @@ class Expr:
             return None
         if fn.type == "qualified_identifier":
             scope, leaf = split_qualified(fn)
+            if (
+                leaf is not None
+                and leaf.type == "identifier"
+                and fn.child_by_field_name("scope") is None
+            ):
+                # ``::__activemask()``: a CUDA intrinsic named from the global namespace,
+                # where CUDA declares them
+                name = _text(leaf)
+                return None if self.r.macro(name) else INTRINSICS.get(name)
             if scope not in STD_SCOPES or leaf is None or leaf.type != "template_function":
                 return None
             fn = leaf
