@@ -88,3 +88,15 @@ def test_a_static_assert_in_a_comment_gives_no_value() -> None:
             '  asm volatile("cp.async.cg.shared.global [%0], [%1], %2;" '
             ':: "r"(dst), "l"(src), "n"(kBytes));\n}\n')
     assert _values(text) == (16,)
+
+
+def test_a_call_in_a_comment_or_under_if_0_instantiates_nothing() -> None:
+    text = ("template <int kBytes>\n__device__ void copy(unsigned dst, const void* src) {\n"
+            '  asm volatile("cp.async.cg.shared.global [%0], [%1], %2;" '
+            ':: "r"(dst), "l"(src), "n"(kBytes));\n}\n'
+            "__global__ void k(unsigned d, const float* s) {\n"
+            "  copy<16>(d, s);\n"
+            "  // copy<8>(d, s);\n"
+            "#if 0\n  copy<4>(d, s);\n#endif\n"
+            "}\n")
+    assert _values(text) == (16,)

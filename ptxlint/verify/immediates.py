@@ -153,9 +153,12 @@ def _asserted(text: str, cxx: bool) -> dict[str, list[int]]:
 
 @lru_cache(maxsize=64)
 def _explicit_arguments(text: str, function: str) -> tuple[tuple[str, ...], ...]:
-    """The explicit template argument lists of every ``function<...>`` in the file."""
+    """The explicit template argument lists of every ``function<...>`` in the file's code
+    (``_in_code``: a call in a comment or under ``#if 0`` instantiates nothing)."""
     out = []
     for match in re.finditer(rf"\b{re.escape(function)}\s*<", text):
+        if not _in_code(text, match.start()):
+            continue
         args = _angle_args(text, match.end() - 1)
         if args is not None:
             out.append(tuple(args))
@@ -244,6 +247,8 @@ def _split_top(text: str) -> list[str]:
 
 
 def _template_values(statement: AsmStatement, name: str) -> list[int]:
+    if statement.syntax != "gnu":
+        return []  # a Python DSL's statement: no C++ template around it
     text = statement.source.text
     header = _template_header(text, statement.span.start)
     if header is None:
@@ -267,7 +272,7 @@ def _template_values(statement: AsmStatement, name: str) -> list[int]:
                 value = evaluate(args[position], {})
                 if value is not None:
                     out.append(value)
-    out += _asserted(text, statement.syntax == "gnu").get(name, [])
+    out += _asserted(text, True).get(name, [])
     if default is not None and not out:
         value = evaluate(default.strip(), {})
         if value is not None:
