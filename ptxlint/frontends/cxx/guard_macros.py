@@ -191,7 +191,7 @@ def _without_include_guard(table: MacroTable, d: MacroDef) -> tuple[str, ...]:
     if not d.guards or not d.guards[0].startswith("!defined("):
         return d.guards
     guard = d.guards[0][len("!defined(") : -1].strip()
-    header = next((h for h in table.headers if h.path == d.path), None)
+    header = table.header(d.path)
     if header is None:
         return d.guards
     if any(g.guards == (d.guards[0],) for g in header.defines.get(guard, ())):

@@ -128,36 +128,53 @@ _FOUND: dict[tuple[str, str], str | None] = {}
 _CHILDREN: dict[str, tuple[str, ...]] = {}  # a header's includes, resolved
 
 
-def _included(path: str, own: FileDefines) -> list[FileDefines]:
-    """Headers included from ``path``, transitively, each once. Each header is read and its
-    includes resolved once per process (``_children``); a file's walk is then dictionary
-    look-ups over the include graph."""
+def closure(path: str, names: Sequence[str]) -> tuple[list[str], set[str]]:
+    """The headers that the includes ``names`` of ``path`` reach, transitively, each once,
+    as real paths in the order a macro table reads them (breadth first, to
+    ``MAX_INCLUDE_DEPTH``), and those of them not read whole (``collect``): a header whose
+    includes its sketch decided (``_SKETCH_KIDS``) is walked through them and read whole
+    only when a definition of it is asked for (``sketch_definers``). The includes' closures
+    are added to the reach first (``_reach``): every header of them whose definitions spell
+    ``asm`` or an asm-bearing name is then read whole, so a header left unread brings no
+    asm-bearing name (``MacroTable.asm_names``). Each header's includes are resolved once
+    per process; a file's walk is dictionary look-ups over the include graph."""
     seen = {_real(path)}
-    out: list[FileDefines] = []
+    out: list[str] = []
+    unread: set[str] = set()
     # from the absolute folder, as the prefilter looks: ``ptxlint check k.cu`` must search the
     # folders above the working directory too (from "" there is no folder above to try)
     base = os.path.dirname(os.path.abspath(path))
     frontier: deque[tuple[str, int]] = deque()
-    for name in own.includes:
+    for name in names:
         candidate = _find_header(base, name)
         if candidate is not None:
-            frontier.append((_real(candidate), 1))
+            real = _real(candidate)
+            if real not in _REACH_KIDS:
+                _reach(real)
+            frontier.append((real, 1))
     pop, push = frontier.popleft, frontier.append
-    # the memos read directly, the functions called only where they miss: a header's entry
-    # costs dictionary look-ups, not two calls (the CUDA 13 headers' asm files walk 8,700:
-    # 16-18 ms of CPU -> 9-12 ms; CUTLASS include/'s 3,600: 11-12 -> 8-9 ms)
-    read, resolved = _HEADER_CACHE.get, _CHILDREN.get
+    read, sketched, resolved = _HEADER_CACHE.get, _SKETCH_KIDS.get, _CHILDREN.get
     while frontier:
         real, depth = pop()
         if real in seen or depth > MAX_INCLUDE_DEPTH:
             continue
         seen.add(real)
         header = read(real, _UNREAD)
+        children: Sequence[str] | None
         if header is _UNREAD:
+            children = sketched(real)
+            if children is not None and _named(real):
+                out.append(real)
+                unread.add(real)
+                if depth < MAX_INCLUDE_DEPTH:
+                    for child in children:
+                        if child not in seen:
+                            push((child, depth + 1))
+                continue
             header = _header(real)
         if header is None:
             continue
-        out.append(header)  # type: ignore[arg-type]
+        out.append(real)
         if depth < MAX_INCLUDE_DEPTH:  # a child one deeper than the limit is never read
             children = resolved(real)
             if children is None:
@@ -165,7 +182,51 @@ def _included(path: str, own: FileDefines) -> list[FileDefines]:
             for child in children:
                 if child not in seen:
                     push((child, depth + 1))
-    return out
+    return out, unread
+
+
+def read_whole(real: str) -> FileDefines | None:
+    """The header at real path ``real`` read whole (``_header``: once per process)."""
+    return _header(real)
+
+
+def read_already(real: str) -> FileDefines | None:
+    """The header at real path ``real`` if it has been read whole, else None."""
+    found = _HEADER_CACHE.get(real)
+    return found if isinstance(found, FileDefines) else None
+
+
+# A sketched header not read whole: the names its ``#define`` text may define (each word
+# after a ``define``: a superset of the names ``collect`` reads, where the text is ASCII),
+# as name -> those headers (``sketch_definers``); a header is entered once per process
+# (``_named``: whether it could be).
+_SKETCH_DEFINERS: dict[str, list[str]] = {}
+_NAMED: dict[str, bool] = {}
+_DEFINED_NAME = on_first_use(
+    rb"define(?:[ \t\n\r\f\v\x1c-\x1f]|\\\r?\n)*([A-Za-z_$][A-Za-z0-9_$]*)"
+)
+_NOT_ASCII = on_first_use(rb"[\x80-\xff]")
+
+
+def _named(real: str) -> bool:
+    """Enter the names a sketched header not read whole may define in ``_SKETCH_DEFINERS``;
+    False where its ``#define`` text is not ASCII (``collect`` reads names and blanks beyond
+    ASCII that the byte pattern does not: the header is read whole instead)."""
+    found = _NAMED.get(real)
+    if found is None:
+        text = _UNSPELLED.get(real)  # none: the sketch found no ``#define``
+        found = text is None or _NOT_ASCII().search(text) is None
+        if found and text is not None:
+            for name in set(_DEFINED_NAME().findall(text)):
+                _SKETCH_DEFINERS.setdefault(name.decode("ascii"), []).append(real)
+        _NAMED[real] = found
+    return found
+
+
+def sketch_definers(name: str) -> list[str]:
+    """The sketched headers entered by ``closure`` that may define ``name`` (a superset of
+    those that do, among the ones not read whole when entered)."""
+    return _SKETCH_DEFINERS.get(name, [])
 
 
 def _children(real: str, header: FileDefines) -> tuple[str, ...]:
@@ -394,7 +455,7 @@ def forget_headers() -> None:
     (the memos of an earlier run in this process would otherwise outlive an edit)."""
     for memo in (_HEADER_CACHE, _FOUND, _HOLDERS, _HEIGHTS, _IS_FILE, _CHILDREN, _REALPATHS,
                  HEADER_ASM, _CLOSURE_ASM, _CLOSURE_PATHS, _BITS, _USED_IN, _DIRECT, _INDEXED,
-                 _FOLDERS, _DEFINERS, _DIGESTS or {}):
+                 _FOLDERS, _DEFINERS, _SKETCH_DEFINERS, _NAMED, _DIGESTS or {}):
         memo.clear()
     _forget_reach()
 
@@ -616,7 +677,7 @@ ASM_KEYWORDS = frozenset({"asm", "__asm__", "__asm"})
 # 6 whole (the figures: ``prefilter.uses_included_asm_macro``); the headers a macro table
 # needs are read whole by it (``_header``), from the sketch's bytes while they are kept.
 _SKETCH_INCLUDE = on_first_use(
-    rb'#(?:[ \t]|\\\r?\n)*include(?:\s|\\\r?\n)*(?:"([^"\n]+)"|<([^>\n]+)>)'
+    rb'#(?:[ \t]|\\\r?\n)*include(?:[\s\x1c-\x1f\x80-\xff]|\\\r?\n)*(?:"([^"\n]+)"|<([^>\n]+)>)'
 )
 _SKETCH_DEFINE = on_first_use(rb"#(?:[ \t]|\\\r?\n)*define\b(?:[^\n\\]+|\\\r?\n?|\\.)*")
 
@@ -634,6 +695,9 @@ _USERS: dict[str, set[str]] = {}  # an identifier -> the macros read whole whose
 _NAME_MASKS: dict[str, int] = {}
 _REACH_BIT: dict[str, int] = {}  # a header -> its bit, given when its closure is made
 _REACH_CLOSURE: dict[str, int] = {}  # a header -> its closure in the reach, as bits
+# a sketched header -> its includes as ``collect`` reads them, resolved, where the sketch
+# decided each include line it found (``_include_line``)
+_SKETCH_KIDS: dict[str, tuple[str, ...]] = {}
 
 
 def sketch_include_names(data: bytes) -> list[str]:
@@ -743,18 +807,69 @@ def _reach(root: str) -> None:
 
 def _sketch(real: str) -> tuple[list[str], bytes] | None:
     """A header's includes, resolved, and its ``#define`` directives, from one read of its
-    bytes (kept for the discovery walk, as ``_header`` keeps them)."""
+    bytes (kept for the discovery walk, as ``_header`` keeps them). Where each include line
+    the search found is decided (``_include_line``), the header's includes as ``collect``
+    reads them are kept too (``_SKETCH_KIDS``): a macro table walks its closure through them
+    without reading the header whole. Deciding them costs the CUDA 13 headers' 1,828
+    sketches (10,755 include lines) 8 ms of CPU."""
     data = read_header_bytes(real, _DIGESTS, MAX_HEADER_BYTES)
     if data is None:
         return None
     _keep_ahead(real, data)
     base = os.path.dirname(real)
     children = []
-    for name in sketch_include_names(data):
-        found = _find_header(base, name)
-        if found is not None:
-            children.append(_real(found))
+    exact: list[str] | None = []
+    comments = [-1, -1, 0]  # ``_include_line``'s: the last /* and */ before, searched to
+    for m in _SKETCH_INCLUDE().finditer(data):
+        quoted, angled = m.groups()
+        found = _find_header(base, (quoted or angled).decode("utf-8", "replace"))
+        child = None if found is None else _real(found)
+        if child is not None:
+            children.append(child)
+        if exact is not None:
+            directive = _include_line(data, m.start(), m.end(), comments)
+            if directive is None:
+                exact = None
+            elif directive and child is not None:
+                exact.append(child)
+    if exact is not None:
+        _SKETCH_KIDS[real] = tuple(exact)
     return children, b"\n".join(_SKETCH_DEFINE().findall(data))
+
+
+# A line end, or a byte that ``collect``'s text patterns and the sketch's byte patterns may
+# read apart (\x1c-\x1f are blanks to the one, beyond ASCII each reads its own way)
+_UNDECIDED = on_first_use(rb"[\n\x1c-\x1f\x80-\xff]")
+
+
+def _include_line(data: bytes, start: int, end: int, comments: list[int]) -> bool | None:
+    """Whether the include line the sketch found at ``start:end`` of ``data`` is one of the
+    include directives ``collect`` reads (``defines._directives``): its `#` first on its line
+    but for blanks, outside block comments, and not on a line that continues the one before
+    it (the directive before it would run on over it). None where that is not decided from
+    the line alone: the line continues the one before, a block comment opened before it may
+    still be open, or the match runs over a line end or holds a byte the two read apart.
+    ``comments``: the last ``/*`` and ``*/`` before the include line asked before this one,
+    and where it starts (each header's lines asked in order: its text searched once)."""
+    if _UNDECIDED().search(data, start, end) is not None:
+        return None
+    line = data.rfind(b"\n", 0, start) + 1
+    if line != start and data[line:start].strip(b" \t"):
+        return False
+    before = data[max(0, line - 3) : max(0, line - 1)]  # the line before's last two bytes
+    if before.endswith(b"\\") or before == b"\\\r":
+        return None  # a backslash ends the line before: a line splice
+    # (a `#` starts the last line asked: no /* or */ lies across it)
+    opened = data.rfind(b"/*", comments[2], start)
+    if opened >= 0:
+        comments[0] = opened
+    closed = data.rfind(b"*/", comments[2], start)
+    if closed >= 0:
+        comments[1] = closed
+    comments[2] = start
+    if comments[0] >= 0 and comments[1] < comments[0] + 2:
+        return None  # (the ``*/`` of ``/*/`` closes nothing)
+    return True
 
 
 def _settle(whole: list[FileDefines]) -> None:
@@ -805,5 +920,5 @@ def _spelling_pattern(names: AbstractSet[str]) -> re.Pattern[bytes] | None:
 
 def _forget_reach() -> None:
     for memo in (_REACH_KIDS, _UNSPELLED, _ASM_NAMES, _USERS, _NAME_MASKS, _REACH_BIT,
-                 _REACH_CLOSURE):
+                 _REACH_CLOSURE, _SKETCH_KIDS):
         memo.clear()
