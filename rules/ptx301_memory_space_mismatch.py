@@ -223,6 +223,14 @@ is unsafe; so is the 64-bit form, whose register copy may flow where the rule do
 No fix is offered when the operand (or a register copy of it) is also the address of a global or
 generic access, which the converted value would break, or when an instruction reads it without a
 type to judge its width by (`isspacep.shared`).
+
+A `.shared::cluster` access may address another CTA's shared memory. `__cvta_generic_to_shared`
+is `cvta.to.shared` (`::cta`), which the PTX ISA leaves undefined for an address outside the
+executing CTA's window: right for `&x` of the CTA's own `__shared__` variable, wrong for a pointer
+from `__cluster_map_shared_rank` or `cluster.map_shared_rank`, whose conversion is
+`cvta.to.shared::cluster` (or `mapa.shared::cluster` of the CTA's own shared-window address). So
+for a `.shared::cluster` access the fix is offered only where the value is proven to be a generic
+address of the file's own `__shared__` memory, and the message names both conversions.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
@@ -293,17 +301,30 @@ type to judge its width by (`isspacep.shared`).
                 named += f" (a copy of %{operand.index})"
             if kind == "generic":
                 typed = f", {operand.ctype.spelling}" if operand.ctype is not None else ""
+                proven = value(operand, True) is Value.GENERIC
+                if use.space == "shared::cluster":
+                    convert = (
+                        "convert it with __cvta_generic_to_shared if it points to this CTA's "
+                        "shared memory, or with cvta.to.shared::cluster if to another CTA's"
+                    )
+                else:
+                    convert = "convert it with __cvta_generic_to_shared"
                 message = (
                     f"{named} is a generic pointer ('{expression}'{typed}) but "
-                    f"'{mnemonic}' expects a .{use.space} address; convert it with "
-                    "__cvta_generic_to_shared"
+                    f"'{mnemonic}' expects a .{use.space} address; {convert}"
                 )
-                fix = self._convert_fix(
-                    statement,
-                    operand,
-                    shared_refs.get(operand.index, []),
-                    spaces.get(operand.index, set()),
-                    proven=value(operand, True) is Value.GENERIC,
+                # cvta.to.shared (::cta) is undefined for another CTA's address: for a cluster
+                # access only an address proven to be of the file's own shared memory converts
+                fix = (
+                    None
+                    if use.space == "shared::cluster" and not proven
+                    else self._convert_fix(
+                        statement,
+                        operand,
+                        shared_refs.get(operand.index, []),
+                        spaces.get(operand.index, set()),
+                        proven=proven,
+                    )
                 )
                 # Undefined per the ISA but works on today's GPUs (see docs): a warning.
                 severity = Severity.WARNING
