@@ -202,3 +202,27 @@ SPEC unsigned f(unsigned v) { unsigned r; asm("brev.b32 %0, %1;" : "=r"(r) : "r"
     assert [source.line_col(s.span.start).line for s in result.statements] == [5]
     assert [source.line_col(at).line for at, reason in result.skipped
             if "host-only function" in reason] == [3]  # fmt: skip
+
+
+# A host function returning a reference, and one returning a function pointer: each declares
+# its name inside a declarator of its result, which the host-only verdict must read through.
+NAMED_INSIDE_THE_RESULT = """
+int& counter(int *p) { asm volatile("mov.u32 %0, 1;" : "=r"(*p)); return *p; }
+void (*pick(int *p))(float) { asm volatile("mov.u32 %0, 2;" : "=r"(*p)); return 0; }
+"""
+
+
+def test_a_host_function_returning_a_reference_or_a_function_pointer_is_host_only() -> None:
+    result = extract_statements(SourceFile("k.cu", NAMED_INSIDE_THE_RESULT))
+    assert result.statements == []
+    assert [reason for _, reason in result.skipped] == 2 * [
+        "host: in a host-only function (no __device__/__global__, no device caller here)"
+    ]
+
+
+def test_a_device_call_by_name_keeps_such_a_function_linted() -> None:
+    text = NAMED_INSIDE_THE_RESULT + "__global__ void k(int *p) { counter(p); pick(p); }\n"
+    result = extract_statements(SourceFile("k.cu", text))
+    assert [(s.template.text, s.context.function) for s in result.statements] == [
+        ("mov.u32 %0, 1;", "counter"), ("mov.u32 %0, 2;", "pick")
+    ]

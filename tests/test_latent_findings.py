@@ -96,6 +96,22 @@ def test_a_qualified_or_nested_definition_of_the_overload_set_is_no_use_of_it() 
     assert _ptx204(text + "// calls n::m::t\n", path="k.cuh") == [""]
 
 
+@pytest.mark.parametrize("result", ["int& h(int *p)", "void (*h(int *p))(float)"])
+def test_an_uncalled_helper_named_inside_its_results_declarator_is_latent(result: str) -> None:
+    text = f"static __device__ {result} {{ {BAD} return 0; }}\n"
+    assert _ptx204(text) == ["in helper 'h', which nothing in this file calls"]
+    assert _ptx204(text + "__global__ void k(int *p) { h(p); }\n") == [""]
+
+
+def test_a_definition_named_inside_its_results_declarator_is_no_use_of_its_overload_set() -> None:
+    text = (f"template <int N> __device__ void t(int *p) {{ {BAD} }}\n"
+            "template <int N> __device__ int& t(float *p) { return *(int *)p; }\n"
+            "template <int N> __device__ void (*t(double *p))(float) { return 0; }\n")
+    assert _ptx204(text, path="k.cuh") == [
+        "in template 't', which nothing in this file instantiates: it breaks once instantiated"
+    ]
+
+
 # The operand contract nvcc's front end checks: "=r" on a double.
 CONTRACT = 'asm volatile("mov.b32 %0, 1;" : "=r"(*p));'
 

@@ -11,6 +11,7 @@ from ptxlint.engine import extract_statements
 from ptxlint.frontends.cxx import statement_context
 from ptxlint.frontends.cxx.statement_context import follows_declarator
 from ptxlint.model import SourceFile
+from tests.conftest import lint_text
 
 
 def test_the_innermost_function_names_the_statement_and_the_outer_ones_do_not() -> None:
@@ -105,3 +106,24 @@ void on_host(unsigned *p) // no __device__ here: __global__ kernels call the oth
     assert [reason for _, reason in result.skipped] == 2 * [
         "host: in a host-only function (no __device__/__global__, no device caller here)"
     ]
+
+
+# `.reg` outside braces: PTX201 in a function, silence at file scope (where no function is
+# named). Each function declares its name inside a declarator of its result.
+_REG = r'asm volatile(".reg .b32 t;\n\tmov.u32 t, 1;\n\tmov.u32 %0, t;" : "=r"(*p));'
+
+
+@pytest.mark.parametrize("header", [
+    "__device__ int& f(int *p)",
+    "__device__ int&& f(int *p)",
+    "__device__ void (*f(int *p))(float)",
+    "__device__ int (&f(int *p))[4]",
+])
+def test_a_function_named_inside_its_results_declarator_is_the_statements_function(
+    header: str,
+) -> None:
+    text = f"{header} {{ {_REG} return 0; }}\n"
+    (statement,) = extract_statements(SourceFile("k.cu", text)).statements
+    assert statement.context.function == "f"
+    # not file-scope asm: its unscoped declaration lands in f's scope
+    assert [f.rule for f in lint_text(text, path="k.cu", select=("PTX201",))] == ["PTX201"]

@@ -35,6 +35,19 @@ def test_the_function_around_an_offset() -> None:
     assert wgmma_info.function_around(text, "k.cu", 0) is None
 
 
+@pytest.mark.parametrize("result", [
+    "float& read_before_wait(float* x, unsigned long a, unsigned long b)",
+    "void (*read_before_wait(float* x, unsigned long a, unsigned long b))(float)",
+])
+def test_the_function_around_is_named_inside_its_results_declarator(result: str) -> None:
+    # the Itanium name of a function that is no template leaves its result out: the info
+    # line names it as it names one returning void
+    text = f"__device__ {result} {{\n  x[0] = 1;\n  return 0;\n}}\n"
+    function = wgmma_info.function_around(text, "k.cu", text.index("x[0]"))
+    assert function == "read_before_wait"
+    assert wgmma_info.judge(C7517, "PTX606", function) is not None
+
+
 @pytest.fixture
 def cache_dir(monkeypatch):
     monkeypatch.setenv("PTXLINT_CACHE_DIR", oracle_cache_root())

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from ptxlint import file_memos
 from ptxlint.frontends.cxx import preproc
-from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node
+from ptxlint.frontends.syntax_tree import ParsedSource, own_function_name
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.targets import no_toolkit_compiles
 
@@ -106,7 +106,7 @@ def _unused_function(statement: AsmStatement, parsed: ParsedSource) -> Latent | 
     specifiers = statement.context.function_specifiers
     if "__global__" in specifiers:
         return None  # an entry point
-    name_node = function_name_node(fn)
+    name_node = own_function_name(fn)
     if name_node is None:
         return None
     name = parsed.node_text(name_node).rsplit("::", 1)[-1].strip()
@@ -148,7 +148,7 @@ def _defines_name_at(parsed: ParsedSource, at: int) -> bool:
         if node is None or node.start_byte > at:
             return False  # ``at`` lies between two children: no node below holds it
         if node.type == "function_definition":
-            inner = function_name_node(node)
+            inner = own_function_name(node)
             if inner is not None:
                 text = parsed.node_text(inner)
                 last = text.rsplit("::", 1)[-1].strip()

@@ -353,15 +353,6 @@ _NAME_NODES = frozenset({
 })
 
 
-def function_name_node(fn: tree_sitter.Node) -> tree_sitter.Node | None:
-    """The node naming a function definition (through pointer, reference and parameter-list
-    declarators), or None."""
-    inner = fn.child_by_field_name("declarator")
-    while inner is not None and inner.type not in _NAME_NODES:
-        inner = inner.child_by_field_name("declarator")
-    return inner
-
-
 # Deeper than this, a declarator is given up on (no function's own declarator lies that deep).
 _DECLARATOR_DEPTH = 24
 # The declarators a function's result is reached through: a function declarator that a
@@ -419,15 +410,21 @@ def own_parameter_list(fn: tree_sitter.Node) -> tree_sitter.Node | None:
 
 
 def own_function_name(fn: tree_sitter.Node) -> tree_sitter.Node | None:
-    """The node naming function definition ``fn``, found down from its own function
-    declarator: through a returned reference, a returned function pointer and parentheses,
-    which ``function_name_node``'s walk of ``declarator`` fields does not pass. Where
-    ``function_name_node`` finds a name this finds the same one (its walk passes the own
-    declarator, and goes on from it as this does)."""
-    own = own_function_declarator(fn.child_by_field_name("declarator"))
+    """The node naming function definition ``fn`` (an identifier, a qualified name, an
+    operator's or destructor's name, a template-id), or None. Found down from its own
+    function declarator (``own_function_declarator``), so that a function returning a
+    reference (``T& f()``, ``T&& f()``), a pointer, an array reference (``int (&f())[4]``) or a
+    function pointer (``void (*f(int))(float)``) is named too: the reference and parenthesized
+    declarators on the way hold their inner declarator unnamed, so a walk of ``declarator``
+    fields from the definition stops there. Every reader of a function's name (its context,
+    host-only verdict, function flow, latent marks, wgmma evidence) asks here."""
+    declarator = fn.child_by_field_name("declarator")
+    own = own_function_declarator(declarator)
+    # no parameter list found (a macro or an error node in the declarator): the walk from
+    # the definition's own declarator, as far as its ``declarator`` fields lead
     inner = own.child_by_field_name("declarator") if own is not None else None
     if inner is None:
-        return function_name_node(fn)
+        inner = declarator
     while inner is not None and inner.type not in _NAME_NODES:
         inner = inner.child_by_field_name("declarator")
     return inner

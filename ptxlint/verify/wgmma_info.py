@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ptxlint.frontends.syntax_tree import function_name_node, parse
+from ptxlint.frontends.syntax_tree import own_function_name, parse
 from ptxlint.model import Finding
 from ptxlint.verify import scratch
 from ptxlint.verify.identity import tool_id
@@ -56,7 +56,7 @@ def function_around(text: str, path: str, offset: int) -> str | None:
     node = parsed.tree.root_node.descendant_for_byte_range(byte, byte)
     while node is not None and node.type != "function_definition":
         node = node.parent
-    name = function_name_node(node) if node is not None else None
+    name = own_function_name(node) if node is not None else None
     if name is None:
         return None
     return parsed.node_text(name).split("::")[-1].split("<")[0].strip() or None

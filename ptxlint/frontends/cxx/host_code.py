@@ -19,7 +19,7 @@ from ptxlint.frontends.cxx.guards import FileGuards
 from ptxlint.frontends.cxx.lexer import tokens
 from ptxlint.frontends.cxx.macros import Expander, ExpansionError, MacroTable, from_source
 from ptxlint.frontends.cxx.statement_context import FunctionHeaders
-from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node
+from ptxlint.frontends.syntax_tree import ParsedSource, own_function_name
 from ptxlint.lazy_regex import on_first_use
 
 _DEVICE_WORDS = frozenset({"__device__", "__global__"})
@@ -192,7 +192,7 @@ def _functions(root: tree_sitter.Node) -> list[tree_sitter.Node]:
 
 
 def _name(parsed: ParsedSource, fn: tree_sitter.Node) -> str | None:
-    inner = function_name_node(fn)
+    inner = own_function_name(fn)
     if inner is None:
         return None
     text = parsed.node_text(inner)

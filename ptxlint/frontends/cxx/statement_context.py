@@ -19,7 +19,7 @@ from ptxlint.frontends.cxx.statement_tokens import (
     at_line_start,
     end_of_directive,
 )
-from ptxlint.frontends.syntax_tree import ParsedSource, function_name_node, shared_parent
+from ptxlint.frontends.syntax_tree import ParsedSource, own_function_name, shared_parent
 from ptxlint.model import Context
 
 _MACRO_BODY_OWNERS = {"preproc_def", "preproc_function_def"}
@@ -345,7 +345,7 @@ class Ancestors:
         key = fn.id
         cached = self._headers.get(key)
         if cached is None:
-            inner = function_name_node(fn)
+            inner = own_function_name(fn)
             name = self.parsed.node_text(inner) if inner is not None else None
             cached = self._headers[key] = (name, self.headers.read(fn).specifiers)
         return cached
