@@ -87,6 +87,28 @@ def test_the_targets_a_file_errors_for_are_never_chosen():
     assert target_for(only(text), "sm_100a") == "sm_100a"
 
 
+def test_an_unguarded_statement_is_not_compiled_for_the_targets_the_file_errors_for():
+    text = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900\n#error needs sm_90\n#endif\n" + BODY
+    assert target_for(only(text), "sm_80") == "sm_90"
+    assert target_for(only(text), "sm_90a") == "sm_90a"
+
+
+def test_a_file_that_errors_for_every_target_leaves_no_configuration():
+    text = "#ifdef __CUDA_ARCH__\n#error host code only\n#endif\n" + BODY
+    config = configuration(only(text), "sm_90")
+    assert config.arch is None
+    assert "#error" in config.why
+
+
+def test_nested_guards_choose_together():
+    text = ("#if __CUDA_ARCH__ >= 800\n" + "int filler;\n" * 400 + "#if __CUDA_ARCH__ >= 900\n"
+            "#else" + BODY + "#endif\n#endif\n")
+    statement = only(text)
+    assert target_for(statement, "sm_70") == "sm_80"
+    assert target_for(statement, "sm_86") == "sm_86"
+    assert target_for(statement, "sm_90a") == "sm_89"  # no sm_8Xa: the highest below
+
+
 def test_an_include_guard_named_like_an_arch_macro_binds_nothing():
     text = ("#ifndef __CUDA_ARCH_HELPERS_H__\n#define __CUDA_ARCH_HELPERS_H__\n"
             "#if __CUDA_ARCH__ >= 900" + BODY + "#endif\n#endif\n")

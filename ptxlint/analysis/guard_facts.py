@@ -23,11 +23,14 @@ from ptxlint.file_traits import excluded_targets
 from ptxlint.model import AsmStatement, Context
 from ptxlint.ptx.instructions import Requirement
 from ptxlint.ptx.targets import (
+    TARGETS,
     Target,
     admitted_targets,
+    arch_targets,
     available,
     compiled_for,
     lowest_target,
+    names_architecture,
     no_toolkit_compiles,
 )
 
@@ -80,6 +83,28 @@ class GuardFacts:
             return ()
         excluded = excluded_targets(self.statement.source)
         return tuple(t for t in admitted if t not in excluded) if excluded else admitted
+
+    @fact
+    def arch_guards(self) -> tuple[str, ...]:
+        """Of :attr:`guards`, those the target decides (``ptx.targets.names_architecture``):
+        ``-arch`` selects their branch, never a ``-D``."""
+        return tuple(g for g in self.guards if names_architecture(g))
+
+    @fact
+    def arch_targets(self) -> tuple[Target, ...] | None:
+        """The targets the statement is compiled for as far as the target decides: those every
+        arch guard admits, file-wide ones included, without those the file ``#error``s for
+        (an ``#error`` under an arch test is a file-wide guard too); ``None`` when nothing
+        chooses. Unlike :attr:`admitted_targets` it is not the rules' question (whether the
+        statement's own guards pick its targets) but the build's (which ``-arch`` compiles
+        it): a header under a file-wide ``#if __CUDA_ARCH__ >= 900`` is no sm_80 code, and
+        a project's ``defined(CUTLASS_ARCH_MMA_SM90_ENABLED)`` beside the arch test chooses
+        no target (``ptx.targets.arch_targets``). Empty where they exclude every target."""
+        chosen = arch_targets(self.arch_guards)
+        excluded = excluded_targets(self.statement.source)
+        if not excluded:
+            return chosen
+        return tuple(t for t in (TARGETS if chosen is None else chosen) if t not in excluded)
 
     def lacking(self, need: Requirement) -> tuple[Target, ...]:
         """Of :attr:`admitted_targets`, those without what ``need`` describes (PTX401's

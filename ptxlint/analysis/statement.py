@@ -78,6 +78,19 @@ class StatementAnalysis:
         local guards choose among targets (``GuardFacts.admitted_targets``)."""
         return self._chain.admitted_targets
 
+    @fact
+    def arch_guards(self) -> tuple[str, ...]:
+        """Of :attr:`guards`, those the target decides (``GuardFacts.arch_guards``)."""
+        return self._chain.arch_guards
+
+    @fact
+    def arch_targets(self) -> tuple[Target, ...] | None:
+        """The targets a build compiles the statement for, as far as the target decides: those
+        every arch guard admits, file-wide ones included, without those the file ``#error``s
+        for; ``None`` when nothing chooses (``GuardFacts.arch_targets``). What ``--verify``
+        compiles for; :attr:`admitted_targets` is its subset the rules judge."""
+        return self._chain.arch_targets
+
     def lacking(self, need: Requirement) -> tuple[Target, ...]:
         """Of :attr:`admitted_targets`, those without what ``need`` describes, in their order
         (``GuardFacts.lacking``, kept per chain)."""

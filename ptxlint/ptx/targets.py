@@ -25,10 +25,12 @@ __all__ = [
     "TARGETS",
     "Target",
     "admitted_targets",
+    "arch_targets",
     "available",
     "compiled_for",
     "excluded_by_errors",
     "lowest_target",
+    "names_architecture",
     "no_toolkit_compiles",
     "statement_guards",
     "toolkit_compiles",
@@ -73,6 +75,14 @@ _ARCH_MACRO = re.compile(
     r"__CUDA_ARCH(?:__|_FEAT_SM\w*|_SPECIFIC__|_FAMILY_SPECIFIC__|_LIST__|_HAS_FEATURE__)"
     r"|__NVCOMPILER_CUDA_ARCH__|NV_PROVIDES_SM|NV_IS_"
 )
+
+
+def names_architecture(guard: str) -> bool:
+    """Whether ``guard`` tests a macro the target sets (``__CUDA_ARCH__``, the
+    ``__CUDA_ARCH_FEAT_SM90_ALL``/``__CUDA_ARCH_SPECIFIC__`` family, NVHPC's and CCCL's target
+    tests): an arch guard, which ``-arch`` decides and a ``-D`` never should. A project's own
+    macro named like one (``CUTLASS_ARCH_MMA_SM90_ENABLED``) is not: its header decides it."""
+    return _ARCH_MACRO.search(guard) is not None
 
 
 @dataclass(frozen=True)
@@ -126,12 +136,27 @@ def admitted_targets(
     unknown. The set itself comes from every guard, file-wide ones included, which only ever
     narrow it (`#if __CUDA_ARCH__ >= 800` around a header keeps its `#else` of a `>= 900` check
     above sm_80)."""
-    if not any(_ARCH_MACRO.search(g) for g in local):
+    if not any(names_architecture(g) for g in local):
         return None
     chosen = tuple(t for t in TARGETS if compiled_for(local, t))
     if len(chosen) == len(TARGETS):
         return None
     return tuple(t for t in chosen if compiled_for(guards, t))
+
+
+@functools.lru_cache(maxsize=4096)
+def arch_targets(guards: tuple[str, ...]) -> tuple[Target, ...] | None:
+    """The targets the arch guards among ``guards`` (:func:`names_architecture`) let a statement
+    compile for, file-wide ones included; ``None`` when they do not choose (there are none, or
+    every target passes, as under ``#ifdef __CUDA_ARCH__``). The other guards are left out, not
+    assumed to hold: whether a ``defined(CUTLASS_ARCH_MMA_SM90_ENABLED)`` holds is a
+    ``-D``'s business, not the target's, and a guard that holds nowhere
+    (``!defined(__LP64__)``) says nothing of which target compiles the rest."""
+    arch = tuple(g for g in guards if names_architecture(g))
+    if not arch:
+        return None
+    chosen = tuple(t for t in TARGETS if compiled_for(arch, t))
+    return None if len(chosen) == len(TARGETS) else chosen
 
 
 _EXCLUDED: dict[int, tuple[SourceFile, frozenset[Target]]] = {}
@@ -156,7 +181,7 @@ def excluded_by_errors(source: SourceFile) -> frozenset[Target]:
     seen: set[tuple[str, ...]] = set()
     for at in file_guards.directives.named("error"):
         conditions = file_guards.conditions_at(at)
-        if conditions in seen or not any(_ARCH_MACRO.search(c) for c in conditions):
+        if conditions in seen or not any(names_architecture(c) for c in conditions):
             continue
         seen.add(conditions)
         found.update(t for t in TARGETS if _fires(conditions, t))
@@ -368,7 +393,7 @@ def lowest_target(guards: tuple[str, ...]) -> Target | None:
     """The lowest architecture the guards compile the statement for, when they bound it from
     below (the oldest architecture is excluded); ``None`` when they set no lower bound or
     exclude every architecture."""
-    if not any(_ARCH_MACRO.search(g) for g in guards):
+    if not any(names_architecture(g) for g in guards):
         return None
     if compiled_for(guards, Target(ARCHES[0])):
         return None  # no lower bound (no guard, or only an upper one such as `< 900`)

@@ -10,8 +10,10 @@ Where the guards admit no target, or ask for what a ``-D`` cannot say, there is 
 configuration and the finding is unverifiable.
 
 The guards are the statement analysis's (``StatementAnalysis.guards``: the file's include guard
-binds nothing), and the targets they admit are the ones the rules reasoned about
-(``StatementAnalysis.admitted_targets``), so that ``--verify`` compiles what PTX401 judged.
+binds nothing), and so are the targets they admit (``StatementAnalysis.arch_targets``: every
+arch guard's, file-wide ones included, without the targets the file ``#error``s for). Where the
+statement's own guards choose, PTX401 judged the same targets (``admitted_targets``), so
+``--verify`` compiles what it judged.
 """
 
 from __future__ import annotations
@@ -20,13 +22,10 @@ import re
 from dataclasses import dataclass
 
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.file_traits import excluded_targets
 from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET, evaluate_guards
 from ptxlint.model import AsmStatement
-from ptxlint.ptx.targets import Target, admitted_targets
+from ptxlint.ptx.targets import Target
 
-# the macros nvcc sets from -arch: never the business of a -D
-_ARCH_MACRO = re.compile(r"__CUDA_ARCH|__NVCOMPILER_CUDA_ARCH__|NV_PROVIDES_SM|NV_IS_")
 _TARGET = re.compile(r"sm_(\d+)([af]?)")
 _NAME = r"[A-Za-z_]\w*"
 _DEFINED = re.compile(rf"\s*defined\s*(?:\(\s*({_NAME})\s*\)|({_NAME}))\s*")
@@ -49,38 +48,11 @@ def parse_target(text: str) -> Target | None:
     return Target(int(match[1]), match[2]) if match else None
 
 
-def _arch_guards(statement: AsmStatement) -> tuple[str, ...]:
-    return tuple(g for g in analysis_of(statement).guards if _ARCH_MACRO.search(g))
-
-
-def _admitted(statement: AsmStatement) -> tuple[Target, ...] | None:
-    """The targets the statement's guards compile it for; None when they do not choose.
-
-    The rules' own set where there is one (``StatementAnalysis.admitted_targets``: the local
-    guards choose, without the targets the file ``#error``s for). Where it is empty the local
-    guards choose none, exclude every target, or stand beside a project's own macro the rules
-    leave undecided; ``--verify`` still needs a target there, so the guards about the
-    architecture among all the binding ones choose: a header under a file-wide
-    ``#if __CUDA_ARCH__ >= 900`` is no sm_80 code, and ``defined(CUTLASS_ARCH_MMA_SM90_ENABLED)``
-    is a ``-D``'s business (``defines_for``)."""
-    analysis = analysis_of(statement)
-    admitted = analysis.admitted_targets
-    if admitted:
-        return admitted
-    guards = _arch_guards(statement)
-    if not guards:
-        return None
-    chosen = admitted_targets(guards, guards)
-    if chosen is None:
-        return None
-    excluded = excluded_targets(statement.source)
-    return tuple(t for t in chosen if t not in excluded) if excluded else chosen
-
-
 def target_for(statement: AsmStatement, requested: str) -> str | None:
     """``requested`` when the statement's guards compile it for that target, else the lowest
-    target at or above it they compile it for, else the highest below; None when none."""
-    admitted = _admitted(statement)
+    target at or above it they compile it for, else the highest below; None when none. The
+    guards' targets are the analysis's (``StatementAnalysis.arch_targets``)."""
+    admitted = analysis_of(statement).arch_targets
     if admitted is None:
         return requested
     want = parse_target(requested)
@@ -133,8 +105,10 @@ def defines_for(statement: AsmStatement) -> tuple[str, ...] | None:
     plain ``defined`` tests; None when a guard asks for something else that is not already
     known to hold (a value, an ``||``), which a -D would have to guess."""
     flags: list[str] = []
-    for guard in analysis_of(statement).guards:  # the include guard selects nothing
-        if _ARCH_MACRO.search(guard):
+    analysis = analysis_of(statement)
+    arch = analysis.arch_guards  # the target's: -arch selects their branch
+    for guard in analysis.guards:  # the include guard selects nothing
+        if guard in arch:
             continue
         negated = _NOT.fullmatch(guard)
         body = _strip_parens(negated[1]) if negated else _strip_parens(guard)
@@ -194,8 +168,9 @@ def in_default_build(statement: AsmStatement) -> bool:
 def configuration(statement: AsmStatement, requested: str) -> Configuration:
     arch = target_for(statement, requested)
     if arch is None:
-        guards = " && ".join(_arch_guards(statement))
-        return Configuration(None, (), f"no target compiles this statement ({guards})")
+        guards = " && ".join(analysis_of(statement).arch_guards)
+        why = f"({guards})" if guards else "(the file's #error excludes every target)"
+        return Configuration(None, (), f"no target compiles this statement {why}")
     defines = defines_for(statement)
     if defines is None:
         return Configuration(arch, (), "")
