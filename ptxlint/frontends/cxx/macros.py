@@ -61,7 +61,9 @@ class MacroTable:
     its sketch. ``check -j 1 --no-cache`` reads 23 headers whole where it read 820 on the
     CUDA 13 headers (CUTLASS include/: 12 where 222, flashinfer: 29 where 170), and the
     tables' making (their walks included) took 0.106-0.113 s of CPU there, 0.045-0.048 s so;
-    deciding the sketches' include lines costs 13-20 ms of that run's sketches."""
+    deciding the sketches' include lines costs 13-20 ms of that run's sketches. The whole
+    run's instructions (cachegrind): -1.4% on the CUDA headers, -0.2% on flashinfer, CUTLASS
+    include/ unchanged (-0.03%)."""
 
     def __init__(self, path: str, text: str, follow_includes: bool = True) -> None:
         self.path = path
