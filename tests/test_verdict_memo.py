@@ -156,3 +156,38 @@ def test_constraint_letters_decide_only_where_no_word_is_ptx() -> None:
     assert dialect.classify("frob %0;", frob, "r", function_specifiers=device, guards=()) == (
         dialect.Verdict("ptx", "in a __device__/__global__ function; no known PTX opcode")
     )
+
+
+def test_templates_with_the_same_first_words_keep_each_its_own_verdict() -> None:
+    """``classify`` shares what a template's first words say across templates that start with
+    the same words; what the rest of the text says (ARM arrangements, x86 registers) and the
+    context still decide per statement, from a cold or a warm memo."""
+    from ptxlint.ptx.parser import parse_template
+
+    device, host = ("__device__",), ()
+    cases = [
+        ("mov.u32 %0, %1;", device),  # PTX in device code
+        ("mov.u32 %0, %1;", host),  # PTX through and through, outside device code
+        ("mov %0.4s, %1.4s;", host),  # the same first word, an ARM arrangement in the text
+        ("mov %%rax, %0;", device),  # the same first word, an x86 register in the text
+        ("ldr %0, [%1]; str %0, [%1]; mov %0, %0;", device),  # ARM words outnumber PTX ones
+        ("ldr %0, [%1]; mov.u32 %0, %0; add.u32 %0, %0, 1;", device),  # PTX words are most
+        ("v_add_f32 %0, %1, %2;", device),  # AMD GCN
+        ("ldx %0, [%1];", device),  # SPARC's words alone
+        ("frob %0;", device),  # no PTX word: the letters decide
+    ]
+
+    def verdicts() -> list[dialect.Verdict]:
+        return [
+            dialect.classify(t, parse_template(t, True), "r", function_specifiers=s, guards=())
+            for t, s in cases
+        ]
+
+    dialect._BY_WORDS.clear()
+    cold = verdicts()
+    warm = verdicts()
+    assert cold == warm
+    dialects = [v.dialect for v in cold]
+    assert dialects == ["ptx", "ptx", "unknown", "host", "host", "ptx", "host", "host", "ptx"]
+    assert "ARM" in cold[4].reason and "AMD" in cold[6].reason and "SPARC" in cold[7].reason
+    assert cold[1].reason == "PTX instruction 'mov'"
