@@ -361,8 +361,9 @@ def _words_verdict(words: tuple[str, ...]) -> _ByWords:
     macro-made opcode before a PTX type), one answer per distinct tuple: templates that differ
     in their operands, modifiers and context start with the same words (the 3,530 statements
     the CUDA 13 headers classify have 116 distinct lists, CUTLASS include/'s 3,079 have 98).
-    Reading each statement's words took 6.6 ms of CPU over the CUDA headers' and 6.9 ms over
-    CUTLASS's (best of 7), this memo 1.2 ms and 1.0 ms. Bounded: cleared when full."""
+    Reading each statement's words took 6.6-7.5 ms of CPU over the CUDA headers' and 6.9-8.4
+    ms over CUTLASS's (best of 7, two runs), through this memo 0.8 ms each. Bounded: cleared
+    when full."""
     known = _BY_WORDS.get(words)
     if known is not None:
         return known
