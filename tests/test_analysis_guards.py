@@ -154,3 +154,28 @@ def test_only_the_guards_own_condition_is_the_include_guard() -> None:
     assert not is_include_guard_condition("!defined(A_H) && __CUDA_ARCH__ >= 900", "A_H")
     assert not is_include_guard_condition("defined(A_H)", "A_H")
     assert not is_include_guard_condition("!defined(A_HX)", "A_H")
+
+
+_ERRORS_BELOW_SM70 = """\
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+#error "needs sm_70"
+#endif
+__device__ int lane_value(int x, int lane) {
+  int v;
+  asm volatile("shfl.idx.b32 %0, %1, %2, 0x1f;" : "=r"(v) : "r"(x), "r"(lane));
+  return v;
+}
+"""
+
+
+def test_a_file_that_errors_below_sm70_is_compiled_only_where_shfl_without_sync_is_removed() -> None:
+    # every build that gets past the #error is sm_70 or newer: the same error as under an
+    # `#if __CUDA_ARCH__ >= 700` guard, not the warning of code also built for older targets
+    (finding,) = lint_text(_ERRORS_BELOW_SM70, "k.cu", select=("PTX402",))
+    assert finding.severity.value == "error"
+    guarded = _ERRORS_BELOW_SM70.replace("#error", "#define OLD_TARGET //")
+    (warning,) = lint_text(guarded, "k.cu", select=("PTX402",))
+    assert warning.severity.value == "warning"
+    # with --arch, a target the file #errors for is never compiled: nothing to report
+    assert lint_text(_ERRORS_BELOW_SM70, "k.cu", select=("PTX402",),
+                     context=RuleContext(arch=60)) == []

@@ -65,13 +65,19 @@ class GuardFacts:
 
     def compiled_for_arch(self, target: Target) -> bool:
         """The statement is certainly compiled for ``target`` (``--arch``): every guard is
-        decided and true there, the include guard aside."""
-        return compiled_for(self.guards, target, unknown_holds=False)
+        decided and true there, the include guard aside, and the file does not ``#error``
+        for it (a build for that target stops there)."""
+        return compiled_for(self.guards, target, unknown_holds=False) and (
+            target not in excluded_targets(self.statement.source)
+        )
 
     def compiled_for(self, target: Target) -> bool:
         """The statement may be compiled for ``target``: no guard about the architecture
-        excludes it (guards about anything else are assumed to hold)."""
-        return compiled_for(self.guards, target)
+        excludes it (guards about anything else are assumed to hold), nor an ``#error`` of
+        the file for it, as :attr:`admitted_targets` and :attr:`arch_targets` read them."""
+        return compiled_for(self.guards, target) and (
+            target not in excluded_targets(self.statement.source)
+        )
 
     @fact
     def admitted_targets(self) -> tuple[Target, ...]:
