@@ -227,7 +227,7 @@ def other_host_guarded(guards: tuple[str, ...]) -> bool:
 
 
 _HOLE_OPCODE = re.compile(HOLE + r"(?=\.(?:[fsub](?:8|16|32|64)|f16x2|bf16x2?|pred)\b)")
-_DEVICE_SPECIFIERS = ("__device__", "__global__")
+_DEVICE_SPECIFIERS = frozenset(("__device__", "__global__"))
 
 
 NEVER_BUILT = "never compiled for the GPU"
@@ -414,7 +414,7 @@ _UNSEEN = Verdict("", "")
 
 
 def device_context_of(specifiers: tuple[str, ...], guards: tuple[str, ...]) -> str:
-    if any(s in _DEVICE_SPECIFIERS for s in specifiers):
+    if not _DEVICE_SPECIFIERS.isdisjoint(specifiers):
         return "in a __device__/__global__ function"
     for guard in guards:
         if "__CUDA_ARCH__" in guard and not guard.startswith("!"):
