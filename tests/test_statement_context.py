@@ -127,3 +127,31 @@ def test_a_function_named_inside_its_results_declarator_is_the_statements_functi
     assert statement.context.function == "f"
     # not file-scope asm: its unscoped declaration lands in f's scope
     assert [f.rule for f in lint_text(text, path="k.cu", select=("PTX201",))] == ["PTX201"]
+
+
+_STORE = 'asm volatile("st.u32 [%0], 1;" :: "l"(p));'
+_HOST_ONLY = "host: in a host-only function (no __device__/__global__, no device caller here)"
+
+
+@pytest.mark.parametrize("before", [
+    # a ';' in a licence: its words are not the declaration's (each a macro it cannot see)
+    "/* Copyright; THE SOFTWARE IS PROVIDED AS IS, WITHOUT WARRANTY\n   OF ANY KIND */\n",
+    "/* \u00a9 Copyright; THE SOFTWARE IS PROVIDED \u2014 AS IS\n   OF ANY KIND */\n",
+    # a ';' in a #define's body, on its line or a continued one: the directive's words
+    "#define RUN(x) x; SYNC_ALL\n",
+    "#define RUN(x) \\\n  x; SYNC_ALL\n",
+    "int a;\n#define RUN(x) \\\n  SYNC_ALL\n",
+])
+def test_what_precedes_a_header_starts_after_the_files_code_not_in_a_comment_or_directive(
+    before: str,
+) -> None:
+    result = extract_statements(SourceFile("k.cu", f"{before}void on_host(unsigned *p) {{ {_STORE} }}\n"))
+    assert result.statements == []
+    assert [reason for _, reason in result.skipped] == [_HOST_ONLY]
+
+
+def test_a_device_macro_after_a_comment_holding_a_semicolon_still_says_device() -> None:
+    text = f"#define DEV __device__\n/* note; see below */ DEV void f(unsigned *p) {{ {_STORE} }}\n"
+    (statement,) = extract_statements(SourceFile("k.cu", text)).statements
+    assert statement.context.function == "f"
+    assert "__device__" in statement.context.function_specifiers
