@@ -442,7 +442,13 @@ find_header = _find_header
 
 def header_include_names(real: str) -> list[str] | None:
     """The include names of a header as every file's macro table reads them (memoised per
-    process), or None when it cannot be read (it then brings nothing)."""
+    process), or None when it cannot be read (it then brings nothing). From the header's
+    sketch where it decided every include line (``_SKETCH_NAMES``): the result cache records
+    the include graph of each linted file's closure, and reading every header of it whole for
+    that undid the macro tables' lazy reading."""
+    sketched = _SKETCH_NAMES.get(real)
+    if sketched is not None:
+        return list(sketched)
     defs = _header(real)
     return None if defs is None else defs.includes
 
@@ -698,6 +704,9 @@ _REACH_CLOSURE: dict[str, int] = {}  # a header -> its closure in the reach, as 
 # a sketched header -> its includes as ``collect`` reads them, resolved, where the sketch
 # decided each include line it found (``_include_line``)
 _SKETCH_KIDS: dict[str, tuple[str, ...]] = {}
+# and its include names as ``collect`` reads them (``FileDefines.includes``), for the result
+# cache's include graph (``header_include_names``)
+_SKETCH_NAMES: dict[str, tuple[str, ...]] = {}
 
 
 def sketch_include_names(data: bytes) -> list[str]:
@@ -819,10 +828,12 @@ def _sketch(real: str) -> tuple[list[str], bytes] | None:
     base = os.path.dirname(real)
     children = []
     exact: list[str] | None = []
+    names: list[str] = []
     comments = [-1, -1, 0]  # ``_include_line``'s: the last /* and */ before, searched to
     for m in _SKETCH_INCLUDE().finditer(data):
         quoted, angled = m.groups()
-        found = _find_header(base, (quoted or angled).decode("utf-8", "replace"))
+        name = (quoted or angled).decode("utf-8", "replace")
+        found = _find_header(base, name)
         child = None if found is None else _real(found)
         if child is not None:
             children.append(child)
@@ -830,10 +841,13 @@ def _sketch(real: str) -> tuple[list[str], bytes] | None:
             directive = _include_line(data, m.start(), m.end(), comments)
             if directive is None:
                 exact = None
-            elif directive and child is not None:
-                exact.append(child)
+            elif directive:
+                names.append(name)
+                if child is not None:
+                    exact.append(child)
     if exact is not None:
         _SKETCH_KIDS[real] = tuple(exact)
+        _SKETCH_NAMES[real] = tuple(names)
     return children, b"\n".join(_SKETCH_DEFINE().findall(data))
 
 
@@ -920,5 +934,5 @@ def _spelling_pattern(names: AbstractSet[str]) -> re.Pattern[bytes] | None:
 
 def _forget_reach() -> None:
     for memo in (_REACH_KIDS, _UNSPELLED, _ASM_NAMES, _USERS, _NAME_MASKS, _REACH_BIT,
-                 _REACH_CLOSURE, _SKETCH_KIDS):
+                 _REACH_CLOSURE, _SKETCH_KIDS, _SKETCH_NAMES):
         memo.clear()
