@@ -75,6 +75,31 @@ def test_two_live_definitions_that_differ_do_not_expand() -> None:
     assert MacroTable("t.cu", text).lookup("P", len(text)).body[0].text == '"l"'
 
 
+def _bodies(defs: list) -> list[str]:
+    return [" ".join(t.text for t in d.body) for d in defs]
+
+
+def test_alternatives_are_every_definition_that_may_be_in_force() -> None:
+    text = ('#ifdef FAST\n#define OP "add"\n#else\n#define OP "sub"\n#endif\nA: OP\n'
+            '#ifdef _WIN32\n#define P "r"\n#else\n#define P "l"\n#endif\n'
+            '#undef OP\nB: OP\n#define OP "mul"\nC: OP\n')
+    table = MacroTable("t.cu", text)
+    assert _bodies(table.alternatives("OP", text.index("A:"))) == ['"add"', '"sub"']
+    assert table.alternatives("OP", text.index("B:")) == []  # #undef'd here
+    assert _bodies(table.alternatives("OP", text.index("C:"))) == ['"mul"']
+    assert _bodies(table.alternatives("P", len(text))) == ['"l"']  # no build takes _WIN32
+    assert table.alternatives("OP", 0) == []  # before any definition, and no header has one
+    assert table.alternatives("NONE", len(text)) == []
+
+
+def test_alternatives_of_a_name_only_headers_define(tmp_path: Path) -> None:
+    (tmp_path / "w.h").write_text("#if WIDE\n#define W 16\n#else\n#define W 8\n#endif\n")
+    text = '#include "w.h"\nUSE: W\n'
+    table = MacroTable(str(tmp_path / "k.cu"), text)
+    assert table.lookup("W", len(text)) is None
+    assert _bodies(table.alternatives("W", len(text))) == ["16", "8"]
+
+
 def test_headers_included_by_relative_path_are_read(tmp_path: Path) -> None:
     (tmp_path / "inc").mkdir()
     (tmp_path / "inc" / "m.cuh").write_text('#include "n.cuh"\n#define LD(T) "ld." #T\n')

@@ -22,7 +22,6 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from ptxlint.frontends.cxx.defines import MacroDef
 from ptxlint.frontends.cxx.guards import guards_of
 from ptxlint.frontends.cxx.lexer import tokens
 from ptxlint.frontends.cxx.macros import MacroTable
@@ -186,17 +185,11 @@ def _defined(table: MacroTable, name: str, at: int) -> list[int] | None:
     """The values of the object-like ``#define``s of ``name`` in force at offset ``at``; None
     where none is (the name is no macro there)."""
     one = table.lookup(name, at)
-    if one is not None:
-        in_force = [one]
-    else:
-        # no one definition: none in force, or #if/#else alternatives that differ, each the
-        # value of one configuration (``lookup``'s own rule: the file's definitions after its
-        # last #undef before ``at``, else its headers', those under a condition that cannot
-        # hold left out; the table answers one definition, not the alternatives)
-        in_force = [d for d in _candidates(table, name, at)
-                    if evaluate_guards(d.guards) is not False]
-        if not in_force:
-            return None
+    # no one definition: none in force, or #if/#else alternatives that differ, each the value
+    # of one configuration
+    in_force = [one] if one is not None else table.alternatives(name, at)
+    if not in_force:
+        return None
     out: list[int] = []
     for definition in in_force:
         if definition.params is not None:
@@ -205,15 +198,6 @@ def _defined(table: MacroTable, name: str, at: int) -> list[int] | None:
         if value is not None:
             out.append(value)
     return out
-
-
-def _candidates(table: MacroTable, name: str, at: int) -> list[MacroDef]:
-    own = table.own.defines.get(name, [])
-    last_undef = max((u for u in table.own.undefs.get(name, ()) if u < at), default=-1)
-    mine = [d for d in own if last_undef < d.start < at]
-    if mine or last_undef >= 0:
-        return mine
-    return table.definitions(name)[len(own):]  # the headers' (``definitions``: own first)
 
 
 def _template_header(text: str, before: int) -> str | None:

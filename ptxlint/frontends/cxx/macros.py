@@ -147,6 +147,23 @@ class MacroTable:
             if name not in by_headers:
                 by_headers[name] = self._live(self._from_headers(name))
             return by_headers[name]
+        return self._live(self._candidates(name, own, at))
+
+    def alternatives(self, name: str, at: int | None = None) -> list[MacroDef]:
+        """Every definition of ``name`` that may be the one in force at offset ``at``, in
+        definition order: those ``lookup`` chooses among (the file's own after its last
+        ``#undef`` before ``at``, else its headers'), less those under a condition that cannot
+        hold. ``#if A`` / ``#define M 1`` / ``#else`` / ``#define M 2`` gives both, each the
+        definition of one configuration, where ``lookup`` gives none; [] where the name is no
+        macro at ``at``."""
+        own = self.own.defines.get(name)
+        candidates = self._candidates(name, own, at) if own else self._from_headers(name)
+        return [d for d in candidates if preproc.evaluate_guards(d.guards) is not False]
+
+    def _candidates(self, name: str, own: list[MacroDef], at: int | None) -> list[MacroDef]:
+        """The definitions of ``name``, which the file defines itself (``own``), that can be
+        in force at ``at``: its own after its last ``#undef`` before ``at``; where there are
+        none and no ``#undef`` precedes, the headers'."""
         if at is None:
             candidates = list(own)
         else:
@@ -154,10 +171,8 @@ class MacroTable:
             last_undef = max(undefs) if undefs else -1
             candidates = [d for d in own if last_undef < d.start < at]
             if not candidates and last_undef >= 0:
-                return None  # #undef'd here
-        if not candidates:
-            candidates = self._from_headers(name)
-        return self._live(candidates)
+                return []  # #undef'd here
+        return candidates or self._from_headers(name)
 
     def _live(self, candidates: list[MacroDef]) -> MacroDef | None:
         live = [d for d in candidates if preproc.evaluate_guards(d.guards) is not False]
