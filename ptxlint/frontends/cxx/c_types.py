@@ -557,6 +557,15 @@ def is_reference(decl: Node | None) -> bool:
     return False
 
 
+def trailing_type(function: Node) -> Node | None:
+    """The type of a function declarator's trailing return type (``auto f() -> T``), the
+    ``type_descriptor`` that names the function's return type in place of ``auto``."""
+    for child in function.named_children:
+        if child.type == "trailing_return_type":
+            return next((c for c in child.named_children if c.type == "type_descriptor"), None)
+    return None
+
+
 def _fits(value: int, ty: _Ty) -> bool:
     assert ty.size is not None
     bits = ty.size * 8 - (0 if ty.unsigned else 1)

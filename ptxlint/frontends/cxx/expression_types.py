@@ -32,6 +32,7 @@ from ptxlint.frontends.cxx.c_types import (
     inner_declarator,
     number_type,
     split_qualified,
+    trailing_type,
 )
 
 if TYPE_CHECKING:
@@ -164,6 +165,32 @@ class Expr:
             if name in ("unsigned", "signed"):
                 return SCALAR_NAMES[name]
             return self.r.function_return(name, self.where, self.b, self.chain)
+        return None
+
+    def _compound_literal(self, node: Node) -> _Ty | None:
+        """``T{...}``, a functional cast with braces ([expr.type.conv]): a prvalue of type
+        ``T`` whatever the braces hold, as ``T(x)`` is (``_call``); GNU's ``(T){...}``
+        likewise. A class template's ``S<int>{}``, a template parameter's ``T{}`` and an array
+        of unknown bound stay unknown."""
+        spec = node.child_by_field_name("type")
+        if spec is None:
+            return None
+        kind = spec.type
+        if kind == "primitive_type":
+            return BUILTIN_TYPES.get(_text(spec))
+        if kind == "type_identifier":
+            name = _text(spec)
+            if name in SCALAR_NAMES and name in ("unsigned", "signed"):
+                return SCALAR_NAMES[name]
+            return None if self.r.macro(name) else self.r.named_type(name, self.where)
+        if kind == "qualified_identifier":
+            scope, leaf = split_qualified(spec)
+            if scope not in STD_SCOPES or leaf is None:
+                return None
+            return SCALAR_NAMES.get(_text(leaf))
+        if kind == "type_descriptor":
+            ty = self._descriptor(spec)
+            return None if ty is None or (ty.array and ty.size is None) else ty
         return None
 
     def _field(self, node: Node) -> _Ty | None:
@@ -313,6 +340,7 @@ class Expr:
         "sizeof_expression": _sizeof,
         "alignof_expression": _sizeof,
         "call_expression": _call,
+        "compound_literal_expression": _compound_literal,
         "field_expression": _field,
         "subscript_expression": _subscript,
         "pointer_expression": _pointer_expr,
@@ -340,32 +368,46 @@ def deduced_type(resolver: ScopeLookup, entry: Entry) -> _Ty | None:
     many levels deep; ``decltype(auto)`` keeps the expression's type (a plain declarator
     only). ``auto x{e}`` and ``auto x(e)`` are ``e``'s type; ``auto x = {e}`` is a
     ``std::initializer_list`` and ``auto [a, b]`` a structured binding: None, as for an
-    initialiser of unknown type, a parameter, a template parameter or a range-``for``
-    variable (no initialiser of its own here)."""
-    shape = _placeholder_shape(entry.specifier, entry.declarator)
+    initialiser of unknown type, a parameter or a template parameter.
+
+    A range-``for`` variable (``for (auto& x : r)``) is deduced from ``*begin``
+    ([stmt.ranged]): an element of ``r`` where ``r`` is a C array, or the one type of a
+    braced list's items (``std::initializer_list<E>``); a class's ``begin()`` is not
+    followed. A function declared ``auto f()`` is typed by its return statements
+    (``deduced_return``)."""
+    declarator = entry.declarator
+    if declarator is not None and declarator.type == "function_declarator":
+        return deduced_return(resolver, entry.specifier, declarator)
+    shape = _placeholder_shape(entry.specifier, declarator)
     if shape is None:
         return None
     pointers, reference, keeps = shape
-    value, copy_list = _initialiser(entry.declarator)
-    if value is None:
-        return None
-    if value.type == "initializer_list":
-        items = _named(value)
-        if copy_list or len(items) != 1 or keeps:
+    owner = declarator.parent if declarator is not None else None
+    if owner is not None and owner.type == "for_range_loop":
+        ty = _range_element(resolver, owner.child_by_field_name("right"))
+        if ty is None:
             return None
-        value = items[0]
-    elif value.type == "argument_list":
-        items = _named(value)
-        if len(items) != 1:
+    else:
+        value, copy_list = _initialiser(declarator)
+        if value is None:
             return None
-        value = items[0]
-    ty = Expr(resolver, value, value.start_byte).type_of(value)
-    if ty is None or ty.kind == "function":
-        return None
-    if keeps:
-        # decltype(auto) x = a copies an array, which C++ rejects; (a) is a reference to it
-        return None if ty.array and value.type != "parenthesized_expression" else ty
-    if not reference and ty.array:
+        if value.type == "initializer_list":
+            items = _named(value)
+            if copy_list or len(items) != 1 or keeps:
+                return None
+            value = items[0]
+        elif value.type == "argument_list":
+            items = _named(value)
+            if len(items) != 1:
+                return None
+            value = items[0]
+        ty = Expr(resolver, value, value.start_byte).type_of(value)
+        if ty is None or ty.kind == "function":
+            return None
+        if keeps:
+            # decltype(auto) x = a copies an array, which C++ rejects; (a) is a reference to it
+            return None if ty.array and value.type != "parenthesized_expression" else ty
+    if not reference and not keeps and ty.array:
         ty = _pointer(ty.target)
     level: _Ty | None = ty
     for _ in range(pointers):
@@ -375,6 +417,91 @@ def deduced_type(resolver: ScopeLookup, entry: Entry) -> _Ty | None:
             return None
         level = level.target
     return ty
+
+
+def _range_element(resolver: ScopeLookup, value: Node | None) -> _Ty | None:
+    """The type of ``*begin`` for the range ``value`` of a range-``for``: a C array's element,
+    or ``E`` for a braced list whose items all deduce to ``E`` (each decayed, as
+    ``std::initializer_list<E>`` deduces it). None for anything else (a class whose
+    ``begin()`` is not followed here, a pointer, which C++ rejects)."""
+    if value is None:
+        return None
+    if value.type == "initializer_list":
+        found: _Ty | None = None
+        for item in _named(value):
+            ty = Expr(resolver, item, item.start_byte).type_of(item)
+            if ty is None or ty.kind == "function":
+                return None
+            if ty.array:
+                ty = _pointer(ty.target)
+            if found is not None and not found.same(ty):
+                return None
+            found = ty
+        return found
+    ty = Expr(resolver, value, value.start_byte).type_of(value)
+    if ty is None or not ty.array or ty.target is None or ty.target.kind == "function":
+        return None
+    return ty.target
+
+
+def deduced_return(resolver: ScopeLookup, spec: Node | None, function: Node) -> _Ty | None:
+    """The function type of ``auto f(...) { ... }`` (``function`` its declarator), whose
+    return type C++ deduces from its return statements ([dcl.spec.auto.general]): each
+    ``return e;`` deduces as ``auto x = e`` (decayed), and every one must deduce the same
+    type. Only where that deduction is made once, for every call: not in a template
+    (nor a member of one, nor a function with an ``auto`` parameter, an abbreviated
+    template), not ``decltype(auto)``, not with a trailing return type (read from the
+    declarator). A return of unknown type, of a braced list, without a value, or one that
+    calls the function itself (its type is not known while it is worked out) leaves it
+    unknown. The returns of lambdas and local classes in its body are theirs, not its."""
+    if spec is None or any(c.type == "decltype" for c in spec.children):
+        return None
+    owner = function.parent
+    if owner is None or owner.type != "function_definition" or trailing_type(function):
+        return None
+    params = function.child_by_field_name("parameters")
+    if params is None or any(
+        (t := p.child_by_field_name("type")) is not None and t.type == spec.type
+        for p in params.named_children
+    ):
+        return None
+    up: Node | None = owner
+    while up is not None:
+        if up.type == "template_declaration":
+            return None
+        up = up.parent
+    body = owner.child_by_field_name("body")
+    if body is None:
+        return None
+    found: _Ty | None = None
+    pending = [body]
+    while pending:
+        node = pending.pop()
+        if node.type in _OWN_RETURNS:
+            continue
+        if node.type != "return_statement":
+            pending.extend(node.named_children)
+            continue
+        values = [c for c in node.named_children if c.type != "comment"]
+        if len(values) != 1 or values[0].type == "initializer_list":
+            return None
+        ty = Expr(resolver, values[0], values[0].start_byte).type_of(values[0])
+        if ty is None or ty.kind == "function":
+            return None
+        if ty.array:
+            ty = _pointer(ty.target)
+        if found is not None and not found.same(ty):
+            return None
+        found = ty
+    if found is None:
+        return None
+    return _Ty(found.spelling + " ()", "function", None, target=found)
+
+
+# nodes inside a function body whose return statements return from something else
+_OWN_RETURNS = frozenset(
+    {"lambda_expression", "function_definition", "field_declaration_list", "template_declaration"}
+)
 
 
 def _placeholder_shape(

@@ -38,6 +38,7 @@ from ptxlint.frontends.cxx.c_types import (
     is_reference,
     own_function_declarator,
     split_qualified,
+    trailing_type,
 )
 from ptxlint.frontends.cxx.declaration_index import DeclarationIndex, NamePlan
 from ptxlint.frontends.cxx.expression_types import deduced_type
@@ -912,6 +913,10 @@ class ScopeLookup(DeclarationIndex):
             elif kind in ("function_declarator", "abstract_function_declarator"):
                 if function_scope:
                     return None  # inside a body this is usually `S s(a, b);`, not a function
+                if base is None and depth == 1:
+                    # `auto f(int) -> T`: the trailing return type is the function's
+                    ty = self.descriptor(trailing_type(decl), decl)
+                    known = ty is not None
                 if ty is None:
                     return None
                 ty = _Ty(ty.spelling + " ()", "function", None, target=ty)
