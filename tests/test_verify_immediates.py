@@ -4,6 +4,8 @@ force at the statement, so that a definition in a comment, under ``#if 0`` or af
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -100,3 +102,50 @@ def test_a_call_in_a_comment_or_under_if_0_instantiates_nothing() -> None:
             "#if 0\n  copy<4>(d, s);\n#endif\n"
             "}\n")
     assert _values(text) == (16,)
+
+
+# (expression, the value nvcc 13.0 writes into the PTX for it as an "n" operand)
+C_VALUES = [
+    ("-7 / 2", -3),  # truncation toward zero
+    ("-7 % 2", -1),  # the sign of the dividend, not Python's floored remainder
+    ("7 % -2", 1),
+    ("0x3fffffffffffffffll / 3", 1537228672809129301),  # exact, not through a float
+    ("~0", -1),
+    ("017", 15),  # octal
+    ("(1 < 2) + (3 == 3) + !0", 3),
+    ("-8 >> 1", -4),
+    ("kBytes * 4u", 64),
+    ("5 - 8u", -3),  # unsigned: 4294967293, written as a signed 32-bit number
+    ("1ull << 63", -(1 << 63)),
+]
+
+
+def _operand(expression: str) -> str:
+    return USE.replace('"n"(kBytes)', f'"n"({expression})')
+
+
+@pytest.mark.parametrize(("expression", "found"), C_VALUES)
+def test_a_cxx_expression_is_valued_with_cs_integer_rules(expression: str, found: int) -> None:
+    assert _values("#define kBytes 16\n" + _operand(expression)) == (found,)
+
+
+@pytest.mark.parametrize("expression", ["-1u / 2", "(0 - 7u) % 10", "-kBytes / 3u",
+                                        "~0u >> 1", "-1 < 0u"])
+def test_an_unsigned_operand_after_a_negation_under_a_division_shift_or_comparison_is_no_value(
+        expression: str) -> None:
+    # unsigned 32-bit arithmetic there differs from the evaluator's signed 64-bit
+    assert _values("#define kBytes 16\n" + _operand(expression)) == ()
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
+def test_the_values_are_the_ones_nvcc_writes(tmp_path: Path) -> None:
+    calls = ", ".join(f'"n"({e})' for e, _ in C_VALUES)
+    holes = " ".join(f"%{k}" for k in range(len(C_VALUES)))
+    source = tmp_path / "v.cu"
+    source.write_text("#define kBytes 16\n"
+                      f'__global__ void k() {{ asm volatile("// {holes}" :: {calls}); }}\n')
+    ptx = subprocess.run(["nvcc", "-arch=sm_90", "-ptx", str(source), "-o", "-"],
+                         capture_output=True, text=True, check=True).stdout
+    [line] = [x for x in ptx.splitlines() if x.strip().startswith("// ") and
+              len(x.split()) == len(C_VALUES) + 1 and x.split()[1].lstrip("-").isdigit()]
+    assert [int(v) for v in line.split()[1:]] == [v for _, v in C_VALUES]

@@ -4,8 +4,11 @@ ptxas judges the immediate itself (``cp.async.cg`` wants 16, a shift amount a ra
 that stands a made-up value in for ``"n"(N)`` can agree with a finding the real code never
 triggers. The value comes from the file: a literal, a constant (``constexpr``, ``#define``, an
 enumerator), or a template parameter with the arguments the file gives it (explicit template
-arguments at calls of the function, its default, ``static_assert(N == 16)``). The expression is
-evaluated by walking its syntax tree over integers only: nothing in the file is ever executed.
+arguments at calls of the function, its default, ``static_assert(N == 16)``). Nothing in the file
+is ever executed: a C++ expression is valued by the preprocessor's C integer evaluator
+(``preproc.integer_value``: 64-bit, ``/`` and ``%`` truncating toward zero, ``~ ! < == && ||``),
+as nvcc values it (``_c_value`` says where it cannot); a Python DSL's by walking its syntax tree
+over integers (``tl.constexpr`` arithmetic is Python's).
 
 A ``#define`` is the macro table's (``frontends.cxx.macros.MacroTable``, the lint's one reading
 of the file's and its own headers' definitions): the one in force at the statement, so that a
@@ -25,7 +28,7 @@ from functools import lru_cache
 from ptxlint.frontends.cxx.guards import guards_of
 from ptxlint.frontends.cxx.lexer import tokens
 from ptxlint.frontends.cxx.macros import MacroTable
-from ptxlint.frontends.cxx.preproc import evaluate_guards
+from ptxlint.frontends.cxx.preproc import evaluate_guards, integer_value
 from ptxlint.model import AsmStatement, Operand
 
 MAX_VALUES = 4  # configurations probed per statement; more is a sign of a table, not a template
@@ -40,7 +43,7 @@ def literal(text: str) -> int | None:
     match = _INT_LITERAL.fullmatch(text)
     if match is None:
         return None
-    return int(match[1].rstrip("uUlL"), 0)
+    return integer_value(match[1])  # C's: `017` is octal
 
 
 def _binary_literals(text: str) -> str:
@@ -58,10 +61,13 @@ _OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
         ast.Div: lambda a, b: int(a / b) if b else None}
 
 
-def evaluate(text: str, names: dict[str, int]) -> int | None:
-    """The integer value of a C++ constant expression of + - * / % << >> & | ^ and names."""
+def evaluate(text: str, names: dict[str, int], cxx: bool = True) -> int | None:
+    """The integer value of a constant expression of literals, operators and ``names``: C++'s
+    (``_c_value``), or with ``cxx=False`` a Python DSL's (+ - * / % << >> & | ^ only)."""
     if _CXX_ONLY.search(text) or len(text) > 200:
         return None
+    if cxx:
+        return _c_value(text, names)
     try:
         tree = ast.parse(_binary_literals(text).strip(), mode="eval")
     except (SyntaxError, ValueError):
@@ -87,15 +93,61 @@ def evaluate(text: str, names: dict[str, int]) -> int | None:
     return walk(tree)
 
 
+# Operators whose result modulo 2**32 depends only on their operands' modulo 2**32: on them a
+# 32-bit unsigned operand and its 64-bit signed stand-in give the same bits.
+_RING = frozenset(("+", "-", "*", "&", "|", "^", "~", "<<", "(", ")"))
+_INT_MAX = (1 << 31) - 1
+
+
+def _c_value(text: str, names: dict[str, int]) -> int | None:
+    """The value nvcc gives a C++ integer constant expression, from the preprocessor's
+    evaluator with each name's value spelled in its place. That evaluator is signed 64-bit
+    throughout; C++ is not where an operand is unsigned or wider than ``int`` (a literal with a
+    ``u`` suffix or beyond ``INT_MAX``, or a name, whose type is not read here): ``-1u / 2`` is
+    2147483647 to nvcc, 0 at 64 bits. There the value is taken only where the two cannot
+    differ: every operator in ``_RING``, or no ``-`` or ``~`` spelled (nor a negative value),
+    so that no operand is negative. nvcc writes an ``"n"`` value into the PTX as a signed
+    number of its type's width (``-1u`` as -1, ``1ull << 63`` as -9223372036854775808), as the
+    evaluator's wrap does for 64-bit types; a 32-bit unsigned value past ``INT_MAX`` comes out
+    as its 64-bit value, the same bits in a 32-bit operand. Left as the evaluator values it: a
+    32-bit unsigned intermediate that wraps past 2**32 before a ``/``, ``%`` or ``>>``."""
+    spelled: list[str] = []
+    maybe_unsigned = negative = beyond_ring = False
+    for tok in tokens(text):
+        if tok.kind == "ident":
+            value = names.get(tok.text)
+            if value is None or tok.text == "defined":
+                return None
+            spelled.append(f"({value})")
+            maybe_unsigned = True
+            negative = negative or value < 0
+            continue
+        if tok.kind == "number":
+            number = integer_value(tok.text)
+            if number is None:
+                return None
+            maybe_unsigned = maybe_unsigned or "u" in tok.text.lower() or number > _INT_MAX
+        elif tok.text in ("-", "~"):
+            negative = True
+        elif tok.text not in _RING:
+            beyond_ring = True
+        spelled.append(tok.text)
+    if not spelled or (maybe_unsigned and negative and beyond_ring):
+        return None
+    return integer_value(" ".join(spelled))
+
+
 _CONST = re.compile(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*=\s*([^;,{}]+);")
 _ENUM = re.compile(r"\benum\b[^{;]*\{([^}]*)\}")
 _ENUMERATOR = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*([^,]+)")
 _STATIC_ASSERT = re.compile(r"static_assert\s*\(\s*([A-Za-z_]\w*)\s*==\s*([^,)]+)")
 
 
-def _value_of(text: str) -> int | None:
+def _value_of(text: str, cxx: bool = True) -> int | None:
     text = " ".join(t.text for t in tokens(text))  # comments left out
-    value = evaluate(text.strip().strip("()"), {})
+    if cxx:
+        return evaluate(text, {})
+    value = evaluate(text.strip().strip("()"), {}, cxx=False)
     return literal(text) if value is None else value
 
 
@@ -131,7 +183,7 @@ def _constants(text: str, cxx: bool) -> dict[str, list[int]]:
             pairs += [(m[1], m[2]) for m in _ENUMERATOR.finditer(enum[1])
                       if seen(body + m.start(1))]
     for name, spelled in pairs:
-        value = _value_of(spelled)
+        value = _value_of(spelled, cxx)
         if value is not None:
             out.setdefault(name, []).append(value)
     return out
@@ -287,8 +339,8 @@ def values(statement: AsmStatement, operand: Operand) -> tuple[int, ...]:
     direct = literal(expression)
     if direct is not None:
         return (direct,)
-    names = sorted(set(_IDENT.findall(expression)))
-    if not names or _CXX_ONLY.search(expression):
+    names = sorted(set(_IDENT.findall(expression)))  # none in `-7 / 2`: valued all the same
+    if _CXX_ONLY.search(expression):
         return ()
     choices: list[list[int]] = []
     for name in names:
@@ -298,8 +350,9 @@ def values(statement: AsmStatement, operand: Operand) -> tuple[int, ...]:
             return ()
         choices.append(found[:MAX_VALUES])
     out: list[int] = []
+    cxx = statement.syntax == "gnu"  # else a Python DSL's expression: Python's arithmetic
     for combo in itertools.product(*choices):
-        value = evaluate(expression, dict(zip(names, combo, strict=True)))
+        value = evaluate(expression, dict(zip(names, combo, strict=True)), cxx)
         if value is None:
             return ()
         out.append(value)
