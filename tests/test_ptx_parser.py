@@ -630,3 +630,19 @@ def test_an_opcode_after_a_missing_semicolon_is_found_up_to_the_last_dot(text: s
 def test_operand_lines_without_a_dotted_word_hold_no_missing_semicolon() -> None:
     text = "wgmma.fence.sync.aligned {%0,\n %1}, desc\n, p, 1\n, %2;"
     assert not any("missing ';'" in p.message for p in parse_template(text, True).problems)
+
+
+def test_guard_after_a_branch_is_a_predicate_register_whatever_was_parsed_before() -> None:
+    """The guard of an instruction that follows a ``bra`` is a register, not a label, whether
+    the ``bra``'s operands were read here or taken from an earlier template's reading."""
+    from ptxlint.ptx import parser
+
+    text = "@p bra L1;\n@q bra L2;\n@!r add.u32 %0, %0, 1;"
+    fresh = parse_template(text, True)
+    parse_template("@p bra L1;", True)  # the first operand list is now known
+    parser._STATEMENTS.clear()
+    again = parse_template(text, True)
+    for template in (fresh, again):
+        guards = [i.predicate for i in template.instructions]
+        assert [g.register.kind for g in guards if g is not None] == ["register"] * 3
+        assert [o.kind for o in template.instructions[1].operands] == ["label"]

@@ -634,6 +634,9 @@ class _Parser:
                 self._problem("predicate guard '@' without a register", pos, g.end())
                 register = _make_operand("other", "", g.end(), g.end())
             else:
+                # a guard is a predicate register: not read as the branch target that the last
+                # operand list read (a `bra`'s) would make it
+                self.branch = False
                 register = self._word(g.start(2), g.end(2))
             predicate = PtxPredicate(register, bool(g.group(1)), pos, g.end())
             pos = _skip_ws(masked, g.end(), end)
