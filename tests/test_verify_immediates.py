@@ -12,6 +12,7 @@ import pytest
 
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
+from ptxlint.verify import immediates
 from ptxlint.verify.immediates import values
 
 USE = """
@@ -149,3 +150,34 @@ def test_the_values_are_the_ones_nvcc_writes(tmp_path: Path) -> None:
     [line] = [x for x in ptx.splitlines() if x.strip().startswith("// ") and
               len(x.split()) == len(C_VALUES) + 1 and x.split()[1].lstrip("-").isdigit()]
     assert [int(v) for v in line.split()[1:]] == [v for _, v in C_VALUES]
+
+
+@pytest.mark.parametrize(("before", "found"), [
+    ("static constexpr unsigned kBytes = 16u;\n", (16,)),
+    ("int const kBytes = 16;\n", (16,)),
+    ("constexpr int kBytesX = 8;\nconstexpr int XkBytes = 4;\nconstexpr int kBytes = 16;\n", (16,)),
+    ("constexpr int a = 1, kBytes = 2;\n", ()),  # a declarator list: not read
+    ("int kBytes = 16;\n", ()),  # not a constant
+    ("void f(const int kBytes = 8);\n", ()),  # a parameter's default
+    ("int x_kBytes = 3\n;const int kBytes = 16;\n", (16,)),
+    ("enum class E : int { kBytes = 16 };\n", (16,)),
+])
+def test_a_constant_is_read_from_its_own_declaration(before: str, found: tuple[int, ...]
+                                                     ) -> None:
+    assert _values(before + USE) == found
+
+
+def test_only_the_asked_names_declarations_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a large header asks for a few names among thousands of constants
+    others = "".join(f"constexpr int k{n} = {n};\n" for n in range(200))
+    text = others + "constexpr int kBytes = 16;\n" + USE
+    asked: list[int] = []
+    seen = immediates._in_code
+
+    def counted(source: str, offset: int) -> bool:
+        asked.append(offset)
+        return seen(source, offset)
+
+    monkeypatch.setattr(immediates, "_in_code", counted)
+    assert _values(text) == (16,)
+    assert asked == [text.index("constexpr int kBytes")]
