@@ -646,3 +646,22 @@ def test_guard_after_a_branch_is_a_predicate_register_whatever_was_parsed_before
         guards = [i.predicate for i in template.instructions]
         assert [g.register.kind for g in guards if g is not None] == ["register"] * 3
         assert [o.kind for o in template.instructions[1].operands] == ["label"]
+
+
+@pytest.mark.parametrize(
+    ("text", "problems"),
+    [
+        ("mov.u32 %0, %[a {add.u32 %0, %0, 1;}", ["unterminated '%['"]),
+        ("mov.u32 %[v], [%[a]] {add.u32 %0, %0, 1;}", []),
+        ("mov.u32 %0, %%r1 {add.u32 %0, %0, 1;}", []),
+        ("mov.u32 %0, [%1] {add.u32 %0, %0, 1;}", []),
+    ],
+)
+def test_scan_skips_named_and_escaped_percents_whole(text: str, problems: list[str]) -> None:
+    """The statement scan skips a ``%[name]`` (even unterminated) or ``%%`` whole: its ``[``
+    opens no address, so a ``{`` after it, not in operand position, opens a scope, as it does
+    after ``%N`` operands."""
+    t = parse_template(text, True)
+    assert [i.opcode for i in t.instructions] == ["mov", "add"]
+    assert [(b.char, b.depth) for b in t.braces] == [("{", 1), ("}", 1)]
+    assert [p.message for p in t.problems] == problems

@@ -443,7 +443,13 @@ class _Parser:
 
     def _scan(self) -> None:
         masked = self.masked
-        search = (_SCAN_EXTENDED if self.extended else _SCAN_BASIC).search
+        # A `%` stops the scan only before a second `%` or a `[`: a template with neither (all but
+        # 101 of the 7,068 extended templates of the CUDA 13 headers, CUTLASS's include/ and
+        # flashinfer) is searched for the other characters alone, where the search skips its
+        # `%N` rather than trying the pattern at each (scanning those templates: 20.5 -> 12.9 ms
+        # of CPU, best of 7)
+        extended = self.extended and ("%%" in masked or "%[" in masked)
+        search = (_SCAN_EXTENDED if extended else _SCAN_BASIC).search
         segment = 0  # start of the pending statement
         vector = 0  # open vector braces in the pending statement
         bracket = 0  # open [ in the pending statement
