@@ -32,6 +32,8 @@ TYPED = [
     ("unsigned{3}", "", ("unsigned int", "integer", 4)),
     ("std::uint64_t{1}", "", ("unsigned long", "integer", 8)),
     ("S{}", "", ("S", "aggregate", None)),
+    ("u64{1}", "typedef unsigned long long u64;", ("unsigned long long", "integer", 8)),
+    ("(uint32_t){x}", "float x;", ("unsigned int", "integer", 4)),
     ("float(1)", "", ("float", "floating", 4)),
 ]
 
@@ -78,11 +80,13 @@ def test_functional_cast_of_a_template_parameter_stays_untyped() -> None:
 RANGE_SOURCE = """
 __device__ void k(float* out) {
     float arr[4]; unsigned list[3]; double grid[2][3]; float* p = out;
+    std::array<unsigned, 2> std_arr;
     for (auto& e : arr) { for (auto w : list) { for (auto r : grid) {
     for (auto& row : grid) { for (auto b : {1u, 2u}) { for (uint32_t v : arr) {
-    for (auto m : {1u, 2}) { for (auto q : p) {
-        asm volatile("" :: "f"(e), "r"(w), "l"(r), "l"(row), "r"(b), "r"(v), "r"(m), "r"(q));
-    } } } } } } } }
+    for (auto m : {1u, 2}) { for (auto q : p) { for (auto z : std_arr) {
+        asm volatile("" :: "f"(e), "r"(w), "l"(r), "l"(row), "r"(b), "r"(v), "r"(m), "r"(q),
+                     "r"(z));
+    } } } } } } } } }
 }
 """
 
@@ -103,8 +107,8 @@ def test_range_for_variable_is_typed_as_an_element_of_its_range(
     assert shape(resolve(RANGE_SOURCE, operand)) == expected
 
 
-@pytest.mark.parametrize("operand", ["m", "q"])
-def test_range_for_variable_over_mixed_list_or_pointer_stays_untyped(operand: str) -> None:
+@pytest.mark.parametrize("operand", ["m", "q", "z"])
+def test_range_for_variable_over_mixed_list_pointer_or_class_stays_untyped(operand: str) -> None:
     assert resolve(RANGE_SOURCE, operand) is None
 
 

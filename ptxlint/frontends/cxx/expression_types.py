@@ -169,8 +169,9 @@ class Expr:
 
     def _compound_literal(self, node: Node) -> _Ty | None:
         """``T{...}``, a functional cast with braces ([expr.type.conv]): a prvalue of type
-        ``T`` whatever the braces hold, as ``T(x)`` is (``_call``); GNU's ``(T){...}``
-        likewise. A class template's ``S<int>{}``, a template parameter's ``T{}`` and an array
+        ``T`` whatever the braces hold, as ``T(x)`` is (``_call``); GNU's compound literal
+        ``(T){...}`` an lvalue of type ``T`` (nvcc 13.0; the typer's types carry no
+        references). A class template's ``S<int>{}``, a template parameter's ``T{}`` and an array
         of unknown bound stay unknown."""
         spec = node.child_by_field_name("type")
         if spec is None:

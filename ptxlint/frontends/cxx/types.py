@@ -8,7 +8,10 @@ other headers are known only through the small built-in tables below (CUDA vecto
 ``__half``, fixed-width integers, a handful of intrinsics). A variable declared ``auto`` (or
 ``auto*``, ``auto&``, ``decltype(auto)``) has the type C++ deduces from its initialiser, typed
 as an operand expression is where the initialiser is written (``expression_types.deduced_type``),
-on the first look-up that finds it; an initialiser of unknown type leaves it unknown.
+on the first look-up that finds it; an initialiser of unknown type leaves it unknown. So is a
+range-``for`` variable over a C array or a braced list, and a function declared ``auto f()``
+with a trailing return type or, outside templates, returns that all deduce one type; a
+functional cast with braces (``T{x}``) is ``T``, as ``T(x)`` is.
 
 Everything is computed on the tree-sitter tree the caller already has, and nothing is redone per
 operand (CUTLASS's ``mma_sm90_gmma_ext.hpp`` has 736 statements with 48,000 operands in
