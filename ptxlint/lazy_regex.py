@@ -19,8 +19,16 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from collections.abc import Callable
 from typing import Any, overload
+
+# Python 3.11's re reads possessive repeats (``*+``, ``++``): a repeat that nothing after it could
+# backtrack into keeps no backtracking state. Python 3.10, which ptxlint supports, rejects them
+# ("multiple repeat"); there a pattern written ``X*{POSSESSIVE}`` is the greedy ``X*``, which
+# matches the same text wherever nothing after the repeat can match what it would give back
+# (tests/test_possessive_patterns.py checks each such pattern against its greedy spelling).
+POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
 
 
 @overload

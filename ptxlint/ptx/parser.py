@@ -77,6 +77,7 @@ from __future__ import annotations
 
 import re
 
+from ptxlint.lazy_regex import POSSESSIVE as _P
 from ptxlint.model import (
     HOLE,
     PercentToken,
@@ -182,21 +183,21 @@ _MISSING_SEMICOLON = re.compile(
 )
 
 # Identifier-ish names; `%=` may sit inside one in extended asm (`L%=`, `r_%=`).
-_NAME = r"(?:[A-Za-z]|%=|[_$%](?=[\w$]|%=))(?:[\w$]|%=)*+"
+_NAME = rf"(?:[A-Za-z]|%=|[_$%](?=[\w$]|%=))(?:[\w$]|%=)*{_P}"
 _LABEL = re.compile(rf"({_NAME})\s*:(?!:)", _A)
 _IDENT = re.compile(_NAME, _A)
 
 # Mnemonic characters include `%` (a "C"-constraint splice such as `ld.%2`) and the hole, so a
 # mnemonic with either still parses into one word and the instruction can be marked opaque.
 _MNCH = rf"[\w$%{HOLE}]"
-_MNEMONIC_RE = rf"(?:[A-Za-z_${HOLE}]|%(?=[\w$%]))(?:{_MNCH})*+(?:(?:\.|::){_MNCH}*+)*+"
+_MNEMONIC_RE = rf"(?:[A-Za-z_${HOLE}]|%(?=[\w$%]))(?:{_MNCH})*{_P}(?:(?:\.|::){_MNCH}*{_P})*{_P}"
 _MNEMONIC = re.compile(_MNEMONIC_RE, _A)
 # ptxas also reads `prmt .b32 %0, ...` (CUTLASS writes it): modifiers after a space.
-_MNEMONIC_TAIL = re.compile(rf"\.[A-Za-z_]{{1}}(?:{_MNCH})*+(?:(?:\.|::){_MNCH}*+)*+", _A)
+_MNEMONIC_TAIL = re.compile(rf"\.[A-Za-z_]{{1}}(?:{_MNCH})*{_P}(?:(?:\.|::){_MNCH}*{_P})*{_P}", _A)
 # A pending statement that is just `[guard] mnemonic`: a `{` after it opens a vector operand.
 _MNEMONIC_ONLY = re.compile(rf"(?:@\s*!?\s*[^\s{{}};]+\s+)?{_MNEMONIC_RE}\s*", _A)
 
-_WORD_EXTENDED = r"(?:%\[[\w$]*\]?|[^\s,\[\]{}()|!+\-;])++"
+_WORD_EXTENDED = rf"(?:%\[[\w$]*\]?|[^\s,\[\]{{}}()|!+\-;])+{_P}"
 _WORD_BASIC = r"[^\s,\[\]{}()|!+\-;]+"
 _PREDICATE_EXTENDED = re.compile(rf"@\s*(!?)\s*({_WORD_EXTENDED})?", _A)
 _PREDICATE_BASIC = re.compile(rf"@\s*(!?)\s*({_WORD_BASIC})?", _A)
@@ -213,7 +214,7 @@ _NUMBER = (
 # 128): read as a token by itself, its elements' offsets found by one pass over its text, it
 # is what the braces and words read one by one would give (``_ref_vector``).
 _OPERAND_TOKEN_EXTENDED = re.compile(
-    r"\s*(?:(?P<refs>\{\s*+%[0-9]++(?:\s*+,\s*+%[0-9]++)*+\s*+\})"
+    rf"\s*(?:(?P<refs>\{{\s*{_P}%[0-9]+{_P}(?:\s*{_P},\s*{_P}%[0-9]+{_P})*{_P}\s*{_P}\}})"
     rf"|(?P<num>{_NUMBER})|(?P<word>{_WORD_EXTENDED})|(?P<punct>\S))", _A
 )
 _OPERAND_TOKEN_BASIC = re.compile(

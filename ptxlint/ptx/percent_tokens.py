@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ptxlint.lazy_regex import POSSESSIVE as _P
 from ptxlint.model import HOLE, PercentToken, slot_setters
 
 __all__ = ["read_dollars", "read_percents"]
@@ -61,7 +62,7 @@ _A = re.ASCII  # PTX is ASCII: \s and \w must not match the HOLE character
 # -> 2,606 million instructions (cachegrind). tests/test_possessive_patterns.py checks that it
 # reads what the backtracking spelling reads.
 PCT_EXTENDED = re.compile(
-    r"%(?:(?P<run>[0-9]++(?:[\s,{}\[\]]*+%[0-9]++)*+)|(?P<esc>%)|(?P<uniq>=)"
+    rf"%(?:(?P<run>[0-9]+{_P}(?:[\s,{{}}\[\]]*{_P}%[0-9]+{_P})*{_P})|(?P<esc>%)|(?P<uniq>=)"
     r"|\[(?P<named>[\w$]*)(?P<close>\])?"
     r"|(?P<mod>[A-Za-z])(?P<idx>[0-9]+)|(?P<bare>[A-Za-z_$][\w$]*))?",
     _A,
