@@ -4,7 +4,7 @@ names, members and declarations it meets."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from ptxlint.frontends.cxx.c_types import (
@@ -428,17 +428,7 @@ def _range_element(resolver: ScopeLookup, value: Node | None) -> _Ty | None:
     if value is None:
         return None
     if value.type == "initializer_list":
-        found: _Ty | None = None
-        for item in _named(value):
-            ty = Expr(resolver, item, item.start_byte).type_of(item)
-            if ty is None or ty.kind == "function":
-                return None
-            if ty.array:
-                ty = _pointer(ty.target)
-            if found is not None and not found.same(ty):
-                return None
-            found = ty
-        return found
+        return _one_decayed_type(resolver, _named(value))
     ty = Expr(resolver, value, value.start_byte).type_of(value)
     if ty is None or not ty.array or ty.target is None or ty.target.kind == "function":
         return None
@@ -474,7 +464,7 @@ def deduced_return(resolver: ScopeLookup, spec: Node | None, function: Node) -> 
     body = owner.child_by_field_name("body")
     if body is None:
         return None
-    found: _Ty | None = None
+    returned: list[Node] = []
     pending = [body]
     while pending:
         node = pending.pop()
@@ -486,7 +476,20 @@ def deduced_return(resolver: ScopeLookup, spec: Node | None, function: Node) -> 
         values = [c for c in node.named_children if c.type != "comment"]
         if len(values) != 1 or values[0].type == "initializer_list":
             return None
-        ty = Expr(resolver, values[0], values[0].start_byte).type_of(values[0])
+        returned.append(values[0])
+    found = _one_decayed_type(resolver, returned)
+    if found is None:
+        return None
+    return _Ty(found.spelling + " ()", "function", None, target=found)
+
+
+def _one_decayed_type(resolver: ScopeLookup, values: Iterable[Node]) -> _Ty | None:
+    """The one type every value deduces to as ``auto x = value`` deduces it (an array decayed
+    to a pointer), or None where one is unknown or a function, or two differ, or there is
+    none: a braced list's items for a range-for, a function's returns."""
+    found: _Ty | None = None
+    for value in values:
+        ty = Expr(resolver, value, value.start_byte).type_of(value)
         if ty is None or ty.kind == "function":
             return None
         if ty.array:
@@ -494,9 +497,7 @@ def deduced_return(resolver: ScopeLookup, spec: Node | None, function: Node) -> 
         if found is not None and not found.same(ty):
             return None
         found = ty
-    if found is None:
-        return None
-    return _Ty(found.spelling + " ()", "function", None, target=found)
+    return found
 
 
 # nodes inside a function body whose return statements return from something else
