@@ -89,20 +89,26 @@ def test_the_comments_found_from_each_opener_are_those_a_lexer_of_the_whole_text
     # lines where an even number of quotes before a `/*` does not mean whole string literals
     # (escapes, character literals, raw strings), a `//` inside a string, a comment ending on
     # the line where the next one opens, a continued line, a comment never closed
-    from ptxlint.frontends.cxx.lexer import _TOKEN
-
     lines = [
         '"a\\"/*" x\n', "c = '\"'; /*\n", 'R"(" /* )" y\n', 'u8R"x(/*)x" z\n', '"http://x" /*\n',
         "/* a */ s = \"*/\"; /*\n", "a = 1'0'0; /*\n", '"a" "b" /*\n', "p /*/ q\n", "q */\n",
         "#define M(x) x /* \\\n", "// c \\\n /*\n", "*/ #if 0\n", "'/*' /*\n", "/*\n",
     ]  # fmt: skip
+    assert_hidden_as_lexed(lines, ("bcomment",), raw_strings=False)
+
+
+def assert_hidden_as_lexed(lines: list[str], groups: tuple[str, ...], raw_strings: bool) -> None:
+    """Over every rotation of ``lines``, ``block_comments`` hides exactly the multi-line
+    tokens of ``groups`` that a lexer of the whole text finds."""
+    from ptxlint.frontends.cxx.lexer import _TOKEN
+
     for i in range(len(lines)):
         text = "".join(lines[i:] + lines[:i])
         expected = [
             m.span()
             for m in _TOKEN().finditer(text)
-            if m.lastgroup == "bcomment" and "\n" in m.group()
+            if m.lastgroup in groups and "\n" in m.group()
         ]
-        found = block_comments(text)
+        found = block_comments(text, raw_strings=raw_strings)
         hidden = [at for at in range(len(text)) if found.hides(at)]
         assert hidden == [at for s, e in expected for at in range(s, e)], text

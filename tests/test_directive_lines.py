@@ -11,9 +11,10 @@ from ptxlint.engine import extract_statements
 from ptxlint.frontends.cxx.defines import collect
 from ptxlint.frontends.cxx.guards import FileGuards, guards_of
 from ptxlint.frontends.cxx.host_code import file_errors_for_cuda
-from ptxlint.frontends.cxx.lexer import _TOKEN, DirectiveLines, block_comments
+from ptxlint.frontends.cxx.lexer import DirectiveLines, block_comments
 from ptxlint.model import SourceFile
 from ptxlint.ptx.targets import excluded_by_errors
+from tests.test_block_comment_directives import assert_hidden_as_lexed
 
 ASM = 'asm volatile("membar.gl;");'
 ERROR = '#error "built for another host"\n'
@@ -76,16 +77,7 @@ def test_the_spans_found_are_those_a_lexer_of_the_whole_text_finds() -> None:
         "// c \\\n R\"(\n", "XR\"(a\n", "'R' /*\n", '"R" R"(\n', "x = 1; //* y\n", "/*\n",
         'R"never(\n',
     ]  # fmt: skip
-    for i in range(len(lines)):
-        text = "".join(lines[i:] + lines[:i])
-        expected = [
-            m.span()
-            for m in _TOKEN().finditer(text)
-            if m.lastgroup in ("bcomment", "raw") and "\n" in m.group()
-        ]
-        found = block_comments(text, raw_strings=True)
-        hidden = [at for at in range(len(text)) if found.hides(at)]
-        assert hidden == [at for s, e in expected for at in range(s, e)], text
+    assert_hidden_as_lexed(lines, ("bcomment", "raw"), raw_strings=True)
 
 
 def test_raw_strings_are_hidden_only_where_asked_for() -> None:

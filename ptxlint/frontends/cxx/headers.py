@@ -146,11 +146,8 @@ def closure(path: str, names: Sequence[str]) -> tuple[list[str], set[str]]:
     base = os.path.dirname(os.path.abspath(path))
     frontier: deque[tuple[str, int]] = deque()
     for name in names:
-        candidate = _find_header(base, name)
-        if candidate is not None:
-            real = _real(candidate)
-            if real not in _REACH_KIDS:
-                _reach(real)
+        real = _reached_include(base, name)
+        if real is not None:
             frontier.append((real, 1))
     pop, push = frontier.popleft, frontier.append
     read, sketched, resolved = _HEADER_CACHE.get, _SKETCH_KIDS.get, _CHILDREN.get
@@ -730,11 +727,8 @@ def asm_names_in_reach(base: str, names: Iterable[str]) -> frozenset[str]:
     a file whose closure defines none gets the empty set without a search of its text."""
     closure = 0
     for name in names:
-        found = _find_header(base, name)
-        if found is not None:
-            real = _real(found)
-            if real not in _REACH_KIDS:
-                _reach(real)
+        real = _reached_include(base, name)
+        if real is not None:
             closure |= _reach_closure(real)
     if not closure or not _ASM_NAMES:
         return _NO_NAMES
@@ -778,6 +772,18 @@ def _reach_closure(real: str) -> int:
         for member in component:
             _REACH_CLOSURE[member] = closure
     return _REACH_CLOSURE[real]
+
+
+def _reached_include(base: str, name: str) -> str | None:
+    """The real path ``#include name`` from folder ``base`` reads, its closure added to the
+    reach (``_reach``); None where it is found nowhere."""
+    found = _find_header(base, name)
+    if found is None:
+        return None
+    real = _real(found)
+    if real not in _REACH_KIDS:
+        _reach(real)
+    return real
 
 
 def _reach(root: str) -> None:
