@@ -9,7 +9,14 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ptxlint.frontends.cxx.guards import FileGuards, guards_of
-from ptxlint.frontends.cxx.lexer import BlockComments, Token, block_comments, identifiers, tokens
+from ptxlint.frontends.cxx.lexer import (
+    COMMENT_OPENER,
+    BlockComments,
+    Token,
+    block_comments,
+    identifiers,
+    tokens,
+)
 from ptxlint.lazy_regex import on_first_use
 
 # A header is read at most this large; bigger ones are treated as absent.
@@ -359,7 +366,7 @@ def _hiding_comments(text: str) -> BlockComments:
     and the text is not lexed for them. Over the CUDA 13 headers' 1,887 files (92 of which
     have a `#` in such a stretch) ``block_comments`` of each took 0.054 s of CPU, this 0.018 s;
     over CUTLASS include/'s 825 (2 of them), 0.031 s and 0.018 s."""
-    opener, closer, find = _COMMENT_OPENER().search, _COMMENT_CLOSER().search, text.find
+    opener, closer, find = COMMENT_OPENER().search, _COMMENT_CLOSER().search, text.find
     found = opener(text)
     while found is not None:
         at = found.start()
@@ -372,8 +379,8 @@ def _hiding_comments(text: str) -> BlockComments:
     return _NO_COMMENTS
 
 
-# searched by the regex engine, not ``str.find``: a third of the time over long texts
-_COMMENT_OPENER = on_first_use(r"/\*")
+# searched by the regex engine, not ``str.find``: a third of the time over long texts (the
+# opener is the lexer's)
 _COMMENT_CLOSER = on_first_use(r"\*/")
 
 

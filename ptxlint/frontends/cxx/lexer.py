@@ -271,7 +271,7 @@ _NO_BLOCK_COMMENTS = BlockComments([])
 _NOT_PLAIN = on_first_use(r"['\\]|//|R\"")
 # Searched by the regex engine, not ``str.find``: 0.8 ms against 2.3 ms over the 2.9 MB of
 # CUTLASS's mma_sm90_gmma_sparse_ext.hpp, whose only ``/*`` is its licence at the top.
-_OPENER = on_first_use(r"/\*")
+COMMENT_OPENER = on_first_use(r"/\*")
 # A raw string literal's ``R"delim(`` (its encoding prefix is read backwards from the ``R``):
 # a pattern that starts with its literal, so most texts cost one search that finds nothing.
 _RAW_OPENER = on_first_use(r'R"([^()\\\s"]{0,16})\(')
@@ -291,7 +291,7 @@ def block_comments(text: str, raw_strings: bool = False) -> BlockComments:
     text, about 5 instructions a character (the ``/*`` search stops at the last comment), 116
     million of the CUDA 13 headers' 19.3 billion (``-j 1``, cachegrind) where every header
     read for its definitions paid it too."""
-    opener = _OPENER().search
+    opener = COMMENT_OPENER().search
     raw_opener = _RAW_OPENER().search
     found = opener(text)
     raw = raw_opener(text) if raw_strings else None
