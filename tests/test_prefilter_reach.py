@@ -163,3 +163,77 @@ def test_a_header_read_before_the_macro_it_calls_is_found_brings_its_macro_later
     assert _admits(second)
     assert headers.asm_names_in_reach(str(tmp_path), ["wrap.cuh"]) == {"WRAP"}
     assert _statements([str(second)]) == 1
+
+
+def test_a_file_asked_before_any_file_includes_it_is_not_read_again_as_their_header(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "trap.cuh").write_text(TRAP_H, encoding="utf-8")
+    mid = tmp_path / "mid.cuh"
+    mid.write_text('#include "trap.cuh"\nint mid;\n', encoding="utf-8")
+    top = tmp_path / "top.cu"
+    top.write_text('#include "mid.cuh"\n__device__ void f() { PROJ_TRAP(); }\n')
+    reads: list[str] = []
+    read = headers.read_header_bytes
+
+    def counted(path: str, *args: object) -> bytes | None:
+        reads.append(path)
+        return read(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(headers, "read_header_bytes", counted)
+    headers.keep_read_ahead(True)  # as the walk does: a header read once, sketched or whole
+    try:
+        assert not _admits(mid)  # names no asm macro: its own bytes sketched, not a read of it
+        # top.cu reaches PROJ_TRAP through mid.cuh's one sketch, made of the bytes given above
+        assert headers.asm_names_of_file(str(top), top.read_bytes()) == {"PROJ_TRAP"}
+        assert reads == [headers.real_path(str(tmp_path / "trap.cuh"))]
+    finally:
+        headers.keep_read_ahead(False)
+    assert _admits(top)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_files_that_include_one_another_get_the_closure_walks_answer_in_any_order(
+    tmp_path: Path, seed: int
+) -> None:
+    # the files asked are each other's headers: a file is sketched into the reach once, from
+    # its own bytes when it is asked first, and its answer is read off that sketch
+    rng = random.Random(seed)
+    _random_tree(tmp_path, rng, 16)
+    paths = sorted(tmp_path.glob("h*.cuh"))
+    rng.shuffle(paths)
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text + f"void use() {{ M{rng.randrange(16)}(); }}\n", encoding="utf-8")
+    asked = 0
+    for path in paths:
+        data = path.read_bytes()
+        if prefilter.has_keyword(str(path), data) or not prefilter.needs_include_check(
+            str(path), data
+        ):
+            continue
+        names = headers.include_names(data.decode())
+        walked = prefilter._uses(str(path), data, names)
+        assert prefilter.uses_included_asm_macro(str(path), data) == walked, path.read_text()
+        asked += 1
+    assert asked
+
+
+def test_a_file_named_through_a_link_resolves_its_includes_from_the_folder_it_is_named_in(
+    tmp_path: Path,
+) -> None:
+    # src/k.cu links to a file outside the tree: its includes are looked for from src/, as
+    # the macro table of src/k.cu looks for them, not from the folder the link points into
+    (tmp_path / "tree" / "inc").mkdir(parents=True)
+    (tmp_path / "tree" / "inc" / "trap.cuh").write_text(TRAP_H, encoding="utf-8")
+    (tmp_path / "tree" / "src").mkdir()
+    (tmp_path / "away").mkdir()
+    target = tmp_path / "away" / "k.cu"
+    target.write_text('#include "inc/trap.cuh"\n__device__ void f() { PROJ_TRAP(); }\n')
+    link = tmp_path / "tree" / "src" / "k.cu"
+    try:
+        link.symlink_to(target)
+    except OSError:
+        pytest.skip("no symbolic links here")
+    assert _admits(link)
+    assert not _admits(target)  # from away/, inc/trap.cuh is found nowhere

@@ -105,10 +105,11 @@ def uses_included_asm_macro(path: str, data: bytes, included: list[str] | None =
     3.43-3.80 s on the CUDA headers (the 820 headers macro tables need are read whole by
     them now, not here); CUTLASS include/ unchanged in all (4.75-5.15 s); instructions
     counted (cachegrind): -1.0% and -0.4%."""
-    base = os.path.dirname(os.path.abspath(path))
-    names = headers.asm_names_in_reach(
-        base, included if included is not None else headers.sketch_include_names(data)
-    )
+    if included is None:
+        names = headers.asm_names_of_file(path, data)
+    else:
+        base = os.path.dirname(os.path.abspath(path))
+        names = headers.asm_names_in_reach(base, included)
     if not names or not names_one_of(data, names):
         return False
     if included is None:

@@ -420,8 +420,13 @@ def read_header_bytes(
             data = handle.read()
     except OSError:
         return None
+    note_digest(path, data, digests)
+    return data
+
+
+def note_digest(path: str, data: bytes, digests: dict[str, bytes] | None) -> None:
+    """Record the SHA-256 of ``data``, read of ``path``, in ``digests`` when it is kept."""
     if digests is not None:
         import hashlib  # only a run with the result cache keeps digests
 
         digests[path] = hashlib.sha256(data).digest()
-    return data
