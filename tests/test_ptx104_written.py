@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Set
 
+import pytest
+
+from ptxlint import rule_memo
+from ptxlint.analysis import statement as statement_analysis
 from ptxlint.analysis.operand_access import written_indices
 from ptxlint.model import PtxTemplate
 from ptxlint.ptx.flow import analyze, template_writes
 from ptxlint.ptx.parser import parse_template
-from tests.conftest import rule_fixture_statements
+from tests.conftest import lint_text, rule_fixture_statements
 
 
 def _agree(ptx: PtxTemplate, text: str, written: Set[int | None], count: int) -> bool:
@@ -37,3 +41,48 @@ def test_the_written_set_is_the_flow_maps_keys_for_many_destinations() -> None:
     analysis = analyze(ptx, text)
     assert analysis is not None and 70 in analysis.writes and 64 not in analysis.writes
     assert _agree(ptx, text, template_writes(ptx).refs, 72)
+
+
+def _followed(monkeypatch: pytest.MonkeyPatch, statement: str) -> tuple[list[str], int]:
+    """PTX104's findings on ``statement`` alone, and how many templates it had the flow follow."""
+    calls = []
+
+    def counted(ptx: PtxTemplate, text: str) -> object:
+        calls.append(text)
+        return analyze(ptx, text)
+
+    monkeypatch.setattr(statement_analysis, "analyze", counted)
+    rule_memo.MEMO.clear()  # an outcome replayed from an earlier test would call nothing
+    text = f"__device__ void f(unsigned *p, unsigned v, unsigned w) {{\n  {statement}\n}}\n"
+    return [f.rule for f in lint_text(text, select=("PTX104",))], len(calls)
+
+
+def test_a_template_that_writes_every_output_has_no_paths_followed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # whatever the paths, an output some instruction writes is never "not written"
+    found, followed = _followed(
+        monkeypatch,
+        'asm("{ .reg .pred q; setp.ne.u32 q, %2, 0; @q bra L; mov.b32 %0, %2; L: '
+        'mov.b32 %1, %2; }" : "=r"(v), "+r"(w) : "r"(v));',
+    )
+    assert found == [] and followed == 0
+
+
+def test_an_unwritten_output_has_the_paths_followed(monkeypatch: pytest.MonkeyPatch) -> None:
+    found, followed = _followed(
+        monkeypatch, 'asm volatile("st.global.u32 [%1], %0;" : "+r"(v) : "l"(p) : "memory");'
+    )
+    assert found == ["PTX104"] and followed == 1
+
+
+def test_an_unwritten_output_of_a_template_not_followed_is_not_reported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # an indirect branch: the paths are not known, and the rule says nothing
+    found, followed = _followed(
+        monkeypatch,
+        'asm volatile("{ .reg .u32 t; brx.idx %2, T; T: .branchtargets L; L: st.global.u32 '
+        '[%1], %0; }" : "+r"(v) : "l"(p), "r"(w) : "memory");',
+    )
+    assert found == [] and followed == 1
