@@ -304,9 +304,9 @@ class CType:
 
 
 class _ConstraintSlots:
-    """The slot a ``Constraint`` holds beside its fields: where its one literal starts, from
-    which a reader that leaves ``span`` empty has it made when first read (not a field: never
-    compared, copied or pickled)."""
+    """The slot a ``Constraint`` holds beside its fields: its operand's place (``Place``), which
+    says where its one literal starts, from which a reader that leaves ``span`` empty has it
+    made when first read (not a field: never compared, copied or pickled)."""
 
     __slots__ = ("_at",)
 
@@ -314,7 +314,7 @@ class _ConstraintSlots:
 @dataclass(frozen=True, slots=True)
 class Constraint(_ConstraintSlots):
     """An operand's constraint string (``"=&r"``), split into its modifiers and its letters.
-    Its ``span`` may be made when first read (``set_constraint_start``)."""
+    Its ``span`` may be made when first read (``set_constraint_place``)."""
 
     text: str  # decoded, e.g. "=&r"
     modifiers: str  # in order of appearance, from "=+&"
@@ -370,26 +370,42 @@ class MadeOnRead:
         self._slot.__delete__(instance)
 
 
+# Where a reader leaves an operand's spans and its constraint's span to be made when first
+# read: the operand's place, ``(offsets, base)``, where ``offsets`` are its span's start and
+# end, its expression's start and its constraint literal's start (the opening quote), each
+# less ``base``. The operand and its constraint hold the same pair.
+#
+# What it buys: a header spells the same operand sections again and again
+# (``plain_reader._KeptSection``), and such a section's operands take their offsets from its
+# one reading, shared: ``zip(offsets, repeat(base))`` makes a pair an operand, where absolute
+# offsets made a tuple and four new integers an operand (each ``base + offset`` past 256 is
+# an object of its own). ``_KeptSection.made`` over the 137,000 operands it makes on
+# CUTLASS's ``include/``: 0.162-0.179 -> 0.132-0.157 s of CPU (a timer around it, three
+# extractions each, alternating).
+Place = tuple[tuple[int, int, int, int], int]
+
+
 _C_AT = _ConstraintSlots.__dict__["_at"]
 
 
 def _constraint_span(constraint: Constraint) -> Span:
-    at = _C_AT.__get__(constraint, Constraint)
+    offsets, base = _C_AT.__get__(constraint, Constraint)
+    at = base + offsets[3]
     return new_span(at, at + len(constraint.text) + 2)  # the quotes around the text
 
 
 Constraint.span = MadeOnRead(Constraint.__dict__["span"], _constraint_span)  # type: ignore[misc,assignment]
-# Where a reader leaves ``span`` empty: the literal's start (``_constraint_span``). A maker
+# Where a reader leaves ``span`` empty: its operand's ``Place`` (``_constraint_span``). A maker
 # that fills a constraint slot by slot (``slot_setters``) sets this instead of ``span``, for a
 # constraint spelled as one string literal without escapes.
-set_constraint_start = _C_AT.__set__
+set_constraint_place: Callable[[Constraint, Place], None] = _C_AT.__set__
 
 
 class _OperandSlots:
     """The slots an ``Operand`` holds beside its fields (not fields: never compared, copied or
     pickled): its statement's ``OperandTypes`` while its type is still to be worked out, and
-    (start, end, expression start) where a reader leaves ``span`` and ``expression_span`` to
-    be made when first read."""
+    its ``Place`` where a reader leaves ``span`` and ``expression_span`` to be made when first
+    read."""
 
     __slots__ = ("_types", "_at")
 
@@ -497,69 +513,84 @@ def _worked_out_type(operand: Operand) -> CType | None:
 
 
 def _operand_span(operand: Operand) -> Span:
-    start, end, _ = _O_AT.__get__(operand, Operand)
-    return new_span(start, end)
+    offsets, base = _O_AT.__get__(operand, Operand)
+    return new_span(base + offsets[0], base + offsets[1])
 
 
 def _expression_span(operand: Operand) -> Span:
-    start = _O_AT.__get__(operand, Operand)[2]
+    offsets, base = _O_AT.__get__(operand, Operand)
+    start = base + offsets[2]
     return new_span(start, start + len(operand.expression))
 
 
 Operand.ctype = MadeOnRead(_CTYPE_SLOT, _worked_out_type)  # type: ignore[misc,assignment]
 Operand.span = MadeOnRead(_O_SPAN, _operand_span)  # type: ignore[misc,assignment]
 Operand.expression_span = MadeOnRead(_O_EXPRESSION_SPAN, _expression_span)  # type: ignore[misc,assignment]
-# Where a reader leaves ``span`` and ``expression_span`` empty: (span's start, its end, the
-# expression's start) (``_operand_span``, ``_expression_span``). A maker that fills an operand
-# slot by slot sets this instead of the two spans.
+# Where a reader leaves ``span`` and ``expression_span`` empty: its ``Place``
+# (``_operand_span``, ``_expression_span``). A maker that fills an operand slot by slot sets
+# this instead of the two spans.
 #
 # What it buys: the plain reader made five objects an operand, three of them spans. A lint of
 # CUTLASS's ``include/`` (143,000 operands) makes 353 operand spans, 1 constraint span and
 # 4,990 expression spans on reading (typing reads the offset: ``expression_start``); the CUDA
 # 13 headers' (14,000 operands) 2, 0 and 134. ``read_plain`` over CUTLASS: 0.43 s -> 0.34 s.
-set_operand_offsets = _O_AT.__set__
+set_operand_place: Callable[[Operand, Place], None] = _O_AT.__set__
 
 
 def expression_start(operand: Operand) -> int:
     """``operand.expression_span.start``, without making the span where it is still to be
     made (typing reads it for every operand)."""
     try:
-        return _O_AT.__get__(operand, Operand)[2]
+        offsets, base = _O_AT.__get__(operand, Operand)
     except AttributeError:  # made with its spans
         return operand.expression_span.start
+    return base + offsets[2]
 
 
 def expressions(operands: Sequence[Operand]) -> list[tuple[str, int]]:
     """(``expression``, ``expression_span.start``) of each of ``operands``, without making a
     span still to be made: what typing reads of every operand, in one call a statement."""
-    offsets_of = _O_AT.__get__
+    place_of = _O_AT.__get__
     pairs = []
     for operand in operands:
         try:
-            start = offsets_of(operand, Operand)[2]
+            offsets, base = place_of(operand, Operand)
         except AttributeError:  # made with its spans
             start = operand.expression_span.start
+        else:
+            start = base + offsets[2]
         pairs.append((operand.expression, start))
     return pairs
+
+
+def operand_place(operand: Operand) -> Place | None:
+    """The ``Place`` of an operand whose spans are made when first read, or None for one made
+    with its spans."""
+    try:
+        return _O_AT.__get__(operand, Operand)
+    except AttributeError:
+        return None
 
 
 def operand_offsets(operand: Operand) -> tuple[int, int, int]:
     """(``span.start``, ``span.end``, ``expression_span.start``) of ``operand``, without
     making a span still to be made."""
     try:
-        return _O_AT.__get__(operand, Operand)
+        offsets, base = _O_AT.__get__(operand, Operand)
     except AttributeError:  # made with its spans
         return operand.span.start, operand.span.end, operand.expression_span.start
+    return base + offsets[0], base + offsets[1], base + offsets[2]
 
 
 def constraint_start(constraint: Constraint) -> int | None:
-    """Where a constraint whose span is made when first read starts (``set_constraint_start``),
+    """Where a constraint whose span is made when first read starts (``set_constraint_place``),
     or None for a constraint made otherwise (its span may be more than one literal, or a
     macro)."""
     try:
-        return _C_AT.__get__(constraint, Constraint)
+        offsets, base = _C_AT.__get__(constraint, Constraint)
     except AttributeError:
         return None
+    return base + offsets[3]
 
 
 def operand_types(operands: Sequence[Operand]) -> tuple[CType | None, ...]:

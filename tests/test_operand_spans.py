@@ -1,5 +1,5 @@
-"""Operand and constraint spans made when first read (ptxlint.model: ``set_operand_offsets``,
-``set_constraint_start``): the plain reader leaves them to be made, and every way of reading an
+"""Operand and constraint spans made when first read (ptxlint.model: ``set_operand_place``,
+``set_constraint_place``): the plain reader leaves them to be made, and every way of reading an
 operand (attributes, ==, hash, repr, copies, pickles, ``dataclasses.replace``) sees the values
 an operand made with its spans has."""
 

@@ -10,11 +10,13 @@ is the file's value, never a kept one; and what is kept stays within its bound.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 
 import pytest
 
 from ptxlint.frontends.cxx import plain_reader
+from ptxlint.model import SourceFile, Span, constraint_start, operand_offsets, operand_place
 from tests.test_plain_reader import _compare, _operand
 
 
@@ -139,3 +141,37 @@ def test_kept_sections_stay_within_their_bound(monkeypatch: pytest.MonkeyPatch) 
         assert _compare(f'void f() {{ asm("op;" :: {section}); }}', 0) is not None
         assert sum(map(len, _kept_texts())) <= 2_000
     assert _kept_texts()  # still keeping the latest
+
+
+def test_operands_made_from_a_kept_reading_share_its_offsets() -> None:
+    """A section made from its kept reading gives each operand, and that operand's constraint,
+    one place: the reading's own offsets from where the section now starts (no offset made
+    anew an operand), and the spans made from it are where the text spells them."""
+    section = ", ".join(f'[n{i}] "=r"(d{i:03d})' for i in range(12))
+    text = "".join(f'void f{k}() {{ asm("op;" : {section} : "r"(x)); }}\n' for k in range(3))
+    source = SourceFile("t.cu", text)
+    starts = [m.start() for m in re.finditer(r"\basm\b", text)]
+    readings = [plain_reader.read_plain(source, start, "asm") for start in starts]
+    (kept,) = [reading for same in plain_reader._KEPT.readings.values() for reading in same]
+    for reading, start in zip(readings, starts, strict=True):
+        assert reading is not None
+        at = text.index(":", start) + 1
+        for i, operand in enumerate(reading.operands[:12]):
+            place = operand_place(operand)
+            assert place is not None
+            if start != starts[0]:  # made from the reading kept at the first
+                assert place == (kept.offsets[i], at) and place[0] is kept.offsets[i]
+                assert operand.constraint.span == Span(
+                    at + kept.offsets[i][3], at + kept.offsets[i][3] + 4
+                )
+            spelled = text[operand.span.start : operand.span.end]
+            assert spelled == f'[n{i}] "=r"(d{i:03d})'
+            assert text[operand.constraint.span.start : operand.constraint.span.end] == '"=r"'
+            expression = operand.expression_span
+            assert text[expression.start : expression.end] == f"d{i:03d}"
+            assert operand_offsets(operand) == (
+                operand.span.start,
+                operand.span.end,
+                expression.start,
+            )
+            assert constraint_start(operand.constraint) == operand.constraint.span.start

@@ -11,7 +11,6 @@ from collections import deque
 from collections.abc import Collection
 from dataclasses import dataclass
 from itertools import repeat
-from operator import add
 
 from ptxlint.frontends.cxx.lexer import SKIPPED, Token, decode_string_literal
 from ptxlint.frontends.cxx.raw_statement import (
@@ -54,10 +53,9 @@ from ptxlint.model import (
     Span,
     Template,
     TemplatePiece,
-    constraint_start,
-    operand_offsets,
-    set_constraint_start,
-    set_operand_offsets,
+    operand_place,
+    set_constraint_place,
+    set_operand_place,
     set_source_map,
 )
 
@@ -529,12 +527,11 @@ class _KeptSection:
     constraints: tuple[str, ...]  # each operand's, by column
     modifiers: tuple[str, ...]
     letters: tuple[str, ...]
-    constraint_starts: tuple[int, ...]  # the opening quote
     expressions: tuple[str, ...]
     names: tuple[str | None, ...]
-    starts: tuple[int, ...]  # the operand's span
-    ends: tuple[int, ...]
-    expression_starts: tuple[int, ...]
+    # each operand's place's offsets (``model.Place``), from the section's start: shared by
+    # every operand made from this reading
+    offsets: tuple[tuple[int, int, int, int], ...]
     missing_commas: tuple[tuple[int, int], ...]
 
     @classmethod
@@ -549,7 +546,6 @@ class _KeptSection:
         """The reading of the section ``text`` at ``pos``: the operands ``made`` of it
         (constraints literals, spans left to be made when first read) and its missing
         commas."""
-        spans = [operand_offsets(operand) for operand in made]
         constraints = [operand.constraint for operand in made]
         return cls(
             text=text,
@@ -557,12 +553,9 @@ class _KeptSection:
             constraints=tuple(c.text for c in constraints),
             modifiers=tuple(c.modifiers for c in constraints),
             letters=tuple(c.letters for c in constraints),
-            constraint_starts=tuple(_literal_start(c) - pos for c in constraints),
             expressions=tuple(operand.expression for operand in made),
             names=tuple(operand.symbolic_name for operand in made),
-            starts=tuple(start - pos for start, _, _ in spans),
-            ends=tuple(span_end - pos for _, span_end, _ in spans),
-            expression_starts=tuple(at - pos for _, _, at in spans),
+            offsets=tuple(_offsets_from(operand, pos) for operand in made),
             missing_commas=tuple((close - pos, at - pos) for close, at in missing_commas),
         )
 
@@ -576,16 +569,17 @@ class _KeptSection:
     ) -> tuple[int, str]:
         """``_read_operands``'s work for this section at ``pos``: its operands made as that
         makes them (slot by slot, spans made when first read, the type slot left empty for
-        ``OperandTypes``), a column at a time, each
-        column's slots set in one C loop; where it ends and its separator."""
+        ``OperandTypes``), a column at a time, each column's slots set in one C loop, each
+        operand's place this reading's offsets from ``pos`` (one pair, shared by the operand
+        and its constraint); where it ends and its separator."""
         count = len(self.constraints)
-        at = repeat(pos)
+        places = list(zip(self.offsets, repeat(pos)))
         constraints = list(map(new, repeat(Constraint, count)))
         _drain(map(C_TEXT, constraints, self.constraints))
         _drain(map(C_MODIFIERS, constraints, self.modifiers))
         _drain(map(C_LETTERS, constraints, self.letters))
         _drain(map(C_OPAQUE, constraints, repeat(False)))
-        _drain(map(set_constraint_start, constraints, map(add, self.constraint_starts, at)))
+        _drain(map(set_constraint_place, constraints, places))
         made = list(map(new, repeat(Operand, count)))
         first = len(operands)
         _drain(map(O_INDEX, made, range(first, first + count)))
@@ -593,23 +587,22 @@ class _KeptSection:
         _drain(map(O_CONSTRAINT, made, constraints))
         _drain(map(O_EXPRESSION, made, self.expressions))
         _drain(map(O_NAME, made, self.names))
-        offsets = zip(
-            map(add, self.starts, at),
-            map(add, self.ends, at),
-            map(add, self.expression_starts, at),
-            strict=True,
-        )
-        _drain(map(set_operand_offsets, made, offsets))
+        _drain(map(set_operand_place, made, places))
         operands.extend(made)
         for close, next_at in self.missing_commas:
             missing_comma(problems, missing_commas, pos + close, pos + next_at)
         return pos + len(self.text), self.sep
 
 
-def _literal_start(constraint: Constraint) -> int:
-    at = constraint_start(constraint)
-    assert at is not None  # a literal's, its span left to be made when first read
-    return at
+def _offsets_from(operand: Operand, pos: int) -> tuple[int, int, int, int]:
+    """The offsets of ``operand``'s place (``_read_operands``'s: spans left to be made, the
+    constraint a literal) from ``pos``."""
+    place = operand_place(operand)
+    assert place is not None  # the reader's, its spans left to be made when first read
+    offsets, base = place
+    start, end, expression, literal = offsets
+    at = base - pos
+    return start + at, end + at, expression + at, literal + at
 
 
 class _KeptSections:
@@ -739,7 +732,10 @@ def _read_operands(
             C_MODIFIERS(constraint, modifiers)
             C_LETTERS(constraint, letters)
             C_OPAQUE(constraint, False)
-            set_constraint_start(constraint, con_at - 1)  # its opening quote
+        # its place (``model.Place``), absolute: the constraint literal starts at its quote
+        place = ((op_at, close + 1, expr_start, con_at - 1), 0)
+        if not macro:
+            set_constraint_place(constraint, place)
         # Operand(len(operands), role, constraint, expression, ...), filled slot by slot, its
         # spans made when first read, its type slot left empty (None unless extraction
         # leaves it to be worked out: ``model.OperandTypes``)
@@ -749,7 +745,7 @@ def _read_operands(
         O_CONSTRAINT(operand, constraint)
         O_EXPRESSION(operand, expression)
         O_NAME(operand, name)
-        set_operand_offsets(operand, (op_at, close + 1, expr_start))
+        set_operand_place(operand, place)
         operands.append(operand)
         if sep == '"' or sep == "[":  # nvcc's missing comma (see _split_operands)
             pos = tail.start("sep")
