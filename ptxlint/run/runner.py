@@ -49,6 +49,7 @@ from ptxlint.run.discover import (
     read_bytes_stat,
 )
 from ptxlint.run.file_index import MAY_HOLD_ASM, NO_ASM, FileIndex, digest_of
+from ptxlint.run.folder_settings import FolderSettings
 from ptxlint.run.outcome import FileOutcome, file_outcome
 from ptxlint.run.packed_source import pack
 from ptxlint.run.pool import Feed
@@ -663,7 +664,8 @@ class _Run:
         self.index = index
         self.keep_statements = keep_statements
         self.count_types = count_types
-        self.named = {os.path.abspath(p) for p in paths} if resolver is not None else set()
+        named = {os.path.abspath(p) for p in paths}  # a nested exclude does not remove them
+        self.settings = None if resolver is None else FolderSettings(resolver, named)
         self.outcomes: list[FileOutcome | None] = []
         self.sent_keys: list[str | None] = []  # of the jobs linted elsewhere (for pruning)
         # files linted in parts, by position (by a negative number: started early, ``early``)
@@ -691,10 +693,7 @@ class _Run:
 
     def admit(self, found: DiscoveredFile) -> None:
         path = found.path
-        # A nested configuration's exclude removes the files under its folder that it matches
-        # (files named on the command line stay, unless force-exclude: the CLI filters those).
-        if self.resolver is not None and os.path.abspath(path) not in self.named \
-                and self.resolver.excluded(path):
+        if self._excluded(path):
             return
         position = len(self.outcomes)
         self.outcomes.append(None)
@@ -709,6 +708,15 @@ class _Run:
         if self.feed is not None and self.feed.started:
             for job, outcome in self.feed.poll():
                 self._arrived(job, outcome)
+
+    def _excluded(self, path: str) -> bool:
+        return self.settings is not None and self.settings.excluded(path)
+
+    def _settings(self, path: str) -> tuple[RuleSelector, RuleContext]:
+        """``_settings_for`` of a file of this run."""
+        if self.settings is None:
+            return self.selector, self.context
+        return self.settings.rules_for(path)
 
     def _take(self, position: int, path: str) -> FileOutcome | None:
         """The file's outcome when this process has it now; None when it went to the pool."""
@@ -773,14 +781,12 @@ class _Run:
 
     def _key(self, path: str, record: file_index.Record) -> str:
         assert self.cache is not None
-        file_selector, file_context = _settings_for(path, self.selector, self.context,
-                                                    self.resolver)
+        file_selector, file_context = self._settings(path)
         return _key(self.cache, path, record, file_selector, file_context, self.rule_classes)
 
     def _lint_here(self, path: str, data: bytes, key: str | None) -> FileOutcome:
         """One process: lint now, from the bytes just read."""
-        file_selector, file_context = _settings_for(path, self.selector, self.context,
-                                                    self.resolver)
+        file_selector, file_context = self._settings(path)
         outcome = lint_path(
             path,
             self._rules(),
@@ -860,8 +866,7 @@ class _Run:
         a nested configuration excludes it, or it holds no asm keyword."""
         if self.index is not None and self.index.known(os.path.abspath(path)) is not None:
             return
-        if self.resolver is not None and os.path.abspath(path) not in self.named \
-                and self.resolver.excluded(path):
+        if self._excluded(path):
             return
         data, _, _ = read_bytes_stat(path, self.config.max_file_size)
         if data is None or not prefilter.has_keyword(path, data):
@@ -901,7 +906,7 @@ class _Run:
         if not split.add(job.part, outcome):
             return
         del self.splits[job.index]
-        selector, _ = _settings_for(job.path, self.selector, self.context, self.resolver)
+        selector, _ = self._settings(job.path)
         split.result = split.merged(self._rules(), selector)
         if split.position is not None:
             self._settled(split)
@@ -939,8 +944,7 @@ class _Run:
                 if split is None or split.position is None:
                     continue  # its other parts' job, or a file started early and not met
                 job = _Job(split.position, job.path, len(split.data), split.key)
-            file_selector, file_context = _settings_for(job.path, self.selector, self.context,
-                                                        self.resolver)
+            file_selector, file_context = self._settings(job.path)
             outcome = _lint_job(job, rules, file_context, file_selector,
                                 self.config.max_file_size, session, self.cache, self.count_types)
             self._done(job.index, outcome)
