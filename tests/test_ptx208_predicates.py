@@ -81,3 +81,29 @@ def test_the_destinations_are_the_data_flow_rules_own() -> None:
     # both halves of a pair from an instruction that is no function of its sources
     assert _writers('"{ .reg .pred p; .reg .b32 t; elect.sync t|p, 0xffffffff; '
                     'mov.u32 %0, t; }"') == ["elect.sync"]
+
+
+def test_a_destination_that_is_no_declared_predicate_is_still_no_source() -> None:
+    # p<2> declares p0 and p1, which the rule does not follow; the pair is written from
+    # immediates all the same (p0 is a destination, not a register read), so p is a placeholder
+    assert _reported('"{ .reg .pred p; .reg .pred r<2>; setp.ne.b32 p|r0, 1, 0; '
+                     'mov.u32 %0, %1; }"') == []
+    assert _reported('"{ .reg .pred p; .reg .pred r<2>; setp.ne.b32 p|r0, %1, 0; '
+                     'mov.u32 %0, %1; }"') == ["p"]
+
+
+def test_a_predicate_read_beside_many_destinations_counts_as_read() -> None:
+    # a wgmma writes its 64 accumulators and reads the scale predicate: p is read, and
+    # written only by the setp
+    outputs = ", ".join(f"%{i}" for i in range(64))
+    constraints = ", ".join(f'"+f"(d[{i}])' for i in range(64))
+    text = (
+        "__device__ void f(float *d, unsigned long long a, unsigned long long b, int s) {\n"
+        '  asm volatile("{ .reg .pred p; setp.ne.b32 p, %66, 0; '
+        f"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{outputs}}}, %64, %65, p, "
+        f'1, 1, 0, 0; }}" : {constraints} : "l"(a), "l"(b), "r"(s));\n'
+        "}\n"
+    )
+    assert lint_text(text, select=("PTX208",)) == []
+    unread = text.replace("%65, p,", "%65, 1,")
+    assert [f.rule for f in lint_text(unread, select=("PTX208",))] == ["PTX208"]
