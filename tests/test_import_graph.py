@@ -217,8 +217,8 @@ def test_the_front_ends_reach_nothing_after_them() -> None:
 # what each owns). A module may import modules of its own stage or of the stages before it.
 CXX_STAGES: dict[str, tuple[str, ...]] = {
     "preprocess": (
-        "lexer", "preproc", "guards", "defines", "headers", "macros", "guard_macros",
-        "macro_uses", "branches",
+        "lexer", "preproc", "guards", "defines", "include_lookup", "headers", "macros",
+        "guard_macros", "macro_uses", "branches",
     ),
     "locate": ("dialect", "host_code", "statement_tokens", "statement_context", "function_spans",
                "part_tree"),

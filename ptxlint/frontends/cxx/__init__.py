@@ -6,7 +6,8 @@ stages before it (``tests/test_import_graph.py`` holds this):
 1. preprocess: ``lexer`` (tokens; the multi-line block comments and raw strings that hide a
    line from the directive scanners; a file's directive lines), ``preproc`` (three-valued
    ``#if``), ``guards`` (the conditions around each line),
-   ``defines`` (one file's ``#define``\\ s), ``headers`` (finding and caching included headers),
+   ``defines`` (one file's ``#define``\\ s), ``include_lookup`` (where an include finds its
+   header), ``headers`` (reading and caching included headers, the closure of a file's),
    ``macros`` (the table and expansion with a source map), ``guard_macros``, ``macro_uses``,
    ``branches`` (a statement with ``#if`` inside it);
 2. locate: ``dialect`` and ``host_code`` (host assembly recognised and left alone),

@@ -1,17 +1,17 @@
-"""Included headers: finding them (quoted, angled, the include folders), reading and caching
-each one's defines, the closure of what a file includes, as far as macros need it, and the
-asm-bearing macros in reach of the prefilter's question (headers sketched from their bytes)."""
+"""Included headers, found where ``include_lookup`` finds them: reading and caching each one's
+defines, the closure of what a file includes, as far as macros need it, and the asm-bearing
+macros in reach of the prefilter's question (headers sketched from their bytes)."""
 
 from __future__ import annotations
 
 import os
 import re
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 
+from ptxlint.frontends.cxx import include_lookup
 from ptxlint.frontends.cxx.defines import (
-    MAX_ANCESTORS,
     MAX_HEADER_BYTES,
     MAX_INCLUDE_DEPTH,
     FileDefines,
@@ -20,6 +20,10 @@ from ptxlint.frontends.cxx.defines import (
     read_header_bytes,
 )
 from ptxlint.frontends.cxx.defines import include_names as include_names  # the one reader
+from ptxlint.frontends.cxx.include_lookup import candidates as candidates
+from ptxlint.frontends.cxx.include_lookup import find_header as find_header
+from ptxlint.frontends.cxx.include_lookup import real_path as real_path
+from ptxlint.frontends.cxx.include_lookup import resolved
 from ptxlint.frontends.cxx.lexer import identifiers
 from ptxlint.graphs import components
 from ptxlint.lazy_regex import on_first_use
@@ -123,9 +127,6 @@ def header_digest(real: str) -> bytes | None:
     return None if _DIGESTS is None else _DIGESTS.get(real)
 
 
-_FOUND: dict[tuple[str, str], str | None] = {}
-
-
 _CHILDREN: dict[str, tuple[str, ...]] = {}  # a header's includes, resolved
 
 
@@ -139,7 +140,7 @@ def closure(path: str, names: Sequence[str]) -> tuple[list[str], set[str]]:
     ``asm`` or an asm-bearing name is then read whole, so a header left unread brings no
     asm-bearing name (``MacroTable.asm_names``). Each header's includes are resolved once
     per process; a file's walk is dictionary look-ups over the include graph."""
-    seen = {_real(path)}
+    seen = {real_path(path)}
     out: list[str] = []
     unread: set[str] = set()
     # from the absolute folder, as the prefilter looks: ``ptxlint check k.cu`` must search the
@@ -231,227 +232,21 @@ def _children(real: str, header: FileDefines) -> tuple[str, ...]:
     found = _CHILDREN.get(real)
     if found is None:
         base = os.path.dirname(real)
-        resolved = (_resolved(base, name) for name in header.includes)
-        found = _CHILDREN[real] = tuple(c for c in resolved if c is not None)
+        children = (resolved(base, name) for name in header.includes)
+        found = _CHILDREN[real] = tuple(c for c in children if c is not None)
     return found
 
 
-# (folder, include name) -> the real path ``#include name`` from a file in that folder reads
-# (``_find_header``, then ``_real``), None where none is found: a header's include lines and a
-# file's resolved with one look-up each once their (folder, name) has been met.
-_RESOLVED: dict[tuple[str, str], str | None] = {}
-
-
-def _resolved(base: str, name: str) -> str | None:
-    key = (base, name)
-    real = _RESOLVED.get(key, _UNASKED)
-    if real is _UNASKED:
-        found = _find_header(base, name)
-        real = _RESOLVED[key] = None if found is None else _real(found)
-    return real
-
-
-_REALPATHS: dict[str, str] = {}
-
-
-def _real(path: str) -> str:
-    """``os.path.realpath(path)``, memoised, and through the memoised real path of its folder
-    where its last component is no symbolic link (what realpath then returns): one ``lstat``
-    per header instead of one per component of its path."""
-    real = _REALPATHS.get(path)
-    if real is None:
-        folder, name = os.path.split(path)
-        if folder and name not in ("", ".", "..") and folder != path and not os.path.islink(path):
-            real = os.path.join(_real(folder), name)
-        else:
-            real = os.path.realpath(path)
-        _REALPATHS[path] = real
-    return real
-
-
-# A project's own include folders (``-I`` of its compile_commands.json that lie inside the
-# linted tree; never system or toolkit folders), searched after the including file's folders.
-_INCLUDE_DIRS: tuple[str, ...] = ()
 
 
 def set_include_dirs(folders: Sequence[str]) -> None:
     """Search ``folders`` too for includes (per process: the runner sets it in each worker)."""
-    global _INCLUDE_DIRS
-    folders = tuple(folders)
-    if folders != _INCLUDE_DIRS:
-        _INCLUDE_DIRS = folders
-        _FOUND.clear()
-        _RESOLVED.clear()
+    if include_lookup.set_include_dirs(folders):
         _CHILDREN.clear()
         HEADER_ASM.clear()
         _CLOSURE_ASM.clear()
         _CLOSURE_PATHS.clear()
         _forget_reach()
-
-
-def candidates(base: str, name: str) -> Iterator[str]:
-    """Where ``#include "name"`` from a file in ``base`` is looked for, in order: next to it,
-    as the compiler looks first, else in a folder above it or that folder's ``include/``
-    (``#include "cutlass/cutlass.h"`` from deep inside a tree whose root, or whose root's
-    ``include/``, is on the include path), else in the project's include folders. The first
-    that is a file is the header (``find_header``)."""
-    folder = base
-    for _ in range(MAX_ANCESTORS + 1):
-        yield os.path.normpath(os.path.join(folder, name))
-        yield os.path.normpath(os.path.join(folder, "include", name))
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    for folder in _INCLUDE_DIRS:
-        yield os.path.normpath(os.path.join(folder, name))
-
-
-def _find_header(base: str, name: str) -> str | None:
-    """The header ``#include "name"`` from a file in ``base`` reads: the first of
-    ``candidates`` that is a file, memoised per (folder, name)."""
-    key = (base, name)
-    if key in _FOUND:
-        return _FOUND[key]
-    found = _found_above(base, name, MAX_ANCESTORS)
-    if found is None:
-        found = next(
-            (c for c in (os.path.normpath(os.path.join(f, name)) for f in _INCLUDE_DIRS)
-             if os.path.isfile(c)),
-            None,
-        )  # fmt: skip
-    _FOUND[key] = found
-    return found
-
-
-def _found_above(folder: str, name: str, above: int) -> str | None:
-    """The first of ``candidates``' paths from ``folder`` up, ``above`` more folders at most,
-    that is a file. A name's folder part is looked for once per folder (``_holders``: the
-    folders up the climb that hold it), so a look-up asks whether a file is there only in the
-    few folders that can hold it. The CUDA 13 headers' include graph, as the prefilter walks
-    it (4,436 look-ups, each climbing up to nine folders): 25,100 probes of a folder and a
-    name (7,328 ``stat`` calls) and 11,100 ``dirname`` calls became 3,944 probes of a folder
-    and 6,685 ``stat`` calls, and the look-ups' CPU went 38-44 ms -> 30-31 ms."""
-    folder_part, leaf = os.path.split(name)
-    if leaf in ("", ".", ".."):
-        return _odd_found_above(folder, name, above)
-    lowest = _height(folder) - above
-    is_file = _IS_FILE
-    for height, holder in _holders(folder, folder_part):
-        if height < lowest:
-            break
-        path = holder + leaf
-        found = is_file.get(path)
-        if found is None:
-            found = is_file[path] = os.path.isfile(path)
-        if found:
-            return path
-    return None
-
-
-def _odd_found_above(folder: str, name: str, above: int) -> str | None:
-    """``_found_above`` for a name ending in "/", "." or "..": no file, unless the platform
-    says otherwise; each candidate asked as written."""
-    while True:
-        for candidate in (os.path.join(folder, name), os.path.join(folder, "include", name)):
-            path = os.path.normpath(candidate)
-            if os.path.isfile(path):
-                return path
-        parent = os.path.dirname(folder)
-        if above <= 0 or parent == folder:
-            return None
-        folder, above = parent, above - 1
-
-
-# (folder, folder part of an include name) -> the folders that hold that part (each ending in
-# a separator), as the climb from ``folder`` meets them, each with the height of the folder it
-# was looked for from: ``folder/part`` then ``folder/include/part``, then the same from the
-# parent, up to the top (the look-up applies the climb's bound, through the heights). One
-# entry per folder of the include graph and folder part asked, each made from its parent's.
-_HOLDERS: dict[tuple[str, str], tuple[tuple[int, str], ...]] = {}
-_HEIGHTS: dict[str, int] = {}  # folder -> how many folders lie above it (``os.path.dirname``)
-_IS_FILE: dict[str, bool] = {}  # a probed path -> whether it is a file
-
-
-def _height(folder: str) -> int:
-    height = _HEIGHTS.get(folder)
-    if height is not None:
-        return height
-    below = []  # from ``folder`` up to the first folder whose height is known, or the top
-    while height is None:
-        below.append(folder)
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            height = -1
-        else:
-            folder = parent
-            height = _HEIGHTS.get(folder)
-    for folder in reversed(below):
-        height += 1
-        _HEIGHTS[folder] = height
-    return height
-
-
-def _holders(folder: str, folder_part: str) -> tuple[tuple[int, str], ...]:
-    key = (folder, folder_part)
-    found = _HOLDERS.get(key)
-    if found is not None:
-        return found
-    climbed = []  # folders whose entry is made here, from the top of the climb down
-    step = folder
-    while True:
-        climbed.append(step)
-        parent = os.path.dirname(step)
-        if parent == step:
-            above: tuple[tuple[int, str], ...] = ()
-            break
-        known = _HOLDERS.get((parent, folder_part))
-        if known is not None:
-            above = known
-            break
-        step = parent
-    under_include = os.path.join("include", folder_part)
-    for step in reversed(climbed):
-        height = _height(step)
-        own = tuple(
-            (height, os.path.join(holder, ""))  # with a separator after: ``holder + leaf``
-            for holder in (_holder(step, folder_part), _holder(step, under_include))
-            if holder is not None
-        )
-        above = _HOLDERS[(step, folder_part)] = own + above if own else above
-    return above
-
-
-def _holder(folder: str, folder_part: str) -> str | None:
-    """``os.path.normpath(os.path.join(folder, folder_part))`` where that is a folder, else
-    None; asked once per (folder, folder part): most probes are of folders that do not exist
-    (an include of ``cuda/std/...`` looked for next to each header and above it).
-
-    A part whose last component is a plain name is a folder only inside a folder: where its
-    parent part is none (asked the same way, so once per folder and parent part), it is none
-    either, without a probe. Most parts asked share their first component (``cuda/``,
-    ``include/``), so a folder is probed once for it instead of once per part: the CUDA 13
-    headers' include graph asked 3,944 parts of folders, 934 distinct first components."""
-    key = (folder, folder_part)
-    holder = _FOLDERS.get(key, _UNASKED)
-    if holder is _UNASKED:
-        parent, last = os.path.split(folder_part)
-        if parent and last not in ("", ".", "..") and _holder(folder, parent) is None:
-            holder = None
-        else:
-            holder = os.path.normpath(os.path.join(folder, folder_part))
-            holder = holder if os.path.isdir(holder) else None
-        _FOLDERS[key] = holder
-    return holder
-
-
-# (folder, folder part of an include name) -> that folder, normalised, where it is one, else
-# None (``_holder``).
-_FOLDERS: dict[tuple[str, str], str | None] = {}
-_UNASKED = ""  # neither a path nor None: a memo's "not asked yet"
-
-
-find_header = _find_header
 
 
 def header_include_names(real: str) -> list[str] | None:
@@ -467,15 +262,12 @@ def header_include_names(real: str) -> list[str] | None:
     return None if defs is None else defs.includes
 
 
-real_path = _real
-
-
 def forget_headers() -> None:
     """Read headers afresh from now on: a run starts with what its headers hold when it starts
     (the memos of an earlier run in this process would otherwise outlive an edit)."""
-    for memo in (_HEADER_CACHE, _FOUND, _RESOLVED, _HOLDERS, _HEIGHTS, _IS_FILE, _CHILDREN,
-                 _REALPATHS, HEADER_ASM, _CLOSURE_ASM, _CLOSURE_PATHS, _BITS, _USED_IN, _DIRECT,
-                 _INDEXED, _FOLDERS, _DEFINERS, _SKETCH_DEFINERS, _NAMED, _DIGESTS or {}):
+    include_lookup.forget()
+    for memo in (_HEADER_CACHE, _CHILDREN, HEADER_ASM, _CLOSURE_ASM, _CLOSURE_PATHS, _BITS,
+                 _USED_IN, _DIRECT, _INDEXED, _DEFINERS, _SKETCH_DEFINERS, _NAMED, _DIGESTS or {}):
         memo.clear()
     _forget_reach()
 
@@ -489,7 +281,7 @@ def asm_names_through(header: str) -> frozenset[str]:
     for every project header a file includes. The closure is a set union per
     header (``_closure``) and the spread costs the referrers of the names found, so a tree's
     headers cost about their include graph's size, not graph x closure."""
-    real = _real(header)
+    real = real_path(header)
     found = _CLOSURE_ASM.get(real)
     if found is None:
         closure = _closure(real)
@@ -509,7 +301,7 @@ def asm_names_across(found: Sequence[str], names: frozenset[str]) -> frozenset[s
     CUDA 13 headers the prefilter asks it 1,007 times for 942 sets of headers (10 ms)."""
     closure = 0
     for header in found:
-        closure |= _closure(_real(header))
+        closure |= _closure(real_path(header))
     return _spread_names(set(names), lambda path: _reaches(closure, path))
 
 
@@ -763,7 +555,7 @@ def asm_names_of_file(path: str, data: bytes) -> frozenset[str]:
     resolved from the folder it is named in) or its sketch found no include, it is asked as
     ``asm_names_in_reach`` asks."""
     absolute = os.path.abspath(path)
-    real = _real(absolute)
+    real = real_path(absolute)
     if real == absolute:
         kids = _REACH_KIDS.get(real)
         if kids is None and len(data) <= MAX_HEADER_BYTES:  # as ``read_header_bytes`` reads
@@ -826,7 +618,7 @@ def _reach_closure(real: str) -> int:
 def _reached_include(base: str, name: str) -> str | None:
     """The real path ``#include name`` from folder ``base`` reads, its closure added to the
     reach (``_reach``); None where it is found nowhere."""
-    real = _resolved(base, name)
+    real = resolved(base, name)
     if real is not None and real not in _REACH_KIDS:
         _reach(real)
     return real
@@ -856,7 +648,7 @@ def _reach(root: str, data: bytes | None = None) -> None:
                     sketched.append((real, defines))
         _REACH_KIDS[real] = tuple(children)
         stack.extend(child for child in children if child not in _REACH_KIDS)
-    spelled = _spelling_pattern(_ASM_NAMES)
+    spelled = _asm_names_spelled()
     for real, defines in sketched:
         if b"asm" in defines or (spelled is not None and spelled.search(defines)):
             defs = _header(real)
@@ -890,7 +682,7 @@ def _sketch(real: str, data: bytes | None = None) -> tuple[list[str], bytes] | N
     for m in _SKETCH_INCLUDE().finditer(data):
         quoted, angled = m.groups()
         name = (quoted or angled).decode("utf-8", "replace")
-        child = _resolved(base, name)
+        child = resolved(base, name)
         if child is not None:
             children.append(child)
         if exact is not None:
@@ -988,7 +780,22 @@ def _spelling_pattern(names: AbstractSet[str]) -> re.Pattern[bytes] | None:
     return re.compile(b"|".join(re.escape(name.encode()) for name in sorted(names)))
 
 
+# ``_spelling_pattern`` of ``_ASM_NAMES`` while it has this many names (it only grows between
+# two ``_forget_reach``): made again per ``_reach``, it was 92 patterns' sources and look-ups
+# in ``re``'s cache for the CUDA 13 headers' 184, 10 ms of the question's CPU.
+_SPELLED: list[tuple[int, re.Pattern[bytes] | None]] = [(0, None)]
+
+
+def _asm_names_spelled() -> re.Pattern[bytes] | None:
+    count, spelled = _SPELLED[0]
+    if count != len(_ASM_NAMES):
+        spelled = _spelling_pattern(_ASM_NAMES)
+        _SPELLED[0] = (len(_ASM_NAMES), spelled)
+    return spelled
+
+
 def _forget_reach() -> None:
     for memo in (_REACH_KIDS, _UNSPELLED, _ASM_NAMES, _USERS, _NAME_MASKS, _REACH_BIT,
                  _REACH_CLOSURE, _SKETCH_KIDS, _SKETCH_NAMES):
         memo.clear()
+    _SPELLED[0] = (0, None)

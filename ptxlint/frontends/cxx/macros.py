@@ -34,7 +34,6 @@ from ptxlint.frontends.cxx.headers import (
     ASM_KEYWORDS,
     HEADER_ASM,
     _asm_facts,
-    _real,
     _spread,
     closure,
     definers,
@@ -43,6 +42,7 @@ from ptxlint.frontends.cxx.headers import (
     sketch_definers,
     spread_over,
 )
+from ptxlint.frontends.cxx.include_lookup import real_path
 from ptxlint.frontends.cxx.lexer import Token, tokens
 
 # --------------------------------------------------------------------------- headers
@@ -316,7 +316,7 @@ class Expander:
         hide: frozenset[str],
         space_before: bool,
     ) -> list[XToken]:
-        exact = d.path == self.table.path or _real(d.path) == _real(self.table.path)
+        exact = d.path == self.table.path or real_path(d.path) == real_path(self.table.path)
         body = _spelled_body(d, exact)
         expanded: dict[str, list[XToken]] = {}
         out: list[XToken] = []

@@ -1,0 +1,230 @@
+"""Where ``#include "name"`` from a file finds its header: next to the file, in a folder above
+it or that folder's ``include/``, or in the project's include folders (``candidates``), each
+(folder, name) looked for once per process, with as few file-system probes as the climb allows,
+and the real path of what it finds."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+
+from ptxlint.frontends.cxx.defines import MAX_ANCESTORS
+
+_FOUND: dict[tuple[str, str], str | None] = {}  # ``find_header``'s
+# (folder, include name) -> the real path ``#include name`` from a file in that folder reads
+# (``find_header``, then ``real_path``), None where none is found: a header's include lines
+# and a file's resolved with one look-up each once their (folder, name) has been met.
+_RESOLVED: dict[tuple[str, str], str | None] = {}
+
+
+def resolved(base: str, name: str) -> str | None:
+    key = (base, name)
+    real = _RESOLVED.get(key, _UNASKED)
+    if real is _UNASKED:
+        found = find_header(base, name)
+        real = _RESOLVED[key] = None if found is None else real_path(found)
+    return real
+
+
+_REALPATHS: dict[str, str] = {}
+
+
+def real_path(path: str) -> str:
+    """``os.path.realpath(path)``, memoised, and through the memoised real path of its folder
+    where its last component is no symbolic link (what realpath then returns): one ``lstat``
+    per header instead of one per component of its path."""
+    real = _REALPATHS.get(path)
+    if real is None:
+        folder, name = os.path.split(path)
+        if folder and name not in ("", ".", "..") and folder != path and not os.path.islink(path):
+            real = os.path.join(real_path(folder), name)
+        else:
+            real = os.path.realpath(path)
+        _REALPATHS[path] = real
+    return real
+
+
+# A project's own include folders (``-I`` of its compile_commands.json that lie inside the
+# linted tree; never system or toolkit folders), searched after the including file's folders.
+_INCLUDE_DIRS: tuple[str, ...] = ()
+
+
+def set_include_dirs(folders: Sequence[str]) -> bool:
+    """Search ``folders`` too for includes; whether that changed them (what was found
+    before is then forgotten)."""
+    global _INCLUDE_DIRS
+    folders = tuple(folders)
+    if folders == _INCLUDE_DIRS:
+        return False
+    _INCLUDE_DIRS = folders
+    _FOUND.clear()
+    _RESOLVED.clear()
+    return True
+
+
+def forget() -> None:
+    """Look again from now on: a run finds its headers as they are when it starts."""
+    for memo in (_FOUND, _RESOLVED, _HOLDERS, _HEIGHTS, _IS_FILE, _REALPATHS, _FOLDERS):
+        memo.clear()
+
+
+def candidates(base: str, name: str) -> Iterator[str]:
+    """Where ``#include "name"`` from a file in ``base`` is looked for, in order: next to it,
+    as the compiler looks first, else in a folder above it or that folder's ``include/``
+    (``#include "cutlass/cutlass.h"`` from deep inside a tree whose root, or whose root's
+    ``include/``, is on the include path), else in the project's include folders. The first
+    that is a file is the header (``find_header``)."""
+    folder = base
+    for _ in range(MAX_ANCESTORS + 1):
+        yield os.path.normpath(os.path.join(folder, name))
+        yield os.path.normpath(os.path.join(folder, "include", name))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    for folder in _INCLUDE_DIRS:
+        yield os.path.normpath(os.path.join(folder, name))
+
+
+def find_header(base: str, name: str) -> str | None:
+    """The header ``#include "name"`` from a file in ``base`` reads: the first of
+    ``candidates`` that is a file, memoised per (folder, name)."""
+    key = (base, name)
+    if key in _FOUND:
+        return _FOUND[key]
+    found = _found_above(base, name, MAX_ANCESTORS)
+    if found is None:
+        found = next(
+            (c for c in (os.path.normpath(os.path.join(f, name)) for f in _INCLUDE_DIRS)
+             if os.path.isfile(c)),
+            None,
+        )  # fmt: skip
+    _FOUND[key] = found
+    return found
+
+
+def _found_above(folder: str, name: str, above: int) -> str | None:
+    """The first of ``candidates``' paths from ``folder`` up, ``above`` more folders at most,
+    that is a file. A name's folder part is looked for once per folder (``_holders``: the
+    folders up the climb that hold it), so a look-up asks whether a file is there only in the
+    few folders that can hold it. The CUDA 13 headers' include graph, as the prefilter walks
+    it (4,436 look-ups, each climbing up to nine folders): 25,100 probes of a folder and a
+    name (7,328 ``stat`` calls) and 11,100 ``dirname`` calls became 3,944 probes of a folder
+    and 6,685 ``stat`` calls, and the look-ups' CPU went 38-44 ms -> 30-31 ms."""
+    folder_part, leaf = os.path.split(name)
+    if leaf in ("", ".", ".."):
+        return _odd_found_above(folder, name, above)
+    lowest = _height(folder) - above
+    is_file = _IS_FILE
+    for height, holder in _holders(folder, folder_part):
+        if height < lowest:
+            break
+        path = holder + leaf
+        found = is_file.get(path)
+        if found is None:
+            found = is_file[path] = os.path.isfile(path)
+        if found:
+            return path
+    return None
+
+
+def _odd_found_above(folder: str, name: str, above: int) -> str | None:
+    """``_found_above`` for a name ending in "/", "." or "..": no file, unless the platform
+    says otherwise; each candidate asked as written."""
+    while True:
+        for candidate in (os.path.join(folder, name), os.path.join(folder, "include", name)):
+            path = os.path.normpath(candidate)
+            if os.path.isfile(path):
+                return path
+        parent = os.path.dirname(folder)
+        if above <= 0 or parent == folder:
+            return None
+        folder, above = parent, above - 1
+
+
+# (folder, folder part of an include name) -> the folders that hold that part (each ending in
+# a separator), as the climb from ``folder`` meets them, each with the height of the folder it
+# was looked for from: ``folder/part`` then ``folder/include/part``, then the same from the
+# parent, up to the top (the look-up applies the climb's bound, through the heights). One
+# entry per folder of the include graph and folder part asked, each made from its parent's.
+_HOLDERS: dict[tuple[str, str], tuple[tuple[int, str], ...]] = {}
+_HEIGHTS: dict[str, int] = {}  # folder -> how many folders lie above it (``os.path.dirname``)
+_IS_FILE: dict[str, bool] = {}  # a probed path -> whether it is a file
+
+
+def _height(folder: str) -> int:
+    height = _HEIGHTS.get(folder)
+    if height is not None:
+        return height
+    below = []  # from ``folder`` up to the first folder whose height is known, or the top
+    while height is None:
+        below.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            height = -1
+        else:
+            folder = parent
+            height = _HEIGHTS.get(folder)
+    for folder in reversed(below):
+        height += 1
+        _HEIGHTS[folder] = height
+    return height
+
+
+def _holders(folder: str, folder_part: str) -> tuple[tuple[int, str], ...]:
+    key = (folder, folder_part)
+    found = _HOLDERS.get(key)
+    if found is not None:
+        return found
+    climbed = []  # folders whose entry is made here, from the top of the climb down
+    step = folder
+    while True:
+        climbed.append(step)
+        parent = os.path.dirname(step)
+        if parent == step:
+            above: tuple[tuple[int, str], ...] = ()
+            break
+        known = _HOLDERS.get((parent, folder_part))
+        if known is not None:
+            above = known
+            break
+        step = parent
+    under_include = os.path.join("include", folder_part)
+    for step in reversed(climbed):
+        height = _height(step)
+        own = tuple(
+            (height, os.path.join(holder, ""))  # with a separator after: ``holder + leaf``
+            for holder in (_holder(step, folder_part), _holder(step, under_include))
+            if holder is not None
+        )
+        above = _HOLDERS[(step, folder_part)] = own + above if own else above
+    return above
+
+
+def _holder(folder: str, folder_part: str) -> str | None:
+    """``os.path.normpath(os.path.join(folder, folder_part))`` where that is a folder, else
+    None; asked once per (folder, folder part): most probes are of folders that do not exist
+    (an include of ``cuda/std/...`` looked for next to each header and above it).
+
+    A part whose last component is a plain name is a folder only inside a folder: where its
+    parent part is none (asked the same way, so once per folder and parent part), it is none
+    either, without a probe. Most parts asked share their first component (``cuda/``,
+    ``include/``), so a folder is probed once for it instead of once per part: the CUDA 13
+    headers' include graph asked 3,944 parts of folders, 934 distinct first components."""
+    key = (folder, folder_part)
+    holder = _FOLDERS.get(key, _UNASKED)
+    if holder is _UNASKED:
+        parent, last = os.path.split(folder_part)
+        if parent and last not in ("", ".", "..") and _holder(folder, parent) is None:
+            holder = None
+        else:
+            holder = os.path.normpath(os.path.join(folder, folder_part))
+            holder = holder if os.path.isdir(holder) else None
+        _FOLDERS[key] = holder
+    return holder
+
+
+# (folder, folder part of an include name) -> that folder, normalised, where it is one, else
+# None (``_holder``).
+_FOLDERS: dict[tuple[str, str], str | None] = {}
+_UNASKED = ""  # neither a path nor None: a memo's "not asked yet"
