@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from ptxlint.frontends.cxx.guards import FileGuards
 
 TEXT = """\
@@ -68,8 +70,8 @@ def test_directive_scan_from_hash_reads_the_lines_the_joined_reader_reads() -> N
         "\r#if F\n\"#if G\"\n#ifndef H\n#elif I\n#else\n  # endif /* k */\n#endif\n#iff J\n"
         "#if K\n#endif"
     )
-    plain = [(s, e, n, m.group(1), m.group(2)) for s, e, n, m in _plain_conditional_lines(text)]
-    joined = [(s, e, n, m.group(1), m.group(2)) for s, e, n, m in _conditional_lines(text)]
+    plain = [(s, e, m.group(1), m.group(2)) for s, e, m in _plain_conditional_lines(text)]
+    joined = [(s, e, m.group(1), m.group(2)) for s, e, m in _conditional_lines(text)]
     assert plain == joined
     assert [kind for *_, kind, _ in plain] == [
         "if", "ifdef", "ifndef", "elif", "else", "endif", "endif", "if", "endif",
@@ -157,3 +159,35 @@ def test_a_branch_reads_the_same_guards_whichever_branch_was_asked_before() -> N
             assert shared.chain(at) == FileGuards(text).chain(at)
     c = text.index("\nc\n") + 1
     assert alone(c) == (("WIDE", "!(A)", "B", "defined(C)"), ("!(A)", "B", "defined(C)"))
+
+
+def test_a_blocks_size_is_its_lines_from_if_to_endif_wherever_it_stands() -> None:
+    """Each branch's ``block_lines`` is the count of line breaks from its block's ``#if`` line
+    to its ``#endif`` line (``_branches`` counts them only inside blocks), for blocks nested,
+    in a row, after lines outside any block, after an ``#endif`` with no ``#if``, with
+    continued lines among them."""
+    from ptxlint.frontends.cxx.guards import _branches, _directive_lines
+
+    rng = random.Random(36)
+    for trial in range(300):
+        lines = []
+        for _ in range(rng.randint(1, 60)):
+            lines.append(rng.choice(
+                ["#if A", "#ifdef B", "#else", "#elif C", "#endif", "x;", "", "// #if D", "e \\"]
+            ))  # fmt: skip
+        text = "\n".join(lines) + "\n"
+        # every branch's start and its block's size, from each directive's line number
+        expected = set()
+        stack: list[tuple[int, list[int]]] = []  # an open block's #if line, its branch starts
+        for start, after, m in _directive_lines(text):
+            kind = m.group(1)
+            if kind in ("if", "ifdef", "ifndef"):
+                stack.append((text.count("\n", 0, start), [after]))
+            elif kind in ("elif", "else") and stack:
+                stack[-1][1].append(after)
+            elif kind == "endif" and stack:
+                if_line, starts = stack.pop()
+                size = text.count("\n", 0, start) - if_line
+                expected |= {(branch, size) for branch in starts}
+        got = {(b.start, b.block_lines) for b in _branches(text)}
+        assert got == expected, (trial, text)

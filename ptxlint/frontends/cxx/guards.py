@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import operator
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -245,24 +246,37 @@ class Branch(NamedTuple):
     conditions: tuple[str, ...]  # what holds inside the branch
 
 
+_BRANCH_START, _BRANCH_END = operator.itemgetter(0), operator.itemgetter(1)
+
+
 def _branches(text: str, hidden: BlockComments | None = None) -> list[Branch]:
     """Every branch of every #if block, read line by line (continuations joined). The
     condition of an ``#elif``, ``#if``, ``#ifdef`` or ``#ifndef`` is read as
     ``_read_directive`` reads it, here, where each directive of the file passes. ``hidden``:
-    the text's ``block_comments``, where the caller has them."""
+    the text's ``block_comments``, where the caller has them.
+
+    A block's lines are counted from its ``#if`` to its ``#endif`` only: the line breaks
+    between two blocks none encloses (most of a header whose include guard is ``#pragma
+    once``) are never counted, where counting every directive's line number counted all the
+    text up to the last directive."""
     out: list[Branch] = []
     stack: list[_Block] = []
     lines = _directive_lines(text, hidden)
     comment = _COMMENT.sub
-    for start, offset, line_no, m in lines:
+    count = text.count
+    newlines = 0  # line breaks from ``counted`` on, while a block is open
+    counted = 0
+    for start, offset, m in lines:
         kind = m.group(1)
         if kind == "endif":
             if stack:
+                newlines += count("\n", counted, start)
+                counted = start
                 block = stack.pop()
                 branches = block.branches
                 b_start, _, b_conds = branches[-1]
                 branches[-1] = (b_start, start, b_conds)
-                size = line_no - block.if_line
+                size = newlines - block.if_line
                 out += [Branch(b0, b1, size, c) for b0, b1, c in branches]
             continue
         if kind == "else":
@@ -275,7 +289,11 @@ def _branches(text: str, hidden: BlockComments | None = None) -> list[Branch]:
             elif kind == "ifndef":
                 cond = f"!defined({cond})"
         if kind != "elif" and kind != "else":  # if, ifdef, ifndef
-            stack.append(_Block(line_no, [cond], [(offset, -1, (cond,))], []))
+            # a block's size is the line breaks between its #if and its #endif: counted on
+            # from an open block's last #if or #endif, and afresh from an outermost #if
+            newlines = newlines + count("\n", counted, start) if stack else 0
+            counted = start
+            stack.append(_Block(newlines, [cond], [(offset, -1, (cond,))], []))
             continue
         if not stack:
             continue
@@ -301,7 +319,7 @@ def _continued(text: str) -> bool:
 
 def _directive_lines(
     text: str, hidden: BlockComments | None = None
-) -> Iterator[tuple[int, int, int, re.Match[str]]]:
+) -> Iterator[tuple[int, int, re.Match[str]]]:
     """The conditional directives of ``text`` (``_conditional_lines``), outside its block
     comments (``hidden``, read here where the caller has not)."""
     if hidden is None:
@@ -313,19 +331,18 @@ def _directive_lines(
 
 def _conditional_lines(
     text: str, hidden: BlockComments | None = None
-) -> Iterator[tuple[int, int, int, re.Match[str]]]:
+) -> Iterator[tuple[int, int, re.Match[str]]]:
     """The logical lines (continuations joined) that ``_DIRECTIVE`` matches, in text order:
-    (start, start of the next line, physical line number, match), but for those whose `#`
+    (start, start of the next line, match), but for those whose `#`
     lies in one of ``hidden`` (a block comment: no directive). Only lines with a `#` are
     joined and matched: each `#` is found with ``str.find``, not by splitting every line."""
     find = text.find
     n = len(text)
-    newlines = 0  # physical lines before `counted`
-    counted = 0
+    hides = hidden.hides if hidden else None  # (its truth is a Python call: asked once)
     at = find("#")
     while at >= 0:
         start = text.rfind("\n", 0, at) + 1
-        if text[start:at].strip(" \t") or (hidden and hidden.hides(at)):
+        if text[start:at].strip(" \t") or (hides is not None and hides(at)):
             at = find("#", at + 1)  # after code on its line, or commented out: not a directive
             continue
         # the logical line's start: back over continued lines that are blank so far
@@ -347,9 +364,7 @@ def _conditional_lines(
                 end = following
             m = _DIRECTIVE.match(line)
             if m is not None:
-                newlines += text.count("\n", counted, start)
-                counted = start
-                yield start, end + 1, newlines, m
+                yield start, end + 1, m
             at = find("#", end + 1) if end < n else -1
             continue
         at = find("#", at + 1)  # inside a logical line with code before it
@@ -362,32 +377,29 @@ _DIRECTIVE_FROM_HASH = re.compile(r"#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(.
 
 def _plain_conditional_lines(
     text: str, hidden: BlockComments | None = None
-) -> Iterator[tuple[int, int, int, re.Match[str]]]:
+) -> Iterator[tuple[int, int, re.Match[str]]]:
     """``_conditional_lines(text, hidden)`` for a text with no backslash-newline, where every
     physical line is a logical one: one regex scan from `#` to `#`, each kept where only blanks
     precede it on its line (what ``_DIRECTIVE`` anchored at the line's start matches; its
     groups are the same). On the asm-bearing files of the CUDA 13 headers and CUTLASS
     include/ together: 59 ms with the anchored multi-line scan, 20 ms so."""
-    newlines = 0
-    counted = 0
     rfind = text.rfind
+    hides = hidden.hides if hidden else None  # (its truth is a Python call: asked once)
     for m in _DIRECTIVE_FROM_HASH.finditer(text):
         at = m.start()
         start = rfind("\n", 0, at) + 1
         if start != at and text[start:at].strip(" \t"):
             continue  # after code on its line: not a directive
-        if hidden and hidden.hides(at):
+        if hides is not None and hides(at):
             continue  # inside a block comment
-        newlines += text.count("\n", counted, start)
-        counted = start
-        yield start, m.end() + 1, newlines, m
+        yield start, m.end() + 1, m
 
 
 @dataclass
 class _Block:
     """An ``#if`` block still open while a file's directives are read: its branches so far."""
 
-    if_line: int
+    if_line: int  # line breaks before its #if, from where ``_branches`` counts them
     previous: list[str]  # conditions of the #if and #elifs so far
     branches: list[tuple[int, int, tuple[str, ...]]]  # (start, end or -1, conditions)
     negated: list[str]  # ``previous`` negated, made once when an #elif/#else needs them
@@ -436,7 +448,7 @@ def _conditions_around(
     lines = _directive_lines(text, hidden)
     beyond = None  # the first directive past ``offset``
     for line in lines:
-        start, after, _, m = line
+        start, after, m = line
         if start > offset:
             beyond = line
             break
@@ -454,7 +466,7 @@ def _conditions_around(
     # the blocks open at ``offset`` close innermost first: count levels to each one's #endif
     unclosed = level = len(stack)
     if beyond is not None and unclosed:
-        for _, _, _, m in itertools.chain((beyond,), lines):
+        for _, _, m in itertools.chain((beyond,), lines):
             kind = m.group(1)
             if kind in ("if", "ifdef", "ifndef"):
                 level += 1
@@ -521,7 +533,10 @@ class FileGuards:
     def _index(self) -> list[Branch]:
         branches = self._branches
         if branches is None:
-            branches = sorted(_branches(self.text, self.comments), key=lambda b: (b.start, -b.end))
+            # by start, the longer first where two start alike: two stable sorts by C keys
+            branches = _branches(self.text, self.comments)
+            branches.sort(key=_BRANCH_END, reverse=True)
+            branches.sort(key=_BRANCH_START)
             parents: list[int] = []
             depths: list[int] = []
             capped: list[int] = []
