@@ -559,6 +559,89 @@ def test_a_vector_of_refs_is_judged_as_resolving_each_element_gives() -> None:
                 instruction.mnemonic
 
 
+def _dispatched(instruction: PtxInstruction, form: grammar.Form, binding: dict[str, str],
+                resolve: grammar.Resolver, relaxed: bool) -> tuple[list[Any], bool]:
+    """``check_operands`` for an operand list of the form's length, every operand through
+    ``_check_one``'s dispatch."""
+    issues: list[Any] = []
+    for position, (operand, spec) in enumerate(zip(instruction.operands, form.operands,
+                                                   strict=False)):
+        found = operand_check._check_one(instruction, operand, spec, binding, resolve, relaxed,
+                                         position)
+        if found is None:
+            return [], True
+        issues.extend(found)
+    return issues, False
+
+
+def test_a_register_or_immediate_operand_is_checked_as_the_dispatch_checks_it() -> None:
+    """``check_operands`` checks a register or immediate operand under a register or immediate
+    spec without ``_check_one``'s dispatch (a ``%N``'s class read from a ``RefClasses`` list):
+    its issues are the dispatch's, for every exact form of every spelling, relaxed or not, the
+    classes listed or resolved one by one."""
+    compared = 0
+    for classes in _class_lists()[::2]:
+        listed = grammar.RefClasses(classes, _register)
+
+        def one_by_one(operand: PtxOperand, listed: grammar.RefClasses = listed) -> OperandClass:
+            return listed(operand)
+
+        for instruction in _instructions():
+            operands = instruction.operands
+            if instruction.opaque or any(o.kind in ("opaque", "other") for o in operands):
+                continue  # answered before any operand is checked
+            _, exact, _ = grammar._modifier_matches(instruction.opcode, instruction.modifiers)
+            for m in exact:
+                if (m.form.lax_vectors
+                        or not m.form.required_operands <= len(operands) <= len(m.form.operands)):
+                    continue  # answered before any operand is checked
+                for resolve in (listed, one_by_one):
+                    for relaxed in (False, True):
+                        assert operand_check.check_operands(
+                            instruction, m.form, m.binding, resolve, relaxed) == _dispatched(
+                            instruction, m.form, m.binding, resolve, relaxed), instruction
+                        compared += 1
+    assert compared > 1000
+
+
+def _vector_count_by_pattern(count: str, binding: dict[str, str]) -> int | None:
+    """``vector_count`` as three patterns read it for each vector."""
+    if count.isdigit():
+        return int(count)
+    m = re.match(r"([A-Za-z_]\w*)(?:([*/])([0-9]+))?\Z", count)
+    if m is None:
+        return None
+    word = binding.get(m.group(1), "")
+    size = (re.fullmatch(r"[vx]([0-9]+)", word) or re.fullmatch(r"m[0-9]+n([0-9]+)k[0-9]+", word)
+            or re.fullmatch(r"([0-9])d", word))
+    if size is None:
+        return None
+    base = int(size.group(1))
+    if not m.group(2):
+        return base
+    factor = int(m.group(3))
+    if m.group(2) == "*":
+        return base * factor
+    return base // factor if base % factor == 0 else None
+
+
+def test_a_vectors_length_is_what_its_bound_word_says() -> None:
+    """``vector_count`` keeps the length a count and a bound word give: for every vector of
+    every form, each word its count's variable may be bound to (and an unbound or foreign
+    one), the length the count's patterns read."""
+    counts = {each.count for form in grammar.forms() for spec in form.operands
+              for each in (spec, spec.element) if each is not None and each.count}
+    words = {value.word for form in grammar.forms() for slot in form.slots if slot.var
+             for value in slot.values} | {"", "v3", "x16", "m64n7k8", "4d", "u32"}
+    assert any("/" in c for c in counts) and any("*" in c for c in counts)
+    for count in sorted(counts) + ["S*3", "N/3", "7", "", "2S"]:
+        variable = re.match(r"[A-Za-z_]\w*", count)
+        for word in sorted(words):
+            binding = {variable.group(): word} if variable else {}
+            assert grammar.vector_count(count, binding) == _vector_count_by_pattern(
+                count, binding), (count, word)
+
+
 def test_forms_tried_in_turn_share_an_operands_answer_only_where_the_question_is_the_same(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
