@@ -157,14 +157,21 @@ def test_include_lines_and_whole_names_as_the_line_anchored_patterns_read_them()
     assert not prefilter.names_one_of(b"", names)
 
 
-def test_a_name_check_finds_a_whole_name_wherever_one_of_the_names_occurs() -> None:
+@pytest.mark.parametrize("names", [
+    # four groups by their first two bytes (__, _B, C, C$): a pattern per group
+    frozenset({"__A", "__AB", "__ABCDE", "__ABCDF", "__ABX", "_B", "C", "C$", "__AX_1"}),
+    # more groups than that: one pattern of them all
+    frozenset({"__A", "__AB", "__ABCDE", "_B", "C", "C$", "__AX_1", "X_", "E", "BCD"}),
+])
+def test_a_name_check_finds_a_whole_name_wherever_one_of_the_names_occurs(
+    names: frozenset[str],
+) -> None:
     # names that share first bytes to and past the depth the pattern groups them, names that
     # are prefixes of others, and one-byte names: each text of a mix of their pieces is judged
     # as a search for each name with identifier bytes on neither side would judge it
     import itertools
     import re
 
-    names = frozenset({"__A", "__AB", "__ABCDE", "__ABCDF", "__ABX", "_B", "C", "C$", "__AX_1"})
     pieces = [b"__A", b"B", b"CD", b"E", b"F", b"_", b"C", b"$", b" ", b"X", b"_1", b";"]
     words = [re.compile(rb"(?<![\w$])" + re.escape(n.encode()) + rb"(?![\w$])") for n in names]
     judged = 0
