@@ -196,6 +196,19 @@ def test_symlinked_file_and_folder_are_followed(in_tmp: Path) -> None:
     assert paths(discover(["proj"])) == ["proj/lib/k.cu", "proj/main.cu", "proj/one.cu"]
 
 
+def test_a_plain_folder_inside_a_linked_one_is_walked_once_however_it_is_reached(
+    in_tmp: Path,
+) -> None:
+    # "a" is walked first through the link "0_link" (sorted first): its plain subfolder's
+    # real path comes from the link's real path, so the walk of "a" itself meets it as seen
+    write(in_tmp, "root/a/sub/deep/x.cu")
+    write(in_tmp, "root/a/y.cu")
+    os.symlink(in_tmp / "root/a", in_tmp / "root/0_link")
+    result = discover(["root"])
+    assert paths(result) == ["root/0_link/sub/deep/x.cu", "root/0_link/y.cu"]
+    assert not result.errors
+
+
 def test_dangling_symlink_is_a_note_when_walking_and_an_error_when_named(in_tmp: Path) -> None:
     write(in_tmp, "d/ok.cu")
     os.symlink(in_tmp / "d/missing.cu", in_tmp / "d/broken.cu")

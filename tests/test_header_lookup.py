@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint.frontends.cxx import headers
+from ptxlint.frontends.cxx import headers, include_lookup
 
 
 @pytest.fixture(autouse=True)
@@ -187,3 +187,60 @@ def test_a_name_spelled_only_in_a_comment_or_literal_of_a_body_does_not_spread_a
     assert headers.asm_names_through(str(proj / "real.h")) == {"LEAF_TRAP", "REAL_STOP"}
     read = [headers._header(str(proj / name)) for name in ("leaf.h", "words.h", "real.h")]
     assert headers.spread_over([h for h in read if h is not None]) == {"LEAF_TRAP", "REAL_STOP"}
+
+
+@pytest.fixture
+def listing() -> Iterator[None]:
+    """Look-ups answered from folder listings, as while a run's walk goes on."""
+    include_lookup.list_folders(True)
+    yield
+    include_lookup.list_folders(False)
+
+
+def test_look_ups_from_folder_listings_agree_with_a_probe_of_every_candidate(
+    tmp_path: Path, listing: None
+) -> None:
+    deep = _tree(tmp_path)
+    (deep / "to_file.h").symlink_to(tmp_path / "proj" / "src" / "common.h")
+    (deep / "dangling.h").symlink_to(tmp_path / "gone.h")
+    names = [*_NAMES, "to_file.h", "dangling.h", "Local.h", "LOCAL.H"]
+    folders = [deep, deep.parent, deep.parent.parent, tmp_path / "proj", tmp_path / "elsewhere"]
+    expected = {(f, n): _first_file(str(f), n) for f in folders for n in names}
+    for (folder, name), found in expected.items():
+        assert headers.find_header(str(folder), name) == found, (folder, name)
+        if found is not None:  # a link on the way resolved as realpath resolves it
+            assert headers.real_path(found) == os.path.realpath(found)
+    assert expected[deep, "to_file.h"] is not None and expected[deep, "dangling.h"] is None
+
+
+def test_a_folder_that_finds_a_name_in_another_case_is_probed_not_listed(
+    tmp_path: Path, listing: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deep = _tree(tmp_path)
+    # as a case-insensitive file system answers: Local.h is local.h
+    monkeypatch.setattr(os.path, "lexists", lambda path: True)
+    probed: list[str] = []
+    isfile = os.path.isfile
+
+    def counted(path: str) -> bool:
+        probed.append(path)
+        return isfile(path)
+
+    monkeypatch.setattr(os.path, "isfile", counted)
+    assert headers.find_header(str(deep), "local.h") == str(deep / "local.h")
+    assert probed == [str(deep / "local.h")]
+
+
+def test_a_header_created_after_a_walk_is_found_by_a_look_up_that_lists_no_more(
+    tmp_path: Path,
+) -> None:
+    deep = _tree(tmp_path)
+    include_lookup.list_folders(True)
+    try:
+        assert headers.find_header(str(deep), "missing.h") is None  # deep/ listed
+    finally:
+        include_lookup.list_folders(False)
+    (deep / "fresh.h").write_text("")
+    # the language server lints on in the same process: the walk's listing is gone, and a
+    # path never asked is probed
+    assert headers.find_header(str(deep), "fresh.h") == str(deep / "fresh.h")

@@ -349,8 +349,11 @@ class _Walker:
         stack = _ancestor_ignores(absolute) if self.respect_gitignore else []
         self.walk(display, absolute, stack)
 
-    def walk(self, display: str, absolute: str, stack: list[_IgnoreFile]) -> None:
-        real = os.path.realpath(absolute)
+    def walk(
+        self, display: str, absolute: str, stack: list[_IgnoreFile], real: str | None = None
+    ) -> None:
+        """``real``: ``absolute``'s real path, where the caller knows it."""
+        real = os.path.realpath(absolute) if real is None else real
         if real in self.seen_dirs:
             return  # symlink loop, or a folder reached twice
         self.seen_dirs.add(real)
@@ -400,7 +403,10 @@ class _Walker:
         if self.respect_gitignore and _ignored_by_stack(stack, absolute, is_dir):
             return
         if is_dir:
-            self.walk(display, absolute, stack)
+            # a folder that is no link: its real path is its real parent's and its name, as
+            # for a plain file below (no ``lstat`` per component of its path)
+            real = None if entry.is_symlink() else os.path.join(parent_real, entry.name)
+            self.walk(display, absolute, stack, real)
         elif entry.is_symlink():
             self.add_file(display, os.path.realpath(absolute))
         else:
@@ -439,12 +445,21 @@ def discover(
         from ptxlint.frontends.cxx import headers
 
         headers.keep_read_ahead(True)
+    # while a run's walk goes on, its include look-ups read folders' listings (each listed
+    # once), where a file not there cost a probe of the file system
+    listing = isinstance(probe, ReadingProbe)
+    if listing:
+        from ptxlint.frontends.cxx import include_lookup
+
+        include_lookup.list_folders(True)
     try:
         for arg in paths:
             walker.add_argument(arg)
     finally:
         if ahead:
             headers.keep_read_ahead(False)
+        if listing:
+            include_lookup.list_folders(False)
     return Discovery(tuple(walker.files), tuple(walker.skipped), tuple(walker.errors))
 
 

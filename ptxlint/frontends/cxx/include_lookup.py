@@ -6,7 +6,7 @@ and the real path of what it finds."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from ptxlint.frontends.cxx.defines import MAX_ANCESTORS
 
@@ -36,7 +36,9 @@ def real_path(path: str) -> str:
     real = _REALPATHS.get(path)
     if real is None:
         folder, name = os.path.split(path)
-        if folder and name not in ("", ".", "..") and folder != path and not os.path.islink(path):
+        if folder and name not in ("", ".", "..") and folder != path and not _is(
+            path, os.path.islink, os.DirEntry.is_symlink
+        ):
             real = os.path.join(real_path(folder), name)
         else:
             real = os.path.realpath(path)
@@ -64,8 +66,10 @@ def set_include_dirs(folders: Sequence[str]) -> bool:
 
 def forget() -> None:
     """Look again from now on: a run finds its headers as they are when it starts."""
-    for memo in (_FOUND, _RESOLVED, _HOLDERS, _HEIGHTS, _IS_FILE, _REALPATHS, _FOLDERS):
+    for memo in (_FOUND, _RESOLVED, _HOLDERS, _HEIGHTS, _IS_FILE, _REALPATHS, _FOLDERS,
+                 _LISTINGS):
         memo.clear()
+    _HELD[0] = 0
 
 
 def candidates(base: str, name: str) -> Iterator[str]:
@@ -122,7 +126,7 @@ def _found_above(folder: str, name: str, above: int) -> str | None:
         path = holder + leaf
         found = is_file.get(path)
         if found is None:
-            found = is_file[path] = os.path.isfile(path)
+            found = is_file[path] = _is(path, os.path.isfile, os.DirEntry.is_file)
         if found:
             return path
     return None
@@ -219,7 +223,7 @@ def _holder(folder: str, folder_part: str) -> str | None:
             holder = None
         else:
             holder = os.path.normpath(os.path.join(folder, folder_part))
-            holder = holder if os.path.isdir(holder) else None
+            holder = holder if _is(holder, os.path.isdir, os.DirEntry.is_dir) else None
         _FOLDERS[key] = holder
     return holder
 
@@ -228,3 +232,100 @@ def _holder(folder: str, folder_part: str) -> str | None:
 # None (``_holder``).
 _FOLDERS: dict[tuple[str, str], str | None] = {}
 _UNASKED = ""  # neither a path nor None: a memo's "not asked yet"
+
+
+# --------------------------------------------------------------------------- folders listed
+
+def list_folders(on: bool) -> None:
+    """While on, answer look-ups from folder listings (``_is``): a walk of the tree is under
+    way, which takes the tree as it is when walked; off, forget the listings (a process that
+    lints on, as the language server does, sees a header created since)."""
+    _LISTING[0] = on
+    if not on:
+        _LISTINGS.clear()
+        _HELD[0] = 0
+
+
+_LISTING = [False]
+if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+    # a pool's worker, forked while the walk goes on, may outlive it: it probes each path
+    os.register_at_fork(after_in_child=lambda: list_folders(False))
+
+
+# A folder -> its entries by name, listed once per walk (``_is``); None where it cannot be
+# listed, holds more than ``MAX_LISTED`` entries, may find a name in another case, or the
+# listings already hold ``MAX_LISTINGS_HELD`` entries in all.
+_LISTINGS: dict[str, dict[str, os.DirEntry[str]] | None] = {}
+MAX_LISTED = 10_000
+MAX_LISTINGS_HELD = 200_000
+_HELD = [0]  # entries held in ``_LISTINGS``
+
+
+def _is(path: str, probe: Callable[[str], bool], kind: Callable[[os.DirEntry[str]], bool]) -> bool:
+    """``probe(path)`` (``os.path.isfile``, ``isdir`` or ``islink``), answered from the
+    listing of the folder that holds ``path`` (``kind`` of its entry; none: False) while a
+    walk lists folders (``list_folders``), where that folder can be listed and ``path``'s last
+    component names an entry only as spelled.
+
+    Most look-ups ask for a name that is not there (an include looked for next to each
+    header and in the folders above it), and a ``stat`` that finds nothing costs the most on
+    layered file systems; a folder is listed once instead, and a listing's entry tells a
+    file, a folder and a link apart without a system call (but for a link, which is
+    followed). The CUDA 13 headers' prefilter: 3,744 ``stat`` (1,715 finding nothing) and
+    2,839 ``lstat`` calls became 134 listings, 133 ``lstat`` calls (a listed folder's case,
+    ``_listed``) and 10 ``stat`` calls; the system CPU of a walk that asks the prefilter of
+    each file went 0.15-0.18 s -> 0.11-0.14 s."""
+    folder, name = os.path.split(path)
+    if not _LISTING[0] or not _plain(name):
+        return probe(path)
+    listing = _LISTINGS.get(folder, _UNLISTED)
+    if listing is _UNLISTED:
+        listing = _LISTINGS[folder] = _listed(folder)
+    if listing is None:
+        return probe(path)
+    entry = listing.get(name)
+    if entry is None:
+        return False
+    try:
+        return kind(entry)
+    except OSError:
+        return probe(path)
+
+
+_UNLISTED: dict[str, os.DirEntry[str]] = {}  # the memo's "not listed yet"
+
+
+def _plain(name: str) -> bool:
+    """Whether ``name`` names a folder's entry only as spelled, whatever the platform: ASCII
+    (no Unicode normalisation), and none of Windows' short names (``~``), streams (``:``) or
+    trailing dots and blanks."""
+    return (
+        bool(name) and name.isascii() and name not in (".", "..")
+        and "~" not in name and ":" not in name and name[-1] not in ". "
+    )
+
+
+def _listed(folder: str) -> dict[str, os.DirEntry[str]] | None:
+    """``folder``'s entries by name, where it can be listed and finds names only in the case
+    they are spelled in (a case-insensitive folder finds an entry's name with its letters'
+    case swapped: one probe tells), else None."""
+    room = min(MAX_LISTED, MAX_LISTINGS_HELD - _HELD[0])
+    try:
+        with os.scandir(folder or os.curdir) as entries:
+            listing: dict[str, os.DirEntry[str]] = {}
+            for entry in entries:
+                listing[entry.name] = entry
+                if len(listing) > room:
+                    return None
+    except OSError:
+        return None
+    for name in listing:
+        swapped = name.swapcase()
+        if swapped != name and _plain(name):
+            # two entries one case apart: the folder tells case apart
+            if swapped not in listing and os.path.lexists(os.path.join(folder, swapped)):
+                return None
+            break
+    # (no name with a letter: a name with one matches nothing in any case)
+    _HELD[0] += len(listing)
+    return listing
