@@ -96,3 +96,75 @@ def test_written_refs() -> None:
     assert refs("shfl.sync.up.b32 %0|p, %1, 1, 0, -1;") == [{0}]
     assert refs("tcgen05.ld.red.sync.aligned.32x32b.x2.u32.min {%0, %1}, %2, [%3];") == [{0, 1, 2}]
     assert refs("call (%0), f, (%1);") == [None]
+
+
+def test_spellings_with_one_ordering_share_the_effects_it_gives() -> None:
+    """An entry of the table with an ordering applied is a function of the two: spellings of a
+    family that differ in words the ordering ignores get one object, and every spelling's
+    effects are the entry with its ordering applied, made afresh."""
+    from dataclasses import replace
+
+    from ptxlint.ptx import effects
+
+    spellings = [("ld", ("global", "acquire", "gpu", "u32")),
+                 ("ld", ("acquire", "gpu", "global", "v4", "b64")),
+                 ("ld", ("relaxed", "sys", "shared", "f32")), ("ld", ("volatile", "u8")),
+                 ("st", ("release", "cta", "global", "b32")), ("st", ("global", "u16")),
+                 ("atom", ("add", "acq_rel", "cluster", "u32")), ("red", ("or", "b64")),
+                 ("fence", ("sc", "gpu")), ("mbarrier", ("try_wait", "relaxed", "cta", "b64")),
+                 ("barrier", ("cluster", "arrive", "relaxed")), ("add", ("u32",))]
+    effects._LOOKED_UP.clear()
+    effects._ORDERED.clear()
+    found = [lookup(opcode, modifiers) for opcode, modifiers in spellings]
+    assert found[0] is found[1] and found[0] is not found[2]
+    for (opcode, modifiers), got in zip(spellings, found, strict=True):
+        entry = effects._table_lookup(opcode, modifiers)
+        order = effects.ordering(opcode, modifiers)
+        assert entry is not None and got is not None, opcode
+        expected = effects._with_ordering(entry, None)
+        if order is not None:
+            side = entry.side_effect or (order.kind == "load" and bool(entry.memory)
+                                         and order.strong)
+            orders = entry.orders_memory
+            if order.acquires or order.releases:
+                orders = True
+            elif order.kind == "barrier":
+                orders = False
+            plain = order.kind in ("load", "store", "atomic") and not entry.memory
+            expected = entry if plain else replace(entry, side_effect=side,
+                                                   orders_memory=orders, ordering=order)
+        assert got == expected, (opcode, modifiers)
+    acquiring, releasing = found[0], found[4]
+    assert acquiring is not None and acquiring.ordering is not None
+    assert releasing is not None and releasing.ordering is not None
+    assert acquiring.ordering.acquires and releasing.ordering.releases
+
+
+def test_a_vectors_destinations_are_its_registers_one_by_one() -> None:
+    """The written operands of an instruction are its written operands flattened (vector and
+    pair elements one by one, addresses left out), whether a vector's parts are plain
+    registers (taken whole) or nest an address, a pair or a vector, or a comment inside the
+    vector spells one."""
+    from ptxlint.ptx import effects
+
+    vectors = ["{%0, %1, %2, %3}", "{%0,%1,  %2 , %3}", "{%0, [%1], %2, %3}", "{%0|%1, %2, %3, %4}",
+               "{%0, {%1, %2}, %3}", "{%0, /* [x] | {y} */ %1, %2, %3}", "{r1, _, %2, 1}",
+               "{%0, %1, %2, %3} // [z]", "{%0}"]
+    texts = [f"ld.global.v4.u32 {vector}, [%9];" for vector in vectors]
+    texts += [f"mov.b64 {vector}, %9;" for vector in vectors]
+    texts += ["wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, %4, %5, p, "
+              "1, 1, 1, 1;", "setp.eq.u32 %0|%1, %2, 0;", "add.u32 %0, %1, %2;"]
+    compared = 0
+    for text in texts:
+        for extended, syntax in ((True, "gnu"), (False, "gnu"), (False, "llvm")):
+            spelled = text.replace("%", "$") if syntax == "llvm" else text
+            for instruction in parse_template(spelled, extended, syntax).instructions:
+                positions = effects._grammar_written(instruction)
+                if positions is None or instruction.opaque:
+                    continue
+                expected = [leaf for p in positions if p < len(instruction.operands)
+                            for leaf in effects._flatten_destination(instruction.operands[p])
+                            if leaf.kind != "address"]
+                assert effects._written_operands(instruction) == tuple(expected), spelled
+                compared += 1
+    assert compared >= 2 * len(vectors)
