@@ -550,9 +550,13 @@ def asm_names_of_file(path: str, data: bytes) -> frozenset[str]:
     header too, so one sketch per file and process serves both questions, where the file's
     include lines were searched and resolved again for its own (the CUDA 13 headers: 1,497
     of the 1,681 files asked were sketched already; CUTLASS include/: 568 of 742), and a file
-    asked before any file includes it is not read again when one does (77 and 71 files).
-    Where the file's real path is not its absolute path (a link on the way: its includes are
-    resolved from the folder it is named in) or its sketch found no include, it is asked as
+    asked before any file includes it is not read again when one does (77 and 71 files);
+    the question's CPU, each tree's files asked in the walk's order (3 runs each, 2 busy
+    cores): 0.376-0.387 s -> 0.317-0.361 s and 0.166-0.171 s -> 0.152-0.158 s. A file read
+    whole before it is asked (a macro table's header) answers from its includes as
+    ``collect`` read them: a superset of what they bring all the same. Where the file's real
+    path is not its absolute path (a link on the way: its includes are resolved from the
+    folder it is named in) or its sketch found no include, it is asked as
     ``asm_names_in_reach`` asks."""
     absolute = os.path.abspath(path)
     real = real_path(absolute)
