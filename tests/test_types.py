@@ -1757,3 +1757,126 @@ def test_a_comment_beside_an_operand_value_is_typed_as_the_value_from_the_file_s
         ("float", "floating", 4),
     ]
     assert made[0]._alone == {}  # every value was found in the file's tree
+
+
+_SPLIT_LISTS_SOURCE = """typedef unsigned short T;
+__device__ void f(T a, int b, T& c, long d) { asm("" :: "h"(a), "r"(b), "h"(c), "l"(d)); }
+__device__ void f2(long a) { asm("" :: "l"(a)); }
+__device__ void g(long d, T& c,
+                  int b, T a) { asm("" :: "h"(a), "r"(b), "h"(c), "l"(d)); }
+__device__ void h(T a, int b, long a) { asm("" :: "h"(a), "r"(b)); }
+template <class T> __device__ void t(long d, T a, int b) { asm("" :: "h"(a), "r"(b), "l"(d)); }
+__device__ void m(int b, T a /* c */, short c) { asm("" :: "h"(a), "r"(b), "h"(c)); }
+__device__ void n(int b, T a, void (*p)(int, long)) { asm("" :: "h"(a), "r"(b), "l"(p)); }
+"""
+
+
+def test_a_parameter_list_is_read_from_its_text_with_a_node_only_for_a_new_declaration(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # g and h spell lists of new texts whose every parameter was read before under the same
+    # template parameters: their entries are found from the text split at its commas, in
+    # order (h's first `a` wins), and no node of theirs is looked at; t's parameters are
+    # other declarations under its own T, and m's comment and n's parentheses keep the walk
+    # over the list's nodes. Each types as the list read node by node does.
+    from ptxlint.frontends.cxx import declaration_index
+
+    looked: list[str] = []  # the kind of each parameter node looked at
+
+    class Looking(frozenset):  # type: ignore[type-arg]
+        def __contains__(self, kind: object) -> bool:
+            looked.append(str(kind))
+            return super().__contains__(kind)
+
+    parsed, calls = _typing_calls(_SPLIT_LISTS_SOURCE)
+    monkeypatch.setattr(
+        declaration_index, "VALUE_PARAMETERS", Looking(declaration_index.VALUE_PARAMETERS)
+    )
+    resolver = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    got = []
+    nodes_looked_at = []
+    for statement, operands in _by_statement(calls):
+        before = len(looked)
+        got.append([shape(t) for t in resolver.resolve_operands(operands, statement)])
+        nodes_looked_at.append(len(looked) - before)
+    short, int_, long = ("unsigned short", "integer", 2), ("int", "integer", 4), ("long", "integer", 8)
+    assert got[2] == got[0] == [short, int_, short, long]
+    assert got[3] == [short, int_]
+    assert got[4] == [None, int_, long]
+    assert got[5][0] == short and got[6][:2] == [short, int_]
+    # f, f2 and t: a node for each new declaration; g, h: none; m, n: every node of the
+    # list (m's comment is one), and the new declaration's once more as it is read
+    assert nodes_looked_at == [4, 1, 0, 0, 3, 5, 4]
+    monkeypatch.undo()
+    alone = [
+        [shape(TypeResolver(parsed.text, parsed.tree, parsed.data).resolve(*c)) for c in calls]
+        for calls in [[c for c in calls if c[2] is st] for st, _ in _by_statement(calls)]
+    ]
+    assert got == alone
+
+
+def test_a_parameter_list_is_split_only_where_its_commas_are_its_parameters_own() -> None:
+    from ptxlint.frontends.cxx.declaration_index import split_parameters
+
+    assert split_parameters(b"(int a,\n  T& b , long c = 1,int* d)") == [
+        b"int a", b"T& b", b"long c = 1", b"int* d",
+    ]
+    for text in [
+        b"int a", b"(int a, ...)", b"(int a /* x */, T& b)", b"(int a, // x\n T& b)",
+        b"(int a,\n#if X\n T& b\n#endif\n)", b"(int a, A<T, U> b)", b"(int a, int d[2])",
+        b"(int a, void (*f)(int, long))", b'(int a, char c = \',\')', b"(int a, \\\n T& b)",
+        "(int a, T& \u00e9)".encode(),
+    ]:
+        assert split_parameters(text) is None, text
+
+
+_TEMPLATE_TEXTS_SOURCE = """typedef unsigned short T;
+template <class T, int N> struct A { __device__ void f(T x, int y) { asm("" :: "r"(x), "r"(y), "n"(N)); } };
+template <class T, int N> struct B { __device__ void f(T x, int y) { asm("" :: "r"(x), "r"(y), "n"(N)); } };
+template <class U, int N> struct C { __device__ void f(T x, int y) { asm("" :: "h"(x), "r"(y), "n"(N)); } };
+template <template <class> class T, int N> struct D { __device__ void f(T x) { asm("" :: "r"(x), "n"(N)); } };
+"""
+
+
+def test_template_parameter_lists_of_one_text_name_the_same_types_and_keep_their_values() -> None:
+    # the type parameter names of a template are read once per text of its list: A's and
+    # B's T hide the typedef, C's U does not, D's template template parameter T does; the
+    # value parameter N is each template's own
+    parsed, calls = _typing_calls(_TEMPLATE_TEXTS_SOURCE)
+    resolver = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    got = [
+        [shape(t) for t in resolver.resolve_operands(operands, statement)]
+        for statement, operands in _by_statement(calls)
+    ]
+    short, int_ = ("unsigned short", "integer", 2), ("int", "integer", 4)
+    assert [answers[0] for answers in got] == [None, None, short, None]
+    assert [answers[-1] for answers in got] == [int_] * 4
+    assert len(resolver._template_texts) == 3
+    alone = [
+        [shape(TypeResolver(parsed.text, parsed.tree, parsed.data).resolve(*c)) for c in calls]
+        for calls in [[c for c in calls if c[2] is st] for st, _ in _by_statement(calls)]
+    ]
+    assert got == alone
+
+
+def test_a_block_s_names_leave_the_parameters_of_other_functions_of_its_list_alone() -> None:
+    # the functions of one parameter list share what hides a parameter file-wide (a macro of
+    # its name) but not what one function's block declares
+    source = """#define q 1
+__device__ void f(int p, short q) { asm("" :: "r"(p), "h"(q)); }
+__device__ void g(int p, short q) { { long p = 0; asm("" :: "l"(p), "h"(q)); } }
+__device__ void h(int p, short q) { asm("" :: "r"(p), "h"(q)); }
+"""
+    parsed, calls = _typing_calls(source)
+    resolver = TypeResolver(parsed.text, parsed.tree, parsed.data)
+    got = [
+        [shape(t) for t in resolver.resolve_operands(operands, statement)]
+        for statement, operands in _by_statement(calls)
+    ]
+    int_, long = ("int", "integer", 4), ("long", "integer", 8)
+    assert got == [[int_, None], [long, None], [int_, None]]
+    alone = [
+        [shape(TypeResolver(parsed.text, parsed.tree, parsed.data).resolve(*c)) for c in calls]
+        for calls in [[c for c in calls if c[2] is st] for st, _ in _by_statement(calls)]
+    ]
+    assert got == alone

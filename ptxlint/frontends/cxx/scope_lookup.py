@@ -19,7 +19,6 @@ from ptxlint.frontends.cxx.c_types import (
     SCALAR_NAMES,
     STATEMENT_SCOPES,
     STD_SCOPES,
-    VALUE_PARAMETERS,
     Entry,
     Node,
     Scope,
@@ -40,7 +39,11 @@ from ptxlint.frontends.cxx.c_types import (
     split_qualified,
     trailing_type,
 )
-from ptxlint.frontends.cxx.declaration_index import DeclarationIndex, NamePlan
+from ptxlint.frontends.cxx.declaration_index import (
+    DeclarationIndex,
+    NamePlan,
+    template_value_parameters,
+)
 from ptxlint.frontends.cxx.expression_types import deduced_type
 from ptxlint.frontends.syntax_tree import shared_parent
 
@@ -256,15 +259,20 @@ class ScopeLookup(DeclarationIndex):
                 continue
             if kind in FUNCTION_SCOPES:
                 single = self._parameters_of(scope)
-                names = single.keys()
-                taken = (names & self._macros) | (names & BUILTIN_VARIABLES.keys())
+                known = self._parameter_answers.get(id(single))
+                if known is None:
+                    # the names no chain of this table's functions types as parameters: a
+                    # macro or a built-in variable (the file's, so once per table)
+                    names = single.keys()
+                    hidden = (names & self._macros) | (names & BUILTIN_VARIABLES.keys())
+                    known = self._parameter_answers[id(single)] = ({}, frozenset(hidden))
+                answers, taken = known
                 for block in blocks:
                     if block:
-                        taken |= names & block.keys()
-                answers = self._parameter_answers.get(id(single))
-                if answers is None:
-                    answers = self._parameter_answers[id(single)] = {}
-                plan = (single, answers, frozenset(taken) if taken else _NOTHING)
+                        shadowed = single.keys() & block.keys()
+                        if shadowed:
+                            taken = taken | shadowed
+                plan = (single, answers, taken if taken else _NOTHING)
             break
         self._name_plans[key] = plan
         return plan
@@ -315,7 +323,7 @@ class ScopeLookup(DeclarationIndex):
         cached = self._template_values.get(node.id)
         if cached is None:
             cached = {}
-            for param in self._templates(node)[1]:
+            for param in template_value_parameters(node):
                 decl = param.child_by_field_name("declarator")
                 found = declarator_name(decl)
                 if found is not None:
@@ -358,7 +366,9 @@ class ScopeLookup(DeclarationIndex):
                 if cached is not None:
                     self._parameters[node.id] = cached
                     return cached
-        cached = self._list_entries(params, node) if params is not None else {}
+        cached = {}
+        if params is not None:
+            cached = self._list_entries(params, self._template_names_at(node))
         self._parameters[node.id] = cached
         if key is not None and params is not None and key not in self._shared_parameters:
             self._shared_parameters[key] = self._share(cached, node)
@@ -373,32 +383,6 @@ class ScopeLookup(DeclarationIndex):
             return node.child_by_field_name("parameters")
         own = own_function_declarator(node.child_by_field_name("declarator"))
         return own.child_by_field_name("parameters") if own is not None else None
-
-    def _list_entries(self, params: Node, node: Node) -> dict[str, Entry]:
-        """The entries of parameter list ``params`` of ``node`` by name (``_parameter_table``):
-        a parameter of the same text under the same template parameters has the same name and
-        type, so its first entry serves it (see ``_parameter_entries``)."""
-        table: dict[str, Entry] = {}
-        templates = self._template_names_at(node)
-        source = self._bytes
-        known = self._parameter_entries
-        for param in params.named_children:
-            if param.type not in VALUE_PARAMETERS:
-                continue
-            text = source[param.start_byte : param.end_byte]
-            named_entry = known.get((text, templates))
-            if named_entry is None:
-                declarator = param.child_by_field_name("declarator")
-                found = declarator_name(declarator)
-                if found is None:
-                    continue
-                spec = param.child_by_field_name("type")
-                named_entry = (_text(found), Entry(found.end_byte, declarator, spec, True))
-                if b"{" not in text and not param.has_error:
-                    known[(text, templates)] = named_entry
-            # the first parameter of a name wins, as the linear scan found it first
-            table.setdefault(*named_entry)
-        return table
 
     # ----------------------------------------------------------------- a function's own names
 
@@ -456,7 +440,7 @@ class ScopeLookup(DeclarationIndex):
         ``params`` is the list it reads, else read on its own."""
         if self._parameter_list(scope.node) == params:
             return self._parameters_of(scope)
-        return self._list_entries(params, scope.node)
+        return self._list_entries(params, self._template_names_at(scope.node))
 
     def _share(self, table: dict[str, Entry], node: Node) -> SharedParameters | None:
         """``table`` for the lists of the same text, or None where a parameter's type may
@@ -510,7 +494,7 @@ class ScopeLookup(DeclarationIndex):
             current = shared_parent(parents, current, key)
         for current, key in zip(reversed(climbed), reversed(ids), strict=True):
             if current.type == "template_declaration":
-                names = names | self._templates(current)[0]
+                names = names | self._templates(current)
             known[key] = names
         return names
 
@@ -608,7 +592,7 @@ class ScopeLookup(DeclarationIndex):
             names = frozenset()
             for scope in chain:
                 if scope is not None and scope.kind == "template_declaration":
-                    names = names | self._templates(scope.node)[0]
+                    names = names | self._templates(scope.node)
             self._chain_templates[key] = names
         return names
 
