@@ -154,58 +154,77 @@ _POSITIONAL_KINDS: tuple[frozenset[str], ...] = (
 )
 
 
+# Which of _POSITIONAL_KINDS a word is of (they share no word).
+_KIND_OF: dict[str, int] = {word: k for k, kind in enumerate(_POSITIONAL_KINDS) for word in kind}
+
+
 def _misordered(taken: list[tuple[int, str]]) -> list[int]:
     """Modifier indices that break the slot order within a kind; ``taken`` lists, in slot
-    order, the index of the modifier each slot took and its word."""
-    out: list[int] = []
-    for kind in _POSITIONAL_KINDS:
-        last = -1
-        for index, word in taken:
-            if word not in kind:
-                continue
-            if index < last:
-                out.append(index)
-            last = max(last, index)
-    return out
+    order, the index of the modifier each slot took and its word. One pass over ``taken``
+    (a word's kind looked up), the indices listed kind by kind."""
+    last = [-1] * len(_POSITIONAL_KINDS)
+    found: list[tuple[int, int]] | None = None  # (kind, index), in the order met
+    for index, word in taken:
+        k = _KIND_OF.get(word)
+        if k is None:
+            continue
+        if index < last[k]:
+            if found is None:
+                found = []
+            found.append((k, index))
+        else:
+            last[k] = index
+    if found is None:
+        return []
+    return [index for k in range(len(_POSITIONAL_KINDS)) for kind, index in found if kind == k]
 
 
 def _match_modifiers(form: Form, modifiers: tuple[str, ...]) -> _Match:
-    match = _Match(form, need=form.need)
-    taken = [False] * len(modifiers)
-    last = -1
-    for k in range(form.head):
-        if k >= len(modifiers) or modifiers[k] != form.slots[k].values[0].word:
-            match.missing.append(form.slots[k])
-            match.unused = list(range(len(modifiers)))
-            return match
-        taken[k] = True
-        last = k
+    """How ``form``'s slots take ``modifiers``: its head slots the first words in order, then
+    each other slot the first word not taken that it lists (after the last one taken, in an
+    ``ordered`` form). Worked out in locals and made into one ``_Match`` at the end, the
+    positional kinds' order checked in one pass (``_misordered``): a spelling met the first
+    time matches every candidate form (CUTLASS's include/ 2,096 times). Working out the
+    spellings of CUTLASS's include/ from cold memos (its families compiled): 189 M -> 166 M
+    instructions (cachegrind); the CUDA 13 headers' 222 M -> 205 M."""
+    slots = form.slots
+    count = len(modifiers)
+    head = form.head
+    for k in range(head):
+        if k >= count or modifiers[k] != slots[k].values[0].word:
+            return _Match(form, {}, form.need, list(range(count)), [slots[k]], [])
+    taken = [True] * head + [False] * (count - head)
+    last = head - 1
+    binding: dict[str, str] = {}
+    need = form.need
+    missing: list[Slot] = []
     took: list[tuple[int, str]] = []
     ordered = form.ordered
-    for slot in form.slots[form.head:]:
-        found = False
+    positional = form.positional
+    for slot in slots[head:]:
         by_word = slot.by_word
-        for i, word in enumerate(modifiers):
-            if taken[i] or (ordered and i < last):
+        for i in range(last if ordered and last > 0 else 0, count):
+            if taken[i]:
                 continue
+            word = modifiers[i]
             value = by_word.get(word)
             if value is None:
                 continue
             taken[i] = True
-            found = True
             last = i
-            took.append((i, word))
+            if positional:
+                took.append((i, word))
             if slot.var:
-                match.binding[slot.var] = word
+                binding[slot.var] = word
             if value.need is not None:
-                match.need = match.need.join(value.need)
+                need = need.join(value.need)
             break
-        if not found and not slot.optional:
-            match.missing.append(slot)
-    match.unused = [i for i, t in enumerate(taken) if not t]
-    if form.positional:
-        match.misordered = _misordered(took)
-    return match
+        else:
+            if not slot.optional:
+                missing.append(slot)
+    unused = [] if all(taken) else [i for i, t in enumerate(taken) if not t]
+    misordered = _misordered(took) if positional else []
+    return _Match(form, binding, need, unused, missing, misordered)
 
 
 @lru_cache(maxsize=16384)
