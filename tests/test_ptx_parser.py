@@ -665,3 +665,26 @@ def test_scan_skips_named_and_escaped_percents_whole(text: str, problems: list[s
     assert [i.opcode for i in t.instructions] == ["mov", "add"]
     assert [(b.char, b.depth) for b in t.braces] == [("{", 1), ("}", 1)]
     assert [p.message for p in t.problems] == problems
+
+
+def test_the_scan_meets_each_structure_character_in_text_order() -> None:
+    """The statement scan meets the braces, semicolons and brackets found one character kind
+    at a time (``str.find``) in text order, exactly where one pattern of them all matches;
+    in extended asm that spells ``%%`` or ``%[name]``, those tokens are skipped whole, a
+    bracket of theirs included. Random texts of mostly structure characters and percents."""
+    import re
+
+    from ptxlint.ptx import parser
+
+    rng = random.Random(23)
+    alphabet = ["{", "}", ";", "[", "]", "%", "%%", "%[a]", "%[", "]", "a", " ", "\n", "%0"]
+    for _ in range(3000):
+        masked = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 30)))
+        assert parser._structure(masked) == [m.start() for m in re.finditer(r"[{};\[\]]",
+                                                                            masked)], masked
+        expected, pos = [], 0
+        while (m := re.compile(r"[{};\[\]]|%(?:%|\[[\w$]*\]?)").search(masked, pos)):
+            if masked[m.start()] != "%":
+                expected.append(m.start())
+            pos = m.end()
+        assert parser._percent_scan(masked) == expected, masked
