@@ -408,7 +408,10 @@ class DeclarationIndex:
         What it buys: CUTLASS's GMMA headers spell lists of new texts made mostly of
         parameters read before (``uint32_t & d17``), each of which cost a node, its kind and
         its span: typing CUTLASS's include/ reads 511 of its 539 lists of a new text from
-        the text, and 2,708 of their 19,155 parameters from a node."""
+        the text, and 2,708 of their 19,155 parameters from a node. With the template names
+        kept per text (``_templates``) and the hidden names per table (``_name_plan``), its
+        typing went from 1,969 to 1,940 million instructions (the CUDA 13 headers': 1,516 to
+        1,498 million; extraction, then every type read, under cachegrind)."""
         table: dict[str, Entry] = {}
         known = self._parameter_entries
         source = self._bytes
