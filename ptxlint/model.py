@@ -409,6 +409,8 @@ class _OperandSlots:
     read."""
 
     __slots__ = ("_types", "_at")
+    _types: OperandTypes
+    _at: Place
 
 
 @dataclass(frozen=True, slots=True)
@@ -552,11 +554,13 @@ def expression_start(operand: Operand) -> int:
 def expressions(operands: Sequence[Operand]) -> list[tuple[str, int]]:
     """(``expression``, ``expression_span.start``) of each of ``operands``, without making a
     span still to be made: what typing reads of every operand, in one call a statement."""
-    place_of = _O_AT.__get__
     pairs = []
     for operand in operands:
+        # a plain attribute read, which the interpreter specializes for a slot: a call of
+        # the slot's ``__get__`` parses its arguments (typing's top C function on the GMMA
+        # headers)
         try:
-            offsets, base = place_of(operand, Operand)
+            offsets, base = operand._at
         except AttributeError:  # made with its spans
             start = operand.expression_span.start
         else:
