@@ -609,6 +609,13 @@ def main() -> int:
         if args.cores > len(allowed):
             parser.error(f"--cores {args.cores}: only {len(allowed)} cores are available")
         os.sched_setaffinity(0, allowed[: args.cores])
+    # a mistyped path would be measured as an empty tree: a row of 0 MB and a ratio of nothing
+    given = [t for t in (args.cuda, args.cutlass, *args.trees) if t]
+    missing = [t for t in given if not os.path.isdir(t)]
+    if missing:
+        parser.error(f"not a folder: {', '.join(missing)}")
+    if args.flashinfer and not os.path.exists(args.flashinfer):
+        parser.error(f"--flashinfer {args.flashinfer}: no such file or folder")
     compile_bytecode()
     warm_up()
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
