@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import lint_text
+from tests.test_deduced_forms import ptx004_messages
 from tests.test_types import check, resolve, shape
 
 # (operand, declarations, the type C++ gives the operand)
@@ -131,13 +131,7 @@ def test_initialiser_names_are_looked_up_where_the_initialiser_is() -> None:
 
 
 def _ptx004(declaration: str, constraint: str) -> list[str]:
-    source = (
-        "__global__ void k(unsigned* out) {\n"
-        f"  {declaration}\n"
-        f'  asm volatile("mov.b32 %0, %1;" : "=r"(out[0]) : "{constraint}"(v));\n'
-        "}\n"
-    )
-    return [f.message for f in lint_text(source, select=("PTX004",))]
+    return ptx004_messages("", declaration, "v", constraint)
 
 
 def test_constraint_size_rule_sees_a_double_declared_auto() -> None:

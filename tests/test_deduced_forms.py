@@ -112,7 +112,9 @@ def test_range_for_variable_over_mixed_list_pointer_or_class_stays_untyped(opera
     assert resolve(RANGE_SOURCE, operand) is None
 
 
-def _ptx004(prelude: str, declaration: str, value: str, constraint: str) -> list[str]:
+def ptx004_messages(prelude: str, declaration: str, value: str, constraint: str) -> list[str]:
+    """PTX004's messages on ``value`` passed under ``constraint`` in a kernel that declares
+    ``declaration`` just before the asm, after ``prelude`` at file scope."""
     source = (
         f"{prelude}\n"
         "__global__ void k(unsigned* out) {\n"
@@ -129,15 +131,13 @@ def _ptx004(prelude: str, declaration: str, value: str, constraint: str) -> list
         ("__device__ auto wide(int) -> unsigned long long;", "", "wide(1)"),
         ("__device__ auto wide() { return 1ull; }", "", "wide()"),
         ("", "", "uint64_t{1}"),
-        ("", "double vals[2];", "x"),
+        ("", "double vals[2]; for (auto x : vals)", "x"),
     ],
 )
 def test_constraint_size_rule_sees_64_bit_values_of_each_form(
     prelude: str, declaration: str, value: str
 ) -> None:
-    if value == "x":
-        declaration += " for (auto x : vals)"
-    found = _ptx004(prelude, declaration, value, "r")
+    found = ptx004_messages(prelude, declaration, value, "r")
     assert len(found) == 1
 
 
@@ -147,12 +147,10 @@ def test_constraint_size_rule_sees_64_bit_values_of_each_form(
         ("__device__ auto narrow(int) -> uint32_t;", "", "narrow(1)"),
         ("__device__ auto narrow() { return 1u; }", "", "narrow()"),
         ("", "", "uint32_t{1}"),
-        ("", "unsigned vals[2];", "x"),
+        ("", "unsigned vals[2]; for (auto x : vals)", "x"),
     ],
 )
 def test_constraint_size_rule_is_silent_on_32_bit_values_of_each_form(
     prelude: str, declaration: str, value: str
 ) -> None:
-    if value == "x":
-        declaration += " for (auto x : vals)"
-    assert _ptx004(prelude, declaration, value, "r") == []
+    assert ptx004_messages(prelude, declaration, value, "r") == []
