@@ -1,5 +1,6 @@
 """PTX301's plan of a template (which operand is the base of which access) follows register
-copies only where an address names a register: the plan is the one that follows them always."""
+copies only where an address names a register, and reads each address's words once: the plan is
+the one that follows them always and walks every address in full."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ def _followed_always(ptx: PtxTemplate) -> tuple[object, ...]:
     converted = ptx301._converted_in_template(ptx)
     plan = []
     for use in (u for found in uses_of for u in found):
-        found = ptx301._address_operand(use, origins)
+        # every word of the address, walked in full (the plan reads them through ``_leaves``)
+        found = ptx301._address_operand(list(ptx301._words(use.operand)), origins)
         if found is not None and found[0] not in converted:
             plan.append((use, found[0], found[1]))
     return tuple(plan)
