@@ -197,3 +197,54 @@ def test_value_flow_finds_the_function_of_a_statement_deep_inside_if_blocks() ->
     findings = lint_source(SourceFile("deep.cu", text), instantiate(load_rules().rules),
                            RuleContext()).findings
     assert "PTX301" in {f.rule for f in findings}  # a global pointer given to .shared
+
+
+def _climbed_functions(node):  # noqa: ANN001, ANN202
+    """The innermost function definition at or above ``node``, and it again unless a lambda
+    lies between (``host_code.enclosing_function``), by parent steps."""
+    lambda_between = False
+    current = node
+    while current is not None:
+        if current.type == "function_definition":
+            return current, (None if lambda_between else current)
+        if current.type == "lambda_expression":
+            lambda_between = True
+        current = current.parent
+    return None, None
+
+
+_LAMBDAS = """
+__device__ void outer(int* p) {
+  auto f = [&](int v) {
+    struct Local { __device__ void method(int w) { asm("mov.u32 %0, %1;" : "=r"(w) : "r"(w)); } };
+    asm volatile("add.u32 %0, %0, 1;" : "+r"(v));
+    auto g = [](int u) { asm("mov.u32 %0, 0;" : "=r"(u)); };
+  };
+  asm("membar.gl;");
+}
+auto top = [](int x) { asm("mov.u32 %0, 1;" : "=r"(x)); };
+int plain = 0;
+"""
+
+
+def test_node_finder_names_the_function_a_parent_climb_finds() -> None:
+    """``NodeFinder.functions`` reads the innermost function, and whether a lambda lies
+    between it and the node, from the way down: what a climb by parent steps finds, for
+    statements in lambdas, in functions inside lambdas and outside any function."""
+    sources = [("lambdas.cu", _LAMBDAS)] + [
+        (str(path), path.read_text(encoding="utf-8", errors="replace"))
+        for path in _sources()[:60]
+    ]
+    kinds: set[tuple[bool, bool]] = set()
+    for name, text in sources:
+        parsed = parse(name, text)
+        finder = NodeFinder(parsed.tree.root_node, {})
+        ranges = [(m.start(), m.end()) for m in re.finditer(rb"\w+|[^\w\s]", parsed.data)][:600]
+        for start, end in ranges:
+            node, _ = finder.find(start, end)
+            fn, enclosing = finder.functions()
+            want_fn, want_enclosing = _climbed_functions(node)
+            assert (fn, enclosing) == (want_fn, want_enclosing), (name, start, end)
+            kinds.add((fn is not None, enclosing is not None))
+    # inside a function, inside a lambda in a function, and outside any function all came up
+    assert kinds == {(True, True), (True, False), (False, False)}

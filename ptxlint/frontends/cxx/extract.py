@@ -89,6 +89,7 @@ _NON_CODE_NODES = {
     "escape_sequence",
     "system_lib_string",
 }
+_KIND_OF_NODE = operator.attrgetter("type")  # a node's kind, read in C over a few nodes
 
 TemplateParser = Callable[[str, bool], PtxTemplate]
 class TypeLookup(Protocol):
@@ -186,14 +187,14 @@ def extract(
             continue
         byte = parsed.to_byte(start)
         node, above = finder.find(byte, byte + len(keyword))
-        if node.type in _NON_CODE_NODES:
+        kind = node.type
+        if kind in _NON_CODE_NODES:
             continue
-        # its three nearest ancestors, for the checks below and the climb to its function
+        # its three nearest ancestors, for the checks below
         ups = above[:3]
-        if any(up.type in _NON_CODE_NODES for up in ups):  # _inside_non_code(node)
+        if not _NON_CODE_NODES.isdisjoint(map(_KIND_OF_NODE, ups)):  # _inside_non_code(node)
             continue
-        host.ancestors.given(node, ups)
-        if node.type == "preproc_arg":
+        if kind == "preproc_arg":
             body_start = parsed.to_char(node.start_byte)
             if body_start not in macro_tokens:
                 macro_tokens[body_start] = list(
@@ -207,12 +208,16 @@ def extract(
             if index is None:  # inside a comment or string of the macro body
                 continue
             owner = ups[0] if ups else None
+            if owner is not None:
+                # the function around the #define, from the way down to its body (a
+                # "preproc_arg" is no function: the answer is its #define's)
+                host.ancestors.known(owner, finder.functions())
             # up to the next asm keyword: one pass over the body for all its statements
             stream: Sequence[Token] = toks[index : at.get(("next", start), len(toks))]
             macro_name = macro_name_of(parsed, owner)
             context_node = owner
             plain = None
-        elif node.type in ("preproc_call", "preproc_directive"):
+        elif kind in ("preproc_call", "preproc_directive"):
             continue
         elif is_asm_label(node, ups):
             result.skipped.append(
@@ -220,6 +225,8 @@ def extract(
             )
             continue
         else:
+            # the function around it, from the way down to it: no climb
+            host.ancestors.known(node, finder.functions())
             plain = read_plain(source, start, keyword, macros)
             stream = () if plain is not None else code_tokens(source.text, start)
             macro_name = None
@@ -590,7 +597,7 @@ def _expand_macro_uses(
         node, ups = finder.find(byte, byte + len(name))
         if not _is_code_use(node, ups) or _on_directive_line(file_guards, start):
             continue
-        host.ancestors.given(node, ups[:3])  # the climb to its function starts from them
+        host.ancestors.known(node, finder.functions())  # the function around it: no climb
         d = table.lookup(name, start)
         if d is None:
             if table.definitions(name):

@@ -271,9 +271,10 @@ _MADE: dict[tuple[object, ...], Context] = {}
 
 
 class Ancestors:
-    """The functions around a node, memoised per node on the way up: the statements of a
-    block climb only to the first node an earlier one passed (a tree-sitter parent step costs
-    a descent from the root), and a function's header is read once, not once per statement.
+    """The functions around a node: for a statement's node, read on the way down to it
+    (``known``: ``NodeFinder.functions``); for any other, memoised per node on the way up, a
+    climb stopping at the first node an earlier one passed (a tree-sitter parent step costs a
+    descent from the root). A function's header is read once, not once per statement.
     """
 
     def __init__(self, parsed: ParsedSource) -> None:
@@ -289,12 +290,15 @@ class Ancestors:
         self._headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}  # name, specifiers
         # ``device_header``'s answers by function: its statements read it once
         self._device_headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}
-        self._given: tuple[int, Sequence[tree_sitter.Node]] | None = None
 
-    def given(self, node: tree_sitter.Node, ups: Sequence[tree_sitter.Node]) -> None:
-        """``node``'s nearest ancestors, already read (``_ancestors_of``): a climb from it
-        takes them instead of stepping up again."""
-        self._given = (node.id, ups)
+    def known(
+        self,
+        node: tree_sitter.Node,
+        functions: tuple[tree_sitter.Node | None, tree_sitter.Node | None],
+    ) -> None:
+        """``functions(node)``, already read from the way down to ``node``
+        (``NodeFinder.functions``): no climb from it."""
+        self._known[node.id] = functions
 
     def _climb(
         self, node: tree_sitter.Node | None
@@ -303,10 +307,6 @@ class Ancestors:
         climbed: list[tuple[tree_sitter.Node, str]] = []
         found: tuple[tree_sitter.Node | None, tree_sitter.Node | None] = (None, None)
         current = node
-        given: Sequence[tree_sitter.Node] = ()
-        if node is not None and self._given is not None and self._given[0] == node.id:
-            given = self._given[1]
-        step = 0
         parents = self.parents
         while current is not None:
             key = current.id
@@ -321,11 +321,7 @@ class Ancestors:
                 # climbs step through: CUDA 13 headers 23,700 -> 20,400, CUTLASS include/
                 # 27,300 -> 19,000)
                 break
-            if step < len(given):
-                current = given[step]
-                step += 1
-            else:
-                current = shared_parent(parents, current, key)
+            current = shared_parent(parents, current, key)
         for current, kind in reversed(climbed):
             if kind == "function_definition":
                 found = (current, current)
