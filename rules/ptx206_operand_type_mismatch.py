@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.analysis.value_flow import holds_shared_address
 from ptxlint.model import AsmStatement, Finding, Operand, PtxInstruction, PtxOperand, Severity
@@ -99,7 +100,14 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
                 continue
             if judged(instruction.opcode, instruction.modifiers):
                 if typed is None:
-                    typed = _floats_typed(statement, context)
+                    # without an "f"/"d" operand nvcc declares the same registers for every
+                    # target, and the verdicts are the same (``judge``): the guards' lowest
+                    # target is not asked, and the verdict is the one PTX204 read
+                    typed = (
+                        _floats_typed(statement, context)
+                        if summary_of(statement).float_operands
+                        else True
+                    )
                 yield from self._grammar_findings(statement, instruction, typed, context)
                 continue
             if unknown_modifier(instruction.opcode, instruction.modifiers) is not None:

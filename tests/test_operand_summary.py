@@ -142,3 +142,34 @@ def test_immediate_outputs_is_whether_some_output_has_the_letter_n() -> None:
         assert summary_of(statement).immediate_outputs == expected, statement.template.text
         held += expected
     assert 0 < held < len(_STATEMENTS)
+
+
+def test_float_operands_is_whether_some_operand_is_f_or_d_as_the_judge_reads_them() -> None:
+    from ptxlint.ptx.judge import _ref_classes
+
+    held = 0
+    for statement in _STATEMENTS:
+        expected = any(
+            not o.constraint.opaque and o.constraint.letters in ("f", "d")
+            for o in statement.operands
+        )
+        floats = summary_of(statement).float_operands
+        assert floats == expected, statement.template.text
+        # the judge's own reading: only such a statement has verdicts that depend on whether
+        # nvcc declares "f"/"d" as float or bit registers (PTX206 asks the target only then)
+        assert floats == _ref_classes(statement).floats, statement.template.text
+        held += expected
+    assert 0 < held < len(_STATEMENTS)
+
+
+def test_the_kinds_of_constraints_read_together_say_what_each_statement_says_alone() -> None:
+    # the summary reads a set of constraint kinds once for every statement that spells it: a
+    # statement summarized after others with other kinds holds what it holds summarized first
+    from ptxlint.analysis import operand_summary
+
+    alone = []
+    for statement in _STATEMENTS:
+        operand_summary._BY_KINDS.clear()
+        alone.append(operand_summary._summarize(statement))
+    together = [operand_summary._summarize(s) for s in reversed(_STATEMENTS)][::-1]
+    assert together == alone
