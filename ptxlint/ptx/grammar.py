@@ -461,8 +461,11 @@ def _conflicting(opcode: str, word: str, others: list[str]) -> str | None:
 @lru_cache(maxsize=4096)
 def lightest(opcode: str, modifiers: tuple[str, ...]) -> tuple[Form, Need] | None:
     """The form with the weakest need among those that spell ``opcode.modifiers`` exactly
-    (operands aside), with that need; ``None`` when none does."""
-    matches = [m for m in (_match_modifiers(f, modifiers) for f in forms(opcode)) if m.cost == 0]
+    (operands aside), with that need; ``None`` when none does. The forms are the spelling's
+    exact matches (``_exact``), which the verdicts and the destinations made already: matching
+    every form of the family again cost PTX401 1,722 form matches over the CUDA 13 headers
+    (the instructions whose verdict names no form: a newer PTX ISA's)."""
+    matches = _exact(opcode, modifiers)
     if not matches:
         return None
     best = min(matches, key=lambda m: (m.need.sm, m.need.suffix != "", len(m.need.only) == 0))
@@ -480,10 +483,18 @@ def form_of(opcode: str, modifiers: tuple[str, ...]) -> Form | None:
     """The first form that spells ``opcode.modifiers`` exactly (operands aside)."""
     if not judged(opcode, modifiers):
         return None
-    for form in forms(opcode):
-        if _match_modifiers(form, modifiers).cost == 0:
-            return form
-    return None
+    exact = _exact(opcode, modifiers)
+    return exact[0].form if exact else None
+
+
+def _exact(opcode: str, modifiers: tuple[str, ...]) -> tuple[_Match, ...]:
+    """The matches of the forms that spell ``opcode.modifiers`` exactly (operands aside), in
+    table order, judged or not: ``_modifier_matches``' exact matches are every form whose match
+    costs nothing (only a form that has every word of the spelling and lacks none of its own
+    fixed words can; a word no form has leaves none)."""
+    if not covered(opcode):
+        return ()
+    return _modifier_matches(opcode, modifiers)[1]
 
 
 
