@@ -462,9 +462,10 @@ def _conflicting(opcode: str, word: str, others: list[str]) -> str | None:
 def lightest(opcode: str, modifiers: tuple[str, ...]) -> tuple[Form, Need] | None:
     """The form with the weakest need among those that spell ``opcode.modifiers`` exactly
     (operands aside), with that need; ``None`` when none does. The forms are the spelling's
-    exact matches (``_exact``), which the verdicts and the destinations made already: matching
-    every form of the family again cost PTX401 1,722 form matches over the CUDA 13 headers
-    (the instructions whose verdict names no form: a newer PTX ISA's)."""
+    exact matches (``_exact``), which the verdicts and the destinations made already, where
+    every form of the family was matched again (ld's 103 for each spelling): ``requirement``
+    of the CUDA 13 headers' 2,852 spellings (PTX403 asks it of every instruction), their
+    matches known, went from 786-826 ms to 7-8 ms of CPU."""
     matches = _exact(opcode, modifiers)
     if not matches:
         return None
