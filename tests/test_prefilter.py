@@ -184,6 +184,30 @@ def test_a_name_check_finds_a_whole_name_wherever_one_of_the_names_occurs(
     assert judged > 50  # the texts hold whole names as well as near misses
 
 
+@pytest.mark.parametrize("names", [
+    frozenset({"__A", "__AB", "__ABCDE", "__ABCDF", "__ABX", "_B", "C", "C$", "__AX_1"}),
+    frozenset({"__A", "__AB", "__ABCDE", "_B", "C", "C$", "__AX_1", "X_", "E", "BCD"}),
+])
+def test_the_reach_finds_a_name_spelled_anywhere_as_a_search_for_each_name_would(
+    names: frozenset[str],
+) -> None:
+    # the reach's search of a header's definitions for the asm names found (a superset of
+    # their uses): grouped by first bytes as the whole-name check is, any occurrence counts
+    import itertools
+
+    patterns = headers.name_patterns(names)
+    pieces = [b"__A", b"B", b"CD", b"E", b"F", b"_", b"C", b"$", b" ", b"X", b"_1", b";"]
+    found = 0
+    for count in (1, 2, 3):
+        for parts in itertools.product(pieces, repeat=count):
+            data = b"".join(parts)
+            expected = any(n.encode() in data for n in names)
+            assert any(p.search(data) for p in patterns) == expected, data
+            found += expected
+    assert 50 < found < len(pieces) ** 3  # spelled in some texts, not in others
+    assert headers.name_patterns(frozenset()) == ()
+
+
 def test_a_run_lints_a_file_whose_asm_macro_lies_two_includes_away_and_skips_one_naming_none(
     tmp_path: Path,
 ) -> None:

@@ -154,63 +154,8 @@ def names_one_of(data: bytes, names: frozenset[str]) -> bool:
 
 
 def _name_patterns(names: frozenset[str]) -> tuple[re.Pattern[bytes], ...]:
-    """Patterns that together match exactly ``names`` (each followed by no identifier byte):
-    one per group of names that share their first ``_LEAD`` bytes, each beginning with the
-    bytes all its names share, where the groups are few. A pattern that begins with a
-    literal is searched for by the engine's literal scan; one that begins with alternatives
-    tries a match at every byte that can start one of them, and an identifier's first byte
-    (``_`` above all) is that common in C++: the CUDA 13 headers' 31 asm macros (three
-    groups: ``LOAD_ENVREG``, ``_CUB_...``, ``__...``) over the 1,681 files the prefilter asks
-    of took 64.6 ms as one pattern, 35.6 ms as three."""
+    """``headers.name_patterns`` of ``names`` as whole identifiers, made once per set."""
     found = _NAME_PATTERNS.get(names)
     if found is None:
-        encoded = sorted(n.encode() for n in names)
-        groups: dict[bytes, list[bytes]] = {}
-        for name in encoded:
-            groups.setdefault(name[:_LEAD], []).append(name)
-        parts = list(groups.values()) if len(groups) <= _MAX_GROUPS else [encoded]
-        found = _NAME_PATTERNS[names] = tuple(_names_pattern(part) for part in parts)
+        found = _NAME_PATTERNS[names] = headers.name_patterns(names, whole=True)
     return found
-
-
-def _names_pattern(names: list[bytes]) -> re.Pattern[bytes]:
-    """A pattern that matches exactly ``names`` (sorted, at least one), each followed by no
-    identifier byte."""
-    first, last = names[0], names[-1]  # sorted: what they share, all share
-    shared = 0
-    while shared < min(len(first), len(last)) and first[shared] == last[shared]:
-        shared += 1
-    rest = _alternation([name[shared:] for name in names], _SHARED_PREFIX)
-    return re.compile(re.escape(first[:shared]) + rest + rb"(?![\w$])")
-
-
-# Names are grouped by this many first bytes, while they make no more than ``_MAX_GROUPS``
-# groups: a search per group costs about a fifth of one search of them all as alternatives
-# when they begin with ``_`` (``_name_patterns``), so more groups would cost more.
-_LEAD = 2
-_MAX_GROUPS = 4
-
-# The names of a pattern share their first bytes this deep: at a byte that can start a name,
-# the regex engine then tries the names that go on with the bytes it meets, not each name in
-# turn (the CUDA 13 headers' asm macros mostly start with "__"; their 1,011 name checks took
-# 27 ms of CPU as one alternative per name, 13 ms so). The bound keeps the pattern's nesting
-# shallow whatever the names.
-_SHARED_PREFIX = 4
-
-
-def _alternation(names: list[bytes], depth: int) -> bytes:
-    """A pattern that matches exactly ``names`` (sorted), their common first bytes (to
-    ``depth``) matched once per group of names that share them."""
-    if depth == 0 or len(names) <= 1:
-        return b"(?:" + b"|".join(re.escape(n) for n in names) + b")"
-    groups: dict[bytes, list[bytes]] = {}
-    ends_here = False
-    for name in names:
-        if name:
-            groups.setdefault(name[:1], []).append(name[1:])
-        else:
-            ends_here = True
-    body = b"(?:" + b"|".join(
-        re.escape(first) + _alternation(rest, depth - 1) for first, rest in groups.items()
-    ) + b")"
-    return body + b"?" if ends_here else body
