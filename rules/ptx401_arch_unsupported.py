@@ -72,7 +72,14 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
         if context.arch is not None:
             yield from self._check_arch(statement, context, analysis)
             return
-        # what each instruction needs, first: the guards' targets only where one needs some
+        # the guards' targets first, without those the file #errors for (nothing in it is
+        # built for them): known per chain of conditions, which a function's statements share,
+        # where each instruction's need is a verdict's to read. Most statements' guards choose
+        # no target (CUTLASS's include/: 3,169 of 3,217; the CUDA 13 headers: 1,449 of 3,746),
+        # and then no instruction is asked what it needs.
+        admitted = analysis.admitted_targets
+        if not admitted:
+            return  # the guards do not choose targets (or exclude them all): target unknown
         needs = [
             (instruction, need)
             for instruction in statement.ptx.instructions
@@ -82,10 +89,6 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
         ]
         if not needs:
             return  # every target has every instruction
-        # without the targets the file #errors for: nothing in it is built for them
-        admitted = analysis.admitted_targets
-        if not admitted:
-            return  # the guards do not choose targets (or exclude them all): target unknown
         lowest = analysis.lowest_target
         for instruction, need in needs:
             if lowest is not None and need.sm > lowest.sm:

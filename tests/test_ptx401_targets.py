@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ptxlint.ptx.targets import Target, compiled_for, lowest_target
 from ptxlint.rule import RuleContext
 from tests.conftest import lint_text
@@ -345,18 +347,36 @@ __device__ void f(unsigned long long p, unsigned &a, unsigned &b, unsigned &c, u
     assert [source[: f.span.start].count("\n") + 1 for f in findings] == [9]
 
 
-def test_the_guards_targets_are_worked_out_only_for_an_instruction_that_needs_one() -> None:
-    """PTX401 asks which targets the guards admit only where an instruction needs some
-    target: a mov exists on every one."""
-    from ptxlint.analysis.statement import analysis_of
+def test_the_instructions_needs_are_asked_only_where_the_guards_admit_some_target(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PTX401 asks what each instruction needs only where the guards choose some targets (known
+    per chain of conditions): unguarded, a cp.async is asked nothing; under an arch guard a mov
+    is asked and needs no target, a cp.async is asked and found."""
+    import importlib
+
     from ptxlint.engine import extract_statements, instantiate
     from ptxlint.model import SourceFile
     from ptxlint.registry import load_rules
 
     [rule] = [r for r in instantiate(load_rules().rules) if r.id == "PTX401"]
+    module = importlib.import_module(type(rule).__module__)
+    asked: list[str] = []
+    real = module.instruction_requirement
+
+    def counted(statement: object, instruction: object) -> object:
+        asked.append(getattr(instruction, "opcode", ""))
+        return real(statement, instruction)
+
+    monkeypatch.setattr(module, "instruction_requirement", counted)
     plain = 'asm volatile("mov.u32 %0, %1;" : "=r"(s) : "r"(s));'
-    for body, asked, found in ((plain, False, 0), (CP_ASYNC, True, 1)):
-        text = _kernel(f"#if __CUDA_ARCH__ >= 700\n{body}\n#endif")
-        [statement] = extract_statements(SourceFile("t.cu", text)).statements
+    cases = (
+        (CP_ASYNC, [], 0),
+        (f"#if __CUDA_ARCH__ >= 700\n{plain}\n#endif", ["mov"], 0),
+        (f"#if __CUDA_ARCH__ >= 700\n{CP_ASYNC}\n#endif", ["cp"], 1),
+    )
+    for body, opcodes, found in cases:
+        asked.clear()
+        [statement] = extract_statements(SourceFile("t.cu", _kernel(body))).statements
         assert len(list(rule.check(statement, RuleContext()))) == found
-        assert ("admitted_targets" in vars(analysis_of(statement))) is asked
+        assert asked == opcodes
