@@ -73,6 +73,7 @@ from ptxlint.model import (
     PtxTemplate,
     SourceFile,
     Span,
+    new_span,
     slot_setters,
 )
 
@@ -274,7 +275,7 @@ def extract(
             raw,
             context,
             keyword,
-            Span(start, raw.end),
+            new_span(start, raw.end),
             parse_template,
             lookup if macro_name is None else None,
             host_only=host.reason(context_node if macro_name is None else None),
@@ -349,7 +350,9 @@ def _finish(
     context that says PTX makes it PTX). ``statement``: the asm keyword's node in the file's
     tree, or its nearest ancestors, for the operands' types."""
     ptx = parse_template(raw.template.text, raw.extended)
-    split = branch_split or any(p.startswith("preprocessor directive") for p in raw.problems)
+    split = branch_split or (
+        bool(raw.problems) and any(p.startswith("preprocessor directive") for p in raw.problems)
+    )
     # nothing of the file: the verdicts carry across files, where templates repeat
     key: tuple[object, ...] = (
         parse_template, raw.template.text, raw.extended, context.function_specifiers,
@@ -545,7 +548,7 @@ def _read_branches(
             raw,
             context,
             keyword,
-            Span(start, raw.end),
+            new_span(start, raw.end),
             parse_template,
             lookup,
             host_only=host_only,
@@ -706,7 +709,7 @@ def _read_keyword_macro_use(
         raw,
         context,
         spelled[0],
-        Span(use.start, raw.end),
+        new_span(use.start, raw.end),
         parse_template,
         lookup,
         host_only=host.reason(node),

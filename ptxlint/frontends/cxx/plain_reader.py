@@ -53,10 +53,12 @@ from ptxlint.model import (
     Span,
     Template,
     TemplatePiece,
+    new_span,
     operand_place,
     set_constraint_place,
     set_operand_place,
     set_source_map,
+    slot_setters,
 )
 
 # The reader's fast path. Most statements are plain: a template of string literals, and operands
@@ -119,6 +121,7 @@ _OTHER_ESCAPE = re.compile(r"\\[^nt]")
 
 
 _PLAIN_SEP = re.compile(_BLANKS + r"([,:)])")
+_RUN_END = re.compile(_BLANKS + r"(?=[,:)])")  # blanks before a separator
 
 
 # up to the "(" of the expression
@@ -229,7 +232,7 @@ def read_plain(
             break
         if word not in QUALIFIERS:
             return None
-        qualifiers.append(Qualifier(word, Span(m.start(1), pos)))
+        qualifiers.append(_qualifier(word, m.start(1), pos))
     open_paren = pos - 1
     first = pos
     run = _literal_run(text, pos)
@@ -293,6 +296,27 @@ def read_plain(
     )
 
 
+def _qualifier(word: str, start: int, end: int) -> Qualifier:
+    """``Qualifier(word, Span(start, end))``, filled slot by slot (the spans are in order)."""
+    qualifier = new(Qualifier)
+    _Q_NAME(qualifier, word)
+    _Q_SPAN(qualifier, new_span(start, end))
+    return qualifier
+
+
+def _clobber(name: str, start: int, end: int) -> Clobber:
+    """``Clobber(name, Span(start, end))``, filled slot by slot: the frozen ``__init__`` and
+    ``Span``'s order check cost about as much as the rest of a clobber's reading."""
+    clobber = new(Clobber)
+    _CL_NAME(clobber, name)
+    _CL_SPAN(clobber, new_span(start, end))
+    return clobber
+
+
+_Q_NAME, _Q_SPAN = slot_setters(Qualifier, ("name", "span"))
+_CL_NAME, _CL_SPAN = slot_setters(Clobber, ("name", "span"))
+
+
 def _literal_run(text: str, pos: int) -> tuple[int, int] | None:
     """Where the template's literals end, read from ``pos`` (after the "("), and where the
     literal loop of ``read_plain`` stops after them (past blanks and comments), where they
@@ -307,6 +331,11 @@ def _literal_run(text: str, pos: int) -> tuple[int, int] | None:
     if m is None:
         return None
     end = at = m.end()
+    # the usual end: blanks, then the separator that ends the template (no literal, no
+    # comment, no line continuation), found in one match where the loop below takes three
+    tail = _RUN_END.match(text, at)
+    if tail is not None:
+        return end, tail.end()
     while True:  # what the literal loop reads past the run: blanks and comments, no literal
         if _PLAIN_LITERAL.match(text, at) is not None:
             return None
@@ -780,7 +809,7 @@ def _plain_clobbers(text: str, pos: int, clobbers: list[Clobber]) -> tuple[int, 
             sep = m.group(1)
             pos = m.end()
         else:
-            clobbers.append(Clobber(m.group("name"), Span(*m.span("lit"))))
+            clobbers.append(_clobber(m.group("name"), *m.span("lit")))
             sep = m.group("sep")
             pos = m.end()
             if sep is None:  # a comment before the separator, or not plain
