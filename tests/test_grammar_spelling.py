@@ -63,3 +63,51 @@ def test_an_opcode_the_grammar_does_not_list_has_no_form() -> None:
     assert grammar.lightest("nosuchop", ()) is None
     assert grammar.lightest("nosuchop", ("global", "b32")) is None
     assert grammar.form_of("nosuchop", ()) is None
+
+
+def _fields(match: grammar._Match | None) -> object:
+    if match is None:
+        return None
+    return (match.form, list(match.binding.items()), match.need, match.unused, match.missing,
+            match.misordered)
+
+
+def _class_spellings(opcode: str) -> list[tuple[str, ...]]:
+    """``_spellings``, and each again with every word swapped for another of its class (seeded):
+    the spellings that share their classes' matches."""
+    rng = random.Random(opcode + "classes")
+    classes = grammar.word_classes(opcode)
+    members: dict[str, list[str]] = {}
+    for word, first in classes.items():
+        members.setdefault(first, []).append(word)
+    found = _spellings(opcode)
+    for modifiers in list(found):
+        found.append(tuple(rng.choice(members.get(classes.get(w, w), [w])) for w in modifiers))
+    return found
+
+
+@pytest.mark.parametrize("opcode", sorted(_specs()))
+def test_a_spelling_matches_as_the_spelling_of_its_word_classes(opcode: str) -> None:
+    """The matches read through the words' classes are those of the spelling matched as it is,
+    field by field (the variables bound to the spelling's own words, in the same order)."""
+    for modifiers in _class_spellings(opcode):
+        unknown, exact, closest = grammar._modifier_matches(opcode, modifiers)
+        direct = grammar._matches.__wrapped__(opcode, modifiers)
+        assert unknown == direct[0], modifiers
+        assert [_fields(m) for m in exact] == [_fields(m) for m in direct[1]], modifiers
+        assert _fields(closest) == _fields(direct[2]), modifiers
+
+
+def test_words_of_one_class_share_their_matches() -> None:
+    """ld's 64- and 128-byte prefetch sizes are one class, and so are its 32-bit types (bound
+    to T): spellings that differ only in those match the same forms, each binding T to its own
+    type."""
+    classes = grammar.word_classes("ld")
+    assert classes["L2::64B"] == classes["L2::128B"]
+    assert classes["u32"] == classes["f32"] == classes["b32"]
+    assert classes["global"] != classes["shared"]  # not listed by the same forms
+    first = grammar._modifier_matches("ld", ("global", "L2::64B", "u32"))[1]
+    second = grammar._modifier_matches("ld", ("global", "L2::128B", "f32"))[1]
+    assert first and [m.form for m in first] == [m.form for m in second]
+    assert [m.binding for m in first] == [{"T": "u32"}] * len(first)
+    assert [m.binding for m in second] == [{"T": "f32"}] * len(second)
