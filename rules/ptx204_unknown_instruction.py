@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import HOLE, AsmStatement, Finding, PtxInstruction, Severity
-from ptxlint.ptx.grammar import REJECTED, family_vocabulary, judged
+from ptxlint.ptx.grammar import REJECTED, Verdict, family_vocabulary
 from ptxlint.ptx.instructions import family, is_opcode, unknown_modifier
 from ptxlint.ptx.toolkit import toolkit_accepts
 from ptxlint.rule import Rule, RuleContext
@@ -82,7 +82,11 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         clearly: bool | None = None
-        for instruction in statement.ptx.instructions:
+        # each judged instruction's verdict (None for an opaque one or a spelling the grammar
+        # does not judge), read in one pass
+        verdicts = analysis_of(statement).verdicts
+        cuda_version = context.options.get("cuda_version")
+        for instruction, verdict in zip(statement.ptx.instructions, verdicts, strict=True):
             if instruction.opaque and not _spelling_known(statement, instruction):
                 continue
             opcode = instruction.opcode
@@ -105,9 +109,10 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                     span = self.template_span(statement, start, start + len(opcode))
                     yield self.finding(statement, span, message)
                 continue
-            if judged(opcode, instruction.modifiers) and not instruction.opaque:
-                yield from self._grammar_findings(statement, instruction,
-                                              context.options.get("cuda_version"))
+            if verdict is not None:  # judged, and not opaque
+                if verdict.issues:  # most verdicts have none
+                    yield from self._grammar_findings(statement, instruction, verdict,
+                                                      cuda_version)
                 continue
             index = unknown_modifier(opcode, instruction.modifiers)
             if index is None:
@@ -130,9 +135,9 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 
 
     def _grammar_findings(
-        self, statement: AsmStatement, instruction: PtxInstruction, cuda_version: object = None
+        self, statement: AsmStatement, instruction: PtxInstruction, verdict: Verdict,
+        cuda_version: object = None,
     ) -> Iterator[Finding]:
-        verdict = analysis_of(statement).verdict(instruction)
         for issue in verdict.issues:
             if issue.kind not in ("modifier", "combination"):
                 continue

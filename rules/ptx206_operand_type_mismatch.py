@@ -9,7 +9,7 @@ from ptxlint.analysis.statement import analysis_of
 from ptxlint.analysis.value_flow import holds_shared_address
 from ptxlint.model import AsmStatement, Finding, Operand, PtxInstruction, PtxOperand, Severity
 from ptxlint.ptx.address_values import is_shared_offset
-from ptxlint.ptx.grammar import judged
+from ptxlint.ptx.grammar import Verdict
 from ptxlint.ptx.instructions import (
     REGISTER_CLASSES,
     TypeInfo,
@@ -95,10 +95,14 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
         if not statement.extended or statement.opaque_sections:
             return
         typed: bool | None = None
-        for instruction in statement.ptx.instructions:
+        analysis = analysis_of(statement)
+        # each judged instruction's verdict ("f"/"d" as float registers; None for an opaque
+        # instruction or a spelling the grammar does not judge), PTX204's
+        verdicts = analysis.verdicts
+        for instruction, verdict in zip(statement.ptx.instructions, verdicts, strict=True):
             if instruction.opaque:
                 continue
-            if judged(instruction.opcode, instruction.modifiers):
+            if verdict is not None:  # judged
                 if typed is None:
                     # without an "f"/"d" operand nvcc declares the same registers for every
                     # target, and the verdicts are the same (``judge``): the guards' lowest
@@ -108,7 +112,11 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
                         if summary_of(statement).float_operands
                         else True
                     )
-                yield from self._grammar_findings(statement, instruction, typed, context)
+                if not typed:
+                    verdict = analysis.verdict(instruction, typed)
+                if verdict.issues:  # most verdicts have none
+                    yield from self._grammar_findings(statement, instruction, verdict, typed,
+                                                      context)
                 continue
             if unknown_modifier(instruction.opcode, instruction.modifiers) is not None:
                 continue  # PTX204's business; the types are anyone's guess
@@ -134,11 +142,10 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
                         yield finding
 
     def _grammar_findings(
-        self, statement: AsmStatement, instruction: PtxInstruction, typed: bool,
-        context: RuleContext,
+        self, statement: AsmStatement, instruction: PtxInstruction, verdict: Verdict,
+        typed: bool, context: RuleContext,
     ) -> Iterator[Finding]:
         analysis = analysis_of(statement)
-        verdict = analysis.verdict(instruction, typed)
         cuda_version = context.options.get("cuda_version")
         for issue in verdict.issues:
             if issue.kind != "type" or toolkit_accepts(issue, cuda_version, analysis.guards):

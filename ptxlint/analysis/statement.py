@@ -134,6 +134,19 @@ class StatementAnalysis:
         self._verdicts[key] = (instruction, verdict)
         return verdict
 
+    @fact
+    def verdicts(self) -> tuple[Verdict | None, ...]:
+        """The grammar's verdict on each instruction of the template, in order (:meth:`verdict`,
+        "f"/"d" read as float registers); None for an opaque instruction or a spelling the
+        grammar does not judge. One pass for PTX204 and PTX206, which each asked ``judged`` and
+        :meth:`verdict` of every instruction in turn, and then a generator per instruction for
+        the issues most verdicts do not have."""
+        verdict = self.verdict
+        return tuple([
+            None if i.opaque or not judged(i.opcode, i.modifiers) else verdict(i)
+            for i in self.statement.ptx.instructions
+        ])
+
 
     # ------------------------------------------------------------------ root causes
 
