@@ -501,9 +501,13 @@ _REACH_KIDS: dict[str, tuple[str, ...]] = {}
 _UNSPELLED: dict[str, bytes] = {}
 _ASM_NAMES: set[str] = set()  # the asm-bearing macros of the headers read whole, spread
 _USERS: dict[str, set[str]] = {}  # an identifier -> the macros read whole whose body uses it
-# each of ``_ASM_NAMES`` -> the headers of the reach (bits: ``_REACH_BIT``) that define it,
-# made again when a name is found or a header is read whole (``_name_masks``)
-_NAME_MASKS: dict[str, int] = {}
+# the headers of the reach (bits: ``_REACH_BIT``) that define one of ``_ASM_NAMES`` -> the names
+# they define, made again when a name is found, a header is read whole or a definer may have
+# got its bit (``_name_masks``; ``_MASKED``: how many names it was made of, -1 when stale). The
+# names a header defines share its entry: a file's names are a few tests of its closure (the
+# CUDA 13 headers' 31 asm names have 7 entries), where each name took one (1,648 files asked)
+_NAME_MASKS: dict[int, frozenset[str]] = {}
+_MASKED = [-1]
 _REACH_BIT: dict[str, int] = {}  # a header -> its bit, given when its closure is made
 _REACH_CLOSURE: dict[str, int] = {}  # a header -> its closure in the reach, as bits
 # a sketched header -> its includes as ``collect`` reads them, resolved, where the sketch
@@ -576,20 +580,27 @@ def _names_defined_in(closure: int) -> frozenset[str]:
     """The asm-bearing macros of the reach that a header of ``closure`` (bits) defines."""
     if not closure or not _ASM_NAMES:
         return _NO_NAMES
-    return frozenset([name for name, mask in _name_masks().items() if mask & closure])
+    found = [names for mask, names in _name_masks().items() if mask & closure]
+    if len(found) <= 1:
+        return found[0] if found else _NO_NAMES
+    return frozenset().union(*found)
 
 
-def _name_masks() -> dict[str, int]:
-    if len(_NAME_MASKS) != len(_ASM_NAMES):
-        _NAME_MASKS.clear()
+def _name_masks() -> dict[int, frozenset[str]]:
+    if _MASKED[0] != len(_ASM_NAMES):
         bit = _REACH_BIT.get
+        by_mask: dict[int, list[str]] = {}
         for name in _ASM_NAMES:
             mask = 0
             for defs in _DEFINERS.get(name, ()):
                 at = bit(defs.path)
                 if at is not None:
                     mask |= 1 << at
-            _NAME_MASKS[name] = mask
+            if mask:  # (defined by no header of the reach: in no closure)
+                by_mask.setdefault(mask, []).append(name)
+        _NAME_MASKS.clear()
+        _NAME_MASKS.update((mask, frozenset(names)) for mask, names in by_mask.items())
+        _MASKED[0] = len(_ASM_NAMES)
     return _NAME_MASKS
 
 
@@ -606,7 +617,7 @@ def _reach_closure(real: str) -> int:
             at = _REACH_BIT.get(member)
             if at is None:
                 at = _REACH_BIT[member] = len(_REACH_BIT)
-                _NAME_MASKS.clear()  # a definer may have had no bit yet
+                _MASKED[0] = -1  # a definer may have had no bit yet
             closure |= 1 << at
         members = closure
         for member in component:
@@ -741,7 +752,7 @@ def _settle(whole: list[FileDefines]) -> None:
     """Enter the facts of the headers ``whole`` (read whole) and spread the asm-bearing names
     to a fixed point: a name found reads again the sketched headers that spell it."""
     while whole:
-        _NAME_MASKS.clear()  # new definers
+        _MASKED[0] = -1  # new definers
         grown: set[str] = set()
         for defs in whole:
             direct, referrers = _asm_facts(defs)
@@ -866,3 +877,4 @@ def _forget_reach() -> None:
                  _REACH_CLOSURE, _SKETCH_KIDS, _SKETCH_NAMES):
         memo.clear()
     _SPELLED[0] = (0, ())
+    _MASKED[0] = -1
