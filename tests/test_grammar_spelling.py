@@ -111,3 +111,10 @@ def test_words_of_one_class_share_their_matches() -> None:
     assert first and [m.form for m in first] == [m.form for m in second]
     assert [m.binding for m in first] == [{"T": "u32"}] * len(first)
     assert [m.binding for m in second] == [{"T": "f32"}] * len(second)
+
+
+@pytest.mark.parametrize("opcode", sorted(_specs()))
+def test_the_vocabulary_is_every_word_a_form_lists(opcode: str) -> None:
+    listed = {v.word for f in forms(opcode) for s in f.slots for v in s.values}
+    assert family_vocabulary(opcode) == listed
+    assert grammar._modifier_matches(opcode, ("no-such-word",)) == (0, (), None)

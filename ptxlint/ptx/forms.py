@@ -548,4 +548,6 @@ def forms(opcode: str | None = None) -> tuple[Form, ...]:
 
 @lru_cache(maxsize=256)
 def family_vocabulary(opcode: str) -> frozenset[str]:
-    return frozenset(v.word for f in forms(opcode) for s in f.slots for v in s.values)
+    """Every word some form of the family lists: the words ``word_masks`` maps (each form's
+    ``words``), read off them rather than off every slot again."""
+    return frozenset(word_masks(opcode))

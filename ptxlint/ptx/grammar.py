@@ -304,9 +304,9 @@ def word_classes(opcode: str) -> dict[str, str]:
 @lru_cache(maxsize=16384)
 def _matches(opcode: str, modifiers: tuple[str, ...]) -> _Matches:
     """``_modifier_matches`` of a spelling, matched as spelled."""
-    vocabulary = family_vocabulary(opcode)
+    masks = word_masks(opcode)  # its keys are the family's vocabulary
     for i, word in enumerate(modifiers):
-        if word not in vocabulary:
+        if word not in masks:
             return i, (), None
     family = _family(opcode)
     # Only a form that has every word of the spelling and lacks none of its own fixed words
@@ -316,7 +316,6 @@ def _matches(opcode: str, modifiers: tuple[str, ...]) -> _Matches:
     # family's forms (151 for multimem).
     words = frozenset(modifiers)
     having = (1 << len(family)) - 1
-    masks = word_masks(opcode)
     for word in words:
         having &= masks[word]  # every word is in the vocabulary (above)
     candidates = []
