@@ -38,6 +38,17 @@ from ptxlint.frontends.cxx.raw_statement import (
 )
 from ptxlint.frontends.cxx.raw_statement import RawStatement as _RawStatement
 from ptxlint.frontends.cxx.statement_context import (
+    C_BRANCH,
+    C_DIALECT,
+    C_DIALECT_REASON,
+    C_EMBEDDED_IN,
+    C_EXPANSION,
+    C_FUNCTION,
+    C_GUARD_MACROS,
+    C_GUARDS,
+    C_LOCAL_GUARDS,
+    C_MACRO,
+    C_SPECIFIERS,
     CONTEXTS_KEPT,
     Ancestors,
     context_of,
@@ -453,26 +464,20 @@ def _with_verdict(context: Context, verdict: dialect.Verdict) -> Context:
 
 def _made_with(context: Context, verdict: dialect.Verdict) -> Context:
     made = new(Context)
-    _C_FUNCTION(made, context.function)
-    _C_SPECIFIERS(made, context.function_specifiers)
-    _C_MACRO(made, context.macro)
-    _C_GUARDS(made, context.guards)
-    _C_LOCAL_GUARDS(made, context.local_guards)
-    _C_GUARD_MACROS(made, context.guard_macros)
-    _C_DIALECT(made, verdict.dialect)
-    _C_DIALECT_REASON(made, verdict.reason)
-    _C_EMBEDDED_IN(made, context.embedded_in)
-    _C_EXPANSION(made, context.expansion)
-    _C_BRANCH(made, context.branch)
+    C_FUNCTION(made, context.function)
+    C_SPECIFIERS(made, context.function_specifiers)
+    C_MACRO(made, context.macro)
+    C_GUARDS(made, context.guards)
+    C_LOCAL_GUARDS(made, context.local_guards)
+    C_GUARD_MACROS(made, context.guard_macros)
+    C_DIALECT(made, verdict.dialect)
+    C_DIALECT_REASON(made, verdict.reason)
+    C_EMBEDDED_IN(made, context.embedded_in)
+    C_EXPANSION(made, context.expansion)
+    C_BRANCH(made, context.branch)
     return made
 
 
-(_C_FUNCTION, _C_SPECIFIERS, _C_MACRO, _C_GUARDS, _C_LOCAL_GUARDS, _C_GUARD_MACROS, _C_DIALECT,
- _C_DIALECT_REASON, _C_EMBEDDED_IN, _C_EXPANSION, _C_BRANCH) = slot_setters(
-    Context,
-    ("function", "function_specifiers", "macro", "guards", "local_guards", "guard_macros",
-     "dialect", "dialect_reason", "embedded_in", "expansion", "branch"),
-)  # fmt: skip
 
 
 _CONTEXTS: dict[tuple[object, ...], Context] = {}

@@ -20,7 +20,7 @@ from ptxlint.frontends.cxx.statement_tokens import (
     end_of_directive,
 )
 from ptxlint.frontends.syntax_tree import ParsedSource, own_function_name, shared_parent
-from ptxlint.model import Context
+from ptxlint.model import Context, slot_setters
 
 _MACRO_BODY_OWNERS = {"preproc_def", "preproc_function_def"}
 _DEVICE_WORDS = ("__device__", "__global__")
@@ -256,18 +256,35 @@ def context_of(
     if context is None:
         if len(_MADE) >= CONTEXTS_KEPT:
             _MADE.clear()
-        context = _MADE[key] = Context(
-            function=function,
-            function_specifiers=specifiers,
-            macro=macro,
-            guards=guards,
-            local_guards=local_guards,
-            guard_macros=known,
-        )
+        # Context(function=function, ..., guard_macros=known), the rest its defaults, filled
+        # slot by slot: the frozen ``__init__`` sets eleven fields through
+        # ``object.__setattr__`` (twice the time; a context for most statements of the CUDA 13
+        # headers, one to a function)
+        context = _new(Context)
+        C_FUNCTION(context, function)
+        C_SPECIFIERS(context, specifiers)
+        C_MACRO(context, macro)
+        C_GUARDS(context, guards)
+        C_LOCAL_GUARDS(context, local_guards)
+        C_GUARD_MACROS(context, known)
+        C_DIALECT(context, "ptx")
+        C_DIALECT_REASON(context, "")
+        C_EMBEDDED_IN(context, "")
+        C_EXPANSION(context, None)
+        C_BRANCH(context, ())
+        _MADE[key] = context
     return context
 
 
 _MADE: dict[tuple[object, ...], Context] = {}
+_new = object.__new__
+# A context's slots, in field order: its makers here and in ``extract`` fill every one
+(C_FUNCTION, C_SPECIFIERS, C_MACRO, C_GUARDS, C_LOCAL_GUARDS, C_GUARD_MACROS, C_DIALECT,
+ C_DIALECT_REASON, C_EMBEDDED_IN, C_EXPANSION, C_BRANCH) = slot_setters(
+    Context,
+    ("function", "function_specifiers", "macro", "guards", "local_guards", "guard_macros",
+     "dialect", "dialect_reason", "embedded_in", "expansion", "branch"),
+)  # fmt: skip
 
 
 class Ancestors:
