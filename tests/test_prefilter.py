@@ -308,3 +308,32 @@ def test_a_macro_of_one_header_calling_a_sibling_headers_asm_macro(tmp_path: Pat
     assert not prefilter.may_hold_asm(str(alone), alone.read_bytes())
     assert not prefilter.may_hold_asm(str(quiet), quiet.read_bytes())
     assert _lint([str(both)]) == 1 and _lint([str(src)]) == 1
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_files_the_prefilter_drops_count_once_each_and_only_bad_bytes_get_a_note(
+    tmp_path: Path, cached: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # dropped files share one outcome unless they hold bytes that are not UTF-8, whose note
+    # names them; with the result cache the index drops them (the second run reads nothing)
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", str(tmp_path / "cache"))
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for k in range(3):
+        (tree / f"plain{k}.h").write_text(f"#include <vector>\nint f{k}();\n", encoding="utf-8")
+    (tree / "latin1.h").write_bytes(b"// caf\xe9\nint g();\n")
+    (tree / "kernel.cu").write_text(
+        '__device__ void t() { asm volatile("trap;"); }\n', encoding="utf-8"
+    )
+    rules = list(load_rules().rules)
+    config = Config()
+    for _ in range(2 if cached else 1):
+        result = runner.run([str(tree)], config,
+                            RuleSelector(config, [(r.id, r.name) for r in rules]),
+                            rules, RuleContext(), use_cache=cached)
+        assert result.files == 5 and result.statements == 1
+        notes = [(os.path.basename(path), note) for path, note in result.file_notes]
+        assert notes == [
+            ("latin1.h", "not valid UTF-8; undecodable bytes were replaced for linting")
+        ]
+        assert result.errors == [] and result.notes == []

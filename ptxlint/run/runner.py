@@ -43,14 +43,13 @@ from ptxlint.run.discover import (
     ReadingProbe,
     decode_source,
     discover,
-    is_error_reason,
     is_valid_utf8,
     read_bytes,
     read_bytes_stat,
 )
 from ptxlint.run.file_index import MAY_HOLD_ASM, NO_ASM, FileIndex, digest_of
 from ptxlint.run.folder_settings import FolderSettings
-from ptxlint.run.outcome import FileOutcome, file_outcome
+from ptxlint.run.outcome import UNLINTED, FileOutcome, file_outcome, merge
 from ptxlint.run.packed_source import pack
 from ptxlint.run.pool import Feed
 from ptxlint.run.progress import Progress
@@ -616,7 +615,7 @@ def run(
     )
     for outcome in state.outcomes:
         assert outcome is not None
-        _merge(result, outcome, fix_mode == "fix")
+        merge(result, outcome, fix_mode == "fix")
     sent = [k for k in state.sent_keys if k]
     if cache is not None and (cache.writes or sent):
         cache.prune(used=cache.used | set(sent))
@@ -733,7 +732,7 @@ class _Run:
             if record is not None and not index.deps_valid(record):
                 record = None
             if record is not None and record[2] == NO_ASM:
-                return FileOutcome(path, decode_errors=record[3])
+                return FileOutcome(path, decode_errors=True) if record[3] else UNLINTED
             if record is not None:
                 key = self._key(path, record)
                 outcome = _load(cache, key, self.keep_statements, self.count_types)
@@ -758,7 +757,7 @@ class _Run:
                 # worker that would lint it reads those headers, not this process
                 check = True
         if verdict == NO_ASM:
-            return FileOutcome(path, decode_errors=not is_valid_utf8(data))
+            return UNLINTED if is_valid_utf8(data) else FileOutcome(path, decode_errors=True)
         if cache is not None and record is not None and key is None:
             key = self._key(path, record)
             outcome = _load(cache, key, self.keep_statements, self.count_types)
@@ -948,52 +947,3 @@ class _Run:
             outcome = _lint_job(job, rules, file_context, file_selector,
                                 self.config.max_file_size, session, self.cache, self.count_types)
             self._done(job.index, outcome)
-
-
-def _merge(result: RunResult, outcome: FileOutcome, fixing: bool = False) -> None:
-    for note in outcome.notes:
-        if ("", note) not in result.file_notes:
-            result.file_notes.append(("", note))
-    if outcome.reason is not None:
-        target = result.errors if is_error_reason(outcome.reason) else result.notes
-        target.append((outcome.path, outcome.reason))
-        return
-    # The file was linted: these are notes about it, not reasons it was skipped.
-    result.file_notes.extend((outcome.path, note) for note in outcome.file_notes)
-    if outcome.decode_errors:
-        result.file_notes.append(
-            (outcome.path, "not valid UTF-8; undecodable bytes were replaced for linting")
-        )
-        # Only --fix would have written it; a plain check or --diff promised no edit.
-        if fixing and any(f.fix for f in outcome.findings) and not outcome.fixed:
-            result.file_notes.append((outcome.path, "not fixed: the file is not valid UTF-8"))
-    if outcome.write_error:
-        result.errors.append((outcome.path, outcome.write_error))
-    result.files += 1
-    result.files_with_asm += 1 if outcome.statements or outcome.skipped_statements else 0
-    result.statements += outcome.statements
-    result.skipped_statements += outcome.skipped_statements
-    result.skipped.extend((outcome.path, line, reason) for line, reason in outcome.skipped)
-    result.asm_labels += outcome.asm_labels
-    result.expansion_statements += outcome.expansion_statements
-    result.expanded_macros |= outcome.expanded_macros
-    result.branch_variants += outcome.branch_variants
-    result.skipped_invocations.extend(
-        (outcome.path, line, reason) for line, reason in outcome.skipped_invocations
-    )
-    result.unexpanded_macros.extend(
-        (key, outcome.path, line, macro) for key, line, macro in outcome.unexpanded_macros
-    )
-    result.operands += outcome.operands
-    result.typed_operands += outcome.typed_operands or 0  # None: not shown (``run``)
-    result.typed_tier2 += outcome.typed_tier2 or 0
-    result.python_calls += outcome.python_calls
-    result.python_opaque += outcome.python_opaque
-    result.fixed += outcome.fixed
-    if outcome.fixed_rules:
-        result.fixed_rules[outcome.path] = outcome.fixed_rules
-    if outcome.diff:
-        result.diffs.append(outcome.diff)
-    if outcome.source is not None:
-        result.sources[outcome.path] = outcome.source
-    result.findings.extend(outcome.findings)
