@@ -125,9 +125,11 @@ class ScopeLookup(DeclarationIndex):
         them instead of stepping up."""
         chains = self._chains
         parents = self._parents
-        climbed: list[tuple[Node, str]] = []
+        # the nodes climbed, with their ids and kinds (each a call into tree-sitter)
+        climbed: list[tuple[Node, int, str]] = []
         node: Node | None = where
         tail: tuple[Scope | None, ...] = ()
+        given = len(ups)
         step = 0
         while node is not None:
             key = node.id
@@ -136,25 +138,32 @@ class ScopeLookup(DeclarationIndex):
                 tail = known
                 break
             kind = node.type
-            if kind in ("preproc_def", "preproc_function_def"):
+            if kind == "preproc_def" or kind == "preproc_function_def":
                 tail = (None,)
                 chains[key] = tail
                 break
-            climbed.append((node, kind))
-            if step < len(ups):
+            climbed.append((node, key, kind))
+            if step < given:
                 node = ups[step]
                 step += 1
             else:
-                node = shared_parent(parents, node, key)
-        for node, kind in reversed(climbed):
-            if kind in DECLARING_SCOPES:
+                # shared_parent, inline: most steps are known (extraction climbed them)
+                up = parents.get(key)
+                if up is None:
+                    up = node.parent
+                    if up is not None:
+                        parents[key] = up
+                node = up
+        declaring = DECLARING_SCOPES
+        for node, key, kind in reversed(climbed):
+            if kind in declaring:
                 if len(tail) >= MAX_SCOPES:
                     # Past this many scopes, the outer ones are unknown (as from a macro
                     # body): each chain is a tuple of its own, and 20,000 nested blocks
                     # made them take the square of that (1.7 GB).
                     tail = (None,)
                 tail = (Scope(node, kind), *tail)
-            chains[node.id] = tail
+            chains[key] = tail
         return tail
 
     def _lookup_in(self, scope: Scope, name: str, b: int) -> list[_Ty | None] | None:
@@ -928,9 +937,19 @@ class ScopeLookup(DeclarationIndex):
         if self._depth:  # inside a type's resolution the depth limit may cut it short
             return self._entry_type(entry, function_scope)
         key = (id(entry), function_scope)  # entries live as long as the tables that hold them
-        if key not in self._entry_types:
-            self._entry_types[key] = self._entry_type(entry, function_scope)
-        return self._entry_types[key]
+        types = self._entry_types
+        if key in types:
+            return types[key]
+        spelled = self._spelled_entry(entry, function_scope)
+        if spelled is None:
+            ty = types[key] = self._entry_type(entry, function_scope)
+            return ty
+        by_text = self._spelled_types
+        if spelled in by_text:
+            ty = types[key] = by_text[spelled]
+            return ty
+        ty = types[key] = by_text[spelled] = self._entry_type(entry, function_scope)
+        return ty
 
     def _entry_type(self, entry: Entry, function_scope: bool) -> _Ty | None:
         spec = entry.specifier

@@ -162,7 +162,7 @@ class TypeResolver(ScopeLookup):
             if node is None:
                 return None
         where = self._root.descendant_for_byte_range(b, b) or self._root
-        chain = self._scope_chain(where)
+        chain = self._scope_chain(where, self._ups_from(statement, where, b))
         if node.type == "identifier":
             return self._name_type(_text(node), chain, b)
         if chain and chain[-1] is None:
@@ -171,6 +171,36 @@ class TypeResolver(ScopeLookup):
             return self._typed(Expr(self, where, b, chain), node)
         key = (expression, id(chain), alone)
         return self._memoised(key, b, lambda: self._typed(Expr(self, where, b, chain), node))
+
+    @staticmethod
+    def _ups_from(statement: Node | Sequence[Node] | None, where: Node, b: int) -> Sequence[Node]:
+        """The ancestors of ``where`` (the node at byte ``b``), innermost first, where it lies
+        in the statement whose keyword's nearest ancestors are ``statement`` (its asm
+        expression first): the path down to it from that node, then ``statement``'s. A
+        parent step in tree-sitter is a descent from the root, and the climb from an operand
+        the file's tree does not hold as a value (``sm_32_intrinsics.hpp`` passes each
+        pointer through ``__LDG_PTR (ptr)``: 320 operands of the CUDA 13 headers) took three
+        of them per operand; a step down from a node to its child at ``b`` is one look-up
+        among that node's children. () where the path does not reach ``where`` (then the
+        climb steps up)."""
+        if isinstance(statement, Node) or not statement:
+            return ()
+        top = statement[0]
+        if not top.start_byte <= b < top.end_byte:
+            return ()
+        target = where.id
+        path = [top]
+        node = top
+        while node.id != target:
+            child = node.first_child_for_byte(b)
+            if child is None or child.start_byte > b:
+                return ()
+            path.append(child)
+            node = child
+        path.pop()
+        path.reverse()
+        path.extend(statement[1:])
+        return path
 
     def share_parents(self, parents: dict[int, Node]) -> None:
         """Climb the file's tree through ``parents`` (node id -> parent node, of this tree), and
@@ -228,6 +258,7 @@ class TypeResolver(ScopeLookup):
         chains = self._chains
         handlers = Expr._HANDLERS
         length = self._length if self._ascii else -1
+        named_key: object = None  # the memo key of ``named`` (_chain_key), on first need
         out: list[CType | None] = []
         for expression, offset in operands:
             known = answers.get(expression)
@@ -252,7 +283,9 @@ class TypeResolver(ScopeLookup):
                 if parameter is not None and expression not in taken:
                     out.append(self._parameter_ctype(parameter, expression, answers))
                     continue
-                out.append(self._name_type(expression, named, offset))
+                if named_key is None:
+                    named_key = self._chain_key(named)
+                out.append(self._name_type(expression, named, offset, named_key))
                 continue
             b = offset if 0 <= offset <= length else self._byte_offset(offset)
             if expression.isascii():
@@ -316,11 +349,17 @@ class TypeResolver(ScopeLookup):
             if answer is not None:
                 out.append(answer[0])
                 continue
-            hit = memo.get((spelled, self._chain_key(tail), False))
+            if tail is named:
+                if named_key is None:
+                    named_key = self._chain_key(named)
+                at = (spelled, named_key, False)
+            else:
+                at = (spelled, self._chain_key(tail), False)
+            hit = memo.get(at)
             if hit is not None and hit[0] <= b < hit[1]:
                 out.append(hit[2])
                 continue
-            out.append(self._value_type(spelled, data, value, kind, tail, b))
+            out.append(self._new_value_type(spelled, data, value, kind, tail, b, at))
         return out
 
     def _value_type(
@@ -340,11 +379,26 @@ class TypeResolver(ScopeLookup):
         free = self._free.get(expression)
         if free is not None:
             return free[0]
-        memo = self._memo
         key = (expression, self._chain_key(tail), False)
-        hit = memo.get(key)
+        hit = self._memo.get(key)
         if hit is not None and hit[0] <= b < hit[1]:
             return hit[2]
+        return self._new_value_type(expression, data, value, kind, tail, b, key)
+
+    def _new_value_type(
+        self,
+        expression: str,
+        data: bytes,
+        value: Node,
+        kind: str,
+        tail: tuple[Scope | None, ...],
+        b: int,
+        key: tuple[object, ...],
+    ) -> CType | None:
+        """``_value_type`` past its look-ups of the spelling, which missed (``key``: the
+        spelling's memo key): ``resolve_operands`` makes them inline, and a second look-up
+        per new spelling cost a chain key and two dictionary look-ups."""
+        memo = self._memo
         shared: tuple[object, ...] | None = None
         if kind == "subscript_expression":
             shared = self._subscript_key(value, data, tail)
@@ -522,10 +576,13 @@ class TypeResolver(ScopeLookup):
             return None
         return ("call", name, self._chain_template_names(chain))
 
-    def _name_type(self, name: str, chain: tuple[Scope | None, ...], b: int) -> CType | None:
+    def _name_type(
+        self, name: str, chain: tuple[Scope | None, ...], b: int, chain_key: object = None
+    ) -> CType | None:
         """What ``Expr._identifier`` and ``resolve`` make of the name ``name`` used at byte
-        ``b`` under ``chain``; memoised per (name, chain) (see ``_memoised``)."""
-        key = (name, self._chain_key(chain))
+        ``b`` under ``chain``; memoised per (name, chain) (see ``_memoised``). ``chain_key``:
+        ``_chain_key(chain)``, where the caller has it."""
+        key = (name, self._chain_key(chain) if chain_key is None else chain_key)
         hit = self._memo.get(key)
         if hit is not None and hit[0] <= b < hit[1]:
             return hit[2]
