@@ -251,7 +251,6 @@ class TypeResolver(ScopeLookup):
             plan = self._name_plan(named) or _NO_PLAN
         parameters, answers, taken = plan
         values: dict[tuple[int, int], tuple[Node, str, tuple[Scope | None, ...]]] | None = None
-        sections: list[Node] | None = None  # the operand lists, where ``named`` is known
         source = self._bytes
         memo = self._memo
         free = self._free
@@ -294,20 +293,17 @@ class TypeResolver(ScopeLookup):
                 data = expression.encode("utf-8", "surrogatepass")
             e = b + len(data)
             spelled = expression
-            if named is not None:
+            if named is not None and asm is not None:  # one is set with the other
                 # the value is found from its byte, in its operand list, where walking the
                 # lists (_operand_values) read every operand of a statement of many names
-                if sections is None:
-                    lists = asm.named_children if asm is not None else ()
-                    sections = [c for c in lists if c.type in OPERAND_LISTS]
-                found = self._value_at(sections, b, e, named)
+                found = self._value_at(asm, b, e, named)
                 if found is None and b"/" in data and data.isascii() and source[b:e] == data:
                     # a comment beside the value (generated headers write ``/*as_b32*/ *p``):
                     # typed as the value alone, as C++ reads it (see _beside_comments)
                     beside = BESIDE_VALUE()
                     lead = beside.match(data)  # never None: it matches nothing as well
                     start = b + (lead.end() if lead is not None else 0)
-                    inner = self._value_at(sections, start, None, named)
+                    inner = self._value_at(asm, start, None, named)
                     end = inner[0].end_byte if inner is not None else -1
                     if start < end <= b + len(data) and beside.fullmatch(data, end - b):
                         b, e, found = start, end, inner
@@ -717,29 +713,32 @@ class TypeResolver(ScopeLookup):
         return node
 
     def _value_at(
-        self, sections: list[Node], b: int, e: int | None, tail: tuple[Scope | None, ...]
+        self, asm: Node, b: int, e: int | None, tail: tuple[Scope | None, ...]
     ) -> tuple[Node, str, tuple[Scope | None, ...]] | None:
         """What ``_operand_values`` holds for the span ``[b, e)`` (``e`` None: for the span
         that starts at ``b``), read from the operand that holds byte ``b`` in the operand list
-        (of ``sections``) that holds it: the value of an operand of those lists starts at
-        ``b`` only if it is the value of that operand."""
-        for section in sections:
-            if section.start_byte <= b < section.end_byte:
-                operand = section.first_named_child_for_byte(b)
-                if operand is None or operand.type not in OPERAND_VALUE_PARENTS:
-                    return None
-                field = self._value_field
-                if field is None:
-                    field = self._value_field = self._tree.language.field_id_for_name("value")
-                    if field is None:
-                        return None
-                value = operand.child_by_field_id(field)
-                if value is None or value.start_byte != b:
-                    return None
-                if e is not None and value.end_byte != e:
-                    return None
-                return value, value.type, tail
-        return None
+        of the asm expression ``asm`` that holds it: the value of an operand of those lists
+        starts at ``b`` only if it is the value of that operand. Each is the child that holds
+        byte ``b`` (``first_named_child_for_byte``: the first that ends past it, if it starts
+        at or before it), where a list of the expression's operand lists, made per statement,
+        was searched in Python."""
+        section = asm.first_named_child_for_byte(b)
+        if section is None or section.type not in OPERAND_LISTS or section.start_byte > b:
+            return None
+        operand = section.first_named_child_for_byte(b)
+        if operand is None or operand.type not in OPERAND_VALUE_PARENTS:
+            return None
+        field = self._value_field
+        if field is None:
+            field = self._value_field = self._tree.language.field_id_for_name("value")
+            if field is None:
+                return None
+        value = operand.child_by_field_id(field)
+        if value is None or value.start_byte != b:
+            return None
+        if e is not None and value.end_byte != e:
+            return None
+        return value, value.type, tail
 
     def _operand_values(
         self, statement: Node | Sequence[Node]
