@@ -133,3 +133,30 @@ def test_an_operand_the_tree_does_not_hold_as_a_value_is_typed_under_its_own_sco
     assert _operand_types(_LDG) == [
         "long", "char *", "long", "long *", "long", "short *",
     ]  # fmt: skip
+
+
+_CALLS_AND_PARAMETERS = """
+__device__ unsigned other(int);
+__device__ unsigned long long h(unsigned long long (*get)(int), int k) {
+  unsigned r;
+  asm("" : "=r"(r) : "l"(get(k)), "r"(other(k)), "r"(k));
+  auto f = [](unsigned long long (*g)(int), int j) {
+    unsigned s;
+    asm("" : "=r"(s) : "l"(g(j)), "r"(other(j)));
+    return s;
+  };
+  return r + f(get, k);
+}
+__device__ void p(const unsigned *q) { unsigned d; asm("" : "=r"(d) : "l"(q)); }
+__device__ void w(const unsigned *q) { unsigned d; asm("" : "=r"(d) : "r"(other(*q))); }
+"""
+
+
+def test_a_call_of_a_parameter_and_of_a_namespace_name_each_have_their_own_type() -> None:
+    assert _operand_types(_CALLS_AND_PARAMETERS) == [
+        "unsigned int", "unsigned long long", "unsigned int", "int",
+        "unsigned int", "unsigned long long", "unsigned int",
+        "unsigned int", "unsigned int *",
+        "unsigned int", "unsigned int",
+    ]  # fmt: skip
+    assert _each_alone(_CALLS_AND_PARAMETERS) == _operand_types(_CALLS_AND_PARAMETERS)
