@@ -280,7 +280,8 @@ def word_classes(opcode: str) -> dict[str, str]:
     the variable a slot binds it to: two spellings whose words are of the same classes match
     the same forms, the same way, binding the same variables to their own words. Slot objects
     are shared between forms (``forms._slot``), so a word's class is read off the family's
-    distinct slots."""
+    distinct slots (the 59 families the CUDA headers spell: 1.8 ms of CPU, once per process;
+    one table per opcode of the grammar)."""
     family = _family(opcode)
     slots: dict[int, Slot] = {}
     pinned: set[str] = set()
@@ -303,7 +304,9 @@ def word_classes(opcode: str) -> dict[str, str]:
 
 @lru_cache(maxsize=16384)
 def _matches(opcode: str, modifiers: tuple[str, ...]) -> _Matches:
-    """``_modifier_matches`` of a spelling, matched as spelled."""
+    """``_modifier_matches`` of a spelling, matched as spelled: kept (bounded, as the spellings
+    are) for the other spellings of its classes, which is what ``_modifier_matches``' figure
+    is."""
     masks = word_masks(opcode)  # its keys are the family's vocabulary
     for i, word in enumerate(modifiers):
         if word not in masks:

@@ -543,8 +543,10 @@ class _Parser:
     def _statement(self, start: int, end: int, terminated: bool) -> None:
         """Parse ``[start, end)``; ``terminated`` means a ``;`` sits at ``end``. What a statement
         reads as is kept by its text, offset, depth and reading (``_STATEMENTS``)."""
-        if _skip_ws(self.masked, start, end) >= end:
-            return  # blank: nothing to read
+        # blank: nothing to read (most templates end with their last ';', where the scan's
+        # last segment is empty: 4,604 of the CUDA 13 headers' 11,757 segments)
+        if start >= end or _skip_ws(self.masked, start, end) >= end:
+            return
         reach = end + 1 if terminated else end
         text = self.text[start:reach]
         key: tuple[str, int, int, bool, bool, bool] | None = None
