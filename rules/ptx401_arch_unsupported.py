@@ -72,13 +72,15 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
         if context.arch is not None:
             yield from self._check_arch(statement, context, analysis)
             return
-        # the guards' targets first, without those the file #errors for (nothing in it is
-        # built for them): known per chain of conditions, which a function's statements share,
-        # where each instruction's need is a verdict's to read. Most statements' guards choose
-        # no target (CUTLASS's include/: 3,169 of 3,217; the CUDA 13 headers: 1,449 of 3,746),
-        # and then no instruction is asked what it needs.
-        admitted = analysis.admitted_targets
-        if not admitted:
+        # The guards' targets (without those the file #errors for: nothing in it is built for
+        # them) are worked out once per chain of conditions, which a function's statements
+        # share; what each instruction needs is a verdict per instruction. Where the chain's
+        # targets are known already, they are read first: most statements' guards choose no
+        # target (CUTLASS's include/: 3,169 of 3,217; the CUDA 13 headers: 1,449 of 3,746),
+        # and then no instruction is asked what it needs. Else the needs first: the targets
+        # only where an instruction needs some (a third of the CUDA headers' need none).
+        admitted = analysis.known_admitted_targets()
+        if admitted is not None and not admitted:
             return  # the guards do not choose targets (or exclude them all): target unknown
         needs = [
             (instruction, need)
@@ -89,6 +91,10 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
         ]
         if not needs:
             return  # every target has every instruction
+        if admitted is None:
+            admitted = analysis.admitted_targets
+            if not admitted:
+                return  # the guards do not choose targets: target unknown
         lowest = analysis.lowest_target
         for instruction, need in needs:
             if lowest is not None and need.sm > lowest.sm:

@@ -347,12 +347,13 @@ __device__ void f(unsigned long long p, unsigned &a, unsigned &b, unsigned &c, u
     assert [source[: f.span.start].count("\n") + 1 for f in findings] == [9]
 
 
-def test_the_instructions_needs_are_asked_only_where_the_guards_admit_some_target(
+def test_the_instructions_needs_are_not_asked_where_the_guards_are_known_to_admit_none(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """PTX401 asks what each instruction needs only where the guards choose some targets (known
-    per chain of conditions): unguarded, a cp.async is asked nothing; under an arch guard a mov
-    is asked and needs no target, a cp.async is asked and found."""
+    """PTX401 asks what each instruction needs, then (only where one needs some target) which
+    targets the guards admit; once those are known for a chain of conditions and are none, the
+    chain's other statements are asked nothing. Under an arch guard a mov is asked and needs
+    no target, a cp.async is asked and found."""
     import importlib
 
     from ptxlint.engine import extract_statements, instantiate
@@ -371,12 +372,15 @@ def test_the_instructions_needs_are_asked_only_where_the_guards_admit_some_targe
     monkeypatch.setattr(module, "instruction_requirement", counted)
     plain = 'asm volatile("mov.u32 %0, %1;" : "=r"(s) : "r"(s));'
     cases = (
-        (CP_ASYNC, [], 0),
-        (f"#if __CUDA_ARCH__ >= 700\n{plain}\n#endif", ["mov"], 0),
-        (f"#if __CUDA_ARCH__ >= 700\n{CP_ASYNC}\n#endif", ["cp"], 1),
+        # unguarded: the first statement is asked, the chain's targets are then known (none)
+        (f"{CP_ASYNC}\n{CP_ASYNC}", [["cp"], []], [0, 0]),
+        (f"#if __CUDA_ARCH__ >= 700\n{plain}\n#endif", [["mov"]], [0]),
+        (f"#if __CUDA_ARCH__ >= 700\n{CP_ASYNC}\n#endif", [["cp"]], [1]),
     )
     for body, opcodes, found in cases:
-        asked.clear()
-        [statement] = extract_statements(SourceFile("t.cu", _kernel(body))).statements
-        assert len(list(rule.check(statement, RuleContext()))) == found
-        assert asked == opcodes
+        statements = extract_statements(SourceFile("t.cu", _kernel(body))).statements
+        assert len(statements) == len(opcodes)
+        for statement, expected, count in zip(statements, opcodes, found, strict=True):
+            asked.clear()
+            assert len(list(rule.check(statement, RuleContext()))) == count
+            assert asked == expected

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar, overload
 
-__all__ = ["fact"]
+__all__ = ["fact", "known"]
 
 T = TypeVar("T")
 
@@ -33,3 +33,14 @@ class fact(Generic[T]):  # noqa: N801 (a decorator, lower case like property)
         # stored in the instance's __dict__, which later reads find before this descriptor
         value = instance.__dict__[self._name] = self._compute(instance)
         return value
+
+
+_UNKNOWN = object()
+
+
+def known(instance: object, name: str, default: T) -> object | T:
+    """The fact ``name`` of ``instance`` where it has been worked out, else ``default``: for a
+    reader whose cheapest order of questions depends on what is already known (it asks
+    nothing to be worked out)."""
+    value = instance.__dict__.get(name, _UNKNOWN)
+    return default if value is _UNKNOWN else value

@@ -15,7 +15,7 @@ from ptxlint.analysis import effects as _effects
 from ptxlint.analysis import roots as _roots
 from ptxlint.analysis.effects import Effect
 from ptxlint.analysis.guard_facts import GuardFacts, guard_facts_of
-from ptxlint.analysis.lazy_fact import fact
+from ptxlint.analysis.lazy_fact import fact, known
 from ptxlint.analysis.operand_access import Access, reads_of, register_operand
 from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.placement import Placement, placement_of
@@ -77,6 +77,12 @@ class StatementAnalysis:
         """Without ``--arch``: the targets the guards let the statement compile for, where the
         local guards choose among targets (``GuardFacts.admitted_targets``)."""
         return self._chain.admitted_targets
+
+    def known_admitted_targets(self) -> tuple[Target, ...] | None:
+        """:attr:`admitted_targets` where they are known already (worked out for another
+        statement of the chain of conditions), else None: nothing is worked out."""
+        found = known(self._chain, "admitted_targets", None)
+        return cast("tuple[Target, ...] | None", found)
 
     @fact
     def arch_guards(self) -> tuple[str, ...]:
