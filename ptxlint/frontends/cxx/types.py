@@ -49,8 +49,11 @@ functions of up to 130 parameters):
   such as ``unsigned long long``), and an answer that read nothing of where it is written (a
   literal, a cast of words: ``Expr.located``) serves its text anywhere in the file.
 - The type of a declaration, of a record's convertibility and of a function's out-of-line class
-  are memoised, so the operands of one function share all of that work; so is each node's chain
-  of declaring scopes, so an operand climbs only to its statement's node.
+  are memoised, so the operands of one function share all of that work, and a declaration whose
+  words alone decide its type (``unsigned x;``) is typed once per text (``_spelled_entry``); so
+  is each node's chain of declaring scopes, so an operand climbs only to its statement's node,
+  and from a node inside its statement down to it (``_ups_from``) where the tree does not hold
+  the operand as a value.
 
 Complexity: O(N) for the file (each scope's children are visited once, each type specifier is
 resolved once, a search of the bytes per index keyword) plus, per distinct key (expression, or
