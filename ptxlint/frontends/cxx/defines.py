@@ -419,8 +419,8 @@ def read_header_bytes(
     of the open file: one system call fewer per header than a ``stat`` of the path first).
     Read through the descriptor, as many bytes as its stat gives and one more: no buffered
     file object per header, and no second read to find the end of a file that is as large as
-    its stat says (one that grew since, or read short, is read on to its end). The CUDA 13 headers' 1,887
-    files, read warm: 21-24 ms -> 14-15 ms of CPU."""
+    its stat says (one that grew since, or read short, is read on to its end). The CUDA 13
+    headers' 1,887 files, read warm: 21-24 ms -> 14-15 ms of CPU."""
     try:
         fd = os.open(path, _READ_FLAGS)
     except OSError:
