@@ -6,8 +6,9 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, PtxInstruction, PtxOperand, Severity
-from ptxlint.ptx.grammar import c_operand_issue, judged
+from ptxlint.ptx.grammar import c_operand_issue
 from ptxlint.ptx.instructions import is_opcode
+from ptxlint.ptx.judge import Verdict
 from ptxlint.ptx.toolkit import toolkit_accepts
 from ptxlint.rule import Rule, RuleContext
 
@@ -78,7 +79,8 @@ asm volatile("cp.async.wait_group 2;");
             return
         problems = statement.ptx.problems
         analysis = analysis_of(statement)
-        for instruction in statement.ptx.instructions:
+        # the grammar's verdicts, read in one pass with PTX204's and PTX206's
+        for instruction, verdict in zip(statement.ptx.instructions, analysis.verdicts, strict=True):
             if instruction.opaque or not is_opcode(instruction.opcode):
                 continue
             c_issue = c_operand_issue(instruction)
@@ -102,16 +104,20 @@ asm volatile("cp.async.wait_group 2;");
                     )
                     reported = True
                     break
-            if reported or not judged(instruction.opcode, instruction.modifiers):
+            if reported or verdict is None or not verdict.issues:
                 continue
-            yield from self._grammar_findings(statement, instruction,
+            yield from self._grammar_findings(statement, instruction, verdict,
                                               context.options.get("cuda_version"))
 
     def _grammar_findings(
-        self, statement: AsmStatement, instruction: PtxInstruction, cuda_version: object = None
+        self,
+        statement: AsmStatement,
+        instruction: PtxInstruction,
+        verdict: Verdict,
+        cuda_version: object = None,
     ) -> Iterator[Finding]:
         analysis = analysis_of(statement)
-        for issue in analysis.verdict(instruction).issues:
+        for issue in verdict.issues:
             if issue.kind != "operand":
                 continue
             if toolkit_accepts(issue, cuda_version, analysis_of(statement).guards):
