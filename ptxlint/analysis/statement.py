@@ -153,7 +153,6 @@ class StatementAnalysis:
             for i in self.statement.ptx.instructions
         ])
 
-
     # ------------------------------------------------------------------ root causes
 
     @fact
