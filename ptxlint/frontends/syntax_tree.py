@@ -203,18 +203,21 @@ class NodeFinder:
     def __init__(self, root: tree_sitter.Node, parents: dict[int, tree_sitter.Node]) -> None:
         self._cursor = root.walk()
         self._path: list[tree_sitter.Node] = [root]  # the cursor's node and its ancestors
+        # their kinds, each read once, as the cursor enters its node (``functions``)
+        self._kinds: list[str] = [root.type]
         self._parents = parents
         self._start = 0  # the last query's start
 
     def find(self, start: int, end: int) -> tuple[tree_sitter.Node, list[tree_sitter.Node]]:
         """The node tree-sitter's ``descendant_for_byte_range(start, end)`` gives, and its
         ancestors, innermost first (at most ``MAX_UPS``: read more through ``parents``)."""
-        cursor, path = self._cursor, self._path
+        cursor, path, kinds = self._cursor, self._path, self._kinds
         if start < self._start:
             # Out of order: the children left of the path may hold the range. From the root.
             while len(path) > 1:
                 cursor.goto_parent()
                 path.pop()
+                kinds.pop()
         self._start = start
         # up, while the parent is not one that tree-sitter's descent would enter (with the
         # range starting where the last one did or after, the children before the path end
@@ -222,6 +225,7 @@ class NodeFinder:
         while len(path) > 1 and not _holds(path[-2], start, end):
             cursor.goto_parent()
             path.pop()
+            kinds.pop()
         if len(path) > 1 and not _holds(path[-1], start, end):
             # The parent holds the range and this child does not: the one that does, if any,
             # follows it (the children before it end before the range starts).
@@ -229,6 +233,7 @@ class NodeFinder:
                 if not cursor.goto_next_sibling():
                     cursor.goto_parent()
                     path.pop()
+                    kinds.pop()
                     break
                 node = cursor.node
                 assert node is not None
@@ -238,8 +243,10 @@ class NodeFinder:
                 if start < node.start_byte:
                     cursor.goto_parent()
                     path.pop()
+                    kinds.pop()
                     break
                 path[-1] = node
+                kinds[-1] = node.type
                 self._descend(start, end)
                 break
         else:
@@ -261,9 +268,11 @@ class NodeFinder:
         them (else None), the answer a climb by parent steps gives
         (``statement_context.Ancestors.functions``). Read from the path the cursor already
         holds, its node kinds compared in C: a climb stepped and memoised node by node
-        (5.5 nodes a statement over the CUDA 13 headers' asm)."""
-        path = self._path
-        kinds = [node.type for node in path]
+        (5.5 nodes a statement over the CUDA 13 headers' asm). The kinds are the path's,
+        each read once, as the cursor entered its node, where each call read the whole path's
+        (extracting the CUDA 13 headers' statements: 10.6 M instructions fewer, CUTLASS
+        include/'s 7.2 M; cachegrind)."""
+        path, kinds = self._path, self._kinds
         if "function_definition" not in kinds:
             return None, None
         at = len(kinds) - 1 - kinds[::-1].index("function_definition")
@@ -285,6 +294,7 @@ class NodeFinder:
                         cursor.goto_parent()
                         return
                     path.append(node)
+                    self._kinds.append(node.type)
                     break
                 if not cursor.goto_next_sibling():
                     cursor.goto_parent()
