@@ -862,15 +862,20 @@ def _read_expansion(
                 statement_context = dataclasses.replace(
                     context, guards=context.guards + nv, local_guards=context.local_guards + nv
                 )
-        mapped = dataclasses.replace(
-            raw,
-            qualifiers=tuple(remap.qualifier(q) for q in raw.qualifiers),
-            template=remap.template(raw.template),
-            operands=tuple(remap.operand(o) for o in raw.operands),
-            clobbers=tuple(remap.clobber(c) for c in raw.clobbers),
-            colons=tuple(remap.point(c) for c in raw.colons),
-            open_paren=remap.point(raw.open_paren),
-            end=remap.point(raw.end - 1) + 1,
+        # the reading mapped back to the file (made directly: ``Remap.operand`` says why)
+        mapped = _RawStatement(
+            tuple(map(remap.qualifier, raw.qualifiers)),
+            raw.extended,
+            remap.template(raw.template),
+            tuple(map(remap.operand, raw.operands)),
+            tuple(map(remap.clobber, raw.clobbers)),
+            raw.goto_labels,
+            tuple(map(remap.point, raw.colons)),
+            remap.point(raw.open_paren),
+            remap.point(raw.end - 1) + 1,
+            raw.problems,
+            raw.opaque_sections,
+            raw.missing_commas,
         )
         # Statements of one expansion keep their order (PTX203 pairs scopes across them).
         span = Span(min(use.start + ordinal, use.end - 1), use.end)
