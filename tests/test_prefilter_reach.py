@@ -237,3 +237,33 @@ def test_a_file_named_through_a_link_resolves_its_includes_from_the_folder_it_is
         pytest.skip("no symbolic links here")
     assert _admits(link)
     assert not _admits(target)  # from away/, inc/trap.cuh is found nowhere
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'#define INC #include "b.h"\n#include "c.h"\n',  # an include line inside a definition
+        b'# define A(x) #x \\\n  #include <b.h>\n#include <c.h>\n',  # on its continued line
+        b'#include "we#ird.h"\n#include "c.h"\n',  # a `#` in an include name
+        b'#include "#define V.h"\n#define W 2\n',  # a definition's search starts in one
+        b'#define S "#include"\n#define R(a) a##include\n#include "c.h"\n',
+        b'#include \\\n "b.h"\n#define include 3\n#define Y include\n# include <c.h>\n',
+        b"#define Q \\\r\n  x\n#  include <b.h> // #define Z\n/* #include <c.h> */\n",
+    ],
+)
+def test_a_sketch_finds_what_the_two_searches_find(tmp_path: Path, text: bytes) -> None:
+    # ``_sketch`` looks for include lines and definitions in one search: where a match of one
+    # holds a `#` the other's could start at, the header is searched twice, as before
+    for name in ("b.h", "c.h", "we#ird.h", "#define V.h"):
+        (tmp_path / name).write_text("")
+    real = str(tmp_path / "a.h")
+    base = str(tmp_path)
+    includes = [m for m in headers._SKETCH_INCLUDE().finditer(text)]
+    children = [
+        child for child in (
+            headers.resolved(base, (m.group(1) or m.group(2)).decode()) for m in includes
+        ) if child is not None
+    ]
+    assert headers._sketch(real, text) == (
+        children, b"\n".join(headers._SKETCH_DEFINE().findall(text))
+    )
