@@ -607,7 +607,7 @@ def read_bytes_stat(
     data, reason, info = _read_limited(path, max_file_size)
     if data is None:
         return None, reason, None
-    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+    if _has_nul(data):
         return None, REASON_BINARY, None
     return data, None, info
 
@@ -666,9 +666,16 @@ def _reason_against(data: bytes, max_file_size: int) -> str | None:
     """What ``read_bytes_stat`` says of a regular file whose bytes are ``data``."""
     if max_file_size > 0 and len(data) > max_file_size:
         return too_large(max_file_size)
-    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+    if _has_nul(data):
         return REASON_BINARY
     return None
+
+
+def _has_nul(data: bytes) -> bool:
+    """A NUL among the first ``BINARY_SNIFF_BYTES`` bytes: found in place, where ``in`` of a
+    slice copied them and made and dropped a TypeError (``bytes.__contains__`` asks its
+    operand for an integer first)."""
+    return data.find(b"\0", 0, BINARY_SNIFF_BYTES) >= 0
 
 
 def is_valid_utf8(data: bytes) -> bool:

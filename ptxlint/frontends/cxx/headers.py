@@ -667,7 +667,7 @@ def _reach(root: str, data: bytes | None = None) -> None:
         stack.extend(child for child in children if child not in _REACH_KIDS)
     spelled = _asm_names_spelled()
     for real, defines in sketched:
-        if b"asm" in defines or _spells(spelled, defines):
+        if defines.find(b"asm") >= 0 or _spells(spelled, defines):  # (``_sketched``: find)
             defs = _header(real)
             if defs is not None:
                 whole.append(defs)
@@ -728,14 +728,16 @@ def _sketched(
     for m in found:
         if m.lastindex is None:  # a definition
             text = m.group()
-            # (a `#` then ``include`` inside it: an include line the include search finds)
-            if b"include" in text and b"#" in text[1:]:
+            # (a `#` then ``include`` inside it: an include line the include search finds).
+            # ``find``, not ``in``: ``bytes.__contains__`` asks its operand for an integer
+            # first, and the TypeError it makes and drops costs more than a short search
+            if text.find(b"#", 1) >= 0 and text.find(b"include") >= 0:
                 raise _Overlap
             defines.append(text)
             continue
         quoted, angled = m.groups()
         spelled = quoted or angled
-        if both and b"#" in spelled:  # where the definition search would look, inside it
+        if both and spelled.find(b"#") >= 0:  # where the definition search would look
             raise _Overlap
         name = spelled.decode("utf-8", "replace")
         child = resolved(base, name)
