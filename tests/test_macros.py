@@ -338,6 +338,12 @@ def test_a_templates_characters_map_back_as_their_spans_do() -> None:
     assert list(zip(mapped.char_starts, mapped.char_ends, strict=True))[:7] == [
         (101, 102), (15, 16), (100, 120), (100, 120), (119, 120), (10, 11), (100, 120),
     ]  # fmt: skip
+    # the pieces, made when first read, are mapped as the whole expansion's spans map them
+    assert mapped.pieces == (TemplatePiece("string", remap.span(Span(0, 6)), 0, 9),)
+    within = remap.template(template, 0, 7)  # the statement's own bounds, as extraction gives
+    assert within.pieces == mapped.pieces
+    assert list(within.char_starts) == list(mapped.char_starts)
+    assert list(within.char_ends) == list(mapped.char_ends)
 
 
 def test_headers_are_followed_breadth_first_to_the_include_depth(tmp_path: Path) -> None:

@@ -851,8 +851,12 @@ def _read_expansion(
     for k, tok in enumerate(vtoks):
         if tok.kind != "ident" or tok.text not in KEYWORDS:
             continue
-        reader = StatementReader(virtual_source, vtoks[k:], NoPieces(), in_macro=False)
-        raw = reader.read()
+        # the plain reader where it reads the statement (it gives the token path's reading:
+        # an expansion is laid out without comments or directives); its template is mapped
+        # back when first read (``macro_uses.ExpansionMap``)
+        raw = read_plain(virtual_source, tok.start, tok.text)
+        if raw is None:
+            raw = StatementReader(virtual_source, vtoks[k:], NoPieces(), in_macro=False).read()
         if raw is None:
             continue
         statement_context = context
@@ -866,7 +870,7 @@ def _read_expansion(
         mapped = _RawStatement(
             tuple(map(remap.qualifier, raw.qualifiers)),
             raw.extended,
-            remap.template(raw.template),
+            remap.template(raw.template, raw.open_paren, raw.colons[0] if raw.colons else raw.end),
             tuple(map(remap.operand, raw.operands)),
             tuple(map(remap.clobber, raw.clobbers)),
             raw.goto_labels,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from ptxlint.frontends.cxx.defines import INEXACT, MacroDef
@@ -36,6 +36,7 @@ from ptxlint.model import (
     Span,
     Template,
     TemplatePiece,
+    piece_count,
     set_source_map,
     slot_setters,
 )
@@ -184,22 +185,27 @@ class Remap:
             return self.spans[offset][0]
         return self.invocation.start
 
-    def template(self, template: Template) -> Template:
-        """``template`` (read from the laid-out expansion) mapped back to the file: its pieces
-        now, its per-character source map when first read (``ExpansionMap``)."""
-        pieces = tuple(
-            TemplatePiece(p.kind, self.span(p.span), p.text_start, p.text_end)
-            for p in template.pieces
-        )
-        mapped = object.__new__(Template)  # its source map's slots left empty
+    def template(
+        self, template: Template, lo: int | None = None, hi: int | None = None
+    ) -> Template:
+        """``template`` (read from the laid-out expansion, all of it between characters ``lo``
+        and ``hi`` there: the statement's "(" and its first colon or its end, else where its
+        characters and pieces lie) mapped back to the file, its pieces and its per-character
+        source map when first read (``ExpansionMap``)."""
+        if lo is None or hi is None:
+            starts, ends = template.char_starts, template.char_ends
+            spans = [p.span for p in template.pieces]
+            lo = min(min(starts, default=0), min((s.start for s in spans), default=0))
+            hi = max(
+                max(starts, default=-1) + 1,
+                max(ends, default=0),
+                max((s.end for s in spans), default=0),
+            )
+        mapped = object.__new__(Template)  # its pieces' and source map's slots left empty
         _T_TEXT(mapped, template.text)
-        _T_PIECES(mapped, pieces)
-        starts, ends = template.char_starts, template.char_ends
-        # the map keeps the expansion's spans of the template's characters alone, not the
-        # whole expansion's (a function body's, where the template is one line of it)
-        lo = min(starts, default=0)
-        hi = max(max(starts, default=-1) + 1, max(ends, default=0))
-        set_source_map(mapped, ExpansionMap(self.window(lo, hi), lo, starts, ends))
+        # the map keeps the expansion's spans of the template alone, not the whole
+        # expansion's (a function body's, where the template is one line of it)
+        set_source_map(mapped, ExpansionMap(self.window(lo, hi), lo, template))
         return mapped
 
     def window(self, lo: int, hi: int) -> Remap:
@@ -271,25 +277,40 @@ class Remap:
 
 
 class ExpansionMap(SourceMap):
-    """The source map of a template read from a macro's expansion, made when first read
-    (``model.set_source_map``): most are never read, only where a finding, a fix or a hover
-    points into the template. Its characters' spans in the expansion are the reader's;
-    mapping them back was a fifth of reading an expansion's statements (the CUDA 13
-    headers' 237, in their 150 uses: 15 ms of CPU, 5 ms now, the pieces' spans)."""
+    """The pieces and source map of a template read from a macro's expansion, made when
+    first read (``model.set_source_map``): most are never read, only where a finding, a fix
+    or a hover points into the template. Made from the template as read from the expansion
+    (its pieces' and characters' spans there), each span mapped back through the window of
+    the expansion's spans that holds the template. Mapping them back was a fifth of reading
+    an expansion's statements (the CUDA 13 headers' 237, in their 150 uses: 15 ms of CPU, 5
+    ms with the pieces alone made at once); with the pieces made on read too, the plain
+    reader's template (its pieces and source map left to be made: ``LiteralMap``) stays
+    unmade where the mapped one is: the CUDA 13 headers' extraction takes 60 M instructions
+    fewer of 11,713 M with the parses, 54 M of them this map's (cachegrind)."""
 
-    __slots__ = ("_window", "_lo", "_starts", "_ends")
+    __slots__ = ("_window", "_lo", "_template")
 
-    def __init__(
-        self, window: Remap, lo: int, starts: Sequence[int], ends: Sequence[int]
-    ) -> None:
+    def __init__(self, window: Remap, lo: int, template: Template) -> None:
         self._window = window  # ``Remap.window(lo, ...)``: the template's characters' spans
         self._lo = lo
-        self._starts = starts
-        self._ends = ends
+        self._template = template  # as read from the expansion
 
     def arrays(self) -> tuple[Offsets, Offsets]:
-        lo = self._lo
+        lo, template = self._lo, self._template
         starts, ends = self._window.char_spans(
-            [a - lo for a in self._starts], [b - lo for b in self._ends]
+            [a - lo for a in template.char_starts], [b - lo for b in template.char_ends]
         )
         return Offsets("q", starts), Offsets("q", ends)
+
+    def pieces(self) -> tuple[TemplatePiece, ...]:
+        lo, window = self._lo, self._window
+        return tuple(
+            TemplatePiece(
+                p.kind, window.span(Span(p.span.start - lo, p.span.end - lo)), p.text_start,
+                p.text_end,
+            )
+            for p in self._template.pieces
+        )
+
+    def piece_count(self, kinds: Collection[str]) -> int:
+        return piece_count(self._template, kinds)  # the mapped pieces are of the same kinds
