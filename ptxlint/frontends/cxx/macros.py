@@ -273,12 +273,10 @@ class Expander:
         self.produced = 0
         self.used: list[MacroDef] = []  # every definition that took part, outermost first
 
-    def _def(self, name: str) -> MacroDef | None:
-        return self.table.lookup(name, self.at)
-
     def expand(self, toks: Sequence[XToken]) -> list[XToken]:
         out: list[XToken] = []
         stack = list(reversed(toks))
+        lookup, at = self.table.lookup, self.at  # one call a name
         while stack:
             t = stack.pop()
             if t.kind != "ident" or t.text in t.hide:
@@ -287,7 +285,7 @@ class Expander:
             if t.text == "__LINE__" and self.line:
                 out.append(XToken("number", str(self.line), (INEXACT,) * len(str(self.line))))
                 continue
-            d = self._def(t.text)
+            d = lookup(t.text, at)
             if d is None:
                 out.append(t)
                 continue
@@ -524,14 +522,15 @@ class VirtualText:
 def lay_out(toks: Sequence[XToken]) -> VirtualText:
     parts: list[str] = []
     spans: list[Spelling] = []
-    previous: XToken | None = None
-    for t in toks:
-        if previous is not None and (t.space_before or not _stay_apart(previous.text, t.text)):
+    previous: str | None = None  # the text of the token before
+    # each token unpacked, not read field by field (an expansion lays out 80 tokens a use)
+    for _, text, spelled, _, space_before in toks:
+        if previous is not None and (space_before or not _stay_apart(previous, text)):
             parts.append(" ")
             spans.append(INEXACT)
-        previous = t
-        parts.append(t.text)
-        spans.extend(t.spans if len(t.spans) == len(t.text) else (INEXACT,) * len(t.text))
+        previous = text
+        parts.append(text)
+        spans.extend(spelled if len(spelled) == len(text) else (INEXACT,) * len(text))
     return VirtualText("".join(parts), tuple(spans))
 
 
