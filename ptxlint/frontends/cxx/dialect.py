@@ -351,7 +351,7 @@ def classify(
         # Device context but no word of the template is PTX: an unknown opcode is a PTX204
         # finding, but only where the rest of the file says this is device code.
         return Verdict("ptx", f"{device_context}; no known PTX opcode")
-    return Verdict("ptx", device_context)
+    return _IN_DEVICE_CONTEXT[device_context]
 
 
 @dataclass(frozen=True)
@@ -413,13 +413,22 @@ _GUARD_VERDICTS_KEPT = 4096
 _UNSEEN = Verdict("", "")
 
 
+_IN_FUNCTION = "in a __device__/__global__ function"
+_UNDER_GUARD = "under a __CUDA_ARCH__ guard"
+
+
 def device_context_of(specifiers: tuple[str, ...], guards: tuple[str, ...]) -> str:
     if not _DEVICE_SPECIFIERS.isdisjoint(specifiers):
-        return "in a __device__/__global__ function"
+        return _IN_FUNCTION
     for guard in guards:
         if "__CUDA_ARCH__" in guard and not guard.startswith("!"):
-            return "under a __CUDA_ARCH__ guard"
+            return _UNDER_GUARD
     return ""
+
+
+# ``classify``'s verdict for most statements, one object for each device context it names
+# (a frozen dataclass made through ``object.__setattr__`` per field, for each statement)
+_IN_DEVICE_CONTEXT = {c: Verdict("ptx", c) for c in (_IN_FUNCTION, _UNDER_GUARD)}
 
 
 def rocm_guarded(guards: tuple[str, ...]) -> bool:
