@@ -267,3 +267,21 @@ def test_a_sketch_finds_what_the_two_searches_find(tmp_path: Path, text: bytes) 
     assert headers._sketch(real, text) == (
         children, b"\n".join(headers._SKETCH_DEFINE().findall(text))
     )
+
+
+def test_include_lines_are_decided_as_by_the_last_comment_marks_before_each() -> None:
+    # ``_include_line`` looks for a ``*/`` only where it can decide: the decisions are those of
+    # the last ``/*`` and ``*/`` anywhere before each include line
+    pieces = [b"/*", b"*/", b"/*/", b"// x\n", b"x = 1;\n", b'#include "a.h"\n', b"\n", b" "]
+    rng = random.Random(7)
+    for _ in range(3000):
+        text = b"".join(rng.choice(pieces) for _ in range(rng.randrange(1, 14)))
+        comments = [-1, -1, 0]
+        for m in headers._SKETCH_INCLUDE().finditer(text):
+            start = m.start()
+            line = text.rfind(b"\n", 0, start) + 1
+            opened, closed = text.rfind(b"/*", 0, start), text.rfind(b"*/", 0, start)
+            expected: bool | None = not text[line:start].strip(b" \t")
+            if expected and opened >= 0 and closed < opened + 2:
+                expected = None
+            assert headers._include_line(text, start, m.end(), comments) == expected, text

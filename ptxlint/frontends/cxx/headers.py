@@ -781,11 +781,22 @@ def _include_line(data: bytes, start: int, end: int, comments: list[int]) -> boo
     before = data[max(0, line - 3) : max(0, line - 1)]  # the line before's last two bytes
     if before.endswith(b"\\") or before == b"\\\r":
         return None  # a backslash ends the line before: a line splice
-    # (a `#` starts the last line asked: no /* or */ lies across it)
+    # (a `#` starts the last line asked: no /* or */ lies across it). Only the last ``*/``
+    # after the last ``/*`` decides: a ``*/`` is looked for after an opener found here, or
+    # from the last line asked where one before it is still open; else the ``*/`` kept may
+    # be an older one, before every later opener all the same. Where both were looked for
+    # back to the last line asked, a header with ``//`` comments and an include line after its
+    # code had that code searched twice: the prefilter's question (cachegrind, as counted in
+    # ``_sketch``) 1,823 M -> 1,808 M instructions on the CUDA 13 headers, 1,022 M -> 1,004 M
+    # on CUTLASS include/
     opened = data.rfind(b"/*", comments[2], start)
     if opened >= 0:
         comments[0] = opened
-    closed = data.rfind(b"*/", comments[2], start)
+        closed = data.rfind(b"*/", opened, start)
+    elif comments[0] >= 0 and comments[1] < comments[0] + 2:
+        closed = data.rfind(b"*/", comments[2], start)
+    else:
+        closed = -1
     if closed >= 0:
         comments[1] = closed
     comments[2] = start
