@@ -194,10 +194,11 @@ def extract(
     # the keywords come in text order: one cursor finds each and its ancestors
     finder = NodeFinder(parsed.tree.root_node, host.ancestors.parents)
     holds = share.holds
+    ascii_text = parsed.ascii  # offsets are bytes: no conversion per statement
     for start, keyword in _keywords(source.text):
         if not holds(start):
             continue
-        byte = parsed.to_byte(start)
+        byte = start if ascii_text else parsed.to_byte(start)
         node, above = finder.find(byte, byte + len(keyword))
         kind = node.type
         if kind in _NON_CODE_NODES:
@@ -381,7 +382,10 @@ def _finish(
         return
     operands = raw.operands
     if lookup is not None:
-        operands = _typed_all(operands, lookup, type_at, statement)
+        # each operand's type worked out when first read (``operand_types``): one call of
+        # the look-up's ``resolve_operands`` for the statement where it has one and the
+        # statement is of the file's tree, else one call per operand
+        leave_types(operands, lookup, type_at, statement)
     # AsmStatement(source=source, keyword=keyword, ..., missing_commas=raw.missing_commas)
     # filled slot by slot (its __init__ sets 20 fields through object.__setattr__: 5 us)
     statement_ = new(AsmStatement)
@@ -896,20 +900,6 @@ def _read_expansion(
             use.start,
             host_only,
         )
-
-
-def _typed_all(
-    operands: tuple[Operand, ...],
-    lookup: TypeLookup,
-    at: int | None,
-    statement: tree_sitter.Node | Sequence[tree_sitter.Node] | None,
-) -> tuple[Operand, ...]:
-    """Each operand with its type to be worked out when first read (``operand_types``): one
-    call of the look-up's ``resolve_operands`` for the statement where it has one and the
-    statement is of the file's tree, else one call per operand, as when every statement was
-    typed here."""
-    leave_types(operands, lookup, at, statement)
-    return operands
 
 
 def _with_ctype(operand: Operand, ctype: CType) -> Operand:
