@@ -7,23 +7,23 @@ from typing import Any
 
 from ptxlint import __version__
 from ptxlint.model import Finding, Fix
-from ptxlint.report.positions import to_range
+from ptxlint.report.positions import span_position, to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.verdict_note import verification_summary
 
 
 def finding_dict(finding: Finding, result: RunResult) -> dict[str, Any]:
     source = result.sources.get(finding.path)
-    r = to_range(source, finding.span)
+    line, column, end_line, end_column = span_position(source, finding.span)
     out: dict[str, Any] = {
         "rule": finding.rule,
         "name": finding.name,
         "severity": finding.severity.value,
         "path": finding.path,
-        "line": r.line,
-        "column": r.column,
-        "end_line": r.end_line,
-        "end_column": r.end_column,
+        "line": line,
+        "column": column,
+        "end_line": end_line,
+        "end_column": end_column,
         "message": finding.message,
         "fix": fix_dict(finding.fix, result, finding.path) if finding.fix else None,
     }
@@ -65,13 +65,13 @@ def fix_dict(fix: Fix, result: RunResult, path: str) -> dict[str, Any]:
     source = result.sources.get(path)
     edits = []
     for edit in fix.edits:
-        r = to_range(source, edit.span)
+        line, column, end_line, end_column = span_position(source, edit.span)
         edits.append(
             {
-                "line": r.line,
-                "column": r.column,
-                "end_line": r.end_line,
-                "end_column": r.end_column,
+                "line": line,
+                "column": column,
+                "end_line": end_line,
+                "end_column": end_column,
                 "content": edit.new_text,
             }
         )
