@@ -302,3 +302,15 @@ static unsigned clz32(unsigned x) {
 }
 """
     assert statements(text, "miniaudio.h") == []
+
+
+def test_an_expansions_empty_template_points_where_the_colon_after_its_paren_is() -> None:
+    # the piece of an empty template sits one character past the "(": here the ":" spelled
+    # in the macro's body, which the expansion's map knows (its template mapped on read)
+    text = (
+        '#define EMPTY(x) asm volatile(:"=r"(x))\n'
+        "__device__ void f() { int a; EMPTY(a); }\n"
+    )
+    (s,) = statements(text)
+    colon = text.index(":")
+    assert [(p.span.start, p.span.end) for p in s.template.pieces] == [(colon, colon)]

@@ -874,7 +874,11 @@ def _read_expansion(
         mapped = _RawStatement(
             tuple(map(remap.qualifier, raw.qualifiers)),
             raw.extended,
-            remap.template(raw.template, raw.open_paren, raw.colons[0] if raw.colons else raw.end),
+            # from its "(" through its first colon or its end: an empty template's piece is
+            # at the character after the "(", the colon itself where none is between
+            remap.template(
+                raw.template, raw.open_paren, (raw.colons[0] if raw.colons else raw.end) + 1
+            ),
             tuple(map(remap.operand, raw.operands)),
             tuple(map(remap.clobber, raw.clobbers)),
             raw.goto_labels,

@@ -188,10 +188,11 @@ class Remap:
     def template(
         self, template: Template, lo: int | None = None, hi: int | None = None
     ) -> Template:
-        """``template`` (read from the laid-out expansion, all of it between characters ``lo``
-        and ``hi`` there: the statement's "(" and its first colon or its end, else where its
-        characters and pieces lie) mapped back to the file, its pieces and its per-character
-        source map when first read (``ExpansionMap``)."""
+        """``template`` (read from the laid-out expansion, all of it, its pieces' spans
+        included, between characters ``lo`` and ``hi`` there: from the statement's "(" through
+        its first colon or its end, else where its characters and pieces lie) mapped back to
+        the file, its pieces and its per-character source map when first read
+        (``ExpansionMap``)."""
         if lo is None or hi is None:
             starts, ends = template.char_starts, template.char_ends
             spans = [p.span for p in template.pieces]
