@@ -222,8 +222,10 @@ class ConfigResolver:
     def excluded(self, path: str, settings: FileSettings | None = None) -> bool:
         """Whether ``exclude`` of the configuration that applies to ``path`` matches it (the
         file or one of its folders), patterns anchored at that configuration's folder."""
-        settings = settings or self.for_path(path)
-        return is_excluded(path, settings.config.exclude, settings.config.root)
+        config = (settings or self.for_path(path)).config
+        # no patterns, no anchor: ``root`` of a configuration without a file is the working
+        # folder, one ``getcwd`` per file asked (every file of a run without configuration)
+        return bool(config.exclude) and is_excluded(path, config.exclude, config.root)
 
 
 @lru_cache(maxsize=64)

@@ -32,7 +32,10 @@ class FolderSettings:
 
     def of(self, path: str) -> FileSettings:
         """``resolver.for_path(path)`` of the file ``path``."""
-        folder = os.path.dirname(os.path.abspath(path))
+        return self._of_absolute(os.path.abspath(path))
+
+    def _of_absolute(self, absolute: str) -> FileSettings:
+        folder = os.path.dirname(absolute)
         found = self._by_folder.get(folder)
         if found is None:
             found = self._by_folder[folder] = self.resolver.for_path(folder)
@@ -41,9 +44,10 @@ class FolderSettings:
     def excluded(self, path: str) -> bool:
         """Whether the exclude of the configuration that applies to the file ``path`` removes
         it."""
-        if os.path.abspath(path) in self.named:
+        absolute = os.path.abspath(path)  # (once for both questions)
+        if absolute in self.named:
             return False
-        return self.resolver.excluded(path, self.of(path))
+        return self.resolver.excluded(path, self._of_absolute(absolute))
 
     def rules_for(self, path: str) -> tuple[RuleSelector, RuleContext]:
         settings = self.of(path)
