@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
-from ptxlint.model import Finding, SourceFile
+from ptxlint.model import Finding, Operand, SourceFile
 from ptxlint.run.discover import is_error_reason
 
 if TYPE_CHECKING:
@@ -72,6 +72,7 @@ def file_outcome(
         if not reason.startswith(ASM_LABEL)
     ]
     python = path.endswith(PYTHON_EXTENSIONS)
+    typed = _typed_counts(operands) if count_types else None
     return FileOutcome(
         python_calls=len(result.statements) + len(skipped) if python else 0,
         python_opaque=sum(1 for s in result.statements if s.template.has_holes) if python else 0,
@@ -96,12 +97,23 @@ def file_outcome(
             )
         ],
         operands=len(operands),
-        typed_operands=sum(1 for o in operands if o.ctype is not None) if count_types else None,
-        typed_tier2=(
-            sum(1 for o in operands if o.ctype is not None and o.ctype.tier == 2)
-            if count_types else None
-        ),
+        typed_operands=typed[0] if typed else None,
+        typed_tier2=typed[1] if typed else None,
     )
+
+
+def _typed_counts(operands: list[Operand]) -> tuple[int, int]:
+    """How many of ``operands`` have a type, and how many of those a Tier-2 one. Each
+    ``ctype`` read once: a read goes through the operand's lazy field, and the two counts'
+    own passes read it up to three times an operand (CUTLASS ``include/``, 143,000 operands:
+    28,000 M -> 27,596 M instructions of the whole CLI, cachegrind)."""
+    typed = tier2 = 0
+    for ctype in [o.ctype for o in operands]:
+        if ctype is not None:
+            typed += 1
+            if ctype.tier == 2:
+                tier2 += 1
+    return typed, tier2
 
 
 def add_typed(total: int | None, part: int | None) -> int | None:
