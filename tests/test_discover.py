@@ -14,6 +14,7 @@ from ptxlint.run.discover import (
     discover,
     is_error_reason,
     match_patterns,
+    read_bytes_stat,
     read_source,
     too_large,
 )
@@ -473,3 +474,17 @@ def test_a_process_forked_during_the_walk_keeps_no_header_bytes(tmp_path) -> Non
         assert headers.take_read_ahead(real) == header.read_bytes()
     finally:
         headers.keep_read_ahead(False)
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 4097, 70_000])
+@pytest.mark.parametrize("limit", [0, 4096])
+def test_a_regular_file_reads_as_a_buffered_read_of_it(tmp_path, size: int, limit: int) -> None:
+    # read through the descriptor (``_read_regular``), up to the limit and one byte more
+    path = tmp_path / "k.cu"
+    body = bytes(range(1, 256)) * (size // 255 + 1)
+    path.write_bytes(body[:size])
+    data, reason, info = read_bytes_stat(str(path), limit)
+    if limit and size > limit:
+        assert (data, reason, info) == (None, too_large(limit), None)
+    else:
+        assert data == body[:size] and reason is None and info is not None
