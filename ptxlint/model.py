@@ -335,13 +335,10 @@ class MadeOnRead:
     ``include/``.) Sets and deletes go to the slot: ``__init__``, pickling and
     ``dataclasses.replace`` work as on the plain field.
 
-    A read takes the slot's value through the slot's descriptor kept on the class under a
-    second name as well (``_<field>_made``), by ``attrgetter``: a call of the descriptor's
-    own ``__get__`` went through its method wrapper, which packs and parses its arguments
-    (``PyArg_UnpackTuple``) on every read. What it buys, whole ``check -j 1 --no-cache``
-    (JSON report, which reads every operand's type): CUTLASS's ``include/`` 28,158 M ->
-    28,000 M instructions (-0.56%), the CUDA 13 headers 17,767 M -> 17,749 M (cachegrind,
-    the base plus this change alone)."""
+    A read goes through the slot's descriptor, kept on the class as ``_<field>_made`` too,
+    by ``attrgetter``: the descriptor's own ``__get__`` parses its arguments on every call
+    (whole ``check -j 1 --no-cache``: CUTLASS's ``include/`` -0.56% instructions, the CUDA
+    13 headers -0.1%, cachegrind)."""
 
     __slots__ = ("_slot", "_make", "_read")
 
