@@ -99,6 +99,13 @@ class LineCol:
     column: int  # 1-based, counted in characters of the line
 
 
+def line_col_in(text: str, starts: list[int], offset: int) -> tuple[int, int]:
+    """The 1-based line and column of ``offset`` (within ``text``) by ``starts``, its index."""
+    offset = max(0, min(offset, len(text)))
+    line = bisect.bisect_right(starts, offset) - 1
+    return line + 1, offset - starts[line] + 1
+
+
 @dataclass
 class SourceFile:
     """A file's decoded text with offset <-> line/column conversion."""
@@ -111,10 +118,12 @@ class SourceFile:
     def line_starts(self) -> list[int]:
         return line_starts(self.text)
 
+    def indexed(self) -> tuple[str, list[int]]:
+        """The text and its line index (``PackedSource`` unpacks both in one look-up)."""
+        return self.text, self.line_starts
+
     def line_col(self, offset: int) -> LineCol:
-        offset = max(0, min(offset, len(self.text)))
-        line = bisect.bisect_right(self.line_starts, offset) - 1
-        return LineCol(line + 1, offset - self.line_starts[line] + 1)
+        return LineCol(*line_col_in(*self.indexed(), offset))
 
     def line_text(self, line: int) -> str:
         """The text of 1-based ``line`` without its newline."""
@@ -262,12 +271,10 @@ _T_STARTS = Template.__dict__["char_starts"]
 _T_ENDS = Template.__dict__["char_ends"]
 _T_PIECES = Template.__dict__["pieces"]
 # Where a reader leaves ``char_starts`` and ``char_ends`` empty: the ``SourceMap`` they are made
-# from when first read (``Template.__getattr__``). A maker that fills a template slot by slot
-# sets this instead of the two arrays.
-#
-# What it buys: a source map is two offsets per template character, made for every statement
-# and read for few (a finding's ``source_span``, a fix, hover): a lint makes the maps of 138
-# of CUTLASS's 3,093 plain templates (include/), of 424 of the CUDA 13 headers' 3,028.
+# from when first read (``Template.__getattr__``); a maker that fills a template slot by slot
+# sets this instead. It buys: a source map is two offsets per template character, read for few
+# statements (``source_span``, a fix, hover): a lint makes the maps of 138 of CUTLASS's 3,093
+# plain templates (include/), of 424 of the CUDA 13 headers' 3,028.
 set_source_map = _T_MAP.__set__
 
 
@@ -335,10 +342,9 @@ class MadeOnRead:
     ``include/``.) Sets and deletes go to the slot: ``__init__``, pickling and
     ``dataclasses.replace`` work as on the plain field.
 
-    A read goes through the slot's descriptor, kept on the class as ``_<field>_made`` too,
-    by ``attrgetter``: the descriptor's own ``__get__`` parses its arguments on every call
-    (whole ``check -j 1 --no-cache``: CUTLASS's ``include/`` -0.56% instructions, the CUDA
-    13 headers -0.1%, cachegrind)."""
+    A read goes through the slot's descriptor, kept on the class as ``_<field>_made`` too, by
+    ``attrgetter``: its own ``__get__`` parses its arguments on every call (whole ``check``:
+    CUTLASS's ``include/`` -0.56% instructions, the CUDA 13 headers -0.1%, cachegrind)."""
 
     __slots__ = ("_slot", "_make", "_read")
 
@@ -382,16 +388,12 @@ class MadeOnRead:
 # Where a reader leaves an operand's spans and its constraint's span to be made when first
 # read: the operand's place, ``(offsets, base)``, where ``offsets`` are its span's start and
 # end, its expression's start and its constraint literal's start (the opening quote), each
-# less ``base``. The operand and its constraint hold the same pair.
-#
-# What it buys: a header spells the same operand sections again and again
-# (``plain_reader._KeptSection``), and such a section's operands take their offsets from its
-# one reading, shared: ``zip(offsets, repeat(base))`` makes a pair an operand, where absolute
-# offsets made a tuple and four new integers an operand (each ``base + offset`` past 256 is
-# an object of its own). ``_KeptSection.made`` over the 137,000 operands it makes on
-# CUTLASS's ``include/``: 0.162-0.179 -> 0.132-0.157 s of CPU (a timer around it, three
-# extractions each, alternating); ``read_plain`` over every asm keyword there: 2,219 ->
-# 2,023 M instructions (cachegrind).
+# less ``base``. The operand and its constraint hold the same pair. What it buys: a header
+# spells the same operand sections again and again (``plain_reader._KeptSection``); their
+# operands share the offsets of its one reading (``zip(offsets, repeat(base))``: a pair an
+# operand, where absolute offsets made a tuple and four new integers). ``_KeptSection.made``
+# over CUTLASS's ``include/`` (137,000 operands): 0.162-0.179 -> 0.132-0.157 s of CPU (three
+# extractions each, alternating); ``read_plain`` there: 2,219 -> 2,023 M instructions.
 Place = tuple[tuple[int, int, int, int], int]
 
 
@@ -539,14 +541,12 @@ def _expression_span(operand: Operand) -> Span:
 Operand.ctype = MadeOnRead(_CTYPE_SLOT, _worked_out_type)  # type: ignore[misc,assignment]
 Operand.span = MadeOnRead(_O_SPAN, _operand_span)  # type: ignore[misc,assignment]
 Operand.expression_span = MadeOnRead(_O_EXPRESSION_SPAN, _expression_span)  # type: ignore[misc,assignment]
-# Where a reader leaves ``span`` and ``expression_span`` empty: its ``Place``
-# (``_operand_span``, ``_expression_span``). A maker that fills an operand slot by slot sets
-# this instead of the two spans.
-#
-# What it buys: the plain reader made five objects an operand, three of them spans. A lint of
-# CUTLASS's ``include/`` (143,000 operands) makes 353 operand spans, 1 constraint span and
-# 4,990 expression spans on reading (typing reads the offset: ``expression_start``); the CUDA
-# 13 headers' (14,000 operands) 2, 0 and 134. ``read_plain`` over CUTLASS: 0.43 s -> 0.34 s.
+# Where a reader leaves ``span`` and ``expression_span`` empty: its ``Place`` (``_operand_span``,
+# ``_expression_span``); a maker that fills an operand slot by slot sets this instead. It buys:
+# the plain reader made five objects an operand, three of them spans. A lint of CUTLASS's
+# ``include/`` (143,000 operands) makes 353 operand spans, 1 constraint span and 4,990
+# expression spans on reading (typing reads the offset: ``expression_start``); the CUDA 13
+# headers' (14,000 operands) 2, 0 and 134. ``read_plain`` over CUTLASS: 0.43 s -> 0.34 s.
 set_operand_place: Callable[[Operand, Place], None] = _O_AT.__set__
 
 

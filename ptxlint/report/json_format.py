@@ -168,6 +168,8 @@ class _Writer:
         if scalar is not None:
             put(scalar)
         elif isinstance(value, (list, tuple)):
+            # (a loop each for lists and dicts: one loop over (label, item) pairs for both
+            # took the CUDA 13 headers' report from 6.7 to 8.5-9.3 ms)
             if not value:
                 put("[]")
                 return

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass
 
-from ptxlint.model import SourceFile, Span
+from ptxlint.model import SourceFile, Span, line_col_in
 
 
 @dataclass(frozen=True)
@@ -23,17 +22,12 @@ def to_range(source: SourceFile | None, span: Span) -> Range:
 
 
 def span_position(source: SourceFile | None, span: Span) -> tuple[int, int, int, int]:
-    """``to_range``'s line, column, end line and end column, each end as
-    ``SourceFile.line_col`` places an offset, the text and its line index read once for both
-    and no ``LineCol`` or ``Range`` object made: a report reads the four numbers of every
-    finding and edit (the CUDA 13 headers' JSON report, 1,908 spans: 9.5 -> 6.7-6.8 ms of CPU
-    for its findings' entries)."""
+    """``to_range``'s line, column, end line and end column, each end placed as
+    ``SourceFile.line_col`` places an offset (``line_col_in``), the text and its line index
+    read once for both and no ``LineCol`` or ``Range`` object made: a report reads the four
+    numbers of every finding and edit (the CUDA 13 headers' JSON report, 1,908 spans: 9.5 ->
+    6.7-6.8 ms of CPU for its findings' entries)."""
     if source is None:
         return 1, 1, 1, 1
-    starts = source.line_starts
-    size = len(source.text)
-    start = max(0, min(span.start, size))
-    end = max(0, min(span.end, size))
-    line = bisect_right(starts, start) - 1
-    end_line = bisect_right(starts, end) - 1
-    return line + 1, start - starts[line] + 1, end_line + 1, end - starts[end_line] + 1
+    text, starts = source.indexed()
+    return (*line_col_in(text, starts, span.start), *line_col_in(text, starts, span.end))

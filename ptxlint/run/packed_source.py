@@ -14,12 +14,11 @@ for the text it was made from.
 
 from __future__ import annotations
 
-import bisect
 import zlib
 from collections import OrderedDict
 from typing import Any
 
-from ptxlint.model import LineCol, SourceFile, line_starts
+from ptxlint.model import SourceFile, line_starts
 
 _LEVEL = 1  # zlib's fastest: generated code still shrinks about tenfold
 _KEEP = 4  # files unpacked at a time (a report reads one file's findings together)
@@ -44,25 +43,19 @@ class PackedSource(SourceFile):
 
     @property
     def line_starts(self) -> list[int]:
-        return self._indexed()[2]
+        return self.indexed()[1]
 
-    def line_col(self, offset: int) -> LineCol:
-        """``SourceFile.line_col``, from one look-up of the text and its line index (inherited,
-        it looked the text up once and the index twice: over the CUDA 13 headers' report,
-        two calls per finding and per edit, 11,448 look-ups for 1,908 ranges)."""
-        _, text, starts = self._indexed()
-        offset = max(0, min(offset, len(text)))
-        line = bisect.bisect_right(starts, offset) - 1
-        return LineCol(line + 1, offset - starts[line] + 1)
-
-    def _indexed(self) -> tuple[PackedSource, str, list[int]]:
-        """``_unpacked``, with the line index made where it is not yet."""
+    def indexed(self) -> tuple[str, list[int]]:
+        """The text and its line index from one look-up of the unpacked files, the index made
+        where it is not yet (``text`` and ``line_starts`` each look up: ``line_col`` read
+        through them looked up three times, 11,448 look-ups for the 1,908 ranges of the CUDA
+        13 headers' report)."""
         entry = self._unpacked()
         starts = entry[2]
         if starts is None:
             starts = line_starts(entry[1])
             _UNPACKED[id(self)] = (self, entry[1], starts)
-        return self, entry[1], starts
+        return entry[1], starts
 
     def _unpacked(self) -> tuple[PackedSource, str, list[int] | None]:
         entry = _UNPACKED.get(id(self))
