@@ -569,9 +569,8 @@ class TypeResolver(ScopeLookup):
         fn = value.child_by_field_name("function")
         if fn is None or fn.type != "identifier":
             return None
-        declared = self._chain_names(chain)
         name = self._bytes[fn.start_byte : fn.end_byte].decode("utf-8", "replace")
-        if declared is None or name in declared:
+        if self._may_declare(chain, name):
             return None
         return ("call", name, self._chain_template_names(chain))
 
