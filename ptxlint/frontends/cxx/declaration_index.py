@@ -5,7 +5,7 @@ scope (see :mod:`.types` for the costs each index is built to avoid)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 
 import tree_sitter
 
@@ -91,7 +91,7 @@ class DeclarationIndex:
         self._statement_scopes: dict[int, dict[str, list[Entry]]] = {}
         self._template_values: dict[int, dict[str, Entry]] = {}
         self._owners: dict[int, tuple[_Ty | None, bool]] = {}  # out-of-line class, raises
-        self._own_declarators: dict[int, Node | None] = {}  # (ScopeLookup._own_declarator)
+        self._own_declarators: dict[int, Node | None] = {}  # (ScopeLookup._parameter_list)
         self._entry_types: dict[tuple[int, bool], _Ty | None] = {}
         self._spelled_types: dict[tuple[object, ...], _Ty | None] = {}  # (_spelled_entry)
         self._deducing: set[int] = set()  # the `auto` entries being deduced (_deduced)
@@ -99,6 +99,8 @@ class DeclarationIndex:
         self._name_plans: dict[int, NamePlan | None] = {}  # by chain id (_name_plan)
         self._chain_templates: dict[int, frozenset[str]] = {}  # (_chain_template_names)
         self._chain_keys: dict[int, object] = {}  # by chain id (_chain_key)
+        # what each scope of a chain declares, by chain id (ScopeLookup._may_declare)
+        self._chain_tables: dict[int, tuple[Container[str], ...] | None] = {}
         # the types of the parameters name operands are, per parameter table (_name_plan),
         # with the table's names that a macro or a built-in variable hides there, and per
         # entry, which the tables of the lists it recurs in share (_parameter_table)

@@ -3,7 +3,7 @@ in it, template parameters, members, enumerators and function results."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 from ptxlint.frontends.cxx.c_types import (
     BUILTIN_TYPES,
@@ -386,23 +386,14 @@ class ScopeLookup(DeclarationIndex):
     def _parameter_list(self, node: Node) -> Node | None:
         """The parameter list of a function definition, lambda or catch clause: that of the
         function declarator nearest the name (``own_function_declarator``), not the list of
-        the function pointer a function returns."""
+        the function pointer a function returns. The declarator is kept for the function's
+        out-of-line class (``_find_out_of_line_class``): the CUDA 13 headers have a function
+        for nearly every statement (2,414 for 3,429), each read for both."""
         if node.type == "catch_clause":
             return node.child_by_field_name("parameters")
-        own = self._own_declarator(node)
+        own = own_function_declarator(node.child_by_field_name("declarator"))
+        self._own_declarators[node.id] = own
         return own.child_by_field_name("parameters") if own is not None else None
-
-    def _own_declarator(self, node: Node) -> Node | None:
-        """``own_function_declarator`` of the function definition or lambda ``node``, read
-        once per node: typing reads each function's parameter list (``_parameter_list``) and
-        its out-of-line class (``_find_out_of_line_class``) from it, and the CUDA 13 headers
-        have a function for nearly every statement (2,414 for 3,429)."""
-        key = node.id
-        declarators = self._own_declarators
-        if key in declarators:
-            return declarators[key]
-        own = declarators[key] = own_function_declarator(node.child_by_field_name("declarator"))
-        return own
 
     # ----------------------------------------------------------------- a function's own names
 
@@ -573,30 +564,40 @@ class ScopeLookup(DeclarationIndex):
         class (whose unseen bases may declare any name), a function defined out of its class,
         a macro body or a cut; else whether one of its scopes' tables holds ``name``. Where
         False, the name is looked up at namespace scope (``_fallback_names``) from each scope
-        of the chain alike. A look-up in each table, where a set of every name of the chain,
-        made per chain, was used by one call in nearly every chain (the CUDA 13 headers: 1,488
-        sets for 1,488 questions)."""
-        found = False
+        of the chain alike. The chain's tables are gathered once per chain and asked for the
+        one name, where a set of every name of the chain was made per chain (the CUDA 13
+        headers ask once in nearly every chain: 1,488 sets for 1,488 questions)."""
+        key = id(chain)  # chains live as long as the resolver (see _memoised)
+        tables = self._chain_tables.get(key, ())
+        if tables == ():
+            tables = self._chain_tables[key] = self._declaring_tables(chain)
+        return tables is None or any(name in table for table in tables)
+
+    def _declaring_tables(
+        self, chain: tuple[Scope | None, ...]
+    ) -> tuple[Container[str], ...] | None:
+        """The tables of what each scope of ``chain`` declares (``_may_declare``), or None
+        where those are not all of its scopes' names."""
+        tables: list[Container[str]] = []
         for scope in chain:
             if scope is None:
-                return True
+                return None
             kind = scope.kind
             if kind == "compound_statement" or kind in STATEMENT_SCOPES:
-                declares = name in self._block_table(scope)
+                tables.append(self._block_table(scope))
             elif kind in FUNCTION_SCOPES:
                 if kind == "function_definition":
                     try:
                         if self._out_of_line_class(scope.node) is not None:
-                            return True
+                            return None
                     except Stop:
-                        return True
-                declares = name in self._parameters_of(scope)
+                        return None
+                tables.append(self._parameters_of(scope))
             elif kind == "template_declaration":
-                declares = name in self._template_value_table(scope.node)
+                tables.append(self._template_value_table(scope.node))
             else:
-                return True
-            found = found or declares
-        return found
+                return None
+        return tuple(tables)
 
     def _chain_template_names(self, chain: tuple[Scope | None, ...]) -> frozenset[str]:
         """What ``_template_names_at`` climbs to at a node whose chain of scopes is ``chain``,
@@ -626,7 +627,11 @@ class ScopeLookup(DeclarationIndex):
         return cached[0]
 
     def _find_out_of_line_class(self, fn: Node) -> _Ty | None:
-        decl = self._own_declarator(fn)
+        key = fn.id
+        if key in self._own_declarators:  # read for its parameter list (_parameter_list)
+            decl = self._own_declarators[key]
+        else:
+            decl = own_function_declarator(fn.child_by_field_name("declarator"))
         if decl is None or decl.type != "function_declarator":
             return None
         name = decl.child_by_field_name("declarator")
