@@ -32,6 +32,7 @@ PATTERNS = [
     (parser._MNEMONIC, "match"),
     (parser._MNEMONIC_TAIL, "match"),
     (parser._MNEMONIC_ONLY, "fullmatch"),
+    (parser._ONE_INSTRUCTION, "fullmatch"),
     (parser._PREDICATE_EXTENDED, "match"),
     (parser._LABEL, "match"),
     (parser._IDENT, "fullmatch"),

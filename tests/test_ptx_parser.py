@@ -688,3 +688,37 @@ def test_the_scan_meets_each_structure_character_in_text_order() -> None:
                 expected.append(m.start())
             pos = m.end()
         assert parser._percent_scan(masked) == expected, masked
+
+
+def test_one_instruction_reads_as_the_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A template that is one instruction and its ';' is read by one match
+    (``_one_instruction``) exactly as the statement scan reads it: random one-instruction-like
+    texts (labels, guards, a mnemonic going on after a space, two instructions missing their
+    ';' on one line or two, holes, splices, comments) parsed both ways, from cold tables."""
+    from ptxlint.ptx import parser
+
+    pieces = ["%0", "%12", "%r1", "%[a]", "%%", "%=", "[", "]", ",", ":", " ", "\t", "\n", ".",
+              "@p ", "!", "-", "+", "|", "0x1f", "16", HOLE, "]cvt.u32", "1mov.b32", "//",
+              "\ncvt.rn.f32", " .b32", "L1:", "{", ";", "2", "x2"]
+    mnemonics = ["ld.global.b32", "cvt.rn.f16x2.f32", "bra.uni", "st.global.v2.f32", "a.",
+                 "ld%=.x", "ld.%1", "x.y" + HOLE, "prmt", "L.x", "mov"]
+    rng = random.Random(36)
+    texts = []
+    for _ in range(4000):
+        body = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 8)))
+        texts.append((rng.choice(["", " ", "\n\t"]) + rng.choice(mnemonics)
+                      + rng.choice(["", " ", "  "]) + body + rng.choice([";", "; ", ";\n", ""]),
+                      rng.random() < 0.8))
+
+    def cold() -> None:
+        for table in (parser._STATEMENTS, parser._REGIONS, parser._WORDS, parser._LEAVES):
+            table.clear()
+        parser._PLACES[0] = 0
+
+    cold()
+    fast = [parse_template(text, extended) for text, extended in texts]
+    assert sum(len(t.instructions) == 1 for t in fast) > 1000
+    monkeypatch.setattr(parser._Parser, "_one_instruction", lambda self: False)
+    cold()
+    for (text, extended), got in zip(texts, fast, strict=True):
+        assert parse_template(text, extended) == got, text

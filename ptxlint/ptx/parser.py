@@ -48,27 +48,21 @@ of that instruction's operands (with a "missing ','" problem).
 
 The parser never raises: malformed input yields ``PtxProblem`` entries instead. It is one
 left-to-right scan with precompiled, backtracking-safe regular expressions, after one pass that
-records the percent tokens; O(template) with one object per operand and per percent token.
-An instruction's operand list is read once per distinct text and moved to where a later
-template spells it (``_REGIONS``): parsing the 4,542 distinct templates of CUDA 13's generated
-PTX headers and CUTLASS's GMMA headers went from 0.76 s to 0.46 s of CPU (templates recorded
-from a lint run, each parsed once from a cold memo, best of 5). Memoising the percent tokens
-line by line did not pay (0.46 s to 0.54 s): making the tokens is most of their cost. What pays
-is making fewer of them: a run of ``%N`` tokens, a leaf operand and a whole statement are
-values, shared by every template that has the same one at the same place (``percent_tokens``,
-``_WORDS``, ``_LEAVES``, ``_STATEMENTS``; an operand list at each offset it was met at,
-``_REGIONS``): parsing the templates of CUTLASS's include/ went from 0.35 s to 0.24 s, the CUDA
-headers' from 0.089 s to 0.077 s. Reading a run of plain ``%N`` as one piece, both as percent
-tokens (``percent_tokens``) and as a vector operand (``_ref_vector``), took parsing the
-templates of CUTLASS's include/ (recorded from a lint run, cold tables, best of 7, three runs)
-from 200-215 ms to 137-144 ms of CPU, the CUDA headers' from 66-68 ms to 60-61 ms.
-
-The patterns' repeats that nothing after them could backtrack into are possessive (``*+``,
-``++``: ``_NAME``, ``_MNEMONIC_RE``, ``_WORD_EXTENDED``, a vector of ``%N``), which the regex
-engine runs without keeping backtracking state; tests/test_possessive_patterns.py checks that
-they read what the backtracking spellings read. Parsing the templates of the CUDA 13 headers,
-CUTLASS's include/ and flashinfer (recorded from lint runs, cold tables) took 2,606 million
-instructions with only the percent pattern so, 2,536 million with these too (cachegrind).
+records the percent tokens; O(template). What each piece bought (templates recorded from lint
+runs, parsed from cold tables): an operand list read once per distinct text and moved to where
+a later template spells it (``_REGIONS``), CUDA 13's generated PTX headers with CUTLASS's GMMA
+headers 0.76 -> 0.46 s of CPU; a run of ``%N`` tokens, a leaf operand and a whole statement
+made once per value and place (``percent_tokens``, ``_WORDS``, ``_LEAVES``, ``_STATEMENTS``),
+CUTLASS's include/ 0.35 -> 0.24 s, the CUDA 13 headers' 0.089 -> 0.077 s (memoising the percent
+tokens line by line did not pay: making them is most of their cost); a run of plain ``%N`` read
+as one piece, as percent tokens and as a vector operand (``_ref_vector``), CUTLASS's 200-215 ->
+137-144 ms, CUDA's 66-68 -> 60-61 ms. The repeats that nothing after them could backtrack into
+are possessive (``*+``, ``++``), which the regex engine runs without backtracking state
+(tests/test_possessive_patterns.py checks that they read what the backtracking spellings read):
+the CUDA headers', CUTLASS's and flashinfer's templates 2,606 -> 2,536 million instructions
+(cachegrind). A template that is one instruction and its ';' (``_ONE_INSTRUCTION``: 1,878 of
+the CUDA headers' 3,263) is read by one match, without the scan: CUDA's 613 -> 535 million
+instructions, CUTLASS's 1,339 M either way (check -j 1 of the CUDA headers 17,267 -> 17,195 M).
 
 The percent tokens are read by :mod:`ptxlint.ptx.percent_tokens`.
 """
@@ -178,11 +172,8 @@ _STRUCTURE = "{};[]"
 
 def _structure(masked: str) -> list[int]:
     """The offsets of the characters that change the scanner's state (``_STRUCTURE``), in text
-    order: each found by ``str.find`` (a memchr over the text), where one pattern of the five
-    tested each character in turn (a wgmma's operand list is hundreds of characters between
-    two braces). Parsing the templates of CUTLASS's include/ (recorded from a lint run, cold
-    tables): 1,413 M -> 1,367 M instructions (cachegrind); the CUDA 13 headers' short ones
-    610 M either way."""
+    order, each found by ``str.find`` (a memchr), not by one pattern testing every character:
+    CUTLASS's templates 1,413 -> 1,367 M instructions (cachegrind), CUDA's 610 M either way."""
     found: list[int] = []
     find = masked.find
     for c in _STRUCTURE:
@@ -208,6 +199,10 @@ _MISSING_SEMICOLON = re.compile(
     re.ASCII,
 )
 
+# Its second reading alone, where no line break can make the first.
+_GLUED = re.compile(
+    r"(?<=[0-9\])])(?P<guard>@!?%{0,2}\w+\s+)?(?P<op>[a-z][a-z0-9_]*)(?=\.[a-z])", re.ASCII)
+
 # Identifier-ish names; `%=` may sit inside one in extended asm (`L%=`, `r_%=`).
 _NAME = rf"(?:[A-Za-z]|%=|[_$%](?=[\w$]|%=))(?:[\w$]|%=)*{_P}"
 _LABEL = re.compile(rf"({_NAME})\s*:(?!:)", _A)
@@ -220,6 +215,10 @@ _MNEMONIC_RE = rf"(?:[A-Za-z_${HOLE}]|%(?=[\w$%]))(?:{_MNCH})*{_P}(?:(?:\.|::){_
 _MNEMONIC = re.compile(_MNEMONIC_RE, _A)
 # ptxas also reads `prmt .b32 %0, ...` (CUTLASS writes it): modifiers after a space.
 _MNEMONIC_TAIL = re.compile(rf"\.[A-Za-z_]{{1}}(?:{_MNCH})*{_P}(?:(?:\.|::){_MNCH}*{_P})*{_P}", _A)
+# A template that is one instruction and its ';', no comment, brace, guard or label (the first
+# word of the mnemonic ends at a '.', so no label starts it): the mnemonic, then what follows.
+_ONE_INSTRUCTION = re.compile(
+    rf"\s*{_P}(?=[A-Za-z][\w$]*{_P}\.)({_MNEMONIC_RE})\s*{_P}([^;{{}}]*{_P});\s*{_P}", _A)
 # A pending statement that is just `[guard] mnemonic`: a `{` after it opens a vector operand.
 _MNEMONIC_ONLY = re.compile(rf"(?:@\s*!?\s*[^\s{{}};]+\s+)?{_MNEMONIC_RE}\s*", _A)
 
@@ -277,19 +276,13 @@ _MAX_NESTING = 32  # deeper operand nesting is not PTX; stop recursing and keep 
 _Token = tuple[str, int, int]  # (kind: "num" | "word" | "punct", start, end)
 
 # Operand lists by their text: (the offset they were read at, the operands). What
-# ``_read_operands`` makes of a region is a function of the region's text (its patterns look
-# neither before nor after it), of ``branch`` and of the syntax, with every offset moved by the
-# region's start; so a list seen before is moved rather than read again. CUTLASS's GMMA headers
-# spell the same 130-operand list after many different mnemonics: of the 863k characters of
-# operand lists in CUDA's generated PTX headers and CUTLASS's GMMA headers, 179k are distinct.
-# A region that made a problem is not kept (problems are clamped to the template's length,
-# and they are rare). Operands are immutable, so a list at an offset where it was read or moved
-# before is shared as is: each list is kept at the offsets it was met at.
-# CUTLASS's include/ spells 1,130 distinct lists 5,663 times at 1,766 distinct (list, offset)
-# places (the CUDA headers: 379, 4,303, 1,118), so a list is moved 636 times, not 4,533
-# (739, not 3,924): moving lists took 0.029 s and 0.013 s of CPU, now 0.015 s and 0.005 s
-# (parsing the CUDA headers' templates: 0.076 s -> 0.069 s).
-# Bounded: cleared when it holds _REGIONS_MAX lists (counted in _PLACES).
+# ``_read_operands`` makes of a region is a function of its text (its patterns look neither
+# before nor after it), ``branch`` and the syntax, every offset moved by the region's start; so
+# a list seen before is moved, not read again (CUTLASS's GMMA headers spell one 130-operand list
+# after many mnemonics), and kept, immutable, at each offset it was met at (CUTLASS's include/:
+# 1,130 distinct lists spelled 5,663 times at 1,766 places; moving them 0.029 -> 0.015 s of CPU,
+# the CUDA headers' 0.013 -> 0.005 s). A region that made a problem is not kept. Bounded:
+# cleared when it holds _REGIONS_MAX lists (counted in _PLACES).
 _REGIONS: dict[tuple[str, bool, bool, bool], dict[int, tuple[PtxOperand, ...]]] = {}
 _REGIONS_MAX = 4096
 _PLACES = [0]  # lists held, at all their offsets
@@ -329,22 +322,16 @@ def _moved(operands: tuple[PtxOperand, ...], delta: int) -> tuple[PtxOperand, ..
     return tuple(out)
 
 
-# Leaf operands (no parts) are immutable and compare by value, so one object serves every
-# template that has the same leaf at the same offset, as ``percent_tokens`` does for tokens.
-# ``_WORDS``: what ``_word`` made of a word at an offset, by reading (extended, branch target).
-# ``_LEAVES``: the leaves that ``_moved`` made, by every field but ``end`` (``text`` decides it).
-# CUTLASS's include/ reads 150,776 leaf operands, 6,404 distinct, of which 94,135 objects were
-# made; with these tables, reading the operands of its templates went from 0.205 s to 0.179 s of
-# CPU (the CUDA headers' 0.057 s is unchanged). Bounded: each cleared when full.
+# Leaf operands are immutable values: one object serves every template with the same leaf at
+# the same offset. ``_WORDS``: what ``_word`` made of a word at an offset, by reading;
+# ``_LEAVES``: what ``_moved`` made, by every field but ``end``. CUTLASS's include/ reads 150,776
+# leaves, 6,404 distinct: reading its operands 0.205 -> 0.179 s of CPU. Bounded: cleared when full.
 _WORDS: dict[tuple[int, str, bool, bool], PtxOperand] = {}
-# Statements (their labels, and the directive or instruction they are), by the statement's
-# text (its ';' included), offset, brace depth, ';' and reading: what ``_read_statement``
-# makes of them is a function of those alone (its patterns read no further), so one object
-# serves every template that has the same instruction or directive at the same place, and what
-# is worked out per instruction object downstream (its destinations, the grammar's verdict
-# under the same constraints) is worked out once for all of them. Of the 5,663 instructions of
-# CUTLASS's include/, 3,529 are distinct so (the CUDA headers: 4,303, 3,609). A statement
-# whose reading made a problem is not kept. Bounded: cleared when full.
+# Statements (their labels, and the directive or instruction they are), by text (';' included),
+# offset, depth, ';' and reading, which alone decide them: one object serves every template with
+# that statement at that place, and what is worked out per instruction downstream (destinations,
+# verdicts) is worked out once for all (CUTLASS's 5,663 instructions are 3,529 so, the CUDA
+# headers' 4,303 are 3,609). A statement that made a problem is not kept. Bounded.
 _STATEMENTS: dict[tuple[str, int, int, bool, bool, bool],
                   tuple[tuple[PtxLabel, ...], PtxDirective | None, PtxInstruction | None]] = {}
 _STATEMENTS_MAX = 8192
@@ -371,13 +358,11 @@ def parse_template(text: str, extended: bool, syntax: str = "gnu") -> PtxTemplat
     return _Parser(text, extended).run()
 
 
-# ``{%N, ...}`` vector operands by (offset, text, branch target): what ``_ref_vector`` makes of
-# them is a function of those alone (its elements are plain ``%N`` words), so one object serves
-# every template that has the same vector at the same place, whatever its operand list holds
-# after it: GMMA's operand lists differ after their accumulator more often than in it (of the 952
-# vectors CUTLASS's include/ reads in operand lists not seen before, 288 have an offset and a text
-# seen before). Parsing the templates of the CUDA 13 headers, CUTLASS's include/ and flashinfer
-# (cold tables): 2,536 -> 2,449 million instructions (cachegrind). Bounded: cleared when full.
+# ``{%N, ...}`` vectors by (offset, text, branch target), which alone decide them: one object
+# serves every template with that vector at that place, whatever its operand list holds after
+# it (GMMA's lists differ after their accumulator more often than in it). Parsing the CUDA 13
+# headers', CUTLASS's and flashinfer's templates (cold tables): 2,536 -> 2,449 million
+# instructions (cachegrind). Bounded: cleared when full.
 _VECTORS: dict[tuple[int, str, bool], PtxOperand] = {}
 _VECTORS_MAX = 4096
 # A percent token's offset: what ``_ref_vector`` finds its elements by.
@@ -419,7 +404,9 @@ class _Parser:
             self.masked = read_dollars(self.text, self.masked, self.percents)
         if "%" in self.masked:
             read_percents(self.masked, self.extended, self.percents, self._problem)
-        self._scan()
+        if (self.llvm or self.masked is not self.text or "{" in self.text
+                or not self._one_instruction()):
+            self._scan()
         for offset in self.open_braces:
             self._problem("unclosed '{'", offset, offset + 1)
         self.problems.sort(key=lambda p: (p.start, p.end))
@@ -512,6 +499,40 @@ class _Parser:
                 segment, vector, bracket = pos, 0, 0
         self._statement(segment, self.n, terminated=False)
 
+    def _one_instruction(self) -> bool:
+        """Read a template that is one instruction and its ';' (``_ONE_INSTRUCTION``) as the
+        scan would, in one match; False, having read nothing, for any other."""
+        text = self.text
+        m = _ONE_INSTRUCTION.fullmatch(text)
+        if m is None:
+            return False
+        pos, mnemonic_end = m.span(1)
+        after, semi = m.span(2)
+        if after > mnemonic_end and text[after] == ".":
+            return False  # `prmt .b32`: the mnemonic goes on (_MNEMONIC_TAIL)
+        key = (text[:semi + 1], 0, 0, True, self.extended, False)
+        known = _STATEMENTS.get(key)  # what _statement kept: this one instruction
+        if known is not None and known[2] is not None:
+            self.instructions.append(known[2])
+            return True
+        last_dot = text.rfind(".", pos + 1, semi - 1)
+        if last_dot != -1:
+            # with no line break, only the pattern's second reading (``_GLUED``) can match
+            search = (_MISSING_SEMICOLON if "\n" in text else _GLUED).search
+            found = search(text, pos + 1, last_dot + 2)
+            while found is not None:
+                if found.group("op") in PTX_OPCODES:
+                    return False  # two instructions: the scan reads them
+                found = search(text, found.end(), last_dot + 2)
+        problems = len(self.problems)
+        instruction = self._make_instruction(m.group(1), None, pos, semi, semi + 1, pos,
+                                             mnemonic_end, True)
+        if len(self.problems) == problems:  # as _statement keeps it
+            if len(_STATEMENTS) >= _STATEMENTS_MAX:
+                _STATEMENTS.clear()
+            _STATEMENTS[key] = ((), None, instruction)
+        return True
+
     def _skip_labels(self, start: int, end: int, record: bool) -> int:
         masked = self.masked
         pos = _skip_ws(masked, start, end)
@@ -581,14 +602,10 @@ class _Parser:
         if pos >= end:
             return
         # `cvta.to.shared.u64 p1, %1\n cvt.u32.u64 %0, p1;`: a line that ends an operand and a
-        # next line that starts with an opcode are two instructions missing their ';'. Read
-        # them as two (ptxas rejects the text either way), so that the second one's operands
-        # are not taken for the first one's.
-        # A match ends at an opcode followed by '.' and a letter, so none reaches past the
-        # statement's last '.': the search stops there, which for most statements is the end
-        # of their mnemonic (a wgmma's 130 operands hold no '.'). Parsing the templates of
-        # CUTLASS's include/ (cold memos) went from 239-243 ms to 207-216 ms of CPU, the CUDA
-        # headers' from 71-72 ms to 65-67 ms.
+        # next line that starts with an opcode are two instructions missing their ';', read as
+        # two (ptxas rejects the text either way) so that the second's operands stay its own.
+        # A match ends at an opcode followed by '.' and a letter: the search stops at the last
+        # '.', mostly the mnemonic's end (CUTLASS's templates 239-243 -> 207-216 ms of CPU).
         last_dot = self.masked.rfind(".", pos + 1, end - 1)
         m = None
         if last_dot != -1:
@@ -675,10 +692,18 @@ class _Parser:
         if after > mnemonic_end and (tail := _MNEMONIC_TAIL.match(masked, after, end)):
             mnemonic += tail.group()
             mnemonic_end = tail.end()
+        self._make_instruction(mnemonic, predicate, start, end, stop, mn.start(), mnemonic_end,
+                               terminated)
+
+    def _make_instruction(self, mnemonic: str, predicate: PtxPredicate | None, start: int,
+                          end: int, stop: int, opcode_start: int, mnemonic_end: int,
+                          terminated: bool) -> PtxInstruction:
+        """The instruction ``mnemonic`` at ``opcode_start``, its operands read up to ``end``."""
         opcode, *modifiers = mnemonic.split(".")
         # A hole anywhere, or an operand splice inside the mnemonic, leaves the real spelling
         # unknown: rules must stay silent about it.
-        opaque = masked.find(HOLE, start, end) != -1 or (self.extended and "%" in mnemonic)
+        opaque = (self.masked.find(HOLE, start, end) != -1
+                  or (self.extended and "%" in mnemonic))
         operands = self._operands(mnemonic_end, end, branch=opcode == "bra")
         instruction = _new(PtxInstruction)
         _I_OPCODE(instruction, opcode)
@@ -687,12 +712,13 @@ class _Parser:
         _I_PREDICATE(instruction, predicate)
         _I_START(instruction, start)
         _I_END(instruction, stop)
-        _I_OPCODE_START(instruction, mn.start())
+        _I_OPCODE_START(instruction, opcode_start)
         _I_OPCODE_END(instruction, mnemonic_end)
         _I_DEPTH(instruction, self.depth)
         _I_TERMINATED(instruction, terminated)
         _I_OPAQUE(instruction, opaque)
         self.instructions.append(instruction)
+        return instruction
 
     # ------------------------------------------------------------------ operands
 
