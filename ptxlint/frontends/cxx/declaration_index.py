@@ -327,31 +327,36 @@ class DeclarationIndex:
         # In document order, through nested #if blocks and namespaces by a stack of the
         # children still to read, not by recursion: #if nested 2,000 deep raised
         # RecursionError, uncached, once per statement of the block.
+        # A level's loop stops where it opens a child (its children first) and goes on where
+        # it stopped once they are read: ``for`` over each level's iterator, where a ``next``
+        # call per child made the walks of the CUDA 13 headers' 43 files run a fifth more
+        # lines of Python (typing replayed there: -5.6 M instructions, cachegrind).
         pending: list[Iterator[Node]] = [iter(scope.named_children)]
         while pending:
-            child = next(pending[-1], None)
-            if child is None:
+            for child in pending[-1]:
+                kind = child.type
+                if kind == "declaration":
+                    self._add_declaration(child, table)
+                elif kind == "function_definition":
+                    self._add_declarator(child, child.child_by_field_name("declarator"), table)
+                elif kind == "template_declaration":
+                    # function templates: a concrete return type is still usable
+                    for inner in child.named_children:
+                        if inner.type == "function_definition":
+                            decl = inner.child_by_field_name("declarator")
+                            self._add_declarator(inner, decl, table)
+                        elif inner.type == "declaration":
+                            self._add_declaration(inner, table)
+                elif kind in TRANSPARENT_STATEMENTS:
+                    pending.append(iter(child.named_children))
+                    break
+                elif kind in ("namespace_definition", "linkage_specification"):
+                    body = child.child_by_field_name("body")
+                    if body is not None:
+                        pending.append(iter(body.named_children))
+                        break
+            else:
                 pending.pop()
-                continue
-            kind = child.type
-            if kind == "declaration":
-                self._add_declaration(child, table)
-            elif kind == "function_definition":
-                self._add_declarator(child, child.child_by_field_name("declarator"), table)
-            elif kind == "template_declaration":
-                # function templates: a concrete return type is still usable
-                for inner in child.named_children:
-                    if inner.type == "function_definition":
-                        decl = inner.child_by_field_name("declarator")
-                        self._add_declarator(inner, decl, table)
-                    elif inner.type == "declaration":
-                        self._add_declaration(inner, table)
-            elif kind in TRANSPARENT_STATEMENTS:
-                pending.append(iter(child.named_children))
-            elif kind in ("namespace_definition", "linkage_specification"):
-                body = child.child_by_field_name("body")
-                if body is not None:
-                    pending.append(iter(body.named_children))
 
     def _add_declaration(self, decl: Node, table: dict[str, list[Entry]]) -> None:
         """``_add_declarator`` for each declarator of ``decl``, with the two common shapes
