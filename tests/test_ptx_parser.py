@@ -694,12 +694,14 @@ def test_one_instruction_reads_as_the_scan(monkeypatch: pytest.MonkeyPatch) -> N
     """A template that is one instruction and its ';' is read by one match
     (``_one_instruction``) exactly as the statement scan reads it: random one-instruction-like
     texts (labels, guards, a mnemonic going on after a space, two instructions missing their
-    ';' on one line or two, holes, splices, comments) parsed both ways, from cold tables."""
+    ';' on one line or two, holes, splices, comments, vectors and scope braces) parsed both
+    ways, from cold tables."""
     from ptxlint.ptx import parser
 
     pieces = ["%0", "%12", "%r1", "%[a]", "%%", "%=", "[", "]", ",", ":", " ", "\t", "\n", ".",
               "@p ", "!", "-", "+", "|", "0x1f", "16", HOLE, "]cvt.u32", "1mov.b32", "//",
-              "\ncvt.rn.f32", " .b32", "L1:", "{", ";", "2", "x2"]
+              "\ncvt.rn.f32", " .b32", "L1:", "{", "}", "{%1, %2}", ", {", "= {", ";", "2",
+              "x2"]
     mnemonics = ["ld.global.b32", "cvt.rn.f16x2.f32", "bra.uni", "st.global.v2.f32", "a.",
                  "ld%=.x", "ld.%1", "x.y" + HOLE, "prmt", "L.x", "mov"]
     rng = random.Random(36)

@@ -60,9 +60,10 @@ as one piece, as percent tokens and as a vector operand (``_ref_vector``), CUTLA
 are possessive (``*+``, ``++``), which the regex engine runs without backtracking state
 (tests/test_possessive_patterns.py checks that they read what the backtracking spellings read):
 the CUDA headers', CUTLASS's and flashinfer's templates 2,606 -> 2,536 million instructions
-(cachegrind). A template that is one instruction and its ';' (``_ONE_INSTRUCTION``: 1,878 of
-the CUDA headers' 3,263) is read by one match, without the scan: CUDA's 613 -> 535 million
-instructions, CUTLASS's 1,339 M either way (check -j 1 of the CUDA headers 17,267 -> 17,195 M).
+(cachegrind). A template that is one instruction and its ';' (``_ONE_INSTRUCTION``: 2,303 of
+the CUDA headers' 3,263, 705 of CUTLASS's 3,015) is read by one match, without the scan:
+CUDA's 613 -> 515 million instructions, CUTLASS's 1,339 -> 1,301 M (check -j 1 --no-cache of
+the CUDA headers 17,267 -> 17,178 M, of CUTLASS's include/ 27,350 -> 27,327 M).
 
 The percent tokens are read by :mod:`ptxlint.ptx.percent_tokens`.
 """
@@ -215,10 +216,11 @@ _MNEMONIC_RE = rf"(?:[A-Za-z_${HOLE}]|%(?=[\w$%]))(?:{_MNCH})*{_P}(?:(?:\.|::){_
 _MNEMONIC = re.compile(_MNEMONIC_RE, _A)
 # ptxas also reads `prmt .b32 %0, ...` (CUTLASS writes it): modifiers after a space.
 _MNEMONIC_TAIL = re.compile(rf"\.[A-Za-z_]{{1}}(?:{_MNCH})*{_P}(?:(?:\.|::){_MNCH}*{_P})*{_P}", _A)
-# A template that is one instruction and its ';', no comment, brace, guard or label (the first
-# word of the mnemonic ends at a '.', so no label starts it): the mnemonic, then what follows.
-_ONE_INSTRUCTION = re.compile(
-    rf"\s*{_P}(?=[A-Za-z][\w$]*{_P}\.)({_MNEMONIC_RE})\s*{_P}([^;{{}}]*{_P});\s*{_P}", _A)
+# A template that is one instruction and its ';', no comment, guard, label (the first word of
+# the mnemonic ends at a '.') or brace but a vector's: the mnemonic, then what follows.
+_PLAIN = rf"[^;{{}}]*{_P}"
+_ONE_INSTRUCTION = re.compile(rf"\s*{_P}(?=[A-Za-z][\w$]*{_P}\.)({_MNEMONIC_RE})\s*{_P}"
+                              rf"({_PLAIN}(?:\{{{_PLAIN}\}}{_PLAIN})*{_P});\s*{_P}", _A)
 # A pending statement that is just `[guard] mnemonic`: a `{` after it opens a vector operand.
 _MNEMONIC_ONLY = re.compile(rf"(?:@\s*!?\s*[^\s{{}};]+\s+)?{_MNEMONIC_RE}\s*", _A)
 
@@ -404,8 +406,7 @@ class _Parser:
             self.masked = read_dollars(self.text, self.masked, self.percents)
         if "%" in self.masked:
             read_percents(self.masked, self.extended, self.percents, self._problem)
-        if (self.llvm or self.masked is not self.text or "{" in self.text
-                or not self._one_instruction()):
+        if self.llvm or self.masked is not self.text or not self._one_instruction():
             self._scan()
         for offset in self.open_braces:
             self._problem("unclosed '{'", offset, offset + 1)
@@ -458,8 +459,7 @@ class _Parser:
     def _scan(self) -> None:
         masked = self.masked
         # A `%` matters to the scan only before a second `%` or a `[`: a template with neither
-        # (all but 101 of the 7,068 extended templates of the CUDA 13 headers, CUTLASS's
-        # include/ and flashinfer) has its structure characters found alone (_structure)
+        # (all but 101 of 7,068 in three trees) has its structure characters found alone
         extended = self.extended and ("%%" in masked or "%[" in masked)
         segment = 0  # start of the pending statement
         vector = 0  # open vector braces in the pending statement
@@ -510,6 +510,11 @@ class _Parser:
         after, semi = m.span(2)
         if after > mnemonic_end and text[after] == ".":
             return False  # `prmt .b32`: the mnemonic goes on (_MNEMONIC_TAIL)
+        brace = text.find("{", after, semi)
+        while brace != -1:  # a vector where the scan reads one: first, or after ',' or '='
+            if text[after:brace].rstrip(_WS_CHARS)[-1:] not in ("", ",", "="):
+                return False
+            brace = text.find("{", brace + 1, semi)
         key = (text[:semi + 1], 0, 0, True, self.extended, False)
         known = _STATEMENTS.get(key)  # what _statement kept: this one instruction
         if known is not None and known[2] is not None:
@@ -564,8 +569,7 @@ class _Parser:
     def _statement(self, start: int, end: int, terminated: bool) -> None:
         """Parse ``[start, end)``; ``terminated`` means a ``;`` sits at ``end``. What a statement
         reads as is kept by its text, offset, depth and reading (``_STATEMENTS``)."""
-        # blank: nothing to read (most templates end with their last ';', where the scan's
-        # last segment is empty: 4,604 of the CUDA 13 headers' 11,757 segments)
+        # blank: most templates end with their last ';', where the scan's last segment is empty
         if start >= end or _skip_ws(self.masked, start, end) >= end:
             return
         reach = end + 1 if terminated else end
@@ -936,10 +940,8 @@ class _Parser:
         key = (start, text, self.branch)
         if plain and (vector := _VECTORS.get(key)) is not None:
             return vector
-        # its elements are the percent tokens read inside it (one per `%N`, in text order),
-        # where a third pattern went over the vector after the percent and operand ones:
-        # parsing the templates of CUTLASS's include/ (cold tables) 1,676 -> 1,651 M
-        # instructions with the recording's load (cachegrind), the CUDA headers' 921 -> 919 M
+        # its elements are the percent tokens read inside it, not a third pattern's matches:
+        # CUTLASS's templates (cold tables) 1,676 -> 1,651 M instructions (cachegrind)
         percents = self.percents
         first = bisect_left(percents, start, key=_START)
         last = bisect_left(percents, end, first, key=_START)
