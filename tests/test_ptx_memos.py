@@ -369,6 +369,19 @@ def test_forms_found_by_word_masks_are_the_filtered_ones() -> None:
             assert [m.form for m in exact] == [m.form for m in filtered if m.cost == 0]
 
 
+def test_word_masks_read_slot_by_slot_are_each_forms_words() -> None:
+    """``word_masks``, read off each distinct slot once, sets a form's bit on exactly the
+    words that form has (``Form.words``), for every family."""
+    from ptxlint.ptx import forms
+
+    for opcode in forms._specs():
+        expected: dict[str, int] = {}
+        for i, form in enumerate(forms.forms(opcode)):
+            for word in form.words:
+                expected[word] = expected.get(word, 0) | 1 << i
+        assert forms.word_masks(opcode) == expected, opcode
+
+
 # --------------------------------------------------------------------------- flow
 
 

