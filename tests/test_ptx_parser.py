@@ -724,3 +724,19 @@ def test_one_instruction_reads_as_the_scan(monkeypatch: pytest.MonkeyPatch) -> N
     cold()
     for (text, extended), got in zip(texts, fast, strict=True):
         assert parse_template(text, extended) == got, text
+
+
+def test_long_blank_runs_stay_linear() -> None:
+    """Blanks after a mnemonic and before a ';' cost linear time: the one-instruction reading's
+    two patterns give nothing back to try again (Python 3.10 has no possessive repeats), and
+    an operand list's last blanks are no place a token starts (each start tried every blank to
+    the end: 100,000 took a minute)."""
+    import time
+
+    for text in ("ld.global.b32" + " " * 200_000 + "a;;",
+                 "ld.x" + " " * 100_000 + "{a}" + " " * 100_000 + ";;",
+                 "ld." + "a.b" * 50_000 + " x;;"):
+        began = time.process_time()
+        parsed = parse_template(text, True)
+        assert time.process_time() - began < 5, text[:20]
+        assert parsed.instructions

@@ -39,12 +39,10 @@ Grammar handled, in the order the scan applies it:
   target of ``bra``), ``opaque`` (holds a HOLE) and ``other`` (``_``, parenthesised lists,
   unparseable text). ``!p`` sets ``negated``. Operand ``text`` is always the text as written.
 
-Limitations: PTX string literals (``.pragma "..."``) are not special, so a ``;`` or brace
-inside one would split the statement; a single-``%`` word in extended asm is tokenised the way
-GCC does (``%r1`` is modifier ``r`` on operand 1), so PTX register names written with one
-``%`` come out as refs when they are one letter followed by digits. A label is only seen at
-the start of a statement, so one that follows an instruction missing its ``;`` is read as part
-of that instruction's operands (with a "missing ','" problem).
+Limitations: PTX string literals (``.pragma "..."``) are not special (a ``;`` or brace inside
+one splits the statement); a one-``%`` word in extended asm is read as GCC does (``%r1`` is
+modifier ``r`` on operand 1); a label is seen only at a statement's start, so one after an
+instruction missing its ``;`` is read as an operand (with a "missing ','" problem).
 
 The parser never raises: malformed input yields ``PtxProblem`` entries instead. It is one
 left-to-right scan with precompiled, backtracking-safe regular expressions, after one pass that
@@ -60,8 +58,8 @@ as one piece, as percent tokens and as a vector operand (``_ref_vector``), CUTLA
 are possessive (``*+``, ``++``), which the regex engine runs without backtracking state
 (tests/test_possessive_patterns.py checks that they read what the backtracking spellings read):
 the CUDA headers', CUTLASS's and flashinfer's templates 2,606 -> 2,536 million instructions
-(cachegrind). A template that is one instruction and its ';' (``_ONE_INSTRUCTION``: 2,303 of
-the CUDA headers' 3,263, 705 of CUTLASS's 3,015) is read by one match, without the scan:
+(cachegrind). A template that is one instruction and its ';' (``_one_instruction``: 2,303 of
+the CUDA headers' 3,263, 705 of CUTLASS's 3,015) is read by two matches, without the scan:
 CUDA's 613 -> 515 million instructions, CUTLASS's 1,339 -> 1,301 M (check -j 1 --no-cache of
 the CUDA headers 17,267 -> 17,178 M, of CUTLASS's include/ 27,350 -> 27,327 M).
 
@@ -94,10 +92,9 @@ from ptxlint.ptx.percent_tokens import read_dollars, read_percents
 __all__ = ["parse_template"]
 
 
-# The parser makes a PtxOperand per operand (a wgmma has 130). A frozen dataclass's __init__
-# sets each field through object.__setattr__, which was a third of the time of parsing
-# CUTLASS's GMMA header; these fill the slots directly, with every field given, and make
-# objects equal to the constructor's.
+# Operands (a wgmma has 130), instructions and templates filled slot by slot, every field
+# given, equal to the constructor's: a frozen dataclass's __init__ sets each field through
+# object.__setattr__ (a third of the time of parsing CUTLASS's GMMA header).
 _new = object.__new__
 _O_KIND, _O_TEXT, _O_START, _O_END, _O_PARTS, _O_NEGATED, _O_REF = slot_setters(
     PtxOperand, ("kind", "text", "start", "end", "parts", "negated", "ref")
@@ -109,17 +106,13 @@ _O_KIND, _O_TEXT, _O_START, _O_END, _O_PARTS, _O_NEGATED, _O_REF = slot_setters(
     PtxInstruction, ("opcode", "modifiers", "operands", "predicate", "start", "end",
                      "opcode_start", "opcode_end", "depth", "terminated", "opaque"))
 
-
-# A template's seven fields through the dataclass's __init__, one per template parsed.
 (_T_INSTRUCTIONS, _T_DIRECTIVES, _T_LABELS, _T_BRACES, _T_COMMENTS, _T_PERCENTS,
  _T_PROBLEMS) = slot_setters(PtxTemplate, ("instructions", "directives", "labels", "braces",
                                           "comments", "percents", "problems"))
 
-# Scope braces by (character, offset, depth): immutable values, so one object serves every
-# template with that brace at that place (most templates open and close one scope at the same
-# offsets). With the template filled slot by slot: parsing the CUDA 13 headers' templates
-# (recorded from a lint run, cold tables, best of 11, three runs alternated) 62.6-67.1 ->
-# 58.5-64.8 ms of CPU. Bounded: cleared when full.
+# Scope braces by (character, offset, depth): one object serves every template with that brace
+# at that place; with the template filled slot by slot, parsing the CUDA 13 headers' templates
+# 62.6-67.1 -> 58.5-64.8 ms of CPU (cold tables, best of 11). Bounded: cleared when full.
 _BRACES: dict[tuple[str, int, int], PtxBrace] = {}
 _BRACES_MAX = 4096
 
@@ -216,11 +209,12 @@ _MNEMONIC_RE = rf"(?:[A-Za-z_${HOLE}]|%(?=[\w$%]))(?:{_MNCH})*{_P}(?:(?:\.|::){_
 _MNEMONIC = re.compile(_MNEMONIC_RE, _A)
 # ptxas also reads `prmt .b32 %0, ...` (CUTLASS writes it): modifiers after a space.
 _MNEMONIC_TAIL = re.compile(rf"\.[A-Za-z_]{{1}}(?:{_MNCH})*{_P}(?:(?:\.|::){_MNCH}*{_P})*{_P}", _A)
-# A template that is one instruction and its ';', no comment, guard, label (the first word of
-# the mnemonic ends at a '.') or brace but a vector's: the mnemonic, then what follows.
+# A template that is one instruction and its ';', no comment, guard, label (the mnemonic's first
+# word ends at a '.') or brace but a vector's: its mnemonic, then its operands and ';' (two
+# patterns, where Python 3.10's backtracking made one quadratic in the blanks after a mnemonic).
+_ONE_MNEMONIC = re.compile(rf"\s*(?=[A-Za-z][\w$]*{_P}\.)({_MNEMONIC_RE})", _A)
 _PLAIN = rf"[^;{{}}]*{_P}"
-_ONE_INSTRUCTION = re.compile(rf"\s*{_P}(?=[A-Za-z][\w$]*{_P}\.)({_MNEMONIC_RE})\s*{_P}"
-                              rf"({_PLAIN}(?:\{{{_PLAIN}\}}{_PLAIN})*{_P});\s*{_P}", _A)
+_ONE_OPERANDS = re.compile(rf"({_PLAIN}(?:\{{{_PLAIN}\}}{_PLAIN})*{_P});\s*{_P}", _A)
 # A pending statement that is just `[guard] mnemonic`: a `{` after it opens a vector operand.
 _MNEMONIC_ONLY = re.compile(rf"(?:@\s*!?\s*[^\s{{}};]+\s+)?{_MNEMONIC_RE}\s*", _A)
 
@@ -343,17 +337,13 @@ _LEAVES_MAX = 16384
 
 
 def parse_template(text: str, extended: bool, syntax: str = "gnu") -> PtxTemplate:
-    """Parse one inline-asm template; see the module docstring for the grammar.
+    """Parse one inline-asm template (the grammar: the module docstring). Never raises.
 
-    ``extended`` says whether the statement is GCC extended asm (has a colon), which decides
-    how ``%`` is read. In basic asm ``%0`` is recorded as a ``"bare"`` percent token named
-    ``"0"`` (it is no operand reference there) and ``%%`` as ``"escape"``. Never raises.
-
-    ``syntax="llvm"`` reads LLVM inline asm (Triton, CuTe DSL, llvmlite): ``%`` is an ordinary
-    character there, so it is recorded exactly as in basic asm (``%%`` an ``"escape"``, ``%0`` a
-    ``"bare"`` token, both ptxas errors), while ``$N`` and ``${N}`` are ``"ref"`` tokens,
-    ``${:uid}`` is ``"unique"`` and ``$$`` is ``"dollar"``. LLVM replaces ``$`` operands inside
-    PTX comments too, so ``$`` tokens are recorded everywhere, comments included.
+    ``extended``: GCC extended asm (a colon), which decides how ``%`` is read; in basic asm
+    ``%0`` is a ``"bare"`` percent token named ``"0"`` (no operand reference) and ``%%`` an
+    ``"escape"``. ``syntax="llvm"`` reads LLVM inline asm (Triton, CuTe DSL, llvmlite): ``%`` is
+    recorded as in basic asm (both ptxas errors), ``$N`` and ``${N}`` are ``"ref"`` tokens,
+    ``${:uid}`` ``"unique"``, ``$$`` ``"dollar"``, comments included (LLVM replaces them there).
     """
     if syntax == "llvm":
         return _Parser(text, False, llvm=True).run()
@@ -500,19 +490,24 @@ class _Parser:
         self._statement(segment, self.n, terminated=False)
 
     def _one_instruction(self) -> bool:
-        """Read a template that is one instruction and its ';' (``_ONE_INSTRUCTION``) as the
-        scan would, in one match; False, having read nothing, for any other."""
+        """Read a template that is one instruction and its ';' as the scan would, without it;
+        False, having read nothing, for any other."""
         text = self.text
-        m = _ONE_INSTRUCTION.fullmatch(text)
-        if m is None:
+        m = _ONE_MNEMONIC.match(text)
+        rest = _ONE_OPERANDS.fullmatch(text, m.end()) if m is not None else None
+        if rest is None:
             return False
-        pos, mnemonic_end = m.span(1)
-        after, semi = m.span(2)
+        pos, mnemonic_end = m.span(1)  # type: ignore[union-attr]
+        semi = rest.end(1)
+        after = _skip_ws(text, mnemonic_end, semi)
         if after > mnemonic_end and text[after] == ".":
             return False  # `prmt .b32`: the mnemonic goes on (_MNEMONIC_TAIL)
         brace = text.find("{", after, semi)
         while brace != -1:  # a vector where the scan reads one: first, or after ',' or '='
-            if text[after:brace].rstrip(_WS_CHARS)[-1:] not in ("", ",", "="):
+            j = brace - 1
+            while j >= after and text[j] in _WS_CHARS:
+                j -= 1
+            if j >= after and text[j] not in ",=":
                 return False
             brace = text.find("{", brace + 1, semi)
         key = (text[:semi + 1], 0, 0, True, self.extended, False)
@@ -750,9 +745,11 @@ class _Parser:
         return operands
 
     def _read_operands(self, start: int, end: int, branch: bool) -> tuple[PtxOperand, ...]:
+        # no token ends in the region's last blanks, where every start tried each blank to the end
+        stop = start + len(self.masked[start:end].rstrip(_WS_CHARS))
         self.tokens = [
             (m.lastgroup, m.start(m.lastindex), m.end())  # type: ignore[arg-type,misc]
-            for m in self.operand_token.finditer(self.masked, start, end)
+            for m in self.operand_token.finditer(self.masked, start, stop)
         ]
         if not self.tokens:
             return ()
