@@ -494,10 +494,12 @@ class _Parser:
         False, having read nothing, for any other."""
         text = self.text
         m = _ONE_MNEMONIC.match(text)
-        rest = _ONE_OPERANDS.fullmatch(text, m.end()) if m is not None else None
+        if m is None:
+            return False
+        rest = _ONE_OPERANDS.fullmatch(text, m.end())
         if rest is None:
             return False
-        pos, mnemonic_end = m.span(1)  # type: ignore[union-attr]
+        pos, mnemonic_end = m.span(1)
         semi = rest.end(1)
         after = _skip_ws(text, mnemonic_end, semi)
         if after > mnemonic_end and text[after] == ".":
