@@ -342,6 +342,11 @@ async function main(): Promise<number> {
         // its own process group, so that the cleanup below ends code-server and its children
         { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env },
     );
+    // Listened for from the start: the pipes below set the streams flowing, and a line that
+    // came while Chromium launched was gone by the time a later listener was added (code-server
+    // said where it listens 15 ms after it started, and the run waited a minute for it).
+    const listening = listeningPort(server, Date.now() + 60_000);
+    listening.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     const serverLog = fs.createWriteStream(path.join(options.work, 'code-server.log'));
     server.stdout?.pipe(serverLog);
     server.stderr?.pipe(serverLog);
@@ -363,7 +368,7 @@ async function main(): Promise<number> {
     const result: Record<string, unknown> = {};
     let page: Page | undefined;
     try {
-        const port = await listeningPort(server, Date.now() + 60_000);
+        const port = await listening;
         result.port = port;
         await waitForHttp(`http://127.0.0.1:${port}/healthz`, Date.now() + 60_000, server);
         const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
