@@ -253,8 +253,11 @@ class Workbench {
             await this.command('View: Focus Problems');
         }
         await panel.waitFor({ state: 'visible', timeout: this.timeoutMs });
-        // the file's row heads its problems; rows are virtualised, so filter to the rule
-        const filter = this.page.locator('.markers-panel-action-filter input, .viewpane-filter input').first();
+        // the file's row heads its problems; rows are virtualised, so filter to the rule. The
+        // Problems filter by its own placeholder: '.viewpane-filter input' is every view's
+        // filter, and once the Output view had been shown it matched that one first, which kept
+        // the rule as its filter and hid the pip answer a later step waits for
+        const filter = this.page.locator('input[placeholder*="**/node_modules/**"]');
         await filter.fill(rule);
         const row = panel.locator('.monaco-list-row', { hasText: rule }).filter({ hasText: /ptxlint/ }).first();
         await panel.locator('.monaco-list-row', { hasText: file }).first().waitFor({ timeout: this.timeoutMs });
