@@ -29,13 +29,6 @@ from ptxlint.frontends.cxx.lexer import (
 from ptxlint.frontends.cxx.macros import MacroTable
 from ptxlint.frontends.cxx.operand_types import leave_types
 from ptxlint.frontends.cxx.plain_reader import read_plain
-
-# The reader fills the operands, their constraints, spans and templates slot by slot
-# (``raw_statement``: why)
-from ptxlint.frontends.cxx.raw_statement import (
-    O_CTYPE,
-    new,
-)
 from ptxlint.frontends.cxx.raw_statement import RawStatement as _RawStatement
 from ptxlint.frontends.cxx.statement_context import (
     C_BRANCH,
@@ -87,6 +80,9 @@ from ptxlint.model import (
     new_span,
     slot_setters,
 )
+
+# the reader fills operands slot by slot (``model_slots``: why)
+from ptxlint.model_slots import O_CTYPE, new
 
 ASM_LABEL = "asm label"
 _NON_CODE_NODES = {

@@ -38,7 +38,23 @@ from ptxlint.model import (
     TemplatePiece,
     piece_count,
     set_source_map,
-    slot_setters,
+)
+from ptxlint.model_slots import (
+    C_LETTERS,
+    C_MODIFIERS,
+    C_OPAQUE,
+    C_SPAN,
+    C_TEXT,
+    O_CONSTRAINT,
+    O_CTYPE,
+    O_EXPRESSION,
+    O_EXPRESSION_SPAN,
+    O_INDEX,
+    O_NAME,
+    O_ROLE,
+    O_SPAN,
+    T_TEXT,
+    new,
 )
 
 # An invocation longer than this many tokens is not read (unterminated `LOAD(` at the end of
@@ -47,18 +63,6 @@ MAX_INVOCATION_TOKENS = 20_000
 _WS = on_first_use(r"\s+")
 _END = operator.itemgetter(1)  # a spelling's end
 _WORD_CHAR = on_first_use(r"[\w$]")
-_T_TEXT, _, _, _T_PIECES = slot_setters(Template, ("text", "char_starts", "char_ends", "pieces"))
-# A remapped operand and its constraint are filled slot by slot (``Remap.operand``)
-_C_TEXT, _C_MODIFIERS, _C_LETTERS, _C_SPAN, _C_OPAQUE = slot_setters(
-    Constraint, ("text", "modifiers", "letters", "span", "opaque")
-)
-(_O_INDEX, _O_ROLE, _O_CONSTRAINT, _O_EXPRESSION, _O_EXPRESSION_SPAN, _O_SPAN, _O_NAME,
- _O_CTYPE) = slot_setters(
-    Operand,
-    ("index", "role", "constraint", "expression", "expression_span", "span", "symbolic_name",
-     "ctype"),
-)  # fmt: skip
-_new = object.__new__
 
 
 @dataclass(frozen=True)
@@ -203,7 +207,7 @@ class Remap:
                 max((s.end for s in spans), default=0),
             )
         mapped = object.__new__(Template)  # its pieces' and source map's slots left empty
-        _T_TEXT(mapped, template.text)
+        T_TEXT(mapped, template.text)
         # the map keeps the expansion's spans of the template alone, not the whole
         # expansion's (a function body's, where the template is one line of it)
         set_source_map(mapped, ExpansionMap(self.window(lo, hi), lo, template))
@@ -253,21 +257,21 @@ class Remap:
         replaced: extracting the CUDA 13 headers' statements, 24.9 M instructions fewer of
         11,791 M with the parses, cachegrind)."""
         c = op.constraint
-        constraint = _new(Constraint)
-        _C_TEXT(constraint, c.text)
-        _C_MODIFIERS(constraint, c.modifiers)
-        _C_LETTERS(constraint, c.letters)
-        _C_SPAN(constraint, self.span(c.span))
-        _C_OPAQUE(constraint, c.opaque)
-        mapped = _new(Operand)
-        _O_INDEX(mapped, op.index)
-        _O_ROLE(mapped, op.role)
-        _O_CONSTRAINT(mapped, constraint)
-        _O_EXPRESSION(mapped, op.expression)
-        _O_EXPRESSION_SPAN(mapped, self.span(op.expression_span))
-        _O_SPAN(mapped, self.span(op.span))
-        _O_NAME(mapped, op.symbolic_name)
-        _O_CTYPE(mapped, op.ctype)
+        constraint = new(Constraint)
+        C_TEXT(constraint, c.text)
+        C_MODIFIERS(constraint, c.modifiers)
+        C_LETTERS(constraint, c.letters)
+        C_SPAN(constraint, self.span(c.span))
+        C_OPAQUE(constraint, c.opaque)
+        mapped = new(Operand)
+        O_INDEX(mapped, op.index)
+        O_ROLE(mapped, op.role)
+        O_CONSTRAINT(mapped, constraint)
+        O_EXPRESSION(mapped, op.expression)
+        O_EXPRESSION_SPAN(mapped, self.span(op.expression_span))
+        O_SPAN(mapped, self.span(op.span))
+        O_NAME(mapped, op.symbolic_name)
+        O_CTYPE(mapped, op.ctype)
         return mapped
 
     def clobber(self, c: Clobber) -> Clobber:

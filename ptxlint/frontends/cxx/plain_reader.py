@@ -13,25 +13,6 @@ from dataclasses import dataclass
 from itertools import repeat, starmap
 
 from ptxlint.frontends.cxx.lexer import SKIPPED, Token, decode_string_literal
-from ptxlint.frontends.cxx.raw_statement import (
-    C_LETTERS,
-    C_MODIFIERS,
-    C_OPAQUE,
-    C_TEXT,
-    O_CONSTRAINT,
-    O_EXPRESSION,
-    O_INDEX,
-    O_NAME,
-    O_ROLE,
-    PIECE_KIND,
-    PIECE_SPAN,
-    PIECE_TEXT_END,
-    PIECE_TEXT_START,
-    SPAN_END,
-    SPAN_START,
-    T_TEXT,
-    new,
-)
 from ptxlint.frontends.cxx.raw_statement import RawStatement as _RawStatement
 from ptxlint.frontends.cxx.statement_reader import (
     DECODED_CHARS,
@@ -59,6 +40,25 @@ from ptxlint.model import (
     set_operand_place,
     set_source_map,
     slot_setters,
+)
+from ptxlint.model_slots import (
+    C_LETTERS,
+    C_MODIFIERS,
+    C_OPAQUE,
+    C_TEXT,
+    O_CONSTRAINT,
+    O_EXPRESSION,
+    O_INDEX,
+    O_NAME,
+    O_ROLE,
+    PIECE_KIND,
+    PIECE_SPAN,
+    PIECE_TEXT_END,
+    PIECE_TEXT_START,
+    SPAN_END,
+    SPAN_START,
+    T_TEXT,
+    new,
 )
 
 # The reader's fast path. Most statements are plain: a template of string literals, and operands
