@@ -30,8 +30,6 @@ is not followed (silence over guessing).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ptxlint.model import AsmStatement, PtxInstruction
 
 __all__ = ["CarryBreak", "CarryUse", "carry_breaks", "carry_use", "CONSUMERS", "PRODUCERS"]
@@ -42,14 +40,21 @@ PRODUCERS = frozenset({"add", "sub", "mad", "addc", "subc", "madc"})
 CONSUMERS = frozenset({"addc", "subc", "madc"})
 
 
-@dataclass(frozen=True)
+# Plain classes, not data classes: a data class costs about 0.3 ms of CPU at every start (its
+# methods are compiled at import), and nothing compares, hashes or prints these.
 class CarryUse:
     """How one template uses the carry flag, in text order."""
 
-    first_unfed: PtxInstruction | None  # the first consumer with no producer before it
-    last_producer: PtxInstruction | None
-    consumed_after_last_producer: bool
-    consumers: int
+    __slots__ = ("first_unfed", "last_producer", "consumed_after_last_producer", "consumers")
+
+    def __init__(
+        self, first_unfed: PtxInstruction | None, last_producer: PtxInstruction | None,
+        consumed_after_last_producer: bool, consumers: int,
+    ) -> None:
+        self.first_unfed = first_unfed  # the first consumer with no producer before it
+        self.last_producer = last_producer
+        self.consumed_after_last_producer = consumed_after_last_producer
+        self.consumers = consumers
 
 
 def carry_use(statement: AsmStatement) -> CarryUse | None:
@@ -77,15 +82,20 @@ def carry_use(statement: AsmStatement) -> CarryUse | None:
     return CarryUse(first_unfed, last, consumed_after, consumers)
 
 
-@dataclass(frozen=True)
 class CarryBreak:
     """A consumer (or, for ``overwritten``, a producer) that breaks its chain."""
 
-    kind: str  # "consumed-twice" | "overwritten" | "not-on-every-path"
-    at: PtxInstruction  # the instruction to point at
-    producer: PtxInstruction  # the instruction whose carry is at stake
-    other: PtxInstruction | None = None  # consumed-twice: the earlier consumer; overwritten:
-    # the producer that replaces the carry
+    __slots__ = ("kind", "at", "producer", "other")
+
+    def __init__(
+        self, kind: str, at: PtxInstruction, producer: PtxInstruction,
+        other: PtxInstruction | None = None,
+    ) -> None:
+        self.kind = kind  # "consumed-twice" | "overwritten" | "not-on-every-path"
+        self.at = at  # the instruction to point at
+        self.producer = producer  # the instruction whose carry is at stake
+        self.other = other  # consumed-twice: the earlier consumer; overwritten:
+        # the producer that replaces the carry
 
 
 def _guard(instruction: PtxInstruction) -> tuple[str, bool] | None:

@@ -84,25 +84,38 @@ _MAX_DEPTH = 8
 _SHORTCUT_BYTES = 16384  # how far into a function resolve() searches instead of reading it
 
 
-@dataclass(frozen=True)
+# Plain classes, not data classes: a data class costs about 0.3 ms of CPU at every start (its
+# methods are compiled at import), and nothing compares, hashes or prints these.
 class Declaration:
     """A parameter, local or template parameter of the function around a statement: where its name
     is visible and what its declaration says about its value."""
 
-    name: str
-    kind: str  # "parameter" | "local" | "template"
-    visible_from: int  # byte offset where the name starts to be visible
-    scope_end: int  # byte offset where its scope ends
-    integral: bool = False  # a built-in integer/bool type (no class, no template type)
-    reference: bool = False
-    indirect: bool = False  # pointer or array: the operand is memory, not this variable
-    initialised: bool = False
-    constexpr: bool = False
-    const: bool = False
-    static_storage: bool = False  # static / __shared__ / extern: a value before any write
-    initializer: tuple[int, int] | None = None  # byte range of the initializer expression
-    # the ``#if`` chains around a local inside its scope, innermost first (``Condition``)
-    conditions: tuple[Condition, ...] = ()
+    __slots__ = (
+        "name", "kind", "visible_from", "scope_end", "integral", "reference", "indirect",
+        "initialised", "constexpr", "const", "static_storage", "initializer", "conditions",
+    )
+
+    def __init__(
+        self, name: str, kind: str, visible_from: int, scope_end: int, integral: bool = False,
+        reference: bool = False, indirect: bool = False, initialised: bool = False,
+        constexpr: bool = False, const: bool = False, static_storage: bool = False,
+        initializer: tuple[int, int] | None = None, conditions: tuple[Condition, ...] = (),
+    ) -> None:
+        self.name = name
+        self.kind = kind  # "parameter" | "local" | "template"
+        self.visible_from = visible_from  # byte offset where the name starts to be visible
+        self.scope_end = scope_end  # byte offset where its scope ends
+        self.integral = integral  # a built-in integer/bool type (no class, no template type)
+        self.reference = reference
+        self.indirect = indirect  # pointer or array: the operand is memory, not this variable
+        self.initialised = initialised
+        self.constexpr = constexpr
+        self.const = const
+        # static / __shared__ / extern: a value before any write
+        self.static_storage = static_storage
+        self.initializer = initializer  # byte range of the initializer expression
+        # the ``#if`` chains around a local inside its scope, innermost first (``Condition``)
+        self.conditions = conditions
 
     def visible_at(self, byte: int) -> bool:
         """Whether the name is visible at ``byte`` in a configuration that compiles it."""
@@ -116,15 +129,19 @@ class Declaration:
         return tuple(reversed([c for c in self.conditions if c.end <= byte]))
 
 
-@dataclass(frozen=True)
 class Condition:
     """An ``#if``...``#endif`` chain around a declaration, and the branch of it that holds the
     declaration."""
 
-    others: int  # where the branches after its own start (``end`` where its own is the last)
-    end: int  # where the chain ends: from here every configuration goes on, some without it
-    branch: int  # its own branch's place in the chain
-    branches: int  # how many branches the chain has, 0 where none is an ``#else``
+    __slots__ = ("others", "end", "branch", "branches")
+
+    def __init__(self, others: int, end: int, branch: int, branches: int) -> None:
+        # where the branches after its own start (``end`` where its own is the last)
+        self.others = others
+        # where the chain ends: from here every configuration goes on, some without it
+        self.end = end
+        self.branch = branch  # its own branch's place in the chain
+        self.branches = branches  # how many branches the chain has, 0 where none is an ``#else``
 
 
 # what ``_declared`` finds where configurations disagree on a name's declaration

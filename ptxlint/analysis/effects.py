@@ -10,7 +10,6 @@ unknown until it is spelled right, and its effects would only echo the typo.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand, PtxTemplate
 from ptxlint.ptx.effects import Ordering, lookup, special_register
@@ -19,20 +18,28 @@ from ptxlint.ptx.template_memo import TemplateMemo
 __all__ = ["Effect", "memory_effects", "side_effects"]
 
 
-@dataclass(frozen=True)
+# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
+# methods are compiled at import), and nothing compares, hashes or prints one.
 class Effect:
     """One reason a template is more than a function of its inputs."""
 
-    what: str  # e.g. "'st.global.u32' writes memory", "'%clock' changes while the thread runs"
-    start: int  # template offsets of the piece to point at
-    end: int
-    # Only issues a memory access that the asynchronous proxy performs later (cp.async.bulk,
-    # wgmma.mma_async, tcgen05): C++ reaches it through a proxy fence and a wait, separate
-    # statements, which is where ordering belongs.
-    asynchronous: bool = False
-    position: int = -1  # the instruction's index in the template
-    # the instruction's memory-ordering semantics and kind; None where it has none
-    ordering: Ordering | None = None
+    __slots__ = ("what", "start", "end", "asynchronous", "position", "ordering")
+
+    def __init__(
+        self, what: str, start: int, end: int, asynchronous: bool = False, position: int = -1,
+        ordering: Ordering | None = None,
+    ) -> None:
+        # e.g. "'st.global.u32' writes memory", "'%clock' changes while the thread runs"
+        self.what = what
+        self.start = start  # template offsets of the piece to point at
+        self.end = end
+        # Only issues a memory access that the asynchronous proxy performs later (cp.async.bulk,
+        # wgmma.mma_async, tcgen05): C++ reaches it through a proxy fence and a wait, separate
+        # statements, which is where ordering belongs.
+        self.asynchronous = asynchronous
+        self.position = position  # the instruction's index in the template
+        # the instruction's memory-ordering semantics and kind; None where it has none
+        self.ordering = ordering
 
     @property
     def sem(self) -> str:

@@ -34,7 +34,6 @@ bring an echo back; the echo was never a second defect.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ptxlint.analysis.template_refs import refs_of
 from ptxlint.constraints import REGISTER_LETTERS, VALID_LETTERS, Verdict, operand_verdict
@@ -60,25 +59,33 @@ __all__ = [
 CLANG_ONLY_LETTERS = frozenset("ic")
 
 
-@dataclass(frozen=True)
+# Plain classes, not data classes: a data class costs about 0.3 ms of CPU at every start (its
+# methods are compiled at import), and nothing compares, hashes or prints these.
 class RootCause:
     """One defect that other rules would echo: what it is, the rule that reports it, and what
     it spoils (an asm operand, a span of the template)."""
 
-    kind: str  # see the module's docstring
-    rule: str  # the rule whose finding reports it
-    operand: int | None = None  # the asm operand it spoils
-    start: int = -1  # template offsets of what it spoils, where it is one place
-    end: int = -1
+    __slots__ = ("kind", "rule", "operand", "start", "end")
+
+    def __init__(
+        self, kind: str, rule: str, operand: int | None = None, start: int = -1, end: int = -1,
+    ) -> None:
+        self.kind = kind  # see the module's docstring
+        self.rule = rule  # the rule whose finding reports it
+        self.operand = operand  # the asm operand it spoils
+        self.start = start  # template offsets of what it spoils, where it is one place
+        self.end = end
 
 
-@dataclass(frozen=True)
 class ConstraintProblem:
     """A C++ operand's constraint nvcc rejects: ``letter`` is the offending letter, or the tie's
     number (``"0"``) for a matching constraint."""
 
-    operand: Operand
-    letter: str
+    __slots__ = ("operand", "letter")
+
+    def __init__(self, operand: Operand, letter: str) -> None:
+        self.operand = operand
+        self.letter = letter
 
     @property
     def tied(self) -> bool:
@@ -111,22 +118,26 @@ def constraint_problems(
     return tuple(found)
 
 
-@dataclass(frozen=True)
 class NonScalar:
     """An operand of struct or vector type under a register letter, and why nvcc refuses it."""
 
-    operand: Operand
-    reason: str
+    __slots__ = ("operand", "reason")
+
+    def __init__(self, operand: Operand, reason: str) -> None:
+        self.operand = operand
+        self.reason = reason
 
 
-@dataclass(frozen=True)
 class RegisterMisfit:
     """An operand under one register letter whose C++ type nvcc does not take there
     (``verdict`` rejects it: PTX004's size or class, PTX005's aggregate), or whose type is
     unknown (``verdict`` is None, and the type too)."""
 
-    operand: Operand
-    verdict: Verdict | None
+    __slots__ = ("operand", "verdict")
+
+    def __init__(self, operand: Operand, verdict: Verdict | None) -> None:
+        self.operand = operand
+        self.verdict = verdict
 
 
 def register_misfits(statement: AsmStatement) -> tuple[RegisterMisfit, ...]:

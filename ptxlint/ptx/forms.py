@@ -92,12 +92,17 @@ REJECTED: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
+# Value, Values and OperandSpec are plain classes, not data classes: a data class costs about
+# 0.3 ms of CPU at every start (its methods are compiled at import), and nothing compares, hashes
+# or prints these.
 class Value:
     """One word a slot admits, with the target that word needs beyond its form's (``.bf16@90``)."""
 
-    word: str
-    need: Need | None = None
+    __slots__ = ("word", "need")
+
+    def __init__(self, word: str, need: Need | None = None) -> None:
+        self.word = word
+        self.need = need
 
 
 @dataclass(frozen=True)
@@ -122,16 +127,21 @@ class Slot:
         return out
 
 
-@dataclass(frozen=True)
 class Values:
     """Allowed immediate values: a set, a range (``0..15``, ``0..``; ``..%32`` any multiple of
     32), or anything (``*``)."""
 
-    choices: frozenset[int] = frozenset()
-    low: int | None = None
-    high: int | None = None
-    spec: str = "*"
-    step: int = 1
+    __slots__ = ("choices", "low", "high", "spec", "step")
+
+    def __init__(
+        self, choices: frozenset[int] = frozenset(), low: int | None = None,
+        high: int | None = None, spec: str = "*", step: int = 1,
+    ) -> None:
+        self.choices = choices
+        self.low = low
+        self.high = high
+        self.spec = spec
+        self.step = step
 
     def admits(self, value: int) -> bool:
         if self.choices:
@@ -156,25 +166,39 @@ class Values:
         return f"a multiple of {self.step}" if self.step > 1 else "any value"
 
 
-@dataclass(frozen=True)
+_ANY = Values()  # every OperandSpec's values where its line gives none
+
+
 class OperandSpec:
     """What a form takes as one operand: a register, an immediate, an address, a vector or a pair,
     of which type, and whether the instruction writes it."""
 
-    kind: str  # "reg" | "regimm" | "imm" | "addr" | "vec" | "pair" | "sink" | "label"
-    type: str = ""  # a PTX type word, or a slot variable
-    written: bool = False
-    sink: bool = False
-    values: Values = Values()
-    count: str = ""  # vector length: digits, or a slot variable bound to .v2/.v4/.v8
-    optional: bool = False
-    element: OperandSpec | None = None  # the element of a vector, the data half of a pair
-    needs_predicate: bool = False  # a pair whose predicate half must be written (elect.sync)
-    exact: bool = False  # ``d:b32!``: a register of exactly this size, never a wider one
-    # which literals an immediate may be: "" as the type says (``literal_fits``), "int" an
-    # integer only (``ai:``: descriptors, cache policies), "float" a floating-point bit
-    # pattern only (``af:``: mma.sp's metadata, where ptxas takes 0f3F800000 but not 1)
-    literal: str = ""
+    __slots__ = (
+        "kind", "type", "written", "sink", "values", "count", "optional", "element",
+        "needs_predicate", "exact", "literal",
+    )
+
+    def __init__(
+        self, kind: str, type: str = "", written: bool = False, sink: bool = False,
+        values: Values = _ANY, count: str = "", optional: bool = False,
+        element: OperandSpec | None = None, needs_predicate: bool = False, exact: bool = False,
+        literal: str = "",
+    ) -> None:
+        self.kind = kind  # "reg" | "regimm" | "imm" | "addr" | "vec" | "pair" | "sink" | "label"
+        self.type = type  # a PTX type word, or a slot variable
+        self.written = written
+        self.sink = sink
+        self.values = values
+        self.count = count  # vector length: digits, or a slot variable bound to .v2/.v4/.v8
+        self.optional = optional
+        self.element = element  # the element of a vector, the data half of a pair
+        # a pair whose predicate half must be written (elect.sync)
+        self.needs_predicate = needs_predicate
+        self.exact = exact  # ``d:b32!``: a register of exactly this size, never a wider one
+        # which literals an immediate may be: "" as the type says (``literal_fits``), "int" an
+        # integer only (``ai:``: descriptors, cache policies), "float" a floating-point bit
+        # pattern only (``af:``: mma.sp's metadata, where ptxas takes 0f3F800000 but not 1)
+        self.literal = literal
 
 
 @dataclass(frozen=True)

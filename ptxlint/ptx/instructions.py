@@ -51,12 +51,17 @@ def _expand(vocabulary: str) -> frozenset[str]:
     return frozenset(words)
 
 
-@dataclass(frozen=True)
+# Family and Deprecation are plain classes, not data classes: a data class costs about 0.3 ms of
+# CPU at every start (its methods are compiled at import), and nothing compares, hashes or prints
+# these.
 class Family:
     """An opcode of the instruction table and every modifier word any of its forms may carry."""
 
-    opcode: str
-    modifiers: frozenset[str]
+    __slots__ = ("opcode", "modifiers")
+
+    def __init__(self, opcode: str, modifiers: frozenset[str]) -> None:
+        self.opcode = opcode
+        self.modifiers = modifiers
 
     def accepts(self, modifier: str) -> bool:
         return modifier in self.modifiers
@@ -246,16 +251,20 @@ def ptx_requirement(opcode: str, modifiers: tuple[str, ...]) -> tuple[int, str]:
     return best, feature
 
 
-@dataclass(frozen=True)
 class Deprecation:
     """An instruction spelling PTX deprecates (``shfl`` without ``.sync``): the modifier that makes
     it current and the targets it is removed from."""
 
-    opcode: str
-    current: str  # the modifier whose presence makes the form current ("sync")
-    message: str
-    removed_sm: int  # removed for targets sm >= this ...
-    removed_ptx: int  # ... from this PTX ISA version
+    __slots__ = ("opcode", "current", "message", "removed_sm", "removed_ptx")
+
+    def __init__(
+        self, opcode: str, current: str, message: str, removed_sm: int, removed_ptx: int,
+    ) -> None:
+        self.opcode = opcode
+        self.current = current  # the modifier whose presence makes the form current ("sync")
+        self.message = message
+        self.removed_sm = removed_sm  # removed for targets sm >= this ...
+        self.removed_ptx = removed_ptx  # ... from this PTX ISA version
 
 
 def deprecation(opcode: str, modifiers: tuple[str, ...]) -> Deprecation | None:

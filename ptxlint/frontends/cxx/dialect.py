@@ -354,14 +354,19 @@ def classify(
     return _IN_DEVICE_CONTEXT[device_context]
 
 
-@dataclass(frozen=True)
+# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
+# methods are compiled at import), and nothing compares, hashes or prints one.
 class _ByWords:
     """What a template's first words alone say (``_words_verdict``)."""
 
-    host: Verdict | None  # AMD GCN or another host ISA's words: the verdict
-    ptx_count: int  # PTX opcodes and directives among the words, holes before a PTX type counted
-    first_ptx: str  # the first of them, or ""
-    arm: bool  # some word is an ARM instruction word
+    __slots__ = ("host", "ptx_count", "first_ptx", "arm")
+
+    def __init__(self, host: Verdict | None, ptx_count: int, first_ptx: str, arm: bool) -> None:
+        self.host = host  # AMD GCN or another host ISA's words: the verdict
+        # PTX opcodes and directives among the words, holes before a PTX type counted
+        self.ptx_count = ptx_count
+        self.first_ptx = first_ptx  # the first of them, or ""
+        self.arm = arm  # some word is an ARM instruction word
 
 
 def _words_verdict(words: tuple[str, ...]) -> _ByWords:
