@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.run.discover import (
     DEFAULT_EXTENSIONS,
     DEFAULT_MAX_FILE_SIZE,
@@ -65,8 +66,8 @@ PYPROJECT = "pyproject.toml"
 SEVERITY_LEVELS = ("error", "warning", "info", "off")
 FAIL_ON_LEVELS = ("error", "warning", "info", "never")
 ALL_SELECTOR = "ALL"
-_SELECTOR = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
-_ARCH = re.compile(r"(?:(?:sm|compute)_?)?([1-9][0-9]{1,2})([af]?)", re.IGNORECASE)
+_SELECTOR = on_first_use(r"[A-Za-z][A-Za-z0-9-]*")
+_ARCH = on_first_use(r"(?:(?:sm|compute)_?)?([1-9][0-9]{1,2})([af]?)", re.IGNORECASE)
 
 
 class ConfigError(Exception):
@@ -109,7 +110,7 @@ class Config:
 
 def parse_arch(text: str) -> tuple[int, str]:
     """``"sm_90a"`` -> ``(90, "a")``; accepts ``sm_``/``compute_`` prefixes or a bare number."""
-    match = _ARCH.fullmatch(text.strip())
+    match = _ARCH().fullmatch(text.strip())
     if match is None:
         raise ValueError(
             f"invalid arch {text!r}: expected a target like sm_90, sm_90a, sm_100f, "
@@ -158,7 +159,7 @@ def _string_list(value: object, what: str = "strings") -> tuple[str, ...]:
 def _selectors(value: object) -> tuple[str, ...]:
     selectors = _string_list(value, "rule selectors")
     for selector in selectors:
-        if not _SELECTOR.fullmatch(selector):
+        if not _SELECTOR().fullmatch(selector):
             raise ValueError(
                 f"invalid rule selector {selector!r}: expected a rule id (PTX101), "
                 "an id prefix (PTX1), a rule name or ALL"

@@ -10,6 +10,7 @@ import re
 
 from ptxlint import file_memos
 from ptxlint.analysis.include_guard import include_guard as _include_guard
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import SourceFile
 from ptxlint.ptx.targets import Target, excluded_by_errors
 
@@ -25,7 +26,7 @@ def cuda_file(source: SourceFile) -> bool:
 # headers spell them `__location__(device)`, and nvcc and NVRTC define `__device__` themselves.
 # A file that defines `__device__` as clang's attribute replaces CUDA's headers for a bare clang
 # (Warp's cuda_crt.h, included under `#if defined(__clang__)`): nvcc never compiles it.
-_CLANG_DEVICE = re.compile(
+_CLANG_DEVICE = on_first_use(
     r"#[ \t]*define[ \t]+__device__[ \t]+__attribute__[ \t]*\(\([ \t]*device\b"
 )
 _CLANG_SOURCES: dict[int, tuple[SourceFile, bool]] = {}
@@ -40,7 +41,7 @@ def clang_cuda_header(source: SourceFile) -> bool:
     known = _CLANG_SOURCES.get(id(source))
     if known is not None and known[0] is source:
         return known[1]
-    answer = "__attribute__" in source.text and _CLANG_DEVICE.search(source.text) is not None
+    answer = "__attribute__" in source.text and _CLANG_DEVICE().search(source.text) is not None
     if len(_CLANG_SOURCES) > 64:
         _CLANG_SOURCES.clear()
     _CLANG_SOURCES[id(source)] = (source, answer)

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import Edit, Finding, Fix, Severity, SourceFile, Span
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 
 SUPPRESSION_RULE = "PTX901"
 SUPPRESSION_NAME = "unused-suppression"
-DIRECTIVE = re.compile(
+DIRECTIVE = on_first_use(
     r"(?://|/\*|#)\s*ptxlint:\s*(?P<kind>ignore-begin|ignore-end|ignore-file|ignore)\b"
     r"(?:\[(?P<codes>[^\]\n]*)\])?",
     re.I,
@@ -106,7 +107,7 @@ def parse(source: SourceFile) -> Suppressions:
         return table
     from ptxlint.suppress_directives import Region
 
-    for match in DIRECTIVE.finditer(text):
+    for match in DIRECTIVE().finditer(text):
         directive = _directive(source, match)
         if directive is not None:
             table.directives.append(directive)

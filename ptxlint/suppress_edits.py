@@ -79,7 +79,7 @@ def _existing_directive(
     if line < 1:
         return None
     content = source.line_text(line)
-    match = DIRECTIVE.search(content)
+    match = DIRECTIVE().search(content)
     if match is None or match.group("codes") is None or match.group("kind").lower() != "ignore":
         return None
     if own_line and content[: match.start()].strip():

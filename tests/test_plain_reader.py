@@ -36,7 +36,7 @@ def _compare(text: str, at: int = 0) -> ex._RawStatement | None:
     fast one (given the file's macros), which must be the token path's wherever it is not
     None. Without the macros the fast path reads no more than with them, and the same."""
     source = SourceFile("t.cu", text)
-    m = statement_tokens.ASM_KEYWORD.search(text, at)
+    m = statement_tokens.ASM_KEYWORD().search(text, at)
     assert m is not None
     plain = ex.read_plain(source, m.start(), m.group(), ex.MacroPieces(source))
     if plain is not None:
@@ -378,7 +378,7 @@ def test_fixtures_and_cuda_headers_read_alike() -> None:
         text = path.read_text(encoding="utf-8", errors="replace")
         source = SourceFile(str(path), text)
         pieces = ex.MacroPieces(source)  # one per file, as extraction has it
-        for m in statement_tokens.ASM_KEYWORD.finditer(text):
+        for m in statement_tokens.ASM_KEYWORD().finditer(text):
             raw = ex.read_plain(source, m.start(), m.group(), pieces)
             if raw is not None:
                 plain += 1
@@ -488,4 +488,4 @@ def test_plain_patterns_number_their_groups_as_the_reader_reads_them() -> None:
     """``_plain_operands`` reads the groups by number, all at once."""
     assert plain_reader._PLAIN_OPERAND.groupindex == {"op": 1, "name": 2, "con": 3, "expr": 4, "sep": 5}
     assert plain_reader._PLAIN_HEAD.groupindex == {"op": 1, "name": 2, "con": 3}
-    assert plain_reader._MACRO_HEAD.groupindex == {"op": 1, "name": 2, "con": 3}
+    assert plain_reader._MACRO_HEAD().groupindex == {"op": 1, "name": 2, "con": 3}

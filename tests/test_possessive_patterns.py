@@ -34,7 +34,7 @@ PATTERNS = [
     (parser._MNEMONIC_ONLY, "fullmatch"),
     (parser._ONE_MNEMONIC, "match"),
     (parser._ONE_OPERANDS, "fullmatch"),
-    (parser._PREDICATE_EXTENDED, "match"),
+    (parser._PREDICATE_EXTENDED(), "match"),
     (parser._LABEL, "match"),
     (parser._IDENT, "fullmatch"),
     (parser._DECLARATOR, "match"),

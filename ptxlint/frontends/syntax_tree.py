@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import bisect
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -13,12 +12,13 @@ import tree_sitter
 import tree_sitter_cuda
 
 from ptxlint import collector
+from ptxlint.lazy_regex import on_first_use
 
 # Headers are CUDA more often than not in the projects ptxlint is for; the CUDA grammar is a
 # superset of C++, so it only costs when a plain C++ file uses CUDA's keywords as identifiers.
 _CPP_ONLY_EXTENSIONS = {".cc", ".cpp", ".cxx", ".c"}
 _CUDA_MARKERS = ("__device__", "__global__", "__CUDA_ARCH__", "__shared__")
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_NON_ASCII = on_first_use(r"[^\x00-\x7f]")
 
 
 @cache
@@ -90,7 +90,7 @@ class ParsedSource:
             where: list[int] = []
             extra: list[int] = []
             total = 0
-            for m in _NON_ASCII.finditer(self.text):
+            for m in _NON_ASCII().finditer(self.text):
                 ch = m.group()
                 total += len(ch.encode("utf-8", "surrogatepass")) - 1
                 where.append(m.start())

@@ -28,6 +28,7 @@ import re
 from functools import lru_cache
 
 from ptxlint import file_memos
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 from ptxlint.ptx.grammar import OperandClass, RefClasses, Verdict, check, immediate_class
 
@@ -38,7 +39,7 @@ DECLARED: dict[str, str] = {"h": "b16", "r": "b32", "l": "b64", "q": "b128", "f"
                             "d": "f64"}
 _UNTYPED_FLOAT = {"f": "b32", "d": "b64"}
 _REG_DECL = re.compile(r"\.reg\s+\.(\w+)\s+(.*)", re.S)
-_CONST_INT = re.compile(r"\s*\(?\s*(-?(?:0[xX][0-9A-Fa-f]+|[0-9]+))[uUlL]*\s*\)?\s*\Z")
+_CONST_INT = on_first_use(r"\s*\(?\s*(-?(?:0[xX][0-9A-Fa-f]+|[0-9]+))[uUlL]*\s*\)?\s*\Z")
 
 
 def float_letters_typed(sm: int | None) -> bool:
@@ -71,7 +72,7 @@ _BITS_CLASS = {letter: OperandClass("reg", type_) for letter, type_ in _UNTYPED_
 def _immediate(expression: str | None) -> OperandClass:
     """The class of an ``"n"`` operand: an integer immediate, of the value its expression
     spells where it is a literal."""
-    m = _CONST_INT.match(expression or "")
+    m = _CONST_INT().match(expression or "")
     return OperandClass("imm", "int", int(m.group(1), 0) if m else None)
 
 

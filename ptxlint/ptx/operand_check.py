@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import PtxInstruction, PtxOperand
 from ptxlint.ptx.forms import Form, OperandSpec
 from ptxlint.ptx.operand_classes import (
@@ -436,14 +437,14 @@ def _check_leaf(
 
 
 _VECTOR_WORD = re.compile(r"[vx]([0-9]+)")
-_SHAPE = re.compile(r"m[0-9]+n([0-9]+)k[0-9]+")
-_DIMENSIONS = re.compile(r"([0-9])d")
+_SHAPE = on_first_use(r"m[0-9]+n([0-9]+)k[0-9]+")
+_DIMENSIONS = on_first_use(r"([0-9])d")
 
 
 def _vector_size(word: str) -> int | None:
     """The length a bound word gives a vector: ``v4``, ``x2`` (4, 2); a warpgroup shape's n
     (the accumulator grows with it); ``2d`` (a tensor's two coordinates)."""
-    m = _VECTOR_WORD.fullmatch(word) or _SHAPE.fullmatch(word) or _DIMENSIONS.fullmatch(word)
+    m = _VECTOR_WORD.fullmatch(word) or _SHAPE().fullmatch(word) or _DIMENSIONS().fullmatch(word)
     return int(m.group(1)) if m is not None else None
 
 
@@ -499,12 +500,12 @@ def _scaled(word: str, scale: str) -> int | None:
     return base // factor if base % factor == 0 else None
 
 
-_C_EXPRESSION = re.compile(r"\(\s*[A-Za-z_][\w:\s]*\**\s*\)|\b(?:sizeof|static_cast)\b|[?]|->")
+_C_EXPRESSION = on_first_use(r"\(\s*[A-Za-z_][\w:\s]*\**\s*\)|\b(?:sizeof|static_cast)\b|[?]|->")
 
 
 def looks_like_c(text: str) -> bool:
     """Whether an operand's text is C++ rather than PTX (a cast, ``sizeof``, ``->``)."""
-    return bool(_C_EXPRESSION.search(text))
+    return bool(_C_EXPRESSION().search(text))
 
 
 def _c_issue(instruction: PtxInstruction, operand: PtxOperand) -> Issue:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import PtxOperand
 from ptxlint.ptx.forms import Form, Need
 
@@ -34,10 +35,10 @@ _INT = re.compile(r"-?(?:0[xX][0-9A-Fa-f]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?\
 
 # Floating-point literals: ``0f`` + 8 hex digits is a .f32 bit pattern, ``0d`` + 16 a .f64 one;
 # a decimal with a point or an exponent is a .f64 value (PTX ISA "Floating-Point Constants").
-_F32_LITERAL = re.compile(r"0[fF][0-9A-Fa-f]{8}\Z")
+_F32_LITERAL = on_first_use(r"0[fF][0-9A-Fa-f]{8}\Z")
 
 
-_F64_LITERAL = re.compile(r"0[dD][0-9A-Fa-f]{16}\Z|-?[0-9]+(?:\.[0-9]*(?:[eE][+-]?[0-9]+)?"
+_F64_LITERAL = on_first_use(r"0[dD][0-9A-Fa-f]{16}\Z|-?[0-9]+(?:\.[0-9]*(?:[eE][+-]?[0-9]+)?"
                           r"|[eE][+-]?[0-9]+)\Z")
 
 
@@ -47,9 +48,9 @@ def immediate_class(text: str) -> OperandClass:
     value = parse_immediate(text)
     if value is not None:
         return OperandClass("imm", "int", value)
-    if _F32_LITERAL.match(text):
+    if _F32_LITERAL().match(text):
         return OperandClass("imm", "f32")
-    if _F64_LITERAL.match(text):
+    if _F64_LITERAL().match(text):
         return OperandClass("imm", "f64")
     return OperandClass("imm")
 

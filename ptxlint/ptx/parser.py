@@ -73,6 +73,7 @@ from bisect import bisect_left
 from operator import attrgetter
 
 from ptxlint.lazy_regex import POSSESSIVE as _P
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import (
     HOLE,
     PercentToken,
@@ -155,12 +156,12 @@ def _skip_ws(text: str, pos: int, end: int) -> int:
     return m.end() if m is not None else pos
 
 
-_COMMENT_START = re.compile(r"//|/\*")
+_COMMENT_START = on_first_use(r"//|/\*")
 # The characters that change the scanner's state; everything else is skipped by one search.
 # Percent tokens are read before the scan (``read_percents``); the scanner only skips the two
 # that hold a bracket or a second "%" (``%[name]``, ``%%``), exactly as
 # ``percent_tokens.PCT_EXTENDED`` reads them.
-_SCAN_EXTENDED = re.compile(r"[{};\[\]]|%(?:%|\[[\w$]*\]?)")
+_SCAN_EXTENDED = on_first_use(r"[{};\[\]]|%(?:%|\[[\w$]*\]?)")
 _STRUCTURE = "{};[]"
 
 
@@ -182,7 +183,7 @@ def _structure(masked: str) -> list[int]:
 def _percent_scan(masked: str) -> list[int]:
     """``_structure`` for extended asm that spells ``%%`` or ``%[``: the structure characters
     outside those tokens, which ``_SCAN_EXTENDED``'s matches skip whole (recorded already)."""
-    return [m.start() for m in _SCAN_EXTENDED.finditer(masked) if masked[m.start()] != "%"]
+    return [m.start() for m in _SCAN_EXTENDED().finditer(masked) if masked[m.start()] != "%"]
 # A line that ends with an operand (a word, `]`, `)`) and a next line that starts with an
 # opcode and its modifiers, optionally guarded; or an opcode glued to a number, `]` or `)` by
 # adjacent string pieces ("... p1, %1" "cvt.u32.u64 ..."). Group `prev`: the line's last
@@ -220,8 +221,8 @@ _MNEMONIC_ONLY = re.compile(rf"(?:@\s*!?\s*[^\s{{}};]+\s+)?{_MNEMONIC_RE}\s*", _
 
 _WORD_EXTENDED = rf"(?:%\[[\w$]*\]?|[^\s,\[\]{{}}()|!+\-;])+{_P}"
 _WORD_BASIC = r"[^\s,\[\]{}()|!+\-;]+"
-_PREDICATE_EXTENDED = re.compile(rf"@\s*(!?)\s*({_WORD_EXTENDED})?", _A)
-_PREDICATE_BASIC = re.compile(rf"@\s*(!?)\s*({_WORD_BASIC})?", _A)
+_PREDICATE_EXTENDED = on_first_use(rf"@\s*(!?)\s*({_WORD_EXTENDED})?", _A)
+_PREDICATE_BASIC = on_first_use(rf"@\s*(!?)\s*({_WORD_BASIC})?", _A)
 
 # A number must not run into a word character, so `16x` or `0f12zz` stay one "other" word.
 _NUMBER = (
@@ -242,8 +243,8 @@ _OPERAND_TOKEN_BASIC = re.compile(
     rf"\s*(?:(?P<num>{_NUMBER})|(?P<word>{_WORD_BASIC})|(?P<punct>\S))", _A
 )
 
-_REF = re.compile(r"%([A-Za-z]?)([0-9]+)", _A)
-_NAMED_REF = re.compile(r"%\[[\w$]*\]?", _A)
+_REF = on_first_use(r"%([A-Za-z]?)([0-9]+)", _A)
+_NAMED_REF = on_first_use(r"%\[[\w$]*\]?", _A)
 _SPECIAL = re.compile(
     r"%(?:clock(?:64|_hi)?|globaltimer(?:_lo|_hi)?|n?tid|n?ctaid|laneid|n?warpid|n?smid"
     r"|gridid|lanemask_(?:eq|le|lt|ge|gt)|pm[0-7](?:_64)?|envreg(?:[12]?[0-9]|3[01])"
@@ -265,7 +266,7 @@ _JOINING = frozenset("+-|")  # punctuation that joins an operand to the next ter
 # The binary operators of PTX constant expressions that are no operand syntax of their own
 # (`+`, `-` make sums, `|` pairs). They read as words: `(0xf0 & 0xcc) ^ 0xaa` is one operand
 # to ptxas 13.0, not three.
-_CONSTANT_OPERATOR = re.compile(r"(?:<<|>>|&&|[*/%&^])", _A)
+_CONSTANT_OPERATOR = on_first_use(r"(?:<<|>>|&&|[*/%&^])", _A)
 _AGGREGATE_KIND = {"[": "address", "{": "vector", "(": "other"}
 _MAX_NESTING = 32  # deeper operand nesting is not PTX; stop recursing and keep it opaque-ish
 
@@ -360,7 +361,7 @@ _VECTORS_MAX = 4096
 # A percent token's offset: what ``_ref_vector`` finds its elements by.
 _START = attrgetter("start")
 # LLVM's `$N` and `${N:modifier}` operand references.
-_LLVM_REF = re.compile(r"\$(?:([0-9]+)|\{([0-9]+)(?::\w*)?\})", _A)
+_LLVM_REF = on_first_use(r"\$(?:([0-9]+)|\{([0-9]+)(?::\w*)?\})", _A)
 
 
 class _Parser:
@@ -423,7 +424,7 @@ class _Parser:
             return
         pieces: list[str] = []
         last = 0
-        m = _COMMENT_START.search(text)
+        m = _COMMENT_START().search(text)
         while m is not None:
             start = m.start()
             if m.group() == "//":
@@ -441,7 +442,7 @@ class _Parser:
             pieces.append(text[last:start])
             pieces.append(" " * (end - start))
             last = end
-            m = _COMMENT_START.search(text, end)
+            m = _COMMENT_START().search(text, end)
         if self.comments:
             pieces.append(text[last:])
             self.masked = "".join(pieces)
@@ -670,7 +671,7 @@ class _Parser:
         start = pos
         predicate: PtxPredicate | None = None
         if masked[pos] == "@":
-            pattern = _PREDICATE_EXTENDED if self.extended else _PREDICATE_BASIC
+            pattern = (_PREDICATE_EXTENDED if self.extended else _PREDICATE_BASIC)()
             g = pattern.match(masked, pos, end)
             assert g is not None  # masked[pos] == "@"
             if g.group(2) is None:
@@ -843,7 +844,7 @@ class _Parser:
         tokens = self.tokens
         while self.k < len(tokens):
             kind, start, end = tokens[self.k]
-            operator = _CONSTANT_OPERATOR.match(self.text, start, end) if kind == "word" else None
+            operator = _CONSTANT_OPERATOR().match(self.text, start, end) if kind == "word" else None
             if operator is None:
                 break
             self.k += 1
@@ -972,7 +973,7 @@ class _Parser:
 
     def _classify(self, word: str, start: int, end: int) -> PtxOperand:
         if self.llvm and "$" in word:
-            ref = _LLVM_REF.fullmatch(word)
+            ref = _LLVM_REF().fullmatch(word)
             if ref is not None:
                 return _make_operand("ref", word, start, end, ref=int(ref.group(1) or ref.group(2)))
         digits = word[1:]
@@ -985,10 +986,10 @@ class _Parser:
             if word.startswith("%%"):
                 name = word[1:]  # the PTX spelling of `%%clock` is `%clock`
             elif self.extended:
-                ref = _REF.fullmatch(word)
+                ref = _REF().fullmatch(word)
                 if ref is not None:
                     return _make_operand("ref", word, start, end, ref=int(ref.group(2)))
-                if _NAMED_REF.fullmatch(word):
+                if _NAMED_REF().fullmatch(word):
                     return _make_operand("ref", word, start, end)
         if _SPECIAL.fullmatch(name):
             return _make_operand("special", word, start, end)

@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable
 
 from ptxlint.lazy_regex import POSSESSIVE as _P
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import HOLE, PercentToken, slot_setters
 
 __all__ = ["read_dollars", "read_percents"]
@@ -67,7 +68,7 @@ PCT_EXTENDED = re.compile(
     r"|(?P<mod>[A-Za-z])(?P<idx>[0-9]+)|(?P<bare>[A-Za-z_$][\w$]*))?",
     _A,
 )
-_PCT_BASIC = re.compile(r"%(?:(?P<esc>%)|(?P<idx>[0-9]+))?", _A)
+_PCT_BASIC = on_first_use(r"%(?:(?P<esc>%)|(?P<idx>[0-9]+))?", _A)
 _IDX = PCT_EXTENDED.groupindex["idx"]
 _MOD = PCT_EXTENDED.groupindex["mod"]
 _RUN_REF = re.compile(r"%([0-9]+)", _A)
@@ -99,7 +100,7 @@ def read_percents(
     ``%[`` is reported through ``problem(message, start, end)``."""
     add = percents.append
     if not extended:
-        for m in _PCT_BASIC.finditer(masked):
+        for m in _PCT_BASIC().finditer(masked):
             group = m.lastgroup  # which alternative matched; None for a lone "%"
             if group == "esc":
                 add(_token("escape", m.start(), m.end(), None, "", ""))
@@ -176,7 +177,7 @@ _LAYOUTS_MAX = 4096
 
 # LLVM's operand syntax: `$$`, `$N`, `${N}`, `${N:modifier}`, `${:uid}`; any other `$` is an
 # error in LLVM's AsmPrinter ("Bad $ operand number") and recorded as "bare".
-_DOLLAR = re.compile(
+_DOLLAR = on_first_use(
     r"\$(?:(?P<dollar>\$)|(?P<idx>[0-9]+)|\{(?P<bidx>[0-9]+)(?::(?P<mod>\w*))?\}"
     r"|\{:(?P<uniq>\w*)\}|(?P<brace>\{[^}]*\}?))?",
     _A,
@@ -191,7 +192,7 @@ def read_dollars(text: str, masked: str, percents: list[PercentToken]) -> str:
     add = percents.append
     pos = text.find("$")
     while pos != -1:
-        m = _DOLLAR.match(text, pos)
+        m = _DOLLAR().match(text, pos)
         assert m is not None  # the pattern matches any "$"
         end = m.end()
         group = m.lastgroup

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ptxlint import file_memos
 from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET, Macros, evaluate, macro_map
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, GuardMacro, SourceFile
 from ptxlint.ptx.instructions import Requirement
 
@@ -292,7 +293,7 @@ _CALL = re.compile(r"\b(?!defined\b)[A-Za-z_]\w*\s*\([^()]*\)")
 
 # crt/host_defines.h: `#define __CUDA_ARCH_HAS_FEATURE__(_FEAT) __CUDA_ARCH_FEAT_##_FEAT`, the
 # spelling TransformerEngine and NCCL use for `a` targets (`__CUDA_ARCH_HAS_FEATURE__(SM100_ALL)`).
-_HAS_FEATURE = re.compile(r"\b__CUDA_ARCH_HAS_FEATURE__\s*\(\s*(\w+)\s*\)")
+_HAS_FEATURE = on_first_use(r"\b__CUDA_ARCH_HAS_FEATURE__\s*\(\s*(\w+)\s*\)")
 
 
 def _evaluate(
@@ -300,7 +301,7 @@ def _evaluate(
 ) -> bool | None:
     if "(" in guard:
         if "__CUDA_ARCH_HAS_FEATURE__" in guard:
-            guard = _HAS_FEATURE.sub(r"__CUDA_ARCH_FEAT_\1", guard)
+            guard = _HAS_FEATURE().sub(r"__CUDA_ARCH_FEAT_\1", guard)
         guard = _CALL.sub("__ptxlint_unknown__", guard)
     return evaluate(guard, defines, macros) if macros else evaluate(guard, defines)
 

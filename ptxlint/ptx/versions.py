@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 import re
 
+from ptxlint.lazy_regex import on_first_use
+
 __all__ = [
     "DEFAULT_CUDA_VERSION",
     "CudaVersion",
@@ -43,7 +45,7 @@ _PTX_OF_CUDA: dict[CudaVersion, int] = {
 # (`cuda-version`, or the toolkit `--verify` finds).
 DEFAULT_CUDA_VERSION: CudaVersion = (13, 0)
 
-_VERSION = re.compile(r"\s*(\d+)(?:\.(\d+))?(?:\.\d+)?\s*\Z")
+_VERSION = on_first_use(r"\s*(\d+)(?:\.(\d+))?(?:\.\d+)?\s*\Z")
 
 
 def parse_cuda_version(text: str | int | float) -> CudaVersion:
@@ -52,7 +54,7 @@ def parse_cuda_version(text: str | int | float) -> CudaVersion:
         raise ValueError(f"expected a CUDA version like \"12.4\", got {text!r}")
     if isinstance(text, int) and text >= 1000:
         return (text // 1000, text % 1000 // 10)
-    m = _VERSION.match(str(text))
+    m = _VERSION().match(str(text))
     if m is None:
         raise ValueError(f"expected a CUDA version like \"12.4\", got {text!r}")
     major, minor = int(m.group(1)), int(m.group(2) or 0)
@@ -95,7 +97,7 @@ def format_cuda(version: CudaVersion) -> str:
 
 # `find_package(CUDAToolkit 12.4 REQUIRED)`, `find_package(CUDAToolkit 11.8...12.9)`: the first
 # version is the oldest the project accepts.
-_FIND_PACKAGE = re.compile(r"\bfind_package\s*\(\s*CUDAToolkit\s+(\d+(?:\.\d+){0,2})[^)]*\)",
+_FIND_PACKAGE = on_first_use(r"\bfind_package\s*\(\s*CUDAToolkit\s+(\d+(?:\.\d+){0,2})[^)]*\)",
                            re.IGNORECASE)
 
 
@@ -104,7 +106,7 @@ def cmake_min_cuda(text: str) -> CudaVersion | None:
     ``find_package(CUDAToolkit X)``, when exactly one version is named; ``None`` when none is or
     several differ (which one a build takes is then the configuration's business)."""
     text = re.sub(r"#[^\n]*", "", text)  # line comments
-    found = {parse_cuda_version(m.group(1)) for m in _FIND_PACKAGE.finditer(text)}
+    found = {parse_cuda_version(m.group(1)) for m in _FIND_PACKAGE().finditer(text)}
     return found.pop() if len(found) == 1 else None
 
 

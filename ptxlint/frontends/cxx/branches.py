@@ -21,13 +21,14 @@ import itertools
 import re
 
 from ptxlint.frontends.cxx.lexer import Token
+from ptxlint.lazy_regex import on_first_use
 
 # More variants than this are not linted (a statement with five independent #if blocks is
 # listed as skipped rather than read 32 times).
 MAX_VARIANTS = 16
 
-_DIRECTIVE = re.compile(r"#\s*(\w*)(.*)", re.S)
-_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_DIRECTIVE = on_first_use(r"#\s*(\w*)(.*)", re.S)
+_COMMENT = on_first_use(r"/\*.*?\*/|//[^\n]*", re.S)
 _CONDITIONAL = {"if", "ifdef", "ifndef", "elif", "else", "endif"}
 # Directives that change nothing the statement means.
 _HARMLESS = {"pragma", "line", "error", "warning", ""}
@@ -66,10 +67,10 @@ class _Group:
 
 
 def _directive(tok: Token) -> tuple[str, str]:
-    m = _DIRECTIVE.match(tok.text)
+    m = _DIRECTIVE().match(tok.text)
     if m is None:
         return "", ""
-    rest = _COMMENT.sub(" ", m.group(2)).replace("\\\r\n", " ").replace("\\\n", " ")
+    rest = _COMMENT().sub(" ", m.group(2)).replace("\\\r\n", " ").replace("\\\n", " ")
     return m.group(1), " ".join(rest.split())
 
 

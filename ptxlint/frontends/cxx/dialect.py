@@ -40,12 +40,12 @@ _ARM_WORDS = frozenset(
 # What ``_X86_TEXT.search`` finds, split where a match starts with a literal or a word
 # boundary, so that the regex engine skips to candidates instead of trying every alternative at
 # every character (``_x86_text``; 3x faster over CUTLASS's 1.1 million template characters).
-_X86_PERCENT = re.compile(
+_X86_PERCENT = on_first_use(
     r"%%?(?:[re]?(?:ax|bx|cx|dx|si|di|sp|bp|ip)|[re]?[abcd][lh]|[xyz]mm\d+|k[0-7]|st\(\d\)|"
     r"r(?:8|9|1[0-5])[dwb]?|[cdefgs]s)\b"
 )
-_X86_IMMEDIATE = re.compile(r"\$(?:0x[0-9a-fA-F]+|-?\d+)\b")  # after no [\w$]
-_X86_PREFIX = re.compile(r"(?:rep|lock)\b")  # first on a line, blanks before
+_X86_IMMEDIATE = on_first_use(r"\$(?:0x[0-9a-fA-F]+|-?\d+)\b")  # after no [\w$]
+_X86_PREFIX = on_first_use(r"(?:rep|lock)\b")  # first on a line, blanks before
 # The words of ``_X86_TEXT`` grouped by their first letter, so that at a candidate letter the
 # engine tries that letter's few alternatives, not all 42 (the same matches: each ends at the
 # end of its run of word characters, whichever alternative matched; over the CUDA 13 headers'
@@ -71,7 +71,7 @@ def _x86_text(text: str) -> bool:
     """``re.search(_X86_TEXT, text, re.M) is not None``. A candidate of a word alternative
     preceded by a word character is skipped; no other candidate starts inside it (all word
     characters)."""
-    if "%" in text and _PERCENT_LETTER.search(text) and _X86_PERCENT.search(text):
+    if "%" in text and _PERCENT_LETTER.search(text) and _X86_PERCENT().search(text):
         return True
     word, word_or_dollar = _WORD_CHAR.match, _WORD_OR_DOLLAR.match
     # The immediate and the prefix are searched only where their literal is: most templates
@@ -79,11 +79,11 @@ def _x86_text(text: str) -> bool:
     # headers', CUTLASS's and flashinfer's 7,856 templates the two searches took 10.7 ms of
     # CPU, 2.5 ms so, best of 7).
     if "$" in text:
-        for m in _X86_IMMEDIATE.finditer(text):
+        for m in _X86_IMMEDIATE().finditer(text):
             if m.start() == 0 or not word_or_dollar(text, m.start() - 1):
                 return True
     if "rep" in text or "lock" in text:
-        for m in _X86_PREFIX.finditer(text):
+        for m in _X86_PREFIX().finditer(text):
             i = m.start() - 1  # `^\s*` in multi-line mode: back over blanks to a line start
             while i >= 0 and text[i].isspace() and text[i] != "\n":
                 i -= 1
@@ -101,16 +101,16 @@ _ARM_ARRANGEMENT = (  # as text, like _X86_TEXT: ``_arm_arrangement`` is what ru
 
 
 # ``_ARM_ARRANGEMENT`` split the same way (``_arm_arrangement``)
-_ARM_PERCENT = re.compile(r"%(?:\d+|\[\w+\])\.(?:\d+)?[bhsdq]\b|%[wxbhsdq]\[\w+\]")
-_ARM_REGISTER = re.compile(r"[vzq]\d{1,2}\.(?:\d+)?[bhsdq]\b")  # after no \w
+_ARM_PERCENT = on_first_use(r"%(?:\d+|\[\w+\])\.(?:\d+)?[bhsdq]\b|%[wxbhsdq]\[\w+\]")
+_ARM_REGISTER = on_first_use(r"[vzq]\d{1,2}\.(?:\d+)?[bhsdq]\b")  # after no \w
 
 
 def _arm_arrangement(text: str) -> bool:
     """``re.search(_ARM_ARRANGEMENT, text) is not None``, split like ``_x86_text``."""
-    if "%" in text and _ARM_PERCENT.search(text):
+    if "%" in text and _ARM_PERCENT().search(text):
         return True
     word = _WORD_CHAR.match
-    for m in _ARM_REGISTER.finditer(text):
+    for m in _ARM_REGISTER().finditer(text):
         if m.start() == 0 or not word(text, m.start() - 1):
             return True
     return False
@@ -145,10 +145,10 @@ _OTHER_ISA_TEXT = (
 # instead of trying ``^\s*`` at every character (``_other_isa_text``: over the templates of the
 # CUDA 13 headers and CUTLASS, 30 ms with the whole patterns, 13 ms so); a candidate is kept
 # where ``^\s*`` would match before it (``_after_line_start``).
-_SPARC = re.compile(_OTHER_ISA_TEXT[0][1])
-_RISC_V = re.compile(r"fence(?:\.tso)?\s+[rwio]+\s*,\s*[rwio]+|fence\.i\s*$", re.M)
-_MIPS_SET = re.compile(r"\.set\s+(?:no)?(?:reorder|at|macro|mips\w*)\b")
-_MIPS_REGISTER = re.compile(r"\$(?:sp|ra|gp|zero)\b")
+_SPARC = on_first_use(_OTHER_ISA_TEXT[0][1])
+_RISC_V = on_first_use(r"fence(?:\.tso)?\s+[rwio]+\s*,\s*[rwio]+|fence\.i\s*$", re.M)
+_MIPS_SET = on_first_use(r"\.set\s+(?:no)?(?:reorder|at|macro|mips\w*)\b")
+_MIPS_REGISTER = on_first_use(r"\$(?:sp|ra|gp|zero)\b")
 _OTHER_ISA_WORDS = {
     "SPARC": frozenset("ldx stx casx casa sethi flushw ldstub ldsw lduw stw rd wr".split()),
     "PowerPC": frozenset(
@@ -167,13 +167,15 @@ def _other_isa_text(text: str) -> str | None:
     """The first ISA of ``_OTHER_ISA_TEXT`` whose pattern a search finds in ``text``, or None.
     A candidate of a later alternative never hides inside a rejected one: none of them can
     hold the literal that leads another."""
-    if ("#" in text or _PERCENT_LETTER.search(text)) and _SPARC.search(text):
+    if ("#" in text or _PERCENT_LETTER.search(text)) and _SPARC().search(text):
         return "SPARC"
-    if "fence" in text and any(_after_line_start(text, m.start()) for m in _RISC_V.finditer(text)):
+    if "fence" in text and any(
+            _after_line_start(text, m.start()) for m in _RISC_V().finditer(text)):
         return "RISC-V"
-    if "$" in text and _MIPS_REGISTER.search(text):
+    if "$" in text and _MIPS_REGISTER().search(text):
         return "MIPS"
-    if ".set" in text and any(_after_line_start(text, m.start()) for m in _MIPS_SET.finditer(text)):
+    if ".set" in text and any(
+            _after_line_start(text, m.start()) for m in _MIPS_SET().finditer(text)):
         return "MIPS"
     return None
 
@@ -226,7 +228,7 @@ def other_host_guarded(guards: tuple[str, ...]) -> bool:
     return preproc.evaluate_guards(guards, {}) is not False  # `#if 0` is not about the host
 
 
-_HOLE_OPCODE = re.compile(HOLE + r"(?=\.(?:[fsub](?:8|16|32|64)|f16x2|bf16x2?|pred)\b)")
+_HOLE_OPCODE = on_first_use(HOLE + r"(?=\.(?:[fsub](?:8|16|32|64)|f16x2|bf16x2?|pred)\b)")
 _DEVICE_SPECIFIERS = frozenset(("__device__", "__global__"))
 
 
@@ -306,7 +308,7 @@ def classify(
     if _x86_text(text):
         return Verdict("host", "x86 assembly syntax in the template")
     # `"{" STRINGIFY(op) ".f16 %0,%1;}"`: an opcode from a macro followed by a PTX type.
-    hole_opcodes = _HOLE_OPCODE.findall(template) if HOLE in template else []
+    hole_opcodes = _HOLE_OPCODE().findall(template) if HOLE in template else []
     # the lines are counted only where no ';' is (PTX templates have one: GMMA's span 100 lines)
     if ";" not in text and sum(1 for line in text.splitlines() if line.strip()) > 1:
         words = _line_words(text) + hole_opcodes  # PTX ends every statement with ';'

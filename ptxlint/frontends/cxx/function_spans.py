@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from ptxlint.frontends.cxx.guards import guards_of
+from ptxlint.lazy_regex import on_first_use
 
 __all__ = ["FunctionSpan", "Scan", "function_spans", "scan"]
 
@@ -49,18 +50,19 @@ class FunctionSpan:
 
 # On one line: a string or character literal (possibly unterminated), a line comment, the
 # start of a block comment, a brace.
-_LINE_TOKENS = re.compile(
+_LINE_TOKENS = on_first_use(
     r"\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\"?|'[^'\\\n]*(?:\\.[^'\\\n]*)*'?|//|/\*|[{}]"
 )
-_BRACES = re.compile(r"[{}]")
+_BRACES = on_first_use(r"[{}]")
 # what may stand between a parameter list's ``)`` and the body's ``{``
-_AFTER_PARAMS = re.compile(r"(?:\s|\bconst\b|\bnoexcept\b|\boverride\b|\bfinal\b|\bvolatile\b|&)*")
+_AFTER_PARAMS = on_first_use(
+    r"(?:\s|\bconst\b|\bnoexcept\b|\boverride\b|\bfinal\b|\bvolatile\b|&)*")
 _NOT_NAMES = frozenset({
     "if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "alignof",
     "alignas", "noexcept", "throw", "operator", "static_assert", "__attribute__",
     "__declspec", "requires", "defined",
 })
-_SCOPE_WORDS = re.compile(r"\b(?:namespace|struct|class|union)\b|\bextern\s*\"C")
+_SCOPE_WORDS = on_first_use(r"\b(?:namespace|struct|class|union)\b|\bextern\s*\"C")
 # what a file-wide index reads, or makes the interior more than local code
 _NOT_PLAIN = ("struct", "class", "union", "enum", "typedef", "using")
 _CONDITIONALS = {"if": 1, "ifdef": 1, "ifndef": 1, "elif": 0, "elifdef": 0, "elifndef": 0,
@@ -206,7 +208,7 @@ def _skip_regions(text: str) -> list[tuple[int, int]] | None:
 def _in_literal_or_comment(text: str, line: int, at: int) -> bool:
     """Whether ``at`` lies inside a literal or line comment that starts on its line at or
     after ``line`` (a line that does not start inside a block comment or raw string)."""
-    for m in _LINE_TOKENS.finditer(text, line, at + 1):
+    for m in _LINE_TOKENS().finditer(text, line, at + 1):
         token = m.group()
         if m.start() >= at:
             return False
@@ -269,7 +271,7 @@ def _code_braces(
     directive_starts = [s for s, _, _ in directives]
     out: list[tuple[int, str]] = []
     line_done = -1
-    for m in _BRACES.finditer(text):
+    for m in _BRACES().finditer(text):
         at = m.start()
         if at < line_done:
             continue
@@ -300,7 +302,7 @@ def _code_braces(
                     close = text.find("}", close + 1, end)
             continue
         while position < end:
-            token = _LINE_TOKENS.search(text, position, end)
+            token = _LINE_TOKENS().search(text, position, end)
             if token is None:
                 break
             start = token.start()
@@ -373,7 +375,7 @@ def _opens_scope(text: str, previous: int, brace: int) -> bool:
     """Whether the brace at ``brace`` opens a namespace, a class, struct or union body or an
     ``extern "C"`` block: where functions are defined."""
     header = text[max(previous, text.rfind(";", 0, brace)) : brace]
-    words = list(_SCOPE_WORDS.finditer(header))
+    words = list(_SCOPE_WORDS().finditer(header))
     last = words[-1] if words else None
     if last is None or re.search(r"\benum\b", header):
         return False
@@ -385,7 +387,7 @@ def _candidate(text: str, previous: int, brace: int) -> tuple[str, tuple[int, in
     """The name and parameter interior of a function whose body opens at ``brace``, or None
     where what precedes it is not ``name(parameters) [qualifiers]``."""
     close = text.rfind(")", previous, brace)
-    if close < 0 or _AFTER_PARAMS.fullmatch(text, close + 1, brace) is None:
+    if close < 0 or _AFTER_PARAMS().fullmatch(text, close + 1, brace) is None:
         return None
     depth = 1
     at = close

@@ -18,17 +18,18 @@ from typing import Any, NamedTuple
 
 from ptxlint import file_memos
 from ptxlint.frontends.cxx.lexer import BlockComments, DirectiveLines, block_comments
+from ptxlint.lazy_regex import on_first_use
 
 # ----------------------------------------------------------------------------- NV_IF_TARGET
 
 # Starts with its literal, so that the regex engine skips to each "NV_"; the word boundary
 # before it is checked per match (a leading ``\b`` made it try every character).
 _NV_CALL = re.compile(r"(NV_(?:IF_TARGET|IF_ELSE_TARGET|DISPATCH_TARGET))\s*\(")
-_WORD_CHAR = re.compile(r"\w")
+_WORD_CHAR = on_first_use(r"\w")
 # What ``_nv_calls`` acts on inside a call; the rest of an argument is skipped in one search, not
 # a character at a time (the scan's Python loop was a third of the CUDA headers' guard reading).
-_CALL_SYNTAX = re.compile(r"[\"'()\[\]{},]")
-_NV_COND = re.compile(r"^\s*(NV_PROVIDES_SM|NV_IS_EXACTLY_SM|NV_HAS_FEATURE_SM)_(\d+)([af]?)\s*$")
+_CALL_SYNTAX = on_first_use(r"[\"'()\[\]{},]")
+_NV_COND = on_first_use(r"^\s*(NV_PROVIDES_SM|NV_IS_EXACTLY_SM|NV_HAS_FEATURE_SM)_(\d+)([af]?)\s*$")
 _NV_SIMPLE = {
     "NV_IS_DEVICE": "defined(__CUDA_ARCH__)",
     "NV_IS_HOST": "!defined(__CUDA_ARCH__)",
@@ -41,7 +42,7 @@ def _nv_condition(text: str) -> str:
     text = text.strip()
     if text in _NV_SIMPLE:
         return _NV_SIMPLE[text]
-    m = _NV_COND.match(text)
+    m = _NV_COND().match(text)
     if m is None:
         return "__CUDA_ARCH__ && __ptxlint_unknown_target__"  # undecidable: never "compiled"
     kind, number, suffix = m.groups()
@@ -70,7 +71,7 @@ def _nv_calls(text: str) -> list[_NvCall]:
     ``_split_call`` reads from each call's ``(``, for all of them in one pass over the text
     (reading each call to its end read nested calls once per level: 2,000 deep took 5 s). A
     call whose ``(`` an enclosing call reads as inside a literal is read alone."""
-    word = _WORD_CHAR.match
+    word = _WORD_CHAR().match
     matches = [
         m for m in _NV_CALL.finditer(text) if not (m.start() > 0 and word(text, m.start() - 1))
     ]
@@ -85,7 +86,7 @@ def _nv_calls(text: str) -> list[_NvCall]:
     n = len(text)
     following = 0  # the first call whose "(" the scan has not passed
     i = 0
-    significant = _CALL_SYNTAX.search
+    significant = _CALL_SYNTAX().search
     while True:
         if not stack:  # outside every call: on to the next one's "("
             while following < len(matches) and matches[following].end() - 1 < i:
@@ -210,7 +211,7 @@ def _skip_literal(text: str, i: int) -> int:
 # ----------------------------------------------------------------------------- #if blocks
 
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
-_COMMENT = re.compile(r"/\*.*?\*/|//.*$")
+_COMMENT = on_first_use(r"/\*.*?\*/|//.*$")
 # Conditions read around a statement: the outermost MAX_NESTING levels of nested #if blocks,
 # and in a branch after an #elif chain the first MAX_ELIFS conditions negated. Past either,
 # the conditions stand as one UNREAD name: unknown, like any macro ptxlint cannot see, so
@@ -265,7 +266,7 @@ def _branches(text: str, hidden: BlockComments | None = None) -> list[Branch]:
     out: list[Branch] = []
     stack: list[_Block] = []
     lines = _directive_lines(text, hidden)
-    comment = _COMMENT.sub
+    comment = _COMMENT().sub
     count = text.count
     newlines = 0  # line breaks from ``counted`` on, while a block is open
     counted = 0
@@ -420,7 +421,7 @@ def _read_directive(m: re.Match[str]) -> tuple[str, str]:
     if kind == "endif" or kind == "else":
         return kind, ""
     rest = m.group(2)
-    rest = (_COMMENT.sub(" ", rest) if "/" in rest else rest).strip()
+    rest = (_COMMENT().sub(" ", rest) if "/" in rest else rest).strip()
     if kind == "ifdef":
         return kind, f"defined({rest})"
     if kind == "ifndef":

@@ -47,7 +47,7 @@ _NEXT = re.compile(
 
 # A run of what is skipped between tokens (blanks, comments, line continuations), as ``_NEXT``
 # skips it: for readers that match tokens themselves.
-SKIPPED = re.compile("(?:" + re.sub(r"\(\?P<\w+>", "(?:", _SKIPPED) + ")*", re.S | re.X)
+SKIPPED = on_first_use("(?:" + re.sub(r"\(\?P<\w+>", "(?:", _SKIPPED) + ")*", re.S | re.X)
 
 
 class Token(NamedTuple):

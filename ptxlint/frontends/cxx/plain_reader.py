@@ -23,6 +23,7 @@ from ptxlint.frontends.cxx.statement_reader import (
     missing_comma,
 )
 from ptxlint.frontends.cxx.statement_tokens import KEYWORD_WORDS, QUALIFIERS
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import (
     Clobber,
     Constraint,
@@ -104,7 +105,7 @@ _STRING = r'"[^"\\\n]*(?:(?:\\\r?\n|\\.)[^"\\\n]*)*"'
 
 
 # a string literal, or a raw one without prefix (the lexer's pattern: CCCL writes templates so)
-_PLAIN_LITERAL = re.compile(
+_PLAIN_LITERAL = on_first_use(
     _BLANKS + "(" + _STRING + r'|R"(?P<delim>[^()\\\s"]{0,16})\(.*?\)(?P=delim)")',
     re.S,
 )
@@ -147,7 +148,7 @@ _PLAIN_HEAD = re.compile(_OPERAND_HEAD)
 
 # an operand whose constraint is one identifier, a macro (``__LDG_PTR (ptr)``), up to its
 # expression's "(": groups numbered as ``_PLAIN_HEAD``'s
-_MACRO_HEAD = re.compile(
+_MACRO_HEAD = on_first_use(
     _BLANKS
     + rf"(?P<op>(?:\[{_BLANKS}(?P<name>{_IDENT}){_BLANKS}\]{_BLANKS})?(?P<con>{_IDENT}))"
     + _BLANKS
@@ -155,16 +156,16 @@ _MACRO_HEAD = re.compile(
 )
 
 
-_PLAIN_TAIL = re.compile(_OPERAND_TAIL)
+_PLAIN_TAIL = on_first_use(_OPERAND_TAIL)
 
 
-_PLAIN_RUN = re.compile(_EXPR_RUN)
+_PLAIN_RUN = on_first_use(_EXPR_RUN)
 
 
 _PLAIN_CLOSERS = {"(": ")", "[": "]", "{": "}"}
 
 
-_PLAIN_CLOBBER = re.compile(
+_PLAIN_CLOBBER = on_first_use(
     _BLANKS + r'(?P<lit>"(?P<name>[^"\\\n]*)")' + _BLANKS + r"(?P<sep>[,:)])?"
 )
 
@@ -175,7 +176,7 @@ _TOKEN_LIMIT = 200_000  # code_tokens' bound on a statement's tokens (each at le
 def _after_comments(text: str, pos: int) -> int:
     """Where the blanks, comments and line continuations from ``pos`` end (the lexer's own
     pattern: the token path skips the same), or -1 where there are none."""
-    end = SKIPPED.match(text, pos).end()  # type: ignore[union-attr]  # matches ""
+    end = SKIPPED().match(text, pos).end()  # type: ignore[union-attr]  # matches ""
     return end if end > pos else -1
 
 
@@ -185,7 +186,7 @@ def _expression_end(text: str, pos: int) -> int:
     them; -1 where the expression is not plain."""
     closers = [")"]
     while True:
-        pos = _PLAIN_RUN.match(text, pos).end()  # type: ignore[union-attr]  # matches ""
+        pos = _PLAIN_RUN().match(text, pos).end()  # type: ignore[union-attr]  # matches ""
         c = text[pos : pos + 1]
         closer = _PLAIN_CLOSERS.get(c)
         if closer is not None:
@@ -195,7 +196,7 @@ def _expression_end(text: str, pos: int) -> int:
             if not closers:
                 return pos
         elif c == "/":  # the run stops at a "/" only where a comment starts
-            pos = SKIPPED.match(text, pos).end()  # type: ignore[union-attr]
+            pos = SKIPPED().match(text, pos).end()  # type: ignore[union-attr]
             continue
         else:
             return -1
@@ -203,7 +204,7 @@ def _expression_end(text: str, pos: int) -> int:
 
 
 def _tail(text: str, pos: int) -> re.Match[str]:
-    tail = _PLAIN_TAIL.match(text, pos)
+    tail = _PLAIN_TAIL().match(text, pos)
     assert tail is not None  # its every part is optional
     return tail
 
@@ -241,7 +242,7 @@ def read_plain(
         pos = run[1]
     else:
         while True:
-            m = _PLAIN_LITERAL.match(text, pos)
+            m = _PLAIN_LITERAL().match(text, pos)
             if m is None:
                 after = _after_comments(text, pos)
                 if after < 0:
@@ -337,7 +338,7 @@ def _literal_run(text: str, pos: int) -> tuple[int, int] | None:
     if tail is not None:
         return end, tail.end()
     while True:  # what the literal loop reads past the run: blanks and comments, no literal
-        if _PLAIN_LITERAL.match(text, at) is not None:
+        if _PLAIN_LITERAL().match(text, at) is not None:
             return None
         after = _after_comments(text, at)
         if after < 0:
@@ -725,7 +726,7 @@ def _read_operands(
                 # a separator and a macro's name cannot both start here: asked after it, as
                 # a section ends empty far more often than a constraint is a macro
                 if pieces is not None:
-                    head = _MACRO_HEAD.match(text, pos)
+                    head = _MACRO_HEAD().match(text, pos)
                     macro = head is not None
                 if head is None:
                     pos = _after_comments(text, pos)
@@ -798,7 +799,7 @@ def _plain_clobbers(text: str, pos: int, clobbers: list[Clobber]) -> tuple[int, 
     """Read the clobbers from ``pos`` (after their colon) onto ``clobbers``; where they end
     (after the ")" or a ":") and that separator, or None where not plain."""
     while True:
-        m = _PLAIN_CLOBBER.match(text, pos)
+        m = _PLAIN_CLOBBER().match(text, pos)
         if m is None:
             m = _PLAIN_SEP.match(text, pos)  # an empty clobber, or the end
             if m is None:

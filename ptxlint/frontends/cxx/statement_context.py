@@ -20,6 +20,7 @@ from ptxlint.frontends.cxx.statement_tokens import (
     end_of_directive,
 )
 from ptxlint.frontends.syntax_tree import ParsedSource, own_function_name, shared_parent
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import Context, slot_setters
 
 _MACRO_BODY_OWNERS = {"preproc_def", "preproc_function_def"}
@@ -90,7 +91,7 @@ _STATEMENT_WORDS = {"else", "do", "return", "case", "default"}
 _MAYBE_DECLARATOR_END = re.compile(r"[/#\"']")  # a comment, directive or literal: tokenize
 
 
-_DECLARATOR_END = re.compile(r"[\w$\])]$")
+_DECLARATOR_END = on_first_use(r"[\w$\])]$")
 
 
 def follows_declarator(text: str, offset: int) -> bool:
@@ -99,7 +100,7 @@ def follows_declarator(text: str, offset: int) -> bool:
     the token before the keyword ends a declarator (a name, ``]``, or a parameter list)."""
     near = text[max(0, offset - 200) : offset]
     tail = near.rstrip()
-    if tail and not _MAYBE_DECLARATOR_END.search(near) and not _DECLARATOR_END.search(tail):
+    if tail and not _MAYBE_DECLARATOR_END.search(near) and not _DECLARATOR_END().search(tail):
         return False  # plainly after an operator or '(': no need to tokenize 2000 characters
     begin = text.rfind("\n", 0, max(0, offset - 2000)) + 1
     if offset - begin > 8000:  # one huge line (minified, generated): never rescan from its start

@@ -3,25 +3,25 @@ each preprocessor line kept whole, bounded so that broken code stays linear."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from ptxlint.frontends.cxx.lexer import NEXT_TOKEN as _NEXT_TOKEN
 from ptxlint.frontends.cxx.lexer import Token
 from ptxlint.frontends.cxx.lexer import new_token as _new_token
+from ptxlint.lazy_regex import on_first_use
 
 KEYWORDS = ("asm", "__asm__", "__asm")
 
 
 # the words GNU C allows between the keyword and its "("
 QUALIFIERS = ("volatile", "__volatile__", "__volatile", "inline", "__inline", "__inline__", "goto")
-ASM_KEYWORD = re.compile(r"(?<![\w$])(?:__asm__|__asm|asm)(?![\w$])")
+ASM_KEYWORD = on_first_use(r"(?<![\w$])(?:__asm__|__asm|asm)(?![\w$])")
 
 
 def keyword_tokens(toks: Sequence[Token]) -> dict[object, int]:
     """Token index of each asm keyword by offset, and under ``("next", offset)`` the index of
     the keyword after it."""
-    found = [i for i, t in enumerate(toks) if t.kind == "ident" and ASM_KEYWORD.fullmatch(t.text)]
+    found = [i for i, t in enumerate(toks) if t.kind == "ident" and ASM_KEYWORD().fullmatch(t.text)]
     out: dict[object, int] = {toks[i].start: i for i in found}
     for here, following in zip(found, found[1:], strict=False):
         out[("next", toks[here].start)] = following
@@ -67,7 +67,7 @@ def code_tokens(text: str, start: int, stop: int | None = None) -> list[Token]:
         if word == "#" and at_line_start(text, at):
             skip_until = end_of_directive(text, at)
             append(Token("directive", text[at:skip_until], at, skip_until))
-            directive = _DIRECTIVE_WORD.match(text, at)
+            directive = _DIRECTIVE_WORD().match(text, at)
             name = directive.group(1) if directive else ""
             if name in ("if", "ifdef", "ifndef"):
                 groups.append([depth, -1])
@@ -95,10 +95,10 @@ def code_tokens(text: str, start: int, stop: int | None = None) -> list[Token]:
     return out
 
 
-KEYWORD_WORDS = frozenset(KEYWORDS)  # what ASM_KEYWORD.fullmatch accepts of an identifier
+KEYWORD_WORDS = frozenset(KEYWORDS)  # what ASM_KEYWORD().fullmatch accepts of an identifier
 
 
-_DIRECTIVE_WORD = re.compile(r"#[ \t]*(\w*)")
+_DIRECTIVE_WORD = on_first_use(r"#[ \t]*(\w*)")
 
 
 def at_line_start(text: str, offset: int) -> bool:
