@@ -31,7 +31,8 @@ def test_probing_the_command_line_loads_no_model(argv: list[str]) -> None:
 
 def test_checking_one_small_file_starts_no_pool_machinery(tmp_path) -> None:
     """One small file is linted in the process: neither multiprocessing (a pool that is never
-    started) nor platformdirs (the cache folder, worked out directly on Linux) is imported."""
+    started) nor platformdirs (the cache folder, worked out directly on Linux) is imported, nor
+    shutil (argparse's way to the terminal's width, given it by ``ptxlint.cli.parser``)."""
     (tmp_path / "k.cu").write_text(
         '__device__ unsigned f(unsigned a) { unsigned d;\n'
         '  asm("add.u32 %0, %1, 1;" : "=r"(d) : "r"(a)); return d; }\n'
@@ -39,7 +40,7 @@ def test_checking_one_small_file_starts_no_pool_machinery(tmp_path) -> None:
     probe = (
         "import sys\nfrom ptxlint.cli import main\n"
         "main(['check', sys.argv[1], '--no-cache', '--quiet'])\n"
-        "print(sorted(m for m in ('multiprocessing', 'concurrent.futures', 'platformdirs')"
+        "print(sorted(m for m in ('multiprocessing', 'concurrent.futures', 'platformdirs', 'shutil')"
         " if m in sys.modules))\n"
     )
     done = subprocess.run(
