@@ -35,7 +35,6 @@ type (whose ``constexpr`` conversion may well make it a constant).
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 import tree_sitter
@@ -148,33 +147,41 @@ class Condition:
 _UNKNOWN = Declaration("", "unknown", 0, 0)
 
 
-@dataclass
+# A plain class too (see Declaration's comment).
 class FunctionFacts:
     """The facts of one function (lambdas inside it included, with their own scopes)."""
 
-    parsed: ParsedSource = field(repr=False)
-    start: int  # byte range of the function
-    end: int
-    node: Node = field(repr=False)  # the function definition
-    scopes: ScopeLookup = field(repr=False)  # the file's scope tables (``types.file_resolver``)
-    # the enclosing templates' parameters by name, once read (see ``resolve``)
-    _template_names: dict[str, Declaration] = field(default_factory=dict, repr=False)
-    _loops: list[tuple[int, int]] = field(default_factory=list)  # byte ranges of loops
-    # the body (its loops, reference aliases and identifiers) is read when a question needs it
-    _body_unread: bool = field(default=True, repr=False)
-    # the enclosing templates' parameters are read (a climb to the root) when a look-up that
-    # takes them finds no parameter or local (see ``resolve``)
-    _templates_unread: bool = field(default=True, repr=False)
-    # name -> byte offsets of the writes found so far; ``writes`` adds the identifiers' own
-    _writes: dict[str, list[int]] = field(default_factory=dict, repr=False)
-    # the function's identifier nodes, not yet examined: a list, or the node whose subtree
-    # the identifier query is still to be run on
-    _identifiers: list[Node] | Node | None = field(default=None, repr=False)
-    # the parameter list of each function or lambda asked about (by node id), as read here
-    _lists: dict[int, Node | None] = field(default_factory=dict, repr=False)
-    # the record of each entry of the scope tables read: a local's by its declarator's id, a
-    # parameter's by (its declaration's id, where this function has it, the end of its scope)
-    _records: dict[object, Declaration | None] = field(default_factory=dict, repr=False)
+    __slots__ = ("parsed", "start", "end", "node", "scopes", "_template_names", "_loops",
+                 "_body_unread", "_templates_unread", "_writes", "_identifiers", "_lists",
+                 "_records")
+
+    def __init__(self, parsed: ParsedSource, start: int, end: int, node: Node,
+                 scopes: ScopeLookup) -> None:
+        self.parsed = parsed
+        self.start = start  # byte range of the function
+        self.end = end
+        self.node = node  # the function definition
+        self.scopes = scopes  # the file's scope tables (``types.file_resolver``)
+        # the enclosing templates' parameters by name, once read (see ``resolve``)
+        self._template_names: dict[str, Declaration] = {}
+        self._loops: list[tuple[int, int]] = []  # byte ranges of loops
+        # the body (its loops, reference aliases and identifiers) is read when a question
+        # needs it
+        self._body_unread = True
+        # the enclosing templates' parameters are read (a climb to the root) when a look-up
+        # that takes them finds no parameter or local (see ``resolve``)
+        self._templates_unread = True
+        # name -> byte offsets of the writes found so far; ``writes`` adds the identifiers' own
+        self._writes: dict[str, list[int]] = {}
+        # the function's identifier nodes, not yet examined: a list, or the node whose subtree
+        # the identifier query is still to be run on
+        self._identifiers: list[Node] | Node | None = None
+        # the parameter list of each function or lambda asked about (by node id), as read here
+        self._lists: dict[int, Node | None] = {}
+        # the record of each entry of the scope tables read: a local's by its declarator's id,
+        # a parameter's by (its declaration's id, where this function has it, the end of its
+        # scope)
+        self._records: dict[object, Declaration | None] = {}
 
     @property
     def writes(self) -> dict[str, list[int]]:
