@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -143,21 +143,33 @@ def nearest_config(folder: str, cache: dict[str, str | None] | None = None) -> s
     return found
 
 
-@dataclass
+# A plain class, not a data class (as FileSettings).
 class ConfigResolver:
     """Resolves the settings of each file once per configuration file (cached)."""
 
-    rules: tuple[tuple[str, str], ...]  # (id, name) of every loaded rule
-    cli: Mapping[str, object] = field(default_factory=dict)  # merge_cli keyword arguments
-    key_values: Mapping[str, Any] = field(default_factory=dict)  # --config KEY=VALUE
-    explicit: str | None = None  # --config FILE
-    isolated: bool = False
-    force_exclude_flag: bool = False
-    preview_rules: frozenset[str] = frozenset()  # ids of the rules that run only in preview
-    # the toolkit --verify runs: cuda-version where neither the file nor the command line says
-    fallback_cuda_version: str | None = None
-    _folders: dict[str, str | None] = field(default_factory=dict, repr=False)
-    _settings: dict[str | None, FileSettings] = field(default_factory=dict, repr=False)
+    __slots__ = (
+        "rules", "cli", "key_values", "explicit", "isolated", "force_exclude_flag",
+        "preview_rules", "fallback_cuda_version", "_folders", "_settings",
+    )
+
+    def __init__(
+        self, rules: tuple[tuple[str, str], ...], cli: Mapping[str, object] | None = None,
+        key_values: Mapping[str, Any] | None = None, explicit: str | None = None,
+        isolated: bool = False, force_exclude_flag: bool = False,
+        preview_rules: frozenset[str] = frozenset(), fallback_cuda_version: str | None = None,
+    ) -> None:
+        self.rules = rules  # (id, name) of every loaded rule
+        self.cli: Mapping[str, object] = {} if cli is None else cli  # merge_cli keyword arguments
+        # --config KEY=VALUE
+        self.key_values: Mapping[str, Any] = {} if key_values is None else key_values
+        self.explicit = explicit  # --config FILE
+        self.isolated = isolated
+        self.force_exclude_flag = force_exclude_flag
+        self.preview_rules = preview_rules  # ids of the rules that run only in preview
+        # the toolkit --verify runs: cuda-version where neither the file nor the command line says
+        self.fallback_cuda_version = fallback_cuda_version
+        self._folders: dict[str, str | None] = {}
+        self._settings: dict[str | None, FileSettings] = {}
 
     def config_path_for(self, path: str) -> str | None:
         if self.isolated:

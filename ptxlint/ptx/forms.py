@@ -92,9 +92,9 @@ REJECTED: dict[str, str] = {
 }
 
 
-# Value, Values and OperandSpec are plain classes, not data classes: a data class costs about
-# 0.3 ms of CPU at every start (its methods are compiled at import), and nothing compares, hashes
-# or prints these.
+# Value, Slot, Values and OperandSpec are plain classes, not data classes: a data class costs
+# about 0.3 ms of CPU at every start (its methods are compiled at import), and nothing compares,
+# hashes or prints these.
 class Value:
     """One word a slot admits, with the target that word needs beyond its form's (``.bf16@90``)."""
 
@@ -105,26 +105,25 @@ class Value:
         self.need = need
 
 
-@dataclass(frozen=True)
 class Slot:
     """One modifier position of a form: the words it admits, whether it may be left out, and the
     variable it binds for the operand types (``<T:...>``)."""
 
-    values: tuple[Value, ...]
-    optional: bool
-    var: str = ""
+    __slots__ = ("values", "optional", "var", "by_word")
+
+    def __init__(self, values: tuple[Value, ...], optional: bool, var: str = "") -> None:
+        self.values = values
+        self.optional = optional
+        self.var = var
+        # the slot's values by word (the first of each): matching runs once per form per
+        # spelling, and reads the table in its loop
+        by_word: dict[str, Value] = {}
+        for value in values:
+            by_word.setdefault(value.word, value)
+        self.by_word = by_word
 
     def find(self, word: str) -> Value | None:
         return self.by_word.get(word)
-
-    @cached_property
-    def by_word(self) -> dict[str, Value]:
-        """The slot's values by word (the first of each): matching runs once per form per
-        spelling, and reads the table in its loop."""
-        out: dict[str, Value] = {}
-        for value in self.values:
-            out.setdefault(value.word, value)
-        return out
 
 
 class Values:
@@ -341,7 +340,7 @@ def _operand(text: str, optional: bool) -> OperandSpec:
 # Slots and operands are compiled once per spelling, and the forms that spell one share it
 # (immutable): the grammar's 7,234 slots are 474 spellings and its 4,302 operands 191, so a
 # family's first use compiles a few new ones (compiling all 1,331 forms: 0.062 s before), and
-# a shared slot builds its word table (``Slot._by_word``) once for every form that has it.
+# a shared slot builds its word table (``Slot.by_word``) once for every form that has it.
 # Bounded: the grammar's own spellings fit many times over.
 @lru_cache(maxsize=4096)
 def _slot(token: str) -> Slot:

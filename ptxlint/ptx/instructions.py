@@ -51,9 +51,9 @@ def _expand(vocabulary: str) -> frozenset[str]:
     return frozenset(words)
 
 
-# Family and Deprecation are plain classes, not data classes: a data class costs about 0.3 ms of
-# CPU at every start (its methods are compiled at import), and nothing compares, hashes or prints
-# these.
+# Family, Deprecation and OperandTypes are plain classes, not data classes: a data class costs
+# about 0.3 ms of CPU at every start (its methods are compiled at import), and nothing compares,
+# hashes or prints these.
 class Family:
     """An opcode of the instruction table and every modifier word any of its forms may carry."""
 
@@ -391,13 +391,17 @@ _RELAXED = frozenset({"ld", "ldu", "st", "cvt"})
 _SKIP_WITH = frozenset({"wide", "cc", "pack", "async", "bulk", "v2", "v4", "v8"})
 
 
-@dataclass(frozen=True)
 class OperandTypes:
     """The PTX type each operand position of an instruction takes, for the register-type checks."""
 
-    types: tuple[TypeInfo | None, ...]  # per operand position; None: not checked
-    relaxed: bool  # ld/st/cvt: registers wider than the type are fine
-    names: tuple[str, ...]  # the type's spelling per position ("" when not checked)
+    __slots__ = ("types", "relaxed", "names")
+
+    def __init__(
+        self, types: tuple[TypeInfo | None, ...], relaxed: bool, names: tuple[str, ...],
+    ) -> None:
+        self.types = types  # per operand position; None: not checked
+        self.relaxed = relaxed  # ld/st/cvt: registers wider than the type are fine
+        self.names = names  # the type's spelling per position ("" when not checked)
 
 
 def operand_types(opcode: str, modifiers: tuple[str, ...]) -> OperandTypes | None:
