@@ -82,6 +82,7 @@ def carry_use(statement: AsmStatement) -> CarryUse | None:
     return CarryUse(first_unfed, last, consumed_after, consumers)
 
 
+# A plain class too (see CarryUse's comment).
 class CarryBreak:
     """A consumer (or, for ``overwritten``, a producer) that breaks its chain."""
 

@@ -118,6 +118,7 @@ def constraint_problems(
     return tuple(found)
 
 
+# Plain classes too (see RootCause's comment).
 class NonScalar:
     """An operand of struct or vector type under a register letter, and why nvcc refuses it."""
 

@@ -399,6 +399,7 @@ def _plain_conditional_lines(
         yield start, m.end() + 1, m
 
 
+# A plain class too (see _NvCall's comment).
 class _Block:
     """An ``#if`` block still open while a file's directives are read: its branches so far."""
 

@@ -540,6 +540,7 @@ def lay_out(toks: Sequence[XToken]) -> VirtualText:
 # --------------------------------------------------------------------------- string pieces
 
 
+# A plain class too (see VirtualText's comment).
 class ExpandedString:
     """A template or constraint piece that expanded to string literals only."""
 
