@@ -50,6 +50,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -566,14 +567,18 @@ def report_bounds(repeat: int, cuda: str | None) -> None:
 
 
 def report_scaling(trees: list[str], args: argparse.Namespace) -> None:
-    """``-j 1`` against ``--jobs`` (default: every core) over ``trees`` together, cold."""
+    """``-j 1`` against ``--jobs`` (default: every core) over ``trees`` together, cold, in
+    alternated rounds (``scaling_rounds``)."""
     jobs = args.jobs or len(os.sched_getaffinity(0))
     base = ptxlint_command("check", *trees, "--no-compile-commands", "--fail-on", "never",
                            "--quiet", "--no-cache")
-    one = min((timed([*base, "--jobs", "1"], environment()) for _ in range(args.repeat)),
-              key=lambda r: r.seconds)
-    many = min((timed([*base, "--jobs", str(jobs)], environment()) for _ in range(args.repeat)),
-               key=lambda r: r.seconds)
+    ones, manys = scaling_rounds(
+        lambda: timed([*base, "--jobs", "1"], environment()),
+        lambda: timed([*base, "--jobs", str(jobs)], environment()),
+        args.repeat,
+    )
+    one = min(ones, key=lambda r: r.seconds)
+    many = min(manys, key=lambda r: r.seconds)
     print(f"\n== scaling, {len(trees)} trees together (cold, --no-cache)")
     print(f"   -j 1                        : {one.seconds:8.2f} s  (CPU {one.cpu:.2f} s)")
     print(
@@ -581,6 +586,30 @@ def report_scaling(trees: list[str], args: argparse.Namespace) -> None:
         f"{one.seconds / many.seconds:.2f}x faster (CPU {many.cpu:.2f} s, main process "
         f"{many.cpu - many.worker_cpu:.2f} s)"
     )
+    print(f"   {round_ratios(ones, manys)}")
+
+
+def scaling_rounds(one: Callable[[], Run], many: Callable[[], Run],
+                   repeat: int) -> tuple[list[Run], list[Run]]:
+    """``repeat`` rounds of ``one()`` then ``many()``. Alternated, not ``repeat`` of one then
+    ``repeat`` of the other: the 16-core device host's speed drifts between runs (``-j 1`` over
+    the CUDA headers and CUTLASS took 7.6 s to 13.2 s within one lease), so the best of each side
+    may come from different speeds, where a round compares two runs made one after the other."""
+    ones: list[Run] = []
+    manys: list[Run] = []
+    for _ in range(repeat):
+        ones.append(one())
+        manys.append(many())
+    return ones, manys
+
+
+def round_ratios(ones: Sequence[Run], manys: Sequence[Run]) -> str:
+    """Each round's ``-j 1`` time over its parallel time: the median and the range."""
+    ratios = sorted(o.seconds / m.seconds for o, m in zip(ones, manys, strict=True))
+    middle = len(ratios) // 2
+    median = ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
+    return (f"per round ({len(ratios)}, each -j 1 then the parallel run): median "
+            f"{median:.2f}x, {ratios[0]:.2f}x-{ratios[-1]:.2f}x")
 
 
 def main() -> int:
