@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -606,10 +607,8 @@ def scaling_rounds(one: Callable[[], Run], many: Callable[[], Run],
 def round_ratios(ones: Sequence[Run], manys: Sequence[Run]) -> str:
     """Each round's ``-j 1`` time over its parallel time: the median and the range."""
     ratios = sorted(o.seconds / m.seconds for o, m in zip(ones, manys, strict=True))
-    middle = len(ratios) // 2
-    median = ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
     return (f"per round ({len(ratios)}, each -j 1 then the parallel run): median "
-            f"{median:.2f}x, {ratios[0]:.2f}x-{ratios[-1]:.2f}x")
+            f"{statistics.median(ratios):.2f}x, {ratios[0]:.2f}x-{ratios[-1]:.2f}x")
 
 
 def main() -> int:
