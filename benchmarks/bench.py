@@ -594,7 +594,7 @@ def scaling_rounds(one: Callable[[], Run], many: Callable[[], Run],
                    repeat: int) -> tuple[list[Run], list[Run]]:
     """``repeat`` rounds of ``one()`` then ``many()``. Alternated, not ``repeat`` of one then
     ``repeat`` of the other: the 16-core device host's speed drifts between runs (``-j 1`` over
-    the CUDA headers and CUTLASS took 7.6 s to 13.2 s within one lease), so the best of each side
+    the CUDA headers and CUTLASS took 8.4 s to 13.2 s within one lease), so the best of each side
     may come from different speeds, where a round compares two runs made one after the other."""
     ones: list[Run] = []
     manys: list[Run] = []
