@@ -253,8 +253,7 @@ def _fail_on(value: object) -> str:
     return str(value)
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class Setting:
     """One configuration key: how it is read and how ``ptxlint config KEY`` documents it. This
     table is the one place a setting is defined; parsing, ``--config KEY=VALUE`` and the

@@ -47,8 +47,7 @@ from ptxlint.rule import RuleContext
 from ptxlint.run.discover import compile_patterns, match_patterns
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class FileSettings:
     """Everything that applies to one file."""
 

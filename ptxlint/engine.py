@@ -141,8 +141,7 @@ def lint_source(
     return lint_kept(source, rules, context, selector, tier2).result
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class Linted:
     """A file's result with what produced it, for a re-lint after an edit
     (ptxlint.lsp.incremental): each rule's own outcome per statement (see ``finish``)."""

@@ -27,8 +27,7 @@ class RegistryError(Exception):
     pass
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class LoadedRules:
     """The rule classes the ``ptxlint.rules`` entry points provide, and the plugins that failed to
     load."""

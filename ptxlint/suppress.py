@@ -51,8 +51,7 @@ DIRECTIVE = on_first_use(
 _NOT_RULES = frozenset({"internal-error", "toolchain-error"})
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class Suppressions:
     """The directives of one file, which findings they cover, and which of them did work."""
 

@@ -40,8 +40,7 @@ PRODUCERS = frozenset({"add", "sub", "mad", "addc", "subc", "madc"})
 CONSUMERS = frozenset({"addc", "subc", "madc"})
 
 
-# Plain classes, not data classes: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints these.
+# Plain classes (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class CarryUse:
     """How one template uses the carry flag, in text order."""
 

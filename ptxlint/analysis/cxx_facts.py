@@ -83,8 +83,7 @@ _MAX_DEPTH = 8
 _SHORTCUT_BYTES = 16384  # how far into a function resolve() searches instead of reading it
 
 
-# Plain classes, not data classes: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints these.
+# Plain classes (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class Declaration:
     """A parameter, local or template parameter of the function around a statement: where its name
     is visible and what its declaration says about its value."""

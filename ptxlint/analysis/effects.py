@@ -18,8 +18,7 @@ from ptxlint.ptx.template_memo import TemplateMemo
 __all__ = ["Effect", "memory_effects", "side_effects"]
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class Effect:
     """One reason a template is more than a function of its inputs."""
 

@@ -50,8 +50,7 @@ _UNITS = (".cu", ".cpp", ".cc", ".cxx", ".c", ".cu.cc")
 _INTERNAL = frozenset({"static", "inline", "__inline__", "__forceinline__", "constexpr"})
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class Latent:
     """Why a statement reaches no build of its file. ``front_end_reads``: nvcc's front end
     still reads the code (an uncalled inline helper), so the defects it checks there (the

@@ -39,8 +39,7 @@ _BARRIER_OPCODES = ("bar.sync", "bar.arrive", "barrier.", "bar.warp.sync", "fenc
                     "mbarrier.try_wait", "mbarrier.test_wait")
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class Placement:
     """The statement's surroundings in its Python function."""
 

@@ -59,8 +59,7 @@ __all__ = [
 CLANG_ONLY_LETTERS = frozenset("ic")
 
 
-# Plain classes, not data classes: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints these.
+# Plain classes (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class RootCause:
     """One defect that other rules would echo: what it is, the rule that reports it, and what
     it spoils (an asm operand, a span of the template)."""

@@ -9,8 +9,7 @@ from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class ExtractionResult:
     """What the extractor read from one file: its asm statements, those it did not lint and why, and
     the macros it expanded or could not."""

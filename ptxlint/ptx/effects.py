@@ -665,8 +665,7 @@ _ORDERED: dict[tuple[int, bool, bool, Ordering], Effects] = {}
 # --------------------------------------------------------------------------- special registers
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class SpecialRegister:
     """What ptxlint knows of a PTX special register (``%clock``, ``%tid``): whether its value may
     change within a thread, and the PTX ISA section that says so."""

@@ -92,9 +92,8 @@ REJECTED: dict[str, str] = {
 }
 
 
-# Value, Slot, Values and OperandSpec are plain classes, not data classes: a data class costs
-# about 0.3 ms of CPU at every start (its methods are compiled at import), and nothing compares,
-# hashes or prints these.
+# Value, Slot, Values and OperandSpec are plain classes (docs/architecture.md, "Plain classes"):
+# never compared, hashed or printed.
 class Value:
     """One word a slot admits, with the target that word needs beyond its form's (``.bf16@90``)."""
 

@@ -51,9 +51,8 @@ def _expand(vocabulary: str) -> frozenset[str]:
     return frozenset(words)
 
 
-# Family, Deprecation and OperandTypes are plain classes, not data classes: a data class costs
-# about 0.3 ms of CPU at every start (its methods are compiled at import), and nothing compares,
-# hashes or prints these.
+# Family, Deprecation and OperandTypes are plain classes (docs/architecture.md, "Plain classes"):
+# never compared, hashed or printed.
 class Family:
     """An opcode of the instruction table and every modifier word any of its forms may carry."""
 

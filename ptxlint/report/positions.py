@@ -5,8 +5,7 @@ from __future__ import annotations
 from ptxlint.model import SourceFile, Span, line_col_in
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class Range:
     """A span as reports show it: 1-based lines and columns, the end column exclusive."""
 

@@ -10,8 +10,7 @@ from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class Style:
     """How the text format paints its output: in ANSI color or plain."""
 

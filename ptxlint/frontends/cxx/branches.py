@@ -38,8 +38,7 @@ class BranchError(Exception):
     """The statement's directives cannot be split into branches exactly."""
 
 
-# Plain classes, not data classes: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints these.
+# Plain classes (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class Variant:
     """One reading of a statement with ``#if`` inside: the tokens of one branch choice, and the
     conditions that choose it."""

@@ -224,8 +224,7 @@ def _made(read: list[_Read], path: str, origin: _Origin) -> list[MacroDef]:
     ]
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class FileDefines:
     """The directives of one file, in text order."""
 

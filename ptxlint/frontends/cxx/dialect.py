@@ -356,8 +356,7 @@ def classify(
     return _IN_DEVICE_CONTEXT[device_context]
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class _ByWords:
     """What a template's first words alone say (``_words_verdict``)."""
 

@@ -27,8 +27,7 @@ from ptxlint.lazy_regex import on_first_use
 __all__ = ["FunctionSpan", "Scan", "function_spans", "scan"]
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class FunctionSpan:
     """One function definition: ``name`` (the word before its parameter list), and the
     interiors, without their brackets, of its parameter list and its body (character

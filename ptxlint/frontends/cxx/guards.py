@@ -53,8 +53,7 @@ def _nv_condition(text: str) -> str:
     return f"defined(__CUDA_ARCH_FEAT_SM{number}_ALL)"
 
 
-# Plain classes, not data classes: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints these.
+# Plain classes (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class _NvCall:
     """An ``NV_IF_TARGET``-style call in the file: which macro, where, and its argument spans."""
 

@@ -125,8 +125,7 @@ _HEX = on_first_use(r"[0-9A-Fa-f]+")
 _CONTINUATION = on_first_use(r"\\\r?\n")
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class DecodedString:
     """A string literal's value with, per character, the source characters that spell it."""
 

@@ -64,8 +64,7 @@ _END = operator.itemgetter(1)  # a spelling's end
 _WORD_CHAR = on_first_use(r"[\w$]")
 
 
-# Plain classes, not data classes: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints these.
+# Plain classes (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class Use:
     """An invocation of an asm macro in a file: the name, its arguments' tokens and where it is."""
 

@@ -510,8 +510,7 @@ def _paste(out: list[XToken], piece: list[XToken]) -> tuple[list[XToken], list[X
 # --------------------------------------------------------------------------- virtual text
 
 
-# Plain classes, not data classes: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints these.
+# Plain classes (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class VirtualText:
     """Expanded tokens laid out as text, with each character's source spelling."""
 

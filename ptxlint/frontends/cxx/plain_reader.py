@@ -553,8 +553,7 @@ _starmap = starmap
 _CONSTRAINT, _OPERAND = (Constraint,), (Operand,)
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class _KeptSection:
     """A plain operand section's reading, its offsets from where the section starts (after
     its colon): what ``_read_operands`` reads of the same text wherever it is. The reader

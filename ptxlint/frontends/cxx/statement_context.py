@@ -397,8 +397,7 @@ class Ancestors:
         return found
 
 
-# A plain class, not a data class: a data class costs about 0.3 ms of CPU at every start (its
-# methods are compiled at import), and nothing compares, hashes or prints one.
+# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class FunctionHeader:
     """What the words before a function's body say, read once for every reader: the
     context's words (``specifiers``) and the declaration's words that say whether it is device
