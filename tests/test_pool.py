@@ -25,6 +25,11 @@ PLAIN = '#include "add.cuh"\n__device__ int h(int n) { return n + 1; }\n'
 class _J:
     name: str
     size: int
+    weight: int | None = None  # its cost, where that is not its bytes
+
+    @property
+    def cost(self) -> int:
+        return self.size if self.weight is None else self.weight
 
 
 class _Inline:
@@ -55,7 +60,7 @@ def inline(monkeypatch: pytest.MonkeyPatch) -> type[_Inline]:
 
 def _feed(workers: int, start_bytes: int) -> pool.Feed[_J, str]:
     return pool.Feed(workers, print, (), lambda batch: [j.name for j in batch],
-                     lambda job: "died", lambda jobs: sorted(jobs, key=lambda j: -j.size),
+                     lambda job: "died", lambda jobs: sorted(jobs, key=lambda j: -j.cost),
                      start_bytes)
 
 
@@ -74,6 +79,19 @@ def test_workers_start_before_discovery_ends_and_take_the_biggest_held_first(inl
     assert inline.submitted[3:] == [["k3"], ["k4"]]
     drained = feed.finish()
     assert drained is not None and [name for _, name in drained] == ["k3", "k4"]
+
+
+def test_the_costliest_job_goes_first_and_bytes_start_the_pool(inline):
+    feed = _feed(2, start_bytes=100)
+    feed.add(_J("dense", 10, weight=5000))  # few bytes, many asm statements
+    feed.add(_J("big", 60))
+    assert not feed.started  # 70 bytes held: the cost does not start a pool
+    feed.add(_J("sparse", 40))
+    assert inline.submitted == [["dense"], ["big"], ["sparse"]]
+    dense = [_J(f"d{k}", 1, weight=1000) for k in range(10)]
+    sparse = [_J(f"s{k}", 1000, weight=1) for k in range(10)]
+    cut = pool.batches(dense + sparse, 2, head=0)  # cut by cost, not bytes
+    assert cut == [[j] for j in dense] + [sparse]
 
 
 def test_grouped_jobs_go_in_batches_in_discovery_order(inline, monkeypatch):
@@ -184,7 +202,10 @@ class _Recording(_Inline):
         super().__init__(workers, initializer, initargs)
         _Recording.events.append("start")
 
+    jobs: list[Any] = []
+
     def submit(self, fn: Any, batch: list[Any]) -> Future[list[Any]]:
+        _Recording.jobs.extend(batch)
         future: Future[list[Any]] = Future()
         future.set_result([runner.FileOutcome(job.path) for job in batch])
         return future
@@ -194,7 +215,7 @@ _ADMIT = runner._Run.admit
 
 
 def _wide_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> list[str]:
-    _Recording.events, _Inline.started = [], []
+    _Recording.events, _Recording.jobs, _Inline.started = [], [], []
     monkeypatch.setattr(pool, "_executor", _Recording)
     monkeypatch.setattr(runner, "default_jobs", lambda: 16)
     monkeypatch.setattr(runner, "EARLY_START_BYTES", 4096)
@@ -228,3 +249,20 @@ def test_files_the_file_index_knows_start_no_worker_early(tmp_path, monkeypatch,
     _wide_run(tmp_path, monkeypatch)  # the index now holds every file
     events = _wide_run(tmp_path, monkeypatch)
     assert "start" not in events and events.count("admit") == 20
+
+
+def test_a_job_costs_its_bytes_and_its_asm_keywords(tmp_path, monkeypatch):
+    sparse = BAD + "// " + "x" * 20_000 + "\n"  # one statement, many bytes
+    dense = BAD * 40  # a quarter of the bytes, forty statements
+    for k in range(20):
+        (tmp_path / f"k{k:02}.cu").write_text(sparse if k % 2 else dense)
+    _wide_run(tmp_path, monkeypatch, "--no-cache")
+    assert len(_Recording.jobs) == 20
+    for job in _Recording.jobs:
+        data = Path(job.path).read_bytes()
+        assert job.size == len(data)
+        assert job.cost == len(data) + runner.KEYWORD_BYTES * data.count(b"asm")
+    costs = {Path(j.path).read_text() == dense: j.cost for j in _Recording.jobs}
+    assert costs[True] > costs[False]  # the pool takes the dense files first
+    jobs = sorted(_Recording.jobs, key=lambda j: j.path)
+    assert runner.family_order(jobs)[:10] == [j for j in jobs if j.cost == costs[True]]

@@ -64,13 +64,16 @@ def cxx(path: str) -> bool:
     return prefilter.keywords_for(path) is prefilter.CXX_KEYWORDS
 
 
-def parts(path: str, data: bytes, workers: int) -> int:
+def parts(path: str, data: bytes, workers: int, keywords: int | None = None) -> int:
     """Into how many parts to cut the file ``path`` holding ``data`` for a pool of
-    ``workers`` (1: lint it whole). Its asm keywords stand for its statements."""
+    ``workers`` (1: lint it whole). Its asm keywords (``keywords``, where the caller counted
+    them) stand for its statements."""
     most = min(workers // WORKERS_PER_PART, len(data) // PART_BYTES)
     if most < 2 or not cxx(path):
         return 1
-    return max(1, min(most, data.count(b"asm") // PART_STATEMENTS))
+    if keywords is None:
+        keywords = data.count(b"asm")
+    return max(1, min(most, keywords // PART_STATEMENTS))
 
 
 def part_size(size: int, count: int) -> int:

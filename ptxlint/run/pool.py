@@ -15,9 +15,10 @@ parts and handed over before discovery reads the tree (``ptxlint.run.file_parts`
 (workers' CPU 24-31 s, 1.8x the ``-j 1`` CPU: the 16 busy cores run slower, and each worker
 reads again the headers its files include).
 
-Order: the biggest file first, alone, so that no big file starts last; a worker is given at
-most one batch beyond the one it is on (``workers + 1`` in flight), so a big file found late
-still overtakes the small ones found before it. Grouped jobs go in batches of ``GROUP_FILES``
+Order: the costliest file first, alone, so that no costly file starts last (a job's ``cost``:
+its bytes and its asm keywords, ``runner.job_cost``); a worker is given at most one batch
+beyond the one it is on (``workers + 1`` in flight), so a costly file found late still
+overtakes the cheap ones found before it. Grouped jobs go in batches of ``GROUP_FILES``
 in discovery order: a folder's files include the same headers, and a worker reads each header
 once. Once discovery ends, what is left is cut by ``batches`` (guided: the workers finish
 together, each batch a round trip), and every batch is submitted then, in that order: the
@@ -64,7 +65,13 @@ def _executor(
 
 class Job(Protocol):
     @property
-    def size(self) -> int: ...
+    def size(self) -> int:
+        """Its bytes: what ``start_bytes`` weighs."""
+
+    @property
+    def cost(self) -> int:
+        """What running it costs, in bytes (its bytes where nothing else is known): what the
+        work is ordered and cut into batches by."""
 
 
 J = TypeVar("J", bound=Job)
@@ -172,7 +179,7 @@ class Feed(Generic[J, O]):
     # ------------------------------------------------------------------ inside
 
     def _push(self, batch: list[J], weight: int = 1) -> None:
-        cost = sum(j.size for j in batch) // weight
+        cost = sum(j.cost for j in batch) // weight
         heapq.heappush(self._heap, (-cost, next(self._arrivals), batch))
 
     def _start(self, workers: int) -> None:
@@ -232,8 +239,8 @@ class Feed(Generic[J, O]):
         head = max(0, 4 * self.workers - self._submitted)
         queue = batches(self.order(singles), self.workers, head=head)
         for group in groups:
-            cost = sum(j.size for j in group) // GROUP_WEIGHT
-            at = next((k for k, b in enumerate(queue) if sum(j.size for j in b) < cost),
+            cost = sum(j.cost for j in group) // GROUP_WEIGHT
+            at = next((k for k, b in enumerate(queue) if sum(j.cost for j in b) < cost),
                       len(queue))
             queue.insert(at, group)
         self._heap = []
@@ -294,25 +301,25 @@ class Feed(Generic[J, O]):
 
 def batches(jobs: Sequence[J], workers: int, head: int | None = None) -> list[list[J]]:
     """``jobs`` cut, in order, into batches: each costs one round trip. The first ``head``
-    (default ``4 * workers``: the biggest) go one per batch, so that no worker gets two of them
+    (default ``4 * workers``: the costliest) go one per batch, so that no worker gets two of them
     (CUTLASS's two 2.7 MB GMMA headers were in one batch once, and one worker linted both
-    while the other idled). Then batches of a sixteenth of a worker's share of the bytes,
-    shrinking to a quarter of that as the bytes left run out (guided scheduling: the workers
+    while the other idled). Then batches of a sixteenth of a worker's share of the cost,
+    shrinking to a quarter of that as the cost left runs out (guided scheduling: the workers
     finish together)."""
     head = min(len(jobs), workers * 4 if head is None else head)
     out: list[list[J]] = [[job] for job in jobs[:head]]
-    left = sum(j.size for j in jobs[head:])
+    left = sum(j.cost for j in jobs[head:])
     largest = max(1, left // (workers * 16))
     smallest = max(1, largest // 4)
     batch: list[J] = []
-    size = 0
+    cost = 0
     for job in jobs[head:]:
         batch.append(job)
-        size += job.size
-        if size >= max(smallest, min(largest, left // (workers * 4))):
+        cost += job.cost
+        if cost >= max(smallest, min(largest, left // (workers * 4))):
             out.append(batch)
-            left -= size
-            batch, size = [], 0
+            left -= cost
+            batch, cost = [], 0
     if batch:
         out.append(batch)
     return out

@@ -81,6 +81,12 @@ def has_keyword(path: str, data: bytes) -> bool:
     return any(data.find(word) >= 0 for word in words)
 
 
+def keyword_count(path: str, data: bytes) -> int:
+    """How many times the file's front end keywords occur in ``data``: what its statements
+    cost, as the pool weighs its work (``runner.job_cost``)."""
+    return sum(data.count(word) for word in keywords_for(path))
+
+
 def needs_include_check(path: str, data: bytes) -> bool:
     """Without a keyword, only a C++ file with an include can still hold asm, through a project
     header's macro: the one case that reads headers (``uses_included_asm_macro``), and so the
