@@ -157,19 +157,34 @@ def _job(path: str, size: int) -> runner._Job:
     return runner._Job(0, path, size, None)
 
 
-def test_family_order_keeps_a_folder_together_biggest_first() -> None:
+def test_family_order_keeps_a_python_folder_together_and_takes_the_rest_by_cost() -> None:
     rng = random.Random(2)
-    jobs = [_job(f"/t/d{rng.randint(0, 9)}/f{k}.cu", rng.randint(1, 10_000)) for k in range(300)]
+    jobs = [
+        _job(f"/t/d{rng.randint(0, 9)}/f{k}.{rng.choice(['py', 'cu'])}", rng.randint(1, 10_000))
+        for k in range(300)
+    ]
     ordered = runner.family_order(jobs)
     assert sorted(map(id, ordered)) == sorted(map(id, jobs))
-    folders = [j.path.rsplit("/", 1)[0] for j in ordered]
+    python = [j for j in ordered if j.path.endswith(".py")]
+    folders = [j.path.rsplit("/", 1)[0] for j in python]
     runs = [f for k, f in enumerate(folders) if k == 0 or folders[k - 1] != f]
-    assert len(runs) == len(set(folders))  # each folder in one stretch
-    firsts = [ordered[folders.index(f)].size for f in runs]
+    assert len(runs) == len(set(folders))  # each folder's Python files in one stretch
+    firsts = [python[folders.index(f)].cost for f in runs]
     assert firsts == sorted(firsts, reverse=True)
     for f in runs:
-        sizes = [j.size for j in ordered if j.path.startswith(f + "/")]
-        assert sizes == sorted(sizes, reverse=True)
+        costs = [j.cost for j in python if j.path.startswith(f + "/")]
+        assert costs == sorted(costs, reverse=True)
+    # a C++ file ranks by its own cost, wherever its folder-mates go: what starts after it
+    # (a C++ file, a Python folder's costliest) costs no more
+    heads = [j for j in ordered if j.path.endswith(".cu") or j in [python[0], *(
+        python[k] for k in range(1, len(python)) if folders[k] != folders[k - 1])]]
+    assert [j.cost for j in heads] == sorted((j.cost for j in heads), reverse=True)
+
+
+def test_the_extensions_parsed_as_edits_are_the_python_front_ends() -> None:
+    from ptxlint.frontends.python import PYTHON_EXTENSIONS
+
+    assert tree_reuse.REUSED_EXTENSIONS == PYTHON_EXTENSIONS
 
 
 def test_batches_cover_the_jobs_in_order_with_the_biggest_alone() -> None:

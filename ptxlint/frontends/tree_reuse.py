@@ -10,7 +10,7 @@ lines (``line_diff``), is parsed as that tree with the differing lines edited.
 
 The kept tree is dropped, not kept beside the new one, when the next file cannot use it: a
 4 MB kernel's tree is about 100 MB, and a reused one shares most of its nodes with its base.
-The runner hands a worker a folder's files one after another (``runner.family_order``).
+The runner hands a worker a folder's Python files one after another (``runner.family_order``).
 The kept tree is the one handed out with the file's ``ParsedSource``: nothing edits a tree in
 place (the language server's ``incremental`` edits a copy).
 
@@ -66,10 +66,22 @@ _lock = threading.Lock()  # the language server parses on two threads
 reused = 0  # files parsed as an edit in this process (tests, profiles)
 
 
+# The extensions of the files whose front end parses through ``parse``: the Python front end's
+# (``frontends.python.PYTHON_EXTENSIONS``, which a test holds equal; not imported here, where
+# the runner reads it before any front end is loaded).
+REUSED_EXTENSIONS = (".py",)
+
+
 def family(path: str) -> str:
     """What a file must share with the kept one to be parsed as its edit: its folder. The
-    runner orders a pool's files by the same key (``runner.family_order``)."""
+    runner keeps a family's files together where they may be (``runner.family_order``)."""
     return os.path.dirname(os.path.abspath(path))
+
+
+def parsed_as_edits(path: str) -> bool:
+    """Whether the front end that reads ``path`` parses through ``parse`` (a C++ file is
+    always parsed afresh)."""
+    return path.endswith(REUSED_EXTENSIONS)
 
 
 def _lines(data: bytes) -> list[bytes]:
