@@ -83,9 +83,10 @@ class Feed(Generic[J, O]):
 
     ``run_batch`` runs in a worker (``initializer(*initargs)`` ran there first) and returns one
     outcome per job. ``order`` arranges the jobs left when discovery ends (the runner keeps a
-    folder's Python files together). Until ``start_bytes`` of work is held and there are jobs for every
-    worker, nothing starts; ``finish`` then says whether a pool ever ran: if not, the caller
-    lints ``held()`` in its own process (starting interpreters would cost more than the work).
+    folder's Python files together). Until ``start_bytes`` of work is held and there are jobs
+    for every worker, nothing starts; ``finish`` then says whether a pool ever ran: if not, the
+    caller lints ``held()`` in its own process (starting interpreters would cost more than the
+    work).
     """
 
     def __init__(
