@@ -181,12 +181,6 @@ def test_family_order_keeps_a_python_folder_together_and_takes_the_rest_by_cost(
     assert [j.cost for j in heads] == sorted((j.cost for j in heads), reverse=True)
 
 
-def test_the_extensions_parsed_as_edits_are_the_python_front_ends() -> None:
-    from ptxlint.frontends.python import PYTHON_EXTENSIONS
-
-    assert tree_reuse.REUSED_EXTENSIONS == PYTHON_EXTENSIONS
-
-
 def test_batches_cover_the_jobs_in_order_with_the_biggest_alone() -> None:
     rng = random.Random(4)
     jobs = [_job(f"/t/f{k}.cu", rng.randint(1, 10_000)) for k in range(500)]

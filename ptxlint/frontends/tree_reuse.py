@@ -66,22 +66,10 @@ _lock = threading.Lock()  # the language server parses on two threads
 reused = 0  # files parsed as an edit in this process (tests, profiles)
 
 
-# The extensions of the files whose front end parses through ``parse``: the Python front end's
-# (``frontends.python.PYTHON_EXTENSIONS``, which a test holds equal; not imported here, where
-# the runner reads it before any front end is loaded).
-REUSED_EXTENSIONS = (".py",)
-
-
 def family(path: str) -> str:
     """What a file must share with the kept one to be parsed as its edit: its folder. The
     runner keeps a family's files together where they may be (``runner.family_order``)."""
     return os.path.dirname(os.path.abspath(path))
-
-
-def parsed_as_edits(path: str) -> bool:
-    """Whether the front end that reads ``path`` parses through ``parse`` (a C++ file is
-    always parsed afresh)."""
-    return path.endswith(REUSED_EXTENSIONS)
 
 
 def _lines(data: bytes) -> list[bytes]:

@@ -72,7 +72,7 @@ def parts(path: str, data: bytes, workers: int, keywords: int | None = None) -> 
     if most < 2 or not cxx(path):
         return 1
     if keywords is None:
-        keywords = data.count(b"asm")
+        keywords = prefilter.keyword_count(path, data)
     return max(1, min(most, keywords // PART_STATEMENTS))
 
 

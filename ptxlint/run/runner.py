@@ -29,6 +29,7 @@ from ptxlint import collector, file_memos
 from ptxlint.config import Config, RuleSelector
 from ptxlint.frontends import tree_reuse
 from ptxlint.frontends.cxx import headers
+from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import Finding, SourceFile
 from ptxlint.registry import load_rules
 from ptxlint.report.run_result import RunResult
@@ -388,9 +389,9 @@ def _work_batch(jobs: list[_Job]) -> list[FileOutcome]:
 
 def family_order(jobs: Sequence[_Job]) -> list[_Job]:
     """``jobs`` costliest first (``_Job.cost``), so that no costly file starts last, except
-    that a folder's files that may be parsed as edits of one another (``tree_reuse``: the
-    Python front end's generated variants) come together, after the folder's costliest: a
-    worker then meets them one after another. A C++ file is parsed afresh, and with its
+    that a folder's files that may be parsed as edits of one another (the Python front end's,
+    which parses through ``tree_reuse``: generated variants) come together, after the folder's
+    costliest: a worker then meets them one after another. A C++ file is parsed afresh, and with its
     folder kept together it ranked with the folder's costliest file, behind every file of the
     folders ranked before: over the CUDA 13 headers and CUTLASS's include/, CCCL's
     ``cuda_ptx_generated.h`` (0.5 s on a busy core) came after 62% of the work's cost and
@@ -398,7 +399,7 @@ def family_order(jobs: Sequence[_Job]) -> list[_Job]:
     0.8-0.9 s into a 1.3 s run and ended last."""
     families: dict[object, list[_Job]] = {}
     for job in sorted(jobs, key=lambda j: -j.cost):
-        key = tree_reuse.family(job.path) if tree_reuse.parsed_as_edits(job.path) else job
+        key = tree_reuse.family(job.path) if job.path.endswith(PYTHON_EXTENSIONS) else job
         families.setdefault(key, []).append(job)
     return [job for family in families.values() for job in family]
 
