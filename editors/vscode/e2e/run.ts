@@ -255,8 +255,7 @@ class Workbench {
         await panel.waitFor({ state: 'visible', timeout: this.timeoutMs });
         // the file's row heads its problems; rows are virtualised, so filter to the rule. The
         // Problems filter by its own placeholder: '.viewpane-filter input' is every view's
-        // filter, and once the Output view had been shown it matched that one first, which kept
-        // the rule as its filter and hid the pip answer a later step waits for
+        // filter, and the first match need not be this view's
         const filter = this.page.locator('input[placeholder*="**/node_modules/**"]');
         await filter.fill(rule);
         const row = panel.locator('.monaco-list-row', { hasText: rule }).filter({ hasText: /ptxlint/ }).first();
@@ -463,7 +462,14 @@ async function main(): Promise<number> {
             await page.screenshot({ path: options.screenshot.replace(/\.png$/, '-install-offer.png') });
             await install.click();
             await page.locator('.notification-toast', { hasText: 'pip failed' }).waitFor({ timeout: options.timeoutMs });
-            // the output channel, shown by the install, holds the command and pip's answer
+            // The output channel, shown by the install, holds the command and pip's answer.
+            // VS Code creates the Output view with the filter the Problems view last saved
+            // (both views read the Problems view's stored state), so a rule filled into the
+            // Problems filter above can come back here, hiding every line; which run it hits
+            // depends on when the workbench saved its state. The Output view's own filter is
+            // set to 'pip' instead: it shows the lines wanted, wherever the channel scrolled.
+            const outputFilter = page.locator('.part.panel input[placeholder="Filter"]').filter({ visible: true });
+            await outputFilter.fill('pip');
             const lines = page.locator('.output-view .view-lines, .panel .output .view-lines').first();
             await lines.getByText('No module named pip').first().waitFor({ timeout: options.timeoutMs });
             result.installOutput = (await lines.innerText())
