@@ -1,26 +1,17 @@
 """Shared by PTX105-PTX106: the fix that turns an input into an output (where the template
-writes and reads each operand is the analysis's: :mod:`ptxlint.analysis.operand_access`). Not a
-rule module (rules/__init__ collects ``ptx*`` only)."""
+writes and reads each operand is the analysis's: :mod:`ptxlint.analysis.operand_access`; whether
+the expression may be written is :func:`ptxlint.analysis.output_lvalues.writable`). Not a rule
+module (rules/__init__ collects ``ptx*`` only)."""
 
 from __future__ import annotations
 
-import re
 from typing import cast
 
 from ptxlint.analysis.cxx_facts import FunctionFacts
+from ptxlint.analysis.output_lvalues import writable
 from ptxlint.analysis.template_refs import refs_of
-from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Edit, Fix, Operand, Span
 from ptxlint.rule import Rule
-
-# An lvalue ptxlint can see is one: `x`, `*p`, `a.b`, `p->c`, `v[i]`, `s.a[2].x`
-_LVALUE = on_first_use(
-    r"\s*(?:\*\s*)?\(*\s*[A-Za-z_]\w*\s*\)*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[[^\[\]]*\])*\s*"
-)
-
-
-def is_lvalue(expression: str) -> bool:
-    return _LVALUE().fullmatch(expression) is not None
 
 
 def _written_in_order(statement: AsmStatement) -> bool:
@@ -48,17 +39,10 @@ def input_to_output(
         or any(o.symbolic_name or o.constraint.opaque for o in statement.operands)
         or refs_of(statement).named
         or len(statement.colons) < 2
-        or not is_lvalue(operand.expression)
         or not _written_in_order(statement)
+        or not writable(operand, facts)  # a const object or an rvalue cannot become an output
     ):
         return None
-    if facts is not None:
-        name = re.match(r"\W*(\w+)", operand.expression)
-        # asked where the operand is written: at byte 0 no local or parameter is visible yet
-        at = facts.parsed.to_byte(operand.expression_span.start)
-        decl = facts.resolve(name.group(1), at, templates=False) if name else None
-        if decl is not None and decl.const and not decl.indirect:
-            return None  # a const variable cannot become an output
     literal = text[operand.constraint.span.start : operand.constraint.span.end]
     if not literal.startswith('"'):
         return None

@@ -106,3 +106,38 @@ def test_a_written_input_that_is_not_const_is_offered_as_an_output(lint):
     assert finding.fix is not None and not finding.fix.safe
     fixed, applied = apply_edits(text, [finding.fix])
     assert applied == 1 and '"+r"(c)' in fixed
+
+
+def written_input_expression(parameters: str, expression: str) -> str:
+    return (f"__device__ unsigned k({parameters}) {{\n"
+            f'  asm volatile("add.u32 %0, %0, 1;" :: "r"({expression}));\n'
+            "  return 0u;\n}\n")
+
+
+@pytest.mark.parametrize(
+    ("parameters", "expression"),
+    [
+        # nvcc 13.0 accepts each as an output only with warning #137 "expression must be a
+        # modifiable lvalue": the fix would trade PTX105 for PTX013
+        ("unsigned a", "threadIdx.x"),
+        ("const unsigned* p", "p[0]"),
+        ("const unsigned& r", "r"),
+        # no lvalue at all: nvcc rejects it as an output
+        ("unsigned a", "a + 1u"),
+    ],
+)
+def test_a_written_input_that_cannot_be_written_gets_no_output_fix(lint, parameters, expression):
+    [finding] = lint(written_input_expression(parameters, expression), select=("PTX105",))
+    assert finding.fix is None
+
+
+@pytest.mark.parametrize(
+    ("parameters", "expression"),
+    [("unsigned* p, int i", "p[i + 1]"), ("unsigned x", "(x)"), ("const unsigned* p", "p")],
+)
+def test_a_written_modifiable_lvalue_input_gets_an_output_fix(lint, parameters, expression):
+    text = written_input_expression(parameters, expression)
+    [finding] = lint(text, select=("PTX105",))
+    assert finding.fix is not None
+    fixed, applied = apply_edits(text, [finding.fix])
+    assert applied == 1 and f'"+r"({expression})' in fixed

@@ -40,7 +40,7 @@ from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, CType, Operand
 
-__all__ = ["OutputProblem", "classify", "output_problems"]
+__all__ = ["OutputProblem", "classify", "output_problems", "writable"]
 
 NOT_LVALUE = "expression must be a modifiable lvalue"
 COMPOUND = "a compound lvalue is not allowed as an asm output operand"
@@ -462,6 +462,16 @@ def output_problems(
             if problem is not None:
                 found.append(problem)
     return tuple(found)
+
+
+def writable(operand: Operand, facts: FunctionFacts | None) -> bool:
+    """Whether ``operand``'s expression, written as an output, is an lvalue that nvcc accepts
+    without a warning, as far as its text and its declarations in ``facts`` show: what a fix
+    that turns an input into an output must know (PTX105's), judged as ``output_problems``
+    judges an output, so that the fix never makes the output PTX013 reports. Anything not
+    shown to be such an lvalue (a cast, a call, a template-id) is not writable."""
+    verdict = classify(operand.expression)
+    return isinstance(verdict, _Lvalue) and _const_problem(operand, verdict.text, facts) is None
 
 
 def _cast_problem(operand: Operand, type_text: str, inner: str, parsed: ParsedSource | None
