@@ -18,7 +18,6 @@ _PTX_WORD = on_first_use(r"[a-z][a-z0-9]*\Z")
 # An opcode that is a PTX opcode but for its case or a leading underscore (`_mma`, `MMA`,
 # `Add`): ptxas rejects it ("Not a name of any known instruction").
 _NEAR_PTX = on_first_use(r"_*[A-Za-z][A-Za-z0-9]*\Z")
-_UNKNOWN_WORD = on_first_use(r"unknown modifier '\.([^']*)'")
 
 
 def _modifier_offset(instruction: PtxInstruction, index: int) -> int:
@@ -149,9 +148,8 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             if end <= start:
                 start, end = instruction.opcode_start, instruction.opcode_end
             message = issue.message
-            m = _UNKNOWN_WORD().search(message) if issue.kind == "modifier" else None
-            if m is not None and m.group(1):
-                message += _hint(m.group(1), family_vocabulary(instruction.opcode))
+            if issue.word:
+                message += _hint(issue.word, family_vocabulary(instruction.opcode))
             severity = Severity.WARNING if issue.severity == "warning" else None
             yield self.finding(
                 statement, self.template_span(statement, start, end), message, severity=severity

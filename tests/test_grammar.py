@@ -389,3 +389,16 @@ def test_instruction_requirement_follows_the_form_the_operands_select() -> None:
     mnemonic = "mbarrier.arrive.shared.b64"
     assert first == [(90, mnemonic), (80, mnemonic), (90, mnemonic)]
     assert second == [first[1], first[0], first[1]]
+
+
+def test_an_unknown_modifier_names_its_word_for_the_rules():
+    # PTX204 offers a near spelling from the issue's word, not from its message
+    [issue] = verdict("st.global.relase.u32 [%0], %1;").issues
+    assert issue.kind == "modifier" and issue.word == "relase"
+    assert issue.message.startswith("unknown modifier '.relase' in 'st.global.relase.u32'")
+
+
+def test_an_empty_modifier_reads_as_one():
+    [issue] = verdict("st.global..u32 [%0], %1;").issues
+    assert issue.kind == "modifier" and issue.word == ""
+    assert issue.message == "empty modifier ('..') in 'st.global..u32': no form of 'st' has one"

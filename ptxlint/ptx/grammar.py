@@ -49,7 +49,7 @@ return ``Verdict.abstain``: the rules fall back to the generous vocabulary in
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 
 from ptxlint.model import PtxInstruction
@@ -371,10 +371,10 @@ def check(
     if unknown is not None:
         start, end = _modifier_span(instruction, unknown)
         word = modifiers[unknown]
-        what = f"'.{word}'" if word else "an empty modifier ('..')"
+        what = f"unknown modifier '.{word}'" if word else "empty modifier ('..')"
         return Verdict("error", (Issue(
-            "modifier", f"unknown modifier {what} in '{instruction.mnemonic}': no form of "
-            f"'{instruction.opcode}' has it", start, end),))
+            "modifier", f"{what} in '{instruction.mnemonic}': no form of "
+            f"'{instruction.opcode}' has {'it' if word else 'one'}", start, end, word=word),))
     if not exact:
         assert closest is not None
         return Verdict("error", (_combination_issue(instruction, closest),))
@@ -412,10 +412,9 @@ def check(
         # what the older toolkits say, marked as theirs: cuda-version decides
         assert m.form.toolkit is not None
         newer = f"{m.form.toolkit[0]}.{m.form.toolkit[1]}"
-        marked = tuple(Issue(i.kind, f"{i.message} (ptxas before {newer}; {newer} and newer "
-                             "accept it)",
-                             i.start, i.end, i.severity, m.form.toolkit)
-                       for i in best[1])
+        marked = tuple(replace(
+            i, message=f"{i.message} (ptxas before {newer}; {newer} and newer accept it)",
+            toolkit=m.form.toolkit) for i in best[1])
         return Verdict("error", marked, m.form, m.need, _written(m.form))
     if best is None:
         return ABSTAIN  # only a newer toolkit's forms spell it, and they do not fit either

@@ -103,6 +103,9 @@ class Issue:
     # the CUDA toolkit (major, minor) whose ptxas and newer accept the instruction all the same:
     # an error only for older ones (the rules compare it with cuda-version)
     toolkit: tuple[int, int] | None = None
+    # the word an unknown-modifier issue (kind "modifier") names, without its '.': what the
+    # rules offer a near spelling for, so that none reads it back out of the message
+    word: str | None = None
 
 
 @dataclass(frozen=True)
