@@ -901,11 +901,15 @@ class PtxBrace:
 
 @dataclass(frozen=True, slots=True)
 class PtxProblem:
-    """A piece of a template the PTX parser could not read, with what was wrong."""
+    """A piece of a template the PTX parser could not read, with what was wrong. ``kind``
+    sorts it for the rules that read a problem of one sort (PTX205 and PTX207), so that none
+    sorts them by their messages: "separator" (no ';' before the next instruction),
+    "operand-list" (a missing or empty operand between commas), "syntax" (anything else)."""
 
     message: str
     start: int
     end: int
+    kind: str = "syntax"
 
 
 @dataclass(frozen=True, slots=True)

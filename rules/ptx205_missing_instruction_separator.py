@@ -41,9 +41,6 @@ def _starts_instruction(text: str, pos: int) -> int | None:
     return m.end()
 
 
-_MISSING = "missing ';' before"
-
-
 _RUN_TOGETHER: TemplateMemo[bool] = TemplateMemo(4096)
 # A guard, or a word that ends before '.', a blank, ';' or the end, from its first letter or
 # '_' on: an opcode starts with one, so the digits before it hold no tail (``%123,`` and the
@@ -108,7 +105,7 @@ def _runs_together(ptx: PtxTemplate, text: str) -> bool:
     over them 33.7 -> 13.7 ms of CPU, over the CUDA 13 headers' 870: 11.0 -> 6.5 ms (cold
     ``_TAILS``, best of 5)."""
     ranges = [(i.opcode_end, i.end) for i in ptx.instructions]
-    ranges += [(p.start + 1, p.end + 1) for p in ptx.problems if p.message.startswith(_MISSING)]
+    ranges += [(p.start + 1, p.end + 1) for p in ptx.problems if p.kind == "separator"]
     if not ranges:
         return False
     ranges.sort()
@@ -263,7 +260,7 @@ safe: the joined text was not valid PTX.
             yield from self._unterminated_last(statement)
         # The parser reads `... %1` + `cvt.u32.u64 ...` (glued, or on the next line) as two
         # instructions and notes the missing ';' between them.
-        missing = [p for p in statement.ptx.problems if p.message.startswith(_MISSING)]
+        missing = [p for p in statement.ptx.problems if p.kind == "separator"]
         reported: set[int] = set()
         # the pieces (a pass over the template's source map) only where a boundary could be
         # reported: two string pieces at least (one literal has no boundary inside it), and

@@ -12,9 +12,6 @@ from ptxlint.ptx.judge import Verdict
 from ptxlint.ptx.toolkit import toolkit_accepts
 from ptxlint.rule import Rule, RuleContext
 
-# Parser problems that mean a malformed operand list (not a scope or comment problem).
-_LIST_PROBLEMS = ("missing ',' between operands", "empty operand", "missing operand after ','")
-
 
 class InvalidOperand(Rule):
     id = "PTX207"
@@ -93,7 +90,7 @@ asm volatile("cp.async.wait_group 2;");
             reported = False
             for problem in problems:
                 if (
-                    problem.message in _LIST_PROBLEMS
+                    problem.kind == "operand-list"
                     and instruction.start <= problem.start < instruction.end
                     and analysis.template_root(problem.start, problem.end) is None
                 ):

@@ -54,7 +54,7 @@ def _sources() -> list[tuple[str, str]]:
 def _runs_together_by_definition(ptx: PtxTemplate, text: str) -> bool:
     ranges = [(i.opcode_end, i.end) for i in ptx.instructions]
     ranges += [
-        (p.start + 1, p.end + 1) for p in ptx.problems if p.message.startswith(ptx205._MISSING)
+        (p.start + 1, p.end + 1) for p in ptx.problems if p.kind == "separator"
     ]
     for m in ptx205._OPCODE_TAIL.finditer(text):
         word = m.group()

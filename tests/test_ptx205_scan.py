@@ -52,7 +52,7 @@ def _runs_together_every_word(ptx: object, text: str) -> bool:
 
     ranges = [(i.opcode_end, i.end) for i in ptx.instructions]  # type: ignore[attr-defined]
     ranges += [(p.start + 1, p.end + 1) for p in ptx.problems  # type: ignore[attr-defined]
-               if p.message.startswith(ptx205._MISSING)]
+               if p.kind == "separator"]
     if not ranges:
         return False
     ranges.sort()

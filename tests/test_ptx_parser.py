@@ -740,3 +740,20 @@ def test_long_blank_runs_stay_linear() -> None:
         parsed = parse_template(text, True)
         assert time.process_time() - began < 5, text[:20]
         assert parsed.instructions
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("add.u32 %0, %0, 1\nmov.u32 %1, %0;", "separator"),
+        ("add.u32 %0, , 1;", "operand-list"),
+        ("ld.u32 %0, [%1] [%2];", "operand-list"),
+        ("add.u32 %0, %1,;", "operand-list"),
+        ("add.u32 %0, %1, 1; /* open", "syntax"),
+        ("{ add.u32 %0, %1, 1;", "syntax"),
+    ],
+)
+def test_each_problem_says_its_kind(text: str, kind: str) -> None:
+    # PTX205 reads the "separator" problems and PTX207 the "operand-list" ones, by this field
+    problems = parse_template(text, True).problems
+    assert problems and {p.kind for p in problems} == {kind}

@@ -413,8 +413,8 @@ class _Parser:
         _T_PROBLEMS(template, tuple(self.problems))
         return template
 
-    def _problem(self, message: str, start: int, end: int) -> None:
-        self.problems.append(PtxProblem(message, start, max(start, min(end, self.n))))
+    def _problem(self, message: str, start: int, end: int, kind: str = "syntax") -> None:
+        self.problems.append(PtxProblem(message, start, max(start, min(end, self.n)), kind))
 
     # ------------------------------------------------------------------ comments and scanning
 
@@ -622,7 +622,8 @@ class _Parser:
             word_end = _MNEMONIC.match(self.masked, m.start("op"), end)
             word = self.text[m.start("op") : word_end.end() if word_end else m.end("op")]
             where = "on the next line" if m.group("prev") else "right after it"
-            self._problem(f"missing ';' before '{word}' {where}", first_end - 1, after)
+            self._problem(f"missing ';' before '{word}' {where}", first_end - 1, after,
+                          "separator")
             self._statement(after, end, terminated)
             return
         # An unterminated statement ends at its last non-blank character, not at the separator.
@@ -789,13 +790,13 @@ class _Parser:
             if c == ",":
                 comma = tokens[self.k][1]
                 if want:
-                    self._problem("empty operand", comma, comma + 1)
+                    self._problem("empty operand", comma, comma + 1, "operand-list")
                 self.k += 1
                 want = True
                 continue
             if not want:
                 here = self._here()
-                self._problem("missing ',' between operands", here, here + 1)
+                self._problem("missing ',' between operands", here, here + 1, "operand-list")
             kind, start, end = tokens[self.k]
             if not c and self.puncts[self.k + 1] not in _JOINING:
                 # A lone word or number (most operands, and a wgmma's 128 vector elements):
@@ -813,7 +814,7 @@ class _Parser:
                 items[-1] = self._constant_expression(items[-1], depth, flatten)
             want = False
         if want and comma >= 0:
-            self._problem("missing operand after ','", comma, comma + 1)
+            self._problem("missing operand after ','", comma, comma + 1, "operand-list")
         return items
 
     def _operand(self, depth: int, flatten: bool) -> list[PtxOperand]:
