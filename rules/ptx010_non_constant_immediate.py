@@ -8,6 +8,7 @@ from ptxlint.analysis.cxx_facts import FunctionFacts, facts_for, names_variables
 from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.placement import argument_kind
 from ptxlint.analysis.statement import analysis_of
+from ptxlint.frontends.cxx.c_types import BUILTIN_VARIABLES
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
@@ -16,9 +17,7 @@ from ._llvm import TRITON_FAMILY
 
 # CUDA built-in variables: values only known while the kernel runs (warpSize included: nvcc 13
 # rejects it as an "n" operand).
-_RUNTIME_BUILTINS = on_first_use(
-    r"(?<![\w.>:])(threadIdx|blockIdx|blockDim|gridDim|clusterIdx|clusterDim|warpSize)\b"
-)
+_RUNTIME_BUILTINS = on_first_use(rf"(?<![\w.>:])({'|'.join(BUILTIN_VARIABLES)})\b")
 # Operators that turn anything into a constant (or never evaluate it).
 _UNEVALUATED = on_first_use(r"\b(sizeof|alignof|_Alignof|__alignof__|decltype|noexcept)\b")
 _NOT_INTEGRAL = {

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from ptxlint import file_memos
 from ptxlint.analysis.cxx_facts import FunctionFacts
 from ptxlint.analysis.element_types import resolve_type
+from ptxlint.frontends.cxx.c_types import BUILTIN_VARIABLES
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, CType, Operand
@@ -79,9 +80,6 @@ _TYPE_WORDS = frozenset(
     "char32_t __int128 const volatile".split()
 )
 _FIXED_WIDTH = on_first_use(r"(?:std::)?u?int(?:8|16|32|64|ptr)_t|size_t|ptrdiff_t")
-# CUDA's built-in variables are const (declared `extern const uint3 threadIdx` and so on).
-_CONST_BUILTINS = frozenset({"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
-                             "clusterIdx", "clusterDim"})
 
 
 @dataclass(frozen=True)
@@ -508,7 +506,8 @@ _BUILTIN_MEMBER = on_first_use(r"\s*([A-Za-z_]\w*)\s*\.\s*[xyz]\s*$")
 def _const_problem(operand: Operand, text: str, facts: FunctionFacts | None
                    ) -> OutputProblem | None:
     builtin = _BUILTIN_MEMBER().fullmatch(text)
-    if builtin is not None and builtin.group(1) in _CONST_BUILTINS:
+    # CUDA's built-in variables are const (declared `extern const uint3 threadIdx` and so on)
+    if builtin is not None and builtin.group(1) in BUILTIN_VARIABLES:
         if facts is None or facts.resolve(builtin.group(1), _byte(facts, operand)) is None:
             return OutputProblem(operand, f"the built-in '{builtin.group(1)}', which is const",
                                  NOT_LVALUE, False)
