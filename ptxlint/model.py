@@ -771,10 +771,8 @@ class AsmStatement:
 
     def _split_roles(self) -> tuple[tuple[Operand, ...], tuple[Operand, ...]]:
         operands = self.operands
-        roles = (
-            tuple(o for o in operands if o.role == "output"),
-            tuple(o for o in operands if o.role == "input"),
-        )
+        roles = (tuple(o for o in operands if o.role == "output"),
+                 tuple(o for o in operands if o.role == "input"))
         object.__setattr__(self, "_roles", roles)  # a cache of a frozen value's parts
         return roles
 
@@ -901,15 +899,13 @@ class PtxBrace:
 
 @dataclass(frozen=True, slots=True)
 class PtxProblem:
-    """A piece of a template the PTX parser could not read, with what was wrong. ``kind``
-    sorts it for the rules that read a problem of one sort (PTX205 and PTX207), so that none
-    sorts them by their messages: "separator" (no ';' before the next instruction),
-    "operand-list" (a missing or empty operand between commas), "syntax" (anything else)."""
+    """A piece of a template the PTX parser could not read, with what was wrong; ``kind`` sorts
+    it for the rules (PTX205, PTX207), which never read the message for that."""
 
     message: str
     start: int
     end: int
-    kind: str = "syntax"
+    kind: str = "syntax"  # | "separator" (no ';' before an instruction) | "operand-list"
 
 
 @dataclass(frozen=True, slots=True)
