@@ -42,8 +42,9 @@ warp collectives; `grammar_data_tensor.py`: `mma.sync`/`mma.sp`, `wgmma`, `tcgen
   integer operand or a 64-bit descriptor, cache policy or mbarrier state (`1.0`), a `.f64`
   literal (`1.0`, `0d...`) for a `.b32` operand, any literal for `.f16`/`.bf16`/packed operands;
 - an operand that is not PTX at all: a C cast or expression left in the template
-  (`cp.async.wait_group (int64_t)2;`), a register pair or vector where a scalar belongs, an
-  address where a register belongs;
+  (`cp.async.wait_group (int64_t)2;`), a register pair or vector where a scalar belongs, a
+  lone register where a vector of one belongs (`ldmatrix...x1.shared.b16 %0, [%1];`: ptxas
+  "Vector of size 1 is expected"), an address where a register belongs;
 - a malformed list: a missing comma between operands, an empty operand.
 
 An `"n"` operand is checked with its value when the C++ expression is an integer literal.
@@ -69,6 +70,12 @@ asm volatile("cp.async.wait_group (int64_t)2;");
 asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(dst), "l"(src));
 asm volatile("cp.async.wait_group 2;");
 ```
+
+## Fix safety
+Two fixes, each where the source spells the operand literally. A lone register where the form
+takes a vector of one is put in braces (`{%0}`): safe, the instruction reads and writes the
+same register. A `cp.async.cg` of 4 or 8 bytes becomes `cp.async.ca`: unsafe, `.ca` also
+caches the line in L1.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
@@ -121,6 +128,12 @@ asm volatile("cp.async.wait_group 2;");
                 continue  # the configured toolkit's ptxas (cuda-version) takes it
             if analysis.template_root(issue.start, issue.end) is not None:
                 return  # the operand or its %N is the defect (PTX002, PTX005, PTX007)
+            if issue.one_element_vector:
+                yield self.finding(
+                    statement, self.template_span(statement, issue.start, issue.end),
+                    issue.message, self._braces_fix(statement, issue.start, issue.end),
+                )
+                return
             message, fix = issue.message, self._ca_fix(statement, instruction, issue.start)
             if fix is not None:
                 message += ("; .cg copies 16 bytes only, '.ca' copies 4, 8 or 16 (and also "
@@ -129,6 +142,15 @@ asm volatile("cp.async.wait_group 2;");
                 statement, self.template_span(statement, issue.start, issue.end), message, fix
             )
             return
+
+    def _braces_fix(self, statement: AsmStatement, start: int, end: int) -> Fix | None:
+        """The lone register in braces: the one-element vector the form takes, the same
+        register (safe: the instruction reads and writes exactly what it did)."""
+        written = statement.template.text[start:end]
+        edit = self.template_edit(statement, start, end, f"{{{written}}}")
+        if edit is None:
+            return None
+        return Fix(f"Write the one-element vector '{{{written}}}'", (edit,))
 
     def _ca_fix(
         self, statement: AsmStatement, instruction: PtxInstruction, start: int

@@ -185,6 +185,10 @@ def _check_one(
                 return [Issue("operand", f"'{operand.text}' is a vector of {declared}, "
                               f"{_where(instruction, position)}"
                               f" takes {size}", operand.start, operand.end)]
+            if vector_count(spec.count, binding) == 1 and kind in ("ref", "register"):
+                return [Issue("operand", f"'{operand.text}' should be a vector of one, "
+                              f"'{{{operand.text}}}' ({_where(instruction, position)})",
+                              operand.start, operand.end, one_element_vector=True)]
             return [Issue("operand", f"'{operand.text}' should be a vector '{{...}}' ("
                                      f"{_where(instruction, position)})",
                           operand.start, operand.end)]

@@ -106,6 +106,9 @@ class Issue:
     # the word an unknown-modifier issue (kind "modifier") names, without its '.': what the
     # rules offer a near spelling for, so that none reads it back out of the message
     word: str | None = None
+    # a lone register where the form takes a vector of exactly one ('ldmatrix .x1'): ptxas
+    # asks for it in braces ("Vector of size 1 is expected"), a fix PTX207 offers
+    one_element_vector: bool = False
 
 
 @dataclass(frozen=True)
