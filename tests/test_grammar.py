@@ -402,3 +402,19 @@ def test_an_empty_modifier_reads_as_one():
     [issue] = verdict("st.global..u32 [%0], %1;").issues
     assert issue.kind == "modifier" and issue.word == ""
     assert issue.message == "empty modifier ('..') in 'st.global..u32': no form of 'st' has one"
+
+
+@pytest.mark.parametrize("text", [
+    "ldmatrix.sync.aligned.m8n8.x1.shared.b16 %0, [%1];",
+    "stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], %1;",
+    "tcgen05.ld.sync.aligned.32x32b.x1.b32 %0, [%1];",
+])
+def test_a_lone_register_for_a_vector_of_one_is_marked_for_braces(text):
+    # ptxas 13.0: "Vector of size 1 is expected" / "Vector expected"; '{%0}' assembles
+    [issue] = verdict(text).issues
+    assert issue.one_element_vector and "should be a vector of one" in issue.message
+
+
+def test_a_lone_register_for_a_longer_vector_is_not_marked():
+    [issue] = verdict("ldmatrix.sync.aligned.m8n8.x2.shared.b16 %0, [%1];").issues
+    assert not issue.one_element_vector
