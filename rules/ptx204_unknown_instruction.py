@@ -59,6 +59,12 @@ with `.cta_group::2`; and types out of place where ptxas reads them by position
 (`mma...bf16.bf16.f32.f32` for `.f32.bf16.bf16.f32`). The span is the offending modifier. A form
 ptxas accepts although the ISA does not document it is a warning, not an error.
 
+A misspelled modifier gets the nearest word of its family (`did you mean '.release'?`); a
+combination no form spells gets the nearest form where exactly one is a word or two away
+(`mma...m16n8k8.row.col.bf16.bf16.bf16.bf16`: "the nearest form:
+'mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32'"), and none where the grammar cannot tell
+which was meant (`st.relaxed.global.u32`: which scope?).
+
 Opcodes that are PTX opcodes but for their case or a leading underscore (`_mma`, `ADD`) are
 reported as well; other unknown opcodes only when the statement is clearly PTX. Every form of
 the PTX ISA up to 9.x is accepted, including `::` sub-namespaces (`.shared::cluster`,

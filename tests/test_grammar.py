@@ -418,3 +418,34 @@ def test_a_lone_register_for_a_vector_of_one_is_marked_for_braces(text):
 def test_a_lone_register_for_a_longer_vector_is_not_marked():
     [issue] = verdict("ldmatrix.sync.aligned.m8n8.x2.shared.b16 %0, [%1];").issues
     assert not issue.one_element_vector
+
+
+@pytest.mark.parametrize(("text", "nearest"), [
+    # lmdeploy's turbomind mma.h: bf16 mma accumulates in f32 (ptxas: "Unexpected instruction
+    # types specified for 'mma'")
+    ("mma.sync.aligned.m16n8k8.row.col.bf16.bf16.bf16.bf16 {%0,%1}, {%2,%3}, {%4}, {%5,%6};",
+     "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32"),
+    ("ldmatrix.sync.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];",
+     "ldmatrix.sync.aligned.m8n8.x4.shared.b16"),
+    ("cp.async.arrive.shared.b64 [%0];", "cp.async.mbarrier.arrive.shared.b64"),
+    ("wgmma.mma_async.sync.aligned.m64n8k16.f16.bf16.bf16 {%0,%1}, %2, %3, 1, 1, 1, 0, 0;",
+     "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16"),
+])
+def test_a_combination_error_names_the_one_nearest_form(text, nearest):
+    # each nearest form assembles with ptxas 13.0 (sm_90a)
+    [issue] = verdict(text).issues
+    assert issue.kind == "combination"
+    assert issue.message.endswith(f"(the nearest form: '{nearest}')")
+
+
+@pytest.mark.parametrize("text", [
+    "st.relaxed.global.u32 [%0], %1;",  # which scope? the message lists them
+    "red.global.add.f16 [%0], %1;",  # .noftz, or another type?
+    "cvt.rn.f32.f32 %0, %1;",  # .rni, or another source type?
+    # d or c: f32.f16.f16.f32 and f16.f16.f16.f16 are both a word away
+    "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f32 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, "
+    "{%8,%9,%10,%11};",
+])
+def test_a_combination_error_names_no_form_where_several_are_as_near(text):
+    [issue] = verdict(text).issues
+    assert issue.kind == "combination" and "nearest form" not in issue.message

@@ -71,6 +71,7 @@ from ptxlint.ptx.forms import (
     undescribed,
     word_masks,
 )
+from ptxlint.ptx.nearest import nearest_spelling
 from ptxlint.ptx.operand_check import (
     Checked,
     RefClasses,
@@ -507,11 +508,31 @@ def _combination_issue(instruction: PtxInstruction, match: _Match) -> Issue:
         partner = _conflicting(instruction.opcode, word, others)
         tail = f" to '.{partner}'" if partner else " in this combination"
         return Issue("combination", f"'.{word}' does not apply{tail}: no form of "
-                     f"'{instruction.opcode}' spells '{mnemonic}'", start, end)
+                     f"'{instruction.opcode}' spells '{mnemonic}'{_nearest(instruction)}",
+                     start, end)
     slot = match.missing[0]
     end = instruction.opcode_end
     return Issue("combination", f"'{mnemonic}' lacks {_slot_words(slot)}: no form of "
-                 f"'{instruction.opcode}' goes without it", instruction.opcode_start, end)
+                 f"'{instruction.opcode}' goes without it{_nearest(instruction)}",
+                 instruction.opcode_start, end)
+
+
+def _nearest(instruction: PtxInstruction) -> str:
+    """`` (the nearest form: 'mma...')`` where one known spelling is a word or two away."""
+    return _nearest_of(instruction.opcode, instruction.modifiers)
+
+
+@lru_cache(maxsize=256)
+def _nearest_of(opcode: str, modifiers: tuple[str, ...]) -> str:
+    # a generated header repeats one misspelling in every statement of a family
+    def spelled(candidate: tuple[str, ...]) -> bool:
+        unknown, exact, _ = _modifier_matches(opcode, candidate)
+        return unknown is None and bool(exact)
+
+    found = nearest_spelling(opcode, modifiers, spelled)
+    if found is None:
+        return ""
+    return f" (the nearest form: '{'.'.join((opcode, *found))}')"
 
 
 def _conflicting(opcode: str, word: str, others: list[str]) -> str | None:
