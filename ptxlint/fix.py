@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from ptxlint import leftovers
+from ptxlint.frontends.statement_problems import unterminated
 from ptxlint.model import Edit, Finding, Fix, Severity
 
 # ruff's limit: fixes that overlap go one per pass, and one statement can need many (a PTX105
@@ -38,14 +39,11 @@ class FixOutcome:
         self.converged = converged
 
 
-UNTERMINATED = "unterminated asm statement"
-
-
 def fix_applies(finding: Finding) -> bool:
     # A statement without its closing parenthesis has no end to put a clobber or a qualifier
     # against: every run would add the same edit again.
     statement = finding.statement
-    return statement is None or not any(p.startswith(UNTERMINATED) for p in statement.problems)
+    return statement is None or not unterminated(statement.problems)
 
 
 def select_fixes(findings: Sequence[Finding], unsafe: bool) -> list[Fix]:

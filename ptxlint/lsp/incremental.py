@@ -60,6 +60,7 @@ from ptxlint.engine import (
 from ptxlint.frontends.cxx.extract import reread
 from ptxlint.frontends.julia import JULIA_EXTENSIONS
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
+from ptxlint.frontends.statement_problems import spells_offsets
 from ptxlint.frontends.syntax_tree import ParsedSource, _parser, grammar_for
 from ptxlint.model import (
     AsmStatement,
@@ -252,9 +253,7 @@ def _relint(
     if not _plain_statement(old, statement, literal, edit, typed_bytes):
         return None
     delta = edit.delta
-    if delta and any(
-        "offset" in p for s in statements if s.span.end > edit.start for p in s.problems
-    ):
+    if delta and any(spells_offsets(s.problems) for s in statements if s.span.end > edit.start):
         return None  # their messages spell offsets the edit moves
 
     parsed = _reparse(old, text, edit)

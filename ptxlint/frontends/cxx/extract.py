@@ -63,6 +63,7 @@ from ptxlint.frontends.cxx.statement_tokens import (
     keyword_tokens,
 )
 from ptxlint.frontends.extraction import WHOLE, ExtractionResult, Share
+from ptxlint.frontends.statement_problems import directive_inside
 from ptxlint.frontends.syntax_tree import (
     NodeFinder,
     ParsedSource,
@@ -359,7 +360,7 @@ def _finish(
     tree, or its nearest ancestors, for the operands' types."""
     ptx = parse_template(raw.template.text, raw.extended)
     split = branch_split or (
-        bool(raw.problems) and any(p.startswith("preprocessor directive") for p in raw.problems)
+        bool(raw.problems) and directive_inside(raw.problems)
     )
     # nothing of the file: the verdicts carry across files, where templates repeat
     key: tuple[object, ...] = (

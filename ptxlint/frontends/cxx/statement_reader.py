@@ -11,6 +11,12 @@ from ptxlint.frontends.cxx.lexer import Token, decode_string_literal, literal_va
 from ptxlint.frontends.cxx.macros import ExpandedString, MacroTable, expand_to_string
 from ptxlint.frontends.cxx.raw_statement import RawStatement as _RawStatement
 from ptxlint.frontends.cxx.statement_tokens import QUALIFIERS
+from ptxlint.frontends.statement_problems import (
+    DIRECTIVE_INSIDE,
+    UNTERMINATED,
+    unread_operand,
+)
+from ptxlint.frontends.statement_problems import missing_comma as missing_comma_problem
 from ptxlint.model import (
     HOLE,
     Clobber,
@@ -78,11 +84,11 @@ class StatementReader:
                     continue
             elif kind == "directive":
                 self.opaque_sections = True
-                self.problems.append("preprocessor directive inside the statement")
+                self.problems.append(DIRECTIVE_INSIDE)
                 continue
             current.append(tok)
         if end is None:
-            self.problems.append("unterminated asm statement: no closing parenthesis")
+            self.problems.append(UNTERMINATED)
             last = toks[-1].end if toks else open_paren + 1
             end = last
         template = self._template(sections[0], open_paren)
@@ -185,7 +191,7 @@ class StatementReader:
             operand = self._operand(group, role, first_index + len(operands))
             if operand is None:
                 self.opaque_sections = True
-                self.problems.append(f"could not read {role} operand at offset {group[0].start}")
+                self.problems.append(unread_operand(role, group[0].start))
                 continue
             operands.append(operand)
         return operands
@@ -331,7 +337,7 @@ def missing_comma(
 ) -> None:
     """Note nvcc's missing comma between an operand ending at ``close`` and the next, at ``at``
     (both readers, the token path and the plain one, say it in these words)."""
-    problems.append(f"missing ',' between operands at offset {at}")
+    problems.append(missing_comma_problem(at))
     missing_commas.append((close, at))
 
 
