@@ -449,3 +449,16 @@ def test_a_combination_error_names_the_one_nearest_form(text, nearest):
 def test_a_combination_error_names_no_form_where_several_are_as_near(text):
     [issue] = verdict(text).issues
     assert issue.kind == "combination" and "nearest form" not in issue.message
+
+
+@pytest.mark.parametrize("text", [
+    "st.relaxed.global.u32 [%0], %1;",
+    "ld.acquire.global.u32 %0, [%1];",
+])
+def test_an_ordering_without_its_scope_reads_as_a_missing_scope(text):
+    # ptxas 13.0: "Modifier '.relaxed' requires scope with 'st' instruction". Of the forms
+    # one word away (the weak store without '.relaxed', the relaxed one without a scope), the
+    # one that reads every word written is named
+    [issue] = verdict(text).issues
+    assert issue.kind == "combination"
+    assert "lacks one of '.cta', '.cluster', '.gpu', '.sys'" in issue.message

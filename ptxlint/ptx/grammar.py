@@ -332,7 +332,10 @@ def _matches(opcode: str, modifiers: tuple[str, ...]) -> _Matches:
     exact = tuple(m for m in _candidate_matches(candidates, modifiers) if m.cost == 0)
     if exact:
         return None, exact, None
-    matches = sorted((_match_modifiers(f, modifiers) for f in family), key=lambda m: m.cost)
+    # of the forms as near, the one that reads every word written: a word left out of a form
+    # (a scope after `.relaxed`) is likelier than a word written by mistake
+    matches = sorted((_match_modifiers(f, modifiers) for f in family),
+                     key=lambda m: (m.cost, len(m.unused)))
     return None, (), matches[0]
 
 
