@@ -9,8 +9,9 @@ from typing import cast
 
 from ptxlint.analysis.cxx_facts import FunctionFacts
 from ptxlint.analysis.output_lvalues import writable
+from ptxlint.analysis.reversed_mov import ReversedMov
 from ptxlint.analysis.template_refs import refs_of
-from ptxlint.model import AsmStatement, Edit, Fix, Operand, Span
+from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, Span
 from ptxlint.rule import Rule
 
 
@@ -82,4 +83,36 @@ def input_to_output(
         f"as %{new_index}",
         tuple(edits),
         safe=False,
+    )
+
+
+def reversed_mov_finding(rule: Rule, statement: AsmStatement, mov: ReversedMov) -> Finding:
+    """The one finding for a backwards ``mov`` (PTX105's where it writes inputs, PTX106's where
+    it reads outputs), with the swap of its operands as the fix. Unsafe: the fix changes what
+    the template computes (to what it was meant to)."""
+    text = statement.template.text
+    instruction, destination, source = mov.instruction, mov.destination, mov.source
+    written = text[instruction.opcode_start : source.end]
+    between = text[destination.end : source.start]
+    swapped = f"{source.text}{between}{destination.text}"
+    mnemonic = instruction.mnemonic
+    refs = ", ".join(f"%{i}" for i in mov.refs)
+    plural = "s" if len(mov.refs) > 1 else ""
+    if mov.writes_inputs:
+        what = (f"it writes input{plural} {refs} from '{mov.register}', which the template never "
+                f"wrote: the compiler assumes an input keeps its value, and '{mov.register}' "
+                "holds garbage")
+        meant = f"pack the input{plural} into '{mov.register}'"
+    else:
+        what = (f"it reads write-only output{plural} {refs} before anything writes them, into "
+                f"'{mov.register}', which nothing reads after")
+        meant = f"unpack '{mov.register}' into the output{plural}"
+    edit = rule.template_edit(statement, destination.start, source.end, swapped)
+    fix = Fix(f"Swap the operands of '{mnemonic}'", (edit,), safe=False) \
+        if edit is not None else None
+    return rule.finding(
+        statement,
+        rule.template_span(statement, instruction.opcode_start, source.end),
+        f"'{written}' copies the wrong way: {what}; '{mnemonic} {swapped}' would {meant}",
+        fix=fix,
     )

@@ -15,7 +15,7 @@ from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
 
-from ._dataflow import input_to_output
+from ._dataflow import input_to_output, reversed_mov_finding
 
 
 class InputOperandWritten(Rule):
@@ -39,6 +39,12 @@ written, and the sink `_` is no operand at all. It judges register operands only
 (`h r l q f d`), and stays silent for a template with a macro piece, an operand section that
 comes through a macro, and an instruction whose destinations ptxlint does not know (`call`,
 an unknown opcode).
+
+One defect, one finding: a `mov` written the wrong way round
+(`ptxlint/analysis/reversed_mov.py`), which writes inputs from a register of the template's own
+that nothing wrote (`.reg .b128 _v; mov.b128 {%1, %2}, _v; st... [%0], _v;`, CCCL 3.0.1's
+128-bit atomic store), is one finding for the `mov`, not one per input, and its fix swaps the
+`mov`'s operands: making the inputs outputs would compile and still store garbage.
 
 ## Why is this bad?
 In Python (Triton's `inline_asm_elementwise`) the same mistake is silent wrong results:
@@ -83,7 +89,9 @@ Unsafe: the fix moves the operand to the end of the outputs, as `+` when the tem
 reads it and as `=` when it only writes it, and renumbers every `%N` the move shifts. That
 changes the statement's C++ contract (the variable is now written), which may be what the
 template always did, or may mean the template writes the wrong operand; the fix is not offered
-when the expression is not an lvalue or is `const`.
+when the expression is not an lvalue or is `const` (nvcc would warn #137 and PTX013 would
+report the output). For a backwards `mov` the fix swaps its operands instead: unsafe too, since
+the template then computes what it was meant to, not what it did.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
@@ -118,6 +126,11 @@ when the expression is not an lvalue or is `const`.
                     "later uses, which see the clobbered value; write to a temporary declared "
                     "inside '{ }' (or to an output)",
                 )
+                continue
+            mov = analysis_of(statement).reversed_mov(write.position)
+            if mov is not None and mov.writes_inputs and operand.index in mov.refs:
+                if operand.index == mov.refs[0]:  # one finding for the mov, not one per input
+                    yield reversed_mov_finding(self, statement, mov)
                 continue
             facts = facts_for(context, statement)
             bound = f"'{operand.constraint.text}'({operand.expression.strip()})"

@@ -9,6 +9,7 @@ from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
+from ._dataflow import reversed_mov_finding
 from ._optimizer import make_read_write
 
 
@@ -44,7 +45,11 @@ operands it does not know.
 
 One defect, one finding (`ptxlint.analysis.roots`): silent for an output with an input tied
 to it (`"0"`, `"=f,0"`: the read is intended; PTX002 reports the tie where nvcc rejects it) and
-for an output whose type is no scalar (PTX005).
+for an output whose type is no scalar (PTX005). A `mov` written the wrong way round
+(`ptxlint/analysis/reversed_mov.py`), which reads the outputs into a register of the
+template's own that nothing reads after (`mov.b128 _d, {%0, %1};` after the load, CCCL 3.0.1's
+128-bit atomic load), is one finding for the `mov`, not one per output, and its fix swaps the
+`mov`'s operands: declaring the outputs `+` would compile and still drop the loaded value.
 
 ## Why is this bad?
 `=` tells the compiler the variable's value before the asm is dead: it passes nothing in, the
@@ -70,7 +75,9 @@ asm("add.s32 %0, %0, %1;" : "+r"(acc) : "r"(x));
 ## Fix safety
 Unsafe: replaces the `=` with `+`, so the compiler passes the variable's value in. That is
 right when the read is intended; when the template meant to read an input (a swapped `%N`),
-the real fix is to the template, which ptxlint cannot know.
+the real fix is to the template, which ptxlint cannot know, except for a backwards `mov`:
+there the fix swaps its operands (unsafe too: the template then computes what it was meant
+to).
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
@@ -88,6 +95,11 @@ the real fix is to the template, which ptxlint cannot know.
                     f"('{operand.index}', as in \"=f,{operand.index}\") or read the input "
                     "you meant",
                 )
+                continue
+            mov = analysis_of(statement).reversed_mov(read.position)
+            if mov is not None and not mov.writes_inputs and index in mov.refs:
+                if index == mov.refs[0]:  # one finding for the mov, not one per output
+                    yield reversed_mov_finding(self, statement, mov)
                 continue
             fix = make_read_write(statement, operand.index)
             yield self.finding(

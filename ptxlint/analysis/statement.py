@@ -19,6 +19,7 @@ from ptxlint.analysis.lazy_fact import fact, known
 from ptxlint.analysis.operand_access import Access, reads_of, register_operand
 from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.placement import Placement, placement_of
+from ptxlint.analysis.reversed_mov import ReversedMov, reversed_movs
 from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RegisterMisfit, RootCause
 from ptxlint.analysis.template_refs import refs_of
 from ptxlint.model import AsmStatement, PercentToken, PtxInstruction
@@ -314,6 +315,15 @@ class StatementAnalysis:
         """Which operands the template has written on every path to each instruction
         (:mod:`ptxlint.ptx.flow`); ``None`` where the template cannot be followed."""
         return analyze(self.statement.ptx, self.statement.template.text)
+
+    @fact
+    def _reversed_movs(self) -> dict[int, ReversedMov]:
+        return {m.position: m for m in reversed_movs(self.statement)}
+
+    def reversed_mov(self, position: int) -> ReversedMov | None:
+        """The ``mov`` at instruction ``position`` where it runs backwards
+        (:mod:`ptxlint.analysis.reversed_mov`): the root cause PTX105 and PTX106 report once."""
+        return self._reversed_movs.get(position)
 
     @fact
     def undefined_reads(self) -> dict[int, Access]:

@@ -1,0 +1,131 @@
+"""A ``mov`` written the wrong way round: the root cause of PTX105 and PTX106 where a template
+packs or unpacks its operands through a register of its own.
+
+A store that packs two inputs into a template register and stores it must ``mov`` the inputs
+into the register; a load must ``mov`` the loaded register out into its outputs. CCCL 3.0.1
+(CUDA 13.0, ``cuda/std/__atomic/functions/cuda_ptx_generated.h``) has both backwards:
+
+- ``.reg .b128 _v; mov.b128 {%1, %2}, _v; st.release.cta.b128 [%0], _v;`` with ``%1``, ``%2``
+  inputs: the ``mov`` writes the inputs (PTX105) from ``_v``, which nothing wrote, and the store
+  writes that undefined ``_v`` (nvcc 13.0 assembles it: a silent miscompile);
+- ``mov.b128 _d, {%0, %1};`` after the load, with ``%0``, ``%1`` write-only outputs: the ``mov``
+  reads the outputs before anything writes them (PTX106), into ``_d``, which nothing reads.
+
+Either way the operands swapped make the template consistent, and that swap is the repair; the
+per-operand findings ("make it an output", "declare it '+'") would compile and keep the bug.
+The ``mov`` is judged reversed only where the template runs straight (no label, no branch, no
+guard on the ``mov``), one side is nothing but ``%N`` of the misused role and the other is a
+register the template declares, read before any write (the store) or written and never read
+after (the load).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ptxlint.model import AsmStatement, Operand, PtxInstruction, PtxOperand
+from ptxlint.ptx.operand_roles import destinations, leaves, sources
+
+__all__ = ["ReversedMov", "reversed_movs"]
+
+
+@dataclass(frozen=True)
+class ReversedMov:
+    """A backwards ``mov``: the ``%N`` it misuses (inputs it writes, or outputs it reads before
+    they are written) and its two operands as the template spells them."""
+
+    position: int  # index of the instruction in the template
+    instruction: PtxInstruction
+    refs: tuple[int, ...]  # in the order the mov names them
+    register: str  # the template's own register on the other side
+    writes_inputs: bool  # True: a store's packing (PTX105's); False: a load's unpacking (PTX106's)
+
+    @property
+    def destination(self) -> PtxOperand:
+        return self.instruction.operands[0]
+
+    @property
+    def source(self) -> PtxOperand:
+        return self.instruction.operands[1]
+
+
+def reversed_movs(statement: AsmStatement) -> tuple[ReversedMov, ...]:
+    """Every backwards ``mov`` of the statement's template, in text order."""
+    ptx = statement.ptx
+    if statement.syntax != "gnu" or ptx.labels \
+            or not any(i.opcode == "mov" for i in ptx.instructions):
+        return ()
+    instructions = ptx.instructions
+    if any(i.opcode == "bra" or i.opaque for i in instructions):
+        return ()
+    declared = {name for d in ptx.directives if d.name == ".reg" for name in d.declared}
+    operands = {o.index: o for o in statement.operands}
+    found: list[ReversedMov] = []
+    for position, instruction in enumerate(instructions):
+        if instruction.opcode != "mov" or len(instruction.operands) != 2 \
+                or instruction.predicate is not None:
+            continue
+        destination, source = instruction.operands
+        inputs = _refs(destination, operands, "input")
+        if inputs and _register(source, declared) \
+                and not _written(instructions[:position], source.text):
+            found.append(ReversedMov(position, instruction, inputs, source.text, True))
+            continue
+        outputs = _refs(source, operands, "output")
+        if outputs and all(_write_only(operands[i], statement) for i in outputs) \
+                and _register(destination, declared) \
+                and not _read(instructions[position + 1:], destination.text) \
+                and not any(_writes_ref(instructions[:position], i) for i in outputs):
+            found.append(ReversedMov(position, instruction, outputs, destination.text, False))
+    return tuple(found)
+
+
+def _refs(operand: PtxOperand, operands: dict[int, Operand], role: str) -> tuple[int, ...]:
+    """The ``%N`` that ``operand`` consists of, each of ``role``; () where it holds anything
+    else."""
+    parts = list(leaves(operand))
+    refs = tuple(p.ref for p in parts if p.kind == "ref" and p.ref is not None)
+    if not refs or len(refs) != len(parts):
+        return ()
+    if any(i not in operands or operands[i].role != role for i in refs):
+        return ()
+    return refs
+
+
+def _register(operand: PtxOperand, declared: set[str]) -> bool:
+    return operand.kind == "register" and operand.text in declared
+
+
+def _write_only(operand: Operand, statement: AsmStatement) -> bool:
+    """An ``=`` output no input is tied to (its old value comes in through neither)."""
+    modifiers = operand.constraint.modifiers
+    if "+" in modifiers or "=" not in modifiers or operand.constraint.opaque:
+        return False
+    return not any(i.constraint.letters == str(operand.index) for i in statement.inputs)
+
+
+def _written(instructions: Sequence[PtxInstruction], register: str) -> bool:
+    """Whether an instruction writes ``register``, or may: one whose writes are unknown."""
+    for instruction in instructions:
+        written = destinations(instruction)
+        if written is None or any(o.text == register for o in written):
+            return True
+    return False
+
+
+def _read(instructions: Sequence[PtxInstruction], register: str) -> bool:
+    """Whether an instruction reads ``register``, or may: one whose reads are unknown."""
+    for instruction in instructions:
+        read = sources(instruction)
+        if read is None or any(o.text == register for o in read):
+            return True
+    return False
+
+
+def _writes_ref(instructions: Sequence[PtxInstruction], index: int) -> bool:
+    for instruction in instructions:
+        written = destinations(instruction)
+        if written is None or any(o.kind == "ref" and o.ref == index for o in written):
+            return True
+    return False
