@@ -46,6 +46,10 @@ def test_a_load_that_unpacks_the_wrong_way_is_found() -> None:
     # the register is read after: reading the outputs was the mistake (a CAS comparing against
     # its outputs), not the direction
     LOAD.format(body="mov.b128 _d, {%0, %1}; st.b128 [%2], _d;"),
+    # the swap would put nothing to use: a packed register nothing reads, an unpacked one
+    # nothing made
+    STORE.format(body="mov.b128 {%1, %2}, _v; st.release.cta.b128 [%0], %1;"),
+    LOAD.format(body="mov.b128 _d, {%0, %1};"),
     # a guarded mov, a template with a branch: not followed
     STORE.format(body=".reg .pred q; setp.eq.u64 q, %0, 0; @q mov.b128 {%1, %2}, _v; "
                       "st.b128 [%0], _v;"),

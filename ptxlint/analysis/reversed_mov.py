@@ -15,8 +15,9 @@ Either way the operands swapped make the template consistent, and that swap is t
 per-operand findings ("make it an output", "declare it '+'") would compile and keep the bug.
 The ``mov`` is judged reversed only where the template runs straight (no label, no branch, no
 guard on the ``mov``), one side is nothing but ``%N`` of the misused role and the other is a
-register the template declares, read before any write (the store) or written and never read
-after (the load).
+register the template declares that the swap puts to use: for the store, one no instruction
+wrote before the ``mov`` and one read after it; for the load, one an instruction before it
+names (its value) and none reads after it.
 """
 
 from __future__ import annotations
@@ -67,16 +68,17 @@ def reversed_movs(statement: AsmStatement) -> tuple[ReversedMov, ...]:
                 or instruction.predicate is not None:
             continue
         destination, source = instruction.operands
+        before, after = instructions[:position], instructions[position + 1:]
         inputs = _refs(destination, operands, "input")
-        if inputs and _register(source, declared) \
-                and not _written(instructions[:position], source.text):
+        if inputs and _register(source, declared) and not _written(before, source.text) \
+                and _read(after, source.text):
             found.append(ReversedMov(position, instruction, inputs, source.text, True))
             continue
         outputs = _refs(source, operands, "output")
         if outputs and all(_write_only(operands[i], statement) for i in outputs) \
                 and _register(destination, declared) \
-                and not _read(instructions[position + 1:], destination.text) \
-                and not any(_writes_ref(instructions[:position], i) for i in outputs):
+                and _named(before, destination.text) and not _read(after, destination.text) \
+                and not any(_writes_ref(before, i) for i in outputs):
             found.append(ReversedMov(position, instruction, outputs, destination.text, False))
     return tuple(found)
 
@@ -121,6 +123,13 @@ def _read(instructions: Sequence[PtxInstruction], register: str) -> bool:
         if read is None or any(o.text == register for o in read):
             return True
     return False
+
+
+def _named(instructions: Sequence[PtxInstruction], register: str) -> bool:
+    """Whether an instruction names ``register``: it holds a value the template made (CCCL's
+    load names it in an ``ld`` whose operands are themselves swapped, PTX207's finding)."""
+    return any(leaf.text == register for instruction in instructions
+               for operand in instruction.operands for leaf in leaves(operand))
 
 
 def _writes_ref(instructions: Sequence[PtxInstruction], index: int) -> bool:
