@@ -22,7 +22,7 @@ names (its value) and none reads after it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ptxlint.model import AsmStatement, Operand, PtxInstruction, PtxOperand
@@ -107,22 +107,27 @@ def _write_only(operand: Operand, statement: AsmStatement) -> bool:
     return not any(i.constraint.letters == str(operand.index) for i in statement.inputs)
 
 
-def _written(instructions: Sequence[PtxInstruction], register: str) -> bool:
-    """Whether an instruction writes ``register``, or may: one whose writes are unknown."""
+def _touched(
+    instructions: Sequence[PtxInstruction],
+    operands_of: Callable[[PtxInstruction], Sequence[PtxOperand] | None],
+    hit: Callable[[PtxOperand], bool],
+) -> bool:
+    """Whether an instruction's operands on one side (``operands_of``: ``destinations`` or
+    ``sources``) hold one that ``hit`` names, or may: an instruction whose operands are not
+    known counts as touching it."""
     for instruction in instructions:
-        written = destinations(instruction)
-        if written is None or any(o.text == register for o in written):
+        found = operands_of(instruction)
+        if found is None or any(hit(o) for o in found):
             return True
     return False
+
+
+def _written(instructions: Sequence[PtxInstruction], register: str) -> bool:
+    return _touched(instructions, destinations, lambda o: o.text == register)
 
 
 def _read(instructions: Sequence[PtxInstruction], register: str) -> bool:
-    """Whether an instruction reads ``register``, or may: one whose reads are unknown."""
-    for instruction in instructions:
-        read = sources(instruction)
-        if read is None or any(o.text == register for o in read):
-            return True
-    return False
+    return _touched(instructions, sources, lambda o: o.text == register)
 
 
 def _named(instructions: Sequence[PtxInstruction], register: str) -> bool:
@@ -133,8 +138,4 @@ def _named(instructions: Sequence[PtxInstruction], register: str) -> bool:
 
 
 def _writes_ref(instructions: Sequence[PtxInstruction], index: int) -> bool:
-    for instruction in instructions:
-        written = destinations(instruction)
-        if written is None or any(o.kind == "ref" and o.ref == index for o in written):
-            return True
-    return False
+    return _touched(instructions, destinations, lambda o: o.kind == "ref" and o.ref == index)
