@@ -49,6 +49,7 @@ def test_a_load_that_unpacks_the_wrong_way_is_found() -> None:
     # the swap would put nothing to use: a packed register nothing reads, an unpacked one
     # nothing made
     STORE.format(body="mov.b128 {%1, %2}, _v; st.release.cta.b128 [%0], %1;"),
+    STORE.format(body="mov.b128 {%1, %2}, _v; call f;"),  # what a call reads is not known
     LOAD.format(body="mov.b128 _d, {%0, %1};"),
     # a guarded mov, a template with a branch: not followed
     STORE.format(body=".reg .pred q; setp.eq.u64 q, %0, 0; @q mov.b128 {%1, %2}, _v; "

@@ -71,7 +71,7 @@ def reversed_movs(statement: AsmStatement) -> tuple[ReversedMov, ...]:
         before, after = instructions[:position], instructions[position + 1:]
         inputs = _refs(destination, operands, "input")
         if inputs and _register(source, declared) and not _written(before, source.text) \
-                and _read(after, source.text):
+                and _read(after, source.text, unknown=False):
             found.append(ReversedMov(position, instruction, inputs, source.text, True))
             continue
         outputs = _refs(source, operands, "output")
@@ -111,13 +111,18 @@ def _touched(
     instructions: Sequence[PtxInstruction],
     operands_of: Callable[[PtxInstruction], Sequence[PtxOperand] | None],
     hit: Callable[[PtxOperand], bool],
+    unknown: bool = True,
 ) -> bool:
     """Whether an instruction's operands on one side (``operands_of``: ``destinations`` or
-    ``sources``) hold one that ``hit`` names, or may: an instruction whose operands are not
-    known counts as touching it."""
+    ``sources``) hold one that ``hit`` names; an instruction whose operands are not known
+    counts as ``unknown`` says (True where the answer rules the mov out, False where it
+    would rule it in)."""
     for instruction in instructions:
         found = operands_of(instruction)
-        if found is None or any(hit(o) for o in found):
+        if found is None:
+            if unknown:
+                return True
+        elif any(hit(o) for o in found):
             return True
     return False
 
@@ -126,8 +131,8 @@ def _written(instructions: Sequence[PtxInstruction], register: str) -> bool:
     return _touched(instructions, destinations, lambda o: o.text == register)
 
 
-def _read(instructions: Sequence[PtxInstruction], register: str) -> bool:
-    return _touched(instructions, sources, lambda o: o.text == register)
+def _read(instructions: Sequence[PtxInstruction], register: str, unknown: bool = True) -> bool:
+    return _touched(instructions, sources, lambda o: o.text == register, unknown)
 
 
 def _named(instructions: Sequence[PtxInstruction], register: str) -> bool:
