@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ptxlint.analysis.reversed_mov import reversed_movs
+from ptxlint.analysis.reversed_mov import ReversedMov
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.engine import extract_statements
 from ptxlint.fix import apply_edits
 from ptxlint.model import AsmStatement, SourceFile
@@ -22,6 +23,10 @@ LOAD = ('__device__ void load128(const unsigned long long* p, unsigned long long
 def _statement(text: str) -> AsmStatement:
     [statement] = extract_statements(SourceFile("t.cu", text)).statements
     return statement
+
+
+def reversed_movs(statement: AsmStatement) -> tuple[ReversedMov, ...]:
+    return tuple(analysis_of(statement).reversed_movs.values())
 
 
 def test_a_store_that_packs_the_wrong_way_is_found() -> None:

@@ -26,7 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ptxlint.model import AsmStatement, Operand, PtxInstruction, PtxOperand
-from ptxlint.ptx.operand_roles import destinations, leaves, sources
+from ptxlint.ptx.flow import template_writes
+from ptxlint.ptx.operand_roles import leaves, sources
 
 __all__ = ["ReversedMov", "reversed_movs"]
 
@@ -51,8 +52,12 @@ class ReversedMov:
         return self.instruction.operands[1]
 
 
-def reversed_movs(statement: AsmStatement) -> tuple[ReversedMov, ...]:
-    """Every backwards ``mov`` of the statement's template, in text order."""
+def reversed_movs(
+    statement: AsmStatement, tied: Callable[[int], object]
+) -> tuple[ReversedMov, ...]:
+    """Every backwards ``mov`` of the statement's template, in text order. ``tied(i)``: the
+    input tied to output ``i``, if any (``StatementAnalysis.tied_input``): its value comes in,
+    so reading it is no mistake."""
     ptx = statement.ptx
     if statement.syntax != "gnu" or ptx.labels \
             or not any(i.opcode == "mov" for i in ptx.instructions):
@@ -60,6 +65,9 @@ def reversed_movs(statement: AsmStatement) -> tuple[ReversedMov, ...]:
     instructions = ptx.instructions
     if any(i.opcode == "bra" or i.opaque for i in instructions):
         return ()
+    # each instruction's two sides, once (the destinations are the template's own, memoised)
+    written = template_writes(ptx).destinations
+    read = [sources(i) for i in instructions]
     declared = {name for d in ptx.directives if d.name == ".reg" for name in d.declared}
     operands = {o.index: o for o in statement.operands}
     found: list[ReversedMov] = []
@@ -68,17 +76,19 @@ def reversed_movs(statement: AsmStatement) -> tuple[ReversedMov, ...]:
                 or instruction.predicate is not None:
             continue
         destination, source = instruction.operands
-        before, after = instructions[:position], instructions[position + 1:]
+        before, after = slice(0, position), slice(position + 1, None)
         inputs = _refs(destination, operands, "input")
-        if inputs and _register(source, declared) and not _written(before, source.text) \
-                and _read(after, source.text, unknown=False):
+        if inputs and _register(source, declared) \
+                and not _touched(written[before], _named_as(source.text)) \
+                and _touched(read[after], _named_as(source.text), unknown=False):
             found.append(ReversedMov(position, instruction, inputs, source.text, True))
             continue
         outputs = _refs(source, operands, "output")
-        if outputs and all(_write_only(operands[i], statement) for i in outputs) \
+        if outputs and all(_write_only(operands[i]) and tied(i) is None for i in outputs) \
                 and _register(destination, declared) \
-                and _named(before, destination.text) and not _read(after, destination.text) \
-                and not any(_writes_ref(before, i) for i in outputs):
+                and _named(instructions[before], destination.text) \
+                and not _touched(read[after], _named_as(destination.text)) \
+                and not _touched(written[before], _one_of(outputs)):
             found.append(ReversedMov(position, instruction, outputs, destination.text, False))
     return tuple(found)
 
@@ -99,40 +109,36 @@ def _register(operand: PtxOperand, declared: set[str]) -> bool:
     return operand.kind == "register" and operand.text in declared
 
 
-def _write_only(operand: Operand, statement: AsmStatement) -> bool:
-    """An ``=`` output no input is tied to (its old value comes in through neither)."""
+def _write_only(operand: Operand) -> bool:
+    """An ``=`` output: its old value does not come in (unless an input is tied to it)."""
     modifiers = operand.constraint.modifiers
-    if "+" in modifiers or "=" not in modifiers or operand.constraint.opaque:
-        return False
-    return not any(i.constraint.letters == str(operand.index) for i in statement.inputs)
+    return "+" not in modifiers and "=" in modifiers and not operand.constraint.opaque
+
+
+def _named_as(register: str) -> Callable[[PtxOperand], bool]:
+    return lambda o: o.text == register
+
+
+def _one_of(refs: tuple[int, ...]) -> Callable[[PtxOperand], bool]:
+    return lambda o: o.kind == "ref" and o.ref in refs
 
 
 def _touched(
-    instructions: Sequence[PtxInstruction],
-    operands_of: Callable[[PtxInstruction], Sequence[PtxOperand] | None],
+    sides: Sequence[Sequence[PtxOperand] | None],
     hit: Callable[[PtxOperand], bool],
     unknown: bool = True,
 ) -> bool:
-    """Whether an instruction's operands on one side (``operands_of``: ``destinations`` or
-    ``sources``) hold one that ``hit`` names; an instruction whose operands are not known
-    counts as ``unknown`` says (True where the answer rules the mov out, False where it
-    would rule it in)."""
-    for instruction in instructions:
-        found = operands_of(instruction)
-        if found is None:
+    """Whether one instruction's operands on a side (its destinations or its sources) hold one
+    that ``hit`` names; an instruction whose operands are not known (None) counts as
+    ``unknown`` says (True where the answer rules the mov out, False where it would rule it
+    in)."""
+    for operands in sides:
+        if operands is None:
             if unknown:
                 return True
-        elif any(hit(o) for o in found):
+        elif any(hit(o) for o in operands):
             return True
     return False
-
-
-def _written(instructions: Sequence[PtxInstruction], register: str) -> bool:
-    return _touched(instructions, destinations, lambda o: o.text == register)
-
-
-def _read(instructions: Sequence[PtxInstruction], register: str, unknown: bool = True) -> bool:
-    return _touched(instructions, sources, lambda o: o.text == register, unknown)
 
 
 def _named(instructions: Sequence[PtxInstruction], register: str) -> bool:
@@ -140,7 +146,3 @@ def _named(instructions: Sequence[PtxInstruction], register: str) -> bool:
     load names it in an ``ld`` whose operands are themselves swapped, PTX207's finding)."""
     return any(leaf.text == register for instruction in instructions
                for operand in instruction.operands for leaf in leaves(operand))
-
-
-def _writes_ref(instructions: Sequence[PtxInstruction], index: int) -> bool:
-    return _touched(instructions, destinations, lambda o: o.kind == "ref" and o.ref == index)

@@ -317,13 +317,14 @@ class StatementAnalysis:
         return analyze(self.statement.ptx, self.statement.template.text)
 
     @fact
-    def _reversed_movs(self) -> dict[int, ReversedMov]:
-        return {m.position: m for m in reversed_movs(self.statement)}
+    def reversed_movs(self) -> dict[int, ReversedMov]:
+        """By instruction position, each ``mov`` that runs backwards
+        (:mod:`ptxlint.analysis.reversed_mov`): the root cause PTX105 and PTX106 report once."""
+        return {m.position: m for m in reversed_movs(self.statement, self.tied_input)}
 
     def reversed_mov(self, position: int) -> ReversedMov | None:
-        """The ``mov`` at instruction ``position`` where it runs backwards
-        (:mod:`ptxlint.analysis.reversed_mov`): the root cause PTX105 and PTX106 report once."""
-        return self._reversed_movs.get(position)
+        """The ``mov`` at instruction ``position`` where it runs backwards."""
+        return self.reversed_movs.get(position)
 
     @fact
     def undefined_reads(self) -> dict[int, Access]:

@@ -496,7 +496,7 @@ def _slot_words(slot: Slot) -> str:
 
 
 def _combination_issue(instruction: PtxInstruction, match: _Match) -> Issue:
-    mnemonic = instruction.mnemonic
+    mnemonic, opcode = instruction.mnemonic, instruction.opcode
     if match.misordered and not match.unused and not match.missing:
         i = match.misordered[0]
         start, end = _modifier_span(instruction, i)
@@ -511,23 +511,18 @@ def _combination_issue(instruction: PtxInstruction, match: _Match) -> Issue:
         partner = _conflicting(instruction.opcode, word, others)
         tail = f" to '.{partner}'" if partner else " in this combination"
         return Issue("combination", f"'.{word}' does not apply{tail}: no form of "
-                     f"'{instruction.opcode}' spells '{mnemonic}'{_nearest(instruction)}",
+                     f"'{opcode}' spells '{mnemonic}'{_nearest(opcode, instruction.modifiers)}",
                      start, end)
     slot = match.missing[0]
     end = instruction.opcode_end
     return Issue("combination", f"'{mnemonic}' lacks {_slot_words(slot)}: no form of "
-                 f"'{instruction.opcode}' goes without it{_nearest(instruction)}",
+                 f"'{opcode}' goes without it{_nearest(opcode, instruction.modifiers)}",
                  instruction.opcode_start, end)
 
 
-def _nearest(instruction: PtxInstruction) -> str:
+@lru_cache(maxsize=256)  # a generated header repeats one misspelling in a whole family
+def _nearest(opcode: str, modifiers: tuple[str, ...]) -> str:
     """`` (the nearest form: 'mma...')`` where one known spelling is a word or two away."""
-    return _nearest_of(instruction.opcode, instruction.modifiers)
-
-
-@lru_cache(maxsize=256)
-def _nearest_of(opcode: str, modifiers: tuple[str, ...]) -> str:
-    # a generated header repeats one misspelling in every statement of a family
     def spelled(candidate: tuple[str, ...]) -> bool:
         unknown, exact, _ = _modifier_matches(opcode, candidate)
         return unknown is None and bool(exact)
