@@ -344,7 +344,8 @@ SETTINGS: tuple[Setting, ...] = (
         "The oldest CUDA toolkit the project supports, for PTX403 (isa-version-unsupported).",
         "An instruction form introduced in a newer PTX ISA than that toolkit accepts (each "
         "instruction's PTX ISA Notes) breaks the build there; PTX403 reports it unless the "
-        "statement's #if guards keep that toolkit out (CUDA_VERSION, __CUDACC_VER_MAJOR__). "
+        "statement's #if guards keep that toolkit out (CUDA_VERSION, __CUDACC_VER_MAJOR__), "
+        "and then holds it to the oldest toolkit the guards admit. "
         "Without the setting, a top-level CMakeLists.txt next to the configuration (or in "
         "the working directory) with exactly one find_package(CUDAToolkit X) supplies it. "
         "cuda-version is the toolkit the verdicts are for; this is the oldest one they must "

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.instructions import ptx_requirement
-from ptxlint.ptx.targets import toolkit_compiles
-from ptxlint.ptx.versions import cuda_for_ptx, format_cuda, format_ptx, ptx_for_cuda
+from ptxlint.ptx.toolkit import oldest_compiling
+from ptxlint.ptx.versions import cuda_for_ptx, format_cuda, format_ptx
 from ptxlint.rule import Rule, RuleContext
 
 
@@ -24,10 +24,21 @@ class IsaVersionUnsupported(Rule):
     docs = """\
 ## What it does
 Flags an instruction form introduced in a newer PTX ISA version than the oldest CUDA toolkit
-the project supports accepts. That toolkit is `min-cuda-version` (configuration, or
-`--min-cuda-version`); without it, a `CMakeLists.txt` next to the configuration file (or in the
-working directory) that names exactly one `find_package(CUDAToolkit X)` supplies it. Without
-either, the rule is silent.
+that compiles it accepts. That toolkit is the oldest the project supports, or a newer one where
+the statement's `#if` guards ask for it:
+
+- the project's oldest toolkit is `min-cuda-version` (configuration, or `--min-cuda-version`);
+  without it, a `CMakeLists.txt` next to the configuration file (or in the working directory)
+  that names exactly one `find_package(CUDAToolkit X)` supplies it;
+- a guard that tests the toolkit's version (`#if CUDA_VERSION >= 12050`,
+  `__CUDACC_VER_MAJOR__ >= 12`, CCCL's `__cccl_ptx_isa >= 800`) names the oldest toolkit it
+  admits, and that toolkit must accept every form inside it. This needs no setting: the guard
+  is the author's own word that CUDA 12.0 builds the branch, so `st.async` (PTX ISA 8.1)
+  under `__CUDACC_VER_MAJOR__ >= 12` breaks the build with CUDA 12.0.
+
+Without a setting, a statement whose guards test no toolkit version, or bound it only from
+above (the fallback of `#if CUDA_VERSION >= 12090`), is not reported: its oldest toolkit is
+the project's to say.
 
 Each toolkit's ptxas accepts PTX up to its own ISA version: CUDA 12.4 knows PTX ISA 8.4, 12.8
 knows 8.7, 13.0 knows 9.0 (the ISA manual's release history). The version an instruction needs
@@ -45,15 +56,20 @@ CUDA 11.3 compiles the branch.
 PTX204/PTX206/PTX207 are for. This rule is in preview.
 
 ## Why is this bad?
-The build breaks on the toolkits the project says it supports: ptxas stops with "Not a name of
-any known instruction", "Unknown modifier" or "... requires PTX ISA .version 8.6 or later",
-but only for users who build with the older toolkit.
+The build breaks on the toolkits the project (or the guard) says it supports: ptxas stops with
+"Not a name of any known instruction", "Unknown modifier" or "Feature 'st.async' requires PTX
+ISA .version 8.1 or later", but only for users who build with the older toolkit.
 
 ## Example
 ```cuda
 // min-cuda-version = "12.4"
 asm volatile("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes"
              ".b128 [%0], [%1];" :: "r"(result), "r"(bar) : "memory");
+
+#if __CUDACC_VER_MAJOR__ >= 12  // admits CUDA 12.0: PTX ISA 8.0
+asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];"
+             :: "r"(remote), "r"(value), "r"(remote_bar) : "memory");  // PTX ISA 8.1
+#endif
 ```
 
 ## Use instead
@@ -62,38 +78,50 @@ asm volatile("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::comple
 asm volatile("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes"
              ".b128 [%0], [%1];" :: "r"(result), "r"(bar) : "memory");
 #endif
+
+#if CUDA_VERSION >= 12010
+asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];"
+             :: "r"(remote), "r"(value), "r"(remote_bar) : "memory");
+#endif
 ```
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        oldest = context.options.get("min_cuda_version")
-        if not isinstance(oldest, tuple):
-            return
-        accepted = ptx_for_cuda(oldest)
-        if accepted is None:
-            return  # newer than every version the table knows
+        configured = context.options.get("min_cuda_version")
+        since = configured if isinstance(configured, tuple) else None
         analysis = analysis_of(statement)
-        compiled: bool | None = None
-        for instruction in statement.ptx.instructions:
-            if instruction.opaque or analysis.instruction_unknown(instruction):
-                continue  # an unknown spelling is PTX204's
-            needed, feature = ptx_requirement(instruction.opcode, instruction.modifiers)
+        needs = [
+            (instruction, *ptx_requirement(instruction.opcode, instruction.modifiers))
+            for instruction in statement.ptx.instructions
+            # an unknown spelling is PTX204's
+            if not instruction.opaque and not analysis.instruction_unknown(instruction)
+        ]
+        needs = [need for need in needs if need[1]]
+        if not needs:
+            return
+        oldest = oldest_compiling(analysis.guards, statement.context.guard_macros, since)
+        if oldest is None:
+            return  # no toolkit certainly compiles it, or nothing says which is the oldest
+        version, accepted = oldest
+        for instruction, needed, feature in needs:
             if needed <= accepted:
                 continue
-            if compiled is None:
-                compiled = toolkit_compiles(analysis.guards, oldest, accepted,
-                                            statement.context.guard_macros)
-            if not compiled:
-                return
             first = cuda_for_ptx(needed)
-            since = f"CUDA {format_cuda(first)} or newer" if first else "a newer CUDA"
-            source = context.options.get("min_cuda_version_source")
-            where = f" (find_package in {source})" if source else ""
-            yield self.finding(
-                statement,
-                self.template_span(statement, instruction.opcode_start, instruction.opcode_end),
-                f"'{instruction.mnemonic}' needs PTX ISA {format_ptx(needed)} ('{feature}': "
-                f"{since}), but min-cuda-version is {format_cuda(oldest)}{where}, whose ptxas "
-                f"accepts PTX ISA {format_ptx(accepted)} at most: the build breaks there unless "
-                "a CUDA_VERSION guard keeps that toolkit out",
-            )
+            since_text = f"CUDA {format_cuda(first)} or newer" if first else "a newer CUDA"
+            span = self.template_span(statement, instruction.opcode_start, instruction.opcode_end)
+            if version == since:
+                source = context.options.get("min_cuda_version_source")
+                where = f" (find_package in {source})" if source else ""
+                message = (
+                    f"'{instruction.mnemonic}' needs PTX ISA {format_ptx(needed)} ('{feature}': "
+                    f"{since_text}), but min-cuda-version is {format_cuda(version)}{where}, whose "
+                    f"ptxas accepts PTX ISA {format_ptx(accepted)} at most: the build breaks "
+                    "there unless a CUDA_VERSION guard keeps that toolkit out")
+            else:
+                message = (
+                    f"'{instruction.mnemonic}' needs PTX ISA {format_ptx(needed)} ('{feature}': "
+                    f"{since_text}), but the #if guards around it admit CUDA "
+                    f"{format_cuda(version)}, whose ptxas accepts PTX ISA {format_ptx(accepted)} "
+                    "at most: the build breaks there unless the guard asks for "
+                    f"{'CUDA ' + format_cuda(first) if first else 'a newer CUDA'}")
+            yield self.finding(statement, span, message)

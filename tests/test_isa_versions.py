@@ -105,6 +105,60 @@ def test_ptx403_is_a_preview_rule_read_from_cmake(tmp_path, capsys) -> None:
     assert "PTX403" in out and "find_package in CMakeLists.txt" in out
 
 
+ASYNC_STORE = ('asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 '
+               '[%0], %1, [%2];" :: "r"(a), "r"(v), "r"(b) : "memory");')  # PTX ISA 8.1
+
+
+def _guarded(condition: str, body: str = ASYNC_STORE) -> str:
+    return (f"__device__ void f(unsigned a, unsigned v, unsigned b) {{\n#if {condition}\n"
+            f"  {body}\n#endif\n}}\n")
+
+
+def test_ptx403_holds_a_version_guard_to_the_oldest_toolkit_it_admits() -> None:
+    # no setting needed: the guard says CUDA 12.0 builds the branch, and 12.0 has PTX ISA 8.0
+    for condition in ("__CUDACC_VER_MAJOR__ >= 12", "__cccl_ptx_isa >= 800",
+                      "defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && CUDA_VERSION >= 12000"):
+        [finding] = lint_text(_guarded(condition), select=("PTX403",))
+        assert "guards around it admit CUDA 12.0" in finding.message, condition
+        assert "PTX ISA 8.1" in finding.message and "asks for CUDA 12.1" in finding.message
+    for condition in ("CUDA_VERSION >= 12010", "__cccl_ptx_isa >= 810",
+                      "__CUDACC_VER_MAJOR__ > 12 || __CUDACC_VER_MINOR__ >= 1 && "
+                      "__CUDACC_VER_MAJOR__ == 12",
+                      "!(CUDA_VERSION >= 12090)",  # bounded from above only: the project's call
+                      "CUDA_VERSION < 13000 && __CUDA_ARCH__ >= 900",  # a lower bound by arch only
+                      "__CUDA_ARCH__ >= 900",  # no version test
+                      "defined(PROJECT_FEATURE) && CUDA_VERSION >= 12000"):  # undecided
+        assert lint_text(_guarded(condition), select=("PTX403",)) == [], condition
+    # with min-cuda-version, a guard that raises the oldest toolkit, but not far enough
+    clc = SOURCE.splitlines()[1].strip()
+    context = RuleContext(options=version_options(None, "12.4", "."))
+    [finding] = lint_text(_guarded("CUDA_VERSION >= 12050", clc), select=("PTX403",),
+                          context=context)
+    assert "admit CUDA 12.5" in finding.message and "PTX ISA 8.6" in finding.message
+    assert lint_text(_guarded("CUDA_VERSION >= 12070", clc), select=("PTX403",),
+                     context=context) == []
+
+
+def test_the_guard_bound_agrees_with_ptxas_versions() -> None:
+    """What the guard case says of st.async, ptxas says of the PTX ISA version each admitted
+    toolkit writes: 8.0 (CUDA 12.0) is rejected, 8.1 (CUDA 12.1) assembles."""
+    if PTXAS is None:
+        pytest.skip("no ptxas on PATH")
+    line = "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%r1], %r2, [%r3]"
+    assert _needed(line) == 81
+
+    def run(isa: str) -> tuple[bool, str]:  # (_assembles declares .b128 registers: PTX ISA 8.3)
+        source = (f".version {isa}\n.target sm_90\n.address_size 64\n.entry k() {{\n"
+                  f".reg .b32 %r<4>;\n{line};\nret;\n}}\n")
+        done = run_cached(PTXAS, ["-arch", "sm_90", INPUT, "-o", "/dev/null"], source,
+                          filename="case.ptx")
+        return done.ok, done.stderr
+
+    rejected, said = run("8.0")
+    assert not rejected and "requires PTX ISA .version 8.1" in said
+    assert run("8.1")[0]
+
+
 STORE = '__device__ void z(void* p, unsigned n) {\n  asm volatile("st.bulk.weak.shared::cta ' \
     '[%0], %1, 0;" :: "l"(p), "r"(n) : "memory");\n}\n'
 

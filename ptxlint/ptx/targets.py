@@ -35,6 +35,7 @@ __all__ = [
     "no_toolkit_compiles",
     "statement_guards",
     "toolkit_compiles",
+    "toolkit_tested",
 ]
 
 
@@ -204,6 +205,13 @@ _TOOLKITS = tuple((major, minor) for major in (11, 12, 13) for minor in range(10
 _TOOLKIT_MACRO = re.compile(
     r"__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|CUDA_VERSION|CUDART_VERSION"
 )
+# and CCCL's PTX ISA version, which its headers set from the toolkit's
+_ISA_MACRO = re.compile(r"__cccl_ptx_isa")
+
+
+def toolkit_tested(guards: tuple[str, ...]) -> bool:
+    """Whether a guard tests the toolkit's version (or CCCL's PTX ISA version) by name."""
+    return any(_TOOLKIT_MACRO.search(g) or _ISA_MACRO.search(g) for g in guards)
 
 
 def _toolkit_defines(major: int, minor: int) -> Mapping[str, int | None]:
@@ -250,7 +258,7 @@ def _toolkit_knows(version: tuple[int, int], target: Target) -> bool:
 @functools.lru_cache(maxsize=4096)
 def toolkit_compiles(
     guards: tuple[str, ...], version: tuple[int, int], ptx: int,
-    macros: Sequence[GuardMacro] = (),
+    macros: Sequence[GuardMacro] = (), any_target: bool = False,
 ) -> bool:
     """Whether CUDA ``version`` (whose PTX ISA is ``ptx``, x10) certainly compiles a statement
     under ``guards`` for some target: every guard decided and true there, with that toolkit's
@@ -258,14 +266,15 @@ def toolkit_compiles(
     guards' own names have in the file or the headers it includes by relative path (lmdeploy's
     ``TURBOMIND_ARCH_SM80``, 1 under ``__CUDA_ARCH__ >= 800``). A guard nothing here decides
     (a project's ``CUTLASS_ARCH_MMA_SM90_SUPPORTED``, set from the toolkit version in a header
-    not read) may well keep that toolkit out: it counts as not compiling."""
+    not read) may well keep that toolkit out: it counts as not compiling. ``any_target``: the
+    targets that toolkit does not know count too (what the version tests alone decide)."""
     if not guards:
         return True
     toolkit = dict(_toolkit_defines(*version))
     toolkit["__cccl_ptx_isa"] = ptx * 10
     by_name = macro_map(macros) if macros else None
     for target in TARGETS:
-        if not _toolkit_knows(version, target):
+        if not any_target and not _toolkit_knows(version, target):
             continue
         defines = {**_DEFINES.get(target, _defines(target)), **toolkit}
         if all(_evaluate(guard, defines, by_name) is True for guard in guards):

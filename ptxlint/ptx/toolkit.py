@@ -1,18 +1,59 @@
-"""Whether an instruction verdict that names a newer ptxas is an error for the run's toolkit.
+"""Which toolkits compile a statement, as its ``#if`` guards and the project's settings say.
 
-A grammar form new in a later toolkit (``toolkit=13.1``) makes :func:`ptxlint.ptx.grammar.check`
-report what the older toolkits' ptxas says, with that toolkit on the issue; the rules ask
+:func:`oldest_compiling`: the oldest CUDA toolkit that certainly compiles a statement, what an
+instruction's PTX ISA version is held against (PTX403). :func:`toolkit_accepts`: whether an
+instruction verdict that names a newer ptxas is an error for the run's toolkit. A grammar form
+new in a later toolkit (``toolkit=13.1``) makes :func:`ptxlint.ptx.grammar.check` report what
+the older toolkits' ptxas says, with that toolkit on the issue; the rules ask
 :func:`toolkit_accepts` whether the toolkit the verdicts are for (``cuda-version``) is one of
-the newer ones, or whether the statement's ``#if`` guards may keep it out.
-"""
+the newer ones, or whether the statement's ``#if`` guards may keep it out."""
 
 from __future__ import annotations
 
-from ptxlint.ptx.grammar import Issue
-from ptxlint.ptx.targets import toolkit_compiles
-from ptxlint.ptx.versions import DEFAULT_CUDA_VERSION, ptx_for_cuda
+from collections.abc import Sequence
 
-__all__ = ["toolkit_accepts"]
+from ptxlint.model import GuardMacro
+from ptxlint.ptx.grammar import Issue
+from ptxlint.ptx.targets import toolkit_compiles, toolkit_tested
+from ptxlint.ptx.versions import (
+    DEFAULT_CUDA_VERSION,
+    CudaVersion,
+    known_toolkits,
+    ptx_for_cuda,
+)
+
+__all__ = ["oldest_compiling", "toolkit_accepts"]
+
+
+def oldest_compiling(
+    guards: tuple[str, ...], macros: Sequence[GuardMacro] = (),
+    since: CudaVersion | None = None,
+) -> tuple[CudaVersion, int] | None:
+    """The oldest toolkit, with the PTX ISA version (x10) its ptxas accepts, that certainly
+    compiles a statement under ``guards`` (``targets.toolkit_compiles``, ``macros`` the guards'
+    definitions): ``since`` (the project's ``min-cuda-version``) or a newer one. Without
+    ``since``, only where the guards bound the toolkit from below themselves: a version test
+    (``__CUDACC_VER_MAJOR__ >= 12``, ``CUDA_VERSION >= 12040``, CCCL's ``__cccl_ptx_isa >=
+    800``) that keeps the table's oldest toolkit out whatever it targets. A statement whose
+    guards say nothing of the toolkit, or only bound it from above (the fallback branch of
+    ``#if CUDA_VERSION >= 12090``), leaves the oldest toolkit to the project's settings. None
+    where no toolkit certainly compiles it (a guard nothing here decides), or ``since`` is
+    newer than the table."""
+    if since is None:
+        if not toolkit_tested(guards):
+            return None
+        first = known_toolkits()[0]
+        first_ptx = ptx_for_cuda(first)
+        if first_ptx is None or toolkit_compiles(guards, first, first_ptx, tuple(macros),
+                                                 any_target=True):
+            return None
+    for version in known_toolkits(since):
+        ptx = ptx_for_cuda(version)
+        if ptx is None:
+            return None
+        if toolkit_compiles(guards, version, ptx, tuple(macros)):
+            return version, ptx
+    return None
 
 
 def toolkit_accepts(issue: Issue, cuda_version: object, guards: tuple[str, ...] = ()) -> bool:

@@ -24,6 +24,7 @@ __all__ = [
     "cuda_for_ptx",
     "format_cuda",
     "format_ptx",
+    "known_toolkits",
     "parse_cuda_version",
     "ptx_for_cuda",
     "version_options",
@@ -77,6 +78,13 @@ def ptx_for_cuda(version: CudaVersion) -> int | None:
     if version > max(_PTX_OF_CUDA):
         return None
     return _PTX_OF_CUDA[max(older)]  # a minor release the table skips: its predecessor's
+
+
+def known_toolkits(since: CudaVersion | None = None) -> list[CudaVersion]:
+    """The toolkits of the table, oldest first; with ``since``, that one (where the table skips
+    it) and the newer ones."""
+    known = sorted(v for v in _PTX_OF_CUDA if since is None or v > since)
+    return known if since is None else [since, *known]
 
 
 def cuda_for_ptx(ptx: int) -> CudaVersion | None:
