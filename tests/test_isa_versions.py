@@ -127,6 +127,8 @@ def test_ptx403_holds_a_version_guard_to_the_oldest_toolkit_it_admits() -> None:
                       "!(CUDA_VERSION >= 12090)",  # bounded from above only: the project's call
                       "CUDA_VERSION < 13000 && __CUDA_ARCH__ >= 900",  # a lower bound by arch only
                       "__CUDA_ARCH__ >= 900",  # no version test
+                      # CUDA 10 predates sm_80: the bound below 11.0 is the project's to say
+                      "CUDA_VERSION >= 10000 && __CUDA_ARCH__ >= 800",
                       "defined(PROJECT_FEATURE) && CUDA_VERSION >= 12000"):  # undecided
         assert lint_text(_guarded(condition), select=("PTX403",)) == [], condition
     # with min-cuda-version, a guard that raises the oldest toolkit, but not far enough

@@ -23,6 +23,7 @@ from ptxlint.ptx.instructions import Requirement
 
 __all__ = [
     "ARCHES",
+    "OLDEST_TOOLKIT",
     "TARGETS",
     "Target",
     "admitted_targets",
@@ -202,6 +203,7 @@ def _fires(conditions: tuple[str, ...], target: Target) -> bool:
 # support). A branch that none of them compiles (`#if __CUDACC_VER_MAJOR__ < 9`,
 # `#if CUDA_VERSION < 9000`) is history, not a target to lint for.
 _TOOLKITS = tuple((major, minor) for major in (11, 12, 13) for minor in range(10))
+OLDEST_TOOLKIT = _TOOLKITS[0]
 _TOOLKIT_MACRO = re.compile(
     r"__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|CUDA_VERSION|CUDART_VERSION"
 )

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from ptxlint.model import GuardMacro
 from ptxlint.ptx.grammar import Issue
-from ptxlint.ptx.targets import toolkit_compiles, toolkit_tested
+from ptxlint.ptx.targets import OLDEST_TOOLKIT, toolkit_compiles, toolkit_tested
 from ptxlint.ptx.versions import (
     DEFAULT_CUDA_VERSION,
     CudaVersion,
@@ -34,17 +34,19 @@ def oldest_compiling(
     definitions): ``since`` (the project's ``min-cuda-version``) or a newer one. Without
     ``since``, only where the guards bound the toolkit from below themselves: a version test
     (``__CUDACC_VER_MAJOR__ >= 12``, ``CUDA_VERSION >= 12040``, CCCL's ``__cccl_ptx_isa >=
-    800``) that keeps the table's oldest toolkit out whatever it targets. A statement whose
-    guards say nothing of the toolkit, or only bound it from above (the fallback branch of
-    ``#if CUDA_VERSION >= 12090``), leaves the oldest toolkit to the project's settings. None
-    where no toolkit certainly compiles it (a guard nothing here decides), or ``since`` is
-    newer than the table."""
+    800``) that keeps the oldest toolkit ptxlint considers (``targets.OLDEST_TOOLKIT``, 11.0)
+    out whatever it targets. A statement whose guards say nothing of the toolkit, bound it only
+    from above (the fallback branch of ``#if CUDA_VERSION >= 12090``) or from below by an older
+    one (``CUDA_VERSION >= 10000``: such toolkits predate sm_80, and the table does not know
+    what each targets), leaves the oldest toolkit to the project's settings. None where no
+    toolkit certainly compiles it (a guard nothing here decides), or ``since`` is newer than
+    the table."""
     if since is None:
         if not toolkit_tested(guards):
             return None
-        first = known_toolkits()[0]
-        first_ptx = ptx_for_cuda(first)
-        if first_ptx is None or toolkit_compiles(guards, first, first_ptx, tuple(macros),
+        since = OLDEST_TOOLKIT
+        first_ptx = ptx_for_cuda(since)
+        if first_ptx is None or toolkit_compiles(guards, since, first_ptx, tuple(macros),
                                                  any_target=True):
             return None
     for version in known_toolkits(since):
