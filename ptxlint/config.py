@@ -347,7 +347,8 @@ SETTINGS: tuple[Setting, ...] = (
         "statement's #if guards keep that toolkit out (CUDA_VERSION, __CUDACC_VER_MAJOR__), "
         "and then holds it to the oldest toolkit the guards admit. "
         "Without the setting, a top-level CMakeLists.txt next to the configuration (or in "
-        "the working directory) with exactly one find_package(CUDAToolkit X) supplies it. "
+        "the working directory) naming exactly one version in find_package(CUDAToolkit X) "
+        "(or the older find_package(CUDA X)) supplies it. "
         "cuda-version is the toolkit the verdicts are for; this is the oldest one they must "
         "also hold for. --min-cuda-version replaces it.",
         'min-cuda-version = "12.4"', ("--min-cuda-version",),

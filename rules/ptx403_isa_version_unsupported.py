@@ -29,7 +29,8 @@ the statement's `#if` guards ask for it:
 
 - the project's oldest toolkit is `min-cuda-version` (configuration, or `--min-cuda-version`);
   without it, a `CMakeLists.txt` next to the configuration file (or in the working directory)
-  that names exactly one `find_package(CUDAToolkit X)` supplies it;
+  that names exactly one version in `find_package(CUDAToolkit X)` (or FindCUDA's older
+  `find_package(CUDA X)`) supplies it;
 - a guard that tests the toolkit's version (`#if CUDA_VERSION >= 12050`,
   `__CUDACC_VER_MAJOR__ >= 12`, CCCL's `__cccl_ptx_isa >= 800`) names the oldest toolkit it
   admits, and that toolkit must accept every form inside it. This needs no setting: the guard

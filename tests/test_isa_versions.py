@@ -54,6 +54,9 @@ def test_cmake_names_the_oldest_toolkit_only_when_unambiguous(tmp_path) -> None:
     assert cmake_min_cuda("find_package(CUDAToolkit 12.0)\nfind_package(CUDAToolkit 12.4)") is None
     assert cmake_min_cuda("# find_package(CUDAToolkit 11.0)\nfind_package(CUDAToolkit 12.2)") \
         == (12, 2)
+    assert cmake_min_cuda("find_package(CUDA 10.2 REQUIRED)") == (10, 2)  # FindCUDA's spelling
+    assert cmake_min_cuda("find_package(CUDA 7.5 REQUIRED)") is None  # older than the table
+    assert cmake_min_cuda("find_package(CUDNN 8.0 REQUIRED)") is None
     (tmp_path / "CMakeLists.txt").write_text("find_package(CUDAToolkit 12.1 REQUIRED)\n")
     options = version_options(None, None, str(tmp_path))
     assert options["min_cuda_version"] == (12, 1) and options["cuda_version"] == (13, 0)

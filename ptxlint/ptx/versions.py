@@ -104,17 +104,24 @@ def format_cuda(version: CudaVersion) -> str:
 
 
 # `find_package(CUDAToolkit 12.4 REQUIRED)`, `find_package(CUDAToolkit 11.8...12.9)`: the first
-# version is the oldest the project accepts.
-_FIND_PACKAGE = on_first_use(r"\bfind_package\s*\(\s*CUDAToolkit\s+(\d+(?:\.\d+){0,2})[^)]*\)",
-                           re.IGNORECASE)
+# version is the oldest the project accepts. `find_package(CUDA 10.2 REQUIRED)` is the same ask
+# of the FindCUDA module that CUDAToolkit replaced (CMake 3.17), still in older projects.
+_FIND_PACKAGE = on_first_use(
+    r"\bfind_package\s*\(\s*CUDA(?:Toolkit)?\s+(\d+(?:\.\d+){0,2})[^)]*\)", re.IGNORECASE)
 
 
 def cmake_min_cuda(text: str) -> CudaVersion | None:
     """The oldest CUDA toolkit a CMakeLists.txt asks for: the version of its
-    ``find_package(CUDAToolkit X)``, when exactly one version is named; ``None`` when none is or
-    several differ (which one a build takes is then the configuration's business)."""
+    ``find_package(CUDAToolkit X)`` (or ``find_package(CUDA X)``), when exactly one version is
+    named; ``None`` when none is or several differ (which one a build takes is then the
+    configuration's business)."""
     text = re.sub(r"#[^\n]*", "", text)  # line comments
-    found = {parse_cuda_version(m.group(1)) for m in _FIND_PACKAGE().finditer(text)}
+    found: set[CudaVersion] = set()
+    for m in _FIND_PACKAGE().finditer(text):
+        try:
+            found.add(parse_cuda_version(m.group(1)))
+        except ValueError:  # older than the table (FindCUDA's 7.5): no version it can hold to
+            return None
     return found.pop() if len(found) == 1 else None
 
 
