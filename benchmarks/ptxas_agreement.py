@@ -2,7 +2,8 @@
 
 Generates every valid form of every family the grammar covers (``ptxlint/ptx/grammar_data.py``)
 and systematic mutants of each (a modifier dropped, swapped for a sibling's, another type,
-another immediate, an immediate for a register read, one operand more or less, another register
+another immediate (past the form's range, or inside it where a stride may hide), an immediate
+for a register read, one operand more or less, another register
 class, another state space, a C cast in an operand, a missing comma, an opcode that is not PTX,
 the sink ``_`` for a result or a vector element, a 32-bit or a float register as an address, an
 immediate for a label),
@@ -196,6 +197,18 @@ def _invalid_immediates(spec: OperandSpec) -> list[int]:
     return out
 
 
+def _inner_immediates(spec: OperandSpec) -> list[int]:
+    """Values inside a range the form gives no stride for: a stride ptxas keeps and the
+    grammar lacks (setmaxnreg's count, a multiple of 8 in [24..256]) shows as an odd value
+    rejected there."""
+    values = spec.values
+    if values.choices or values.step > 1 or values.low is None or values.high is None \
+            or values.high - values.low < 2:
+        return []
+    middle = (values.low + values.high) // 2 | 1
+    return sorted({values.low + 1, min(middle, values.high - 1)})
+
+
 @dataclass
 class _Instance:
     form: Form
@@ -271,6 +284,8 @@ def mutants(inst: _Instance) -> Iterable[tuple[str, str]]:
         if spec.kind == "imm" or (spec.kind == "regimm" and spec.values.spec != "*"):
             for value in _invalid_immediates(spec):
                 yield "other-immediate", inst.text(operands=[*ops[:i], str(value), *ops[i + 1:]])
+            for value in _inner_immediates(spec):
+                yield "inner-immediate", inst.text(operands=[*ops[:i], str(value), *ops[i + 1:]])
         if spec.kind == "imm":
             yield "immediate-as-register", inst.text(operands=[*ops[:i], "%r9", *ops[i + 1:]])
             yield "c-cast", inst.text(operands=[*ops[:i], f"(int64_t){text}", *ops[i + 1:]])

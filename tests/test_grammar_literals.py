@@ -110,6 +110,11 @@ def test_immediates_ptxas_bounds() -> None:
     assert status(f"{bulk}8, [%rd4];") == "error"
     assert status(f"{bulk}1048576, [%rd4];") == "error"
     assert status("cp.async.bulk.prefetch.L2.global [%rd1], 8;") == "error"
+    # ptxas 13.0: "unexpected value '250', expected to be multiple of 8" (the ISA: 24..256,
+    # a multiple of 8); the agreement matrix's inner-immediate probes found the stride
+    assert status("setmaxnreg.inc.sync.aligned.u32 248;") == "ok"
+    assert "a multiple of 8" in message("setmaxnreg.inc.sync.aligned.u32 250;")
+    assert "a multiple of 8" in message("setmaxnreg.dec.sync.aligned.u32 25;")
     assert status("st.bulk [%rd1], 8, 0;") == "ok"
     assert status("st.bulk [%rd1], 4, 0;") == "error"
     assert status("redux.sync.add.u32 %r1, 1, %r3;") == "ok"  # the source may be a constant

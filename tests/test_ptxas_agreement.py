@@ -25,6 +25,7 @@ def test_generation_covers_every_family_with_valid_forms_and_mutants() -> None:
     kinds = {c.kind for c in cases}
     assert families == {f.opcode for f in agreement.grammar.forms()}
     assert {"valid", "drop-modifier", "sibling-modifier", "other-type", "other-immediate",
+            "inner-immediate",
             "register-as-immediate", "literal-class",
             "operand-less", "operand-more", "register-class", "other-space", "c-cast",
             "missing-comma", "not-ptx-opcode"} <= kinds

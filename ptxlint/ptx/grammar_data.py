@@ -245,8 +245,8 @@ _add("fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;
 _add("fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster; sm=90")
 _add("griddepcontrol<M:.launch_dependents|.wait>; sm=90")
 _add("nanosleep.u32 a:u32; sm=70")
-_add("setmaxnreg<M:.inc|.dec>.sync.aligned.u32 i:24..256; sm=90a,100f,120f")
-_add("setmaxnreg<M:.inc|.dec>.sync.aligned.s32 i:24..256; sm=90a,100f,120f; undocumented")
+_add("setmaxnreg<M:.inc|.dec>.sync.aligned.u32 i:24..256%8; sm=90a,100f,120f")
+_add("setmaxnreg<M:.inc|.dec>.sync.aligned.s32 i:24..256%8; sm=90a,100f,120f; undocumented")
 
 # ----------------------------------------------------------------------------- async copies
 for level, sizes in (("ca", "4|8|16"), ("cg", "16")):
