@@ -124,5 +124,6 @@ asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1
                     f"{since_text}), but the #if guards around it admit CUDA "
                     f"{format_cuda(version)}, whose ptxas accepts PTX ISA {format_ptx(accepted)} "
                     "at most: the build breaks there unless the guard asks for "
-                    f"{'CUDA ' + format_cuda(first) if first else 'a newer CUDA'}")
+                    + (f"CUDA {format_cuda(first)} (PTX ISA {format_ptx(needed)})" if first
+                       else f"PTX ISA {format_ptx(needed)}"))
             yield self.finding(statement, span, message)
