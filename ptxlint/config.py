@@ -340,7 +340,7 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "min-cuda-version", "min_cuda_version", _cuda_version, "string",
-        "none, or find_package(CUDAToolkit X) in the project's CMakeLists.txt",
+        "none, or find_package(CUDAToolkit X) (or CUDA X) in the project's CMakeLists.txt",
         "The oldest CUDA toolkit the project supports, for PTX403 (isa-version-unsupported).",
         "An instruction form introduced in a newer PTX ISA than that toolkit accepts (each "
         "instruction's PTX ISA Notes) breaks the build there; PTX403 reports it unless the "
