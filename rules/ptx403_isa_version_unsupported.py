@@ -91,20 +91,14 @@ asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1
         configured = context.options.get("min_cuda_version")
         since = configured if isinstance(configured, tuple) else None
         analysis = analysis_of(statement)
-        needs = [
-            (instruction, *ptx_requirement(instruction.opcode, instruction.modifiers))
-            for instruction in statement.ptx.instructions
-            # an unknown spelling is PTX204's
-            if not instruction.opaque and not analysis.instruction_unknown(instruction)
-        ]
-        needs = [need for need in needs if need[1]]
-        if not needs:
-            return
         oldest = oldest_compiling(analysis.guards, statement.context.guard_macros, since)
         if oldest is None:
             return  # no toolkit certainly compiles it, or nothing says which is the oldest
         version, accepted = oldest
-        for instruction, needed, feature in needs:
+        for instruction in statement.ptx.instructions:
+            if instruction.opaque or analysis.instruction_unknown(instruction):
+                continue  # an unknown spelling is PTX204's
+            needed, feature = ptx_requirement(instruction.opcode, instruction.modifiers)
             if needed <= accepted:
                 continue
             first = cuda_for_ptx(needed)
