@@ -7,9 +7,8 @@ from collections.abc import Iterator
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import HOLE, AsmStatement, Finding, PtxInstruction, Severity
-from ptxlint.ptx.grammar import REJECTED, Verdict, family_vocabulary
+from ptxlint.ptx.grammar import family_vocabulary
 from ptxlint.ptx.instructions import family, is_opcode, unknown_modifier
-from ptxlint.ptx.toolkit import toolkit_accepts
 from ptxlint.rule import Rule, RuleContext
 
 # An opcode word the way PTX spells them: lowercase letters and digits (AMD's `v_add_f32`
@@ -116,8 +115,7 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                 continue
             if verdict is not None:  # judged, and not opaque
                 if verdict.issues:  # most verdicts have none
-                    yield from self._grammar_findings(statement, instruction, verdict,
-                                                      cuda_version)
+                    yield from self._grammar_findings(statement, instruction, cuda_version)
                 continue
             index = unknown_modifier(opcode, instruction.modifiers)
             if index is None:
@@ -140,27 +138,21 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 
 
     def _grammar_findings(
-        self, statement: AsmStatement, instruction: PtxInstruction, verdict: Verdict,
-        cuda_version: object = None,
+        self, statement: AsmStatement, instruction: PtxInstruction, cuda_version: object = None,
     ) -> Iterator[Finding]:
-        for issue in verdict.issues:
-            if issue.kind not in ("modifier", "combination"):
-                continue
-            if toolkit_accepts(issue, cuda_version, analysis_of(statement).guards):
-                continue  # the configured toolkit's ptxas (cuda-version) takes it
-            if issue.message == REJECTED["address32"] and analysis_of(statement).only_for_32bit:
-                continue  # a 32-bit branch: right where it is built
-            start, end = issue.start, issue.end
-            if end <= start:
-                start, end = instruction.opcode_start, instruction.opcode_end
-            message = issue.message
-            if issue.word:
-                message += _hint(issue.word, family_vocabulary(instruction.opcode))
-            severity = Severity.WARNING if issue.severity == "warning" else None
-            yield self.finding(
-                statement, self.template_span(statement, start, end), message, severity=severity
-            )
+        issue = analysis_of(statement).spelling_issue(instruction, cuda_version)
+        if issue is None:
             return
+        start, end = issue.start, issue.end
+        if end <= start:
+            start, end = instruction.opcode_start, instruction.opcode_end
+        message = issue.message
+        if issue.word:
+            message += _hint(issue.word, family_vocabulary(instruction.opcode))
+        severity = Severity.WARNING if issue.severity == "warning" else None
+        yield self.finding(
+            statement, self.template_span(statement, start, end), message, severity=severity
+        )
 
 
 def _near_opcode(opcode: str) -> str | None:

@@ -54,7 +54,9 @@ or a header it includes by relative path defines is read through its definition:
 CUDA 11.3 compiles the branch.
 
 `cuda-version` is a different setting: the toolkit whose ptxas the instruction verdicts of
-PTX204/PTX206/PTX207 are for. This rule is in preview.
+PTX204/PTX206/PTX207 are for. A form that toolkit rejects too (`cvt.rn.bf16x2.e2m1x2`, new in
+CUDA 13.2, under the default 13.0), or a spelling no form has, is PTX204's one finding: this
+rule says nothing of it. This rule is in preview.
 
 ## Why is this bad?
 The build breaks on the toolkits the project (or the guard) says it supports: ptxas stops with
@@ -95,12 +97,16 @@ asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1
         if oldest is None:
             return  # no toolkit certainly compiles it, or nothing says which is the oldest
         version, accepted = oldest
+        cuda_version = context.options.get("cuda_version")
         for instruction in statement.ptx.instructions:
-            if instruction.opaque or analysis.instruction_unknown(instruction):
-                continue  # an unknown spelling is PTX204's
+            if instruction.opaque:
+                continue
             needed, feature = ptx_requirement(instruction.opcode, instruction.modifiers)
             if needed <= accepted:
                 continue
+            if analysis.instruction_unknown(instruction) or analysis.spelling_issue(
+                    instruction, cuda_version) is not None:
+                continue  # a spelling the run's own toolkit rejects is PTX204's
             first = cuda_for_ptx(needed)
             since_text = f"CUDA {format_cuda(first)} or newer" if first else "a newer CUDA"
             span = self.template_span(statement, instruction.opcode_start, instruction.opcode_end)

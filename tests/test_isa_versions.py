@@ -286,6 +286,18 @@ def test_a_form_only_a_newer_ptxas_knows_is_reported_where_the_older_one_compile
     assert lint_text(versioned, select=("PTX204",)) == []
 
 
+def test_a_form_the_runs_toolkit_rejects_is_one_finding_not_two() -> None:
+    """A form new in 13.1 with min-cuda-version 12.4: while cuda-version (13.0) rejects it too,
+    PTX204 reports it and PTX403 says nothing; with cuda-version 13.1 only PTX403 speaks."""
+    bare = MXF4.format(open="", close="")
+    both = ("PTX204", "PTX403")
+    older = RuleContext(options=version_options(None, "12.4", "."))
+    assert [f.rule for f in lint_text(bare, select=both, context=older)] == ["PTX204"]
+    newer = RuleContext(options=version_options("13.1", "12.4", "."))
+    [finding] = lint_text(bare, select=both, context=newer)
+    assert finding.rule == "PTX403" and "min-cuda-version is 12.4" in finding.message
+
+
 def _newer_forms() -> list[tuple[grammar.Form, str, str]]:
     """Each toolkit-gated form's first instance, with a target its need admits."""
     out = []

@@ -24,10 +24,11 @@ from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RegisterMisfit,
 from ptxlint.analysis.template_refs import refs_of
 from ptxlint.model import AsmStatement, PercentToken, PtxInstruction
 from ptxlint.ptx.flow import WriteAnalysis, analyze
-from ptxlint.ptx.grammar import judged
+from ptxlint.ptx.grammar import REJECTED, Issue, judged
 from ptxlint.ptx.instructions import Requirement, family, unknown_modifier
 from ptxlint.ptx.judge import Verdict, judge
 from ptxlint.ptx.targets import Target
+from ptxlint.ptx.toolkit import toolkit_accepts
 
 __all__ = ["StatementAnalysis", "analysis_of"]
 
@@ -267,6 +268,26 @@ class StatementAnalysis:
         """Device code for sure (:func:`ptxlint.analysis.roots.clearly_ptx`): an unknown word
         in it is a PTX typo, not another assembler's instruction."""
         return _roots.clearly_ptx(self.statement)
+
+    def spelling_issue(self, instruction: PtxInstruction, cuda_version: object = None
+                       ) -> Issue | None:
+        """The grammar's first spelling issue with ``instruction`` (an unknown modifier, a
+        combination no form has) that PTX204 reports: one the toolkit the verdicts are for
+        (``cuda_version``, a rule option) rejects, unless the statement's guards keep that
+        toolkit out, and not a 32-bit address in a branch built only for 32-bit targets. While
+        the spelling is wrong, what the instruction needs or does is not known: the rules that
+        ask (PTX403) stay silent."""
+        if instruction.opaque or not judged(instruction.opcode, instruction.modifiers):
+            return None
+        for issue in self.verdict(instruction).issues:
+            if issue.kind not in ("modifier", "combination"):
+                continue
+            if toolkit_accepts(issue, cuda_version, self.guards):
+                continue  # the configured toolkit's ptxas (cuda-version) takes it
+            if issue.message == REJECTED["address32"] and self.only_for_32bit:
+                continue  # a 32-bit branch: right where it is built
+            return issue
+        return None
 
     def instruction_unknown(self, instruction: PtxInstruction) -> bool:
         """PTX204 reports that no PTX form spells ``instruction`` (an unknown modifier of a
