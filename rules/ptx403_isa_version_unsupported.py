@@ -104,8 +104,10 @@ asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1
             needed, feature = ptx_requirement(instruction.opcode, instruction.modifiers)
             if needed <= accepted:
                 continue
-            if analysis.instruction_unknown(instruction) or analysis.spelling_issue(
-                    instruction, cuda_version) is not None:
+            if analysis.instruction_unknown(instruction):
+                continue  # an unknown modifier is PTX204's
+            spelling = analysis.spelling_issue(instruction, cuda_version)
+            if spelling is not None and spelling.severity == "error":
                 continue  # a spelling the run's own toolkit rejects is PTX204's
             first = cuda_for_ptx(needed)
             since_text = f"CUDA {format_cuda(first)} or newer" if first else "a newer CUDA"

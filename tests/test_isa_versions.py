@@ -296,6 +296,12 @@ def test_a_form_the_runs_toolkit_rejects_is_one_finding_not_two() -> None:
     newer = RuleContext(options=version_options("13.1", "12.4", "."))
     [finding] = lint_text(bare, select=both, context=newer)
     assert finding.rule == "PTX403" and "min-cuda-version is 12.4" in finding.message
+    # a form ptxas takes but the ISA does not document is PTX204's warning, not an error of
+    # spelling: its ISA version still counts (setmaxnreg is PTX ISA 8.0, CUDA 12.0)
+    signed = ('__global__ void k() { asm volatile("setmaxnreg.inc.sync.aligned.s32 240;"); }\n')
+    oldest = RuleContext(options=version_options(None, "11.8", "."))
+    rules = sorted(f.rule for f in lint_text(signed, select=both, context=oldest))
+    assert rules == ["PTX204", "PTX403"]
 
 
 def _newer_forms() -> list[tuple[grammar.Form, str, str]]:
