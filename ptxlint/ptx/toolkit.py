@@ -10,7 +10,7 @@ the newer ones, or whether the statement's ``#if`` guards may keep it out."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
 
 from ptxlint.model import GuardMacro
 from ptxlint.ptx.grammar import Issue
@@ -25,8 +25,9 @@ from ptxlint.ptx.versions import (
 __all__ = ["oldest_compiling", "toolkit_accepts"]
 
 
+@functools.lru_cache(maxsize=4096)
 def oldest_compiling(
-    guards: tuple[str, ...], macros: Sequence[GuardMacro] = (),
+    guards: tuple[str, ...], macros: tuple[GuardMacro, ...] = (),
     since: CudaVersion | None = None,
 ) -> tuple[CudaVersion, int] | None:
     """The oldest toolkit, with the PTX ISA version (x10) its ptxas accepts, that certainly
@@ -46,14 +47,14 @@ def oldest_compiling(
             return None
         since = OLDEST_TOOLKIT
         first_ptx = ptx_for_cuda(since)
-        if first_ptx is None or toolkit_compiles(guards, since, first_ptx, tuple(macros),
+        if first_ptx is None or toolkit_compiles(guards, since, first_ptx, macros,
                                                  any_target=True):
             return None
     for version in known_toolkits(since):
         ptx = ptx_for_cuda(version)
         if ptx is None:
             return None
-        if toolkit_compiles(guards, version, ptx, tuple(macros)):
+        if toolkit_compiles(guards, version, ptx, macros):
             return version, ptx
     return None
 
