@@ -96,9 +96,21 @@ def reversed_mov_finding(rule: Rule, statement: AsmStatement, mov: ReversedMov) 
     between = text[destination.end : source.start]
     swapped = f"{source.text}{between}{destination.text}"
     mnemonic = instruction.mnemonic
-    refs = ", ".join(f"%{i}" for i in mov.refs)
+    prefix = statement.ref_prefix
+    refs = ", ".join(f"{prefix}{i}" for i in mov.refs)
     plural = "s" if len(mov.refs) > 1 else ""
-    if mov.writes_inputs:
+    if mov.inputs:
+        into = ", ".join(f"{prefix}{i}" for i in mov.inputs)
+        if statement.syntax == "llvm":
+            kept = (f"whose register{plural} still hold{'' if plural else 's'} the tensor for "
+                    "later uses")
+        else:
+            kept = ("which the compiler assumes "
+                    f"{'keep their values' if plural else 'keeps its value'}")
+        what = (f"it reads write-only output{plural} {refs} before anything writes "
+                f"{'them' if plural else 'it'}, into input{plural} {into}, {kept}")
+        meant = f"copy the input{plural} into the output{plural}"
+    elif mov.writes_inputs:
         what = (f"it writes input{plural} {refs} from '{mov.register}', which the template never "
                 f"wrote: the compiler assumes an input keeps its value, and '{mov.register}' "
                 "holds garbage")

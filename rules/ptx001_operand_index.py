@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.analysis.template_refs import refs_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
@@ -22,6 +23,12 @@ class OperandIndexOutOfRange(Rule):
 ## What it does
 Flags `%N` references in an extended asm template where `N` is not smaller than the number of
 operands, and symbolic references `%[name]`, which nvcc cannot resolve.
+
+Where some operand is then named by no `%N`, the finding says which (and, for one stray number
+and one unnamed operand, asks whether that one was meant): the template and the operand list
+disagree on the numbering, one defect. The rules that would speak of its consequences stay
+silent (`ptxlint.analysis.roots`): PTX009 on the unnamed operands, and, in the instruction that
+names the stray `%N`, PTX105, PTX106 and PTX206 on what its other `%N` stand for.
 
 ## Why is this bad?
 Operands are numbered outputs first, then inputs. A reference past the last one is an off-by-one
@@ -52,12 +59,24 @@ asm("mov.u32 %0, 1;" : "=r"(d));
         if not statement.extended:
             return
         count = len(statement.operands)
+        refs = refs_of(statement)
         # The tokens are the template's index's, shared by every statement that spells it; a
         # source span is worked out only for a finding.
-        refs = refs_of(statement)
-        strays = () if statement.opaque_sections else tuple(
-            t for index in sorted(refs.referenced) if index >= count for t in refs.tokens_of(index)
-        )
+        analysis = analysis_of(statement)
+        strays = analysis.stray_refs
+        # the operands no %N names: where the numbering is off, what the strays were meant for
+        # (PTX009 is silent on them then)
+        unnamed = analysis.unreferenced_operands if strays else ()
+        hint = ""
+        if unnamed:
+            listed = ", ".join(
+                f"{o.index} ({o.expression})" if o.expression else f"{o.index}" for o in unnamed
+            )
+            several = len(unnamed) > 1
+            hint = f"; operand{'s' if several else ''} {listed} {'are' if several else 'is'} " \
+                "never named"
+            if len(unnamed) == 1 and len({t.index for t in strays}) == 1:
+                hint += f": did you mean {statement.ref_prefix}{unnamed[0].index}?"
         for token in sorted((*refs.named, *strays), key=lambda t: t.start):
             if token.kind == "named":
                 yield self.finding(
@@ -77,7 +96,7 @@ asm("mov.u32 %0, 1;" : "=r"(d));
                     statement,
                     self.template_span(statement, token.start, token.end),
                     f"'{statement.template.text[token.start : token.end]}' refers to operand "
-                    f"{token.index}, but the statement has {have}{valid}{where}",
+                    f"{token.index}, but the statement has {have}{valid}{where}{hint}",
                 )
 
 

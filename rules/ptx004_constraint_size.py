@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ptxlint.analysis.guards import model_dependent
 from ptxlint.analysis.operand_use import LETTER_TYPES, Use, uses, value_types
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.constraints import is_array, letter_for, operand_verdict
+from ptxlint.constraints import letter_for, operand_verdict
 from ptxlint.model import AsmStatement, CType, Edit, Finding, Fix, Operand, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
@@ -34,6 +34,11 @@ any pointer with `r`, and `__half`/`__nv_bfloat16` values (with any letter) are 
 The knowledge comes from nvcc 13.0 itself (see `ptxlint/constraints.py`, re-checked by
 `tests/test_nvcc_oracle_operands.py`). When the operand's type is unknown (a template
 parameter, a macro, a type from another header), the rule says nothing.
+
+A pointer passed with `r` as a `.shared` address is one defect, the missing conversion to the
+shared window: the message says so and PTX301 stays silent on it. So does PTX206 on the
+register type of any operand reported here (a `double` in `"r"` of an `add.f64`): nvcc stops
+at the operand, and the letter that fits the value gives the `%N` another register.
 
 ## Why is this bad?
 nvcc rejects the statement: `asm operand type size(8) does not match type/size implied by
@@ -82,40 +87,31 @@ for types no letter fits (`char`, `__half`).
         if statement.syntax == "llvm":
             yield from self._llvm(statement)
             return
-        guarded: bool | None = None  # the guards are evaluated only for a type that misfits
-        tier2 = context.tier2
-        # the register operands whose type misfits or is unknown (none in hipcc code)
-        for misfit in analysis_of(statement).register_misfits:
-            verdict = misfit.verdict
-            if verdict is None:
-                # the type is unknown (a misfit's verdict is None exactly then): most misfits
-                # of the CUDA 13 headers (7,112), asked nothing more without Tier 2 types
-                if tier2 is not None:
-                    # Template instantiations (Tier 2) that disagree: judge each one.
+        analysis = analysis_of(statement)
+        if context.tier2 is not None:
+            # the register operands whose type is unknown (a misfit's verdict is None exactly
+            # then: most misfits of the CUDA 13 headers, 7,112): the template instantiations
+            # (Tier 2) that disagree, each judged
+            guarded: bool | None = None
+            for misfit in analysis.register_misfits:
+                if misfit.verdict is None:
                     if guarded is None:
-                        guarded = analysis_of(statement).data_model_guarded
-                    yield from self._per_instantiation(statement, misfit.operand, context, guarded)
-                continue
-            if verdict.rule != self.id:
-                continue
+                        guarded = analysis.data_model_guarded
+                    yield from self._per_instantiation(
+                        statement, misfit.operand, context, guarded
+                    )
+        # nvcc's refusals, less a 2-byte class in "h" under clang and a pointer or long where
+        # the guards may mean a 32-bit build (the analysis's, as PTX206 and PTX301 defer here)
+        for misfit in analysis.size_misfits:
             operand = misfit.operand
-            c = operand.constraint
-            assert operand.ctype is not None
-            if (
-                operand.ctype.kind == "half" and c.letters == "h"
-                and analysis_of(statement).clang_only
-            ):
-                continue  # clang takes a 2-byte class in a 16-bit register; only nvcc refuses
-            if guarded is None:
-                guarded = analysis_of(statement).data_model_guarded
-            if guarded and model_dependent(operand.ctype):
-                continue  # maybe a 32-bit target, where pointers and long are 4 bytes
-            yield self.finding(
-                statement,
-                operand.span,
-                f"operand {operand.index} ({operand.expression}): {verdict.reason}",
-                fix=_fix(statement, operand, operand.ctype, c.letters),
-            )
+            assert operand.ctype is not None and misfit.verdict is not None
+            shared = analysis.shared_pointer_misfit(operand.index)
+            fix = _fix(statement, operand, operand.ctype, operand.constraint.letters, shared)
+            message = f"operand {operand.index} ({operand.expression}): {misfit.verdict.reason}"
+            if shared:  # PTX301 is silent on this generic pointer: one defect, one finding
+                message += (", and it is a .shared address, which takes the 32-bit "
+                            "shared-window offset: convert it with __cvta_generic_to_shared")
+            yield self.finding(statement, operand.span, message, fix=fix)
 
     def _llvm(self, statement: AsmStatement) -> Iterator[Finding]:
         """Triton: LLVM gives each value a register of its constraint letter's width, so a
@@ -171,12 +167,14 @@ for types no letter fits (`char`, `__half`).
             )
 
 
-def _fix(statement: AsmStatement, operand: Operand, ctype: CType, letter: str) -> Fix | None:
+def _fix(
+    statement: AsmStatement, operand: Operand, ctype: CType, letter: str, shared: bool
+) -> Fix | None:
+    """``shared``: the operand is a pointer in "r" the template uses as a .shared address
+    (``StatementAnalysis.shared_pointer_misfit``)."""
     seen = list(uses(statement, operand.index))
     holes = statement.template.has_holes or statement.opaque_sections
-    pointer = ctype.kind == "pointer" or is_array(ctype)
-    shared = any(u.in_address and u.space == "shared" for u in seen)
-    if letter == "r" and pointer and operand.role == "input" and shared:
+    if shared:
         safe = not holes and all(u.in_address and u.space == "shared" for u in seen)
         expression = statement.source.text[
             operand.expression_span.start : operand.expression_span.end

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.operand_use import referenced
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.analysis.template_refs import refs_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -32,7 +30,9 @@ piece, an operand or clobber section that comes through a macro, a constraint fr
 
 One defect, one finding (`ptxlint.analysis.roots`): an input tied to an output (`"0"`,
 `"=r,0"`) is read through the output's register and is never named; PTX002 reports the tie
-where nvcc rejects it.
+where nvcc rejects it. Where the template names a `%N` past the last operand, the numbering
+itself is off (`mov.b32 %0, %2;` given two operands): PTX001's finding names the operands no
+`%N` reaches, and this rule is silent.
 
 ## Why is this bad?
 nvcc accepts it silently, but an operand nobody reads is almost always an off-by-one in the
@@ -52,39 +52,10 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         analysis = analysis_of(statement)
-        if analysis.rocm_guarded:
-            return  # hipcc code: not nvcc's constraints
-        if (
-            not statement.extended
-            or not statement.operands
-            or not (statement.ptx.instructions or statement.ptx.directives or statement.ptx.labels)
-            or statement.template.has_holes
-            or statement.opaque_sections
-            or refs_of(statement).named
-            or any(o.constraint.opaque or "C" in o.constraint.letters for o in statement.operands)
-        ):
-            return
-        used = referenced(statement)
-        for operand in statement.operands:
-            if operand.index in used:
-                continue
-            if statement.syntax == "llvm" and operand.role == "output":
-                continue  # Triton needs an output even for `bar.sync`: a dummy "=r" is normal
-            if analysis.tied(operand.index):
-                continue  # "0", "=r,0": the tied input is read through the output's register
-            packed = statement.llvm is not None and (statement.llvm.pack or 1) > 1
-            # Packed: each tensor has several registers and a template may need only some of
-            # them (two random words for eight values); flag a tensor none of whose registers
-            # is used, and only where the register -> tensor map is known.
-            if packed and (
-                not operand.expression
-                or any(
-                    o.index in used
-                    for o in statement.operands
-                    if o.expression == operand.expression
-                )
-            ):
-                continue
+        unreferenced = analysis.unreferenced_operands
+        if not unreferenced or analysis.stray_refs:
+            return  # (a %N past the last operand: PTX001 names these operands)
+        for operand in unreferenced:
             consequence = ""
             if operand.role == "output" and "+" not in operand.constraint.modifiers:
                 consequence = ": the variable receives an undefined value"

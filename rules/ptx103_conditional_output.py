@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.cxx_facts import facts_for
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
+from ptxlint.model import AsmStatement, Finding, Fix, Operand, PtxInstruction, Severity
 from ptxlint.ptx.effects import written_operands
 from ptxlint.rule import Rule, RuleContext
 
@@ -38,6 +38,10 @@ or templates it cannot follow (an opaque macro piece, `call`, `brx.idx`, a branc
 template). Nor does it flag when the guarding predicate itself reaches C++ through an output
 that is always written (`selp.u32 %3, 1, 0, p;` beside `@p mov.u32 %0, ...`, as CUTLASS's
 tile schedulers do): the caller can tell the output is meaningless on that path.
+
+Outputs that the same instructions write, each only on some paths, are one defect and one
+finding: `@p ld.global.v4.f32 {%0, %1, %2, %3}, [%4];` names the four outputs once, and its fix
+declares them all `+`.
 
 It flags only where the variable has a value to lose: a parameter or reference, memory behind
 a pointer, a member or array element it cannot see, a local that is initialised or assigned
@@ -80,6 +84,10 @@ variable's current value in, which is what the template relies on; nothing else 
         analysis = analysis_of(statement).flow
         if analysis is None:
             return
+        # the outputs written only on some paths, grouped by the instructions that write them:
+        # a predicated vector load's outputs are one defect (the load's guard), one finding
+        groups: dict[tuple[int, ...], list[Operand]] = {}
+        writers_of: dict[tuple[int, ...], list[PtxInstruction]] = {}
         for operand in statement.outputs:
             modifiers = operand.constraint.modifiers
             if operand.constraint.opaque or "=" not in modifiers or "+" in modifiers:
@@ -94,35 +102,56 @@ variable's current value in, which is what the template relies on; nothing else 
                 operand.expression, statement.span.start, statement.span.end
             ) is False:
                 continue  # an uninitialised local: no old value to lose
-            where = _first_write(writers, operand.index)
-            how = (
-                f"only under '@{'!' if writers[0].predicate.negated else ''}"
-                f"{writers[0].predicate.register.text}'"
-                if writers[0].predicate is not None and len(writers) == 1
-                else "only on some paths"
-            )
             if statement.syntax == "llvm" and any(
                 i.constraint.letters == str(operand.index) for i in statement.inputs
             ):
                 continue  # "=r,0": the tied input is the value on the paths that skip the write
-            if statement.syntax == "llvm":
-                # LLVM has no '+': an input tied to the output carries the value in
-                yield self.finding(
-                    statement,
-                    self.template_span(statement, where[0], where[1]),
-                    f"output ${operand.index} ('{operand.constraint.text}') is written {how}: "
-                    "on the other paths the result is undefined (Triton 3.6.0: garbage or 0); "
-                    f"pass the fallback value as an input tied to it ('{operand.index}', as in "
-                    '"=r,0,r")',
-                )
-                continue
-            yield self.finding(
-                statement,
-                self.template_span(statement, where[0], where[1]),
-                f"output %{operand.index} ('{operand.constraint.text}') is written {how}: "
-                "on the other paths its old value is lost; declare it '+'",
-                fix=make_read_write(statement, operand.index),
+            key = tuple(id(w) for w in writers)
+            groups.setdefault(key, []).append(operand)
+            writers_of[key] = writers
+        for key, outputs in groups.items():
+            yield self._finding(statement, outputs, writers_of[key])
+
+    def _finding(
+        self, statement: AsmStatement, outputs: list[Operand], writers: list[PtxInstruction]
+    ) -> Finding:
+        """One finding for ``outputs``, which ``writers`` alone write, each only on some paths."""
+        wheres = [_first_write(writers, o.index) for o in outputs]
+        span = self.template_span(statement, min(w[0] for w in wheres), max(w[1] for w in wheres))
+        how = (
+            f"only under '@{'!' if writers[0].predicate.negated else ''}"
+            f"{writers[0].predicate.register.text}'"
+            if writers[0].predicate is not None and len(writers) == 1
+            else "only on some paths"
+        )
+        prefix = statement.ref_prefix
+        named = ", ".join(f"{prefix}{o.index} ('{o.constraint.text}')" for o in outputs)
+        several = len(outputs) > 1
+        subject = f"outputs {named} are" if several else f"output {named} is"
+        if statement.syntax == "llvm":
+            # LLVM has no '+': an input tied to the output carries the value in
+            ties = ", ".join(f"'{o.index}'" for o in outputs)
+            return self.finding(
+                statement, span,
+                f"{subject} written {how}: on the other paths the result is undefined "
+                f"(Triton 3.6.0: garbage or 0); pass the fallback value as an input tied to "
+                f"{'each' if several else 'it'} ({ties}, as in \"=r,0,r\")",
             )
+        fixes = [make_read_write(statement, o.index) for o in outputs]
+        fix = None
+        if all(f is not None for f in fixes):
+            edits = tuple(e for f in fixes if f is not None for e in f.edits)
+            fix = fixes[0] if not several else Fix(
+                f"Declare operands {', '.join(f'%{o.index}' for o in outputs)} read-write ('+')",
+                edits,
+            )
+        lost = "their old values are" if several else "its old value is"
+        return self.finding(
+            statement, span,
+            f"{subject} written {how}: on the other paths {lost} lost; "
+            f"declare {'them' if several else 'it'} '+'",
+            fix=fix,
+        )
 
 
 def _guard_is_exported(

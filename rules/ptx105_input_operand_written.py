@@ -44,7 +44,11 @@ One defect, one finding: a `mov` written the wrong way round
 (`ptxlint/analysis/reversed_mov.py`), which writes inputs from a register of the template's own
 that nothing wrote (`.reg .b128 _v; mov.b128 {%1, %2}, _v; st... [%0], _v;`, CCCL 3.0.1's
 128-bit atomic store), is one finding for the `mov`, not one per input, and its fix swaps the
-`mov`'s operands: making the inputs outputs would compile and still store garbage.
+`mov`'s operands: making the inputs outputs would compile and still store garbage. A copy
+between two asm operands written backwards (`mov.u32 %1, %0;` with `%1` an input and `%0` a
+write-only output nothing wrote before) is PTX106's one finding. Silent, too, in an instruction
+that names a `%N` past the last operand (PTX001): a `.v4` load given two outputs names an input
+as its third element, and the defect is the count.
 
 ## Why is this bad?
 In Python (Triton's `inline_asm_elementwise`) the same mistake is silent wrong results:
@@ -114,6 +118,15 @@ the template then computes what it was meant to, not what it did.
             if not writes:
                 continue
             write = writes[0]
+            if analysis_of(statement).numbering_root(write.operand.start, write.operand.end):
+                continue  # its instruction names a %N past the last operand: PTX001's defect
+            mov = analysis_of(statement).reversed_mov(write.position)
+            if mov is not None and operand.index in mov.inputs:
+                continue  # a backwards copy from an output: PTX106's finding, one for the mov
+            if mov is not None and mov.writes_inputs and operand.index in mov.refs:
+                if operand.index == mov.refs[0]:  # one finding for the mov, not one per input
+                    yield reversed_mov_finding(self, statement, mov)
+                continue
             if statement.syntax == "llvm":
                 # Triton/CuTe: no '+' in LLVM constraint strings, and the input is a tensor
                 # register other code still reads (research note row 9: WRONG 1024/1024)
@@ -126,11 +139,6 @@ the template then computes what it was meant to, not what it did.
                     "later uses, which see the clobbered value; write to a temporary declared "
                     "inside '{ }' (or to an output)",
                 )
-                continue
-            mov = analysis_of(statement).reversed_mov(write.position)
-            if mov is not None and mov.writes_inputs and operand.index in mov.refs:
-                if operand.index == mov.refs[0]:  # one finding for the mov, not one per input
-                    yield reversed_mov_finding(self, statement, mov)
                 continue
             facts = facts_for(context, statement)
             bound = f"'{operand.constraint.text}'({operand.expression.strip()})"

@@ -43,13 +43,16 @@ output first. An instruction reads its sources before it writes its destination,
 cannot follow (a macro piece, `call`, an indirect or outside branch) and for instructions whose
 operands it does not know.
 
-One defect, one finding (`ptxlint.analysis.roots`): silent for an output with an input tied
-to it (`"0"`, `"=f,0"`: the read is intended; PTX002 reports the tie where nvcc rejects it) and
-for an output whose type is no scalar (PTX005). A `mov` written the wrong way round
-(`ptxlint/analysis/reversed_mov.py`), which reads the outputs into a register of the
-template's own that nothing reads after (`mov.b128 _d, {%0, %1};` after the load, CCCL 3.0.1's
-128-bit atomic load), is one finding for the `mov`, not one per output, and its fix swaps the
-`mov`'s operands: declaring the outputs `+` would compile and still drop the loaded value.
+One defect, one finding (`ptxlint.analysis.roots`): silent for an output with an input tied to
+it (`"0"`, `"=f,0"`: the read is intended; PTX002 reports the tie where nvcc rejects it) and for
+an output whose type is no scalar (PTX005). A `mov` written the wrong way round
+(`ptxlint/analysis/reversed_mov.py`), which reads the outputs into a register of the template's
+own that nothing reads after (`mov.b128 _d, {%0, %1};` after the load, CCCL 3.0.1's 128-bit
+atomic load), is one finding for the `mov`, not one per output, and its fix swaps the `mov`'s
+operands: declaring the outputs `+` would compile and still drop the loaded value. A backwards
+copy between two asm operands (`mov.u32 %1, %0;`, input `%1`, output `%0`) is one finding too
+(PTX105 is silent on the input it writes), and a read in an instruction that names a `%N` past
+the last operand is PTX001's defect (the numbering is off).
 
 ## Why is this bad?
 `=` tells the compiler the variable's value before the asm is dead: it passes nothing in, the
@@ -81,9 +84,17 @@ to).
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        for index, read in analysis_of(statement).undefined_reads.items():
+        analysis = analysis_of(statement)
+        for index, read in analysis.undefined_reads.items():
+            if analysis.numbering_root(read.operand.start, read.operand.end):
+                continue  # its instruction names a %N past the last operand: PTX001's defect
             operand = statement.operands[index]
             span = self.template_span(statement, read.operand.start, read.operand.end)
+            mov = analysis.reversed_mov(read.position)
+            if mov is not None and not mov.writes_inputs and index in mov.refs:
+                if index == mov.refs[0]:  # one finding for the mov, not one per output
+                    yield reversed_mov_finding(self, statement, mov)
+                continue
             if statement.syntax == "llvm":
                 # LLVM constraint strings have no '+': an input tied to the output
                 # ("=f,0") is how a value comes in
@@ -95,11 +106,6 @@ to).
                     f"('{operand.index}', as in \"=f,{operand.index}\") or read the input "
                     "you meant",
                 )
-                continue
-            mov = analysis_of(statement).reversed_mov(read.position)
-            if mov is not None and not mov.writes_inputs and index in mov.refs:
-                if index == mov.refs[0]:  # one finding for the mov, not one per output
-                    yield reversed_mov_finding(self, statement, mov)
                 continue
             fix = make_read_write(statement, operand.index)
             yield self.finding(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
+from ptxlint.analysis.guards import model_dependent
 from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.analysis.value_flow import holds_shared_address
@@ -69,8 +71,11 @@ by `--verify`), and the message names the version: ptxas 13.1 takes a 32-bit reg
 size of `st.bulk`, 13.0 does not.
 
 One defect, one finding (`ptxlint.analysis.roots`): silent where the `%N` is an asm operand
-whose constraint nvcc rejects (PTX002), whose type is no scalar (PTX005), or carries a GCC
-modifier (PTX007: `%H1` of an `l` operand is not the 64-bit register).
+whose constraint nvcc rejects (PTX002), whose type is no scalar (PTX005), whose value its
+letter does not take (PTX004: a `double` in `"r"` of an `add.f64` is one defect, the letter;
+nvcc refuses the operand before ptxas reads the template), or carries a GCC modifier (PTX007:
+`%H1` of an `l` operand is not the 64-bit register), and in an instruction that also names a
+`%N` past the last operand (PTX001: the numbering itself is off).
 
 ## Why is this bad?
 ptxas stops with "Arguments mismatch for instruction", but only when it compiles the
@@ -92,6 +97,32 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        # one finding per asm operand: its letter is the one defect, however many of the
+        # template's instructions name it (the first; the message counts the others)
+        first: list[tuple[int | None, Finding]] = []
+        more: dict[int, int] = {}
+        for index, finding in self._findings(statement, context):
+            if index is not None:
+                if index in more:
+                    more[index] += 1
+                    continue
+                more[index] = 0
+            first.append((index, finding))
+        for index, finding in first:
+            extra = more.get(index, 0) if index is not None else 0
+            if extra:
+                uses = f"{extra} more use{'s' if extra > 1 else ''}"
+                finding = dataclasses.replace(
+                    finding,
+                    message=f"{finding.message} (and {uses} of {statement.ref_prefix}{index} "
+                    "in this statement)",
+                )
+            yield finding
+
+    def _findings(
+        self, statement: AsmStatement, context: RuleContext
+    ) -> Iterator[tuple[int | None, Finding]]:
+        """Each finding, with the asm operand whose register it is about (None: no operand)."""
         if not statement.extended or statement.opaque_sections:
             return
         typed: bool | None = None
@@ -139,26 +170,28 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
                         instruction.mnemonic,
                     )
                     if finding is not None:
-                        yield finding
+                        yield ref.ref, finding
 
     def _grammar_findings(
         self, statement: AsmStatement, instruction: PtxInstruction, verdict: Verdict,
         typed: bool, context: RuleContext,
-    ) -> Iterator[Finding]:
+    ) -> Iterator[tuple[int | None, Finding]]:
         analysis = analysis_of(statement)
         cuda_version = context.options.get("cuda_version")
         for issue in verdict.issues:
             if issue.kind != "type" or toolkit_accepts(issue, cuda_version, analysis.guards):
                 continue  # (a newer ptxas than the configured one's verdict: not this one's)
-            if analysis.template_root(issue.start, issue.end) is not None:
-                continue  # the operand or its %N is the defect (PTX002, PTX005, PTX007)
+            if analysis.register_type_root(issue.start, issue.end) is not None:
+                continue  # the operand or its %N is the defect (PTX001, 002, 004, 005, 007)
             message = issue.message
+            index = None
             ref = _ref_at(instruction.operands, issue.start, issue.end)
             if (ref is not None and ref.ref is not None and ref.ref < len(statement.operands)
                     and _in_address(instruction.operands, ref)
                     and _claimed_elsewhere(statement, statement.operands[ref.ref], context)):
                 continue
             if ref is not None and ref.ref is not None and ref.ref < len(statement.operands):
+                index = ref.ref
                 letter = statement.operands[ref.ref].constraint.letters
                 declared = _DECLARED.get(letter, "")
                 if letter in ("f", "d") and typed:
@@ -167,7 +200,7 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
                     declared += " register"
                 message = (f"'{ref.text}' is operand {ref.ref} with constraint '{letter}' (a "
                            f"{declared}), but {message.split(' but ', 1)[1]}")
-            yield self.finding(
+            yield index, self.finding(
                 statement, self.template_span(statement, issue.start, issue.end), message
             )
 
@@ -182,8 +215,8 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
     ) -> Finding | None:
         if ref.ref is None or ref.ref >= len(statement.operands):
             return None
-        if analysis_of(statement).template_root(ref.start, ref.end) is not None:
-            return None  # the operand or its %N is the defect (PTX002, PTX005, PTX007)
+        if analysis_of(statement).register_type_root(ref.start, ref.end) is not None:
+            return None  # the operand or its %N is the defect (PTX001, 002, 004, 005, 007)
         operand = statement.operands[ref.ref]
         constraint = operand.constraint
         letter = constraint.letters
@@ -226,14 +259,15 @@ def _in_address(operands: tuple[PtxOperand, ...], ref: PtxOperand) -> bool:
 
 
 def _claimed_elsewhere(statement: AsmStatement, operand: Operand, context: RuleContext) -> bool:
-    """An address register whose C++ value another rule reports as the defect: a value of
-    another size than its letter's (a pointer in "r": PTX004) or a shared-window offset used
+    """An address register whose C++ value another rule reports as the defect, or may be fine
+    in: a pointer where the guards may mean a 32-bit build (PTX004 is silent there too), or a
+    shared-window offset used
     as a generic or global address (PTX301, which follows it through the file's functions:
     asked only here, where a finding is at stake, so the rule's other outcomes stay memoised)."""
     ctype = operand.ctype
-    if ctype is not None and (ctype.kind == "pointer"
-                              or (ctype.size is not None and ctype.size != 4)):
-        return True
+    # (a value nvcc refuses under its letter, a pointer in "r", is PTX004's root: asked before)
+    if ctype is not None and model_dependent(ctype) and analysis_of(statement).data_model_guarded:
+        return True  # maybe a 32-bit build, where a pointer is a 32-bit address (PTX004's)
     if is_shared_offset(operand):
         return True
     if ctype is not None and ctype.kind != "integer":

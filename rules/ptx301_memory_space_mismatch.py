@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis import operand_use
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.analysis.template_refs import refs_of
 from ptxlint.analysis.value_flow import Value, holds_shared_address, operand_value
 from ptxlint.model import (
@@ -196,6 +197,8 @@ Not flagged: `__cvta_generic_to_shared(p)` with a shared access; a value that al
 shared-window address, however it got there; a template that converts the operand itself with
 `cvta.to.shared`; `ld.global` or plain `ld`/`st` on a C++ pointer (a generic
 address is a valid global address on current GPUs); operands whose type and helper are unknown.
+A pointer passed with `"r"` as a shared address is PTX004's finding (nvcc refuses the 8-byte
+value in a 32-bit register; its fix is the conversion): one defect, one finding.
 
 ## Why is this bad?
 State spaces are separate address windows, and the PTX ISA leaves an access undefined when its
@@ -298,7 +301,9 @@ address of the file's own `__shared__` memory, and the message names both conver
                     elif held not in (Value.SHARED, Value.MAYBE_SHARED) and is_generic_pointer(
                         operand
                     ):
-                        problems.append((use, operand, where, "generic"))
+                        if not analysis_of(statement).shared_pointer_misfit(operand.index):
+                            # (a pointer in "r": PTX004's finding, the conversion its fix)
+                            problems.append((use, operand, where, "generic"))
                     elif held is Value.GENERIC:
                         # a pointer cast to a 64-bit integer keeps its generic value: the cast
                         # changes the C++ type, not the address space

@@ -65,6 +65,42 @@ STACKS = [
         '  asm("atom.global.add.u32 %0, [%1], %2;" : "=r"(r) : "l"(p), "r"(x) : "memory");\n',
         id="misspelled-atomic-has-no-known-effects",
     ),
+    pytest.param(
+        "PTX004", "PTX206",
+        '  asm volatile("add.u64 %0, %1, %1;" : "=l"(u) : "r"(u));\n',
+        '  asm volatile("add.u64 %0, %1, %1;" : "=l"(u) : "r"(x));\n',
+        id="wide-value-in-a-narrow-letter-of-a-wide-instruction",
+    ),
+    pytest.param(
+        "PTX004", "PTX301",
+        '  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(r) : "r"(p));\n',
+        '  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(r) : "l"(p));\n',
+        id="generic-pointer-in-r-as-a-shared-address",
+    ),
+    pytest.param(
+        "PTX001", "PTX105",
+        '  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(r), "=r"(x) : "l"(p));\n',
+        '  asm volatile("ld.global.v2.u32 {%0, %1}, [%2];" : "=r"(r) : "r"(x), "l"(p));\n',
+        id="vector-load-given-too-few-outputs",
+    ),
+    pytest.param(
+        "PTX106", "PTX105",
+        '  asm volatile("mov.u32 %1, %0;" : "=r"(r) : "r"(x));\n',
+        '  asm volatile("mov.u32 %1, %1;" : "+r"(r) : "r"(x));\n',
+        id="copy-from-output-to-input",
+    ),
+    pytest.param(
+        "PTX207", "PTX106",
+        '  asm volatile("add.s32 %0 %1, %2;" : "=r"(r) : "r"(x), "r"(y));\n',
+        '  asm volatile("add.s32 %0, %0, %1;" : "=r"(r) : "r"(x));\n',
+        id="a-missing-comma-leaves-the-destination-unknown",
+    ),
+    pytest.param(
+        "PTX001", "PTX009",
+        '  asm volatile("mov.b32 %0, %2;" : "=r"(r) : "r"(x));\n',
+        '  asm volatile("mov.b32 %0, %1;" : "=r"(r) : "r"(x), "r"(y));\n',
+        id="a-stray-number-and-the-operand-it-meant",
+    ),
 ]
 
 
@@ -206,3 +242,72 @@ def test_register_misfits_follow_runs_of_one_type_and_letter_in_operand_order() 
     assert [o.ctype for o in typed.operands][2] is not None
     assert [(m.operand.index, m.verdict) for m in StatementAnalysis(typed).register_misfits] == [
         (m.operand.index, m.verdict) for m in StatementAnalysis(fresh).register_misfits]
+
+
+def test_the_analysis_names_the_roots_of_a_register_and_of_its_numbering() -> None:
+    wide = _analysis('  asm volatile("add.u64 %0, %1, %1;" : "=l"(u) : "r"(u));\n')
+    at = wide.statement.template.text.index("%1")
+    root = wide.register_type_root(at, at + 2)
+    assert root is not None and (root.kind, root.rule, root.operand) == (
+        "register-misfit", "PTX004", 1)
+    assert wide.template_root(at, at + 2) is None  # the register's type only: not its shape
+    assert wide.register_type_root(0, wide.statement.template.text.index("%0") + 2) is None
+
+    short = _analysis(
+        '  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4]; mov.u32 %0, %1;"'
+        ' : "=r"(r), "=r"(x) : "l"(p));\n'
+    )
+    template = short.statement.template.text
+    at = template.index("%2")
+    root = short.numbering_root(at, at + 2)
+    assert root is not None and (root.kind, root.rule) == ("operand-index", "PTX001")
+    at = template.index("%0", template.index("mov"))
+    assert short.numbering_root(at, at + 2) is None  # another instruction: its own numbering
+
+
+def test_a_predicated_vector_load_is_one_conditional_output_finding() -> None:
+    body = (
+        "  r = 0; x = 1;\n"
+        '  asm volatile("{ .reg .pred q; setp.ne.u32 q, %2, 0;\\n"\n'
+        '               "@q ld.global.v2.u32 {%0, %1}, [%3]; }"\n'
+        '               : "=r"(r), "=r"(x) : "r"(y), "l"(p));\n'
+    )
+    found = [f for f in lint_text(_HEAD + body + "}\n") if f.rule == "PTX103"]
+    assert len(found) == 1, found
+    assert "outputs %0 ('=r'), %1 ('=r') are written only under '@q'" in found[0].message
+    assert found[0].fix is not None
+    assert [e.new_text for e in found[0].fix.edits] == ["+", "+"]
+    # outputs the load writes under different guards are two defects
+    split = body.replace("@q ld.global.v2.u32 {%0, %1}, [%3];",
+                         "@q ld.global.u32 %0, [%3]; @!q ld.global.u32 %1, [%3];")
+    found = [f for f in lint_text(_HEAD + split + "}\n") if f.rule == "PTX103"]
+    assert len(found) == 2, found
+
+
+def test_a_stray_number_names_the_operands_nothing_names() -> None:
+    one = '  asm volatile("mov.b32 %0, %2;" : "=r"(r) : "r"(x));\n'
+    (found,) = lint_text(_HEAD + one + "}\n", select=("PTX001",))
+    assert found.message.endswith("; operand 1 (x) is never named: did you mean %1?")
+    two = '  asm volatile("add.s32 %0, %3, %4;" : "=r"(r) : "r"(x), "r"(y));\n'
+    found_two = lint_text(_HEAD + two + "}\n", select=("PTX001", "PTX009"))
+    assert [f.rule for f in found_two] == ["PTX001", "PTX001"]
+    assert all(f.message.endswith("; operands 1 (x), 2 (y) are never named") for f in found_two)
+
+
+def test_a_backwards_copy_in_a_triton_template_is_one_finding() -> None:
+    text = (
+        "import triton.language as tl\n"
+        "def f(x):\n"
+        '    return tl.inline_asm_elementwise("mov.b32 $1, $0;", "=r,r", args=[x],\n'
+        "                                     dtype=tl.int32, is_pure=True, pack=1)\n"
+    )
+    found = lint_text(text, path="k.py")
+    assert [f.rule for f in found] == ["PTX106"], found
+    assert "'mov.b32 $0, $1' would copy the input into the output" in found[0].message
+
+
+def test_one_operand_misused_in_several_places_is_one_type_finding() -> None:
+    body = '  asm volatile("{ mul.lo.u32 %0, %1, %1; add.u32 %0, %0, %1; }" : "=l"(u) : "r"(x));\n'
+    found = lint_text(_HEAD + body + "}\n", select=("PTX206",))
+    assert len(found) == 1, found
+    assert found[0].message.endswith("(and 2 more uses of %0 in this statement)")

@@ -11,6 +11,11 @@ into the register; a load must ``mov`` the loaded register out into its outputs.
 - ``mov.b128 _d, {%0, %1};`` after the load, with ``%0``, ``%1`` write-only outputs: the ``mov``
   reads the outputs before anything writes them (PTX106), into ``_d``, which nothing reads.
 
+A ``mov`` between two asm operands can run backwards too: ``mov.u32 %1, %0;`` with ``%1`` an
+input and ``%0`` a write-only output that nothing wrote before reads the undefined output
+(PTX106) into the input (PTX105), where ``mov.u32 %0, %1;`` copies the input out: PTX106's one
+finding, as the read comes first.
+
 Either way the operands swapped make the template consistent, and that swap is the repair; the
 per-operand findings ("make it an output", "declare it '+'") would compile and keep the bug.
 The ``mov`` is judged reversed only where the template runs straight (no label, no branch, no
@@ -40,8 +45,11 @@ class ReversedMov:
     position: int  # index of the instruction in the template
     instruction: PtxInstruction
     refs: tuple[int, ...]  # in the order the mov names them
-    register: str  # the template's own register on the other side
+    register: str  # the template's own register on the other side, or the inputs it writes
     writes_inputs: bool  # True: a store's packing (PTX105's); False: a load's unpacking (PTX106's)
+    # the inputs a mov that reads outputs writes (``mov.u32 %1, %0``: the copy of an input into
+    # an output, backwards; PTX106's); () where the other side is a register
+    inputs: tuple[int, ...] = ()
 
     @property
     def destination(self) -> PtxOperand:
@@ -59,7 +67,10 @@ def reversed_movs(
     input tied to output ``i``, if any (``StatementAnalysis.tied_input``): its value comes in,
     so reading it is no mistake."""
     ptx = statement.ptx
-    if statement.syntax != "gnu" or ptx.labels \
+    # LLVM syntax (Triton, CuTe DSL) has the copy between two operands too; the template
+    # registers of the other two cases are CCCL's, in C++
+    gnu = statement.syntax == "gnu"
+    if statement.syntax not in ("gnu", "llvm") or ptx.labels \
             or not any(i.opcode == "mov" for i in ptx.instructions):
         return ()
     instructions = ptx.instructions
@@ -78,17 +89,23 @@ def reversed_movs(
         destination, source = instruction.operands
         before, after = slice(0, position), slice(position + 1, None)
         inputs = _refs(destination, operands, "input")
-        if inputs and _register(source, declared) \
+        if gnu and inputs and _register(source, declared) \
                 and not _touched(written[before], _named_as(source.text)) \
                 and _touched(read[after], _named_as(source.text), unknown=False):
             found.append(ReversedMov(position, instruction, inputs, source.text, True))
             continue
         outputs = _refs(source, operands, "output")
-        if outputs and all(_write_only(operands[i]) and tied(i) is None for i in outputs) \
-                and _register(destination, declared) \
+        unread = bool(outputs) and all(
+            _write_only(operands[i]) and tied(i) is None for i in outputs
+        ) and not _touched(written[before], _one_of(outputs))
+        if inputs and unread and len(inputs) == len(outputs):
+            found.append(
+                ReversedMov(position, instruction, outputs, destination.text, False, inputs)
+            )
+            continue
+        if gnu and unread and _register(destination, declared) \
                 and _named(instructions[before], destination.text) \
-                and not _touched(read[after], _named_as(destination.text)) \
-                and not _touched(written[before], _one_of(outputs)):
+                and not _touched(read[after], _named_as(destination.text)):
             found.append(ReversedMov(position, instruction, outputs, destination.text, False))
     return tuple(found)
 

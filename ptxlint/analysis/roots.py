@@ -25,6 +25,24 @@ The roots, and the rule each belongs to:
 - ``undefined-read`` (PTX106): a write-only output read before any write; the same output's
   "never written" (PTX104) is that read seen from the other side
   (``StatementAnalysis.undefined_reads``).
+- ``register-misfit`` (PTX004): a value nvcc refuses under its register letter (a ``double`` or
+  a pointer in ``"r"``); nvcc stops before ptxas reads the template, and the letter that fits
+  the value names another register, so the ``%N``'s register type (PTX206) is no second defect
+  (``StatementAnalysis.register_type_root``). A pointer in ``"r"`` that the template uses as a
+  ``.shared`` address is one defect, the missing conversion to the shared window: PTX004
+  reports it with the conversion as its fix, PTX301 is silent
+  (``StatementAnalysis.shared_pointer_misfit``).
+- ``operand-index`` (PTX001): an instruction that names a ``%N`` past the last operand; the
+  template and the operand list disagree on the numbering, so what another ``%N`` of that
+  instruction stands for (an input written, PTX105; an output read, PTX106; its register
+  type, PTX206) is the same defect (``StatementAnalysis.numbering_root``).
+- ``operand-count`` (PTX207): an instruction with an operand count no form of it takes
+  (``add.u32 %0 %1, %2;``, a comma missing); which operand it writes is unknown
+  (``ptxlint.ptx.effects.written_operands`` answers None), so the data-flow rules (PTX103-PTX106)
+  ask nothing of it, as of any instruction whose destinations are unknown.
+- a backwards ``mov`` (PTX105 for a store's packing, PTX106 for a load's unpacking and for a
+  copy from an output into an input): the inputs it writes and the outputs it reads are one
+  defect, the swapped operands (``StatementAnalysis.reversed_movs``).
 
 A root that its own rule does not report (the grammar abstains, the code is not clearly PTX)
 silences nothing: a defect always keeps one finding. Selecting or suppressing rules does not

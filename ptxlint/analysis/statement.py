@@ -15,14 +15,17 @@ from ptxlint.analysis import effects as _effects
 from ptxlint.analysis import roots as _roots
 from ptxlint.analysis.effects import Effect
 from ptxlint.analysis.guard_facts import GuardFacts, guard_facts_of
+from ptxlint.analysis.guards import model_dependent
 from ptxlint.analysis.lazy_fact import fact, known
 from ptxlint.analysis.operand_access import Access, reads_of, register_operand
 from ptxlint.analysis.operand_summary import summary_of
+from ptxlint.analysis.operand_use import uses
 from ptxlint.analysis.placement import Placement, placement_of
 from ptxlint.analysis.reversed_mov import ReversedMov, reversed_movs
 from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RegisterMisfit, RootCause
 from ptxlint.analysis.template_refs import refs_of
-from ptxlint.model import AsmStatement, PercentToken, PtxInstruction
+from ptxlint.constraints import is_array
+from ptxlint.model import AsmStatement, Operand, PercentToken, PtxInstruction
 from ptxlint.ptx.flow import WriteAnalysis, analyze
 from ptxlint.ptx.grammar import REJECTED, Issue, judged
 from ptxlint.ptx.instructions import Requirement, family, unknown_modifier
@@ -175,6 +178,47 @@ class StatementAnalysis:
         return () if self.rocm_guarded else _roots.register_misfits(self.statement)
 
     @fact
+    def size_misfits(self) -> tuple[RegisterMisfit, ...]:
+        """The operands whose C++ type nvcc will not bind to their register letter, by size or
+        class (PTX004's findings: ``asm operand type size(8) does not match type/size implied
+        by constraint 'r'``): not a 2-byte class in ``h`` where only clang compiles the
+        statement, nor a type whose size depends on the data model under a guard that
+        mentions it (maybe a 32-bit build, where a pointer fits ``r``)."""
+        found = []
+        for misfit in self.register_misfits:
+            verdict = misfit.verdict
+            if verdict is None or verdict.rule != "PTX004":
+                continue
+            ctype = misfit.operand.ctype
+            assert ctype is not None  # a verdict was given: the type is known
+            if ctype.kind == "half" and misfit.operand.constraint.letters == "h" \
+                    and self.clang_only:
+                continue
+            if self.data_model_guarded and model_dependent(ctype):
+                continue
+            found.append(misfit)
+        return tuple(found)
+
+    def size_misfit(self, index: int) -> RegisterMisfit | None:
+        """Asm operand ``index`` among :attr:`size_misfits`."""
+        return next((m for m in self.size_misfits if m.operand.index == index), None)
+
+    def shared_pointer_misfit(self, index: int) -> bool:
+        """Asm operand ``index`` is a pointer input nvcc refuses under ``"r"``
+        (:attr:`size_misfits`) that the template uses as a ``.shared`` address: one defect,
+        the missing conversion to the 32-bit shared-window offset (PTX004 reports it, with the
+        conversion as its fix; PTX301 stays silent on the generic pointer)."""
+        misfit = self.size_misfit(index)
+        if misfit is None:
+            return False
+        operand = misfit.operand
+        ctype = operand.ctype
+        if operand.constraint.letters != "r" or operand.role != "input" or ctype is None \
+                or not (ctype.kind == "pointer" or is_array(ctype)):
+            return False
+        return any(u.in_address and u.space == "shared" for u in uses(self.statement, index))
+
+    @fact
     def non_scalar_operands(self) -> tuple[NonScalar, ...]:
         """Struct and vector operands under a register letter (PTX005's findings)."""
         return _roots.non_scalar_operands(self.register_misfits)
@@ -248,6 +292,109 @@ class StatementAnalysis:
             root = self.operand_root(cast(int, token.index))  # the index's have a number
             if root is not None:
                 return RootCause(root.kind, root.rule, root.operand, token.start, token.end)
+        return None
+
+    @fact
+    def unreferenced_operands(self) -> tuple[Operand, ...]:
+        """The operands no ``%N`` of the template names (PTX009's findings), where the whole
+        template and operand list are seen (no macro piece or section, no constraint from a
+        macro, no ``"C"`` operand, whose spliced text may name others, no ``%[name]``) and the
+        template is not empty (``asm volatile("" : "+r"(x))`` pins a value): not an input tied
+        to an output (read through the output's register), a dummy output of Triton's
+        (``bar.sync`` needs one), nor one register of a packed tensor whose others are named."""
+        statement = self.statement
+        if (
+            self.rocm_guarded  # hipcc code: not nvcc's constraints
+            or not statement.extended
+            or not statement.operands
+            or not (statement.ptx.instructions or statement.ptx.directives or statement.ptx.labels)
+            or statement.template.has_holes
+            or statement.opaque_sections
+        ):
+            return ()
+        refs = refs_of(statement)
+        if refs.named or any(
+            o.constraint.opaque or "C" in o.constraint.letters for o in statement.operands
+        ):
+            return ()
+        used = refs.referenced
+        packed = statement.llvm is not None and (statement.llvm.pack or 1) > 1
+        found = []
+        for operand in statement.operands:
+            if operand.index in used:
+                continue
+            if statement.syntax == "llvm" and operand.role == "output":
+                continue  # Triton needs an output even for `bar.sync`: a dummy "=r" is normal
+            if self.tied(operand.index):
+                continue  # "0", "=r,0": the tied input is read through the output's register
+            # Packed: each tensor has several registers and a template may need only some of
+            # them (two random words for eight values); an operand counts as unnamed where no
+            # register of its tensor is named, and only where the register -> tensor map is
+            # known.
+            if packed and (
+                not operand.expression
+                or any(
+                    o.index in used
+                    for o in statement.operands
+                    if o.expression == operand.expression
+                )
+            ):
+                continue
+            found.append(operand)
+        return tuple(found)
+
+    @fact
+    def stray_refs(self) -> tuple[PercentToken, ...]:
+        """The ``%N`` tokens past the statement's last operand, by operand number then place
+        (PTX001's findings, which nvcc 13.0 answers with an internal compiler error); none
+        where an operand section comes through a macro (the count is unknown)."""
+        statement = self.statement
+        if not statement.extended or statement.opaque_sections:
+            return ()
+        refs = refs_of(statement)
+        count = len(statement.operands)
+        if refs.highest < count:
+            return ()  # most statements
+        return tuple(
+            t for index in sorted(refs.referenced) if index >= count for t in refs.tokens_of(index)
+        )
+
+    @fact
+    def stray_instructions(self) -> tuple[PtxInstruction, ...]:
+        """The instructions that name one of :attr:`stray_refs`."""
+        strays = self.stray_refs
+        if not strays:
+            return ()
+        return tuple(
+            i for i in self.statement.ptx.instructions
+            if any(i.start <= t.start < i.end for t in strays)
+        )
+
+    def numbering_root(self, start: int, end: int) -> RootCause | None:
+        """Where ``[start, end)`` lies in an instruction that also names a ``%N`` past the last
+        operand: the template and the operand list disagree on how many operands there are,
+        so each ``%N`` of that instruction may stand for another operand than the author
+        counted (``{%0, %1, %2, %3}`` of a ``.v4`` load given two outputs names an input as
+        its third element). What such a ``%N``'s operand is (an input written, an output read,
+        a register of the wrong type) is PTX001's defect seen from the other side."""
+        for instruction in self.stray_instructions:
+            if instruction.start <= start and end <= instruction.end:
+                return RootCause("operand-index", "PTX001", None, start, end)
+        return None
+
+    def register_type_root(self, start: int, end: int) -> RootCause | None:
+        """A root cause that spoils the register type of the ``%N`` in ``[start, end)``:
+        :meth:`template_root`'s, :meth:`numbering_root`'s, or an operand whose C++ type its
+        letter does not take (:attr:`size_misfits`, PTX004): nvcc rejects the operand before
+        ptxas sees the template, and the letter that fits the value names another register
+        (a ``double`` in ``"r"`` of an ``add.f64`` is one defect, the letter)."""
+        root = self.template_root(start, end) or self.numbering_root(start, end)
+        if root is not None or not self.size_misfits:
+            return root
+        for token in refs_of(self.statement).within(start, end):
+            misfit = self.size_misfit(cast(int, token.index))
+            if misfit is not None:
+                return RootCause("register-misfit", "PTX004", token.index, token.start, token.end)
         return None
 
     def _lowered_immediate(self, start: int, end: int) -> RootCause | None:

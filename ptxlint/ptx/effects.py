@@ -779,7 +779,8 @@ def written_operands(instruction: PtxInstruction) -> list[PtxOperand] | None:
 
     An address (``[...]``) in first position is never a destination, whatever the table says.
     A modifier written apart from the opcode (``prmt .b32 %0, ...``, which ptxas accepts) leaves
-    the operand list unreliable: ``None``.
+    the operand list unreliable: ``None``; so does an operand count that no form of the
+    instruction takes (``add.u32 %0 %1, %2;``).
 
     A pure function of the (immutable) instruction, memoised by identity: the data-flow rules
     and ``flow`` ask it of every instruction several times, and the engine shares one parse
@@ -815,6 +816,12 @@ def _written_operands(instruction: PtxInstruction) -> tuple[PtxOperand, ...] | N
             return None
     positions = _grammar_written(instruction)
     if positions is not None:
+        counts = grammar.operand_counts(instruction.opcode, instruction.modifiers)
+        if counts is not None and not counts[0] <= len(instruction.operands) <= counts[1] \
+                and not any(o.kind == "opaque" for o in instruction.operands):
+            # an operand count no form takes (`add.u32 %0 %1, %2;`, a comma missing): which
+            # operand is the destination is anyone's guess (PTX207 reports the count)
+            return None
         written: list[PtxOperand] = []
         for position in positions:
             if position < len(instruction.operands):

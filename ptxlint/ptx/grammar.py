@@ -649,6 +649,19 @@ def _spelling(opcode: str, modifiers: tuple[str, ...]) -> _Spelling:
     return True, unknown, exact, ungated, gated, closest, False, None
 
 
+@lru_cache(maxsize=16384)
+def operand_counts(opcode: str, modifiers: tuple[str, ...]) -> tuple[int, int] | None:
+    """The fewest and the most operands that a form spelling ``opcode.modifiers`` takes (as
+    ``check_operands`` counts them); None where the grammar does not judge the spelling or no
+    form spells it."""
+    found = _spelling(opcode, modifiers)
+    exact = found[2]
+    if not found[0] or not exact:
+        return None
+    return (min(m.form.required_operands for m in exact),
+            max(len(m.form.operands) for m in exact))
+
+
 def issues_of(verdict: Verdict, kinds: Iterable[str]) -> list[Issue]:
     wanted = set(kinds)
     return [i for i in verdict.issues if i.kind in wanted]
