@@ -4,17 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, Severity
 from ptxlint.ptx.layout import wrap_in_braces
-from ptxlint.ptx.scopes import braces_known, is_file_scope, used_names, uses_declared
 from ptxlint.rule import Rule, RuleContext
 
 from ._llvm import copies
-
-# Declarations that live in the enclosing function's scope once the template is spliced in.
-# ptxas 13.0 answers a second copy of each with "Duplicate definition of variable" (checked for
-# .reg, .local, .shared and .param in tests/test_template_rules_oracle.py).
-SCOPED_DECLARATIONS = frozenset({".reg", ".local", ".shared", ".param"})
 
 
 def wrap_fix(statement: AsmStatement, what: str) -> Fix | None:
@@ -38,6 +33,10 @@ class UnscopedRegisterDeclaration(Rule):
 Flags `.reg`, `.local`, `.shared` and `.param` declarations at brace depth 0 of an asm template,
 that is, not inside a `{ }` scope of the template itself. Names spelled with `%=` (`t%=`), which
 nvcc makes unique per emitted copy, are not flagged, nor is asm at file scope.
+
+One defect, one finding: the missing braces. The finding names every such declaration of the
+template, and its labels outside braces too (PTX202 is silent then: one set of braces scopes
+them all).
 
 ## Why is this bad?
 The template is pasted into the enclosing function's PTX. A declaration outside braces lands in
@@ -70,41 +69,31 @@ other statement.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if is_file_scope(statement) or not braces_known(statement):
+        found = analysis_of(statement).unscoped
+        if found is None or not found.declarations:
             return
-        ptx = statement.ptx
-        flagged = [
-            d
-            for d in ptx.directives
-            if d.depth == 0
-            and d.name in SCOPED_DECLARATIONS
-            and any("%=" not in name and "${:uid}" not in name for name in d.declared)
-        ]
-        if not flagged:
-            return
-        used = used_names(ptx)
-        declared = [n for d in flagged for n in d.declared]
-        # Declarations this template never uses are meant for another asm statement: scoping
-        # them would break that statement, so no fix.
-        fix = (
-            wrap_fix(statement, "the declaration")
-            if all(uses_declared(n, used) for n in declared)
-            else None
+        # Names this template never uses are meant for another asm statement (a declaration,
+        # or a label another statement branches to): scoping them would break that statement,
+        # so no fix.
+        fix = wrap_fix(statement, "the declaration") if found.all_used else None
+        names: dict[str, list[str]] = {}
+        for directive in found.declarations:
+            names.setdefault(directive.name, []).extend(
+                f"'{n}'" for n in found.names(directive))
+        what = "; ".join(f"'{name}' declares {', '.join(listed)}" for name, listed in names.items())
+        if found.labels:
+            labels = ", ".join(f"'{label.name}'" for label in found.labels)
+            what += f" (and label{'s' if len(found.labels) > 1 else ''} {labels})"
+        first = found.declarations[0].start
+        yield self.finding(
+            statement,
+            self.template_span(statement, first, first + len(found.declarations[0].name)),
+            f"{what} outside '{{ }}': "
+            + (
+                copies(statement)
+                if statement.syntax == "llvm"
+                else "a second inlined or unrolled copy of this asm"
+            )
+            + " is a duplicate definition; wrap the template in braces",
+            fix=fix,
         )
-        for directive in flagged:
-            start = directive.start
-            names = ", ".join(
-                f"'{n}'" for n in directive.declared if "%=" not in n and "${:uid}" not in n
-            )
-            yield self.finding(
-                statement,
-                self.template_span(statement, start, start + len(directive.name)),
-                f"'{directive.name}' declares {names} outside '{{ }}': "
-                + (
-                    copies(statement)
-                    if statement.syntax == "llvm"
-                    else "a second inlined or unrolled copy of this asm"
-                )
-                + " is a duplicate definition; wrap the template in braces",
-                fix=fix,
-            )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, Severity
 from ptxlint.ptx.layout import wrap_in_braces
-from ptxlint.ptx.scopes import braces_known, is_file_scope, used_names
 from ptxlint.rule import Rule, RuleContext
 
 from ._llvm import copies
@@ -26,6 +26,10 @@ class UnscopedLabel(Rule):
 Flags a label (`L1:`) defined at brace depth 0 of an asm template. Labels spelled with `%=`
 (`L%=:`) are not flagged: nvcc replaces `%=` with a number unique to each emitted copy of the
 statement (also across inlining and unrolling), so they cannot collide.
+
+One defect, one finding: the missing braces. The finding names every such label of the
+template; where the template also declares a register outside braces, PTX201's finding names the
+labels and this rule is silent.
 
 ## Why is this bad?
 Labels share the enclosing function's scope. Once the statement is emitted twice — its function
@@ -56,32 +60,30 @@ to from this template (another asm statement jumps to it, and a scope would hide
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if is_file_scope(statement) or not braces_known(statement):
-            return
-        flagged = [
-            label
-            for label in statement.ptx.labels
-            if label.depth == 0 and "%=" not in label.name and "${:uid}" not in label.name
-        ]
-        if not flagged:
-            return
-        used = used_names(statement.ptx)
+        found = analysis_of(statement).unscoped
+        if found is None or not found.labels or found.declarations:
+            return  # (declarations too: PTX201's finding names the labels, its fix scopes both)
         fix: Fix | None = None
-        if all(label.name in used for label in flagged):
+        if found.all_used:
             edits = wrap_in_braces(statement)
             if edits is not None:
                 fix = Fix("wrap the template in '{ }' so the label is local to each copy", edits)
-        for label in flagged:
-            yield self.finding(
-                statement,
-                self.template_span(statement, label.start, label.start + len(label.name)),
-                f"label '{label.name}' is defined outside '{{ }}': "
-                + (
-                    copies(statement)
-                    if statement.syntax == "llvm"
-                    else "a second inlined or unrolled copy of this asm"
-                )
-                + " is a duplicate definition; wrap the template in braces or name it "
-                + f"'{label.name}{'${:uid}' if statement.syntax == 'llvm' else '%='}'",
-                fix=fix,
+        several = len(found.labels) > 1
+        names = ", ".join(f"'{label.name}'" for label in found.labels)
+        unique = "${:uid}" if statement.syntax == "llvm" else "%="
+        renamed = ", ".join(f"'{label.name}{unique}'" for label in found.labels)
+        first = found.labels[0]
+        yield self.finding(
+            statement,
+            self.template_span(statement, first.start, first.start + len(first.name)),
+            f"label{'s' if several else ''} {names} {'are' if several else 'is'} defined outside "
+            "'{ }': "
+            + (
+                copies(statement)
+                if statement.syntax == "llvm"
+                else "a second inlined or unrolled copy of this asm"
             )
+            + f" is a duplicate definition; wrap the template in braces or name "
+            f"{'them' if several else 'it'} {renamed}",
+            fix=fix,
+        )

@@ -101,6 +101,13 @@ STACKS = [
         '  asm volatile("mov.b32 %0, %1;" : "=r"(r) : "r"(x), "r"(y));\n',
         id="a-stray-number-and-the-operand-it-meant",
     ),
+    pytest.param(
+        "PTX201", "PTX202",
+        '  asm volatile(".reg .pred q;\\n setp.eq.s32 q, %1, 0;\\n @q bra L1;\\n"\n'
+        '               " mov.u32 %0, 1;\\n L1:" : "=r"(r) : "r"(x));\n',
+        '  asm volatile("bra L1;\\n L1:\\n mov.u32 %0, %1;" : "=r"(r) : "r"(x));\n',
+        id="a-template-without-braces-declares-and-labels",
+    ),
 ]
 
 
@@ -311,3 +318,16 @@ def test_one_operand_misused_in_several_places_is_one_type_finding() -> None:
     found = lint_text(_HEAD + body + "}\n", select=("PTX206",))
     assert len(found) == 1, found
     assert found[0].message.endswith("(and 2 more uses of %0 in this statement)")
+
+
+def test_declarations_outside_braces_are_one_finding_naming_every_name() -> None:
+    body = (
+        '  asm volatile(".reg .u32 t1;\\n .reg .u32 t2;\\n .reg .pred p;\\n"\n'
+        '               " setp.eq.u32 p, %1, 0;\\n @p bra L1;\\n mov.u32 t1, %1;\\n"\n'
+        '               " mov.u32 t2, t1;\\n L1:\\n mov.u32 %0, t2;" : "=r"(r) : "r"(x));\n'
+    )
+    (found,) = lint_text(_HEAD + body + "}\n", select=("PTX201", "PTX202"))
+    assert found.rule == "PTX201"
+    assert found.message.startswith(
+        "'.reg' declares 't1', 't2', 'p' (and label 'L1') outside '{ }'")
+    assert found.fix is not None  # one set of braces scopes every name

@@ -30,6 +30,7 @@ from ptxlint.ptx.flow import WriteAnalysis, analyze
 from ptxlint.ptx.grammar import REJECTED, Issue, judged
 from ptxlint.ptx.instructions import Requirement, family, unknown_modifier
 from ptxlint.ptx.judge import Verdict, judge
+from ptxlint.ptx.scopes import Unscoped, unscoped
 from ptxlint.ptx.targets import Target
 from ptxlint.ptx.toolkit import toolkit_accepts
 
@@ -293,6 +294,13 @@ class StatementAnalysis:
             if root is not None:
                 return RootCause(root.kind, root.rule, root.operand, token.start, token.end)
         return None
+
+    @fact
+    def unscoped(self) -> Unscoped | None:
+        """The declarations and labels at the template's top level that a second emitted copy
+        defines again (:func:`ptxlint.ptx.scopes.unscoped`): one defect, the missing ``{ }``
+        (PTX201's finding where a declaration is among them, else PTX202's)."""
+        return unscoped(self.statement)
 
     @fact
     def unreferenced_operands(self) -> tuple[Operand, ...]:

@@ -5,10 +5,33 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from ptxlint.model import AsmStatement, PtxOperand, PtxTemplate
+from ptxlint.model import AsmStatement, PtxDirective, PtxLabel, PtxOperand, PtxTemplate
 
-__all__ = ["braces_known", "is_file_scope", "used_names", "uses_declared"]
+__all__ = [
+    "SCOPED_DECLARATIONS", "Unscoped", "braces_known", "is_file_scope", "unscoped", "used_names",
+    "uses_declared",
+]
+
+# Declarations that live in the enclosing function's scope once the template is spliced in.
+# ptxas 13.0 answers a second copy of each with "Duplicate definition of variable" (checked for
+# .reg, .local, .shared and .param in tests/test_template_rules_oracle.py).
+SCOPED_DECLARATIONS = frozenset({".reg", ".local", ".shared", ".param"})
+
+
+@dataclass(frozen=True)
+class Unscoped:
+    """What a template defines at brace depth 0, which a second emitted copy of it defines
+    again (the names spelled with ``%=`` or ``${:uid}``, unique per copy, left out): one defect,
+    the missing ``{ }``, however many names it hits."""
+
+    declarations: tuple[PtxDirective, ...]  # each with at least one such name
+    labels: tuple[PtxLabel, ...]
+    all_used: bool  # every such name is used by the template itself: braces hide it from nothing
+
+    def names(self, directive: PtxDirective) -> tuple[str, ...]:
+        return tuple(n for n in directive.declared if not _per_copy(n))
 
 
 def is_file_scope(statement: AsmStatement) -> bool:
@@ -54,3 +77,34 @@ def uses_declared(declared: str, names: set[str]) -> bool:
         return declared in names
     pattern = re.compile(re.escape(base) + r"[0-9]+")
     return any(pattern.fullmatch(name) for name in names)
+
+
+def _per_copy(name: str) -> bool:
+    """A name nvcc (``%=``) or LLVM (``${:uid}``) makes unique per emitted copy."""
+    return "%=" in name or "${:uid}" in name
+
+
+def unscoped(statement: AsmStatement) -> Unscoped | None:
+    """The declarations and labels at brace depth 0 of a function's template whose depths are
+    known; None where there are none (most templates), at file scope (emitted once, meant to be
+    global) or where the depths cannot be trusted."""
+    ptx = statement.ptx
+    if not ptx.directives and not ptx.labels:
+        return None
+    if is_file_scope(statement) or not braces_known(statement):
+        return None
+    declarations = tuple(
+        d for d in ptx.directives
+        if d.depth == 0 and d.name in SCOPED_DECLARATIONS
+        and any(not _per_copy(n) for n in d.declared)
+    )
+    labels = tuple(
+        label for label in ptx.labels if label.depth == 0 and not _per_copy(label.name)
+    )
+    if not declarations and not labels:
+        return None
+    used = used_names(ptx)
+    all_used = all(
+        uses_declared(n, used) for d in declarations for n in d.declared
+    ) and all(label.name in used for label in labels)
+    return Unscoped(declarations, labels, all_used)
