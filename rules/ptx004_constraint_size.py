@@ -35,6 +35,10 @@ The knowledge comes from nvcc 13.0 itself (see `ptxlint/constraints.py`, re-chec
 `tests/test_nvcc_oracle_operands.py`). When the operand's type is unknown (a template
 parameter, a macro, a type from another header), the rule says nothing.
 
+Neighbouring operands that nvcc refuses for one reason under one constraint (an `mma`'s float
+accumulators all given `"+r"`) are one letter copied along: one finding names the run, and its
+fix changes every letter of it.
+
 A pointer passed with `r` as a `.shared` address is one defect, the missing conversion to the
 shared window: the message says so and PTX301 stays silent on it. So does PTX206 on the
 register type of any operand reported here (a `double` in `"r"` of an `add.f64`): nvcc stops
@@ -101,17 +105,58 @@ for types no letter fits (`char`, `__half`).
                         statement, misfit.operand, context, guarded
                     )
         # nvcc's refusals, less a 2-byte class in "h" under clang and a pointer or long where
-        # the guards may mean a 32-bit build (the analysis's, as PTX206 and PTX301 defer here)
+        # the guards may mean a 32-bit build (the analysis's, as PTX206 and PTX301 defer here);
+        # a run of neighbouring operands refused alike (an mma's "+r" float accumulators) is
+        # one letter copied along: one finding, one fix for the run
+        runs: list[list[tuple[Operand, str, bool]]] = []
         for misfit in analysis.size_misfits:
             operand = misfit.operand
             assert operand.ctype is not None and misfit.verdict is not None
             shared = analysis.shared_pointer_misfit(operand.index)
-            fix = _fix(statement, operand, operand.ctype, operand.constraint.letters, shared)
-            message = f"operand {operand.index} ({operand.expression}): {misfit.verdict.reason}"
-            if shared:  # PTX301 is silent on this generic pointer: one defect, one finding
-                message += (", and it is a .shared address, which takes the 32-bit "
-                            "shared-window offset: convert it with __cvta_generic_to_shared")
-            yield self.finding(statement, operand.span, message, fix=fix)
+            item = (operand, misfit.verdict.reason, shared)
+            last = runs[-1][-1] if runs else None
+            if last is not None and last[0].index + 1 == operand.index and last[1:] == item[1:] \
+                    and last[0].constraint.text == operand.constraint.text:
+                runs[-1].append(item)
+            else:
+                runs.append([item])
+        for run in runs:
+            yield self._run_finding(statement, run)
+
+    def _run_finding(
+        self, statement: AsmStatement, run: list[tuple[Operand, str, bool]]
+    ) -> Finding:
+        """One finding for neighbouring operands that nvcc refuses for one reason."""
+        first, reason, shared = run[0]
+        last = run[-1][0]
+        fixes = []
+        for operand, _, _ in run:
+            assert operand.ctype is not None
+            fixes.append(_fix(statement, operand, operand.ctype, operand.constraint.letters,
+                              shared))
+        if len(run) == 1:
+            what = f"operand {first.index} ({first.expression})"
+            fix = fixes[0]
+        else:
+            shown = [o.expression for o, _, _ in run]
+            if len(shown) > 3:
+                shown = [shown[0], shown[1], "...", shown[-1]]
+            what = f"operands {first.index}..{last.index} ({', '.join(shown)})"
+            fix = None
+            if all(f is not None for f in fixes):
+                head = fixes[0]
+                assert head is not None
+                fix = Fix(
+                    f"{head.description}, for each of the {len(run)} operands",
+                    tuple(e for f in fixes if f is not None for e in f.edits),
+                    safe=all(f is not None and f.safe for f in fixes),
+                )
+        message = f"{what}: {reason}"
+        if shared:  # PTX301 is silent on this generic pointer: one defect, one finding
+            message += (", and it is a .shared address, which takes the 32-bit "
+                        "shared-window offset: convert it with __cvta_generic_to_shared")
+        span = first.span if len(run) == 1 else Span(first.span.start, last.span.end)
+        return self.finding(statement, span, message, fix=fix)
 
     def _llvm(self, statement: AsmStatement) -> Iterator[Finding]:
         """Triton: LLVM gives each value a register of its constraint letter's width, so a

@@ -331,3 +331,19 @@ def test_declarations_outside_braces_are_one_finding_naming_every_name() -> None
     assert found.message.startswith(
         "'.reg' declares 't1', 't2', 'p' (and label 'L1') outside '{ }'")
     assert found.fix is not None  # one set of braces scopes every name
+
+
+def test_a_letter_copied_along_neighbouring_operands_is_one_size_finding() -> None:
+    head = "__device__ void f(float (&c)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {\n"
+    body = (
+        '  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "\n'
+        '               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"\n'
+        '      : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])\n'
+        '      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));\n'
+    )
+    (found,) = lint_text(head + body + "}\n", select=("PTX004",))
+    assert found.message.startswith("operands 0..3 (c[0], c[1], ..., c[3]): 'float'")
+    assert found.fix is not None and [e.new_text for e in found.fix.edits] == ["f"] * 4
+    # a run is broken by an operand refused for another reason
+    mixed = body.replace('"+r"(c[2])', '"+l"(c[2])')
+    assert len(lint_text(head + mixed + "}\n", select=("PTX004",))) == 3
