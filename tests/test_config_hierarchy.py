@@ -136,7 +136,7 @@ def test_stdin_through_a_pipe(tmp_path) -> None:
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert done.returncode == 1
-    assert done.stdout.decode().startswith("k.cu:9:44: PTX301")
+    assert done.stdout.decode().startswith("k.cu:10:19: PTX004")
 
 
 def test_load_config_follows_extend_for_the_editor(tree) -> None:

@@ -145,7 +145,7 @@ def test_a_vectors_destinations_are_its_registers_one_by_one() -> None:
     pair elements one by one, addresses left out), whether a vector's parts are plain
     registers (taken whole) or nest an address, a pair or a vector, or a comment inside the
     vector spells one."""
-    from ptxlint.ptx import effects
+    from ptxlint.ptx import effects, grammar
 
     vectors = ["{%0, %1, %2, %3}", "{%0,%1,  %2 , %3}", "{%0, [%1], %2, %3}", "{%0|%1, %2, %3, %4}",
                "{%0, {%1, %2}, %3}", "{%0, /* [x] | {y} */ %1, %2, %3}", "{r1, _, %2, 1}",
@@ -165,6 +165,12 @@ def test_a_vectors_destinations_are_its_registers_one_by_one() -> None:
                 expected = [leaf for p in positions if p < len(instruction.operands)
                             for leaf in effects._flatten_destination(instruction.operands[p])
                             if leaf.kind != "address"]
+                low, high = grammar.operand_counts(instruction.opcode, instruction.modifiers)
+                if not low <= len(instruction.operands) <= high:
+                    # (a comment that swallows the address): no form takes that count, so
+                    # which operand is written is not known
+                    assert effects._written_operands(instruction) is None, spelled
+                    continue
                 assert effects._written_operands(instruction) == tuple(expected), spelled
                 compared += 1
     assert compared >= 2 * len(vectors)
