@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.analysis.template_refs import refs_of
-from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.model import AsmStatement, Finding, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
 
 
@@ -24,9 +24,11 @@ class OperandIndexOutOfRange(Rule):
 Flags `%N` references in an extended asm template where `N` is not smaller than the number of
 operands, and symbolic references `%[name]`, which nvcc cannot resolve.
 
-Where some operand is then named by no `%N`, the finding says which (and, for one stray number
-and one unnamed operand, asks whether that one was meant): the template and the operand list
-disagree on the numbering, one defect. The rules that would speak of its consequences stay
+Where some operand is then named by no `%N`, the finding says which, and where closing the gaps
+those operands leave brings every `%N` into range, the numbering that was likely meant (`%8` of
+eight operands whose eighth is unnamed: "did you mean %7?"; `%0, %2, %3` of three: the numbers
+after the gap shifted by one): the template and the operand list disagree on the numbering, one
+defect. The rules that would speak of its consequences stay
 silent (`ptxlint.analysis.roots`): PTX009 on the unnamed operands, and, in the instruction that
 names the stray `%N`, PTX105, PTX106 and PTX206 on what its other `%N` stand for.
 
@@ -74,9 +76,7 @@ asm("mov.u32 %0, 1;" : "=r"(d));
             )
             several = len(unnamed) > 1
             hint = f"; operand{'s' if several else ''} {listed} {'are' if several else 'is'} " \
-                "never named"
-            if len(unnamed) == 1 and len({t.index for t in strays}) == 1:
-                hint += f": did you mean {statement.ref_prefix}{unnamed[0].index}?"
+                "never named" + _renumbering(statement, refs.referenced, unnamed, count)
         for token in sorted((*refs.named, *strays), key=lambda t: t.start):
             if token.kind == "named":
                 yield self.finding(
@@ -98,6 +98,31 @@ asm("mov.u32 %0, 1;" : "=r"(d));
                     f"'{statement.template.text[token.start : token.end]}' refers to operand "
                     f"{token.index}, but the statement has {have}{valid}{where}{hint}",
                 )
+
+
+def _renumbering(
+    statement: AsmStatement, referenced: frozenset[int], unnamed: tuple[Operand, ...], count: int
+) -> str:
+    """The numbering the author most likely meant, where closing the gaps the unnamed operands
+    leave fits every ``%N`` in the operand list: each number less the unnamed ones below it
+    (``%8`` of eight operands, the eighth unnamed: ``%7``; ``%0, %2, %3`` of three, the second
+    unnamed: ``%0, %1, %2``, the numbers after the gap shifted by one)."""
+    gaps = sorted(o.index for o in unnamed)
+    meant = {i: i - sum(1 for g in gaps if g < i) for i in sorted(referenced)}
+    if any(m >= count for m in meant.values()):
+        return ""
+    renamed = {i: m for i, m in meant.items() if m != i}
+    if not renamed:
+        return ""
+    p = statement.ref_prefix
+    if len(renamed) == 1:
+        (was, now), = renamed.items()
+        if was >= count:
+            return f": did you mean {p}{now}?"
+    written = ", ".join(f"{p}{i}" for i in renamed)
+    wanted = ", ".join(f"{p}{m}" for m in renamed.values())
+    shifted = " (the numbers after the gap look shifted)" if min(renamed) < count else ""
+    return f": did you mean {wanted} where the template has {written}?{shifted}"
 
 
 def _in_comment(statement: AsmStatement, offset: int) -> bool:

@@ -298,7 +298,20 @@ def test_a_stray_number_names_the_operands_nothing_names() -> None:
     two = '  asm volatile("add.s32 %0, %3, %4;" : "=r"(r) : "r"(x), "r"(y));\n'
     found_two = lint_text(_HEAD + two + "}\n", select=("PTX001", "PTX009"))
     assert [f.rule for f in found_two] == ["PTX001", "PTX001"]
-    assert all(f.message.endswith("; operands 1 (x), 2 (y) are never named") for f in found_two)
+    assert all(f.message.endswith(
+        "; operands 1 (x), 2 (y) are never named: did you mean %1, %2 where the template has "
+        "%3, %4?") for f in found_two)
+    # the numbers after an unnamed operand shifted by one: the whole shift is named
+    shifted = '  asm volatile("add.s32 %0, %2, %3;" : "=r"(r) : "r"(x), "r"(y));\n'
+    (found,) = lint_text(_HEAD + shifted + "}\n", select=("PTX001",))
+    assert found.message.endswith(
+        "; operand 1 (x) is never named: did you mean %1, %2 where the template has %2, %3? "
+        "(the numbers after the gap look shifted)")
+    # no renumbering fits: the unnamed operands are named, nothing more
+    far = '  asm volatile("add.s32 %0, %5, %6;" : "=r"(r) : "r"(x), "r"(y));\n'
+    found_far = lint_text(_HEAD + far + "}\n", select=("PTX001",))
+    assert len(found_far) == 2
+    assert all(f.message.endswith("; operands 1 (x), 2 (y) are never named") for f in found_far)
 
 
 def test_a_backwards_copy_in_a_triton_template_is_one_finding() -> None:
