@@ -11,6 +11,7 @@ from ptxlint.analysis.carry import PRODUCERS
 from ptxlint.analysis.operand_summary import SUMMARY_NEEDS, summary_of
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity, Span, piece_count
 from ptxlint.ptx.isa_table import DEPRECATED
+from ptxlint.ptx.layout import STRING_PIECES
 
 
 @dataclass(frozen=True)
@@ -40,9 +41,6 @@ _BRANCHING = frozenset({"bra", "brx", "ret", "exit", "trap"})
 # Opcodes the PTX ISA deprecates or removes some form of (``isa_table.DEPRECATED``): PTX402
 # speaks only of an instruction with one.
 _DEPRECATED_OPCODES = frozenset(entry[0] for entry in DEPRECATED)
-# The kinds of template piece that are string literals (a C++ literal, raw or not; a Python
-# string or f-string): PTX205 reports a boundary between two of them.
-STRING_PIECES = ("string", "raw", "pystring", "pyfstring")
 
 # The statement features read off the statement and its PTX parse (not its operand list or
 # ``%`` tokens: ``SUMMARY_NEEDS``), found together by ``parse_features``.

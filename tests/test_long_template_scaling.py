@@ -1,8 +1,9 @@
 """Long templates stay linear: the three places that were quadratic in a template's size give
 what their brute-force definitions give, on the rule fixtures and on long generated templates.
 
-- PTX205's ``_runs_together`` (a bisect over ranges sorted by start, with a running maximum of
-  their ends, instead of testing every range for every word);
+- PTX205's ``_runs_together`` (``ptxlint.analysis.glued_pieces``: a bisect over ranges sorted
+  by start, with a running maximum of their ends, instead of testing every range for every
+  word);
 - ``flow._successors`` (each label's target found by a bisect over instruction starts);
 - ``judge._registers_of`` (a template's ``.reg`` declarations read once, not per instruction).
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 from ptxlint_rules import ptx205_missing_instruction_separator as ptx205
 
+from ptxlint.analysis import glued_pieces as glued
 from ptxlint.engine import extract_statements
 from ptxlint.model import AsmStatement, PtxTemplate, SourceFile
 from ptxlint.ptx import flow, judge
@@ -56,12 +58,12 @@ def _runs_together_by_definition(ptx: PtxTemplate, text: str) -> bool:
     ranges += [
         (p.start + 1, p.end + 1) for p in ptx.problems if p.kind == "separator"
     ]
-    for m in ptx205._OPCODE_TAIL.finditer(text):
+    for m in glued._OPCODE_TAIL.finditer(text):
         word = m.group()
-        begins = [m.start()] if word == "@" else [m.start() + k for k in ptx205._opcode_tails(word)]
+        begins = [m.start()] if word == "@" else [m.start() + k for k in glued._opcode_tails(word)]
         for begin in begins:
             first = begin
-            while first > 0 and text[first - 1] in ptx205._BLANK:
+            while first > 0 and text[first - 1] in glued.BLANK:
                 first -= 1
             if any(low <= begin and first < high for low, high in ranges):
                 return True
@@ -87,7 +89,7 @@ def test_runs_together_is_its_definition(statements: list[AsmStatement]) -> None
     answers = set()
     for statement in statements:
         expected = _runs_together_by_definition(statement.ptx, statement.template.text)
-        assert ptx205._runs_together(statement.ptx, statement.template.text) is expected
+        assert glued._runs_together(statement.ptx, statement.template.text) is expected
         answers.add(expected)
     assert answers == {True, False}  # both outcomes were exercised
 

@@ -1,5 +1,6 @@
-"""PTX205's scan for the places an instruction may start inside a word (``mma`` in ``wgmma``)
-finds the ones a scan of every word-character run finds, digits before a letter included."""
+"""PTX205's scan (``ptxlint.analysis.glued_pieces``) for the places an instruction may start
+inside a word (``mma`` in ``wgmma``) finds the ones a scan of every word-character run finds,
+digits before a letter included."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from tests.conftest import rule_fixture_statements
 
-ptx205 = importlib.import_module("ptxlint_rules.ptx205_missing_instruction_separator")
+ptx205 = importlib.import_module("ptxlint.analysis.glued_pieces")
 
 # every run of word characters that ends before '.', a blank, ';' or the end (the scan the
 # rule made before it skipped the digits that lead a run)
@@ -63,7 +64,7 @@ def _runs_together_every_word(ptx: object, text: str) -> bool:
         tails = (0,) if word == "@" else ptx205._opcode_tails(word)
         for k in tails:
             begin = first = m.start() + k
-            while first > 0 and text[first - 1] in ptx205._BLANK:
+            while first > 0 and text[first - 1] in ptx205.BLANK:
                 first -= 1
             below = bisect_right(lows, begin)
             if below and reach[below - 1] > first:

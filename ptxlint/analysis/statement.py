@@ -14,6 +14,7 @@ from ptxlint import file_memos
 from ptxlint.analysis import effects as _effects
 from ptxlint.analysis import roots as _roots
 from ptxlint.analysis.effects import Effect
+from ptxlint.analysis.glued_pieces import GluedPieces, glued_pieces
 from ptxlint.analysis.guard_facts import GuardFacts, guard_facts_of
 from ptxlint.analysis.guards import model_dependent
 from ptxlint.analysis.lazy_fact import fact, known
@@ -294,6 +295,12 @@ class StatementAnalysis:
             if root is not None:
                 return RootCause(root.kind, root.rule, root.operand, token.start, token.end)
         return None
+
+    @fact
+    def glued_pieces(self) -> GluedPieces:
+        """The boundaries between string pieces that run two instructions together
+        (:mod:`ptxlint.analysis.glued_pieces`, PTX205's findings)."""
+        return glued_pieces(self.statement)
 
     @fact
     def unscoped(self) -> Unscoped | None:

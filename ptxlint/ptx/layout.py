@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ptxlint.model import AsmStatement, Edit, Span, Template, TemplatePiece
 
 __all__ = [
+    "STRING_PIECES",
     "PieceText",
     "literal_content",
     "piece_texts",
@@ -26,6 +27,10 @@ __all__ = [
 _BLANK = " \t\r\n\f\v"
 _PY_QUOTE = re.compile(r"[A-Za-z]{0,2}(\'\'\'|\"\"\"|\'|\")")
 
+
+# The kinds of template piece that are string literals (a C++ literal, raw or not; a Python
+# string or f-string): PTX205 reports a boundary between two of them.
+STRING_PIECES = ("string", "raw", "pystring", "pyfstring")
 
 @dataclass(frozen=True)
 class PieceText:
