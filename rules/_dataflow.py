@@ -90,18 +90,28 @@ def reversed_mov_finding(rule: Rule, statement: AsmStatement, mov: ReversedMov) 
     """The one finding for a backwards ``mov`` (PTX105's where it writes inputs, PTX106's where
     it reads outputs), with the swap of its operands as the fix. Unsafe: the fix changes what
     the template computes (to what it was meant to)."""
-    text = statement.template.text
     instruction, destination, source = mov.instruction, mov.destination, mov.source
-    written = text[instruction.opcode_start : source.end]
-    between = text[destination.end : source.start]
-    swapped = f"{source.text}{between}{destination.text}"
+    if statement.syntax == "llvm":
+        # as the source spells it: CuTe DSL's inline_ptx writes `{$r0}` where the lowered
+        # template has `$1`
+        def spelled(start: int, end: int) -> str:
+            span = statement.template.source_span(start, end)
+            return statement.source.text[span.start : span.end]
+    else:
+        def spelled(start: int, end: int) -> str:
+            return statement.template.text[start:end]
+    written = spelled(instruction.opcode_start, source.end)
+    swapped = (f"{spelled(source.start, source.end)}{spelled(destination.end, source.start)}"
+               f"{spelled(destination.start, destination.end)}")
     mnemonic = instruction.mnemonic
     prefix = statement.ref_prefix
     refs = ", ".join(f"{prefix}{i}" for i in mov.refs)
     plural = "s" if len(mov.refs) > 1 else ""
     if mov.inputs:
         into = ", ".join(f"{prefix}{i}" for i in mov.inputs)
-        if statement.syntax == "llvm":
+        if statement.syntax == "llvm":  # one operand each side, named as the source names it
+            refs, into = spelled(source.start, source.end), spelled(destination.start,
+                                                                    destination.end)
             kept = (f"whose register{plural} still hold{'' if plural else 's'} the tensor for "
                     "later uses")
         else:

@@ -360,3 +360,20 @@ def test_a_letter_copied_along_neighbouring_operands_is_one_size_finding() -> No
     # a run is broken by an operand refused for another reason
     mixed = body.replace('"+r"(c[2])', '"+l"(c[2])')
     assert len(lint_text(head + mixed + "}\n", select=("PTX004",))) == 3
+
+
+def test_a_backwards_copy_in_cute_dsl_inline_ptx_is_named_as_written() -> None:
+    text = (
+        "import cutlass.cute as cute\n"
+        "from cutlass import Int32\n\n\n"
+        "@cute.kernel\n"
+        "def kernel():\n"
+        "    a = cute.arch.thread_idx()[0]\n"
+        '    cute.arch.inline_ptx("mov.b32 {$r0}, {$w0};", write_only_types=[Int32],\n'
+        "                         read_only_args=[a])\n"
+    )
+    found = lint_text(text, path="k.py")
+    assert [f.rule for f in found] == ["PTX106"], found
+    assert found[0].message.startswith(
+        "'mov.b32 {$r0}, {$w0}' copies the wrong way: it reads write-only output {$w0} ")
+    assert "'mov.b32 {$w0}, {$r0}' would copy the input into the output" in found[0].message
