@@ -5,12 +5,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ptxlint.analysis.llvm_binding import (
+    TRITON_FAMILY,
+    count,
+    known_call,
+    known_entries,
+    llvm_call,
+)
 from ptxlint.model import AsmStatement, Span
 
 if TYPE_CHECKING:  # annotations only: a C++ file's check never loads them (ptxlint.model)
-    from ptxlint.model import ConstraintEntry, LlvmCall
+    from ptxlint.model import LlvmCall
 
-TRITON_FAMILY = ("triton", "helion", "pallas", "torch")
+__all__ = [
+    "API_NAMES", "JULIA_COPIES", "TRITON_COPIES", "TRITON_FAMILY", "constraint_span", "copies",
+    "count", "known_call", "known_entries", "llvm_call", "registers",
+]
 API_NAMES = {
     "triton": "Triton",
     "helion": "helion",
@@ -41,29 +51,6 @@ def copies(statement: AsmStatement) -> str:
     """Why a second copy of this LLVM-syntax asm lands in the same PTX function."""
     call = statement.llvm
     return JULIA_COPIES if call is not None and call.api == "julia" else TRITON_COPIES
-
-
-def llvm_call(statement: AsmStatement) -> LlvmCall | None:
-    return statement.llvm if statement.syntax == "llvm" else None
-
-
-def known_entries(call: LlvmCall) -> tuple[ConstraintEntry, ...] | None:
-    """The constraint entries, when the whole string is known."""
-    return call.entries if call.constraints_known else None
-
-
-def known_call(statement: AsmStatement) -> tuple[LlvmCall, tuple[ConstraintEntry, ...]] | None:
-    """An LLVM-syntax statement's call and its constraint entries, when the whole constraint
-    string is known: what every PTX5xx constraint rule starts from."""
-    call = llvm_call(statement)
-    if call is None:
-        return None
-    entries = known_entries(call)
-    return None if entries is None else (call, entries)
-
-
-def count(entries: tuple[ConstraintEntry, ...], role: str) -> int:
-    return sum(1 for e in entries if e.role == role)
 
 
 def registers(span: tuple[int, int]) -> str:

@@ -30,7 +30,10 @@ eight operands whose eighth is unnamed: "did you mean %7?"; `%0, %2, %3` of thre
 after the gap shifted by one): the template and the operand list disagree on the numbering, one
 defect. The rules that would speak of its consequences stay
 silent (`ptxlint.analysis.roots`): PTX009 on the unnamed operands, and, in the instruction that
-names the stray `%N`, PTX105, PTX106 and PTX206 on what its other `%N` stand for.
+names the stray `%N`, PTX105, PTX106 and PTX206 on what its other `%N` stand for. Where an
+LLVM-syntax constraint string lists fewer operands than the call binds (Triton's `"=r,r"` for
+two arguments), a `$N` past the string's operands is PTX501's finding, and this rule is silent
+on it.
 
 ## Why is this bad?
 Operands are numbered outputs first, then inputs. A reference past the last one is an off-by-one
@@ -65,7 +68,9 @@ asm("mov.u32 %0, 1;" : "=r"(d));
         # The tokens are the template's index's, shared by every statement that spells it; a
         # source span is worked out only for a finding.
         analysis = analysis_of(statement)
-        strays = analysis.stray_refs
+        # a constraint string with fewer operands than the call binds: the stray $N are
+        # PTX501's finding (the string, not the template, is short)
+        strays = analysis.stray_refs if analysis.binding_mismatch is None else ()
         # the operands no %N names: where the numbering is off, what the strays were meant for
         # (PTX009 is silent on them then)
         unnamed = analysis.unreferenced_operands if strays else ()

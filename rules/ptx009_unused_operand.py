@@ -32,7 +32,8 @@ One defect, one finding (`ptxlint.analysis.roots`): an input tied to an output (
 `"=r,0"`) is read through the output's register and is never named; PTX002 reports the tie
 where nvcc rejects it. Where the template names a `%N` past the last operand, the numbering
 itself is off (`mov.b32 %0, %2;` given two operands): PTX001's finding names the operands no
-`%N` reaches, and this rule is silent.
+`%N` reaches, and this rule is silent. So it is where an LLVM-syntax constraint string lists
+more operands than the call binds (PTX501's finding: the extra entry is the defect).
 
 ## Why is this bad?
 nvcc accepts it silently, but an operand nobody reads is almost always an off-by-one in the
@@ -53,8 +54,10 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         analysis = analysis_of(statement)
         unreferenced = analysis.unreferenced_operands
-        if not unreferenced or analysis.stray_refs:
-            return  # (a %N past the last operand: PTX001 names these operands)
+        if not unreferenced or analysis.stray_refs or analysis.binding_mismatch is not None:
+            # (a %N past the last operand: PTX001 names these operands; a constraint string
+            # that lists more operands than the call binds: PTX501's finding)
+            return
         for operand in unreferenced:
             consequence = ""
             if operand.role == "output" and "+" not in operand.constraint.modifiers:

@@ -4,17 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
-from ._llvm import (
-    API_NAMES,
-    TRITON_FAMILY,
-    constraint_span,
-    count,
-    known_call,
-    registers,
-)
+from ._llvm import API_NAMES, constraint_span, registers
 
 
 class ConstraintCountMismatch(Rule):
@@ -36,6 +30,10 @@ constraint string and compares them with the registers the call binds:
   not knowable the rule uses the range Triton could bind (8-bit to 64-bit) and stays silent
   inside it;
 - CuTe DSL `llvm.inline_asm`: one input per entry of `operands`, no output when `res` is `None`.
+
+One defect, one finding: the template's `$N` are numbered against the operands the call binds,
+so a `$N` past the string's operands (PTX001) or an entry no `$N` names (PTX009) is this
+mismatch seen from the template, and those rules stay silent on it.
 
 ## Why is this bad?
 Triton checks neither string: a constraint string with too few or too many entries reaches
@@ -69,65 +67,60 @@ h = tl.inline_asm_elementwise("neg.f16x2 $0, $1;", "=r,r", [x.to(tl.float16)],
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        known = known_call(statement)
-        if known is None or known[0].constraints is None:
+        found = analysis_of(statement).binding_mismatch
+        if found is None:
             return
-        call, entries = known
-        outputs = count(entries, "output")
-        inputs = count(entries, "input")
+        call = found.call
         span = constraint_span(call)
         api = API_NAMES.get(call.api, call.api)
-        if call.api in TRITON_FAMILY:
+        outputs, inputs = found.outputs, found.inputs
+        if found.operands is None:  # Triton's family
             wrong: list[str] = []
             have: list[str] = []
-            if outputs and call.output_registers is not None:
-                low, high = call.output_registers
-                if not low <= outputs <= high:
-                    n = len(call.results or ())
-                    wrong.append(
-                        f"{registers(call.output_registers)} for the {n} result"
-                        f"{'s' if n != 1 else ''} ({_types(call.results)})"
-                    )
-                    have.append(f"{outputs} output{'s' if outputs != 1 else ''}")
-            if outputs and call.input_registers is not None:
-                low, high = call.input_registers
-                if not low <= inputs <= high:
-                    n = len(call.args or ())
-                    dtypes = tuple(a.dtype for a in call.args or ())
-                    wrong.append(
-                        f"{registers(call.input_registers)} for the {n} argument"
-                        f"{'s' if n != 1 else ''} ({_types(dtypes)})"
-                    )
-                    have.append(f"{inputs} input{'s' if inputs != 1 else ''}")
-            if wrong:
-                yield self.finding(
-                    statement,
-                    span,
-                    f"{api} binds {' and '.join(wrong)} at pack={call.pack}, but the "
-                    f"constraint string has {' and '.join(have)}: "
-                    + (
-                        # the op counts entries itself, before Triton (torch 2.12's HOP)
-                        "the op raises ValueError at the call"
-                        if call.api == "torch" and call.pack == 1
-                        else "LLVM aborts the process"
-                    ),
+            if found.output_registers is not None:
+                n = len(call.results or ())
+                wrong.append(
+                    f"{registers(found.output_registers)} for the {n} result"
+                    f"{'s' if n != 1 else ''} ({_types(call.results)})"
                 )
-        elif call.api == "cute" and call.args is not None and inputs != len(call.args):
-            # Measured with nvidia-cutlass-dsl 4.8.1 (cute.compile, sm_90a): a constraint with
-            # no operand kills the process (SIGILL); an operand with no constraint is dropped.
-            fewer = len(call.args) < inputs
+                have.append(f"{outputs} output{'s' if outputs != 1 else ''}")
+            if found.input_registers is not None:
+                n = len(call.args or ())
+                dtypes = tuple(a.dtype for a in call.args or ())
+                wrong.append(
+                    f"{registers(found.input_registers)} for the {n} argument"
+                    f"{'s' if n != 1 else ''} ({_types(dtypes)})"
+                )
+                have.append(f"{inputs} input{'s' if inputs != 1 else ''}")
             yield self.finding(
                 statement,
                 span,
-                f"{api} passes {len(call.args)} operand{'s' if len(call.args) != 1 else ''} "
-                f"but the constraint string has {inputs} input{'s' if inputs != 1 else ''}: "
+                f"{api} binds {' and '.join(wrong)} at pack={call.pack}, but the "
+                f"constraint string has {' and '.join(have)}: "
                 + (
-                    "the compile kills the Python process (CuTe DSL 4.8.1: SIGILL)"
-                    if fewer
-                    else "the operands past the constraints are silently dropped"
+                    # the op counts entries itself, before Triton (torch 2.12's HOP)
+                    "the op raises ValueError at the call"
+                    if call.api == "torch" and call.pack == 1
+                    else "LLVM aborts the process"
                 ),
-                severity=None if fewer else Severity.WARNING,
             )
+            return
+        # Measured with nvidia-cutlass-dsl 4.8.1 (cute.compile, sm_90a): a constraint with no
+        # operand kills the process (SIGILL); an operand with no constraint is dropped.
+        operands = found.operands
+        fewer = operands < inputs
+        yield self.finding(
+            statement,
+            span,
+            f"{api} passes {operands} operand{'s' if operands != 1 else ''} "
+            f"but the constraint string has {inputs} input{'s' if inputs != 1 else ''}: "
+            + (
+                "the compile kills the Python process (CuTe DSL 4.8.1: SIGILL)"
+                if fewer
+                else "the operands past the constraints are silently dropped"
+            ),
+            severity=None if fewer else Severity.WARNING,
+        )
 
 
 def _types(dtypes: tuple[str | None, ...] | None) -> str:

@@ -377,3 +377,23 @@ def test_a_backwards_copy_in_cute_dsl_inline_ptx_is_named_as_written() -> None:
     assert found[0].message.startswith(
         "'mov.b32 {$r0}, {$w0}' copies the wrong way: it reads write-only output {$w0} ")
     assert "'mov.b32 {$w0}, {$r0}' would copy the input into the output" in found[0].message
+
+
+@pytest.mark.parametrize(("constraints", "template", "echo"), [
+    ("=r,r", "add.f32 $0, $1, $2;", "PTX001"),  # one input short: $2 is past the string
+    ("=r,r,r", "add.f32 $0, $1, $1;", "PTX009"),  # one input too many: nothing names it
+])
+def test_a_constraint_string_the_call_does_not_bind_is_one_finding(
+    constraints: str, template: str, echo: str
+) -> None:
+    args = "[x, y]" if echo == "PTX001" else "[x]"
+    text = (
+        "import triton.language as tl\n"
+        "def f(x, y):\n"
+        f'    return tl.inline_asm_elementwise("{template}", "{constraints}", args={args},\n'
+        "                                     dtype=tl.float32, is_pure=True, pack=1)\n"
+    )
+    assert [f.rule for f in lint_text(text, path="k.py")] == ["PTX501"]
+    # the call's own count given, the template's numbering speaks for itself
+    bound = "[x, y]" if echo == "PTX009" else "[x]"
+    assert echo in [f.rule for f in lint_text(text.replace(args, bound), path="k.py")]

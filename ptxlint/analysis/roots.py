@@ -40,6 +40,10 @@ The roots, and the rule each belongs to:
   (``add.u32 %0 %1, %2;``, a comma missing); which operand it writes is unknown
   (``ptxlint.ptx.effects.written_operands`` answers None), so the data-flow rules (PTX103-PTX106)
   ask nothing of it, as of any instruction whose destinations are unknown.
+- ``constraint-count`` (PTX501): an LLVM-syntax constraint string that lists more or fewer
+  operands than the call binds (Triton, CuTe DSL); the operand list read from it is not the one
+  the template is numbered against, so a ``$N`` past it (PTX001) and an entry no ``$N`` names
+  (PTX009) are that defect (``StatementAnalysis.binding_mismatch``).
 - a backwards ``mov`` (PTX105 for a store's packing, PTX106 for a load's unpacking and for a
   copy from an output into an input): the inputs it writes and the outputs it reads are one
   defect, the swapped operands (``StatementAnalysis.reversed_movs``).

@@ -18,6 +18,7 @@ from ptxlint.analysis.glued_pieces import GluedPieces, glued_pieces
 from ptxlint.analysis.guard_facts import GuardFacts, guard_facts_of
 from ptxlint.analysis.guards import model_dependent
 from ptxlint.analysis.lazy_fact import fact, known
+from ptxlint.analysis.llvm_binding import BindingMismatch, binding_mismatch
 from ptxlint.analysis.operand_access import Access, reads_of, register_operand
 from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.operand_use import uses
@@ -295,6 +296,13 @@ class StatementAnalysis:
             if root is not None:
                 return RootCause(root.kind, root.rule, root.operand, token.start, token.end)
         return None
+
+    @fact
+    def binding_mismatch(self) -> BindingMismatch | None:
+        """An LLVM-syntax call whose constraint string lists more or fewer operands than the
+        call binds (:mod:`ptxlint.analysis.llvm_binding`, PTX501's finding): the root of the
+        numbering findings PTX001 and PTX009 would make of the string's operand list."""
+        return binding_mismatch(self.statement)
 
     @fact
     def glued_pieces(self) -> GluedPieces:
