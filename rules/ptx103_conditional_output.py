@@ -106,7 +106,7 @@ variable's current value in, which is what the template relies on; nothing else 
                 i.constraint.letters == str(operand.index) for i in statement.inputs
             ):
                 continue  # "=r,0": the tied input is the value on the paths that skip the write
-            key = tuple(id(w) for w in writers)
+            key = tuple(w.start for w in writers)  # the instructions, by place
             groups.setdefault(key, []).append(operand)
             writers_of[key] = writers
         for key, outputs in groups.items():
