@@ -6,13 +6,14 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.cxx_facts import facts_for
 from ptxlint.analysis.operand_access import (
+    Access,
     reads_of,
     register_operand,
     writes_of,
     written_indices,
 )
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.model import AsmStatement, Finding, Operand, Severity
+from ptxlint.model import AsmStatement, Finding, Fix, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
 
 from ._dataflow import input_to_output, reversed_mov_finding
@@ -49,6 +50,11 @@ between two asm operands written backwards (`mov.u32 %1, %0;` with `%1` an input
 write-only output nothing wrote before) is PTX106's one finding. Silent, too, in an instruction
 that names a `%N` past the last operand (PTX001): a `.v4` load given two outputs names an input
 as its third element, and the defect is the count.
+
+Where the template writes exactly one input and names one write-only output nowhere
+(`mov.u32 %1, %1;` given `"=r"(d)` and `"r"(a)`), the write was most likely meant for that
+output: the finding says so and offers its number as the fix (unsafe: the template then computes
+what it was meant to), and PTX009 is silent on the output.
 
 ## Why is this bad?
 In Python (Triton's `inline_asm_elementwise`) the same mistake is silent wrong results:
@@ -140,8 +146,12 @@ the template then computes what it was meant to, not what it did.
                     "inside '{ }' (or to an output)",
                 )
                 continue
-            facts = facts_for(context, statement)
             bound = f"'{operand.constraint.text}'({operand.expression.strip()})"
+            misdirected = analysis_of(statement).misdirected_write
+            if misdirected is not None and misdirected[0] == operand.index:
+                yield self._misdirected(statement, operand, bound, write, misdirected[1])
+                continue
+            facts = facts_for(context, statement)
             yield self.finding(
                 statement,
                 self.template_span(statement, write.operand.start, write.operand.end),
@@ -152,6 +162,30 @@ the template then computes what it was meant to, not what it did.
                 f"{operand.constraint.text}')",
                 fix=input_to_output(self, statement, operand, _modifier(statement, operand), facts),
             )
+
+    def _misdirected(
+        self, statement: AsmStatement, operand: Operand, bound: str, write: Access,
+        output: Operand,
+    ) -> Finding:
+        """The one input written where the one write-only output named nowhere was meant."""
+        what = f" ({output.expression.strip()})" if output.expression.strip() else ""
+        return self.finding(
+            statement,
+            self.template_span(statement, write.operand.start, write.operand.end),
+            f"input %{operand.index} ({bound}) is written by '{write.instruction.mnemonic}', and "
+            f"output %{output.index}{what} is named nowhere: the write was most likely meant for "
+            f"it (did you mean %{output.index}?); as written, the compiler assumes the input "
+            "keeps its value and the output receives an undefined one",
+            fix=_renumber(self, statement, write, output),
+        )
+
+
+def _renumber(rule: Rule, statement: AsmStatement, write: Access, output: Operand) -> Fix | None:
+    """Write ``output``'s number where the template writes the input (unsafe: it changes what
+    the template computes, to what it was most likely meant to)."""
+    edit = rule.template_edit(statement, write.operand.start, write.operand.end,
+                              f"%{output.index}")
+    return Fix(f"Write %{output.index} instead", (edit,), safe=False) if edit else None
 
 
 def _modifier(statement: AsmStatement, operand: Operand) -> str:

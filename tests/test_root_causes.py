@@ -108,6 +108,12 @@ STACKS = [
         '  asm volatile("bra L1;\\n L1:\\n mov.u32 %0, %1;" : "=r"(r) : "r"(x));\n',
         id="a-template-without-braces-declares-and-labels",
     ),
+    pytest.param(
+        "PTX105", "PTX009",
+        '  asm volatile("mov.u32 %1, %1;" : "=r"(r) : "r"(x));\n',
+        '  asm volatile("add.s32 %0, %2, %2;" : "=r"(r), "=r"(y) : "r"(x));\n',
+        id="the-input-written-where-the-unnamed-output-was-meant",
+    ),
 ]
 
 
@@ -397,3 +403,15 @@ def test_a_constraint_string_the_call_does_not_bind_is_one_finding(
     # the call's own count given, the template's numbering speaks for itself
     bound = "[x, y]" if echo == "PTX009" else "[x]"
     assert echo in [f.rule for f in lint_text(text.replace(args, bound), path="k.py")]
+
+
+def test_a_write_meant_for_the_unnamed_output_offers_its_number() -> None:
+    body = '  asm volatile("mov.u32 %1, %1;" : "=r"(r) : "r"(x));\n'
+    (found,) = lint_text(_HEAD + body + "}\n", select=("PTX105", "PTX009"))
+    assert "output %0 (r) is named nowhere" in found.message
+    assert found.fix is not None and not found.fix.safe
+    assert [e.new_text for e in found.fix.edits] == ["%0"]
+    # two inputs written: which one was meant is not known, each is its own finding
+    two = '  asm volatile("mov.u32 %1, %2; mov.u32 %2, %1;" : "=r"(r) : "r"(x), "r"(y));\n'
+    rules = sorted(f.rule for f in lint_text(_HEAD + two + "}\n", select=("PTX105", "PTX009")))
+    assert rules == ["PTX009", "PTX105", "PTX105"]

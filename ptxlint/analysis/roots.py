@@ -40,6 +40,10 @@ The roots, and the rule each belongs to:
   (``add.u32 %0 %1, %2;``, a comma missing); which operand it writes is unknown
   (``ptxlint.ptx.effects.written_operands`` answers None), so the data-flow rules (PTX103-PTX106)
   ask nothing of it, as of any instruction whose destinations are unknown.
+- ``misdirected-write`` (PTX105): the one input a C++ template writes, where one write-only
+  output is named nowhere (``mov.u32 %1, %1;`` given ``"=r"(d)``): the write was meant for the
+  output, so its "never referenced" (PTX009) is the same defect
+  (``StatementAnalysis.misdirected_write``).
 - ``constraint-count`` (PTX501): an LLVM-syntax constraint string that lists more or fewer
   operands than the call binds (Triton, CuTe DSL); the operand list read from it is not the one
   the template is numbered against, so a ``$N`` past it (PTX001) and an entry no ``$N`` names

@@ -19,7 +19,7 @@ from ptxlint.analysis.guard_facts import GuardFacts, guard_facts_of
 from ptxlint.analysis.guards import model_dependent
 from ptxlint.analysis.lazy_fact import fact, known
 from ptxlint.analysis.llvm_binding import BindingMismatch, binding_mismatch
-from ptxlint.analysis.operand_access import Access, reads_of, register_operand
+from ptxlint.analysis.operand_access import Access, reads_of, register_operand, written_indices
 from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.operand_use import uses
 from ptxlint.analysis.placement import Placement, placement_of
@@ -365,6 +365,26 @@ class StatementAnalysis:
                 continue
             found.append(operand)
         return tuple(found)
+
+    @fact
+    def misdirected_write(self) -> tuple[int, Operand] | None:
+        """``(input, output)`` where the template writes exactly one input and names one
+        write-only output nowhere (``mov.u32 %1, %1;`` given ``"=r"(d)`` and ``"r"(a)``): the
+        write was meant for the output, one defect (PTX105's finding names the output; PTX009
+        is silent on it). C++ only: an LLVM-syntax output no ``$N`` names is no finding."""
+        statement = self.statement
+        if statement.syntax != "gnu":
+            return None
+        unnamed = [
+            o for o in self.unreferenced_operands
+            if o.role == "output" and "=" in o.constraint.modifiers
+            and "+" not in o.constraint.modifiers
+        ]
+        if len(unnamed) != 1:
+            return None
+        written = written_indices(statement)
+        inputs = [o.index for o in statement.inputs if o.index in written]
+        return (inputs[0], unnamed[0]) if len(inputs) == 1 else None
 
     @fact
     def stray_refs(self) -> tuple[PercentToken, ...]:
