@@ -35,7 +35,8 @@ itself is off (`mov.b32 %0, %2;` given two operands): PTX001's finding names the
 `%N` reaches, and this rule is silent. So it is where an LLVM-syntax constraint string lists
 more operands than the call binds (PTX501's finding: the extra entry is the defect), and for a
 write-only output that PTX105 names as the one the template's only written input was meant to
-be (`mov.u32 %1, %1;` given `"=r"(d)`).
+be (`mov.u32 %1, %1;` given `"=r"(d)`), or an input that PTX106 names as the one its only
+undefined read was meant for (`add.u32 %0, %0, %1;` given two inputs).
 
 ## Why is this bad?
 nvcc accepts it silently, but an operand nobody reads is almost always an off-by-one in the
@@ -60,10 +61,10 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             # (a %N past the last operand: PTX001 names these operands; a constraint string
             # that lists more operands than the call binds: PTX501's finding)
             return
-        misdirected = analysis.misdirected_write
+        meant = [m[1] for m in (analysis.misdirected_write, analysis.misdirected_read) if m]
         for operand in unreferenced:
-            if misdirected is not None and operand is misdirected[1]:
-                continue  # the write meant for it went to an input: PTX105 names it
+            if any(operand is m for m in meant):
+                continue  # a write or read meant for it went to another operand: PTX105/106's
             consequence = ""
             if operand.role == "output" and "+" not in operand.constraint.modifiers:
                 consequence = ": the variable receives an undefined value"

@@ -54,6 +54,11 @@ copy between two asm operands (`mov.u32 %1, %0;`, input `%1`, output `%0`) is on
 (PTX105 is silent on the input it writes), and a read in an instruction that names a `%N` past
 the last operand is PTX001's defect (the numbering is off).
 
+Where the template reads exactly one write-only output before writing it and names one input
+nowhere (`add.u32 %0, %0, %1;` given `"r"(a), "r"(b)`), the read was most likely meant for that
+input: the finding says so (with no fix, since which source was meant is the author's call) and
+PTX009 is silent on the input.
+
 ## Why is this bad?
 `=` tells the compiler the variable's value before the asm is dead: it passes nothing in, the
 read gets whatever the register held. With `nvcc -arch=sm_90 -O3` (CUDA 13.0),
@@ -105,6 +110,20 @@ to).
                     "gets an undefined value; tie an input carrying the value to it "
                     f"('{operand.index}', as in \"=f,{operand.index}\") or read the input "
                     "you meant",
+                )
+                continue
+            misdirected = analysis.misdirected_read
+            if misdirected is not None and misdirected[0] == index:
+                # no fix: which of the instruction's sources was meant is the author's to say
+                unnamed = misdirected[1]
+                what = f" ({unnamed.expression.strip()})" if unnamed.expression.strip() else ""
+                yield self.finding(
+                    statement, span,
+                    f"output %{operand.index} ('{operand.constraint.text}') is read by "
+                    f"'{read.instruction.mnemonic}' before the template writes it, and input "
+                    f"%{unnamed.index}{what} is named nowhere: the read was most likely meant "
+                    f"for it (did you mean %{unnamed.index}?); as written, the read gets an "
+                    "undefined value",
                 )
                 continue
             fix = make_read_write(statement, operand.index)

@@ -114,6 +114,12 @@ STACKS = [
         '  asm volatile("add.s32 %0, %2, %2;" : "=r"(r), "=r"(y) : "r"(x));\n',
         id="the-input-written-where-the-unnamed-output-was-meant",
     ),
+    pytest.param(
+        "PTX106", "PTX009",
+        '  asm volatile("add.s32 %0, %0, %1;" : "=r"(r) : "r"(x), "r"(y));\n',
+        '  asm volatile("add.s32 %0, %1, %1;" : "=r"(r) : "r"(x), "r"(y));\n',
+        id="the-output-read-where-the-unnamed-input-was-meant",
+    ),
 ]
 
 

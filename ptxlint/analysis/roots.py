@@ -43,7 +43,8 @@ The roots, and the rule each belongs to:
 - ``misdirected-write`` (PTX105): the one input a C++ template writes, where one write-only
   output is named nowhere (``mov.u32 %1, %1;`` given ``"=r"(d)``): the write was meant for the
   output, so its "never referenced" (PTX009) is the same defect
-  (``StatementAnalysis.misdirected_write``).
+  (``StatementAnalysis.misdirected_write``); likewise the one write-only output read before any
+  write where one input is named nowhere (PTX106, ``misdirected_read``).
 - ``constraint-count`` (PTX501): an LLVM-syntax constraint string that lists more or fewer
   operands than the call binds (Triton, CuTe DSL); the operand list read from it is not the one
   the template is numbered against, so a ``$N`` past it (PTX001) and an entry no ``$N`` names

@@ -387,6 +387,21 @@ class StatementAnalysis:
         return (inputs[0], unnamed[0]) if len(inputs) == 1 else None
 
     @fact
+    def misdirected_read(self) -> tuple[int, Operand] | None:
+        """``(output, input)`` where the template reads exactly one write-only output before
+        writing it (:attr:`undefined_reads`) and names one input nowhere (``add.u32 %0, %0,
+        %1;`` given ``"r"(a), "r"(b)``): the read was most likely meant for the input, one
+        defect (PTX106's finding names the input; PTX009 is silent on it). C++ only, as
+        :attr:`misdirected_write`."""
+        if self.statement.syntax != "gnu" or len(self.undefined_reads) != 1:
+            return None
+        unnamed = [o for o in self.unreferenced_operands if o.role == "input"]
+        if len(unnamed) != 1:
+            return None
+        (output,) = self.undefined_reads
+        return output, unnamed[0]
+
+    @fact
     def stray_refs(self) -> tuple[PercentToken, ...]:
         """The ``%N`` tokens past the statement's last operand, by operand number then place
         (PTX001's findings, which nvcc 13.0 answers with an internal compiler error); none
