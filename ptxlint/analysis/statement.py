@@ -19,7 +19,13 @@ from ptxlint.analysis.guard_facts import GuardFacts, guard_facts_of
 from ptxlint.analysis.guards import model_dependent
 from ptxlint.analysis.lazy_fact import fact, known
 from ptxlint.analysis.llvm_binding import BindingMismatch, binding_mismatch
-from ptxlint.analysis.operand_access import Access, reads_of, register_operand, written_indices
+from ptxlint.analysis.operand_access import (
+    Access,
+    reads_of,
+    register_operand,
+    writes_of,
+    written_indices,
+)
 from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.operand_use import uses
 from ptxlint.analysis.placement import Placement, placement_of
@@ -371,9 +377,11 @@ class StatementAnalysis:
         """``(input, output)`` where the template writes exactly one input and names one
         write-only output nowhere (``mov.u32 %1, %1;`` given ``"=r"(d)`` and ``"r"(a)``): the
         write was meant for the output, one defect (PTX105's finding names the output; PTX009
-        is silent on it). C++ only: an LLVM-syntax output no ``$N`` names is no finding."""
+        is silent on it). C++ only: an LLVM-syntax output no ``$N`` names is no finding. Only
+        where PTX105 reports that write as its own: a register input without modifiers, in an
+        instruction that names no stray ``%N`` and is no backwards ``mov``."""
         statement = self.statement
-        if statement.syntax != "gnu":
+        if statement.syntax != "gnu" or self.stray_refs:
             return None
         unnamed = [
             o for o in self.unreferenced_operands
@@ -383,8 +391,16 @@ class StatementAnalysis:
         if len(unnamed) != 1:
             return None
         written = written_indices(statement)
-        inputs = [o.index for o in statement.inputs if o.index in written]
-        return (inputs[0], unnamed[0]) if len(inputs) == 1 else None
+        inputs = [o for o in statement.inputs if o.index in written]
+        if len(inputs) != 1:
+            return None
+        (operand,) = inputs
+        if not register_operand(operand) or operand.constraint.modifiers.strip("&"):
+            return None
+        write = writes_of(statement, operand.index)[0]
+        if self.reversed_mov(write.position) is not None:
+            return None
+        return operand.index, unnamed[0]
 
     @fact
     def misdirected_read(self) -> tuple[int, Operand] | None:
@@ -393,12 +409,15 @@ class StatementAnalysis:
         %1;`` given ``"r"(a), "r"(b)``): the read was most likely meant for the input, one
         defect (PTX106's finding names the input; PTX009 is silent on it). C++ only, as
         :attr:`misdirected_write`."""
-        if self.statement.syntax != "gnu" or len(self.undefined_reads) != 1:
+        if self.statement.syntax != "gnu" or len(self.undefined_reads) != 1 \
+                or self.stray_refs:
             return None
         unnamed = [o for o in self.unreferenced_operands if o.role == "input"]
         if len(unnamed) != 1:
             return None
-        (output,) = self.undefined_reads
+        ((output, read),) = self.undefined_reads.items()
+        if self.reversed_mov(read.position) is not None:
+            return None  # PTX106 reports the mov
         return output, unnamed[0]
 
     @fact
