@@ -192,7 +192,10 @@ class StatementAnalysis:
         class (PTX004's findings: ``asm operand type size(8) does not match type/size implied
         by constraint 'r'``): not a 2-byte class in ``h`` where only clang compiles the
         statement, nor a type whose size depends on the data model under a guard that
-        mentions it (maybe a 32-bit build, where a pointer fits ``r``)."""
+        mentions it (maybe a 32-bit build, where a pointer fits ``r``). C++ only: LLVM syntax
+        binds registers by the letter's width, which PTX004 judges apart."""
+        if self.statement.syntax != "gnu":
+            return ()
         found = []
         for misfit in self.register_misfits:
             verdict = misfit.verdict
