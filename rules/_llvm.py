@@ -5,13 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ptxlint.analysis.llvm_binding import (
-    TRITON_FAMILY,
-    count,
-    known_call,
-    known_entries,
-    llvm_call,
-)
+from ptxlint.analysis.llvm_binding import TRITON_FAMILY, count, known_call, llvm_call
 from ptxlint.model import AsmStatement, Span
 
 if TYPE_CHECKING:  # annotations only: a C++ file's check never loads them (ptxlint.model)
@@ -19,7 +13,7 @@ if TYPE_CHECKING:  # annotations only: a C++ file's check never loads them (ptxl
 
 __all__ = [
     "API_NAMES", "JULIA_COPIES", "TRITON_COPIES", "TRITON_FAMILY", "constraint_span", "copies",
-    "count", "known_call", "known_entries", "llvm_call", "registers",
+    "count", "known_call", "llvm_call", "registers",
 ]
 API_NAMES = {
     "triton": "Triton",
