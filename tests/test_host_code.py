@@ -54,6 +54,31 @@ __device__ void f() {
     assert _linted(text) == ["membar.gl;"]
 
 
+def test_hip_register_pinning_without_an_instruction_is_not_ptx() -> None:
+    """HIP shares __device__ with CUDA: an empty template whose constraints or clobbers name
+    AMD GCN registers (nvcc refuses both) is AMD code. A PTX template with such a letter, and
+    an empty one with NVPTX letters and clobbers, are still linted."""
+    text = """
+#define CLOBBER_VREG_CASE(N) case N: asm volatile("" ::: "v" #N); break;
+__device__ unsigned f(unsigned x, int r) {
+  switch (r) { CLOBBER_VREG_CASE(0) CLOBBER_VREG_CASE(1) }
+  asm volatile("" ::: "a0");
+  asm volatile("" : "+s"(x));
+  asm volatile("" : "+v"(x) :: "memory");
+  asm volatile("" ::: "s[0:3]", "vcc");
+  asm volatile("mov.u32 %0, %0;" : "+s"(x));
+  asm volatile("" : "+r"(x) :: "memory");
+  asm volatile("" ::: "r1");
+  return x;
+}
+"""
+    result = extract_statements(SourceFile("hip_regs.cuh", text))
+    assert [s.template.text for s in result.statements] == ["mov.u32 %0, %0;", "", ""]
+    amd = [reason for _, reason in result.skipped if "AMD GCN registers" in reason]
+    assert len(amd) == 4  # the macro's uses are not listed (an expansion is counted at its
+    # #define, whose clobber `"v" #N` names no register)
+
+
 def test_unknown_or_device_specifier_macros_keep_the_function_linted(tmp_path: Path) -> None:
     (tmp_path / "defs.cuh").write_text("#define HD __host__ __device__\n")
     kernel = tmp_path / "k.cu"

@@ -123,6 +123,15 @@ _AMD_WORD = re.compile(r"^(?:v|s|ds|buffer|global|flat|scratch|image|exp)_[a-z0-
 # (PTX002 flags them in device code), but with no PTX in sight they tip the balance to host.
 # ('d' is NVPTX's f64 letter too, so it is not among them.)
 _HOST_CONSTRAINT_LETTERS = set("abcSDAtuxyYwQIJKLMNOGKZ")
+# HIP code shares __device__ with CUDA, and its register-pinning idioms carry no instruction at
+# all: `asm volatile("" : "+s"(x))` keeps a value in a scalar register, `asm volatile("" :::
+# "v12")` reserves a vector one. Their marks are AMD GCN's constraint letters (an SGPR, a VGPR;
+# 'a', an AGPR, is x86's too) and register names as clobbers; nvcc refuses both ("constraint
+# letter 's' is not allowed", "unknown register name"), so with no PTX in sight they say AMD.
+_AMD_CONSTRAINT_LETTERS = frozenset("sv")
+_AMD_REGISTER = on_first_use(
+    r"(?:[vsa](?:\d+|\[\d+:\d+\])|(?:vcc|exec|flat_scratch)(?:_lo|_hi)?|m0|scc)"
+)
 # Guards under which the code is compiled for AMD GPUs by hipcc, not by nvcc.
 _ROCM = on_first_use(r"USE_ROCM|__HIP|HIP_PLATFORM|__HIPCC__|__AMDGCN__|__gfx\d|ROCM_VERSION")
 
@@ -284,13 +293,15 @@ def classify(
     guards: tuple[str, ...],
     split_by_directives: bool = False,
     host_only: str = "",
+    clobbers: tuple[str, ...] = (),
 ) -> Verdict:
     """``host_only``: why the statement is never compiled for the GPU (a host-only function,
     a file that #errors in a CUDA build), or empty. ``constraint_letters``: the operands'
     constraint letters, or None where the caller has not joined them: then ``LETTERS_NEEDED``
-    is the answer wherever they would decide, and the caller asks again with them. Nothing of
-    the file is read: extract's verdict memo shares verdicts across files, keyed by exactly
-    these arguments (the letters only where they were read)."""
+    is the answer wherever they would decide, and the caller asks again with them and with
+    the names of its ``clobbers`` (read only with the letters). Nothing of the file is read:
+    extract's verdict memo shares verdicts across files, keyed by exactly these arguments
+    (the letters and clobbers only where they were read)."""
     if host_only.startswith(NEVER_BUILT):
         return Verdict("host", host_only)
     text = template.replace(HOLE, " ")
@@ -349,11 +360,24 @@ def classify(
             return LETTERS_NEEDED
         if set(constraint_letters) & _HOST_CONSTRAINT_LETTERS:
             return Verdict("unknown", f"{device_context}, but host constraint letters")
+        if not words and _amd_marked(constraint_letters, clobbers):
+            return _AMD_REGISTERS
     if words and not ptx_count:
         # Device context but no word of the template is PTX: an unknown opcode is a PTX204
         # finding, but only where the rest of the file says this is device code.
         return Verdict("ptx", f"{device_context}; no known PTX opcode")
     return _IN_DEVICE_CONTEXT[device_context]
+
+
+_AMD_REGISTERS = Verdict("host", "AMD GCN registers in the constraints or clobbers (HIP code)")
+
+
+def _amd_marked(letters: str, clobbers: tuple[str, ...]) -> bool:
+    """An AMD GCN constraint letter among ``letters``, or a GCN register among ``clobbers``."""
+    if not _AMD_CONSTRAINT_LETTERS.isdisjoint(letters):
+        return True
+    register = _AMD_REGISTER().fullmatch
+    return any(register(name) for name in clobbers)
 
 
 # A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.

@@ -370,8 +370,9 @@ def _finish(
     verdict = _verdict(key, raw.template.text, ptx, None, context, split, host_only)
     if verdict is dialect.LETTERS_NEEDED:  # the letters decide: joined only here
         letters = "".join(o.constraint.letters for o in raw.operands)
-        verdict = _verdict((*key, letters), raw.template.text, ptx, letters, context, split,
-                           host_only)  # fmt: skip
+        clobbers = tuple(c.name for c in raw.clobbers)
+        verdict = _verdict((*key, letters, clobbers), raw.template.text, ptx, letters, context,
+                           split, host_only, clobbers)  # fmt: skip
     context = _with_verdict(context, verdict)
     if verdict.dialect != "ptx":
         if context.expansion is None:  # an expansion's statement is counted at its #define
@@ -427,9 +428,10 @@ def _verdict(
     context: Context,
     split: bool,
     host_only: str,
+    clobbers: tuple[str, ...] = (),
 ) -> dialect.Verdict:
     """``dialect.classify``'s verdict, memoised by ``key`` (all that it reads: the letters
-    where given)."""
+    and clobbers where given)."""
     verdict = _VERDICTS.get(key)
     if verdict is None:
         if len(_VERDICTS) >= _VERDICTS_KEPT:
@@ -442,6 +444,7 @@ def _verdict(
             guards=context.guards,
             split_by_directives=split,
             host_only=host_only,
+            clobbers=clobbers,
         )
     return verdict
 
@@ -487,8 +490,8 @@ _CONTEXTS: dict[tuple[object, ...], Context] = {}
 # ``dialect.classify``'s verdicts by all it reads (``ptx`` is ``parse_template(text, extended)``;
 # nothing of the file): a pure function, and statements repeat their template
 # in one context, within a file and across files (flashinfer's sample: 23,000 statements, 700
-# templates). Keyed without the constraint letters (``LETTERS_NEEDED`` there where they
-# decide), and with them where they decide. Bounded: cleared when full.
+# templates). Keyed without the constraint letters and clobbers (``LETTERS_NEEDED`` there
+# where they decide), and with them where they decide. Bounded: cleared when full.
 _VERDICTS: dict[tuple[object, ...], dialect.Verdict] = {}
 _VERDICTS_KEPT = 4096
 
