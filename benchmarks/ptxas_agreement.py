@@ -48,6 +48,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from ptxlint.model import PtxInstruction, PtxOperand  # noqa: E402
 from ptxlint.ptx import grammar  # noqa: E402
 from ptxlint.ptx.grammar import Form, OperandClass, OperandSpec, immediate_class  # noqa: E402
+from ptxlint.ptx.judge import special_register_class  # noqa: E402
 from ptxlint.ptx.parser import parse_template  # noqa: E402
 
 TARGETS: tuple[tuple[int, str], ...] = ((75, ""), (80, ""), (90, ""), (90, "a"), (100, "a"),
@@ -98,6 +99,8 @@ def resolve(operand: PtxOperand) -> OperandClass:
     """What a benchmark operand is: its register class from the name prefix."""
     if operand.kind == "immediate":
         return immediate_class(operand.text)
+    if operand.kind == "special":
+        return special_register_class(operand)
     if operand.kind == "register":
         for prefix, type_ in _TYPE_OF_PREFIX:
             if operand.text.startswith(prefix) and operand.text[len(prefix):].isdigit():

@@ -45,6 +45,11 @@ warp collectives; `grammar_data_tensor.py`: `mma.sync`/`mma.sp`, `wgmma`, `tcgen
   (`cp.async.wait_group (int64_t)2;`), a register pair or vector where a scalar belongs, a
   lone register where a vector of one belongs (`ldmatrix...x1.shared.b16 %0, [%1];`: ptxas
   "Vector of size 1 is expected"), an address where a register belongs;
+- a special register where the instruction reads none: only `mov` and `cvt` take one as an
+  operand of their own (`popc.b32 %0, %%lanemask_lt;`, `add.u32 %0, %1, %%laneid;`: ptxas
+  13.0 "Special register argument not allowed for instruction"; copy it into a register with
+  `mov` first). An element of a vector operand is none of its own: ptxas takes
+  `st.global.v2.u32 [%0], {%%laneid, %1};`;
 - a malformed list: a missing comma between operands, an empty operand.
 
 An `"n"` operand is checked with its value when the C++ expression is an integer literal.

@@ -78,6 +78,7 @@ MUTANTS = [
     "mov.v2.b32 {%rd0, %rd1}, {%rd2, %rd3}",
     "mov.v4.u32 {%r0, %r1, %r2, %r3}, %rd4",
     "mov.v4.u32 {%r0, %r1, %r2, %r3}, %f4",
+    "mov.v4.u32 {%r0, %r1, %r2, %r3}, %clock64",  # a 64-bit special register, 32-bit elements
     "mov.v2.u32 {%r0, %r1}, {_, %r2}",  # Sink '_' not allowed as a source operand
     "mov.v2.f32 {%f0, %f1}, {%f2, _}",
     "mov.v2.f32 {%f0, %f1}, {1, %f1}",  # elements of different types
@@ -93,12 +94,11 @@ MUTANTS = [
 
 # What ptxlint lets through and ptxas rejects (no false alarm, a miss): a vector special
 # register where the target lacks it (%nclusterid below sm_90: "Feature '%nclusterid' requires
-# .target sm_90 or higher"), into a .v2 ("Argument vector size mismatch"), and a 64-bit special
-# register into 32-bit elements: special registers are not typed by the grammar; and a result
-# of sinks only ("Unable to infer type of vector elements")
+# .target sm_90 or higher"), into a .v2 ("Argument vector size mismatch"): the vector special
+# registers are not typed by the grammar; and a result of sinks only ("Unable to infer type of
+# vector elements")
 KNOWN_MISSES = [
     "mov.v2.u32 {%r0, %r1}, %tid",
-    "mov.v4.u32 {%r0, %r1, %r2, %r3}, %clock64",
     "mov.v4.u32 {_, _, _, _}, %tid",
     "mov.b64 {_, _}, %rd0",
 ]

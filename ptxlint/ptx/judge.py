@@ -30,6 +30,7 @@ from functools import lru_cache
 from ptxlint import file_memos
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
+from ptxlint.ptx.effects import special_register_type
 from ptxlint.ptx.grammar import OperandClass, RefClasses, Verdict, check, immediate_class
 
 __all__ = ["DECLARED", "judge", "operand_class", "float_letters_typed"]
@@ -106,8 +107,23 @@ def operand_class(
                 return OperandClass("reg", registers[key])
         return _UNTYPED
     if kind == "special":
-        return _UNTYPED
+        return special_register_class(operand)
     return _UNKNOWN
+
+
+def special_register_class(operand: PtxOperand) -> OperandClass:
+    """The class of a special-register operand: a register of the type a ``mov`` of it must
+    have (``ptxlint.ptx.effects.special_register_type``), untyped where that is not one."""
+    found = _SPECIAL_CLASSES.get(operand.text)
+    if found is None:
+        type_ = special_register_type(operand.text)
+        found = _SPECIAL_CLASSES[operand.text] = (
+            OperandClass("reg", type_) if type_ is not None else _UNTYPED)
+    return found
+
+
+# A special register's class by its spelling (a few dozen spellings in all).
+_SPECIAL_CLASSES: dict[str, OperandClass] = {}
 
 
 # The PTX ISA version ptxas 13.0 (and this grammar) knows; code guarded by a newer

@@ -89,7 +89,10 @@ def check_operands(
                 cls = classes[ref] if ref is not None and ref < listed else _UNKNOWN_CLASS
             else:
                 cls = resolve(operand)
-            found = _check_leaf(instruction, operand, spec, binding, relaxed, position, cls)
+            if kind == "special" and instruction.opcode not in _READS_SPECIAL_REGISTERS:
+                found = _special_operand(instruction, operand)
+            else:
+                found = _check_leaf(instruction, operand, spec, binding, relaxed, position, cls)
             if found:
                 issues.extend(found)
             continue
@@ -245,6 +248,8 @@ def _check_one(
         return None  # sums and the like: say nothing
     if kind == "label":
         return None
+    if operand.kind == "special" and instruction.opcode not in _READS_SPECIAL_REGISTERS:
+        return _special_operand(instruction, operand)
     return _check_leaf(instruction, operand, spec, binding, relaxed, position, resolve(operand))
 
 
@@ -381,7 +386,8 @@ def _check_leaf(
     position: int,
     cls: OperandClass,
 ) -> list[Issue]:
-    """A register or immediate operand against a register/immediate spec."""
+    """A register or immediate operand against a register/immediate spec (an operand of the
+    instruction itself, or an element of a vector operand)."""
     if cls.kind == "unknown":
         return []
     if cls.kind == "imm":
@@ -434,10 +440,26 @@ def _check_leaf(
                           "takes an integer address", operand.start, operand.end)]
         return []
     if want and not type_fits(cls.type, want, relaxed, spec.exact):
-        return [Issue("type", f"'{operand.text}' is a .{cls.type} register, but "
+        special = " special" if operand.kind == "special" else ""
+        return [Issue("type", f"'{operand.text}' is a .{cls.type}{special} register, but "
                               f"{_where(instruction, position)} takes "
                       f".{want}", operand.start, operand.end)]
     return []
+
+
+# The instructions a special register may be a scalar operand of (ptxas 13.0, measured over
+# arithmetic, logic, comparison, selection, shuffle, bit-field and conversion families:
+# "Special register argument not allowed for instruction 'add'"). A vector element is not
+# such an operand: `st.global.v2.u32 [a], {%laneid, %r1}` compiles.
+_READS_SPECIAL_REGISTERS = frozenset({"mov", "cvt"})
+
+
+def _special_operand(instruction: PtxInstruction, operand: PtxOperand) -> list[Issue]:
+    """A special register as an operand of an instruction that reads none."""
+    return [Issue("operand", f"'{operand.text}' is a special register, which only 'mov' and "
+                  "'cvt' read: copy it into a register first (ptxas: \"Special register "
+                  f"argument not allowed for instruction '{instruction.opcode}'\")",
+                  operand.start, operand.end)]
 
 
 _VECTOR_WORD = re.compile(r"[vx]([0-9]+)")
