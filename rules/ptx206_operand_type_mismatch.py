@@ -56,6 +56,13 @@ ptxas (13.0, measured) accepts a bit-typed register for any type of the same siz
 (`f` in `mov.b32`, not in `add.u32`), and lets `ld`, `st` and `cvt` take registers wider than
 the type (`ld.u8` into `r`). Each side of a `cvt` is checked against its own type.
 
+A guard `@p` must be a predicate register ("Predicate expression expected"): a `%N` of any
+register letter there is a finding (nvcc has no predicate letter; Triton's `b` is one), and so
+is a register the template declares with another type. A special register has its ISA type,
+and a `mov` of it must have that size (`mov.u32 %0, %%clock64;`, `mov.u64 %0, %%laneid;`:
+"Arguments mismatch"); ptxas also takes the legacy 16-bit reads of `%tid`, `%ntid`, `%ctaid`
+and `%nctaid` and a 32-bit one of `%gridid`, which are not reported.
+
 The register an address `[ ]` is made of is checked too: ptxas takes no float or predicate
 register there ("Illegal to use symbol ... as address operand", any state space), and no
 32-bit register for a generic or `.global` address of `ld`, `st`, `ldu`, `atom`, `red`,
@@ -186,6 +193,10 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
             message = issue.message
             index = None
             ref = _ref_at(instruction.operands, issue.start, issue.end)
+            if ref is None and instruction.predicate is not None:
+                guard = instruction.predicate.register  # "the guard ... must be a .pred"
+                if guard.kind == "ref" and (guard.start, guard.end) == (issue.start, issue.end):
+                    ref = guard
             if (ref is not None and ref.ref is not None and ref.ref < len(statement.operands)
                     and _in_address(instruction.operands, ref)
                     and _claimed_elsewhere(statement, statement.operands[ref.ref], context)):

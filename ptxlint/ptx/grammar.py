@@ -365,6 +365,34 @@ def check(
 ) -> Verdict:
     """Match ``instruction`` against its family's forms. ``resolve`` says what each operand
     is (the constraint of a ``%N``, a declared register...). Never raises."""
+    verdict = _check_forms(instruction, resolve, relaxed_types)
+    if instruction.predicate is None or not verdict.speaks:
+        return verdict
+    issue = _guard_issue(instruction, resolve)
+    if issue is None:
+        return verdict
+    return replace(verdict, status="error", issues=(issue, *verdict.issues))
+
+
+def _guard_issue(instruction: PtxInstruction, resolve: Resolver) -> Issue | None:
+    """A guard ``@p`` whose register is known to be no predicate (ptxas 13.0: "Predicate
+    expression expected", whatever the instruction): a ``%N`` of a register letter (nvcc has
+    no predicate letter), a register the template declares with another type."""
+    assert instruction.predicate is not None
+    register = instruction.predicate.register
+    if register.kind not in ("ref", "register", "special"):
+        return None
+    cls = resolve(register)
+    if cls.kind != "reg" or cls.type is None or cls.type == "pred":
+        return None
+    return Issue("type", f"'{register.text}' is a .{cls.type} register, but the guard of "
+                 f"'{instruction.mnemonic}' must be a .pred register", register.start,
+                 register.end)
+
+
+def _check_forms(
+    instruction: PtxInstruction, resolve: Resolver, relaxed_types: bool | None
+) -> Verdict:
     if instruction.opaque:
         return ABSTAIN
     modifiers = instruction.modifiers
