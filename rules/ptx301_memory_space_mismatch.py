@@ -198,7 +198,9 @@ shared-window address, however it got there; a template that converts the operan
 `cvta.to.shared`; `ld.global` or plain `ld`/`st` on a C++ pointer (a generic
 address is a valid global address on current GPUs); operands whose type and helper are unknown.
 A pointer passed with `"r"` as a shared address is PTX004's finding (nvcc refuses the 8-byte
-value in a 32-bit register; its fix is the conversion): one defect, one finding.
+value in a 32-bit register; its fix is the conversion): one defect, one finding. So is a state
+space that no form of the instruction has (`prefetch.shared.L2`, `ldu.shared`: PTX204's), where
+the space to convert into is the misspelling itself.
 
 ## Why is this bad?
 State spaces are separate address windows, and the PTX ISA leaves an access undefined when its
@@ -317,6 +319,8 @@ address of the file's own `__shared__` memory, and the message names both conver
             ):
                 problems.append((use, operand, where, "offset"))
         for use, operand, where, kind in problems:
+            if analysis_of(statement).space_unknown(use.instruction):
+                continue  # PTX204's: no form of the instruction reads this space at all
             mnemonic = use.instruction.mnemonic
             expression = " ".join(operand.expression.split())
             named = f"'{where.text}'"

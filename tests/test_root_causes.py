@@ -54,6 +54,12 @@ STACKS = [
         id="vector-type-where-a-vector-operand-belongs",
     ),
     pytest.param(
+        "PTX204", "PTX301",
+        '  asm volatile("ldu.shared.u32 %0, [%1];" : "=r"(r) : "l"(p));\n',
+        '  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(r) : "l"(p));\n',
+        id="state-space-no-form-of-the-instruction-has",
+    ),
+    pytest.param(
         "PTX007", "PTX206",
         '  asm volatile("mov.b32 %0, %H1;" : "=r"(r) : "l"(u));\n',
         '  asm volatile("mov.b32 %0, %1;" : "=r"(r) : "l"(u));\n',

@@ -21,7 +21,9 @@ The roots, and the rule each belongs to:
   which the NVVM lowering passes as the immediate ``n``, where the instruction takes a register.
 - ``unknown-instruction`` (PTX204): a modifier no form of a known opcode has, where PTX204
   reports it; what the instruction does (its effects) is unknown, so PTX101, PTX102 and PTX505
-  ask nothing of it (``StatementAnalysis.instruction_unknown``).
+  ask nothing of it (``StatementAnalysis.instruction_unknown``). Where that modifier is a state
+  space (``prefetch.shared``, ``ldu.shared``), the space its addresses are read in is the
+  misspelling, so PTX301 asks nothing of them either (``StatementAnalysis.space_unknown``).
 - ``undefined-read`` (PTX106): a write-only output read before any write; the same output's
   "never written" (PTX104) is that read seen from the other side
   (``StatementAnalysis.undefined_reads``).

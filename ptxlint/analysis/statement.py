@@ -39,6 +39,7 @@ from ptxlint.ptx.grammar import REJECTED, Issue, judged
 from ptxlint.ptx.instructions import Requirement, family, unknown_modifier
 from ptxlint.ptx.judge import Verdict, judge
 from ptxlint.ptx.scopes import Unscoped, unscoped
+from ptxlint.ptx.spaces import STATE_SPACES
 from ptxlint.ptx.targets import Target
 from ptxlint.ptx.toolkit import toolkit_accepts
 
@@ -519,16 +520,29 @@ class StatementAnalysis:
     def instruction_unknown(self, instruction: PtxInstruction) -> bool:
         """PTX204 reports that no PTX form spells ``instruction`` (an unknown modifier of a
         known opcode): what it does is unknown until it is spelled right."""
+        return self._unknown_modifier(instruction) is not None
+
+    def space_unknown(self, instruction: PtxInstruction) -> bool:
+        """The modifier PTX204 reports as one no form of ``instruction`` has is a state space
+        (``prefetch.shared.L2``: prefetch reads no shared memory): the space its addresses
+        are read in is the misspelling itself, not a fact about them."""
+        return self._unknown_modifier(instruction) in STATE_SPACES
+
+    def _unknown_modifier(self, instruction: PtxInstruction) -> str | None:
+        """The modifier word PTX204 reports as one no form of ``instruction`` has, or None."""
         opcode, modifiers = instruction.opcode, instruction.modifiers
         if instruction.opaque or family(opcode) is None:
-            return False  # an unknown opcode has no effects or roles to echo
+            return None  # an unknown opcode has no effects or roles to echo
         if judged(opcode, modifiers):
             # PTX204 reports the verdict's first spelling issue (none where it abstains); the
             # verdict is the one PTX204 reads
             first = next((i for i in self.verdict(instruction).issues
                           if i.kind in ("modifier", "combination")), None)
-            return first is not None and first.kind == "modifier"
-        return unknown_modifier(opcode, modifiers) is not None and self.clearly_ptx
+            if first is None or first.kind != "modifier":
+                return None
+            return first.word if first.word is not None else ""
+        at = unknown_modifier(opcode, modifiers)
+        return modifiers[at] if at is not None and self.clearly_ptx else None
 
     @fact
     def side_effects(self) -> tuple[Effect, ...]:

@@ -24,10 +24,12 @@ from dataclasses import dataclass
 
 from ptxlint.model import PtxInstruction, PtxOperand
 
-__all__ = ["AddressUse", "SHARED_SPACES", "address_uses"]
+__all__ = ["AddressUse", "SHARED_SPACES", "STATE_SPACES", "address_uses"]
 
 SHARED_SPACES = frozenset({"shared", "shared::cta", "shared::cluster"})
-_SPACES = SHARED_SPACES | {"global", "local", "const", "param", "param::entry", "param::func"}
+# the state-space modifiers an instruction's addresses are read in
+STATE_SPACES = SHARED_SPACES | {"global", "local", "const", "param", "param::entry",
+                                "param::func"}
 # Instructions whose addresses are generic when no state space is named.
 _GENERIC_WITHOUT_SPACE = frozenset(
     {"ld", "st", "atom", "red", "ldu", "ldmatrix", "stmatrix", "mbarrier", "prefetch", "prefetchu"}
@@ -45,7 +47,7 @@ class AddressUse:
 
 
 def _space_of(modifier: str) -> str | None:
-    if modifier in _SPACES:
+    if modifier in STATE_SPACES:
         return modifier
     return None
 
