@@ -1,4 +1,4 @@
-"""PTX201/202/205/301 checked against the real toolchain: what ptxlint flags, nvcc/ptxas agree with
+"""PTX201/202/205/213/301 checked against the real toolchain: what ptxlint flags, nvcc/ptxas agree with
 (or, for PTX301, compile silently), and each safe fix yields code that compiles.
 
 Skips without nvcc. Compiles run in parallel and verdicts are cached by a hash of the command and
@@ -190,6 +190,31 @@ __global__ void k(float* out, int i) {
   out[0] = v;
 }
 """,
+        False,
+        None,
+    ),
+    Case(
+        "reg-misspelled",
+        "PTX213",
+        _device('  asm("{ .reg .b32 tmp; add.u32 temp, %1, 1; mov.u32 %0, tmp; }" '
+                ': "=r"(r) : "r"(x));'),
+        True,
+        "Unknown symbol 'temp'",
+    ),
+    Case(
+        "pred-undeclared-guard",
+        "PTX213",
+        _device('  r = x;\n  asm("{ setp.ne.u32 p, %1, 0; @p add.u32 %0, %0, 1; }" '
+                ': "+r"(r) : "r"(x));'),
+        True,
+        "Unknown symbol 'p'",
+    ),
+    Case(
+        "scope-split-across-statements",
+        "PTX213",
+        _device('  asm volatile("{ .reg .pred P;");\n'
+                '  asm volatile("setp.ne.u32 P, %1, 0; selp.u32 %0, 1, 0, P;" '
+                ': "=r"(r) : "r"(x));\n  asm volatile("}");'),
         False,
         None,
     ),

@@ -8,10 +8,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ptxlint.model import AsmStatement, PtxDirective, PtxLabel, PtxOperand, PtxTemplate
+from ptxlint.ptx.instructions import family
+from ptxlint.ptx.template_memo import TemplateMemo
 
 __all__ = [
-    "SCOPED_DECLARATIONS", "Unscoped", "braces_known", "is_file_scope", "unscoped", "used_names",
-    "uses_declared",
+    "SCOPED_DECLARATIONS", "Unscoped", "braces_known", "declared_names", "declares",
+    "is_file_scope",
+    "undeclared_registers", "unscoped", "used_names", "uses_declared",
 ]
 
 # Declarations that live in the enclosing function's scope once the template is spliced in.
@@ -108,3 +111,76 @@ def unscoped(statement: AsmStatement) -> Unscoped | None:
         uses_declared(n, used) for d in declarations for n in d.declared
     ) and all(label.name in used for label in labels)
     return Unscoped(declarations, labels, all_used)
+
+
+# Instructions that take a symbol (a variable's or a function's name) as a source outside an
+# address: `mov.u64 d, var`, `cvta.global.u64 d, var` (ptxas 13.0: any other instruction says
+# "Argument 1 of instruction 'add': must be register"); and those whose operands name
+# functions, branch tables or texture handles.
+_TAKE_SYMBOLS = frozenset({"mov", "cvta", "call", "brx", "istypep", "prototype"})
+
+
+def declared_names(ptx: PtxTemplate) -> frozenset[str]:
+    """Every name a directive of ``ptx`` declares (a parameterised ``r<4>`` as its base ``r``,
+    which then stands for every ``r0``, ``r1``...), and its labels."""
+    names = {n.partition("<")[0] for d in ptx.directives for n in d.declared}
+    names.update(label.name for label in ptx.labels)
+    return frozenset(names)
+
+
+def undeclared_registers(ptx: PtxTemplate) -> tuple[PtxOperand, ...]:
+    """``_undeclared`` of ``ptx``, kept for the next statement that spells it."""
+    return _UNDECLARED.of(ptx, lambda: _undeclared(ptx))
+
+
+def _undeclared(ptx: PtxTemplate) -> tuple[PtxOperand, ...]:
+    """The operands of ``ptx`` that must be registers and name none the template declares:
+    a guard, an operand of an instruction that takes no symbol there (``add``, ``setp``,
+    ``st``'s value: ptxas "must be register"), a destination of ``mov`` and ``cvta``; never
+    a word inside an address, a label, a sink (``_``), a special register, or one of nvcc's
+    own registers (``%r1``: a name with ``%``). ptxas answers each with "Unknown symbol". A
+    template with a macro hole, or an instruction whose opcode is unknown, says nothing."""
+    if not ptx.instructions:
+        return ()
+    declared = declared_names(ptx)
+    found: list[PtxOperand] = []
+
+    def ask(operand: PtxOperand) -> None:
+        for word in _register_words(operand):
+            name = word.text.lstrip("!").partition(".")[0]  # `v.x` of a vector variable
+            if name and name != "_" and name[0] != "%" and not declares(declared, name):
+                found.append(word)
+
+    for instruction in ptx.instructions:
+        if instruction.opaque or family(instruction.opcode) is None:
+            continue
+        if instruction.predicate is not None:
+            ask(instruction.predicate.register)
+        operands = instruction.operands
+        if instruction.opcode in _TAKE_SYMBOLS:
+            operands = operands[:1] if instruction.opcode in ("mov", "cvta") else ()
+        for operand in operands:
+            ask(operand)
+    return tuple(found)
+
+
+def _register_words(operand: PtxOperand) -> Iterator[PtxOperand]:
+    """The plain words of ``operand`` that stand for registers: outside addresses."""
+    if operand.kind == "register":
+        yield operand
+    elif operand.kind in ("vector", "pair"):
+        for part in operand.parts:
+            yield from _register_words(part)
+
+
+_UNDECLARED: TemplateMemo[tuple[PtxOperand, ...]] = TemplateMemo(4096)
+_NUMBERED = re.compile(r"(.*?)[0-9]+")
+
+
+def declares(declared: frozenset[str], name: str) -> bool:
+    """Whether ``declared`` (``declared_names``) holds ``name``: itself, or the base of a
+    parameterised declaration it is one of (``r3`` of ``r<4>``)."""
+    if name in declared:
+        return True
+    m = _NUMBERED.fullmatch(name)  # `r3` of `.reg .b32 r<4>;`
+    return m is not None and m.group(1) in declared

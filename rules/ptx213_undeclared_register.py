@@ -1,0 +1,111 @@
+"""PTX213 undeclared-register."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+
+from ptxlint.analysis.statement import analysis_of
+from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.ptx.scopes import declared_names, declares, undeclared_registers
+from ptxlint.rule import Rule, RuleContext
+
+
+class UndeclaredRegister(Rule):
+    id = "PTX213"
+    name = "undeclared-register"
+    pure = True  # reads the file's other statements only where a name is undeclared here
+    scope = "statement"
+    severity = Severity.ERROR
+    needs = ("instructions",)
+    summary = "Template names a register that no .reg declares"
+    tags = ("correctness", "template")
+    docs = """\
+## What it does
+Flags a name the template uses as a register that nothing declares: no `.reg` (or other
+declaring directive) of the template, and none of another asm statement of the same function (a
+scope opened in one statement and used in the next, as CCCL writes some). The places checked
+are those where PTX takes a register and nothing else: a guard (`@p`), an operand of an
+instruction that takes no symbol there (`add`, `setp`, `selp`, `st`'s value: ptxas "must be
+register"), and the destination of `mov` and `cvta`. Where a name declared in the template is
+close, the message names it.
+
+Not checked: a word inside an address (`[smem + 4]` may name a variable), the source of `mov`
+and `cvta` (`mov.u64 %0, counter;` takes the address of a `__device__` variable, whose PTX
+name is the C++ one), call targets and branch labels, the sink `_`, special registers
+(`%laneid`), nvcc's own registers (`%r1`, any name with `%`), a template with a macro hole, and
+an instruction whose opcode is unknown (PTX204's).
+
+## Why is this bad?
+ptxas stops with "Unknown symbol 'temp'" (and, for a guard, "Predicate expression expected")
+when it compiles the statement: a register name misspelled (`tmp` declared, `temp` used) or a
+`.reg` line forgotten. Inline asm is compiled late, only for the targets and template
+instantiations that reach it, so the error waits for the build that does.
+
+## Example
+```cuda
+asm("{\\n\\t.reg .pred p;\\n\\t"
+    "setp.ne.u32 q, %1, 0;\\n\\t"
+    "selp.u32 %0, 1, 0, p;\\n\\t}"
+    : "=r"(r) : "r"(x));
+```
+
+## Use instead
+```cuda
+asm("{\\n\\t.reg .pred p;\\n\\t"
+    "setp.ne.u32 p, %1, 0;\\n\\t"
+    "selp.u32 %0, 1, 0, p;\\n\\t}"
+    : "=r"(r) : "r"(x));
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        ptx = statement.ptx
+        if statement.template.has_holes or statement.opaque_sections:
+            return
+        found = undeclared_registers(ptx)
+        if not found or not analysis_of(statement).clearly_ptx:
+            return
+        # one finding per name: the missing declaration, or the misspelling, is one defect
+        uses: dict[str, list[int]] = {}
+        for index, word in enumerate(found):
+            uses.setdefault(_name(word.text), []).append(index)
+        elsewhere = _declared_elsewhere(statement, context)
+        here = sorted(declared_names(ptx))
+        for name, indices in uses.items():
+            if declares(elsewhere, name):
+                continue
+            word = found[indices[0]]
+            close = difflib.get_close_matches(name, here, n=1, cutoff=0.6)
+            advice = (f"did you mean '{close[0]}'?" if close
+                      else f"declare it inside the braces (.reg .<type> {name};)")
+            more = len(indices) - 1
+            also = f" (and {more} more use{'s' if more > 1 else ''})" if more else ""
+            yield self.finding(
+                statement,
+                self.template_span(statement, word.start, word.end),
+                f"'{name}' is no register the template declares{also}, nor one another asm "
+                f"statement of this function declares (ptxas: \"Unknown symbol '{name}'\"); "
+                f"{advice}",
+            )
+
+
+def _name(text: str) -> str:
+    return text.lstrip("!").partition(".")[0]
+
+
+def _declared_elsewhere(statement: AsmStatement, context: RuleContext) -> frozenset[str]:
+    """What the other asm statements of the statement's function (or macro) declare: a scope
+    one opens and a later one uses, or a `.reg` left at the top of an earlier template
+    (PTX201's), declares for them. Another function's declarations are its own."""
+    names: set[str] = set()
+    function, macro = statement.context.function, statement.context.macro
+    for other in context.file_statements:
+        if other is statement or not (other.ptx.directives or other.ptx.labels):
+            continue
+        # in a function, whatever macro wrote the statement (a scope-opening macro expanded
+        # in it); in a macro's definition, the same macro
+        if other.context.function == function and (
+                function is not None or other.context.macro == macro):
+            names.update(declared_names(other.ptx))
+    return frozenset(names)
