@@ -21,6 +21,10 @@ def _events(text: str) -> list[protocols.Event]:
     ("mbarrier.init.shared::cta.b64 [%0], 1;", protocols.MBAR_INIT),
     ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 4096;", protocols.EXPECT_TX),
     ("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;", protocols.EXPECT_TX),
+    ("mbarrier.arrive.shared::cta.b64 _, [%0];", protocols.MBAR_ARRIVE),
+    ("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0], 1;", protocols.MBAR_ARRIVE),
+    ("mbarrier.arrive_drop.shared.b64 %0, [%1];", protocols.MBAR_ARRIVE),
+    ("mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;", protocols.MBAR_WAIT),
     ("fence.mbarrier_init.release.cluster;", protocols.FENCE_INIT),
     ("fence.proxy.async.shared::cta;", protocols.FENCE_PROXY),
     ("fence.proxy.async;", protocols.FENCE_PROXY),
@@ -33,6 +37,13 @@ def _events(text: str) -> list[protocols.Event]:
 ])
 def test_each_protocol_step_is_read_off_the_mnemonic(text: str, kind: str) -> None:
     assert [e.kind for e in _events(text)] == [kind]
+
+
+def test_an_arrive_is_about_its_address_operand_whatever_its_state() -> None:
+    for text in ("mbarrier.arrive.shared::cta.b64 _, [%0];",
+                 "mbarrier.arrive.noComplete.shared.b64 %0, [%1], 2;"):
+        [event] = _events(text)
+        assert event.memory is not None and event.memory.kind == "address"
 
 
 @pytest.mark.parametrize(("text", "kind", "columns", "group"), [

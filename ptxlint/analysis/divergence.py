@@ -34,7 +34,7 @@ import tree_sitter
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, base_name
 from ptxlint.ptx.effects import special_register
 
-__all__ = ["Guard", "Kind", "divergent_guard"]
+__all__ = ["Guard", "Kind", "divergent_guard", "whole_warps"]
 
 Node = tree_sitter.Node
 
@@ -359,6 +359,27 @@ def divergent_guard(flows: FileFlows, flow: FunctionFlow, byte: int,
               and classifier.condition(condition) is Kind.DIVERGENT):
             return Guard(node, "return", flow.text(condition) if condition else "")
     return None
+
+
+def whole_warps(flows: FileFlows, flow: FunctionFlow, byte: int) -> bool:
+    """Every lane of a warp reaches ``byte`` of ``flow`` with the others: each ``if`` arm around
+    it, and each earlier early return of its block, has a uniform condition (``constexpr``
+    ones aside). An unknown condition (``tid < n``) answers False: it may pick one thread."""
+    classifier = _Classifier(flows, flow)
+    for node, condition, then, other in flow.ifs:
+        inside = then[0] <= byte < then[1] or (other is not None and other[0] <= byte < other[1])
+        returns = (not inside and node.end_byte <= byte
+                   and _always_returns(node.child_by_field_name("consequence"))
+                   and _same_block(node, byte))
+        if not inside and not returns:
+            continue
+        if any(c.type == "constexpr" for c in node.children):
+            continue
+        if flow.in_lambda(node.start_byte) != flow.in_lambda(byte):
+            continue
+        if classifier.condition(condition) is not Kind.UNIFORM:
+            return False
+    return True
 
 
 def _same_block(node: Node, byte: int) -> bool:

@@ -51,6 +51,7 @@ __all__ = [
     "EXPECT_TX",
     "FENCE_INIT",
     "FENCE_PROXY",
+    "MBAR_ARRIVE",
     "MBAR_INIT",
     "MBAR_WAIT",
     "SHARED_READ",
@@ -78,6 +79,7 @@ TRACKED = "cp.async.mbarrier.arrive"  # the copies are tracked by an mbarrier in
 MBAR_INIT = "mbarrier.init"
 EXPECT_TX = "mbarrier.expect_tx"  # barrier operand, count operand
 MBAR_WAIT = "mbarrier.wait"  # test_wait / try_wait
+MBAR_ARRIVE = "mbarrier.arrive"  # arrive / arrive_drop without expect_tx: barrier operand
 FENCE_INIT = "fence.mbarrier_init"
 FENCE_PROXY = "fence.proxy.async"  # one that covers the CTA's shared memory
 # a release at cluster scope: barrier.cluster.arrive (not .relaxed), fence.{sc,acq_rel,release}
@@ -206,6 +208,9 @@ def events(instruction: PtxInstruction) -> tuple[Event, ...]:
                           count=_immediate(count), count_operand=count),)
         if first in ("test_wait", "try_wait"):
             return (Event(MBAR_WAIT, memory=_operand(instruction, 1)),)
+        if first in ("arrive", "arrive_drop"):
+            # mbarrier.arrive{...}.b64 state, [addr]{, count}; the state may be the sink
+            return (Event(MBAR_ARRIVE, memory=_operand(instruction, 1)),)
         return ()
     if opcode == "barrier" and modifiers[:2] == ("cluster", "arrive") \
             and "relaxed" not in modifiers:

@@ -1,0 +1,147 @@
+"""PTX610 mbarrier-used-before-init-visible."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.analysis.divergence import Guard, divergent_guard, whole_warps
+from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, Step, flows_of
+from ptxlint.analysis.toolkit_calls import toolkit_harmless
+from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.ptx.protocols import BULK_LOAD, EXPECT_TX, MBAR_ARRIVE, MBAR_INIT, MBAR_WAIT, TRACKED
+from ptxlint.rule import Rule, RuleContext
+
+from ._protocol import line_of, step_span, where
+
+# The steps that operate on an mbarrier after its init, and the operand that names it.
+_USES = frozenset({MBAR_ARRIVE, MBAR_WAIT, EXPECT_TX, TRACKED, BULK_LOAD})
+# Toolkit calls that synchronise threads (``toolkit_harmless`` takes them for calls that take
+# no protocol step, which they are not).
+_SYNCHRONISING = frozenset({"__syncthreads", "__syncthreads_count", "__syncthreads_and",
+                            "__syncthreads_or", "__syncwarp", "__barrier_sync"})
+# Instructions whose presence between the init and the use may order the two for the other
+# threads: barriers, fences, and the atomics and strong loads of a hand-made flag.
+_ORDERING = frozenset({"bar", "barrier", "fence", "membar", "atom", "red"})
+
+
+class MbarrierUsedBeforeInitVisible(Rule):
+    id = "PTX610"
+    name = "mbarrier-used-before-init-visible"
+    preview = True
+    severity = Severity.ERROR
+    needs = ("instructions",)
+    summary = ("An mbarrier that some threads initialise is used by whole warps with no "
+               "barrier in between")
+    tags = ("correctness", "async", "synchronization")
+    docs = """\
+## What it does
+Flags the first use of an mbarrier (`mbarrier.arrive`, `arrive.expect_tx`, `test_wait` or
+`try_wait`, `cp.async.mbarrier.arrive`, or a bulk copy that completes on it) by whole warps,
+after an `mbarrier.init` of the same barrier that only some lanes execute (under
+`if (threadIdx.x == 0)`, `lane == 0`, `elect_one_sync()`: a condition that splits the warp),
+with nothing between the two that could make the initialisation visible to the other threads:
+no `__syncthreads()`/`__syncwarp()`, no `bar.sync`/`barrier.*`, no fence or atomic, and no
+call ptxlint cannot see into. The barrier is the variable behind the operands, followed as the
+other PTX6xx rules follow it (`ptxlint.analysis.function_flow`).
+
+Silent where the use sits under a condition that is not uniform across the warp (it may be the
+initialising thread's own use, as a producer's `arrive.expect_tx` under the same
+`elect_one_sync()`), where the two lie in the two arms of one `if`, where the barrier cannot be
+named, and on any call between them that is not a known toolkit function. This rule is in
+preview.
+
+## Why is this bad?
+`mbarrier.init` is a write to shared memory by the threads that run it. Any other mbarrier
+operation on a location that does not hold an initialised mbarrier object is undefined (PTX
+ISA, `mbarrier`), and nothing orders another thread's arrive or wait after that write unless
+the threads synchronise: without `__syncthreads()` (or a cluster barrier, for a cluster's
+barriers) a warp may arrive on, or wait on, stale shared memory: the phase it waits for never
+completes (a hang) or completes at once (a race). It works in tests when the initialising warp
+happens to run first.
+
+## Example
+```cuda
+__shared__ uint64_t bar;
+uint32_t b = (uint32_t)__cvta_generic_to_shared(&bar);
+if (threadIdx.x == 0)
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(b), "r"(blockDim.x));
+asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(b) : "memory");
+```
+
+## Use instead
+```cuda
+if (threadIdx.x == 0)
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(b), "r"(blockDim.x));
+__syncthreads();
+asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(b) : "memory");
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if not any(i.opcode in ("mbarrier", "cp") for i in statement.ptx.instructions):
+            return
+        flows = flows_of(context)
+        if flows is None:
+            return
+        for flow, use in flows.steps_of(statement):
+            if use.kind not in _USES:
+                continue
+            found = _unordered_init(flows, flow, use)
+            if found is None:
+                continue
+            init, guard = found
+            yield self.finding(
+                statement, step_span(flow, use),
+                f"`{use.instruction.mnemonic}` uses the mbarrier that `mbarrier.init` at "
+                f"{where(flow, init)} initialises under `if {guard.text}` (line "
+                f"{line_of(flow, guard.node.start_byte)}), which only some lanes take, but "
+                "nothing between them makes the initialisation visible to the other threads: "
+                "add __syncthreads() (or a cluster barrier) after the init")
+
+
+def _barrier(flow: FunctionFlow, step: Step) -> tuple[str, str] | None:
+    operand = step.event.barrier if step.kind == BULK_LOAD else step.event.memory
+    return flow.place(step, operand)
+
+
+def _unordered_init(flows: FileFlows, flow: FunctionFlow,
+                    use: Step) -> tuple[Step, Guard] | None:
+    """The ``mbarrier.init`` of ``use``'s barrier that only some lanes run, and the condition
+    that picks them, where ``use`` is the first use of the barrier after it, whole warps run
+    it, and nothing between the two may order them; else None."""
+    barrier = _barrier(flow, use)
+    if barrier is None:
+        return None
+    here = (use.start, use.order)
+    init = next((s for s in reversed(flow.steps)
+                 if s.kind == MBAR_INIT and (s.start, s.order) < here
+                 and flow.place(s, s.event.memory) == barrier), None)
+    if init is None or flow.exclusive(init.start, use.start):
+        return None
+    earlier = [s for s in flow.steps_between(init, use, _USES) if _barrier(flow, s) == barrier]
+    if earlier:
+        return None  # the first use after the init speaks for the missing barrier
+    guard = divergent_guard(flows, flow, init.start)
+    if guard is None or guard.how == "return" or not whole_warps(flows, flow, use.start):
+        return None
+    if _ordered_between(flow, init.start, use.start):
+        return None
+    return init, guard
+
+
+def _ordered_between(flow: FunctionFlow, start: int, end: int) -> bool:
+    """Something between bytes ``start`` and ``end`` may synchronise the threads: a call that is
+    not a toolkit function known to take no step (or one that synchronises), or an asm
+    statement with a barrier, fence or atomic."""
+    for call_start, _, name, _ in flow.calls:
+        if start < call_start < end and (name in _SYNCHRONISING
+                                         or not toolkit_harmless(name, True)):
+            return True
+    to_byte = flow.parsed.to_byte
+    for statement in flow.statements:
+        if start < to_byte(statement.span.start) < end and any(
+                i.opaque or i.opcode in _ORDERING
+                or (i.opcode == "ld" and ("acquire" in i.modifiers or "volatile" in i.modifiers))
+                for i in statement.ptx.instructions):
+            return True
+    return False
