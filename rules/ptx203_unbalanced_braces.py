@@ -30,7 +30,9 @@ ptxas then fails with a syntax error on a PTX line nobody can map back to the so
 When part of the template comes from a macro ptxlint cannot see, the brace could be in the macro,
 so the rule says nothing. Nor does it flag a scope deliberately split across consecutive
 `volatile` statements of one function (CCCL opens `{ .reg .b128 q;` in one asm and closes it
-in a later one): the pair balances, and volatile asm statements keep their order.
+in a later one): the pair balances, and volatile asm statements keep their order. The same
+holds for a pair of macros, one that opens the scope and one that closes it, used in
+sequence.
 
 ## Example
 ```cuda
@@ -82,17 +84,23 @@ def _unbalanced(statement: AsmStatement) -> tuple[list[int], list[int]]:
 
 
 def _split_scope(statement: AsmStatement, context: RuleContext, opens: bool) -> bool:
-    """Whether a volatile neighbour in the same function closes (or opens) this scope."""
-    same_function = [
-        s
-        for s in context.file_statements
-        if s.context.function == statement.context.function
-        and s.context.macro == statement.context.macro
-        and s.is_volatile
-        and not s.template.has_holes
-    ]
+    """Whether a volatile neighbour closes (or opens) this scope: a later (earlier) statement of
+    the same function, or, for the statement of a macro's definition, another macro's in
+    either order (``OPEN_SCOPE()`` and ``CLOSE_SCOPE()`` expand in sequence where they are
+    used, wherever they are defined)."""
+    in_macro = statement.context.function is None and statement.context.macro is not None
+
+    def neighbour(other: AsmStatement) -> bool:
+        if other is statement or not other.is_volatile or other.template.has_holes:
+            return False
+        if in_macro:
+            return other.context.function is None and other.context.macro is not None
+        return (other.context.function == statement.context.function
+                and other.context.macro == statement.context.macro)
+
+    near = [s for s in context.file_statements if neighbour(s)]
     if opens:
-        later = [s for s in same_function if s.span.start > statement.span.start]
+        later = [s for s in near if in_macro or s.span.start > statement.span.start]
         return any(_unbalanced(s)[0] for s in later)
-    earlier = [s for s in same_function if s.span.start < statement.span.start]
+    earlier = [s for s in near if in_macro or s.span.start < statement.span.start]
     return any(_unbalanced(s)[1] for s in earlier)
