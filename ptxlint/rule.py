@@ -127,7 +127,8 @@ NEEDS: dict[str, Callable[[AsmStatement], bool]] = {
     # "foreign-clobbers": a clobber other than "memory"
     # "misplaced-modifiers": an output without '=' or '+', an input with one, a modifier on an
     #   immediate letter (PTX006)
-    # "indexed-operands": three or more operands indexing an array ("d"(A[0]))
+    # "indexed-operands": three or more operands indexing an array ("d"(A[0])) or naming a
+    #   vector member ("r"(v.x))
     # "unreferenced-operands": an operand no %N names
     # "stray-references": a %N past the last operand, or a symbolic %[name]
     # "modified-references": a %N with a GCC operand modifier (%H1)

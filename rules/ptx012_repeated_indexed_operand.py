@@ -11,6 +11,9 @@ from ptxlint.rule import Rule, RuleContext
 
 # `A[2]`, `data[3].w`, `frag.x[1]`, `reinterpret_cast<uint32_t*>(&a)[3]`: one literal index.
 _INDEXED = on_first_use(r"^(?P<base>.*?)\[(?P<index>\d+)\](?P<rest>[^\[\]]*)$")
+# `v.x` .. `v.w`, `p->z`: a vector's member, the walk's index its place in the vector
+_MEMBER = on_first_use(r"^(?P<base>.+?)(?P<access>\.|->)(?P<member>[xyzw])$")
+_MEMBERS = "xyzw"
 _SPACE = on_first_use(r"\s+")
 
 
@@ -24,10 +27,15 @@ def _element(expression: str) -> tuple[str, int, str] | None:
         return _ELEMENTS[expression]
     except KeyError:
         pass
-    m = _INDEXED().match(_SPACE().sub("", expression))
+    text = _SPACE().sub("", expression)
+    m = _INDEXED().match(text)
     found = None
     if m and m.group("base"):
         found = (m.group("base"), int(m.group("index")), m.group("rest"))
+    elif (member := _MEMBER().match(text)) is not None:
+        # a member walk: the rest names the access, so no array walk of the base mixes in
+        found = (member.group("base"), _MEMBERS.index(member.group("member")),
+                 member.group("access") + "*")
     if len(_ELEMENTS) >= 16384:
         _ELEMENTS.clear()
     _ELEMENTS[expression] = found
@@ -41,14 +49,16 @@ class RepeatedIndexedOperand(Rule):
     scope = "statement"
     severity = Severity.WARNING
     needs = ("indexed-operands",)
-    summary = "An element of an array is passed twice while its neighbour is never passed"
+    summary = ("An element of an array or vector is passed twice while its neighbour is never "
+               "passed")
     tags = ("correctness", "operands")
     docs = """\
 ## What it does
 Flags an operand list that walks through an array by literal index (`A[0], A[1], A[2]...`)
 where one element is passed twice and another element of the same walk is never passed:
 `"d"(A[0]), "d"(A[2]), "d"(A[2]), "d"(A[3])`, or `data[3].z, data[2].w` at the end of a list of
-`data[i].x, .y, .z, .w`.
+`data[i].x, .y, .z, .w`; and one that walks through a vector's members the same way
+(`"=r"(v.x), "=r"(v.x), "=r"(v.z), "=r"(v.w)`: `v.y` is never passed).
 
 ## Why is this bad?
 It is a copy-and-paste slip in the index, and nothing else notices it: the statement compiles,
@@ -76,9 +86,9 @@ asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        # Only an operand with a '[' can be part of a walk, and a walk has three of them: most
-        # statements have none, and their expressions need no regular expression at all.
-        indexed = [o for o in statement.operands if "[" in o.expression]
+        # Only an array element or a vector member can be part of a walk, and a walk has three
+        # of them: most statements have none (the "indexed-operands" gate), and are not asked.
+        indexed = [o for o in statement.operands if _element(o.expression) is not None]
         if len(indexed) < 3:
             return
         for role in ("output", "input"):
@@ -107,10 +117,15 @@ asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}
                 continue  # one slip: exactly one element twice and exactly one never
             repeated = next(i for i in seen if indices.count(i) > 1)
             first, second = [o for i, o in walk if i == repeated][:2]
+            if rest.endswith("*"):  # a member walk (``_element``)
+                skipped = f"{base}{rest[:-1]}{_MEMBERS[missing[0]]}"
+            else:
+                skipped = f"{base}[{missing[0]}]{rest}"
             yield self.finding(
                 statement,
                 second.expression_span,
                 f"{second.role} operand %{second.index} '{second.expression}' repeats operand "
-                f"%{first.index}, and {base}[{missing[0]}]{rest} is never passed: an index typo? "
-                f"The instruction reads the same register twice",
+                f"%{first.index}, and {skipped} is never passed: an index typo? "
+                + ("The instruction reads the same register twice" if second.role == "input"
+                   else "Both outputs write the same variable"),
             )

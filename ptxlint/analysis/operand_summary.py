@@ -84,6 +84,11 @@ def summary_of(statement: AsmStatement) -> OperandSummary:
     return summary
 
 
+def _element_like(expression: str) -> bool:
+    """An array element (``A[0]``) or a vector member (``v.x``): what PTX012 walks."""
+    return "[" in expression or expression.rstrip()[-2:] in (".x", ".y", ".z", ".w")
+
+
 _LAST: list[tuple[AsmStatement, OperandSummary]] = []
 file_memos.register(_LAST.clear)
 
@@ -103,7 +108,7 @@ def _summarize(statement: AsmStatement) -> OperandSummary:
             known = _BY_KINDS[kinds] = _kinds_facts(kinds)
         kind_holds, write_only, immediate_outputs, float_operands = known
         holds.update(kind_holds)
-        if len(operands) >= 3 and len([1 for o in operands if "[" in o.expression]) >= 3:
+        if len(operands) >= 3 and len([1 for o in operands if _element_like(o.expression)]) >= 3:
             holds.add("indexed-operands")
     clobbers = statement.clobbers
     if clobbers and any(c.name not in VALID_CLOBBERS for c in clobbers):
