@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.template_refs import refs_of
-from ptxlint.model import AsmStatement, Finding, Fix, Severity
+from ptxlint.model import AsmStatement, Finding, Fix, PercentToken, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
 
@@ -21,15 +21,17 @@ class PercentEscape(Rule):
     docs = """\
 ## What it does
 Checks how `%` is spelled, which depends on the kind of statement:
-- *basic* asm (no colon) is passed to ptxas verbatim, so `%%clock` reaches ptxas as `%%clock`:
-  a syntax error (**error**);
+- nvcc rewrites `%` only in a statement with operands (13.0, measured). *Basic* asm (no
+  colon) and extended asm whose operand lists are all empty (`asm volatile("..." ::: "memory")`)
+  are passed to ptxas verbatim, so `%%clock` reaches ptxas as `%%clock`, and `%=` as `%=`: a
+  syntax error (**error**). A single `%clock` is right there, and is not flagged;
 - a `%` at the very end of an *extended* template crashes nvcc 13.0 with an internal compiler
   error (**error**);
 - *extended* asm naming a PTX register or special register with a single `%` (`%clock`,
   `%tid.x`, `%r1`): nvcc 13.0 passes it through, clang rejects it (*invalid % escape*), and the
   CUDA inline PTX guide requires `%%` (**warning**).
 
-`%=` (a number unique to the statement instance) is fine in extended asm.
+`%=` (a number unique to the statement instance) is fine in extended asm with operands.
 
 In Python's LLVM-syntax APIs (Triton `inline_asm_elementwise`, CuTe DSL `llvm.inline_asm`,
 llvmlite `InlineAsm`) `%` is not special at all and operands are `$N`: `%%laneid` reaches ptxas
@@ -38,9 +40,9 @@ symbol `%0` (**error** for both; `%laneid` and `$0` are right). A `$` that is no
 `${:uid}` or `$$` is an LLVM error.
 
 ## Why is this bad?
-The C++ front end rewrites `%` only in extended asm. Writing the escape where none is processed
-(or leaving it out where it is) hands ptxas text other than what the author read: a syntax
-error at best, and code that another compiler (clang) rejects at worst.
+The C++ front end rewrites `%` only in extended asm with operands. Writing the escape where
+none is processed (or leaving it out where it is) hands ptxas text other than what the author
+read: a syntax error at best, and code that another compiler (clang) rejects at worst.
 
 ## Example
 ```cuda
@@ -62,22 +64,23 @@ Both rewrites are safe: they produce the text ptxas was meant to see.
         if statement.syntax == "llvm":
             yield from self._llvm(statement)
             return
+        # nvcc rewrites `%` only in a statement with operands (13.0, measured): basic asm, and
+        # extended asm whose operand lists are all empty (`::: "memory"`), reach ptxas verbatim
+        processed = statement.extended and bool(statement.operands)
+        unexpanded = False  # a `%=` of such a statement reported
         # The template index's escapes alone (most tokens are plain operand references); a
         # source span only for a finding.
         for token in refs_of(statement).escapes:
-            if token.kind not in ("escape", "trailing", "bare"):
-                continue
+            if token.kind not in ("escape", "trailing", "bare", "unique") or (
+                    token.kind == "unique" and processed):
+                continue  # (`%=` with operands: a number unique to the statement instance)
             span = self.template_span(statement, token.start, token.end)
-            if not statement.extended:
-                if token.kind == "escape":
-                    edit = self.template_edit(statement, token.start, token.end, "%")
-                    yield self.finding(
-                        statement,
-                        span,
-                        "basic asm (no operands) is passed to ptxas verbatim: '%%' stays '%%' "
-                        "and is a syntax error; write a single '%'",
-                        fix=Fix("Replace '%%' with '%'", (edit,)) if edit else None,
-                    )
+            if not processed:
+                if token.kind == "unique":
+                    if unexpanded:
+                        continue  # one finding for the statement's `%=`s: one cause
+                    unexpanded = True
+                yield from self._verbatim(statement, token, span)
                 continue
             if token.kind == "trailing":
                 yield self.finding(
@@ -96,6 +99,36 @@ Both rewrites are safe: they produce the text ptxas was meant to see.
                     fix=Fix("Escape the register as '%%'", (edit,)) if edit else None,
                     severity=Severity.WARNING,
                 )
+
+    def _verbatim(self, statement: AsmStatement, token: PercentToken,
+                  span: Span) -> Iterator[Finding]:
+        """A ``%`` token of a statement nvcc passes to ptxas verbatim: ``%%`` and ``%=`` stay
+        as written (ptxas: "Parsing error near '%'"); ``%laneid`` is right as it is."""
+        what = ("basic asm (no operands)" if not statement.extended
+                else "an asm without operands (its lists empty)")
+        if token.kind == "escape":
+            edit = self.template_edit(statement, token.start, token.end, "%")
+            yield self.finding(
+                statement,
+                span,
+                f"{what} is passed to ptxas verbatim: '%%' stays '%%' and is a syntax error; "
+                "write a single '%'",
+                fix=Fix("Replace '%%' with '%'", (edit,)) if edit else None,
+            )
+        elif token.kind == "trailing":
+            yield self.finding(
+                statement,
+                span,
+                f"{what} is passed to ptxas verbatim: the '%' at the end of the template is a "
+                "syntax error there; drop it, or write '%%' once the statement has operands",
+            )
+        elif token.kind == "unique" and statement.extended:
+            yield self.finding(
+                statement,
+                span,
+                f"{what} is passed to ptxas verbatim: '%=' is not expanded and is a syntax "
+                "error; nvcc numbers '%=' only in a statement with operands",
+            )
 
     def _llvm(self, statement: AsmStatement) -> Iterator[Finding]:
         """LLVM syntax (Triton, CuTe DSL, llvmlite): ``%`` is an ordinary character and

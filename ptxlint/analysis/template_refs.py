@@ -41,7 +41,8 @@ from ptxlint.ptx.template_memo import TemplateMemo
 __all__ = ["ESCAPE_KINDS", "TemplateRefs", "Use", "refs_of"]
 
 # Kinds of ``%``/``$`` token that are not an operand reference and may be mistakes.
-ESCAPE_KINDS = frozenset({"escape", "trailing", "bare", "bad-dollar"})
+# what PTX008 reads (``%=``'s "unique" too: nvcc leaves it unexpanded in an asm without operands)
+ESCAPE_KINDS = frozenset({"escape", "trailing", "bare", "bad-dollar", "unique"})
 
 _SPACES = ("shared", "global", "local", "const", "param")
 
