@@ -32,9 +32,9 @@ close, the message names it.
 
 Not checked: a word inside an address (`[smem + 4]` may name a variable), the source of `mov`
 and `cvta` (`mov.u64 %0, counter;` takes the address of a `__device__` variable, whose PTX
-name is the C++ one), call targets and branch labels, the sink `_`, special registers
-(`%laneid`), nvcc's own registers (`%r1`, any name with `%`), a template with a macro hole, and
-an instruction whose opcode is unknown (PTX204's).
+name is the C++ one), call targets and branch labels, the sink `_`, PTX's constant `WARP_SZ`,
+special registers (`%laneid`), nvcc's own registers (`%r1`, any name with `%`), a template with
+a macro hole, and an instruction whose opcode is unknown (PTX204's).
 
 ## Why is this bad?
 ptxas stops with "Unknown symbol 'temp'" (and, for a guard, "Predicate expression expected")

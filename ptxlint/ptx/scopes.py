@@ -137,9 +137,10 @@ def _undeclared(ptx: PtxTemplate) -> tuple[PtxOperand, ...]:
     """The operands of ``ptx`` that must be registers and name none the template declares:
     a guard, an operand of an instruction that takes no symbol there (``add``, ``setp``,
     ``st``'s value: ptxas "must be register"), a destination of ``mov`` and ``cvta``; never
-    a word inside an address, a label, a sink (``_``), a special register, or one of nvcc's
-    own registers (``%r1``: a name with ``%``). ptxas answers each with "Unknown symbol". A
-    template with a macro hole, or an instruction whose opcode is unknown, says nothing."""
+    a word inside an address, a label, a sink (``_``), ``WARP_SZ``, a special register, or one
+    of nvcc's own registers (``%r1``: a name with ``%``). ptxas answers each with "Unknown
+    symbol". A template with a macro hole, or an instruction whose opcode is unknown, says
+    nothing."""
     if not ptx.instructions:
         return ()
     declared = declared_names(ptx)
@@ -148,7 +149,8 @@ def _undeclared(ptx: PtxTemplate) -> tuple[PtxOperand, ...]:
     def ask(operand: PtxOperand) -> None:
         for word in _register_words(operand):
             name = word.text.lstrip("!").partition(".")[0]  # `v.x` of a vector variable
-            if name and name != "_" and name[0] != "%" and not declares(declared, name):
+            if (name and name not in _NO_DECLARATION and name[0] != "%"
+                    and not declares(declared, name)):
                 found.append(word)
 
     for instruction in ptx.instructions:
@@ -174,6 +176,9 @@ def _register_words(operand: PtxOperand) -> Iterator[PtxOperand]:
 
 
 _UNDECLARED: TemplateMemo[tuple[PtxOperand, ...]] = TemplateMemo(4096)
+# Words no directive declares: the sink, and the one predefined identifier without a `%`
+# (PTX ISA, "Identifiers": the constant WARP_SZ, an immediate wherever one is allowed)
+_NO_DECLARATION = frozenset({"_", "WARP_SZ"})
 _NUMBERED = re.compile(r"(.*?)[0-9]+")
 
 
