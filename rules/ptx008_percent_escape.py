@@ -70,10 +70,13 @@ Both rewrites are safe: they produce the text ptxas was meant to see.
         unexpanded = False  # a `%=` of such a statement reported
         # The template index's escapes alone (most tokens are plain operand references); a
         # source span only for a finding.
-        for token in refs_of(statement).escapes:
-            if token.kind not in ("escape", "trailing", "bare", "unique") or (
-                    token.kind == "unique" and processed):
-                continue  # (`%=` with operands: a number unique to the statement instance)
+        refs = refs_of(statement)
+        # a `%=` with operands is a number unique to the statement instance: fine
+        tokens = refs.escapes if processed else sorted(refs.escapes + refs.unique,
+                                                       key=lambda t: t.start)
+        for token in tokens:
+            if token.kind not in ("escape", "trailing", "bare", "unique"):
+                continue
             span = self.template_span(statement, token.start, token.end)
             if not processed:
                 if token.kind == "unique":

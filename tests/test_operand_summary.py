@@ -51,7 +51,8 @@ _DEFINITIONS = {
         or (role == "input" and ("=" in modifiers or "+" in modifiers))
         for role, letters, modifiers in _known(s)
     ),
-    "indexed-operands": lambda s: len([o for o in s.operands if "[" in o.expression]) >= 3,
+    "indexed-operands": lambda s: len([o for o in s.operands if "[" in o.expression or (
+        o.expression.rstrip()[-2:] in (".x", ".y", ".z", ".w"))]) >= 3,
     "percents": lambda s: bool(s.ptx.percents),
     "unreferenced-operands": lambda s: any(o.index not in _refs(s) for o in s.operands),
     "stray-references": lambda s: any(
@@ -61,7 +62,8 @@ _DEFINITIONS = {
     ),
     "modified-references": lambda s: any(t.kind == "ref" and t.modifier for t in s.ptx.percents),
     "percent-escapes": lambda s: any(
-        t.kind in ("escape", "trailing", "bare", "bad-dollar") for t in s.ptx.percents
+        t.kind in ("escape", "trailing", "bare", "bad-dollar")
+        or (t.kind == "unique" and s.extended and not s.operands) for t in s.ptx.percents
     ),
 }
 

@@ -121,8 +121,8 @@ def _summarize(statement: AsmStatement) -> OperandSummary:
             holds.add("stray-references")
         if refs.modified:
             holds.add("modified-references")
-        if refs.escapes:
-            holds.add("percent-escapes")
+        if refs.escapes or (refs.unique and not operands and statement.extended):
+            holds.add("percent-escapes")  # (a `%=` where nvcc leaves it as written: PTX008's)
     if operands and not referenced.issuperset([o.index for o in operands]):
         holds.add("unreferenced-operands")
     return OperandSummary(

@@ -41,8 +41,7 @@ from ptxlint.ptx.template_memo import TemplateMemo
 __all__ = ["ESCAPE_KINDS", "TemplateRefs", "Use", "refs_of"]
 
 # Kinds of ``%``/``$`` token that are not an operand reference and may be mistakes.
-# what PTX008 reads (``%=``'s "unique" too: nvcc leaves it unexpanded in an asm without operands)
-ESCAPE_KINDS = frozenset({"escape", "trailing", "bare", "bad-dollar", "unique"})
+ESCAPE_KINDS = frozenset({"escape", "trailing", "bare", "bad-dollar"})
 
 _SPACES = ("shared", "global", "local", "const", "param")
 
@@ -62,6 +61,7 @@ class TemplateRefs:
 
     __slots__ = (
         "_by_index", "_ptx", "_starts", "_uses", "escapes", "highest", "modified", "named",
+        "unique",
         "referenced", "refs",
     )
 
@@ -71,6 +71,7 @@ class TemplateRefs:
         modified: list[PercentToken] = []
         named: list[PercentToken] = []
         escapes: list[PercentToken] = []
+        unique: list[PercentToken] = []
         for token in ptx.percents:
             kind = token.kind
             if kind == "ref":
@@ -82,6 +83,8 @@ class TemplateRefs:
                 named.append(token)
             elif kind in ESCAPE_KINDS:
                 escapes.append(token)
+            elif kind == "unique":
+                unique.append(token)
         # ``%N`` tokens with a number, in text order (``percents`` is in text order)
         self.refs: tuple[PercentToken, ...] = tuple(refs)
         # every token in ``refs`` has a number
@@ -94,6 +97,9 @@ class TemplateRefs:
         self.named: tuple[PercentToken, ...] = tuple(named)
         # tokens of ESCAPE_KINDS, in text order
         self.escapes: tuple[PercentToken, ...] = tuple(escapes)
+        # ``%=`` (``${:uid}``) tokens, in text order: nvcc expands them only in a statement
+        # with operands (PTX008)
+        self.unique: tuple[PercentToken, ...] = tuple(unique)
         self._by_index: dict[int, tuple[PercentToken, ...]] | None = None
         self._starts: list[int] | None = None
         self._uses: dict[int, tuple[Use, ...]] | None = None
