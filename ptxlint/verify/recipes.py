@@ -93,9 +93,11 @@ RECIPES: dict[str, Recipe] = {
                                 r"Mismatch between|Incorrect type")),
     "PTX205": Recipe((PTX,), _p(r"syntax error|Parsing error|Unknown field|Arguments mismatch")),
     "PTX206": Recipe((PTX,), _p(r"Arguments mismatch|operand.*type|mismatch|"
-                                r"Incompatible elements")),
+                                r"Incompatible elements|Predicate expression expected")),
     "PTX207": Recipe((PTX,), _p(r"unexpected value|Arguments mismatch|Parsing error|syntax error|"
-                                r"out of range|expected|Vector of size|Sink '_'|Predicate output")),
+                                r"out of range|expected|Vector of size|Sink '_'|Predicate output|"
+                                r"Special register argument not allowed|multiple of warp size")),
+    "PTX213": Recipe((PTX,), _p(r"Unknown symbol|Predicate expression expected")),
     "PTX401": Recipe((PTX,), _p(r"not supported on \.target|requires \.target|requires "
                                 r"sm_|not supported (?:for|on)|Feature .* requires"),
                      arch_sensitive=True),
@@ -136,6 +138,10 @@ RECIPES: dict[str, Recipe] = {
     "PTX607": Recipe((WGMMA_INFO,)),
     "PTX608": Recipe((NONE,), why_none="a wrong expect-tx count compiles; the phase hangs or "
                                        "completes early at run time"),
+    "PTX610": Recipe((NONE,), why_none="an mbarrier used before another thread's init is "
+                                       "visible compiles; the race shows only at run time"),
+    "PTX210": Recipe((NONE,), why_none="any binding order compiles; the permuted value shows "
+                                       "only in a run (tests/test_vector_element_order.py)"),
     # the warnings: a generic pointer in a .shared access
     "PTX301": Recipe((NONE,), why_none="a generic address in a .shared access assembles: the "
                                        "PTX ISA leaves the result undefined, and on sm_90 "
