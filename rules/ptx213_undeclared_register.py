@@ -7,7 +7,12 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
-from ptxlint.ptx.scopes import declared_names, declares, undeclared_registers
+from ptxlint.ptx.scopes import (
+    declared_names,
+    declares,
+    undeclared_registers,
+    undeclared_sources,
+)
 from ptxlint.rule import Rule, RuleContext
 
 
@@ -30,11 +35,13 @@ instruction that takes no symbol there (`add`, `setp`, `selp`, `st`'s value: ptx
 register"), and the destination of `mov` and `cvta`. Where a name declared in the template is
 close, the message names it.
 
-Not checked: a word inside an address (`[smem + 4]` may name a variable), the source of `mov`
-and `cvta` (`mov.u64 %0, counter;` takes the address of a `__device__` variable, whose PTX
-name is the C++ one), call targets and branch labels, the sink `_`, PTX's constant `WARP_SZ`,
-special registers (`%laneid`), nvcc's own registers (`%r1`, any name with `%`), a template with
-a macro hole, and an instruction whose opcode is unknown (PTX204's).
+The source of `mov` and `cvta` may name a module symbol (`mov.u64 %0, counter;` takes the
+address of a `__device__` variable, whose PTX name is the C++ one): an undeclared name there
+is reported only one edit away from a register the template declares (`tmp` declared,
+`mov.u32 %0, temp;`), a misspelling rather than a symbol. Not checked: a word inside an
+address (`[smem + 4]` may name a variable), call targets and branch labels, the sink `_`, PTX's
+constant `WARP_SZ`, special registers (`%laneid`), nvcc's own registers (`%r1`, any name with
+`%`), a template with a macro hole, and an instruction whose opcode is unknown (PTX204's).
 
 ## Why is this bad?
 ptxas stops with "Unknown symbol 'temp'" (and, for a guard, "Predicate expression expected")
@@ -63,7 +70,12 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
         ptx = statement.ptx
         if statement.template.has_holes or statement.opaque_sections:
             return
-        found = undeclared_registers(ptx)
+        here = sorted(declared_names(ptx))
+        # a mov/cvta source that names nothing may be a module symbol; one edit away from a
+        # register the template declares, it is that register misspelt
+        misspelt = [word for word in undeclared_sources(ptx)
+                    if any(_one_edit(_name(word.text), name) for name in here)]
+        found = sorted([*undeclared_registers(ptx), *misspelt], key=lambda word: word.start)
         if not found or not analysis_of(statement).clearly_ptx:
             return
         # one finding per name: the missing declaration, or the misspelling, is one defect
@@ -71,7 +83,6 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
         for index, word in enumerate(found):
             uses.setdefault(_name(word.text), []).append(index)
         elsewhere = _declared_elsewhere(statement, context)
-        here = sorted(declared_names(ptx))
         for name, indices in uses.items():
             if declares(elsewhere, name):
                 continue
@@ -92,6 +103,20 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
 
 def _name(text: str) -> str:
     return text.lstrip("!").partition(".")[0]
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """``a`` and ``b`` differ by one inserted, deleted or replaced character."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1:] == b[i + 1:]
+    return a[i:] == b[i + 1:]
 
 
 def _declared_elsewhere(statement: AsmStatement, context: RuleContext) -> frozenset[str]:

@@ -14,7 +14,7 @@ from ptxlint.ptx.template_memo import TemplateMemo
 __all__ = [
     "SCOPED_DECLARATIONS", "Unscoped", "braces_known", "declared_names", "declares",
     "is_file_scope",
-    "undeclared_registers", "unscoped", "used_names", "uses_declared",
+    "undeclared_registers", "undeclared_sources", "unscoped", "used_names", "uses_declared",
 ]
 
 # Declarations that live in the enclosing function's scope once the template is spliced in.
@@ -129,41 +129,54 @@ def declared_names(ptx: PtxTemplate) -> frozenset[str]:
 
 
 def undeclared_registers(ptx: PtxTemplate) -> tuple[PtxOperand, ...]:
-    """``_undeclared`` of ``ptx``, kept for the next statement that spells it."""
-    return _UNDECLARED.of(ptx, lambda: _undeclared(ptx))
+    """The words of ``ptx`` where PTX takes a register and that name nothing it declares
+    (``_undeclared``), kept for the next statement that spells it."""
+    return _UNDECLARED.of(ptx, lambda: _undeclared(ptx))[0]
 
 
-def _undeclared(ptx: PtxTemplate) -> tuple[PtxOperand, ...]:
+def undeclared_sources(ptx: PtxTemplate) -> tuple[PtxOperand, ...]:
+    """The ``mov``/``cvta`` sources of ``ptx`` that name nothing it declares: a module symbol,
+    or a misspelt register (``_undeclared``)."""
+    return _UNDECLARED.of(ptx, lambda: _undeclared(ptx))[1]
+
+
+def _undeclared(ptx: PtxTemplate) -> tuple[tuple[PtxOperand, ...], tuple[PtxOperand, ...]]:
     """The operands of ``ptx`` that must be registers and name none the template declares:
     a guard, an operand of an instruction that takes no symbol there (``add``, ``setp``,
     ``st``'s value: ptxas "must be register"), a destination of ``mov`` and ``cvta``; never
     a word inside an address, a label, a sink (``_``), ``WARP_SZ``, a special register, or one
     of nvcc's own registers (``%r1``: a name with ``%``). ptxas answers each with "Unknown
-    symbol". A template with a macro hole, or an instruction whose opcode is unknown, says
-    nothing."""
+    symbol". Second, the sources of ``mov`` and ``cvta`` that name nothing declared: a module
+    symbol there is right (a ``__device__`` variable's address), so these are only candidates.
+    A template with a macro hole, or an instruction whose opcode is unknown, says nothing."""
     if not ptx.instructions:
-        return ()
+        return (), ()
     declared = declared_names(ptx)
     found: list[PtxOperand] = []
+    sources: list[PtxOperand] = []
 
-    def ask(operand: PtxOperand) -> None:
+    def ask(operand: PtxOperand, into: list[PtxOperand]) -> None:
         for word in _register_words(operand):
             name = word.text.lstrip("!").partition(".")[0]  # `v.x` of a vector variable
             if (name and name not in _NO_DECLARATION and name[0] != "%"
                     and not declares(declared, name)):
-                found.append(word)
+                into.append(word)
 
     for instruction in ptx.instructions:
         if instruction.opaque or family(instruction.opcode) is None:
             continue
         if instruction.predicate is not None:
-            ask(instruction.predicate.register)
+            ask(instruction.predicate.register, found)
         operands = instruction.operands
-        if instruction.opcode in _TAKE_SYMBOLS:
-            operands = operands[:1] if instruction.opcode in ("mov", "cvta") else ()
+        if instruction.opcode in ("mov", "cvta"):
+            for operand in operands[1:]:
+                ask(operand, sources)
+            operands = operands[:1]
+        elif instruction.opcode in _TAKE_SYMBOLS:
+            operands = ()
         for operand in operands:
-            ask(operand)
-    return tuple(found)
+            ask(operand, found)
+    return tuple(found), tuple(sources)
 
 
 def _register_words(operand: PtxOperand) -> Iterator[PtxOperand]:
@@ -175,7 +188,8 @@ def _register_words(operand: PtxOperand) -> Iterator[PtxOperand]:
             yield from _register_words(part)
 
 
-_UNDECLARED: TemplateMemo[tuple[PtxOperand, ...]] = TemplateMemo(4096)
+_UNDECLARED: TemplateMemo[tuple[tuple[PtxOperand, ...], tuple[PtxOperand, ...]]] = (
+    TemplateMemo(4096))
 # Words no directive declares: the sink, and the one predefined identifier without a `%`
 # (PTX ISA, "Identifiers": the constant WARP_SZ, an immediate wherever one is allowed)
 _NO_DECLARATION = frozenset({"_", "WARP_SZ"})
