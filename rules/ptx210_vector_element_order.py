@@ -47,7 +47,9 @@ object the file declares constant (`__constant__`, `constexpr`, `const` with an 
 whose words are an encoding written out in the order the stored value needs (CUTLASS stores
 the double 1.0 from `uint2 {0x3ff00000, 0}` as `{y, x}`), nor a matrix fragment, whose
 element order follows other rules. An element bound to anything else (two objects, a
-computed index, separate variables such as `lo` and `hi`) leaves the operand alone.
+computed index) leaves the operand alone; so does a pair of separate variables, unless they
+are named for their halves (`lo`/`hi`, `x_low`/`x_high`, `upper`): the low one belongs in the
+low half (58 such packs and pairs in the public trees, every one in that order).
 
 ## Why is this bad?
 PTX ISA, `ld`/`st` with a vector type: element *i* of the brace list is the *i*-th element in
@@ -89,18 +91,24 @@ asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(h2) : "f"(v.x), "f"(v.y));
                 sorted(order.expressions, key=lambda e: positions[order.expressions.index(e)])
             )
             mnemonic = order.instruction.mnemonic
+            # two variables named for their half (``x_lo``, ``x_hi``), or one object's elements
+            swapped = ("the half named low lands high" if "*" in order.base
+                       else f"the packed value holds '{order.base}' swapped (element 0 belongs "
+                            "in the low half, where __floats2half2_rn(x, y) puts x)")
             if order.kind == "pair":
                 low, high = order.expressions
                 message = (
                     f"'{mnemonic}' writes its first source to the upper half and its second to "
-                    f"the lower, but the first is {high} and the second {low}: the packed value "
-                    f"holds '{order.base}' swapped (element 0 belongs in the low half, where "
-                    "__floats2half2_rn(x, y) puts x); swap the two sources")
+                    f"the lower, but the first is {high} and the second {low}: {swapped}; swap "
+                    "the two sources")
             elif order.kind == "pack":
                 message = (
                     f"'{mnemonic}' packs its brace elements from the low bits up, but they are "
-                    f"bound to {{{bound}}}: the register holds '{order.base}' with its elements "
-                    f"swapped against its layout; bind them in layout order {{{layout}}}")
+                    f"bound to {{{bound}}}: "
+                    + ("the half named low lands high" if "*" in order.base else
+                       f"the register holds '{order.base}' with its elements swapped against "
+                       "its layout")
+                    + f"; bind them in layout order {{{layout}}}")
             else:
                 verb = "stores" if order.instruction.opcode in ("st", "red") else "moves"
                 message = (

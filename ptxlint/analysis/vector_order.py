@@ -12,7 +12,8 @@ each element into another member (``{v.w, v.x, v.y, v.z}`` rotates the vector).
 The other two places PTX orders elements by position are a register pack (``mov.b64 %0,
 {a, b}``: a in the low half, ``mov``) and a conversion to a packed pair (``cvt.rn.f16x2.f32
 d, a, b``: "the value converted from input a is stored in the upper half", ``cvt``); the
-layout order is element 0 in the low bits there too.
+layout order is element 0 in the low bits there too. Their halves may also be two variables
+named for their place (``x_lo``, ``x_hi``): the low one belongs in the low half.
 
 :func:`vector_orders` lists, per such operand, the C++ positions its elements are bound to,
 lowest element first: memory accesses (``ld``, ``ldu``, ``st``, ``atom``, ``red`` with
@@ -73,6 +74,25 @@ def _element(expression: str) -> tuple[str, int] | None:
     if found is not None:
         return found["base"].replace(" ", ""), int(found["index"])
     return None
+
+
+# A half named by its place: `lo`, `x_hi`, `low16`, `upper`; the stem is the name without it.
+_NAMED_HALF = on_first_use(
+    r"(?P<head>(?:.*[^A-Za-z])?)(?P<half>lo|low|lower|hi|high|upper)(?P<tail>(?:[^A-Za-z].*)?)",
+    re.IGNORECASE,
+)
+_LOW_WORDS = frozenset({"lo", "low", "lower"})
+
+
+def _named_half(expression: str) -> tuple[str, int] | None:
+    """A register pack's or pair's half named as low or high (``x_lo``: 0, ``x_hi``: 1), and
+    the stem that names the value (``x_*``); None for any other name."""
+    text = "".join(expression.split())
+    found = _NAMED_HALF().fullmatch(text)
+    if found is None:
+        return None
+    half = found["half"].lower()
+    return f"{found['head']}*{found['tail']}", 0 if half in _LOW_WORDS else 1
 
 
 def _declared_constant(text: str, base: str) -> bool:
@@ -138,6 +158,8 @@ def _bound(statement: AsmStatement, instruction: PtxInstruction, operand: PtxOpe
         if cxx.constraint.opaque:
             return None
         element = _element(cxx.expression)
+        if element is None and kind != "memory":
+            element = _named_half(cxx.expression)
         if element is None:
             return None
         bound.append(element)
