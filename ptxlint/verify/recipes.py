@@ -140,6 +140,21 @@ RECIPES: dict[str, Recipe] = {
                                        "completes early at run time"),
     "PTX610": Recipe((NONE,), why_none="an mbarrier used before another thread's init is "
                                        "visible compiles; the race shows only at run time"),
+    "PTX609": Recipe((NONE,), why_none="a Tensor Memory allocation left unfreed, freed with "
+                                       "another size or made after the permit was given up "
+                                       "compiles; it fails or hangs only at run time"),
+    # statement-level claims no compile settles: the code builds, and means something else
+    "PTX209": Recipe((NONE,), why_none="a carry chain that reads another carry compiles; the "
+                                       "wrong sum shows only at run time"),
+    "PTX211": Recipe((NONE,), why_none="ptxas reads any 32 bits as the packed type the "
+                                       "instruction names: the element type is the C++ side's, "
+                                       "which no compile checks"),
+    "PTX212": Recipe((NONE,), why_none="an access wider than its object compiles; it reads or "
+                                       "overwrites the neighbouring bytes only at run time"),
+    # about ptxlint itself: nothing of the toolchain to ask
+    "PTX901": Recipe((NONE,), why_none="a suppression comment is ptxlint's, not the compiler's"),
+    "PTX902": Recipe((NONE,), why_none="the template is not read, so there is no claim to "
+                                       "compile"),
     "PTX210": Recipe((NONE,), why_none="any binding order compiles; the permuted value shows "
                                        "only in a run (tests/test_vector_element_order.py)"),
     # the warnings: a generic pointer in a .shared access
