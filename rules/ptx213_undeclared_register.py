@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.ptx.nearest import edit_distance
 from ptxlint.ptx.scopes import (
     declared_names,
     declares,
@@ -70,12 +71,15 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
         ptx = statement.ptx
         if statement.template.has_holes or statement.opaque_sections:
             return
+        registers, sources = undeclared_registers(ptx), undeclared_sources(ptx)
+        if not registers and not sources:
+            return  # (most statements: both answers are kept per template)
         here = sorted(declared_names(ptx))
         # a mov/cvta source that names nothing may be a module symbol; one edit away from a
         # register the template declares, it is that register misspelt
-        misspelt = [word for word in undeclared_sources(ptx)
-                    if any(_one_edit(_name(word.text), name) for name in here)]
-        found = sorted([*undeclared_registers(ptx), *misspelt], key=lambda word: word.start)
+        misspelt = [word for word in sources
+                    if any(edit_distance(_name(word.text), name) == 1 for name in here)]
+        found = sorted([*registers, *misspelt], key=lambda word: word.start)
         if not found or not analysis_of(statement).clearly_ptx:
             return
         # one finding per name: the missing declaration, or the misspelling, is one defect
@@ -103,20 +107,6 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
 
 def _name(text: str) -> str:
     return text.lstrip("!").partition(".")[0]
-
-
-def _one_edit(a: str, b: str) -> bool:
-    """``a`` and ``b`` differ by one inserted, deleted or replaced character."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) > len(b):
-        a, b = b, a
-    i = 0
-    while i < len(a) and a[i] == b[i]:
-        i += 1
-    if len(a) == len(b):
-        return a[i + 1:] == b[i + 1:]
-    return a[i:] == b[i + 1:]
 
 
 def _declared_elsewhere(statement: AsmStatement, context: RuleContext) -> frozenset[str]:

@@ -26,6 +26,7 @@ same-file helper whose body returns one expression.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 
@@ -344,20 +345,11 @@ def divergent_guard(flows: FileFlows, flow: FunctionFlow, byte: int,
     ``flow``: an enclosing ``if`` arm or loop, or (``early_returns``) an earlier ``if`` that
     returns. ``None`` where every such condition is uniform or unknown."""
     classifier = _Classifier(flows, flow)
-    for node, condition, then, other in flow.ifs:
-        inside = then[0] <= byte < then[1] or (other is not None and other[0] <= byte < other[1])
-        if inside:
-            constexpr = any(c.type == "constexpr" for c in node.children)
-            if constexpr or flow.in_lambda(node.start_byte) != flow.in_lambda(byte):
-                continue
-            if classifier.condition(condition) is Kind.DIVERGENT:
-                how = "if" if then[0] <= byte < then[1] else "else"
-                return Guard(node, how, flow.text(condition) if condition else "")
-        elif (early_returns and node.end_byte <= byte
-              and _always_returns(node.child_by_field_name("consequence"))
-              and _same_block(node, byte)
-              and classifier.condition(condition) is Kind.DIVERGENT):
-            return Guard(node, "return", flow.text(condition) if condition else "")
+    for node, condition, how, exempt in _conditions_before(flow, byte, early_returns):
+        if exempt and how != "return":
+            continue
+        if classifier.condition(condition) is Kind.DIVERGENT:
+            return Guard(node, how, flow.text(condition) if condition else "")
     return None
 
 
@@ -366,20 +358,30 @@ def whole_warps(flows: FileFlows, flow: FunctionFlow, byte: int) -> bool:
     it, and each earlier early return of its block, has a uniform condition (``constexpr``
     ones aside). An unknown condition (``tid < n``) answers False: it may pick one thread."""
     classifier = _Classifier(flows, flow)
+    return all(exempt or classifier.condition(condition) is Kind.UNIFORM
+               for _, condition, _, exempt in _conditions_before(flow, byte, True))
+
+
+def _conditions_before(flow: FunctionFlow, byte: int, early_returns: bool
+                       ) -> Iterator[tuple[Node, Node | None, str, bool]]:
+    """The ``if``s a thread passes on its way to ``byte``: each arm around it (``how``: "if"
+    or "else") and, with ``early_returns``, each earlier ``if`` of its block that always
+    returns ("return"); ``exempt`` where the condition says nothing of the threads (an
+    ``if constexpr``, or one across a lambda's boundary)."""
     for node, condition, then, other in flow.ifs:
-        inside = then[0] <= byte < then[1] or (other is not None and other[0] <= byte < other[1])
-        returns = (not inside and node.end_byte <= byte
-                   and _always_returns(node.child_by_field_name("consequence"))
-                   and _same_block(node, byte))
-        if not inside and not returns:
+        if then[0] <= byte < then[1]:
+            how = "if"
+        elif other is not None and other[0] <= byte < other[1]:
+            how = "else"
+        elif (early_returns and node.end_byte <= byte
+              and _always_returns(node.child_by_field_name("consequence"))
+              and _same_block(node, byte)):
+            how = "return"
+        else:
             continue
-        if any(c.type == "constexpr" for c in node.children):
-            continue
-        if flow.in_lambda(node.start_byte) != flow.in_lambda(byte):
-            continue
-        if classifier.condition(condition) is not Kind.UNIFORM:
-            return False
-    return True
+        exempt = (any(c.type == "constexpr" for c in node.children)
+                  or flow.in_lambda(node.start_byte) != flow.in_lambda(byte))
+        yield node, condition, how, exempt
 
 
 def _same_block(node: Node, byte: int) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from ptxlint.ptx.forms import Form, Slot, forms
 
-__all__ = ["MOST_CHANGED", "nearest_spelling"]
+__all__ = ["MOST_CHANGED", "edit_distance", "nearest_spelling"]
 
 MOST_CHANGED = 2
 
@@ -38,7 +38,7 @@ def nearest_spelling(
     best = MOST_CHANGED + 1
     for form in forms(opcode):
         candidate, chosen = _filled(form, modifiers)
-        distance = _distance(candidate, modifiers)
+        distance = edit_distance(candidate, modifiers)
         if distance == 0 or distance > best or not spelled(candidate):
             continue
         if distance < best:
@@ -74,8 +74,9 @@ def _taken_later(slots: Sequence[Slot], word: str) -> bool:
     return any(word in slot.by_word for slot in slots)
 
 
-def _distance(a: tuple[str, ...], b: tuple[str, ...]) -> int:
-    """Words substituted, inserted or dropped to turn ``a`` into ``b`` (Levenshtein)."""
+def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
+    """Items (words, or a string's characters) substituted, inserted or dropped to turn ``a``
+    into ``b`` (Levenshtein)."""
     previous = list(range(len(b) + 1))
     for i, word in enumerate(a, 1):
         current = [i]
