@@ -199,7 +199,29 @@ __global__ void k(int *out, int x) {
         lambda bad, good: re.search(r"\b42;", good) is not None and "42;" not in bad,
         "the 42 the add reads is never put in the register: it reads an undefined value",
     ),
+    Evidence(
+        "input-shares-the-output-register",
+        "PTX108",
+        """
+__global__ void k(unsigned *out, unsigned n) {
+  unsigned x = threadIdx.x;
+  for (unsigned i = 0; i < n; ++i) {
+    unsigned y;
+    asm("mov.u32 %0, 7;\\n\\tadd.u32 %0, %0, %1;" : "=r"(y) : "r"(x));
+    x = y;
+  }
+  out[threadIdx.x] = x;
+}
+""",
+        lambda bad, good: _adds_its_own_register(bad) and not _adds_its_own_register(good),
+        "the loop-carried x gets y's register: the add reads the 7 just written, not x",
+    ),
 )
+
+
+def _adds_its_own_register(ptx: str) -> bool:
+    return re.search(r"mov\.u32 (%r\d+), 7;\s*add\.u32 \1, \1, \1;", ptx) is not None
+
 
 def _stored_register_written_by_cvt(ptx: str) -> bool:
     stored = re.search(r"st\.global\.u64 \[%rd\d+\], (%rd\d+);", ptx)
@@ -413,7 +435,7 @@ def test_volatile_carry_statements_keep_their_order_but_not_the_flag() -> None:
 # --------------------------------------------------------------------------- fixes
 
 
-FIXABLE = ("PTX101", "PTX102", "PTX103", "PTX105", "PTX106")
+FIXABLE = ("PTX101", "PTX102", "PTX103", "PTX105", "PTX106", "PTX108")
 
 
 def _fixture(rule: str) -> str:

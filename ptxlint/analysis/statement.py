@@ -13,6 +13,7 @@ from typing import cast
 from ptxlint import file_memos
 from ptxlint.analysis import effects as _effects
 from ptxlint.analysis import roots as _roots
+from ptxlint.analysis.early_clobber import EarlyClobber, early_clobbers
 from ptxlint.analysis.effects import Effect
 from ptxlint.analysis.glued_pieces import GluedPieces, glued_pieces
 from ptxlint.analysis.guard_facts import GuardFacts, guard_facts_of
@@ -587,6 +588,13 @@ class StatementAnalysis:
     def reversed_mov(self, position: int) -> ReversedMov | None:
         """The ``mov`` at instruction ``position`` where it runs backwards."""
         return self.reversed_movs.get(position)
+
+    @fact
+    def early_clobbers(self) -> dict[int, EarlyClobber]:
+        """By output index, a write-only register output without ``&`` that the template writes
+        before it reads an input of the same register class
+        (:mod:`ptxlint.analysis.early_clobber`): PTX108's finding."""
+        return early_clobbers(self.statement, self)
 
     @fact
     def undefined_reads(self) -> dict[int, Access]:

@@ -27,7 +27,10 @@ from ptxlint.model import HOLE, PtxInstruction, PtxOperand, PtxTemplate
 from ptxlint.ptx.operand_roles import destinations
 from ptxlint.ptx.template_memo import TemplateMemo
 
-__all__ = ["Access", "TemplateWrites", "WriteAnalysis", "accesses", "analyze", "template_writes"]
+__all__ = [
+    "Access", "TemplateWrites", "WriteAnalysis", "accesses", "analyze", "reached_after",
+    "template_writes",
+]
 
 _Fact = int | tuple[int, str, bool]  # %N written, or %N written under (predicate, negated)
 _ENDS_THREAD = frozenset({"ret", "exit", "trap"})
@@ -193,7 +196,7 @@ class TemplateWrites:
     memos cold, the collector off): the CUDA 13 headers 14.7-16.2 -> 12.8-13.7 ms, CUTLASS's
     include/ 26.0-27.6 -> 19.1-19.9 ms."""
 
-    __slots__ = ("_instructions", "destinations", "_refs", "_accesses", "analysis")
+    __slots__ = ("_instructions", "destinations", "_refs", "_accesses", "analysis", "later")
 
     def __init__(self, ptx: PtxTemplate) -> None:
         self._instructions = ptx.instructions
@@ -205,6 +208,8 @@ class TemplateWrites:
         self._accesses: dict[int, list[Access]] | None = None
         # (the template's text, analyze's answer for it), once asked
         self.analysis: tuple[str, WriteAnalysis | None] | None = None
+        # (the template's text, reached_after's answer for it), once asked
+        self.later: tuple[str, tuple[frozenset[int], ...] | None] | None = None
 
     @property
     def refs(self) -> AbstractSet[int | None]:
@@ -252,6 +257,38 @@ def analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:
     found = _followed(ptx, writes)
     writes.analysis = (template_text, found)
     return found
+
+
+def reached_after(ptx: PtxTemplate, template_text: str) -> tuple[frozenset[int], ...] | None:
+    """Per instruction, the instructions some path through the template runs to after it (the
+    instruction itself only where a loop leads back to it); ``None`` where the paths are not
+    known (a macro piece, an indirect or outside branch). Kept with the template's destinations,
+    like ``analyze``: PTX108 asks it of the few templates that read an input after writing an
+    output in text order, or that loop."""
+    if HOLE in template_text:
+        return None
+    writes = template_writes(ptx)
+    known = writes.later
+    if known is not None and known[0] == template_text:
+        return known[1]
+    successors = _successors(ptx)
+    found = None if successors is None else _reached(successors)
+    writes.later = (template_text, found)
+    return found
+
+
+def _reached(successors: list[list[int]]) -> tuple[frozenset[int], ...]:
+    n = len(successors)
+    reached: list[frozenset[int]] = [frozenset()] * (n + 1)  # index n: the template's end
+    changed = True
+    while changed:  # once in reverse text order settles a template without a backward branch
+        changed = False
+        for i in range(n - 1, -1, -1):
+            new = frozenset().union(*(reached[j] | {j} for j in successors[i] if j < n))
+            if new != reached[i]:
+                reached[i] = new
+                changed = True
+    return tuple(reached[:n])
 
 
 def _analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:

@@ -84,6 +84,11 @@ RECIPES: dict[str, Recipe] = {
     "PTX105": Recipe((DIFFERENTIAL,)),
     "PTX106": Recipe((DIFFERENTIAL,)),
     "PTX107": Recipe((CARRY,)),
+    "PTX108": Recipe((NONE,), why_none="an output and an input share a register only where the "
+                                       "code around the asm joins their values (a loop-carried "
+                                       "one): the statement compiled alone gets distinct "
+                                       "registers with or without '&', so no compile of it "
+                                       "shows the clash"),
     "PTX201": Recipe((PTX,), _p(r"Duplicate definition of variable")),
     "PTX202": Recipe((PTX,), _p(r"Duplicate definition of label")),
     "PTX203": Recipe((PTX,), _p(r"syntax error|Parsing error|brace|unbalanced")),

@@ -1,0 +1,156 @@
+"""Outputs a template writes before it has read all its inputs: PTX108's fact.
+
+GCC's extended asm (and LLVM's inline asm, which nvcc's NVVM and Triton lower through) lets the
+compiler assume that an asm reads every input before it writes any output, so an output
+without the early-clobber modifier ``&`` may share its register with an input. NVPTX registers
+are virtual, but the register coalescer still merges an output with an input whose value dies
+at the asm when a copy joins them, as a loop-carried value does. Measured with nvcc 13.0
+(``-arch=sm_90 -O3``): ``x = f(x)`` in a loop, with ``asm("mov.u32 %0, 7; add.u32 %0, %0, %1;"
+: "=r"(y) : "r"(x))``, is emitted as ``mov.u32 %r34, 7; add.u32 %r34, %r34, %r34;``; with
+``"=&r"`` the registers stay apart. The same happens to CUDA 13's own ``__vibmax_s16x2`` in a
+running-max loop (``crt/device_functions.hpp``): its ``max.s16x2 %0, %3, %4`` is followed by a
+read of ``%3``, which then compares the maximum with itself.
+
+A register is shared only within one register class, so an output and an input clash only
+where their constraint letters are the same (``r`` with ``r``, ``l`` with ``l``). An input read
+in the same instruction that writes the output is read first. A write that copies the input
+itself (``mov.b64 %0, %1;``) leaves a shared register holding the input's value. A write under
+``@p`` and a read under ``@!p`` of the same predicate, with nothing writing the predicate
+between them, never happen in one run. Where the output's own value is read before it is
+written (PTX106), the output is tied to an input or its binding is itself a defect, or the
+template has a ``mov`` written the wrong way round (its order of writes and reads is not the one
+meant), that is the one finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ptxlint.analysis.operand_access import Access, reads_of, register_operand, writes_of
+from ptxlint.model import AsmStatement, Operand, PtxOperand
+from ptxlint.ptx.flow import reached_after, template_writes
+
+if TYPE_CHECKING:
+    from ptxlint.analysis.statement import StatementAnalysis
+
+__all__ = ["EarlyClobber", "early_clobbers"]
+
+
+@dataclass(frozen=True, slots=True)
+class EarlyClobber:
+    """An output written (``write``) before a read of an input of its register class
+    (``read``) that a path through the template runs to after the write."""
+
+    output: Operand
+    input: Operand
+    write: Access
+    read: Access
+
+
+def early_clobbers(statement: AsmStatement, analysis: StatementAnalysis) -> dict[int, EarlyClobber]:
+    """By output index, in output order: the first write of each write-only register output
+    without ``&`` that a read of an input of its class follows."""
+    found: dict[int, EarlyClobber] = {}
+    if (
+        not statement.extended
+        or statement.opaque_sections
+        or len(statement.ptx.instructions) < 2
+        or (statement.syntax == "llvm"
+            # CuTe DSL's inline_ptx writes the constraints itself: nothing for its user to mend
+            and (statement.llvm is None or statement.llvm.api == "cute-ptx"))
+    ):
+        return found
+    inputs: dict[str, list[Operand]] = {}
+    for operand in statement.inputs:
+        if register_operand(operand) and len(operand.constraint.letters) == 1:
+            inputs.setdefault(operand.constraint.letters, []).append(operand)
+    if not inputs:
+        return found
+    later: tuple[frozenset[int], ...] | None = None
+    for output in statement.outputs:
+        modifiers = output.constraint.modifiers
+        if "=" not in modifiers or "+" in modifiers or "&" in modifiers \
+                or not register_operand(output):
+            continue
+        rivals = inputs.get(output.constraint.letters)
+        if not rivals:
+            continue
+        writes = writes_of(statement, output.index)
+        if not writes:
+            continue
+        reads = [(rival, read) for rival in rivals for read in reads_of(statement, rival.index)]
+        if not any(read.position > writes[0].position for _, read in reads) \
+                and not _loops(statement):
+            continue  # every read comes first in text order and no path leads back
+        if later is None:
+            if analysis.reversed_movs:
+                return {}  # the template's data flow is not what was meant (PTX105/PTX106)
+            later = reached_after(statement.ptx, statement.template.text)
+            if later is None:
+                return {}
+        clash = _first_clash(statement, writes, reads, later)
+        if clash is None or _root_elsewhere(analysis, output, clash[0]):
+            continue
+        rival, write, read = clash
+        found[output.index] = EarlyClobber(output, rival, write, read)
+    return found
+
+
+def _first_clash(
+    statement: AsmStatement,
+    writes: Sequence[Access],
+    reads: Sequence[tuple[Operand, Access]],
+    later: tuple[frozenset[int], ...],
+) -> tuple[Operand, Access, Access] | None:
+    for write in writes:
+        after = later[write.position]
+        for rival, read in reads:
+            if read.position in after and not _copies(write, rival.index) \
+                    and not _exclusive(statement, write, read):
+                return rival, write, read
+    return None
+
+
+def _copies(write: Access, index: int) -> bool:
+    """``mov %k, %index``: the write leaves a shared register holding the input's value."""
+    instruction = write.instruction
+    if instruction.opcode != "mov" or len(instruction.operands) != 2:
+        return False
+    destination, source = instruction.operands
+    return destination.start == write.operand.start and source.kind == "ref" and source.ref == index
+
+
+def _exclusive(statement: AsmStatement, write: Access, read: Access) -> bool:
+    """The write runs under ``@p`` and the read under ``@!p`` (or the reverse), and nothing
+    writes ``p`` from the one to the other: never both in one run."""
+    first, second = write.instruction.predicate, read.instruction.predicate
+    if first is None or second is None or first.negated == second.negated:
+        return False
+    name = first.register.text
+    if second.register.text != name or read.position <= write.position:
+        return False
+    between = template_writes(statement.ptx).destinations[write.position + 1 : read.position]
+    return all(operands is not None and not _names(operands, name) for operands in between)
+
+
+def _names(operands: Sequence[PtxOperand], name: str) -> bool:
+    return any(o.text == name for o in operands)
+
+
+def _loops(statement: AsmStatement) -> bool:
+    """A branch in the template: a read before the write in text order may still follow it."""
+    return any(i.opcode in ("bra", "brx") for i in statement.ptx.instructions)
+
+
+def _root_elsewhere(analysis: StatementAnalysis, output: Operand, rival: Operand) -> bool:
+    """Another finding names this defect's root: the output read before it is written
+    (PTX106, whose '+' also keeps the registers apart), an output tied to an input, or an
+    operand whose binding is the defect."""
+    return (
+        output.index in analysis.undefined_reads
+        or analysis.tied_input(output.index) is not None
+        or analysis.operand_root(output.index) is not None
+        or analysis.operand_root(rival.index) is not None
+    )
