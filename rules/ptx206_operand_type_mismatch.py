@@ -58,7 +58,9 @@ the type (`ld.u8` into `r`). Each side of a `cvt` is checked against its own typ
 
 A guard `@p` must be a predicate register ("Predicate expression expected"): a `%N` of any
 register letter there is a finding (nvcc has no predicate letter; Triton's `b` is one), and so
-is a register the template declares with another type. A special register has its ISA type,
+is a register the template declares with another type. So is the second half of a pair `d|p`
+(`shfl.sync`, `elect.sync`, `setp`): ptxas says "Predicate output expected" (`setp`:
+"Arguments mismatch"). A special register has its ISA type,
 and a `mov` of it must have that size (`mov.u32 %0, %%clock64;`, `mov.u64 %0, %%laneid;`:
 "Arguments mismatch"); ptxas also takes the legacy 16-bit reads of `%tid`, `%ntid`, `%ctaid`
 and `%nctaid` and a 32-bit one of `%gridid`, which are not reported.

@@ -9,6 +9,7 @@ from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.nearest import edit_distance
 from ptxlint.ptx.scopes import (
+    declaration_note,
     declared_names,
     declares,
     undeclared_registers,
@@ -35,6 +36,11 @@ are those where PTX takes a register and nothing else: a guard (`@p`), an operan
 instruction that takes no symbol there (`add`, `setp`, `selp`, `st`'s value: ptxas "must be
 register"), and the destination of `mov` and `cvta`. Where a name declared in the template is
 close, the message names it.
+
+A declaration holds inside the braces around it: a `.reg .pred p;` in an inner `{ }` declares
+nothing for a use after its `}`, and the message says so. A parameterised declaration
+`.reg .b32 t<4>;` declares `t0` to `t3` (ptxas reads `t03` as `t3`), so `t4` is a finding that
+names the range.
 
 The source of `mov` and `cvta` may name a module symbol (`mov.u64 %0, counter;` takes the
 address of a `__device__` variable, whose PTX name is the C++ one): an undeclared name there
@@ -74,7 +80,7 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
         registers, sources = undeclared_registers(ptx), undeclared_sources(ptx)
         if not registers and not sources:
             return  # (most statements: both answers are kept per template)
-        here = sorted(declared_names(ptx))
+        here = sorted({n.partition("<")[0] for n in declared_names(ptx)})
         # a mov/cvta source that names nothing may be a module symbol; one edit away from a
         # register the template declares, it is that register misspelt
         misspelt = [word for word in sources
@@ -91,18 +97,22 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
             if declares(elsewhere, name):
                 continue
             word = found[indices[0]]
-            close = difflib.get_close_matches(name, here, n=1, cutoff=0.6)
-            advice = (f"did you mean '{close[0]}'?" if close
-                      else f"declare it inside the braces (.reg .<type> {name};)")
             more = len(indices) - 1
             also = f" (and {more} more use{'s' if more > 1 else ''})" if more else ""
-            yield self.finding(
-                statement,
-                self.template_span(statement, word.start, word.end),
-                f"'{name}' is no register the template declares{also}, nor one another asm "
-                f"statement of this function declares (ptxas: \"Unknown symbol '{name}'\"); "
-                f"{advice}",
-            )
+            unknown = f"(ptxas: \"Unknown symbol '{name}'\")"
+            note = declaration_note(ptx, name)
+            if note is not None:  # declared, but not where it is used
+                message = (f"'{name}' is not declared where it is used{also}: {note} "
+                           f"{unknown}")
+            else:
+                close = difflib.get_close_matches(name, here, n=1, cutoff=0.6)
+                advice = (f"did you mean '{close[0]}'?" if close
+                          else f"declare it inside the braces (.reg .<type> {name};)")
+                message = (f"'{name}' is no register the template declares{also}, nor one "
+                           f"another asm statement of this function declares {unknown}; "
+                           f"{advice}")
+            yield self.finding(statement, self.template_span(statement, word.start, word.end),
+                               message)
 
 
 def _name(text: str) -> str:

@@ -227,8 +227,10 @@ def _check_one(
                                      f" must be a pair 'd|p' with a predicate, not "
                           f"'{operand.text}'", operand.start, operand.end)]
         if kind == "pair":
-            return _check_one(instruction, operand.parts[0], spec.element, binding, resolve,
-                              relaxed, position)
+            found = _check_one(instruction, operand.parts[0], spec.element, binding, resolve,
+                               relaxed, position)
+            second = _predicate_half(instruction, operand, resolve)
+            return found if second is None else [*(found or ()), second]
         return _check_one(instruction, operand, spec.element, binding, resolve, relaxed,
                           position)
     if kind == "pair":
@@ -251,6 +253,25 @@ def _check_one(
     if operand.kind == "special" and instruction.opcode not in _READS_SPECIAL_REGISTERS:
         return _special_operand(instruction, operand)
     return _check_leaf(instruction, operand, spec, binding, relaxed, position, resolve(operand))
+
+
+def _predicate_half(instruction: PtxInstruction, operand: PtxOperand, resolve: Resolver
+                    ) -> Issue | None:
+    """The second half of a pair ``d|p`` is a predicate wherever the ISA has one: a ``%N`` of a
+    register letter (nvcc has no predicate letter) or a register declared with another type
+    there stops ptxas 13.0 ("Predicate output expected" for ``shfl``/``elect``, "Arguments
+    mismatch" for ``setp``)."""
+    if len(operand.parts) != 2:
+        return None
+    half = operand.parts[1]
+    if half.kind not in ("ref", "register"):
+        return None  # the sink, or something the form's own check speaks of
+    cls = resolve(half)
+    if cls.kind != "reg" or cls.type is None or cls.type == "pred":
+        return None
+    return Issue("type", f"'{half.text}' is a .{cls.type} register, but the second half of "
+                 f"'{instruction.mnemonic}'s pair must be a .pred register", half.start,
+                 half.end)
 
 
 class RefClasses:

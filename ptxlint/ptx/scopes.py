@@ -12,7 +12,8 @@ from ptxlint.ptx.instructions import family
 from ptxlint.ptx.template_memo import TemplateMemo
 
 __all__ = [
-    "SCOPED_DECLARATIONS", "Unscoped", "braces_known", "declared_names", "declares",
+    "SCOPED_DECLARATIONS", "Unscoped", "braces_known", "declaration_note", "declared_names",
+    "declares",
     "is_file_scope",
     "undeclared_registers", "undeclared_sources", "unscoped", "used_names", "uses_declared",
 ]
@@ -121,11 +122,95 @@ _TAKE_SYMBOLS = frozenset({"mov", "cvta", "call", "brx", "istypep", "prototype"}
 
 
 def declared_names(ptx: PtxTemplate) -> frozenset[str]:
-    """Every name a directive of ``ptx`` declares (a parameterised ``r<4>`` as its base ``r``,
-    which then stands for every ``r0``, ``r1``...), and its labels."""
-    names = {n.partition("<")[0] for d in ptx.directives for n in d.declared}
+    """Every name a directive of ``ptx`` declares (a parameterised one as written, ``r<4>``,
+    which ``declares`` reads as ``r0`` to ``r3``), and its labels."""
+    names = {n for d in ptx.directives for n in d.declared}
     names.update(label.name for label in ptx.labels)
     return frozenset(names)
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """Where one declared name holds in its template: the braces around its declaration (the
+    whole template at depth 0, or where the braces are not known). ptxas rejects a use before
+    the declaration in the same braces too, but with "Arguments mismatch": left to PTX206."""
+
+    name: str  # as declared: `t`, or `r<4>`
+    start: int
+    end: int
+
+
+def _scopes(ptx: PtxTemplate) -> tuple[_Scope, ...]:
+    blocks = _blocks(ptx)
+    found: list[_Scope] = []
+    for directive in ptx.directives:
+        start, end = blocks.get(directive.start, (-1, _WHOLE)) if blocks is not None \
+            else (-1, _WHOLE)
+        found.extend(_Scope(name, start, end) for name in directive.declared)
+    found.extend(_Scope(label.name, -1, _WHOLE) for label in ptx.labels)
+    return tuple(found)
+
+
+_WHOLE = 1 << 62
+
+
+def _blocks(ptx: PtxTemplate) -> dict[int, tuple[int, int]] | None:
+    """Per directive inside braces, the offsets of the braces that open and close its block;
+    None where the braces do not balance (a macro piece may hold one)."""
+    blocks: dict[int, tuple[int, int]] = {}
+    open_at: list[tuple[int, list[int]]] = []  # per open block: its brace, its directives
+    events = sorted([(b.offset, b.char) for b in ptx.braces]
+                    + [(d.start, "") for d in ptx.directives])
+    for offset, char in events:
+        if char == "{":
+            open_at.append((offset, []))
+        elif char == "}":
+            if not open_at:
+                return None
+            start, inside = open_at.pop()
+            for directive in inside:
+                blocks[directive] = (start, offset)
+        elif open_at:
+            open_at[-1][1].append(offset)
+    return None if open_at else blocks
+
+
+def declares(declared: frozenset[str], name: str) -> bool:
+    """Whether ``declared`` (``declared_names``) holds ``name``: itself, or one of a
+    parameterised declaration's names (``r3`` of ``r<4>``, which declares ``r0`` to ``r3``)."""
+    if name in declared:
+        return True
+    return any(_numbered(entry, name) for entry in declared if "<" in entry)
+
+
+def _numbered(declared: str, name: str) -> bool:
+    """``name`` is one of the names ``declared`` (``r<4>``) stands for."""
+    base, _, count = declared.partition("<")
+    number = name[len(base):]
+    if not name.startswith(base) or not number.isdigit() or not count.rstrip(">").isdigit():
+        return False
+    return int(number) < int(count.rstrip(">"))  # ptxas takes `r03` for r3
+
+
+def _declared_at(scopes: tuple[_Scope, ...], name: str, position: int) -> bool:
+    return any(scope.start < position < scope.end
+               and (scope.name == name or ("<" in scope.name and _numbered(scope.name, name)))
+               for scope in scopes)
+
+
+def declaration_note(ptx: PtxTemplate, name: str) -> str | None:
+    """Why a name the template declares somewhere is not declared where it is used: its braces
+    close before the use, or it is past a parameterised declaration's last number."""
+    for directive in ptx.directives:
+        for declared in directive.declared:
+            if declared == name:
+                return "its declaration is inside braces that do not enclose this use"
+            base, _, count = declared.partition("<")
+            number = name[len(base):]
+            if count and name.startswith(base) and number.isdigit():
+                last = int(count.rstrip(">")) - 1
+                return f"'{declared}' declares {base}0 to {base}{last}"
+    return None
 
 
 def undeclared_registers(ptx: PtxTemplate) -> tuple[PtxOperand, ...]:
@@ -151,7 +236,7 @@ def _undeclared(ptx: PtxTemplate) -> tuple[tuple[PtxOperand, ...], tuple[PtxOper
     A template with a macro hole, or an instruction whose opcode is unknown, says nothing."""
     if not ptx.instructions:
         return (), ()
-    declared = declared_names(ptx)
+    scopes = _scopes(ptx)
     found: list[PtxOperand] = []
     sources: list[PtxOperand] = []
 
@@ -159,7 +244,7 @@ def _undeclared(ptx: PtxTemplate) -> tuple[tuple[PtxOperand, ...], tuple[PtxOper
         for word in _register_words(operand):
             name = word.text.lstrip("!").partition(".")[0]  # `v.x` of a vector variable
             if (name and name not in _NO_DECLARATION and name[0] != "%"
-                    and not declares(declared, name)):
+                    and not _declared_at(scopes, name, word.start)):
                 into.append(word)
 
     for instruction in ptx.instructions:
@@ -193,13 +278,3 @@ _UNDECLARED: TemplateMemo[tuple[tuple[PtxOperand, ...], tuple[PtxOperand, ...]]]
 # Words no directive declares: the sink, and the one predefined identifier without a `%`
 # (PTX ISA, "Identifiers": the constant WARP_SZ, an immediate wherever one is allowed)
 _NO_DECLARATION = frozenset({"_", "WARP_SZ"})
-_NUMBERED = re.compile(r"(.*?)[0-9]+")
-
-
-def declares(declared: frozenset[str], name: str) -> bool:
-    """Whether ``declared`` (``declared_names``) holds ``name``: itself, or the base of a
-    parameterised declaration it is one of (``r3`` of ``r<4>``)."""
-    if name in declared:
-        return True
-    m = _NUMBERED.fullmatch(name)  # `r3` of `.reg .b32 r<4>;`
-    return m is not None and m.group(1) in declared

@@ -98,7 +98,8 @@ RECIPES: dict[str, Recipe] = {
                                 r"Mismatch between|Incorrect type")),
     "PTX205": Recipe((PTX,), _p(r"syntax error|Parsing error|Unknown field|Arguments mismatch")),
     "PTX206": Recipe((PTX,), _p(r"Arguments mismatch|operand.*type|mismatch|"
-                                r"Incompatible elements|Predicate expression expected")),
+                                r"Incompatible elements|Predicate expression expected|"
+                                r"Predicate output expected")),
     "PTX207": Recipe((PTX,), _p(r"unexpected value|Arguments mismatch|Parsing error|syntax error|"
                                 r"out of range|expected|Vector of size|Sink '_'|Predicate output|"
                                 r"Special register argument not allowed|multiple of warp size")),
