@@ -173,7 +173,7 @@ state space expects:
 * a C++ pointer (a *generic* address) used by a `.shared`/`.shared::cta`/`.shared::cluster`
   access: `ld.shared`, `st.shared`, `atom.shared`, `ldmatrix...shared`, `stmatrix...shared`,
   `mbarrier.*.shared`, the shared side of `cp.async` and `cp.async.bulk*` (and a pointer copied
-  into a register with `mov`/`add` first);
+  into a register with `mov`/`add` first); an array's name (`"l"(tile)`) decays to one;
 * a shared-window offset (`__cvta_generic_to_shared(p)`, CUTLASS's `cast_smem_ptr_to_uint(p)`
   and similar helpers) used by a `.global` access or a generic one (no state space).
 

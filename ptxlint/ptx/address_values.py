@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from ptxlint.constraints import is_array
 from ptxlint.model import Operand
 
 __all__ = ["SHARED_ADDRESS_HELPERS", "is_generic_pointer", "is_shared_offset", "strip_casts"]
@@ -99,7 +100,8 @@ def is_generic_pointer(operand: Operand) -> bool:
     if _ANY_HELPER.search(expression):
         return False
     if operand.ctype is not None:
-        return operand.ctype.kind == "pointer"
+        # an array's name decays to a pointer to its first element (`"l"(tile)`)
+        return operand.ctype.kind == "pointer" or is_array(operand.ctype)
     text = strip_casts(expression)
     if text != expression.strip() and not text.startswith("&"):
         return False  # an integer cast of something: not a pointer any more
