@@ -9,6 +9,7 @@ import pytest
 from ptxlint.analysis.statement import StatementAnalysis, analysis_of
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
+from ptxlint.rule import RuleContext
 from tests.conftest import lint_text
 
 _HEAD = (
@@ -150,6 +151,18 @@ def test_a_misspelled_memory_instruction_asks_for_no_memory_clobber() -> None:
     assert [f.rule for f in lint_text(text, select=("PTX102", "PTX204"))] == ["PTX204"]
     spelled = text.replace("st.glob.", "st.global.")
     assert [f.rule for f in lint_text(spelled, select=("PTX102", "PTX204"))] == ["PTX102"]
+
+
+def test_a_combination_no_target_spells_needs_no_target() -> None:
+    """ldmatrix takes .b8 on sm_100a, but never with .m8n8: the spelling is PTX204's, and what
+    its words would need on their own is no arch finding."""
+    text = _HEAD + ('  asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b8 {%0}, [%1];"'
+                    ' : "=r"(r) : "r"(x));\n}\n')
+    sm90a = RuleContext(arch=90, arch_suffix="a")
+    chosen = ("PTX204", "PTX401")
+    assert [f.rule for f in lint_text(text, select=chosen, context=sm90a)] == ["PTX204"]
+    shaped = text.replace("m8n8.x1.trans.shared.b8", "m16n16.x1.trans.shared.b8")
+    assert [f.rule for f in lint_text(shaped, select=chosen, context=sm90a)] == ["PTX401"]
 
 
 def test_the_echo_stays_silent_when_only_it_is_selected() -> None:

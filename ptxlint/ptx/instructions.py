@@ -152,7 +152,15 @@ def instruction_requirement(statement: AsmStatement, instruction: PtxInstruction
         verdict = judge(statement, instruction)
         if verdict.form is not None:
             return _of_need(verdict.need, opcode, modifiers)
+        if any(issue.kind in ("modifier", "combination") for issue in verdict.issues):
+            # no form of any target spells it (PTX204's): what the spelling's words would need
+            # on their own (ldmatrix's .b8 on sm_100a, beside .m8n8 that never takes it) says
+            # nothing of what was meant
+            return _NOTHING
     return _spelled(opcode, modifiers)
+
+
+_NOTHING = Requirement()
 
 
 def _of_need(need: grammar.Need, opcode: str, modifiers: tuple[str, ...]) -> Requirement:
