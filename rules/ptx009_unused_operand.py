@@ -36,7 +36,8 @@ itself is off (`mov.b32 %0, %2;` given two operands): PTX001's finding names the
 more operands than the call binds (PTX501's finding: the extra entry is the defect), and for a
 write-only output that PTX105 names as the one the template's only written input was meant to
 be (`mov.u32 %1, %1;` given `"=r"(d)`), or an input that PTX106 names as the one its only
-undefined read was meant for (`add.u32 %0, %0, %1;` given two inputs).
+undefined read was meant for (`add.u32 %0, %0, %1;` given two inputs). In LLVM syntax, an
+operand the template names as `%1` instead of `$1` is PTX008's finding, not an unused one.
 
 ## Why is this bad?
 nvcc accepts it silently, but an operand nobody reads is almost always an off-by-one in the

@@ -440,3 +440,15 @@ def test_a_write_meant_for_the_unnamed_output_offers_its_number() -> None:
     two = '  asm volatile("mov.u32 %1, %2; mov.u32 %2, %1;" : "=r"(r) : "r"(x), "r"(y));\n'
     rules = sorted(f.rule for f in lint_text(_HEAD + two + "}\n", select=("PTX105", "PTX009")))
     assert rules == ["PTX009", "PTX105", "PTX105"]
+
+
+def test_an_operand_named_with_the_wrong_sigil_is_not_unused() -> None:
+    """Triton's template names operands `$N`; `%1` is PTX008's finding, and the input it meant
+    is named, not unused (PTX009 speaks where nothing names it)."""
+    text = ("import triton.language as tl\n\n\ndef k(x):\n"
+            '    return tl.inline_asm_elementwise("add.f32 $0, %1, 1.0;", "=r,r", [x],\n'
+            "                                    dtype=tl.float32, is_pure=True, pack=1)\n")
+    chosen = ("PTX008", "PTX009")
+    assert [f.rule for f in lint_text(text, "k.py", select=chosen)] == ["PTX008"]
+    unnamed = text.replace("%1", "1.0")
+    assert [f.rule for f in lint_text(unnamed, "k.py", select=chosen)] == ["PTX009"]

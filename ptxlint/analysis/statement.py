@@ -335,7 +335,9 @@ class StatementAnalysis:
         macro, no ``"C"`` operand, whose spliced text may name others, no ``%[name]``) and the
         template is not empty (``asm volatile("" : "+r"(x))`` pins a value): not an input tied
         to an output (read through the output's register), a dummy output of Triton's
-        (``bar.sync`` needs one), nor one register of a packed tensor whose others are named."""
+        (``bar.sync`` needs one), nor one register of a packed tensor whose others are named.
+        In LLVM syntax a ``%N`` names operand N with the wrong sigil: PTX008's finding, not
+        this."""
         statement = self.statement
         if (
             self.rocm_guarded  # hipcc code: not nvcc's constraints
@@ -352,6 +354,11 @@ class StatementAnalysis:
         ):
             return ()
         used = refs.referenced
+        if statement.syntax == "llvm":
+            # `%1` for `$1`: the operand is named, with the wrong sigil (PTX008's one finding)
+            misspelt = {int(t.name) for t in refs.escapes if t.kind == "bare" and t.name.isdigit()}
+            if misspelt:
+                used = used | misspelt
         packed = statement.llvm is not None and (statement.llvm.pack or 1) > 1
         found = []
         for operand in statement.operands:
