@@ -23,7 +23,10 @@ class BadConstraintModifier(Rule):
 ## What it does
 Flags an output operand whose constraint has neither `=` (write-only) nor `+` (read-write), an
 input operand whose constraint has `=` or `+`, and any modifier on the immediate constraints
-`n` and `C`.
+`n` and `C`. An output under `n` or `C` (`"=n"(r)`) is one finding: an output is written, so it
+needs a register letter (nvcc: "an asm operand must be an integral constant expression", or
+"No constraint modifiers are allowed for the 'C' constraint"); PTX010 (the value is no
+constant) and PTX207 (an immediate where the instruction writes a register) are silent on it.
 
 ## Why is this bad?
 The modifier tells the compiler how data flows through the operand. nvcc rejects an output
@@ -55,7 +58,15 @@ whether the operand should move to the other list is a decision about the code's
             c = operand.constraint
             if c.opaque:
                 continue
-            if c.modifiers and not _IMMEDIATE_LETTERS.isdisjoint(c.letters):
+            if operand.role == "output" and c.letters in _IMMEDIATE_LETTERS:
+                yield self.finding(
+                    statement,
+                    c.span,
+                    f"output operand {operand.index} (\"{c.text}\") has an immediate "
+                    f"constraint ('{c.letters}'): an output is written, so it needs a register "
+                    "letter ('=r', '=l'...); nvcc rejects it",
+                )
+            elif c.modifiers and not _IMMEDIATE_LETTERS.isdisjoint(c.letters):
                 yield self.finding(
                     statement,
                     c.span,

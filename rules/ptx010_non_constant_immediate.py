@@ -116,6 +116,8 @@ for enums with a 64-bit underlying type, whose unsigned values above 2^63 would 
             c = operand.constraint
             if c.opaque or c.letters != "n":
                 continue
+            if operand.role == "output" and analysis_of(statement).operand_root(operand.index):
+                continue  # an immediate output: PTX006's (nvcc's message is the same)
             message, fix = _judge(statement, operand)
             if not message and names_variables(operand.expression):
                 if facts is False:

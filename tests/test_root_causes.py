@@ -25,6 +25,18 @@ def _rules(body: str) -> list[str]:
 # (root rule, echoing rule, statement with the root, its twin without the root)
 STACKS = [
     pytest.param(
+        "PTX006", "PTX010",
+        '  asm("mov.u32 %0, 1;" : "=n"(r));\n',
+        '  asm("add.u32 %0, %0, %1;" : "+r"(r) : "n"(x));\n',
+        id="immediate-output-is-no-constant-to-judge",
+    ),
+    pytest.param(
+        "PTX006", "PTX207",
+        '  asm("mov.u32 %0, 1;" : "=n"(r));\n',
+        '  asm("mov.u32 %0, 1;" :: "n"(5));\n',
+        id="immediate-output-is-no-register-to-judge",
+    ),
+    pytest.param(
         "PTX002", "PTX106",
         '  asm volatile("add.s32 %0, %0, %2;" : "=r"(r) : "0"(x), "r"(y));\n',
         '  asm volatile("add.s32 %0, %0, %1;" : "=r"(r) : "r"(y));\n',

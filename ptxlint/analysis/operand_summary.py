@@ -142,8 +142,8 @@ _BY_KINDS_MAX = 1024
 
 def _kinds_facts(kinds: frozenset[tuple[str, str, str, bool]]) -> _KindsFacts:
     """What the operands' constraints say, from their distinct kinds: the needs they meet
-    (``SUMMARY_NEEDS``), and whether some output is write-only, some output an ``"n"``
-    immediate, some operand a float register."""
+    (``SUMMARY_NEEDS``), and whether some output is write-only, some output an ``"n"`` or
+    ``"C"`` immediate, some operand a float register."""
     holds = {"operands"}
     write_only = immediate_outputs = float_operands = False
     for role, letters, modifiers, opaque in kinds:
@@ -165,8 +165,8 @@ def _kinds_facts(kinds: frozenset[tuple[str, str, str, bool]]) -> _KindsFacts:
             continue
         if letters == "n":
             holds.add("immediate-operand")
-            if role == "output":
-                immediate_outputs = True
+        if role == "output" and letters in ("n", "C"):
+            immediate_outputs = True
         if len(letters) > 1:
             holds.add("several-letters")
         if letters not in VALID_LETTERS and any(

@@ -15,6 +15,9 @@ The roots, and the rule each belongs to:
   constraint is an output's number (``"0"``); the output's register carries its value in, so the
   template reads that output on purpose and the input itself is never named.
 - ``non-scalar-operand`` (PTX005): a struct or vector operand under a register letter.
+- ``immediate-output`` (PTX006): an output under an immediate letter (``"=n"``, ``"+n"``,
+  ``"=C"``): nvcc rejects it, and the template's use of it as a register (PTX207) or its value
+  as a constant (PTX010) says nothing more.
 - ``operand-modifier`` (PTX007): a GCC operand modifier on a ``%N`` (``%H1``); what the token
   stands for is not the operand's register.
 - ``lowered-immediate`` (PTX508): a constant read-only argument of CuTe DSL's ``inline_ptx``,

@@ -256,6 +256,12 @@ class StatementAnalysis:
         for found in self.non_scalar_operands:
             index = found.operand.index
             roots.setdefault(index, RootCause("non-scalar-operand", "PTX005", index))
+        if self.statement.syntax == "gnu" and summary_of(self.statement).immediate_outputs:
+            for operand in self.statement.outputs:
+                c = operand.constraint
+                if not c.opaque and c.letters in ("n", "C"):
+                    roots.setdefault(operand.index, RootCause("immediate-output", "PTX006",
+                                                              operand.index))
         return roots
 
     def operand_root(self, index: int) -> RootCause | None:

@@ -69,7 +69,8 @@ RECIPES: dict[str, Recipe] = {
     # an operand of a user-defined type (__half2, a struct) cannot be declared in a .cu probe
     # without its definition: the whole file gives nvcc's verdict on the line itself
     "PTX005": Recipe((CU, WHOLE_FILE), _p(r"must have scalar type")),
-    "PTX006": Recipe((CU,), _p(r"modifier")),
+    # an output under "n" gets the constant-expression message
+    "PTX006": Recipe((CU,), _p(r"modifier|must be an integral constant expression")),
     "PTX007": Recipe((CU,), _p(r"operand modifier not supported")),
     "PTX008": Recipe((PTX, CU), _p(r"Parsing error near '%|at end of asm string|syntax error|"
                                    r"invalid % escape")),
