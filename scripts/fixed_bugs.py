@@ -83,6 +83,18 @@ REPOS: tuple[str, ...] = (
     "microsoft+mscclpp", "microsoft+DeepSpeed", "pytorch+FBGEMM", "uccl-project+uccl",
     "turboderp-org+exllamav3", "NVIDIA+AMGX", "lattice+quda", "ginkgo-project+ginkgo",
     "AutoGPTQ+AutoGPTQ", "ByteDance-Seed+Triton-distributed",
+    # mined for the second unseen round (tests/data/fixed_bugs.toml: "unseen projects, second
+    # round"); every modification with a fix word reviewed blind, including repos with none
+    "Bruce-Lee-LY+cuda_hgemm", "Dao-AILab+causal-conv1d", "FindDefinition+cumm",
+    "FlagOpen+FlagGems", "HazyResearch+flash-fft-conv", "IST-DASLab+qutlass", "NVIDIA+MatX",
+    "NVIDIA+Megatron-LM", "NVIDIA+TensorRT", "NVIDIA+cuCollections", "NVIDIA+cuda-samples",
+    "NVIDIA+nvshmem", "NVIDIA+stdexec", "Tencent+ncnn", "apache+tvm", "bytedance+flux",
+    "bytedance+lightseq", "facebookincubator+AITemplate", "facebookresearch+xformers",
+    "hpcaitech+ColossalAI", "jax-ml+jax", "karpathy+llm.c", "kokkos+kokkos",
+    "kvcache-ai+ktransformers", "microsoft+BitBLAS", "mit-han-lab+llm-awq",
+    "mit-han-lab+omniserve", "moderngpu+moderngpu", "nerfstudio-project+gsplat",
+    "open-mmlab+mmcv", "rapidsai+cuvs", "state-spaces+mamba", "thu-ml+SpargeAttn",
+    "tinygrad+tinygrad", "turboderp-org+exllamav2",
 )
 
 CXX_SUFFIXES = (
