@@ -29,6 +29,7 @@ from ptxlint.ptx.targets import (
     arch_targets,
     available,
     compiled_for,
+    compiled_for_host,
     lowest_target,
     names_architecture,
     no_toolkit_compiles,
@@ -78,6 +79,12 @@ class GuardFacts:
         return compiled_for(self.guards, target) and (
             target not in excluded_targets(self.statement.source)
         )
+
+    @fact
+    def compiled_for_host(self) -> bool:
+        """nvcc's host pass certainly compiles the statement: no guard (the include guard
+        aside) leaves it out where ``__CUDA_ARCH__`` is undefined."""
+        return compiled_for_host(self.guards)
 
     @fact
     def admitted_targets(self) -> tuple[Target, ...]:

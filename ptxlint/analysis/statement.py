@@ -88,6 +88,14 @@ class StatementAnalysis:
         excludes it (guards about anything else are assumed to hold)."""
         return self._chain.compiled_for(target)
 
+    @property
+    def compiled_for_host(self) -> bool:
+        """A ``__host__ __device__`` function's statement that nvcc's host pass certainly
+        compiles: the host compiler gets its template (PTX404)."""
+        specifiers = self.statement.context.function_specifiers
+        return ("__host__" in specifiers and "__device__" in specifiers
+                and self._chain.compiled_for_host)
+
     @fact
     def admitted_targets(self) -> tuple[Target, ...]:
         """Without ``--arch``: the targets the guards let the statement compile for, where the

@@ -30,6 +30,7 @@ __all__ = [
     "arch_targets",
     "available",
     "compiled_for",
+    "compiled_for_host",
     "excluded_by_errors",
     "lowest_target",
     "names_architecture",
@@ -284,6 +285,28 @@ def toolkit_compiles(
     return False
 
 
+def compiled_for_host(guards: tuple[str, ...]) -> bool:
+    """nvcc's host pass certainly compiles a statement under ``guards``: every one is decided
+    and true with ``__CUDA_ARCH__`` and the target feature macros undefined. An undecided
+    guard (a project's macro, ``NV_IF_TARGET``'s) may well test the target: it does not hold."""
+    return all(_host_value(guard) is True for guard in guards)
+
+
+@functools.lru_cache(maxsize=4096)
+def _host_value(guard: str) -> bool | None:
+    return _evaluate(guard, _HOST_PASS)
+
+
+def _host_defines() -> Mapping[str, int | None]:
+    defines: dict[str, int | None] = dict(DEFAULT_TARGET)
+    defines["__CUDA_ARCH__"] = None
+    for sm in ARCHES:
+        defines[f"__CUDA_ARCH_FEAT_SM{sm}_ALL"] = None
+    defines["__CUDA_ARCH_SPECIFIC__"] = None
+    defines["__CUDA_ARCH_FAMILY_SPECIFIC__"] = None
+    return defines
+
+
 def _defines(target: Target) -> Mapping[str, int | None]:
     defines: dict[str, int | None] = dict(DEFAULT_TARGET)
     defines["__CUDA_ARCH__"] = target.sm * 10
@@ -297,6 +320,7 @@ def _defines(target: Target) -> Mapping[str, int | None]:
 
 
 _DEFINES: dict[Target, Mapping[str, int | None]] = {}
+_HOST_PASS = _host_defines()
 # A function-like macro call the evaluator cannot expand (`_CCCL_CUDA_COMPILER(NVHPC)`) becomes
 # one unknown identifier, so `unknown || __CUDA_ARCH__ >= 900` still decides for sm_90.
 _CALL = re.compile(r"\b(?!defined\b)[A-Za-z_]\w*\s*\([^()]*\)")

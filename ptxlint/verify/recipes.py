@@ -147,6 +147,10 @@ RECIPES: dict[str, Recipe] = {
                                        "completes early at run time"),
     "PTX610": Recipe((NONE,), why_none="an mbarrier used before another thread's init is "
                                        "visible compiles; the race shows only at run time"),
+    "PTX404": Recipe((NONE,), why_none="the host pass is the host compiler's, which --verify "
+                                       "does not run (nvcc -ptx and ptxas compile the device "
+                                       "side only), and an inline function fails only once host "
+                                       "code calls it"),
     "PTX609": Recipe((NONE,), why_none="a Tensor Memory allocation left unfreed, freed with "
                                        "another size or made after the permit was given up "
                                        "compiles; it fails or hangs only at run time"),

@@ -62,7 +62,7 @@ class HostFunctions:
         self._table = table
         self._headers = headers
         self._called_from_device: set[str] | None = None
-        self._verdicts: dict[int, str] = {}  # function start byte -> device | host | unknown
+        self._verdicts: dict[int, str] = {}  # function start byte -> kind()'s answer
         self._expanded: dict[tuple[str, int], set[str] | None] = {}
         # a declaration's words -> its device word and macro words (``_words``)
         self._spelled: dict[tuple[str, ...], tuple[bool, tuple[str, ...]]] = {}
@@ -76,7 +76,9 @@ class HostFunctions:
         return name is not None and name not in self._device_calls()
 
     def kind(self, fn: tree_sitter.Node) -> str:
-        """device | host | unknown, from the words of the declaration."""
+        """device | host-device | host | unknown, from the words of the declaration:
+        host-device where a specifier macro says ``__host__`` beside ``__device__``
+        (``CUTLASS_HOST_DEVICE``)."""
         return self._kind(fn)
 
     def _kind(self, fn: tree_sitter.Node) -> str:
@@ -93,7 +95,7 @@ class HostFunctions:
         if device_word:
             return "device"
         verdict = self._by_macros(macro_words, fn) if macro_words else "host"
-        if verdict == "device":
+        if verdict in ("device", "host-device"):
             return verdict
         if fn.has_error:
             return "unknown"  # tree-sitter's recovery from macros or #if: never call it host
@@ -113,14 +115,18 @@ class HostFunctions:
         key = (macro_words, table.epoch(at))
         verdict = self._by_spelling.get(key)
         if verdict is None:
-            verdict = "host"
+            device = host = unknown = False
             for word in macro_words:
                 expanded = self._expand(word, at)
                 if expanded is None:
-                    verdict = "unknown"  # a macro from a header ptxlint cannot see
-                elif expanded & _DEVICE_WORDS:
-                    verdict = "device"
-                    break
+                    unknown = True  # a macro from a header ptxlint cannot see
+                    continue
+                host = host or "__host__" in expanded
+                device = device or bool(expanded & _DEVICE_WORDS)
+            if device:
+                verdict = "host-device" if host else "device"
+            else:
+                verdict = "unknown" if unknown else "host"
             self._by_spelling[key] = verdict
         return verdict
 

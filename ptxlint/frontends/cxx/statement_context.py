@@ -381,8 +381,9 @@ class Ancestors:
     ) -> tuple[str | None, tuple[str, ...]]:
         """``header(fn)``, its words ending in ``__device__`` where none of them says
         ``__device__`` or ``__global__`` and ``kind_of(fn)`` says "device" (a specifier
-        macro): the words a statement's context is made with, where each statement's context
-        was made with the header's words and then made again with the word added. Once per
+        macro), ``__host__`` too where it says "host-device": the words a statement's context
+        is made with, where each statement's context was made with the header's words and
+        then made again with the word added. Once per
         function (``kind_of`` is the file's one judge): its other statements take the answer
         from one look-up, not from the header's and the judge's memos in turn (the CUDA 13
         headers' asm files: 3,325 statements asking of 2,466 functions, the other 859 each
@@ -391,8 +392,13 @@ class Ancestors:
         found = self._device_headers.get(key)
         if found is None:
             name, words = self.header(fn)
-            if all(w not in words for w in _DEVICE_WORDS) and kind_of(fn) == "device":
-                words = (*words, "__device__")
+            if all(w not in words for w in _DEVICE_WORDS):
+                kind = kind_of(fn)
+                if kind == "device":
+                    words = (*words, "__device__")
+                elif kind == "host-device":
+                    words = (*words, "__device__") if "__host__" in words else (
+                        *words, "__host__", "__device__")
             found = self._device_headers[key] = (name, words)
         return found
 
