@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Write docs/rules/<ID>.md from the built-in rules' docs (SARIF's helpUri points there), and
-docs/configuration.md from the settings table (ptxlint.config.SETTINGS).
+"""Write docs/rules/<ID>.md from the built-in rules' docs (SARIF's helpUri points there), the
+README's table of the rules that run by default, and docs/configuration.md from the settings
+table (ptxlint.config.SETTINGS).
 
 Run after changing a rule's docs: ``python scripts/gen_rule_docs.py``; tests/test_rule_docs_pages.py
 fails while a page is missing or stale.
@@ -21,6 +22,8 @@ from ptxlint.report.rule_docs_format import tier_line  # noqa: E402
 from ptxlint.rule import Rule  # noqa: E402
 
 CONFIGURATION_PAGE = ROOT / "docs" / "configuration.md"
+README = ROOT / "README.md"
+_TABLE_START, _TABLE_END = "<!-- rules-table -->\n", "<!-- /rules-table -->"
 
 
 def page(rule: type[Rule]) -> str:
@@ -44,10 +47,24 @@ def index(rules: list[type[Rule]]) -> str:
     )
 
 
+def readme(rules: list[type[Rule]], text: str) -> str:
+    """The README with its rules table (between the markers, up to the paragraph after the
+    table, which is prose kept as written) listing the rules that run by default."""
+    start = text.index(_TABLE_START) + len(_TABLE_START)
+    end = text.index("\n\n", start)
+    rows = "\n".join(
+        f"| {r.id} | `{r.name}` | {r.severity.value} | {r.summary} |"
+        for r in sorted(rules, key=lambda r: r.id) if not r.preview
+    )
+    table = "| id | name | default | what it finds |\n|---|---|---|---|\n" + rows
+    return text[:start] + table + text[end:]
+
+
 def expected_pages() -> dict[Path, str]:
     rules = [r for r in load_rules().rules if is_builtin(r)]
     pages = {ROOT / rule_doc_path(r.id): page(r) for r in rules}
     pages[ROOT / "docs" / "rules" / "README.md"] = index(rules)
+    pages[README] = readme(rules, README.read_text(encoding="utf-8"))
     pages[CONFIGURATION_PAGE] = config_docs.markdown()
     return pages
 
