@@ -185,11 +185,19 @@ def declares(declared: frozenset[str], name: str) -> bool:
 
 def _numbered(declared: str, name: str) -> bool:
     """``name`` is one of the names ``declared`` (``r<4>``) stands for."""
+    number = _number_of(declared, name)
+    return number is not None and number[0] < number[1]
+
+
+def _number_of(declared: str, name: str) -> tuple[int, int] | None:
+    """(``name``'s number, the count) where ``name`` is ``declared``'s base and a number
+    (``r7`` of ``r<4>``: (7, 4); ptxas takes ``r03`` for ``r3``), else None."""
     base, _, count = declared.partition("<")
+    count = count.rstrip(">")
     number = name[len(base):]
-    if not name.startswith(base) or not number.isdigit() or not count.rstrip(">").isdigit():
-        return False
-    return int(number) < int(count.rstrip(">"))  # ptxas takes `r03` for r3
+    if not count.isdigit() or not name.startswith(base) or not number.isdigit():
+        return None
+    return int(number), int(count)
 
 
 def _declared_at(scopes: tuple[_Scope, ...], name: str, position: int) -> bool:
@@ -199,17 +207,19 @@ def _declared_at(scopes: tuple[_Scope, ...], name: str, position: int) -> bool:
 
 
 def declaration_note(ptx: PtxTemplate, name: str) -> str | None:
-    """Why a name the template declares somewhere is not declared where it is used: its braces
-    close before the use, or it is past a parameterised declaration's last number."""
+    """Why a name the template declares somewhere is not declared where it is used: the braces
+    around its declaration do not enclose the use, or it is past a parameterised declaration's
+    last number."""
     for directive in ptx.directives:
         for declared in directive.declared:
-            if declared == name:
+            if declared == name or ("<" in declared and _numbered(declared, name)):
                 return "its declaration is inside braces that do not enclose this use"
-            base, _, count = declared.partition("<")
-            number = name[len(base):]
-            if count and name.startswith(base) and number.isdigit():
-                last = int(count.rstrip(">")) - 1
-                return f"'{declared}' declares {base}0 to {base}{last}"
+    for directive in ptx.directives:
+        for declared in directive.declared:
+            number = _number_of(declared, name) if "<" in declared else None
+            if number is not None:
+                base = declared.partition("<")[0]
+                return f"'{declared}' declares {base}0 to {base}{number[1] - 1}"
     return None
 
 
