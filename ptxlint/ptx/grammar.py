@@ -77,6 +77,7 @@ from ptxlint.ptx.operand_check import (
     RefClasses,
     c_operand_issue,
     check_operands,
+    not_a_predicate,
     vector_count,
 )
 from ptxlint.ptx.operand_classes import (
@@ -376,18 +377,10 @@ def check(
 
 def _guard_issue(instruction: PtxInstruction, resolve: Resolver) -> Issue | None:
     """A guard ``@p`` whose register is known to be no predicate (ptxas 13.0: "Predicate
-    expression expected", whatever the instruction): a ``%N`` of a register letter (nvcc has
-    no predicate letter), a register the template declares with another type."""
+    expression expected", whatever the instruction)."""
     assert instruction.predicate is not None
-    register = instruction.predicate.register
-    if register.kind not in ("ref", "register", "special"):
-        return None
-    cls = resolve(register)
-    if cls.kind != "reg" or cls.type is None or cls.type == "pred":
-        return None
-    return Issue("type", f"'{register.text}' is a .{cls.type} register, but the guard of "
-                 f"'{instruction.mnemonic}' must be a .pred register", register.start,
-                 register.end)
+    return not_a_predicate(instruction.predicate.register, resolve,
+                           f"the guard of '{instruction.mnemonic}'")
 
 
 def _check_forms(

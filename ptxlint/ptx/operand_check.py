@@ -257,21 +257,26 @@ def _check_one(
 
 def _predicate_half(instruction: PtxInstruction, operand: PtxOperand, resolve: Resolver
                     ) -> Issue | None:
-    """The second half of a pair ``d|p`` is a predicate wherever the ISA has one: a ``%N`` of a
-    register letter (nvcc has no predicate letter) or a register declared with another type
-    there stops ptxas 13.0 ("Predicate output expected" for ``shfl``/``elect``, "Arguments
-    mismatch" for ``setp``)."""
+    """The second half of a pair ``d|p`` is a predicate wherever the ISA has one: ptxas 13.0
+    says "Predicate output expected" (``shfl``, ``elect``) or "Arguments mismatch" (``setp``)
+    for any other register there."""
     if len(operand.parts) != 2:
         return None
-    half = operand.parts[1]
-    if half.kind not in ("ref", "register"):
-        return None  # the sink, or something the form's own check speaks of
-    cls = resolve(half)
+    return not_a_predicate(operand.parts[1], resolve,
+                           f"the second half of '{instruction.mnemonic}'s pair")
+
+
+def not_a_predicate(operand: PtxOperand, resolve: Resolver, where: str) -> Issue | None:
+    """An operand in a place that takes a predicate register only (``where``: a guard, a
+    pair's second half) that is known to be another register: a ``%N`` of a register letter
+    (nvcc has no predicate letter), a register the template declares with another type."""
+    if operand.kind not in ("ref", "register", "special"):
+        return None
+    cls = resolve(operand)
     if cls.kind != "reg" or cls.type is None or cls.type == "pred":
         return None
-    return Issue("type", f"'{half.text}' is a .{cls.type} register, but the second half of "
-                 f"'{instruction.mnemonic}'s pair must be a .pred register", half.start,
-                 half.end)
+    return Issue("type", f"'{operand.text}' is a .{cls.type} register, but {where} must be a "
+                 ".pred register", operand.start, operand.end)
 
 
 class RefClasses:
