@@ -43,7 +43,8 @@ shared or the read cannot see the output:
 
 One defect, one finding: silent for an output the template reads before it writes it (PTX106,
 whose `+` keeps the registers apart too), an output tied to an input, an operand whose binding
-is itself the defect (PTX004, PTX005), and a `mov` written the wrong way round (PTX105/PTX106).
+is itself the defect (PTX004, PTX005), a `mov` written the wrong way round (PTX105/PTX106), and
+a template that names a `%N` past the last operand (PTX001: the numbering is off).
 
 ## Why is this bad?
 The GCC asm contract, which nvcc and LLVM (Triton, clang) follow, lets the compiler assume an

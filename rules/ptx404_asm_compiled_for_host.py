@@ -70,7 +70,7 @@ No fix: what the host version computes instead is the author's to say.
         analysis = analysis_of(statement)
         if statement.syntax != "gnu" or not analysis.compiled_for_host:
             return
-        if not analysis.clearly_ptx:
+        if not statement.ptx.instructions or not analysis.clearly_ptx:
             return
         instruction = statement.ptx.instructions[0]
         # (not the function's name: a pure rule's outcome is replayed on every copy of the

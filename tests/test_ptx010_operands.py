@@ -44,7 +44,9 @@ def test_each_n_operand_of_a_statement_is_judged_on_its_own() -> None:
     assert "uses 'threadIdx'" in found["4"]
 
 
-def test_an_n_output_is_judged_as_an_n_input_is() -> None:
+def test_an_n_output_is_ptx006_s_and_an_n_input_is_judged() -> None:
+    """An output under "n" is one defect, the letter (PTX006: an output needs a register);
+    PTX010 judges the "n" input alone."""
     text = (
         "__device__ void f(int stages) {\n"
         "  int x = 0;\n"
@@ -52,7 +54,8 @@ def test_an_n_output_is_judged_as_an_n_input_is() -> None:
         "}\n"
     )
     found = sorted(f.message.split(" ")[2] for f in lint_text(text, select=("PTX010",)))
-    assert found == ["0", "1"]
+    assert found == ["1"]
+    assert [f.rule for f in lint_text(text, select=("PTX006",))] == ["PTX006"]
 
 
 @pytest.mark.parametrize(("expression", "names"), [

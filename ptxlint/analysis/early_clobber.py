@@ -18,8 +18,8 @@ itself (``mov.b64 %0, %1;``) leaves a shared register holding the input's value.
 ``@p`` and a read under ``@!p`` of the same predicate, with nothing writing the predicate
 between them, never happen in one run. Where the output's own value is read before it is
 written (PTX106), the output is tied to an input or its binding is itself a defect, or the
-template has a ``mov`` written the wrong way round (its order of writes and reads is not the one
-meant), that is the one finding.
+template has a ``mov`` written the wrong way round or names a ``%N`` past the last operand (its
+order of writes and reads is not the one meant), that is the one finding.
 """
 
 from __future__ import annotations
@@ -85,8 +85,10 @@ def early_clobbers(statement: AsmStatement, analysis: StatementAnalysis) -> dict
                 and not _loops(statement):
             continue  # every read comes first in text order and no path leads back
         if later is None:
-            if analysis.reversed_movs:
-                return {}  # the template's data flow is not what was meant (PTX105/PTX106)
+            if analysis.reversed_movs or analysis.stray_refs:
+                # the template's data flow is not what was meant: a mov runs backwards
+                # (PTX105/PTX106), or a %N past the last operand puts the numbering off (PTX001)
+                return {}
             later = reached_after(statement.ptx, statement.template.text)
             if later is None:
                 return {}
