@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.latent import emission
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity, Span
 from ptxlint.rule import Rule, RuleContext
@@ -14,7 +15,7 @@ class AsmCompiledForHost(Rule):
     name = "asm-compiled-for-host"
     pure = True
     scope = "statement"
-    severity = Severity.WARNING
+    severity = Severity.WARNING  # error where the definition is emitted in every build
     needs = ("instructions",)
     summary = "PTX in a __host__ __device__ function that the host pass compiles too"
     tags = ("correctness", "targets")
@@ -36,9 +37,11 @@ where it hands the function, asm statements included, to the host compiler. Ther
 is x86 or Arm assembly, and the host assembler rejects it: with nvcc 13.0 and GCC,
 `asm volatile("mov.u32 %0, %%laneid;" : "=r"(r))` in a `__host__ __device__` function fails
 with "Error: no such instruction: `mov.u32 %eax,%laneid'", a line of the host assembler's
-input that names neither the function nor the asm. A non-inline definition fails the build of
-every file that includes it. An inline function or a template fails once host code calls it,
-which is why the defect ships: the kernels that call it compile.
+input that names neither the function nor the asm. An ordinary definition (not a template, not
+`inline`, `__forceinline__`, `static` or `constexpr`, not a member defined in its class, no
+specifier macro that may say `inline`) fails the build of every file that has it: an error.
+An inline function or a template fails once host code calls it, which is why the defect ships
+(the kernels that call it compile): a warning.
 
 ## Example
 ```cuda
@@ -73,14 +76,22 @@ No fix: what the host version computes instead is the author's to say.
         if not statement.ptx.instructions or not analysis.clearly_ptx:
             return
         instruction = statement.ptx.instructions[0]
+        # an ordinary definition is emitted, and so assembled, in every build of its file;
+        # a template, an inline or static function or a member defined in its class only
+        # where host code uses it (read only here: few statements get this far)
+        where = emission(statement, context.parsed)
+        certain = (where is not None and not where.template and not where.internal
+                   and not where.macro_words)
+        when = ("in every build of this file (the function is an ordinary definition)"
+                if certain else "once host code calls the function")
         # (not the function's name: a pure rule's outcome is replayed on every copy of the
         # statement, whatever function holds it)
         yield self.finding(
             statement,
             Span(statement.span.start, statement.open_paren),
             f"PTX ('{instruction.mnemonic}') in a __host__ __device__ function, which nvcc "
-            "also compiles for the host: no #if leaves this asm out of the host pass, "
-            "so the host compiler's assembler gets the PTX and rejects it ('no such "
-            "instruction') wherever the host code emits the function; guard it with "
-            "#ifdef __CUDA_ARCH__",
+            "also compiles for the host: no #if leaves this asm out of the host pass, so the "
+            f"host compiler's assembler gets the PTX and rejects it ('no such instruction') "
+            f"{when}; guard it with #ifdef __CUDA_ARCH__",
+            severity=Severity.ERROR if certain else Severity.WARNING,
         )

@@ -72,3 +72,17 @@ def test_the_host_assembler_rejects_the_ptx_of_a_plain_host_device_definition() 
     built = run_cached(NVCC, command, clean, filename="k.cu")
     assert built.ok, built.stderr
     assert [f.rule for f in lint_text(clean, select=("PTX404",))] == []
+
+
+@pytest.mark.parametrize("declaration, severity", [
+    ("__host__ __device__ unsigned f()", "error"),  # emitted in every build
+    ("__host__ __device__ inline unsigned f()", "warning"),
+    ("static __host__ __device__ unsigned f()", "warning"),
+    ("template <class T> __host__ __device__ unsigned f()", "warning"),
+    ("#define HD __host__ __device__\nHD unsigned f()", "warning"),  # a macro may say inline
+])
+def test_an_ordinary_definition_fails_every_build_and_is_an_error(declaration: str,
+                                                                   severity: str) -> None:
+    [finding] = lint_text(f"{declaration} {{ {ASM} }}\n", select=("PTX404",))
+    assert finding.severity.value == severity, finding.message
+    assert ("every build" in finding.message) == (severity == "error")

@@ -34,6 +34,9 @@ its tree) is live.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
+
+import tree_sitter
 
 from ptxlint import file_memos
 from ptxlint.frontends.cxx import preproc
@@ -41,7 +44,7 @@ from ptxlint.frontends.syntax_tree import ParsedSource, own_function_name
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.targets import no_toolkit_compiles
 
-__all__ = ["Latent", "latent_reason"]
+__all__ = ["Emission", "Latent", "emission", "latent_reason"]
 
 # Files that are translation units: what they define and do not use, no other file uses
 # (a header's functions are for its includers).
@@ -82,9 +85,7 @@ def latent_reason(statement: AsmStatement, parsed: ParsedSource | None) -> Laten
             return Latent(f"in a dead #if branch ({_shown(dead)}): no build compiles it")
         if no_toolkit_compiles(context.guards):
             return Latent("in an #if branch that no supported CUDA toolkit compiles")
-    if parsed is None or context.macro is not None or context.embedded_in:
-        return None
-    if parsed.text is not statement.source.text:
+    if parsed is None:
         return None
     return _unused_function(statement, parsed)
 
@@ -94,28 +95,36 @@ def _shown(guard: str) -> str:
     return f"#if {text}" if len(text) <= 60 else f"#if {text[:57]}..."
 
 
-def _unused_function(statement: AsmStatement, parsed: ParsedSource) -> Latent | None:
+class Emission(NamedTuple):
+    """Where the definition around a statement sits, which decides where a compiler emits it:
+    a template's body only per instantiation, a function defined in its class or declared
+    ``static``/``inline``/``__forceinline__``/``constexpr``, or in an anonymous namespace
+    (``internal``) only where it is used; any other definition in every file that has it."""
+
+    function: tree_sitter.Node
+    template: bool
+    internal: bool
+    # a macro-looking word in the header (``CUTLASS_HOST_DEVICE``): it may say ``inline`` too,
+    # so whether the definition is ordinary is not known
+    macro_words: bool
+
+
+def emission(statement: AsmStatement, parsed: object) -> Emission | None:
+    """The innermost function definition around ``statement`` (a lambda's body belongs to its
+    function) and where it is emitted; None outside one, or where ``parsed`` is not the tree
+    of the statement's text (a macro's body, text held in a Python string, no tree)."""
+    context = statement.context
+    if (not isinstance(parsed, ParsedSource) or context.macro is not None
+            or context.embedded_in or parsed.text is not statement.source.text):
+        return None
     byte = parsed.to_byte(statement.span.start)
     node = parsed.tree.root_node.descendant_for_byte_range(byte, byte)
-    fn = None
-    while node is not None:
-        if node.type == "function_definition":
-            fn = node  # the innermost: a lambda's body belongs to its function
-            break
+    while node is not None and node.type != "function_definition":
         node = node.parent
-    if fn is None:
+    if node is None:
         return None
-    specifiers = statement.context.function_specifiers
-    if "__global__" in specifiers:
-        return None  # an entry point
-    name_node = own_function_name(fn)
-    if name_node is None:
-        return None
-    name = parsed.node_text(name_node).rsplit("::", 1)[-1].strip()
-    if not re.fullmatch(r"[A-Za-z_]\w*", name):
-        return None  # an operator, a destructor, a template-id: not one name to look for
-    template = in_class = internal = False
-    current = fn.parent
+    template = in_class = anonymous = False
+    current = node.parent
     while current is not None:
         if current.type == "template_declaration":
             template = True
@@ -124,10 +133,37 @@ def _unused_function(statement: AsmStatement, parsed: ParsedSource) -> Latent | 
         elif current.type == "namespace_definition" and current.child_by_field_name(
             "name"
         ) is None:
-            internal = True
+            anonymous = True
         current = current.parent
+    declarator = node.child_by_field_name("declarator")
+    header = parsed.data[node.start_byte : declarator.start_byte if declarator is not None
+                         else node.start_byte]
+    words = {w.decode() for w in _WORD.findall(header)}
+    internal = anonymous or in_class or bool(_INTERNAL & (set(context.function_specifiers)
+                                                           | words))
+    macro_words = any(_MACRO_LIKE.fullmatch(w) and w not in _CUDA_SPECIFIERS for w in words)
+    return Emission(node, template, internal, macro_words)
+
+
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+_MACRO_LIKE = re.compile(r"_*[A-Z][A-Z0-9_]*|__\w+__|_[A-Z]\w*")
+_CUDA_SPECIFIERS = frozenset({"__host__", "__device__", "__global__", "__noinline__"})
+
+
+def _unused_function(statement: AsmStatement, parsed: ParsedSource) -> Latent | None:
+    found = emission(statement, parsed)
+    if found is None:
+        return None
+    fn, template, internal, _ = found
+    if "__global__" in statement.context.function_specifiers:
+        return None  # an entry point
+    name_node = own_function_name(fn)
+    if name_node is None:
+        return None
+    name = parsed.node_text(name_node).rsplit("::", 1)[-1].strip()
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return None  # an operator, a destructor, a template-id: not one name to look for
     unit = statement.source.path.endswith(_UNITS)
-    internal = internal or in_class or bool(_INTERNAL & set(specifiers))
     if not template and not (unit and internal):
         return None  # external linkage, or a header's helper: its callers may be elsewhere
     if _named_elsewhere(parsed, name, fn.start_byte, fn.end_byte):
