@@ -58,7 +58,8 @@ reach, because a condition that certainly differs between the lanes of one warp 
 A helper holding the collective, called under such a condition from the same file, is
 reported at the call. Conditions that split a warp are comparisons of the lane index
 (`threadIdx.x % 32`, `%laneid`, a lane helper) or of `threadIdx.x` with a constant that does
-not fall on a warp boundary (`lane == 0`, `threadIdx.x < 16`), and the `elect.sync`
+not fall on a warp boundary (`lane == 0`, `threadIdx.x < 16`), tests of the lane's low bits,
+which every warp holds all of (`threadIdx.x % 2 == 0`, `lane & 1`), and the `elect.sync`
 predicate (`elect_one_sync()`). Uniform conditions stay silent: `threadIdx.x / 32 == 0`,
 `threadIdx.x < 128`, template constants, `blockIdx`, kernel parameters, `__shfl_sync`
 results. So do conditions the analysis cannot decide (`tid < n`, `data[tid] > 0`). The rule

@@ -90,6 +90,13 @@ __global__ void k(const int* data, int n) {
   if (kN > 2 && lane < 4) {}
   if (threadIdx.x % 32 >= 8) {}
   if (blockIdx.x == 0) {}
+  unsigned odd = tid & 1;
+  if (tid % 2 == 0) {}
+  if (odd) {}
+  if ((lane & 3) != 1) {}
+  if (tid % 4 < 4) {}
+  if (tid % 8 == 9) {}
+  if (threadIdx.x % 64 < 32) {}
   asm volatile("bar.warp.sync 0xffffffff;");
 }
 """
@@ -111,6 +118,13 @@ def test_conditions_split_a_warp_only_where_that_is_certain() -> None:
         "(kN > 2 && lane < 4)": Kind.DIVERGENT,
         "(threadIdx.x % 32 >= 8)": Kind.DIVERGENT,
         "(blockIdx.x == 0)": Kind.UNIFORM,
+        # the lane's low bits: every warp holds each value
+        "(tid % 2 == 0)": Kind.DIVERGENT,
+        "(odd)": Kind.DIVERGENT,
+        "((lane & 3) != 1)": Kind.DIVERGENT,
+        "(tid % 4 < 4)": Kind.UNIFORM,  # always true
+        "(tid % 8 == 9)": Kind.UNIFORM,  # never true
+        "(threadIdx.x % 64 < 32)": Kind.UNIFORM,  # whole warps on each side
     }
 
 

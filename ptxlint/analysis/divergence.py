@@ -9,13 +9,15 @@ A value is classified as
 * ``TID``: ``threadIdx.x``-like: the 32 lanes of a warp hold 32 consecutive values starting at
   a multiple of 32 (``threadIdx.x``, ``threadIdx.x % 128``, ``%tid.x``);
 * ``LANE``: the lane index 0..31 (``threadIdx.x % 32``, ``& 31``, ``%laneid``, lane helpers);
+* ``BITS``: the lane's low bits (``threadIdx.x % 4``, ``lane & 1``): each warp holds every value;
 * ``VARYING``: differs between threads in a way the analysis does not follow (a per-thread
   load ``x[threadIdx.x]``, ``threadIdx.y``, ``threadIdx.x * 2``);
 * ``UNKNOWN``: anything else (a ``__device__`` function's parameter, an unknown call).
 
 A condition *splits* a warp (``DIVERGENT``) only where that is certain for full warps of a
 one-dimensional block: a ``TID``/``LANE`` value compared with a constant that does not fall on
-a warp boundary (``lane == 0``, ``threadIdx.x < 16``, ``threadIdx.x % 32 >= 8``), the
+a warp boundary (``lane == 0``, ``threadIdx.x < 16``, ``threadIdx.x % 32 >= 8``), a ``BITS``
+value compared with one of its values or tested alone (``threadIdx.x % 2 == 0``, ``t & 1``), the
 ``elect.sync`` predicate (``elect_one_sync()``), or such a condition combined with uniform
 ones. ``threadIdx.x < 128`` and ``warp_idx == 0`` are uniform; ``tid < n`` and
 ``data[tid] > 0`` are unknown, and the rules stay silent on them.
@@ -44,6 +46,9 @@ class Kind(str, Enum):
     UNIFORM = "uniform"
     TID = "tid"
     LANE = "lane"
+    # the lane's low bits: ``threadIdx.x % m``, ``& (m - 1)`` for m dividing 32 (2 to 16);
+    # each warp holds every one of the m values
+    BITS = "bits"
     VARYING = "varying"
     UNKNOWN = "unknown"
     DIVERGENT = "divergent"  # a condition: true in some lanes of a warp, false in others
@@ -104,7 +109,7 @@ class _Classifier:
         if kind == "subscript_expression":
             index = node.child_by_field_name("indices") or node.child_by_field_name("index")
             where = self.value(index, depth + 1) if index is not None else Kind.UNKNOWN
-            if where in (Kind.TID, Kind.LANE, Kind.VARYING):
+            if where in (Kind.TID, Kind.LANE, Kind.BITS, Kind.VARYING):
                 return Kind.VARYING  # a per-thread load
             return Kind.UNKNOWN
         if kind == "subscript_argument_list":
@@ -176,7 +181,14 @@ class _Classifier:
             if op == "%" and constant is not None and constant > 0 and left is Kind.TID:
                 if constant == 32:
                     return Kind.LANE
+                if _lane_bits(constant):
+                    return Kind.BITS
                 return Kind.TID if constant % 32 == 0 else Kind.VARYING
+            if op == "%" and constant is not None and left is Kind.LANE and _lane_bits(constant):
+                return Kind.BITS
+            if op == "&" and constant is not None and left in (Kind.TID, Kind.LANE) \
+                    and _lane_bits(constant + 1):
+                return Kind.BITS
             if op == "&" and constant is not None and left is Kind.TID:
                 if constant == 31:
                     return Kind.LANE
@@ -230,6 +242,31 @@ class _Classifier:
         if node is None:
             return None
         return self.flow.constant(self.flow.text(node))
+
+    def modulus(self, node: Node | None, depth: int = 0) -> int | None:
+        """How many values a ``BITS`` value takes (``t % 4``, ``t & 3``: 4), through
+        parentheses, casts and locals defined once."""
+        if node is None or depth > _DEPTH:
+            return None
+        if node.type in ("parenthesized_expression", "cast_expression"):
+            inner = node.child_by_field_name("value") or (
+                node.named_children[-1] if node.named_children else None)
+            return self.modulus(inner, depth + 1)
+        if node.type == "identifier":
+            values = self.flow.definitions.get(self.flow.text(node))
+            if values and len(values) == 1 and values[0] is not None:
+                return self.modulus(values[0], depth + 1)
+            return None
+        if node.type == "binary_expression":
+            operator = node.child_by_field_name("operator")
+            constant = self.constant(node.child_by_field_name("right"))
+            if operator is None or constant is None:
+                return None
+            if operator.type == "%" and _lane_bits(constant):
+                return constant
+            if operator.type == "&" and _lane_bits(constant + 1):
+                return constant + 1
+        return None
 
     # ------------------------------------------------------------------ conditions
 
@@ -286,13 +323,20 @@ class _Classifier:
         if rk in (Kind.TID, Kind.LANE) and lk is Kind.UNIFORM:
             lk, rk, left, right = rk, lk, right, left
             op = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}.get(op, op)
-        if lk not in (Kind.TID, Kind.LANE) or rk is not Kind.UNIFORM:
+        if lk not in (Kind.TID, Kind.LANE, Kind.BITS) or rk is not Kind.UNIFORM:
             return Kind.UNKNOWN
         constant = self.constant(right)
         if constant is None:
             return Kind.UNKNOWN
         if op in ("<=", ">"):
             constant += 1  # x <= c is x < c + 1; x > c is not (x < c + 1)
+        if lk is Kind.BITS:
+            modulus = self.modulus(left)
+            if modulus is None:
+                return Kind.UNKNOWN
+            if op in ("==", "!="):
+                return Kind.DIVERGENT if 0 <= constant < modulus else Kind.UNIFORM
+            return Kind.DIVERGENT if 0 < constant < modulus else Kind.UNIFORM
         if op in ("==", "!="):
             return Kind.DIVERGENT if constant >= 0 and (lk is Kind.TID or constant < 32) \
                 else Kind.UNKNOWN
@@ -304,7 +348,14 @@ class _Classifier:
 
 
 def _as_condition(kind: Kind) -> Kind:
+    if kind is Kind.BITS:
+        return Kind.DIVERGENT  # non-zero in some of a warp's lanes, zero in lane 0
     return Kind.UNIFORM if kind is Kind.UNIFORM else Kind.UNKNOWN
+
+
+def _lane_bits(m: int) -> bool:
+    """``m`` values of the lane's low bits: m divides 32, from 2 to 16."""
+    return m in (2, 4, 8, 16)
 
 
 def _join(kinds: list[Kind]) -> Kind:
@@ -312,7 +363,7 @@ def _join(kinds: list[Kind]) -> Kind:
         return Kind.UNKNOWN
     if all(k is Kind.UNIFORM for k in kinds):
         return Kind.UNIFORM
-    if any(k in (Kind.TID, Kind.LANE, Kind.VARYING) for k in kinds):
+    if any(k in (Kind.TID, Kind.LANE, Kind.BITS, Kind.VARYING) for k in kinds):
         return Kind.VARYING
     return Kind.UNKNOWN
 
