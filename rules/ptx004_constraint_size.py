@@ -162,15 +162,13 @@ for types no letter fits (`char`, `__half`).
         """Triton: LLVM gives each value a register of its constraint letter's width, so a
         64-bit value in 'r' is truncated, an f32 in 'd' or 'h' reads garbage, an f16 alone in
         'r' is a 32-bit register (research note 1.3, 4d, 5c). 8-bit values widen harmlessly."""
+        misfits = analysis_of(statement).llvm_width_misfits
         for operand in statement.operands:
-            c = operand.constraint
-            ctype = operand.ctype
-            width = _LLVM_WIDTH.get(c.letters)
-            if c.opaque or ctype is None or ctype.size is None or width is None:
+            if operand.index not in misfits:
                 continue
-            bits = ctype.size * 8
-            if bits == width or bits == 8:
-                continue
+            c, ctype = operand.constraint, operand.ctype
+            assert ctype is not None  # a misfit's type is known
+            bits, width = misfits[operand.index]
             if bits > width:
                 what = f"LLVM keeps only its low {width} bits"
             else:
@@ -312,4 +310,3 @@ def _type_bits(ptx_type: str) -> int:
 
 
 # The register width LLVM's NVPTX backend gives each constraint letter.
-_LLVM_WIDTH = {"h": 16, "r": 32, "f": 32, "l": 64, "d": 64}

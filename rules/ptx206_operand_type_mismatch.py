@@ -82,7 +82,8 @@ size of `st.bulk`, 13.0 does not.
 One defect, one finding (`ptxlint.analysis.roots`): silent where the `%N` is an asm operand
 whose constraint nvcc rejects (PTX002), whose type is no scalar (PTX005), whose value its
 letter does not take (PTX004: a `double` in `"r"` of an `add.f64` is one defect, the letter;
-nvcc refuses the operand before ptxas reads the template), or carries a GCC modifier (PTX007:
+nvcc refuses the operand before ptxas reads the template; in Triton, an `f64` in `"f"`, whose
+register LLVM makes 32 bits wide), or carries a GCC modifier (PTX007:
 `%H1` of an `l` operand is not the 64-bit register), and in an instruction that also names a
 `%N` past the last operand (PTX001: the numbering itself is off).
 

@@ -464,3 +464,16 @@ def test_an_operand_named_with_the_wrong_sigil_is_not_unused() -> None:
     assert [f.rule for f in lint_text(text, "k.py", select=chosen)] == ["PTX008"]
     unnamed = text.replace("%1", "1.0")
     assert [f.rule for f in lint_text(unnamed, "k.py", select=chosen)] == ["PTX009"]
+
+
+def test_a_triton_value_wider_than_its_letter_is_one_finding() -> None:
+    """An f64 in "f": LLVM makes a 32-bit register (PTX004), and the 64-bit instruction that
+    reads it then has the wrong register type (PTX206): one defect, the letter."""
+    text = ("import triton.language as tl\n\n\ndef k(x):\n"
+            '    return tl.inline_asm_elementwise("mov.b64 $0, $1;", "=l,f", [x.to(tl.float64)],\n'
+            "                                    dtype=tl.float64, is_pure=True, pack=1)\n")
+    chosen = ("PTX004", "PTX206")
+    assert [f.rule for f in lint_text(text, "k.py", select=chosen)] == ["PTX004"]
+    # a 32-bit value in a 32-bit register: no misfit, and the 64-bit mov's type is PTX206's
+    narrow = text.replace('"=l,f", [x.to(tl.float64)]', '"=l,r", [x.to(tl.float32)]')
+    assert [f.rule for f in lint_text(narrow, "k.py", select=chosen)] == ["PTX206"]

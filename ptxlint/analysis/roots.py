@@ -33,10 +33,11 @@ The roots, and the rule each belongs to:
 - ``register-misfit`` (PTX004): a value nvcc refuses under its register letter (a ``double`` or
   a pointer in ``"r"``); nvcc stops before ptxas reads the template, and the letter that fits
   the value names another register, so the ``%N``'s register type (PTX206) is no second defect
-  (``StatementAnalysis.register_type_root``). A pointer in ``"r"`` that the template uses as a
-  ``.shared`` address is one defect, the missing conversion to the shared window: PTX004
-  reports it with the conversion as its fix, PTX301 is silent
-  (``StatementAnalysis.shared_pointer_misfit``).
+  (``StatementAnalysis.register_type_root``). In LLVM syntax, a value whose width the letter's
+  register is not (an ``f64`` in ``"f"``: ``StatementAnalysis.llvm_width_misfits``), the same.
+  A pointer in ``"r"`` that the template uses as a ``.shared`` address is one defect, the missing
+  conversion to the shared window: PTX004 reports it with the conversion as its fix, PTX301 is
+  silent (``StatementAnalysis.shared_pointer_misfit``).
 - ``operand-index`` (PTX001): an instruction that names a ``%N`` past the last operand; the
   template and the operand list disagree on the numbering, so what another ``%N`` of that
   instruction stands for (an input written, PTX105; an output read, PTX106; its register

@@ -221,6 +221,25 @@ class StatementAnalysis:
             found.append(misfit)
         return tuple(found)
 
+    @fact
+    def llvm_width_misfits(self) -> dict[int, tuple[int, int]]:
+        """LLVM syntax: by operand index, (the value's bits, the register's bits) where the
+        constraint letter's register is not the value's width (an ``f32`` in ``"d"``, an
+        ``f64`` in ``"f"``): LLVM binds the register by the letter, truncating or widening
+        the value (PTX004's findings there). 8-bit values widen harmlessly."""
+        found: dict[int, tuple[int, int]] = {}
+        if self.statement.syntax != "llvm":
+            return found
+        for operand in self.statement.operands:
+            c, ctype = operand.constraint, operand.ctype
+            width = _LLVM_WIDTH.get(c.letters)
+            if c.opaque or ctype is None or ctype.size is None or width is None:
+                continue
+            bits = ctype.size * 8
+            if bits != width and bits != 8:
+                found[operand.index] = (bits, width)
+        return found
+
     def size_misfit(self, index: int) -> RegisterMisfit | None:
         """Asm operand ``index`` among :attr:`size_misfits`."""
         return next((m for m in self.size_misfits if m.operand.index == index), None)
@@ -492,6 +511,11 @@ class StatementAnalysis:
         ptxas sees the template, and the letter that fits the value names another register
         (a ``double`` in ``"r"`` of an ``add.f64`` is one defect, the letter)."""
         root = self.template_root(start, end) or self.numbering_root(start, end)
+        if root is None and self.llvm_width_misfits:
+            for token in refs_of(self.statement).within(start, end):
+                if token.index in self.llvm_width_misfits:
+                    return RootCause("register-misfit", "PTX004", token.index, token.start,
+                                     token.end)
         if root is not None or not self.size_misfits:
             return root
         for token in refs_of(self.statement).within(start, end):
@@ -656,6 +680,10 @@ class StatementAnalysis:
                         found[operand.index] = read
                     break
         return found
+
+
+# The register each LLVM constraint letter makes, in bits (Triton, CuTe DSL, llvmlite).
+_LLVM_WIDTH = {"h": 16, "r": 32, "f": 32, "l": 64, "d": 64}
 
 
 # The analyses of the current file's statements, by identity (the statement is held, so its
