@@ -54,9 +54,11 @@ register coalescer merges an input whose value dies at the asm with the output w
 joins them, as in a loop-carried value. With nvcc 13.0 (`-arch=sm_90 -O3`), `x = y` after
 `asm("mov.u32 %0, 7; add.u32 %0, %0, %1;" : "=r"(y) : "r"(x))` in a loop becomes
 `mov.u32 %r34, 7; add.u32 %r34, %r34, %r34;`: the add reads 7, not `x`. CUDA 13's own
-`__vibmax_s16x2`, used as a running maximum in a loop, compares the maximum with itself and
-reports every half as coming from `a` (run on an H200). Nothing warns: the miscompile depends
-on the code around the asm, and appears when that code changes.
+`__vibmax_s16x2` (`crt/device_functions.hpp`) has this defect: used as a running maximum over
+eight increasing values, built with `nvcc -arch=sm_90 -O3` and run on an H200, it reported 6
+of the 14 halves as "a >= b" where none is, because in the loop nvcc left after unrolling the
+maximum and `a` share a register. Nothing warns: the miscompile depends on the code around the
+asm, and appears when that code changes.
 
 ## Example
 ```cuda
