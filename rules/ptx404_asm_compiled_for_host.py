@@ -91,7 +91,7 @@ No fix: what the host version computes instead is the author's to say.
             Span(statement.span.start, statement.open_paren),
             f"PTX ('{instruction.mnemonic}') in a __host__ __device__ function, which nvcc "
             "also compiles for the host: no #if leaves this asm out of the host pass, so the "
-            f"host compiler's assembler gets the PTX and rejects it ('no such instruction') "
-            f"{when}; guard it with #ifdef __CUDA_ARCH__",
+            f"host compiler gets the PTX and rejects it (GCC's assembler: 'no such "
+            f"instruction') {when}; guard it with #ifdef __CUDA_ARCH__",
             severity=Severity.ERROR if certain else Severity.WARNING,
         )
