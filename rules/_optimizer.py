@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from ptxlint.file_traits import spells_volatile_underscores
-from ptxlint.model import AsmStatement, Edit, Fix, Span
+from ptxlint.model import AsmStatement, Edit, Fix, Operand, Span
 
 # --------------------------------------------------------------------------- fixes
 
@@ -64,11 +64,21 @@ def _fix(span: Span, new_text: str) -> Fix:
 def make_read_write(statement: AsmStatement, index: int) -> Fix | None:
     """Turn output ``index``'s ``=`` into ``+`` inside its constraint literal."""
     operand = statement.operands[index]
+    at = equals_in_source(statement, operand)
+    source = statement.source.text
+    if at is None or not source.startswith('"', operand.constraint.span.start):
+        return None
+    return Fix(f"Declare operand %{index} read-write ('+')", (Edit(Span(at, at + 1), "+"),))
+
+
+def equals_in_source(statement: AsmStatement, operand: Operand) -> int | None:
+    """The source offset of the one ``=`` of ``operand``'s constraint, where the source spells
+    the constraint there (not through a macro, and with that one ``=``): where a fix edits the
+    output's modifiers (PTX106's ``+``, PTX108's ``&``)."""
     constraint = operand.constraint
     if constraint.opaque:
         return None
     literal = statement.source.text[constraint.span.start : constraint.span.end]
-    if not literal.startswith('"') or literal.count("=") != 1:
+    if literal.count("=") != 1:
         return None
-    at = constraint.span.start + literal.index("=")
-    return Fix(f"Declare operand %{index} read-write ('+')", (Edit(Span(at, at + 1), "+"),))
+    return constraint.span.start + literal.index("=")

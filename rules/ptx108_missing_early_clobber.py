@@ -8,6 +8,8 @@ from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
+from ._optimizer import equals_in_source
+
 
 class MissingEarlyClobber(Rule):
     id = "PTX108"
@@ -122,11 +124,10 @@ def _early(text: str) -> str:
 
 def _early_clobber(statement: AsmStatement, output: Operand) -> Edit | None:
     """``&`` after the ``=`` inside the output's constraint, where the source spells it there."""
-    constraint = output.constraint
-    if constraint.opaque:
+    at = equals_in_source(statement, output)
+    if at is None:
         return None
-    literal = statement.source.text[constraint.span.start : constraint.span.end]
-    if literal.count("=") != 1 or _early(constraint.text) not in _early(literal):
+    span = output.constraint.span
+    if _early(output.constraint.text) not in _early(statement.source.text[span.start:span.end]):
         return None
-    at = constraint.span.start + literal.index("=") + 1
-    return Edit(Span(at, at), "&")
+    return Edit(Span(at + 1, at + 1), "&")

@@ -178,17 +178,12 @@ class _Classifier:
                 if left is Kind.TID and constant >= 5:
                     return Kind.UNIFORM
                 return Kind.UNIFORM if left is Kind.LANE and constant >= 5 else Kind.VARYING
+            if op in ("%", "&") and self.modulus(node) is not None:
+                return Kind.BITS  # t % 4, lane & 1: the lane's low bits
             if op == "%" and constant is not None and constant > 0 and left is Kind.TID:
                 if constant == 32:
                     return Kind.LANE
-                if _lane_bits(constant):
-                    return Kind.BITS
                 return Kind.TID if constant % 32 == 0 else Kind.VARYING
-            if op == "%" and constant is not None and left is Kind.LANE and _lane_bits(constant):
-                return Kind.BITS
-            if op == "&" and constant is not None and left in (Kind.TID, Kind.LANE) \
-                    and _lane_bits(constant + 1):
-                return Kind.BITS
             if op == "&" and constant is not None and left is Kind.TID:
                 if constant == 31:
                     return Kind.LANE

@@ -40,6 +40,7 @@ import tree_sitter
 
 from ptxlint import file_memos
 from ptxlint.frontends.cxx import preproc
+from ptxlint.frontends.cxx.host_code import specifier_macros
 from ptxlint.frontends.syntax_tree import ParsedSource, own_function_name
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.targets import no_toolkit_compiles
@@ -141,13 +142,10 @@ def emission(statement: AsmStatement, parsed: object) -> Emission | None:
     words = {w.decode() for w in _WORD.findall(header)}
     internal = anonymous or in_class or bool(_INTERNAL & (set(context.function_specifiers)
                                                            | words))
-    macro_words = any(_MACRO_LIKE.fullmatch(w) and w not in _CUDA_SPECIFIERS for w in words)
-    return Emission(node, template, internal, macro_words)
+    return Emission(node, template, internal, bool(specifier_macros(words)))
 
 
 _WORD = re.compile(rb"[A-Za-z_]\w*")
-_MACRO_LIKE = re.compile(r"_*[A-Z][A-Z0-9_]*|__\w+__|_[A-Z]\w*")
-_CUDA_SPECIFIERS = frozenset({"__host__", "__device__", "__global__", "__noinline__"})
 
 
 def _unused_function(statement: AsmStatement, parsed: ParsedSource) -> Latent | None:

@@ -3,7 +3,6 @@ depths can be trusted, which names its instructions use."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -76,11 +75,9 @@ def used_names(ptx: PtxTemplate) -> set[str]:
 
 def uses_declared(declared: str, names: set[str]) -> bool:
     """Whether ``declared`` (``t`` or a parameterised ``r<4>``) is among ``names``."""
-    base, _, count = declared.partition("<")
-    if not count:
+    if "<" not in declared:
         return declared in names
-    pattern = re.compile(re.escape(base) + r"[0-9]+")
-    return any(pattern.fullmatch(name) for name in names)
+    return any(_number_of(declared, name) is not None for name in names)
 
 
 def _per_copy(name: str) -> bool:

@@ -10,7 +10,7 @@ from a header ptxlint cannot see), it is not host-only: the caller stays with it
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import tree_sitter
 
@@ -37,6 +37,15 @@ _MACRO_LIKE = on_first_use(r"^(?:_*[A-Z][A-Z0-9_]*|__\w+__|_[A-Z]\w*)$")
 _CALL = on_first_use(r"([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(")
 # A CUDA build: the default target, with every host CUDA does not build for undefined.
 _TARGET = {**preproc.DEFAULT_TARGET, **dialect.OTHER_HOSTS}
+
+
+def specifier_macros(words: Iterable[str]) -> tuple[str, ...]:
+    """The words of a function's declaration that may be specifier macros, each once: the
+    macro-looking ones (ALL_CAPS, ``__dunder__``) that are no keyword or specifier ptxlint
+    knows, ``__device__`` and ``__global__`` aside."""
+    macro_like = _MACRO_LIKE().match
+    return tuple(dict.fromkeys(w for w in words if w not in _KNOWN and w not in _DEVICE_WORDS
+                               and macro_like(w)))
 
 
 def file_errors_for_cuda(text: str, guards: FileGuards) -> bool:
@@ -141,9 +150,7 @@ class HostFunctions:
         found = self._spelled.get(words)
         if found is None:
             device = any(word in _DEVICE_WORDS for word in words)
-            macro_like = _MACRO_LIKE().match
-            macros = tuple(dict.fromkeys(w for w in words if w not in _KNOWN and macro_like(w)))
-            found = self._spelled[words] = (device, macros)
+            found = self._spelled[words] = (device, specifier_macros(words))
         return found
 
     def _expand(self, word: str, at: int) -> set[str] | None:
