@@ -111,7 +111,9 @@ def test_the_new_bugs_are_split_into_halves() -> None:
         if review.half:  # only real bugs are split; the split is half and half
             assert review.bug, review
     assert sum(len(v) for v in halves.values()) >= 20
-    assert abs(len(halves["seen"]) - len(halves["held_out"])) <= 1
+    # each round's split is half and half, an odd count's extra bug going to the seen half
+    # (the second and third rounds: 2 and 1, 8 and 7)
+    assert 0 <= len(halves["seen"]) - len(halves["held_out"]) <= 2
 
 
 def _verdict(sha: str, gone: list[str]) -> dict[str, object]:
