@@ -75,6 +75,21 @@ def test_invalid_spellings_are_errors(text: str, kind: str) -> None:
     assert verdict.issues[0].kind == kind
 
 
+@pytest.mark.parametrize(("fraction", "expected"), [
+    ("1.0", "ok"), ("0.5", "ok"), ("1e0", "ok"), ("0f3F800000", "ok"), ("0d3FF0000000000000", "ok"),
+    ("%f1", "ok"),
+    # ptxas 13.0: "value '1.500000' out of range, expected to be in range (0.000000 .. 1.000000]"
+    ("1.5", "error"), ("0f3FC00000", "error"), ("0.0", "error"), ("-0.5", "error"),
+    ("0f00000000", "error"),
+])
+def test_createpolicy_fraction_lies_in_the_half_open_unit_interval(fraction: str,
+                                                                  expected: str) -> None:
+    verdict = judge(f"createpolicy.fractional.L2::evict_last.b64 %rd1, {fraction};", RESOLVE)
+    assert verdict.status == expected, verdict.issues
+    if expected == "error":
+        assert "range (0, 1]" in verdict.issues[0].message
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     ("setp.lt.s32 %p1|%p2, %r1, %r2;", "ok"),
     ("setp.lt.s32 _|%p2, %r1, %r2;", "ok"),

@@ -167,20 +167,41 @@ class Values:
 _ANY = Values()  # every OperandSpec's values where its line gives none
 
 
+class Interval:
+    """The real values a floating-point literal may take, written as in mathematics:
+    ``(0..1]`` is above 0 and at most 1 (createpolicy.fractional's fraction)."""
+
+    __slots__ = ("low", "high", "low_open", "high_open", "spec")
+
+    def __init__(self, spec: str) -> None:
+        low, _, high = spec[1:-1].partition("..")
+        self.low, self.high = float(low), float(high)
+        self.low_open, self.high_open = spec[0] == "(", spec[-1] == ")"
+        self.spec = spec
+
+    def admits(self, value: float) -> bool:
+        if value < self.low or (self.low_open and value == self.low):
+            return False
+        return not (value > self.high or (self.high_open and value == self.high))
+
+    def describe(self) -> str:
+        return f"in range {self.spec.replace('..', ', ')}"
+
+
 class OperandSpec:
     """What a form takes as one operand: a register, an immediate, an address, a vector or a pair,
     of which type, and whether the instruction writes it."""
 
     __slots__ = (
         "kind", "type", "written", "sink", "values", "count", "optional", "element",
-        "needs_predicate", "exact", "literal",
+        "needs_predicate", "exact", "literal", "interval",
     )
 
     def __init__(
         self, kind: str, type: str = "", written: bool = False, sink: bool = False,
         values: Values = _ANY, count: str = "", optional: bool = False,
         element: OperandSpec | None = None, needs_predicate: bool = False, exact: bool = False,
-        literal: str = "",
+        literal: str = "", interval: Interval | None = None,
     ) -> None:
         self.kind = kind  # "reg" | "regimm" | "imm" | "addr" | "vec" | "pair" | "sink" | "label"
         self.type = type  # a PTX type word, or a slot variable
@@ -197,6 +218,8 @@ class OperandSpec:
         # integer only (``ai:``: descriptors, cache policies), "float" a floating-point bit
         # pattern only (``af:``: mma.sp's metadata, where ptxas takes 0f3F800000 but not 1)
         self.literal = literal
+        # the real values a floating-point literal may take (``a:f32:(0..1]``)
+        self.interval = interval
 
 
 @dataclass(frozen=True)
@@ -324,7 +347,9 @@ def _operand(text: str, optional: bool) -> OperandSpec:
     if head == "r":
         return OperandSpec("reg", rest, optional=optional)
     if head == "a":
-        return OperandSpec("regimm", rest, optional=optional)
+        type_, _, interval = rest.partition(":")
+        return OperandSpec("regimm", type_, optional=optional,
+                           interval=Interval(interval) if interval else None)
     if head == "i":
         return OperandSpec("imm", values=_parse_immediates(rest), optional=optional)
     if head == "ai":

@@ -20,8 +20,9 @@ Form notation (one string per form)::
   type), ``d_:T`` the same or the sink ``_``; ``r:T`` a register read; ``a:T`` a register or an
   immediate; ``i:VALUES`` an immediate only (``16``, ``4|8|16``, ``0..15``, ``..%32``, ``*``);
   ``ai:T:VALUES`` a register of ``T`` or an integer immediate within VALUES (``ai:u64``: any
-  integer, no floating-point literal); ``af:T`` a register or a floating-point bit pattern
-  (never an integer); ``[A]`` an address;
+  integer, no floating-point literal); ``a:T:(0..1]`` a register or a floating-point
+  literal whose value lies in that interval (``(``/``)`` leave the bound out);
+  ``af:T`` a register or a floating-point bit pattern (never an integer); ``[A]`` an address;
   ``[A:b32]`` an address whose base register is of that type (tensor memory);
   ``{d:T*N}`` a vector of N (a number, or a variable bound to ``.v2``/``.v4``/``.v8``),
   ``{d:T*N}_`` the same or the sink ``_`` for all of it;

@@ -93,8 +93,11 @@ _add("prefetch.global<L:.L2::evict_last|.L2::evict_normal> [A]; sm=80")
 _add("prefetch<L:.L2::evict_last|.L2::evict_normal> [A]; sm=80; undocumented")
 _add("prefetchu.L1 [A]")
 _add("prefetch{.const|.param}.tensormap [A]; sm=90")
+# the fraction is a .f32 in (0.0, 1.0] (ptxas 13.0: "value '1.500000' out of range, expected to
+# be in range (0.000000 .. 1.000000]"; 0.0 likewise)
 _add("createpolicy.fractional<P:.L2::evict_last|.L2::evict_normal|.L2::evict_first|"
-     ".L2::evict_unchanged>{.L2::evict_first|.L2::evict_unchanged}.b64 d:u64, ?a:f32; sm=80")
+     ".L2::evict_unchanged>{.L2::evict_first|.L2::evict_unchanged}.b64 d:u64, ?a:f32:(0..1]; "
+     "sm=80")
 _add("createpolicy.range{.global}<P:.L2::evict_last|.L2::evict_normal|.L2::evict_first|"
      ".L2::evict_unchanged>{.L2::evict_first|.L2::evict_unchanged}.b64 d:u64, [A], ai:u32, "
      "ai:u32; sm=80")

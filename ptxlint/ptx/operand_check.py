@@ -21,6 +21,7 @@ from ptxlint.ptx.operand_classes import (
     Issue,
     OperandClass,
     Resolver,
+    float_literal_value,
     literal_fits,
     type_fits,
 )
@@ -428,6 +429,15 @@ def _check_leaf(
                 return [Issue("operand", f"'{operand.text}' is a .{cls.type} floating-point "
                               f"literal, but {_where(instruction, position)} takes {takes}",
                               operand.start, operand.end)]
+            if spec.interval is not None:
+                real = float_literal_value(operand.text)
+                if real is not None and not spec.interval.admits(real):
+                    shown = f"'{operand.text}'"
+                    if operand.text[:2].lower() in ("0f", "0d"):  # a bit pattern: its value
+                        shown += f" ({real:g})"
+                    return [Issue("operand", f"unexpected value {shown} for "
+                                  f"{_where(instruction, position)}: expected "
+                                  f"{spec.interval.describe()}", operand.start, operand.end)]
             return []
         if cls.type == "int" and spec.literal == "float":
             return [Issue("operand", f"'{operand.text}' is an integer literal, but "

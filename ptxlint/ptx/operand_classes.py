@@ -5,6 +5,7 @@ type, and the verdict and issues the checker returns."""
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -53,6 +54,18 @@ def immediate_class(text: str) -> OperandClass:
     if _F64_LITERAL().match(text):
         return OperandClass("imm", "f64")
     return OperandClass("imm")
+
+
+def float_literal_value(text: str) -> float | None:
+    """The real value of a floating-point literal (``0f3F800000``, ``0d3FF0000000000000``,
+    ``1.5``, ``1e0``), or None for any other text."""
+    if _F32_LITERAL().match(text):
+        return float(struct.unpack(">f", bytes.fromhex(text[2:]))[0])
+    if text[:2] in ("0d", "0D") and _F64_LITERAL().match(text):
+        return float(struct.unpack(">d", bytes.fromhex(text[2:]))[0])
+    if _F64_LITERAL().match(text):
+        return float(text)
+    return None
 
 
 def literal_fits(literal: str, operand: str) -> bool:
