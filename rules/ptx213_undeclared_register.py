@@ -9,6 +9,7 @@ from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.nearest import edit_distance
 from ptxlint.ptx.scopes import (
+    FORWARD,
     declaration_note,
     declared_names,
     declares,
@@ -37,10 +38,13 @@ instruction that takes no symbol there (`add`, `setp`, `selp`, `st`'s value: ptx
 register"), and the destination of `mov` and `cvta`. Where a name declared in the template is
 close, the message names it.
 
-A declaration holds inside the braces around it: a `.reg .pred p;` in an inner `{ }` declares
-nothing for a use after its `}`, and the message says so. A parameterised declaration
-`.reg .b32 t<4>;` declares `t0` to `t3` (ptxas reads `t03` as `t3`), so `t4` is a finding that
-names the range.
+A declaration holds from its line to the end of the braces around it: a `.reg .pred p;` in an
+inner `{ }` declares nothing for a use after its `}`, nor for a use before the `.reg` line in
+the same braces (ptxas reads a name not declared yet as a label further on: "Label expected
+for forward reference of 'p'"), and the message says which. A use in inner braces before
+their own `.reg t` reads an outer `t` declared before it, and is not flagged. A parameterised
+declaration `.reg .b32 t<4>;` declares `t0` to `t3` (ptxas reads `t03` as `t3`), so `t4` is a
+finding that names the range.
 
 The source of `mov` and `cvta` may name a module symbol (`mov.u64 %0, counter;` takes the
 address of a `__device__` variable, whose PTX name is the C++ one): an undeclared name there
@@ -99,8 +103,9 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
             word = found[indices[0]]
             more = len(indices) - 1
             also = f" (and {more} more use{'s' if more > 1 else ''})" if more else ""
-            unknown = f"(ptxas: \"Unknown symbol '{name}'\")"
-            note = declaration_note(ptx, name)
+            note = declaration_note(ptx, name, word.start)
+            unknown = (f"(ptxas: \"Label expected for forward reference of '{name}'\")"
+                       if note == FORWARD else f"(ptxas: \"Unknown symbol '{name}'\")")
             if note is not None:  # declared, but not where it is used
                 message = (f"'{name}' is not declared where it is used{also}: {note} "
                            f"{unknown}")

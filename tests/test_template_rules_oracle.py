@@ -210,6 +210,22 @@ __global__ void k(float* out, int i) {
         "Unknown symbol 'p'",
     ),
     Case(
+        "reg-used-before-declared",
+        "PTX213",
+        _device('  asm("{ add.u32 t, %1, 1; .reg .u32 t; mov.u32 %0, t; }" '
+                ': "=r"(r) : "r"(x));'),
+        True,
+        "Label expected for forward reference of 't'",
+    ),
+    Case(
+        "outer-reg-read-before-inner-declared",
+        "PTX213",
+        _device('  asm("{ .reg .u32 t; { add.u32 t, %1, 1; .reg .u32 t; mov.u32 t, 2; } '
+                'mov.u32 %0, t; }" : "=r"(r) : "r"(x));'),
+        False,
+        None,
+    ),
+    Case(
         "scope-split-across-statements",
         "PTX213",
         _device('  asm volatile("{ .reg .pred P;");\n'

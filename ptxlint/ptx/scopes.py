@@ -11,7 +11,8 @@ from ptxlint.ptx.instructions import family
 from ptxlint.ptx.template_memo import TemplateMemo
 
 __all__ = [
-    "SCOPED_DECLARATIONS", "Unscoped", "braces_known", "declaration_note", "declared_names",
+    "FORWARD", "SCOPED_DECLARATIONS", "Unscoped", "braces_known", "declaration_note",
+    "declared_names",
     "declares",
     "is_file_scope",
     "undeclared_registers", "undeclared_sources", "unscoped", "used_names", "uses_declared",
@@ -128,13 +129,17 @@ def declared_names(ptx: PtxTemplate) -> frozenset[str]:
 
 @dataclass(frozen=True, slots=True)
 class _Scope:
-    """Where one declared name holds in its template: the braces around its declaration (the
-    whole template at depth 0, or where the braces are not known). ptxas rejects a use before
-    the declaration in the same braces too, but with "Arguments mismatch": left to PTX206."""
+    """Where one declared name holds in its template: from its declaration (``at``) to the end
+    of the braces around it (the whole template at depth 0, or where the braces are not known).
+    A use before the declaration names nothing yet: ptxas 13.0 reads it as a label declared
+    further on ("Label expected for forward reference of 't'", after "Arguments mismatch"),
+    while the same use in inner braces after an outer declaration of the name reads the outer
+    one. A label holds in the whole template (a branch may jump forward): ``at`` is -1."""
 
     name: str  # as declared: `t`, or `r<4>`
     start: int
     end: int
+    at: int
 
 
 def _scopes(ptx: PtxTemplate) -> tuple[_Scope, ...]:
@@ -143,8 +148,8 @@ def _scopes(ptx: PtxTemplate) -> tuple[_Scope, ...]:
     for directive in ptx.directives:
         start, end = blocks.get(directive.start, (-1, _WHOLE)) if blocks is not None \
             else (-1, _WHOLE)
-        found.extend(_Scope(name, start, end) for name in directive.declared)
-    found.extend(_Scope(label.name, -1, _WHOLE) for label in ptx.labels)
+        found.extend(_Scope(name, start, end, directive.start) for name in directive.declared)
+    found.extend(_Scope(label.name, -1, _WHOLE, -1) for label in ptx.labels)
     return tuple(found)
 
 
@@ -198,15 +203,24 @@ def _number_of(declared: str, name: str) -> tuple[int, int] | None:
 
 
 def _declared_at(scopes: tuple[_Scope, ...], name: str, position: int) -> bool:
-    return any(scope.start < position < scope.end
+    return any(scope.start < position < scope.end and scope.at < position
                and (scope.name == name or ("<" in scope.name and _numbered(scope.name, name)))
                for scope in scopes)
 
 
-def declaration_note(ptx: PtxTemplate, name: str) -> str | None:
-    """Why a name the template declares somewhere is not declared where it is used: the braces
-    around its declaration do not enclose the use, or it is past a parameterised declaration's
-    last number."""
+# declaration_note's answer for a use before the declaration that would hold there
+FORWARD = "it is declared further on, and a name is declared from its .reg line onwards"
+
+
+def declaration_note(ptx: PtxTemplate, name: str, position: int) -> str | None:
+    """Why a name the template declares somewhere is not declared where it is used (template
+    offset ``position``): it is declared further on in braces that enclose the use
+    (``FORWARD``), the braces around its declaration do not enclose the use, or it is past a
+    parameterised declaration's last number."""
+    if any(scope.at > position and scope.start < position < scope.end
+           and (scope.name == name or ("<" in scope.name and _numbered(scope.name, name)))
+           for scope in _scopes(ptx)):
+        return FORWARD
     for directive in ptx.directives:
         for declared in directive.declared:
             if declared == name or ("<" in declared and _numbered(declared, name)):

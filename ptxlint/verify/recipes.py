@@ -104,7 +104,8 @@ RECIPES: dict[str, Recipe] = {
     "PTX207": Recipe((PTX,), _p(r"unexpected value|Arguments mismatch|Parsing error|syntax error|"
                                 r"out of range|expected|Vector of size|Sink '_'|Predicate output|"
                                 r"Special register argument not allowed|multiple of warp size")),
-    "PTX213": Recipe((PTX,), _p(r"Unknown symbol|Predicate expression expected")),
+    "PTX213": Recipe((PTX,), _p(r"Unknown symbol|Predicate expression expected|"
+                                r"Label expected for forward reference")),
     "PTX401": Recipe((PTX,), _p(r"not supported on \.target|requires \.target|requires "
                                 r"sm_|not supported (?:for|on)|Feature .* requires"),
                      arch_sensitive=True),
