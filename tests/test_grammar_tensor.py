@@ -150,6 +150,25 @@ def test_tcgen05_mma_operands() -> None:
                    "%p1;").status == "error"  # ptxas: "Unknown modifier '.ws'"
 
 
+def test_the_closest_form_takes_vectors_and_addresses_where_the_instruction_has_them() -> None:
+    # ptxas 13.0: "Argument 5 of instruction 'tcgen05.mma': value '16' out of range, expected
+    # to be in range [0..15]": the scale-input-d immediate, not a disable-output-lane vector
+    head = "tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd3, %r4"
+    scaled = verdict(f"{head}, %p1, 16;")
+    assert [i.message for i in scaled.issues] == [
+        "unexpected value '16' for operand 6 of 'tcgen05.mma.cta_group::1.kind::f16': "
+        "expected in range [0..15]"]
+    # ptxas: ".kind::f8f6f4 ... with 'arg scale-inp-d-imm'": one operand too many, not '%p1'
+    # in a vector's place
+    f8 = verdict("tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd2, %rd3, %r4, %p1, 2;")
+    assert "takes 5 operands, not 6" in f8.issues[0].message
+    # A in registers takes one transpose immediate (ptxas: "Arguments mismatch"): an extra
+    # immediate, not a register vector where the descriptor form takes a descriptor
+    wg = verdict("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 "
+                 f"{_vec('%f', 4)}, {_vec('%r', 4)}, %rd1, %p1, 1, 1, 0, 1;")
+    assert "takes 7 operands, not 8" in wg.issues[0].message
+
+
 def test_tcgen05_mma_descriptors_and_zero_column_mask_may_be_immediates() -> None:
     # ptxas 13.0 (sm_100a) assembles constant descriptors, idesc and .ws's zero-column-mask;
     # tilelang's tcgen05mma.h writes `..., %3, p, 0`

@@ -407,8 +407,10 @@ def _check_forms(
     # Operands: the first form whose operands fit decides; otherwise report against the
     # closest one.
     relaxed = relaxed_types if relaxed_types is not None else instruction.opcode in _RELAXED
-    # the closest form: fewest errors, then one whose operand count fits
-    best: tuple[tuple[int, bool], list[Issue], _Match] | None = None
+    # the closest form: fewest errors, then one that takes a vector and an address where the
+    # instruction writes one (a misread immediate is closer than a misread vector), then one
+    # whose operand count fits
+    best: tuple[tuple[int, int, bool], list[Issue], _Match] | None = None
     checked: Checked | None = {} if len(exact) > 1 else None  # one form: nothing to share
     if gated:  # the forms every toolkit takes first: a newer one's is the fallback
         exact = ungated
@@ -427,7 +429,8 @@ def _check_forms(
         if not errors:
             return Verdict("ok", tuple(issues), m.form, m.need, _written(m.form))
         count = len(instruction.operands)
-        rank = (len(errors), not m.form.required_operands <= count <= len(m.form.operands))
+        rank = (len(errors), _shape_misfits(instruction, m.form),
+                not m.form.required_operands <= count <= len(m.form.operands))
         if best is None or rank < best[0]:
             best = (rank, issues, m)
     for m in gated:
@@ -448,6 +451,15 @@ def _check_forms(
 
 
 _RELAXED = frozenset({"ld", "ldu", "st", "cvt", "ld_global_nc"})
+
+
+def _shape_misfits(instruction: PtxInstruction, form: Form) -> int:
+    """How many of the instruction's operands are a vector or an address where ``form`` takes
+    none there, or the other way round: `tcgen05.mma ... p, 16` reads as enable-input-d and an
+    out-of-range scale-input-d, not as a disable-output-lane vector written as `p`."""
+    return sum(1 for operand, spec in zip(instruction.operands, form.operands, strict=False)
+               if (operand.kind == "vector") != (spec.kind == "vec")
+               or (operand.kind == "address") != (spec.kind == "addr"))
 
 
 def _newer_only(
