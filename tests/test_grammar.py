@@ -85,6 +85,28 @@ def test_sub_families_not_written_down_abstain() -> None:
     assert grammar.judged("ld", ("global", "v4", "b16")) is True
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("mbarrier.arrive.shared::cta.b64 %0, [%1], 1;", "ok"),
+    ("mbarrier.arrive.shared::cta.b64 %0, [%1], 4294967295;", "ok"),
+    ("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%1];", "ok"),
+    # a tx-count and an init count may be 0
+    ("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], 0;", "ok"),
+    ("mbarrier.init.shared::cta.b64 [%1], 0;", "ok"),
+    # ptxas 13.0: "Argument 2 of instruction 'mbarrier.arrive' : value '0' expected to be a
+    # non-zero positive"
+    ("mbarrier.arrive.shared::cta.b64 %0, [%1], 0;", "error"),
+    ("mbarrier.arrive.shared::cta.b64 %0, [%1], -1;", "error"),
+    ("mbarrier.arrive_drop.release.cta.shared::cta.b64 %0, [%1], 0;", "error"),
+    ("mbarrier.arrive.noComplete.shared::cta.b64 %0, [%1], 0;", "error"),
+    ("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%1], 0;", "error"),
+])
+def test_an_arrival_count_is_at_least_one(text: str, expected: str) -> None:
+    result = verdict(text)
+    assert result.status == expected, result.issues
+    if expected == "error":
+        assert "expected at least 1" in result.issues[0].message
+
+
 def test_targets_are_per_form() -> None:
     mma = verdict("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
                   "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};")

@@ -401,23 +401,26 @@ _MB_CTA = "{.shared|.shared::cta}"
 # The state is a 64-bit integer: an .f64 register (or a floating-point literal) is "Arguments
 # mismatch"; an integer immediate is taken where it is read.
 _ARRIVE_SEM = ("", "<M:.release|.relaxed@90><S:.cta|.cluster@90>")
+# An arrival count is at least 1 (ptxas 13.0: "value '0' expected to be a non-zero
+# positive", for 0 and -1); a tx-count, init's count and expect_tx's may be 0.
+_COUNT = "ai:u32:1.."
 _WAIT_SEM = ("", "<M:.acquire|.relaxed@90><S:.cta|.cluster@90>")
 _add(f"mbarrier.init{_MB_CTA}.b64 [A], a:u32; sm=80")
 _add(f"mbarrier.inval{_MB_CTA}.b64 [A]; sm=80")
 for sem in _ARRIVE_SEM:
     _add(f"mbarrier.arrive{sem}{_MB_CTA}.b64 d_:u64, [A]; sm=80")
-    _add(f"mbarrier.arrive{sem}{_MB_CTA}.b64 d_:u64, [A], a:u32; sm=90")
+    _add(f"mbarrier.arrive{sem}{_MB_CTA}.b64 d_:u64, [A], {_COUNT}; sm=90")
     _add(f"mbarrier.arrive_drop{sem}{_MB_CTA}.b64 d_:u64, [A]; sm=80")
-    _add(f"mbarrier.arrive_drop{sem}{_MB_CTA}.b64 d_:u64, [A], a:u32; sm=90")
+    _add(f"mbarrier.arrive_drop{sem}{_MB_CTA}.b64 d_:u64, [A], {_COUNT}; sm=90")
     for op in ("arrive.expect_tx", "arrive_drop.expect_tx"):
         _add(f"mbarrier.{op}{sem}{_MB_CTA}.b64 d_:u64, [A], a:u32; sm=90")
     for op in ("arrive.noComplete", "arrive_drop.noComplete"):
         only_cta = sem.replace("<M:.release|.relaxed@90><S:.cta|.cluster@90>", ".release.cta")
-        _add(f"mbarrier.{op}{only_cta}{_MB_CTA}.b64 d_:u64, [A], a:u32; sm=80")
+        _add(f"mbarrier.{op}{only_cta}{_MB_CTA}.b64 d_:u64, [A], {_COUNT}; sm=80")
 _CLUSTER_SEM = ("", "<M:.release|.relaxed><S:.cta|.cluster>")
 for sem in _CLUSTER_SEM:
-    _add(f"mbarrier.arrive{sem}.shared::cluster.b64 _, [A], ?a:u32; sm=90")
-    _add(f"mbarrier.arrive_drop{sem}.shared::cluster.b64 _, [A], ?a:u32; sm=90")
+    _add(f"mbarrier.arrive{sem}.shared::cluster.b64 _, [A], ?{_COUNT}; sm=90")
+    _add(f"mbarrier.arrive_drop{sem}.shared::cluster.b64 _, [A], ?{_COUNT}; sm=90")
     for op in ("arrive.expect_tx", "arrive_drop.expect_tx"):
         _add(f"mbarrier.{op}{sem}.shared::cluster.b64 _, [A], a:u32; sm=90")
 for op in ("expect_tx", "complete_tx"):
