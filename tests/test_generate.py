@@ -193,9 +193,10 @@ def test_triton_reduction_is_impure_with_llvm_memory_clobber_and_a_result() -> N
 
 
 def test_triton_splices_immediates_and_renumbers_the_operands() -> None:
-    # the ordinal between the address and the value: spelled in, the value becomes $2
+    # the ordinal between the address and the value (0..4, the lowest spelled in): the value
+    # becomes $2
     text = generate("tensormap.replace.tile.box_dim.b1024.b32", dialect="triton")
-    assert "tensormap.replace.tile.box_dim.b1024.b32 [$1], 1, $2;" in text
+    assert "tensormap.replace.tile.box_dim.b1024.b32 [$1], 0, $2;" in text
     assert "constraints='=r,l,r,~{memory}'" in text and "args=[addr, a]" in text
 
 

@@ -115,3 +115,30 @@ def test_128_bit_atom_takes_the_sink_for_its_old_value() -> None:
         assert verdict("atom.cas.b128 %q1, [%rd2], _, %q0;").status == "error"
     finally:
         del _PREFIX["%q"]
+
+
+def test_tensormap_replace_ordinals_and_field_codes() -> None:
+    # ptxas 13.0: "value '5' expected to be in range [0..4] when .box_dim modifier is used",
+    # and the like for each enumerated field
+    tm = "tensormap.replace.tile"
+    for text in (f"{tm}.box_dim.global.b1024.b32 [%rd1], 4, %r1;",
+                 f"{tm}.global_stride.global.b1024.b64 [%rd1], 4, %rd2;",
+                 f"{tm}.swizzle_mode.global.b1024.b32 [%rd1], 3;",
+                 f"{tm}.interleave_layout.shared::cta.b1024.b32 [%r1], 2;",
+                 f"{tm}.fill_mode.global.b1024.b32 [%rd1], 1;"):
+        assert verdict(text).status == "ok", text
+    for text, codes in ((f"{tm}.box_dim.global.b1024.b32 [%rd1], 5, %r1;", "[0..4]"),
+                        (f"{tm}.element_stride.global.b1024.b32 [%rd1], -1, %r1;", "[0..4]"),
+                        (f"{tm}.global_stride.global.b1024.b64 [%rd1], 5, %rd2;", "[0..4]"),
+                        (f"{tm}.swizzle_mode.global.b1024.b32 [%rd1], 4;", "[0..3]"),
+                        (f"{tm}.interleave_layout.global.b1024.b32 [%rd1], 3;", "[0..2]"),
+                        (f"{tm}.fill_mode.global.b1024.b32 [%rd1], 2;", "[0..1]"),
+                        (f"{tm}.swizzle_atomicity.global.b1024.b32 [%rd1], 4;", "[0..3]"),
+                        (f"{tm}.elemtype.global.b1024.b32 [%rd1], 16;", "in range")):
+        v = verdict(text)
+        assert v.status == "error" and codes in v.issues[0].message, (text, v.issues)
+    # .elemtype's sub-byte codes 13..15 are the sm_100 and sm_120 families' ("[0..12]" on
+    # sm_90a); 0..12 stay sm_90a's
+    assert verdict(f"{tm}.elemtype.global.b1024.b32 [%rd1], 12;").need.sm == 90
+    wide = verdict(f"{tm}.elemtype.global.b1024.b32 [%rd1], 13;")
+    assert wide.status == "ok" and wide.need.sm == 100 and wide.need.suffix == "f"

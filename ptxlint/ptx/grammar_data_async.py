@@ -346,13 +346,22 @@ _add(f"tensormap.replace.tile.global_address{_TM_SPACE}.b1024.b64 [A], a:b64; {_
 _add(f"tensormap.replace.tile.rank{_TM_SPACE}.b1024.b32 [A], a:b32; {_TM_TARGETS}")
 # (ptxas rejects a .f32 register or a floating-point literal for the new value: "Arguments
 # mismatch for instruction 'sub'")
+# The ordinal names one of the five dimensions and each enumerated field takes its own codes
+# (ptxas 13.0: "value '5' expected to be in range [0..4] when .box_dim modifier is used";
+# .elemtype [0..12], on the sm_100 and sm_120 families [0..15], the sub-byte types 13..15;
+# .swizzle_mode and .swizzle_atomicity [0..3], .interleave_layout [0..2], .fill_mode [0..1]).
 _add(f"tensormap.replace.tile<F:.box_dim|.global_dim|.element_stride>{_TM_SPACE}.b1024.b32 "
-     f"[A], i:*, ai:b32!; {_TM_TARGETS}")
-_add(f"tensormap.replace.tile.global_stride{_TM_SPACE}.b1024.b64 [A], i:*, a:b64; "
+     f"[A], i:0..4, ai:b32!; {_TM_TARGETS}")
+_add(f"tensormap.replace.tile.global_stride{_TM_SPACE}.b1024.b64 [A], i:0..4, a:b64; "
      f"{_TM_TARGETS}")
-_add(f"tensormap.replace.tile<F:.elemtype|.interleave_layout|.swizzle_mode|.fill_mode>"
-     f"{_TM_SPACE}.b1024.b32 [A], i:*; {_TM_TARGETS}")
-_add(f"tensormap.replace.tile.swizzle_atomicity{_TM_SPACE}.b1024.b32 [A], i:*; sm=100f,120f")
+# (the narrower .elemtype form first: the first form whose operands fit decides the target)
+for _field, _codes, _targets in ((".elemtype", "0..12", _TM_TARGETS),
+                                 (".elemtype", "0..15", "sm=100f,120f"),
+                                 (".interleave_layout", "0..2", _TM_TARGETS),
+                                 (".swizzle_mode", "0..3", _TM_TARGETS),
+                                 (".fill_mode", "0..1", _TM_TARGETS),
+                                 (".swizzle_atomicity", "0..3", "sm=100f,120f")):
+    _add(f"tensormap.replace.tile{_field}{_TM_SPACE}.b1024.b32 [A], i:{_codes}; {_targets}")
 _add("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release"
      "<S:.cta|.cluster|.gpu|.sys>.sync.aligned [A], [A], i:128; sm=90")
 
