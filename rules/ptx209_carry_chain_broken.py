@@ -14,7 +14,6 @@ class CarryChainBroken(Rule):
     id = "PTX209"
     name = "carry-chain-broken"
     pure = True
-    preview = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("carry-arithmetic",)

@@ -16,7 +16,6 @@ class VectorElementOrder(Rule):
     id = "PTX210"
     name = "vector-element-order"
     pure = False  # a store's source may be a constant declared elsewhere in the file
-    preview = True
     scope = "statement"
     severity = Severity.WARNING
     needs = ("instructions",)

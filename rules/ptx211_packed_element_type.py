@@ -23,7 +23,6 @@ class PackedElementTypeMismatch(Rule):
     id = "PTX211"
     name = "packed-element-type-mismatch"
     pure = False  # reads the file's types through the parsed tree
-    preview = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("instructions",)

@@ -16,7 +16,6 @@ class AccessWiderThanObject(Rule):
     id = "PTX212"
     name = "access-wider-than-object"
     pure = False  # reads the object's declaration in the file
-    preview = True
     scope = "statement"
     severity = Severity.ERROR
     needs = ("instructions",)

@@ -59,11 +59,11 @@ def test_after_a_label_the_flow_is_not_followed() -> None:
     assert lint_text(text, select=("PTX209",)) == []
 
 
-def test_rule_is_in_preview() -> None:
+def test_rule_runs_by_default() -> None:
     from ptxlint.registry import load_rules
 
     rule = next(r for r in load_rules().rules if r.id == "PTX209")
-    assert rule.preview
+    assert not rule.preview
 
 
 @needs_nvcc
