@@ -12,9 +12,13 @@ have.
 
 A *site* is a one-line statement that is
 
-* a call whose callee's name says it fences, waits or commits (``cp_async_wait<2>()``,
-  ``cute::tma_store_fence()``, ``warpgroup_wait<0>()``, ``fence_view_async_shared()``...):
-  how CUTLASS, CuTe, DeepGEMM, ThunderKittens and flashinfer spell these steps; or
+* a call whose callee's name says it is one of those steps: a cp.async commit or wait
+  (``cp_async_fence()``, ``cp_async_wait<2>()``, ``__pipeline_commit()``), a wgmma fence,
+  commit or wait (``warpgroup_arrive()``, ``warpgroup_wait<0>()``, ThunderKittens'
+  ``warpgroup::mma_async_wait()``; not ``warpgroup_fence_operand``, which is no instruction),
+  a proxy fence (``cute::tma_store_fence()``, ``fence_view_async_shared()``) or an mbarrier
+  init fence (``fence_barrier_init()``): how CUTLASS, CuTe, DeepGEMM, ThunderKittens and
+  flashinfer spell these steps; or
 * an asm statement whose template names one of the steps the rules guard
   (``cp.async.commit_group``, ``cp.async.wait_group``/``wait_all``, ``wgmma.fence``,
   ``wgmma.commit_group``, ``wgmma.wait_group``, ``fence.proxy.async``,
@@ -51,8 +55,14 @@ from ptxlint.rule import Rule, RuleContext  # noqa: E402
 
 SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".hxx", ".inl", ".cc", ".cpp")
 PROTOCOL_RULES = frozenset(f"PTX6{n:02d}" for n in range(2, 11))
-_STEP_WORD = r"[A-Za-z_]\w*?(?:fence|wait|commit)\w*"
-_CALL = re.compile(rf"^\s*(?:[A-Za-z_]\w*::)*(?i:{_STEP_WORD})\s*(?:<[^;]*>)?\s*\([^;]*\)\s*;\s*$")
+_STEP_NAME = (
+    r"\w*cp_?async_?(?:fence|commit|wait)\w*|__pipeline_(?:commit|wait_prior)|"
+    r"\w*(?:wgmma|warpgroup)_?(?:arrive|commit\w*|wait\w*|fence(?!_operand)\w*)|"
+    r"warpgroup::mma_(?:async_wait|commit_group|fence)\w*|"
+    r"\w*(?:tma_store_fence|fence_proxy_async|fence_view_async_shared|fence_async_shared)\w*|"
+    r"\w*fence_m?barrier_init\w*")
+_CALL = re.compile(rf"^\s*(?:[A-Za-z_]\w*::)*(?i:{_STEP_NAME})\s*(?:<[^;]*>)?\s*\([^;]*\)"
+                   r"\s*;\s*$")
 _ASM = re.compile(
     r"^\s*(?:asm|__asm__)\b.*\"[^\"]*\b(?:cp\.async\.(?:commit_group|wait_group|wait_all)|"
     r"wgmma\.(?:fence|commit_group|wait_group)|fence\.proxy\.async|fence\.mbarrier_init)"

@@ -25,8 +25,11 @@ def test_sites_are_protocol_steps_written_on_one_line(tmp_path: Path) -> None:
         '  asm volatile("membar.gl;" ::: "memory");\n'  # not a step the rules guard
         "  waiter.count();\n"  # the word is not the callee's
         "  __syncthreads();\n"
+        "  warpgroup_fence_operand(acc);\n"  # an asm with no instruction: no step
+        "  __threadfence();\n"  # a fence no protocol rule guards
+        "  kittens::warpgroup::mma_async_wait();\n"
         "}\n")
-    assert [s.line for s in reach.sites([str(tmp_path)])] == [1, 2, 3]
+    assert [s.line for s in reach.sites([str(tmp_path)])] == [1, 2, 3, 9]
 
 
 def test_a_deleted_wait_in_a_real_pipeline_is_noticed(
