@@ -169,6 +169,21 @@ def test_the_closest_form_takes_vectors_and_addresses_where_the_instruction_has_
     assert "takes 7 operands, not 8" in wg.issues[0].message
 
 
+def test_a_vector_of_wrong_registers_is_one_wrong_operand_when_forms_compete() -> None:
+    # ptxas 13.0: "Arguments mismatch" for each; the registers are what is wrong, not the
+    # operand count of a form the vector does not even fit
+    regs = verdict("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 "
+                   f"{_vec('%f', 4)}, {_vec('%rd', 4)}, %rd1, %p1, 1, 1, 0;")
+    assert "'%rd0' is a .b64 register" in regs.issues[0].message
+    tf32 = verdict("wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 "
+                   f"{_vec('%f', 4)}, {_vec('%f', 4)}, %rd1, %p1, 1, 1;")
+    assert "is a .f32 register" in tf32.issues[0].message
+    # the f16 accumulator packs two halves per .b32 register: .f32 ones are the mistake
+    f16 = verdict("wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 "
+                  f"{_vec('%f', 2)}, %rd1, %rd2, %p1, 1, 1, 0, 0;")
+    assert all("is a .f32 register" in i.message for i in f16.issues)
+
+
 def test_tcgen05_mma_descriptors_and_zero_column_mask_may_be_immediates() -> None:
     # ptxas 13.0 (sm_100a) assembles constant descriptors, idesc and .ws's zero-column-mask;
     # tilelang's tcgen05mma.h writes `..., %3, p, 0`

@@ -407,9 +407,10 @@ def _check_forms(
     # Operands: the first form whose operands fit decides; otherwise report against the
     # closest one.
     relaxed = relaxed_types if relaxed_types is not None else instruction.opcode in _RELAXED
-    # the closest form: fewest errors, then one that takes a vector and an address where the
-    # instruction writes one (a misread immediate is closer than a misread vector), then one
-    # whose operand count fits
+    # the closest form: fewest operands in error (a vector whose every element has the wrong
+    # type is one), then one that takes a vector and an address where the instruction writes
+    # one (a misread immediate is closer than a misread vector), then one whose operand count
+    # fits
     best: tuple[tuple[int, int, bool], list[Issue], _Match] | None = None
     checked: Checked | None = {} if len(exact) > 1 else None  # one form: nothing to share
     if gated:  # the forms every toolkit takes first: a newer one's is the fallback
@@ -429,7 +430,7 @@ def _check_forms(
         if not errors:
             return Verdict("ok", tuple(issues), m.form, m.need, _written(m.form))
         count = len(instruction.operands)
-        rank = (len(errors), _shape_misfits(instruction, m.form),
+        rank = (_operands_in_error(instruction, errors), _shape_misfits(instruction, m.form),
                 not m.form.required_operands <= count <= len(m.form.operands))
         if best is None or rank < best[0]:
             best = (rank, issues, m)
@@ -451,6 +452,24 @@ def _check_forms(
 
 
 _RELAXED = frozenset({"ld", "ldu", "st", "cvt", "ld_global_nc"})
+
+
+def _operands_in_error(instruction: PtxInstruction, errors: list[Issue]) -> int:
+    """How many of the instruction's operands the errors fall in (an error in none, such as a
+    wrong operand count, counts by itself): `wgmma ... {%0,%1,%2,%3}` with four .f32
+    registers where the form takes .b32 ones is one wrong operand, not four, and no closer
+    to a form it fits worse."""
+    spans = [(operand.start, operand.end) for operand in instruction.operands]
+    hit: set[int] = set()
+    elsewhere = 0
+    for error in errors:
+        for k, (start, end) in enumerate(spans):
+            if start <= error.start < end:
+                hit.add(k)
+                break
+        else:
+            elsewhere += 1
+    return len(hit) + elsewhere
 
 
 def _shape_misfits(instruction: PtxInstruction, form: Form) -> int:
