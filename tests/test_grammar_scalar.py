@@ -105,6 +105,20 @@ def test_createpolicy_fraction_lies_in_the_half_open_unit_interval(fraction: str
     ("st.global.v8.f32 [%rd1], {%f1, _, %f2, %f3, %f4, %f5, %f6, _};", "ok"),
     ("st.global.v4.b64 [%rd1], {%rd1, _, %rd2, %rd3};", "ok"),
     ("st.global.v4.b32 [%rd1], {%r1, _, %r2, %r3};", "error"),  # a 128-bit store: no sink
+    # both halves the sink: "Parsing error near '_': syntax error", whatever the instruction
+    ("setp.lt.s32 _|_, %r1, %r2;", "error"),
+    ("lop3.and.b32 _|_, %r2, %r3, %r4, 0x12, %p2;", "error"),
+    ("elect.sync _|_, 0xffffffff;", "error"),
+    ("shfl.sync.idx.b32 _|_, %r1, 0, 0x1f, 0xffffffff;", "error"),
+    ("match.all.sync.b32 _|_, %r1, 0xffffffff;", "error"),
+    # the predicate half of elect and lop3 is written: "Predicate output expected"; setp's,
+    # shfl's and match.all's may be the sink
+    ("elect.sync %r1|_, 0xffffffff;", "error"),
+    ("lop3.or.b32 %r1|_, %r2, %r3, %r4, 0x12, %p2;", "error"),
+    ("elect.sync _|%p1, 0xffffffff;", "ok"),
+    ("setp.lt.s32 %p1|_, %r1, %r2;", "ok"),
+    ("shfl.sync.idx.b32 %r1|_, %r1, 0, 0x1f, 0xffffffff;", "ok"),
+    ("match.all.sync.b32 %r1|_, %r1, 0xffffffff;", "ok"),
 ])
 def test_pair_and_sink_destinations_follow_ptxas(text: str, expected: str) -> None:
     assert status(text) == expected

@@ -228,6 +228,17 @@ def _check_one(
                                      f" must be a pair 'd|p' with a predicate, not "
                           f"'{operand.text}'", operand.start, operand.end)]
         if kind == "pair":
+            sinks = [part.text == "_" for part in operand.parts]
+            if len(sinks) == 2 and all(sinks):
+                # ptxas 13.0: "Parsing error near '_': syntax error", for every pair
+                return [Issue("operand", f"'{operand.text}' discards both halves of "
+                              f"{_where(instruction, position)}: ptxas cannot read it; keep "
+                              "one of them", operand.start, operand.end)]
+            if spec.needs_predicate and len(sinks) == 2 and sinks[1]:
+                # ptxas 13.0: "Predicate output expected for instruction 'elect'" ('lop3')
+                return [Issue("operand", f"the second half of {_where(instruction, position)}"
+                              f" must be a predicate, not the sink '_' ('{operand.text}')",
+                              operand.parts[1].start, operand.parts[1].end)]
             found = _check_one(instruction, operand.parts[0], spec.element, binding, resolve,
                                relaxed, position)
             second = _predicate_half(instruction, operand, resolve)
