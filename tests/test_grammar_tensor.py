@@ -129,6 +129,18 @@ def test_tcgen05_ld_st_count_follows_shape_and_num() -> None:
                    ).status == "error"
 
 
+def test_tcgen05_ld_takes_no_sink_in_its_result_vector() -> None:
+    # ptxas 13.0, every shape and tcgen05.ld.red: "Result discard mode is not allowed for
+    # instruction 'ld'" ({_} alone: "Unable to infer type of vector elements")
+    for text in ("tcgen05.ld.sync.aligned.32x32b.x2.b32 {_, %r1}, [%r2];",
+                 "tcgen05.ld.sync.aligned.32x32b.x1.b32 {_}, [%r2];",
+                 "tcgen05.ld.sync.aligned.16x32bx2.x2.b32 {%r1, _}, [%r2], 2;",
+                 "tcgen05.ld.red.sync.aligned.32x32b.x2.min.u32 {_, %r1}, %r3, [%r2];"):
+        result = verdict(text)
+        assert result.status == "error" and "no sink" in result.issues[0].message, text
+    assert verdict("tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1, %r3}, [%r2];").status == "ok"
+
+
 def test_tcgen05_mma_operands() -> None:
     head = "tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd3, %r4"
     assert verdict(f"{head}, %p1;").status == "ok"

@@ -250,6 +250,13 @@ def _check_one(
                                  f"{_where(instruction, position)} is not",
                       operand.start, operand.end)]
     if kind == "other":
+        if operand.text == "_" and spec.written and in_vector and instruction.opcode == "tcgen05":
+            # every tcgen05.ld (and .ld.red) result vector: "Result discard mode is not allowed
+            # for instruction 'ld'" (ptxas 13.0; a one-element {_}: "Unable to infer type")
+            return [Issue("operand", f"'_' cannot be an element of "
+                          f"{_where(instruction, position)}: tcgen05.ld takes no sink in its "
+                          "result vector (ptxas: \"Result discard mode is not allowed\")",
+                          operand.start, operand.end)]
         if operand.text == "_" and spec.written and in_vector and (
                 instruction.opcode in _SINK_BY_FORM
                 or (instruction.opcode == "wmma" and "mma" in instruction.modifiers)):
@@ -405,10 +412,11 @@ def _address_base_issue(
 
 
 # Families whose result vectors take a sink element in some forms and not in others (ptxas
-# 13.0: mma.m8n8k4 takes it; the fp8, f64 and sparse mma, tcgen05.ld and wgmma's accumulator
-# give "Result discard mode is not allowed" or "Sink '_' not allowed as a source operand"; wmma.mma
-# takes it from sm_80 on, not on sm_75): an instruction with one is not judged
-_SINK_BY_FORM = frozenset({"mma", "wgmma", "tcgen05"})
+# 13.0: mma.m8n8k4 takes it; the fp8, f64 and sparse mma and wgmma's accumulator give "Result
+# discard mode is not allowed" or "Sink '_' not allowed as a source operand"; wmma.mma takes it
+# from sm_80 on, not on sm_75): an instruction with one is not judged. (tcgen05.ld takes it in
+# none of its forms: an error, above.)
+_SINK_BY_FORM = frozenset({"mma", "wgmma"})
 
 # Operands and specs for which _check_one goes straight to _check_leaf.
 _LEAF_KINDS = frozenset({"ref", "register", "special", "immediate"})
