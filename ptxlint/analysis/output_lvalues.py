@@ -484,7 +484,10 @@ def _may_be_const(statement: AsmStatement, text: str) -> bool:
     return match is not None and match.group(2) in _file_maybe_const(statement.source.text)
 
 
-_FILE_CONST_RUN = on_first_use(r"\bconst(?:expr)?\b([^;{}(),=]*)")
+# No `\b` before `const`: a pattern that starts with a literal is searched for that literal
+# (20 times faster over the CUDA 13 headers), and a run that starts inside a word (`myconst`)
+# only adds names, which keeps the set a superset.
+_FILE_CONST_RUN = on_first_use(r"const(?:expr)?\b([^;{}(),=]*)")
 _FILE_WORD = on_first_use(r"[A-Za-z_]\w*")
 _FILE_MAYBE_CONST: list[tuple[str, frozenset[str]]] = []
 
@@ -494,8 +497,7 @@ def _file_maybe_const(text: str) -> frozenset[str]:
     (kept for the file's last text: its statements are asked in turn)."""
     if _FILE_MAYBE_CONST and _FILE_MAYBE_CONST[0][0] is text:
         return _FILE_MAYBE_CONST[0][1]
-    names = frozenset(word for run in _FILE_CONST_RUN().finditer(text)
-                      for word in _FILE_WORD().findall(run.group(1)))
+    names = frozenset(_FILE_WORD().findall(";".join(_FILE_CONST_RUN().findall(text))))
     _FILE_MAYBE_CONST[:] = [(text, names)]
     return names
 
