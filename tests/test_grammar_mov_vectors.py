@@ -95,10 +95,14 @@ MUTANTS = [
 # What ptxlint lets through and ptxas rejects (no false alarm, a miss): a vector special
 # register where the target lacks it (%nclusterid below sm_90: "Feature '%nclusterid' requires
 # .target sm_90 or higher"), into a .v2 ("Argument vector size mismatch"): the vector special
-# registers are not typed by the grammar; and a result of sinks only ("Unable to infer type of
-# vector elements")
+# registers are not typed by the grammar
 KNOWN_MISSES = [
     "mov.v2.u32 {%r0, %r1}, %tid",
+]
+
+# A result of sinks only ("Unable to infer type of vector elements (assuming .b8)"), as for
+# every instruction
+ALL_SINKS = [
     "mov.v4.u32 {_, _, _, _}, %tid",
     "mov.b64 {_, _}, %rd0",
 ]
@@ -123,6 +127,11 @@ def test_mutants_are_rejected(text: str) -> None:
 @pytest.mark.parametrize("text", KNOWN_MISSES)
 def test_what_ptxas_alone_rejects_is_let_through(text: str) -> None:
     assert agreement.predict(text).status == "accept"
+
+
+@pytest.mark.parametrize("text", ALL_SINKS)
+def test_a_result_of_sinks_only_is_rejected(text: str) -> None:
+    assert agreement.predict(text).status == "reject"
 
 
 def test_mov_has_no_undescribed_part() -> None:

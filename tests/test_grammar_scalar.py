@@ -119,6 +119,13 @@ def test_createpolicy_fraction_lies_in_the_half_open_unit_interval(fraction: str
     ("setp.lt.s32 %p1|_, %r1, %r2;", "ok"),
     ("shfl.sync.idx.b32 %r1|_, %r1, 0, 0x1f, 0xffffffff;", "ok"),
     ("match.all.sync.b32 %r1|_, %r1, 0xffffffff;", "ok"),
+    # a vector of sinks only: "Unable to infer type of vector elements (assuming .b8)"
+    ("ld.global.v2.u32 {_, _}, [%rd1];", "error"),
+    ("st.global.v4.b64 [%rd1], {_, _, _, _};", "error"),
+    ("clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {_, _, _, _}, %q1;",
+     "error"),
+    ("ld.global.v2.u32 {_, %r1}, [%rd1];", "ok"),
+    ("clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {%r1, _, _, _}, %q1;", "ok"),
 ])
 def test_pair_and_sink_destinations_follow_ptxas(text: str, expected: str) -> None:
     assert status(text) == expected

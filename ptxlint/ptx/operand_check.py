@@ -202,6 +202,13 @@ def _check_one(
                           f"{'s' if len(operand.parts) != 1 else ''}, "
                           f"{_where(instruction, position)} takes {size}",
                           operand.start, operand.end)]
+        if operand.parts and all(part.text == "_" for part in operand.parts):
+            # ptxas 13.0, whatever the instruction: "Unable to infer type of vector elements
+            # (assuming .b8)"
+            return [Issue("operand", f"every element of '{operand.text}' ("
+                          f"{_where(instruction, position)}) is the sink: ptxas cannot tell "
+                          "the vector's type; keep a register in it", operand.start,
+                          operand.end)]
         element = spec.element
         assert element is not None
         return _check_elements(instruction, operand, element, binding, resolve, relaxed,
