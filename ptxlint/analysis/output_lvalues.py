@@ -453,8 +453,23 @@ def output_problems(
     found: list[OutputProblem] = []
     asked = False
     facts: FunctionFacts | None = None
+    consts = _file_maybe_const(statement.source.text)
     for operand in statement.outputs:
-        if operand.constraint.opaque or not operand.expression.strip():
+        if operand.constraint.opaque:
+            continue
+        text = operand.expression.strip()
+        if not text:
+            continue
+        if text.isidentifier() and text.isascii() and text not in _LITERAL_WORDS \
+                and text not in _UNEVALUATED:
+            # a plain name (CUTLASS's GMMA wrappers: 120,000 outputs): classify's lvalue, and
+            # const only where a const may name it
+            if text in consts:
+                if not asked:
+                    asked, facts = True, facts_of()
+                problem = _const_problem(operand, text, facts)
+                if problem is not None:
+                    found.append(problem)
             continue
         verdict = classify(operand.expression)
         if isinstance(verdict, _Verdict):
