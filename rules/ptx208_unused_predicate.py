@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.operand_roles import destinations, leaves
 from ptxlint.ptx.scopes import braces_known
@@ -23,7 +24,9 @@ class UnusedPredicate(Rule):
 ## What it does
 Flags a predicate register declared inside the template's braces (`.reg .pred p;`) that an
 instruction writes and no instruction reads: no `@p` guard, no `selp`/`and`/`not` that takes it,
-no operand of the asm statement that receives it.
+no operand of the asm statement that receives it. Silent where no form of the writing instruction
+spells it (PTX204, PTX207): `match.any` takes no predicate output at all, and one defect is one
+finding.
 
 ## Why is this bad?
 A predicate cannot leave an asm statement by itself: an output operand must be given its value
@@ -115,6 +118,9 @@ asm volatile("{\\n\\t.reg .pred p;\\n\\t"
             # placeholder (flashinfer's tcgen05 kernels), dead rather than lost
             if name in read or name in constant:
                 continue
+            if any(issue.severity == "error" and issue.kind != "type"
+                   for issue in analysis_of(statement).verdict(instruction).issues):
+                continue  # no form spells the instruction (PTX204/PTX207): what it writes is moot
             start = instruction.opcode_start
             yield self.finding(
                 statement,

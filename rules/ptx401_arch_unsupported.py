@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import StatementAnalysis, analysis_of
@@ -47,6 +48,10 @@ Branches that no supported toolkit compiles (CUDA 11.0 and newer: `#if __CUDACC_
 (`#ifndef X_H` / `#define X_H` around the whole file) is no such guard: it holds wherever the
 header is read.
 
+A statement gets one finding per target its instructions need, at the first instruction that
+needs it, which counts the others: ptxas stops at the first, and one guard or target mends
+them all (a wgmma wrapper's fence, mma, commit and wait are one finding).
+
 ## Why is this bad?
 ptxas refuses the instruction for the older target ("Feature ... requires .target sm_NN or
 higher"), so the build breaks for every user who targets that GPU, often in a configuration
@@ -71,9 +76,13 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
         analysis = analysis_of(statement)
         if analysis.no_toolkit_compiles:
             return  # a branch for toolkits older than any supported one
-        if context.arch is not None:
-            yield from self._check_arch(statement, context, analysis)
-            return
+        found = (self._check_arch(statement, context, analysis) if context.arch is not None
+                 else self._check_guards(statement, analysis))
+        yield from _once_per_need(list(found))
+
+    def _check_guards(
+        self, statement: AsmStatement, analysis: StatementAnalysis
+    ) -> Iterator[tuple[Requirement, Finding]]:
         # The guards' targets (without those the file #errors for: nothing in it is built for
         # them) are worked out once per chain of conditions, which a function's statements
         # share; what each instruction needs is a verdict per instruction. Where the chain's
@@ -102,7 +111,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
             if lowest is not None and need.sm > lowest.sm:
                 # The guard's own lower bound is too low: every build for it fails.
                 problem = _shortfall(need, lowest, False)
-                yield self._found(
+                yield need, self._found(
                     statement, instruction, f"{problem}{_why(statement, instruction, need)}",
                     lowest, "its #if guards"
                 )
@@ -118,7 +127,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
                 else ""
             )
             span = self.template_span(statement, instruction.opcode_start, instruction.opcode_end)
-            yield self.finding(
+            yield need, self.finding(
                 statement,
                 span,
                 f"'{instruction.mnemonic}' needs {_needed(need)}"
@@ -130,7 +139,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
 
     def _check_arch(
         self, statement: AsmStatement, context: RuleContext, analysis: StatementAnalysis
-    ) -> Iterator[Finding]:
+    ) -> Iterator[tuple[Requirement, Finding]]:
         assert context.arch is not None
         target = Target(context.arch, context.arch_suffix)
         if not analysis.compiled_for_arch(target):
@@ -141,7 +150,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
             need = instruction_requirement(statement, instruction)
             problem = _shortfall(need, target, True)
             if problem is not None:
-                yield self._found(
+                yield need, self._found(
                     statement, instruction, f"{problem}{_why(statement, instruction, need)}",
                     target, "--arch"
                 )
@@ -161,6 +170,22 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
             f"'{instruction.mnemonic}' needs {need}, but the statement is compiled for {target} "
             f"({source})",
         )
+
+
+def _once_per_need(found: list[tuple[Requirement, Finding]]) -> Iterator[Finding]:
+    """One finding per target a statement's instructions need: ptxas stops at the first, and
+    one guard (or one target) mends them all (a wgmma wrapper's fence, mma, commit and wait
+    were four findings). The first instruction of each need speaks and counts the others."""
+    groups: dict[tuple[int, str, tuple[int, ...]], list[Finding]] = {}
+    for need, finding in found:
+        groups.setdefault((need.sm, need.suffix, need.only), []).append(finding)
+    for findings in groups.values():
+        first, more = findings[0], len(findings) - 1
+        if more:
+            others = f"{more} more instruction{'s' if more > 1 else ''} of the statement"
+            verb = "need" if more > 1 else "needs"
+            first = dataclasses.replace(first, message=f"{first.message}; {others} {verb} it too")
+        yield first
 
 
 def _why(statement: AsmStatement, instruction: PtxInstruction, need: Requirement) -> str:

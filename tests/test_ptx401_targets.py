@@ -384,3 +384,27 @@ def test_the_instructions_needs_are_not_asked_where_the_guards_are_known_to_admi
             asked.clear()
             assert len(list(rule.check(statement, RuleContext()))) == count
             assert asked == expected
+
+
+_WGMMA_WRAPPER = (
+    "__device__ void f(float* d, unsigned long long a, unsigned long long b) {\n"
+    '  asm volatile("wgmma.fence.sync.aligned;\\n"\n'
+    '    "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0,%1,%2,%3}, %4, %5, 1, 1, 1, 0, 0;\\n"\n'
+    '    "wgmma.commit_group.sync.aligned;\\n wgmma.wait_group.sync.aligned 0;\\n"\n'
+    '    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "l"(a), "l"(b) : "memory");\n}\n')
+
+
+def test_one_finding_per_needed_target_of_a_statement() -> None:
+    """ptxas stops at the first instruction, and one target or guard mends them all."""
+    arch = lint_text(_WGMMA_WRAPPER, select=("PTX401",), context=RuleContext(arch=90))
+    assert len(arch) == 1
+    assert "'wgmma.fence.sync.aligned' needs" in arch[0].message
+    assert arch[0].message.endswith("; 3 more instructions of the statement need it too")
+    guarded = lint_text(f"#if __CUDA_ARCH__ >= 900\n{_WGMMA_WRAPPER}#endif\n",
+                        select=("PTX401",))
+    assert len(guarded) == 1 and "3 more instructions" in guarded[0].message
+    # needs of two targets: one finding each
+    two = _WGMMA_WRAPPER.replace(
+        "wgmma.fence.sync.aligned;", "cp.async.ca.shared.global [%4], [%5], 16; wgmma.fence.sync.aligned;")
+    by_arch = lint_text(two, select=("PTX401",), context=RuleContext(arch=75))
+    assert len(by_arch) == 2

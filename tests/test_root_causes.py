@@ -477,3 +477,11 @@ def test_a_triton_value_wider_than_its_letter_is_one_finding() -> None:
     # a 32-bit value in a 32-bit register: no misfit, and the 64-bit mov's type is PTX206's
     narrow = text.replace('"=l,f", [x.to(tl.float64)]', '"=l,r", [x.to(tl.float32)]')
     assert [f.rule for f in lint_text(narrow, "k.py", select=chosen)] == ["PTX206"]
+
+
+def test_a_predicate_written_by_a_rejected_instruction_is_ptx207s_alone() -> None:
+    # ptxas: "Predicate output not allowed for instruction 'match.any'"
+    text = ('__device__ unsigned f(unsigned x) {\n  unsigned r;\n'
+            '  asm volatile("{ .reg .pred p; match.any.sync.b32 %0|p, %1, 0xffffffff; }"'
+            ' : "=r"(r) : "r"(x));\n  return r;\n}\n')
+    assert [f.rule for f in lint_text(text, select=("PTX207", "PTX208"))] == ["PTX207"]
