@@ -28,9 +28,11 @@ architecture the statement's `#if __CUDA_ARCH__ ...` guards (and an enclosing CC
 `NV_IF_TARGET(NV_PROVIDES_SM_XX, ...)`) let it compile for. Minimums come from the PTX ISA's
 target notes: `cp.async` sm_80, `ldmatrix` sm_75, `redux.sync` sm_80, `elect.sync`,
 `mbarrier.try_wait` and clusters (`.shared::cluster`) sm_90, `wgmma` and `setmaxnreg` sm_90a,
-`tcgen05` sm_100a. An instruction no target spells (an unknown modifier, or modifiers no form
-combines, such as ldmatrix's `.b8` with `.m8n8`) is PTX204's alone: what its words would need
-on their own says nothing of what was meant.
+`tcgen05` sm_100a; and those of the special registers an instruction reads: the cluster
+registers (`%clusterid`, `%cluster_ctarank`...) and `%aggr_smem_size` need sm_90 (ptxas:
+"Feature '%cluster_ctarank' requires .target sm_90 or higher"). An instruction no target spells
+(an unknown modifier, or modifiers no form combines, such as ldmatrix's `.b8` with `.m8n8`) is
+PTX204's alone: what its words would need on their own says nothing of what was meant.
 
 Without `--arch`, the guards are read as a *set* of targets: every `sm_XX`, `sm_XXa` (sm_90 and
 newer) and `sm_XXf` (sm_100 and newer) for which they hold. When that set contains a target

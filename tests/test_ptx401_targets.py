@@ -408,3 +408,23 @@ def test_one_finding_per_needed_target_of_a_statement() -> None:
         "wgmma.fence.sync.aligned;", "cp.async.ca.shared.global [%4], [%5], 16; wgmma.fence.sync.aligned;")
     by_arch = lint_text(two, select=("PTX401",), context=RuleContext(arch=75))
     assert len(by_arch) == 2
+
+
+def test_a_special_register_raises_what_its_instruction_needs() -> None:
+    """ptxas 13.0 for sm_80: "Feature '%cluster_ctarank' requires .target sm_90 or higher"
+    (each cluster register and %aggr_smem_size); %laneid and %dynamic_smem_size exist there."""
+    def read(register: str, guard: str = "") -> str:
+        body = (f'  unsigned r;\n  asm volatile("mov.u32 %0, %%{register};" : "=r"(r));\n'
+                "  return r;\n")
+        if guard:
+            body = f"#if {guard}\n{body}#else\n  return 0;\n#endif\n"
+        return f"__device__ unsigned f() {{\n{body}}}\n"
+
+    found = lint_text(read("cluster_ctarank"), select=("PTX401",), context=RuleContext(arch=80))
+    assert len(found) == 1 and "(the special register %cluster_ctarank)" in found[0].message
+    assert lint_text(read("cluster_ctarank"), select=("PTX401",), context=RuleContext(arch=90)) == []
+    guarded = lint_text(read("aggr_smem_size", "__CUDA_ARCH__ >= 800"), select=("PTX401",))
+    assert len(guarded) == 1 and "sm_90 or newer" in guarded[0].message
+    assert lint_text(read("aggr_smem_size", "__CUDA_ARCH__ >= 900"), select=("PTX401",)) == []
+    for register in ("laneid", "dynamic_smem_size"):
+        assert lint_text(read(register), select=("PTX401",), context=RuleContext(arch=80)) == []

@@ -671,12 +671,16 @@ class SpecialRegister:
     change within a thread, the PTX type a read of it has, and the PTX ISA section that says
     so."""
 
-    __slots__ = ("changes", "isa", "type", "component_type")
+    __slots__ = ("changes", "isa", "type", "component_type", "sm", "ptx")
 
     def __init__(self, changes: bool, isa: str, type_: str | None,
-                 component_type: str | None) -> None:
+                 component_type: str | None, sm: int = 0, ptx: int = 0) -> None:
         self.changes = changes  # may read differently at two points of one thread's run
         self.isa = isa
+        # the lowest target that has it (ptxas 13.0 for sm_80: "Feature '%clusterid' requires
+        # .target sm_90 or higher"), and the PTX ISA version * 10 that brought it; 0: any
+        self.sm = sm
+        self.ptx = ptx
         # the type a ``mov`` of the register itself must have (ptxas 13.0 measured: "Arguments
         # mismatch" for another size, ``mov.u64 d, %laneid``), or None where ptxas takes
         # several or the register is a vector; ``component_type`` the same for ``.x``..``.w``
@@ -688,8 +692,9 @@ _SREG = "10 Special Registers"
 
 
 def _sregs(names: str, changes: bool, section: str, type_: str | None = "u32",
-           component_type: str | None = None) -> dict[str, SpecialRegister]:
-    return {n: SpecialRegister(changes, f"{_SREG}: {section}", type_, component_type)
+           component_type: str | None = None, sm: int = 0, ptx: int = 0
+           ) -> dict[str, SpecialRegister]:
+    return {n: SpecialRegister(changes, f"{_SREG}: {section}", type_, component_type, sm, ptx)
             for n in names.split()}
 
 
@@ -715,22 +720,25 @@ SPECIAL_REGISTERS: dict[str, SpecialRegister] = {
     **_sregs("ctaid nctaid", False, "%ctaid, %nctaid", None),
     **_sregs("nsmid", False, "%nsmid"),
     **_sregs("gridid", False, "%gridid", None),
-    **_sregs("is_explicit_cluster", False, "%is_explicit_cluster", "pred"),
+    # The cluster registers (PTX ISA 7.8) and %aggr_smem_size (8.1) exist on sm_90 and newer
+    # only: ptxas 13.0 for sm_80 answers "Feature '%cluster_ctarank' requires .target sm_90 or
+    # higher" for each.
+    **_sregs("is_explicit_cluster", False, "%is_explicit_cluster", "pred", sm=90, ptx=78),
     **_sregs(
         "clusterid nclusterid cluster_ctaid cluster_nctaid",
         False,
         "%clusterid, %cluster_ctaid and their n-counterparts",
         None,
         "u32",
+        sm=90,
+        ptx=78,
     ),
-    **_sregs("cluster_ctarank cluster_nctarank", False, "%cluster_ctarank, %cluster_nctarank"),
+    **_sregs("cluster_ctarank cluster_nctarank", False, "%cluster_ctarank, %cluster_nctarank",
+             sm=90, ptx=78),
     **_sregs("lanemask_eq lanemask_le lanemask_lt lanemask_ge lanemask_gt", False, "%lanemask_*"),
     **_sregs(" ".join(f"envreg{i}" for i in range(32)), False, "%envreg<32>", "b32"),
-    **_sregs(
-        "total_smem_size aggr_smem_size dynamic_smem_size",
-        False,
-        "%total_smem_size, %aggr_smem_size, %dynamic_smem_size",
-    ),
+    **_sregs("total_smem_size dynamic_smem_size", False, "%total_smem_size, %dynamic_smem_size"),
+    **_sregs("aggr_smem_size", False, "%aggr_smem_size", sm=90, ptx=81),
     **_sregs(
         "reserved_smem_offset_begin reserved_smem_offset_end reserved_smem_offset_cap "
         "reserved_smem_offset_0 reserved_smem_offset_1",

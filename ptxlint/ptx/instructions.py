@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from ptxlint.model import AsmStatement, PtxInstruction
 from ptxlint.ptx import grammar
+from ptxlint.ptx.effects import special_register
 from ptxlint.ptx.isa_table import DEPRECATED, FAMILIES, GROUPS, ONLY_ON, REQUIREMENTS
 from ptxlint.ptx.judge import judge
 
@@ -151,13 +152,26 @@ def instruction_requirement(statement: AsmStatement, instruction: PtxInstruction
     if grammar.judged(opcode, modifiers):
         verdict = judge(statement, instruction)
         if verdict.form is not None:
-            return _of_need(verdict.need, opcode, modifiers)
+            return _with_special_registers(instruction, _of_need(verdict.need, opcode, modifiers))
         if any(issue.kind in ("modifier", "combination") for issue in verdict.issues):
             # no form of any target spells it (PTX204's): what the spelling's words would need
             # on their own (ldmatrix's .b8 on sm_100a, beside .m8n8 that never takes it) says
             # nothing of what was meant
             return _NOTHING
-    return _spelled(opcode, modifiers)
+    return _with_special_registers(instruction, _spelled(opcode, modifiers))
+
+
+def _with_special_registers(instruction: PtxInstruction, need: Requirement) -> Requirement:
+    """``need`` raised to what a special register among the operands needs (``mov.u32 %0,
+    %cluster_ctarank`` needs sm_90 though ``mov`` needs nothing)."""
+    for operand in instruction.operands:
+        if operand.kind != "special":
+            continue
+        name, register = special_register(operand.text)
+        if register is not None and register.sm > need.sm:
+            need = Requirement(sm=register.sm, ptx=max(need.ptx, register.ptx),
+                               feature=f"the special register %{name}")
+    return need
 
 
 _NOTHING = Requirement()
