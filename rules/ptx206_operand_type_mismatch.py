@@ -50,7 +50,9 @@ below sm_100; for sm_100 and newer it declares `f` and `d` as untyped `.b32`/`.b
 sm_100a. The target is `--arch`, else the lowest one the statement's `#if` guards admit.
 Families the instruction grammar knows are checked operand by operand, vector elements and
 packed types (`f16x2`, `bf16x2`) included, with the operand types of the matching form;
-others with the family's signature.
+others with the family's signature. One operand used by several instructions is one
+finding, and so are the elements of one vector bound with the same wrong letter (a wgmma's
+accumulators in `"f"` where the form takes `.s32`): the first speaks and names the others.
 ptxas (13.0, measured) accepts a bit-typed register for any type of the same size (`r` in
 `add.f32`, `l` in `add.f64`), a float register for float and bit types of the same size only
 (`f` in `mov.b32`, not in `add.u32`), and lets `ld`, `st` and `cvt` take registers wider than
@@ -109,30 +111,47 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         # one finding per asm operand: its letter is the one defect, however many of the
         # template's instructions name it (the first; the message counts the others)
-        first: list[tuple[int | None, Finding]] = []
+        # and one per vector whose elements miss the same way: a wgmma's accumulators bound to
+        # "f" where the form takes .s32 are one choice of letter, not one defect per register
+        first: list[tuple[int | None, Finding, tuple[object, ...] | None]] = []
         more: dict[int, int] = {}
-        for index, finding in self._findings(statement, context):
+        elements: dict[tuple[object, ...], list[int]] = {}  # a vector's other elements
+        for index, finding, vector in self._findings(statement, context):
             if index is not None:
                 if index in more:
                     more[index] += 1
                     continue
                 more[index] = 0
-            first.append((index, finding))
-        for index, finding in first:
+                if vector is not None:
+                    if vector in elements:
+                        elements[vector].append(index)
+                        continue
+                    elements[vector] = []
+            first.append((index, finding, vector))
+        prefix = statement.ref_prefix
+        for index, finding, vector in first:
+            notes = []
             extra = more.get(index, 0) if index is not None else 0
             if extra:
                 uses = f"{extra} more use{'s' if extra > 1 else ''}"
+                notes.append(f"{uses} of {prefix}{index} in this statement")
+            others = elements.get(vector, []) if vector is not None else []
+            if others:
+                shown = others if len(others) <= 4 else [*others[:3], None, others[-1]]
+                named = ", ".join("..." if i is None else f"{prefix}{i}" for i in shown)
+                notes.append(f"{len(others)} more element{'s' if len(others) > 1 else ''} of "
+                             f"the vector with the same constraint: {named}")
+            if notes:
                 finding = dataclasses.replace(
-                    finding,
-                    message=f"{finding.message} (and {uses} of {statement.ref_prefix}{index} "
-                    "in this statement)",
-                )
+                    finding, message=f"{finding.message} (and {'; '.join(notes)})")
             yield finding
 
     def _findings(
         self, statement: AsmStatement, context: RuleContext
-    ) -> Iterator[tuple[int | None, Finding]]:
-        """Each finding, with the asm operand whose register it is about (None: no operand)."""
+    ) -> Iterator[tuple[int | None, Finding, tuple[object, ...] | None]]:
+        """Each finding, with the asm operand whose register it is about (None: no operand)
+        and, for an element of a vector operand, what makes it one with its neighbours (the
+        vector, the letter and the type it misses)."""
         if not statement.extended or statement.opaque_sections:
             return
         typed: bool | None = None
@@ -180,12 +199,12 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
                         instruction.mnemonic,
                     )
                     if finding is not None:
-                        yield ref.ref, finding
+                        yield ref.ref, finding, None
 
     def _grammar_findings(
         self, statement: AsmStatement, instruction: PtxInstruction, verdict: Verdict,
         typed: bool, context: RuleContext,
-    ) -> Iterator[tuple[int | None, Finding]]:
+    ) -> Iterator[tuple[int | None, Finding, tuple[object, ...] | None]]:
         analysis = analysis_of(statement)
         cuda_version = context.options.get("cuda_version")
         for issue in verdict.issues:
@@ -195,6 +214,7 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
                 continue  # the operand or its %N is the defect (PTX001, 002, 004, 005, 007)
             message = issue.message
             index = None
+            vector: tuple[object, ...] | None = None
             ref = _ref_at(instruction.operands, issue.start, issue.end)
             if ref is None and instruction.predicate is not None:
                 guard = instruction.predicate.register  # "the guard ... must be a .pred"
@@ -212,11 +232,15 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
                     declared += " register below sm_100"
                 else:
                     declared += " register"
+                wanted = message.split(' but ', 1)[1]
                 message = (f"'{ref.text}' is operand {ref.ref} with constraint '{letter}' (a "
-                           f"{declared}), but {message.split(' but ', 1)[1]}")
+                           f"{declared}), but {wanted}")
+                holder = _vector_around(instruction.operands, ref)
+                if holder is not None:
+                    vector = (instruction.opcode_start, holder.start, letter, wanted)
             yield index, self.finding(
                 statement, self.template_span(statement, issue.start, issue.end), message
-            )
+            ), vector
 
     def _check_ref(
         self,
@@ -254,6 +278,14 @@ def _refs(operand: PtxOperand, elementwise: bool) -> list[PtxOperand]:
     if operand.kind == "vector" and elementwise:
         return [p for p in operand.parts if p.kind == "ref"]
     return []
+
+
+def _vector_around(operands: tuple[PtxOperand, ...], ref: PtxOperand) -> PtxOperand | None:
+    """The vector operand ``ref`` is an element of, or None."""
+    for operand in operands:
+        if operand.kind == "vector" and any(part is ref for part in operand.parts):
+            return operand
+    return None
 
 
 def _ref_at(operands: tuple[PtxOperand, ...], start: int, end: int) -> PtxOperand | None:

@@ -485,3 +485,19 @@ def test_a_predicate_written_by_a_rejected_instruction_is_ptx207s_alone() -> Non
             '  asm volatile("{ .reg .pred p; match.any.sync.b32 %0|p, %1, 0xffffffff; }"'
             ' : "=r"(r) : "r"(x));\n  return r;\n}\n')
     assert [f.rule for f in lint_text(text, select=("PTX207", "PTX208"))] == ["PTX207"]
+
+
+def test_a_vector_whose_elements_miss_the_same_way_is_one_ptx206_finding() -> None:
+    # an s32 wgmma's accumulators bound to "f": one choice of letter, not four defects
+    text = ('__device__ void f(float* d, int* e, unsigned long long a, unsigned long long b) {\n'
+            '  asm volatile("wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 '
+            '{%0,%1,%2,%3}, %4, %5, 1;"\n'
+            '    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "l"(a), "l"(b));\n}\n')
+    [found] = lint_text(text, select=("PTX206",))
+    assert found.message.endswith(
+        "(and 3 more elements of the vector with the same constraint: %1, %2, %3)")
+    # the right letters on two of them: the other two are still one finding
+    mixed = text.replace('"+f"(d[1])', '"+r"(e[1])').replace('"+f"(d[3])', '"+r"(e[3])')
+    [found] = lint_text(mixed, select=("PTX206",))
+    assert found.message.endswith("(and 1 more element of the vector with the same "
+                                  "constraint: %2)")
