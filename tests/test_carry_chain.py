@@ -5,7 +5,6 @@ rule's docs quote it); where a GPU is present, a run shows the wrong sum."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
@@ -14,7 +13,7 @@ from ptxlint.analysis.carry import carry_breaks
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
 from tests.conftest import lint_text
-from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, run_cached
+from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_gpu, needs_nvcc, run_cached
 
 HEAD = "__device__ void f(unsigned a0, unsigned a1, unsigned a2, unsigned b0, unsigned b1,\n" \
        "                  unsigned b2, unsigned p, unsigned *r) {\n"
@@ -94,12 +93,7 @@ int main() {
 """
 
 
-def _gpu() -> bool:
-    return NVCC is not None and shutil.which("nvidia-smi") is not None and subprocess.run(
-        ["nvidia-smi", "-L"], capture_output=True).returncode == 0
-
-
-@pytest.mark.skipif(not _gpu(), reason="no GPU")
+@needs_gpu
 def test_on_a_gpu_the_middle_link_without_cc_adds_the_carry_twice(tmp_path) -> None:
     sums = []
     for template in (CASES[0][1], CASES[0][2]):

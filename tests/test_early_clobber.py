@@ -5,7 +5,6 @@ input's register: in PTX from nvcc where it is installed, and in a run where a G
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -14,7 +13,7 @@ from ptxlint.analysis.statement import analysis_of
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
 from tests.conftest import lint_text
-from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, run_cached
+from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_gpu, needs_nvcc, run_cached
 
 
 def _clashes(asm: str) -> dict[int, tuple[int, str]]:
@@ -150,12 +149,7 @@ def test_nvcc_gives_the_loop_carried_input_the_output_register() -> None:
     assert not _compares_the_max_with_itself(ptx[1]), ptx[1]
 
 
-def _gpu() -> bool:
-    return NVCC is not None and shutil.which("nvidia-smi") is not None and subprocess.run(
-        ["nvidia-smi", "-L"], capture_output=True).returncode == 0
-
-
-@pytest.mark.skipif(not _gpu(), reason="no GPU")
+@needs_gpu
 def test_on_a_gpu_the_shared_register_counts_the_maximum_as_from_a(tmp_path) -> None:
     """Seven steps, b larger each time: none of the maxima comes from a. nvcc unrolls four
     steps and loops over the other three, where the max and a share a register."""

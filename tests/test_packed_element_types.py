@@ -5,13 +5,12 @@ it); where a GPU is present, a run shows f16's 1.0 read as bf16's 0.0078125."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
 
 from tests.conftest import lint_text
-from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, run_cached
+from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_gpu, needs_nvcc, run_cached
 
 PROGRAM = """
 #include <cstdio>
@@ -67,12 +66,7 @@ def test_nvcc_builds_the_mismatch_without_a_word() -> None:
     assert run.ok and "warning" not in run.stderr.lower(), run.stderr
 
 
-def _gpu() -> bool:
-    return NVCC is not None and shutil.which("nvidia-smi") is not None and subprocess.run(
-        ["nvidia-smi", "-L"], capture_output=True).returncode == 0
-
-
-@pytest.mark.skipif(not _gpu(), reason="no GPU")
+@needs_gpu
 def test_on_a_gpu_f16_one_is_read_as_bf16_0_0078125(tmp_path) -> None:
     assert NVCC is not None
     got = []

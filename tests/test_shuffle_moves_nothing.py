@@ -4,7 +4,6 @@ the .down clamp hands every lane its own value."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pytest
 
 from ptxlint.ptx.shuffle import conventional_clamp, moves_data, source_lane
 from tests.conftest import lint_text
-from tests.toolchain_cache import NVCC
+from tests.toolchain_cache import NVCC, needs_gpu
 
 
 def test_the_pseudocode_reads_cudas_own_clamps() -> None:
@@ -101,12 +100,7 @@ int main() {
 """
 
 
-def _gpu() -> bool:
-    return NVCC is not None and shutil.which("nvidia-smi") is not None and subprocess.run(
-        ["nvidia-smi", "-L"], capture_output=True).returncode == 0
-
-
-@pytest.mark.skipif(not _gpu(), reason="no GPU")
+@needs_gpu
 def test_on_a_gpu_up_with_the_down_clamp_keeps_every_lane_own_value(tmp_path: Path) -> None:
     got = {}
     for clamp in ("0x1f", "0x0"):

@@ -4,7 +4,6 @@ test compiles both); where a GPU is present, a run shows the rotated value."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
@@ -13,7 +12,7 @@ from ptxlint.analysis.vector_order import vector_orders
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
 from tests.conftest import lint_text
-from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, run_cached
+from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_gpu, needs_nvcc, run_cached
 
 ROTATED = '"=r"(v.w), "=r"(v.x), "=r"(v.y), "=r"(v.z)'
 IN_ORDER = '"=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)'
@@ -71,12 +70,7 @@ def test_nvcc_builds_either_binding_without_a_word() -> None:
         assert run.ok and "warning" not in run.stderr.lower(), run.stderr
 
 
-def _gpu() -> bool:
-    return NVCC is not None and shutil.which("nvidia-smi") is not None and subprocess.run(
-        ["nvidia-smi", "-L"], capture_output=True).returncode == 0
-
-
-@pytest.mark.skipif(not _gpu(), reason="no GPU")
+@needs_gpu
 def test_on_a_gpu_the_rotated_binding_reads_a_rotated_vector(tmp_path) -> None:
     assert NVCC is not None
     got = []
@@ -147,7 +141,7 @@ def test_a_register_pack_takes_its_brace_list_from_the_low_bits_up(text: str,
     assert bool(lint_text(text, select=("PTX210",))) == flagged, text
 
 
-@pytest.mark.skipif(not _gpu(), reason="no GPU")
+@needs_gpu
 def test_on_a_gpu_the_packed_conversion_puts_its_first_source_high(tmp_path) -> None:
     assert NVCC is not None
     got = []

@@ -52,6 +52,15 @@ def find_tool(name: str) -> str | None:
 NVCC = find_tool("nvcc")
 PTXAS = find_tool("ptxas")
 needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc not found (PATH, CUDA_HOME)")
+
+
+def _gpu() -> bool:
+    """nvcc, and a GPU that nvidia-smi lists: where the GPU tests build and run a kernel."""
+    return NVCC is not None and shutil.which("nvidia-smi") is not None and subprocess.run(
+        ["nvidia-smi", "-L"], capture_output=True).returncode == 0
+
+
+needs_gpu = pytest.mark.skipif(not _gpu(), reason="no GPU")
 needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="ptxas (CUDA toolkit) not found")
 
 
