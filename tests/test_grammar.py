@@ -43,6 +43,9 @@ def test_every_form_compiles_and_names_its_opcode() -> None:
         ("add.sta.s32 %0, %1, %2;", "modifier"),
         ("cp.async.cg.shared.global [%0], [%1], 4;", "operand"),
         ("cp.async.wait_group (int64_t)2;", "operand"),
+        # src-size above cp-size (ptxas: "Argument 3 ... value '8' out of range")
+        ("cp.async.ca.shared.global [%0], [%1], 4, 8;", "operand"),
+        ("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 8, 16, %2;", "operand"),
         ("bar.sync 16;", "operand"),
         ("mbarrier.arrive.release.cta.expect_tx.b64 %0, [%1], %2;", "combination"),
     ],
@@ -58,6 +61,8 @@ def test_errors_name_their_kind(text: str, kind: str) -> None:
         "add.sat.s32 %0, %1, %2;",
         "cp.async.ca.shared.global [%0], [%1], 4;",
         "cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;",
+        "cp.async.ca.shared.global [%0], [%1], 8, 8;",  # src-size up to cp-size
+        "cp.async.ca.shared.global [%0], [%1], 16, 0;",  # nothing read: zero fill
         "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1, %2;",
         "ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];",
         "mov.b64 {%0, %1}, %2;",

@@ -194,14 +194,14 @@ class OperandSpec:
 
     __slots__ = (
         "kind", "type", "written", "sink", "values", "count", "optional", "element",
-        "needs_predicate", "exact", "literal", "interval",
+        "needs_predicate", "exact", "literal", "interval", "at_most",
     )
 
     def __init__(
         self, kind: str, type: str = "", written: bool = False, sink: bool = False,
         values: Values = _ANY, count: str = "", optional: bool = False,
         element: OperandSpec | None = None, needs_predicate: bool = False, exact: bool = False,
-        literal: str = "", interval: Interval | None = None,
+        literal: str = "", interval: Interval | None = None, at_most: int | None = None,
     ) -> None:
         self.kind = kind  # "reg" | "regimm" | "imm" | "addr" | "vec" | "pair" | "sink" | "label"
         self.type = type  # a PTX type word, or a slot variable
@@ -220,6 +220,9 @@ class OperandSpec:
         self.literal = literal
         # the real values a floating-point literal may take (``a:f32:(0..1]``)
         self.interval = interval
+        # the position of the operand whose constant value this one's may not exceed
+        # (``a:u32:<=#2``: cp.async's src-size, at most its cp-size)
+        self.at_most = at_most
 
 
 @dataclass(frozen=True)
@@ -251,6 +254,11 @@ class Form:
     @cached_property
     def required_operands(self) -> int:
         return sum(1 for o in self.operands if not o.optional)
+
+    @cached_property
+    def bounded(self) -> bool:
+        """An operand of the form is bounded by another's value (``a:u32:<=#2``)."""
+        return any(o.at_most is not None for o in self.operands)
 
     @cached_property
     def written_positions(self) -> tuple[int, ...]:
@@ -347,9 +355,11 @@ def _operand(text: str, optional: bool) -> OperandSpec:
     if head == "r":
         return OperandSpec("reg", rest, optional=optional)
     if head == "a":
-        type_, _, interval = rest.partition(":")
+        type_, _, bound = rest.partition(":")
+        if bound.startswith("<=#"):
+            return OperandSpec("regimm", type_, optional=optional, at_most=int(bound[3:]))
         return OperandSpec("regimm", type_, optional=optional,
-                           interval=Interval(interval) if interval else None)
+                           interval=Interval(bound) if bound else None)
     if head == "i":
         return OperandSpec("imm", values=_parse_immediates(rest), optional=optional)
     if head == "ai":

@@ -21,7 +21,8 @@ Form notation (one string per form)::
   immediate; ``i:VALUES`` an immediate only (``16``, ``4|8|16``, ``0..15``, ``..%32``, ``*``);
   ``ai:T:VALUES`` a register of ``T`` or an integer immediate within VALUES (``ai:u64``: any
   integer, no floating-point literal); ``a:T:(0..1]`` a register or a floating-point
-  literal whose value lies in that interval (``(``/``)`` leave the bound out);
+  literal whose value lies in that interval (``(``/``)`` leave the bound out); ``a:T:<=#N``
+  a register or an immediate whose constant value is at most operand N's;
   ``af:T`` a register or a floating-point bit pattern (never an integer); ``[A]`` an address;
   ``[A:b32]`` an address whose base register is of that type (tensor memory);
   ``{d:T*N}`` a vector of N (a number, or a variable bound to ``.v2``/``.v4``/``.v8``),

@@ -252,11 +252,14 @@ _add("setmaxnreg<M:.inc|.dec>.sync.aligned.s32 i:24..256%8; sm=90a,100f,120f; un
 for level, sizes in (("ca", "4|8|16"), ("cg", "16")):
     head = (f"cp.async.{level}<S:.shared|.shared::cta>.global"
             "{.L2::64B|.L2::128B|.L2::256B}")
-    _add(f"{head} [A], [A], i:{sizes}, ?a:u32; sm=80")
-    _add(f"{head} [A], [A], i:{sizes}, a:pred; sm=80")
+    # src-size reads at most cp-size bytes (ptxas 13.0 for 'cp.async.ca... 4, 8':
+    # "Argument 3 of instruction 'cp.async': value '8' out of range"); an immediate there is a
+    # src-size, never the ignore-src predicate
+    _add(f"{head} [A], [A], i:{sizes}, ?a:u32:<=#2; sm=80")
+    _add(f"{head} [A], [A], i:{sizes}, r:pred; sm=80")
     _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, ai:u64; sm=80")
-    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, a:u32, ai:u64; sm=80")
-    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, a:pred, ai:u64; sm=80")
+    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, a:u32:<=#2, ai:u64; sm=80")
+    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, r:pred, ai:u64; sm=80")
 _add("cp.async.commit_group; sm=80")
 _add("cp.async.wait_group i:*; sm=80")
 _add("cp.async.wait_all; sm=80")

@@ -108,7 +108,26 @@ def check_operands(
         if result is None:
             return [], True
         issues.extend(result)
+    if not issues and form.bounded:
+        issues.extend(_exceeded(instruction, specs, resolve))
     return issues, False
+
+
+def _exceeded(instruction: PtxInstruction, specs: tuple[OperandSpec, ...],
+              resolve: Resolver) -> list[Issue]:
+    """An operand whose constant value is above the one of the operand its spec bounds it by
+    (``a:u32:<=#2``): cp.async's src-size above its cp-size, which ptxas 13.0 answers with
+    "Argument 3 of instruction 'cp.async': value '8' out of range"."""
+    operands = instruction.operands
+    for position, (operand, spec) in enumerate(zip(operands, specs, strict=False)):
+        if spec.at_most is None or spec.at_most >= len(operands):
+            continue
+        value, bound = resolve(operand).value, resolve(operands[spec.at_most]).value
+        if value is not None and bound is not None and value > bound:
+            return [Issue("operand", f"{_where(instruction, position)} is {value}, above "
+                          f"{_ordinal(spec.at_most)} ({bound}), its bound", operand.start,
+                          operand.end)]
+    return []
 
 
 def _type_of(spec: OperandSpec, binding: dict[str, str]) -> str:
