@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from ptxlint import file_memos
 from ptxlint.analysis.cxx_facts import FunctionFacts
 from ptxlint.analysis.element_types import resolve_type
+from ptxlint.analysis.file_constants import maybe_const_names
 from ptxlint.frontends.cxx.c_types import BUILTIN_VARIABLES
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.lazy_regex import on_first_use
@@ -253,10 +254,19 @@ _PLAIN = on_first_use(
     r"\s*(?:\*\s*)?[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[[^\[\]?,=+-]*\])*\s*")
 
 
+def _plain_name(text: str) -> bool:
+    """``text`` (stripped) is a name that is an lvalue by itself: no literal (``true``) and no
+    operator word (``sizeof``). Told without the regex, as most outputs are (a GMMA's 128)."""
+    return (text.isidentifier() and text.isascii() and text not in _LITERAL_WORDS
+            and text not in _UNEVALUATED)
+
+
 def classify(expression: str) -> _Reading | None:
     """What nvcc makes of ``expression`` as an asm output, from its text alone: a verdict for an
     expression nvcc rejects; for a modifiable-looking lvalue, the text of the part whose
     declaration decides const-ness (``"cx"``, ``"*cp"``...); ``None``: do not judge."""
+    if _plain_name(expression.strip()):
+        return _Lvalue(expression.strip())
     if _PLAIN().fullmatch(expression):
         word = expression.strip().lstrip("*").strip()
         if word not in _LITERAL_WORDS and word not in _UNEVALUATED:
@@ -447,23 +457,21 @@ def output_problems(
 ) -> tuple[OutputProblem, ...]:
     """Each output of ``statement`` that nvcc rejects or that writes a ``const`` object.
     ``facts_of`` gives the facts of the statement's function, asked only for an output whose
-    name a ``const`` precedes somewhere in the file (``_file_maybe_const``): building a file's
+    name a ``const`` precedes somewhere in the file (``maybe_const_names``): building a file's
     scope tables for every statement with an output was 1 KB a statement of a file's peak
     (tests/test_bad_inputs.py's 2,400 statements: 5.4 KB a statement with PTX013, 4.4 without)."""
     found: list[OutputProblem] = []
     asked = False
     facts: FunctionFacts | None = None
-    consts = _file_maybe_const(statement.source.text)
+    consts = maybe_const_names(statement.source.text)
     for operand in statement.outputs:
-        if operand.constraint.opaque:
-            continue
         text = operand.expression.strip()
-        if not text:
+        if operand.constraint.opaque or not text:
             continue
-        if text.isidentifier() and text.isascii() and text not in _LITERAL_WORDS \
-                and text not in _UNEVALUATED:
-            # a plain name (CUTLASS's GMMA wrappers: 120,000 outputs): classify's lvalue, and
-            # const only where a const may name it
+        if _plain_name(text):
+            # classify's lvalue of itself (CUTLASS's GMMA wrappers: 120,000 outputs, for which
+            # building the reading was most of the rule's CPU): const only where a const may
+            # name it
             if text in consts:
                 if not asked:
                     asked, facts = True, facts_of()
@@ -478,7 +486,7 @@ def output_problems(
             problem = _cast_problem(operand, verdict.type_text, verdict.inner, parsed)
             if problem is not None:
                 found.append(problem)
-        elif isinstance(verdict, _Lvalue) and _may_be_const(statement, verdict.text):
+        elif isinstance(verdict, _Lvalue) and _may_be_const(verdict.text, consts):
             if not asked:
                 asked, facts = True, facts_of()
             problem = _const_problem(operand, verdict.text, facts)
@@ -487,37 +495,16 @@ def output_problems(
     return tuple(found)
 
 
-def _may_be_const(statement: AsmStatement, text: str) -> bool:
+def _may_be_const(text: str, consts: frozenset[str]) -> bool:
     """Whether the output ``text`` may name a const object as far as the file shows: a
-    built-in (``threadIdx.x``), or a base name that follows a ``const``/``constexpr`` in some
-    declarator of the file (a superset of ``_maybe_const``'s names of its function, so no
-    verdict of ``_const_problem`` changes)."""
+    built-in (``threadIdx.x``), or a base name among the file's ``maybe_const_names`` (a
+    superset of ``_maybe_const``'s names of its function, so no verdict of ``_const_problem``
+    changes)."""
     builtin = _BUILTIN_MEMBER().fullmatch(text)
     if builtin is not None and builtin.group(1) in BUILTIN_VARIABLES:
         return True
     match = _BASE().fullmatch(text)
-    return match is not None and match.group(2) in _file_maybe_const(statement.source.text)
-
-
-# No `\b` before `const`: a pattern that starts with a literal is searched for that literal
-# (20 times faster over the CUDA 13 headers), and a run that starts inside a word (`myconst`)
-# only adds names, which keeps the set a superset.
-_FILE_CONST_RUN = on_first_use(r"const(?:expr)?\b([^;{}(),=]*)")
-_FILE_WORD = on_first_use(r"[A-Za-z_]\w*")
-_FILE_MAYBE_CONST: list[tuple[str, frozenset[str]]] = []
-
-
-def _file_maybe_const(text: str) -> frozenset[str]:
-    """The names a ``const``/``constexpr`` precedes within one declarator anywhere in ``text``
-    (kept for the file's last text: its statements are asked in turn)."""
-    if _FILE_MAYBE_CONST and _FILE_MAYBE_CONST[0][0] is text:
-        return _FILE_MAYBE_CONST[0][1]
-    names = frozenset(_FILE_WORD().findall(";".join(_FILE_CONST_RUN().findall(text))))
-    _FILE_MAYBE_CONST[:] = [(text, names)]
-    return names
-
-
-file_memos.register(_FILE_MAYBE_CONST.clear)
+    return match is not None and match.group(2) in consts
 
 
 def writable(operand: Operand, facts: FunctionFacts | None) -> bool:

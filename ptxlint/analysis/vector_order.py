@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ptxlint import file_memos
+from ptxlint.analysis.file_constants import initialised_constants
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 
@@ -98,30 +98,7 @@ def _named_half(expression: str) -> tuple[str, int] | None:
 
 def _declared_constant(text: str, base: str) -> bool:
     """The file declares ``base`` (a plain name) as a constant with an initializer."""
-    return base in _initialised_constants(text)
-
-
-# A `const`/`constexpr`/`__constant__` declaration's run up to the first `;{}()`, with the
-# character that ends it; in it, each name followed by `=` (or by the `{` that ends the run)
-# is a constant declared with an initializer.
-_CONSTANT_RUN = on_first_use(r"\b(?:__constant__|constexpr|const)\b([^;{}()]*[{]?)")
-_INITIALISED = on_first_use(r"\b([A-Za-z_]\w*)\s*(?:=|\{)")
-_CONSTANTS: list[tuple[str, frozenset[str]]] = []
-
-
-def _initialised_constants(text: str) -> frozenset[str]:
-    """Every name ``text`` declares a constant with an initializer, found in one pass and kept
-    for the file's last text (a regex compiled and run over the whole file per store was 2% of
-    the CUDA 13 headers' check)."""
-    if _CONSTANTS and _CONSTANTS[0][0] is text:
-        return _CONSTANTS[0][1]
-    runs = _CONSTANT_RUN().findall(text)
-    names = frozenset(_INITIALISED().findall(";".join(runs)))
-    _CONSTANTS[:] = [(text, names)]
-    return names
-
-
-file_memos.register(_CONSTANTS.clear)
+    return base in initialised_constants(text)
 
 
 def vector_orders(statement: AsmStatement) -> tuple[VectorOrder, ...]:
