@@ -8,7 +8,7 @@ from ptxlint.analysis.statement import analysis_of
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import HOLE, AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.grammar import family_vocabulary
-from ptxlint.ptx.instructions import family, is_opcode, unknown_modifier
+from ptxlint.ptx.instructions import family, instruction_requirement, is_opcode, unknown_modifier
 from ptxlint.rule import Rule, RuleContext
 
 # An opcode word the way PTX spells them: lowercase letters and digits (AMD's `v_add_f32`
@@ -56,7 +56,11 @@ operation the type does not have (`redux.sync.add.b32`), an mma accumulator the 
 take, a `wgmma` shape the integer types do not have (`.m64n40k32.s32.s8.s8`), `tcgen05.mma.ws`
 with `.cta_group::2`; and types out of place where ptxas reads them by position
 (`mma...bf16.bf16.f32.f32` for `.f32.bf16.bf16.f32`). The span is the offending modifier. A form
-ptxas accepts although the ISA does not document it is a warning, not an error.
+ptxas accepts although the ISA does not document it is a warning, not an error. A form only
+a newer toolkit's ptxas takes than the one the verdicts are for (`cuda-version`, 13.0 by
+default) is an error that names that toolkit and the targets the form needs
+(`cvt.rn.satfinite.e4m3x2.bf16x2`: ptxas 13.1, sm_100f and the other family targets); PTX401
+leaves those targets to this finding.
 
 A misspelled modifier gets the nearest word of its family (`did you mean '.release'?`); a
 combination no form spells gets the nearest form where exactly one is a word or two away
@@ -147,6 +151,11 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
         if end <= start:
             start, end = instruction.opcode_start, instruction.opcode_end
         message = issue.message
+        if issue.toolkit is not None:
+            # a form of a newer toolkit: PTX401 leaves to this finding the target it needs
+            need = instruction_requirement(statement, instruction)
+            if need.sm or need.suffix or need.only:
+                message += f", and it needs {need.targets_named}"
         if issue.word:
             message += _hint(issue.word, family_vocabulary(instruction.opcode))
         severity = Severity.WARNING if issue.severity == "warning" else None

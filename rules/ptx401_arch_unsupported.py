@@ -32,7 +32,11 @@ target notes: `cp.async` sm_80, `ldmatrix` sm_75, `redux.sync` sm_80, `elect.syn
 registers (`%clusterid`, `%cluster_ctarank`...) and `%aggr_smem_size` need sm_90 (ptxas:
 "Feature '%cluster_ctarank' requires .target sm_90 or higher"). An instruction no target spells
 (an unknown modifier, or modifiers no form combines, such as ldmatrix's `.b8` with `.m8n8`) is
-PTX204's alone: what its words would need on their own says nothing of what was meant.
+PTX204's alone: what its words would need on their own says nothing of what was meant. A form
+that only a newer toolkit's ptxas takes (`cvt.rn.satfinite.e4m3x2.bf16x2`, new in ptxas 13.1,
+under the default `cuda-version` 13.0) is PTX204's too: that ptxas stops at the form ("Unexpected
+instruction types specified for 'cvt'") on every target, and PTX204's finding names the target
+the form needs, so the two fixes are one finding.
 
 Without `--arch`, the guards are read as a *set* of targets: every `sm_XX`, `sm_XXa` (sm_90 and
 newer) and `sm_XXf` (sm_100 and newer) for which they hold. When that set contains a target
@@ -80,11 +84,17 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
             return  # a branch for toolkits older than any supported one
         found = (self._check_arch(statement, context, analysis) if context.arch is not None
                  else self._check_guards(statement, analysis))
-        yield from _once_per_need(list(found))
+        cuda_version = context.options.get("cuda_version")
+        yield from _once_per_need([
+            (need, finding) for instruction, need, finding in found
+            # PTX204's (the root: ``spelling_issue``): the toolkit's ptxas stops at the form
+            # before it asks about the target, and PTX204 names the target the form needs
+            if analysis.spelling_issue(instruction, cuda_version) is None
+        ])
 
     def _check_guards(
         self, statement: AsmStatement, analysis: StatementAnalysis
-    ) -> Iterator[tuple[Requirement, Finding]]:
+    ) -> Iterator[tuple[PtxInstruction, Requirement, Finding]]:
         # The guards' targets (without those the file #errors for: nothing in it is built for
         # them) are worked out once per chain of conditions, which a function's statements
         # share; what each instruction needs is a verdict per instruction. Where the chain's
@@ -113,7 +123,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
             if lowest is not None and need.sm > lowest.sm:
                 # The guard's own lower bound is too low: every build for it fails.
                 problem = _shortfall(need, lowest, False)
-                yield need, self._found(
+                yield instruction, need, self._found(
                     statement, instruction, f"{problem}{_why(statement, instruction, need)}",
                     lowest, "its #if guards"
                 )
@@ -129,10 +139,10 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
                 else ""
             )
             span = self.template_span(statement, instruction.opcode_start, instruction.opcode_end)
-            yield need, self.finding(
+            yield instruction, need, self.finding(
                 statement,
                 span,
-                f"'{instruction.mnemonic}' needs {_needed(need)}"
+                f"'{instruction.mnemonic}' needs {need.targets_named}"
                 f"{_why(statement, instruction, need)}, but its #if "
                 f"guards also admit {first}{_suffix_note(first, need)}{more}: guard it with "
                 f"{_exact_guard(need)}",
@@ -141,7 +151,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
 
     def _check_arch(
         self, statement: AsmStatement, context: RuleContext, analysis: StatementAnalysis
-    ) -> Iterator[tuple[Requirement, Finding]]:
+    ) -> Iterator[tuple[PtxInstruction, Requirement, Finding]]:
         assert context.arch is not None
         target = Target(context.arch, context.arch_suffix)
         if not analysis.compiled_for_arch(target):
@@ -152,7 +162,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
             need = instruction_requirement(statement, instruction)
             problem = _shortfall(need, target, True)
             if problem is not None:
-                yield need, self._found(
+                yield instruction, need, self._found(
                     statement, instruction, f"{problem}{_why(statement, instruction, need)}",
                     target, "--arch"
                 )
@@ -197,22 +207,9 @@ def _why(statement: AsmStatement, instruction: PtxInstruction, need: Requirement
     return f" ({feature})" if feature and feature != instruction.mnemonic else ""
 
 
-def _suffix_of(need: Requirement, sm: int) -> str:
-    """The feature target sm_<sm> needs: "f" where the family target has it, else "a"."""
-    if need.suffix == "f" or (need.family and sm in need.family):
-        return "f"
-    return need.suffix
-
-
-def _needed(need: Requirement) -> str:
-    if need.only:
-        return " or ".join(f"sm_{sm}{_suffix_of(need, sm)}" for sm in need.only)
-    return f"sm_{need.sm}{need.suffix}" + (" or newer" if not need.suffix else "")
-
-
 def _suffix_note(target: Target, need: Requirement) -> str:
     if need.suffix and target.sm >= need.sm and not target.suffix:
-        return f" (a build for {target}, not {target}{_suffix_of(need, target.sm)})"
+        return f" (a build for {target}, not {target}{need.suffix_on(target.sm)})"
     return ""
 
 
@@ -238,7 +235,7 @@ def _shortfall(need: Requirement, target: Target, check_suffix: bool) -> str | N
         return f"{listed} (it exists on no other target)"
     if check_suffix and need.suffix and not available(need, target):
         sm = max(need.sm, target.sm)
-        if _suffix_of(need, sm) == "f":
+        if need.suffix_on(sm) == "f":
             return f"a family-specific target such as sm_{sm}f (or sm_{sm}a)"
         return f"an architecture-specific target such as sm_{sm}a"
     return None

@@ -286,6 +286,30 @@ def test_a_form_only_a_newer_ptxas_knows_is_reported_where_the_older_one_compile
     assert lint_text(versioned, select=("PTX204",)) == []
 
 
+E4M3X2 = """\
+__global__ void k(unsigned short* o, unsigned x) {
+  unsigned short r;
+  asm volatile("cvt.rn.satfinite.e4m3x2.bf16x2 %0, %1;" : "=h"(r) : "r"(x));
+  *o = r;
+}
+"""
+
+
+def test_a_form_of_a_newer_toolkit_and_a_newer_target_is_one_finding() -> None:
+    """ptxas 13.0 says "Unexpected instruction types specified for 'cvt'" on sm_90a and on
+    sm_100f alike: it stops at the form, before the target. PTX204 reports it and names the
+    targets the form needs; PTX401 (sm_100f) speaks once the toolkit knows the form."""
+    both = ("PTX204", "PTX401")
+    [finding] = lint_text(E4M3X2, select=both, context=RuleContext(arch=90, arch_suffix="a"))
+    assert finding.rule == "PTX204"
+    assert "new in ptxas 13.1" in finding.message and "and it needs sm_100f or" in finding.message
+    newer = RuleContext(arch=90, arch_suffix="a", options=version_options("13.1", None, "."))
+    [finding] = lint_text(E4M3X2, select=both, context=newer)
+    assert finding.rule == "PTX401" and "needs sm_100f" in finding.message
+    family = RuleContext(arch=100, arch_suffix="f", options=version_options("13.1", None, "."))
+    assert lint_text(E4M3X2, select=both, context=family) == []
+
+
 def test_a_form_the_runs_toolkit_rejects_is_one_finding_not_two() -> None:
     """A form new in 13.1 with min-cuda-version 12.4: while cuda-version (13.0) rejects it too,
     PTX204 reports it and PTX403 says nothing; with cuda-version 13.1 only PTX403 speaks."""

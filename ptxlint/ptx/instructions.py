@@ -121,6 +121,21 @@ class Requirement:
     def target(self) -> str:
         return f"sm_{self.sm}{self.suffix}"
 
+    def suffix_on(self, sm: int) -> str:
+        """The feature suffix target sm_<sm> needs: "f" where the family target has the
+        feature, else the need's own."""
+        if self.suffix == "f" or (self.family and sm in self.family):
+            return "f"
+        return self.suffix
+
+    @property
+    def targets_named(self) -> str:
+        """The targets that have it, as a message names them: ``sm_80 or newer``, ``sm_90a``,
+        ``sm_100f or sm_103f``."""
+        if self.only:
+            return " or ".join(f"sm_{sm}{self.suffix_on(sm)}" for sm in self.only)
+        return self.target + ("" if self.suffix else " or newer")
+
 
 def requirement(opcode: str, modifiers: tuple[str, ...]) -> Requirement:
     """The minimum target of ``opcode.modifiers``: the weakest need among the grammar's forms
