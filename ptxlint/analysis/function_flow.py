@@ -5,16 +5,19 @@ once per file on the first ask (:func:`flows_of`) from the tree-sitter tree the 
 already built and the file's asm statements:
 
 * ``steps``: every protocol event (:func:`ptxlint.ptx.protocols.events`) of the function's asm
-  statements in source order, and those of the helpers it calls (same file, or the project
-  headers it includes), placed at the call (CUTLASS, CuTe and ThunderKittens wrap each
-  instruction in a small ``__device__ __forceinline__`` function, and call those from
-  mainloop helpers: a helper's own calls are followed too, :data:`FOLLOW_DEPTH` calls deep,
-  each function's steps composed once per depth and kept). A helper's step names the call it
-  is reached through, and the step as the helper sees it (``inner``), so that its operands
-  are read in the caller's terms down the chain (``key``). A call that is not followed (no
-  definition found, overloads that differ, past the depth, a recursion), in the function or
-  inside a helper it follows, is opaque: ``opaque_between`` names it where it may take a
-  step, and the rules stay silent around it.
+  statements in source order, and those of the helpers it calls (same file, the project
+  headers it includes, else the well-known library functions :mod:`.library_helpers`
+  summarises: the toolkit's pipeline primitives, CUTLASS's and CuTe's wrappers), placed at
+  the call (CUTLASS, CuTe and ThunderKittens wrap each instruction in a small
+  ``__device__ __forceinline__`` function, and call those from mainloop helpers: a helper's
+  own calls are followed too, :data:`FOLLOW_DEPTH` calls deep, each function's steps composed
+  once per depth and kept). A helper's step names the call it is reached through, and the
+  step as the helper sees it (``inner``), so that its operands are read in the caller's terms
+  down the chain (``key``; a template parameter is bound to the call's template argument:
+  ``count`` reads ``cp_async_wait<2>()``'s N). A call that is not followed (no definition
+  found, overloads that differ, past the depth, a recursion), in the function or inside a
+  helper it follows, is opaque: ``opaque_between`` names it where it may take a step, and
+  the rules stay silent around it.
 * the C++ structure a verdict needs: loops, ``if`` branches (two steps in the two arms of one
   ``if`` never follow each other), early returns, local definitions, and where each name is
   read or written.
@@ -40,15 +43,18 @@ import tree_sitter
 from ptxlint import file_memos
 from ptxlint.analysis.flow_constants import MAX_CHAIN, constant_of
 from ptxlint.analysis.flow_syntax import (
+    base_name,
     call_form,
     callee_name,
     compact,
     declared,
     outer,
     subscripts,
+    template_arguments,
     usage,
 )
 from ptxlint.analysis.included_helpers import included_headers
+from ptxlint.analysis.library_helpers import library_header
 from ptxlint.analysis.toolkit_calls import HARMLESS_CALLS, toolkit_harmless
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
@@ -69,14 +75,6 @@ _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_st
 _KINDS = frozenset({"call_expression", "if_statement", "return_statement", "init_declarator",
                     "assignment_expression", "update_expression", "identifier",
                     "gnu_asm_expression", "declaration", "lambda_expression"}) | _LOOPS
-# Words of an operand expression that are casts, conversions or types, never its variable.
-_NOT_BASES = frozenset(
-    "__cvta_generic_to_shared cvta_to_shared static_cast reinterpret_cast const_cast "
-    "uint32_t uint64_t int32_t int64_t uint16_t unsigned int long short char void const size_t "
-    "uintptr_t intptr_t float double bool signed auto cast_smem_ptr_to_uint smem_ptr_to_uint "
-    "__cvta_generic_to_global std cute cutlass raw_pointer_cast get sizeof".split())
-_IDENTIFIER = on_first_use(r"[A-Za-z_]\w*")
-_TEMPLATE_ARGUMENTS = on_first_use(r"(?<=\w)\s*<[^<>()]*>")
 # `name(argument)` and `ns::name<T>(argument)`, with one argument and no comma
 _ONE_ARGUMENT_CALL = on_first_use(
     r"^\s*(?:\(\s*[\w:]+\s*\)\s*)?(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*(?:<[^<>]*>)?"
@@ -90,29 +88,6 @@ _CALL_DEPTH = 3  # how many calls deep may_take reads a helper's callees
 FOLLOW_DEPTH = 3
 
 
-@functools.lru_cache(maxsize=8192)
-def base_name(expression: str) -> str | None:
-    """The variable an operand expression is about: its first identifier that is not a cast, a
-    conversion or a type (``(uint32_t)__cvta_generic_to_shared(&bars[i])`` -> ``bars``).
-    Kept per expression: a header's statements are read again for each file that includes it
-    (CUTLASS include/ with --preview: 5% of py-spy's samples were here; the run's CPU 5.58-5.63
-    s -> 5.46-5.59 s)."""
-    previous = None
-    while previous != expression:  # template arguments name types, not the variable
-        previous, expression = expression, _TEMPLATE_ARGUMENTS().sub("", expression)
-    for match in _IDENTIFIER().finditer(expression):
-        word = match.group()
-        if word in _NOT_BASES:
-            continue
-        rest = expression[match.end():].lstrip()
-        if rest.startswith("::"):
-            continue  # a namespace
-        if rest.startswith("(") and not rest.startswith("()"):
-            return None  # a call of something else: its result is not a variable
-        return word
-    return None
-
-
 @dataclass(frozen=True)
 class CallSite:
     """A call of a same-file helper: where it is, and its argument texts."""
@@ -122,6 +97,9 @@ class CallSite:
     name: str
     arguments: tuple[str, ...]
     helper: FunctionFlow
+    # the explicit template arguments (``wait<kStages - 2>()``): what the helper's template
+    # parameters are bound to at this call, in order
+    template_arguments: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -210,6 +188,10 @@ class FunctionFlow:
                                                                    repr=False)
     asm_ranges: list[tuple[int, int]] = field(default_factory=list, repr=False)
     lambdas: list[tuple[int, int]] = field(default_factory=list, repr=False)
+    # the template parameters in their order (a name may be "" where none is written), and
+    # the explicit template arguments of the function's calls, by the call's first byte
+    template_order: tuple[str, ...] = field(default=(), repr=False)
+    template_arguments: dict[int, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _read: bool = field(default=False, repr=False)
     _identifiers: list[Node] | None = field(default=None, repr=False)  # uses not read yet
     # the file's flows, for the same-file conversion helpers an operand goes through
@@ -360,8 +342,15 @@ class FunctionFlow:
         text = helper.expression_at(step.inner, expression) if step.inner is not None \
             else expression
         name = text.strip() if text is not None else None
-        if name is None or name not in helper.parameters:
+        if name is None:
             return None
+        if name not in helper.parameters:
+            # a template parameter (``"n"(N)`` in ``wait<N>()``): the call's template argument
+            if not name or name not in helper.template_order:
+                return None
+            index = helper.template_order.index(name)
+            bound = step.call.template_arguments
+            return bound[index] if index < len(bound) else None
         index = helper.parameters.index(name)
         return step.call.arguments[index] if index < len(step.call.arguments) else None
 
@@ -377,6 +366,19 @@ class FunctionFlow:
             return value
         text = self.expression_at(step, expression)
         return self.constant(text) if text is not None else None
+
+    def count(self, step: Step) -> int | None:
+        """A step's count (a ``cp.async.wait_group``'s or ``wgmma.wait_group``'s N, an
+        expect-tx's bytes): the immediate, else the constant its operand is bound to in this
+        function's terms, through the helpers' parameters and template parameters down the
+        call (``cp_async_wait<2>()`` whose body waits ``"n"(N)``); ``None`` where unknown."""
+        event = step.event
+        if event.count is not None:
+            return event.count
+        operand = event.count_operand
+        if operand is None or operand.ref is None or operand.ref >= len(step.statement.operands):
+            return None
+        return self.constant_of(step, step.statement.operands[operand.ref].expression)
 
     def keys(self, step: Step, operands: tuple[PtxOperand, ...]) -> set[str] | None:
         """The variables of this function the register operands are bound to (a wgmma's
@@ -526,13 +528,15 @@ class FileFlows:
             ident = declared(p.child_by_field_name("declarator"))
             parameters.append(self.parsed.node_text(ident) if ident is not None else "")
         template: set[str] = set()
+        order: list[str] = []
         parent = fn.parent
         if parent is not None and parent.type == "template_declaration":
             plist = parent.child_by_field_name("parameters")
             for p in plist.named_children if plist is not None else ():
-                for ident in p.named_children:
-                    if ident.type in ("identifier", "type_identifier"):
-                        template.add(self.parsed.node_text(ident))
+                names = [self.parsed.node_text(ident) for ident in p.named_children
+                         if ident.type in ("identifier", "type_identifier")]
+                template.update(names)
+                order.append(names[-1] if names else "")  # `Foo N`: the last is the name
         head = self.parsed.data[fn.start_byte:body.start_byte]
         holder = parent.parent if parent is not None and parent.type == "template_declaration" \
             else parent
@@ -540,7 +544,7 @@ class FileFlows:
             holder is not None and holder.type == "field_declaration_list")
         return FunctionFlow(self.parsed, fn, name, fn.start_byte, fn.end_byte,
                             b"__global__" in head, tuple(parameters), frozenset(template),
-                            member, owner=self)
+                            member, template_order=tuple(order), owner=self)
 
     def function_at(self, byte: int) -> FunctionFlow | None:
         """The innermost function definition around ``byte``, its body read."""
@@ -668,11 +672,15 @@ class FileFlows:
         return self._statements[0] if self._statements else None
 
     def included(self) -> list[FileFlows]:
-        """The flows of the project headers the file includes (:mod:`.included_helpers`)."""
+        """The flows of the project headers the file includes (:mod:`.included_helpers`),
+        then those of the library summaries (:mod:`.library_helpers`): looked in last, so a
+        definition of the project's own always wins."""
         if self._included is None:
             self._included = []
             if self.path is not None:
-                for header in included_headers(self.path, self.parsed.text):
+                library = library_header()
+                for header in [*included_headers(self.path, self.parsed.text),
+                               *([library] if library is not None else [])]:
                     self._included.append(FileFlows(header.parsed, header.statements,
                                                     root=self))
         return self._included
@@ -756,7 +764,8 @@ class FileFlows:
                     opaque.calls.append((name, form, self, flow))
                     continue
                 helper, inner_steps, inner_opaque = followed
-                site = CallSite(start, end, name, arguments, helper)
+                site = CallSite(start, end, name, arguments, helper,
+                                flow.template_arguments.get(start, ()))
                 for order, step in enumerate(inner_steps):
                     steps.append(Step(start, order, step.event, step.statement,
                                       step.instruction, site, step))
@@ -783,7 +792,8 @@ class FileFlows:
             if followed is None:
                 continue
             helper, inner_steps, inner_opaque = followed
-            site = CallSite(start, end, name, arguments, helper)
+            site = CallSite(start, end, name, arguments, helper,
+                            flow.template_arguments.get(start, ()))
             for order, step in enumerate(inner_steps):
                 flow.steps.append(Step(start, order, step.event, step.statement,
                                        step.instruction, site, step))
@@ -856,6 +866,9 @@ class FileFlows:
                           if a.type != "comment") if arguments is not None else ()
             flow.raw_calls.append((node.start_byte, node.end_byte, name, texts,
                                    call_form(node)))
+            bound = template_arguments(parsed, node)
+            if bound:
+                flow.template_arguments[node.start_byte] = bound
         flow.raw_calls.sort()
 
     def may_take(self, name: str, kinds: frozenset[str], caller: FunctionFlow | None = None,

@@ -110,9 +110,9 @@ class Event:
     ``memory``: the operand naming the shared memory (or the mbarrier) the step is about;
     ``barrier``: a bulk copy's mbarrier operand; ``count``: a wait's group count or an
     expect-tx byte count, when an immediate; ``count_operand``: the operand that holds the
-    count when it is not; ``size_operand``: a non-tensor bulk copy's byte count;
-    ``registers``: register operands the step reads or writes asynchronously (a wgmma's
-    accumulator and A fragment)."""
+    count (a wait's, an expect-tx's, a Tensor Memory column count); ``size_operand``: a
+    non-tensor bulk copy's byte count; ``registers``: register operands the step reads or
+    writes asynchronously (a wgmma's accumulator and A fragment)."""
 
     kind: str
     memory: PtxOperand | None = None
@@ -186,7 +186,8 @@ def events(instruction: PtxInstruction) -> tuple[Event, ...]:
             if second == "commit_group":
                 return (Event(COMMIT),)
             if second == "wait_group":
-                return (Event(WAIT, count=_immediate(_operand(instruction, 0))),)
+                count = _operand(instruction, 0)
+                return (Event(WAIT, count=_immediate(count), count_operand=count),)
             if second == "wait_all":
                 return (Event(WAIT, count=0),)
             if second == "mbarrier":
@@ -231,7 +232,8 @@ def events(instruction: PtxInstruction) -> tuple[Event, ...]:
         if first == "commit_group":
             return (Event(WG_COMMIT),)
         if first == "wait_group":
-            return (Event(WG_WAIT, count=_immediate(_operand(instruction, 0))),)
+            count = _operand(instruction, 0)
+            return (Event(WG_WAIT, count=_immediate(count), count_operand=count),)
         if first == "mma_async":
             # d is operand 0; a is operand 1 (a descriptor, or a vector of A-fragment registers)
             registers = _flat(_operand(instruction, 0))

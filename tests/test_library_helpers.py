@@ -1,0 +1,91 @@
+"""The protocol steps of library functions a tree lacks (``analysis.library_helpers``), and a
+wait's count bound from a call's template argument (``FunctionFlow.count``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ptxlint.analysis.function_flow import flows_of
+from ptxlint.engine import extract_statements
+from ptxlint.model import SourceFile
+from ptxlint.ptx.protocols import COMMIT, COPY, WAIT
+from tests.conftest import lint_text
+
+PROTOCOL = ("PTX602", "PTX603")
+
+# the toolkit's pipeline primitives, no header of the project defining them
+PIPELINE = r"""#include <cuda_pipeline.h>
+__global__ void k(const float4* g, float4* out) {
+  __shared__ float4 tile[128];
+  asm volatile("prefetch.global.L2 [%0];" :: "l"(g));
+  __pipeline_memcpy_async(&tile[threadIdx.x], &g[threadIdx.x], sizeof(float4));
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  out[threadIdx.x] = tile[threadIdx.x];
+}
+"""
+
+
+class _Context:
+    def __init__(self, path: str, text: str) -> None:
+        extracted = extract_statements(SourceFile(path, text))
+        self.parsed = extracted.parsed
+        self.file_statements = tuple(extracted.statements)
+
+
+def _steps(path: str, text: str, name: str) -> list[tuple[str, str | None, int | None]]:
+    flows = flows_of(_Context(path, text))
+    assert flows is not None
+    [flow] = [f for f in flows.flows() if f.name == name]
+    return [(s.kind, s.call.name if s.call else None, flow.count(s)) for s in flow.steps]
+
+
+def test_the_pipeline_primitives_take_their_steps(tmp_path: Path) -> None:
+    path = str(tmp_path / "k.cu")
+    assert _steps(path, PIPELINE, "k") == [
+        (COPY, "__pipeline_memcpy_async", None), (COMMIT, "__pipeline_commit", None),
+        (WAIT, "__pipeline_wait_prior", 0)]  # the argument bound to `prior`
+    assert lint_text(PIPELINE, path, select=PROTOCOL) == []
+
+
+def test_a_primitive_left_out_is_found(tmp_path: Path) -> None:
+    path = str(tmp_path / "k.cu")
+    no_wait = PIPELINE.replace("  __pipeline_wait_prior(0);\n", "")
+    assert [f.rule for f in lint_text(no_wait, path, select=PROTOCOL)] == ["PTX603"]
+    no_commit = PIPELINE.replace("  __pipeline_commit();\n", "")
+    findings = lint_text(no_commit, path, select=PROTOCOL)
+    assert [f.rule for f in findings] == ["PTX602"]
+    assert "through __pipeline_memcpy_async()" in findings[0].message
+
+
+def test_the_project_definition_wins_over_the_summary(tmp_path: Path) -> None:
+    # a project may name its own function like a library one: what it wrote is read
+    path = str(tmp_path / "k.cu")
+    text = "__device__ void __pipeline_commit() {}\n" + PIPELINE
+    assert _steps(path, text, "k")[1:] == [(WAIT, "__pipeline_wait_prior", 0)]
+
+
+def test_a_wait_count_is_bound_from_the_template_argument(tmp_path: Path) -> None:
+    include = tmp_path / "include" / "lib"
+    include.mkdir(parents=True)
+    (include / "async.cuh").write_text(r"""
+template <typename T, int N>
+__device__ __forceinline__ void wait_for() { asm volatile("cp.async.wait_group %0;" :: "n"(N)); }
+""")
+    text = r"""#include <lib/async.cuh>
+template <int kStages>
+__global__ void k() {
+  constexpr int kDepth = 3;
+  asm volatile("cp.async.commit_group;" ::: "memory");
+  wait_for<float, 2>();
+  lib::wait_for<float, kDepth - 1>();
+  wait_for<float, kStages - 2>();
+  cp_async_wait<1>();
+}
+"""
+    path = str(tmp_path / "k.cu")
+    assert _steps(path, text, "k") == [
+        (COMMIT, None, None), (WAIT, "wait_for", 2), (WAIT, "wait_for", 2),
+        (WAIT, "wait_for", None),  # a template parameter of the kernel: unknown here
+        # CuTe's and CUTLASS's cp_async_wait<0>() is wait_all: the summary holds both arms
+        (WAIT, "cp_async_wait", 0), (WAIT, "cp_async_wait", 1)]
