@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.cp_async_groups import left_pending
 from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity, Span
 from ptxlint.ptx.protocols import COPY, MBAR_WAIT, TRACKED, WAIT
@@ -14,27 +15,38 @@ from ._protocol import byte_span, line_of, step_span, where
 _COVERS = frozenset({WAIT, MBAR_WAIT, TRACKED})
 
 
-def unwaited_reads(flow: FunctionFlow, copy: Step) -> Iterator[tuple[int, Step | None]]:
+def unwaited_reads(
+    flow: FunctionFlow, copy: Step
+) -> Iterator[tuple[int, Step | None, Step | None]]:
     """The reads of the shared memory ``copy`` fills (:meth:`FunctionFlow.reads_of`) that no
-    wait separates from it. Nothing where a wait sits in a loop around the copy or the read
-    (a pipeline: a later stage's wait covers this copy), or where a call between them may
-    wait."""
+    wait separates from it, or only a ``cp.async.wait_group N`` that leaves the copy's group
+    pending (:func:`.left_pending`): (byte, the read's step or None for a C++ read, that
+    wait). Nothing where a wait sits in a loop around the copy or the read (a pipeline: a
+    later stage's wait covers this copy), where a call between them may wait, or where another
+    copy to the same place, one the wait completes, may be what the read reads."""
     if not flow.once(copy):
         return  # in an if arm or a loop of a helper: which copy, which wait, unknown here
     for loop in flow.loops_at(copy.start):
         if any(s.kind in _COVERS and loop[0] <= s.start < loop[1] for s in flow.steps):
             return
     after = (copy.start, copy.order)
+    place = flow.place(copy, copy.event.memory)
     for at, read in flow.reads_of(copy, copy.event.memory):
         # a wait of the same helper call as the copy, after it, covers it too
         last = (read.start, read.order) if read is not None else (at, -1)
-        if any(s.kind in _COVERS and after < (s.start, s.order) < last for s in flow.steps) \
-                or flow.opaque_between(copy.start, at, _COVERS):
+        covers = [s for s in flow.steps if s.kind in _COVERS and after < (s.start, s.order) < last]
+        if flow.opaque_between(copy.start, at, _COVERS) or any(
+                left_pending(flow, copy, s) is None for s in covers):
             continue
+        if covers and any(c.kind == COPY and c is not copy and (c.start, c.order) < last
+                          and flow.place(c, c.event.memory) == place
+                          and any(left_pending(flow, c, s) is None for s in covers)
+                          for c in flow.steps):
+            continue  # the read may be of another copy's data there, one the wait completed
         if any(any(s.kind in _COVERS and loop[0] <= s.start < loop[1] for s in flow.steps)
                for loop in flow.loops_at(at)):
             continue
-        yield at, read
+        yield at, read, covers[0] if covers else None
 
 
 class CpAsyncReadBeforeWait(Rule):
@@ -56,7 +68,16 @@ same-file or included-project helpers, up to three calls deep). The rule is sile
 sits in a loop around the copy or the read (a multi-stage pipeline, where a later stage's wait
 covers the copy), where the copy and the read are in the two arms of one `if`, and where a call
 ptxlint cannot read lies between them, or the copy is in an `if` arm or a loop of a helper. A
-wait of the same helper call, after the copy, covers it. This rule is in preview.
+wait of the same helper call, after the copy, covers it.
+
+It also flags a read whose only waits are `cp.async.wait_group N` that leave the copy's group
+pending: fewer than N groups were committed after the one the copy joined (a pipeline's
+prologue with one commit left out, two stages sharing a group). N must be known (an immediate,
+or a constant passed to a helper's parameter or template argument: `cp_async_wait<1>()`,
+`__pipeline_wait_prior(1)`), and every commit between the copy and the wait counted: none in a
+loop the copy is not in, nor in an `if` arm or loop of a helper, nor a call that may commit;
+and no other copy to the same place, one the wait completes, may be what the read reads. This
+rule is in preview.
 
 ## Why is this bad?
 The copy has only been issued. PTX ISA 9.7.9.25.3.3: "Writes performed by cp.async
@@ -66,7 +87,9 @@ cp.async belongs to, or mbarrier.test_wait returns True on an mbarrier object wh
 tracking the completion of the cp.async operation." Before that, the read sees whatever the
 buffer held: a race that compute-sanitizer's racecheck reports (a read-after-write hazard on
 the read). On an H200 (`benchmarks/protocol_evidence.py`), 93% of the words read so were still
-the sentinel the tile held before the copy.
+the sentinel the tile held before the copy. And `cp.async.wait_group N` "will cause executing
+thread to wait till only N or fewer of the most recent cp.async-groups are pending": the N
+most recent groups, the copy's among them, may still be in flight when it returns.
 
 ## Example
 ```cuda
@@ -91,12 +114,19 @@ float x = tile[threadIdx.x];
             first = next(unwaited_reads(flow, step), None)
             if first is None:
                 continue
-            start, read = first
+            start, read, wait = first
             buffer = flow.key(step, step.event.memory) or ""
             span: Span = step_span(flow, read) if read is not None else byte_span(
                 flow, start, start + len(buffer.encode()))
             how = f"`{read.instruction.mnemonic}`" if read is not None else f"`{buffer}`"
+            between = "with no cp.async wait in between"
+            pending = left_pending(flow, step, wait) if wait is not None else None
+            if wait is not None and pending is not None:
+                count, younger = pending
+                between = (f"but the `cp.async.wait_group {count}` at {where(flow, wait)} "
+                           f"lets the {count} most recent group(s) stay pending, and only "
+                           f"{younger} was committed after the copy's")
             yield self.finding(
                 statement, span,
                 f"{how} at line {line_of(flow, start)} reads the shared memory that the "
-                f"cp.async at {where(flow, step)} fills, with no cp.async wait in between")
+                f"cp.async at {where(flow, step)} fills, {between}")

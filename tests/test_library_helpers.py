@@ -89,3 +89,77 @@ __global__ void k() {
         (WAIT, "wait_for", None),  # a template parameter of the kernel: unknown here
         # CuTe's and CUTLASS's cp_async_wait<0>() is wait_all: the summary holds both arms
         (WAIT, "cp_async_wait", 0), (WAIT, "cp_async_wait", 1)]
+
+
+# a two-stage prologue: stage 0's group, stage 1's group, wait for all but the most recent one
+PROLOGUE = r"""
+template <int N>
+__device__ __forceinline__ void wait_for() { asm volatile("cp.async.wait_group %0;" :: "n"(N)); }
+__global__ void k(const float4* g, float4* out) {
+  __shared__ float4 stage0[128];
+  __shared__ float4 stage1[128];
+  asm volatile("prefetch.global.L2 [%0];" :: "l"(g));
+  __pipeline_memcpy_async(&stage0[threadIdx.x], &g[threadIdx.x], sizeof(float4));
+  __pipeline_commit();
+  __pipeline_memcpy_async(&stage1[threadIdx.x], &g[128 + threadIdx.x], sizeof(float4));
+  __pipeline_commit();
+  wait_for<1>();
+  out[threadIdx.x] = stage0[threadIdx.x];
+}
+"""
+
+
+def test_a_wait_that_leaves_the_copys_group_pending_is_found(tmp_path: Path) -> None:
+    path = str(tmp_path / "k.cu")
+    assert lint_text(PROLOGUE, path, select=PROTOCOL) == []
+    # stage 1's commit left out: stage 0 is the most recent group, which wait_group 1 leaves
+    shared = PROLOGUE.replace("&g[128 + threadIdx.x], sizeof(float4));\n  __pipeline_commit();",
+                              "&g[128 + threadIdx.x], sizeof(float4));")
+    findings = lint_text(shared, path, select=PROTOCOL)
+    assert [(f.rule, f.span.start) for f in findings] == [
+        ("PTX603", shared.index("stage0[threadIdx.x];"))]
+    assert "`cp.async.wait_group 1` at line 11 (through wait_for())" in findings[0].message
+    # the first commit left out: both stages share one group, the most recent
+    both = PROLOGUE.replace("sizeof(float4));\n  __pipeline_commit();\n  __pipeline_memcpy",
+                            "sizeof(float4));\n  __pipeline_memcpy")
+    assert [f.rule for f in lint_text(both, path, select=PROTOCOL)] == ["PTX603"]
+    # a count not known here (a template parameter of the kernel): silent
+    unknown = shared.replace("__global__ void k(", "template <int S>\n__global__ void k(") \
+        .replace("wait_for<1>()", "wait_for<S>()")
+    assert lint_text(unknown, path, select=PROTOCOL) == []
+
+
+def test_a_read_of_one_buffer_that_two_stages_fill_is_left_alone(tmp_path: Path) -> None:
+    # one buffer, indexed by stage: the read may be of stage 0's copy, which the wait completes
+    text = r"""
+__global__ void k(const float4* g, float4* out) {
+  __shared__ float4 tiles[256];
+  asm volatile("prefetch.global.L2 [%0];" :: "l"(g));
+  __pipeline_memcpy_async(&tiles[threadIdx.x], &g[threadIdx.x], sizeof(float4));
+  __pipeline_commit();
+  __pipeline_memcpy_async(&tiles[128 + threadIdx.x], &g[128 + threadIdx.x], sizeof(float4));
+  __pipeline_commit();
+  __pipeline_wait_prior(1);
+  out[threadIdx.x] = tiles[threadIdx.x];
+}
+"""
+    assert lint_text(text, str(tmp_path / "k.cu"), select=PROTOCOL) == []
+
+
+def test_commits_taken_in_a_loop_are_not_counted(tmp_path: Path) -> None:
+    text = r"""
+__global__ void k(const float4* g, float4* out, int n) {
+  __shared__ float4 stage0[128];
+  __shared__ float4 other[128];
+  asm volatile("prefetch.global.L2 [%0];" :: "l"(g));
+  __pipeline_memcpy_async(&stage0[threadIdx.x], &g[threadIdx.x], sizeof(float4));
+  __pipeline_commit();
+  for (int i = 0; i < n; ++i) {
+    __pipeline_memcpy_async(&other[threadIdx.x], &g[i * 128 + threadIdx.x], sizeof(float4));
+    __pipeline_commit();
+  }
+  __pipeline_wait_prior(1);
+  out[threadIdx.x] = stage0[threadIdx.x];
+}
+"""
+    assert lint_text(text, str(tmp_path / "k.cu"), select=PROTOCOL) == []
