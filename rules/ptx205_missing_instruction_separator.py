@@ -95,11 +95,13 @@ safe: the joined text was not valid PTX.
                           (Edit(Span(content.end, content.end), separator),))
             ends = text[boundary.tail : prev.end]
             word = text[boundary.begin : boundary.word_end]
+            # as ptxas reads them: glued (`%1st`), or a blank of the later piece between
+            joined = " ".join(text[boundary.tail : boundary.word_end].split())
             yield self.finding(
                 statement,
                 self.template_span(statement, boundary.tail, prev.end),
                 f"'{ends}' ends its string piece without ';', so the next piece's '{word}' runs "
-                f"into it ('{ends}{word}'): two instructions become one",
+                f"into it ('{joined}'): two instructions become one",
                 fix=fix,
             )
         for problem in statement.ptx.problems:

@@ -87,7 +87,8 @@ letter does not take (PTX004: a `double` in `"r"` of an `add.f64` is one defect,
 nvcc refuses the operand before ptxas reads the template; in Triton, an `f64` in `"f"`, whose
 register LLVM makes 32 bits wide), or carries a GCC modifier (PTX007:
 `%H1` of an `l` operand is not the 64-bit register), and in an instruction that also names a
-`%N` past the last operand (PTX001: the numbering itself is off).
+`%N` past the last operand (PTX001: the numbering itself is off), or whose operands run into
+the next instruction where two string pieces meet without a `;` (PTX205).
 
 ## Why is this bad?
 ptxas stops with "Arguments mismatch for instruction", but only when it compiles the
@@ -174,7 +175,9 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
                     )
                 if not typed:
                     verdict = analysis.verdict(instruction, typed)
-                if verdict.issues:  # most verdicts have none
+                # most verdicts have no issue; an instruction whose operands run into the next
+                # one's words (a missing ';' between pieces) is PTX205's defect
+                if verdict.issues and not analysis.runs_together(instruction):
                     yield from self._grammar_findings(statement, instruction, verdict, typed,
                                                       context)
                 continue
@@ -198,7 +201,7 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
                         types.names[position],
                         instruction.mnemonic,
                     )
-                    if finding is not None:
+                    if finding is not None and not analysis.runs_together(instruction):
                         yield ref.ref, finding, None
 
     def _grammar_findings(

@@ -56,7 +56,10 @@ An `"n"` operand is checked with its value when the C++ expression is an integer
 
 One defect, one finding (`ptxlint.analysis.roots`): silent where the operand at fault is an
 asm operand whose constraint nvcc rejects (PTX002: `"m"`), whose type is no scalar (PTX005:
-a `uint4` under `"r"`), or a `%N` with a GCC modifier (PTX007: `%H1`).
+a `uint4` under `"r"`), or a `%N` with a GCC modifier (PTX007: `%H1`), and on an instruction
+whose operands run into the next one where two string pieces meet without a `;` (PTX205:
+`" cvt.u8.u16 datum, %1" " st.release.gpu.u8 [%0], datum;"` is one instruction of three
+operands to ptxas, and one defect).
 
 ## Why is this bad?
 ptxas rejects the file ("Argument 2 of instruction 'cp.async': unexpected value '4', expected
@@ -93,7 +96,7 @@ caches the line in L1.
             if instruction.opaque or not is_opcode(instruction.opcode):
                 continue
             c_issue = c_operand_issue(instruction)
-            if c_issue is not None:
+            if c_issue is not None and not analysis.runs_together(instruction):
                 yield self.finding(
                     statement, self.template_span(statement, c_issue.start, c_issue.end),
                     c_issue.message,
@@ -105,6 +108,7 @@ caches the line in L1.
                     problem.kind == "operand-list"
                     and instruction.start <= problem.start < instruction.end
                     and analysis.template_root(problem.start, problem.end) is None
+                    and not analysis.runs_together(instruction)
                 ):
                     yield self.finding(
                         statement,
@@ -115,6 +119,8 @@ caches the line in L1.
                     break
             if reported or verdict is None or not verdict.issues:
                 continue
+            if analysis.runs_together(instruction):
+                continue  # its operands run into the next instruction: PTX205's defect
             yield from self._grammar_findings(statement, instruction, verdict,
                                               context.options.get("cuda_version"))
 

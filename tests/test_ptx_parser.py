@@ -8,6 +8,7 @@ import pytest
 
 from ptxlint.model import HOLE, PtxOperand, PtxTemplate
 from ptxlint.ptx.parser import parse_template
+from tests.conftest import lint_text
 
 
 def kinds(ops: tuple[PtxOperand, ...]) -> list[str]:
@@ -625,6 +626,47 @@ def test_an_opcode_after_a_missing_semicolon_is_found_up_to_the_last_dot(text: s
         f"missing ';' before '{word}' "
         + ("right after it" if "%1cvt" in text else "on the next line")]
     assert len(t.instructions) == 2
+
+
+def test_a_vector_after_a_missing_semicolon_is_the_next_instructions_operand() -> None:
+    """The brace is read as it is with the ';': a vector operand, not a scope that leaves the
+    instruction without operands (PTX207 would echo PTX205's one defect)."""
+    text = "{.reg .pred q;\nsetp.ne.u32 q, %1, 0\n@q st.global.v2.u32 [%0], {%1, %2};}"
+    t = parse_template(text, True)
+    assert [p.kind for p in t.problems] == ["separator"]
+    store = t.instructions[-1]
+    assert store.opcode == "st" and [o.kind for o in store.operands] == ["address", "vector"]
+    assert len(t.braces) == 2  # the template's own scope only
+    # a brace alone on the line after an unterminated instruction still opens a scope
+    scoped = parse_template("bar.sync 0\n{\n.reg .u32 t;\nmov.u32 t, 1;\n}", True)
+    assert len(scoped.braces) == 2
+
+
+def test_a_missing_semicolon_before_a_vector_is_one_finding_outside_device_code() -> None:
+    """DeepGEMM's predicated 256-bit load with the setp's ';' deleted, in a function whose
+    specifier macro is unknown: the template is still PTX (``%0`` starts no instruction of any
+    assembler), and the missing ';' is PTX205's alone."""
+    code = (
+        "MACRO_DEVICE void f(long long* p, int c, long long& a, long long& b) {\n"
+        '  asm volatile("{\\n .reg .pred p;\\n setp.ge.s32 p, %3, 0\\n"\n'
+        '      " @p ld.global.v2.s64 {%0, %1}, [%2];\\n}"\n'
+        '      : "+l"(a), "+l"(b) : "l"(p), "r"(c) : "memory");\n}\n'
+    )
+    assert [f.rule for f in lint_text(code, path="f.cuh")] == ["PTX205"]
+
+
+def test_an_instruction_running_into_the_next_piece_is_one_finding() -> None:
+    """CUB's strong store with the cvt's ';' deleted: the later piece starts with a blank, so
+    ptxas reads `cvt.u8.u16 datum, %1 st.release.gpu.u8 [%0], datum` as one instruction. Its
+    operand count (PTX207) is the missing ';' (PTX205), and the message shows the blank."""
+    code = (
+        "__device__ void f(unsigned char* ptr, unsigned char val) {\n"
+        '  asm volatile("{" " .reg .u8 datum;" " cvt.u8.u16 datum, %1"\n'
+        '               " st.release.gpu.u8 [%0], datum;" "}"\n'
+        '               : : "l"(ptr), "h"((unsigned short) val) : "memory");\n}\n'
+    )
+    [finding] = lint_text(code)
+    assert finding.rule == "PTX205" and "runs into it ('%1 st')" in finding.message
 
 
 def test_operand_lines_without_a_dotted_word_hold_no_missing_semicolon() -> None:

@@ -354,6 +354,13 @@ class StatementAnalysis:
         (:mod:`ptxlint.analysis.glued_pieces`, PTX205's findings)."""
         return glued_pieces(self.statement)
 
+    def runs_together(self, instruction: PtxInstruction) -> bool:
+        """Whether ``instruction`` runs into the next one where two string pieces meet without
+        a ';' (a glued boundary: PTX205's finding): the words it reads as its operands are not
+        the ones written for it, so its operand count or types (PTX206, PTX207) are that one
+        defect. Asked only where one of those rules would speak."""
+        return any(b.instruction is instruction for b in self.glued_pieces.boundaries)
+
     @fact
     def unscoped(self) -> Unscoped | None:
         """The declarations and labels at the template's top level that a second emitted copy

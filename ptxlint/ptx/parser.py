@@ -194,6 +194,15 @@ _MISSING_SEMICOLON = re.compile(
     re.ASCII,
 )
 
+def _line_end_before(text: str, start: int, newline: int) -> int:
+    """Where the blanks before the line break at ``newline`` begin (not before ``start``):
+    where ``_MISSING_SEMICOLON``'s first reading would start, after its ``prev`` character."""
+    end = newline
+    while end > start and text[end - 1] in " \t\r\f\v":
+        end -= 1
+    return max(end - 1, start)
+
+
 # Its second reading alone, where no line break can make the first.
 _GLUED = re.compile(
     r"(?<=[0-9\])])(?P<guard>@!?%{0,2}\w+\s+)?(?P<op>[a-z][a-z0-9_]*)(?=\.[a-z])", re.ASCII)
@@ -560,7 +569,19 @@ class _Parser:
             j -= 1
         if masked[j] in ",=":
             return True
-        return _MNEMONIC_ONLY.fullmatch(masked, pos, i) is not None
+        if _MNEMONIC_ONLY.fullmatch(masked, pos, i) is not None:
+            return True
+        # `setp.ne.u32 q, %1, 0` then `@q st.global.v2.u32 [%0], {%1, %2};` on the next line: a
+        # ';' missing where the statement splits (``_MISSING_SEMICOLON``), and the brace the
+        # second instruction's operand, as it is with the ';' (not a scope that would leave
+        # that instruction without operands: one defect, reported once, by PTX205)
+        line = masked.rfind("\n", pos, j)
+        if line < 0:
+            return False
+        m = _MISSING_SEMICOLON.match(masked, _line_end_before(masked, pos, line), i)
+        return (m is not None and m.group("op") in PTX_OPCODES
+                and _MNEMONIC_ONLY.fullmatch(masked, m.start("guard") if m.group("guard")
+                                             else m.start("op"), i) is not None)
 
     # ------------------------------------------------------------------ statements
 
@@ -926,6 +947,12 @@ class _Parser:
         if self.puncts[self.k] == closer:
             end = self.tokens[self.k][2]
             self.k += 1
+            if opener == "[" and self.k < len(self.tokens):
+                # ld's address attribute, 'ld.global.b32 d, [a].unified;': part of the
+                # address as written, not a second operand (the operand keeps its '[...]')
+                kind, word_start, word_end = self.tokens[self.k]
+                if self.text[word_start:word_end] == ".unified" and kind == "word":
+                    self.k += 1
         else:
             self._problem(f"unterminated '{opener}'", start, start + 1)
             end = self.tokens[self.k - 1][2]

@@ -276,12 +276,20 @@ def _line_words(text: str) -> list[str]:
 
 
 def _first_words(ptx: PtxTemplate) -> list[str]:
-    """Opcode words and directive names, in template order, holes left out."""
+    """Opcode words and directive names, in template order, holes left out, and operand
+    references (``%0``) too: no assembler starts an instruction with one, and the parser makes
+    one an opcode only where a ';' is missing before a vector (``setp.ge.s32 p, %5, 0`` then
+    ``@p ld.global.v4.s64 {%0, %1, %2, %3}, [%4];``), a defect of a PTX template that must not
+    make it look like another ISA's."""
     if not ptx.directives:  # the parser keeps instructions in text order: nothing to merge
-        return [i.opcode for i in ptx.instructions if i.opcode and HOLE not in i.opcode]
-    items = [(i.start, i.opcode) for i in ptx.instructions if i.opcode and HOLE not in i.opcode]
+        return [i.opcode for i in ptx.instructions if _opcode_word(i.opcode)]
+    items = [(i.start, i.opcode) for i in ptx.instructions if _opcode_word(i.opcode)]
     items += [(d.start, d.name) for d in ptx.directives]
     return [word for _, word in sorted(items)]
+
+
+def _opcode_word(opcode: str) -> bool:
+    return bool(opcode) and HOLE not in opcode and not opcode.startswith("%")
 
 
 def classify(
