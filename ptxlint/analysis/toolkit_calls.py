@@ -17,9 +17,9 @@ them. These are the ones known to take none of the steps of :mod:`ptxlint.ptx.pr
   where that step is not asked about.
 
 Not among them, because they do take steps: ``cuda::pipeline`` (``producer_commit``,
-``consumer_wait``), ``cuda::memcpy_async``, ``__pipeline_commit``/``__pipeline_wait_prior``,
-cooperative groups' ``wait``/``wait_prior`` (``cp.async`` commits and waits), ``cuda::barrier``
-and ``cuda::ptx`` wrappers.
+``consumer_wait``), ``cuda::memcpy_async``, ``__pipeline_commit``/``__pipeline_wait_prior``
+(whose steps :mod:`.library_helpers` states), cooperative groups' ``wait``/``wait_prior``
+(``cp.async`` commits and waits), ``cuda::barrier`` and ``cuda::ptx`` wrappers.
 """
 
 from __future__ import annotations
