@@ -336,9 +336,20 @@ def _matches(opcode: str, modifiers: tuple[str, ...]) -> _Matches:
     if exact:
         return None, exact, None
     # of the forms as near, the one that reads every word written: a word left out of a form
-    # (a scope after `.relaxed`) is likelier than a word written by mistake
+    # (a scope after `.relaxed`) is likelier than a word written by mistake. Words out of
+    # place count one more (a swap moves two words), and ptxas reads the types where they
+    # are written: a form in the written order a word away is nearer than the swapped form
+    # (`cvt.rz.bf16x2.ue8m0x2` is the .rn conversion with the wrong rounding, ptxas 13.0:
+    # "Illegal rounding modifier for instruction 'cvt'", not the bf16x2-to-ue8m0x2 one with
+    # its types swapped; `cp.async.bulk.global.shared::cta.mbarrier::complete_tx::bytes` the
+    # store, whose completion is .bulk_group: "Illegal modifier
+    # '.mbarrier::complete_tx::bytes' for instruction 'cp.async.bulk'"), unless that form
+    # leaves out a type or state space, the words ptxas reads the instruction by
+    # (`cvt.rz.satfinite.bf16x2.ue8m0x2` is the ue8m0x2 conversion with its types swapped)
     matches = sorted((_match_modifiers(f, modifiers) for f in family),
-                     key=lambda m: (m.cost, len(m.unused)))
+                     key=lambda m: (m.cost + bool(m.misordered),
+                                    sum(modifiers[i] in _KIND_OF for i in m.unused),
+                                    bool(m.misordered), len(m.unused)))
     return None, (), matches[0]
 
 

@@ -144,10 +144,12 @@ _add("prmt.b32 d:b32, a:b32, a:b32, a:b32")
 _add("prmt.b32<M:.f4e|.b4e|.rc8|.ecl|.ecr|.rc16> d:b32, a:b32, a:b32, a:b32")
 _add(f"mov.<T:.pred|{_dots(BITS)}|{_dots(INT)}|.f32|.f64> d:T, a:T")
 _add("mov.b128 d:b128, a:b128; sm=70")
-# pack and unpack: mov.b64 d, {lo, hi} and mov.b64 {lo, hi}, d ('_' drops a half)
+# pack and unpack: mov.b64 d, {lo, hi} and mov.b64 {lo, hi}, d ('_' drops a half); a
+# .b128 packs and unpacks four .b32 too (ptxas 13.0 takes 'mov.b128 t, {a, b, c, d}' and
+# '{a, _, _, d}' as the result; eight .b16: "Illegal vector size: 8")
 for whole, half, count in (("b16", "b8", 2), ("b32", "b16", 2), ("b32", "b8", 4),
                            ("b64", "b32", 2), ("b64", "b16", 4),
-                           ("b128", "b64", 2)):
+                           ("b128", "b64", 2), ("b128", "b32", 4)):
     keys = "; sm=70" if whole == "b128" else ""
     # ptxas 13.0 takes the sink for a part of a 32-bit result only ("Sink '_' not allowed as
     # a source operand" in the others)
@@ -479,10 +481,12 @@ PARTIAL: dict[str, frozenset[str]] = {
                         "async::shared::cluster"}),
     "mbarrier": frozenset(),
     "barrier": frozenset(),
-    # .unified, the async/bulk stores: not written yet. (.f16/.f16x2/.bf16/.bf16x2 and, for
+    # the async/bulk stores: not written yet. (.f16/.f16x2/.bf16/.bf16x2 and, for
     # ld, .e4m3/.e5m2 are no type of ld or st in the ISA, and ptxas 12.4, 13.0, 13.1 and 13.2
-    # reject them on every target: "Unexpected instruction types specified for 'ld'"; judged)
-    "ld": _V8_NARROW | frozenset({"unified"}),
+    # reject them on every target: "Unexpected instruction types specified for 'ld'"; judged.
+    # .unified is an attribute of ld's address, '[a].unified', which the parser reads; as a
+    # word of the opcode ptxas 13.0 rejects it: "Parsing error near '.unified': syntax error")
+    "ld": _V8_NARROW,
     "st": frozenset({"async", "bulk", "param", "param::func", "param::entry",
                      "mbarrier::complete_tx::bytes"}),
     "ldu": frozenset({"v8"}),

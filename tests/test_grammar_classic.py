@@ -1,0 +1,65 @@
+"""Classic instruction families checked against ptxas 13.0 (nvcc -arch=sm_80/sm_90a/sm_100a):
+each case is a C++ inline asm statement as people write it, with the toolchain's verdict and,
+for a rejected one, the ptxas message the finding follows."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import lint_text
+
+GRAMMAR = ("PTX204", "PTX206", "PTX207", "PTX208", "PTX401", "PTX402")
+
+
+def _asm(template: str, outs: str = '"=r"(r)', ins: str = '"l"(p)') -> str:
+    return ("__device__ void f(const unsigned *p, unsigned x, unsigned long long q, "
+            "unsigned &r, unsigned short &h) {\n"
+            f'  asm volatile("{template}" : {outs} : {ins} : "memory");\n}}\n')
+
+
+def _rules(template: str, outs: str = '"=r"(r)', ins: str = '"l"(p)') -> list[str]:
+    return [f.rule for f in lint_text(_asm(template, outs, ins), select=GRAMMAR)]
+
+
+# a .b128 packs and unpacks four .b32 (ptxas 13.0, sm_90); eight .b16 it rejects: "Illegal
+# vector size: 8"
+@pytest.mark.parametrize("template", [
+    "{.reg .b128 t; mov.b128 t, {%1, %1, %1, %1}; mov.b128 {%0, %0}, t;}",
+    "{.reg .b128 t; mov.b128 t, {%2, %2}; mov.b128 {%1, _, _, %1}, t; mov.b64 %0, 0;}",
+])
+def test_mov_b128_packs_four_b32(template: str) -> None:
+    outs = '"=l"(q)' if "%2" not in template else '"=l"(q), "+r"(r)'
+    assert _rules(template, outs, '"r"(x)' if "%2" not in template else '"l"(q)') == []
+
+
+def test_mov_b128_takes_no_eight_b16() -> None:
+    template = "{.reg .b128 t; mov.b128 t, {%1, %1, %1, %1, %1, %1, %1, %1}; mov.b128 {%0, %0}, t;}"
+    assert _rules(template, '"=l"(q)', '"h"((unsigned short)x)') == ["PTX207"]
+
+
+# The nearest form of a spelling no form has: ptxas reads the types and state spaces where they
+# are written, so a form in the written order a word away is nearer than one with two of them
+# swapped
+@pytest.mark.parametrize(("template", "outs", "ins", "blamed"), [
+    # ptxas 13.0 (sm_100a): "Illegal rounding modifier for instruction 'cvt'" (the
+    # ue8m0x2-to-bf16x2 conversion rounds .rn; .rz/.rp are the other direction's)
+    ("cvt.rz.bf16x2.ue8m0x2 %0, %1;", '"=r"(r)', '"h"((unsigned short)x)', "'.rz'"),
+    # ptxas 13.0 (sm_90a): "Illegal modifier '.mbarrier::complete_tx::bytes' for instruction
+    # 'cp.async.bulk'" (the shared-to-global copy completes through a bulk group)
+    ("cp.async.bulk.global.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], 256, [%1];",
+     "", '"l"(p), "r"(x)', "'.mbarrier::complete_tx::bytes'"),
+])
+def test_the_written_order_is_nearer_than_a_swap(template: str, outs: str, ins: str,
+                                                  blamed: str) -> None:
+    findings = [f for f in lint_text(_asm(template, outs, ins), select=GRAMMAR)]
+    assert [f.rule for f in findings] == ["PTX204"]
+    assert findings[0].message.startswith(f"{blamed} does not apply"), findings[0].message
+
+
+def test_types_in_the_wrong_order_are_out_of_place() -> None:
+    # every other word and both operands (a .b16 result, a .b32 source) fit
+    # cvt.rz.satfinite.ue8m0x2.bf16x2, two type words swapped; ptxas 13.0 (sm_100a) reads
+    # them where written: "Arguments mismatch for instruction 'cvt'"
+    findings = lint_text(_asm("cvt.rz.satfinite.bf16x2.ue8m0x2 %0, %1;", '"=h"(h)', '"r"(x)'),
+                         select=GRAMMAR)
+    assert [f.rule for f in findings] == ["PTX204"] and "out of place" in findings[0].message
