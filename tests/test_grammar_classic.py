@@ -63,3 +63,22 @@ def test_types_in_the_wrong_order_are_out_of_place() -> None:
     findings = lint_text(_asm("cvt.rz.satfinite.bf16x2.ue8m0x2 %0, %1;", '"=h"(h)', '"r"(x)'),
                          select=GRAMMAR)
     assert [f.rule for f in findings] == ["PTX204"] and "out of place" in findings[0].message
+
+
+@pytest.mark.parametrize(("template", "outs", "ins", "blamed"), [
+    # ptxas 13.0 (sm_80): "Illegal modifier '.approx' for instruction 'div'"
+    ("div.approx.f64 %0, %1, %1;", '"=d"(d)', '"d"(d)', "'.approx' does not apply"),
+    # ptxas 13.0 (sm_80): "Illegal rounding modifier for instruction 'cvt'"
+    ("cvt.rn.f64.f32 %0, %1;", '"=d"(d)', '"f"((float)d)', "'.rn' does not apply"),
+    ("cvt.rm.f16x2.f32 %0, %1, %1;", '"=r"(r)', '"f"((float)d)', "'.rm' does not apply"),
+    # ptxas 13.0 (sm_80): "Illegal alayout '.col' for instruction 'mma'": the layouts of the
+    # m16n8k16 form are .row.col; the shape stays (not the m8n8k4 form's .col.row)
+    ("mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32 {%0,%0,%0,%0}, {%1,%1,%1,%1}, "
+     "{%1,%1}, {%0,%0,%0,%0};", '"+f"(f)', '"r"(x)', "'.col' is out of place"),
+])
+def test_the_words_ptxas_reads_by_stay(template: str, outs: str, ins: str,
+                                       blamed: str) -> None:
+    source = _asm(template, outs, ins).replace("unsigned &r,", "unsigned &r, double &d, float &f,")
+    findings = lint_text(source, select=GRAMMAR)
+    assert [f.rule for f in findings] == ["PTX204"]
+    assert findings[0].message.startswith(blamed), findings[0].message

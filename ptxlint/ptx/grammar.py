@@ -50,6 +50,7 @@ return ``Verdict.abstain``: the rules fall back to the generous vocabulary in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
@@ -344,13 +345,24 @@ def _matches(opcode: str, modifiers: tuple[str, ...]) -> _Matches:
     # its types swapped; `cp.async.bulk.global.shared::cta.mbarrier::complete_tx::bytes` the
     # store, whose completion is .bulk_group: "Illegal modifier
     # '.mbarrier::complete_tx::bytes' for instruction 'cp.async.bulk'"), unless that form
-    # leaves out a type or state space, the words ptxas reads the instruction by
-    # (`cvt.rz.satfinite.bf16x2.ue8m0x2` is the ue8m0x2 conversion with its types swapped)
+    # leaves out a type, state space, layout or shape, the words ptxas reads the
+    # instruction by and judges the others against (`cvt.rz.satfinite.bf16x2.ue8m0x2` is
+    # the ue8m0x2 conversion with its types swapped; `div.approx.f64` the .f64 division
+    # without .approx: "Illegal modifier '.approx' for instruction 'div'")
     matches = sorted((_match_modifiers(f, modifiers) for f in family),
                      key=lambda m: (m.cost + bool(m.misordered),
-                                    sum(modifiers[i] in _KIND_OF for i in m.unused),
+                                    sum(_reads_by(modifiers[i]) for i in m.unused),
                                     bool(m.misordered), len(m.unused)))
     return None, (), matches[0]
+
+
+_SHAPE = re.compile(r"m\d+n\d+k\d+")
+
+
+def _reads_by(word: str) -> bool:
+    """A word ptxas reads an instruction by: a type, a layout, a state space (the positional
+    kinds) or a matrix shape."""
+    return word in _KIND_OF or _SHAPE.fullmatch(word) is not None
 
 
 def _candidate_matches(candidates: list[Form], modifiers: tuple[str, ...]) -> list[_Match]:
