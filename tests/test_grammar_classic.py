@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from ptxlint.rule import RuleContext
 from tests.conftest import lint_text
 
+_SM80 = RuleContext(arch=80)
 GRAMMAR = ("PTX204", "PTX206", "PTX207", "PTX208", "PTX401", "PTX402")
 
 
@@ -82,3 +84,30 @@ def test_the_words_ptxas_reads_by_stay(template: str, outs: str, ins: str,
     findings = lint_text(source, select=GRAMMAR)
     assert [f.rule for f in findings] == ["PTX204"]
     assert findings[0].message.startswith(blamed), findings[0].message
+
+
+_F4 = '"+f"(f), "+f"(f), "+f"(f), "+f"(f)'
+
+
+# mma.sync's .b32 fragments of 16-bit and tf32 inputs and its packed .f16 and .s32
+# accumulators take no .f32 register (ptxas 13.0, sm_80: "Arguments mismatch for instruction
+# 'mma'"); the fragments of integer and fp8 inputs do, as .f32 accumulators take .b32 ones
+@pytest.mark.parametrize(("template", "outs", "ins", "rules"), [
+    ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%4,%4,%4}, "
+     "{%5,%5}, {%0,%1,%2,%3};", _F4, '"f"(f), "r"(x)', ["PTX206"]),
+    ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%4,%4,%4}, "
+     "{%5,%5}, {%0,%1,%2,%3};", _F4, '"r"(x), "f"(f)', ["PTX206"]),
+    ("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%2,%2,%2}, {%2,%2}, "
+     "{%0,%1};", '"+f"(f), "+f"(f)', '"r"(x)', ["PTX206"]),
+    ("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%4,%4,%4}, "
+     "{%4,%4}, {%0,%1,%2,%3};", _F4, '"r"(x)', ["PTX206"]),
+    # accepted
+    ("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%0,%0,%0}, {%1,%1,%1,%1}, "
+     "{%1,%1}, {%0,%0,%0,%0};", '"+r"(r)', '"f"(f)', []),
+    ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%4,%4,%4}, "
+     "{%4,%4}, {%5,%5,%5,%5};", _F4, '"r"(x), "r"(x)', []),
+])
+def test_mma_fragments_that_take_no_float_register(template: str, outs: str, ins: str,
+                                                   rules: list[str]) -> None:
+    source = _asm(template, outs, ins).replace("unsigned &r,", "unsigned &r, float &f,")
+    assert [f.rule for f in lint_text(source, select=GRAMMAR, context=_SM80)] == rules

@@ -114,29 +114,32 @@ _add(f"stmatrix.sync.aligned.m16n8<N:.x1|.x2|.x4>.trans{_LDSPACE}.b8 [A], {{a:b3
 # ----------------------------------------------------------------------------- mma.sync
 # ptxas 13.0 reads the types (d, a, b, c) and the layouts (a, b) by position; .dtype must be
 # .ctype for 16-bit and fp8 inputs; every shape but the f16 m8n8k4 takes `.row.col` only.
-# Fragments per thread: (shape, a registers, b registers).
+# Fragments per thread: (shape, a registers, b registers). The .b32 fragments of 16-bit and
+# tf32 inputs and the packed .f16 and the .s32 accumulators take no .f32 register (ptxas
+# 13.0, sm_80/sm_90a: "Arguments mismatch for instruction 'mma'" for "f" there; `!`), those
+# of the integer, single-bit and fp8 inputs do, as the .f32 accumulators take a .b32 one.
 _MMA = "mma.sync.aligned"
-_ACC4 = {"f32": "a:f32*4", "f16": "a:b32*2"}
-_DACC4 = {"f32": "d:f32*4", "f16": "d:b32*2"}
+_ACC4 = {"f32": "a:f32*4", "f16": "a:b32!*2"}
+_DACC4 = {"f32": "d:f32*4", "f16": "d:b32!*2"}
 
 
 def _mma(mnemonic: str, d: str, a: str, b: str, c: str, keys: str, extra: str = "") -> None:
     _add(f"{mnemonic} {{{d}}}, {{{a}}}, {{{b}}}, {{{c}}}{extra}; {keys}; positional")
 
 
-_ACC8 = {"f32": "f32*8", "f16": "b32*4"}
+_ACC8 = {"f32": "f32*8", "f16": "b32!*4"}
 for _dt, _ct in (("f16", "f16"), ("f32", "f16"), ("f32", "f32")):  # .f32 c needs .f32 d
     _mma(f"{_MMA}.m8n8k4<A:.row|.col><B:.row|.col>.{_dt}.f16.f16.{_ct}", f"d:{_ACC8[_dt]}",
-         "a:b32*2", "a:b32*2", f"a:{_ACC8[_ct]}", "sm=70")
+         "a:b32!*2", "a:b32!*2", f"a:{_ACC8[_ct]}", "sm=70")
 for _shape, _na, _nb, _sm in (("m16n8k8", 2, 1, 75), ("m16n8k16", 4, 2, 80)):
     for _dt in ("f16", "f32"):
-        _mma(f"{_MMA}.{_shape}.row.col.{_dt}.f16.f16.{_dt}", _DACC4[_dt], f"a:b32*{_na}",
-             f"a:b32*{_nb}", _ACC4[_dt], f"sm={_sm}")
-    _mma(f"{_MMA}.{_shape}.row.col.f32.bf16.bf16.f32", "d:f32*4", f"a:b32*{_na}",
-         f"a:b32*{_nb}", "a:f32*4", "sm=80")
+        _mma(f"{_MMA}.{_shape}.row.col.{_dt}.f16.f16.{_dt}", _DACC4[_dt], f"a:b32!*{_na}",
+             f"a:b32!*{_nb}", _ACC4[_dt], f"sm={_sm}")
+    _mma(f"{_MMA}.{_shape}.row.col.f32.bf16.bf16.f32", "d:f32*4", f"a:b32!*{_na}",
+         f"a:b32!*{_nb}", "a:f32*4", "sm=80")
 for _shape, _na, _nb in (("m16n8k4", 2, 1), ("m16n8k8", 4, 2)):
-    _mma(f"{_MMA}.{_shape}.row.col.f32.tf32.tf32.f32", "d:f32*4", f"a:b32*{_na}",
-         f"a:b32*{_nb}", "a:f32*4", "sm=80")
+    _mma(f"{_MMA}.{_shape}.row.col.f32.tf32.tf32.f32", "d:f32*4", f"a:b32!*{_na}",
+         f"a:b32!*{_nb}", "a:f32*4", "sm=80")
 # f64: m8n8k4 from sm_80, the m16n8 shapes from sm_90; `.rn` is the only (default) rounding
 _mma(f"{_MMA}.m8n8k4.row.col{{.rn}}.f64.f64.f64.f64", "d:f64*2", "a:f64*1", "a:f64*1",
      "a:f64*2", "sm=80")
@@ -151,13 +154,13 @@ for _types, _int_shapes in ((".s32<A:.u8|.s8><B:.u8|.s8>.s32",
                              (("m8n8k32", 1, 1, 75, 2), ("m16n8k32", 2, 1, 80, 4),
                               ("m16n8k64", 4, 2, 80, 4)))):
     for _shape, _na, _nb, _sm, _nc in _int_shapes:
-        _mma(f"{_MMA}.{_shape}.row.col{{.satfinite}}{_types}", f"d:b32*{_nc}", f"a:b32*{_na}",
-             f"a:b32*{_nb}", f"a:b32*{_nc}", f"sm={_sm}")
+        _mma(f"{_MMA}.{_shape}.row.col{{.satfinite}}{_types}", f"d:b32!*{_nc}",
+             f"a:b32*{_na}", f"a:b32*{_nb}", f"a:b32!*{_nc}", f"sm={_sm}")
 # single bit: .xor.popc from sm_75 (m8n8k128), .and.popc from sm_80
 for _shape, _na, _nb, _sm, _nc in (("m8n8k128", 1, 1, 75, 2), ("m16n8k128", 2, 1, 80, 4),
                                    ("m16n8k256", 4, 2, 80, 4)):
-    _mma(f"{_MMA}.{_shape}.row.col.s32.b1.b1.s32<O:.xor|.and@80>.popc", f"d:b32*{_nc}",
-         f"a:b32*{_na}", f"a:b32*{_nb}", f"a:b32*{_nc}", f"sm={_sm}")
+    _mma(f"{_MMA}.{_shape}.row.col.s32.b1.b1.s32<O:.xor|.and@80>.popc", f"d:b32!*{_nc}",
+         f"a:b32*{_na}", f"a:b32*{_nb}", f"a:b32!*{_nc}", f"sm={_sm}")
 # fp8 (sm_89): both shapes, f32 or f16 accumulators
 _FP8 = "<A:.e4m3|.e5m2><B:.e4m3|.e5m2>"
 for _shape, _na, _nb in (("m16n8k16", 2, 1), ("m16n8k32", 4, 2)):
