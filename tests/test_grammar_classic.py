@@ -111,3 +111,13 @@ def test_mma_fragments_that_take_no_float_register(template: str, outs: str, ins
                                                    rules: list[str]) -> None:
     source = _asm(template, outs, ins).replace("unsigned &r,", "unsigned &r, float &f,")
     assert [f.rule for f in lint_text(source, select=GRAMMAR, context=_SM80)] == rules
+
+
+def test_cp_async_reads_its_state_spaces_by_position() -> None:
+    # ptxas 13.0 (sm_80): "State space incorrect for instruction 'cp.async'"
+    wrong = lint_text(_asm("cp.async.ca.global.shared [%0], [%1], 16;", "", '"l"(p), "r"(x)'),
+                      select=GRAMMAR)
+    assert [f.rule for f in wrong] == ["PTX204"]
+    assert "'.global' is out of place: ptxas reads the state spaces" in wrong[0].message
+    right = _asm("cp.async.cg.shared::cta.global.L2::128B [%0], [%1], 16;", "", '"r"(x), "l"(p)')
+    assert lint_text(right, select=GRAMMAR) == []

@@ -161,6 +161,8 @@ _POSITIONAL_KINDS: tuple[frozenset[str], ...] = (
 )
 
 
+_SPACES = len(_POSITIONAL_KINDS) - 1  # the state spaces' index among them
+
 # Which of _POSITIONAL_KINDS a word is of (they share no word).
 _KIND_OF: dict[str, int] = {word: k for k, kind in enumerate(_POSITIONAL_KINDS) for word in kind}
 
@@ -577,8 +579,10 @@ def _combination_issue(instruction: PtxInstruction, match: _Match) -> Issue:
     if match.misordered and not match.unused and not match.missing:
         i = match.misordered[0]
         start, end = _modifier_span(instruction, i)
+        what = ("the state spaces, the destination's first,"
+                if _KIND_OF.get(instruction.modifiers[i]) == _SPACES else "the types (and layouts)")
         return Issue("combination", f"'.{instruction.modifiers[i]}' is out of place: ptxas "
-                     f"reads the types (and layouts) of '{instruction.opcode}' by position, in "
+                     f"reads {what} of '{instruction.opcode}' by position, in "
                      f"the order of the form '{match.form.spec.split(' ')[0]}'", start, end)
     if match.unused:
         i = match.unused[0]

@@ -256,12 +256,15 @@ for level, sizes in (("ca", "4|8|16"), ("cg", "16")):
             "{.L2::64B|.L2::128B|.L2::256B}")
     # src-size reads at most cp-size bytes (ptxas 13.0 for 'cp.async.ca... 4, 8':
     # "Argument 3 of instruction 'cp.async': value '8' out of range"); an immediate there is a
-    # src-size, never the ignore-src predicate
-    _add(f"{head} [A], [A], i:{sizes}, ?a:u32:<=#2; sm=80")
-    _add(f"{head} [A], [A], i:{sizes}, r:pred; sm=80")
-    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, ai:u64; sm=80")
-    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, a:u32:<=#2, ai:u64; sm=80")
-    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, r:pred, ai:u64; sm=80")
+    # src-size, never the ignore-src predicate. The destination's space comes first
+    # (positional): 'cp.async.ca.global.shared' is "State space incorrect for instruction
+    # 'cp.async'" (ptxas 13.0)
+    keys = "sm=80; positional"
+    _add(f"{head} [A], [A], i:{sizes}, ?a:u32:<=#2; {keys}")
+    _add(f"{head} [A], [A], i:{sizes}, r:pred; {keys}")
+    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, ai:u64; {keys}")
+    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, a:u32:<=#2, ai:u64; {keys}")
+    _add(f"{head}.L2::cache_hint [A], [A], i:{sizes}, r:pred, ai:u64; {keys}")
 _add("cp.async.commit_group; sm=80")
 _add("cp.async.wait_group i:*; sm=80")
 _add("cp.async.wait_all; sm=80")
