@@ -121,3 +121,14 @@ def test_cp_async_reads_its_state_spaces_by_position() -> None:
     assert "'.global' is out of place: ptxas reads the state spaces" in wrong[0].message
     right = _asm("cp.async.cg.shared::cta.global.L2::128B [%0], [%1], 16;", "", '"r"(x), "l"(p)')
     assert lint_text(right, select=GRAMMAR) == []
+
+
+@pytest.mark.parametrize("template", [
+    "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.u32 [%0], {%1, _}, [%0];",
+    # a vector in the scalar's place (ptxas's own rules, not judged) holds no sink either
+    "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%0], {%1, _}, [%0];",
+])
+def test_a_sink_is_no_source_of_st_async(template: str) -> None:
+    # ptxas 13.0 (sm_90a): "Sink '_' not allowed as a source operand"
+    findings = lint_text(_asm(template, "", '"r"(x), "r"(x)'), select=GRAMMAR)
+    assert [f.rule for f in findings] == ["PTX207"] and "'_' cannot be" in findings[0].message

@@ -61,10 +61,20 @@ def check_operands(
     for operand in operands:
         if operand.kind == "other" and looks_like_c(operand.text):
             return [_c_issue(instruction, operand)], False
-    if form.lax_vectors and any(
-            o.kind == "vector" and s.kind in ("reg", "regimm")
-            for o, s in zip(operands, specs, strict=False)):
-        return [], True
+    if form.lax_vectors:
+        lax = [(position, o, s) for position, (o, s) in enumerate(zip(operands, specs,
+                                                                     strict=False))
+               if o.kind == "vector" and s.kind in ("reg", "regimm")]
+        for position, operand, spec in lax:
+            # whatever ptxas's rules for a vector in a scalar's place, a value read is no sink
+            # (ptxas 13.0, st.async ... {%1, _}: "Sink '_' not allowed as a source operand")
+            for part in operand.parts:
+                if part.text == "_" and not spec.written:
+                    return [Issue("operand", f"'_' cannot be an element of "
+                                  f"{_where(instruction, position)}: a sink is no source",
+                                  part.start, part.end)], False
+        if lax:
+            return [], True
     count = len(operands)
     if count < form.required_operands or count > len(specs):
         low, high = form.required_operands, len(specs)
