@@ -132,3 +132,14 @@ def test_a_sink_is_no_source_of_st_async(template: str) -> None:
     # ptxas 13.0 (sm_90a): "Sink '_' not allowed as a source operand"
     findings = lint_text(_asm(template, "", '"r"(x), "r"(x)'), select=GRAMMAR)
     assert [f.rule for f in findings] == ["PTX207"] and "'_' cannot be" in findings[0].message
+
+
+@pytest.mark.parametrize("template", ["add.cc.f32 %0, %1, %1;", "add.cc.b32 %0, %1, %1;"])
+def test_a_misspelled_carry_instruction_is_one_finding(template: str) -> None:
+    # ptxas 13.0 (sm_80): "Illegal modifier '.cc' for instruction 'add'", "Unexpected
+    # instruction types specified for 'add'": PTX204's; no PTX107 about its carry flag
+    outs, ins = ('"=f"(f)', '"f"(f)') if "f32" in template else ('"=r"(r)', '"r"(x)')
+    source = _asm(template, outs, ins).replace("unsigned &r,", "unsigned &r, float &f,")
+    assert [f.rule for f in lint_text(source, select=(*GRAMMAR, "PTX107"))] == ["PTX204"]
+    spelled = _asm("add.cc.u32 %0, %1, %1;", '"=r"(r)', '"r"(x)')
+    assert [f.rule for f in lint_text(spelled, select=(*GRAMMAR, "PTX107"))] == ["PTX107"]
