@@ -143,3 +143,10 @@ def test_a_misspelled_carry_instruction_is_one_finding(template: str) -> None:
     assert [f.rule for f in lint_text(source, select=(*GRAMMAR, "PTX107"))] == ["PTX204"]
     spelled = _asm("add.cc.u32 %0, %1, %1;", '"=r"(r)', '"r"(x)')
     assert [f.rule for f in lint_text(spelled, select=(*GRAMMAR, "PTX107"))] == ["PTX107"]
+
+
+def test_an_unknown_state_space_is_not_generic() -> None:
+    # ptxas 13.0 (sm_80): "Unknown modifier '.shared::gpu'": PTX204's, not PTX301's shared
+    # offset "in a generic access"
+    source = _asm("ld.shared::gpu.u32 %0, [%1];", '"=r"(r)', '"r"(x)')
+    assert [f.rule for f in lint_text(source, select=(*GRAMMAR, "PTX301"))] == ["PTX204"]

@@ -34,6 +34,7 @@ STATE_SPACES = SHARED_SPACES | {"global", "local", "const", "param", "param::ent
 _GENERIC_WITHOUT_SPACE = frozenset(
     {"ld", "st", "atom", "red", "ldu", "ldmatrix", "stmatrix", "mbarrier", "prefetch", "prefetchu"}
 )
+_SPACE_BASES = frozenset(m.partition("::")[0] for m in STATE_SPACES)
 _COPIES = frozenset({"cp", "tensormap"})  # cp.async*, cp.reduce.async.bulk*, tensormap.cp_*
 
 
@@ -60,6 +61,10 @@ def address_uses(instruction: PtxInstruction) -> list[AddressUse]:
     spaces = [s for m in instruction.modifiers if (s := _space_of(m)) is not None]
     opcode = instruction.opcode
     if not spaces:
+        if any(m.partition("::")[0] in _SPACE_BASES for m in instruction.modifiers):
+            # a space no instruction has ('ld.shared::gpu': ptxas 13.0 "Unknown modifier
+            # '.shared::gpu'", PTX204's error): unknown, not generic
+            return []
         if opcode in _GENERIC_WITHOUT_SPACE:
             return [AddressUse(instruction, a, "generic") for a in addresses]
         return []
