@@ -70,6 +70,20 @@ def test_a_reversed_mov_is_the_one_finding() -> None:
     assert _clashes(asm) == {}
 
 
+def test_a_pointer_in_r_is_ptx004s_not_an_early_clobber() -> None:
+    """DeepSpeed's zero-then-load with its "l" address made "r": the outputs are written
+    before the address is read, but with the letter the pointer needs ("l") the two could
+    never share a register. The letter is the one defect."""
+    code = (
+        "__device__ void f(const int4* ptr, int4& r) {\n"
+        '  asm volatile("{\\n mov.b32 %0, 0;\\n mov.b32 %1, 0;\\n mov.b32 %2, 0;\\n"\n'
+        '      " mov.b32 %3, 0;\\n ld.global.v4.u32 {%0, %1, %2, %3}, [%4];\\n}\\n"\n'
+        '      : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "X"(ptr) : "memory");\n}\n'
+    )
+    assert [f.rule for f in lint_text(code.replace('"X"', '"r"'))] == ["PTX004"]
+    assert [f.rule for f in lint_text(code.replace('"X"', '"l"'))] == []
+
+
 def test_one_finding_names_every_output_and_its_fix_marks_them_all() -> None:
     text = ('__device__ void f(unsigned x, unsigned y, unsigned z, unsigned &a, unsigned &b,'
             ' unsigned &c) {\n'

@@ -149,10 +149,14 @@ def _loops(statement: AsmStatement) -> bool:
 def _root_elsewhere(analysis: StatementAnalysis, output: Operand, rival: Operand) -> bool:
     """Another finding names this defect's root: the output read before it is written
     (PTX106, whose '+' also keeps the registers apart), an output tied to an input, or an
-    operand whose binding is the defect."""
+    operand whose binding is the defect: its constraint or type (``operand_root``), or a
+    value its letter does not take (PTX004: a pointer in ``"r"``, whose letter ``"l"`` names
+    a register class the ``"r"`` output can never share)."""
     return (
         output.index in analysis.undefined_reads
         or analysis.tied_input(output.index) is not None
         or analysis.operand_root(output.index) is not None
         or analysis.operand_root(rival.index) is not None
+        or analysis.size_misfit(output.index) is not None
+        or analysis.size_misfit(rival.index) is not None
     )
