@@ -150,3 +150,10 @@ def test_an_unknown_state_space_is_not_generic() -> None:
     # offset "in a generic access"
     source = _asm("ld.shared::gpu.u32 %0, [%1];", '"=r"(r)', '"r"(x)')
     assert [f.rule for f in lint_text(source, select=(*GRAMMAR, "PTX301"))] == ["PTX204"]
+
+
+@pytest.mark.parametrize("immediate", ["(0xF0 & 0xCC) | 0xAA", "0xF0 | 0x0F", "(0xF0 | 0xCC) ^ 0xAA"])
+def test_a_constant_expression_with_bitwise_or(immediate: str) -> None:
+    # ptxas 13.0 (sm_80) takes these as lop3's immediate; PTX207 read the '|' as a d|p pair
+    source = _asm(f"lop3.b32 %0, %1, %1, %1, {immediate};", '"=r"(r)', '"r"(x)')
+    assert lint_text(source, select=GRAMMAR) == []

@@ -857,7 +857,12 @@ class _Parser:
         while puncts[self.k] == "|":
             self.k += 1
             parts.append(self._unary(depth))
-        return [self._span(parts[0].start, parts[-1].end, "pair", tuple(parts))]
+        first = parts[0]
+        if first.kind == "immediate" or (first.kind == "other" and first.text.startswith("(")):
+            # a constant expression's bitwise or, `(0xF0 & 0xCC) | 0xAA` (lop3's immediate:
+            # ptxas 13.0 takes it), not a `d|p` pair, whose halves are registers
+            return [self._span(first.start, parts[-1].end, "other", tuple(parts))]
+        return [self._span(first.start, parts[-1].end, "pair", tuple(parts))]
 
     def _constant_expression(self, first: PtxOperand, depth: int, flatten: bool) -> PtxOperand:
         """``first`` and what follows it while the next word is a constant expression's binary
