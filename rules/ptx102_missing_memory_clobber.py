@@ -54,7 +54,9 @@ memory is read or written later, what C++ wrote before reaches it only through a
 (`wgmma.wait_group`, `cp.async.bulk.wait_group`, an `mbarrier` wait, `tcgen05.wait`): those
 statements need the clobber. `cp.async` without `.bulk` is no such exemption: the ISA treats
 it as a weak memory operation of the generic proxy, so only its own clobber orders the C++
-stores before it (info, like any volatile access). Register-only
+stores before it (info, like any volatile access). A statement with outputs that is not
+volatile, where PTX101 reports the missing `volatile`, is read as that fix leaves it: an
+access only issued here is that one defect, not a second (one defect, one finding). Register-only
 instructions (`mma`, `shfl`, arithmetic) never touch memory and are never flagged. nvcc 13.0
 compiles a volatile `wgmma`/`mma`/`shfl` asm to the same PTX with and without the clobber,
 with the C++ shared-memory store and load around it kept in place
@@ -122,8 +124,11 @@ No fix for `asm goto` or when a comment sits before the closing parenthesis.
         # only effect is asynchronous; most templates have none).
         if not any(exploited or not e.asynchronous for e in _effects.memory_effects(statement)):
             return
-        effects = list(analysis_of(statement).memory_effects)
-        if not exploited:
+        analysis = analysis_of(statement)
+        effects = list(analysis.memory_effects)
+        # PTX101's finding (its fact: a side effect of an asm with outputs that is not
+        # volatile) names the root: once volatile, the asm is read as below
+        if not exploited or analysis.side_effects:
             # Volatile: nvcc keeps C++ memory accesses on their side of the asm either way
             # (tests/test_optimizer_evidence.py), so the finding is about the contract, and the
             # contract matters where the clobber orders memory C++ reads or writes. An access

@@ -41,3 +41,20 @@ def test_a_store_is_still_reported_through_the_analysis() -> None:
     found = run_rule(_RULE, statement, RuleContext())
     assert isinstance(found, list) and len(found) == 1
     assert "memory_effects" in vars(analysis_of(statement))
+
+
+def test_an_issued_access_of_an_asm_that_lacks_volatile_is_ptx101s() -> None:
+    """A tcgen05.ld with outputs and no volatile: PTX101 reports the missing volatile, and once
+    volatile the access only issued here needs no clobber; PTX102 stays silent. An atomic's
+    own memory access is a second defect, reported by both."""
+    from tests.conftest import lint_text
+
+    def rules(body: str) -> list[str]:
+        code = ("__device__ void f(unsigned t, unsigned* p, unsigned* o) {\n  unsigned a, b;\n"
+                f"  {body}\n  o[0] = a + b;\n}}\n")
+        return sorted(f.rule for f in lint_text(code, select=("PTX101", "PTX102")))
+
+    assert rules('asm("tcgen05.ld.sync.aligned.32x32b.x2.b32 {%0, %1}, [%2];"'
+                 ' : "=r"(a), "=r"(b) : "r"(t));') == ["PTX101"]
+    assert rules('asm("atom.global.add.u32 %0, [%1], 1;" : "=r"(a) : "l"(p)); b = 0;'
+                 ) == ["PTX101", "PTX102"]
