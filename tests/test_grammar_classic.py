@@ -157,3 +157,27 @@ def test_a_constant_expression_with_bitwise_or(immediate: str) -> None:
     # ptxas 13.0 (sm_80) takes these as lop3's immediate; PTX207 read the '|' as a d|p pair
     source = _asm(f"lop3.b32 %0, %1, %1, %1, {immediate};", '"=r"(r)', '"r"(x)')
     assert lint_text(source, select=GRAMMAR) == []
+
+
+# addresses ptxas 13.0 (sm_80) cannot read: "Parsing error near '%r2'" / "near '-'", and
+# "Immediate addresses allowed only for .local state space"; a "n" offset is an immediate
+@pytest.mark.parametrize(("address", "ins", "rules"), [
+    ("[%1+%1]", '"r"(x)', ["PTX207"]),
+    ("[%1+-%1]", '"r"(x)', ["PTX207"]),
+    ("[4+%1]", '"r"(x)', ["PTX207"]),
+    ("[%1-4]", '"r"(x)', ["PTX207"]),
+    ("[%1-%2]", '"r"(x), "n"(16)', ["PTX207"]),
+    ("[16]", '"r"(x)', ["PTX207"]),
+    ("[%1+%2]", '"r"(x), "n"(16)', []),
+    ("[%1+-4]", '"r"(x)', []),
+    ("[%1 + -4]", '"r"(x)', []),
+    ("[%1+4+4]", '"r"(x)', []),
+])
+def test_the_addresses_ptxas_reads(address: str, ins: str, rules: list[str]) -> None:
+    source = _asm(f"ld.shared.u32 %0, {address};", '"=r"(r)', ins)
+    assert [f.rule for f in lint_text(source, select=GRAMMAR)] == rules
+
+
+def test_an_immediate_address_is_local() -> None:
+    source = _asm("ld.local.u32 %0, [16];", '"=r"(r)', '"r"(x)')
+    assert [f.rule for f in lint_text(source, select=GRAMMAR)] == []

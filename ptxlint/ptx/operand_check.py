@@ -170,6 +170,10 @@ def _check_one(
             return [Issue("operand", f"'{operand.text}' should be an address '[...]' ("
                                      f"{_where(instruction, position)})",
                           operand.start, operand.end)]
+        if spec.element is None and operand.parts:
+            shape = _address_shape_issue(instruction, operand, position, resolve)
+            if shape is not None:
+                return [shape]
         if (spec.element is None and operand.parts
                 and operand.parts[0].kind in ("ref", "register")):
             wrong = _address_base_issue(instruction, operand.parts[0], spec, position,
@@ -419,6 +423,48 @@ _WINDOWED = frozenset({"shared", "shared::cta", "shared::cluster", "local", "con
 # Register types ptxas never takes as an address ("Illegal to use symbol ... of type .f32 as
 # address operand. Use integer or bit only.")
 _NOT_ADDRESS = frozenset({"f16", "bf16", "f32", "f64", "pred"})
+
+
+_SUBTRACTED = on_first_use(r"[\w$)\]]\s*-")  # `a-4`: a '-' after a term, not after '+'
+
+
+def _address_shape_issue(
+    instruction: PtxInstruction, operand: PtxOperand, position: int, resolve: Resolver
+) -> Issue | None:
+    """An address ptxas 13.0 cannot read: two registers (`[a+b]`, `[a+-b]`), a register after
+    an immediate (`[4+a]`), or a subtraction (`[a-4]`: the ISA's offset is `+` an immediate,
+    negative or not, `[a+-4]`): "Parsing error" each; and an immediate address outside .local
+    (`ld.shared.u32 r, [16]`: "Immediate addresses allowed only for .local state space"). A
+    `%N` counts as what its constraint makes it ("n": an immediate)."""
+    kinds: list[str] = []
+    for part in operand.parts:
+        if part.kind == "other" and part.text.startswith("-") and len(part.parts) == 1:
+            part = part.parts[0]  # `-b`
+        if part.kind == "immediate":
+            kinds.append("imm")
+        elif part.kind in ("ref", "register"):
+            cls = resolve(part)
+            if cls.kind not in ("reg", "imm"):
+                return None
+            kinds.append(cls.kind)
+        else:
+            return None  # an expression, a macro piece: read no further
+    registers = kinds.count("reg")
+    where = _where(instruction, position)
+    if registers > 1 or (registers and kinds[0] == "imm"):
+        return Issue("operand", f"'{operand.text}' is no address ptxas reads ({where}): an "
+                     "address is one register or symbol plus immediate offsets, '[a+16]' "
+                     "(ptxas: \"Parsing error\")", operand.start, operand.end)
+    if registers and _SUBTRACTED().search(operand.text):
+        return Issue("operand", f"'{operand.text}' is no address ptxas reads ({where}): a "
+                     "negative offset is added, '[a+-4]' (ptxas: \"Parsing error near '-'\")",
+                     operand.start, operand.end)
+    if (not registers and all(p.kind == "immediate" for p in operand.parts)
+            and instruction.opcode in _WIDE_ADDRESS and "local" not in instruction.modifiers):
+        return Issue("operand", f"'{operand.text}' is an immediate address, which ptxas takes "
+                     f"in the .local state space only ({where}; ptxas: \"Immediate addresses "
+                     "allowed only for .local state space\")", operand.start, operand.end)
+    return None
 
 
 def _address_base_issue(
