@@ -220,6 +220,10 @@ class GluedPieces:
 _NONE = GluedPieces((), ())
 
 
+def _scope_brace(statement: AsmStatement, offset: int) -> bool:
+    return any(brace.offset == offset for brace in statement.ptx.braces)
+
+
 def glued_pieces(statement: AsmStatement) -> GluedPieces:
     """The glued boundaries of ``statement``'s template, in text order. The pieces (a pass over
     the template's source map) are made only where a boundary could be glued: two string
@@ -237,7 +241,9 @@ def glued_pieces(statement: AsmStatement) -> GluedPieces:
             continue
         boundary = nxt.start
         last = text[prev.end - 1]
-        if last in _SEPARATORS or last in BLANK or _in_comment(statement, prev.end - 1):
+        if last in _SEPARATORS and (last != "}" or _scope_brace(statement, prev.end - 1)):
+            continue  # (a vector's `}`, `{%2, %3}` "mov.b64 ...", ends no instruction)
+        if last in BLANK or _in_comment(statement, prev.end - 1):
             continue
         begin = boundary
         while begin < len(text) and text[begin] in BLANK:

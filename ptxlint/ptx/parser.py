@@ -184,15 +184,24 @@ def _percent_scan(masked: str) -> list[int]:
     """``_structure`` for extended asm that spells ``%%`` or ``%[``: the structure characters
     outside those tokens, which ``_SCAN_EXTENDED``'s matches skip whole (recorded already)."""
     return [m.start() for m in _SCAN_EXTENDED().finditer(masked) if masked[m.start()] != "%"]
-# A line that ends with an operand (a word, `]`, `)`) and a next line that starts with an
-# opcode and its modifiers, optionally guarded; or an opcode glued to a number, `]` or `)` by
-# adjacent string pieces ("... p1, %1" "cvt.u32.u64 ..."). Group `prev`: the line's last
-# character; `guard`: the guard; `op`: the opcode word.
+# A line that ends with an operand (a word, `]`, `)`, a vector's `}`: a scope's `}` ends the
+# statement before) and a next line that starts with an opcode and its modifiers, optionally
+# guarded, or with a declaration (`.reg`: TransformerEngine declares between instructions);
+# or an opcode glued to a number, `]` or `)` by adjacent string pieces ("... p1, %1"
+# "cvt.u32.u64 ..."). Group `prev`: the line's last character; `guard`: the guard; `op`: the
+# opcode word; `directive`: the declaration's name.
 _MISSING_SEMICOLON = re.compile(
-    r"(?:(?P<prev>[\w\])])[ \t\r\f\v]*\n\s*|(?<=[0-9\])]))"
-    r"(?P<guard>@!?%{0,2}\w+\s+)?(?P<op>[a-z][a-z0-9_]*)(?=\.[a-z])",
+    r"(?:(?P<prev>[\w\])}])[ \t\r\f\v]*\n\s*|(?<=[0-9\])]))"
+    r"(?:(?P<guard>@!?%{0,2}\w+\s+)?(?P<op>[a-z][a-z0-9_]*)(?=\.[a-z])"
+    r"|(?<=\s)(?P<directive>\.(?:reg|local|shared|param|const)(?=[\s.])))",
     re.ASCII,
 )
+
+
+def _starts_another(m: re.Match[str]) -> bool:
+    """Whether a match of ``_MISSING_SEMICOLON`` (or ``_GLUED``) starts another statement: a
+    declaration, or a word that is a PTX opcode."""
+    return m.group("op") in PTX_OPCODES or bool(m.groupdict().get("directive"))
 
 def _line_end_before(text: str, start: int, newline: int) -> int:
     """Where the blanks before the line break at ``newline`` begin (not before ``start``):
@@ -533,8 +542,8 @@ class _Parser:
             search = (_MISSING_SEMICOLON if "\n" in text else _GLUED).search
             found = search(text, pos + 1, last_dot + 2)
             while found is not None:
-                if found.group("op") in PTX_OPCODES:
-                    return False  # two instructions: the scan reads them
+                if _starts_another(found):
+                    return False  # two statements: the scan reads them
                 found = search(text, found.end(), last_dot + 2)
         problems = len(self.problems)
         instruction = self._make_instruction(m.group(1), None, pos, semi, semi + 1, pos,
@@ -634,14 +643,18 @@ class _Parser:
         if last_dot != -1:
             limit = last_dot + 2
             m = _MISSING_SEMICOLON.search(self.masked, pos + 1, limit)
-            while m is not None and m.group("op") not in PTX_OPCODES:
+            while m is not None and not _starts_another(m):
                 m = _MISSING_SEMICOLON.search(self.masked, m.end(), limit)
         if m is not None:
             first_end = m.end("prev") if m.group("prev") else m.start()
-            after = m.start("guard") if m.group("guard") else m.start("op")
+            if m.group("directive"):
+                after = m.start("directive")
+                word = m.group("directive")
+            else:
+                after = m.start("guard") if m.group("guard") else m.start("op")
+                word_end = _MNEMONIC.match(self.masked, m.start("op"), end)
+                word = self.text[m.start("op") : word_end.end() if word_end else m.end("op")]
             self._statement(pos, first_end, terminated=False)
-            word_end = _MNEMONIC.match(self.masked, m.start("op"), end)
-            word = self.text[m.start("op") : word_end.end() if word_end else m.end("op")]
             where = "on the next line" if m.group("prev") else "right after it"
             self._problem(f"missing ';' before '{word}' {where}", first_end - 1, after,
                           "separator")
