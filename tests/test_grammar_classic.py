@@ -73,6 +73,10 @@ def test_types_in_the_wrong_order_are_out_of_place() -> None:
     # ptxas 13.0 (sm_80): "Illegal rounding modifier for instruction 'cvt'"
     ("cvt.rn.f64.f32 %0, %1;", '"=d"(d)', '"f"((float)d)', "'.rn' does not apply"),
     ("cvt.rm.f16x2.f32 %0, %1, %1;", '"=r"(r)', '"f"((float)d)', "'.rm' does not apply"),
+    # ptxas 13.0 (sm_80): "Illegal modifier '.sat' for instruction 'fma'" (not the sm_100
+    # fma.rn.sat.f32.bf16 without its .f32); and "Modifier '.nc' requires .global space"
+    ("fma.rn.sat.bf16 %0, %1, %1, %1;", '"=h"(h)', '"h"(h)', "'.sat' does not apply"),
+    ("ld.nc.u32 %0, [%1];", '"=r"(r)', '"l"(p)', "'ld.nc.u32' lacks '.global'"),
     # ptxas 13.0 (sm_80): "Illegal alayout '.col' for instruction 'mma'": the layouts of the
     # m16n8k16 form are .row.col; the shape stays (not the m8n8k4 form's .col.row)
     ("mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32 {%0,%0,%0,%0}, {%1,%1,%1,%1}, "

@@ -351,9 +351,14 @@ def _matches(opcode: str, modifiers: tuple[str, ...]) -> _Matches:
     # instruction by and judges the others against (`cvt.rz.satfinite.bf16x2.ue8m0x2` is
     # the ue8m0x2 conversion with its types swapped; `div.approx.f64` the .f64 division
     # without .approx: "Illegal modifier '.approx' for instruction 'div'")
+    # ... or lacks a type (`fma.rn.sat.bf16` is the bf16 fma with a .sat it does not take,
+    # ptxas 13.0: "Illegal modifier '.sat' for instruction 'fma'", not the f32-from-bf16 one
+    # without its .f32)
     matches = sorted((_match_modifiers(f, modifiers) for f in family),
                      key=lambda m: (m.cost + bool(m.misordered),
                                     sum(_reads_by(modifiers[i]) for i in m.unused),
+                                    sum(all(v.word in POSITIONAL_TYPES for v in slot.values)
+                                        for slot in m.missing),
                                     bool(m.misordered), len(m.unused)))
     return None, (), matches[0]
 
