@@ -185,3 +185,18 @@ def test_the_addresses_ptxas_reads(address: str, ins: str, rules: list[str]) -> 
 def test_an_immediate_address_is_local() -> None:
     source = _asm("ld.local.u32 %0, [16];", '"=r"(r)', '"r"(x)')
     assert [f.rule for f in lint_text(source, select=GRAMMAR)] == []
+
+
+@pytest.mark.parametrize(("template", "outs", "rules"), [
+    # ptxas 13.0 (sm_90a): "Arguments mismatch for instruction 'mov'"
+    ("mov.u64 %0, %%tid.x;", '"=l"(q)', ["PTX206"]),
+    ("mov.b64 %0, %%nctaid.z;", '"=l"(q)', ["PTX206"]),
+    # accepted: a 16-bit or 32-bit register, and cvt from its .u32
+    ("mov.u16 %0, %%ctaid.y;", '"=h"(h)', []),
+    ("mov.u32 %0, %%ntid.x;", '"=r"(r)', []),
+    ("cvt.u64.u32 %0, %%tid.x;", '"=l"(q)', []),
+])
+def test_the_thread_index_components_are_16_or_32_bits(template: str, outs: str,
+                                                        rules: list[str]) -> None:
+    source = _asm(template, outs, "")
+    assert [f.rule for f in lint_text(source, select=GRAMMAR)] == rules

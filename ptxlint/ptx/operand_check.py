@@ -568,6 +568,8 @@ def _check_leaf(
                                  f"{_where(instruction, position)} must be an "
                       f"immediate{values}", operand.start, operand.end)]
     if cls.type is None:
+        if operand.kind == "special" and "." in operand.text:
+            return _narrow_component_issue(instruction, operand, spec, binding, position)
         return []
     want = _type_of(spec, binding)
     if want == "int":  # an integer register of any size (isspacep's address)
@@ -582,6 +584,27 @@ def _check_leaf(
                               f"{_where(instruction, position)} takes "
                       f".{want}", operand.start, operand.end)]
     return []
+
+
+# The components of %tid, %ntid, %ctaid and %nctaid: .u32 in the ISA, which ptxas 13.0 moves
+# into a 16-bit register too (legacy code; effects.SPECIAL_REGISTERS leaves them untyped) but
+# not into a 64-bit one: 'mov.u64 %rd1, %tid.x' is "Arguments mismatch for instruction 'mov'"
+# (cvt reads them as its source type, 'cvt.u64.u32 %rd1, %tid.x')
+_NARROW_COMPONENTS = frozenset({"tid", "ntid", "ctaid", "nctaid"})
+
+
+def _narrow_component_issue(
+    instruction: PtxInstruction, operand: PtxOperand, spec: OperandSpec,
+    binding: dict[str, str], position: int,
+) -> list[Issue]:
+    if operand.text.lstrip("%").partition(".")[0] not in _NARROW_COMPONENTS:
+        return []
+    want = _type_of(spec, binding)
+    if instruction.opcode != "mov" or TYPE_BITS.get(want or "", ("", 0))[1] != 64:
+        return []
+    return [Issue("type", f"'{operand.text}' is a .u32 special register (a 16-bit register "
+                  f"takes it too), but {_where(instruction, position)} takes .{want}",
+                  operand.start, operand.end)]
 
 
 # The instructions a special register may be a scalar operand of (ptxas 13.0, measured over
