@@ -43,6 +43,17 @@ def test_st_async_is_judged() -> None:
     assert warned(f"{_SA}.v4.b32 [%r1], %r2, [%r3];")
 
 
+def test_st_async_vector_size_is_its_modifiers() -> None:
+    """ptxas 13.0 (sm_90a): "Argument vector size mismatch for instruction 'st.async'" for
+    .v2 with four registers; a scalar in the vector's place stays undocumented, and a vector
+    without .v2/.v4 in a scalar's place is not judged (ptxas has rules of its own there)."""
+    four = verdict(f"{_SA}.v2.b32 [%r1], {{%r2, %r3, %r4, %r5}}, [%r3];")
+    assert four.status == "error" and "has 4 elements" in four.issues[0].message
+    assert verdict(f"{_SA}.v4.b32 [%r1], {{%r2, %r3}}, [%r3];").status == "error"
+    assert warned(f"{_SA}.v2.b32 [%r1], %r2, [%r3];")
+    assert verdict(f"{_SA}.u32 [%r1], {{%r2, %r3}}, [%r3];").status == "abstain"
+
+
 def test_st_async_release_form() -> None:
     ok = verdict("st.async.release.gpu.global.b8 [%rd1], %c2;")
     assert ok.status == "ok" and ok.need.sm == 100

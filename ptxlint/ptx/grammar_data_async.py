@@ -413,8 +413,13 @@ _add(f"st.async.global<T:{_SA_NARROW}|{_SA}> [A], a:T; sm=100; strict; undocumen
 # sm_100a/f: no verdict there)
 _add(f"st.async.global<T:{_SA}> [A], a:T, [A]; sm=120; strict; undocumented")
 # ptxas also takes a vector without .v2/.v4 in a scalar's place, by rules of its own ({%r0,
-# %r1} for .u32 but not for .b32, {%r0, %r1} for .b64 but not {%rd0, %rd1}): not judged
-FORMS[:] = [f"{f}; lax_vectors" if f.startswith("st.async") else f for f in FORMS]
+# %r1} for .u32 but not for .b32, {%r0, %r1} for .b64 but not {%rd0, %rd1}): not judged. With
+# .v2/.v4 the vector's size is the modifier's ("Argument vector size mismatch for instruction
+# 'st.async'" for .v2 with four registers), and the forms judge it.
+FORMS[:] = [f"{f}; lax_vectors"
+            if f.startswith("st.async") and ".v2" not in f.split(" ")[0]
+            and ".v4" not in f.split(" ")[0] else f
+            for f in FORMS]
 
 # ----------------------------------------------------------------------------- vector atomics
 # (ISA atom/red "with vector type", PTX 8.1, sm_90: .global only, f32 in .v2/.v4, f16/bf16 in
