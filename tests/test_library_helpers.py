@@ -163,3 +163,26 @@ __global__ void k(const float4* g, float4* out, int n) {
 }
 """
     assert lint_text(text, str(tmp_path / "k.cu"), select=PROTOCOL) == []
+
+
+def test_a_count_made_of_parameters_is_bound_through_the_calls(tmp_path: Path) -> None:
+    text = r"""
+template <int N>
+__device__ __forceinline__ void wait_before() { asm volatile("cp.async.wait_group %0;" :: "n"(N - 1)); }
+template <int S>
+__device__ __forceinline__ void stage_wait() { wait_before<S * 2>(); }
+__device__ __forceinline__ void local_wait() {
+  constexpr int n = 2;
+  asm volatile("cp.async.wait_group %0;" :: "n"(n + 1));
+}
+__global__ void k() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+  wait_before<3>();
+  stage_wait<2>();
+  local_wait();
+  __pipeline_wait_prior(3);
+  __pipeline_wait_prior(12);  // the toolkit waits for 8 groups at most
+}
+"""
+    path = str(tmp_path / "k.cu")
+    assert [count for _, _, count in _steps(path, text, "k")] == [None, 2, 3, 3, 3, 8]

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ptxlint import file_memos
+from ptxlint.analysis.flow_binding import bound_expression
 from ptxlint.analysis.flow_constants import MAX_CHAIN, constant_of
 from ptxlint.analysis.flow_syntax import (
     base_name,
@@ -364,7 +365,7 @@ class FunctionFlow:
             else helper.constant(expression)
         if value is not None:
             return value
-        text = self.expression_at(step, expression)
+        text = bound_expression(step, expression)  # `N - 1`: an expression of parameters
         return self.constant(text) if text is not None else None
 
     def count(self, step: Step) -> int | None:

@@ -48,8 +48,8 @@ __device__ void __pipeline_memcpy_async(void* dst_shared, const void* src_global
                :: "r"(dst_shared), "l"(src_global), "n"(size_and_align) : "memory");
 }
 __device__ void __pipeline_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-__device__ void __pipeline_wait_prior(size_t prior) {
-  asm volatile("cp.async.wait_group %0;" :: "n"(prior) : "memory");
+__device__ void __pipeline_wait_prior(size_t prior) {  // min(prior, 8): 8 stages at most
+  asm volatile("cp.async.wait_group %0;" :: "n"(prior - (prior > 8) * (prior - 8)) : "memory");
 }
 __device__ void __pipeline_arrive_on(__mbstate_t* barrier) {
   asm volatile("cp.async.mbarrier.arrive.shared.b64 [%0];" :: "r"(barrier) : "memory");

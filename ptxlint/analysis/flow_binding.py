@@ -1,0 +1,71 @@
+"""An operand expression of a helper's asm, in the terms of a function that calls it.
+
+A helper's asm operand is often an expression of its parameters rather than one of them: the
+toolkit's ``__pipeline_wait_prior(prior)`` waits ``min(prior, 8)`` groups, a wrapper waits
+``"n"(N - 1)``. :func:`bound_expression` rewrites such an expression call by call, up the
+chain of calls that reaches the step (:class:`.function_flow.Step`), each of the helper's
+parameters and template parameters replaced by the call's argument, parenthesised; the caller
+then evaluates it (``FunctionFlow.constant``). It answers only for an expression made of the
+helper's parameters and literals: a helper's local, or a name of its namespace, would be read
+as the caller's variable of the same name.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from ptxlint.lazy_regex import on_first_use
+
+__all__ = ["bound_expression"]
+
+_IDENTIFIER = on_first_use(r"(?<![\w.])[A-Za-z_]\w*")
+_KEYWORDS = frozenset({"sizeof", "true", "false"})
+
+
+class _Call(Protocol):
+    @property
+    def helper(self) -> _Flow: ...
+    @property
+    def arguments(self) -> tuple[str, ...]: ...
+    @property
+    def template_arguments(self) -> tuple[str, ...]: ...
+
+
+class _Step(Protocol):
+    @property
+    def call(self) -> _Call | None: ...
+    @property
+    def inner(self) -> _Step | None: ...
+
+
+class _Flow(Protocol):
+    parameters: tuple[str, ...]
+    template_order: tuple[str, ...]
+
+
+def bound_expression(step: _Step, expression: str) -> str | None:
+    """``expression`` (of the statement of ``step``) in the terms of the function whose step
+    it is; ``None`` where it names something other than the helpers' parameters."""
+    call = step.call
+    if call is None:
+        return expression
+    text = bound_expression(step.inner, expression) if step.inner is not None else expression
+    if text is None:
+        return None
+    helper = call.helper
+    # a parameter the call leaves to its default (or to deduction) is bound to nothing
+    bound = dict(zip(helper.parameters, call.arguments, strict=False))
+    bound.update(zip(helper.template_order, call.template_arguments, strict=False))
+    bound.pop("", None)
+    pieces: list[str] = []
+    last = 0
+    for match in _IDENTIFIER().finditer(text):
+        name = match.group()
+        if name in _KEYWORDS or text[:match.start()].rstrip().endswith("::"):
+            continue
+        value = bound.get(name)
+        if value is None:
+            return None
+        pieces.append(text[last:match.start()] + f"({value})")
+        last = match.end()
+    return "".join(pieces) + text[last:]
