@@ -50,7 +50,6 @@ return ``Verdict.abstain``: the rules fall back to the generous vocabulary in
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
@@ -74,6 +73,7 @@ from ptxlint.ptx.forms import (
     undescribed,
     word_masks,
 )
+from ptxlint.ptx.isa_table import GROUPS
 from ptxlint.ptx.nearest import nearest_spelling
 from ptxlint.ptx.operand_check import (
     Checked,
@@ -340,36 +340,41 @@ def _matches(opcode: str, modifiers: tuple[str, ...]) -> _Matches:
         return None, exact, None
     # of the forms as near, the one that reads every word written: a word left out of a form
     # (a scope after `.relaxed`) is likelier than a word written by mistake. Words out of
-    # place count one more (a swap moves two words), and ptxas reads the types where they
-    # are written: a form in the written order a word away is nearer than the swapped form
+    # place count one more (a swap moves two words). ptxas reads an instruction by its
+    # operation, types, state spaces, layouts and shape, and judges the words that refine
+    # it (rounding, .ftz/.sat/.approx..., cache hints, the completion mechanism) against
+    # them: of the forms as near, the one that leaves out only such refining words
     # (`cvt.rz.bf16x2.ue8m0x2` is the .rn conversion with the wrong rounding, ptxas 13.0:
-    # "Illegal rounding modifier for instruction 'cvt'", not the bf16x2-to-ue8m0x2 one with
-    # its types swapped; `cp.async.bulk.global.shared::cta.mbarrier::complete_tx::bytes` the
-    # store, whose completion is .bulk_group: "Illegal modifier
-    # '.mbarrier::complete_tx::bytes' for instruction 'cp.async.bulk'"), unless that form
-    # leaves out a type, state space, layout or shape, the words ptxas reads the
-    # instruction by and judges the others against (`cvt.rz.satfinite.bf16x2.ue8m0x2` is
-    # the ue8m0x2 conversion with its types swapped; `div.approx.f64` the .f64 division
-    # without .approx: "Illegal modifier '.approx' for instruction 'div'")
-    # ... or lacks a type (`fma.rn.sat.bf16` is the bf16 fma with a .sat it does not take,
-    # ptxas 13.0: "Illegal modifier '.sat' for instruction 'fma'", not the f32-from-bf16 one
-    # without its .f32)
+    # "Illegal rounding modifier for instruction 'cvt'", not the bf16x2-from-f32 one without
+    # its .ue8m0x2; `div.approx.f64`: "Illegal modifier '.approx' for instruction 'div'"),
+    # then the one that adds no type to those written (`fma.rn.sat.bf16` is the bf16 fma
+    # with a .sat it does not take, "Illegal modifier '.sat'", not the sm_100 f32-from-bf16
+    # one without its .f32), then one with no word out of place
+    # (`cp.async.bulk.global.shared::cta.mbarrier::complete_tx::bytes` is the store, whose
+    # completion is .bulk_group: "Illegal modifier '.mbarrier::complete_tx::bytes' for
+    # instruction 'cp.async.bulk'"; but `cvt.rz.satfinite.bf16x2.ue8m0x2`, which the other
+    # reading leaves without its .ue8m0x2, is the ue8m0x2 conversion with its types swapped)
     matches = sorted((_match_modifiers(f, modifiers) for f in family),
                      key=lambda m: (m.cost + bool(m.misordered),
-                                    sum(_reads_by(modifiers[i]) for i in m.unused),
-                                    sum(all(v.word in POSITIONAL_TYPES for v in slot.values)
-                                        for slot in m.missing),
+                                    sum(modifiers[i] not in _REFINING for i in m.unused),
+                                    _types_added(m, modifiers),
                                     bool(m.misordered), len(m.unused)))
     return None, (), matches[0]
 
 
-_SHAPE = re.compile(r"m\d+n\d+k\d+")
+def _types_added(match: _Match, modifiers: tuple[str, ...]) -> int:
+    """How many more type words ``match``'s form lacks than it leaves unused: the types it
+    adds to those written (one in place of a written one adds none)."""
+    missing = sum(all(v.word in POSITIONAL_TYPES for v in slot.values) for slot in match.missing)
+    return max(0, missing - sum(modifiers[i] in POSITIONAL_TYPES for i in match.unused))
 
 
-def _reads_by(word: str) -> bool:
-    """A word ptxas reads an instruction by: a type, a layout, a state space (the positional
-    kinds) or a matrix shape."""
-    return word in _KIND_OF or _SHAPE.fullmatch(word) is not None
+# The words that refine an instruction ptxas has read by its other words (their messages:
+# "Illegal rounding modifier", "Illegal modifier '.approx'"...): the ISA table's rounding,
+# floating-point, cache and mbarrier-completion groups
+_REFINING = frozenset(" ".join(
+    (GROUPS["rnd"], GROUPS["fmod"], GROUPS["cache"], GROUPS["mbar"], "cc noftz bulk_group")
+).split())
 
 
 def _candidate_matches(candidates: list[Form], modifiers: tuple[str, ...]) -> list[_Match]:
