@@ -186,3 +186,45 @@ __global__ void k() {
 """
     path = str(tmp_path / "k.cu")
     assert [count for _, _, count in _steps(path, text, "k")] == [None, 2, 3, 3, 3, 8]
+
+
+def test_a_step_of_an_included_headers_helper_left_out_is_found(tmp_path: Path) -> None:
+    # the helpers in a project header, the wait's count a template argument of the call
+    include = tmp_path / "include" / "lib"
+    include.mkdir(parents=True)
+    (include / "pipe.cuh").write_text(r"""
+namespace lib {
+struct Copy {
+  static __device__ __forceinline__ void issue(void* dst, const void* src) {
+    unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(s), "l"(src) : "memory");
+  }
+};
+__device__ __forceinline__ void fence() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N)); }
+}  // namespace lib
+""")
+    (tmp_path / "src").mkdir()
+    text = r"""#include <lib/pipe.cuh>
+__global__ void k(const float4* g, float4* out) {
+  __shared__ float4 stage0[128];
+  __shared__ float4 stage1[128];
+  asm volatile("prefetch.global.L2 [%0];" :: "l"(g));
+  lib::Copy::issue(&stage0[threadIdx.x], &g[threadIdx.x]);
+  lib::fence();
+  lib::Copy::issue(&stage1[threadIdx.x], &g[128 + threadIdx.x]);
+  lib::fence();
+  lib::wait<1>();
+  out[threadIdx.x] = stage0[threadIdx.x];
+}
+"""
+    path = str(tmp_path / "src" / "k.cu")
+    assert lint_text(text, path, select=PROTOCOL) == []
+    second = text.replace("g[128 + threadIdx.x]);\n  lib::fence();", "g[128 + threadIdx.x]);")
+    findings = lint_text(second, path, select=PROTOCOL)
+    assert [(f.rule, f.span.start) for f in findings] == [
+        ("PTX603", second.index("stage0[threadIdx.x];"))]
+    assert "`cp.async.wait_group 1` at line 9 (through wait())" in findings[0].message
+    no_wait = text.replace("  lib::wait<1>();\n", "")
+    assert [f.rule for f in lint_text(no_wait, path, select=PROTOCOL)] == ["PTX603"]
