@@ -50,6 +50,12 @@ warp collectives; `grammar_data_tensor.py`: `mma.sync`/`mma.sp`, `wgmma`, `tcgen
   13.0 "Special register argument not allowed for instruction"; copy it into a register with
   `mov` first). An element of a vector operand is none of its own: ptxas takes
   `st.global.v2.u32 [%0], {%%laneid, %1};`;
+- an address ptxas cannot read: two registers (`[%1+%2]`, unless `%2` is an `"n"` immediate),
+  a register after an immediate (`[4+%1]`), a subtraction (`[%1-4]`: the offset is added,
+  `[%1+-4]`), or an immediate address outside `.local` (`ld.shared.u32 %0, [16];`: ptxas
+  "Immediate addresses allowed only for .local state space");
+- a sink `_` in a value the instruction reads (`st.global.v2.u32 [%0], {%1, _};`: ptxas "Sink
+  '_' not allowed as a source operand");
 - a malformed list: a missing comma between operands, an empty operand.
 
 An `"n"` operand is checked with its value when the C++ expression is an integer literal.
