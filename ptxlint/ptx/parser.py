@@ -87,8 +87,8 @@ from ptxlint.model import (
     PtxTemplate,
     slot_setters,
 )
-from ptxlint.ptx.opcodes import PTX_OPCODES
 from ptxlint.ptx.percent_tokens import read_dollars, read_percents
+from ptxlint.ptx.separators import first_missing, line_break_split, splits
 
 __all__ = ["parse_template"]
 
@@ -184,38 +184,6 @@ def _percent_scan(masked: str) -> list[int]:
     """``_structure`` for extended asm that spells ``%%`` or ``%[``: the structure characters
     outside those tokens, which ``_SCAN_EXTENDED``'s matches skip whole (recorded already)."""
     return [m.start() for m in _SCAN_EXTENDED().finditer(masked) if masked[m.start()] != "%"]
-# A line that ends with an operand (a word, `]`, `)`, a vector's `}`: a scope's `}` ends the
-# statement before) and a next line that starts with an opcode and its modifiers, optionally
-# guarded, or with a declaration (`.reg`: TransformerEngine declares between instructions);
-# or an opcode glued to a number, `]` or `)` by adjacent string pieces ("... p1, %1"
-# "cvt.u32.u64 ..."). Group `prev`: the line's last character; `guard`: the guard; `op`: the
-# opcode word; `directive`: the declaration's name.
-_MISSING_SEMICOLON = re.compile(
-    r"(?:(?P<prev>[\w\])}])[ \t\r\f\v]*\n\s*|(?<=[0-9\])]))"
-    r"(?:(?P<guard>@!?%{0,2}\w+\s+)?(?P<op>[a-z][a-z0-9_]*)(?=\.[a-z])"
-    r"|(?<=\s)(?P<directive>\.(?:reg|local|shared|param|const)(?=[\s.])))",
-    re.ASCII,
-)
-
-
-def _starts_another(m: re.Match[str]) -> bool:
-    """Whether a match of ``_MISSING_SEMICOLON`` (or ``_GLUED``) starts another statement: a
-    declaration, or a word that is a PTX opcode."""
-    return m.group("op") in PTX_OPCODES or bool(m.groupdict().get("directive"))
-
-def _line_end_before(text: str, start: int, newline: int) -> int:
-    """Where the blanks before the line break at ``newline`` begin (not before ``start``):
-    where ``_MISSING_SEMICOLON``'s first reading would start, after its ``prev`` character."""
-    end = newline
-    while end > start and text[end - 1] in " \t\r\f\v":
-        end -= 1
-    return max(end - 1, start)
-
-
-# Its second reading alone, where no line break can make the first.
-_GLUED = re.compile(
-    r"(?<=[0-9\])])(?P<guard>@!?%{0,2}\w+\s+)?(?P<op>[a-z][a-z0-9_]*)(?=\.[a-z])", re.ASCII)
-
 # Identifier-ish names; `%=` may sit inside one in extended asm (`L%=`, `r_%=`).
 _NAME = rf"(?:[A-Za-z]|%=|[_$%](?=[\w$]|%=))(?:[\w$]|%=)*{_P}"
 _LABEL = re.compile(rf"({_NAME})\s*:(?!:)", _A)
@@ -536,15 +504,8 @@ class _Parser:
         if known is not None and known[2] is not None:
             self.instructions.append(known[2])
             return True
-        last_dot = text.rfind(".", pos + 1, semi - 1)
-        if last_dot != -1:
-            # with no line break, only the pattern's second reading (``_GLUED``) can match
-            search = (_MISSING_SEMICOLON if "\n" in text else _GLUED).search
-            found = search(text, pos + 1, last_dot + 2)
-            while found is not None:
-                if _starts_another(found):
-                    return False  # two statements: the scan reads them
-                found = search(text, found.end(), last_dot + 2)
+        if splits(text, pos, semi):
+            return False  # two statements: the scan reads them
         problems = len(self.problems)
         instruction = self._make_instruction(m.group(1), None, pos, semi, semi + 1, pos,
                                              mnemonic_end, True)
@@ -581,16 +542,13 @@ class _Parser:
         if _MNEMONIC_ONLY.fullmatch(masked, pos, i) is not None:
             return True
         # `setp.ne.u32 q, %1, 0` then `@q st.global.v2.u32 [%0], {%1, %2};` on the next line: a
-        # ';' missing where the statement splits (``_MISSING_SEMICOLON``), and the brace the
-        # second instruction's operand, as it is with the ';' (not a scope that would leave
-        # that instruction without operands: one defect, reported once, by PTX205)
+        # ';' missing where the statement splits, and the brace the second instruction's
+        # operand, as it is with the ';' (not a scope that would leave that instruction without
+        # operands: one defect, reported once, by PTX205)
         line = masked.rfind("\n", pos, j)
-        if line < 0:
-            return False
-        m = _MISSING_SEMICOLON.match(masked, _line_end_before(masked, pos, line), i)
-        return (m is not None and m.group("op") in PTX_OPCODES
-                and _MNEMONIC_ONLY.fullmatch(masked, m.start("guard") if m.group("guard")
-                                             else m.start("op"), i) is not None)
+        m = line_break_split(masked, pos, line, i) if line >= 0 else None
+        return m is not None and _MNEMONIC_ONLY.fullmatch(
+            masked, m.start("guard") if m.group("guard") else m.start("op"), i) is not None
 
     # ------------------------------------------------------------------ statements
 
@@ -633,18 +591,9 @@ class _Parser:
         pos = self._skip_labels(start, end, record=True)
         if pos >= end:
             return
-        # `cvta.to.shared.u64 p1, %1\n cvt.u32.u64 %0, p1;`: a line that ends an operand and a
-        # next line that starts with an opcode are two instructions missing their ';', read as
-        # two (ptxas rejects the text either way) so that the second's operands stay its own.
-        # A match ends at an opcode followed by '.' and a letter: the search stops at the last
-        # '.', mostly the mnemonic's end (CUTLASS's templates 239-243 -> 207-216 ms of CPU).
-        last_dot = self.masked.rfind(".", pos + 1, end - 1)
-        m = None
-        if last_dot != -1:
-            limit = last_dot + 2
-            m = _MISSING_SEMICOLON.search(self.masked, pos + 1, limit)
-            while m is not None and not _starts_another(m):
-                m = _MISSING_SEMICOLON.search(self.masked, m.end(), limit)
+        # `cvta.to.shared.u64 p1, %1\n cvt.u32.u64 %0, p1;`: two statements missing their ';',
+        # read as two (``ptxlint.ptx.separators``)
+        m = first_missing(self.masked, pos, end)
         if m is not None:
             first_end = m.end("prev") if m.group("prev") else m.start()
             if m.group("directive"):
