@@ -200,3 +200,26 @@ def test_the_thread_index_components_are_16_or_32_bits(template: str, outs: str,
                                                         rules: list[str]) -> None:
     source = _asm(template, outs, "")
     assert [f.rule for f in lint_text(source, select=GRAMMAR)] == rules
+
+
+@pytest.mark.parametrize(("template", "outs", "message"), [
+    # ptxas 13.0 (sm_80): "Unexpected instruction types specified for 'mul'"
+    ("mul.u32.lo %0, %1, %1;", '"=r"(r)', "'.lo' is out of place: it is part of the "
+     "instruction's name, 'mul.lo'"),
+    ("mad.cc.lo.u32 %0, %1, %1, %0;", '"+r"(r)', "'.lo' is out of place"),
+    # "Unknown modifier '.wide'"; "Not a name of any known instruction: 'mul24'"
+    ("mul.u32.wide %0, %1, %1;", '"=l"(q)', "'.wide' is out of place"),
+    ("mul24.u32.lo %0, %1, %1;", '"=r"(r)', "'.lo' is out of place"),
+    ("mul.u32 %0, %1, %1;", '"=r"(r)', "'mul.u32' lacks one of '.hi', '.lo'"),
+])
+def test_the_integer_mode_comes_first(template: str, outs: str, message: str) -> None:
+    findings = lint_text(_asm(template, outs, '"r"(x)'), select=GRAMMAR)
+    assert [f.rule for f in findings] == ["PTX204"]
+    assert findings[0].message.startswith(message), findings[0].message
+
+
+@pytest.mark.parametrize("template", ["mad.lo.u32.cc %0, %1, %1, %0; addc.u32 %0, %0, 0;",
+                                      "mad.hi.s32.sat %0, %1, %1, %0;"])
+def test_the_other_words_follow_in_any_order(template: str) -> None:
+    # ptxas 13.0 (sm_80) takes these
+    assert lint_text(_asm(template, '"+r"(r)', '"r"(x)'), select=GRAMMAR) == []

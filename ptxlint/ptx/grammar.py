@@ -199,19 +199,21 @@ def _match_modifiers(form: Form, modifiers: tuple[str, ...]) -> _Match:
     slots = form.slots
     count = len(modifiers)
     head = form.head
-    for k in range(head):
-        if k >= count or modifiers[k] != slots[k].values[0].word:
-            return _Match(form, {}, form.need, list(range(count)), [slots[k]], [])
-    taken = [True] * head + [False] * (count - head)
-    last = head - 1
+    # a head out of its place: the slots match anywhere, and each head word taken elsewhere
+    # is out of place (`mul.u32.lo`), one not written missing (`mul.u32`)
+    broken = any(k >= count or modifiers[k] != slots[k].values[0].word for k in range(head))
+    start = 0 if broken else head
+    taken = [True] * start + [False] * (count - start)
+    last = start - 1
     binding: dict[str, str] = {}
     bound_at: dict[str, int] = {}
     need = form.need
     missing: list[Slot] = []
     took: list[tuple[int, str]] = []
+    moved: list[int] = []
     ordered = form.ordered
     positional = form.positional
-    for slot in slots[head:]:
+    for j, slot in enumerate(slots[start:], start):
         by_word = slot.by_word
         for i in range(last if ordered and last > 0 else 0, count):
             if taken[i]:
@@ -222,6 +224,8 @@ def _match_modifiers(form: Form, modifiers: tuple[str, ...]) -> _Match:
                 continue
             taken[i] = True
             last = i
+            if j < head and i != j:
+                moved.append(i)
             if positional:
                 took.append((i, word))
             if slot.var:
@@ -235,6 +239,8 @@ def _match_modifiers(form: Form, modifiers: tuple[str, ...]) -> _Match:
                 missing.append(slot)
     unused = [] if all(taken) else [i for i, t in enumerate(taken) if not t]
     misordered = _misordered(took) if positional else []
+    if moved:
+        misordered = moved + misordered
     return _Match(form, binding, need, unused, missing, misordered, bound_at)
 
 
@@ -356,10 +362,21 @@ def _matches(opcode: str, modifiers: tuple[str, ...]) -> _Matches:
     # reading leaves without its .ue8m0x2, is the ue8m0x2 conversion with its types swapped)
     matches = sorted((_match_modifiers(f, modifiers) for f in family),
                      key=lambda m: (m.cost + bool(m.misordered),
+                                    _head_moved(m.form, modifiers),
                                     sum(modifiers[i] not in _REFINING for i in m.unused),
                                     _types_added(m, modifiers),
                                     bool(m.misordered), len(m.unused)))
     return None, (), matches[0]
+
+
+def _head_moved(form: Form, modifiers: tuple[str, ...]) -> bool:
+    """The words of ``form``'s name (its head) are not the first ones written: a form of
+    another instruction, which ptxas reads first (`mbarrier.complete_tx.release...` is
+    complete_tx with a .release it does not take, "Illegal modifier '.release' for
+    instruction 'mbarrier.complete_tx'", not an arrive without its .arrive)."""
+    count = len(modifiers)
+    return any(k >= count or modifiers[k] != form.slots[k].values[0].word
+               for k in range(form.head))
 
 
 def _types_added(match: _Match, modifiers: tuple[str, ...]) -> int:
@@ -589,6 +606,12 @@ def _combination_issue(instruction: PtxInstruction, match: _Match) -> Issue:
     if match.misordered and not match.unused and not match.missing:
         i = match.misordered[0]
         start, end = _modifier_span(instruction, i)
+        heads = [s.values[0].word for s in match.form.slots[:match.form.head]]
+        if instruction.modifiers[i] in heads:
+            return Issue("combination", f"'.{instruction.modifiers[i]}' is out of place: it is "
+                         f"part of the instruction's name, '{opcode}.{'.'.join(heads)}', "
+                         f"before the other words (the form "
+                         f"'{match.form.spec.split(' ')[0]}')", start, end)
         what = ("the state spaces, the destination's first,"
                 if _KIND_OF.get(instruction.modifiers[i]) == _SPACES else "the types (and layouts)")
         return Issue("combination", f"'.{instruction.modifiers[i]}' is out of place: ptxas "
@@ -606,6 +629,20 @@ def _combination_issue(instruction: PtxInstruction, match: _Match) -> Issue:
                      start, end)
     slot = match.missing[0]
     end = instruction.opcode_end
+    form = match.form
+    k = form.slots.index(slot) if slot in form.slots[:form.head] else -1
+    if k >= 0:
+        # a head word: the forms that differ from this one in it alone list the others
+        # (mul.hi and mul.lo: "lacks one of '.hi', '.lo'")
+        words = {f.slots[k].values[0].word for f in _family(opcode)
+                 if f.head > k and f.slots[k + 1:] == form.slots[k + 1:]
+                 and f.slots[:k] == form.slots[:k]}
+        choices = [f"'.{w}'" for w in sorted(words)]
+        if len(choices) > 1:
+            return Issue("combination", f"'{mnemonic}' lacks one of {', '.join(choices)}: no "
+                         f"form of '{opcode}' goes without it"
+                         f"{_nearest(opcode, instruction.modifiers)}",
+                         instruction.opcode_start, end)
     return Issue("combination", f"'{mnemonic}' lacks {_slot_words(slot)}: no form of "
                  f"'{opcode}' goes without it{_nearest(opcode, instruction.modifiers)}",
                  instruction.opcode_start, end)

@@ -56,25 +56,32 @@ _add("add.sat<T:.u16x2|.s16x2|.u32> d:T, r:T, r:T; sm=120f; toolkit=13.2")
 for op in ("addc", "subc"):
     _add(f"{op}{{.cc}}<T:.u32|.s32|.u64|.s64> d:T, a:T, a:T")
 
-_add(f"mul<M:.hi|.lo>.<T:{_dots(INT)}> d:T, a:T, a:T")
-_add("mul.wide.u16 d:u32, a:u16, a:u16")
-_add("mul.wide.s16 d:s32, a:s16, a:s16")
-_add("mul.wide.u32 d:u64, a:u32, a:u32")
-_add("mul.wide.s32 d:s64, a:s32, a:s32")
+# The integer mode of mul, mad (madc) and mul24/mad24 is part of the instruction's name: it
+# comes first (head=1), the other words in any order ('mad.lo.u32.cc' compiles); ptxas 13.0:
+# 'mul.s32.hi' and 'mad.cc.lo.u32' are "Unexpected instruction types specified", 'mul.u32.wide'
+# "Unknown modifier '.wide'", 'mul24.u32.lo' and 'madc.u32.lo' "Not a name of any known
+# instruction"
+for _m in ("hi", "lo"):
+    _add(f"mul.{_m}.<T:{_dots(INT)}> d:T, a:T, a:T; head=1")
+_add("mul.wide.u16 d:u32, a:u16, a:u16; head=1")
+_add("mul.wide.s16 d:s32, a:s16, a:s16; head=1")
+_add("mul.wide.u32 d:u64, a:u32, a:u32; head=1")
+_add("mul.wide.s32 d:s64, a:s32, a:s32; head=1")
 _add(f"mul{{{F_RND}}}{{.ftz}}{{.sat}}.f32 d:f32, a:f32, a:f32")
 _add(f"mul{{{F_RND}}}.f64 d:f64, a:f64, a:f64")
 _add(f"mul{{{F_RND}}}{{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2; sm=100")
 _add("mul{.rn}{.ftz}{.sat}<T:.f16|.f16x2> d:T, a:T, a:T; sm=53")
 _add("mul{.rn}<T:.bf16|.bf16x2> d:T, a:T, a:T; sm=90")
 _add(f"mul{{{F_RND}}}{{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2; sm=100")  # PTX 8.6, like add/sub
-_add(f"mad<M:.hi|.lo>.<T:{_dots(INT)}> d:T, a:T, a:T, a:T")
-_add("mad.hi.sat.s32 d:s32, a:s32, a:s32, a:s32")
-_add("mad.wide.u16 d:u32, a:u16, a:u16, a:u32")
-_add("mad.wide.s16 d:s32, a:s16, a:s16, a:s32")
-_add("mad.wide.u32 d:u64, a:u32, a:u32, a:u64")
-_add("mad.wide.s32 d:s64, a:s32, a:s32, a:s64")
-_add("mad<M:.hi|.lo>.cc.<T:.u32|.s32|.u64|.s64> d:T, a:T, a:T, a:T")
-_add("madc<M:.hi|.lo>{.cc}.<T:.u32|.s32|.u64|.s64> d:T, a:T, a:T, a:T")
+for _m in ("hi", "lo"):
+    _add(f"mad.{_m}.<T:{_dots(INT)}> d:T, a:T, a:T, a:T; head=1")
+    _add(f"mad.{_m}.cc.<T:.u32|.s32|.u64|.s64> d:T, a:T, a:T, a:T; head=1")
+    _add(f"madc.{_m}{{.cc}}.<T:.u32|.s32|.u64|.s64> d:T, a:T, a:T, a:T; head=1")
+_add("mad.hi.sat.s32 d:s32, a:s32, a:s32, a:s32; head=1")
+_add("mad.wide.u16 d:u32, a:u16, a:u16, a:u32; head=1")
+_add("mad.wide.s16 d:s32, a:s16, a:s16, a:s32; head=1")
+_add("mad.wide.u32 d:u64, a:u32, a:u32, a:u64; head=1")
+_add("mad.wide.s32 d:s64, a:s32, a:s32, a:s64; head=1")
 _add(f"mad{F_RND.replace('.rn|', '(.rn|')}){{.ftz}}{{.sat}}.f32 d:f32, a:f32, a:f32, a:f32")
 _add(f"mad({F_RND}).f64 d:f64, a:f64, a:f64, a:f64")
 _add(f"fma({F_RND}){{.ftz}}{{.sat}}.f32 d:f32, a:f32, a:f32, a:f32")
@@ -88,9 +95,10 @@ _add("fma<R:.rz|.rm|.rp>{.relu}<T:.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=80; undo
 _add(f"fma({F_RND}){{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2, a:f32x2; sm=100")
 _add(f"fma({F_RND}){{.sat}}.f32.f16 d:f32, a:f16, a:f16, a:f32; sm=100")
 _add(f"fma({F_RND}){{.sat}}.f32.bf16 d:f32, a:b16, a:b16, a:f32; sm=100")  # as add's
-_add("mul24<M:.hi|.lo>.<T:.u32|.s32> d:T, a:T, a:T")
-_add("mad24<M:.hi|.lo>.<T:.u32|.s32> d:T, a:T, a:T, a:T")
-_add("mad24.hi.sat.s32 d:s32, a:s32, a:s32, a:s32")
+for _m in ("hi", "lo"):
+    _add(f"mul24.{_m}.<T:.u32|.s32> d:T, a:T, a:T; head=1")
+    _add(f"mad24.{_m}.<T:.u32|.s32> d:T, a:T, a:T, a:T; head=1")
+_add("mad24.hi.sat.s32 d:s32, a:s32, a:s32, a:s32; head=1")
 _add(f"sad.<T:{_dots(INT)}> d:T, a:T, a:T, a:T")
 for op in ("div", "rem"):
     _add(f"{op}.<T:{_dots(INT)}> d:T, a:T, a:T")
