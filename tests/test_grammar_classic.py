@@ -223,3 +223,20 @@ def test_the_integer_mode_comes_first(template: str, outs: str, message: str) ->
 def test_the_other_words_follow_in_any_order(template: str) -> None:
     # ptxas 13.0 (sm_80) takes these
     assert lint_text(_asm(template, '"+r"(r)', '"r"(x)'), select=GRAMMAR) == []
+
+
+@pytest.mark.parametrize(("template", "message"), [
+    # ptxas 13.0 (sm_80): "Unknown modifier '.l'"
+    ("shf.wrap.l.b32 %0, %1, %1, %1;", "'.l' is out of place"),
+    # "'.hi/.lo' modifier required for instruction 'dp2a'"
+    ("dp2a.u32.u32.lo %0, %1, %1, %1;", "'.lo' is out of place"),
+    # "Unknown modifier '.pack'"
+    ("cvt.sat.pack.s16.s32 %0, %1, %1;", "'.pack' does not apply"),
+])
+def test_more_names_come_first(template: str, message: str) -> None:
+    findings = lint_text(_asm(template, '"=r"(r)', '"r"(x)'), select=GRAMMAR)
+    assert [f.rule for f in findings] == ["PTX204"]
+    assert findings[0].message.startswith(message), findings[0].message
+    # the words after the name in any order: 'shf.l.b32.wrap' compiles
+    assert lint_text(_asm("shf.l.b32.wrap %0, %1, %1, %1;", '"=r"(r)', '"r"(x)'),
+                     select=GRAMMAR) == []

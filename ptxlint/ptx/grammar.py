@@ -201,7 +201,11 @@ def _match_modifiers(form: Form, modifiers: tuple[str, ...]) -> _Match:
     head = form.head
     # a head out of its place: the slots match anywhere, and each head word taken elsewhere
     # is out of place (`mul.u32.lo`), one not written missing (`mul.u32`)
-    broken = any(k >= count or modifiers[k] != slots[k].values[0].word for k in range(head))
+    in_place = 0  # the head words written first, in order
+    while in_place < head and in_place < count \
+            and modifiers[in_place] == slots[in_place].values[0].word:
+        in_place += 1
+    broken = in_place < head
     start = 0 if broken else head
     taken = [True] * start + [False] * (count - start)
     last = start - 1
@@ -224,7 +228,7 @@ def _match_modifiers(form: Form, modifiers: tuple[str, ...]) -> _Match:
                 continue
             taken[i] = True
             last = i
-            if j < head and i != j:
+            if in_place <= j < head:
                 moved.append(i)
             if positional:
                 took.append((i, word))

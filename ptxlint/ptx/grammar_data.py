@@ -134,7 +134,11 @@ _add("bfind{.shiftamt}.<T:.u32|.u64|.s32|.s64> d:u32, a:T")
 _add("bfe.<T:.u32|.u64|.s32|.s64> d:T, a:T, a:u32, a:u32")
 _add("bfi.<T:.b32|.b64> d:T, a:T, a:T, a:u32, a:u32")
 _add("dp4a.<A:.u32|.s32>.<B:.u32|.s32> d:u32, a:u32, a:u32, a:u32; sm=61")
-_add("dp2a<M:.lo|.hi>.<A:.u32|.s32>.<B:.u32|.s32> d:u32, a:u32, a:u32, a:u32; sm=61")
+# .lo/.hi, shf's .l/.r, bar's .warp and cvt's .pack name the instruction: first (head=1;
+# ptxas 13.0: 'dp2a.u32.u32.lo' "'.hi/.lo' modifier required", 'shf.wrap.l.b32' "Unknown
+# modifier '.l'", 'bar.sync.warp' "Unknown modifier '.warp'")
+for _m in ("lo", "hi"):
+    _add(f"dp2a.{_m}.<A:.u32|.s32>.<B:.u32|.s32> d:u32, a:u32, a:u32, a:u32; sm=61; head=1")
 
 # ----------------------------------------------------------------------------- logic and moves
 for op in ("and", "or", "xor"):
@@ -147,7 +151,8 @@ _add("lop3.b32 d_:b32, a:b32, a:b32, a:b32, i:*")
 _add("lop3<B:.or|.and>.b32 d_:b32|p!, a:b32, a:b32, a:b32, i:*, a:pred")
 _add("shl.<T:.b16|.b32|.b64> d:T, a:T, a:u32")
 _add("shr.<T:.b16|.b32|.b64|.u16|.u32|.u64|.s16|.s32|.s64> d:T, a:T, a:u32")
-_add("shf<D:.l|.r><M:.clamp|.wrap>.b32 d:b32, a:b32, a:b32, a:u32")
+for _d in ("l", "r"):
+    _add(f"shf.{_d}<M:.clamp|.wrap>.b32 d:b32, a:b32, a:b32, a:u32; head=1")
 _add("prmt.b32 d:b32, a:b32, a:b32, a:b32")
 _add("prmt.b32<M:.f4e|.b4e|.rc8|.ecl|.ecr|.rc16> d:b32, a:b32, a:b32, a:b32")
 _add(f"mov.<T:.pred|{_dots(BITS)}|{_dots(INT)}|.f32|.f64> d:T, a:T")
@@ -236,7 +241,7 @@ for op, aligned in (("bar", ""), ("barrier", "{.aligned}")):
         if aligned:
             _add(f"{op}{cta}.aligned.sync ai:u32:0..15, ?ai:u32:..%32; head={lead + 1} "
                  "undocumented")
-_add("bar.warp.sync a:u32; sm=70")
+_add("bar.warp.sync a:u32; sm=70; head=1")
 _add("barrier.cluster.arrive{.release|.relaxed@90}{.aligned}; sm=90")
 _add("barrier.cluster.wait{.acquire}{.aligned}; sm=90")
 _add("membar<L:.cta|.gl|.sys>")

@@ -108,8 +108,10 @@ _add(f"cvt<R:.rz|.rp>{{.satfinite}}.ue8m0x2.f32 d:ue8m0x2, a:f32, a:f32; {_FAMIL
 _add(f"cvt<R:.rz|.rp>{{.satfinite}}.ue8m0x2.bf16x2 d:ue8m0x2, af:b32~; {_FAMILY}")
 _add(f"cvt.rn.bf16x2.ue8m0x2 d:b32~, a:ue8m0x2; {_FAMILY}")
 # cvt.pack: two (or, with .b32 c, four) saturated integers packed into a .b32
-_add("cvt.pack.sat.<D:.u16|.s16>.s32 d:b32!, a:s32, a:s32; sm=72")
-_add("cvt.pack.sat.<D:.u2|.s2|.u4|.s4|.u8|.s8>.s32.b32 d:b32!, a:s32, a:s32, a:b32; sm=72")
+# (.pack first: 'cvt.sat.pack.s16.s32' is "Unknown modifier '.pack'", ptxas 13.0)
+_add("cvt.pack.sat.<D:.u16|.s16>.s32 d:b32!, a:s32, a:s32; sm=72; head=1")
+_add("cvt.pack.sat.<D:.u2|.s2|.u4|.s4|.u8|.s8>.s32.b32 d:b32!, a:s32, a:s32, a:b32; sm=72; "
+     "head=1")
 
 # .bf16x2 against the packed fp8/fp4 types, newer than ptxas 13.0 (measured with the CUDA 13.1
 # and 13.2 wheels): narrowing from PTX ISA 9.1, widening from 9.2 (CUTLASS guards the latter
