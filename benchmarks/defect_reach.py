@@ -32,6 +32,12 @@ knows the expression's type. Each mutation below is a defect whatever the code a
 * ``drop-carry``: the ``.cc`` of an ``add.cc``/``sub.cc``/``mad*.cc`` removed where a later
   instruction reads the carry (``addc``, ``subc``, ``madc``): it reads a carry flag nothing
   in the statement set (PTX209 where one it sets is lost, PTX107 where none is).
+* ``plus-to-eq``: the ``+`` of a read-write register output made ``=`` where the template
+  reads it before any write (its first use is a source of an arithmetic, logic or move
+  instruction): it reads an undefined register (PTX106).
+* ``drop-write``: the one instruction that writes a write-only output deleted (a move,
+  arithmetic or logic instruction whose destination it is) from a template of several: the
+  output is never written (PTX104; PTX009 where no other instruction names it either).
 * ``unbrace``: the ``{ }`` around a template that declares a register or defines a label
   removed: a function that inlines the statement twice declares it twice (PTX201, PTX202).
 
@@ -77,9 +83,11 @@ EXPECTED = {
     "generic-shared": "PTX301",
     "narrow-vector": "PTX207",
     "drop-carry": "PTX209",
+    "plus-to-eq": "PTX106",
+    "drop-write": "PTX104",
 }
 # the rules that report the class's defect: either names it
-_ALSO = {"unbrace": "PTX202", "drop-carry": "PTX107"}
+_ALSO = {"unbrace": "PTX202", "drop-carry": "PTX107", "drop-write": "PTX009"}
 _STORES = {"st", "atom", "red", "stmatrix"}
 _SIDE_EFFECTS = _STORES | {
     "bar", "barrier", "membar", "fence", "cp", "mbarrier", "griddepcontrol", "trap",
@@ -303,6 +311,63 @@ def drop_carry(statement: AsmStatement, text: str) -> Iterator[Edit]:
         return
 
 
+# Instructions whose first operand is their one destination and the rest sources: the roles
+# the two data-flow classes read, from the ISA and not from ptxlint's own tables
+_ARITHMETIC = {"add", "sub", "mul", "mad", "fma", "and", "or", "xor", "not", "shl", "shr",
+               "max", "min", "selp", "mov", "cvt", "neg", "abs", "prmt", "lop3", "shf", "bfe",
+               "bfi", "popc", "clz", "brev", "div", "rem", "cvta"}
+
+
+def _mentions(instruction: PtxInstruction) -> list[tuple[int, int]]:
+    """(position, operand index) of each %N operand of ``instruction``, scalar ones only."""
+    return [(k, o.ref) for k, o in enumerate(instruction.operands)
+            if o.kind == "ref" and o.ref is not None]
+
+
+def plus_to_eq(statement: AsmStatement, text: str) -> Iterator[Edit]:
+    for operand in statement.outputs:
+        constraint = operand.constraint
+        if constraint.text.lstrip("+&") not in ("r", "l", "h", "f", "d") or \
+                not constraint.text.startswith("+") or constraint.opaque:
+            continue
+        first = None
+        for instruction in statement.ptx.instructions:
+            uses = [k for k, index in _mentions(instruction) if index == operand.index]
+            if uses or any(operand.index in {p.ref for p in o.parts} for o in
+                           instruction.operands):
+                first = (instruction, uses)
+                break
+        if first is None:
+            continue
+        instruction, uses = first
+        # a source of the first instruction that names it: read before (or as) it is written
+        if (instruction.opcode in _ARITHMETIC and instruction.predicate is None
+                and any(k >= 1 for k in uses)):
+            at = text.find("+", constraint.span.start, constraint.span.end)
+            if at >= 0:
+                yield Edit(at, at + 1, "=")
+                return
+
+
+def drop_write(statement: AsmStatement, text: str) -> Iterator[Edit]:
+    instructions = statement.ptx.instructions
+    if len(instructions) < 2:
+        return  # (an empty template is another idiom: a compiler barrier)
+    for operand in statement.outputs:
+        if not operand.constraint.text.startswith("=") or operand.constraint.opaque:
+            continue
+        writers = [i for i in instructions
+                   if i.opcode in _ARITHMETIC and (0, operand.index) in _mentions(i)]
+        named = [i for i in instructions if any(
+            operand.index in {p.ref for p in o.parts} | {o.ref} for o in i.operands)]
+        if len(writers) != 1 or len(named) != 1 or not writers[0].terminated:
+            continue
+        found = _source_range(statement, writers[0].start, writers[0].end)
+        if found is not None:
+            yield Edit(found[0], found[1], "")
+            return
+
+
 def unbrace(statement: AsmStatement, text: str) -> Iterator[Edit]:
     ptx = statement.ptx
     template = statement.template.text
@@ -329,6 +394,8 @@ MUTATIONS: dict[str, Callable[[AsmStatement, str], Iterator[Edit]]] = {
     "generic-shared": generic_shared,
     "narrow-vector": narrow_vector,
     "drop-carry": drop_carry,
+    "plus-to-eq": plus_to_eq,
+    "drop-write": drop_write,
 }
 
 
