@@ -240,3 +240,19 @@ def test_more_names_come_first(template: str, message: str) -> None:
     # the words after the name in any order: 'shf.l.b32.wrap' compiles
     assert lint_text(_asm("shf.l.b32.wrap %0, %1, %1, %1;", '"=r"(r)', '"r"(x)'),
                      select=GRAMMAR) == []
+
+
+@pytest.mark.parametrize(("template", "message"), [
+    # ptxas 13.0 (sm_90a): "Unknown modifier '.proxy'", "Not a name of any known
+    # instruction: 'setmaxnreg'", "Unknown modifier '.arrive'", "Unknown modifier '.to'"
+    ("fence.async.proxy;", "'.proxy' is out of place"),
+    ("setmaxnreg.sync.aligned.inc.u32 240;", "'.inc' is out of place"),
+    ("cp.async.mbarrier.noinc.arrive.shared.b64 [%0];", "'.arrive' is out of place"),
+    ("cvta.global.to.u64 %0, %1;", "'.to' does not apply"),
+])
+def test_the_names_of_fence_proxy_setmaxnreg_and_cvta_to(template: str, message: str) -> None:
+    outs, ins = ('"=l"(q)', '"l"(p)') if "cvta" in template else ("", '"r"(x)')
+    findings = lint_text(_asm(template, outs, ins), select=GRAMMAR,
+                         context=RuleContext(arch=90, arch_suffix="a"))
+    assert [f.rule for f in findings] == ["PTX204"]
+    assert findings[0].message.startswith(message), findings[0].message

@@ -615,12 +615,13 @@ def _combination_issue(instruction: PtxInstruction, match: _Match) -> Issue:
             return Issue("combination", f"'.{instruction.modifiers[i]}' is out of place: it is "
                          f"part of the instruction's name, '{opcode}.{'.'.join(heads)}', "
                          f"before the other words (the form "
-                         f"'{match.form.spec.split(' ')[0]}')", start, end)
+                         f"'{match.form.spec.split(' ')[0].rstrip(';')}')", start, end)
         what = ("the state spaces, the destination's first,"
                 if _KIND_OF.get(instruction.modifiers[i]) == _SPACES else "the types (and layouts)")
         return Issue("combination", f"'.{instruction.modifiers[i]}' is out of place: ptxas "
                      f"reads {what} of '{instruction.opcode}' by position, in "
-                     f"the order of the form '{match.form.spec.split(' ')[0]}'", start, end)
+                     f"the order of the form '{match.form.spec.split(' ')[0].rstrip(';')}'",
+                     start, end)
     if match.unused:
         i = match.unused[0]
         start, end = _modifier_span(instruction, i)

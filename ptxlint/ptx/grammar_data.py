@@ -247,21 +247,27 @@ _add("barrier.cluster.wait{.acquire}{.aligned}; sm=90")
 _add("membar<L:.cta|.gl|.sys>")
 _add("membar.proxy.alias; sm=70")
 _add("fence{.sc|.acq_rel|.acquire|.release}<S:.cta|.cluster@90|.gpu|.sys>; sm=70")
-_add("fence.proxy.alias; sm=70")
-_add("fence.proxy.async{.global|.shared::cta|.shared::cluster}; sm=90")
+# .proxy names the fence: 'fence.async.proxy' is "Unknown modifier '.proxy'" (ptxas 13.0)
+_add("fence.proxy.alias; sm=70; head=1")
+_add("fence.proxy.async{.global|.shared::cta|.shared::cluster}; sm=90; head=1")
 _add("fence.mbarrier_init.release.cluster; sm=90")
-_add("fence.proxy.tensormap::generic.release<S:.cta|.cluster|.gpu|.sys>; sm=90")
-_add("fence.proxy.tensormap::generic.acquire<S:.cta|.cluster|.gpu|.sys> [A], i:128; sm=90")
+_add("fence.proxy.tensormap::generic.release<S:.cta|.cluster|.gpu|.sys>; sm=90; head=1")
+_add("fence.proxy.tensormap::generic.acquire<S:.cta|.cluster|.gpu|.sys> [A], i:128; sm=90; "
+     "head=1")
 # uni-directional fences restricted to shared memory (PTX ISA 8.6; CCCL fence_sync_restrict.h,
 # fence_proxy_async_generic_sync_restrict.h)
 _add("fence.acquire.sync_restrict::shared::cluster.cluster; sm=90")
 _add("fence.release.sync_restrict::shared::cta.cluster; sm=90")
-_add("fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster; sm=90")
-_add("fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster; sm=90")
+_add("fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster; sm=90; head=1")
+_add("fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster; sm=90; head=1")
 _add("griddepcontrol<M:.launch_dependents|.wait>; sm=90")
 _add("nanosleep.u32 a:u32; sm=70")
-_add("setmaxnreg<M:.inc|.dec>.sync.aligned.u32 i:24..256%8; sm=90a,100f,120f")
-_add("setmaxnreg<M:.inc|.dec>.sync.aligned.s32 i:24..256%8; sm=90a,100f,120f; undocumented")
+# (setmaxnreg.inc/.dec is the name: 'setmaxnreg.sync.aligned.inc.u32' is "Not a name of any
+# known instruction: 'setmaxnreg'", ptxas 13.0)
+for _m in ("inc", "dec"):
+    _add(f"setmaxnreg.{_m}.sync.aligned.u32 i:24..256%8; sm=90a,100f,120f; head=1")
+    _add(f"setmaxnreg.{_m}.sync.aligned.s32 i:24..256%8; sm=90a,100f,120f; undocumented; "
+         "head=1")
 
 # ----------------------------------------------------------------------------- async copies
 for level, sizes in (("ca", "4|8|16"), ("cg", "16")):
@@ -281,7 +287,8 @@ for level, sizes in (("ca", "4|8|16"), ("cg", "16")):
 _add("cp.async.commit_group; sm=80")
 _add("cp.async.wait_group i:*; sm=80")
 _add("cp.async.wait_all; sm=80")
-_add("cp.async.mbarrier.arrive{.noinc}{.shared|.shared::cta}.b64 [A]; sm=80")
+# ('cp.async.mbarrier.noinc.arrive' is "Unknown modifier '.arrive'")
+_add("cp.async.mbarrier.arrive{.noinc}{.shared|.shared::cta}.b64 [A]; sm=80; head=3")
 
 # matrix fragments (ldmatrix, stmatrix, movmatrix, mma): grammar_data_tensor.py
 
@@ -289,9 +296,10 @@ _add("cp.async.mbarrier.arrive{.noinc}{.shared|.shared::cta}.b64 [A]; sm=80")
 _SPACE = ".global|.shared|.shared::cta|.shared::cluster@90|.local|.const|.param|.param::entry"
 # ptxas 13.0 takes .u32 only with 32-bit addressing, which it no longer supports
 _add(f"cvta<S:{_SPACE}>.u64 d:u64, a:u64")
-_add(f"cvta.to<S:{_SPACE}>.u64 d:u64, a:u64")
+# ('cvta.global.to.u64' is "Unknown modifier '.to'")
+_add(f"cvta.to<S:{_SPACE}>.u64 d:u64, a:u64; head=1")
 _add(f"cvta<S:{_SPACE}>.u32 d:u32, a:u32; rejected=address32")
-_add(f"cvta.to<S:{_SPACE}>.u32 d:u32, a:u32; rejected=address32")
+_add(f"cvta.to<S:{_SPACE}>.u32 d:u32, a:u32; rejected=address32; head=1")
 _add(f"isspacep<S:{_SPACE}> d:pred, a:int")
 _add("mapa{.shared::cluster}.<T:.u32|.u64> d:T, a:T, a:u32; sm=90")
 _add("mapa{.shared::cluster}.<T:.s32|.s64> d:T, a:T, a:u32; sm=90; undocumented")
