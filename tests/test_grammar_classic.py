@@ -256,3 +256,21 @@ def test_the_names_of_fence_proxy_setmaxnreg_and_cvta_to(template: str, message:
                          context=RuleContext(arch=90, arch_suffix="a"))
     assert [f.rule for f in findings] == ["PTX204"]
     assert findings[0].message.startswith(message), findings[0].message
+
+
+@pytest.mark.parametrize(("template", "arch"), [
+    # ptxas 13.0: barrier.arrive without its operands ("Arguments mismatch"), "Unknown
+    # modifier '.ld_reduce'", "Unknown modifier '.fractional'", "Unknown modifier '.bulk'",
+    # "Unknown modifier '.wait_group'"
+    ("barrier.arrive.cluster;", 90),
+    ("multimem.global.ld_reduce.relaxed.sys.add.u32 %0, [%1];", 90),
+    ("createpolicy.L2::evict_last.fractional.b64 %0, 1.0;", 80),
+    ("cp.async.commit_group.bulk;", 90),
+    ("cp.async.bulk.read.wait_group 0;", 90),
+])
+def test_named_instructions_out_of_order(template: str, arch: int) -> None:
+    outs = '"=l"(q)' if "createpolicy" in template else ('"=r"(r)' if "%0" in template else "")
+    ins = '"l"(p)' if "%1" in template else ""
+    findings = lint_text(_asm(template, outs, ins), select=GRAMMAR,
+                         context=RuleContext(arch=arch, arch_suffix="a" if arch == 90 else ""))
+    assert [f.rule for f in findings] == ["PTX204"]

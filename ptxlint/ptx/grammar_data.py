@@ -540,3 +540,27 @@ for _op, _words in _async.COVERED.items():
     PARTIAL[_op] = PARTIAL.get(_op, frozenset()) - _words
 for _op, _words in _async.PARTIAL.items():
     PARTIAL[_op] = PARTIAL.get(_op, frozenset()) | _words
+
+# ----------------------------------------------------------------------------- names
+# Words that name the instruction with its opcode come right after it (head=N), the other
+# words in any order; measured on ptxas 13.0 (sm_80/sm_90a): 'barrier.arrive.cluster' reads as
+# barrier.arrive ("Arguments mismatch"), 'multimem.global.ld_reduce' is "Unknown modifier
+# '.ld_reduce'", 'red.relaxed.async' reads as red ("Arguments mismatch"),
+# 'createpolicy.L2::evict_last.fractional' is "Unknown modifier '.fractional'",
+# 'cp.async.commit_group.bulk' "Unknown modifier '.bulk'" and 'cp.async.bulk.read.wait_group'
+# "Unknown modifier '.wait_group'"
+_NAMES = {"barrier.cluster.": 1, "multimem.ld_reduce": 1, "red.async.": 1,
+          "createpolicy.fractional": 1, "cp.async.bulk.commit_group": 3,
+          "cp.async.bulk.wait_group": 3}
+
+
+def _named(form: str) -> str:
+    if "head=" in form:
+        return form
+    for prefix, count in _NAMES.items():
+        if form.startswith(prefix):
+            return f"{form}; head={count}"
+    return form
+
+
+FORMS[:] = [_named(f) for f in FORMS]
