@@ -639,10 +639,10 @@ def _combination_issue(instruction: PtxInstruction, match: _Match) -> Issue:
     if k >= 0:
         # a head word: the forms that differ from this one in it alone list the others
         # (mul.hi and mul.lo: "lacks one of '.hi', '.lo'")
-        words = {f.slots[k].values[0].word for f in _family(opcode)
-                 if f.head > k and f.slots[k + 1:] == form.slots[k + 1:]
-                 and f.slots[:k] == form.slots[:k]}
-        choices = [f"'.{w}'" for w in sorted(words)]
+        words = dict.fromkeys(f.slots[k].values[0].word for f in _family(opcode)
+                              if f.head > k and f.slots[k + 1:] == form.slots[k + 1:]
+                              and f.slots[:k] == form.slots[:k])  # in table order
+        choices = [f"'.{w}'" for w in words]
         if len(choices) > 1:
             return Issue("combination", f"'{mnemonic}' lacks one of {', '.join(choices)}: no "
                          f"form of '{opcode}' goes without it"
