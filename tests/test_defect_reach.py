@@ -1,0 +1,51 @@
+"""benchmarks/defect_reach.py: each mutation class finds its site in a small kernel, makes the
+defect it names, and the rule it names notices it; the clean file has no finding to hide one."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from ptxlint.engine import instantiate
+from ptxlint.registry import load_rules, preview_ids
+from tests.benchmark_module import load
+
+reach = load("defect_reach")
+
+KERNEL = r"""
+#include <cstdint>
+__device__ unsigned f(unsigned* flag, const uint4* src, uint4& r, unsigned a, unsigned b,
+                      unsigned long long x, unsigned long long y, float v) {
+  unsigned d, lo, hi, old, sum;
+  asm volatile("st.global.u32 [%0], %1;" :: "l"(flag), "r"(a) : "memory");
+  asm volatile("atom.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(flag), "r"(a) : "memory");
+  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(src) : "memory");
+  asm("add.u32 %0, %1, %2;\n\tmul.lo.u32 %0, %0, 3;" : "=r"(d) : "r"(a), "r"(b));
+  asm("add.cc.u32 %0, %2, %3;\n\taddc.u32 %1, 0, 0;" : "=r"(lo), "=r"(hi) : "r"(a), "r"(b));
+  asm("add.u32 %0, %0, %1;" : "+r"(sum) : "r"(a));
+  asm("{\n\t.reg .u32 t;\n\tadd.u32 t, %1, 1;\n\tmov.u32 %0, t;\n\t}" : "=r"(d) : "r"(a));
+  __shared__ float tile[32];
+  uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(&tile[a]));
+  asm volatile("st.shared.f32 [%0], %1;" :: "r"(addr), "f"(v) : "memory");
+  return d + lo + hi + old + sum + (unsigned)(x + y);
+}
+"""
+
+
+def test_every_class_makes_a_defect_its_rule_notices(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(KERNEL)
+    classes = load_rules().rules
+    preview = preview_ids(classes)
+    rules = [r for r in instantiate(classes) if r.id not in preview]
+    before = reach.findings(str(path), KERNEL, rules)
+    assert before == Counter()  # the clean kernel: every new finding is the mutation's
+    sites = list(reach.sites([str(tmp_path)], rules))
+    found = {site.kind for site in sites}
+    assert found == set(reach.MUTATIONS)
+    for site in sites:
+        mutant = KERNEL[:site.edit.start] + site.edit.text + KERNEL[site.edit.end:]
+        new = {rule for rule, _ in reach.findings(str(path), mutant, rules) - before}
+        expected = {reach.EXPECTED[site.kind], reach._ALSO.get(site.kind, "")}
+        assert new & expected, (site.kind, mutant[site.edit.start - 40:site.edit.end + 40], new)
