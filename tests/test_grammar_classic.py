@@ -76,6 +76,8 @@ def test_types_in_the_wrong_order_are_out_of_place() -> None:
     # ptxas 13.0 (sm_80): "Illegal modifier '.sat' for instruction 'fma'" (not the sm_100
     # fma.rn.sat.f32.bf16 without its .f32); and "Modifier '.nc' requires .global space"
     ("fma.rn.sat.bf16 %0, %1, %1, %1;", '"=h"(h)', '"h"(h)', "'.sat' does not apply"),
+    # "Illegal rounding modifier for instruction 'fma'" (fma.rz.f32.f16 adds a type)
+    ("fma.rz.f16 %0, %1, %1, %1;", '"=h"(h)', '"h"(h)', "'.rz' does not apply"),
     ("ld.nc.u32 %0, [%1];", '"=r"(r)', '"l"(p)', "'ld.nc.u32' lacks '.global'"),
     # ptxas 13.0 (sm_80): "Illegal alayout '.col' for instruction 'mma'": the layouts of the
     # m16n8k16 form are .row.col; the shape stays (not the m8n8k4 form's .col.row)

@@ -359,13 +359,15 @@ def _matches(opcode: str, modifiers: tuple[str, ...]) -> _Matches:
     # its .ue8m0x2; `div.approx.f64`: "Illegal modifier '.approx' for instruction 'div'"),
     # then the one that adds no type to those written (`fma.rn.sat.bf16` is the bf16 fma
     # with a .sat it does not take, "Illegal modifier '.sat'", not the sm_100 f32-from-bf16
-    # one without its .f32), then one with no word out of place
+    # one without its .f32; a type added counts as a word too: `fma.rz.f16` is the f16 fma
+    # with a rounding it does not take, "Illegal rounding modifier for instruction 'fma'",
+    # not fma.rz.f32.f16), then one with no word out of place
     # (`cp.async.bulk.global.shared::cta.mbarrier::complete_tx::bytes` is the store, whose
     # completion is .bulk_group: "Illegal modifier '.mbarrier::complete_tx::bytes' for
     # instruction 'cp.async.bulk'"; but `cvt.rz.satfinite.bf16x2.ue8m0x2`, which the other
     # reading leaves without its .ue8m0x2, is the ue8m0x2 conversion with its types swapped)
     matches = sorted((_match_modifiers(f, modifiers) for f in family),
-                     key=lambda m: (m.cost + bool(m.misordered),
+                     key=lambda m: (m.cost + bool(m.misordered) + _types_added(m, modifiers),
                                     _head_moved(m.form, modifiers),
                                     sum(modifiers[i] not in _REFINING for i in m.unused),
                                     _types_added(m, modifiers),
