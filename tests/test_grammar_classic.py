@@ -276,3 +276,13 @@ def test_named_instructions_out_of_order(template: str, arch: int) -> None:
     findings = lint_text(_asm(template, outs, ins), select=GRAMMAR,
                          context=RuleContext(arch=arch, arch_suffix="a" if arch == 90 else ""))
     assert [f.rule for f in findings] == ["PTX204"]
+
+
+@pytest.mark.parametrize(("register", "rules"), [
+    # ptxas 13.0 (sm_80): "Arguments mismatch for instruction 'mov'"
+    ("%%envreg32", ["PTX207"]), ("%%pm8", ["PTX207"]),
+    ("%%envreg31", []), ("%%pm7", []),
+])
+def test_the_numbered_special_registers(register: str, rules: list[str]) -> None:
+    source = _asm(f"mov.u32 %0, {register};", '"=r"(r)', "")
+    assert [f.rule for f in lint_text(source, select=GRAMMAR)] == rules

@@ -567,6 +567,15 @@ def _check_leaf(
         return [Issue("operand", f"'{operand.text}' is a register, but "
                                  f"{_where(instruction, position)} must be an "
                       f"immediate{values}", operand.start, operand.end)]
+    if (operand.kind == "register" and cls.type is None
+            and (numbered := _NUMBERED_SPECIAL().fullmatch(operand.text))):
+        name, number, wide = numbered.groups()
+        if int(number) >= _NUMBERED_COUNT[name] or (wide and name != "pm"):
+            # ptxas 13.0: 'mov.u32 %0, %%envreg32;' is "Arguments mismatch for instruction
+            # 'mov'" (no such register; the parser reads it as an undeclared one)
+            return [Issue("operand", f"'{operand.text}' is no special register: there are "
+                          f"%{name}0 to %{name}{_NUMBERED_COUNT[name] - 1}",
+                          operand.start, operand.end)]
     if cls.type is None:
         if operand.kind == "special" and "." in operand.text:
             return _narrow_component_issue(instruction, operand, spec, binding, position)
@@ -605,6 +614,11 @@ def _narrow_component_issue(
     return [Issue("type", f"'{operand.text}' is a .u32 special register (a 16-bit register "
                   f"takes it too), but {_where(instruction, position)} takes .{want}",
                   operand.start, operand.end)]
+
+
+# The numbered special registers: %envreg0..%envreg31, %pm0..%pm7 (and %pm0_64..%pm7_64)
+_NUMBERED_SPECIAL = on_first_use(r"%%?(envreg|pm)([0-9]+)(_64)?")
+_NUMBERED_COUNT = {"envreg": 32, "pm": 8}
 
 
 # The instructions a special register may be a scalar operand of (ptxas 13.0, measured over
