@@ -178,6 +178,9 @@ def test_a_constant_expression_with_bitwise_or(immediate: str) -> None:
     ("[%1+-4]", '"r"(x)', []),
     ("[%1 + -4]", '"r"(x)', []),
     ("[%1+4+4]", '"r"(x)', []),
+    # a '-' after the offset is a constant expression's: ptxas takes '[%1+8-4]'
+    ("[%1+8-4]", '"r"(x)', []),
+    ("[%1 - 4]", '"r"(x)', ["PTX207"]),
 ])
 def test_the_addresses_ptxas_reads(address: str, ins: str, rules: list[str]) -> None:
     source = _asm(f"ld.shared.u32 %0, {address};", '"=r"(r)', ins)

@@ -425,7 +425,6 @@ _WINDOWED = frozenset({"shared", "shared::cta", "shared::cluster", "local", "con
 _NOT_ADDRESS = frozenset({"f16", "bf16", "f32", "f64", "pred"})
 
 
-_SUBTRACTED = on_first_use(r"[\w$)\]]\s*-")  # `a-4`: a '-' after a term, not after '+'
 
 
 def _address_shape_issue(
@@ -437,6 +436,8 @@ def _address_shape_issue(
     (`ld.shared.u32 r, [16]`: "Immediate addresses allowed only for .local state space"). A
     `%N` counts as what its constraint makes it ("n": an immediate)."""
     kinds: list[str] = []
+    subtracted = False  # `a-4`: a '-' right after the register (after an immediate, `a+8-4`,
+    # it is a constant expression's, which ptxas takes)
     for part in operand.parts:
         if part.kind == "other" and part.text.startswith("-") and len(part.parts) == 1:
             part = part.parts[0]  # `-b`
@@ -447,6 +448,9 @@ def _address_shape_issue(
             if cls.kind not in ("reg", "imm"):
                 return None
             kinds.append(cls.kind)
+            if cls.kind == "reg":
+                after = operand.text[part.end - operand.start:].lstrip()
+                subtracted = subtracted or after.startswith("-")
         else:
             return None  # an expression, a macro piece: read no further
     registers = kinds.count("reg")
@@ -455,7 +459,7 @@ def _address_shape_issue(
         return Issue("operand", f"'{operand.text}' is no address ptxas reads ({where}): an "
                      "address is one register or symbol plus immediate offsets, '[a+16]' "
                      "(ptxas: \"Parsing error\")", operand.start, operand.end)
-    if registers and _SUBTRACTED().search(operand.text):
+    if subtracted:
         return Issue("operand", f"'{operand.text}' is no address ptxas reads ({where}): a "
                      "negative offset is added, '[a+-4]' (ptxas: \"Parsing error near '-'\")",
                      operand.start, operand.end)
