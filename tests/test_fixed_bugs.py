@@ -112,8 +112,8 @@ def test_the_new_bugs_are_split_into_halves() -> None:
             assert review.bug, review
     assert sum(len(v) for v in halves.values()) >= 20
     # each round's split is half and half, an odd count's extra bug going to the seen half
-    # (the second and third rounds: 2 and 1, 8 and 7)
-    assert 0 <= len(halves["seen"]) - len(halves["held_out"]) <= 2
+    # (the second, third and fourth rounds: 2 and 1, 8 and 7, 3 and 2)
+    assert 0 <= len(halves["seen"]) - len(halves["held_out"]) <= 3
 
 
 def _verdict(sha: str, gone: list[str]) -> dict[str, object]:
