@@ -40,7 +40,8 @@ the first operand for most instructions, every element of a braced vector destin
 (`{%0, %1}`), both halves of a `p|q` pair; nothing for `st`, `red`, `bar`, `prefetch`,
 `cp.async`, `mbarrier.init` and others whose first operand is an address or an input.
 It stays silent when the template has an opaque macro piece, an instruction whose
-destinations are unknown (`call`, an operand spliced into the mnemonic), when the operand
+destinations are unknown (`call`, an operand spliced into the mnemonic, an instruction no form
+spells: PTX204's, whose roles would be a guess), when the operand
 sections come through a macro, and for an empty template (`asm volatile("" : "+r"(x))` is
 the optimization-barrier idiom).
 

@@ -52,7 +52,9 @@ atomic load), is one finding for the `mov`, not one per output, and its fix swap
 operands: declaring the outputs `+` would compile and still drop the loaded value. A backwards
 copy between two asm operands (`mov.u32 %1, %0;`, input `%1`, output `%0`) is one finding too
 (PTX105 is silent on the input it writes), and a read in an instruction that names a `%N` past
-the last operand is PTX001's defect (the numbering is off).
+the last operand is PTX001's defect (the numbering is off). A template with an instruction no
+form spells (PTX204: `bar.popc.red.u32` for `bar.red.popc.u32`) is not followed: what that
+instruction reads and writes would be a guess from its words.
 
 Where the template reads exactly one write-only output before writing it and names one input
 nowhere (`add.u32 %0, %0, %1;` given `"r"(a), "r"(b)`), the read was most likely meant for that

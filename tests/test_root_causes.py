@@ -139,6 +139,19 @@ STACKS = [
         '  asm volatile("add.s32 %0, %1, %1;" : "=r"(r) : "r"(x), "r"(y));\n',
         id="the-output-read-where-the-unnamed-input-was-meant",
     ),
+    # ptxas: "Unknown modifier '.red'" for bar.popc.red.u32; as bar.red.popc.u32 it writes %0
+    pytest.param(
+        "PTX204", "PTX106",
+        '  asm volatile("bar.popc.red.u32 %0, 0, %1;" : "=r"(r) : "r"(x) : "memory");\n',
+        '  asm volatile("bar.sync %0, %1;" : "=r"(r) : "r"(x) : "memory");\n',
+        id="a-misspelled-instruction-s-guessed-roles",
+    ),
+    pytest.param(
+        "PTX204", "PTX104",
+        '  asm volatile("bar.popc.red.u32 %0, 0, %1;" : "+r"(r) : "r"(x) : "memory");\n',
+        '  asm volatile("bar.sync %0, %1;" : "+r"(r) : "r"(x) : "memory");\n',
+        id="a-misspelled-instruction-writes-nothing-known",
+    ),
 ]
 
 

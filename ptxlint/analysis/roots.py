@@ -27,6 +27,10 @@ The roots, and the rule each belongs to:
   ask nothing of it (``StatementAnalysis.instruction_unknown``). Where that modifier is a state
   space (``prefetch.shared``, ``ldu.shared``), the space its addresses are read in is the
   misspelling, so PTX301 asks nothing of them either (``StatementAnalysis.space_unknown``).
+  Where no form of any toolkit spells it (an unknown modifier, or words no form combines:
+  ``bar.popc.red.u32``), which operands it reads and writes is a guess from its words, and
+  the template's write flow is not followed (``StatementAnalysis.flow`` is None): the
+  data-flow rules (PTX103, PTX104, PTX106) ask nothing of the statement.
 - ``undefined-read`` (PTX106): a write-only output read before any write; the same output's
   "never written" (PTX104) is that read seen from the other side
   (``StatementAnalysis.undefined_reads``).

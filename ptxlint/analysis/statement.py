@@ -628,8 +628,24 @@ class StatementAnalysis:
     @fact
     def flow(self) -> WriteAnalysis | None:
         """Which operands the template has written on every path to each instruction
-        (:mod:`ptxlint.ptx.flow`); ``None`` where the template cannot be followed."""
+        (:mod:`ptxlint.ptx.flow`); ``None`` where the template cannot be followed, or where
+        an instruction is spelled as no form of any toolkit is (PTX204's: an unknown
+        modifier, or words no form combines): which operands it reads and writes would be
+        what its words say, a guess (``bar.popc.red.u32`` for ``bar.red.popc.u32``: ``bar``
+        reads its operands, ``bar.red`` writes the first), and the data-flow rules
+        (PTX103, PTX104, PTX106) would report the guess."""
+        if self._misspelled:
+            return None
         return analyze(self.statement.ptx, self.statement.template.text)
+
+    @fact
+    def _misspelled(self) -> bool:
+        return any(
+            verdict is not None and any(
+                issue.kind in ("modifier", "combination") and issue.toolkit is None
+                for issue in verdict.issues)
+            for verdict in self.verdicts
+        )
 
     @fact
     def reversed_movs(self) -> dict[int, ReversedMov]:
