@@ -88,7 +88,7 @@ from ptxlint.model import (
     slot_setters,
 )
 from ptxlint.ptx.percent_tokens import read_dollars, read_percents
-from ptxlint.ptx.separators import first_missing, line_break_split, splits
+from ptxlint.ptx.separators import first_missing, last_split, splits
 
 __all__ = ["parse_template"]
 
@@ -541,12 +541,11 @@ class _Parser:
             return True
         if _MNEMONIC_ONLY.fullmatch(masked, pos, i) is not None:
             return True
-        # `setp.ne.u32 q, %1, 0` then `@q st.global.v2.u32 [%0], {%1, %2};` on the next line: a
-        # ';' missing where the statement splits, and the brace the second instruction's
-        # operand, as it is with the ';' (not a scope that would leave that instruction without
-        # operands: one defect, reported once, by PTX205)
-        line = masked.rfind("\n", pos, j)
-        m = line_break_split(masked, pos, line, i) if line >= 0 else None
+        # `setp.ne.u32 q, %1, 0` then `@q st.global.v2.u32 [%0], {%1, %2};` on the next line
+        # (or glued to it): a ';' missing where the statement splits, and the brace the second
+        # instruction's operand, as it is with the ';' (not a scope that would leave that
+        # instruction without operands: one defect, reported once, by PTX205)
+        m = last_split(masked, pos, i)
         return m is not None and _MNEMONIC_ONLY.fullmatch(
             masked, m.start("guard") if m.group("guard") else m.start("op"), i) is not None
 

@@ -14,7 +14,7 @@ import re
 
 from ptxlint.ptx.opcodes import PTX_OPCODES
 
-__all__ = ["first_missing", "line_break_split", "splits"]
+__all__ = ["first_missing", "last_split", "splits"]
 
 # A line that ends with an operand (a word, `]`, `)`, a vector's `}`: a scope's `}` ends the
 # statement before) and a next line that starts with an opcode and its modifiers, optionally
@@ -24,7 +24,8 @@ __all__ = ["first_missing", "line_break_split", "splits"]
 # declaration's name.
 MISSING_SEMICOLON = re.compile(
     r"(?:(?P<prev>[\w\])}])[ \t\r\f\v]*\n\s*|(?<=[0-9\])]))"
-    r"(?:(?P<guard>@!?%{0,2}\w+\s+)?(?P<op>[a-z][a-z0-9_]*)(?=\.[a-z])"
+    # (a line's opcode may be spaced from its modifiers, `xor .b32`, as ptxas reads them)
+    r"(?:(?P<guard>@!?%{0,2}\w+\s+)?(?P<op>[a-z][a-z0-9_]*)(?(prev)(?=[ \t]*\.[a-z])|(?=\.[a-z]))"
     r"|(?<=\s)(?P<directive>\.(?:reg|local|shared|param|const)(?=[\s.])))",
     re.ASCII,
 )
@@ -68,11 +69,13 @@ def splits(text: str, pos: int, semi: int) -> bool:
     return False
 
 
-def line_break_split(masked: str, start: int, newline: int, end: int) -> re.Match[str] | None:
-    """The split at the line break ``newline`` (of a statement starting at ``start``) where the
-    next line starts an instruction, read up to ``end``; None where it does not."""
-    line_end = newline
-    while line_end > start and masked[line_end - 1] in " \t\r\f\v":
-        line_end -= 1
-    m = MISSING_SEMICOLON.match(masked, max(line_end - 1, start), end)
-    return m if m is not None and m.group("op") in PTX_OPCODES else None
+def last_split(masked: str, pos: int, end: int) -> re.Match[str] | None:
+    """The last place in ``masked[pos:end]`` where an instruction starts without a ';' before
+    it (a declaration is no instruction), or None: what a ``{`` at ``end`` follows."""
+    found = None
+    m = first_missing(masked, pos, end)
+    while m is not None:
+        if m.group("op") is not None:
+            found = m
+        m = first_missing(masked, m.end() - 1, end)
+    return found
