@@ -775,20 +775,26 @@ def _slots_take(form: grammar.Form, modifiers: tuple[str, ...]) -> tuple[object,
     """How ``form``'s slots take ``modifiers``, slot by slot: the head slots the first words in
     order; each other slot the first word not taken that it lists (not before the last one
     taken, in an ordered form); then the words no slot took, the required slots left empty and,
-    in a positional form, the words out of order within their kind."""
+    in a positional form, the words out of order within their kind. Where the head words are
+    not the first ones in order (`mul.u32.lo`), every slot takes its word anywhere, and a head
+    word taken elsewhere than its place is out of order, before the others."""
     binding: dict[str, str] = {}
     need = form.need
-    for k in range(form.head):
-        if k >= len(modifiers) or modifiers[k] != form.slots[k].values[0].word:
-            return binding, need, list(range(len(modifiers))), [form.slots[k]], []
-    taken = [k < form.head for k in range(len(modifiers))]
-    last = form.head - 1
-    missing, took = [], []
-    for slot in form.slots[form.head:]:
+    in_place = 0
+    while (in_place < form.head and in_place < len(modifiers)
+           and modifiers[in_place] == form.slots[in_place].values[0].word):
+        in_place += 1
+    start = form.head if in_place == form.head else 0
+    taken = [k < start for k in range(len(modifiers))]
+    last = start - 1
+    missing, took, moved = [], [], []
+    for j, slot in enumerate(form.slots[start:], start):
         for i, word in enumerate(modifiers):
             if taken[i] or (form.ordered and i < last) or word not in slot.by_word:
                 continue
             taken[i], last = True, i
+            if in_place <= j < form.head:
+                moved.append(i)
             took.append((i, word))
             if slot.var:
                 binding[slot.var] = word
@@ -799,7 +805,7 @@ def _slots_take(form: grammar.Form, modifiers: tuple[str, ...]) -> tuple[object,
         else:
             if not slot.optional:
                 missing.append(slot)
-    misordered = []
+    misordered = moved
     if form.positional:
         for kind in grammar._POSITIONAL_KINDS:
             highest = -1
