@@ -669,6 +669,27 @@ def test_an_instruction_running_into_the_next_piece_is_one_finding() -> None:
     assert finding.rule == "PTX205" and "runs into it ('%1 st')" in finding.message
 
 
+@pytest.mark.parametrize("text, word", [
+    ("membar.sys st.volatile.global.u64 [%0], %1;", "st.volatile.global.u64"),
+    ("cvta.to.shared.u64 p1, %1 cvt.u32.u64 %0, p1;", "cvt.u32.u64"),
+    ("mov.u32 %0, %1 @p add.u32 %0, %0, 1;", "add.u32"),
+])
+def test_an_opcode_after_an_operand_and_a_blank_starts_another_instruction(
+        text: str, word: str) -> None:
+    t = parse_template(text, True)
+    assert [p.message for p in t.problems] == [f"missing ';' before '{word}' on the same line"]
+    assert len(t.instructions) == 2
+
+
+@pytest.mark.parametrize("text", [
+    "@p bra.uni L1;", "@%p1 mov.u32 %0, %tid.x;", "prmt .b32 %0, %1, %2, 0x3210;",
+    "add.f32 %0, %1, 0f3F800000;", "tex.2d.v4.f32.f32 {%0, %1, %2, %3}, [tex, {%4, %5}];",
+])
+def test_a_guard_a_special_register_or_a_spaced_type_starts_none(text: str) -> None:
+    t = parse_template(text, True)
+    assert t.problems == () and len(t.instructions) == 1
+
+
 def test_operand_lines_without_a_dotted_word_hold_no_missing_semicolon() -> None:
     text = "wgmma.fence.sync.aligned {%0,\n %1}, desc\n, p, 1\n, %2;"
     assert not any("missing ';'" in p.message for p in parse_template(text, True).problems)

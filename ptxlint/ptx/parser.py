@@ -603,7 +603,8 @@ class _Parser:
                 word_end = _MNEMONIC.match(self.masked, m.start("op"), end)
                 word = self.text[m.start("op") : word_end.end() if word_end else m.end("op")]
             self._statement(pos, first_end, terminated=False)
-            where = "on the next line" if m.group("prev") else "right after it"
+            where = ("on the next line" if m.group("prev") else
+                     "on the same line" if self.masked[m.start()] in " \t" else "right after it")
             self._problem(f"missing ';' before '{word}' {where}", first_end - 1, after,
                           "separator")
             self._statement(after, end, terminated)

@@ -32,6 +32,27 @@ MISSING_SEMICOLON = re.compile(
 # Its second reading alone, where no line break can make the first.
 _GLUED = re.compile(
     r"(?<=[0-9\])])(?P<guard>@!?%{0,2}\w+\s+)?(?P<op>[a-z][a-z0-9_]*)(?=\.[a-z])", re.ASCII)
+# An opcode and its modifiers after an operand and blanks on the same line (`membar.sys
+# st.volatile.global.u64 ...`, `cvta.to.shared.u64 p, %1 cvt.u32.u64 ...`): no operand is
+# two words, and a PTX name has no '.', so the word starts an instruction. Read only past the
+# statement's own mnemonic (``_HEAD``: its guard, `@p bra.uni`, is no such operand). Groups as
+# ``MISSING_SEMICOLON``'s (`prev` and `directive` never take part).
+_SAME_LINE = re.compile(
+    r"(?<=[\w\])}])[ \t]+(?P<prev>(?!))?(?P<guard>@!?%{0,2}\w+[ \t]+)?"
+    r"(?P<op>[a-z][a-z0-9_]*)(?=\.[a-z])(?P<directive>(?!))?", re.ASCII)
+_HEAD = re.compile(r"\s*(?:@!?%{0,2}\w+\s+)?[A-Za-z_$%][\w.:$%]*", re.ASCII)
+
+
+def _same_line(text: str, pos: int, limit: int) -> re.Match[str] | None:
+    """The first place past the mnemonic of the statement at ``pos`` where an instruction
+    starts after an operand and blanks (``_SAME_LINE``), or None."""
+    head = _HEAD.match(text, pos, limit)
+    if head is None:
+        return None
+    m = _SAME_LINE.search(text, head.end(), limit)
+    while m is not None and m.group("op") not in PTX_OPCODES:
+        m = _SAME_LINE.search(text, m.end(), limit)
+    return m
 
 
 def _starts_another(m: re.Match[str]) -> bool:
@@ -51,7 +72,8 @@ def first_missing(masked: str, pos: int, end: int) -> re.Match[str] | None:
     m = MISSING_SEMICOLON.search(masked, pos + 1, limit)
     while m is not None and not _starts_another(m):
         m = MISSING_SEMICOLON.search(masked, m.end(), limit)
-    return m
+    same = _same_line(masked, pos, limit)
+    return same if same is not None and (m is None or same.start() < m.start()) else m
 
 
 def splits(text: str, pos: int, semi: int) -> bool:
@@ -66,7 +88,7 @@ def splits(text: str, pos: int, semi: int) -> bool:
         if _starts_another(found):
             return True
         found = search(text, found.end(), last_dot + 2)
-    return False
+    return _same_line(text, pos, last_dot + 2) is not None
 
 
 def last_split(masked: str, pos: int, end: int) -> re.Match[str] | None:
