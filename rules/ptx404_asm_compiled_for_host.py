@@ -86,9 +86,12 @@ No fix: what the host version computes instead is the author's to say.
                 if certain else "once host code calls the function")
         # (not the function's name: a pure rule's outcome is replayed on every copy of the
         # statement, whatever function holds it)
+        # the keyword and its qualifiers; the whole statement where it is a macro's expansion
+        # (its parenthesis is in the #define, its span the invocation)
+        start, paren = statement.span.start, statement.open_paren
         yield self.finding(
             statement,
-            Span(statement.span.start, statement.open_paren),
+            Span(start, paren) if start <= paren <= statement.span.end else statement.span,
             f"PTX ('{instruction.mnemonic}') in a __host__ __device__ function, which nvcc "
             "also compiles for the host: no #if leaves this asm out of the host pass, so the "
             f"host compiler gets the PTX and rejects it (GCC's assembler: 'no such "

@@ -86,3 +86,24 @@ def test_an_ordinary_definition_fails_every_build_and_is_an_error(declaration: s
     [finding] = lint_text(f"{declaration} {{ {ASM} }}\n", select=("PTX404",))
     assert finding.severity.value == severity, finding.message
     assert ("every build" in finding.message) == (severity == "error")
+
+
+def test_a_statement_whose_parenthesis_lies_outside_its_span_is_reported_whole() -> None:
+    """A macro's expansion is spanned at its invocation while its parenthesis is in the
+    #define (heavydb's FLATBUFFER_UNREACHABLE() once made PTX404 raise "span end before
+    start" there): the finding spans the whole statement then."""
+    import dataclasses
+
+    from ptxlint.engine import instantiate, run_rule
+    from ptxlint.registry import load_rules
+    from ptxlint.rule import RuleContext
+
+    text = "__host__ __device__ inline void f() {\n  asm(\"trap;\");\n}\n"
+    (statement,) = extract_statements(SourceFile("h.cu", text)).statements
+    rule = next(r for r in instantiate(load_rules().rules) if r.id == "PTX404")
+    moved = dataclasses.replace(statement, open_paren=statement.span.start - 1)
+    found = run_rule(rule, moved, RuleContext())
+    assert isinstance(found, (list, tuple)) and [f.rule for f in found] == ["PTX404"]
+    assert (found[0].span.start, found[0].span.end) == (moved.span.start, moved.span.end)
+    [normal] = run_rule(rule, statement, RuleContext())
+    assert text[normal.span.start:normal.span.end] == "asm"
