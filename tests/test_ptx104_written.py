@@ -86,3 +86,16 @@ def test_an_unwritten_output_of_a_template_not_followed_is_not_reported(
         '[%1], %0; }" : "+r"(v) : "l"(p), "r"(w) : "memory");',
     )
     assert found == [] and followed == 1
+
+
+def test_a_video_destination_selector_writes_the_whole_register() -> None:
+    """PTX ISA, scalar video instructions: `d = optMerge(dsel, tmp, c)`: the selected byte or
+    half-word gets the result and the rest of d comes from c (nvdiffrast's byte-wise adds)."""
+    def rules(template: str) -> list[str]:
+        code = ("__device__ unsigned f(unsigned a, unsigned b) {\n  unsigned v, z = 0;\n"
+                f'  asm("{template}" : "=r"(v) : "r"(a), "r"(b), "r"(z));\n  return v;\n}}\n')
+        return [f.rule for f in lint_text(code)]
+
+    assert rules("vadd.u32.u32.u32 %0.b0, %1, %2, %3;") == []
+    assert rules("vadd2.u32.u32.u32 %0.h10, %1, %2, %3;") == []
+    assert rules("vadd.u32.u32.u32 %2.b0, %1, %1, %3;") == ["PTX105"]

@@ -7,6 +7,7 @@ carries destination facts, only ``destinations`` changes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ptxlint.model import PtxInstruction, PtxOperand
@@ -19,8 +20,27 @@ def destinations(instruction: PtxInstruction) -> tuple[PtxOperand, ...] | None:
     """The register operands ``instruction`` writes (vector and pair elements one by one), or
     ``None`` when that is not known (``call``, an unknown opcode, an opaque instruction). The
     tuple is the one every reader of the instruction gets (flow, and each side of
-    ``analysis.operand_access``, walk a wgmma's 128 destinations; each copied them first)."""
-    return written_tuple(instruction)
+    ``analysis.operand_access``, walk a wgmma's 128 destinations; each copied them first).
+
+    A destination with a video selector (``vadd.u32.u32.u32 %0.b0, %1, %2, %3``: the result
+    goes to the selected byte, the others come from ``c``) writes the whole register of its
+    ``%N``: it stands as that ``%N`` here (nvdiffrast's byte-wise adds were "never written")."""
+    written = written_tuple(instruction)
+    if written is None or not any(o.kind == "other" for o in written):
+        return written
+    return tuple(_selected(o) for o in written)
+
+
+# a register with a video sub-word selector: `%0.b0`, `%1.b10`, `%2.h1`
+_SELECTED = re.compile(r"%([0-9]+)\.(?:b[0-3]{1,4}|h[01]{1,2})\Z")
+
+
+def _selected(operand: PtxOperand) -> PtxOperand:
+    m = _SELECTED.match(operand.text) if operand.kind == "other" else None
+    if m is None:
+        return operand
+    return PtxOperand("ref", f"%{m.group(1)}", operand.start,
+                      operand.start + 1 + len(m.group(1)), ref=int(m.group(1)))
 
 
 def leaves(operand: PtxOperand) -> Iterator[PtxOperand]:
