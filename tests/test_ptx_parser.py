@@ -681,6 +681,16 @@ def test_an_opcode_after_an_operand_and_a_blank_starts_another_instruction(
     assert len(t.instructions) == 2
 
 
+def test_a_guarded_bare_branch_on_the_next_line_starts_another_instruction() -> None:
+    """A spin-wait whose wait lost its ';': `@!P bra L` has no '.' after its word, so the
+    search that stops at the last '.' does not reach it; the guard says it starts one."""
+    text = "{\n.reg .pred P;\nL:\nmbarrier.try_wait.parity.shared.b64 P, [%0], %1\n@!P bra L;\n}"
+    t = parse_template(text, True)
+    assert [p.message for p in t.problems] == ["missing ';' before 'bra' on the next line"]
+    assert [i.opcode for i in t.instructions] == ["mbarrier", "bra"]
+    assert parse_template(text.replace("%1\n", "%1;\n"), True).problems == ()
+
+
 @pytest.mark.parametrize("text", [
     "@p bra.uni L1;", "@%p1 mov.u32 %0, %tid.x;", "prmt .b32 %0, %1, %2, 0x3210;",
     "add.f32 %0, %1, 0f3F800000;", "tex.2d.v4.f32.f32 {%0, %1, %2, %3}, [tex, {%4, %5}];",

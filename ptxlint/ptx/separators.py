@@ -41,6 +41,24 @@ _SAME_LINE = re.compile(
     r"(?<=[\w\])}])[ \t]+(?P<prev>(?!))?(?P<guard>@!?%{0,2}\w+[ \t]+)?"
     r"(?P<op>[a-z][a-z0-9_]*)(?=\.[a-z])(?P<directive>(?!))?", re.ASCII)
 _HEAD = re.compile(r"\s*(?:@!?%{0,2}\w+\s+)?[A-Za-z_$%][\w.:$%]*", re.ASCII)
+# A guarded branch, return or trap without modifiers on the next line (`try_wait ... P, [%0],
+# %1` then `@!P bra L;`, a spin-wait's loop): the guard says an instruction starts there. Its
+# word has no '.' after it, so ``first_missing``'s search, which stops at the last '.', does
+# not reach it; it is looked for apart, where the statement has a guard.
+_GUARDED_BARE = re.compile(
+    r"(?P<prev>[\w\])}])[ \t\r\f\v]*\n\s*(?P<guard>@!?%{0,2}\w+\s+)"
+    r"(?P<op>bra|ret|exit|trap|brkpt|call)(?=[\s;]|\Z)(?P<directive>(?!))?", re.ASCII)
+
+
+def _guarded_bare(text: str, pos: int, end: int) -> re.Match[str] | None:
+    if text.find("@", pos, end) < 0 or text.find("\n", pos, end) < 0:
+        return None
+    return _GUARDED_BARE.search(text, pos + 1, end)
+
+
+def _first(*found: re.Match[str] | None) -> re.Match[str] | None:
+    present = [m for m in found if m is not None]
+    return min(present, key=lambda m: m.start()) if present else None
 
 
 def _same_line(text: str, pos: int, limit: int) -> re.Match[str] | None:
@@ -65,20 +83,22 @@ def first_missing(masked: str, pos: int, end: int) -> re.Match[str] | None:
     ';' before it (``MISSING_SEMICOLON``'s match), or None. A match ends at an opcode followed
     by '.' and a letter: the search stops at the last '.', mostly the mnemonic's end
     (CUTLASS's templates 239-243 -> 207-216 ms of CPU)."""
+    bare = _guarded_bare(masked, pos, end)
     last_dot = masked.rfind(".", pos + 1, end - 1)
     if last_dot == -1:
-        return None
+        return bare
     limit = last_dot + 2
     m = MISSING_SEMICOLON.search(masked, pos + 1, limit)
     while m is not None and not _starts_another(m):
         m = MISSING_SEMICOLON.search(masked, m.end(), limit)
-    same = _same_line(masked, pos, limit)
-    return same if same is not None and (m is None or same.start() < m.start()) else m
+    return _first(m, _same_line(masked, pos, limit), bare)
 
 
 def splits(text: str, pos: int, semi: int) -> bool:
     """Whether the one-instruction template ``text[pos:semi]`` holds another statement's start
     (``first_missing`` on a text without a line break reads only the glued kind)."""
+    if _guarded_bare(text, pos, semi) is not None:
+        return True
     last_dot = text.rfind(".", pos + 1, semi - 1)
     if last_dot == -1:
         return False
