@@ -1,9 +1,10 @@
 """Where a ';' is missing between two statements of a PTX template.
 
 PTX ends every statement with ';'; a newline ends nothing. A line that ends an instruction's
-operands and a next line that starts another instruction (or a declaration) are two
-statements missing their ';', and so is an opcode glued to the last operand by adjacent string
-pieces (``"... p1, %1" "cvt.u32.u64 ..."``). The parser reads them as two (``PtxProblem``
+operands and a next line that starts another instruction (or a declaration, or a guarded
+branch) are two statements missing their ';', and so are an opcode glued to the last operand
+by adjacent string pieces (``"... p1, %1" "cvt.u32.u64 ..."``) and one a blank away from it on
+the same line (``membar.sys st.volatile...``). The parser reads them as two (``PtxProblem``
 "separator"), so that the second's operands stay its own and PTX205 reports the one defect;
 ptxas rejects the text either way. A function of the text alone.
 """
@@ -95,8 +96,9 @@ def first_missing(masked: str, pos: int, end: int) -> re.Match[str] | None:
 
 
 def splits(text: str, pos: int, semi: int) -> bool:
-    """Whether the one-instruction template ``text[pos:semi]`` holds another statement's start
-    (``first_missing`` on a text without a line break reads only the glued kind)."""
+    """Whether the one-instruction template ``text[pos:semi]`` holds another statement's start:
+    ``first_missing``'s question, where a text without a line break can only hold the glued
+    and the same-line kinds."""
     if _guarded_bare(text, pos, semi) is not None:
         return True
     last_dot = text.rfind(".", pos + 1, semi - 1)
