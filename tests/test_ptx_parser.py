@@ -683,12 +683,19 @@ def test_an_opcode_after_an_operand_and_a_blank_starts_another_instruction(
 
 def test_a_guarded_bare_branch_on_the_next_line_starts_another_instruction() -> None:
     """A spin-wait whose wait lost its ';': `@!P bra L` has no '.' after its word, so the
-    search that stops at the last '.' does not reach it; the guard says it starts one."""
+    search that stops at the last '.' does not reach it; the word at a line's start says it
+    starts one."""
     text = "{\n.reg .pred P;\nL:\nmbarrier.try_wait.parity.shared.b64 P, [%0], %1\n@!P bra L;\n}"
     t = parse_template(text, True)
     assert [p.message for p in t.problems] == ["missing ';' before 'bra' on the next line"]
     assert [i.opcode for i in t.instructions] == ["mbarrier", "bra"]
     assert parse_template(text.replace("%1\n", "%1;\n"), True).problems == ()
+    # unguarded too; a label named like one (`exit:`) and an unguarded call start none
+    assert [p.message for p in parse_template("mov.u32 %0, %1\nret;", True).problems] == [
+        "missing ';' before 'ret' on the next line"]
+    assert parse_template("@p bra exit;\nmov.u32 %0, 1;\nexit:\n", True).problems == ()
+    assert not any(p.kind == "separator" for p in
+                   parse_template("call (%0), f,\n(%1);", True).problems)
 
 
 @pytest.mark.parametrize("text", [

@@ -42,19 +42,24 @@ _SAME_LINE = re.compile(
     r"(?<=[\w\])}])[ \t]+(?P<prev>(?!))?(?P<guard>@!?%{0,2}\w+[ \t]+)?"
     r"(?P<op>[a-z][a-z0-9_]*)(?=\.[a-z])(?P<directive>(?!))?", re.ASCII)
 _HEAD = re.compile(r"\s*(?:@!?%{0,2}\w+\s+)?[A-Za-z_$%][\w.:$%]*", re.ASCII)
-# A guarded branch, return or trap without modifiers on the next line (`try_wait ... P, [%0],
-# %1` then `@!P bra L;`, a spin-wait's loop): the guard says an instruction starts there. Its
+# A branch, return or trap without modifiers at the start of the next line (`try_wait ... P,
+# [%0], %1` then `@!P bra L;`, a spin-wait's loop; `bra DONE;`), guarded or not (a guarded
+# `call` too): no operand list goes on with such a word, and a label is followed by ':'. Its
 # word has no '.' after it, so ``first_missing``'s search, which stops at the last '.', does
-# not reach it; it is looked for apart, where the statement has a guard.
-_GUARDED_BARE = re.compile(
-    r"(?P<prev>[\w\])}])[ \t\r\f\v]*\n\s*(?P<guard>@!?%{0,2}\w+\s+)"
+# not reach it; it is looked for apart, in a statement with a line break and one of the words.
+_BARE = re.compile(
+    r"(?P<prev>[\w\])}])[ \t\r\f\v]*\n\s*(?P<guard>@!?%{0,2}\w+\s+)?"
     r"(?P<op>bra|ret|exit|trap|brkpt|call)(?=[\s;]|\Z)(?P<directive>(?!))?", re.ASCII)
+_BARE_WORDS = ("bra", "ret", "exit", "trap", "brkpt", "call")
 
 
 def _guarded_bare(text: str, pos: int, end: int) -> re.Match[str] | None:
-    if text.find("@", pos, end) < 0 or text.find("\n", pos, end) < 0:
+    if text.find("\n", pos, end) < 0 or not any(text.find(w, pos, end) >= 0 for w in _BARE_WORDS):
         return None
-    return _GUARDED_BARE.search(text, pos + 1, end)
+    m = _BARE.search(text, pos + 1, end)
+    while m is not None and m.group("op") == "call" and m.group("guard") is None:
+        m = _BARE.search(text, m.end(), end)  # (an unguarded `call` may go on a list's line)
+    return m
 
 
 def _first(*found: re.Match[str] | None) -> re.Match[str] | None:
