@@ -9,19 +9,7 @@ from ptxlint.analysis.carry import carry_use
 from ptxlint.analysis.cxx_facts import facts_for
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
-from ptxlint.ptx.grammar import judged
 from ptxlint.rule import Rule, RuleContext
-
-
-def _misspelled(statement: AsmStatement, instruction: PtxInstruction) -> bool:
-    """No form spells ``instruction`` (PTX204's error: `add.cc.f32`, `mad.lo.cc.u16`): what it
-    does to the carry flag is moot, and the one defect is reported once."""
-    if not judged(instruction.opcode, instruction.modifiers):
-        return False
-    verdict = analysis_of(statement).verdict(instruction)
-    return verdict.status == "error" and any(
-        i.kind in ("modifier", "combination") and i.severity == "error" and i.toolkit is None
-        for i in verdict.issues)
 
 
 class CarryFlagAcrossStatements(Rule):
@@ -85,15 +73,16 @@ asm("add.cc.u32 %0, %0, %2;\\n\\t"
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         if _PRODUCERS.isdisjoint([i.opcode for i in statement.ptx.instructions]):
             return  # no carry arithmetic (most statements): nothing below could speak
-        if analysis_of(statement).rocm_guarded:
+        analysis = analysis_of(statement)
+        if analysis.rocm_guarded:
             return
         use = carry_use(statement)
         if use is None:
             return
-        if use.first_unfed is not None and not _misspelled(statement, use.first_unfed):
+        if use.first_unfed is not None and not analysis.misspelled(use.first_unfed):
             yield self._unfed(statement, use.first_unfed, context)
         if use.last_producer is not None and not use.consumed_after_last_producer \
-                and not _misspelled(statement, use.last_producer):
+                and not analysis.misspelled(use.last_producer):
             after = _neighbour(statement, context, +1)
             fed = after is not None and (u := carry_use(after)) is not None and \
                 u.first_unfed is not None

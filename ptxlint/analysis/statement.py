@@ -640,12 +640,15 @@ class StatementAnalysis:
 
     @fact
     def _misspelled(self) -> bool:
-        return any(
-            verdict is not None and any(
-                issue.kind in ("modifier", "combination") and issue.toolkit is None
-                for issue in verdict.issues)
-            for verdict in self.verdicts
-        )
+        return any(verdict is not None and _no_form_spells(verdict) for verdict in self.verdicts)
+
+    def misspelled(self, instruction: PtxInstruction) -> bool:
+        """No form of any toolkit spells ``instruction`` (PTX204's error: an unknown modifier,
+        or words no form combines, as ``add.cc.f32``): what it reads, writes or does to the
+        carry flag is a guess from its words (``flow``; PTX107)."""
+        if instruction.opaque or not judged(instruction.opcode, instruction.modifiers):
+            return False
+        return _no_form_spells(self.verdict(instruction))
 
     @fact
     def reversed_movs(self) -> dict[int, ReversedMov]:
@@ -703,6 +706,15 @@ class StatementAnalysis:
                         found[operand.index] = read
                     break
         return found
+
+
+def _no_form_spells(verdict: Verdict) -> bool:
+    """The verdict's spelling is an error for every toolkit: not a form ptxas takes though the
+    ISA does not document it (a warning), nor one only a newer ptxas takes."""
+    return verdict.status == "error" and any(
+        issue.kind in ("modifier", "combination") and issue.severity == "error"
+        and issue.toolkit is None
+        for issue in verdict.issues)
 
 
 # The register each LLVM constraint letter makes, in bits (Triton, CuTe DSL, llvmlite).
