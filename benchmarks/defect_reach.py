@@ -69,6 +69,7 @@ sys.path.insert(0, ROOT)
 
 from ptxlint.engine import instantiate, lint_source  # noqa: E402
 from ptxlint.model import AsmStatement, PtxInstruction, SourceFile  # noqa: E402
+from ptxlint.ptx.address_values import _closing as closing_paren  # noqa: E402
 from ptxlint.registry import load_rules, preview_ids  # noqa: E402
 from ptxlint.rule import Rule, RuleContext  # noqa: E402
 
@@ -235,23 +236,10 @@ def _converted(statement: AsmStatement, text: str, expression: str) -> str | Non
         m = found[-1] if found else None
     if m is None:
         return None
-    return _argument(m.string, m.start("pointer"))
-
-
-def _argument(text: str, start: int) -> str | None:
-    """The call argument that starts at ``start`` (after its '('), to its balancing ')'."""
-    depth = 0
-    for at in range(start, len(text)):
-        char = text[at]
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            if not depth:
-                return text[start:at].strip() or None
-            depth -= 1
-        elif char == ";":
-            break
-    return None
+    start = m.start("pointer")
+    close = closing_paren(m.string, start - 1)  # the call's '(' is just before the argument
+    pointer = m.string[start:close].strip() if close >= 0 else ""
+    return pointer if pointer and ";" not in pointer else None
 
 
 def generic_shared(statement: AsmStatement, text: str) -> Iterator[Edit]:
