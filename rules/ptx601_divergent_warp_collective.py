@@ -62,7 +62,11 @@ not fall on a warp boundary (`lane == 0`, `threadIdx.x < 16`), tests of the lane
 which every warp holds all of (`threadIdx.x % 2 == 0`, `lane & 1`), and the `elect.sync`
 predicate (`elect_one_sync()`). Uniform conditions stay silent: `threadIdx.x / 32 == 0`,
 `threadIdx.x < 128`, template constants, `blockIdx`, kernel parameters, `__shfl_sync`
-results. So do conditions the analysis cannot decide (`tid < n`, `data[tid] > 0`). The rule
+results. So do conditions the analysis cannot decide (`tid < n`, `data[tid] > 0`), and a
+split that the uniform conditions on the way rule out: the else arm of
+`if (warp == 0 && elect_one_sync())` splits warp 0 only, so an `else if (warp == 1)` under it,
+or the `elect_one_sync()` of `else if (warp == 1 && elect_one_sync())`, which C++ evaluates
+only once `warp == 1` held, is reached by warp 1 whole. The rule
 assumes full warps of a one-dimensional block, as every full-mask collective already does.
 This rule is in preview.
 

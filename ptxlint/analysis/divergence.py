@@ -23,7 +23,9 @@ ones. ``threadIdx.x < 128`` and ``warp_idx == 0`` are uniform; ``tid < n`` and
 ``data[tid] > 0`` are unknown, and the rules stay silent on them.
 
 Values are followed through the function's locals defined once, and one call level into a
-same-file helper whose body returns one expression.
+same-file helper whose body returns one expression. The uniform conditions on the way to a
+point (its ``if`` arms, earlier early returns, the left side of a ``&&``/``||`` it lies on the
+right of) are facts there: a split they rule out is none (``_Facts``).
 """
 
 from __future__ import annotations
@@ -83,6 +85,8 @@ class _Classifier:
         self.flow = flow
         self.call_depth = call_depth
         self._memo: dict[str, Kind] = {}
+        # what the path to the point asked about holds of stable values (see _Facts)
+        self.facts = _Facts(self)
 
     # ------------------------------------------------------------------ values
 
@@ -279,12 +283,19 @@ class _Classifier:
             if operator is not None and operator.type == "!":
                 return self.condition(node.child_by_field_name("argument"), depth + 1)
             return _as_condition(self.value(node, depth + 1))
+        if self.facts.decided(node) is not None:
+            return Kind.UNIFORM  # the path already settled it, in every lane alike
         if kind == "binary_expression":
             operator = node.child_by_field_name("operator")
             op = operator.type if operator is not None else ""
             left_node = node.child_by_field_name("left")
             right_node = node.child_by_field_name("right")
             if op in ("&&", "||"):
+                # a side the path settled (it cannot be the one that decides: that would
+                # have settled the whole) leaves the other side's kind
+                sides = [s for s in (left_node, right_node) if self.facts.decided(s) is None]
+                if len(sides) == 1:
+                    return self.condition(sides[0], depth + 1)
                 kinds = [self.condition(left_node, depth + 1),
                          self.condition(right_node, depth + 1)]
                 if all(k is Kind.UNIFORM for k in kinds):
@@ -342,6 +353,176 @@ class _Classifier:
                                                           else Kind.UNKNOWN)
 
 
+_NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+_MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
+
+
+@dataclass
+class _Span:
+    """What the path knows of one integer value: the bounds it lies within and the values it
+    is not."""
+
+    low: int | None = None
+    high: int | None = None
+    not_values: frozenset[int] = frozenset()
+
+    def narrowed(self, op: str, constant: int) -> _Span:
+        low, high, out = self.low, self.high, self.not_values
+        if op == "!=":
+            return _Span(low, high, out | {constant})
+        if op in ("==", ">", ">="):
+            bound = constant + 1 if op == ">" else constant
+            low = bound if low is None else max(low, bound)
+        if op in ("==", "<", "<="):
+            bound = constant - 1 if op == "<" else constant
+            high = bound if high is None else min(high, bound)
+        return _Span(low, high, out)
+
+    def holds(self, op: str, constant: int) -> bool | None:
+        """Whether ``value op constant`` holds for every value the span admits (True), for
+        none (False), or for some only (None)."""
+        if op in ("!=", ">=", ">"):
+            answer = self.holds(_NEGATED[op], constant)
+            return None if answer is None else not answer
+        if op == "<=":
+            return self.holds("<", constant + 1)
+        if op == "<":
+            if self.high is not None and self.high < constant:
+                return True
+            return False if self.low is not None and self.low >= constant else None
+        if self.low == self.high == constant:
+            return True
+        outside = (constant in self.not_values or (self.low is not None and constant < self.low)
+                   or (self.high is not None and constant > self.high))
+        return False if outside else None
+
+
+class _Facts:
+    """What the uniform conditions on the way to a point say of values that cannot change on
+    the way (a thread- or warp-index, a local defined once from one, ``threadIdx.x``): each
+    ``if`` arm around it (its condition held, or failed in an ``else`` arm or past an early return),
+    and the left side of a ``&&`` or ``||`` (or a ``?:``'s condition) the point lies on the
+    right of, which C++ evaluates first. Only comparisons with a constant are read, joined by
+    ``!``, ``&&`` and ``||``; a condition they decide is taken by every lane alike, as C++
+    says: the else arm of ``warp == 0 && elect_one_sync()`` is no split in warp 1, and the
+    arm of an ``else if (warp == 1)`` under it holds warp 1 whole."""
+
+    def __init__(self, classifier: _Classifier) -> None:
+        self.classifier = classifier
+        self.spans: dict[str, _Span] = {}
+
+    def learn_path(self, byte: int) -> None:
+        """Learn the uniform conditions on the way to ``byte``. A condition that splits the
+        warp teaches nothing: what it says holds in the lanes it lets through, so it would
+        settle itself (or another such condition) and hide the split."""
+        flow = self.classifier.flow
+        taught: list[tuple[Node | None, bool]] = [
+            (condition, how == "if")
+            for _, condition, how, exempt in _conditions_before(flow, byte, True) if not exempt]
+        node: Node | None = flow.node.descendant_for_byte_range(byte, byte)
+        while node is not None and node.parent is not None and node != flow.node:
+            parent = node.parent
+            if parent.type == "binary_expression" and node == parent.child_by_field_name("right"):
+                operator = parent.child_by_field_name("operator")
+                if operator is not None and operator.type in ("&&", "||"):
+                    taught.append((parent.child_by_field_name("left"), operator.type == "&&"))
+            elif parent.type == "conditional_expression":
+                if node == parent.child_by_field_name("consequence"):
+                    taught.append((parent.child_by_field_name("condition"), True))
+                elif node == parent.child_by_field_name("alternative"):
+                    taught.append((parent.child_by_field_name("condition"), False))
+            node = parent
+        uniform = [(c, t) for c, t in taught if self.classifier.condition(c) is Kind.UNIFORM]
+        for condition, truth in uniform:
+            self.learn(condition, truth)
+
+    def learn(self, node: Node | None, truth: bool, depth: int = 0) -> None:
+        """Record that ``node`` evaluated to ``truth``."""
+        if node is None or depth > _DEPTH:
+            return
+        inner = _unwrapped(node)
+        if inner is not node:
+            self.learn(inner, truth, depth + 1)
+            return
+        operator = node.child_by_field_name("operator")
+        op = operator.type if operator is not None else ""
+        if node.type == "unary_expression" and op == "!":
+            self.learn(node.child_by_field_name("argument"), not truth, depth + 1)
+        elif node.type == "binary_expression" and (op, truth) in (("&&", True), ("||", False)):
+            self.learn(node.child_by_field_name("left"), truth, depth + 1)
+            self.learn(node.child_by_field_name("right"), truth, depth + 1)
+        elif (atom := self.atom(node)) is not None:
+            key, op, constant = atom
+            self.spans[key] = self.spans.get(key, _Span()).narrowed(
+                op if truth else _NEGATED[op], constant)
+
+    def decided(self, node: Node | None, depth: int = 0) -> bool | None:
+        """The value the path's facts give ``node`` in every lane, or None."""
+        if node is None or depth > _DEPTH or not self.spans:
+            return None
+        inner = _unwrapped(node)
+        if inner is not node:
+            return self.decided(inner, depth + 1)
+        operator = node.child_by_field_name("operator")
+        op = operator.type if operator is not None else ""
+        if node.type == "unary_expression" and op == "!":
+            answer = self.decided(node.child_by_field_name("argument"), depth + 1)
+            return None if answer is None else not answer
+        if node.type == "binary_expression" and op in ("&&", "||"):
+            sides = [self.decided(node.child_by_field_name(f), depth + 1)
+                     for f in ("left", "right")]
+            absorbing = op == "||"  # the value of one side that decides the whole
+            if absorbing in sides:
+                return absorbing
+            return None if None in sides else not absorbing
+        atom = self.atom(node)
+        if atom is None or atom[0] not in self.spans:
+            return None
+        return self.spans[atom[0]].holds(atom[1], atom[2])
+
+    def atom(self, node: Node) -> tuple[str, str, int] | None:
+        """``value op constant`` (either way round) of a value that stays the same on the
+        way: a thread or warp index, built from locals defined once."""
+        if node.type != "binary_expression":
+            return None
+        operator = node.child_by_field_name("operator")
+        if operator is None or operator.type not in _COMPARISONS:
+            return None
+        op = operator.type
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        classifier = self.classifier
+        constant = classifier.constant(right)
+        if constant is None:
+            constant, left, op = classifier.constant(left), right, _MIRRORED[op]
+        if constant is None or left is None or classifier.constant(left) is not None:
+            return None
+        if classifier.value(left) not in (Kind.UNIFORM, Kind.TID, Kind.LANE, Kind.BITS):
+            return None
+        definitions = classifier.flow.definitions
+        for identifier in _identifiers(left):
+            if len(definitions.get(classifier.flow.text(identifier), ())) > 1:
+                return None
+        return "".join(classifier.flow.text(left).split()), op, constant
+
+
+def _unwrapped(node: Node) -> Node:
+    """``node`` without the parentheses (or condition clause) around it."""
+    while node.type in ("parenthesized_expression", "condition_clause"):
+        inner = node.child_by_field_name("value") or (
+            node.named_children[-1] if node.named_children else None)
+        if inner is None:
+            break
+        node = inner
+    return node
+
+
+def _identifiers(node: Node) -> Iterator[Node]:
+    if node.type == "identifier":
+        yield node
+    for child in node.named_children:
+        yield from _identifiers(child)
+
+
 def _as_condition(kind: Kind) -> Kind:
     if kind is Kind.BITS:
         return Kind.DIVERGENT  # non-zero in some of a warp's lanes, zero in lane 0
@@ -391,6 +572,7 @@ def divergent_guard(flows: FileFlows, flow: FunctionFlow, byte: int,
     ``flow``: an enclosing ``if`` arm or loop, or (``early_returns``) an earlier ``if`` that
     returns. ``None`` where every such condition is uniform or unknown."""
     classifier = _Classifier(flows, flow)
+    classifier.facts.learn_path(byte)
     for node, condition, how, exempt in _conditions_before(flow, byte, early_returns):
         if exempt and how != "return":
             continue
@@ -404,6 +586,7 @@ def whole_warps(flows: FileFlows, flow: FunctionFlow, byte: int) -> bool:
     it, and each earlier early return of its block, has a uniform condition (``constexpr``
     ones aside). An unknown condition (``tid < n``) answers False: it may pick one thread."""
     classifier = _Classifier(flows, flow)
+    classifier.facts.learn_path(byte)
     return all(exempt or classifier.condition(condition) is Kind.UNIFORM
                for _, condition, _, exempt in _conditions_before(flow, byte, True))
 
