@@ -40,6 +40,28 @@ knows the expression's type. Each mutation below is a defect whatever the code a
   output is never written (PTX104; PTX009 where no other instruction names it either).
 * ``unbrace``: the ``{ }`` around a template that declares a register or defines a label
   removed: a function that inlines the statement twice declares it twice (PTX201, PTX202).
+* ``index-shift``: the last mention of the highest ``%N`` of a template that names its last
+  operand renumbered to the next index, past the last operand: nvcc stops with an internal
+  error (PTX001).
+* ``drop-sync``: the ``.sync`` of a ``shfl.sync``/``vote.sync`` and its member mask (the last
+  operand) removed, the pre-Volta form: ptxas rejects it for sm_70 and newer from PTX ISA 6.4,
+  every target CUDA 13 builds (PTX402; not in a branch under ``__CUDA_ARCH__ <``). A mask the
+  template names only there goes from the operand list too, as old code passes none (where it
+  is the last operand; elsewhere the site is left alone).
+* ``float-letter``: an operand bound with ``"f"``, ``"h"`` or ``"d"`` bound with ``"r"``,
+  ``"r"`` or ``"l"`` instead: nvcc accepts ``"f"`` only for a ``float``, ``"h"`` only for a
+  16-bit and ``"d"`` only for a ``double`` operand, and rejects each under the other letter
+  ("asm operand type size(N) does not match type/size implied by constraint", PTX004).
+* ``wrong-space``: the ``.shared`` of an ``ld.shared``/``st.shared`` whose address is one
+  operand bound with ``"r"`` (a 32-bit shared-window offset) made ``.global``: the offset is no
+  global address, and ptxas stops on a 32-bit address for sm_90 (PTX301).
+* ``drop-early-clobber``: the ``&`` of an ``=&`` output removed where, in a template without
+  branches or predicates, an instruction first writes it (its scalar destination, not a copy
+  of the input) and a later one reads an input of the same letter: GCC's rules let the output
+  share that input's register, and the later read sees the output (PTX108).
+* ``drop-vector-element``: the last ``%N`` of a vector operand of ``%N`` elements
+  (``{%0, %1, %2, %3}``) removed: every vector operand's length is fixed by its instruction's
+  form, and ptxas rejects the shorter one (PTX207).
 
 Only statements whose words sit in this file's string literals are mutated (not a macro's
 expansion, not Python). A site is *noticed* when some finding appears that the unmutated file
@@ -86,6 +108,12 @@ EXPECTED = {
     "drop-carry": "PTX209",
     "plus-to-eq": "PTX106",
     "drop-write": "PTX104",
+    "index-shift": "PTX001",
+    "drop-sync": "PTX402",
+    "float-letter": "PTX004",
+    "wrong-space": "PTX301",
+    "drop-early-clobber": "PTX108",
+    "drop-vector-element": "PTX207",
 }
 # the rules that report the class's defect: either names it
 _ALSO = {"unbrace": "PTX202", "drop-carry": "PTX107", "drop-write": "PTX009"}
@@ -372,6 +400,140 @@ def unbrace(statement: AsmStatement, text: str) -> Iterator[Edit]:
         yield Edit(first[0], last[1], text[first[1]:last[0]])
 
 
+def index_shift(statement: AsmStatement, text: str) -> Iterator[Edit]:
+    refs = [p for p in statement.ptx.percents
+            if p.kind == "ref" and p.index is not None and not p.modifier]
+    count = len(statement.operands)
+    if not refs or any(p.index is None or p.index >= count for p in refs):
+        return
+    last = max(refs, key=lambda p: (p.index or 0, p.start))
+    if last.index != count - 1:
+        return  # (the last operand only spliced or unused: its neighbour is no off-by-one)
+    found = _source_range(statement, last.start, last.end)
+    if found is not None and text[found[0]:found[1]] == f"%{last.index}":
+        yield Edit(found[0], found[1], f"%{count}")
+
+
+def drop_sync(statement: AsmStatement, text: str) -> Iterator[Edit]:
+    if any("__CUDA_ARCH__" in guard and "<" in guard for guard in statement.context.guards):
+        return  # (a branch only compiled below sm_70 may spell the old form)
+    template = statement.template.text
+    for instruction in statement.ptx.instructions:
+        if (instruction.opaque or instruction.opcode not in ("shfl", "vote")
+                or instruction.modifiers[:1] != ("sync",) or len(instruction.operands) < 3):
+            continue
+        at = template.find(".sync", instruction.opcode_start, instruction.opcode_end)
+        mask, previous = instruction.operands[-1], instruction.operands[-2]
+        found = _source_range(statement, at, mask.end) if at >= 0 else None
+        if found is None:
+            continue
+        # '.sync' and the member mask (with its comma) dropped, the rest kept
+        kept = template[at + len(".sync"):previous.end]
+        if mask.ref is None or sum(p.index == mask.ref for p in statement.ptx.percents) > 1:
+            yield Edit(found[0], found[1], kept)
+            return
+        # a mask named only here: the old code passes no mask, so its operand goes too (else
+        # an operand nothing reads is a second defect); where it is the last operand
+        operand = statement.operands[-1]
+        if operand.index != mask.ref or operand.role != "input" or operand.constraint.opaque:
+            continue
+        cut = statement.operands[-2].span.end if len(statement.inputs) > 1 else \
+            statement.colons[1] + 1 if len(statement.colons) > 1 else -1
+        if cut < found[1] or text[cut:operand.span.start].strip(" \t\n,") != "":
+            continue
+        yield Edit(found[0], operand.span.end, kept + text[found[1]:cut])
+        return
+
+
+_OTHER_LETTER = {"f": "r", "h": "r", "d": "l"}
+
+
+def float_letter(statement: AsmStatement, text: str) -> Iterator[Edit]:
+    for operand in statement.operands:
+        constraint = operand.constraint
+        if constraint.opaque or constraint.letters not in _OTHER_LETTER:
+            continue
+        literal = text[constraint.span.start:constraint.span.end]
+        if literal != f'"{constraint.text}"':
+            continue
+        at = constraint.span.start + literal.index(constraint.letters)
+        yield Edit(at, at + 1, _OTHER_LETTER[constraint.letters])
+        return
+
+
+def wrong_space(statement: AsmStatement, text: str) -> Iterator[Edit]:
+    letters = {o.index: o.constraint.letters for o in statement.operands
+               if not o.constraint.opaque}
+    template = statement.template.text
+    for instruction in statement.ptx.instructions:
+        if (instruction.opaque or instruction.opcode not in ("ld", "st")
+                or "shared" not in instruction.modifiers):
+            continue
+        refs = [p.ref for o in instruction.operands if o.kind == "address"
+                for p in o.parts if p.ref is not None]
+        if len(refs) != 1 or letters.get(refs[0]) != "r":
+            continue
+        at = template.find(".shared", instruction.opcode_start, instruction.opcode_end)
+        found = _source_range(statement, at + 1, at + len(".shared")) if at >= 0 else None
+        if found is not None and template[at + len(".shared")] == ".":
+            yield Edit(found[0], found[1], "global")
+            return
+
+
+_UNBRANCHED = ("bra", "ret", "exit", "call", "brx")
+
+
+def _named(instruction: PtxInstruction) -> set[int]:
+    return {p.ref for o in instruction.operands for p in (o, *o.parts) if p.ref is not None}
+
+
+def drop_early_clobber(statement: AsmStatement, text: str) -> Iterator[Edit]:
+    instructions = statement.ptx.instructions
+    if statement.ptx.labels or any(
+            i.opaque or i.predicate is not None or i.opcode in _UNBRANCHED for i in instructions):
+        return  # (straight-line code only: every instruction runs, in text order)
+    letters = {o.index: o.constraint.letters for o in statement.operands}
+    inputs = {o.index for o in statement.inputs if not o.constraint.opaque}
+    for operand in statement.outputs:
+        constraint = operand.constraint
+        if (constraint.opaque or not constraint.text.startswith("=")
+                or "&" not in constraint.modifiers or constraint.letters not in "rlhfd"):
+            continue
+        same = {i for i in inputs if letters[i] == constraint.letters}
+        first = next((k for k, i in enumerate(instructions) if operand.index in _named(i)), None)
+        if first is None or not same:
+            continue
+        writer = instructions[first]
+        mentions = _mentions(writer)
+        # its first mention writes it and reads nothing of it: a scalar destination
+        if (writer.opcode not in _ARITHMETIC or mentions[:1] != [(0, operand.index)]
+                or [m for m in mentions if m[1] == operand.index] != mentions[:1]
+                or any(operand.index in {p.ref for p in o.parts} for o in writer.operands)):
+            continue
+        if writer.opcode == "mov":
+            same -= {index for _, index in mentions}  # (a copy: a shared register holds it)
+        if any(_named(i) & same for i in instructions[first + 1:]):
+            at = text.find("&", constraint.span.start, constraint.span.end)
+            if at >= 0:
+                yield Edit(at, at + 1, "")
+                return
+
+
+def drop_vector_element(statement: AsmStatement, text: str) -> Iterator[Edit]:
+    for instruction in statement.ptx.instructions:
+        if instruction.opaque:
+            continue
+        for operand in instruction.operands:
+            parts = operand.parts
+            if (operand.kind != "vector" or len(parts) < 2
+                    or any(p.kind != "ref" for p in parts)):
+                continue
+            found = _source_range(statement, parts[-2].end, parts[-1].end)
+            if found is not None:
+                yield Edit(found[0], found[1], "")
+                return
+
+
 MUTATIONS: dict[str, Callable[[AsmStatement, str], Iterator[Edit]]] = {
     "drop-memory": drop_memory,
     "drop-volatile": drop_volatile,
@@ -384,6 +546,12 @@ MUTATIONS: dict[str, Callable[[AsmStatement, str], Iterator[Edit]]] = {
     "drop-carry": drop_carry,
     "plus-to-eq": plus_to_eq,
     "drop-write": drop_write,
+    "index-shift": index_shift,
+    "drop-sync": drop_sync,
+    "float-letter": float_letter,
+    "wrong-space": wrong_space,
+    "drop-early-clobber": drop_early_clobber,
+    "drop-vector-element": drop_vector_element,
 }
 
 
@@ -474,7 +642,7 @@ def main() -> int:
     for kind in args.only or MUTATIONS:
         counts = tally.get(kind, Counter())
         n = counts["sites"]
-        print(f"{kind:15} {n:5} sites: {counts['expected']:5} by {EXPECTED[kind]}, "
+        print(f"{kind:19} {n:5} sites: {counts['expected']:5} by {EXPECTED[kind]}, "
               f"{counts['other']:4} by another rule only, {counts['missed']:4} missed "
               f"({100 * (n - counts['missed']) / max(n, 1):.1f}% noticed; "
               f"{counts['echoed']} by more than one rule; {len(by_kind.get(kind, []))} found)")

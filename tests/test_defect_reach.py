@@ -28,7 +28,10 @@ __device__ unsigned f(unsigned* flag, const uint4* src, uint4& r, unsigned a, un
   __shared__ float tile[32];
   uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(&tile[a]));
   asm volatile("st.shared.f32 [%0], %1;" :: "r"(addr), "f"(v) : "memory");
-  return d + lo + hi + old + sum + (unsigned)(x + y);
+  unsigned lane, early;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, 1, 0x1f, 0xffffffff;" : "=r"(lane) : "r"(a));
+  asm("mov.u32 %0, 7;\n\tadd.u32 %0, %0, %1;" : "=&r"(early) : "r"(a));
+  return d + lo + hi + old + sum + lane + early + (unsigned)(x + y);
 }
 """
 
