@@ -23,9 +23,10 @@ ones. ``threadIdx.x < 128`` and ``warp_idx == 0`` are uniform; ``tid < n`` and
 ``data[tid] > 0`` are unknown, and the rules stay silent on them.
 
 Values are followed through the function's locals defined once, and one call level into a
-same-file helper whose body returns one expression. The uniform conditions on the way to a
+same-file helper whose body returns one expression. The conditions on the way to a
 point (its ``if`` arms, earlier early returns, the left side of a ``&&``/``||`` it lies on the
-right of) are facts there: a split they rule out is none (``_Facts``).
+right of) are facts there, read through their uniform comparisons: a split they rule out
+is none (``_Facts``).
 """
 
 from __future__ import annotations
@@ -398,23 +399,25 @@ class _Span:
 
 
 class _Facts:
-    """What the uniform conditions on the way to a point say of values that cannot change on
-    the way (a thread- or warp-index, a local defined once from one, ``threadIdx.x``): each
-    ``if`` arm around it (its condition held, or failed in an ``else`` arm or past an early return),
-    and the left side of a ``&&`` or ``||`` (or a ``?:``'s condition) the point lies on the
-    right of, which C++ evaluates first. Only comparisons with a constant are read, joined by
-    ``!``, ``&&`` and ``||``; a condition they decide is taken by every lane alike, as C++
-    says: the else arm of ``warp == 0 && elect_one_sync()`` is no split in warp 1, and the
-    arm of an ``else if (warp == 1)`` under it holds warp 1 whole."""
+    """What the conditions on the way to a point say, through their uniform comparisons, of
+    values that cannot change on the way (a thread- or warp-index, a local defined once from
+    one, ``threadIdx.x``): each ``if`` arm around it (its condition held, or failed in an
+    ``else`` arm or past an early return), and the left side of a ``&&`` or ``||`` (or a
+    ``?:``'s condition) the point lies on the right of, which C++ evaluates first. Only
+    comparisons with a constant are read, joined by ``!``, ``&&`` and ``||``; a condition they
+    decide is taken by every lane alike, as C++ says: the else arm of
+    ``warp == 0 && elect_one_sync()`` is no split in warp 1, and the arm of an
+    ``else if (warp == 1 && ready)`` under it holds warp 1 whole, whatever ``ready`` is."""
 
     def __init__(self, classifier: _Classifier) -> None:
         self.classifier = classifier
         self.spans: dict[str, _Span] = {}
 
     def learn_path(self, byte: int) -> None:
-        """Learn the uniform conditions on the way to ``byte``. A condition that splits the
-        warp teaches nothing: what it says holds in the lanes it lets through, so it would
-        settle itself (or another such condition) and hide the split."""
+        """Learn what the conditions on the way to ``byte`` say through their uniform
+        comparisons. A comparison that splits the warp (``lane == 0``) teaches nothing: it
+        holds in the lanes it lets through, so it would settle itself, or another such
+        comparison, and hide the split."""
         flow = self.classifier.flow
         taught: list[tuple[Node | None, bool]] = [
             (condition, how == "if")
@@ -432,29 +435,15 @@ class _Facts:
                 elif node == parent.child_by_field_name("alternative"):
                     taught.append((parent.child_by_field_name("condition"), False))
             node = parent
-        uniform = [(c, t) for c, t in taught if self.classifier.condition(c) is Kind.UNIFORM]
-        for condition, truth in uniform:
-            self.learn(condition, truth)
-
-    def learn(self, node: Node | None, truth: bool, depth: int = 0) -> None:
-        """Record that ``node`` evaluated to ``truth``."""
-        if node is None or depth > _DEPTH:
-            return
-        inner = _unwrapped(node)
-        if inner is not node:
-            self.learn(inner, truth, depth + 1)
-            return
-        operator = node.child_by_field_name("operator")
-        op = operator.type if operator is not None else ""
-        if node.type == "unary_expression" and op == "!":
-            self.learn(node.child_by_field_name("argument"), not truth, depth + 1)
-        elif node.type == "binary_expression" and (op, truth) in (("&&", True), ("||", False)):
-            self.learn(node.child_by_field_name("left"), truth, depth + 1)
-            self.learn(node.child_by_field_name("right"), truth, depth + 1)
-        elif (atom := self.atom(node)) is not None:
-            key, op, constant = atom
-            self.spans[key] = self.spans.get(key, _Span()).narrowed(
-                op if truth else _NEGATED[op], constant)
+        facts = [(atom, truth) for condition, held in taught
+                 for atom, truth in _held(condition, held)]
+        uniform = [(self.atom(a), t) for a, t in facts
+                   if self.classifier.condition(a) is Kind.UNIFORM]  # before any is learned
+        for atom, truth in uniform:
+            if atom is not None:
+                key, op, constant = atom
+                self.spans[key] = self.spans.get(key, _Span()).narrowed(
+                    op if truth else _NEGATED[op], constant)
 
     def decided(self, node: Node | None, depth: int = 0) -> bool | None:
         """The value the path's facts give ``node`` in every lane, or None."""
@@ -503,6 +492,23 @@ class _Facts:
             if len(definitions.get(classifier.flow.text(identifier), ())) > 1:
                 return None
         return "".join(classifier.flow.text(left).split()), op, constant
+
+
+def _held(node: Node | None, truth: bool, depth: int = 0) -> Iterator[tuple[Node, bool]]:
+    """The comparisons whose values follow from ``node`` having evaluated to ``truth``: each
+    side of a ``&&`` that held and of a ``||`` that failed, through ``!`` and parentheses."""
+    if node is None or depth > _DEPTH:
+        return
+    node = _unwrapped(node)
+    operator = node.child_by_field_name("operator")
+    op = operator.type if operator is not None else ""
+    if node.type == "unary_expression" and op == "!":
+        yield from _held(node.child_by_field_name("argument"), not truth, depth + 1)
+    elif node.type == "binary_expression" and (op, truth) in (("&&", True), ("||", False)):
+        yield from _held(node.child_by_field_name("left"), truth, depth + 1)
+        yield from _held(node.child_by_field_name("right"), truth, depth + 1)
+    elif node.type == "binary_expression" and op in _COMPARISONS:
+        yield node, truth
 
 
 def _unwrapped(node: Node) -> Node:
