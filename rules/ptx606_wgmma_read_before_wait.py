@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.flow_syntax import declared_pointer
 from ptxlint.analysis.function_flow import FunctionFlow, Step, base_name, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import WG_COMMIT, WG_MMA, WG_WAIT
@@ -32,15 +33,18 @@ def early_access(flow: FunctionFlow, mma: Step) -> tuple[int, str, str] | None:
     and A fragment) by ordinary code after it, before a ``wgmma.commit_group`` and
     ``wgmma.wait_group`` cover it: (byte, the variable, how). Another ``wgmma`` on the same
     registers is not an access (the ISA allows chaining), nor an asm with no instruction (a
-    register fence such as CUTLASS's ``warpgroup_fence_operand``). ``None`` where a register
+    register fence such as CUTLASS's ``warpgroup_fence_operand``), nor a write or arithmetic of
+    a pointer the registers are elements behind (``acc = acc_base;``). ``None`` where a register
     cannot be named, or a call ptxlint cannot read lies before the access."""
     names = flow.keys(mma, mma.event.registers)
     if not names:
         return None
     found: list[tuple[int, str, str]] = []
     for name in names:
-        found.extend((byte, name, how) for byte, how, _ in flow.uses_of(name)
-                     if byte > mma.start and how in _ACCESSES)
+        # a pointer the registers are elements behind: moving it touches none of them
+        moves = declared_pointer(flow.node, name, flow.parsed)
+        found.extend((byte, name, how) for byte, how, element in flow.uses_of(name)
+                     if byte > mma.start and how in _ACCESSES and (element or not moves))
     for statement in flow.statements:
         start = flow.parsed.to_byte(statement.span.start)
         if start <= mma.start or not statement.ptx.instructions or any(
@@ -78,7 +82,9 @@ the `wgmma.mma_async` and before a `wgmma.commit_group` followed by a `wgmma.wai
 registers are the C++ variables bound to those operands (through up to three calls of same-file
 helpers); a use is a C++ read or write of one, or another asm statement on it. Another
 `wgmma.mma_async` on the same accumulators is not a use (the ISA allows the chain), nor an
-asm with no instruction (a register fence such as `warpgroup_fence_operand`). Where a
+asm with no instruction (a register fence such as `warpgroup_fence_operand`), nor moving a
+pointer the accumulators are elements behind (`acc = acc_base;`, `acc += 64;` where `acc` is
+declared `float*`): that changes the pointer, not a register. Where a
 variable cannot be named, or a call ptxlint cannot read lies before the use (the wait may be
 there: CUTLASS's `warpgroup_wait<N>()`), the rule is silent. This rule is in preview.
 

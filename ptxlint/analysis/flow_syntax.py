@@ -14,8 +14,8 @@ import tree_sitter
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.lazy_regex import on_first_use
 
-__all__ = ["base_name", "call_form", "callee_name", "compact", "declared", "outer", "subscripts",
-           "template_arguments", "usage"]
+__all__ = ["base_name", "call_form", "callee_name", "compact", "declared", "declared_pointer",
+           "outer", "subscripts", "template_arguments", "usage"]
 
 Node = tree_sitter.Node
 
@@ -104,6 +104,36 @@ def declared(declarator: Node | None) -> Node | None:
             inner = declarator.named_children[-1] if declarator.named_children else None
         declarator = inner
     return declarator
+
+
+# where a declarator names the variable it declares: a declaration, a parameter, `x = v`
+_HOLDERS = frozenset({"declaration", "init_declarator", "parameter_declaration",
+                      "optional_parameter_declaration"})
+_SHAPED = frozenset({"array_declarator", "reference_declarator", "parenthesized_declarator",
+                     "function_declarator"})
+
+
+def declared_pointer(function: Node, name: str, parsed: ParsedSource) -> bool:
+    """``name`` is declared in ``function`` (its parameters and body) only as a pointer variable
+    (``float* p``, ``T* const p = q``): assigning it or its arithmetic moves the pointer, never
+    the memory behind it. False where it is not declared there, or declared anything else once
+    (an array, a reference, a value, ``auto``)."""
+    shapes: list[bool] = []
+    stack = [function]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        if node.type != "identifier" or parsed.node_text(node) != name or node.parent is None:
+            continue
+        parent = node.parent
+        if parent.type == "pointer_declarator" and parent.child_by_field_name("declarator") == node:
+            holder = parent.parent
+            shapes.append(holder is not None and holder.type in _HOLDERS
+                          and holder.child_by_field_name("declarator") == parent)
+        elif (parent.type in _HOLDERS and parent.child_by_field_name("declarator") == node) or (
+                parent.type in _SHAPED and parent.child_by_field_name("size") != node):
+            shapes.append(False)
+    return bool(shapes) and all(shapes)
 
 
 def call_form(call: Node) -> str:
