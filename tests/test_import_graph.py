@@ -220,8 +220,8 @@ CXX_STAGES: dict[str, tuple[str, ...]] = {
         "lexer", "preproc", "guards", "defines", "include_lookup", "headers", "macros",
         "guard_macros", "macro_uses", "branches",
     ),
-    "locate": ("dialect", "host_code", "statement_tokens", "statement_context", "function_spans",
-               "part_tree"),
+    "locate": ("dialect", "host_code", "statement_tokens", "function_recovery",
+               "statement_context", "function_spans", "part_tree"),
     "read": ("raw_statement", "statement_reader", "plain_reader", "operand_types", "extract"),
     "type": ("c_types", "declaration_index", "scope_lookup", "expression_types", "types"),
 }

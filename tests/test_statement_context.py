@@ -9,7 +9,9 @@ import pytest
 
 from ptxlint.engine import extract_statements
 from ptxlint.frontends.cxx import statement_context
+from ptxlint.frontends.cxx.function_recovery import FunctionRecovery
 from ptxlint.frontends.cxx.statement_context import follows_declarator
+from ptxlint.frontends.syntax_tree import own_function_name, parse
 from ptxlint.model import SourceFile
 from tests.conftest import lint_text
 
@@ -155,3 +157,175 @@ def test_a_device_macro_after_a_comment_holding_a_semicolon_still_says_device() 
     (statement,) = extract_statements(SourceFile("k.cu", text)).statements
     assert statement.context.function == "f"
     assert "__device__" in statement.context.function_specifiers
+
+
+# --------------------------------------------------------------- functions the tree lost
+
+
+def _tree_names_a_function(text: str, at: int) -> bool:
+    """Whether the tree shows a named function definition around character ``at``."""
+    parsed = parse("k.cuh", text)
+    node = parsed.tree.root_node.descendant_for_byte_range(at, at)
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    return node is not None and own_function_name(node) is not None
+
+
+def _contexts(text: str, path: str = "k.cuh") -> list[tuple[str | None, tuple[str, ...]]]:
+    statements = extract_statements(SourceFile(path, text)).statements
+    for statement in statements:
+        assert not _tree_names_a_function(text, statement.span.start)  # the case is real
+    return [(s.context.function, s.context.function_specifiers) for s in statements]
+
+
+def test_a_head_qualified_by_a_specifier_macro_read_as_a_declaration() -> None:
+    # `DECL void f(...) {` with a macro operand (`:: PTR(p)`) after it: tree-sitter reads
+    # the definition as a declaration with an initializer list, and every one after it too
+    text = """#define PTR(p) "l"(p)
+#define DECL static __device__ __inline__
+DECL void store_wb(unsigned *const ptr, const unsigned value)
+{
+    asm ("st.global.wb.b32 [%0], %1;" :: PTR(ptr), "r"(value) : "memory");
+}
+DECL void store_cg(unsigned *const ptr, const unsigned value)
+{
+    asm ("st.global.cg.b32 [%0], %1;" :: PTR(ptr), "r"(value) : "memory");
+}
+"""
+    assert _contexts(text) == [("store_wb", ("__device__",)), ("store_cg", ("__device__",))]
+
+
+def test_a_statement_list_in_a_macro_argument_is_the_functions_body() -> None:
+    # NV_IF_TARGET(SM, (statements)): a parenthesized statement list is no expression
+    text = """#define HIDE __device__ inline
+HIDE void sleep_for(unsigned long long ns)
+{
+  NV_IF_TARGET(NV_IS_DEVICE,
+               (auto const step = ns; assert(step < 100);
+                asm volatile("nanosleep.u32 %0;" ::"r"((unsigned) step) :);))
+}
+"""
+    assert _contexts(text) == [("sleep_for", ("__device__",))]
+
+
+def test_blocks_in_the_statement_lists_of_a_dispatch_macro() -> None:
+    text = """#define _CCCL_DEVICE __device__
+_CCCL_DEVICE void invalidate(unsigned long long* __barrier)
+{
+    NV_DISPATCH_TARGET(
+      NV_PROVIDES_SM_90,
+      (
+        if (__isShared(__barrier)) {
+          asm volatile("mbarrier.inval.shared.b64 [%0];" ::"r"((unsigned)__cvta_generic_to_shared(__barrier)) : "memory");
+        } else if (__isClusterShared(__barrier)) { __trap(); }),
+      NV_PROVIDES_SM_80,
+      (if (__isShared(__barrier)) {
+        asm volatile("mbarrier.inval.shared.b64 [%0];" ::"r"((unsigned)__cvta_generic_to_shared(__barrier)) : "memory");
+      }))
+}
+"""
+    assert _contexts(text) == [("invalidate", ("__barrier", "__device__"))] * 2
+
+
+def test_an_attribute_macro_with_arguments_before_the_declarator() -> None:
+    # `ATTR("...")` and a macro that says __host__ __device__ are words of the header
+    text = """#define ATTR(msg) __attribute__((deprecated(msg)))
+#define HOST_DEVICE __host__ __device__
+ATTR("use the other one") HOST_DEVICE
+void sleep_for(unsigned long long ns)
+{
+  NV_IF_TARGET(NV_IS_DEVICE,
+               (auto const step = ns; assert(step < 100);
+                asm volatile("nanosleep.u32 %0;" ::"r"((unsigned) step) :);))
+}
+"""
+    assert _contexts(text) == [("sleep_for", ("__host__", "__device__"))]
+
+
+def test_file_scope_asm_beside_lost_functions_stays_without_a_function() -> None:
+    text = """#define PTR(p) "l"(p)
+#define DECL static __device__ __inline__
+asm(".global .u32 counter;");
+DECL void store_wb(unsigned *const ptr, const unsigned value)
+{
+    asm ("st.global.wb.b32 [%0], %1;" :: PTR(ptr), "r"(value) : "memory");
+}
+DECL void store_cg(unsigned *const ptr, const unsigned value)
+{
+    asm ("st.global.cg.b32 [%0], %1;" :: PTR(ptr), "r"(value) : "memory");
+}
+"""
+    assert _contexts(text) == [
+        (None, ()), ("store_wb", ("__device__",)), ("store_cg", ("__device__",))]
+
+
+@pytest.mark.parametrize(("head", "name"), [
+    ("DECL void f(int a)", "f"),
+    ("template <class T> DECL T A<T>::g(T a) const noexcept", "A<T>::g"),
+    ("DECL bool operator()(int a) const", "operator()"),
+    ("DECL ~Holder()", "~Holder"),
+    ("DECL Holder(int a, Tag = {}, Tag = {}) : a_(a), b_{a}", "Holder"),
+    ("DECL auto h(int a) -> decltype(a + 1)", "h"),
+    ("DECL void k(int a) __attribute__((always_inline)) CCCL_REQUIRES(X<T>)", "k"),
+    ("#if A\nDECL void v(int a)\n#else\nDECL void v(long a)\n#endif\n", "v"),
+])
+def test_the_recovery_reads_cpps_shapes_of_a_definitions_head(head: str, name: str) -> None:
+    text = f"""#define PTR(p) "l"(p)
+struct S {{
+{head}
+{{
+  auto run = [&](int i) {{ return i; }};
+  for (int i = 0; i < 2; ++i) {{
+    asm ("st.global.wb.b32 [%0], %1;" :: PTR(p), "r"(a));
+  }}
+}}
+}};
+"""
+    parsed = parse("k.cuh", text)
+    at = text.index("asm (")
+    found, in_lambda = FunctionRecovery(parsed).around(parsed.to_byte(at))
+    assert found is not None and found.name == name and not in_lambda
+    body = text.index("{\n  auto run")
+    assert parsed.data[found.body_byte : found.body_byte + 1] == b"{"
+    assert found.body_byte == parsed.to_byte(body)
+    # inside the lambda: the same function, and the lambda said
+    inner = text.index("return i;")
+    assert FunctionRecovery(parsed).around(parsed.to_byte(inner))[1]
+
+
+@pytest.mark.parametrize("code", [
+    'asm("membar.gl;");',  # file scope
+    'namespace n { int x = f(1); asm("membar.gl;"); }',
+    'struct S { int g(); }; asm("membar.gl;");',
+    'int t[] = { 1, 2 }; asm("membar.gl;");',
+    '#define M(x) { asm("membar.gl;"); }',  # a #define's body
+])
+def test_the_recovery_finds_no_function_where_there_is_none(code: str) -> None:
+    parsed = parse("k.cuh", code)
+    at = code.index('asm("membar')
+    assert FunctionRecovery(parsed).around(parsed.to_byte(at)) == (None, False)
+
+
+def test_a_cross_statement_rule_sees_the_functions_the_tree_lost() -> None:
+    # Both definitions are lost to the tree (a specifier macro before `void`, a macro
+    # operand). Read as one function-less scope, `second` took `first`'s unscoped `.reg t`
+    # for its own and neither statement was in a function; read as the two functions they
+    # are, `first`'s `.reg` is a duplicate once inlined twice (PTX201) and `second` uses a
+    # `t` nothing of its own declares (PTX213). nvcc -arch=sm_90a, a kernel calling
+    # `first` twice and `second` once: ptxas "Duplicate definition of variable 't'",
+    # "Unknown symbol 't'".
+    text = """#define PTR(p) "l"(p)
+#define DECL static __device__ __inline__
+DECL void first(unsigned *const ptr, const unsigned value)
+{
+    asm (".reg .b32 t;\\n\\tmov.b32 t, %1;\\n\\tst.global.b32 [%0], t;" :: PTR(ptr), "r"(value) : "memory");
+}
+DECL void second(unsigned *const ptr, const unsigned value)
+{
+    asm ("{\\n\\tmov.b32 t, %1;\\n\\tst.global.b32 [%0], t;\\n\\t}" :: PTR(ptr), "r"(value) : "memory");
+}
+"""
+    assert [name for name, _ in _contexts(text, "k.cu")] == ["first", "second"]
+    found = lint_text(text, path="k.cu", select=("PTX201", "PTX213"))
+    assert [(f.rule, text.count("\n", 0, f.span.start) + 1) for f in found] == [
+        ("PTX201", 5), ("PTX213", 9)]

@@ -11,8 +11,10 @@ stages before it (``tests/test_import_graph.py`` holds this):
    ``macros`` (the table and expansion with a source map), ``guard_macros``, ``macro_uses``,
    ``branches`` (a statement with ``#if`` inside it);
 2. locate: ``dialect`` and ``host_code`` (host assembly recognised and left alone),
-   ``statement_tokens`` (one statement's tokens from its keyword), ``statement_context``
-   (the function, declaration or macro around it), ``function_spans`` and ``part_tree``
+   ``statement_tokens`` (one statement's tokens from its keyword), ``function_recovery``
+   (the function around a statement the tree shows in none, read from the text),
+   ``statement_context`` (the function, declaration or macro around it), ``function_spans``
+   and ``part_tree``
    (a part of a file linted in parts parses only the functions it reads);
 3. read the statement: ``statement_reader`` (template pieces with a source map, operands,
    clobbers; a macro piece is an opaque hole unless resolved exactly), ``plain_reader`` (its

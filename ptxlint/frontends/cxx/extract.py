@@ -44,6 +44,7 @@ from ptxlint.frontends.cxx.statement_context import (
     C_SPECIFIERS,
     CONTEXTS_KEPT,
     Ancestors,
+    RecoveredFunction,
     context_of,
     follows_declarator,
     is_asm_label,
@@ -761,7 +762,7 @@ class _HostCode:
             os.path.splitext(macros.source.path)[1].lower() == ".c" and parsed.grammar == "cpp"
         )
 
-    def kind(self, fn: tree_sitter.Node) -> str:
+    def kind(self, fn: tree_sitter.Node | RecoveredFunction) -> str:
         """``HostFunctions.kind``: whether ``fn``'s declaration says device code through a
         specifier macro (``context_of``'s ``kind_of``)."""
         if self._functions is None:

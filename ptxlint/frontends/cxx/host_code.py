@@ -18,7 +18,7 @@ from ptxlint.frontends.cxx import dialect, preproc
 from ptxlint.frontends.cxx.guards import FileGuards
 from ptxlint.frontends.cxx.lexer import tokens
 from ptxlint.frontends.cxx.macros import Expander, ExpansionError, MacroTable, from_source
-from ptxlint.frontends.cxx.statement_context import FunctionHeaders
+from ptxlint.frontends.cxx.statement_context import FunctionHeaders, RecoveredFunction
 from ptxlint.frontends.syntax_tree import ParsedSource, own_function_name
 from ptxlint.lazy_regex import on_first_use
 
@@ -84,10 +84,20 @@ class HostFunctions:
         name = _name(self.parsed, fn)
         return name is not None and name not in self._device_calls()
 
-    def kind(self, fn: tree_sitter.Node) -> str:
+    def kind(self, fn: tree_sitter.Node | RecoveredFunction) -> str:
         """device | host-device | host | unknown, from the words of the declaration:
         host-device where a specifier macro says ``__host__`` beside ``__device__``
-        (``CUTLASS_HOST_DEVICE``)."""
+        (``CUTLASS_HOST_DEVICE``). A function the tree lost (``RecoveredFunction``) is never
+        host: its words are read from code tree-sitter could not parse."""
+        if isinstance(fn, RecoveredFunction):
+            key = -1 - fn.start_byte
+            if key not in self._verdicts:
+                device_word, macro_words = self._spelled_words(
+                    self._headers.read_recovered(fn).declaration_words)
+                verdict = "device" if device_word else (
+                    self._by_macros(macro_words, fn) if macro_words else "unknown")
+                self._verdicts[key] = verdict if verdict != "host" else "unknown"
+            return self._verdicts[key]
         return self._kind(fn)
 
     def _kind(self, fn: tree_sitter.Node) -> str:
@@ -110,7 +120,9 @@ class HostFunctions:
             return "unknown"  # tree-sitter's recovery from macros or #if: never call it host
         return verdict
 
-    def _by_macros(self, macro_words: tuple[str, ...], fn: tree_sitter.Node) -> str:
+    def _by_macros(
+        self, macro_words: tuple[str, ...], fn: tree_sitter.Node | RecoveredFunction
+    ) -> str:
         """What ``fn``'s macro-looking declaration words say: device where one expands to
         ``__device__``/``__global__``, unknown where one cannot be expanded, else host.
         Memoised by the words and the file's own directives before the function (all that
@@ -146,7 +158,9 @@ class HostFunctions:
         words: the functions of a file repeat a few declarations (the CUDA 13 headers' asm
         files judge 2,514 functions of 386 distinct spellings). What a macro means is still
         asked where the function stands (``_expand``). Bounded by the file's functions."""
-        words = self._headers.read(fn).declaration_words
+        return self._spelled_words(self._headers.read(fn).declaration_words)
+
+    def _spelled_words(self, words: tuple[str, ...]) -> tuple[bool, tuple[str, ...]]:
         found = self._spelled.get(words)
         if found is None:
             device = any(word in _DEVICE_WORDS for word in words)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 
 import tree_sitter
 
+from ptxlint.frontends.cxx.function_recovery import FunctionRecovery, RecoveredFunction
 from ptxlint.frontends.cxx.guard_macros import GuardMacros
 from ptxlint.frontends.cxx.guards import FileGuards, guards_of
 from ptxlint.frontends.cxx.lexer import NEXT_TOKEN as _NEXT_TOKEN
@@ -232,13 +233,15 @@ def context_of(
     start: int,
     end: int,
     guard_macros: GuardMacros | None = None,
-    kind_of: Callable[[tree_sitter.Node], str] | None = None,
+    kind_of: Callable[[tree_sitter.Node | RecoveredFunction], str] | None = None,
 ) -> Context:
     """The context of the statement at ``[start, end)`` whose node is ``node``. ``kind_of``:
     whether a function is device code by its declaration's macros
     (``host_code.HostFunctions.kind``); where given, ``CUTLASS_DEVICE void f()`` counts as
     ``__device__`` (a specifier macro of the file or its headers that says so), unless the
-    statement is in a lambda."""
+    statement is in a lambda. A statement the tree shows in no function (an ERROR node holds
+    it or its function's head), or in one without a name, takes the function
+    ``FunctionRecovery`` reads from the text."""
     function = None
     specifiers: tuple[str, ...] = ()
     fn, enclosing = ancestors.functions(node)
@@ -247,6 +250,12 @@ def context_of(
             function, specifiers = ancestors.device_header(fn, kind_of)
         else:
             function, specifiers = ancestors.header(fn)
+    if function is None and macro is None and node is not None:
+        # a function the tree lost (its head or body in an ERROR node), or one it made up
+        # without a name (``for (...; i += 2) {`` misread as a definition): from the text
+        recovered, words = ancestors.recovered_header(start, kind_of)
+        if recovered is not None:
+            function, specifiers = recovered, words
     guards, local_guards = file_guards.at(start, end)
     known = guard_macros.at(start) if guard_macros is not None and guards else ()
     # one Context per distinct answer (a look-up costs a fifth of making one): the
@@ -307,6 +316,7 @@ class Ancestors:
         self._headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}  # name, specifiers
         # ``device_header``'s answers by function: its statements read it once
         self._device_headers: dict[int, tuple[str | None, tuple[str, ...]]] = {}
+        self._recovery: FunctionRecovery | None = None  # on the first statement it is for
 
     def known(
         self,
@@ -403,6 +413,35 @@ class Ancestors:
         return found
 
 
+    def recovered(self, at: int) -> tuple[RecoveredFunction | None, bool]:
+        """``FunctionRecovery.around`` character ``at``, where no function node holds it."""
+        recovery = self._recovery
+        if recovery is None:
+            recovery = self._recovery = FunctionRecovery(self.parsed)
+        return recovery.around(self.parsed.to_byte(at))
+
+    def recovered_header(
+        self,
+        at: int,
+        kind_of: Callable[[tree_sitter.Node | RecoveredFunction], str] | None,
+    ) -> tuple[str | None, tuple[str, ...]]:
+        """``header``/``device_header`` of the function ``recovered`` finds around ``at``
+        (``device_header``'s words outside a lambda, where ``kind_of`` is given), or
+        (None, ()) where none is found."""
+        fn, in_lambda = self.recovered(at)
+        if fn is None:
+            return None, ()
+        words = self.headers.read_recovered(fn).specifiers
+        if kind_of is not None and not in_lambda and all(w not in words for w in _DEVICE_WORDS):
+            kind = kind_of(fn)
+            if kind == "device":
+                words = (*words, "__device__")
+            elif kind == "host-device":
+                words = (*words, "__device__") if "__host__" in words else (
+                    *words, "__host__", "__device__")
+        return fn.name, words
+
+
 # A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class FunctionHeader:
     """What the words before a function's body say, read once for every reader: the
@@ -474,6 +513,20 @@ class FunctionHeaders:
                 own_words = self._own[own] = _own_words(*own)
             specifiers, declared = own_words
             found = self._by_spelling[key] = FunctionHeader(specifiers, before_words + declared)
+        return found
+
+    def read_recovered(self, fn: RecoveredFunction) -> FunctionHeader:
+        """``read`` of a function the tree lost (``RecoveredFunction``): its header from its
+        first word to its body, the declarator from its name to its parameter list's end."""
+        key = -1 - fn.start_byte  # never a node's id
+        found = self._by_function.get(key)
+        if found is None:
+            data = self.parsed.data
+            start = fn.start_byte
+            specifiers, declared = _own_words(
+                data[start : fn.body_byte], fn.name_byte - start, fn.params_end - start, True
+            )
+            found = self._by_function[key] = FunctionHeader(specifiers, declared)
         return found
 
     def _start(self, start: int) -> int:
