@@ -350,6 +350,13 @@ def test_default_extensions() -> None:
     assert ".cu" in DEFAULT_EXTENSIONS and ".cuh" in DEFAULT_EXTENSIONS
 
 
+def test_hxx_headers_are_walked(in_tmp: Path) -> None:
+    # a C++ header spelling of its own (gunrock, moderngpu keep their device helpers in .hxx)
+    write(in_tmp, "include/util.hxx")
+    write(in_tmp, "include/notes.txt")
+    assert paths(discover(["include"])) == ["include/util.hxx"]
+
+
 def _count_opens(monkeypatch) -> list[str]:
     """The names of the files discovery opens from now on, in order (its ``_open`` wrapped)."""
     from ptxlint.run import discover as discover_module

@@ -50,6 +50,7 @@ CXX_EXTENSIONS: tuple[str, ...] = (
     ".h",
     ".hpp",
     ".hh",
+    ".hxx",
     ".inl",
     ".cc",
     ".cpp",
