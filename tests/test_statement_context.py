@@ -242,6 +242,23 @@ void sleep_for(unsigned long long ns)
     assert _contexts(text) == [("sleep_for", ("__host__", "__device__"))]
 
 
+def test_braces_opened_in_each_branch_of_an_if() -> None:
+    # each branch opens the `if`'s brace: the tree's braces no longer balance, the scan's
+    # do (each branch starts with the braces its #if found)
+    text = """__device__ void f(int x, unsigned* p) {
+#if A
+  if (x) {
+#else
+  if (!x) {
+#endif
+    *p = 1;
+  }
+  asm volatile("membar.gl;" ::: "memory");
+}
+"""
+    assert _contexts(text) == [("f", ("__device__",))]
+
+
 def test_file_scope_asm_beside_lost_functions_stays_without_a_function() -> None:
     text = """#define PTR(p) "l"(p)
 #define DECL static __device__ __inline__

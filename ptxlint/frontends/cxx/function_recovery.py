@@ -84,6 +84,13 @@ _CLASS_HEAD = on_first_use(r"\b(?:struct|class|union)\b")
 _IF_WORDS = frozenset(("if", "ifdef", "ifndef"))
 _ELSE_WORDS = frozenset(("elif", "else", "elifdef", "elifndef"))
 _FUNCTION, _LAMBDA, _SCOPE, _BLOCK = 0, 1, 2, 3
+# Statements only a function's body holds: at the top level, the tree closed a body early.
+_IN_BODIES = frozenset((
+    "if_statement", "for_statement", "for_range_loop", "while_statement", "do_statement",
+    "switch_statement", "return_statement", "break_statement", "continue_statement",
+    "compound_statement", "expression_statement", "labeled_statement", "case_statement",
+    "try_statement", "goto_statement", "comment",  # (a comment belongs to either side)
+))
 _SHORT = 2000  # bytes of a top-level node before the first with errors that a scan reads too
 
 
@@ -121,10 +128,11 @@ class FunctionRecovery:
         if guards.directives.holding(at) >= 0:
             return None, False
         # The scan starts where the code is at namespace scope: at the first of the run of
-        # top-level nodes with errors that ends with the one holding ``byte`` (a clean one
-        # before them ends at namespace scope; a function's head may be a node with errors of
-        # its own, its body another), or at the file's start where the root is an ERROR node
-        # (whose children are fragments that may start anywhere).
+        # top-level nodes with errors, or of statements only a body holds (the tree closed
+        # a body early), that ends with the one holding ``byte`` (a clean one before them
+        # ends at namespace scope; a function's head may be a node with errors of its own,
+        # its body another), or at the file's start where the root is an ERROR node (whose
+        # children are fragments that may start anywhere).
         root = parsed.tree.root_node
         top = root.first_child_for_byte(byte) if root.type == "translation_unit" else root
         if top is None or top.start_byte > byte:
@@ -134,7 +142,7 @@ class FunctionRecovery:
             first = top
             if top is not root:
                 before = top.prev_sibling
-                while before is not None and before.has_error:
+                while before is not None and (before.has_error or before.type in _IN_BODIES):
                     first, before = before, before.prev_sibling
                 if before is not None and before.end_byte - before.start_byte < _SHORT:
                     first = before  # a clean declaration may be the head of a body after it
