@@ -33,7 +33,10 @@ Each way an output can go unwritten has one rule (one cause, one finding,
 - a write-only (`=`) output that the template reads and never writes (or reads before it
   writes it) is PTX106's: the read gets an undefined value, whatever else happens to it;
 - an output the template never names at all is PTX009's;
-- a read-write or tied output that is only read is this rule's.
+- a read-write or tied output that is only read is this rule's;
+- an output a vector with fewer elements than its form takes lacks (an `mma`'s destination
+  `{%0, %1, %2}` where `%3` is the fourth accumulator, still read as its C operand) is
+  PTX207's, which names the vector.
 
 What counts as a write is the destination of an instruction, per `ptxlint/ptx/effects.py`:
 the first operand for most instructions, every element of a braced vector destination
@@ -93,6 +96,7 @@ asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
             o for o in unwritten
             # the roots: an undefined read (PTX106), an operand nvcc rejects (PTX002, PTX005)
             if o.index not in facts.undefined_reads and facts.operand_root(o.index) is None
+            and o.index not in facts.vector_lacks  # the element a short vector lacks: PTX207
         ]
         if not unwritten:
             return

@@ -52,6 +52,17 @@ def test_st_async_vector_size_is_its_modifiers() -> None:
     assert verdict(f"{_SA}.v4.b32 [%r1], {{%r2, %r3}}, [%r3];").status == "error"
     assert warned(f"{_SA}.v2.b32 [%r1], %r2, [%r3];")
     assert verdict(f"{_SA}.u32 [%r1], {{%r2, %r3}}, [%r3];").status == "abstain"
+    # a vector of one is still a vector of the modifier's size, not the scalar (ptxas 13.0,
+    # sm_90a: "Argument vector size mismatch"), with or without .weak
+    for head in (_SA, _SA.replace(".weak", "")):
+        one = verdict(f"{head}.v2.s64 [%r1], {{%rd2}}, [%r3];")
+        assert one.status == "error" and "has 1 element" in one.issues[0].message
+        assert one.issues[0].short_by == 1
+        assert warned(f"{head}.v2.s64 [%r1], %rd2, [%r3];")
+    # without a vector width, a vector of one is still read as the scalar (st.async's own
+    # rules for a vector in a scalar's place are not judged)
+    assert verdict("add.u32 %r1, {%r2}, %r3;").status == "ok"
+    assert verdict(f"{_SA}.b32 [%r1], {{%r2}}, [%r3];").status == "abstain"
 
 
 def test_st_async_release_form() -> None:

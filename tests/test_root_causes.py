@@ -514,3 +514,47 @@ def test_a_vector_whose_elements_miss_the_same_way_is_one_ptx206_finding() -> No
     [found] = lint_text(mixed, select=("PTX206",))
     assert found.message.endswith("(and 1 more element of the vector with the same "
                                   "constraint: %2)")
+
+
+def test_the_element_a_short_vector_lacks_is_ptx207s_alone() -> None:
+    # ptxas: "Arguments mismatch for instruction 'ld'": the fourth output is the element the
+    # vector lacks, one defect
+    text = ('__device__ void f(const uint4* p, uint4& v, unsigned& w) {\n'
+            '  asm volatile("ld.global.v4.u32 {%0, %1, %2}, [%4];"\n'
+            '    : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p) : "memory");\n}\n')
+    assert [f.rule for f in lint_text(text, select=("PTX009", "PTX207"))] == ["PTX207"]
+    # an input, the same: the store's fourth value
+    store = ('__device__ void f(uint4* p, uint4 v) {\n'
+             '  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3};"\n'
+             '    :: "l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");\n}\n')
+    assert [f.rule for f in lint_text(store, select=("PTX009", "PTX207"))] == ["PTX207"]
+    # the vector of the right length: the unnamed output is unused, nothing else
+    whole = text.replace("{%0, %1, %2}, [%4]", "{%0, %1, %2, %2}, [%4]")
+    assert [f.rule for f in lint_text(whole, select=("PTX009", "PTX207"))] == ["PTX009"]
+    # an unnamed operand of another letter is no element of the vector: still unused
+    other = ('__device__ void f(const uint4* p, uint4& v, unsigned long long& w) {\n'
+             '  asm volatile("ld.global.v4.u32 {%0, %1, %2}, [%4];"\n'
+             '    : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=l"(w) : "l"(p) : "memory");\n}\n')
+    assert sorted(f.rule for f in lint_text(other, select=("PTX009", "PTX207"))) == [
+        "PTX009", "PTX207"]
+
+
+def test_an_accumulator_a_short_destination_lacks_is_ptx207s_alone() -> None:
+    # the fourth accumulator is still read as the C operand, so it is named, but nothing
+    # writes it: the element the destination lacks, one defect
+    text = ('__device__ void f(float* c, unsigned a0, unsigned a1, unsigned a2, unsigned a3,\n'
+            '                  unsigned b0, unsigned b1) {\n'
+            '  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "\n'
+            '    "{%0, %1, %2}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"\n'
+            '    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])\n'
+            '    : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));\n}\n')
+    assert [f.rule for f in lint_text(text, select=("PTX104", "PTX207"))] == ["PTX207"]
+    # the whole destination, the C operand without %3: it is only read nowhere, unused
+    whole = text.replace('"{%0, %1, %2}, {%4', '"{%0, %1, %2, %3}, {%4')
+    assert lint_text(whole, select=("PTX104", "PTX207")) == []
+    # a read-write operand of another letter beside it, only read: still PTX104's
+    other = ('__device__ void f(const uint4* p, uint4& v, unsigned long long& w) {\n'
+             '  asm volatile("ld.global.v4.u32 {%0, %1, %2}, [%4];\\n\\tst.global.u64 [%4], %3;"\n'
+             '    : "=r"(v.x), "=r"(v.y), "=r"(v.z), "+l"(w) : "l"(p) : "memory");\n}\n')
+    assert sorted(f.rule for f in lint_text(other, select=("PTX104", "PTX207"))) == [
+        "PTX104", "PTX207"]

@@ -55,6 +55,11 @@ The roots, and the rule each belongs to:
   output, so its "never referenced" (PTX009) is the same defect
   (``StatementAnalysis.misdirected_write``); likewise the one write-only output read before any
   write where one input is named nowhere (PTX106, ``misdirected_read``).
+- ``short-vector`` (PTX207): a vector operand with fewer ``%N`` elements than its form takes
+  (``ld.global.v4.u32 {%0, %1, %2}, [%4];``): the operands of its elements' role and letter
+  next to them that no ``%N`` names, or outputs nothing writes, are the elements it lacks, so
+  their "never referenced" (PTX009) and "never written" (PTX104) are that defect
+  (``StatementAnalysis.vector_lacks``).
 - ``constraint-count`` (PTX501): an LLVM-syntax constraint string that lists more or fewer
   operands than the call binds (Triton, CuTe DSL); the operand list read from it is not the one
   the template is numbered against, so a ``$N`` past it (PTX001) and an entry no ``$N`` names

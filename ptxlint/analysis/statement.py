@@ -473,6 +473,52 @@ class StatementAnalysis:
         return output, unnamed[0]
 
     @fact
+    def vector_lacks(self) -> frozenset[int]:
+        """The operands a too-short vector lacks (``ld.global.v4.u32 {%0, %1, %2}, [%4];``
+        given four outputs and the address): where an instruction's first operand issue, the
+        one PTX207 reports, is a vector of ``%N`` elements with fewer than its form takes,
+        the operands of its elements' role and letter next to their indices (at most as many
+        as it lacks, on each side) that no ``%N`` names, or outputs nothing writes (an mma's
+        ``+f`` accumulator still read as its C operand), are those elements: one defect, and
+        their "never referenced" (PTX009) or "never written" (PTX104) is its echo. Only where
+        no more of them are loose than the vector lacks."""
+        statement = self.statement
+        if statement.opaque_sections or self.stray_refs:
+            return frozenset()
+        written = written_indices(statement)
+        loose = {o.index for o in self.unreferenced_operands} | {
+            o.index for o in statement.outputs if o.index not in written}
+        if not loose:
+            return frozenset()
+        operands = statement.operands
+        problems = statement.ptx.problems
+        lacking: set[int] = set()
+        for instruction, verdict in zip(statement.ptx.instructions, self.verdicts, strict=True):
+            issue = next((i for i in verdict.issues if i.kind == "operand"), None) \
+                if verdict is not None else None
+            if (issue is None or not issue.short_by or self.runs_together(instruction)
+                    or any(p.kind == "operand-list" and instruction.start <= p.start
+                           < instruction.end for p in problems)):
+                continue
+            vector = next((o for o in instruction.operands
+                           if o.kind == "vector" and (o.start, o.end) == (issue.start, issue.end)),
+                          None)
+            parts = vector.parts if vector is not None else ()
+            refs = [p.ref for p in parts if p.ref is not None and p.ref < len(operands)]
+            if not refs or len(refs) != len(parts):
+                continue
+            kinds = {(operands[r].role, operands[r].constraint.letters) for r in refs}
+            if len(kinds) != 1:
+                continue
+            low, high = min(refs), max(refs)
+            beside = [i for i in loose if low - issue.short_by <= i <= high + issue.short_by
+                      and i not in refs
+                      and (operands[i].role, operands[i].constraint.letters) in kinds]
+            if 0 < len(beside) <= issue.short_by:
+                lacking.update(beside)
+        return frozenset(lacking)
+
+    @fact
     def stray_refs(self) -> tuple[PercentToken, ...]:
         """The ``%N`` tokens past the statement's last operand, by operand number then place
         (PTX001's findings, which nvcc 13.0 answers with an internal compiler error); none

@@ -234,7 +234,8 @@ def _check_one(
             return [Issue("operand", f"'{operand.text}' has {len(operand.parts)} element"
                           f"{'s' if len(operand.parts) != 1 else ''}, "
                           f"{_where(instruction, position)} takes {size}",
-                          operand.start, operand.end)]
+                          operand.start, operand.end,
+                          short_by=max(0, size - len(operand.parts)))]
         if operand.parts and all(part.text == "_" for part in operand.parts):
             # ptxas 13.0, whatever the instruction: "Unable to infer type of vector elements
             # (assuming .b8)"
@@ -248,7 +249,8 @@ def _check_one(
                                position)
     if kind == "vector":
         if (len(operand.parts) == 1 and spec.kind in ("reg", "regimm")
-                and instruction.opcode not in _NO_ONE_ELEMENT_VECTORS):
+                and instruction.opcode not in _NO_ONE_ELEMENT_VECTORS
+                and not _VECTOR_WIDTHS.intersection(instruction.modifiers)):
             # ptxas reads a one-element vector as the scalar (Triton writes `{$0}`)
             return _check_one(instruction, operand.parts[0], spec, binding, resolve, relaxed,
                               position)
@@ -658,6 +660,10 @@ _COUNT = re.compile(r"([A-Za-z_]\w*)(?:([*/])([0-9]+))?\Z")
 # ptxas 13.0 takes no one-element vector for a scalar in these ("cp.async.ca.shared.global
 # [%r1], [%rd2], 16, {%r3}": Arguments mismatch)
 _NO_ONE_ELEMENT_VECTORS = frozenset({"cp"})
+# nor in an instruction of a vector width, whose vectors are of that size even where a scalar
+# stands for the vector ("st.async...v2.s64 [%r1], {%rd1}, [%r2]": Argument vector size
+# mismatch; "[%r1], %rd1, [%r2]" passes)
+_VECTOR_WIDTHS = frozenset({"v2", "v4", "v8"})
 
 
 def _vector_variable(operand: PtxOperand, resolve: Resolver) -> int | None:

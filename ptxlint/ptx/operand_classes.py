@@ -122,6 +122,9 @@ class Issue:
     # a lone register where the form takes a vector of exactly one ('ldmatrix .x1'): ptxas
     # asks for it in braces ("Vector of size 1 is expected"), a fix PTX207 offers
     one_element_vector: bool = False
+    # a vector with fewer elements than the form takes: how many it lacks (the operands no %N
+    # names beside it are those elements: ptxlint.analysis.roots, "short-vector")
+    short_by: int = 0
 
 
 @dataclass(frozen=True)
