@@ -412,7 +412,6 @@ class Ancestors:
             found = self._device_headers[key] = (name, words)
         return found
 
-
     def recovered(self, at: int) -> tuple[RecoveredFunction | None, bool]:
         """``FunctionRecovery.around`` character ``at``, where no function node holds it."""
         recovery = self._recovery
