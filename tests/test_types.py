@@ -1880,3 +1880,27 @@ __device__ void h(int p, short q) { asm("" :: "r"(p), "h"(q)); }
         for calls in [[c for c in calls if c[2] is st] for st, _ in _by_statement(calls)]
     ]
     assert got == alone
+
+
+def test_the_members_of_a_blocks_anonymous_union_are_its_names() -> None:
+    # [class.union.anon]: the members are names of the block (llm-awq's and msccl's
+    # `union { half fp16; int16_t int16_in; };` around a conversion)
+    source = (
+        "__device__ void f(float v) {\n"
+        "  union { unsigned short u2; float f4; };\n"
+        '  asm("" :: "h"(u2), "f"(f4));\n'
+        "}\n"
+        # a named union declares a type, and an unnamed one with a declarator an object:
+        # their members are no names of the block
+        "__device__ void g(float v) {\n"
+        "  union U { unsigned short u2; } a;\n"
+        "  union { float f4; } b;\n"
+        '  asm("" :: "h"(u2), "f"(f4), "f"(b.f4));\n'
+        "}\n"
+        # a member is a name from its union on, not before
+        "__device__ void h(float v) {\n"
+        '  asm("" :: "h"(u2));\n'
+        "  union { unsigned short u2; };\n"
+        "}\n"
+    )
+    assert _operand_types(source) == ["unsigned short", "float", None, None, "float", None]

@@ -301,9 +301,10 @@ class DeclarationIndex:
         return cached
 
     def _collect_block(self, scope: Node, table: dict[str, list[Entry]]) -> None:
-        """What a block declares (``_collect`` at namespace scope): its declarations, through
-        ``#if`` blocks, ``case`` and labels, in document order. Its own loop, as a block
-        reads only those two kinds: typing reads one block per function at least (the CUDA
+        """What a block declares (``_collect`` at namespace scope): its declarations and the
+        members of its anonymous unions, through ``#if`` blocks, ``case`` and labels, in
+        document order. Its own loop, as a block
+        reads only these kinds: typing reads one block per function at least (the CUDA
         13 headers: 3,353), and ``_collect`` asks four questions of each child and a call
         of ``next`` per child."""
         pending: list[Iterator[Node]] = [iter(scope.named_children)]
@@ -313,6 +314,12 @@ class DeclarationIndex:
                 kind = child.type
                 if kind == "declaration":
                     self._add_declaration(child, table)
+                elif kind == "union_specifier" and child.child_by_field_name("name") is None:
+                    # an anonymous union (``union { half h; uint16_t u; };``): its members
+                    # are names of the block ([class.union.anon])
+                    body = child.child_by_field_name("body")
+                    if body is not None:
+                        self._collect_members(body, table)
                 elif kind in transparent:
                     # its children before the rest of this level: a stack, not recursion
                     # (see _collect)
