@@ -46,8 +46,8 @@ for op in ("add", "sub"):
     _add(f"{op}{{{F_RND}}}{{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2; sm=100")
     # mixed precision: an f16/bf16 input and an f32 input, f32 result. ptxas 13.0 takes an
     # integer literal for the .bf16 input (not for .f16): written as the .b16 it reads
-    _add(f"{op}{{{F_RND}}}{{.sat}}.f32.f16 d:f32, a:f16, a:f32; sm=100")
-    _add(f"{op}{{{F_RND}}}{{.sat}}.f32.bf16 d:f32, a:b16, a:f32; sm=100")
+    _add(f"{op}{{{F_RND}}}{{.sat}}.f32.f16 d:f32, a:f16, a:f32; sm=100; ptx=86")
+    _add(f"{op}{{{F_RND}}}{{.sat}}.f32.bf16 d:f32, a:b16, a:f32; sm=100; ptx=86")
 # PTX ISA 9.2 (ptxas 13.2 takes them, 13.1 and older do not; CCCL's SIMD and saturating
 # helpers): packed bytes and unsigned/packed saturation on the sm_120 family, from registers only
 for op in ("add", "sub"):
@@ -93,8 +93,8 @@ _add("fma.rn.oob{.relu}<T:.f16|.f16x2|.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=90")
 _add("fma<R:.rz|.rm|.rp>.oob{.relu}<T:.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=90; undocumented")
 _add("fma<R:.rz|.rm|.rp>{.relu}<T:.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=80; undocumented")
 _add(f"fma({F_RND}){{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2, a:f32x2; sm=100")
-_add(f"fma({F_RND}){{.sat}}.f32.f16 d:f32, a:f16, a:f16, a:f32; sm=100")
-_add(f"fma({F_RND}){{.sat}}.f32.bf16 d:f32, a:b16, a:b16, a:f32; sm=100")  # as add's
+_add(f"fma({F_RND}){{.sat}}.f32.f16 d:f32, a:f16, a:f16, a:f32; sm=100; ptx=86")
+_add(f"fma({F_RND}){{.sat}}.f32.bf16 d:f32, a:b16, a:b16, a:f32; sm=100; ptx=86")  # as add's
 for _m in ("hi", "lo"):
     _add(f"mul24.{_m}.<T:.u32|.s32> d:T, a:T, a:T; head=1")
     _add(f"mad24.{_m}.<T:.u32|.s32> d:T, a:T, a:T, a:T; head=1")

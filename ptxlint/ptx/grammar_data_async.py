@@ -55,31 +55,31 @@ _add(f"cvt{_FRND}{{.sat}}.<D:.f16|.f64>.<A:{_dots(_INTS)}> d:D, a:A")
 _add(f"cvt{_FRND}{{.ftz}}{{.sat}}.f32.<A:{_dots(_INTS)}> d:f32, a:A")
 # (.bf16 conversions take registers of exactly the operand's size, see _cvt: 8-bit integers
 # then need a .b8 register, as cuda_bf16.hpp's __bfloat162char_rz declares)
-_add(f"cvt{_FRND}.bf16.<A:{_dots(_INTS)}> d:bf16, a:A; sm=90")
+_add(f"cvt{_FRND}.bf16.<A:{_dots(_INTS)}> d:bf16, a:A; sm=90; ptx=78")
 # float -> integer
 _add(f"cvt{_IRND}{{.sat}}.<D:{_dots(_INTS)}>.<A:.f16|.f64> d:D, a:A")
 _add(f"cvt{_IRND}{{.ftz}}{{.sat}}.<D:{_dots(_INTS)}>.f32 d:D, a:f32")
-_add(f"cvt{_IRND}.<D:{_dots(_INTS)}>.bf16 d:D, a:bf16; sm=90")
+_add(f"cvt{_IRND}.<D:{_dots(_INTS)}>.bf16 d:D, a:bf16; sm=90; ptx=78")
 # float -> float of the same size: rounding to an integer, or none
 for _t in ("f16", "f64"):
     _add(f"cvt{{{_IRND[1:-1]}}}{{.sat}}.{_t}.{_t} d:{_t}, a:{_t}")
 _add(f"cvt{{{_IRND[1:-1]}}}{{.ftz}}{{.sat}}.f32.f32 d:f32, a:f32")
-_add(f"cvt{{{_IRND[1:-1]}}}.bf16.bf16 d:bf16, a:bf16; sm=90")
+_add(f"cvt{{{_IRND[1:-1]}}}.bf16.bf16 d:bf16, a:bf16; sm=90; ptx=78")
 # narrowing (rounding required) and widening (none)
 _add(f"cvt{_FRND}{{.ftz}}{{.sat}}.<D:.f16>.f32 d:D, a:f32")
 _add(f"cvt{_FRND}{{.ftz}}{{.sat}}.f32.f64 d:f32, a:f64")
 _add(f"cvt{_FRND}{{.sat}}.f16.f64 d:f16, a:f64")
 _add(f"cvt{_FRND}{{.ftz}}.bf16.f32 d:bf16, a:f32; sm=80")
-_add(f"cvt{_FRND}.bf16.f64 d:bf16, a:f64; sm=90")
+_add(f"cvt{_FRND}.bf16.f64 d:bf16, a:f64; sm=90; ptx=78")
 _add("cvt{.ftz}{.sat}.f32.f16 d:f32, a:f16")
 _add("cvt{.sat}.f64.f16 d:f64, a:f16")
 _add("cvt{.ftz}{.sat}.f64.f32 d:f64, a:f32")
 # .bf16 against .f16/.f32/.f64: ptxas takes an optional float rounding either way
-_add(f"cvt{{{_FRND[1:-1]}}}.bf16.f16 d:bf16, a:f16; sm=90")
-_add(f"cvt{{{_FRND[1:-1]}}}.f16.bf16 d:f16, a:bf16; sm=90")
-_add(f"cvt{{{_FRND[1:-1]}}}.f32.bf16 d:f32, a:bf16; sm=80")
-_add(f"cvt{{{_FRND[1:-1]}}}.ftz.f32.bf16 d:f32, a:bf16; sm=90")
-_add(f"cvt{{{_FRND[1:-1]}}}.f64.bf16 d:f64, a:bf16; sm=90")
+_add(f"cvt{{{_FRND[1:-1]}}}.bf16.f16 d:bf16, a:f16; sm=90; ptx=78")
+_add(f"cvt{{{_FRND[1:-1]}}}.f16.bf16 d:f16, a:bf16; sm=90; ptx=78")
+_add(f"cvt{{{_FRND[1:-1]}}}.f32.bf16 d:f32, a:bf16; sm=80; ptx=71")
+_add(f"cvt{{{_FRND[1:-1]}}}.ftz.f32.bf16 d:f32, a:bf16; sm=90; ptx=78")
+_add(f"cvt{{{_FRND[1:-1]}}}.f64.bf16 d:f64, a:bf16; sm=90; ptx=78")
 
 # ----------------------------------------------------------------------------- cvt, packed
 # (ISA "cvt" syntax block, PTX 7.0-8.8). Packed results hold two (or four) values in one bit
@@ -91,8 +91,8 @@ for _d in ("f16x2", "bf16x2"):  # .f16x2 takes wider registers, .bf16x2 does not
     _add(f"cvt<R:.rn|.rz>{{.relu}}{{.satfinite}}.{_d}.f32 d:{_d}, a:f32, a:f32; sm=80")
     _add(f"cvt.rs{{.relu}}{{.satfinite}}.{_d}.f32 d:{_d}, a:f32, a:f32, r:b32!; sm=100a-110")
 _add("cvt.rna{.satfinite}.tf32.f32 d:tf32, a:f32; sm=80")
-_add("cvt<R:.rn|.rz>{.relu}.tf32.f32 d:tf32, a:f32; sm=90")
-_add("cvt<R:.rn|.rz>.satfinite{.relu}.tf32.f32 d:tf32, a:f32; sm=100")
+_add("cvt<R:.rn|.rz>{.relu}.tf32.f32 d:tf32, a:f32; sm=90; ptx=78")
+_add("cvt<R:.rn|.rz>.satfinite{.relu}.tf32.f32 d:tf32, a:f32; sm=100; ptx=86")
 _F8 = "<D:.e4m3x2|.e5m2x2>"
 _add(f"cvt.rn.satfinite{{.relu}}{_F8}.f32 d:D, a:f32, a:f32; sm=89")
 _add(f"cvt.rn.satfinite{{.relu}}{_F8}.f16x2 d:D, a:f16x2; sm=89")
