@@ -309,16 +309,22 @@ def measure(cases: Sequence[tuple[agreement.Case, str]], oracle: LineOracle,
 OLDER_TOOLKIT, OLDER_PTX, OLDER_TARGETS = "12.4", 84, ("sm_75", "sm_80", "sm_90", "sm_90a")
 
 
+def askable(m: Measure) -> bool:
+    """Whether the older toolkit can judge a prediction ptxas 13.0 calls too high."""
+    return m.verdict == "too high" and m.predicted > OLDER_PTX and m.target in OLDER_TARGETS
+
+
+def older_ptxas() -> str | None:
+    import toolkits
+
+    return toolkits.found().get(OLDER_TOOLKIT)
+
+
 def _ask_older(measures: Sequence[Measure]) -> None:
     """``older`` set where CUDA 12.4's ptxas (``benchmarks/toolkits.py`` fetches it) rejects,
     under its own highest version, a line ptxlint says needs a newer one than that."""
-    asked = [m for m in measures if m.verdict == "too high" and m.predicted > OLDER_PTX
-             and m.target in OLDER_TARGETS]
-    if not asked:
-        return
-    import toolkits
-
-    ptxas = toolkits.found().get(OLDER_TOOLKIT)
+    asked = [m for m in measures if askable(m)]
+    ptxas = older_ptxas() if asked else None
     if ptxas is None:
         return
     oracle = LineOracle(ptxas)

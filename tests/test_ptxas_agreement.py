@@ -60,3 +60,27 @@ def test_sampled_agreement_with_ptxas() -> None:
     assert summary["false_alarms"] == 0, out.getvalue()
     assert summary["misses"] == 0, out.getvalue()
     assert summary["verdicts"] + summary["crashed"] == len(agreement.TARGETS) * len(cases)
+
+
+isa_versions = load("ptxas_isa_versions")
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas (CUDA toolkit) not found")
+def test_sampled_isa_versions_agree_with_ptxas() -> None:
+    """Every 25th valid case, and the TMA scatter4 forms (CCCL guarded one with PTX ISA 8.0):
+    the PTX ISA version ptx_requirement gives (what PTX403 compares with the guards' oldest
+    toolkit) is the one ptxas 13.0 asks, and the case assembles under it. Verdicts are cached
+    by content hash like the agreement's (benchmarks/ptxas_isa_versions.py runs them all)."""
+    cases = [(c, t) for i, (c, t) in enumerate(isa_versions.valid_cases())
+             if i % 25 == 0 or "scatter4" in c.text]
+    measures = isa_versions.measure(cases, isa_versions.LineOracle())
+    out = io.StringIO()
+    summary = isa_versions.summarize(measures, out)
+    assert summary["too_low"] == summary["unsettled"] == summary["failing"] == 0, out.getvalue()
+    too_high = [m for m in measures if m.verdict == "too high"]
+    if isa_versions.older_ptxas() is None:  # what only CUDA 12.4's ptxas can judge is skipped
+        too_high = [m for m in too_high if not isa_versions.askable(m)]
+    assert too_high == [], out.getvalue()
+    scatter = [m for m in measures if "tile::scatter4" in m.text]
+    assert scatter and all(m.ptxas == m.predicted == 86 for m in scatter)
+    assert summary["measured"] > 500

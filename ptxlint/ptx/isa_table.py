@@ -420,11 +420,9 @@ REQUIREMENTS: tuple[tuple[str, tuple[str, ...], int, int, str], ...] = (
     ("cp", ("async", "mbarrier", "arrive"), 80, 70, ""),
     ("cp", ("async", "mbarrier", "arrive", "shared::cta"), 80, 78, ""),
     # the Blackwell tensor copies' modes and masked bulk copies
-    ("cp", ("im2col::w",), 90, 86, ""),
-    ("cp", ("im2col::w::128",), 90, 86, ""),
-    ("cp", ("tile::gather4",), 90, 86, ""),
-    ("cp", ("tile::scatter4",), 90, 86, ""),
-    ("cp", ("cp_mask",), 90, 86, ""),
+    *(("cp", ("async", "bulk", "tensor", mode), 90, 86, "")
+      for mode in ("im2col::w", "im2col::w::128", "tile::gather4", "tile::scatter4")),
+    ("cp", ("async", "bulk", "cp_mask"), 90, 86, ""),
     ("multimem", (), 90, 81, ""),
     ("multimem", ("acc::f32",), 90, 82, ""),
     ("multimem", ("ld_reduce", "acc::f16"), 100, 86, ""),
