@@ -250,6 +250,7 @@ def measure(cases: Sequence[tuple[agreement.Case, str]], oracle: LineOracle,
     by_target: dict[str, list[agreement.Case]] = defaultdict(list)
     for case, target in cases:
         by_target[target].append(case)
+    own = assembled is None
     assembled = assembled or agreement.Oracle()
     out: list[Measure] = []
     for target, group in by_target.items():
@@ -298,6 +299,8 @@ def measure(cases: Sequence[tuple[agreement.Case, str]], oracle: LineOracle,
             for m in measures:
                 m.at_predicted = errors[m.text]
     oracle.save()
+    if own:
+        assembled.save()
     _ask_older(out)
     return out
 

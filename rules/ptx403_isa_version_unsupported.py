@@ -43,9 +43,11 @@ the project's to say.
 
 Each toolkit's ptxas accepts PTX up to its own ISA version: CUDA 12.4 knows PTX ISA 8.4, 12.8
 knows 8.7, 13.0 knows 9.0 (the ISA manual's release history). The version an instruction needs
-comes from its "PTX ISA Notes": `cp.async.bulk` and `wgmma` 8.0, `.shared::cluster` 7.8,
-`tcgen05`, `clusterlaunchcontrol` and `mbarrier`'s `.relaxed` 8.6, `ld`/`st` `.v8` 8.8, and
-so on. A statement whose `#if` guards keep that toolkit out (`#if CUDA_VERSION >= 12080`,
+comes from its "PTX ISA Notes", checked form by form against what ptxas 13.0 asks under an
+older `.version` (`benchmarks/ptxas_isa_versions.py`): `cp.async.bulk` and `wgmma` 8.0,
+`.shared::cluster` 7.8, `tcgen05`, `clusterlaunchcontrol`, `mbarrier`'s `.relaxed` and the
+`.tile::scatter4` of `cp.async.bulk.tensor` 8.6, `ld`/`st` `.v8` 8.8, and so on. A
+statement whose `#if` guards keep that toolkit out (`#if CUDA_VERSION >= 12080`,
 `__CUDACC_VER_MAJOR__ >= 13`, CCCL's `__cccl_ptx_isa >= 860`, or an architecture the toolkit
 does not know) is not reported; nor is one under a guard ptxlint cannot decide (a project's
 own feature macro, usually set from the toolkit version in a header). A guard macro the file
