@@ -62,6 +62,12 @@ knows the expression's type. Each mutation below is a defect whatever the code a
 * ``drop-vector-element``: the last ``%N`` of a vector operand of ``%N`` elements
   (``{%0, %1, %2, %3}``) removed: every vector operand's length is fixed by its instruction's
   form, and ptxas rejects the shorter one (PTX207).
+* ``input-as-output``: the one output of a statement, ``%0``, bound ``"=r"`` (or another
+  register letter) and written by an instruction of the template (its first operand: a
+  move, arithmetic, a load, an atomic's old value), moved to the input list as ``"r"``: the
+  numbering stays, the template writes an input, which GCC's rules forbid (the compiler
+  assumes the input unchanged and may share its register), and the variable never receives
+  the result (PTX105).
 
 Only statements whose words sit in this file's string literals are mutated (not a macro's
 expansion, not Python). A site is *noticed* when some finding appears that the unmutated file
@@ -114,6 +120,7 @@ EXPECTED = {
     "wrong-space": "PTX301",
     "drop-early-clobber": "PTX108",
     "drop-vector-element": "PTX207",
+    "input-as-output": "PTX105",
 }
 # the rules that report the class's defect: either names it
 _ALSO = {"unbrace": "PTX202", "drop-carry": "PTX107", "drop-write": "PTX009"}
@@ -441,8 +448,14 @@ def drop_sync(statement: AsmStatement, text: str) -> Iterator[Edit]:
             statement.colons[1] + 1 if len(statement.colons) > 1 else -1
         if cut < found[1] or text[cut:operand.span.start].strip(" \t\n,") != "":
             continue
-        yield Edit(found[0], operand.span.end, kept + text[found[1]:cut])
+        # (the lines the operand took kept, so that every finding stays on its line)
+        gone = text[cut:operand.span.end]
+        yield Edit(found[0], operand.span.end, kept + text[found[1]:cut] + _lines(gone))
         return
+
+
+def _lines(removed: str) -> str:
+    return "\n" * removed.count("\n")
 
 
 _OTHER_LETTER = {"f": "r", "h": "r", "d": "l"}
@@ -534,6 +547,47 @@ def drop_vector_element(statement: AsmStatement, text: str) -> Iterator[Edit]:
                 return
 
 
+_WRITERS = _ARITHMETIC | {"ld", "ldu", "atom"}
+
+
+def input_as_output(statement: AsmStatement, text: str) -> Iterator[Edit]:
+    outputs = statement.outputs
+    if len(outputs) != 1 or len(statement.colons) < 1 or statement.missing_commas:
+        return
+    (output,) = outputs
+    constraint = output.constraint
+    if (output.index != 0 or constraint.opaque or output.symbolic_name is not None
+            or constraint.text.lstrip("=&") not in ("r", "l", "h", "f", "d")
+            or not constraint.text.startswith("=")):
+        return
+    # an instruction writes it: its first operand, or an element of its first (vector) one
+    if not any(i.opcode in _WRITERS and i.operands and 0 in _named_first(i)
+               for i in statement.ptx.instructions):
+        return
+    literal = text[constraint.span.start:constraint.span.end]
+    spelled = text[output.span.start:output.span.end]
+    if literal != f'"{constraint.text}"' or not spelled.startswith(literal):
+        return
+    moved = f'"{constraint.letters}"' + spelled[len(literal):]
+    first = statement.colons[0]
+    if text[first + 1:output.span.start].strip() or (
+            len(statement.colons) > 1 and text[output.span.end:statement.colons[1]].strip()):
+        return  # (a comment or a stray comma beside it)
+    # the text around it kept (its line breaks: every finding stays on its line)
+    before = text[first + 1:output.span.start]
+    if len(statement.colons) > 1:
+        after = text[output.span.end:statement.colons[1]]
+        comma = "," if statement.inputs else ""
+        yield Edit(first, statement.colons[1] + 1, f"::{before}{moved}{comma}{after}")
+    else:
+        yield Edit(first, output.span.end, f"::{before}{moved}")
+
+
+def _named_first(instruction: PtxInstruction) -> set[int]:
+    first = instruction.operands[0]
+    return {p.ref for p in (first, *first.parts) if p.ref is not None}
+
+
 MUTATIONS: dict[str, Callable[[AsmStatement, str], Iterator[Edit]]] = {
     "drop-memory": drop_memory,
     "drop-volatile": drop_volatile,
@@ -552,6 +606,7 @@ MUTATIONS: dict[str, Callable[[AsmStatement, str], Iterator[Edit]]] = {
     "wrong-space": wrong_space,
     "drop-early-clobber": drop_early_clobber,
     "drop-vector-element": drop_vector_element,
+    "input-as-output": input_as_output,
 }
 
 
