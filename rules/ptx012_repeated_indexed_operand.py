@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
+from ptxlint.analysis.operand_access import writes_of, written_indices
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Finding, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
@@ -68,6 +69,9 @@ store writing one lane twice). CUTLASS shipped both examples above (`arch/mma_sm
 `mma.sync`, `arch/memory.h`'s 128-bit shared store) before fixing them.
 
 An element repeated on purpose (a broadcast) leaves no hole in the walk, and is not flagged.
+One defect, one finding: an input the template writes is an output bound in the input list
+(`: "r"(a[0]), "r"(a[0]), "r"(a[2])` where the instruction's destination is `%0`), PTX105's
+finding, and no element of the walk the instruction reads.
 
 ## Example
 ```cuda
@@ -91,8 +95,15 @@ asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}
         indexed = [o for o in statement.operands if _element(o.expression) is not None]
         if len(indexed) < 3:
             return
+        # an input the template writes is an output bound in the input list (PTX105's
+        # finding), no element of a walk it reads
+        written = written_indices(statement) if any(
+            o.role == "input" for o in indexed) else frozenset()
         for role in ("output", "input"):
-            yield from self._walks(statement, [o for o in indexed if o.role == role])
+            yield from self._walks(statement, [
+                o for o in indexed if o.role == role
+                and not (role == "input" and o.index in written and writes_of(statement, o.index))
+            ])
 
     def _walks(self, statement: AsmStatement, operands: list[Operand]) -> Iterator[Finding]:
         # (base, rest) -> [(index, operand)]; the walk of one array with one member after it.

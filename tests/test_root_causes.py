@@ -558,3 +558,17 @@ def test_an_accumulator_a_short_destination_lacks_is_ptx207s_alone() -> None:
              '    : "=r"(v.x), "=r"(v.y), "=r"(v.z), "+l"(w) : "l"(p) : "memory");\n}\n')
     assert sorted(f.rule for f in lint_text(other, select=("PTX104", "PTX207"))) == [
         "PTX104", "PTX207"]
+
+
+def test_an_output_bound_among_the_inputs_is_no_element_of_their_walk() -> None:
+    # %0 is the destination: a[0] bound as an input is a misplaced output (PTX105), and the
+    # walk the instruction reads is a[0], a[2], with nothing repeated
+    text = ('__device__ void f(unsigned* a) {\n'
+            '  asm volatile("max.xorsign.abs.bf16x2 %0, %1, %2;"\n'
+            '    :: "r"(a[0]), "r"(a[0]), "r"(a[2]));\n}\n')
+    assert [f.rule for f in lint_text(text, select=("PTX012", "PTX105"))] == ["PTX105"]
+    # a store writes none of its inputs: a[0] twice and a[1] never is still the walk's slip
+    store = ('__device__ void f(unsigned* a, unsigned* p) {\n'
+             '  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};"\n'
+             '    :: "l"(p), "r"(a[0]), "r"(a[0]), "r"(a[2]), "r"(a[3]) : "memory");\n}\n')
+    assert [f.rule for f in lint_text(store, select=("PTX012", "PTX105"))] == ["PTX012"]
