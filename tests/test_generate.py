@@ -134,6 +134,16 @@ def test_guard_of_a_form_newer_than_the_toolkit_tests_the_nvcc_version() -> None
         select("max.u8x4").need)
 
 
+def test_guard_keeps_out_the_toolkits_a_modifier_is_too_new_for() -> None:
+    # the form (st.relaxed ... .b128, sm_70) states no PTX ISA version; .b128 with .sys needs
+    # 8.4 (ptxas 12.4 and 13.0: "Feature '.b128 with .sys' requires PTX ISA .version 8.4")
+    need = select("st.relaxed.sys.global.b128").need
+    assert "__CUDA_ARCH__ >= 700" in condition(need)
+    assert "__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4" in condition(need)
+    assert "PTX ISA 8.4 (CUDA 12.4)" in generate("st.relaxed.sys.global.b128")
+    assert "__CUDACC_VER" not in condition(select("st.relaxed.sys.global.b64").need)
+
+
 def test_guard_of_a_removed_form_keeps_older_targets_only() -> None:
     assert "__CUDA_ARCH__ < 700" in condition(select("vote.all.pred").need)
 

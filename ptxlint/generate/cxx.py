@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .derive import AsmOperand, Derived, Parameter
-from .guard import condition
+from .guard import condition, described
 
 __all__ = ["function_name", "kernel", "source", "statement", "wrapper"]
 
@@ -197,7 +197,7 @@ def source(derived: Derived, name: str | None = None, with_kernel: bool = False)
     header = [
         f"// {selected.mnemonic}: written by `ptxlint new` from the instruction grammar",
         f"// form: {form}",
-        f"// needs: {selected.need.target}; effects: {effects}",
+        f"// needs: {described(selected.need)}; effects: {effects}",
         "#include <cstdint>",
         "",
     ]

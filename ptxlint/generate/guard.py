@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from ptxlint.ptx.grammar import Need
 from ptxlint.ptx.targets import TARGETS, Target
-from ptxlint.ptx.versions import cuda_for_ptx
+from ptxlint.ptx.versions import cuda_for_ptx, format_cuda, format_ptx
 
-__all__ = ["admitted", "condition"]
+__all__ = ["admitted", "condition", "described"]
 
 # PTX ISA versions up to this one come with every toolkit ptxlint knows (CUDA 11.0 on): no
 # version test for them.
@@ -62,3 +62,12 @@ def condition(need: Need) -> str:
 def admitted(need: Need) -> tuple[Target, ...]:
     """The targets (of those nvcc can be asked for) on which the guard admits the statement."""
     return tuple(t for t in TARGETS if need.admits(t.sm, t.suffix))
+
+
+def described(need: Need) -> str:
+    """The need in words, for the header of what ``ptxlint new`` writes: the target, and the
+    PTX ISA version with the oldest toolkit that writes it where the guard tests one."""
+    cuda = cuda_for_ptx(need.ptx) if need.ptx > _BASELINE_PTX else None
+    if cuda is None:
+        return need.target
+    return f"{need.target}, PTX ISA {format_ptx(need.ptx)} (CUDA {format_cuda(cuda)})"

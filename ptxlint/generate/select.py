@@ -9,10 +9,11 @@ modifier no form of the family has), never as a guess at what was meant.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ptxlint.ptx import grammar
 from ptxlint.ptx.grammar import Form, Need
+from ptxlint.ptx.instructions import ptx_requirement
 
 __all__ = ["Selected", "SelectionError", "select", "spelling"]
 
@@ -100,6 +101,11 @@ def select(text: str) -> Selected:
     if form.rejected:
         raise SelectionError(f"'{text}': {form.rejected}")
     binding, _, _ = _fill(form, modifiers)
+    # a modifier can need a newer PTX ISA than the form states (``.b128`` with ``.sys``: 8.4,
+    # ``REQUIREMENTS``): the guard must keep the toolkits whose ptxas rejects it out
+    ptx = ptx_requirement(opcode, modifiers)[0]
+    if ptx > need.ptx:
+        need = replace(need, ptx=ptx)
     return Selected(opcode, modifiers, form, need, binding)
 
 

@@ -21,6 +21,7 @@ import re
 
 from .cxx import function_name
 from .derive import AsmOperand, Derived, NotExpressible, Parameter
+from .guard import described
 
 __all__ = ["call", "source"]
 
@@ -154,7 +155,7 @@ def source(derived: Derived, name: str | None = None) -> str:
     header = [
         f"# {selected.mnemonic}: written by `ptxlint new --dialect triton` from the instruction "
         "grammar",
-        f"# needs: {selected.need.target}",
+        f"# needs: {described(selected.need)}",
         "import triton",
         "import triton.language as tl",
         "",
