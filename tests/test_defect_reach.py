@@ -29,9 +29,14 @@ __device__ unsigned f(unsigned* flag, const uint4* src, uint4& r, unsigned a, un
   uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(&tile[a]));
   asm volatile("st.shared.f32 [%0], %1;" :: "r"(addr), "f"(v) : "memory");
   unsigned lane, early;
-  asm volatile("shfl.sync.bfly.b32 %0, %1, 1, 0x1f, %2;" : "=r"(lane) : "r"(a), "r"(b));
+  asm volatile("shfl.sync.bfly.b32 %0, %1, 1, 0x1f, %2;" : "=r"(lane) : "r"(a),
+               "r"(b));
   asm("mov.u32 %0, 7;\n\tadd.u32 %0, %0, %1;" : "=&r"(early) : "r"(a));
-  return d + lo + hi + old + sum + lane + early + (unsigned)(x + y);
+  unsigned inc;
+  asm("add.u32 %0, %1, 1;"
+      : "=r"(inc)
+      : "r"(a));
+  return d + lo + hi + old + sum + lane + early + inc + (unsigned)(x + y);
 }
 """
 
@@ -51,6 +56,8 @@ def test_every_class_makes_a_defect_its_rule_notices(tmp_path: Path) -> None:
         mutant = KERNEL[:site.edit.start] + site.edit.text + KERNEL[site.edit.end:]
         new = {rule for rule, _ in reach.findings(str(path), mutant, rules) - before}
         expected = {reach.EXPECTED[site.kind], reach._ALSO.get(site.kind, "")}
+        # every line where it was: findings are compared by line
+        assert site.edit.text.count("\n") == KERNEL.count("\n", site.edit.start, site.edit.end)
         assert new & expected, (site.kind, mutant[site.edit.start - 40:site.edit.end + 40], new)
         if site.kind in _ONE_FINDING:
             # one defect, one rule: no echo (the vector's lost element unused, the mask's
