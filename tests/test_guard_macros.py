@@ -38,6 +38,17 @@ def test_values_come_from_the_last_definition_that_certainly_holds() -> None:
     assert preproc.evaluate_guards(("__LP64__",), macros=(GuardMacro("__LP64__", "0"),)) is True
 
 
+def test_a_definition_guarded_against_one_before_it_defines_the_name_where_it_holds() -> None:
+    # `#if __CUDA_ARCH__ >= 300 && !defined(USE_SYNC)` / `#define USE_SYNC`: defined either way
+    sync = GuardMacro("USE_SYNC", "", ("__CUDA_ARCH__ >= 300 && !defined(USE_SYNC)",))
+    sm70 = {**preproc.DEFAULT_TARGET, "__CUDA_ARCH__": 700}
+    assert preproc.evaluate_guards(("defined(USE_SYNC)",), sm70, (sync,)) is True
+    assert preproc.evaluate_guards(("!(defined(USE_SYNC))",), sm70, (sync,)) is False
+    # where the condition does not hold, a -D may still define it
+    host = {**preproc.DEFAULT_TARGET, "__CUDA_ARCH__": None}
+    assert preproc.evaluate_guards(("defined(USE_SYNC)",), host, (sync,)) is None
+
+
 def test_the_cvta_ptr_64_branch_is_32_bit_only() -> None:
     text = """
 #if !defined(__CUDA_ARCH__) || (__CUDA_ARCH__ >= 700)

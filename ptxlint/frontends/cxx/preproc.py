@@ -160,7 +160,7 @@ class _Parser:
             if paren and self.peek() == ")":
                 self.take()
             if name not in self.defines:
-                return 1 if self._macro(name) is not None else None
+                return 1 if self._defined(name) else None
             return int(self.defines[name] is not None)
         if tok[:1].isdigit():
             return _int_literal(tok)
@@ -171,6 +171,18 @@ class _Parser:
         if macro is None or not macro.body.strip():
             return None
         return _value(macro.body, self.defines, self.macros, self.hidden | {tok})
+
+    def _defined(self, name: str) -> bool:
+        """``name`` is certainly defined: a definition of it certainly holds, or one guarded
+        against a definition before it (``#if C && !defined(X)`` / ``#define X``) holds where
+        ``C`` does, for ``X`` is defined there either way."""
+        if self._macro(name) is not None:
+            return True
+        candidates = self.macros.get(name)
+        if not candidates or name in self.hidden:
+            return False
+        undefined = {**self.defines, name: None}
+        return any(evaluate_guards(c.conditions, undefined) is True for c in candidates)
 
     def _macro(self, name: str) -> GuardMacro | None:
         """The definition of ``name`` that certainly holds, else None (unknown)."""
