@@ -163,6 +163,26 @@ def arch_targets(guards: tuple[str, ...]) -> tuple[Target, ...] | None:
     return None if len(chosen) == len(TARGETS) else chosen
 
 
+@functools.lru_cache(maxsize=1024)
+def holds_for_no_target(guards: tuple[str, ...], macros: tuple[GuardMacro, ...] = ()) -> bool:
+    """Whether, for every target and every supported toolkit (``_TOOLKIT_SAMPLE``), some
+    guard of ``guards`` is decided false, with the file's ``macros`` they read
+    (``__CUDA_ARCH__ >= 800`` with ``!(__CUDA_ARCH__ >= 700)``; ``!defined(USE_SYNC)`` where
+    the file defines ``USE_SYNC`` for ``__CUDACC_VER_MAJOR__ >= 9 && __CUDA_ARCH__ >= 300``):
+    no device build compiles what they guard. A guard undecided for a target (a ``-D``, a
+    project's own arch macro) does not exclude it."""
+    by_name = macro_map(macros)
+    for target in TARGETS:
+        defines = _DEFINES.get(target)
+        if defines is None:
+            defines = _DEFINES[target] = _defines(target)
+        for toolkit in _TOOLKIT_SAMPLE:
+            with_toolkit = {**defines, **toolkit}
+            if all(_evaluate(g, with_toolkit, by_name) is not False for g in guards):
+                return False
+    return True
+
+
 _EXCLUDED: dict[int, tuple[SourceFile, frozenset[Target]]] = {}
 file_memos.register(_EXCLUDED.clear)
 

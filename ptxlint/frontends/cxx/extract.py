@@ -612,16 +612,18 @@ def _expand_macro_uses(
             continue
         host.ancestors.known(node, finder.functions())  # the function around it: no climb
         d = table.lookup(name, start)
-        if d is None:
-            if table.definitions(name):
-                result.skipped_invocations.append(
-                    (start, f"macro {name}: no single definition here; its asm is not expanded")
-                )
-            continue
-        use = macro_uses.read_use(text, name, start, d.params is not None)
+        if d is None:  # several definitions may be in force: each expanded (``expansions``)
+            found = macro_uses.use_of_alternatives(table, text, name, start)
+            if not isinstance(found, macro_uses.Use):
+                if table.definitions(name):
+                    result.skipped_invocations.append((start, found or _UNDECIDED.format(name)))
+                continue
+            use: macro_uses.Use | None = found
+        else:
+            use = macro_uses.read_use(text, name, start, d.params is not None)
         if use is None:
             continue
-        if d.params is None:
+        if d is not None and d.params is None:
             spelled = _keyword_macro(table, text, use, source.line_col(start).line)
             if spelled is not None:
                 covered = _read_keyword_macro_use(
@@ -636,19 +638,26 @@ def _expand_macro_uses(
             )
             continue
         line = source.line_col(start).line
-        done = macro_uses.expand_use(table, text, use, line)
-        if done is None:
-            result.skipped_invocations.append(
-                (start, f"macro {name}: could not be expanded exactly")
-            )
-            continue
-        for used in done.used:
-            expanded.add((used.path, used.start))
-            # memoised per path (``os.path.realpath`` makes an lstat per component each time)
-            result.expanded_macros.add(f"{real_path(used.path)}:{used.line}")
-        _read_expansion(
-            source, parsed, node, done, d, file_guards, parse_template, lookup, result, host
+        each = macro_uses.expansions(
+            table, text, use, line, host.guard_macros, table.asm_names()
         )
+        if isinstance(each, str):
+            result.skipped_invocations.append((start, each))
+            continue
+        read = len(result.statements) + len(result.skipped)
+        for done in each:
+            for used in done.used:
+                expanded.add((used.path, used.start))
+                # memoised per path (``os.path.realpath`` makes an lstat per component each time)
+                result.expanded_macros.add(f"{real_path(used.path)}:{used.line}")
+            definition = done.chosen or d  # an alternative's: the note tells them apart
+            assert definition is not None
+            _read_expansion(
+                source, parsed, node, done, definition, file_guards, parse_template, lookup,
+                result, host,
+            )
+        if d is None and len(result.statements) + len(result.skipped) == read:
+            result.skipped_invocations.append((start, _UNDECIDED.format(name)))  # ASM("...")
     for defs in table.own.defines.values():
         for d in defs:
             if (
@@ -657,6 +666,9 @@ def _expand_macro_uses(
                 and table.asm_bearing(d.name)
             ):
                 result.unexpanded_macros.append((d.start, d.signature))
+
+
+_UNDECIDED = "macro {}: no single definition here; its asm is not expanded"
 
 
 def _keyword_macro(
@@ -848,6 +860,11 @@ def _read_expansion(
         base,
         guards=base.guards + guards,
         local_guards=base.local_guards + guards,
+        # an alternative's guards are the ones that set it apart: the file's macros they read
+        # (`#define USE_SYNC` under an arch test, then `#ifndef USE_SYNC`), as for a branch's
+        guard_macros=(
+            host.guard_macros.inside(use.start, guards) if done.chosen else base.guard_macros
+        ),
         expansion=expansion,
     )
     # NV_IF_ELSE_TARGET(NV_PROVIDES_SM_90, asm(A), asm(B)) inside the body: each branch's own

@@ -6,6 +6,12 @@ file (not inside another ``#define``), the invocation is expanded with the file'
 laid out as text, and read like any statement; the positions of what was read are then mapped
 back: characters of the arguments to the arguments, characters of a body in this file to the
 body, everything else to the invocation.
+
+A macro defined differently in each ``#if`` arm (``#if __CUDA_ARCH__ >= 700`` / ``#define
+SHFL(...) asm("shfl.sync...")`` / ``#else`` / ``#define SHFL(...) asm("shfl...")``) has no one
+definition at its use; the use is expanded once per definition that may be in force there
+(:func:`expand_alternatives`), and each statement read from an expansion carries the guards of
+the definitions it took, as a statement with ``#if`` inside carries its branch's.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Collection, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from ptxlint.frontends.cxx.defines import INEXACT, MacroDef
 from ptxlint.frontends.cxx.lexer import Token, tokens
@@ -56,6 +63,9 @@ from ptxlint.model_slots import (
     new,
 )
 
+if TYPE_CHECKING:
+    from ptxlint.frontends.cxx.guard_macros import GuardMacros
+
 # An invocation longer than this many tokens is not read (unterminated `LOAD(` at the end of
 # a file must not make every later use re-read the rest of the file).
 MAX_INVOCATION_TOKENS = 20_000
@@ -81,15 +91,27 @@ class Use:
 
 
 class Expanded:
-    """An invocation expanded: the expansion laid out as text that maps back to the source, and the
-    macros it used."""
+    """An invocation expanded: the expansion laid out as text that maps back to the source, the
+    macros it used, and the asm-bearing ones it left unexpanded for want of one definition
+    (where it was asked to watch them)."""
 
-    __slots__ = ("use", "virtual", "used")
+    __slots__ = ("use", "virtual", "used", "undecided", "chosen")
 
-    def __init__(self, use: Use, virtual: VirtualText, used: tuple[MacroDef, ...]) -> None:
+    def __init__(
+        self,
+        use: Use,
+        virtual: VirtualText,
+        used: tuple[MacroDef, ...],
+        undecided: tuple[str, ...] = (),
+        chosen: MacroDef | None = None,
+    ) -> None:
         self.use = use
         self.virtual = virtual
         self.used = used
+        self.undecided = undecided
+        # of an expansion among alternatives (``expand_alternatives``): the definition chosen
+        # first, the one that tells this alternative from the others
+        self.chosen = chosen
 
 
 def asm_macros(table: MacroTable) -> list[str]:
@@ -144,13 +166,107 @@ def _at_line_start(text: str, offset: int) -> bool:
     return text[line_start:offset].strip() == ""
 
 
-def expand_use(table: MacroTable, text: str, use: Use, line: int) -> Expanded | None:
-    expander = Expander(table, use.start, line)
+def expand_use(
+    table: MacroTable, text: str, use: Use, line: int, watched: frozenset[str] = frozenset()
+) -> Expanded | None:
+    """``use`` expanded with the definition in force of each macro; the names of ``watched``
+    that have none (several may be) are left as they are and listed in ``undecided``."""
+    expander = Expander(table, use.start, line, watched=watched)
     try:
         out = expander.expand(from_source(text, use.toks))
     except ExpansionError:
         return None
-    return Expanded(use, lay_out(out), tuple(expander.used))
+    return Expanded(use, lay_out(out), tuple(expander.used), tuple(expander.undecided))
+
+
+def expansions(
+    table: MacroTable,
+    text: str,
+    use: Use,
+    line: int,
+    guard_macros: GuardMacros,
+    watched: frozenset[str],
+) -> list[Expanded] | str:
+    """``use`` expanded: once where every asm-bearing macro in it (``watched``) has one
+    definition in force, else once per choice among their definitions
+    (:func:`expand_alternatives`; only such uses pay for it). A reason where it cannot be
+    expanded exactly."""
+    done = expand_use(table, text, use, line, watched)
+    if done is None:
+        return f"macro {use.name}: could not be expanded exactly"
+    if not done.undecided:
+        return [done]
+    return expand_alternatives(table, text, use, line, guard_macros, watched)
+
+
+# --------------------------------------------------------------------------- alternatives
+
+
+# More alternative expansions of one use than this are not read (the same bound as a
+# statement's #if branches).
+MAX_ALTERNATIVES = 16
+
+
+def use_of_alternatives(table: MacroTable, text: str, name: str, start: int) -> Use | str | None:
+    """The invocation at ``start`` of ``name``, a macro with no single definition there
+    (``MacroTable.lookup`` gives none), read as its definitions that may be in force read it;
+    a reason where that is not one reading (some take arguments, some do not), None where it
+    is no invocation or no definition can be in force."""
+    alternatives = table.alternatives(name, start)
+    if not alternatives:
+        return None
+    function_like = {d.params is not None for d in alternatives}
+    if len(function_like) > 1:
+        return f"macro {name}: some of its definitions here take arguments, some do not"
+    return read_use(text, name, start, function_like.pop())
+
+
+def expand_alternatives(
+    table: MacroTable,
+    text: str,
+    use: Use,
+    line: int,
+    guard_macros: GuardMacros,
+    watched: frozenset[str],
+) -> list[Expanded] | str:
+    """``use`` expanded once per choice of definition for each macro of ``watched`` it meets
+    that has several which may be in force there (``#if A`` / ``#define M asm(...)`` /
+    ``#else`` / ``#define M asm(...)``), in definition order: each expansion's ``used`` holds
+    its choices, so the statements read from it carry their guards. A choice whose
+    definitions' guards, with the use's, hold for no target and supported toolkit, the file's
+    macros they read known (``guard_macros``), is left out (``targets.holds_for_no_target``).
+    A reason where the expansions cannot be made exactly, or there would be more than
+    ``MAX_ALTERNATIVES``."""
+    from ptxlint.ptx.targets import holds_for_no_target  # deferred: this path's alone
+
+    done: list[Expanded] = []
+    pending: list[tuple[dict[str, MacroDef], MacroDef | None]] = [({}, None)]
+    source_toks = from_source(text, use.toks)
+    site_guards = guard_macros.guards.at(use.start, use.end)[0]
+    while pending:
+        chosen, first = pending.pop(0)
+        expander = Expander(table, use.start, line, chosen, watched)
+        try:
+            out = expander.expand(source_toks)
+        except ExpansionError:
+            return f"macro {use.name}: could not be expanded exactly"
+        fork: list[MacroDef] = []
+        for name in expander.undecided:
+            fork = table.alternatives(name, use.start)
+            if len(fork) > 1:
+                break
+        if len(fork) <= 1:
+            virtual = lay_out(out)
+            done.append(Expanded(use, virtual, tuple(expander.used), (), first))
+            continue
+        held = site_guards + tuple(g for d in chosen.values() for g in d.guards)
+        for d in fork:
+            guards = held + d.guards
+            if not holds_for_no_target(guards, guard_macros.inside(use.start, guards)):
+                pending.append(({**chosen, d.name: d}, first or d))
+        if len(done) + len(pending) > MAX_ALTERNATIVES:
+            return f"macro {use.name}: over {MAX_ALTERNATIVES} combinations of its definitions"
+    return done
 
 
 def invocation_text(text: str, use: Use) -> str:

@@ -9,7 +9,9 @@ in the file being linted (the macro body or the invocation's arguments) or elsew
 so that findings can point at exact characters.
 
 Nothing is guessed: a name with two live definitions that differ, or one defined only under
-conditions that cannot hold, does not expand.
+conditions that cannot hold, does not expand, unless the expander is told which definition to
+take (``Expander(chosen=...)``: a use expanded once per definition that may be in force,
+``macro_uses.expand_alternatives``).
 """
 
 from __future__ import annotations
@@ -265,17 +267,32 @@ class ExpansionError(Exception):
 class Expander:
     """Expands token sequences with one :class:`MacroTable`, at one offset of the file."""
 
-    def __init__(self, table: MacroTable, at: int, line: int = 0) -> None:
+    def __init__(
+        self,
+        table: MacroTable,
+        at: int,
+        line: int = 0,
+        chosen: dict[str, MacroDef] | None = None,
+        watched: frozenset[str] = frozenset(),
+    ) -> None:
         self.table = table
         self.at = at
         self.line = line
         self.produced = 0
         self.used: list[MacroDef] = []  # every definition that took part, outermost first
+        # the definition taken for a name with several that may be in force
+        # (``MacroTable.alternatives``), where one was chosen for this expansion
+        self.chosen = chosen or {}
+        # the names of ``watched`` (asm-bearing ones) left unexpanded for want of one
+        # definition, in the order met
+        self.watched = watched
+        self.undecided: list[str] = []
 
     def expand(self, toks: Sequence[XToken]) -> list[XToken]:
         out: list[XToken] = []
         stack = list(reversed(toks))
         lookup, at = self.table.lookup, self.at  # one call a name
+        chosen = self.chosen
         while stack:
             t = stack.pop()
             if t.kind != "ident" or t.text in t.hide:
@@ -284,8 +301,12 @@ class Expander:
             if t.text == "__LINE__" and self.line:
                 out.append(XToken("number", str(self.line), (INEXACT,) * len(str(self.line))))
                 continue
-            d = lookup(t.text, at)
+            d = chosen.get(t.text) if chosen else None
             if d is None:
+                d = lookup(t.text, at)
+            if d is None:
+                if t.text in self.watched and t.text not in self.undecided:
+                    self.undecided.append(t.text)
                 out.append(t)
                 continue
             if len(t.hide) >= MAX_NESTING:
