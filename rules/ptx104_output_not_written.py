@@ -33,6 +33,8 @@ Each way an output can go unwritten has one rule (one cause, one finding,
 - a write-only (`=`) output that the template reads and never writes (or reads before it
   writes it) is PTX106's: the read gets an undefined value, whatever else happens to it;
 - an output the template never names at all is PTX009's;
+- an output with neither `=` nor `+` (an input list one colon too early) is PTX006's: nvcc
+  rejects the statement, so what the variable would receive is no second defect;
 - a read-write or tied output that is only read is this rule's;
 - an output a vector with fewer elements than its form takes lacks (an `mma`'s destination
   `{%0, %1, %2}` where `%3` is the fourth accumulator, still read as its C operand) is

@@ -99,3 +99,20 @@ def test_a_video_destination_selector_writes_the_whole_register() -> None:
     assert rules("vadd.u32.u32.u32 %0.b0, %1, %2, %3;") == []
     assert rules("vadd2.u32.u32.u32 %0.h10, %1, %2, %3;") == []
     assert rules("vadd.u32.u32.u32 %2.b0, %1, %1, %3;") == ["PTX105"]
+
+
+def test_an_output_without_a_modifier_is_ptx006s_alone() -> None:
+    """nvcc rejects an output with neither '=' nor '+' ("an asm output operand must have one
+    of the '=' or '+' modifiers"): an input list written one colon too early is one defect,
+    PTX006's, not also an output the template never writes. A '+' output only read beside it is
+    still reported."""
+    code = (
+        "__device__ void f(unsigned *R, unsigned a, unsigned b) {\n"
+        '  asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};"\n'
+        '               : "r"(a), "r"(R[0]), "r"(R[1]));\n'
+        '  asm volatile("st.shared.u32 [%0], %1;" : "r"(a), "+r"(b) : : "memory");\n'
+        "}\n"
+    )
+    found = sorted((f.rule, code.count("\n", 0, f.span.start) + 1) for f in lint_text(code))
+    assert ("PTX006", 3) in found and ("PTX006", 4) in found
+    assert [f for f in found if f[0] == "PTX104"] == [("PTX104", 4)]

@@ -18,6 +18,10 @@ The roots, and the rule each belongs to:
 - ``immediate-output`` (PTX006): an output under an immediate letter (``"=n"``, ``"+n"``,
   ``"=C"``): nvcc rejects it, and the template's use of it as a register (PTX207) or its value
   as a constant (PTX010) says nothing more.
+- ``modifier-less-output`` (PTX006): an output under a register letter with neither ``=`` nor
+  ``+`` (``: "r"(x)`` in the output list, often an input list one colon too early): nvcc and
+  clang reject the statement, so whether the template writes the operand (PTX104) says nothing
+  of what the variable receives.
 - ``operand-modifier`` (PTX007): a GCC operand modifier on a ``%N`` (``%H1``); what the token
   stands for is not the operand's register.
 - ``lowered-immediate`` (PTX508): a constant read-only argument of CuTe DSL's ``inline_ptx``,

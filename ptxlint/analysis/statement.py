@@ -283,12 +283,21 @@ class StatementAnalysis:
         for found in self.non_scalar_operands:
             index = found.operand.index
             roots.setdefault(index, RootCause("non-scalar-operand", "PTX005", index))
-        if self.statement.syntax == "gnu" and summary_of(self.statement).immediate_outputs:
-            for operand in self.statement.outputs:
-                c = operand.constraint
-                if not c.opaque and c.letters in ("n", "C"):
-                    roots.setdefault(operand.index, RootCause("immediate-output", "PTX006",
-                                                              operand.index))
+        if self.statement.syntax == "gnu":
+            summary = summary_of(self.statement)
+            if summary.immediate_outputs or "misplaced-modifiers" in summary.holds:
+                for operand in self.statement.outputs:
+                    c = operand.constraint
+                    if c.opaque:
+                        continue
+                    if c.letters in ("n", "C"):
+                        roots.setdefault(operand.index, RootCause("immediate-output", "PTX006",
+                                                                  operand.index))
+                    elif "=" not in c.modifiers and "+" not in c.modifiers:
+                        # an output that is no output: nvcc rejects the statement ("an asm
+                        # output operand must have one of the '=' or '+' modifiers")
+                        roots.setdefault(operand.index, RootCause(
+                            "modifier-less-output", "PTX006", operand.index))
         return roots
 
     def operand_root(self, index: int) -> RootCause | None:
