@@ -49,7 +49,9 @@ sm_100/sm_120, where `wgmma` and `setmaxnreg` do not exist (they need
 guard's own lower bound is too low (`#if __CUDA_ARCH__ >= 750` around `cp.async`). Guards
 that choose no target (none, or `#ifdef __CUDA_ARCH__`) leave the target unknown: silent.
 Branches that no supported toolkit compiles (CUDA 11.0 and newer: `#if __CUDACC_VER_MAJOR__ < 9`,
-`#if CUDA_VERSION < 9000`) are not checked. With `--arch`, a guard the rule cannot decide
+`#if CUDA_VERSION < 9000`) are not checked, nor are branches a macro of the file keeps from
+every supported build (`#ifndef USE_SYNC`, where the file defines `USE_SYNC` under
+`__CUDACC_VER_MAJOR__ >= 9 && __CUDA_ARCH__ >= 300`). With `--arch`, a guard the rule cannot decide
 (a macro from another header) leaves the statement unchecked, but a header's include guard
 (`#ifndef X_H` / `#define X_H` around the whole file) is no such guard: it holds wherever the
 header is read.
@@ -80,8 +82,10 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         analysis = analysis_of(statement)
-        if analysis.no_toolkit_compiles:
-            return  # a branch for toolkits older than any supported one
+        if analysis.no_device_build:
+            # a branch for toolkits older than any supported one, or one a file macro keeps
+            # from every supported target and toolkit (#ifndef USE_SYNC, defined for sm_30+)
+            return
         found = (self._check_arch(statement, context, analysis) if context.arch is not None
                  else self._check_guards(statement, analysis))
         cuda_version = context.options.get("cuda_version")

@@ -29,7 +29,10 @@ Flags instruction forms the PTX ISA marks deprecated: `shfl` and `vote` without 
 the statement is compiled for sm_70 or newer (`--arch`, or `#if __CUDA_ARCH__ >= 700`-style
 guards) and a warning otherwise; statements only compiled below sm_70 (under
 `#if __CUDA_ARCH__ < 700`) are left alone, and so are branches that no supported toolkit
-(CUDA 11.0 and newer) compiles (`#if __CUDACC_VER_MAJOR__ < 9`, `#if CUDA_VERSION < 9000`).
+(CUDA 11.0 and newer) compiles (`#if __CUDACC_VER_MAJOR__ < 9`, `#if CUDA_VERSION < 9000`),
+directly or through a macro of the file: the `#else` of `#ifdef USE_SYNC`, where the file
+defines `USE_SYNC` under `__CUDACC_VER_MAJOR__ >= 9 && __CUDA_ARCH__ >= 300`, is the
+fallback no supported build takes.
 With `--arch`, a guard the rule cannot decide leaves the statement unchecked; a header's
 include guard (`#ifndef X_H` / `#define X_H` around the whole file) is not one.
 
@@ -100,8 +103,10 @@ def _severity(
 ) -> Severity | None:
     """Error where the form is removed, warning elsewhere, None when never compiled where it
     matters."""
-    if analysis.no_toolkit_compiles:
-        return None  # a branch for toolkits older than any supported one (CUDA < 11)
+    if analysis.no_device_build:
+        # a branch for toolkits older than any supported one (CUDA < 11), or one a file
+        # macro keeps from every supported target and toolkit (#ifndef USE_SYNC)
+        return None
     if context.arch is not None:
         # an undecided guard leaves it unchecked; a header's include guard is none
         if not analysis.compiled_for_arch(Target(context.arch, context.arch_suffix)):

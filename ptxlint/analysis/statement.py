@@ -78,6 +78,12 @@ class StatementAnalysis:
         """Every supported CUDA toolkit leaves the branch out (``#if CUDA_VERSION < 9000``)."""
         return self._chain.no_toolkit_compiles
 
+    @fact
+    def no_device_build(self) -> bool:
+        """No device build (target and supported toolkit) compiles the branch, the file's
+        guard macros read (``GuardFacts.no_device_build``)."""
+        return self._chain.no_device_build
+
     def compiled_for_arch(self, target: Target) -> bool:
         """The statement is certainly compiled for ``target`` (``--arch``): every guard is
         decided and true there, the include guard aside."""
