@@ -25,6 +25,8 @@ class Placer:
 
     def __init__(self) -> None:
         self.seen: set[tuple[str, str, object]] = set()
+        # (rule, span) of the findings of statements written in the file, whatever they say
+        self.written: set[tuple[str, object]] = set()
         # for statements with #if inside: which branches produced each finding
         self.branches: dict[tuple[str, str, object], set[tuple[str, ...]]] = {}
 
@@ -38,14 +40,17 @@ class Placer:
             if key in self.seen:
                 return None  # another #if branch of the same statement said it already
             self.seen.add(key)
+            self.written.add((finding.rule, finding.span))
             return dataclasses.replace(finding, branch=branch) if branch else finding
         inside = _within(finding.span, expansion.span)
         # In the arguments: this invocation's own. Elsewhere (the body, a header): the same
         # message from another invocation of the macro is the same defect.
         key_span: object = finding.span if inside else expansion.defined_at
         key = (finding.rule, finding.message, key_span)
-        if key in self.seen or (finding.rule, finding.message, finding.span) in self.seen:
-            return None  # the body of the #define, linted where it is written, has it
+        if key in self.seen or (finding.rule, finding.span) in self.written:
+            # the body of the #define, linted where it is written, has it: a defect of the
+            # body itself, however the message words the arguments ("operand 1 (16)")
+            return None
         self.seen.add(key)
         return dataclasses.replace(
             finding,

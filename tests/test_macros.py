@@ -176,6 +176,28 @@ def test_a_defect_of_the_body_is_reported_once_at_the_body() -> None:
     assert findings[0].fix is not None  # the body's own fix, applied once
 
 
+def test_a_body_defect_whose_message_names_the_arguments_is_reported_once() -> None:
+    # PTX001's message names the operand by its expression: the body says "(d)", each
+    # invocation its own argument; the defect is the body's all the same
+    text = (
+        '#define SHFL(v, d) asm volatile("shfl.sync.down.b32 %0, %0, %2, 0x1f, 0xffffffff;"'
+        ' : "+r"(v) : "r"(d))\n'
+        "__device__ int f(int v) { SHFL(v, 16); SHFL(v, 8); SHFL(v, 4); return v; }\n"
+    )
+    (finding,) = [f for f in lint_text(text, "k.cu") if f.rule == "PTX001"]
+    assert finding.expansion is None and "(d)" in finding.message
+
+
+def test_an_argument_defect_is_reported_at_each_invocation_it_is_in() -> None:
+    text = (
+        '#define LD(out, p) asm volatile("ld.global.u32 %0, [%1];" : "=r"(out) : "l"(p))\n'
+        "__device__ unsigned f(unsigned *p, unsigned short h, unsigned short g, unsigned u) {\n"
+        "  LD(h, p); LD(g, p); LD(u, p); return h + g + u; }\n"
+    )
+    found = [f for f in lint_text(text, "k.cu") if f.rule == "PTX004"]
+    assert [text[f.span.start:f.span.end] for f in found] == ["LD(h, p)", "LD(g, p)"]
+
+
 def test_fixes_never_edit_a_macro_body_from_an_invocation() -> None:
     text = (
         '#define LD(out, p) asm volatile("ld.global.u32 %0, [%1];" : "=r"(out) : "l"(p))\n'
