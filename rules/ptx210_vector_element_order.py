@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.cxx_facts import facts_for
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.analysis.vector_order import vector_orders
+from ptxlint.analysis.vector_order import VectorOrder, vector_orders
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -48,7 +49,11 @@ the double 1.0 from `uint2 {0x3ff00000, 0}` as `{y, x}`), nor a matrix fragment,
 element order follows other rules. An element bound to anything else (two objects, a
 computed index) leaves the operand alone; so does a pair of separate variables, unless they
 are named for their halves (`lo`/`hi`, `x_low`/`x_high`, `upper`): the low one belongs in the
-low half (58 such packs and pairs in the public trees, every one in that order).
+low half (58 such packs and pairs in the public trees, every one in that order). Nor is a
+pack whose object the same function also unpacks the other way, in another element order
+(`mov.b64 {%0, %1}, %2` into `t.x, t.y`, then `mov.b64 %0, {%1, %2}` from `t.y, t.x`): the
+two compute a permutation of the register's pieces (a swap of its halves, a rotation by 16
+bits, as hash kernels write them), and the object only carries the pieces between them.
 
 ## Why is this bad?
 PTX ISA, `ld`/`st` with a vector type: element *i* of the brace list is the *i*-th element in
@@ -85,6 +90,8 @@ asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(h2) : "f"(v.x), "f"(v.y));
                 continue  # the layout order, or a window of it
             if order.constant_source:
                 continue  # a constant written out word by word, in the order it is stored
+            if order.kind == "pack" and _round_trip(statement, order, context):
+                continue  # the two statements permute a register's pieces on purpose
             bound = ", ".join(order.expressions)
             layout = ", ".join(
                 sorted(order.expressions, key=lambda e: positions[order.expressions.index(e)])
@@ -119,3 +126,36 @@ asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(h2) : "f"(v.x), "f"(v.y));
                 self.template_span(statement, order.operand.start, order.operand.end),
                 message,
             )
+
+
+def _is_unpack(order: VectorOrder) -> bool:
+    """A `mov` whose brace list is its destination: the register is split into the object."""
+    return order.instruction.operands[0] is order.operand
+
+
+def _round_trip(statement: AsmStatement, order: VectorOrder, context: RuleContext) -> bool:
+    """Another statement of the same function packs or unpacks the same object the other way
+    (one splits a register into the object, the other joins the object into a register) in
+    another element order: the pair computes a permutation of the register's pieces (a swap
+    of its halves, a rotation by 16 bits), and the object only carries them from one to the
+    other, so its layout is not what either order is judged against."""
+    parsed = context.parsed
+    to_byte = getattr(parsed, "to_byte", None)
+    if to_byte is None or not context.file_statements:
+        return False
+    function = facts_for(context, statement)
+    if function is None:
+        return False
+    unpack = _is_unpack(order)
+    for other in context.file_statements:
+        if other is statement or other.context.macro is not None:
+            continue
+        if not function.start <= to_byte(other.span.start) < function.end:
+            continue
+        for theirs in vector_orders(other):
+            if (theirs.kind == "pack" and theirs.base == order.base
+                    and _is_unpack(theirs) != unpack
+                    and len(theirs.positions) == len(order.positions)
+                    and theirs.positions != order.positions):
+                return True
+    return False

@@ -154,3 +154,38 @@ def test_on_a_gpu_the_packed_conversion_puts_its_first_source_high(tmp_path) -> 
         out = subprocess.run([str(tmp_path / "pair")], capture_output=True, text=True, check=True)
         got.append(out.stdout.split())
     assert got == [["2", "1"], ["1", "2"]]  # (low, high): v.x lands high when bound first
+
+
+
+ROUND_TRIP = """
+__device__ unsigned long long swap_halves(unsigned long long value) {
+  uint2 t;
+  asm("mov.b64 {%0, %1}, %2;" : "=r"(FIRST) : "l"(value));
+  asm("mov.b64 %0, {%1, %2};" : "=l"(value) : SECOND);
+  return value;
+}
+__device__ unsigned long long join(uint2 v) {
+  unsigned long long r;
+  asm("mov.b64 %0, {%1, %2};" : "=l"(r) : "r"(v.y), "r"(v.x));
+  return r;
+}
+"""
+
+
+@pytest.mark.parametrize("first, second, flagged_lines", [
+    # split in layout order, joined swapped: the pair swaps the register's halves on purpose
+    ('t.x), "=r"(t.y', '"r"(t.y), "r"(t.x)', [10]),
+    # split swapped, joined in layout order: the same swap
+    ('t.y), "=r"(t.x', '"r"(t.x), "r"(t.y)', [10]),
+    # both swapped: the pair permutes nothing, and each is out of the object's layout
+    ('t.y), "=r"(t.x', '"r"(t.y), "r"(t.x)', [4, 5, 10]),
+])
+def test_a_register_split_and_joined_in_another_order_is_a_permutation(
+        first: str, second: str, flagged_lines: list[int]) -> None:
+    """A `mov` that splits a register into an object and one that joins the object into a
+    register, in one function and in two element orders, compute a permutation of the
+    register's pieces (SWAPDWORDS, a rotation by 16 bits): the object only carries them. A
+    join of another function's object in swapped order is still reported."""
+    text = ROUND_TRIP.replace("FIRST", first).replace("SECOND", second)
+    found = [text.count("\n", 0, f.span.start) + 1 for f in lint_text(text, select=("PTX210",))]
+    assert found == flagged_lines
