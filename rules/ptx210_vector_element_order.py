@@ -107,6 +107,14 @@ asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(h2) : "f"(v.x), "f"(v.y));
                     f"'{mnemonic}' writes its first source to the upper half and its second to "
                     f"the lower, but the first is {high} and the second {low}: {swapped}; swap "
                     "the two sources")
+            elif order.kind == "pack" and _is_unpack(order):
+                message = (
+                    f"'{mnemonic}' unpacks the register into its brace elements from the low "
+                    f"bits up, but they are bound to {{{bound}}}: "
+                    + ("the low half lands in the one named high" if "*" in order.base else
+                       f"'{order.base}' receives the register's pieces swapped against its "
+                       "layout")
+                    + f"; bind them in layout order {{{layout}}}")
             elif order.kind == "pack":
                 message = (
                     f"'{mnemonic}' packs its brace elements from the low bits up, but they are "

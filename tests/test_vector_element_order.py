@@ -187,5 +187,8 @@ def test_a_register_split_and_joined_in_another_order_is_a_permutation(
     register's pieces (SWAPDWORDS, a rotation by 16 bits): the object only carries them. A
     join of another function's object in swapped order is still reported."""
     text = ROUND_TRIP.replace("FIRST", first).replace("SECOND", second)
-    found = [text.count("\n", 0, f.span.start) + 1 for f in lint_text(text, select=("PTX210",))]
+    findings = lint_text(text, select=("PTX210",))
+    found = [text.count("\n", 0, f.span.start) + 1 for f in findings]
     assert found == flagged_lines
+    # the split is worded as one: the object receives the register's pieces
+    assert all(("unpacks" in f.message) == (line == 4) for f, line in zip(findings, found, strict=True))
