@@ -31,6 +31,7 @@ is none (``_Facts``).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
@@ -410,7 +411,9 @@ class _Facts:
     ``else if (warp == 1 && ready)`` under it holds warp 1 whole, whatever ``ready`` is."""
 
     def __init__(self, classifier: _Classifier) -> None:
-        self.classifier = classifier
+        # the classifier owns its facts: a strong reference back would make a cycle that
+        # keeps the file's flows and tree for the collector (tests/test_collector.py)
+        self.classifier: _Classifier = weakref.proxy(classifier)
         self.spans: dict[str, _Span] = {}
 
     def learn_path(self, byte: int) -> None:
