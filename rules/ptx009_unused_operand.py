@@ -36,7 +36,8 @@ itself is off (`mov.b32 %0, %2;` given two operands): PTX001's finding names the
 more operands than the call binds (PTX501's finding: the extra entry is the defect), and for a
 write-only output that PTX105 names as the one the template's only written input was meant to
 be (`mov.u32 %1, %1;` given `"=r"(d)`), or an input that PTX106 names as the one its only
-undefined read was meant for (`add.u32 %0, %0, %1;` given two inputs), and for the operands
+undefined read was meant for (`add.u32 %0, %0, %1;` given two inputs; `mov.b32 $0, $0;`
+given `"=r,r"` in LLVM syntax), and for the operands
 a vector with fewer elements than its form takes lacks (`ld.global.v4.u32 {%0, %1, %2}, [%4];`
 given four outputs: PTX207's finding names the vector; an operand that is not of the vector's
 role and letter, or not next to its elements, is still reported). In LLVM syntax, an

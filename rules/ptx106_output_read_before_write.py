@@ -57,9 +57,10 @@ form spells (PTX204: `bar.popc.red.u32` for `bar.red.popc.u32`) is not followed:
 instruction reads and writes would be a guess from its words.
 
 Where the template reads exactly one write-only output before writing it and names one input
-nowhere (`add.u32 %0, %0, %1;` given `"r"(a), "r"(b)`), the read was most likely meant for that
-input: the finding says so (with no fix, since which source was meant is the author's call) and
-PTX009 is silent on the input.
+nowhere (`add.u32 %0, %0, %1;` given `"r"(a), "r"(b)`; in LLVM syntax, Gluon's
+`mov.b32 $0, $0;` given `"=r,r"`), the read was most likely meant for that input: the
+finding says so (with no fix, since which source was meant is the author's call) and PTX009
+is silent on the input.
 
 ## Why is this bad?
 `=` tells the compiler the variable's value before the asm is dead: it passes nothing in, the
@@ -102,6 +103,21 @@ to).
                 if index == mov.refs[0]:  # one finding for the mov, not one per output
                     yield reversed_mov_finding(self, statement, mov)
                 continue
+            misdirected = analysis.misdirected_read
+            if misdirected is not None and misdirected[0] == index:
+                # no fix: which of the instruction's sources was meant is the author's to say
+                unnamed = misdirected[1]
+                what = f" ({unnamed.expression.strip()})" if unnamed.expression.strip() else ""
+                prefix = statement.ref_prefix
+                yield self.finding(
+                    statement, span,
+                    f"output {prefix}{operand.index} ('{operand.constraint.text}') is read by "
+                    f"'{read.instruction.mnemonic}' before the template writes it, and input "
+                    f"{prefix}{unnamed.index}{what} is named nowhere: the read was most likely "
+                    f"meant for it (did you mean {prefix}{unnamed.index}?); as written, the "
+                    "read gets an undefined value",
+                )
+                continue
             if statement.syntax == "llvm":
                 # LLVM constraint strings have no '+': an input tied to the output
                 # ("=f,0") is how a value comes in
@@ -112,20 +128,6 @@ to).
                     "gets an undefined value; tie an input carrying the value to it "
                     f"('{operand.index}', as in \"=f,{operand.index}\") or read the input "
                     "you meant",
-                )
-                continue
-            misdirected = analysis.misdirected_read
-            if misdirected is not None and misdirected[0] == index:
-                # no fix: which of the instruction's sources was meant is the author's to say
-                unnamed = misdirected[1]
-                what = f" ({unnamed.expression.strip()})" if unnamed.expression.strip() else ""
-                yield self.finding(
-                    statement, span,
-                    f"output %{operand.index} ('{operand.constraint.text}') is read by "
-                    f"'{read.instruction.mnemonic}' before the template writes it, and input "
-                    f"%{unnamed.index}{what} is named nowhere: the read was most likely meant "
-                    f"for it (did you mean %{unnamed.index}?); as written, the read gets an "
-                    "undefined value",
                 )
                 continue
             fix = make_read_write(statement, operand.index)

@@ -467,6 +467,20 @@ def test_a_write_meant_for_the_unnamed_output_offers_its_number() -> None:
     assert rules == ["PTX009", "PTX105", "PTX105"]
 
 
+def test_an_llvm_read_meant_for_the_unnamed_input_is_one_finding() -> None:
+    """Gluon's ``mov.b32 $0, $0;`` given "=r,r": the read of the write-only output was meant
+    for the input no ``$N`` names, one defect (PTX106 names it, PTX009 is silent)."""
+    text = ("import triton.language as tl\n\n\ndef k(x):\n"
+            '    return tl.inline_asm_elementwise("mov.b32 $0, $0;", "=r,r", [x],\n'
+            "                                    dtype=tl.int32, is_pure=True, pack=1)\n")
+    chosen = ("PTX106", "PTX009")
+    (found,) = lint_text(text, "k.py", select=chosen)
+    assert found.rule == "PTX106" and "did you mean $1?" in found.message
+    # the output tied to the input ("=r,0") is read-write: nothing read undefined, nothing
+    # unnamed
+    assert lint_text(text.replace('"=r,r"', '"=r,0"'), "k.py", select=chosen) == []
+
+
 def test_an_operand_named_with_the_wrong_sigil_is_not_unused() -> None:
     """Triton's template names operands `$N`; `%1` is PTX008's finding, and the input it meant
     is named, not unused (PTX009 speaks where nothing names it)."""

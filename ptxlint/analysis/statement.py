@@ -473,11 +473,11 @@ class StatementAnalysis:
     def misdirected_read(self) -> tuple[int, Operand] | None:
         """``(output, input)`` where the template reads exactly one write-only output before
         writing it (:attr:`undefined_reads`) and names one input nowhere (``add.u32 %0, %0,
-        %1;`` given ``"r"(a), "r"(b)``): the read was most likely meant for the input, one
-        defect (PTX106's finding names the input; PTX009 is silent on it). C++ only, as
-        :attr:`misdirected_write`."""
-        if self.statement.syntax != "gnu" or len(self.undefined_reads) != 1 \
-                or self.stray_refs:
+        %1;`` given ``"r"(a), "r"(b)``; Gluon's ``mov.b32 $0, $0;`` given ``"=r,r"``): the
+        read was most likely meant for the input, one defect (PTX106's finding names the
+        input; PTX009 is silent on it). In either syntax: an input no ``$N`` names is
+        PTX009's finding in LLVM syntax too (an output is not: :attr:`misdirected_write`)."""
+        if len(self.undefined_reads) != 1 or self.stray_refs:
             return None
         unnamed = [o for o in self.unreferenced_operands if o.role == "input"]
         if len(unnamed) != 1:
