@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
@@ -28,6 +29,12 @@ needs a register letter (nvcc: "an asm operand must be an integral constant expr
 "No constraint modifiers are allowed for the 'C' constraint"); PTX010 (the value is no
 constant) and PTX207 (an immediate where the instruction writes a register) are silent on it.
 
+A statement with no inputs whose outputs all lack `=` and `+` and are only read by the template
+(`stmatrix...[%0], {%1, %2};` given `: "r"(p), "r"(a), "r"(b)`) is one finding, not one per
+operand: its inputs are written one `:` too early (an asm without outputs starts its inputs
+with `::`), and the fix makes them the input list. Where the template writes one of them, each
+output without `=` or `+` is its own finding.
+
 ## Why is this bad?
 The modifier tells the compiler how data flows through the operand. nvcc rejects an output
 without `=`/`+` and an input with one; a modifier on `n` (an integer constant) or `C` (a
@@ -47,13 +54,29 @@ asm("add.u32 %0, %0, %1;" : "+r"(x) : "r"(y));
 
 ## Fix safety
 Adding the missing `=` to an output is safe: the code did not compile before, and `=` is the
-meaning an output without a modifier is closest to. Other cases have no automatic fix, because
+meaning an output without a modifier is closest to. Making the operand list an input list
+(`::`) is unsafe: it is what a template that only reads every operand means, but which list
+an operand belongs in is the author's call. Other cases have no automatic fix, because
 whether the operand should move to the other list is a decision about the code's intent.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         if statement.syntax == "llvm":
             return  # LLVM inline asm (Triton, CuTe DSL): the PTX5xx rules judge it
+        early = analysis_of(statement).early_inputs
+        if early:
+            # one colon, not each operand: inputs written where the outputs go
+            listed = ", ".join(f"%{o.index}" for o in early)
+            yield self.finding(
+                statement,
+                early[0].constraint.span,
+                f"the operands after the first ':' ({listed}) have neither '=' nor '+', and "
+                "the template only reads them: inputs listed one ':' too early (an asm "
+                "without outputs starts its inputs with '::'); nvcc rejects an output "
+                "without '=' or '+'",
+                fix=_as_inputs(statement),
+            )
+            return
         for operand in statement.operands:
             c = operand.constraint
             if c.opaque:
@@ -87,6 +110,31 @@ whether the operand should move to the other list is a decision about the code's
                     f'input operand {operand.index} ("{c.text}") has an output modifier; '
                     "read-write operands belong in the output list with '+'",
                 )
+
+
+def _as_inputs(statement: AsmStatement) -> Fix | None:
+    """The output list made the input list: a second ':' after the first, and the empty input
+    list's own ':' taken away where a clobber list follows it. One replacement up to the
+    closing parenthesis, so that a fix which adds a section (PTX102's clobber) waits for the
+    next pass and is worked out on the new sections."""
+    colons = statement.colons
+    text = statement.source.text
+    end = statement.span.end
+    if not colons or len(colons) > 3 or text[end - 1 : end] != ")":
+        return None  # (asm goto's labels: not this shape)
+    if any(text[c] != ":" for c in colons):
+        return None
+    first = colons[0]
+    pieces = [text[first:first + 1], ":"]
+    rest = text[first + 1:end]
+    if len(colons) > 1:
+        at = colons[1] - first - 1
+        # the colon and a blank before it, where blanks stand on both sides of it
+        gap = 1 if rest[at - 1:at] == " " and rest[at + 1:at + 2] == " " else 0
+        rest = rest[:at - gap] + rest[at + 1:]
+    pieces.append(rest)
+    return Fix("Make the operands inputs: the list after '::'",
+               (Edit(Span(first, end), "".join(pieces)),), safe=False)
 
 
 def _insert_equals(statement: AsmStatement, span: Span) -> Fix | None:

@@ -467,6 +467,18 @@ def test_a_write_meant_for_the_unnamed_output_offers_its_number() -> None:
     assert rules == ["PTX009", "PTX105", "PTX105"]
 
 
+def test_inputs_listed_one_colon_too_early_are_one_finding() -> None:
+    body = ('  asm volatile("st.shared.v2.u32 [%0], {%1, %2};" : "r"(x), "r"(y), "r"(x)'
+            ' : : "memory");\n')
+    (found,) = lint_text(_HEAD + body + "}\n")
+    assert found.rule == "PTX006" and "(%0, %1, %2)" in found.message
+    assert found.fix is not None and not found.fix.safe
+    # the template writes one of them: each output without '=' or '+' is its own finding
+    written = '  asm("mov.u32 %0, %1;" : "r"(r), "r"(x));\n'
+    rules = [f.rule for f in lint_text(_HEAD + written + "}\n", select=("PTX006",))]
+    assert rules == ["PTX006", "PTX006"]
+
+
 def test_an_llvm_read_meant_for_the_unnamed_input_is_one_finding() -> None:
     """Gluon's ``mov.b32 $0, $0;`` given "=r,r": the read of the write-only output was meant
     for the input no ``$N`` names, one defect (PTX106 names it, PTX009 is silent)."""

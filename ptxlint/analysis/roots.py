@@ -21,7 +21,9 @@ The roots, and the rule each belongs to:
 - ``modifier-less-output`` (PTX006): an output under a register letter with neither ``=`` nor
   ``+`` (``: "r"(x)`` in the output list, often an input list one colon too early): nvcc and
   clang reject the statement, so whether the template writes the operand (PTX104) says nothing
-  of what the variable receives.
+  of what the variable receives. Where every operand is such an output and the template only
+  reads them, the input list is one ``:`` too early: one finding for the statement, not one
+  per operand (``StatementAnalysis.early_inputs``).
 - ``operand-modifier`` (PTX007): a GCC operand modifier on a ``%N`` (``%H1``); what the token
   stands for is not the operand's register.
 - ``lowered-immediate`` (PTX508): a constant read-only argument of CuTe DSL's ``inline_ptx``,

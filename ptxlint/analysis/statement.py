@@ -488,6 +488,28 @@ class StatementAnalysis:
         return output, unnamed[0]
 
     @fact
+    def early_inputs(self) -> tuple[Operand, ...]:
+        """The operands of a C++ statement with outputs and no inputs whose outputs are all
+        register operands with neither ``=`` nor ``+`` that no instruction of the template
+        writes (``stmatrix...[%0], {%1, %2};`` given ``: "r"(p), "r"(a), "r"(b)``): inputs
+        listed one ``:`` too early, one defect (PTX006 reports it once, not once per
+        operand). Empty where the template's writes are not known."""
+        statement = self.statement
+        outputs = statement.outputs
+        if (statement.syntax != "gnu" or not outputs or statement.inputs
+                or statement.opaque_sections or self.flow is None):
+            return ()
+        for operand in outputs:
+            c = operand.constraint
+            if c.opaque or "=" in c.modifiers or "+" in c.modifiers \
+                    or not register_operand(operand):
+                return ()
+        written = written_indices(statement)
+        if any(o.index in written for o in outputs):
+            return ()
+        return outputs
+
+    @fact
     def vector_lacks(self) -> frozenset[int]:
         """The operands a too-short vector lacks (``ld.global.v4.u32 {%0, %1, %2}, [%4];``
         given four outputs and the address): where an instruction's first operand issue, the
