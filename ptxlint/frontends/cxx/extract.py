@@ -651,7 +651,8 @@ def _expand_macro_uses(
                 # memoised per path (``os.path.realpath`` makes an lstat per component each time)
                 result.expanded_macros.add(f"{real_path(used.path)}:{used.line}")
             definition = done.chosen or d  # an alternative's: the note tells them apart
-            assert definition is not None
+            if definition is None:
+                continue  # (no definition chosen for the name itself: nothing to name)
             _read_expansion(
                 source, parsed, node, done, definition, file_guards, parse_template, lookup,
                 result, host,
