@@ -125,16 +125,14 @@ def _as_inputs(statement: AsmStatement) -> Fix | None:
     if any(text[c] != ":" for c in colons):
         return None
     first = colons[0]
-    pieces = [text[first:first + 1], ":"]
     rest = text[first + 1:end]
     if len(colons) > 1:
         at = colons[1] - first - 1
         # the colon and a blank before it, where blanks stand on both sides of it
         gap = 1 if rest[at - 1:at] == " " and rest[at + 1:at + 2] == " " else 0
         rest = rest[:at - gap] + rest[at + 1:]
-    pieces.append(rest)
     return Fix("Make the operands inputs: the list after '::'",
-               (Edit(Span(first, end), "".join(pieces)),), safe=False)
+               (Edit(Span(first, end), "::" + rest),), safe=False)
 
 
 def _insert_equals(statement: AsmStatement, span: Span) -> Fix | None:

@@ -61,18 +61,14 @@ class GuardFacts:
         return _guards.binding_guards(self.statement, self.statement.context.local_guards)
 
     @fact
-    def no_toolkit_compiles(self) -> bool:
-        """Every supported CUDA toolkit leaves the branch out (``#if CUDA_VERSION < 9000``)."""
-        return no_toolkit_compiles(self.guards)
-
-    @fact
     def no_device_build(self) -> bool:
         """No device build compiles the branch: for every target and supported toolkit some
         guard is false, read with the file's macros it tests (``#ifndef USE_SYNC`` where the
-        file defines ``USE_SYNC`` for ``__CUDACC_VER_MAJOR__ >= 9 && __CUDA_ARCH__ >= 300``);
-        every branch :attr:`no_toolkit_compiles` holds for among them. Not the host pass's
-        question (``compiled_for_host``): a host-only branch is no device build's either."""
-        return self.no_toolkit_compiles or holds_for_no_target(
+        file defines ``USE_SYNC`` for ``__CUDACC_VER_MAJOR__ >= 9 && __CUDA_ARCH__ >= 300``),
+        every branch for toolkits older than any supported one among them
+        (``targets.no_toolkit_compiles``). Not the host pass's question
+        (``compiled_for_host``): a host-only branch is no device build's either."""
+        return no_toolkit_compiles(self.guards) or holds_for_no_target(
             self.guards, self.statement.context.guard_macros)
 
     def compiled_for_arch(self, target: Target) -> bool:

@@ -74,11 +74,6 @@ class StatementAnalysis:
         return self._chain.local_guards
 
     @fact
-    def no_toolkit_compiles(self) -> bool:
-        """Every supported CUDA toolkit leaves the branch out (``#if CUDA_VERSION < 9000``)."""
-        return self._chain.no_toolkit_compiles
-
-    @fact
     def no_device_build(self) -> bool:
         """No device build (target and supported toolkit) compiles the branch, the file's
         guard macros read (``GuardFacts.no_device_build``)."""
