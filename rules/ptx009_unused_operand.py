@@ -13,7 +13,8 @@ class UnusedOperand(Rule):
     id = "PTX009"
     name = "unused-operand"
     pure = True
-    scope = "statement"
+    # a 32-bit address register a `cvta` shared offset flows into is no misnumbered %N (PTX206)
+    scope = "values"
     severity = Severity.WARNING
     needs = ("unreferenced-operands",)
     summary = "Operand the template never references"
@@ -37,7 +38,9 @@ more operands than the call binds (PTX501's finding: the extra entry is the defe
 write-only output that PTX105 names as the one the template's only written input was meant to
 be (`mov.u32 %1, %1;` given `"=r"(d)`), or an input that PTX106 names as the one its only
 undefined read was meant for (`add.u32 %0, %0, %1;` given two inputs; `mov.b32 $0, $0;`
-given `"=r,r"` in LLVM syntax), and for the operands
+given `"=r,r"` in LLVM syntax), or the one whose register fits where PTX206 finds a `%N` of
+the wrong register type (`add.u32 %0, %1, %1;` given `"l"(w), "r"(v)`: PTX206's finding
+asks whether `%2` was meant), and for the operands
 a vector with fewer elements than its form takes lacks (`ld.global.v4.u32 {%0, %1, %2}, [%4];`
 given four outputs: PTX207's finding names the vector; an operand that is not of the vector's
 role and letter, or not next to its elements, is still reported). In LLVM syntax, an
@@ -67,9 +70,15 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             # that lists more operands than the call binds: PTX501's finding)
             return
         meant = [m[1] for m in (analysis.misdirected_write, analysis.misdirected_read) if m]
+        misnumbered = analysis.misnumbered_reference(
+            context.arch, context.options.get("cuda_version"), lambda: context.parsed)
+        if misnumbered is not None:
+            meant.append(misnumbered.operand)
         for operand in unreferenced:
             if any(operand is m for m in meant):
-                continue  # a write or read meant for it went to another operand: PTX105/106's
+                # a write or read meant for it went to another operand (PTX105/106's), or a
+                # %N of the wrong register type was meant to name it (PTX206's)
+                continue
             if operand.index in analysis.vector_lacks:
                 continue  # the element a too-short vector lacks: PTX207's finding
             consequence = ""

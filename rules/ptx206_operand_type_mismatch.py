@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 
-from ptxlint.analysis.guards import model_dependent
-from ptxlint.analysis.operand_summary import summary_of
+from ptxlint.analysis.register_types import RegisterMismatch
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.analysis.value_flow import holds_shared_address
-from ptxlint.model import AsmStatement, Finding, Operand, PtxInstruction, PtxOperand, Severity
-from ptxlint.ptx.address_values import is_shared_offset
-from ptxlint.ptx.grammar import Verdict
-from ptxlint.ptx.instructions import (
-    REGISTER_CLASSES,
-    TypeInfo,
-    operand_types,
-    register_fits,
-    unknown_modifier,
-)
-from ptxlint.ptx.judge import float_letters_typed
-from ptxlint.ptx.toolkit import toolkit_accepts
+from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
-
-# Register declarations nvcc writes for each letter, for the message.
-_DECLARED = {"h": ".b16", "r": ".b32", "l": ".b64", "q": ".b128", "f": ".f32", "d": ".f64"}
-# Instructions whose vector operands hold one register per element of the instruction type.
-_ELEMENTWISE_VECTORS = frozenset({"ld", "ldu", "st", "atom", "red"})
 
 
 class OperandTypeMismatch(Rule):
@@ -90,6 +71,14 @@ register LLVM makes 32 bits wide), or carries a GCC modifier (PTX007:
 `%N` past the last operand (PTX001: the numbering itself is off), or whose operands run into
 the next instruction where two string pieces meet without a `;` (PTX205).
 
+Where the `%N` most likely names the wrong operand, this finding is that defect and says which
+operand was meant: exactly one operand that no `%N` names has a register that fits the place,
+by the same test and in its role (a place read: an input or a `+` output; a place written: an
+output), and the places it fits all belong to one `%N` (`add.u32 %0, %1, %1;` given
+`"l"(w), "r"(v)`: "did you mean %2, input operand 2 (v), which no %N names?";
+`st.global.u32 [%1], %1;` given `"l"(p), "r"(v)`: `%0`). PTX009 is then silent on that
+operand. There is no fix: where the `%N` appears twice, which place was meant is not known.
+
 ## Why is this bad?
 ptxas stops with "Arguments mismatch for instruction", but only when it compiles the
 statement for a target that reaches it.
@@ -110,14 +99,26 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        if not statement.extended or statement.opaque_sections:
+            return
+        analysis = analysis_of(statement)
+        arch, cuda_version = context.arch, context.options.get("cuda_version")
+
+        def parsed() -> object | None:
+            return context.parsed  # read only where an address register asks for value flow
+
+        mismatches = analysis.register_mismatches(arch, cuda_version, parsed)
+        if not mismatches:
+            return
         # one finding per asm operand: its letter is the one defect, however many of the
         # template's instructions name it (the first; the message counts the others)
         # and one per vector whose elements miss the same way: a wgmma's accumulators bound to
         # "f" where the form takes .s32 are one choice of letter, not one defect per register
-        first: list[tuple[int | None, Finding, tuple[object, ...] | None]] = []
+        first: list[RegisterMismatch] = []
         more: dict[int, int] = {}
         elements: dict[tuple[object, ...], list[int]] = {}  # a vector's other elements
-        for index, finding, vector in self._findings(statement, context):
+        for mismatch in mismatches:
+            index, vector = mismatch.index, mismatch.vector
             if index is not None:
                 if index in more:
                     more[index] += 1
@@ -128,9 +129,12 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
                         elements[vector].append(index)
                         continue
                     elements[vector] = []
-            first.append((index, finding, vector))
+            first.append(mismatch)
+        meant = analysis.misnumbered_reference(arch, cuda_version, parsed)
         prefix = statement.ref_prefix
-        for index, finding, vector in first:
+        for mismatch in first:
+            index, vector = mismatch.index, mismatch.vector
+            message = mismatch.message
             notes = []
             extra = more.get(index, 0) if index is not None else 0
             if extra:
@@ -143,191 +147,12 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
                 notes.append(f"{len(others)} more element{'s' if len(others) > 1 else ''} of "
                              f"the vector with the same constraint: {named}")
             if notes:
-                finding = dataclasses.replace(
-                    finding, message=f"{finding.message} (and {'; '.join(notes)})")
-            yield finding
-
-    def _findings(
-        self, statement: AsmStatement, context: RuleContext
-    ) -> Iterator[tuple[int | None, Finding, tuple[object, ...] | None]]:
-        """Each finding, with the asm operand whose register it is about (None: no operand)
-        and, for an element of a vector operand, what makes it one with its neighbours (the
-        vector, the letter and the type it misses)."""
-        if not statement.extended or statement.opaque_sections:
-            return
-        typed: bool | None = None
-        analysis = analysis_of(statement)
-        # each judged instruction's verdict ("f"/"d" as float registers; None for an opaque
-        # instruction or a spelling the grammar does not judge), PTX204's
-        verdicts = analysis.verdicts
-        for instruction, verdict in zip(statement.ptx.instructions, verdicts, strict=True):
-            if instruction.opaque:
-                continue
-            if verdict is not None:  # judged
-                if typed is None:
-                    # without an "f"/"d" operand nvcc declares the same registers for every
-                    # target, and the verdicts are the same (``judge``): the guards' lowest
-                    # target is not asked, and the verdict is the one PTX204 read
-                    typed = (
-                        _floats_typed(statement, context)
-                        if summary_of(statement).float_operands
-                        else True
-                    )
-                if not typed:
-                    verdict = analysis.verdict(instruction, typed)
-                # most verdicts have no issue; an instruction whose operands run into the next
-                # one's words (a missing ';' between pieces) is PTX205's defect
-                if verdict.issues and not analysis.runs_together(instruction):
-                    yield from self._grammar_findings(statement, instruction, verdict, typed,
-                                                      context)
-                continue
-            if unknown_modifier(instruction.opcode, instruction.modifiers) is not None:
-                continue  # PTX204's business; the types are anyone's guess
-            types = operand_types(instruction.opcode, instruction.modifiers)
-            if types is None:
-                continue
-            for position, operand in enumerate(instruction.operands):
-                if position >= len(types.types):
-                    break
-                expected = types.types[position]
-                if expected is None:
-                    continue
-                for ref in _refs(operand, instruction.opcode in _ELEMENTWISE_VECTORS):
-                    finding = self._check_ref(
-                        statement,
-                        ref,
-                        expected,
-                        types.relaxed,
-                        types.names[position],
-                        instruction.mnemonic,
-                    )
-                    if finding is not None and not analysis.runs_together(instruction):
-                        yield ref.ref, finding, None
-
-    def _grammar_findings(
-        self, statement: AsmStatement, instruction: PtxInstruction, verdict: Verdict,
-        typed: bool, context: RuleContext,
-    ) -> Iterator[tuple[int | None, Finding, tuple[object, ...] | None]]:
-        analysis = analysis_of(statement)
-        cuda_version = context.options.get("cuda_version")
-        for issue in verdict.issues:
-            if issue.kind != "type" or toolkit_accepts(issue, cuda_version, analysis.guards):
-                continue  # (a newer ptxas than the configured one's verdict: not this one's)
-            if analysis.register_type_root(issue.start, issue.end) is not None:
-                continue  # the operand or its %N is the defect (PTX001, 002, 004, 005, 007)
-            message = issue.message
-            index = None
-            vector: tuple[object, ...] | None = None
-            ref = _ref_at(instruction.operands, issue.start, issue.end)
-            if ref is None and instruction.predicate is not None:
-                guard = instruction.predicate.register  # "the guard ... must be a .pred"
-                if guard.kind == "ref" and (guard.start, guard.end) == (issue.start, issue.end):
-                    ref = guard
-            if (ref is not None and ref.ref is not None and ref.ref < len(statement.operands)
-                    and _in_address(instruction.operands, ref)
-                    and _claimed_elsewhere(statement, statement.operands[ref.ref], context)):
-                continue
-            if ref is not None and ref.ref is not None and ref.ref < len(statement.operands):
-                index = ref.ref
-                letter = statement.operands[ref.ref].constraint.letters
-                declared = _DECLARED.get(letter, "")
-                if letter in ("f", "d") and typed:
-                    declared += " register below sm_100"
-                else:
-                    declared += " register"
-                wanted = message.split(' but ', 1)[1]
-                message = (f"'{ref.text}' is operand {ref.ref} with constraint '{letter}' (a "
-                           f"{declared}), but {wanted}")
-                holder = _vector_around(instruction.operands, ref)
-                if holder is not None:
-                    vector = (instruction.opcode_start, holder.start, letter, wanted)
-            yield index, self.finding(
-                statement, self.template_span(statement, issue.start, issue.end), message
-            ), vector
-
-    def _check_ref(
-        self,
-        statement: AsmStatement,
-        ref: PtxOperand,
-        expected: TypeInfo,
-        relaxed: bool,
-        type_name: str,
-        mnemonic: str,
-    ) -> Finding | None:
-        if ref.ref is None or ref.ref >= len(statement.operands):
-            return None
-        if analysis_of(statement).register_type_root(ref.start, ref.end) is not None:
-            return None  # the operand or its %N is the defect (PTX001, 002, 004, 005, 007)
-        operand = statement.operands[ref.ref]
-        constraint = operand.constraint
-        letter = constraint.letters
-        if constraint.opaque or len(letter) != 1 or letter not in REGISTER_CLASSES:
-            return None
-        if register_fits(REGISTER_CLASSES[letter], expected, relaxed):
-            return None
-        return self.finding(
-            statement,
-            self.template_span(statement, ref.start, ref.end),
-            f"'{ref.text}' is operand {ref.ref} with constraint '{letter}' "
-            f"(a {_DECLARED[letter]} register), but '{mnemonic}' takes .{type_name} here",
-        )
-
-
-def _refs(operand: PtxOperand, elementwise: bool) -> list[PtxOperand]:
-    if operand.kind == "ref":
-        return [operand] if not operand.negated else []
-    if operand.kind == "pair" and operand.parts and operand.parts[0].kind == "ref":
-        return [operand.parts[0]]  # `d|p`: the data half
-    if operand.kind == "vector" and elementwise:
-        return [p for p in operand.parts if p.kind == "ref"]
-    return []
-
-
-def _vector_around(operands: tuple[PtxOperand, ...], ref: PtxOperand) -> PtxOperand | None:
-    """The vector operand ``ref`` is an element of, or None."""
-    for operand in operands:
-        if operand.kind == "vector" and any(part is ref for part in operand.parts):
-            return operand
-    return None
-
-
-def _ref_at(operands: tuple[PtxOperand, ...], start: int, end: int) -> PtxOperand | None:
-    for operand in operands:
-        if operand.start == start and operand.end == end:
-            return operand
-        found = _ref_at(operand.parts, start, end)
-        if found is not None:
-            return found
-    return None
-
-
-def _in_address(operands: tuple[PtxOperand, ...], ref: PtxOperand) -> bool:
-    """Whether ``ref`` sits inside an address ``[...]`` of the instruction."""
-    return any(o.kind == "address" and o.start <= ref.start and ref.end <= o.end
-               for o in operands)
-
-
-def _claimed_elsewhere(statement: AsmStatement, operand: Operand, context: RuleContext) -> bool:
-    """An address register whose C++ value another rule reports as the defect, or may be fine
-    in: a pointer where the guards may mean a 32-bit build (PTX004 is silent there too), or a
-    shared-window offset used
-    as a generic or global address (PTX301, which follows it through the file's functions:
-    asked only here, where a finding is at stake, so the rule's other outcomes stay memoised)."""
-    ctype = operand.ctype
-    # (a value nvcc refuses under its letter, a pointer in "r", is PTX004's root: asked before)
-    if ctype is not None and model_dependent(ctype) and analysis_of(statement).data_model_guarded:
-        return True  # maybe a 32-bit build, where a pointer is a 32-bit address (PTX004's)
-    if is_shared_offset(operand):
-        return True
-    if ctype is not None and ctype.kind != "integer":
-        return False
-    return holds_shared_address(statement, operand, context.parsed)
-
-
-def _floats_typed(statement: AsmStatement, context: RuleContext) -> bool:
-    """Whether nvcc declares "f"/"d" as .f32/.f64 where this statement is compiled: below
-    sm_100 (``--arch``, else the lowest target its guards allow)."""
-    if context.arch is not None:
-        return float_letters_typed(context.arch)
-    lowest = analysis_of(statement).lowest_target  # PTX401's too: include guard left out
-    return float_letters_typed(lowest.sm if lowest is not None else None)
+                message = f"{message} (and {'; '.join(notes)})"
+            if meant is not None and index == meant.index:
+                # no fix: which of the %N's places was meant for the operand is not known
+                operand = meant.operand
+                what = f" ({operand.expression})" if operand.expression else ""
+                message = (f"{message} (did you mean {prefix}{operand.index}, {operand.role} "
+                           f"operand {operand.index}{what}, which no {prefix}N names?)")
+            yield self.finding(
+                statement, self.template_span(statement, mismatch.start, mismatch.end), message)

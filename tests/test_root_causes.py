@@ -139,6 +139,18 @@ STACKS = [
         '  asm volatile("add.s32 %0, %1, %1;" : "=r"(r) : "r"(x), "r"(y));\n',
         id="the-output-read-where-the-unnamed-input-was-meant",
     ),
+    pytest.param(
+        "PTX206", "PTX009",
+        '  asm volatile("add.u32 %0, %1, %1;" : "=r"(r) : "l"(u), "r"(x));\n',
+        '  asm volatile("add.u32 %0, %1, %1;" : "=r"(r) : "r"(y), "r"(x));\n',
+        id="a-number-that-names-a-register-of-the-wrong-type",
+    ),
+    pytest.param(
+        "PTX206", "PTX009",
+        '  asm volatile("st.global.u32 [%1], %1;" :: "l"(p), "r"(x) : "memory");\n',
+        '  asm volatile("st.global.u32 [%1], %2;" :: "r"(y), "l"(p), "r"(x) : "memory");\n',
+        id="an-address-that-names-the-value-not-the-pointer",
+    ),
     # ptxas: "Unknown modifier '.red'" for bar.popc.red.u32; as bar.red.popc.u32 it writes %0
     pytest.param(
         "PTX204", "PTX106",
@@ -598,3 +610,114 @@ def test_an_output_bound_among_the_inputs_is_no_element_of_their_walk() -> None:
              '  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};"\n'
              '    :: "l"(p), "r"(a[0]), "r"(a[0]), "r"(a[2]), "r"(a[3]) : "memory");\n}\n')
     assert [f.rule for f in lint_text(store, select=("PTX012", "PTX105"))] == ["PTX012"]
+
+
+MISNUMBERED = (
+    "__device__ void f(unsigned *p, unsigned v, unsigned long long w) {\n"
+    "  unsigned r;\n"
+    '  asm volatile("add.u32 %0, %1, %1;" : "=r"(r) : "l"(w), "r"(v));\n'
+    '  asm volatile("st.global.u32 [%1], %1;" :: "l"(p), "r"(v) : "memory");\n'
+    "  *p = r;\n}\n"
+)
+
+
+def test_a_number_naming_the_wrong_operand_is_one_finding_that_names_the_unnamed_one() -> None:
+    """A ``%N`` whose register its place cannot take, where the one operand no ``%N`` names
+    fits that place: one defect, the number (PTX206 asks for the operand; PTX009 is silent),
+    and no fix (which of the two ``%1`` was meant is not known)."""
+    found = lint_text(MISNUMBERED, select=("PTX206", "PTX009"))
+    assert [f.rule for f in found] == ["PTX206", "PTX206"]
+    add, store = found
+    assert add.message.endswith(
+        "(and 1 more use of %1 in this statement) "
+        "(did you mean %2, input operand 2 (v), which no %N names?)")
+    assert store.message.endswith("(did you mean %0, input operand 0 (p), which no %N names?)")
+    assert add.fix is None and store.fix is None
+    # what the analysis names: the operand of the %N and the one it was meant to be
+    statements = extract_statements(SourceFile("t.cu", MISNUMBERED)).statements
+    meant = [analysis_of(s).misnumbered_reference(None, None, lambda: None)
+             for s in statements]
+    assert [(m.index, m.operand.index) for m in meant if m is not None] == [(1, 2), (1, 0)]
+
+
+@pytest.mark.parametrize(("operands", "rules"), [
+    # two unnamed operands would fit: which one was meant is not known
+    ('"=r"(r) : "l"(w), "r"(v), "r"(x)', ["PTX009", "PTX009", "PTX206"]),
+    # the unnamed operand does not fit either: a wrong letter and an unused operand
+    ('"=r"(r) : "l"(w), "l"(u)', ["PTX009", "PTX206"]),
+    # no %N of the wrong type: an operand left out on purpose (or forgotten) is PTX009's
+    ('"=r"(r) : "r"(x), "r"(v)', ["PTX009"]),
+    # an input cannot be the destination %0 was meant to be
+    ('"=l"(u) : "r"(x), "r"(v), "r"(y)', ["PTX009", "PTX206"]),
+])
+def test_a_misnumbered_reference_needs_one_unnamed_operand_that_fits(
+    operands: str, rules: list[str]
+) -> None:
+    template = "add.u32 %0, %1, %2;" if operands.startswith('"=l"') else "add.u32 %0, %1, %1;"
+    text = ("__device__ void f(unsigned v, unsigned x, unsigned y, unsigned long long w,\n"
+            "                  unsigned long long u) {\n  unsigned r;\n"
+            f'  asm volatile("{template}" : {operands});\n}}\n')
+    found = lint_text(text, select=("PTX206", "PTX009"))
+    assert sorted(f.rule for f in found) == rules
+    assert not any("did you mean" in f.message for f in found)
+
+
+def test_a_misnumbered_destination_and_read_write_operand() -> None:
+    head = ("__device__ void f(unsigned x, unsigned long long w, unsigned long long u) {\n"
+            "  unsigned r, s;\n")
+    chosen = ("PTX206", "PTX009", "PTX104")
+    # a destination of the wrong type where an output no %N names fits: %0 was meant
+    (found,) = lint_text(head + '  asm volatile("add.u32 %1, %2, %2;" : "=r"(r), "=l"(u)'
+                         ' : "r"(x));\n}\n', select=chosen)
+    assert found.rule == "PTX206" and "did you mean %0, output operand 0 (r)" in found.message
+    # a read of the wrong type where a "+" output no %N names fits: its value is read
+    (found,) = lint_text(head + '  asm volatile("add.u32 %0, %2, %2;" : "=r"(r), "+r"(s)'
+                         ' : "l"(w));\n}\n', select=chosen)
+    assert found.rule == "PTX206" and "did you mean %1, output operand 1 (s)" in found.message
+
+
+def test_a_misnumbered_float_register_depends_on_the_target() -> None:
+    """"f" is a .f32 register below sm_100 (no .u32 operand), untyped .b32 from sm_100 on."""
+    text = ("__device__ void f(unsigned v, float x) {\n  unsigned r;\n"
+            '  asm volatile("add.u32 %0, %1, %1;" : "=r"(r) : "f"(x), "r"(v));\n}\n')
+    chosen = ("PTX206", "PTX009")
+    sm90 = RuleContext(arch=90, arch_suffix="a")
+    assert [f.rule for f in lint_text(text, select=chosen, context=sm90)] == ["PTX206"]
+    sm100 = RuleContext(arch=100, arch_suffix="a")
+    assert [f.rule for f in lint_text(text, select=chosen, context=sm100)] == ["PTX009"]
+
+
+def test_a_shared_offset_used_as_a_generic_address_is_no_misnumbered_reference() -> None:
+    """The 32-bit address register holds a shared-window offset: PTX301's defect, not a
+    register type (PTX206 is silent), so the unnamed pointer is PTX009's."""
+    text = ("__device__ void g(int *p, unsigned long long q) {\n"
+            "  unsigned s = __cvta_generic_to_shared(p);\n"
+            '  asm volatile("st.u32 [%1], %1;" :: "l"(q), "r"(s) : "memory");\n}\n')
+    chosen = ("PTX206", "PTX009", "PTX301")
+    assert sorted(f.rule for f in lint_text(text, select=chosen)) == ["PTX009", "PTX301"]
+    plain = text.replace("  unsigned s = __cvta_generic_to_shared(p);\n", "").replace(
+        "unsigned long long q)", "unsigned long long q, unsigned s)")
+    assert [f.rule for f in lint_text(plain, select=chosen)] == ["PTX206"]
+
+
+def test_an_llvm_number_naming_the_wrong_operand_is_one_finding() -> None:
+    text = ("import triton.language as tl\n\n\ndef k(x, y):\n"
+            '    return tl.inline_asm_elementwise("add.u32 $0, $1, $1;", "=r,l,r",\n'
+            "                                     [x.to(tl.int64), y], dtype=tl.int32,\n"
+            "                                     is_pure=True, pack=1)\n")
+    (found,) = lint_text(text, "k.py", select=("PTX206", "PTX009"))
+    assert found.rule == "PTX206"
+    assert found.message.endswith("(did you mean $2, input operand 2 (y), which no $N names?)")
+
+
+def test_a_vector_element_of_the_wrong_type_names_the_unnamed_output() -> None:
+    head = "__device__ void f(const float *p, float &a, double &g, double &h) {\n"
+    chosen = ("PTX206", "PTX009")
+    one = head + ('  asm volatile("ld.global.v2.f32 {%0, %1}, [%3];"'
+                  ' : "=f"(a), "=d"(g), "=f"(a) : "l"(p) : "memory");\n}\n')
+    (found,) = lint_text(one, select=chosen)
+    assert found.message.endswith("(did you mean %2, output operand 2 (a), which no %N names?)")
+    # two elements miss alike: which of them was meant for the unnamed output is not known
+    two = head + ('  asm volatile("ld.global.v2.f32 {%1, %2}, [%3];"'
+                  ' : "=f"(a), "=d"(g), "=d"(h) : "l"(p) : "memory");\n}\n')
+    assert sorted(f.rule for f in lint_text(two, select=chosen)) == ["PTX009", "PTX206"]

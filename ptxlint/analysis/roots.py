@@ -61,6 +61,11 @@ The roots, and the rule each belongs to:
   output, so its "never referenced" (PTX009) is the same defect
   (``StatementAnalysis.misdirected_write``); likewise the one write-only output read before any
   write where one input is named nowhere (PTX106, ``misdirected_read``).
+- ``misnumbered-reference`` (PTX206): a ``%N`` whose register its place cannot take, where
+  exactly one operand PTX009 would report as named by no ``%N`` has a register that fits that
+  place, in the place's role (``add.u32 %0, %1, %1;`` given ``"l"(w), "r"(v)``): the ``%N``
+  was meant to name it, so its "never referenced" (PTX009) is the same defect
+  (``StatementAnalysis.misnumbered_reference``, :mod:`ptxlint.analysis.register_types`).
 - ``short-vector`` (PTX207): a vector operand with fewer ``%N`` elements than its form takes
   (``ld.global.v4.u32 {%0, %1, %2}, [%4];``): the operands of its elements' role and letter
   next to them that no ``%N`` names, or outputs nothing writes, are the elements it lacks, so

@@ -8,10 +8,12 @@ rule's memoised outcome stays right on a copy of the statement elsewhere).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 from ptxlint import file_memos
 from ptxlint.analysis import effects as _effects
+from ptxlint.analysis import register_types as _types
 from ptxlint.analysis import roots as _roots
 from ptxlint.analysis.early_clobber import EarlyClobber, early_clobbers
 from ptxlint.analysis.effects import Effect
@@ -30,6 +32,7 @@ from ptxlint.analysis.operand_access import (
 from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.operand_use import uses
 from ptxlint.analysis.placement import Placement, placement_of
+from ptxlint.analysis.register_types import Misnumbered, RegisterMismatch
 from ptxlint.analysis.reversed_mov import ReversedMov, reversed_movs
 from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RegisterMisfit, RootCause
 from ptxlint.analysis.template_refs import refs_of
@@ -53,6 +56,8 @@ class StatementAnalysis:
     def __init__(self, statement: AsmStatement) -> None:
         self.statement = statement
         self._verdicts: dict[tuple[int, bool], tuple[PtxInstruction, Verdict]] = {}
+        # register_mismatches by (arch, cuda_version): a rule option, compared, not hashed
+        self._mismatches: list[tuple[tuple[int | None, object], tuple[RegisterMismatch, ...]]] = []
 
     # ------------------------------------------------------------------ guards and targets
     # Each is its chain of conditions' (ptxlint.analysis.guard_facts), shared by the statements
@@ -481,6 +486,47 @@ class StatementAnalysis:
         if self.reversed_mov(read.position) is not None:
             return None  # PTX106 reports the mov
         return output, unnamed[0]
+
+    def register_mismatches(
+        self, arch: int | None, cuda_version: object, parsed: Callable[[], object | None],
+    ) -> tuple[RegisterMismatch, ...]:
+        """Each place whose register its instruction cannot take (PTX206's findings,
+        :mod:`ptxlint.analysis.register_types`), for the target ``arch`` (None: the lowest one
+        the guards admit) and the toolkit ``cuda_version`` (a rule option). ``parsed`` gives
+        the file's syntax tree; it is read only for a 32-bit address register whose value may
+        be a shared-window offset (PTX301's then)."""
+        found = self._register_mismatches(arch, cuda_version)
+        if not any(m.address for m in found):
+            return found  # most statements: no value flow asked
+        statement = self.statement
+        return tuple(
+            m for m in found if not _types.claimed_elsewhere(statement, self, m, parsed))
+
+    def _register_mismatches(
+        self, arch: int | None, cuda_version: object
+    ) -> tuple[RegisterMismatch, ...]:
+        key = (arch, cuda_version)
+        for known_key, found in self._mismatches:
+            if known_key == key:
+                return found
+        found = _types.register_mismatches(self.statement, self, arch, cuda_version)
+        self._mismatches.append((key, found))
+        return found
+
+    def misnumbered_reference(
+        self, arch: int | None, cuda_version: object, parsed: Callable[[], object | None],
+    ) -> Misnumbered | None:
+        """A ``%N`` whose register its place cannot take (:meth:`register_mismatches`) where
+        exactly one operand no ``%N`` names would fit that place, in type and role
+        (``add.u32 %0, %1, %1;`` given ``"l"(w), "r"(v)``: ``%2`` was meant): one defect, the
+        number (PTX206's finding names the operand; PTX009 is silent on it). Not memoised:
+        the value flow it may read (``parsed``) must be read by each rule that asks."""
+        if not self.unreferenced_operands:
+            return None
+        mismatches = self._register_mismatches(arch, cuda_version)
+        if not mismatches:
+            return None
+        return _types.misnumbered(self.statement, self, mismatches, parsed)
 
     @fact
     def early_inputs(self) -> tuple[Operand, ...]:

@@ -33,7 +33,7 @@ from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 from ptxlint.ptx.effects import special_register_type
 from ptxlint.ptx.grammar import OperandClass, RefClasses, Verdict, check, immediate_class
 
-__all__ = ["DECLARED", "judge", "operand_class", "float_letters_typed"]
+__all__ = ["DECLARED", "judge", "judge_renamed", "operand_class", "float_letters_typed"]
 
 # What nvcc declares for each constraint letter below sm_100; from sm_100 "f"/"d" are bits.
 DECLARED: dict[str, str] = {"h": "b16", "r": "b32", "l": "b64", "q": "b128", "f": "f32",
@@ -189,6 +189,33 @@ def judge(statement: AsmStatement, instruction: PtxInstruction, typed_floats: bo
         _RECENT.clear()
     _RECENT[key] = (statement, instruction, verdict)  # held, so the ids stay theirs
     return verdict
+
+
+def judge_renamed(
+    statement: AsmStatement, instruction: PtxInstruction, typed_floats: bool, token: PtxOperand,
+    instead: int,
+) -> Verdict:
+    """:func:`judge`'s verdict on ``instruction`` were its ``%N`` ``token`` (one place, not
+    every ``%N`` of the same number) to name asm operand ``instead``: whether that operand's
+    register fits the place by the grammar's own test (a ``%N`` of the wrong register type
+    that one unnamed operand would fit: ``ptxlint.analysis.register_types``). Not memoised:
+    asked only of a statement with both a type issue and an operand no ``%N`` names."""
+    refs = _ref_classes(statement)
+    if not typed_floats and not refs.floats:
+        typed_floats = True  # as judge: no "f"/"d" operand reads the same either way
+    classes = refs.typed if typed_floats else refs.bits()
+    registers = _registers_of(statement)[0] if statement.ptx.directives else {}
+    named = classes[instead] if instead < len(classes) else _UNKNOWN
+    base = RefClasses(classes, lambda o: operand_class(statement, o, typed_floats, registers))
+
+    def resolve(operand: PtxOperand) -> OperandClass:
+        # the place itself, by its offsets (the grammar hands the parse's own objects)
+        if operand.kind == "ref" and (operand.start, operand.end) == (token.start, token.end):
+            return named
+        return base(operand)
+
+    # a plain function, not RefClasses: the checker asks it of every vector element too
+    return check(instruction, resolve)
 
 
 # The verdicts of the last few (statement, instruction) pairs, by identity: the rules run
