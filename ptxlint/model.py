@@ -565,9 +565,8 @@ def expressions(operands: Sequence[Operand]) -> list[tuple[str, int]]:
     span still to be made: what typing reads of every operand, in one call a statement."""
     pairs = []
     for operand in operands:
-        # a plain attribute read, which the interpreter specializes for a slot: a call of
-        # the slot's ``__get__`` parses its arguments (typing's top C function on the GMMA
-        # headers)
+        # a plain attribute read, which the interpreter specializes for a slot: a call of the
+        # slot's ``__get__`` parses its arguments (typing's top C function on the GMMA headers)
         try:
             offsets, base = operand._at
         except AttributeError:  # made with its spans
@@ -701,9 +700,10 @@ class Context:
     # file, and an edit must be written the way the Python literal spells text.
     embedded_in: str = ""
     expansion: Expansion | None = None  # the statement comes from expanding this invocation
-    # #if inside the statement: the conditions of the branches this reading took (also in
-    # guards); empty for a statement without directives inside
+    # #if inside the statement (else empty): the conditions of the branches this reading took
+    # (also in guards); the %N numbers only another branch names, where it binds these operands
     branch: tuple[str, ...] = ()
+    branch_named: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,12 @@ when it cannot see the whole template or operand list: a template with a macro
 piece, an operand or clobber section that comes through a macro, a constraint from a macro, a
 `"C"` operand (its spliced text may name other operands), and symbolic `%[name]` references.
 
+A statement with `#if` inside is linted once per branch. An input that only another branch's
+template names (`#if USE_RS` reading the random bits of `cvt.rs` that the `#else` template does
+not need) is used by the build that takes that branch, and is not reported; an output that this
+branch's template does not name still is, since in this branch's build the variable receives an
+undefined value.
+
 One defect, one finding (`ptxlint.analysis.roots`): an input tied to an output (`"0"`,
 `"=r,0"`) is read through the output's register and is never named; PTX002 reports the tie
 where nvcc rejects it. Where the template names a `%N` past the last operand, the numbering

@@ -8,6 +8,7 @@ from ptxlint.engine import extract_statements
 from ptxlint.frontends.cxx import branches
 from ptxlint.frontends.cxx.statement_tokens import code_tokens as _code_tokens
 from ptxlint.model import SourceFile
+from tests.conftest import lint_text
 
 
 def _variants(text: str) -> list[tuple[str, tuple[str, ...]]]:
@@ -110,3 +111,71 @@ UNKNOWN_DEVICE_MACRO void mma(unsigned t) {
 }
 """
     assert len(extract_statements(SourceFile("k.cuh", text)).statements) == 2
+
+
+# Random bits that only the `#if USE_RS` template reads: an input of every branch, unused by one.
+_RANDOM_BITS = """
+__device__ unsigned short f(float a, float b, unsigned bits) {
+  unsigned short out;
+  asm volatile("{\\n"
+#if defined(USE_RS)
+      "cvt.rs.satfinite.e4m3x4.f32 %0, {%1, %2, %1, %2}, %3;\\n"
+#else
+      "cvt.rn.satfinite.e4m3x2.f32 %0, %2, %1;\\n"
+#endif
+      "}" : "=h"(out) : "f"(a), "f"(b), "r"(bits));
+  return out;
+}
+"""
+
+
+def test_each_branch_knows_the_operands_only_the_others_name() -> None:
+    result = extract_statements(SourceFile("k.cu", _RANDOM_BITS))
+    by_branch = {s.context.branch: s.context.branch_named for s in result.statements}
+    assert by_branch == {("defined(USE_RS)",): frozenset(), ("!(defined(USE_RS))",): {3}}
+    # branches that bind other operands: another branch's %3 is another operand
+    text = """
+__device__ unsigned short f(float a, float b, unsigned bits, unsigned spare) {
+  unsigned short out;
+  asm volatile(
+#if defined(USE_RS)
+      "cvt.rs.satfinite.e4m3x4.f32 %0, {%1, %2, %1, %2}, %3;" : "=h"(out)
+      : "f"(a), "f"(b), "r"(bits)
+#else
+      "cvt.rn.satfinite.e4m3x2.f32 %0, %2, %1;" : "=h"(out) : "f"(a), "f"(b), "r"(spare)
+#endif
+  );
+  return out;
+}
+"""
+    result = extract_statements(SourceFile("k.cu", text))
+    assert len(result.statements) == 2
+    assert all(not s.context.branch_named for s in result.statements)
+    found = lint_text(text, select=("PTX009",))
+    assert [(f.rule, f.branch) for f in found] == [("PTX009", ("!(defined(USE_RS))",))]
+
+
+def test_an_input_only_another_branch_reads_is_not_unused() -> None:
+    assert lint_text(_RANDOM_BITS, select=("PTX009",)) == []
+    # no branch reads it: a leftover in each build (one finding, said by every branch)
+    text = _RANDOM_BITS.replace(
+        "cvt.rs.satfinite.e4m3x4.f32 %0, {%1, %2, %1, %2}, %3;",
+        "cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;",
+    )
+    found = lint_text(text, select=("PTX009",))
+    assert [(f.rule, f.branch) for f in found] == [("PTX009", ())]
+    # an output that one branch never writes: its variable is undefined in that build
+    text = """
+__device__ unsigned f(unsigned a) {
+  unsigned out, flag;
+  asm volatile("{\\n"
+#if defined(WITH_FLAG)
+      "mov.b32 %1, 1;\\n"
+#endif
+      "mov.b32 %0, %2;\\n"
+      "}" : "=r"(out), "=r"(flag) : "r"(a));
+  return out + flag;
+}
+"""
+    found = lint_text(text, select=("PTX009",))
+    assert [(f.rule, f.branch) for f in found] == [("PTX009", ("!(defined(WITH_FLAG))",))]

@@ -390,9 +390,11 @@ class StatementAnalysis:
         macro, no ``"C"`` operand, whose spliced text may name others, no ``%[name]``) and the
         template is not empty (``asm volatile("" : "+r"(x))`` pins a value): not an input tied
         to an output (read through the output's register), a dummy output of Triton's
-        (``bar.sync`` needs one), nor one register of a packed tensor whose others are named.
-        In LLVM syntax a ``%N`` names operand N with the wrong sigil: PTX008's finding, not
-        this."""
+        (``bar.sync`` needs one), nor one register of a packed tensor whose others are named,
+        nor an input that the template of another ``#if`` branch of the statement names
+        (``Context.branch_named``: the build that takes that branch reads it; an output it
+        names is still unwritten in this branch's build). In LLVM syntax a ``%N`` names
+        operand N with the wrong sigil: PTX008's finding, not this."""
         statement = self.statement
         if (
             self.rocm_guarded  # hipcc code: not nvcc's constraints
@@ -415,10 +417,13 @@ class StatementAnalysis:
             if misspelt:
                 used = used | misspelt
         packed = statement.llvm is not None and (statement.llvm.pack or 1) > 1
+        elsewhere = statement.context.branch_named
         found = []
         for operand in statement.operands:
             if operand.index in used:
                 continue
+            if operand.index in elsewhere and operand.role == "input":
+                continue  # another #if branch's template reads it (`cvt.rs`'s random bits)
             if statement.syntax == "llvm" and operand.role == "output":
                 continue  # Triton needs an output even for `bar.sync`: a dummy "=r" is normal
             if self.tied(operand.index):

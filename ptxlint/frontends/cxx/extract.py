@@ -32,6 +32,7 @@ from ptxlint.frontends.cxx.plain_reader import read_plain
 from ptxlint.frontends.cxx.raw_statement import RawStatement as _RawStatement
 from ptxlint.frontends.cxx.statement_context import (
     C_BRANCH,
+    C_BRANCH_NAMED,
     C_DIALECT,
     C_DIALECT_REASON,
     C_EMBEDDED_IN,
@@ -480,6 +481,7 @@ def _made_with(context: Context, verdict: dialect.Verdict) -> Context:
     C_EMBEDDED_IN(made, context.embedded_in)
     C_EXPANSION(made, context.expansion)
     C_BRANCH(made, context.branch)
+    C_BRANCH_NAMED(made, context.branch_named)
     return made
 
 
@@ -569,6 +571,7 @@ def _read_branches(
     if host_skip is not None:
         result.skipped.append(host_skip)  # one entry for the statement
     elif trial.statements:
+        _name_across_branches(trial.statements)
         result.statements.extend(trial.statements)
         result.branch_variants += len(trial.statements) - 1
     elif trial.skipped:
@@ -577,6 +580,32 @@ def _read_branches(
         result.skipped.append(
             (start, "preprocessor directives inside the statement: no branch a 64-bit build takes")
         )
+
+
+def _name_across_branches(statements: Sequence[AsmStatement]) -> None:
+    """The branches of one statement with ``#if`` inside, each told the ``%N`` numbers that
+    another branch's template names and its own does not (``Context.branch_named``), where
+    that branch binds the same operands: an input that only the ``#if USE_RS`` template reads
+    (``cvt.rs`` and its random bits) is used by the build that takes it, not a leftover."""
+    if len(statements) < 2:
+        return
+    bound = [
+        tuple((o.role, o.constraint.text, o.expression) for o in s.operands)
+        for s in statements
+    ]
+    named = [
+        frozenset([t.index for t in s.ptx.percents if t.kind == "ref" and t.index is not None])
+        for s in statements
+    ]
+    for i, statement in enumerate(statements):
+        elsewhere: set[int] = set()
+        for j in range(len(statements)):
+            if j != i and bound[j] == bound[i]:
+                elsewhere |= named[j]
+        elsewhere -= named[i]
+        if elsewhere:
+            _S_CONTEXT(statement, dataclasses.replace(
+                statement.context, branch_named=frozenset(elsewhere)))
 
 
 # --------------------------------------------------------------------------- macro invocations

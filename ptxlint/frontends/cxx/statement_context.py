@@ -281,18 +281,20 @@ def context_of(
         C_EMBEDDED_IN(context, "")
         C_EXPANSION(context, None)
         C_BRANCH(context, ())
+        C_BRANCH_NAMED(context, _NONE_NAMED)
         _MADE[key] = context
     return context
 
 
 _MADE: dict[tuple[object, ...], Context] = {}
 _new = object.__new__
+_NONE_NAMED: frozenset[int] = frozenset()
 # A context's slots, in field order: its makers here and in ``extract`` fill every one
 (C_FUNCTION, C_SPECIFIERS, C_MACRO, C_GUARDS, C_LOCAL_GUARDS, C_GUARD_MACROS, C_DIALECT,
- C_DIALECT_REASON, C_EMBEDDED_IN, C_EXPANSION, C_BRANCH) = slot_setters(
+ C_DIALECT_REASON, C_EMBEDDED_IN, C_EXPANSION, C_BRANCH, C_BRANCH_NAMED) = slot_setters(
     Context,
     ("function", "function_specifiers", "macro", "guards", "local_guards", "guard_macros",
-     "dialect", "dialect_reason", "embedded_in", "expansion", "branch"),
+     "dialect", "dialect_reason", "embedded_in", "expansion", "branch", "branch_named"),
 )  # fmt: skip
 
 
