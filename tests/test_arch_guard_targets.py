@@ -70,6 +70,19 @@ def test_a_local_arch_guard_gives_the_targets_the_rules_judge() -> None:
     assert analysis.admitted_targets == analysis.arch_targets
 
 
+def test_an_operator_spelt_as_a_word_joins_the_arch_test() -> None:
+    # C++'s `and` before a parenthesis is `&&`, not a call of a macro named `and`
+    guard = "#if defined(__CUDA_ARCH__) and (__CUDA_ARCH__ >= 1000)"
+    analysis = analysis_of(only(guard + BODY + "#endif\n"))
+    assert analysis.arch_targets == from_sm(100)
+    assert analysis.admitted_targets == analysis.arch_targets
+    analysis = analysis_of(only("#if not (__CUDA_ARCH__ >= 900)" + BODY + "#endif\n"))
+    assert analysis.arch_targets == tuple(t for t in TARGETS if t.sm < 90)
+    # a project's function-like macro still reads as one unknown name: sm_90 is not certain
+    analysis = analysis_of(only("#if IS_ARCH(900) or __CUDA_ARCH__ >= 1000" + BODY + "#endif\n"))
+    assert analysis.arch_targets == from_sm(100)
+
+
 def test_a_file_wide_arch_guard_chooses_where_the_rules_leave_the_target_unknown() -> None:
     analysis = analysis_of(only("#if __CUDA_ARCH__ >= 900\n" + FILLER + BODY + "#endif\n"))
     assert analysis.admitted_targets == ()  # no local guard chooses: PTX401 stays silent

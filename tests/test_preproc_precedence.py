@@ -42,6 +42,17 @@ def test_an_unknown_name_is_unknown_unless_a_logical_operator_decides() -> None:
     assert evaluate("1 + 2 * N == 7 && M", {"N": 3}) is None
 
 
+def test_operators_spelt_as_words_are_the_operators() -> None:
+    # C++'s alternative tokens: `and` is `&&` in a #if, never a name to look up
+    assert evaluate("defined(X) and (X >= 1000)", {"X": 1000}) is True
+    assert evaluate("defined(X) and (X >= 1000)", {"X": 900}) is False
+    assert evaluate("not defined(X) or X < 2", {"X": 1}) is True
+    assert evaluate("(6 bitand 3) == (1 xor 3) and compl 0 == -1", {}) is True
+    assert evaluate("(4 bitor 1) not_eq 5", {}) is False
+    assert evaluate("and_x == 1", {"and_x": 1}) is True  # a name that only begins with one
+    assert evaluate("X and 1", {}) is None  # an unknown name keeps it unknown, as with `&&`
+
+
 def test_what_the_grammar_does_not_know_is_unknown() -> None:
     assert integer_value("1 ? 2 : 3") is None  # the ternary
     assert integer_value("1 + ") is None

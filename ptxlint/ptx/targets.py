@@ -342,8 +342,11 @@ def _defines(target: Target) -> Mapping[str, int | None]:
 _DEFINES: dict[Target, Mapping[str, int | None]] = {}
 _HOST_PASS = _host_defines()
 # A function-like macro call the evaluator cannot expand (`_CCCL_CUDA_COMPILER(NVHPC)`) becomes
-# one unknown identifier, so `unknown || __CUDA_ARCH__ >= 900` still decides for sm_90.
-_CALL = re.compile(r"\b(?!defined\b)[A-Za-z_]\w*\s*\([^()]*\)")
+# one unknown identifier, so `unknown || __CUDA_ARCH__ >= 900` still decides for sm_90. An
+# operator's alternative spelling before a parenthesis (`and (__CUDA_ARCH__ >= 1000)`) is none.
+_CALL = re.compile(
+    r"\b(?!(?:defined|and|or|not|bitand|bitor|xor|compl|not_eq)\b)[A-Za-z_]\w*\s*\([^()]*\)"
+)
 
 
 # crt/host_defines.h: `#define __CUDA_ARCH_HAS_FEATURE__(_FEAT) __CUDA_ARCH_FEAT_##_FEAT`, the

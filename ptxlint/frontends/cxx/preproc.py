@@ -325,17 +325,29 @@ def _names(condition: str) -> tuple[str, ...]:
     return _lexed(condition)[1]
 
 
+# C++'s alternative spellings of operators ([lex.digraph]): in a ``#if`` as anywhere in C++,
+# ``defined(__CUDA_ARCH__) and (__CUDA_ARCH__ >= 1000)`` is ``&&`` (nvcc compiles CUDA as C++,
+# and C's <iso646.h> defines the same names as these operators). Never a macro's name.
+_ALTERNATIVES: Mapping[str, str] = {
+    "and": "&&", "or": "||", "not": "!", "bitand": "&", "bitor": "|", "xor": "^",
+    "compl": "~", "not_eq": "!=",
+}  # fmt: skip
+
+
 @lru_cache(maxsize=16384)
 def _lexed(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The texts of the tokens of a condition (or of a macro body in one), and the names it
-    can look up, sorted: lexed once for both, and once for every evaluation of the same
-    condition with other values (each candidate target's ``__CUDA_ARCH__``). Over CUTLASS's
-    ``include/`` the ``#if`` evaluations (950 of 1,780 not answered by ``evaluate``'s memo)
-    took 49 ms of CPU with one recursive function per precedence level and a lexing per
-    evaluation, 24 ms with ``_Parser.binary``'s climbing alone, 12 ms so."""
+    """The texts of the tokens of a condition (or of a macro body in one), an alternative
+    spelling as its operator (``and`` as ``&&``), and the names it can look up, sorted: lexed
+    once for both, and once for every evaluation of the same condition with other values
+    (each candidate target's ``__CUDA_ARCH__``). Over CUTLASS's ``include/`` the ``#if``
+    evaluations (950 of 1,780 not answered by ``evaluate``'s memo) took 49 ms of CPU with one
+    recursive function per precedence level and a lexing per evaluation, 24 ms with
+    ``_Parser.binary``'s climbing alone, 12 ms so."""
     toks = list(tokens(text))
-    names = tuple(sorted({t.text for t in toks if t.kind == "ident"}))
-    return tuple(t.text for t in toks), names
+    alternative = _ALTERNATIVES.get
+    names = tuple(sorted({t.text for t in toks if t.kind == "ident" and not alternative(t.text)}))
+    texts = tuple(alternative(t.text, t.text) if t.kind == "ident" else t.text for t in toks)
+    return texts, names
 
 
 def evaluate_guards(
