@@ -46,7 +46,9 @@ be (`mov.u32 %1, %1;` given `"=r"(d)`), or an input that PTX106 names as the one
 undefined read was meant for (`add.u32 %0, %0, %1;` given two inputs; `mov.b32 $0, $0;`
 given `"=r,r"` in LLVM syntax), or the one whose register fits where PTX206 finds a `%N` of
 the wrong register type (`add.u32 %0, %1, %1;` given `"l"(w), "r"(v)`: PTX206's finding
-asks whether `%2` was meant), and for the operands
+asks whether `%2` was meant), or the write-only output that the one predicate the template
+computes and never reads was meant for (its `selp` missing: PTX208's finding names the
+output), and for the operands
 a vector with fewer elements than its form takes lacks (`ld.global.v4.u32 {%0, %1, %2}, [%4];`
 given four outputs: PTX207's finding names the vector; an operand that is not of the vector's
 role and letter, or not next to its elements, is still reported). In LLVM syntax, an
@@ -87,6 +89,9 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                 continue
             if operand.index in analysis.vector_lacks:
                 continue  # the element a too-short vector lacks: PTX207's finding
+            lost = analysis.lost_result
+            if lost is not None and lost[1] is operand:
+                continue  # the output a lost predicate was meant for: PTX208's finding
             consequence = ""
             if operand.role == "output" and "+" not in operand.constraint.modifiers:
                 consequence = ": the variable receives an undefined value"

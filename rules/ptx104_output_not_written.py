@@ -39,6 +39,9 @@ Each way an output can go unwritten has one rule (one cause, one finding,
 - an output a vector with fewer elements than its form takes lacks (an `mma`'s destination
   `{%0, %1, %2}` where `%3` is the fourth accumulator, still read as its C operand) is
   PTX207's, which names the vector.
+- a write-only integer output that nothing writes, where the template computes one predicate
+  and never reads it (`mbarrier.try_wait.parity.b64 p, [%1], %2;` with its
+  `selp.b32 %0, 1, 0, p;` gone), is PTX208's, which names the missing `selp`.
 
 What counts as a write is the destination of an instruction, per `ptxlint/ptx/effects.py`:
 the first operand for most instructions, every element of a braced vector destination
@@ -99,6 +102,8 @@ asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
             # the roots: an undefined read (PTX106), an operand nvcc rejects (PTX002, PTX005)
             if o.index not in facts.undefined_reads and facts.operand_root(o.index) is None
             and o.index not in facts.vector_lacks  # the element a short vector lacks: PTX207
+            # the output a lost predicate was meant for (its selp missing): PTX208
+            and not (facts.lost_result is not None and facts.lost_result[1] is o)
         ]
         if not unwritten:
             return

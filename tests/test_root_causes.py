@@ -158,6 +158,16 @@ STACKS = [
         '  asm volatile("bar.sync %0, %1;" : "=r"(r) : "r"(x) : "memory");\n',
         id="a-misspelled-instruction-s-guessed-roles",
     ),
+    # the selp that moved the predicate into the output deleted: the output's "never
+    # referenced" is the lost predicate's echo; with no predicate, PTX009 speaks
+    pytest.param(
+        "PTX208", "PTX009",
+        '  asm volatile("{ .reg .pred P; mbarrier.try_wait.parity.shared::cta.b64 P, [%1], %2; }"'
+        ' : "=r"(r) : "r"(x), "r"(y) : "memory");\n',
+        '  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%1];"'
+        ' : "=r"(r) : "r"(x) : "memory");\n',
+        id="a-lost-predicate-and-the-output-it-was-meant-for",
+    ),
     pytest.param(
         "PTX204", "PTX104",
         '  asm volatile("bar.popc.red.u32 %0, 0, %1;" : "+r"(r) : "r"(x) : "memory");\n',
@@ -721,3 +731,43 @@ def test_a_vector_element_of_the_wrong_type_names_the_unnamed_output() -> None:
     two = head + ('  asm volatile("ld.global.v2.f32 {%1, %2}, [%3];"'
                   ' : "=f"(a), "=d"(g), "=d"(h) : "l"(p) : "memory");\n}\n')
     assert sorted(f.rule for f in lint_text(two, select=chosen)) == ["PTX009", "PTX206"]
+
+
+LOST_RESULT = (
+    "__device__ unsigned f(unsigned bar, unsigned phase) {\n"
+    "  unsigned done, other;\n"
+    '  asm volatile("{\\n\\t.reg .pred P1;\\n\\t"\n'
+    '               "mbarrier.try_wait.parity.shared::cta.b64 P1, [%1], %2;\\n\\t}"\n'
+    '               : "=r"(done) : "r"(bar), "r"(phase) : "memory");\n'
+    '  asm volatile("{\\n\\t.reg .pred P1;\\n\\t"\n'
+    '               "mbarrier.try_wait.parity.shared::cta.b64 P1, [%2], %3;\\n\\t}"\n'
+    '               : "=r"(done), "=r"(other) : "r"(bar), "r"(phase) : "memory");\n'
+    '  asm volatile("{\\n\\t.reg .pred P1;\\n\\t"\n'
+    '               "mbarrier.try_wait.parity.shared::cta.b64 P1, [%1], %2;\\n\\t}"\n'
+    '               : "=f"(done) : "r"(bar), "r"(phase) : "memory");\n'
+    '  asm volatile("{\\n\\t.reg .pred P1;\\n\\t"\n'
+    '               "mbarrier.try_wait.parity.shared::cta.b64 P1, [%1], %2;\\n\\t"\n'
+    '               "selp.b32 %0, 1, 0, P1;\\n\\t}"\n'
+    '               : "=r"(done) : "r"(bar), "r"(phase) : "memory");\n'
+    "  return done + other;\n}\n"
+)
+
+
+def test_a_lost_predicate_names_the_output_its_missing_selp_would_fill() -> None:
+    """One predicate computed and dropped, one write-only output nothing writes: one defect,
+    the ``selp`` between them missing (PTX208 names the output and the ``selp``; PTX009 is
+    silent). With two such outputs (which one was meant is not known) or a float output
+    (no ``selp.b32`` fills it as is), both findings stay; with the ``selp``, none."""
+    found = lint_text(LOST_RESULT, select=("PTX208", "PTX009", "PTX104"))
+    assert [(f.rule, LOST_RESULT.count("\n", 0, f.span.start) + 1) for f in found] == [
+        ("PTX208", 4), ("PTX208", 7), ("PTX009", 8), ("PTX009", 8), ("PTX208", 10),
+        ("PTX009", 11)]
+    assert found[0].message.endswith(
+        "and output %0 (done) is written by no instruction: the move of the one into the "
+        "other is missing (selp.b32 %0, 1, 0, P1;), so the variable receives an undefined "
+        "value")
+    assert "move it into an output (selp.b32 %N" in found[1].message
+    statements = extract_statements(SourceFile("t.cu", LOST_RESULT)).statements
+    results = [analysis_of(s).lost_result for s in statements]
+    assert [(r[0].name, r[1].index) if r else None for r in results] == [
+        ("P1", 0), None, None, None]

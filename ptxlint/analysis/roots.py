@@ -75,6 +75,10 @@ The roots, and the rule each belongs to:
   operands than the call binds (Triton, CuTe DSL); the operand list read from it is not the one
   the template is numbered against, so a ``$N`` past it (PTX001) and an entry no ``$N`` names
   (PTX009) are that defect (``StatementAnalysis.binding_mismatch``).
+- ``lost-result`` (PTX208): the one predicate a template computes and never reads, where one
+  write-only integer output is written by no instruction: the ``selp`` that moved the one into
+  the other is missing, so the output's "never referenced" (PTX009) or "never written"
+  (PTX104) is that defect (``StatementAnalysis.lost_result``).
 - a backwards ``mov`` (PTX105 for a store's packing, PTX106 for a load's unpacking and for a
   copy from an output into an input): the inputs it writes and the outputs it reads are one
   defect, the swapped operands (``StatementAnalysis.reversed_movs``).

@@ -22,6 +22,7 @@ from ptxlint.analysis.guard_facts import GuardFacts, guard_facts_of
 from ptxlint.analysis.guards import model_dependent
 from ptxlint.analysis.lazy_fact import fact, known
 from ptxlint.analysis.llvm_binding import BindingMismatch, binding_mismatch
+from ptxlint.analysis.lost_predicates import LostPredicate, lost_predicates, lost_result
 from ptxlint.analysis.operand_access import (
     Access,
     reads_of,
@@ -491,6 +492,31 @@ class StatementAnalysis:
         if self.reversed_mov(read.position) is not None:
             return None  # PTX106 reports the mov
         return output, unnamed[0]
+
+    @fact
+    def lost_predicates(self) -> tuple[LostPredicate, ...]:
+        """The predicates the template declares in its braces, writes and never reads
+        (PTX208's findings: :mod:`ptxlint.analysis.lost_predicates`); not those of an
+        instruction no form spells (PTX204, PTX207)."""
+        return lost_predicates(self.statement, self._unspelled)
+
+    def _unspelled(self, instruction: PtxInstruction) -> bool:
+        return any(issue.severity == "error" and issue.kind != "type"
+                   for issue in self.verdict(instruction).issues)
+
+    @fact
+    def lost_result(self) -> tuple[LostPredicate, Operand] | None:
+        """``(predicate, output)`` where the one predicate the template loses was meant for the
+        one write-only output nothing writes: the instruction that moves it there (``selp``)
+        is missing, one defect (PTX208's finding names the output; PTX009 and PTX104 are
+        silent on it). Not where another root names the output."""
+        lost = self.lost_predicates
+        if len(lost) != 1:  # most statements: the other facts are not asked
+            return None
+        meant = [m[1] for m in (self.misdirected_write, self.misdirected_read) if m]
+        return lost_result(self.statement, lost, lambda o: (
+            o.index in self.vector_lacks or o.index in self.undefined_reads
+            or self.operand_root(o.index) is not None or any(o is m for m in meant)))
 
     def register_mismatches(
         self, arch: int | None, cuda_version: object, parsed: Callable[[], object | None],
