@@ -68,6 +68,11 @@ knows the expression's type. Each mutation below is a defect whatever the code a
   numbering stays, the template writes an input, which GCC's rules forbid (the compiler
   assumes the input unchanged and may share its register), and the variable never receives
   the result (PTX105).
+* ``lower-guard``: the ``N`` of ``#if __CUDA_ARCH__ >= N`` (or ``#elif``), the innermost of the
+  statement's own branches that spells one, where ``N`` is the lowest target its guards admit
+  and an instruction of the statement needs that target, lowered to the newest target nvcc 13
+  builds below what the instruction needs (``>= 900`` around a ``wgmma`` made ``>= 890``):
+  ptxas refuses the instruction for the targets the guard now admits (PTX401).
 
 Only statements whose words sit in this file's string literals are mutated (not a macro's
 expansion, not Python). A site is *noticed* when some finding appears that the unmutated file
@@ -95,9 +100,11 @@ from dataclasses import dataclass
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from ptxlint.analysis.statement import analysis_of  # noqa: E402
 from ptxlint.engine import instantiate, lint_source  # noqa: E402
 from ptxlint.model import AsmStatement, PtxInstruction, SourceFile  # noqa: E402
 from ptxlint.ptx.address_values import _closing as closing_paren  # noqa: E402
+from ptxlint.ptx.instructions import instruction_requirement  # noqa: E402
 from ptxlint.registry import load_rules, preview_ids  # noqa: E402
 from ptxlint.rule import Rule, RuleContext  # noqa: E402
 
@@ -121,6 +128,7 @@ EXPECTED = {
     "drop-early-clobber": "PTX108",
     "drop-vector-element": "PTX207",
     "input-as-output": "PTX105",
+    "lower-guard": "PTX401",
 }
 # the rules that report the class's defect: either names it
 _ALSO = {"unbrace": "PTX202", "drop-carry": "PTX107", "drop-write": "PTX009"}
@@ -203,9 +211,9 @@ def drop_volatile(statement: AsmStatement, text: str) -> Iterator[Edit]:
 def l_to_r(statement: AsmStatement, text: str) -> Iterator[Edit]:
     addressed: set[int] = set()
     for instruction in statement.ptx.instructions:
-        for operand in instruction.operands:
-            if operand.kind == "address":
-                addressed.update(p.ref for p in operand.parts if p.ref is not None)
+        for written in instruction.operands:
+            if written.kind == "address":
+                addressed.update(p.ref for p in written.parts if p.ref is not None)
     for operand in statement.operands:
         constraint = operand.constraint
         if (operand.role == "input" and constraint.letters == "l" and not constraint.opaque
@@ -281,9 +289,9 @@ def generic_shared(statement: AsmStatement, text: str) -> Iterator[Edit]:
     shared: set[int] = set()
     for instruction in statement.ptx.instructions:
         if any(m == "shared" or m.startswith("shared::") for m in instruction.modifiers):
-            for operand in instruction.operands:
-                if operand.kind == "address":
-                    shared.update(p.ref for p in operand.parts if p.ref is not None)
+            for written in instruction.operands:
+                if written.kind == "address":
+                    shared.update(p.ref for p in written.parts if p.ref is not None)
     for operand in statement.operands:
         constraint = operand.constraint
         if (operand.role != "input" or constraint.letters != "r" or constraint.opaque
@@ -583,6 +591,68 @@ def input_as_output(statement: AsmStatement, text: str) -> Iterator[Edit]:
         yield Edit(first, output.span.end, f"::{before}{moved}")
 
 
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$", re.M)
+_ARCH_AT_LEAST = re.compile(r"__CUDA_ARCH__\s*>=\s*(\d{3,4})\b")
+# the targets nvcc 13 builds (the first is its oldest), as __CUDA_ARCH__ values
+_IS_DEVICE = re.compile(r"defined\s*\(?\s*__CUDA_ARCH__\s*\)?")
+_ARCHES = (750, 800, 860, 870, 880, 890, 900, 1000, 1030, 1100, 1200, 1210)
+
+
+def _own_branches(text: str, at: int) -> Iterator[re.Match[str]]:
+    """The ``#if``/``#elif`` directives whose branch holds offset ``at``, innermost first: a
+    walk back over the directives before it, skipping closed blocks and the sibling branches
+    before each one's own."""
+    depth = 0
+    own = True  # the next directive at this depth opens the branch that holds ``at``
+    for m in reversed(list(_DIRECTIVE.finditer(text, 0, at))):
+        word = m.group(1)
+        if word == "endif":
+            depth += 1
+        elif word in ("if", "ifdef", "ifndef"):
+            if depth:
+                depth -= 1
+                continue
+            if own:
+                yield m
+            own = True  # the block's own opener: the next one out opens the enclosing branch
+        elif not depth:  # elif / else of the chain that holds ``at``
+            if own and word == "elif":
+                yield m
+            own = False
+
+
+def lower_guard(statement: AsmStatement, text: str) -> Iterator[Edit]:
+    """The bound of the innermost ``#if``/``#elif`` of the statement's own branches that reads
+    ``__CUDA_ARCH__ >= N``, where N is the lowest target the guards admit and an instruction
+    needs it, lowered to the newest target below that need: ptxas refuses the instruction for
+    the targets the guard now admits (PTX401)."""
+    facts = analysis_of(statement)
+    lowest = facts.lowest_target
+    if lowest is None or facts.no_device_build:
+        return
+    needs = [instruction_requirement(statement, i) for i in statement.ptx.instructions
+             if not i.opaque]
+    needed = max((need.sm for need in needs), default=0)
+    below = [a for a in _ARCHES if a < needed * 10]
+    if not below or needed > lowest.sm or any(facts.lacking(need) for need in needs):
+        return  # no target CUDA 13 builds lacks it, or PTX401's finding already (sm_100a)
+    for m in _own_branches(text, statement.span.start):
+        condition = m.group(2)
+        bound = _ARCH_AT_LEAST.search(condition)
+        if bound is None or "\\" in condition:
+            continue
+        # Another word of the target in this condition or another guard (an architecture
+        # feature macro, a second bound, a project's SM90_ENABLED) may keep the lowered
+        # bound's targets out: no defect by construction.
+        others = [_IS_DEVICE.sub("", g) for g in statement.context.guards]
+        if (int(bound.group(1)) // 10 != lowest.sm
+                or "ARCH" in _IS_DEVICE.sub("", condition[:bound.start()] + condition[bound.end():])
+                or sum("ARCH" in g for g in others) != 1):
+            return
+        yield Edit(m.start(2) + bound.start(1), m.start(2) + bound.end(1), str(below[-1]))
+        return
+
+
 def _named_first(instruction: PtxInstruction) -> set[int]:
     first = instruction.operands[0]
     return {p.ref for p in (first, *first.parts) if p.ref is not None}
@@ -607,6 +677,7 @@ MUTATIONS: dict[str, Callable[[AsmStatement, str], Iterator[Edit]]] = {
     "drop-early-clobber": drop_early_clobber,
     "drop-vector-element": drop_vector_element,
     "input-as-output": input_as_output,
+    "lower-guard": lower_guard,
 }
 
 

@@ -32,6 +32,9 @@ __device__ unsigned f(unsigned* flag, const uint4* src, uint4& r, unsigned a, un
   asm volatile("shfl.sync.bfly.b32 %0, %1, 1, 0x1f, %2;" : "=r"(lane) : "r"(a),
                "r"(b));
   asm("mov.u32 %0, 7;\n\tadd.u32 %0, %0, %1;" : "=&r"(early) : "r"(a));
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(addr), "l"(src) : "memory");
+#endif
   unsigned inc;
   asm("add.u32 %0, %1, 1;"
       : "=r"(inc)
@@ -67,4 +70,24 @@ def test_every_class_makes_a_defect_its_rule_notices(tmp_path: Path) -> None:
 
 # the classes whose defect no second rule may echo on this kernel
 _ONE_FINDING = {"index-shift", "drop-sync", "float-letter", "wrong-space", "drop-early-clobber",
-                "drop-vector-element", "input-as-output"}
+                "drop-vector-element", "input-as-output", "lower-guard"}
+
+
+def test_a_guard_another_word_of_the_target_narrows_is_not_lowered(tmp_path: Path) -> None:
+    """Lowering ``>= 900`` beside ``defined(__CUDA_ARCH_FEAT_SM90_ALL)`` admits no new target
+    (the feature macro keeps sm_90a alone): no defect by construction, so no site."""
+    text = (
+        "__device__ void f() {\n"
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+        '  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");\n'
+        "#endif\n"
+        "#if __CUDA_ARCH__ >= 900\n"
+        '  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");\n'
+        "#endif\n"
+        "}\n"
+    )
+    (tmp_path / "k.cu").write_text(text)
+    rules = instantiate(load_rules().rules)
+    sites = [s for s in reach.sites([str(tmp_path)], rules) if s.kind == "lower-guard"]
+    assert [(s.line, text[s.edit.start:s.edit.end], s.edit.text) for s in sites] == [
+        (6, "900", "890")]
