@@ -42,9 +42,13 @@ warp collectives; `grammar_data_tensor.py`: `mma.sync`/`mma.sp`, `wgmma`, `tcgen
   integer operand or a 64-bit descriptor, cache policy or mbarrier state (`1.0`), a `.f64`
   literal (`1.0`, `0d...`) for a `.b32` operand, any literal for `.f16`/`.bf16`/packed operands;
 - an operand that is not PTX at all: a C cast or expression left in the template
-  (`cp.async.wait_group (int64_t)2;`), a register pair or vector where a scalar belongs, a
-  lone register where a vector of one belongs (`ldmatrix...x1.shared.b16 %0, [%1];`: ptxas
-  "Vector of size 1 is expected"), an address where a register belongs;
+  (`cp.async.wait_group (int64_t)2;`), a register pair or vector where a scalar belongs (a
+  vector of one, `{%1}`, stands for the scalar only in the data of `ld`, `ldu` and `st`, either
+  operand of a `.bN` `mov`, and the data of a floating-point `multimem.ld_reduce` or `.st`:
+  `red.global.add.f32 [%0], {%1};` is ptxas's "Vector is not expected", `add.u32 %0, {%1},
+  %2;` its "Vector operand is not allowed"), a lone register where a vector of one belongs
+  (`ldmatrix...x1.shared.b16 %0, [%1];`: ptxas "Vector of size 1 is expected"), an address
+  where a register belongs;
 - a special register where the instruction reads none: only `mov` and `cvt` take one as an
   operand of their own (`popc.b32 %0, %%lanemask_lt;`, `add.u32 %0, %1, %%laneid;`: ptxas
   13.0 "Special register argument not allowed for instruction"; copy it into a register with

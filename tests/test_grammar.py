@@ -447,6 +447,42 @@ def test_a_lone_register_for_a_longer_vector_is_not_marked():
     assert not issue.one_element_vector
 
 
+@pytest.mark.parametrize("text", [
+    # ptxas 13.0 (sm_90a) reads a one-element vector as the scalar in these
+    "ld.global.u32 {%0}, [%1];",
+    "ldu.global.u32 {%0}, [%1];",
+    "st.global.u32 [%0], {%1};",
+    "mov.b32 {%0}, %1;",
+    "mov.b64 %0, {%1};",
+    "multimem.ld_reduce.relaxed.sys.global.add.f16x2 {%0}, [%1];",
+    "multimem.st.relaxed.sys.global.bf16x2 [%0], {%1};",
+])
+def test_a_one_element_vector_stands_for_the_scalar_where_ptxas_reads_it(text):
+    assert verdict(text).status == "ok"
+
+
+@pytest.mark.parametrize(("text", "operand"), [
+    # ptxas 13.0 (sm_90a): "Vector is not expected for argument 1 of instruction 'red'"
+    ("red.relaxed.gpu.global.add.u32 [%0], {%1};", "operand 2"),
+    ("multimem.red.relaxed.sys.global.add.f32 [%0], {%1};", "operand 2"),  # mscclpp's
+    ("atom.global.exch.b32 %0, [%1], {%2};", "operand 3"),
+    # "Vector operand is not allowed for instruction ..."
+    ("add.u32 %0, {%1}, %2;", "operand 2"),
+    ("shfl.sync.idx.b32 %0, {%1}, 0, 31, -1;", "operand 2"),
+    ("cvta.to.shared.u64 {%0}, %1;", "operand 1"),
+    ("multimem.ld_reduce.relaxed.sys.global.min.u32 {%0}, [%1];", "operand 1"),
+    # "Argument vector size mismatch for instruction 'mov'": only .bN packs and unpacks
+    ("mov.u32 %0, {%1};", "operand 2"),
+    # "Arguments mismatch": ld's cache policy is no data
+    ("ld.global.L2::cache_hint.u32 %0, [%1], {%2};", "operand 3"),
+])
+def test_a_one_element_vector_where_ptxas_takes_no_vector_is_an_error(text, operand):
+    result = verdict(text)
+    assert result.status == "error"
+    [issue] = result.issues
+    assert f"is a vector, but {operand} of" in issue.message
+
+
 @pytest.mark.parametrize(("text", "nearest"), [
     # lmdeploy's turbomind mma.h: bf16 mma accumulates in f32 (ptxas: "Unexpected instruction
     # types specified for 'mma'")

@@ -59,9 +59,10 @@ def test_st_async_vector_size_is_its_modifiers() -> None:
         assert one.status == "error" and "has 1 element" in one.issues[0].message
         assert one.issues[0].short_by == 1
         assert warned(f"{head}.v2.s64 [%r1], %rd2, [%r3];")
-    # without a vector width, a vector of one is still read as the scalar (st.async's own
-    # rules for a vector in a scalar's place are not judged)
-    assert verdict("add.u32 %r1, {%r2}, %r3;").status == "ok"
+    # without a vector width, st.async's data in braces is still read as the scalar (its own
+    # rules for a vector in a scalar's place are not judged); an add takes no vector at all
+    # (ptxas 13.0: "Vector operand is not allowed for instruction 'add'")
+    assert verdict("add.u32 %r1, {%r2}, %r3;").status == "error"
     assert verdict(f"{_SA}.b32 [%r1], {{%r2}}, [%r3];").status == "abstain"
 
 

@@ -249,8 +249,7 @@ def _check_one(
                                position)
     if kind == "vector":
         if (len(operand.parts) == 1 and spec.kind in ("reg", "regimm")
-                and instruction.opcode not in _NO_ONE_ELEMENT_VECTORS
-                and not _VECTOR_WIDTHS.intersection(instruction.modifiers)):
+                and _takes_one_element_vector(instruction, position)):
             # ptxas reads a one-element vector as the scalar (Triton writes `{$0}`)
             return _check_one(instruction, operand.parts[0], spec, binding, resolve, relaxed,
                               position)
@@ -657,13 +656,46 @@ def _vector_size(word: str) -> int | None:
 _COUNT = re.compile(r"([A-Za-z_]\w*)(?:([*/])([0-9]+))?\Z")
 
 
-# ptxas 13.0 takes no one-element vector for a scalar in these ("cp.async.ca.shared.global
-# [%r1], [%rd2], 16, {%r3}": Arguments mismatch)
-_NO_ONE_ELEMENT_VECTORS = frozenset({"cp"})
-# nor in an instruction of a vector width, whose vectors are of that size even where a scalar
+# Where ptxas 13.0 reads a one-element vector as the scalar: the data of ld, ldu and st
+# (st.async's too; Triton writes `ld.global.b32 {$0}, [$1]`), either operand of mov of a .bN
+# type (its pack and unpack forms), and the data of multimem.ld_reduce and .st of a
+# floating-point type (their .v2-.v8 forms). Elsewhere it rejects it, measured on sm_90a:
+# "Vector operand is not allowed for instruction 'add'" (every ALU instruction, cvt, cvta,
+# setp, selp, prmt, shfl, match, mapa, getctarank, tensormap.replace, the integer multimem
+# forms), "Vector is not expected for argument 1 of instruction 'red'" (atom, red,
+# multimem.red), "Argument vector size mismatch for instruction 'mov'" (mov.u32), "Arguments
+# mismatch" (ld's cache policy, st.bulk, bar, vote, redux, elect, mbarrier, cp, setmaxnreg,
+# isspacep, nanosleep, fence.proxy, tcgen05.alloc). The families whose operands are mostly
+# vectors keep it unjudged (mma takes `{%r6}` for its scale data).
+_ONE_ELEMENT_DATA = {"ld": 0, "ldu": 0, "st": 1}  # the data operand's position
+_VECTOR_FAMILIES = frozenset({"mma", "wgmma", "tcgen05", "tex", "tld4", "suld", "sust", "sured",
+                              "ldmatrix", "stmatrix", "movmatrix"})
+_BIT_TYPES = frozenset({"b16", "b32", "b64", "b128"})
+_INTEGER_TYPES = frozenset({"b32", "b64", "u32", "u64", "s32", "s64"})
+# Nor in an instruction of a vector width, whose vectors are of that size even where a scalar
 # stands for the vector ("st.async...v2.s64 [%r1], {%rd1}, [%r2]": Argument vector size
 # mismatch; "[%r1], %rd1, [%r2]" passes)
 _VECTOR_WIDTHS = frozenset({"v2", "v4", "v8"})
+
+
+def _takes_one_element_vector(instruction: PtxInstruction, position: int) -> bool:
+    """Whether ptxas reads ``{%r1}`` as ``%r1`` as operand ``position`` (from 0) of
+    ``instruction``, where its form takes a scalar."""
+    opcode = instruction.opcode
+    if opcode in _VECTOR_FAMILIES:
+        return True
+    modifiers = instruction.modifiers
+    if not modifiers or _VECTOR_WIDTHS.intersection(modifiers):
+        return False
+    data = _ONE_ELEMENT_DATA.get(opcode)
+    if data is not None:
+        return position == data and "bulk" not in modifiers  # st.bulk's size: no
+    if opcode == "mov":
+        return modifiers[-1] in _BIT_TYPES
+    if opcode == "multimem":  # the type is the last word
+        return (modifiers[-1] not in _INTEGER_TYPES
+                and position == {"ld_reduce": 0, "st": 1}.get(modifiers[0], -1))
+    return False
 
 
 def _vector_variable(operand: PtxOperand, resolve: Resolver) -> int | None:
