@@ -40,7 +40,8 @@ accumulators all given `"+r"`) are one letter copied along: one finding names th
 fix changes every letter of it.
 
 A pointer passed with `r` as a `.shared` address is one defect, the missing conversion to the
-shared window: the message says so and PTX301 stays silent on it. So does PTX206 on the
+shared window: the message says so and PTX301 stays silent on it, also where the template
+copies the operand into a register first (`mov.u32 t, %0; st.shared.u32 [t], %1;`). So does PTX206 on the
 register type of any operand reported here (a `double` in `"r"` of an `add.f64`): nvcc stops
 at the operand, and the letter that fits the value gives the `%N` another register.
 

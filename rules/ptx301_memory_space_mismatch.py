@@ -2,10 +2,11 @@
 
 Cost: the template's address uses (which operand is the base of which access, through register
 copies, less the operands the template converts itself) are worked out once per parsed template
-(``_PLANS``); per statement, only the operands that are the base of an access are judged, and
-only those whose type leaves the question open ask ``analysis.value_flow`` (see its docstring).
-This rule is not marked pure: its answers read the file's tree through value flow, which the
-rule memo cannot key (making it pure was measured: no gain, see session 6's flow note).
+(``ptxlint.ptx.address_bases``, which PTX004's root reads too); per statement, only the operands
+that are the base of an access are judged, and only those whose type leaves the question open
+ask ``analysis.value_flow`` (see its docstring). This rule is not marked pure: its answers read
+the file's tree through value flow, which the rule memo cannot key (marking it pure was
+measured: no gain).
 """
 
 from __future__ import annotations
@@ -23,73 +24,12 @@ from ptxlint.model import (
     Fix,
     Operand,
     PtxOperand,
-    PtxTemplate,
     Severity,
 )
+from ptxlint.ptx.address_bases import address_bases
 from ptxlint.ptx.address_values import is_generic_pointer, is_shared_offset
-from ptxlint.ptx.spaces import SHARED_SPACES, AddressUse, address_uses
-from ptxlint.ptx.template_memo import TemplateMemo
+from ptxlint.ptx.spaces import SHARED_SPACES, AddressUse
 from ptxlint.rule import Rule, RuleContext
-
-# Instructions that copy an address into a register and keep its state space.
-_COPYING = frozenset({"mov", "add", "sub"})
-
-
-def _refs(operand: PtxOperand) -> Iterator[PtxOperand]:
-    if operand.kind == "ref":
-        yield operand
-    for part in operand.parts:
-        yield from _refs(part)
-
-
-def _words(operand: PtxOperand) -> Iterator[PtxOperand]:
-    if operand.parts:
-        for part in operand.parts:
-            yield from _words(part)
-    else:
-        yield operand
-
-
-def _register_origins(ptx: PtxTemplate, uses_of: list[list[AddressUse]]) -> dict[int, int]:
-    """For each address operand (by template offset) that names a register holding a copy of an
-    operand (``mov.b64 rd, %1`` or ``add.u64 rd, %1, 16`` earlier), that operand's index.
-    ``uses_of`` holds each instruction's address uses, in order.
-
-    A register written by anything else (``cvta.to.shared.u64 rd, %1``, ``cvt``, a load) holds
-    some other value: it is forgotten, so a converted address is never flagged.
-    """
-    origin: dict[str, int] = {}
-    found: dict[int, int] = {}
-    for instruction, uses in zip(ptx.instructions, uses_of, strict=True):
-        for use in uses:
-            for word in _words(use.operand):
-                if word.kind == "register" and word.text in origin:
-                    found[word.start] = origin[word.text]
-        if not instruction.operands or instruction.operands[0].kind != "register":
-            continue
-        destination = instruction.operands[0].text
-        sources: set[int] = set()
-        for operand in instruction.operands[1:]:
-            for word in _words(operand):
-                if word.kind == "ref" and word.ref is not None:
-                    sources.add(word.ref)
-                elif word.kind == "register" and word.text in origin:
-                    sources.add(origin[word.text])
-        if instruction.opcode in _COPYING and len(sources) == 1 and instruction.predicate is None:
-            origin[destination] = sources.pop()
-        else:
-            origin.pop(destination, None)
-    return found
-
-
-def _converted_in_template(ptx: PtxTemplate) -> set[int]:
-    """Operands the template itself passes through ``cvta``: the author handles their space."""
-    converted: set[int] = set()
-    for instruction in ptx.instructions:
-        if instruction.opcode == "cvta":
-            for operand in instruction.operands:
-                converted.update(r.ref for r in _refs(operand) if r.ref is not None)
-    return converted
 
 
 def _may_truncate(operand: Operand) -> bool:
@@ -98,63 +38,6 @@ def _may_truncate(operand: Operand) -> bool:
     ctype = operand.ctype
     return ctype is None or ctype.kind in ("integer", "pointer")
 
-
-def _leaves(operand: PtxOperand) -> list[PtxOperand]:
-    """``_words(operand)`` as one list: the plan reads each address's words once (an address is
-    mostly one ``%N``, where a generator per part cost a Python frame per word)."""
-    parts = operand.parts
-    if not parts:
-        return [operand]
-    if len(parts) == 1 and not parts[0].parts:
-        return [parts[0]]  # ``[%1]``: most addresses
-    return list(_words(operand))
-
-
-def _address_operand(
-    words: list[PtxOperand], origins: dict[int, int]
-) -> tuple[int, PtxOperand] | None:
-    """The asm operand index that supplies the base of an address whose words are ``words``
-    (``_leaves``), and where it is named."""
-    refs = [w for w in words if w.kind == "ref" and w.ref is not None]
-    registers = (
-        [w for w in words if w.kind == "register" and w.start in origins] if origins else []
-    )
-    if len(refs) + len(registers) != 1:
-        return None
-    if refs:
-        assert refs[0].ref is not None
-        return refs[0].ref, refs[0]
-    return origins[registers[0].start], registers[0]
-
-
-# The address uses whose base is one asm operand not converted by the template, per parsed
-# template: (use, that operand's index, where the template names it). A function of the parse
-# alone, so a template that repeats (4.5 times across flashinfer) is read once.
-_Plan = tuple[tuple[AddressUse, int, PtxOperand], ...]
-_PLANS: TemplateMemo[_Plan] = TemplateMemo(4096)
-
-
-def _plan(ptx: PtxTemplate) -> _Plan:
-    uses_of = [address_uses(i) for i in ptx.instructions]
-    if not any(uses_of):  # most statements (mma, cvt, fences...) address no memory
-        return ()
-    # each address's words, read once for the two questions below (CUDA 13 headers: 2,719
-    # templates, every one distinct, so each plan is made once; 16.8 -> 11.6 ms of CPU)
-    words_of = [(use, _leaves(use.operand)) for found in uses_of for use in found]
-    # the copies of operands into registers matter only to an address that names a register
-    # (``[rd]`` after ``mov.b64 rd, %1``); most name a %N itself (``[%1]``)
-    origins = (
-        _register_origins(ptx, uses_of)
-        if any(w.kind == "register" for _, words in words_of for w in words)
-        else {}
-    )
-    converted = _converted_in_template(ptx)
-    plan = []
-    for use, words in words_of:
-        found = _address_operand(words, origins)
-        if found is not None and found[0] not in converted:
-            plan.append((use, found[0], found[1]))
-    return tuple(plan)
 
 
 class MemorySpaceMismatch(Rule):
@@ -197,8 +80,9 @@ Not flagged: `__cvta_generic_to_shared(p)` with a shared access; a value that al
 shared-window address, however it got there; a template that converts the operand itself with
 `cvta.to.shared`; `ld.global` or plain `ld`/`st` on a C++ pointer (a generic
 address is a valid global address on current GPUs); operands whose type and helper are unknown.
-A pointer passed with `"r"` as a shared address is PTX004's finding (nvcc refuses the 8-byte
-value in a 32-bit register; its fix is the conversion): one defect, one finding. So is a state
+A pointer passed with `"r"` as a shared address, directly or through a register the template
+copies it into, is PTX004's finding (nvcc refuses the 8-byte value in a 32-bit register; its
+fix is the conversion): one defect, one finding. So is a state
 space that no form of the instruction has (`prefetch.shared.L2`, `ldu.shared`: PTX204's), where
 the space to convert into is the misspelling itself.
 
@@ -265,7 +149,7 @@ address of the file's own `__shared__` memory, and the message names both conver
             # flashinfer and the fixtures: their mma, cvt and fence templates)
             return
         ptx = statement.ptx
-        plan = _PLANS.of(ptx, lambda: _plan(ptx))
+        plan = address_bases(ptx)
         if not plan:
             return
         operands = statement.operands

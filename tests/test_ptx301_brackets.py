@@ -3,24 +3,21 @@ operand only of one, so such a template has no address use to plan."""
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 
+from ptxlint.ptx.address_bases import address_bases
 from ptxlint.ptx.parser import parse_template
 from tests.conftest import lint_text, rule_fixture_statements
-
-ptx301 = importlib.import_module("ptxlint_rules.ptx301_memory_space_mismatch")
 
 
 def test_a_fixture_template_without_a_bracket_has_no_address_use() -> None:
     statements = rule_fixture_statements()
     without = [s for s in statements if "[" not in s.template.text]
     assert without and len(without) < len(statements)
-    assert any(ptx301._plan(s.ptx) for s in statements if "[" in s.template.text)
+    assert any(address_bases(s.ptx) for s in statements if "[" in s.template.text)
     for s in without:
         assert not any(o.kind == "address" for i in s.ptx.instructions for o in i.operands)
-        assert ptx301._plan(s.ptx) == ()
+        assert address_bases(s.ptx) == ()
 
 
 @pytest.mark.parametrize("text", [

@@ -1,27 +1,25 @@
-"""PTX301's plan of a template (which operand is the base of which access) follows register
-copies only where an address names a register, and reads each address's words once: the plan is
-the one that follows them always and walks every address in full."""
+"""The address bases of a template (which operand is the base of which access: PTX301's plan,
+and PTX004's shared-pointer root) follow register copies only where an address names a
+register, and read each address's words once: the bases are the ones that follow them always and
+walk every address in full."""
 
 from __future__ import annotations
 
-import importlib
-
 from ptxlint.model import PtxTemplate
+from ptxlint.ptx import address_bases as bases
 from ptxlint.ptx.parser import parse_template
 from ptxlint.ptx.spaces import address_uses
 from tests.conftest import rule_fixture_statements
 
-ptx301 = importlib.import_module("ptxlint_rules.ptx301_memory_space_mismatch")
-
 
 def _followed_always(ptx: PtxTemplate) -> tuple[object, ...]:
     uses_of = [address_uses(i) for i in ptx.instructions]
-    origins = ptx301._register_origins(ptx, uses_of)
-    converted = ptx301._converted_in_template(ptx)
+    origins = bases._register_origins(ptx, uses_of)
+    converted = bases._converted_in_template(ptx)
     plan = []
     for use in (u for found in uses_of for u in found):
         # every word of the address, walked in full (the plan reads them through ``_leaves``)
-        found = ptx301._address_operand(list(ptx301._words(use.operand)), origins)
+        found = bases._address_operand(list(bases._words(use.operand)), origins)
         if found is not None and found[0] not in converted:
             plan.append((use, found[0], found[1]))
     return tuple(plan)
@@ -36,7 +34,7 @@ def test_the_plan_follows_register_copies_wherever_an_address_names_a_register()
     ]
     copies = 0
     for ptx in templates:
-        plan = ptx301._plan(ptx)
+        plan = bases.address_bases(ptx)
         assert plan == _followed_always(ptx)
         copies += any(where.kind == "register" for _, _, where in plan)
     assert copies >= 2  # the register copies above are found through the gate

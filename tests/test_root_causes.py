@@ -158,6 +158,17 @@ STACKS = [
         '  asm volatile("bar.sync %0, %1;" : "=r"(r) : "r"(x) : "memory");\n',
         id="a-misspelled-instruction-s-guessed-roles",
     ),
+    # a pointer in "r" that the template copies into a register and stores through as a
+    # .shared address: one defect, the missing conversion (PTX004's fix); under "l", the
+    # generic pointer is PTX301's
+    pytest.param(
+        "PTX004", "PTX301",
+        '  asm volatile("{ .reg .u32 t; mov.u32 t, %0; st.shared.u32 [t], %1; }"'
+        ' :: "r"(p), "r"(x) : "memory");\n',
+        '  asm volatile("{ .reg .u64 t; mov.u64 t, %0; st.shared.u32 [t], %1; }"'
+        ' :: "l"(p), "r"(x) : "memory");\n',
+        id="a-pointer-in-r-copied-then-used-as-a-shared-address",
+    ),
     # the selp that moved the predicate into the output deleted: the output's "never
     # referenced" is the lost predicate's echo; with no predicate, PTX009 speaks
     pytest.param(

@@ -45,7 +45,8 @@ The roots, and the rule each belongs to:
   the value names another register, so the ``%N``'s register type (PTX206) is no second defect
   (``StatementAnalysis.register_type_root``). In LLVM syntax, a value whose width the letter's
   register is not (an ``f64`` in ``"f"``: ``StatementAnalysis.llvm_width_misfits``), the same.
-  A pointer in ``"r"`` that the template uses as a ``.shared`` address is one defect, the missing
+  A pointer in ``"r"`` that the template uses as a ``.shared`` address (directly or through a
+  register copy: ``ptxlint.ptx.address_bases``, which PTX301 reads too) is one defect, the missing
   conversion to the shared window: PTX004 reports it with the conversion as its fix, PTX301 is
   silent (``StatementAnalysis.shared_pointer_misfit``).
 - ``operand-index`` (PTX001): an instruction that names a ``%N`` past the last operand; the

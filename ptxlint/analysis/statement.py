@@ -39,12 +39,13 @@ from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RegisterMisfit,
 from ptxlint.analysis.template_refs import refs_of
 from ptxlint.constraints import is_array
 from ptxlint.model import AsmStatement, Operand, PercentToken, PtxInstruction
+from ptxlint.ptx.address_bases import address_bases
 from ptxlint.ptx.flow import WriteAnalysis, analyze
 from ptxlint.ptx.grammar import REJECTED, Issue, judged
 from ptxlint.ptx.instructions import Requirement, family, unknown_modifier
 from ptxlint.ptx.judge import Verdict, judge
 from ptxlint.ptx.scopes import Unscoped, unscoped
-from ptxlint.ptx.spaces import STATE_SPACES
+from ptxlint.ptx.spaces import SHARED_SPACES, STATE_SPACES
 from ptxlint.ptx.targets import Target
 from ptxlint.ptx.toolkit import toolkit_accepts
 
@@ -264,7 +265,11 @@ class StatementAnalysis:
         if operand.constraint.letters != "r" or operand.role != "input" or ctype is None \
                 or not (ctype.kind == "pointer" or is_array(ctype)):
             return False
-        return any(u.in_address and u.space == "shared" for u in uses(self.statement, index))
+        # named in the address (``[%0]``, ``[%0+%1]``), or its base through a copy
+        # (``mov.u32 t, %0; st.shared.u32 [t], %1;``: PTX301 reads the same bases)
+        return any(u.in_address and u.space == "shared" for u in uses(self.statement, index)) \
+            or any(base.ref == index and base.use.space in SHARED_SPACES
+                   for base in address_bases(self.statement.ptx))
 
     @fact
     def non_scalar_operands(self) -> tuple[NonScalar, ...]:
