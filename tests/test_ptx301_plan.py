@@ -19,7 +19,7 @@ def _followed_always(ptx: PtxTemplate) -> tuple[object, ...]:
     plan = []
     for use in (u for found in uses_of for u in found):
         # every word of the address, walked in full (the plan reads them through ``_leaves``)
-        found = bases._address_operand(list(bases._words(use.operand)), origins)
+        found = bases._address_operand(list(bases.leaves(use.operand)), origins)
         if found is not None and found[0] not in converted:
             plan.append((use, found[0], found[1]))
     return tuple(plan)

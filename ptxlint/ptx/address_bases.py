@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from ptxlint.model import PtxOperand, PtxTemplate
+from ptxlint.ptx.operand_roles import leaves
 from ptxlint.ptx.spaces import AddressUse, address_uses
 from ptxlint.ptx.template_memo import TemplateMemo
 
@@ -43,14 +44,6 @@ def _refs(operand: PtxOperand) -> Iterator[PtxOperand]:
         yield from _refs(part)
 
 
-def _words(operand: PtxOperand) -> Iterator[PtxOperand]:
-    if operand.parts:
-        for part in operand.parts:
-            yield from _words(part)
-    else:
-        yield operand
-
-
 def _register_origins(ptx: PtxTemplate, uses_of: list[list[AddressUse]]) -> dict[int, int]:
     """For each address operand (by template offset) that names a register holding a copy of an
     operand (``mov.b64 rd, %1`` or ``add.u64 rd, %1, 16`` earlier), that operand's index.
@@ -63,7 +56,7 @@ def _register_origins(ptx: PtxTemplate, uses_of: list[list[AddressUse]]) -> dict
     found: dict[int, int] = {}
     for instruction, uses in zip(ptx.instructions, uses_of, strict=True):
         for use in uses:
-            for word in _words(use.operand):
+            for word in leaves(use.operand):
                 if word.kind == "register" and word.text in origin:
                     found[word.start] = origin[word.text]
         if not instruction.operands or instruction.operands[0].kind != "register":
@@ -71,7 +64,7 @@ def _register_origins(ptx: PtxTemplate, uses_of: list[list[AddressUse]]) -> dict
         destination = instruction.operands[0].text
         sources: set[int] = set()
         for operand in instruction.operands[1:]:
-            for word in _words(operand):
+            for word in leaves(operand):
                 if word.kind == "ref" and word.ref is not None:
                     sources.add(word.ref)
                 elif word.kind == "register" and word.text in origin:
@@ -94,14 +87,14 @@ def _converted_in_template(ptx: PtxTemplate) -> set[int]:
 
 
 def _leaves(operand: PtxOperand) -> list[PtxOperand]:
-    """``_words(operand)`` as one list: the plan reads each address's words once (an address is
+    """``leaves(operand)`` as one list: the plan reads each address's words once (an address is
     mostly one ``%N``, where a generator per part cost a Python frame per word)."""
     parts = operand.parts
     if not parts:
         return [operand]
     if len(parts) == 1 and not parts[0].parts:
         return [parts[0]]  # ``[%1]``: most addresses
-    return list(_words(operand))
+    return list(leaves(operand))
 
 
 def _address_operand(
