@@ -41,9 +41,10 @@ fix changes every letter of it.
 
 A pointer passed with `r` as a `.shared` address is one defect, the missing conversion to the
 shared window: the message says so and PTX301 stays silent on it, also where the template
-copies the operand into a register first (`mov.u32 t, %0; st.shared.u32 [t], %1;`). So does PTX206 on the
-register type of any operand reported here (a `double` in `"r"` of an `add.f64`): nvcc stops
-at the operand, and the letter that fits the value gives the `%N` another register.
+copies the operand into a register first (`mov.u32 t, %0; st.shared.u32 [t], %1;`). So does
+PTX206 on the register type of any operand reported here (a `double` in `"r"` of an
+`add.f64`): nvcc stops at the operand, and the letter that fits the value gives the `%N`
+another register.
 
 ## Why is this bad?
 nvcc rejects the statement: `asm operand type size(8) does not match type/size implied by

@@ -55,7 +55,14 @@ register there ("Illegal to use symbol ... as address operand", any state space)
 32-bit address ... conflicting with .address_size 64", then "32-Bit ABI ... is not
 supported"): an `unsigned` address in `"r"` (C++) or a pointer tensor bound to `r` (Triton).
 A `.shared`, `.local`, `.const` or `.param` address is a 32-bit window offset and fine in
-`r`. The state space itself (a shared-window offset where a generic address is read) is
+`r`. ptxas 13.0 does take a 32-bit register as the `.global` address of `cp.async`, the bulk
+copies and reductions (`cp.async.bulk`, `cp.reduce.async.bulk`), the bulk prefetch and
+`tensormap.replace`, and widens it with zeros: a global address is 64 bits wide, and on an
+H200 `cp.async.ca` and `cp.async.bulk` given a `cudaMalloc` buffer's address in `"r"`
+faulted with an illegal memory access where `"l"` copied every element. That `%N` is a
+finding too; `--verify` leaves it unverifiable, as it compiles (the fault shows at run time).
+
+The state space itself (a shared-window offset where a generic address is read) is
 PTX301's; a pointer or 64-bit value in `"r"` is PTX004's: PTX206 stays silent on both.
 
 Where ptxas versions disagree the verdict is `cuda-version`'s (13.0 unless configured or found

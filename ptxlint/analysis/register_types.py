@@ -35,12 +35,15 @@ from ptxlint.ptx.instructions import (
     unknown_modifier,
 )
 from ptxlint.ptx.judge import float_letters_typed, judge_renamed
+from ptxlint.ptx.operand_roles import leaves
+from ptxlint.ptx.spaces import address_uses
 from ptxlint.ptx.toolkit import toolkit_accepts
 
 if TYPE_CHECKING:
     from ptxlint.analysis.statement import StatementAnalysis
 
 __all__ = [
+    "NARROW_GLOBAL_CLAIM",
     "Misnumbered",
     "RegisterMismatch",
     "claimed_elsewhere",
@@ -63,16 +66,18 @@ class RegisterMismatch:
     it one with its neighbours (the vector, the letter and the type it misses). ``token`` is
     the ``%N`` where one names an operand; ``expected``/``relaxed`` the signature's type where
     the grammar does not judge the family (``typed`` how the grammar read ``"f"``/``"d"``
-    where it does); ``address``: the ``%N`` makes up an address (``claimed_elsewhere``)."""
+    where it does); ``address``: the ``%N`` makes up an address (``claimed_elsewhere``);
+    ``runtime``: ptxas takes the register, and the defect shows only when the code runs
+    (:data:`NARROW_GLOBAL_CLAIM`)."""
 
     __slots__ = ("instruction", "index", "token", "start", "end", "message", "vector",
-                 "expected", "relaxed", "typed", "address")
+                 "expected", "relaxed", "typed", "address", "runtime")
 
     def __init__(
         self, instruction: PtxInstruction, index: int | None, token: PtxOperand | None,
         start: int, end: int, message: str, vector: tuple[object, ...] | None = None,
         expected: TypeInfo | None = None, relaxed: bool = False, typed: bool = True,
-        address: bool = False,
+        address: bool = False, runtime: bool = False,
     ) -> None:
         self.instruction = instruction
         self.index = index
@@ -85,6 +90,7 @@ class RegisterMismatch:
         self.relaxed = relaxed
         self.typed = typed
         self.address = address
+        self.runtime = runtime
 
 
 class Misnumbered:
@@ -125,6 +131,8 @@ def register_mismatches(
     for instruction, verdict in zip(statement.ptx.instructions, verdicts, strict=True):
         if instruction.opaque:
             continue
+        if instruction.opcode in _NARROW_GLOBAL_FAMILIES:
+            _narrow_global_addresses(statement, analysis, instruction, found)
         if verdict is not None:  # judged
             if typed is None:
                 # without an "f"/"d" operand nvcc declares the same registers for every
@@ -198,6 +206,53 @@ def _grammar_mismatches(
             vector, typed=typed, address=address))
 
 
+# The families whose .global address ptxas 13.0 takes from a 32-bit register without a word
+# (cp.async, the bulk copies and reductions, the bulk prefetch, tensormap.replace), where the
+# instructions ld, st, atom and the like stop at "32-bit addressing" (the grammar's verdict).
+# The register is widened with zeros: on an H200, cp.async.ca and cp.async.bulk given a
+# cudaMalloc buffer's address in "r" faulted with an illegal memory access, where "l" copied
+# every element (CUDA 13.0, sm_90a).
+_NARROW_GLOBAL_FAMILIES = frozenset({"cp", "tensormap"})
+# Words of PTX206's message for that claim, which ``ptxlint.verify`` reads to know that a clean
+# compile does not refute it.
+NARROW_GLOBAL_CLAIM = "ptxas takes the 32-bit register and widens it with zeros"
+
+
+def _narrow_global_addresses(
+    statement: AsmStatement, analysis: StatementAnalysis, instruction: PtxInstruction,
+    found: list[RegisterMismatch],
+) -> None:
+    """The ``%N`` under a 32-bit letter (``h``, ``r``) that is the base of a ``.global``
+    address of ``instruction`` (``[%1]``, ``[%1+16]``): a global address is 64 bits wide, and
+    the upper half is lost. Not where the operand is another rule's defect (a pointer in
+    ``"r"``: PTX004; its ``%N``: PTX001, PTX007), nor an instruction that runs into the next."""
+    if analysis.runs_together(instruction) or analysis.space_unknown(instruction):
+        return  # (PTX205's; a state space no form spells, PTX204's: which is global unknown)
+    operands = statement.operands
+    for use in address_uses(instruction):
+        if use.space != "global":
+            continue
+        refs = [w for w in leaves(use.operand) if w.kind == "ref"]
+        index = refs[0].ref if len(refs) == 1 else None
+        if index is None or index >= len(operands):
+            continue
+        ref = refs[0]
+        constraint = operands[index].constraint
+        if constraint.opaque or constraint.letters not in ("h", "r"):
+            continue
+        if analysis.register_type_root(ref.start, ref.end) is not None:
+            continue
+        position = next(i for i, o in enumerate(instruction.operands) if o is use.operand) + 1
+        letter = constraint.letters
+        found.append(RegisterMismatch(
+            instruction, index, ref, ref.start, ref.end,
+            f"'{ref.text}' is operand {index} with constraint '{letter}' (a "
+            f"{_DECLARED[letter]} register), but the .global address of operand {position} of "
+            f"'{instruction.mnemonic}' is 64 bits wide: {NARROW_GLOBAL_CLAIM}, so the access "
+            "reaches another address (an H200 faults: illegal memory access); pass the "
+            "pointer in 'l'", address=True, runtime=True))
+
+
 def _signature_mismatch(
     statement: AsmStatement, analysis: StatementAnalysis, instruction: PtxInstruction,
     ref: PtxOperand, expected: TypeInfo, relaxed: bool, type_name: str,
@@ -252,7 +307,9 @@ def misnumbered(
     an output), all belong to one ``%N`` number, and only one such operand fits any of them
     (``add.u32 %0, %1, %1;`` given ``"l"(w), "r"(v)``: ``%2``; ``st.global.u32 [%1], %1;``
     given ``"l"(p), "r"(v)``: ``%0``). None where two numbers or two operands take part."""
-    named = [m for m in mismatches if m.token is not None and m.index is not None]
+    # (a 32-bit global address is no register another operand's letter would fit better)
+    named = [m for m in mismatches
+             if m.token is not None and m.index is not None and not m.runtime]
     if not named:
         return None
     candidates = _candidates(statement, analysis)

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ptxlint.analysis.register_types import NARROW_GLOBAL_CLAIM
 from ptxlint.model import Severity
 
 if TYPE_CHECKING:
@@ -185,6 +186,14 @@ _PTX301_ERROR = Recipe((PTX,), _p(r"32-bit address"), refutable=False,
                                  "run time")
 
 
+# PTX206's claim of a 32-bit register as a .global address of cp.async, the bulk copies or
+# tensormap.replace: ptxas assembles it, and the fault shows only when the code runs
+_PTX206_NARROW_GLOBAL = Recipe(
+    (NONE,), why_none="ptxas 13.0 takes a 32-bit register as this .global address and widens it "
+                      "with zeros; the wrong address shows only at run time (on an H200, an "
+                      "illegal memory access)")
+
+
 # PTX009's other claim: an '=' output the template never names hands the variable an undefined
 # value, which the function-level probe shows by comparing '=' with '+'
 _PTX009_OUTPUT = Recipe((FUNCTION,))
@@ -257,4 +266,6 @@ def recipe_for(rule: str, finding: Finding | None = None) -> Recipe:
         return _PTX301_ERROR
     if rule == "PTX009" and finding is not None and undefined_output(finding) is not None:
         return _PTX009_OUTPUT
+    if rule == "PTX206" and finding is not None and NARROW_GLOBAL_CLAIM in finding.message:
+        return _PTX206_NARROW_GLOBAL
     return RECIPES.get(rule, Recipe((NONE,), why_none=f"no verification recipe for {rule} yet"))
