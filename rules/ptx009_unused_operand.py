@@ -54,6 +54,13 @@ given four outputs: PTX207's finding names the vector; an operand that is not of
 role and letter, or not next to its elements, is still reported). In LLVM syntax, an
 operand the template names as `%1` instead of `$1` is PTX008's finding, not an unused one.
 
+In LLVM syntax (Triton, CuTe DSL) an output no `$N` names is reported as in C++: the result is
+an undefined value, each packed register of a Triton result its own elements. Not where the
+template names no output at all and exists for a side effect (`bar.sync 0;`, a fence, a store):
+Triton's `inline_asm_elementwise` must return a tensor, so a barrier comes with an `"=r"` the
+caller ignores. A packed input is reported only where no register of its tensor is named (a
+template may need two random words for eight values).
+
 ## Why is this bad?
 nvcc accepts it silently, but an operand nobody reads is almost always an off-by-one in the
 `%N` numbers (outputs are numbered first, then inputs), a leftover from an edit, or an input

@@ -39,6 +39,10 @@ template). Nor does it flag when the guarding predicate itself reaches C++ throu
 that is always written (`selp.u32 %3, 1, 0, p;` beside `@p mov.u32 %0, ...`, as CUTLASS's
 tile schedulers do): the caller can tell the output is meaningless on that path.
 
+One defect, one finding (`ptxlint.analysis.roots`): an output that only a fallback writes
+(`@!p mov.u32 %3, 0;`) because the vector of the guarded load lacks it
+(`@p ld.global.v4.u32 {%0, %1, %2}, [%4];`) is PTX207's short vector, not a second defect.
+
 Outputs that the same instructions write, each only on some paths, are one defect and one
 finding: `@p ld.global.v4.f32 {%0, %1, %2, %3}, [%4];` names the four outputs once, and its fix
 declares them all `+`.
@@ -95,6 +99,8 @@ variable's current value in, which is what the template relies on; nothing else 
             writers = analysis.writes.get(operand.index)
             if not writers or operand.index in analysis.definite:
                 continue
+            if operand.index in analysis_of(statement).vector_lacks:
+                continue  # the element a too-short vector lacks: PTX207's finding
             if _guard_is_exported(statement, analysis.definite, writers):
                 continue
             facts = facts_for(context, statement)

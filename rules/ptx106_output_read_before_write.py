@@ -54,7 +54,9 @@ copy between two asm operands (`mov.u32 %1, %0;`, input `%1`, output `%0`) is on
 (PTX105 is silent on the input it writes), and a read in an instruction that names a `%N` past
 the last operand is PTX001's defect (the numbering is off). A template with an instruction no
 form spells (PTX204: `bar.popc.red.u32` for `bar.red.popc.u32`) is not followed: what that
-instruction reads and writes would be a guess from its words.
+instruction reads and writes would be a guess from its words. An LLVM-syntax constraint string
+that lists more or fewer operands than the call binds (PTX501) is that one defect: its entries,
+and so the input tied to an output (`"=f,=f,r,0,1"` whose `1` was lost), are not the call's.
 
 Where the template reads exactly one write-only output before writing it and names one input
 nowhere (`add.u32 %0, %0, %1;` given `"r"(a), "r"(b)`; in LLVM syntax, Gluon's
@@ -93,6 +95,10 @@ to).
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         analysis = analysis_of(statement)
+        if analysis.binding_mismatch is not None:
+            # the constraint string lists more or fewer operands than the call binds (PTX501):
+            # its entries, and so which input is tied to an output, are not the call's
+            return
         for index, read in analysis.undefined_reads.items():
             if analysis.numbering_root(read.operand.start, read.operand.end):
                 continue  # its instruction names a %N past the last operand: PTX001's defect

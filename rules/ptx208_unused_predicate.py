@@ -27,11 +27,11 @@ no operand of the asm statement that receives it. Silent where no form of the wr
 spells it (PTX204, PTX207): `match.any` takes no predicate output at all, and one defect is one
 finding.
 
-Where the template loses one predicate and writes one write-only integer output (`=r`, `=h`,
-`=l`) with no instruction, the two are one defect, the move between them missing (a
-`try_wait` whose `selp` was deleted): this finding names the output and the `selp` it lacks,
-and PTX009 ("never referenced") and PTX104 ("never written") are silent on the output
-(`ptxlint.analysis.roots`: `lost-result`).
+Where the template loses one predicate and writes one write-only output `selp` can fill
+(`=r`, `=h`, `=l`; `=f`, `=d`, a choice between two values) with no instruction, the two are
+one defect, the move between them missing (a `try_wait` whose `selp` was deleted): this
+finding names the output and the `selp` it lacks, and PTX009 ("never referenced") and PTX104
+("never written") are silent on the output (`ptxlint.analysis.roots`: `lost-result`).
 
 ## Why is this bad?
 A predicate cannot leave an asm statement by itself: an output operand must be given its value
@@ -81,10 +81,12 @@ asm volatile("{\\n\\t.reg .pred p;\\n\\t"
                 ref = f"{statement.ref_prefix}{output.index}"
                 what = f" ({output.expression})" if output.expression else ""
                 selp = SELP_TYPES[output.constraint.letters]
+                # an integer output takes the flag; a floating one, one of two values
+                chosen = "a, b" if selp.startswith("f") else "1, 0"
                 yield self.finding(
                     statement, span,
                     f"{head}, and output {ref}{what} is written by no instruction: the move of "
-                    f"the one into the other is missing (selp.{selp} {ref}, 1, 0, {name};), "
+                    f"the one into the other is missing (selp.{selp} {ref}, {chosen}, {name};), "
                     "so the variable receives an undefined value",
                 )
                 continue

@@ -52,7 +52,9 @@ is reported only one edit away from a register the template declares (`tmp` decl
 `mov.u32 %0, temp;`), a misspelling rather than a symbol. Not checked: a word inside an
 address (`[smem + 4]` may name a variable), call targets and branch labels, the sink `_`, PTX's
 constant `WARP_SZ`, special registers (`%laneid`), nvcc's own registers (`%r1`, any name with
-`%`), a template with a macro hole, and an instruction whose opcode is unknown (PTX204's).
+`%`), a template with a macro hole, an instruction whose opcode is unknown (PTX204's), and an
+instruction that runs into the next where two string pieces meet without a `;` (PTX205's: the
+next instruction's words, `@p exit`, are read as its operands).
 
 ## Why is this bad?
 ptxas stops with "Unknown symbol 'temp'" (and, for a guard, "Predicate expression expected")
@@ -91,6 +93,13 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
                     if any(edit_distance(_name(word.text), name) == 1 for name in here)]
         found = sorted([*registers, *misspelt], key=lambda word: word.start)
         if not found or not analysis_of(statement).clearly_ptx:
+            return
+        # an instruction glued to the next (PTX205's one defect) reads that one's words as its
+        # operands: none of them is a register it names
+        analysis = analysis_of(statement)
+        glued = [(i.start, i.end) for i in ptx.instructions if analysis.runs_together(i)]
+        found = [w for w in found if not any(start <= w.start < end for start, end in glued)]
+        if not found:
             return
         # one finding per name: the missing declaration, or the misspelling, is one defect
         uses: dict[str, list[int]] = {}

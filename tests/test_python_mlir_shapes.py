@@ -150,3 +150,68 @@ def test_a_constraint_that_does_not_fit_the_mlir_type_is_flagged() -> None:
     found = [f for f in lint_text(text, "k.py", select=("PTX004",))]
     assert len(found) == 1 and "i32" in found[0].message
     assert text[found[0].span.start : found[0].span.end] == "=l"
+
+
+CUTE = (
+    "from cutlass import Int32, Int64\nfrom cutlass._mlir.dialects import llvm\n"
+    "from cutlass.cutlass_dsl import T\n\n"
+)
+
+
+def test_a_cute_number_s_ir_value_has_its_class_s_type() -> None:
+    """``Int64(p).ir_value(loc=loc, ip=ip)`` is an i64 (CuTe DSL converts the argument to the
+    class's type): under ``"r"`` LLVM keeps its low 32 bits, PTX004's root, and PTX206's
+    "32-bit register as a .global address" is that defect's echo."""
+    from tests.conftest import lint_text
+
+    text = CUTE + (
+        "def f(p, a, loc=None, ip=None):\n"
+        "    q = Int64(p).ir_value(loc=loc, ip=ip)\n"
+        "    x = llvm.inline_asm(T.i32(), [q], 'ld.global.u32 $0, [$1];', '=r,r',\n"
+        "                        has_side_effects=True)\n"
+        "    y = llvm.inline_asm(T.i32(), [Int32(a).ir_value()], 'add.u32 $0, $1, 1;', '=r,r')\n"
+        "    return x, y\n"
+    )
+    (load, add) = statements(text)
+    assert load.operands[1].ctype is not None and load.operands[1].ctype.size == 8
+    assert add.operands[1].ctype is not None and add.operands[1].ctype.size == 4
+    found = lint_text(text, "k.py", select=("PTX004", "PTX206"))
+    assert [f.rule for f in found] == ["PTX004"] and "i64" in found[0].message
+    # a value of no known type: the template's 32-bit address is what ptxas reports
+    unknown = text.replace("Int64(p).ir_value(loc=loc, ip=ip)", "p.ir_value()")
+    assert [f.rule for f in lint_text(unknown, "k.py", select=("PTX004", "PTX206"))] == [
+        "PTX206"]
+
+
+def test_an_llvm_output_the_template_never_names_is_undefined() -> None:
+    """An LLVM-syntax output no ``$N`` names is an undefined result (PTX009), as in C++,
+    where the template computes something; a template for a side effect that names no output
+    gives the result the API requires and the caller ignores (Triton's ``bar.sync``)."""
+    from tests.conftest import lint_text
+
+    text = CUTE + (
+        "def f(a):\n"
+        "    x = Int32(a).ir_value()\n"
+        "    u = llvm.inline_asm(T.i32(), [x], '{ .reg .b32 t; add.u32 t, $1, 1; }', '=r,r')\n"
+        "    v = llvm.inline_asm(llvm.StructType.get_literal([T.i32(), T.i32()]), [x],\n"
+        "                        'mov.b32 $0, $2;', '=r,=r,r')\n"
+        "    w = llvm.inline_asm(T.i32(), [], 'bar.sync 1, 64;', '=r', has_side_effects=True)\n"
+        "    return u, v, w\n"
+    )
+    found = lint_text(text, "k.py", select=("PTX009",))
+    assert [(f.rule, text.count("\n", 0, f.span.start) + 1) for f in found] == [
+        ("PTX009", 7), ("PTX009", 9)]
+    # Triton: the dummy result of a barrier, and a packed result's registers each its own
+    triton = (
+        "import triton\nimport triton.language as tl\n\n"
+        "@triton.jit\n"
+        "def k(x):\n"
+        "    tl.inline_asm_elementwise('bar.sync 0;', '=r', [], dtype=tl.int32, is_pure=False,\n"
+        "                              pack=1)\n"
+        "    return tl.inline_asm_elementwise('mov.b32 $0, $2; mov.b32 $1, $3;', '=r,=r,r,r',\n"
+        "                                     [x], dtype=tl.int32, is_pure=True, pack=2)\n"
+    )
+    assert lint_text(triton, "k.py", select=("PTX009",)) == []
+    lost = triton.replace(" mov.b32 $1, $3;", "")
+    found = lint_text(lost, "k.py", select=("PTX009",))
+    assert [f.message.split(" is ")[0] for f in found] == ["output operand 1"]

@@ -767,12 +767,13 @@ LOST_RESULT = (
 def test_a_lost_predicate_names_the_output_its_missing_selp_would_fill() -> None:
     """One predicate computed and dropped, one write-only output nothing writes: one defect,
     the ``selp`` between them missing (PTX208 names the output and the ``selp``; PTX009 is
-    silent). With two such outputs (which one was meant is not known) or a float output
-    (no ``selp.b32`` fills it as is), both findings stay; with the ``selp``, none."""
+    silent; a float output the same, its ``selp.f32`` choosing between two values). With two
+    such outputs (which one was meant is not known), both findings stay; with the ``selp``,
+    none."""
     found = lint_text(LOST_RESULT, select=("PTX208", "PTX009", "PTX104"))
     assert [(f.rule, LOST_RESULT.count("\n", 0, f.span.start) + 1) for f in found] == [
-        ("PTX208", 4), ("PTX208", 7), ("PTX009", 8), ("PTX009", 8), ("PTX208", 10),
-        ("PTX009", 11)]
+        ("PTX208", 4), ("PTX208", 7), ("PTX009", 8), ("PTX009", 8), ("PTX208", 10)]
+    assert "(selp.f32 %0, a, b, P1;)" in found[4].message
     assert found[0].message.endswith(
         "and output %0 (done) is written by no instruction: the move of the one into the "
         "other is missing (selp.b32 %0, 1, 0, P1;), so the variable receives an undefined "
@@ -781,4 +782,56 @@ def test_a_lost_predicate_names_the_output_its_missing_selp_would_fill() -> None
     statements = extract_statements(SourceFile("t.cu", LOST_RESULT)).statements
     results = [analysis_of(s).lost_result for s in statements]
     assert [(r[0].name, r[1].index) if r else None for r in results] == [
-        ("P1", 0), None, None, None]
+        ("P1", 0), None, ("P1", 0), None]
+
+
+_CUTE = (
+    "from cutlass import Int32\nfrom cutlass._mlir.dialects import llvm\n"
+    "from cutlass.cutlass_dsl import T\n\n"
+    "def f(a, b, c):\n"
+    "    x, y, z = (Int32(v).ir_value() for v in (a, b, c))\n"
+)
+
+
+def test_a_tie_lost_with_a_constraint_entry_is_ptx501s_alone() -> None:
+    """A constraint string one entry short of the call's operands (PTX501) that lost the
+    input tied to an output: the output's read before any write (PTX106) is that defect."""
+    text = _CUTE + (
+        "    return llvm.inline_asm(llvm.StructType.get_literal([T.i32(), T.i32()]),\n"
+        "                           [x, y, z], 'add.u32 $0, $0, $2; add.u32 $1, $1, $2;',\n"
+        "                           '=r,=r,r,0')\n"
+    )
+    assert sorted(f.rule for f in lint_text(text, "k.py", select=("PTX106", "PTX501"))) == [
+        "PTX501"]
+    # the twin with the call's count right: the untied output's read is PTX106's
+    twin = text.replace("[x, y, z]", "[x, y]")
+    assert sorted(f.rule for f in lint_text(twin, "k.py", select=("PTX106", "PTX501"))) == [
+        "PTX106"]
+
+
+def test_a_fallback_write_of_the_element_a_guarded_vector_lacks_is_ptx207s() -> None:
+    """``@p ld.global.v4.u32 {%0, %1, %2}, [%4];`` beside ``@!p mov.u32 %3, 0;``: %3 is written
+    only where the load does not run because the vector lacks it, one defect (PTX207), not
+    a conditional output (PTX103)."""
+    text = ('__device__ void f(const uint4* p, uint4& v, int c) {\n'
+            '  asm volatile("{\\n\\t.reg .pred q;\\n\\tsetp.ne.s32 q, %5, 0;\\n\\t"\n'
+            '    "@q ld.global.v4.u32 {%0, %1, %2}, [%4];\\n\\t"\n'
+            '    "@!q mov.u32 %0, 0;\\n\\t@!q mov.u32 %1, 0;\\n\\t"\n'
+            '    "@!q mov.u32 %2, 0;\\n\\t@!q mov.u32 %3, 0;\\n\\t}"\n'
+            '    : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "r"(c) : "memory");\n}\n')
+    assert [f.rule for f in lint_text(text, select=("PTX103", "PTX207"))] == ["PTX207"]
+    # the whole vector: every output written on both paths, nothing to say
+    whole = text.replace("{%0, %1, %2}, [%4]", "{%0, %1, %2, %3}, [%4]")
+    assert lint_text(whole, select=("PTX103", "PTX207")) == []
+
+
+def test_the_next_instruction_s_words_are_no_undeclared_registers() -> None:
+    """A ';' missing where two string pieces meet (PTX205): the instruction reads the next
+    one's words (``@_p exit``) as its operands, and 'exit' is no register it names (PTX213)."""
+    text = ('__device__ void f(int i) {\n'
+            '  asm volatile("{ .reg .pred _p; setp.lt.s32 _p, %0, 0"\n'
+            '               " @_p exit; }" :: "r"(i));\n}\n')
+    assert [f.rule for f in lint_text(text, select=("PTX205", "PTX213"))] == ["PTX205"]
+    # the ';' there, a misspelt register: PTX213's
+    typo = text.replace('0"\n', '0;"\n').replace("@_p exit", "@_q exit")
+    assert [f.rule for f in lint_text(typo, select=("PTX205", "PTX213"))] == ["PTX213"]

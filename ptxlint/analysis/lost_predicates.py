@@ -34,8 +34,9 @@ class LostPredicate:
     instruction: PtxInstruction
 
 
-# The selp type that moves a predicate into a register of each integer letter.
-SELP_TYPES = {"h": "b16", "r": "b32", "l": "b64"}
+# The selp type that moves a predicate into a register of each letter: an integer flag, or a
+# choice between two values (``selp.f32 %0, a, b, p;``: the ISA's selp takes .f32 and .f64).
+SELP_TYPES = {"h": "b16", "r": "b32", "l": "b64", "f": "f32", "d": "f64"}
 
 # Instructions whose predicate result is a function of their sources alone; elect.sync's or
 # mbarrier.test_wait's is not, even from immediates.
@@ -118,10 +119,11 @@ def lost_result(
     claimed: Callable[[Operand], bool],
 ) -> tuple[LostPredicate, Operand] | None:
     """``(predicate, output)`` where the template loses exactly one predicate and writes
-    exactly one write-only output (``=``, not ``+``, a register letter ``h``, ``r`` or ``l``
-    that ``selp`` can fill) with no instruction: the instruction that moved the one into the
-    other is missing. ``claimed``: whether another root already names the output (a vector's
-    lacking element, a misdirected write or read, an operand nvcc rejects)."""
+    exactly one write-only output (``=``, not ``+``, a register letter ``h``, ``r``, ``l``,
+    ``f`` or ``d`` that ``selp`` can fill) with no instruction: the instruction that moved
+    the one into the other is missing. ``claimed``: whether another root already names the
+    output (a vector's lacking element, a misdirected write or read, an operand nvcc
+    rejects)."""
     if len(lost) != 1 or statement.opaque_sections or not statement.extended:
         return None
     written = written_indices(statement)

@@ -69,17 +69,19 @@ The roots, and the rule each belongs to:
   (``StatementAnalysis.misnumbered_reference``, :mod:`ptxlint.analysis.register_types`).
 - ``short-vector`` (PTX207): a vector operand with fewer ``%N`` elements than its form takes
   (``ld.global.v4.u32 {%0, %1, %2}, [%4];``): the operands of its elements' role and letter
-  next to them that no ``%N`` names, or outputs nothing writes, are the elements it lacks, so
-  their "never referenced" (PTX009) and "never written" (PTX104) are that defect
-  (``StatementAnalysis.vector_lacks``).
+  next to them that no ``%N`` names, or outputs nothing writes or writes on some paths only,
+  are the elements it lacks, so their "never referenced" (PTX009), "never written" (PTX104) and
+  "written only on some paths" (PTX103) are that defect (``StatementAnalysis.vector_lacks``).
 - ``constraint-count`` (PTX501): an LLVM-syntax constraint string that lists more or fewer
   operands than the call binds (Triton, CuTe DSL); the operand list read from it is not the one
-  the template is numbered against, so a ``$N`` past it (PTX001) and an entry no ``$N`` names
-  (PTX009) are that defect (``StatementAnalysis.binding_mismatch``).
+  the template is numbered against, so a ``$N`` past it (PTX001), an entry no ``$N`` names
+  (PTX009) and an output read before any write (PTX106: the entry that tied an input to it may
+  be the one lost) are that defect (``StatementAnalysis.binding_mismatch``).
 - ``lost-result`` (PTX208): the one predicate a template computes and never reads, where one
-  write-only integer output is written by no instruction: the ``selp`` that moved the one into
-  the other is missing, so the output's "never referenced" (PTX009) or "never written"
-  (PTX104) is that defect (``StatementAnalysis.lost_result``).
+  write-only output ``selp`` can fill (an integer letter, or ``f``/``d``: a choice between two
+  values) is written by no instruction: the ``selp`` that moved the one into the other is
+  missing, so the output's "never referenced" (PTX009) or "never written" (PTX104) is that
+  defect (``StatementAnalysis.lost_result``).
 - a backwards ``mov`` (PTX105 for a store's packing, PTX106 for a load's unpacking and for a
   copy from an output into an input): the inputs it writes and the outputs it reads are one
   defect, the swapped operands (``StatementAnalysis.reversed_movs``).

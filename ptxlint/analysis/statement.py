@@ -424,21 +424,23 @@ class StatementAnalysis:
                 used = used | misspelt
         packed = statement.llvm is not None and (statement.llvm.pack or 1) > 1
         elsewhere = statement.context.branch_named
+        dummy = statement.syntax == "llvm" and self._dummy_outputs(used)
         found = []
         for operand in statement.operands:
             if operand.index in used:
                 continue
             if operand.index in elsewhere and operand.role == "input":
                 continue  # another #if branch's template reads it (`cvt.rs`'s random bits)
-            if statement.syntax == "llvm" and operand.role == "output":
+            if dummy and operand.role == "output":
                 continue  # Triton needs an output even for `bar.sync`: a dummy "=r" is normal
             if self.tied(operand.index):
                 continue  # "0", "=r,0": the tied input is read through the output's register
-            # Packed: each tensor has several registers and a template may need only some of
-            # them (two random words for eight values); an operand counts as unnamed where no
-            # register of its tensor is named, and only where the register -> tensor map is
-            # known.
-            if packed and (
+            # Packed: each input tensor has several registers and a template may need only
+            # some of them (two random words for eight values); an input counts as unnamed
+            # where no register of its tensor is named, and only where the register -> tensor
+            # map is known. Each output register holds its own elements of the result: one
+            # the template never names leaves those elements undefined.
+            if packed and operand.role == "input" and (
                 not operand.expression
                 or any(
                     o.index in used
@@ -449,6 +451,21 @@ class StatementAnalysis:
                 continue
             found.append(operand)
         return tuple(found)
+
+    def _dummy_outputs(self, used: frozenset[int]) -> bool:
+        """LLVM syntax: the outputs are a call's required result, not values the template
+        computes: it names none of them and exists for a side effect (a barrier, a fence, a
+        store, a sleep: what needs ``volatile``; or an instruction whose effects are
+        unknown). Triton's ``inline_asm_elementwise`` always returns a tensor, so
+        ``bar.sync 0;`` comes with an ``"=r"`` nothing writes, and the caller ignores the
+        value. A template that computes (names an output, or has no side effect) and leaves
+        an output unnamed gives the caller an undefined value, as in C++ (a weak load into a
+        temporary is no side effect: its value is all it gives)."""
+        statement = self.statement
+        if any(o.index in used for o in statement.outputs):
+            return False
+        return bool(self.side_effects) or any(
+            self.instruction_unknown(i) for i in statement.ptx.instructions)
 
     @fact
     def misdirected_write(self) -> tuple[int, Operand] | None:
@@ -593,20 +610,18 @@ class StatementAnalysis:
         one PTX207 reports, is a vector of ``%N`` elements with fewer than its form takes,
         the operands of its elements' role and letter next to their indices (at most as many
         as it lacks, on each side) that no ``%N`` names, or outputs nothing writes (an mma's
-        ``+f`` accumulator still read as its C operand), are those elements: one defect, and
-        their "never referenced" (PTX009) or "never written" (PTX104) is its echo. Only where
-        no more of them are loose than the vector lacks."""
+        ``+f`` accumulator still read as its C operand) or writes on some paths only (the
+        ``@!p mov.u32 %3, 0;`` beside a ``@p`` load that lost ``%3``), are those elements: one
+        defect, and their "never referenced" (PTX009), "never written" (PTX104) or "written
+        only on some paths" (PTX103) is its echo. Only where no more of them are loose than
+        the vector lacks."""
         statement = self.statement
         if statement.opaque_sections or self.stray_refs:
-            return frozenset()
-        written = written_indices(statement)
-        loose = {o.index for o in self.unreferenced_operands} | {
-            o.index for o in statement.outputs if o.index not in written}
-        if not loose:
             return frozenset()
         operands = statement.operands
         problems = statement.ptx.problems
         lacking: set[int] = set()
+        loose: set[int] | None = None  # asked once a vector is short: most are not
         for instruction, verdict in zip(statement.ptx.instructions, self.verdicts, strict=True):
             issue = next((i for i in verdict.issues if i.kind == "operand"), None) \
                 if verdict is not None else None
@@ -614,6 +629,8 @@ class StatementAnalysis:
                     or any(p.kind == "operand-list" and instruction.start <= p.start
                            < instruction.end for p in problems)):
                 continue
+            if loose is None:
+                loose = self._loose_operands()
             vector = next((o for o in instruction.operands
                            if o.kind == "vector" and (o.start, o.end) == (issue.start, issue.end)),
                           None)
@@ -631,6 +648,19 @@ class StatementAnalysis:
             if 0 < len(beside) <= issue.short_by:
                 lacking.update(beside)
         return frozenset(lacking)
+
+    def _loose_operands(self) -> set[int]:
+        """The operands no ``%N`` names, and the outputs the template does not write on every
+        path (none, or only under a predicate or on some branches)."""
+        statement = self.statement
+        written = written_indices(statement)
+        loose = {o.index for o in self.unreferenced_operands} | {
+            o.index for o in statement.outputs if o.index not in written}
+        flow = self.flow
+        if flow is not None:
+            loose |= {o.index for o in statement.outputs
+                      if o.index in written and o.index not in flow.definite}
+        return loose
 
     @fact
     def stray_refs(self) -> tuple[PercentToken, ...]:

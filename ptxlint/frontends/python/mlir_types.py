@@ -120,7 +120,9 @@ def mlir_type(values: Values, node: tree_sitter.Node, depth: int = 0) -> MlirTyp
 
 def value_type(values: Values, node: tree_sitter.Node) -> MlirType | None:
     """The type of an SSA value as the source builds it: a typed builder's result type
-    (``arith.constant(i32, 1)``, ``llvm.bitcast(i32, x)``, Mosaic's ``c(1, i32)``)."""
+    (``arith.constant(i32, 1)``, ``llvm.bitcast(i32, x)``, Mosaic's ``c(1, i32)``), or the
+    value of a CuTe DSL number of a named type (``Int64(p).ir_value(loc=loc, ip=ip)``: the
+    class converts its argument to that type, whose MLIR type ``.mlir_type`` names)."""
     target = values.definition(node)
     if target is None or target.type != "call":
         return None
@@ -130,11 +132,25 @@ def value_type(values: Values, node: tree_sitter.Node) -> MlirType | None:
         return None
     args = [a for a in arguments.named_children if a.type not in ("comment", "keyword_argument")]
     last = values.text(function).rsplit(".", 1)[-1]
+    if last == "ir_value" and function.type == "attribute":
+        number = _numeric_class(values, function.child_by_field_name("object"))
+        return parse(_NUMERIC[number]) if number is not None else None
     if last in _TYPED_FIRST and args:
         return mlir_type(values, args[0])
     if last == "c" and len(args) == 2:
         return mlir_type(values, args[1])
     return None
+
+
+def _numeric_class(values: Values, node: tree_sitter.Node | None) -> str | None:
+    """The CuTe DSL number class ``node`` is built by (``Int32`` of ``Int32(x)``,
+    ``cutlass.Float32(x)``), through a name bound once."""
+    target = values.definition(node) if node is not None else None
+    if target is None or target.type != "call":
+        return None
+    callee = target.child_by_field_name("function")
+    name = values.text(callee).rsplit(".", 1)[-1] if callee is not None else ""
+    return name if name in _NUMERIC else None
 
 
 def register_letter(t: MlirType) -> str | None:
