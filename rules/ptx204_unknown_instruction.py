@@ -73,6 +73,11 @@ reported as well; other unknown opcodes only when the statement is clearly PTX. 
 the PTX ISA up to 9.x is accepted, including `::` sub-namespaces (`.shared::cluster`,
 `.mbarrier::complete_tx::bytes`), shapes (`.m16n8k16`) and vector types (`.v4`).
 
+One defect, one finding (`ptxlint.analysis.roots`): a form ptxas rejects that the grammar
+matches by its operands' registers (`cvta.to.shared.u32` of a 32-bit register: "32-bit
+addressing") is not reported for an instruction that names a `%N` past the last operand
+(PTX001): which register that operand was meant to be is not known.
+
 ## Example
 ```cuda
 asm("mul.lo.u23 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));

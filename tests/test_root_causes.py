@@ -835,3 +835,15 @@ def test_the_next_instruction_s_words_are_no_undeclared_registers() -> None:
     # the ';' there, a misspelt register: PTX213's
     typo = text.replace('0"\n', '0;"\n').replace("@_p exit", "@_q exit")
     assert [f.rule for f in lint_text(typo, select=("PTX205", "PTX213"))] == ["PTX213"]
+
+
+def test_a_rejected_form_matched_by_a_stray_operand_is_ptx001s() -> None:
+    """``cvta.to.shared.u32 %0, %2;`` given two operands: which register ``%2`` was meant to be
+    decides what ptxas says of the form (a 32-bit one: "32-bit addressing", PTX204; a 64-bit
+    one: "Arguments mismatch", PTX206), so only the numbering (PTX001) is reported."""
+    text = ('__device__ unsigned f(unsigned a) {\n  unsigned r;\n'
+            '  asm("cvta.to.shared.u32 %0, %2;" : "=r"(r) : "r"(a));\n  return r;\n}\n')
+    assert [f.rule for f in lint_text(text, select=("PTX001", "PTX204"))] == ["PTX001"]
+    # the twin, its operand in range: the form's rejection is PTX204's
+    twin = text.replace("%0, %2;", "%0, %1;")
+    assert [f.rule for f in lint_text(twin, select=("PTX001", "PTX204"))] == ["PTX204"]

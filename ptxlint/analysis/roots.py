@@ -52,7 +52,8 @@ The roots, and the rule each belongs to:
 - ``operand-index`` (PTX001): an instruction that names a ``%N`` past the last operand; the
   template and the operand list disagree on the numbering, so what another ``%N`` of that
   instruction stands for (an input written, PTX105; an output read, PTX106; its register
-  type, PTX206) is the same defect (``StatementAnalysis.numbering_root``).
+  type, PTX206; a form ptxas rejects that the grammar matched by the registers, PTX204) is
+  the same defect (``StatementAnalysis.numbering_root``, ``spelling_issue``).
 - ``operand-count`` (PTX207): an instruction with an operand count no form of it takes
   (``add.u32 %0 %1, %2;``, a comma missing); which operand it writes is unknown
   (``ptxlint.ptx.effects.written_operands`` answers None), so the data-flow rules (PTX103-PTX106)
