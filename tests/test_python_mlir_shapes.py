@@ -215,3 +215,24 @@ def test_an_llvm_output_the_template_never_names_is_undefined() -> None:
     lost = triton.replace(" mov.b32 $1, $3;", "")
     found = lint_text(lost, "k.py", select=("PTX009",))
     assert [f.message.split(" is ")[0] for f in found] == ["output operand 1"]
+
+
+def test_an_operand_list_built_by_list_arithmetic_is_counted() -> None:
+    """``[zero] * 16 + [a0, a1]`` is a list of 18 operands (Python's ``*`` and ``+`` of
+    lists): a constraint string one entry short of it is PTX501's; a tensor sum is no list."""
+    from tests.conftest import lint_text
+
+    text = CUTE + (
+        "def f(z, a, b):\n"
+        "    zero = Int32(z).ir_value()\n"
+        "    x = llvm.inline_asm(T.i32(), [zero] * 2 + [a, b],\n"
+        "                        'add.u32 $0, $1, $2; add.u32 $0, $0, $3;', '=&r,r,r,r')\n"
+        "    y = llvm.inline_asm(T.i32(), 2 * [zero], 'add.u32 $0, $1, $2;', '=r,r,r')\n"
+        "    return x, y\n"
+    )
+    (short, whole) = statements(text)
+    assert short.llvm is not None and short.llvm.args is not None
+    assert [a.text for a in short.llvm.args] == ["zero", "zero", "a", "b"]
+    assert whole.llvm is not None and whole.llvm.args is not None and len(whole.llvm.args) == 2
+    found = lint_text(text, "k.py", select=("PTX501",))
+    assert [text.count("\n", 0, f.span.start) + 1 for f in found] == [8]

@@ -584,6 +584,10 @@ def _sequence(values: Values, node: tree_sitter.Node) -> tuple[str, list[tree_si
         if any(c.type in ("list_splat", "parenthesized_list_splat") for c in items):
             return "unknown", None
         return ("tuple" if target.type != "list" else "list"), items
+    if target.type == "binary_operator":
+        built = _list_arithmetic(values, target)
+        if built is not None:
+            return "list", built
     if target.type in ("binary_operator", "unary_operator", "integer", "float", "subscript"):
         return "other", None
     if target.type == "call":
@@ -592,6 +596,40 @@ def _sequence(values: Values, node: tree_sitter.Node) -> tuple[str, list[tree_si
         if name in _TENSOR_CALLS:
             return "other", None
     return "unknown", None
+
+
+def _list_arithmetic(
+    values: Values, node: tree_sitter.Node, depth: int = 0
+) -> list[tree_sitter.Node] | None:
+    """The items of a list built by ``+`` and ``*`` of literal lists and an integer
+    (``[zero] * 16 + [a0, a1]``, CuTe DSL's operand lists), in Python's order; None where any
+    part is not such a list (``x + y`` of tensors, a name bound to something else)."""
+    if depth > 8:
+        return None
+    target = values.definition(node)
+    if target is None:
+        return None
+    if target.type == "list":
+        items = [c for c in target.named_children if c.type != "comment"]
+        return None if any("splat" in c.type for c in items) else items
+    if target.type != "binary_operator":
+        return None
+    left, right = target.child_by_field_name("left"), target.child_by_field_name("right")
+    operator = target.child_by_field_name("operator")
+    if left is None or right is None or operator is None:
+        return None
+    if operator.type == "+":
+        first = _list_arithmetic(values, left, depth + 1)
+        second = _list_arithmetic(values, right, depth + 1) if first is not None else None
+        return first + second if first is not None and second is not None else None
+    if operator.type == "*":
+        for items_node, count_node in ((left, right), (right, left)):
+            count = values.scalar(count_node)
+            if isinstance(count, int) and not isinstance(count, bool) and 0 <= count <= 1024:
+                repeated = _list_arithmetic(values, items_node, depth + 1)
+                if repeated is not None:
+                    return repeated * count
+    return None
 
 
 def _operands(entries: tuple[ConstraintEntry, ...], call: LlvmCall) -> tuple[Operand, ...]:
