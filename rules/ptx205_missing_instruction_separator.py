@@ -51,9 +51,10 @@ A piece split *inside* one instruction (`"ld.global" ".f32 %0, [%1];"`, `"mov.u3
 is fine and is not flagged.
 
 It also flags a line that ends an instruction's operands without `;` when the next line starts
-another instruction (`"cvta.to.shared.u64 p1, %1\n" "cvt.u32.u64 %0, p1;"`): PTX ends
-instructions with `;`, not with a newline. ptxlint reads the two as two instructions, so the
-second one's operands are not reported as a malformed operand list of the first.
+another instruction (`"cvta.to.shared.u64 p1, %1\n" "cvt.u32.u64 %0, p1;"`) or a label
+(`ld.f32 e, [%1]` then `retry:`): PTX ends instructions with `;`, not with a newline.
+ptxlint reads the two as two instructions, so the second one's operands are not reported as a
+malformed operand list of the first.
 
 In Python's LLVM-syntax calls (Triton, CuTe DSL) the rule also flags a *last* instruction
 without `;`: the template is pasted into the PTX as written (Triton 3.6.0: *Parsing error near

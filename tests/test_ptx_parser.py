@@ -698,6 +698,21 @@ def test_a_guarded_bare_branch_on_the_next_line_starts_another_instruction() -> 
                    parse_template("call (%0), f,\n(%1);", True).problems)
 
 
+def test_a_label_on_the_next_line_starts_another_statement() -> None:
+    """A compare-and-swap loop whose load lost its ';' before the label: `retry:` starts a
+    statement, so the load ends at its line and the label is the loop's (PTX205's one
+    finding, not a load with a stray word, PTX207)."""
+    text = ("{\n.reg .pred p;\nld.f32 e, [%1]\nretry:\natom.global.cas.b32 %0, [%1], e, %2;\n"
+            "setp.ne.b32 p, %0, e;\n@p bra retry;\n}")
+    t = parse_template(text, True)
+    assert [p.message for p in t.problems] == ["missing ';' before 'retry' on the next line"]
+    assert [i.opcode for i in t.instructions] == ["ld", "atom", "setp", "bra"]
+    assert [label.name for label in t.labels] == ["retry"]
+    assert parse_template(text.replace("[%1]\n", "[%1];\n"), True).problems == ()
+    # `::` is a state space's, no label's
+    assert parse_template("cvta.to.shared\n::cta.u64 %0, %1;", True).problems == ()
+
+
 @pytest.mark.parametrize("text", [
     "@p bra.uni L1;", "@%p1 mov.u32 %0, %tid.x;", "prmt .b32 %0, %1, %2, 0x3210;",
     "add.f32 %0, %1, 0f3F800000;", "tex.2d.v4.f32.f32 {%0, %1, %2, %3}, [tex, {%4, %5}];",

@@ -4,9 +4,10 @@ PTX ends every statement with ';'; a newline ends nothing. A line that ends an i
 operands and a next line that starts another instruction (or a declaration, or a guarded
 branch) are two statements missing their ';', and so are an opcode glued to the last operand
 by adjacent string pieces (``"... p1, %1" "cvt.u32.u64 ..."``) and one a blank away from it on
-the same line (``membar.sys st.volatile...``). The parser reads them as two (``PtxProblem``
-"separator"), so that the second's operands stay its own and PTX205 reports the one defect;
-ptxas rejects the text either way. A function of the text alone.
+the same line (``membar.sys st.volatile...``), and a line that ends an instruction's operands
+before a label's line (``ld.f32 x, [%1]`` then ``retry:``). The parser reads them as two
+(``PtxProblem`` "separator"), so that the second's operands stay its own and PTX205 reports
+the one defect; ptxas rejects the text either way. A function of the text alone.
 """
 
 from __future__ import annotations
@@ -62,6 +63,20 @@ def _guarded_bare(text: str, pos: int, end: int) -> re.Match[str] | None:
     return m
 
 
+# A label at the start of the next line (`ld.f32 x, [%1]` then `retry:`): a statement starts
+# with it, and no operand list goes on with a word and ':' (`::` is a state space's), so the
+# line before lacks its ';'. Groups as ``MISSING_SEMICOLON``'s (`op`: the label's name).
+_LABEL_LINE = re.compile(
+    r"(?P<prev>[\w\])}])[ \t\r\f\v]*\n\s*(?P<guard>(?!))?(?P<op>[A-Za-z_$%][\w$]*)"
+    r"(?=[ \t]*:(?!:))(?P<directive>(?!))?", re.ASCII)
+
+
+def _label_line(text: str, pos: int, end: int) -> re.Match[str] | None:
+    if text.find("\n", pos, end) < 0 or text.find(":", pos, end) < 0:
+        return None
+    return _LABEL_LINE.search(text, pos + 1, end)
+
+
 def _first(*found: re.Match[str] | None) -> re.Match[str] | None:
     present = [m for m in found if m is not None]
     return min(present, key=lambda m: m.start()) if present else None
@@ -89,7 +104,7 @@ def first_missing(masked: str, pos: int, end: int) -> re.Match[str] | None:
     ';' before it (``MISSING_SEMICOLON``'s match), or None. A match ends at an opcode followed
     by '.' and a letter: the search stops at the last '.', mostly the mnemonic's end
     (CUTLASS's templates 239-243 -> 207-216 ms of CPU)."""
-    bare = _guarded_bare(masked, pos, end)
+    bare = _first(_guarded_bare(masked, pos, end), _label_line(masked, pos, end))
     last_dot = masked.rfind(".", pos + 1, end - 1)
     if last_dot == -1:
         return bare
@@ -104,7 +119,7 @@ def splits(text: str, pos: int, semi: int) -> bool:
     """Whether the one-instruction template ``text[pos:semi]`` holds another statement's start:
     ``first_missing``'s question, where a text without a line break can only hold the glued
     and the same-line kinds."""
-    if _guarded_bare(text, pos, semi) is not None:
+    if _guarded_bare(text, pos, semi) is not None or _label_line(text, pos, semi) is not None:
         return True
     last_dot = text.rfind(".", pos + 1, semi - 1)
     if last_dot == -1:
