@@ -158,19 +158,20 @@ def test_the_identifier_index_holds_every_maximal_token() -> None:
 def test_ptx301_reads_a_template_once_and_judges_each_statement_on_its_own(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """PTX301 keeps a template's address uses by its parse: statements that spell the same
-    template share them, and each is still judged by its own operands."""
-    import ptxlint_rules.ptx301_memory_space_mismatch as ptx301
+    """The address bases PTX301 reads are kept by the template's parse
+    (``ptxlint.ptx.address_bases``): statements that spell the same template share them, and
+    each is still judged by its own operands."""
+    from ptxlint.ptx import address_bases as bases
 
     made: list[object] = []
-    original = ptx301._plan
+    original = bases._plan
 
     def counting(ptx: object) -> object:
         made.append(ptx)
         return original(ptx)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(ptx301, "_plan", counting)
-    ptx301._PLANS._entries.clear()
+    monkeypatch.setattr(bases, "_plan", counting)
+    bases._PLANS._entries.clear()
     load = '"ld.shared.f32 %0, [%1];"'
     text = (
         "__global__ void k(float *o) {\n"
