@@ -74,6 +74,11 @@ knows the expression's type. Each mutation below is a defect whatever the code a
   and an instruction of the statement needs that target, lowered to the newest target nvcc 13
   builds below what the instruction needs (``>= 900`` around a ``wgmma`` made ``>= 890``):
   ptxas refuses the instruction for the targets the guard now admits (PTX401).
+* ``diverge``: ``if (threadIdx.x % 32 == 0) `` (or another condition that splits every warp:
+  ``(threadIdx.x & 31) < 16``, ``threadIdx.x % 2 == 0``, ``threadIdx.x == 0``) put before an
+  asm statement of a function that holds a warp collective (an ``.aligned`` form, ``bar.sync``):
+  part of the warp reaches it, which the ISA leaves undefined (PTX601, in preview: measured
+  with ``--preview``).
 
 Only statements whose words sit in this file's string literals are mutated (not a macro's
 expansion, not Python). A site is *noticed* when some finding appears that the unmutated file
@@ -81,7 +86,8 @@ does not have; the report names the rule each class was meant for, how often ano
 spoke instead and how often more than one rule spoke (one defect, two findings), and lists
 every site with the rules that spoke (``--jsonl``), to find the facts the rules lack.
 
-Usage: ``python benchmarks/defect_reach.py TREE... [--per-class N] [--seed S] [--jsonl FILE]``
+Usage: ``python benchmarks/defect_reach.py TREE... [--per-class N] [--seed S] [--jsonl FILE]
+[--preview]`` (``--preview``: also ``diverge``, judged with the preview rule it is meant for)
 (``--per-class``: at most N sites of each class, sampled with ``random.Random(S)``). Nothing in
 the trees is written or executed. Not part of CI.
 """
@@ -130,7 +136,10 @@ EXPECTED = {
     "drop-vector-element": "PTX207",
     "input-as-output": "PTX105",
     "lower-guard": "PTX401",
+    "diverge": "PTX601",
 }
+# the classes whose rule is in preview: measured only with --preview
+PREVIEW_CLASSES = frozenset({"diverge"})
 # the rules that report the class's defect: either names it
 # (drop-write: PTX208 where the deleted instruction moved a predicate into the output, and
 # names the selp it lacks)
@@ -656,6 +665,44 @@ def lower_guard(statement: AsmStatement, text: str) -> Iterator[Edit]:
         return
 
 
+# Conditions true for some lanes of every warp and false for others (PTX601's docs name each
+# form), taken in turn so that no one spelling is all the class measures.
+_LANE_SPLITS = ("threadIdx.x % 32 == 0", "(threadIdx.x & 31) < 16", "threadIdx.x % 2 == 0",
+                "threadIdx.x == 0")
+_STATEMENT_BEFORE = re.compile(r"[;{}]\s*$|^\s*$|^\s*#.*\n\s*$")
+
+
+def _warp_collective(instruction: PtxInstruction) -> bool:
+    """An instruction every lane of the warp must execute together: an ``.aligned`` form
+    (``mma.sync.aligned``, ``ldmatrix``, ``wgmma``...) or ``bar.sync``/``bar.arrive``, which
+    are ``barrier.*.aligned``."""
+    return "aligned" in instruction.modifiers or (
+        instruction.opcode == "bar" and instruction.modifiers[:1] in (("sync",), ("arrive",)))
+
+
+def diverge(statement: AsmStatement, text: str) -> Iterator[Edit]:
+    """An ``if`` on a condition that splits every warp put before a statement holding a warp
+    collective (``if (threadIdx.x % 32 == 0) asm volatile("bar.sync 0;");``), on its line:
+    only part of the warp reaches it, which the PTX ISA leaves undefined (PTX601, in preview:
+    the class runs with ``--preview``). Only an asm statement that is a statement of a
+    function of its own (not in a macro's body, nor an expression), after a ``;``, ``{``,
+    ``}`` or a directive line."""
+    context = statement.context
+    if context.macro is not None or context.function is None:
+        return
+    if not any(_warp_collective(i) for i in statement.ptx.instructions if not i.opaque):
+        return
+    start, end = statement.span.start, statement.span.end
+    if not text[end:end + 8].lstrip(" \t").startswith(";"):
+        return
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[max(0, line_start - 200):start]
+    if not _STATEMENT_BEFORE.search(before):
+        return
+    split = _LANE_SPLITS[(start // 7) % len(_LANE_SPLITS)]
+    yield Edit(start, start, f"if ({split}) ")
+
+
 def _named_first(instruction: PtxInstruction) -> set[int]:
     first = instruction.operands[0]
     return {p.ref for p in (first, *first.parts) if p.ref is not None}
@@ -681,6 +728,7 @@ MUTATIONS: dict[str, Callable[[AsmStatement, str], Iterator[Edit]]] = {
     "drop-vector-element": drop_vector_element,
     "input-as-output": input_as_output,
     "lower-guard": lower_guard,
+    "diverge": diverge,
 }
 
 
@@ -734,13 +782,19 @@ def main() -> int:
     parser.add_argument("--jsonl", help="one JSON line per site")
     parser.add_argument("--only", action="append", choices=sorted(MUTATIONS),
                         help="only this class (repeatable)")
+    parser.add_argument("--preview", action="store_true",
+                        help="also the classes meant for preview rules, with those rules")
     args = parser.parse_args()
     classes = load_rules().rules
     preview = preview_ids(classes)
-    rules = [r for r in instantiate(classes) if r.id not in preview]
+    # (with --preview, only the preview rules a class is meant for: the protocol rules' flows
+    # over every mutant of a large header would cost more than all the others together)
+    wanted = {EXPECTED[kind] for kind in PREVIEW_CLASSES} if args.preview else set()
+    rules = [r for r in instantiate(classes) if r.id not in preview or r.id in wanted]
     by_kind: dict[str, list[Site]] = defaultdict(list)
     for site in sites(args.trees, rules):
-        if not args.only or site.kind in args.only:
+        if (not args.only or site.kind in args.only) and (
+                args.preview or site.kind not in PREVIEW_CLASSES):
             by_kind[site.kind].append(site)
     chosen: list[Site] = []
     for kind in MUTATIONS:
@@ -769,6 +823,9 @@ def main() -> int:
         with open(args.jsonl, "w") as handle:
             handle.write("".join(row + "\n" for row in rows))
     for kind in args.only or MUTATIONS:
+        if kind in PREVIEW_CLASSES and not args.preview:
+            print(f"{kind:19} (its rule, {EXPECTED[kind]}, is in preview: run with --preview)")
+            continue
         counts = tally.get(kind, Counter())
         n = counts["sites"]
         print(f"{kind:19} {n:5} sites: {counts['expected']:5} by {EXPECTED[kind]}, "
