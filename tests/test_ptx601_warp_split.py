@@ -1,0 +1,82 @@
+"""PTX601: a warp collective that only part of the warp reaches gives wrong results on the GPU
+(measured where one is found), and ptxlint reports exactly those statements of the kernel."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+
+from tests.conftest import lint_text
+from tests.toolchain_cache import NVCC, needs_gpu
+
+# mode 0: shfl.sync reached by the whole warp; 1: by lane 0 alone (lane 5, in the other arm,
+# changes the value lane 0 reads); 2: mma.sync by lanes 0-15 only; 3: by the whole warp.
+# counts[0]: lane-0 results that are not lane 5's value at the shuffle; counts[1]: accumulator
+# words that differ from the whole warp's (every one is k = 16).
+KERNEL = r"""
+#include <cstdio>
+__global__ void conv(float* out, unsigned* counts, int mode) {
+  unsigned lane = threadIdx.x % 32;
+  float v = lane;
+  if (mode == 1) {
+    if (lane == 0) asm volatile("shfl.sync.idx.b32 %0, %0, 5, 0x1f, 0xffffffff;" : "+f"(v));
+    else v += 100.f;
+  } else if (mode == 0) {
+    asm volatile("shfl.sync.idx.b32 %0, %0, 5, 0x1f, 0xffffffff;" : "+f"(v));
+    if (lane != 0) v += 100.f;
+  }
+  if (lane == 0 && mode < 2 && v != 5.f) atomicAdd(&counts[0], 1u);
+  float d[4] = {0.f, 0.f, 0.f, 0.f};
+  unsigned a = 0x3c003c00u, b = 0x3c003c00u;
+  if (mode == 2 && lane >= 16) {
+    out[blockIdx.x * blockDim.x + threadIdx.x] = 0.f;
+  } else if (mode >= 2) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3},"
+                 " {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a), "r"(a), "r"(a), "r"(a), "r"(b), "r"(b));
+    for (int i = 0; i < 4; ++i) if (d[i] != 16.f) atomicAdd(&counts[1], 1u);
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v + d[0];
+}
+int main() {
+  float* out; unsigned* counts;
+  cudaMalloc(&out, 4096 * 32 * sizeof(float)); cudaMalloc(&counts, 2 * sizeof(unsigned));
+  for (int mode = 0; mode < 4; ++mode) {
+    unsigned h[2] = {0, 0};
+    cudaMemset(counts, 0, sizeof h);
+    conv<<<4096, 32>>>(out, counts, mode);
+    cudaError_t e = cudaDeviceSynchronize();
+    cudaMemcpy(h, counts, sizeof h, cudaMemcpyDeviceToHost);
+    printf("%d %d %u %u\n", mode, e == cudaSuccess, h[0], h[1]);
+  }
+  return 0;
+}
+"""
+
+
+def test_ptxlint_reports_the_collectives_part_of_the_warp_reaches() -> None:
+    found = lint_text(KERNEL, select=("PTX601",))
+    lines = sorted(KERNEL.count("\n", 0, f.span.start) + 1 for f in found)
+    shuffle_under_lane = KERNEL.splitlines().index(
+        next(line for line in KERNEL.splitlines() if "if (lane == 0) asm" in line)) + 1
+    mma = KERNEL.splitlines().index(
+        next(line for line in KERNEL.splitlines() if "mma.sync" in line)) + 1
+    assert lines == [shuffle_under_lane, mma]
+
+
+@needs_gpu
+def test_part_of_a_warp_at_a_collective_gives_wrong_results() -> None:
+    assert NVCC is not None
+    with tempfile.TemporaryDirectory() as folder:
+        source = os.path.join(folder, "k.cu")
+        binary = os.path.join(folder, "k")
+        with open(source, "w") as handle:
+            handle.write(KERNEL)
+        subprocess.run([NVCC, "-arch=sm_80", "-O3", "-o", binary, source], check=True)
+        done = subprocess.run([binary], capture_output=True, text=True, timeout=120)
+    rows = {int(r.split()[0]): [int(x) for x in r.split()[1:]] for r in done.stdout.splitlines()}
+    assert rows[0] == [1, 0, 0] and rows[3] == [1, 0, 0]  # the whole warp: right every time
+    assert rows[1][1] > 0  # lane 0 alone at the shuffle: not lane 5's value at it
+    assert rows[2][2] > 0  # half a warp at the mma: wrong accumulators
