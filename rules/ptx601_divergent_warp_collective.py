@@ -112,7 +112,7 @@ if (lane == 0) {
         if flows is None:
             return
         parsed = flows.parsed
-        flow = flows.function_at(parsed.to_byte(statement.span.start))
+        flow = flows.function_at(parsed.to_byte(statement.span.start), follow=False)
         if flow is None:
             return
         instruction, kind = next(((i, c) for i, c in kinds if self._counts(statement, flow, c)),
@@ -134,7 +134,7 @@ if (lane == 0) {
 
     def _through_callers(self, statement: AsmStatement, flows: FileFlows, helper: FunctionFlow,
                          instruction: PtxInstruction, kind: Collective) -> Iterator[Finding]:
-        for caller, start, end in flows.callers(helper):
+        for caller, start, end in flows.callers(helper, follow=False):
             guard = divergent_guard(flows, caller, start, early_returns=kind.aligned)
             if guard is None:
                 continue

@@ -5,30 +5,22 @@ once per file on the first ask (:func:`flows_of`) from the tree-sitter tree the 
 already built and the file's asm statements:
 
 * ``steps``: every protocol event (:func:`ptxlint.ptx.protocols.events`) of the function's asm
-  statements in source order, and those of the helpers it calls (same file, the project
-  headers it includes, else the well-known library functions :mod:`.library_helpers`
-  summarises: the toolkit's pipeline primitives, CUTLASS's and CuTe's wrappers), placed at
-  the call (CUTLASS, CuTe and ThunderKittens wrap each instruction in a small
-  ``__device__ __forceinline__`` function, and call those from mainloop helpers: a helper's
-  own calls are followed too, :data:`FOLLOW_DEPTH` calls deep, each function's steps composed
-  once per depth and kept). A helper's step names the call it is reached through, and the
-  step as the helper sees it (``inner``), so that its operands are read in the caller's terms
-  down the chain (``key``; a template parameter is bound to the call's template argument:
-  ``count`` reads ``cp_async_wait<2>()``'s N). A call that is not followed (no definition
-  found, overloads that differ, past the depth, a recursion), in the function or inside a
-  helper it follows, is opaque: ``opaque_between`` names it where it may take a step, and
-  the rules stay silent around it.
+  statements in source order, and those of the helpers it calls (same file, its project
+  headers, else the library summaries of :mod:`.library_helpers`), placed at the call; a
+  helper's own calls too, :data:`FOLLOW_DEPTH` calls deep, each function's steps composed
+  once per depth. A helper's step names the call it is reached through and the step as the
+  helper sees it (``inner``), so its operands are read in the caller's terms (``key``; a
+  template parameter bound to the call's argument: ``cp_async_wait<2>()``'s N). A call not
+  followed (no definition, differing overloads, past the depth, a recursion) is opaque:
+  ``opaque_between`` names it, and the rules stay silent around it.
 * the C++ structure a verdict needs: loops, ``if`` branches (two steps in the two arms of one
   ``if`` never follow each other), early returns, local definitions, and where each name is
   read or written.
 
-What a step is *about* (its ``key``) is the base variable of the C++ expression bound to the
-operand: ``__cvta_generic_to_shared(&full_bar[stage])`` is about ``full_bar``; a helper's
-parameter is replaced by the caller's argument, and a local defined once by its initializer.
-Where that chain cannot be followed the key is ``None`` and the rules stay silent.
-
-This module imports the model, ``ptxlint.ptx`` and the front end's tree, never a rule.
-"""
+A step is *about* (``key``) the base variable of the expression bound to its operand
+(``__cvta_generic_to_shared(&full_bar[stage])``: ``full_bar``), a helper's parameter replaced by
+the caller's argument, a local once-defined by its initializer; else ``None``, and the rules
+stay silent. This module imports the model, ``ptxlint.ptx`` and the front end's tree only."""
 
 from __future__ import annotations
 
@@ -83,10 +75,10 @@ _ONE_ARGUMENT_CALL = on_first_use(
 # project assertion macros (EP_DEVICE_ASSERT, CUTE_STATIC_ASSERT...): a check, never a step
 _ASSERT = on_first_use(r"^[A-Z][A-Z0-9_]*ASSERT[A-Z0-9_]*$")
 _CALL_DEPTH = 3  # how many calls deep may_take reads a helper's callees
-# how many calls deep a function's steps are followed (the kernel's own call is the first):
-# CUTLASS's collectives call warpgroup_arrive() that holds the fence, a kernel calls the
-# collective; flashinfer's wgmma helpers are called by the attention helpers a kernel calls
+# how many calls deep a function's steps are followed (the kernel's own call the first): a
+# kernel calls CUTLASS's collective, which calls warpgroup_arrive(), which holds the fence
 FOLLOW_DEPTH = 3
+CallerSite = tuple["FunctionFlow", int, int]  # a call of a helper: (caller, start, end)
 
 
 @dataclass(frozen=True)
@@ -547,9 +539,13 @@ class FileFlows:
                             b"__global__" in head, tuple(parameters), frozenset(template),
                             member, template_order=tuple(order), owner=self)
 
-    def function_at(self, byte: int) -> FunctionFlow | None:
-        """The innermost function definition around ``byte``, its body read."""
+    def function_at(self, byte: int, follow: bool = True) -> FunctionFlow | None:
+        """The innermost function around ``byte``, its body read, its calls followed if ``follow``
+        (PTX601's divergence needs no helper's steps, whose cost was its 1.8 s on CUTLASS)."""
         flow = self._around(byte)
+        if flow is not None and not follow:
+            self._structure(flow)
+            return flow
         return self._ready(flow) if flow is not None else None
 
     def _around(self, byte: int) -> FunctionFlow | None:
@@ -601,11 +597,24 @@ class FileFlows:
         """``flow`` with its body read and its calls followed."""
         return self._ready(flow)
 
-    def callers(self, helper: FunctionFlow) -> list[tuple[FunctionFlow, int, int]]:
-        """The calls of ``helper`` in the file's other functions (caller, start, end), where
-        its name names no other definition."""
+    def callers(self, helper: FunctionFlow, follow: bool = True) -> list[CallerSite]:
+        """The calls of ``helper`` in the file's other functions (caller, start, end), where its
+        name names no other definition; not ``follow``: only the functions naming it, as read."""
         if len(self._by_name.get(helper.name, ())) != 1:
             return []
+        if not follow:
+            found: list[CallerSite] = []
+            seen, word = set(), helper.name.encode()
+            at = self.parsed.data.find(word)
+            while at >= 0:
+                caller = self._around(at)
+                if caller is not None and caller is not helper and id(caller) not in seen:
+                    seen.add(id(caller))
+                    self._structure(caller)
+                    found += [(caller, b, e) for b, e, callee, _, _ in caller.raw_calls
+                              if callee == helper.name]
+                at = self.parsed.data.find(word, at + len(word))
+            return found
         if self._calls_by_name is None:
             self._calls_by_name = {}
             for flow in self.flows():
