@@ -47,7 +47,7 @@ _DEPRECATED_OPCODES = frozenset(entry[0] for entry in DEPRECATED)
 PARSE_NEEDS = (
     "clobbers", "missing-commas", "llvm", "instructions", "branches", "directives", "labels",
     "braces", "addresses", "string-pieces", "template-problems", "carry-arithmetic",
-    "deprecated-opcodes", "never",
+    "deprecated-opcodes", "collectives", "never",
 )
 
 
@@ -73,6 +73,11 @@ def parse_features(
             found.append("carry-arithmetic")  # add, sub, mad and their carry forms
         if not opcodes.isdisjoint(_DEPRECATED_OPCODES):
             found.append("deprecated-opcodes")
+        if "collectives" in wanted and any(
+            i.opcode == "bar" or "aligned" in i.modifiers or "sync" in i.modifiers
+            for i in instructions
+        ):
+            found.append("collectives")  # what the warp may have to reach together (PTX601)
     if statement.clobbers:
         found.append("clobbers")
     if statement.missing_commas:
@@ -141,6 +146,8 @@ NEEDS: dict[str, Callable[[AsmStatement], bool]] = {
     # "template-problems": a problem the PTX parser noted (a missing ';' before an instruction)
     # "carry-arithmetic": add, sub, mad or a carry form (addc, subc, madc)
     # "deprecated-opcodes": an opcode the ISA deprecates some form of (PTX402)
+    # "collectives": an instruction the warp may have to reach together, a `bar` or one
+    #   spelling `.aligned` or `.sync` (PTX601)
     # "never": the rule speaks once per file, not per statement (PTX901)
 }
 

@@ -39,7 +39,7 @@ class DivergentWarpCollective(Rule):
     name = "divergent-warp-collective"
     preview = True
     severity = Severity.ERROR
-    needs = ("instructions",)
+    needs = ("collectives",)
     summary = "A warp-collective instruction reached under a condition that splits the warp"
     tags = ("correctness", "convergence")
     docs = """\
