@@ -57,7 +57,7 @@ supported"): an `unsigned` address in `"r"` (C++) or a pointer tensor bound to `
 A `.shared`, `.local`, `.const` or `.param` address is a 32-bit window offset and fine in
 `r`. ptxas 13.0 does take a 32-bit register as the `.global` address of `cp.async`, the bulk
 copies and reductions (`cp.async.bulk`, `cp.reduce.async.bulk`), the bulk prefetch and
-`tensormap.replace`, and widens it with zeros: a global address is 64 bits wide, and on an
+`tensormap.replace`: a global address is 64 bits wide, its upper half is lost, and on an
 H200 `cp.async.ca` and `cp.async.bulk` given a `cudaMalloc` buffer's address in `"r"`
 faulted with an illegal memory access where `"l"` copied every element. That `%N` is a
 finding too; `--verify` leaves it unverifiable, as it compiles (the fault shows at run time).

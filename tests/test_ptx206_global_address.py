@@ -1,6 +1,7 @@
 """PTX206 on a 32-bit register as the .global address of cp.async, the bulk copies, the bulk
-prefetch and tensormap.replace: ptxas takes it (measured here where ptxas is found) and widens
-it with zeros, and the access faults at run time (measured where a GPU is found)."""
+prefetch and tensormap.replace: ptxas takes it (measured here where ptxas is found), the
+address loses its upper half, and the access faults at run time (measured where a GPU is
+found)."""
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ def _rules(body: str) -> list[tuple[str, str]]:
 def test_a_32_bit_global_address_of_a_copy_is_reported(statement: str) -> None:
     found = _rules("  " + statement + "\n")
     assert [rule for rule, _ in found] == ["PTX206"], found
-    assert "is 64 bits wide: ptxas takes the 32-bit register and widens it with zeros" in \
+    assert "is 64 bits wide: ptxas takes the 32-bit register, and the address loses its " \
+        "upper half" in \
         found[0][1]
 
 

@@ -209,13 +209,13 @@ def _grammar_mismatches(
 # The families whose .global address ptxas 13.0 takes from a 32-bit register without a word
 # (cp.async, the bulk copies and reductions, the bulk prefetch, tensormap.replace), where the
 # instructions ld, st, atom and the like stop at "32-bit addressing" (the grammar's verdict).
-# The register is widened with zeros: on an H200, cp.async.ca and cp.async.bulk given a
-# cudaMalloc buffer's address in "r" faulted with an illegal memory access, where "l" copied
-# every element (CUDA 13.0, sm_90a).
+# A 32-bit register holds no global address's upper half: on an H200, cp.async.ca and
+# cp.async.bulk given a cudaMalloc buffer's address in "r" faulted with an illegal memory
+# access, where "l" copied every element (CUDA 13.0, sm_90a).
 _NARROW_GLOBAL_FAMILIES = frozenset({"cp", "tensormap"})
 # Words of PTX206's message for that claim, which ``ptxlint.verify`` reads to know that a clean
 # compile does not refute it.
-NARROW_GLOBAL_CLAIM = "ptxas takes the 32-bit register and widens it with zeros"
+NARROW_GLOBAL_CLAIM = "ptxas takes the 32-bit register, and the address loses its upper half"
 
 
 def _narrow_global_addresses(

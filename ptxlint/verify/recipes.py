@@ -189,9 +189,9 @@ _PTX301_ERROR = Recipe((PTX,), _p(r"32-bit address"), refutable=False,
 # PTX206's claim of a 32-bit register as a .global address of cp.async, the bulk copies or
 # tensormap.replace: ptxas assembles it, and the fault shows only when the code runs
 _PTX206_NARROW_GLOBAL = Recipe(
-    (NONE,), why_none="ptxas 13.0 takes a 32-bit register as this .global address and widens it "
-                      "with zeros; the wrong address shows only at run time (on an H200, an "
-                      "illegal memory access)")
+    (NONE,), why_none="ptxas 13.0 takes a 32-bit register as this .global address, whose "
+                      "upper half is lost; the wrong address shows only at run time (on an "
+                      "H200, an illegal memory access)")
 
 
 # PTX009's other claim: an '=' output the template never names hands the variable an undefined
