@@ -7,6 +7,7 @@ from __future__ import annotations
 from ptxlint.analysis.carry import PRODUCERS
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.instructions import deprecation
+from ptxlint.ptx.protocols import collective
 from ptxlint.rule import NEEDS, PARSE_NEEDS, STRING_PIECES, parse_features
 from tests.conftest import rule_fixture_statements
 
@@ -39,8 +40,18 @@ _DEFINITIONS = {
         deprecation(i.opcode, ()) is not None or deprecation(i.opcode, i.modifiers) is not None
         for i in s.ptx.instructions
     ),
+    # an instruction the warp may have to reach together: a superset of what PTX601 asks about
+    "collectives": lambda s: any(
+        i.opcode == "bar" or "aligned" in i.modifiers or "sync" in i.modifiers
+        for i in s.ptx.instructions
+    ),
     "never": lambda s: False,
 }
+
+
+def test_collectives_hold_wherever_an_instruction_is_a_warp_collective() -> None:
+    found = [s for s in _STATEMENTS if any(collective(i) for i in s.ptx.instructions)]
+    assert found and all("collectives" in parse_features(s) for s in found)
 
 
 def test_every_parse_feature_is_a_need_with_a_definition() -> None:
