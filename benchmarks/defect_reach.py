@@ -732,38 +732,59 @@ MUTATIONS: dict[str, Callable[[AsmStatement, str], Iterator[Edit]]] = {
 }
 
 
-def _files(trees: Sequence[str]) -> Iterator[str]:
-    for tree in trees:
-        for folder, dirs, files in os.walk(tree):
-            dirs.sort()
-            for name in sorted(files):
-                if name.endswith(SUFFIXES):
-                    yield os.path.join(folder, name)
+@dataclass(frozen=True)
+class Corpus:
+    """What one benchmark mutates: the files it reads (by suffix, and only those spelling one
+    of ``words``), the statements it mutates (``plain``) and how, and the rules meant for
+    each class (``expected``, and ``also``: the others that name the same defect)."""
+
+    suffixes: tuple[str, ...]
+    words: tuple[str, ...]
+    plain: Callable[[AsmStatement], bool]
+    mutations: dict[str, Callable[[AsmStatement, str], Iterator[Edit]]]
+    expected: dict[str, str]
+    also: dict[str, tuple[str, ...]]
+    preview_classes: frozenset[str] = frozenset()
 
 
-def _read(path: str) -> str | None:
+def read(path: str, words: tuple[str, ...]) -> str | None:
+    """The file's text where it spells one of ``words``, else None (unreadable too)."""
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
     except (OSError, UnicodeDecodeError):
         return None
-    return text if "asm" in text else None
+    return text if any(word in text for word in words) else None
+
+
+def corpus_sites(trees: Sequence[str], rules: list[Rule], corpus: Corpus) -> Iterator[Site]:
+    """Every site of every class in the trees' files, in path and statement order."""
+    for tree in trees:
+        for folder, dirs, names in os.walk(tree):
+            dirs.sort()
+            for name in sorted(names):
+                if not name.endswith(corpus.suffixes):
+                    continue
+                path = os.path.join(folder, name)
+                text = read(path, corpus.words)
+                if text is None:
+                    continue
+                result = lint_source(SourceFile(path, text), rules, RuleContext())
+                for statement in result.statements:
+                    if not corpus.plain(statement):
+                        continue
+                    line = text.count("\n", 0, statement.span.start) + 1
+                    shown = " ".join(text[statement.span.start:statement.span.end].split())
+                    for kind, mutate in corpus.mutations.items():
+                        for edit in mutate(statement, text):
+                            yield Site(path, kind, line, edit, shown[:160])
+
+
+CXX = Corpus(SUFFIXES, ("asm",), _plain, MUTATIONS, EXPECTED, _ALSO, PREVIEW_CLASSES)
 
 
 def sites(trees: Sequence[str], rules: list[Rule]) -> Iterator[Site]:
-    for path in _files(trees):
-        text = _read(path)
-        if text is None:
-            continue
-        result = lint_source(SourceFile(path, text), rules, RuleContext())
-        for statement in result.statements:
-            if not _plain(statement):
-                continue
-            line = text.count("\n", 0, statement.span.start) + 1
-            for kind, mutate in MUTATIONS.items():
-                for edit in mutate(statement, text):
-                    shown = " ".join(text[statement.span.start:statement.span.end].split())
-                    yield Site(path, kind, line, edit, shown[:160])
+    return corpus_sites(trees, rules, CXX)
 
 
 def findings(path: str, text: str, rules: list[Rule]) -> Counter[tuple[str, int]]:
@@ -774,30 +795,35 @@ def findings(path: str, text: str, rules: list[Rule]) -> Counter[tuple[str, int]
     return Counter((f.rule, text.count("\n", 0, f.span.start)) for f in result.findings)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def run(corpus: Corpus, description: str) -> int:
+    """The benchmark's command line, over ``corpus``: sample the sites, lint each mutant, print
+    the reach per class (which of the class's rules spoke, where several name its defect)."""
+    mutations, expected = corpus.mutations, corpus.expected
+    parser = argparse.ArgumentParser(description=description.split("\n\n")[0])
     parser.add_argument("trees", nargs="+")
     parser.add_argument("--per-class", type=int, default=0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jsonl", help="one JSON line per site")
-    parser.add_argument("--only", action="append", choices=sorted(MUTATIONS),
+    parser.add_argument("--only", action="append", choices=sorted(mutations),
                         help="only this class (repeatable)")
-    parser.add_argument("--preview", action="store_true",
-                        help="also the classes meant for preview rules, with those rules")
+    if corpus.preview_classes:
+        parser.add_argument("--preview", action="store_true",
+                            help="also the classes meant for preview rules, with those rules")
     args = parser.parse_args()
+    with_preview = getattr(args, "preview", False)
     classes = load_rules().rules
     preview = preview_ids(classes)
     # (with --preview, only the preview rules a class is meant for: the protocol rules' flows
     # over every mutant of a large header would cost more than all the others together)
-    wanted = {EXPECTED[kind] for kind in PREVIEW_CLASSES} if args.preview else set()
+    wanted = {expected[kind] for kind in corpus.preview_classes} if with_preview else set()
     rules = [r for r in instantiate(classes) if r.id not in preview or r.id in wanted]
     by_kind: dict[str, list[Site]] = defaultdict(list)
-    for site in sites(args.trees, rules):
+    for site in corpus_sites(args.trees, rules, corpus):
         if (not args.only or site.kind in args.only) and (
-                args.preview or site.kind not in PREVIEW_CLASSES):
+                with_preview or site.kind not in corpus.preview_classes):
             by_kind[site.kind].append(site)
     chosen: list[Site] = []
-    for kind in MUTATIONS:
+    for kind in mutations:
         found = by_kind.get(kind, [])
         if args.per_class and len(found) > args.per_class:
             found = random.Random(args.seed).sample(found, args.per_class)
@@ -808,31 +834,41 @@ def main() -> int:
     tally: dict[str, Counter[str]] = defaultdict(Counter)
     for site in chosen:
         if site.path not in texts:
-            text = _read(site.path) or ""
+            text = read(site.path, corpus.words) or ""
             texts = {site.path: (text, findings(site.path, text, rules))}
         text, before = texts[site.path]
         mutant = text[:site.edit.start] + site.edit.text + text[site.edit.end:]
         new = sorted({rule for rule, _ in findings(site.path, mutant, rules) - before})
-        expected = {EXPECTED[site.kind], *_ALSO.get(site.kind, ())}
+        meant = {expected[site.kind], *corpus.also.get(site.kind, ())}
         tally[site.kind]["sites"] += 1
-        tally[site.kind]["expected" if expected & set(new) else "other" if new else "missed"] += 1
+        tally[site.kind]["expected" if meant & set(new) else "other" if new else "missed"] += 1
         tally[site.kind]["echoed"] += len(new) > 1
+        for rule in sorted(meant & set(new)):
+            tally[site.kind][f"rule {rule}"] += 1
         rows.append(json.dumps({"kind": site.kind, "path": site.path, "line": site.line,
                                 "statement": site.statement, "new": new}))
     if args.jsonl:
         with open(args.jsonl, "w") as handle:
             handle.write("".join(row + "\n" for row in rows))
-    for kind in args.only or MUTATIONS:
-        if kind in PREVIEW_CLASSES and not args.preview:
-            print(f"{kind:19} (its rule, {EXPECTED[kind]}, is in preview: run with --preview)")
+    for kind in args.only or mutations:
+        if kind in corpus.preview_classes and not with_preview:
+            print(f"{kind:19} (its rule, {expected[kind]}, is in preview: run with --preview)")
             continue
         counts = tally.get(kind, Counter())
         n = counts["sites"]
-        print(f"{kind:19} {n:5} sites: {counts['expected']:5} by {EXPECTED[kind]}, "
+        # which of the rules that name the class's defect spoke (PTX004 or PTX206, ...)
+        split = ", ".join(f"{key[5:]} {value}" for key, value in sorted(counts.items())
+                          if key.startswith("rule "))
+        print(f"{kind:19} {n:5} sites: {counts['expected']:5} by {expected[kind]}"
+              f"{f' ({split})' if split and len(split.split(',')) > 1 else ''}, "
               f"{counts['other']:4} by another rule only, {counts['missed']:4} missed "
               f"({100 * (n - counts['missed']) / max(n, 1):.1f}% noticed; "
               f"{counts['echoed']} by more than one rule; {len(by_kind.get(kind, []))} found)")
     return 0
+
+
+def main() -> int:
+    return run(CXX, __doc__ or "")
 
 
 if __name__ == "__main__":

@@ -59,25 +59,19 @@ Usage: ``python benchmarks/defect_reach_python.py TREE... [--per-class N] [--see
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import random
 import sys
-from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import defect_reach as cxx  # noqa: E402
-from defect_reach import Edit, Site, findings  # noqa: E402
+from defect_reach import Edit, Site  # noqa: E402
 
 from ptxlint.analysis.statement import analysis_of  # noqa: E402
-from ptxlint.engine import instantiate, lint_source  # noqa: E402
-from ptxlint.model import AsmStatement, SourceFile, Template  # noqa: E402
-from ptxlint.registry import load_rules, preview_ids  # noqa: E402
-from ptxlint.rule import Rule, RuleContext  # noqa: E402
+from ptxlint.model import AsmStatement, Template  # noqa: E402
+from ptxlint.rule import Rule  # noqa: E402
 
 EXPECTED = {
     "index-shift": "PTX001",
@@ -281,96 +275,15 @@ MUTATIONS: dict[str, Callable[[AsmStatement, str], Iterator[Edit]]] = {
 }
 
 
-def _files(trees: Sequence[str]) -> Iterator[str]:
-    for tree in trees:
-        for folder, dirs, files in os.walk(tree):
-            dirs.sort()
-            for name in sorted(files):
-                if name.endswith(".py"):
-                    yield os.path.join(folder, name)
-
-
-def _read(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError):
-        return None
-    return text if "inline_asm" in text or "inline_ptx" in text else None
+PYTHON = cxx.Corpus((".py",), ("inline_asm", "inline_ptx"), _plain, MUTATIONS, EXPECTED, _ALSO)
 
 
 def sites(trees: Sequence[str], rules: list[Rule]) -> Iterator[Site]:
-    for path in _files(trees):
-        text = _read(path)
-        if text is None:
-            continue
-        result = lint_source(SourceFile(path, text), rules, RuleContext())
-        for statement in result.statements:
-            if not _plain(statement):
-                continue
-            line = text.count("\n", 0, statement.span.start) + 1
-            for kind, mutate in MUTATIONS.items():
-                for edit in mutate(statement, text):
-                    shown = " ".join(text[statement.span.start:statement.span.end].split())
-                    yield Site(path, kind, line, edit, shown[:160])
+    return cxx.corpus_sites(trees, rules, PYTHON)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("trees", nargs="+")
-    parser.add_argument("--per-class", type=int, default=0)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--jsonl", help="one JSON line per site")
-    parser.add_argument("--only", action="append", choices=sorted(MUTATIONS),
-                        help="only this class (repeatable)")
-    args = parser.parse_args()
-    classes = load_rules().rules
-    preview = preview_ids(classes)
-    rules = [r for r in instantiate(classes) if r.id not in preview]
-    by_kind: dict[str, list[Site]] = defaultdict(list)
-    for site in sites(args.trees, rules):
-        if not args.only or site.kind in args.only:
-            by_kind[site.kind].append(site)
-    chosen: list[Site] = []
-    for kind in MUTATIONS:
-        found = by_kind.get(kind, [])
-        if args.per_class and len(found) > args.per_class:
-            found = random.Random(args.seed).sample(found, args.per_class)
-        chosen.extend(found)
-    chosen.sort(key=lambda s: (s.path, s.edit.start))
-    texts: dict[str, tuple[str, Counter[tuple[str, int]]]] = {}
-    rows: list[str] = []
-    tally: dict[str, Counter[str]] = defaultdict(Counter)
-    for site in chosen:
-        if site.path not in texts:
-            text = _read(site.path) or ""
-            texts = {site.path: (text, findings(site.path, text, rules))}
-        text, before = texts[site.path]
-        mutant = text[:site.edit.start] + site.edit.text + text[site.edit.end:]
-        new = sorted({rule for rule, _ in findings(site.path, mutant, rules) - before})
-        expected = {EXPECTED[site.kind], *_ALSO.get(site.kind, ())}
-        tally[site.kind]["sites"] += 1
-        tally[site.kind]["expected" if expected & set(new) else "other" if new else "missed"] += 1
-        tally[site.kind]["echoed"] += len(new) > 1
-        for rule in sorted(expected & set(new)):
-            tally[site.kind][f"rule {rule}"] += 1
-        rows.append(json.dumps({"kind": site.kind, "path": site.path, "line": site.line,
-                                "statement": site.statement, "new": new}))
-    if args.jsonl:
-        with open(args.jsonl, "w") as handle:
-            handle.write("".join(row + "\n" for row in rows))
-    for kind in args.only or MUTATIONS:
-        counts = tally.get(kind, Counter())
-        n = counts["sites"]
-        # which of the rules that name the class's defect spoke (PTX004 or PTX206, ...)
-        split = ", ".join(f"{key[5:]} {value}" for key, value in sorted(counts.items())
-                          if key.startswith("rule "))
-        print(f"{kind:19} {n:5} sites: {counts['expected']:5} by {EXPECTED[kind]}"
-              f"{f' ({split})' if split else ''}, "
-              f"{counts['other']:4} by another rule only, {counts['missed']:4} missed "
-              f"({100 * (n - counts['missed']) / max(n, 1):.1f}% noticed; "
-              f"{counts['echoed']} by more than one rule; {len(by_kind.get(kind, []))} found)")
-    return 0
+    return cxx.run(PYTHON, __doc__ or "")
 
 
 if __name__ == "__main__":

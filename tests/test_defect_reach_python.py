@@ -12,6 +12,7 @@ from ptxlint.registry import load_rules, preview_ids
 from tests.benchmark_module import load
 
 reach = load("defect_reach_python")
+cxx = load("defect_reach")  # the driver and the findings compared
 
 KERNEL = '''\
 import triton
@@ -74,13 +75,13 @@ def test_every_class_makes_a_defect_its_rule_notices(tmp_path: Path) -> None:
     classes = load_rules().rules
     preview = preview_ids(classes)
     rules = [r for r in instantiate(classes) if r.id not in preview]
-    before = reach.findings(str(path), KERNEL, rules)
+    before = cxx.findings(str(path), KERNEL, rules)
     assert before == Counter()  # the clean kernel: every new finding is the mutation's
     sites = list(reach.sites([str(tmp_path)], rules))
     assert {site.kind for site in sites} == set(reach.MUTATIONS)
     for site in sites:
         mutant = KERNEL[:site.edit.start] + site.edit.text + KERNEL[site.edit.end:]
-        new = {rule for rule, _ in reach.findings(str(path), mutant, rules) - before}
+        new = {rule for rule, _ in cxx.findings(str(path), mutant, rules) - before}
         expected = {reach.EXPECTED[site.kind], *reach._ALSO.get(site.kind, ())}
         # every line where it was: findings are compared by line
         assert site.edit.text.count("\n") == KERNEL.count("\n", site.edit.start, site.edit.end)
