@@ -437,8 +437,9 @@ def index_shift(statement: AsmStatement, text: str) -> Iterator[Edit]:
     if last.index != count - 1:
         return  # (the last operand only spliced or unused: its neighbour is no off-by-one)
     found = _source_range(statement, last.start, last.end)
-    if found is not None and text[found[0]:found[1]] == f"%{last.index}":
-        yield Edit(found[0], found[1], f"%{count}")
+    prefix = statement.ref_prefix  # % in C++, $ in LLVM syntax (defect_reach_python)
+    if found is not None and text[found[0]:found[1]] == f"{prefix}{last.index}":
+        yield Edit(found[0], found[1], f"{prefix}{count}")
 
 
 def drop_sync(statement: AsmStatement, text: str) -> Iterator[Edit]:

@@ -123,19 +123,8 @@ def _constraints_plain(statement: AsmStatement) -> bool:
 
 
 def index_shift(statement: AsmStatement, text: str) -> Iterator[Edit]:
-    if not _constraints_plain(statement):
-        return
-    refs = [p for p in statement.ptx.percents
-            if p.kind == "ref" and p.index is not None and not p.modifier]
-    count = len(statement.operands)
-    if not refs or any(p.index is None or p.index >= count for p in refs):
-        return
-    last = max(refs, key=lambda p: (p.index or 0, p.start))
-    if last.index != count - 1:
-        return  # (the last operand unused: its neighbour is no off-by-one)
-    found = cxx._source_range(statement, last.start, last.end)
-    if found is not None and text[found[0]:found[1]] == f"${last.index}":
-        yield Edit(found[0], found[1], f"${count}")
+    if _constraints_plain(statement):
+        yield from cxx.index_shift(statement, text)
 
 
 def _operand_entries(statement: AsmStatement) -> list[tuple[int, int, str, str]]:

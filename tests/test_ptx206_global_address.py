@@ -5,15 +5,21 @@ found)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import tempfile
+from pathlib import Path
 
 import pytest
 
 from ptxlint.verify.recipes import NONE, recipe_for
 from tests.conftest import lint_text
-from tests.toolchain_cache import INPUT, NVCC, OUTPUT, PTXAS, needs_gpu, needs_ptxas, run_cached
+from tests.toolchain_cache import (
+    INPUT,
+    OUTPUT,
+    PTXAS,
+    gpu_program,
+    needs_gpu,
+    needs_ptxas,
+    run_cached,
+)
 
 HEAD = (
     "#include <cstdint>\n"
@@ -138,15 +144,8 @@ int main(int argc, char** argv) {
 
 
 @needs_gpu
-def test_the_widened_address_faults_where_the_64_bit_one_copies() -> None:
-    assert NVCC is not None
-    with tempfile.TemporaryDirectory() as folder:
-        source = os.path.join(folder, "k.cu")
-        binary = os.path.join(folder, "k")
-        with open(source, "w") as handle:
-            handle.write(_KERNEL)
-        subprocess.run([NVCC, "-arch=sm_80", "-o", binary, source], check=True)
-        wide = subprocess.run([binary, "1"], capture_output=True, text=True, timeout=60)
-        narrow = subprocess.run([binary, "0"], capture_output=True, text=True, timeout=60)
-    assert wide.stdout.split() == ["1", "64"]
-    assert narrow.stdout.split()[0] == "0" or narrow.stdout.split()[1] != "64"
+def test_the_widened_address_faults_where_the_64_bit_one_copies(tmp_path: Path) -> None:
+    run = gpu_program(str(tmp_path), _KERNEL, "-arch=sm_80")
+    wide, narrow = run("1", timeout=60).split(), run("0", timeout=60).split()
+    assert wide == ["1", "64"]
+    assert narrow[0] == "0" or narrow[1] != "64"

@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import tempfile
+from pathlib import Path
 
 from tests.conftest import lint_text
-from tests.toolchain_cache import NVCC, needs_gpu
+from tests.toolchain_cache import gpu_program, needs_gpu
 
 # mode 0: shfl.sync reached by the whole warp; 1: by lane 0 alone (lane 5, in the other arm,
 # changes the value lane 0 reads); 2: mma.sync by lanes 0-15 only; 3: by the whole warp.
@@ -67,16 +65,9 @@ def test_ptxlint_reports_the_collectives_part_of_the_warp_reaches() -> None:
 
 
 @needs_gpu
-def test_part_of_a_warp_at_a_collective_gives_wrong_results() -> None:
-    assert NVCC is not None
-    with tempfile.TemporaryDirectory() as folder:
-        source = os.path.join(folder, "k.cu")
-        binary = os.path.join(folder, "k")
-        with open(source, "w") as handle:
-            handle.write(KERNEL)
-        subprocess.run([NVCC, "-arch=sm_80", "-O3", "-o", binary, source], check=True)
-        done = subprocess.run([binary], capture_output=True, text=True, timeout=120)
-    rows = {int(r.split()[0]): [int(x) for x in r.split()[1:]] for r in done.stdout.splitlines()}
+def test_part_of_a_warp_at_a_collective_gives_wrong_results(tmp_path: Path) -> None:
+    out = gpu_program(str(tmp_path), KERNEL, "-arch=sm_80", "-O3")()
+    rows = {int(r.split()[0]): [int(x) for x in r.split()[1:]] for r in out.splitlines()}
     assert rows[0] == [1, 0, 0] and rows[3] == [1, 0, 0]  # the whole warp: right every time
     assert rows[1][1] > 0  # lane 0 alone at the shuffle: not lane 5's value at it
     assert rows[2][2] > 0  # half a warp at the mma: wrong accumulators

@@ -61,6 +61,23 @@ def _gpu() -> bool:
 
 
 needs_gpu = pytest.mark.skipif(not _gpu(), reason="no GPU")
+
+
+def gpu_program(folder: str, source: str, *flags: str) -> Callable[..., str]:
+    """``source`` built by nvcc (with ``flags``) in ``folder``; the result runs the program with
+    its arguments and answers its standard output (for the tests marked ``needs_gpu``)."""
+    assert NVCC is not None
+    path = os.path.join(folder, "program.cu")
+    binary = os.path.join(folder, "program")
+    with open(path, "w") as handle:
+        handle.write(source)
+    subprocess.run([NVCC, *flags, "-o", binary, path], check=True)
+
+    def run(*args: str, timeout: float = 120) -> str:
+        done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout)
+        return done.stdout
+
+    return run
 needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="ptxas (CUDA toolkit) not found")
 
 
