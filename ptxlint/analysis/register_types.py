@@ -25,6 +25,7 @@ from ptxlint.analysis.operand_access import reads_of, writes_of
 from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.value_flow import holds_shared_address
 from ptxlint.model import AsmStatement, Operand, PtxInstruction, PtxOperand
+from ptxlint.ptx.address_bases import address_bases
 from ptxlint.ptx.address_values import is_shared_offset
 from ptxlint.ptx.grammar import Issue
 from ptxlint.ptx.instructions import (
@@ -35,8 +36,6 @@ from ptxlint.ptx.instructions import (
     unknown_modifier,
 )
 from ptxlint.ptx.judge import float_letters_typed, judge_renamed
-from ptxlint.ptx.operand_roles import leaves
-from ptxlint.ptx.spaces import address_uses
 from ptxlint.ptx.toolkit import toolkit_accepts
 
 if TYPE_CHECKING:
@@ -229,14 +228,11 @@ def _narrow_global_addresses(
     if analysis.runs_together(instruction) or analysis.space_unknown(instruction):
         return  # (PTX205's; a state space no form spells, PTX204's: which is global unknown)
     operands = statement.operands
-    for use in address_uses(instruction):
-        if use.space != "global":
+    # the template's address bases (ptx.address_bases, PTX301's too): a %N named in the address
+    for use, index, ref in address_bases(statement.ptx):
+        if (use.instruction is not instruction or use.space != "global" or ref.kind != "ref"
+                or index >= len(operands)):
             continue
-        refs = [w for w in leaves(use.operand) if w.kind == "ref"]
-        index = refs[0].ref if len(refs) == 1 else None
-        if index is None or index >= len(operands):
-            continue
-        ref = refs[0]
         constraint = operands[index].constraint
         if constraint.opaque or constraint.letters not in ("h", "r"):
             continue
