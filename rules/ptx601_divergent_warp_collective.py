@@ -16,7 +16,8 @@ from ._protocol import byte_span, line_of
 _FULL = 0xFFFFFFFF
 
 
-def _full_mask(statement: AsmStatement, flow: FunctionFlow, mask: PtxOperand | None) -> bool:
+def _full_mask(statement: AsmStatement, flows: FileFlows, flow: FunctionFlow,
+               mask: PtxOperand | None) -> bool:
     """The member mask names all 32 lanes (an immediate, or a constant operand)."""
     if mask is None:
         return False
@@ -30,7 +31,7 @@ def _full_mask(statement: AsmStatement, flow: FunctionFlow, mask: PtxOperand | N
     compact = text.replace(" ", "").rstrip("uUlL")
     if compact in ("-1", "~0", "~0u", "~0U", "(unsigned)-1", "0xffffffff", "0xFFFFFFFF"):
         return True
-    value = flow.constant(text)
+    value = flows.structured(flow).constant(text)
     return value is not None and value & _FULL == _FULL
 
 
@@ -115,8 +116,8 @@ if (lane == 0) {
         flow = flows.function_at(parsed.to_byte(statement.span.start), follow=False)
         if flow is None:
             return
-        instruction, kind = next(((i, c) for i, c in kinds if self._counts(statement, flow, c)),
-                                 (None, None))
+        instruction, kind = next(
+            ((i, c) for i, c in kinds if self._counts(statement, flows, flow, c)), (None, None))
         if instruction is None or kind is None:
             return
         byte = parsed.to_byte(statement.span.start)
@@ -129,8 +130,9 @@ if (lane == 0) {
         yield from self._through_callers(statement, flows, flow, instruction, kind)
 
     @staticmethod
-    def _counts(statement: AsmStatement, flow: FunctionFlow, kind: Collective) -> bool:
-        return kind.aligned or _full_mask(statement, flow, kind.mask)
+    def _counts(statement: AsmStatement, flows: FileFlows, flow: FunctionFlow,
+                kind: Collective) -> bool:
+        return kind.aligned or _full_mask(statement, flows, flow, kind.mask)
 
     def _through_callers(self, statement: AsmStatement, flows: FileFlows, helper: FunctionFlow,
                          instruction: PtxInstruction, kind: Collective) -> Iterator[Finding]:

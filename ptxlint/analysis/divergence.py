@@ -90,6 +90,12 @@ class _Classifier:
         # what the path to the point asked about holds of stable values (see _Facts)
         self.facts = _Facts(self)
 
+    @property
+    def definitions(self) -> dict[str, list[Node | None]]:
+        """The function's locals, its body read on first ask: most collectives have no
+        condition on their way, and their functions are never read."""
+        return self.flows.structured(self.flow).definitions
+
     # ------------------------------------------------------------------ values
 
     def value(self, node: Node | None, depth: int = 0) -> Kind:
@@ -136,7 +142,7 @@ class _Classifier:
         if name in self._memo:
             return self._memo[name]
         self._memo[name] = Kind.UNKNOWN  # a cycle through the definitions: unknown
-        values = flow.definitions.get(name)
+        values = self.definitions.get(name)
         result = Kind.UNKNOWN
         if values:
             kinds = [self.value(v, depth + 1) if v is not None else self.asm_output(name)
@@ -233,7 +239,7 @@ class _Classifier:
         helpers = [f for f in self.flows.functions_named(name) if f is not self.flow]
         if len(helpers) != 1:
             return None
-        helper = self.flows.ready(helpers[0])
+        helper = self.flows.structured(helpers[0])
         values = [r.named_children[0] for r in helper.returns if r.named_children]
         if len(values) != 1 or len(helper.returns) != 1:
             return None
@@ -242,7 +248,7 @@ class _Classifier:
     def constant(self, node: Node | None) -> int | None:
         if node is None:
             return None
-        return self.flow.constant(self.flow.text(node))
+        return self.flows.structured(self.flow).constant(self.flow.text(node))
 
     def modulus(self, node: Node | None, depth: int = 0) -> int | None:
         """How many values a ``BITS`` value takes (``t % 4``, ``t & 3``: 4), through
@@ -254,7 +260,7 @@ class _Classifier:
                 node.named_children[-1] if node.named_children else None)
             return self.modulus(inner, depth + 1)
         if node.type == "identifier":
-            values = self.flow.definitions.get(self.flow.text(node))
+            values = self.definitions.get(self.flow.text(node))
             if values and len(values) == 1 and values[0] is not None:
                 return self.modulus(values[0], depth + 1)
             return None
@@ -319,7 +325,7 @@ class _Classifier:
                 return _Classifier(self.flows, helper, self.call_depth + 1).condition(
                     expression, depth + 1)
         if kind == "identifier":
-            values = self.flow.definitions.get(self.flow.text(node))
+            values = self.definitions.get(self.flow.text(node))
             if values and len(values) == 1 and values[0] is not None:
                 return self.condition(values[0], depth + 1)
         return _as_condition(self.value(node, depth + 1))
@@ -490,7 +496,7 @@ class _Facts:
             return None
         if classifier.value(left) not in (Kind.UNIFORM, Kind.TID, Kind.LANE, Kind.BITS):
             return None
-        definitions = classifier.flow.definitions
+        definitions = classifier.definitions
         for identifier in _identifiers(left):
             if len(definitions.get(classifier.flow.text(identifier), ())) > 1:
                 return None
@@ -602,27 +608,39 @@ def whole_warps(flows: FileFlows, flow: FunctionFlow, byte: int) -> bool:
 
 def _conditions_before(flow: FunctionFlow, byte: int, early_returns: bool
                        ) -> Iterator[tuple[Node, Node | None, str, bool]]:
-    """The ``if``s a thread passes on its way to ``byte``: each arm around it (``how``: "if"
-    or "else") and, with ``early_returns``, each earlier ``if`` of its block that always
-    returns ("return"); ``exempt`` where the condition says nothing of the threads (an
-    ``if constexpr``, or one across a lambda's boundary)."""
-    for node, condition, then, other in flow.ifs:
-        if then[0] <= byte < then[1]:
-            how = "if"
-        elif other is not None and other[0] <= byte < other[1]:
-            how = "else"
-        elif (early_returns and node.end_byte <= byte
-              and _always_returns(node.child_by_field_name("consequence"))
-              and _same_block(node, byte)):
-            how = "return"
-        else:
-            continue
+    """The ``if``s a thread passes on its way to ``byte``, in source order: each arm around it
+    (``how``: "if" or "else") and, with ``early_returns``, each earlier ``if`` of a block around
+    it that always returns ("return"); ``exempt`` where the condition says nothing of the
+    threads (an ``if constexpr``, or one across a lambda's boundary). Read by climbing from
+    ``byte``: the rest of the body is never walked."""
+    found: list[tuple[Node, str]] = []
+    lambdas: list[Node] = []
+    node: Node | None = flow.node.descendant_for_byte_range(byte, byte + 1)
+    while node is not None and node != flow.node:
+        parent = node.parent
+        if parent is None:
+            break
+        if parent.type == "lambda_expression":
+            lambdas.append(parent)
+        elif parent.type == "if_statement" and parent.child_by_field_name("consequence"):
+            if node == parent.child_by_field_name("consequence"):
+                found.append((parent, "if"))
+            elif node == parent.child_by_field_name("alternative"):
+                found.append((parent, "else"))
+        if early_returns:
+            for earlier in parent.named_children:
+                if earlier.end_byte > byte:
+                    break
+                if earlier.type == "if_statement" and _always_returns(
+                        earlier.child_by_field_name("consequence")):
+                    found.append((earlier, "return"))
+        node = parent
+
+    def in_lambda(at: int) -> bool:
+        return any(s.start_byte <= at < s.end_byte for s in lambdas)
+
+    inside = bool(lambdas)
+    for node, how in sorted(found, key=lambda f: f[0].start_byte):
         exempt = (any(c.type == "constexpr" for c in node.children)
-                  or flow.in_lambda(node.start_byte) != flow.in_lambda(byte))
-        yield node, condition, how, exempt
-
-
-def _same_block(node: Node, byte: int) -> bool:
-    """``node``'s enclosing block also holds ``byte`` (the early return is on its path)."""
-    parent = node.parent
-    return parent is not None and parent.start_byte <= byte < parent.end_byte
+                  or in_lambda(node.start_byte) != inside)
+        yield node, node.child_by_field_name("condition"), how, exempt

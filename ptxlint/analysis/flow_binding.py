@@ -39,7 +39,8 @@ class _Step(Protocol):
 
 
 class _Flow(Protocol):
-    parameters: tuple[str, ...]
+    @property
+    def parameters(self) -> tuple[str, ...]: ...
     template_order: tuple[str, ...]
 
 

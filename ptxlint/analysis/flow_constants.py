@@ -33,7 +33,8 @@ _NAME = on_first_use(r"(?<![\w.])[A-Za-z_]\w*")
 class Definitions(Protocol):
     """What a function's flow knows of its names (``FunctionFlow``)."""
 
-    parameters: tuple[str, ...]
+    @property
+    def parameters(self) -> tuple[str, ...]: ...
     # name -> the value nodes it receives (None for a write whose value is unknown)
     definitions: dict[str, list[tree_sitter.Node | None]]
 

@@ -11,7 +11,7 @@ import re
 
 import tree_sitter
 
-from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.frontends.syntax_tree import ParsedSource, own_parameter_list
 from ptxlint.lazy_regex import on_first_use
 
 __all__ = ["base_name", "call_form", "callee_name", "compact", "declared", "declared_pointer",
@@ -104,6 +104,34 @@ def declared(declarator: Node | None) -> Node | None:
             inner = declarator.named_children[-1] if declarator.named_children else None
         declarator = inner
     return declarator
+
+
+def function_definitions(root: Node) -> list[Node]:
+    """The function definitions of a file in order, by one cursor walk that does not enter
+    their bodies (most of a file's nodes: a walk of them all cost half the flows' time);
+    a local class's methods, inside a body, are not found."""
+    found: list[Node] = []
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        if node is not None and node.type == "function_definition":
+            found.append(node)
+        elif node is not None and node.type != "compound_statement" and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return found
+
+
+def parameter_names(parsed: ParsedSource, function: Node) -> tuple[str, ...]:
+    """The names of ``function``'s own parameters, in order ("" for an unnamed one): those of
+    its own declarator (in ``void (*f(int a))(float)`` ``a`` is f's)."""
+    plist = own_parameter_list(function)
+    names: list[str] = []
+    for p in plist.named_children if plist is not None else ():
+        ident = declared(p.child_by_field_name("declarator"))
+        names.append(parsed.node_text(ident) if ident is not None else "")
+    return tuple(names)
 
 
 # where a declarator names the variable it declares: a declaration, a parameter, `x = v`

@@ -41,7 +41,9 @@ from ptxlint.analysis.flow_syntax import (
     callee_name,
     compact,
     declared,
+    function_definitions,
     outer,
+    parameter_names,
     subscripts,
     template_arguments,
     usage,
@@ -53,7 +55,6 @@ from ptxlint.frontends.syntax_tree import (
     ParsedSource,
     nodes_of_kinds,
     own_function_name,
-    own_parameter_list,
 )
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
@@ -153,7 +154,6 @@ class FunctionFlow:
     start: int
     end: int
     kernel: bool  # __global__
-    parameters: tuple[str, ...]
     template_parameters: frozenset[str]
     # a method: defined in a class body, or out of line under a qualified name (T::f)
     member: bool = False
@@ -186,12 +186,22 @@ class FunctionFlow:
     template_order: tuple[str, ...] = field(default=(), repr=False)
     template_arguments: dict[int, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _read: bool = field(default=False, repr=False)
+    _parameters: tuple[str, ...] | None = field(default=None, repr=False)
     _identifiers: list[Node] | None = field(default=None, repr=False)  # uses not read yet
     # the file's flows, for the same-file conversion helpers an operand goes through
     owner: FileFlows | None = field(default=None, repr=False)
 
     def text(self, node: Node) -> str:
         return self.parsed.node_text(node)
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The parameters' names, in order ("" for an unnamed one), read on first ask: a
+        CUTLASS file's wrappers hold thousands (a GMMA ``fma`` has 128), and most of its
+        functions are never asked (0.6 s of PTX601's 2.8 s on CUTLASS ``include/``)."""
+        if self._parameters is None:
+            self._parameters = parameter_names(self.parsed, self.node)
+        return self._parameters
 
     # ------------------------------------------------------------------ structure questions
 
@@ -494,7 +504,7 @@ class FileFlows:
         self._converts: dict[str, bool] = {}
         self._may_take: dict[tuple[str, frozenset[str], int, str | None, bool], bool] = {}
         self._calls_by_name: dict[str, list[tuple[FunctionFlow, int, int]]] | None = None
-        for fn in _function_definitions(parsed.tree.root_node):
+        for fn in function_definitions(parsed.tree.root_node):
             flow = self._function(fn)
             if flow is not None:
                 self._functions.append(flow)
@@ -509,17 +519,12 @@ class FileFlows:
 
     def _function(self, fn: Node) -> FunctionFlow | None:
         body = fn.child_by_field_name("body")
-        # the name and parameters of the function's own declarator: a function returning a
-        # reference or a function pointer (`void (*f(int a))(float)`: `a` is f's) has them too
+        # the name of the function's own declarator: a function returning a
+        # reference or a function pointer (`void (*f(int a))(float)`) has one too
         name_node = own_function_name(fn)
         if body is None or name_node is None:
             return None
         name = self.parsed.node_text(name_node).split("::")[-1].split("<")[0].strip()
-        parameters: list[str] = []
-        plist = own_parameter_list(fn)
-        for p in plist.named_children if plist is not None else ():
-            ident = declared(p.child_by_field_name("declarator"))
-            parameters.append(self.parsed.node_text(ident) if ident is not None else "")
         template: set[str] = set()
         order: list[str] = []
         parent = fn.parent
@@ -536,15 +541,15 @@ class FileFlows:
         member = "::" in self.parsed.node_text(name_node) or (
             holder is not None and holder.type == "field_declaration_list")
         return FunctionFlow(self.parsed, fn, name, fn.start_byte, fn.end_byte,
-                            b"__global__" in head, tuple(parameters), frozenset(template),
+                            b"__global__" in head, frozenset(template),
                             member, template_order=tuple(order), owner=self)
 
     def function_at(self, byte: int, follow: bool = True) -> FunctionFlow | None:
-        """The innermost function around ``byte``, its body read, its calls followed if ``follow``
-        (PTX601's divergence needs no helper's steps, whose cost was its 1.8 s on CUTLASS)."""
+        """The innermost function around ``byte``, its body read and its calls followed; not
+        ``follow``: as found, its body unread (:meth:`structured` reads it). PTX601 climbs from
+        the statement instead: reading each body cost it 1.8 s on CUTLASS ``include/``."""
         flow = self._around(byte)
         if flow is not None and not follow:
-            self._structure(flow)
             return flow
         return self._ready(flow) if flow is not None else None
 
@@ -596,6 +601,11 @@ class FileFlows:
     def ready(self, flow: FunctionFlow) -> FunctionFlow:
         """``flow`` with its body read and its calls followed."""
         return self._ready(flow)
+
+    def structured(self, flow: FunctionFlow) -> FunctionFlow:
+        """``flow`` with its body read (its ifs, locals, returns, own steps), no call followed."""
+        (flow.owner or self)._structure(flow)
+        return flow
 
     def callers(self, helper: FunctionFlow, follow: bool = True) -> list[CallerSite]:
         """The calls of ``helper`` in the file's other functions (caller, start, end), where its
@@ -909,23 +919,6 @@ class FileFlows:
                 break
         self._may_take[key] = result
         return result
-
-
-def _function_definitions(root: Node) -> list[Node]:
-    """The function definitions of a file in order, by one cursor walk that does not enter
-    their bodies (most of a file's nodes: a walk of them all cost half the flows' time);
-    a local class's methods, inside a body, are not found."""
-    found: list[Node] = []
-    cursor = root.walk()
-    while True:
-        node = cursor.node
-        if node is not None and node.type == "function_definition":
-            found.append(node)
-        elif node is not None and node.type != "compound_statement" and cursor.goto_first_child():
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return found
 
 
 def _names_pattern(names: set[str]) -> re.Pattern[bytes] | None:
