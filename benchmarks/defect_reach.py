@@ -77,8 +77,7 @@ knows the expression's type. Each mutation below is a defect whatever the code a
 * ``diverge``: ``if (threadIdx.x % 32 == 0) `` (or another condition that splits every warp:
   ``(threadIdx.x & 31) < 16``, ``threadIdx.x % 2 == 0``, ``threadIdx.x == 0``) put before an
   asm statement of a function that holds a warp collective (an ``.aligned`` form, ``bar.sync``):
-  part of the warp reaches it, which the ISA leaves undefined (PTX601, in preview: measured
-  with ``--preview``).
+  part of the warp reaches it, which the ISA leaves undefined (PTX601).
 
 Only statements whose words sit in this file's string literals are mutated (not a macro's
 expansion, not Python). A site is *noticed* when some finding appears that the unmutated file
@@ -87,7 +86,7 @@ spoke instead and how often more than one rule spoke (one defect, two findings),
 every site with the rules that spoke (``--jsonl``), to find the facts the rules lack.
 
 Usage: ``python benchmarks/defect_reach.py TREE... [--per-class N] [--seed S] [--jsonl FILE]
-[--preview]`` (``--preview``: also ``diverge``, judged with the preview rule it is meant for)
+[--preview]`` (``--preview``: also the classes whose rule is in preview, judged with it)
 (``--per-class``: at most N sites of each class, sampled with ``random.Random(S)``). Nothing in
 the trees is written or executed. Not part of CI.
 """
@@ -138,8 +137,6 @@ EXPECTED = {
     "lower-guard": "PTX401",
     "diverge": "PTX601",
 }
-# the classes whose rule is in preview: measured only with --preview
-PREVIEW_CLASSES = frozenset({"diverge"})
 # the rules that report the class's defect: either names it
 # (drop-write: PTX208 where the deleted instruction moved a predicate into the output, and
 # names the selp it lacks)
@@ -684,10 +681,9 @@ def _warp_collective(instruction: PtxInstruction) -> bool:
 def diverge(statement: AsmStatement, text: str) -> Iterator[Edit]:
     """An ``if`` on a condition that splits every warp put before a statement holding a warp
     collective (``if (threadIdx.x % 32 == 0) asm volatile("bar.sync 0;");``), on its line:
-    only part of the warp reaches it, which the PTX ISA leaves undefined (PTX601, in preview:
-    the class runs with ``--preview``). Only an asm statement that is a statement of a
-    function of its own (not in a macro's body, nor an expression), after a ``;``, ``{``,
-    ``}`` or a directive line."""
+    only part of the warp reaches it, which the PTX ISA leaves undefined (PTX601). Only an
+    asm statement that is a statement of a function of its own (not in a macro's body, nor an
+    expression), after a ``;``, ``{``, ``}`` or a directive line."""
     context = statement.context
     if context.macro is not None or context.function is None:
         return
@@ -745,7 +741,6 @@ class Corpus:
     mutations: dict[str, Callable[[AsmStatement, str], Iterator[Edit]]]
     expected: dict[str, str]
     also: dict[str, tuple[str, ...]]
-    preview_classes: frozenset[str] = frozenset()
 
 
 def read(path: str, words: tuple[str, ...]) -> str | None:
@@ -781,7 +776,7 @@ def corpus_sites(trees: Sequence[str], rules: list[Rule], corpus: Corpus) -> Ite
                             yield Site(path, kind, line, edit, shown[:160])
 
 
-CXX = Corpus(SUFFIXES, ("asm",), _plain, MUTATIONS, EXPECTED, _ALSO, PREVIEW_CLASSES)
+CXX = Corpus(SUFFIXES, ("asm",), _plain, MUTATIONS, EXPECTED, _ALSO)
 
 
 def sites(trees: Sequence[str], rules: list[Rule]) -> Iterator[Site]:
@@ -796,6 +791,11 @@ def findings(path: str, text: str, rules: list[Rule]) -> Counter[tuple[str, int]
     return Counter((f.rule, text.count("\n", 0, f.span.start)) for f in result.findings)
 
 
+def preview_classes_of(corpus: Corpus, preview: set[str] | frozenset[str]) -> frozenset[str]:
+    """The classes whose rule is in preview: measured only with ``--preview``."""
+    return frozenset(kind for kind, rule in corpus.expected.items() if rule in preview)
+
+
 def run(corpus: Corpus, description: str) -> int:
     """The benchmark's command line, over ``corpus``: sample the sites, lint each mutant, print
     the reach per class (which of the class's rules spoke, where several name its defect)."""
@@ -807,21 +807,21 @@ def run(corpus: Corpus, description: str) -> int:
     parser.add_argument("--jsonl", help="one JSON line per site")
     parser.add_argument("--only", action="append", choices=sorted(mutations),
                         help="only this class (repeatable)")
-    if corpus.preview_classes:
-        parser.add_argument("--preview", action="store_true",
-                            help="also the classes meant for preview rules, with those rules")
+    parser.add_argument("--preview", action="store_true",
+                        help="also the classes whose rule is in preview, with those rules")
     args = parser.parse_args()
-    with_preview = getattr(args, "preview", False)
+    with_preview = args.preview
     classes = load_rules().rules
     preview = preview_ids(classes)
+    preview_classes = preview_classes_of(corpus, preview)
     # (with --preview, only the preview rules a class is meant for: the protocol rules' flows
     # over every mutant of a large header would cost more than all the others together)
-    wanted = {expected[kind] for kind in corpus.preview_classes} if with_preview else set()
+    wanted = {expected[kind] for kind in preview_classes} if with_preview else set()
     rules = [r for r in instantiate(classes) if r.id not in preview or r.id in wanted]
     by_kind: dict[str, list[Site]] = defaultdict(list)
     for site in corpus_sites(args.trees, rules, corpus):
         if (not args.only or site.kind in args.only) and (
-                with_preview or site.kind not in corpus.preview_classes):
+                with_preview or site.kind not in preview_classes):
             by_kind[site.kind].append(site)
     chosen: list[Site] = []
     for kind in mutations:
@@ -852,7 +852,7 @@ def run(corpus: Corpus, description: str) -> int:
         with open(args.jsonl, "w") as handle:
             handle.write("".join(row + "\n" for row in rows))
     for kind in args.only or mutations:
-        if kind in corpus.preview_classes and not with_preview:
+        if kind in preview_classes and not with_preview:
             print(f"{kind:19} (its rule, {expected[kind]}, is in preview: run with --preview)")
             continue
         counts = tally.get(kind, Counter())

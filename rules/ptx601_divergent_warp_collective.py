@@ -38,7 +38,6 @@ def _full_mask(statement: AsmStatement, flows: FileFlows, flow: FunctionFlow,
 class DivergentWarpCollective(Rule):
     id = "PTX601"
     name = "divergent-warp-collective"
-    preview = True
     severity = Severity.ERROR
     needs = ("collectives",)
     summary = "A warp-collective instruction reached under a condition that splits the warp"
@@ -69,7 +68,6 @@ split that the uniform conditions on the way rule out: the else arm of
 or the `elect_one_sync()` of `else if (warp == 1 && elect_one_sync())`, which C++ evaluates
 only once `warp == 1` held, is reached by warp 1 whole. The rule
 assumes full warps of a one-dimensional block, as every full-mask collective already does.
-This rule is in preview.
 
 ## Why is this bad?
 The PTX ISA makes it undefined. For `mma`, `ldmatrix`, `stmatrix`, `wgmma` and every other

@@ -59,7 +59,7 @@ def test_every_class_makes_a_defect_its_rule_notices(tmp_path: Path) -> None:
     assert found == set(reach.MUTATIONS)
     for site in sites:
         mutant = KERNEL[:site.edit.start] + site.edit.text + KERNEL[site.edit.end:]
-        judges = every if site.kind in reach.PREVIEW_CLASSES else rules
+        judges = every if site.kind in reach.preview_classes_of(reach.CXX, preview) else rules
         new = {rule for rule, _ in reach.findings(str(path), mutant, judges) - before}
         expected = {reach.EXPECTED[site.kind], *reach._ALSO.get(site.kind, ())}
         # every line where it was: findings are compared by line
