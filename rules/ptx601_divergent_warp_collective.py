@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.divergence import Guard, divergent_guard
+from ptxlint.analysis.divergence import Guard, divergent_guard, may_split
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, flows_of
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, PtxOperand, Severity, Span
@@ -106,6 +106,8 @@ if (lane == 0) {
         kinds = [(i, c) for i in statement.ptx.instructions
                  if not i.opaque and (c := collective(i)) is not None]
         if not kinds or analysis_of(statement).rocm_guarded:
+            return
+        if not may_split(context.parsed):
             return
         flows = flows_of(context)
         if flows is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ptxlint.analysis.divergence import Kind, _Classifier, divergent_guard
+from ptxlint.analysis.divergence import Kind, _Classifier, divergent_guard, may_split
 from ptxlint.analysis.function_flow import FOLLOW_DEPTH, FileFlows, base_name
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
@@ -141,6 +141,32 @@ __global__ void k(unsigned* out, unsigned a) {
     guard = divergent_guard(flows, flow, byte)
     assert guard is not None and guard.how == "return"
     assert divergent_guard(flows, flow, byte, early_returns=False) is None
+
+
+@pytest.mark.parametrize(("condition", "splits"), [
+    ("threadIdx.x % 32 == 0", True),
+    ("(my_lane() & 1) == 0", True),  # a same-file helper returning the lane
+    ("lane_id() < 8", True),
+    ("elect_one_sync()", True),
+    ("n > 4", False),
+])
+def test_a_file_that_spells_no_lane_varying_word_cannot_split_a_warp(condition: str,
+                                                                      splits: bool) -> None:
+    helper = "" if "my_lane" not in condition else \
+        "__device__ unsigned my_lane() { unsigned l; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); " \
+        "return l; }\n"
+    text = helper + (
+        "__global__ void k(unsigned* out, unsigned a, int n) {\n"
+        f"  if ({condition}) {{\n"
+        '    asm volatile("bar.warp.sync 0xffffffff;");\n'
+        "  }\n}\n")
+    flows = _flows(text)
+    flow = _flow(flows, "k")
+    byte = text.encode().index(b"asm volatile")
+    # the words are a necessary condition: where a guard splits, the file spells one
+    assert (divergent_guard(flows, flow, byte) is not None) is splits
+    assert may_split(flows.parsed) is splits
+    assert may_split(None) is False
 
 
 def test_helpers_of_an_included_project_header_are_followed(tmp_path) -> None:  # noqa: ANN001

@@ -38,10 +38,12 @@ from enum import Enum
 
 import tree_sitter
 
+from ptxlint import file_memos
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, base_name
+from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.ptx.effects import special_register
 
-__all__ = ["Guard", "Kind", "divergent_guard", "whole_warps"]
+__all__ = ["Guard", "Kind", "divergent_guard", "may_split", "whole_warps"]
 
 Node = tree_sitter.Node
 
@@ -78,6 +80,13 @@ _LANE_CALLS = frozenset("lane_id laneid get_lane_id canonical_lane_idx LaneId __
                         "lane_idx get_lane_idx".split())
 _ELECT_CALLS = frozenset("elect_one_sync elect_one elect_sync".split())
 _COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
+# Every value that can make a condition split a warp comes from one of these words: the
+# thread index (``threadIdx.x``, an asm's ``%tid.x``), the lane index (``%laneid``, the lane
+# helpers) and the elect helpers; the helpers and locals followed are the file's own.
+_SPLIT_NAMES = {"threadIdx", "tid.x", "laneid"} | _LANE_CALLS | _ELECT_CALLS
+# (a word another holds need not be looked for: `lane_id` finds `get_lane_id`)
+_SPLIT_WORDS = tuple(sorted(w.encode() for w in _SPLIT_NAMES
+                            if not any(o != w and o in w for o in _SPLIT_NAMES)))
 _DEPTH = 6
 
 
@@ -579,6 +588,26 @@ def _always_returns(node: Node | None) -> bool:
         children = [c for c in node.named_children if c.type != "comment"]
         return bool(children) and children[-1].type == "return_statement"
     return False
+
+
+def may_split(parsed: object) -> bool:
+    """Some condition of the file (a rule context's ``parsed``; False without a tree) may
+    split a warp: it spells a word such a value comes from. CUTLASS's GMMA headers spell none
+    (22 of the 50 files of its ``include/`` that hold a warp collective, 8 of their 10 MB),
+    and their statements are not climbed from."""
+    if not isinstance(parsed, ParsedSource):
+        return False
+    if _SPLITS and _SPLITS[0][0] is parsed:
+        return _SPLITS[0][1]
+    data = parsed.data
+    answer = any(word in data for word in _SPLIT_WORDS)
+    _SPLITS[:] = [(parsed, answer)]
+    return answer
+
+
+# the last file asked about (the engine asks of a file's statements in turn)
+_SPLITS: list[tuple[ParsedSource, bool]] = []
+file_memos.register(_SPLITS.clear)
 
 
 def divergent_guard(flows: FileFlows, flow: FunctionFlow, byte: int,
