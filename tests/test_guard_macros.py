@@ -181,3 +181,41 @@ def test_branches_alike_read_the_definitions_before_each_whichever_is_asked_firs
         got = {at: known.at(at) for at in order}
         assert [m.body for m in got[x]] == ["1"]
         assert [m.body for m in got[y]] == ["0"] and got[z] == got[y]
+
+
+# CUB 1.x (util_arch.cuh, util_ptx.cuh): the macro that picks `shfl.sync` is defined for CUDA 9
+# and newer inside `#ifndef DOXYGEN_SHOULD_SKIP_THIS`.
+_CUB_SHFL = """
+#ifndef SKIP
+#if (__CUDACC_VER_MAJOR__ >= 9) && !defined(USE_CG)
+#define USE_CG
+#endif
+#endif
+__device__ unsigned up(unsigned word, int offset, int flags, unsigned mask) {
+#ifdef USE_CG
+  asm volatile("shfl.sync.up.b32 %0, %1, %2, %3, %4;"
+               : "=r"(word) : "r"(word), "r"(offset), "r"(flags), "r"(mask));
+#else
+  asm volatile("shfl.up.b32 %0, %1, %2, %3;" : "=r"(word) : "r"(word), "r"(offset), "r"(flags));
+#endif
+  return word;
+}
+"""
+
+
+def test_a_documentation_generators_macro_is_undefined_in_a_compile() -> None:
+    """Doxygen's PREDEFINED macros are defined by the documentation run, never by a build:
+    CUB's old-toolkit `#else` (`shfl` without `.sync`) is then no supported build's, while the
+    same shape under a project's own option, which a build may define, is still reported."""
+    assert preproc.evaluate_guards(("!defined(DOXYGEN_SHOULD_SKIP_THIS)",)) is True
+    assert preproc.evaluate_guards(("defined(_CCCL_DOXYGEN_INVOKED)",)) is False
+    assert preproc.evaluate_guards(("EIGEN_PARSED_BY_DOXYGEN",)) is False
+    # a file that defines one itself is read as it defines it
+    own = GuardMacro("DOXYGEN_ONLY", "1")
+    assert preproc.evaluate_guards(("DOXYGEN_ONLY",), macros=(own,)) is True
+    assert preproc.evaluate_guards(("PROJECT_OPTION",)) is None  # any other name stays unknown
+
+    cub = _CUB_SHFL.replace("#ifndef SKIP", "#ifndef DOXYGEN_SHOULD_SKIP_THIS")
+    assert lint_text(cub, select=("PTX402",)) == []
+    option = _CUB_SHFL.replace("#ifndef SKIP", "#ifndef NO_COOPERATIVE_GROUPS")
+    assert [f.rule for f in lint_text(option, select=("PTX402",))] == ["PTX402"]

@@ -1,7 +1,8 @@
 """Three-valued evaluation of ``#if`` conditions for the default target (64-bit Linux).
 
-Only what must be known is assumed known (``__LP64__`` is defined, ``_MSC_VER`` is not); every
-other macro is unknown, and an unknown condition stays ``None`` so callers stay silent.
+Only what must be known is assumed known (``__LP64__`` is defined, ``_MSC_VER`` is not, nor is
+a documentation generator's ``DOXYGEN_SHOULD_SKIP_THIS``); every other macro is unknown, and an
+unknown condition stays ``None`` so callers stay silent.
 
 Arithmetic is 64-bit, as in a C preprocessor (``intmax_t``): every result wraps to a signed
 64-bit value, division truncates toward zero, and what C leaves undefined (a shift by a negative
@@ -40,6 +41,16 @@ DEFAULT_TARGET: Mapping[str, int | None] = {
     "__APPLE__": None,
 }
 # None in DEFAULT_TARGET means "known to be undefined"; absence means unknown.
+
+
+def _documentation_only(name: str) -> bool:
+    """A macro only the documentation generator defines: Doxygen's ``PREDEFINED`` setting
+    names them (``DOXYGEN_SHOULD_SKIP_THIS`` in CUB, ``_CCCL_DOXYGEN_INVOKED`` in CCCL,
+    ``EIGEN_PARSED_BY_DOXYGEN``), and no compile does. Undefined unless the file itself
+    defines it: CUB defines ``CUB_USE_COOPERATIVE_GROUPS`` for CUDA 9 and newer inside
+    ``#ifndef DOXYGEN_SHOULD_SKIP_THIS``, and with the name unknown its old-toolkit
+    ``#else`` (``shfl`` without ``.sync``) looked like a branch a current build takes."""
+    return "DOXYGEN" in name
 
 Tri = bool | None
 MAX_DEPTH = 40  # parentheses and unary operators; each level costs about 13 frames
@@ -160,7 +171,9 @@ class _Parser:
             if paren and self.peek() == ")":
                 self.take()
             if name not in self.defines:
-                return 1 if self._defined(name) else None
+                if self._defined(name):
+                    return 1
+                return 0 if self._documentation_only(name) else None
             return int(self.defines[name] is not None)
         if tok[:1].isdigit():
             return _int_literal(tok)
@@ -169,8 +182,12 @@ class _Parser:
             return 0 if value is None else _wrap(value)
         macro = self._macro(tok)
         if macro is None or not macro.body.strip():
-            return None
+            return 0 if macro is None and self._documentation_only(tok) else None
         return _value(macro.body, self.defines, self.macros, self.hidden | {tok})
+
+    def _documentation_only(self, name: str) -> bool:
+        """``name`` is the documentation generator's, and the file does not define it."""
+        return _documentation_only(name) and not self.macros.get(name)
 
     def _defined(self, name: str) -> bool:
         """``name`` is certainly defined: a definition of it certainly holds, or one guarded
