@@ -53,7 +53,10 @@ low half (58 such packs and pairs in the public trees, every one in that order).
 pack whose object the same function also unpacks the other way, in another element order
 (`mov.b64 {%0, %1}, %2` into `t.x, t.y`, then `mov.b64 %0, {%1, %2}` from `t.y, t.x`): the
 two compute a permutation of the register's pieces (a swap of its halves, a rotation by 16
-bits, as hash kernels write them), and the object only carries the pieces between them.
+bits, as hash kernels write them), and the object only carries the pieces between them. Nor
+is the one pack or unpack of an object in a function named for a swap (ccminer's
+`vectorizeswap` splits a 64-bit value into a `uint2` high half first): the permutation is
+what the function is for; the same `mov` in a `vectorize` is reported.
 
 ## Why is this bad?
 PTX ISA, `ld`/`st` with a vector type: element *i* of the brace list is the *i*-th element in
@@ -90,8 +93,11 @@ asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(h2) : "f"(v.x), "f"(v.y));
                 continue  # the layout order, or a window of it
             if order.constant_source:
                 continue  # a constant written out word by word, in the order it is stored
-            if order.kind == "pack" and _round_trip(statement, order, context):
-                continue  # the two statements permute a register's pieces on purpose
+            if order.kind == "pack":
+                others = _packs_of_the_object(statement, order, context)
+                if others is not None and (_round_trip(order, others)
+                                           or _named_for_a_swap(statement, others)):
+                    continue  # the register's pieces are permuted on purpose
             bound = ", ".join(order.expressions)
             layout = ", ".join(
                 sorted(order.expressions, key=lambda e: positions[order.expressions.index(e)])
@@ -141,29 +147,44 @@ def _is_unpack(order: VectorOrder) -> bool:
     return order.instruction.operands[0] is order.operand
 
 
-def _round_trip(statement: AsmStatement, order: VectorOrder, context: RuleContext) -> bool:
-    """Another statement of the same function packs or unpacks the same object the other way
-    (one splits a register into the object, the other joins the object into a register) in
-    another element order: the pair computes a permutation of the register's pieces (a swap
-    of its halves, a rotation by 16 bits), and the object only carries them from one to the
-    other, so its layout is not what either order is judged against."""
+def _packs_of_the_object(statement: AsmStatement, order: VectorOrder,
+                         context: RuleContext) -> list[VectorOrder] | None:
+    """The other packs and unpacks of the same object in the statement's function; None where
+    the function or the file's other statements cannot be read."""
     parsed = context.parsed
     to_byte = getattr(parsed, "to_byte", None)
     if to_byte is None or not context.file_statements:
-        return False
+        return None
     function = facts_for(context, statement)
     if function is None:
-        return False
-    unpack = _is_unpack(order)
+        return None
+    others: list[VectorOrder] = []
     for other in context.file_statements:
         if other is statement or other.context.macro is not None:
             continue
         if not function.start <= to_byte(other.span.start) < function.end:
             continue
-        for theirs in vector_orders(other):
-            if (theirs.kind == "pack" and theirs.base == order.base
-                    and _is_unpack(theirs) != unpack
-                    and len(theirs.positions) == len(order.positions)
-                    and theirs.positions != order.positions):
-                return True
-    return False
+        others.extend(theirs for theirs in vector_orders(other)
+                      if theirs.kind == "pack" and theirs.base == order.base)
+    return others
+
+
+def _round_trip(order: VectorOrder, others: list[VectorOrder]) -> bool:
+    """Another statement of the same function packs or unpacks the same object the other way
+    (one splits a register into the object, the other joins the object into a register) in
+    another element order: the pair computes a permutation of the register's pieces (a swap
+    of its halves, a rotation by 16 bits), and the object only carries them from one to the
+    other, so its layout is not what either order is judged against."""
+    unpack = _is_unpack(order)
+    return any(_is_unpack(theirs) != unpack and len(theirs.positions) == len(order.positions)
+               and theirs.positions != order.positions for theirs in others)
+
+
+def _named_for_a_swap(statement: AsmStatement, others: list[VectorOrder]) -> bool:
+    """The function's name says it swaps (ccminer's `vectorizeswap`, which returns a 64-bit
+    value split into a `uint2` high half first), and this is its one pack or unpack of the
+    object: the permutation is what the function is for. With another one of the object
+    beside it the pair is judged together (`_round_trip`): two in the same swapped order
+    undo each other, whatever the name says."""
+    name = statement.context.function
+    return name is not None and "swap" in name.lower() and not others

@@ -192,3 +192,25 @@ def test_a_register_split_and_joined_in_another_order_is_a_permutation(
     assert found == flagged_lines
     # the split is worded as one: the object receives the register's pieces
     assert all(("unpacks" in f.message) == (line == 4) for f, line in zip(findings, found, strict=True))
+
+
+SWAP_NAMED = """
+__device__ uint2 NAME(unsigned long long v) {
+  uint2 result;
+  asm("mov.b64 {%0, %1}, %2;" : "=r"(result.y), "=r"(result.x) : "l"(v));
+  return result;
+}
+"""
+
+
+@pytest.mark.parametrize("name, flagged", [
+    ("vectorizeswap", False),  # ccminer: the swap is the function's purpose
+    ("SwapHalves", False),
+    ("vectorize", True),  # the same split in a function not named for a swap
+])
+def test_a_function_named_for_a_swap_swaps_on_purpose(name: str, flagged: bool) -> None:
+    """A swapped split or join that is the one pack of its object in a function whose name
+    says it swaps is that function's purpose; two swapped ones in such a function still undo
+    each other (test_a_register_split_and_joined_in_another_order_is_a_permutation)."""
+    text = SWAP_NAMED.replace("NAME", name)
+    assert bool(lint_text(text, select=("PTX210",))) == flagged
