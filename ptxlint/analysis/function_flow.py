@@ -20,7 +20,8 @@ already built and the file's asm statements:
 A step is *about* (``key``) the base variable of the expression bound to its operand
 (``__cvta_generic_to_shared(&full_bar[stage])``: ``full_bar``), a helper's parameter replaced by
 the caller's argument, a local once-defined by its initializer; else ``None``, and the rules
-stay silent. This module imports the model, ``ptxlint.ptx`` and the front end's tree only."""
+stay silent. This module imports the model, ``ptxlint.ptx`` and the front end's tree and
+function recovery only."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ from ptxlint.analysis.function_index import FunctionIndex
 from ptxlint.analysis.included_helpers import included_headers
 from ptxlint.analysis.library_helpers import library_header
 from ptxlint.analysis.toolkit_calls import HARMLESS_CALLS, toolkit_harmless
+from ptxlint.frontends.cxx.function_recovery import RecoveredFunction
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
     nodes_of_kinds,
@@ -187,6 +189,8 @@ class FunctionFlow:
     template_arguments: dict[int, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _read: bool = field(default=False, repr=False)
     _parameters: tuple[str, ...] | None = field(default=None, repr=False)
+    # read from the text where the tree shows no definition (``node`` is then its body)
+    recovered: bool = field(default=False, repr=False)
     _identifiers: list[Node] | None = field(default=None, repr=False)  # uses not read yet
     # the file's flows, for the same-file conversion helpers an operand goes through
     owner: FileFlows | None = field(default=None, repr=False)
@@ -491,7 +495,7 @@ class FileFlows:
                             and s.source.text is parsed.text and s.ptx.instructions]
         own = [s for s in statements
                if s.context.macro is None and s.source.text is parsed.text]
-        self._index = FunctionIndex(parsed, own, self._function)
+        self._index = FunctionIndex(parsed, own, self._function, self._recovered_function)
         self._flows: list[FunctionFlow] | None = None
         self._by_statement: dict[int, list[tuple[FunctionFlow, Step]]] | None = None
         self._composed: dict[tuple[int, int], tuple[list[Step], Opaque]] = {}
@@ -532,6 +536,15 @@ class FileFlows:
         return FunctionFlow(self.parsed, fn, name, fn.start_byte, fn.end_byte,
                             b"__global__" in head, frozenset(template),
                             member, template_order=tuple(order), owner=self)
+
+    def _recovered_function(self, fn: RecoveredFunction, body: Node) -> FunctionFlow:
+        """A function the text shows where the tree has none: its name as spelled, its block;
+        its parameters and template parameters are not read (a condition on one is unknown)."""
+        name = fn.name.split("::")[-1].split("<")[0].strip()
+        head = self.parsed.data[fn.start_byte:fn.body_byte]
+        return FunctionFlow(self.parsed, body, name, fn.start_byte, body.end_byte,
+                            b"__global__" in head, frozenset(), "::" in fn.name, owner=self,
+                            recovered=True, _parameters=())
 
     def function_at(self, byte: int, follow: bool = True) -> FunctionFlow | None:
         """The innermost function around ``byte``, its body read and its calls followed; not
@@ -824,7 +837,7 @@ class FileFlows:
 
     def _read(self, flow: FunctionFlow) -> None:
         parsed = self.parsed
-        body = flow.node.child_by_field_name("body")
+        body = flow.node if flow.recovered else flow.node.child_by_field_name("body")
         if body is None:
             return
         found = nodes_of_kinds(body, _KINDS)

@@ -6,7 +6,12 @@ point (is this statement's ``shfl.sync`` under a lane condition?), and the funct
 point is found by climbing from it instead: on CUTLASS ``include/`` the walk and naming every
 function cost PTX601 0.2 s of its 0.34 s (``check -j 1 --no-cache``), where a climb per
 statement costs microseconds. Each function's flow is made once, whichever way it is found,
-so that the flows compare by identity."""
+so that the flows compare by identity.
+
+Where the tree shows no function around a point (a head qualified by macros, a macro call
+with no ``;`` before it: the definition lands in an ERROR node), the function the text shows
+is taken, as the statements' contexts take it (``function_recovery``, the same scans): its
+body is the block the tree has at its ``{``. The listing holds only the tree's."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from typing import TYPE_CHECKING
 import tree_sitter
 
 from ptxlint.analysis.flow_syntax import function_definitions
+from ptxlint.frontends.cxx.function_recovery import RecoveredFunction, recovery_of
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement
 
@@ -33,11 +39,15 @@ class FunctionIndex:
     (:attr:`functions`) on first ask, or the one around a byte."""
 
     def __init__(self, parsed: ParsedSource, statements: Sequence[AsmStatement],
-                 make: Callable[[Node], FunctionFlow | None]) -> None:
+                 make: Callable[[Node], FunctionFlow | None],
+                 make_recovered: Callable[[RecoveredFunction, Node], FunctionFlow]) -> None:
         """``statements``: the file's own (no macro's expansion), placed in the function that
-        holds each; ``make``: a definition's flow, ``None`` for one without a name or body."""
+        holds each; ``make``: a definition's flow, ``None`` for one without a name or body;
+        ``make_recovered``: the flow of a function the text shows, given its body's block."""
         self.parsed = parsed
         self._make = make
+        self._make_recovered = make_recovered
+        self._recovered: dict[int, FunctionFlow | None] = {}
         placed = sorted((parsed.to_byte(s.span.start), k) for k, s in enumerate(statements))
         self._bytes = [byte for byte, _ in placed]
         self._placed = [statements[k] for _, k in placed]
@@ -59,7 +69,8 @@ class FunctionIndex:
 
     def made(self) -> list[FunctionFlow]:
         """The flows made so far (to let them go), without listing the rest."""
-        return [flow for flow in self._made.values() if flow is not None]
+        return [flow for flow in (*self._made.values(), *self._recovered.values())
+                if flow is not None]
 
     def named(self, name: str) -> list[FunctionFlow]:
         """The definitions called ``name`` (overloads, specialisations)."""
@@ -69,6 +80,10 @@ class FunctionIndex:
 
     def around(self, byte: int) -> FunctionFlow | None:
         """The function that holds ``byte``, ``None`` outside every one."""
+        flow = self._in_tree(byte)
+        return flow if flow is not None else self._in_text(byte)
+
+    def _in_tree(self, byte: int) -> FunctionFlow | None:
         if self._all is not None:
             k = bisect.bisect_right(self._starts, byte) - 1
             if k >= 0 and byte < self._all[k].end:
@@ -85,14 +100,33 @@ class FunctionIndex:
             node = node.parent
         return None if outermost is None or inside else self._flow(outermost)
 
+    def _in_text(self, byte: int) -> FunctionFlow | None:
+        found, _ = recovery_of(self.parsed).around(byte)
+        if found is None:
+            return None
+        if found.start_byte in self._recovered:
+            return self._recovered[found.start_byte]
+        body: Node | None = self.parsed.tree.root_node.descendant_for_byte_range(
+            found.body_byte, found.body_byte + 1)
+        while body is not None and not (body.type == "compound_statement"
+                                        and body.start_byte == found.body_byte):
+            body = body.parent
+        flow = None if body is None else self._placed_in(self._make_recovered(found, body))
+        self._recovered[found.start_byte] = flow
+        return flow
+
+    def _placed_in(self, flow: FunctionFlow) -> FunctionFlow:
+        first = bisect.bisect_left(self._bytes, flow.start)
+        last = bisect.bisect_left(self._bytes, flow.end)
+        flow.statements.extend(self._placed[first:last])
+        return flow
+
     def _flow(self, fn: Node) -> FunctionFlow | None:
         key = fn.start_byte
         if key in self._made:
             return self._made[key]
         flow = self._make(fn)
         if flow is not None:
-            first = bisect.bisect_left(self._bytes, flow.start)
-            last = bisect.bisect_left(self._bytes, flow.end)
-            flow.statements.extend(self._placed[first:last])
+            self._placed_in(flow)
         self._made[key] = flow
         return flow

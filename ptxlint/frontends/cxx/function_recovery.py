@@ -13,12 +13,15 @@ from __future__ import annotations
 import bisect
 import re
 
+import tree_sitter
+
+from ptxlint import file_memos
 from ptxlint.frontends.cxx.guards import FileGuards, guards_of
 from ptxlint.frontends.cxx.lexer import Token, tokens
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.lazy_regex import on_first_use
 
-__all__ = ["FunctionRecovery", "RecoveredFunction"]
+__all__ = ["FunctionRecovery", "RecoveredFunction", "recovery_of"]
 
 
 # A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
@@ -134,7 +137,12 @@ class FunctionRecovery:
         # its body another), or at the file's start where the root is an ERROR node (whose
         # children are fragments that may start anywhere).
         root = parsed.tree.root_node
-        top = root.first_child_for_byte(byte) if root.type == "translation_unit" else root
+        top: tree_sitter.Node | None = root
+        if root.type == "translation_unit":
+            # nothing lies past the last node (where tree-sitter's look-up crashes)
+            last = root.child(root.child_count - 1) if root.child_count else None
+            top = root.first_child_for_byte(byte) \
+                if last is not None and byte < last.end_byte else None
         if top is None or top.start_byte > byte:
             return None, False
         scan = self._scans.get(top.start_byte)
@@ -152,6 +160,21 @@ class FunctionRecovery:
                 self._scans[first.start_byte] = scan
             self._scans[top.start_byte] = scan
         return scan.around(at)
+
+
+def recovery_of(parsed: ParsedSource) -> FunctionRecovery:
+    """The file's one ``FunctionRecovery``: the statements' contexts and the analysis after
+    them (the function around a point, ``analysis.function_index``) read the same scans."""
+    if _LAST and _LAST[0][0] is parsed:
+        return _LAST[0][1]
+    recovery = FunctionRecovery(parsed)
+    _LAST[:] = [(parsed, recovery)]
+    return recovery
+
+
+# the last file's (the engine reads a file's statements, then lints them, then lets it go)
+_LAST: list[tuple[ParsedSource, FunctionRecovery]] = []
+file_memos.register(_LAST.clear)
 
 
 class _Scan:

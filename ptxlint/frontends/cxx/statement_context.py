@@ -9,7 +9,11 @@ from collections.abc import Callable, Sequence
 
 import tree_sitter
 
-from ptxlint.frontends.cxx.function_recovery import FunctionRecovery, RecoveredFunction
+from ptxlint.frontends.cxx.function_recovery import (
+    FunctionRecovery,
+    RecoveredFunction,
+    recovery_of,
+)
 from ptxlint.frontends.cxx.guard_macros import GuardMacros
 from ptxlint.frontends.cxx.guards import FileGuards, guards_of
 from ptxlint.frontends.cxx.lexer import NEXT_TOKEN as _NEXT_TOKEN
@@ -418,7 +422,7 @@ class Ancestors:
         """``FunctionRecovery.around`` character ``at``, where no function node holds it."""
         recovery = self._recovery
         if recovery is None:
-            recovery = self._recovery = FunctionRecovery(self.parsed)
+            recovery = self._recovery = recovery_of(self.parsed)
         return recovery.around(self.parsed.to_byte(at))
 
     def recovered_header(
