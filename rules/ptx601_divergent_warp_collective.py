@@ -4,35 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.divergence import Guard, divergent_guard, may_split
+from ptxlint.analysis.divergence import FULL_MASK, Guard, divergent_guard, may_split, member_mask
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, flows_of
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.model import AsmStatement, Finding, PtxInstruction, PtxOperand, Severity, Span
+from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity, Span
 from ptxlint.ptx.protocols import Collective, collective
 from ptxlint.rule import Rule, RuleContext
 
 from ._protocol import byte_span, line_of
-
-_FULL = 0xFFFFFFFF
-
-
-def _full_mask(statement: AsmStatement, flows: FileFlows, flow: FunctionFlow,
-               mask: PtxOperand | None) -> bool:
-    """The member mask names all 32 lanes (an immediate, or a constant operand)."""
-    if mask is None:
-        return False
-    text: str | None = None
-    if mask.kind == "immediate":
-        text = mask.text
-    elif mask.kind == "ref" and mask.ref is not None and mask.ref < len(statement.operands):
-        text = statement.operands[mask.ref].expression
-    if text is None:
-        return False
-    compact = text.replace(" ", "").rstrip("uUlL")
-    if compact in ("-1", "~0", "~0u", "~0U", "(unsigned)-1", "0xffffffff", "0xFFFFFFFF"):
-        return True
-    value = flows.structured(flow).constant(text)
-    return value is not None and value & _FULL == _FULL
 
 
 class DivergentWarpCollective(Rule):
@@ -132,7 +111,7 @@ if (lane == 0) {
     @staticmethod
     def _counts(statement: AsmStatement, flows: FileFlows, flow: FunctionFlow,
                 kind: Collective) -> bool:
-        return kind.aligned or _full_mask(statement, flows, flow, kind.mask)
+        return kind.aligned or member_mask(statement, kind.mask, flows, flow) == FULL_MASK
 
     def _through_callers(self, statement: AsmStatement, flows: FileFlows, helper: FunctionFlow,
                          instruction: PtxInstruction, kind: Collective) -> Iterator[Finding]:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from ptxlint.analysis.divergence import Kind, _Classifier, divergent_guard, may_split
+from ptxlint.analysis.divergence import (
+    FULL_MASK,
+    Kind,
+    _Classifier,
+    divergent_guard,
+    every_thread_reaches,
+    may_split,
+    member_mask,
+)
 from ptxlint.analysis.function_flow import FOLLOW_DEPTH, FileFlows, base_name
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
@@ -167,6 +175,47 @@ def test_a_file_that_spells_no_lane_varying_word_cannot_split_a_warp(condition: 
     assert (divergent_guard(flows, flow, byte) is not None) is splits
     assert may_split(flows.parsed) is splits
     assert may_split(None) is False
+
+
+@pytest.mark.parametrize(("before", "around", "reached"), [
+    ("", "{}", True),
+    ("int a = 1; { a += 2; }", "{ {} }", True),  # plain blocks
+    ("if (threadIdx.x < 64) out[0] = 1;", "{}", True),  # an if that does not leave
+    ("if (threadIdx.x >= 64) return;", "{}", False),  # an early return, even a uniform one
+    ("goto done; done:", "{}", False),
+    ("", "if (n > 0) {}", False),  # an if arm: who takes it is not read
+    ("", "for (int i = 0; i < n; ++i) {}", False),
+    ("", "switch (n) { case 0: {} }", False),
+    ("", "auto f = [&]() {}; ", False),  # in a lambda: called by whom is not known
+])
+def test_every_thread_reaches_only_straight_line_code(before: str, around: str,
+                                                     reached: bool) -> None:
+    asm = 'asm volatile("bar.warp.sync 0xffff;");'
+    body = around.replace("{}", "{ " + asm + " }", 1) if around != "{}" else asm
+    text = f"__global__ void k(int* out, int n) {{\n  {before}\n  {body}\n}}\n"
+    flows = _flows(text)
+    flow = flows.function_at(text.encode().index(b"asm volatile"), follow=False)
+    assert flow is not None
+    assert every_thread_reaches(flow, text.encode().index(b"asm volatile")) is reached
+
+
+def test_member_masks_are_read_where_certain() -> None:
+    text = r"""
+__device__ void f(unsigned runtime) {
+  const unsigned half = 0xffff;
+  asm volatile("bar.warp.sync 0x0000ffff;");
+  asm volatile("bar.warp.sync %0;" :: "r"(half));
+  asm volatile("bar.warp.sync %0;" :: "r"(~0u));
+  asm volatile("bar.warp.sync %0;" :: "r"(runtime));
+}
+"""
+    flows = _flows(text)
+    flow = _flow(flows, "f")
+    masks = []
+    for statement in flow.statements:
+        [instruction] = statement.ptx.instructions
+        masks.append(member_mask(statement, instruction.operands[0], flows, flow))
+    assert masks == [0xFFFF, 0xFFFF, FULL_MASK, None]
 
 
 def test_helpers_of_an_included_project_header_are_followed(tmp_path) -> None:  # noqa: ANN001

@@ -41,9 +41,11 @@ import tree_sitter
 from ptxlint import file_memos
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, base_name
 from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.model import AsmStatement, PtxOperand
 from ptxlint.ptx.effects import special_register
 
-__all__ = ["Guard", "Kind", "divergent_guard", "may_split", "whole_warps"]
+__all__ = ["FULL_MASK", "Guard", "Kind", "divergent_guard", "every_thread_reaches", "may_split",
+           "member_mask", "whole_warps"]
 
 Node = tree_sitter.Node
 
@@ -608,6 +610,59 @@ def may_split(parsed: object) -> bool:
 # the last file asked about (the engine asks of a file's statements in turn)
 _SPLITS: list[tuple[ParsedSource, bool]] = []
 file_memos.register(_SPLITS.clear)
+
+
+FULL_MASK = 0xFFFFFFFF
+# the spellings of a full mask whose value the C constant reader does not take
+_FULL_SPELLINGS = frozenset({"-1", "~0", "(unsigned)-1", "0xffffffff"})
+
+
+def member_mask(statement: AsmStatement, mask: PtxOperand | None,
+                flows: FileFlows | None = None, flow: FunctionFlow | None = None) -> int | None:
+    """The 32 lanes a collective's member mask names: an immediate, or an operand bound to a
+    C++ constant (a literal, a local defined once from one, read in ``flow``); ``None`` where
+    that is not known."""
+    if mask is None:
+        return None
+    if mask.kind == "immediate":
+        try:
+            return int(mask.text.rstrip("uU"), 0) & FULL_MASK
+        except ValueError:
+            return None
+    if mask.kind != "ref" or mask.ref is None or mask.ref >= len(statement.operands):
+        return None
+    text = statement.operands[mask.ref].expression
+    if "".join(text.split()).rstrip("uUlL").lower() in _FULL_SPELLINGS:
+        return FULL_MASK
+    if flows is None or flow is None:
+        return None
+    value = flows.structured(flow).constant(text)
+    return None if value is None else value & FULL_MASK
+
+
+# What may end a thread's run of a function, or move it elsewhere, before a point: a word
+# is enough to give up (a `return` in a comment or a lambda only makes the answer unknown).
+_LEAVES = (b"return", b"goto", b"exit", b"trap", b"longjmp", b"throw")
+# What a point of a function's own body may lie in and still be reached by every thread
+_STRAIGHT = frozenset({"compound_statement", "expression_statement", "gnu_asm_expression"})
+
+
+def every_thread_reaches(flow: FunctionFlow, byte: int) -> bool:
+    """Every thread that runs ``flow`` reaches ``byte``: it lies in the body's straight-line
+    code (plain blocks only: no ``if`` arm, loop, ``switch``, lambda or label around it) and
+    nothing before it in the body spells a way out (a ``return``, ``goto``, an asm ``exit``
+    or ``trap``). A kernel's threads then reach it all; with full warps, every lane does."""
+    body = flow.node if flow.recovered else flow.node.child_by_field_name("body")
+    if body is None or not body.start_byte <= byte < body.end_byte:
+        return False
+    node: Node | None = body.descendant_for_byte_range(byte, byte + 1)
+    while node is not None and node != body:
+        parent = node.parent
+        if parent is None or (parent != body and parent.type not in _STRAIGHT):
+            return False
+        node = parent
+    before = flow.parsed.data[body.start_byte:byte]
+    return not any(word in before for word in _LEAVES)
 
 
 def divergent_guard(flows: FileFlows, flow: FunctionFlow, byte: int,

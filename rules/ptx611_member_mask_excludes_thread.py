@@ -1,0 +1,127 @@
+"""PTX611 member-mask-excludes-thread."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.analysis.divergence import FULL_MASK, every_thread_reaches, member_mask
+from ptxlint.analysis.function_flow import flows_of
+from ptxlint.analysis.statement import analysis_of
+from ptxlint.model import AsmStatement, Finding, PtxInstruction, PtxOperand, Severity
+from ptxlint.ptx.protocols import collective
+from ptxlint.rule import Rule, RuleContext
+
+
+def _lanes(mask: int) -> str:
+    """The lanes a mask leaves out, as ranges: ``24-31``, ``0, 2-3``."""
+    out = [lane for lane in range(32) if not mask >> lane & 1]
+    ranges: list[str] = []
+    for lane in out:
+        if ranges and lane - 1 in out:
+            ranges[-1] = f"{ranges[-1].split('-')[0]}-{lane}"
+        else:
+            ranges.append(str(lane))
+    return ", ".join(ranges)
+
+
+class MemberMaskExcludesThread(Rule):
+    id = "PTX611"
+    name = "member-mask-excludes-thread"
+    preview = True
+    severity = Severity.ERROR
+    needs = ("collectives",)
+    summary = "A .sync collective executed by a lane its member mask leaves out"
+    tags = ("correctness", "convergence")
+    docs = """\
+## What it does
+Flags the member mask of a `.sync` warp collective (`shfl.sync`, `vote.sync`, `match.sync`,
+`redux.sync`, `elect.sync`, `bar.warp.sync`) that leaves out a lane certain to execute it:
+
+* a mask that names no lane (`0`): whichever thread executes the instruction is not in it;
+* a mask that leaves out some lanes (`0x00ffffff`, `0xffff`) on an instruction that every
+  thread of a kernel reaches: it lies in the kernel's straight-line code (no `if` arm, loop,
+  `switch` or lambda around it) and nothing before it in the kernel spells a way out
+  (`return`, `goto`, an asm `exit`).
+
+The mask is read where it is certain: an immediate, or an operand bound to a C++ constant
+(a literal, or a local defined once from one). A mask computed at run time (`__activemask()`,
+a ballot, a parameter) and a collective inside a `__device__` helper with a partial mask (its
+callers may run it in part of a warp) stay silent. Like PTX601, the rule assumes full warps
+of a one-dimensional block: a kernel launched with fewer than 32 threads per block, whose
+missing lanes never execute anything, is the case it cannot tell. This rule is in preview.
+
+## Why is this bad?
+The PTX ISA makes it undefined, in the same words for each of these instructions: "The
+behavior of `shfl.sync` is undefined if the executing thread is not in the `membermask`"
+(likewise for `bar.warp.sync`, `vote.sync`, `match.sync` and `redux.sync`; for `elect.sync`:
+"The behavior is undefined if the executing thread is not in membermask"). The mask says
+which lanes take
+part and must wait for each other; a lane outside it that executes the instruction anyway
+has no defined result, and on sm_6x and below the warp must also have converged on the
+instruction. Nothing at compile time says so: ptxas takes any 32-bit mask. The typical
+cause is a mask with digits lost (`0xffffff` for `0xffffffff`: catboost fixed
+`__shfl_sync(0xFFFFFF, ...)` in `linear_solver.cu`, issue #2339) or a placeholder `0` left in.
+
+## Example
+```cuda
+__global__ void sum_rows(float* out, const float* in) {
+  float v = in[threadIdx.x];
+  asm volatile("shfl.sync.bfly.b32 %0, %0, 16, 0x1f, 0xffffff;" : "+f"(v));  // lanes 24-31?
+  out[threadIdx.x] = v;
+}
+```
+
+## Use instead
+```cuda
+__global__ void sum_rows(float* out, const float* in) {
+  float v = in[threadIdx.x];
+  asm volatile("shfl.sync.bfly.b32 %0, %0, 16, 0x1f, 0xffffffff;" : "+f"(v));
+  out[threadIdx.x] = v;
+}
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        masked: list[tuple[PtxInstruction, PtxOperand]] = [
+            (i, mask) for i in statement.ptx.instructions
+            if not i.opaque and (c := collective(i)) is not None and not c.aligned
+            and (mask := c.mask) is not None]
+        if not masked or analysis_of(statement).rocm_guarded:
+            return
+        for instruction, mask in masked:
+            value = member_mask(statement, mask)
+            if value is None and mask.kind == "ref":
+                value = self._constant(statement, context, mask)
+            if value is None or value == FULL_MASK:
+                continue
+            if value == 0:
+                yield self._finding(statement, mask, (
+                    f"`{instruction.mnemonic}`'s member mask names no lane: the thread that "
+                    "executes it is never in the mask, which the PTX ISA leaves undefined"))
+            elif statement.context.macro is None and self._whole_block(statement, context):
+                yield self._finding(statement, mask, (
+                    f"every thread of the kernel reaches this `{instruction.mnemonic}`, but "
+                    f"its member mask {value:#010x} leaves out lanes {_lanes(value)}, which "
+                    "execute it outside the mask (undefined in the PTX ISA)"))
+
+    @staticmethod
+    def _constant(statement: AsmStatement, context: RuleContext,
+                  mask: PtxOperand) -> int | None:
+        flows = flows_of(context)
+        if flows is None:
+            return None
+        flow = flows.function_at(flows.parsed.to_byte(statement.span.start), follow=False)
+        return None if flow is None else member_mask(statement, mask, flows, flow)
+
+    @staticmethod
+    def _whole_block(statement: AsmStatement, context: RuleContext) -> bool:
+        flows = flows_of(context)
+        if flows is None:
+            return False
+        byte = flows.parsed.to_byte(statement.span.start)
+        flow = flows.function_at(byte, follow=False)
+        return flow is not None and flow.kernel and every_thread_reaches(flow, byte)
+
+    def _finding(self, statement: AsmStatement, mask: PtxOperand, message: str) -> Finding:
+        return self.finding(statement, statement.template.source_span(mask.start, mask.end),
+                            message)
