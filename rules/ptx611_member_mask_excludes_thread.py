@@ -58,7 +58,12 @@ behavior of `shfl.sync` is undefined if the executing thread is not in the `memb
 which lanes take
 part and must wait for each other; a lane outside it that executes the instruction anyway
 has no defined result, and on sm_6x and below the warp must also have converged on the
-instruction. Nothing at compile time says so: ptxas takes any 32-bit mask. The typical
+instruction. Nothing at compile time says so: ptxas takes any 32-bit mask. On an H200
+(`tests/test_ptx611_member_mask.py`), a ballot of 1 with mask `0x0000ffff` that the whole warp
+ran gave `0xffffffff` in every one of 4,096 warps, counting the lanes the mask leaves out, where
+the same ballot run by lanes 0-15 alone gave the masked `0x0000ffff`; a converged warp's
+`shfl.sync` with mask `0` or `0x00ffffff` read as with a full one, so the defect may sit unseen
+until another GPU or compiler does otherwise. The typical
 cause is a mask with digits lost (`0xffffff` for `0xffffffff`: catboost fixed
 `__shfl_sync(0xFFFFFF, ...)` in `linear_solver.cu`, issue #2339) or a placeholder `0` left in.
 
