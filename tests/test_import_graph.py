@@ -218,12 +218,13 @@ def test_the_front_ends_reach_nothing_after_them() -> None:
 CXX_STAGES: dict[str, tuple[str, ...]] = {
     "preprocess": (
         "lexer", "preproc", "guards", "defines", "include_lookup", "headers", "macros",
-        "guard_macros", "macro_uses", "branches",
+        "companion", "guard_macros", "macro_uses", "branches",
     ),
     "locate": ("dialect", "host_code", "statement_tokens", "function_recovery",
                "statement_context", "function_spans", "part_tree"),
     "read": ("raw_statement", "statement_reader", "plain_reader", "operand_types", "extract"),
-    "type": ("c_types", "declaration_index", "scope_lookup", "expression_types", "types"),
+    "type": ("c_types", "declaration_index", "macro_operands", "scope_lookup",
+             "expression_types", "types"),
 }
 CXX = "ptxlint.frontends.cxx"
 

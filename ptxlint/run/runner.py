@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from ptxlint import collector, file_memos
 from ptxlint.config import Config, RuleSelector
 from ptxlint.frontends import tree_reuse
-from ptxlint.frontends.cxx import headers
+from ptxlint.frontends.cxx import companion, headers
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import Finding, SourceFile
 from ptxlint.registry import load_rules
@@ -533,6 +533,9 @@ def _judge(path: str, data: bytes) -> tuple[int, tuple[tuple[str, ...], tuple[st
         return verdict, None
     if names is None:
         names = headers.include_names(decode_source(data)[0])
+    other = companion.companion_name(path)  # a header's second half reads its macros too
+    if other is not None:
+        names = [*names, other]
     return verdict, include_graph.of_file(path, names)
 
 
@@ -613,6 +616,7 @@ def run(
     # A run reads headers as they are when it starts, even after an earlier run in this process.
     headers.forget_headers()
     include_graph.forget()
+    companion.forget()
     tier2 = _with_include_dirs(tier2, paths)
     headers.set_include_dirs(tier2.include_dirs)
     cache = None

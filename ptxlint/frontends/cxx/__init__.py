@@ -8,7 +8,8 @@ stages before it (``tests/test_import_graph.py`` holds this):
    ``#if``), ``guards`` (the conditions around each line),
    ``defines`` (one file's ``#define``\\ s), ``include_lookup`` (where an include finds its
    header), ``headers`` (reading and caching included headers, the closure of a file's),
-   ``macros`` (the table and expansion with a source map), ``guard_macros``, ``macro_uses``,
+   ``macros`` (the table and expansion with a source map), ``companion`` (the header a
+   header is the second half of, whose macros it reads), ``guard_macros``, ``macro_uses``,
    ``branches`` (a statement with ``#if`` inside it);
 2. locate: ``dialect`` and ``host_code`` (host assembly recognised and left alone),
    ``statement_tokens`` (one statement's tokens from its keyword), ``function_recovery``
@@ -21,8 +22,9 @@ stages before it (``tests/test_import_graph.py`` holds this):
    regular-expression fast path), ``raw_statement`` (what both read), ``operand_types`` (the
    operands' types, left to work out when a rule first reads one), and ``extract``, which
    finds every statement of a file and drives the rest;
-4. type the operands: ``c_types``, ``declaration_index``, ``scope_lookup``,
-   ``expression_types`` and ``types`` (Tier 1, syntactic; Tier 2 is :mod:`ptxlint.tier2`).
+4. type the operands: ``c_types``, ``declaration_index``, ``macro_operands`` (a macro
+   invocation typed as its expansion), ``scope_lookup``, ``expression_types`` and ``types``
+   (Tier 1, syntactic; Tier 2 is :mod:`ptxlint.tier2`).
 
 The public entry is :func:`ptxlint.frontends.cxx.extract.extract`; other front ends (CUDA C++
 held in Python strings) call it and nothing else here.

@@ -488,14 +488,17 @@ class Stop(Exception):
     """Lookup hit a scope that may hide the name (an unknown base class): the answer is None."""
 
 
-# A declared entity, found by name: its declarator, the specifier its type starts from, and
-# whether it is a function parameter (arrays decay there). A tuple: tables of a big kernel's
-# declarations make thousands.
+# A declared entity, found by name: its declarator, the specifier its type starts from,
+# whether it is a function parameter (arrays decay there), and the offset where its scope
+# ends before its block's does (a declaration in a macro's argument: the argument's end,
+# ``DeclarationIndex._argument_declaration``). A tuple: tables of a big kernel's declarations
+# make thousands.
 class Entry(NamedTuple):
     name_end: int
     declarator: Node | None
     specifier: Node | None
     parameter: bool = False
+    until: int = FAR
 
 
 def _text(node: Node | None) -> str:

@@ -5,7 +5,8 @@ scope (see :mod:`.types` for the costs each index is built to avoid)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import tree_sitter
 
@@ -24,18 +25,25 @@ from ptxlint.frontends.cxx.c_types import (
     TYPE_KEYWORDS,
     TYPE_PARAMETERS,
     VALUE_PARAMETERS,
+    WRAP_PREFIX,
+    WRAP_SUFFIX,
     Entry,
     Node,
     Scope,
     SharedParameters,
     _Language,
+    _named,
     _text,
     _Ty,
     declarator_name,
+    own_function_declarator,
 )
 from ptxlint.frontends.syntax_tree import WALK_LIMIT, nodes_of_kinds
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import CType
+
+if TYPE_CHECKING:
+    from ptxlint.frontends.cxx.macros import MacroTable
 
 # the specifiers whose type their words decide wherever they are written
 # (``ScopeLookup._specifier``): no type name (a template parameter's where one is around),
@@ -72,6 +80,8 @@ class DeclarationIndex:
         self._enums: dict[str, list[Node]] = {}
         self._enumerators: dict[str, list[Node]] = {}
         self._macros: set[str] = set()
+        # the file's macro table, where extraction hands it over (``TypeResolver.use_macros``)
+        self.macro_source: Callable[[], MacroTable] | None = None
         self._globals: dict[str, list[Entry]] | None = None
         self._scopes: dict[int, dict[str, list[Entry]]] = {}
         self._template_params: dict[int, frozenset[str]] = {}  # type names (_templates)
@@ -91,7 +101,7 @@ class DeclarationIndex:
         self._statement_scopes: dict[int, dict[str, list[Entry]]] = {}
         self._template_values: dict[int, dict[str, Entry]] = {}
         self._owners: dict[int, tuple[_Ty | None, bool]] = {}  # out-of-line class, raises
-        self._own_declarators: dict[int, Node | None] = {}  # (ScopeLookup._parameter_list)
+        self._own_declarators: dict[int, Node | None] = {}  # (_parameter_list)
         self._entry_types: dict[tuple[int, bool], _Ty | None] = {}
         self._spelled_types: dict[tuple[object, ...], _Ty | None] = {}  # (_spelled_entry)
         self._deducing: set[int] = set()  # the `auto` entries being deduced (_deduced)
@@ -325,8 +335,46 @@ class DeclarationIndex:
                     # (see _collect)
                     pending.append(iter(child.named_children))
                     break
+                elif kind == "ERROR":
+                    self._argument_declaration(child, table)
             else:
                 pending.pop()
+
+    def _argument_declaration(self, error: Node, table: dict[str, list[Entry]]) -> None:
+        """The declaration that opens a macro's argument of statements, which tree-sitter
+        reads as the last parameter of a call it cannot close: the CUDA headers write
+        ``NV_IF_ELSE_TARGET(NV_PROVIDES_SM_90, int val; asm(... : "=r"(val) ...); ...)``,
+        and the block's table then holds the statements after ``int val`` (the argument's
+        later declarations among them) but not ``val``. The macro pastes the argument as
+        statements, so ``val`` is declared for the rest of that argument: its entry ends
+        where the argument does (the first ``,`` or ``)`` outside parentheses, as the
+        preprocessor splits arguments), and where that end is not found it is left out.
+
+        The shape: ``NAME ( ... , T x`` with the parameter last in the error, and the error
+        followed by the ``;`` that ends the declaration."""
+        last = error.named_children[-1] if error.named_child_count else None
+        if last is None or last.type != "parameter_declaration" or last.end_byte != error.end_byte:
+            return
+        first, opening = error.children[0], error.children[1] if error.child_count > 1 else None
+        if first.type != "identifier" or opening is None or opening.type != "(":
+            return
+        before = last.prev_sibling
+        after = error.next_sibling
+        if before is None or before.type not in (",", "(") or after is None:
+            return
+        if after.type != "expression_statement" or after.named_child_count:
+            return  # a `;` alone: the declaration's own
+        declarator = last.child_by_field_name("declarator")
+        if declarator is None or last.child_by_field_name("type") is None:
+            return
+        until = argument_end(self._bytes, after.end_byte)
+        if until is None:
+            return
+        own: dict[str, list[Entry]] = {}
+        self._add_declaration(last, own)
+        for name, entries in own.items():
+            bounded = [entry._replace(until=until) for entry in entries]
+            table.setdefault(name, []).extend(bounded)
 
     def _collect(self, scope: Node, table: dict[str, list[Entry]]) -> None:
         """Namespace-scope declarations and function definitions of ``scope`` (the file's root),
@@ -437,6 +485,48 @@ class DeclarationIndex:
                 self._add_declarator(child, child.child_by_field_name("declarator"), table)
             elif kind in PREPROC_BLOCKS:
                 self._collect_members(child, table)
+
+    def _parameter_list(self, node: Node) -> Node | None:
+        """The parameter list of a function definition, lambda or catch clause: that of the
+        function declarator nearest the name (``own_function_declarator``), not the list of
+        the function pointer a function returns. The declarator is kept for the function's
+        out-of-line class (``ScopeLookup._find_out_of_line_class``): the CUDA 13 headers have
+        a function for nearly every statement (2,414 for 3,429), each read for both."""
+        if node.type == "catch_clause":
+            return node.child_by_field_name("parameters")
+        own = own_function_declarator(node.child_by_field_name("declarator"))
+        self._own_declarators[node.id] = own
+        return own.child_by_field_name("parameters") if own is not None else None
+
+    def _parse_alone(self, expression: str) -> Node | None:
+        """``expression`` parsed on its own, memoised per text: operands the file's tree does
+        not hold repeat a few spellings (the CUDA 13 headers: 4,107 parses of 227 texts, from
+        statements inside macro arguments). The memo keeps the snippets' trees alive, so their
+        node ids are not reused while the resolver keeps them."""
+        if expression in self._alone:
+            return self._alone[expression]
+        wrapped = WRAP_PREFIX + expression.encode("utf-8") + WRAP_SUFFIX
+        snippet = self._lang.parser.parse(wrapped)
+        node = None if snippet.root_node.has_error else self._unwrap(snippet.root_node)
+        self._alone[expression] = node
+        return node
+
+    @staticmethod
+    def _unwrap(root: Node) -> Node | None:
+        fn = root.named_children[0] if root.named_children else None
+        body = fn.child_by_field_name("body") if fn is not None else None
+        if body is None:
+            return None
+        statements = _named(body)
+        if len(statements) != 1 or not statements[0].named_children:
+            return None
+        assign = statements[0].named_children[0]
+        call = assign.child_by_field_name("right")
+        args = call.child_by_field_name("arguments") if call is not None else None
+        if args is None:
+            return None
+        values = _named(args)
+        return values[0] if len(values) == 1 else None
 
     def _spelled_entry(self, entry: Entry, function_scope: bool) -> tuple[object, ...] | None:
         """A key for the type of ``entry`` that its text decides: its specifier's kind and
@@ -601,3 +691,43 @@ def split_parameters(text: bytes) -> list[bytes] | None:
     if _NOT_PLAIN().search(inner) is not None:
         return None
     return [part.strip() for part in inner.split(b",")]
+
+
+def argument_end(data: bytes, start: int) -> int | None:
+    """The offset of the ``,`` or ``)`` that ends the macro argument holding byte ``start``
+    of ``data``: the first outside parentheses opened after ``start``, past string and
+    character literals and comments (the preprocessor's split: brackets and braces do not
+    group). None where the text ends first or a raw string literal is met (its end is not
+    sought here)."""
+    depth = 0
+    at = start
+    stops = _ARGUMENT_STOPS()
+    while True:
+        found = stops.search(data, at)
+        if found is None:
+            return None
+        token = found.group()
+        at = found.end()
+        if token == b"(":
+            depth += 1
+        elif token == b")":
+            if not depth:
+                return found.start()
+            depth -= 1
+        elif token == b",":
+            if not depth:
+                return found.start()
+        elif token.endswith(b'R"'):
+            return None
+
+
+# what ``argument_end`` stops at: parentheses, commas, and the literals and comments to step
+# over whole (a quote after a digit separates digits: ``1'000``)
+_ARGUMENT_STOPS = on_first_use(
+    rb"[(),]"
+    rb"|(?<![0-9A-Za-z_])(?:u8|[uUL])?R\""
+    rb'|"(?:\\.|[^"\\\n])*"'
+    rb"|(?<![0-9A-Za-z_])(?:u8|[uUL])?'(?:\\.|[^'\\\n])*'"
+    rb"|//[^\n]*|/\*.*?\*/",
+    re.S,
+)

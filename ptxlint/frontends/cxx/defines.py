@@ -352,6 +352,19 @@ def include_names(text: str) -> list[str]:
     return names
 
 
+def include_offsets(text: str) -> list[tuple[int, str]]:
+    """``include_names`` with the offset of each directive's line."""
+    if "#" not in text:
+        return []
+    found = []
+    for start, m in _directives(text):
+        if m.group(1) == "include":
+            name = _include_name(m.group(2))
+            if name is not None:
+                found.append((start, name))
+    return found
+
+
 def _include_name(rest: str) -> str | None:
     """The name an ``#include`` directive brings, from what follows its ``include``."""
     inc = INCLUDE().match(rest)

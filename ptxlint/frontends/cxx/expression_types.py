@@ -34,6 +34,7 @@ from ptxlint.frontends.cxx.c_types import (
     split_qualified,
     trailing_type,
 )
+from ptxlint.frontends.cxx.macro_operands import expansion
 
 if TYPE_CHECKING:
     from ptxlint.frontends.cxx.scope_lookup import ScopeLookup
@@ -164,7 +165,13 @@ class Expr:
             name = _text(fn)
             if name in ("unsigned", "signed"):
                 return SCALAR_NAMES[name]
-            return self.r.function_return(name, self.where, self.b, self.chain)
+            chain = self.chain
+            if fn.type == "identifier" and not (chain and chain[-1] is None):
+                # (in a #define body the macro in force is the one where that body expands)
+                expanded = expansion(self.r, node, name, self.b)
+                if expanded is not None:  # a function-like macro's invocation
+                    return self.type_of(expanded)
+            return self.r.function_return(name, self.where, self.b, chain)
         return None
 
     def _compound_literal(self, node: Node) -> _Ty | None:
@@ -188,7 +195,8 @@ class Expr:
             scope, leaf = split_qualified(spec)
             if scope not in STD_SCOPES or leaf is None:
                 return None
-            return SCALAR_NAMES.get(_text(leaf))
+            # ``::float2{}``: the toolkit declares its vector types in the global namespace
+            return (BUILTIN_TYPES if not scope else SCALAR_NAMES).get(_text(leaf))
         if kind == "type_descriptor":
             ty = self._descriptor(spec)
             return None if ty is None or (ty.array and ty.size is None) else ty

@@ -188,6 +188,7 @@ def extract(
     share_parents = getattr(lookup, "share_parents", None)
     if share_parents is not None:  # a TypeResolver: one parent step per node for both climbs
         share_parents(host.ancestors.parents)
+        lookup.use_macros(macros.table_now)  # type: ignore[union-attr]  # macro invocations
     macro_tokens: dict[int, list[Token]] = {}
     macro_index: dict[int, dict[object, int]] = {}
     # the keywords come in text order: one cursor finds each and its ancestors

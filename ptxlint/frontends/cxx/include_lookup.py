@@ -272,6 +272,15 @@ _UNASKED = ""  # neither a path nor None: a memo's "not asked yet"
 
 # --------------------------------------------------------------------------- folders listed
 
+def is_file(path: str) -> bool:
+    """``os.path.isfile(path)``, answered from its folder's listing while a walk lists
+    folders (``_is``), memoised until ``forget``."""
+    found = _IS_FILE.get(path)
+    if found is None:
+        found = _IS_FILE[path] = _is(path, os.path.isfile, os.DirEntry.is_file)
+    return found
+
+
 def list_folders(on: bool) -> None:
     """While on, answer look-ups from folder listings (``_is``): a walk of the tree is under
     way, which takes the tree as it is when walked; off, forget the listings (a process that

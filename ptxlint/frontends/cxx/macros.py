@@ -117,6 +117,14 @@ class MacroTable:
             )
         return bisect.bisect_left(starts, at)
 
+    def epoch_bounds(self, at: int) -> tuple[int, int]:
+        """The offsets of the file's own directives around ``at`` (``epoch``): every look-up
+        answers alike at offsets from the first up to the second (``-1`` and ``1 << 62`` where
+        there is none before or after)."""
+        k = self.epoch(at)
+        starts = self._directive_starts or []
+        return (starts[k - 1] if k else -1), (starts[k] if k < len(starts) else 1 << 62)
+
     def _from_headers(self, name: str) -> list[MacroDef]:
         """The headers' definitions of ``name``, in the order of ``headers``."""
         found = self._header_defs.get(name)

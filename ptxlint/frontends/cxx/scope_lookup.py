@@ -182,12 +182,19 @@ class ScopeLookup(DeclarationIndex):
             visible = []
             for entry in found:
                 end = entry.name_end
-                if end <= b:
+                if end > b:
+                    if end < self._hi:
+                        self._hi = end
+                    continue
+                until = entry.until  # a macro argument's declaration is gone past its end
+                if b < until:
                     visible.append(self.entry_type(entry, True))
                     if end > self._lo:
                         self._lo = end
-                elif end < self._hi:
-                    self._hi = end
+                    if until < self._hi:
+                        self._hi = until
+                elif until > self._lo:
+                    self._lo = until
             return visible or None
         if kind in FUNCTION_SCOPES:
             single = scope.single
@@ -382,18 +389,6 @@ class ScopeLookup(DeclarationIndex):
         if key is not None and params is not None and key not in self._shared_parameters:
             self._shared_parameters[key] = self._share(cached, node)
         return cached
-
-    def _parameter_list(self, node: Node) -> Node | None:
-        """The parameter list of a function definition, lambda or catch clause: that of the
-        function declarator nearest the name (``own_function_declarator``), not the list of
-        the function pointer a function returns. The declarator is kept for the function's
-        out-of-line class (``_find_out_of_line_class``): the CUDA 13 headers have a function
-        for nearly every statement (2,414 for 3,429), each read for both."""
-        if node.type == "catch_clause":
-            return node.child_by_field_name("parameters")
-        own = own_function_declarator(node.child_by_field_name("declarator"))
-        self._own_declarators[node.id] = own
-        return own.child_by_field_name("parameters") if own is not None else None
 
     # ----------------------------------------------------------------- a function's own names
 
@@ -802,7 +797,8 @@ class ScopeLookup(DeclarationIndex):
             scope, name = split_qualified(spec)
             if name is None or name.type not in ("type_identifier", "primitive_type"):
                 return None
-            return SCALAR_NAMES.get(_text(name)) if scope in STD_SCOPES else None
+            table = SCALAR_NAMES if scope else BUILTIN_TYPES  # ``::float2``: a global name
+            return table.get(_text(name)) if scope in STD_SCOPES else None
         if kind in RECORD_SPECIFIERS:
             name = spec.child_by_field_name("name")
             if name is None:

@@ -85,8 +85,6 @@ from ptxlint.frontends.cxx.c_types import (
     PLACELESS_SPECIFIERS,
     SCOPE_OPENING,
     SUBSCRIPTS,
-    WRAP_PREFIX,
-    WRAP_SUFFIX,
     Entry,
     Node,
     Scope,
@@ -99,6 +97,7 @@ from ptxlint.frontends.cxx.c_types import (
 )
 from ptxlint.frontends.cxx.declaration_index import NamePlan
 from ptxlint.frontends.cxx.expression_types import Expr
+from ptxlint.frontends.cxx.macro_operands import TableSource, is_macro
 from ptxlint.frontends.cxx.scope_lookup import ScopeLookup
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import CType
@@ -215,6 +214,12 @@ class TypeResolver(ScopeLookup):
         self._parents = parents
 
     __call__ = resolve  # a TypeResolver is extraction's type look-up (engine.type_lookup)
+
+    def use_macros(self, table: TableSource) -> None:
+        """Type an operand that invokes a function-like macro as its expansion, with the
+        file's macro table (``macro_operands``), made when first asked: extraction hands over
+        its own."""
+        self.macro_source = table
 
     def resolve_operands(
         self, operands: Sequence[tuple[str, int]], statement: Sequence[Node]
@@ -570,8 +575,8 @@ class TypeResolver(ScopeLookup):
         if fn is None or fn.type != "identifier":
             return None
         name = self._bytes[fn.start_byte : fn.end_byte].decode("utf-8", "replace")
-        if self._may_declare(chain, name):
-            return None
+        if self._may_declare(chain, name) or is_macro(self, name):
+            return None  # (a macro's expansion reads the arguments)
         return ("call", name, self._chain_template_names(chain))
 
     def _name_type(
@@ -774,19 +779,6 @@ class TypeResolver(ScopeLookup):
                     values[(value.start_byte, value.end_byte)] = (value, value.type, tail)
         return values
 
-    def _parse_alone(self, expression: str) -> Node | None:
-        """``expression`` parsed on its own, memoised per text: operands the file's tree does
-        not hold repeat a few spellings (the CUDA 13 headers: 4,107 parses of 227 texts, from
-        statements inside macro arguments). The memo keeps the snippets' trees alive, so their
-        node ids are not reused while the resolver keeps them."""
-        if expression in self._alone:
-            return self._alone[expression]
-        wrapped = WRAP_PREFIX + expression.encode("utf-8") + WRAP_SUFFIX
-        snippet = self._lang.parser.parse(wrapped)
-        node = None if snippet.root_node.has_error else self._unwrap(snippet.root_node)
-        self._alone[expression] = node
-        return node
-
     def _may_convert(self, record: _Ty) -> bool:
         key = tuple(body.id for body in record.bodies)
         cached = self._convertible.get(key)
@@ -843,23 +835,6 @@ class TypeResolver(ScopeLookup):
             where.append(match.start())
             extra.append(total)
         return where, extra
-
-    @staticmethod
-    def _unwrap(root: Node) -> Node | None:
-        fn = root.named_children[0] if root.named_children else None
-        body = fn.child_by_field_name("body") if fn is not None else None
-        if body is None:
-            return None
-        statements = _named(body)
-        if len(statements) != 1 or not statements[0].named_children:
-            return None
-        assign = statements[0].named_children[0]
-        call = assign.child_by_field_name("right")
-        args = call.child_by_field_name("arguments") if call is not None else None
-        if args is None:
-            return None
-        values = _named(args)
-        return values[0] if len(values) == 1 else None
 
 
 # a chain with no name plan: no name is typed as a parameter from it
