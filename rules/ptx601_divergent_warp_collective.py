@@ -13,6 +13,9 @@ from ptxlint.rule import Rule, RuleContext
 
 from ._protocol import byte_span, line_of
 
+# How far up the same file's calls a collective's helper is followed: its callers, and theirs
+_CALLER_DEPTH = 2
+
 
 class DivergentWarpCollective(Rule):
     id = "PTX601"
@@ -34,11 +37,12 @@ reach, because a condition that certainly differs between the lanes of one warp 
   `if` arm on such a condition (an early `return` is not flagged for these: an exited
   thread no longer counts for them).
 
-A helper holding the collective, called under such a condition from the same file, is
-reported at the call. Conditions that split a warp are comparisons of the lane index
-(`threadIdx.x % 32`, `%laneid`, a lane helper) or of `threadIdx.x` with a constant that does
-not fall on a warp boundary (`lane == 0`, `threadIdx.x < 16`), tests of the lane's low bits,
-which every warp holds all of (`threadIdx.x % 2 == 0`, `lane & 1`), and the `elect.sync`
+A helper holding the collective, called under such a condition from the same file (or called
+by a helper that is), is reported at the call. Conditions that split a warp are comparisons of
+the lane index (`threadIdx.x % 32`, `%laneid`, a lane helper) or of `threadIdx.x` with a
+constant that does not fall on a warp boundary (`lane == 0`, `threadIdx.x < 16`), tests of
+the lane's low bits, which every warp holds all of (`threadIdx.x % 2 == 0`, `lane & 1`), and
+the `elect.sync`
 predicate (`elect_one_sync()`). Uniform conditions stay silent: `threadIdx.x / 32 == 0`,
 `threadIdx.x < 128`, template constants, `blockIdx`, kernel parameters, `__shfl_sync`
 results. So do conditions the analysis cannot decide (`tid < n`, `data[tid] > 0`), and a
@@ -96,7 +100,7 @@ if (lane == 0) {
         if flow is None:
             return
         instruction, kind = next(
-            ((i, c) for i, c in kinds if self._counts(statement, flows, flow, c)), (None, None))
+            ((i, c) for i, c in kinds if self._counts(statement, flow, c)), (None, None))
         if instruction is None or kind is None:
             return
         byte = parsed.to_byte(statement.span.start)
@@ -109,19 +113,30 @@ if (lane == 0) {
         yield from self._through_callers(statement, flows, flow, instruction, kind)
 
     @staticmethod
-    def _counts(statement: AsmStatement, flows: FileFlows, flow: FunctionFlow,
-                kind: Collective) -> bool:
-        return kind.aligned or member_mask(statement, kind.mask, flows, flow) == FULL_MASK
+    def _counts(statement: AsmStatement, flow: FunctionFlow, kind: Collective) -> bool:
+        return kind.aligned or member_mask(statement, kind.mask, flow) == FULL_MASK
 
     def _through_callers(self, statement: AsmStatement, flows: FileFlows, helper: FunctionFlow,
-                         instruction: PtxInstruction, kind: Collective) -> Iterator[Finding]:
+                         instruction: PtxInstruction, kind: Collective,
+                         below: tuple[FunctionFlow, ...] = ()) -> Iterator[Finding]:
+        """The calls of ``helper`` under a condition that splits the warp, and where a call is
+        under none, the calls of its caller (``below``: the helpers called on the way down)."""
+        followed: list[FunctionFlow] = []  # a caller calling it twice is followed once
         for caller, start, end in flows.callers(helper, follow=False):
             guard = divergent_guard(flows, caller, start, early_returns=kind.aligned)
             if guard is None:
+                if len(below) + 1 < _CALLER_DEPTH and caller not in below \
+                        and caller not in followed:
+                    followed.append(caller)
+                    yield from self._through_callers(statement, flows, caller, instruction,
+                                                     kind, (*below, helper))
                 continue
             span: Span = byte_span(caller, start, end)
-            message = (f"{helper.name}() holds `{instruction.mnemonic}`, which the whole warp "
-                       f"must reach together; this call is under {self._guard(caller, guard)}")
+            names = [f"{f.name}()" for f in (helper, *reversed(below))]
+            held = " calls ".join(names[:2]) + "".join(f", which calls {n}" for n in names[2:])
+            message = (f"{held}{', which' if below else ''} holds `{instruction.mnemonic}`, "
+                       "which the whole warp must reach together; this call is under "
+                       f"{self._guard(caller, guard)}")
             yield self.finding(statement, span, message)
 
     def _message(self, instruction: PtxInstruction, flow: FunctionFlow, guard: Guard) -> str:

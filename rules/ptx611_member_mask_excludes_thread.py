@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.divergence import FULL_MASK, every_thread_reaches, member_mask
-from ptxlint.analysis.function_flow import flows_of
+from ptxlint.analysis.function_flow import FunctionFlow, flows_of
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, PtxOperand, Severity
 from ptxlint.ptx.protocols import collective
@@ -110,21 +110,21 @@ __global__ void sum_rows(float* out, const float* in) {
                     "execute it outside the mask (undefined in the PTX ISA)"))
 
     @staticmethod
-    def _constant(statement: AsmStatement, context: RuleContext,
-                  mask: PtxOperand) -> int | None:
+    def _function(statement: AsmStatement, context: RuleContext
+                  ) -> tuple[FunctionFlow | None, int]:
         flows = flows_of(context)
         if flows is None:
-            return None
-        flow = flows.function_at(flows.parsed.to_byte(statement.span.start), follow=False)
-        return None if flow is None else member_mask(statement, mask, flows, flow)
-
-    @staticmethod
-    def _whole_block(statement: AsmStatement, context: RuleContext) -> bool:
-        flows = flows_of(context)
-        if flows is None:
-            return False
+            return None, 0
         byte = flows.parsed.to_byte(statement.span.start)
-        flow = flows.function_at(byte, follow=False)
+        return flows.function_at(byte, follow=False), byte
+
+    def _constant(self, statement: AsmStatement, context: RuleContext,
+                  mask: PtxOperand) -> int | None:
+        flow, _ = self._function(statement, context)
+        return None if flow is None else member_mask(statement, mask, flow)
+
+    def _whole_block(self, statement: AsmStatement, context: RuleContext) -> bool:
+        flow, byte = self._function(statement, context)
         return flow is not None and flow.kernel and every_thread_reaches(flow, byte)
 
     def _finding(self, statement: AsmStatement, mask: PtxOperand, message: str) -> Finding:

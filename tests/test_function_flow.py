@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ptxlint.analysis.divergence import (
@@ -214,7 +216,7 @@ __device__ void f(unsigned runtime) {
     masks = []
     for statement in flow.statements:
         [instruction] = statement.ptx.instructions
-        masks.append(member_mask(statement, instruction.operands[0], flows, flow))
+        masks.append(member_mask(statement, instruction.operands[0], flow))
     assert masks == [0xFFFF, 0xFFFF, FULL_MASK, None]
 
 
@@ -398,3 +400,31 @@ __global__ void k(const float4* g) {
     copy = flow.steps[0]
     assert copy.call is not None and copy.call.name == "copy"
     assert flow.key(copy, copy.event.memory) == "tile"
+
+
+_FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "rules").glob("*.cu"))
+
+
+@pytest.mark.parametrize("path", _FIXTURES, ids=lambda p: p.name)
+def test_a_names_values_read_from_its_places_are_the_bodys(path: Path) -> None:
+    """``values_of`` before the body is read (from the places that spell the name) answers
+    what the walk of the body answers after."""
+    flows = _flows(path.read_text())
+
+    def shape(values: list | None) -> list[tuple[int, int]] | None:
+        return None if values is None else sorted(
+            (v.start_byte, v.end_byte) if v is not None else (-1, -1) for v in values)
+
+    for flow in flows._index.functions:
+        body = flow.node.child_by_field_name("body")
+        names = {flow.text(n) for n in _identifiers_in(body)} if body is not None else set()
+        spelled = {name: shape(flow.values_of(name)) for name in names}
+        flows.structured(flow)
+        assert spelled == {name: shape(flow.definitions.get(name)) for name in names}, flow.name
+
+
+def _identifiers_in(node):  # noqa: ANN001, ANN202 (a test helper)
+    if node.type == "identifier":
+        yield node
+    for child in node.children:
+        yield from _identifiers_in(child)

@@ -101,11 +101,6 @@ class _Classifier:
         # what the path to the point asked about holds of stable values (see _Facts)
         self.facts = _Facts(self)
 
-    @property
-    def definitions(self) -> dict[str, list[Node | None]]:
-        """The function's locals, its body read on first ask: most collectives have no
-        condition on their way, and their functions are never read."""
-        return self.flows.structured(self.flow).definitions
 
     # ------------------------------------------------------------------ values
 
@@ -153,7 +148,7 @@ class _Classifier:
         if name in self._memo:
             return self._memo[name]
         self._memo[name] = Kind.UNKNOWN  # a cycle through the definitions: unknown
-        values = self.definitions.get(name)
+        values = self.flow.values_of(name)
         result = Kind.UNKNOWN
         if values:
             kinds = [self.value(v, depth + 1) if v is not None else self.asm_output(name)
@@ -259,7 +254,7 @@ class _Classifier:
     def constant(self, node: Node | None) -> int | None:
         if node is None:
             return None
-        return self.flows.structured(self.flow).constant(self.flow.text(node))
+        return self.flow.constant(self.flow.text(node))
 
     def modulus(self, node: Node | None, depth: int = 0) -> int | None:
         """How many values a ``BITS`` value takes (``t % 4``, ``t & 3``: 4), through
@@ -271,7 +266,7 @@ class _Classifier:
                 node.named_children[-1] if node.named_children else None)
             return self.modulus(inner, depth + 1)
         if node.type == "identifier":
-            values = self.definitions.get(self.flow.text(node))
+            values = self.flow.values_of(self.flow.text(node))
             if values and len(values) == 1 and values[0] is not None:
                 return self.modulus(values[0], depth + 1)
             return None
@@ -336,7 +331,7 @@ class _Classifier:
                 return _Classifier(self.flows, helper, self.call_depth + 1).condition(
                     expression, depth + 1)
         if kind == "identifier":
-            values = self.definitions.get(self.flow.text(node))
+            values = self.flow.values_of(self.flow.text(node))
             if values and len(values) == 1 and values[0] is not None:
                 return self.condition(values[0], depth + 1)
         return _as_condition(self.value(node, depth + 1))
@@ -433,15 +428,14 @@ class _Facts:
         self.classifier: _Classifier = weakref.proxy(classifier)
         self.spans: dict[str, _Span] = {}
 
-    def learn_path(self, byte: int) -> None:
-        """Learn what the conditions on the way to ``byte`` say through their uniform
-        comparisons. A comparison that splits the warp (``lane == 0``) teaches nothing: it
-        holds in the lanes it lets through, so it would settle itself, or another such
-        comparison, and hide the split."""
+    def learn_path(self, byte: int, conditions: list[_Condition]) -> None:
+        """Learn what the conditions on the way to ``byte`` (``_conditions_before``, early
+        returns included) say through their uniform comparisons. A comparison that splits the
+        warp (``lane == 0``) teaches nothing: it holds in the lanes it lets through, so it
+        would settle itself, or another such comparison, and hide the split."""
         flow = self.classifier.flow
         taught: list[tuple[Node | None, bool]] = [
-            (condition, how == "if")
-            for _, condition, how, exempt in _conditions_before(flow, byte, True) if not exempt]
+            (condition, how == "if") for _, condition, how, exempt in conditions if not exempt]
         node: Node | None = flow.node.descendant_for_byte_range(byte, byte)
         while node is not None and node.parent is not None and node != flow.node:
             parent = node.parent
@@ -507,9 +501,8 @@ class _Facts:
             return None
         if classifier.value(left) not in (Kind.UNIFORM, Kind.TID, Kind.LANE, Kind.BITS):
             return None
-        definitions = classifier.definitions
         for identifier in _identifiers(left):
-            if len(definitions.get(classifier.flow.text(identifier), ())) > 1:
+            if len(classifier.flow.values_of(classifier.flow.text(identifier)) or ()) > 1:
                 return None
         return "".join(classifier.flow.text(left).split()), op, constant
 
@@ -618,7 +611,7 @@ _FULL_SPELLINGS = frozenset({"-1", "~0", "(unsigned)-1", "0xffffffff"})
 
 
 def member_mask(statement: AsmStatement, mask: PtxOperand | None,
-                flows: FileFlows | None = None, flow: FunctionFlow | None = None) -> int | None:
+                flow: FunctionFlow | None = None) -> int | None:
     """The 32 lanes a collective's member mask names: an immediate, or an operand bound to a
     C++ constant (a literal, a local defined once from one, read in ``flow``); ``None`` where
     that is not known."""
@@ -634,9 +627,9 @@ def member_mask(statement: AsmStatement, mask: PtxOperand | None,
     text = statement.operands[mask.ref].expression
     if "".join(text.split()).rstrip("uUlL").lower() in _FULL_SPELLINGS:
         return FULL_MASK
-    if flows is None or flow is None:
+    if flow is None:
         return None
-    value = flows.structured(flow).constant(text)
+    value = flow.constant(text)
     return None if value is None else value & FULL_MASK
 
 
@@ -670,9 +663,13 @@ def divergent_guard(flows: FileFlows, flow: FunctionFlow, byte: int,
     """The first condition that certainly splits a warp before it reaches ``byte`` of
     ``flow``: an enclosing ``if`` arm or loop, or (``early_returns``) an earlier ``if`` that
     returns. ``None`` where every such condition is uniform or unknown."""
+    conditions = list(_conditions_before(flow, byte))
+    on_way = conditions if early_returns else [c for c in conditions if c[2] != "return"]
+    if not on_way:
+        return None
     classifier = _Classifier(flows, flow)
-    classifier.facts.learn_path(byte)
-    for node, condition, how, exempt in _conditions_before(flow, byte, early_returns):
+    classifier.facts.learn_path(byte, conditions)
+    for node, condition, how, exempt in on_way:
         if exempt and how != "return":
             continue
         if classifier.condition(condition) is Kind.DIVERGENT:
@@ -684,17 +681,21 @@ def whole_warps(flows: FileFlows, flow: FunctionFlow, byte: int) -> bool:
     """Every lane of a warp reaches ``byte`` of ``flow`` with the others: each ``if`` arm around
     it, and each earlier early return of its block, has a uniform condition (``constexpr``
     ones aside). An unknown condition (``tid < n``) answers False: it may pick one thread."""
+    conditions = list(_conditions_before(flow, byte))
     classifier = _Classifier(flows, flow)
-    classifier.facts.learn_path(byte)
+    classifier.facts.learn_path(byte, conditions)
     return all(exempt or classifier.condition(condition) is Kind.UNIFORM
-               for _, condition, _, exempt in _conditions_before(flow, byte, True))
+               for _, condition, _, exempt in conditions)
 
 
-def _conditions_before(flow: FunctionFlow, byte: int, early_returns: bool
-                       ) -> Iterator[tuple[Node, Node | None, str, bool]]:
+# (the if, its condition, how it guards: "if", "else" or "return", exempt)
+_Condition = tuple[Node, "Node | None", str, bool]
+
+
+def _conditions_before(flow: FunctionFlow, byte: int) -> Iterator[_Condition]:
     """The ``if``s a thread passes on its way to ``byte``, in source order: each arm around it
-    (``how``: "if" or "else") and, with ``early_returns``, each earlier ``if`` of a block around
-    it that always returns ("return"); ``exempt`` where the condition says nothing of the
+    (``how``: "if" or "else") and each earlier ``if`` of a block around it that always returns
+    ("return"); ``exempt`` where the condition says nothing of the
     threads (an ``if constexpr``, or one across a lambda's boundary). Read by climbing from
     ``byte``: the rest of the body is never walked."""
     found: list[tuple[Node, str]] = []
@@ -711,13 +712,12 @@ def _conditions_before(flow: FunctionFlow, byte: int, early_returns: bool
                 found.append((parent, "if"))
             elif node == parent.child_by_field_name("alternative"):
                 found.append((parent, "else"))
-        if early_returns:
-            for earlier in parent.named_children:
-                if earlier.end_byte > byte:
-                    break
-                if earlier.type == "if_statement" and _always_returns(
-                        earlier.child_by_field_name("consequence")):
-                    found.append((earlier, "return"))
+        for earlier in parent.named_children:
+            if earlier.end_byte > byte:
+                break
+            if earlier.type == "if_statement" and _always_returns(
+                    earlier.child_by_field_name("consequence")):
+                found.append((earlier, "return"))
         node = parent
 
     def in_lambda(at: int) -> bool:

@@ -35,8 +35,9 @@ class Definitions(Protocol):
 
     @property
     def parameters(self) -> tuple[str, ...]: ...
-    # name -> the value nodes it receives (None for a write whose value is unknown)
-    definitions: dict[str, list[tree_sitter.Node | None]]
+    def values_of(self, name: str) -> list[tree_sitter.Node | None] | None:
+        """The value nodes ``name`` receives (None for a write whose value is unknown), or
+        None where it receives none."""
 
     def text(self, node: tree_sitter.Node) -> str: ...
 
@@ -54,7 +55,7 @@ def constant_of(flow: Definitions, expression: str, depth: int = 0) -> int | Non
 
     text = _SIZEOF().sub(sizeof, expression.strip())
     for name in set(_NAME().findall(text)):
-        values = flow.definitions.get(name)
+        values = flow.values_of(name)
         if name in flow.parameters or values is None or len(values) != 1 or values[0] is None:
             return None
         inner = constant_of(flow, flow.text(values[0]), depth + 1)

@@ -134,6 +134,46 @@ def parameter_names(parsed: ParsedSource, function: Node) -> tuple[str, ...]:
     return tuple(names)
 
 
+def definitions_spelled(parsed: ParsedSource, body: Node, name: str) -> list[Node | None]:
+    """The values ``name`` receives in ``body``, found from the places that spell it (the
+    body is not walked): an initializer (``None`` where a declarator has none), the right
+    side of an ``=``, ``None`` for a compound assignment or ``++``/``--``. The same as a walk
+    of the body's ``init_declarator``, ``assignment_expression`` and ``update_expression``
+    nodes gives for ``name`` (tests/test_function_flow.py compares them)."""
+    found: list[Node | None] = []
+    data, word = parsed.data, name.encode()
+    at = data.find(word, body.start_byte, body.end_byte)
+    while at >= 0:
+        node = body.descendant_for_byte_range(at, at + len(word))
+        if node is not None and node.type == "identifier" and node.start_byte == at \
+                and node.end_byte == at + len(word):
+            found.extend(_received(node))
+        at = data.find(word, at + len(word), body.end_byte)
+    return found
+
+
+def _received(identifier: Node) -> list[Node | None]:
+    parent = identifier.parent
+    if parent is None:
+        return []
+    if parent.type == "assignment_expression" and parent.child_by_field_name("left") == identifier:
+        operator = parent.child_by_field_name("operator")
+        plain = operator is not None and operator.type == "="
+        return [parent.child_by_field_name("right") if plain else None]
+    if parent.type == "update_expression" and \
+            parent.child_by_field_name("argument") == identifier:
+        return [None]
+    holder: Node | None = parent
+    while holder is not None and holder.type.endswith("declarator") \
+            and holder.type != "init_declarator":
+        holder = holder.parent
+    if holder is not None and holder.type == "init_declarator":
+        declared_node = declared(holder.child_by_field_name("declarator"))
+        if declared_node is not None and declared_node.start_byte == identifier.start_byte:
+            return [holder.child_by_field_name("value")]
+    return []
+
+
 # where a declarator names the variable it declares: a declaration, a parameter, `x = v`
 _HOLDERS = frozenset({"declaration", "init_declarator", "parameter_declaration",
                       "optional_parameter_declaration"})

@@ -42,6 +42,7 @@ from ptxlint.analysis.flow_syntax import (
     callee_name,
     compact,
     declared,
+    definitions_spelled,
     outer,
     parameter_names,
     subscripts,
@@ -189,6 +190,8 @@ class FunctionFlow:
     template_arguments: dict[int, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _read: bool = field(default=False, repr=False)
     _parameters: tuple[str, ...] | None = field(default=None, repr=False)
+    structured: bool = field(default=False, repr=False)  # the body read (``definitions``...)
+    _values: dict[str, list[Node | None] | None] = field(default_factory=dict, repr=False)
     # read from the text where the tree shows no definition (``node`` is then its body)
     recovered: bool = field(default=False, repr=False)
     _identifiers: list[Node] | None = field(default=None, repr=False)  # uses not read yet
@@ -197,6 +200,19 @@ class FunctionFlow:
 
     def text(self, node: Node) -> str:
         return self.parsed.node_text(node)
+
+    def values_of(self, name: str) -> list[Node | None] | None:
+        """``definitions.get(name)``; where the body is not read, from the places that spell
+        the name (a divergence question names a local or two of a large kernel)."""
+        if self.structured:
+            return self.definitions.get(name)
+        if name not in self._values:
+            body = self.node if self.recovered else self.node.child_by_field_name("body")
+            found = [] if body is None else definitions_spelled(self.parsed, body, name)
+            found += [None for s in self.statements for o in s.outputs
+                      if base_name(o.expression) == name]
+            self._values[name] = found or None
+        return self._values[name]
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -606,7 +622,7 @@ class FileFlows:
         if not follow:
             known = self._naming.get(id(helper))
             if known is None:
-                known = self._naming[id(helper)] = self._calls_spelled(helper)
+                known = self._naming[id(helper)] = self._index.calls_of(helper)
             return known
         if len(self._index.named(helper.name)) != 1:
             return []
@@ -616,27 +632,6 @@ class FileFlows:
                 for start, end, name, _ in flow.calls:
                     self._calls_by_name.setdefault(name, []).append((flow, start, end))
         return [c for c in self._calls_by_name.get(helper.name, ()) if c[0] is not helper]
-
-    def _calls_spelled(self, helper: FunctionFlow) -> list[CallerSite]:
-        """``callers(helper, follow=False)``: the functions that spell the name are found by
-        climbing from each place that does, and another definition of the name is one of
-        them; so the file's functions are never listed (0.2 s of PTX601's 0.35 s on CUTLASS)."""
-        data, word = self.parsed.data, helper.name.encode()
-        naming: list[FunctionFlow] = []
-        at = data.find(word)
-        while at >= 0:
-            caller = self._index.around(at)
-            if caller is not None and caller is not helper and caller not in naming:
-                if caller.name == helper.name:
-                    return []  # which of the definitions a call reaches is not known
-                naming.append(caller)
-            at = data.find(word, at + len(word))
-        found: list[CallerSite] = []
-        for caller in naming:
-            self._structure(caller)
-            found += [(caller, b, e) for b, e, callee, _, _ in caller.raw_calls
-                      if callee == helper.name]
-        return found
 
     def _ready(self, flow: FunctionFlow) -> FunctionFlow:
         if not flow._read:
@@ -837,6 +832,7 @@ class FileFlows:
 
     def _read(self, flow: FunctionFlow) -> None:
         parsed = self.parsed
+        flow.structured = True
         body = flow.node if flow.recovered else flow.node.child_by_field_name("body")
         if body is None:
             return

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import tree_sitter
 
-from ptxlint.analysis.flow_syntax import function_definitions
+from ptxlint.analysis.flow_syntax import callee_name, function_definitions
 from ptxlint.frontends.cxx.function_recovery import RecoveredFunction, recovery_of
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement
@@ -82,6 +82,40 @@ class FunctionIndex:
         """The function that holds ``byte``, ``None`` outside every one."""
         flow = self._in_tree(byte)
         return flow if flow is not None else self._in_text(byte)
+
+    def calls_of(self, helper: FunctionFlow) -> list[tuple[FunctionFlow, int, int]]:
+        """The calls of ``helper`` in the file's other functions' bodies (caller, call start,
+        end), by name, found by climbing from each place that spells it: neither the file's
+        functions nor a caller's body need be read (on flashinfer, reading each caller's body
+        for its calls was half of PTX601's cost). None where another definition has the name:
+        which one a call reaches is not known."""
+        data, word, name = self.parsed.data, helper.name.encode(), helper.name
+        found: list[tuple[FunctionFlow, int, int]] = []
+        at = data.find(word)
+        while at >= 0:
+            caller = self.around(at)
+            if caller is not None and caller is not helper:
+                if caller.name == name:
+                    return []
+                call = self._call_at(caller, at, len(word))
+                if call is not None and callee_name(self.parsed, call) == name:
+                    found.append((caller, call.start_byte, call.end_byte))
+            at = data.find(word, at + len(word))
+        return found
+
+    def _call_at(self, caller: FunctionFlow, at: int, size: int) -> Node | None:
+        """The call whose callee is spelled at ``[at, at + size)`` in ``caller``'s body."""
+        body = caller.node if caller.recovered else caller.node.child_by_field_name("body")
+        if body is None or not body.start_byte <= at < body.end_byte:
+            return None
+        node: Node | None = body.descendant_for_byte_range(at, at + size)
+        while node is not None and node != body:
+            if node.type == "call_expression":
+                function = node.child_by_field_name("function")
+                held = function is not None and function.start_byte <= at < function.end_byte
+                return node if held else None  # an argument, not this call's callee
+            node = node.parent
+        return None
 
     def _in_tree(self, byte: int) -> FunctionFlow | None:
         if self._all is not None:
