@@ -428,27 +428,11 @@ class _Facts:
         self.classifier: _Classifier = weakref.proxy(classifier)
         self.spans: dict[str, _Span] = {}
 
-    def learn_path(self, byte: int, conditions: list[_Condition]) -> None:
-        """Learn what the conditions on the way to ``byte`` (``_conditions_before``, early
-        returns included) say through their uniform comparisons. A comparison that splits the
-        warp (``lane == 0``) teaches nothing: it holds in the lanes it lets through, so it
-        would settle itself, or another such comparison, and hide the split."""
-        flow = self.classifier.flow
-        taught: list[tuple[Node | None, bool]] = [
-            (condition, how == "if") for _, condition, how, exempt in conditions if not exempt]
-        node: Node | None = flow.node.descendant_for_byte_range(byte, byte)
-        while node is not None and node.parent is not None and node != flow.node:
-            parent = node.parent
-            if parent.type == "binary_expression" and node == parent.child_by_field_name("right"):
-                operator = parent.child_by_field_name("operator")
-                if operator is not None and operator.type in ("&&", "||"):
-                    taught.append((parent.child_by_field_name("left"), operator.type == "&&"))
-            elif parent.type == "conditional_expression":
-                if node == parent.child_by_field_name("consequence"):
-                    taught.append((parent.child_by_field_name("condition"), True))
-                elif node == parent.child_by_field_name("alternative"):
-                    taught.append((parent.child_by_field_name("condition"), False))
-            node = parent
+    def learn_path(self, taught: list[tuple[Node | None, bool]]) -> None:
+        """Learn what the conditions on the way to a point (``_taught``) say through their
+        uniform comparisons. A comparison that splits the warp (``lane == 0``) teaches
+        nothing: it holds in the lanes it lets through, so it would settle itself, or another
+        such comparison, and hide the split."""
         facts = [(atom, truth) for condition, held in taught
                  for atom, truth in _held(condition, held)]
         uniform = [(self.atom(a), t) for a, t in facts
@@ -505,6 +489,29 @@ class _Facts:
             if len(classifier.flow.values_of(classifier.flow.text(identifier)) or ()) > 1:
                 return None
         return "".join(classifier.flow.text(left).split()), op, constant
+
+
+def _taught(flow: FunctionFlow, byte: int,
+            conditions: list[_Condition]) -> list[tuple[Node | None, bool]]:
+    """What holds on the way to ``byte``: each condition of ``conditions`` (``_conditions_before``)
+    that says something of the threads, as it held there, and the left side of a ``&&`` or
+    ``||`` (or a ``?:``'s condition) the point lies on the right of, which C++ evaluates first."""
+    taught: list[tuple[Node | None, bool]] = [
+        (condition, how == "if") for _, condition, how, exempt in conditions if not exempt]
+    node: Node | None = flow.node.descendant_for_byte_range(byte, byte)
+    while node is not None and node.parent is not None and node != flow.node:
+        parent = node.parent
+        if parent.type == "binary_expression" and node == parent.child_by_field_name("right"):
+            operator = parent.child_by_field_name("operator")
+            if operator is not None and operator.type in ("&&", "||"):
+                taught.append((parent.child_by_field_name("left"), operator.type == "&&"))
+        elif parent.type == "conditional_expression":
+            if node == parent.child_by_field_name("consequence"):
+                taught.append((parent.child_by_field_name("condition"), True))
+            elif node == parent.child_by_field_name("alternative"):
+                taught.append((parent.child_by_field_name("condition"), False))
+        node = parent
+    return taught
 
 
 def _held(node: Node | None, truth: bool, depth: int = 0) -> Iterator[tuple[Node, bool]]:
@@ -572,6 +579,23 @@ def _builtin(text: str) -> Kind:
     if compact.split(".")[0] in ("blockIdx", "blockDim", "gridDim", "clusterIdx", "clusterDim"):
         return Kind.UNIFORM
     return Kind.UNKNOWN
+
+
+def _early_returns(flow: FunctionFlow, block: Node) -> list[Node]:
+    """The ``if``s among ``block``'s children that always return, found once per block (a
+    kernel's points each climb through its body)."""
+    known = _RETURNS.setdefault(flow, {})
+    found = known.get(block.id)
+    if found is None:
+        found = known[block.id] = [
+            child for child in block.named_children if child.type == "if_statement"
+            and _always_returns(child.child_by_field_name("consequence"))]
+    return found
+
+
+# each function's blocks' early returns, by the block's node id, while the function lives
+_RETURNS: weakref.WeakKeyDictionary[FunctionFlow, dict[int, list[Node]]] = \
+    weakref.WeakKeyDictionary()
 
 
 def _always_returns(node: Node | None) -> bool:
@@ -667,14 +691,29 @@ def divergent_guard(flows: FileFlows, flow: FunctionFlow, byte: int,
     on_way = conditions if early_returns else [c for c in conditions if c[2] != "return"]
     if not on_way:
         return None
+    taught = _taught(flow, byte, conditions)
+    # the points of a block share their way there: a kernel's statements ask it again
+    key = (early_returns, tuple((c[0].start_byte, c[2], c[3]) for c in conditions),
+           tuple((n.start_byte if n is not None else -1, held) for n, held in taught))
+    known = _GUARDS.setdefault(flow, {})
+    if key in known:
+        return known[key]
     classifier = _Classifier(flows, flow)
-    classifier.facts.learn_path(byte, conditions)
+    classifier.facts.learn_path(taught)
+    found = None
     for node, condition, how, exempt in on_way:
         if exempt and how != "return":
             continue
         if classifier.condition(condition) is Kind.DIVERGENT:
-            return Guard(node, how, flow.text(condition) if condition else "")
-    return None
+            found = Guard(node, how, flow.text(condition) if condition else "")
+            break
+    known[key] = found
+    return found
+
+
+# each function's answers by the way to a point (what decides them), while the function lives
+_GUARDS: weakref.WeakKeyDictionary[FunctionFlow, dict[tuple[object, ...], Guard | None]] = \
+    weakref.WeakKeyDictionary()
 
 
 def whole_warps(flows: FileFlows, flow: FunctionFlow, byte: int) -> bool:
@@ -683,7 +722,7 @@ def whole_warps(flows: FileFlows, flow: FunctionFlow, byte: int) -> bool:
     ones aside). An unknown condition (``tid < n``) answers False: it may pick one thread."""
     conditions = list(_conditions_before(flow, byte))
     classifier = _Classifier(flows, flow)
-    classifier.facts.learn_path(byte, conditions)
+    classifier.facts.learn_path(_taught(flow, byte, conditions))
     return all(exempt or classifier.condition(condition) is Kind.UNIFORM
                for _, condition, _, exempt in conditions)
 
@@ -712,12 +751,8 @@ def _conditions_before(flow: FunctionFlow, byte: int) -> Iterator[_Condition]:
                 found.append((parent, "if"))
             elif node == parent.child_by_field_name("alternative"):
                 found.append((parent, "else"))
-        for earlier in parent.named_children:
-            if earlier.end_byte > byte:
-                break
-            if earlier.type == "if_statement" and _always_returns(
-                    earlier.child_by_field_name("consequence")):
-                found.append((earlier, "return"))
+        found.extend((early, "return") for early in _early_returns(flow, parent)
+                     if early.end_byte <= byte)
         node = parent
 
     def in_lambda(at: int) -> bool:
