@@ -26,7 +26,11 @@ Values are followed through the function's locals defined once, and one call lev
 same-file helper whose body returns one expression. The conditions on the way to a
 point (its ``if`` arms, earlier early returns, the left side of a ``&&``/``||`` it lies on the
 right of) are facts there, read through their uniform comparisons: a split they rule out
-is none (``_Facts``).
+is none (``_Facts``). The answers are kept per function, by what decides them.
+
+For the member masks of ``.sync`` collectives: ``member_mask`` reads a mask where it is
+certain, and ``every_thread_reaches`` says whether a point lies in a function's straight-line
+code with no way out before it (a kernel's every thread, so every lane, executes it there).
 """
 
 from __future__ import annotations
@@ -659,16 +663,16 @@ def member_mask(statement: AsmStatement, mask: PtxOperand | None,
 
 # What may end a thread's run of a function, or move it elsewhere, before a point: a word
 # is enough to give up (a `return` in a comment or a lambda only makes the answer unknown).
-_LEAVES = (b"return", b"goto", b"exit", b"trap", b"longjmp", b"throw")
+_LEAVES = (b"ret", b"goto", b"exit", b"trap", b"longjmp", b"throw")  # `ret` finds `return`
 # What a point of a function's own body may lie in and still be reached by every thread
 _STRAIGHT = frozenset({"compound_statement", "expression_statement", "gnu_asm_expression"})
 
 
 def every_thread_reaches(flow: FunctionFlow, byte: int) -> bool:
     """Every thread that runs ``flow`` reaches ``byte``: it lies in the body's straight-line
-    code (plain blocks only: no ``if`` arm, loop, ``switch``, lambda or label around it) and
-    nothing before it in the body spells a way out (a ``return``, ``goto``, an asm ``exit``
-    or ``trap``). A kernel's threads then reach it all; with full warps, every lane does."""
+    code (plain blocks only: no ``if`` arm, loop, ``switch``, lambda or label around it)
+    and nothing before it in the body spells a way out (a ``return``, ``goto``, an asm
+    ``ret``, ``exit`` or ``trap``). A kernel's threads then reach it all; with full warps, every lane does."""
     body = flow.node if flow.recovered else flow.node.child_by_field_name("body")
     if body is None or not body.start_byte <= byte < body.end_byte:
         return False
@@ -734,9 +738,9 @@ _Condition = tuple[Node, "Node | None", str, bool]
 def _conditions_before(flow: FunctionFlow, byte: int) -> Iterator[_Condition]:
     """The ``if``s a thread passes on its way to ``byte``, in source order: each arm around it
     (``how``: "if" or "else") and each earlier ``if`` of a block around it that always returns
-    ("return"); ``exempt`` where the condition says nothing of the
-    threads (an ``if constexpr``, or one across a lambda's boundary). Read by climbing from
-    ``byte``: the rest of the body is never walked."""
+    ("return"); ``exempt`` where the condition says nothing of the threads (an
+    ``if constexpr``, or one across a lambda's boundary). Read by climbing from ``byte``: the
+    rest of the body is never walked."""
     found: list[tuple[Node, str]] = []
     lambdas: list[Node] = []
     node: Node | None = flow.node.descendant_for_byte_range(byte, byte + 1)

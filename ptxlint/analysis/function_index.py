@@ -87,8 +87,8 @@ class FunctionIndex:
         """The calls of ``helper`` in the file's other functions' bodies (caller, call start,
         end), by name, found by climbing from each place that spells it: neither the file's
         functions nor a caller's body need be read (on flashinfer, reading each caller's body
-        for its calls was half of PTX601's cost). None where another definition has the name:
-        which one a call reaches is not known."""
+        for its calls was half of PTX601's cost). None at all where another definition has
+        the name: which one a call reaches is not known."""
         data, word, name = self.parsed.data, helper.name.encode(), helper.name
         found: list[tuple[FunctionFlow, int, int]] = []
         at = data.find(word)
