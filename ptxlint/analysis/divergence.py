@@ -672,7 +672,8 @@ def every_thread_reaches(flow: FunctionFlow, byte: int) -> bool:
     """Every thread that runs ``flow`` reaches ``byte``: it lies in the body's straight-line
     code (plain blocks only: no ``if`` arm, loop, ``switch``, lambda or label around it)
     and nothing before it in the body spells a way out (a ``return``, ``goto``, an asm
-    ``ret``, ``exit`` or ``trap``). A kernel's threads then reach it all; with full warps, every lane does."""
+    ``ret``, ``exit`` or ``trap``). A kernel's threads then reach it all; with full warps,
+    every lane does."""
     body = flow.node if flow.recovered else flow.node.child_by_field_name("body")
     if body is None or not body.start_byte <= byte < body.end_byte:
         return False
