@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.cxx_facts import facts_for
+from ptxlint.analysis.llvm_binding import TRITON_FAMILY
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, Operand, PtxInstruction, Severity
 from ptxlint.ptx.effects import written_operands
@@ -37,7 +38,9 @@ not flag `+` outputs, outputs written unconditionally before or after the predic
 or templates it cannot follow (an opaque macro piece, `call`, `brx.idx`, a branch out of the
 template). Nor does it flag when the guarding predicate itself reaches C++ through an output
 that is always written (`selp.u32 %3, 1, 0, p;` beside `@p mov.u32 %0, ...`, as CUTLASS's
-tile schedulers do): the caller can tell the output is meaningless on that path.
+tile schedulers do), or is such an output (an LLVM `"=b"` output `$3` that
+`clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 $3, h;` writes, guarding
+`@$3 ...get_first_ctaid...`): the caller can tell the output is meaningless on that path.
 
 One defect, one finding (`ptxlint.analysis.roots`): an output that only a fallback writes
 (`@!p mov.u32 %3, 0;`) because the vector of the guarded load lacks it
@@ -137,10 +140,15 @@ variable's current value in, which is what the template relies on; nothing else 
         if statement.syntax == "llvm":
             # LLVM has no '+': an input tied to the output carries the value in
             ties = ", ".join(f"'{o.index}'" for o in outputs)
+            # what Triton 3.6.0 was seen to leave there; other LLVM-syntax APIs were not measured
+            seen = (
+                " (Triton 3.6.0: garbage or 0)"
+                if statement.llvm is not None and statement.llvm.api in TRITON_FAMILY else ""
+            )
             return self.finding(
                 statement, span,
-                f"{subject} written {how}: on the other paths the result is undefined "
-                f"(Triton 3.6.0: garbage or 0); pass the fallback value as an input tied to "
+                f"{subject} written {how}: on the other paths the result is undefined"
+                f"{seen}; pass the fallback value as an input tied to "
                 f"{'each' if several else 'it'} ({ties}, as in \"=r,0,r\")",
             )
         fixes = [make_read_write(statement, o.index) for o in outputs]
@@ -169,6 +177,15 @@ def _guard_is_exported(
     guards = {w.predicate.register.text for w in writers if w.predicate is not None}
     if not guards:
         return False
+    # the guard is itself an output the template always writes (an LLVM "=b" operand,
+    # ``@$3 ...`` after ``query_cancel.is_canceled.pred.b128 $3, h;``): the caller reads the
+    # predicate that chose the path directly
+    if any(
+        w.predicate is not None and w.predicate.register.kind == "ref"
+        and w.predicate.register.ref in definite
+        for w in writers
+    ):
+        return True
     for instruction in statement.ptx.instructions:
         written = written_operands(instruction) or []
         if not any(o.kind == "ref" and o.ref in definite for o in written):
