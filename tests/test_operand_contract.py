@@ -84,6 +84,28 @@ def test_unused_operand_silent_for_register_pinning_idiom() -> None:
     )
 
 
+def test_unused_operand_silent_for_a_copy_that_carries_a_dependency() -> None:
+    """A template that only copies inputs into outputs exists for the values it ties together
+    (Triton's consume_token returns a pointer ordered after a token); a template that computes,
+    or leaves an output unwritten, still has its unnamed input reported."""
+    token = (
+        "import triton.language as tl\n\n\n"
+        "def consume_token(token, ptr):\n"
+        "    return tl.inline_asm_elementwise('mov.b64 $0, $1;', '=l,l,r', [ptr, token],\n"
+        "                                     dtype=tl.uint64, is_pure=False, pack=1)\n"
+    )
+    assert lint_text(token, path="k.py", select=("PTX009",)) == []
+    computes = token.replace("mov.b64 $0, $1;", "add.u64 $0, $1, $1;")
+    assert [f.rule for f in lint_text(computes, path="k.py", select=("PTX009",))] == ["PTX009"]
+    pinned = HEAD + '  asm volatile("mov.b32 %0, %1;" : "=r"(r) : "r"(a), "r"(b));\n}\n'
+    assert lint_text(pinned, select=("PTX009",)) == []
+    unwritten = HEAD + (
+        '  asm volatile("mov.b32 %0, %2;" : "=r"(r), "=r"(s) : "r"(a), "r"(b));\n}\n'
+    )
+    assert sorted(f.message.split(" (")[0] for f in lint_text(unwritten, select=("PTX009",))) == [
+        "input operand 3", "output operand 1"]
+
+
 def test_rule_docs_are_printed() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "ptxlint", "rule", "PTX004"],

@@ -117,7 +117,8 @@ STACKS = [
     pytest.param(
         "PTX001", "PTX009",
         '  asm volatile("mov.b32 %0, %2;" : "=r"(r) : "r"(x));\n',
-        '  asm volatile("mov.b32 %0, %1;" : "=r"(r) : "r"(x), "r"(y));\n',
+        # (a template that computes: a lone copy's extra input is the dependency it carries)
+        '  asm volatile("not.b32 %0, %1;" : "=r"(r) : "r"(x), "r"(y));\n',
         id="a-stray-number-and-the-operand-it-meant",
     ),
     pytest.param(

@@ -402,8 +402,9 @@ class StatementAnalysis:
         (``bar.sync`` needs one), nor one register of a packed tensor whose others are named,
         nor an input that the template of another ``#if`` branch of the statement names
         (``Context.branch_named``: the build that takes that branch reads it; an output it
-        names is still unwritten in this branch's build). In LLVM syntax a ``%N`` names
-        operand N with the wrong sigil: PTX008's finding, not this."""
+        names is still unwritten in this branch's build), nor an input of a template that only
+        copies inputs into outputs (a dependency, :meth:`_copies_only`). In LLVM syntax a
+        ``%N`` names operand N with the wrong sigil: PTX008's finding, not this."""
         statement = self.statement
         if (
             self.rocm_guarded  # hipcc code: not nvcc's constraints
@@ -438,6 +439,8 @@ class StatementAnalysis:
                 continue  # Triton needs an output even for `bar.sync`: a dummy "=r" is normal
             if self.tied(operand.index):
                 continue  # "0", "=r,0": the tied input is read through the output's register
+            if operand.role == "input" and self._copies_only():
+                continue  # `mov.b64 $0, $1;` given a pointer and a token: a dependency
             # Packed: each input tensor has several registers and a template may need only
             # some of them (two random words for eight values); an input counts as unnamed
             # where no register of its tensor is named, and only where the register -> tensor
@@ -454,6 +457,35 @@ class StatementAnalysis:
                 continue
             found.append(operand)
         return tuple(found)
+
+    def _copies_only(self) -> bool:
+        """The template only copies inputs into outputs (``mov.b64 $0, $1;``): it computes
+        nothing, and exists to make its results depend on everything it is given, as an
+        empty template pins a value. An input it does not name is such a dependency
+        (Triton-distributed's ``consume_token``: the pointer comes back out ordered after
+        the token a wait returned), not a forgotten ``$N``."""
+        statement = self.statement
+        ptx = statement.ptx
+        if not ptx.instructions or ptx.directives or ptx.labels:
+            return False
+        roles: dict[int | None, str] = {o.index: o.role for o in statement.operands}
+        written: set[int | None] = set()
+        for instruction in ptx.instructions:
+            if (
+                instruction.opcode != "mov"
+                or instruction.predicate is not None
+                or len(instruction.operands) != 2
+            ):
+                return False
+            target, source = instruction.operands
+            if (
+                target.kind != "ref" or source.kind != "ref"
+                or roles.get(target.ref) != "output" or roles.get(source.ref) != "input"
+            ):
+                return False
+            written.add(target.ref)
+        # every output a copy: an output left unwritten says the copies are not all meant
+        return all(o.index in written for o in statement.outputs)
 
     def _dummy_outputs(self, used: frozenset[int]) -> bool:
         """LLVM syntax: the outputs are a call's required result, not values the template
