@@ -102,6 +102,26 @@ def test_statement_in_define_body_maps_into_the_macro() -> None:
     assert text[span.start : span.end] == "ld"
 
 
+def test_define_body_with_a_block_comment_between_pieces_is_read_whole() -> None:
+    """tree-sitter ends a #define's body at a block comment; the statement goes on past it
+    to the end of the directive."""
+    text = (
+        "#define STEP(x) \\\n"
+        '  asm volatile("{\\n" \\\n'
+        '               ".reg .pred p;\\n" \\\n'
+        "               /* element 1 (it's re-tested) */ \\\n"
+        '               "setp.ne.u32 p, %0, 0;\\n" \\\n'
+        '               "@p add.u32 %0, %0, 1;\\n" \\\n'
+        '               "}" : "+r"(x))\n'
+        "__device__ void f(unsigned x) { STEP(x); }\n"
+    )
+    body, use = statements(text)
+    assert body.context.macro == "STEP"
+    assert body.template.text == use.template.text
+    assert body.template.text.endswith("@p add.u32 %0, %0, 1;\n}")
+    assert lint_text(text, select=("PTX203",)) == []
+
+
 def test_macro_pieces_expand_with_exact_positions_and_string_macros_resolve() -> None:
     text = """
 #define STRINGIFY(x) #x

@@ -62,6 +62,7 @@ from ptxlint.frontends.cxx.statement_tokens import (
     KEYWORDS,
     QUALIFIERS,
     code_tokens,
+    end_of_directive,
     keyword_tokens,
 )
 from ptxlint.frontends.extraction import WHOLE, ExtractionResult, Share
@@ -210,9 +211,10 @@ def extract(
         if kind == "preproc_arg":
             body_start = parsed.to_char(node.start_byte)
             if body_start not in macro_tokens:
-                macro_tokens[body_start] = list(
-                    tokens(source.text, body_start, parsed.to_char(node.end_byte))
-                )
+                # to the directive's end: tree-sitter ends a "preproc_arg" at a block comment
+                # (`"{\n" /* note */ \` in the body), the lexer reads past it
+                end = max(parsed.to_char(node.end_byte), end_of_directive(source.text, body_start))
+                macro_tokens[body_start] = list(tokens(source.text, body_start, end))
             toks = macro_tokens[body_start]
             if body_start not in macro_index:
                 macro_index[body_start] = keyword_tokens(toks)
