@@ -6,6 +6,7 @@ from __future__ import annotations
 from ptxlint.frontends.python import extract_python, mentions_api
 from ptxlint.model import HOLE, AsmStatement, SourceFile
 from ptxlint.ptx.parser import parse_template
+from tests.conftest import lint_text
 
 
 def statements(text: str, path: str = "k.py") -> list[AsmStatement]:
@@ -109,6 +110,24 @@ def test_module_constant_constexpr_and_augmented_chain() -> None:
     assert source_of(s, 0, 7) == "neg.f32"
     hole = s.template.text.index(HOLE)
     assert source_of(s, hole, hole + 1).startswith("if flag:")
+
+
+def test_constexpr_value_is_the_string_it_wraps() -> None:
+    """``C.value`` of ``C = tl.constexpr("...")`` is the wrapped string (an AMD template read
+    that way is seen to be no PTX); ``.value`` of anything else stays unknown."""
+    text = HEADER + (
+        "CVT = tl.constexpr('cvt.rn.f16x2.f32 $0, $2, $1;')\n"
+        "AMD = tl.constexpr('v_cvt_scalef32_pk_fp4_f32 $0, $1, $2, 1.0')\n"
+        "def f(lo, hi, other):\n"
+        "    a = tl.inline_asm_elementwise(CVT.value, '=r,r,r', [lo, hi], tl.int32, True, 1)\n"
+        "    b = tl.inline_asm_elementwise(other.value, '=r,r,r', [lo, hi], tl.int32, True, 1)\n"
+        "    c = tl.inline_asm_elementwise(AMD.value, '=v,v,v', [lo, hi], tl.int32, True, 1)\n"
+    )
+    a, b = statements(text)
+    assert a.template.text == "cvt.rn.f16x2.f32 $0, $2, $1;"
+    assert source_of(a, 0, 3) == "cvt"
+    assert b.template.text == HOLE
+    assert [f.rule for f in lint_text(text, path="k.py", select=("PTX002",))] == []
 
 
 def test_fstrings_and_format_with_literal_fields() -> None:

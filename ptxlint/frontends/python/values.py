@@ -1,9 +1,9 @@
 """What a Python expression's value is, where the source makes it knowable.
 
 Strings are followed through literals, implicit and ``+`` concatenation, names bound in the
-enclosing function or at module level (``+=`` chains included), ``tl.constexpr(...)``,
-f-strings, ``str.format``/``str.join`` with knowable pieces, and one call deep into a function
-of the same module (:mod:`.helpers`). A binding made under an
+enclosing function or at module level (``+=`` chains included), ``tl.constexpr(...)`` and its
+``.value``, f-strings, ``str.format``/``str.join`` with knowable pieces, and one call deep into
+a function of the same module (:mod:`.helpers`). A binding made under an
 ``if``/loop/``try`` that does not also hold the use becomes a hole, never a guess; the front
 end then reads the call once per branch of such an ``if`` (``choices``), as a C++ statement is
 read once per ``#if`` branch.
@@ -132,7 +132,29 @@ class Values:
             return self._call_string(node, depth)
         if kind == "conditional_expression":
             return self._platform_choice(node, depth)
+        if kind == "attribute":
+            return self._constexpr_value(node, depth)
         return None
+
+    def _constexpr_value(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
+        """``C.value`` where ``C`` is surely ``tl.constexpr(x)``: Triton's constexpr holds the
+        value it wraps in ``.value`` (``asm=_CVT.value`` given a module-level
+        ``_CVT = tl.constexpr("...")``). Any other ``.value`` stays unknown."""
+        attribute = node.child_by_field_name("attribute")
+        owner = node.child_by_field_name("object")
+        if attribute is None or owner is None or self.text(attribute) != "value":
+            return None
+        bound = owner if owner.type == "call" else (
+            self._single_binding(owner) if owner.type == "identifier" else None
+        )
+        if bound is None or bound.type != "call":
+            return None
+        function = bound.child_by_field_name("function")
+        arguments = bound.child_by_field_name("arguments")
+        if function is None or arguments is None or not _CONSTEXPR.match(self.text(function)):
+            return None
+        args = [a for a in arguments.named_children if a.type != "comment"]
+        return self._string(args[0], depth + 1) if len(args) == 1 else None
 
     def _platform_choice(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
         """``A if torch.version.hip else B``: a choice between platforms, like C++'s ``#if``
