@@ -130,6 +130,30 @@ def test_constexpr_value_is_the_string_it_wraps() -> None:
     assert [f.rule for f in lint_text(text, path="k.py", select=("PTX002",))] == []
 
 
+def test_template_chosen_per_branch_among_other_isas_is_no_ptx() -> None:
+    """``if``/``elif`` arms that all bind AMD assembly (Triton's hip helpers) make a call no
+    PTX statement, as a literal AMD template is not; an arm that binds PTX is still read, and
+    an arm with PTX text around a hole keeps the call a hole."""
+    amd = HEADER + (
+        "def smid(arch):\n"
+        "    if 'gfx9' in arch:\n"
+        "        asm = 's_getreg_b32 $0, hwreg(4, 8, 8)'\n"
+        "    elif 'gfx11' in arch:\n"
+        "        asm = 's_getreg_b32 $0, hwreg(23, 10, 4)'\n"
+        "    else:\n"
+        "        raise ValueError(arch)\n"
+        "    return tl.inline_asm_elementwise(asm, '=r', [], dtype=tl.int64, is_pure=True, pack=1)\n"
+    )
+    assert statements(amd) == []
+    assert lint_text(amd, path="k.py") == []
+    mixed = amd.replace("'s_getreg_b32 $0, hwreg(4, 8, 8)'", "'mov.u32 $0, %smid;'")
+    (ptx,) = statements(mixed)
+    assert ptx.template.text == "mov.u32 $0, %smid;"
+    partial = amd.replace("'s_getreg_b32 $0, hwreg(4, 8, 8)'", "'mov.u32 $0, ' + arch")
+    (hole,) = statements(partial)
+    assert hole.template.has_holes
+
+
 def test_fstrings_and_format_with_literal_fields() -> None:
     text = HEADER + (
         "REG = 'r'\n"

@@ -24,6 +24,7 @@ from ptxlint.frontends.extraction import ExtractionResult
 from ptxlint.frontends.llvm_constraints import clobber_name, split_constraints
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import (
+    HOLE,
     AsmStatement,
     CallArgument,
     Clobber,
@@ -310,7 +311,10 @@ def _llvm_branches(
     (``if isinstance(v, Int32): asm = "clz.b32 ..."; elif ...: asm = "clz.b64 ..."``), the
     call read once per branch, each with what that branch binds, as the C++ front end reads a
     statement once per ``#if`` branch. A branch whose reading is still a hole (one that binds
-    nothing, or raises) gives no statement; when no branch gives one, the call stays a hole."""
+    nothing, or raises) gives no statement; when no branch gives one, the call stays a hole,
+    unless the branches that bind a whole template all bind another ISA's (``if 'gfx11' in
+    arch: asm = "s_sendmsg_rtn_b64 ..."``: Triton's AMD helpers): then it is no PTX, as a
+    literal AMD template is not."""
     values.branch_points = []
     before = len(result.statements)
     _llvm(source, values, call, parse_template, result)
@@ -323,6 +327,8 @@ def _llvm_branches(
         return
     point = points[0]
     readings: list[AsmStatement] = []
+    other_isa: list[tuple[int, str]] = []  # the branches read as another ISA's assembly
+    partial = False  # a branch read as some PTX text around a hole
     for index, branch in enumerate(branches(point)[:_MAX_BRANCHES]):
         values.choices = {point.id: index}
         one = ExtractionResult()
@@ -330,13 +336,22 @@ def _llvm_branches(
             _llvm(source, values, call, parse_template, one)
         finally:
             values.choices = {}
+        if not one.statements and any(r.startswith("host:") for _, r in one.skipped):
+            other_isa.extend(one.skipped)
+            continue
         if len(one.statements) != 1 or one.statements[0].template.has_holes:
+            partial = partial or any(
+                s.template.text.replace(HOLE, "").strip() for s in one.statements
+            )
             continue
         taken = _branch_words(values, point, branch)
         context = dataclasses.replace(one.statements[0].context, branch=(taken,))
         readings.append(dataclasses.replace(one.statements[0], context=context))
     if readings:
         result.statements[before:] = readings
+    elif other_isa and not partial:
+        del result.statements[before:]
+        result.skipped.extend(other_isa)
 
 
 def _branch_words(values: Values, point: tree_sitter.Node, branch: tree_sitter.Node) -> str:
