@@ -439,7 +439,7 @@ class StatementAnalysis:
                 continue  # Triton needs an output even for `bar.sync`: a dummy "=r" is normal
             if self.tied(operand.index):
                 continue  # "0", "=r,0": the tied input is read through the output's register
-            if operand.role == "input" and self._copies_only():
+            if operand.role == "input" and statement.syntax == "llvm" and self._copies_only():
                 continue  # `mov.b64 $0, $1;` given a pointer and a token: a dependency
             # Packed: each input tensor has several registers and a template may need only
             # some of them (two random words for eight values); an input counts as unnamed
@@ -461,9 +461,11 @@ class StatementAnalysis:
     def _copies_only(self) -> bool:
         """The template only copies inputs into outputs (``mov.b64 $0, $1;``): it computes
         nothing, and exists to make its results depend on everything it is given, as an
-        empty template pins a value. An input it does not name is such a dependency
-        (Triton-distributed's ``consume_token``: the pointer comes back out ordered after
-        the token a wait returned), not a forgotten ``$N``."""
+        empty template pins a value. In LLVM syntax an input it does not name is such a
+        dependency (Triton-distributed's ``consume_token``: the pointer comes back out ordered
+        after the token a wait returned; an elementwise call has no other way to order its
+        result), not a forgotten ``$N``. C++ asm orders itself with ``volatile`` and clobbers,
+        and there the unnamed input is reported."""
         statement = self.statement
         ptx = statement.ptx
         if not ptx.instructions or ptx.directives or ptx.labels:
