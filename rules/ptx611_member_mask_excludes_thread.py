@@ -41,31 +41,31 @@ Flags the member mask of a `.sync` warp collective (`shfl.sync`, `vote.sync`, `m
 * a mask that leaves out some lanes (`0x00ffffff`, `0xffff`) on an instruction that every
   thread of a kernel reaches: it lies in the kernel's straight-line code (no `if` arm, loop,
   `switch` or lambda around it) and nothing before it in the kernel spells a way out
-  (`return`, `goto`, an asm `exit`).
+  (`return`, `goto`, an asm `ret`, `exit` or `trap`).
 
 The mask is read where it is certain: an immediate, or an operand bound to a C++ constant
 (a literal, or a local defined once from one). A mask computed at run time (`__activemask()`,
 a ballot, a parameter) and a collective inside a `__device__` helper with a partial mask (its
 callers may run it in part of a warp) stay silent. Like PTX601, the rule assumes full warps
-of a one-dimensional block: a kernel launched with fewer than 32 threads per block, whose
-missing lanes never execute anything, is the case it cannot tell. This rule is in preview.
+of a one-dimensional block: a block whose size is not a multiple of 32, whose last warp's
+missing lanes execute nothing, is the case it cannot tell. This rule is in preview.
 
 ## Why is this bad?
 The PTX ISA makes it undefined, in the same words for each of these instructions: "The
 behavior of `shfl.sync` is undefined if the executing thread is not in the `membermask`"
 (likewise for `bar.warp.sync`, `vote.sync`, `match.sync` and `redux.sync`; for `elect.sync`:
 "The behavior is undefined if the executing thread is not in membermask"). The mask says
-which lanes take
-part and must wait for each other; a lane outside it that executes the instruction anyway
-has no defined result, and on sm_6x and below the warp must also have converged on the
-instruction. Nothing at compile time says so: ptxas takes any 32-bit mask. On an H200
-(`tests/test_ptx611_member_mask.py`), a ballot of 1 with mask `0x0000ffff` that the whole warp
-ran gave `0xffffffff` in every one of 4,096 warps, counting the lanes the mask leaves out, where
-the same ballot run by lanes 0-15 alone gave the masked `0x0000ffff`; a converged warp's
-`shfl.sync` with mask `0` or `0x00ffffff` read as with a full one, so the defect may sit unseen
-until another GPU or compiler does otherwise. The typical
-cause is a mask with digits lost (`0xffffff` for `0xffffffff`: catboost fixed
-`__shfl_sync(0xFFFFFF, ...)` in `linear_solver.cu`, issue #2339) or a placeholder `0` left in.
+which lanes take part and must wait for each other; a lane outside it that executes the
+instruction anyway has no defined result, and on sm_6x and below the warp must also have
+converged on the instruction. Nothing at compile time says so: ptxas takes any 32-bit mask.
+On an H200 (`tests/test_ptx611_member_mask.py`), a ballot of 1 with mask `0x0000ffff` that
+the whole warp ran gave `0xffffffff` in every one of 4,096 warps, counting the lanes the
+mask leaves out, where the same ballot run by lanes 0-15 alone gave the masked `0x0000ffff`;
+a converged warp's `shfl.sync` with mask `0` or `0x00ffffff` read as with a full one, so the
+defect may sit unseen until another GPU or compiler does otherwise. The typical cause is a
+mask with digits lost (`0xffffff` for `0xffffffff`: catboost fixed
+`__shfl_sync(0xFFFFFF, ...)` in `linear_solver.cu`, issue #2339) or a placeholder `0` left
+in.
 
 ## Example
 ```cuda
