@@ -796,6 +796,18 @@ def preview_classes_of(corpus: Corpus, preview: set[str] | frozenset[str]) -> fr
     return frozenset(kind for kind, rule in corpus.expected.items() if rule in preview)
 
 
+def mutated(site: Site, text: str) -> str:
+    """``text`` with ``site``'s edit made."""
+    return text[:site.edit.start] + site.edit.text + text[site.edit.end:]
+
+
+def new_rules(site: Site, text: str, rules: list[Rule],
+              before: Counter[tuple[str, int]]) -> set[str]:
+    """The rules that speak of ``site``'s mutant of ``text`` where the file (whose findings
+    are ``before``) had nothing to say: the ones that noticed the defect."""
+    return {rule for rule, _ in findings(site.path, mutated(site, text), rules) - before}
+
+
 def run(corpus: Corpus, description: str) -> int:
     """The benchmark's command line, over ``corpus``: sample the sites, lint each mutant, print
     the reach per class (which of the class's rules spoke, where several name its defect)."""
@@ -838,8 +850,7 @@ def run(corpus: Corpus, description: str) -> int:
             text = read(site.path, corpus.words) or ""
             texts = {site.path: (text, findings(site.path, text, rules))}
         text, before = texts[site.path]
-        mutant = text[:site.edit.start] + site.edit.text + text[site.edit.end:]
-        new = sorted({rule for rule, _ in findings(site.path, mutant, rules) - before})
+        new = sorted(new_rules(site, text, rules, before))
         meant = {expected[site.kind], *corpus.also.get(site.kind, ())}
         tally[site.kind]["sites"] += 1
         tally[site.kind]["expected" if meant & set(new) else "other" if new else "missed"] += 1

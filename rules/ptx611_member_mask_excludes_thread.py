@@ -93,17 +93,24 @@ __global__ void sum_rows(float* out, const float* in) {
             and (mask := c.mask) is not None]
         if not masked or analysis_of(statement).rocm_guarded:
             return
+        place: tuple[FunctionFlow | None, int] | None = None  # the function, looked up once
         for instruction, mask in masked:
             value = member_mask(statement, mask)
             if value is None and mask.kind == "ref":
-                value = self._constant(statement, context, mask)
+                place = place or self._function(statement, context)
+                value = member_mask(statement, mask, place[0])
             if value is None or value == FULL_MASK:
                 continue
             if value == 0:
                 yield self._finding(statement, mask, (
                     f"`{instruction.mnemonic}`'s member mask names no lane: the thread that "
                     "executes it is never in the mask, which the PTX ISA leaves undefined"))
-            elif statement.context.macro is None and self._whole_block(statement, context):
+                continue
+            if statement.context.macro is not None:
+                continue  # a macro's body may hold a condition the call site does not show
+            place = place or self._function(statement, context)
+            flow, byte = place
+            if flow is not None and flow.kernel and every_thread_reaches(flow, byte):
                 yield self._finding(statement, mask, (
                     f"every thread of the kernel reaches this `{instruction.mnemonic}`, but "
                     f"its member mask {value:#010x} leaves out lanes {_lanes(value)}, which "
@@ -117,15 +124,6 @@ __global__ void sum_rows(float* out, const float* in) {
             return None, 0
         byte = flows.parsed.to_byte(statement.span.start)
         return flows.function_at(byte, follow=False), byte
-
-    def _constant(self, statement: AsmStatement, context: RuleContext,
-                  mask: PtxOperand) -> int | None:
-        flow, _ = self._function(statement, context)
-        return None if flow is None else member_mask(statement, mask, flow)
-
-    def _whole_block(self, statement: AsmStatement, context: RuleContext) -> bool:
-        flow, byte = self._function(statement, context)
-        return flow is not None and flow.kernel and every_thread_reaches(flow, byte)
 
     def _finding(self, statement: AsmStatement, mask: PtxOperand, message: str) -> Finding:
         return self.finding(statement, statement.template.source_span(mask.start, mask.end),

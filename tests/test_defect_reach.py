@@ -58,9 +58,9 @@ def test_every_class_makes_a_defect_its_rule_notices(tmp_path: Path) -> None:
     found = {site.kind for site in sites}
     assert found == set(reach.MUTATIONS)
     for site in sites:
-        mutant = KERNEL[:site.edit.start] + site.edit.text + KERNEL[site.edit.end:]
+        mutant = reach.mutated(site, KERNEL)
         judges = every if site.kind in reach.preview_classes_of(reach.CXX, preview) else rules
-        new = {rule for rule, _ in reach.findings(str(path), mutant, judges) - before}
+        new = reach.new_rules(site, KERNEL, judges, before)
         expected = {reach.EXPECTED[site.kind], *reach._ALSO.get(site.kind, ())}
         # every line where it was: findings are compared by line
         assert site.edit.text.count("\n") == KERNEL.count("\n", site.edit.start, site.edit.end)

@@ -80,8 +80,8 @@ def test_every_class_makes_a_defect_its_rule_notices(tmp_path: Path) -> None:
     sites = list(reach.sites([str(tmp_path)], rules))
     assert {site.kind for site in sites} == set(reach.MUTATIONS)
     for site in sites:
-        mutant = KERNEL[:site.edit.start] + site.edit.text + KERNEL[site.edit.end:]
-        new = {rule for rule, _ in cxx.findings(str(path), mutant, rules) - before}
+        mutant = cxx.mutated(site, KERNEL)
+        new = cxx.new_rules(site, KERNEL, rules, before)
         expected = {reach.EXPECTED[site.kind], *reach._ALSO.get(site.kind, ())}
         # every line where it was: findings are compared by line
         assert site.edit.text.count("\n") == KERNEL.count("\n", site.edit.start, site.edit.end)

@@ -136,10 +136,8 @@ def parameter_names(parsed: ParsedSource, function: Node) -> tuple[str, ...]:
 
 def definitions_spelled(parsed: ParsedSource, body: Node, name: str) -> list[Node | None]:
     """The values ``name`` receives in ``body``, found from the places that spell it (the
-    body is not walked): an initializer (``None`` where a declarator has none), the right
-    side of an ``=``, ``None`` for a compound assignment or ``++``/``--``. The same as a walk
-    of the body's ``init_declarator``, ``assignment_expression`` and ``update_expression``
-    nodes gives for ``name`` (tests/test_function_flow.py compares them)."""
+    body is not walked): what :func:`received` says of each (tests/test_function_flow.py
+    compares it with the walk of the body)."""
     found: list[Node | None] = []
     data, word = parsed.data, name.encode()
     at = data.find(word, body.start_byte, body.end_byte)
@@ -147,12 +145,17 @@ def definitions_spelled(parsed: ParsedSource, body: Node, name: str) -> list[Nod
         node = body.descendant_for_byte_range(at, at + len(word))
         if node is not None and node.type == "identifier" and node.start_byte == at \
                 and node.end_byte == at + len(word):
-            found.extend(_received(node))
+            found.extend(received(node))
         at = data.find(word, at + len(word), body.end_byte)
     return found
 
 
-def _received(identifier: Node) -> list[Node | None]:
+def received(identifier: Node) -> list[Node | None]:
+    """The value ``identifier`` receives where it stands, as a one-element list (empty where
+    it receives none): the initializer of the variable it declares (``None`` without one), the
+    right side of an ``=`` it is the left of, ``None`` as the left of a compound assignment or
+    the argument of ``++``/``--``. Both ways of reading a function's locals ask it: the walk
+    of the body (``FileFlows._read``) and the places that spell one name."""
     parent = identifier.parent
     if parent is None:
         return []

@@ -41,10 +41,10 @@ from ptxlint.analysis.flow_syntax import (
     call_form,
     callee_name,
     compact,
-    declared,
     definitions_spelled,
     outer,
     parameter_names,
+    received,
     subscripts,
     template_arguments,
     usage,
@@ -69,9 +69,8 @@ __all__ = ["FOLLOW_DEPTH", "CallSite", "FileFlows", "FunctionFlow", "Opaque", "S
 Node = tree_sitter.Node
 
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
-_KINDS = frozenset({"call_expression", "if_statement", "return_statement", "init_declarator",
-                    "assignment_expression", "update_expression", "identifier",
-                    "gnu_asm_expression", "declaration", "lambda_expression"}) | _LOOPS
+_KINDS = frozenset({"call_expression", "if_statement", "return_statement", "identifier",
+                    "gnu_asm_expression", "lambda_expression"}) | _LOOPS
 # `name(argument)` and `ns::name<T>(argument)`, with one argument and no comma
 _ONE_ARGUMENT_CALL = on_first_use(
     r"^\s*(?:\(\s*[\w:]+\s*\)\s*)?(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*(?:<[^<>]*>)?"
@@ -190,7 +189,7 @@ class FunctionFlow:
     template_arguments: dict[int, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _read: bool = field(default=False, repr=False)
     _parameters: tuple[str, ...] | None = field(default=None, repr=False)
-    structured: bool = field(default=False, repr=False)  # the body read (``definitions``...)
+    body_read: bool = field(default=False, repr=False)  # ifs, locals, steps, calls: ``_read``
     _values: dict[str, list[Node | None] | None] = field(default_factory=dict, repr=False)
     # read from the text where the tree shows no definition (``node`` is then its body)
     recovered: bool = field(default=False, repr=False)
@@ -204,7 +203,7 @@ class FunctionFlow:
     def values_of(self, name: str) -> list[Node | None] | None:
         """``definitions.get(name)``; where the body is not read, from the places that spell
         the name (a divergence question names a local or two of a large kernel)."""
-        if self.structured:
+        if self.body_read:
             return self.definitions.get(name)
         if name not in self._values:
             body = self.node if self.recovered else self.node.child_by_field_name("body")
@@ -520,7 +519,6 @@ class FileFlows:
         self._by_byte: list[AsmStatement] = []
         self._helpers: dict[tuple[str, int, str | None, bool],
                             tuple[FunctionFlow, list[Step], Opaque] | None] = {}
-        self._structured: set[int] = set()
         self._converts: dict[str, bool] = {}
         self._may_take: dict[tuple[str, frozenset[str], int, str | None, bool], bool] = {}
         self._calls_by_name: dict[str, list[tuple[FunctionFlow, int, int]]] | None = None
@@ -825,14 +823,12 @@ class FileFlows:
 
     def _structure(self, flow: FunctionFlow) -> None:
         """The function's C++ structure, own steps and calls (no call followed)."""
-        if id(flow) in self._structured:
-            return
-        self._structured.add(id(flow))
-        self._read(flow)
+        if not flow.body_read:
+            self._read(flow)
 
     def _read(self, flow: FunctionFlow) -> None:
         parsed = self.parsed
-        flow.structured = True
+        flow.body_read = True
         body = flow.node if flow.recovered else flow.node.child_by_field_name("body")
         if body is None:
             return
@@ -851,23 +847,10 @@ class FileFlows:
             flow.ifs.append((node, condition, (then.start_byte, then.end_byte),
                              (other.start_byte, other.end_byte) if other is not None else None))
         flow.returns = list(found.get("return_statement", ()))
-        for node in found.get("init_declarator", ()):
-            ident = declared(node.child_by_field_name("declarator"))
-            value = node.child_by_field_name("value")
-            if ident is not None:
-                flow.definitions.setdefault(parsed.node_text(ident), []).append(value)
-        for node in found.get("assignment_expression", ()):
-            left = node.child_by_field_name("left")
-            if left is not None and left.type == "identifier":
-                operator = node.child_by_field_name("operator")
-                plain = operator is not None and operator.type == "="
-                flow.definitions.setdefault(parsed.node_text(left), []).append(
-                    node.child_by_field_name("right") if plain else None)
-        for node in found.get("update_expression", ()):
-            argument = node.child_by_field_name("argument")
-            if argument is not None and argument.type == "identifier":
-                flow.definitions.setdefault(parsed.node_text(argument), []).append(None)
         flow._identifiers = list(found.get("identifier", ()))
+        for ident in flow._identifiers:
+            for value in received(ident):
+                flow.definitions.setdefault(parsed.node_text(ident), []).append(value)
         own = sorted(flow.statements, key=lambda s: s.span.start)
         for statement in own:
             start = parsed.to_byte(statement.span.start)
