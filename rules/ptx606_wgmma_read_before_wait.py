@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.flow_syntax import declared_pointer
 from ptxlint.analysis.function_flow import FunctionFlow, Step, base_name, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import WG_COMMIT, WG_MMA, WG_WAIT
@@ -42,9 +41,9 @@ def early_access(flow: FunctionFlow, mma: Step) -> tuple[int, str, str] | None:
     found: list[tuple[int, str, str]] = []
     for name in names:
         # a pointer the registers are elements behind: moving it touches none of them
-        moves = declared_pointer(flow.node, name, flow.parsed)
         found.extend((byte, name, how) for byte, how, element in flow.uses_of(name)
-                     if byte > mma.start and how in _ACCESSES and (element or not moves))
+                     if byte > mma.start and how in _ACCESSES
+                     and (element or not flow.declared_pointer(name)))
     for statement in flow.statements:
         start = flow.parsed.to_byte(statement.span.start)
         if start <= mma.start or not statement.ptx.instructions or any(

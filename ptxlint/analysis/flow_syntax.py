@@ -14,8 +14,8 @@ import tree_sitter
 from ptxlint.frontends.syntax_tree import ParsedSource, own_parameter_list
 from ptxlint.lazy_regex import on_first_use
 
-__all__ = ["base_name", "call_form", "callee_name", "compact", "declared", "declared_pointer",
-           "outer", "subscripts", "template_arguments", "usage"]
+__all__ = ["base_name", "call_form", "callee_name", "compact", "declared",
+           "outer", "pointer_variables", "subscripts", "template_arguments", "usage"]
 
 Node = tree_sitter.Node
 
@@ -184,27 +184,36 @@ _SHAPED = frozenset({"array_declarator", "reference_declarator", "parenthesized_
                      "function_declarator"})
 
 
-def declared_pointer(function: Node, name: str, parsed: ParsedSource) -> bool:
-    """``name`` is declared in ``function`` (its parameters and body) only as a pointer variable
-    (``float* p``, ``T* const p = q``): assigning it or its arithmetic moves the pointer, never
-    the memory behind it. False where it is not declared there, or declared anything else once
-    (an array, a reference, a value, ``auto``)."""
-    shapes: list[bool] = []
+def pointer_variables(function: Node, parsed: ParsedSource) -> frozenset[str]:
+    """The names ``function`` (its parameters and body) declares only as pointer variables
+    (``float* p``, ``T* const p = q``): assigning one or its arithmetic moves the pointer, never
+    the memory behind it. A name declared anything else once (an array, a reference, a value,
+    ``auto``) is not one. One walk answers for every name: a question per name walked the
+    function once for each (CUTLASS include/'s GMMA helpers, 128 accumulators each: 92 million
+    node visits, 23 s of CPU for PTX606)."""
+    shapes: dict[str, bool] = {}
     stack = [function]
     while stack:
         node = stack.pop()
+        kind = node.type
+        if kind == "gnu_asm_expression":
+            continue  # declares nothing, and a GMMA statement's is most of its function
         stack.extend(node.named_children)
-        if node.type != "identifier" or parsed.node_text(node) != name or node.parent is None:
-            continue
         parent = node.parent
+        if kind != "identifier" or parent is None:
+            continue
         if parent.type == "pointer_declarator" and parent.child_by_field_name("declarator") == node:
             holder = parent.parent
-            shapes.append(holder is not None and holder.type in _HOLDERS
-                          and holder.child_by_field_name("declarator") == parent)
+            pointer = (holder is not None and holder.type in _HOLDERS
+                       and holder.child_by_field_name("declarator") == parent)
         elif (parent.type in _HOLDERS and parent.child_by_field_name("declarator") == node) or (
                 parent.type in _SHAPED and parent.child_by_field_name("size") != node):
-            shapes.append(False)
-    return bool(shapes) and all(shapes)
+            pointer = False
+        else:
+            continue
+        name = parsed.node_text(node)
+        shapes[name] = shapes.get(name, True) and pointer
+    return frozenset(name for name, pointer in shapes.items() if pointer)
 
 
 def call_form(call: Node) -> str:

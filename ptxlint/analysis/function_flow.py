@@ -44,6 +44,7 @@ from ptxlint.analysis.flow_syntax import (
     definitions_spelled,
     outer,
     parameter_names,
+    pointer_variables,
     received,
     subscripts,
     template_arguments,
@@ -194,6 +195,8 @@ class FunctionFlow:
     # read from the text where the tree shows no definition (``node`` is then its body)
     recovered: bool = field(default=False, repr=False)
     _identifiers: list[Node] | None = field(default=None, repr=False)  # uses not read yet
+    _pointers: frozenset[str] | None = field(default=None, repr=False)
+    _keys: dict[tuple[int, int], frozenset[str] | None] = field(default_factory=dict, repr=False)
     # the file's flows, for the same-file conversion helpers an operand goes through
     owner: FileFlows | None = field(default=None, repr=False)
 
@@ -297,6 +300,13 @@ class FunctionFlow:
         if self._identifiers is not None:
             self._read_uses()
         return self.uses.get(name, [])
+
+    def declared_pointer(self, name: str) -> bool:
+        """``name`` is declared in the function only as a pointer variable
+        (``flow_syntax.pointer_variables``, read once per function)."""
+        if self._pointers is None:
+            self._pointers = pointer_variables(self.node, self.parsed)
+        return name in self._pointers
 
     def _read_uses(self) -> None:
         """Where each name is used, read on the first ask: most functions the flows read are
@@ -402,16 +412,22 @@ class FunctionFlow:
             return None
         return self.constant_of(step, step.statement.operands[operand.ref].expression)
 
-    def keys(self, step: Step, operands: tuple[PtxOperand, ...]) -> set[str] | None:
+    def keys(self, step: Step, operands: tuple[PtxOperand, ...]) -> frozenset[str] | None:
         """The variables of this function the register operands are bound to (a wgmma's
-        accumulators), or ``None`` when one of them cannot be named."""
+        accumulators), or ``None`` when one of them cannot be named; kept per step, which
+        PTX606 and PTX607 both ask of each wgmma (CUTLASS include/: 128 operands each)."""
+        at = (id(step), id(operands))  # both live as long as the flow (its steps, their events)
+        if at in self._keys:
+            return self._keys[at]
         found: set[str] = set()
         for operand in operands:
             name = self.key(step, operand)
             if name is None:
+                self._keys[at] = None
                 return None
             found.add(name)
-        return found
+        self._keys[at] = answer = frozenset(found)
+        return answer
 
     def resolve(self, expression: str, depth: int = 0,
                 trail: list[str] | None = None) -> str | None:
