@@ -3,7 +3,7 @@
     python benchmarks/bench.py [--cuda PATH] [--cutlass PATH] [--flashinfer PATH] [TREE ...]
                                [--only-given] [--cores N] [--repeat N] [--jobs N]
                                [--slowest N] [--table] [--skip-per-file] [--skip-cache]
-                               [--skip-fix] [--skip-bounds]
+                               [--skip-preview] [--skip-fix] [--skip-bounds]
 
 ``--cores N`` pins this process (and so every ptxlint it starts, whose default ``--jobs`` is
 the cores it may use) to N cores with ``os.sched_setaffinity``: on a 16-core machine
@@ -19,7 +19,8 @@ the .tar.gz or unpacked, checked against the issue's goal of 60 s and 1 GB on 2 
 - ``ptxlint check TREE`` as a subprocess (start-up included, every core, ``--no-cache``: cold)
   against a bare tree-sitter parse of the same files in this process (read, decode, parse; one
   core), and against the bare parse of only the files that hold an asm keyword;
-- the same command with the result cache, cold (empty cache) and warm (second run);
+- the same command with the result cache, cold (empty cache) and warm (second run), and with
+  ``--preview`` (``--skip-preview`` leaves it out): what the rules in preview add;
 - peak memory: the largest sum of the resident sets of ptxlint and its workers, sampled every
   20 ms from /proc, with the largest single process (what ``/usr/bin/time -f %M`` reports) and
   the CPU time of the main process apart from its workers;
@@ -275,6 +276,19 @@ def report_tree(
         f"main process {cold.cpu - cold.worker_cpu:.2f} s; exit code {cold.code})"
     )
     print(f"   peak memory                 : {cold.memory()}")
+    if not args.skip_preview:
+        # the rules in preview (the async-protocol ones read whole functions): what
+        # ``--preview`` adds to the same cold run
+        preview = min(
+            (timed([*check, "--no-cache", "--preview"], environment())
+             for _ in range(args.repeat)),
+            key=lambda r: r.seconds,
+        )
+        print(
+            f"   the same with --preview     : {preview.seconds:8.2f} s  = "
+            f"{preview.seconds / cold.seconds:.2f}x the default rules "
+            f"(CPU {preview.cpu:.2f} s)"
+        )
     if goals:
         seconds, mib = goals
         met = cold.seconds < seconds and cold.peak_mib < mib
@@ -622,6 +636,7 @@ def main() -> int:
     parser.add_argument("--slowest", type=int, default=5)
     parser.add_argument("--skip-per-file", action="store_true", help="no per-file table")
     parser.add_argument("--skip-cache", action="store_true", help="no result-cache runs")
+    parser.add_argument("--skip-preview", action="store_true", help="no --preview row")
     parser.add_argument("--table", action="store_true", help="list every asm file's ratio")
     parser.add_argument("--skip-fix", action="store_true", help="no --fix row")
     parser.add_argument("--skip-bounds", action="store_true",
