@@ -428,3 +428,33 @@ def _identifiers_in(node):  # noqa: ANN001, ANN202 (a test helper)
         yield node
     for child in node.children:
         yield from _identifiers_in(child)
+
+
+def test_pointer_declarations_are_read_once_per_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wgmma names its accumulators one by one; whether each is a pointer is one walk of
+    the function for all of them (a walk per name was 92 million node visits on CUTLASS's
+    GMMA helpers)."""
+    from ptxlint.analysis import flow_syntax, function_flow
+
+    walks: list[int] = []
+    real = flow_syntax.pointer_variables
+
+    def counted(function, parsed):  # noqa: ANN001, ANN202 (a test double)
+        walks.append(function.start_byte)
+        return real(function, parsed)
+
+    monkeypatch.setattr(function_flow, "pointer_variables", counted)
+    flows = _flows(r"""
+__device__ void f(float* out, float& a, int n) {
+  float* p = out;
+  float v[4];
+  int* q = &n; int* r = q;
+  asm volatile("mov.b32 %0, %0;" : "+f"(a));
+}
+""")
+    [flow] = [f for f in flows.flows() if f.name == "f"]
+    answers = {name: flow.declared_pointer(name)
+               for name in ("out", "a", "n", "p", "v", "q", "r", "missing")}
+    assert answers == {"out": True, "a": False, "n": False, "p": True, "v": False,
+                       "q": True, "r": True, "missing": False}
+    assert len(walks) == 1
