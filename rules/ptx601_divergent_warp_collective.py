@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.divergence import FULL_MASK, Guard, divergent_guard, may_split, member_mask
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, flows_of
+from ptxlint.analysis.lane_sets import lane_ranges, reaching_lanes
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity, Span
 from ptxlint.ptx.protocols import Collective, collective
@@ -15,6 +16,14 @@ from ._protocol import byte_span, line_of
 
 # How far up the same file's calls a collective's helper is followed: its callers, and theirs
 _CALLER_DEPTH = 2
+# The words that spell a collective of each `.sync` family in asm or C++ (`__shfl_xor_sync`,
+# `__ballot_sync`, `__syncwarp`, `__reduce_add_sync`...): on Volta and later, the lanes a mask
+# names may meet the instruction's waiters at another instruction of the same family, so a
+# lane that goes elsewhere is known absent only where no such word is within its reach.
+_FAMILIES: dict[str, tuple[bytes, ...]] = {
+    "shfl": (b"shfl",), "vote": (b"vote", b"ballot", b"_all_sync", b"_any_sync", b"_uni_sync"),
+    "bar": (b"bar.warp", b"syncwarp"), "match": (b"match",), "redux": (b"redux", b"_reduce_"),
+    "elect": (b"elect",)}
 
 
 class DivergentWarpCollective(Rule):
@@ -35,7 +44,17 @@ reach, because a condition that certainly differs between the lanes of one warp 
 * a `.sync` collective whose member mask names the whole warp (`shfl.sync`, `vote.sync`,
   `match.sync`, `redux.sync`, `bar.warp.sync`, `elect.sync` with `0xffffffff`) inside an
   `if` arm on such a condition (an early `return` is not flagged for these: an exited
-  thread no longer counts for them).
+  thread no longer counts for them);
+* in a kernel, a `.sync` collective whose constant member mask names lanes that never reach
+  it, where the lanes that do are known exactly: each `if` arm around it and each earlier
+  early return tests the lane alone (`lane < 16`, `threadIdx.x % 32 >= 8`, `lane & 1`, joined
+  by `!`, `&&`, `||`), so every warp sends the same lanes there. `if (lane < 16)` around a
+  mask of `0x00ffffff` names lanes 16-23, which went elsewhere; `if (lane < 16 || lane >= 24)`
+  around a full mask names them too. Lanes that returned from the kernel on the way have
+  exited and are not counted, and a named lane that may meet the others at another
+  collective of the same kind (Volta and later let the lanes of a mask wait for each other at
+  different instructions) is not reported. When a lane that reaches the instruction is
+  missing from the mask, that is PTX611's finding, not this one's.
 
 A helper holding the collective, called under such a condition from the same file (or called
 by a helper that is), is reported at the call. Conditions that split a warp are comparisons of
@@ -62,7 +81,19 @@ any thread in the warp has exited" (9.7.14 "Warp Level Matrix Multiply-Accumulat
 Instructions", 9.7.9.15 "ldmatrix"). For `shfl.sync` and the other `.sync` collectives, the
 executing thread waits "until all non-exited threads corresponding to membermask have
 executed" the same instruction: lanes the condition sent elsewhere are not there to
-exchange with. Nothing at compile time says so, and compute-sanitizer's synccheck did not
+exchange with. The ISA says so of each: "`shfl.sync` will cause executing thread to wait until
+all non-exited threads corresponding to `membermask` have executed `shfl.sync` with the same
+qualifiers and same `membermask` value before resuming execution" (9.7.9.6 "shfl.sync"; in
+the same words for `vote.sync`, `match.sync` and `redux.sync`), and "`bar.warp.sync` will
+cause executing thread to wait until all threads corresponding to `membermask` have executed
+a `bar.warp.sync` with the same `membermask` value" (9.7.13.2); `elect.sync` "causes the
+executing thread to wait until all threads in the membermask execute the elect instruction".
+A mask that names a lane the code sends elsewhere waits for a lane that is not coming. CUB
+shipped that shape: with logical warps narrower than 32 lanes, `WarpScanShfl`'s shuffles kept
+a mask naming lanes that were elsewhere, and cuda-memcheck's synccheck reported "Barrier
+error detected. Invalid arguments" (NVIDIA/cub issue #154, NVIDIA/cccl #854; issue #115,
+"bad member mask computation", broke segmented `WarpReduce` in CUDA 9). Nothing at compile
+time says so, and for the whole-mask case above compute-sanitizer's synccheck said nothing
 either. On an H200 (`benchmarks/protocol_evidence.py`), a full-mask `shfl.sync` reached by
 lane 0 alone read the value lane 5 held after the other arm, not at the shuffle, in every one
 of 4,096 warps; an `mma.sync.aligned` reached by lanes 0-15 gave wrong accumulators in every
@@ -76,11 +107,24 @@ if (lane == 0) {
 }
 ```
 
+A mask that names lanes the condition sends elsewhere:
+```cuda
+if (lane < 16) {  // lanes 16-23 never arrive
+  asm volatile("shfl.sync.bfly.b32 %0, %0, 8, 0x1f, 0x00ffffff;" : "+f"(v));
+}
+```
+
 ## Use instead
 ```cuda
 asm volatile("shfl.sync.bfly.b32 %0, %0, 16, 0x1f, 0xffffffff;" : "+f"(v));
 if (lane == 0) {
   out[blockIdx.x] = v;
+}
+```
+or a mask of the lanes that take the branch:
+```cuda
+if (lane < 16) {
+  asm volatile("shfl.sync.bfly.b32 %0, %0, 8, 0x1f, 0x0000ffff;" : "+f"(v));
 }
 ```
 """
@@ -99,22 +143,77 @@ if (lane == 0) {
         flow = flows.function_at(parsed.to_byte(statement.span.start), follow=False)
         if flow is None:
             return
+        byte = parsed.to_byte(statement.span.start)
         instruction, kind = next(
             ((i, c) for i, c in kinds if self._counts(statement, flow, c)), (None, None))
-        if instruction is None or kind is None:
+        if instruction is not None and kind is not None:
+            guard = divergent_guard(flows, flow, byte, early_returns=kind.aligned)
+            if guard is not None:
+                span = statement.template.source_span(instruction.opcode_start,
+                                                      instruction.opcode_end)
+                yield self.finding(statement, span, self._message(instruction, flow, guard))
+                return
+        absent = next(self._absent_lanes(statement, flows, flow, byte, kinds), None)
+        if absent is not None:
+            yield absent
             return
-        byte = parsed.to_byte(statement.span.start)
-        guard = divergent_guard(flows, flow, byte, early_returns=kind.aligned)
-        if guard is not None:
-            span = statement.template.source_span(instruction.opcode_start,
-                                                  instruction.opcode_end)
-            yield self.finding(statement, span, self._message(instruction, flow, guard))
-            return
-        yield from self._through_callers(statement, flows, flow, instruction, kind)
+        if instruction is not None and kind is not None:
+            yield from self._through_callers(statement, flows, flow, instruction, kind)
 
     @staticmethod
     def _counts(statement: AsmStatement, flow: FunctionFlow, kind: Collective) -> bool:
         return kind.aligned or member_mask(statement, kind.mask, flow) == FULL_MASK
+
+    def _absent_lanes(self, statement: AsmStatement, flows: FileFlows, flow: FunctionFlow,
+                      byte: int, kinds: list[tuple[PtxInstruction, Collective]]
+                      ) -> Iterator[Finding]:
+        """A `.sync` collective of a kernel whose constant member mask names lanes that the
+        lane conditions on the way send elsewhere, alive (an exited lane is not waited for),
+        when every lane that reaches it is in the mask (one that is not is PTX611's)."""
+        if statement.context.macro is not None or not flow.kernel:
+            return
+        for instruction, kind in kinds:
+            mask = None if kind.aligned else member_mask(statement, kind.mask, flow)
+            if not mask or kind.mask is None:
+                continue
+            lanes = reaching_lanes(flows, flow, byte)
+            if lanes is None:
+                return
+            absent = mask & ~lanes.reach & ~lanes.exited
+            if lanes.reach & ~mask or not absent \
+                    or self._met_elsewhere(statement, flows, flow, instruction, mask, absent):
+                continue
+            span = statement.template.source_span(kind.mask.start, kind.mask.end)
+            yield self.finding(statement, span, (
+                f"`{instruction.mnemonic}`'s member mask {mask:#010x} names lanes "
+                f"{lane_ranges(absent)}, which never reach it: the lane conditions on the way "
+                f"admit lanes {lane_ranges(lanes.reach)} only, and each of those waits for "
+                "every lane of the mask that has not exited"))
+            return
+
+    @staticmethod
+    def _met_elsewhere(statement: AsmStatement, flows: FileFlows, flow: FunctionFlow,
+                       instruction: PtxInstruction, mask: int, absent: int) -> bool:
+        """Some lane of ``absent`` may execute another collective of ``instruction``'s family
+        with the same mask in the kernel (or a place that spells one is not read)."""
+        words = _FAMILIES.get(instruction.opcode, (instruction.opcode.encode(),))
+        body = flow.node.child_by_field_name("body") or flow.node
+        parsed, data = flows.parsed, flows.parsed.data
+        spans = [(parsed.to_byte(s.span.start), parsed.to_byte(s.span.end), s)
+                 for s in flow.statements]
+        for word in words:
+            at = data.find(word, body.start_byte, body.end_byte)
+            while at >= 0:
+                other = next((o for o in spans if o[0] <= at < o[1]), None)
+                if other is None or (other[2] is not statement and any(
+                        c is not None and not c.aligned and i.opcode == instruction.opcode
+                        and member_mask(other[2], c.mask, flow) in (None, mask)
+                        for i in other[2].ptx.instructions for c in [collective(i)])):
+                    there = reaching_lanes(flows, flow, other[0] if other else at)
+                    if there is None or there.reach & absent:
+                        return True
+                at = data.find(word, at + len(word), body.end_byte)
+        return False
 
     def _through_callers(self, statement: AsmStatement, flows: FileFlows, helper: FunctionFlow,
                          instruction: PtxInstruction, kind: Collective,

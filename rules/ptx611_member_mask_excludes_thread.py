@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.divergence import FULL_MASK, every_thread_reaches, member_mask
-from ptxlint.analysis.function_flow import FunctionFlow, flows_of
+from ptxlint.analysis.divergence import FULL_MASK, member_mask
+from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, flows_of
+from ptxlint.analysis.lane_sets import lane_ranges, reaching_lanes
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, PtxOperand, Severity
 from ptxlint.ptx.protocols import collective
@@ -14,14 +15,11 @@ from ptxlint.rule import Rule, RuleContext
 
 def _lanes(mask: int) -> str:
     """The lanes a mask leaves out, as ranges: ``24-31``, ``0, 2-3``."""
-    out = [lane for lane in range(32) if not mask >> lane & 1]
-    ranges: list[str] = []
-    for lane in out:
-        if ranges and lane - 1 in out:
-            ranges[-1] = f"{ranges[-1].split('-')[0]}-{lane}"
-        else:
-            ranges.append(str(lane))
-    return ", ".join(ranges)
+    return lane_ranges(~mask & FULL_MASK)
+
+
+# the file's flows, the function holding the statement, and the statement's byte there
+_Place = tuple[FileFlows | None, FunctionFlow | None, int]
 
 
 class MemberMaskExcludesThread(Rule):
@@ -38,10 +36,19 @@ Flags the member mask of a `.sync` warp collective (`shfl.sync`, `vote.sync`, `m
 `redux.sync`, `elect.sync`, `bar.warp.sync`) that leaves out a lane certain to execute it:
 
 * a mask that names no lane (`0`): whichever thread executes the instruction is not in it;
-* a mask that leaves out some lanes (`0x00ffffff`, `0xffff`) on an instruction that every
-  thread of a kernel reaches: it lies in the kernel's straight-line code (no `if` arm, loop,
-  `switch` or lambda around it) and nothing before it in the kernel spells a way out
-  (`return`, `goto`, an asm `ret`, `exit` or `trap`).
+* a mask that leaves out some lanes (`0x00ffffff`, `0xffff`) on an instruction of a kernel
+  whose lanes that reach it are known exactly and include one the mask leaves out. Every lane
+  reaches the kernel's straight-line code (no `if` arm, loop, `switch` or lambda around it,
+  nothing before it that spells a way out: `goto`, an asm `ret`, `exit` or `trap`, a
+  `return`); under `if` arms and past early returns whose conditions test the lane alone
+  (`lane < 16`, `threadIdx.x % 32 >= 8`, `%laneid`, a lane helper, `lane & 1`, joined by `!`,
+  `&&`, `||`), the lanes they admit reach it, the same in every warp: `if (lane < 16)` around
+  a mask of `0xffff0000` runs lanes 0-15 outside it. A condition on anything else (data, a
+  parameter, the warp index, `threadIdx.x < 16`, which admits lanes 0-15 of warp 0 and no
+  lane of the others) leaves the rule silent.
+
+A mask that names lanes that never reach the instruction, while every lane that does is in
+it, is PTX601's finding.
 
 The mask is read where it is certain: an immediate, or an operand bound to a C++ constant
 (a literal, or a local defined once from one). A mask computed at run time (`__activemask()`,
@@ -76,12 +83,26 @@ __global__ void sum_rows(float* out, const float* in) {
 }
 ```
 
+Under a lane condition:
+```cuda
+unsigned lane = threadIdx.x % 32;
+if (lane < 16) {  // lanes 0-15 run it; the mask names lanes 16-31
+  asm volatile("shfl.sync.idx.b32 %0, %0, 0, 0x1f, 0xffff0000;" : "+f"(v));
+}
+```
+
 ## Use instead
 ```cuda
 __global__ void sum_rows(float* out, const float* in) {
   float v = in[threadIdx.x];
   asm volatile("shfl.sync.bfly.b32 %0, %0, 16, 0x1f, 0xffffffff;" : "+f"(v));
   out[threadIdx.x] = v;
+}
+```
+and the mask of the lanes the condition admits:
+```cuda
+if (lane < 16) {
+  asm volatile("shfl.sync.idx.b32 %0, %0, 0, 0x1f, 0x0000ffff;" : "+f"(v));
 }
 ```
 """
@@ -93,12 +114,12 @@ __global__ void sum_rows(float* out, const float* in) {
             and (mask := c.mask) is not None]
         if not masked or analysis_of(statement).rocm_guarded:
             return
-        place: tuple[FunctionFlow | None, int] | None = None  # the function, looked up once
+        place: _Place | None = None  # the function, looked up once
         for instruction, mask in masked:
             value = member_mask(statement, mask)
             if value is None and mask.kind == "ref":
                 place = place or self._function(statement, context)
-                value = member_mask(statement, mask, place[0])
+                value = member_mask(statement, mask, place[1])
             if value is None or value == FULL_MASK:
                 continue
             if value == 0:
@@ -109,21 +130,32 @@ __global__ void sum_rows(float* out, const float* in) {
             if statement.context.macro is not None:
                 continue  # a macro's body may hold a condition the call site does not show
             place = place or self._function(statement, context)
-            flow, byte = place
-            if flow is not None and flow.kernel and every_thread_reaches(flow, byte):
+            flows, flow, byte = place
+            if flows is None or flow is None or not flow.kernel:
+                continue
+            lanes = reaching_lanes(flows, flow, byte)
+            if lanes is None or not lanes.reach & ~value:
+                continue
+            if lanes.reach == FULL_MASK:
                 yield self._finding(statement, mask, (
                     f"every thread of the kernel reaches this `{instruction.mnemonic}`, but "
                     f"its member mask {value:#010x} leaves out lanes {_lanes(value)}, which "
                     "execute it outside the mask (undefined in the PTX ISA)"))
+            else:
+                yield self._finding(statement, mask, (
+                    f"lanes {lane_ranges(lanes.reach)} of every warp reach this "
+                    f"`{instruction.mnemonic}` (the lane conditions on the way admit them), but "
+                    f"its member mask {value:#010x} leaves out lanes "
+                    f"{lane_ranges(lanes.reach & ~value)} of them, which execute it outside the "
+                    "mask (undefined in the PTX ISA)"))
 
     @staticmethod
-    def _function(statement: AsmStatement, context: RuleContext
-                  ) -> tuple[FunctionFlow | None, int]:
+    def _function(statement: AsmStatement, context: RuleContext) -> _Place:
         flows = flows_of(context)
         if flows is None:
-            return None, 0
+            return None, None, 0
         byte = flows.parsed.to_byte(statement.span.start)
-        return flows.function_at(byte, follow=False), byte
+        return flows, flows.function_at(byte, follow=False), byte
 
     def _finding(self, statement: AsmStatement, mask: PtxOperand, message: str) -> Finding:
         return self.finding(statement, statement.template.source_span(mask.start, mask.end),

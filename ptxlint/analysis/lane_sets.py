@@ -1,0 +1,331 @@
+"""Which lanes of a warp reach a point of a kernel, where that is known exactly.
+
+The member mask of a ``.sync`` collective must name the lanes that execute it: a lane that
+executes it outside the mask is undefined behaviour (PTX611), and a lane the mask names that
+never arrives leaves the others waiting for it (PTX601). Both need the set of lanes that reach
+the instruction, the same in every warp, which :func:`reaching_lanes` gives as a 32-bit mask,
+or ``None`` where it is not certain.
+
+It starts from every lane (a kernel's entry, full warps of a one-dimensional block, as the
+divergence analysis assumes) and walks the ``if`` arms around the point and the earlier early
+returns (``divergence._conditions_before``), keeping the lanes each condition admits. A
+condition is read only where it is a function of the lane alone, the same in every warp:
+comparisons with a constant of the lane index (``threadIdx.x % 32``, ``threadIdx.x & 31``,
+``%laneid``, the lane helpers the divergence classifier knows, a same-file helper returning
+one), of its low bits (``threadIdx.x % 4``, ``lane & 1``) and of arithmetic on them with
+constants, joined by ``!``, ``&&``, ``||`` and ``?:``, through locals defined once. A
+comparison of ``threadIdx.x`` itself (``threadIdx.x < 16``: lanes 0-15 of warp 0, no lane of
+the others) or of the warp index is no one set for every warp, and data, parameters and
+unknown calls are not the lane's: any of these on the way, a loop, ``switch``, lambda or label
+around the point, or a way out before it other than those early returns (a ``goto``, asm
+``ret``/``exit``/``trap``, a ``return`` under another condition) answers ``None``. A linter
+that cries wolf is switched off: where in doubt, the answer is unknown.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import tree_sitter
+
+from ptxlint.analysis.divergence import (
+    _LANE_CALLS,
+    FULL_MASK,
+    Kind,
+    _Classifier,
+    _conditions_before,
+)
+from ptxlint.analysis.function_flow import FileFlows, FunctionFlow
+
+__all__ = ["LaneSets", "lane_ranges", "reaching_lanes"]
+
+Node = tree_sitter.Node
+
+# One value per lane, the same in every warp (a constant holds 32 equal values)
+_Values = tuple[int, ...]
+# ``threadIdx.x``-like: 32 * warp + lane, the warp unknown (the divergence classifier's TID)
+_TID = "tid"
+_LANES: _Values = tuple(range(32))
+# How deep an expression is read, through parentheses, operators and locals: a condition such
+# as `!((threadIdx.x & 31) < 8) && (lane & 1)` is eight levels; a cycle of locals ends here
+_DEPTH = 24
+
+# What may end a thread's run of the kernel or move it elsewhere, as whole words: `ret` finds
+# an asm return, not `reinterpret_cast`; `assert` is not `static_assert`.
+_LEAVES = re.compile(rb"\b(?:return|goto|ret|exit|_exit|trap|__trap|longjmp|throw|abort|"
+                     rb"assert|__assertfail)\b")
+_GOTO = re.compile(rb"\bgoto\b")
+# What a point may lie in and still be reached along the conditions read: plain blocks, an
+# ``if`` arm, a preprocessor block (it chooses at compile time, for every thread alike)
+_PLAIN = frozenset({"compound_statement", "expression_statement", "gnu_asm_expression",
+                    "else_clause", "preproc_if", "preproc_ifdef", "preproc_else",
+                    "preproc_elif", "preproc_elifdef"})
+_COMPARE: dict[str, Callable[[int, int], bool]] = {
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+# Arithmetic on lane values: a result that is negative or past 31 bits answers None (signed
+# and unsigned C would differ there, and the source does not always say which it is)
+_ARITHMETIC: dict[str, Callable[[int, int], int | None]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: a // b if b > 0 else None, "%": lambda a, b: a % b if b > 0 else None,
+    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+    "<<": lambda a, b: a << b if b < 31 else None, ">>": lambda a, b: a >> b if b < 31 else None}
+
+
+@dataclass(frozen=True)
+class LaneSets:
+    """The lanes of every warp that reach a point (``reach``), and those that left the kernel
+    by an early return on the way (``exited``): a ``.sync`` collective no longer waits for
+    them. The other lanes went elsewhere and are alive."""
+
+    reach: int
+    exited: int
+
+
+def lane_ranges(lanes: int) -> str:
+    """The lanes of a 32-bit set, as ranges: ``24-31``, ``0, 2-3``."""
+    ranges: list[str] = []
+    for lane in range(32):
+        if not lanes >> lane & 1:
+            continue
+        if ranges and lane > 0 and lanes >> (lane - 1) & 1:
+            ranges[-1] = f"{ranges[-1].split('-')[0]}-{lane}"
+        else:
+            ranges.append(str(lane))
+    return ", ".join(ranges)
+
+
+def reaching_lanes(flows: FileFlows, flow: FunctionFlow, byte: int) -> LaneSets | None:
+    """The lanes that reach ``byte`` of the kernel ``flow``, where the conditions on the way
+    are functions of the lane alone (see the module's docstring); ``None`` otherwise, and
+    where no lane reaches it."""
+    known = _KNOWN.setdefault(flow, {})
+    if byte not in known:
+        known[byte] = _reaching(flows, flow, byte)
+    return known[byte]
+
+
+# each kernel's answers by the point's byte, while the function lives
+_KNOWN: weakref.WeakKeyDictionary[FunctionFlow, dict[int, LaneSets | None]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _reaching(flows: FileFlows, flow: FunctionFlow, byte: int) -> LaneSets | None:
+    if not flow.kernel:
+        return None  # a helper's callers may run it in part of a warp
+    body = flow.node if flow.recovered else flow.node.child_by_field_name("body")
+    if body is None or not body.start_byte <= byte < body.end_byte or flow.loops_at(byte):
+        return None
+    node: Node | None = body.descendant_for_byte_range(byte, byte + 1)
+    while node is not None and node != body:
+        parent = node.parent
+        if parent is None:
+            return None
+        if parent.type == "if_statement":
+            if node not in (parent.child_by_field_name("consequence"),
+                            parent.child_by_field_name("alternative")):
+                return None
+        elif parent != body and parent.type not in _PLAIN:
+            return None  # a loop, switch, lambda, label, try: who is there is not read
+        node = parent
+    conditions = list(_conditions_before(flow, byte))
+    data = flow.parsed.data
+    if _GOTO.search(data, body.start_byte, body.end_byte):
+        return None  # a jump may bring threads to the point from anywhere
+    # the returns of the early returns read below are the ways out those conditions take
+    taken = [(c.start_byte, c.end_byte) for if_node, _, how, _ in conditions if how == "return"
+             for c in [if_node.child_by_field_name("consequence")] if c is not None]
+    for leave in _LEAVES.finditer(data, body.start_byte, byte):
+        if leave.group() == b"return" and any(s <= leave.start() < e for s, e in taken):
+            continue
+        spelled = body.descendant_for_byte_range(leave.start(), leave.end())
+        if spelled is None or spelled.type != "comment":
+            return None
+    lanes = _LaneValues(flows, flow)
+    here, exited = FULL_MASK, 0
+    for _, condition, how, exempt in conditions:
+        if exempt:
+            continue  # `if constexpr`: decided at compile time, for every thread alike
+        admitted = lanes.admitted(condition)
+        if admitted is None:
+            return None
+        if how == "if":
+            here &= admitted
+        elif how == "else":
+            here &= ~admitted
+        else:
+            exited |= here & admitted
+            here &= ~admitted
+    return LaneSets(here & FULL_MASK, exited & FULL_MASK) if here & FULL_MASK else None
+
+
+class _LaneValues:
+    """Each expression's value in every lane, the same in every warp, or ``None``."""
+
+    def __init__(self, flows: FileFlows, flow: FunctionFlow, call_depth: int = 0) -> None:
+        self.flows = flows
+        self.flow = flow
+        self.call_depth = call_depth
+        self.classifier = _Classifier(flows, flow, call_depth)
+
+    def admitted(self, condition: Node | None) -> int | None:
+        """The lanes in which ``condition`` holds."""
+        values = self.value(condition)
+        if values is None or values == _TID:
+            return None
+        return sum(1 << lane for lane in range(32) if values[lane])
+
+    def value(self, node: Node | None, depth: int = 0) -> _Values | str | None:
+        if node is None or depth > _DEPTH:
+            return None
+        kind = node.type
+        if kind in ("parenthesized_expression", "condition_clause"):
+            if node.child_by_field_name("initializer") is not None:
+                return None
+            inner = node.child_by_field_name("value") or (
+                node.named_children[-1] if node.named_children else None)
+            return self.value(inner, depth + 1)
+        if kind in ("true", "false"):
+            return (int(kind == "true"),) * 32
+        if kind == "number_literal":
+            return self.constant(node)
+        if kind == "cast_expression":
+            return self.cast(node, depth)
+        if kind == "field_expression":
+            return _TID if "".join(self.flow.text(node).split()) == "threadIdx.x" else None
+        if kind in ("identifier", "qualified_identifier"):
+            return self.name(node, depth)
+        if kind == "call_expression":
+            return self.call(node, depth)
+        if kind == "unary_expression":
+            return self.unary(node, depth)
+        if kind == "binary_expression":
+            return self.binary(node, depth)
+        if kind == "conditional_expression":
+            test = self.value(node.child_by_field_name("condition"), depth + 1)
+            then = self.value(node.child_by_field_name("consequence"), depth + 1)
+            other = self.value(node.child_by_field_name("alternative"), depth + 1)
+            if not isinstance(test, tuple) or not isinstance(then, tuple) \
+                    or not isinstance(other, tuple):
+                return None
+            return tuple(a if t else b for t, a, b in zip(test, then, other, strict=True))
+        return None
+
+    def constant(self, node: Node) -> _Values | None:
+        value = self.flow.constant(self.flow.text(node))
+        return None if value is None or not 0 <= value < 1 << 31 else (value,) * 32
+
+    def cast(self, node: Node, depth: int, value: Node | None = None) -> _Values | str | None:
+        """A C cast, or (``value`` given) a ``static_cast`` whose target ``node`` spells."""
+        inner = self.value(value or node.child_by_field_name("value"), depth + 1)
+        target = node if value is not None else node.child_by_field_name("type")
+        written = self.flow.text(target or node)
+        if inner is None or any(w in written for w in ("float", "double", "half", "*")):
+            return None
+        if "bool" in written and isinstance(inner, tuple):
+            return tuple(int(v != 0) for v in inner)
+        if "char" in written and isinstance(inner, tuple) and max(inner) > 127:
+            return None
+        return inner
+
+    def name(self, node: Node, depth: int) -> _Values | str | None:
+        flow = self.flow
+        text = flow.text(node)
+        name = text.split("::")[-1]
+        if name in flow.parameters or name in flow.template_parameters:
+            return None  # the same in every lane, but which value is not known
+        constant = self.constant(node)
+        if constant is not None:
+            return constant
+        values = flow.values_of(name)
+        if not values:
+            return None
+        found: list[_Values | str | None] = []
+        for value in values:
+            if value is None:
+                # written by an asm statement (``mov.u32 %0, %laneid;``): the classifier's fact
+                kind = self.classifier.asm_output(name)
+                found.append(_LANES if kind is Kind.LANE else _TID if kind is Kind.TID else None)
+            else:
+                found.append(self.value(value, depth + 1))
+        return found[0] if all(f == found[0] for f in found) else None
+
+    def call(self, node: Node, depth: int) -> _Values | str | None:
+        function = node.child_by_field_name("function")
+        name = self.flow.text(function).split("::")[-1].split("<")[0].strip() if function else ""
+        arguments = node.child_by_field_name("arguments")
+        args = arguments.named_children if arguments is not None else []
+        if name == "static_cast" and len(args) == 1 and function is not None:
+            return self.cast(function, depth, args[0])
+        returned = self.classifier.helper_return(name)
+        if returned is not None:
+            helper, expression = returned
+            return _LaneValues(self.flows, helper, self.call_depth + 1).value(expression, depth)
+        if name in _LANE_CALLS and not args:
+            return _LANES
+        return None
+
+    def unary(self, node: Node, depth: int) -> _Values | str | None:
+        operator = node.child_by_field_name("operator")
+        op = operator.type if operator is not None else ""
+        argument = self.value(node.child_by_field_name("argument"), depth + 1)
+        if not isinstance(argument, tuple):
+            return None
+        if op == "!":
+            return tuple(int(not v) for v in argument)
+        if op == "+":
+            return argument
+        return None  # `-lane`, `~lane`: negative, or past 31 bits
+
+    def binary(self, node: Node, depth: int) -> _Values | str | None:
+        operator = node.child_by_field_name("operator")
+        op = operator.type if operator is not None else ""
+        left = self.value(node.child_by_field_name("left"), depth + 1)
+        if op == "&&" and isinstance(left, tuple) and not any(left):
+            return left  # false in every lane: C++ does not evaluate the right side
+        if op == "||" and isinstance(left, tuple) and all(left):
+            return tuple(1 for _ in left)
+        right = self.value(node.child_by_field_name("right"), depth + 1)
+        if left is None or right is None:
+            return None
+        if _TID in (left, right):
+            return _of_thread_index(op, left, right)
+        assert isinstance(left, tuple) and isinstance(right, tuple)
+        if op in ("&&", "||"):
+            join = (lambda a, b: a and b) if op == "&&" else (lambda a, b: a or b)
+            return tuple(int(bool(join(a, b))) for a, b in zip(left, right, strict=True))
+        if op in _COMPARE:
+            compare = _COMPARE[op]
+            return tuple(int(compare(a, b)) for a, b in zip(left, right, strict=True))
+        arithmetic = _ARITHMETIC.get(op)
+        if arithmetic is None:
+            return None
+        out = [arithmetic(a, b) for a, b in zip(left, right, strict=True)]
+        if any(v is None or not 0 <= v < 1 << 31 for v in out):
+            return None
+        return tuple(v for v in out if v is not None)
+
+
+def _of_thread_index(op: str, left: _Values | str, right: _Values | str) -> _Values | str | None:
+    """``threadIdx.x``-like ``op`` a constant: the lane's bits where the operation keeps only
+    them (``% 32``, ``& 31``, ``% 4``), still thread-index-like where it keeps a whole number
+    of warps (``% 128``, ``+ 64``), else None: a comparison of it is no one set per warp."""
+    if op in ("&", "+") and left != _TID:
+        left, right = right, left  # commutative: `31 & threadIdx.x`
+    if left != _TID or not isinstance(right, tuple) or len(set(right)) != 1:
+        return None
+    c = right[0]
+    if op == "%" and c > 0:
+        if 32 % c == 0:
+            return tuple(lane % c for lane in _LANES)
+        return _TID if c % 32 == 0 else None
+    if op == "&":
+        if c < 32:
+            return tuple(lane & c for lane in _LANES)
+        return _TID if (c + 1) & c == 0 else None  # 2^k - 1 past 31: whole warps kept
+    if op == "+" and c % 32 == 0:
+        return _TID
+    return None
