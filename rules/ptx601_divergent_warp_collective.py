@@ -52,8 +52,9 @@ reach, because a condition that certainly differs between the lanes of one warp 
   mask of `0x00ffffff` names lanes 16-23, which went elsewhere; `if (lane < 16 || lane >= 24)`
   around a full mask names them too. Lanes that returned from the kernel on the way have
   exited and are not counted, and a named lane that may meet the others at another
-  collective of the same kind (Volta and later let the lanes of a mask wait for each other at
-  different instructions) is not reported. When a lane that reaches the instruction is
+  collective of the same kind, in the kernel or in a same-file function it calls there (Volta
+  and later let the lanes of a mask wait for each other at different instructions), is not
+  reported. When a lane that reaches the instruction is
   missing from the mask, that is PTX611's finding, not this one's.
 
 A helper holding the collective, called under such a condition from the same file (or called
@@ -92,9 +93,12 @@ A mask that names a lane the code sends elsewhere waits for a lane that is not c
 shipped that shape: with logical warps narrower than 32 lanes, `WarpScanShfl`'s shuffles kept
 a mask naming lanes that were elsewhere, and cuda-memcheck's synccheck reported "Barrier
 error detected. Invalid arguments" (NVIDIA/cub issue #154, NVIDIA/cccl #854; issue #115,
-"bad member mask computation", broke segmented `WarpReduce` in CUDA 9). Nothing at compile
-time says so, and for the whole-mask case above compute-sanitizer's synccheck said nothing
-either. On an H200 (`benchmarks/protocol_evidence.py`), a full-mask `shfl.sync` reached by
+"bad member mask computation", broke segmented `WarpReduce` in CUDA 9). On an H200 (driver
+580) a ballot run by lanes 0-15 of `if (threadIdx.x % 32 < 16)` with mask `0x00ffffff`
+finished with the vote of lanes 0-15 in each of 4,096 warps: undefined behaviour that did no
+visible harm there, which is how such a mask survives until a GPU or compiler does otherwise.
+Nothing at compile time says so, and for the whole-mask case above compute-sanitizer's
+synccheck said nothing either. On an H200 (`benchmarks/protocol_evidence.py`), a full-mask `shfl.sync` reached by
 lane 0 alone read the value lane 5 held after the other arm, not at the shuffle, in every one
 of 4,096 warps; an `mma.sync.aligned` reached by lanes 0-15 gave wrong accumulators in every
 warp.
@@ -195,7 +199,8 @@ if (lane < 16) {
     def _met_elsewhere(statement: AsmStatement, flows: FileFlows, flow: FunctionFlow,
                        instruction: PtxInstruction, mask: int, absent: int) -> bool:
         """Some lane of ``absent`` may execute another collective of ``instruction``'s family
-        with the same mask in the kernel (or a place that spells one is not read)."""
+        with the same mask in the kernel, or call a same-file function that spells one (or a
+        place that spells one is not read)."""
         words = _FAMILIES.get(instruction.opcode, (instruction.opcode.encode(),))
         body = flow.node.child_by_field_name("body") or flow.node
         parsed, data = flows.parsed, flows.parsed.data
@@ -213,6 +218,21 @@ if (lane < 16) {
                     if there is None or there.reach & absent:
                         return True
                 at = data.find(word, at + len(word), body.end_byte)
+        # a call of a same-file function that spells one (its own callees are not read)
+        nodes = [body]
+        while nodes:
+            node = nodes.pop()
+            nodes.extend(node.named_children)
+            function = node.child_by_field_name("function") \
+                if node.type == "call_expression" else None
+            if function is None:
+                continue
+            name = parsed.node_text(function).split("::")[-1].split("<")[0].strip()
+            if any(word in data[f.node.start_byte:f.node.end_byte] for word in words
+                   for f in flows.functions_named(name) if f is not flow):
+                there = reaching_lanes(flows, flow, node.start_byte)
+                if there is None or there.reach & absent:
+                    return True
         return False
 
     def _through_callers(self, statement: AsmStatement, flows: FileFlows, helper: FunctionFlow,
