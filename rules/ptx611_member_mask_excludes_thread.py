@@ -69,10 +69,13 @@ On an H200 (`tests/test_ptx611_member_mask.py`), a ballot of 1 with mask `0x0000
 the whole warp ran gave `0xffffffff` in every one of 4,096 warps, counting the lanes the
 mask leaves out, where the same ballot run by lanes 0-15 alone gave the masked `0x0000ffff`;
 a converged warp's `shfl.sync` with mask `0` or `0x00ffffff` read as with a full one, so the
-defect may sit unseen until another GPU or compiler does otherwise. The typical cause is a
-mask with digits lost (`0xffffff` for `0xffffffff`: catboost fixed
-`__shfl_sync(0xFFFFFF, ...)` in `linear_solver.cu`, issue #2339) or a placeholder `0` left
-in.
+defect may sit unseen until another GPU or compiler does otherwise. Under a lane condition it
+did not stay unseen: lanes 0-15 of `if (threadIdx.x % 32 < 16)` running a ballot whose mask
+names lanes 0-7 (or lanes 16-31) stopped the kernel with "an illegal instruction was
+encountered", built for sm_80 and for sm_90 (driver 580). The typical cause is a mask with
+digits lost (`0xffffff` for `0xffffffff`: catboost fixed `__shfl_sync(0xFFFFFF, ...)` in
+`linear_solver.cu`, issue #2339), a placeholder `0` left in, or a mask written for other lanes
+than the branch admits.
 
 ## Example
 ```cuda

@@ -1,6 +1,7 @@
 """PTX611: a lane outside a collective's member mask that executes it anyway gets no defined
-result. On an H200 a converged warp's ballot then counts the lanes the mask leaves out
-(measured where a GPU is found), and ptxlint reports exactly that statement of the program."""
+result. On an H200 a converged warp's ballot then counts the lanes the mask leaves out, and
+under a lane condition the same defect stops the kernel with an illegal instruction (measured
+where a GPU is found); ptxlint reports exactly those statements of the program."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from tests.conftest import lint_text
 from tests.toolchain_cache import gpu_program, needs_gpu
 
 # Every lane votes 1. `outside`: the whole warp runs a ballot whose mask names lanes 0-15 (the
-# defect); `inside`: only lanes 0-15 run it (defined: lanes outside the mask count 0). Each
-# program line: kernel, launched, warps whose ballot is the masked one (0x0000ffff), warps.
+# defect); `inside`: only lanes 0-15 run it (defined: lanes outside the mask count 0);
+# `under_a_lane_condition`: lanes 0-15 run one whose mask names lanes 0-7 (the defect again).
+# Each program line: kernel, launched, warps whose ballot is the masked one (0x0000ffff; -1
+# where the kernel stopped on an illegal instruction), warps.
 KERNEL = r"""
 #include <cstdio>
 __global__ void outside(unsigned* out) {
@@ -28,13 +31,25 @@ __global__ void inside(unsigned* out) {
   }
   out[blockIdx.x * blockDim.x + threadIdx.x] = b;
 }
+__global__ void under_a_lane_condition(unsigned* out) {
+  unsigned b = 0x0000ffffu;
+  if (threadIdx.x % 32 < 16) {  // lanes 0-15 run it; the mask names lanes 0-7
+    asm volatile("{\n.reg .pred p;\nsetp.ne.u32 p, %1, 0;\nvote.sync.ballot.b32 %0, p, 0x000000ff;\n}"
+                 : "=r"(b) : "r"(1u));
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = b;
+}
 int main() {
   const int warps = 4096;
   unsigned* d; cudaMalloc(&d, warps * 32 * sizeof(unsigned));
   static unsigned h[warps * 32];
-  for (int k = 0; k < 2; ++k) {
-    if (k == 0) outside<<<warps, 32>>>(d); else inside<<<warps, 32>>>(d);
+  // the last kernel's illegal instruction leaves the context unusable: it runs last
+  for (int k = 0; k < 3; ++k) {
+    if (k == 0) outside<<<warps, 32>>>(d);
+    else if (k == 1) inside<<<warps, 32>>>(d);
+    else under_a_lane_condition<<<warps, 32>>>(d);
     cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaErrorIllegalInstruction) { printf("%d 0 -1 %d\n", k, warps); break; }
     cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
     int masked = 0;
     for (int w = 0; w < warps; ++w) masked += h[w * 32] == 0x0000ffffu;
@@ -45,11 +60,11 @@ int main() {
 """
 
 
-def test_ptxlint_reports_the_ballot_the_whole_warp_runs_outside_its_mask() -> None:
+def test_ptxlint_reports_the_ballots_lanes_run_outside_their_masks() -> None:
     found = lint_text(KERNEL, select=("PTX611",))
     lines = [KERNEL.count("\n", 0, f.span.start) + 1 for f in found]
-    first_ballot = next(n for n, line in enumerate(KERNEL.splitlines(), 1) if "vote.sync" in line)
-    assert lines == [first_ballot]
+    ballots = [n for n, line in enumerate(KERNEL.splitlines(), 1) if "vote.sync" in line]
+    assert lines == [ballots[0], ballots[2]]  # the whole warp's, and lanes 8-15's
 
 
 @needs_gpu
@@ -58,3 +73,4 @@ def test_lanes_outside_the_mask_change_the_ballot(tmp_path: Path) -> None:
     rows = {int(r.split()[0]): [int(x) for x in r.split()[1:]] for r in out.splitlines()}
     assert rows[1] == [1, 4096, 4096]  # only the mask's lanes: the masked ballot every time
     assert rows[0][0] == 1 and rows[0][1] < 4096  # the whole warp: lanes outside it counted
+    assert rows[2] == [0, -1, 4096]  # lanes 0-15 under `lane < 16`: an illegal instruction
