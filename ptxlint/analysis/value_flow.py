@@ -8,6 +8,8 @@ in a local variable, in a helper's return value, in the arguments every caller p
 parameter. This module follows values that far, one call level deep:
 
 * a local's value is what every assignment in the function gives it (``+=``/``-=`` keep it);
+* an address aligned down (``p & -16``, ``p & ~uintptr_t(15)``) keeps its kind: the mask
+  clears only low bits (``address_masks``);
 * a call to a same-file function has the value all its ``return`` statements agree on;
 * a parameter has the value all the file's call sites pass for it (when there is at least one).
 
@@ -63,6 +65,9 @@ from itertools import compress, repeat
 import tree_sitter
 
 from ptxlint import file_memos
+from ptxlint.analysis.address_masks import CASTS as _CASTS
+from ptxlint.analysis.address_masks import INT64 as _INT64
+from ptxlint.analysis.address_masks import clears_only_low_bits
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
     ancestors_of,
@@ -96,15 +101,9 @@ TEMPLATE_WORDS: tuple[str, ...] = ("cvta",)
 
 
 _MAX_DEPTH = 3  # statement -> parameter -> call-site argument -> helper's return value
-_CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast"})
 _INT32 = on_first_use(
     r"^(?:const\s+)?(?:unsigned(?:\s+int)?|int|signed(?:\s+int)?|uint32_t|int32_t|uint|u32"
     r"|std::uint32_t|std::int32_t|uint32|unsigned\s+int)$"
-)
-_INT64 = on_first_use(
-    r"^(?:const\s+)?(?:uintptr_t|intptr_t|size_t|ptrdiff_t|uint64_t|int64_t|u64|long|long\s+long"
-    r"|unsigned\s+long(?:\s+long)?|std::uintptr_t|std::size_t|std::uint64_t|unsigned\s+long\s+int"
-    r"|long\s+int|unsigned\s+long\s+long\s+int)$"
 )
 # Markers for an assignment that is not an expression to classify.
 _KEEP = "keep"  # `x += n`, `++x`: an offset keeps the kind of address
@@ -734,11 +733,18 @@ class _FileFacts:
         self, node: tree_sitter.Node, fn: _Function, depth: int, params: bool
     ) -> Value | None:
         op = node.child_by_field_name("operator")
-        if op is None or op.type not in ("+", "-"):  # most index arithmetic: no node fetched
+        if op is None or op.type not in ("+", "-", "&"):  # most index arithmetic: no node fetched
             return None
         left = node.child_by_field_name("left")
         right = node.child_by_field_name("right")
         if left is None or right is None:
+            return None
+        if op.type == "&":
+            # Aligning an address down clears only its low bits: it stays in its window.
+            if clears_only_low_bits(self.parsed, right):
+                return self.value(left, fn, depth, params)
+            if clears_only_low_bits(self.parsed, left):
+                return self.value(right, fn, depth, params)
             return None
         lv = self.value(left, fn, depth, params)
         rv = self.value(right, fn, depth, params)
