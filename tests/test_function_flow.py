@@ -11,11 +11,11 @@ from ptxlint.analysis.divergence import (
     Kind,
     _Classifier,
     divergent_guard,
-    every_thread_reaches,
     may_split,
     member_mask,
 )
 from ptxlint.analysis.function_flow import FOLLOW_DEPTH, FileFlows, base_name
+from ptxlint.analysis.lane_sets import reaching_lanes
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
 from ptxlint.ptx.protocols import COMMIT, COPY, WAIT, WG_COMMIT, WG_FENCE, WG_MMA, WG_WAIT
@@ -183,22 +183,26 @@ def test_a_file_that_spells_no_lane_varying_word_cannot_split_a_warp(condition: 
     ("", "{}", True),
     ("int a = 1; { a += 2; }", "{ {} }", True),  # plain blocks
     ("if (threadIdx.x < 64) out[0] = 1;", "{}", True),  # an if that does not leave
-    ("if (threadIdx.x >= 64) return;", "{}", False),  # an early return, even a uniform one
+    ("float* p = reinterpret_cast<float*>(out);", "{}", True),  # `ret` is a word, not a part
+    ("if (threadIdx.x >= 64) return;", "{}", False),  # an early return on no lane alone
     ("goto done; done:", "{}", False),
+    ('asm volatile("exit;");', "{}", False),
     ("", "if (n > 0) {}", False),  # an if arm: who takes it is not read
     ("", "for (int i = 0; i < n; ++i) {}", False),
     ("", "switch (n) { case 0: {} }", False),
     ("", "auto f = [&]() {}; ", False),  # in a lambda: called by whom is not known
 ])
-def test_every_thread_reaches_only_straight_line_code(before: str, around: str,
-                                                     reached: bool) -> None:
+def test_every_lane_reaches_only_straight_line_code(before: str, around: str,
+                                                    reached: bool) -> None:
     asm = 'asm volatile("bar.warp.sync 0xffff;");'
     body = around.replace("{}", "{ " + asm + " }", 1) if around != "{}" else asm
     text = f"__global__ void k(int* out, int n) {{\n  {before}\n  {body}\n}}\n"
     flows = _flows(text)
-    flow = flows.function_at(text.encode().index(b"asm volatile"), follow=False)
+    byte = text.encode().index(b"asm volatile(\"bar")
+    flow = flows.function_at(byte, follow=False)
     assert flow is not None
-    assert every_thread_reaches(flow, text.encode().index(b"asm volatile")) is reached
+    lanes = reaching_lanes(flows, flow, byte)
+    assert (lanes is not None and lanes.reach == FULL_MASK) is reached
 
 
 def test_member_masks_are_read_where_certain() -> None:

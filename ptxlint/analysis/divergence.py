@@ -29,8 +29,7 @@ right of) are facts there, read through their uniform comparisons: a split they 
 is none (``_Facts``). The answers are kept per function, by what decides them.
 
 For the member masks of ``.sync`` collectives: ``member_mask`` reads a mask where it is
-certain, and ``every_thread_reaches`` says whether a point lies in a function's straight-line
-code with no way out before it (a kernel's every thread, so every lane, executes it there).
+certain (``lane_sets.py`` says which lanes reach a point of a kernel).
 """
 
 from __future__ import annotations
@@ -48,8 +47,8 @@ from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, PtxOperand
 from ptxlint.ptx.effects import special_register
 
-__all__ = ["FULL_MASK", "Guard", "Kind", "divergent_guard", "every_thread_reaches", "may_split",
-           "member_mask", "whole_warps"]
+__all__ = ["FULL_MASK", "Guard", "Kind", "divergent_guard", "may_split", "member_mask",
+           "whole_warps"]
 
 Node = tree_sitter.Node
 
@@ -659,32 +658,6 @@ def member_mask(statement: AsmStatement, mask: PtxOperand | None,
         return None
     value = flow.constant(text)
     return None if value is None else value & FULL_MASK
-
-
-# What may end a thread's run of a function, or move it elsewhere, before a point: a word
-# is enough to give up (a `return` in a comment or a lambda only makes the answer unknown).
-_LEAVES = (b"ret", b"goto", b"exit", b"trap", b"longjmp", b"throw")  # `ret` finds `return`
-# What a point of a function's own body may lie in and still be reached by every thread
-_STRAIGHT = frozenset({"compound_statement", "expression_statement", "gnu_asm_expression"})
-
-
-def every_thread_reaches(flow: FunctionFlow, byte: int) -> bool:
-    """Every thread that runs ``flow`` reaches ``byte``: it lies in the body's straight-line
-    code (plain blocks only: no ``if`` arm, loop, ``switch``, lambda or label around it)
-    and nothing before it in the body spells a way out (a ``return``, ``goto``, an asm
-    ``ret``, ``exit`` or ``trap``). A kernel's threads then reach it all; with full warps,
-    every lane does."""
-    body = flow.node if flow.recovered else flow.node.child_by_field_name("body")
-    if body is None or not body.start_byte <= byte < body.end_byte:
-        return False
-    node: Node | None = body.descendant_for_byte_range(byte, byte + 1)
-    while node is not None and node != body:
-        parent = node.parent
-        if parent is None or (parent != body and parent.type not in _STRAIGHT):
-            return False
-        node = parent
-    before = flow.parsed.data[body.start_byte:byte]
-    return not any(word in before for word in _LEAVES)
 
 
 def divergent_guard(flows: FileFlows, flow: FunctionFlow, byte: int,
