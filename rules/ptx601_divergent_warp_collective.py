@@ -79,29 +79,27 @@ must execute the same instruction. In conditionally executed code, an [...] inst
 should only be used if it is known that all threads in the warp evaluate the condition
 identically, otherwise behavior is undefined", and "the behavior [...] is undefined if [...]
 any thread in the warp has exited" (9.7.14 "Warp Level Matrix Multiply-Accumulate
-Instructions", 9.7.9.15 "ldmatrix"). For `shfl.sync` and the other `.sync` collectives, the
-executing thread waits "until all non-exited threads corresponding to membermask have
-executed" the same instruction: lanes the condition sent elsewhere are not there to
-exchange with. The ISA says so of each: "`shfl.sync` will cause executing thread to wait until
-all non-exited threads corresponding to `membermask` have executed `shfl.sync` with the same
-qualifiers and same `membermask` value before resuming execution" (9.7.9.6 "shfl.sync"; in
-the same words for `vote.sync`, `match.sync` and `redux.sync`), and "`bar.warp.sync` will
-cause executing thread to wait until all threads corresponding to `membermask` have executed
-a `bar.warp.sync` with the same `membermask` value" (9.7.13.2); `elect.sync` "causes the
-executing thread to wait until all threads in the membermask execute the elect instruction".
-A mask that names a lane the code sends elsewhere waits for a lane that is not coming. CUB
-shipped that shape: with logical warps narrower than 32 lanes, `WarpScanShfl`'s shuffles kept
-a mask naming lanes that were elsewhere, and cuda-memcheck's synccheck reported "Barrier
-error detected. Invalid arguments" (NVIDIA/cub issue #154, NVIDIA/cccl #854; issue #115,
-"bad member mask computation", broke segmented `WarpReduce` in CUDA 9). On an H200 (driver
-580) a ballot run by lanes 0-15 of `if (threadIdx.x % 32 < 16)` with mask `0x00ffffff`
-finished with the vote of lanes 0-15 in each of 4,096 warps: undefined behaviour that did no
-visible harm there, which is how such a mask survives until a GPU or compiler does otherwise.
-Nothing at compile time says so, and for the whole-mask case above compute-sanitizer's
-synccheck said nothing either. On an H200 (`benchmarks/protocol_evidence.py`), a full-mask `shfl.sync` reached by
-lane 0 alone read the value lane 5 held after the other arm, not at the shuffle, in every one
-of 4,096 warps; an `mma.sync.aligned` reached by lanes 0-15 gave wrong accumulators in every
-warp.
+Instructions", 9.7.9.15 "ldmatrix"). For the `.sync` collectives, "`shfl.sync` will cause
+executing thread to wait until all non-exited threads corresponding to `membermask` have
+executed `shfl.sync` with the same qualifiers and same `membermask` value before resuming
+execution" (9.7.9.6 "shfl.sync"; in the same words for `vote.sync`, `match.sync` and
+`redux.sync`), "`bar.warp.sync` will cause executing thread to wait until all threads
+corresponding to `membermask` have executed a `bar.warp.sync` with the same `membermask`
+value" (9.7.13.2), and `elect.sync` "causes the executing thread to wait until all threads in
+the membermask execute the elect instruction": lanes of the mask that the condition sent
+elsewhere are not there to exchange with, and the lanes that came wait for lanes that are not
+coming. Nothing at compile time says so, and compute-sanitizer's synccheck did not either. On
+an H200 (`benchmarks/protocol_evidence.py`), a full-mask `shfl.sync` reached by lane 0 alone
+read the value lane 5 held after the other arm, not at the shuffle, in every one of 4,096
+warps; an `mma.sync.aligned` reached by lanes 0-15 gave wrong accumulators in every warp. CUB
+shipped the partial-mask shape: with logical warps narrower than 32 lanes in a `while` loop,
+`WarpScanShfl`'s shuffles could name lanes that were not there, which cuda-memcheck's synccheck
+reported as "Barrier error detected. Invalid arguments" (NVIDIA/cub issue #154, NVIDIA/cccl
+#854; issue #115, "bad member mask computation", broke segmented `WarpReduce` in CUDA 9). A
+ballot run by lanes 0-15 of `if (threadIdx.x % 32 < 16)` with mask `0x00ffffff` finished on
+an H200 (driver 580) with the vote of lanes 0-15 in each of 4,096 warps: undefined behaviour
+that did no visible harm on that GPU, which is how such a mask survives until another does
+otherwise.
 
 ## Example
 ```cuda
