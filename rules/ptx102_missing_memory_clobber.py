@@ -43,8 +43,10 @@ Severity:
   compiler (clang, a future nvcc) may hold you to it.
 
 It does not flag read-only loads (`ld.global.nc`, `ld.const`, `ldu`, `ld.param`, textures):
-no C++ store can change that memory while the kernel runs. It stays silent when the
-clobber list comes through a macro.
+no C++ store can change that memory while the kernel runs. Nor a `commit_group` (`cp.async`,
+`cp.async.bulk`, `wgmma`): it only closes the group of operations issued before it, and reads,
+writes and orders no memory (the issue and the wait are what C++ accesses must not cross). It
+stays silent when the clobber list comes through a macro.
 
 In a volatile asm it does not flag instructions that only *issue* an access the asynchronous
 proxy performs (`wgmma.mma_async` on registers and shared-memory descriptors,

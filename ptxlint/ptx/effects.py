@@ -233,9 +233,11 @@ EFFECTS: dict[str, Effects] = {
         writes=Writes.NONE,
         isa=_MOVE + ": cp.async.bulk",
     ),
+    # A commit only closes a group of the asynchronous operations issued before it: it reads,
+    # writes and orders no memory (the ISA gives it no memory semantics; the issue and the wait
+    # are the statements C++ accesses must not cross). Likewise the other commit_groups.
     "cp.async.commit_group": Effects(
         side_effect=True,
-        orders_memory=True,
         writes=Writes.NONE,
         isa=_MOVE + ": cp.async.commit_group",
     ),
@@ -253,7 +255,6 @@ EFFECTS: dict[str, Effects] = {
     ),
     "cp.async.bulk.commit_group": Effects(
         side_effect=True,
-        orders_memory=True,
         writes=Writes.NONE,
         isa=_MOVE + ": cp.async.bulk.commit_group",
     ),
@@ -403,7 +404,6 @@ EFFECTS: dict[str, Effects] = {
     ),
     "wgmma.commit_group": Effects(
         side_effect=True,
-        orders_memory=True,
         writes=Writes.NONE,
         isa=_WGMMA + ": wgmma.commit_group",
     ),
