@@ -217,18 +217,10 @@ if (lane < 16) {
                         return True
                 at = data.find(word, at + len(word), body.end_byte)
         # a call of a same-file function that spells one (its own callees are not read)
-        nodes = [body]
-        while nodes:
-            node = nodes.pop()
-            nodes.extend(node.named_children)
-            function = node.child_by_field_name("function") \
-                if node.type == "call_expression" else None
-            if function is None:
-                continue
-            name = parsed.node_text(function).split("::")[-1].split("<")[0].strip()
+        for start, _, name, _, _ in flows.structured(flow).raw_calls:
             if any(word in data[f.node.start_byte:f.node.end_byte] for word in words
                    for f in flows.functions_named(name) if f is not flow):
-                there = reaching_lanes(flows, flow, node.start_byte)
+                there = reaching_lanes(flows, flow, start)
                 if there is None or there.reach & absent:
                     return True
         return False

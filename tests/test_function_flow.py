@@ -8,8 +8,8 @@ import pytest
 
 from ptxlint.analysis.divergence import (
     FULL_MASK,
+    Classifier,
     Kind,
-    _Classifier,
     divergent_guard,
     may_split,
     member_mask,
@@ -115,7 +115,7 @@ __global__ void k(const int* data, int n) {
 def test_conditions_split_a_warp_only_where_that_is_certain() -> None:
     flows = _flows(CLASSIFY)
     flow = _flow(flows, "k")
-    classifier = _Classifier(flows, flow)
+    classifier = Classifier(flows, flow)
     verdicts = {flow.text(c): classifier.condition(c) for _, c, _, _ in flow.ifs}
     assert verdicts == {
         "(lane == 0)": Kind.DIVERGENT,

@@ -47,8 +47,8 @@ from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, PtxOperand
 from ptxlint.ptx.effects import special_register
 
-__all__ = ["FULL_MASK", "Guard", "Kind", "divergent_guard", "may_split", "member_mask",
-           "whole_warps"]
+__all__ = ["FULL_MASK", "LANE_CALLS", "Classifier", "Guard", "Kind", "conditions_before",
+           "divergent_guard", "may_split", "member_mask", "whole_warps"]
 
 Node = tree_sitter.Node
 
@@ -81,21 +81,25 @@ _UNIFORM_CALLS = frozenset(
     "__reduce_and_sync __reduce_or_sync __reduce_xor_sync __activemask canonical_warp_idx_sync "
     "canonical_warp_idx canonical_warp_group_idx warp_idx_sync warpgroup_idx warp_id warpid "
     "get_warp_id warp_idx __syncthreads_count __syncthreads_and __syncthreads_or".split())
-_LANE_CALLS = frozenset("lane_id laneid get_lane_id canonical_lane_idx LaneId __lane_id "
+LANE_CALLS = frozenset("lane_id laneid get_lane_id canonical_lane_idx LaneId __lane_id "
                         "lane_idx get_lane_idx".split())
 _ELECT_CALLS = frozenset("elect_one_sync elect_one elect_sync".split())
 _COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
 # Every value that can make a condition split a warp comes from one of these words: the
 # thread index (``threadIdx.x``, an asm's ``%tid.x``), the lane index (``%laneid``, the lane
 # helpers) and the elect helpers; the helpers and locals followed are the file's own.
-_SPLIT_NAMES = {"threadIdx", "tid.x", "laneid"} | _LANE_CALLS | _ELECT_CALLS
+_SPLIT_NAMES = {"threadIdx", "tid.x", "laneid"} | LANE_CALLS | _ELECT_CALLS
 # (a word another holds need not be looked for: `lane_id` finds `get_lane_id`)
 _SPLIT_WORDS = tuple(sorted(w.encode() for w in _SPLIT_NAMES
                             if not any(o != w and o in w for o in _SPLIT_NAMES)))
 _DEPTH = 6
 
 
-class _Classifier:
+class Classifier:
+    """Whether a C++ condition of ``flow`` is the same in every lane of a warp, splits it, or
+    is unknown (``condition``), and the lane-varying facts it reads: what asm outputs and
+    same-file helpers return (``asm_output``, ``helper_return``)."""
+
     def __init__(self, flows: FileFlows, flow: FunctionFlow, call_depth: int = 0) -> None:
         self.flows = flows
         self.flow = flow
@@ -230,7 +234,7 @@ class _Classifier:
             return Kind.VARYING
         if name in _UNIFORM_CALLS:
             return Kind.UNIFORM
-        if name in _LANE_CALLS:
+        if name in LANE_CALLS:
             return Kind.LANE
         if name == "__shfl_sync":
             return Kind.UNIFORM if len(args) >= 3 and self.value(args[2], depth + 1) is \
@@ -238,7 +242,7 @@ class _Classifier:
         returned = self.helper_return(name)
         if returned is not None:
             helper, expression = returned
-            return _Classifier(self.flows, helper, self.call_depth + 1).value(expression, depth)
+            return Classifier(self.flows, helper, self.call_depth + 1).value(expression, depth)
         return Kind.UNKNOWN
 
     def helper_return(self, name: str) -> tuple[FunctionFlow, Node] | None:
@@ -331,7 +335,7 @@ class _Classifier:
             returned = self.helper_return(name)
             if returned is not None:
                 helper, expression = returned
-                return _Classifier(self.flows, helper, self.call_depth + 1).condition(
+                return Classifier(self.flows, helper, self.call_depth + 1).condition(
                     expression, depth + 1)
         if kind == "identifier":
             values = self.flow.values_of(self.flow.text(node))
@@ -425,10 +429,10 @@ class _Facts:
     ``warp == 0 && elect_one_sync()`` is no split in warp 1, and the arm of an
     ``else if (warp == 1 && ready)`` under it holds warp 1 whole, whatever ``ready`` is."""
 
-    def __init__(self, classifier: _Classifier) -> None:
+    def __init__(self, classifier: Classifier) -> None:
         # the classifier owns its facts: a strong reference back would make a cycle that
         # keeps the file's flows and tree for the collector (tests/test_collector.py)
-        self.classifier: _Classifier = weakref.proxy(classifier)
+        self.classifier: Classifier = weakref.proxy(classifier)
         self.spans: dict[str, _Span] = {}
 
     def learn_path(self, taught: list[tuple[Node | None, bool]]) -> None:
@@ -496,7 +500,7 @@ class _Facts:
 
 def _taught(flow: FunctionFlow, byte: int,
             conditions: list[_Condition]) -> list[tuple[Node | None, bool]]:
-    """What holds on the way to ``byte``: each condition of ``conditions`` (``_conditions_before``)
+    """What holds on the way to ``byte``: each condition of ``conditions`` (``conditions_before``)
     that says something of the threads, as it held there, and the left side of a ``&&`` or
     ``||`` (or a ``?:``'s condition) the point lies on the right of, which C++ evaluates first."""
     taught: list[tuple[Node | None, bool]] = [
@@ -665,7 +669,7 @@ def divergent_guard(flows: FileFlows, flow: FunctionFlow, byte: int,
     """The first condition that certainly splits a warp before it reaches ``byte`` of
     ``flow``: an enclosing ``if`` arm or loop, or (``early_returns``) an earlier ``if`` that
     returns. ``None`` where every such condition is uniform or unknown."""
-    conditions = list(_conditions_before(flow, byte))
+    conditions = list(conditions_before(flow, byte))
     on_way = conditions if early_returns else [c for c in conditions if c[2] != "return"]
     if not on_way:
         return None
@@ -676,7 +680,7 @@ def divergent_guard(flows: FileFlows, flow: FunctionFlow, byte: int,
     known = _GUARDS.setdefault(flow, {})
     if key in known:
         return known[key]
-    classifier = _Classifier(flows, flow)
+    classifier = Classifier(flows, flow)
     classifier.facts.learn_path(taught)
     found = None
     for node, condition, how, exempt in on_way:
@@ -698,8 +702,8 @@ def whole_warps(flows: FileFlows, flow: FunctionFlow, byte: int) -> bool:
     """Every lane of a warp reaches ``byte`` of ``flow`` with the others: each ``if`` arm around
     it, and each earlier early return of its block, has a uniform condition (``constexpr``
     ones aside). An unknown condition (``tid < n``) answers False: it may pick one thread."""
-    conditions = list(_conditions_before(flow, byte))
-    classifier = _Classifier(flows, flow)
+    conditions = list(conditions_before(flow, byte))
+    classifier = Classifier(flows, flow)
     classifier.facts.learn_path(_taught(flow, byte, conditions))
     return all(exempt or classifier.condition(condition) is Kind.UNIFORM
                for _, condition, _, exempt in conditions)
@@ -709,7 +713,7 @@ def whole_warps(flows: FileFlows, flow: FunctionFlow, byte: int) -> bool:
 _Condition = tuple[Node, "Node | None", str, bool]
 
 
-def _conditions_before(flow: FunctionFlow, byte: int) -> Iterator[_Condition]:
+def conditions_before(flow: FunctionFlow, byte: int) -> Iterator[_Condition]:
     """The ``if``s a thread passes on its way to ``byte``, in source order: each arm around it
     (``how``: "if" or "else") and each earlier ``if`` of a block around it that always returns
     ("return"); ``exempt`` where the condition says nothing of the threads (an

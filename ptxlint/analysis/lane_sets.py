@@ -8,7 +8,7 @@ or ``None`` where it is not certain.
 
 It starts from every lane (a kernel's entry, full warps of a one-dimensional block, as the
 divergence analysis assumes) and walks the ``if`` arms around the point and the earlier early
-returns (``divergence._conditions_before``), keeping the lanes each condition admits. A
+returns (``divergence.conditions_before``), keeping the lanes each condition admits. A
 condition is read only where it is a function of the lane alone, the same in every warp:
 comparisons with a constant of the lane index (``threadIdx.x % 32``, ``threadIdx.x & 31``,
 ``%laneid``, the lane helpers the divergence classifier knows, a same-file helper returning
@@ -32,11 +32,11 @@ from dataclasses import dataclass
 import tree_sitter
 
 from ptxlint.analysis.divergence import (
-    _LANE_CALLS,
     FULL_MASK,
+    LANE_CALLS,
+    Classifier,
     Kind,
-    _Classifier,
-    _conditions_before,
+    conditions_before,
 )
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow
 
@@ -131,7 +131,7 @@ def _reaching(flows: FileFlows, flow: FunctionFlow, byte: int) -> LaneSets | Non
         elif parent != body and parent.type not in _PLAIN:
             return None  # a loop, switch, lambda, label, try: who is there is not read
         node = parent
-    conditions = list(_conditions_before(flow, byte))
+    conditions = list(conditions_before(flow, byte))
     data = flow.parsed.data
     if _GOTO.search(data, body.start_byte, body.end_byte):
         return None  # a jump may bring threads to the point from anywhere
@@ -169,7 +169,7 @@ class _LaneValues:
         self.flows = flows
         self.flow = flow
         self.call_depth = call_depth
-        self.classifier = _Classifier(flows, flow, call_depth)
+        self.classifier = Classifier(flows, flow, call_depth)
 
     def admitted(self, condition: Node | None) -> int | None:
         """The lanes in which ``condition`` holds."""
@@ -264,7 +264,7 @@ class _LaneValues:
         if returned is not None:
             helper, expression = returned
             return _LaneValues(self.flows, helper, self.call_depth + 1).value(expression, depth)
-        if name in _LANE_CALLS and not args:
+        if name in LANE_CALLS and not args:
             return _LANES
         return None
 
