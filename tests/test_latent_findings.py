@@ -28,6 +28,8 @@ LATENT = {
     "class-template-member": (
         f"template <class T> struct S {{ __device__ void f(int *p) {{ {BAD} }} }};\n"
     ),
+    # a translation unit's macro that nothing invokes: no other file sees it
+    "uninvoked-macro": f"#define MUL3(p) {BAD[:-1]}\n__global__ void k(int *p) {{ }}\n",
 }
 LIVE = {
     "kernel": f"__global__ void k(int *p) {{ {BAD} }}\n",
@@ -40,6 +42,12 @@ LIVE = {
         "__global__ void k(int *p) { h(p); }\n"
     ),
     "live-else-of-dead-if": f"#if 0\n#else\n__global__ void k(int *p) {{ {BAD} }}\n#endif\n",
+    "invoked-macro": f"#define MUL3(p) {BAD[:-1]}\n__global__ void k(int *p) {{ MUL3(p); }}\n",
+    # `OP_ ## x` may spell the macro's name: an invocation no whole-word search sees
+    "pasted-macro": (
+        f"#define OP_MUL3(p) {BAD[:-1]}\n#define OP(x, p) OP_ ## x(p)\n"
+        "__global__ void k(int *p) { OP(MUL3, p); }\n"
+    ),
 }
 
 
@@ -52,7 +60,8 @@ def test_defect_in_code_no_build_compiles_is_marked_latent_with_its_reason(case:
     [reason] = _ptx204(LATENT[case])
     assert reason, case
     word = {"dead-branch": "dead #if", "template": "instantiates",
-            "class-template-member": "instantiates"}.get(case, "calls")
+            "class-template-member": "instantiates", "uninvoked-macro": "invokes"}.get(
+        case, "calls")
     assert word in reason
 
 
@@ -67,6 +76,8 @@ def test_in_a_header_an_uninstantiated_template_is_latent_and_a_helper_is_not() 
     assert _ptx204(LATENT["template"], path="k.cuh") != [""]
     assert _ptx204(LATENT["static-helper"], path="k.h") == [""]
     assert _ptx204(LATENT["dead-branch"], path="k.cuh") != [""]
+    # a header's macro is for its includers, as its helpers are
+    assert _ptx204(LATENT["uninvoked-macro"], path="k.cuh") == [""]
 
 
 def test_other_definitions_of_an_overload_set_are_no_use_of_it() -> None:
@@ -161,6 +172,7 @@ def test_nvcc_builds_the_latent_defect_and_rejects_it_once_used(case: str) -> No
         "class-template-member": (
             LATENT["class-template-member"] + "__global__ void k(int *p) { S<int>().f(p); }\n"
         ),
+        "uninvoked-macro": LIVE["invoked-macro"],
     }[case]
     assert not _compiles(used), case
 

@@ -16,6 +16,8 @@ A statement is latent when:
   its file names: nvcc compiles a template's body, its asm operands included, only per
   instantiation (nvcc 13.0 accepts `"=r"` on a `double` in an uninstantiated template and
   rejects it in a plain inline function); in a header as in a translation unit;
+- it lies in the body of a macro that its translation unit defines and nothing in the file
+  names outside the ``#define`` (nor a ``##`` may spell): no build expands it;
 - in a translation unit (``.cu``, ``.cpp``, ...; not a header, whose functions are for the
   files that include it), it lies in a function that the file emits only where it is used,
   and that nothing in the file names: a ``static``/``inline``/``__forceinline__`` function, a
@@ -88,7 +90,52 @@ def latent_reason(statement: AsmStatement, parsed: ParsedSource | None) -> Laten
             return Latent("in an #if branch that no supported CUDA toolkit compiles")
     if parsed is None:
         return None
+    if context.macro is not None:
+        return _uninvoked_macro(statement, parsed)
     return _unused_function(statement, parsed)
+
+
+def _uninvoked_macro(statement: AsmStatement, parsed: ParsedSource) -> Latent | None:
+    """A statement in the body of a macro that its translation unit defines and never names
+    outside the ``#define``: no other file sees the macro, so no build expands it (not even
+    nvcc's front end reads the body). A header's macro is for its includers: live."""
+    name = statement.context.macro
+    if (
+        name is None
+        or not statement.source.path.endswith(_UNITS)
+        or statement.context.embedded_in
+        or parsed.text is not statement.source.text
+    ):
+        return None
+    byte = parsed.to_byte(statement.span.start)
+    node = parsed.tree.root_node.descendant_for_byte_range(byte, byte)
+    while node is not None and node.type not in ("preproc_def", "preproc_function_def"):
+        node = node.parent
+    if node is None:
+        return None
+    own = node.child_by_field_name("name")
+    if own is None or parsed.node_text(own) != name:
+        return None
+    if _named_elsewhere(parsed, name, node.start_byte, node.end_byte) or _pasted(
+        parsed.data, name
+    ):
+        return None
+    return Latent(f"in macro '{name}', which nothing in this file invokes")
+
+
+_PASTED = re.compile(rb"([A-Za-z_]\w*)\s*##|##\s*([A-Za-z_]\w*)")
+
+
+def _pasted(data: bytes, name: str) -> bool:
+    """Whether a ``##`` of the file may spell ``name`` from a piece of it (``CP_ ## X``):
+    an invocation the search for the whole word does not see."""
+    if b"##" not in data:
+        return False
+    encoded = name.encode()
+    return any(
+        (piece := match.group(1) or match.group(2)) and piece in encoded
+        for match in _PASTED.finditer(data)
+    )
 
 
 def _shown(guard: str) -> str:
