@@ -25,7 +25,6 @@ _Place = tuple[FileFlows | None, FunctionFlow | None, int]
 class MemberMaskExcludesThread(Rule):
     id = "PTX611"
     name = "member-mask-excludes-thread"
-    preview = True
     severity = Severity.ERROR
     needs = ("collectives",)
     summary = "A .sync collective executed by a lane its member mask leaves out"
@@ -55,7 +54,7 @@ The mask is read where it is certain: an immediate, or an operand bound to a C++
 a ballot, a parameter) and a collective inside a `__device__` helper with a partial mask (its
 callers may run it in part of a warp) stay silent. Like PTX601, the rule assumes full warps
 of a one-dimensional block: a block whose size is not a multiple of 32, whose last warp's
-missing lanes execute nothing, is the case it cannot tell. This rule is in preview.
+missing lanes execute nothing, is the case it cannot tell.
 
 ## Why is this bad?
 The PTX ISA makes it undefined, in the same words for each of these instructions: "The
