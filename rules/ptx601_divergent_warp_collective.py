@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.divergence import FULL_MASK, Guard, divergent_guard, may_split, member_mask
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, flows_of
-from ptxlint.analysis.lane_sets import lane_ranges, reaching_lanes
+from ptxlint.analysis.lane_sets import lane_ranges, reaching_lanes, whole_block_reaches
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity, Span
 from ptxlint.ptx.protocols import Collective, collective
@@ -44,7 +44,11 @@ reach, because a condition that certainly differs between the lanes of one warp 
 * a `.sync` collective whose member mask names the whole warp (`shfl.sync`, `vote.sync`,
   `match.sync`, `redux.sync`, `bar.warp.sync`, `elect.sync` with `0xffffffff`) inside an
   `if` arm on such a condition (an early `return` is not flagged for these: an exited
-  thread no longer counts for them);
+  thread no longer counts for them, nor is a pair of the same opcode and mask, one in each
+  arm's straight-line code: every lane runs one of the two, and the ISA's wait is for the
+  lanes of the mask to have "executed `shfl.sync` with the same qualifiers and same
+  `membermask`", whichever instruction; on an H200, each half of the warp exchanged within
+  itself);
 * in a kernel, a `.sync` collective whose constant member mask names lanes that never reach
   it, where the lanes that do are known exactly: each `if` arm around it and each earlier
   early return tests the lane alone (`lane < 16`, `threadIdx.x % 32 >= 8`, `lane & 1`, joined
@@ -150,7 +154,8 @@ if (lane < 16) {
             ((i, c) for i, c in kinds if self._counts(statement, flow, c)), (None, None))
         if instruction is not None and kind is not None:
             guard = divergent_guard(flows, flow, byte, early_returns=kind.aligned)
-            if guard is not None:
+            if guard is not None and not self._both_arms(statement, flows, flow, byte, guard,
+                                                         instruction, kind):
                 span = statement.template.source_span(instruction.opcode_start,
                                                       instruction.opcode_end)
                 yield self.finding(statement, span, self._message(instruction, flow, guard))
@@ -161,6 +166,34 @@ if (lane < 16) {
             return
         if instruction is not None and kind is not None:
             yield from self._through_callers(statement, flows, flow, instruction, kind)
+
+    @staticmethod
+    def _both_arms(statement: AsmStatement, flows: FileFlows, flow: FunctionFlow, byte: int,
+                   guard: Guard, instruction: PtxInstruction, kind: Collective) -> bool:
+        """A `.sync` collective in one arm of the splitting `if`, and one of the same opcode
+        and mask in the other: every lane that enters the `if` runs one of the two (each in
+        its arm's straight-line code), and the lanes of the mask wait for each other across
+        both, as the ISA words the wait ("executed `shfl.sync` with the same qualifiers and
+        same `membermask`")."""
+        if kind.aligned or guard.how not in ("if", "else"):
+            return False
+        ours = guard.node.child_by_field_name("consequence" if guard.how == "if"
+                                               else "alternative")
+        theirs = guard.node.child_by_field_name("alternative" if guard.how == "if"
+                                                 else "consequence")
+        if ours is None or theirs is None or not whole_block_reaches(flow, ours, byte):
+            return False
+        mask = member_mask(statement, kind.mask, flow)
+        parsed = flows.parsed
+        for other in flow.statements:
+            at = parsed.to_byte(other.span.start)
+            if whole_block_reaches(flow, theirs, at) and any(
+                    i.opcode == instruction.opcode and c is not None and not c.aligned
+                    and member_mask(other, c.mask, flow) == mask
+                    for i in other.ptx.instructions if not i.opaque
+                    for c in [collective(i)]):
+                return True
+        return False
 
     @staticmethod
     def _counts(statement: AsmStatement, flow: FunctionFlow, kind: Collective) -> bool:

@@ -24,7 +24,6 @@ that cries wolf is switched off: where in doubt, the answer is unknown.
 
 from __future__ import annotations
 
-import re
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,8 +38,9 @@ from ptxlint.analysis.divergence import (
     conditions_before,
 )
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow
+from ptxlint.lazy_regex import on_first_use
 
-__all__ = ["LaneSets", "lane_ranges", "reaching_lanes"]
+__all__ = ["LaneSets", "lane_ranges", "reaching_lanes", "whole_block_reaches"]
 
 Node = tree_sitter.Node
 
@@ -55,9 +55,10 @@ _DEPTH = 24
 
 # What may end a thread's run of the kernel or move it elsewhere, as whole words: `ret` finds
 # an asm return, not `reinterpret_cast`; `assert` is not `static_assert`.
-_LEAVES = re.compile(rb"\b(?:return|goto|ret|exit|_exit|trap|__trap|longjmp|throw|abort|"
-                     rb"assert|__assertfail)\b")
-_GOTO = re.compile(rb"\bgoto\b")
+_LEAVES = on_first_use(rb"\b(?:return|goto|ret|exit|_exit|trap|__trap|longjmp|throw|abort|"
+                       rb"assert|__assertfail)\b")
+_GOTO = on_first_use(rb"\bgoto\b")
+_SKIPS = on_first_use(rb"\b(?:break|continue)\b")
 # What a point may lie in and still be reached along the conditions read: plain blocks, an
 # ``if`` arm, a preprocessor block (it chooses at compile time, for every thread alike)
 _PLAIN = frozenset({"compound_statement", "expression_statement", "gnu_asm_expression",
@@ -133,12 +134,12 @@ def _reaching(flows: FileFlows, flow: FunctionFlow, byte: int) -> LaneSets | Non
         node = parent
     conditions = list(conditions_before(flow, byte))
     data = flow.parsed.data
-    if _GOTO.search(data, body.start_byte, body.end_byte):
+    if _GOTO().search(data, body.start_byte, body.end_byte):
         return None  # a jump may bring threads to the point from anywhere
     # the returns of the early returns read below are the ways out those conditions take
     taken = [(c.start_byte, c.end_byte) for if_node, _, how, _ in conditions if how == "return"
              for c in [if_node.child_by_field_name("consequence")] if c is not None]
-    for leave in _LEAVES.finditer(data, body.start_byte, byte):
+    for leave in _LEAVES().finditer(data, body.start_byte, byte):
         if leave.group() == b"return" and any(s <= leave.start() < e for s, e in taken):
             continue
         spelled = body.descendant_for_byte_range(leave.start(), leave.end())
@@ -160,6 +161,28 @@ def _reaching(flows: FileFlows, flow: FunctionFlow, byte: int) -> LaneSets | Non
             exited |= here & admitted
             here &= ~admitted
     return LaneSets(here & FULL_MASK, exited & FULL_MASK) if here & FULL_MASK else None
+
+
+def whole_block_reaches(flow: FunctionFlow, block: Node, byte: int) -> bool:
+    """Every thread that enters ``block`` (an ``if`` arm) reaches ``byte`` in it: the point
+    lies in the block's straight-line code (plain blocks only, no ``if``, loop, ``switch``,
+    lambda or label between) and nothing in the block before it spells a way out or a jump
+    (a word is enough: a ``return`` in a comment only makes the answer no)."""
+    if not block.start_byte <= byte < block.end_byte:
+        return False
+    node: Node | None = block.descendant_for_byte_range(byte, byte + 1)
+    while node is not None and node != block:
+        parent = node.parent
+        if parent is None or (parent != block and parent.type not in _STRAIGHT):
+            return False
+        node = parent
+    data = flow.parsed.data
+    return not (_LEAVES().search(data, block.start_byte, byte)
+                or _SKIPS().search(data, block.start_byte, byte))
+
+
+# What a point may lie in and be reached by every thread that enters the block around it
+_STRAIGHT = frozenset({"compound_statement", "expression_statement", "gnu_asm_expression"})
 
 
 class _LaneValues:
