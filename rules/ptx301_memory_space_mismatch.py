@@ -72,10 +72,11 @@ Values are followed through the file's own functions, one call level deep
 call site passes for a parameter. An address aligned down keeps its kind where the mask keeps
 the high bits (`p & -16`, `p & ~uintptr_t(15)`; not `~15u`, which C++ zero-extends). A helper
 that returns `cvta.to.shared`'s result (even typed as a pointer) or
-`static_cast<uint32_t>(__cvta_generic_to_shared(p))` yields a shared-window address; so does a `uint32_t addr` parameter that every caller binds to one. A pointer
-parameter that no call site in the file explains is left alone in a file that itself makes
-shared-window pointers (nccl's `shmemCvtPtr` beside `loadShmem128(uint64_t* shmemAsmPtr)`):
-its callers elsewhere may pass one.
+`static_cast<uint32_t>(__cvta_generic_to_shared(p))` yields a shared-window address; so does
+a `uint32_t addr` parameter that every caller binds to one. A pointer parameter that no call
+site in the file explains is left alone in a file that itself makes shared-window pointers
+(nccl's `shmemCvtPtr` beside `loadShmem128(uint64_t* shmemAsmPtr)`): its callers elsewhere
+may pass one.
 
 Not flagged: `__cvta_generic_to_shared(p)` with a shared access; a value that already is a
 shared-window address, however it got there; a template that converts the operand itself with
