@@ -45,6 +45,7 @@ from .embedded_cxx import extract_embedded
 from .inline_ptx import read_inline_ptx
 from .mlir_operands import mlir_operand_types
 from .values import Values, branches
+from .wrappers import wrapper_uses
 
 _CALLEE = re.compile(
     r"\b(inline_asm_elementwise|elementwise_inline_asm|inline_asm|inline_ptx|InlineAsm|RawKernel"
@@ -122,11 +123,23 @@ def extract_python(
             if call.api.syntax == "cxx":
                 _embedded(source, values, call, parse_template, type_lookup, result)
             else:
-                _llvm_branches(source, values, call, parse_template, result)
+                for read in _wrapper_uses(values, call):
+                    _llvm_branches(source, values, read, parse_template, result)
         except RecursionError:
             result.skipped.append((start, "expression too deeply nested to resolve"))
     result.statements.sort(key=lambda s: s.span.start)
     return result
+
+
+def _wrapper_uses(values: Values, call: _Call) -> list[_Call]:
+    """The call as the statements it stands for: itself, or where its template is a parameter
+    of the module-level function around it, that function's uses in the module, each read
+    with the arguments it gives (``wrappers``)."""
+    param = call.api.param("asm")
+    uses = wrapper_uses(values, call.node, call.bound, param) if param else None
+    if uses is None:
+        return [call]
+    return [dataclasses.replace(call, node=use.node, bound=use.bound) for use in uses]
 
 
 # --------------------------------------------------------------------------- finding calls

@@ -396,6 +396,11 @@ class Values:
             current = current.parent
         return self.root
 
+    def rebinds(self, scope: tree_sitter.Node, name: str) -> bool:
+        """Whether the body of ``scope`` binds ``name`` anywhere (an assignment, ``+=``, a
+        loop or ``with`` target...): a parameter it never rebinds holds the caller's value."""
+        return bool(self._scope_events(scope).get(name))
+
     def _scope_params(self, scope: tree_sitter.Node) -> set[str]:
         key = scope.id
         if key not in self._params:

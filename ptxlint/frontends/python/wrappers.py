@@ -1,0 +1,185 @@
+"""Calls of a same-module wrapper that passes its own parameter on as the asm template.
+
+CuTe DSL and Triton code often puts the API call in a small function and gives it the template
+at each use (``def _asm(res, ptx, constraints, args): return llvm.inline_asm(res, args, ptx,
+constraints, has_side_effects=False)``, then ``_asm(T.i32(), "cvt.rn...", "=r,f", [x])``). The
+call inside the wrapper spells no template: what runs is the wrapper's body with each use's
+arguments, so each use of the wrapper in the module is read as one statement, the API call's
+arguments that are the wrapper's parameters taken from the use (or the parameter's default),
+the others from the wrapper's body. The statement sits at the use, where the asm ends up after
+the DSL traces through the wrapper; the template keeps its exact source positions there.
+
+Followed only where it is sure: the template argument is a bare parameter of a module-level
+``def`` that its body never rebinds, the name is bound only by that ``def``, and a use passes
+its arguments without ``*``/``**``; a use that does not bind the template is left out. A
+wrapper no use of the module reaches stays a call with an unknown template, as before.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import tree_sitter
+
+from .helpers import module_function
+from .values import Values
+
+_MAX_USES = 64  # uses read per wrapper
+
+
+@dataclass(frozen=True)
+class _Parameter:
+    name: str
+    default: tree_sitter.Node | None
+    positional: bool  # may be given by position (before ``*``/``*args``)
+
+
+@dataclass(frozen=True)
+class Use:
+    """One use of the wrapper: its call node and the API call's arguments as that use binds
+    them (parameter name of the API -> node)."""
+
+    node: tree_sitter.Node
+    bound: dict[str, tree_sitter.Node]
+
+
+def wrapper_uses(
+    values: Values, call: tree_sitter.Node, bound: dict[str, tree_sitter.Node], asm_param: str
+) -> list[Use] | None:
+    """The uses of the wrapper around ``call`` whose template parameter ``bound[asm_param]``
+    is, each with the API call's arguments it binds; None where ``call`` is no such wrapper's
+    (or no use of the module binds its template)."""
+    asm = bound.get(asm_param)
+    if asm is None or asm.type != "identifier":
+        return None
+    wrapper = values.scope_of(call)
+    if wrapper.type != "function_definition" or not _module_level(wrapper):
+        return None
+    name_node = wrapper.child_by_field_name("name")
+    if name_node is None:
+        return None
+    name = values.text(name_node)
+    if module_function(values, name) != wrapper:
+        return None
+    parameters = _parameters(values, wrapper)
+    if parameters is None:
+        return None
+    by_name = {p.name: p for p in parameters}
+    forwarded = {
+        api_param: values.text(node)
+        for api_param, node in bound.items()
+        if node.type == "identifier"
+        and values.text(node) in by_name
+        and values.scope_of(node) == wrapper
+        and not values.rebinds(wrapper, values.text(node))
+    }
+    if forwarded.get(asm_param) != values.text(asm):
+        return None
+    uses: list[Use] = []
+    for site in _call_sites(values, name, wrapper):
+        given = _bind(values, parameters, site)
+        if given is None:
+            continue
+        use_bound = dict(bound)
+        for api_param, parameter in forwarded.items():
+            value = given.get(parameter, by_name[parameter].default)
+            if value is None:
+                del use_bound[api_param]
+            else:
+                use_bound[api_param] = value
+        if asm_param in use_bound:
+            uses.append(Use(site, use_bound))
+        if len(uses) >= _MAX_USES:
+            break
+    return uses or None
+
+
+def _module_level(definition: tree_sitter.Node) -> bool:
+    parent = definition.parent
+    if parent is not None and parent.type == "decorated_definition":
+        parent = parent.parent
+    return parent is not None and parent.type == "module"
+
+
+def _parameters(values: Values, definition: tree_sitter.Node) -> list[_Parameter] | None:
+    node = definition.child_by_field_name("parameters")
+    if node is None:
+        return None
+    found: list[_Parameter] = []
+    positional = True
+    for p in node.named_children:
+        kind = p.type
+        if kind == "comment" or kind == "positional_separator":
+            continue
+        if kind in ("keyword_separator", "list_splat_pattern"):
+            positional = False
+            continue
+        if kind == "dictionary_splat_pattern":
+            continue
+        if kind == "identifier":
+            found.append(_Parameter(values.text(p), None, positional))
+        elif kind in ("default_parameter", "typed_default_parameter"):
+            ident = p.child_by_field_name("name")
+            if ident is None:
+                return None
+            found.append(_Parameter(values.text(ident), p.child_by_field_name("value"),
+                                    positional))
+        elif kind == "typed_parameter":
+            ident = next((c for c in p.named_children if c.type == "identifier"), None)
+            if ident is None:
+                return None
+            found.append(_Parameter(values.text(ident), None, positional))
+        else:
+            return None
+    return found
+
+
+def _call_sites(
+    values: Values, name: str, wrapper: tree_sitter.Node
+) -> list[tree_sitter.Node]:
+    """The calls ``name(...)`` of the module outside the wrapper itself, in file order."""
+    parsed = values.parsed
+    sites: list[tree_sitter.Node] = []
+    for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*\(", parsed.text):
+        byte = parsed.to_byte(m.start())
+        node = values.root.descendant_for_byte_range(byte, byte + len(name))
+        if node is None or node.type != "identifier":
+            continue
+        call = node.parent
+        if call is None or call.type != "call" or call.child_by_field_name("function") != node:
+            continue
+        if wrapper.start_byte <= call.start_byte < wrapper.end_byte:
+            continue
+        sites.append(call)
+    return sites
+
+
+def _bind(
+    values: Values, parameters: list[_Parameter], site: tree_sitter.Node
+) -> dict[str, tree_sitter.Node] | None:
+    """The wrapper's parameters the use gives, by position and keyword; None where the use
+    splats its arguments or gives more positions than the wrapper takes."""
+    arguments = site.child_by_field_name("arguments")
+    if arguments is None or arguments.type != "argument_list":
+        return None
+    positional = [p for p in parameters if p.positional]
+    given: dict[str, tree_sitter.Node] = {}
+    position = 0
+    for arg in arguments.named_children:
+        if arg.type == "comment":
+            continue
+        if arg.type in ("list_splat", "dictionary_splat"):
+            return None
+        if arg.type == "keyword_argument":
+            key = arg.child_by_field_name("name")
+            value = arg.child_by_field_name("value")
+            if key is None or value is None:
+                return None
+            given[values.text(key)] = value
+            continue
+        if position >= len(positional):
+            return None
+        given[positional[position].name] = arg
+        position += 1
+    return given

@@ -1,0 +1,112 @@
+"""A same-module wrapper that passes its own parameter on as the asm template: each use of it
+in the module is read as one statement, with the arguments that use gives."""
+
+from __future__ import annotations
+
+from ptxlint.frontends.python import extract_python
+from ptxlint.model import HOLE, AsmStatement, SourceFile
+from ptxlint.ptx.parser import parse_template
+from tests.conftest import lint_text
+
+CUTE = "from cutlass._mlir.dialects import llvm\nfrom cutlass.cutlass_dsl import T\n\n"
+WRAPPER = (
+    "def _asm(res_type, ptx, constraints, args):\n"
+    "    return llvm.inline_asm(res_type, args, ptx, constraints, has_side_effects=False)\n"
+)
+
+
+def statements(text: str) -> list[AsmStatement]:
+    return extract_python(SourceFile("k.py", text), parse_template).statements
+
+
+def test_each_use_is_a_statement_at_the_use_with_its_arguments() -> None:
+    text = CUTE + WRAPPER + (
+        "def k(a, b):\n"
+        "    x = _asm(T.i32(), 'add.u32 $0, $1, $2;', '=r,r,r', [a, b])\n"
+        "    return _asm(T.f32(), 'rcp.approx.ftz.f32 $0, $1;', '=f,f', [x])\n"
+    )
+    found = statements(text)
+    assert [s.template.text for s in found] == ["add.u32 $0, $1, $2;", "rcp.approx.ftz.f32 $0, $1;"]
+    first = found[0]
+    assert text[first.span.start : first.span.end].startswith("_asm(T.i32()")
+    at = first.template.text.index("$2")
+    span = first.template.source_span(at, at + 2)
+    assert text[span.start : span.end] == "$2" and span.start > text.index("def k")
+    assert first.llvm is not None and first.llvm.constraints is not None
+    assert first.llvm.constraints.text == "=r,r,r"
+    assert first.llvm.side_effects is False  # the wrapper's own keyword
+    assert [o.expression for o in first.operands] == ["", "a", "b"]
+    assert first.context.function == "k"
+
+
+def test_a_defect_is_reported_at_the_use_that_passes_it() -> None:
+    text = CUTE + WRAPPER + (
+        "def k(a):\n"
+        "    x = _asm(T.i32(), 'shl.b32 $0, $1, 3;', '=r,r', [a])\n"
+        "    return _asm(T.i32(), 'mov.u32 $0, %clock;', '=r', [])\n"
+    )
+    found = [f for f in lint_text(text, "k.py") if f.severity != "info"]
+    assert [f.rule for f in found] == ["PTX505"]
+    assert text[found[0].span.start : found[0].span.end] == "%clock"
+
+
+def test_keyword_only_parameters_and_defaults_are_bound() -> None:
+    text = CUTE + (
+        "def asm_i32(operands, asm='neg.s32 $0, $1;', constraints='=r,r', *, loc=None):\n"
+        "    return llvm.inline_asm(T.i32(), operands, asm, constraints, loc=loc)\n"
+        "def k(a, loc):\n"
+        "    x = asm_i32([a], loc=loc)\n"
+        "    return asm_i32([a, x], 'add.u32 $0, $1, $2;', constraints='=r,r,r')\n"
+    )
+    assert [s.template.text for s in statements(text)] == [
+        "neg.s32 $0, $1;", "add.u32 $0, $1, $2;"]
+
+
+def test_a_triton_wrapper_is_followed_too() -> None:
+    text = (
+        "import triton\nimport triton.language as tl\n\n"
+        "@triton.jit\n"
+        "def _unary(x, asm: tl.constexpr):\n"
+        "    return tl.inline_asm_elementwise(asm, '=r,r', [x], dtype=tl.float32, is_pure=True,"
+        " pack=1)\n"
+        "@triton.jit\n"
+        "def k(x):\n"
+        "    return _unary(x, 'tanh.approx.f32 $0, $1;') + _unary(x, asm='ex2.approx.f32 $0, $1;')\n"
+    )
+    assert [s.template.text for s in statements(text)] == [
+        "tanh.approx.f32 $0, $1;", "ex2.approx.f32 $0, $1;"]
+
+
+def test_what_is_not_surely_the_callers_value_stays_one_unknown_call() -> None:
+    rebound = CUTE + (
+        "def _asm(ptx, args):\n"
+        "    ptx = ptx.strip()\n"
+        "    return llvm.inline_asm(T.i32(), args, ptx, '=r,r')\n"
+        "def k(a):\n"
+        "    return _asm('neg.s32 $0, $1;', [a])\n"
+    )
+    method = CUTE + (
+        "class Ops:\n"
+        "    def _asm(self, ptx, args):\n"
+        "        return llvm.inline_asm(T.i32(), args, ptx, '=r,r')\n"
+        "    def k(self, a):\n"
+        "        return self._asm('neg.s32 $0, $1;', [a])\n"
+    )
+    splat = CUTE + WRAPPER + "def k(a, spec):\n    return _asm(*spec)\n"
+    unused = CUTE + WRAPPER
+    for text in (rebound, method, splat, unused):
+        (only,) = statements(text)
+        assert only.template.text == HOLE
+        assert text[only.span.start : only.span.end].startswith("llvm.inline_asm(")
+
+
+def test_a_use_passing_an_unknown_template_is_a_hole_at_that_use() -> None:
+    text = CUTE + WRAPPER + (
+        "def k(a, fast):\n"
+        "    x = _asm(T.i32(), 'neg.s32 $0, $1;', '=r,r', [a])\n"
+        "    return _asm(T.i32(), 'a' if fast else 'b', '=r,r', [x])\n"
+    )
+    found = statements(text)
+    assert [s.template.text for s in found] == ["neg.s32 $0, $1;", HOLE]
+    notes = [f for f in lint_text(text, "k.py") if f.rule == "PTX902"]
+    assert len(notes) == 1 and notes[0].span.start > text.index("def k")
