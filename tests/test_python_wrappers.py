@@ -110,3 +110,21 @@ def test_a_use_passing_an_unknown_template_is_a_hole_at_that_use() -> None:
     assert [s.template.text for s in found] == ["neg.s32 $0, $1;", HOLE]
     notes = [f for f in lint_text(text, "k.py") if f.rule == "PTX902"]
     assert len(notes) == 1 and notes[0].span.start > text.index("def k")
+
+
+def test_a_partial_application_binding_the_template_is_a_use() -> None:
+    text = CUTE + (
+        "from functools import partial\n"
+        "def _ld_reduce(mc_ptr, *, ptx_string=''):\n"
+        "    return llvm.inline_asm(T.i32(), [mc_ptr], ptx_string, '=r,l', has_side_effects=True)\n"
+        "ld_reduce_f32 = partial(_ld_reduce, ptx_string='multimem.ld_reduce.weak.global.add.f32 "
+        "{$0}, [$1];')\n"
+        "ld_reduce_typo = partial(_ld_reduce, ptx_string='multimem.ld_reduce.weak.global.add.f33 "
+        "{$0}, [$1];')\n"
+        "ld_reduce_later = partial(_ld_reduce)\n"
+    )
+    found = statements(text)
+    assert [s.template.text.split(" ")[0] for s in found] == [
+        "multimem.ld_reduce.weak.global.add.f32", "multimem.ld_reduce.weak.global.add.f33"]
+    typo = [f for f in lint_text(text, "k.py") if f.rule == "PTX204"]
+    assert len(typo) == 1 and text[typo[0].span.start : typo[0].span.end] == ".f33"

@@ -77,8 +77,8 @@ def wrapper_uses(
     if forwarded.get(asm_param) != values.text(asm):
         return None
     uses: list[Use] = []
-    for site in _call_sites(values, name, wrapper):
-        given = _bind(values, parameters, site)
+    for site, skip in _call_sites(values, name, wrapper):
+        given = _bind(values, parameters, site, skip)
         if given is None:
             continue
         use_bound = dict(bound)
@@ -137,29 +137,38 @@ def _parameters(values: Values, definition: tree_sitter.Node) -> list[_Parameter
 
 def _call_sites(
     values: Values, name: str, wrapper: tree_sitter.Node
-) -> list[tree_sitter.Node]:
-    """The calls ``name(...)`` of the module outside the wrapper itself, in file order."""
+) -> list[tuple[tree_sitter.Node, int]]:
+    """The calls ``name(...)`` of the module outside the wrapper itself, in file order, and
+    its partial applications (``partial(name, ptx_string="...")``: CUTLASS's multimem
+    variants), each with how many of its leading arguments are not the wrapper's (the
+    function ``partial`` is given)."""
     parsed = values.parsed
-    sites: list[tree_sitter.Node] = []
-    for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*\(", parsed.text):
+    sites: list[tuple[tree_sitter.Node, int]] = []
+    for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\b", parsed.text):
         byte = parsed.to_byte(m.start())
         node = values.root.descendant_for_byte_range(byte, byte + len(name))
         if node is None or node.type != "identifier":
             continue
-        call = node.parent
-        if call is None or call.type != "call" or call.child_by_field_name("function") != node:
+        site, skip = node.parent, 0
+        if site is not None and site.type == "argument_list" and site.named_children[0] == node:
+            site, skip = site.parent, 1
+            function = site.child_by_field_name("function") if site is not None else None
+            if function is None or values.text(function) not in ("partial", "functools.partial"):
+                continue
+        elif site is None or site.type != "call" or site.child_by_field_name("function") != node:
             continue
-        if wrapper.start_byte <= call.start_byte < wrapper.end_byte:
+        if site is None or wrapper.start_byte <= site.start_byte < wrapper.end_byte:
             continue
-        sites.append(call)
+        sites.append((site, skip))
     return sites
 
 
 def _bind(
-    values: Values, parameters: list[_Parameter], site: tree_sitter.Node
+    values: Values, parameters: list[_Parameter], site: tree_sitter.Node, skip: int = 0
 ) -> dict[str, tree_sitter.Node] | None:
-    """The wrapper's parameters the use gives, by position and keyword; None where the use
-    splats its arguments or gives more positions than the wrapper takes."""
+    """The wrapper's parameters the use gives, by position and keyword (after its first
+    ``skip`` arguments); None where the use splats its arguments or gives more positions than
+    the wrapper takes."""
     arguments = site.child_by_field_name("arguments")
     if arguments is None or arguments.type != "argument_list":
         return None
@@ -168,6 +177,9 @@ def _bind(
     position = 0
     for arg in arguments.named_children:
         if arg.type == "comment":
+            continue
+        if skip:
+            skip -= 1
             continue
         if arg.type in ("list_splat", "dictionary_splat"):
             return None
