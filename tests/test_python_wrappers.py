@@ -128,3 +128,31 @@ def test_a_partial_application_binding_the_template_is_a_use() -> None:
         "multimem.ld_reduce.weak.global.add.f32", "multimem.ld_reduce.weak.global.add.f33"]
     typo = [f for f in lint_text(text, "k.py") if f.rule == "PTX204"]
     assert len(typo) == 1 and text[typo[0].span.start : typo[0].span.end] == ".f33"
+
+
+def test_a_call_on_one_arm_of_the_wrapper_is_not_read_per_use() -> None:
+    # the use passing the timer read takes the impure call: reading the pure one for it would
+    # report a PTX505 that is not there
+    text = CUTE + (
+        "def _asm(ptx, args, pure=True):\n"
+        "    if pure:\n"
+        "        return llvm.inline_asm(T.i32(), args, ptx, '=r', has_side_effects=False)\n"
+        "    return llvm.inline_asm(T.i32(), args, ptx, '=r', has_side_effects=True)\n"
+        "def k():\n"
+        "    return _asm('mov.u32 $0, %clock;', [], pure=False)\n"
+    )
+    assert not [f for f in lint_text(text, "k.py") if f.rule == "PTX505"]
+    assert [s.template.text for s in statements(text)] == [HOLE, HOLE]
+
+
+def test_a_call_after_an_early_return_is_not_read_per_use() -> None:
+    text = CUTE + (
+        "def _asm(ptx, args, pure=True):\n"
+        "    if not pure:\n"
+        "        return llvm.inline_asm(T.i32(), args, ptx, '=r', has_side_effects=True)\n"
+        "    return llvm.inline_asm(T.i32(), args, ptx, '=r', has_side_effects=False)\n"
+        "def k():\n"
+        "    return _asm('mov.u32 $0, %clock;', [], pure=False)\n"
+    )
+    assert not [f for f in lint_text(text, "k.py") if f.rule == "PTX505"]
+    assert [s.template.text for s in statements(text)] == [HOLE, HOLE]

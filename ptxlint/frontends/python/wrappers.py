@@ -10,9 +10,11 @@ the others from the wrapper's body. The statement sits at the use, where the asm
 the DSL traces through the wrapper; the template keeps its exact source positions there.
 
 Followed only where it is sure: the template argument is a bare parameter of a module-level
-``def`` that its body never rebinds, the name is bound only by that ``def``, and a use passes
-its arguments without ``*``/``**``; a use that does not bind the template is left out. A
-wrapper no use of the module reaches stays a call with an unknown template, as before.
+``def`` that its body never rebinds, the name is bound only by that ``def``, the call is not
+inside an ``if`` arm, a loop or a ``try`` of the wrapper (which of two calls a use reaches may
+depend on its other arguments), and a use passes its arguments without ``*``/``**``; a use that
+does not bind the template is left out. A wrapper no use of the module reaches stays a call
+with an unknown template, as before.
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ def wrapper_uses(
     wrapper = values.scope_of(call)
     if wrapper.type != "function_definition" or not _module_level(wrapper):
         return None
+    if not _unconditional(call, wrapper):
+        return None
     name_node = wrapper.child_by_field_name("name")
     if name_node is None:
         return None
@@ -93,6 +97,41 @@ def wrapper_uses(
         if len(uses) >= _MAX_USES:
             break
     return uses or None
+
+
+# What may leave the call out of a use's run: which arm or iteration runs depends on the use
+# (`if pure: llvm.inline_asm(..., has_side_effects=False) else: ...`: a use passing an impure
+# template takes the other call).
+_CONDITIONAL = frozenset(
+    "if_statement elif_clause else_clause conditional_expression boolean_operator for_statement"
+    " while_statement try_statement except_clause finally_clause match_statement case_clause"
+    " list_comprehension set_comprehension dictionary_comprehension generator_expression"
+    .split()
+)
+
+
+def _unconditional(call: tree_sitter.Node, wrapper: tree_sitter.Node) -> bool:
+    """Whether every run of the wrapper makes the call, unless it raises first: no arm, loop
+    or ``try`` holds it, and no ``return`` comes before it (``if not pure: return
+    llvm.inline_asm(..., has_side_effects=True)`` ahead of the pure call)."""
+    node = call.parent
+    while node is not None and node != wrapper:
+        if node.type in _CONDITIONAL:
+            return False
+        node = node.parent
+    if node != wrapper:
+        return False
+    body = wrapper.child_by_field_name("body")
+    stack = [body] if body is not None else []
+    while stack:
+        current = stack.pop()
+        if current.start_byte >= call.start_byte:
+            continue
+        if current.type == "return_statement" and current.end_byte <= call.start_byte:
+            return False
+        if current.type not in ("function_definition", "lambda", "class_definition"):
+            stack.extend(current.named_children)
+    return True
 
 
 def _module_level(definition: tree_sitter.Node) -> bool:
