@@ -71,3 +71,40 @@ def test_part_of_a_warp_at_a_collective_gives_wrong_results(tmp_path: Path) -> N
     assert rows[0] == [1, 0, 0] and rows[3] == [1, 0, 0]  # the whole warp: right every time
     assert rows[1][1] > 0  # lane 0 alone at the shuffle: not lane 5's value at it
     assert rows[2][2] > 0  # half a warp at the mma: wrong accumulators
+
+
+# Each arm of a lane split runs a full-mask shuffle of its own (the same opcode and mask): the
+# lanes of the mask wait for each other across the two, so each half exchanges within itself.
+# Prints the threads whose value is not their partner's (lane ^ 1 below 16, lane ^ 2 above).
+BOTH_ARMS = r"""
+#include <cstdio>
+__global__ void both(unsigned* wrong) {
+  unsigned lane = threadIdx.x % 32;
+  int v = threadIdx.x;
+  if (lane < 16) {
+    asm volatile("shfl.sync.bfly.b32 %0, %0, 1, 0x1f, 0xffffffff;" : "+r"(v));
+  } else {
+    asm volatile("shfl.sync.bfly.b32 %0, %0, 2, 0x1f, 0xffffffff;" : "+r"(v));
+  }
+  if (v != (int)(threadIdx.x ^ (lane < 16 ? 1u : 2u))) atomicAdd(wrong, 1u);
+}
+int main() {
+  unsigned* wrong; unsigned h = 0;
+  cudaMalloc(&wrong, sizeof h); cudaMemset(wrong, 0, sizeof h);
+  both<<<128, 256>>>(wrong);
+  cudaError_t e = cudaDeviceSynchronize();
+  cudaMemcpy(&h, wrong, sizeof h, cudaMemcpyDeviceToHost);
+  printf("%d %u\n", e == cudaSuccess, h);
+  return 0;
+}
+"""
+
+
+def test_a_shuffle_in_each_arm_of_a_lane_split_is_not_reported() -> None:
+    assert lint_text(BOTH_ARMS, select=("PTX601", "PTX611")) == []
+
+
+@needs_gpu
+def test_the_lanes_of_a_mask_meet_across_the_two_arms(tmp_path: Path) -> None:
+    out = gpu_program(str(tmp_path), BOTH_ARMS, "-arch=sm_80", "-O3")()
+    assert out.split() == ["1", "0"]  # every thread got its partner's value
