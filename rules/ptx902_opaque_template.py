@@ -33,6 +33,12 @@ lookup table, or a helper of this module that ptxlint does not follow (its argum
 literals or module constants, or it uses a form of Python the reader does not know).
 A template that is known in part is linted in part, with holes, and gets no note.
 
+A module-level wrapper that passes its own parameter on as the template is read at each of
+its uses in the module instead (`_asm(T.i32(), "add.u32 $0, $1, $2;", "=r,r,r", [a, b])`,
+or `partial(_asm, ptx="...")`), with that use's arguments: the note is then for a use whose
+template is not knowable, and for the wrapper's call where no use is read (none in the
+module, or the call sits in an `if` arm of the wrapper or after a `return`).
+
 ## Why is this bad?
 No rule can say anything about the PTX: a typo in it, a missing `volatile` or a
 `.reg` outside braces is found only when the kernel is first launched (ptxas runs at the first
