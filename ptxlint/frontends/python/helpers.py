@@ -107,6 +107,36 @@ class _Return:
     value: Value
 
 
+def bind_arguments(
+    values: Values, arguments: tree_sitter.Node, names: list[str], skip: int = 0
+) -> dict[str, tree_sitter.Node] | None:
+    """A call's arguments by the parameter each binds: its positional ones to ``names`` in
+    order (after its first ``skip`` arguments), its keyword ones by name; None where a splat
+    (``*a``, ``**k``) or more positions than ``names`` leave that unsure."""
+    given: dict[str, tree_sitter.Node] = {}
+    position = 0
+    for arg in arguments.named_children:
+        if arg.type == "comment":
+            continue
+        if skip:
+            skip -= 1
+            continue
+        if arg.type in ("list_splat", "dictionary_splat"):
+            return None
+        if arg.type == "keyword_argument":
+            key = arg.child_by_field_name("name")
+            value = arg.child_by_field_name("value")
+            if key is None or value is None:
+                return None
+            given[values.text(key)] = value
+            continue
+        if position >= len(names):
+            return None
+        given[names[position]] = arg
+        position += 1
+    return given
+
+
 def _bind(frame: _Frame, parameters: tree_sitter.Node, arguments: tree_sitter.Node) -> bool:
     values = frame.values
     names: list[str] = []
@@ -128,24 +158,9 @@ def _bind(frame: _Frame, parameters: tree_sitter.Node, arguments: tree_sitter.No
             names.append(values.text(ident))
         else:
             return False  # *args, **kwargs, positional-only markers: not followed
-    given: dict[str, tree_sitter.Node] = {}
-    position = 0
-    for arg in arguments.named_children:
-        if arg.type == "comment":
-            continue
-        if arg.type in ("list_splat", "dictionary_splat"):
-            return False
-        if arg.type == "keyword_argument":
-            key = arg.child_by_field_name("name")
-            value = arg.child_by_field_name("value")
-            if key is None or value is None:
-                return False
-            given[values.text(key)] = value
-            continue
-        if position >= len(names):
-            return False
-        given[names[position]] = arg
-        position += 1
+    given = bind_arguments(values, arguments, names)
+    if given is None:
+        return False
     for name in names:
         node = given.get(name, defaults.get(name))
         if node is None:

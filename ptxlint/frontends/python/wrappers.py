@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from .helpers import module_function
+from .helpers import bind_arguments, module_function
 from .values import Values
 
 _MAX_USES = 64  # uses read per wrapper
@@ -211,26 +211,4 @@ def _bind(
     arguments = site.child_by_field_name("arguments")
     if arguments is None or arguments.type != "argument_list":
         return None
-    positional = [p for p in parameters if p.positional]
-    given: dict[str, tree_sitter.Node] = {}
-    position = 0
-    for arg in arguments.named_children:
-        if arg.type == "comment":
-            continue
-        if skip:
-            skip -= 1
-            continue
-        if arg.type in ("list_splat", "dictionary_splat"):
-            return None
-        if arg.type == "keyword_argument":
-            key = arg.child_by_field_name("name")
-            value = arg.child_by_field_name("value")
-            if key is None or value is None:
-                return None
-            given[values.text(key)] = value
-            continue
-        if position >= len(positional):
-            return None
-        given[positional[position].name] = arg
-        position += 1
-    return given
+    return bind_arguments(values, arguments, [p.name for p in parameters if p.positional], skip)
