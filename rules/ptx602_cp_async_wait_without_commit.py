@@ -61,7 +61,9 @@ class CpAsyncWaitWithoutCommit(Rule):
 Flags a `cp.async.wait_group N` that follows `cp.async` copies no `cp.async.commit_group` put
 in a group, when the function then reads the data of those copies after the wait, as if the
 wait covered them (the copies, the commits and the reads in the function and its same-file or
-included-project helpers, up to three calls deep). `cp.async.wait_all` is not flagged (it
+included-project helpers, up to three calls deep; a read through a pointer to the region of a
+raw buffer the copy fills, where both are the buffer plus one constant byte offset, as
+PTX603 reads it). `cp.async.wait_all` is not flagged (it
 commits first), nor copies an mbarrier tracks (`cp.async.mbarrier.arrive`), nor a wait with a
 commit later in a loop around it, nor one where a call that may commit lies between the copy
 and the read, nor a copy or wait in an `if` arm or a loop of a helper (its order with the

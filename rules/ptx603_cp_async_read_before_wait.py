@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
+from ptxlint.analysis.buffer_regions import memory_region
 from ptxlint.analysis.cp_async_groups import left_pending
 from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity, Span
@@ -31,6 +33,19 @@ def unwaited_reads(
             return
     after = (copy.start, copy.order)
     place = flow.place(copy, copy.event.memory)
+    region = memory_region(flow, copy, copy.event.memory)
+
+    def same_memory(other: Step) -> bool:
+        """``other`` copies to where the read may read: the same place, or (the read is of a
+        region of a raw buffer) the same region, or a part of the buffer no region names."""
+        there = flow.place(other, other.event.memory)
+        if there == place:
+            return True
+        if region is None or there is None or place is None or there[0] != place[0]:
+            return False
+        elsewhere = memory_region(flow, other, other.event.memory)
+        return elsewhere is None or elsewhere == region
+
     for at, read in flow.reads_of(copy, copy.event.memory):
         # a wait of the same helper call as the copy, after it, covers it too
         last = (read.start, read.order) if read is not None else (at, -1)
@@ -39,7 +54,7 @@ def unwaited_reads(
                 left_pending(flow, copy, s) is None for s in covers):
             continue
         if covers and any(c.kind == COPY and c is not copy and (c.start, c.order) < last
-                          and flow.place(c, c.event.memory) == place
+                          and same_memory(c)
                           and any(left_pending(flow, c, s) is None for s in covers)
                           for c in flow.steps):
             continue  # the read may be of another copy's data there, one the wait completed
@@ -64,7 +79,12 @@ when no `cp.async.wait_group`, `cp.async.wait_all` or mbarrier wait lies between
 the read. The read is a C++ read of the same variable (`tile[i]`, `*tile`) or an
 `ld.shared`/`ldmatrix` asm on it; the buffer is the variable behind the copy's destination
 operand (through `__cvta_generic_to_shared`, casts and locals defined once, and through
-same-file or included-project helpers, up to three calls deep). The rule is silent where a wait
+same-file or included-project helpers, up to three calls deep). Where one raw buffer is carved
+into regions (`float* s_x = reinterpret_cast<float*>(smem_raw + 4096)`, and the copy's address
+`smem + 4096 + i`), a read of the region the copy fills counts too, through a pointer to it or
+an `ld.shared` at another index: both must be the buffer plus the same compile-time constant
+byte offset (a region whose offset is a pipeline's stage, known only at run time, is never
+taken for another). The rule is silent where a wait
 sits in a loop around the copy or the read (a multi-stage pipeline, where a later stage's wait
 covers the copy), where the copy and the read are in the two arms of one `if`, and where a call
 ptxlint cannot read lies between them, or the copy is in an `if` arm or a loop of a helper. A
@@ -115,7 +135,10 @@ float x = tile[threadIdx.x];
             if first is None:
                 continue
             start, read, wait = first
-            buffer = flow.key(step, step.event.memory) or ""
+            # the variable read: the copy's own, or a pointer to its region of a raw buffer
+            spelled = re.match(rb"[A-Za-z_]\w*", flow.parsed.data[start:start + 200])
+            buffer = spelled.group().decode() if spelled is not None and read is None \
+                else flow.key(step, step.event.memory) or ""
             span: Span = step_span(flow, read) if read is not None else byte_span(
                 flow, start, start + len(buffer.encode()))
             how = f"`{read.instruction.mnemonic}`" if read is not None else f"`{buffer}`"

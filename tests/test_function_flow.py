@@ -462,3 +462,124 @@ __device__ void f(float* out, float& a, int n) {
     assert answers == {"out": True, "a": False, "n": False, "p": True, "v": False,
                        "q": True, "r": True, "missing": False}
     assert len(walks) == 1
+
+
+# ---------------------------------------------------------------- regions of a raw buffer
+
+_CARVED = r"""
+__global__ void k(const float* g, float* out, int stage, bool flip) {
+  extern __shared__ __align__(1024) char smem_raw[];
+  int smem = (int)(unsigned long long)__cvta_generic_to_shared(smem_raw);
+  float* s_a = reinterpret_cast<float*>(smem_raw + 0);
+  float* s_state = reinterpret_cast<float*>(smem_raw + 4480);
+  float* s_elem = (float*)smem_raw + 1120;
+  float* twice = reinterpret_cast<float*>(smem_raw + 4480);
+  if (flip) twice = s_a;
+  const int s_state_addr = smem + 4480;
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+               :: "r"(COPY), "l"(g + threadIdx.x * 4));
+  asm volatile("cp.async.commit_group;");
+  out[0] = s_state[threadIdx.x];
+  out[1] = s_a[threadIdx.x];
+  out[2] = s_elem[threadIdx.x];
+  out[3] = twice[threadIdx.x];
+  out[4] = s_a[1120 + threadIdx.x];
+  out[5] = s_a[stage * 1120 + threadIdx.x];
+}
+"""
+
+
+def _alias_reads(copy: str) -> set[str]:
+    """The lines of ``_CARVED``'s reads (``out[n] = ...``) ``reads_of`` finds for the copy
+    whose destination operand is ``copy``, by the ``out`` index they store to."""
+    flows = _flows(_CARVED.replace("COPY", copy))
+    flow = _flow(flows, "k")
+    [step] = [s for s in flow.steps if s.kind == COPY]
+    data = flow.parsed.data
+    return {data[data.rindex(b"out[", 0, at) + 4:data.rindex(b"out[", 0, at) + 5].decode()
+            for at, read in flow.reads_of(step, step.event.memory) if read is None}
+
+
+def test_a_read_through_a_pointer_to_the_copied_region_of_a_raw_buffer_is_found() -> None:
+    # out[2]: the same 4480 bytes, counted in floats (1120 of them); out[4]: a constant
+    # subscript of the pointer to the buffer's start moves it there too
+    assert _alias_reads("s_state_addr + (unsigned int)(threadIdx.x * 16)") == {"0", "2", "4"}
+    assert _alias_reads("smem + 4480 + threadIdx.x * 16") == {"0", "2", "4"}
+
+
+def test_a_region_at_another_constant_offset_is_not_the_copied_one() -> None:
+    # out[1], out[5]: the region at 0, a subscript of run-time terms all an index into it;
+    # out[4]: a constant subscript moves the read 1120 floats on, out of it
+    assert _alias_reads("smem + 4096 + threadIdx.x * 16") == set()
+    assert _alias_reads("smem + 0 + threadIdx.x * 16") == {"1", "5"}
+
+
+def test_a_region_at_a_run_time_offset_is_no_region() -> None:
+    """A pipeline's next stage (``smem + stage * BYTES + i``) is never taken for the one
+    being read: where the base offset is not a constant, no C++ read through a pointer
+    counts, as before regions were read."""
+    assert _alias_reads("smem + stage * 4480 + threadIdx.x * 16") == set()
+    assert _alias_reads("smem + 4480 + stage * 4480 + threadIdx.x * 16") == set()
+    assert _alias_reads("smem + 4480 + (threadIdx.x * 16) + stage") == set()
+
+
+def test_element_arithmetic_counts_only_where_the_element_size_is_certain() -> None:
+    flows = _flows(r"""
+template <typename T>
+__global__ void k(const float* g, float* out) {
+  extern __shared__ unsigned char raw[];
+  T* typed = reinterpret_cast<T*>(raw);
+  float* unknown = reinterpret_cast<float*>(typed + 1120);
+  float* known = reinterpret_cast<float*>(reinterpret_cast<float4*>(raw) + 280);
+  auto* first = typed;
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+               :: "r"((unsigned)__cvta_generic_to_shared(raw) + 4480 + threadIdx.x * 16),
+                  "l"(g));
+}
+""")
+    from ptxlint.analysis.buffer_regions import copy_region, variable_region
+
+    flow = _flow(flows, "k")
+    assert variable_region(flow, "unknown") is None  # sizeof(T) is not known
+    assert variable_region(flow, "known") == ("raw", 4480)  # 280 float4 of 16 bytes
+    assert variable_region(flow, "first") == ("raw", 0)  # no arithmetic: no size needed
+    assert copy_region(flow, "(unsigned)__cvta_generic_to_shared(raw) + 4480 + "
+                             "threadIdx.x * 16") == ("raw", 4480)
+
+
+def test_a_pointer_written_twice_is_no_alias() -> None:
+    # `twice` is defined at 4480 and assigned again: out[3] is never the copy's region
+    assert "3" not in _alias_reads("s_state_addr + (unsigned int)(threadIdx.x * 16)")
+    flows = _flows(_CARVED.replace("COPY", "s_state_addr"))
+    from ptxlint.analysis.buffer_regions import variable_region
+
+    assert variable_region(_flow(flows, "k"), "twice") is None
+    assert variable_region(_flow(flows, "k"), "s_state") == ("smem_raw", 4480)
+
+
+def test_a_copy_through_a_helper_is_in_the_region_of_the_argument() -> None:
+    """The helper passes its parameter's address on unchanged: the argument, in the caller,
+    is the copy's address (``s_state + i``: an index into ``s_state``'s region). A helper
+    that moves its parameter first copies elsewhere."""
+    flows = _flows(HELPERS + r"""
+__device__ __forceinline__ void moved16(void* dst, const void* src) {
+  dst = (char*)dst + 16;
+  cp_async16(dst, src);
+}
+__global__ void k(const float4* g, float* out) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  float* s_state = reinterpret_cast<float*>(smem_raw + 4480);
+  float* again = (float*)(smem_raw + 4480);
+  cp_async16(s_state + threadIdx.x * 4, g + threadIdx.x);
+  moved16(s_state + threadIdx.x * 4, g + threadIdx.x);
+  commit();
+  out[0] = again[threadIdx.x];
+}
+""")
+    flow = _flow(flows, "k")
+    first, second = [s for s in flow.steps if s.kind == COPY]
+    data = flow.parsed.data
+    assert [data[at:at + 5] for at, read in flow.reads_of(first, first.event.memory)
+            if read is None] == [b"again"]
+    assert all(not data[at:].startswith(b"again")
+               for at, _ in flow.reads_of(second, second.event.memory))

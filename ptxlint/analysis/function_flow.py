@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ptxlint import file_memos
+from ptxlint.analysis.buffer_regions import memory_region, region_reads
 from ptxlint.analysis.flow_binding import bound_expression
 from ptxlint.analysis.flow_constants import MAX_CHAIN, constant_of
 from ptxlint.analysis.flow_syntax import (
@@ -457,8 +458,8 @@ class FunctionFlow:
         C++ element reads of its variable (byte, None) and ``ld.shared``/``ldmatrix`` asm on
         the same place (byte, the step), in order, in the same lambda or outside of one, not
         in the other arm of an ``if``. Where ``operand`` points into a raw buffer at an offset
-        (``smem + 1024``), only asm reads of that same place count: which part of the buffer
-        a C++ element read touches is not known. Empty where the place cannot be named."""
+        (``smem + 1024``), asm reads of that same place count, and reads of the same region
+        where ``buffer_regions`` makes it certain. Empty where the place cannot be named."""
         trail: list[str] = []
         place = self.place(step, operand, trail)
         if place is None:
@@ -483,9 +484,14 @@ class FunctionFlow:
             (byte, None) for byte, how, element in self.uses_of(variable)
             if element and not offset and byte > step.start and how in ("read", "readwrite")
             and reachable(byte) and same_stage(byte)]
+        region = memory_region(self, step, operand)  # of a raw buffer: reads through aliases
         found.extend((s.start, s) for s in self.steps
                      if s.kind == SHARED_READ and s.start > step.start and reachable(s.start)
-                     and self.place(s, s.event.memory) == place)
+                     and (self.place(s, s.event.memory) == place or region is not None
+                          and memory_region(self, s, s.event.memory) == region))
+        seen = {byte for byte, _ in found}
+        found.extend((byte, None) for byte in region_reads(self, region)
+                     if byte > step.start and byte not in seen and reachable(byte))
         return sorted(found, key=lambda f: f[0])
 
     def constant(self, expression: str, depth: int = 0) -> int | None:
