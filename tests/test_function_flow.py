@@ -583,3 +583,45 @@ __global__ void k(const float4* g, float* out) {
             if read is None] == [b"again"]
     assert all(not data[at:].startswith(b"again")
                for at, _ in flow.reads_of(second, second.event.memory))
+
+
+def test_a_buffer_of_wider_elements_counts_its_arithmetic_in_elements() -> None:
+    flows = _flows(r"""
+template <typename T>
+__global__ void k(const float* g, float* out) {
+  extern __shared__ float fbuf[];
+  __shared__ T tbuf[256];
+  float* q = fbuf + 1120;
+  float* r = &fbuf[1120];
+  T* t = tbuf + 8;
+  T* t0 = tbuf;
+  unsigned base = (unsigned)__cvta_generic_to_shared(fbuf);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+               :: "r"(base + 4480 + threadIdx.x * 16), "l"(g));
+}
+""")
+    from ptxlint.analysis.buffer_regions import copy_region, variable_region
+
+    flow = _flow(flows, "k")
+    assert variable_region(flow, "q") == variable_region(flow, "r") == ("fbuf", 4480)
+    assert copy_region(flow, "base + 4480 + threadIdx.x * 16") == ("fbuf", 4480)
+    assert variable_region(flow, "t") is None  # sizeof(T) is not known
+    assert variable_region(flow, "t0") == ("tbuf", 0)
+
+
+@pytest.mark.parametrize(("address", "region"), [
+    ("smem + 4480", ("smem_raw", 4480)),
+    ("s_state_addr + (unsigned int)(threadIdx.x * 16)", ("smem_raw", 4480)),
+    ("(unsigned)__cvta_generic_to_shared(s_state + threadIdx.x)", ("smem_raw", 4480)),
+    ("(unsigned)__cvta_generic_to_shared(&smem_raw[4480])", ("smem_raw", 4480)),
+    ("(unsigned)__cvta_generic_to_shared(&s_state[threadIdx.x])", ("smem_raw", 4480)),
+    ("smem + OFFSET_B", None),  # a macro ptxlint cannot read: an offset, not an index
+    ("smem + (flip ? 0 : 4480) + threadIdx.x * 16", None),
+    ("(smem + 4480) | (threadIdx.x << 4)", None),
+    ("smem + threadIdx.x * 16 + 4480", None),  # a run-time term inside the base
+])
+def test_the_region_of_an_address(address: str, region: tuple[str, int] | None) -> None:
+    from ptxlint.analysis.buffer_regions import copy_region
+
+    flow = _flow(_flows(_CARVED.replace("COPY", "smem")), "k")
+    assert copy_region(flow, address) == region
