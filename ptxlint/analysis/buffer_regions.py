@@ -209,13 +209,8 @@ def _region(flow: Flow, expression: str, depth: int, index: bool) -> _Based | No
         terms = terms[:-1]
         index = False
     (sign, base), rest = terms[0], terms[1:]
-    moved = 0
-    for sign_, term in rest:
-        value = flow.constant(term)
-        if value is None:
-            return None
-        moved += value if sign_ > 0 else -value
-    if sign < 0:
+    moved = _constant_sum(flow, rest)
+    if moved is None or sign < 0:
         return None
     found = _term(flow, base, depth, index and not rest)
     if found is None:
@@ -415,6 +410,12 @@ def _constant_part(flow: Flow, expression: str, index: bool) -> int | None:
         return None
     if index and terms and _runtime(flow, terms[-1][1]):
         terms = terms[:-1]
+    return _constant_sum(flow, terms)
+
+
+def _constant_sum(flow: Flow, terms: list[tuple[int, str]]) -> int | None:
+    """The signed sum of ``terms``, each a constant of the function; ``None`` where one is
+    not."""
     moved = 0
     for sign, term in terms:
         value = flow.constant(term)
