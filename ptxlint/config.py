@@ -334,8 +334,12 @@ SETTINGS: tuple[Setting, ...] = (
         "The CUDA toolkit whose ptxas the instruction verdicts are for.",
         "Verdicts that changed between toolkits follow it, and their messages name the "
         "version (ptxas 13.1 takes a 32-bit st.bulk size, 13.0 does not). --verify sets it to "
-        "the toolkit it runs, unless it is configured. Read together with min-cuda-version. "
-        "--cuda-version replaces it.",
+        "the toolkit it runs, unless it is configured. Without it, a form new in a later "
+        "toolkit is an error in C++ (nvcc 13.0 rejects it) but a warning in Python DSL code "
+        "(Triton, CuTe DSL), whose PTX the DSL's own bundled toolchain assembles. Set newer "
+        "than the newest toolkit ptxlint knows (13.2), unknown words are warnings: that "
+        "toolkit may have added them. Read together with min-cuda-version. --cuda-version "
+        "replaces it.",
         'cuda-version = "12.8"', ("--cuda-version",),
     ),
     Setting(

@@ -6,9 +6,11 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.lazy_regex import on_first_use
-from ptxlint.model import HOLE, AsmStatement, Finding, PtxInstruction, Severity
+from ptxlint.model import HOLE, AsmStatement, Finding, PtxInstruction, Severity, Span
 from ptxlint.ptx.grammar import family_vocabulary
 from ptxlint.ptx.instructions import family, instruction_requirement, is_opcode, unknown_modifier
+from ptxlint.ptx.toolkit import beyond_grammar, toolkit_unseen
+from ptxlint.ptx.versions import NEWEST_KNOWN, CudaVersion, format_cuda, format_ptx, ptx_for_cuda
 from ptxlint.rule import Rule, RuleContext
 
 # An opcode word the way PTX spells them: lowercase letters and digits (AMD's `v_add_f32`
@@ -60,7 +62,11 @@ ptxas accepts although the ISA does not document it is a warning, not an error. 
 a newer toolkit's ptxas takes than the one the verdicts are for (`cuda-version`, 13.0 by
 default) is an error that names that toolkit and the targets the form needs
 (`cvt.rn.satfinite.e4m3x2.bf16x2`: ptxas 13.1, sm_100f and the other family targets); PTX401
-leaves those targets to this finding.
+leaves those targets to this finding. In Python DSL code (Triton, CuTe DSL), whose PTX the
+DSL's own bundled toolchain assembles, such a form is a warning unless `cuda-version` is
+configured: which ptxas that is, ptxlint cannot see. Where `cuda-version` names a toolkit newer
+than the newest whose PTX ISA the grammar covers (CUDA 13.2, PTX ISA 9.2), an unknown opcode or
+modifier is a warning that says so: that toolkit may have added it.
 
 A misspelled modifier gets the nearest word of its family (`did you mean '.release'?`); a
 combination no form spells gets the nearest form where exactly one is a word or two away
@@ -99,6 +105,7 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
         # does not judge), read in one pass
         verdicts = analysis_of(statement).verdicts
         cuda_version = context.options.get("cuda_version")
+        beyond = beyond_grammar(cuda_version)
         for instruction, verdict in zip(statement.ptx.instructions, verdicts, strict=True):
             if instruction.opaque and not _spelling_known(statement, instruction):
                 continue
@@ -120,11 +127,11 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                 if clearly:
                     start = instruction.opcode_start
                     span = self.template_span(statement, start, start + len(opcode))
-                    yield self.finding(statement, span, message)
+                    yield self._unknown_word(statement, span, message, beyond)
                 continue
             if verdict is not None:  # judged, and not opaque
                 if verdict.issues:  # most verdicts have none
-                    yield from self._grammar_findings(statement, instruction, cuda_version)
+                    yield from self._grammar_findings(statement, instruction, context, beyond)
                 continue
             index = unknown_modifier(opcode, instruction.modifiers)
             if index is None:
@@ -143,13 +150,24 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                 )
             else:
                 message = f"empty modifier ('..') in '{instruction.mnemonic}'"
-            yield self.finding(statement, span, message)
+            yield self._unknown_word(statement, span, message, beyond)
+
+    def _unknown_word(self, statement: AsmStatement, span: Span, message: str,
+                      beyond: CudaVersion | None) -> Finding:
+        """A word the grammar does not know: an error for the toolkits it covers, a warning
+        where the verdicts are for a newer one (``beyond``), which may have added it."""
+        if beyond is None:
+            return self.finding(statement, span, message)
+        return self.finding(statement, span, message + _past_grammar(beyond),
+                            severity=Severity.WARNING)
 
 
     def _grammar_findings(
-        self, statement: AsmStatement, instruction: PtxInstruction, cuda_version: object = None,
+        self, statement: AsmStatement, instruction: PtxInstruction, context: RuleContext,
+        beyond: CudaVersion | None,
     ) -> Iterator[Finding]:
-        issue = analysis_of(statement).spelling_issue(instruction, cuda_version)
+        issue = analysis_of(statement).spelling_issue(instruction,
+                                                      context.options.get("cuda_version"))
         if issue is None:
             return
         start, end = issue.start, issue.end
@@ -164,9 +182,23 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
         if issue.word:
             message += _hint(issue.word, family_vocabulary(instruction.opcode))
         severity = Severity.WARNING if issue.severity == "warning" else None
+        if issue.toolkit is not None and toolkit_unseen(context.options, statement.syntax):
+            message += ("; this code's PTX is assembled by its DSL's own toolchain, whose "
+                        "version ptxlint cannot see (set cuda-version to judge it)")
+            severity = Severity.WARNING
+        elif issue.toolkit is None and beyond is not None and severity is None:
+            message += _past_grammar(beyond)
+            severity = Severity.WARNING
         yield self.finding(
             statement, self.template_span(statement, start, end), message, severity=severity
         )
+
+
+def _past_grammar(beyond: CudaVersion) -> str:
+    known = ptx_for_cuda(NEWEST_KNOWN)
+    ptx = f"PTX ISA {format_ptx(known)} " if known is not None else ""
+    return (f"; ptxlint knows {ptx}(CUDA {format_cuda(NEWEST_KNOWN)}) and older, and "
+            f"CUDA {format_cuda(beyond)} (cuda-version) may have added it")
 
 
 def _near_opcode(opcode: str) -> str | None:

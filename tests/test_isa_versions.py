@@ -17,8 +17,11 @@ from ptxlint.ptx.instructions import ptx_requirement
 from ptxlint.ptx.parser import parse_template
 from ptxlint.ptx.targets import toolkit_compiles
 from ptxlint.ptx.versions import (
+    NEWEST_KNOWN,
     cmake_min_cuda,
     cuda_for_ptx,
+    format_cuda,
+    format_ptx,
     parse_cuda_version,
     ptx_for_cuda,
     version_options,
@@ -360,3 +363,61 @@ def test_forms_of_newer_toolkits_are_theirs_and_not_ptxas_13_0s() -> None:
             assert not _assembles(PTXAS, "9.0", target, text), text
     if not checked:
         pytest.skip("no newer toolkit's ptxas (benchmarks/toolkits.py 13.1 13.2)")
+
+
+TRITON_E4M3X2 = (
+    "import triton.language as tl\n\ndef kernel(x):\n"
+    '    return tl.inline_asm_elementwise("cvt.rn.satfinite.e4m3x2.bf16x2 $0, $1;", "=h,r",\n'
+    "                                     [x], dtype=tl.int16, is_pure=True, pack=1)\n")
+
+
+def test_a_newer_toolkits_form_in_dsl_code_is_a_warning_until_cuda_version_is_set() -> None:
+    """A DSL's PTX is assembled by its own bundled toolchain, not the project's nvcc: the
+    default cuda-version says nothing of it, so a form new in ptxas 13.1 is a warning there.
+    The same form in C++, or with cuda-version configured, keeps the verdict's severity."""
+    default = RuleContext(options=version_options(None, None, "."))
+    [finding] = lint_text(TRITON_E4M3X2, "k.py", select=("PTX204",), context=default)
+    assert finding.severity.value == "warning"
+    assert "new in ptxas 13.1" in finding.message and "cannot see" in finding.message
+    configured = RuleContext(options=version_options("13.0", None, "."))
+    [finding] = lint_text(TRITON_E4M3X2, "k.py", select=("PTX204",), context=configured)
+    assert finding.severity.value == "error" and "cannot see" not in finding.message
+    [finding] = lint_text(E4M3X2, select=("PTX204",), context=default)
+    assert finding.severity.value == "error" and "cannot see" not in finding.message
+
+
+UNKNOWN_WORDS = """\
+__global__ void k(float* x) {
+  asm volatile("fabric.submit;" ::: "memory");
+  float y;
+  asm("sin.approx.ftz.2pi.f32 %0, %1;" : "=f"(y) : "f"(x[0]));
+  asm("ld.globl.f32 %0, [%1];" : "=f"(y) : "l"(x));
+  x[1] = y;
+}
+"""
+
+
+def test_unknown_words_are_warnings_past_the_newest_toolkit_the_grammar_knows() -> None:
+    """cuda-version 13.4 is newer than the grammar's PTX ISA: a word it does not know may be
+    one that toolkit added, so ptxlint says what it knows instead of calling it an error."""
+    known = format_cuda(NEWEST_KNOWN)
+    findings = lint_text(UNKNOWN_WORDS, select=("PTX204",),
+                         context=RuleContext(options=version_options(known, None, ".")))
+    assert [f.severity.value for f in findings] == ["error"] * 3
+    past = (NEWEST_KNOWN[0], NEWEST_KNOWN[1] + 2)
+    findings = lint_text(UNKNOWN_WORDS, select=("PTX204",), context=RuleContext(
+        options=version_options(format_cuda(past), None, ".")))
+    assert [f.severity.value for f in findings] == ["warning"] * 3
+    assert all(f"(CUDA {known}) and older, and CUDA {format_cuda(past)}" in f.message
+               for f in findings)
+
+
+def test_the_docs_name_the_newest_toolkit_the_grammar_knows() -> None:
+    from ptxlint.config import SETTINGS
+    from rules.ptx204_unknown_instruction import UnknownInstruction
+
+    known = format_cuda(NEWEST_KNOWN)
+    setting = next(s for s in SETTINGS if s.key == "cuda-version")
+    assert f"({known})" in setting.doc
+    assert f"CUDA {known}, PTX ISA {format_ptx(ptx_for_cuda(NEWEST_KNOWN) or 0)}" in " ".join(
+        UnknownInstruction.docs.split())

@@ -11,18 +11,20 @@ the newer ones, or whether the statement's ``#if`` guards may keep it out."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 
 from ptxlint.model import GuardMacro
 from ptxlint.ptx.grammar import Issue
 from ptxlint.ptx.targets import OLDEST_TOOLKIT, toolkit_compiles, toolkit_tested
 from ptxlint.ptx.versions import (
     DEFAULT_CUDA_VERSION,
+    NEWEST_KNOWN,
     CudaVersion,
     known_toolkits,
     ptx_for_cuda,
 )
 
-__all__ = ["oldest_compiling", "toolkit_accepts"]
+__all__ = ["beyond_grammar", "oldest_compiling", "toolkit_accepts", "toolkit_unseen"]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -71,3 +73,21 @@ def toolkit_accepts(issue: Issue, cuda_version: object, guards: tuple[str, ...] 
         return True
     ptx = ptx_for_cuda(version)
     return bool(guards) and ptx is not None and not toolkit_compiles(guards, version, ptx)
+
+
+def toolkit_unseen(options: Mapping[str, object], syntax: str) -> bool:
+    """Whether the toolkit whose ptxas assembles a statement of ``syntax`` is unknown to the
+    run: LLVM-syntax asm (Triton, CuTe DSL, llvmlite) is assembled by its DSL's own toolchain
+    (the ptxas in Triton's wheel, the CUDA that ``nvidia-cutlass-dsl`` was built on, the
+    driver's JIT), not the project's nvcc, so the default ``cuda-version`` says nothing of it;
+    a configured one (or the toolkit ``--verify`` runs) does."""
+    return syntax == "llvm" and options.get("cuda_version_source") == "default"
+
+
+def beyond_grammar(cuda_version: object) -> CudaVersion | None:
+    """The toolkit the verdicts are for (``cuda_version``, a rule option) where it is newer
+    than the newest whose PTX ISA the grammar covers: a word the grammar does not know may be
+    one of its new instructions or modifiers. ``None`` otherwise."""
+    if isinstance(cuda_version, tuple) and cuda_version > NEWEST_KNOWN:
+        return (int(cuda_version[0]), int(cuda_version[1]))
+    return None

@@ -19,6 +19,7 @@ from ptxlint.lazy_regex import on_first_use
 
 __all__ = [
     "DEFAULT_CUDA_VERSION",
+    "NEWEST_KNOWN",
     "CudaVersion",
     "cmake_min_cuda",
     "cuda_for_ptx",
@@ -45,6 +46,9 @@ _PTX_OF_CUDA: dict[CudaVersion, int] = {
 # The toolkit whose ptxas ptxlint's verdicts were measured with, when nothing says otherwise
 # (`cuda-version`, or the toolkit `--verify` finds).
 DEFAULT_CUDA_VERSION: CudaVersion = (13, 0)
+# The newest toolkit whose PTX ISA the instruction grammar covers: a word it does not know may
+# be an instruction or modifier of a newer one.
+NEWEST_KNOWN: CudaVersion = max(_PTX_OF_CUDA)
 
 _VERSION = on_first_use(r"\s*(\d+)(?:\.(\d+))?(?:\.\d+)?\s*\Z")
 
@@ -128,12 +132,15 @@ def cmake_min_cuda(text: str) -> CudaVersion | None:
 def version_options(cuda_version: str | None, min_cuda_version: str | None,
                     root: str) -> dict[str, object]:
     """The rule options a run's versions give (``RuleContext.options``): ``cuda_version``
-    (``DEFAULT_CUDA_VERSION`` when not configured) and ``min_cuda_version`` (configured, else
-    from ``root``'s CMakeLists.txt, else absent), as ``(major, minor)``."""
+    (``DEFAULT_CUDA_VERSION`` when not configured, and then ``cuda_version_source`` is
+    ``"default"``) and ``min_cuda_version`` (configured, else from ``root``'s CMakeLists.txt,
+    else absent), as ``(major, minor)``."""
     options: dict[str, object] = {
         "cuda_version": parse_cuda_version(cuda_version) if cuda_version
         else DEFAULT_CUDA_VERSION,
     }
+    if not cuda_version:
+        options["cuda_version_source"] = "default"
     oldest = parse_cuda_version(min_cuda_version) if min_cuda_version else None
     if oldest is None:
         try:
