@@ -16,20 +16,33 @@ where that size is certain. A base that is not constant (``smem + stage * STAGE_
 pipeline's stage) is no region at all: a copy into stage ``s + 1`` must never read as one into
 the stage being read. ``None`` wherever anything is not certain; the caller then keeps to the
 variable itself.
+
+Everything is read from the syntax tree: a definition's value, a read's subscript and a
+helper's ``return`` are the file's own nodes, and an expression the flows hold as text (an asm
+operand, the argument a helper's parameter is bound to) is parsed on its own
+(``syntax_tree.parse_expression``), so comments, parentheses and casts are the grammar's. The
+size of a type is the front end's (``c_types.certain_size``: ``long`` has none, being 4 bytes
+on Windows and 8 on Linux), and an integer holds an address where it has 32 bits or more on
+every target (``c_types.least_integer_size``).
 """
 
 from __future__ import annotations
 
-import re
 import weakref
+from collections.abc import Iterator
 from typing import Protocol
 
 import tree_sitter
 
 from ptxlint.analysis.flow_constants import MAX_CHAIN
-from ptxlint.analysis.flow_syntax import outer
-from ptxlint.frontends.syntax_tree import ParsedSource
-from ptxlint.lazy_regex import on_first_use
+from ptxlint.frontends.cxx.c_types import (
+    BUILTIN_TYPES,
+    CASTS,
+    STD_SCOPES,
+    certain_size,
+    least_integer_size,
+)
+from ptxlint.frontends.syntax_tree import ParsedSource, parse_expression
 from ptxlint.model import AsmStatement, PtxOperand
 
 __all__ = ["Region", "copy_region", "memory_region", "read_region", "region_reads",
@@ -38,40 +51,28 @@ __all__ = ["Region", "copy_region", "memory_region", "read_region", "region_read
 Node = tree_sitter.Node
 Region = tuple[str, int]  # (the buffer variable, the byte offset of the region in it)
 _Based = tuple[str, int, int | None]  # a region, and the size of the element at its address
+_Terms = list[tuple[int, Node]]  # a sum's terms, each with its sign
 
-# element sizes certain on every CUDA target (``long`` is not among them)
-_SIZES = {
-    **dict.fromkeys(("char", "signed char", "unsigned char", "int8_t", "uint8_t", "byte",
-                     "bool"), 1),
-    **dict.fromkeys(("short", "unsigned short", "int16_t", "uint16_t", "half", "__half",
-                     "nv_bfloat16", "__nv_bfloat16"), 2),
-    **dict.fromkeys(("int", "unsigned", "unsigned int", "int32_t", "uint32_t", "float",
-                     "half2", "__half2", "nv_bfloat162", "__nv_bfloat162"), 4),
-    **dict.fromkeys(("long long", "unsigned long long", "int64_t", "uint64_t", "double",
-                     "float2", "int2", "uint2"), 8),
-    **dict.fromkeys(("float4", "int4", "uint4"), 16),
-}
-# integer types an address may be held in: arithmetic on them counts bytes
-_INTEGERS = frozenset({"int", "unsigned", "unsigned int", "int32_t", "uint32_t", "long long",
-                       "unsigned long long", "int64_t", "uint64_t", "size_t", "uintptr_t",
-                       "intptr_t", "long", "unsigned long", "uint"})
 _DECLARATORS = frozenset({"init_declarator", "pointer_declarator", "array_declarator",
                           "parenthesized_declarator", "attributed_declarator"})
 _HOLDERS = frozenset({"declaration", "parameter_declaration"})
-# what a declaration says besides its type: storage, qualifiers, CUDA's and C++'s attributes
-_NOT_TYPE = on_first_use(
-    r"\b(?:extern|static|const|volatile|constexpr|register|__shared__|__device__|"
-    r"__restrict__|__restrict|std::)\b|\b(?:__align__|alignas)\s*\([^()]*\)|"
-    r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)")
-_TYPE = on_first_use(r"((?:[A-Za-z_]\w*\s+)*[A-Za-z_]\w*)\s*(\**)")
-_CAST = on_first_use(r"(?:reinterpret_cast|static_cast|const_cast)\s*<([^<>]*)>\s*\((.*)\)")
-_CALL = on_first_use(r"([A-Za-z_]\w*)\s*\((.*)\)")
-_ADDRESS = on_first_use(r"&\s*([A-Za-z_]\w*)\s*\[(.*)\]")
-_NAME = on_first_use(r"[A-Za-z_]\w*")
+# what a declaration or a cast says besides its type: storage, qualifiers, CUDA's spaces
+_NOT_TYPE = frozenset({"extern", "static", "const", "volatile", "constexpr", "register",
+                       "__shared__", "__device__", "__restrict__", "__restrict"})
+# attributes, each with its parenthesised arguments; tree-sitter reads ``extern __shared__
+# __align__(1024) char smem_raw[]`` as a declaration of type ``__align__``, the rest an error
+_ATTRIBUTES = frozenset({"__align__", "alignas", "__attribute__"})
+_NAMED_CASTS = frozenset({"reinterpret_cast", "static_cast", "const_cast"})
 _BUILTINS = frozenset({"threadIdx", "blockIdx", "blockDim", "gridDim", "laneid"})
+_LANES = frozenset({"x", "y", "z"})  # a vector's component: its object's own value
 _CONVERSIONS = frozenset({"__cvta_generic_to_shared"})  # returns the address as an integer
-# a binary operator binding looser than + and -: the expression is no sum of terms
-_LOOSER = on_first_use(r"<<|>>|[<>=!]=|&&|\|\||[?:|^,=<>]")
+# the binary operators of a sum, and those that bind tighter (a term's own: ``i * 16``)
+_SUM = frozenset({"+", "-"})
+_TIGHTER = frozenset({"*", "/", "%"})
+# no sum of terms at all, whatever their operands
+_NO_SUM = frozenset({"conditional_expression", "comma_expression", "assignment_expression"})
+# what moves an address: a helper that passes its parameter on along does none of it
+_MOVES = _NO_SUM | {"binary_expression", "subscript_expression", "update_expression"}
 
 
 class Flow(Protocol):
@@ -153,7 +154,7 @@ def _caller_expression(flow: Flow, step: object, expression: str | None) -> str 
     trail: list[str] = []
     name = helper.resolve(text, trail=trail)
     if name is None or name not in helper.parameters or helper.definitions.get(name) or any(
-            "[" in t or (_terms(t) or [(1, ""), (1, "")])[1:] for t in trail):
+            (node := parse_expression(t)) is None or _moves(node) for t in trail):
         return None  # moved in the helper (``dst += 16``), or an offset or index added
     index = helper.parameters.index(name)
     return call.arguments[index] if index < len(call.arguments) else None
@@ -162,7 +163,8 @@ def _caller_expression(flow: Flow, step: object, expression: str | None) -> str 
 def copy_region(flow: Flow, expression: str) -> Region | None:
     """The region an address operand expression of ``flow``'s (a copy's destination, in
     ``flow``'s own terms) lies in; its outermost run-time term is the index in it."""
-    found = _region(flow, expression, 0, index=True)
+    node = parse_expression(expression)
+    found = _region(flow, node, 0, index=True) if node is not None else None
     return (found[0], found[1]) if found is not None else None
 
 
@@ -182,16 +184,21 @@ def read_region(flow: Flow, name: str, at: int) -> Region | None:
     if found is None:
         return None
     buffer, offset, size = found
-    text = flow.parsed.data[at:at + 400].decode("utf-8", "replace")[len(name):].lstrip()
-    if not text.startswith("["):
+    use = flow.parsed.tree.root_node.descendant_for_byte_range(at, at + len(name.encode()))
+    if use is None or use.type != "identifier" or flow.text(use) != name:
+        return None
+    read = use.parent
+    if read is None or read.type != "subscript_expression" or \
+            read.child_by_field_name("argument") != use:
         return buffer, offset
-    subscript = _bracketed(text)
-    if subscript is None or text[len(subscript) + 2:].lstrip().startswith("["):
+    around, subscript = read.parent, _index(read)
+    if subscript is None or around is not None and around.type == "subscript_expression" \
+            and around.child_by_field_name("argument") == read:
         return None
     terms = _terms(subscript)
     if terms is None:
         return None
-    if all(flow.constant(term) is None for _, term in terms):
+    if all(flow.constant(_source(term)) is None for _, term in terms):
         return buffer, offset  # an index into the region, however many terms it has
     moved = _constant_part(flow, subscript, index=True)
     if moved is None or (moved and size is None):
@@ -199,10 +206,10 @@ def read_region(flow: Flow, name: str, at: int) -> Region | None:
     return buffer, offset + moved * (size or 0)
 
 
-def _region(flow: Flow, expression: str, depth: int, index: bool) -> _Based | None:
-    """``expression`` as a base and constant terms (and, where ``index``, a run-time index
-    last): the base's region moved by the constants, in the base's elements."""
-    terms = _terms(expression)
+def _region(flow: Flow, node: Node, depth: int, index: bool) -> _Based | None:
+    """``node`` as a base and constant terms (and, where ``index``, a run-time index last):
+    the base's region moved by the constants, in the base's elements."""
+    terms = _terms(node)
     if terms is None or depth > MAX_CHAIN:
         return None
     if index and len(terms) > 1 and _runtime(flow, terms[-1][1]):
@@ -221,44 +228,73 @@ def _region(flow: Flow, expression: str, depth: int, index: bool) -> _Based | No
     return buffer, offset + moved * (size or 0), size
 
 
-def _term(flow: Flow, term: str, depth: int, index: bool) -> _Based | None:
+def _term(flow: Flow, node: Node, depth: int, index: bool) -> _Based | None:
     """One term's region: a name, a cast or conversion of an expression, ``&name[i]``."""
-    term = term.strip()
-    if term.startswith("(") and (close := _close(term, 0)) is not None:
-        if close == len(term) - 1:
-            return _region(flow, term[1:-1], depth, index)
-        rest = term[close + 1:].lstrip()
-        size = _type_size(term[1:close])
-        if size is None or not rest or not (rest[0].isalnum() or rest[0] in "_(&"):
-            return None
-        found = _region(flow, rest, depth, index)  # a C-style cast of what follows
-        return (found[0], found[1], size[0]) if found is not None else None
-    cast = _CAST().fullmatch(term)
-    if cast is not None:
-        size = _type_size(cast.group(1))
-        found = _region(flow, cast.group(2), depth, index) if size is not None else None
-        return (found[0], found[1], size[0]) if found is not None and size is not None \
-            else None
-    address = _ADDRESS().fullmatch(term)
-    if address is not None:
-        found = _variable(flow, address.group(1), depth)
-        subscript = str(address.group(2))
-        if found is None or _bracketed("[" + subscript + "]") != subscript:
-            return None
-        moved = _constant_part(flow, subscript, index)
-        if moved is None or (moved and found[2] is None):
-            return None
-        return found[0], found[1] + moved * (found[2] or 0), found[2]
-    call = _CALL().fullmatch(term)
-    if call is not None:
-        scale = _conversion(flow, call.group(1))
-        if scale is False or _close(term, call.start(2) - 1) != len(term) - 1:
-            return None
-        found = _region(flow, call.group(2), depth, index)
-        return (found[0], found[1], scale) if found is not None else None
-    if _NAME().fullmatch(term):
-        return _variable(flow, term, depth)
+    kind = node.type
+    if kind == "parenthesized_expression":
+        inner = _operands(node)
+        return _region(flow, inner[0], depth, index) if len(inner) == 1 else None
+    if kind == "cast_expression":  # a C-style cast
+        return _cast(flow, node.child_by_field_name("type"), node.child_by_field_name("value"),
+                     depth, index)
+    if kind == "call_expression":
+        return _call(flow, node, depth, index)
+    if kind == "pointer_expression" and _operator(node) == "&":
+        return _element_address(flow, node.child_by_field_name("argument"), depth, index)
+    if kind == "identifier":
+        return _variable(flow, _source(node), depth)
     return None
+
+
+def _cast(flow: Flow, kind: Node | None, value: Node | None, depth: int,
+          index: bool) -> _Based | None:
+    """The region of ``value`` cast to the type ``kind``: a pointer (the size of its element
+    is that of the arithmetic on it) or an integer that holds an address whole."""
+    size = _cast_size(kind) if kind is not None else None
+    found = _region(flow, value, depth, index) if size is not None and value is not None \
+        else None
+    return (found[0], found[1], size[0]) if found is not None and size is not None else None
+
+
+def _call(flow: Flow, node: Node, depth: int, index: bool) -> _Based | None:
+    """A named cast (``reinterpret_cast<float*>(e)``) or a conversion of one argument."""
+    function, arguments = node.child_by_field_name("function"), \
+        node.child_by_field_name("arguments")
+    values = _operands(arguments) if arguments is not None else []
+    if function is None or len(values) != 1:
+        return None
+    if function.type == "template_function":
+        name, bound = function.child_by_field_name("name"), \
+            function.child_by_field_name("arguments")
+        types = _operands(bound) if bound is not None else []
+        if name is None or _source(name) not in _NAMED_CASTS or len(types) != 1 or \
+                types[0].type != "type_descriptor":
+            return None
+        return _cast(flow, types[0], values[0], depth, index)
+    if function.type != "identifier":
+        return None
+    scale = _conversion(flow, _source(function))
+    if scale is False:
+        return None
+    found = _region(flow, values[0], depth, index)
+    return (found[0], found[1], scale) if found is not None else None
+
+
+def _element_address(flow: Flow, element: Node | None, depth: int,
+                     index: bool) -> _Based | None:
+    """``&name[i]``: the region of ``name`` moved by the subscript's constant part."""
+    if element is None or element.type != "subscript_expression":
+        return None
+    name, subscript = element.child_by_field_name("argument"), _index(element)
+    if name is None or name.type != "identifier" or subscript is None:
+        return None
+    found = _variable(flow, _source(name), depth)
+    if found is None:
+        return None
+    moved = _constant_part(flow, subscript, index)
+    if moved is None or (moved and found[2] is None):
+        return None
+    return found[0], found[1] + moved * (found[2] or 0), found[2]
 
 
 def _variable(flow: Flow, name: str, depth: int) -> _Based | None:
@@ -287,7 +323,7 @@ def _variable_uncached(flow: Flow, name: str, depth: int) -> _Based | None:
             shape == "pointer" and name in flow.parameters) else None
     if len(values) != 1 or values[0] is None or shape == "array" or name in flow.parameters:
         return None
-    found = _region(flow, flow.text(values[0]), depth + 1, index=False)
+    found = _region(flow, values[0], depth + 1, index=False)
     if found is None:
         return None
     return found[0], found[1], size
@@ -296,8 +332,8 @@ def _variable_uncached(flow: Flow, name: str, depth: int) -> _Based | None:
 def _declaration(flow: Flow, name: str) -> tuple[int | None, str] | None:
     """The size of ``name``'s element (1 for an integer address: it counts bytes) and its
     shape (``array``, ``pointer``, ``value``), from its one declaration in the function (or
-    the file's, for a buffer declared outside it); ``None`` where there is not exactly one or
-    its type is not read."""
+    the file's array, for a buffer declared outside it); ``None`` where there is not exactly
+    one or its type is not read."""
     parsed = flow.parsed
     found: list[tuple[int | None, str] | None] = []
     if name in flow.parameters:
@@ -305,23 +341,24 @@ def _declaration(flow: Flow, name: str) -> tuple[int | None, str] | None:
         for ident in _identifiers(declarator, name, parsed) if declarator is not None else ():
             holder = _holder(ident)
             if holder is not None:
-                found.append(_declared(parsed, holder, ident))
+                found.append(_declared(holder, ident))
         return found[0] if len(found) == 1 else None
     for byte, _, _ in flow.uses_of(name):
         node = parsed.tree.root_node.descendant_for_byte_range(byte, byte + len(name))
         if node is not None and node.type == "identifier":
             holder = _holder(node)
             if holder is not None:
-                found.append(_declared(parsed, holder, node))
+                found.append(_declared(holder, node))
     if not found:
-        root = parsed.tree.root_node
-        pattern = re.compile(rf"\b{re.escape(name)}\s*\[")
-        for node in root.named_children:
-            if node.type == "declaration" and pattern.search(parsed.node_text(node)):
+        spelled = name.encode()
+        for node in parsed.tree.root_node.named_children:
+            if node.type == "declaration" and \
+                    spelled in parsed.data[node.start_byte:node.end_byte]:
                 for ident in _identifiers(node, name, parsed):
                     holder = _holder(ident)
-                    if holder is not None:
-                        found.append(_declared(parsed, holder, ident))
+                    declared = _declared(holder, ident) if holder is not None else None
+                    if declared is not None and declared[1] == "array":
+                        found.append(declared)
     return found[0] if len(found) == 1 else None
 
 
@@ -339,46 +376,78 @@ def _holder(ident: Node) -> Node | None:
 
 
 def _identifiers(node: Node, name: str, parsed: ParsedSource) -> list[Node]:
-    stack, found = [node], []
-    while stack:
-        current = stack.pop()
-        if current.type == "identifier" and parsed.node_text(current) == name:
-            found.append(current)
-        stack.extend(current.named_children)
-    return found
+    return [n for n in _walk(node) if n.type == "identifier" and parsed.node_text(n) == name]
 
 
-def _declared(parsed: ParsedSource, holder: Node, ident: Node) -> tuple[int | None, str] | None:
-    """Read from the text before the name (tree-sitter reads ``extern __shared__
-    __align__(1024) char smem_raw[]`` as a declaration of type ``__align__``): one type, its
-    stars, and whether a ``[`` follows. Two names in one declaration: not read."""
-    before = parsed.data[holder.start_byte:ident.start_byte].decode("utf-8", "replace")
-    after = parsed.data[ident.end_byte:ident.end_byte + 40].decode("utf-8", "replace").lstrip()
-    match = _TYPE().fullmatch(_NOT_TYPE().sub(" ", before).strip())
-    if match is None:
+def _declared(holder: Node, ident: Node) -> tuple[int | None, str] | None:
+    """The declaration's tokens before the name (read from the tree's leaves, an error node's
+    among them: see ``_ATTRIBUTES``): one type and its stars, and whether a ``[`` follows the
+    name. A second name in one declaration, before this one: not read."""
+    spelled = _type_spelled(_leaves(holder, holder.start_byte, ident.start_byte))
+    if spelled is None:
         return None
-    kind = " ".join(match.group(1).split())
-    stars = len(match.group(2))
-    if stars == 0 and after.startswith("["):
-        return _SIZES.get(kind), "array"
-    if stars == 1 and not after.startswith("["):
-        return _SIZES.get(kind), "pointer"
-    if stars == 0 and kind in _INTEGERS:
+    kind, stars = spelled
+    after = next(_leaves(holder, ident.end_byte, holder.end_byte), None)
+    array = after is not None and after.type == "["
+    if stars == 0 and array:
+        return certain_size(kind), "array"
+    if stars == 1 and not array:
+        return certain_size(kind), "pointer"
+    if stars == 0 and _address_integer(kind):
         return 1, "value"
     return None
 
 
-def _type_size(text: str) -> tuple[int | None] | None:
+def _cast_size(kind: Node) -> tuple[int | None] | None:
     """A cast's type: a pointer (its element's size, ``None`` where not certain) or an
     integer address (1); ``None`` for anything else."""
-    match = _TYPE().fullmatch(_NOT_TYPE().sub(" ", text).strip())
-    if match is None:
+    spelled = _type_spelled(_leaves(kind, kind.start_byte, kind.end_byte))
+    if spelled is None:
         return None
-    kind = " ".join(match.group(1).split())
-    stars = len(match.group(2))
+    name, stars = spelled
     if stars == 1:
-        return (_SIZES.get(kind),)
-    return (1,) if stars == 0 and kind in _INTEGERS else None
+        return (certain_size(name),)
+    return (1,) if stars == 0 and _address_integer(name) else None
+
+
+def _address_integer(kind: str) -> bool:
+    """``kind`` is an integer type that holds a shared address (32 bits) whole on every
+    target: arithmetic on it counts bytes."""
+    size = least_integer_size(kind)
+    return size is not None and size >= 4
+
+
+def _type_spelled(tokens: Iterator[Node]) -> tuple[str, int] | None:
+    """The type the tokens spell, its words one space apart (its namespace, if any, the
+    standard library's), and the number of stars after them; ``None`` for anything else (a
+    template, a reference, a comma)."""
+    words: list[str] = []
+    scope: list[str] = []
+    stars = 0
+    skip = 0  # the depth of the attribute's parentheses being passed over
+    attribute = False
+    for token in tokens:
+        text = _source(token)
+        if attribute or skip:
+            if attribute and text != "(":
+                return None
+            attribute = False
+            skip += {"(": 1, ")": -1}.get(text, 0)
+        elif text in _ATTRIBUTES:
+            attribute = True
+        elif text in _NOT_TYPE:
+            continue
+        elif text == "::" and not stars:
+            scope.append(words.pop() if words else "")
+        elif text == "*" and words:
+            stars += 1
+        elif text.isidentifier() and not stars:
+            words.append(text)
+        else:
+            return None
+    if not words or attribute or skip or "::".join(scope) not in STD_SCOPES:
+        return None
+    return " ".join(words), stars
 
 
 def _conversion(flow: Flow, name: str) -> int | None | bool:
@@ -396,16 +465,16 @@ def _conversion(flow: Flow, name: str) -> int | None | bool:
     if len(helpers) != 1:
         return False
     returns = [r.named_children[0] for r in helpers[0].returns if r.named_children]
-    if not returns or any(_terms(helpers[0].text(r)) != [(1, helpers[0].text(r))]
+    if not returns or any((terms := _terms(r)) is None or len(terms) != 1 or terms[0][0] < 0
                           for r in returns):
         return False
     return None
 
 
-def _constant_part(flow: Flow, expression: str, index: bool) -> int | None:
-    """The constant sum of ``expression``'s terms, its last dropped where ``index`` and it
-    is a run-time value; ``None`` where another term is not a constant."""
-    terms = _terms(expression)
+def _constant_part(flow: Flow, node: Node, index: bool) -> int | None:
+    """The constant sum of ``node``'s terms, its last dropped where ``index`` and it is a
+    run-time value; ``None`` where another term is not a constant."""
+    terms = _terms(node)
     if terms is None:
         return None
     if index and terms and _runtime(flow, terms[-1][1]):
@@ -413,97 +482,111 @@ def _constant_part(flow: Flow, expression: str, index: bool) -> int | None:
     return _constant_sum(flow, terms)
 
 
-def _constant_sum(flow: Flow, terms: list[tuple[int, str]]) -> int | None:
+def _constant_sum(flow: Flow, terms: _Terms) -> int | None:
     """The signed sum of ``terms``, each a constant of the function; ``None`` where one is
     not."""
     moved = 0
     for sign, term in terms:
-        value = flow.constant(term)
+        value = flow.constant(_source(term))
         if value is None:
             return None
         moved += value if sign > 0 else -value
     return moved
 
 
-def _runtime(flow: Flow, term: str) -> bool:
+def _runtime(flow: Flow, term: Node) -> bool:
     """``term`` is a value known only when the kernel runs: it names a local, a parameter or
     a thread's coordinates, and is no constant. A name ptxlint cannot see the value of (a
-    macro, a ``constexpr`` of another scope) may be a region's constant offset: not an index."""
-    if flow.constant(term) is not None:
+    macro, a ``constexpr`` of another scope, a member of a record it does not read) may be a
+    region's constant offset: not an index."""
+    if flow.constant(_source(term)) is not None:
         return False
-    names = set(_NAME().findall(outer(term))) | set(_NAME().findall(term))
+    names = {_source(n) for n in _walk(term) if n.type == "field_identifier" or
+             n.type == "identifier" and not _type_word(n)}
     known = [n for n in names if n in _BUILTINS or n in flow.parameters
              or n in flow.definitions]
-    unknown = [n for n in names if n not in known and not _is_type_word(n)]
+    unknown = [n for n in names if n not in known and n not in _LANES]
     return bool(known) and not unknown
 
 
-def _is_type_word(word: str) -> bool:
-    return word in _SIZES or word in _INTEGERS or word in {
-        "signed", "unsigned", "long", "short", "char", "int", "x", "y", "z", "sizeof",
-        "static_cast", "reinterpret_cast", "const"}
+def _type_word(identifier: Node) -> bool:
+    """An identifier that names a type (``sizeof(float4)``) or a named cast, not a value."""
+    parent = identifier.parent
+    return _source(identifier) in BUILTIN_TYPES or parent is not None and \
+        parent.type == "template_function" and _source(identifier) in CASTS
 
 
-def _terms(expression: str) -> list[tuple[int, str]] | None:
-    """The top-level terms of a sum, with their signs; ``None`` where an operator binding
-    looser than ``+`` joins them (``a << 2``, ``c ? a : b``) or brackets do not balance."""
-    text = expression.strip()
-    terms: list[tuple[int, str]] = []
-    depth, start, sign = 0, 0, 1
-    k = 0
-    while k < len(text):
-        c = text[k]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth < 0:
-                return None
-        elif depth == 0 and c in "+-":
-            if text[k:k + 2] in ("++", "--", "->"):
-                k += 2
-                continue
-            before = text[start:k].rstrip()
-            if before and (before[-1].isalnum() or before[-1] in "_)]"):
-                terms.append((sign, before))  # a binary + or -: after an operand
-                sign, start = (1 if c == "+" else -1), k + 1
-            elif not before and not terms:
-                sign, start = (1 if c == "+" else -1), k + 1  # a leading sign
-        k += 1
-    if depth != 0:
-        return None
-    last = text[start:].strip()
-    if not last:
-        return None
-    terms.append((sign, last))
-    for _, term in terms:
-        if _LOOSER().search(_without_casts(outer(term))) or _binary_and(outer(term)):
+def _terms(node: Node) -> _Terms | None:
+    """The terms of the sum ``node`` is (one where it is no sum), with their signs; ``None``
+    where an operator binding looser than ``+`` joins them (``a << 2``, ``c ? a : b``)."""
+    terms: _Terms = []
+    while node.type == "binary_expression" and _operator(node) in _SUM:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None:
             return None
+        terms.append((1 if _operator(node) == "+" else -1, right))
+        node = left
+    if node.type in _NO_SUM or node.type == "binary_expression" and \
+            _operator(node) not in _TIGHTER:
+        return None
+    sign = -1 if node.type == "unary_expression" and _operator(node) == "-" else 1
+    if node.type == "unary_expression" and _operator(node) in _SUM:
+        argument = node.child_by_field_name("argument")
+        if argument is None:
+            return None
+        node = argument  # a leading sign
+    terms.append((sign, node))
+    terms.reverse()
     return terms
 
 
-def _without_casts(text: str) -> str:
-    text = re.sub(r"(?:static|reinterpret|const)_cast\s*<[^<>]*>", "cast", text)
-    return text.replace("::", ".")
+def _moves(node: Node) -> bool:
+    """``node`` does more than pass the address it is written on along (through parentheses,
+    casts and conversions): some arithmetic, a subscript, a choice."""
+    return any(n.type in _MOVES for n in _walk(node)) or node.type == "unary_expression"
 
 
-def _binary_and(text: str) -> bool:
-    """A ``&`` with an operand before it: the bitwise and, looser than ``+``."""
-    return re.search(r"[\w)\]]\s*&(?!&)", text) is not None
+def _index(subscript: Node) -> Node | None:
+    """The one index of a subscript (C++23's ``a[i, j]`` has two)."""
+    indices = subscript.child_by_field_name("indices") or \
+        subscript.child_by_field_name("index")
+    values = _operands(indices) if indices is not None else []
+    return values[0] if len(values) == 1 else None
 
 
-def _close(text: str, start: int) -> int | None:
-    """The index of the bracket closing the one at ``start``."""
-    depth = 0
-    for k in range(start, len(text)):
-        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(text[k], 0)
-        if depth == 0:
-            return k
-    return None
+def _operands(node: Node) -> list[Node]:
+    return [c for c in node.named_children if c.type != "comment"]
 
 
-def _bracketed(text: str) -> str | None:
-    """What the ``[...]`` that ``text`` starts with holds."""
-    close = _close(text, 0)
-    return text[1:close] if close is not None else None
+def _operator(node: Node) -> str:
+    operator = node.child_by_field_name("operator")
+    return operator.type if operator is not None else ""
 
+
+def _source(node: Node) -> str:
+    text = node.text
+    return text.decode("utf-8", "replace") if text is not None else ""
+
+
+def _walk(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def _leaves(node: Node, start: int, end: int) -> Iterator[Node]:
+    """The tokens of ``node`` within bytes ``[start, end)``, in order: no comments, nothing
+    tree-sitter only supposed (a missing parenthesis)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.end_byte <= start or current.start_byte >= end:
+            continue
+        if current.child_count == 0:
+            if current.type != "comment" and current.start_byte < current.end_byte and \
+                    start <= current.start_byte and current.end_byte <= end:
+                yield current
+            continue
+        stack.extend(reversed(current.children))

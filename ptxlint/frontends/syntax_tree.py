@@ -6,7 +6,7 @@ import bisect
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 import tree_sitter
 import tree_sitter_cuda
@@ -174,6 +174,31 @@ def parse_leaving_out(
     parser = tree_sitter.Parser(_parser(grammar).language, included_ranges=ranges)
     return ParsedSource(text, data, parser.parse(data), grammar, unread=tuple(unread))
 
+
+
+# an expression read on its own is a call's one argument: the grammar reads nothing else there,
+# and the line breaks end a ``//`` comment in it before the call's closing parenthesis
+_ALONE = (b"void __ptxlint_f(void) { __ptxlint_g(\n", b"\n); }\n")
+
+
+@lru_cache(maxsize=4096)
+def parse_expression(text: str) -> tree_sitter.Node | None:
+    """``text`` parsed (CUDA's grammar) as one expression on its own, for a reader that has an
+    expression's text but not its place in a file's tree (an asm operand, a call's argument
+    that a helper's parameter is bound to); ``None`` where it is not one expression without a
+    parse error. Memoised per text (the memo keeps each node's tree alive)."""
+    data = _ALONE[0] + text.encode("utf-8", "surrogatepass") + _ALONE[1]
+    root = _parser("cuda").parse(data).root_node
+    if root.has_error:
+        return None
+    function = root.named_children[0] if root.named_child_count == 1 else None
+    body = function.child_by_field_name("body") if function is not None else None
+    statements = [c for c in body.named_children if c.type != "comment"] if body else []
+    call = statements[0].named_children[0] if len(statements) == 1 and \
+        statements[0].named_child_count else None
+    arguments = call.child_by_field_name("arguments") if call is not None else None
+    values = [c for c in arguments.named_children if c.type != "comment"] if arguments else []
+    return values[0] if len(values) == 1 else None
 
 
 def shared_parent(

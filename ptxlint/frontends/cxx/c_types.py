@@ -193,6 +193,34 @@ AGGREGATE_NAMES.update(
 BUILTIN_TYPES: dict[str, _Ty] = {**SCALAR_NAMES, **AGGREGATE_NAMES}
 
 
+# Built-in names whose size is not the same on every 64-bit target CUDA compiles for: Windows
+# (LLP64) has a 4-byte ``long`` and ``clock_t`` (a ``long``), a 2-byte ``wchar_t`` and an
+# 8-byte ``long double``, where the tables above hold Linux's (LP64) sizes: the fewest bytes each
+# holds on any of them.
+_TARGET_SIZED = {"long": 4, "unsigned long": 4, "clock_t": 4, "wchar_t": 2, "long double": 8}
+
+
+def certain_size(spelling: str) -> int | None:
+    """The size in bytes of the built-in type ``spelling`` names (its words one space apart:
+    ``unsigned char``, ``uint32_t``, ``float4``) where every target agrees; ``None`` for a
+    size that differs between targets (``long``, ``long2``) and for a name not built in. A
+    scalar is judged by its name, not its type's (``int64_t`` is a ``long`` on Linux only)."""
+    ty = BUILTIN_TYPES.get(spelling)
+    if ty is None or spelling in _TARGET_SIZED or \
+            ty.lanes and ty.target is not None and ty.target.spelling in _TARGET_SIZED:
+        return None
+    return ty.size
+
+
+def least_integer_size(spelling: str) -> int | None:
+    """The fewest bytes the built-in integer type ``spelling`` names holds on any target
+    (``long``: 4, Windows'); ``None`` where it names no built-in integer type."""
+    ty = SCALAR_NAMES.get(spelling)
+    if ty is None or ty.kind != "integer":
+        return None
+    return _TARGET_SIZED.get(spelling, ty.size)
+
+
 BUILTIN_VARIABLES: dict[str, _Ty] = {
     "threadIdx": AGGREGATE_NAMES["uint3"],
     "blockIdx": AGGREGATE_NAMES["uint3"],
