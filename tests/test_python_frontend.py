@@ -302,3 +302,39 @@ def test_an_operand_list_changed_in_place_has_no_known_length() -> None:
     )
     findings = lint_text(text, "k.py", select=("PTX501",))
     assert [f.span.start > text.index("def short") for f in findings] == [True]
+
+
+def test_a_positional_argument_after_a_list_splat_binds_no_known_parameter() -> None:
+    # ``'=r,r'`` is the template only where ``head`` is empty: nothing says it is
+    text = HEADER + (
+        "def k(x, head):\n"
+        "    return tl.inline_asm_elementwise(*head, '=r,r', [x], dtype=tl.int32, is_pure=True,"
+        " pack=1)\n"
+    )
+    found = extract_python(SourceFile("k.py", text), parse_template)
+    assert found.statements == []
+    assert [reason for _, reason in found.skipped] == [
+        "triton: asm passed through *args/**kwargs"
+    ]
+    # before the splat, positions are sure
+    sure = HEADER + (
+        "def k(x, rest):\n"
+        "    return tl.inline_asm_elementwise('neg.s32 $0, $1;', '=r,r', *rest)\n"
+    )
+    (s,) = statements(sure)
+    assert s.template.text == "neg.s32 $0, $1;" and s.llvm is not None
+    assert s.llvm.constraints is not None and s.llvm.constraints.text == "=r,r"
+    assert s.llvm.args_kind == "unknown"
+
+
+def test_an_annotated_star_parameter_is_the_callers_value_not_a_module_constant() -> None:
+    # ``asm`` in ``k`` is its ``*asm`` parameter (a tuple the caller gives), not the module's
+    for parameters in ("x, *asm: str", "x, *asm", "x, **asm: str"):
+        text = HEADER + (
+            "asm = 'neg.s32 $0, $1;'\n"
+            f"def k({parameters}):\n"
+            "    return tl.inline_asm_elementwise(asm, '=r,r', [x], dtype=tl.int32, is_pure=True,"
+            " pack=1)\n"
+        )
+        (s,) = statements(text)
+        assert s.template.text == HOLE, parameters

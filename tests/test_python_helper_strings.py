@@ -136,3 +136,15 @@ def test_a_template_bound_on_if_branches_is_read_once_per_branch() -> None:
     assert [s.context.branch for s in found] == [("if wide",), ("elif value",)]
     typo = [f for f in lint_text(text, "k.py") if f.rule == "PTX204"]
     assert len(typo) == 1 and typo[0].branch == ("elif value",)
+
+
+def test_a_helper_with_positional_only_and_keyword_only_parameters_is_bound() -> None:
+    helper = "def _asm(n, /, *, op='neg'):\n    return f'{op}.s32 $0, ${n};'\n"
+    s = statement(HEADER + helper + "def k(x):\n" + CALL.format("_asm(1, op='abs')"))
+    assert s.template.text == "abs.s32 $0, $1;"
+    s = statement(HEADER + helper + "def k(x):\n" + CALL.format("_asm(1)"))
+    assert s.template.text == "neg.s32 $0, $1;"
+    # Python rejects these calls (``n`` by keyword, ``op`` by position): no value is read
+    for call in ("_asm(n=1)", "_asm(1, 'abs')", "_asm(1, opp='abs')"):
+        text = HEADER + helper + "def k(x):\n" + CALL.format(call)
+        assert statement(text).template.text == HOLE

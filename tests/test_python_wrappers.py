@@ -156,3 +156,38 @@ def test_a_call_after_an_early_return_is_not_read_per_use() -> None:
     )
     assert not [f for f in lint_text(text, "k.py") if f.rule == "PTX505"]
     assert [s.template.text for s in statements(text)] == [HOLE, HOLE]
+
+
+def test_a_positional_only_template_is_not_given_by_keyword() -> None:
+    # ``ptx='not.b32 ...'`` goes to ``**attrs``: the template is the first positional argument
+    text = CUTE + (
+        "def _asm(ptx, args, /, **attrs):\n"
+        "    return llvm.inline_asm(T.i32(), args, ptx, '=r,r')\n"
+        "def k(a):\n"
+        "    return _asm('neg.s32 $0, $1;', [a], ptx='not.b32 $0, $1;')\n"
+    )
+    assert [s.template.text for s in statements(text)] == ["neg.s32 $0, $1;"]
+
+
+def test_operands_given_to_a_wrappers_star_args_leave_its_template_bound() -> None:
+    text = CUTE + (
+        "def _asm(ptx, constraints, *operands):\n"
+        "    return llvm.inline_asm(T.i32(), list(operands), ptx, constraints)\n"
+        "def k(a, b):\n"
+        "    return _asm('add.s32 $0, $1, $2;', '=r,r,r', a, b)\n"
+    )
+    (s,) = statements(text)
+    assert s.template.text == "add.s32 $0, $1, $2;"
+    assert s.llvm is not None and s.llvm.constraints is not None
+    assert s.llvm.constraints.text == "=r,r,r"
+
+
+def test_a_use_python_rejects_is_not_read() -> None:
+    # a keyword no parameter takes, and a parameter given twice: the call raises TypeError
+    text = CUTE + WRAPPER + (
+        "def k(a):\n"
+        "    x = _asm(T.i32(), 'neg.s32 $0, $1;', '=r,r', [a], pure=True)\n"
+        "    return _asm(T.i32(), 'neg.s32 $0, $1;', '=r,r', [a], ptx='abs.s32 $0, $1;')\n"
+    )
+    (only,) = statements(text)
+    assert only.template.text == HOLE

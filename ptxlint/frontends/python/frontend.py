@@ -44,6 +44,7 @@ from .apis import Api, bounded_matches, classify, mentions_api, worth_parsing
 from .embedded_cxx import extract_embedded
 from .inline_ptx import read_inline_ptx
 from .mlir_operands import mlir_operand_types
+from .signatures import Signature, api_signature, bind
 from .values import Values, branches
 from .wrappers import wrapper_uses
 
@@ -261,25 +262,18 @@ def _calls(
 def _bind(
     parsed: ParsedSource, api: Api, arguments: tree_sitter.Node
 ) -> tuple[dict[str, tree_sitter.Node], bool]:
-    bound: dict[str, tree_sitter.Node] = {}
-    splat = False
-    position = 0
-    for arg in arguments.named_children:
-        if arg.type == "comment":
-            continue
-        if arg.type in ("list_splat", "dictionary_splat"):
-            splat = True
-            continue
-        if arg.type == "keyword_argument":
-            name = arg.child_by_field_name("name")
-            value = arg.child_by_field_name("value")
-            if name is not None and value is not None:
-                bound[parsed.node_text(name)] = value
-            continue
-        if position < len(api.params):
-            bound[api.params[position]] = arg
-        position += 1
-    return bound, splat
+    """The call's arguments by the API parameter each gives, with every keyword by its name
+    (``loc=``, ``_builder=``: the table names only the parameters a rule reads), and whether a
+    splat may give more. A call Python would reject is still read as written."""
+    binding = bind(parsed, _signature(api), arguments)
+    return {**binding.var_keyword, **binding.given}, binding.splat
+
+
+@cache
+def _signature(api: Api) -> Signature:
+    """The API's parameters: the table's, in positional order (Torch's higher-order op takes
+    its inputs as ``*inputs``), then any keyword."""
+    return api_signature(api.params, "*inputs" if api.varargs else None)
 
 
 # --------------------------------------------------------------------------- CuPy, cuda.core

@@ -27,6 +27,7 @@ from ptxlint.frontends.sourced import Sourced, join
 from ptxlint.model import Span
 
 from . import pystrings
+from .signatures import bind, read_signature
 
 if TYPE_CHECKING:  # the resolver Values calls: values.py imports this module
     from .values import Values
@@ -86,12 +87,11 @@ def call_helper(
 ) -> Sourced | None:
     """The string ``call`` of the helper ``definition`` returns, or None where not knowable."""
     arguments = call.child_by_field_name("arguments")
-    parameters = definition.child_by_field_name("parameters")
     body = definition.child_by_field_name("body")
-    if arguments is None or parameters is None or body is None:
+    if arguments is None or body is None:
         return None
     frame = _Frame(values, {}, values.span(call))
-    if not _bind(frame, parameters, arguments):
+    if not _bind(frame, definition, arguments):
         return None
     try:
         result = _block(frame, body)
@@ -107,68 +107,25 @@ class _Return:
     value: Value
 
 
-def bind_arguments(
-    values: Values, arguments: tree_sitter.Node, names: list[str], skip: int = 0
-) -> dict[str, tree_sitter.Node] | None:
-    """A call's arguments by the parameter each binds: its positional ones to ``names`` in
-    order (after its first ``skip`` arguments), its keyword ones by name; None where a splat
-    (``*a``, ``**k``) or more positions than ``names`` leave that unsure."""
-    given: dict[str, tree_sitter.Node] = {}
-    position = 0
-    for arg in arguments.named_children:
-        if arg.type == "comment":
-            continue
-        if skip:
-            skip -= 1
-            continue
-        if arg.type in ("list_splat", "dictionary_splat"):
-            return None
-        if arg.type == "keyword_argument":
-            key = arg.child_by_field_name("name")
-            value = arg.child_by_field_name("value")
-            if key is None or value is None:
-                return None
-            given[values.text(key)] = value
-            continue
-        if position >= len(names):
-            return None
-        given[names[position]] = arg
-        position += 1
-    return given
-
-
-def _bind(frame: _Frame, parameters: tree_sitter.Node, arguments: tree_sitter.Node) -> bool:
+def _bind(frame: _Frame, definition: tree_sitter.Node, arguments: tree_sitter.Node) -> bool:
+    """Each parameter of the helper bound to the call's argument or its default, as Python
+    binds them; False where that is not sure (a splat in the call, a call Python rejects) or
+    the helper takes ``*args``/``**kwargs``, whose values the evaluator does not model."""
     values = frame.values
-    names: list[str] = []
-    defaults: dict[str, tree_sitter.Node] = {}
-    for p in parameters.named_children:
-        if p.type == "identifier":
-            names.append(values.text(p))
-        elif p.type in ("default_parameter", "typed_default_parameter"):
-            ident = p.child_by_field_name("name")
-            value = p.child_by_field_name("value")
-            if ident is None or value is None:
-                return False
-            names.append(values.text(ident))
-            defaults[values.text(ident)] = value
-        elif p.type == "typed_parameter":
-            ident = next((c for c in p.named_children if c.type == "identifier"), None)
-            if ident is None:
-                return False
-            names.append(values.text(ident))
-        else:
-            return False  # *args, **kwargs, positional-only markers: not followed
-    given = bind_arguments(values, arguments, names)
-    if given is None:
+    signature = read_signature(values.parsed, definition)
+    if signature is None or signature.variadic:
         return False
-    for name in names:
-        node = given.get(name, defaults.get(name))
+    binding = bind(values.parsed, signature, arguments)
+    if binding.splat or binding.errors or binding.missing(signature):
+        return False
+    for parameter in signature.parameters:
+        node = binding.value(signature, parameter.name)
         if node is None:
             return False
         bound = _outside(frame, node)
         if bound is _UNKNOWN:
-            frame.holes[name] = values.span(node)
-        frame.env[name] = bound
+            frame.holes[parameter.name] = values.span(node)
+        frame.env[parameter.name] = bound
     return True
 
 

@@ -21,6 +21,7 @@ from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import Span
 
 from . import helpers, pystrings
+from .signatures import read_signature
 
 _MAX_DEPTH = 24
 # Resolution steps per file: names that double at every step (`a = b + b; b = c + c; ...`)
@@ -77,7 +78,7 @@ class Values:
         self.parsed = parsed
         self.root = parsed.tree.root_node
         self._events: dict[int, dict[str, list[_Event]]] = {}
-        self._params: dict[int, set[str]] = {}
+        self._params: dict[int, set[str] | None] = {}  # None: not a parameter list Python takes
         self._steps = 0
         self._in_helper = False
         # `if` statements read one branch at a time (if_statement id -> branch index: 0 the
@@ -198,7 +199,7 @@ class Values:
         if not events:
             if scope == self.root:  # the module (an ERROR node when the file does not parse)
                 return None
-            if name in self._scope_params(scope):
+            if self._is_parameter(scope, name):
                 return None  # a parameter: its value comes from the caller
             return self._lookup_string(name, self.root, len(self.parsed.data) + 1, depth + 1)
         value: Sourced | None = None
@@ -381,7 +382,7 @@ class Values:
                 if any(e.kind != "assign" for e in events):
                     return None
                 return last.value
-            if scope == self.root or name in self._scope_params(scope):
+            if scope == self.root or self._is_parameter(scope, name):
                 return None
             scope = self.root
             at = len(self.parsed.data) + 1
@@ -401,18 +402,17 @@ class Values:
         loop or ``with`` target...): a parameter it never rebinds holds the caller's value."""
         return bool(self._scope_events(scope).get(name))
 
-    def _scope_params(self, scope: tree_sitter.Node) -> set[str]:
+    def _is_parameter(self, scope: tree_sitter.Node, name: str) -> bool:
+        """Whether ``name`` is a parameter of the function ``scope`` (its value is the
+        caller's); any name may be where its parameter list is not one Python takes."""
         key = scope.id
         if key not in self._params:
-            names: set[str] = set()
-            params = scope.child_by_field_name("parameters")
-            if params is not None:
-                for p in params.named_children:
-                    ident = p if p.type == "identifier" else _first_identifier(p)
-                    if ident is not None:
-                        names.add(self.text(ident))
-            self._params[key] = names
-        return self._params[key]
+            signature = read_signature(self.parsed, scope)
+            self._params[key] = (
+                None if signature is None else {p.name for p in signature.parameters}
+            )
+        names = self._params[key]
+        return names is None or name in names
 
     def _scope_events(self, scope: tree_sitter.Node) -> dict[str, list[_Event]]:
         key = scope.id
@@ -570,13 +570,6 @@ def branch_index(node: tree_sitter.Node, child: tree_sitter.Node) -> int | None:
 def _only_child(node: tree_sitter.Node) -> tree_sitter.Node | None:
     children = [c for c in node.named_children if c.type != "comment"]
     return children[0] if len(children) == 1 else None
-
-
-def _first_identifier(node: tree_sitter.Node) -> tree_sitter.Node | None:
-    for child in node.named_children:
-        if child.type == "identifier":
-            return child
-    return None
 
 
 def _identifiers(node: tree_sitter.Node) -> list[tree_sitter.Node]:

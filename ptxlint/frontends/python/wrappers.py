@@ -12,9 +12,9 @@ the DSL traces through the wrapper; the template keeps its exact source position
 Followed only where it is sure: the template argument is a bare parameter of a module-level
 ``def`` that its body never rebinds, the name is bound only by that ``def``, the call is not
 inside an ``if`` arm, a loop or a ``try`` of the wrapper (which of two calls a use reaches may
-depend on its other arguments), and a use passes its arguments without ``*``/``**``; a use that
-does not bind the template is left out. A wrapper no use of the module reaches stays a call
-with an unknown template, as before.
+depend on its other arguments), and a use passes its arguments without ``*``/``**`` and as
+Python accepts them (``signatures``); a use that does not bind the template is left out. A
+wrapper no use of the module reaches stays a call with an unknown template, as before.
 """
 
 from __future__ import annotations
@@ -24,17 +24,11 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from .helpers import bind_arguments, module_function
+from .helpers import module_function
+from .signatures import Binding, Signature, bind, read_signature
 from .values import Values
 
 _MAX_USES = 64  # uses read per wrapper
-
-
-@dataclass(frozen=True)
-class _Parameter:
-    name: str
-    default: tree_sitter.Node | None
-    positional: bool  # may be given by position (before ``*``/``*args``)
 
 
 @dataclass(frozen=True)
@@ -66,15 +60,15 @@ def wrapper_uses(
     name = values.text(name_node)
     if module_function(values, name) != wrapper:
         return None
-    parameters = _parameters(values, wrapper)
-    if parameters is None:
+    signature = read_signature(values.parsed, wrapper)
+    if signature is None:
         return None
-    by_name = {p.name: p for p in parameters}
+    named = {p.name for p in signature.parameters if not p.variadic}
     forwarded = {
         api_param: values.text(node)
         for api_param, node in bound.items()
         if node.type == "identifier"
-        and values.text(node) in by_name
+        and values.text(node) in named
         and values.scope_of(node) == wrapper
         and not values.rebinds(wrapper, values.text(node))
     }
@@ -82,12 +76,12 @@ def wrapper_uses(
         return None
     uses: list[Use] = []
     for site, skip in _call_sites(values, name, wrapper):
-        given = _bind(values, parameters, site, skip)
-        if given is None:
+        binding = _bind(values, signature, site, skip)
+        if binding is None:
             continue
         use_bound = dict(bound)
         for api_param, parameter in forwarded.items():
-            value = given.get(parameter, by_name[parameter].default)
+            value = binding.value(signature, parameter)
             if value is None:
                 del use_bound[api_param]
             else:
@@ -141,39 +135,6 @@ def _module_level(definition: tree_sitter.Node) -> bool:
     return parent is not None and parent.type == "module"
 
 
-def _parameters(values: Values, definition: tree_sitter.Node) -> list[_Parameter] | None:
-    node = definition.child_by_field_name("parameters")
-    if node is None:
-        return None
-    found: list[_Parameter] = []
-    positional = True
-    for p in node.named_children:
-        kind = p.type
-        if kind == "comment" or kind == "positional_separator":
-            continue
-        if kind in ("keyword_separator", "list_splat_pattern"):
-            positional = False
-            continue
-        if kind == "dictionary_splat_pattern":
-            continue
-        if kind == "identifier":
-            found.append(_Parameter(values.text(p), None, positional))
-        elif kind in ("default_parameter", "typed_default_parameter"):
-            ident = p.child_by_field_name("name")
-            if ident is None:
-                return None
-            found.append(_Parameter(values.text(ident), p.child_by_field_name("value"),
-                                    positional))
-        elif kind == "typed_parameter":
-            ident = next((c for c in p.named_children if c.type == "identifier"), None)
-            if ident is None:
-                return None
-            found.append(_Parameter(values.text(ident), None, positional))
-        else:
-            return None
-    return found
-
-
 def _call_sites(
     values: Values, name: str, wrapper: tree_sitter.Node
 ) -> list[tuple[tree_sitter.Node, int]]:
@@ -203,12 +164,13 @@ def _call_sites(
 
 
 def _bind(
-    values: Values, parameters: list[_Parameter], site: tree_sitter.Node, skip: int = 0
-) -> dict[str, tree_sitter.Node] | None:
-    """The wrapper's parameters the use gives, by position and keyword (after its first
-    ``skip`` arguments); None where the use splats its arguments or gives more positions than
-    the wrapper takes."""
+    values: Values, signature: Signature, site: tree_sitter.Node, skip: int = 0
+) -> Binding | None:
+    """The wrapper's parameters the use gives (after its first ``skip`` arguments); None where
+    the use splats its arguments or is a call Python rejects. A parameter the use leaves out
+    takes its default, or is not given (a partial application gives some only)."""
     arguments = site.child_by_field_name("arguments")
     if arguments is None or arguments.type != "argument_list":
         return None
-    return bind_arguments(values, arguments, [p.name for p in parameters if p.positional], skip)
+    binding = bind(values.parsed, signature, arguments, skip)
+    return None if binding.splat or binding.errors else binding
