@@ -375,6 +375,19 @@ EFFECTS: dict[str, Effects] = {
     ),
     # Decodes a state value held in a register: pure.
     "mbarrier.pending_count": Effects(isa=_SYNC + ": mbarrier.pending_count"),
+    # Whether the barrier has the layout mbarrier.init gave it, which nothing changes after: a
+    # function of the address (CCCL mbarrier_check_layout.h: no volatile, no clobber).
+    "mbarrier.check_layout": Effects(isa=_SYNC + ": mbarrier.check_layout"),
+    # PTX ISA 9.3: submit hands the fabric operations issued so far to the fabric, and wait
+    # waits until they have read their sources (CCCL fabric_submit.h, fabric_wait.h: volatile,
+    # with a "memory" clobber); 9.5's submit.commit_group only closes a group, as
+    # cp.async.bulk.commit_group does (no clobber in CCCL)
+    "fabric": Effects(
+        side_effect=True, orders_memory=True, writes=Writes.NONE, isa=_SYNC + ": fabric"
+    ),
+    "fabric.submit.commit_group": Effects(
+        side_effect=True, writes=Writes.NONE, isa=_SYNC + ": fabric.submit"
+    ),
     "clusterlaunchcontrol.try_cancel": Effects(
         side_effect=True,
         memory="write",

@@ -260,6 +260,27 @@ _add("fence.acquire.sync_restrict::shared::cluster.cluster; sm=90")
 _add("fence.release.sync_restrict::shared::cta.cluster; sm=90")
 _add("fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster; sm=90; head=1")
 _add("fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster; sm=90; head=1")
+# PTX ISA 9.3-9.5 (each taken by ptxas from the toolkit named and rejected by 13.2's, measured;
+# CCCL fence_proxy_{fabric_fabric,fabric_generic,generic_fabric}_alias.h, fence_proxy_alias.h,
+# fence_proxy_async_generic_sync_restrict.h, fence.h): the fabric proxy's alias fences, .sys
+# with .acquire or .release only ("Illegal modifier '.gpu'", ".acquire/.release modifier
+# required"); the alias proxy fence given a semantics; the release of reads of the cluster's
+# shared memory; and the release fence restricted to reads (.release.sys alone: "Modifier
+# '.sync_restrict::read' cannot be combined with modifier '.gpu'")
+for _pair in ("fabric::fabric", "fabric::generic", "generic::fabric"):
+    _add(f"fence.proxy.{_pair}.alias<M:.acquire|.release>.sys; sm=100; head=1; toolkit=13.3")
+_add("fence.proxy.alias<M:.acquire|.release>.sys; sm=90; head=1; toolkit=13.4")
+_add("fence.proxy.async::generic.release.sync_restrict::shared::cluster::read<S:.cta|.cluster>; "
+     "sm=90; head=1; toolkit=13.4")
+_add("fence.alias.sync_restrict::read.release.sys; sm=90; toolkit=13.5")
+# fabric (PTX ISA 9.3, sm_100 and newer, sm_120 too; CCCL fabric_submit.h, fabric_wait.h):
+# submit hands the fabric operations issued so far to the fabric, wait waits until their reads
+# of the sources are done; 9.5 adds a submit that only closes a group and a wait for all but
+# the N most recent groups (an immediate: a register is "Arguments mismatch", ptxas 13.5)
+_add("fabric.submit{.op_restrict::fetching}; sm=100; head=1; toolkit=13.3")
+_add("fabric.submit.commit_group; sm=100; head=1; toolkit=13.5")
+_add("fabric.wait.sync_restrict::reads; sm=100; head=1; toolkit=13.3")
+_add("fabric.wait.sync_restrict::read i:*; sm=100; head=1; toolkit=13.5")
 _add("griddepcontrol<M:.launch_dependents|.wait>; sm=90")
 _add("nanosleep.u32 a:u32; sm=70")
 # (setmaxnreg.inc/.dec is the name: 'setmaxnreg.sync.aligned.inc.u32' is "Not a name of any
@@ -436,6 +457,13 @@ _COUNT = "ai:u32:1.."
 _WAIT_SEM = ("", "<M:.acquire|.relaxed@90><S:.cta|.cluster@90>")
 _add(f"mbarrier.init{_MB_CTA}.b64 [A], a:u32; sm=80")
 _add(f"mbarrier.inval{_MB_CTA}.b64 [A]; sm=80")
+# the barrier's layout (PTX ISA 9.3 by ptxas 13.3-13.5, which take it from .version 9.3 on,
+# where CCCL mbarrier_init.h and mbarrier_check_layout.h say 9.4; sm_90): init picks it, and
+# check_layout tells whether a barrier has it (the predicate only: "Arguments mismatch" for
+# a .b32 register)
+_add(f"mbarrier.init<L:.layout::v0|.layout::v1>{_MB_CTA}.b64 [A], a:u32; sm=90; toolkit=13.3")
+_add(f"mbarrier.check_layout<L:.layout::v0|.layout::v1>{_MB_CTA}.b64 d:pred, [A]; sm=90; "
+     "toolkit=13.3")
 for sem in _ARRIVE_SEM:
     _add(f"mbarrier.arrive{sem}{_MB_CTA}.b64 d_:u64, [A]; sm=80")
     _add(f"mbarrier.arrive{sem}{_MB_CTA}.b64 d_:u64, [A], {_COUNT}; sm=90")

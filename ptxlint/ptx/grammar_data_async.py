@@ -176,6 +176,10 @@ for _hint, _policy in (("", ""), (_HINT, ", ai:u64")):
 _add(f"{_BULK}.shared::cluster.shared::cta{_MB} [A], [A], {_SIZE}, [A]; sm=90")
 _add(f"{_BULK}.commit_group; sm=90")
 _add(f"{_BULK}.wait_group{{.read}} i:*; sm=90")
+# PTX ISA 9.5 (ptxas 13.5; CCCL cp_async_bulk_wait_group.h): a wait restricted to the async
+# proxy's view, never with .read ("Invalid combination of '.sync_restrict::proxy::async' and
+# '.read'")
+_add(f"{_BULK}.wait_group.sync_restrict::proxy::async i:*; sm=90; toolkit=13.5")
 
 # cp.reduce.async.bulk: the operations per type, as for atom/red
 _RED_CLUSTER = (("<O:.and|.or|.xor>", ".b32"), (".add", ".u32|.s32|.u64"),

@@ -41,6 +41,11 @@ _add("rsqrt.approx.f64 d:f64, a:f64")
 _add("rsqrt.approx.ftz.f64 d:f64, a:f64")
 for _op in ("sin", "cos", "lg2", "ex2"):
     _add(f"{_op}.approx{{.ftz}}.f32 d:f32, a:f32")
+# PTX ISA 9.5 (ptxas 13.5, rejected by 13.4): the argument in turns, not radians; .ftz is
+# required (".ftz modifier required for instruction 'sin' with modifier '.2pi'"), .f32 only, and
+# lg2/ex2 have no .2pi ("Illegal modifier '.2pi'")
+for _op in ("sin", "cos"):
+    _add(f"{_op}.approx.ftz.2pi.f32 d:f32, a:f32; toolkit=13.5")
 _add("ex2.approx<T:.f16|.f16x2> d:T, a:T; sm=75")
 _add("ex2.approx.ftz<T:.bf16|.bf16x2> d:T, a:T; sm=90")
 _add("tanh.approx<T:.f32|.f16|.f16x2> d:T, a:T; sm=75")
@@ -93,6 +98,10 @@ _add("prefetch.global<L:.L2::evict_last|.L2::evict_normal> [A]; sm=80")
 _add("prefetch<L:.L2::evict_last|.L2::evict_normal> [A]; sm=80; undocumented")
 _add("prefetchu.L1 [A]")
 _add("prefetch{.const|.param}.tensormap [A]; sm=90")
+# PTX ISA 9.4 (ptxas 13.4; CCCL prefetch.h): a 32-byte L1 prefetch of an address known to be
+# valid, the two words together (".valid_addr modifier required for instruction 'prefetch'
+# with modifier '.L1::32B'", and the other way round)
+_add("prefetch{.global}.L1::32B.valid_addr [A]; sm=90; toolkit=13.4")
 # the fraction is a .f32 in (0.0, 1.0] (ptxas 13.0: "value '1.500000' out of range, expected to
 # be in range (0.000000 .. 1.000000]"; 0.0 likewise)
 _add("createpolicy.fractional<P:.L2::evict_last|.L2::evict_normal|.L2::evict_first|"

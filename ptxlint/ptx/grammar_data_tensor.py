@@ -269,6 +269,10 @@ _CG = "<CG:.cta_group::1|.cta_group::2>"
 # commit's multicast mask is a register only ("Arguments mismatch" for 0 or 3).
 _add(f"tcgen05.alloc{_CG}.sync.aligned{{.shared::cta}}.b32 [A], ai:u32:32|64|128|256|512{_TC}")
 _add(f"tcgen05.dealloc{_CG}.sync.aligned.b32 a:u32, ai:u32:..%32{_TC}")
+# PTX ISA 9.4 (ptxas 13.4; CCCL tcgen05_alloc.h): an exclusive allocation, and its release
+_add(f"tcgen05.alloc.exclusive{_CG}.sync.aligned{{.shared::cta}}.b32 [A], "
+     f"ai:u32:32|64|128|256|512{_TC}; toolkit=13.4")
+_add(f"tcgen05.dealloc.exclusive{_CG}.sync.aligned.b32 a:u32, ai:u32:..%32{_TC}; toolkit=13.4")
 _add(f"tcgen05.relinquish_alloc_permit{_CG}.sync.aligned{_TC}")
 _add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{{.shared::cluster}}.b64 [A]{_TC}")
 _add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{{.shared::cluster}}.multicast::cluster.b64 "

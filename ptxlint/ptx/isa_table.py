@@ -107,8 +107,8 @@ FAMILIES: dict[str, str] = {
     "rcp": "{flt} approx {rnd} ftz",
     "sqrt": "{flt} approx {rnd} ftz",
     "rsqrt": "{flt} approx ftz",
-    "sin": "approx ftz f32",
-    "cos": "approx ftz f32",
+    "sin": "approx ftz f32 2pi",
+    "cos": "approx ftz f32 2pi",
     "lg2": "approx ftz f32",
     "ex2": "approx ftz f32 f16 f16x2 bf16 bf16x2 atype",
     "tanh": "approx f32 f16 f16x2 bf16 bf16x2",
@@ -134,7 +134,10 @@ FAMILIES: dict[str, str] = {
     "ld": "{space} {sem} {scope} {cache} {vec} {int} {bits} {flt} {fp8} relaxed ss",
     "ldu": "global {vec} {int} {bits} {flt}",
     "st": "{space} {sem} {scope} {cache} {vec} {int} {bits} {flt} {fp8} async bulk {mbar} ss",
-    "prefetch": "global local L1 L2 L2::evict_last L2::evict_normal tensormap const param",
+    "prefetch": (
+        "global local L1 L2 L2::evict_last L2::evict_normal tensormap const param L1::32B "
+        "valid_addr"
+    ),
     "prefetchu": "L1",
     "isspacep": "{space}",
     "cvta": "to {space} u32 u64",
@@ -158,7 +161,7 @@ FAMILIES: dict[str, str] = {
         "ca cg shared shared::cta shared::cluster global L2 L2::64B L2::128B L2::256B "
         "L2::cache_hint {mbar} {mcast} {dims} {tensor_mode} {cta_group} cp_mask read "
         "{atomop} noftz {int} {flt} b32 b64 mbarrier arrive noinc ignore_oob "
-        "mbarrier::complete_tx::bytes shared::cta global"
+        "mbarrier::complete_tx::bytes shared::cta global sync_restrict::proxy::async"
     ),
     "multimem": (
         "ld_reduce st red cp reduce async bulk {sem} {scope} global shared::cta shared::cluster "
@@ -197,7 +200,12 @@ FAMILIES: dict[str, str] = {
         "sc acq_rel acquire release {scope} proxy alias async async::global async::shared::cta "
         "async::shared::cluster async::generic tensormap::generic generic::tensormap "
         "mbarrier_init sync_restrict::shared::cluster sync_restrict::shared::cta "
-        "global shared::cta shared::cluster op_restrict"
+        "global shared::cta shared::cluster op_restrict fabric::fabric fabric::generic "
+        "generic::fabric sync_restrict::read sync_restrict::shared::cluster::read"
+    ),
+    "fabric": (
+        "submit wait op_restrict::fetching commit_group sync_restrict::reads "
+        "sync_restrict::read"
     ),
     "atom": (
         "{space} {sem} {scope} {atomop} {int} {bits} {flt} {vec} noftz L2::cache_hint "
@@ -216,7 +224,7 @@ FAMILIES: dict[str, str] = {
     "mbarrier": (
         "init inval expect_tx complete_tx arrive arrive_drop test_wait try_wait pending_count "
         "parity noComplete shared shared::cta shared::cluster b64 {sem} {scope} {mbar} "
-        "expect_tx"
+        "expect_tx check_layout layout::v0 layout::v1"
     ),
     "nanosleep": "u32",
     "trap": "",
@@ -250,8 +258,8 @@ FAMILIES: dict[str, str] = {
     ),
     "tcgen05": (
         "alloc dealloc relinquish_alloc_permit ld st wait cp shift mma commit fence sp ws "
-        "red min max abs NaN sync aligned {cta_group} shared::cta shared::cluster {mcast} "
-        "mbarrier::arrive::one b32 b64 u32 s32 f32 {fp8} pack::16b unpack::16b "
+        "exclusive red min max abs NaN sync aligned {cta_group} shared::cta shared::cluster "
+        "{mcast} mbarrier::arrive::one b32 b64 u32 s32 f32 {fp8} pack::16b unpack::16b "
         "fence::before_thread_sync fence::after_thread_sync wait::ld wait::st down "
         "kind::f16 kind::tf32 kind::f8f6f4 kind::i8 kind::mxf8f6f4 kind::mxf4 kind::mxf4nvf4 "
         "block_scale block16 block32 scale_vec::1X scale_vec::2X scale_vec::4X "
@@ -462,6 +470,15 @@ REQUIREMENTS: tuple[tuple[str, tuple[str, ...], int, int, str], ...] = (
     ("fence", ("cluster",), 90, 78, ""),
     ("fence", ("sync_restrict::shared::cluster",), 90, 86, ""),
     ("fence", ("sync_restrict::shared::cta",), 90, 86, ""),
+    # PTX ISA 9.3-9.5: the fabric proxy, and fences given a semantics or restricted to reads
+    *(("fence", (w,), 100, 93, "") for w in ("fabric::fabric", "fabric::generic",
+                                              "generic::fabric")),
+    ("fence", ("proxy", "alias", "sys"), 90, 94, ""),
+    ("fence", ("sync_restrict::shared::cluster::read",), 90, 94, ""),
+    ("fence", ("sync_restrict::read",), 90, 95, ""),
+    ("fabric", (), 100, 93, ""),
+    ("fabric", ("commit_group",), 100, 95, ""),
+    ("fabric", ("sync_restrict::read",), 100, 95, ""),
     ("membar", ("proxy",), 70, 75, ""),
     ("atom", ("f16",), 70, 63, ""),
     ("atom", ("f16x2",), 60, 62, ""),

@@ -1,0 +1,195 @@
+"""The instruction forms PTX ISA 9.3, 9.4 and 9.5 added (CUDA 13.3, 13.4, 13.5), each gated by
+the toolkit whose ptxas first takes it (``toolkit=13.x``).
+
+The unit tests need no ptxas: under the toolkit that added a form (and every newer one) the rules
+accept it, under the one before they report it as new in that toolkit. The agreement tests run
+where ``benchmarks/toolkits.py 13.2 13.5`` (and 13.3, 13.4) have fetched those toolkits' ptxas,
+and skip otherwise: every gated form assembles with ptxas 13.5 and its own toolkit's, and the
+ptxas of 13.2 (and of the toolkit just before its own) rejects it."""
+
+from __future__ import annotations
+
+import pytest
+
+from ptxlint.ptx import grammar
+from ptxlint.ptx.effects import lookup
+from ptxlint.ptx.instructions import ptx_requirement
+from ptxlint.ptx.parser import parse_template
+from ptxlint.ptx.versions import CudaVersion, format_cuda, ptx_for_cuda, version_options
+from ptxlint.rule import RuleContext
+from tests.benchmark_module import load
+from tests.conftest import lint_text
+from tests.toolchain_cache import INPUT, run_cached
+
+toolkits = load("toolkits")
+agreement = load("ptxas_agreement")
+
+SPELLING = ("PTX204", "PTX206", "PTX207")
+
+# (toolkit that added it, the C++ statement spelling it): each a form CCCL 3.5's generated
+# wrappers (cuda/__ptx/instructions/generated) or the ISA's notes name, written as code does
+NEWER: tuple[tuple[CudaVersion, str], ...] = (
+    ((13, 3), 'asm volatile("fabric.submit;" ::: "memory");'),
+    ((13, 3), 'asm volatile("fabric.submit.op_restrict::fetching;" ::: "memory");'),
+    ((13, 5), 'asm volatile("fabric.submit.commit_group;");'),
+    ((13, 3), 'asm volatile("fabric.wait.sync_restrict::reads;" ::: "memory");'),
+    ((13, 5), 'asm volatile("fabric.wait.sync_restrict::read %0;" :: "n"(2) : "memory");'),
+    ((13, 3), 'asm volatile("fence.proxy.fabric::fabric.alias.acquire.sys;" ::: "memory");'),
+    ((13, 3), 'asm volatile("fence.proxy.fabric::generic.alias.release.sys;" ::: "memory");'),
+    ((13, 3), 'asm volatile("fence.proxy.generic::fabric.alias.acquire.sys;" ::: "memory");'),
+    ((13, 4), 'asm volatile("fence.proxy.alias.release.sys;" ::: "memory");'),
+    ((13, 4), 'asm volatile("fence.proxy.async::generic.release.sync_restrict::shared::cluster'
+              '::read.cluster;" ::: "memory");'),
+    ((13, 5), 'asm volatile("fence.alias.sync_restrict::read.release.sys;" ::: "memory");'),
+    ((13, 5), 'asm volatile("cp.async.bulk.wait_group.sync_restrict::proxy::async %0;" :: '
+              '"n"(0) : "memory");'),
+    ((13, 4), 'asm volatile("prefetch.global.L1::32B.valid_addr [%0];" :: "l"(g) : "memory");'),
+    ((13, 3), 'asm("mbarrier.init.layout::v1.shared.b64 [%0], %1;" :: "r"(s), "r"(n) : '
+              '"memory");'),
+    ((13, 3), 'asm("{ .reg .pred P; mbarrier.check_layout.layout::v0.shared::cta.b64 P, [%1]; '
+              'selp.b32 %0, 1, 0, P; }" : "=r"(n) : "r"(s));'),
+    ((13, 4), 'asm volatile("tcgen05.alloc.exclusive.cta_group::1.sync.aligned.shared::cta.b32 '
+              '[%0], %1;" :: "r"(s), "r"(n) : "memory");'),
+    ((13, 4), 'asm volatile("tcgen05.dealloc.exclusive.cta_group::2.sync.aligned.b32 %0, %1;" '
+              ':: "r"(n), "r"(n) : "memory");'),
+    ((13, 5), 'asm("sin.approx.ftz.2pi.f32 %0, %1;" : "=f"(f) : "f"(f));'),
+    ((13, 5), 'asm("cos.approx.ftz.2pi.f32 %0, %1;" : "=f"(f) : "f"(f));'),
+)
+
+
+def _kernel(statement: str) -> str:
+    return ("__device__ void k(const float* g, unsigned s, unsigned n, float f) {\n"
+            f"  {statement}\n}}\n")
+
+
+def _spelling_findings(statement: str, cuda: CudaVersion) -> list[str]:
+    context = RuleContext(options=version_options(format_cuda(cuda), None, "."))
+    return [f"{f.rule} {f.message}" for f in lint_text(_kernel(statement), select=SPELLING,
+                                                         context=context)]
+
+
+@pytest.mark.parametrize(("added", "statement"), NEWER)
+def test_a_newer_form_is_accepted_from_its_toolkit_on(added: CudaVersion, statement: str) -> None:
+    for cuda in ((13, 5), added):
+        assert _spelling_findings(statement, cuda) == [], (cuda, statement)
+
+
+@pytest.mark.parametrize(("added", "statement"), NEWER)
+def test_a_newer_form_is_new_in_its_toolkit_for_the_older_ones(
+    added: CudaVersion, statement: str,
+) -> None:
+    before = (added[0], added[1] - 1)
+    for cuda in ((13, 0), before):
+        [finding] = _spelling_findings(statement, cuda)
+        assert finding.startswith("PTX204") and f"new in ptxas {format_cuda(added)}" in finding
+
+
+@pytest.mark.parametrize("text", [
+    "fabric.submit.op_restrict::fetching.commit_group",  # ptxas 13.5: Unknown modifier
+    "fabric.wait",  # "Illegal modifier ''"
+    "fence.proxy.fabric::fabric.alias.acquire.gpu",  # ".sys modifier required"
+    "fence.proxy.fabric::fabric.alias.sys",  # ".acquire/.release modifier required"
+    "fence.proxy.alias.acq_rel.sys",  # "Illegal modifier '.acq_rel'"
+    "fence.alias.sync_restrict::read.acquire.sys",  # "cannot be combined with modifier"
+    "cp.async.bulk.wait_group.read.sync_restrict::proxy::async 0",  # "Invalid combination"
+    "prefetch.global.L1::32B [%rd1]",  # ".valid_addr modifier required"
+    "prefetch.global.L1.valid_addr [%rd1]",  # ".L1::32B modifier required"
+    "sin.approx.2pi.f32 %f1, %f2",  # ".ftz modifier required"
+    "ex2.approx.ftz.2pi.f32 %f1, %f2",  # "Illegal modifier '.2pi'"
+    "mbarrier.check_layout.shared::cta.b64 %p1, [%rd1]",  # ".layout modifier required"
+    "mbarrier.check_layout.layout::v0.shared::cta.b64 %r1, [%rd1]",  # "Arguments mismatch"
+    "fabric.wait.sync_restrict::read %r1",  # "Arguments mismatch"
+])
+def test_what_ptxas_13_5_rejects_of_the_newer_families_is_rejected(text: str) -> None:
+    assert agreement.predict(text).status == "reject"
+
+
+def test_the_newer_forms_need_their_ptx_isa_and_targets() -> None:
+    def needs(text: str) -> tuple[int, grammar.Need | None]:
+        [instruction] = parse_template(text + ";", extended=False).instructions
+        return (ptx_requirement(instruction.opcode, instruction.modifiers)[0],
+                grammar.modifier_need(instruction.opcode, instruction.modifiers))
+
+    ptx, need = needs("fabric.submit")
+    assert ptx == 93 and need is not None and need.admits(100, "") and not need.admits(90, "a")
+    ptx, need = needs("fence.proxy.alias.release.sys")
+    assert ptx == 94 and need is not None and need.admits(90, "") and not need.admits(80, "")
+    ptx, need = needs("sin.approx.ftz.2pi.f32")
+    assert ptx == 95 and need is not None and need.admits(75, "")
+    ptx, need = needs("tcgen05.alloc.exclusive.cta_group::1.sync.aligned.shared::cta.b32")
+    assert ptx == 94 and need is not None and not need.admits(120, "a")
+
+
+def test_fabric_submit_and_wait_order_memory_and_commit_group_only_closes_a_group() -> None:
+    for words in (("submit",), ("submit", "op_restrict::fetching"),
+                  ("wait", "sync_restrict::reads")):
+        effects = lookup("fabric", words)
+        assert effects is not None and effects.orders_memory and effects.side_effect
+    closing = lookup("fabric", ("submit", "commit_group"))
+    assert closing is not None and closing.side_effect and not closing.orders_memory
+    layout = lookup("mbarrier", ("check_layout", "layout::v0", "shared::cta", "b64"))
+    assert layout is not None and layout.pure
+
+
+# ----------------------------------------------------------------------------- ptxas
+
+
+def _found(version: str) -> str | None:
+    return toolkits.found().get(version)
+
+
+def _assembles(ptxas: str, isa: int, target: str, line: str) -> bool:
+    source = (f".version {isa // 10}.{isa % 10}\n.target {target}\n.address_size 64\n"
+              ".entry k() {\n"
+              ".reg .b16 %h<16>; .reg .b32 %r<64>; .reg .b64 %rd<16>; .reg .f32 %f<64>;\n"
+              ".reg .f64 %fd<16>; .reg .pred %p<8>; .reg .b128 %q<4>;\n"
+              f"{line};\nL1:\nret;\n}}\n")
+    return run_cached(ptxas, ["-arch", target, INPUT, "-o", "/dev/null"], source,
+                      filename="case.ptx").ok
+
+
+def _gated_past_13_2() -> list[tuple[grammar.Form, str, list[str]]]:
+    """Each form gated past 13.2, a target its need admits, and its instances."""
+    out = []
+    for form in grammar.forms():
+        if form.toolkit is None or form.toolkit <= (13, 2):
+            continue
+        target = next((f"sm_{sm}{suffix}" for sm, suffix in agreement.TARGETS
+                       if form.need.admits(sm, suffix)), None)
+        if target is not None:
+            out.append((form, target, [i.text() for i in agreement.instances(form)]))
+    return out
+
+
+def test_every_form_gated_past_13_2_assembles_with_13_5_and_not_with_13_2() -> None:
+    newest, oldest = _found("13.5"), _found("13.2")
+    if newest is None or oldest is None:
+        pytest.skip("ptxas 13.5 or 13.2 not cached (python benchmarks/toolkits.py 13.2 13.5)")
+    gated = _gated_past_13_2()
+    assert len(gated) >= 18  # the 13.3-13.5 forms are there to be proven
+    for form, target, texts in gated:
+        assert form.toolkit is not None
+        own = ptx_for_cuda(form.toolkit)
+        assert own is not None and own > 92
+        for text in texts:
+            assert _assembles(newest, 95, target, text), text
+            assert not _assembles(oldest, 92, target, text), text
+
+
+def test_every_form_gated_past_13_2_is_its_own_toolkits_and_not_the_one_befores() -> None:
+    checked = 0
+    for form, target, texts in _gated_past_13_2():
+        assert form.toolkit is not None
+        own, before = format_cuda(form.toolkit), format_cuda((13, form.toolkit[1] - 1))
+        own_ptxas, before_ptxas = _found(own), _found(before)
+        own_isa, before_isa = ptx_for_cuda(form.toolkit), ptx_for_cuda((13, form.toolkit[1] - 1))
+        assert own_isa is not None and before_isa is not None
+        for text in texts[:4]:
+            if own_ptxas is not None:
+                assert _assembles(own_ptxas, own_isa, target, text), (own, text)
+                checked += 1
+            if before_ptxas is not None:
+                assert not _assembles(before_ptxas, before_isa, target, text), (before, text)
+                checked += 1
+    if not checked:
+        pytest.skip("no ptxas of 13.2-13.5 cached (python benchmarks/toolkits.py 13.3 13.4 13.5)")
