@@ -338,3 +338,33 @@ def test_an_annotated_star_parameter_is_the_callers_value_not_a_module_constant(
         )
         (s,) = statements(text)
         assert s.template.text == HOLE, parameters
+
+
+def test_a_dtype_after_a_list_splat_is_not_known() -> None:
+    # ``tl.zeros(*shape, tl.float16)``: float16 is ``dtype`` only where ``shape`` holds one item
+    text = HEADER + (
+        "def k(x, shape, n):\n"
+        "    a = tl.zeros(shape, tl.float16)\n"
+        "    b = tl.zeros(*shape, tl.float16)\n"
+        "    c = x.to(dtype=tl.float16)\n"
+        "    d = tl.full(shape, 0, dtype=tl.float16)\n"
+        "    return tl.inline_asm_elementwise('add.f16x2 $0, $1, $2;', '=r,r,r', [a, b, c, d],"
+        " dtype=tl.float16, is_pure=True, pack=2)\n"
+    )
+    (s,) = statements(text)
+    assert s.llvm is not None and s.llvm.args is not None
+    assert [a.dtype for a in s.llvm.args] == ["float16", None, "float16", "float16"]
+
+
+def test_format_arguments_bind_as_str_format_binds_them() -> None:
+    def template(call: str) -> str:
+        text = HEADER + "def k(x, parts):\n" + (
+            f"    return tl.inline_asm_elementwise({call}, '=r,r', [x], dtype=tl.int32,"
+            " is_pure=True, pack=1)\n"
+        )
+        (s,) = statements(text)
+        return s.template.text
+
+    assert template("'{}.s32 $0, {reg};'.format('neg', reg='$1')") == "neg.s32 $0, $1;"
+    assert template("'{1}.s32 $0, {0};'.format('$1', 'abs')") == "abs.s32 $0, $1;"
+    assert template("'{}.s32 $0, $1;'.format(*parts)") == HOLE  # what ``parts`` holds is unknown

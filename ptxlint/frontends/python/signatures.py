@@ -2,10 +2,12 @@
 
 Read by ``helpers`` (a same-module helper's body evaluated with one call's arguments),
 ``wrappers`` (each use of a same-module wrapper around an API call, read with the arguments
-that use gives), ``frontend`` (an API call's arguments by the API's parameter names) and
-``values`` (a name that is a parameter holds the caller's value, not a module constant). None
-of them parses a parameter list or walks an argument list itself; each keeps its own policy for
-what a binding leaves open (a splat, a parameter no argument gives, a call Python rejects).
+that use gives), ``frontend`` (an API call's arguments by the API's parameter names),
+``values`` (a name that is a parameter holds the caller's value, not a module constant; the
+fields of ``str.format``) and ``triton_types`` (the ``dtype`` a tensor is built or cast with).
+None of them parses a parameter list or binds an argument list itself; each keeps its own
+policy for what a binding leaves open (a splat, a parameter no argument gives, a call Python
+rejects).
 
 ``read_signature`` reads a ``def`` (or ``lambda``) into ``inspect.Parameter``'s five kinds: the
 parameters before ``/`` are positional-only, those after ``*`` or ``*args`` keyword-only.

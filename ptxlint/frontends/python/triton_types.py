@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tree_sitter
 
+from .signatures import Signature, api_signature, bind
 from .values import Values
 
 # Triton / JAX / CuTe element type names (last attribute) -> bits.
@@ -77,8 +78,15 @@ def result_dtypes(values: Values, node: tree_sitter.Node) -> tuple[str | None, .
     return None
 
 
-_TO_METHODS = ("to",)
-_TYPED_BUILDERS = {"full": 2, "zeros": 1, "ones": 1, "cast": 1}
+# The calls whose ``dtype`` argument is the element type of what they return (``x.to(dtype)``,
+# ``tl.full(shape, value, dtype)``, ``tl.cast(input, dtype)``), by the callee's last name.
+_DTYPE_CALLS: dict[str, Signature] = {
+    "to": api_signature(("dtype",)),
+    "full": api_signature(("shape", "value", "dtype")),
+    "zeros": api_signature(("shape", "dtype")),
+    "ones": api_signature(("shape", "dtype")),
+    "cast": api_signature(("input", "dtype")),
+}
 
 
 def arg_dtype(values: Values, node: tree_sitter.Node, depth: int = 0) -> str | None:
@@ -99,28 +107,11 @@ def arg_dtype(values: Values, node: tree_sitter.Node, depth: int = 0) -> str | N
     if function is None or arguments is None or function.type != "attribute":
         return None
     method = function.child_by_field_name("attribute")
-    name = values.text(method) if method is not None else ""
-    if name not in _TO_METHODS and name not in _TYPED_BUILDERS:
-        return None  # before the arguments are listed: CuTe's `x.ir_value(loc=loc, ip=ip)`
-    args = [a for a in arguments.named_children if a.type != "comment"]
-    positional = [a for a in args if a.type != "keyword_argument"]
-    keywords = {
-        values.text(k): v
-        for a in args
-        if a.type == "keyword_argument"
-        and (k := a.child_by_field_name("name")) is not None
-        and (v := a.child_by_field_name("value")) is not None
-    }
-    if name in _TO_METHODS:
-        dtype = keywords.get("dtype") or (positional[0] if positional else None)
-        return dtype_name(values, dtype) if dtype is not None else None
-    if name in _TYPED_BUILDERS:
-        dtype = keywords.get("dtype")
-        index = _TYPED_BUILDERS[name]
-        if dtype is None and len(positional) > index:
-            dtype = positional[index]
-        return dtype_name(values, dtype) if dtype is not None else None
-    return None
+    signature = _DTYPE_CALLS.get(values.text(method)) if method is not None else None
+    if signature is None:
+        return None  # before the arguments are bound: CuTe's `x.ir_value(loc=loc, ip=ip)`
+    dtype = bind(values.parsed, signature, arguments).given.get("dtype")
+    return dtype_name(values, dtype) if dtype is not None else None
 
 
 # Calls whose result has the element count of their first argument (of the receiver: ``to``).

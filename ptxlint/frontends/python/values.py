@@ -21,7 +21,7 @@ from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import Span
 
 from . import helpers, pystrings
-from .signatures import read_signature
+from .signatures import api_signature, bind, read_signature
 
 _MAX_DEPTH = 24
 # Resolution steps per file: names that double at every step (`a = b + b; b = c + c; ...`)
@@ -50,6 +50,7 @@ _REPEATING = frozenset({
 })
 _CONSTEXPR = re.compile(r"^(?:\w+\.)*constexpr$")
 _FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([^{}!:]*)\}")
+_FORMAT = api_signature((), "args")  # str.format(*args, **kwargs)
 # A condition that is true on AMD's ROCm/HIP build (`torch.version.hip`, `is_hip()`), or on
 # the CUDA build (`torch.version.cuda`): a platform choice, not a runtime value.
 _HIP_TEST = re.compile(r"^\s*(?:[\w.]*\bversion\.hip|[\w.]*\bis_(?:hip|rocm)\s*\(\s*\))\s*$")
@@ -248,7 +249,7 @@ class Values:
         if receiver is None or method is None:
             return None
         if self.text(method) == "format":
-            return self._format(receiver, args, depth)
+            return self._format(receiver, arguments, depth)
         if self.text(method) == "join" and len(args) == 1:
             separator = self._string(receiver, depth + 1)
             items = args[0]
@@ -263,7 +264,7 @@ class Values:
         return None
 
     def _format(
-        self, receiver: tree_sitter.Node, args: list[tree_sitter.Node], depth: int
+        self, receiver: tree_sitter.Node, arguments: tree_sitter.Node, depth: int
     ) -> Sourced | None:
         template = self._string(receiver, depth + 1)
         if template is None or template.has_holes:
@@ -271,16 +272,10 @@ class Values:
         leftover = _FORMAT_FIELD.sub("", template.text)
         if "{" in leftover or "}" in leftover:
             return None  # `{0:x}`, `{a!r}`, `{a[0]}`: formatted, not substituted
-        positional = [a for a in args if a.type not in ("keyword_argument",)]
-        if any(a.type in ("list_splat", "dictionary_splat") for a in args):
+        binding = bind(self.parsed, _FORMAT, arguments)
+        if binding.splat or binding.errors:
             return None
-        keywords: dict[str, tree_sitter.Node] = {}
-        for a in args:
-            if a.type == "keyword_argument":
-                key = a.child_by_field_name("name")
-                value = a.child_by_field_name("value")
-                if key is not None and value is not None:
-                    keywords[self.text(key)] = value
+        positional, keywords = binding.var_positional, binding.var_keyword
         out = Sourced()
         last = 0
         auto = 0
