@@ -134,3 +134,18 @@ def test_a_built_in_size_is_certain_only_where_every_target_agrees(
 
     assert certain_size(spelling) == size
     assert least_integer_size(spelling) == least
+
+
+@pytest.mark.parametrize(("expression", "value"), [
+    ("sizeof(int2) * 560", 4480),
+    ("sizeof(unsigned int) * 1120", 4480),
+    ("sizeof(cuda::std::uint32_t) * 1120", 4480),
+    ("sizeof(bool)", 1),
+    ("sizeof(long) * 560", None),  # 4 bytes on Windows, 8 on Linux
+    ("sizeof(cute::float4)", None),  # another namespace's type of that name
+])
+def test_a_sizeof_term_is_the_front_end_size(flow: FunctionFlow, expression: str,
+                                              value: int | None) -> None:
+    assert flow.constant(expression) == value
+    region = ("smem_raw", value) if value is not None else None
+    assert copy_region(flow, f"smem + {expression} + threadIdx.x * 16") == region

@@ -71,7 +71,7 @@ _SUM = frozenset({"+", "-"})
 _TIGHTER = frozenset({"*", "/", "%"})
 # no sum of terms at all, whatever their operands
 _NO_SUM = frozenset({"conditional_expression", "comma_expression", "assignment_expression"})
-# what moves an address: a helper that passes its parameter on along does none of it
+# what moves an address: a helper that passes its parameter on does none of it
 _MOVES = _NO_SUM | {"binary_expression", "subscript_expression", "update_expression"}
 
 

@@ -1,6 +1,7 @@
 """The value of an integer expression in one C++ function, for value flow
-(``FunctionFlow.constant``): literals, ``sizeof`` of a built-in type, and locals defined once
-by such an expression, followed ``MAX_CHAIN`` deep.
+(``FunctionFlow.constant``): literals, ``sizeof`` of a built-in type whose size every target
+agrees on (``c_types.certain_size``), and locals defined once by such an expression, followed
+``MAX_CHAIN`` deep.
 
 The text, with those replaced by their values, is evaluated as the C preprocessor evaluates
 ``#if`` arithmetic (``frontends.cxx.preproc.integer_value``: 64-bit, C's division, what C
@@ -15,17 +16,15 @@ from typing import Protocol
 
 import tree_sitter
 
+from ptxlint.frontends.cxx.c_types import STD_SCOPES, certain_size
 from ptxlint.frontends.cxx.preproc import integer_value
 from ptxlint.lazy_regex import on_first_use
 
 MAX_CHAIN = 4  # locals followed through their initializers
 
-_SIZES = {"char": 1, "int8_t": 1, "uint8_t": 1, "short": 2, "half": 2, "__half": 2,
-          "nv_bfloat16": 2, "__nv_bfloat16": 2, "int16_t": 2, "uint16_t": 2, "int": 4,
-          "unsigned": 4, "float": 4, "int32_t": 4, "uint32_t": 4, "double": 8, "int64_t": 8,
-          "uint64_t": 8, "float4": 16, "int4": 16, "uint4": 16, "float2": 8, "half2": 4,
-          "__half2": 4}
-_SIZEOF = on_first_use(r"sizeof\s*\(\s*([A-Za-z_][\w:]*)\s*\)")
+# ``sizeof`` of a type named by words (``unsigned int``), in a namespace or none
+_SIZEOF = on_first_use(
+    r"sizeof\s*\(\s*((?:[A-Za-z_]\w*\s*::\s*)*)([A-Za-z_]\w*(?:\s+[A-Za-z_]\w*)*)\s*\)")
 # a name, not the letters of a literal (``16u``, ``0x1fUL``, ``1e5``)
 _NAME = on_first_use(r"(?<![\w.])[A-Za-z_]\w*")
 
@@ -50,7 +49,8 @@ def constant_of(flow: Definitions, expression: str, depth: int = 0) -> int | Non
         return None
 
     def sizeof(match: re.Match[str]) -> str:
-        size = _SIZES.get(match.group(1).split("::")[-1])
+        scope = "::".join(part.strip() for part in match.group(1).split("::")[:-1])
+        size = certain_size(" ".join(match.group(2).split())) if scope in STD_SCOPES else None
         return str(size) if size is not None else "@"  # "@": no C expression reads it
 
     text = _SIZEOF().sub(sizeof, expression.strip())
