@@ -187,7 +187,7 @@ def test_a_verdict_that_changed_between_toolkits_follows_cuda_version() -> None:
 def _assembles(ptxas: str, isa: str, target: str, line: str) -> bool:
     source = (f".version {isa}\n.target {target}\n.address_size 64\n.entry k() {{\n"
               ".reg .b16 %h<16>; .reg .b32 %r<64>; .reg .b64 %rd<16>; .reg .f32 %f<64>;\n"
-              ".reg .f64 %fd<16>; .reg .pred %p<8>; .reg .b128 %q<4>;\n"
+              ".reg .f64 %fd<16>; .reg .pred %p<8>; .reg .b128 %q<4>; .reg .b8 %c<16>;\n"
               f"{line};\nL1:\nret;\n}}\n")
     return run_cached(ptxas, ["-arch", target, INPUT, "-o", "/dev/null"], source,
                       filename="case.ptx").ok

@@ -491,12 +491,42 @@ for sem in _WAIT_SEM:
     _add(f"mbarrier.test_wait.parity{sem}{_MB_CTA}.b64 d:pred, [A], a:u32; sm=80")
     _add(f"mbarrier.try_wait{sem}{_MB_CTA}.b64 d:pred, [A], ai:u64, ?a:u32; sm=90")
     _add(f"mbarrier.try_wait.parity{sem}{_MB_CTA}.b64 d:pred, [A], a:u32, ?a:u32; sm=90")
+# PTX ISA 9.3 (ptxas 13.3 takes them at .version 9.3, where CCCL mbarrier_try_wait*.h and
+# mbarrier_test_wait*.h say 9.4; sm_90): a wait on the primary phase, whose second predicate
+# says whether a report was seen and whose .b8 (before the address) the report's value, and a
+# wait on a conditional phase, by parity only (".parity modifier required") into one predicate
+# ("Arguments mismatch" for a pair); the CTA's own barrier only ("Illegal modifier '::cluster'")
+_PRIMARY, _CONDITIONAL = ".phase_type::primary", ".phase_type::conditional"
+for sem in _WAIT_SEM:
+    for op, state, hint in (("test_wait", "ai:u64", ""), ("test_wait.parity", "a:u32", ""),
+                            ("try_wait", "ai:u64", ", ?a:u32"),
+                            ("try_wait.parity", "a:u32", ", ?a:u32")):
+        for report in ("", " d:b8!,"):
+            _add(f"mbarrier.{op}{_PRIMARY}{sem}{_MB_CTA}.b64 d:pred|p,{report} [A], {state}"
+                 f"{hint}; sm=90; toolkit=13.3")
+        if "parity" in op:
+            _add(f"mbarrier.{op}{_CONDITIONAL}{sem}{_MB_CTA}.b64 d:pred, [A], {state}{hint}; "
+                 "sm=90; toolkit=13.3")
+# PTX ISA 9.4 (ptxas 13.4; CCCL mbarrier_arrive.h, mbarrier_arrive_drop.h,
+# mbarrier_complete_tx.h), sm_107 only ("Feature 'mbarrier.arrive.multicast::cluster::32b' not
+# supported" on sm_100f, sm_103a, sm_110a, sm_120a): an arrival on, or a completion of, the
+# barriers of the CTAs a 32-bit mask names (a register or an immediate; a .b16 is "Arguments
+# mismatch"), whose state goes to the sink ("Sink '_' is expected")
+_MC32 = ".shared::cluster.multicast::cluster::32b.b64"
+for sem in _CLUSTER_SEM:
+    for op in ("arrive", "arrive_drop"):
+        _add(f"mbarrier.{op}{sem}{_MC32} _, [A], ai:u32; sm=107f; toolkit=13.4")
+        _add(f"mbarrier.{op}{sem}{_MC32} _, [A], {_COUNT}, ai:u32; sm=107f; toolkit=13.4")
+        _add(f"mbarrier.{op}.expect_tx{sem}{_MC32} _, [A], a:u32, ai:u32; sm=107f; "
+             "toolkit=13.4")
+for sem in ("", ".relaxed<S:.cta|.cluster>"):
+    _add(f"mbarrier.complete_tx{sem}{_MC32} [A], a:u32, ai:u32; sm=107f; toolkit=13.4")
 _add("mbarrier.pending_count.b64 d:u32, ai:u64; sm=80")
 
 # ptxas reads mbarrier's sub-instruction words first ("Unknown modifier '.expect_tx'" in
 # mbarrier.arrive.release.cta.expect_tx)
 _MBARRIER_OPS = {"init", "inval", "arrive", "arrive_drop", "expect_tx", "complete_tx",
-                 "test_wait", "try_wait", "parity", "pending_count"}
+                 "test_wait", "try_wait", "parity", "pending_count", "check_layout"}
 
 
 def _head(form: str) -> str:

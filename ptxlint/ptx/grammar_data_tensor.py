@@ -277,6 +277,17 @@ _add(f"tcgen05.relinquish_alloc_permit{_CG}.sync.aligned{_TC}")
 _add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{{.shared::cluster}}.b64 [A]{_TC}")
 _add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{{.shared::cluster}}.multicast::cluster.b64 "
      f"[A], r:b16{_TC}")
+# PTX ISA 9.4 (ptxas 13.4; CCCL tcgen05_commit.h), sm_107 only ("Feature
+# 'tcgen05.commit.multicast::cluster::32b' not supported" on sm_100a, sm_103a, sm_110a): the
+# arrival on the barriers of the CTAs a 32-bit mask names (a register or an immediate: "must be
+# 32-bit size" for a .b16), and a commit restricted to the MMAs' reads of their A operands
+_TC107 = "; sm=107f; head=1; toolkit=13.4"
+_READ_A = ".sync_restrict::shared::read::mma::a"
+_add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{{{_READ_A}}}{{.shared::cluster}}"
+     f".multicast::cluster::32b.b64 [A], ai:u32{_TC107}")
+_add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{_READ_A}{{.shared::cluster}}.b64 [A]{_TC107}")
+_add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{_READ_A}{{.shared::cluster}}"
+     f".multicast::cluster.b64 [A], r:b16{_TC107}")
 _add("tcgen05.fence::before_thread_sync; sm=100f; head=1")
 _add("tcgen05.fence::after_thread_sync; sm=100f; head=1")
 _add("tcgen05.wait::ld.sync.aligned; sm=100f; head=1")

@@ -224,7 +224,8 @@ FAMILIES: dict[str, str] = {
     "mbarrier": (
         "init inval expect_tx complete_tx arrive arrive_drop test_wait try_wait pending_count "
         "parity noComplete shared shared::cta shared::cluster b64 {sem} {scope} {mbar} "
-        "expect_tx check_layout layout::v0 layout::v1"
+        "expect_tx check_layout layout::v0 layout::v1 phase_type::primary "
+        "phase_type::conditional multicast::cluster::32b"
     ),
     "nanosleep": "u32",
     "trap": "",
@@ -259,7 +260,8 @@ FAMILIES: dict[str, str] = {
     "tcgen05": (
         "alloc dealloc relinquish_alloc_permit ld st wait cp shift mma commit fence sp ws "
         "exclusive red min max abs NaN sync aligned {cta_group} shared::cta shared::cluster "
-        "{mcast} mbarrier::arrive::one b32 b64 u32 s32 f32 {fp8} pack::16b unpack::16b "
+        "{mcast} multicast::cluster::32b sync_restrict::shared::read::mma::a "
+        "mbarrier::arrive::one b32 b64 u32 s32 f32 {fp8} pack::16b unpack::16b "
         "fence::before_thread_sync fence::after_thread_sync wait::ld wait::st down "
         "kind::f16 kind::tf32 kind::f8f6f4 kind::i8 kind::mxf8f6f4 kind::mxf4 kind::mxf4nvf4 "
         "block_scale block16 block32 scale_vec::1X scale_vec::2X scale_vec::4X "
