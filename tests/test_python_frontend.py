@@ -191,6 +191,46 @@ def test_parameters_and_conditional_values_are_holes() -> None:
         ("mov.b32 $0, $1;", ("if c",)), ("neg.s32 $0, $1;", ("else",))]
 
 
+def test_a_branch_that_leaves_before_the_call_gives_no_reading() -> None:
+    """A branch that returns or raises never reaches a call after its ``if``, so the value
+    bound before the ``if`` (cuDNN frontend's ``cvt_instruction = ""`` then ``else: return``)
+    is read for no statement, and nothing is reported on it; a ``try`` around the ``if`` (whose
+    ``except`` may hold the call) or a ``raise`` inside a ``with`` (whose context manager may
+    swallow it) keeps the branch's reading."""
+    def body(leave: str, indent: str = "    ") -> str:
+        return (
+            f"{indent}asm = 'mov.u32 $0, $2;'\n"
+            f"{indent}if k == 1:\n"
+            f"{indent}    asm = 'add.u32 $0, $1, $1;'\n"
+            f"{indent}elif k == 2:\n"
+            f"{indent}    asm = 'sub.u32 $0, $1, $1;'\n"
+            f"{indent}else:\n"
+            f"{indent}    if x:\n"
+            f"{indent}        return x\n"
+            f"{indent}    else:\n"
+            f"{indent}        {leave}\n"
+        )
+    call = "    return tl.inline_asm_elementwise(asm, '=r,r', [x], tl.uint32, True, 1)\n"
+    for leave in ("return x", "raise ValueError(k)"):
+        text = HEADER + "def f(x, k):\n" + body(leave) + call
+        assert [s.template.text for s in statements(text)] == [
+            "add.u32 $0, $1, $1;", "sub.u32 $0, $1, $1;"]
+        assert lint_text(text, path="k.py") == []
+    # an `if` without `else` may run on: the `else` branch reaches the call with the value
+    # bound before the `if`, whose '$2' names no operand
+    runs_on = HEADER + "def f(x, k):\n" + body("return x").replace(
+        "        if x:\n            return x\n        else:\n", "        if x:\n") + call
+    assert "mov.u32 $0, $2;" in [s.template.text for s in statements(runs_on)]
+    assert [f.rule for f in lint_text(runs_on, path="k.py")] == ["PTX001"]
+    in_try = HEADER + "def f(x, k):\n    try:\n" + body("raise ValueError(k)", "        ") + (
+        "    except ValueError:\n    " + call)
+    assert "mov.u32 $0, $2;" in [s.template.text for s in statements(in_try)]
+    in_with = HEADER + "def f(x, k):\n    with ctx():\n" + body("raise ValueError(k)",
+                                                           "        ") + call
+    assert "mov.u32 $0, $2;" in [s.template.text for s in statements(in_with)]
+    assert [f.rule for f in lint_text(in_with, path="k.py")] == ["PTX001"]
+
+
 def test_amdgpu_asm_in_the_same_api_is_not_ptx() -> None:
     text = HEADER + (
         "def f():\n"

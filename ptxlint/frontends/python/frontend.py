@@ -45,7 +45,7 @@ from .embedded_cxx import extract_embedded
 from .inline_ptx import read_inline_ptx
 from .mlir_operands import mlir_operand_types
 from .signatures import Signature, api_signature, bind
-from .values import Values, branches
+from .values import Values, branches, never_passes
 from .wrappers import wrapper_uses
 
 _CALLEE = re.compile(
@@ -318,7 +318,8 @@ def _llvm_branches(
     (``if isinstance(v, Int32): asm = "clz.b32 ..."; elif ...: asm = "clz.b64 ..."``), the
     call read once per branch, each with what that branch binds, as the C++ front end reads a
     statement once per ``#if`` branch. A branch whose reading is still a hole (one that binds
-    nothing, or raises) gives no statement; when no branch gives one, the call stays a hole,
+    nothing, or raises), or that never runs past the ``if`` (``else: return``, whatever was
+    bound before it), gives no statement; when no branch gives one, the call stays a hole,
     unless the branches that bind a whole template all bind another ISA's (``if 'gfx11' in
     arch: asm = "s_sendmsg_rtn_b64 ..."``: Triton's AMD helpers): then it is no PTX, as a
     literal AMD template is not."""
@@ -337,6 +338,8 @@ def _llvm_branches(
     other_isa: list[tuple[int, str]] = []  # the branches read as another ISA's assembly
     partial = False  # a branch read as some PTX text around a hole
     for index, branch in enumerate(branches(point)[:_MAX_BRANCHES]):
+        if never_passes(point, branch):
+            continue
         values.choices = {point.id: index}
         one = ExtractionResult()
         try:

@@ -562,6 +562,45 @@ def branch_index(node: tree_sitter.Node, child: tree_sitter.Node) -> int | None:
     return None
 
 
+def never_passes(point: tree_sitter.Node, branch: tree_sitter.Node) -> bool:
+    """Whether control that takes ``branch`` of ``if`` statement ``point`` never runs past
+    ``point``: the branch ends in a ``return`` or ``raise`` (or in an ``if`` with an ``else``
+    whose every branch does). A use after ``point`` then never sees what that branch binds
+    (``else: return`` after ``op = ""`` leaves the ``""`` to no call). Not where the function
+    runs code on the way out between ``point`` and its scope: a ``try`` (an ``except`` or
+    ``finally`` clause may run the use), nor a ``raise`` inside a ``with`` (its context
+    manager may swallow the exception)."""
+    raises_leave = True
+    current = point.parent
+    while current is not None and current.type not in _SCOPES:
+        if current.type == "try_statement":
+            return False
+        if current.type == "with_statement":
+            raises_leave = False
+        current = current.parent
+    return _ends_leaving(branch, raises_leave)
+
+
+def _ends_leaving(branch: tree_sitter.Node, raises_leave: bool) -> bool:
+    """Whether the block of ``branch`` (an ``if`` body, an ``elif`` or ``else`` clause) ends
+    in a statement after which control cannot run on."""
+    block = branch if branch.type == "block" else (
+        branch.child_by_field_name("consequence") or branch.child_by_field_name("body"))
+    if block is None:
+        return False
+    statements = [c for c in block.named_children if c.type != "comment"]
+    if not statements:
+        return False
+    last = statements[-1]
+    if last.type == "return_statement" or (raises_leave and last.type == "raise_statement"):
+        return True
+    if last.type != "if_statement":
+        return False
+    arms = branches(last)
+    return (any(arm.type == "else_clause" for arm in arms)
+            and all(_ends_leaving(arm, raises_leave) for arm in arms))
+
+
 def _only_child(node: tree_sitter.Node) -> tree_sitter.Node | None:
     children = [c for c in node.named_children if c.type != "comment"]
     return children[0] if len(children) == 1 else None
