@@ -24,7 +24,7 @@ from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, unify_line_breaks
 from ptxlint.ptx import parser as ptx_parser
-from ptxlint.rule import NEEDS, PARSE_NEEDS, Rule, RuleContext, parse_features
+from ptxlint.rule import HELPER_CALLS, NEEDS, PARSE_NEEDS, Rule, RuleContext, parse_features
 
 if TYPE_CHECKING:
     from ptxlint.tier2 import Tier2Session
@@ -226,8 +226,38 @@ def _lint_kept(
         # left-out tree's answers: forgotten before the lint again
         file_memos.release()
         return _lint_kept(source, rules, given, selector, tier2, True)
-    finish(result, source, raw, active, selector, parsed)
+    loose = helper_call_outcomes(active, source, context) if not statements else ()
+    finish(result, source, raw, active, selector, parsed, loose)
     return Linted(result, raw, active, parsed, extracted=True)
+
+
+def helper_call_outcomes(
+    active: Sequence[Rule], source: SourceFile, context: RuleContext
+) -> list[tuple[Rule, Outcome]]:
+    """In a file without asm statements: what each active rule that needs ``helper-calls``
+    says about the steps the file takes by calling its project headers' asm helpers
+    (ptxlint.analysis.helper_carrier), asked of the one statement that carries them. The file's
+    tree is parsed here where extraction made none (a file without the asm keyword)."""
+    asked = [r for r in active if HELPER_CALLS in getattr(r, "needs", ())]
+    if not asked or source.path.endswith(PYTHON_EXTENSIONS + JULIA_EXTENSIONS):
+        return []
+    from ptxlint.analysis.helper_carrier import carrier  # only runs with such a rule pay
+
+    if not isinstance(context.parsed, ParsedSource):
+        from ptxlint.frontends.syntax_tree import parse
+
+        try:
+            parsed = parse(source.path, unified_source(source).text)
+        except Exception:  # a file the parser cannot take has no calls to follow
+            return []
+        context = dataclasses.replace(context, parsed=parsed, cxx=FileFacts(parsed))
+    try:
+        anchor = carrier(source, context)
+    except Exception as exc:  # malformed input must never stop the run
+        return [(asked[0], exc)]
+    if anchor is None:
+        return []
+    return [(rule, run_rule(rule, anchor, context)) for rule in asked]
 
 
 class AskedStatements(Sequence[AsmStatement]):
@@ -454,22 +484,31 @@ def finish(
     active: Sequence[Rule],
     selector: Selector,
     parsed: ParsedSource | None = None,
+    loose: Sequence[tuple[Rule, Outcome]] = (),
 ) -> None:
     """The file's findings from every rule's own outcome per statement (``raw[i][k]``: rule
-    ``active[k]`` on ``result.statements[i]``): placed once across expansions and ``#if``
-    branches, suppressed, given their configured severity and fixability, and sorted (one
-    defect, one finding: the rules leave a defect's echoes to its root, ptxlint.analysis.roots).
-    Linear in the findings; an incremental re-lint replays it over kept outcomes."""
+    ``active[k]`` on ``result.statements[i]``), and ``loose``'s (a rule's outcome at the
+    helper calls of a file without asm, ``helper_call_outcomes``): placed once across
+    expansions and ``#if`` branches, suppressed, given their configured severity and
+    fixability, and sorted (one defect, one finding: the rules leave a defect's echoes to its
+    root, ptxlint.analysis.roots). Linear in the findings; an incremental re-lint replays it
+    over kept outcomes."""
     table = suppress.parse(source)
     placer = Placer()
-    for statement, outcomes in zip(result.statements, raw, strict=True):
-        if not any(outcomes):
-            continue  # no rule said anything (most statements): skip the per-rule loop
-        for rule, produced in zip(active, outcomes, strict=True):
+    rows: list[tuple[AsmStatement | None, Iterator[tuple[Rule, Outcome]]]] = [
+        (statement, zip(active, outcomes, strict=True))
+            for statement, outcomes in zip(result.statements, raw, strict=True)
+            if any(outcomes)]  # no rule said anything (most statements): no per-rule loop
+    if loose:
+        rows.append((None, iter(loose)))
+    for statement, said in rows:
+        for rule, produced in said:
             if isinstance(produced, Exception):
                 result.crashed(source, rule.id, statement, produced)
                 continue
             for placed in produced:
+                if statement is None:  # at a helper call: no statement of the file holds it
+                    placed = dataclasses.replace(placed, statement=None)
                 finding = placer.place(placed)
                 if finding is None:
                     continue  # reported already: by the macro's body, or an earlier expansion

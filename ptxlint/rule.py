@@ -47,8 +47,11 @@ _DEPRECATED_OPCODES = frozenset(entry[0] for entry in DEPRECATED)
 PARSE_NEEDS = (
     "clobbers", "missing-commas", "llvm", "instructions", "branches", "directives", "labels",
     "braces", "addresses", "string-pieces", "template-problems", "carry-arithmetic",
-    "deprecated-opcodes", "collectives", "never",
+    "deprecated-opcodes", "collectives", "never", "helper-calls",
 )
+# The need of a rule that speaks about the steps a file takes through calls of the asm helpers
+# its project headers define (the protocol rules' flows, ptxlint.analysis.function_flow).
+HELPER_CALLS = "helper-calls"
 
 
 def parse_features(
@@ -149,6 +152,10 @@ NEEDS: dict[str, Callable[[AsmStatement], bool]] = {
     # "collectives": an instruction the warp may have to reach together, a `bar` or one
     #   spelling `.aligned` or `.sync` (PTX601)
     # "never": the rule speaks once per file, not per statement (PTX901)
+    # "helper-calls": no statement has it; the rule also speaks about the calls of asm helpers
+    #   of the project headers a file includes, so a file with no asm of its own that names
+    #   one is linted while such a rule is enabled for it (ptxlint.run.prefilter), and the
+    #   engine asks the rule about those calls (ptxlint.analysis.helper_carrier)
 }
 
 

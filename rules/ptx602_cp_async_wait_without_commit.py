@@ -53,7 +53,7 @@ class CpAsyncWaitWithoutCommit(Rule):
     name = "cp-async-wait-without-commit"
     preview = True
     severity = Severity.ERROR
-    needs = ("instructions",)
+    needs = ("instructions", "helper-calls")
     summary = "cp.async.wait_group with no cp.async.commit_group after the copies it should cover"
     tags = ("correctness", "async")
     docs = """\
@@ -70,6 +70,8 @@ and the read, nor a copy or wait in an `if` arm or a loop of a helper (its order
 others is not known at the call). A function that issues the next stage's copies and waits only
 for older groups, committing later, does not read the new data before its commit, and is not
 flagged. This rule is in preview.
+A file without asm statements of its own is checked too, where it calls an asm helper of a
+project header it includes.
 
 ## Why is this bad?
 The wait does not wait for those copies. PTX ISA 9.7.9.25.3.3 (`cp.async.wait_group`):

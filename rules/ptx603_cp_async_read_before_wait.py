@@ -69,7 +69,7 @@ class CpAsyncReadBeforeWait(Rule):
     name = "cp-async-read-before-wait"
     preview = True
     severity = Severity.ERROR
-    needs = ("instructions",)
+    needs = ("instructions", "helper-calls")
     summary = "Shared memory a cp.async fills is read before any wait for the copy"
     tags = ("correctness", "async")
     docs = """\
@@ -98,6 +98,8 @@ or a constant passed to a helper's parameter or template argument: `cp_async_wai
 loop the copy is not in, nor in an `if` arm or loop of a helper, nor a call that may commit;
 and no other copy to the same place, one the wait completes, may be what the read reads. This
 rule is in preview.
+A file without asm statements of its own is checked too, where it calls an asm helper of a
+project header it includes.
 
 ## Why is this bad?
 The copy has only been issued. PTX ISA 9.7.9.25.3.3: "Writes performed by cp.async

@@ -42,7 +42,7 @@ class MbarrierInitWithoutFence(Rule):
     name = "mbarrier-init-without-fence"
     preview = True
     severity = Severity.ERROR
-    needs = ("instructions",)
+    needs = ("instructions", "helper-calls")
     summary = "A multicast TMA signals mbarriers whose init was never released to the cluster"
     tags = ("correctness", "async", "cluster")
     docs = """\
@@ -61,6 +61,8 @@ A copy into the issuing CTA alone is not flagged: the bulk copies access their m
 operand "using generic-proxy" (PTX ISA 9.7.9.25.4.1, `cp.async.bulk`), so ordinary thread
 synchronisation (`__syncthreads()`) after the init suffices there and no proxy fence is
 needed. This rule is in preview.
+A file without asm statements of its own is checked too, where it calls an asm helper of a
+project header it includes.
 
 ## Why is this bad?
 With `.multicast::cluster`, "the mbarrier signal is also multicast to the same CTA-relative

@@ -47,7 +47,7 @@ class TmaStoreWithoutProxyFence(Rule):
     name = "tma-store-without-proxy-fence"
     preview = True
     severity = Severity.ERROR
-    needs = ("instructions",)
+    needs = ("instructions", "helper-calls")
     summary = "A TMA store reads shared memory written by ordinary stores, with no proxy fence"
     tags = ("correctness", "async")
     docs = """\
@@ -62,6 +62,8 @@ defined once and up to three calls of same-file or included-project helpers). Wh
 be named, where a call ptxlint cannot read lies between the write and the copy (the fence may
 be there: CUTLASS's `fence_view_async_shared()`), or where the two are in the two arms of one
 `if`, the rule is silent. This rule is in preview.
+A file without asm statements of its own is checked too, where it calls an asm helper of a
+project header it includes.
 
 ## Why is this bad?
 Ordinary stores are performed by the generic proxy and the bulk copy reads through the async

@@ -70,7 +70,7 @@ class WgmmaReadBeforeWait(Rule):
     name = "wgmma-read-before-wait"
     preview = True
     severity = Severity.ERROR
-    needs = ("instructions",)
+    needs = ("instructions", "helper-calls")
     summary = "wgmma accumulators used before wgmma.commit_group and wgmma.wait_group"
     tags = ("correctness", "async", "wgmma")
     docs = """\
@@ -86,6 +86,8 @@ pointer the accumulators are elements behind (`acc = acc_base;`, `acc += 64;` wh
 declared `float*`): that changes the pointer, not a register. Where a
 variable cannot be named, or a call ptxlint cannot read lies before the use (the wait may be
 there: CUTLASS's `warpgroup_wait<N>()`), the rule is silent. This rule is in preview.
+A file without asm statements of its own is checked too, where it calls an asm helper of a
+project header it includes.
 
 ## Why is this bad?
 PTX ISA 9.7.15.7 (`wgmma.wait_group`): "Accessing the accumulator register or the input

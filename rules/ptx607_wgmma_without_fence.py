@@ -44,7 +44,7 @@ class WgmmaWithoutFence(Rule):
     name = "wgmma-without-fence"
     preview = True
     severity = Severity.ERROR
-    needs = ("instructions",)
+    needs = ("instructions", "helper-calls")
     summary = "wgmma.mma_async reads registers that ordinary code wrote, with no wgmma.fence"
     tags = ("correctness", "async", "wgmma")
     docs = """\
@@ -56,6 +56,8 @@ C++ variables bound to those operands (through up to three calls of same-file or
 included-project helpers). Where a variable cannot be named, or a call ptxlint cannot read lies
 between the write and the `wgmma` (the fence may be there: CUTLASS's `warpgroup_arrive()`), the
 rule is silent. This rule is in preview.
+A file without asm statements of its own is checked too, where it calls an asm helper of a
+project header it includes.
 
 ## Why is this bad?
 PTX ISA 9.7.15.5.2 (`wgmma.mma_async`): "wgmma.fence instruction must be used to fence the

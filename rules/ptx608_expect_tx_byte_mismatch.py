@@ -85,7 +85,7 @@ class ExpectTxByteMismatch(Rule):
     name = "expect-tx-byte-mismatch"
     preview = True
     severity = Severity.ERROR
-    needs = ("instructions",)
+    needs = ("instructions", "helper-calls")
     summary = "mbarrier expect-tx byte count differs from the bytes of the bulk copies on it"
     tags = ("correctness", "async")
     docs = """\
@@ -99,6 +99,8 @@ built-in type and locals defined once by such expressions (through up to three c
 helpers). Any unknown silences it: a tensor copy (its size is the tensor map's box), a
 multicast copy, a second expect-tx, a copy in another loop or in an `if` arm or a loop of a
 helper, a call ptxlint cannot read, a non-constant size. This rule is in preview.
+A file without asm statements of its own is checked too, where it calls an asm helper of a
+project header it includes.
 
 ## Why is this bad?
 PTX ISA 9.7.13.15.5 ("tx-count"): "The tx-count of an mbarrier object must be set to the total

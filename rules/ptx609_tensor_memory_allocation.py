@@ -88,7 +88,7 @@ class TensorMemoryAllocation(Rule):
     name = "tensor-memory-allocation"
     preview = True
     severity = Severity.ERROR
-    needs = ("instructions",)
+    needs = ("instructions", "helper-calls")
     summary = "Tensor Memory allocated and never freed, freed by another nCols, or allocated " \
               "after the permit was relinquished"
     tags = ("correctness", "async", "tcgen05")
@@ -110,6 +110,8 @@ file or included project headers, a few calls deep). It flags:
 A kernel that never relinquishes the permit is not flagged: the ISA does not require it
 (without it, another CTA's `tcgen05.alloc` on the SM may wait until this CTA exits). This rule
 is in preview.
+A file without asm statements of its own is checked too, where it calls an asm helper of a
+project header it includes.
 
 ## Why is this bad?
 PTX ISA, "Tensor Memory Allocation and Management Instructions" (`tcgen05.alloc`,

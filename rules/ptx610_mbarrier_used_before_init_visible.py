@@ -29,7 +29,7 @@ class MbarrierUsedBeforeInitVisible(Rule):
     name = "mbarrier-used-before-init-visible"
     preview = True
     severity = Severity.ERROR
-    needs = ("instructions",)
+    needs = ("instructions", "helper-calls")
     summary = ("An mbarrier that some threads initialise is used by whole warps with no "
                "barrier in between")
     tags = ("correctness", "async", "synchronization")
@@ -49,6 +49,8 @@ initialising thread's own use, as a producer's `arrive.expect_tx` under the same
 `elect_one_sync()`), where the two lie in the two arms of one `if`, where the barrier cannot be
 named, and on any call between them that is not a known toolkit function. This rule is in
 preview.
+A file without asm statements of its own is checked too, where it calls an asm helper of a
+project header it includes.
 
 ## Why is this bad?
 `mbarrier.init` is a write to shared memory by the threads that run it. Any other mbarrier
@@ -78,7 +80,9 @@ asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(b) : "memory");
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if not any(i.opcode in ("mbarrier", "cp") for i in statement.ptx.instructions):
+        instructions = statement.ptx.instructions
+        # none: the statement that carries a file's helper calls (analysis.helper_carrier)
+        if instructions and not any(i.opcode in ("mbarrier", "cp") for i in instructions):
             return
         flows = flows_of(context)
         if flows is None:

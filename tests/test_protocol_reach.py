@@ -1,5 +1,6 @@
 """benchmarks/protocol_reach.py: the sites it deletes, and that a deletion the rules can see is
-counted as noticed while one in a file without asm of its own is counted apart."""
+counted as noticed, and one in a file without asm of its own counted apart, noticed only where
+the product lints that file."""
 
 from __future__ import annotations
 
@@ -36,8 +37,25 @@ def test_a_deleted_wait_in_a_real_pipeline_is_noticed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     shutil.copy(FIXTURES / "PTX603_clean.cu", tmp_path / "pipeline.cu")
-    (tmp_path / "calls.cu").write_text(  # no asm of its own: not linted
-        '#include "pipeline.cu"\n__global__ void g() {\n  cp_async_wait<0>();\n}\n')
+    # no asm of its own: linted as --preview lints it, for it calls pipeline.cu's helpers
+    (tmp_path / "calls.cu").write_text(
+        '#include "pipeline.cu"\n'
+        "__global__ void g(const float4* src, float4* out) {\n"
+        "  __shared__ float4 tile[128];\n"
+        "  cp_async16(&tile[threadIdx.x], &src[threadIdx.x]);\n"
+        "  cp_async_commit();\n"
+        "  cp_async_wait<0>();\n"
+        "  __syncthreads();\n"
+        "  out[threadIdx.x] = tile[127 - threadIdx.x];\n"
+        "}\n")
+    # nor one that includes no header defining them: the prefilter drops it, mutant or not
+    (tmp_path / "alone.cu").write_text(
+        "__global__ void h(const float4* src, float4* out) {\n"
+        "  __shared__ float4 tile[128];\n"
+        "  cp_async_commit();\n"
+        "  cp_async_wait<0>();\n"
+        "  out[threadIdx.x] = tile[threadIdx.x];\n"
+        "}\n")
     rows = tmp_path / "rows.jsonl"
     argv = sys.argv
     sys.argv = ["protocol_reach", str(tmp_path), "--jsonl", str(rows)]
@@ -49,6 +67,9 @@ def test_a_deleted_wait_in_a_real_pipeline_is_noticed(
     noticed = {(Path(r["path"]).name, r["statement"]) for r in found if r["new"]}
     assert ("pipeline.cu", "cp_async_wait<0>();") in noticed
     assert ("pipeline.cu", "cp_async_commit();") in noticed
-    assert not any(r["new"] for r in found if Path(r["path"]).name == "calls.cu")
-    assert [r["own_asm"] for r in found if Path(r["path"]).name == "calls.cu"] == [False]
-    assert "files without (not linted): 1 sites, 0 noticed" in capsys.readouterr().out
+    calls = [(r["statement"], r["new"], r["own_asm"]) for r in found
+             if Path(r["path"]).name == "calls.cu"]
+    assert calls == [("cp_async_commit();", ["PTX602"], False),
+                     ("cp_async_wait<0>();", ["PTX603"], False)]
+    assert not any(r["new"] for r in found if Path(r["path"]).name == "alone.cu")
+    assert "files without: 4 sites, 2 noticed" in capsys.readouterr().out

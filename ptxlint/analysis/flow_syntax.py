@@ -14,7 +14,7 @@ import tree_sitter
 from ptxlint.frontends.syntax_tree import ParsedSource, own_parameter_list
 from ptxlint.lazy_regex import on_first_use
 
-__all__ = ["base_name", "call_form", "callee_name", "compact", "declared",
+__all__ = ["base_name", "call_form", "callee_name", "compact", "declared", "function_name",
            "outer", "pointer_variables", "subscripts", "template_arguments", "usage"]
 
 Node = tree_sitter.Node
@@ -227,6 +227,13 @@ def call_form(call: Node) -> str:
     if function is not None and function.type == "qualified_identifier":
         return "qualified"
     return "plain"
+
+
+def function_name(spelled: str) -> str:
+    """The name a call spells for a function whose declarator names it ``spelled``: its last
+    ``::`` part, without its template arguments, which may hold ``::`` themselves
+    (``utmaldg<2, fmha::cudaTmaDescType::TILED, false>``: ``utmaldg``)."""
+    return spelled.split("<")[0].split("::")[-1].strip()
 
 
 def callee_name(parsed: ParsedSource, call: Node) -> str | None:

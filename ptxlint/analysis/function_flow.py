@@ -43,6 +43,7 @@ from ptxlint.analysis.flow_syntax import (
     callee_name,
     compact,
     definitions_spelled,
+    function_name,
     outer,
     parameter_names,
     pointer_variables,
@@ -63,7 +64,7 @@ from ptxlint.frontends.syntax_tree import (
 )
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
-from ptxlint.ptx.protocols import CLUSTER_RELEASE, SHARED_READ, Event, events
+from ptxlint.ptx.protocols import CLUSTER_RELEASE, SHARED_READ, Event, statement_events
 
 __all__ = ["FOLLOW_DEPTH", "CallSite", "FileFlows", "FunctionFlow", "Opaque", "Step",
            "base_name", "flows_of"]
@@ -72,7 +73,7 @@ Node = tree_sitter.Node
 
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
 _KINDS = frozenset({"call_expression", "if_statement", "return_statement", "identifier",
-                    "gnu_asm_expression", "lambda_expression"}) | _LOOPS
+                    "gnu_asm_expression", "lambda_expression", *_LOOPS})
 # `name(argument)` and `ns::name<T>(argument)`, with one argument and no comma
 _ONE_ARGUMENT_CALL = on_first_use(
     r"^\s*(?:\(\s*[\w:]+\s*\)\s*)?(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*(?:<[^<>]*>)?"
@@ -545,6 +546,7 @@ class FileFlows:
         self._may_take: dict[tuple[str, frozenset[str], int, str | None, bool], bool] = {}
         self._calls_by_name: dict[str, list[tuple[FunctionFlow, int, int]]] | None = None
         self._naming: dict[int, list[CallerSite]] = {}
+        self.carrier: AsmStatement | None = None  # of a file with no asm (helper_carrier)
 
     def _function(self, fn: Node) -> FunctionFlow | None:
         body = fn.child_by_field_name("body")
@@ -553,7 +555,7 @@ class FileFlows:
         name_node = own_function_name(fn)
         if body is None or name_node is None:
             return None
-        name = self.parsed.node_text(name_node).split("::")[-1].split("<")[0].strip()
+        name = function_name(self.parsed.node_text(name_node))
         template: set[str] = set()
         order: list[str] = []
         parent = fn.parent
@@ -576,7 +578,7 @@ class FileFlows:
     def _recovered_function(self, fn: RecoveredFunction, body: Node) -> FunctionFlow:
         """A function the text shows where the tree has none: its name as spelled, its block;
         its parameters and template parameters are not read (a condition on one is unknown)."""
-        name = fn.name.split("::")[-1].split("<")[0].strip()
+        name = function_name(fn.name)
         head = self.parsed.data[fn.start_byte:fn.body_byte]
         return FunctionFlow(self.parsed, body, name, fn.start_byte, body.end_byte,
                             b"__global__" in head, frozenset(), "::" in fn.name, owner=self,
@@ -701,7 +703,7 @@ class FileFlows:
     def _anchor(self, flow: FunctionFlow) -> AsmStatement | None:
         """The statement of this file that carries the findings about a step of an included
         header's helper (the header's statement is not this file's): the function's own first
-        statement, else the file's first."""
+        statement, else the file's first, else (no asm of its own) the file's ``carrier``."""
         if self._statement_bytes is None:
             placed = sorted((self.parsed.to_byte(s.span.start), k)
                             for k, s in enumerate(self._statements))
@@ -710,7 +712,7 @@ class FileFlows:
         k = bisect.bisect_left(self._statement_bytes, flow.start)
         if k < len(self._by_byte) and self._statement_bytes[k] < flow.end:
             return self._by_byte[k]
-        return self._statements[0] if self._statements else None
+        return self._statements[0] if self._statements else self.carrier
 
     def included(self) -> list[FileFlows]:
         """The flows of the project headers the file includes (:mod:`.included_helpers`),
@@ -876,7 +878,7 @@ class FileFlows:
         own = sorted(flow.statements, key=lambda s: s.span.start)
         for statement in own:
             start = parsed.to_byte(statement.span.start)
-            for order, (instruction, event) in enumerate(_events(statement)):
+            for order, (instruction, event) in enumerate(statement_events(statement)):
                 flow.own_steps.append(Step(start, order, event, statement, instruction))
         # asm outputs are writes of their variables, with values the C++ cannot see
         for statement in own:
@@ -938,31 +940,21 @@ def _compiled(names: tuple[str, ...]) -> re.Pattern[bytes]:
     return re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
 
 
-def _events(statement: AsmStatement) -> Iterator[tuple[PtxInstruction, Event]]:
-    if statement.template.has_holes:
-        return
-    for instruction in statement.ptx.instructions:
-        if instruction.opaque:
-            continue
-        for event in events(instruction):
-            yield instruction, event
-
-
 # One file's flows at a time, by the identity of its tree (the engine lints a file's statements
 # in turn; a new file starts afresh).
 _LAST: list[tuple[ParsedSource, FileFlows]] = []
 
 
-def flows_of(context: object) -> FileFlows | None:
-    """The file's flows, from a rule context's tree and statements; ``None`` without a tree."""
+def flows_of(context: object, path: str | None = None) -> FileFlows | None:
+    """The file's flows, from a rule context's tree and statements (``path``: the file's, where
+    it has none); ``None`` without a tree."""
     parsed = getattr(context, "parsed", None)
     if not isinstance(parsed, ParsedSource):
         return None
     if _LAST and _LAST[0][0] is parsed:
         return _LAST[0][1]
     statements = tuple(getattr(context, "file_statements", ()))
-    path = statements[0].source.path if statements else None
-    flows = FileFlows(parsed, statements, path)
+    flows = FileFlows(parsed, statements, statements[0].source.path if statements else path)
     _LAST[:] = [(parsed, flows)]
     return flows
 

@@ -8,7 +8,9 @@ helper's own calls a few levels deep, when the helper is defined in the file or 
 includes from the same project (a header's helper finds its callees among all of them),
 found where the file's macro table finds its headers (``headers.find_header``: next to the
 file, or in a folder above it or that folder's ``include/``, or in the include folders), up
-to :data:`DEPTH` includes deep; the result cache's key covers those headers. A header of another
+to :data:`DEPTH` includes deep; the result cache's key covers those headers. A file with no
+asm of its own is linted for the rules that follow these calls where it names one of the
+helpers (:func:`helper_names`, the prefilter's question). A header of another
 project (the CUDA toolkit's, a third-party library not in the tree) is not found, and a call
 of its helpers stays opaque: the rules stay silent around it.
 
@@ -21,15 +23,18 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from ptxlint.analysis.flow_syntax import function_name
 from ptxlint.frontends.cxx import headers
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, SourceFile
 from ptxlint.ptx import parser as ptx_parser
+from ptxlint.ptx.protocols import SHARED_READ, SHARED_WRITE, STEP_WORDS, statement_events
 
-__all__ = ["DEPTH", "Header", "included_headers"]
+__all__ = ["DEPTH", "Header", "helper_names", "included_headers"]
 
 DEPTH = 2  # includes of includes
 MAX_BYTES = 512 * 1024
@@ -40,6 +45,8 @@ MAX_HEADERS = 32  # per file
 # peak 114 -> 154 MB for 5.69 -> 5.61 s.
 KEPT = 256
 _parse_template = functools.lru_cache(maxsize=4096)(ptx_parser.parse_template)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_ACCESSES = frozenset({SHARED_READ, SHARED_WRITE})
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,24 @@ class Header:
     path: str
     parsed: ParsedSource
     statements: tuple[AsmStatement, ...]
+
+    @functools.cached_property
+    def helpers(self) -> frozenset[str]:
+        """The names of its functions whose asm takes an asynchronous protocol step, as a call
+        spells the callee (``cute::cp_async_wait<N>``: ``cp_async_wait``). Not one that only
+        reads or writes shared memory (``ld_shared``): every protocol rule speaks of a
+        copy, a commit, a wait, a fence, an mbarrier or a wgmma step, and a file that calls
+        only such helpers (CUTLASS ``include/``: 187 files of 742 more) gives them none."""
+        found: set[str] = set()
+        for statement in self.statements:
+            if all(event.kind in _ACCESSES for _, event in statement_events(statement)):
+                continue
+            # as recovered from the text, a name may come with its return type
+            # (``nv_bfloat162 cvt_relu_bf16x2_f32``): its last word is the name
+            words = _WORD.findall(function_name(statement.context.function or ""))
+            if words:
+                found.add(words[-1])
+        return frozenset(found)
 
 
 _MEMO: OrderedDict[tuple[str, int, int], Header | None] = OrderedDict()
@@ -85,39 +110,83 @@ def _read(path: str) -> Header | None:
     return header
 
 
-def included_headers(path: str, text: str) -> list[Header]:
+# Per header (by its state, as ``_MEMO``): its include names, and whether it spells ``asm`` and
+# a protocol step's opcode; read once per process, where the walk used to read every header
+# without asm again for each file that reached it.
+_SCANS: OrderedDict[tuple[str, int, int], tuple[list[str], bool, bool] | None] = OrderedDict()
+KEPT_SCANS = 8192
+
+
+def _scan(path: str) -> tuple[list[str], bool, bool] | None:
+    """``path``'s include names, whether it holds ``asm``, and whether it spells one of
+    ``STEP_WORDS``; None for a header that cannot be read or is over :data:`MAX_BYTES`."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if key in _SCANS:
+        _SCANS.move_to_end(key)
+        return _SCANS[key]
+    found: tuple[list[str], bool, bool] | None = None
+    if stat.st_size <= MAX_BYTES:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError:
+            text = None
+        if text is not None:
+            found = (headers.include_names(text), "asm" in text,
+                     any(word in text for word in STEP_WORDS))
+    _SCANS[key] = found
+    while len(_SCANS) > KEPT_SCANS:
+        _SCANS.popitem(last=False)
+    return found
+
+
+def _reached(path: str, text: str) -> list[tuple[str, bool]]:
     """The headers of the same project that ``text`` (the file at ``path``) includes, up to
-    :data:`DEPTH` deep, that hold asm statements; nearest first."""
-    found: list[Header] = []
+    :data:`DEPTH` deep, that hold ``asm``, nearest first, each with whether it spells a
+    protocol step's opcode."""
+    found: list[tuple[str, bool]] = []
     seen = {os.path.normpath(path)}
-    frontier = [(path, text)]
+    frontier = [(path, headers.include_names(text))]
     for _ in range(DEPTH):
-        following: list[tuple[str, str]] = []
-        for including, source in frontier:
+        following: list[tuple[str, list[str]]] = []
+        for including, names in frontier:
             folder = os.path.dirname(os.path.abspath(including))
             # the includes and the headers they name as the macro tables read them, so the
             # result cache's key covers every header read here
-            for name in headers.include_names(source):
+            for name in names:
                 resolved = headers.find_header(folder, name)
                 if resolved is None or resolved in seen or len(seen) > MAX_HEADERS:
                     continue
                 seen.add(resolved)
-                header = _read(resolved)
-                if header is not None:
-                    found.append(header)
-                    following.append((resolved, header.parsed.text))
-                else:
-                    following.extend(_text_of(resolved))
+                scanned = _scan(resolved)
+                if scanned is None:
+                    continue
+                if scanned[1]:
+                    found.append((resolved, scanned[2]))
+                following.append((resolved, scanned[0]))
         frontier = following
     return found
 
 
-def _text_of(path: str) -> list[tuple[str, str]]:
-    """A header without asm of its own may still include the helpers' header."""
-    try:
-        if os.path.getsize(path) > MAX_BYTES:
-            return []
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return [(path, handle.read())]
-    except OSError:
-        return []
+def included_headers(path: str, text: str) -> list[Header]:
+    """The headers of the same project that ``text`` (the file at ``path``) includes, up to
+    :data:`DEPTH` deep, that hold asm statements; nearest first."""
+    return [header for resolved, _ in _reached(path, text)
+            if (header := _read(resolved)) is not None]
+
+
+def helper_names(path: str, text: str) -> frozenset[str]:
+    """The names of the asm helpers that take a protocol step in the headers of
+    :func:`included_headers`: what a file without asm must name for the protocol flows to
+    find a step in it (the prefilter's question, ``prefilter.calls_included_helper``). Only
+    a header that spells a step's opcode is extracted for it."""
+    found: set[str] = set()
+    for resolved, steps in _reached(path, text):
+        header = _read(resolved) if steps else None
+        if header is not None:
+            found |= header.helpers
+    return frozenset(found)

@@ -38,9 +38,10 @@ The ISA sections (PTX ISA 9.x; titles rather than numbers, which move between re
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ptxlint.model import PtxInstruction, PtxOperand
+from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 
 __all__ = [
     "BULK_LOAD",
@@ -101,6 +102,10 @@ TC_RELINQUISH = "tcgen05.relinquish_alloc_permit"
 # 9.7.9.16 "stmatrix"): what a copy's wait or a proxy fence must come before.
 SHARED_READ = "shared.read"
 SHARED_WRITE = "shared.write"
+# What a template that takes a step other than those accesses spells (``events``): its opcode
+# and the dot after it (barrier's with its first modifier); unless a macro or a string-piece
+# boundary splits the word, a text without them holds no such step.
+STEP_WORDS = ("cp.", "mbarrier.", "barrier.cluster", "fence.", "wgmma.", "tcgen05.")
 
 
 @dataclass(frozen=True)
@@ -290,3 +295,15 @@ def collective(instruction: PtxInstruction) -> Collective | None:
     if index is None or not instruction.operands:
         return None
     return Collective(aligned=False, mask=instruction.operands[index])
+
+
+def statement_events(statement: AsmStatement) -> Iterator[tuple[PtxInstruction, Event]]:
+    """The steps of ``statement``'s instructions in order, each with its instruction; none
+    where the template has a hole (a macro's text unknown), nor of an opaque instruction."""
+    if statement.template.has_holes:
+        return
+    for instruction in statement.ptx.instructions:
+        if instruction.opaque:
+            continue
+        for event in events(instruction):
+            yield instruction, event

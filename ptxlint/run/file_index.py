@@ -57,8 +57,13 @@ KEEP_INDEXES = 8
 ABSENT = -1
 
 # verdicts
-NO_ASM = 0  # the prefilter says no statement can be in the file
+NO_ASM = 0  # the prefilter says no statement can be in the file (helpers not asked about)
 MAY_HOLD_ASM = 1  # linted: its result is in the result cache under its digest
+# No statement, but asked, for a run with a rule that needs ``helper-calls``, whether the file
+# names an asm helper of a project header it includes (``prefilter.calls_included_helper``):
+# it does (linted for such a rule), or not. A default run never asks, nor pays for the answer.
+CALLS_HELPERS = 2
+NO_HELPERS = 3
 
 Sig = tuple[int, int, int, int, int]  # size, mtime_ns, ctime_ns, inode, device
 # a file: (sig or None when not trusted, digest, verdict, not valid UTF-8,

@@ -20,6 +20,13 @@ reach first (``uses_included_asm_macro``), so a file that names none of a tree's
 macros costs a scan of its bytes, and the headers it reaches are sketched, not read whole.
 Letting every file with a quoted include through instead had CUTLASS's ``include/`` parse 728
 of its 742 files, 67 of which hold asm.
+
+A C++ file with no asm at all still takes protocol steps where it calls the asm helpers of a
+project header it includes (``cp_async_wait<N>()``, ``warpgroup_arrive()``): the protocol
+rules follow such calls (``ptxlint.analysis.included_helpers``). While a rule whose ``needs``
+name ``helper-calls`` is enabled for the file (the runner asks), it passes when it names one
+of those helpers (``calls_included_helper``); the default rules never ask, and no header is
+read for it.
 """
 
 from __future__ import annotations
@@ -62,12 +69,27 @@ def keywords_for(path: str) -> tuple[bytes, ...]:
     return found if found is not None else CXX_KEYWORDS
 
 
-def may_hold_asm(path: str, data: bytes) -> bool:
+def may_hold_asm(path: str, data: bytes, helpers: bool = False) -> bool:
     """False only when no statement can be in ``data``: none of the keywords occurs, and no
-    asm macro of a project header it includes is named in it."""
+    asm macro of a project header it includes is named in it; with ``helpers`` (a rule that
+    needs ``helper-calls`` is enabled for the file), nor an asm helper of such a header
+    (``calls_included_helper``)."""
     if has_keyword(path, data):
         return True
-    return needs_include_check(path, data) and uses_included_asm_macro(path, data)
+    return needs_include_check(path, data) and (
+        uses_included_asm_macro(path, data) or helpers and calls_included_helper(path, data))
+
+
+def calls_included_helper(path: str, data: bytes) -> bool:
+    """Whether ``data`` (a C++ file with no asm keyword) names, as a whole identifier, a
+    function holding asm that a project header it includes defines: the helpers the protocol
+    rules follow into (``included_helpers``, which reads those headers once per process), so
+    the file is linted for those rules (``engine.helper_call_outcomes``). Asked only while
+    such a rule is enabled for the file: the default rules never read these headers."""
+    from ptxlint.analysis.included_helpers import helper_names  # a --preview run's only
+
+    names = helper_names(path, decode_source(data)[0])
+    return bool(names) and names_one_of(data, names)
 
 
 def has_keyword(path: str, data: bytes) -> bool:

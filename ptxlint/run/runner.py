@@ -33,7 +33,7 @@ from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.model import Finding, SourceFile
 from ptxlint.registry import load_rules
 from ptxlint.report.run_result import RunResult
-from ptxlint.rule import Rule, RuleContext
+from ptxlint.rule import HELPER_CALLS, Rule, RuleContext
 from ptxlint.run import file_index, file_parts, include_graph, prefilter
 from ptxlint.run.cache import ResultCache, code_fingerprint
 from ptxlint.run.cache import location as cache_location
@@ -48,7 +48,8 @@ from ptxlint.run.discover import (
     read_bytes,
     read_bytes_stat,
 )
-from ptxlint.run.file_index import MAY_HOLD_ASM, NO_ASM, FileIndex, digest_of
+from ptxlint.run.file_index import CALLS_HELPERS, MAY_HOLD_ASM, NO_ASM, FileIndex, digest_of
+from ptxlint.run.file_verdict import record_of
 from ptxlint.run.folder_settings import FolderSettings
 from ptxlint.run.outcome import UNLINTED, FileOutcome, file_outcome, merge
 from ptxlint.run.packed_source import pack
@@ -285,7 +286,7 @@ class _Job:
     __slots__ = ("index", "path", "size", "cost", "key", "digest", "check", "part", "parts")
 
     def __init__(self, index: int, path: str, size: int, key: str | None,
-                 digest: bytes | None = None, check: bool = False, part: int = 0,
+                 digest: bytes | None = None, check: int = 0, part: int = 0,
                  parts: int = 0, cost: int | None = None) -> None:
         self.index = index  # position in the run's file order, which the report keeps
         self.path = path
@@ -295,12 +296,15 @@ class _Job:
         self.key = key  # the result cache's key, None when not caching
         self.digest = digest  # of the bytes the key was made from
         # no asm keyword, but an include: the worker asks the prefilter whether a header it
-        # includes brings an asm macro the file names (reading those headers) before linting
+        # includes brings an asm macro the file names (reading those headers) before linting;
+        # HELPERS: or an asm helper, for an enabled rule that needs helper-calls
         self.check = check
         # of ``parts``: a big file linted in parts (``file_parts``); 0: a whole file's job
         self.part = part
         self.parts = parts
 
+
+HELPERS = 2  # a job's ``check``: an asm helper of an included header counts too
 
 # What one front-end keyword of a file (C++'s ``asm``) weighs against one of its bytes when the
 # pool orders its work (``job_cost``). A file's CPU is its parse, by its bytes, and its
@@ -340,7 +344,7 @@ def _lint_job(
     if data is None:
         return FileOutcome(job.path, reason=reason or "could not be read")
     with collector.paused(collect_young=True):
-        if job.check and not prefilter.may_hold_asm(job.path, data):
+        if job.check and not prefilter.may_hold_asm(job.path, data, job.check == HELPERS):
             return FileOutcome(job.path, decode_errors=not is_valid_utf8(data))
         outcome = lint_path(job.path, rules, context, selector, max_file_size, tier2=tier2,
                             data=data, count_types=count_types)
@@ -515,30 +519,6 @@ def _context_key(context: RuleContext) -> str:
     return repr((context.arch, context.arch_suffix, sorted(context.options.items(), key=str)))
 
 
-def _judge(path: str, data: bytes) -> tuple[int, tuple[tuple[str, ...], tuple[str, ...]] | None]:
-    """The prefilter's verdict on ``data``, and the headers that verdict and a result of the
-    file depend on (None: none; a C++ file's macro table reads its include closure)."""
-    cxx = prefilter.keywords_for(path) is prefilter.CXX_KEYWORDS
-    # the includes the file's macro table and the prefilter's question read alike
-    names: list[str] | None = None
-    if prefilter.has_keyword(path, data):
-        verdict = MAY_HOLD_ASM
-    elif prefilter.needs_include_check(path, data):
-        names = headers.include_names(decode_source(data)[0])
-        uses = prefilter.uses_included_asm_macro(path, data, names)
-        verdict = MAY_HOLD_ASM if uses else NO_ASM
-    else:
-        return NO_ASM, None
-    if not cxx:
-        return verdict, None
-    if names is None:
-        names = headers.include_names(decode_source(data)[0])
-    other = companion.companion_name(path)  # a header's second half reads its macros too
-    if other is not None:
-        names = [*names, other]
-    return verdict, include_graph.of_file(path, names)
-
-
 def _settings_for(
     path: str, selector: RuleSelector, context: RuleContext, resolver: ConfigResolver | None
 ) -> tuple[RuleSelector, RuleContext]:
@@ -560,21 +540,6 @@ def _key(
     the rules that run on it and the settings they read."""
     rules_key = _rules_key(selector, rule_classes, path)
     return cache.key_of_digest(path, record[1] + record[6], rules_key + _context_key(context))
-
-
-def _record(
-    index: FileIndex, where: str, path: str, data: bytes, digest: bytes,
-    st: os.stat_result | None,
-) -> file_index.Record:
-    """Index what ``data`` says: the prefilter's verdict and the headers it and a result depend
-    on; taken over from the last record when only the stat moved (a touch, a checkout) and
-    those headers are unchanged."""
-    prior = index.prior(where, digest)
-    if prior is not None and index.deps_valid(prior):
-        deps = None if prior[4] is None else (prior[4], prior[5])
-        return index.put(where, st, digest, prior[2], prior[3], deps, prior[6])
-    verdict, deps = _judge(path, data)
-    return index.put(where, st, digest, verdict, not is_valid_utf8(data), deps)
 
 
 def result_cache(rule_classes: Sequence[type[Rule]], config: Config) -> ResultCache:
@@ -695,6 +660,9 @@ class _Run:
         self.index = index
         self.keep_statements = keep_statements
         self.count_types = count_types
+        # the rules that make a file without asm worth linting where they are enabled
+        self.helper_rules = [r for r in rule_classes if HELPER_CALLS in getattr(r, "needs", ())]
+        self.helpers_on: dict[int, bool] = {}  # per selector: one of them enabled anywhere
         named = {os.path.abspath(p) for p in paths}  # a nested exclude does not remove them
         self.settings = None if resolver is None else FolderSettings(resolver, named)
         self.outcomes: list[FileOutcome | None] = []
@@ -756,15 +724,19 @@ class _Run:
         record: file_index.Record | None = None
         key: str | None = None
         verdict = MAY_HOLD_ASM
-        check = False
+        check = 0
         where = os.path.abspath(path) if index is not None else path
         if index is not None and cache is not None:
             # Unchanged by stat, and so are the headers it read: nothing of it is read.
             record = index.known(where)
             if record is not None and not index.deps_valid(record):
                 record = None
-            if record is not None and record[2] == NO_ASM:
-                return FileOutcome(path, decode_errors=True) if record[3] else UNLINTED
+            if record is not None and record[2] != MAY_HOLD_ASM:
+                helpers = self._helpers(path)
+                if helpers and record[2] == NO_ASM:
+                    record = None  # not asked whether it names a helper: read it
+                elif not (helpers and record[2] == CALLS_HELPERS):
+                    return FileOutcome(path, decode_errors=True) if record[3] else UNLINTED
             if record is not None:
                 key = self._key(path, record)
                 outcome = _load(cache, key, self.keep_statements, self.count_types)
@@ -776,19 +748,23 @@ class _Run:
         if index is not None:
             digest = digest_of(data)
             if record is None or record[1] != digest:
-                record, key = _record(index, where, path, data, digest, st), None
+                helpers = not prefilter.has_keyword(path, data) and self._helpers(path)
+                record, key = record_of(index, where, path, data, digest, st, helpers), None
             verdict = record[2]
+            if verdict == CALLS_HELPERS and self._helpers(path):
+                verdict = MAY_HOLD_ASM
         elif not prefilter.has_keyword(path, data):
             if not prefilter.needs_include_check(path, data):
                 verdict = NO_ASM
             elif self.feed is None:  # ``may_hold_asm`` with its two tests known false
-                uses = prefilter.uses_included_asm_macro(path, data)
+                uses = prefilter.uses_included_asm_macro(path, data) or (
+                    self._helpers(path) and prefilter.calls_included_helper(path, data))
                 verdict = MAY_HOLD_ASM if uses else NO_ASM
             else:
                 # whether an included header brings an asm macro the file names: the
                 # worker that would lint it reads those headers, not this process
-                check = True
-        if verdict == NO_ASM:
+                check = HELPERS if self._helpers(path) else 1
+        if verdict != MAY_HOLD_ASM:
             return UNLINTED if is_valid_utf8(data) else FileOutcome(path, decode_errors=True)
         if cache is not None and record is not None and key is None:
             key = self._key(path, record)
@@ -812,8 +788,18 @@ class _Run:
         digest_read = record[1] if record is not None else None
         cost = None if keywords is None else job_cost(data, keywords)
         self.feed.add(_Job(position, path, len(data), key, digest_read, check, cost=cost),
-                      grouped=check)
+                      grouped=bool(check))
         return None
+
+    def _helpers(self, path: str) -> bool:
+        """Whether a rule that needs ``helper-calls`` is enabled for ``path`` (one look-up per
+        file where none is enabled anywhere: a default run's, whose such rules are preview)."""
+        selector, _ = self._settings(path)
+        anywhere = self.helpers_on.get(id(selector))
+        if anywhere is None:
+            anywhere = self.helpers_on[id(selector)] = any(
+                selector.enabled(r.id, r.name) for r in self.helper_rules)
+        return anywhere and any(selector.enabled(r.id, r.name, path) for r in self.helper_rules)
 
     def _key(self, path: str, record: file_index.Record) -> str:
         assert self.cache is not None

@@ -1,0 +1,162 @@
+"""A file with no asm of its own that calls the asm helpers of a project header it includes is
+linted for the protocol rules (those whose ``needs`` name ``helper-calls``) and only for them:
+the prefilter lets it through while such a rule is enabled, the engine asks the rules about its
+helper calls, and the result cache's key covers the header."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+from ptxlint.analysis.included_helpers import helper_names
+from ptxlint.cli import main
+from ptxlint.engine import instantiate, lint_kept
+from ptxlint.lsp.incremental import IncrementalLinter
+from ptxlint.model import SourceFile
+from ptxlint.registry import load_rules
+from ptxlint.rule import RuleContext
+from ptxlint.run import prefilter, runner
+from tests.conftest import FIXTURES
+
+HELPERS = os.path.join(FIXTURES, "helper_calls")
+# where bad.cu's two kernels go wrong: the wait of an uncommitted copy, the read before a wait
+EXPECTED = [("PTX602", 7, 3), ("PTX603", 17, 22)]
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    for name in os.listdir(HELPERS):
+        shutil.copy(os.path.join(HELPERS, name), tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def check_json(capsys, *args: str) -> dict:
+    main(["check", *args, "--isolated", "--format", "json", "--no-compile-commands",
+          "--fail-on", "never"])
+    return json.loads(capsys.readouterr().out)
+
+
+def places(doc: dict) -> list[tuple[str, int, int]]:
+    return [(f["rule"], f["line"], f["column"]) for f in doc["findings"]]
+
+
+def count_lints(monkeypatch) -> list[str]:
+    linted: list[str] = []
+    real = runner.lint_path
+
+    def counting(path, *args, **kwargs):
+        linted.append(os.path.basename(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "lint_path", counting)
+    return linted
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_kernel_calling_header_helpers_is_linted_under_preview_only(tree, capsys, jobs):
+    # -j 2 with two small files: the pool holds them, and the include check is the job's
+    preview = check_json(capsys, "--preview", "--no-cache", "-j", jobs, "bad.cu", "clean.cu")
+    assert places(preview) == EXPECTED
+    assert all(f["path"] == "bad.cu" for f in preview["findings"])
+    assert preview["stats"]["statements"] == 0  # the helpers' asm is the header's
+    default = check_json(capsys, "--no-cache", "-j", jobs, "bad.cu", "clean.cu")
+    assert default["findings"] == []
+
+
+def test_the_clean_twin_is_silent(tree, capsys):
+    assert check_json(capsys, "--preview", "--no-cache", "clean.cu")["findings"] == []
+
+
+def test_a_file_naming_no_helper_is_not_linted(tree, capsys, monkeypatch):
+    (tree / "other.cu").write_text('#include "pipeline.cuh"\n__global__ void k() {}\n')
+    linted = count_lints(monkeypatch)
+    check_json(capsys, "--preview", "--no-cache", "other.cu", "bad.cu")
+    assert linted == ["bad.cu"]
+
+
+def test_the_prefilter_asks_about_helpers_only_when_told(tree):
+    data = (tree / "bad.cu").read_bytes()
+    assert not prefilter.may_hold_asm("bad.cu", data)
+    assert prefilter.may_hold_asm("bad.cu", data, helpers=True)
+    # a helper's name inside a longer identifier is not a call of it
+    renamed = data.replace(b"wait_copies<", b"my_wait_copies<").replace(
+        b"commit_copies(", b"xcommit_copies(").replace(b"copy_4_bytes(", b"copy_4_bytes_x(")
+    assert not prefilter.may_hold_asm("bad.cu", renamed, helpers=True)
+
+
+def test_the_helpers_are_the_header_functions_that_take_a_protocol_step(tree):
+    (tree / "access.cuh").write_text(
+        "#pragma once\n"
+        "__device__ float load_shared(unsigned a) {\n"  # an access alone: no rule speaks of it
+        '  float v; asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(a)); return v;\n'
+        "}\n"
+        "template <int N> __device__ unsigned long long\n"
+        "arrive(unsigned long long* bar) {\n"
+        '  unsigned long long s; asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];"\n'
+        '    : "=l"(s) : "r"((unsigned)__cvta_generic_to_shared(bar)) : "memory"); return s;\n'
+        "}\n")
+    text = '#include "pipeline.cuh"\n#include "access.cuh"\n'
+    assert helper_names(str(tree / "k.cu"), text) == {
+        "copy_4_bytes", "commit_copies", "wait_copies", "arrive"}
+
+
+def test_editing_the_header_lints_the_caller_again(tree, capsys, monkeypatch, cache_dir):
+    assert places(check_json(capsys, "--preview", "bad.cu")) == EXPECTED
+    # a default run in between records its own verdict without asking about helpers
+    assert check_json(capsys, "bad.cu")["findings"] == []
+    linted = count_lints(monkeypatch)
+    assert places(check_json(capsys, "--preview", "bad.cu")) == EXPECTED
+    assert linted == []  # from the cache
+    header = tree / "pipeline.cuh"
+    # the copy helper commits its own copy: nothing is left uncommitted
+    header.write_text(header.read_text().replace(
+        ': "memory");\n}\n\n__device__ __forceinline__ void commit_copies',
+        ': "memory");\n  asm volatile("cp.async.commit_group;" ::: "memory");\n}\n\n'
+        '__device__ __forceinline__ void commit_copies', 1))
+    assert places(check_json(capsys, "--preview", "bad.cu")) == [EXPECTED[1]]
+    assert linted == ["bad.cu"]
+    # the helper renamed: the file names no helper any more, and is dropped
+    header.write_text(header.read_text().replace("wait_copies", "wait_for_copies")
+                      .replace("commit_copies", "commit_all").replace("copy_4_bytes", "cp4"))
+    assert check_json(capsys, "--preview", "bad.cu")["findings"] == []
+    assert linted == ["bad.cu"]
+
+
+def test_a_finding_at_a_helper_call_has_no_statement_and_can_be_suppressed(tree, capsys):
+    rules = instantiate(load_rules().rules)
+    path = str(tree / "bad.cu")
+    text = (tree / "bad.cu").read_text()
+    result = lint_kept(SourceFile(path, text), rules, RuleContext(), whole_tree=True).result
+    assert [(f.rule, f.statement) for f in result.findings] == [("PTX602", None),
+                                                                ("PTX603", None)]
+    line = next(x for x in text.splitlines() if "// PTX602" in x)
+    quiet = text.replace(line, "  wait_copies<0>();  // ptxlint: ignore[PTX602]")
+    assert [f.rule for f in lint_kept(SourceFile(path, quiet), rules, RuleContext()).result
+            .findings] == ["PTX603"]
+
+
+def test_the_language_server_lints_such_a_file_as_it_changes(tree):
+    rules = instantiate(load_rules().rules)
+    linter = IncrementalLinter()
+    path = str(tree / "bad.cu")
+    text = (tree / "bad.cu").read_text()
+
+    def rules_found(current: str) -> list[str]:
+        return [f.rule for f in linter.lint(path, current, rules, RuleContext(), _All()).findings]
+
+    assert rules_found(text) == ["PTX602", "PTX603"]
+    fixed = text.replace("  wait_copies<0>();  // PTX602", "  commit_copies();\n  wait_copies<0>();")
+    assert rules_found(fixed) == ["PTX603"]
+    assert rules_found(text) == ["PTX602", "PTX603"]
+
+
+class _All:
+    def enabled(self, rule_id: str, rule_name: str, path: str | None = None) -> bool:
+        return True
+
+    def severity_for(self, rule_id: str, rule_name: str, default: str) -> str:
+        return default
