@@ -152,6 +152,11 @@ def _operand_text(spec: OperandSpec, binding: dict[str, str], index: int, full: 
         if spec.element is not None:  # a tensor address: [map, {coordinates}]
             coordinates = _operand_text(spec.element, binding, index, full)
             return f"[%rd{index % 8}, {coordinates}]"
+        if spec.parts:  # an address of several parts, each its own operand
+            return "[" + ", ".join(
+                f"%rd{(index + k) % 8}" if part.kind == "base"
+                else _operand_text(part, binding, index * 8 + k, full)
+                for k, part in enumerate(spec.parts)) + "]"
         return f"[%rd{index % 8}]"
     if spec.kind == "imm":
         return str(_valid_immediate(spec))

@@ -34,6 +34,19 @@ NEWER: tuple[tuple[CudaVersion, str], ...] = (
     ((13, 5), 'asm volatile("fabric.submit.commit_group;");'),
     ((13, 3), 'asm volatile("fabric.wait.sync_restrict::reads;" ::: "memory");'),
     ((13, 5), 'asm volatile("fabric.wait.sync_restrict::read %0;" :: "n"(2) : "memory");'),
+    ((13, 3), 'asm volatile("fabric.try_put.async.shared::cta.mbarrier::complete_tx::16B'
+              '.mbarrier::report::fabric.relaxed.sys.b128 [%0, %1], [%2], %3, [%4];" :: "r"(n), '
+              '"l"(g), "r"(s), "r"(n), "r"(s) : "memory");'),
+    ((13, 3), 'asm volatile("fabric.try_red.async.multimem.shared::cta.mbarrier::complete_tx::16B'
+              '.mbarrier::report::fabric.counted::bytes.relaxed.sys.add.acc::f32.bf16 [%0, %1, '
+              '%1], [%2], %3, [%4];" :: "r"(n), "l"(g), "r"(s), "r"(n), "r"(s) : "memory");'),
+    ((13, 3), 'asm volatile("fabric.try_pullred.async.multimem.shared::cta'
+              '.mbarrier::complete_tx::bytes.mbarrier::report::fabric.relaxed.sys.max.s64.sync '
+              '[%0], [%1, %2], %3, [%4], 0xFFFFFFFF;" :: "r"(s), "r"(n), "l"(g), "r"(n), "r"(s) '
+              ': "memory");'),
+    ((13, 4), 'asm volatile("fabric.try_atom.async.shared::cta.mbarrier::complete_tx::16B'
+              '.mbarrier::report::fabric.L2::cache_hint.relaxed.sys.cas.b128 [%0, %1], [%2], '
+              '[%2], [%3], %1;" :: "r"(n), "l"(g), "r"(s), "r"(s) : "memory");'),
     ((13, 3), 'asm volatile("fence.proxy.fabric::fabric.alias.acquire.sys;" ::: "memory");'),
     ((13, 3), 'asm volatile("fence.proxy.fabric::generic.alias.release.sys;" ::: "memory");'),
     ((13, 3), 'asm volatile("fence.proxy.generic::fabric.alias.acquire.sys;" ::: "memory");'),
@@ -125,6 +138,35 @@ def test_a_newer_form_is_new_in_its_toolkit_for_the_older_ones(
     "%h2",
     "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster"
     ".multicast::cluster::32b.b64 [%r1], %h1",  # "must be 32-bit size"
+    # fabric (ptxas 13.5): the endpoint is a .u32 and the offset a .u64 ("Arguments mismatch"),
+    # the data type is required ("Unexpected instruction types"), .relaxed never alone
+    "fabric.try_put.async.shared::cta.mbarrier::complete_tx::16B.mbarrier::report::fabric"
+    ".relaxed.sys.b128 [%rd3, %rd1], [%r3], %r2, [%r4]",
+    "fabric.try_put.async.shared::cta.mbarrier::complete_tx::16B.mbarrier::report::fabric"
+    ".relaxed.sys.b128 [%r1, %r5], [%r3], %r2, [%r4]",
+    "fabric.try_put.async.shared::cta.mbarrier::complete_tx::16B.mbarrier::report::fabric"
+    ".relaxed.sys [%r1, %rd1], [%r3], %r2, [%r4]",
+    "fabric.try_put.async.shared::cta.mbarrier::complete_tx::16B.mbarrier::report::fabric"
+    ".relaxed.b128 [%r1, %rd1], [%r3], %r2, [%r4]",
+    "fabric.try_put.async.shared::cta.mbarrier::complete_tx::16B.mbarrier::report::fabric"
+    ".cp_mask.counted::bytes.relaxed.sys.b128 [%r1, %rd1, %rd2], [%r3], %r2, [%r4], %h1",
+    "fabric.try_put.async.shared::cta.mbarrier::complete_tx::16B.mbarrier::report::fabric"
+    ".counted::bytes.relaxed.sys.b128 [%r1, %rd1], [%r3], %r2, [%r4]",  # two parts, not three
+    "fabric.try_red.async.shared::cta.mbarrier::complete_tx::16B.mbarrier::report::fabric"
+    ".relaxed.sys.add.s32 [%r1, %rd1], [%r3], %r2, [%r4]",  # "Incorrect type '.s32'"
+    "fabric.try_red.async.shared::cta.mbarrier::complete_tx::16B.mbarrier::report::fabric"
+    ".cp_mask.relaxed.sys.add.u32 [%r1, %rd1], [%r3], %r2, [%r4], %h1",
+    "fabric.try_pullred.async.multimem.shared::cta.mbarrier::complete_tx::bytes"
+    ".mbarrier::report::fabric.relaxed.sys.add.u32.sync [%r3], [%r1, %rd1], %r2, [%r4], 15",
+    "fabric.try_pullred.async.multimem.shared::cta.mbarrier::complete_tx::bytes"
+    ".mbarrier::report::fabric.relaxed.sys.min.acc::f32.f16.sync [%r3], [%r1, %rd1], %r2, "
+    "[%r4], 0xFFFFFFFF",  # "Illegal reduction operation"
+    "fabric.try_get.async.multimem.shared::cta.mbarrier::complete_tx::bytes"
+    ".mbarrier::report::fabric.relaxed.sys.b128 [%r3], [%r1, %rd1], %r2, [%r4]",
+    "fabric.try_atom.async.shared::cta.mbarrier::complete_tx::16B.mbarrier::report::fabric"
+    ".relaxed.add.u32 [%r1, %rd1], [%r3], [%r5], [%r4]",  # ".sys modifier required"
+    "fabric.try_atom.async.shared::cta.mbarrier::complete_tx::16B.mbarrier::report::fabric"
+    ".relaxed.sys.inc.u32 [%r1, %rd1], [%r3], [%r5], [%r4]",  # "Illegal reduction operation"
 ])
 def test_what_ptxas_13_5_rejects_of_the_newer_families_is_rejected(text: str) -> None:
     assert agreement.predict(text).status == "reject"
@@ -153,6 +195,10 @@ def test_fabric_submit_and_wait_order_memory_and_commit_group_only_closes_a_grou
         assert effects is not None and effects.orders_memory and effects.side_effect
     closing = lookup("fabric", ("submit", "commit_group"))
     assert closing is not None and closing.side_effect and not closing.orders_memory
+    put = lookup("fabric", ("try_put", "async", "shared::cta"))
+    get = lookup("fabric", ("try_get", "async", "shared::cta"))
+    assert put is not None and put.memory == "read" and put.asynchronous
+    assert get is not None and get.memory == "write" and not get.async_proxy
     layout = lookup("mbarrier", ("check_layout", "layout::v0", "shared::cta", "b64"))
     assert layout is not None and layout.pure
 

@@ -388,6 +388,20 @@ EFFECTS: dict[str, Effects] = {
     "fabric.submit.commit_group": Effects(
         side_effect=True, writes=Writes.NONE, isa=_SYNC + ": fabric.submit"
     ),
+    # The copies, reductions and atomics over the fabric: issued here, performed by the fabric
+    # and completed on an mbarrier (the transaction count, ".mbarrier::complete_tx") that C++
+    # waits on, as for the bulk copies; what they touch of this GPU is the CTA's shared memory
+    # (the source of a put, a reduction or an atomic's operand; the destination of a get, a
+    # pull-reduction and an atomic's old value). The fabric is a proxy of its own
+    # (fence.proxy.generic::fabric), not the async proxy.
+    **{
+        f"fabric.{op}": Effects(
+            side_effect=True, memory=memory, asynchronous=True, writes=Writes.NONE,
+            isa=_SYNC + f": fabric.{op}",
+        )
+        for op, memory in (("try_put", "read"), ("try_red", "read"), ("try_get", "write"),
+                           ("try_pullred", "write"), ("try_atom", "readwrite"))
+    },
     "clusterlaunchcontrol.try_cancel": Effects(
         side_effect=True,
         memory="write",

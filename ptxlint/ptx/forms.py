@@ -194,7 +194,7 @@ class OperandSpec:
 
     __slots__ = (
         "kind", "type", "written", "sink", "values", "count", "optional", "element",
-        "needs_predicate", "exact", "literal", "interval", "at_most",
+        "needs_predicate", "exact", "literal", "interval", "at_most", "parts",
     )
 
     def __init__(
@@ -202,6 +202,7 @@ class OperandSpec:
         values: Values = _ANY, count: str = "", optional: bool = False,
         element: OperandSpec | None = None, needs_predicate: bool = False, exact: bool = False,
         literal: str = "", interval: Interval | None = None, at_most: int | None = None,
+        parts: tuple[OperandSpec, ...] = (),
     ) -> None:
         self.kind = kind  # "reg" | "regimm" | "imm" | "addr" | "vec" | "pair" | "sink" | "label"
         self.type = type  # a PTX type word, or a slot variable
@@ -223,6 +224,10 @@ class OperandSpec:
         # the position of the operand whose constant value this one's may not exceed
         # (``a:u32:<=#2``: cp.async's src-size, at most its cp-size)
         self.at_most = at_most
+        # an address of several parts, each with its own spec, the base first (``[r:u32,
+        # a:u64]``: fabric's endpoint and offset; ``[A, a:u64, {a:b32*D}]``: a tensor map, the
+        # global address that overrides its own, the coordinates); a part ``A`` is any base
+        self.parts = parts
 
 
 @dataclass(frozen=True)
@@ -320,8 +325,11 @@ def _split_top(text: str, sep: str = ",") -> list[str]:
 def _operand(text: str, optional: bool) -> OperandSpec:
     if text.startswith("[") and text.endswith("]"):
         parts = _split_top(text[1:-1])
-        if len(parts) == 2:  # a tensor address: [tensorMap, {coordinates}]
+        if len(parts) == 2 and parts[1].startswith("{"):  # [tensorMap, {coordinates}]
             return OperandSpec("addr", optional=optional, element=_operand(parts[1], False))
+        if len(parts) > 1:
+            return OperandSpec("addr", optional=optional, parts=tuple(
+                OperandSpec("base") if part == "A" else _operand(part, False) for part in parts))
         # `[A:b32]`: an address whose base register has that type (tensor memory)
         _, _, base = text[1:-1].partition(":")
         return OperandSpec("addr", base, optional=optional)

@@ -273,14 +273,6 @@ _add("fence.proxy.alias<M:.acquire|.release>.sys; sm=90; head=1; toolkit=13.4")
 _add("fence.proxy.async::generic.release.sync_restrict::shared::cluster::read<S:.cta|.cluster>; "
      "sm=90; head=1; toolkit=13.4")
 _add("fence.alias.sync_restrict::read.release.sys; sm=90; toolkit=13.5")
-# fabric (PTX ISA 9.3, sm_100 and newer, sm_120 too; CCCL fabric_submit.h, fabric_wait.h):
-# submit hands the fabric operations issued so far to the fabric, wait waits until their reads
-# of the sources are done; 9.5 adds a submit that only closes a group and a wait for all but
-# the N most recent groups (an immediate: a register is "Arguments mismatch", ptxas 13.5)
-_add("fabric.submit{.op_restrict::fetching}; sm=100; head=1; toolkit=13.3")
-_add("fabric.submit.commit_group; sm=100; head=1; toolkit=13.5")
-_add("fabric.wait.sync_restrict::reads; sm=100; head=1; toolkit=13.3")
-_add("fabric.wait.sync_restrict::read i:*; sm=100; head=1; toolkit=13.5")
 _add("griddepcontrol<M:.launch_dependents|.wait>; sm=90")
 _add("nanosleep.u32 a:u32; sm=70")
 # (setmaxnreg.inc/.dec is the name: 'setmaxnreg.sync.aligned.inc.u32' is "Not a name of any
@@ -590,6 +582,11 @@ from ptxlint.ptx import grammar_data_scalar as _scalar  # noqa: E402
 FORMS.extend(_scalar.FORMS)
 
 # ----------------------------------------------------------------------------- more families
+# the fabric family (PTX ISA 9.3+) lives in its own module
+from ptxlint.ptx import grammar_data_fabric as _fabric  # noqa: E402
+
+FORMS.extend(_fabric.FORMS)
+
 # cvt, multimem, the bulk copies and tensor maps live in their own module
 from ptxlint.ptx import grammar_data_async as _async  # noqa: E402
 

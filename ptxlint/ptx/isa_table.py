@@ -205,7 +205,10 @@ FAMILIES: dict[str, str] = {
     ),
     "fabric": (
         "submit wait op_restrict::fetching commit_group sync_restrict::reads "
-        "sync_restrict::read"
+        "sync_restrict::read try_put try_get try_red try_pullred try_atom async multimem "
+        "shared::cta mbarrier::complete_tx::16B mbarrier::complete_tx::bytes "
+        "mbarrier::report::fabric cp_mask counted::bytes L2::cache_hint relaxed sys "
+        "{atomop} u32 u64 s32 s64 f16 bf16 f32 f64 f16x2 bf16x2 b32 b64 b128 acc::f32 sync"
     ),
     "atom": (
         "{space} {sem} {scope} {atomop} {int} {bits} {flt} {vec} noftz L2::cache_hint "

@@ -170,6 +170,9 @@ def _check_one(
             return [Issue("operand", f"'{operand.text}' should be an address '[...]' ("
                                      f"{_where(instruction, position)})",
                           operand.start, operand.end)]
+        if spec.parts:
+            return _parts_issues(instruction, operand, spec, binding, resolve, relaxed,
+                                 position)
         if spec.element is None and operand.parts:
             shape = _address_shape_issue(instruction, operand, position, resolve)
             if shape is not None:
@@ -426,6 +429,31 @@ _WINDOWED = frozenset({"shared", "shared::cta", "shared::cluster", "local", "con
 _NOT_ADDRESS = frozenset({"f16", "bf16", "f32", "f64", "pred"})
 
 
+
+
+def _parts_issues(
+    instruction: PtxInstruction, operand: PtxOperand, spec: OperandSpec,
+    binding: dict[str, str], resolve: Resolver, relaxed: bool, position: int,
+) -> list[Issue] | None:
+    """An address of several comma-separated parts (``spec.parts``): as many parts as the form
+    has, each what its spec says; None (say nothing) where a part is a macro piece or the
+    count differs around one."""
+    parts = operand.parts
+    if len(parts) != len(spec.parts):
+        if any(p.kind in ("opaque", "other") for p in parts):
+            return None
+        return [Issue("operand", f"'{operand.text}' should be an address of {len(spec.parts)} "
+                      f"comma-separated parts ({_where(instruction, position)})",
+                      operand.start, operand.end)]
+    issues: list[Issue] = []
+    for part, part_spec in zip(parts, spec.parts, strict=True):
+        if part_spec.kind == "base":
+            continue  # a tensor map: a register or a parameter's name
+        found = _check_one(instruction, part, part_spec, binding, resolve, relaxed, position)
+        if found is None:
+            return None
+        issues.extend(found)
+    return issues
 
 
 def _address_shape_issue(
