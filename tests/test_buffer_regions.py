@@ -149,3 +149,44 @@ def test_a_sizeof_term_is_the_front_end_size(flow: FunctionFlow, expression: str
     assert flow.constant(expression) == value
     region = ("smem_raw", value) if value is not None else None
     assert copy_region(flow, f"smem + {expression} + threadIdx.x * 16") == region
+
+
+def test_a_helper_that_adds_a_run_time_index_passes_its_argument_on() -> None:
+    """CUB's ``memcpy_async_aligned``: each thread copies to ``(char*)dst + offset``, an index
+    into the region of the caller's ``dst``."""
+    flow = _kernel(r"""
+__device__ void copy_tile(void* dst, const void* src, unsigned int bytes) {
+  for (unsigned int offset = threadIdx.x * 16; offset < bytes; offset += 256 * 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, 16;"
+                 :: "r"(static_cast<uint32_t>(__cvta_generic_to_shared(
+                        static_cast<char*>(dst) + offset))),
+                    "l"(static_cast<const char*>(src) + offset) : "memory");
+  }
+}
+__global__ void k(const float4* g) {
+  extern __shared__ unsigned char smem_raw[];
+  copy_tile(smem_raw + 4480, g, 1024);
+}
+""")
+    [copy] = [s for s in flow.steps if s.kind == COPY]
+    assert memory_region(flow, copy, copy.event.memory) == ("smem_raw", 4480)
+
+
+def test_a_helper_that_adds_a_stage_offset_is_no_alias() -> None:
+    """A pipeline's helper copies into stage ``stage`` of the buffer it is given: a run-time
+    offset before the index is no region, in a helper's address as in the kernel's own."""
+    flow = _kernel(r"""
+__device__ void copy_stage(void* dst, const void* src, int stage) {
+  unsigned int offset = threadIdx.x * 16;
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, 16;"
+               :: "r"(static_cast<uint32_t>(__cvta_generic_to_shared(
+                      static_cast<char*>(dst) + stage * 4480 + offset))),
+                  "l"(src) : "memory");
+}
+__global__ void k(const float4* g, int stage) {
+  extern __shared__ unsigned char smem_raw[];
+  copy_stage(smem_raw, g, stage + 1);
+}
+""")
+    [copy] = [s for s in flow.steps if s.kind == COPY]
+    assert memory_region(flow, copy, copy.event.memory) is None

@@ -143,7 +143,9 @@ def region_reads(flow: Flow, region: Region | None) -> list[int]:
 def _caller_expression(flow: Flow, step: object, expression: str | None) -> str | None:
     """``expression`` of ``step``'s statement in ``flow``'s terms: through each helper called,
     the argument its parameter is bound to, where the helper passes that parameter's address
-    on unchanged (a conversion, no arithmetic, no subscript)."""
+    on unchanged (a conversion, no arithmetic, no subscript) or adds only a run-time index to
+    it (``(char*)dst + offset``: the start of the parameter's own region, as the helper reads
+    it); a constant it adds (``(char*)dst + 4480``) moves the address to another region."""
     call, inner = getattr(step, "call", None), getattr(step, "inner", None)
     if call is None or expression is None:
         return expression
@@ -153,9 +155,11 @@ def _caller_expression(flow: Flow, step: object, expression: str | None) -> str 
         return None
     trail: list[str] = []
     name = helper.resolve(text, trail=trail)
-    if name is None or name not in helper.parameters or helper.definitions.get(name) or any(
-            (node := parse_expression(t)) is None or _moves(node) for t in trail):
-        return None  # moved in the helper (``dst += 16``), or an offset or index added
+    if name is None or name not in helper.parameters or helper.definitions.get(name):
+        return None  # moved in the helper (``dst += 16``)
+    if any((node := parse_expression(t)) is None or _moves(node) for t in trail) and \
+            copy_region(helper, text) != (name, 0):
+        return None  # an offset added, or what is added not read
     index = helper.parameters.index(name)
     return call.arguments[index] if index < len(call.arguments) else None
 
