@@ -49,11 +49,12 @@ _PTX_OF_CUDA: dict[CudaVersion, int] = {
 # (`cuda-version`, or the toolkit `--verify` finds).
 DEFAULT_CUDA_VERSION: CudaVersion = (13, 0)
 # The newest toolkit whose PTX ISA the instruction grammar covers: a word it does not know may
-# be an instruction or modifier of a newer one. The table may run past it (the grammar holds
-# some forms of 13.3-13.5, ``toolkit=13.5``), but a toolkit counts as covered only once every
-# form CCCL's generated wrappers of it spell is written down (grammar_data's ``PARTIAL`` and
-# the notes beside the 13.3-13.5 forms say what is not).
-NEWEST_KNOWN: CudaVersion = (13, 2)
+# be an instruction or modifier of a newer one. The table runs past it and the grammar holds
+# some forms of 13.4 and 13.5 (``toolkit=13.5``), but a toolkit counts as covered only once
+# every form its ptxas takes that CCCL's generated wrappers spell is written down: 13.4's
+# sm_107 bulk-copy reports, ::32b multicasts and overrides, its fabric tensor copies,
+# tcgen05.ld.red.spcompress and applypriority.async.bulk are not.
+NEWEST_KNOWN: CudaVersion = (13, 3)
 
 _VERSION = on_first_use(r"\s*(\d+)(?:\.(\d+))?(?:\.\d+)?\s*\Z")
 
