@@ -150,7 +150,7 @@ def apply(result: RunResult) -> tuple[int, int, list[tuple[str, str]]]:
     """Add suppressions to the files of ``result``: (suppressions added, files changed, errors)."""
     by_path: dict[str, list[Finding]] = defaultdict(list)
     for finding in result.findings:
-        if finding.rule not in _NEVER and finding.statement is not None:
+        if finding.rule not in _NEVER:  # one without a statement: at its line
             by_path[finding.path].append(finding)
     added = changed = 0
     errors: list[tuple[str, str]] = []

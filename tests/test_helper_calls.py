@@ -139,6 +139,13 @@ def test_a_finding_at_a_helper_call_has_no_statement_and_can_be_suppressed(tree,
             .findings] == ["PTX603"]
 
 
+def test_add_noqa_suppresses_a_finding_at_a_helper_call(tree, capsys):
+    main(["check", "--isolated", "--preview", "--no-cache", "--add-noqa", "bad.cu"])
+    capsys.readouterr()
+    assert "// ptxlint: ignore[PTX602]" in (tree / "bad.cu").read_text().splitlines()[6]
+    assert check_json(capsys, "--preview", "--no-cache", "bad.cu")["findings"] == []
+
+
 def test_the_language_server_lints_such_a_file_as_it_changes(tree):
     rules = instantiate(load_rules().rules)
     linter = IncrementalLinter()
