@@ -281,3 +281,18 @@ def test_every_form_gated_past_13_2_is_its_own_toolkits_and_not_the_one_befores(
                 checked += 1
     if not checked:
         pytest.skip("no ptxas of 13.2-13.5 cached (python benchmarks/toolkits.py 13.3 13.4 13.5)")
+
+
+GUARDED = """\
+#if __cccl_ptx_isa >= {isa}
+__device__ void f() {{ asm volatile("fabric.submit.op_restrict::fetchin;" ::: "memory"); }}
+#endif
+"""
+
+
+def test_code_guarded_by_the_newest_known_ptx_isa_is_judged_and_newer_code_is_not() -> None:
+    """CCCL guards each wrapper by the PTX ISA that added it: up to the newest toolkit whose
+    forms the grammar covers (13.3, PTX ISA 9.3) the grammar judges it, past it abstains."""
+    [finding] = lint_text(GUARDED.format(isa=930), select=("PTX204",))
+    assert "op_restrict::fetchin" in finding.message
+    assert lint_text(GUARDED.format(isa=940), select=("PTX204",)) == []

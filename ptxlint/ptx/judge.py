@@ -32,6 +32,7 @@ from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 from ptxlint.ptx.effects import special_register_type
 from ptxlint.ptx.grammar import OperandClass, RefClasses, Verdict, check, immediate_class
+from ptxlint.ptx.versions import NEWEST_KNOWN, ptx_for_cuda
 
 __all__ = ["DECLARED", "judge", "judge_renamed", "operand_class", "float_letters_typed"]
 
@@ -126,9 +127,10 @@ def special_register_class(operand: PtxOperand) -> OperandClass:
 _SPECIAL_CLASSES: dict[str, OperandClass] = {}
 
 
-# The PTX ISA version ptxas 13.0 (and this grammar) knows; code guarded by a newer
-# `__cccl_ptx_isa >= 920` is written for a newer toolkit and is not judged.
-KNOWN_PTX_ISA = 900
+# The PTX ISA version (x10, as CCCL's __cccl_ptx_isa writes it) whose forms the grammar covers,
+# the newest known toolkit's; code guarded by a newer one (`__cccl_ptx_isa >= 940`) is written
+# for a newer toolkit, whose forms the grammar may not have, and is not judged.
+KNOWN_PTX_ISA = (ptx_for_cuda(NEWEST_KNOWN) or 0) * 10
 _PTX_ISA_GUARD = re.compile(r"__cccl_ptx_isa\s*(>=|>)\s*(\d+)")
 
 
