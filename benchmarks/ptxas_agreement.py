@@ -79,7 +79,7 @@ _REG_OF_TYPE = {
     "b64": "%rd", "u64": "%rd", "s64": "%rd", "f32x2": "%rd",
     # packed narrow floats (cvt) live in bit registers of their size; .b8 ones in %c
     "e2m1x2": "%c", "e4m3x2": "%h", "e5m2x2": "%h", "e2m3x2": "%h", "e3m2x2": "%h",
-    "ue8m0x2": "%h", "e2m1x4": "%h",
+    "ue8m0x2": "%h", "ue5m3x2": "%h", "e2m1x4": "%h",
 }
 _TYPE_OF_PREFIX = (("%rd", "b64"), ("%fd", "f64"), ("%r", "b32"), ("%h", "b16"),
                    ("%f", "f32"), ("%p", "pred"), ("%q", "b128"), ("%c", "b8"))

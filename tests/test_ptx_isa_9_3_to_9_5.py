@@ -79,13 +79,18 @@ NEWER: tuple[tuple[CudaVersion, str], ...] = (
               '[%0], %1;" :: "r"(s), "r"(n) : "memory");'),
     ((13, 4), 'asm volatile("tcgen05.dealloc.exclusive.cta_group::2.sync.aligned.b32 %0, %1;" '
               ':: "r"(n), "r"(n) : "memory");'),
+    ((13, 4), 'asm("cvt.rp.satfinite.ue5m3x2.f32 %0, %1, %2;" : "=h"(h) : "f"(f), "f"(f));'),
+    ((13, 4), 'asm("cvt.rn.bf16x2.ue5m3x2 %0, %1;" : "=r"(n) : "h"(h));'),
+    ((13, 4), 'asm("{ .reg .b8 B; cvt.rz.satfinite.e2m1x2.f16x2 B, %1; cvt.u16.u8 %0, B; }" : '
+              '"=h"(h) : "r"(n));'),
     ((13, 5), 'asm("sin.approx.ftz.2pi.f32 %0, %1;" : "=f"(f) : "f"(f));'),
     ((13, 5), 'asm("cos.approx.ftz.2pi.f32 %0, %1;" : "=f"(f) : "f"(f));'),
 )
 
 
 def _kernel(statement: str) -> str:
-    return ("__device__ void k(const float* g, unsigned s, unsigned n, float f) {\n"
+    return ("__device__ void k(const float* g, unsigned s, unsigned n, float f, "
+            "unsigned short h) {\n"
             f"  {statement}\n}}\n")
 
 
@@ -126,6 +131,11 @@ def test_a_newer_form_is_new_in_its_toolkit_for_the_older_ones(
     "mbarrier.check_layout.shared::cta.b64 %p1, [%rd1]",  # ".layout modifier required"
     "mbarrier.check_layout.layout::v0.shared::cta.b64 %r1, [%rd1]",  # "Arguments mismatch"
     "fabric.wait.sync_restrict::read %r1",  # "Arguments mismatch"
+    "cvt.rz.e2m1x2.f32 %c1, %f1, %f2",  # "'.satfinite' modifier required"
+    "cvt.rn.relu.ue5m3x2.f32 %h1, %f1, %f2",  # "Illegal modifier '.relu'"
+    "cvt.rm.satfinite.ue5m3x2.f32 %h1, %f1, %f2",  # "Illegal rounding modifier"
+    "cvt.rz.f16x2.ue5m3x2 %r1, %h1",  # "Illegal rounding modifier"
+    "cvt.rn.satfinite.ue5m3x2.f32 %r1, %f1, %f2",  # "Arguments mismatch"
     "mbarrier.try_wait.phase_type::conditional.acquire.cta.shared::cta.b64 %p1, [%rd1], %rd2",
     "mbarrier.try_wait.parity.phase_type::conditional.acquire.cta.b64 %p1|%p2, [%rd1], %r2",
     "mbarrier.try_wait.phase_type::primary.acquire.cta.shared::cta.b64 %p1|%p2, %h1, [%rd1], "

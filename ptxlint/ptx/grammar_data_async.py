@@ -120,8 +120,25 @@ _add(f"cvt.rn.satfinite{{.relu}}<D:.e4m3x2|.e5m2x2|.e2m1x2>.bf16x2 d:D, a:bf16x2
      "toolkit=13.1")
 _add(f"cvt.rn{{.relu}}.bf16x2.<A:.e4m3x2|.e5m2x2|.e2m1x2> d:bf16x2, a:A; {_FAMILY}; "
      "toolkit=13.2")
+# the 6-bit floats from 16-bit pairs, PTX ISA 9.1 (ptxas 13.1 takes them on the family targets,
+# 13.0 does not: "Unexpected instruction types"; .satfinite required; CUDA 13.5's cuda_fp6.hpp)
+_add(f"cvt.rn.satfinite{{.relu}}<D:.e2m3x2|.e3m2x2><A:.f16x2|.bf16x2> d:D, a:A; {_FAMILY}; "
+     "toolkit=13.1")
 
-_NEW_TYPES = ("bf16", "tf32", "e4m3", "e5m2", "e2m1", "e2m3", "e3m2", "ue8m0")
+# PTX ISA 9.4 (ptxas 13.4 and 13.5 on sm_107a/f only: "Instruction 'cvt with .ue5m3x2' not
+# supported" on sm_100a, sm_103a, sm_110a, sm_120a; CUDA 13.5's cuda_fp8.hpp, cuda_fp6.hpp and
+# cuda_fp4.hpp): the narrow floats rounded toward zero (.satfinite required: "'.satfinite'
+# modifier required"), and the unsigned .ue5m3x2 pair, to and from 16-bit pairs and .f32 (no
+# .relu: "Illegal modifier '.relu'"; .rn .rz .rp only, and widening by .rn)
+_SM107 = "sm=107f; toolkit=13.4"
+_add(f"cvt.rz.satfinite{{.relu}}<D:.e2m1x2|.e2m3x2|.e3m2x2>.f32 d:D, a:f32, a:f32; {_SM107}")
+_add(f"cvt.rz.satfinite{{.relu}}<D:.e2m1x2|.e2m3x2|.e3m2x2><A:.f16x2|.bf16x2> d:D, a:A; "
+     f"{_SM107}")
+_add(f"cvt<R:.rn|.rz|.rp>{{.satfinite}}.ue5m3x2.f32 d:ue5m3x2, a:f32, a:f32; {_SM107}")
+_add(f"cvt<R:.rn|.rz|.rp>{{.satfinite}}.ue5m3x2<A:.f16x2|.bf16x2> d:ue5m3x2, a:A; {_SM107}")
+_add(f"cvt.rn<D:.f16x2|.bf16x2>.ue5m3x2 d:D, a:ue5m3x2; {_SM107}")
+
+_NEW_TYPES = ("bf16", "tf32", "e4m3", "e5m2", "e2m1", "e2m3", "e3m2", "ue8m0", "ue5m3")
 
 
 def _cvt(form: str) -> str:
@@ -258,8 +275,7 @@ PARTIAL: dict[str, frozenset[str]] = {
     # PTX ISA 9.1+ conversions (CUDA 13.1), newer than ptxas 13.0 knows: scaled conversions
     # and .bf16x2 against the packed narrow floats (TransformerEngine guards them with
     # CUDA_VERSION >= 13010, CUTLASS with CUDA_PTX_FP8_BF16_CVT_SUPPORTED)
-    "cvt": frozenset({"s2f6x2", "f16x4", "bf16x4", "scaled::n2::ue8m0"}
-                     | {f"{t}+bf16x2" for t in ("e2m3x2", "e3m2x2")}),
+    "cvt": frozenset({"s2f6x2", "f16x4", "bf16x4", "scaled::n2::ue8m0"}),
 }
 
 # ----------------------------------------------------------------------------- multimem

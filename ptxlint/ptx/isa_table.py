@@ -21,7 +21,7 @@ GROUPS: dict[str, str] = {
     "flt": "f16 f16x2 bf16 bf16x2 f32 f32x2 f64 tf32",
     "fp8": (
         "e4m3 e5m2 e2m1 e2m3 e3m2 ue8m0 ue4m3 e4m3x2 e5m2x2 e2m1x2 e2m3x2 e3m2x2 ue8m0x2 "
-        "e4m3x4 e5m2x4 e2m1x4 e2m3x4 e3m2x4 s2f6x2 b4x16 b4x16_p64 b6x16_p32 b8x16 b6p2x16"
+        "e4m3x4 e5m2x4 e2m1x4 e2m3x4 e3m2x4 ue5m3x2 s2f6x2 b4x16 b4x16_p64 b6x16_p32 b8x16 b6p2x16"
     ),
     "simd": "s16x2 u16x2 s8x4 u8x4",
     "rnd": "rn rz rm rp rna rs rni rzi rmi rpi",

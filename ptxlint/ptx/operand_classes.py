@@ -162,7 +162,7 @@ TYPE_BITS.update(
     # packed narrow floats (cvt): held in bit registers of exactly their size
     e4m3x2=("x", 16), e5m2x2=("x", 16), e2m3x2=("x", 16), e3m2x2=("x", 16),
     ue8m0x2=("x", 16), e2m1x2=("x", 8), e2m1x4=("x", 16), e4m3x4=("x", 32),
-    e5m2x4=("x", 32), e2m3x4=("x", 32), e3m2x4=("x", 32),
+    e5m2x4=("x", 32), e2m3x4=("x", 32), e3m2x4=("x", 32), ue5m3x2=("x", 16),
 )
 
 
@@ -170,7 +170,7 @@ TYPE_BITS.update(
 # %r1, %f2": Arguments mismatch, where .f16 takes a .b32 register).
 _NO_WIDENING = frozenset({"bf16", "bf16x2", "tf32", "e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2",
                           "ue8m0x2", "e2m1x2", "e2m1x4", "e4m3x4", "e5m2x4", "e2m3x4",
-                          "e3m2x4"})
+                          "e3m2x4", "ue5m3x2"})
 
 
 def type_fits(register: str, operand: str, relaxed: bool, exact: bool = False) -> bool:
