@@ -83,6 +83,16 @@ NEWER: tuple[tuple[CudaVersion, str], ...] = (
     ((13, 4), 'asm("cvt.rn.bf16x2.ue5m3x2 %0, %1;" : "=r"(n) : "h"(h));'),
     ((13, 4), 'asm("{ .reg .b8 B; cvt.rz.satfinite.e2m1x2.f16x2 B, %1; cvt.u16.u8 %0, B; }" : '
               '"=h"(h) : "r"(n));'),
+    ((13, 4), 'asm volatile("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes'
+              '.mbarrier::report::validity::per_element::ff [%0], [%1], %2, [%3];" :: "r"(s), '
+              '"l"(g), "r"(n), "r"(s) : "memory");'),
+    ((13, 4), 'asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes'
+              '.multicast::cluster::32b.L2::cache_hint [%0], [%1], %2, [%3], %4, %5;" :: "r"(s), '
+              '"l"(g), "r"(n), "r"(s), "r"(n), "l"(g) : "memory");'),
+    ((13, 4), 'asm volatile("cp.async.bulk.prefetch.L2.global.L2::evict_last [%0], %1;" :: '
+              '"l"(g), "r"(n) : "memory");'),
+    ((13, 4), 'asm volatile("applypriority.async.bulk.global.bulk_group.L2::evict_normal [%0], '
+              '%1;" :: "l"(g), "r"(n) : "memory");'),
     ((13, 5), 'asm("sin.approx.ftz.2pi.f32 %0, %1;" : "=f"(f) : "f"(f));'),
     ((13, 5), 'asm("cos.approx.ftz.2pi.f32 %0, %1;" : "=f"(f) : "f"(f));'),
 )
@@ -132,6 +142,14 @@ def test_a_newer_form_is_new_in_its_toolkit_for_the_older_ones(
     "mbarrier.check_layout.layout::v0.shared::cta.b64 %r1, [%rd1]",  # "Arguments mismatch"
     "fabric.wait.sync_restrict::read %r1",  # "Arguments mismatch"
     "cvt.rz.e2m1x2.f32 %c1, %f1, %f2",  # "'.satfinite' modifier required"
+    "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes"
+    ".mbarrier::report::validity::per_16bytes::800 [%r1], [%rd1], 16, [%r2]",  # Unknown
+    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster::32b "
+    "[%r1], [%rd1], 16, [%r2], %h5",  # "Arguments mismatch"
+    "cp.async.bulk.prefetch.L2.global.L2::evict_first [%rd1], 16",  # "Unsupported modifier"
+    "cp.async.bulk.prefetch.L2.global.L2::evict_last.L2::cache_hint [%rd1], 16, %rd2",
+    "applypriority.async.bulk.global.L2::evict_normal [%rd1], %r1",  # needs .bulk_group
+    "applypriority.async.bulk.global.bulk_group.L2::evict_normal [%rd1], %rd2",
     "cvt.rn.relu.ue5m3x2.f32 %h1, %f1, %f2",  # "Illegal modifier '.relu'"
     "cvt.rm.satfinite.ue5m3x2.f32 %h1, %f1, %f2",  # "Illegal rounding modifier"
     "cvt.rz.f16x2.ue5m3x2 %r1, %h1",  # "Illegal rounding modifier"

@@ -190,6 +190,24 @@ for _hint, _policy in (("", ""), (_HINT, ", ai:u64")):
     _add(f"{_BULK}.global.shared::cta.bulk_group{_hint}.cp_mask [A], [A], {_SIZE}{_policy}, "
          "a:u16; sm=100")
     _add(f"{_BULK}.prefetch.L2.global{_hint} [A], {_SIZE}{_policy}; sm=90")
+# PTX ISA 9.4 (ptxas 13.4 and 13.5 on sm_107a/f only: "Feature
+# 'cp.async.bulk.multicast::cluster::32b' not supported", "Illegal modifier
+# '.mbarrier::report::validity::per_16bytes::8'" elsewhere; CCCL cp_async_bulk.h,
+# cp_async_bulk_multicast.h, cp_async_bulk_prefetch.h): what the copy reports to its mbarrier
+# about the validity of the bytes it read (these words only: per_16bytes::800 is "Unknown
+# modifier"; not with .ignore_oob), the copy to the CTAs a 32-bit mask names, and the L2
+# prefetch kept last (.L2::evict_last only: "Unsupported modifier '.evict_first'", and no
+# cache policy beside it)
+_REPORT = ("{" + "|".join(f".mbarrier::report::validity::{v}" for v in (
+    "per_16bytes::8", "per_16bytes::80", "per_16bytes::8000", "per_16bytes::80000000",
+    "per_element::ff")) + "|.mbarrier::report::disabled}")
+_SM107 = "sm=107f; toolkit=13.4"
+for _hint, _policy in (("", ""), (_HINT, ", ai:u64")):
+    _add(f"{_BULK}<S:.shared::cta|.shared::cluster>.global{_MB}({_REPORT[1:-1]}){_hint} [A], [A], "
+         f"{_SIZE}, [A]{_policy}; {_SM107}")
+    _add(f"{_BULK}.shared::cluster.global{_MB}.multicast::cluster::32b{_REPORT}{_hint} [A], "
+         f"[A], {_SIZE}, [A], ai:u32{_policy}; {_SM107}")
+_add(f"{_BULK}.prefetch.L2.global.L2::evict_last [A], {_SIZE}; {_SM107}")
 _add(f"{_BULK}.shared::cluster.shared::cta{_MB} [A], [A], {_SIZE}, [A]; sm=90")
 _add(f"{_BULK}.commit_group; sm=90")
 _add(f"{_BULK}.wait_group{{.read}} i:*; sm=90")

@@ -152,7 +152,7 @@ FAMILIES: dict[str, str] = {
         "global b64 cvt L2"
     ),
     "discard": "global L2 L2::128B",
-    "applypriority": "global L2::evict_normal L2",
+    "applypriority": "global L2::evict_normal L2 async bulk bulk_group",
     "alloca": "u32 u64 local",
     "stacksave": "u32 u64",
     "stackrestore": "u32 u64",
@@ -161,7 +161,12 @@ FAMILIES: dict[str, str] = {
         "ca cg shared shared::cta shared::cluster global L2 L2::64B L2::128B L2::256B "
         "L2::cache_hint {mbar} {mcast} {dims} {tensor_mode} {cta_group} cp_mask read "
         "{atomop} noftz {int} {flt} b32 b64 mbarrier arrive noinc ignore_oob "
-        "mbarrier::complete_tx::bytes shared::cta global sync_restrict::proxy::async"
+        "mbarrier::complete_tx::bytes shared::cta global sync_restrict::proxy::async "
+        "multicast::cluster::32b mbarrier::report::disabled L2::evict_last "
+        "mbarrier::report::validity::per_16bytes::8 mbarrier::report::validity::per_16bytes::80 "
+        "mbarrier::report::validity::per_16bytes::8000 "
+        "mbarrier::report::validity::per_16bytes::80000000 "
+        "mbarrier::report::validity::per_element::ff"
     ),
     "multimem": (
         "ld_reduce st red cp reduce async bulk {sem} {scope} global shared::cta shared::cluster "
