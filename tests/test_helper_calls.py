@@ -67,6 +67,19 @@ def test_a_kernel_calling_header_helpers_is_linted_under_preview_only(tree, caps
     assert default["findings"] == []
 
 
+def test_a_nested_configuration_that_enables_preview_lints_its_folder_for_them(tree, capsys):
+    (tree / "sub").mkdir()
+    for name in ("pipeline.cuh", "bad.cu"):
+        shutil.copy(tree / name, tree / "sub" / name)
+    (tree / "sub" / "ptxlint.toml").write_text("preview = true\n")
+    main(["check", ".", "--format", "json", "--no-compile-commands", "--no-cache",
+          "--fail-on", "never"])
+    doc = json.loads(capsys.readouterr().out)
+    assert [(os.path.basename(f["path"]), f["rule"]) for f in doc["findings"]] == [
+        ("bad.cu", "PTX602"), ("bad.cu", "PTX603")]
+    assert all(f["path"].startswith("sub") for f in doc["findings"])
+
+
 def test_the_clean_twin_is_silent(tree, capsys):
     assert check_json(capsys, "--preview", "--no-cache", "clean.cu")["findings"] == []
 
