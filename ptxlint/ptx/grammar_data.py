@@ -504,7 +504,7 @@ for sem in _WAIT_SEM:
 # supported" on sm_100f, sm_103a, sm_110a, sm_120a): an arrival on, or a completion of, the
 # barriers of the CTAs a 32-bit mask names (a register or an immediate; a .b16 is "Arguments
 # mismatch"), whose state goes to the sink ("Sink '_' is expected")
-_MC32 = ".shared::cluster.multicast::cluster::32b.b64"
+_MC32 = "{.shared::cluster}.multicast::cluster::32b.b64"  # (ptxas 13.5 takes it left out)
 for sem in _CLUSTER_SEM:
     for op in ("arrive", "arrive_drop"):
         _add(f"mbarrier.{op}{sem}{_MC32} _, [A], ai:u32; sm=107f; toolkit=13.4")

@@ -132,8 +132,10 @@ _add(f"cvt.rn.satfinite{{.relu}}<D:.e2m3x2|.e3m2x2><A:.f16x2|.bf16x2> d:D, a:A; 
 # .relu: "Illegal modifier '.relu'"; .rn .rz .rp only, and widening by .rn)
 _SM107 = "sm=107f; toolkit=13.4"
 _add(f"cvt.rz.satfinite{{.relu}}<D:.e2m1x2|.e2m3x2|.e3m2x2>.f32 d:D, a:f32, a:f32; {_SM107}")
-_add(f"cvt.rz.satfinite{{.relu}}<D:.e2m1x2|.e2m3x2|.e3m2x2><A:.f16x2|.bf16x2> d:D, a:A; "
-     f"{_SM107}")
+_add(f"cvt.rz.satfinite{{.relu}}<D:.e2m1x2|.e2m3x2|.e3m2x2>.f16x2 d:D, a:f16x2; {_SM107}")
+_add(f"cvt.rz.satfinite{{.relu}}<D:.e2m3x2|.e3m2x2>.bf16x2 d:D, a:bf16x2; {_SM107}")
+# (as for the .rn one, ptxas takes an .f32 register or literal for the .bf16x2 into .e2m1x2)
+_add(f"cvt.rz.satfinite{{.relu}}.e2m1x2.bf16x2 d:e2m1x2, af:b32~; {_SM107}")
 _add(f"cvt<R:.rn|.rz|.rp>{{.satfinite}}.ue5m3x2.f32 d:ue5m3x2, a:f32, a:f32; {_SM107}")
 _add(f"cvt<R:.rn|.rz|.rp>{{.satfinite}}.ue5m3x2<A:.f16x2|.bf16x2> d:ue5m3x2, a:A; {_SM107}")
 _add(f"cvt.rn<D:.f16x2|.bf16x2>.ue5m3x2 d:D, a:ue5m3x2; {_SM107}")

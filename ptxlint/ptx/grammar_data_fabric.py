@@ -60,14 +60,15 @@ for _hint, _policy in _HINTS:
         _add(f"fabric.try_get.async{_FROM_REMOTE}{_hint}{_sem}.b128 [A], {_REMOTE}, a:u32, "
              f"[A]{_policy}; {_FABRIC}; toolkit=13.3")
         # a reduction into a remote location (or every copy of a multicast object), by the
-        # types of _RED; the 16-bit floats' sums and extremes may accumulate in .f32
+        # types of _RED; ptxas 13.5 takes .acc::f32 on every one of them, which neither CCCL
+        # nor a pull's ("Illegal reduction operation" but for sums) has: undocumented
         _red = f"fabric.try_red.async{{.multimem}}{_TO_REMOTE}"
         for _counted, _where in (("", _REMOTE), (".counted::bytes", _COUNTED)):
             for _op, _types in _RED:
                 _add(f"{_red}{_counted}{_hint}{_sem}{_op}<T:{_types}> {_where}, [A], a:u32, "
                      f"[A]{_policy}; {_FABRIC}; toolkit=13.3")
-            _add(f"{_red}{_counted}{_hint}{_sem}<O:.add|.min|.max>.acc::f32<T:.f16|.bf16> "
-                 f"{_where}, [A], a:u32, [A]{_policy}; {_FABRIC}; toolkit=13.3")
+                _add(f"{_red}{_counted}{_hint}{_sem}{_op}.acc::f32<T:{_types}> {_where}, [A], "
+                     f"a:u32, [A]{_policy}; {_FABRIC}; toolkit=13.3; undocumented")
 # a reduction of a multicast object's copies into shared memory by the whole warp (.sync, the
 # member mask all ones: "expected to be '4294967295'"; without .multimem: ".multimem modifier
 # required"), accumulating in .f32 for sums only ("Illegal reduction operation")

@@ -116,9 +116,10 @@ _add("discard{.global}.L2 [A], i:128; sm=80")
 _add("applypriority{.global}.L2::evict_normal [A], i:128; sm=80")
 # PTX ISA 9.4 (ptxas 13.4 and 13.5 on sm_107a/f only; CCCL applypriority_async_bulk.h): the
 # priority of a whole range, completed in a bulk group (".completion_mechanism modifier
-# required"), its .u32 size a register or an immediate (a .b64: "Arguments mismatch")
-_add("applypriority.async.bulk{.global}.bulk_group.L2::evict_normal [A], ai:u32; sm=107f; "
-     "head=2; toolkit=13.4")
+# required"), its .u32 size a register or an immediate, a multiple of 16 ("expected to be
+# multiple of 16"; a .b64: "Arguments mismatch")
+_add("applypriority.async.bulk{.global}.bulk_group.L2::evict_normal [A], ai:u32:0..%16; "
+     "sm=107f; head=2; toolkit=13.4")
 
 # ----------------------------------------------------------------------------- stack
 _add("alloca.<T:.u32|.u64> d:T, a:T, ?i:*; sm=52")

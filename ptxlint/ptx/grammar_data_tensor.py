@@ -286,8 +286,9 @@ _READ_A = ".sync_restrict::shared::read::mma::a"
 _add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{{{_READ_A}}}{{.shared::cluster}}"
      f".multicast::cluster::32b.b64 [A], ai:u32{_TC107}")
 _add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{_READ_A}{{.shared::cluster}}.b64 [A]{_TC107}")
+# (its 16-bit mask may be an immediate, ptxas 13.5, where the plain commit's may not)
 _add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{_READ_A}{{.shared::cluster}}"
-     f".multicast::cluster.b64 [A], r:b16{_TC107}")
+     f".multicast::cluster.b64 [A], ai:u16{_TC107}")
 _add("tcgen05.fence::before_thread_sync; sm=100f; head=1")
 _add("tcgen05.fence::after_thread_sync; sm=100f; head=1")
 _add("tcgen05.wait::ld.sync.aligned; sm=100f; head=1")
