@@ -144,7 +144,7 @@ def same_as_full(linter: IncrementalLinter, path: str, text: str) -> FileResult:
         if isinstance(parsed, _EditedSource):  # the one a rule reads (parsed on a copy, so
             # that the next edit still starts from the edited tree)
             again = _EditedSource(parsed.text, parsed.data, parsed.positions().copy(),
-                                  parsed.grammar)
+                                  parsed.grammar, skipped=parsed.skipped)
             _same_tree(again.tree, fresh)
     return got
 

@@ -31,6 +31,13 @@ def _parser(grammar: str) -> tree_sitter.Parser:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_cpp.language()))
 
 
+def grammar_language(grammar: str) -> tree_sitter.Language:
+    """The tree-sitter language of ``grammar`` ("cuda", "cpp"), the one files are parsed with."""
+    language = _parser(grammar).language
+    assert language is not None  # each parser is built with its language
+    return language
+
+
 def grammar_for(path: str, text: str) -> str:
     ext = os.path.splitext(path)[1].lower()
     if ext in _CPP_ONLY_EXTENSIONS and not any(m in text for m in _CUDA_MARKERS):
@@ -51,6 +58,9 @@ class ParsedSource:
     # byte ranges ``[start, end)`` left out of the parse (``parse_leaving_out``): the tree
     # holds nothing there, every other node where the whole file's parse puts it
     unread: tuple[tuple[int, int], ...] = ()
+    # CUDA's alignment macros left out of the parse (``attribute_macros``): nothing a reader
+    # needs is there, but a parse resumed from this tree must leave them out too
+    skipped: tuple[tuple[int, int], ...] = ()
     # a reader needed what was left out (``reads``): whoever left it out parses the whole file
     missed: bool = field(default=False, compare=False)
 
@@ -137,7 +147,84 @@ def parse(path: str, text: str) -> ParsedSource:
     C++ kernel families (see its docstring)."""
     data = text.encode("utf-8", "surrogatepass")
     grammar = grammar_for(path, text)
+    skipped = attribute_macros(data)
+    if skipped:
+        return ParsedSource(text, data, _parse_ranges(data, grammar, skipped), grammar,
+                            skipped=skipped)
     return ParsedSource(text, data, _parser(grammar).parse(data), grammar)
+
+
+# CUDA's alignment macros (host_defines.h: ``__align__(n)`` is ``__attribute__((aligned(n)))``;
+# cuda_fp16.h's ``__CUDA_ALIGN__``), which tree-sitter's grammars do not know: read as a
+# type or a call, ``struct __align__(16) S {...}`` or ``extern __shared__ __align__(16) char
+# smem[];`` turns into error nodes that swallow the next statement or the whole struct (448 uses
+# in flashinfer's 122 files with one). Left out of the parse, the declaration reads as C++ does
+# after the preprocessor, save for the alignment, which no reader of the tree asks.
+_ALIGN_MACRO = on_first_use(rb"\b(?:__align__|__builtin_align__|__CUDA_ALIGN__)[ \t]*\(")
+
+
+def attribute_macros(data: bytes) -> tuple[tuple[int, int], ...]:
+    """The byte ranges of the alignment macros' uses in ``data``, each from its name to its
+    closing parenthesis (a use whose parentheses do not close on its line is left alone)."""
+    if b"ALIGN__" not in data and b"align__" not in data:
+        return ()
+    found: list[tuple[int, int]] = []
+    for m in _ALIGN_MACRO().finditer(data):
+        if _in_directive(data, m.start()):
+            continue  # a #define's text: the tree holds it as one token, kept whole
+        depth, at = 1, m.end()
+        stop = data.find(b"\n", at)
+        stop = len(data) if stop < 0 else stop
+        while at < stop and depth:
+            depth += {40: 1, 41: -1}.get(data[at], 0)  # ( and )
+            at += 1
+        if depth == 0 and (not found or m.start() >= found[-1][1]):
+            found.append((m.start(), at))
+    return tuple(found)
+
+
+def parse_again(data: bytes, grammar: str, old: tree_sitter.Tree,
+                skipped: Sequence[tuple[int, int]]) -> tree_sitter.Tree:
+    """``data``'s tree, parsed incrementally from ``old`` (edited to match it), leaving out
+    ``skipped`` (``attribute_macros(data)``) as :func:`parse` does."""
+    if skipped:
+        return _parse_ranges(data, grammar, skipped, old)
+    return _parser(grammar).parse(data, old)
+
+
+def _in_directive(data: bytes, at: int) -> bool:
+    """Whether byte ``at`` is on a preprocessor directive's logical line."""
+    start = data.rfind(b"\n", 0, at) + 1
+    while start >= 2 and data[start - 2] == 92:  # the line before ends in a backslash
+        start = data.rfind(b"\n", 0, start - 1) + 1
+    return data[start:at].lstrip().startswith(b"#")
+
+
+def _parse_ranges(data: bytes, grammar: str, left_out: Sequence[tuple[int, int]],
+                  old: tree_sitter.Tree | None = None) -> tree_sitter.Tree:
+    """``data`` parsed without the byte ranges ``left_out`` (sorted, apart), as tree-sitter's
+    included ranges: every node keeps the file's own offsets."""
+    ranges: list[tree_sitter.Range] = []
+    row, row_start, counted = 0, 0, 0
+
+    def point(byte: int) -> tuple[int, int]:
+        nonlocal row, row_start, counted
+        lines = data.count(b"\n", counted, byte)
+        if lines:
+            row += lines
+            row_start = data.rfind(b"\n", counted, byte) + 1
+        counted = byte
+        return row, byte - row_start
+
+    at = 0
+    for start, end in left_out:
+        if start > at:
+            ranges.append(tree_sitter.Range(point(at), point(start), at, start))
+        at = end
+    if at < len(data):
+        ranges.append(tree_sitter.Range(point(at), point(len(data)), at, len(data)))
+    parser = tree_sitter.Parser(_parser(grammar).language, included_ranges=ranges)
+    return parser.parse(data, old) if old is not None else parser.parse(data)
 
 
 def parse_leaving_out(
@@ -152,27 +239,22 @@ def parse_leaving_out(
         return parse(path, text)
     data = text.encode("utf-8", "surrogatepass")
     grammar = grammar_for(path, text)
-    ranges: list[tree_sitter.Range] = []
-    row, row_start, counted = 0, 0, 0
+    skipped = attribute_macros(data)
+    left_out = _merged(unread, skipped) if skipped else unread
+    return ParsedSource(text, data, _parse_ranges(data, grammar, left_out), grammar,
+                        unread=tuple(unread), skipped=skipped)
 
-    def point(byte: int) -> tuple[int, int]:
-        nonlocal row, row_start, counted
-        lines = data.count(b"\n", counted, byte)
-        if lines:
-            row += lines
-            row_start = data.rfind(b"\n", counted, byte) + 1
-        counted = byte
-        return row, byte - row_start
 
-    at = 0
-    for start, end in unread:
-        if start > at:
-            ranges.append(tree_sitter.Range(point(at), point(start), at, start))
-        at = end
-    if at < len(data):
-        ranges.append(tree_sitter.Range(point(at), point(len(data)), at, len(data)))
-    parser = tree_sitter.Parser(_parser(grammar).language, included_ranges=ranges)
-    return ParsedSource(text, data, parser.parse(data), grammar, unread=tuple(unread))
+def _merged(a: Sequence[tuple[int, int]], b: Sequence[tuple[int, int]]
+            ) -> list[tuple[int, int]]:
+    """Two sorted lists of byte ranges as one, sorted, with overlapping ones joined."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted([*a, *b]):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
 
 
 

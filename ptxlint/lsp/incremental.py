@@ -61,7 +61,12 @@ from ptxlint.frontends.cxx.extract import reread
 from ptxlint.frontends.julia import JULIA_EXTENSIONS
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.frontends.statement_problems import spells_offsets
-from ptxlint.frontends.syntax_tree import ParsedSource, _parser, grammar_for
+from ptxlint.frontends.syntax_tree import (
+    ParsedSource,
+    attribute_macros,
+    grammar_for,
+    parse_again,
+)
 from ptxlint.model import (
     AsmStatement,
     Clobber,
@@ -440,7 +445,7 @@ class _EditedSource(ParsedSource):
     def tree(self) -> tree_sitter.Tree:
         if self._parsed is None:
             assert self._pending is not None
-            self._parsed = _parser(self.grammar).parse(self.data, self._pending)
+            self._parsed = parse_again(self.data, self.grammar, self._pending, self.skipped)
         return self._parsed
 
     @tree.setter
@@ -456,7 +461,8 @@ def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
     length keeps every position: the old tree is the new text's, read or not."""
     data = text.encode("utf-8", "surrogatepass")
     if len(data) == len(old.data):
-        return _EditedSource(text, data, old.positions(), old.grammar)
+        return _EditedSource(text, data, old.positions(), old.grammar,
+                             skipped=attribute_macros(data))
     start_b = old.to_byte(edit.start)
     old_end_b = old.to_byte(edit.old_end)
     new_end_b = start_b + len(text[edit.start : edit.new_end].encode("utf-8", "surrogatepass"))
@@ -469,7 +475,7 @@ def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
         old_end_point=_point(old.data, old_end_b),
         new_end_point=_point(data, new_end_b),
     )
-    return _EditedSource(text, data, tree, old.grammar)
+    return _EditedSource(text, data, tree, old.grammar, skipped=attribute_macros(data))
 
 
 def _point(data: bytes, byte: int) -> tuple[int, int]:
