@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import tree_sitter
-import tree_sitter_cuda
 
 # A function's own declarator is a fact of the syntax tree, which the front end's earlier
 # stages read as well (re-exported: typing's modules import it from here).
+from ptxlint.frontends.syntax_tree import grammar_language
 from ptxlint.frontends.syntax_tree import inner_declarator as inner_declarator
 from ptxlint.frontends.syntax_tree import own_function_declarator as own_function_declarator
 from ptxlint.lazy_regex import on_first_use
@@ -421,12 +421,6 @@ MAX_SCOPES = 256
 MAX_DEPTH = 24  # typedef chains and nested expressions deeper than this are given up on
 
 
-WRAP_PREFIX = b"void __ptxlint_f(void) { __ptxlint_v = __ptxlint_g("
-
-
-WRAP_SUFFIX = b"); }\n"
-
-
 _TYPE_QUERY_SOURCE = """
 (type_definition) @typedef
 (alias_declaration) @alias
@@ -490,13 +484,13 @@ ENUMERATOR = frozenset({"enumerator"})
 
 
 class _Language:
-    """The CUDA grammar, its parser and the index query, built once per process."""
+    """The CUDA grammar (the one the files are parsed with) and the index query, built once
+    per process."""
 
     _instance: _Language | None = None
 
     def __init__(self) -> None:
-        self.language = tree_sitter.Language(tree_sitter_cuda.language())
-        self.parser = tree_sitter.Parser(self.language)
+        self.language = grammar_language("cuda")
         self._type_query: tree_sitter.Query | None = None
 
     @property

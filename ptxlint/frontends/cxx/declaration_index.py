@@ -25,20 +25,17 @@ from ptxlint.frontends.cxx.c_types import (
     TYPE_KEYWORDS,
     TYPE_PARAMETERS,
     VALUE_PARAMETERS,
-    WRAP_PREFIX,
-    WRAP_SUFFIX,
     Entry,
     Node,
     Scope,
     SharedParameters,
     _Language,
-    _named,
     _text,
     _Ty,
     declarator_name,
     own_function_declarator,
 )
-from ptxlint.frontends.syntax_tree import WALK_LIMIT, nodes_of_kinds
+from ptxlint.frontends.syntax_tree import WALK_LIMIT, nodes_of_kinds, parse_expression
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import CType
 
@@ -499,34 +496,16 @@ class DeclarationIndex:
         return own.child_by_field_name("parameters") if own is not None else None
 
     def _parse_alone(self, expression: str) -> Node | None:
-        """``expression`` parsed on its own, memoised per text: operands the file's tree does
-        not hold repeat a few spellings (the CUDA 13 headers: 4,107 parses of 227 texts, from
-        statements inside macro arguments). The memo keeps the snippets' trees alive, so their
-        node ids are not reused while the resolver keeps them."""
+        """``expression`` parsed on its own (``syntax_tree.parse_expression``): operands the
+        file's tree does not hold repeat a few spellings (the CUDA 13 headers: 4,107 parses
+        of 227 texts, from statements inside macro arguments). Kept here as well, so that the
+        snippets' trees stay alive, and their node ids are not reused, while the resolver
+        keeps them."""
         if expression in self._alone:
             return self._alone[expression]
-        wrapped = WRAP_PREFIX + expression.encode("utf-8") + WRAP_SUFFIX
-        snippet = self._lang.parser.parse(wrapped)
-        node = None if snippet.root_node.has_error else self._unwrap(snippet.root_node)
+        node = parse_expression(expression)
         self._alone[expression] = node
         return node
-
-    @staticmethod
-    def _unwrap(root: Node) -> Node | None:
-        fn = root.named_children[0] if root.named_children else None
-        body = fn.child_by_field_name("body") if fn is not None else None
-        if body is None:
-            return None
-        statements = _named(body)
-        if len(statements) != 1 or not statements[0].named_children:
-            return None
-        assign = statements[0].named_children[0]
-        call = assign.child_by_field_name("right")
-        args = call.child_by_field_name("arguments") if call is not None else None
-        if args is None:
-            return None
-        values = _named(args)
-        return values[0] if len(values) == 1 else None
 
     def _spelled_entry(self, entry: Entry, function_scope: bool) -> tuple[object, ...] | None:
         """A key for the type of ``entry`` that its text decides: its specifier's kind and
