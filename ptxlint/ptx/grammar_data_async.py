@@ -118,8 +118,8 @@ _add("cvt.pack.sat.<D:.u2|.s2|.u4|.s4|.u8|.s8>.s32.b32 d:b32!, a:s32, a:s32, a:b
 # with CUDA_PTX_FP8_BF16_CVT_SUPPORTED)
 _add(f"cvt.rn.satfinite{{.relu}}<D:.e4m3x2|.e5m2x2|.e2m1x2>.bf16x2 d:D, a:bf16x2; {_FAMILY}; "
      "toolkit=13.1")
-_add(f"cvt.rn{{.relu}}.bf16x2.<A:.e4m3x2|.e5m2x2|.e2m1x2> d:bf16x2, a:A; {_FAMILY}; "
-     "toolkit=13.2")
+_add(f"cvt.rn{{.relu}}.bf16x2.<A:.e4m3x2|.e5m2x2|.e2m1x2|.e2m3x2|.e3m2x2> d:bf16x2, a:A; "
+     f"{_FAMILY}; toolkit=13.2")
 # the 6-bit floats from 16-bit pairs, PTX ISA 9.1 (ptxas 13.1 takes them on the family targets,
 # 13.0 does not: "Unexpected instruction types"; .satfinite required; CUDA 13.5's cuda_fp6.hpp)
 _add(f"cvt.rn.satfinite{{.relu}}<D:.e2m3x2|.e3m2x2><A:.f16x2|.bf16x2> d:D, a:A; {_FAMILY}; "
