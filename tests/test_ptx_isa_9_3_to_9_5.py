@@ -93,6 +93,17 @@ NEWER: tuple[tuple[CudaVersion, str], ...] = (
               '"l"(g), "r"(n) : "memory");'),
     ((13, 4), 'asm volatile("applypriority.async.bulk.global.bulk_group.L2::evict_normal [%0], '
               '%1;" :: "l"(g), "r"(n) : "memory");'),
+    ((13, 4), 'asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.tile'
+              '.mbarrier::complete_tx::bytes.cta_group::1.mbarrier::report::disabled'
+              '.override::global_address.override::global_dim_stride [%0], [%1, %2, {%3, %3}, '
+              '{%4}, %3, {%4, %4}], [%0];" :: "r"(s), "l"(g), "l"(g), "h"(h), "r"(n) : "memory");'),
+    ((13, 4), 'asm volatile("cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile'
+              '.override::global_address.override::global_dim.bulk_group [%0, %0, {%1}, {%2}], '
+              '[%3];" :: "l"(g), "h"(h), "r"(n), "r"(s) : "memory");'),
+    ((13, 4), 'asm volatile("fabric.try_get.async.tensor.1d.shared::cta.tile'
+              '.mbarrier::complete_tx::bytes.mbarrier::report::fabric.override::global_address'
+              '.relaxed.sys.b128 [%0], [%1, %2, %1, {%2}], [%0];" :: "r"(s), "l"(g), "r"(n) : '
+              '"memory");'),
     ((13, 5), 'asm("sin.approx.ftz.2pi.f32 %0, %1;" : "=f"(f) : "f"(f));'),
     ((13, 5), 'asm("cos.approx.ftz.2pi.f32 %0, %1;" : "=f"(f) : "f"(f));'),
 )
@@ -142,6 +153,13 @@ def test_a_newer_form_is_new_in_its_toolkit_for_the_older_ones(
     "mbarrier.check_layout.layout::v0.shared::cta.b64 %r1, [%rd1]",  # "Arguments mismatch"
     "fabric.wait.sync_restrict::read %r1",  # "Arguments mismatch"
     "cvt.rz.e2m1x2.f32 %c1, %f1, %f2",  # "'.satfinite' modifier required"
+    # the size override is for one dimension only, sizes and strides for two or more ("Illegal
+    # modifier '.override::global_dim'"), in that order before the coordinates
+    "cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"
+    ".override::global_address.override::global_dim [%r1], [%rd1, %rd2, {%h1, %h2}, {%r2, %r3}], "
+    "[%r4]",
+    "cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"
+    ".override::global_address [%r1], [%rd1, {%r2, %r3}], [%r4]",
     "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes"
     ".mbarrier::report::validity::per_16bytes::800 [%r1], [%rd1], 16, [%r2]",  # Unknown
     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster::32b "

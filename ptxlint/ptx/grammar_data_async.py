@@ -291,6 +291,63 @@ for _hint, _policy in (("", ""), (_HINT, ", ai:u64")):
     _add(f"cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4{_hint} [A, {{a:b32*5}}]"
          f"{_policy}; sm=100f")
 
+# PTX ISA 9.4 (ptxas 13.4 and 13.5 on sm_107a/f only: "Feature '.override::global_address
+# with destination state space ...' not supported" on sm_100a; CCCL cp_async_bulk_tensor*.h,
+# cp_reduce_async_bulk_tensor.h, cp_async_bulk_prefetch_tensor.h): the copies that override the
+# tensor map's global address (a .u64 after the map), and with it, for one dimension, its size
+# ({.b16}), or for two to five, its sizes ({.b16 each}), lower strides ({.b32 each but the
+# last}) and upper stride (a .b16), the address's parts in that order before the coordinates;
+# the validity reports and the ::32b multicast of the plain copies; the L2 prefetch kept last.
+# ptxas 13.5 takes .cta_group and the report left out, and the override on every mode
+_TENSOR_REPORT = _REPORT
+_CG_107 = "{.cta_group::1|.cta_group::2}"
+
+
+def _overrides(dims: int, coordinates: str) -> list[tuple[str, str]]:
+    """The override words and the address they make, for a tensor of ``dims`` dimensions."""
+    address = ".override::global_address"
+    out = [(address, f"[A, a:u64, {coordinates}]")]
+    if dims == 1:
+        out.append((f"{address}.override::global_dim", f"[A, a:u64, {{a:b16*1}}, {coordinates}]"))
+    else:
+        out.append((f"{address}.override::global_dim_stride", f"[A, a:u64, {{a:b16*{dims}}}, "
+                    f"{{a:b32*{dims - 1}}}, a:b16, {coordinates}]"))
+    return out
+
+
+for _dims, _mode in ((1, "{.tile}"), (2, "{.tile}"), (3, "{.tile}"), (4, "{.tile}"),
+                     (5, "{.tile}"), (2, ".tile::gather4")):
+    _coords = f"{{a:b32*{5 if 'gather4' in _mode else _dims}}}"
+    _d = f".{_dims}d"
+    _MC = ".multicast::cluster::32b"
+    for _hint, _policy in (("", ""), (_HINT, ", ai:u64")):
+        # the reports of a copy into shared memory, and the ::32b multicast
+        _add(f"cp.async.bulk.tensor{_d}<S:.shared::cta|.shared::cluster>.global{_mode}{_MB}"
+             f"{_CG_107}({_TENSOR_REPORT[1:-1]}){_hint} [A], [A, {_coords}], [A]{_policy}; "
+             f"{_SM107}")
+        _add(f"cp.async.bulk.tensor{_d}.shared::cluster.global{_mode}{_MB}{_CG_107}{_MC}"
+             f"{_TENSOR_REPORT}{_hint} [A], [A, {_coords}], [A], ai:u32{_policy}; {_SM107}")
+        for _words, _address in _overrides(_dims, _coords) if "gather4" not in _mode else [
+                (".override::global_address", f"[A, a:u64, {_coords}]")]:
+            _add(f"cp.async.bulk.tensor{_d}<S:.shared::cta|.shared::cluster>.global{_mode}{_MB}"
+                 f"{_CG_107}{_TENSOR_REPORT}{_words}{_hint} [A], {_address}, [A]{_policy}; "
+                 f"{_SM107}")
+            _add(f"cp.async.bulk.tensor{_d}.shared::cluster.global{_mode}{_MB}{_CG_107}{_MC}"
+                 f"{_TENSOR_REPORT}{_words}{_hint} [A], {_address}, [A], ai:u32{_policy}; "
+                 f"{_SM107}")
+            _out = ".tile::scatter4" if "gather4" in _mode else "{.tile}"
+            _add(f"cp.async.bulk.tensor{_d}.global.shared::cta{_out}.bulk_group{_words}{_hint} "
+                 f"{_address}, [A]{_policy}; {_SM107}")
+            if "gather4" not in _mode:
+                _add(f"cp.reduce.async.bulk.tensor{_d}.global.shared::cta"
+                     f"<O:.add|.min|.max|.inc|.dec|.and|.or|.xor>{{.tile}}{_words}.bulk_group"
+                     f"{_hint} {_address}, [A]{_policy}; {_SM107}")
+            _kept = _hint or "{.L2::evict_last}"  # the cache policy, or the priority kept last
+            _add(f"cp.async.bulk.prefetch.tensor{_d}.L2.global{_mode}{_kept}{_words} "
+                 f"{_address}{_policy}; {_SM107}")
+    _add(f"cp.async.bulk.prefetch.tensor{_d}.L2.global{_mode}.L2::evict_last [A, {_coords}]; "
+         f"{_SM107}")
+
 PARTIAL: dict[str, frozenset[str]] = {
     # PTX ISA 9.1+ conversions (CUDA 13.1), newer than ptxas 13.0 knows: scaled conversions
     # and .bf16x2 against the packed narrow floats (TransformerEngine guards them with

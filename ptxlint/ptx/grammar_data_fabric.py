@@ -91,3 +91,40 @@ for _hint, _policy in _HINTS:
     for _op, _types in _ATOM:
         _add(f"fabric.try_atom.async{_TO_REMOTE}{_hint}.relaxed.sys{_op}<T:{_types}> {_REMOTE}, "
              f"[A], [A], [A]{_policy}; {_FABRIC}; toolkit=13.4")
+
+# PTX ISA 9.4 (ptxas 13.4 and 13.5 on sm_107a/f only: "Feature 'fabric.try_put.async.tensor'
+# not supported" on sm_100a; CCCL fabric_try_put.h, fabric_try_get.h): a tile of a tensor put to
+# or got from a remote location, the tensor map's global address overridden by the endpoint and
+# offset (and, for a put, a counter's offset), then as for cp.async.bulk.tensor: for one
+# dimension its size ({.b16}), for two to five its sizes, lower strides ({.b32} each but the
+# last) and upper stride (a .b16), before the coordinates
+_SM107 = "sm=107f; head=2; toolkit=13.4"
+
+
+def _tensor_remote(dims: int, counted: bool) -> list[tuple[str, str]]:
+    """The override words and the remote tensor address they make."""
+    head = "A, r:u32, a:u64" + (", a:u64" if counted else "")
+    coordinates = f"{{a:b32*{dims}}}"
+    out = [("", f"[{head}, {coordinates}]")]
+    if dims == 1:
+        out.append((".override::global_dim", f"[{head}, {{a:b16*1}}, {coordinates}]"))
+    else:
+        out.append((".override::global_dim_stride", f"[{head}, {{a:b16*{dims}}}, "
+                    f"{{a:b32*{dims - 1}}}, a:b16, {coordinates}]"))
+    return out
+
+
+for _dims in range(1, 6):
+    for _hint, _policy in _HINTS:
+        for _sem in _SEM:
+            for _counted in ("", ".counted::bytes"):
+                for _words, _where in _tensor_remote(_dims, bool(_counted)):
+                    _add(f"fabric.try_put.async.tensor{{.multimem}}.{_dims}d.shared::cta.tile"
+                         f".mbarrier::complete_tx::16B.mbarrier::report::fabric{_counted}{_hint}"
+                         f".override::global_address{_words}{_sem}.b128 {_where}, [A], a:u32, "
+                         f"[A]{_policy}; {_SM107}")
+            for _words, _where in _tensor_remote(_dims, False):
+                _add(f"fabric.try_get.async.tensor.{_dims}d.shared::cta.tile"
+                     f".mbarrier::complete_tx::bytes.mbarrier::report::fabric{_hint}"
+                     f".override::global_address{_words}{_sem}.b128 [A], {_where}, [A]{_policy}; "
+                     f"{_SM107}")

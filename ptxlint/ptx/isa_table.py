@@ -166,7 +166,8 @@ FAMILIES: dict[str, str] = {
         "mbarrier::report::validity::per_16bytes::8 mbarrier::report::validity::per_16bytes::80 "
         "mbarrier::report::validity::per_16bytes::8000 "
         "mbarrier::report::validity::per_16bytes::80000000 "
-        "mbarrier::report::validity::per_element::ff"
+        "mbarrier::report::validity::per_element::ff override::global_address "
+        "override::global_dim override::global_dim_stride"
     ),
     "multimem": (
         "ld_reduce st red cp reduce async bulk {sem} {scope} global shared::cta shared::cluster "
@@ -213,7 +214,9 @@ FAMILIES: dict[str, str] = {
         "sync_restrict::read try_put try_get try_red try_pullred try_atom async multimem "
         "shared::cta mbarrier::complete_tx::16B mbarrier::complete_tx::bytes "
         "mbarrier::report::fabric cp_mask counted::bytes L2::cache_hint relaxed sys "
-        "{atomop} u32 u64 s32 s64 f16 bf16 f32 f64 f16x2 bf16x2 b32 b64 b128 acc::f32 sync"
+        "{atomop} u32 u64 s32 s64 f16 bf16 f32 f64 f16x2 bf16x2 b32 b64 b128 acc::f32 sync "
+        "tensor {dims} tile override::global_address override::global_dim "
+        "override::global_dim_stride"
     ),
     "atom": (
         "{space} {sem} {scope} {atomop} {int} {bits} {flt} {vec} noftz L2::cache_hint "
