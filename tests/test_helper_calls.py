@@ -139,6 +139,18 @@ def test_editing_the_header_lints_the_caller_again(tree, capsys, monkeypatch, ca
     assert linted == ["bad.cu"]
 
 
+def test_a_header_one_include_further_counts_too(tree, capsys, monkeypatch, cache_dir):
+    (tree / "all.cuh").write_text('#pragma once\n#include "pipeline.cuh"\n')
+    (tree / "bad.cu").write_text((tree / "bad.cu").read_text().replace(
+        '#include "pipeline.cuh"', '#include "all.cuh"'))
+    assert places(check_json(capsys, "--preview", "bad.cu")) == EXPECTED
+    linted = count_lints(monkeypatch)
+    header = tree / "pipeline.cuh"
+    header.write_text(header.read_text().replace("wait_copies", "wait_for_copies"))
+    assert places(check_json(capsys, "--preview", "bad.cu")) == [EXPECTED[1]]
+    assert linted == ["bad.cu"]
+
+
 def test_a_finding_at_a_helper_call_has_no_statement_and_can_be_suppressed(tree, capsys):
     rules = instantiate(load_rules().rules)
     path = str(tree / "bad.cu")
