@@ -521,10 +521,12 @@ class FileFlows:
     """The flows of one file's functions, each built on first ask."""
 
     def __init__(self, parsed: ParsedSource, statements: tuple[AsmStatement, ...],
-                 path: str | None = None, root: FileFlows | None = None) -> None:
+                 path: str | None = None, root: FileFlows | None = None,
+                 definitions: list[Node] | None = None) -> None:
         """``path``: the file's, to find the project headers it includes (their helpers are
         followed too); ``None`` for a header itself, whose includes are not read: ``root``,
-        the linted file's flows, finds a header helper's callees among its headers."""
+        the linted file's flows, finds a header helper's callees among its headers;
+        ``definitions``: its function definitions, where a header keeps them."""
         self.parsed = parsed
         self.path = path
         self.root = root
@@ -533,7 +535,8 @@ class FileFlows:
                             and s.source.text is parsed.text and s.ptx.instructions]
         own = [s for s in statements
                if s.context.macro is None and s.source.text is parsed.text]
-        self._index = FunctionIndex(parsed, own, self._function, self._recovered_function)
+        self._index = FunctionIndex(parsed, own, self._function, self._recovered_function,
+                                    definitions)
         self._flows: list[FunctionFlow] | None = None
         self._by_statement: dict[int, list[tuple[FunctionFlow, Step]]] | None = None
         self._composed: dict[tuple[int, int], tuple[list[Step], Opaque]] = {}
@@ -725,7 +728,7 @@ class FileFlows:
                 for header in [*included_headers(self.path, self.parsed.text),
                                *([library] if library is not None else [])]:
                     self._included.append(FileFlows(header.parsed, header.statements,
-                                                    root=self))
+                                                    root=self, definitions=header.definitions))
         return self._included
 
     def _defined(self, name: str, caller: FunctionFlow | None = None,

@@ -40,11 +40,15 @@ class FunctionIndex:
 
     def __init__(self, parsed: ParsedSource, statements: Sequence[AsmStatement],
                  make: Callable[[Node], FunctionFlow | None],
-                 make_recovered: Callable[[RecoveredFunction, Node], FunctionFlow]) -> None:
+                 make_recovered: Callable[[RecoveredFunction, Node], FunctionFlow],
+                 definitions: Sequence[Node] | None = None) -> None:
         """``statements``: the file's own (no macro's expansion), placed in the function that
         holds each; ``make``: a definition's flow, ``None`` for one without a name or body;
-        ``make_recovered``: the flow of a function the text shows, given its body's block."""
+        ``make_recovered``: the flow of a function the text shows, given its body's block;
+        ``definitions``: the tree's function definitions (``function_definitions``), where
+        the caller keeps them (an included header's, listed once per process)."""
         self.parsed = parsed
+        self._definitions = definitions
         self._make = make
         self._make_recovered = make_recovered
         self._recovered: dict[int, FunctionFlow | None] = {}
@@ -60,7 +64,10 @@ class FunctionIndex:
     def functions(self) -> list[FunctionFlow]:
         """Every function of the file, in order."""
         if self._all is None:
-            found = [self._flow(fn) for fn in function_definitions(self.parsed.tree.root_node)]
+            definitions = self._definitions
+            if definitions is None:
+                definitions = function_definitions(self.parsed.tree.root_node)
+            found = [self._flow(fn) for fn in definitions]
             self._all = [flow for flow in found if flow is not None]
             self._starts = [flow.start for flow in self._all]
             for flow in self._all:
