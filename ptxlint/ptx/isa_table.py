@@ -271,7 +271,8 @@ FAMILIES: dict[str, str] = {
     "tcgen05": (
         "alloc dealloc relinquish_alloc_permit ld st wait cp shift mma commit fence sp ws "
         "exclusive red min max abs NaN sync aligned {cta_group} shared::cta shared::cluster "
-        "{mcast} multicast::cluster::32b sync_restrict::shared::read::mma::a "
+        "{mcast} multicast::cluster::32b sync_restrict::shared::read::mma::a spcompress "
+        "sp::2:4 b2 "
         "mbarrier::arrive::one b32 b64 u32 s32 f32 {fp8} pack::16b unpack::16b "
         "fence::before_thread_sync fence::after_thread_sync wait::ld wait::st down "
         "kind::f16 kind::tf32 kind::f8f6f4 kind::i8 kind::mxf8f6f4 kind::mxf4 kind::mxf4nvf4 "

@@ -192,10 +192,12 @@ _IDENT = re.compile(_NAME, _A)
 # Mnemonic characters include `%` (a "C"-constraint splice such as `ld.%2`) and the hole, so a
 # mnemonic with either still parses into one word and the instruction can be marked opaque.
 _MNCH = rf"[\w$%{HOLE}]"
-_MNEMONIC_RE = rf"(?:[A-Za-z_${HOLE}]|%(?=[\w$%]))(?:{_MNCH})*{_P}(?:(?:\.|::){_MNCH}*{_P})*{_P}"
+# a word goes on after `.`, `::`, and a `:` before a digit (tcgen05's `.sp::2:4`, PTX ISA 9.4)
+_SEP = r"(?:\.|::|:(?=[0-9]))"
+_MNEMONIC_RE = rf"(?:[A-Za-z_${HOLE}]|%(?=[\w$%]))(?:{_MNCH})*{_P}(?:{_SEP}{_MNCH}*{_P})*{_P}"
 _MNEMONIC = re.compile(_MNEMONIC_RE, _A)
 # ptxas also reads `prmt .b32 %0, ...` (CUTLASS writes it): modifiers after a space.
-_MNEMONIC_TAIL = re.compile(rf"\.[A-Za-z_]{{1}}(?:{_MNCH})*{_P}(?:(?:\.|::){_MNCH}*{_P})*{_P}", _A)
+_MNEMONIC_TAIL = re.compile(rf"\.[A-Za-z_]{{1}}(?:{_MNCH})*{_P}(?:{_SEP}{_MNCH}*{_P})*{_P}", _A)
 # A template that is one instruction and its ';', no comment, guard, label (the mnemonic's first
 # word ends at a '.') or brace but a vector's: its mnemonic, then its operands and ';' (two
 # patterns, where Python 3.10's backtracking made one quadratic in the blanks after a mnemonic).
