@@ -330,10 +330,10 @@ for _shape, _split in (("32x32b", ""), ("16x32bx2", ", i:*")):
 # compressed: the .b2 metadata first (a .b32 per 32 columns, at least one), the kept half of
 # the columns, then the reduced value; .x4 and up (".x2 not allowed"), .min/.max only,
 # .aligned required, .f32.b2 only ("Unexpected instruction types")
-for _num, _meta in (("x4", 1), ("x8", 1), ("x16", 1), ("x32", 1), ("x64", 2), ("x128", 4)):
-    _add(f"tcgen05.ld.red.spcompress.sync.aligned.32x32b.{_num}<O:.min|.max>.sp::2:4{{.abs}}"
-         f"{{.NaN}}.f32.b2 {{d:b32*{_meta}}}, {{d:f32*{int(_num[1:]) // 2}}}, d:b32, [A:b32]; "
-         "sm=107a; head=2; toolkit=13.4")
+for _columns in (4, 8, 16, 32, 64, 128):
+    _add(f"tcgen05.ld.red.spcompress.sync.aligned.32x32b.x{_columns}<O:.min|.max>.sp::2:4"
+         f"{{.abs}}{{.NaN}}.f32.b2 {{d:b32*{max(1, _columns // 32)}}}, "
+         f"{{d:f32*{_columns // 2}}}, d:b32, [A:b32]; sm=107a; head=2; toolkit=13.4")
 
 for _shape in (".128x256b", ".4x256b", ".128x128b",
                ".64x128b<W:.warpx2::02_13|.warpx2::01_23>", ".32x128b.warpx4"):
