@@ -337,7 +337,7 @@ SETTINGS: tuple[Setting, ...] = (
         "the toolkit it runs, unless it is configured. Without it, a form new in a later "
         "toolkit is an error in C++ (nvcc 13.0 rejects it) but a warning in Python DSL code "
         "(Triton, CuTe DSL), whose PTX the DSL's own bundled toolchain assembles. Set newer "
-        "than the newest toolkit ptxlint knows (13.3), unknown words are warnings: that "
+        "than the newest toolkit ptxlint knows (13.5), unknown words are warnings: that "
         "toolkit may have added them. Read together with min-cuda-version. --cuda-version "
         "replaces it.",
         'cuda-version = "12.8"', ("--cuda-version",),

@@ -65,7 +65,7 @@ default) is an error that names that toolkit and the targets the form needs
 leaves those targets to this finding. In Python DSL code (Triton, CuTe DSL), whose PTX the
 DSL's own bundled toolchain assembles, such a form is a warning unless `cuda-version` is
 configured: which ptxas that is, ptxlint cannot see. Where `cuda-version` names a toolkit newer
-than the newest whose PTX ISA the grammar covers (CUDA 13.3, PTX ISA 9.3), an unknown opcode or
+than the newest whose PTX ISA the grammar covers (CUDA 13.5, PTX ISA 9.5), an unknown opcode or
 modifier is a warning that says so: that toolkit may have added it.
 
 A misspelled modifier gets the nearest word of its family (`did you mean '.release'?`); a

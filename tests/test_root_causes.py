@@ -290,10 +290,10 @@ def test_a_write_under_a_predicate_is_only_a_conditional_output() -> None:
 
 
 def test_a_spelling_ptx204_does_not_judge_keeps_its_effects() -> None:
-    # under a PTX ISA newer than the grammar's the grammar abstains and PTX204 is silent: the
-    # root is not reported, so its echo is no echo and PTX102 still speaks
+    # under a PTX ISA newer than the grammar's (9.5, CUDA 13.5) the grammar abstains and
+    # PTX204 is silent: the root is not reported, so its echo is no echo and PTX102 still speaks
     text = (
-        "#if __cccl_ptx_isa >= 950\n"
+        "#if __cccl_ptx_isa >= 990\n"
         "__device__ void f(int *p, int x) {\n"
         '  asm volatile("st.glob.u32 [%0], %1;" :: "l"(p), "r"(x));\n'
         "}\n#endif\n"

@@ -49,12 +49,10 @@ _PTX_OF_CUDA: dict[CudaVersion, int] = {
 # (`cuda-version`, or the toolkit `--verify` finds).
 DEFAULT_CUDA_VERSION: CudaVersion = (13, 0)
 # The newest toolkit whose PTX ISA the instruction grammar covers: a word it does not know may
-# be an instruction or modifier of a newer one. The table runs past it and the grammar holds
-# some forms of 13.4 and 13.5 (``toolkit=13.5``), but a toolkit counts as covered only once
-# every form its ptxas takes that CCCL's generated wrappers spell is written down: 13.4's
-# sm_107 bulk-copy reports, ::32b multicasts and overrides, its fabric tensor copies,
-# tcgen05.ld.red.spcompress and applypriority.async.bulk are not.
-NEWEST_KNOWN: CudaVersion = (13, 3)
+# be an instruction or modifier of a newer one. A toolkit counts as covered once every form its
+# ptxas takes that CCCL's generated wrappers spell is written down (CCCL 3.5's, PTX ISA 9.3-9.5,
+# each measured with that toolkit's ptxas), and those its CUDA headers write.
+NEWEST_KNOWN: CudaVersion = (13, 5)
 
 _VERSION = on_first_use(r"\s*(\d+)(?:\.(\d+))?(?:\.\d+)?\s*\Z")
 
