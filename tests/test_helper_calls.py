@@ -171,6 +171,21 @@ def test_add_noqa_suppresses_a_finding_at_a_helper_call(tree, capsys):
     assert check_json(capsys, "--preview", "--no-cache", "bad.cu")["findings"] == []
 
 
+def test_verify_says_why_a_finding_at_a_helper_call_is_unverifiable(tree):
+    from ptxlint.cli import _configure, build_parser, run
+    from ptxlint.verify import VerifyOptions, verify
+    from ptxlint.verify.recipes import RECIPES
+
+    args = build_parser().parse_args(["check", "bad.cu", "--preview", "--isolated"])
+    config, selector, rules, context = _configure(args)
+    result = verify(run(args.paths, config, selector, rules, context),
+                    VerifyOptions(files=("bad.cu",)))
+    said = {f.rule: result.verifications[id(f)] for f in result.findings}
+    assert sorted(said) == ["PTX602", "PTX603"]
+    for rule, verdict in said.items():  # the rule's own reason, not "no statement"
+        assert (verdict.status, verdict.evidence) == ("unverifiable", RECIPES[rule].why_none)
+
+
 def test_the_language_server_lints_such_a_file_as_it_changes(tree):
     rules = instantiate(load_rules().rules)
     linter = IncrementalLinter()

@@ -72,3 +72,21 @@ def test_ptxas_confirms_the_bad_fixtures_where_it_patches_them(rule: str) -> Non
     expected = [CONFIRMED, CONFIRMED, UNVERIFIABLE] if rule == "PTX606" \
         else [CONFIRMED, CONFIRMED]
     assert statuses == expected
+
+
+@needs_nvcc
+@pytest.mark.usefixtures("cache_dir")
+def test_a_finding_at_a_helper_call_of_a_file_without_asm_is_judged_on_the_file(
+    tmp_path: Path,
+) -> None:
+    # the bad fixture's helpers moved to a header: its kernels, now without asm, call them
+    lines = (Path(FIXTURES) / "rules" / "PTX606_bad.cu").read_text().splitlines(keepends=True)
+    (tmp_path / "gmma.cuh").write_text("#pragma once\n" + "".join(lines[1:11]))
+    kernels = tmp_path / "k.cu"
+    kernels.write_text('#include "gmma.cuh"\n' + "".join(lines[11:]))
+    assert "asm" not in kernels.read_text()
+    result = verify(_lint(kernels, "PTX606"), VerifyOptions(files=(str(kernels),)))
+    found = [f for f in result.findings if f.rule == "PTX606"]
+    assert [f.statement for f in found] == [None, None, None]
+    assert sorted(result.verifications[id(f)].status for f in found) == [
+        CONFIRMED, CONFIRMED, UNVERIFIABLE]

@@ -368,6 +368,9 @@ class Verifier:
         for finding in self.result.findings:
             statement = finding.statement
             if statement is None:
+                # at a helper call of a file without asm: only a whole file's evidence
+                if WGMMA_INFO in recipe_for(finding.rule, finding).probes:
+                    wgmma_info.plan(self, finding)
                 continue
             recipe = recipe_for(finding.rule, finding)
             arch = probe_arch(statement, self.options)
@@ -521,6 +524,11 @@ class Verifier:
         recipe = recipe_for(finding.rule, finding)
         statement = finding.statement
         if statement is None:
+            # at a helper call of a file without asm (a protocol rule's): the file's evidence
+            if WGMMA_INFO in recipe.probes:
+                return wgmma_info.verdict(self, finding)
+            if NONE in recipe.probes:
+                return unverifiable(recipe.why_none)
             return unverifiable("the finding is not about one asm statement")
         arch = probe_arch(statement, self.options)
         if NONE in recipe.probes:
