@@ -232,11 +232,12 @@ def _exact_guard(need: Requirement) -> str:
 
 
 def _shortfall(need: Requirement, target: Target, check_suffix: bool) -> str | None:
-    if need.sm > target.sm:
-        return f"sm_{need.sm}{need.suffix} or newer"
+    # a feature of listed targets is on none newer than them (sm_107a's is not on sm_110a)
     if check_suffix and need.only and target.sm not in need.only:
         listed = ", ".join(f"sm_{sm}{need.suffix}" for sm in need.only)
         return f"{listed} (it exists on no other target)"
+    if need.sm > target.sm:
+        return f"sm_{need.sm}{need.suffix} or newer"
     if check_suffix and need.suffix and not available(need, target):
         sm = max(need.sm, target.sm)
         if need.suffix_on(sm) == "f":

@@ -11,13 +11,19 @@ from functools import cache, cached_property, lru_cache
 
 # The sm_ numbers an architecture- or family-specific feature exists on. ptxas 13.0: sm_90a
 # features (wgmma, setmaxnreg) are on sm_90a only; the sm_100a ones (tcgen05) on the sm_10x
-# datacenter parts and not on sm_120a.
+# datacenter parts and not on sm_120a. ptxas 13.4/13.5: sm_107a and sm_107f have every sm_100f
+# feature and the sm_100a ones (tcgen05.shift, cvt.rs, .scale_vec::2X), and sm_103f's
+# tcgen05.ld.red: sm_107 is of their family (`.target sm_100f` and `.target sm_103f` assemble for
+# sm_107, as for sm_103; not for sm_110, "a different SM-family").
 _SPECIFIC: dict[str, tuple[int, ...]] = {
     "90a": (90,),
-    "100a": (100, 101, 103, 110),
-    "100f": (100, 101, 103, 110),
+    "100a": (100, 101, 103, 107, 110),
+    "100f": (100, 101, 103, 107, 110),
     "101a": (101, 110),
     "103a": (103,),
+    "103f": (103, 107),
+    "107a": (107,),
+    "107f": (107,),
     "110a": (110,),
     "120a": (120, 121),
     "120f": (120, 121),
@@ -482,7 +488,8 @@ def _form_keys(keys: str) -> _Keys:
         name, _, value = key.partition("=")
         if name == "sm":
             alternatives = [Need.parse(v) for v in value.split(",")]
-            first = alternatives[0]
+            # the lowest alternative bounds the form from below ("107f,120f": sm_107f)
+            first = min(alternatives, key=lambda a: a.sm)
             only = tuple(sorted({sm for a in alternatives for sm in a.only}))
             family = tuple(sorted({sm for a in alternatives for sm in a.family}))
             need = need.join(Need(first.sm, first.suffix, only, family=family))

@@ -49,10 +49,12 @@ for op in ("add", "sub"):
     _add(f"{op}{{{F_RND}}}{{.sat}}.f32.f16 d:f32, a:f16, a:f32; sm=100; ptx=86")
     _add(f"{op}{{{F_RND}}}{{.sat}}.f32.bf16 d:f32, a:b16, a:f32; sm=100; ptx=86")
 # PTX ISA 9.2 (ptxas 13.2 takes them, 13.1 and older do not; CCCL's SIMD and saturating
-# helpers): packed bytes and unsigned/packed saturation on the sm_120 family, from registers only
+# helpers): packed bytes and unsigned/packed saturation on the sm_120 family, and (ptxas 13.4
+# and 13.5) on sm_107a/f, not on plain sm_107 nor the rest of the sm_100 family; from registers
+# only
 for op in ("add", "sub"):
-    _add(f"{op}{{.sat}}<T:.u8x4|.s8x4> d:T, r:T, r:T; sm=120f; toolkit=13.2")
-_add("add.sat<T:.u16x2|.s16x2|.u32> d:T, r:T, r:T; sm=120f; toolkit=13.2")
+    _add(f"{op}{{.sat}}<T:.u8x4|.s8x4> d:T, r:T, r:T; sm=107f,120f; toolkit=13.2")
+_add("add.sat<T:.u16x2|.s16x2|.u32> d:T, r:T, r:T; sm=107f,120f; toolkit=13.2")
 for op in ("addc", "subc"):
     _add(f"{op}{{.cc}}<T:.u32|.s32|.u64|.s64> d:T, a:T, a:T")
 
@@ -120,8 +122,8 @@ for op in ("min", "max"):
     _add(f"{op}{{.ftz}}{{.NaN@80}}.f32 d:f32, a:f32, a:f32")
     _add(f"{op}{{.ftz}}{{.NaN}}.xorsign.abs.f32 d:f32, a:f32, a:f32; sm=86")
     _add(f"{op}{{.ftz}}{{.NaN}}{{.abs}}.f32 d:f32, a:f32, a:f32, a:f32; sm=100")
-    _add(f"{op}.u8x4 d:u8x4, r:u8x4, r:u8x4; sm=120f; toolkit=13.2")  # PTX ISA 9.2, as add's
-    _add(f"{op}{{.relu}}.s8x4 d:s8x4, r:s8x4, r:s8x4; sm=120f; toolkit=13.2")
+    _add(f"{op}.u8x4 d:u8x4, r:u8x4, r:u8x4; sm=107f,120f; toolkit=13.2")  # PTX ISA 9.2, as add's
+    _add(f"{op}{{.relu}}.s8x4 d:s8x4, r:s8x4, r:s8x4; sm=107f,120f; toolkit=13.2")
     _add(f"{op}.f64 d:f64, a:f64, a:f64")
     _add(f"{op}{{.ftz}}{{.NaN}}<T:.f16|.f16x2> d:T, a:T, a:T; sm=80")
     _add(f"{op}{{.ftz}}{{.NaN}}.xorsign.abs<T:.f16|.f16x2> d:T, a:T, a:T; sm=86")

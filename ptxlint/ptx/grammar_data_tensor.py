@@ -259,8 +259,8 @@ PARTIAL.update({
 # ptxas 13.0: the sm_100 family (sm_100a/f, sm_103a, sm_110a; none on sm_120a). Tensor-memory
 # addresses are 32-bit registers ("Arguments mismatch" with a 64-bit one); descriptors 64-bit;
 # the instruction descriptor 32-bit; the sub-instruction word comes first. Measured: `.shift`
-# is not on sm_100f, `.kind::i8` not on sm_100f/sm_103a (`@100a-103`) and the scale-input-d
-# immediate not on sm_110a (`sm=100f-110`).
+# is not on sm_100f, `.kind::i8` not on sm_100f/sm_103a (ptxas 13.5: nor on sm_107a,
+# `@100a-103-107`) and the scale-input-d immediate not on sm_110a (`sm=100f-110`).
 _TC = "; sm=100f; head=1"
 _CG = "<CG:.cta_group::1|.cta_group::2>"
 # Measured (an immediate for each register read, benchmark mutation register-as-immediate):
@@ -350,7 +350,7 @@ for _shape in (".128x256b", ".4x256b", ".128x128b",
 # descriptors, idesc and .ws's zero-column-mask-desc may be immediates (tilelang writes
 # `tcgen05.mma.ws... [%0], %1, %2, %3, p, 0`; ptxas 13.0 assembles constants there, not a
 # .f32 literal, and the disable-output-lane vector takes registers only).
-_KIND = "<K:.kind::f16|.kind::tf32|.kind::f8f6f4|.kind::i8@100a-103>"
+_KIND = "<K:.kind::f16|.kind::tf32|.kind::f8f6f4|.kind::i8@100a-103-107>"
 _COLLECT_A = "{.collector::a::fill|.collector::a::use|.collector::a::lastuse|" \
              ".collector::a::discard}"
 _SCALED = (
@@ -370,7 +370,7 @@ for _a in ("ai:u64", "[A:b32]"):
                          ("<K:.kind::f16|.kind::tf32>", ", i:0..15",
                           _keys.replace("sm=100f", "sm=100f-110"))]
             if not _sp:
-                _variants.append(("<K:.kind::i8@100a-103>", ", i:*", _keys))
+                _variants.append(("<K:.kind::i8@100a-103-107>", ", i:*", _keys))
             for _kind, _scale, _k in _variants:
                 # .ashift (A from tensor memory only) excludes the collector
                 _collect = _COLLECT_A if _a == "ai:u64" else _COLLECT_A[:-1] + "|.ashift}"

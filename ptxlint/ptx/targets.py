@@ -71,6 +71,7 @@ ARCHES: tuple[int, ...] = (
     100,
     101,
     103,
+    107,
     110,
     120,
     121,
@@ -266,6 +267,11 @@ def no_toolkit_compiles(guards: tuple[str, ...]) -> bool:
 # sm_89/sm_90, 12.8 sm_100/sm_101/sm_120, 12.9 sm_103/sm_121); `a` targets from 12.0, `f`
 # targets from 12.9.
 _NEWEST_SM = ((11, 0, 80), (11, 1, 86), (11, 4, 87), (11, 8, 90), (12, 8, 120), (12, 9, 121))
+# The sm_ a toolkit added below the newest one an older toolkit already knew: ptxas 13.4 lists
+# sm_107, sm_107a and sm_107f and assembles for them (from PTX ISA 9.4: ".version 9.3 does not
+# support .target sm_107a"); ptxas 13.3 does not know them ("Value 'sm_107a' is not defined
+# for option 'gpu-name'").
+_ADDED_LATER = {107: (13, 4)}
 
 
 def _toolkit_knows(version: tuple[int, int], target: Target) -> bool:
@@ -274,6 +280,8 @@ def _toolkit_knows(version: tuple[int, int], target: Target) -> bool:
     if target.suffix == "a" and version < (12, 0):
         return False
     if target.suffix == "f" and version < (12, 9):
+        return False
+    if version < _ADDED_LATER.get(target.sm, version):
         return False
     return target.sm <= newest
 
