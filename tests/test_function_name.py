@@ -47,3 +47,13 @@ def test_a_definition_is_named_through_the_declarators_of_its_result(form: str) 
 def test_the_returned_function_pointers_parameters_name_nothing() -> None:
     # `(float g)` belongs to the pointer f returns: its declarator names no function
     assert _names("__device__ void (*f(int n))(float g) { return 0; }") == ["f"]
+
+
+def test_the_name_a_call_spells_drops_qualifiers_and_template_arguments() -> None:
+    from ptxlint.analysis.flow_syntax import function_name
+
+    assert function_name("S<N>::fma") == "fma"  # an out-of-line member of a class template
+    assert function_name("utmaldg<2, fmha::cudaTmaDescType::TILED, false>") == "utmaldg"
+    assert function_name("ns::A<B<C>>::f<1>") == "f"
+    assert function_name("cute::elect_one_sync") == "elect_one_sync"
+    assert function_name(" k ") == "k"

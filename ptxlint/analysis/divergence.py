@@ -42,6 +42,7 @@ from enum import Enum
 import tree_sitter
 
 from ptxlint import file_memos
+from ptxlint.analysis.flow_syntax import function_name
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, base_name
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, PtxOperand
@@ -227,7 +228,7 @@ class Classifier:
 
     def call(self, node: Node, depth: int) -> Kind:
         function = node.child_by_field_name("function")
-        name = self.flow.text(function).split("::")[-1].split("<")[0].strip() if function else ""
+        name = function_name(self.flow.text(function)) if function else ""
         arguments = node.child_by_field_name("arguments")
         args = arguments.named_children if arguments is not None else []
         if name in _ELECT_CALLS:
@@ -328,7 +329,7 @@ class Classifier:
                 return self.comparison(op, left_node, right_node, depth)
         if kind == "call_expression":
             function = node.child_by_field_name("function")
-            name = self.flow.text(function).split("::")[-1].split("<")[0].strip() \
+            name = function_name(self.flow.text(function)) \
                 if function else ""
             if name in _ELECT_CALLS:
                 return Kind.DIVERGENT

@@ -233,7 +233,16 @@ def function_name(spelled: str) -> str:
     """The name a call spells for a function whose declarator names it ``spelled``: its last
     ``::`` part, without its template arguments, which may hold ``::`` themselves
     (``utmaldg<2, fmha::cudaTmaDescType::TILED, false>``: ``utmaldg``)."""
-    return spelled.split("<")[0].split("::")[-1].strip()
+    kept: list[str] = []
+    depth = 0
+    for ch in spelled:  # template argument lists dropped, nested ones too (`S<N>::fma`: fma)
+        if ch == "<":
+            depth += 1
+        elif ch == ">" and depth:
+            depth -= 1
+        elif not depth:
+            kept.append(ch)
+    return "".join(kept).split("::")[-1].strip()
 
 
 def callee_name(parsed: ParsedSource, call: Node) -> str | None:

@@ -37,6 +37,7 @@ from ptxlint.analysis.divergence import (
     Kind,
     conditions_before,
 )
+from ptxlint.analysis.flow_syntax import function_name
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow
 from ptxlint.lazy_regex import on_first_use
 
@@ -278,7 +279,7 @@ class _LaneValues:
 
     def call(self, node: Node, depth: int) -> _Values | str | None:
         function = node.child_by_field_name("function")
-        name = self.flow.text(function).split("::")[-1].split("<")[0].strip() if function else ""
+        name = function_name(self.flow.text(function)) if function else ""
         arguments = node.child_by_field_name("arguments")
         args = arguments.named_children if arguments is not None else []
         if name == "static_cast" and len(args) == 1 and function is not None:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ptxlint.analysis.flow_syntax import function_name
 from ptxlint.fix import apply_edits
 from ptxlint.model import AsmStatement, Finding
 from ptxlint.verify import scratch
@@ -142,7 +143,7 @@ def carry_judge(ptx: str, statement: AsmStatement, consumer: str, tool: str
     # functions whose mangled name holds the statement's function (<length><name>), which
     # includes the function itself and, where it was inlined, nothing else; callers' copies
     # are found through the un-inlined -rdc copy of the function
-    owner = (statement.context.function or "").split("::")[-1].split("<")[0]
+    owner = function_name(statement.context.function or "")
     needle = f"{len(owner)}{owner}" if owner.isidentifier() else ""
     for begin, block, function in _blocks(lines):
         if needle and needle not in function:

@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from ptxlint.analysis.flow_syntax import function_name
 from ptxlint.frontends.cxx.guards import guards_of
 from ptxlint.frontends.cxx.lexer import tokens
 from ptxlint.frontends.cxx.macros import MacroTable
@@ -358,7 +359,7 @@ def _template_values(statement: AsmStatement, name: str) -> list[int]:
     if position is None:
         return []
     out: list[int] = []
-    function = (statement.context.function or "").split("::")[-1].split("<")[0]
+    function = function_name(statement.context.function or "")
     if function.isidentifier():
         for args in _explicit_arguments(text, function):
             if position < len(args):

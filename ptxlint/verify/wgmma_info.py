@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ptxlint.analysis.flow_syntax import function_name
 from ptxlint.frontends.syntax_tree import own_function_name, parse
 from ptxlint.model import Finding
 from ptxlint.verify import scratch
@@ -59,7 +60,7 @@ def function_around(text: str, path: str, offset: int) -> str | None:
     name = own_function_name(node) if node is not None else None
     if name is None:
         return None
-    return parsed.node_text(name).split("::")[-1].split("<")[0].strip() or None
+    return function_name(parsed.node_text(name)) or None
 
 
 def judge(messages: str, rule: str, function: str) -> str | None:
