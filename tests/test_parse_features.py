@@ -46,6 +46,8 @@ _DEFINITIONS = {
         for i in s.ptx.instructions
     ),
     "never": lambda s: False,
+    # no statement has it: a rule needing it also speaks at a file's helper calls
+    "helper-calls": lambda s: False,
 }
 
 
@@ -69,7 +71,7 @@ def test_each_feature_holds_exactly_where_its_definition_does() -> None:
             assert (name in parse_features(statement, (name,))) == holds, name
             assert NEEDS[name](statement) == holds, name
             held += holds
-        if name != "never":
+        if name not in ("never", "helper-calls"):
             assert 0 < held < len(_STATEMENTS), name  # the fixtures show it both ways
 
 
