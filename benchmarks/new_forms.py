@@ -7,7 +7,8 @@ wrapper that comes out is
 * compiled with nvcc (``-gencode arch=compute_X,code=sm_X``, so ptxas assembles it) for the
   lowest target its guard admits that nvcc builds, and for sm_90a and sm_100a where the guard
   admits them; the PTX nvcc writes must hold the instruction (a statement the guard leaves out
-  for this toolkit, a ``toolkit=13.1`` form under nvcc 13.0, is counted apart, not as a pass);
+  for this toolkit, a ``toolkit=13.1`` form under nvcc 13.0, is counted apart, not as a pass;
+  so is a form only for targets this nvcc does not know, sm_107a under nvcc 13.0);
 * linted with ``ptxlint check`` (every finding, info included, counts against it).
 
 A statement the guard leaves out for this nvcc (a form of a newer toolkit) is assembled alone by
@@ -71,6 +72,7 @@ class Case:
     reason: str = ""  # why not expressible
     targets: tuple[Target, ...] = ()
     compiled: dict[str, str] = field(default_factory=dict)  # target -> "" ok | "guarded" | error
+    unbuilt: list[Target] = field(default_factory=list)  # targets this nvcc does not know
     # a statement guarded out for this nvcc, assembled alone by the ptxas of the toolkit its
     # guard names: "13.2" -> "" accepted | error | "no such ptxas here"
     newer: dict[str, str] = field(default_factory=dict)
@@ -171,6 +173,13 @@ class Compiler:
             with open(self.path) as f:
                 self.cache = json.load(f)
         self.runs = 0
+        # the sm_ numbers this nvcc builds for (None: it cannot say, so every one is tried)
+        listed = subprocess.run([nvcc, "--list-gpu-code"], capture_output=True, text=True)
+        codes = {int(m) for m in re.findall(r"sm_(\d+)", listed.stdout)}
+        self.codes: frozenset[int] | None = frozenset(codes) if codes else None
+
+    def builds(self, target: Target) -> bool:
+        return self.codes is None or target.sm in self.codes
 
     def key(self, target: Target, case: Case) -> str:
         text = f"v1\0{self.version}\0{target}\0{case.opcode}\0{case.code}"
@@ -271,7 +280,8 @@ def assemble_newer(cases: list[Case]) -> None:
 
     found = toolkits.found()
     for case in cases:
-        guarded = [t for t in case.targets if case.compiled.get(str(t)) == "guarded"]
+        guarded = [t for t in case.targets if case.compiled.get(str(t)) == "guarded"] \
+            or case.unbuilt
         cuda = cuda_for_ptx(case.need_ptx)
         if not guarded or cuda is None:
             continue
@@ -327,7 +337,10 @@ def run(forms: Sequence[Form], compiler: Compiler | None, count: int = 1) -> lis
         by_target: dict[Target, list[Case]] = defaultdict(list)
         for case in cases:
             for target in case.targets:
-                by_target[target].append(case)
+                if compiler.builds(target):
+                    by_target[target].append(case)
+                else:
+                    case.unbuilt.append(target)
         for target, group in sorted(by_target.items(), key=lambda kv: str(kv[0])):
             compiler.judge(target, group)
         compiler.save()
@@ -351,7 +364,8 @@ def summarize(cases: Sequence[Case], out: object = sys.stdout) -> dict[str, dict
         verdicts = list(case.compiled.values())
         if verdicts and all(v == "" for v in verdicts):
             row["compile ok"] += 1
-        elif verdicts and all(v in ("", "guarded") for v in verdicts):
+        elif not verdicts and case.unbuilt or verdicts and all(
+                v in ("", "guarded") for v in verdicts):
             row["guarded out"] += 1
             if case.newer and all(v == "" for v in case.newer.values()):
                 row["newer ptxas ok"] += 1
@@ -374,7 +388,8 @@ def summarize(cases: Sequence[Case], out: object = sys.stdout) -> dict[str, dict
                 line(f"  [{target}] {case.opcode}: {verdict}")
     line("\nguarded out (compiled, instruction not in the PTX):")
     for case in cases:
-        guarded = [t for t, v in case.compiled.items() if v == "guarded"]
+        guarded = [t for t, v in case.compiled.items() if v == "guarded"] or [
+            f"{t} (unknown to this nvcc)" for t in case.unbuilt]
         if guarded:
             newer = "; ".join(f"ptxas {k}: {v or 'accepted'}" for k, v in case.newer.items())
             line(f"  {case.opcode}: {', '.join(guarded)}" + (f" ({newer})" if newer else ""))

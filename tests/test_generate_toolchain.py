@@ -43,6 +43,9 @@ def test_sampled_forms_compile_assemble_and_lint_clean() -> None:
     assert len(generated) >= 0.85 * len(cases), out.getvalue()
     assert all(c.reason for c in cases if not c.code)
     for case in generated:
+        if not case.compiled:  # only for targets this nvcc does not know (sm_107a under 13.0)
+            assert case.unbuilt and case.form.toolkit is not None, case.opcode
+            continue
         assert case.compiled, f"{case.opcode}: no target compiled"
         for target, verdict in case.compiled.items():
             # a form newer than this nvcc compiles with its statement guarded out, and only then
@@ -111,6 +114,8 @@ def test_every_offered_continuation_assembles() -> None:
             made = _instruction(opcode, continuation.witness)
             assert made is not None, (opcode, continuation.witness)
             text, need = made
+            if continuation.form.toolkit is not None or need.ptx > 90:
+                continue  # a newer toolkit's (tests/test_ptx_isa_9_3_to_9_5.py, its ptxas)
             target = next((f"sm_{sm}{suffix}" for sm, suffix in agreement.TARGETS
                            if need.admits(sm, suffix)), None)
             if target is None:  # gone from every target ptxas 13.0 builds (vote without .sync)

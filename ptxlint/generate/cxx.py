@@ -106,7 +106,7 @@ def wrapper(derived: Derived, name: str | None = None) -> str:
                  if p.kind != "imm" and p is not returned]
     lines = []
     if immediates:
-        lines.append("template <" + ", ".join(f"int {p.name}" for p in immediates) + ">")
+        lines.append("template <" + ", ".join(f"{p.cxx} {p.name}" for p in immediates) + ">")
     result = returned.cxx if returned is not None else "void"
     lines.append(f"__device__ __forceinline__ {result} {name}({', '.join(arguments)})")
     lines.append("{")

@@ -238,7 +238,9 @@ def _operand(b: _Builder, spec: OperandSpec, position: int, space: str) -> str:
     if spec.kind == "imm":
         name = b.name("N")
         example = _example(spec.values)
-        b.params.append(Parameter(name, "imm", "int", values=spec.values, example=example))
+        # a value past int's range (fabric's 0xffffffff member mask) is an unsigned one
+        cxx = "unsigned" if example > 0x7FFFFFFF else "int"
+        b.params.append(Parameter(name, "imm", cxx, values=spec.values, example=example))
         return b.input("n", name, name)
     if spec.kind == "addr":
         return _address(b, spec, position, space, where)
@@ -316,10 +318,18 @@ def _address(b: _Builder, spec: OperandSpec, position: int, space: str, where: s
             raise NotExpressible(f"{where}: the tensor coordinates' count is not fixed")
         texts = _vector(b, coordinates.element, count, where, "coords")
         return f"[{base}, {{{', '.join(texts)}}}]"
+    if spec.parts:  # [r:u32, a:u64]: each part an operand of its own, a base a pointer
+        texts = [_base(b, position, space, where) if part.kind == "base"
+                 else _operand(b, part, position, space) for part in spec.parts]
+        return f"[{', '.join(texts)}]"
+    return f"[{_base(b, position, space, where)}]"
+
+
+def _base(b: _Builder, position: int, space: str, where: str) -> str:
+    """An address's base: a pointer parameter, converted to the instruction's state space."""
     name = b.name(_address_name(b.selected, position))
     b.params.append(Parameter(name, "addr", "void", space=space, letter=_space_letter(space)))
-    expression = _address_expression(name, space, where)
-    return f"[{b.input(_space_letter(space), expression, name)}]"
+    return b.input(_space_letter(space), _address_expression(name, space, where), name)
 
 
 def _address_name(selected: Selected, position: int) -> str:

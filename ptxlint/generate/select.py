@@ -96,7 +96,9 @@ def select(text: str) -> Selected:
     if form.undocumented:
         documented = _documented(opcode, modifiers)
         hint = f" (the ISA spells it '{documented}')" if documented else ""
-        raise SelectionError(f"'{text}' is a form ptxas 13.0 accepts but the PTX ISA does not "
+        toolkit = "ptxas 13.0" if form.toolkit is None else \
+            f"ptxas {form.toolkit[0]}.{form.toolkit[1]}"
+        raise SelectionError(f"'{text}' is a form {toolkit} accepts but the PTX ISA does not "
                              f"document: ptxlint new writes documented forms only{hint}")
     if form.rejected:
         raise SelectionError(f"'{text}': {form.rejected}")
