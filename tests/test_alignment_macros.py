@@ -48,6 +48,7 @@ def test_a_define_and_an_unclosed_use_are_left_alone() -> None:
             "#define V(t) \\\n  struct __align__(8) t \\\n  { int x; }\n"
             "int x = __align__(3 + \n 4);\n")
     assert attribute_macros(text.encode()) == ()
+    assert attribute_macros(text.replace("\n", "\r\n").encode()) == ()
     assert attribute_macros(b"int x; // no macro here\n") == ()
 
 

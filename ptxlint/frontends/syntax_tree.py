@@ -195,7 +195,9 @@ def parse_again(data: bytes, grammar: str, old: tree_sitter.Tree,
 def _in_directive(data: bytes, at: int) -> bool:
     """Whether byte ``at`` is on a preprocessor directive's logical line."""
     start = data.rfind(b"\n", 0, at) + 1
-    while start >= 2 and data[start - 2] == 92:  # the line before ends in a backslash
+    # while the line before ends in a backslash (before its \r\n, in a CRLF file)
+    while start >= 2 and (data[start - 2] == 92 or data[start - 2] == 13 and start >= 3
+                          and data[start - 3] == 92):
         start = data.rfind(b"\n", 0, start - 1) + 1
     return data[start:at].lstrip().startswith(b"#")
 
