@@ -29,8 +29,11 @@ def test_generation_covers_every_family_with_valid_forms_and_mutants() -> None:
             "register-as-immediate", "literal-class",
             "operand-less", "operand-more", "register-class", "other-space", "c-cast",
             "missing-comma", "not-ptx-opcode"} <= kinds
-    abstained = [c for c in cases if agreement.predict(c.text).status == "abstain"]
-    assert len(abstained) < 0.02 * len(cases)
+    # every sixth case: 143,000 cases with PTX ISA 9.3-9.5 (mutants of their long forms take
+    # the grammar's nearest-form search, 5-15 ms each) would cost CI six minutes
+    sample = cases[::6]
+    abstained = [c for c in sample if agreement.predict(c.text).status == "abstain"]
+    assert len(abstained) < 0.02 * len(sample)
 
 
 def test_the_issue_examples_are_predicted() -> None:
