@@ -27,7 +27,7 @@ from tests.toolchain_cache import INPUT, run_cached
 toolkits = load("toolkits")
 agreement = load("ptxas_agreement")
 # a different register for each element: ptxas refuses a load that writes one twice
-from tests.test_ptx_isa_9_3_to_9_5 import _distinct  # noqa: E402
+from tests.test_ptx_isa_9_3_to_9_5 import _distinct, _found  # noqa: E402
 
 
 @pytest.mark.parametrize("text", ["sm_107", "sm_107a", "sm_107f", "compute_107f"])
@@ -180,7 +180,7 @@ def test_the_grammar_says_what_ptxas_13_5_says_on_sm_107_and_its_family() -> Non
     """One instance of each form whose need is specific to the sm_10x targets or sm_107
     (tcgen05, the sm_100f family's, sm_107's own, the sm_120 family's that sm_107 has too),
     two per distinct need: the grammar's need admits a target exactly where ptxas assembles."""
-    ptxas = toolkits.found().get("13.5")
+    ptxas = _found("13.5")
     if ptxas is None:
         pytest.skip("ptxas 13.5 not cached (python benchmarks/toolkits.py 13.5)")
     per_need: dict[grammar.Need, int] = {}
