@@ -25,7 +25,9 @@ import functools
 import os
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import tree_sitter
 
@@ -93,34 +95,55 @@ _MEMO: OrderedDict[tuple[str, int, int], Header | None] = OrderedDict()
 
 
 def _read(path: str) -> Header | None:
+    return _by_state(_MEMO, KEPT, path, _extract)
+
+
+def _extract(path: str, text: str) -> Header | None:
+    if "asm" not in text:
+        return None
+    # here, not at the top: rule modules import this one, and a run that takes every result
+    # from the cache loads no extraction code
+    from ptxlint.frontends.cxx.extract import extract
+
+    try:
+        result = extract(SourceFile(path, text), _parse_template)
+    except (RecursionError, ValueError):
+        return None  # an unreadable header is a helper we cannot see: calls stay opaque
+    if result.parsed is None or not result.statements:
+        return None
+    return Header(path, result.parsed, tuple(result.statements))
+
+
+_V = TypeVar("_V")
+
+
+def _by_state(memo: OrderedDict[tuple[str, int, int], _V | None], kept: int, path: str,
+              compute: Callable[[str, str], _V | None]) -> _V | None:
+    """``compute(path, text)`` for the header at ``path``, kept in ``memo`` by the header's
+    state (the language server lives while its headers are edited), at most ``kept`` entries,
+    least recently used first out; None for a header that cannot be read or is over
+    :data:`MAX_BYTES`."""
     try:
         stat = os.stat(path)
     except OSError:
         return None
-    # by the header's state too: the language server lives while its headers are edited
     key = (path, stat.st_mtime_ns, stat.st_size)
-    if key in _MEMO:
-        _MEMO.move_to_end(key)
-        return _MEMO[key]
-    header: Header | None = None
-    try:
-        if stat.st_size <= MAX_BYTES:
+    if key in memo:
+        memo.move_to_end(key)
+        return memo[key]
+    value: _V | None = None
+    if stat.st_size <= MAX_BYTES:
+        try:
             with open(path, encoding="utf-8", errors="replace") as handle:
                 text = handle.read()
-            if "asm" in text:
-                # here, not at the top: rule modules import this one, and a run that takes
-                # every result from the cache loads no extraction code
-                from ptxlint.frontends.cxx.extract import extract
-
-                result = extract(SourceFile(path, text), _parse_template)
-                if result.parsed is not None and result.statements:
-                    header = Header(path, result.parsed, tuple(result.statements))
-    except (OSError, RecursionError, ValueError):
-        header = None  # an unreadable header is a helper we cannot see: calls stay opaque
-    _MEMO[key] = header
-    while len(_MEMO) > KEPT:
-        _MEMO.popitem(last=False)
-    return header
+        except OSError:
+            text = None
+        if text is not None:
+            value = compute(path, text)
+    memo[key] = value
+    while len(memo) > kept:
+        memo.popitem(last=False)
+    return value
 
 
 # Per header (by its state, as ``_MEMO``): its include names, and whether it spells ``asm`` and
@@ -133,28 +156,8 @@ KEPT_SCANS = 8192
 def _scan(path: str) -> tuple[list[str], bool, bool] | None:
     """``path``'s include names, whether it holds ``asm``, and whether it spells one of
     ``STEP_WORDS``; None for a header that cannot be read or is over :data:`MAX_BYTES`."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    key = (path, stat.st_mtime_ns, stat.st_size)
-    if key in _SCANS:
-        _SCANS.move_to_end(key)
-        return _SCANS[key]
-    found: tuple[list[str], bool, bool] | None = None
-    if stat.st_size <= MAX_BYTES:
-        try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
-        except OSError:
-            text = None
-        if text is not None:
-            found = (headers.include_names(text), "asm" in text,
-                     any(word in text for word in STEP_WORDS))
-    _SCANS[key] = found
-    while len(_SCANS) > KEPT_SCANS:
-        _SCANS.popitem(last=False)
-    return found
+    return _by_state(_SCANS, KEPT_SCANS, path, lambda _, text: (
+        headers.include_names(text), "asm" in text, any(word in text for word in STEP_WORDS)))
 
 
 def _reached(path: str, text: str) -> list[tuple[str, bool]]:
