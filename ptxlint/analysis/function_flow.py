@@ -26,8 +26,6 @@ function recovery only."""
 from __future__ import annotations
 
 import bisect
-import functools
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -39,28 +37,23 @@ from ptxlint.analysis.flow_binding import bound_expression
 from ptxlint.analysis.flow_constants import MAX_CHAIN, constant_of
 from ptxlint.analysis.flow_syntax import (
     base_name,
-    call_form,
-    callee_name,
     compact,
     definitions_spelled,
     function_name,
     outer,
     parameter_names,
     pointer_variables,
-    received,
     subscripts,
-    template_arguments,
     usage,
 )
 from ptxlint.analysis.function_index import FunctionIndex
+from ptxlint.analysis.function_shapes import FunctionShape, ShapeIndex, names_matcher, shapes_of
 from ptxlint.analysis.included_helpers import included_headers
 from ptxlint.analysis.library_helpers import library_header
 from ptxlint.analysis.toolkit_calls import HARMLESS_CALLS, toolkit_harmless
 from ptxlint.frontends.cxx.function_recovery import RecoveredFunction
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
-    nodes_of_kinds,
-    own_function_name,
 )
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
@@ -71,9 +64,6 @@ __all__ = ["FOLLOW_DEPTH", "CallSite", "FileFlows", "FunctionFlow", "Opaque", "S
 
 Node = tree_sitter.Node
 
-_LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
-_KINDS = frozenset({"call_expression", "if_statement", "return_statement", "identifier",
-                    "gnu_asm_expression", "lambda_expression", *_LOOPS})
 # `name(argument)` and `ns::name<T>(argument)`, with one argument and no comma
 _ONE_ARGUMENT_CALL = on_first_use(
     r"^\s*(?:\(\s*[\w:]+\s*\)\s*)?(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*(?:<[^<>]*>)?"
@@ -522,21 +512,21 @@ class FileFlows:
 
     def __init__(self, parsed: ParsedSource, statements: tuple[AsmStatement, ...],
                  path: str | None = None, root: FileFlows | None = None,
-                 definitions: list[Node] | None = None) -> None:
+                 shapes: ShapeIndex | None = None) -> None:
         """``path``: the file's, to find the project headers it includes (their helpers are
         followed too); ``None`` for a header itself, whose includes are not read: ``root``,
         the linted file's flows, finds a header helper's callees among its headers;
-        ``definitions``: its function definitions, where a header keeps them."""
+        ``shapes``: its functions' shapes, where a header keeps them (``shapes_of``)."""
         self.parsed = parsed
         self.path = path
         self.root = root
         self._included: list[FileFlows] | None = None
         self._statements = [s for s in statements if s.context.macro is None
                             and s.source.text is parsed.text and s.ptx.instructions]
-        own = [s for s in statements
-               if s.context.macro is None and s.source.text is parsed.text]
-        self._index = FunctionIndex(parsed, own, self._function, self._recovered_function,
-                                    definitions)
+        if shapes is None:
+            shapes = ShapeIndex(parsed, [s for s in statements if s.context.macro is None
+                                         and s.source.text is parsed.text])
+        self._index = FunctionIndex(shapes, self._function, self._recovered_function)
         self._flows: list[FunctionFlow] | None = None
         self._by_statement: dict[int, list[tuple[FunctionFlow, Step]]] | None = None
         self._composed: dict[tuple[int, int], tuple[list[Step], Opaque]] = {}
@@ -551,32 +541,10 @@ class FileFlows:
         self._naming: dict[int, list[CallerSite]] = {}
         self.carrier: AsmStatement | None = None  # of a file with no asm (helper_carrier)
 
-    def _function(self, fn: Node) -> FunctionFlow | None:
-        body = fn.child_by_field_name("body")
-        # the name of the function's own declarator: a function returning a
-        # reference or a function pointer (`void (*f(int a))(float)`) has one too
-        name_node = own_function_name(fn)
-        if body is None or name_node is None:
-            return None
-        name = function_name(self.parsed.node_text(name_node))
-        template: set[str] = set()
-        order: list[str] = []
-        parent = fn.parent
-        if parent is not None and parent.type == "template_declaration":
-            plist = parent.child_by_field_name("parameters")
-            for p in plist.named_children if plist is not None else ():
-                names = [self.parsed.node_text(ident) for ident in p.named_children
-                         if ident.type in ("identifier", "type_identifier")]
-                template.update(names)
-                order.append(names[-1] if names else "")  # `Foo N`: the last is the name
-        head = self.parsed.data[fn.start_byte:body.start_byte]
-        holder = parent.parent if parent is not None and parent.type == "template_declaration" \
-            else parent
-        member = "::" in self.parsed.node_text(name_node) or (
-            holder is not None and holder.type == "field_declaration_list")
-        return FunctionFlow(self.parsed, fn, name, fn.start_byte, fn.end_byte,
-                            b"__global__" in head, frozenset(template),
-                            member, template_order=tuple(order), owner=self)
+    def _function(self, shape: FunctionShape) -> FunctionFlow:
+        return FunctionFlow(self.parsed, shape.node, shape.name, shape.start, shape.end,
+                            shape.kernel, shape.template_parameters, shape.member,
+                            template_order=shape.template_order, owner=self)
 
     def _recovered_function(self, fn: RecoveredFunction, body: Node) -> FunctionFlow:
         """A function the text shows where the tree has none: its name as spelled, its block;
@@ -618,9 +586,10 @@ class FileFlows:
         destructor runs where its scope ends)."""
         found: list[str] = []
         for files in [self, *self.included()]:
-            for flow in files._index.functions:
-                if not flow.name.startswith("~"):
+            for shape in files._index.shapes.all:
+                if not shape.name.startswith("~"):
                     continue
+                flow = files._index.of(shape)
                 files._structure(flow)
                 if any(s.kind in kinds for s in flow.own_steps) or any(
                         files.may_take(callee, kinds, flow, form=form)
@@ -668,24 +637,24 @@ class FileFlows:
     def flows(self) -> list[FunctionFlow]:
         """The functions that hold asm statements or call a same-file helper that does."""
         if self._flows is None:
-            headers = self.included()
-            everywhere = self._index.functions + [f for h in headers for f in h._index.functions]
-            names = {f.name for f in everywhere if f.statements and f.name}
+            everywhere = [(files._index.shapes, shape) for files in [self, *self.included()]
+                          for shape in files._index.shapes.all if shape.name]
+            names = {shape.name for shapes, shape in everywhere if shapes.holds_statements(shape)}
             # a function that calls one that does, up to the calls the flows follow
             new = set(names)
             for _ in range(FOLLOW_DEPTH - 1):
-                pattern = _names_pattern(new)  # a caller of one found last round
-                if pattern is None:
+                if not new:
                     break
-                new = {f.name for f in everywhere if f.name and f.name not in names
-                       and pattern.search(f.parsed.data, f.start, f.end) is not None}
+                words, odd = names_matcher(new)  # a caller of one found last round
+                new = {shape.name for shapes, shape in everywhere
+                       if shape.name not in names and shapes.spells(shape, words, odd)}
                 names |= new
-            pattern = _names_pattern(names)
-            data = self.parsed.data
+            words, odd = names_matcher(names)
+            index = self._index
             self._flows = [
-                self._ready(f) for f in self._index.functions
-                if f.statements or (pattern is not None
-                                    and pattern.search(data, f.start, f.end) is not None)]
+                self._ready(index.of(shape)) for shape in index.shapes.all
+                if index.shapes.holds_statements(shape) or (
+                    names and index.shapes.spells(shape, words, odd))]
         return self._flows
 
     def steps_of(self, statement: AsmStatement) -> list[tuple[FunctionFlow, Step]]:
@@ -728,7 +697,7 @@ class FileFlows:
                 for header in [*included_headers(self.path, self.parsed.text),
                                *([library] if library is not None else [])]:
                     self._included.append(FileFlows(header.parsed, header.statements,
-                                                    root=self, definitions=header.definitions))
+                                                    root=self, shapes=shapes_of(header)))
         return self._included
 
     def _defined(self, name: str, caller: FunctionFlow | None = None,
@@ -854,54 +823,25 @@ class FileFlows:
             self._read(flow)
 
     def _read(self, flow: FunctionFlow) -> None:
-        parsed = self.parsed
         flow.body_read = True
-        body = flow.node if flow.recovered else flow.node.child_by_field_name("body")
+        body = self._index.shapes.body(flow.node, flow.recovered)
         if body is None:
             return
-        found = nodes_of_kinds(body, _KINDS)
-        flow.asm_ranges = [(n.start_byte, n.end_byte) for n in found.get("gnu_asm_expression", ())]
-        flow.lambdas = [(n.start_byte, n.end_byte) for n in found.get("lambda_expression", ())]
-        for kind in _LOOPS:
-            flow.loops.extend((n.start_byte, n.end_byte) for n in found.get(kind, ()))
-        flow.loops.sort()
-        for node in found.get("if_statement", ()):
-            then = node.child_by_field_name("consequence")
-            other = node.child_by_field_name("alternative")
-            condition = node.child_by_field_name("condition")
-            if then is None:
-                continue
-            flow.ifs.append((node, condition, (then.start_byte, then.end_byte),
-                             (other.start_byte, other.end_byte) if other is not None else None))
-        flow.returns = list(found.get("return_statement", ()))
-        flow._identifiers = list(found.get("identifier", ()))
-        for ident in flow._identifiers:
-            for value in received(ident):
-                flow.definitions.setdefault(parsed.node_text(ident), []).append(value)
-        own = sorted(flow.statements, key=lambda s: s.span.start)
-        for statement in own:
+        # the shape's lists, shared by every flow of the function (never changed)
+        flow.asm_ranges = body.asm_ranges
+        flow.lambdas = body.lambdas
+        flow.loops = body.loops
+        flow.ifs = body.ifs
+        flow.returns = body.returns
+        flow._identifiers = body.identifiers
+        flow.definitions = body.definitions
+        flow.raw_calls = body.raw_calls
+        flow.template_arguments = body.template_arguments
+        parsed = self.parsed
+        for statement in sorted(flow.statements, key=lambda s: s.span.start):
             start = parsed.to_byte(statement.span.start)
             for order, (instruction, event) in enumerate(statement_events(statement)):
                 flow.own_steps.append(Step(start, order, event, statement, instruction))
-        # asm outputs are writes of their variables, with values the C++ cannot see
-        for statement in own:
-            for operand in statement.outputs:
-                name = base_name(operand.expression)
-                if name is not None:
-                    flow.definitions.setdefault(name, []).append(None)
-        for node in found.get("call_expression", ()):
-            name = callee_name(parsed, node)
-            if name is None:
-                continue
-            arguments = node.child_by_field_name("arguments")
-            texts = tuple(parsed.node_text(a) for a in arguments.named_children
-                          if a.type != "comment") if arguments is not None else ()
-            flow.raw_calls.append((node.start_byte, node.end_byte, name, texts,
-                                   call_form(node)))
-            bound = template_arguments(parsed, node)
-            if bound:
-                flow.template_arguments[node.start_byte] = bound
-        flow.raw_calls.sort()
 
     def may_take(self, name: str, kinds: frozenset[str], caller: FunctionFlow | None = None,
                  depth: int = _CALL_DEPTH, form: str | None = None) -> bool:
@@ -931,16 +871,6 @@ class FileFlows:
                 break
         self._may_take[key] = result
         return result
-
-
-def _names_pattern(names: set[str]) -> re.Pattern[bytes] | None:
-    return _compiled(tuple(sorted(names))) if names else None
-
-
-@functools.lru_cache(maxsize=256)
-def _compiled(names: tuple[str, ...]) -> re.Pattern[bytes]:
-    """One pattern per set of names, kept (flashinfer: a third of the sets repeat)."""
-    return re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
 
 
 # One file's flows at a time, by the identity of its tree (the engine lints a file's statements

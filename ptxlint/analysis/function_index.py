@@ -16,15 +16,14 @@ body is the block the tree has at its ``{``. The listing holds only the tree's."
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import tree_sitter
 
-from ptxlint.analysis.flow_syntax import callee_name, function_definitions
+from ptxlint.analysis.flow_syntax import callee_name
+from ptxlint.analysis.function_shapes import FunctionShape, ShapeIndex
 from ptxlint.frontends.cxx.function_recovery import RecoveredFunction, recovery_of
-from ptxlint.frontends.syntax_tree import ParsedSource
-from ptxlint.model import AsmStatement
 
 if TYPE_CHECKING:
     from ptxlint.analysis.function_flow import FunctionFlow
@@ -38,40 +37,28 @@ class FunctionIndex:
     """The file's functions, each with the statements in it: all of them in order
     (:attr:`functions`) on first ask, or the one around a byte."""
 
-    def __init__(self, parsed: ParsedSource, statements: Sequence[AsmStatement],
-                 make: Callable[[Node], FunctionFlow | None],
-                 make_recovered: Callable[[RecoveredFunction, Node], FunctionFlow],
-                 definitions: Sequence[Node] | None = None) -> None:
-        """``statements``: the file's own (no macro's expansion), placed in the function that
-        holds each; ``make``: a definition's flow, ``None`` for one without a name or body;
-        ``make_recovered``: the flow of a function the text shows, given its body's block;
-        ``definitions``: the tree's function definitions (``function_definitions``), where
-        the caller keeps them (an included header's, listed once per process)."""
-        self.parsed = parsed
-        self._definitions = definitions
+    def __init__(self, shapes: ShapeIndex, make: Callable[[FunctionShape], FunctionFlow],
+                 make_recovered: Callable[[RecoveredFunction, Node], FunctionFlow]) -> None:
+        """``shapes``: the file's functions as its tree shows them, and its own statements
+        (no macro's expansion), placed in the function that holds each; ``make``: a
+        definition's flow; ``make_recovered``: the flow of a function the text shows, given
+        its body's block."""
+        self.parsed = shapes.parsed
+        self.shapes = shapes
         self._make = make
         self._make_recovered = make_recovered
         self._recovered: dict[int, FunctionFlow | None] = {}
-        placed = sorted((parsed.to_byte(s.span.start), k) for k, s in enumerate(statements))
-        self._bytes = [byte for byte, _ in placed]
-        self._placed = [statements[k] for _, k in placed]
-        self._made: dict[int, FunctionFlow | None] = {}
+        self._made: dict[int, FunctionFlow] = {}
         self._all: list[FunctionFlow] | None = None
         self._starts: list[int] = []
-        self._by_name: dict[str, list[FunctionFlow]] = {}
+        self._named: dict[str, list[FunctionFlow]] = {}
 
     @property
     def functions(self) -> list[FunctionFlow]:
         """Every function of the file, in order."""
         if self._all is None:
-            definitions = self._definitions
-            if definitions is None:
-                definitions = function_definitions(self.parsed.tree.root_node)
-            found = [self._flow(fn) for fn in definitions]
-            self._all = [flow for flow in found if flow is not None]
+            self._all = [self.of(shape) for shape in self.shapes.all]
             self._starts = [flow.start for flow in self._all]
-            for flow in self._all:
-                self._by_name.setdefault(flow.name, []).append(flow)
         return self._all
 
     def made(self) -> list[FunctionFlow]:
@@ -80,10 +67,12 @@ class FunctionIndex:
                 if flow is not None]
 
     def named(self, name: str) -> list[FunctionFlow]:
-        """The definitions called ``name`` (overloads, specialisations)."""
-        if self._all is None:
-            self.functions  # noqa: B018 - lists them
-        return self._by_name.get(name, [])
+        """The definitions called ``name`` (overloads, specialisations): only theirs are
+        made (a header's other functions never are, for a file that calls none of them)."""
+        found = self._named.get(name)
+        if found is None:
+            found = self._named[name] = [self.of(shape) for shape in self.shapes.named(name)]
+        return found
 
     def around(self, byte: int) -> FunctionFlow | None:
         """The function that holds ``byte``, ``None`` outside every one."""
@@ -139,7 +128,10 @@ class FunctionIndex:
             if node.type == "function_definition":
                 outermost, inside = node, False
             node = node.parent
-        return None if outermost is None or inside else self._flow(outermost)
+        if outermost is None or inside:
+            return None
+        shape = self.shapes.of(outermost)
+        return None if shape is None else self.of(shape)
 
     def _in_text(self, byte: int) -> FunctionFlow | None:
         found, _ = recovery_of(self.parsed).around(byte)
@@ -157,17 +149,12 @@ class FunctionIndex:
         return flow
 
     def _placed_in(self, flow: FunctionFlow) -> FunctionFlow:
-        first = bisect.bisect_left(self._bytes, flow.start)
-        last = bisect.bisect_left(self._bytes, flow.end)
-        flow.statements.extend(self._placed[first:last])
+        flow.statements.extend(self.shapes.statements_in(flow.start, flow.end))
         return flow
 
-    def _flow(self, fn: Node) -> FunctionFlow | None:
-        key = fn.start_byte
-        if key in self._made:
-            return self._made[key]
-        flow = self._make(fn)
-        if flow is not None:
-            self._placed_in(flow)
-        self._made[key] = flow
+    def of(self, shape: FunctionShape) -> FunctionFlow:
+        """The flow of the function ``shape``: one per function, however it is found."""
+        flow = self._made.get(shape.start)
+        if flow is None:
+            flow = self._made[shape.start] = self._placed_in(self._make(shape))
         return flow

@@ -26,7 +26,7 @@ import os
 import re
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import tree_sitter
@@ -62,6 +62,9 @@ class Header:
     path: str
     parsed: ParsedSource
     statements: tuple[AsmStatement, ...]
+    # what the analyses that read the header keep of it while it is kept, by their name
+    # (``function_shapes.shapes_of``: its functions' shapes)
+    kept: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
     @functools.cached_property
     def definitions(self) -> list[Node]:
