@@ -42,7 +42,10 @@ above (the fallback of `#if CUDA_VERSION >= 12090`), is not reported: its oldest
 the project's to say.
 
 Each toolkit's ptxas accepts PTX up to its own ISA version: CUDA 12.4 knows PTX ISA 8.4, 12.8
-knows 8.7, 13.0 knows 9.0 (the ISA manual's release history). The version an instruction needs
+knows 8.7, 13.0 knows 9.0, and before CUDA 9 the numbers differ: 8.0 knows 5.0, 7.5 4.3 (the
+ISA manual's release history, from CUDA 5.0 on). A toolkit also compiles only for the targets
+it knows: with `min-cuda-version = "8.0"`, a branch under `__CUDA_ARCH__ >= 700` is first
+compiled by CUDA 9.0. The version an instruction needs
 comes from its "PTX ISA Notes", checked form by form against what ptxas 13.0 asks under an
 older `.version` (`benchmarks/ptxas_isa_versions.py`): `cp.async.bulk` and `wgmma` 8.0,
 `.shared::cluster` 7.8, `tcgen05`, `clusterlaunchcontrol`, `mbarrier`'s `.relaxed` and the

@@ -48,6 +48,12 @@ def test_cuda_releases_map_to_their_ptx_isa() -> None:
     assert parse_cuda_version("13") == (13, 0)
     with pytest.raises(ValueError):
         parse_cuda_version("sm_90")
+    # before CUDA 9 the numbers do not line up
+    assert ptx_for_cuda((8, 0)) == 50 and ptx_for_cuda((7, 5)) == 43 and ptx_for_cuda((6, 5)) == 41
+    assert cuda_for_ptx(43) == (7, 5) and cuda_for_ptx(50) == (8, 0) and cuda_for_ptx(60) == (9, 0)
+    assert parse_cuda_version("8.0") == (8, 0) == parse_cuda_version(8000)
+    with pytest.raises(ValueError):
+        parse_cuda_version("4.2")  # older than the table
 
 
 def test_cmake_names_the_oldest_toolkit_only_when_unambiguous(tmp_path) -> None:
@@ -58,7 +64,8 @@ def test_cmake_names_the_oldest_toolkit_only_when_unambiguous(tmp_path) -> None:
     assert cmake_min_cuda("# find_package(CUDAToolkit 11.0)\nfind_package(CUDAToolkit 12.2)") \
         == (12, 2)
     assert cmake_min_cuda("find_package(CUDA 10.2 REQUIRED)") == (10, 2)  # FindCUDA's spelling
-    assert cmake_min_cuda("find_package(CUDA 7.5 REQUIRED)") is None  # older than the table
+    assert cmake_min_cuda("find_package(CUDA 7.5 REQUIRED)") == (7, 5)
+    assert cmake_min_cuda("find_package(CUDA 4.2 REQUIRED)") is None  # older than the table
     assert cmake_min_cuda("find_package(CUDNN 8.0 REQUIRED)") is None
     (tmp_path / "CMakeLists.txt").write_text("find_package(CUDAToolkit 12.1 REQUIRED)\n")
     options = version_options(None, None, str(tmp_path))
@@ -145,6 +152,32 @@ def test_ptx403_holds_a_version_guard_to_the_oldest_toolkit_it_admits() -> None:
     assert "admit CUDA 12.5" in finding.message and "PTX ISA 8.6" in finding.message
     assert lint_text(_guarded("CUDA_VERSION >= 12070", clc), select=("PTX403",),
                      context=context) == []
+
+
+WARP_SYNC = 'asm volatile("bar.warp.sync %0;" :: "r"(a));'  # PTX ISA 6.0 (CUDA 9.0)
+DP4A = 'asm("dp4a.u32.u32 %0, %1, %2, %0;" : "+r"(a) : "r"(v), "r"(b));'  # 5.0 (CUDA 8.0)
+CP_ASYNC = ('asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(a), '
+            '"l"((void*)0) : "memory");')  # PTX ISA 7.0 (CUDA 11.0)
+
+
+def test_ptx403_holds_a_toolkit_older_than_cuda_9_to_its_ptx_isa() -> None:
+    def found(min_cuda: str, condition: str, body: str) -> list[str]:
+        context = RuleContext(options=version_options(None, min_cuda, "."))
+        return [f.message for f in lint_text(_guarded(condition, body), select=("PTX403",),
+                                             context=context)]
+
+    # CUDA 8.0 compiles for sm_30 and knows PTX ISA 5.0: bar.warp.sync breaks its build
+    [message] = found("8.0", "__CUDA_ARCH__ >= 300", WARP_SYNC)
+    assert "PTX ISA 6.0" in message and "CUDA 9.0" in message
+    assert "min-cuda-version is 8.0" in message and "PTX ISA 5.0" in message
+    assert found("8.0", "__CUDA_ARCH__ >= 300 && __CUDACC_VER_MAJOR__ >= 9", WARP_SYNC) == []
+    assert len(found("7.5", "1", DP4A)) == 1
+    # a target the oldest toolkit does not know keeps it out: CUDA 8.0 has no sm_70, 7.5 no
+    # sm_61, 9.0 no sm_80; the first toolkit that compiles the branch has the instruction
+    assert found("8.0", "__CUDA_ARCH__ >= 700", WARP_SYNC) == []
+    assert found("7.5", "__CUDA_ARCH__ >= 610", DP4A) == []
+    assert found("9.0", "__CUDA_ARCH__ >= 800", CP_ASYNC) == []
+    assert len(found("9.0", "__CUDA_ARCH__ >= 700", CP_ASYNC)) == 1
 
 
 def test_the_guard_bound_agrees_with_ptxas_versions() -> None:

@@ -263,20 +263,25 @@ def no_toolkit_compiles(guards: tuple[str, ...]) -> bool:
     )
 
 
-# The newest sm_ each toolkit compiles for (its release notes: 11.1 sm_86, 11.4 sm_87, 11.8
-# sm_89/sm_90, 12.8 sm_100/sm_101/sm_120, 12.9 sm_103/sm_121); `a` targets from 12.0, `f`
-# targets from 12.9.
-_NEWEST_SM = ((11, 0, 80), (11, 1, 86), (11, 4, 87), (11, 8, 90), (12, 8, 120), (12, 9, 121))
+# The newest sm_ each toolkit compiles for (its release notes, and the PTX ISA version each
+# `.target` needs: 5.0 sm_35, 6.0 sm_50, 6.5 sm_52, 7.0 sm_53, 8.0 sm_60-sm_62, 9.0 sm_70, 9.1
+# sm_72, 10.0 sm_75, 11.0 sm_80, 11.1 sm_86, 11.4 sm_87, 11.8 sm_89/sm_90, 12.8
+# sm_100/sm_101/sm_120, 12.9 sm_103/sm_121); `a` targets from 12.0, `f` targets from 12.9. A
+# toolkit older than the first entry knows sm_30 at most.
+_NEWEST_SM = ((5, 0, 35), (6, 0, 50), (6, 5, 52), (7, 0, 53), (8, 0, 62), (9, 0, 70),
+              (9, 1, 72), (10, 0, 75), (11, 0, 80), (11, 1, 86), (11, 4, 87), (11, 8, 90),
+              (12, 8, 120), (12, 9, 121))
 # The sm_ a toolkit added below the newest one an older toolkit already knew: ptxas 13.4 lists
 # sm_107, sm_107a and sm_107f and assembles for them (from PTX ISA 9.4: ".version 9.3 does not
 # support .target sm_107a"); ptxas 13.3 does not know them ("Value 'sm_107a' is not defined
-# for option 'gpu-name'").
-_ADDED_LATER = {107: (13, 4)}
+# for option 'gpu-name'"). sm_32 came with PTX ISA 4.0 (CUDA 6.0), after sm_35; sm_37 with
+# 4.1 (CUDA 6.5), after sm_50.
+_ADDED_LATER = {32: (6, 0), 37: (6, 5), 107: (13, 4)}
 
 
 def _toolkit_knows(version: tuple[int, int], target: Target) -> bool:
     newest = max((sm for major, minor, sm in _NEWEST_SM if (major, minor) <= version),
-                 default=80)
+                 default=30)
     if target.suffix == "a" and version < (12, 0):
         return False
     if target.suffix == "f" and version < (12, 9):

@@ -8,8 +8,10 @@ there ("Not a name of any known instruction", "Unknown modifier", or "... requir
 12.0-12.5), except that CUDA 12.6 kept PTX ISA 8.5 and 12.7-12.9 carry 8.6-8.8; CUDA 13.0 is
 PTX ISA 9.0, 13.1 9.1, 13.2 9.2, 13.3 9.3, 13.4 9.4, 13.5 9.5 (each toolkit's ptxas takes
 that ``.version`` and rejects the next: "Unsupported .version 9.4; current version is '9.3'").
-Versions are integers: PTX ISA 8.6 is ``86``; a CUDA version
-is ``(12, 4)``.
+Before CUDA 9 the numbers do not line up: CUDA 6.0 is PTX ISA 4.0, 6.5 4.1, 7.0 4.2, 7.5 4.3,
+8.0 5.0 (and 5.0 3.1, 5.5 3.2), so a project that still builds with CUDA 8 cannot use
+``bar.warp.sync`` (6.0), nor one that builds with CUDA 6.5 ``lop3`` (4.3).
+Versions are integers: PTX ISA 8.6 is ``86``; a CUDA version is ``(12, 4)``.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ CudaVersion = tuple[int, int]
 
 # (CUDA major, minor) -> the PTX ISA version (x10) its toolchain writes and accepts.
 _PTX_OF_CUDA: dict[CudaVersion, int] = {
+    (5, 0): 31, (5, 5): 32, (6, 0): 40, (6, 5): 41, (7, 0): 42, (7, 5): 43, (8, 0): 50,
     (9, 0): 60, (9, 1): 61, (9, 2): 62,
     (10, 0): 63, (10, 1): 64, (10, 2): 65,
     **{(11, minor): 70 + minor for minor in range(9)},
@@ -44,6 +47,8 @@ _PTX_OF_CUDA: dict[CudaVersion, int] = {
     (12, 6): 85, (12, 7): 86, (12, 8): 87, (12, 9): 88,
     (13, 0): 90, (13, 1): 91, (13, 2): 92, (13, 3): 93, (13, 4): 94, (13, 5): 95,
 }
+# The oldest toolkit a setting may name: the table starts at CUDA 5.0 (PTX ISA 3.1, sm_35).
+_OLDEST: CudaVersion = min(_PTX_OF_CUDA)
 
 # The toolkit whose ptxas ptxlint's verdicts were measured with, when nothing says otherwise
 # (`cuda-version`, or the toolkit `--verify` finds).
@@ -69,8 +74,9 @@ def parse_cuda_version(text: str | int | float) -> CudaVersion:
     major, minor = int(m.group(1)), int(m.group(2) or 0)
     if major >= 1000 and m.group(2) is None:
         return (major // 1000, major % 1000 // 10)
-    if not 9 <= major <= 99:
-        raise ValueError(f"expected a CUDA version like \"12.4\" (9.0 or newer), got {text!r}")
+    if not _OLDEST[0] <= major <= 99:
+        raise ValueError(f"expected a CUDA version like \"12.4\" ({format_cuda(_OLDEST)} or "
+                         f"newer), got {text!r}")
     return (major, minor)
 
 
