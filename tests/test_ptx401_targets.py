@@ -58,6 +58,18 @@ def test_arch_context_and_guards() -> None:
     assert lint_text(_kernel(CP_ASYNC), select=("PTX401",), context=sm80) == []
 
 
+def test_warp_sync_needs_no_volta_but_match_does() -> None:
+    # bar.warp.sync (PTX ISA 6.0) targets sm_30 on; below sm_70 the mask's lanes must only
+    # reach it converged. match.sync has no such fallback: sm_70 on.
+    sm60 = RuleContext(arch=60)
+    warp_sync = 'asm volatile("bar.warp.sync %0;" :: "r"(s));'
+    assert lint_text(_kernel(warp_sync), select=("PTX401",), context=sm60) == []
+    match = 'asm volatile("match.any.sync.b32 %0, %0, 0xffffffff;" : "+r"(s));'
+    assert [f.rule for f in lint_text(_kernel(match), select=("PTX401",), context=sm60)] == [
+        "PTX401"
+    ]
+
+
 def test_wgmma_needs_the_a_target_with_arch() -> None:
     text = _kernel('asm volatile("wgmma.fence.sync.aligned;" ::: "memory");')
     assert lint_text(text, select=("PTX401",), context=RuleContext(arch=90, arch_suffix="a")) == []

@@ -243,7 +243,7 @@ for op, aligned in (("bar", ""), ("barrier", "{.aligned}")):
         if aligned:
             _add(f"{op}{cta}.aligned.sync ai:u32:0..15, ?ai:u32:..%32; head={lead + 1} "
                  "undocumented")
-_add("bar.warp.sync a:u32; sm=70; head=1")
+_add("bar.warp.sync a:u32; head=1")  # every target (ptxas 12.4 takes it for sm_50)
 _add("barrier.cluster.arrive{.release|.relaxed@90}{.aligned}; sm=90")
 _add("barrier.cluster.wait{.acquire}{.aligned}; sm=90")
 _add("membar<L:.cta|.gl|.sys>")

@@ -474,7 +474,7 @@ REQUIREMENTS: tuple[tuple[str, tuple[str, ...], int, int, str], ...] = (
     ("barrier", ("cluster", "acquire"), 90, 80, ""),
     ("barrier", ("cta",), 30, 78, ""),
     ("bar", ("cta",), 30, 78, ""),
-    ("bar", ("warp",), 70, 60, ""),
+    ("bar", ("warp",), 30, 60, ""),  # sm_6x and below: the mask's lanes in convergence
     ("barrier", (), 30, 60, ""),
     ("fence", (), 70, 60, ""),
     ("fence", ("proxy", "async"), 90, 80, ""),
