@@ -572,6 +572,36 @@ def word_masks(opcode: str) -> dict[str, int]:
     return masks
 
 
+def forms_listing(opcode: str, modifiers: tuple[str, ...],
+                  most_unlisted: int) -> list[tuple[int, int]]:
+    """The forms of ``opcode`` that list all but at most ``most_unlisted`` of ``modifiers``
+    (each written word counted where it is written), as their index in ``_family(opcode)``
+    with how many they do not list: those that list the most first, each count in table
+    order. A form spells only words its slots list, so each written word it does not list is
+    one it leaves unused, or an edit, whatever it takes: a bound the error path's searches
+    (the closest form, the nearest spelling) skip every farther form by, instead of matching
+    each of the family's forms (cp's 247). Counted on ``word_masks``, ``at_least[j]`` holding
+    the forms that list ``j`` of the written words or more."""
+    masks = word_masks(opcode)
+    count = len(modifiers)
+    at_least = [(1 << len(_family(opcode))) - 1] + [0] * count
+    for word in modifiers:
+        mask = masks.get(word, 0)
+        if mask:
+            for j in range(count, 0, -1):
+                at_least[j] |= at_least[j - 1] & mask
+    out: list[tuple[int, int]] = []
+    more = 0  # the forms that list more written words than those of this round
+    for listed in range(count, max(0, count - most_unlisted) - 1, -1):
+        these = at_least[listed] & ~more
+        more = at_least[listed]
+        while these:
+            low = these & -these
+            out.append((low.bit_length() - 1, count - listed))
+            these ^= low
+    return out
+
+
 def covered(opcode: str) -> bool:
     """Whether the grammar lists forms of ``opcode`` (some sub-families may still abstain)."""
     return opcode in _specs()
