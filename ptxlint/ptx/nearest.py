@@ -41,7 +41,7 @@ def nearest_spelling(
     the words it always spells but nobody wrote, are no more than the nearest so far;
     a distance is worked out only as far as that (``_distance_within``). Filling and
     measuring every form, a wrong spelling of cp (247 forms) or fabric (204) cost 1.8-5.0 ms
-    of CPU, 0.04-1.0 ms so (45 wrong spellings of cp, fabric, mbarrier, tcgen05, wgmma,
+    of CPU, 0.04-1.0 ms so (58 wrong spellings of cp, fabric, mbarrier, tcgen05, wgmma,
     ld/st...: 88 -> 8 ms); ``tests/test_grammar_nearest.py`` holds the answers to those of
     the search of every form.
     """
