@@ -238,6 +238,29 @@ def test_completion_offers_opcodes_at_an_instruction_start() -> None:
     assert [i.label for i in complete(text, len(text))] == ["mbarrier"]
 
 
+@pytest.mark.parametrize(("cuda_version", "offered"), [
+    (None, False), ((13, 0), False), ((13, 2), False), ((13, 3), True), ((13, 5), True)])
+def test_completion_offers_what_the_toolkit_takes(cuda_version, offered) -> None:
+    # fabric is new in PTX ISA 9.3 (ptxas 13.3: forms gated toolkit=13.3); unconfigured, the
+    # verdicts (and completion) are for PTX204's default toolkit, 13.0
+    text = '__device__ void f() {\n  asm("{\\n\\t fab'
+    assert [i.label for i in complete(text, len(text), cuda_version)] == \
+        (["fabric"] if offered else [])
+
+
+def test_completion_offers_the_words_of_forms_the_toolkit_takes() -> None:
+    # fabric.try_atom is new in ptxas 13.4; the other operations in 13.3
+    text = '__device__ void f() {\n  asm("fabric.try_'
+    assert [i.label for i in complete(text, len(text), (13, 3))] == \
+        ["try_put", "try_get", "try_red", "try_pullred"]
+    assert "try_atom" in [i.label for i in complete(text, len(text), (13, 5))]
+    # mbarrier.init's .layout::v0/.layout::v1 forms are new in 13.3; the plain init is older
+    before = {c.word for c in continuations("mbarrier", ("init",), (13, 0))}
+    after = {c.word for c in continuations("mbarrier", ("init",), (13, 3))}
+    assert after - before == {"layout::v0", "layout::v1"}
+    assert {"shared", "shared::cta", "b64"} & before
+
+
 def test_no_completion_in_an_ordinary_string_or_an_operand() -> None:
     text = 'int f() {\n  puts("ld.'
     assert template_prefix(text, len(text)) is None

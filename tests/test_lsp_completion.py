@@ -47,6 +47,25 @@ async def test_modifiers_that_may_follow_are_offered_inside_a_template(
 
 
 @pytest.mark.asyncio
+async def test_opcodes_are_those_of_the_configured_toolkit(client: Client, tmp_path) -> None:
+    # fabric is new in ptxas 13.3: not offered for the default toolkit (13.0, as PTX204's
+    # verdicts), offered where the folder's configuration names 13.5
+    typing = '__device__ void f() {\n  asm volatile("fab'
+    plain = tmp_path / "plain"
+    newer = tmp_path / "newer"
+    plain.mkdir()
+    newer.mkdir()
+    (newer / "ptxlint.toml").write_text('cuda-version = "13.5"\n')
+    for folder, expected in ((plain, []), (newer, ["fabric"])):
+        uri = open_document(client, folder / "k.cu", typing)
+        await diagnostics_for(client, uri, version=1)
+        result = await client.text_document_completion_async(lsp.CompletionParams(
+            lsp.TextDocumentIdentifier(uri), lsp.Position(1, len(typing.split("\n")[1]))))
+        labels = [] if result is None else [i.label for i in result.items]
+        assert labels == expected, folder
+
+
+@pytest.mark.asyncio
 async def test_a_whole_spelling_outside_a_string_completes_to_the_statement(
     client: Client, tmp_path
 ) -> None:

@@ -4,8 +4,10 @@
 is offered when some form spells the words written so far as a prefix of one of its spellings:
 each written word taken by a later slot than the word before it, every slot skipped on the way
 optional. The next word is then one of the slots after the last one taken, up to and including
-the first required one. The editor (``ptxlint.lsp.completion``) and the tests read this; it
-knows nothing of editors.
+the first required one. Only the forms the toolkit's ptxas takes count (``cuda_version``, as
+the rules read it: a form new in a later toolkit, ``toolkit=13.3``, is one PTX204 reports for an
+older one), so an opcode or word only newer forms spell is not offered. The editor
+(``ptxlint.lsp.completion``) and the tests read this; it knows nothing of editors.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 
 from ptxlint.ptx import grammar
 from ptxlint.ptx.grammar import Form
+from ptxlint.ptx.toolkit import assembles
 
 __all__ = ["Continuation", "continuations", "opcodes"]
 
@@ -28,9 +31,10 @@ class Continuation:
     form: Form
 
 
-def opcodes() -> tuple[str, ...]:
-    """Every opcode the grammar describes, sorted."""
-    return tuple(sorted({f.opcode for f in grammar.forms()}))
+def opcodes(cuda_version: object = None) -> tuple[str, ...]:
+    """Every opcode the grammar describes a form of that the toolkit ``cuda_version`` takes
+    (``(major, minor)``; the rules' default when absent), sorted."""
+    return tuple(sorted({f.opcode for f in grammar.forms() if assembles(f.toolkit, cuda_version)}))
 
 
 def _placements(form: Form, words: tuple[str, ...], start: int = 0) -> list[int]:
@@ -53,10 +57,14 @@ def _witness(form: Form, prefix: tuple[str, ...], word: str, slot: int) -> tuple
     return (*prefix, word, *rest)
 
 
-def continuations(opcode: str, written: tuple[str, ...]) -> list[Continuation]:
-    """The words that may follow ``opcode.written``, each once, in the grammar's order."""
+def continuations(opcode: str, written: tuple[str, ...],
+                  cuda_version: object = None) -> list[Continuation]:
+    """The words that may follow ``opcode.written`` in a form the toolkit ``cuda_version``
+    takes (as ``opcodes``), each once, in the grammar's order."""
     seen: dict[str, Continuation] = {}
     for form in grammar.forms(opcode):
+        if not assembles(form.toolkit, cuda_version):
+            continue
         for last in set(_placements(form, written)):
             for k in range(last + 1, len(form.slots)):
                 slot = form.slots[k]

@@ -4,9 +4,13 @@ snippet that writes the whole statement.
 * Inside a string literal of an asm statement (``asm(``, ``asm volatile(``, ``__asm__``,
   ``inline_asm_elementwise(``... within the lines above), at the start of an instruction: the
   opcodes the grammar describes; after ``opcode.word.``: the modifiers that may follow the ones
-  written, in the ISA's order (:mod:`ptxlint.generate.complete`).
+  written, in the ISA's order (:mod:`ptxlint.generate.complete`); only those of forms the
+  toolkit the document is linted for takes (its ``cuda-version``, or the rules' default), so
+  completion never offers what PTX204 then reports as new in a later ptxas. The target
+  (``arch``) does not narrow them: an opcode of another target is offered.
 * Outside a string, after a whole spelling (``cp.async.ca.shared.global``): a snippet that
-  replaces it with the statement ``ptxlint new`` derives, each C++ argument a tab stop.
+  replaces it with the statement ``ptxlint new`` derives, each C++ argument a tab stop (its
+  ``#if`` keeps out the toolkits that lack the form, whatever ``cuda-version`` says).
 
 Pure functions over the document's text and an offset; ``server`` turns the items into LSP
 completion items. No lint is needed, so completion answers while a lint runs.
@@ -106,14 +110,14 @@ def template_prefix(text: str, offset: int) -> tuple[str, int] | None:
     return word.group(), line_start + word.start()
 
 
-def _opcode_items(prefix: str, start: int, end: int) -> list[Item]:
+def _opcode_items(prefix: str, start: int, end: int, cuda_version: object) -> list[Item]:
     from ptxlint.generate.complete import opcodes
 
-    return [Item(op, "opcode", op, start, end, "PTX opcode") for op in opcodes()
+    return [Item(op, "opcode", op, start, end, "PTX opcode") for op in opcodes(cuda_version)
             if op.startswith(prefix)]
 
 
-def _modifier_items(word: str, start: int, end: int) -> list[Item]:
+def _modifier_items(word: str, start: int, end: int, cuda_version: object) -> list[Item]:
     from ptxlint.generate.complete import continuations
     from ptxlint.ptx import grammar
 
@@ -123,7 +127,8 @@ def _modifier_items(word: str, start: int, end: int) -> list[Item]:
         return []
     at = end - len(partial)
     return [Item(c.word, "modifier", c.word, at, end, ".".join((opcode, *c.witness)))
-            for c in continuations(opcode, written) if c.word.startswith(partial)]
+            for c in continuations(opcode, written, cuda_version)
+            if c.word.startswith(partial)]
 
 
 def _snippet(text: str, offset: int) -> list[Item]:
@@ -149,12 +154,13 @@ def _snippet(text: str, offset: int) -> list[Item]:
                  "inline PTX derived by ptxlint new")]
 
 
-def complete(text: str, offset: int) -> list[Item]:
-    """The completion items at ``offset`` of ``text``."""
+def complete(text: str, offset: int, cuda_version: object = None) -> list[Item]:
+    """The completion items at ``offset`` of ``text``, for the toolkit ``cuda_version``
+    (``(major, minor)``, the rule option; the rules' default when absent)."""
     found = template_prefix(text, offset)
     if found is None:
         return _snippet(text, offset)
     word, start = found
     if "." not in word:
-        return _opcode_items(word, start, offset)
-    return _modifier_items(word, start, offset)
+        return _opcode_items(word, start, offset, cuda_version)
+    return _modifier_items(word, start, offset, cuda_version)

@@ -124,6 +124,18 @@ class Linter:
         return Setup(config, selector, RuleContext(arch=arch, arch_suffix=suffix,
                                                    options=options))
 
+    def toolkit(self, path: str) -> object:
+        """The toolkit ``path`` is linted for (its ``cuda_version`` rule option, the default
+        where none is configured), for what the server answers without a lint (completion).
+        Its configuration's problems are not told from here: the worker that lints the file
+        tells them, and the editor shows each once."""
+        report = self.report
+        self.report = _told_elsewhere
+        try:
+            return self.setup(path).context.options.get("cuda_version")
+        finally:
+            self.report = report
+
     def lint(self, path: str, text: str) -> FileResult:
         setup = self.setup(path)
         return self.incremental.lint(path, text, self.rules, setup.context, setup.selector)
@@ -140,6 +152,10 @@ class Linter:
 
 # Editors' language ids for C, C++ and CUDA buffers; Python buffers are linted when they are
 # .py files (the front end reads the path), the prefilter keeps the others cheap.
+def _told_elsewhere(message: str) -> None:
+    pass
+
+
 CUDA_LANGUAGE_IDS = frozenset({"cuda", "cuda-cpp", "cpp", "c", "objective-cpp"})
 
 

@@ -598,7 +598,9 @@ def build_server(options: Options | None = None, service: LintService | None = N
 
         index = document.index
         offset = index.offset(params.position.line, params.position.character, server.encoding)
-        items = complete(document.text, offset)
+        linter = server.linter
+        cuda_version = linter.toolkit(document.path) if linter is not None else None
+        items = complete(document.text, offset, cuda_version)
         if not items:
             return None
         return lsp.CompletionList(is_incomplete=False, items=[

@@ -24,7 +24,8 @@ from ptxlint.ptx.versions import (
     ptx_for_cuda,
 )
 
-__all__ = ["beyond_grammar", "oldest_compiling", "toolkit_accepts", "toolkit_unseen"]
+__all__ = ["assembles", "beyond_grammar", "oldest_compiling", "toolkit_accepts",
+           "toolkit_unseen"]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -61,6 +62,18 @@ def oldest_compiling(
     return None
 
 
+def assembles(first: CudaVersion | None, cuda_version: object) -> bool:
+    """Whether the ptxas of the toolkit ``cuda_version`` (``(major, minor)``, a rule option;
+    13.0 when absent) takes what the toolkit ``first`` was the first to take (a grammar
+    form's ``toolkit=``; None: every toolkit): what PTX204 holds an instruction against, and
+    what completion offers."""
+    return first is None or _run_toolkit(cuda_version) >= first
+
+
+def _run_toolkit(cuda_version: object) -> CudaVersion:
+    return cuda_version if isinstance(cuda_version, tuple) else DEFAULT_CUDA_VERSION
+
+
 def toolkit_accepts(issue: Issue, cuda_version: object, guards: tuple[str, ...] = ()) -> bool:
     """Whether what ``issue`` reports is no error for the toolkit ``cuda_version``
     (``(major, minor)``, a rule option; 13.0 when absent): its ptxas is one of the newer ones
@@ -68,9 +81,9 @@ def toolkit_accepts(issue: Issue, cuda_version: object, guards: tuple[str, ...] 
     ``CUTE_ARCH_MXF4NVF4_4X_UE8M0_MMA_ENABLED``, set from CUDA 13.1 on): then say nothing."""
     if issue.toolkit is None:
         return False
-    version = cuda_version if isinstance(cuda_version, tuple) else DEFAULT_CUDA_VERSION
-    if version >= issue.toolkit:
+    if assembles(issue.toolkit, cuda_version):
         return True
+    version = _run_toolkit(cuda_version)
     ptx = ptx_for_cuda(version)
     return bool(guards) and ptx is not None and not toolkit_compiles(guards, version, ptx)
 
