@@ -6,41 +6,15 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from ptxlint.analysis.operand_access import writes_of, written_indices
-from ptxlint.lazy_regex import on_first_use
+from ptxlint.analysis.operand_elements import Element, member_element, subscript_element
 from ptxlint.model import AsmStatement, Finding, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
 
-# `A[2]`, `data[3].w`, `frag.x[1]`, `reinterpret_cast<uint32_t*>(&a)[3]`: one literal index.
-_INDEXED = on_first_use(r"^(?P<base>.*?)\[(?P<index>\d+)\](?P<rest>[^\[\]]*)$")
-# `v.x` .. `v.w`, `p->z`: a vector's member, the walk's index its place in the vector
-_MEMBER = on_first_use(r"^(?P<base>.+?)(?P<access>\.|->)(?P<member>[xyzw])$")
-_MEMBERS = "xyzw"
-_SPACE = on_first_use(r"\s+")
 
-
-# (base, index, rest) of an expression, or None; generated kernels spell the same `a[0]`,
-# `frag.x[3]` in thousands of statements.
-_ELEMENTS: dict[str, tuple[str, int, str] | None] = {}
-
-
-def _element(expression: str) -> tuple[str, int, str] | None:
-    try:
-        return _ELEMENTS[expression]
-    except KeyError:
-        pass
-    text = _SPACE().sub("", expression)
-    m = _INDEXED().match(text)
-    found = None
-    if m and m.group("base"):
-        found = (m.group("base"), int(m.group("index")), m.group("rest"))
-    elif (member := _MEMBER().match(text)) is not None:
-        # a member walk: the rest names the access, so no array walk of the base mixes in
-        found = (member.group("base"), _MEMBERS.index(member.group("member")),
-                 member.group("access") + "*")
-    if len(_ELEMENTS) >= 16384:
-        _ELEMENTS.clear()
-    _ELEMENTS[expression] = found
-    return found
+def _element(expression: str) -> Element | None:
+    """The element of a walk ``expression`` names: by a literal subscript (``A[2]``,
+    ``data[3].w``, ``frag.x[1]``, ``__as_u32(acc[2])``), else a vector member (``v.x``)."""
+    return subscript_element(expression) or member_element(expression)
 
 
 class RepeatedIndexedOperand(Rule):
@@ -59,7 +33,10 @@ Flags an operand list that walks through an array by literal index (`A[0], A[1],
 where one element is passed twice and another element of the same walk is never passed:
 `"d"(A[0]), "d"(A[2]), "d"(A[2]), "d"(A[3])`, or `data[3].z, data[2].w` at the end of a list of
 `data[i].x, .y, .z, .w`; and one that walks through a vector's members the same way
-(`"=r"(v.x), "=r"(v.x), "=r"(v.z), "=r"(v.w)`: `v.y` is never passed).
+(`"=r"(v.x), "=r"(v.x), "=r"(v.z), "=r"(v.w)`: `v.y` is never passed). The elements of one
+walk are the operands that spell the same text around an integer-literal index (its last
+subscript), read from each expression's syntax tree: a conversion of each element
+(`__as_u32(acc[0])`, `__as_u32(acc[1])`...) walks `acc`; `a[1] + b[i]` is no element.
 
 ## Why is this bad?
 It is a copy-and-paste slip in the index, and nothing else notices it: the statement compiles,
@@ -106,32 +83,33 @@ asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}
             ])
 
     def _walks(self, statement: AsmStatement, operands: list[Operand]) -> Iterator[Finding]:
-        # (base, rest) -> [(index, operand)]; the walk of one array with one member after it.
+        # (text before, text after the position) -> its elements: one walk, the same text
+        # around each index (one array with one member after it, one conversion of each...)
         walks: dict[tuple[str, str], list[tuple[int, Operand]]] = defaultdict(list)
+        shapes: dict[tuple[str, str], Element] = {}
         for operand in operands:
             element = _element(operand.expression)
             if element is not None:
-                base, index, rest = element
-                walks[(base, rest)].append((index, operand))
+                key = (element.before, element.after)
+                walks[key].append((element.index, operand))
+                shapes.setdefault(key, element)
         # The longest walk over the same array (other members): how far the walks go.
         reach: dict[str, int] = defaultdict(lambda: -1)
-        for (base, _rest), walk in walks.items():
+        for key, walk in walks.items():
+            base = shapes[key].base
             reach[base] = max(reach[base], max(i for i, _ in walk))
-        for (base, rest), walk in walks.items():
+        for key, walk in walks.items():
             indices = [i for i, _ in walk]
             seen = set(indices)
             if len(walk) < 3 or len(seen) == len(indices):
                 continue
-            top = max(reach[base], max(indices))
+            top = max(reach[shapes[key].base], max(indices))
             missing = [i for i in range(min(indices), top + 1) if i not in seen]
             if len(missing) != 1 or len(indices) - len(seen) != 1:
                 continue  # one slip: exactly one element twice and exactly one never
             repeated = next(i for i in seen if indices.count(i) > 1)
             first, second = [o for i, o in walk if i == repeated][:2]
-            if rest.endswith("*"):  # a member walk (``_element``)
-                skipped = f"{base}{rest[:-1]}{_MEMBERS[missing[0]]}"
-            else:
-                skipped = f"{base}[{missing[0]}]{rest}"
+            skipped = shapes[key].spelled(missing[0])
             yield self.finding(
                 statement,
                 second.expression_span,

@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 
 from ptxlint.analysis.file_constants import initialised_constants
+from ptxlint.analysis.operand_elements import member_element, subscript_element
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 
@@ -36,9 +37,6 @@ __all__ = ["VectorOrder", "vector_orders"]
 
 _MEMORY_VECTORS = frozenset({"ld", "ldu", "st", "atom", "red"})
 _VECTOR = frozenset({"v2", "v4", "v8"})
-_MEMBER = re.compile(r"(?P<base>.+?)\s*(?:\.|->)\s*(?P<member>[xyzw])")
-_INDEX = re.compile(r"(?P<base>.+?)\s*\[\s*(?P<index>\d+)[uUlL]*\s*\]")
-_POSITION = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
 @dataclass(frozen=True)
@@ -65,16 +63,14 @@ class VectorOrder:
 
 
 def _element(expression: str) -> tuple[str, int] | None:
-    text = " ".join(expression.split())
-    while text.startswith("(") and text.endswith(")"):
-        text = text[1:-1].strip()
-    found = _MEMBER.fullmatch(text)
-    if found is not None:
-        return found["base"].replace(" ", ""), _POSITION[found["member"]]
-    found = _INDEX.fullmatch(text)
-    if found is not None:
-        return found["base"].replace(" ", ""), int(found["index"])
-    return None
+    """The object and the position of the element ``expression`` is: a vector member
+    (``v.x``..``v.w``), or an element by a literal subscript with nothing after it (``a[2]``)."""
+    element = member_element(expression)
+    if element is None:
+        element = subscript_element(expression)
+        if element is None or element.after != "]":
+            return None
+    return element.base, element.index
 
 
 # A half named by its place: `lo`, `x_hi`, `low16`, `upper`; the stem is the name without it.

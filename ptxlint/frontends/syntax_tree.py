@@ -263,6 +263,9 @@ def _merged(a: Sequence[tuple[int, int]], b: Sequence[tuple[int, int]]
 # an expression read on its own is a call's one argument: the grammar reads nothing else there,
 # and the line breaks end a ``//`` comment in it before the call's closing parenthesis
 _ALONE = (b"void __ptxlint_f(void) { __ptxlint_g(\n", b"\n); }\n")
+# where the text of ``parse_expression`` begins in its tree: a node's bytes in the text are
+# its ``start_byte``/``end_byte`` less this
+EXPRESSION_OFFSET = len(_ALONE[0])
 
 
 @lru_cache(maxsize=4096)
