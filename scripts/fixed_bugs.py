@@ -10,7 +10,8 @@ Usage::
 ``--mirrors`` holds bare git mirrors with full history, ``DIR/<owner>+<name>/repo`` (the
 layout of the ``fetch`` tool; a clone's ``repo/.git`` is read too; default
 ``$PTXLINT_MIRRORS``, else ``mirrors/`` in ptxlint's cache folder: ``scripts/locations.py``);
-REPO names some of them (default: every one in ``REPOS``). Nothing is checked out: for each
+REPO names some of them (default: every one in ``REPOS``); a commit that several of them share
+(a fork's history) is mined once, under the first. Nothing is checked out: for each
 commit of the default branch whose diff changes an inline asm statement (``git log -G``
 narrows, then the hunks are read), the pre- and post-commit versions of each changed file,
 plus the files they include with quotes (resolved like ptxlint does: beside the file, else a
@@ -782,6 +783,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         names = sorted({r.repo for r in reviews.values()})
     verdicts: list[dict[str, Any]] = []
     out = Path(args.out)
+    mined: set[str] = set()  # forks share history (the ccminers): a commit counts once
     for name in names:
         repo = Path(args.mirrors) / name / "repo"
         if (repo / ".git").is_dir():  # a mirror kept as a clone with a work tree's layout
@@ -789,7 +791,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not repo.exists():
             print(f"{name}: no mirror at {repo}", file=sys.stderr)
             continue
-        commits = candidate_commits(repo)
+        commits = [c for c in candidate_commits(repo) if c.sha not in mined]
+        mined.update(c.sha for c in commits)
         if args.reviewed_only:
             commits = [c for c in commits if review_for(reviews, c.sha) is not None]
         if args.fix_words_only:

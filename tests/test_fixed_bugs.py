@@ -165,3 +165,19 @@ def test_a_missed_bug_with_another_rules_finding_gone_is_counted_never_listed(
     assert "half held_out: caught 0 of 2 real bugs" in out
     assert "1 missed with a finding of another rule gone" in out
     assert "SECRET" not in out and "PTX210" not in out
+
+
+def test_a_commit_shared_by_forks_is_mined_once(history: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    mirrors = history.parent.parent
+    subprocess.run(["git", "clone", "-q", "--bare", str(history),
+                    str(mirrors / "fork+name" / "repo")], check=True)
+    args = ["--mirrors", str(mirrors), "--out", str(tmp_path / "out"), "--blind",
+            "--reviewed", str(tmp_path / "none.toml")]
+    fixed_bugs.main([*args, "owner+name"])
+    alone = capsys.readouterr().out
+    fixed_bugs.main([*args, "owner+name", "fork+name"])
+    both = capsys.readouterr().out
+    assert "unreviewed modifications of asm statements: 2" in alone  # the fix and the tidy-up
+    assert alone.splitlines()[0] == both.splitlines()[0]
+    assert "fork+name" not in both
