@@ -150,12 +150,12 @@ class Linter:
         return fix_text(text, relint, unsafe)
 
 
-# Editors' language ids for C, C++ and CUDA buffers; Python buffers are linted when they are
-# .py files (the front end reads the path), the prefilter keeps the others cheap.
 def _told_elsewhere(message: str) -> None:
     pass
 
 
+# Editors' language ids for C, C++ and CUDA buffers; Python buffers are linted when they are
+# .py files (the front end reads the path), the prefilter keeps the others cheap.
 CUDA_LANGUAGE_IDS = frozenset({"cuda", "cuda-cpp", "cpp", "c", "objective-cpp"})
 
 
