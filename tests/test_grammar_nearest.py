@@ -57,7 +57,7 @@ def _every_form_nearest(opcode: str, modifiers: tuple[str, ...],
                         spelled: Callable[[tuple[str, ...]], bool]) -> tuple[str, ...] | None:
     """The nearest spelling with every form filled and measured in full."""
     found: dict[tuple[str, ...], bool] = {}
-    best = nearest.MOST_CHANGED + 1
+    best = nearest.MOST_CHANGED
     for form in forms(opcode):
         candidate, chosen = nearest._filled(form, modifiers)
         distance = nearest.edit_distance(candidate, modifiers)

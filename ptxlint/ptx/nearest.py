@@ -47,7 +47,7 @@ def nearest_spelling(
     """
     family = forms(opcode)
     nearest: dict[tuple[str, ...], bool] = {}  # candidate -> whether a slot had a choice
-    best = MOST_CHANGED + 1
+    best = MOST_CHANGED
     count = len(modifiers)
     written = frozenset(modifiers)
     for index, unlisted in forms_listing(opcode, modifiers, best):
