@@ -113,8 +113,8 @@ def test_the_new_bugs_are_split_into_halves() -> None:
     assert sum(len(v) for v in halves.values()) >= 20
     # each round's split is half and half, an odd count's extra bug going to the seen half
     # (the second, third and fourth rounds: 2 and 1, 8 and 7, 3 and 2), or to the held-out half
-    # where the seen half's lead would pass 3 (the fifth round: 3 and 4, and 1 and 1 of the
-    # commits no round had reviewed)
+    # where the seen half's lead would pass 3 (the fifth round: 3 and 4, then 1 and 1 and 3 and
+    # 3 of the commits no round had reviewed)
     assert 0 <= len(halves["seen"]) - len(halves["held_out"]) <= 3
 
 
