@@ -440,3 +440,39 @@ def test_a_special_register_raises_what_its_instruction_needs() -> None:
     assert lint_text(read("aggr_smem_size", "__CUDA_ARCH__ >= 900"), select=("PTX401",)) == []
     for register in ("laneid", "dynamic_smem_size"):
         assert lint_text(read(register), select=("PTX401",), context=RuleContext(arch=80)) == []
+
+
+LDMATRIX = ('asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" '
+            ': "=r"(d[0]) : "r"(s));')
+
+
+def _ldmatrix_under(guard: str) -> str:
+    return f"__device__ void k(unsigned* d, unsigned s) {{\n#if {guard}\n{LDMATRIX}\n#endif\n}}\n"
+
+
+@pytest.mark.parametrize(("guard", "since", "expected"), [
+    # the guard's lower bound sm_70 lacks ldmatrix (sm_75): CUDA 12 builds sm_70, CUDA 13 not
+    ("__CUDA_ARCH__ >= 700", None, ["compiled for sm_70"]),
+    ("__CUDA_ARCH__ >= 700", (12, 4), ["compiled for sm_70"]),
+    ("__CUDA_ARCH__ >= 700", (13, 0), []),
+    ("__CUDA_ARCH__ >= 600", (13, 1), []),
+    # an upper bound only: every target below sm_80, the oldest the toolkits build named
+    ("__CUDA_ARCH__ < 800", (12, 0), ["also admit sm_50"]),
+    ("__CUDA_ARCH__ < 800", (11, 0), ["also admit sm_35"]),
+    ("__CUDA_ARCH__ < 800", (13, 0), []),
+])
+def test_ptx401_leaves_out_the_targets_min_cuda_version_no_longer_builds(guard, since, expected):
+    context = RuleContext(options={"min_cuda_version": since} if since else {})
+    found = lint_text(_ldmatrix_under(guard), select=("PTX401",), context=context)
+    assert len(found) == len(expected)
+    for finding, words in zip(found, expected, strict=True):
+        assert words in finding.message
+
+
+def test_built_since_follows_the_toolkits_that_dropped_each_target():
+    from ptxlint.ptx.targets import built_since
+
+    assert built_since(Target(70), (12, 9)) and not built_since(Target(70), (13, 0))
+    assert built_since(Target(35), (11, 8)) and not built_since(Target(37), (12, 0))
+    assert not built_since(Target(101, "a"), (13, 0)) and built_since(Target(110, "a"), (13, 5))
+    assert built_since(Target(75), (13, 5)) and built_since(Target(120, "f"), (13, 0))

@@ -29,6 +29,7 @@ __all__ = [
     "admitted_targets",
     "arch_targets",
     "available",
+    "built_since",
     "compiled_for",
     "compiled_for_host",
     "excluded_by_errors",
@@ -277,6 +278,21 @@ _NEWEST_SM = ((5, 0, 35), (6, 0, 50), (6, 5, 52), (7, 0, 53), (8, 0, 62), (9, 0,
 # for option 'gpu-name'"). sm_32 came with PTX ISA 4.0 (CUDA 6.0), after sm_35; sm_37 with
 # 4.1 (CUDA 6.5), after sm_50.
 _ADDED_LATER = {32: (6, 0), 37: (6, 5), 107: (13, 4)}
+
+
+# The toolkit that first no longer compiles for an sm_ (ptxas: "Value 'sm_70' is not defined
+# for option 'gpu-name'"): CUDA 11.0 dropped sm_30 and sm_32, 12.0 sm_35 and sm_37, 13.0 sm_50
+# to sm_72 (Maxwell, Pascal, Volta; ptxas 12.4 builds each, 13.1 and 13.5 none), and 13.0 named
+# sm_101 sm_110 (ptxas 13.x knows no sm_101, sm_101a or sm_101f).
+_DROPPED_IN = {30: (11, 0), 32: (11, 0), 35: (12, 0), 37: (12, 0), 50: (13, 0), 52: (13, 0),
+               53: (13, 0), 60: (13, 0), 61: (13, 0), 62: (13, 0), 70: (13, 0), 72: (13, 0),
+               101: (13, 0)}
+
+
+def built_since(target: Target, since: tuple[int, int]) -> bool:
+    """Some toolkit from CUDA ``since`` on compiles for ``target``: the toolkits after it
+    dropped none of what it compiles but the targets of ``_DROPPED_IN``."""
+    return since < _DROPPED_IN.get(target.sm, (1 << 16, 0))
 
 
 def _toolkit_knows(version: tuple[int, int], target: Target) -> bool:
