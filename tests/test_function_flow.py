@@ -49,9 +49,45 @@ def _flow(flows: FileFlows, name: str):  # noqa: ANN202 (a test helper)
     ("smem_ptr", "smem_ptr"),
     ("other_call(x)", None),
     ("reinterpret_cast<int4*>(smem + 8)", "smem"),  # the template argument is a type
+    # where the words of the text were read: a user type in a C cast, a comment, a literal's
+    # suffix, a template argument holding parentheses, `sizeof`'s operand, a call's result
+    ("&((__nv_bfloat16*)(state))[row + 0]", "state"),
+    ("((uint8_t *)ptr) + 16", "ptr"),
+    ("/*as_b32*/ *reinterpret_cast<const int32_t*>(&values)", "values"),
+    ("0x0000ffff", None),
+    ("1.0f + acc", "acc"),
+    ("reinterpret_cast<Vec<float, sizeof(acc) / sizeof(float)> const&>(acc)", "acc"),
+    ("sizeof(SharedStorage)", None),
+    ("smem + sizeof(T) * stage", "smem"),
+    ("addr()", None),
+    ("uint8_t(mantissa >> 4)", "mantissa"),  # a functional cast
+    ("x.data()", "x"),  # a method of x
+    ("&(*tile)(0, 0)", "tile"),  # an element, through a tensor's operator()
+    ("(::cuda::std::max)(a, b)", None),
 ])
 def test_base_name_sees_through_casts_and_conversions(expression: str, base: str | None) -> None:
     assert base_name(expression) == base
+
+
+@pytest.mark.parametrize("value", [
+    "static_cast<unsigned>(smem_u32(&bar))",  # a cast around the helper's call
+    "::smem_u32(&bar)",  # a name from the global scope
+    "(unsigned)smem_u32(/* the barrier */ &bar)",  # a comment in the argument
+])
+def test_a_same_file_conversion_is_followed_through_casts_and_comments(value: str) -> None:
+    flows = _flows(r"""
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__global__ void k() {
+  __shared__ unsigned long long bar;
+  unsigned a = VALUE;
+  asm volatile("mbarrier.init.shared.b64 [%0], 1;" :: "r"(a));
+}
+""".replace("VALUE", value))
+    trail: list[str] = []
+    assert _flow(flows, "k").resolve("a", trail=trail) == "bar"
+    assert trail[-1] == "&bar"
 
 
 def test_helper_steps_are_placed_at_the_call_in_program_order() -> None:

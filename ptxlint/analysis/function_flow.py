@@ -40,6 +40,7 @@ from ptxlint.analysis.flow_syntax import (
     compact,
     definitions_spelled,
     function_name,
+    one_argument_call,
     outer,
     parameter_names,
     pointer_variables,
@@ -64,10 +65,6 @@ __all__ = ["FOLLOW_DEPTH", "CallSite", "FileFlows", "FunctionFlow", "Opaque", "S
 
 Node = tree_sitter.Node
 
-# `name(argument)` and `ns::name<T>(argument)`, with one argument and no comma
-_ONE_ARGUMENT_CALL = on_first_use(
-    r"^\s*(?:\(\s*[\w:]+\s*\)\s*)?(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*(?:<[^<>]*>)?"
-    r"\s*\(([^,()]*(?:\([^()]*\)[^,()]*)*)\)\s*$")
 # project assertion macros (EP_DEVICE_ASSERT, CUTE_STATIC_ASSERT...): a check, never a step
 _ASSERT = on_first_use(r"^[A-Z][A-Z0-9_]*ASSERT[A-Z0-9_]*$")
 _CALL_DEPTH = 3  # how many calls deep may_take reads a helper's callees
@@ -428,10 +425,10 @@ class FunctionFlow:
         ``trail`` collects the expressions followed."""
         if trail is not None:
             trail.append(expression)
-        call = _ONE_ARGUMENT_CALL().match(expression)
+        call = one_argument_call(expression)
         if call is not None and self.owner is not None and depth < MAX_CHAIN \
-                and self.owner.converts(call.group(1)):
-            return self.resolve(call.group(2), depth + 1, trail)
+                and self.owner.converts(call[0]):
+            return self.resolve(call[1], depth + 1, trail)
         name = base_name(expression)
         if name is None or depth >= MAX_CHAIN or name in self.parameters:
             return name
