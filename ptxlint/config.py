@@ -325,7 +325,8 @@ SETTINGS: tuple[Setting, ...] = (
         "The GPU the code is compiled for, for the architecture rules (PTX4xx).",
         "sm_90, sm_90a, sm_100f, compute_80 or a bare number. Without it, a statement is "
         "checked against the targets its #if __CUDA_ARCH__ guards allow. --arch replaces it "
-        "(--arch native asks nvidia-smi).",
+        "(--arch native asks nvidia-smi). A target cuda-version's nvcc does not compile for "
+        "(sm_70 from CUDA 13.0 on, sm_110 before it) is still judged, with a warning.",
         'arch = "sm_90a"', ("--arch",),
     ),
     Setting(

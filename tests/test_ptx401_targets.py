@@ -476,3 +476,37 @@ def test_built_since_follows_the_toolkits_that_dropped_each_target():
     assert built_since(Target(35), (11, 8)) and not built_since(Target(37), (12, 0))
     assert not built_since(Target(101, "a"), (13, 0)) and built_since(Target(110, "a"), (13, 5))
     assert built_since(Target(75), (13, 5)) and built_since(Target(120, "f"), (13, 0))
+
+
+@pytest.mark.parametrize(("target", "version", "compiles"), [
+    # each as ptxas of that toolkit answers ("Value 'sm_70' is not defined for option
+    # 'gpu-name'" where it does not)
+    (Target(70), (12, 4), True), (Target(70), (13, 0), False), (Target(72), (13, 5), False),
+    (Target(75), (13, 5), True), (Target(101, "a"), (12, 8), True),
+    (Target(101, "a"), (13, 0), False), (Target(110, "a"), (12, 9), False),
+    (Target(110, "a"), (13, 0), True), (Target(103), (12, 8), False), (Target(103), (12, 9), True),
+    (Target(88), (12, 9), False), (Target(88), (13, 0), True), (Target(121), (12, 9), True),
+    (Target(100, "f"), (12, 8), False), (Target(107), (13, 3), False), (Target(107), (13, 4), True),
+])
+def test_which_toolkit_compiles_which_target(target, version, compiles):
+    from ptxlint.ptx.targets import toolkit_target_problem
+
+    assert (toolkit_target_problem(target, version) is None) == compiles
+
+
+def test_cli_warns_when_the_toolkit_cannot_compile_for_arch(tmp_path: Path) -> None:
+    source = tmp_path / "k.cu"
+    source.write_text(_kernel(CP_ASYNC))
+
+    def warned(*flags: str) -> list[str]:
+        run = subprocess.run([sys.executable, "-m", "ptxlint", "check", str(source), "--isolated",
+                              "--select", "PTX401", *flags], capture_output=True, text=True)
+        return [line for line in run.stderr.splitlines() if "warning: arch" in line]
+
+    [dropped] = warned("--arch", "sm_70")
+    assert "CUDA 13.0 does not compile for sm_70" in dropped and "cuda-version is not set" in dropped
+    assert warned("--arch", "sm_70", "--cuda-version", "12.4") == []
+    [new] = warned("--arch", "sm_110a", "--cuda-version", "12.8")
+    assert "new in CUDA 13.0" in new and "not set" not in new
+    [renamed] = warned("--arch", "sm_101a")
+    assert "named it sm_110a" in renamed

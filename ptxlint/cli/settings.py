@@ -105,6 +105,12 @@ def settings(args: argparse.Namespace) -> FileSettings:
             "enabled (add --preview, or preview = true in the configuration)",
             file=sys.stderr,
         )
+    from ptxlint.ptx.targets import arch_toolkit_warning
+
+    mismatch = arch_toolkit_warning(settings.context.arch, settings.context.arch_suffix,
+                                    settings.context.options)
+    if mismatch is not None:
+        print(f"ptxlint: warning: {mismatch}", file=sys.stderr)
     args.resolver, args.rule_classes = resolver, rule_classes
     return settings
 

@@ -121,6 +121,11 @@ class Linter:
             except ValueError as exc:
                 self._tell(f"configuration error: {exc}")
         options = version_options(config.cuda_version, config.min_cuda_version, config.root)
+        from ptxlint.ptx.targets import arch_toolkit_warning  # the rules load it anyway
+
+        mismatch = arch_toolkit_warning(arch, suffix, options)
+        if mismatch is not None:
+            self._tell(mismatch)
         return Setup(config, selector, RuleContext(arch=arch, arch_suffix=suffix,
                                                    options=options))
 

@@ -28,6 +28,7 @@ __all__ = [
     "Target",
     "admitted_targets",
     "arch_targets",
+    "arch_toolkit_warning",
     "available",
     "built_since",
     "compiled_for",
@@ -38,6 +39,7 @@ __all__ = [
     "no_toolkit_compiles",
     "statement_guards",
     "toolkit_compiles",
+    "toolkit_target_problem",
     "toolkit_tested",
 ]
 
@@ -277,7 +279,9 @@ _NEWEST_SM = ((5, 0, 35), (6, 0, 50), (6, 5, 52), (7, 0, 53), (8, 0, 62), (9, 0,
 # support .target sm_107a"); ptxas 13.3 does not know them ("Value 'sm_107a' is not defined
 # for option 'gpu-name'"). sm_32 came with PTX ISA 4.0 (CUDA 6.0), after sm_35; sm_37 with
 # 4.1 (CUDA 6.5), after sm_50.
-_ADDED_LATER = {32: (6, 0), 37: (6, 5), 107: (13, 4)}
+# sm_88 and sm_110 with CUDA 13.0, sm_103 with 12.9 (ptxas 12.8 knows sm_100, sm_101 and
+# sm_120, not sm_103 or sm_121; 12.9 not sm_88 or sm_110; 13.0 all but sm_101).
+_ADDED_LATER = {32: (6, 0), 37: (6, 5), 88: (13, 0), 103: (12, 9), 107: (13, 4), 110: (13, 0)}
 
 
 # The toolkit that first no longer compiles for an sm_ (ptxas: "Value 'sm_70' is not defined
@@ -287,6 +291,9 @@ _ADDED_LATER = {32: (6, 0), 37: (6, 5), 107: (13, 4)}
 _DROPPED_IN = {30: (11, 0), 32: (11, 0), 35: (12, 0), 37: (12, 0), 50: (13, 0), 52: (13, 0),
                53: (13, 0), 60: (13, 0), 61: (13, 0), 62: (13, 0), 70: (13, 0), 72: (13, 0),
                101: (13, 0)}
+
+
+_RENAMED = {101: 110}
 
 
 def built_since(target: Target, since: tuple[int, int]) -> bool:
@@ -305,6 +312,40 @@ def _toolkit_knows(version: tuple[int, int], target: Target) -> bool:
     if version < _ADDED_LATER.get(target.sm, version):
         return False
     return target.sm <= newest
+
+
+def toolkit_target_problem(target: Target, version: tuple[int, int]) -> str | None:
+    """Why CUDA ``version``'s nvcc cannot compile for ``target``, or None where it can: a target
+    newer than the toolkit (sm_110 before CUDA 13.0), or one it dropped (sm_70 from CUDA
+    13.0 on, whose oldest target is sm_75) or named anew (sm_101, sm_110 from 13.0 on)."""
+    cannot = f"CUDA {version[0]}.{version[1]} does not compile for {target}"
+    if _toolkit_knows(version, target):
+        if built_since(target, version):
+            return None
+        dropped = f"{_DROPPED_IN[target.sm][0]}.{_DROPPED_IN[target.sm][1]}"
+        if target.sm in _RENAMED:
+            return f"{cannot}: CUDA {dropped} named it {Target(_RENAMED[target.sm], target.suffix)}"
+        oldest = min(sm for sm in ARCHES if version < _DROPPED_IN.get(sm, (1 << 16, 0)))
+        return f"{cannot}: CUDA {dropped} dropped it, and compiles for sm_{oldest} and newer"
+    first = next(((major, minor) for major in range(5, 14) for minor in range(10)
+                  if _toolkit_knows((major, minor), target)), None)
+    return cannot if first is None else f"{cannot}, new in CUDA {first[0]}.{first[1]}"
+
+
+def arch_toolkit_warning(arch: int | None, suffix: str,
+                         options: Mapping[str, object]) -> str | None:
+    """The warning for a run whose ``arch`` its toolkit (``options``' ``cuda_version``)
+    cannot compile for, or None: the rules still judge that target, as asked."""
+    version = options.get("cuda_version")
+    if arch is None or not isinstance(version, tuple):
+        return None
+    target = Target(arch, suffix)
+    problem = toolkit_target_problem(target, version)
+    if problem is None:
+        return None
+    hint = ("; cuda-version is not set, and 13.0 is its default: set it to the toolkit you "
+            "build with") if options.get("cuda_version_source") == "default" else ""
+    return f"arch {target}: {problem}. The rules judge {target} all the same{hint}"
 
 
 @functools.lru_cache(maxsize=4096)
