@@ -212,3 +212,15 @@ def test_instruction_hover_degrades_without_the_table(monkeypatch) -> None:
     # the summary and the derived constraints (the grammar's, not the table's) stay
     assert text is not None and "sm_80" not in text
     assert "(cp.async and friends)." in text and "Derived constraints" in text
+
+
+def test_the_editor_hears_when_the_toolkit_cannot_compile_for_arch(tmp_path) -> None:
+    source = tmp_path / "k.cu"
+    (tmp_path / "ptxlint.toml").write_text('arch = "sm_70"\ncuda-version = "13.1"\n')
+    told: list[str] = []
+    Linter(report=told.append).lint(str(source), BAD)
+    assert len(told) == 1 and "CUDA 13.1 does not compile for sm_70" in told[0]
+    (tmp_path / "ptxlint.toml").write_text('arch = "sm_70"\ncuda-version = "12.6"\n')
+    told.clear()
+    Linter(report=told.append).lint(str(source), BAD)
+    assert told == []
