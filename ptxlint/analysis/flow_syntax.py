@@ -125,11 +125,14 @@ def _node_text(node: Node, data: bytes) -> str:
         "utf-8", "surrogatepass")
 
 
+@functools.lru_cache(maxsize=8192)
 def one_argument_call(expression: str) -> tuple[str, str] | None:
     """``expression`` as a call of a named function with one argument, through the casts,
     conversions (:func:`base_name`'s) and parentheses around it (``(uint32_t)smem_u32(&bar)``,
     ``static_cast<uint32_t>(ns::cvt<T>(p))``): (the function's last name, the argument as
-    written); ``None`` otherwise, a method call included."""
+    written); ``None`` otherwise, a method call included. Kept per expression: the flows
+    resolve each wgmma accumulator of CUTLASS's wrappers again for every file that includes
+    them (CUTLASS include/ with --preview: 121,186 questions of 268 texts)."""
     node = parse_expression(expression)
     data = expression.encode("utf-8", "surrogatepass")
     while node is not None:
