@@ -510,3 +510,34 @@ def test_cli_warns_when_the_toolkit_cannot_compile_for_arch(tmp_path: Path) -> N
     assert "new in CUDA 13.0" in new and "not set" not in new
     [renamed] = warned("--arch", "sm_101a")
     assert "named it sm_110a" in renamed
+
+
+@pytest.mark.parametrize("version", ["12.4", "13.0", "13.1", "13.2", "13.5"])
+def test_the_target_table_says_what_each_toolkits_ptxas_knows(version: str) -> None:
+    """Each toolkit's ptxas, where the tests have it (the system one, or those
+    ``benchmarks/toolkits.py`` fetched): it knows a target exactly where
+    ``toolkit_target_problem`` finds none ("Value 'sm_70' is not defined for option
+    'gpu-name'" where it does not know it)."""
+    from ptxlint.ptx.targets import TARGETS, toolkit_target_problem
+    from tests.benchmark_module import load
+    from tests.toolchain_cache import INPUT, PTXAS, run_cached
+
+    found = load("toolkits").found()
+    ptxas = found.get(version)
+    if ptxas is None and PTXAS is not None and version == "13.0" and "13.0." in subprocess.run(
+            [PTXAS, "--version"], capture_output=True, text=True).stdout:
+        ptxas = PTXAS
+    if ptxas is None:
+        pytest.skip(f"no ptxas {version} (benchmarks/toolkits.py {version} fetches it)")
+    major, minor = (int(part) for part in version.split("."))
+    disagree = []
+    for target in TARGETS:
+        if target.sm < 50:
+            continue  # older than every toolkit here compiles for: no verdict to compare
+        source = f".version 8.0\n.target {target}\n.address_size 64\n.entry k() {{ ret; }}\n"
+        run = run_cached(ptxas, ["-arch", str(target), INPUT, "-o", "/dev/null"], source,
+                         filename="case.ptx")
+        knows = "is not defined for option" not in run.stderr
+        if knows != (toolkit_target_problem(target, (major, minor)) is None):
+            disagree.append(str(target))
+    assert disagree == []
