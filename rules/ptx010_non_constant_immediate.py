@@ -7,19 +7,13 @@ from collections.abc import Iterator
 from ptxlint.analysis.cxx_facts import FunctionFacts, facts_for, names_variables
 from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.placement import argument_kind
+from ptxlint.analysis.runtime_builtins import runtime_builtin
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.frontends.cxx.c_types import BUILTIN_VARIABLES
-from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
 
 from ._llvm import TRITON_FAMILY
 
-# CUDA built-in variables: values only known while the kernel runs (warpSize included: nvcc 13
-# rejects it as an "n" operand).
-_RUNTIME_BUILTINS = on_first_use(rf"(?<![\w.>:])({'|'.join(BUILTIN_VARIABLES)})\b")
-# Operators that turn anything into a constant (or never evaluate it).
-_UNEVALUATED = on_first_use(r"\b(sizeof|alignof|_Alignof|__alignof__|decltype|noexcept)\b")
 _NOT_INTEGRAL = {
     "floating": "a floating-point value",
     "pointer": "a pointer",
@@ -187,17 +181,13 @@ def _judge(statement: AsmStatement, operand: Operand) -> tuple[str, Fix | None]:
             "expression here (cast it to an integer)",
             fix,
         )
-    expression = operand.expression
-    # every built-in's name holds one of these: most expressions have none, and then neither
-    # search is made (4,825 "n" operands over CUTLASS's include/)
-    if ("Idx" in expression or "Dim" in expression or "warpSize" in expression) and (
-        not _UNEVALUATED().search(expression)
-    ):
-        found = _RUNTIME_BUILTINS().search(expression)
-        if found:
-            return (
-                f"uses '{found.group(1)}', which is only known at run time; pass it in a "
-                "register ('r') instead",
-                None,
-            )
+    # CUDA built-in variables: values only known while the kernel runs (warpSize included:
+    # nvcc 13 rejects it as an "n" operand)
+    builtin = runtime_builtin(operand.expression)
+    if builtin is not None:
+        return (
+            f"uses '{builtin}', which is only known at run time; pass it in a register ('r') "
+            "instead",
+            None,
+        )
     return "", None

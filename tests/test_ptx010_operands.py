@@ -26,6 +26,24 @@ def test_a_builtin_inside_sizeof_is_a_constant(builtin: str) -> None:
     assert lint_text(text, select=("PTX010",)) == []
 
 
+@pytest.mark.parametrize(("expression", "builtin"), [
+    ("threadIdx.x + sizeof(float)", "threadIdx"),  # sizeof's operand alone is unevaluated
+    ("alignof(float) * warpSize", "warpSize"),
+    ("::blockDim.x / 32", "blockDim"),  # the global scope's name is the built-in
+    ("4 /* not threadIdx.x */", None),  # a comment
+    ("Cfg::blockDim", None),  # another scope's name
+    ("sizeof(threadIdx) / 4", None),
+])
+def test_a_builtin_is_reported_where_it_is_evaluated(expression: str,
+                                                     builtin: str | None) -> None:
+    text = ('template <class Cfg> __device__ void f() {\n'
+            f'  asm volatile("bar.sync %0;" :: "n"({expression}));\n}}\n')
+    messages = [f.message for f in lint_text(text, select=("PTX010",))]
+    assert messages == ([] if builtin is None else [
+        f'"n" operand 0 ({expression}) uses \'{builtin}\', which is only known at run time; '
+        "pass it in a register ('r') instead"])
+
+
 def test_each_n_operand_of_a_statement_is_judged_on_its_own() -> None:
     text = (
         "template <int kScale>\n"
