@@ -35,9 +35,9 @@ __all__ = ["BodyShape", "FunctionShape", "ShapeIndex", "shapes_of"]
 
 Node = tree_sitter.Node
 
-LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
+_LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
 _KINDS = frozenset({"call_expression", "if_statement", "return_statement", "identifier",
-                    "gnu_asm_expression", "lambda_expression", *LOOPS})
+                    "gnu_asm_expression", "lambda_expression", *_LOOPS})
 # a name a call spells as one word: found among a function's words (``\b`` on both sides)
 _WORD = re.compile(rb"\w+")
 _ONE_WORD = re.compile(r"\w+", re.ASCII)
@@ -213,7 +213,7 @@ def _shape(parsed: ParsedSource, fn: Node) -> FunctionShape | None:
 
 def _body(parsed: ParsedSource, block: Node, statements: Sequence[AsmStatement]) -> BodyShape:
     found = nodes_of_kinds(block, _KINDS)
-    loops = sorted((n.start_byte, n.end_byte) for kind in LOOPS for n in found.get(kind, ()))
+    loops = sorted((n.start_byte, n.end_byte) for kind in _LOOPS for n in found.get(kind, ()))
     ifs: list[IfArms] = []
     for node in found.get("if_statement", ()):
         then = node.child_by_field_name("consequence")
