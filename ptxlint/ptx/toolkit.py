@@ -41,8 +41,8 @@ def oldest_compiling(
     800``) that keeps the oldest toolkit ptxlint considers (``targets.OLDEST_TOOLKIT``, 11.0)
     out whatever it targets. A statement whose guards say nothing of the toolkit, bound it only
     from above (the fallback branch of ``#if CUDA_VERSION >= 12090``) or from below by an older
-    one (``CUDA_VERSION >= 10000``: such toolkits predate sm_80, and the table does not know
-    what each targets), leaves the oldest toolkit to the project's settings. None where no
+    one (``CUDA_VERSION >= 10000``: without ``since``, ptxlint considers no toolkit before
+    11.0), leaves the oldest toolkit to the project's settings. None where no
     toolkit certainly compiles it (a guard nothing here decides), or ``since`` is newer than
     the table."""
     if since is None:
