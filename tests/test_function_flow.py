@@ -14,6 +14,7 @@ from ptxlint.analysis.divergence import (
     may_split,
     member_mask,
 )
+from ptxlint.analysis.flow_syntax import pointer_arithmetic, subscripts
 from ptxlint.analysis.function_flow import FOLLOW_DEPTH, FileFlows, base_name
 from ptxlint.analysis.lane_sets import reaching_lanes
 from ptxlint.engine import extract_statements
@@ -88,6 +89,54 @@ __global__ void k() {
     trail: list[str] = []
     assert _flow(flows, "k").resolve("a", trail=trail) == "bar"
     assert trail[-1] == "&bar"
+
+
+@pytest.mark.parametrize(("expression", "moves"), [
+    ("smem + 1024", True),
+    ("reinterpret_cast<char*>(p) - k", True),
+    ("&tile[i + 1]", False),  # an element of tile, whatever the index
+    ("reinterpret_cast<Vec<float, N - 1>*>(p)", False),  # a template argument
+    ("-x", False),  # a sign
+    ("p->next", False),
+    ("smem /* + 16 */", False),  # a comment
+    ("smem + sizeof(a - b)", True),
+    ("ptr_of(sizeof(a - b))", False),  # sizeof's operand is not evaluated
+])
+def test_pointer_arithmetic_is_read_outside_indices_and_types(expression: str,
+                                                              moves: bool) -> None:
+    assert pointer_arithmetic(expression) is moves
+
+
+@pytest.mark.parametrize(("expression", "variable", "found"), [
+    ("&tile[s][threadIdx.x]", "tile", ("s", "threadIdx.x")),
+    ("&tile [ s ] [ i + 1 ]", "tile", ("s", "i + 1")),
+    ("tile[s].x[i]", "tile", ("s",)),
+    ("tile + x.tile[s][i]", "tile", ()),  # a member of that name is another object
+    ("&ns::tile[s][i]", "tile", ("s", "i")),
+])
+def test_the_subscripts_of_a_variable_are_read_on_the_tree(
+        expression: str, variable: str, found: tuple[str, ...]) -> None:
+    assert subscripts(expression, variable) == found
+
+
+@pytest.mark.parametrize(("read", "reported"), [
+    ("tile[s][threadIdx.x]", True),
+    ("tile[s /* this stage */][threadIdx.x]", True),  # the same index, a comment beside it
+    ("tile[s ^ 1][threadIdx.x]", False),  # another stage of the pipeline's buffer
+])
+def test_a_read_of_another_stage_is_not_a_read_of_the_copied_one(read: str,
+                                                                 reported: bool) -> None:
+    text = r"""
+__global__ void k(const float4* g, float4* out, int s) {
+  __shared__ float4 tile[2][128];
+  unsigned d = (unsigned)__cvta_generic_to_shared(&tile[s][threadIdx.x]);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(d), "l"(g + threadIdx.x));
+  asm volatile("cp.async.commit_group;" ::: "memory");
+  out[threadIdx.x] = READ;
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+}
+""".replace("READ", read)
+    assert [f.rule for f in lint_text(text, select=("PTX603",))] == (["PTX603"] if reported else [])
 
 
 def test_helper_steps_are_placed_at_the_call_in_program_order() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 import tree_sitter
 
@@ -20,8 +21,8 @@ from ptxlint.frontends.syntax_tree import (
 from ptxlint.lazy_regex import on_first_use
 
 __all__ = ["base_name", "call_form", "callee_name", "compact", "declared", "function_name",
-           "one_argument_call", "outer", "pointer_variables", "subscripts",
-           "template_arguments", "usage"]
+           "one_argument_call", "pointer_arithmetic", "pointer_variables", "subscripts",
+           "subscripts_at", "template_arguments", "usage"]
 
 Node = tree_sitter.Node
 
@@ -396,15 +397,62 @@ def template_arguments(parsed: ParsedSource, call: Node) -> tuple[str, ...]:
 
 
 _BRACKETED = on_first_use(r"\[[^\[\]]*\]|<[^<>]*>")
+# pointer arithmetic in the text of an address expression: a + or - that is not ++, -- or ->
+_ARITHMETIC_TEXT = on_first_use(r"(?<![+\-])[+\-](?![+\->])")
+_ARITHMETIC = frozenset({"+", "-", "+=", "-="})
+# what an address's arithmetic never lies in: a subscript's index (``tile[i + 1]`` is an
+# element of ``tile``), types and template arguments, the unevaluated operators' operands
+_NOT_ARITHMETIC = frozenset({"subscript_argument_list", "template_argument_list",
+                             "type_descriptor", "sizeof_expression", "alignof_expression",
+                             "decltype", "comment", "lambda_expression"})
 
 
 def compact(text: str) -> str:
     return "".join(text.split())
 
 
-def subscripts(text: str, variable: str) -> list[str]:
-    """The subscripts written right after the first ``variable`` in ``text``:
-    ``tile[s][i]`` -> ``["s", "i"]``."""
+@functools.lru_cache(maxsize=4096)
+def subscripts(text: str, variable: str) -> tuple[str, ...]:
+    """The subscripts written right after ``variable`` in the expression ``text``, at its first
+    place that has one: ``tile[s][i]`` -> ``("s", "i")``. The text is read where it does not
+    parse."""
+    node = parse_expression(text)
+    if node is None:
+        return tuple(_subscripts_in_text(text, variable))
+    data = text.encode("utf-8", "surrogatepass")
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "identifier" and _node_text(current, data) == variable:
+            found = subscripts_at(current, lambda n: _node_text(n, data))
+            if found:
+                return found
+        stack.extend(reversed(current.named_children))
+    return ()
+
+
+def subscripts_at(identifier: Node, text: Callable[[Node], str]) -> tuple[str, ...]:
+    """The subscripts written on the variable ``identifier`` names (``ns::tile`` through its
+    scope), innermost first: ``tile[s][i]`` -> ``("s", "i")``; ``tile[s].x[i]``: ``("s",)``."""
+    found: list[str] = []
+    child, parent = identifier, identifier.parent
+    if parent is not None and parent.type == "qualified_identifier" and \
+            parent.child_by_field_name("name") == child:
+        child, parent = parent, parent.parent
+    while parent is not None and parent.type == "subscript_expression" and \
+            parent.child_by_field_name("argument") == child:
+        indices = parent.child_by_field_name("indices")
+        values = [c for c in indices.named_children if c.type != "comment"] \
+            if indices is not None else []
+        found.append(text(values[0]) if len(values) == 1 else
+                     text(indices)[1:-1] if indices is not None else "")
+        child, parent = parent, parent.parent
+    return tuple(found)
+
+
+def _subscripts_in_text(text: str, variable: str) -> list[str]:
+    """:func:`subscripts` of a text that does not parse: the bracketed texts right after the
+    first ``variable`` followed by ``[``."""
     match = re.search(rf"\b{re.escape(variable)}\s*\[", text)
     found: list[str] = []
     k = match.end() - 1 if match else len(text)
@@ -423,7 +471,30 @@ def subscripts(text: str, variable: str) -> list[str]:
     return found
 
 
-def outer(expression: str) -> str:
+@functools.lru_cache(maxsize=4096)
+def pointer_arithmetic(expression: str) -> bool:
+    """Whether an address expression adds to or subtracts from what it points at
+    (``smem + 1024``, ``p - k``), outside its subscripts' indices (``&tile[i + 1]`` is an
+    element of ``tile``), types and template arguments; a sign (``-1``), ``++``, ``--`` and
+    ``->`` are no such arithmetic. The text is read where it does not parse."""
+    node = parse_expression(expression)
+    if node is None:
+        return bool(_ARITHMETIC_TEXT().search(_outer(expression)))
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = current.type
+        if kind in _NOT_ARITHMETIC:
+            continue
+        if kind in ("binary_expression", "assignment_expression"):
+            operator = current.child_by_field_name("operator")
+            if operator is not None and operator.type in _ARITHMETIC:
+                return True
+        stack.extend(current.named_children)
+    return False
+
+
+def _outer(expression: str) -> str:
     """``expression`` without what its brackets hold (a subscript's index is not an offset
     into the buffer: ``tile[i + 1]`` is an element of ``tile``)."""
     previous = None

@@ -41,10 +41,11 @@ from ptxlint.analysis.flow_syntax import (
     definitions_spelled,
     function_name,
     one_argument_call,
-    outer,
     parameter_names,
+    pointer_arithmetic,
     pointer_variables,
     subscripts,
+    subscripts_at,
     usage,
 )
 from ptxlint.analysis.function_index import FunctionIndex
@@ -335,7 +336,7 @@ class FunctionFlow:
         name = self._name_of(step, expression, trail)
         if name is None:
             return None
-        offsets = [t for t in trail if _ARITHMETIC_OFFSET().search(outer(t))]
+        offsets = [t for t in trail if pointer_arithmetic(t)]
         return name, "|".join("".join(t.split()) for t in offsets)
 
     def _name_of(self, step: Step, expression: str, trail: list[str]) -> str | None:
@@ -455,7 +456,7 @@ class FunctionFlow:
         variable, offset = place
         stage = next((subs[0] for t in trail if len(subs := subscripts(t, variable)) > 1),
                      None)
-        data = self.parsed.data
+        word = len(variable.encode())
 
         def reachable(at: int) -> bool:
             return not self.exclusive(step.start, at) and \
@@ -465,7 +466,8 @@ class FunctionFlow:
             # tile[stage][i]: another first index is another stage of a pipeline's buffer
             if stage is None:
                 return True
-            subs = subscripts(data[at:at + 400].decode("utf-8", "replace"), variable)
+            node = self.node.descendant_for_byte_range(at, at + word)
+            subs = subscripts_at(node, self.text) if node is not None else ()
             return len(subs) < 2 or compact(subs[0]) == compact(stage)
 
         found: list[tuple[int, Step | None]] = [
@@ -486,10 +488,6 @@ class FunctionFlow:
         """The value of an integer expression made of literals, ``sizeof`` of a built-in type,
         and locals defined once by such an expression; ``None`` otherwise."""
         return constant_of(self, expression, depth)
-
-
-# pointer arithmetic in an address expression: a + or - that is not ++, -- or ->
-_ARITHMETIC_OFFSET = on_first_use(r"(?<![+\-])[+\-](?![+\->])")
 
 
 def _operand_expression(statement: AsmStatement, operand: PtxOperand | None) -> str | None:
