@@ -2,7 +2,11 @@
 identifier is used, the name a declarator declares, the name a call calls, how and with which
 template arguments, the subscripts after a variable, the variable an operand expression is
 about. Split from
-:mod:`ptxlint.analysis.function_flow`, which reads them for every function it follows."""
+:mod:`ptxlint.analysis.function_flow`, which reads them for every function it follows.
+
+An expression the flows have only as text (an operand, a call's argument, a local's value) is
+read on its own tree (``syntax_tree.parse_expression``, kept per text); its words are read only
+where it does not parse (a macro's argument list cut short)."""
 
 from __future__ import annotations
 
