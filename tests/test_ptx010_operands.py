@@ -83,6 +83,12 @@ def test_an_n_output_is_ptx006_s_and_an_n_input_is_judged() -> None:
     ("(int32_t)k + uint32_t{j}", ("k", "j")),
     ("(float)f + (double)(d)", ("f", "d")),
     ("int32_t(scale)", ("scale",)),
+    # where the words of the text were read: a hex literal's digits, a function named with
+    # template arguments, the right of a `<`, a comment
+    ("0x0000ffff", ()),
+    ("Cfg::kTile + f<N>(k)", ("k",)),
+    ("N < kMax ? N : kMax", ("N", "kMax", "N", "kMax")),
+    ("k /* stages */", ("k",)),
 ])
 def test_a_type_or_an_unevaluated_operator_is_never_looked_up_as_a_variable(
     expression: str, names: tuple[str, ...]
@@ -91,6 +97,11 @@ def test_a_type_or_an_unevaluated_operator_is_never_looked_up_as_a_variable(
     # `sizeof`, `float`: keywords, which no declaration names
     assert _evaluated_names(expression) == names
     assert names_variables(expression) is bool(names)
+
+
+def test_a_hex_literal_is_no_name_even_where_a_parameter_spells_its_digits() -> None:
+    text = '__device__ void f(int xffff) { asm volatile("bar.sync %0;" :: "n"(0xffff)); }\n'
+    assert lint_text(text, select=("PTX010",)) == []
 
 
 def test_a_parameter_cast_to_a_fixed_width_type_is_reported_and_the_type_is_not() -> None:

@@ -44,10 +44,12 @@ from ptxlint.frontends.cxx.operand_types import typing_lock
 from ptxlint.frontends.cxx.scope_lookup import ScopeLookup
 from ptxlint.frontends.cxx.types import file_resolver
 from ptxlint.frontends.syntax_tree import (
+    EXPRESSION_OFFSET,
     WALK_LIMIT,
     ParsedSource,
     nodes_of_kinds,
     own_parameter_list,
+    parse_expression,
 )
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement
@@ -416,15 +418,71 @@ def names_variables(expression: str) -> bool:
     return bool(_evaluated_names(expression))
 
 
+# subtrees of an expression that hold no evaluated variable: the unevaluated operators'
+# operands, types, template arguments (constants, or types), another scope's names
+# (``Cfg::kTile``, ``ns::x``), members, literals, comments and lambdas
+_NO_EVALUATED_NAMES = frozenset({
+    "sizeof_expression", "alignof_expression", "decltype", "type_descriptor",
+    "template_argument_list", "qualified_identifier", "field_identifier", "comment",
+    "string_literal", "raw_string_literal", "concatenated_string", "char_literal",
+    "lambda_expression"})
+# the unevaluated operators the grammar reads as calls (``noexcept(e)``, ``typeid(e)``)
+_UNEVALUATED_CALLS = frozenset({"noexcept", "typeid"})
+# a call of a function by its name (the name is no variable); other callees are objects
+_NAMED_CALLEES = frozenset({"identifier", "qualified_identifier", "template_function",
+                            "primitive_type"})
+
+
 @lru_cache(maxsize=4096)
 def _evaluated_names(expression: str) -> tuple[str, ...]:
-    """Identifiers of ``expression`` that are evaluated and could name a variable: not members
-    (after ``.``, ``->``, ``::``), not qualifiers (before ``::``), not callees, not keywords
-    (``sizeof`` itself, ``float``), not a fixed-width type in a cast (``(int32_t)k``), not
-    inside ``sizeof``/``decltype``/... . Kept per expression: PTX010 asks
+    """Identifiers of ``expression`` that are evaluated and could name a variable, in the
+    order written, read on its tree (``syntax_tree.parse_expression``): not members, not
+    another scope's names, not the names of called functions, not keywords, not types (a
+    cast's, ``uint32_t{k}``'s), not inside ``sizeof``/``decltype``/template arguments... .
+    The text is read where it does not parse. Kept per expression: PTX010 asks
     ``names_variables`` and then ``non_constant`` of each "n" operand, and CUTLASS's wgmma
     wrappers spell the same few scale operands in 1,871 statements (9,623 readings of 4,822
     operands)."""
+    node = parse_expression(expression)
+    if node is None:
+        return _evaluated_names_in_text(expression)
+    data = expression.encode("utf-8", "surrogatepass")
+    names: list[str] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = current.type
+        if kind in _NO_EVALUATED_NAMES:
+            continue
+        if kind == "identifier":
+            name = _expression_text(current, data)
+            if name not in _KEYWORDS:
+                names.append(name)
+            continue
+        if kind == "call_expression":
+            function = current.child_by_field_name("function")
+            while function is not None and function.type == "parenthesized_expression":
+                function = function.named_children[0] if function.named_children else None
+            if function is not None and function.type == "identifier" and \
+                    _expression_text(function, data) in _UNEVALUATED_CALLS:
+                continue
+            arguments = current.child_by_field_name("arguments")
+            stack.extend(reversed([c for c in (function, arguments) if c is not None
+                                   and c.type not in _NAMED_CALLEES]))
+            continue
+        stack.extend(reversed(current.named_children))
+    return tuple(names)
+
+
+def _expression_text(node: Node, data: bytes) -> str:
+    return data[node.start_byte - EXPRESSION_OFFSET:node.end_byte - EXPRESSION_OFFSET].decode(
+        "utf-8", "surrogatepass")
+
+
+def _evaluated_names_in_text(expression: str) -> tuple[str, ...]:
+    """:func:`_evaluated_names` of a text that does not parse: its words, less those after
+    ``.``, ``->``, ``::``, before ``::`` or ``(``, keywords, a fixed-width type in a cast and
+    what the unevaluated operators hold."""
     text = _blank_unevaluated(expression)
     names: list[str] = []
     for m in _IDENTIFIER().finditer(text):
