@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from ptxlint.analysis.buffer_regions import memory_region
@@ -138,9 +137,8 @@ float x = tile[threadIdx.x];
                 continue
             start, read, wait = first
             # the variable read: the copy's own, or a pointer to its region of a raw buffer
-            spelled = re.match(rb"[A-Za-z_]\w*", flow.parsed.data[start:start + 200])
-            buffer = spelled.group().decode() if spelled is not None and read is None \
-                else flow.key(step, step.event.memory) or ""
+            spelled = flow.name_used_at(start) if read is None else None
+            buffer = spelled if spelled is not None else flow.key(step, step.event.memory) or ""
             span: Span = step_span(flow, read) if read is not None else byte_span(
                 flow, start, start + len(buffer.encode()))
             how = f"`{read.instruction.mnemonic}`" if read is not None else f"`{buffer}`"

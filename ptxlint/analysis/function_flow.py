@@ -291,6 +291,13 @@ class FunctionFlow:
             self._read_uses()
         return self.uses.get(name, [])
 
+    def name_used_at(self, byte: int) -> str | None:
+        """The variable whose use (:meth:`uses_of`) begins at ``byte``; None where none does."""
+        if self._identifiers is not None:
+            self._read_uses()
+        return next((name for name, uses in self.uses.items()
+                     if any(at == byte for at, _, _ in uses)), None)
+
     def declared_pointer(self, name: str) -> bool:
         """``name`` is declared in the function only as a pointer variable
         (``flow_syntax.pointer_variables``, read once per function)."""
