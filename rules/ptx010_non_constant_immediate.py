@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.cxx_facts import FunctionFacts, facts_for, names_variables
+from ptxlint.analysis.cxx_facts import FunctionFacts, facts_for
+from ptxlint.analysis.operand_names import names_variables
 from ptxlint.analysis.operand_summary import summary_of
 from ptxlint.analysis.placement import argument_kind
 from ptxlint.analysis.runtime_builtins import runtime_builtin

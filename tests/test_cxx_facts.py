@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ptxlint.analysis.cxx_facts import FileFacts, FunctionFacts
+from ptxlint.analysis.operand_names import lvalue_base
 from ptxlint.frontends.syntax_tree import parse
 
 SOURCE = """\
@@ -40,6 +41,23 @@ def _facts() -> tuple[FunctionFacts, int]:
     assert facts is not None
     assert files.function_at(here) is facts  # memoised
     return facts, here
+
+
+@pytest.mark.parametrize(("expression", "base"), [
+    ("x", ("x", "")),
+    ("(acc)[i].x", ("acc", "[")),
+    ("p->v", ("p", "->")),
+    ("frag.reg(0)", ("frag", ".")),  # a method's reference into frag
+    ("(*p).x", ("", "*")),
+    ("/*as_b32*/ *reinterpret_cast<int*>(&x)", ("", "*")),  # a comment before the `*`
+    ("x /* out */", ("x", "")),
+    ("x + 1", None),
+    ("prob_stride[1] >> 4", None),  # no lvalue, though it begins as one
+    ("true", None),
+])
+def test_the_variable_of_an_output_lvalue_is_read_on_its_tree(
+        expression: str, base: tuple[str, str] | None) -> None:
+    assert lvalue_base(expression) == base
 
 
 def test_prior_value_is_false_only_for_untouched_uninitialised_locals() -> None:

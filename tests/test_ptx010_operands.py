@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ptxlint.analysis.cxx_facts import _evaluated_names, names_variables
+from ptxlint.analysis.operand_names import evaluated_names, names_variables
 from tests.conftest import lint_text
 
 _BUILTINS = ("threadIdx.x", "blockIdx.y", "blockDim.z", "gridDim.x", "clusterIdx.x",
@@ -95,7 +95,7 @@ def test_a_type_or_an_unevaluated_operator_is_never_looked_up_as_a_variable(
 ) -> None:
     # `(int32_t)k`: a type in a cast (a variable of that name would not parse there);
     # `sizeof`, `float`: keywords, which no declaration names
-    assert _evaluated_names(expression) == names
+    assert evaluated_names(expression) == names
     assert names_variables(expression) is bool(names)
 
 

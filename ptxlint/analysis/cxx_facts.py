@@ -35,52 +35,34 @@ type (whose ``constexpr`` conversion may well make it a constant).
 from __future__ import annotations
 
 import bisect
-from functools import lru_cache
 
 import tree_sitter
 
+from ptxlint.analysis.operand_names import (
+    INTEGRAL_TYPEDEFS,
+    INTEGRAL_WORDS,
+    evaluated_names,
+    lvalue_base,
+)
 from ptxlint.frontends.cxx.c_types import PREPROC_BLOCKS, Entry
 from ptxlint.frontends.cxx.operand_types import typing_lock
 from ptxlint.frontends.cxx.scope_lookup import ScopeLookup
 from ptxlint.frontends.cxx.types import file_resolver
 from ptxlint.frontends.syntax_tree import (
-    EXPRESSION_OFFSET,
     WALK_LIMIT,
     ParsedSource,
     nodes_of_kinds,
     own_parameter_list,
-    parse_expression,
 )
-from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement
 
-__all__ = ["Declaration", "FileFacts", "FunctionFacts", "facts_for", "names_variables"]
+__all__ = ["Declaration", "FileFacts", "FunctionFacts", "facts_for"]
 
 Node = tree_sitter.Node
 
-_INTEGRAL_WORDS = frozenset(
-    "char short int long signed unsigned bool wchar_t char16_t char32_t char8_t __int128".split()
-)
-_INTEGRAL_TYPEDEFS = frozenset(
-    f"{p}{t}"
-    for p in ("", "std::", "::")
-    for t in (
-        "size_t ptrdiff_t intptr_t uintptr_t ssize_t int8_t int16_t int32_t int64_t uint8_t "
-        "uint16_t uint32_t uint64_t uint unsigned_int"
-    ).split()
-)
 _STATIC_STORAGE = frozenset({"static", "extern", "thread_local", "__shared__", "__constant__",
                              "__device__", "__managed__"})
 _FUNCTIONS = frozenset({"function_definition", "lambda_expression"})
-_UNEVALUATED = on_first_use(r"\b(?:sizeof|alignof|_Alignof|__alignof__|decltype|noexcept|typeid)\b")
-_IDENTIFIER = on_first_use(r"[A-Za-z_]\w*")
-_BASE = on_first_use(r"\s*(?:\(\s*)*([A-Za-z_]\w*)\s*(?:\)\s*)*(\[|\.(?!\.)|->|$)")
-# Words that never name a variable: literals, the casts, the built-in type keywords, and the
-# operators whose operand is unevaluated (their operand is blanked, the word itself is not).
-_KEYWORDS = _INTEGRAL_WORDS | frozenset(
-    "true false nullptr this static_cast reinterpret_cast const_cast dynamic_cast float double "
-    "void auto sizeof alignof _Alignof __alignof__ decltype noexcept typeid".split()
-)
 _MAX_DEPTH = 8
 _SHORTCUT_BYTES = 16384  # how far into a function resolve() searches instead of reading it
 
@@ -353,12 +335,12 @@ class FunctionFacts:
     def prior_value(self, expression: str, offset: int, span_end: int | None = None) -> bool | None:
         """Whether the variable an operand expression names holds a value from before the asm
         at character ``offset`` (``span_end``: the asm's end, whose own writes do not count)."""
-        if expression.lstrip("( ").startswith("*"):
-            return True  # memory behind a pointer holds a value
-        match = _BASE().match(expression)
-        if match is None:
+        base = lvalue_base(expression)
+        if base is None:
             return None
-        name, tail = match.group(1), match.group(2)
+        name, tail = base
+        if not name:
+            return True  # memory behind a pointer holds a value
         byte = self.parsed.to_byte(offset)
         decl = self.resolve(name, byte, templates=False)
         if decl is None:
@@ -391,7 +373,7 @@ class FunctionFacts:
     def _non_constant(self, expression: str, byte: int, depth: int) -> tuple[str, str] | None:
         if depth > _MAX_DEPTH:
             return None
-        for name in _evaluated_names(expression):
+        for name in evaluated_names(expression):
             decl = self.resolve(name, byte, templates=False)
             if decl is None or decl.constexpr:
                 continue
@@ -410,119 +392,6 @@ class FunctionFacts:
                 continue  # const without a visible initializer: do not guess
             return name, "a local variable that is not constexpr"
         return None
-
-
-def names_variables(expression: str) -> bool:
-    """Whether ``expression`` has an evaluated name ``non_constant`` would look up: without
-    one (``"n"(16)``, ``"n"(sizeof(T))``) there is no need to read the function's facts."""
-    return bool(_evaluated_names(expression))
-
-
-# subtrees of an expression that hold no evaluated variable: the unevaluated operators'
-# operands, types, template arguments (constants, or types), another scope's names
-# (``Cfg::kTile``, ``ns::x``), members, literals, comments and lambdas
-_NO_EVALUATED_NAMES = frozenset({
-    "sizeof_expression", "alignof_expression", "decltype", "type_descriptor",
-    "template_argument_list", "qualified_identifier", "field_identifier", "comment",
-    "string_literal", "raw_string_literal", "concatenated_string", "char_literal",
-    "lambda_expression"})
-# the unevaluated operators the grammar reads as calls (``noexcept(e)``, ``typeid(e)``)
-_UNEVALUATED_CALLS = frozenset({"noexcept", "typeid"})
-# a call of a function by its name (the name is no variable); other callees are objects
-_NAMED_CALLEES = frozenset({"identifier", "qualified_identifier", "template_function",
-                            "primitive_type"})
-
-
-@lru_cache(maxsize=4096)
-def _evaluated_names(expression: str) -> tuple[str, ...]:
-    """Identifiers of ``expression`` that are evaluated and could name a variable, in the
-    order written, read on its tree (``syntax_tree.parse_expression``): not members, not
-    another scope's names, not the names of called functions, not keywords, not types (a
-    cast's, ``uint32_t{k}``'s), not inside ``sizeof``/``decltype``/template arguments... .
-    The text is read where it does not parse. Kept per expression: PTX010 asks
-    ``names_variables`` and then ``non_constant`` of each "n" operand, and CUTLASS's wgmma
-    wrappers spell the same few scale operands in 1,871 statements (9,623 readings of 4,822
-    operands)."""
-    node = parse_expression(expression)
-    if node is None:
-        return _evaluated_names_in_text(expression)
-    data = expression.encode("utf-8", "surrogatepass")
-    names: list[str] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        kind = current.type
-        if kind in _NO_EVALUATED_NAMES:
-            continue
-        if kind == "identifier":
-            name = _expression_text(current, data)
-            if name not in _KEYWORDS:
-                names.append(name)
-            continue
-        if kind == "call_expression":
-            function = current.child_by_field_name("function")
-            while function is not None and function.type == "parenthesized_expression":
-                function = function.named_children[0] if function.named_children else None
-            if function is not None and function.type == "identifier" and \
-                    _expression_text(function, data) in _UNEVALUATED_CALLS:
-                continue
-            arguments = current.child_by_field_name("arguments")
-            stack.extend(reversed([c for c in (function, arguments) if c is not None
-                                   and c.type not in _NAMED_CALLEES]))
-            continue
-        stack.extend(reversed(current.named_children))
-    return tuple(names)
-
-
-def _expression_text(node: Node, data: bytes) -> str:
-    return data[node.start_byte - EXPRESSION_OFFSET:node.end_byte - EXPRESSION_OFFSET].decode(
-        "utf-8", "surrogatepass")
-
-
-def _evaluated_names_in_text(expression: str) -> tuple[str, ...]:
-    """:func:`_evaluated_names` of a text that does not parse: its words, less those after
-    ``.``, ``->``, ``::``, before ``::`` or ``(``, keywords, a fixed-width type in a cast and
-    what the unevaluated operators hold."""
-    text = _blank_unevaluated(expression)
-    names: list[str] = []
-    for m in _IDENTIFIER().finditer(text):
-        name = m.group()
-        if name in _KEYWORDS:
-            continue
-        before = text[: m.start()].rstrip()
-        after = text[m.end() :].lstrip()
-        if before.endswith((".", "->", "::")) or after.startswith(("::", "(")):
-            continue
-        if name in _INTEGRAL_TYPEDEFS and (
-            after.startswith("{") or before.endswith("(") and after.startswith(")")
-        ):
-            continue  # `(int32_t)k`, `uint32_t{k}`: a type there (a variable would not parse)
-        if before.endswith("<") and not before.endswith("<<"):
-            continue  # a template argument, or `a < b`: not worth the guess
-        names.append(name)
-    return tuple(names)
-
-
-def _blank_unevaluated(text: str) -> str:
-    """``text`` with the parenthesised operand of every unevaluated operator blanked."""
-    out = list(text)
-    for m in _UNEVALUATED().finditer(text):
-        i = m.end()
-        while i < len(text) and text[i].isspace():
-            i += 1
-        if i >= len(text) or text[i] != "(":
-            # `sizeof x`: the next word is unevaluated
-            word = _IDENTIFIER().match(text, i)
-            if word:
-                out[word.start() : word.end()] = " " * (word.end() - word.start())
-            continue
-        depth = 0
-        for j in range(i, len(text)):
-            depth += {"(": 1, ")": -1}.get(text[j], 0)
-            out[j] = " "
-            if depth == 0:
-                break
-    return "".join(out)
 
 
 _PARAMETER_KINDS = ("parameter_declaration", "optional_parameter_declaration")
@@ -891,9 +760,9 @@ def _is_integral(type_text: str) -> bool:
     words = type_text.replace("const", " ").replace("volatile", " ").split()
     if not words:
         return False
-    if all(w in _INTEGRAL_WORDS for w in words):
+    if all(w in INTEGRAL_WORDS for w in words):
         return True
-    return len(words) == 1 and words[0] in _INTEGRAL_TYPEDEFS
+    return len(words) == 1 and words[0] in INTEGRAL_TYPEDEFS
 
 
 def _has_word(node: Node, word: str) -> bool:
