@@ -70,6 +70,11 @@ def test_base_name_sees_through_casts_and_conversions(expression: str, base: str
     assert base_name(expression) == base
 
 
+def test_a_long_sum_is_read_without_recursion() -> None:
+    # a sum of n terms nests n deep in the tree (the old reading of the words had no depth)
+    assert base_name(" + ".join(["1"] * 2000) + " + smem") == "smem"
+
+
 @pytest.mark.parametrize("value", [
     "static_cast<unsigned>(smem_u32(&bar))",  # a cast around the helper's call
     "::smem_u32(&bar)",  # a name from the global scope

@@ -72,48 +72,49 @@ def base_name(expression: str) -> str | None:
     node = parse_expression(expression)
     if node is None:
         return _base_name_in_text(expression)
-    return _base(node, expression.encode("utf-8", "surrogatepass"))[1]
+    return _base(node, expression.encode("utf-8", "surrogatepass"))
 
 
-def _base(node: Node, data: bytes) -> tuple[bool, str | None]:
-    """(whether ``node`` decides the answer, the variable): a subtree without a variable
-    leaves it to what follows (``1 + smem``), a call of another function decides ``None``."""
-    kind = node.type
-    if kind in _NO_VARIABLE:
-        return False, None
-    if kind == "identifier":
-        name = _node_text(node, data)
-        return (False, None) if name in _NOT_BASES else (True, name)
-    if kind == "this":
-        return True, "this"
-    if kind == "qualified_identifier":  # `ns::x`, `T::kSize`: the name after the scopes
-        inner = node.child_by_field_name("name")
-        return _base(inner, data) if inner is not None else (False, None)
-    if kind == "call_expression":
-        function = node.child_by_field_name("function")
+def _base(node: Node, data: bytes) -> str | None:
+    """:func:`base_name` of an expression's tree: its nodes in the order written, by a stack
+    (a sum of a thousand terms nests a thousand deep). A subtree without a variable leaves the
+    answer to what follows (``1 + smem``); a call of another function decides ``None``."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = current.type
+        if kind in _NO_VARIABLE:
+            continue
+        if kind == "identifier":
+            name = _node_text(current, data)
+            if name not in _NOT_BASES:
+                return name
+            continue
+        if kind == "this":
+            return "this"
+        if kind == "qualified_identifier":  # `ns::x`, `T::kSize`: the name after the scopes
+            inner = current.child_by_field_name("name")
+            stack.extend([inner] if inner is not None else [])
+            continue
+        if kind != "call_expression":
+            stack.extend(reversed(current.named_children))
+            continue
+        function = current.child_by_field_name("function")
         while function is not None and function.type == "parenthesized_expression":
             function = next((c for c in function.named_children if c.type != "comment"), None)
         if function is not None and function.type not in _CALLEE_NAMES:
             # a method of an object, `x.data()`, or its operator() (`tensor[i](0, 0)`,
-            # `(*tile)(0, 0)`, `get<1>(t)(_, k)`): about the object
-            return True, _base(function, data)[1]
-        arguments = node.child_by_field_name("arguments")
-        values = [c for c in arguments.named_children if c.type != "comment"] \
-            if arguments is not None else []
+            # `(*tile)(0, 0)`, `get<1>(t)(_, k)`): about the object, whatever follows
+            stack = [function]
+            continue
         callee = _callee_word(function, data)
-        if function is not None and callee is not None and (
-                callee in _NOT_BASES or function.type == "primitive_type"):
-            return _first_base(values, data)  # a conversion: about its argument
-        return True, None  # another function's result
-    return _first_base(node.named_children, data)
-
-
-def _first_base(nodes: list[Node], data: bytes) -> tuple[bool, str | None]:
-    for child in nodes:
-        decided, name = _base(child, data)
-        if decided:
-            return True, name
-    return False, None
+        if function is None or callee is None or (
+                callee not in _NOT_BASES and function.type != "primitive_type"):
+            return None  # another function's result
+        arguments = current.child_by_field_name("arguments")  # a conversion: its argument
+        stack.extend(reversed([c for c in arguments.named_children if c.type != "comment"]
+                              if arguments is not None else []))
+    return None
 
 
 def _callee_word(function: Node | None, data: bytes) -> str | None:
