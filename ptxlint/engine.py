@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Protocol, overload
 
 from ptxlint import collector, file_memos, rule_memo, suppress
 from ptxlint.analysis.cxx_facts import FileFacts
+from ptxlint.analysis.included_helpers import extraction_of
 from ptxlint.analysis.latent import Latent, latent_reason
 from ptxlint.analysis.operand_summary import SUMMARY_NEEDS, summary_of
 from ptxlint.expansion_findings import Placer, common_to_all_branches
 from ptxlint.fix import fix_applies
 from ptxlint.frontends.cxx.extract import extract, has_asm
 from ptxlint.frontends.cxx.part_tree import whole_file_tree
-from ptxlint.frontends.cxx.types import TypeResolver, file_resolver
+from ptxlint.frontends.cxx.types import TypeResolver, file_resolver, keep_resolver
 from ptxlint.frontends.extraction import WHOLE, ExtractionResult
 from ptxlint.frontends.julia import JULIA_EXTENSIONS
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
@@ -87,12 +88,23 @@ def type_lookup(parsed: ParsedSource) -> TypeResolver:
     return file_resolver(parsed)
 
 
-def extract_statements(source: SourceFile, left_out: bool = False) -> ExtractionResult:
+def extract_statements(
+    source: SourceFile, left_out: bool = False, kept_headers: bool = False
+) -> ExtractionResult:
     """The asm statements of ``source``; a CR-only file is parsed with "\n" line breaks (same
     offsets), so its statements, lines and fixes are those of the file as written.
     ``left_out``: a C++ file's tree may leave out the functions no statement needs, where
-    that pays (``part_tree.whole_file_tree``; the result's ``parsed.unread`` says so)."""
+    that pays (``part_tree.whole_file_tree``; the result's ``parsed.unread`` says so).
+    ``kept_headers``: the extraction the process made of the same file, read as a project
+    header for another file's flows, is taken where it was read from the same text
+    (``included_helpers.extraction_of``; a batch run only: the language server's documents
+    are edited, and its trees with them)."""
     source = unified_source(source)
+    if kept_headers and not source.path.endswith(PYTHON_EXTENSIONS + JULIA_EXTENSIONS):
+        kept = extraction_of(source)
+        if kept is not None and kept[0].parsed is not None:
+            keep_resolver(kept[0].parsed, kept[1])  # FileFacts reads the one that typed them
+            return kept[0]
     if source.path.endswith(JULIA_EXTENSIONS):
         from ptxlint.frontends.julia import extract_julia
 
@@ -136,9 +148,11 @@ def lint_source(
     context: RuleContext,
     selector: Selector | None = None,
     tier2: Tier2Session | None = None,
+    kept_headers: bool = False,
 ) -> FileResult:
-    """All findings for one file. Never raises for bad input: failures become findings."""
-    return lint_kept(source, rules, context, selector, tier2).result
+    """All findings for one file. Never raises for bad input: failures become findings.
+    ``kept_headers``: as ``extract_statements``'s (a batch run's)."""
+    return lint_kept(source, rules, context, selector, tier2, kept_headers=kept_headers).result
 
 
 # A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
@@ -168,6 +182,7 @@ def lint_kept(
     selector: Selector | None = None,
     tier2: Tier2Session | None = None,
     whole_tree: bool = False,
+    kept_headers: bool = False,
 ) -> Linted:
     """``lint_source``, keeping the rules' outcomes per statement, with the cyclic garbage
     collector paused (``ptxlint.collector``). The tree the lint reads may leave out the
@@ -178,7 +193,8 @@ def lint_kept(
     (``ParsedSource.missed``). A caller that keeps the tree to edit it (the language
     server's re-lint) asks for the whole one."""
     started = time.perf_counter()
-    linted = _lint_kept(source, rules, context, selector or SelectAll(), tier2, whole_tree)
+    linted = _lint_kept(source, rules, context, selector or SelectAll(), tier2, whole_tree,
+                        kept_headers)
     linted.result.seconds = time.perf_counter() - started
     return linted
 
@@ -190,11 +206,12 @@ def _lint_kept(
     selector: Selector,
     tier2: Tier2Session | None,
     whole_tree: bool,
+    kept_headers: bool = False,
 ) -> Linted:
     given = context
     result = FileResult(source.path, source=source)
     try:
-        extracted = extract_statements(source, left_out=not whole_tree)
+        extracted = extract_statements(source, not whole_tree, kept_headers and not whole_tree)
     except Exception as exc:  # malformed input must never stop the run
         result.crashed(source, "extract", None, exc)
         return Linted(result)

@@ -147,7 +147,8 @@ def _lint_path(
             return FileOutcome(path, reason=reason or "could not be read")
     text, decode_errors = decode_source(data)
     source = SourceFile(path, text, decode_errors)
-    result = lint_source(source, rules, context, selector, tier2)
+    # a header a file linted before read for its flows is not extracted again
+    result = lint_source(source, rules, context, selector, tier2, kept_headers=True)
     outcome = file_outcome(path, source, result, count_types)
     note = unread_note(s.context.guards for s in result.statements)
     if note is not None:

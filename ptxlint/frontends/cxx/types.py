@@ -905,6 +905,14 @@ def file_resolver(parsed: ParsedSource) -> TypeResolver:
     return resolver
 
 
+def keep_resolver(parsed: ParsedSource, resolver: TypeResolver) -> None:
+    """Make ``resolver`` the one :func:`file_resolver` gives for ``parsed``: the one that
+    typed its operands where its extraction was made elsewhere and taken by the engine
+    (``included_helpers.extraction_of``)."""
+    global _LAST
+    _LAST = (parsed, resolver)
+
+
 def _forget() -> None:
     global _LAST
     _LAST = None
