@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
+import shutil
 
 import pytest
 
@@ -19,6 +21,7 @@ from ptxlint.lsp.incremental import IncrementalLinter
 from ptxlint.model import SourceFile
 from ptxlint.registry import load_rules
 from ptxlint.rule import RuleContext
+from tests.conftest import FIXTURES
 
 # the helpers a kernel calls, and one whose operand only its type shows too wide (PTX004)
 HEADER = """#pragma once
@@ -135,6 +138,21 @@ def test_the_language_server_never_takes_a_kept_extraction(tree, taken):
     kept = extraction_of(SourceFile(path, HEADER))
     assert kept is not None and kept[0].statements == extract_statements(
         SourceFile(path, HEADER)).statements
+
+
+def test_a_header_linted_before_a_file_that_includes_it_changes_nothing_of_that_file(
+        tree, capsys):
+    """The walk lints the header first (its name sorts first), then the kernel whose flows
+    read it: the kernel's findings are those of a run that lints it alone."""
+    shutil.copy(os.path.join(FIXTURES, "helper_calls", "pipeline.cuh"), tree / "a_pipeline.cuh")
+    bad = pathlib.Path(FIXTURES, "helper_calls", "bad.cu").read_text()
+    (tree / "b_bad.cu").write_text(bad.replace('"pipeline.cuh"', '"a_pipeline.cuh"'))
+    header, kernel = str(tree / "a_pipeline.cuh"), str(tree / "b_bad.cu")
+    alone = check_json(capsys, kernel)
+    assert [f["rule"] for f in alone] == ["PTX602", "PTX603"]  # the header's steps are read
+    included_helpers._MEMO.clear()
+    both = check_json(capsys, header, kernel)
+    assert [f for f in both if f["path"] == kernel] == alone
 
 
 class _All:
