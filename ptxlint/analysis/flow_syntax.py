@@ -17,8 +17,8 @@ from collections.abc import Callable
 import tree_sitter
 
 from ptxlint.frontends.syntax_tree import (
-    EXPRESSION_OFFSET,
     ParsedSource,
+    expression_text,
     own_parameter_list,
     parse_expression,
 )
@@ -72,10 +72,10 @@ def base_name(expression: str) -> str | None:
     node = parse_expression(expression)
     if node is None:
         return _base_name_in_text(expression)
-    return _base(node, expression.encode("utf-8", "surrogatepass"))
+    return _base(node)
 
 
-def _base(node: Node, data: bytes) -> str | None:
+def _base(node: Node) -> str | None:
     """:func:`base_name` of an expression's tree: its nodes in the order written, by a stack
     (a sum of a thousand terms nests a thousand deep). A subtree without a variable leaves the
     answer to what follows (``1 + smem``); a call of another function decides ``None``."""
@@ -86,7 +86,7 @@ def _base(node: Node, data: bytes) -> str | None:
         if kind in _NO_VARIABLE:
             continue
         if kind == "identifier":
-            name = _node_text(current, data)
+            name = expression_text(current)
             if name not in _NOT_BASES:
                 return name
             continue
@@ -107,7 +107,7 @@ def _base(node: Node, data: bytes) -> str | None:
             # `(*tile)(0, 0)`, `get<1>(t)(_, k)`): about the object, whatever follows
             stack = [function]
             continue
-        callee = _callee_word(function, data)
+        callee = _callee_word(function)
         if function is None or callee is None or (
                 callee not in _NOT_BASES and function.type != "primitive_type"):
             return None  # another function's result
@@ -117,18 +117,14 @@ def _base(node: Node, data: bytes) -> str | None:
     return None
 
 
-def _callee_word(function: Node | None, data: bytes) -> str | None:
+def _callee_word(function: Node | None) -> str | None:
     """The last word of the name a call spells (``cute::get<0>`` -> ``get``)."""
     while function is not None and function.type in _CALLEE_NAMES:
         if function.type in ("identifier", "primitive_type"):
-            return _node_text(function, data)
+            return expression_text(function)
         function = function.child_by_field_name("name")
     return None
 
-
-def _node_text(node: Node, data: bytes) -> str:
-    return data[node.start_byte - EXPRESSION_OFFSET:node.end_byte - EXPRESSION_OFFSET].decode(
-        "utf-8", "surrogatepass")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -140,7 +136,6 @@ def one_argument_call(expression: str) -> tuple[str, str] | None:
     resolve each wgmma accumulator of CUTLASS's wrappers again for every file that includes
     them (CUTLASS include/ with --preview: 121,186 questions of 268 texts)."""
     node = parse_expression(expression)
-    data = expression.encode("utf-8", "surrogatepass")
     while node is not None:
         if node.type == "cast_expression":
             node = node.child_by_field_name("value")
@@ -154,11 +149,11 @@ def one_argument_call(expression: str) -> tuple[str, str] | None:
         arguments = node.child_by_field_name("arguments")
         values = [c for c in arguments.named_children if c.type != "comment"] \
             if arguments is not None else []
-        name = _callee_word(function, data)
+        name = _callee_word(function)
         if function is None or name is None or len(values) != 1:
             return None
         if function.type != "primitive_type" and name not in _NOT_BASES:
-            return name, _node_text(values[0], data)
+            return name, expression_text(values[0])
         node = values[0]  # a conversion's argument
     return None
 
@@ -424,12 +419,11 @@ def subscripts(text: str, variable: str) -> tuple[str, ...]:
     node = parse_expression(text)
     if node is None:
         return tuple(_subscripts_in_text(text, variable))
-    data = text.encode("utf-8", "surrogatepass")
     stack = [node]
     while stack:
         current = stack.pop()
-        if current.type == "identifier" and _node_text(current, data) == variable:
-            found = subscripts_at(current, lambda n: _node_text(n, data))
+        if current.type == "identifier" and expression_text(current) == variable:
+            found = subscripts_at(current, expression_text)
             if found:
                 return found
         stack.extend(reversed(current.named_children))

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import tree_sitter
 
-from ptxlint.frontends.syntax_tree import EXPRESSION_OFFSET, parse_expression
+from ptxlint.frontends.syntax_tree import expression_text, parse_expression
 from ptxlint.lazy_regex import on_first_use
 
 __all__ = ["INTEGRAL_TYPEDEFS", "INTEGRAL_WORDS", "evaluated_names", "lvalue_base",
@@ -78,7 +78,6 @@ def evaluated_names(expression: str) -> tuple[str, ...]:
     node = parse_expression(expression)
     if node is None:
         return evaluated_names_in_text(expression)
-    data = expression.encode("utf-8", "surrogatepass")
     names: list[str] = []
     stack = [node]
     while stack:
@@ -87,7 +86,7 @@ def evaluated_names(expression: str) -> tuple[str, ...]:
         if kind in _NO_EVALUATED_NAMES:
             continue
         if kind == "identifier":
-            name = _expression_text(current, data)
+            name = expression_text(current)
             if name not in _KEYWORDS:
                 names.append(name)
             continue
@@ -96,7 +95,7 @@ def evaluated_names(expression: str) -> tuple[str, ...]:
             while function is not None and function.type == "parenthesized_expression":
                 function = function.named_children[0] if function.named_children else None
             if function is not None and function.type == "identifier" and \
-                    _expression_text(function, data) in _UNEVALUATED_CALLS:
+                    expression_text(function) in _UNEVALUATED_CALLS:
                 continue
             arguments = current.child_by_field_name("arguments")
             stack.extend(reversed([c for c in (function, arguments) if c is not None
@@ -105,10 +104,6 @@ def evaluated_names(expression: str) -> tuple[str, ...]:
         stack.extend(reversed(current.named_children))
     return tuple(names)
 
-
-def _expression_text(node: Node, data: bytes) -> str:
-    return data[node.start_byte - EXPRESSION_OFFSET:node.end_byte - EXPRESSION_OFFSET].decode(
-        "utf-8", "surrogatepass")
 
 
 def evaluated_names_in_text(expression: str) -> tuple[str, ...]:
@@ -188,7 +183,7 @@ def lvalue_base(expression: str) -> tuple[str, str] | None:
         elif kind == "pointer_expression" and node.children[0].type == "*":
             return "", "*"
         elif kind == "identifier":
-            return _expression_text(node, expression.encode("utf-8", "surrogatepass")), tail
+            return expression_text(node), tail
         else:
             return None
     return None

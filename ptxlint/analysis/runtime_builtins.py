@@ -16,7 +16,7 @@ from functools import lru_cache
 import tree_sitter
 
 from ptxlint.frontends.cxx.c_types import BUILTIN_VARIABLES
-from ptxlint.frontends.syntax_tree import EXPRESSION_OFFSET, parse_expression
+from ptxlint.frontends.syntax_tree import expression_text, parse_expression
 from ptxlint.lazy_regex import on_first_use
 
 __all__ = ["runtime_builtin"]
@@ -45,24 +45,23 @@ def runtime_builtin(expression: str) -> str | None:
     node = parse_expression(expression)
     if node is None:
         return _in_text(expression)
-    data = expression.encode("utf-8", "surrogatepass")
     stack = [node]
     while stack:
         current = stack.pop()
         kind = current.type
-        if kind in _UNEVALUATED or kind == "call_expression" and _unevaluated_call(current, data):
+        if kind in _UNEVALUATED or kind == "call_expression" and _unevaluated_call(current):
             continue
-        if kind == "identifier" and _text(current, data) in BUILTIN_VARIABLES and \
+        if kind == "identifier" and expression_text(current) in BUILTIN_VARIABLES and \
                 _unqualified(current):
-            return _text(current, data)
+            return expression_text(current)
         stack.extend(reversed(current.named_children))
     return None
 
 
-def _unevaluated_call(call: Node, data: bytes) -> bool:
+def _unevaluated_call(call: Node) -> bool:
     function = call.child_by_field_name("function")
     return function is not None and function.type == "identifier" and \
-        _text(function, data) in _UNEVALUATED_CALLS
+        expression_text(function) in _UNEVALUATED_CALLS
 
 
 def _unqualified(identifier: Node) -> bool:
@@ -72,10 +71,6 @@ def _unqualified(identifier: Node) -> bool:
     return parent is None or parent.type != "qualified_identifier" or \
         parent.child_by_field_name("scope") is None
 
-
-def _text(node: Node, data: bytes) -> str:
-    return data[node.start_byte - EXPRESSION_OFFSET:node.end_byte - EXPRESSION_OFFSET].decode(
-        "utf-8", "surrogatepass")
 
 
 def _in_text(expression: str) -> str | None:

@@ -268,6 +268,11 @@ _ALONE = (b"void __ptxlint_f(void) { __ptxlint_g(\n", b"\n); }\n")
 EXPRESSION_OFFSET = len(_ALONE[0])
 
 
+def expression_text(node: tree_sitter.Node) -> str:
+    """The text of a node of a ``parse_expression`` tree (the tree keeps the bytes it read)."""
+    return (node.text or b"").decode("utf-8", "surrogatepass")
+
+
 @lru_cache(maxsize=4096)
 def parse_expression(text: str) -> tree_sitter.Node | None:
     """``text`` parsed (CUDA's grammar) as one expression on its own, for a reader that has an
