@@ -153,6 +153,8 @@ def extraction_of(source: SourceFile) -> tuple[ExtractionResult, TypeResolver] |
     CUDA headers with --preview: 66 headers, a fifth of the run's CPU, extracted twice). The
     lists are the caller's own; the statements and tree are shared with the header's flows,
     which nothing changes."""
+    if not _MEMO:
+        return None  # no header read (a run without the protocol rules): no stat per file
     try:
         stat = os.stat(source.path)
     except OSError:
@@ -160,16 +162,7 @@ def extraction_of(source: SourceFile) -> tuple[ExtractionResult, TypeResolver] |
     header = _MEMO.get((source.path, stat.st_mtime_ns, stat.st_size))
     if header is None or header.whole is None or header.whole[0] != source:
         return None
-    kept, resolver = header.whole[1], header.whole[2]
-    result = ExtractionResult()
-    result.statements = list(kept.statements)
-    result.skipped = list(kept.skipped)
-    result.parsed = kept.parsed
-    result.expanded_macros = set(kept.expanded_macros)
-    result.unexpanded_macros = list(kept.unexpanded_macros)
-    result.skipped_invocations = list(kept.skipped_invocations)
-    result.branch_variants = kept.branch_variants
-    return result, resolver
+    return header.whole[1].copy(), header.whole[2]
 
 
 _V = TypeVar("_V")

@@ -120,8 +120,13 @@ def _integer(literal: str) -> int | None:
     """An integer literal's value (its ``u``/``l`` suffixes and ``'`` separators dropped);
     None for a floating-point one."""
     digits = literal.replace("'", "").rstrip("uUlLzZ")
+    if digits[:2].lower() in ("0x", "0b"):
+        base = 0
+    elif digits.startswith("0") and digits != "0":
+        base = 8
+    else:
+        base = 10
     try:
-        return int(digits, 0) if digits[:2].lower() in ("0x", "0b") or digits == "0" \
-            else int(digits, 8) if digits.startswith("0") else int(digits, 10)
+        return int(digits, base)
     except ValueError:
         return None

@@ -30,6 +30,18 @@ class ExtractionResult:
         # statements with #if inside are linted once per branch: the readings beyond the first
         self.branch_variants = 0
 
+    def copy(self) -> ExtractionResult:
+        """A result of its own lists and sets, sharing the statements and the tree."""
+        other = ExtractionResult()
+        other.statements = list(self.statements)
+        other.skipped = list(self.skipped)
+        other.parsed = self.parsed
+        other.expanded_macros = set(self.expanded_macros)
+        other.unexpanded_macros = list(self.unexpanded_macros)
+        other.skipped_invocations = list(self.skipped_invocations)
+        other.branch_variants = self.branch_variants
+        return other
+
 
 @dataclass(frozen=True)
 class Share:

@@ -20,6 +20,7 @@ from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET, Macros, evaluate, macr
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, GuardMacro, SourceFile
 from ptxlint.ptx.instructions import Requirement
+from ptxlint.ptx.versions import DEFAULT_CUDA_VERSION, format_cuda, known_toolkits
 
 __all__ = [
     "ARCHES",
@@ -293,7 +294,7 @@ _DROPPED_IN = {30: (11, 0), 32: (11, 0), 35: (12, 0), 37: (12, 0), 50: (13, 0), 
                101: (13, 0)}
 
 
-_RENAMED = {101: 110}
+_RENAMED = {101: 110}  # of ``_DROPPED_IN``, the targets a toolkit names anew
 
 
 def built_since(target: Target, since: tuple[int, int]) -> bool:
@@ -318,18 +319,17 @@ def toolkit_target_problem(target: Target, version: tuple[int, int]) -> str | No
     """Why CUDA ``version``'s nvcc cannot compile for ``target``, or None where it can: a target
     newer than the toolkit (sm_110 before CUDA 13.0), or one it dropped (sm_70 from CUDA
     13.0 on, whose oldest target is sm_75) or named anew (sm_101, sm_110 from 13.0 on)."""
-    cannot = f"CUDA {version[0]}.{version[1]} does not compile for {target}"
+    cannot = f"CUDA {format_cuda(version)} does not compile for {target}"
     if _toolkit_knows(version, target):
         if built_since(target, version):
             return None
-        dropped = f"{_DROPPED_IN[target.sm][0]}.{_DROPPED_IN[target.sm][1]}"
+        dropped = format_cuda(_DROPPED_IN[target.sm])
         if target.sm in _RENAMED:
             return f"{cannot}: CUDA {dropped} named it {Target(_RENAMED[target.sm], target.suffix)}"
-        oldest = min(sm for sm in ARCHES if version < _DROPPED_IN.get(sm, (1 << 16, 0)))
+        oldest = min(sm for sm in ARCHES if built_since(Target(sm), version))
         return f"{cannot}: CUDA {dropped} dropped it, and compiles for sm_{oldest} and newer"
-    first = next(((major, minor) for major in range(5, 14) for minor in range(10)
-                  if _toolkit_knows((major, minor), target)), None)
-    return cannot if first is None else f"{cannot}, new in CUDA {first[0]}.{first[1]}"
+    first = next((v for v in known_toolkits() if _toolkit_knows(v, target)), None)
+    return cannot if first is None else f"{cannot}, new in CUDA {format_cuda(first)}"
 
 
 def arch_toolkit_warning(arch: int | None, suffix: str,
@@ -343,8 +343,9 @@ def arch_toolkit_warning(arch: int | None, suffix: str,
     problem = toolkit_target_problem(target, version)
     if problem is None:
         return None
-    hint = ("; cuda-version is not set, and 13.0 is its default: set it to the toolkit you "
-            "build with") if options.get("cuda_version_source") == "default" else ""
+    hint = (f"; cuda-version is not set, and {format_cuda(DEFAULT_CUDA_VERSION)} is its "
+            "default: set it to the toolkit you build with"
+            ) if options.get("cuda_version_source") == "default" else ""
     return f"arch {target}: {problem}. The rules judge {target} all the same{hint}"
 
 
