@@ -24,8 +24,8 @@ from ptxlint.model import AsmStatement, Fix, SourceFile
 from ptxlint.verify import cu_probe, ptx_probe, runner, scratch, whole_file
 from ptxlint.verify.diagnostics import parse
 from ptxlint.verify.identity import probe_arch, ptxas_target, tool_id
+from ptxlint.verify.stand_ins import value_sets
 from ptxlint.verify.toolchain import discover
-from ptxlint.verify.verifier import value_sets
 from tests.conftest import FIXTURES, lint_text
 
 ROOT = Path(__file__).resolve().parent.parent

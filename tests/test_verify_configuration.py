@@ -17,9 +17,10 @@ from ptxlint.model import AsmStatement, SourceFile
 from ptxlint.report.run_result import RunResult
 from ptxlint.verify import VerifyOptions, discover, ptx_probe, verify
 from ptxlint.verify.configuration import configuration, defines_for, in_default_build, target_for
+from ptxlint.verify.diagnostics import Diagnostic
 from ptxlint.verify.identity import key_of
 from ptxlint.verify.immediates import evaluate, values
-from ptxlint.verify.verifier import value_sets
+from ptxlint.verify.stand_ins import STAND_INS, same_in_every_probe, value_sets
 
 ROOT = Path(__file__).resolve().parent.parent
 IF_IN_STATEMENT = ROOT / "fixtures" / "extract" / "if_in_statement_bad.cu"
@@ -309,9 +310,10 @@ __device__ unsigned f(unsigned a) {
 
 
 @needs_toolchain
-def test_an_error_on_the_stand_in_line_confirms_nothing(tmp_path, test_cache):
+def test_words_every_stand_in_gets_confirm_and_say_so(tmp_path, test_cache):
     source = tmp_path / "stand_in.cu"
-    # the file never says what BYTES is: ptxas's complaint about the stand-in is no evidence
+    # the file never says what BYTES is; ptxas rejects '.globl' with 1 and with 16 in the same
+    # words, so the words are not about the value
     source.write_text("""
 template <int BYTES>
 __device__ void copy(unsigned dst, const float* src) {
@@ -321,9 +323,32 @@ __device__ void copy(unsigned dst, const float* src) {
     result = verified(source, "--select", "PTX204")
     [bad] = result.findings
     verdict = result.verdict(bad)
-    assert verdict.status == "unverifiable"
-    assert "BYTES" in verdict.evidence
+    assert verdict.status == "confirmed"
+    assert "'.globl'" in verdict.evidence
+    assert "the same with 'BYTES' = 1 and = 16" in verdict.evidence
     assert not [f for f in result.findings if f.rule == "toolchain-error"]
+
+
+def _said(line: int, words: str) -> Diagnostic:
+    return Diagnostic("ptxas", "probe.ptx", line, "error", words)
+
+
+def test_only_the_words_every_stand_in_gets_are_value_free():
+    one = [_said(9, "Unknown modifier '.globl'"), _said(9, "Unexpected value '1'")]
+    sixteen = [_said(9, "Unknown modifier '.globl'"), _said(9, "Unexpected value '16'")]
+    assert same_in_every_probe([one, sixteen]) == {(9, "Unknown modifier '.globl'")}
+    # the same words on another line are another error
+    assert same_in_every_probe([one, [_said(10, "Unknown modifier '.globl'")]]) == set()
+    # one value alone shows nothing of what its words depend on
+    assert same_in_every_probe([one]) == set()
+    assert same_in_every_probe([]) == set()
+
+
+def test_each_stand_in_is_a_configuration_of_its_own():
+    text = TEMPLATED.replace("copy<16>(d, s); copy<8, 1>(d, s);", "")
+    sets, exact = value_sets(only(text))
+    assert not exact
+    assert sets == [{2: value} for value in STAND_INS] and len(set(STAND_INS)) >= 2
 
 
 @needs_toolchain

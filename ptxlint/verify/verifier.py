@@ -9,7 +9,6 @@ parallel through the cache, then judge each finding by its rule's recipe.
 
 from __future__ import annotations
 
-import itertools
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -26,11 +25,11 @@ from ptxlint.verify import (
     differential,
     harness,
     identity,
-    immediates,
     inline_ptx_probe,
     llvm_probe,
     ptx_probe,
     scratch,
+    stand_ins,
     triton_probe,
     wgmma_info,
     whole_file,
@@ -67,13 +66,11 @@ from ptxlint.verify.runner import (
     prune_cache,
     run,
 )
+from ptxlint.verify.stand_ins import value_sets
 from ptxlint.verify.toolchain import Toolchain, arch_key, discover, require
 from ptxlint.verify.verdict import CONFIRMED, REFUTED, UNVERIFIABLE, Verdict, unverifiable
 
 MAX_FILE_SIZE = 8 * 1024 * 1024
-# what the probe writes for an "n" value the file does not fix; a ptxas error on a line that
-# holds it is never evidence, since the real value may be another
-STAND_IN = 1
 _ARCH_IN_TEXT = re.compile(r"\bsm_(\d+)([af]?)\b")
 # ptxas errors that a statement probed alone may get for reasons outside it
 _ISOLATION = re.compile(r"Unknown symbol|not declared|undefined", re.I)
@@ -157,22 +154,6 @@ class Plan:
 
 def probe_arch(statement: AsmStatement, options: VerifyOptions) -> str:
     return identity.probe_arch(statement, options.arch)
-
-
-def value_sets(statement: AsmStatement) -> tuple[list[dict[int, int]], bool]:
-    """The values to probe the statement's non-literal "n" operands with, one dict per
-    configuration, and whether they are the file's own (False: a stand-in for some)."""
-    operands = [o for o in immediates.immediates(statement)
-                if immediates.literal(o.expression) is None]
-    if not operands:
-        return [{}], True
-    found = {o.index: immediates.values(statement, o) for o in operands}
-    if all(found.values()):
-        indexes = sorted(found)
-        combos = itertools.islice(itertools.product(*(found[i] for i in indexes)),
-                                  immediates.MAX_VALUES)
-        return [dict(zip(indexes, combo, strict=True)) for combo in combos], True
-    return [{i: (v[0] if v else STAND_IN) for i, v in found.items()}], False
 
 
 _ptxas_target = identity.ptxas_target
@@ -303,17 +284,6 @@ def _blocked(report: whole_file.Report) -> bool:
 def _on_chosen_line(diag: Diagnostic, probe: ptx_probe.PtxProbe) -> bool:
     # no line: about the module, so possibly about the stand-in too
     return not diag.line or diag.line in probe.chosen_lines
-
-
-def _guess_reason(statement: AsmStatement, diag: Diagnostic | None) -> str:
-    unknown = [o.expression for o in immediates.immediates(statement)
-               if not immediates.values(statement, o)]
-    what = ", ".join(f"'{e}'" for e in unknown) or "an \"n\" operand"
-    if diag is None:
-        return (f"the file fixes no value for {what}: the probe stood {STAND_IN} in for it, "
-                "and a clean compile with a stand-in proves nothing")
-    return (f"the file fixes no value for {what}, and ptxas's words on the line that holds "
-            f"it depend on that value: {_quote(diag)} (with a stand-in {STAND_IN})")
 
 
 class Verifier:
@@ -569,6 +539,10 @@ class Verifier:
                 if not isinstance(planned, tuple):
                     reasons.append(f"no PTX probe: {planned or 'not planned'}")
                     continue
+                # the words every stand-in probe gave on a stand-in's line: not the value's
+                value_free = stand_ins.same_in_every_probe(
+                    [self._stand_in_errors(variant, at, statement) for variant in planned
+                     if not variant.exact])
                 for variant in planned:
                     probe = variant.probe
                     outcome = self.outcomes[_ptx_job_key(probe, at, self.toolchain)]
@@ -581,18 +555,20 @@ class Verifier:
                     tools.append(self.toolchain.label("ptxas"))
                     errors = [m.diagnostic for m in everyone
                               if key_of(m.statement) == key_of(statement)]
+                    note = variant.label(statement)
                     if not variant.exact:
-                        guessed = [d for d in errors if _on_chosen_line(d, probe)]
-                        if guessed:
-                            reasons.append(_guess_reason(statement, guessed[0]))
+                        guessed = [d for d in errors if _on_chosen_line(d, probe)
+                                   and (d.line, d.message) not in value_free]
+                        if variant is planned[0]:  # one reason for the stand-ins
+                            reasons.append(stand_ins.guess_reason(
+                                statement, guessed[0] if guessed else None))
                         errors = [d for d in errors if d not in guessed]
-                        if not guessed:
-                            reasons.append(_guess_reason(statement, None))
+                        note = stand_ins.value_free_note(statement)
                     match = next((d for d in errors if recipe.agrees and recipe.agrees.search(
                         d.message)), None)
                     if match is not None:
                         return Verdict(CONFIRMED, self.toolchain.label("ptxas"), at,
-                                       _quote(match) + variant.label(statement), PTX)
+                                       _quote(match) + note, PTX)
                     heard.extend(errors)
         if CU in recipe.probes:
             job_key = self.plan.cu.get(key_of(statement))
@@ -887,6 +863,17 @@ class Verifier:
                         out.append((statement, arch, error))
                         break
         return out
+
+    def _stand_in_errors(self, variant: Variant, arch: str,
+                         statement: AsmStatement) -> list[Diagnostic]:
+        """ptxas's errors about ``statement`` on the lines of ``variant`` that hold a stand-in
+        (none where the probe has not run)."""
+        outcome = self.outcomes.get(_ptx_job_key(variant.probe, arch, self.toolchain))
+        if outcome is None:
+            return []
+        return [m.diagnostic for m in _ptx_errors(variant.probe, outcome)
+                if key_of(m.statement) == key_of(statement)
+                and _on_chosen_line(m.diagnostic, variant.probe)]
 
     def _probe_error(self, probe: ptx_probe.PtxProbe, arch: str,
                      key: StatementKey) -> Diagnostic | None:
