@@ -16,7 +16,13 @@ from ptxlint.engine import extract_statements
 from ptxlint.model import AsmStatement, SourceFile
 from ptxlint.report.run_result import RunResult
 from ptxlint.verify import VerifyOptions, discover, ptx_probe, verify
-from ptxlint.verify.configuration import configuration, defines_for, in_default_build, target_for
+from ptxlint.verify.configuration import (
+    configuration,
+    defines_for,
+    in_default_build,
+    older_than_guards,
+    target_for,
+)
 from ptxlint.verify.diagnostics import Diagnostic
 from ptxlint.verify.identity import key_of
 from ptxlint.verify.immediates import evaluate, values
@@ -349,6 +355,49 @@ def test_each_stand_in_is_a_configuration_of_its_own():
     sets, exact = value_sets(only(text))
     assert not exact
     assert sets == [{2: value} for value in STAND_INS] and len(set(STAND_INS)) >= 2
+
+
+NEWER_TOOLKIT = """
+__device__ unsigned f(unsigned a) {
+  unsigned out;
+#if CUDA_VERSION >= 13010
+  asm("shr.u23 %0, %1, 1;" : "=r"(out) : "r"(a));
+#else
+  out = a >> 1;
+#endif
+  return out;
+}
+"""
+
+
+def test_a_toolchain_older_than_the_guards_admit_builds_nothing_of_the_statement():
+    statement = only(NEWER_TOOLKIT)
+    why = older_than_guards(statement, [("nvcc", "13.0.88"), ("ptxas", "13.0.88")])
+    assert "only with CUDA 13.1 or newer" in why and "13.0.88:" in why
+    # the older of the two decides: a --ptxas older than nvcc
+    assert "ptxas 12.8.93" in older_than_guards(statement, [("nvcc", "13.1.80"),
+                                                            ("ptxas", "12.8.93")])
+    assert older_than_guards(statement, [("nvcc", "13.1.80"), ("ptxas", "13.1.80")]) == ""
+    assert older_than_guards(statement, [("ptxas", "")]) == ""  # a version it did not say
+    # guards that say nothing of the toolkit, or admit older ones too
+    assert older_than_guards(only(NEWER_TOOLKIT.replace("CUDA_VERSION >= 13010", "1")),
+                             [("ptxas", "13.0.88")]) == ""
+    assert older_than_guards(only(NEWER_TOOLKIT.replace("13010", "12040")),
+                             [("ptxas", "13.0.88")]) == ""
+
+
+@needs_toolchain
+def test_no_verdict_comes_from_a_toolchain_the_guards_keep_out(tmp_path, test_cache):
+    source = tmp_path / "newer.cu"
+    source.write_text(NEWER_TOOLKIT)
+    result = verified(source, "--select", "PTX204")
+    [bad] = result.findings
+    verdict = result.verdict(bad)
+    if toolchain.version.startswith("13.0."):
+        assert verdict.status == "unverifiable"
+        assert "only with CUDA 13.1 or newer" in verdict.evidence
+    else:  # a newer toolchain builds it: its own words judge it
+        assert verdict.status == "confirmed"
 
 
 @needs_toolchain

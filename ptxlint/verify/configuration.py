@@ -13,20 +13,26 @@ The guards are the statement analysis's (``StatementAnalysis.guards``: the file'
 binds nothing), and so are the targets they admit (``StatementAnalysis.arch_targets``: every
 arch guard's, file-wide ones included, without the targets the file ``#error``s for). Where the
 statement's own guards choose, PTX401 judged the same targets (``admitted_targets``), so
-``--verify`` compiles what it judged.
+``--verify`` compiles what it judged. A statement whose guards test the toolkit's version
+(``#if CUDA_VERSION >= 13010``) exists only in the builds of the toolkits they admit
+(``oldest_toolkit``): an older toolchain's words about it are about no build it has.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET, evaluate_guards
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.targets import Target
+from ptxlint.ptx.toolkit import oldest_compiling
+from ptxlint.ptx.versions import CudaVersion, format_cuda
 
 _TARGET = re.compile(r"sm_(\d+)([af]?)")
+_MAJOR_MINOR = re.compile(r"(\d+)\.(\d+)")
 _NAME = r"[A-Za-z_]\w*"
 _DEFINED = re.compile(rf"\s*defined\s*(?:\(\s*({_NAME})\s*\)|({_NAME}))\s*")
 _NOT = re.compile(r"\s*!\s*\((.*)\)\s*", re.S)
@@ -165,6 +171,36 @@ def in_default_build(statement: AsmStatement) -> bool:
     return evaluate_guards(context.guards, macros=context.guard_macros) is not False
 
 
+def oldest_toolkit(statement: AsmStatement) -> CudaVersion | None:
+    """The oldest CUDA toolkit whose builds hold the statement, where its guards test the
+    toolkit's version (``#if CUDA_VERSION >= 13010``: 13.1), as PTX403 reads them; None where
+    they say nothing of it, or no toolkit certainly compiles it."""
+    found = oldest_compiling(analysis_of(statement).guards, statement.context.guard_macros)
+    return found[0] if found is not None else None
+
+
+def older_than_guards(statement: AsmStatement, tools: Sequence[tuple[str, str]]) -> str:
+    """Why the toolchain (``tools``: each tool's name and version, ``("ptxas", "13.0.88")``) is
+    too old for the statement, whose guards admit only newer toolkits (TransformerEngine's
+    ``cvt.rn.satfinite.e4m3x2.bf16x2`` under ``#if CUDA_VERSION >= 13010``, which ptxas 13.0
+    rejects as a form it does not know): no build it makes holds the statement, so nothing it
+    says is about the finding; "" where the guards admit it, say nothing of the toolkit, or
+    no tool's version is known."""
+    oldest = oldest_toolkit(statement)
+    if oldest is None:
+        return ""
+    known = [(name, version, _MAJOR_MINOR.match(version)) for name, version in tools]
+    found = [(name, version, (int(m[1]), int(m[2]))) for name, version, m in known if m]
+    if not found:
+        return ""
+    name, version, have = min(found, key=lambda tool: tool[2])
+    if have >= oldest:
+        return ""
+    return (f"the statement's guards compile it only with CUDA {format_cuda(oldest)} or newer, "
+            f"and the toolchain found has {name} {version}: no build it makes holds the "
+            "statement (--nvcc/--ptxas or CUDA_HOME can name a newer one)")
+
+
 def configuration(statement: AsmStatement, requested: str) -> Configuration:
     arch = target_for(statement, requested)
     if arch is None:
@@ -178,6 +214,7 @@ def configuration(statement: AsmStatement, requested: str) -> Configuration:
 
 
 __all__ = [
-    "Configuration", "configuration", "defines_for", "in_default_build", "parse_target",
-    "target_for",
+    "Configuration", "configuration", "defines_for", "in_default_build", "older_than_guards",
+    "oldest_toolkit",
+    "parse_target", "target_for",
 ]

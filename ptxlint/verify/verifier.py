@@ -34,7 +34,12 @@ from ptxlint.verify import (
     wgmma_info,
     whole_file,
 )
-from ptxlint.verify.configuration import configuration, defines_for, in_default_build
+from ptxlint.verify.configuration import (
+    configuration,
+    defines_for,
+    in_default_build,
+    older_than_guards,
+)
 from ptxlint.verify.diagnostics import Diagnostic, parse
 from ptxlint.verify.flags import from_database, tree_includes
 from ptxlint.verify.identity import DEFAULT_ARCH, TOOLCHAIN_ERROR, StatementKey, key_of
@@ -508,7 +513,9 @@ class Verifier:
             if config.arch is None:
                 return unverifiable(f"not compiled in any configuration the toolchain can "
                                     f"build: {config.why}", self.options.arch or "")
-            unbuilt = self._unbuildable(config.arch)
+            unbuilt = self._unbuildable(config.arch) or older_than_guards(
+                statement, [(t.name, t.version) for t in (self.toolchain.nvcc,
+                                                          self.toolchain.ptxas) if t])
             if unbuilt:
                 return unverifiable(unbuilt, config.arch)
         if DIFFERENTIAL in recipe.probes:
