@@ -85,8 +85,10 @@ address is a valid global address on current GPUs); operands whose type and help
 A pointer passed with `"r"` as a shared address, directly or through a register the template
 copies it into, is PTX004's finding (nvcc refuses the 8-byte value in a 32-bit register; its
 fix is the conversion): one defect, one finding. So is a state
-space that no form of the instruction has (`prefetch.shared.L2`, `ldu.shared`: PTX204's), where
-the space to convert into is the misspelling itself.
+space that no form of the instruction has (`prefetch.shared.L2`, `ldu.shared`: PTX204's), or
+one PTX204 reports out of place or in a combination no form has (`cp.async.ca.global.shared`,
+whose form reads the destination's space first and copies only from global to shared;
+`cp.async.ca.shared.shared`), where the space to convert into is the misspelling itself.
 
 ## Why is this bad?
 State spaces are separate address windows, and the PTX ISA leaves an access undefined when its

@@ -73,6 +73,18 @@ STACKS = [
         id="state-space-no-form-of-the-instruction-has",
     ),
     pytest.param(
+        "PTX204", "PTX301",
+        '  asm volatile("cp.async.ca.global.shared [%0], [%1], 16;" :: "l"(p), "l"(p + 4));\n',
+        '  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "l"(p), "l"(p + 4));\n',
+        id="state-spaces-out-of-place",
+    ),
+    pytest.param(
+        "PTX204", "PTX301",
+        '  asm volatile("cp.async.ca.shared.shared [%0], [%1], 16;" :: "l"(p), "l"(p + 4));\n',
+        '  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "l"(p), "l"(p + 4));\n',
+        id="state-space-no-form-combines-with-the-other",
+    ),
+    pytest.param(
         "PTX007", "PTX206",
         '  asm volatile("mov.b32 %0, %H1;" : "=r"(r) : "l"(u));\n',
         '  asm volatile("mov.b32 %0, %1;" : "=r"(r) : "l"(u));\n',

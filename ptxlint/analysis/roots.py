@@ -31,8 +31,10 @@ The roots, and the rule each belongs to:
 - ``unknown-instruction`` (PTX204): a modifier no form of a known opcode has, where PTX204
   reports it; what the instruction does (its effects) is unknown, so PTX101, PTX102 and PTX505
   ask nothing of it (``StatementAnalysis.instruction_unknown``). Where that modifier is a state
-  space (``prefetch.shared``, ``ldu.shared``), the space its addresses are read in is the
-  misspelling, so PTX301 asks nothing of them either (``StatementAnalysis.space_unknown``).
+  space (``prefetch.shared``, ``ldu.shared``), or PTX204 reports a state space out of place
+  or in a combination no form has (``cp.async.ca.global.shared``,
+  ``cp.async.ca.shared.shared``), the space its addresses are read in is the misspelling, so
+  PTX301 and PTX206 ask nothing of them either (``StatementAnalysis.space_unknown``).
   Where no form of any toolkit spells it (an unknown modifier, or words no form combines:
   ``bar.popc.red.u32``), which operands it reads and writes is a guess from its words, and
   the template's write flow is not followed (``StatementAnalysis.flow`` is None): the

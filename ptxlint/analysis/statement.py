@@ -809,10 +809,20 @@ class StatementAnalysis:
         return self._unknown_modifier(instruction) is not None
 
     def space_unknown(self, instruction: PtxInstruction) -> bool:
-        """The modifier PTX204 reports as one no form of ``instruction`` has is a state space
-        (``prefetch.shared.L2``: prefetch reads no shared memory): the space its addresses
-        are read in is the misspelling itself, not a fact about them."""
-        return self._unknown_modifier(instruction) in STATE_SPACES
+        """The state space PTX204 reports is the misspelling, not a fact about the addresses:
+        one no form of ``instruction`` has (``prefetch.shared.L2``), one out of place
+        (``cp.async.ca.global.shared``: ptxas reads the destination's first) or one no form
+        combines with the other words (``cp.async.ca.shared.shared``)."""
+        first = self._first_issue(instruction)
+        return (self._unknown_modifier(instruction) in STATE_SPACES
+                or (first is not None and first.about in STATE_SPACES))
+
+    def _first_issue(self, instruction: PtxInstruction) -> Issue | None:
+        """The grammar's first spelling issue: the one PTX204 reports (None where it abstains)."""
+        if instruction.opaque or not judged(instruction.opcode, instruction.modifiers):
+            return None
+        return next((i for i in self.verdict(instruction).issues
+                     if i.kind in ("modifier", "combination")), None)
 
     def _unknown_modifier(self, instruction: PtxInstruction) -> str | None:
         """The modifier word PTX204 reports as one no form of ``instruction`` has, or None."""
@@ -820,10 +830,7 @@ class StatementAnalysis:
         if instruction.opaque or family(opcode) is None:
             return None  # an unknown opcode has no effects or roles to echo
         if judged(opcode, modifiers):
-            # PTX204 reports the verdict's first spelling issue (none where it abstains); the
-            # verdict is the one PTX204 reads
-            first = next((i for i in self.verdict(instruction).issues
-                          if i.kind in ("modifier", "combination")), None)
+            first = self._first_issue(instruction)  # the verdict PTX204 reads
             if first is None or first.kind != "modifier":
                 return None
             return first.word if first.word is not None else ""

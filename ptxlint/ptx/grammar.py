@@ -633,13 +633,14 @@ def _combination_issue(instruction: PtxInstruction, match: _Match) -> Issue:
             return Issue("combination", f"'.{instruction.modifiers[i]}' is out of place: it is "
                          f"part of the instruction's name, '{opcode}.{'.'.join(heads)}', "
                          f"before the other words (the form "
-                         f"'{match.form.spec.split(' ')[0].rstrip(';')}')", start, end)
+                         f"'{match.form.spec.split(' ')[0].rstrip(';')}')", start, end,
+                         about=instruction.modifiers[i])
         what = ("the state spaces, the destination's first,"
                 if _KIND_OF.get(instruction.modifiers[i]) == _SPACES else "the types (and layouts)")
         return Issue("combination", f"'.{instruction.modifiers[i]}' is out of place: ptxas "
                      f"reads {what} of '{instruction.opcode}' by position, in "
                      f"the order of the form '{match.form.spec.split(' ')[0].rstrip(';')}'",
-                     start, end)
+                     start, end, about=instruction.modifiers[i])
     if match.unused:
         i = match.unused[0]
         start, end = _modifier_span(instruction, i)
@@ -649,7 +650,7 @@ def _combination_issue(instruction: PtxInstruction, match: _Match) -> Issue:
         tail = f" to '.{partner}'" if partner else " in this combination"
         return Issue("combination", f"'.{word}' does not apply{tail}: no form of "
                      f"'{opcode}' spells '{mnemonic}'{_nearest(opcode, instruction.modifiers)}",
-                     start, end)
+                     start, end, about=word)
     slot = match.missing[0]
     end = instruction.opcode_end
     form = match.form

@@ -119,6 +119,10 @@ class Issue:
     # the word an unknown-modifier issue (kind "modifier") names, without its '.': what the
     # rules offer a near spelling for, so that none reads it back out of the message
     word: str | None = None
+    # the known modifier word (without its '.') a "combination" issue is about: one out of
+    # place, or one that applies to no form with the others (None where a word is missing):
+    # where it is a state space, which space an address is read in is the misspelling itself
+    about: str | None = None
     # a lone register where the form takes a vector of exactly one ('ldmatrix .x1'): ptxas
     # asks for it in braces ("Vector of size 1 is expected"), a fix PTX207 offers
     one_element_vector: bool = False
