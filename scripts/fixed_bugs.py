@@ -134,6 +134,19 @@ REPOS: tuple[str, ...] = (
     "pytorch-labs+tritonbench", "rusty1s+pytorch_scatter", "tpruvot+ccminer",
     "triton-lang+kernels", "unslothai+unsloth", "xmrig+xmrig-cuda", "yifuwang+symm-mem-recipes",
     "zeux+calm",
+    # mined for the sixth unseen round (tests/data/fixed_bugs.toml: "unseen projects, sixth
+    # round"); every modification with a fix word reviewed blind, the others' subjects read
+    "EricLBuehler+mistral.rs", "IST-DASLab+Sparse-Marlin", "LLNL+RAJA", "ModelTC+LightX2V",
+    "Mozilla-Ocho+llamafile", "NVIDIA+MinkowskiEngine", "NVIDIA+multi-gpu-programming-models",
+    "NVIDIA+nccl-tests", "NVlabs+instant-ngp", "NetEase-FuXi+EET", "Vahe1994+AQLM",
+    "arrayfire+arrayfire", "cbuchner1+CudaMiner", "cudpp+cudpp", "deepspeedai+DeepSpeed-Kernels",
+    "dmlc+dgl", "efeslab+Nanoflow", "facebookresearch+dietgpu", "ggml-org+whisper.cpp",
+    "hao-ai-lab+FastVideo", "ikawrakow+ik_llama.cpp", "ingonyama-zk+icicle", "jy-yuan+KIVI",
+    "matter-labs+era-bellman-cuda", "microsoft+BitNet", "microsoft+VPTQ",
+    "mit-han-lab+TinyChatEngine", "mit-han-lab+torchsparse", "nicehash+nheqminer",
+    "openai+blocksparse", "opencv+opencv_contrib", "rapidsai+cuspatial", "rapidsai+wholegraph",
+    "shader-slang+slang", "spcl+QuaRot", "supranational+sppark", "thu-ml+TurboDiffusion",
+    "traveller59+spconv", "usyd-fsalab+fp6_llm",
 )
 
 CXX_SUFFIXES = (
