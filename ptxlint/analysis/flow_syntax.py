@@ -25,8 +25,8 @@ from ptxlint.frontends.syntax_tree import (
 from ptxlint.lazy_regex import on_first_use
 
 __all__ = ["base_name", "call_form", "callee_name", "compact", "declared", "function_name",
-           "one_argument_call", "pointer_arithmetic", "pointer_variables", "subscripts",
-           "subscripts_at", "template_arguments", "usage"]
+           "one_argument_call", "parameter_arity", "pointer_arithmetic", "pointer_variables",
+           "subscripts", "subscripts_at", "template_arguments", "usage"]
 
 Node = tree_sitter.Node
 
@@ -253,6 +253,36 @@ def parameter_names(parsed: ParsedSource, function: Node) -> tuple[str, ...]:
         ident = declared(p.child_by_field_name("declarator"))
         names.append(parsed.node_text(ident) if ident is not None else "")
     return tuple(names)
+
+
+def parameter_arity(function: Node) -> tuple[int, int | None] | None:
+    """How many arguments a call of ``function`` may pass ([over.match.viable]): (the fewest:
+    its parameters without a default argument, the most: ``None`` after a parameter pack or
+    ``...``); ``None`` where its own parameter list cannot be read (none found, an error or
+    a directive inside it)."""
+    plist = own_parameter_list(function)
+    if plist is None:
+        return None
+    required = total = 0
+    for child in plist.named_children:
+        kind = child.type
+        if kind == "comment":
+            continue
+        if kind in ("variadic_parameter_declaration", "variadic_parameter"):
+            return required, None
+        if kind == "optional_parameter_declaration":
+            total += 1
+        elif kind == "parameter_declaration":
+            if child.child_by_field_name("declarator") is None and \
+                    (child.text or b"").strip() == b"void" and len(plist.named_children) == 1:
+                return 0, 0  # ``f(void)``: no parameter
+            required += 1
+            total += 1
+        else:
+            return None
+    if any(c.type == "..." for c in plist.children):
+        return required, None
+    return required, total
 
 
 def definitions_spelled(parsed: ParsedSource, body: Node, name: str) -> list[Node | None]:

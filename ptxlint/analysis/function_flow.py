@@ -41,6 +41,7 @@ from ptxlint.analysis.flow_syntax import (
     definitions_spelled,
     function_name,
     one_argument_call,
+    parameter_arity,
     parameter_names,
     pointer_arithmetic,
     pointer_variables,
@@ -180,6 +181,7 @@ class FunctionFlow:
     template_arguments: dict[int, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _read: bool = field(default=False, repr=False)
     _parameters: tuple[str, ...] | None = field(default=None, repr=False)
+    _arity: tuple[int, int | None] | None = field(default=None, repr=False)
     body_read: bool = field(default=False, repr=False)  # ifs, locals, steps, calls: ``_read``
     _values: dict[str, list[Node | None] | None] = field(default_factory=dict, repr=False)
     # read from the text where the tree shows no definition (``node`` is then its body)
@@ -214,6 +216,16 @@ class FunctionFlow:
         if self._parameters is None:
             self._parameters = parameter_names(self.parsed, self.node)
         return self._parameters
+
+    def accepts(self, count: int) -> bool:
+        """A call with ``count`` arguments may call this function ([over.match.viable]: no
+        fewer than its parameters without a default, no more unless a pack or ``...`` ends
+        them); true where its parameters cannot be read (a function recovered from the text)."""
+        if self._arity is None:
+            read = None if self.recovered else parameter_arity(self.node)
+            self._arity = read if read is not None else (0, None)
+        fewest, most = self._arity
+        return fewest <= count and (most is None or count <= most)
 
     # ------------------------------------------------------------------ structure questions
 
@@ -535,7 +547,7 @@ class FileFlows:
         self._composing: set[int] = set()
         self._statement_bytes: list[int] | None = None
         self._by_byte: list[AsmStatement] = []
-        self._helpers: dict[tuple[str, int, str | None, bool],
+        self._helpers: dict[tuple[str, int, str | None, bool, int | None],
                             tuple[FunctionFlow, list[Step], Opaque] | None] = {}
         self._converts: dict[str, bool] = {}
         self._may_take: dict[tuple[str, frozenset[str], int, str | None, bool], bool] = {}
@@ -703,11 +715,14 @@ class FileFlows:
         return self._included
 
     def _defined(self, name: str, caller: FunctionFlow | None = None,
-                 form: str | None = None) -> list[FunctionFlow]:
+                 form: str | None = None, count: int | None = None) -> list[FunctionFlow]:
         """The definitions of ``name`` in the file, else in the headers it includes (for a
         header, those the linted file includes), that a call of ``form`` may reach: a member
         call (``x.f()``) a method, a plain one (``f()``) a free function, or a method where
-        the caller is one; a qualified one either (a namespace and a class look alike)."""
+        the caller is one; a qualified one either (a namespace and a class look alike). With
+        ``count``, the call's number of arguments: of the definitions found in one place,
+        those a call with that many may reach (:meth:`FunctionFlow.accepts`), where one may;
+        where none may (an argument a macro spreads over several), all of them."""
         def fits(h: FunctionFlow) -> bool:
             if h is caller:
                 return False
@@ -717,28 +732,36 @@ class FileFlows:
                 return not h.member or (caller is not None and caller.member)
             return True
 
+        def viable(found: list[FunctionFlow]) -> list[FunctionFlow]:
+            if count is None or len(found) < 2:
+                return found
+            return [h for h in found if h.accepts(count)] or found
+
         here = [h for h in self._index.named(name) if fits(h)]
         if here:
-            return here
+            return viable(here)
         if self.path is None:
             root = self.root
-            return [] if root is None else [
-                h for h in root._defined(name, None, form) if fits(h) and h.owner is not self]
+            return [] if root is None else viable([
+                h for h in root._defined(name, None, form) if fits(h) and h.owner is not self])
         for header in self.included():
             there = [h for h in header.functions_named(name) if fits(h)]
             if there:
-                return there
+                return viable(there)
         return []
 
-    def _helper(self, name: str, caller: FunctionFlow, depth: int,
-                form: str | None = None) -> tuple[FunctionFlow, list[Step], Opaque] | None:
-        """The definition a call of ``name`` reaches, with its steps and unfollowed calls
-        followed ``depth`` calls further; ``None`` where none is found, or overloads differ in
-        the steps they take (which one is called is not known here)."""
-        candidates = self._defined(name, caller, form)
+    def _helper(self, name: str, caller: FunctionFlow, depth: int, form: str | None = None,
+                arguments: tuple[str, ...] = ()) -> tuple[FunctionFlow, list[Step], Opaque] | None:
+        """The definition a call of ``name`` with ``arguments`` reaches, with its steps and
+        unfollowed calls followed ``depth`` calls further; ``None`` where none is found, or
+        the overloads a call with that many arguments may reach differ in the steps they take
+        (which one is called is not known here)."""
+        # a pack expansion (``d[I]...``) passes a number of arguments not known here
+        count = None if any(a.endswith("...") for a in arguments) else len(arguments)
+        candidates = self._defined(name, caller, form, count)
         if not candidates:
             return None
-        key = (name, depth, form, caller.member)
+        key = (name, depth, form, caller.member, count)
         if key in self._helpers:  # the same definitions, wherever the call is
             return self._helpers[key]
         shapes: set[tuple[str, ...]] = set()
@@ -776,7 +799,8 @@ class FileFlows:
             steps = list(flow.own_steps)
             opaque = Opaque([], [])
             for start, end, name, arguments, form in flow.raw_calls:
-                followed = self._helper(name, flow, depth - 1, form) if depth > 0 else None
+                followed = self._helper(name, flow, depth - 1, form, arguments) \
+                    if depth > 0 else None
                 if followed is None:
                     opaque.calls.append((name, form, self, flow))
                     continue
@@ -802,7 +826,7 @@ class FileFlows:
         for start, end, name, arguments, form in flow.raw_calls:
             self._composing.add(id(flow))
             try:
-                followed = self._helper(name, flow, FOLLOW_DEPTH - 1, form)
+                followed = self._helper(name, flow, FOLLOW_DEPTH - 1, form, arguments)
             finally:
                 self._composing.discard(id(flow))
             flow.calls.append((start, end, name, followed is not None))
@@ -856,6 +880,10 @@ class FileFlows:
         if name in HARMLESS_CALLS or _ASSERT().match(name) or (
                 form != "member" and self.converts(name)):
             return False
+        if form == "plain" and caller is not None:
+            local = _local_lambda(caller, name)
+            if local is not None:
+                return self._lambda_may_take(caller, local, kinds, depth)
         key = (name, kinds, depth, form, caller is not None and caller.member)
         known = self._may_take.get(key)
         if known is not None:
@@ -873,6 +901,30 @@ class FileFlows:
                 break
         self._may_take[key] = result
         return result
+
+
+    def _lambda_may_take(self, caller: FunctionFlow, lambda_node: Node,
+                         kinds: frozenset[str], depth: int) -> bool:
+        """A call of a lambda ``caller`` defines may take a step of ``kinds``: its body (part
+        of ``caller``'s) holds one, or a call that may."""
+        start, end = lambda_node.start_byte, lambda_node.end_byte
+        if any(start <= s.start < end and s.kind in kinds for s in caller.own_steps):
+            return True
+        return any(start <= at < end and (depth == 0 or self.may_take(
+            callee, kinds, caller, depth - 1, form)) for at, _, callee, _, form in caller.raw_calls)
+
+
+def _local_lambda(caller: FunctionFlow, name: str) -> Node | None:
+    """The lambda that ``name`` holds where ``caller`` defines it once as a local initialised
+    by a lambda expression (``auto arrive = [&](int s) {...};``), which hides any function of
+    that name from a plain call in the function's body; ``None`` otherwise."""
+    if name in caller.parameters:
+        return None
+    values = caller.definitions.get(name)
+    if values is None or len(values) != 1 or values[0] is None:
+        return None
+    value = values[0]
+    return value if value.type == "lambda_expression" else None
 
 
 # One file's flows at a time, by the identity of its tree (the engine lints a file's statements
