@@ -29,19 +29,23 @@ def uncommitted_copy(flow: FunctionFlow, wait: Step) -> tuple[Step, int] | None:
     loops = flow.loops_at(wait.start)
     if loops:
         outer = loops[0]
-        if any(s.kind == COMMIT and outer[0] <= s.start < outer[1] for s in flow.steps):
+        if any(s.kind == COMMIT and outer[0] <= s.start < outer[1]
+               and not flow.exclusive(wait.start, s.start) for s in flow.steps):
             return None  # a later iteration commits before it waits
     for copy in flow.steps:
         if copy.kind != COPY or (copy.start, copy.order) >= (wait.start, wait.order):
             continue
-        if flow.exclusive(copy.start, wait.start) or flow.steps_between(copy, wait, _COMMITS) \
-                or not flow.once(copy):
+        # a commit no run that takes the copy reaches puts it in no group
+        if flow.exclusive(copy.start, wait.start) or any(
+                not flow.exclusive(copy.start, s.start)
+                for s in flow.steps_between(copy, wait, _COMMITS)) or not flow.once(copy):
             continue
         for at, _ in flow.reads_of(copy, copy.event.memory):
             if at <= wait.start or flow.exclusive(wait.start, at):
                 continue
             if any(s.kind in _COMMITS and (copy.start, copy.order) < (s.start, s.order)
-                   and s.start < at for s in flow.steps) or \
+                   and s.start < at and not flow.exclusive(copy.start, s.start)
+                   for s in flow.steps) or \
                     flow.opaque_between(copy.start, at, _COMMITS):
                 break
             return copy, at
@@ -69,7 +73,9 @@ commit later in a loop around it, nor one where a call that may commit lies betw
 and the read, nor a copy or wait in an `if` arm or a loop of a helper (its order with the
 others is not known at the call). A function that issues the next stage's copies and waits only
 for older groups, committing later, does not read the new data before its commit, and is not
-flagged. This rule is in preview.
+flagged. A commit no run that takes the copy reaches commits nothing of it: one in the other arm
+of its `if`, or in the arm of another `if` that tests the same unchanging variable for another
+constant (warp roles, as PTX603 reads them). This rule is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
 

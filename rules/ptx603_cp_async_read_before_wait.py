@@ -14,6 +14,7 @@ from ptxlint.rule import Rule, RuleContext
 from ._protocol import byte_span, line_of, step_span, where
 
 _COVERS = frozenset({WAIT, MBAR_WAIT, TRACKED})
+_TRACKING = frozenset({TRACKED})
 
 
 def unwaited_reads(
@@ -27,8 +28,16 @@ def unwaited_reads(
     copy to the same place, one the wait completes, may be what the read reads."""
     if not flow.once(copy):
         return  # in an if arm or a loop of a helper: which copy, which wait, unknown here
+    tracked = _may_track(flow, copy)
+
+    def may_cover(wait: Step) -> bool:
+        # a wait no run that takes the copy reaches covers nothing of it, nor an mbarrier
+        # wait where no cp.async.mbarrier.arrive has an mbarrier track the copy
+        return wait.kind in _COVERS and not flow.exclusive(copy.start, wait.start) and (
+            wait.kind != MBAR_WAIT or tracked)
+
     for loop in flow.loops_at(copy.start):
-        if any(s.kind in _COVERS and loop[0] <= s.start < loop[1] for s in flow.steps):
+        if any(may_cover(s) and loop[0] <= s.start < loop[1] for s in flow.steps):
             return
     after = (copy.start, copy.order)
     place = flow.place(copy, copy.event.memory)
@@ -48,7 +57,7 @@ def unwaited_reads(
     for at, read in flow.reads_of(copy, copy.event.memory):
         # a wait of the same helper call as the copy, after it, covers it too
         last = (read.start, read.order) if read is not None else (at, -1)
-        covers = [s for s in flow.steps if s.kind in _COVERS and after < (s.start, s.order) < last]
+        covers = [s for s in flow.steps if after < (s.start, s.order) < last and may_cover(s)]
         if flow.opaque_between(copy.start, at, _COVERS) or any(
                 left_pending(flow, copy, s) is None for s in covers):
             continue
@@ -57,10 +66,20 @@ def unwaited_reads(
                           and any(left_pending(flow, c, s) is None for s in covers)
                           for c in flow.steps):
             continue  # the read may be of another copy's data there, one the wait completed
-        if any(any(s.kind in _COVERS and loop[0] <= s.start < loop[1] for s in flow.steps)
+        if any(any(may_cover(s) and loop[0] <= s.start < loop[1] for s in flow.steps)
                for loop in flow.loops_at(at)):
             continue
         yield at, read, covers[0] if covers else None
+
+
+def _may_track(flow: FunctionFlow, copy: Step) -> bool:
+    """The function may have an mbarrier track ``copy``: a ``cp.async.mbarrier.arrive``
+    (PTX ISA: it makes the mbarrier track the executing thread's prior cp.async operations) that
+    a run taking the copy may reach, or a call that may take one. Without it, no mbarrier
+    wait is for the copy."""
+    return any(s.kind == TRACKED and not flow.exclusive(copy.start, s.start)
+               for s in flow.steps) or \
+        bool(flow.opaque_between(flow.start, flow.end, _TRACKING))
 
 
 class CpAsyncReadBeforeWait(Rule):
@@ -87,7 +106,13 @@ taken for another). The rule is silent where a wait
 sits in a loop around the copy or the read (a multi-stage pipeline, where a later stage's wait
 covers the copy), where the copy and the read are in the two arms of one `if`, and where a call
 ptxlint cannot read lies between them, or the copy is in an `if` arm or a loop of a helper. A
-wait of the same helper call, after the copy, covers it.
+wait of the same helper call, after the copy, covers it. A wait no run that takes the copy
+reaches covers nothing: one in the other arm of its `if`, or in the arm of another `if` that
+tests the same variable for another constant (warp roles: `if (warp == 0) {copy}` then
+`if (warp == 1) {wait}`), where that variable keeps one value (a parameter, or a local
+initialised once outside the loops around both, never written, and never passed to a call or
+its address taken unless declared `const`). Nor does an mbarrier wait, where no
+`cp.async.mbarrier.arrive` (or a call that may issue one) has an mbarrier track the copy.
 
 It also flags a read whose only waits are `cp.async.wait_group N` that leave the copy's group
 pending: fewer than N groups were committed after the one the copy joined (a pipeline's

@@ -18,13 +18,16 @@ _WAITS = frozenset({WG_COMMIT, WG_WAIT})
 def _waited(flow: FunctionFlow, mma: Step, byte: int) -> bool:
     """A ``wgmma.commit_group`` and then a ``wgmma.wait_group`` lie between ``mma`` and
     ``byte``."""
+    # a commit or wait no run that takes the wgmma reaches is not one of its
     commits = [s for s in flow.steps if s.kind == WG_COMMIT
-               and (mma.start, mma.order) < (s.start, s.order) and s.start < byte]
+               and (mma.start, mma.order) < (s.start, s.order) and s.start < byte
+               and not flow.exclusive(mma.start, s.start)]
     if not commits:
         return False
     first = commits[0]
     return any(s.kind == WG_WAIT and (first.start, first.order) < (s.start, s.order)
-               and s.start < byte for s in flow.steps)
+               and s.start < byte and not flow.exclusive(mma.start, s.start)
+               for s in flow.steps)
 
 
 def early_access(flow: FunctionFlow, mma: Step) -> tuple[int, str, str] | None:
@@ -85,7 +88,10 @@ asm with no instruction (a register fence such as `warpgroup_fence_operand`), no
 pointer the accumulators are elements behind (`acc = acc_base;`, `acc += 64;` where `acc` is
 declared `float*`): that changes the pointer, not a register. Where a
 variable cannot be named, or a call ptxlint cannot read lies before the use (the wait may be
-there: CUTLASS's `warpgroup_wait<N>()`), the rule is silent. This rule is in preview.
+there: CUTLASS's `warpgroup_wait<N>()`), the rule is silent. A commit or wait no run that
+takes the `wgmma.mma_async` reaches is not one of its: one in the other arm of its `if`, or in
+the arm of another `if` that tests the same unchanging variable for another constant (warp
+group roles: `if (wg == 0) {...}` then `if (wg == 1) {...}`). This rule is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
 

@@ -33,6 +33,7 @@ import tree_sitter
 
 from ptxlint import file_memos
 from ptxlint.analysis.buffer_regions import memory_region, region_reads
+from ptxlint.analysis.exclusive_arms import disjoint_arms
 from ptxlint.analysis.flow_binding import bound_expression
 from ptxlint.analysis.flow_constants import MAX_CHAIN, constant_of
 from ptxlint.analysis.flow_syntax import (
@@ -234,14 +235,16 @@ class FunctionFlow:
         return [loop for loop in self.loops if loop[0] <= byte < loop[1]]
 
     def exclusive(self, a: int, b: int) -> bool:
-        """``a`` and ``b`` lie in the two arms of one ``if``: no run reaches both."""
+        """``a`` and ``b`` lie in the two arms of one ``if``, or in those of two that test one
+        variable for two constants (:func:`.exclusive_arms.disjoint_arms`): no run reaches
+        both."""
         for _, _, then, other in self.ifs:
             if other is None:
                 continue
             if (then[0] <= a < then[1] and other[0] <= b < other[1]) or (
                     then[0] <= b < then[1] and other[0] <= a < other[1]):
                 return True
-        return False
+        return disjoint_arms(self, a, b)
 
     def arms_at(self, byte: int) -> set[tuple[int, bool]]:
         """The ``if`` arms around ``byte``: (the ``if``'s byte, in its ``else`` arm)."""

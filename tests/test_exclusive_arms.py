@@ -1,0 +1,167 @@
+"""Role ``if`` statements that no run takes both of, and what PTX603 makes of them: a wait in
+another role's arm, or an mbarrier wait nothing has track the copy, covers no copy."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import lint_text
+
+# One warp copies its tile and commits; the wait that would cover it sits in the next role's
+# `if`, which that warp never takes. ROLE_DECL, SECOND and BETWEEN vary per case.
+ROLES = r"""
+__device__ void note(int& role);  // defined in another file
+__global__ void k(const int4* src, int* out) {
+  __shared__ int4 tile[64];
+  ROLE_DECL
+  for (int it = 0; it < 8; ++it) {
+    if (role == 0) {
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+                   :: "r"((unsigned)__cvta_generic_to_shared(&tile[threadIdx.x % 32])),
+                      "l"(src + it * 32 + threadIdx.x % 32) : "memory");
+      asm volatile("cp.async.commit_group;" ::: "memory");
+    }
+    if (role == SECOND) {
+      asm volatile("cp.async.wait_group 0;" ::: "memory");
+    }
+    BETWEEN
+    asm volatile("bar.sync 1, 64;" ::: "memory");
+    out[threadIdx.x] = tile[threadIdx.x % 32].x;
+  }
+}
+"""
+
+
+def _roles(decl: str = "const int role = threadIdx.x / 32;", second: str = "1",
+           between: str = "") -> str:
+    return ROLES.replace("ROLE_DECL", decl).replace("SECOND", second).replace(
+        "BETWEEN", between)
+
+
+@pytest.mark.parametrize("decl", [
+    "const int role = threadIdx.x / 32;",
+    "int role = threadIdx.x / 32;",  # never written after: one value all along
+])
+def test_a_wait_in_another_roles_arm_covers_no_copy(decl: str) -> None:
+    findings = lint_text(_roles(decl), select=("PTX603",))
+    assert [f.rule for f in findings] == ["PTX603"]
+    assert "no cp.async wait in between" in findings[0].message
+
+
+@pytest.mark.parametrize(("decl", "second", "between"), [
+    # the same constant: both arms are taken together
+    ("const int role = threadIdx.x / 32;", "0", ""),
+    # the role changes: another value when the second `if` is reached
+    ("int role = threadIdx.x / 32;", "1", "role = 1 - role;"),
+    # passed by reference to a function that may change it
+    ("int role = threadIdx.x / 32;", "1", "note(role);"),
+    # not a constant: which arms a thread takes is not known
+    ("const int role = threadIdx.x / 32;", "(int)out[0]", ""),
+])
+def test_arms_that_one_run_may_take_both_of_keep_the_wait(decl: str, second: str,
+                                                          between: str) -> None:
+    assert lint_text(_roles(decl, second, between), select=("PTX603",)) == []
+
+
+def test_a_role_computed_again_in_each_turn_of_the_loop_keeps_the_wait() -> None:
+    # `phase` is another value in the next turn: the turn that copies may wait in the next
+    text = _roles("").replace("for (int it = 0; it < 8; ++it) {",
+                              "for (int it = 0; it < 8; ++it) {\n    int role = it % 2;")
+    assert lint_text(text, select=("PTX603",)) == []
+
+
+MBARRIER = r"""
+__global__ void k(const int4* src, int* out) {
+  __shared__ int4 tile[32];
+  __shared__ unsigned long long bar;
+  unsigned b = (unsigned)__cvta_generic_to_shared(&bar);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+               :: "r"((unsigned)__cvta_generic_to_shared(&tile[threadIdx.x])),
+                  "l"(src + threadIdx.x) : "memory");
+  TRACK
+  asm volatile("{\n .reg .pred p;\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n"
+               " @!p bra W;\n}" :: "r"(b) : "memory");
+  out[threadIdx.x] = tile[threadIdx.x].x;
+}
+"""
+
+
+def test_an_mbarrier_wait_covers_no_copy_that_nothing_has_it_track() -> None:
+    findings = lint_text(MBARRIER.replace("TRACK", ""), select=("PTX603",))
+    assert [f.rule for f in findings] == ["PTX603"]
+
+
+def test_an_mbarrier_wait_covers_a_copy_it_tracks() -> None:
+    track = 'asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" :: "r"(b));'
+    assert lint_text(MBARRIER.replace("TRACK", track), select=("PTX603",)) == []
+
+
+# Each role copies its own tile, commits and waits; role 0's commit is left out. Role 1's
+# commit, which role 0 never takes, must not count as role 0's.
+TWO_ROLES = r"""
+__global__ void k(const int4* src, int* out) {
+  __shared__ int4 a[32], b[32];
+  const int role = threadIdx.x / 32;
+  if (role == 0) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+                 :: "r"((unsigned)__cvta_generic_to_shared(&a[threadIdx.x % 32])),
+                    "l"(src + threadIdx.x % 32) : "memory");
+    FIRST_COMMIT
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+  }
+  if (role == 1) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+                 :: "r"((unsigned)__cvta_generic_to_shared(&b[threadIdx.x % 32])),
+                    "l"(src + 32 + threadIdx.x % 32) : "memory");
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+  }
+  __syncthreads();
+  out[threadIdx.x] = a[threadIdx.x % 32].x + b[threadIdx.x % 32].x;
+}
+"""
+
+
+def test_a_commit_in_another_roles_arm_commits_no_copy() -> None:
+    findings = lint_text(TWO_ROLES.replace("FIRST_COMMIT", ""), select=("PTX602",))
+    assert [f.rule for f in findings] == ["PTX602"]
+    assert "never committed" in findings[0].message
+
+
+def test_each_role_committing_its_own_copy_is_clean() -> None:
+    commit = 'asm volatile("cp.async.commit_group;" ::: "memory");'
+    text = TWO_ROLES.replace("FIRST_COMMIT", commit)
+    assert lint_text(text, select=("PTX602", "PTX603")) == []
+
+
+# Two warp groups each run their own wgmma on their own accumulators; group 0 leaves out its
+# wait, and reads its accumulators while group 1's wait, which it never takes, follows.
+WG_ROLES = r"""
+#include <cstdint>
+__global__ void k(float* out, uint64_t a, uint64_t b) {
+  float acc[4] = {0.f, 0.f, 0.f, 0.f};
+  const int wg = threadIdx.x / 128;
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  if (wg == 0) {
+    asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0,%1,%2,%3}, %4, %5, 1, 1, 1, 0, 0;"
+                 : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]) : "l"(a), "l"(b));
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    FIRST_WAIT
+  }
+  if (wg == 1) {
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  }
+  out[threadIdx.x] = acc[0];
+}
+"""
+
+
+def test_a_wgmma_wait_in_another_groups_arm_is_not_its_wait() -> None:
+    findings = lint_text(WG_ROLES.replace("FIRST_WAIT", ""), select=("PTX606",))
+    assert [f.rule for f in findings] == ["PTX606"]
+
+
+def test_a_wgmma_waited_in_its_own_arm_is_clean() -> None:
+    wait = 'asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");'
+    assert lint_text(WG_ROLES.replace("FIRST_WAIT", wait), select=("PTX606",)) == []
