@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.flow_syntax import may_leave_loop
 from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import WG_FENCE
@@ -39,6 +40,34 @@ def unfenced_write(flow: FunctionFlow, mma: Step) -> tuple[int, str] | None:
     return None
 
 
+def unfenced_loop_write(flow: FunctionFlow, mma: Step) -> tuple[int, str] | None:
+    """The first write, by ordinary C++ code after ``mma`` in a loop around it, of a register
+    ``mma`` reads, that the loop's next turn brings to ``mma`` with no ``wgmma.fence`` on the
+    way (from the write to the end of the turn, and from the start of the loop to ``mma``):
+    (byte, variable). ``None`` where a register cannot be named, or on that way lies a call
+    ptxlint cannot read, another ``wgmma`` (the first one the write reaches is the one
+    reported), or a ``break``, ``return`` or ``goto`` after the write (the turn may be the
+    last)."""
+    names = flow.keys(mma, mma.event.registers)
+    if not names:
+        return None
+    for loop in reversed(flow.loops_at(mma.start)):  # innermost first
+        writes = sorted((byte, name) for name in names for byte, how, _ in flow.uses_of(name)
+                        if mma.start < byte < loop[1] and how in _WRITES)
+        for byte, name in writes:
+            if flow.exclusive(byte, mma.start) or \
+                    flow.in_lambda(byte) != flow.in_lambda(mma.start):
+                continue
+            way = [s for s in flow.steps if byte < s.start < loop[1] or (
+                loop[0] <= s.start and (s.start, s.order) < (mma.start, mma.order))]
+            if any(s.kind in (WG_FENCE, MMA) for s in way) or flow.opaque_between(
+                    byte, loop[1], _FENCES) or flow.opaque_between(
+                    loop[0] - 1, mma.start, _FENCES) or may_leave_loop(flow.node, loop, byte):
+                return None
+            return byte, name
+    return None
+
+
 class WgmmaWithoutFence(Rule):
     id = "PTX607"
     name = "wgmma-without-fence"
@@ -55,7 +84,12 @@ ordinary C++ code earlier in the function (`float d[4] = {}`, `d[i] *= s`) with 
 C++ variables bound to those operands (through up to three calls of same-file or
 included-project helpers). Where a variable cannot be named, or a call ptxlint cannot read lies
 between the write and the `wgmma` (the fence may be there: CUTLASS's `warpgroup_arrive()`), the
-rule is silent. This rule is in preview.
+rule is silent. A write after the `wgmma.mma_async`, in a loop around it, counts too where the
+loop's next turn brings it to the `wgmma.mma_async` with no fence on the way (from the write to
+the end of the turn, and from the start of the loop to the `wgmma`): the accumulators zeroed or
+rescaled after the wait, and the fence only before the loop. Not where that way holds another
+`wgmma`, a call ptxlint cannot read, or a `break`, `return` or `goto` after the write. This
+rule is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
 
@@ -91,10 +125,14 @@ asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         for flow, step in steps_of_kind(context, statement, MMA):
             write = unfenced_write(flow, step)
+            carried = write is None
+            if carried:
+                write = unfenced_loop_write(flow, step)
             if write is None:
                 continue
             byte, name = write
+            turn = " in the loop's previous turn" if carried else ""
             yield self.finding(
                 statement, step_span(flow, step),
                 f"`{step.instruction.mnemonic}` uses `{name}`, written at line "
-                f"{line_of(flow, byte)} by ordinary code, with no wgmma.fence in between")
+                f"{line_of(flow, byte)}{turn} by ordinary code, with no wgmma.fence in between")

@@ -25,8 +25,8 @@ from ptxlint.frontends.syntax_tree import (
 from ptxlint.lazy_regex import on_first_use
 
 __all__ = ["base_name", "call_form", "callee_name", "compact", "declared", "function_name",
-           "one_argument_call", "parameter_arity", "pointer_arithmetic", "pointer_variables",
-           "subscripts", "subscripts_at", "template_arguments", "usage"]
+           "may_leave_loop", "one_argument_call", "parameter_arity", "pointer_arithmetic",
+           "pointer_variables", "subscripts", "subscripts_at", "template_arguments", "usage"]
 
 Node = tree_sitter.Node
 
@@ -283,6 +283,26 @@ def parameter_arity(function: Node) -> tuple[int, int | None] | None:
     if any(c.type == "..." for c in plist.children):
         return required, None
     return required, total
+
+
+_EXITS = frozenset({"break_statement", "return_statement", "goto_statement",
+                    "co_return_statement", "throw_statement"})
+
+
+def may_leave_loop(function: Node, loop: tuple[int, int], after: int) -> bool:
+    """A ``break``, ``return``, ``goto`` or ``throw`` lies in ``function``'s loop spanning
+    bytes ``loop`` after byte ``after``: a turn of the loop that reaches ``after`` may not
+    come round again (a ``break`` of a loop or ``switch`` inside it counts too)."""
+    node = function.descendant_for_byte_range(loop[0], loop[1])
+    stack = [node] if node is not None else []
+    while stack:
+        current = stack.pop()
+        if current.end_byte <= after:
+            continue
+        if current.type in _EXITS and current.start_byte > after:
+            return True
+        stack.extend(current.named_children)
+    return False
 
 
 def definitions_spelled(parsed: ParsedSource, body: Node, name: str) -> list[Node | None]:
