@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.cxx_facts import facts_for
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
@@ -40,6 +41,15 @@ template names (`#if USE_RS` reading the random bits of `cvt.rs` that the `#else
 not need) is used by the build that takes that branch, and is not reported; an output that this
 branch's template does not name still is, since in this branch's build the variable receives an
 undefined value.
+
+An output no `%N` names whose variable nothing reads after the asm is not reported: a local
+of the block around the asm that the rest of the block never spells, with no loop around the
+asm inside that block (CUTLASS's epilogue iterators prefetch with
+`asm volatile("prefetch.global.L1 [ %1 ];" : "=l"(addr) : "l"(addr));`, `addr` declared just
+before and never used again). The undefined value it receives reaches nothing. Where the
+variable is read later, or may be (a reference, a pointer's target, a member, a `static` or
+`__shared__` variable, a local whose address was taken, a loop that brings the next iteration
+back to a read), it is reported as before.
 
 One defect, one finding (`ptxlint.analysis.roots`): an input tied to an output (`"0"`,
 `"=r,0"`) is read through the output's register and is never named; PTX002 reports the tie
@@ -107,6 +117,10 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                 continue  # the output a lost predicate was meant for: PTX208's finding
             consequence = ""
             if operand.role == "output" and "+" not in operand.constraint.modifiers:
+                facts = facts_for(context, statement)
+                if facts is not None and facts.read_after(
+                        operand.expression, statement.span.start, statement.span.end) is False:
+                    continue  # a local nothing reads after the asm: the undefined value is lost
                 consequence = ": the variable receives an undefined value"
             what = f" ({operand.expression})" if operand.expression else ""
             yield self.finding(

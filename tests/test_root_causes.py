@@ -189,7 +189,7 @@ STACKS = [
         '  asm volatile("{ .reg .pred P; mbarrier.try_wait.parity.shared::cta.b64 P, [%1], %2; }"'
         ' : "=r"(r) : "r"(x), "r"(y) : "memory");\n',
         '  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%1];"'
-        ' : "=r"(r) : "r"(x) : "memory");\n',
+        ' : "=r"(r) : "r"(x) : "memory");\n  p[0] = r;\n',
         id="a-lost-predicate-and-the-output-it-was-meant-for",
     ),
     pytest.param(
@@ -508,7 +508,8 @@ def test_a_write_meant_for_the_unnamed_output_offers_its_number() -> None:
     assert found.fix is not None and not found.fix.safe
     assert [e.new_text for e in found.fix.edits] == ["%0"]
     # two inputs written: which one was meant is not known, each is its own finding
-    two = '  asm volatile("mov.u32 %1, %2; mov.u32 %2, %1;" : "=r"(r) : "r"(x), "r"(y));\n'
+    two = ('  asm volatile("mov.u32 %1, %2; mov.u32 %2, %1;" : "=r"(r) : "r"(x), "r"(y));\n'
+           "  p[0] = r;\n")  # read after the asm: its undefined value reaches the store
     rules = sorted(f.rule for f in lint_text(_HEAD + two + "}\n", select=("PTX105", "PTX009")))
     assert rules == ["PTX009", "PTX105", "PTX105"]
 

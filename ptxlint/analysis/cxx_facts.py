@@ -19,11 +19,14 @@ configuration). Where the configurations disagree (``#if A int x = 1; #else int 
 or a local of an ``#if`` region that hides a parameter only where the region is compiled),
 the name is unknown.
 
-Rules ask two questions through a narrow interface (``facts_for``):
+Rules ask three questions through a narrow interface (``facts_for``):
 
 * ``prior_value(expression, offset)``: does the variable behind an asm operand hold a value the
   program put there before the asm (initialised, assigned, a parameter, memory behind a
   pointer)? ``False`` only when that is proven (an uninitialised local nothing touched yet).
+* ``read_after(expression, offset, span_end)``: may the variable an asm output names be read
+  after the asm? ``False`` only when that is proven (a local whose name the rest of its scope
+  never spells, with no loop around the asm inside that scope).
 * ``non_constant(expression, offset)``: the name that keeps an expression from being an integral
   constant expression (a function parameter, a non-``constexpr`` local of integral type), or
   ``None`` when ptxlint cannot prove it is not constant.
@@ -364,6 +367,33 @@ class FunctionFacts:
                 if any(w < byte or w >= end for w in writes[first:last]):
                     return True
         return False
+
+    def read_after(self, expression: str, offset: int, span_end: int) -> bool | None:
+        """Whether the variable an asm output expression names (the asm at characters
+        ``offset``-``span_end``) may be read after the asm. ``False`` only when that is
+        proven: a plain local (no reference, no static storage, under no ``#if`` of its own
+        scope), its name spelled nowhere from the asm's end to the end of its scope (a comment
+        counts: silence over guessing), nothing before the asm that may take its address
+        (every place a write may be, ``writes``), and no loop or ``goto`` inside its scope to
+        carry the asm's value back to a read before it."""
+        base = lvalue_base(expression)
+        if base is None or not base[0] or base[1]:
+            return None  # memory behind a pointer, a member or an element: other code sees it
+        name = base[0]
+        byte, end = self.parsed.to_byte(offset), self.parsed.to_byte(span_end)
+        decl = self.resolve(name, byte, templates=False)
+        if (decl is None or decl.kind != "local" or decl.reference or decl.static_storage
+                or decl.indirect or decl.conditions):
+            return None
+        writes = self.writes.get(name, [])
+        if bisect.bisect_left(writes, byte) > bisect.bisect_left(writes, decl.visible_from):
+            return None  # '&name', a call argument, an assignment: an alias cannot be ruled out
+        if any(decl.visible_from <= start <= byte and end <= stop for start, stop in self.loops):
+            return True  # the next iteration reads what the asm left
+        data = self.parsed.data
+        if data.find(b"goto", decl.visible_from, decl.scope_end) != -1:
+            return None
+        return data.find(name.encode(), end, decl.scope_end) != -1
 
     def non_constant(self, expression: str, offset: int) -> tuple[str, str] | None:
         """``(name, why)`` for a name that keeps ``expression`` (at character ``offset``) from
