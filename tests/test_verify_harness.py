@@ -13,7 +13,7 @@ import pytest
 
 from ptxlint.cli import _configure, build_parser, run
 from ptxlint.report.run_result import RunResult
-from ptxlint.verify import VerifyOptions, discover, harness, verify
+from ptxlint.verify import VerifyOptions, cu_probe, discover, harness, verify
 from tests.toolchain_cache import oracle_cache_root
 
 toolchain = discover()
@@ -247,6 +247,43 @@ def test_ptx105_in_a_file_that_does_not_compile_is_confirmed_by_the_clobber(tmp_
     verdict = result.verdict(finding(result, "PTX105"))
     assert verdict.status == "confirmed", verdict.evidence
     assert "the register nvcc gave input %0" in verdict.evidence
+
+
+# CCCL's b128 atomic stores: the input pair unpacked from a register the template never wrote,
+# and the pointer's type a template parameter the unit cannot declare
+TEMPLATE_POINTER = ('template <class _Type>\n'
+                    '__device__ void store(_Type* __ptr, unsigned long long x,'
+                    ' unsigned long long y) {\n'
+                    '  asm volatile(".reg .b128 _v;\\n\\tmov.b128 {%1, %2}, _v;\\n\\t'
+                    'st.relaxed.gpu.b128 [%0], _v;" :: "l"(__ptr), "l"(x), "l"(y) : "memory");\n'
+                    '}\n'
+                    'template __device__ void store<int>(int*, unsigned long long,'
+                    ' unsigned long long);\n')
+
+
+@pytest.mark.parametrize(("spelling", "unit"), [
+    ("_Type *", "void *"),
+    ("const _Type *", "const void *"),
+    ("MyStruct **", "void **"),
+    ("const volatile cute::uint128_t *", "const volatile void *"),
+    ("float *", "float *"),
+    ("const unsigned int *", "const unsigned int *"),
+    ("uint32_t *", "uint32_t *"),
+    ("std::uint64_t *", "std::uint64_t *"),
+    ("__half *", "__half *"),
+])
+def test_a_pointer_to_a_type_the_unit_cannot_name_is_a_pointer_to_void(spelling, unit):
+    assert cu_probe._pointer_for(spelling) == unit
+
+
+@needs_nvcc
+def test_a_template_parameters_pointer_does_not_keep_the_probe_from_compiling(tmp_path):
+    path = write(tmp_path, BROKEN + TEMPLATE_POINTER)
+    result = verified(path, "--select", "PTX105")
+    verdict = result.verdict(finding(result, "PTX105"))
+    assert "does not compile" not in verdict.evidence, verdict.evidence
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "the register nvcc gave input %1" in verdict.evidence
 
 
 def test_an_n_operand_gets_the_files_own_value_not_a_stand_in(tmp_path):

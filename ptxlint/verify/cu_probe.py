@@ -24,6 +24,15 @@ _INT_LITERAL = re.compile(r"\s*\(?\s*-?(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?\s*
 _STRING_LITERAL = re.compile(r'\s*"(?:[^"\\]|\\.)*"\s*')
 # the types the probe takes from CUDA's headers (cuda_fp16.h, cuda_bf16.h) by name
 _CUDA_TYPE = re.compile(r"\b(__half2?|__nv_bfloat162?|half2?|nv_bfloat162?)\b")
+# the words of a type the probe's unit knows without the file: C's own, <cstdint>'s and
+# <cstddef>'s, CUDA's vector types and the two CUDA headers it includes by name
+_KNOWN_TYPE_WORD = re.compile(
+    r"void|bool|char|short|int|long|float|double|signed|unsigned|const|volatile|__int128|"
+    r"u?int(?:8|16|32|64|ptr|max)_t|size_t|ptrdiff_t|std::\w+_t|"
+    r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]|"
+    r"__half2?|__nv_bfloat162?|half2?|nv_bfloat162?"
+)
+_TYPE_WORD = re.compile(r"[A-Za-z_][\w:]*")
 
 
 class NotProbeable(Exception):
@@ -43,6 +52,8 @@ def _declare(operand: Operand, name: str) -> str:
 
 def _type_for(operand: Operand) -> str:
     ctype = operand.ctype
+    if ctype is not None and ctype.kind == "pointer":
+        return _pointer_for(ctype.spelling)
     if ctype is not None and ctype.kind != "aggregate":
         return ctype.spelling
     if ctype is not None and re.fullmatch(r"(u?char|u?short|u?int|u?long|u?longlong|float|"
@@ -55,6 +66,21 @@ def _type_for(operand: Operand) -> str:
         return LETTER_TYPE[letter]
     raise NotProbeable(f"operand {operand.index}: type unknown and constraint "
                        f"{operand.constraint.text!r} names none")
+
+
+def _pointer_for(spelling: str) -> str:
+    """A pointer's type as the unit can spell it: as written where it knows every word of it,
+    else a pointer to ``void`` with the same qualifiers and stars (``const _Type *`` -> ``const
+    void *``). What the unit does with a pointer operand is hand its 64-bit value to the asm:
+    the pointee's type is nothing nvcc checks there, and a template parameter or the file's
+    own struct is a name the unit cannot declare (CCCL's ``_Type *__ptr``)."""
+    star = spelling.find("*")
+    pointee = spelling[:star] if star >= 0 else spelling
+    words = _TYPE_WORD.findall(pointee)
+    if all(_KNOWN_TYPE_WORD.fullmatch(word) for word in words):
+        return spelling
+    qualifiers = [word for word in words if word in ("const", "volatile")]
+    return " ".join([*qualifiers, "void", spelling[star:] if star >= 0 else "*"])
 
 
 def replacement(operand: Operand, value: int | None = None) -> tuple[str | None, str]:
