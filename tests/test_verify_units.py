@@ -205,3 +205,31 @@ def test_the_carry_pattern_reads_a_unique_label_as_the_number_nvcc_writes():
     pattern = differential.template_pattern(statement)
     assert pattern is not None and pattern.fullmatch(block)
     assert not pattern.fullmatch(block.replace("t0", "t%="))
+
+
+def test_an_error_another_finding_confirmed_is_named_as_that_findings():
+    from types import SimpleNamespace
+
+    from ptxlint.verify.verdict import (
+        ANOTHER_REASON,
+        CONFIRMED,
+        Verdict,
+        name_the_other_findings,
+        unverifiable,
+    )
+
+    words = "ptxas: Arguments mismatch for instruction 'cvt'"
+    width = SimpleNamespace(rule="PTX206", at="cvt")
+    target = SimpleNamespace(rule="PTX401", at="cvt")
+    elsewhere = SimpleNamespace(rule="PTX401", at="mov")  # the same words, another statement
+    verdicts = {
+        id(width): Verdict(CONFIRMED, "ptxas 13.0.88", "sm_100", words),
+        id(target): unverifiable(ANOTHER_REASON + words, "sm_100"),
+        id(elsewhere): unverifiable(ANOTHER_REASON + words, "sm_100"),
+    }
+    name_the_other_findings([width, target, elsewhere], verdicts, lambda f: f.at)
+    assert verdicts[id(target)].evidence.endswith(
+        f"{words}: the error PTX206 reports on this statement, which comes first")
+    assert verdicts[id(target)].status == "unverifiable"
+    assert verdicts[id(elsewhere)].evidence == ANOTHER_REASON + words
+    assert verdicts[id(width)].evidence == words

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, replace
+
+from ptxlint.model import Finding
 
 CONFIRMED, REFUTED, UNVERIFIABLE = "confirmed", "refuted", "unverifiable"
 STATUSES = (CONFIRMED, REFUTED, UNVERIFIABLE)
+# how a verdict begins where the toolchain's error on the statement is not the finding's
+ANOTHER_REASON = "the toolchain rejects the statement for another reason: "
 
 
 @dataclass(frozen=True)
@@ -29,3 +34,39 @@ class Verdict:
 
 def unverifiable(why: str, arch: str = "", tool: str = "", method: str = "") -> Verdict:
     return Verdict(UNVERIFIABLE, tool, arch, why, method)
+
+
+def naming_the_other_finding(verdict: Verdict, confirmed: Iterable[tuple[str, Verdict]]
+                             ) -> Verdict:
+    """``verdict``, where the toolchain's error that keeps it unverifiable is the one another
+    finding of the same statement has confirmed (``confirmed``: each such finding's rule and
+    verdict), saying which: TransformerEngine's ``cvt.rs.satfinite.e4m3x4.f32`` with a 64-bit
+    operand, whose PTX401 ptxas cannot judge past the operand mismatch PTX206 reports, is then
+    known to need that fix first."""
+    if verdict.status != UNVERIFIABLE or not verdict.evidence.startswith(ANOTHER_REASON):
+        return verdict
+    words = verdict.evidence[len(ANOTHER_REASON):]
+    for rule, other in confirmed:
+        if other.evidence.startswith(words):
+            return replace(verdict, evidence=f"{verdict.evidence}: the error {rule} reports "
+                                             "on this statement, which comes first")
+    return verdict
+
+
+def name_the_other_findings(findings: Iterable[Finding], verifications: dict[int, Verdict],
+                            statement_of: Callable[[Finding], Hashable | None]) -> None:
+    """Each verdict (``verifications``, by the finding's id) that the toolchain's error on its
+    statement keeps unverifiable says which other finding of that statement (``statement_of``:
+    its identity, None for none) the error confirmed: ``naming_the_other_finding``."""
+    findings = list(findings)
+    confirmed: dict[Hashable, list[tuple[str, Verdict]]] = {}
+    for finding in findings:
+        verdict = verifications.get(id(finding))
+        key = statement_of(finding)
+        if verdict is not None and verdict.status == CONFIRMED and key is not None:
+            confirmed.setdefault(key, []).append((finding.rule, verdict))
+    for finding in findings:
+        verdict = verifications.get(id(finding))
+        key = statement_of(finding)
+        if verdict is not None and key in confirmed:
+            verifications[id(finding)] = naming_the_other_finding(verdict, confirmed[key])

@@ -73,7 +73,15 @@ from ptxlint.verify.runner import (
 )
 from ptxlint.verify.stand_ins import value_sets
 from ptxlint.verify.toolchain import Toolchain, arch_key, discover, require
-from ptxlint.verify.verdict import CONFIRMED, REFUTED, UNVERIFIABLE, Verdict, unverifiable
+from ptxlint.verify.verdict import (
+    ANOTHER_REASON,
+    CONFIRMED,
+    REFUTED,
+    UNVERIFIABLE,
+    Verdict,
+    name_the_other_findings,
+    unverifiable,
+)
 
 MAX_FILE_SIZE = 8 * 1024 * 1024
 _ARCH_IN_TEXT = re.compile(r"\bsm_(\d+)([af]?)\b")
@@ -594,7 +602,7 @@ class Verifier:
         tool = " + ".join(dict.fromkeys(tools))
         method = "+".join(p for p in recipe.probes if p in (PTX, CU))
         if heard:
-            return unverifiable("the toolchain rejects the statement for another reason: "
+            return unverifiable(ANOTHER_REASON
                                 + _quote(heard[0]), archs[0], tool, method)
         if reasons or not tools:
             return unverifiable("; ".join(reasons) or "nothing could be compiled", arch, tool,
@@ -701,7 +709,7 @@ class Verifier:
             return Verdict(CONFIRMED, self.toolchain.label(match.tool), arch,
                            _quote(match) + " (whole file)", WHOLE_FILE)
         if mine:
-            return unverifiable("the toolchain rejects the statement for another reason: "
+            return unverifiable(ANOTHER_REASON
                                 + _quote(mine[0]), arch, tool, WHOLE_FILE)
         if not report.compiled:
             lines = sorted({e.where for e in report.errors})
@@ -960,6 +968,8 @@ def verify(result: RunResult, options: VerifyOptions | None = None,
         result.verifications[id(finding)] = verdict
         if verdict.status == CONFIRMED and finding.statement is not None:
             confirmed.add(key_of(finding.statement))
+    name_the_other_findings(result.findings, result.verifications,
+                            lambda f: key_of(f.statement) if f.statement is not None else None)
     behind = past_first_error(verifier, confirmed)
     if options.report_unpredicted:
         result.findings.extend(behind)
