@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 from ptxlint.analysis.cxx_facts import facts_for
 from ptxlint.analysis.llvm_binding import TRITON_FAMILY
 from ptxlint.analysis.statement import analysis_of
+from ptxlint.analysis.template_refs import refs_of
 from ptxlint.model import AsmStatement, Finding, Fix, Operand, PtxInstruction, Severity
 from ptxlint.ptx.effects import written_operands
 from ptxlint.rule import Rule, RuleContext
@@ -41,6 +43,14 @@ that is always written (`selp.u32 %3, 1, 0, p;` beside `@p mov.u32 %0, ...`, as 
 tile schedulers do), or is such an output (an LLVM `"=b"` output `$3` that
 `clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 $3, h;` writes, guarding
 `@$3 ...get_first_ctaid...`): the caller can tell the output is meaningless on that path.
+In LLVM syntax (Triton, CuTe DSL), where an output has no earlier value to lose, the same holds
+where each predicate that decides the writes (a guard, or a branch's) is an input, or is set by
+`setp` from constants and inputs the template reads for nothing else: a mask the caller passes
+only to be tested (`setp.eq.s32 p, $3, 1; @p ld.global.v2.u64 {$0, $1}, [$2];`, or
+`@p bra skip;` around the load) leaves undefined exactly the elements the caller's mask rules
+out, as Triton's masked `tl.load` without `other` does. A guard computed from memory, or from
+an input the template also uses as a value or an address (`setp.gt.f32 p, $1, 0f00000000;
+@p mov.b32 $0, $1;`), is still reported.
 
 One defect, one finding (`ptxlint.analysis.roots`): an output that only a fallback writes
 (`@!p mov.u32 %3, 0;`) because the vector of the guarded load lacks it
@@ -106,6 +116,8 @@ variable's current value in, which is what the template relies on; nothing else 
                 continue  # the element a too-short vector lacks: PTX207's finding
             if _guard_is_exported(statement, analysis.definite, writers):
                 continue
+            if statement.syntax == "llvm" and _guard_is_the_callers(statement, writers):
+                continue  # a mask the caller passes: it knows which elements were written
             facts = facts_for(context, statement)
             if facts is not None and facts.prior_value(
                 operand.expression, statement.span.start, statement.span.end
@@ -194,6 +206,42 @@ def _guard_is_exported(
         if any(o.kind == "register" and o.text in guards for o in sources):
             return True
     return False
+
+
+def _guard_is_the_callers(statement: AsmStatement, writers: list[PtxInstruction]) -> bool:
+    """LLVM syntax: whether each predicate that decides if the outputs are written (the
+    writers' guards and those of the template's branches) is an input, or is set by ``setp``
+    from constants and inputs that the template reads for nothing else (a mask passed only to
+    be tested: ``setp.eq.s32 p, $3, 1;``). The caller then holds the condition itself, and an
+    LLVM output has no earlier value to lose, so the unwritten elements are undefined just
+    where the caller's mask says so, as those of Triton's masked ``tl.load`` without
+    ``other``. A guard computed from a value the template also uses (``setp.gt.f32 p, $1, 0;``
+    then ``@p mov.b32 $0, $1;``) or from memory is not the caller's to know."""
+    instructions = statement.ptx.instructions
+    guards = [w.predicate.register for w in writers if w.predicate is not None]
+    guards += [i.predicate.register for i in instructions
+               if i.predicate is not None and i.opcode == "bra"]
+    if not guards:
+        return False
+    inputs = {o.index for o in statement.inputs}
+    refs = refs_of(statement)
+    for register in guards:
+        if register.kind == "ref":
+            if register.ref not in inputs:
+                return False
+            continue
+        setters = [i for i in instructions
+                   if any(o.text == register.text for o in written_operands(i) or ())]
+        if not setters or any(i.opcode != "setp" for i in setters):
+            return False
+        for setter in setters:
+            for source in setter.operands[len(written_operands(setter) or ()) and 1:]:
+                if source.kind == "immediate":
+                    continue
+                if source.kind != "ref" or source.ref not in inputs or any(
+                        u.instruction.opcode != "setp" for u in refs.uses(cast(int, source.ref))):
+                    return False
+    return True
 
 
 def _first_write(writers: list[PtxInstruction], index: int) -> tuple[int, int]:

@@ -60,3 +60,43 @@ def test_triton_message_names_what_triton_leaves() -> None:
     found = lint_text(text, path="k.py", select=("PTX103",))
     assert [f.rule for f in found] == ["PTX103"]
     assert "Triton 3.6.0" in found[0].message
+
+
+def _masked_load(body: str, constraints: str) -> str:
+    return (
+        "import triton.language as tl\n"
+        "\n"
+        "\n"
+        "def load_pair(addrs, mask):\n"
+        "    return tl.inline_asm_elementwise(\n"
+        f"        '{body}',\n"
+        f"        '{constraints}', args=[addrs, mask], dtype=(tl.uint64, tl.uint64),\n"
+        "        is_pure=False, pack=1)\n"
+    )
+
+
+def test_a_guard_set_from_a_mask_the_caller_passes_is_silent() -> None:
+    predicated = _masked_load(
+        "{ .reg .pred p; setp.eq.s32 p, $3, 1; @p ld.global.v2.u64 {$0, $1}, [$2]; }",
+        "=l,=l,l,r")
+    branched = _masked_load(
+        "{ .reg .pred p; setp.ne.s32 p, $3, 1; @p bra skip; "
+        "ld.global.v2.u64 {$0, $1}, [$2]; skip: }",
+        "=l,=l,l,r")
+    assert lint_text(predicated, path="k.py", select=("PTX103",)) == []
+    assert lint_text(branched, path="k.py", select=("PTX103",)) == []
+
+
+def test_a_guard_the_caller_cannot_know_still_flags() -> None:
+    # the condition is read from memory inside the template
+    loaded = _masked_load(
+        "{ .reg .pred p; .reg .b32 f; ld.global.u32 f, [$2]; setp.ne.u32 p, f, 0; "
+        "@p ld.global.v2.u64 {$0, $1}, [$2]; }",
+        "=l,=l,l,r")
+    # the tested input is also what the template loads from: not a mask the caller holds
+    data = _masked_load(
+        "{ .reg .pred p; setp.ne.s64 p, $2, 0; @p ld.global.v2.u64 {$0, $1}, [$2]; }",
+        "=l,=l,l,r")
+    for text in (loaded, data):
+        found = lint_text(text, path="k.py", select=("PTX103",))
+        assert [f.rule for f in found] == ["PTX103"]
