@@ -81,13 +81,19 @@ def test_ptx101_unit_holds_the_asm_twice_and_the_fix_makes_it_volatile(tmp_path)
     assert unit.fixed.count("asm volatile(") == 2 and "asm volatile(" not in unit.defective
 
 
-def test_a_finding_without_a_fix_or_of_another_rule_has_no_unit(tmp_path):
+def test_a_finding_without_a_fix_the_unit_cannot_write_or_of_another_rule_has_no_unit(tmp_path):
     path = write(tmp_path, LOAD.replace("{volatile}", ""))
     result = lint(path, "--select", "PTX102")
     found = finding(result, "PTX102")
+    source = result.sources[str(path)]
+    unfixed = {**{s: getattr(found, s) for s in found.__slots__}, "fix": None}
+    # PTX102's fix the unit writes itself (the clobber); which operand PTX105's would change
+    # is the finding's to say
+    assert '"memory"' in harness.unit(found.__class__(**unfixed), source).fixed
     with pytest.raises(harness.NotProbeable):
-        harness.unit(found.__class__(**{**{s: getattr(found, s) for s in found.__slots__},
-                                       "fix": None}), result.sources[str(path)])
+        harness.unit(found.__class__(**{**unfixed, "rule": "PTX105"}), source)
+    with pytest.raises(harness.NotProbeable):  # a rule the probe does not judge
+        harness.unit(found.__class__(**{**unfixed, "rule": "PTX004"}), source)
 
 
 def test_judge_needs_the_difference_the_rule_claims():
@@ -284,6 +290,38 @@ def test_a_template_parameters_pointer_does_not_keep_the_probe_from_compiling(tm
     assert "does not compile" not in verdict.evidence, verdict.evidence
     assert verdict.status == "confirmed", verdict.evidence
     assert "the register nvcc gave input %1" in verdict.evidence
+
+
+# a template spelled from the macro's argument: a fix would have to edit the macro for every
+# expansion, so the finding offers none (as nvshmem's multimem reductions)
+STRINGIZED = ('#define LOAD(T)                                                    \\\n'
+              '  __device__ unsigned load_##T(const unsigned* p) {                 \\\n'
+              '    unsigned v;                                                     \\\n'
+              '    asm("ld.global." #T " %0, [%1];" : "=r"(v) : "l"(p));           \\\n'
+              '    return v;                                                       \\\n'
+              '  }\n'
+              'LOAD(u32)\n')
+
+
+def test_a_finding_without_a_fix_of_its_own_gets_the_rules_fix_in_the_unit(tmp_path):
+    path = write(tmp_path, STRINGIZED)
+    result = lint(path, "--select", "PTX102")
+    found = finding(result, "PTX102")
+    assert found.fix is None
+    pair = harness.unit(found, result.sources[str(path)])
+    assert '"memory"' in pair.fixed and '"memory"' not in pair.defective
+    assert "ld.global.u32" in pair.defective and "ld.global.u32" in pair.fixed
+    # the two units differ in the clobber alone
+    assert pair.fixed.replace(' : "memory")', ")") == pair.defective
+
+
+@needs_nvcc
+def test_a_finding_without_a_fix_of_its_own_is_judged_by_the_function_probe(tmp_path):
+    path = write(tmp_path, STRINGIZED)
+    result = verified(path, "--select", "PTX102")
+    verdict = result.verdict(finding(result, "PTX102"))
+    assert verdict.status == "confirmed", verdict.evidence
+    assert "function-level probe" in verdict.evidence
 
 
 def test_an_n_operand_gets_the_files_own_value_not_a_stand_in(tmp_path):

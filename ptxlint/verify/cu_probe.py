@@ -108,10 +108,15 @@ def _c_string(text: str) -> str:
     return f'"{escaped}"'
 
 
-def rebuilt(statement: AsmStatement, exprs: dict[int, str]) -> str:
+def rebuilt(statement: AsmStatement, exprs: dict[int, str], volatile: bool = False,
+            memory: bool = False) -> str:
     """The statement after preprocessing: its keyword and qualifiers, the template as one
-    literal, each operand with its constraint around ``exprs[i]``, the clobbers, on one line."""
+    literal, each operand with its constraint around ``exprs[i]``, the clobbers, on one line;
+    with ``volatile`` and a ``"memory"`` clobber added where asked (PTX101's and PTX102's fix,
+    where the finding offers none of its own)."""
     words = [statement.keyword, *(q.name for q in statement.qualifiers)]
+    if volatile and not statement.is_volatile:
+        words.insert(1, "volatile")
     sections = [_c_string(statement.template.text)]
     if statement.extended:
         outputs = [o for o in statement.operands if o.role == "output"]
@@ -123,14 +128,21 @@ def rebuilt(statement: AsmStatement, exprs: dict[int, str]) -> str:
 
         sections.append(", ".join(one(o) for o in outputs))
         sections.append(", ".join(one(o) for o in inputs))
-        if statement.clobbers:
-            sections.append(", ".join(_c_string(c.name) for c in statement.clobbers))
+        clobbers = [c.name for c in statement.clobbers]
+        if memory and "memory" not in clobbers:
+            clobbers.append("memory")
+        if clobbers:
+            sections.append(", ".join(_c_string(c) for c in clobbers))
     return f"{' '.join(words)}({' : '.join(sections)})"
 
 
-def build(statement: AsmStatement, values: Mapping[int, int] | None = None) -> str:
+def build(statement: AsmStatement, values: Mapping[int, int] | None = None,
+          volatile: bool = False, memory: bool = False, rebuild: bool = False) -> str:
     """The probe's source text; ``values`` gives non-literal "n" operands the file's own values
-    (else a stand-in 1)."""
+    (else a stand-in 1); ``volatile``, ``memory``: the statement with that fix, written as
+    ``rebuilt`` writes it (as is ``rebuild``: the unit to compare with)."""
+    if memory and not statement.extended:
+        raise NotProbeable("a basic asm statement takes no clobber")
     if statement.template.has_holes or any(p.kind == "macro" for p in statement.template.pieces):
         raise NotProbeable("part of the template is a macro whose text is unknown")
     if statement.opaque_sections:
@@ -147,10 +159,11 @@ def build(statement: AsmStatement, values: Mapping[int, int] | None = None) -> s
             decls.append(decl)
         edits.append((operand.expression_span, expr))
         exprs[operand.index] = expr
-    if statement.context.branch or statement.context.expansion is not None:
+    if (statement.context.branch or statement.context.expansion is not None or rebuild
+            or volatile or memory):
         # the source holds #if lines (another branch too) or a macro invocation: write the
         # statement as the preprocessor leaves it
-        body = rebuilt(statement, exprs)
+        body = rebuilt(statement, exprs, volatile, memory)
     else:
         body = text[statement.span.start:statement.span.end]
         for span, new in sorted(edits, key=lambda e: e[0].start, reverse=True):

@@ -46,6 +46,11 @@ if TYPE_CHECKING:
 PROBE_FILE = "harness.cu"
 OUTPUT = "harness.ptx"
 RULES = ("PTX009", "PTX101", "PTX102", "PTX103", "PTX105", "PTX106")
+# the rules whose fix the unit can write itself where the finding offers none: volatile, and
+# the "memory" clobber
+FIXED_IN_UNIT = ("PTX101", "PTX102")
+# why the file itself is not compared for such a finding
+NO_FIX_OF_ITS_OWN = "the finding offers no fix to compile the file with"
 METHOD = FUNCTION
 # a scalar (or pointer) local cu_probe declares: it becomes a kernel parameter instead
 _LOCAL = re.compile(r"(?P<type>[^\[\]{}]+?)\s+(?P<name>ptxlint_v\d+)\{\};")
@@ -104,15 +109,19 @@ def fixed_statement(finding: Finding, source: SourceFile, fix: Fix | None = None
     raise NotProbeable("the fixed statement could not be read back")
 
 
-def text(statement: AsmStatement, rule: str) -> str:
-    """The unit for ``statement`` under ``rule``'s claim. NotProbeable (cu_probe's reasons: a
-    macro template, an operand of a user-defined type) when it cannot be written."""
+def text(statement: AsmStatement, rule: str, written: str = "") -> str:
+    """The unit for ``statement`` under ``rule``'s claim; ``written``: "as written" or "fixed"
+    for the pair of a finding that offers no fix of its own (``FIXED_IN_UNIT``), both written
+    from the statement's model, the second with the rule's fix. NotProbeable (cu_probe's
+    reasons: a macro template, an operand of a user-defined type) when it cannot be written."""
     # the file's own value for each "n" operand it fixes: a stand-in may be one ptxas rejects
     # (cp.async's size), and the unit must compile as the file would
     known = {o.index: found[0] for o in immediates.immediates(statement)
              if (found := immediates.values(statement, o))}
+    fixed = written == "fixed"
     try:
-        probe = cu_probe.build(statement, known)
+        probe = cu_probe.build(statement, known, volatile=fixed and rule == "PTX101",
+                               memory=fixed and rule == "PTX102", rebuild=bool(written))
     except cu_probe.NotProbeable as exc:
         raise NotProbeable(str(exc)) from exc
     lines = probe.splitlines()
@@ -169,6 +178,11 @@ def unit(finding: Finding, source: SourceFile) -> Unit:
         raise NotProbeable(f"no function-level probe for {finding.rule}")
     if statement.syntax == "llvm":
         raise NotProbeable("LLVM-syntax asm has no C++ function to compile")
+    if finding.fix is None and finding.rule in FIXED_IN_UNIT:
+        # a statement of a macro's expansion: its fix would edit the macro, so none is
+        # offered, but the unit can hold the statement with the rule's fix all the same
+        return Unit(text(statement, finding.rule, "as written"),
+                    text(statement, finding.rule, "fixed"))
     fix = None
     if finding.rule == "PTX009":
         operand = undefined_output(finding)
@@ -326,8 +340,10 @@ def plan(verifier: Verifier) -> None:
         if DIFFERENTIAL not in probes and METHOD not in probes:
             continue
         arch = probe_arch(statement, verifier.options.arch)
+        unfixed = finding.fix is None and finding.rule in FIXED_IN_UNIT
         try:
-            if DIFFERENTIAL in probes and verifier.file_silence(finding, arch) is None:
+            if (DIFFERENTIAL in probes and not unfixed
+                    and verifier.file_silence(finding, arch) is None):
                 continue
         except NotRun:  # the --verify-timeout passed: the verdict says so
             continue

@@ -774,6 +774,8 @@ class Verifier:
         tool = self.toolchain.label("nvcc")
         planned = self.differential.get(id(finding), "not planned")
         if isinstance(planned, str):
+            if finding.fix is None and id(finding) in self.function_probes:
+                return harness.verdict(self, finding, arch, harness.NO_FIX_OF_ITS_OWN)
             return unverifiable(planned, arch, tool, DIFFERENTIAL)
         silence = self.file_silence(finding, arch)
         if silence is not None:
