@@ -61,6 +61,18 @@ def test_sub_operation_is_anchored() -> None:
     assert _effects("bar.sync").writes is Writes.NONE
 
 
+def test_a_double_colon_qualifier_names_a_form_of_the_word_it_qualifies() -> None:
+    # tcgen05.wait::ld and tcgen05.fence::after_thread_sync order the tcgen05 operations; they
+    # access no memory C++ reads, unlike the family's catch-all
+    for modifiers in (("wait::ld", "sync", "aligned"), ("wait::st", "sync", "aligned"),
+                      ("fence::before_thread_sync",), ("fence::after_thread_sync",)):
+        effects = lookup("tcgen05", modifiers)
+        assert effects is not None
+        assert effects.orders_memory and effects.memory == "", modifiers
+    catch_all = lookup("tcgen05", ("dealloc", "cta_group::1", "sync", "aligned", "b32"))
+    assert catch_all is not None and catch_all.memory == "readwrite"
+
+
 def test_special_registers() -> None:
     for name in (
         "clock",

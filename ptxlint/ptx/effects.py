@@ -522,9 +522,12 @@ def _table_lookup(opcode: str, modifiers: tuple[str, ...]) -> Effects | None:
     if entries is None:
         return None
     first = modifiers[0] if modifiers else None
+    # a '::' qualifier names a form of the word it qualifies: tcgen05.wait::ld is a
+    # tcgen05.wait, tcgen05.fence::before_thread_sync a tcgen05.fence
+    head = first.partition("::")[0] if first else None
     rest = frozenset(modifiers[1:])
     for pattern_first, words, effects in entries:
-        if pattern_first is None or (pattern_first == first and words <= rest):
+        if pattern_first is None or (pattern_first in (first, head) and words <= rest):
             return effects
     return None
 
