@@ -13,7 +13,7 @@ import pytest
 
 from ptxlint.cli import _configure, build_parser, run
 from ptxlint.report.run_result import RunResult
-from ptxlint.verify import VerifyOptions, cu_probe, discover, harness, verify
+from ptxlint.verify import VerifyOptions, cu_probe, differential, discover, harness, verify
 from tests.toolchain_cache import oracle_cache_root
 
 toolchain = discover()
@@ -322,6 +322,55 @@ def test_a_finding_without_a_fix_of_its_own_is_judged_by_the_function_probe(tmp_
     verdict = result.verdict(finding(result, "PTX102"))
     assert verdict.status == "confirmed", verdict.evidence
     assert "function-level probe" in verdict.evidence
+
+
+GUARDED_TEMPLATE = ('#include "feature.h"\n'
+                    '#if HAS_WIDE_STORES()\n' + TEMPLATE_POINTER.split("template __device__")[0]
+                    + '#endif\n')
+
+
+@needs_nvcc
+@pytest.mark.parametrize(("value", "status"), [("1", "confirmed"), ("0", "unverifiable")])
+def test_a_template_under_a_guard_no_define_selects_is_judged_where_the_build_holds_it(
+        tmp_path, value, status):
+    # HAS_WIDE_STORES() is a header's function-like macro: no -D selects the branch, and the
+    # uninstantiated template is in no PTX either way; the file's preprocessing says whether
+    # the build holds it
+    (tmp_path / "feature.h").write_text(f"#pragma once\n#define HAS_WIDE_STORES() {value}\n")
+    path = write(tmp_path, GUARDED_TEMPLATE)
+    result = verified(path, "--select", "PTX105")
+    verdict = result.verdict(finding(result, "PTX105"))
+    assert verdict.status == status, verdict.evidence
+    assert "the register nvcc gave input %1" in verdict.evidence
+
+
+def test_a_line_is_in_the_preprocessed_file_only_with_its_text():
+    pre = ('# 1 "/tmp/x/ptxlint-source.cu"\n'
+           'int a;\n'
+           '\n'
+           '  asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));\n'
+           '# 1 "/usr/include/other.h" 1\n'
+           '  asm("nop;");\n'
+           '# 9 "/tmp/x/ptxlint-source.cu" 2\n'
+           '  asm("nop;");\n')
+    assert differential.holds_line(pre, "ptxlint-source.cu", 3, "asm")
+    assert differential.holds_line(pre, "ptxlint-source.cu", 9, "asm")
+    # a branch left out keeps its numbering with a blank line: no text, no statement
+    assert not differential.holds_line(pre, "ptxlint-source.cu", 2, "asm")
+    # line 1 of another file is not the file's
+    assert not differential.holds_line(pre, "ptxlint-source.cu", 1, "asm")
+
+
+def test_a_fix_that_rewrites_the_template_is_no_difference_the_optimizer_made():
+    around = "\tld.u32 %r1, [%rd1];\n{asm}\tst.u32 [%rd1], %r1;\n"
+    asm = "\t// begin inline asm\n\t{text}\n\t// end inline asm\n"
+    written = around.format(asm=asm.format(text="mov.b128 _d, {%rd2, %rd3};"))
+    fixed = around.format(asm=asm.format(text="mov.b128 {%rd2, %rd3}, _d;"))
+    confirmed, evidence = differential.judge(written, fixed, "mov", "nvcc")
+    assert not confirmed and "same code around the asm" in evidence
+    # a store the fix keeps is
+    assert differential.judge(written.replace("\tst.u32 [%rd1], %r1;\n", ""), fixed, "mov",
+                              "nvcc")[0]
 
 
 def test_an_n_operand_gets_the_files_own_value_not_a_stand_in(tmp_path):

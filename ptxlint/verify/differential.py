@@ -57,6 +57,41 @@ def compile_job(nvcc: str, path: str, text: str, arch: str, flags: Sequence[str]
     return Compile(tuple(args), files, (OUTPUT,), links=links)
 
 
+PREPROCESSED = "pre.ii"
+_LINE_MARKER = re.compile(r'#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"')
+
+
+def preprocess_job(nvcc: str, path: str, text: str, arch: str, flags: Sequence[str]
+                   ) -> tuple[Compile, str]:
+    """The file's device-side preprocessing for ``arch`` (``nvcc -E``, as ``compile_job``
+    compiles it), and the name its text has in the line markers. UnsafeArgument as
+    ``compile_job``."""
+    scratch.check_flags(flags)
+    include, links = scratch.folder_args(path)
+    files, shadow = scratch.sources(path, text, flags)
+    args = (nvcc, f"-arch={arch}", "-E", *shadow, *include, *flags,
+            "-o", f"{{dir}}/{PREPROCESSED}", f"{{dir}}/{scratch.SOURCE_NAME}")
+    return Compile(tuple(args), files, (PREPROCESSED,), links=links), files[-1][0]
+
+
+def holds_line(preprocessed: str, name: str, line: int, word: str) -> bool:
+    """Whether the preprocessor's output (``nvcc -E``) holds line ``line`` of the file it
+    names ``name`` (its copy: the end of the path in its line markers), spelling ``word`` (the
+    asm keyword): a branch its ``#if`` lines left out is no line of the output, or an empty
+    one (the preprocessor keeps a few lines' numbering with blank lines)."""
+    here = ""
+    at = 0
+    for text in preprocessed.splitlines():
+        marker = _LINE_MARKER.match(text) if text.startswith("#") else None
+        if marker is not None:
+            here, at = marker[2], int(marker[1])
+            continue
+        if at == line and word in text and (here == name or here.endswith("/" + name)):
+            return True
+        at += 1
+    return False
+
+
 def normalize(ptx: str) -> list[str]:
     """Instructions only, registers and labels renamed: differences that are mere renumbering
     are not differences in what the optimizer did."""
@@ -81,7 +116,9 @@ def judge(defective_ptx: str, fixed_ptx: str, mnemonic: str, tool: str) -> tuple
         what = "deleted" if before == 0 else "merged or hoisted"
         return True, (f"{tool} -O3 emits `{mnemonic}` {before}x as written and {after}x with the "
                       f"fix: the optimizer {what} it")
-    a, b = normalize(defective_ptx), normalize(fixed_ptx)
+    # the asm's own lines are the template, which a fix may rewrite (PTX105's reversed mov):
+    # what the optimizer did is the code around each copy
+    a, b = normalize(_asm_as_one_line(defective_ptx)), normalize(_asm_as_one_line(fixed_ptx))
     if a != b:
         moved = memory_ops(a) != memory_ops(b)
         detail = ("loads/stores around the asm differ" if moved
@@ -90,7 +127,20 @@ def judge(defective_ptx: str, fixed_ptx: str, mnemonic: str, tool: str) -> tuple
         return True, (f"{tool} -O3 compiles the defective and fixed variants differently "
                       f"({changed} PTX lines differ): {detail}")
     return False, (f"not exploited by {tool} -O3 today: the defective and fixed variants "
-                   "compile to the same PTX")
+                   "compile to the same code around the asm")
+
+
+def _asm_as_one_line(ptx: str) -> str:
+    """``ptx`` with each inline asm block, markers included, one line that says where it was."""
+    lines = ptx.splitlines()
+    kept: list[str] = []
+    at = 0
+    for block in asm_blocks(lines):
+        kept.extend(lines[at:block.begin - 1])
+        kept.append("<inline asm>")
+        at = block.end
+    kept.extend(lines[at:])
+    return "\n".join(kept)
 
 
 def memory_ops(lines: list[str]) -> list[str]:

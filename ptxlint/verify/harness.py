@@ -34,10 +34,11 @@ from ptxlint.fix import apply_edits
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, SourceFile, Span
 from ptxlint.verify import cu_probe, differential, immediates
 from ptxlint.verify.asm_blocks import asm_blocks, is_begin, outside_blocks
+from ptxlint.verify.configuration import defines_for
 from ptxlint.verify.diagnostics import parse
 from ptxlint.verify.identity import probe_arch, tool_id
 from ptxlint.verify.recipes import DIFFERENTIAL, FUNCTION, recipe_for, undefined_output
-from ptxlint.verify.runner import Compile, NotRun
+from ptxlint.verify.runner import Compile, NotRun, UnsafeArgument
 from ptxlint.verify.verdict import CONFIRMED, UNVERIFIABLE, Verdict, unverifiable
 
 if TYPE_CHECKING:
@@ -240,7 +241,8 @@ def judge(rule: str, defective_ptx: str, fixed_ptx: str, mnemonic: str, tool: st
     confirmed, evidence = differential.judge(defective_ptx, fixed_ptx, mnemonic, tool)
     if confirmed:
         return True, f"in {setting}, " + evidence
-    return False, f"not exploited by {tool} -O3 in {setting} either: the same PTX"
+    return False, (f"not exploited by {tool} -O3 in {setting} either: the same code around "
+                   "the asm")
 
 
 _CONSTRAINT = re.compile(r'"([=+&]*)[^"]*"\(ptxlint_v(\d+)\)')
@@ -356,12 +358,53 @@ def plan(verifier: Verifier) -> None:
             verifier.function_probes[id(finding)] = str(exc)
             continue
         tool = tool_id(verifier.toolchain, "nvcc")
+        _plan_preprocess(verifier, finding, arch, source)
         virtual = arch.replace("sm_", "compute_")
         keys = [verifier.plan.add(f"harness:{job}", job, tool)
                 for job in (compile_job(nvcc.path, pair.defective, virtual),
                             compile_job(nvcc.path, pair.fixed, virtual))]
         verifier.function_probes[id(finding)] = (keys[0], keys[1])
         verifier.function_units[id(finding)] = pair
+
+
+def _plan_preprocess(verifier: Verifier, finding: Finding, arch: str, source: SourceFile
+                     ) -> None:
+    """For a statement the file's compile left out under guards no -D can select (CCCL's
+    ``_CCCL_HAS_CUDA_COMPILER()``): the file's device-side preprocessing, which says whether
+    the build holds the statement's branch at all (``branch_compiled``)."""
+    statement = finding.statement
+    nvcc = verifier.toolchain.nvcc
+    if statement is None or nvcc is None or statement.context.expansion is not None:
+        return
+    try:
+        silence = verifier.file_silence(finding, arch)
+    except NotRun:
+        return
+    if silence is None or "never compiled" not in silence or defines_for(statement) is not None:
+        return
+    flags = verifier.flags(finding.path, ())
+    try:
+        job, name = differential.preprocess_job(nvcc.path, finding.path, source.text, arch, flags)
+    except UnsafeArgument:
+        return
+    key = verifier.plan.add(f"preprocess:{job}", job, tool_id(verifier.toolchain, "nvcc"))
+    verifier.preprocessed[id(finding)] = (key, name)
+
+
+def branch_compiled(verifier: Verifier, finding: Finding) -> bool:
+    """Whether the file's preprocessing (``_plan_preprocess``) holds the statement's line: its
+    branch is in the build, and the statement is missing from the PTX only as an
+    uninstantiated template or an unused function is, which the function-level probe speaks
+    for."""
+    planned = verifier.preprocessed.get(id(finding))
+    statement = finding.statement
+    if planned is None or statement is None:
+        return False
+    outcome = verifier.outcomes.get(planned[0])
+    if outcome is None or outcome.returncode != 0:
+        return False
+    return differential.holds_line(outcome.output(differential.PREPROCESSED), planned[1],
+                                   statement.line, statement.keyword)
 
 
 def verdict(verifier: Verifier, finding: Finding, arch: str, silence: str,

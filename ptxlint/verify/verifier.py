@@ -312,6 +312,8 @@ class Verifier:
         self.triton: dict[int, tuple[str, ...] | str] = {}  # id(f) -> job keys | reason
         self.function_probes: dict[int, tuple[str, str] | str] = {}  # id(f) -> keys | reason
         self.function_units: dict[int, harness.Unit] = {}  # id(f) -> the two texts
+        # id(f) -> (job key, the file's name in its line markers): its preprocessing
+        self.preprocessed: dict[int, tuple[str, str]] = {}
         self.llvm: dict[int, tuple[str, str] | str] = {}  # llvmlite/CuTe DSL: keys | reason
         self._reports: dict[WholeKey, whole_file.Report] = {}
         self._ran: set[str] = set()
@@ -785,8 +787,8 @@ class Verifier:
             # branch, what it does alone is said but proves nothing about this configuration
             statement = finding.statement
             assert statement is not None
-            decisive = ("never compiled" not in silence
-                        or defines_for(statement) is not None)
+            decisive = ("never compiled" not in silence or defines_for(statement) is not None
+                        or harness.branch_compiled(self, finding))
             return harness.verdict(self, finding, arch, silence, decisive=decisive)
         defective, fixed = (self.outcomes[k] for k in planned)
         statement = finding.statement
