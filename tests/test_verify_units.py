@@ -227,7 +227,20 @@ def test_an_error_another_finding_confirmed_is_named_as_that_findings():
         id(target): unverifiable(ANOTHER_REASON + words, "sm_100"),
         id(elsewhere): unverifiable(ANOTHER_REASON + words, "sm_100"),
     }
-    name_the_other_findings([width, target, elsewhere], verdicts, lambda f: f.at)
+    # a probe the same error keeps from compiling, and a confirmation that names its values
+    blocked = SimpleNamespace(rule="PTX106", at="cvt")
+    verdicts[id(blocked)] = unverifiable(
+        f"the function-level probe does not compile as written ({words})", "sm_100")
+    valued = SimpleNamespace(rule="PTX204", at="cvt.rs")
+    verdicts[id(valued)] = Verdict(CONFIRMED, "ptxas 13.0.88", "sm_100",
+                                   f"{words} (the same with 'N' = 1 and = 16)")
+    typo = SimpleNamespace(rule="PTX401", at="cvt.rs")
+    verdicts[id(typo)] = unverifiable(ANOTHER_REASON + words, "sm_100")
+    name_the_other_findings([width, target, elsewhere, blocked, valued, typo], verdicts,
+                            lambda f: f.at)
+    assert verdicts[id(blocked)].evidence.endswith("PTX206 reports on this statement, which "
+                                                   "comes first")
+    assert "PTX204 reports" in verdicts[id(typo)].evidence
     assert verdicts[id(target)].evidence.endswith(
         f"{words}: the error PTX206 reports on this statement, which comes first")
     assert verdicts[id(target)].status == "unverifiable"

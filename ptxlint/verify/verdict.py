@@ -38,19 +38,33 @@ def unverifiable(why: str, arch: str = "", tool: str = "", method: str = "") -> 
 
 def naming_the_other_finding(verdict: Verdict, confirmed: Iterable[tuple[str, Verdict]]
                              ) -> Verdict:
-    """``verdict``, where the toolchain's error that keeps it unverifiable is the one another
-    finding of the same statement has confirmed (``confirmed``: each such finding's rule and
-    verdict), saying which: TransformerEngine's ``cvt.rs.satfinite.e4m3x4.f32`` with a 64-bit
-    operand, whose PTX401 ptxas cannot judge past the operand mismatch PTX206 reports, is then
-    known to need that fix first."""
-    if verdict.status != UNVERIFIABLE or not verdict.evidence.startswith(ANOTHER_REASON):
+    """``verdict``, where the toolchain's error that keeps it unverifiable (``ANOTHER_REASON``,
+    or a probe that does not compile) is the one another finding of the same statement has
+    confirmed (``confirmed``: each such finding's rule and verdict), saying which:
+    TransformerEngine's ``cvt.rs.satfinite.e4m3x4.f32`` with a 64-bit operand, whose PTX401
+    ptxas cannot judge past the operand mismatch PTX206 reports, is then known to need that
+    fix first."""
+    if verdict.status != UNVERIFIABLE:
         return verdict
-    words = verdict.evidence[len(ANOTHER_REASON):]
     for rule, other in confirmed:
-        if other.evidence.startswith(words):
+        # the other finding's evidence is the toolchain's words, quoted in this one
+        words = _toolchain_words(other.evidence)
+        if words and words in verdict.evidence:
             return replace(verdict, evidence=f"{verdict.evidence}: the error {rule} reports "
                                              "on this statement, which comes first")
     return verdict
+
+
+def _toolchain_words(evidence: str) -> str:
+    """The tool's message a confirmed verdict quotes (``ptxas: ...``), without what ptxlint
+    says after it (the values probed, "(whole file)"); "" for evidence of another kind."""
+    if not evidence.startswith(("ptxas: ", "nvcc: ")):
+        return ""
+    for said_after in (" (whole file)", " (the same with ", " with "):
+        at = evidence.find(said_after)
+        if at > 0:
+            evidence = evidence[:at]
+    return evidence
 
 
 def name_the_other_findings(findings: Iterable[Finding], verifications: dict[int, Verdict],
