@@ -406,7 +406,9 @@ def predict(text: str) -> Prediction:
         return Prediction("abstain", "grammar abstains")
     if verdict.form is not None and verdict.form.rejected:
         return Prediction("reject", f"warning: {verdict.form.rejected}")
-    errors = [i for i in verdict.issues if i.severity == "error"]
+    # an issue ptxas assembles all the same (it moves other data than the operands say) is the
+    # program's defect, not the assembly's: ptxas's verdict is accept
+    errors = [i for i in verdict.issues if i.severity == "error" and not i.ptxas_takes]
     if errors:
         return Prediction("reject", f"{errors[0].kind}: {errors[0].message}")
     return Prediction("accept", need=verdict.need)

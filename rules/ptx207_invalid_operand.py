@@ -32,7 +32,12 @@ warp collectives; `grammar_data_tensor.py`: `mma.sync`/`mma.sp`, `wgmma`, `tcgen
 - the wrong number of operands for the form (`add.u32 %0, %1;`), or of elements in a vector:
   an `mma`/`wgmma` fragment or accumulator whose length follows the shape and type
   (`wgmma...m64n64k16.f32...` takes 32 accumulators), a `tcgen05.ld` destination whose length
-  follows the shape and `.num`;
+  follows the shape and `.num`, the coordinates of a surface load or store (`suld`, `sust`),
+  whose count follows the geometry (`.2d` two, `.3d` four);
+- the data of a surface load or store that does not match its `.v2`/`.v4`: a vector where none
+  is written (`sust.p.2d.b32 [%0, {%1, %2}], {%3, %4};`), which ptxas takes and stores or loads
+  the first element of only, and a scalar under `sust`'s `.v2`/`.v4`, which ptxas takes with the
+  registers after it;
 - an immediate the form does not allow: the byte count of `cp.async.cg` (only 16), a barrier id
   outside 0..15, a register where only an immediate is allowed (`cp.async.wait_group %0` with
   `"r"`, a `wgmma` transpose flag), a sparsity selector outside the range of its `mma.sp` shape,
@@ -75,7 +80,8 @@ operands to ptxas, and one defect).
 ptxas rejects the file ("Argument 2 of instruction 'cp.async': unexpected value '4', expected
 to be 16", "Arguments mismatch for instruction", "Parsing error near 'int64_t': syntax
 error"), but only when it compiles the statement, which an `#if __CUDA_ARCH__` branch or an
-uninstantiated template can postpone to a user's build.
+uninstantiated template can postpone to a user's build. A surface store of a vector with no
+`.v2`/`.v4` compiles, and writes one component of each texel: the others keep what was there.
 
 ## Example
 ```cuda

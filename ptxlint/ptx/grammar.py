@@ -526,7 +526,9 @@ def _check_forms(
     return Verdict("error", tuple(best[1]), best[2].form, best[2].need, _written(best[2].form))
 
 
-_RELAXED = frozenset({"ld", "ldu", "st", "cvt", "ld_global_nc"})
+# a register wider than the type is fine here (the surface loads and stores too: ptxas 13.0
+# takes 'suld.b.2d.b32 %rd1, ...' and '.b8' data in 32-bit registers, no narrower one)
+_RELAXED = frozenset({"ld", "ldu", "st", "cvt", "ld_global_nc", "suld", "sust"})
 
 
 def _operands_in_error(instruction: PtxInstruction, errors: list[Issue]) -> int:

@@ -413,6 +413,47 @@ _add("ldu{.global}<V:.v2><T:.b8|.b16|.b32|.b64|.u8|.u16|.u32|.u64|.s8|.s16|.s32|
      ".f64> {d:T*V}, [A]")
 _add(f"ldu{{.global}}<V:.v4><T:{_NARROW}> {{d:T*V}}, [A]")
 
+# ----------------------------------------------------------------------------- surfaces
+# (ISA suld, sust.) The coordinates are a scalar or a one-element vector for .1d, two for .2d,
+# four for .3d (the fourth ignored), the layer and one for .a1d, the layer and three for .a2d.
+# ptxas 13.0 also takes a scalar, or a vector of four (of two for .1d), for every geometry, and
+# rejects fewer elements or three ("Operand vector size doesn't match geometry", "Illegal vector
+# size: 3"): undocumented forms. The data is a scalar, or a vector of .v2/.v4's length
+# ("Argument vector size mismatch"; no .v4 of .b64: "Vector type too large"), in registers as
+# wide as the type or wider (grammar._RELAXED), and the clamp mode is required ("Clamp modifier
+# required"). ptxas takes a data vector where no .v2/.v4 is written, and a scalar under sust's
+# .v2/.v4, but moves one element in the first case (sm_90 SASS: 'sust.b.1d.b32 [s, {x}],
+# {a, b}' is the SUST of 'a' alone, as 'sust.p...b32' writes the R channel only and 'suld'
+# loads the first element) and the registers after the scalar in the second: the forms keep
+# the ISA's data shapes, so the operand check reports both, as issues ptxas takes
+# (Issue.ptxas_takes: PTX207's errors, ptxas's accept in benchmarks/ptxas_agreement.py). The
+# surface is a .u64 handle (operand_check._surface_handle_issue). sust.p stores .b32 elements;
+# ptxas takes the layered geometries and a cache operator for it too (the ISA has neither).
+_SURF_COORDS: dict[str, tuple[str, ...]] = {
+    "1d": ("a:s32", "{a:s32*1}"), "2d": ("{a:s32*2}",), "3d": ("{a:s32*4}",),
+    "a1d": ("{a:b32*2}",), "a2d": ("{a:b32*4}",),
+}
+_SURF_LAX_COORDS: dict[str, tuple[str, ...]] = {
+    "1d": ("{a:s32*2}", "{a:s32*4}"), "2d": ("a:s32", "{a:s32*4}"), "3d": ("a:s32",),
+    "a1d": ("a:b32", "{a:b32*4}"), "a2d": ("a:b32",),
+}
+_SURF_DATA = (("", "a:T", ".b8|.b16|.b32|.b64"), ("<V:.v2>", "{a:T*V}", ".b8|.b16|.b32|.b64"),
+              ("<V:.v4>", "{a:T*V}", ".b8|.b16|.b32"))
+_SURF_MODE = "(.trap|.clamp|.zero)"
+for _geometry in _SURF_COORDS:
+    for _coords, _keys in [(c, "") for c in _SURF_COORDS[_geometry]] + [
+            (c, "; undocumented") for c in _SURF_LAX_COORDS[_geometry]]:
+        _address = f"[A, {_coords}]"
+        for _vec, _data, _types in _SURF_DATA:
+            _add(f"sust.b.{_geometry}{{.wb|.cg|.cs|.wt}}{_vec}<T:{_types}>{_SURF_MODE} "
+                 f"{_address}, {_data}{_keys}")
+            _add(f"suld.b.{_geometry}{{.ca|.cg|.cs|.cv}}{_vec}<T:{_types}>{_SURF_MODE} "
+                 f"{_data.replace('a:', 'd:')}, {_address}{_keys}")
+            _p = _keys or ("; undocumented" if _geometry.startswith("a") else "")
+            _add(f"sust.p.{_geometry}{_vec}<T:.b32>{_SURF_MODE} {_address}, {_data}{_p}")
+            _add(f"sust.p.{_geometry}(.wb|.cg|.cs|.wt){_vec}<T:.b32>{_SURF_MODE} {_address}, "
+                 f"{_data}; undocumented")
+
 # ----------------------------------------------------------------------------- atomics
 # ptxas 13.0: .L2::cache_hint only for .global (or generic) addresses; red has no .acquire,
 # .acq_rel or .exch.

@@ -170,6 +170,10 @@ def _check_one(
             return [Issue("operand", f"'{operand.text}' should be an address '[...]' ("
                                      f"{_where(instruction, position)})",
                           operand.start, operand.end)]
+        if instruction.opcode in _SURFACE_DATA and operand.parts:
+            handle = _surface_handle_issue(instruction, operand.parts[0], position, resolve)
+            if handle is not None:
+                return [handle]
         if spec.parts:
             return _parts_issues(instruction, operand, spec, binding, resolve, relaxed,
                                  position)
@@ -229,6 +233,11 @@ def _check_one(
                 return [Issue("operand", f"'{operand.text}' should be a vector of one, "
                               f"'{{{operand.text}}}' ({_where(instruction, position)})",
                               operand.start, operand.end, one_element_vector=True)]
+            if _surface_data(instruction, position, "sust"):
+                return [Issue("operand", f"'{operand.text}' should be a vector '{{...}}' ("
+                              f"{_where(instruction, position)}): ptxas takes a scalar and "
+                              "reads the registers after it as the other elements",
+                              operand.start, operand.end, ptxas_takes=True)]
             return [Issue("operand", f"'{operand.text}' should be a vector '{{...}}' ("
                                      f"{_where(instruction, position)})",
                           operand.start, operand.end)]
@@ -256,6 +265,12 @@ def _check_one(
             # ptxas reads a one-element vector as the scalar (Triton writes `{$0}`)
             return _check_one(instruction, operand.parts[0], spec, binding, resolve, relaxed,
                               position)
+        if _surface_data(instruction, position, "suld", "sust") and len(operand.parts) in (2, 4):
+            # (of two or four: a vector of three ptxas rejects, "Illegal vector size: 3")
+            return [Issue("operand", f"'{operand.text}' is a vector, but "
+                          f"{_where(instruction, position)} is not: ptxas takes it and moves "
+                          "the first element only; write .v2 or .v4 for the whole vector",
+                          operand.start, operand.end, ptxas_takes=True)]
         return [Issue("operand", f"'{operand.text}' is a vector, but "
                                  f"{_where(instruction, position)} is not",
                       operand.start, operand.end)]
@@ -500,6 +515,25 @@ def _address_shape_issue(
     return None
 
 
+def _surface_handle_issue(
+    instruction: PtxInstruction, base: PtxOperand, position: int, resolve: Resolver,
+) -> Issue | None:
+    """A surface named by a register that is no 64-bit integer: the ISA's surface is a .surfref
+    name or a .u64 handle, and ptxas 13.0 rejects a 32-bit or a float register ("Arguments
+    mismatch for instruction 'sust.b'")."""
+    if base.kind not in ("ref", "register"):
+        return None
+    cls = resolve(base)
+    if cls.kind != "reg" or cls.type is None:
+        return None
+    bits = TYPE_BITS.get(cls.type, ("", 0))
+    if bits[1] == 64 and bits[0] in "bus":
+        return None
+    return Issue("type", f"'{base.text}' is a .{cls.type} register, but the surface of "
+                 f"{_where(instruction, position)} is a 64-bit handle (.u64)",
+                 base.start, base.end)
+
+
 def _address_base_issue(
     instruction: PtxInstruction,
     base: PtxOperand,
@@ -669,6 +703,18 @@ def _special_operand(instruction: PtxInstruction, operand: PtxOperand) -> list[I
                   operand.start, operand.end)]
 
 
+# The data of a surface load (its result, operand 0) or store (operand 1): ptxas 13.0 takes a
+# vector there where no .v2/.v4 is written and moves its first element only, and a scalar under
+# sust's .v2/.v4 with the registers after it (sm_90 SASS: grammar_data.py, "surfaces"); a scalar
+# result under suld's it rejects ("Result vector expected")
+_SURFACE_DATA = {"suld": 0, "sust": 1}
+
+
+def _surface_data(instruction: PtxInstruction, position: int, *opcodes: str) -> bool:
+    """Whether operand ``position`` is the data of a surface instruction among ``opcodes``."""
+    return instruction.opcode in opcodes and _SURFACE_DATA[instruction.opcode] == position
+
+
 _VECTOR_WORD = re.compile(r"[vx]([0-9]+)")
 _SHAPE = on_first_use(r"m[0-9]+n([0-9]+)k[0-9]+")
 _DIMENSIONS = on_first_use(r"([0-9])d")
@@ -710,6 +756,10 @@ def _takes_one_element_vector(instruction: PtxInstruction, position: int) -> boo
     """Whether ptxas reads ``{%r1}`` as ``%r1`` as operand ``position`` (from 0) of
     ``instruction``, where its form takes a scalar."""
     opcode = instruction.opcode
+    if opcode in _SURFACE_DATA:
+        # the coordinates' vector is the geometry's: ptxas reads '{x}' as no '.2d' scalar
+        # ("Operand vector size doesn't match geometry")
+        return _SURFACE_DATA[opcode] == position
     if opcode in _VECTOR_FAMILIES:
         return True
     modifiers = instruction.modifiers

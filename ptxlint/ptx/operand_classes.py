@@ -126,6 +126,10 @@ class Issue:
     # a lone register where the form takes a vector of exactly one ('ldmatrix .x1'): ptxas
     # asks for it in braces ("Vector of size 1 is expected"), a fix PTX207 offers
     one_element_vector: bool = False
+    # ptxas assembles the instruction all the same, and moves other data than its operands say
+    # (a surface store's vector with no .v2/.v4: the first element alone): a defect of the
+    # program, not of its assembly (benchmarks/ptxas_agreement.py does not count it as a reject)
+    ptxas_takes: bool = False
     # a vector with fewer elements than the form takes: how many it lacks (the operands no %N
     # names beside it are those elements: ptxlint.analysis.roots, "short-vector")
     short_by: int = 0
