@@ -31,12 +31,7 @@ the copies (`mov.b64 $0, $1;` given a pointer and a token, as Triton kernels ret
 ordered after the token a wait gave): an elementwise call orders its result after a value only
 by taking it as an argument, so the input it does not name is the dependency it exists for. In
 C++, where `volatile` and clobbers order a statement, `mov.u32 %0, %1;` given `x` and `y` is
-reported as usual (a `%1` meant as `%2` looks the same). Nor is an input whose value
-another input passes too, where the template names that one (`args=[sel, lo, hi, sel]` with
-`prmt.b32 $0, $2, $3, $4;`, or `"r"(sel)` given twice in C++): the template reads the value, so
-no numbering lost it. Only where the expression reads the same value each time it is evaluated
-(a variable, a member, an element by a literal or a name; not a call or an increment) and the
-two operands share their constraint letters. It stays silent when it cannot see the
+reported as usual (a `%1` meant as `%2` looks the same). It stays silent when it cannot see the
 whole template or operand list: a template with a macro piece, an operand or clobber section
 that comes through a macro, a constraint from a macro, a `"C"` operand (its spliced text may
 name other operands), and symbolic `%[name]` references.

@@ -31,7 +31,6 @@ from ptxlint.analysis.operand_access import (
     written_indices,
 )
 from ptxlint.analysis.operand_summary import summary_of
-from ptxlint.analysis.operand_twins import has_named_twin
 from ptxlint.analysis.operand_use import uses
 from ptxlint.analysis.placement import Placement, placement_of
 from ptxlint.analysis.register_types import Misnumbered, RegisterMismatch
@@ -401,8 +400,7 @@ class StatementAnalysis:
         template is not empty (``asm volatile("" : "+r"(x))`` pins a value): not an input tied
         to an output (read through the output's register), a dummy output of Triton's
         (``bar.sync`` needs one), nor one register of a packed tensor whose others are named,
-        nor an input whose value a named input passes too (:mod:`.operand_twins`), nor an
-        input that the template of another ``#if`` branch of the statement names
+        nor an input that the template of another ``#if`` branch of the statement names
         (``Context.branch_named``: the build that takes that branch reads it; an output it
         names is still unwritten in this branch's build), nor an input of a template that only
         copies inputs into outputs (a dependency, :meth:`_copies_only`). In LLVM syntax a
@@ -443,11 +441,19 @@ class StatementAnalysis:
                 continue  # "0", "=r,0": the tied input is read through the output's register
             if operand.role == "input" and statement.syntax == "llvm" and self._copies_only():
                 continue  # `mov.b64 $0, $1;` given a pointer and a token: a dependency
-            # an input whose value a named input passes too (`args=[sel, lo, hi, sel]`), or a
-            # packed register whose tensor another named register carries (two random words
-            # for eight values); each output register holds its own elements of the result
-            if operand.role == "input" and has_named_twin(operand, statement.operands, used,
-                                                          packed):
+            # Packed: each input tensor has several registers and a template may need only
+            # some of them (two random words for eight values); an input counts as unnamed
+            # where no register of its tensor is named, and only where the register -> tensor
+            # map is known. Each output register holds its own elements of the result: one
+            # the template never names leaves those elements undefined.
+            if packed and operand.role == "input" and (
+                not operand.expression
+                or any(
+                    o.index in used
+                    for o in statement.operands
+                    if o.expression == operand.expression
+                )
+            ):
                 continue
             found.append(operand)
         return tuple(found)
