@@ -20,6 +20,8 @@ PREFILTER: tuple[bytes, ...] = (
     b"ElementwiseKernel",
     b"ReductionKernel",
     b"cuda.core",  # cuda.core Program
+    b"load_inline",  # torch.utils.cpp_extension.load_inline(cuda_sources=...)
+    b"SourceModule",  # PyCUDA
 )
 
 
@@ -33,7 +35,10 @@ def mentions_api(data: bytes | str) -> bool:
 _LLVM_CALL = re.compile(
     r"\b(?:inline_asm_elementwise|elementwise_inline_asm|inline_asm|inline_ptx|InlineAsm)\s*\("
 )
-_CXX_CALL = re.compile(r"\b(?:RawKernel|RawModule|ElementwiseKernel|ReductionKernel|Program)\s*\(")
+_CXX_CALL = re.compile(
+    r"\b(?:RawKernel|RawModule|ElementwiseKernel|ReductionKernel|Program|load_inline"
+    r"|SourceModule)\s*\("
+)
 _CXX_ASM = re.compile(r"\b(?:asm|__asm__|__asm)\b")
 # ``_LLVM_CALL`` without its leading ``\b`` (see ``bounded_matches``)
 _LLVM_WORD = re.compile(
@@ -78,7 +83,7 @@ class Api:
     """One callable: its family, parameter names in positional order, and their roles."""
 
     # "triton" | "helion" | "pallas" | "torch" | "cute" | "cute-ptx" | "llvmlite" | "cupy" |
-    # "cuda.core"
+    # "cuda.core" | "torch-ext" | "pycuda"
     key: str
     function: str  # the last name of the callee
     params: tuple[str, ...]  # positional order
@@ -224,6 +229,19 @@ CUDA_CORE = Api(
     "cuda.core", "Program", ("code", "code_type", "options"), (("code", "code"),), "cxx"
 )
 
+# PyTorch's JIT extension: `cuda_sources` (a string or a list of them) is nvcc's; `cpp_sources`
+# goes to the host compiler, whose asm is the host's.
+TORCH_EXTENSION = Api(
+    "torch-ext",
+    "load_inline",
+    ("name", "cpp_sources", "cuda_sources"),
+    (("code", "cuda_sources"),),
+    "cxx",
+)
+PYCUDA = Api(
+    "pycuda", "SourceModule", ("source", "nvcc", "options"), (("code", "source"),), "cxx"
+)
+
 
 def classify(origin: str, head_imported: bool, llvmlite_imported: bool) -> Api | None:
     """Which API a callee is, from its dotted origin (imports applied to its first name).
@@ -275,4 +293,8 @@ def classify(origin: str, head_imported: bool, llvmlite_imported: bool) -> Api |
         return None
     if last == "Program" and "cuda.core" in lowered:
         return CUDA_CORE
+    if last == "load_inline" and "cpp_extension" in lowered:
+        return TORCH_EXTENSION
+    if last == "SourceModule" and "pycuda" in lowered:
+        return PYCUDA
     return None

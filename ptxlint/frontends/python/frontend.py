@@ -51,14 +51,14 @@ from .wrappers import wrapper_uses
 _CALLEE = re.compile(
     r"\b(inline_asm_elementwise|elementwise_inline_asm|inline_asm|inline_ptx|InlineAsm|RawKernel"
     r"|RawModule"
-    r"|ElementwiseKernel|ReductionKernel|Program)\b"
+    r"|ElementwiseKernel|ReductionKernel|Program|load_inline|SourceModule)\b"
 )
 # Where ``_CALLEE`` can match: the same words without the boundaries (``apis.bounded_matches``).
 # ``_CALLEE.finditer`` tried every position (0.52 s over flashinfer's 27 MB of asm-bearing
 # Python); this scan costs 0.08 s, and ``_CALLEE`` is then only tried where it finds a word.
 _CALLEE_WORD = re.compile(
     r"inline_asm_elementwise|elementwise_inline_asm|inline_asm|inline_ptx|InlineAsm|RawKernel"
-    r"|RawModule|ElementwiseKernel|ReductionKernel|Program"
+    r"|RawModule|ElementwiseKernel|ReductionKernel|Program|load_inline|SourceModule"
 )
 # An operand constraint's modifiers, and what is not one of its letters (a modifier or a blank:
 # ``\s`` is ``str.isspace``, both being Python's Unicode whitespace test); a regex each rather
@@ -292,12 +292,18 @@ def _embedded(
         node = call.bound.get(param) if param else None
         if node is None:
             continue
-        code = values.string(node)
-        if "asm" not in code.text:
-            continue
-        inner = extract_embedded(source, code, parse_template, type_lookup)
-        result.statements.extend(inner.statements)
-        result.skipped.extend(inner.skipped)
+        # a list of sources (`load_inline(cuda_sources=[a, b])`): each its own translation unit
+        parts = (
+            [n for n in node.named_children if n.type != "comment"]
+            if node.type in ("list", "tuple") else [node]
+        )
+        for part in parts:
+            code = values.string(part)
+            if "asm" not in code.text:
+                continue
+            inner = extract_embedded(source, code, parse_template, type_lookup)
+            result.statements.extend(inner.statements)
+            result.skipped.extend(inner.skipped)
 
 
 # --------------------------------------------------------------------------- LLVM syntax
@@ -334,11 +340,14 @@ def _llvm_branches(
     if not read.template.has_holes and not (constraints is not None and constraints.has_holes):
         return
     point = points[0]
+    # an `if`'s branches, or the entries of a table the template is looked up in
+    table = point.type == "subscript"
+    arms = values.table_entries(point) if table else branches(point)
     readings: list[AsmStatement] = []
     other_isa: list[tuple[int, str]] = []  # the branches read as another ISA's assembly
     partial = False  # a branch read as some PTX text around a hole
-    for index, branch in enumerate(branches(point)[:_MAX_BRANCHES]):
-        if never_passes(point, branch):
+    for index, branch in enumerate(arms[:_MAX_BRANCHES]):
+        if not table and never_passes(point, branch):
             continue
         values.choices = {point.id: index}
         one = ExtractionResult()
@@ -365,7 +374,11 @@ def _llvm_branches(
 
 
 def _branch_words(values: Values, point: tree_sitter.Node, branch: tree_sitter.Node) -> str:
-    """How a finding names the branch: ``if isinstance(value, Int32)``, ``else``."""
+    """How a finding names the branch: ``if isinstance(value, Int32)``, ``else``,
+    ``asm_by_op[op] with 'sum'`` (a table's entry)."""
+    if point.type == "subscript":
+        key = branch.child_by_field_name("key")
+        return f"{values.text(point)} with {values.text(key) if key is not None else '?'}"
     if branch.type == "else_clause":
         return "else"
     owner = point if branch.type != "elif_clause" else branch

@@ -6,7 +6,8 @@ enclosing function or at module level (``+=`` chains included), ``tl.constexpr(.
 a function of the same module (:mod:`.helpers`). A binding made under an
 ``if``/loop/``try`` that does not also hold the use becomes a hole, never a guess; the front
 end then reads the call once per branch of such an ``if`` (``choices``), as a C++ statement is
-read once per ``#if`` branch.
+read once per ``#if`` branch, and once per entry of a dict literal the template is looked up in
+by a key the program computes (``asm_by_op[op]``).
 """
 
 from __future__ import annotations
@@ -134,6 +135,8 @@ class Values:
             return self._call_string(node, depth)
         if kind == "conditional_expression":
             return self._platform_choice(node, depth)
+        if kind == "subscript":
+            return self._table_entry(node, depth)
         if kind == "attribute":
             return self._constexpr_value(node, depth)
         return None
@@ -157,6 +160,45 @@ class Values:
             return None
         args = [a for a in arguments.named_children if a.type != "comment"]
         return self._string(args[0], depth + 1) if len(args) == 1 else None
+
+    def table_entries(self, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        """The entries (``pair`` nodes) of the table a subscript ``node`` looks up: a dict
+        literal, spelt there or bound once to the name it subscripts, every entry a ``key:
+        value`` (a ``**`` spread has keys no one can list). Empty for anything else."""
+        table = node.child_by_field_name("value")
+        if table is not None and table.type == "identifier":
+            table = self._single_binding(table)
+        if table is None or table.type != "dictionary":
+            return []
+        entries = [c for c in table.named_children if c.type != "comment"]
+        return entries if all(e.type == "pair" for e in entries) else []
+
+    def _table_entry(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
+        """``table[key]`` of a dict literal (:meth:`table_entries`): a literal key's entry; a
+        key the program computes is one entry per reading (``choices``: the front end reads
+        the call once per entry, as once per branch of an ``if``), a hole until chosen."""
+        entries = self.table_entries(node)
+        keys = node.children_by_field_name("subscript")
+        if not entries or len(keys) != 1:
+            return None
+        chosen = self.choices.get(node.id)
+        if chosen is not None:
+            value = entries[chosen].child_by_field_name("value")
+            return self._string(value, depth + 1) if value is not None else None
+        if keys[0].type == "string":
+            wanted = self.string(keys[0], depth + 1)
+            for entry in entries:
+                key = entry.child_by_field_name("key")
+                value = entry.child_by_field_name("value")
+                if key is None or value is None or key.type != "string":
+                    continue
+                spelt = self.string(key, depth + 1)
+                if not spelt.has_holes and not wanted.has_holes and spelt.text == wanted.text:
+                    return self._string(value, depth + 1)
+            return None
+        if node not in self.branch_points:
+            self.branch_points.append(node)
+        return None
 
     def _platform_choice(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
         """``A if torch.version.hip else B``: a choice between platforms, like C++'s ``#if``
