@@ -375,10 +375,12 @@ def _llvm_branches(
 
 def _branch_words(values: Values, point: tree_sitter.Node, branch: tree_sitter.Node) -> str:
     """How a finding names the branch: ``if isinstance(value, Int32)``, ``else``,
-    ``asm_by_op[op] with 'sum'`` (a table's entry)."""
+    ``op == 'sum'`` (the entry of a table, ``asm_by_op[op]``, looked up)."""
     if point.type == "subscript":
+        looked_up = point.children_by_field_name("subscript")
         key = branch.child_by_field_name("key")
-        return f"{values.text(point)} with {values.text(key) if key is not None else '?'}"
+        words = " ".join(values.text(looked_up[0]).split()) if looked_up else "?"
+        return f"{words} == {values.text(key) if key is not None else '?'}"
     if branch.type == "else_clause":
         return "else"
     owner = point if branch.type != "elif_clause" else branch
