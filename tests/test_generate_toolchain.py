@@ -151,6 +151,12 @@ def test_completion_and_grammar_agree_on_the_words(prefix: str) -> None:
 def test_sampled_triton_calls_lint_clean() -> None:
     cases = new_forms.triton_run(new_forms.sample(list(grammar.forms()), SAMPLE))
     written = [c for c in cases if c.code]
-    assert len(written) >= 0.6 * len(cases)  # shared addresses and accumulators are refused
+    # what a Triton call may hold at the default toolkit: a form the ISA does not list, or one
+    # a newer ptxas brought, is refused by design, and its share of the sample moves with the
+    # grammar's table (the surface forms, many undocumented, shifted it)
+    writable = [c for c in cases
+                if not c.form.undocumented and assembles(c.form.toolkit, None)]
+    # of those, shared addresses and accumulators are refused
+    assert sum(1 for c in writable if c.code) >= 0.6 * len(writable)
     assert all(c.reason for c in cases if not c.code)
     assert [(c.opcode, c.findings) for c in written if c.findings] == []
