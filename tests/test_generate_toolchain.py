@@ -160,3 +160,19 @@ def test_sampled_triton_calls_lint_clean() -> None:
     assert sum(1 for c in writable if c.code) >= 0.6 * len(writable)
     assert all(c.reason for c in cases if not c.code)
     assert [(c.opcode, c.findings) for c in written if c.findings] == []
+
+
+@needs_nvcc
+def test_a_surfaces_wrapper_takes_the_surface_object_and_compiles() -> None:
+    # the first element of suld's and sust's brackets is a surface (cudaSurfaceObject_t's 64
+    # bits), not an address: a wrapper taking a pointer would make the caller cast the handle
+    assert NVCC is not None
+    forms = [f for f in grammar.forms("sust") + grammar.forms("suld") if not f.undocumented]
+    cases = new_forms.run(new_forms.sample(forms, 8), new_forms.Compiler(NVCC))
+    generated = [c for c in cases if c.code]
+    assert generated
+    for case in generated:
+        assert "uint64_t surf" in case.code and '"l"(surf)' in case.code, case.code
+        assert "void*" not in case.code, case.code
+        assert case.compiled and all(v == "" for v in case.compiled.values()), case.compiled
+        assert not case.findings, f"{case.opcode}: {case.findings}\n{case.code}"

@@ -303,15 +303,23 @@ def _vector(b: _Builder, element: OperandSpec, count: int, where: str,
     return [b.value(ptx_type, written, name, where, k, exact) for k in range(count)]
 
 
+# the instructions whose bracketed operand starts with a surface, not an address
+_SURFACE_OPCODES = frozenset({"suld", "sust", "sured", "suq"})
+
+
 def _address(b: _Builder, spec: OperandSpec, position: int, space: str, where: str) -> str:
     if spec.type:  # [A:b32]: tensor memory, addressed by a 32-bit register
         name = b.name("taddr")
         b.params.append(Parameter(name, "in", "uint32_t", spec.type, letter="r"))
         return f"[{b.input('r', name, name)}]"
-    if spec.element is not None:  # [tensorMap, {coordinates}]
+    surface = b.selected.opcode in _SURFACE_OPCODES
+    if spec.element is not None and surface:  # [surface, {coordinates}]
+        base = _surface(b)
+    elif spec.element is not None:  # [tensorMap, {coordinates}]: the map's generic address
         name = b.name("tmap")
         b.params.append(Parameter(name, "addr", "void", space="generic", letter="l"))
         base = b.input("l", f"reinterpret_cast<uint64_t>({name})", name)
+    if spec.element is not None:
         coordinates = spec.element
         count = grammar.vector_count(coordinates.count, b.selected.binding)
         if coordinates.kind != "vec" or coordinates.element is None or count is None:
@@ -319,10 +327,19 @@ def _address(b: _Builder, spec: OperandSpec, position: int, space: str, where: s
         texts = _vector(b, coordinates.element, count, where, "coords")
         return f"[{base}, {{{', '.join(texts)}}}]"
     if spec.parts:  # [r:u32, a:u64]: each part an operand of its own, a base a pointer
-        texts = [_base(b, position, space, where) if part.kind == "base"
-                 else _operand(b, part, position, space) for part in spec.parts]
+        texts = [(_surface(b) if surface else _base(b, position, space, where))
+                 if part.kind == "base" else _operand(b, part, position, space)
+                 for part in spec.parts]
         return f"[{', '.join(texts)}]"
     return f"[{_base(b, position, space, where)}]"
+
+
+def _surface(b: _Builder) -> str:
+    """A surface: a value, cudaSurfaceObject_t's 64 bits, not an address (ISA suld, sust: the
+    first element of the brackets is a .surfref or a .u64 handle)."""
+    name = b.name("surf")
+    b.params.append(Parameter(name, "in", "uint64_t", "u64", letter="l"))
+    return b.input("l", name, name)
 
 
 def _base(b: _Builder, position: int, space: str, where: str) -> str:
