@@ -91,13 +91,16 @@ def block_at(blocks: Sequence[Block], line: int) -> Block | None:
     return None
 
 
-def outside_blocks(ptx: str) -> str:
-    """``ptx`` without its blocks (markers included): the code the compiler made itself."""
+def outside_blocks(ptx: str, mark: str | None = None) -> str:
+    """``ptx`` without its blocks (markers included): the code the compiler made itself; each
+    block the line ``mark`` where given, to say where it was."""
     lines = ptx.splitlines()
     kept: list[str] = []
     at = 0
     for block in asm_blocks(lines):
         kept.extend(lines[at:block.begin - 1])
+        if mark is not None:
+            kept.append(mark)
         at = block.end
     kept.extend(lines[at:])
     return "\n".join(kept)

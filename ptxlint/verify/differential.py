@@ -21,7 +21,7 @@ from ptxlint.analysis.flow_syntax import function_name
 from ptxlint.fix import apply_edits
 from ptxlint.model import AsmStatement, Finding
 from ptxlint.verify import scratch
-from ptxlint.verify.asm_blocks import asm_blocks
+from ptxlint.verify.asm_blocks import asm_blocks, outside_blocks
 from ptxlint.verify.runner import Compile
 
 OUTPUT = "out.ptx"
@@ -118,7 +118,8 @@ def judge(defective_ptx: str, fixed_ptx: str, mnemonic: str, tool: str) -> tuple
                       f"fix: the optimizer {what} it")
     # the asm's own lines are the template, which a fix may rewrite (PTX105's reversed mov):
     # what the optimizer did is the code around each copy
-    a, b = normalize(_asm_as_one_line(defective_ptx)), normalize(_asm_as_one_line(fixed_ptx))
+    a = normalize(outside_blocks(defective_ptx, "<inline asm>"))
+    b = normalize(outside_blocks(fixed_ptx, "<inline asm>"))
     if a != b:
         moved = memory_ops(a) != memory_ops(b)
         detail = ("loads/stores around the asm differ" if moved
@@ -128,19 +129,6 @@ def judge(defective_ptx: str, fixed_ptx: str, mnemonic: str, tool: str) -> tuple
                       f"({changed} PTX lines differ): {detail}")
     return False, (f"not exploited by {tool} -O3 today: the defective and fixed variants "
                    "compile to the same code around the asm")
-
-
-def _asm_as_one_line(ptx: str) -> str:
-    """``ptx`` with each inline asm block, markers included, one line that says where it was."""
-    lines = ptx.splitlines()
-    kept: list[str] = []
-    at = 0
-    for block in asm_blocks(lines):
-        kept.extend(lines[at:block.begin - 1])
-        kept.append("<inline asm>")
-        at = block.end
-    kept.extend(lines[at:])
-    return "\n".join(kept)
 
 
 def memory_ops(lines: list[str]) -> list[str]:
