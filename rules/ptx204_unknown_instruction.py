@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import HOLE, AsmStatement, Finding, PtxInstruction, Severity, Span
+from ptxlint.ptx.directives import misplaced
 from ptxlint.ptx.grammar import family_vocabulary
 from ptxlint.ptx.instructions import family, instruction_requirement, is_opcode, unknown_modifier
 from ptxlint.ptx.toolkit import beyond_grammar, toolkit_unseen
@@ -34,7 +35,7 @@ class UnknownInstruction(Rule):
     pure = True
     scope = "statement"
     severity = Severity.ERROR
-    needs = ("instructions",)
+    needs = ("instructions", "directives")
     summary = "Opcode or modifier that the PTX ISA does not have"
     tags = ("correctness", "ptx")
     docs = """\
@@ -78,6 +79,14 @@ Opcodes that are PTX opcodes but for their case or a leading underscore (`_mma`,
 reported as well; other unknown opcodes only when the statement is clearly PTX. Every form of
 the PTX ISA up to 9.x is accepted, including `::` sub-namespaces (`.shared::cluster`,
 `.mbarrier::complete_tx::bytes`), shapes (`.m16n8k16`) and vector types (`.v4`).
+
+It also flags a directive that a function body cannot hold, which is where an asm statement's
+template lands (`ptxlint.ptx.directives`, each case checked with ptxas 13.0): the module's own
+(`.version`, `.address_size`, `.file`, `.section`), a function header's (`.entry`, `.maxnreg`,
+`.maxntid`...), a variable with linkage (`.extern .shared .align 16 .b8 smem[];`: declare
+`extern __shared__` in C++ and pass its address), a texture, surface or sampler variable, and
+a declaration with no state space (`.b32 x;`, `.pred p;`). A directive it does not know is
+left alone (`.target` in a body assembles).
 
 One defect, one finding (`ptxlint.analysis.roots`): a form ptxas rejects that the grammar
 matches by its operands' registers (`cvta.to.shared.u32` of a 32-bit register: "32-bit
@@ -151,6 +160,19 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             else:
                 message = f"empty modifier ('..') in '{instruction.mnemonic}'"
             yield self._unknown_word(statement, span, message, beyond)
+        if statement.ptx.directives:
+            yield from self._misplaced_directives(statement)
+
+    def _misplaced_directives(self, statement: AsmStatement) -> Iterator[Finding]:
+        """The directives ptxas rejects in the function body the asm is pasted into."""
+        if not analysis_of(statement).clearly_ptx:
+            return  # another assembler's directive (x86's .align, .byte) is no PTX's
+        for directive in statement.ptx.directives:
+            reason = misplaced(directive)
+            if reason is not None:
+                start = directive.start
+                span = self.template_span(statement, start, start + len(directive.name))
+                yield self.finding(statement, span, reason)
 
     def _unknown_word(self, statement: AsmStatement, span: Span, message: str,
                       beyond: CudaVersion | None) -> Finding:
