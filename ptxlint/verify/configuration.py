@@ -29,10 +29,9 @@ from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET, evaluate_guards
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.targets import Target
 from ptxlint.ptx.toolkit import oldest_compiling
-from ptxlint.ptx.versions import CudaVersion, format_cuda
+from ptxlint.ptx.versions import CudaVersion, format_cuda, parse_cuda_version
 
 _TARGET = re.compile(r"sm_(\d+)([af]?)")
-_MAJOR_MINOR = re.compile(r"(\d+)\.(\d+)")
 _NAME = r"[A-Za-z_]\w*"
 _DEFINED = re.compile(rf"\s*defined\s*(?:\(\s*({_NAME})\s*\)|({_NAME}))\s*")
 _NOT = re.compile(r"\s*!\s*\((.*)\)\s*", re.S)
@@ -171,6 +170,14 @@ def in_default_build(statement: AsmStatement) -> bool:
     return evaluate_guards(context.guards, macros=context.guard_macros) is not False
 
 
+def _major_minor(version: str) -> CudaVersion | None:
+    """``(13, 0)`` of a tool's "13.0.88"; None where it said no version."""
+    try:
+        return parse_cuda_version(version)
+    except ValueError:
+        return None
+
+
 def oldest_toolkit(statement: AsmStatement) -> CudaVersion | None:
     """The oldest CUDA toolkit whose builds hold the statement, where its guards test the
     toolkit's version (``#if CUDA_VERSION >= 13010``: 13.1), as PTX403 reads them; None where
@@ -189,8 +196,8 @@ def older_than_guards(statement: AsmStatement, tools: Sequence[tuple[str, str]])
     oldest = oldest_toolkit(statement)
     if oldest is None:
         return ""
-    known = [(name, version, _MAJOR_MINOR.match(version)) for name, version in tools]
-    found = [(name, version, (int(m[1]), int(m[2]))) for name, version, m in known if m]
+    found = [(name, version, have) for name, version in tools
+             if (have := _major_minor(version)) is not None]
     if not found:
         return ""
     name, version, have = min(found, key=lambda tool: tool[2])

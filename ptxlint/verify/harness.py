@@ -344,10 +344,10 @@ def plan(verifier: Verifier) -> None:
         arch = probe_arch(statement, verifier.options.arch)
         unfixed = finding.fix is None and finding.rule in FIXED_IN_UNIT
         try:
-            if (DIFFERENTIAL in probes and not unfixed
-                    and verifier.file_silence(finding, arch) is None):
-                continue
+            silence = verifier.file_silence(finding, arch) if DIFFERENTIAL in probes else None
         except NotRun:  # the --verify-timeout passed: the verdict says so
+            continue
+        if DIFFERENTIAL in probes and not unfixed and silence is None:
             continue
         source = verifier.result.sources.get(finding.path)
         try:
@@ -358,7 +358,7 @@ def plan(verifier: Verifier) -> None:
             verifier.function_probes[id(finding)] = str(exc)
             continue
         tool = tool_id(verifier.toolchain, "nvcc")
-        _plan_preprocess(verifier, finding, arch, source)
+        _plan_preprocess(verifier, finding, arch, source, silence)
         virtual = arch.replace("sm_", "compute_")
         keys = [verifier.plan.add(f"harness:{job}", job, tool)
                 for job in (compile_job(nvcc.path, pair.defective, virtual),
@@ -367,18 +367,15 @@ def plan(verifier: Verifier) -> None:
         verifier.function_units[id(finding)] = pair
 
 
-def _plan_preprocess(verifier: Verifier, finding: Finding, arch: str, source: SourceFile
-                     ) -> None:
-    """For a statement the file's compile left out under guards no -D can select (CCCL's
-    ``_CCCL_HAS_CUDA_COMPILER()``): the file's device-side preprocessing, which says whether
-    the build holds the statement's branch at all (``branch_compiled``)."""
+def _plan_preprocess(verifier: Verifier, finding: Finding, arch: str, source: SourceFile,
+                     silence: str | None) -> None:
+    """For a statement the file's compile left out (``silence``, ``file_silence``'s words)
+    under guards no -D can select (CCCL's ``_CCCL_HAS_CUDA_COMPILER()``): the file's
+    device-side preprocessing, which says whether the build holds the statement's branch at
+    all (``branch_compiled``)."""
     statement = finding.statement
     nvcc = verifier.toolchain.nvcc
     if statement is None or nvcc is None or statement.context.expansion is not None:
-        return
-    try:
-        silence = verifier.file_silence(finding, arch)
-    except NotRun:
         return
     if silence is None or "never compiled" not in silence or defines_for(statement) is not None:
         return

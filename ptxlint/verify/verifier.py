@@ -556,22 +556,31 @@ class Verifier:
                 if not isinstance(planned, tuple):
                     reasons.append(f"no PTX probe: {planned or 'not planned'}")
                     continue
+                # each variant's ptxas errors, all and the statement's, read once (the
+                # outcome None: not run)
+                read: list[tuple[Variant, str, Outcome | None, list[Mapped],
+                                 list[Diagnostic]]] = []
+                for variant in planned:
+                    key = _ptx_job_key(variant.probe, at, self.toolchain)
+                    outcome = self.outcomes.get(key)
+                    everyone = _ptx_errors(variant.probe, outcome) if outcome is not None else []
+                    mine = [m.diagnostic for m in everyone
+                            if key_of(m.statement) == key_of(statement)]
+                    read.append((variant, key, outcome, everyone, mine))
                 # the words every stand-in probe gave on a stand-in's line: not the value's
                 value_free = stand_ins.same_in_every_probe(
-                    [self._stand_in_errors(variant, at, statement) for variant in planned
-                     if not variant.exact])
-                for variant in planned:
+                    [[d for d in mine if _on_chosen_line(d, variant.probe)]
+                     for variant, _, _, _, mine in read if not variant.exact])
+                for variant, key, outcome, everyone, errors in read:
+                    if outcome is None:
+                        raise NotRun(key)
                     probe = variant.probe
-                    outcome = self.outcomes[_ptx_job_key(probe, at, self.toolchain)]
-                    everyone = _ptx_errors(probe, outcome)
                     if outcome.returncode != 0 and not everyone:
                         # no message to judge, and no sign that ptxas accepted the statement
                         # either (a crash, a timeout, exit 0 without probe.cubin)
                         reasons.append(f"the PTX probe failed: {_last_error(outcome)}")
                         continue
                     tools.append(self.toolchain.label("ptxas"))
-                    errors = [m.diagnostic for m in everyone
-                              if key_of(m.statement) == key_of(statement)]
                     note = variant.label(statement)
                     if not variant.exact:
                         guessed = [d for d in errors if _on_chosen_line(d, probe)
@@ -882,17 +891,6 @@ class Verifier:
                         out.append((statement, arch, error))
                         break
         return out
-
-    def _stand_in_errors(self, variant: Variant, arch: str,
-                         statement: AsmStatement) -> list[Diagnostic]:
-        """ptxas's errors about ``statement`` on the lines of ``variant`` that hold a stand-in
-        (none where the probe has not run)."""
-        outcome = self.outcomes.get(_ptx_job_key(variant.probe, arch, self.toolchain))
-        if outcome is None:
-            return []
-        return [m.diagnostic for m in _ptx_errors(variant.probe, outcome)
-                if key_of(m.statement) == key_of(statement)
-                and _on_chosen_line(m.diagnostic, variant.probe)]
 
     def _probe_error(self, probe: ptx_probe.PtxProbe, arch: str,
                      key: StatementKey) -> Diagnostic | None:
