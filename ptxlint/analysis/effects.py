@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand, PtxTemplate
+from ptxlint.ptx.call_targets import reads_program_state
 from ptxlint.ptx.effects import Ordering, lookup, special_register
 from ptxlint.ptx.template_memo import TemplateMemo
 
@@ -95,7 +96,7 @@ def side_effects(statement: AsmStatement) -> list[Effect]:
 def _side_effects(ptx: PtxTemplate) -> list[Effect]:
     found: list[Effect] = []
     for position, ins in enumerate(ptx.instructions):
-        if ins.opaque:
+        if ins.opaque or reads_program_state(ins):
             continue
         effects = lookup(ins.opcode, ins.modifiers)
         if effects is not None and effects.side_effect:
@@ -134,7 +135,7 @@ def memory_effects(statement: AsmStatement) -> list[Effect]:
 def _memory_effects(ptx: PtxTemplate) -> list[Effect]:
     found: list[Effect] = []
     for position, ins in enumerate(ptx.instructions):
-        if ins.opaque:
+        if ins.opaque or reads_program_state(ins):
             continue
         effects = lookup(ins.opcode, ins.modifiers)
         if effects is None:
