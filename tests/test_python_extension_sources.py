@@ -1,7 +1,8 @@
 """CUDA C++ that PyTorch's ``torch.utils.cpp_extension.load_inline`` (``cuda_sources``, a
-string or a list of them) and PyCUDA's ``SourceModule`` compile from Python strings: linted by
-the C++ front end, positions in the ``.py`` file. ``cpp_sources`` is host C++ (the host
-compiler builds it), and a function of the same name from elsewhere is no such call."""
+string or a list of them), PyCUDA's ``SourceModule`` and Warp's ``@wp.func_native`` compile from
+Python strings: linted by the C++ front end, positions in the ``.py`` file. ``cpp_sources`` is
+host C++ (the host compiler builds it), and a function of the same name from elsewhere is no
+such call."""
 
 from __future__ import annotations
 
@@ -73,5 +74,30 @@ def test_host_sources_and_unrelated_callees_are_not_read() -> None:
         f"H = r'''\n{_KERNEL}'''\n"
         "load_inline(name='m', cpp_sources=H)\n"
         "SourceModule(H)\n"
+    )
+    assert _statements(text) == []
+
+
+def test_warp_func_native_snippets_are_linted() -> None:
+    """Each snippet of ``@wp.func_native`` (the forward body, its adjoint) is device C++."""
+    text = (
+        "import warp as wp\n"
+        "@wp.func_native(\n"
+        "    '''unsigned int v;\n"
+        '    asm volatile("mov.u32 %0, %laneid;" : "=r"(v));\n'
+        "    return v;''',\n"
+        "    adj_snippet='asm volatile(\"mov.u32 %0, %clock;\" : \"=r\"(adj_ret));')\n"
+        "def lane() -> wp.uint32: ...\n"
+    )
+    assert [s.template.text.split()[-1] for s in _statements(text)] == ["%laneid;", "%clock;"]
+    found = [f for f in lint_text(text, path="k.py") if f.rule == "PTX008"]
+    assert [text[f.span.start : f.span.end] for f in found] == ["%laneid", "%clock"]
+
+
+def test_a_func_native_not_from_warp_is_not_read() -> None:
+    text = (
+        "from mylib import func_native\n"
+        "@func_native('asm volatile(\"mov.u32 %0, %laneid;\" : \"=r\"(v));')\n"
+        "def lane(): ...\n"
     )
     assert _statements(text) == []

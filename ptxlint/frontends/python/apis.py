@@ -22,6 +22,7 @@ PREFILTER: tuple[bytes, ...] = (
     b"cuda.core",  # cuda.core Program
     b"load_inline",  # torch.utils.cpp_extension.load_inline(cuda_sources=...)
     b"SourceModule",  # PyCUDA
+    b"func_native",  # Warp's @wp.func_native(snippet)
 )
 
 
@@ -37,7 +38,7 @@ _LLVM_CALL = re.compile(
 )
 _CXX_CALL = re.compile(
     r"\b(?:RawKernel|RawModule|ElementwiseKernel|ReductionKernel|Program|load_inline"
-    r"|SourceModule)\s*\("
+    r"|SourceModule|func_native)\s*\("
 )
 _CXX_ASM = re.compile(r"\b(?:asm|__asm__|__asm)\b")
 # ``_LLVM_CALL`` without its leading ``\b`` (see ``bounded_matches``)
@@ -83,11 +84,12 @@ class Api:
     """One callable: its family, parameter names in positional order, and their roles."""
 
     # "triton" | "helion" | "pallas" | "torch" | "cute" | "cute-ptx" | "llvmlite" | "cupy" |
-    # "cuda.core" | "torch-ext" | "pycuda"
+    # "cuda.core" | "torch-ext" | "pycuda" | "warp"
     key: str
     function: str  # the last name of the callee
     params: tuple[str, ...]  # positional order
     # role -> parameter name: asm, constraints, args, dtype, side_effects, pack, code...
+    # (a C++ API's code roles are ``CODE_ROLES``)
     roles: tuple[tuple[str, str], ...]
     syntax: str = "llvm"  # "llvm" | "cxx" (the string is CUDA C++)
     varargs: bool = False  # positional arguments are the inputs (`*inputs`)
@@ -241,6 +243,17 @@ TORCH_EXTENSION = Api(
 PYCUDA = Api(
     "pycuda", "SourceModule", ("source", "nvcc", "options"), (("code", "source"),), "cxx"
 )
+# Warp's native function: each snippet is the body of a device function Warp generates around
+# it (the forward pass, its adjoint, and the forward replayed in the backward pass).
+WARP_NATIVE = Api(
+    "warp",
+    "func_native",
+    ("snippet", "adj_snippet", "replay_snippet"),
+    (("code", "snippet"), ("adjoint_code", "adj_snippet"), ("replay_code", "replay_snippet")),
+    "cxx",
+)
+# The roles of a C++ API whose argument is CUDA C++ to lint.
+CODE_ROLES = ("code", "preamble", "adjoint_code", "replay_code")
 
 
 def classify(origin: str, head_imported: bool, llvmlite_imported: bool) -> Api | None:
@@ -297,4 +310,6 @@ def classify(origin: str, head_imported: bool, llvmlite_imported: bool) -> Api |
         return TORCH_EXTENSION
     if last == "SourceModule" and "pycuda" in lowered:
         return PYCUDA
+    if last == "func_native" and (lowered.startswith("warp") or head == "wp"):
+        return WARP_NATIVE
     return None

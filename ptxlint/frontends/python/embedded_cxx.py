@@ -1,7 +1,7 @@
 """CUDA C++ held in Python strings (CuPy RawKernel/RawModule/ElementwiseKernel, cuda.core
-Program, PyTorch's load_inline, PyCUDA's SourceModule): the string's value is linted by the
-C++ front end as a virtual ``.cu`` file, and every position of the result is mapped back into
-the ``.py`` file through the string's map."""
+Program, PyTorch's load_inline, PyCUDA's SourceModule, Warp's func_native snippets): the
+string's value is linted by the C++ front end as a virtual ``.cu`` file, and every position
+of the result is mapped back into the ``.py`` file through the string's map."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ from ptxlint.model import (
 )
 
 from . import triton_types
-from .apis import Api, bounded_matches, classify, mentions_api, worth_parsing
+from .apis import CODE_ROLES, Api, bounded_matches, classify, mentions_api, worth_parsing
 from .embedded_cxx import extract_embedded
 from .inline_ptx import read_inline_ptx
 from .mlir_operands import mlir_operand_types
@@ -51,14 +51,14 @@ from .wrappers import wrapper_uses
 _CALLEE = re.compile(
     r"\b(inline_asm_elementwise|elementwise_inline_asm|inline_asm|inline_ptx|InlineAsm|RawKernel"
     r"|RawModule"
-    r"|ElementwiseKernel|ReductionKernel|Program|load_inline|SourceModule)\b"
+    r"|ElementwiseKernel|ReductionKernel|Program|load_inline|SourceModule|func_native)\b"
 )
 # Where ``_CALLEE`` can match: the same words without the boundaries (``apis.bounded_matches``).
 # ``_CALLEE.finditer`` tried every position (0.52 s over flashinfer's 27 MB of asm-bearing
 # Python); this scan costs 0.08 s, and ``_CALLEE`` is then only tried where it finds a word.
 _CALLEE_WORD = re.compile(
     r"inline_asm_elementwise|elementwise_inline_asm|inline_asm|inline_ptx|InlineAsm|RawKernel"
-    r"|RawModule|ElementwiseKernel|ReductionKernel|Program|load_inline|SourceModule"
+    r"|RawModule|ElementwiseKernel|ReductionKernel|Program|load_inline|SourceModule|func_native"
 )
 # An operand constraint's modifiers, and what is not one of its letters (a modifier or a blank:
 # ``\s`` is ``str.isspace``, both being Python's Unicode whitespace test); a regex each rather
@@ -287,7 +287,7 @@ def _embedded(
     type_lookup: Callable[[ParsedSource], Any] | None,
     result: ExtractionResult,
 ) -> None:
-    for role in ("code", "preamble"):
+    for role in CODE_ROLES:
         param = call.api.param(role)
         node = call.bound.get(param) if param else None
         if node is None:
