@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.run.discover import (
@@ -707,8 +707,7 @@ def _path_candidates(path: str, root: str) -> list[str]:
     return candidates
 
 
-@dataclass(frozen=True)
-class _PerFileIgnore:
+class _PerFileIgnore(NamedTuple):
     """One ``per-file-ignores`` entry, compiled: the files its glob matches (or, negated, does not),
     and the rule selectors it turns off there."""
 

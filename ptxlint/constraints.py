@@ -24,7 +24,7 @@ showed:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint.model import CType
 
@@ -62,8 +62,7 @@ def letter_problem(letter: str) -> str:
     return f"'{letter}' is not an NVPTX constraint letter (nvcc accepts h r l q f d n C)"
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """nvcc's answer for one operand: accepted, or rejected by which rule and why."""
 
     accepted: bool

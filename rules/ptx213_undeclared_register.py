@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
@@ -119,6 +118,8 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
                 message = (f"'{name}' is not declared where it is used{also}: {note} "
                            f"{unknown}")
             else:
+                import difflib  # only for a finding: off the start-up path
+
                 close = difflib.get_close_matches(name, here, n=1, cutoff=0.6)
                 advice = (f"did you mean '{close[0]}'?" if close
                           else f"declare it inside the braces (.reg .<type> {name};)")

@@ -114,7 +114,6 @@ def test_spellings_with_one_ordering_share_the_effects_it_gives() -> None:
     """An entry of the table with an ordering applied is a function of the two: spellings of a
     family that differ in words the ordering ignores get one object, and every spelling's
     effects are the entry with its ordering applied, made afresh."""
-    from dataclasses import replace
 
     from ptxlint.ptx import effects
 
@@ -143,8 +142,8 @@ def test_spellings_with_one_ordering_share_the_effects_it_gives() -> None:
             elif order.kind == "barrier":
                 orders = False
             plain = order.kind in ("load", "store", "atomic") and not entry.memory
-            expected = entry if plain else replace(entry, side_effect=side,
-                                                   orders_memory=orders, ordering=order)
+            expected = entry if plain else entry._replace(side_effect=side,
+                                                          orders_memory=orders, ordering=order)
         assert got == expected, (opcode, modifiers)
     acquiring, releasing = found[0], found[4]
     assert acquiring is not None and acquiring.ordering is not None

@@ -17,7 +17,7 @@ address (``[%0+4]``) is added. Everything else is unknown and left out.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint.analysis.element_types import resolve_type
 from ptxlint.frontends.syntax_tree import ParsedSource
@@ -35,8 +35,7 @@ _CAST = (r"(?:\(\s*[\w\s:<>,]+\*\s*\)\s*"
 _ADDRESS_OF = re.compile(rf"(?:{_CAST})*\(?\s*&\s*(?P<name>[A-Za-z_]\w*)\s*\)?")
 
 
-@dataclass(frozen=True)
-class WideAccess:
+class WideAccess(NamedTuple):
     """An access that moves ``end`` bytes from the start of an object of ``size`` bytes."""
 
     instruction: PtxInstruction

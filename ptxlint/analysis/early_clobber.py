@@ -25,8 +25,7 @@ order of writes and reads is not the one meant), that is the one finding.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ptxlint.analysis.operand_access import Access, reads_of, register_operand, writes_of
 from ptxlint.model import AsmStatement, Operand, PtxOperand
@@ -38,8 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["EarlyClobber", "early_clobbers"]
 
 
-@dataclass(frozen=True, slots=True)
-class EarlyClobber:
+class EarlyClobber(NamedTuple):
     """An output written (``write``) before a read of an input of its register class
     (``read``) that a path through the template runs to after the write."""
 

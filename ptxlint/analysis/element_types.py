@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 import struct
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint.frontends.cxx.operand_types import typing_lock
 from ptxlint.frontends.cxx.types import file_resolver
@@ -185,8 +185,7 @@ def _round(value: float) -> bool:
     return math.isfinite(value) and value != 0 and abs(value) <= 65536 and (value * 16).is_integer()
 
 
-@dataclass(frozen=True)
-class ConstantReading:
+class ConstantReading(NamedTuple):
     """A literal in a 16-bit float slot whose halves are round numbers in another format only."""
 
     literal: int

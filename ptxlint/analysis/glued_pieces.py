@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass
 from itertools import accumulate
+from typing import NamedTuple
 
 from ptxlint.model import (
     AsmStatement,
@@ -196,8 +196,7 @@ def _spanning(statement: AsmStatement, boundary: int) -> PtxInstruction | None:
     return None
 
 
-@dataclass(frozen=True)
-class GluedBoundary:
+class GluedBoundary(NamedTuple):
     """A boundary between two string pieces that runs two instructions together."""
 
     prev: PieceText  # the earlier string piece
@@ -208,8 +207,7 @@ class GluedBoundary:
     split: PtxProblem | None  # the parser's missing ';' at this boundary, if it noted one
 
 
-@dataclass(frozen=True)
-class GluedPieces:
+class GluedPieces(NamedTuple):
     """A template's string pieces (only where a boundary may be glued) and its glued
     boundaries."""
 

@@ -9,8 +9,7 @@ defect, and PTX501 alone reports it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ptxlint.model import AsmStatement
 
@@ -46,8 +45,7 @@ def count(entries: tuple[ConstraintEntry, ...], role: str) -> int:
     return sum(1 for e in entries if e.role == role)
 
 
-@dataclass(frozen=True)
-class BindingMismatch:
+class BindingMismatch(NamedTuple):
     """A constraint string whose outputs or inputs are not as many as the call binds."""
 
     call: LlvmCall

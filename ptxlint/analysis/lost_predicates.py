@@ -15,7 +15,7 @@ output and the instruction it lacks (:func:`lost_result`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint.analysis.operand_access import register_operand, written_indices
 from ptxlint.model import AsmStatement, Operand, PtxInstruction
@@ -25,8 +25,7 @@ from ptxlint.ptx.scopes import braces_known
 __all__ = ["LostPredicate", "lost_predicates", "lost_result"]
 
 
-@dataclass(frozen=True)
-class LostPredicate:
+class LostPredicate(NamedTuple):
     """Predicate ``name``, declared in the template, last written by ``instruction`` and never
     read."""
 

@@ -16,7 +16,7 @@ made once per parsed template and read by the rules that walk the tokens.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint import file_memos
 from ptxlint.analysis.template_refs import refs_of
@@ -50,8 +50,7 @@ SUMMARY_NEEDS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class OperandSummary:
+class OperandSummary(NamedTuple):
     """A statement's operands and ``%`` tokens, as the rules ask of them."""
 
     # ``%N`` numbers the template names (``%n1`` included): ``TemplateRefs.referenced``

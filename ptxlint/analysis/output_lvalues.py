@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint import file_memos
 from ptxlint.analysis.cxx_facts import FunctionFacts
@@ -49,8 +49,7 @@ NOT_LVALUE = "expression must be a modifiable lvalue"
 COMPOUND = "a compound lvalue is not allowed as an asm output operand"
 
 
-@dataclass(frozen=True)
-class OutputProblem:
+class OutputProblem(NamedTuple):
     """An output operand nvcc rejects (``error``) or writes into a ``const`` object."""
 
     operand: Operand
@@ -84,8 +83,7 @@ _TYPE_WORDS = frozenset(
 _FIXED_WIDTH = on_first_use(r"(?:std::)?u?int(?:8|16|32|64|ptr)_t|size_t|ptrdiff_t")
 
 
-@dataclass(frozen=True)
-class _Tok:
+class _Tok(NamedTuple):
     kind: str  # "str" | "num" | "id" | "op"
     text: str
     start: int  # offset in the expression
@@ -174,8 +172,7 @@ def _is_type(tokens: list[_Tok]) -> bool | None:
     return None
 
 
-@dataclass(frozen=True)
-class _Cast:
+class _Cast(NamedTuple):
     type_text: str
     reference: bool
     const: bool
@@ -221,8 +218,7 @@ def _strip_parens(tokens: list[_Tok]) -> list[_Tok]:
     return tokens
 
 
-@dataclass(frozen=True)
-class _Verdict:
+class _Verdict(NamedTuple):
     """nvcc rejects the expression (or warns): what it is and what nvcc says."""
 
     what: str
@@ -230,16 +226,14 @@ class _Verdict:
     error: bool
 
 
-@dataclass(frozen=True)
-class _CastOf:
+class _CastOf(NamedTuple):
     """A non-reference cast of ``inner``: judged by the types on both sides."""
 
     type_text: str
     inner: str
 
 
-@dataclass(frozen=True)
-class _Lvalue:
+class _Lvalue(NamedTuple):
     """An lvalue as far as the text says; whether it is ``const`` is its declaration's."""
 
     text: str

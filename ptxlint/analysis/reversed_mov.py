@@ -28,7 +28,7 @@ names (its value) and none reads after it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint.model import AsmStatement, Operand, PtxInstruction, PtxOperand
 from ptxlint.ptx.flow import template_writes
@@ -37,8 +37,7 @@ from ptxlint.ptx.operand_roles import leaves, sources
 __all__ = ["ReversedMov", "reversed_movs"]
 
 
-@dataclass(frozen=True)
-class ReversedMov:
+class ReversedMov(NamedTuple):
     """A backwards ``mov``: the ``%N`` it misuses (inputs it writes, or outputs it reads before
     they are written) and its two operands as the template spells them."""
 

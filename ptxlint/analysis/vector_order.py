@@ -26,7 +26,7 @@ cannot be read, makes the operand unknown and it is left out: silence over guess
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint.analysis.file_constants import initialised_constants
 from ptxlint.analysis.operand_elements import member_element, subscript_element
@@ -39,8 +39,7 @@ _MEMORY_VECTORS = frozenset({"ld", "ldu", "st", "atom", "red"})
 _VECTOR = frozenset({"v2", "v4", "v8"})
 
 
-@dataclass(frozen=True)
-class VectorOrder:
+class VectorOrder(NamedTuple):
     """One memory-vector operand whose elements are all elements of one C++ object."""
 
     instruction: PtxInstruction

@@ -3,7 +3,7 @@ not lint, with the reason. Every front end (C++, Python, Julia) fills the same r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement
@@ -43,8 +43,7 @@ class ExtractionResult:
         return other
 
 
-@dataclass(frozen=True)
-class Share:
+class Share(NamedTuple):
     """Part of a file's statements, for a file linted in parts (``ptxlint.run``): those whose
     asm keyword starts in ``[start, end)``, and, for the last part (``end`` None), the file's
     macro invocations too. The parts of a file, in order, read exactly the statements a

@@ -9,7 +9,7 @@ modifier no form of the family has), never as a guess at what was meant.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ptxlint.ptx import grammar
 from ptxlint.ptx.grammar import Form, Need
@@ -107,7 +107,7 @@ def select(text: str) -> Selected:
     # ``REQUIREMENTS``): the guard must keep the toolkits whose ptxas rejects it out
     ptx = ptx_requirement(opcode, modifiers)[0]
     if ptx > need.ptx:
-        need = replace(need, ptx=ptx)
+        need = need._replace(ptx=ptx)
     return Selected(opcode, modifiers, form, need, binding)
 
 

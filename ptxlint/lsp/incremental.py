@@ -42,6 +42,7 @@ import dataclasses
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import tree_sitter
 
@@ -111,8 +112,7 @@ class _Document:
     setup: tuple[int, RuleContext, int]  # the rules, context and selector it was linted with
 
 
-@dataclass(frozen=True)
-class _Edit:
+class _Edit(NamedTuple):
     """How one text differs from the next: a single replaced range, in character offsets."""
 
     start: int  # characters, in both texts

@@ -12,6 +12,7 @@ import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ptxlint import rule_memo
 from ptxlint.config import Config, ConfigError, RuleSelector, find_config, load_config, parse_arch
@@ -28,8 +29,7 @@ from ptxlint.run.discover import DEFAULT_EXTENSIONS
 CONFIG_BASENAMES = frozenset({"pyproject.toml", "ptxlint.toml", ".ptxlint.toml"})
 
 
-@dataclass(frozen=True)
-class Setup:
+class Setup(NamedTuple):
     """Everything a lint needs besides the text."""
 
     config: Config

@@ -55,8 +55,8 @@ Vocabulary:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from enum import Enum
+from typing import NamedTuple
 
 from ptxlint.model import PtxInstruction, PtxOperand
 from ptxlint.ptx import grammar
@@ -82,8 +82,7 @@ class Writes(str, Enum):
     UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True)
-class Effects:
+class Effects(NamedTuple):
     """What an instruction does besides computing its destination (the vocabulary is in the module
     docstring), and the PTX ISA section that says so."""
 
@@ -540,8 +539,7 @@ _SCOPES = ("cta", "cluster", "gpu", "sys")
 _ORDER_ISA = "8 Memory Consistency Model"
 
 
-@dataclass(frozen=True)
-class Ordering:
+class Ordering(NamedTuple):
     """The memory-ordering semantics of one instruction (PTX ISA "Memory Consistency Model",
     and the ``ld``, ``st``, ``atom``, ``red``, ``fence``/``membar``, ``mbarrier`` and
     ``barrier.cluster`` sections that name each qualifier's default).
@@ -677,8 +675,8 @@ def _with_ordering(effects: Effects, order: Ordering | None) -> Effects:
     if made is None:
         if len(_ORDERED) >= 1024:
             _ORDERED.clear()
-        made = _ORDERED[key] = replace(effects, side_effect=side_effect,
-                                       orders_memory=orders_memory, ordering=order)
+        made = _ORDERED[key] = effects._replace(side_effect=side_effect,
+                                                orders_memory=orders_memory, ordering=order)
     return made
 
 

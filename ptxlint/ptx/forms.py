@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
+from typing import NamedTuple
 
 # The sm_ numbers an architecture- or family-specific feature exists on. ptxas 13.0: sm_90a
 # features (wgmma, setmaxnreg) are on sm_90a only; the sm_100a ones (tcgen05) on the sm_10x
@@ -30,8 +31,7 @@ _SPECIFIC: dict[str, tuple[int, ...]] = {
 }
 
 
-@dataclass(frozen=True, order=True)
-class Need:
+class Need(NamedTuple):
     """A minimum target: ``sm`` (90 for sm_90), ``suffix`` ("a"/"f": the feature target), the
     sm_ numbers a specific feature exists on, the PTX ISA version (x10), and ``family``: the
     sm_ numbers of ``only`` where the family target (sm_100f) suffices, the others needing

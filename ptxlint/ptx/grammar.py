@@ -51,7 +51,7 @@ return ``Verdict.abstain``: the rules fall back to the generous vocabulary in
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
 from ptxlint.model import PtxInstruction
@@ -448,7 +448,7 @@ def check(
     issue = _guard_issue(instruction, resolve)
     if issue is None:
         return verdict
-    return replace(verdict, status="error", issues=(issue, *verdict.issues))
+    return verdict._replace(status="error", issues=(issue, *verdict.issues))
 
 
 def _guard_issue(instruction: PtxInstruction, resolve: Resolver) -> Issue | None:
@@ -517,8 +517,8 @@ def _check_forms(
         # what the older toolkits say, marked as theirs: cuda-version decides
         assert m.form.toolkit is not None
         newer = f"{m.form.toolkit[0]}.{m.form.toolkit[1]}"
-        marked = tuple(replace(
-            i, message=f"{i.message} (ptxas before {newer}; {newer} and newer accept it)",
+        marked = tuple(i._replace(
+            message=f"{i.message} (ptxas before {newer}; {newer} and newer accept it)",
             toolkit=m.form.toolkit) for i in best[1])
         return Verdict("error", marked, m.form, m.need, _written(m.form))
     if best is None:

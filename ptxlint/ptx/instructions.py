@@ -13,8 +13,8 @@ Built once from the raw data in :mod:`ptxlint.ptx.isa_table`. Public lookups:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from ptxlint.model import AsmStatement, PtxInstruction
 from ptxlint.ptx import grammar
@@ -103,8 +103,7 @@ def unknown_modifier(opcode: str, modifiers: tuple[str, ...]) -> int | None:
 # ----------------------------------------------------------------------------- targets
 
 
-@dataclass(frozen=True, order=True)
-class Requirement:
+class Requirement(NamedTuple):
     """The minimum target an instruction spelling needs (sm_, ``a`` suffix, PTX ISA version) and the
     feature that imposes it."""
 
@@ -319,8 +318,7 @@ def deprecation(opcode: str, modifiers: tuple[str, ...]) -> Deprecation | None:
 # ----------------------------------------------------------------------------- operand types
 
 
-@dataclass(frozen=True)
-class TypeInfo:
+class TypeInfo(NamedTuple):
     """A PTX type or register class: ``kind`` b (bits), u/s (integer), f (float), x (packed:
     f16x2, bf16x2, f32x2, tf32, SIMD integers; only bit registers hold them)."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint.model import AsmStatement, Edit, Span, Template, TemplatePiece
 
@@ -32,8 +32,7 @@ _PY_QUOTE = re.compile(r"[A-Za-z]{0,2}(\'\'\'|\"\"\"|\'|\")")
 # string or f-string): PTX205 reports a boundary between two of them.
 STRING_PIECES = ("string", "raw", "pystring", "pyfstring")
 
-@dataclass(frozen=True)
-class PieceText:
+class PieceText(NamedTuple):
     """A template piece and the range ``[start, end)`` of ``Template.text`` it produced."""
 
     piece: TemplatePiece

@@ -7,15 +7,14 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import PtxOperand
 from ptxlint.ptx.forms import Form, Need
 
 
-@dataclass(frozen=True)
-class OperandClass:
+class OperandClass(NamedTuple):
     """What an operand is, as far as the caller knows: a register of a PTX type (``type`` None
     when unknown), an immediate (``value`` None when unknown; ``type`` the literal's class:
     "int", "f32" for ``0f`` bit patterns, "f64" for ``0d`` ones and decimal floats, None when
@@ -104,8 +103,7 @@ def parse_immediate(text: str) -> int | None:
     return -value if negative else value
 
 
-@dataclass(frozen=True)
-class Issue:
+class Issue(NamedTuple):
     """One thing the grammar finds wrong with an instruction, at template offsets."""
 
     kind: str  # "opcode" | "modifier" | "combination" | "operand" | "type"
@@ -135,8 +133,7 @@ class Issue:
     short_by: int = 0
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """The grammar's judgement of one instruction: ok, error (with its issues) or abstain, and the
     form it matched with the target that form needs."""
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 
@@ -264,8 +265,7 @@ def events(instruction: PtxInstruction) -> tuple[Event, ...]:
     return ()
 
 
-@dataclass(frozen=True)
-class Collective:
+class Collective(NamedTuple):
     """An instruction the whole warp must reach together. ``aligned``: a ``.aligned`` form
     (undefined in conditionally executed code unless every lane evaluates the condition
     identically, and when a lane has exited); otherwise a ``.sync`` collective whose member

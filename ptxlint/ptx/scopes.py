@@ -4,7 +4,7 @@ depths can be trusted, which names its instructions use."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint.model import AsmStatement, PtxDirective, PtxLabel, PtxOperand, PtxTemplate
 from ptxlint.ptx.instructions import family
@@ -24,8 +24,7 @@ __all__ = [
 SCOPED_DECLARATIONS = frozenset({".reg", ".local", ".shared", ".param"})
 
 
-@dataclass(frozen=True)
-class Unscoped:
+class Unscoped(NamedTuple):
     """What a template defines at brace depth 0, which a second emitted copy of it defines
     again (the names spelled with ``%=`` or ``${:uid}``, unique per copy, left out): one defect,
     the missing ``{ }``, however many names it hits."""
@@ -127,8 +126,7 @@ def declared_names(ptx: PtxTemplate) -> frozenset[str]:
     return frozenset(names)
 
 
-@dataclass(frozen=True, slots=True)
-class _Scope:
+class _Scope(NamedTuple):
     """Where one declared name holds in its template: from its declaration (``at``) to the end
     of the braces around it (the whole template at depth 0, or where the braces are not known).
     A use before the declaration names nothing yet: ptxas 13.0 reads it as a label declared

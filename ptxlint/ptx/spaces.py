@@ -20,7 +20,7 @@ Anything else (textures, surfaces, ``fence.proxy.tensormap``...) is unknown: ``N
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint.model import PtxInstruction, PtxOperand
 
@@ -38,8 +38,7 @@ _SPACE_BASES = frozenset(m.partition("::")[0] for m in STATE_SPACES)
 _COPIES = frozenset({"cp", "tensormap"})  # cp.async*, cp.reduce.async.bulk*, tensormap.cp_*
 
 
-@dataclass(frozen=True)
-class AddressUse:
+class AddressUse(NamedTuple):
     """An address operand of an instruction and the state space it is read in."""
 
     instruction: PtxInstruction

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint import file_memos
 from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET, Macros, evaluate, macro_map
@@ -94,8 +94,7 @@ def names_architecture(guard: str) -> bool:
     return _ARCH_MACRO.search(guard) is not None
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """A GPU target nvcc can compile for: ``sm_90``, ``sm_90a`` or ``sm_100f``."""
 
     sm: int

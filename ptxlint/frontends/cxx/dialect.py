@@ -8,7 +8,7 @@ nothing in the text says it is x86 or ARM.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint.frontends.cxx import preproc
 from ptxlint.lazy_regex import on_first_use
@@ -244,8 +244,7 @@ _DEVICE_SPECIFIERS = frozenset(("__device__", "__global__"))
 NEVER_BUILT = "never compiled for the GPU"
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """What ``classify`` decided about a statement: PTX, host assembly or unknown, and why."""
 
     dialect: str  # "ptx" | "host" | "unknown"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptxlint.frontends.cxx.guards import guards_of
 from ptxlint.lazy_regex import on_first_use
@@ -69,8 +69,7 @@ _CONDITIONALS = {"if": 1, "ifdef": 1, "ifndef": 1, "elif": 0, "elifdef": 0, "eli
 _HARMLESS = frozenset({"pragma", "error", "warning", "line"})
 
 
-@dataclass(frozen=True)
-class Scan:
+class Scan(NamedTuple):
     """What the scan read of a file: its function definitions at namespace or class scope, in
     text order, and where its code is not (block comments and raw strings, directives)."""
 
