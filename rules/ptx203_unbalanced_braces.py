@@ -30,8 +30,10 @@ ptxas then fails with a syntax error on a PTX line nobody can map back to the so
 When part of the template comes from a macro ptxlint cannot see, the brace could be in the macro,
 so the rule says nothing. Nor does it flag a scope deliberately split across consecutive
 `volatile` statements of one function (CCCL opens `{ .reg .b128 q;` in one asm and closes it
-in a later one): the pair balances, and volatile asm statements keep their order. The same
-holds for a pair of macros, one that opens the scope and one that closes it, used in
+in a later one): the pair balances, and volatile asm statements keep their order. An asm with
+no outputs (a basic `asm("}")` among them) is volatile without the word: GCC, clang and nvcc
+treat it so (sppark opens `asm("{ .reg.pred %top;");` and closes it with `asm("}");`). The
+same holds for a pair of macros, one that opens the scope and one that closes it, used in
 sequence.
 
 ## Example
@@ -53,7 +55,7 @@ asm("{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %1, 0;\\n\\tselp.u32 %0, 1, 0, p;\
         unopened, unclosed = _unbalanced(statement)
         if not unopened and not unclosed:
             return
-        if statement.is_volatile and _split_scope(statement, context, bool(unclosed)):
+        if _kept_in_order(statement) and _split_scope(statement, context, bool(unclosed)):
             return
         for offset in unopened:
             yield self.finding(
@@ -83,6 +85,12 @@ def _unbalanced(statement: AsmStatement) -> tuple[list[int], list[int]]:
     return unopened, open_stack
 
 
+def _kept_in_order(statement: AsmStatement) -> bool:
+    """A volatile asm, or a GNU asm with no outputs, which GCC, clang and nvcc treat as
+    volatile (an LLVM-syntax call without side effects may still be dropped)."""
+    return statement.is_volatile or (statement.syntax == "gnu" and not statement.outputs)
+
+
 def _split_scope(statement: AsmStatement, context: RuleContext, opens: bool) -> bool:
     """Whether a volatile neighbour closes (or opens) this scope: a later (earlier) statement of
     the same function, or, for the statement of a macro's definition, another macro's in
@@ -91,7 +99,7 @@ def _split_scope(statement: AsmStatement, context: RuleContext, opens: bool) -> 
     in_macro = statement.context.function is None and statement.context.macro is not None
 
     def neighbour(other: AsmStatement) -> bool:
-        if other is statement or not other.is_volatile or other.template.has_holes:
+        if other is statement or not _kept_in_order(other) or other.template.has_holes:
             return False
         if in_macro:
             return other.context.function is None and other.context.macro is not None
