@@ -28,7 +28,7 @@ from ptxlint.model import (
 )
 from ptxlint.ptx.address_bases import address_bases
 from ptxlint.ptx.address_values import is_generic_pointer, is_shared_offset
-from ptxlint.ptx.spaces import SHARED_SPACES, AddressUse
+from ptxlint.ptx.spaces import NARROW_GENERIC_SHARED, SHARED_SPACES, AddressUse
 from ptxlint.rule import Rule, RuleContext
 
 
@@ -37,6 +37,16 @@ def _may_truncate(operand: Operand) -> bool:
     result, a cast) that may hold a shared-window address or a truncated pointer."""
     ctype = operand.ctype
     return ctype is None or ctype.kind in ("integer", "pointer")
+
+
+def _narrow_register(operand: Operand, where: PtxOperand) -> bool:
+    """The operand itself (not a register copy) bound under a 32- or 16-bit letter, whose C++
+    value is an integer or of unknown type: no 64-bit generic address fits in it. A pointer in
+    "r" is PTX004's (nvcc refuses the 8-byte value)."""
+    constraint = operand.constraint
+    if where.kind != "ref" or constraint.opaque or constraint.letters not in ("r", "h"):
+        return False
+    return operand.ctype is None or operand.ctype.kind == "integer"
 
 
 
@@ -58,7 +68,11 @@ state space expects:
   `mbarrier.*.shared`, the shared side of `cp.async` and `cp.async.bulk*` (and a pointer copied
   into a register with `mov`/`add` first); an array's name (`"l"(tile)`) decays to one;
 * a shared-window offset (`__cvta_generic_to_shared(p)`, CUTLASS's `cast_smem_ptr_to_uint(p)`
-  and similar helpers) used by a `.global` access or a generic one (no state space).
+  and similar helpers) used by a `.global` access or a generic one (no state space);
+* a 32-bit register (`"r"(addr)`, an integer or a value of unknown type) as the address of
+  `ldmatrix` or `stmatrix` without a state space, wherever its value comes from: no generic
+  address fits in 32 bits, so it is a shared-window offset (a warning; `ld`, `st`, `mbarrier`
+  and the other instructions ptxas refuses a 32-bit address for are PTX206's).
 
 * a generic pointer truncated to 32 bits (`(uint32_t)(uintptr_t)p`, directly or through a
   helper or a local) used by a shared access: a warning, like a generic pointer;
@@ -102,11 +116,17 @@ truncates to the wrong `.shared::cluster` address.
 
 The reverse, a 32-bit shared offset used as a global or generic address, is a wild pointer;
 ptxas warns "Program uses 32-bit address ... conflicting with .address_size 64" and refuses it
-for sm_90 and newer.
+for sm_90 and newer. Not for `ldmatrix` and `stmatrix`, whose generic address must point into
+shared memory: ptxas 13.0 takes a 32-bit register there without a word and emits `LDSM`/`STSM`
+on it as the shared-window offset (on an H200, `ldmatrix...m8n8.x1.b16` without `.shared` on
+`__cvta_generic_to_shared`'s 32-bit value read the same matrix as the `.shared` form). It works
+by that accident only: the ISA reads the operand as a generic address, which a 32-bit value is
+not.
 
 Severity: a generic pointer in a shared access is reported as a *warning* (undefined, but it
 works on current GPUs and real code such as DeepGEMM's `ld_shared` relies on it); a shared
-offset in a global or generic access is an *error*.
+offset in a global or generic access is an *error*; a 32-bit register in a generic `ldmatrix`
+or `stmatrix`, whose value the rule does not follow, a *warning*, as it works today.
 
 ## Example
 ```cuda
@@ -206,6 +226,12 @@ address of the file's own `__shared__` memory, and the message names both conver
                 )
             ):
                 problems.append((use, operand, where, "offset"))
+            elif (
+                use.space == "generic"
+                and use.instruction.opcode in NARROW_GENERIC_SHARED
+                and _narrow_register(operand, where)
+            ):
+                problems.append((use, operand, where, "narrow"))
         for use, operand, where, kind in problems:
             if analysis_of(statement).space_unknown(use.instruction):
                 continue  # PTX204's: no form of the instruction reads this space at all
@@ -260,6 +286,18 @@ address of the file's own `__shared__` memory, and the message names both conver
                     "convert the pointer with __cvta_generic_to_shared"
                 )
                 fix = None
+                severity = Severity.WARNING
+            elif kind == "narrow":
+                typed = f", {operand.ctype.spelling}" if operand.ctype is not None else ""
+                message = (
+                    f"{named} is a 32-bit register ('{expression}'{typed}), which holds no "
+                    f"generic address, only a shared-window offset, but '{mnemonic}' without a "
+                    "state space reads a generic address; use the .shared form of the "
+                    "instruction (ptxas takes the register and today reads it as the offset, "
+                    "which the ISA does not promise)"
+                )
+                fix = None
+                # Undefined per the ISA but works on today's GPUs (see docs): a warning.
                 severity = Severity.WARNING
             else:
                 space = "a generic" if use.space == "generic" else "a .global"

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from ptxlint.model import PtxInstruction, PtxOperand
 
-__all__ = ["AddressUse", "SHARED_SPACES", "STATE_SPACES", "address_uses"]
+__all__ = ["NARROW_GENERIC_SHARED", "AddressUse", "SHARED_SPACES", "STATE_SPACES", "address_uses"]
 
 SHARED_SPACES = frozenset({"shared", "shared::cta", "shared::cluster"})
 # the state-space modifiers an instruction's addresses are read in
@@ -35,6 +35,11 @@ _GENERIC_WITHOUT_SPACE = frozenset(
     {"ld", "st", "atom", "red", "ldu", "ldmatrix", "stmatrix", "mbarrier", "prefetch", "prefetchu"}
 )
 _SPACE_BASES = frozenset(m.partition("::")[0] for m in STATE_SPACES)
+# Instructions whose generic address must point into shared memory and which ptxas 13.0 takes
+# from a 32-bit register without a word, where ld, st, mbarrier and the like stop at "32-bit
+# address ... conflicting with .address_size 64": on sm_90 `ldmatrix` without `.shared` given
+# a 32-bit register compiles to LDSM on the register as a shared-window offset.
+NARROW_GENERIC_SHARED = frozenset({"ldmatrix", "stmatrix"})
 _COPIES = frozenset({"cp", "tensormap"})  # cp.async*, cp.reduce.async.bulk*, tensormap.cp_*
 
 
