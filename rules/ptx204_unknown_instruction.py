@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.roots import device_template
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import HOLE, AsmStatement, Finding, PtxInstruction, Severity, Span
-from ptxlint.ptx.directives import misplaced
+from ptxlint.ptx.directives import misplaced, unknown
 from ptxlint.ptx.grammar import family_vocabulary
 from ptxlint.ptx.instructions import family, instruction_requirement, is_opcode, unknown_modifier
 from ptxlint.ptx.toolkit import beyond_grammar, toolkit_unseen
@@ -85,8 +86,14 @@ template lands (`ptxlint.ptx.directives`, each case checked with ptxas 13.0): th
 (`.version`, `.address_size`, `.file`, `.section`), a function header's (`.entry`, `.maxnreg`,
 `.maxntid`...), a variable with linkage (`.extern .shared .align 16 .b8 smem[];`: declare
 `extern __shared__` in C++ and pass its address), a texture, surface or sampler variable, and
-a declaration with no state space (`.b32 x;`, `.pred p;`). A directive it does not know is
-left alone (`.target` in a body assembles).
+a declaration with no state space (`.b32 x;`, `.pred p;`). And a directive name the PTX ISA
+does not have (its "PTX Directives" table, ISA 9.x, and the Directives chapter's later
+`.abi_preserve`, `.abi_preserve_control`, `.blocksareclusters`, `.attribute`): a typo
+(`.regg`, `.shraed`, `.REG`), an attribute's word (`.managed`), or another assembler's label
+(`.L1:`: a PTX identifier cannot start with '.'), each a ptxas syntax error, with the nearest
+directive where one is close (`did you mean '.shared'?`). Not in a CUDA file's host function
+without a well-formed PTX instruction (x86 asm's `.p2align`), nor for a name a macro, an
+f-string field or a "C" operand completes (`.sha{kind}`).
 
 One defect, one finding (`ptxlint.analysis.roots`): a form ptxas rejects that the grammar
 matches by its operands' registers (`cvta.to.shared.u32` of a 32-bit register: "32-bit
@@ -161,18 +168,30 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                 message = f"empty modifier ('..') in '{instruction.mnemonic}'"
             yield self._unknown_word(statement, span, message, beyond)
         if statement.ptx.directives:
-            yield from self._misplaced_directives(statement)
+            yield from self._directive_findings(statement, beyond)
 
-    def _misplaced_directives(self, statement: AsmStatement) -> Iterator[Finding]:
-        """The directives ptxas rejects in the function body the asm is pasted into."""
+    def _directive_findings(self, statement: AsmStatement, beyond: CudaVersion | None
+                            ) -> Iterator[Finding]:
+        """The directives ptxas rejects in the function body the asm is pasted into, and the
+        names the PTX ISA does not have."""
         if not analysis_of(statement).clearly_ptx:
             return  # another assembler's directive (x86's .align, .byte) is no PTX's
+        device: bool | None = None
         for directive in statement.ptx.directives:
+            start = directive.start
+            span = self.template_span(statement, start, start + len(directive.name))
             reason = misplaced(directive)
             if reason is not None:
-                start = directive.start
-                span = self.template_span(statement, start, start + len(directive.name))
                 yield self.finding(statement, span, reason)
+                continue
+            message = unknown(directive)
+            if message is None:
+                continue
+            if device is None:
+                # a CUDA file's host function may hold x86 asm, whose .p2align is no typo
+                device = device_template(statement)
+            if device:
+                yield self._unknown_word(statement, span, message, beyond)
 
     def _unknown_word(self, statement: AsmStatement, span: Span, message: str,
                       beyond: CudaVersion | None) -> Finding:

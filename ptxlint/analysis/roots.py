@@ -276,8 +276,13 @@ def clearly_ptx(statement: AsmStatement) -> bool:
     __device__/__global__ function, a GPU DSL's asm call (Triton, CuTe DSL, Pallas: their
     templates are PTX or, for Triton on AMD, GCN, whose opcodes have underscores and no dotted
     modifiers), or a statement with at least one well-formed PTX instruction."""
-    if cuda_file(statement.source):
-        return True
+    return cuda_file(statement.source) or device_template(statement)
+
+
+def device_template(statement: AsmStatement) -> bool:
+    """:func:`clearly_ptx` but for the file's kind: a __device__/__global__ function, a GPU
+    DSL's asm call, or a well-formed PTX instruction. A CUDA file's host functions hold x86 or
+    Arm asm too, whose directives (``.p2align``, ``.L1:``) are no PTX typos."""
     if statement.llvm is not None and statement.llvm.api != "llvmlite":
         return True
     if {"__device__", "__global__"} & set(statement.context.function_specifiers):
