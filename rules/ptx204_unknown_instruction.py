@@ -66,9 +66,13 @@ default) is an error that names that toolkit and the targets the form needs
 (`cvt.rn.satfinite.e4m3x2.bf16x2`: ptxas 13.1, sm_100f and the other family targets); PTX401
 leaves those targets to this finding. In Python DSL code (Triton, CuTe DSL), whose PTX the
 DSL's own bundled toolchain assembles, such a form is a warning unless `cuda-version` is
-configured: which ptxas that is, ptxlint cannot see. Where `cuda-version` names a toolkit newer
-than the newest whose PTX ISA the grammar covers (CUDA 13.5, PTX ISA 9.5), an unknown opcode or
-modifier is a warning that says so: that toolkit may have added it.
+configured: which ptxas that is, ptxlint cannot see, and the toolchains disagree (CuTe DSL
+supports CUDA 12.9, which `nvidia-cutlass-dsl` installs by default, and CUDA 13.3, its `[cu13]`
+extra: a form new in ptxas 13.1 or 13.2 fails the first and assembles with the second). Set
+`cuda-version` to the DSL's toolkit (`cutlass.CUDA_VERSION`) to make it an error or nothing.
+Where `cuda-version` names a toolkit newer than the newest whose PTX ISA the grammar covers
+(CUDA 13.5, PTX ISA 9.5), an unknown opcode or modifier is a warning that says so: that toolkit
+may have added it.
 
 A misspelled modifier gets the nearest word of its family (`did you mean '.release'?`); a
 combination no form spells gets the nearest form where exactly one is a word or two away
