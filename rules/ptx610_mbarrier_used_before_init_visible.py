@@ -80,10 +80,8 @@ asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(b) : "memory");
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        instructions = statement.ptx.instructions
-        # none: the statement that carries a file's helper calls (analysis.helper_carrier)
-        if instructions and not any(i.opcode in ("mbarrier", "cp") for i in instructions):
-            return
+        # every statement: one with no mbarrier of its own anchors the steps of the helpers its
+        # function calls (``FileFlows.steps_of``), as the carrier of a file without asm does
         flows = flows_of(context)
         if flows is None:
             return

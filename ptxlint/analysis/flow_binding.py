@@ -12,11 +12,14 @@ as the caller's variable of the same name.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ptxlint.lazy_regex import on_first_use
 
-__all__ = ["bound_expression"]
+if TYPE_CHECKING:
+    from ptxlint.model import AsmStatement, PtxOperand
+
+__all__ = ["bound_expression", "operand_expression"]
 
 _IDENTIFIER = on_first_use(r"(?<![\w.])[A-Za-z_]\w*")
 _KEYWORDS = frozenset({"sizeof", "true", "false"})
@@ -70,3 +73,17 @@ def bound_expression(step: _Step, expression: str) -> str | None:
         pieces.append(text[last:match.start()] + f"({value})")
         last = match.end()
     return "".join(pieces) + text[last:]
+
+
+def operand_expression(statement: AsmStatement, operand: PtxOperand | None) -> str | None:
+    """The C++ expression bound to ``operand`` of ``statement``'s template (an address's one
+    ``%N``); ``None`` where there is none."""
+    if operand is None:
+        return None
+    ref = operand.ref
+    if ref is None and operand.kind == "address":
+        refs = [p.ref for p in operand.parts if p.kind == "ref"]
+        ref = refs[0] if len(refs) == 1 else None
+    if ref is None or ref >= len(statement.operands):
+        return None
+    return statement.operands[ref].expression

@@ -25,8 +25,9 @@ from ptxlint.frontends.syntax_tree import (
 from ptxlint.lazy_regex import on_first_use
 
 __all__ = ["base_name", "call_form", "callee_name", "compact", "declared", "function_name",
-           "may_leave_loop", "one_argument_call", "parameter_arity", "pointer_arithmetic",
-           "pointer_variables", "subscripts", "subscripts_at", "template_arguments", "usage"]
+           "local_lambda", "may_leave_loop", "one_argument_call", "parameter_arity",
+           "pointer_arithmetic", "pointer_variables", "scope_name", "subscripts", "subscripts_at",
+           "template_arguments", "usage"]
 
 Node = tree_sitter.Node
 
@@ -387,6 +388,21 @@ def pointer_variables(function: Node, parsed: ParsedSource) -> frozenset[str]:
     return frozenset(name for name, pointer in shapes.items() if pointer)
 
 
+def local_lambda(parameters: tuple[str, ...], definitions: dict[str, list[Node | None]],
+                 name: str) -> Node | None:
+    """The lambda that ``name`` holds where a function (its ``parameters``, its locals'
+    ``definitions``) defines it once as a local initialised by a lambda expression (``auto
+    arrive = [&](int s) {...};``), which hides any function of that name from a plain call in
+    the function's body; ``None`` otherwise."""
+    if name in parameters:
+        return None
+    values = definitions.get(name)
+    if values is None or len(values) != 1 or values[0] is None:
+        return None
+    value = values[0]
+    return value if value.type == "lambda_expression" else None
+
+
 def call_form(call: Node) -> str:
     """How a call names its function: ``member`` (``x.f()``, ``p->f()``: a method of an object
     whose type the flows do not know), ``qualified`` (``ns::f()``, ``T::f()``) or ``plain``."""
@@ -404,6 +420,18 @@ def function_name(spelled: str) -> str:
     """The name a call spells for a function whose declarator names it ``spelled``: its last
     ``::`` part, without its template arguments, which may hold ``::`` themselves
     (``utmaldg<2, fmha::cudaTmaDescType::TILED, false>``: ``utmaldg``)."""
+    return _unqualified_parts(spelled)[-1]
+
+
+def scope_name(spelled: str) -> str:
+    """The ``::`` part before the last of ``spelled``, without template arguments: the class
+    (or namespace) a qualified name is in (``cute::SM90_TMA_STORE_2D::copy``:
+    ``SM90_TMA_STORE_2D``, ``S<N>::fma``: ``S``); "" for a name without one."""
+    parts = _unqualified_parts(spelled)
+    return parts[-2] if len(parts) > 1 else ""
+
+
+def _unqualified_parts(spelled: str) -> list[str]:
     kept: list[str] = []
     depth = 0
     for ch in spelled:  # template argument lists dropped, nested ones too (`S<N>::fma`: fma)
@@ -413,7 +441,7 @@ def function_name(spelled: str) -> str:
             depth -= 1
         elif not depth:
             kept.append(ch)
-    return "".join(kept).split("::")[-1].strip()
+    return [part.strip() for part in "".join(kept).split("::")]
 
 
 def callee_name(parsed: ParsedSource, call: Node) -> str | None:

@@ -33,14 +33,17 @@ import tree_sitter
 
 from ptxlint import file_memos
 from ptxlint.analysis.buffer_regions import memory_region, region_reads
+from ptxlint.analysis.call_classes import CallClasses
 from ptxlint.analysis.exclusive_arms import disjoint_arms
-from ptxlint.analysis.flow_binding import bound_expression
+from ptxlint.analysis.flow_binding import bound_expression, operand_expression
 from ptxlint.analysis.flow_constants import MAX_CHAIN, constant_of
+from ptxlint.analysis.flow_opaque import Opaque
 from ptxlint.analysis.flow_syntax import (
     base_name,
     compact,
     definitions_spelled,
     function_name,
+    local_lambda,
     one_argument_call,
     parameter_arity,
     parameter_names,
@@ -75,6 +78,7 @@ _CALL_DEPTH = 3  # how many calls deep may_take reads a helper's callees
 # kernel calls CUTLASS's collective, which calls warpgroup_arrive(), which holds the fence
 FOLLOW_DEPTH = 3
 CallerSite = tuple["FunctionFlow", int, int]  # a call of a helper: (caller, start, end)
+_MEMBER = "this:"  # a place's offset: the member of an object a method's step is about
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,7 @@ class CallSite:
     # the explicit template arguments (``wait<kStages - 2>()``): what the helper's template
     # parameters are bound to at this call, in order
     template_arguments: tuple[str, ...] = ()
+    receiver: str = ""  # a member call's object expression: ``this`` in the helper
 
 
 @dataclass(frozen=True)
@@ -111,34 +116,6 @@ class Step:
         return self.event.kind
 
 
-@dataclass(eq=False)
-class Opaque:
-    """The calls a followed helper makes that are not followed (``calls``: callee, how the
-    call names it (:func:`.flow_syntax.call_form`), the file that reads it, the calling
-    function), and those of the helpers it follows (``inner``):
-    shared between every call that reaches them, never copied (CUTLASS's
-    numeric_conversion.h: 1.6 million copied entries before)."""
-
-    calls: list[tuple[str, str, FileFlows, FunctionFlow]]
-    inner: list[Opaque]
-    _first: dict[frozenset[str], str | None] = field(default_factory=dict, repr=False)
-
-    @property
-    def empty(self) -> bool:
-        return not self.calls and not self.inner
-
-    def first(self, kinds: frozenset[str]) -> str | None:
-        """The first of these calls that may take a step of ``kinds``, or ``None``."""
-        if kinds in self._first:
-            return self._first[kinds]
-        found = next((name for name, form, files, caller in self.calls
-                      if files.may_take(name, kinds, caller, form=form)), None)
-        if found is None:
-            found = next((n for o in self.inner if (n := o.first(kinds)) is not None), None)
-        self._first[kinds] = found
-        return found
-
-
 @dataclass(eq=False)  # one flow per function: compared by identity
 class FunctionFlow:
     """One C++ function's protocol steps and the structure around them (byte offsets)."""
@@ -152,6 +129,7 @@ class FunctionFlow:
     template_parameters: frozenset[str]
     # a method: defined in a class body, or out of line under a qualified name (T::f)
     member: bool = False
+    scope_class: str = ""  # the class it is a method of (``FunctionShape.scope_class``)
     statements: list[AsmStatement] = field(default_factory=list, repr=False)
     steps: list[Step] = field(default_factory=list)
     loops: list[tuple[int, int]] = field(default_factory=list)
@@ -192,6 +170,16 @@ class FunctionFlow:
     _keys: dict[tuple[int, int], frozenset[str] | None] = field(default_factory=dict, repr=False)
     # the file's flows, for the same-file conversion helpers an operand goes through
     owner: FileFlows | None = field(default=None, repr=False)
+    _classes: CallClasses | None = field(default=None, repr=False)
+
+    def call_class(self, start: int, end: int, form: str, receiver: bool = False) -> str:
+        """The class whose method the call at ``[start, end)`` names (:mod:`.call_classes`);
+        with ``receiver``, its object expression instead."""
+        if self._classes is None:
+            self._classes = CallClasses(self.parsed, self.node, self.scope_class)
+        if receiver:
+            return self._classes.receiver(start, end) if form == "member" else ""
+        return self._classes.of_call(start, end, form)
 
     def text(self, node: Node) -> str:
         return self.parsed.node_text(node)
@@ -289,7 +277,8 @@ class FunctionFlow:
         forms = {(start, end): form for start, end, _, _, form in self.raw_calls}
         found = [name for start, end, name, followed in self.calls
                  if not followed and a < start < b and (owner is None or owner.may_take(
-                     name, kinds, self, form=forms.get((start, end))))]
+                     name, kinds, self, form=forms.get((start, end)),
+                     klass=owner.class_of(self, name, start, end, forms.get((start, end)))))]
         for start, opaque in self.hidden:
             if a < start < b:
                 name = opaque.first(kinds)
@@ -349,7 +338,7 @@ class FunctionFlow:
         ``&tile[i]``: one buffer, whatever the index), and the pointer arithmetic that led
         there otherwise (``smem + 1024``), so that two regions of one raw buffer are told
         apart; ``None`` where the chain cannot be followed."""
-        expression = _operand_expression(step.statement, operand)
+        expression = operand_expression(step.statement, operand)
         if expression is None:
             return None
         trail = [] if trail is None else trail
@@ -358,7 +347,7 @@ class FunctionFlow:
         name = self._name_of(step, expression, trail)
         if name is None:
             return None
-        offsets = [t for t in trail if pointer_arithmetic(t)]
+        offsets = [t for t in trail if pointer_arithmetic(t) or t.startswith(_MEMBER)]
         return name, "|".join("".join(t.split()) for t in offsets)
 
     def _name_of(self, step: Step, expression: str, trail: list[str]) -> str | None:
@@ -369,6 +358,13 @@ class FunctionFlow:
         helper = step.call.helper
         inner = helper._name_of(step.inner, expression, trail) if step.inner is not None \
             else helper.resolve(expression, trail=trail)
+        if inner == "this" and step.call.receiver:
+            # the object the method is called on; a member of it (`&this->full_`), an offset
+            named = compact(trail[-1]) if trail else ""
+            name = self.resolve(step.call.receiver, trail=trail)
+            if "->" in named or "." in named:
+                trail.append(_MEMBER + named)
+            return name
         if inner is None or inner not in helper.parameters:
             return None  # a helper's own variable: not one of the caller's
         index = helper.parameters.index(inner)
@@ -512,31 +508,23 @@ class FunctionFlow:
         return constant_of(self, expression, depth)
 
 
-def _operand_expression(statement: AsmStatement, operand: PtxOperand | None) -> str | None:
-    if operand is None:
-        return None
-    ref = operand.ref
-    if ref is None and operand.kind == "address":
-        refs = [p.ref for p in operand.parts if p.kind == "ref"]
-        ref = refs[0] if len(refs) == 1 else None
-    if ref is None or ref >= len(statement.operands):
-        return None
-    return statement.operands[ref].expression
-
-
 class FileFlows:
     """The flows of one file's functions, each built on first ask."""
 
     def __init__(self, parsed: ParsedSource, statements: tuple[AsmStatement, ...],
                  path: str | None = None, root: FileFlows | None = None,
-                 shapes: ShapeIndex | None = None) -> None:
+                 shapes: ShapeIndex | None = None, library: bool = False) -> None:
         """``path``: the file's, to find the project headers it includes (their helpers are
         followed too); ``None`` for a header itself, whose includes are not read: ``root``,
         the linted file's flows, finds a header helper's callees among its headers;
-        ``shapes``: its functions' shapes, where a header keeps them (``shapes_of``)."""
+        ``shapes``: its functions' shapes, where a header keeps them (``shapes_of``);
+        ``library``: the library summaries, whose methods a call reaches only where its class
+        is the summary's."""
         self.parsed = parsed
         self.path = path
         self.root = root
+        self.library = library
+        self._methods: frozenset[str] | None = None
         self._included: list[FileFlows] | None = None
         self._statements = [s for s in statements if s.context.macro is None
                             and s.source.text is parsed.text and s.ptx.instructions]
@@ -550,10 +538,10 @@ class FileFlows:
         self._composing: set[int] = set()
         self._statement_bytes: list[int] | None = None
         self._by_byte: list[AsmStatement] = []
-        self._helpers: dict[tuple[str, int, str | None, bool, int | None],
+        self._helpers: dict[tuple[str, int, str | None, bool, int | None, str],
                             tuple[FunctionFlow, list[Step], Opaque] | None] = {}
         self._converts: dict[str, bool] = {}
-        self._may_take: dict[tuple[str, frozenset[str], int, str | None, bool], bool] = {}
+        self._may_take: dict[tuple[str, frozenset[str], int, str | None, bool, str], bool] = {}
         self._calls_by_name: dict[str, list[tuple[FunctionFlow, int, int]]] | None = None
         self._naming: dict[int, list[CallerSite]] = {}
         self.carrier: AsmStatement | None = None  # of a file with no asm (helper_carrier)
@@ -561,7 +549,7 @@ class FileFlows:
     def _function(self, shape: FunctionShape) -> FunctionFlow:
         return FunctionFlow(self.parsed, shape.node, shape.name, shape.start, shape.end,
                             shape.kernel, shape.template_parameters, shape.member,
-                            template_order=shape.template_order, owner=self)
+                            shape.scope_class, template_order=shape.template_order, owner=self)
 
     def _recovered_function(self, fn: RecoveredFunction, body: Node) -> FunctionFlow:
         """A function the text shows where the tree has none: its name as spelled, its block;
@@ -597,6 +585,29 @@ class FileFlows:
             self._converts[name] = known
         return known
 
+    def class_of(self, caller: FunctionFlow, name: str, start: int, end: int,
+                 form: str | None) -> str:
+        """The class of ``caller``'s call at ``[start, end)`` (:meth:`FunctionFlow.call_class`)
+        where it may change which definition is reached: ``name`` is a method of two classes
+        here and in the headers, or of a library summary's."""
+        if form is None or form == "plain" or name not in self.methods():
+            return ""
+        return caller.call_class(start, end, form)
+
+    def methods(self) -> frozenset[str]:
+        if self.root is not None:
+            return self.root.methods()
+        if self._methods is None:
+            classes: dict[str, set[str]] = {}
+            for files in [self, *self.included()]:
+                for shape in files._index.shapes.all:
+                    if shape.scope_class:  # a summary's counts as a second class
+                        found = classes.setdefault(shape.name, set())
+                        found.update((shape.scope_class, "") if files.library else
+                                     (shape.scope_class,))
+            self._methods = frozenset(name for name, c in classes.items() if len(c) > 1)
+        return self._methods
+
     def destructors_taking(self, kinds: frozenset[str]) -> list[str]:
         """The destructors (``~T``) of the file and the headers it includes that take, or may
         take, a step of ``kinds``: a step no call in a function's body shows (an object's
@@ -609,8 +620,9 @@ class FileFlows:
                 flow = files._index.of(shape)
                 files._structure(flow)
                 if any(s.kind in kinds for s in flow.own_steps) or any(
-                        files.may_take(callee, kinds, flow, form=form)
-                        for _, _, callee, _, form in flow.raw_calls):
+                        files.may_take(callee, kinds, flow, form=form,
+                                       klass=files.class_of(flow, callee, at, end, form))
+                        for at, end, callee, _, form in flow.raw_calls):
                     found.append(flow.name)
         return found
 
@@ -714,18 +726,22 @@ class FileFlows:
                 for header in [*included_headers(self.path, self.parsed.text),
                                *([library] if library is not None else [])]:
                     self._included.append(FileFlows(header.parsed, header.statements,
-                                                    root=self, shapes=shapes_of(header)))
+                                                    root=self, shapes=shapes_of(header),
+                                                    library=header is library))
         return self._included
 
     def _defined(self, name: str, caller: FunctionFlow | None = None,
-                 form: str | None = None, count: int | None = None) -> list[FunctionFlow]:
+                 form: str | None = None, count: int | None = None,
+                 klass: str = "") -> list[FunctionFlow]:
         """The definitions of ``name`` in the file, else in the headers it includes (for a
         header, those the linted file includes), that a call of ``form`` may reach: a member
         call (``x.f()``) a method, a plain one (``f()``) a free function, or a method where
         the caller is one; a qualified one either (a namespace and a class look alike). With
         ``count``, the call's number of arguments: of the definitions found in one place,
         those a call with that many may reach (:meth:`FunctionFlow.accepts`), where one may;
-        where none may (an argument a macro spreads over several), all of them."""
+        where none may (an argument a macro spreads over several), all of them. ``klass``:
+        the call's class (:mod:`.call_classes`), whose methods, where any is found, are the
+        only candidates; a library summary's method is one only where it is of that class."""
         def fits(h: FunctionFlow) -> bool:
             if h is caller:
                 return False
@@ -740,31 +756,35 @@ class FileFlows:
                 return found
             return [h for h in found if h.accepts(count)] or found
 
-        here = [h for h in self._index.named(name) if fits(h)]
-        if here:
-            return viable(here)
-        if self.path is None:
-            root = self.root
-            return [] if root is None else viable([
-                h for h in root._defined(name, None, form) if fits(h) and h.owner is not self])
-        for header in self.included():
-            there = [h for h in header.functions_named(name) if fits(h)]
-            if there:
-                return viable(there)
-        return []
+        def places() -> Iterator[list[FunctionFlow]]:
+            yield [h for h in self._index.named(name) if fits(h)]
+            if self.path is None:
+                if self.root is not None:
+                    yield [h for h in self.root._defined(name, None, form, klass=klass)
+                           if fits(h) and h.owner is not self]
+                return
+            for header in self.included():
+                yield [h for h in header.functions_named(name) if fits(h) and (
+                    not header.library or not h.member or h.scope_class == klass)]
+
+        classed = next((c for found in places() if (
+            c := [h for h in found if h.scope_class == klass])), None) if klass else None
+        return viable(classed) if classed else next(
+            (viable(found) for found in places() if found), [])
 
     def _helper(self, name: str, caller: FunctionFlow, depth: int, form: str | None = None,
-                arguments: tuple[str, ...] = ()) -> tuple[FunctionFlow, list[Step], Opaque] | None:
+                arguments: tuple[str, ...] = (), klass: str = ""
+                ) -> tuple[FunctionFlow, list[Step], Opaque] | None:
         """The definition a call of ``name`` with ``arguments`` reaches, with its steps and
         unfollowed calls followed ``depth`` calls further; ``None`` where none is found, or
         the overloads a call with that many arguments may reach differ in the steps they take
         (which one is called is not known here)."""
         # a pack expansion (``d[I]...``) passes a number of arguments not known here
         count = None if any(a.endswith("...") for a in arguments) else len(arguments)
-        candidates = self._defined(name, caller, form, count)
+        candidates = self._defined(name, caller, form, count, klass)
         if not candidates:
             return None
-        key = (name, depth, form, caller.member, count)
+        key = (name, depth, form, caller.member, count, klass)
         if key in self._helpers:  # the same definitions, wherever the call is
             return self._helpers[key]
         shapes: set[tuple[str, ...]] = set()
@@ -802,14 +822,16 @@ class FileFlows:
             steps = list(flow.own_steps)
             opaque = Opaque([], [])
             for start, end, name, arguments, form in flow.raw_calls:
-                followed = self._helper(name, flow, depth - 1, form, arguments) \
+                klass = self.class_of(flow, name, start, end, form)
+                followed = self._helper(name, flow, depth - 1, form, arguments, klass) \
                     if depth > 0 else None
                 if followed is None:
-                    opaque.calls.append((name, form, self, flow))
+                    opaque.calls.append((name, form, klass, self, flow))
                     continue
                 helper, inner_steps, inner_opaque = followed
                 site = CallSite(start, end, name, arguments, helper,
-                                flow.template_arguments.get(start, ()))
+                                flow.template_arguments.get(start, ()),
+                                flow.call_class(start, end, form, receiver=True))
                 for order, step in enumerate(inner_steps):
                     steps.append(Step(start, order, step.event, step.statement,
                                       step.instruction, site, step))
@@ -829,7 +851,8 @@ class FileFlows:
         for start, end, name, arguments, form in flow.raw_calls:
             self._composing.add(id(flow))
             try:
-                followed = self._helper(name, flow, FOLLOW_DEPTH - 1, form, arguments)
+                followed = self._helper(name, flow, FOLLOW_DEPTH - 1, form, arguments,
+                                        self.class_of(flow, name, start, end, form))
             finally:
                 self._composing.discard(id(flow))
             flow.calls.append((start, end, name, followed is not None))
@@ -837,7 +860,8 @@ class FileFlows:
                 continue
             helper, inner_steps, inner_opaque = followed
             site = CallSite(start, end, name, arguments, helper,
-                            flow.template_arguments.get(start, ()))
+                            flow.template_arguments.get(start, ()),
+                            flow.call_class(start, end, form, receiver=True))
             for order, step in enumerate(inner_steps):
                 flow.steps.append(Step(start, order, step.event, step.statement,
                                        step.instruction, site, step))
@@ -873,38 +897,38 @@ class FileFlows:
                 flow.own_steps.append(Step(start, order, event, statement, instruction))
 
     def may_take(self, name: str, kinds: frozenset[str], caller: FunctionFlow | None = None,
-                 depth: int = _CALL_DEPTH, form: str | None = None) -> bool:
+                 depth: int = _CALL_DEPTH, form: str | None = None, klass: str = "") -> bool:
         """A call of ``name`` may take a protocol step of ``kinds``: it is not a CUDA built-in
         of :data:`HARMLESS_CALLS` or an assertion macro, and either no definition of it is
         found (in the file, or in the headers it includes) and it is not a toolkit function
         known to take none (:func:`toolkit_harmless`), or one's body, or a callee's up to
         ``depth`` calls deep, holds such a step or a call that may. ``form``: how the call
-        names it (:meth:`_defined`)."""
+        names it, ``klass`` its class (:meth:`_defined`)."""
         if name in HARMLESS_CALLS or _ASSERT().match(name) or (
                 form != "member" and self.converts(name)):
             return False
         if form == "plain" and caller is not None:
-            local = _local_lambda(caller, name)
+            local = local_lambda(caller.parameters, caller.definitions, name)
             if local is not None:
                 return self._lambda_may_take(caller, local, kinds, depth)
-        key = (name, kinds, depth, form, caller is not None and caller.member)
+        key = (name, kinds, depth, form, caller is not None and caller.member, klass)
         known = self._may_take.get(key)
         if known is not None:
             return known
         self._may_take[key] = False  # a recursive call adds no step of its own
-        defined = self._defined(name, caller, form)
+        defined = self._defined(name, caller, form, klass=klass)
         result = not defined and not toolkit_harmless(name, CLUSTER_RELEASE in kinds)
         for helper in defined:
             owner = helper.owner or self
             owner._structure(helper)
             if any(s.kind in kinds for s in helper.own_steps) or any(
-                    depth == 0 or owner.may_take(callee, kinds, helper, depth - 1, form)
-                    for _, _, callee, _, form in helper.raw_calls):
+                    depth == 0 or owner.may_take(callee, kinds, helper, depth - 1, form,
+                                                 owner.class_of(helper, callee, at, end, form))
+                    for at, end, callee, _, form in helper.raw_calls):
                 result = True
                 break
         self._may_take[key] = result
         return result
-
 
     def _lambda_may_take(self, caller: FunctionFlow, lambda_node: Node,
                          kinds: frozenset[str], depth: int) -> bool:
@@ -914,20 +938,8 @@ class FileFlows:
         if any(start <= s.start < end and s.kind in kinds for s in caller.own_steps):
             return True
         return any(start <= at < end and (depth == 0 or self.may_take(
-            callee, kinds, caller, depth - 1, form)) for at, _, callee, _, form in caller.raw_calls)
-
-
-def _local_lambda(caller: FunctionFlow, name: str) -> Node | None:
-    """The lambda that ``name`` holds where ``caller`` defines it once as a local initialised
-    by a lambda expression (``auto arrive = [&](int s) {...};``), which hides any function of
-    that name from a plain call in the function's body; ``None`` otherwise."""
-    if name in caller.parameters:
-        return None
-    values = caller.definitions.get(name)
-    if values is None or len(values) != 1 or values[0] is None:
-        return None
-    value = values[0]
-    return value if value.type == "lambda_expression" else None
+            callee, kinds, caller, depth - 1, form, self.class_of(caller, callee, at, stop, form)))
+            for at, stop, callee, _, form in caller.raw_calls)
 
 
 # One file's flows at a time, by the identity of its tree (the engine lints a file's statements

@@ -25,6 +25,7 @@ from ptxlint.analysis.flow_syntax import (
     function_definitions,
     function_name,
     received,
+    scope_name,
     template_arguments,
 )
 from ptxlint.analysis.included_helpers import Header
@@ -60,6 +61,10 @@ class FunctionShape:
     template_parameters: frozenset[str]
     member: bool  # defined in a class body, or out of line under a qualified name (T::f)
     template_order: tuple[str, ...]  # in order; "" where a parameter has no name
+    # the class a method belongs to, as a call's qualifier or object type names it (the class
+    # body's name, or the qualifier of an out-of-line definition), without template
+    # arguments; "" for a free function
+    scope_class: str = ""
 
 
 @dataclass(frozen=True)
@@ -206,9 +211,17 @@ def _shape(parsed: ParsedSource, fn: Node) -> FunctionShape | None:
     holder = parent.parent if parent is not None and parent.type == "template_declaration" \
         else parent
     spelled = parsed.node_text(name_node)
-    member = "::" in spelled or (holder is not None and holder.type == "field_declaration_list")
+    in_class = holder is not None and holder.type == "field_declaration_list"
+    member = "::" in spelled or in_class
+    scope = ""
+    if in_class and holder is not None and holder.parent is not None:
+        class_name = holder.parent.child_by_field_name("name")
+        scope = function_name(parsed.node_text(class_name)) if class_name is not None else ""
+    elif "::" in spelled:
+        scope = scope_name(spelled)
     return FunctionShape(fn, function_name(spelled), fn.start_byte, fn.end_byte,
-                         b"__global__" in head, frozenset(template), member, tuple(order))
+                         b"__global__" in head, frozenset(template), member, tuple(order),
+                         scope)
 
 
 def _body(parsed: ParsedSource, block: Node, statements: Sequence[AsmStatement]) -> BodyShape:

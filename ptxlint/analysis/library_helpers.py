@@ -18,6 +18,17 @@ instruction's operands are. :mod:`.function_flow` reads them as one more include
 consulted last: a definition in the file or in one of its project headers always wins, so a
 project that defines its own ``cp_async_wait`` is read as it wrote it.
 
+CUTLASS's barrier classes and CuTe's TMA store classes are restated as classes
+(``cutlass::arch::ClusterBarrier``, ``ClusterTransactionBarrier``, ``NamedBarrier``,
+``cute::SM90_TMA_STORE_2D``...; each method the instruction its definition issues, an
+inherited one restated in the derived class): a call reaches such a method only where its
+class is the summary's, read off the call (:mod:`.call_classes`: ``full_barriers[s]->wait(p)``
+with ``Barrier* full_barriers[N]`` and ``using Barrier = cutlass::arch::ClusterTransactionBarrier``,
+``NamedBarrier::sync(n, id)``), never by the method's name alone (``x.wait()``, ``obj.arrive()``
+of another class stay opaque). An instance method's barrier is the object itself (``this``),
+which no operand of the caller names: its steps are there for what they are not (a barrier
+wait is no wgmma wait), and a rule that needs the barrier stays silent.
+
 Where the real definition picks its instruction by a template argument (CUTLASS's and CuTe's
 ``cp_async_wait<0>()`` is ``cp.async.wait_all``, which commits first; any other count is
 ``cp.async.wait_group N``), the summary keeps both in the arms of an ``if``, and the rules treat
@@ -77,7 +88,103 @@ __device__ void warpgroup_wait() {
 __device__ void tma_store_fence() { asm volatile("fence.proxy.async.shared::cta;"); }
 __device__ void fence_view_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::); }
 __device__ void fence_barrier_init() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::); }
+template <int Count>
+__device__ void tma_store_wait() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" :: "n"(Count) : "memory");
+}
+__device__ void tma_store_arrive() { asm volatile("cp.async.bulk.commit_group;"); }
+// CUTLASS arch/barrier.h: NamedBarrier, ClusterBarrier, ClusterTransactionBarrier
+struct NamedBarrier {
+  __device__ void arrive_and_wait() const { asm volatile("bar.sync %0, %1;" :: "r"(id_), "r"(n_)); }
+  __device__ void sync() const { asm volatile("bar.sync %0, %1;" :: "r"(id_), "r"(n_)); }
+  __device__ void arrive() const { asm volatile("bar.arrive %0, %1;" :: "r"(id_), "r"(n_)); }
+  __device__ static void arrive_and_wait(uint32_t num_threads, uint32_t barrier_id) {
+    asm volatile("bar.sync %0, %1;" :: "r"(barrier_id), "r"(num_threads));
+  }
+  __device__ static void sync(uint32_t num_threads, uint32_t barrier_id) {
+    asm volatile("bar.sync %0, %1;" :: "r"(barrier_id), "r"(num_threads));
+  }
+  __device__ static void arrive(uint32_t num_threads, uint32_t barrier_id) {
+    asm volatile("bar.arrive %0, %1;" :: "r"(barrier_id), "r"(num_threads));
+  }
+};
 """
+
+# ClusterBarrier's methods, restated in ClusterTransactionBarrier, which inherits them; an
+# instance method's barrier is ``this``
+_WAIT = r"""{.reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;}"""
+_CLUSTER_BARRIER = rf"""
+  __device__ void init(uint32_t arrive_count) const {{
+    asm volatile("mbarrier.init.shared::cta.b64 [%1], %0;" :: "r"(arrive_count), "r"(this));
+  }}
+  __device__ bool test_wait(uint32_t phase, uint32_t pred = true) const {{
+    asm volatile("{{.reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [%0], %1;}}"
+                 :: "r"(this), "r"(phase) : "memory");
+  }}
+  __device__ bool try_wait(uint32_t phase) const {{
+    asm volatile("{_WAIT}" :: "r"(this), "r"(phase) : "memory");
+  }}
+  __device__ void wait(uint32_t phase) const {{
+    asm volatile("{_WAIT}" :: "r"(this), "r"(phase) : "memory");
+  }}
+  __device__ void arrive() const {{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(this) : "memory");
+  }}
+  __device__ void arrive(uint32_t cta_id, uint32_t pred = true) const {{
+    asm volatile("{{.reg .b32 a; mapa.shared::cluster.u32 a, %0, %1;"
+                 "mbarrier.arrive.shared::cluster.b64 _, [a];}}"
+                 :: "r"(this), "r"(cta_id) : "memory");
+  }}
+  __device__ static void init(uint64_t const* smem_ptr, uint32_t arrive_count) {{
+    asm volatile("mbarrier.init.shared::cta.b64 [%1], %0;" :: "r"(arrive_count), "r"(smem_ptr));
+  }}
+  __device__ static void wait(uint64_t const* smem_ptr, uint32_t phase) {{
+    asm volatile("{_WAIT}" :: "r"(smem_ptr), "r"(phase) : "memory");
+  }}
+  __device__ static void arrive(uint64_t const* smem_ptr) {{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(smem_ptr) : "memory");
+  }}
+"""
+_TRANSACTIONS = r"""
+  __device__ void arrive_and_expect_tx(uint32_t bytes) const {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%1], %0;"
+                 :: "r"(bytes), "r"(this) : "memory");
+  }
+  __device__ void expect_transaction(uint32_t bytes) const {
+    asm volatile("mbarrier.expect_tx.shared::cta.b64 [%1], %0;" :: "r"(bytes), "r"(this)
+                 : "memory");
+  }
+  __device__ static void arrive_and_expect_tx(uint64_t const* smem_ptr, uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%1], %0;"
+                 :: "r"(bytes), "r"(smem_ptr) : "memory");
+  }
+  __device__ static void expect_transaction(uint64_t const* smem_ptr, uint32_t bytes) {
+    asm volatile("mbarrier.expect_tx.shared::cta.b64 [%1], %0;" :: "r"(bytes), "r"(smem_ptr)
+                 : "memory");
+  }
+"""
+
+
+def _tma_store(kind: str, opcode: str, reduction: str, n: int) -> str:
+    """CuTe's ``SM90_TMA_<kind>_<n>D`` (arch/copy_sm90_tma.hpp): a TMA store (or reduction)
+    of ``n`` coordinates, reading the shared memory at ``smem_ptr``."""
+    coordinates = ", ".join(f"int32_t const& crd{k}" for k in range(n))
+    places = ", ".join(f"%{k + 2}" for k in range(n))
+    bound = ", ".join(f'"r"(crd{k})' for k in range(n))
+    return (f"struct SM90_TMA_{kind}_{n}D {{\n"
+            f"  __device__ static void copy(void const* desc_ptr, void const* smem_ptr, "
+            f"{coordinates}) {{\n"
+            f'    asm volatile("{opcode}.{n}d.global.shared::cta{reduction}.bulk_group '
+            f'[%0, {{{places}}}], [%1];" :: "l"(desc_ptr), "r"(smem_ptr), {bound} : "memory");'
+            "\n  }\n};\n")
+
+
+SUMMARIES += "".join([
+    f"struct ClusterBarrier {{{_CLUSTER_BARRIER}}};\n",
+    f"struct ClusterTransactionBarrier {{{_CLUSTER_BARRIER}{_TRANSACTIONS}}};\n",
+    *(_tma_store(kind, opcode, reduction, n) for kind, opcode, reduction in (
+        ("STORE", "cp.async.bulk.tensor", ""),
+        ("REDUCE_ADD", "cp.reduce.async.bulk.tensor", ".add")) for n in range(1, 6))])
 
 
 @functools.lru_cache(maxsize=1)
