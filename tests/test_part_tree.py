@@ -4,7 +4,6 @@ says of its statements: the same statements, the same findings."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 import pytest
@@ -240,7 +239,7 @@ def test_a_left_out_interior_the_tree_does_not_show_as_a_function_means_a_whole_
     wrong = FunctionSpan("filler_e", (at, at + 4), (at + 6, at + 10), True)
     functions = sorted([*read.functions, wrong], key=lambda s: s.body)
     monkeypatch.setattr(part_tree_module, "scan",
-                        lambda text: dataclasses.replace(read, functions=functions))
+                        lambda text: read._replace(functions=functions))
     first = shares(CROSSING, 4)[0]
     assert wrong.body in [b for _, b in part_tree_module._unread(source, first)]
     assert part_tree(source, first).unread == ()
