@@ -689,7 +689,7 @@ class Context:
     function: str | None = None
     function_specifiers: tuple[str, ...] = ()  # __device__, __global__, __host__, ...
     macro: str | None = None  # the #define whose body holds the statement
-    guards: tuple[str, ...] = ()  # enclosing #if / #ifdef conditions, outermost first
+    guards: tuple[str, ...] = ()  # #if conditions, outermost first (Python: DSL version tests)
     local_guards: tuple[str, ...] = ()  # the same without file-wide (> 300 lines) #if blocks
     # the file's object-like macros that the guards use, in definition order (a name absent
     # here, or whose definitions may not hold, is unknown to the guards' evaluation)

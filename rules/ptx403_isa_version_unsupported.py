@@ -11,6 +11,10 @@ from ptxlint.ptx.toolkit import oldest_compiling
 from ptxlint.ptx.versions import cuda_for_ptx, format_cuda, format_ptx
 from ptxlint.rule import Rule, RuleContext
 
+# what the guards are: a C++ statement's #if conditions, or the version tests of the Python
+# `if` statements around a DSL call (``frontends.python.version_guards``)
+_GUARDS_NAMED = {False: "#if guards", True: "version tests"}
+
 
 class IsaVersionUnsupported(Rule):
     id = "PTX403"
@@ -128,7 +132,8 @@ asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1
             else:
                 message = (
                     f"'{instruction.mnemonic}' needs PTX ISA {format_ptx(needed)} ('{feature}': "
-                    f"{since_text}), but the #if guards around it admit CUDA "
+                    f"{since_text}), but the {_GUARDS_NAMED[statement.syntax == 'llvm']} "
+                    f"around it admit CUDA "
                     f"{format_cuda(version)}, whose ptxas accepts PTX ISA {format_ptx(accepted)} "
                     "at most: the build breaks there unless the guard asks for "
                     + (f"CUDA {format_cuda(first)} (PTX ISA {format_ptx(needed)})" if first

@@ -46,6 +46,7 @@ from .inline_ptx import read_inline_ptx
 from .mlir_operands import mlir_operand_types
 from .signatures import Signature, api_signature, bind
 from .values import Values, branches, never_passes
+from .version_guards import branch_guards, site_guards
 from .wrappers import wrapper_uses
 
 _CALLEE = re.compile(
@@ -125,7 +126,7 @@ def extract_python(
                 _embedded(source, values, call, parse_template, type_lookup, result)
             else:
                 for read in _wrapper_uses(values, call):
-                    _llvm_branches(source, values, read, parse_template, result)
+                    _llvm_branches(source, values, read, parse_template, result, imports)
         except RecursionError:
             result.skipped.append((start, "expression too deeply nested to resolve"))
     result.statements.sort(key=lambda s: s.span.start)
@@ -319,6 +320,7 @@ def _llvm_branches(
     call: _Call,
     parse_template: TemplateParser,
     result: ExtractionResult,
+    imports: dict[str, str],
 ) -> None:
     """The call, and where its template or constraints are bound on the branches of an ``if``
     (``if isinstance(v, Int32): asm = "clz.b32 ..."; elif ...: asm = "clz.b64 ..."``), the
@@ -331,7 +333,7 @@ def _llvm_branches(
     literal AMD template is not."""
     values.branch_points = []
     before = len(result.statements)
-    _llvm(source, values, call, parse_template, result)
+    _llvm(source, values, call, parse_template, result, imports)
     points = values.branch_points
     if len(result.statements) != before + 1 or not points:
         return
@@ -352,7 +354,7 @@ def _llvm_branches(
         values.choices = {point.id: index}
         one = ExtractionResult()
         try:
-            _llvm(source, values, call, parse_template, one)
+            _llvm(source, values, call, parse_template, one, imports)
         finally:
             values.choices = {}
         if not one.statements and any(r.startswith("host:") for _, r in one.skipped):
@@ -364,7 +366,13 @@ def _llvm_branches(
             )
             continue
         taken = _branch_words(values, point, branch)
-        context = dataclasses.replace(one.statements[0].context, branch=(taken,))
+        context = one.statements[0].context
+        # what the branch that binds this reading's template tests holds for it, as an
+        # enclosing `if` would (`if HAS_CVT: asm = "cvt.rn.bf16x2.e2m1x2 ..."` before the call)
+        chosen = () if table else branch_guards(values, imports, point, index)
+        guards = tuple(dict.fromkeys(context.guards + chosen))
+        context = dataclasses.replace(context, branch=(taken,), guards=guards,
+                                      local_guards=guards)
         readings.append(dataclasses.replace(one.statements[0], context=context))
     if readings:
         result.statements[before:] = readings
@@ -395,6 +403,7 @@ def _llvm(
     call: _Call,
     parse_template: TemplateParser,
     result: ExtractionResult,
+    imports: dict[str, str],
 ) -> None:
     api = call.api
     span = values.span(call.node)
@@ -447,6 +456,7 @@ def _llvm(
         if api.key == "cute":
             operands = mlir_operand_types(values, call.bound, api.param, operands)
     clobbers = tuple(Clobber(clobber_name(e), e.span) for e in entries if e.role == "clobber")
+    guards = site_guards(values, imports, call.node)
     arguments = call.node.child_by_field_name("arguments")
     open_paren = values.span(arguments).start if arguments is not None else span.start
     opaque = constraints is None or constraints.has_holes or not letters and not entries
@@ -470,6 +480,8 @@ def _llvm(
             close_paren=max(span.start, span.end - 1),
             context=Context(
                 function=_function_name(values, call.node),
+                guards=guards,
+                local_guards=guards,
                 dialect="ptx",
                 dialect_reason=verdict.reason,
             ),
