@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.split_scopes import inside_split_scope
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, Severity
 from ptxlint.ptx.layout import wrap_in_braces
@@ -22,8 +23,8 @@ def wrap_fix(statement: AsmStatement, what: str) -> Fix | None:
 class UnscopedRegisterDeclaration(Rule):
     id = "PTX201"
     name = "unscoped-register-declaration"
-    pure = True
-    scope = "statement"
+    pure = True  # reads the file's other statements only where the template declares unscoped
+    scope = "file"  # a scope an earlier statement opens holds this one's declarations
     severity = Severity.WARNING
     needs = ("directives",)
     summary = "Register or variable declared outside '{ }' in an asm template"
@@ -37,6 +38,11 @@ nvcc makes unique per emitted copy, are not flagged, nor is asm at file scope.
 One defect, one finding: the missing braces. The finding names every such declaration of the
 template, and its labels outside braces too (PTX202 is silent then: one set of braces scopes
 them all).
+
+Nor does it flag a statement that stands inside a scope an earlier statement of its function
+opens and a later one closes, both `volatile` or without outputs (`asm("{");` ...
+`asm(".reg .pred p;");` ... `asm("}");`, sppark's field arithmetic): that scope is the
+braces, and each emitted copy of the function has its own (`ptxlint.analysis.split_scopes`).
 
 ## Why is this bad?
 The template is pasted into the enclosing function's PTX. A declaration outside braces lands in
@@ -71,6 +77,8 @@ other statement.
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         found = analysis_of(statement).unscoped
         if found is None or not found.declarations:
+            return
+        if inside_split_scope(statement, context.file_statements):
             return
         # Names this template never uses are meant for another asm statement (a declaration,
         # or a label another statement branches to): scoping them would break that statement,

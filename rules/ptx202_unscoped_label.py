@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.split_scopes import inside_split_scope
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, Severity
 from ptxlint.ptx.layout import wrap_in_braces
@@ -15,8 +16,8 @@ from ._llvm import copies
 class UnscopedLabel(Rule):
     id = "PTX202"
     name = "unscoped-label"
-    pure = True
-    scope = "statement"
+    pure = True  # reads the file's other statements only where the template has an unscoped label
+    scope = "file"  # a scope an earlier statement opens holds this one's labels
     severity = Severity.WARNING
     needs = ("labels",)
     summary = "Label defined outside '{ }' in an asm template"
@@ -29,7 +30,8 @@ statement (also across inlining and unrolling), so they cannot collide.
 
 One defect, one finding: the missing braces. The finding names every such label of the
 template; where the template also declares a register outside braces, PTX201's finding names the
-labels and this rule is silent.
+labels and this rule is silent. Nor does it flag a statement inside a scope an earlier statement
+of its function opens and a later one closes (PTX201 says when).
 
 ## Why is this bad?
 Labels share the enclosing function's scope. Once the statement is emitted twice — its function
@@ -63,6 +65,8 @@ to from this template (another asm statement jumps to it, and a scope would hide
         found = analysis_of(statement).unscoped
         if found is None or not found.labels or found.declarations:
             return  # (declarations too: PTX201's finding names the labels, its fix scopes both)
+        if inside_split_scope(statement, context.file_statements):
+            return
         fix: Fix | None = None
         if found.all_used:
             edits = wrap_in_braces(statement)

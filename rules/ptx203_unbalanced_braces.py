@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.split_scopes import kept_in_order, unbalanced
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -52,10 +53,10 @@ asm("{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %1, 0;\\n\\tselp.u32 %0, 1, 0, p;\
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         if statement.template.has_holes:
             return
-        unopened, unclosed = _unbalanced(statement)
+        unopened, unclosed = unbalanced(statement)
         if not unopened and not unclosed:
             return
-        if _kept_in_order(statement) and _split_scope(statement, context, bool(unclosed)):
+        if kept_in_order(statement) and _split_scope(statement, context, bool(unclosed)):
             return
         for offset in unopened:
             yield self.finding(
@@ -71,26 +72,6 @@ asm("{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %1, 0;\\n\\tselp.u32 %0, 1, 0, p;\
             )
 
 
-def _unbalanced(statement: AsmStatement) -> tuple[list[int], list[int]]:
-    """Offsets of ``}`` that close nothing and of ``{`` never closed."""
-    unopened: list[int] = []
-    open_stack: list[int] = []
-    for brace in statement.ptx.braces:
-        if brace.char == "{":
-            open_stack.append(brace.offset)
-        elif open_stack:
-            open_stack.pop()
-        else:
-            unopened.append(brace.offset)
-    return unopened, open_stack
-
-
-def _kept_in_order(statement: AsmStatement) -> bool:
-    """A volatile asm, or a GNU asm with no outputs, which GCC, clang and nvcc treat as
-    volatile (an LLVM-syntax call without side effects may still be dropped)."""
-    return statement.is_volatile or (statement.syntax == "gnu" and not statement.outputs)
-
-
 def _split_scope(statement: AsmStatement, context: RuleContext, opens: bool) -> bool:
     """Whether a volatile neighbour closes (or opens) this scope: a later (earlier) statement of
     the same function, or, for the statement of a macro's definition, another macro's in
@@ -99,7 +80,7 @@ def _split_scope(statement: AsmStatement, context: RuleContext, opens: bool) -> 
     in_macro = statement.context.function is None and statement.context.macro is not None
 
     def neighbour(other: AsmStatement) -> bool:
-        if other is statement or not _kept_in_order(other) or other.template.has_holes:
+        if other is statement or not kept_in_order(other) or other.template.has_holes:
             return False
         if in_macro:
             return other.context.function is None and other.context.macro is not None
@@ -109,6 +90,6 @@ def _split_scope(statement: AsmStatement, context: RuleContext, opens: bool) -> 
     near = [s for s in context.file_statements if neighbour(s)]
     if opens:
         later = [s for s in near if in_macro or s.span.start > statement.span.start]
-        return any(_unbalanced(s)[0] for s in later)
+        return any(unbalanced(s)[0] for s in later)
     earlier = [s for s in near if in_macro or s.span.start < statement.span.start]
-    return any(_unbalanced(s)[1] for s in earlier)
+    return any(unbalanced(s)[1] for s in earlier)
