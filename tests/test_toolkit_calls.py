@@ -12,7 +12,9 @@ from tests.test_function_flow import HELPERS, _flow, _flows
 @pytest.mark.parametrize("name", [
     "__float22bfloat162_rn", "__floats2bfloat162_rn", "__hmul2", "__umulhi", "__byte_perm",
     "__ldcg", "log1pf", "exp2", "fmaxf", "make_float4", "dim3", "this_thread_block",
-    "thread_rank"])
+    "thread_rank", "__cvta_generic_to_global", "__nv_fp8_e4m3", "__nv_bfloat162",
+    "this_cluster", "map_shared_rank", "cudaGridDependencySynchronize",
+    "cudaTriggerProgrammaticLaunchCompletion"])
 def test_conversions_math_and_group_accessors_take_no_step(name: str) -> None:
     assert toolkit_harmless(name, release_asked=True)
 
@@ -20,7 +22,7 @@ def test_conversions_math_and_group_accessors_take_no_step(name: str) -> None:
 @pytest.mark.parametrize("name", [
     "__pipeline_commit", "__pipeline_wait_prior", "producer_commit", "consumer_wait",
     "memcpy_async", "wait", "wait_prior", "arrive_and_wait", "fence_proxy_async",
-    "cp_async_wait", "my_helper"])
+    "cp_async_wait", "my_helper", "__nv_shmem_barrier", "cvta_shared"])
 def test_calls_that_may_take_a_step_are_not_harmless(name: str) -> None:
     assert not toolkit_harmless(name, release_asked=False)
 

@@ -9,8 +9,15 @@ them. These are the ones known to take none of the steps of :mod:`ptxlint.ptx.pr
 
 * :data:`HARMLESS_CALLS`: built-ins that are harmless whatever the project defines;
 * :func:`toolkit_harmless`: names of the toolkit's conversion and arithmetic intrinsics
-  (``__float22bfloat162_rn``, ``__hmul2``, ``__umulhi``...), the C math library (``log1pf``,
-  ``exp2``...), vector makers and cooperative-groups accessors, consulted only for a name
+  (``__float22bfloat162_rn``, ``__hmul2``, ``__umulhi``...) and address-space conversions
+  (``__cvta_generic_to_global``), the constructors of its half, bfloat16 and narrow float
+  types (``__nv_bfloat162``, ``__nv_fp8_e4m3``), the C math library (``log1pf``,
+  ``exp2``...), vector makers, cooperative-groups accessors (``this_cluster``, a cluster's
+  ``map_shared_rank``, which maps an address: ``mapa``) and the device runtime's programmatic
+  dependent launch controls (``cudaGridDependencySynchronize``,
+  ``cudaTriggerProgrammaticLaunchCompletion``: ``griddepcontrol.wait`` waits for the
+  prerequisite grids, ``.launch_dependents`` lets the dependents be scheduled, PTX ISA
+  "griddepcontrol"; neither is a step of this grid's protocols), consulted only for a name
   the project does not define (a project function of the same name is read instead). A
   group's ``sync()`` is a barrier (``bar.sync``), no step, except on a cluster group, whose
   ``sync()`` is ``barrier.cluster.arrive`` (a release at cluster scope): it is harmless only
@@ -44,7 +51,7 @@ _INTRINSIC = on_first_use(
     r"__(?:float|half|bfloat|double|int|uint|ll|ull|short|ushort|h|f|d|u?mul|u?sad|byte_perm|"
     r"funnelshift|popc|clz|ffs|brev|fns|dp[24]a|v|low|high|lows|highs|halves|nv_cvt|ld[gc]|"
     r"st[wc]|isnan|isinf|finite|signbit|exp|log|pow|sin|cos|tan|sqrt|rsqrt|saturate|rhadd|"
-    r"hadd|uhadd|urhadd|m[ai][nx])\w*")
+    r"hadd|uhadd|urhadd|m[ai][nx]|cvta|nv_(?:half|bfloat16|fp8|fp6|fp4))\w*")
 # the C math library, single and double precision (std:: or not)
 _MATH = on_first_use(
     r"(?:exp|exp2|exp10|expm1|log|log2|log10|log1p|pow|sqrt|rsqrt|cbrt|rcbrt|sin|cos|tan|"
@@ -58,14 +65,18 @@ _MAKERS = on_first_use(r"make_(?:u?char|u?short|u?int|u?long|u?longlong|float|do
 _GROUPS = frozenset(
     "this_thread_block this_grid this_thread tiled_partition thread_rank meta_group_rank "
     "meta_group_size num_threads size group_index thread_index dim_threads group_dim "
-    "block_index block_rank num_blocks dim_blocks coalesced_threads".split())
+    "block_index block_rank num_blocks dim_blocks coalesced_threads this_cluster "
+    "map_shared_rank".split())
+# the device runtime's programmatic dependent launch controls (griddepcontrol)
+_LAUNCH_CONTROLS = frozenset(
+    ("cudaGridDependencySynchronize", "cudaTriggerProgrammaticLaunchCompletion"))
 
 
 def toolkit_harmless(name: str, release_asked: bool) -> bool:
     """A call of ``name``, which the project does not define, is a toolkit function that takes
     no protocol step; ``release_asked``: a release at cluster scope is among the steps asked
     about (a cluster group's ``sync()`` is one)."""
-    if name in HARMLESS_CALLS or name in _GROUPS:
+    if name in HARMLESS_CALLS or name in _GROUPS or name in _LAUNCH_CONTROLS:
         return True
     if name == "sync":
         return not release_asked
