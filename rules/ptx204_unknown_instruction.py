@@ -69,7 +69,11 @@ DSL's own bundled toolchain assembles, such a form is a warning unless `cuda-ver
 configured: which ptxas that is, ptxlint cannot see, and the toolchains disagree (CuTe DSL
 supports CUDA 12.9, which `nvidia-cutlass-dsl` installs by default, and CUDA 13.3, its `[cu13]`
 extra: a form new in ptxas 13.1 or 13.2 fails the first and assembles with the second). Set
-`cuda-version` to the DSL's toolkit (`cutlass.CUDA_VERSION`) to make it an error or nothing.
+`cuda-version` to the DSL's toolkit (`cutlass.CUDA_VERSION`) to make it an error or nothing. A
+call under a test of that version (`if cutlass.CUDA_VERSION.major > 13 or (...minor >= 2)`, the
+branch of such a test that binds its template, `cutlass.target_version(min_version="13.2")`,
+or past an `if not ...: raise`) is judged as C++ under `#if CUDA_VERSION >= 13020`: nothing
+where the test keeps the toolkit out.
 Where `cuda-version` names a toolkit newer than the newest whose PTX ISA the grammar covers
 (CUDA 13.5, PTX ISA 9.5), an unknown opcode or modifier is a warning that says so: that toolkit
 may have added it.
