@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.branch_roots import inputs_meant_elsewhere
 from ptxlint.analysis.cxx_facts import facts_for
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
@@ -67,7 +68,11 @@ computes and never reads was meant for (its `selp` missing: PTX208's finding nam
 output), and for the operands
 a vector with fewer elements than its form takes lacks (`ld.global.v4.u32 {%0, %1, %2}, [%4];`
 given four outputs: PTX207's finding names the vector; an operand that is not of the vector's
-role and letter, or not next to its elements, is still reported). In LLVM syntax, an
+role and letter, or not next to its elements, is still reported). In a statement with `#if`
+inside, an input that such a root in another branch was meant to name is silent in every
+branch (`#if LOOSE` reading `%4` where `%5` was meant, the `#else` template naming neither:
+PTX206's finding in the one branch is the defect; an output is still reported, as above). In
+LLVM syntax, an
 operand the template names as `%1` instead of `$1` is PTX008's finding, not an unused one.
 
 In LLVM syntax (Triton, CuTe DSL) an output no `$N` names is reported as in C++: the result is
@@ -105,6 +110,7 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             context.arch, context.options.get("cuda_version"), lambda: context.parsed)
         if misnumbered is not None:
             meant.append(misnumbered.operand)
+        elsewhere: frozenset[int] | None = None  # asked only of an input still unnamed
         for operand in unreferenced:
             if any(operand is m for m in meant):
                 # a write or read meant for it went to another operand (PTX105/106's), or a
@@ -115,6 +121,13 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             lost = analysis.lost_result
             if lost is not None and lost[1] is operand:
                 continue  # the output a lost predicate was meant for: PTX208's finding
+            if operand.role == "input" and statement.context.branch:
+                if elsewhere is None:
+                    elsewhere = inputs_meant_elsewhere(
+                        statement, context.file_statements, context.arch,
+                        context.options.get("cuda_version"), lambda: context.parsed)
+                if operand.index in elsewhere:
+                    continue  # another #if branch's root was meant to name it (PTX206's, ...)
             consequence = ""
             if operand.role == "output" and "+" not in operand.constraint.modifiers:
                 facts = facts_for(context, statement)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from ptxlint.analysis.branch_roots import inputs_meant_elsewhere
 from ptxlint.analysis.statement import StatementAnalysis, analysis_of
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
@@ -861,3 +862,42 @@ def test_a_rejected_form_matched_by_a_stray_operand_is_ptx001s() -> None:
     # the twin, its operand in range: the form's rejection is PTX204's
     twin = text.replace("%0, %2;", "%0, %1;")
     assert [f.rule for f in lint_text(twin, select=("PTX001", "PTX204"))] == ["PTX204"]
+
+
+def _branched(extra: str = "") -> str:
+    """A statement whose ``#if`` branch reads ``%2`` (a 64-bit register) where ``%3`` was
+    meant, and whose ``#else`` branch names neither."""
+    return (
+        "__device__ void f(unsigned x, unsigned v, unsigned long long w,\n"
+        "                  unsigned long long u) {\n  unsigned r;\n"
+        "  asm volatile(\n"
+        "#if defined(FAST)\n"
+        '      "add.u32 %0, %1, %2;"\n'
+        "#else\n"
+        '      "mov.u32 %0, %1;"\n'
+        "#endif\n"
+        f'      : "=r"(r) : "r"(x), "l"(w), "r"(v){extra});\n'
+        "  (void)r;\n}\n"
+    )
+
+
+def test_an_input_another_branch_misnumbers_is_one_finding_in_every_branch() -> None:
+    """The ``#else`` branch names no ``%3`` either, but mending the ``#if`` branch's number
+    names it there, and the input is used: one defect, PTX206's in its branch."""
+    found = lint_text(_branched(), select=("PTX206", "PTX009"))
+    assert [f.rule for f in found] == ["PTX206"]
+    assert "did you mean %3" in found[0].message
+    statements = extract_statements(SourceFile("t.cu", _branched())).statements
+    assert len(statements) == 2
+    assert [inputs_meant_elsewhere(s, statements, None, None, lambda: None)
+            for s in statements] == [frozenset(), frozenset({3})]
+
+
+def test_an_input_no_branch_names_or_means_is_still_unused() -> None:
+    """A second defect on the statement: an input no branch names and no root was meant for
+    (a 64-bit ``u`` cannot be the ``.u32`` that ``%2``'s place takes) keeps its finding."""
+    found = lint_text(_branched(', "l"(u)'), select=("PTX206", "PTX009"))
+    assert sorted(f.rule for f in found) == ["PTX009", "PTX206"]
+    (unused,) = [f for f in found if f.rule == "PTX009"]
+    assert unused.message.startswith("input operand 4 (u)")
+    assert not unused.branch  # both branches leave it unnamed: no branch note

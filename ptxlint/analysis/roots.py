@@ -70,6 +70,10 @@ The roots, and the rule each belongs to:
   place, in the place's role (``add.u32 %0, %1, %1;`` given ``"l"(w), "r"(v)``): the ``%N``
   was meant to name it, so its "never referenced" (PTX009) is the same defect
   (``StatementAnalysis.misnumbered_reference``, :mod:`ptxlint.analysis.register_types`).
+  In a statement with ``#if`` inside, that operand, where it is an input, is silent in the
+  other branches too, as is an input that a misdirected read (PTX106) or a too-short vector
+  (PTX207) in one branch was meant for: mending that branch names it
+  (:mod:`ptxlint.analysis.branch_roots`).
 - ``short-vector`` (PTX207): a vector operand with fewer ``%N`` elements than its form takes
   (``ld.global.v4.u32 {%0, %1, %2}, [%4];``): the operands of its elements' role and letter
   next to them that no ``%N`` names, or outputs nothing writes or writes on some paths only,
