@@ -400,6 +400,40 @@ def test_no_verdict_comes_from_a_toolchain_the_guards_keep_out(tmp_path, test_ca
         assert verdict.status == "confirmed"
 
 
+# A CuTe DSL call under a test of the DSL's CUDA version (flashinfer's spelling): the Python
+# front end's guards, which the verifier reads as it reads #if CUDA_VERSION.
+GATED_DSL = (
+    "import cutlass\nfrom cutlass._mlir.dialects import llvm\nfrom cutlass.cutlass_dsl import T\n\n"
+    "def widen(x):\n"
+    "    if cutlass.CUDA_VERSION.major > 13 or (\n"
+    "            cutlass.CUDA_VERSION.major == 13 and cutlass.CUDA_VERSION.minor >= 2):\n"
+    "        return llvm.inline_asm(T.i32(), [x], \"TEMPLATE\", \"=r,h\",\n"
+    "                               has_side_effects=False, asm_dialect=llvm.AsmDialect.AD_ATT)\n"
+    "    return x\n"
+)
+
+
+@needs_toolchain
+def test_a_dsl_version_test_keeps_an_older_toolchain_from_judging(tmp_path, test_cache):
+    older = toolchain.version.startswith(("13.0.", "13.1."))
+    # a form new in ptxas 13.2: no finding, and no probe failure from a toolchain that never
+    # builds the branch
+    source = tmp_path / "gated.py"
+    source.write_text(GATED_DSL.replace("TEMPLATE", "cvt.rn.bf16x2.e4m3x2 $0, $1;"))
+    result = verified(source, "--select", "PTX204")
+    assert result.findings == [] and result.verify_probe_failures == []
+    # a real error there is judged only by a toolchain the test admits
+    source.write_text(GATED_DSL.replace("TEMPLATE", "cvt.rn.bf16x2.e4m3x3 $0, $1;"))
+    result = verified(source, "--select", "PTX204")
+    [bad] = result.findings
+    verdict = result.verdict(bad)
+    if older:
+        assert verdict.status == "unverifiable"
+        assert "only with CUDA 13.2 or newer" in verdict.evidence
+    else:
+        assert verdict.status == "confirmed"
+
+
 @needs_toolchain
 def test_values_from_instantiations_are_compiled(tmp_path, test_cache):
     source = tmp_path / "instantiated.cu"

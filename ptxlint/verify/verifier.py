@@ -523,11 +523,10 @@ class Verifier:
             if config.arch is None:
                 return unverifiable(f"not compiled in any configuration the toolchain can "
                                     f"build: {config.why}", self.options.arch or "")
-            unbuilt = self._unbuildable(config.arch) or older_than_guards(
-                statement, [(t.name, t.version) for t in (self.toolchain.nvcc,
-                                                          self.toolchain.ptxas) if t])
-            if unbuilt:
+            if unbuilt := self._unbuildable(config.arch) or self._older_than_guards(statement):
                 return unverifiable(unbuilt, config.arch)
+        elif unbuilt := self._older_than_guards(statement):  # a DSL's version tests
+            return unverifiable(unbuilt, arch)
         if DIFFERENTIAL in recipe.probes:
             return self._differential_verdict(finding, arch)
         if FUNCTION in recipe.probes:
@@ -858,6 +857,11 @@ class Verifier:
                  f"({diagnostic.message}), but {why}: not reported"))
         return out
 
+    def _older_than_guards(self, statement: AsmStatement) -> str:
+        """Why the toolchain is older than the statement's version guards admit, or ""."""
+        tools = (self.toolchain.nvcc, self.toolchain.ptxas)
+        return older_than_guards(statement, [(t.name, t.version) for t in tools if t])
+
     def _report_or_none(self, path: str, arch: str,
                         defines: tuple[str, ...]) -> whole_file.Report | None:
         try:
@@ -882,7 +886,8 @@ class Verifier:
                 if not isinstance(planned, tuple) or not planned[0].exact:
                     continue  # a stand-in value: its errors may be the stand-in's
                 config = configuration(statement, self.options.arch or DEFAULT_ARCH)
-                if config.arch is None or self._unbuildable(config.arch):
+                if (config.arch is None or self._unbuildable(config.arch)
+                        or self._older_than_guards(statement)):  # no build holds it
                     continue
                 for variant in planned:
                     error = self._probe_error(variant.probe, arch, key)
