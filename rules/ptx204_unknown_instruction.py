@@ -186,15 +186,16 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             return  # another assembler's directive (x86's .align, .byte) is no PTX's
         device: bool | None = None
         for directive in statement.ptx.directives:
+            reason = misplaced(directive)
+            message = None if reason is not None else unknown(directive)
+            if reason is None and message is None:
+                continue  # (most are: a scoped .reg; its span is worked out only for a finding)
             start = directive.start
             span = self.template_span(statement, start, start + len(directive.name))
-            reason = misplaced(directive)
             if reason is not None:
                 yield self.finding(statement, span, reason)
                 continue
-            message = unknown(directive)
-            if message is None:
-                continue
+            assert message is not None
             if device is None:
                 # a CUDA file's host function may hold x86 asm, whose .p2align is no typo
                 device = device_template(statement)
