@@ -251,3 +251,20 @@ def test_a_device_call_by_name_keeps_such_a_function_linted() -> None:
     assert [(s.template.text, s.context.function) for s in result.statements] == [
         ("mov.u32 %0, 1;", "counter"), ("mov.u32 %0, 2;", "pick")
     ]
+
+
+def test_a_keyword_the_file_redefines_as_a_device_specifier_makes_device_code() -> None:
+    # sppark's field headers: `# define inline __device__ __forceinline__` under __CUDACC__
+    text = """#if defined(__CUDACC__)
+# define inline __device__ __forceinline__
+#endif
+class fp { unsigned v;
+  inline fp& dbl() { asm("add.u32 %0, %0, %0;" : "+r"(v)); return *this; }
+};
+#undef inline
+inline unsigned host_side(unsigned x) { asm("bswap %0" : "+r"(x)); return x; }
+"""
+    assert _linted(text, "fp.cuh") == ["add.u32 %0, %0, %0;"]
+    # a redefinition that says nothing of the device leaves a host function host code
+    host = text.replace("__device__ __forceinline__", "__inline")
+    assert _linted(host, "fp.cuh") == []

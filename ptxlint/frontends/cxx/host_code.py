@@ -77,6 +77,8 @@ class HostFunctions:
         self._spelled: dict[tuple[str, ...], tuple[bool, tuple[str, ...]]] = {}
         # macro words and macro epoch -> what they say (``_by_macros``)
         self._by_spelling: dict[tuple[tuple[str, ...], int], str] = {}
+        # the keywords and known specifiers the file itself #defines (``_redefined_keywords``)
+        self._keywords_defined: frozenset[str] | None = None
 
     def host_only(self, fn: tree_sitter.Node) -> bool:
         if self._kind(fn) != "host":
@@ -114,6 +116,11 @@ class HostFunctions:
         if device_word:
             return "device"
         verdict = self._by_macros(macro_words, fn) if macro_words else "host"
+        if verdict == "host" and (redefined := self._redefined_keywords(fn)):
+            # only a redefinition that says device changes the verdict: one ptxlint cannot
+            # expand is no reason to lint a host function's asm
+            by_keywords = self._by_macros(redefined, fn)
+            verdict = by_keywords if by_keywords in ("device", "host-device") else verdict
         if verdict in ("device", "host-device"):
             return verdict
         if fn.has_error:
@@ -150,6 +157,18 @@ class HostFunctions:
                 verdict = "unknown" if unknown else "host"
             self._by_spelling[key] = verdict
         return verdict
+
+    def _redefined_keywords(self, fn: tree_sitter.Node) -> tuple[str, ...]:
+        """The declaration's keywords and known specifiers that the file itself ``#define``s:
+        the preprocessor replaces them like any macro (sppark's ``# define inline __device__
+        __forceinline__`` makes each ``inline`` function of the header a device function).
+        Asked only of a function nothing else makes device code."""
+        if self._keywords_defined is None:  # once per file: most files define none
+            self._keywords_defined = _KNOWN.intersection(self._table().own.defines)
+        if not self._keywords_defined:
+            return ()
+        words = self._headers.read(fn).declaration_words
+        return tuple(w for w in dict.fromkeys(words) if w in self._keywords_defined)
 
     def _words(self, fn: tree_sitter.Node) -> tuple[bool, tuple[str, ...]]:
         """Whether the declaration's words say ``__device__``/``__global__``, and its
