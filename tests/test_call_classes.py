@@ -52,6 +52,8 @@ def _classes(calls: str) -> list[str]:
     ("cutlass::arch::NamedBarrier(128).sync();", "NamedBarrier"),  # a temporary
     ("cutlass::arch::NamedBarrier::sync(128, 0);", "NamedBarrier"),
     ("cute::SM90_TMA_STORE_2D::copy(0, 0, 0, 0);", "SM90_TMA_STORE_2D"),
+    ("Store::copy(0, 0, 0, 0);", "SM90_TMA_STORE_2D"),  # a qualifier through the typedef
+    ("Barrier::init(full[0], 1);", "ClusterTransactionBarrier"),
     ("other->arrive();", "Unknown"),  # a class no definition is found in: asked, not found
     # a call's result is read as a temporary of a class of the callee's name: none is
     ("got.arrive();", "make_barrier"),

@@ -11,7 +11,8 @@ and of a project's overloads in several classes the one of the object's class is
 What is read, in the calling function only (its parameters and body, never another scope):
 
 * a qualified call: the part before the function's name (``cute::SM90_TMA_STORE_2D::copy``:
-  ``SM90_TMA_STORE_2D``); a namespace reads the same, and matches no class's method;
+  ``SM90_TMA_STORE_2D``), through an alias the function declares; a namespace reads the same,
+  and matches no class's method;
 * a member call: the object expression's class: a variable's declared type (a pointer, a
   reference, an array or an element of one: ``Barrier* full[4]``, ``full[s]->wait()``), an
   ``auto`` variable's initializer's, a temporary's (``NamedBarrier(128).sync()``), ``this``
@@ -62,8 +63,8 @@ class CallClasses:
         function = self._callee(start, end)
         if function is None:
             return ""
-        if form == "qualified":
-            return scope_name(self._parsed.node_text(function))
+        if form == "qualified":  # `Store::copy()` with `using Store = cute::SM90_TMA_STORE_2D;`
+            return self._class_named(scope_name(self._parsed.node_text(function)), 0)
         target = self._receiver(function)
         return self._object_class(target, 0) if target is not None else ""
 
