@@ -7,7 +7,10 @@ are kept as ``spelled_at``. A defect the macro's body shows on its own is alread
 there, and one that every expansion repeats identically is reported at the first invocation
 only: what remains are the findings the arguments make. A statement with ``#if`` inside is
 read once per branch; a finding every branch shares is reported once, one that only some
-branches have names the branch.
+branches have names the branch. So is a rule's finding that several branches make at
+different places with the same fix (an output's missing ``&`` that each branch's own load
+exposes, a ``"memory"`` clobber that each branch's own load asks for): the one edit mends every
+branch, so it is one defect, reported where the first branch has it.
 """
 
 from __future__ import annotations
@@ -29,12 +32,21 @@ class Placer:
         self.written: set[tuple[str, object]] = set()
         # for statements with #if inside: which branches produced each finding
         self.branches: dict[tuple[str, str, object], set[tuple[str, ...]]] = {}
+        # (rule, statement, fix) of a finding with a fix in a branch: the first one's key
+        self.mended: dict[tuple[str, int, Fix], tuple[str, str, object]] = {}
 
     def place(self, finding: Finding) -> Finding | None:
         expansion = _expansion(finding)
         if expansion is None:
             key: tuple[str, str, object] = (finding.rule, finding.message, finding.span)
             branch = finding.statement.context.branch if finding.statement else ()
+            if branch and finding.fix is not None and finding.statement is not None:
+                first = self.mended.setdefault(
+                    (finding.rule, finding.statement.span.start, finding.fix), key)
+                if first != key and branch not in self.branches[first]:
+                    # another branch's finding, elsewhere, that the same fix mends: one defect
+                    self.branches[first].add(branch)
+                    return None
             if branch:
                 self.branches.setdefault(key, set()).add(branch)
             if key in self.seen:

@@ -179,3 +179,52 @@ __device__ unsigned f(unsigned a) {
 """
     found = lint_text(text, select=("PTX009",))
     assert [(f.rule, f.branch) for f in found] == [("PTX009", ("!(defined(WITH_FLAG))",))]
+
+
+_EARLY_WRITE = """
+__device__ void f(unsigned long long *p, unsigned long long &x, unsigned long long &y) {
+  asm volatile("{\\n"
+               "  mov.b64 %0, %3;\\n"
+               "  mov.b64 %1, %4;\\n"
+#if WITH_HINT
+               "  ld.global.L2::128B.v2.u64 {%0, %1}, [%2];\\n"
+#else
+               "  ld.global.v2.u64 {%0, %1}, [%2];\\n"
+#endif
+               "}\\n"
+               : "=l"(x), "=l"(y) : "l"(p), "l"(x), "l"(y) : "memory");
+}
+"""
+
+
+def test_one_fix_that_mends_every_branch_is_one_finding() -> None:
+    """Each branch's own load reads the address after the outputs are written: two places,
+    one defect (the outputs' missing ``&``), one finding at the first branch's place, no
+    branch note."""
+    found = lint_text(_EARLY_WRITE, select=("PTX108",))
+    assert [(f.rule, f.branch) for f in found] == [("PTX108", ())]
+    assert found[0].span.start == _EARLY_WRITE.index("%2]", _EARLY_WRITE.index("L2::128B"))
+    (edits,) = {f.fix.edits for f in found if f.fix is not None}
+    assert len(edits) == 2
+
+
+def test_branches_whose_fixes_differ_keep_their_findings() -> None:
+    """A second defect: the ``#else`` branch also writes ``%1`` before the address is read,
+    which only its own fix (a second ``&``) mends; each branch keeps its finding."""
+    text = """
+__device__ void f(unsigned long long *p, unsigned long long &x, unsigned long long &y) {
+  asm volatile("{\\n"
+               "  mov.b64 %0, %3;\\n"
+#if WITH_HINT
+               "  ld.global.L2::128B.u64 %1, [%2];\\n"
+#else
+               "  mov.b64 %1, %4;\\n"
+               "  ld.global.u64 %1, [%2];\\n"
+#endif
+               "}\\n"
+               : "=l"(x), "=l"(y) : "l"(p), "l"(x), "l"(y) : "memory");
+}
+"""
+    found = lint_text(text, select=("PTX108",))
+    assert [f.branch for f in found] == [("WITH_HINT",), ("!(WITH_HINT)",)]
+    assert [len(f.fix.edits) for f in found if f.fix is not None] == [1, 2]
