@@ -117,6 +117,13 @@ NEWER: tuple[tuple[CudaVersion, str], ...] = (
               '.f32.b2 {%1}, {%2, %3}, %0, [%4];" : "=f"(f), "=r"(n), "=f"(f), "=f"(f) : "r"(s) '
               ': "memory");'),
     ((13, 5), 'asm("sin.approx.ftz.2pi.f32 %0, %1;" : "=f"(f) : "f"(f));'),
+    ((13, 4), 'asm("mul.e4m3x4.e2m1x4.e4m3x4 %0, %1, %2;" : "=r"(n) : "h"(h), "r"(n));'),
+    ((13, 4), 'asm("mul.rn.satfinite.e5m2x4.e3m2x4.e2m1x4 %0, %1, %2;" : "=r"(n) : "r"(n), '
+              '"h"(h));'),
+    ((13, 4), 'asm("fma.rn.satfinite.e4m3x4.e4m3x4.e5m2x4 %0, %1, %2, %3;" : "=r"(n) : "r"(n), '
+              '"r"(n), "r"(n));'),
+    ((13, 4), 'asm("add.satfinite.e4m3x4.e2m1x4 %0, %1, %2;" : "=r"(n) : "h"(h), "r"(n));'),
+    ((13, 4), 'asm("sub.rn.e5m2x4.e2m3x4 %0, %1, %2;" : "=r"(n) : "r"(n), "r"(n));'),
     ((13, 5), 'asm("cos.approx.ftz.2pi.f32 %0, %1;" : "=f"(f) : "f"(f));'),
 )
 
@@ -236,6 +243,46 @@ def test_what_ptxas_13_5_rejects_of_the_newer_families_is_rejected(text: str) ->
     assert agreement.predict(text).status == "reject"
 
 
+def _errors_for_13_5(text: str) -> list[str]:
+    """The grammar's errors that ptxas 13.5 makes too: not those only older toolkits make."""
+    [instruction] = parse_template(text + ";", extended=False).instructions
+    verdict = grammar.check(instruction, agreement.resolve)
+    return [i.message for i in verdict.issues if i.severity == "error" and not i.ptxas_takes
+            and (i.toolkit is None or i.toolkit > (13, 5))]
+
+
+# the x4 packs' arithmetic (ptxas 13.5, sm_100a): an e4m3x4/e5m2x4 result only ("Unexpected
+# instruction types"), the types by position, .rn the only rounding, no .relu, .ftz nor
+# immediates, bit registers of the packs' sizes ("Arguments mismatch")
+@pytest.mark.parametrize("text", [
+    "mul.e2m1x4.e4m3x4.e4m3x4 %h1, %r1, %r2",
+    "mul.e4m3x4.e4m3x4 %r1, %r2, %r3",
+    "mul.rz.e4m3x4.e4m3x4.e4m3x4 %r1, %r2, %r3",
+    "mul.relu.e4m3x4.e4m3x4.e4m3x4 %r1, %r2, %r3",
+    "mul.e4m3x4.e2m1x4.e4m3x4 %r1, %r2, %r3",
+    "mul.e4m3x4.e2m1x4.e4m3x4 %f1, %h2, %r3",
+    "mul.e4m3x4.e4m3x4.e4m3x4 %r1, 1, %r3",
+    "fma.ftz.e4m3x4.e4m3x4.e4m3x4 %r1, %r2, %r3, %r4",
+    "fma.e4m3x4.e2m1x4.e2m1x4 %r1, %h1, %h2, %h3",
+    "add.e4m3x4.e2m1x4 %r1, %r2, %h3",
+    "add.e4m3x4.e4m3x4.e4m3x4 %r1, %r2, %r3",
+    "min.e4m3x4.e4m3x4 %r1, %r2, %r3",
+])
+def test_what_ptxas_13_5_rejects_of_the_x4_pack_arithmetic_is_rejected(text: str) -> None:
+    assert _errors_for_13_5(text)
+
+
+@pytest.mark.parametrize("text", [
+    "mul.e4m3x4.e2m1x4.e4m3x4 %r1, %h2, %r3",
+    "mul.satfinite.rn.e5m2x4.e2m3x4.e3m2x4 %r1, %r2, %r3",
+    "fma.rn.e4m3x4.e2m1x4.e2m1x4 %r1, %h1, %h2, %r3",
+    "add.e4m3x4.e2m1x4 %r1, %h2, %r3",
+    "sub.satfinite.e5m2x4.e4m3x4 %r1, %r2, %r3",
+])
+def test_what_ptxas_13_5_takes_of_the_x4_pack_arithmetic_is_taken(text: str) -> None:
+    assert _errors_for_13_5(text) == []
+
+
 def test_the_newer_forms_need_their_ptx_isa_and_targets() -> None:
     def needs(text: str) -> tuple[int, grammar.Need | None]:
         [instruction] = parse_template(text + ";", extended=False).instructions
@@ -246,6 +293,10 @@ def test_the_newer_forms_need_their_ptx_isa_and_targets() -> None:
     assert ptx == 93 and need is not None and need.admits(100, "") and not need.admits(90, "a")
     ptx, need = needs("fence.proxy.alias.release.sys")
     assert ptx == 94 and need is not None and need.admits(90, "") and not need.admits(80, "")
+    ptx, need = needs("mul.e4m3x4.e2m1x4.e4m3x4")
+    assert ptx == 94 and need is not None and need.admits(100, "a") and need.admits(103, "a")
+    assert not any(need.admits(sm, suffix) for sm, suffix in
+                   ((100, "f"), (100, ""), (107, "a"), (110, "a"), (120, "a")))
     ptx, need = needs("sin.approx.ftz.2pi.f32")
     assert ptx == 95 and need is not None and need.admits(75, "")
     ptx, need = needs("tcgen05.alloc.exclusive.cta_group::1.sync.aligned.shared::cta.b32")

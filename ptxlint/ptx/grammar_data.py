@@ -97,6 +97,21 @@ _add("fma<R:.rz|.rm|.rp>{.relu}<T:.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=80; undo
 _add(f"fma({F_RND}){{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2, a:f32x2; sm=100")
 _add(f"fma({F_RND}){{.sat}}.f32.f16 d:f32, a:f16, a:f16, a:f32; sm=100; ptx=86")
 _add(f"fma({F_RND}){{.sat}}.f32.bf16 d:f32, a:b16, a:b16, a:f32; sm=100; ptx=86")  # as add's
+# PTX ISA 9.4 (ptxas 13.4 and 13.5 with .version 9.4; before it "Feature
+# 'mul.e4m3x4.e2m1x4.e4m3x4' requires PTX ISA .version 9.4 or later", ptxas 13.3 and older
+# "Unexpected instruction types"): four-lane narrow-float arithmetic, an e4m3x4 or e5m2x4 result
+# from any of the five x4 packs, on sm_100a and sm_103a only (not sm_100f, sm_107a, sm_110a nor
+# sm_120a). The type words go by position, the result's first; .rn is the only rounding (.rz
+# "Illegal rounding modifier"), .satfinite optional; no .ftz nor .relu. Operands are bit registers
+# of the packs' sizes, no immediates. add/sub name the first source's pack only: the second is of
+# the result's (add.e4m3x4.e2m1x4 takes a .b16 then a .b32), as is fma's addend.
+_X4 = ".e4m3x4|.e5m2x4|.e2m1x4|.e2m3x4|.e3m2x4"
+_X4_KEYS = "sm=100a-101-107-110; toolkit=13.4; positional"
+_add(f"mul{{.rn}}{{.satfinite}}<D:.e4m3x4|.e5m2x4><A:{_X4}><B:{_X4}> d:D, r:A, r:B; {_X4_KEYS}")
+_add(f"fma{{.rn}}{{.satfinite}}<D:.e4m3x4|.e5m2x4><A:{_X4}><B:{_X4}> d:D, r:A, r:B, r:D; "
+     f"{_X4_KEYS}")
+for op in ("add", "sub"):
+    _add(f"{op}{{.rn}}{{.satfinite}}<D:.e4m3x4|.e5m2x4><A:{_X4}> d:D, r:A, r:D; {_X4_KEYS}")
 for _m in ("hi", "lo"):
     _add(f"mul24.{_m}.<T:.u32|.s32> d:T, a:T, a:T; head=1")
     _add(f"mad24.{_m}.<T:.u32|.s32> d:T, a:T, a:T, a:T; head=1")
