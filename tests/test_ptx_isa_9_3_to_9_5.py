@@ -267,6 +267,12 @@ def _errors_for_13_5(text: str) -> list[str]:
     "add.e4m3x4.e2m1x4 %r1, %r2, %h3",
     "add.e4m3x4.e4m3x4.e4m3x4 %r1, %r2, %r3",
     "min.e4m3x4.e4m3x4 %r1, %r2, %r3",
+    "mul.f16x2.bf16x2.f16x2 %r1, %r2, %r3",  # the result is of the first pack's type
+    "mul.rn.f16x2.f16x2.bf16x2 %r1, %r2, %r3",  # "Illegal rounding modifier"
+    "add.f32x2.f32x2.f16x2 %rd1, %rd2, %r3",  # "Unexpected instruction types"
+    "add.rn.bf16x2.f32x2.f32x2 %r1, %rd2, %rd3",  # "Illegal rounding modifier"
+    "add.f16x2.f32x2.f32x2 %r1, %rd2, %rd3",  # ".ftz modifier required"
+    "add.f32x2.f16x2.f32x2 %f1, %r2, %rd3",  # "Arguments mismatch"
 ])
 def test_what_ptxas_13_5_rejects_of_the_x4_pack_arithmetic_is_rejected(text: str) -> None:
     assert _errors_for_13_5(text)
@@ -278,6 +284,11 @@ def test_what_ptxas_13_5_rejects_of_the_x4_pack_arithmetic_is_rejected(text: str
     "fma.rn.e4m3x4.e2m1x4.e2m1x4 %r1, %h1, %h2, %r3",
     "add.e4m3x4.e2m1x4 %r1, %h2, %r3",
     "sub.satfinite.e5m2x4.e4m3x4 %r1, %r2, %r3",
+    # the sm_107 family's half-precision mixes
+    "mul.f16x2.f16x2.bf16x2 %r1, %r2, %r3",
+    "add.rp.f32x2.bf16x2.f32x2 %rd1, %r2, %rd3",
+    "sub.rz.bf16x2.f32x2.f32x2 %r1, %rd2, %rd3",
+    "add.ftz.f16x2.f32x2.f32x2 %r1, %rd2, %rd3",
 ])
 def test_what_ptxas_13_5_takes_of_the_x4_pack_arithmetic_is_taken(text: str) -> None:
     assert _errors_for_13_5(text) == []
@@ -297,6 +308,9 @@ def test_the_newer_forms_need_their_ptx_isa_and_targets() -> None:
     assert ptx == 94 and need is not None and need.admits(100, "a") and need.admits(103, "a")
     assert not any(need.admits(sm, suffix) for sm, suffix in
                    ((100, "f"), (100, ""), (107, "a"), (110, "a"), (120, "a")))
+    ptx, need = needs("add.ftz.f16x2.f32x2.f32x2")
+    assert ptx == 94 and need is not None and need.admits(107, "f")
+    assert not any(need.admits(sm, suffix) for sm, suffix in ((107, ""), (100, "a"), (120, "a")))
     ptx, need = needs("sin.approx.ftz.2pi.f32")
     assert ptx == 95 and need is not None and need.admits(75, "")
     ptx, need = needs("tcgen05.alloc.exclusive.cta_group::1.sync.aligned.shared::cta.b32")

@@ -112,6 +112,18 @@ _add(f"fma{{.rn}}{{.satfinite}}<D:.e4m3x4|.e5m2x4><A:{_X4}><B:{_X4}> d:D, r:A, r
      f"{_X4_KEYS}")
 for op in ("add", "sub"):
     _add(f"{op}{{.rn}}{{.satfinite}}<D:.e4m3x4|.e5m2x4><A:{_X4}> d:D, r:A, r:D; {_X4_KEYS}")
+# PTX ISA 9.4 on the sm_107 family (sm_107a/f; ptxas 13.4 and 13.5, "requires PTX ISA .version
+# 9.4" before; not on plain sm_107 nor sm_100a/sm_120a): packed half-precision mixes, types by
+# position. An f16x2 times a bf16x2 pack (either first, the result of the first's type; no
+# rounding nor .ftz); an f16x2/bf16x2 pack added to an f32x2 one, any rounding; two f32x2 packs
+# summed into a bf16x2 (.rz only) or an f16x2 (.ftz required, .rz only). Registers only.
+_SM107_MIX = "sm=107f; toolkit=13.4; positional"
+_add(f"mul.f16x2.f16x2.bf16x2 d:f16x2, r:f16x2, r:bf16x2; {_SM107_MIX}")
+_add(f"mul.bf16x2.bf16x2.f16x2 d:bf16x2, r:bf16x2, r:f16x2; {_SM107_MIX}")
+for op in ("add", "sub"):
+    _add(f"{op}{{{F_RND}}}.f32x2<A:.f16x2|.bf16x2>.f32x2 d:f32x2, r:A, r:f32x2; {_SM107_MIX}")
+    _add(f"{op}{{.rz}}.bf16x2.f32x2.f32x2 d:bf16x2, r:f32x2, r:f32x2; {_SM107_MIX}")
+    _add(f"{op}{{.rz}}.ftz.f16x2.f32x2.f32x2 d:f16x2, r:f32x2, r:f32x2; {_SM107_MIX}")
 for _m in ("hi", "lo"):
     _add(f"mul24.{_m}.<T:.u32|.s32> d:T, a:T, a:T; head=1")
     _add(f"mad24.{_m}.<T:.u32|.s32> d:T, a:T, a:T, a:T; head=1")
