@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from ptxlint.analysis.roots import device_template
@@ -64,7 +65,9 @@ ptxas accepts although the ISA does not document it is a warning, not an error. 
 a newer toolkit's ptxas takes than the one the verdicts are for (`cuda-version`, 13.0 by
 default) is an error that names that toolkit and the targets the form needs
 (`cvt.rn.satfinite.e4m3x2.bf16x2`: ptxas 13.1, sm_100f and the other family targets); PTX401
-leaves those targets to this finding. In Python DSL code (Triton, CuTe DSL), whose PTX the
+leaves those targets to this finding. A statement gets one such finding per toolkit (and
+targets) its forms need, at the first form, which counts the others: one toolkit mends them
+all. In Python DSL code (Triton, CuTe DSL), whose PTX the
 DSL's own bundled toolchain assembles, such a form is a warning unless `cuda-version` is
 configured: which ptxas that is, ptxlint cannot see, and the toolchains disagree (CuTe DSL
 supports CUDA 12.9, which `nvidia-cutlass-dsl` installs by default, and CUDA 13.3, its `[cu13]`
@@ -130,6 +133,7 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
         verdicts = analysis_of(statement).verdicts
         cuda_version = context.options.get("cuda_version")
         beyond = beyond_grammar(cuda_version)
+        newer: dict[tuple[object, ...], list[Finding]] = {}  # forms of a newer toolkit, by need
         for instruction, verdict in zip(statement.ptx.instructions, verdicts, strict=True):
             if instruction.opaque and not _spelling_known(statement, instruction):
                 continue
@@ -155,7 +159,8 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                 continue
             if verdict is not None:  # judged, and not opaque
                 if verdict.issues:  # most verdicts have none
-                    yield from self._grammar_findings(statement, instruction, context, beyond)
+                    yield from self._grammar_findings(
+                        statement, instruction, context, beyond, newer)
                 continue
             index = unknown_modifier(opcode, instruction.modifiers)
             if index is None:
@@ -177,6 +182,7 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             yield self._unknown_word(statement, span, message, beyond)
         if statement.ptx.directives:
             yield from self._directive_findings(statement, beyond)
+        yield from _once_per_toolkit(newer)
 
     def _directive_findings(self, statement: AsmStatement, beyond: CudaVersion | None
                             ) -> Iterator[Finding]:
@@ -214,8 +220,10 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 
     def _grammar_findings(
         self, statement: AsmStatement, instruction: PtxInstruction, context: RuleContext,
-        beyond: CudaVersion | None,
+        beyond: CudaVersion | None, newer: dict[tuple[object, ...], list[Finding]],
     ) -> Iterator[Finding]:
+        """The grammar's finding on ``instruction``; a form of a newer toolkit goes to
+        ``newer``, by what it needs (the toolkit, the targets, the severity)."""
         issue = analysis_of(statement).spelling_issue(instruction,
                                                       context.options.get("cuda_version"))
         if issue is None:
@@ -224,11 +232,13 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
         if end <= start:
             start, end = instruction.opcode_start, instruction.opcode_end
         message = issue.message
+        targets = ""
         if issue.toolkit is not None:
             # a form of a newer toolkit: PTX401 leaves to this finding the target it needs
             need = instruction_requirement(statement, instruction)
             if need.sm or need.suffix or need.only:
-                message += f", and it needs {need.targets_named}"
+                targets = f", and it needs {need.targets_named}"
+                message += targets
         if issue.word:
             message += _hint(issue.word, family_vocabulary(instruction.opcode))
         severity = Severity.WARNING if issue.severity == "warning" else None
@@ -239,9 +249,27 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
         elif issue.toolkit is None and beyond is not None and severity is None:
             message += _past_grammar(beyond)
             severity = Severity.WARNING
-        yield self.finding(
+        finding = self.finding(
             statement, self.template_span(statement, start, end), message, severity=severity
         )
+        if issue.toolkit is not None:
+            newer.setdefault((issue.toolkit, targets, severity), []).append(finding)
+        else:
+            yield finding
+
+
+def _once_per_toolkit(newer: dict[tuple[object, ...], list[Finding]]) -> Iterator[Finding]:
+    """One finding per newer toolkit (and targets) a statement's forms need: one toolkit
+    mends them all, as one guard mends PTX401's (quack's four `cvt.rn.bf16x2.e2m1x2` in one
+    template were four findings). The first form of each need speaks and counts the others."""
+    for findings in newer.values():
+        first, more = findings[0], len(findings) - 1
+        if more:
+            others = f"{more} more instruction{'s' if more > 1 else ''} of the statement"
+            verb = "need" if more > 1 else "needs"
+            first = dataclasses.replace(
+                first, message=f"{first.message}; {others} {verb} that toolkit too")
+        yield first
 
 
 def _past_grammar(beyond: CudaVersion) -> str:

@@ -455,3 +455,22 @@ def test_the_docs_name_the_newest_toolkit_the_grammar_knows() -> None:
     assert f"({known})" in setting.doc
     assert f"CUDA {known}, PTX ISA {format_ptx(ptx_for_cuda(NEWEST_KNOWN) or 0)}" in " ".join(
         UnknownInstruction.docs.split())
+
+
+def test_forms_of_one_newer_toolkit_in_one_statement_are_one_finding() -> None:
+    """ptxas 13.0 rejects each line, and ptxas 13.1 takes them all: one defect (the toolkit),
+    one finding at the first form, counting the others. A misspelled modifier beside them is
+    a second defect, with its own finding."""
+    two = E4M3X2.replace(
+        '"cvt.rn.satfinite.e4m3x2.bf16x2 %0, %1;"',
+        '"{.reg .b16 t;\\n cvt.rn.satfinite.e4m3x2.bf16x2 %0, %1;\\n"\n'
+        '               " cvt.rn.satfinite.e4m3x2.bf16x2 t, %1;}"')
+    [finding] = lint_text(two, select=("PTX204",))
+    assert "new in ptxas 13.1" in finding.message
+    assert finding.message.endswith("; 1 more instruction of the statement needs that toolkit too")
+    assert two[finding.span.start:].startswith("cvt.rn.satfinite.e4m3x2.bf16x2 %0")
+    typo = two.replace("t, %1;}", "t, %1;\\n mov.b16.u16 t, t;}")
+    found = lint_text(typo, select=("PTX204",))
+    assert [f.message.split(":")[0] for f in found] == [
+        "'cvt.rn.satfinite.e4m3x2.bf16x2' is new in ptxas 13.1",
+        "'.u16' does not apply in this combination"]
