@@ -29,7 +29,9 @@ Checks how `%` is spelled, which depends on the kind of statement:
   error (**error**);
 - *extended* asm naming a PTX register or special register with a single `%` (`%clock`,
   `%tid.x`, `%r1`): nvcc 13.0 passes it through, clang rejects it (*invalid % escape*), and the
-  CUDA inline PTX guide requires `%%` (**warning**).
+  CUDA inline PTX guide requires `%%` (**warning**). One finding per name, at its first use,
+  counting the others, with one fix for them all: a register the template declares and uses
+  as `%rx` throughout is one habit, not a defect per use.
 
 `%=` (a number unique to the statement instance) is fine in extended asm with operands.
 
@@ -74,6 +76,7 @@ Both rewrites are safe: they produce the text ptxas was meant to see.
         # a `%=` with operands is a number unique to the statement instance: fine
         tokens = refs.escapes if processed else sorted(refs.escapes + refs.unique,
                                                        key=lambda t: t.start)
+        bare_names: dict[str, list[PercentToken]] | None = None  # a name's uses, on demand
         for token in tokens:
             if token.kind not in ("escape", "trailing", "bare", "unique"):
                 continue
@@ -93,13 +96,25 @@ Both rewrites are safe: they produce the text ptxas was meant to see.
                     "compiler error); write '%%' for a literal percent sign",
                 )
             elif token.kind == "bare":
-                edit = self.template_edit(statement, token.start, token.start + 1, "%%")
+                if bare_names is None:
+                    bare_names = {}
+                    for t in tokens:
+                        if t.kind == "bare":
+                            bare_names.setdefault(t.name, []).append(t)
+                uses = bare_names[token.name]
+                if uses[0] is not token:
+                    continue  # the name's first use speaks for it
+                edits = [self.template_edit(statement, t.start, t.start + 1, "%%") for t in uses]
+                more = len(uses) - 1
+                also = (f" (and {more} more use{'s' if more > 1 else ''} of it in this "
+                        "statement)") if more else ""
                 yield self.finding(
                     statement,
                     span,
-                    f"'%{token.name}' in extended asm must be written '%%{token.name}': a single "
-                    "'%' introduces an operand (clang rejects it, nvcc passes it through)",
-                    fix=Fix("Escape the register as '%%'", (edit,)) if edit else None,
+                    f"'%{token.name}' in extended asm must be written '%%{token.name}'{also}: a "
+                    "single '%' introduces an operand (clang rejects it, nvcc passes it through)",
+                    fix=Fix("Escape the register as '%%'", tuple(e for e in edits if e))
+                    if all(edits) else None,
                     severity=Severity.WARNING,
                 )
 
