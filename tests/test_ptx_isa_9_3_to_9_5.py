@@ -273,8 +273,9 @@ def _errors_for_13_5(text: str) -> list[str]:
     "add.rn.bf16x2.f32x2.f32x2 %r1, %rd2, %rd3",  # "Illegal rounding modifier"
     "add.f16x2.f32x2.f32x2 %r1, %rd2, %rd3",  # ".ftz modifier required"
     "add.f32x2.f16x2.f32x2 %f1, %r2, %rd3",  # "Arguments mismatch"
+    "cvt.rn.satfinite.f16x2.e4m3x2 %r1, %h2",  # "Unexpected instruction types"
 ])
-def test_what_ptxas_13_5_rejects_of_the_x4_pack_arithmetic_is_rejected(text: str) -> None:
+def test_what_ptxas_13_5_rejects_of_the_9_4_arithmetic_is_rejected(text: str) -> None:
     assert _errors_for_13_5(text)
 
 
@@ -289,8 +290,10 @@ def test_what_ptxas_13_5_rejects_of_the_x4_pack_arithmetic_is_rejected(text: str
     "add.rp.f32x2.bf16x2.f32x2 %rd1, %r2, %rd3",
     "sub.rz.bf16x2.f32x2.f32x2 %r1, %rd2, %rd3",
     "add.ftz.f16x2.f32x2.f32x2 %r1, %rd2, %rd3",
+    # (PTX ISA 9.2's widening to .bf16x2 takes .satfinite too, ptxas 13.2 on)
+    "cvt.rn.relu.satfinite.bf16x2.e2m1x2 %r1, %c2",
 ])
-def test_what_ptxas_13_5_takes_of_the_x4_pack_arithmetic_is_taken(text: str) -> None:
+def test_what_ptxas_13_5_takes_of_the_9_4_arithmetic_is_taken(text: str) -> None:
     assert _errors_for_13_5(text) == []
 
 
@@ -425,6 +428,18 @@ def test_every_form_gated_past_13_2_assembles_with_13_5_and_not_with_13_2() -> N
                 assert not _assembles(oldest, 92, target, text), text
                 rejected += 1
     assert rejected >= len(gated)  # most forms are on targets ptxas 13.2 knows
+
+
+def test_the_widening_to_bf16x2_takes_satfinite_from_ptxas_13_2_on() -> None:
+    text = "cvt.rn.satfinite.bf16x2.e4m3x2 %r1, %h2"
+    checked = 0
+    for version, isa, takes in (("13.1", 91, False), ("13.2", 92, True), ("13.5", 95, True)):
+        ptxas = _found(version)
+        if ptxas is not None:
+            assert _assembles(ptxas, isa, "sm_100a", text) is takes, version
+            checked += 1
+    if not checked:
+        pytest.skip("no ptxas of 13.1, 13.2 or 13.5 cached (python benchmarks/toolkits.py 13.2)")
 
 
 def test_every_form_gated_past_13_2_is_its_own_toolkits_and_not_the_one_befores() -> None:

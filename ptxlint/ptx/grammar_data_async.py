@@ -120,6 +120,10 @@ _add(f"cvt.rn.satfinite{{.relu}}<D:.e4m3x2|.e5m2x2|.e2m1x2>.bf16x2 d:D, a:bf16x2
      "toolkit=13.1")
 _add(f"cvt.rn{{.relu}}.bf16x2.<A:.e4m3x2|.e5m2x2|.e2m1x2|.e2m3x2|.e3m2x2> d:bf16x2, a:A; "
      f"{_FAMILY}; toolkit=13.2")
+# ptxas 13.2-13.5 take .satfinite there too (13.1: "Illegal modifier '.satfinite'"), where
+# the .f16x2 widening refuses it ("Unexpected instruction types")
+_add(f"cvt.rn{{.relu}}.satfinite.bf16x2.<A:.e4m3x2|.e5m2x2|.e2m1x2|.e2m3x2|.e3m2x2> d:bf16x2, "
+     f"a:A; {_FAMILY}; toolkit=13.2; undocumented")
 # the 6-bit floats from 16-bit pairs, PTX ISA 9.1 (ptxas 13.1 takes them on the family targets,
 # 13.0 does not: "Unexpected instruction types"; .satfinite required; CUDA 13.5's cuda_fp6.hpp)
 _add(f"cvt.rn.satfinite{{.relu}}<D:.e2m3x2|.e3m2x2><A:.f16x2|.bf16x2> d:D, a:A; {_FAMILY}; "
