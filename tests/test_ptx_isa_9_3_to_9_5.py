@@ -125,6 +125,8 @@ NEWER: tuple[tuple[CudaVersion, str], ...] = (
     ((13, 4), 'asm("add.satfinite.e4m3x4.e2m1x4 %0, %1, %2;" : "=r"(n) : "h"(h), "r"(n));'),
     ((13, 4), 'asm("sub.rn.e5m2x4.e2m3x4 %0, %1, %2;" : "=r"(n) : "r"(n), "r"(n));'),
     ((13, 5), 'asm("cos.approx.ftz.2pi.f32 %0, %1;" : "=f"(f) : "f"(f));'),
+    ((13, 5), 'asm volatile("{ .reg .pred P; tensormap.query.alloc_class_large.global.b1024 P, '
+              '[%1]; selp.b32 %0, 1, 0, P; }" : "=r"(n) : "l"(g) : "memory");'),
 )
 
 
@@ -274,6 +276,10 @@ def _errors_for_13_5(text: str) -> list[str]:
     "add.f16x2.f32x2.f32x2 %r1, %rd2, %rd3",  # ".ftz modifier required"
     "add.f32x2.f16x2.f32x2 %f1, %r2, %rd3",  # "Arguments mismatch"
     "cvt.rn.satfinite.f16x2.e4m3x2 %r1, %h2",  # "Unexpected instruction types"
+    "tensormap.query.alloc_class_large.shared::cluster.b1024 %p1, [%rd1]",  # "State space
+    # incorrect"
+    "tensormap.query.alloc_class_large.global.b1024 %r1, [%rd1]",  # "Arguments mismatch"
+    "tensormap.query.alloc_class_large.global %p1, [%rd1]",  # ".b1024 modifier required"
 ])
 def test_what_ptxas_13_5_rejects_of_the_9_4_arithmetic_is_rejected(text: str) -> None:
     assert _errors_for_13_5(text)
@@ -290,6 +296,7 @@ def test_what_ptxas_13_5_rejects_of_the_9_4_arithmetic_is_rejected(text: str) ->
     "add.rp.f32x2.bf16x2.f32x2 %rd1, %r2, %rd3",
     "sub.rz.bf16x2.f32x2.f32x2 %r1, %rd2, %rd3",
     "add.ftz.f16x2.f32x2.f32x2 %r1, %rd2, %rd3",
+    "tensormap.query.alloc_class_large.b1024 %p1, [%rd1+8]",
     # (PTX ISA 9.2's widening to .bf16x2 takes .satfinite too, ptxas 13.2 on)
     "cvt.rn.relu.satfinite.bf16x2.e2m1x2 %r1, %c2",
 ])
@@ -314,6 +321,9 @@ def test_the_newer_forms_need_their_ptx_isa_and_targets() -> None:
     ptx, need = needs("add.ftz.f16x2.f32x2.f32x2")
     assert ptx == 94 and need is not None and need.admits(107, "f")
     assert not any(need.admits(sm, suffix) for sm, suffix in ((107, ""), (100, "a"), (120, "a")))
+    ptx, need = needs("tensormap.query.alloc_class_large.global.b1024")
+    assert ptx == 95 and need is not None and need.admits(90, "a") and need.admits(107, "f")
+    assert not any(need.admits(sm, "") for sm in (90, 100, 107))
     ptx, need = needs("sin.approx.ftz.2pi.f32")
     assert ptx == 95 and need is not None and need.admits(75, "")
     ptx, need = needs("tcgen05.alloc.exclusive.cta_group::1.sync.aligned.shared::cta.b32")

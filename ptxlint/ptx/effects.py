@@ -276,6 +276,8 @@ EFFECTS: dict[str, Effects] = {
     "tensormap.replace": Effects(
         side_effect=True, memory="write", writes=Writes.NONE, isa=_MOVE + ": tensormap.replace"
     ),
+    # reads the tensor map at the address to answer (PTX ISA 9.5)
+    "tensormap.query": Effects(memory="read", isa=_MOVE + ": tensormap.query"),
     "tensormap.cp_fenceproxy": Effects(
         side_effect=True,
         memory="readwrite",

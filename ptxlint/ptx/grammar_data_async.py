@@ -465,6 +465,14 @@ for _field, _codes, _targets in ((".elemtype", "0..12", _TM_TARGETS),
                                  (".fill_mode", "0..1", _TM_TARGETS),
                                  (".swizzle_atomicity", "0..3", "sm=100f,120f")):
     _add(f"tensormap.replace.tile{_field}{_TM_SPACE}.b1024.b32 [A], i:{_codes}; {_targets}")
+# PTX ISA 9.5 (ptxas 13.5; 13.4: "Unknown modifier '.query'"): whether a tensor map is of the large
+# allocation class, into a predicate; the targets are tensormap.replace's (not plain sm_90,
+# sm_100 nor sm_107). ptxas also takes .param and .const there, which the ISA's state spaces
+# for tensor maps do not name.
+_add(f"tensormap.query.alloc_class_large{_TM_SPACE}.b1024 d:pred, [A]; {_TM_TARGETS}; head=1; "
+     "toolkit=13.5")
+_add(f"tensormap.query.alloc_class_large<S:.param|.const>.b1024 d:pred, [A]; {_TM_TARGETS}; "
+     "head=1; toolkit=13.5; undocumented")
 _add("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release"
      "<S:.cta|.cluster|.gpu|.sys>.sync.aligned [A], [A], i:128; sm=90")
 
