@@ -21,16 +21,17 @@ replace.
 
 from __future__ import annotations
 
-import re
-
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import PtxInstruction
 
 __all__ = ["callee", "reads_program_state"]
 
-_STATE_READ = re.compile(
+# compiled at the first `call` (ptxlint.lazy_regex): most runs meet none
+_STATE_READ = on_first_use(
     r"_optix_(?:get_(?!payload|hitobject)\w+|read_\w+|undef_value"
     r"|call_(?:direct|continuation)_callable)"
 )
+_NAME = on_first_use(r"[A-Za-z_$][\w$]*")
 
 
 def callee(instruction: PtxInstruction) -> str | None:
@@ -42,7 +43,7 @@ def callee(instruction: PtxInstruction) -> str | None:
         if operand.text.startswith("("):
             continue  # the return-value list before the target
         name = operand.text
-        return name if re.fullmatch(r"[A-Za-z_$][\w$]*", name) else None
+        return name if _NAME().fullmatch(name) else None
     return None
 
 
@@ -50,4 +51,4 @@ def reads_program_state(instruction: PtxInstruction) -> bool:
     """The instruction is a ``call`` of an OptiX intrinsic that reads the state the OptiX
     runtime keeps for the running program: no memory access, no effect (module docstring)."""
     name = callee(instruction)
-    return name is not None and _STATE_READ.fullmatch(name) is not None
+    return name is not None and _STATE_READ().fullmatch(name) is not None
