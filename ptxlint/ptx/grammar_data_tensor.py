@@ -479,5 +479,9 @@ PARTIAL.update({
                          # ptxas 13.0 takes (ignores?) the cp source formats on every other
                          # sub-instruction: undocumented, not judged
                          | {f"{op}+{fmt}" for op in _TC_OPS
-                            for fmt in ("b8x16", "b6x16_p32", "b4x16_p64")}),
+                            for fmt in ("b8x16", "b6x16_p32", "b4x16_p64")}
+                         # ptxas 13.0 and 13.5 take tcgen05.ld.red's .b2 on the others too
+                         # (tcgen05.mma of every kind, commit, cp, even fence, twice): not
+                         # judged, tcgen05.ld's own still is
+                         | {f"{op}+b2" for op in (*_TC_OPS, "cp") if op != "ld"}),
 })
