@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from ptxlint.analysis.carry import PRODUCERS
@@ -244,6 +244,19 @@ class Rule:
 _RULE_ID = re.compile(r"^[A-Z]+[0-9]{3}$")
 _RULE_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 REQUIRED_DOC_SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead")
+
+
+def first_of_each(groups: Iterable[Sequence[Finding]], what: str) -> Iterator[Finding]:
+    """One finding per group of a statement's instructions that one change mends (PTX401: a
+    target, PTX204: a newer toolkit): the group's first finding speaks and counts the others
+    ("; 2 more instructions of the statement need {what} too")."""
+    for findings in groups:
+        first, more = findings[0], len(findings) - 1
+        if more:
+            others = f"{more} more instruction{'s' if more > 1 else ''} of the statement"
+            verb = "need" if more > 1 else "needs"
+            first = replace(first, message=f"{first.message}; {others} {verb} {what} too")
+        yield first
 
 
 def validate_rule_class(rule: type[Rule], docs: bool = True) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 
 from ptxlint.analysis.roots import device_template
@@ -14,7 +13,7 @@ from ptxlint.ptx.grammar import family_vocabulary
 from ptxlint.ptx.instructions import family, instruction_requirement, is_opcode, unknown_modifier
 from ptxlint.ptx.toolkit import beyond_grammar, toolkit_unseen
 from ptxlint.ptx.versions import NEWEST_KNOWN, CudaVersion, format_cuda, format_ptx, ptx_for_cuda
-from ptxlint.rule import Rule, RuleContext
+from ptxlint.rule import Rule, RuleContext, first_of_each
 
 # An opcode word the way PTX spells them: lowercase letters and digits (AMD's `v_add_f32`
 # and `s_waitcnt` have underscores and no modifiers).
@@ -182,7 +181,9 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             yield self._unknown_word(statement, span, message, beyond)
         if statement.ptx.directives:
             yield from self._directive_findings(statement, beyond)
-        yield from _once_per_toolkit(newer)
+        # one toolkit mends them all, as one guard mends PTX401's (quack's four
+        # cvt.rn.bf16x2.e2m1x2 in one template were four findings)
+        yield from first_of_each(newer.values(), "that toolkit")
 
     def _directive_findings(self, statement: AsmStatement, beyond: CudaVersion | None
                             ) -> Iterator[Finding]:
@@ -256,20 +257,6 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             newer.setdefault((issue.toolkit, targets, severity), []).append(finding)
         else:
             yield finding
-
-
-def _once_per_toolkit(newer: dict[tuple[object, ...], list[Finding]]) -> Iterator[Finding]:
-    """One finding per newer toolkit (and targets) a statement's forms need: one toolkit
-    mends them all, as one guard mends PTX401's (quack's four `cvt.rn.bf16x2.e2m1x2` in one
-    template were four findings). The first form of each need speaks and counts the others."""
-    for findings in newer.values():
-        first, more = findings[0], len(findings) - 1
-        if more:
-            others = f"{more} more instruction{'s' if more > 1 else ''} of the statement"
-            verb = "need" if more > 1 else "needs"
-            first = dataclasses.replace(
-                first, message=f"{first.message}; {others} {verb} that toolkit too")
-        yield first
 
 
 def _past_grammar(beyond: CudaVersion) -> str:

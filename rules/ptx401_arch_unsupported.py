@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import StatementAnalysis, analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.instructions import Requirement, form_feature, instruction_requirement
 from ptxlint.ptx.targets import TARGETS, Target, available, built_since
-from ptxlint.rule import Rule, RuleContext
+from ptxlint.rule import Rule, RuleContext, first_of_each
 
 
 class ArchUnsupportedInstruction(Rule):
@@ -207,17 +206,11 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
 def _once_per_need(found: list[tuple[Requirement, Finding]]) -> Iterator[Finding]:
     """One finding per target a statement's instructions need: ptxas stops at the first, and
     one guard (or one target) mends them all (a wgmma wrapper's fence, mma, commit and wait
-    were four findings). The first instruction of each need speaks and counts the others."""
+    were four findings)."""
     groups: dict[tuple[int, str, tuple[int, ...]], list[Finding]] = {}
     for need, finding in found:
         groups.setdefault((need.sm, need.suffix, need.only), []).append(finding)
-    for findings in groups.values():
-        first, more = findings[0], len(findings) - 1
-        if more:
-            others = f"{more} more instruction{'s' if more > 1 else ''} of the statement"
-            verb = "need" if more > 1 else "needs"
-            first = dataclasses.replace(first, message=f"{first.message}; {others} {verb} it too")
-        yield first
+    return first_of_each(groups.values(), "it")
 
 
 def _why(statement: AsmStatement, instruction: PtxInstruction, need: Requirement) -> str:
