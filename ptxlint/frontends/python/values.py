@@ -152,14 +152,8 @@ class Values:
         bound = owner if owner.type == "call" else (
             self._single_binding(owner) if owner.type == "identifier" else None
         )
-        if bound is None or bound.type != "call":
-            return None
-        function = bound.child_by_field_name("function")
-        arguments = bound.child_by_field_name("arguments")
-        if function is None or arguments is None or not _CONSTEXPR.match(self.text(function)):
-            return None
-        args = [a for a in arguments.named_children if a.type != "comment"]
-        return self._string(args[0], depth + 1) if len(args) == 1 else None
+        inner = self.constexpr_argument(bound) if bound is not None else None
+        return self._string(inner, depth + 1) if inner is not None else None
 
     def table_entries(self, node: tree_sitter.Node) -> list[tree_sitter.Node]:
         """The entries (``pair`` nodes) of the table a subscript ``node`` looks up: a dict
@@ -274,9 +268,10 @@ class Values:
         arguments = node.child_by_field_name("arguments")
         if function is None or arguments is None:
             return None
+        inner = self.constexpr_argument(node)
+        if inner is not None:
+            return self._string(inner, depth + 1)
         args = [a for a in arguments.named_children if a.type != "comment"]
-        if _CONSTEXPR.match(self.text(function)) and len(args) == 1:
-            return self._string(args[0], depth + 1)
         if function.type == "identifier" and not self._in_helper:
             # one call deep into a function of this module (never from inside one)
             self._in_helper = True
@@ -377,19 +372,9 @@ class Values:
                 node = inner
                 continue
             if node.type == "call":
-                function = node.child_by_field_name("function")
-                arguments = node.child_by_field_name("arguments")
-                args = (
-                    [a for a in arguments.named_children if a.type != "comment"]
-                    if arguments is not None
-                    else []
-                )
-                if (
-                    function is not None
-                    and _CONSTEXPR.match(self.text(function))
-                    and len(args) == 1
-                ):
-                    node = args[0]
+                inner = self.constexpr_argument(node)
+                if inner is not None:
+                    node = inner
                     continue
                 return node
             if node.type != "identifier":
@@ -399,6 +384,20 @@ class Values:
                 return None
             node = bound
         return None
+
+    def constexpr_argument(
+        self, call: tree_sitter.Node, spelled: re.Pattern[str] = _CONSTEXPR
+    ) -> tree_sitter.Node | None:
+        """``x`` of ``constexpr(x)`` (a call of a function ``spelled`` matches, with one
+        argument): a value the DSL fixes when it traces the kernel. None for anything else."""
+        if call.type != "call":
+            return None
+        function = call.child_by_field_name("function")
+        arguments = call.child_by_field_name("arguments")
+        if function is None or arguments is None or not spelled.match(self.text(function)):
+            return None
+        args = [a for a in arguments.named_children if a.type != "comment"]
+        return args[0] if len(args) == 1 else None
 
     def _single_binding(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         name = self.text(node)

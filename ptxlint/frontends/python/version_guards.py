@@ -48,7 +48,7 @@ _COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 # DSLCudaVersion(str) reads the first two dot-separated fields as ints; fewer raise.
 _VERSION_TEXT = re.compile(r"(\d+)\.(\d+)(?:\.\d+)*")
-_CONSTEXPR = re.compile(r"(?:\w+\.)*const_?expr")
+_CONSTEXPR = re.compile(r"^(?:\w+\.)*const_?expr$")  # CuTe DSL spells it const_expr too
 _MAX_DEPTH = 12
 
 
@@ -197,14 +197,8 @@ class _Reader:
     def _constexpr_argument(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """The argument of ``cutlass.const_expr(x)`` / ``constexpr(x)``: ``x`` itself, which
         the DSL evaluates in Python when it traces the kernel."""
-        function = node.child_by_field_name("function")
-        arguments = node.child_by_field_name("arguments")
-        if function is None or arguments is None:
-            return None
-        if not _CONSTEXPR.fullmatch(self.values.text(function)):
-            return None
-        given = [a for a in arguments.named_children if a.type != "comment"]
-        return given[0] if len(given) == 1 and given[0].type != "keyword_argument" else None
+        given = self.values.constexpr_argument(node, _CONSTEXPR)
+        return given if given is not None and given.type != "keyword_argument" else None
 
     def _origin(self, node: tree_sitter.Node) -> str | None:
         """The dotted origin of a name or attribute chain through the file's imports
