@@ -10,9 +10,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ptxlint.verify.identity import TOOLCHAIN_ERROR
     from ptxlint.verify.toolchain import Toolchain, ToolchainError, discover
     from ptxlint.verify.verdict import CONFIRMED, REFUTED, UNVERIFIABLE, Verdict
-    from ptxlint.verify.verifier import TOOLCHAIN_ERROR, VerifyOptions, verify
+    from ptxlint.verify.verifier import VerifyOptions, verify
 
 __all__ = ["CONFIRMED", "REFUTED", "TOOLCHAIN_ERROR", "UNVERIFIABLE", "Toolchain",
            "ToolchainError", "Verdict", "VerifyOptions", "discover", "verify"]
@@ -20,7 +21,7 @@ __all__ = ["CONFIRMED", "REFUTED", "TOOLCHAIN_ERROR", "UNVERIFIABLE", "Toolchain
 _HOMES = {
     "Toolchain": "toolchain", "ToolchainError": "toolchain", "discover": "toolchain",
     "CONFIRMED": "verdict", "REFUTED": "verdict", "UNVERIFIABLE": "verdict", "Verdict": "verdict",
-    "TOOLCHAIN_ERROR": "verifier", "VerifyOptions": "verifier", "verify": "verifier",
+    "TOOLCHAIN_ERROR": "identity", "VerifyOptions": "verifier", "verify": "verifier",
 }
 
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ptxlint.engine import extract_statements
-from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, Span
+from ptxlint.model import AsmStatement, Finding, Severity, SourceFile
 from ptxlint.report.run_result import RunResult
 from ptxlint.run.discover import read_source
 from ptxlint.verify import (
@@ -42,9 +41,33 @@ from ptxlint.verify.configuration import (
 )
 from ptxlint.verify.diagnostics import Diagnostic, parse
 from ptxlint.verify.flags import from_database, tree_includes
-from ptxlint.verify.identity import DEFAULT_ARCH, TOOLCHAIN_ERROR, StatementKey, key_of
+from ptxlint.verify.identity import (
+    DEFAULT_ARCH,
+    StatementKey,
+    key_of,
+    ptxas_target,
+    tool_id,
+)
 from ptxlint.verify.llvm_verdicts import triton_python, width_verdict
 from ptxlint.verify.past_first import past_first_error
+from ptxlint.verify.plan import (
+    Outcomes,
+    Plan,
+    Variant,
+    WholeKey,
+    plan_cu,
+    plan_ptx,
+    ptx_job_key,
+    wants_whole_file,
+)
+from ptxlint.verify.probe_errors import (
+    Mapped,
+    cu_errors,
+    last_error,
+    on_chosen_line,
+    ptx_errors,
+    quote,
+)
 from ptxlint.verify.recipes import (
     CARRY,
     CU,
@@ -63,7 +86,6 @@ from ptxlint.verify.recipes import (
     recipe_for,
 )
 from ptxlint.verify.runner import (
-    Compile,
     NotRun,
     Outcome,
     UnsafeArgument,
@@ -71,8 +93,8 @@ from ptxlint.verify.runner import (
     prune_cache,
     run,
 )
-from ptxlint.verify.stand_ins import value_sets
 from ptxlint.verify.toolchain import Toolchain, arch_key, discover, require
+from ptxlint.verify.unpredicted import unpredicted
 from ptxlint.verify.verdict import (
     ANOTHER_REASON,
     CONFIRMED,
@@ -85,14 +107,6 @@ from ptxlint.verify.verdict import (
 
 MAX_FILE_SIZE = 8 * 1024 * 1024
 _ARCH_IN_TEXT = re.compile(r"\bsm_(\d+)([af]?)\b")
-# ptxas errors that a statement probed alone may get for reasons outside it
-_ISOLATION = re.compile(r"Unknown symbol|not declared|undefined", re.I)
-# nvcc front-end messages about an asm statement itself (its operands, constraints, clobbers)
-_ABOUT_ASM = re.compile(r"\basm\b|constraint|operand|clobber|register name", re.I)
-_ARCH_ERROR = re.compile(r"not supported on \.target|requires \.target|requires sm_|"
-                         r"not supported for \.target", re.I)
-
-WholeKey = tuple[str, str, tuple[str, ...]]  # (path, arch, -D/-U flags)
 
 
 @dataclass(frozen=True)
@@ -121,182 +135,16 @@ class VerifyOptions:
     tree_includes: bool = True
 
 
-class Outcomes(dict[str, Outcome]):
-    """The outcomes of the compiles that ran; looking one up that did not raises NotRun."""
-
-    def __missing__(self, key: str) -> Outcome:
-        raise NotRun(key)
-
-
-@dataclass(frozen=True)
-class Variant:
-    """One PTX probe of a statement (or split-scope group): the "n" values it was built with, per
-    statement of the group, and whether they are the file's own (else stand-ins)."""
-
-    probe: ptx_probe.PtxProbe
-    values: tuple[Mapping[int, int], ...]
-    exact: bool
-
-    def label(self, statement: AsmStatement) -> str:
-        """" with N=16" for the values this variant gave ``statement``'s operands."""
-        for which, member in enumerate(self.probe.statements):
-            if key_of(member) == key_of(statement) and which < len(self.values):
-                names = {o.index: o.expression for o in member.operands}
-                given = self.values[which]
-                if given:
-                    return " with " + ", ".join(f"{names.get(i, i)}={v}"
-                                                for i, v in sorted(given.items()))
-        return ""
-
-
-@dataclass
-class Plan:
-    """The compiles a verification will run, each once, and which probe each statement and file
-    gets."""
-
-    jobs: dict[str, tuple[Compile, str]] = field(default_factory=dict)  # key -> (job, tool id)
-    ptx: dict[tuple[StatementKey, str], tuple[Variant, ...] | str] = field(default_factory=dict)
-    cu: dict[StatementKey, str | None] = field(default_factory=dict)  # None: not probeable
-    # (path, arch, defines) -> job key, or why the file cannot be compiled
-    whole: dict[WholeKey, tuple[str, str] | str] = field(default_factory=dict)
-
-    def add(self, key: str, job: Compile, tool: str) -> str:
-        self.jobs.setdefault(key, (job, tool))
-        return key
-
-
 def probe_arch(statement: AsmStatement, options: VerifyOptions) -> str:
     return identity.probe_arch(statement, options.arch)
 
 
-_ptxas_target = identity.ptxas_target
-_tool_id = identity.tool_id
 
 
 # --------------------------------------------------------------------------- planning
 
 
-def _plan_ptx(plan: Plan, group: Sequence[AsmStatement], arch: str,
-              toolchain: Toolchain) -> None:
-    target = _ptxas_target(arch, toolchain)
-    for statement in group:
-        if (key_of(statement), arch) in plan.ptx:
-            return
-    variants: list[Variant] = []
-    try:
-        if toolchain.ptxas is None:
-            raise ptx_probe.NotProbeable("ptxas not found")
-        if target is None:
-            raise ptx_probe.NotProbeable(f"{toolchain.label('ptxas')} does not know {arch}")
-        sets = [value_sets(s) for s in group]
-        exact = all(e for _, e in sets)
-        for n in range(max(len(v) for v, _ in sets)):
-            values = tuple(v[min(n, len(v) - 1)] for v, _ in sets)
-            probe = ptx_probe.build(group, arch, toolchain.ptx_isa, values=values)
-            variants.append(Variant(probe, values, exact))
-    except ptx_probe.NotProbeable as exc:
-        for statement in group:
-            plan.ptx[(key_of(statement), arch)] = str(exc)
-        return
-    for variant in variants:
-        job = Compile((toolchain.ptxas.path, f"-arch={target}", "-o", "{dir}/probe.cubin",
-                       f"{{dir}}/{ptx_probe.PROBE_FILE}"),
-                      ((ptx_probe.PROBE_FILE, variant.probe.text),), produces=("probe.cubin",))
-        plan.add(f"ptx:{variant.probe.text}:{target}", job, _tool_id(toolchain, "ptxas"))
-    for statement in group:
-        plan.ptx[(key_of(statement), arch)] = tuple(variants)
-
-
-def _ptx_job_key(probe: ptx_probe.PtxProbe, arch: str, toolchain: Toolchain) -> str:
-    return f"ptx:{probe.text}:{_ptxas_target(arch, toolchain)}"
-
-
-def _plan_cu(plan: Plan, statement: AsmStatement, arch: str, toolchain: Toolchain) -> None:
-    key = key_of(statement)
-    if key in plan.cu:
-        return
-    if toolchain.nvcc is None or toolchain.host_compiler is None:
-        plan.cu[key] = None
-        return
-    try:
-        text = cu_probe.build(statement)
-    except cu_probe.NotProbeable:
-        plan.cu[key] = None
-        return
-    job = Compile((toolchain.nvcc.path, f"-arch={_virtual(arch)}", "-ptx", "-o",
-                   "{dir}/probe.ptx", f"{{dir}}/{cu_probe.PROBE_FILE}"),
-                  ((cu_probe.PROBE_FILE, text),), produces=("probe.ptx",))
-    plan.cu[key] = plan.add(f"cu:{text}:{arch}", job, _tool_id(toolchain, "nvcc"))
-
-
-def _virtual(arch: str) -> str:
-    return arch.replace("sm_", "compute_")
-
-
-def _wants_whole_file(recipe: Recipe, cu_job: str | None) -> bool:
-    """WHOLE_FILE first: always; after CU: only where the .cu probe could not be built."""
-    if WHOLE_FILE not in recipe.probes:
-        return False
-    return recipe.probes[0] == WHOLE_FILE or (CU in recipe.probes and cu_job is None)
-
-
 # --------------------------------------------------------------------------- judging
-
-
-@dataclass(frozen=True)
-class Mapped:
-    """A ptxas error of a PTX probe, mapped back to the statement and the characters it is about."""
-
-    statement: AsmStatement
-    span: Span
-    diagnostic: Diagnostic
-
-
-def _ptx_errors(probe: ptx_probe.PtxProbe, outcome: Outcome) -> list[Mapped]:
-    out = []
-    for diag in parse(outcome.messages):
-        if not diag.is_error:
-            continue
-        where = probe.source_span(diag.line) if diag.line else None
-        if where is None:
-            # no line: the message is about the whole module, so about the group
-            first = probe.statements[0]
-            out.append(Mapped(first, first.span, diag))
-        else:
-            out.append(Mapped(where[0], where[1], diag))
-    return out
-
-
-def _cu_errors(statement: AsmStatement, outcome: Outcome) -> tuple[list[Diagnostic], list[str]]:
-    """(errors on the statement's lines, errors elsewhere: the probe's own fault)."""
-    first = statement.line
-    last = statement.source.line_col(statement.span.end).line
-    mine, other = [], []
-    for diag in parse(outcome.messages):
-        if not diag.is_error:
-            continue
-        if scratch.same_source(diag.file, statement.source.path) and first <= diag.line <= last + 1:
-            mine.append(diag)
-        else:
-            other.append(diag.message)
-    if outcome.returncode != 0 and not mine and not other:
-        other.append(outcome.messages.splitlines()[0] if outcome.messages else "nvcc failed")
-    return mine, other
-
-
-def _quote(diag: Diagnostic) -> str:
-    return f"{diag.tool}: {diag.message}"
-
-
-def _blocked(report: whole_file.Report) -> bool:
-    """Whether the compile failed on something that is not an asm statement (a missing header,
-    a define the build passes): then nothing it says about the asm is about the asm."""
-    return bool(report.failure) or any(not e.statements for e in report.errors)
-
-
-def _on_chosen_line(diag: Diagnostic, probe: ptx_probe.PtxProbe) -> bool:
-    # no line: about the module, so possibly about the stand-in too
-    return not diag.line or diag.line in probe.chosen_lines
 
 
 class Verifier:
@@ -349,7 +197,7 @@ class Verifier:
         for statements in self.statements.values():
             for group in ptx_probe.groups(statements):
                 arch = probe_arch(group[0], self.options)
-                _plan_ptx(self.plan, group, arch, self.toolchain)
+                plan_ptx(self.plan, group, arch, self.toolchain)
         for finding in self.result.findings:
             statement = finding.statement
             if statement is None:
@@ -361,9 +209,9 @@ class Verifier:
             arch = probe_arch(statement, self.options)
             if PTX in recipe.probes and recipe.arch_sensitive:
                 for other in self._named_archs(finding):
-                    _plan_ptx(self.plan, [statement], other, self.toolchain)
+                    plan_ptx(self.plan, [statement], other, self.toolchain)
             if CU in recipe.probes:
-                _plan_cu(self.plan, statement, arch, self.toolchain)
+                plan_cu(self.plan, statement, arch, self.toolchain)
             if DIFFERENTIAL in recipe.probes:
                 self._plan_differential(finding, arch)
             if {TRITON, TRITON_PURITY, TRITON_WIDTH} & set(recipe.probes):
@@ -377,10 +225,10 @@ class Verifier:
                 llvm_probe.plan(self, finding)
             if INLINE_PTX in recipe.probes:
                 inline_ptx_probe.plan(self, finding)
-            if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
-                self._plan_whole_file(finding.path, arch, self.defines(statement))
+            if wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
+                self.plan_whole_file(finding.path, arch, self.defines(statement))
 
-    def _unbuildable(self, arch: str) -> str:
+    def unbuildable(self, arch: str) -> str:
         """Why the toolchain cannot build ``arch``, a target the guards chose over the user's
         (``#else`` of ``__CUDA_ARCH__ >= 700``: sm_62, which nvcc 13 no longer builds); ""
         when it can, or when ``arch`` is the one the user asked for."""
@@ -389,6 +237,11 @@ class Verifier:
         return (f"the statement's guards compile it only for targets such as {arch}, which "
                 f"{self.toolchain.label('ptxas')} cannot build: that configuration cannot be "
                 "compiled here")
+
+    def older_than_guards(self, statement: AsmStatement) -> str:
+        """Why the toolchain is older than the statement's version guards admit, or ""."""
+        tools = (self.toolchain.nvcc, self.toolchain.ptxas)
+        return older_than_guards(statement, [(t.name, t.version) for t in tools if t])
 
     def defines(self, statement: AsmStatement) -> tuple[str, ...]:
         """The -D/-U flags that select the statement's #if branches (none where a guard asks
@@ -405,7 +258,7 @@ class Verifier:
         return (*from_database(self.options.build_dir, path), *self.options.cuda_flags, *tree,
                 *defines)
 
-    def _plan_whole_file(self, path: str, arch: str, defines: tuple[str, ...] = ()) -> None:
+    def plan_whole_file(self, path: str, arch: str, defines: tuple[str, ...] = ()) -> None:
         key = (path, arch, defines)
         if key in self.plan.whole:
             return
@@ -420,12 +273,12 @@ class Verifier:
         flags = self.flags(path, defines)
         try:
             job = whole_file.compile_job(nvcc.path, ptxas.path if ptxas else None,
-                                         _ptxas_target(arch, self.toolchain), path,
+                                         ptxas_target(arch, self.toolchain), path,
                                          source.text, arch, flags)
         except UnsafeArgument as exc:
             self.plan.whole[key] = str(exc)
             return
-        tool = _tool_id(self.toolchain, "nvcc") + "+" + _tool_id(self.toolchain, "ptxas")
+        tool = tool_id(self.toolchain, "nvcc") + "+" + tool_id(self.toolchain, "ptxas")
         self.plan.whole[key] = (self.plan.add(f"whole:{job}", job, tool), tool)
 
     def _named_archs(self, finding: Finding) -> list[str]:
@@ -445,7 +298,7 @@ class Verifier:
         if fixed is None:
             self.differential[id(finding)] = "the finding has no fix to compare against"
             return
-        tool = _tool_id(self.toolchain, "nvcc")
+        tool = tool_id(self.toolchain, "nvcc")
         flags = self.flags(finding.path,
                            self.defines(finding.statement) if finding.statement else ())
         try:
@@ -523,9 +376,9 @@ class Verifier:
             if config.arch is None:
                 return unverifiable(f"not compiled in any configuration the toolchain can "
                                     f"build: {config.why}", self.options.arch or "")
-            if unbuilt := self._unbuildable(config.arch) or self._older_than_guards(statement):
+            if unbuilt := self.unbuildable(config.arch) or self.older_than_guards(statement):
                 return unverifiable(unbuilt, config.arch)
-        elif unbuilt := self._older_than_guards(statement):  # a DSL's version tests
+        elif unbuilt := self.older_than_guards(statement):  # a DSL's version tests
             return unverifiable(unbuilt, arch)
         if DIFFERENTIAL in recipe.probes:
             return self._differential_verdict(finding, arch)
@@ -541,7 +394,7 @@ class Verifier:
             return carry.verdict(self, finding, arch)
         if WGMMA_INFO in recipe.probes:
             return wgmma_info.verdict(self, finding)
-        if _wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
+        if wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
             return self._whole_file_verdict(finding, recipe, arch)
         heard: list[Diagnostic] = []
         reasons: list[str] = []
@@ -560,15 +413,15 @@ class Verifier:
                 read: list[tuple[Variant, str, Outcome | None, list[Mapped],
                                  list[Diagnostic]]] = []
                 for variant in planned:
-                    key = _ptx_job_key(variant.probe, at, self.toolchain)
+                    key = ptx_job_key(variant.probe, at, self.toolchain)
                     outcome = self.outcomes.get(key)
-                    everyone = _ptx_errors(variant.probe, outcome) if outcome is not None else []
+                    everyone = ptx_errors(variant.probe, outcome) if outcome is not None else []
                     mine = [m.diagnostic for m in everyone
                             if key_of(m.statement) == key_of(statement)]
                     read.append((variant, key, outcome, everyone, mine))
                 # the words every stand-in probe gave on a stand-in's line: not the value's
                 value_free = stand_ins.same_in_every_probe(
-                    [[d for d in mine if _on_chosen_line(d, variant.probe)]
+                    [[d for d in mine if on_chosen_line(d, variant.probe)]
                      for variant, _, _, _, mine in read if not variant.exact])
                 for variant, key, outcome, everyone, errors in read:
                     if outcome is None:
@@ -577,12 +430,12 @@ class Verifier:
                     if outcome.returncode != 0 and not everyone:
                         # no message to judge, and no sign that ptxas accepted the statement
                         # either (a crash, a timeout, exit 0 without probe.cubin)
-                        reasons.append(f"the PTX probe failed: {_last_error(outcome)}")
+                        reasons.append(f"the PTX probe failed: {last_error(outcome)}")
                         continue
                     tools.append(self.toolchain.label("ptxas"))
                     note = variant.label(statement)
                     if not variant.exact:
-                        guessed = [d for d in errors if _on_chosen_line(d, probe)
+                        guessed = [d for d in errors if on_chosen_line(d, probe)
                                    and (d.line, d.message) not in value_free]
                         if variant is planned[0]:  # one reason for the stand-ins
                             reasons.append(stand_ins.guess_reason(
@@ -593,7 +446,7 @@ class Verifier:
                         d.message)), None)
                     if match is not None:
                         return Verdict(CONFIRMED, self.toolchain.label("ptxas"), at,
-                                       _quote(match) + note, PTX)
+                                       quote(match) + note, PTX)
                     heard.extend(errors)
         if CU in recipe.probes:
             job_key = self.plan.cu.get(key_of(statement))
@@ -601,11 +454,11 @@ class Verifier:
                 reasons.append("no .cu probe: " + self._cu_reason(statement))
             else:
                 tools.append(self.toolchain.label("nvcc"))
-                mine, other = _cu_errors(statement, self.outcomes[job_key])
+                mine, other = cu_errors(statement, self.outcomes[job_key])
                 match = next((d for d in mine if recipe.agrees and recipe.agrees.search(
                     d.message)), None)
                 if match is not None:
-                    return Verdict(CONFIRMED, self.toolchain.label("nvcc"), arch, _quote(match),
+                    return Verdict(CONFIRMED, self.toolchain.label("nvcc"), arch, quote(match),
                                    CU)
                 heard.extend(mine)
                 reasons.extend(f"the probe itself failed: nvcc: {m}" for m in other[:1])
@@ -613,7 +466,7 @@ class Verifier:
         method = "+".join(p for p in recipe.probes if p in (PTX, CU))
         if heard:
             return unverifiable(ANOTHER_REASON
-                                + _quote(heard[0]), archs[0], tool, method)
+                                + quote(heard[0]), archs[0], tool, method)
         if reasons or not tools:
             return unverifiable("; ".join(reasons) or "nothing could be compiled", arch, tool,
                                 method)
@@ -638,7 +491,7 @@ class Verifier:
             pure, impure = outcomes
             if pure.returncode != 0 or impure.returncode != 0:
                 failed = pure if pure.returncode != 0 else impure
-                return unverifiable("Triton did not compile the probe: " + _last_error(failed),
+                return unverifiable("Triton did not compile the probe: " + last_error(failed),
                                     "sm_90", tool, TRITON_PURITY)
             statement = finding.statement
             assert statement is not None
@@ -667,7 +520,7 @@ class Verifier:
         if outcome.returncode == 0:
             return Verdict(REFUTED, tool, "sm_90", f"{tool} compiles the call for sm_90", TRITON)
         return unverifiable("Triton rejects the probe for another reason: "
-                            + _last_error(outcome), "sm_90", tool, method)
+                            + last_error(outcome), "sm_90", tool, method)
 
     # ----------------------------------------------------------------- whole file
     def report(self, path: str, arch: str,
@@ -699,7 +552,7 @@ class Verifier:
         other = [e for e in report.errors
                  if not any(key_of(s) in flagged for s in e.statements)]
         if other or report.failure:
-            said = (f"{other[0].where}: {_quote(other[0].diagnostic)}" if other
+            said = (f"{other[0].where}: {quote(other[0].diagnostic)}" if other
                     else report.failure)
             return unverifiable(f"the file does not compile for another reason ({said}), so "
                                 "nvcc's silence or words on this statement prove nothing; pass "
@@ -714,13 +567,13 @@ class Verifier:
             # flags compiled is not known
             return unverifiable("nvcc's error is on a line every #if branch of this statement "
                                 "shares, and which branch the flags compile is not known: "
-                                + _quote(match), arch, tool, WHOLE_FILE)
+                                + quote(match), arch, tool, WHOLE_FILE)
         if match is not None:
             return Verdict(CONFIRMED, self.toolchain.label(match.tool), arch,
-                           _quote(match) + " (whole file)", WHOLE_FILE)
+                           quote(match) + " (whole file)", WHOLE_FILE)
         if mine:
             return unverifiable(ANOTHER_REASON
-                                + _quote(mine[0]), arch, tool, WHOLE_FILE)
+                                + quote(mine[0]), arch, tool, WHOLE_FILE)
         if not report.compiled:
             lines = sorted({e.where for e in report.errors})
             return unverifiable("nvcc says nothing about this statement, but the file fails on "
@@ -764,7 +617,7 @@ class Verifier:
             first = next((d for d in parse(defective.messages) if d.is_error), None)
             # the host compiler's words where nvcc's parser found none ("fatal error: x.h: No
             # such file or directory" after its "In file included from" lines)
-            said = _quote(first) if first else next(
+            said = quote(first) if first else next(
                 (ln.strip() for ln in defective.messages.splitlines() if "error" in ln),
                 defective.messages[:200])[:300].replace(scratch.SOURCE_NAME, finding.path)
             return (f"the file does not compile on its own ({said}); pass --cuda-flags with its "
@@ -817,136 +670,6 @@ class Verifier:
                 [], self.outcomes[key].output(differential.OUTPUT))
         return self._matchers[key]
 
-    # ----------------------------------------------------------------- unpredicted errors
-    def unpredicted(self, confirmed: set[StatementKey]) -> list[tuple[Finding, Verdict]]:
-        """toolchain-error findings: errors no rule predicted that a compile of the whole file,
-        in the statement's configuration, gives. An error only a PTX probe shows is checked that
-        way first (a probe is an approximation of the code: register classes from constraint
-        letters, the statement alone); one the file's compile does not give is a probe failure,
-        a note, never a finding."""
-        out: list[tuple[Finding, Verdict]] = []
-        predicted = {key_of(f.statement) for f in self.result.findings
-                     if f.statement is not None and f.severity is Severity.ERROR}
-        candidates = self._probe_only_errors(confirmed | predicted)
-        for statement, arch, _ in candidates:
-            self._plan_whole_file(statement.source.path, arch, self.defines(statement))
-        self.execute()
-        seen: set[StatementKey] = set()
-        out = self._whole_file_errors(confirmed | predicted, seen)
-        for statement, arch, diagnostic in candidates:
-            if key_of(statement) in seen:
-                continue
-            report = self._report_or_none(statement.source.path, arch, self.defines(statement))
-            if report is None:
-                why = "the file could not be compiled"
-            elif _blocked(report):
-                why = "the file does not compile for another reason"
-            elif report.compiled and not report.matcher.present(statement):
-                if _ARCH_ERROR.search(diagnostic.message):
-                    continue  # code for another target, absent from this one's: as it should be
-                why = "the statement is not in the file's PTX for this target"
-            elif not report.compiled:
-                why = (f"the file's compile stops before it, at {report.errors[0].where} "
-                       f"({report.errors[0].diagnostic.message})" if report.errors
-                       else "the file's compile stops before it")
-            else:
-                why = "the file's compile does not give it"
-            self.probe_failures.append(
-                (statement.source.path, statement.line,
-                 f"{self.toolchain.label('ptxas')} rejects this asm probed alone for {arch} "
-                 f"({diagnostic.message}), but {why}: not reported"))
-        return out
-
-    def _older_than_guards(self, statement: AsmStatement) -> str:
-        """Why the toolchain is older than the statement's version guards admit, or ""."""
-        tools = (self.toolchain.nvcc, self.toolchain.ptxas)
-        return older_than_guards(statement, [(t.name, t.version) for t in tools if t])
-
-    def _report_or_none(self, path: str, arch: str,
-                        defines: tuple[str, ...]) -> whole_file.Report | None:
-        try:
-            report = self.report(path, arch, defines)
-        except NotRun:
-            return None
-        return None if isinstance(report, str) else report
-
-    def _probe_only_errors(self, explained: set[StatementKey]
-                           ) -> list[tuple[AsmStatement, str, Diagnostic]]:
-        """(statement, arch, ptxas's error) for statements no finding explains whose PTX probe,
-        built from the file's own values, ptxas rejects."""
-        out: list[tuple[AsmStatement, str, Diagnostic]] = []
-        seen: set[StatementKey] = set()
-        for statements in self.statements.values():
-            for statement in statements:
-                key = key_of(statement)
-                if key in seen or key in explained:
-                    continue
-                arch = probe_arch(statement, self.options)
-                planned = self.plan.ptx.get((key, arch))
-                if not isinstance(planned, tuple) or not planned[0].exact:
-                    continue  # a stand-in value: its errors may be the stand-in's
-                config = configuration(statement, self.options.arch or DEFAULT_ARCH)
-                if (config.arch is None or self._unbuildable(config.arch)
-                        or self._older_than_guards(statement)):  # no build holds it
-                    continue
-                for variant in planned:
-                    error = self._probe_error(variant.probe, arch, key)
-                    if error is not None:
-                        seen.add(key)
-                        out.append((statement, arch, error))
-                        break
-        return out
-
-    def _probe_error(self, probe: ptx_probe.PtxProbe, arch: str,
-                     key: StatementKey) -> Diagnostic | None:
-        outcome = self.outcomes.get(_ptx_job_key(probe, arch, self.toolchain))
-        if outcome is None:
-            return None  # not run before the deadline
-        for mapped in _ptx_errors(probe, outcome):
-            if key_of(mapped.statement) != key or _ISOLATION.search(mapped.diagnostic.message):
-                continue
-            if _ARCH_ERROR.search(mapped.diagnostic.message) and not self.options.arch:
-                continue  # no target given: the code may be meant for a newer one
-            return mapped.diagnostic
-        return None
-
-    def _whole_file_errors(self, explained: set[StatementKey], seen: set[StatementKey]
-                           ) -> list[tuple[Finding, Verdict]]:
-        out: list[tuple[Finding, Verdict]] = []
-        for (path, arch, defines) in self.plan.whole:
-            report = self._report_or_none(path, arch, defines)
-            if report is None or _blocked(report):
-                continue  # missing headers or flags: its errors on asm lines may be theirs
-            for error in report.errors:
-                # of the #if branches of one statement, only the one these defines select
-                candidates = [s for s in error.statements
-                              if not s.context.branch or self.defines(s) == defines]
-                if not candidates or any(
-                        key_of(s) in seen | explained for s in error.statements):
-                    continue
-                if _ISOLATION.search(error.diagnostic.message):
-                    continue
-                if error.diagnostic.tool == "nvcc" and not _ABOUT_ASM.search(
-                        error.diagnostic.message):
-                    # "expected an expression" on an asm line: a macro from a header the
-                    # compile did not see (NV_IF_TARGET), not the asm
-                    continue
-                if _ARCH_ERROR.search(error.diagnostic.message) and not self.options.arch:
-                    continue
-                statement = candidates[0]
-                seen.add(key_of(statement))
-                self.result.sources.setdefault(statement.source.path, statement.source)
-                label = self.toolchain.label(error.diagnostic.tool)
-                message = (f"{label} rejects this asm compiling {path} for {arch}: "
-                           f"{error.diagnostic.message} (not predicted by any ptxlint rule)")
-                finding = Finding(TOOLCHAIN_ERROR, TOOLCHAIN_ERROR, Severity.ERROR, path,
-                                  error.span or statement.span, message, statement=statement)
-                out.append((finding, Verdict(CONFIRMED, label, arch,
-                                             _quote(error.diagnostic) + " (whole file)",
-                                             WHOLE_FILE)))
-        return out
-
-
 # --------------------------------------------------------------------------- entry point
 
 
@@ -980,7 +703,7 @@ def verify(result: RunResult, options: VerifyOptions | None = None,
     behind = past_first_error(verifier, confirmed)
     if options.report_unpredicted:
         result.findings.extend(behind)
-        for finding, verdict in verifier.unpredicted(confirmed):
+        for finding, verdict in unpredicted(verifier, confirmed):
             result.findings.append(finding)
             result.verifications[id(finding)] = verdict
         paths = dict.fromkeys((*options.files, *result.sources))
@@ -993,8 +716,3 @@ def verify(result: RunResult, options: VerifyOptions | None = None,
                  f"{len(verifier.plan.jobs)} compiles not done; the findings that needed them "
                  "are unverifiable"))
     return result
-
-
-def _last_error(outcome: Outcome) -> str:
-    lines = [ln.strip() for ln in outcome.messages.splitlines() if ln.strip()]
-    return (lines[-1] if lines else f"exit status {outcome.returncode}")[:300]

@@ -1,0 +1,81 @@
+"""What the toolchain said about a probe or a compile, read back onto the statements: ptxas's
+errors on a PTX probe mapped to the statement and characters they are about, nvcc's on a .cu
+probe split into the statement's and the probe's own, and the kinds of message that say nothing
+about the asm itself."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from ptxlint.model import AsmStatement, Span
+from ptxlint.verify import ptx_probe, scratch, whole_file
+from ptxlint.verify.diagnostics import Diagnostic, parse
+from ptxlint.verify.runner import Outcome
+
+# ptxas errors that a statement probed alone may get for reasons outside it
+ISOLATION = re.compile(r"Unknown symbol|not declared|undefined", re.I)
+# nvcc front-end messages about an asm statement itself (its operands, constraints, clobbers)
+ABOUT_ASM = re.compile(r"\basm\b|constraint|operand|clobber|register name", re.I)
+ARCH_ERROR = re.compile(r"not supported on \.target|requires \.target|requires sm_|"
+                        r"not supported for \.target", re.I)
+
+
+class Mapped(NamedTuple):
+    """A ptxas error of a PTX probe, mapped back to the statement and the characters it is about."""
+
+    statement: AsmStatement
+    span: Span
+    diagnostic: Diagnostic
+
+
+def ptx_errors(probe: ptx_probe.PtxProbe, outcome: Outcome) -> list[Mapped]:
+    out = []
+    for diag in parse(outcome.messages):
+        if not diag.is_error:
+            continue
+        where = probe.source_span(diag.line) if diag.line else None
+        if where is None:
+            # no line: the message is about the whole module, so about the group
+            first = probe.statements[0]
+            out.append(Mapped(first, first.span, diag))
+        else:
+            out.append(Mapped(where[0], where[1], diag))
+    return out
+
+
+def cu_errors(statement: AsmStatement, outcome: Outcome) -> tuple[list[Diagnostic], list[str]]:
+    """(errors on the statement's lines, errors elsewhere: the probe's own fault)."""
+    first = statement.line
+    last = statement.source.line_col(statement.span.end).line
+    mine, other = [], []
+    for diag in parse(outcome.messages):
+        if not diag.is_error:
+            continue
+        if scratch.same_source(diag.file, statement.source.path) and first <= diag.line <= last + 1:
+            mine.append(diag)
+        else:
+            other.append(diag.message)
+    if outcome.returncode != 0 and not mine and not other:
+        other.append(outcome.messages.splitlines()[0] if outcome.messages else "nvcc failed")
+    return mine, other
+
+
+def quote(diag: Diagnostic) -> str:
+    return f"{diag.tool}: {diag.message}"
+
+
+def blocked(report: whole_file.Report) -> bool:
+    """Whether the compile failed on something that is not an asm statement (a missing header,
+    a define the build passes): then nothing it says about the asm is about the asm."""
+    return bool(report.failure) or any(not e.statements for e in report.errors)
+
+
+def on_chosen_line(diag: Diagnostic, probe: ptx_probe.PtxProbe) -> bool:
+    # no line: about the module, so possibly about the stand-in too
+    return not diag.line or diag.line in probe.chosen_lines
+
+
+def last_error(outcome: Outcome) -> str:
+    lines = [ln.strip() for ln in outcome.messages.splitlines() if ln.strip()]
+    return (lines[-1] if lines else f"exit status {outcome.returncode}")[:300]
