@@ -68,6 +68,14 @@ def test_a_name_declared_twice_in_the_function_has_no_class() -> None:
     assert _classes("{ Other full; full.wait(0); }") == [""]
 
 
+def test_an_alias_declared_twice_in_the_function_names_no_class() -> None:
+    # the two arms of an `if constexpr` alias one name to two classes: neither is taken for
+    # the other's (which applies where is not read)
+    assert _classes("if constexpr (true) { using Bar = cutlass::arch::NamedBarrier; "
+                    "Bar::arrive(128, 1); } else { using Bar = cutlass::arch::ClusterBarrier; "
+                    "Bar::arrive(full[0]); }") == ["", ""]
+
+
 @pytest.mark.parametrize(("spelled", "scope"), [
     ("cute::SM90_TMA_STORE_2D::copy", "SM90_TMA_STORE_2D"),
     ("S<ns::T, 2>::fma", "S"),

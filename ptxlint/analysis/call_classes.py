@@ -11,7 +11,8 @@ and of a project's overloads in several classes the one of the object's class is
 What is read, in the calling function only (its parameters and body, never another scope):
 
 * a qualified call: the part before the function's name (``cute::SM90_TMA_STORE_2D::copy``:
-  ``SM90_TMA_STORE_2D``), through an alias the function declares; a namespace reads the same,
+  ``SM90_TMA_STORE_2D``), through an alias the function declares (a name it aliases twice,
+  as the two arms of an ``if constexpr`` do, through neither); a namespace reads the same,
   and matches no class's method;
 * a member call: the object expression's class: a variable's declared type (a pointer, a
   reference, an array or an element of one: ``Barrier* full[4]``, ``full[s]->wait()``), an
@@ -53,7 +54,7 @@ class CallClasses:
         self._function = function
         self._own = own_class
         self._types: dict[str, Node | None] | None = None
-        self._aliases: dict[str, Node] = {}
+        self._aliases: dict[str, Node | None] = {}  # None: a name aliased twice
 
     def of_call(self, start: int, end: int, form: str) -> str:
         """The class of the call at bytes ``[start, end)`` of ``form``
@@ -133,15 +134,18 @@ class CallClasses:
     def _class_named(self, name: str, hops: int) -> str:
         if self._types is None:
             self._read_declarations()
-        alias = self._aliases.get(name)
-        if alias is None or hops >= _MAX_HOPS:
+        if name not in self._aliases or hops >= _MAX_HOPS:
             return name
+        alias = self._aliases[name]
+        if alias is None:
+            return ""  # aliased in two scopes (`if constexpr` arms): which one applies is not read
         return self._class_of_type(alias.child_by_field_name("type") if alias.type ==
                                    "alias_declaration" else _typedef_type(alias), hops + 1)
 
     def _read_declarations(self) -> None:
         """Each name's one declaration in the function (a name declared twice: none), and the
-        aliases it declares, by one walk that skips asm statements."""
+        aliases it declares (one declared twice: none, as a variable), by one walk that skips
+        asm statements."""
         types: dict[str, Node | None] = {}
         stack = [self._function]
         while stack:
@@ -152,7 +156,8 @@ class CallClasses:
             if kind in _ALIASES:
                 name = _alias_name(node)
                 if name is not None:
-                    self._aliases[self._parsed.node_text(name)] = node
+                    text = self._parsed.node_text(name)
+                    self._aliases[text] = None if text in self._aliases else node
                 continue
             if kind in _DECLARES:
                 for declarator in node.children_by_field_name("declarator"):
