@@ -35,6 +35,13 @@ def test_every_form_compiles_and_names_its_opcode() -> None:
         grammar.compile_form("add{.xorsign.abs}.f32 d:f32, a:f32, a:f32")  # one word per value
 
 
+def test_no_form_is_written_twice() -> None:
+    # a second copy of a form (mul.f32x2 was added twice, a 256-bit st's .global spaces and its
+    # .global-only variant coincided) is matched and measured twice for nothing
+    specs = [f.spec for f in grammar.forms()]
+    assert sorted({s for s in specs if specs.count(s) > 1}) == []
+
+
 @pytest.mark.parametrize(
     ("text", "kind"),
     [

@@ -71,7 +71,6 @@ _add("mul.wide.u32 d:u64, a:u32, a:u32; head=1")
 _add("mul.wide.s32 d:s64, a:s32, a:s32; head=1")
 _add(f"mul{{{F_RND}}}{{.ftz}}{{.sat}}.f32 d:f32, a:f32, a:f32")
 _add(f"mul{{{F_RND}}}.f64 d:f64, a:f64, a:f64")
-_add(f"mul{{{F_RND}}}{{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2; sm=100")
 _add("mul{.rn}{.ftz}{.sat}<T:.f16|.f16x2> d:T, a:T, a:T; sm=53")
 _add("mul{.rn}<T:.bf16|.bf16x2> d:T, a:T, a:T; sm=90")
 _add(f"mul{{{F_RND}}}{{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2; sm=100")  # PTX 8.6, like add/sub
@@ -392,7 +391,8 @@ def _memory_forms(op: str, shapes: tuple[tuple[str, str, str, str], ...] = _SHAP
         policy = f"{ops}, ai:u64; sm=80{sm}"
         t = f"<T:{types}>"
         _add(f"{op}{{.weak}}{spaces}{cops}{vec}{t} {ops}{sm}")
-        _add(f"{op}{{.weak}}{{.global}}{cops}{prefetch}{vec}{t} {ops}{sm}")
+        if load or not wide:  # (a wide store's spaces are .global alone: the form above)
+            _add(f"{op}{{.weak}}{{.global}}{cops}{prefetch}{vec}{t} {ops}{sm}")
         _add(f"{op}{{.weak}}{{.global}}{cops}{prefetch}.L2::cache_hint{vec}{t} {policy}")
         _add(f"{op}{{.weak}}{{.global}}{evict}{prefetch}{vec}{t} {ops}{sm}")
         _add(f"{op}{{.weak}}{{.global}}{evict}{prefetch}.L2::cache_hint{vec}{t} {policy}")
