@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.model import AsmStatement, Finding, Fix, PtxOperand, Severity
 from ptxlint.ptx.nearest import edit_distance
 from ptxlint.ptx.scopes import (
     FORWARD,
@@ -15,6 +15,7 @@ from ptxlint.ptx.scopes import (
     undeclared_registers,
     undeclared_sources,
 )
+from ptxlint.ptx.special_registers import nearest_special_registers
 from ptxlint.rule import Rule, RuleContext
 
 
@@ -48,18 +49,26 @@ finding that names the range.
 The source of `mov` and `cvta` may name a module symbol (`mov.u64 %0, counter;` takes the
 address of a `__device__` variable, whose PTX name is the C++ one): an undeclared name there
 is reported only one edit away from a register the template declares (`tmp` declared,
-`mov.u32 %0, temp;`), a misspelling rather than a symbol. Not checked: a word inside an
-address (`[smem + 4]` may name a variable), call targets and branch labels, the sink `_`, PTX's
-constant `WARP_SZ`, special registers (`%laneid`), nvcc's own registers (`%r1`, any name with
-`%`), a template with a macro hole, an instruction whose opcode is unknown (PTX204's), and an
-instruction that runs into the next where two string pieces meet without a `;` (PTX205's: the
-next instruction's words, `@p exit`, are read as its operands).
+`mov.u32 %0, temp;`), a misspelling rather than a symbol.
+
+A name with `%` that is no special register and that nothing declares (`%%laneId`,
+`%%warp_id`, `%%clock32`) is reported wherever it is read, the `mov` source included (no C++
+symbol has a `%`); the message names the special register one edit away (two in a longer
+name, a letter's case no edit), and an unsafe fix writes it where only one is that near. The
+registers the compiler declares in the function it inlines the asm into (`%r1`, `%rd2`, `%f3`,
+`%p4`, `%rs5`, `%SP`...) are not reported (ptxas takes them), nor a numbered special register
+past its last number (`%%envreg32`: PTX207's). Not checked: a word inside an address
+(`[smem + 4]` may name a variable), call targets and branch labels, the sink `_`, PTX's
+constant `WARP_SZ`, a template with a macro hole, an instruction whose opcode is unknown
+(PTX204's), and an instruction that runs into the next where two string pieces meet without a
+`;` (PTX205's: the next instruction's words, `@p exit`, are read as its operands).
 
 ## Why is this bad?
 ptxas stops with "Unknown symbol 'temp'" (and, for a guard, "Predicate expression expected")
-when it compiles the statement: a register name misspelled (`tmp` declared, `temp` used) or a
-`.reg` line forgotten. Inline asm is compiled late, only for the targets and template
-instantiations that reach it, so the error waits for the build that does.
+when it compiles the statement: a register name misspelled (`tmp` declared, `temp` used), a
+`.reg` line forgotten, or a special register misspelt (`%laneId`). Inline asm is compiled
+late, only for the targets and template instantiations that reach it, so the error waits for
+the build that does.
 
 ## Example
 ```cuda
@@ -112,11 +121,22 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
             more = len(indices) - 1
             also = f" (and {more} more use{'s' if more > 1 else ''})" if more else ""
             note = declaration_note(ptx, name, word.start)
-            unknown = (f"(ptxas: \"Label expected for forward reference of '{name}'\")"
-                       if note == FORWARD else f"(ptxas: \"Unknown symbol '{name}'\")")
+            fix = None
+            spelt = name[1:] if name.startswith("%%") else name  # as ptxas reads it
+            unknown = (f"(ptxas: \"Label expected for forward reference of '{spelt}'\")"
+                       if note == FORWARD else f"(ptxas: \"Unknown symbol '{spelt}'\")")
             if note is not None:  # declared, but not where it is used
                 message = (f"'{name}' is not declared where it is used{also}: {note} "
                            f"{unknown}")
+            elif name.startswith("%") and (special := nearest_special_registers(name)):
+                escape = name[:len(name) - len(spelt)]  # `%%laneid` where the asm writes `%%`
+                named = " or ".join(f"'{escape}{known}'" for known in special)
+                message = (f"'{name}' is no special register, nor a register the template "
+                           f"or another asm statement of this function declares{also} "
+                           f"{unknown}; did you mean {named}?")
+                if len(special) == 1:
+                    fix = self._rename_fix(statement, [found[i] for i in indices],
+                                           escape + special[0])
             else:
                 import difflib  # only for a finding: off the start-up path
 
@@ -127,7 +147,20 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
                            f"another asm statement of this function declares {unknown}; "
                            f"{advice}")
             yield self.finding(statement, self.template_span(statement, word.start, word.end),
-                               message)
+                               message, fix)
+
+    def _rename_fix(self, statement: AsmStatement, uses: list[PtxOperand], written: str
+                    ) -> Fix | None:
+        """Every use of the name written as the special register it is nearest to: unsafe,
+        the register meant is a guess."""
+        edits = []
+        for use in uses:
+            start = use.start + len(use.text) - len(use.text.lstrip("!"))
+            edit = self.template_edit(statement, start, start + len(_name(use.text)), written)
+            if edit is None:
+                return None
+            edits.append(edit)
+        return Fix(f"Read the special register '{written}'", tuple(edits), safe=False)
 
 
 def _name(text: str) -> str:

@@ -60,16 +60,27 @@ from typing import NamedTuple
 
 from ptxlint.model import PtxInstruction, PtxOperand
 from ptxlint.ptx import grammar
+from ptxlint.ptx.special_registers import (
+    SPECIAL_REGISTERS,
+    VECTOR_SPECIAL_REGISTERS,
+    SpecialRegister,
+    nearest_special_registers,
+    special_register,
+    special_register_type,
+)
 
 __all__ = [
     "EFFECTS",
     "SPECIAL_REGISTERS",
+    "VECTOR_SPECIAL_REGISTERS",
     "Effects",
     "Ordering",
     "SpecialRegister",
     "Writes",
     "lookup",
+    "nearest_special_registers",
     "special_register",
+    "special_register_type",
     "written_operands",
     "written_refs",
 ]
@@ -690,110 +701,6 @@ def _with_ordering(effects: Effects, order: Ordering | None) -> Effects:
 # The entries are the table's, which lives as long as the process, so their ids stay theirs;
 # at most a few hundred keys (sems x scopes x kinds: 101 on the CUDA headers), cleared if full.
 _ORDERED: dict[tuple[int, bool, bool, Ordering], Effects] = {}
-
-
-# --------------------------------------------------------------------------- special registers
-
-
-# A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
-class SpecialRegister:
-    """What ptxlint knows of a PTX special register (``%clock``, ``%tid``): whether its value may
-    change within a thread, the PTX type a read of it has, and the PTX ISA section that says
-    so."""
-
-    __slots__ = ("changes", "isa", "type", "component_type", "sm", "ptx")
-
-    def __init__(self, changes: bool, isa: str, type_: str | None,
-                 component_type: str | None, sm: int = 0, ptx: int = 0) -> None:
-        self.changes = changes  # may read differently at two points of one thread's run
-        self.isa = isa
-        # the lowest target that has it (ptxas 13.0 for sm_80: "Feature '%clusterid' requires
-        # .target sm_90 or higher"), and the PTX ISA version * 10 that brought it; 0: any
-        self.sm = sm
-        self.ptx = ptx
-        # the type a ``mov`` of the register itself must have (ptxas 13.0 measured: "Arguments
-        # mismatch" for another size, ``mov.u64 d, %laneid``), or None where ptxas takes
-        # several or the register is a vector; ``component_type`` the same for ``.x``..``.w``
-        self.type = type_
-        self.component_type = component_type
-
-
-_SREG = "10 Special Registers"
-
-
-def _sregs(names: str, changes: bool, section: str, type_: str | None = "u32",
-           component_type: str | None = None, sm: int = 0, ptx: int = 0
-           ) -> dict[str, SpecialRegister]:
-    return {n: SpecialRegister(changes, f"{_SREG}: {section}", type_, component_type, sm, ptx)
-            for n in names.split()}
-
-
-# The types are the ISA's (section 10), each measured with ptxas 13.0 against a `mov` of the
-# other sizes. Where ptxas takes more than the ISA's type the entry says None: the components
-# of %tid, %ntid, %ctaid and %nctaid move into 16-bit registers too (legacy code), and %gridid,
-# a .u64, into a 32-bit one.
-SPECIAL_REGISTERS: dict[str, SpecialRegister] = {
-    # Counters and timers: a new value at every read.
-    **_sregs("clock clock_hi", True, "%clock, %clock_hi"),
-    **_sregs("clock64", True, "%clock64", "u64"),
-    **_sregs("globaltimer", True, "%globaltimer", "u64"),
-    **_sregs("globaltimer_lo globaltimer_hi", True, "%globaltimer"),
-    **_sregs(" ".join(f"pm{i}" for i in range(8)), True, "%pm0..%pm7"),
-    **_sregs(" ".join(f"pm{i}_64" for i in range(8)), True, "%pm0_64..%pm7_64", "u64"),
-    # The ISA calls %smid and %warpid volatile: a thread may be rescheduled after preemption.
-    **_sregs("smid", True, "%smid"),
-    **_sregs("warpid", True, "%warpid"),
-    # Fixed for the thread's (or the launch's) lifetime.
-    **_sregs("tid ntid", False, "%tid, %ntid", None),
-    **_sregs("laneid", False, "%laneid"),
-    **_sregs("nwarpid", False, "%nwarpid"),
-    **_sregs("ctaid nctaid", False, "%ctaid, %nctaid", None),
-    **_sregs("nsmid", False, "%nsmid"),
-    **_sregs("gridid", False, "%gridid", None),
-    # The cluster registers (PTX ISA 7.8) and %aggr_smem_size (8.1) exist on sm_90 and newer
-    # only: ptxas 13.0 for sm_80 answers "Feature '%cluster_ctarank' requires .target sm_90 or
-    # higher" for each.
-    **_sregs("is_explicit_cluster", False, "%is_explicit_cluster", "pred", sm=90, ptx=78),
-    **_sregs(
-        "clusterid nclusterid cluster_ctaid cluster_nctaid",
-        False,
-        "%clusterid, %cluster_ctaid and their n-counterparts",
-        None,
-        "u32",
-        sm=90,
-        ptx=78,
-    ),
-    **_sregs("cluster_ctarank cluster_nctarank", False, "%cluster_ctarank, %cluster_nctarank",
-             sm=90, ptx=78),
-    **_sregs("lanemask_eq lanemask_le lanemask_lt lanemask_ge lanemask_gt", False, "%lanemask_*"),
-    **_sregs(" ".join(f"envreg{i}" for i in range(32)), False, "%envreg<32>", "b32"),
-    **_sregs("total_smem_size dynamic_smem_size", False, "%total_smem_size, %dynamic_smem_size"),
-    **_sregs("aggr_smem_size", False, "%aggr_smem_size", sm=90, ptx=81),
-    **_sregs(
-        "reserved_smem_offset_begin reserved_smem_offset_end reserved_smem_offset_cap "
-        "reserved_smem_offset_0 reserved_smem_offset_1",
-        False,
-        "%reserved_smem_offset_*",
-        "b32",
-    ),
-    **_sregs("current_graph_exec", False, "%current_graph_exec", "u64"),
-}
-
-
-def special_register_type(operand_text: str) -> str | None:
-    """The PTX type a ``mov`` of the special register ``operand_text`` (``%%laneid``,
-    ``%clusterid.x``) must have, or None where ptxlint does not know one."""
-    base, _, component = operand_text.lstrip("%").partition(".")
-    entry = SPECIAL_REGISTERS.get(base)
-    if entry is None:
-        return None
-    return entry.component_type if component else entry.type
-
-
-def special_register(operand_text: str) -> tuple[str, SpecialRegister | None]:
-    """The PTX name of a special-register operand (``%%clock64``, ``%tid.x``) and its entry."""
-    name = operand_text.lstrip("%").split(".", 1)[0]
-    return name, SPECIAL_REGISTERS.get(name)
 
 
 # --------------------------------------------------------------------------- written operands

@@ -25,6 +25,7 @@ from ptxlint.ptx.operand_classes import (
     literal_fits,
     type_fits,
 )
+from ptxlint.ptx.special_registers import SPECIAL_REGISTERS, VECTOR_SPECIAL_REGISTERS
 
 __all__ = [
     "Checked",
@@ -673,7 +674,13 @@ def _narrow_component_issue(
     instruction: PtxInstruction, operand: PtxOperand, spec: OperandSpec,
     binding: dict[str, str], position: int,
 ) -> list[Issue]:
-    if operand.text.lstrip("%").partition(".")[0] not in _NARROW_COMPONENTS:
+    name, _, component = operand.text.lstrip("%").partition(".")
+    if name in SPECIAL_REGISTERS and name not in VECTOR_SPECIAL_REGISTERS:
+        # ptxas 13.0: 'mov.u32 %0, %%laneid.x;' is "Unknown field '.x'"
+        return [Issue("operand", f"'{operand.text}' reads element .{component} of %{name}, "
+                      f"which is no vector: write '{operand.text.partition('.')[0]}'",
+                      operand.start, operand.end)]
+    if name not in _NARROW_COMPONENTS:
         return []
     want = _type_of(spec, binding)
     if instruction.opcode != "mov" or TYPE_BITS.get(want or "", ("", 0))[1] != 64:

@@ -236,8 +236,9 @@ _NAMED_REF = on_first_use(r"%\[[\w$]*\]?", _A)
 _SPECIAL = re.compile(
     r"%(?:clock(?:64|_hi)?|globaltimer(?:_lo|_hi)?|n?tid|n?ctaid|laneid|n?warpid|n?smid"
     r"|gridid|lanemask_(?:eq|le|lt|ge|gt)|pm[0-7](?:_64)?|envreg(?:[12]?[0-9]|3[01])"
-    r"|(?:dynamic|total|aggr)_smem_size|reserved_smem_offset_\w+|n?cluster\w*"
-    r"|is_explicit_cluster|current_graph_exec)(?:\.[xyz])?",
+    r"|(?:dynamic|total|aggr)_smem_size|reserved_smem_offset_(?:begin|end|cap|[01])"
+    r"|n?clusterid|cluster_n?ctaid|cluster_n?ctarank|is_explicit_cluster|current_graph_exec)"
+    r"(?:\.[xyzwrgba])?",  # a vector's element by either name set (ptxas 13.0: %tid.w, %tid.a)
     _A,
 )
 

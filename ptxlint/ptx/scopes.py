@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, PtxDirective, PtxLabel, PtxOperand, PtxTemplate
 from ptxlint.ptx.instructions import family
 from ptxlint.ptx.template_memo import TemplateMemo
@@ -262,9 +263,12 @@ def _undeclared(ptx: PtxTemplate) -> tuple[tuple[PtxOperand, ...], tuple[PtxOper
     def ask(operand: PtxOperand, into: list[PtxOperand]) -> None:
         for word in _register_words(operand):
             name = word.text.lstrip("!").partition(".")[0]  # `v.x` of a vector variable
-            if (name and name not in _NO_DECLARATION and name[0] != "%"
-                    and not _declared_at(scopes, name, word.start)):
+            if not name or name in _NO_DECLARATION or _declared_at(scopes, name, word.start):
+                continue
+            if name[0] != "%":
                 into.append(word)
+            elif not _COMPILER_REGISTER().fullmatch(name):
+                found.append(word)  # no module symbol is spelt with `%`: never a candidate
 
     for instruction in ptx.instructions:
         if instruction.opaque or family(instruction.opcode) is None:
@@ -291,6 +295,15 @@ def _register_words(operand: PtxOperand) -> Iterator[PtxOperand]:
         for part in operand.parts:
             yield from _register_words(part)
 
+
+# The names with `%` that a template may use undeclared: the registers the compiler declares
+# in the function it inlines the asm into (nvcc's and clang's `%r1`, `%rd2`, `%rs3`, `%f4`,
+# `%fd5`, `%p6`, `%h7`, `%SP`; ptxas takes a template that reads one), and the numbered special
+# registers past their last number (`%envreg32`, PTX207's: the grammar reads the operand). Any
+# other undeclared `%` name is no special register either (the parser knows those): ptxas
+# "Unknown symbol '%laneId'".
+_COMPILER_REGISTER = on_first_use(
+    r"%%?(?:(?:r|rd|rs|rq|rl|rh|f|fd|fl|h|hh|p|b)[0-9]+|SPL?|(?:envreg|pm)[0-9]+(?:_64)?)")
 
 _UNDECLARED: TemplateMemo[tuple[tuple[PtxOperand, ...], tuple[PtxOperand, ...]]] = (
     TemplateMemo(4096))

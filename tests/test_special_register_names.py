@@ -1,0 +1,103 @@
+"""A name that is no special register: an unknown one (``%%laneId``, ``%%warp_id``, ``%%clock32``)
+is PTX213's, as an undeclared register is (ptxas: "Unknown symbol '%laneId'"), with the nearest
+special register offered; an element of a register that is no vector (``%%laneid.x``) is
+PTX207's ("Unknown field '.x'"). The vector registers' fourth element (``%tid.w``, or ``.a``) and
+the compiler's own registers (``%%r1``) are taken. Each case is assembled with ptxas where it is
+installed."""
+
+from __future__ import annotations
+
+import pytest
+
+from ptxlint.ptx.parser import parse_template
+from ptxlint.ptx.special_registers import SPECIAL_REGISTERS, VECTOR_SPECIAL_REGISTERS
+from tests.conftest import lint_text
+from tests.toolchain_cache import INPUT, PTXAS, run_cached
+
+RULES = ("PTX204", "PTX206", "PTX207", "PTX213")
+
+# (the register a `mov.u32 %0, <it>;` reads, the rules that report it, a word of the message)
+CASES = [
+    ("%%laneId", ["PTX213"], "did you mean '%%laneid'?"),
+    ("%%warp_id", ["PTX213"], "did you mean '%%warpid'?"),
+    ("%%smId", ["PTX213"], "did you mean '%%smid'?"),
+    ("%%clock32", ["PTX213"], "did you mean '%%clock' or '%%clock64'?"),
+    ("%%cluster_foo", ["PTX213"], "declare it"),  # nothing near: an undeclared register
+    ("%%reserved_smem_offset_2", ["PTX213"], "did you mean"),
+    ("%%laneid.x", ["PTX207"], "which is no vector: write '%%laneid'"),
+    ("%%cluster_ctarank.y", ["PTX207"], "no vector"),
+    ("%%envreg32", ["PTX207"], "there are %envreg0 to %envreg31"),  # one rule, not two
+    ("%%tid.w", [], ""),
+    ("%%ctaid.a", [], ""),
+    ("%%laneid", [], ""),
+    ("%%r1", [], ""),  # nvcc's own register, in the function the asm is inlined into
+]
+
+
+def _source(register: str) -> str:
+    return (f'__device__ unsigned f() {{ unsigned r; asm volatile("mov.u32 %0, {register};" '
+            f': "=r"(r)); return r; }}\n')
+
+
+@pytest.mark.parametrize(("register", "rules", "words"), CASES)
+def test_a_name_that_is_no_special_register(register: str, rules: list[str], words: str
+                                             ) -> None:
+    found = lint_text(_source(register), select=RULES)
+    assert [f.rule for f in found] == rules
+    assert all(words in f.message for f in found)
+
+
+def test_a_misspelt_special_register_is_fixed_to_the_one_nearest_every_use() -> None:
+    source = ('__device__ unsigned f() { unsigned r; asm volatile("{ .reg .pred p; '
+              'setp.eq.u32 p, %%laneId, 0; selp.u32 %0, %%laneId, 1, p; }" : "=r"(r)); '
+              'return r; }\n')
+    [finding] = lint_text(source, select=("PTX213",))
+    assert "(and 1 more use)" in finding.message and "Unknown symbol '%laneId'" in finding.message
+    assert finding.fix is not None and not finding.fix.safe
+    assert [e.new_text for e in finding.fix.edits] == ["%%laneid", "%%laneid"]
+    # two as near: named both, no fix
+    [finding] = lint_text(_source("%%clock32"), select=("PTX213",))
+    assert finding.fix is None
+
+
+def test_a_percent_name_declared_in_the_template_or_by_another_statement_is_no_finding() -> None:
+    source = """__device__ unsigned f() {
+  unsigned r;
+  asm volatile(".reg .u32 %%held;\\n\\tmov.u32 %%held, 1;");
+  asm volatile("{ .reg .u32 %%t; mov.u32 %%t, 2; mov.u32 %0, %%t; }" : "=r"(r));
+  asm volatile("mov.u32 %0, %%held;" : "=r"(r));
+  return r;
+}
+"""
+    assert lint_text(source, select=RULES) == []
+
+
+def test_the_parser_reads_exactly_the_special_registers() -> None:
+    for name in SPECIAL_REGISTERS:
+        components = ("x", "w", "a") if name in VECTOR_SPECIAL_REGISTERS else ()
+        for text in (f"%{name}", *(f"%{name}.{c}" for c in components)):
+            [instruction] = parse_template(f"mov.u32 r, {text};", False).instructions
+            assert instruction.operands[1].kind == "special", text
+    for text in ("%cluster_foo", "%reserved_smem_offset_2", "%clusterx", "%laneId"):
+        [instruction] = parse_template(f"mov.u32 r, {text};", False).instructions
+        assert instruction.operands[1].kind == "register", text
+
+
+def _ptxas_takes(line: str) -> tuple[bool, str]:
+    assert PTXAS is not None
+    source = (".version 8.0\n.target sm_90\n.address_size 64\n.entry k() {\n"
+              ".reg .b32 %r<4>;\n" f"{line};\nret;\n}}\n")
+    result = run_cached(PTXAS, ["-arch", "sm_90", INPUT, "-o", "/dev/null"], source,
+                        filename="case.ptx")
+    return result.ok, result.stderr
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas (CUDA toolkit) not found")
+@pytest.mark.parametrize(("register", "rules", "words"), CASES)
+def test_ptxas_agrees(register: str, rules: list[str], words: str) -> None:
+    ok, message = _ptxas_takes(f"mov.u32 %r1, {register.replace('%%', '%')}")
+    assert ok == (not rules), message
+    if "PTX213" in rules:
+        assert "Unknown symbol" in message
+    if "no vector" in words:
+        assert "Unknown field" in message
