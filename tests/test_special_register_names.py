@@ -11,8 +11,12 @@ import pytest
 
 from ptxlint.ptx.parser import parse_template
 from ptxlint.ptx.special_registers import SPECIAL_REGISTERS, VECTOR_SPECIAL_REGISTERS
+from ptxlint.rule import RuleContext
+from tests.benchmark_module import load
 from tests.conftest import lint_text
 from tests.toolchain_cache import INPUT, PTXAS, run_cached
+
+toolkits = load("toolkits")
 
 RULES = ("PTX204", "PTX206", "PTX207", "PTX213")
 
@@ -101,3 +105,34 @@ def test_ptxas_agrees(register: str, rules: list[str], words: str) -> None:
         assert "Unknown symbol" in message
     if "no vector" in words:
         assert "Unknown field" in message
+
+
+@pytest.mark.parametrize(("register", "sm"), [
+    ("%%reserved_smem_offset_begin", 80), ("%%reserved_smem_offset_1", 80),
+    ("%%cluster_ctarank", 90), ("%%aggr_smem_size", 90), ("%%current_graph_exec", 0)])
+def test_a_special_register_needs_the_target_that_has_it(register: str, sm: int) -> None:
+    type_ = "u64" if "graph" in register else "u32"
+    letter = "l" if type_ == "u64" else "r"
+    source = (f'__device__ void f(unsigned long long* o) {{ unsigned long long r; '
+              f'asm volatile("mov.{type_} %0, {register};" : "={letter}"(r)); *o = r; }}\n')
+    for arch in (75, 80, 90):
+        found = lint_text(source, select=("PTX401",), context=RuleContext(arch=arch))
+        assert bool(found) == (arch < sm), (arch, found)
+
+
+_PTXAS_12_4 = toolkits.found().get("12.4")
+
+
+@pytest.mark.skipif(_PTXAS_12_4 is None, reason="no ptxas of CUDA 12.4 (benchmarks/toolkits.py)")
+def test_ptxas_12_4_has_reserved_smem_offsets_from_sm_80_and_ptx_7_6_on() -> None:
+    assert _PTXAS_12_4 is not None
+
+    def takes(version: str, target: str) -> bool:
+        source = (f".version {version}\n.target {target}\n.address_size 64\n.entry k() {{\n"
+                  ".reg .b32 %r<2>;\nmov.u32 %r1, %reserved_smem_offset_begin;\nret;\n}\n")
+        return run_cached(_PTXAS_12_4, ["-arch", target, INPUT, "-o", "/dev/null"], source,
+                          filename="case.ptx").ok
+
+    assert takes("7.6", "sm_80") and not takes("7.6", "sm_75") and not takes("7.5", "sm_80")
+    assert SPECIAL_REGISTERS["reserved_smem_offset_begin"].sm == 80
+    assert SPECIAL_REGISTERS["reserved_smem_offset_begin"].ptx == 76
