@@ -185,11 +185,16 @@ def type_fits(register: str, operand: str, relaxed: bool, exact: bool = False) -
     their size; ``relaxed`` (ld/st/cvt) also takes wider non-float registers, except for the
     types in ``_NO_WIDENING``; ``exact`` takes a register of the operand's size only, and a
     float register only for a float operand (ptxas rejects a .f32 register for a tf32
-    destination or cvt.rs's random bits)."""
+    destination or cvt.rs's random bits). A packed type takes no integer register."""
     r = TYPE_BITS.get(register)
     o = TYPE_BITS.get(operand)
     if r is None or o is None:
         return True
+    if o[0] == "x" and r[0] != "b" and register != operand:
+        # a packed operand (or .tf32) takes a bit register or one of its own type: ptxas 13.0
+        # to 13.5 reject a .u32/.s32 one ('add.f16x2', 'cvt.rna.tf32.f32', the PTX ISA 9.4
+        # 'mul.e4m3x4.e4m3x4.e4m3x4'), and an .f16x2 one for .bf16x2 or .e4m3x4
+        return False
     if exact:
         return r[1] == o[1] and r[0] != "p" and (r[0] != "f" or o[0] == "f") and o[0] != "p"
     if operand in _NO_WIDENING:

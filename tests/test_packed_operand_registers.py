@@ -1,0 +1,99 @@
+"""A packed operand (``.f16x2``, ``.bf16x2``, ``.u16x2``, ``.f32x2``, ``.tf32``, the narrow-float
+packs, PTX ISA 9.4's ``.e4m3x4`` arithmetic) takes a bit register of its size, or one declared
+with its own type, never an integer one: ptxas 13.0 to 13.5 answer "Arguments mismatch" for a
+``.u32``/``.s32`` register there, and for an ``.f16x2`` one where ``.bf16x2`` or ``.e4m3x4``
+belongs. Each case is assembled with the ptxas of its toolkit where it is installed."""
+
+from __future__ import annotations
+
+import pytest
+
+from ptxlint.ptx import grammar
+from ptxlint.ptx.operand_classes import OperandClass
+from ptxlint.ptx.parser import parse_template
+from tests.benchmark_module import load
+from tests.toolchain_cache import INPUT, PTXAS, run_cached
+
+toolkits = load("toolkits")
+
+# the registers of the probe, by name prefix (longest first)
+_DECLARED = (("%us", "u16"), ("%hx", "f16x2"), ("%ul", "u64"), ("%sl", "s64"), ("%rd", "b64"),
+             ("%u", "u32"), ("%s", "s32"), ("%r", "b32"), ("%h", "b16"), ("%f", "f32"))
+_DECLARATIONS = "".join(f".reg .{type_} {prefix}<8>; " for prefix, type_ in _DECLARED)
+
+
+def _resolve(operand: object) -> OperandClass:
+    text = getattr(operand, "text", "")
+    for prefix, type_ in _DECLARED:
+        if text.startswith(prefix) and text[len(prefix):].isdigit():
+            return OperandClass("reg", type_)
+    return OperandClass("unknown")
+
+
+def _type_errors(text: str) -> list[str]:
+    [instruction] = parse_template(text + ";", extended=False).instructions
+    verdict = grammar.check(instruction, _resolve)
+    return [i.message for i in verdict.issues if i.kind == "type"]
+
+
+# (the toolkit whose ptxas measured it, the instruction)
+REJECTED = [
+    ("13.0", "add.f16x2 %u1, %r2, %r3"),
+    ("13.0", "add.f16x2 %r1, %s2, %r3"),
+    ("13.0", "add.rn.bf16x2 %u1, %r2, %r3"),
+    ("13.0", "add.bf16x2 %hx1, %r2, %r3"),
+    ("13.0", "fma.rn.f16x2 %u1, %r2, %r3, %r4"),
+    ("13.0", "add.u16x2 %u1, %r2, %r3"),
+    ("13.0", "add.f32x2 %ul1, %rd2, %rd3"),
+    ("13.0", "add.f32x2 %rd1, %sl2, %rd3"),
+    ("13.0", "cvt.rn.f16x2.f32 %u1, %f1, %f2"),
+    ("13.0", "cvt.rna.tf32.f32 %u1, %f1"),
+    ("13.0", "cvt.rn.satfinite.e4m3x2.f32 %us1, %f1, %f2"),
+    ("13.5", "mul.e4m3x4.e4m3x4.e4m3x4 %u1, %r2, %r3"),
+    ("13.5", "mul.e4m3x4.e4m3x4.e4m3x4 %r1, %s2, %r3"),
+    ("13.5", "mul.e4m3x4.e4m3x4.e4m3x4 %r1, %r2, %hx3"),
+    ("13.5", "mul.e4m3x4.e2m1x4.e4m3x4 %r1, %us2, %r3"),
+    ("13.5", "fma.e4m3x4.e4m3x4.e4m3x4 %r1, %r2, %r3, %u1"),
+    ("13.5", "add.e4m3x4.e2m1x4 %r1, %h1, %s3"),
+    ("13.5", "sub.e5m2x4.e4m3x4 %s1, %r2, %r3"),
+]
+TAKEN = [
+    ("13.0", "add.f16x2 %hx1, %hx2, %r3"),
+    ("13.0", "add.f16x2 %r1, %r2, %r3"),
+    ("13.0", "add.u32 %u1, %r2, %s3"),
+    ("13.5", "mul.e4m3x4.e2m1x4.e4m3x4 %r1, %h2, %r3"),
+    ("13.5", "fma.e4m3x4.e4m3x4.e4m3x4 %r1, %r2, %r3, %r4"),
+]
+
+
+@pytest.mark.parametrize(("toolkit", "text"), REJECTED)
+def test_an_integer_register_for_a_packed_operand_is_a_type_error(toolkit: str, text: str
+                                                                    ) -> None:
+    assert _type_errors(text)
+
+
+@pytest.mark.parametrize(("toolkit", "text"), TAKEN)
+def test_a_bit_register_or_one_of_the_packs_own_type_is_taken(toolkit: str, text: str) -> None:
+    assert _type_errors(text) == []
+
+
+def _ptxas(toolkit: str) -> str | None:
+    if toolkit == "13.0":
+        return PTXAS
+    return toolkits.found().get(toolkit)
+
+
+@pytest.mark.parametrize(("toolkit", "text", "taken"),
+                         [(k, t, False) for k, t in REJECTED] + [(k, t, True) for k, t in TAKEN])
+def test_ptxas_agrees(toolkit: str, text: str, taken: bool) -> None:
+    ptxas = _ptxas(toolkit)
+    if ptxas is None:
+        pytest.skip(f"no ptxas of CUDA {toolkit}")
+    version, target = ("9.4", "sm_100a") if toolkit == "13.5" else ("8.8", "sm_100a")
+    source = (f".version {version}\n.target {target}\n.address_size 64\n.entry k() {{\n"
+              f"{_DECLARATIONS}\n{text};\nret;\n}}\n")
+    result = run_cached(ptxas, ["-arch", target, INPUT, "-o", "/dev/null"], source,
+                        filename="case.ptx")
+    assert result.ok == taken, result.stderr
+    if not taken:
+        assert "Arguments mismatch" in result.stderr
