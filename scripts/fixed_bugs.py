@@ -469,6 +469,9 @@ class Hit:
     severity: str
     line: int
     message: str
+    # A finding in a macro's expansion is reported at the invocation; where the macro's body
+    # (which holds the asm statement) is in the same file, the line it is spelled on there.
+    spelled_line: int = 0
 
 
 def lint(paths: Sequence[Path], arch: str = "", min_cuda: str = "") -> dict[str, list[Hit]]:
@@ -498,12 +501,14 @@ def lint(paths: Sequence[Path], arch: str = "", min_cuda: str = "") -> dict[str,
     for f in result.findings:
         source = result.sources.get(f.path)
         line = source.text.count("\n", 0, f.span.start) + 1 if source else 0
+        spelled = (source.text.count("\n", 0, f.spelled_at.start) + 1
+                   if source and f.spelled_at is not None else 0)
         key = None
         if os.path.exists(f.path):
             key = next((k for k in hits if os.path.samefile(k, f.path)), None)
         if key is not None:
             hits[key].append(Hit(f.rule, str(getattr(f.severity, "value", f.severity)), line,
-                                 f.message))
+                                 f.message, spelled))
     return hits
 
 
@@ -536,7 +541,10 @@ class CommitVerdict:
 
 
 def _near(hit: Hit, spans: Iterable[tuple[int, int]], slack: int = 1) -> bool:
-    return any(a - slack <= hit.line <= b + slack for a, b in spans)
+    # The statement a finding is about is where it is reported or, in a macro's expansion,
+    # where the macro's body spells it: a touched #define holds the statement its uses expand.
+    lines = (hit.line, hit.spelled_line) if hit.spelled_line else (hit.line,)
+    return any(a - slack <= line <= b + slack for a, b in spans for line in lines)
 
 
 def _key(hit: Hit) -> tuple[str, str]:

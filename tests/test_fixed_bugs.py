@@ -81,6 +81,49 @@ def test_a_fix_is_caught_and_a_refactor_is_not(history: Path, tmp_path: Path) ->
     assert not tidy.fix_words
 
 
+# the template spells a macro argument, so each expansion is its own statement
+MACRO_BUGGY = """\
+#define ARRIVE(name, space) \\
+  __device__ void name(unsigned bar) { \\
+    asm volatile("mbarrier.ival." #space ".b64 [%0];" :: "r"(bar) : "memory"); \\
+  }
+
+// the uses stand apart from the body, as a library's instantiations do
+
+
+
+ARRIVE(arrive_a, shared)
+ARRIVE(arrive_b, shared::cta)
+"""
+
+
+def test_a_fix_in_a_macro_body_is_caught_where_its_expansions_report_it(tmp_path: Path) -> None:
+    # ptxlint reports a finding of a macro's expansion at the invocation, lines away from the
+    # #define the commit changed; the finding's spelling in the body ties it to that statement.
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    work = tmp_path / "work"
+    work.mkdir()
+    _git(work, "init", "-q")
+    _git(work, "config", "user.email", "t@example.com")
+    _git(work, "config", "user.name", "t")
+    for text, message in ((MACRO_BUGGY, "add"),
+                          (MACRO_BUGGY.replace(".ival", ".inval"), "Fix the macro")):
+        (work / "k.cu").write_text(text)
+        _git(work, "add", "-A")
+        _git(work, "commit", "-q", "-m", message)
+    bare = tmp_path / "mirror" / "owner+name" / "repo"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    [commit] = fixed_bugs.candidate_commits(bare)
+    blobs = fixed_bugs.Blobs(bare)
+    try:
+        verdict = fixed_bugs.judge_commit("owner+name", bare, blobs, commit, tmp_path / "out")
+    finally:
+        blobs.close()
+    assert verdict is not None and verdict.verdict == "caught"
+    assert {h["rule"] for f in verdict.files for h in f.gone} == {"PTX204"}
+
+
 def test_touched_statements_follow_the_changed_lines() -> None:
     text = 'x;\n// asm("nop;");\nasm volatile("mov.u32 %0, 1;"\n  : "=r"(x));\n#if A\nasm("a;");\n#endif\n'
     spans = fixed_bugs.asm_spans(text, python=False)
