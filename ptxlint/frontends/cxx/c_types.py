@@ -192,6 +192,12 @@ AGGREGATE_NAMES.update(
 
 BUILTIN_TYPES: dict[str, _Ty] = {**SCALAR_NAMES, **AGGREGATE_NAMES}
 
+# The toolkit's typedef names that are not reserved to the implementation (cuda_fp16.h's
+# ``typedef __half half;``, cuda_bf16.h's ``nv_bfloat16``): a file may declare one itself
+# instead (Blender Cycles' ``typedef unsigned short half;``), and C++ name lookup then finds the
+# file's declaration (the two cannot both be in scope: a redefinition), so the file's wins.
+FILE_DECLARABLE = frozenset({"half", "half2", "nv_bfloat16", "nv_bfloat162"})
+
 
 # Built-in names whose size is not the same on every 64-bit target CUDA compiles for: Windows
 # (LLP64) has a 4-byte ``long`` and ``clock_t`` (a ``long``), a 2-byte ``wchar_t`` and an

@@ -4,6 +4,7 @@ scope (see :mod:`.types` for the costs each index is built to avoid)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Container, Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -42,6 +43,14 @@ from ptxlint.model import CType
 if TYPE_CHECKING:
     from ptxlint.frontends.cxx.macros import MacroTable
 
+@functools.lru_cache(maxsize=16)
+def _type_declaration(name: str) -> re.Pattern[bytes]:
+    """A declaration of the type ``name`` in one C++ declaration: ``typedef unsigned short
+    half;``, ``using half = ...``, ``struct half {``."""
+    word = re.escape(name.encode())
+    return re.compile(rb"\b(?:typedef|using|struct|class|union)\b[^;{}()]*?\b" + word + rb"\b")
+
+
 # the specifiers whose type their words decide wherever they are written
 # (``ScopeLookup._specifier``): no type name (a template parameter's where one is around),
 # record or enum (a body's)
@@ -77,6 +86,7 @@ class DeclarationIndex:
         self._enums: dict[str, list[Node]] = {}
         self._enumerators: dict[str, list[Node]] = {}
         self._macros: set[str] = set()
+        self._declared_types: dict[str, bool] = {}  # (declares_type)
         # the file's macro table, where extraction hands it over (``TypeResolver.use_macros``)
         self.macro_source: Callable[[], MacroTable] | None = None
         self._globals: dict[str, list[Entry]] | None = None
@@ -166,6 +176,17 @@ class DeclarationIndex:
             for name, owner in captures.get("record", []):
                 self._records.setdefault(_text(name), []).append(owner)
         return self._typedefs, self._records
+
+    def declares_type(self, name: str) -> bool:
+        """Whether the file declares a type ``name`` itself (a typedef, an alias or a record).
+        A byte search first, so that the keyword index is built only for a file that spells
+        such a declaration."""
+        known = self._declared_types.get(name)
+        if known is None:
+            known = _type_declaration(name).search(self._bytes) is not None and (
+                name in self._type_names()[0] or name in self._type_names()[1])
+            self._declared_types[name] = known
+        return known
 
     def _enum_names(self) -> tuple[dict[str, list[Node]], dict[str, list[Node]]]:
         """(enums, enumerators) by name, read on the first look-up that needs them: most often

@@ -10,6 +10,7 @@ from ptxlint.frontends.cxx.c_types import (
     BUILTIN_VARIABLES,
     DECLARING_SCOPES,
     FAR,
+    FILE_DECLARABLE,
     INT,
     INTRINSICS,
     MAX_DEPTH,
@@ -822,7 +823,7 @@ class ScopeLookup(DeclarationIndex):
         if self._is_template_parameter(name, where):
             return None
         builtin = BUILTIN_TYPES.get(name)
-        if builtin is not None:
+        if builtin is not None and (name not in FILE_DECLARABLE or not self.declares_type(name)):
             return builtin
         if name in self._named:
             return self._named[name]
