@@ -334,3 +334,20 @@ def test_an_expansions_empty_template_points_where_the_colon_after_its_paren_is(
     (s,) = statements(text)
     colon = text.index(":")
     assert [(p.span.start, p.span.end) for p in s.template.pieces] == [(colon, colon)]
+
+
+def test_musa_guarded_device_assembly_is_not_ptx() -> None:
+    # Mooncake's IBGDA doorbell: Moore Threads' device assembly under its compiler's guard, with
+    # the MUSA constraint letter "R" that NVPTX has not (PTX002 would call it unknown)
+    text = """
+__device__ void ring(unsigned *dbr, unsigned v) {
+#if defined(MOONCAKE_EP_USE_MUSA) && __MUSA_ARCH__ == 310
+    asm volatile("LSU.ATOM_32.XCHG %0, %1, slc=byp;" : : "R"(dbr), "R"(v));
+#else
+    asm volatile("st.release.sys.global.u32 [%0], %1;" : : "l"(dbr), "r"(v) : "memory");
+#endif
+}
+"""
+    found = extract_statements(SourceFile("k.cuh", text))
+    assert [s.template.text for s in found.statements] == ["st.release.sys.global.u32 [%0], %1;"]
+    assert "MUSA" in found.skipped[0][1]

@@ -132,8 +132,15 @@ _AMD_CONSTRAINT_LETTERS = frozenset("sv")
 _AMD_REGISTER = on_first_use(
     r"(?:[vsa](?:\d+|\[\d+:\d+\])|(?:vcc|exec|flat_scratch)(?:_lo|_hi)?|m0|scc)"
 )
-# Guards under which the code is compiled for AMD GPUs by hipcc, not by nvcc.
-_ROCM = on_first_use(r"USE_ROCM|__HIP|HIP_PLATFORM|__HIPCC__|__AMDGCN__|__gfx\d|ROCM_VERSION")
+# Guards under which the code is compiled for another vendor's GPU by that vendor's compiler,
+# not by nvcc: AMD's (hipcc), Moore Threads' MUSA (mcc: its device assembly,
+# `LSU.ATOM_32.XCHG %0, %1, slc=byp;`, takes constraint letters NVPTX has not, "R"), MetaX's
+# MACA and Cambricon's BANG, which projects that port CUDA code select as they select HIP
+# (`USE_HIP`, `USE_MUSA`, `USE_MACA`, `USE_MLU`, or the compiler's own `__MUSA_ARCH__`).
+_ROCM = on_first_use(
+    r"USE_ROCM|__HIP|HIP_PLATFORM|__HIPCC__|__AMDGCN__|__gfx\d|ROCM_VERSION"
+    r"|USE_(?:HIP|MUSA|MACA|MLU)\b|__MUSA|__MACA|__BANG__"
+)
 
 # Other host ISAs, by what PTX never writes: their registers and barrier syntax in the text,
 # their instruction words as the first word of a statement (`st %%fsr, %0` starts with `st`,
@@ -436,7 +443,8 @@ def _guard_verdict(guards: tuple[str, ...]) -> Verdict | None:
     """The verdict the guards alone give (another compiler's or another host's code), else
     None."""
     if rocm_guarded(guards):
-        return Verdict("host", "under a HIP/ROCm guard: hipcc compiles it, not nvcc")
+        return Verdict("host", "under a HIP/ROCm (or MUSA, MACA) guard: that vendor's compiler "
+                       "compiles it, not nvcc")
     if other_host_guarded(guards):
         return Verdict("host", "under a guard for a host CUDA does not build for")
     return None
@@ -469,7 +477,8 @@ _IN_DEVICE_CONTEXT = {c: Verdict("ptx", c) for c in (_IN_FUNCTION, _UNDER_GUARD)
 
 
 def rocm_guarded(guards: tuple[str, ...]) -> bool:
-    """Some guard must hold for a HIP/ROCm build (not just be mentioned in a negation)."""
+    """Some guard must hold for a HIP/ROCm (or MUSA, MACA, BANG) build (not just be mentioned
+    in a negation): another vendor's compiler builds the statement, not nvcc."""
     for guard in guards:
         if guard.startswith("!") or not _ROCM().search(guard):
             continue
