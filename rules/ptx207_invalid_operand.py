@@ -60,7 +60,9 @@ warp collectives; `grammar_data_tensor.py`: `mma.sync`/`mma.sp`, `wgmma`, `tcgen
   `mov` first). An element of a vector operand is none of its own: ptxas takes
   `st.global.v2.u32 [%0], {%%laneid, %1};`; an element of a special register that is no
   vector (`%%laneid.x`, `%%clock64.x`: ptxas "Unknown field '.x'"; the vectors %tid, %ntid,
-  %ctaid, %nctaid and the cluster ids take `.x` to `.w`, or `.r` to `.a`);
+  %ctaid, %nctaid and the cluster ids take `.x` to `.w`, or `.r` to `.a`), and one of those
+  vectors read whole by an instruction other than `mov.v4` (`mov.u32 %0, %%tid;`: "Argument
+  vector size mismatch");
 - an address ptxas cannot read: two registers (`[%1+%2]`, unless `%2` is an `"n"` immediate),
   a register after an immediate (`[4+%1]`), a subtraction (`[%1-4]`: the offset is added,
   `[%1+-4]`), or an immediate address outside `.local` (`ld.shared.u32 %0, [16];`: ptxas

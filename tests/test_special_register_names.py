@@ -31,6 +31,8 @@ CASES = [
     ("%%laneid.x", ["PTX207"], "which is no vector: write '%%laneid'"),
     ("%%cluster_ctarank.y", ["PTX207"], "no vector"),
     ("%%envreg32", ["PTX207"], "there are %envreg0 to %envreg31"),  # one rule, not two
+    ("%%tid", ["PTX207"], "is a vector of four .u32"),  # "Argument vector size mismatch"
+    ("%%cluster_nctaid", ["PTX207"], "read one element ('%%cluster_nctaid.x')"),
     ("%%tid.w", [], ""),
     ("%%ctaid.a", [], ""),
     ("%%laneid", [], ""),
@@ -136,3 +138,27 @@ def test_ptxas_12_4_has_reserved_smem_offsets_from_sm_80_and_ptx_7_6_on() -> Non
     assert takes("7.6", "sm_80") and not takes("7.6", "sm_75") and not takes("7.5", "sm_80")
     assert SPECIAL_REGISTERS["reserved_smem_offset_begin"].sm == 80
     assert SPECIAL_REGISTERS["reserved_smem_offset_begin"].ptx == 76
+
+
+# (the statement, the same in PTX, whether ptxas 13.0 takes it): a whole vector register
+WHOLE = [
+    ("mov.v4.u32 {%0, %1, %2, %3}, %%tid;", "mov.v4.u32 {%r0, %r1, %r2, %r3}, %tid", True),
+    ("mov.v4.b32 {%0, %1, %2, %3}, %%clusterid;", "mov.v4.b32 {%r0, %r1, %r2, %r3}, %clusterid",
+     True),
+    ("mov.v2.u32 {%0, %1}, %%ntid;", "mov.v2.u32 {%r0, %r1}, %ntid", False),  # "Argument
+    # vector size mismatch"
+    ("cvt.u32.u32 %0, %%ctaid;", "cvt.u32.u32 %r0, %ctaid", False),  # "Vector operand is not
+    # allowed"
+]
+
+
+@pytest.mark.parametrize(("template", "ptx", "taken"), WHOLE)
+def test_a_whole_vector_register_is_read_by_mov_v4_only(template: str, ptx: str, taken: bool
+                                                        ) -> None:
+    outputs = ", ".join(f'"=r"(r[{i}])' for i in range(template.count("%") - 2))
+    source = f'__device__ void f(unsigned* r) {{ asm volatile("{template}" : {outputs}); }}\n'
+    found = lint_text(source, select=RULES)
+    assert [f.rule for f in found] == ([] if taken else ["PTX207"]), found
+    if PTXAS is not None:
+        ok, message = _ptxas_takes(ptx)
+        assert ok == taken, message

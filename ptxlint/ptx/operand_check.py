@@ -647,6 +647,13 @@ def _check_leaf(
     if cls.type is None:
         if operand.kind == "special" and "." in operand.text:
             return _narrow_component_issue(instruction, operand, spec, binding, position)
+        if (operand.kind == "special" and operand.text.lstrip("%") in VECTOR_SPECIAL_REGISTERS
+                and not (instruction.opcode == "mov" and "v4" in instruction.modifiers)):
+            # ptxas 13.0: 'mov.u32 %0, %%tid;' is "Argument vector size mismatch" (.v2 too),
+            # a cvt of it "Vector operand is not allowed"; mov.v4 moves all four
+            return [Issue("operand", f"'{operand.text}' is a vector of four .u32: read one "
+                          f"element ('{operand.text}.x'), or all four with mov.v4",
+                          operand.start, operand.end)]
         return []
     want = _type_of(spec, binding)
     if want == "int":  # an integer register of any size (isspacep's address)
