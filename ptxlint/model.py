@@ -905,7 +905,7 @@ class PtxProblem:
     message: str
     start: int
     end: int
-    kind: str = "syntax"  # | "separator" (no ';' before an instruction) | "operand-list"
+    kind: str = "syntax"  # | "separator" (no ';' before one) | "operand-list" | "hash-comment"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,16 @@ from collections.abc import Iterator
 from ptxlint.analysis.roots import device_template
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.lazy_regex import on_first_use
-from ptxlint.model import HOLE, AsmStatement, Finding, PtxInstruction, Severity, Span
+from ptxlint.model import (
+    HOLE,
+    AsmStatement,
+    Edit,
+    Finding,
+    Fix,
+    PtxInstruction,
+    Severity,
+    Span,
+)
 from ptxlint.ptx.directives import misplaced, unknown
 from ptxlint.ptx.grammar import family_vocabulary
 from ptxlint.ptx.instructions import family, instruction_requirement, is_opcode, unknown_modifier
@@ -36,7 +45,7 @@ class UnknownInstruction(Rule):
     pure = True
     scope = "statement"
     severity = Severity.ERROR
-    needs = ("instructions", "directives")
+    needs = ("instructions", "directives", "template-problems")
     summary = "Opcode or modifier that the PTX ISA does not have"
     tags = ("correctness", "ptx")
     docs = """\
@@ -105,6 +114,15 @@ directive where one is close (`did you mean '.shared'?`). Not in a CUDA file's h
 without a well-formed PTX instruction (x86 asm's `.p2align`), nor for a name a macro, an
 f-string field or a "C" operand completes (`.sha{kind}`).
 
+It also flags a line of the template that starts with `#` where an instruction would
+(Python's or the shell's comment, a preprocessor line): PTX has no such comment, and ptxas stops
+there ("Parsing error near '#'", `#line` too). The line is read as the comment it was meant to
+be, so the instructions after it are judged as written (not as missing the `;` the comment's
+line lacks, PTX205), and a statement's `#` lines are one finding at the first, which counts
+the others. Its fix writes `//` for each `#` (safe), where the source spells every one of them;
+a comment that holds a non-ASCII character still fails ("Unexpected non-ASCII character",
+ptxas 13.0), which the message says.
+
 One defect, one finding (`ptxlint.analysis.roots`): a form ptxas rejects that the grammar
 matches by its operands' registers (`cvta.to.shared.u32` of a 32-bit register: "32-bit
 addressing") is not reported for an instruction that names a `%N` past the last operand
@@ -123,6 +141,11 @@ asm("mul.lo.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 asm("ld.global.f32 %0, [%1];" : "=f"(x) : "l"(p));
 asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 ```
+
+## Fix safety
+Only a statement's `#` lines have a fix: each `#` becomes `//`, which turns the line into the
+comment it was meant to be and changes no instruction (safe). The other findings have none: which
+spelling was meant is the author's call, even where the message names the nearest one.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
@@ -181,6 +204,8 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             yield self._unknown_word(statement, span, message, beyond)
         if statement.ptx.directives:
             yield from self._directive_findings(statement, beyond)
+        if statement.ptx.problems:
+            yield from self._hash_lines(statement)
         # one toolkit mends them all, as one guard mends PTX401's (quack's four
         # cvt.rn.bf16x2.e2m1x2 in one template were four findings)
         yield from first_of_each(newer.values(), "that toolkit")
@@ -208,6 +233,38 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                 device = device_template(statement)
             if device:
                 yield self._unknown_word(statement, span, message, beyond)
+
+    def _hash_lines(self, statement: AsmStatement) -> Iterator[Finding]:
+        """The statement's '#' lines, one finding at the first that counts the others: ptxas
+        stops at the '#' ("Parsing error near '#'"), and the parser read each line as the
+        comment it was meant to be. One fix writes '//' for every '#' the source spells
+        itself."""
+        lines = [p for p in statement.ptx.problems if p.kind == "hash-comment"]
+        if not lines or not analysis_of(statement).clearly_ptx:
+            return
+        text = statement.template.text
+        edits: list[Edit] = []
+        for problem in lines:
+            char = statement.template.source_span(problem.start, problem.start + 1)
+            if statement.source.text[char.start : char.end] == "#":
+                edits.append(Edit(char, "//"))
+        first = lines[0]
+        line = " ".join(text[first.start : first.end].split())
+        more = ""
+        if len(lines) > 1:
+            more = f" (and {len(lines) - 1} more '#' line{'s' if len(lines) > 2 else ''})"
+        ascii_note = ""
+        if any(not text[p.start : p.end].isascii() for p in lines):
+            # measured: ptxas 13.0 'Unexpected non-ASCII character' on a '//' line too
+            ascii_note = "; ptxas takes no non-ASCII character, in a comment either"
+        fix = Fix("write the comments with '//'", tuple(edits)) if len(edits) == len(lines) \
+            else None
+        yield self.finding(
+            statement, self.template_span(statement, first.start, first.end),
+            f"'{line[:40]}' is no PTX comment{more}: ptxas stops at the '#' (\"Parsing error "
+            f"near '#'\"); PTX comments are '//' and '/* */'{ascii_note}",
+            fix=fix,
+        )
 
     def _unknown_word(self, statement: AsmStatement, span: Span, message: str,
                       beyond: CudaVersion | None) -> Finding:

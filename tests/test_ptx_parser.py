@@ -322,6 +322,32 @@ def test_unterminated_block_comment() -> None:
     assert [p.message for p in t.problems] == ["unterminated '/*' comment"]
 
 
+def test_hash_lines_are_read_as_comments_and_are_problems() -> None:
+    # PTX has no '#' comment (ptxas 13.0: "Parsing error near '#'"): a '#' where a statement
+    # starts runs to the end of its line, so what follows parses as written
+    text = "{\n  # load %0\n  ld.global.u32 %0, [%1]; # then add\n  add.u32 %0, %0, 1;\n}"
+    t = parse_template(text, True)
+    first, second = text.index("# load"), text.index("# then")
+    assert t.comments == ((first, text.index("\n", first)), (second, text.index("\n", second)))
+    assert [i.opcode for i in t.instructions] == ["ld", "add"]
+    assert [(p.kind, p.start) for p in t.problems] == [
+        ("hash-comment", first), ("hash-comment", second)]
+    assert [p.index for p in t.percents] == [0, 1, 0, 0]  # not the %0 of "# load %0"
+
+
+def test_hash_inside_an_instruction_is_no_comment() -> None:
+    # only where a statement would start: elsewhere it stays in the text
+    t = parse_template("mov.u32 %0, 1 # 2;", True)
+    assert t.comments == ()
+    assert not [p for p in t.problems if p.kind == "hash-comment"]
+
+
+def test_comments_of_both_kinds_in_order() -> None:
+    text = "# a\nmov.u32 %0, 1; // b\n# c\n"
+    t = parse_template(text, True)
+    assert [text[s:e] for s, e in t.comments] == ["# a", "// b", "# c"]
+
+
 def test_brace_depths_and_balance_problems() -> None:
     t = parse_template("{ { mov.u32 %0, 1; } }", True)
     assert [(b.char, b.depth) for b in t.braces] == [("{", 1), ("{", 2), ("}", 2), ("}", 1)]

@@ -8,7 +8,9 @@ Grammar handled, in the order the scan applies it:
 
 * **Comments** ``// ... end of line`` and ``/* ... */`` are recorded and then blanked out, so
   nothing inside them counts: no braces, statements or percent tokens. An unterminated ``/*``
-  runs to the end of the text and is a problem.
+  runs to the end of the text and is a problem. So is a ``#`` line, which PTX has not (a
+  problem of kind ``"hash-comment"``): read as the comment it was meant to be
+  (:mod:`ptxlint.ptx.comments`).
 * **Percent tokens** (``PtxTemplate.percents``, text order, everywhere outside comments).
   Extended asm (at least one colon) is processed by the C++ front end: ``%N`` and ``%xN``
   (one GCC modifier letter, then digits) are ``"ref"``; ``%%`` is ``"escape"``; ``%=`` is
@@ -87,6 +89,7 @@ from ptxlint.model import (
     PtxTemplate,
     slot_setters,
 )
+from ptxlint.ptx.comments import mask_comments
 from ptxlint.ptx.percent_tokens import read_dollars, read_percents
 from ptxlint.ptx.separators import first_missing, last_split, splits
 
@@ -156,7 +159,6 @@ def _skip_ws(text: str, pos: int, end: int) -> int:
     return m.end() if m is not None else pos
 
 
-_COMMENT_START = on_first_use(r"//|/\*")
 # The characters that change the scanner's state; everything else is skipped by one search.
 # Percent tokens are read before the scan (``read_percents``); the scanner only skips the two
 # that hold a bracket or a second "%" (``%[name]``, ``%%``), exactly as
@@ -408,33 +410,11 @@ class _Parser:
     # ------------------------------------------------------------------ comments and scanning
 
     def _mask_comments(self) -> None:
-        text = self.text
-        if "/" not in text:
-            return
-        pieces: list[str] = []
-        last = 0
-        m = _COMMENT_START().search(text)
-        while m is not None:
-            start = m.start()
-            if m.group() == "//":
-                end = text.find("\n", start)
-                if end == -1:
-                    end = self.n
-            else:
-                end = text.find("*/", start + 2)
-                if end == -1:
-                    end = self.n
-                    self._problem("unterminated '/*' comment", start, end)
-                else:
-                    end += 2
-            self.comments.append((start, end))
-            pieces.append(text[last:start])
-            pieces.append(" " * (end - start))
-            last = end
-            m = _COMMENT_START().search(text, end)
-        if self.comments:
-            pieces.append(text[last:])
-            self.masked = "".join(pieces)
+        masked, self.comments, problems = mask_comments(self.text)
+        if masked is not None:
+            self.masked = masked
+        for message, start, end, kind in problems:
+            self._problem(message, start, end, kind)
 
     def _scan(self) -> None:
         masked = self.masked
