@@ -54,15 +54,15 @@ warp collectives; `grammar_data_tensor.py`: `mma.sync`/`mma.sp`, `wgmma`, `tcgen
   %2;` its "Vector operand is not allowed"), a lone register where a vector of one belongs
   (`ldmatrix...x1.shared.b16 %0, [%1];`: ptxas "Vector of size 1 is expected"), an address
   where a register belongs;
-- a special register where the instruction reads none: only `mov` and `cvt` take one as an
-  operand of their own (`popc.b32 %0, %%lanemask_lt;`, `add.u32 %0, %1, %%laneid;`: ptxas
-  13.0 "Special register argument not allowed for instruction"; copy it into a register with
-  `mov` first). An element of a vector operand is none of its own: ptxas takes
-  `st.global.v2.u32 [%0], {%%laneid, %1};`; an element of a special register that is no
-  vector (`%%laneid.x`, `%%clock64.x`: ptxas "Unknown field '.x'"; the vectors %tid, %ntid,
-  %ctaid, %nctaid and the cluster ids take `.x` to `.w`, or `.r` to `.a`), and one of those
-  vectors read whole by an instruction other than `mov.v4` (`mov.u32 %0, %%tid;`: "Argument
-  vector size mismatch");
+- a special register where the instruction reads none: only `mov`, and `cvt` between integer
+  types, take one as an operand of their own (`popc.b32 %0, %%lanemask_lt;`, `add.u32 %0, %1,
+  %%laneid;`, `cvt.rn.f32.u32 %0, %%laneid;`: ptxas 13.0 "Special register argument not allowed
+  for instruction"; copy it into a register with `mov` first). An element of a vector operand is
+  none of its own: ptxas takes `st.global.v2.u32 [%0], {%%laneid, %1};`; an element of a special
+  register that is no vector (`%%laneid.x`, `%%clock64.x`: ptxas "Unknown field '.x'"; the
+  vectors %tid, %ntid, %ctaid, %nctaid and the cluster ids take `.x` to `.w`, or `.r` to `.a`),
+  and one of those vectors read whole by an instruction other than `mov.v4` (`mov.u32 %0,
+  %%tid;`: "Argument vector size mismatch");
 - an address ptxas cannot read: two registers (`[%1+%2]`, unless `%2` is an `"n"` immediate),
   a register after an immediate (`[4+%1]`), a subtraction (`[%1-4]`: the offset is added,
   `[%1+-4]`), or an immediate address outside `.local` (`ld.shared.u32 %0, [16];`: ptxas

@@ -101,7 +101,7 @@ def check_operands(
                 cls = classes[ref] if ref is not None and ref < listed else _UNKNOWN_CLASS
             else:
                 cls = resolve(operand)
-            if kind == "special" and instruction.opcode not in _READS_SPECIAL_REGISTERS:
+            if kind == "special" and not _reads_special_registers(instruction):
                 found = _special_operand(instruction, operand)
             else:
                 found = _check_leaf(instruction, operand, spec, binding, relaxed, position, cls)
@@ -329,7 +329,7 @@ def _check_one(
         return None  # sums and the like: say nothing
     if kind == "label":
         return None
-    if operand.kind == "special" and instruction.opcode not in _READS_SPECIAL_REGISTERS:
+    if operand.kind == "special" and not _reads_special_registers(instruction):
         return _special_operand(instruction, operand)
     return _check_leaf(instruction, operand, spec, binding, relaxed, position, resolve(operand))
 
@@ -709,8 +709,28 @@ _NUMBERED_COUNT = {"envreg": 32, "pm": 8}
 _READS_SPECIAL_REGISTERS = frozenset({"mov", "cvt"})
 
 
+def _reads_special_registers(instruction: PtxInstruction) -> bool:
+    """Whether ``instruction`` may read a special register: a ``mov``, and a ``cvt`` from one
+    integer type to another (ptxas 13.0 takes 'cvt.u64.u32', 'cvt.u16.u32', 'cvt.u32.u64' of
+    one; 'cvt.rn.f32.u32', 'cvt.rn.f16.u32', 'cvt.rzi.u32.f32' are "Special register argument
+    not allowed for instruction 'cvt'")."""
+    opcode = instruction.opcode
+    if opcode not in _READS_SPECIAL_REGISTERS:
+        return False
+    return opcode == "mov" or all(TYPE_BITS.get(word, _BITS)[0] in "bus"
+                                  for word in instruction.modifiers)
+
+
+_BITS = ("b", 0)
+
+
 def _special_operand(instruction: PtxInstruction, operand: PtxOperand) -> list[Issue]:
     """A special register as an operand of an instruction that reads none."""
+    if instruction.opcode == "cvt":
+        return [Issue("operand", f"'{operand.text}' is a special register, which 'cvt' reads "
+                      "between integer types only: copy it into a register with 'mov' first "
+                      "(ptxas: \"Special register argument not allowed for instruction "
+                      "'cvt'\")", operand.start, operand.end)]
     return [Issue("operand", f"'{operand.text}' is a special register, which only 'mov' and "
                   "'cvt' read: copy it into a register first (ptxas: \"Special register "
                   f"argument not allowed for instruction '{instruction.opcode}'\")",
