@@ -236,6 +236,17 @@ for _op, _types in _RED_GLOBAL:
         _add(f"cp.reduce.async.bulk.global.shared::cta.bulk_group{_hint}{_op}<T:{_types}> "
              f"[A], [A], {_SIZE}{_policy}; sm=90")
 
+# PTX ISA 9.1 (ptxas 13.1 and 13.5, sm_90 and newer; ptxas 13.1 names the feature: "Feature
+# 'multimem.cp.async.bulk' requires PTX ISA .version 9.1"; torchcomms' ncclx tma_ptx.cuh): the
+# copy and the reduction of shared memory to every GPU of a multicast object, the global forms
+# above with 'multimem.' before them, without a cache hint ("Illegal modifier
+# '.L2::cache_hint'") or a byte mask ("Arguments mismatch")
+_add(f"multimem.{_BULK}.global.shared::cta.bulk_group [A], [A], {_SIZE}; sm=90; toolkit=13.1; "
+     "head=3")
+for _op, _types in _RED_GLOBAL:
+    _add(f"multimem.cp.reduce.async.bulk.global.shared::cta.bulk_group{_op}<T:{_types}> [A], [A], "
+         f"{_SIZE}; sm=90; toolkit=13.1; head=4")
+
 # cp.async.bulk.tensor: [tensorMap, {one .b32 coordinate per dimension}]
 _DIMS = "<D:.1d|.2d|.3d|.4d|.5d>"
 _TENSOR = "[A, {a:b32*D}]"
