@@ -1,7 +1,10 @@
 """Which definition a call reaches in the protocol flows: overloads a call's number of
-arguments rules out, and a local lambda that hides any function of its name."""
+arguments rules out, overloads in several project headers, and a local lambda that hides any
+function of its name."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -10,7 +13,7 @@ from ptxlint.analysis.function_flow import FileFlows
 from ptxlint.engine import extract_statements
 from ptxlint.frontends.syntax_tree import parse
 from ptxlint.model import SourceFile
-from ptxlint.ptx.protocols import COMMIT, WAIT, WG_COMMIT, WG_MMA, WG_WAIT
+from ptxlint.ptx.protocols import COMMIT, WAIT, WG_COMMIT, WG_FENCE, WG_MMA, WG_WAIT
 from tests.conftest import lint_text
 
 
@@ -166,3 +169,46 @@ __global__ void k(F release) {
 """
     flow = _kernel(_flows(text))
     assert flow.opaque_between(flow.start, flow.end, frozenset({WAIT})) == ["release"]
+
+
+# Two project headers, each defining one overload of `drain`: C++ lookup sees both (a header is
+# no scope), and which one `drain(d)` calls is the argument's type's to decide.
+_NO_WAIT = '__device__ void drain(int n) { asm volatile("bar.sync %0;" :: "r"(n)); }\n'
+_WAITS = ('__device__ void drain(float* d) {\n'
+          '  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");\n'
+          '  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");\n}\n')
+_DRAINED = r"""#include "first.cuh"
+#include "second.cuh"
+__global__ void k(unsigned long long a, unsigned long long b, float* out) {
+  float d[4];
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0,%1,%2,%3}, %4, %5, 1, 1, 1, 0, 0;"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "l"(a), "l"(b));
+  drain(d);
+  out[threadIdx.x] = d[0];
+}
+"""
+
+
+@pytest.mark.parametrize("first", [_NO_WAIT, _WAITS])
+def test_overloads_in_two_headers_that_differ_in_steps_leave_the_call_opaque(
+        tmp_path: Path, first: str) -> None:
+    # the header included first used to win: its `drain(int)` read as the call's, and the
+    # read of `d` after it reported though `drain(float*)` is the one called, and waits
+    (tmp_path / "first.cuh").write_text(first)
+    (tmp_path / "second.cuh").write_text(_WAITS if first is _NO_WAIT else _NO_WAIT)
+    path = str(tmp_path / "k.cu")
+    assert lint_text(_DRAINED, path, select=("PTX606",)) == []
+    extracted = extract_statements(SourceFile(path, _DRAINED))
+    assert extracted.parsed is not None
+    flow = _kernel(FileFlows(extracted.parsed, tuple(extracted.statements), path))
+    assert [s.kind for s in flow.steps] == [WG_FENCE, WG_MMA]
+    assert flow.opaque_between(flow.start, flow.end, frozenset({WG_WAIT})) == ["drain"]
+
+
+def test_the_one_overload_a_call_may_reach_across_headers_is_followed(tmp_path: Path) -> None:
+    (tmp_path / "first.cuh").write_text(_NO_WAIT.replace("drain", "other"))
+    (tmp_path / "second.cuh").write_text(_WAITS)
+    path = str(tmp_path / "k.cu")
+    assert lint_text(_DRAINED.replace("drain(d);", ""), path, select=("PTX606",)) != []
+    assert lint_text(_DRAINED, path, select=("PTX606",)) == []

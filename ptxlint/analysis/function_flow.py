@@ -733,15 +733,17 @@ class FileFlows:
     def _defined(self, name: str, caller: FunctionFlow | None = None,
                  form: str | None = None, count: int | None = None,
                  klass: str = "") -> list[FunctionFlow]:
-        """The definitions of ``name`` in the file, else in the headers it includes (for a
-        header, those the linted file includes), that a call of ``form`` may reach: a member
-        call (``x.f()``) a method, a plain one (``f()``) a free function, or a method where
-        the caller is one; a qualified one either (a namespace and a class look alike). With
-        ``count``, the call's number of arguments: of the definitions found in one place,
-        those a call with that many may reach (:meth:`FunctionFlow.accepts`), where one may;
-        where none may (an argument a macro spreads over several), all of them. ``klass``:
-        the call's class (:mod:`.call_classes`), whose methods, where any is found, are the
-        only candidates; a library summary's method is one only where it is of that class."""
+        """The definitions of ``name`` in the file and the project headers it includes (for a
+        header, those the linted file includes), else the library summaries, that a call of
+        ``form`` may reach: a member call (``x.f()``) a method, a plain one (``f()``) a free
+        function, or a method where the caller is one; a qualified one either (a namespace and
+        a class look alike). All of the project's at once: a header is no scope, and a call's
+        lookup finds every declaration it sees ([basic.lookup]; TK's ``mma_AB`` overloads lie
+        in three headers). With ``count``, the call's number of arguments: those a call with
+        that many may reach (:meth:`FunctionFlow.accepts`), where one may; where none may (an
+        argument a macro spreads over several), all of them. ``klass``: the call's class
+        (:mod:`.call_classes`), whose methods, where any is found, are the only candidates; a
+        library summary's method is one only where it is of that class."""
         def fits(h: FunctionFlow) -> bool:
             if h is caller:
                 return False
@@ -767,10 +769,12 @@ class FileFlows:
                 yield [h for h in header.functions_named(name) if fits(h) and (
                     not header.library or not h.member or h.scope_class == klass)]
 
-        classed = next((c for found in places() if (
-            c := [h for h in found if h.scope_class == klass])), None) if klass else None
-        return viable(classed) if classed else next(
-            (viable(found) for found in places() if found), [])
+        found = [h for place in places() for h in place]
+        project = [h for h in found if h.owner is None or not h.owner.library]
+        summaries = [h for h in found if h.owner is not None and h.owner.library]
+        classed = ([h for h in project if h.scope_class == klass] or [
+            h for h in summaries if h.scope_class == klass]) if klass else []
+        return viable(classed or project or summaries)
 
     def _helper(self, name: str, caller: FunctionFlow, depth: int, form: str | None = None,
                 arguments: tuple[str, ...] = (), klass: str = ""
