@@ -410,6 +410,8 @@ class _Parser:
     # ------------------------------------------------------------------ comments and scanning
 
     def _mask_comments(self) -> None:
+        if "/" not in self.text and "#" not in self.text:
+            return  # most templates: no call, no lists (3,263 parses of the CUDA 13 headers)
         masked, self.comments, problems = mask_comments(self.text)
         if masked is not None:
             self.masked = masked
