@@ -851,3 +851,40 @@ class RuleSelector:
             if selector != ALL_SELECTOR
             and not any(selector_specificity(selector, i, n) is not None for i, n in rules)
         ]
+
+
+def selectors_by_key(config: Config) -> list[tuple[str, tuple[str, ...]]]:
+    """The rule selectors of a configuration under the TOML key that holds each, in the order
+    ``RuleSelector.all_selectors`` reads them (for errors that name the key)."""
+    return [
+        ("select", config.select),
+        ("extend-select", config.extend_select),
+        ("ignore", config.ignore),
+        *((f'per-file-ignores."{glob}"', group) for glob, group in config.per_file_ignores),
+        ("severity", tuple(selector for selector, _ in config.severity)),
+        ("fixable", tuple(s for s in config.fixable if s != ALL_SELECTOR)),
+        ("extend-fixable", config.extend_fixable),
+        ("unfixable", config.unfixable),
+    ]
+
+
+def unknown_selectors_message(
+    selector: RuleSelector, labelled: Iterable[tuple[str, Sequence[str]]]
+) -> str | None:
+    """``LABEL: unknown rule selector(s): X (did you mean 'Y'?)`` for each label (a key, an
+    option) that holds selectors matching no rule, with what a selector may be; None if all
+    match."""
+    unknown = set(selector.unknown_selectors())
+    parts = []
+    for label, selectors in labelled:
+        named = [
+            f"{s} (did you mean {guess!r}?)" if (guess := selector.suggestion(s)) else s
+            for s in dict.fromkeys(selectors)
+            if s in unknown
+        ]
+        if named:
+            parts.append(f"{label}: unknown rule selector(s): {', '.join(named)}")
+    if not parts:
+        return None
+    return ("; ".join(parts) + " (a selector is a rule id, a rule name, an id prefix such as "
+            "PTX1, or ALL; see `ptxlint rules`)")

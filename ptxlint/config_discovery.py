@@ -41,6 +41,8 @@ from ptxlint.config import (
     merge_cli,
     parse_arch,
     parse_table,
+    selectors_by_key,
+    unknown_selectors_message,
 )
 from ptxlint.ptx.versions import version_options
 from ptxlint.rule import RuleContext
@@ -199,8 +201,18 @@ class ConfigResolver:
             return self._settings[source]
         table: dict[str, Any] = {}
         chain: tuple[str, ...] = ()
+        is_pyproject = source is not None and os.path.basename(source) == PYPROJECT
         if source is not None:
             table, chain = load_chain(source)
+            if self.rules:
+                # before --config KEY=VALUE is merged in, so that the error names the file only
+                # for what the file says (a typo in a nested file's select would otherwise
+                # select nothing there: a silent pass)
+                own = RuleSelector(parse_table(table, source, is_pyproject=is_pyproject),
+                                   self.rules)
+                problem = unknown_selectors_message(own, selectors_by_key(own.config))
+                if problem is not None:
+                    raise ConfigError(f"{source}: {problem}")
         for key, value in self.key_values.items():
             if key in _MERGED_TABLES and isinstance(value, Mapping):
                 base = table.get(key)
@@ -208,7 +220,6 @@ class ConfigResolver:
             else:
                 table[key] = value
         where = source or ("--config" if self.key_values else None)
-        is_pyproject = source is not None and os.path.basename(source) == PYPROJECT
         config = parse_table(table, where, is_pyproject=is_pyproject)
         if source is None:
             config = replace(config, source=None)  # anchored at the working directory

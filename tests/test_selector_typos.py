@@ -50,3 +50,40 @@ def test_config_typo_is_an_error_with_a_suggestion(tmp_path, capsys) -> None:
     (tmp_path / "ptxlint.toml").write_text('ignore = ["unused-operant"]\n')
     assert main(["check", str(tmp_path)]) == 2
     assert "unused-operant (did you mean 'unused-operand'?)" in capsys.readouterr().err
+
+
+def test_nested_config_typo_is_an_error_naming_file_and_key(tmp_path, capsys) -> None:
+    # the configuration of a subfolder is loaded while the run walks: a typo there used to
+    # select nothing in that folder, a silent pass (exit 0)
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "k.cu").write_text('__device__ void f() { asm("membar.gl;"); }\n')
+    (sub / "ptxlint.toml").write_text('select = ["PTX1O1"]\n')
+    assert main(["check", str(tmp_path), "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert f"{sub / 'ptxlint.toml'}: select: unknown rule selector(s): PTX1O1" in err
+    assert "did you mean 'PTX101'?" in err
+
+
+def test_config_error_names_each_key(tmp_path, capsys) -> None:
+    (tmp_path / "k.cu").write_text(CLEAN)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.ptxlint]\nextend-select = ["PTX1"]\n'
+        '[tool.ptxlint.per-file-ignores]\n"tests/**" = ["PTXZZZ"]\n'
+        '[tool.ptxlint.severity]\nmissing-volatil = "error"\n'
+    )
+    assert main(["check", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert 'per-file-ignores."tests/**": unknown rule selector(s): PTXZZZ' in err
+    assert "severity: unknown rule selector(s): missing-volatil" in err
+    assert "extend-select" not in err
+
+
+def test_cli_error_names_the_option(tmp_path, capsys) -> None:
+    (tmp_path / "k.cu").write_text(CLEAN)
+    assert main(["check", str(tmp_path), "--select", "PTX1", "--unfixable", "PTX0O1",
+                 "--config", 'extend-select=["nope"]']) == 2
+    err = capsys.readouterr().err
+    assert "--unfixable: unknown rule selector(s): PTX0O1 (did you mean 'PTX001'?)" in err
+    assert "--config: unknown rule selector(s): nope" in err
+    assert "--select" not in err

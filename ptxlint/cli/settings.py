@@ -27,6 +27,14 @@ def comma_list(values: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(out)
 
 
+# the options that take rule selectors, and their argparse names
+_SELECTOR_OPTIONS = (
+    ("--select", "select"), ("--extend-select", "extend_select"), ("--ignore", "ignore"),
+    ("--fixable", "fixable"), ("--extend-fixable", "extend_fixable"),
+    ("--unfixable", "unfixable"),
+)
+
+
 def configure(
     args: argparse.Namespace,
 ) -> tuple[Config, RuleSelector, list[type[Rule]], RuleContext]:
@@ -38,7 +46,7 @@ def settings(args: argparse.Namespace) -> FileSettings:
     """The run's settings (those of the paths' common folder); ``args.resolver`` then gives
     each file's own, ``args.rule_classes`` the loaded rules."""
     from ptxlint import stdin_input
-    from ptxlint.config import parse_per_file_ignore_arg
+    from ptxlint.config import parse_per_file_ignore_arg, unknown_selectors_message
     from ptxlint.config_discovery import ConfigResolver, split_config_args
     from ptxlint.registry import describe_entry_points, load_rules, preview_ids
 
@@ -89,15 +97,21 @@ def settings(args: argparse.Namespace) -> FileSettings:
     )
     stdin_name = args.stdin_filename if stdin_input.STDIN in args.paths else None
     settings = resolver.for_paths([stdin_name] if stdin_name else args.paths)
-    unknown = settings.selector.unknown_selectors()
-    if unknown:
-        named = []
-        for selector in unknown:
-            guess = settings.selector.suggestion(selector)
-            named.append(f"{selector} (did you mean {guess!r}?)" if guess else selector)
-        raise UsageError(
-            f"unknown rule selector(s): {', '.join(named)} (see `ptxlint rules` for the list)"
-        )
+    # the configuration files' own selectors were checked as each was loaded: what is left
+    # came from an option or --config KEY=VALUE
+    options: list[tuple[str, tuple[str, ...]]] = [
+        *((option, comma_list(getattr(args, dest, None))) for option, dest in _SELECTOR_OPTIONS),
+        ("--per-file-ignores", tuple(
+            s for value in args.per_file_ignores or () for s in parse_per_file_ignore_arg(value)[1]
+        )),
+    ]
+    given = {s for _, selectors in options for s in selectors}
+    options.append(
+        ("--config", tuple(s for s in settings.selector.all_selectors() if s not in given))
+    )
+    unknown = unknown_selectors_message(settings.selector, options)
+    if unknown is not None:
+        raise UsageError(unknown)
     for selector in settings.selector.preview_selections():
         # ruff's wording: the selection stands, and says why it does nothing
         print(
