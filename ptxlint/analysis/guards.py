@@ -4,7 +4,8 @@ include guard does not), which targets they admit, and which build compiles the 
 
 ptxlint judges sizes for NVPTX64 (LP64: pointers and ``long`` are 8 bytes). Code under a guard
 that tests the data model (``#if !defined(__LP64__)``, ``#else`` of ``__CVTA_PTR_64``) may be
-built for a 32-bit target, and code under a HIP/ROCm guard is not compiled by nvcc at all.
+built for a 32-bit target, and code under a HIP/ROCm guard (or another vendor's GPU compiler's:
+MUSA, MACA, BANG) is not compiled by nvcc at all.
 
 Pure functions of the statement (and of its file's include guard); :mod:`ptxlint.analysis.
 statement` keeps their answers once per statement.
