@@ -17,6 +17,7 @@ from ptxlint.model import SourceFile
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import Rule, RuleContext
 from ptxlint.run.discover import (
+    _UTF8_BOM,
     BINARY_SNIFF_BYTES,
     PIPE_HARD_LIMIT,
     REASON_BINARY,
@@ -35,8 +36,17 @@ class TooLarge(Exception):
 class Binary(Exception):
     """Standard input has a NUL byte near its start: skipped, as such a file is."""
 
+    def __init__(self, message: str, data: bytes = b"") -> None:
+        super().__init__(message)
+        self.data = data  # what was read: a filter (``--fix -``) gives it back unchanged
+
 
 def read_stdin(stream: TextIO | None = None, max_size: int = 0) -> tuple[str, bool]:
+    """``read_stdin_bytes`` decoded."""
+    return decode_source(read_stdin_bytes(stream, max_size))
+
+
+def read_stdin_bytes(stream: TextIO | None = None, max_size: int = 0) -> bytes:
     """Standard input decoded like a file (UTF-8, BOM dropped, bad bytes replaced). At most
     one byte more than ``max_size`` (``max-file-size``; 0: no limit, and then a pipe's hard
     limit, as for a pipe named on the command line) is read, and input longer than that
@@ -52,12 +62,21 @@ def read_stdin(stream: TextIO | None = None, max_size: int = 0) -> tuple[str, bo
         if len(data) > limit:
             raise TooLarge(too_large(limit))
         if b"\0" in data[:BINARY_SNIFF_BYTES]:
-            raise Binary(REASON_BINARY)
-        return decode_source(data)
-    text = stream.read(limit + 1)
-    if len(text.encode("utf-8", "surrogatepass")) > limit:
+            raise Binary(REASON_BINARY, data)
+        return data
+    data = stream.read(limit + 1).encode("utf-8", "surrogatepass")
+    if len(data) > limit:
         raise TooLarge(too_large(limit))
-    return text, False
+    return data
+
+
+def filter_output(data: bytes, text: str, fixed_text: str) -> bytes:
+    """What ``--fix -`` writes to standard output: the input's own bytes where nothing was
+    fixed (a file that is not UTF-8 keeps its bytes, where the text has U+FFFD for them), the
+    fixed text with the input's BOM otherwise (as ``--fix`` keeps a file's BOM)."""
+    if fixed_text == text:
+        return data
+    return (_UTF8_BOM if data.startswith(_UTF8_BOM) else b"") + fixed_text.encode("utf-8")
 
 
 def _read_at_most(buffer: BinaryIO, limit: int) -> bytes:
@@ -112,7 +131,8 @@ def lint_stdin(
             source = SourceFile(filename, fixed_text)
             linted = lint_source(source, rules, context, selector)
     elif fix_mode and decode_errors:
-        result.notes.append((filename, "not fixed: the input is not valid UTF-8"))
+        # a note on a linted input, not a reason it was skipped ("skipped: not fixed")
+        result.file_notes.append((filename, "not fixed: the input is not valid UTF-8"))
     note = unread_note(s.context.guards for s in linted.statements)
     if note is not None:
         result.file_notes.append((filename, note))

@@ -50,7 +50,7 @@ def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
     fix_mode = "diff" if args.diff else "fix" if args.fix or args.fix_only else None
     if args.add_noqa and fix_mode:
         raise UsageError("--add-noqa cannot be combined with --fix or --diff")
-    stdin_fixed: str | None = None
+    stdin_fixed: bytes | None = None
     if stdin_input.STDIN in args.paths:
         result, stdin_fixed = _check_stdin(args, fix_mode)
     else:
@@ -90,26 +90,31 @@ def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
     return code
 
 
-def _check_stdin(args: argparse.Namespace, fix_mode: str | None) -> tuple[RunResult, str]:
+def _check_stdin(args: argparse.Namespace, fix_mode: str | None) -> tuple[RunResult, bytes]:
+    """The run's result for standard input, and what ``--fix -`` writes to standard output."""
     from ptxlint import stdin_input
     from ptxlint.report.run_result import RunResult
+    from ptxlint.run.discover import decode_source
 
     if args.paths != [stdin_input.STDIN]:
         raise UsageError("'-' (standard input) cannot be combined with other paths")
     name = args.stdin_filename or stdin_input.DEFAULT_NAME
     settings = args.resolver.for_path(name)
     try:
-        text, decode_errors = stdin_input.read_stdin(max_size=settings.config.max_file_size)
+        data = stdin_input.read_stdin_bytes(max_size=settings.config.max_file_size)
     except stdin_input.TooLarge as exc:  # refused as a file over the limit: one line, exit 2
-        return RunResult(errors=[(args.stdin_filename or "standard input", str(exc))]), ""
-    except stdin_input.Binary as exc:  # skipped with a note, as a binary file is
-        return RunResult(notes=[(args.stdin_filename or "standard input", str(exc))]), ""
+        return RunResult(errors=[(args.stdin_filename or "standard input", str(exc))]), b""
+    except stdin_input.Binary as exc:  # skipped with a note, as a binary file is; a filter
+        # gives its bytes back, never an empty buffer
+        return RunResult(notes=[(args.stdin_filename or "standard input", str(exc))]), exc.data
     if settings.force_exclude and args.resolver.excluded(name, settings):
-        return RunResult(), text  # excluded: nothing to report, the text passes through
-    return stdin_input.lint_stdin(
+        return RunResult(), data  # excluded: nothing to report, the input passes through
+    text, decode_errors = decode_source(data)
+    result, fixed_text = stdin_input.lint_stdin(
         text, decode_errors, name, settings.selector, args.rule_classes, settings.context,
         fix_mode, args.unsafe_fixes,
     )
+    return result, stdin_input.filter_output(data, text, fixed_text)
 
 
 def _add_noqa(args: argparse.Namespace, result: RunResult) -> int:

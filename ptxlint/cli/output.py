@@ -73,7 +73,7 @@ def render(args: argparse.Namespace, result: RunResult, config: Config, selector
 
 
 def write(report: str, args: argparse.Namespace, fix_mode: str | None,
-          stdin_fixed: str | None) -> None:
+          stdin_fixed: bytes | None) -> None:
     """The report to ``--output``, or to stdout; fixing standard input, the fixed text takes
     stdout and the report stderr (a filter)."""
     kind = "diff" if fix_mode == "diff" else args.format
@@ -83,7 +83,13 @@ def write(report: str, args: argparse.Namespace, fix_mode: str | None,
         except OSError as exc:
             raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
     elif stdin_fixed is not None and fix_mode == "fix":
-        sys.stdout.write(stdin_fixed)
+        buffer = getattr(sys.stdout, "buffer", None)
+        if buffer is None:  # a text-only stream put in its place (tests, embedding)
+            sys.stdout.write(stdin_fixed.decode("utf-8", "replace"))
+        else:  # bytes: a filter must give back what it did not fix as it came
+            sys.stdout.flush()
+            buffer.write(stdin_fixed)
+            buffer.flush()
         sys.stderr.write(report)
     else:
         emit.to_stdout(report, kind)
