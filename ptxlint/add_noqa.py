@@ -146,17 +146,25 @@ def _one_by_one(text: str, ordered: list[Finding]) -> tuple[str, int]:
     return text, added
 
 
-def apply(result: RunResult) -> tuple[int, int, list[tuple[str, str]]]:
-    """Add suppressions to the files of ``result``: (suppressions added, files changed, errors)."""
+def apply(
+    result: RunResult,
+) -> tuple[int, int, list[tuple[str, str]], list[tuple[str, str]]]:
+    """Add suppressions to the files of ``result``: (suppressions added, files changed, errors,
+    notes on the files left alone)."""
     by_path: dict[str, list[Finding]] = defaultdict(list)
     for finding in result.findings:
         if finding.rule not in _NEVER:  # one without a statement: at its line
             by_path[finding.path].append(finding)
     added = changed = 0
     errors: list[tuple[str, str]] = []
+    notes: list[tuple[str, str]] = []
     for path, findings in by_path.items():
         source = result.sources.get(path)
-        if source is None or source.decode_errors:
+        if source is None:
+            continue
+        if source.decode_errors:  # said, or "Added 0" reads as if it had nothing to suppress
+            notes.append((path, f"not changed: the file is not valid UTF-8 ({len(findings)} "
+                                f"finding{'s' if len(findings) != 1 else ''} left)"))
             continue
         text, count = add_suppressions(source.text, findings)
         if not count or text == source.text:
@@ -170,4 +178,4 @@ def apply(result: RunResult) -> tuple[int, int, list[tuple[str, str]]]:
             continue
         added += count
         changed += 1
-    return added, changed, errors
+    return added, changed, errors, notes

@@ -123,9 +123,11 @@ def _add_noqa(args: argparse.Namespace, result: RunResult) -> int:
 
     if stdin_input.STDIN in args.paths:
         raise UsageError("--add-noqa writes files: it cannot read standard input")
-    added, changed, errors = add_noqa.apply(result)
+    added, changed, errors, notes = add_noqa.apply(result)
     for path, reason in [*result.errors, *errors]:
         print(f"ptxlint: error: {printable_name(path)}: {reason}", file=sys.stderr)
+    for path, note in notes:
+        print(f"ptxlint: note: {printable_name(path)}: {note}", file=sys.stderr)
     print(
         f"Added {added} suppression{'s' if added != 1 else ''} "
         f"in {changed} file{'s' if changed != 1 else ''}.",

@@ -142,10 +142,19 @@ def summary(result: RunResult, info_shown: bool = True) -> str:
             f"\n{hidden} info finding{'s' if hidden != 1 else ''} ({rules}) not shown: "
             "--show-info prints them."
         )
-    fixable = sum(1 for f in result.findings if f.fix is not None and f.fix.safe)
+    # --fix leaves a file that is not UTF-8 alone: its fixes are not offered
+    fixable = sum(
+        1 for f in result.findings
+        if f.fix is not None and f.fix.safe and not _undecodable(result, f.path)
+    )
     if fixable:
         text += f"\n{fixable} fixable with `ptxlint check --fix`."
     return text
+
+
+def _undecodable(result: RunResult, path: str) -> bool:
+    source = result.sources.get(path)
+    return source is not None and source.decode_errors
 
 
 def fixes_listing(result: RunResult, *, would: bool = False) -> str:

@@ -129,8 +129,9 @@ def add_typed(total: int | None, part: int | None) -> int | None:
 UNLINTED = FileOutcome("")
 
 
-def merge(result: RunResult, outcome: FileOutcome, fixing: bool = False) -> None:
-    """Add what ``outcome`` contributes to the run's ``result``."""
+def merge(result: RunResult, outcome: FileOutcome, fix_mode: str | None = None) -> None:
+    """Add what ``outcome`` contributes to the run's ``result`` (``fix_mode``: "fix", "diff"
+    or None, as ``run`` takes it)."""
     if outcome is UNLINTED:
         result.files += 1
         return
@@ -147,9 +148,12 @@ def merge(result: RunResult, outcome: FileOutcome, fixing: bool = False) -> None
         result.file_notes.append(
             (outcome.path, "not valid UTF-8; undecodable bytes were replaced for linting")
         )
-        # Only --fix would have written it; a plain check or --diff promised no edit.
-        if fixing and any(f.fix for f in outcome.findings) and not outcome.fixed:
-            result.file_notes.append((outcome.path, "not fixed: the file is not valid UTF-8"))
+        # --fix would have written it, --diff would have shown it: each says why it did not
+        if fix_mode and any(f.fix for f in outcome.findings) and not outcome.fixed:
+            result.file_notes.append((outcome.path, "not fixed: the file is not valid UTF-8"
+                                      if fix_mode == "fix" else
+                                      "no diff: --fix leaves a file that is not valid UTF-8 "
+                                      "unchanged"))
     if outcome.write_error:
         result.errors.append((outcome.path, outcome.write_error))
     result.files += 1

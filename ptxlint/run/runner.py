@@ -613,7 +613,7 @@ def run(
     )
     for outcome in state.outcomes:
         assert outcome is not None
-        merge(result, outcome, fix_mode == "fix")
+        merge(result, outcome, fix_mode)
     sent = [k for k in state.sent_keys if k]
     if cache is not None and (cache.writes or sent):
         cache.prune(used=cache.used | set(sent))
