@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import NoReturn
 
 from ptxlint import __version__
 from ptxlint.cli import help_text
@@ -46,10 +47,43 @@ def _terminal_columns() -> int:
     return columns if columns > 0 else 80
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose "unrecognized arguments" error names the closest option of any
+    command (``--unsafe-fix``: did you mean '--unsafe-fixes'?), as ruff and clang-tidy do."""
+
+    def error(self, message: str) -> NoReturn:
+        head = "unrecognized arguments:"
+        if message.startswith(head):
+            words = message[len(head):].split()
+            named = [
+                f"{word} (did you mean {close!r}?)"
+                if word.startswith("--") and (close := _closest_option(self, word)) else word
+                for word in words
+            ]
+            message = f"{head} {', '.join(named)}"
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n"
+                     f"For more information, try '{self.prog} --help'.\n")
+
+
+def _closest_option(parser: argparse.ArgumentParser, word: str) -> str | None:
+    import difflib  # only on this error
+
+    options = {o for a in parser._actions for o in a.option_strings}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                options.update(o for a in sub._actions for o in a.option_strings)
+    name = word.split("=", 1)[0]
+    close = difflib.get_close_matches(name.replace("_", "-"), sorted(options), n=1, cutoff=0.7)
+    # the same option, of another command (`ptxlint rules --fix`), is no typo to correct
+    return close[0] if close and close[0] != name else None
+
+
 def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     """The command line's parser; with ``only_check``, without the other commands' parsers (for
     a run that is known to be ``check``: 0.6 ms of CPU to build instead of 1.5)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="ptxlint",
         description="Static analyzer for inline PTX assembly in CUDA sources.",
         epilog=help_text.MAIN,
@@ -63,6 +97,8 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
 
     check = sub.add_parser(
         "check",
+        # argparse's usage lists all ~50 options: 22 lines above a usage error's one line
+        usage="%(prog)s [OPTIONS] [PATH ...]",
         help="lint files and folders (default: .)",
         description="Lint the asm statements of CUDA/C++ (and Python) sources.",
         epilog=help_text.CHECK,
@@ -169,6 +205,7 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
 
     stats = sub.add_parser(
         "stats",
+        usage="%(prog)s [OPTIONS] [PATH ...]",
         help="count asm statements and typed operands",
         epilog=help_text.STATS,
         formatter_class=_Formatter,

@@ -1,0 +1,40 @@
+"""A usage error is short and says what was meant: the closest option for a misspelt one, and
+one usage line, not argparse's list of every option of check."""
+
+from __future__ import annotations
+
+import pytest
+
+from ptxlint.cli import main
+
+
+def _usage_error(capsys, *argv: str) -> str:
+    with pytest.raises(SystemExit) as exited:
+        main(list(argv))
+    assert exited.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("typo,meant", [
+    ("--output_format", "--output-format"),
+    ("--fail_on", "--fail-on"),
+    ("--sellect", "--select"),
+    ("--unfixible", "--unfixable"),
+])
+def test_a_misspelt_option_gets_the_closest_one(capsys, typo: str, meant: str) -> None:
+    err = _usage_error(capsys, "check", typo, "x")
+    assert f"unrecognized arguments: {typo} (did you mean {meant!r}?)" in err
+
+
+def test_no_guess_when_nothing_is_close_or_the_option_exists_elsewhere(capsys) -> None:
+    assert "did you mean" not in _usage_error(capsys, "check", "--bogus")
+    # --fix is check's: for rules it is no typo of anything
+    assert "did you mean" not in _usage_error(capsys, "rules", "--fix")
+
+
+def test_a_bad_value_is_one_usage_line_and_the_error(capsys) -> None:
+    err = _usage_error(capsys, "check", "--fail-on", "bogus")
+    usage, error, hint = err.splitlines()  # argparse words the choices per Python version
+    assert usage == "usage: ptxlint check [OPTIONS] [PATH ...]"
+    assert error.startswith("ptxlint check: error: argument --fail-on: invalid choice: 'bogus'")
+    assert hint == "For more information, try 'ptxlint check --help'."
