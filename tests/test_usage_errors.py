@@ -38,3 +38,13 @@ def test_a_bad_value_is_one_usage_line_and_the_error(capsys) -> None:
     assert usage == "usage: ptxlint check [OPTIONS] [PATH ...]"
     assert error.startswith("ptxlint check: error: argument --fail-on: invalid choice: 'bogus'")
     assert hint == "For more information, try 'ptxlint check --help'."
+
+
+@pytest.mark.parametrize("key,says", [
+    ("missing-volatil", "no rule 'missing-volatil' (did you mean 'missing-volatile'?)"),
+    ("PTX1", "no rule 'PTX1': a prefix of "),
+    ("zzzz", "no rule 'zzzz' (see `ptxlint rules`)"),
+])
+def test_rule_that_names_no_rule_says_what_was_meant(capsys, key: str, says: str) -> None:
+    assert main(["rule", key]) == 2
+    assert says in capsys.readouterr().err

@@ -4,8 +4,13 @@ rule's documentation, or --all) and ``config`` (the settings, or one of them).""
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ptxlint.cli.exits import EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from ptxlint.rule import Rule
 
 
 def cmd_rules() -> int:
@@ -36,7 +41,8 @@ def cmd_rule(key: str | None, show_all: bool = False, output_format: str = "text
     else:
         rule = find_rule(loaded.rules, key or "")
         if rule is None:
-            raise UsageError(f"no rule {key!r} (see `ptxlint rules`)")
+            raise UsageError(f"no rule {key!r}{_nearest(loaded.rules, key or '')} "
+                             "(see `ptxlint rules`)")
         chosen = [rule]
     if output_format == "json":
         from ptxlint.report import rule_docs_format
@@ -47,6 +53,19 @@ def cmd_rule(key: str | None, show_all: bool = False, output_format: str = "text
 
         sys.stdout.write(rule_docs_format.render_text(chosen))
     return EXIT_OK
+
+
+def _nearest(rules: Sequence[type[Rule]], key: str) -> str:
+    """What a key that names no rule was likely meant as: the rules a prefix selects, or the
+    closest id or name (the selector's own guess, as for --select)."""
+    from ptxlint.config import Config, RuleSelector, selector_specificity
+
+    prefixed = [r.id for r in rules if selector_specificity(key.upper(), r.id, r.name)]
+    if prefixed and key.upper() not in {r.id for r in rules}:
+        shown = ", ".join(prefixed[:6]) + (", ..." if len(prefixed) > 6 else "")
+        return f": a prefix of {len(prefixed)} rules ({shown}); name one"
+    guess = RuleSelector(Config(), [(r.id, r.name) for r in rules]).suggestion(key)
+    return f" (did you mean {guess!r}?)" if guess else ""
 
 
 def cmd_config(key: str | None, output_format: str = "text") -> int:
