@@ -38,10 +38,12 @@ ptxas (13.0, measured) accepts a bit-typed register for any type of the same siz
 `add.f32`, `l` in `add.f64`), a float register for float and bit types of the same size only
 (`f` in `mov.b32`, not in `add.u32`), and lets `ld`, `st` and `cvt` take registers wider than
 the type (`ld.u8` into `r`). A packed type (`f16x2`, `bf16x2`, `f32x2`, `tf32`, the narrow-float
-packs such as PTX ISA 9.4's `e4m3x4` arithmetic) takes a bit register of its size or one
-declared with its own type only: a template's `.reg .u32` there is "Arguments mismatch"
-(ptxas 13.0 to 13.5), and so is an `.f16x2` one for `bf16x2`. Each side of a `cvt` is checked
-against its own type.
+packs such as PTX ISA 9.4's `e4m3x4` arithmetic) and `bf16` take a bit register of their size
+or one declared with their own type only: a template's `.reg .u32` there is "Arguments
+mismatch" (ptxas 13.0 to 13.5), and so is an `.f16x2` one for `bf16x2`, an `.f16` one for
+`bf16`. (ptxas judges a vector as a whole: `{%u0, %r1}` for a `.v2.f16x2` is taken, and not
+reported.) Each side of a `cvt` is checked against its own type, an integer register never
+holding a float side (`cvt.f32.f16 f, u16`).
 
 A guard `@p` must be a predicate register ("Predicate expression expected"): a `%N` of any
 register letter there is a finding (nvcc has no predicate letter; Triton's `b` is one), and so

@@ -17,8 +17,9 @@ from tests.toolchain_cache import INPUT, PTXAS, run_cached
 toolkits = load("toolkits")
 
 # the registers of the probe, by name prefix (longest first)
-_DECLARED = (("%us", "u16"), ("%hx", "f16x2"), ("%ul", "u64"), ("%sl", "s64"), ("%rd", "b64"),
-             ("%u", "u32"), ("%s", "s32"), ("%r", "b32"), ("%h", "b16"), ("%f", "f32"))
+_DECLARED = (("%us", "u16"), ("%ss", "s16"), ("%hf", "f16"), ("%hx", "f16x2"), ("%ul", "u64"),
+             ("%sl", "s64"), ("%rd", "b64"), ("%u", "u32"), ("%s", "s32"), ("%r", "b32"),
+             ("%h", "b16"), ("%f", "f32"), ("%p", "pred"))
 _DECLARATIONS = "".join(f".reg .{type_} {prefix}<8>; " for prefix, type_ in _DECLARED)
 
 
@@ -56,6 +57,16 @@ REJECTED = [
     ("13.5", "fma.e4m3x4.e4m3x4.e4m3x4 %r1, %r2, %r3, %u1"),
     ("13.5", "add.e4m3x4.e2m1x4 %r1, %h1, %s3"),
     ("13.5", "sub.e5m2x4.e4m3x4 %s1, %r2, %r3"),
+    # .bf16 as the packs: a .b16 register only
+    ("13.0", "setp.eq.bf16 %p1, %hf2, %h3"),
+    ("13.0", "add.rn.bf16 %us1, %h2, %h3"),
+    ("13.0", "cvt.rn.bf16.f32 %hf1, %f2"),
+    ("13.0", "cvt.rn.bf16.f32 %us1, %f2"),
+    ("13.0", "cvt.f32.bf16 %f1, %ss2"),
+    # a float side of cvt takes no integer register (its operands are of exactly their size)
+    ("13.0", "cvt.f32.f16 %f1, %us1"),
+    ("13.0", "cvt.rn.f16.f32 %us1, %f1"),
+    ("13.0", "cvt.f32.f16 %u1, %h1"),
 ]
 TAKEN = [
     ("13.0", "add.f16x2 %hx1, %hx2, %r3"),
@@ -63,6 +74,11 @@ TAKEN = [
     ("13.0", "add.u32 %u1, %r2, %s3"),
     ("13.5", "mul.e4m3x4.e2m1x4.e4m3x4 %r1, %h2, %r3"),
     ("13.5", "fma.e4m3x4.e4m3x4.e4m3x4 %r1, %r2, %r3, %r4"),
+    ("13.0", "cvt.rn.bf16.f32 %h1, %f2"),
+    ("13.0", "cvt.rn.f16.f32 %hf1, %f1"),
+    ("13.0", "cvt.rzi.s32.f32 %s1, %f2"),
+    # a vector is judged as a whole: a typed element beside a bit register is taken
+    ("13.0", "red.add.noftz.v2.f16x2 [%rd1], {%u0, %r1}"),
 ]
 
 

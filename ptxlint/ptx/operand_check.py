@@ -421,7 +421,8 @@ def _check_elements(
             continue
         if cls is passed:
             continue
-        found = _check_leaf(instruction, part, element, binding, relaxed, position, cls)
+        found = _check_leaf(instruction, part, element, binding, relaxed, position, cls,
+                            in_vector=True)
         if found:
             out.extend(found)
         else:
@@ -581,9 +582,10 @@ def _check_leaf(
     relaxed: bool,
     position: int,
     cls: OperandClass,
+    in_vector: bool = False,
 ) -> list[Issue]:
     """A register or immediate operand against a register/immediate spec (an operand of the
-    instruction itself, or an element of a vector operand)."""
+    instruction itself, or an element of a vector operand: ``in_vector``)."""
     if cls.kind == "unknown":
         return []
     if cls.kind == "imm":
@@ -662,7 +664,7 @@ def _check_leaf(
                                   f"{_where(instruction, position)} "
                           "takes an integer address", operand.start, operand.end)]
         return []
-    if want and not type_fits(cls.type, want, relaxed, spec.exact):
+    if want and not type_fits(cls.type, want, relaxed, spec.exact, in_vector):
         special = " special" if operand.kind == "special" else ""
         return [Issue("type", f"'{operand.text}' is a .{cls.type}{special} register, but "
                               f"{_where(instruction, position)} takes "

@@ -178,25 +178,32 @@ _NO_WIDENING = frozenset({"bf16", "bf16x2", "tf32", "e4m3x2", "e5m2x2", "e2m3x2"
                           "e3m2x4", "ue5m3x2"})
 
 
-def type_fits(register: str, operand: str, relaxed: bool, exact: bool = False) -> bool:
+def type_fits(register: str, operand: str, relaxed: bool, exact: bool = False,
+              element: bool = False) -> bool:
     """Whether a register declared ``.register`` may be an operand of type ``.operand``
     (ptxas 13.0, "Arguments mismatch"): bit registers fit any type of their size, float
     registers float and bit types of their size, integer registers integer and bit types of
     their size; ``relaxed`` (ld/st/cvt) also takes wider non-float registers, except for the
     types in ``_NO_WIDENING``; ``exact`` takes a register of the operand's size only, and a
     float register only for a float operand (ptxas rejects a .f32 register for a tf32
-    destination or cvt.rs's random bits). A packed type takes no integer register."""
+    destination or cvt.rs's random bits). A packed type (and .bf16) takes a bit register or
+    one of its own type only, except as a vector's ``element``: ptxas judges a vector as a
+    whole, and takes 'multimem.st.v2.f16x2 [a], {%u0, %r1}' (a .u32 beside a .b32) though not
+    '{%u0, %u1}'."""
     r = TYPE_BITS.get(register)
     o = TYPE_BITS.get(operand)
     if r is None or o is None:
         return True
-    if o[0] == "x" and r[0] != "b" and register != operand:
-        # a packed operand (or .tf32) takes a bit register or one of its own type: ptxas 13.0
-        # to 13.5 reject a .u32/.s32 one ('add.f16x2', 'cvt.rna.tf32.f32', the PTX ISA 9.4
-        # 'mul.e4m3x4.e4m3x4.e4m3x4'), and an .f16x2 one for .bf16x2 or .e4m3x4
+    if (o[0] == "x" or operand == "bf16") and r[0] != "b" and register != operand and (
+            not element):
+        # a packed operand (or .tf32, .bf16) takes a bit register or one of its own type:
+        # ptxas 13.0 to 13.5 reject a .u32/.s32 one ('add.f16x2', 'cvt.rna.tf32.f32', the PTX
+        # ISA 9.4 'mul.e4m3x4.e4m3x4.e4m3x4'), an .f16x2 one for .bf16x2 or .e4m3x4, and a
+        # .u16/.s16/.f16 one for .bf16 ('setp.eq.bf16', 'cvt.rn.bf16.f32')
         return False
-    if exact:
-        return r[1] == o[1] and r[0] != "p" and (r[0] != "f" or o[0] == "f") and o[0] != "p"
+    if exact:  # (an integer register for a float operand, as below: 'cvt.f32.f16 f, %us1')
+        return (r[1] == o[1] and r[0] != "p" and o[0] != "p" and (r[0] != "f" or o[0] == "f")
+                and (r[0] not in "us" or o[0] != "f"))
     if operand in _NO_WIDENING:
         relaxed = False
     if r[0] == "p" or o[0] == "p":
