@@ -145,9 +145,13 @@ def test_no_toolchain_is_a_clear_error_not_a_traceback(tmp_path, monkeypatch):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(toolchain, "WHEEL_BIN_DIRS", ())
     found = toolchain._discover.__wrapped__(None, None, Distrusted.here())
-    with pytest.raises(toolchain.ToolchainError, match="no CUDA toolchain found"):
+    with pytest.raises(toolchain.ToolchainError, match="no CUDA toolchain found") as caught:
         toolchain.require(found)
-    assert "not found" in toolchain.doctor_report(found)
+    report = toolchain.doctor_report(found)
+    assert "not found" in report
+    # both say how to point at a toolkit that is installed but not found
+    for said in (str(caught.value), report):
+        assert "CUDA_HOME=/usr/local/cuda" in said and "--nvcc PATH" in said
 
 
 def test_arch_native_reads_nvidia_smi_or_says_why_not(tmp_path):

@@ -168,6 +168,13 @@ def _discover(nvcc: str | None, ptxas: str | None, distrusted: Distrusted) -> To
     return Toolchain(nvcc_tool, ptxas_tool, archs, host, tuple(problems))
 
 
+# How to point ptxlint at a toolkit that is installed but not found, or to get one.
+POINT_AT_ONE = (
+    "Point at an installed toolkit with CUDA_HOME=/usr/local/cuda (its folder) or --nvcc PATH, "
+    "or install one: the CUDA Toolkit, or `pip install ptxlint[verify]`."
+)
+
+
 def require(toolchain: Toolchain) -> Toolchain:
     named = [p for p in toolchain.problems if p.startswith(("--nvcc ", "--ptxas "))]
     if named:  # the user named a tool: never verify with another one found on PATH instead
@@ -176,8 +183,7 @@ def require(toolchain: Toolchain) -> Toolchain:
         passed_over = [p for p in toolchain.problems if " in PATH entry " in p]
         raise ToolchainError(
             "no CUDA toolchain found for --verify: looked at --nvcc/--ptxas, $CUDA_HOME/bin, "
-            "$CUDA_PATH/bin, PATH and the nvidia-cuda-nvcc wheel. Install the CUDA Toolkit, "
-            "or `pip install ptxlint[verify]`, or pass --nvcc PATH."
+            f"$CUDA_PATH/bin, PATH and the nvidia-cuda-nvcc wheel. {POINT_AT_ONE}"
             + "".join(f" ({p})" for p in passed_over)
         )
     return toolchain
@@ -246,5 +252,6 @@ def doctor_report(toolchain: Toolchain) -> str:
         can.append("PTX probes (ptxas)")
     if toolchain.nvcc and toolchain.host_compiler:
         can.append("front-end probes, whole-file and differential compiles (nvcc)")
-    lines.append("verify can run: " + (", ".join(can) if can else "nothing (install CUDA)"))
+    lines.append("verify can run: " + (", ".join(can) if can else
+                                       f"nothing: no nvcc or ptxas found. {POINT_AT_ONE}"))
     return "\n".join(lines) + "\n"
