@@ -48,3 +48,24 @@ def test_a_bad_value_is_one_usage_line_and_the_error(capsys) -> None:
 def test_rule_that_names_no_rule_says_what_was_meant(capsys, key: str, says: str) -> None:
     assert main(["rule", key]) == 2
     assert says in capsys.readouterr().err
+
+
+SOURCE = '__device__ int f() { int y; asm("mov.u32 %0, %clock;" : "=r"(y)); return y; }\n'
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_output_never_replaces_a_source_file(tmp_path, capsys, named: bool) -> None:
+    kernel = tmp_path / "k.cu"
+    kernel.write_text(SOURCE)
+    other = tmp_path / "sub" / "other.cuh"  # -o other.cuh for -o other.sarif, say
+    other.parent.mkdir()
+    other.write_text(SOURCE)
+    target = kernel if named else other
+    assert main(["check", str(kernel if named else tmp_path), "-o", str(target),
+                 "--no-cache", "--no-progress"]) == 2
+    assert "the report would replace it" in capsys.readouterr().err
+    assert target.read_text() == SOURCE
+    report = tmp_path / "report.txt"  # a report file, even one that exists, is written
+    report.write_text("old")
+    assert main(["check", str(kernel), "-o", str(report), "--no-cache", "--no-progress"]) == 1
+    assert "PTX101" in report.read_text()

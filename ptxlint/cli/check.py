@@ -42,6 +42,7 @@ def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
     if shown is not None:
         return shown
     settings.apply_force_exclude(args)
+    output.refuse_source_as_output(args, config)
     progress = None
     if not args.no_progress and not args.quiet:
         from ptxlint.run.progress import Progress

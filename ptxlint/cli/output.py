@@ -72,6 +72,24 @@ def render(args: argparse.Namespace, result: RunResult, config: Config, selector
     )
 
 
+def refuse_source_as_output(args: argparse.Namespace, config: Config) -> None:
+    """``--output`` naming an existing source file (``-o k.cu`` for ``-o k.sarif``, or one of
+    the paths being linted) would replace the user's code with the report: refused before the
+    run, as nothing but --fix writes a source file."""
+    target = args.output
+    if not target or not os.path.isfile(target):
+        return
+    from ptxlint.run.discover import DEFAULT_EXTENSIONS
+
+    extensions = config.extensions or DEFAULT_EXTENSIONS
+    named = any(os.path.isfile(p) and os.path.samefile(p, target) for p in args.paths)
+    extension = os.path.splitext(target)[1]
+    if named or extension in extensions:
+        what = "a file this run lints" if named else f"an existing {extension} source file"
+        raise UsageError(f"--output {target} is {what}: the report would replace it; name a "
+                         "report file (e.g. ptxlint.sarif)")
+
+
 def write(report: str, args: argparse.Namespace, fix_mode: str | None,
           stdin_fixed: bytes | None) -> None:
     """The report to ``--output``, or to stdout; fixing standard input, the fixed text takes
