@@ -69,3 +69,20 @@ def test_output_never_replaces_a_source_file(tmp_path, capsys, named: bool) -> N
     report.write_text("old")
     assert main(["check", str(kernel), "-o", str(report), "--no-cache", "--no-progress"]) == 1
     assert "PTX101" in report.read_text()
+
+
+@pytest.mark.parametrize("implicit", [False, True])
+def test_paths_may_follow_options(tmp_path, capsys, monkeypatch, implicit: bool) -> None:
+    # argparse took only the first run of paths: `check a.cu -q b.cu` was "unrecognized b.cu"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.cu").write_text(SOURCE)
+    (tmp_path / "b.cu").write_text(SOURCE)
+    command = [] if implicit else ["check"]
+    assert main([*command, "a.cu", "--output-format", "concise", "--no-cache", "b.cu"]) == 1
+    out = capsys.readouterr().out
+    assert "a.cu:1:" in out and "b.cu:1:" in out
+    # options first, then paths split by another option: those paths only, not the default
+    (tmp_path / "c.cu").write_text(SOURCE)
+    assert main([*command, "--output-format", "concise", "--no-cache", "a.cu", "-q",
+                 "b.cu"]) == 1
+    assert "c.cu" not in capsys.readouterr().out

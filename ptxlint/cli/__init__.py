@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if list(sys.argv[1:] if argv is None else argv) == ["--version"]:
         print(f"ptxlint {__version__}")  # the common probe; argparse would say the same
         return EXIT_OK
-    from ptxlint.cli.parser import COMMANDS, build_parser
+    from ptxlint.cli.parser import COMMANDS, build_parser, parse
 
     given = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ptxlint: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     parser = build_parser(only_check=_command_of(implicit, COMMANDS) == "check")
-    args = parser.parse_args(implicit)
+    args = parse(parser, implicit)
     if argv is None:
         from ptxlint import start_path
 
@@ -153,7 +153,9 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace,
         from ptxlint.cli.check import cmd_check
 
         if args.command is None:
-            args = parser.parse_args(["check", *(argv or sys.argv[1:])])
+            from ptxlint.cli.parser import parse
+
+            args = parse(parser, ["check", *(argv or sys.argv[1:])])
         return cmd_check(args, whole_process=argv is None)
     if args.command == "stats":
         from ptxlint.cli.stats import cmd_stats

@@ -15,6 +15,9 @@ from ptxlint import __version__
 from ptxlint.cli import help_text
 from ptxlint.verify import cli as verify_cli
 
+# check's and stats' paths when none is given (``parse`` tells it apart by identity)
+DEFAULT_PATHS = ["."]
+
 # Every command build_parser adds, in its order (tests/test_help.py holds the two together).
 COMMANDS = ("check", "stats", "rules", "rule", "config", "doctor", "clean", "new", "lsp")
 
@@ -64,6 +67,19 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n"
                      f"For more information, try '{self.prog} --help'.\n")
+
+
+def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parser.parse_args``, where paths may also follow options (``ptxlint check a.cu --fix
+    b.cu``, as ruff takes them): argparse takes only the first run of positional words for an
+    ``nargs="*"`` argument and calls the rest unrecognized."""
+    args, extra = parser.parse_known_args(argv)
+    paths = getattr(args, "paths", None)
+    if extra and paths is not None and not any(w.startswith("-") and w != "-" for w in extra):
+        args.paths = [*([] if paths is DEFAULT_PATHS else paths), *extra]
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
 
 
 def _closest_option(parser: argparse.ArgumentParser, word: str) -> str | None:
@@ -280,7 +296,7 @@ def _add_lint_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "paths",
         nargs="*",
-        default=["."],
+        default=DEFAULT_PATHS,
         metavar="PATH",
         help="files and folders to lint (default: .); '-' reads standard input",
     )
