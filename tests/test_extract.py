@@ -351,3 +351,23 @@ __device__ void ring(unsigned *dbr, unsigned v) {
     found = extract_statements(SourceFile("k.cuh", text))
     assert [s.template.text for s in found.statements] == ["st.release.sys.global.u32 [%0], %1;"]
     assert "MUSA" in found.skipped[0][1]
+
+
+def test_another_gpus_assembly_in_device_code_is_not_ptx() -> None:
+    # Kunlun XPU (InfiniCore's sort/kunlun/heap.h): no word of it PTX, a "v" letter and a
+    # "vr0" clobber NVPTX has not; a PTX typo with NVPTX's letters is still read as PTX (PTX204)
+    text = """
+__device__ void cast(const float *x, int *y) {
+    asm volatile("vfloat2fix.rz vr0, %0\\t\\n"
+                 "vstore_mask16.mz vr0{mr1}, 0(%1)" :: "v"(x), "r"(y) : "vr0");
+}
+__device__ void typo(unsigned *d, unsigned a) {
+    asm volatile("ad.u32 %0, %1, 1;" : "=r"(*d) : "r"(a));
+}
+__device__ void typo_with_clobber(unsigned *d, unsigned a) {
+    asm volatile("ad.u32 %0, %1, 1;" : "=r"(*d) : "r"(a) : "memory");
+}
+"""
+    found = extract_statements(SourceFile("heap.h", text))
+    assert [s.template.text for s in found.statements] == ["ad.u32 %0, %1, 1;"] * 2
+    assert "another GPU's assembly" in found.skipped[0][1]

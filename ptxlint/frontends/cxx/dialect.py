@@ -376,6 +376,8 @@ def classify(
             return Verdict("unknown", f"{device_context}, but host constraint letters")
         if not words and _amd_marked(constraint_letters, clobbers):
             return _AMD_REGISTERS
+        if words and _foreign_marked(constraint_letters, clobbers):
+            return _FOREIGN_GPU
     if words and not ptx_count:
         # Device context but no word of the template is PTX: an unknown opcode is a PTX204
         # finding, but only where the rest of the file says this is device code.
@@ -384,6 +386,23 @@ def classify(
 
 
 _AMD_REGISTERS = Verdict("host", "AMD GCN registers in the constraints or clobbers (HIP code)")
+
+
+# NVPTX's constraint letters (ptxlint.constraints.VALID_LETTERS, measured with nvcc 13.0)
+_NVPTX_LETTERS = frozenset("hrlqfdnC")
+# a statement in device code, no word of it PTX, with a constraint letter NVPTX has not or a
+# register as a clobber: another GPU's assembly its own compiler builds, not a PTX typo (Kunlun
+# XPU's `vfloat2fix.rz vr0, %0` with "v" and clobber "vr0"; MUSA's `LSU.ATOM_32.XCHG` with "R")
+_FOREIGN_GPU = Verdict("unknown", "in device code, but no PTX word, and constraint letters or "
+                       "register clobbers NVPTX has not: another GPU's assembly")
+
+
+def _foreign_marked(letters: str, clobbers: tuple[str, ...]) -> bool:
+    """A letter NVPTX has not (digits, GCC's matching constraints, aside: nvcc rejects them in
+    PTX too), or a clobber that names a register."""
+    if any(c.isalpha() and c not in _NVPTX_LETTERS for c in letters):
+        return True
+    return any(name not in ("memory", "cc") for name in clobbers)
 
 
 def _amd_marked(letters: str, clobbers: tuple[str, ...]) -> bool:
