@@ -222,6 +222,20 @@ def test_dangling_symlink_is_a_note_when_walking_and_an_error_when_named(in_tmp:
     assert [s.path for s in named.errors] == ["d/broken.cu"]
 
 
+def test_a_loop_of_symlinks_is_a_dangling_one_when_walking(in_tmp: Path) -> None:
+    # a <-> b resolve to nothing: a stale pair of links in a tree made the whole run exit 2
+    write(in_tmp, "d/ok.cu")
+    os.symlink("b.cu", in_tmp / "d/a.cu")
+    os.symlink("a.cu", in_tmp / "d/b.cu")
+    os.symlink("y", in_tmp / "d/x")  # no source's name: not even a note
+    os.symlink("x", in_tmp / "d/y")
+    result = discover(["d"])
+    assert paths(result) == ["d/ok.cu"]
+    assert [s.path for s in result.skipped] == ["d/a.cu", "d/b.cu"]
+    assert all("symlink loop" in s.reason for s in result.skipped)
+    assert not result.errors
+
+
 def test_binary_file_is_skipped_with_a_note(in_tmp: Path) -> None:
     write(in_tmp, "bin.cu", b"\x7fELF\x00\x01")
     write(in_tmp, "text.cu")

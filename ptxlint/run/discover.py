@@ -24,13 +24,15 @@ Decisions (documented here because the CLI and the docs lean on them):
 * Symlinks to files and folders are followed. A folder whose real path was already walked is not
   walked again, which ends symlink loops; a file whose real path was already listed is not listed
   again, so ``ptxlint src src/a.cu`` lints ``src/a.cu`` once (first spelling wins).
-* A dangling symlink met while walking is a note; a named path that does not exist is an error.
+* A dangling symlink, or a loop of symlinks, met while walking is a note (for a source's name);
+  a named path that does not exist is an error.
 * Binary (NUL byte in the first 8 KiB) and oversized files are notes, unreadable ones errors.
   ``max_file_size <= 0`` disables the size limit.
 """
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import stat
@@ -84,6 +86,7 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 REASON_MISSING = "does not exist"
 REASON_UNREADABLE_PREFIX = "unreadable: "
 REASON_DANGLING = "dangling symlink"
+REASON_LINK_LOOP = "symlink loop (the link leads back to itself)"
 REASON_BINARY = "binary file (NUL byte)"
 
 
@@ -391,6 +394,12 @@ class _Walker:
             is_dir = entry.is_dir()  # follows symlinks
             is_file = not is_dir and entry.is_file()
         except OSError as exc:
+            if exc.errno == errno.ELOOP and entry.is_symlink():
+                # links that lead back to themselves resolve to nothing, as a dangling one:
+                # a note for a source's name, else nothing (a stale link is no unreadable input)
+                if has_extension(entry.name, self.extensions):
+                    self.skipped.append(Skipped(display, REASON_LINK_LOOP))
+                return
             self.errors.append(Skipped(display, _unreadable(exc)))
             return
         if not is_dir and not is_file:
