@@ -86,3 +86,17 @@ def test_paths_may_follow_options(tmp_path, capsys, monkeypatch, implicit: bool)
     assert main([*command, "--output-format", "concise", "--no-cache", "a.cu", "-q",
                  "b.cu"]) == 1
     assert "c.cu" not in capsys.readouterr().out
+
+
+def test_a_run_that_finds_no_file_warns(tmp_path, capsys) -> None:
+    (tmp_path / "notes.txt").write_text("asm")
+    assert main(["check", str(tmp_path), "--no-cache", "--no-progress"]) == 0
+    assert "warning: no file to lint under" in capsys.readouterr().err
+    (tmp_path / "k.cu").write_text("int x;\n")  # a file without asm is a file linted
+    assert main(["check", str(tmp_path), "--no-cache", "--no-progress"]) == 0
+    assert "no file to lint" not in capsys.readouterr().err
+    # nor when what was found was skipped, with its own note
+    assert main(["check", str(tmp_path), "--no-cache", "--no-progress",
+                 "--config", "max-file-size=1"]) == 0
+    err = capsys.readouterr().err
+    assert "skipped: larger than" in err and "no file to lint" not in err

@@ -79,6 +79,8 @@ def cmd_check(args: argparse.Namespace, whole_process: bool = False) -> int:
     report = output.render(args, result, config, selector, rule_classes, fix_mode)
     output.write(report, args, fix_mode, stdin_fixed)
     output.notes(args, result)
+    if stdin_fixed is None:
+        output.nothing_found(args, result, config)
     output.fixes(args, result, fix_mode)
     if fix_mode == "diff":
         return EXIT_ERROR if result.errors else (EXIT_FINDINGS if result.diffs else EXIT_OK)

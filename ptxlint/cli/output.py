@@ -132,6 +132,19 @@ def notes(args: argparse.Namespace, result: RunResult) -> None:
             print(f"ptxlint: note: {printable_name(path)}:{line}: {message}", file=sys.stderr)
 
 
+def nothing_found(args: argparse.Namespace, result: RunResult, config: Config) -> None:
+    """A run that found no file to lint, and no reason why (an error, a skip note), passes: a
+    warning says so, as ruff's "No Python files found" does (a typo in --extensions, or an
+    exclude that matches everything, would otherwise pass CI in silence)."""
+    if result.files or result.errors or result.notes:
+        return
+    from ptxlint.run.discover import DEFAULT_EXTENSIONS
+
+    extensions = " ".join(config.extensions or DEFAULT_EXTENSIONS)
+    print(f"ptxlint: warning: no file to lint under {' '.join(args.paths)} (extensions: "
+          f"{extensions}; exclude and .gitignore apply)", file=sys.stderr)
+
+
 def fixes(args: argparse.Namespace, result: RunResult, fix_mode: str | None) -> None:
     """The count of fixes applied, and with --show-fixes the fixed findings per file and rule."""
     if fix_mode == "fix" and not args.quiet and (result.fixed or args.fix_only):
