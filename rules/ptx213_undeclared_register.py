@@ -115,7 +115,7 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
             uses.setdefault(_name(word.text), []).append(index)
         elsewhere = _declared_elsewhere(statement, context)
         for name, indices in uses.items():
-            if declares(elsewhere, name):
+            if declares(elsewhere, _ptx_name(name)):
                 continue
             word = found[indices[0]]
             more = len(indices) - 1
@@ -167,6 +167,12 @@ def _name(text: str) -> str:
     return text.lstrip("!").partition(".")[0]
 
 
+def _ptx_name(name: str) -> str:
+    """The name as ptxas reads it: ``%%t`` of extended asm is the ``%t`` a basic asm statement
+    (no operands, no ``%%``) declares (sppark's ``asm("{ .reg.b32 %t;")``, then ``%%t``)."""
+    return name[1:] if name.startswith("%%") else name
+
+
 def _declared_elsewhere(statement: AsmStatement, context: RuleContext) -> frozenset[str]:
     """What the other asm statements of the statement's function (or macro) declare: a scope
     one opens and a later one uses, or a `.reg` left at the top of an earlier template
@@ -180,5 +186,5 @@ def _declared_elsewhere(statement: AsmStatement, context: RuleContext) -> frozen
         # in it); in a macro's definition, the same macro
         if other.context.function == function and (
                 function is not None or other.context.macro == macro):
-            names.update(declared_names(other.ptx))
+            names.update(_ptx_name(name) for name in declared_names(other.ptx))
     return frozenset(names)

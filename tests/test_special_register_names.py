@@ -78,6 +78,21 @@ def test_a_percent_name_declared_in_the_template_or_by_another_statement_is_no_f
     assert lint_text(source, select=RULES) == []
 
 
+def test_a_name_a_basic_asm_statement_declares_is_the_one_extended_asm_escapes() -> None:
+    # as sppark's fp2_t::mul_by_5 writes it: basic asm (no operands) spells the PTX name '%t',
+    # extended asm '%%t', and ptxas reads one register
+    source = """__device__ void f(unsigned& a, int pred) {
+  asm("{ .reg.pred %pred; .reg.b32 %t;");
+  asm("setp.ne.u32 %pred, %0, 0;" : : "r"(pred));
+  asm("@%pred shl.b32 %%t, %0, 2; @%pred add.u32 %0, %0, %%t;" : "+r"(a));
+  asm("}");
+}
+"""
+    assert lint_text(source, select=("PTX213",)) == []
+    assert [f.rule for f in lint_text(source.replace("%%t", "%%u"), select=("PTX213",))] == [
+        "PTX213"]
+
+
 def test_the_parser_reads_exactly_the_special_registers() -> None:
     for name in SPECIAL_REGISTERS:
         components = ("x", "w", "a") if name in VECTOR_SPECIAL_REGISTERS else ()
