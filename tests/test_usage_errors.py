@@ -100,3 +100,16 @@ def test_a_run_that_finds_no_file_warns(tmp_path, capsys) -> None:
                  "--config", "max-file-size=1"]) == 0
     err = capsys.readouterr().err
     assert "skipped: larger than" in err and "no file to lint" not in err
+
+
+def test_output_makes_its_folder(tmp_path, capsys) -> None:
+    kernel = tmp_path / "k.cu"
+    kernel.write_text(SOURCE)
+    report = tmp_path / "reports" / "ci" / "ptxlint.json"  # a fresh checkout has no reports/
+    assert main(["check", str(kernel), "-o", str(report), "--output-format", "json",
+                 "--no-cache", "--no-progress"]) == 1
+    assert '"PTX101"' in report.read_text()
+    (tmp_path / "afile").write_text("")
+    assert main(["check", str(kernel), "-o", str(tmp_path / "afile" / "r.json"),
+                 "--no-cache", "--no-progress"]) == 2
+    assert "Not a directory" in capsys.readouterr().err

@@ -76,6 +76,10 @@ def to_file(report: str, fmt: str, path: str) -> None:
             stream.write(data)
         return
     folder = os.path.dirname(target)
+    # `-o reports/ptxlint.sarif` in a fresh CI checkout: the folder is made, as ruff's
+    # --output-file does, rather than the report lost after the whole run
+    with contextlib.suppress(FileExistsError):  # a file in the way: open says "Not a directory"
+        os.makedirs(folder, exist_ok=True)
     # locked until renamed: a run that walks this folder meanwhile leaves it alone
     handle, tmp = leftovers.create(folder, "report-")
     try:
