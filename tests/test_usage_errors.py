@@ -113,3 +113,8 @@ def test_output_makes_its_folder(tmp_path, capsys) -> None:
     assert main(["check", str(kernel), "-o", str(tmp_path / "afile" / "r.json"),
                  "--no-cache", "--no-progress"]) == 2
     assert "Not a directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("jobs", ["-3", "x"])
+def test_jobs_takes_zero_or_more(capsys, jobs: str) -> None:
+    assert "expected a number of worker processes" in _usage_error(capsys, "check", "-j", jobs)

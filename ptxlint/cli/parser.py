@@ -82,6 +82,18 @@ def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespac
     return args
 
 
+def _jobs(text: str) -> int:
+    """``--jobs``: 0 or more (0: all cores); ``-j -3`` was taken as 1, in silence."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of worker processes, 0 (all cores) or more, got {text!r}")
+    return value
+
+
 def _closest_option(parser: argparse.ArgumentParser, word: str) -> str | None:
     import difflib  # only on this error
 
@@ -165,9 +177,9 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     check.add_argument(
         "--jobs",
         "-j",
-        type=int,
+        type=_jobs,
         metavar="N",
-        help="worker processes for large trees (default: all cores)",
+        help="worker processes for large trees (default, or 0: all cores)",
     )
     check.add_argument("--fix", action="store_true", help="apply safe fixes in place")
     check.add_argument(
