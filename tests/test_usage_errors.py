@@ -1,7 +1,11 @@
-"""A usage error is short and says what was meant: the closest option for a misspelt one, and
-one usage line, not argparse's list of every option of check."""
+"""The command line as a new user meets it: a usage error is short and says what was meant (the
+closest option for a misspelt one, one usage line, not argparse's list of every option of
+check); paths may follow options; --output never replaces a source and makes its folder; a run
+that finds no file warns; --statistics is the same table in every format read by people."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -118,3 +122,23 @@ def test_output_makes_its_folder(tmp_path, capsys) -> None:
 @pytest.mark.parametrize("jobs", ["-3", "x"])
 def test_jobs_takes_zero_or_more(capsys, jobs: str) -> None:
     assert "expected a number of worker processes" in _usage_error(capsys, "check", "-j", jobs)
+
+
+@pytest.mark.parametrize("fmt", ["text", "concise", "grouped", "full"])
+def test_statistics_is_the_table_in_every_format_read_by_people(tmp_path, capsys,
+                                                                fmt: str) -> None:
+    kernel = tmp_path / "k.cu"
+    kernel.write_text(SOURCE)
+    main(["check", str(kernel), "--statistics", "--output-format", fmt, "--no-cache"])
+    out = capsys.readouterr().out
+    assert re.search(r"^\s+1\s+PTX101\s+missing-volatile$", out, re.M), out
+    assert "mov.u32" not in out  # the table, not the findings
+
+
+def test_statistics_with_a_machine_format_says_it_is_ignored(tmp_path, capsys) -> None:
+    kernel = tmp_path / "k.cu"
+    kernel.write_text(SOURCE)
+    main(["check", str(kernel), "--statistics", "--output-format", "json", "--no-cache"])
+    captured = capsys.readouterr()
+    assert '"PTX101"' in captured.out
+    assert "--statistics is ignored with --output-format json" in captured.err

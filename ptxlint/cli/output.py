@@ -39,6 +39,12 @@ def render(args: argparse.Namespace, result: RunResult, config: Config, selector
         return "".join(result.diffs)
     if args.fix_only:
         return ""  # the findings left are not the point of --fix-only
+    # --statistics: the table in place of the findings, for any format read by people (concise,
+    # grouped... printed their findings and no table); a machine's format has no place for it
+    statistics = args.statistics and args.format in HUMAN_FORMATS
+    if args.statistics and not statistics:
+        print(f"ptxlint: warning: --statistics is ignored with --output-format {args.format}: "
+              f"it prints a table for people ({', '.join(HUMAN_FORMATS)})", file=sys.stderr)
     if args.format == "json":
         from ptxlint.report import json_format
 
@@ -52,7 +58,7 @@ def render(args: argparse.Namespace, result: RunResult, config: Config, selector
         from ptxlint.report import github_format
 
         return github_format.render(result)
-    if args.format in extra_formats():
+    if args.format in extra_formats() and not statistics:
         from ptxlint.report import formats
 
         return formats.render(args.format, result, quiet=args.quiet,
@@ -67,7 +73,7 @@ def render(args: argparse.Namespace, result: RunResult, config: Config, selector
         result,
         style=text_format.Style(color=color),
         quiet=args.quiet,
-        statistics=args.statistics,
+        statistics=statistics,
         show_info=args.show_info or config.fail_on == "info",
     )
 

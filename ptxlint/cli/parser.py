@@ -151,7 +151,12 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
         help="with sarif: the code scanning category, written to automationDetails.id",
     )
     check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
-    check.add_argument("--statistics", action="store_true", help="count findings per rule")
+    check.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print the count of findings per rule in place of the findings (with text, "
+        "concise, grouped, full or pylint)",
+    )
     check.add_argument("--quiet", "-q", action="store_true", help="findings only, no summary")
     check.add_argument(
         "--fail-on",
