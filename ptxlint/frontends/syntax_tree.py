@@ -12,6 +12,7 @@ import tree_sitter
 import tree_sitter_cuda
 
 from ptxlint import collector
+from ptxlint.frontends.split_conditionals import split_conditionals
 from ptxlint.lazy_regex import on_first_use
 
 # Headers are CUDA more often than not in the projects ptxlint is for; the CUDA grammar is a
@@ -61,6 +62,8 @@ class ParsedSource:
     # CUDA's alignment macros left out of the parse (``attribute_macros``): nothing a reader
     # needs is there, but a parse resumed from this tree must leave them out too
     skipped: tuple[tuple[int, int], ...] = ()
+    # ``skipped`` holds ``#if`` groups split across braces too (``split_conditionals``)
+    split: bool = False
     # a reader needed what was left out (``reads``): whoever left it out parses the whole file
     missed: bool = field(default=False, compare=False)
 
@@ -148,10 +151,55 @@ def parse(path: str, text: str) -> ParsedSource:
     data = text.encode("utf-8", "surrogatepass")
     grammar = grammar_for(path, text)
     skipped = attribute_macros(data)
-    if skipped:
-        return ParsedSource(text, data, _parse_ranges(data, grammar, skipped), grammar,
-                            skipped=skipped)
-    return ParsedSource(text, data, _parser(grammar).parse(data), grammar)
+    tree = _parse_ranges(data, grammar, skipped) if skipped else _parser(grammar).parse(data)
+    return _with_split_conditionals(ParsedSource(text, data, tree, grammar, skipped=skipped))
+
+
+def _with_split_conditionals(parsed: ParsedSource) -> ParsedSource:
+    """``parsed``, or where its tree has an error that ``#if`` groups holding half a brace pair
+    explain, the file parsed again without them (``split_conditionals``). Only a tree with an
+    error pays for the scan, which costs 10-20% of a parse."""
+    if not parsed.tree.root_node.has_error:
+        return parsed
+    split = split_conditionals(parsed.data)
+    if not split:
+        return parsed
+    left_out = _merged(_merged(parsed.unread, parsed.skipped), split)
+    tree = _parse_ranges(parsed.data, parsed.grammar, left_out)
+    if _errors(tree) >= _errors(parsed.tree):
+        # the groups were not what confused the parse (uccl's allreduce.hpp, whose first
+        # branch, read as plain code, confuses it more): the tree that errs less is kept
+        return parsed
+    return ParsedSource(parsed.text, parsed.data, tree, parsed.grammar, unread=parsed.unread,
+                        skipped=tuple(_merged(parsed.skipped, split)), split=True)
+
+
+def _errors(tree: tree_sitter.Tree) -> tuple[int, int]:
+    """How many bytes of ``tree`` lie in its outermost ERROR nodes, and how many tokens its
+    recovery made up (MISSING: an ``#endif`` closing a branch early reads the rest as
+    ``#else``'s)."""
+    captured = tree_sitter.QueryCursor(_error_query(tree.language)).captures(tree.root_node)
+    total = covered_to = 0
+    for node in sorted(captured.get("error", ()), key=lambda n: n.start_byte):
+        if node.start_byte >= covered_to:
+            total += node.end_byte - node.start_byte
+            covered_to = node.end_byte
+    return total, len(captured.get("missing", ()))
+
+
+@cache
+def _error_query(language: tree_sitter.Language) -> tree_sitter.Query:
+    return tree_sitter.Query(language, "(ERROR) @error (MISSING) @missing")
+
+
+def skipped_after_edit(old: ParsedSource, data: bytes) -> tuple[tuple[int, int], ...]:
+    """What a parse of ``data``, an edit of ``old``'s text inside one string literal, leaves
+    out, as ``parse`` would: the alignment macros, and the split ``#if`` groups where ``old``'s
+    parse left them out (an edit inside a literal changes no brace and no directive)."""
+    skipped = attribute_macros(data)
+    if old.split:
+        skipped = tuple(_merged(skipped, split_conditionals(data)))
+    return skipped
 
 
 # CUDA's alignment macros (host_defines.h: ``__align__(n)`` is ``__attribute__((aligned(n)))``;
@@ -243,8 +291,9 @@ def parse_leaving_out(
     grammar = grammar_for(path, text)
     skipped = attribute_macros(data)
     left_out = _merged(unread, skipped) if skipped else unread
-    return ParsedSource(text, data, _parse_ranges(data, grammar, left_out), grammar,
-                        unread=tuple(unread), skipped=skipped)
+    return _with_split_conditionals(
+        ParsedSource(text, data, _parse_ranges(data, grammar, left_out), grammar,
+                     unread=tuple(unread), skipped=skipped))
 
 
 def _merged(a: Sequence[tuple[int, int]], b: Sequence[tuple[int, int]]

@@ -64,9 +64,9 @@ from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.frontends.statement_problems import spells_offsets
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
-    attribute_macros,
     grammar_for,
     parse_again,
+    skipped_after_edit,
 )
 from ptxlint.model import (
     AsmStatement,
@@ -462,7 +462,7 @@ def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
     data = text.encode("utf-8", "surrogatepass")
     if len(data) == len(old.data):
         return _EditedSource(text, data, old.positions(), old.grammar,
-                             skipped=attribute_macros(data))
+                             skipped=skipped_after_edit(old, data), split=old.split)
     start_b = old.to_byte(edit.start)
     old_end_b = old.to_byte(edit.old_end)
     new_end_b = start_b + len(text[edit.start : edit.new_end].encode("utf-8", "surrogatepass"))
@@ -475,7 +475,8 @@ def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
         old_end_point=_point(old.data, old_end_b),
         new_end_point=_point(data, new_end_b),
     )
-    return _EditedSource(text, data, tree, old.grammar, skipped=attribute_macros(data))
+    return _EditedSource(text, data, tree, old.grammar, skipped=skipped_after_edit(old, data),
+                         split=old.split)
 
 
 def _point(data: bytes, byte: int) -> tuple[int, int]:
