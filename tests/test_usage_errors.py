@@ -142,3 +142,12 @@ def test_statistics_with_a_machine_format_says_it_is_ignored(tmp_path, capsys) -
     captured = capsys.readouterr()
     assert '"PTX101"' in captured.out
     assert "--statistics is ignored with --output-format json" in captured.err
+
+
+def test_rules_as_json_is_every_rule_s_documentation(capsys) -> None:
+    import json
+
+    assert main(["rule", "--all", "--output-format", "json"]) == 0
+    every = json.loads(capsys.readouterr().out)
+    assert main(["rules", "--output-format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == every

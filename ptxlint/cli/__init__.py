@@ -164,6 +164,10 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace,
     if args.command == "rules":
         from ptxlint.cli.docs import cmd_rules
 
+        if args.output_format == "json":  # every rule's data, as `rule --all` gives it
+            from ptxlint.cli.docs import cmd_rule
+
+            return cmd_rule(None, show_all=True, output_format="json")
         return cmd_rules()
     if args.command == "rule":
         from ptxlint.cli.docs import cmd_rule

@@ -63,7 +63,7 @@ class _Parser(argparse.ArgumentParser):
                 if word.startswith("--") and (close := _closest_option(self, word)) else word
                 for word in words
             ]
-            message = f"{head} {', '.join(named)}"
+            message = f"{head} {' '.join(named)}"
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n"
                      f"For more information, try '{self.prog} --help'.\n")
@@ -250,11 +250,18 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
         help="list statements that were found but not linted, with the reason",
     )
 
-    sub.add_parser(
+    rules = sub.add_parser(
         "rules",
         help="list all rules",
         epilog=help_text.RULES,
         formatter_class=_Formatter,
+    )
+    rules.add_argument(
+        "--output-format",
+        choices=("text", "json"),
+        default="text",
+        help="text (one line per rule, default) or json (every rule's documentation, as "
+        "`ptxlint rule --all --output-format json`)",
     )
     rule = sub.add_parser(
         "rule",
