@@ -176,6 +176,11 @@ def test_configuration_is_found_per_folder_and_reloaded(tmp_path) -> None:
     assert len(told) == 1 and "configuration error" in told[0]
     assert is_config_file(str(tmp_path / "pyproject.toml"))
     assert not is_config_file(str(source))
+    # a selector that names no rule: the file and key, as `ptxlint check` says it
+    (tmp_path / "ptxlint.toml").write_text('ignore = ["PTX00l"]\n')
+    linter.invalidate()
+    linter.lint(str(source), BAD)
+    assert f"{tmp_path / 'ptxlint.toml'}: ignore: unknown rule selector(s): PTX00l" in told[-1]
 
 
 def test_rule_docs_link_is_a_template_or_a_written_page(tmp_path, monkeypatch) -> None:

@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ptxlint import rule_memo
-from ptxlint.config import Config, ConfigError, RuleSelector, find_config, load_config, parse_arch
+from ptxlint.config import (
+    Config,
+    ConfigError,
+    RuleSelector,
+    find_config,
+    load_config,
+    parse_arch,
+    selectors_by_key,
+    unknown_selectors_message,
+)
 from ptxlint.engine import FileResult, instantiate, lint_source
 from ptxlint.fix import FixOutcome, fix_text
 from ptxlint.lsp.incremental import IncrementalLinter
@@ -106,14 +115,10 @@ class Linter:
             config = Config()
         known = [(r.id, r.name) for r in self.rule_classes]
         selector = RuleSelector(config, known, preview_rules=preview_ids(self.rule_classes))
-        unknown = selector.unknown_selectors(known)
-        if unknown:
-            where = f" in {config_path}" if config_path else ""
-            named = [
-                f"{u} (did you mean {guess!r}?)" if (guess := selector.suggestion(u)) else u
-                for u in unknown
-            ]
-            self._tell(f"unknown rule selector(s){where}: {', '.join(named)}")
+        # the key of each, as `ptxlint check` names it
+        unknown = unknown_selectors_message(selector, selectors_by_key(config))
+        if unknown is not None:
+            self._tell(f"{config_path}: {unknown}" if config_path else unknown)
         arch, suffix = None, ""
         if config.arch:
             try:
