@@ -151,3 +151,15 @@ def test_rules_as_json_is_every_rule_s_documentation(capsys) -> None:
     every = json.loads(capsys.readouterr().out)
     assert main(["rules", "--output-format", "json"]) == 0
     assert json.loads(capsys.readouterr().out) == every
+
+
+def test_config_naming_a_pyproject_without_our_table_warns(tmp_path, capsys) -> None:
+    (tmp_path / "k.cu").write_text(
+        '__device__ void f() { asm volatile("membar.gl;" ::: "memory"); }\n')
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "x"\n')
+    assert main(["check", str(tmp_path), "--config", str(pyproject)]) == 0
+    assert "no [tool.ptxlint] table in it; the defaults apply" in capsys.readouterr().err
+    pyproject.write_text('[tool.ptxlint]\nselect = ["PTX1"]\n')
+    assert main(["check", str(tmp_path), "--config", str(pyproject)]) == 0
+    assert "no [tool.ptxlint] table" not in capsys.readouterr().err

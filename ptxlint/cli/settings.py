@@ -46,7 +46,12 @@ def settings(args: argparse.Namespace) -> FileSettings:
     """The run's settings (those of the paths' common folder); ``args.resolver`` then gives
     each file's own, ``args.rule_classes`` the loaded rules."""
     from ptxlint import stdin_input
-    from ptxlint.config import parse_per_file_ignore_arg, unknown_selectors_message
+    from ptxlint.config import (
+        PYPROJECT,
+        _has_ptxlint_table,
+        parse_per_file_ignore_arg,
+        unknown_selectors_message,
+    )
     from ptxlint.config_discovery import ConfigResolver, split_config_args
     from ptxlint.registry import describe_entry_points, load_rules, preview_ids
 
@@ -67,6 +72,11 @@ def settings(args: argparse.Namespace) -> FileSettings:
         )
     rule_classes = list(loaded.rules)
     explicit, key_values = split_config_args(args.config)
+    if explicit is not None and os.path.basename(explicit) == PYPROJECT \
+            and not _has_ptxlint_table(explicit):
+        # named on purpose, and nothing in it applies: the run would look configured
+        print(f"ptxlint: warning: --config {explicit}: no [tool.ptxlint] table in it; the "
+              "defaults apply", file=sys.stderr)
     resolver = ConfigResolver(
         rules=tuple((r.id, r.name) for r in rule_classes),
         cli=dict(
