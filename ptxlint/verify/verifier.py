@@ -470,15 +470,16 @@ class Verifier:
         if reasons or not tools:
             return unverifiable("; ".join(reasons) or "nothing could be compiled", arch, tool,
                                 method)
-        where = ", ".join(archs)
+        # the verdict's line names the tool and the first target: the evidence names the
+        # other targets only ("unverifiable by ptxas 13.0 for sm_90: compiles cleanly")
+        also = f" (also for {', '.join(archs[1:])})" if len(archs) > 1 else ""
         if not recipe.refutable:
-            return unverifiable(f"compiles cleanly with {tool} for {where}: {recipe.why_clean}",
+            return unverifiable(f"compiles cleanly{also}: {recipe.why_clean}",
                                 archs[0], tool, method)
         if finding.severity is not Severity.ERROR:
-            return unverifiable(f"compiles cleanly with {tool} for {where}: the claim is about "
-                                "the documented contract or another target", archs[0], tool,
-                                method)
-        return Verdict(REFUTED, tool, archs[0], f"{tool} accepts the statement for {where}"
+            return unverifiable(f"compiles cleanly{also}: the claim is about the documented "
+                                "contract or another target", archs[0], tool, method)
+        return Verdict(REFUTED, tool, archs[0], f"accepts the statement{also}"
                        + (" (placed twice)" if PTX in recipe.probes else ""), method)
 
     def _triton_verdict(self, finding: Finding, recipe: Recipe) -> Verdict:
