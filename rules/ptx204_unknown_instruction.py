@@ -30,6 +30,8 @@ _PTX_WORD = on_first_use(r"[a-z][a-z0-9]*\Z")
 # An opcode that is a PTX opcode but for its case or a leading underscore (`_mma`, `MMA`,
 # `Add`): ptxas rejects it ("Not a name of any known instruction").
 _NEAR_PTX = on_first_use(r"_*[A-Za-z][A-Za-z0-9]*\Z")
+# non-ASCII characters, but the stand-in of a part the source does not spell (model.HOLE)
+_NON_ASCII = on_first_use("[^\\x00-\\x7f\ufffc]+")
 
 
 def _modifier_offset(instruction: PtxInstruction, index: int) -> int:
@@ -123,6 +125,15 @@ the others. Its fix writes `//` for each `#` (safe), where the source spells eve
 a comment that holds a non-ASCII character still fails ("Unexpected non-ASCII character",
 ptxas 13.0), which the message says.
 
+It also flags a non-ASCII character anywhere else in the template, a comment included (a note in
+another language, a typographic quote or dash pasted from a document): ptxas 13.0 refuses the
+whole module ("Unexpected non-ASCII character encountered") before reading any instruction,
+`//` and `/* */` comments too, so the kernel does not build. One finding per statement, at the
+first run of such characters, counting the others; one inside an instruction is left to that
+instruction's own finding, and one on a `#` line to that line's. No fix: what the comment
+should say in ASCII is the author's call. A comment of the C++ or Python source outside the
+template is never ptxas's and is not flagged.
+
 One defect, one finding (`ptxlint.analysis.roots`): a form ptxas rejects that the grammar
 matches by its operands' registers (`cvta.to.shared.u32` of a 32-bit register: "32-bit
 addressing") is not reported for an instruction that names a `%N` past the last operand
@@ -206,6 +217,8 @@ spelling was meant is the author's call, even where the message names the neares
             yield from self._directive_findings(statement, beyond)
         if statement.ptx.problems:
             yield from self._hash_lines(statement)
+        if not statement.template.text.isascii():
+            yield from self._non_ascii(statement)
         # one toolkit mends them all, as one guard mends PTX401's (quack's four
         # cvt.rn.bf16x2.e2m1x2 in one template were four findings)
         yield from first_of_each(newer.values(), "that toolkit")
@@ -264,6 +277,27 @@ spelling was meant is the author's call, even where the message names the neares
             f"'{line[:40]}' is no PTX comment{more}: ptxas stops at the '#' (\"Parsing error "
             f"near '#'\"); PTX comments are '//' and '/* */'{ascii_note}",
             fix=fix,
+        )
+
+    def _non_ascii(self, statement: AsmStatement) -> Iterator[Finding]:
+        """The first run of non-ASCII characters outside the instructions (a comment in another
+        language, a typographic quote or dash): ptxas 13.0 refuses the whole module ("Unexpected
+        non-ASCII character encountered"), in a '//' comment too. One finding per statement,
+        counting the others; in an instruction the word's own finding speaks, and on a '#'
+        line ``_hash_lines``'s."""
+        text = statement.template.text
+        taken = [(p.start, p.end) for p in statement.ptx.problems if p.kind == "hash-comment"]
+        taken.extend((i.start, i.end) for i in statement.ptx.instructions)
+        runs = [m.span() for m in _NON_ASCII().finditer(text)
+                if not any(a <= m.start() < b for a, b in taken)]
+        if not runs or not analysis_of(statement).clearly_ptx:
+            return
+        start, end = runs[0]
+        more = f" (and {len(runs) - 1} more)" if len(runs) > 1 else ""
+        yield self.finding(
+            statement, self.template_span(statement, start, end),
+            f"'{text[start:end][:20]}' is not ASCII{more}: ptxas takes no other character, in a "
+            "comment either (\"Unexpected non-ASCII character encountered\"), and stops",
         )
 
     def _unknown_word(self, statement: AsmStatement, span: Span, message: str,
