@@ -4,7 +4,7 @@ Usage:
     python benchmarks/ceilings.py [TREE ...]      (default: the CUDA include tree and CUTLASS's
                                                     include/, as benchmarks/bench.py finds them)
 
-Issue 14 asks for a lint of the asm-bearing files in at most their bare parse, and for no file
+A goal once set was a lint of the asm-bearing files in at most their bare parse, and no file
 over 1.5x its own. These figures bound what a change of design could give, before anyone builds
 one:
 

@@ -2,9 +2,9 @@
 
     python benchmarks/resident_probe.py [--python PY] [--repeat N]
 
-Issue 14 asks for one small file in at most 5x ``python -c pass``. The command's own process
+A goal once set was one small file in at most 5x ``python -c pass``. The command's own process
 cannot get there: importing the standard library modules and tree-sitter alone is about 4.5x
-(session 10). This probe measures the other design before anyone builds it. A throwaway server
+(measured). This probe measures the other design before anyone builds it. A throwaway server
 imports ptxlint and runs ``cli.main`` for each request on a Unix socket. A client of a dozen
 lines (socket, json) sends it argv and the working folder, and prints what comes back. The
 figures are the best of ``--repeat`` runs of each on ``bench.SMALL``, in wall time

@@ -16,7 +16,7 @@ unless ``--fetch`` is given: then a missing sdist comes through ``scripts/fetch_
 
 Per tree it prints: asm statements linted, statements skipped (host assembly, other dialects),
 findings per rule and severity, findings nobody has reviewed (errors and warnings), and findings
-reviewed as false. The goals (issue 18): no error judged false, at most 5% false among reviewed
+reviewed as false. The goals: no error judged false, at most 5% false among reviewed
 warnings. The exit status is 1 when a goal is missed or an error is unreviewed, else 0.
 
 A reviewed finding (``[[finding]]``) is keyed by tree, rule, path (relative to the tree) and

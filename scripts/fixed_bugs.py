@@ -80,7 +80,7 @@ REPOS: tuple[str, ...] = (
     "facebookresearch+faiss", "rapidsai+raft", "Dao-AILab+quack", "pytorch+ao",
     "mobiusml+gemlite", "fla-org+flash-linear-attention", "linkedin+Liger-Kernel", "cupy+cupy",
     "NVIDIA+numba-cuda",
-    # mined for issue 37's unseen check (tests/data/fixed_bugs.toml: the halves)
+    # mined for the first unseen check (tests/data/fixed_bugs.toml: the halves)
     "InternLM+lmdeploy", "NVIDIA+warp", "NVlabs+tiny-cuda-nn", "flashinfer-ai+flashinfer",
     "microsoft+mscclpp", "microsoft+DeepSpeed", "pytorch+FBGEMM", "uccl-project+uccl",
     "turboderp-org+exllamav3", "NVIDIA+AMGX", "lattice+quda", "ginkgo-project+ginkgo",

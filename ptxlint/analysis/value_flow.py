@@ -27,16 +27,16 @@ node (O(depth)); the climb to the innermost function around it (each tree-sitter
 a descent from the root) is paid only by the few occurrences whose parent may give the name a
 value (a declarator, an assignment's left side, ``++``, ``&``, an asm output), not by its uses.
 
-Measured (sessions 6 and 7, a sampling profile of a flashinfer folder sample):
-- Finding a function's occurrences cost 6.0% of a lint with the whole-file index (session 6's
+Measured (a sampling profile of a flashinfer folder sample):
+- Finding a function's occurrences cost 6.0% of a lint with the whole-file index (the first
   choice), and 4.5% with the body searched per name.
 - An asm-bearing function is most of its file and is asked about 20-170 names, so a per-name
   search of the whole file for every name did not pay either.
-Measured (session 9, flashinfer's include and csrc, in process, CPU seconds in
+Measured (flashinfer's include and csrc, in process, CPU seconds in
 ``operand_value``: 11.4 s before, of a 71 s lint):
 - A search costs 0.37 ns a byte plus 150 ns a raw occurrence of the name; an index of every
   token's offsets 20 ns a byte (regex tokenising: 9 ns of it), so it paid after about 55
-  searches of the file, not after 16 names as session 7 had it. csrc/kda asked 10-40 names of
+  searches of the file, not after 16 names as first estimated. csrc/kda asked 10-40 names of
   the file and searched its bodies 69 times the files' bytes (3.4 GB in all, 1.3 s).
 - A tree-sitter query over a body (to list only the occurrences that give a name a value)
   costs 27-39 ns a byte: dearer than the searches. Nearly every searched body holds a parse
@@ -49,7 +49,7 @@ Measured (session 9, flashinfer's include and csrc, in process, CPU seconds in
 - What is left is spread thin: the searches (about a third), the descents, and the value
   recursion's per-node steps (about 9 nodes per operand). Freeing an evicted file's facts
   frees its tree (2.7% of the in-process lint, which never calls ``file_memos.release``).
-Session 10: the chunks' sets hold whole tokens, so a function of many names sharing their
+Then the chunks' sets came to hold whole tokens, so a function of many names sharing their
 letters (``q0`` ... ``q4000``) is linear again (see the class); ``operand_value`` on kda and
 cake_dsv4 unchanged (3.83-3.99 s against 3.83-3.86 s).
 """
@@ -179,7 +179,7 @@ _IDENTIFIER = on_first_use(rb"[A-Za-z_]\w*")
 # What a search costs, in bytes scanned: each raw occurrence of the name (a hit that may sit
 # inside a longer word) costs as much as this many bytes (150 ns against 0.37 ns).
 _RAW_HIT_BYTES = 400
-# Building a file's ``_Chunks`` costs about 14 searches of the file (5 ns a byte; session 10's
+# Building a file's ``_Chunks`` costs about 14 searches of the file (5 ns a byte; the
 # sets of whole tokens, 7.6-8.2 ns a byte on csrc/kda's largest files, against 1.1 ns a byte
 # for a search of a common name there): the file is searched without them until its searches
 # have cost this many times its bytes.

@@ -1,7 +1,7 @@
 """The Python APIs that carry PTX (or CUDA C++ holding PTX), and the byte prefilter.
 
 ``PREFILTER`` is the one list of byte strings a file must contain for the Python front end
-to parse it; discovery and the runner may read it to skip files early (issue 14).
+to parse it; discovery and the runner may read it to skip files early.
 """
 
 from __future__ import annotations
