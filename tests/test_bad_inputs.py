@@ -1,4 +1,4 @@
-"""The bad-input table of issue 13: each row is an input an attacker or an unlucky user gives
+"""The bad-input table: each row is an input an attacker or an unlucky user gives
 ptxlint, and what must happen (a clear message and exit 2, never a traceback, never a command
 run, bounded time). Toolchain rows skip without nvcc/ptxas."""
 
@@ -245,7 +245,7 @@ _FUNCTION = ('__device__ unsigned f{n}(unsigned a, unsigned b) {{\n  unsigned t 
 def test_memory_per_statement_is_bounded():
     """The 170,000-statement file peaked at 1.18 GB (6.1 KB a statement here: tuples of ints
     for the template's offsets, a __dict__ per Span); 0.87 GB since. The full file is measured
-    by hand (the closing note of issue 13); this keeps the per-statement cost from creeping."""
+    by hand (when the table was written); this keeps the per-statement cost from creeping."""
     import tracemalloc
 
     from ptxlint.engine import instantiate, lint_source

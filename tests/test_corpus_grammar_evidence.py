@@ -1,5 +1,5 @@
 """Proof from ptxas, on instantiations, for grammar errors reviewed as real defects in the
-corpora (tests/data/reviewed_findings.toml, "issue 16b"): an error in a template or a member
+corpora (tests/data/reviewed_findings.toml, its instruction-grammar blocks): an error in a template or a member
 template counts only once a compile of an instantiation shows ptxas rejecting it.
 
 - ThunderKittens ``multimem<bf16>``/``multimem<half>`` (include/common/multimem.cuh): scalar

@@ -1,7 +1,7 @@
 """Proof from ptxas, on instantiations of the real code, for the grammar errors that
 tests/data/reviewed_findings.toml lists as real defects in code that no build of its package
-compiles (flashinfer's sdist, the "issue 16" block; TransformerEngine's ``_LOOSE_PRECISION``
-cvt.rs, "issue 16b (cvt)"; fmha_v2's ``Hgmma_rfa_fp16<8, TB>``): such an error stays only once a
+compiles (flashinfer's sdist, the instruction-grammar block; TransformerEngine's ``_LOOSE_PRECISION``
+cvt.rs, the "cvt" block; fmha_v2's ``Hgmma_rfa_fp16<8, TB>``): such an error stays only once a
 compile of an instantiation shows ptxas rejecting that very statement.
 
 Each probe includes the corpus header (or, where the header cannot compile on its own, takes the

@@ -1,5 +1,5 @@
 """Proof from nvcc/ptxas 13.0 for the tensor-core grammar errors reviewed as real defects in
-the corpora (tests/data/reviewed_findings.toml, "issue 16a"):
+the corpora (tests/data/reviewed_findings.toml, its tensor-core grammar block):
 
 - flashinfer ``m16k32_rowsum_f8f8f32<__nv_fp8_e5m2>`` (include/flashinfer/mma.cuh): the e5m2
   branch spells ``.m16n8k16`` with the fragments of ``.m16n8k32``.

@@ -170,7 +170,7 @@ def test_undocumented_form_is_a_warning() -> None:
     assert finding.severity.value == "warning" and "does not document" in finding.message
 
 
-# --------------------------------------------------------------------------- issue 16b
+# --------------------------------------------------------------------------- forms met in the corpora
 
 
 # benchmark-style register names: %h b16, %r b32, %rd b64, %f f32, %c b8

@@ -1,4 +1,4 @@
-"""Families written down in session 3 (each case assembled with ptxas 13.0 first): st.async,
+"""Families written down together (each case assembled with ptxas 13.0 first): st.async,
 the narrow-float and accumulation-precision multimem forms, st .v8 of 8/16-bit types."""
 
 from __future__ import annotations

@@ -304,7 +304,7 @@ _IMMEDIATES = [
     "threadIdx.x / 32",
     "blockDim.x",
     "warpSize",
-    # function parameters and non-constexpr locals (issue 17: ptxlint/analysis/cxx_facts.py)
+    # function parameters and non-constexpr locals (ptxlint/analysis/cxx_facts.py)
     "runtime",
     "runtime * 2 + N",
     "sizeof(runtime)",

@@ -296,7 +296,7 @@ __global__ void k(int *p, int *out) {
     assert code(bad).count("ld.global.u32") == code(good).count("ld.global.u32") == 2
 
 
-# Register-only and asynchronous instructions in a volatile asm (issue 18, item 6): a C++
+# Register-only and asynchronous instructions in a volatile asm: a C++
 # shared-memory store before the asm and a load after it, compiled with and without the
 # clobber. The PTX is the same, with the store still before the asm and the load after it:
 # nvcc orders volatile asm against C++ memory accesses anyway, and these instructions touch no

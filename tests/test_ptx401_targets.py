@@ -112,7 +112,7 @@ def test_ptx402_severity_follows_target() -> None:
     assert lint_text(old_only, select=("PTX402",)) == []
 
 
-# --------------------------------------------------------------------------- issue 18, item 3
+# --------------------------------------------------------------------------- guards read as target sets
 
 
 def test_guards_become_target_sets() -> None:
@@ -261,7 +261,7 @@ __device__ float max3(float a, float b, float c) {
     assert len(lint_text(words + kernel, select=("PTX401",))) == 1
 
 
-# --------------------------------------------------------------------------- issue 16b: f targets
+# --------------------------------------------------------------------------- f targets
 
 
 def test_family_features_are_refused_on_the_plain_target() -> None:

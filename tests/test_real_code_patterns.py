@@ -1,4 +1,4 @@
-"""Patterns seen in real kernels (issue 18), as fixture pairs in fixtures/real_code/: each bad
+"""Patterns seen in real kernels, as fixture pairs in fixtures/real_code/: each bad
 fixture is flagged on exactly the lines it marks (``expect: PTXnnn``) by the rules its
 ``// rules:`` header names, and its clean twin is silent for those rules."""
 
@@ -160,7 +160,7 @@ __device__ float f(const float *p, int i) {
 
 def test_a_pointer_every_caller_converts_is_not_converted_again() -> None:
     text = (FOLDER / "helpers_clean.cu").read_text(encoding="utf-8")
-    # Before issue 18 the parameter `window` drew a finding with a *safe* fix that wrapped it in
+    # Once, the parameter `window` drew a finding with a *safe* fix that wrapped it in
     # __cvta_generic_to_shared a second time.
     assert [f for f in lint_text(text, select=("PTX301",)) if f.rule == "PTX301"] == []
     # A call site that passes a plain pointer makes the parameter unknown again: flagged, and
