@@ -217,7 +217,7 @@ spelling was meant is the author's call, even where the message names the neares
             yield from self._directive_findings(statement, beyond)
         if statement.ptx.problems:
             yield from self._hash_lines(statement)
-        if not statement.template.text.isascii():
+        if statement.ptx.instructions and not statement.template.text.isascii():
             yield from self._non_ascii(statement)
         # one toolkit mends them all, as one guard mends PTX401's (quack's four
         # cvt.rn.bf16x2.e2m1x2 in one template were four findings)

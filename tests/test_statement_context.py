@@ -244,7 +244,26 @@ void sleep_for(unsigned long long ns)
 
 def test_braces_opened_in_each_branch_of_an_if() -> None:
     # each branch opens the `if`'s brace: the tree's braces no longer balance, the scan's
-    # do (each branch starts with the braces its #if found)
+    # do (each branch starts with the braces its #if found). The #else holds an asm
+    # statement, so the parse keeps the group (frontends/split_conditionals.py)
+    text = """__device__ void f(int x, unsigned* p) {
+#if A
+  if (x) {
+#else
+  asm volatile("membar.cta;" ::: "memory");
+  if (!x) {
+#endif
+    *p = 1;
+  }
+  asm volatile("membar.gl;" ::: "memory");
+}
+"""
+    assert _contexts(text) == [("f", ("__device__",))] * 2
+
+
+def test_braces_opened_in_each_branch_without_asm_are_read_by_the_tree() -> None:
+    # the same group without an asm statement in a branch: the parse leaves out the #else,
+    # and the tree itself names the function
     text = """__device__ void f(int x, unsigned* p) {
 #if A
   if (x) {
@@ -256,7 +275,10 @@ def test_braces_opened_in_each_branch_of_an_if() -> None:
   asm volatile("membar.gl;" ::: "memory");
 }
 """
-    assert _contexts(text) == [("f", ("__device__",))]
+    statements = extract_statements(SourceFile("k.cuh", text)).statements
+    assert _tree_names_a_function(text, statements[0].span.start)
+    assert [(s.context.function, s.context.function_specifiers) for s in statements] == [
+        ("f", ("__device__",))]
 
 
 def test_file_scope_asm_beside_lost_functions_stays_without_a_function() -> None:
