@@ -65,8 +65,8 @@ class _Group:
 
 
 def split_conditionals(data: bytes) -> tuple[tuple[int, int], ...]:
-    """The byte ranges to leave out of ``data``'s parse: for each conditional group a branch of
-    which opens or closes a brace it does not pair (outside comments and literals), its
+    """The byte ranges to leave out of ``data``'s parse, sorted: for each conditional group a
+    branch of which opens or closes a brace it does not pair (outside comments and literals), its
     directive lines and every branch but one (the first; the ``#else`` of ``#if 0``); () where
     there is none, or where the choice would not pair the file's braces."""
     if b"#" not in data or b"{" not in data or not _counts_unpaired(data):
@@ -110,13 +110,9 @@ def split_conditionals(data: bytes) -> tuple[tuple[int, int], ...]:
                 depth += kept.depth
     if stack or depth != 0 or low < 0 or not out:
         return ()
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(out):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return tuple(merged)
+    # sorted; overlapping where a group lies in a branch left out (the parse joins them:
+    # syntax_tree._merged)
+    return tuple(sorted(out))
 
 
 def _settle(data: bytes, group: _Group, out: list[tuple[int, int]]) -> _Branch | None:

@@ -178,7 +178,8 @@ def _errors(tree: tree_sitter.Tree) -> tuple[int, int]:
     """How many bytes of ``tree`` lie in its outermost ERROR nodes, and how many tokens its
     recovery made up (MISSING: an ``#endif`` closing a branch early reads the rest as
     ``#else``'s)."""
-    captured = tree_sitter.QueryCursor(_error_query(tree.language)).captures(tree.root_node)
+    errors = query(tree.language, "(ERROR) @error (MISSING) @missing")
+    captured = tree_sitter.QueryCursor(errors).captures(tree.root_node)
     total = covered_to = 0
     for node in sorted(captured.get("error", ()), key=lambda n: n.start_byte):
         if node.start_byte >= covered_to:
@@ -188,8 +189,10 @@ def _errors(tree: tree_sitter.Tree) -> tuple[int, int]:
 
 
 @cache
-def _error_query(language: tree_sitter.Language) -> tree_sitter.Query:
-    return tree_sitter.Query(language, "(ERROR) @error (MISSING) @missing")
+def query(language: tree_sitter.Language, source: str) -> tree_sitter.Query:
+    """The query ``source`` compiled for ``language``, once per process (a compile reads the
+    grammar's whole table: milliseconds each)."""
+    return tree_sitter.Query(language, source)
 
 
 def skipped_after_edit(old: ParsedSource, data: bytes) -> tuple[tuple[int, int], ...]:
