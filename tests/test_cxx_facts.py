@@ -148,7 +148,7 @@ def test_a_small_function_of_a_big_file_is_walked_with_the_same_facts(
     of its file: the grammar-wide query (tens of ms to compile, once per process) is not
     compiled for it, and the facts are the query's."""
     from ptxlint.analysis import cxx_facts
-    from ptxlint.frontends.syntax_tree import WALK_LIMIT
+    from ptxlint.frontends.syntax_tree import WALK_LIMIT, query
 
     padding = "// " + "x" * 120 + "\n"
     text = padding * (WALK_LIMIT // len(padding) + 1) + SOURCE
@@ -160,12 +160,18 @@ def test_a_small_function_of_a_big_file_is_walked_with_the_same_facts(
         assert facts is not None
         return [(facts.prior_value(n, here), facts.non_constant(n, here)) for n in names]
 
-    monkeypatch.setattr(cxx_facts, "_QUERIES", {})
+    asked: list[str] = []
+
+    def recording_query(language: object, source: str) -> object:
+        asked.append(source)
+        return query(language, source)
+
+    monkeypatch.setattr(cxx_facts, "query", recording_query)
     walked = answers()
-    assert cxx_facts._QUERIES == {}  # no query compiled for the small function
+    assert asked == []  # no query compiled for the small function
     monkeypatch.setattr(cxx_facts, "WALK_LIMIT", 0)  # every body by the query
     assert answers() == walked
-    assert cxx_facts._QUERIES
+    assert asked
 
 
 def test_the_facts_read_the_scope_tables_typing_reads() -> None:

@@ -56,6 +56,7 @@ from ptxlint.frontends.syntax_tree import (
     ParsedSource,
     nodes_of_kinds,
     own_parameter_list,
+    query,
 )
 from ptxlint.model import AsmStatement
 
@@ -180,7 +181,8 @@ class FunctionFacts:
             self._identifiers = None
             if not isinstance(pending, list):
                 lo, hi = pending.start_byte, pending.end_byte
-                captured = tree_sitter.QueryCursor(_query(self.parsed, _IDENTIFIER_QUERY))
+                identifiers = query(self.parsed.tree.language, _IDENTIFIER_QUERY)
+                captured = tree_sitter.QueryCursor(identifiers)
                 pending = [n for n in captured.captures(pending).get("identifier", ())
                            if lo <= n.start_byte and n.end_byte <= hi]
             for node in pending:
@@ -611,7 +613,8 @@ class _Builder:
                      for name, kinds in _CAPTURES.items()}
         else:
             # the identifiers (most of the captured nodes) only when a rule asks about writes
-            found = tree_sitter.QueryCursor(_query(self.parsed, _QUERY_SOURCE)).captures(fn)
+            compiled = query(self.parsed.tree.language, _QUERY_SOURCE)
+            found = tree_sitter.QueryCursor(compiled).captures(fn)
 
         def inside(kind: str) -> list[Node]:
             return [n for n in found.get(kind, ()) if lo <= n.start_byte and n.end_byte <= hi]
@@ -728,15 +731,6 @@ _QUERY_SOURCE = """
 (for_range_loop) @range
 [(for_statement) (while_statement) (do_statement)] @loop
 """
-_QUERIES: dict[tuple[str, str], tree_sitter.Query] = {}
-
-
-def _query(parsed: ParsedSource, source: str) -> tree_sitter.Query:
-    key = (parsed.grammar, source)
-    query = _QUERIES.get(key)
-    if query is None:
-        query = _QUERIES[key] = tree_sitter.Query(parsed.tree.language, source)
-    return query
 
 
 def _declared_name(declarator: Node | None) -> Node | None:
