@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.split_scopes import kept_in_order, unbalanced
+from ptxlint.analysis.split_scopes import kept_in_order, scope_helper, unbalanced
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -35,7 +35,10 @@ in a later one): the pair balances, and volatile asm statements keep their order
 no outputs (a basic `asm("}")` among them) is volatile without the word: GCC, clang and nvcc
 treat it so (sppark opens `asm("{ .reg.pred %top;");` and closes it with `asm("}");`). The
 same holds for a pair of macros, one that opens the scope and one that closes it, used in
-sequence.
+sequence, and for two helper functions whose asm is nothing but the brace (and
+declarations), one that opens and one that closes the scope (xmp's `nestStart()` is
+`asm volatile("{")`, its `nestEnd()` `asm volatile("}")`): they are called in sequence
+wherever they are defined.
 
 ## Example
 ```cuda
@@ -78,18 +81,27 @@ def _split_scope(statement: AsmStatement, context: RuleContext, opens: bool) -> 
     either order (``OPEN_SCOPE()`` and ``CLOSE_SCOPE()`` expand in sequence where they are
     used, wherever they are defined)."""
     in_macro = statement.context.function is None and statement.context.macro is not None
+    helper = scope_helper(statement)
+
+    def helper_pair(other: AsmStatement) -> bool:
+        """Two helpers of the file, each only a brace (and declarations): ``nestStart()`` and
+        ``nestEnd()`` are called in sequence wherever they are defined."""
+        return (helper and other.context.function is not None
+                and other.context.function != statement.context.function
+                and scope_helper(other))
 
     def neighbour(other: AsmStatement) -> bool:
         if other is statement or not kept_in_order(other) or other.template.has_holes:
             return False
         if in_macro:
             return other.context.function is None and other.context.macro is not None
-        return (other.context.function == statement.context.function
-                and other.context.macro == statement.context.macro)
+        return helper_pair(other) or (other.context.function == statement.context.function
+                                      and other.context.macro == statement.context.macro)
 
     near = [s for s in context.file_statements if neighbour(s)]
     if opens:
-        later = [s for s in near if in_macro or s.span.start > statement.span.start]
+        later = [s for s in near
+                 if in_macro or helper_pair(s) or s.span.start > statement.span.start]
         return any(unbalanced(s)[0] for s in later)
-    earlier = [s for s in near if in_macro or s.span.start < statement.span.start]
+    earlier = [s for s in near if in_macro or helper_pair(s) or s.span.start < statement.span.start]
     return any(unbalanced(s)[1] for s in earlier)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.split_scopes import scope_helper
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, PtxOperand, Severity
 from ptxlint.ptx.nearest import edit_distance
@@ -32,7 +33,9 @@ class UndeclaredRegister(Rule):
 ## What it does
 Flags a name the template uses as a register that nothing declares: no `.reg` (or other
 declaring directive) of the template, and none of another asm statement of the same function (a
-scope opened in one statement and used in the next, as CCCL writes some). The places checked
+scope opened in one statement and used in the next, as CCCL writes some), nor of a helper
+function of the file whose asm only declares (`asm volatile(".reg .pred %c1;")`, called
+before the statements that use `%%c1`). The places checked
 are those where PTX takes a register and nothing else: a guard (`@p`), an operand of an
 instruction that takes no symbol there (`add`, `setp`, `selp`, `st`'s value: ptxas "must be
 register"), and the destination of `mov` and `cvta`. Where a name declared in the template is
@@ -176,7 +179,9 @@ def _ptx_name(name: str) -> str:
 def _declared_elsewhere(statement: AsmStatement, context: RuleContext) -> frozenset[str]:
     """What the other asm statements of the statement's function (or macro) declare: a scope
     one opens and a later one uses, or a `.reg` left at the top of an earlier template
-    (PTX201's), declares for them. Another function's declarations are its own."""
+    (PTX201's), declares for them. Another function's declarations are its own, unless its
+    asm declares and does nothing else (xmp's ``declarePredicate()`` is ``asm volatile(".reg
+    .pred %c1;")``): such a helper exists to declare for the statements after its call."""
     names: set[str] = set()
     function, macro = statement.context.function, statement.context.macro
     for other in context.file_statements:
@@ -184,7 +189,9 @@ def _declared_elsewhere(statement: AsmStatement, context: RuleContext) -> frozen
             continue
         # in a function, whatever macro wrote the statement (a scope-opening macro expanded
         # in it); in a macro's definition, the same macro
-        if other.context.function == function and (
-                function is not None or other.context.macro == macro):
+        if (other.context.function == function and (
+                function is not None or other.context.macro == macro)) or (
+                function is not None and other.context.function is not None
+                and scope_helper(other)):
             names.update(_ptx_name(name) for name in declared_names(other.ptx))
     return frozenset(names)

@@ -9,6 +9,13 @@ still be dropped). A statement between the two halves is emitted inside the scop
 declares outside its own braces is local to that scope, as if the template had the braces
 itself. PTX203 judges the halves (each balances the other); PTX201 and PTX202 read
 :func:`inside_split_scope` for the statements between them.
+
+A statement with no instruction at all, only braces and declarations, does nothing by itself:
+it is a helper's asm, there to open or close a scope or to declare registers for the asm
+statements that run after it in whatever kernel it is inlined into (xmp's ``nestStart()`` is
+``asm volatile("{")``, ``nestEnd()`` is ``asm volatile("}")`` and ``declarePredicate()`` is
+``asm volatile(".reg .pred %c1;")``). Its partner may then be in another function of the file,
+as a macro's may be in another macro: :func:`scope_helper`.
 """
 
 from __future__ import annotations
@@ -17,12 +24,21 @@ from collections.abc import Sequence
 
 from ptxlint.model import AsmStatement
 
-__all__ = ["inside_split_scope", "kept_in_order", "unbalanced"]
+__all__ = ["inside_split_scope", "kept_in_order", "scope_helper", "unbalanced"]
 
 
 def kept_in_order(statement: AsmStatement) -> bool:
     """A volatile asm, or a GNU asm with no outputs (volatile without the word)."""
     return statement.is_volatile or (statement.syntax == "gnu" and not statement.outputs)
+
+
+def scope_helper(statement: AsmStatement) -> bool:
+    """A statement kept in order whose whole template is braces and declarations, no
+    instruction: what a helper that opens or closes a scope, or declares registers for the
+    statements after its call, is made of."""
+    return (kept_in_order(statement) and not statement.ptx.instructions
+            and not statement.template.has_holes
+            and bool(statement.ptx.braces or statement.ptx.directives))
 
 
 def unbalanced(statement: AsmStatement) -> tuple[list[int], list[int]]:
