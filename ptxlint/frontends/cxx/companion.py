@@ -57,6 +57,16 @@ def companion_table(path: str) -> tuple[MacroTable, int] | None:
     return table
 
 
+def looked_up_in(table: MacroTable, name: str, at: int) -> tuple[MacroTable, int] | None:
+    r"""The table and offset whose definitions a use of ``name`` at offset ``at`` of
+    ``table``'s file reads: the file's own (``table``, ``at``) where it or its headers define
+    ``name`` or it ``#undef``\ s it before ``at``; else its companion's at the ``#include`` of
+    the file, where it has one; else None."""
+    if table.definitions(name) or any(u < at for u in table.own.undefs.get(name, ())):
+        return table, at
+    return companion_table(table.path)
+
+
 def _find(real: str) -> tuple[str, str, int] | None:
     """(the companion's file name, its text, the offset of its include of ``real``)."""
     folder, own = os.path.split(real)

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ptxlint.frontends.cxx.c_types import Node, _text
-from ptxlint.frontends.cxx.companion import companion_table
+from ptxlint.frontends.cxx.companion import companion_table, looked_up_in
 from ptxlint.frontends.cxx.defines import MacroDef
 from ptxlint.frontends.cxx.lexer import tokens
 from ptxlint.frontends.cxx.macros import (
@@ -79,10 +79,8 @@ def _in_force(table: MacroTable, name: str, at: int) -> tuple[Expander, MacroDef
     definition = table.lookup(name, at)
     if definition is not None:
         return Expander(table, at), definition
-    if table.definitions(name) or any(u < at for u in table.own.undefs.get(name, ())):
-        return None
-    context = companion_table(table.path)
-    if context is None:
+    context = looked_up_in(table, name, at)
+    if context is None or context[0] is table:
         return None
     other, place = context
     definition = other.lookup(name, place)
