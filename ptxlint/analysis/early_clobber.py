@@ -104,7 +104,12 @@ def _first_clash(
     reads: Sequence[tuple[Operand, Access]],
     later: tuple[frozenset[int], ...],
 ) -> tuple[Operand, Access, Access] | None:
+    # a write no path from the template's start reaches (code an unconditional 'bra' jumps
+    # over) never runs, so it clobbers nothing
+    runs = later[0] | {0}
     for write in writes:
+        if write.position not in runs:
+            continue
         after = later[write.position]
         for rival, read in reads:
             if read.position in after and not _copies(write, rival.index) \
