@@ -268,3 +268,14 @@ inline unsigned host_side(unsigned x) { asm("bswap %0" : "+r"(x)); return x; }
     # a redefinition that says nothing of the device leaves a host function host code
     host = text.replace("__device__ __forceinline__", "__inline")
     assert _linted(host, "fp.cuh") == []
+
+
+def test_a_specifier_macro_reaching_the_cuda_headers_definitions_is_still_device() -> None:
+    # host_defines.h defines the execution-space words as attributes: expanded through them,
+    # ``DECL`` would say ``static __attribute__((device))``, read as no device word
+    text = """#define __location__(a) __attribute__((a))
+#define __device__ __location__(device)
+#define DECL static __device__
+DECL f(unsigned *p) { asm volatile("st.global.u32 [%0], 1;" :: "l"(p)); }
+"""
+    assert _linted(text) == ["st.global.u32 [%0], 1;"]

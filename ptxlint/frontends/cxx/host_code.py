@@ -23,6 +23,7 @@ from ptxlint.frontends.syntax_tree import ParsedSource, own_function_name
 from ptxlint.lazy_regex import on_first_use
 
 _DEVICE_WORDS = frozenset({"__device__", "__global__"})
+_SPACE_WORDS = _DEVICE_WORDS | {"__host__"}
 # Words of a declaration that are understood and are not device specifiers.
 _KNOWN = frozenset(
     """static inline constexpr consteval extern virtual explicit friend template typename class
@@ -199,9 +200,12 @@ class HostFunctions:
     def _expand_at(self, table: MacroTable, word: str, at: int) -> set[str] | None:
         if table.lookup(word, at) is None:
             return None
-        toks = list(tokens(word))
+        # the execution-space words stay as spelled: host_defines.h defines each
+        # (``__device__`` is ``__location__(device)``, an ``__attribute__``), and a header
+        # that reaches it would read no device word in ``static __device__``
+        toks = [t._replace(hide=_SPACE_WORDS) for t in from_source(word, list(tokens(word)))]
         try:
-            out = Expander(table, at).expand(from_source(word, toks))
+            out = Expander(table, at).expand(toks)
         except ExpansionError:
             return None
         words = {t.text for t in out if t.kind == "ident"}
