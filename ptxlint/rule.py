@@ -47,7 +47,7 @@ _DEPRECATED_OPCODES = frozenset(entry[0] for entry in DEPRECATED)
 PARSE_NEEDS = (
     "clobbers", "missing-commas", "llvm", "instructions", "branches", "directives", "labels",
     "braces", "addresses", "string-pieces", "template-problems", "carry-arithmetic",
-    "deprecated-opcodes", "collectives", "never", "helper-calls",
+    "deprecated-opcodes", "collectives", "unterminated-last", "never", "helper-calls",
 )
 # The need of a rule that speaks about the steps a file takes through calls of the asm helpers
 # its project headers define (the protocol rules' flows, ptxlint.analysis.function_flow).
@@ -76,6 +76,8 @@ def parse_features(
             found.append("carry-arithmetic")  # add, sub, mad and their carry forms
         if not opcodes.isdisjoint(_DEPRECATED_OPCODES):
             found.append("deprecated-opcodes")
+        if not instructions[-1].terminated:
+            found.append("unterminated-last")  # the template's last instruction has no ';'
         if "collectives" in wanted and any(
             i.opcode == "bar" or "aligned" in i.modifiers or "sync" in i.modifiers
             for i in instructions
@@ -151,6 +153,7 @@ NEEDS: dict[str, Callable[[AsmStatement], bool]] = {
     # "deprecated-opcodes": an opcode the ISA deprecates some form of (PTX402)
     # "collectives": an instruction the warp may have to reach together, a `bar` or one
     #   spelling `.aligned` or `.sync` (PTX601)
+    # "unterminated-last": the template's last instruction has no ';' (PTX205)
     # "never": the rule speaks once per file, not per statement (PTX901)
     # "helper-calls": no statement has it; the rule also speaks about the calls of asm helpers
     #   of the project headers a file includes, so a file with no asm of its own that names

@@ -24,15 +24,32 @@ def _separator(statement: AsmStatement, pieces: tuple[PieceText, ...]) -> str:
     return ";"
 
 
+# Who pastes the template into the PTX, by the statement's syntax.
+_PASTERS = {"llvm": "Triton and LLVM paste", "gnu": "nvcc and clang paste"}
+
+
+def _ptx_form(statement: AsmStatement) -> bool:
+    """In a CUDA file or device code, the last instruction is one of the PTX ISA's forms (the
+    grammar matched it with no spelling issue): then the template is PTX for sure, not a host
+    function's x86 or Arm asm (``mov %%rsp, %0`` matches no PTX form; ``mfence`` is no PTX
+    opcode)."""
+    facts = analysis_of(statement)
+    if not facts.clearly_ptx:
+        return False
+    verdict = facts.verdicts[-1]
+    return (verdict is not None and verdict.form is not None
+            and not any(i.kind in ("opcode", "modifier", "combination") for i in verdict.issues))
+
+
 class MissingInstructionSeparator(Rule):
     id = "PTX205"
     name = "missing-instruction-separator"
     pure = True
     scope = "statement"
     severity = Severity.ERROR
-    # a boundary between two string literals, a missing ';' the parser noted, or an LLVM
-    # template's last instruction
-    needs = ("string-pieces", "template-problems", "llvm")
+    # a boundary between two string literals, a missing ';' the parser noted, or a last
+    # instruction without one
+    needs = ("string-pieces", "template-problems", "unterminated-last")
     summary = "Adjacent string pieces run two instructions together"
     tags = ("correctness", "template")
     docs = """\
@@ -56,9 +73,12 @@ another instruction (`"cvta.to.shared.u64 p1, %1\n" "cvt.u32.u64 %0, p1;"`) or a
 ptxlint reads the two as two instructions, so the second one's operands are not reported as a
 malformed operand list of the first.
 
-In Python's LLVM-syntax calls (Triton, CuTe DSL) the rule also flags a *last* instruction
-without `;`: the template is pasted into the PTX as written (Triton 3.6.0: *Parsing error near
-'neg'*).
+The rule also flags a *last* instruction without `;` (`asm("trap")`): every compiler pastes
+the template into the PTX as written, nvcc and clang with the next instruction or label on the
+line after it, Triton and CuTe DSL with whatever they emit next, so ptxas reads on into it
+(nvcc 13.0: *Parsing error near ':'*; Triton 3.6.0: *Parsing error near 'neg'*). In C++ it
+does so where the last instruction is one of the PTX ISA's forms: a CUDA file's host function
+may hold x86 or Arm asm, whose last line needs no `;`.
 
 ## Example
 ```cuda
@@ -80,8 +100,7 @@ safe: the joined text was not valid PTX.
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         text = statement.template.text
-        if statement.syntax == "llvm":
-            yield from self._unterminated_last(statement)
+        yield from self._unterminated_last(statement)
         glued = analysis_of(statement).glued_pieces
         # The parser reads `... %1` + `cvt.u32.u64 ...` (glued, or on the next line) as two
         # instructions and notes the missing ';' between them: a glued boundary names it
@@ -127,15 +146,18 @@ safe: the joined text was not valid PTX.
         )
 
     def _unterminated_last(self, statement: AsmStatement) -> Iterator[Finding]:
-        """LLVM syntax (Triton, CuTe DSL): the template reaches ptxas as written, so a last
-        instruction without ';' runs into whatever Triton emits next (research note row 8a:
-        PTXASError 'Parsing error near ...')."""
+        """Every compiler pastes the template into the PTX as written: nvcc and clang put the
+        next instruction (or a label) on the line after it, Triton and CuTe DSL whatever they
+        emit next. So a last instruction without ';' runs into it (nvcc 13.0 on
+        ``asm("trap")``, Triton 3.6.0: 'Parsing error near ...')."""
         instructions = statement.ptx.instructions
         if not instructions or statement.template.has_holes:
             return
         last = instructions[-1]
         if last.terminated or last.opaque or last.depth != 0 or statement.ptx.problems:
             return
+        if statement.syntax != "llvm" and not _ptx_form(statement):
+            return  # a host function's x86 or Arm asm ends its last line without ';'
         text = statement.template.text
         tail = text[last.end :]
         for start, end in statement.ptx.comments:
@@ -154,7 +176,7 @@ safe: the joined text was not valid PTX.
             statement,
             self.template_span(statement, last.start, last.end),
             f"'{text[last.start : last.end].strip()}' is the last instruction and has no ';': "
-            "Triton and LLVM paste the template into the PTX as written, and ptxas reads the "
-            "next line as part of it (syntax error)",
+            f"{_PASTERS.get(statement.syntax, 'the compiler pastes')} the template into the PTX "
+            "as written, and ptxas reads the next line as part of it (syntax error)",
             fix=fix,
         )

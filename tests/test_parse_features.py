@@ -45,6 +45,9 @@ _DEFINITIONS = {
         i.opcode == "bar" or "aligned" in i.modifiers or "sync" in i.modifiers
         for i in s.ptx.instructions
     ),
+    # the template's last instruction has no ';' (PTX205)
+    "unterminated-last": lambda s: bool(s.ptx.instructions)
+    and not s.ptx.instructions[-1].terminated,
     "never": lambda s: False,
     # no statement has it: a rule needing it also speaks at a file's helper calls
     "helper-calls": lambda s: False,
