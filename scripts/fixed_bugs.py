@@ -210,6 +210,9 @@ REPOS: tuple[str, ...] = (
     "stanford-futuredata+megablocks", "szcompressor+cuSZp", "thu-pacman+chitu",
     "tsiv+ccminer-cryptonight", "uzh-rpg+vilib", "yrrid+submission-msm-gpu",
     "zjin-lcf+HeCBench",
+    "ComputationalRadiationPhysics+cuda_memtest", "LLNL+camp", "NVIDIA+cutile-python",
+    "NVIDIA+nvidia-hpcg", "brucefan1983+GPUMD", "eyalroz+cuda-api-wrappers",
+    "eyalroz+gpu-kernel-runner", "facebookresearch+pytorch3d", "harrism+hemi",
 )
 
 CXX_SUFFIXES = (
