@@ -94,10 +94,15 @@ RECIPES: dict[str, Recipe] = {
     "PTX201": Recipe((PTX,), _p(r"Duplicate definition of variable")),
     "PTX202": Recipe((PTX,), _p(r"Duplicate definition of label")),
     "PTX203": Recipe((PTX,), _p(r"syntax error|Parsing error|brace|unbalanced")),
+    # ptxas words a modifier combination it rejects as a type the operation requires ("Operation
+    # .and requires .b32 or .b64 type for instruction 'atom'") or a modifier that must be another
+    # when one is given (".dtype must be '.f32' when .ctype is '.f32' for 'mma' ..."); its
+    # target messages ("requires .target sm_80") name no type and are PTX401's
     "PTX204": Recipe((PTX,), _p(r"Not a name of any known instruction|Unknown (field|modifier|"
                                 r"instruction)|Parsing error|syntax error|Illegal|unexpected|"
                                 r"not supported|Unexpected|does not apply|cannot be|required|"
-                                r"Mismatch between|Incorrect type")),
+                                r"Mismatch between|Incorrect type|requires \S+ (?:or \S+ )?type|"
+                                r"requires '[^']*' type|must be '[^']*' when")),
     "PTX205": Recipe((PTX,), _p(r"syntax error|Parsing error|Unknown field|Arguments mismatch")),
     "PTX206": Recipe((PTX,), _p(r"Arguments mismatch|operand.*type|mismatch|"
                                 r"Incompatible elements|Predicate expression expected|"
