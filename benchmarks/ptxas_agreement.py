@@ -20,6 +20,13 @@ hash (ptxas version, target, instruction text) under ``~/.cache/ptxlint-tests/pt
     python benchmarks/ptxas_agreement.py            # the full matrix
     python benchmarks/ptxas_agreement.py --sample 300 --family cp,add
     python benchmarks/ptxas_agreement.py --family st --grep 'async' --kind valid,literal-class
+    python benchmarks/ptxas_agreement.py --typed --target sm_100a
+
+``--typed`` asks instead of the mutants with registers declared with a type (``.u32``, ``.s32``,
+``.f32``, ``.f16x2``, their 16- and 64-bit kin) where the valid instances have bit or float
+ones: a scalar operand, a whole vector, its first element alone, a vector of ``.u`` and ``.s``
+registers (what a template's own ``.reg`` declarations give, where inline asm's constraint
+letters never do).
 
 Printed: verdicts, agreement per family and per mutation kind, every false alarm (ptxlint says
 error, ptxas accepts) and every miss in full, and the abstention rate. The verdicts are ptxas
@@ -61,6 +68,10 @@ HEADER = """.version 9.0
 .reg .b16 %h<16>; .reg .b32 %r<64>; .reg .b64 %rd<16>; .reg .f32 %f<64>;
 .reg .f64 %fd<16>; .reg .pred %p<8>; .reg .b128 %q<4>; .reg .b8 %c<16>;
 """
+# --typed: registers declared with a signed, unsigned, float or packed type beside the bit ones
+TYPED_DECLARATIONS = (".reg .u16 %us<16>; .reg .s16 %ss<16>; .reg .f16 %hf<16>; "
+                      ".reg .u32 %u<16>; .reg .s32 %s<16>; .reg .f16x2 %hx<16>; "
+                      ".reg .u64 %ul<16>; .reg .s64 %sl<16>;\n")
 FOOTER = "L1:\nret;\n}\n"  # the label the branch forms jump to
 _HEADER_LINES = HEADER.count("\n")
 MAX_PER_FORM = 24  # valid modifier combinations taken from one form (evenly spread)
@@ -81,8 +92,15 @@ _REG_OF_TYPE = {
     "e2m1x2": "%c", "e4m3x2": "%h", "e5m2x2": "%h", "e2m3x2": "%h", "e3m2x2": "%h",
     "ue8m0x2": "%h", "ue5m3x2": "%h", "e2m1x4": "%h",
 }
-_TYPE_OF_PREFIX = (("%rd", "b64"), ("%fd", "f64"), ("%r", "b32"), ("%h", "b16"),
+_TYPE_OF_PREFIX = (("%us", "u16"), ("%ss", "s16"), ("%hf", "f16"), ("%hx", "f16x2"),
+                   ("%ul", "u64"), ("%sl", "s64"),  # the typed ones (--typed), longest first
+                   ("%rd", "b64"), ("%fd", "f64"), ("%r", "b32"), ("%h", "b16"),
+                   ("%u", "u32"), ("%s", "s32"),
                    ("%f", "f32"), ("%p", "pred"), ("%q", "b128"), ("%c", "b8"))
+# The registers of each size a typed case puts in place of a bit one (--typed)
+_TYPED_OF_BITS = {"%h": ("%us", "%ss", "%hf"), "%r": ("%u", "%s", "%f", "%hx"),
+                  "%f": ("%u", "%s", "%r", "%hx"), "%rd": ("%ul", "%sl", "%fd"),
+                  "%fd": ("%ul", "%sl", "%rd")}
 _OTHER_CLASS = {"%r": "%f", "%f": "%rd", "%rd": "%r", "%h": "%r", "%fd": "%rd", "%p": "%r",
                 "%q": "%rd", "%c": "%h"}
 
@@ -344,6 +362,46 @@ def mutants(inst: _Instance) -> Iterable[tuple[str, str]]:
     yield "not-ptx-opcode", inst.text(opcode=form.opcode.upper())
 
 
+_REGISTER = re.compile(r"%(rd|fd|r|h|f)(\d+)\b")
+
+
+def typed_mutants(inst: _Instance) -> Iterable[tuple[str, str]]:
+    """(kind, text) pairs with typed registers where the instance has bit or float ones: a
+    scalar operand replaced by each register of its size ("typed-register"), every element of
+    a vector by one of them ("typed-vector"), its first element alone ("typed-element"), and
+    a vector of a .u and an .s register mixed ("typed-mix")."""
+    ops = inst.operands
+    for i, (spec, text) in enumerate(zip(inst.form.operands, ops, strict=False)):
+        if spec.kind in ("reg", "regimm", "pair"):
+            m = _REGISTER.match(text)
+            if m is None:
+                continue
+            for other in _TYPED_OF_BITS[f"%{m.group(1)}"]:
+                swapped = f"{other}{m.group(2)}{text[m.end():]}"
+                yield "typed-register", inst.text(operands=[*ops[:i], swapped, *ops[i + 1:]])
+        elif spec.kind == "vec" and text.startswith("{"):
+            elements = [e.strip() for e in text[1:-1].split(",")]
+            found = [_REGISTER.fullmatch(e) for e in elements]
+            if not all(found):
+                continue
+            prefixes = {f"%{m.group(1)}" for m in found if m}
+            if len(prefixes) != 1:
+                continue
+            [prefix] = prefixes
+            numbers = [m.group(2) for m in found if m]
+            for other in _TYPED_OF_BITS[prefix]:
+                whole = "{" + ", ".join(f"{other}{n}" for n in numbers) + "}"
+                yield "typed-vector", inst.text(operands=[*ops[:i], whole, *ops[i + 1:]])
+                if len(elements) > 1:
+                    first = "{" + ", ".join([f"{other}{numbers[0]}", *elements[1:]]) + "}"
+                    yield "typed-element", inst.text(operands=[*ops[:i], first, *ops[i + 1:]])
+            if len(elements) > 1:
+                unsigned, signed = _TYPED_OF_BITS[prefix][:2]
+                mixed = "{" + ", ".join(f"{unsigned if k == 0 else signed}{n}"
+                                        for k, n in enumerate(numbers)) + "}"
+                yield "typed-mix", inst.text(operands=[*ops[:i], mixed, *ops[i + 1:]])
+
+
 def _literals(spec: OperandSpec, type_: str) -> tuple[str, list[str]]:
     """A literal of the class of an operand of type ``type_``, and literals of the others."""
     if type_ in ("f32", "f64", "f16", "bf16", "f16x2", "bf16x2", "f32x2", "tf32"):
@@ -358,7 +416,7 @@ def _extra(ops: Sequence[str]) -> str:
     return "%r7" if not ops or not ops[-1].startswith("[") else "%r7"
 
 
-def generate(families: set[str] | None = None) -> list[Case]:
+def generate(families: set[str] | None = None, typed: bool = False) -> list[Case]:
     seen: set[str] = set()
     cases: list[Case] = []
 
@@ -371,10 +429,10 @@ def generate(families: set[str] | None = None) -> list[Case]:
         if families and form.opcode not in families:
             continue
         made = instances(form)
-        for inst in made:
+        for inst in made if not typed else ():  # (the typed cases' valid forms are these)
             add(inst.text(), form.opcode, "valid", form.spec)
         for inst in made[:MUTATED_PER_FORM]:
-            for kind, text in mutants(inst):
+            for kind, text in (typed_mutants(inst) if typed else mutants(inst)):
                 add(text, form.opcode, kind, form.spec)
     return cases
 
@@ -440,8 +498,10 @@ def cache_path() -> str:
 class Oracle:
     """ptxas verdicts (``""`` accepted, else the first error) per (target, text), cached."""
 
-    def __init__(self) -> None:
+    def __init__(self, declarations: str = "") -> None:
         self.version = hashlib.sha256(_ptxas_version().encode()).hexdigest()[:16]
+        # registers declared beyond HEADER's (--typed): part of each key they apply to
+        self.declarations = declarations
         self.path = cache_path()
         self.cache: dict[str, str] = {}
         if os.path.exists(self.path):
@@ -450,7 +510,9 @@ class Oracle:
         self.runs = 0
 
     def key(self, target: str, text: str) -> str:
-        return hashlib.sha256(f"v4\0{self.version}\0{target}\0{text}".encode()).hexdigest()[:24]
+        extra = f"\0{self.declarations}" if self.declarations else ""
+        return hashlib.sha256(
+            f"v4\0{self.version}\0{target}\0{text}{extra}".encode()).hexdigest()[:24]
 
     def save(self) -> None:
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
@@ -520,7 +582,9 @@ class Oracle:
 
     def _run(self, target: str, texts: list[str]) -> tuple[dict[int, str], str, int]:
         assert PTXAS is not None
-        body = HEADER.format(target=target) + "".join(f"{t};\n" for t in texts) + FOOTER
+        # (the declarations go on HEADER's last line: the line numbers stay HEADER's)
+        header = HEADER.format(target=target)[:-1] + " " + self.declarations
+        body = header.rstrip("\n") + "\n" + "".join(f"{t};\n" for t in texts) + FOOTER
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "agreement.ptx")
             with open(path, "w") as f:
@@ -590,10 +654,11 @@ class Row:
     ptxas_message: str
 
 
-def evaluate(cases: Sequence[Case], oracle: Oracle) -> list[Row]:
+def evaluate(cases: Sequence[Case], oracle: Oracle,
+             targets: Sequence[tuple[int, str]] = TARGETS) -> list[Row]:
     predictions = {c.text: predict(c.text) for c in cases}
     rows: list[Row] = []
-    for sm, suffix in TARGETS:
+    for sm, suffix in targets:
         target = f"sm_{sm}{suffix}"
         verdicts = oracle.verdicts(target, [c.text for c in cases])
         for case in cases:
@@ -664,12 +729,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--grep", help="only the cases whose instruction text matches this regex")
     parser.add_argument("--sample", type=int, default=0, help="take every Nth case only")
     parser.add_argument("--json", help="write the summary here")
+    parser.add_argument("--typed", action="store_true",
+                        help="instead of the mutants, typed registers (.u32, .s32, .f32, .f16x2 "
+                             "...) in place of the bit and float ones, alone and in vectors")
+    parser.add_argument("--target", help="comma-separated targets (sm_100a,...; default: all)")
     args = parser.parse_args(argv)
     if PTXAS is None:
         print("ptxas not found on PATH", file=sys.stderr)
         return 2
     families = set(args.family.split(",")) if args.family else None
-    cases = generate(families)
+    cases = generate(families, typed=args.typed)
     if args.kind:
         kinds = set(args.kind.split(","))
         cases = [c for c in cases if c.kind in kinds]
@@ -679,8 +748,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.sample:
         step = max(1, len(cases) // args.sample)
         cases = cases[::step]
-    oracle = Oracle()
-    rows = evaluate(cases, oracle)
+    oracle = Oracle(TYPED_DECLARATIONS.strip() if args.typed else "")
+    targets = TARGETS
+    if args.target:
+        wanted = set(args.target.split(","))
+        targets = tuple(t for t in TARGETS if f"sm_{t[0]}{t[1]}" in wanted)
+    rows = evaluate(cases, oracle, targets)
     summary = summarize(rows)
     print(f"\nptxas runs: {oracle.runs}")
     if args.json:
