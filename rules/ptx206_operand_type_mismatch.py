@@ -41,9 +41,16 @@ the type (`ld.u8` into `r`). A packed type (`f16x2`, `bf16x2`, `f32x2`, `tf32`, 
 packs such as PTX ISA 9.4's `e4m3x4` arithmetic) and `bf16` take a bit register of their size
 or one declared with their own type only: a template's `.reg .u32` there is "Arguments
 mismatch" (ptxas 13.0 to 13.5), and so is an `.f16x2` one for `bf16x2`, an `.f16` one for
-`bf16`. (ptxas judges a vector as a whole: `{%u0, %r1}` for a `.v2.f16x2` is taken, and not
-reported.) Each side of a `cvt` is checked against its own type, an integer register never
-holding a float side (`cvt.f32.f16 f, u16`).
+`bf16`. ptxas types a vector by its registers before it checks it as one operand: a bit
+register makes it a bit vector (`{%u0, %r1}` for a `.v2.f16x2` is taken, and not reported),
+registers of two other types or two sizes side by side are an error of their own
+(`{%f0, %u1}`: "Vector with elements of different types"), and an integer vector fits a float
+one of a `.v2`/`.v4` instruction (`ld.global.v2.f32 {%u0, %u1}`). The matrix fragments take
+the ISA's packs: `.f16x2` for the `.f16` inputs and accumulators of `mma` and `wmma`, `.bf16x2`
+and `.tf32` for theirs (a bit register or one of the pack's type), their `.s32` accumulators
+an integer or bit register; `cvt.rs`'s random bits take an untyped `.b32` register only. Each
+side of a `cvt` is checked against its own type, an integer register never holding a float
+side (`cvt.f32.f16 f, u16`).
 
 A guard `@p` must be a predicate register ("Predicate expression expected"): a `%N` of any
 register letter there is a finding (nvcc has no predicate letter; Triton's `b` is one), and so

@@ -200,7 +200,7 @@ class OperandSpec:
 
     __slots__ = (
         "kind", "type", "written", "sink", "values", "count", "optional", "element",
-        "needs_predicate", "exact", "literal", "interval", "at_most", "parts",
+        "needs_predicate", "exact", "literal", "interval", "at_most", "parts", "untyped",
     )
 
     def __init__(
@@ -209,6 +209,7 @@ class OperandSpec:
         element: OperandSpec | None = None, needs_predicate: bool = False, exact: bool = False,
         literal: str = "", interval: Interval | None = None, at_most: int | None = None,
         parts: tuple[OperandSpec, ...] = (),
+        untyped: bool = False,
     ) -> None:
         self.kind = kind  # "reg" | "regimm" | "imm" | "addr" | "vec" | "pair" | "sink" | "label"
         self.type = type  # a PTX type word, or a slot variable
@@ -221,6 +222,8 @@ class OperandSpec:
         # a pair whose predicate half must be written (elect.sync)
         self.needs_predicate = needs_predicate
         self.exact = exact  # ``d:b32!``: a register of exactly this size, never a wider one
+        # ``r:b32!!``: an untyped register of exactly this size, no .u32/.s32/.f32 one
+        self.untyped = untyped
         # which literals an immediate may be: "" as the type says (``literal_fits``), "int" an
         # integer only (``ai:``: descriptors, cache policies), "float" a floating-point bit
         # pattern only (``af:``: mma.sp's metadata, where ptxas takes 0f3F800000 but not 1)
@@ -358,6 +361,10 @@ def _operand(text: str, optional: bool) -> OperandSpec:
     if text == "L":
         return OperandSpec("label", optional=optional)
     head, _, rest = text.partition(":")
+    if head in ("d", "d_", "r", "a") and rest.endswith("!!"):
+        spec = _operand(f"{head}:{rest[:-2]}", optional)
+        return OperandSpec(spec.kind, spec.type, spec.written, spec.sink, spec.values,
+                           optional=optional, exact=True, untyped=True)
     if head in ("d", "d_", "r", "a") and rest.endswith("!"):
         spec = _operand(f"{head}:{rest[:-1]}", optional)
         return OperandSpec(spec.kind, spec.type, spec.written, spec.sink, spec.values,

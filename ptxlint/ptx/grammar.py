@@ -29,7 +29,10 @@ Form notation (one string per form)::
   ``{d:T*N}_`` the same or the sink ``_`` for all of it;
   ``d:T|p`` a register with a predicate half; ``a_:T`` a value read or the sink ``_`` (an
   element of a 256-bit store's vector); ``L`` a label; ``?`` before an operand makes it (and
-  everything after it) optional.
+  everything after it) optional. ``d:T!`` (``r:``, ``a:``) takes a register of exactly ``T``'s
+  size, a float one for a float ``T`` only and a packed one (``.f16x2``) for a packed or bit
+  ``T`` only (mma's ``.s32`` accumulators); ``r:b32!!`` an untyped (``.b32``) register of that
+  size only (cvt.rs's random bits).
 
 Form-level keys after ``;``: ``sm=90a`` (the target the whole form needs), ``ptx=80``,
 ``toolkit=13.1`` (ptxas from CUDA 13.1 on takes the form, older ones do not),

@@ -83,13 +83,15 @@ _add(f"cvt{{{_FRND[1:-1]}}}.f64.bf16 d:f64, a:bf16; sm=90; ptx=78")
 
 # ----------------------------------------------------------------------------- cvt, packed
 # (ISA "cvt" syntax block, PTX 7.0-8.8). Packed results hold two (or four) values in one bit
-# register of exactly their size: ptxas takes no wider one, and no float register.
+# register of exactly their size: ptxas takes no wider one, and no float register. cvt.rs's
+# random bits (rbits, .b32 in the ISA) take an untyped register only: ptxas 13.0 answers
+# "Arguments mismatch" for a .u32, .s32, .f32 or .f16x2 one (`!!`).
 _add("cvt<R:.rn|.rz>.satfinite.f16.f32 d:f16, a:f32")
 _add("cvt<R:.rn|.rz>.relu{.satfinite}.f16.f32 d:f16, a:f32; sm=80")
 _add("cvt<R:.rn|.rz>{.relu}{.satfinite}.bf16.f32 d:bf16, a:f32; sm=80")
 for _d in ("f16x2", "bf16x2"):  # .f16x2 takes wider registers, .bf16x2 does not
     _add(f"cvt<R:.rn|.rz>{{.relu}}{{.satfinite}}.{_d}.f32 d:{_d}, a:f32, a:f32; sm=80")
-    _add(f"cvt.rs{{.relu}}{{.satfinite}}.{_d}.f32 d:{_d}, a:f32, a:f32, r:b32!; sm=100a-110")
+    _add(f"cvt.rs{{.relu}}{{.satfinite}}.{_d}.f32 d:{_d}, a:f32, a:f32, r:b32!!; sm=100a-110")
 _add("cvt.rna{.satfinite}.tf32.f32 d:tf32, a:f32; sm=80")
 _add("cvt<R:.rn|.rz>{.relu}.tf32.f32 d:tf32, a:f32; sm=90; ptx=78")
 _add("cvt<R:.rn|.rz>.satfinite{.relu}.tf32.f32 d:tf32, a:f32; sm=100; ptx=86")
@@ -102,7 +104,7 @@ _add(f"cvt.rn.satfinite{{.relu}}<D:.e2m1x2|.e2m3x2|.e3m2x2>.f32 d:D, a:f32, a:f3
 _add(f"cvt.rn{{.relu}}.f16x2.<A:.e2m1x2|.e2m3x2|.e3m2x2> d:f16x2, a:A; {_FAMILY}")
 _add(f"cvt.rn.satfinite{{.relu}}.e2m1x2.f16x2 d:e2m1x2, a:f16x2; {_FAMILY}; undocumented")
 _add("cvt.rs{.relu}.satfinite.<D:.e4m3x4|.e5m2x4|.e2m3x4|.e3m2x4|.e2m1x4>.f32 d:D, {a:f32*4}, "
-     "r:b32!; sm=100a-110")
+     "r:b32!!; sm=100a-110")
 _add(f"cvt<R:.rz|.rp>{{.satfinite}}.ue8m0x2.f32 d:ue8m0x2, a:f32, a:f32; {_FAMILY}")
 # ptxas takes a .f32 register for the .bf16x2 side of these (not for cvt.rn.bf16x2.f32's)
 _add(f"cvt<R:.rz|.rp>{{.satfinite}}.ue8m0x2.bf16x2 d:ue8m0x2, af:b32~; {_FAMILY}")
@@ -151,22 +153,32 @@ def _cvt(form: str) -> str:
     """ptxas reads cvt's modifiers in any order, but its first type is the result's; and a
     conversion from or to .bf16, .tf32 or a packed narrow float takes registers of exactly the
     operands' sizes ("cvt.rn.bf16.u16 %h1, %r2": Arguments mismatch, where cvt.rn.f16.u16
-    takes the .b32 register). An operand written ``a:b32~`` is left as ptxas reads it."""
+    takes the .b32 register). An operand written ``a:b32~`` is left as ptxas reads it. An
+    integer side is of its size only (the form is ``strict``), and takes a packed register as
+    an integer operand does elsewhere ('cvt.rn.bf16.u32 %h1, %hx2' assembles)."""
     mnemonic, _, rest = form.partition(" ")
+    strict = ""
     if any(t in mnemonic for t in _NEW_TYPES):
+        integers = _INTEGERS | {var for var, words in re.findall(r"<(\w+):([^>]*)>", mnemonic)
+                                if {w.lstrip(".") for w in words.split("|")} <= _INTEGERS}
         operands, _, keys = rest.partition(";")
         parts = [p.strip() for p in operands.split(",")]
         exact = []
         for part in parts:
             if part.endswith("~"):  # "a:b32~": as ptxas reads it, not exact
                 part = part[:-1]
+            elif part[2:] in integers:
+                strict = "; strict"
             elif part.startswith(("d:", "a:")) and not part.endswith("!"):
                 part += "!"
             elif part.startswith("{a:") and "!" not in part:
                 part = part.replace("*", "!*")
             exact.append(part)
         rest = ", ".join(exact) + (f";{keys}" if keys else "")
-    return f"{mnemonic} {rest}; positional"
+    return f"{mnemonic} {rest}; positional{strict}"
+
+
+_INTEGERS = frozenset(f"{k}{n}" for k in "us" for n in (8, 16, 32, 64))
 
 
 FORMS[:] = [_cvt(f) if f.startswith("cvt") else f for f in FORMS]

@@ -114,38 +114,41 @@ _add(f"stmatrix.sync.aligned.m16n8<N:.x1|.x2|.x4>.trans{_LDSPACE}.b8 [A], {{a:b3
 # ----------------------------------------------------------------------------- mma.sync
 # ptxas 13.0 reads the types (d, a, b, c) and the layouts (a, b) by position; .dtype must be
 # .ctype for 16-bit and fp8 inputs; every shape but the f16 m8n8k4 takes `.row.col` only.
-# Fragments per thread: (shape, a registers, b registers). The .b32 fragments of 16-bit and
-# tf32 inputs and the packed .f16 and the .s32 accumulators take no .f32 register (ptxas
-# 13.0, sm_80/sm_90a: "Arguments mismatch for instruction 'mma'" for "f" there; `!`), those
-# of the integer, single-bit and fp8 inputs do, as the .f32 accumulators take a .b32 one.
+# Fragments per thread: (shape, a registers, b registers). Their registers, as ptxas 13.0
+# takes them (sm_80/sm_90a/sm_100a, "Arguments mismatch for instruction 'mma'" otherwise): the
+# ISA's packs, .f16x2 for .f16 inputs and accumulators, .bf16x2 and .tf32 for theirs (a bit
+# register or one of the pack's own type: no .u32, .s32, .f32, nor .f16x2 for .bf16x2); the
+# .s32 accumulators an integer or bit register (`!`: no .f32, no .f16x2); the .f32 ones a
+# float or bit one; the integer, single-bit and fp8 inputs any 32-bit register; the .f64 ones
+# any 64-bit register (a .u64 or .s64 one too, in d, a, b and c).
 _MMA = "mma.sync.aligned"
-_ACC4 = {"f32": "a:f32*4", "f16": "a:b32!*2"}
-_DACC4 = {"f32": "d:f32*4", "f16": "d:b32!*2"}
+_ACC4 = {"f32": "a:f32*4", "f16": "a:f16x2*2"}
+_DACC4 = {"f32": "d:f32*4", "f16": "d:f16x2*2"}
 
 
 def _mma(mnemonic: str, d: str, a: str, b: str, c: str, keys: str, extra: str = "") -> None:
     _add(f"{mnemonic} {{{d}}}, {{{a}}}, {{{b}}}, {{{c}}}{extra}; {keys}; positional")
 
 
-_ACC8 = {"f32": "f32*8", "f16": "b32!*4"}
+_ACC8 = {"f32": "f32*8", "f16": "f16x2*4"}
 for _dt, _ct in (("f16", "f16"), ("f32", "f16"), ("f32", "f32")):  # .f32 c needs .f32 d
     _mma(f"{_MMA}.m8n8k4<A:.row|.col><B:.row|.col>.{_dt}.f16.f16.{_ct}", f"d:{_ACC8[_dt]}",
-         "a:b32!*2", "a:b32!*2", f"a:{_ACC8[_ct]}", "sm=70")
+         "a:f16x2*2", "a:f16x2*2", f"a:{_ACC8[_ct]}", "sm=70")
 for _shape, _na, _nb, _sm in (("m16n8k8", 2, 1, 75), ("m16n8k16", 4, 2, 80)):
     for _dt in ("f16", "f32"):
-        _mma(f"{_MMA}.{_shape}.row.col.{_dt}.f16.f16.{_dt}", _DACC4[_dt], f"a:b32!*{_na}",
-             f"a:b32!*{_nb}", _ACC4[_dt], f"sm={_sm}")
-    _mma(f"{_MMA}.{_shape}.row.col.f32.bf16.bf16.f32", "d:f32*4", f"a:b32!*{_na}",
-         f"a:b32!*{_nb}", "a:f32*4", "sm=80")
+        _mma(f"{_MMA}.{_shape}.row.col.{_dt}.f16.f16.{_dt}", _DACC4[_dt], f"a:f16x2*{_na}",
+             f"a:f16x2*{_nb}", _ACC4[_dt], f"sm={_sm}")
+    _mma(f"{_MMA}.{_shape}.row.col.f32.bf16.bf16.f32", "d:f32*4", f"a:bf16x2*{_na}",
+         f"a:bf16x2*{_nb}", "a:f32*4", "sm=80")
 for _shape, _na, _nb in (("m16n8k4", 2, 1), ("m16n8k8", 4, 2)):
-    _mma(f"{_MMA}.{_shape}.row.col.f32.tf32.tf32.f32", "d:f32*4", f"a:b32!*{_na}",
-         f"a:b32!*{_nb}", "a:f32*4", "sm=80")
+    _mma(f"{_MMA}.{_shape}.row.col.f32.tf32.tf32.f32", "d:f32*4", f"a:tf32*{_na}",
+         f"a:tf32*{_nb}", "a:f32*4", "sm=80")
 # f64: m8n8k4 from sm_80, the m16n8 shapes from sm_90; `.rn` is the only (default) rounding
-_mma(f"{_MMA}.m8n8k4.row.col{{.rn}}.f64.f64.f64.f64", "d:f64*2", "a:f64*1", "a:f64*1",
-     "a:f64*2", "sm=80")
+_mma(f"{_MMA}.m8n8k4.row.col{{.rn}}.f64.f64.f64.f64", "d:b64*2", "a:b64*1", "a:b64*1",
+     "a:b64*2", "sm=80")
 for _shape, _na, _nb in (("m16n8k4", 2, 1), ("m16n8k8", 4, 2), ("m16n8k16", 8, 4)):
-    _mma(f"{_MMA}.{_shape}.row.col{{.rn}}.f64.f64.f64.f64", "d:f64*4", f"a:f64*{_na}",
-         f"a:f64*{_nb}", "a:f64*4", "sm=90")
+    _mma(f"{_MMA}.{_shape}.row.col{{.rn}}.f64.f64.f64.f64", "d:b64*4", f"a:b64*{_na}",
+         f"a:b64*{_nb}", "a:b64*4", "sm=90")
 # integers: 8-bit and 4-bit, the m8n8 shapes from sm_75
 for _types, _int_shapes in ((".s32<A:.u8|.s8><B:.u8|.s8>.s32",
                              (("m8n8k16", 1, 1, 75, 2), ("m16n8k16", 2, 1, 80, 4),
@@ -154,13 +157,13 @@ for _types, _int_shapes in ((".s32<A:.u8|.s8><B:.u8|.s8>.s32",
                              (("m8n8k32", 1, 1, 75, 2), ("m16n8k32", 2, 1, 80, 4),
                               ("m16n8k64", 4, 2, 80, 4)))):
     for _shape, _na, _nb, _sm, _nc in _int_shapes:
-        _mma(f"{_MMA}.{_shape}.row.col{{.satfinite}}{_types}", f"d:b32!*{_nc}",
-             f"a:b32*{_na}", f"a:b32*{_nb}", f"a:b32!*{_nc}", f"sm={_sm}")
+        _mma(f"{_MMA}.{_shape}.row.col{{.satfinite}}{_types}", f"d:s32!*{_nc}",
+             f"a:b32*{_na}", f"a:b32*{_nb}", f"a:s32!*{_nc}", f"sm={_sm}")
 # single bit: .xor.popc from sm_75 (m8n8k128), .and.popc from sm_80
 for _shape, _na, _nb, _sm, _nc in (("m8n8k128", 1, 1, 75, 2), ("m16n8k128", 2, 1, 80, 4),
                                    ("m16n8k256", 4, 2, 80, 4)):
-    _mma(f"{_MMA}.{_shape}.row.col.s32.b1.b1.s32<O:.xor|.and@80>.popc", f"d:b32!*{_nc}",
-         f"a:b32*{_na}", f"a:b32*{_nb}", f"a:b32!*{_nc}", f"sm={_sm}")
+    _mma(f"{_MMA}.{_shape}.row.col.s32.b1.b1.s32<O:.xor|.and@80>.popc", f"d:s32!*{_nc}",
+         f"a:b32*{_na}", f"a:b32*{_nb}", f"a:s32!*{_nc}", f"sm={_sm}")
 # fp8 (sm_89): both shapes, f32 or f16 accumulators
 _FP8 = "<A:.e4m3|.e5m2><B:.e4m3|.e5m2>"
 for _shape, _na, _nb in (("m16n8k16", 2, 1), ("m16n8k32", 4, 2)):
@@ -179,6 +182,11 @@ for _a, _b, _target in (("<A:.e4m3|.e5m2>", "<B:.e4m3|.e5m2>", "100f,120f"),
              "a:b32*4", "a:b32*2", _ACC4[_dt], f"sm={_target}")
 
 # ----------------------------------------------------------------------------- mma.sp (sparse A)
+# (Their registers as the dense forms' but for the .bf16 and .tf32 inputs and the .f32
+# accumulators, which take any 32-bit register here: ptxas 13.0 takes a .u32, .s32, .f32 or
+# .f16x2 one, where the dense forms take none of the first two.)
+_SP_ACC4 = {"f32": "a:b32*4", "f16": "a:f16x2*2"}
+_SP_DACC4 = {"f32": "d:b32*4", "f16": "d:f16x2*2"}
 # d, a, b, c, the metadata e and the sparsity selector f, an immediate whose range ptxas
 # 13.0 ties to the shape ("expected to be in range [0..3]"): 0..3 for the smaller k of
 # 16-bit/tf32 inputs, 0..1 for the larger k and the smaller integer k, 0 for the rest.
@@ -188,20 +196,20 @@ for _shape, _sel, _n in (("m16n8k16", 3, 2), ("m16n8k32", 1, 4)):
     for _dt in ("f16", "f32"):
         # ptxas 13.0: f16 inputs into an f32 accumulator take 0..3 for k32 too
         _s = 3 if _dt == "f32" else _sel
-        _mma(f"{_SP}.{_shape}.row.col.{_dt}.f16.f16.{_dt}", _DACC4[_dt], f"a:b32*{_n}",
-             f"a:b32*{_n}", _ACC4[_dt], "sm=80", f", af:b32, {_SEL[_s]}")
-    _mma(f"{_SP}.{_shape}.row.col.f32.bf16.bf16.f32", "d:f32*4", f"a:b32*{_n}",
-         f"a:b32*{_n}", "a:f32*4", "sm=80", f", af:b32, {_SEL[_sel]}")
+        _mma(f"{_SP}.{_shape}.row.col.{_dt}.f16.f16.{_dt}", _SP_DACC4[_dt], f"a:f16x2*{_n}",
+             f"a:f16x2*{_n}", _SP_ACC4[_dt], "sm=80", f", af:b32, {_SEL[_s]}")
+    _mma(f"{_SP}.{_shape}.row.col.f32.bf16.bf16.f32", "d:b32*4", f"a:b32*{_n}",
+         f"a:b32*{_n}", "a:b32*4", "sm=80", f", af:b32, {_SEL[_sel]}")
 for _shape, _sel, _n in (("m16n8k8", 3, 2), ("m16n8k16", 1, 4)):
-    _mma(f"{_SP}.{_shape}.row.col.f32.tf32.tf32.f32", "d:f32*4", f"a:b32*{_n}",
-         f"a:b32*{_n}", "a:f32*4", "sm=80", f", af:b32, {_SEL[_sel]}")
+    _mma(f"{_SP}.{_shape}.row.col.f32.tf32.tf32.f32", "d:b32*4", f"a:b32*{_n}",
+         f"a:b32*{_n}", "a:b32*4", "sm=80", f", af:b32, {_SEL[_sel]}")
 _INT8 = ".s32<A:.u8|.s8><B:.u8|.s8>.s32"
 _INT4 = ".s32<A:.u4|.s4><B:.u4|.s4>.s32"
 for _types, _sp_shapes in ((_INT8, (("m16n8k32", 1, 2), ("m16n8k64", 0, 4))),
                            (_INT4, (("m16n8k64", 1, 2), ("m16n8k128", 0, 4)))):
     for _shape, _sel, _n in _sp_shapes:
-        _mma(f"{_SP}.{_shape}.row.col{{.satfinite}}{_types}", "d:b32*4", f"a:b32*{_n}",
-             f"a:b32*{_n}", "a:b32*4", "sm=80", f", af:b32, {_SEL[_sel]}")
+        _mma(f"{_SP}.{_shape}.row.col{{.satfinite}}{_types}", "d:s32!*4", f"a:b32*{_n}",
+             f"a:b32*{_n}", "a:s32!*4", "sm=80", f", af:b32, {_SEL[_sel]}")
 # the fp8 metadata must be an integer register below sm_120 (an .f32 one: "Arguments
 # mismatch for instruction 'mov'", ptxas's own expansion); sm_120 takes any 32-bit register
 for _meta, _target in (("r:u32", "89"), ("af:b32", "120")):
@@ -243,7 +251,7 @@ for _a, _b, _target in (("<A:.e4m3|.e5m2>", "<B:.e4m3|.e5m2>", "120f"),
         _mma(f"{_ORDERED}.kind::f8f6f4.{_dt}{_a}{_b}.{_dt}", _DACC4[_dt], "a:b32*4", "a:b32*4",
              _ACC4[_dt], f"sm={_target}", ", af:b32, i:0")
 # (ptxas 13.0: sm_120a/120f/121a only, "not supported on .target 'sm_120'")
-_mma(f"{_ORDERED}.f16{_FP8}.f16", "d:b32*2", "a:b32*4", "a:b32*4", "a:b32*2", "sm=120f",
+_mma(f"{_ORDERED}.f16{_FP8}.f16", "d:f16x2*2", "a:b32*4", "a:b32*4", "a:f16x2*2", "sm=120f",
      ", af:b32, i:0")
 
 PARTIAL.update({
@@ -390,14 +398,20 @@ for _a in ("ai:u64", "[A:b32]"):
 
 # ----------------------------------------------------------------------------- wmma
 # (ISA 9.7.14 wmma.load/store/mma.) The fragment lengths are ptxas 13.0's (each measured:
-# "Argument vector size mismatch" otherwise): per shape, matrix and type, in .b32 registers
+# "Argument vector size mismatch" otherwise): per shape, matrix and type, in 32-bit registers
 # (packed halves and bytes), .f32 for f32 accumulators, .f64 for the double-precision ones.
 # f16 from sm_70, s8/u8 sm_72, the sub-byte and single-bit shapes sm_75 (a row-major, b
 # column-major only), bf16/tf32/f64 sm_80.
 _WMMA_SS = "{.global|.shared|.shared::cta}"
 _WMMA_SM = {"f16": 70, "s8": 72, "u8": 72, "bf16": 80, "tf32": 80, "f64": 80, "s4": 75, "u4": 75,
             "b1": 75, "f32": 70, "s32": 70}
-_WMMA_REG = {"f32": "f32", "f64": "f64"}  # else .b32
+# The fragments' registers, as ptxas 13.0 takes them ("Arguments mismatch" otherwise): the
+# ISA's packs for .f16 (.f16x2), .bf16 and .tf32 (a bit register or one of the pack's type);
+# an integer or bit register for .s8/.u8 and the .s32 accumulators (`!`: no .f32, no .f16x2);
+# any 32-bit one for the sub-byte and single-bit inputs; .f64 a .b64 or .f64 one (a .u64 is
+# "Type of argument does not match formal parameter")
+_WMMA_REG = {"f32": "f32", "f64": "f64", "f16": "f16x2", "bf16": "bf16x2", "tf32": "tf32",
+             "s8": "s32!", "u8": "s32!", "s32": "s32!"}  # else .b32
 # (shape, {type: (a, b)}, {c type: count})
 _WMMA_FRAGMENTS = (
     ("m16n16k16", {"f16": (8, 8), "s8": (2, 2), "u8": (2, 2), "bf16": (4, 4)},
@@ -436,9 +450,9 @@ for _shape, _inputs, _accs in _WMMA_FRAGMENTS:
              f"{_frag('a', _t, _n)}, ?a:u32; sm={_sm}; head=2")
         if _sub:  # ptxas 13.0 also takes .f32 for the sub-byte shapes' .s32 accumulator
             _add(f"wmma.load.c.sync.aligned<L:.row|.col>.{_shape}{_WMMA_SS}.f32 "
-                 f"{_frag('d', _t, _n)}, [A], ?a:u32; sm={_sm}; head=2; undocumented")
+                 f"{_frag('d', 'f32', _n)}, [A], ?a:u32; sm={_sm}; head=2; undocumented")
             _add(f"wmma.store.d.sync.aligned<L:.row|.col>.{_shape}{_WMMA_SS}.f32 [A], "
-                 f"{_frag('a', _t, _n)}, ?a:u32; sm={_sm}; head=2; undocumented")
+                 f"{_frag('a', 'f32', _n)}, ?a:u32; sm={_sm}; head=2; undocumented")
     _layouts = ".row.col" if _sub else "<AL:.row|.col><BL:.row|.col>"
     _head = f"wmma.mma.sync.aligned{_layouts}.{_shape}"
     for _t, (_na, _nb) in _inputs.items():
@@ -459,8 +473,10 @@ for _shape, _inputs, _accs in _WMMA_FRAGMENTS:
                      f"{_frag('d', 's32', 2)}, {_ab}, {_frag('a', 's32', 2)}; sm={_osm}; "
                      "positional")
         elif _t == "f64":
-            _add(f"{_head}{{.rn|.rz|.rm|.rp}}.f64.f64.f64.f64 {_frag('d', 'f64', 2)}, {_ab}, "
-                 f"{_frag('a', 'f64', 2)}; {_keys}")
+            # (wmma.mma's c and d take any 64-bit register, a .u64 one too, where its a and b
+            # and wmma.load's fragments do not)
+            _add(f"{_head}{{.rn|.rz|.rm|.rp}}.f64.f64.f64.f64 {{d:b64*2}}, {_ab}, "
+                 f"{{a:b64*2}}; {_keys}")
         else:  # bf16, tf32 into f32
             _add(f"{_head}.f32.{_t}.{_t}.f32 {_frag('d', 'f32', 8)}, {_ab}, "
                  f"{_frag('a', 'f32', 8)}; {_keys}")

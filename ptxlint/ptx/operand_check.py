@@ -24,6 +24,7 @@ from ptxlint.ptx.operand_classes import (
     float_literal_value,
     literal_fits,
     type_fits,
+    vector_type,
 )
 from ptxlint.ptx.special_registers import SPECIAL_REGISTERS, VECTOR_SPECIAL_REGISTERS
 
@@ -399,20 +400,30 @@ def _check_elements(
     the loop (what ``resolve`` would answer, without a call each). Whether ``_check_leaf``
     finds an issue depends on the class alone (the operand's text is only quoted in the
     message), and the resolvers share their class objects: an element of the class that
-    passed just before passes too."""
+    passed just before passes too. ptxas judges the registers' types as one (``vector_type``):
+    where the vector fits, no element's type is reported; where it does not, each element
+    that does not fit on its own is; a mix ptxas rejects is reported on the vector where no
+    element is."""
     leaf = element.kind in _LEAF_SPECS
     classes = resolve.classes if leaf and type(resolve) is RefClasses else None
     count = len(classes) if classes is not None else 0
-    out: list[Issue] = []
-    passed: OperandClass | None = None  # the class of the last element that passed
+    # each element's class, None for one that _check_one judges (a sink, a nested operand)
+    found: list[OperandClass | None] = []
     for part in operand.parts:
         kind = part.kind
         if classes is not None and kind == "ref" and not part.parts:
             ref = part.ref
-            cls = classes[ref] if ref is not None and ref < count else _UNKNOWN_CLASS
+            found.append(classes[ref] if ref is not None and ref < count else _UNKNOWN_CLASS)
         elif leaf and kind in _LEAF_KINDS:
-            cls = resolve(part)
+            found.append(resolve(part))
         else:
+            found.append(None)
+    fits, clash = _vector_fits(instruction, element, binding, relaxed, found) if leaf else (
+        False, "")
+    out: list[Issue] = []
+    passed: OperandClass | None = None  # the class of the last element that passed
+    for part, cls in zip(operand.parts, found, strict=True):
+        if cls is None:
             sub = _check_one(instruction, part, element, binding, resolve, relaxed, position,
                              in_vector=True)
             if sub is None:
@@ -421,13 +432,57 @@ def _check_elements(
             continue
         if cls is passed:
             continue
-        found = _check_leaf(instruction, part, element, binding, relaxed, position, cls,
-                            in_vector=True)
-        if found:
-            out.extend(found)
+        issues = _check_leaf(instruction, part, element, binding, relaxed, position, cls,
+                             in_vector=True, type_judged=fits)
+        if issues:
+            out.extend(issues)
         else:
             passed = cls
+    if clash and not any(issue.kind == "type" for issue in out):
+        mixed = (f"registers of {clash}" if clash != "sizes"
+                 else "registers of different sizes")
+        out.append(Issue("type", f"'{operand.text}' ({_where(instruction, position)}) holds "
+                         f"{mixed}: ptxas types a vector by its registers, which must be of one "
+                         "size, and of one type but for untyped .b ones and a .u beside an .s",
+                         operand.start, operand.end))
     return out
+
+
+def _vector_fits(
+    instruction: PtxInstruction, element: OperandSpec, binding: dict[str, str], relaxed: bool,
+    found: Sequence[OperandClass | None],
+) -> tuple[bool, str]:
+    """Whether a vector's registers fit ``element``'s type as one (``vector_type``; a
+    register of unknown type may be a bit one, which fits: not judged), and the mix ptxas
+    rejects ("sizes", or the two types side by side)."""
+    want = _type_of(element, binding)
+    types = [cls.type if cls.kind == "reg" else None for cls in found
+             if cls is not None and cls.kind != "imm"]
+    whole = vector_type(types)
+    if whole.clash == "kinds":
+        named = sorted({f".{t}" for t in types if t and TYPE_BITS.get(t, "b")[0] != "b"})
+        return False, " and ".join(named[:2])
+    if whole.clash:
+        return False, whole.clash
+    if not want or want == "int":
+        return False, ""
+    if whole.type is None:
+        return True, ""
+    if type_fits(whole.type, want, relaxed, element.exact, element.untyped):
+        return True, ""
+    # a vector of .u/.s registers for a float or packed vector (.f16, .f32, .f64, .e4m3x2; not
+    # .bf16, which red and atom refuse them for) of a '.v2'/'.v4' instruction (ld, st, mov,
+    # atom, red, multimem, tex: ptxas 13.0), where one such register alone is "Arguments
+    # mismatch"; and an .f16 vector for a .bf16 one (multimem.ld_reduce takes it, red does not:
+    # not judged); not for the vectors of mma, whose count the shape sets
+    mine, theirs = TYPE_BITS.get(whole.type), TYPE_BITS.get(want)
+    vectored = any(m in _VECTOR_WORDS for m in instruction.modifiers)
+    return (vectored and mine is not None and theirs is not None and mine[1] == theirs[1]
+            and ((mine[0] in "us" and theirs[0] in "fx" and want != "bf16")
+                 or (whole.type == "f16" and want == "bf16"))), ""
+
+
+_VECTOR_WORDS = frozenset({"v2", "v4", "v8"})
 
 
 # Instructions whose generic or .global address ptxas 13.0 takes from a 64-bit register only:
@@ -583,9 +638,11 @@ def _check_leaf(
     position: int,
     cls: OperandClass,
     in_vector: bool = False,
+    type_judged: bool = False,
 ) -> list[Issue]:
     """A register or immediate operand against a register/immediate spec (an operand of the
-    instruction itself, or an element of a vector operand: ``in_vector``)."""
+    instruction itself, or an element of a vector operand: ``in_vector``; ``type_judged``: a
+    register of a vector whose registers fit as one, ``_vector_fits``)."""
     if cls.kind == "unknown":
         return []
     if cls.kind == "imm":
@@ -664,11 +721,13 @@ def _check_leaf(
                                   f"{_where(instruction, position)} "
                           "takes an integer address", operand.start, operand.end)]
         return []
-    if want and not type_fits(cls.type, want, relaxed, spec.exact, in_vector):
+    if want and not type_judged and not type_fits(cls.type, want, relaxed, spec.exact,
+                                                  spec.untyped):
         special = " special" if operand.kind == "special" else ""
+        wanted = f"an untyped .{want} register" if spec.untyped else f".{want}"
         return [Issue("type", f"'{operand.text}' is a .{cls.type}{special} register, but "
                               f"{_where(instruction, position)} takes "
-                      f".{want}", operand.start, operand.end)]
+                      f"{wanted}", operand.start, operand.end)]
     return []
 
 

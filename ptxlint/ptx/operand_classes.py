@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from ptxlint.lazy_regex import on_first_use
@@ -171,6 +171,11 @@ TYPE_BITS.update(
 )
 
 
+# The packs of integers: ptxas 13.0 takes a packed register of their size (.f16x2) for them,
+# as for a plain integer operand, though no .u32/.s32 one.
+_INTEGER_PACKS = frozenset({"u16x2", "s16x2", "u8x4", "s8x4"})
+
+
 # Operand types for which ptxas 13.0 takes no wider register even in ld/st/cvt ("cvt.rn.bf16.f32
 # %r1, %f2": Arguments mismatch, where .f16 takes a .b32 register).
 _NO_WIDENING = frozenset({"bf16", "bf16x2", "tf32", "e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2",
@@ -179,23 +184,31 @@ _NO_WIDENING = frozenset({"bf16", "bf16x2", "tf32", "e4m3x2", "e5m2x2", "e2m3x2"
 
 
 def type_fits(register: str, operand: str, relaxed: bool, exact: bool = False,
-              element: bool = False) -> bool:
+              untyped: bool = False) -> bool:
     """Whether a register declared ``.register`` may be an operand of type ``.operand``
     (ptxas 13.0, "Arguments mismatch"): bit registers fit any type of their size, float
     registers float and bit types of their size, integer registers integer and bit types of
     their size; ``relaxed`` (ld/st/cvt) also takes wider non-float registers, except for the
     types in ``_NO_WIDENING``; ``exact`` takes a register of the operand's size only, and a
     float register only for a float operand (ptxas rejects a .f32 register for a tf32
-    destination or cvt.rs's random bits). A packed type (and .bf16) takes a bit register or
-    one of its own type only, except as a vector's ``element``: ptxas judges a vector as a
-    whole, and takes 'multimem.st.v2.f16x2 [a], {%u0, %r1}' (a .u32 beside a .b32) though not
-    '{%u0, %u1}'."""
+    destination), and a packed register (.f16x2) for a packed or bit operand only (mma's .s32
+    accumulators take no .f16x2 register, cvt.pack's .b32 result does). ``untyped`` takes a
+    bit register of the operand's size only (cvt.rs's random bits: a .u32 or .f32 register
+    there is "Arguments mismatch"). A packed type (and .bf16) takes a bit register or one of
+    its own type only; a packed register is no float operand ('add.f32 d, %hx1, b',
+    'st.global.f32', 'setp.eq.f32': Arguments mismatch, as ptxas 13.0 says). (A vector's
+    registers are judged as one register of ``vector_type``.)"""
     r = TYPE_BITS.get(register)
     o = TYPE_BITS.get(operand)
     if r is None or o is None:
         return True
-    if (o[0] == "x" or operand == "bf16") and r[0] != "b" and register != operand and (
-            not element):
+    if untyped:
+        return r[0] == "b" and r[1] == o[1]
+    if r[0] == "x" and o[0] == "f":
+        return False
+    if r[0] == "x" and operand in _INTEGER_PACKS:
+        return r[1] == o[1]  # 'add.u16x2 d, a, %hx': an .f16x2 register holds the halves
+    if (o[0] == "x" or operand == "bf16") and r[0] != "b" and register != operand:
         # a packed operand (or .tf32, .bf16) takes a bit register or one of its own type:
         # ptxas 13.0 to 13.5 reject a .u32/.s32 one ('add.f16x2', 'cvt.rna.tf32.f32', the PTX
         # ISA 9.4 'mul.e4m3x4.e4m3x4.e4m3x4'), an .f16x2 one for .bf16x2 or .e4m3x4, and a
@@ -203,7 +216,7 @@ def type_fits(register: str, operand: str, relaxed: bool, exact: bool = False,
         return False
     if exact:  # (an integer register for a float operand, as below: 'cvt.f32.f16 f, %us1')
         return (r[1] == o[1] and r[0] != "p" and o[0] != "p" and (r[0] != "f" or o[0] == "f")
-                and (r[0] not in "us" or o[0] != "f"))
+                and (r[0] not in "us" or o[0] != "f") and (r[0] != "x" or o[0] in "xb"))
     if operand in _NO_WIDENING:
         relaxed = False
     if r[0] == "p" or o[0] == "p":
@@ -215,3 +228,47 @@ def type_fits(register: str, operand: str, relaxed: bool, exact: bool = False,
     if relaxed and (r[0] == "b" or o[0] == "b" or (r[0] in "us" and o[0] in "us")):
         return r[1] >= o[1]
     return r[1] == o[1]
+
+
+class VectorType(NamedTuple):
+    """What ptxas makes of a vector's registers: the type it judges the vector as (None where
+    an element's type is unknown), or the clash it rejects them for."""
+
+    type: str | None
+    clash: str = ""  # "sizes" | "kinds"
+
+
+def vector_type(types: Sequence[str | None]) -> VectorType:
+    """The type ptxas 13.0 gives a vector of registers of ``types`` (None: a register of
+    unknown type) before it checks it as one operand (measured with typed registers on ld, st,
+    mov, red, mma): registers of different sizes are "Incompatible elements of vector
+    expression"; a bit register (.b32) takes the type of nothing and makes the vector a bit
+    vector ('{%u0, %r1}' fits .f16x2, where '{%u0, %u1}' does not); a .u beside an .s register
+    of its size makes one too; two other types side by side ('{%f0, %u1}', '{%u0, %hx1}', and
+    beside a bit register as well) are "Vector with elements of different types are not
+    allowed"."""
+    sizes: set[int] = set()
+    kinds: set[str] = set()
+    bits = unknown = False
+    for type_ in types:
+        found = TYPE_BITS.get(type_) if type_ is not None else None
+        if type_ is None or found is None:
+            unknown = True
+            continue
+        sizes.add(found[1])
+        if found[0] == "b":
+            bits = True
+        else:
+            kinds.add(type_)
+    if len(sizes) > 1:
+        return VectorType(None, "sizes")
+    signs = {TYPE_BITS[k][0] for k in kinds}
+    if len(kinds) > 1 and not (len(kinds) == 2 and signs == {"u", "s"}):
+        return VectorType(None, "kinds")
+    if unknown or not sizes:
+        return VectorType(None)
+    [size] = sizes
+    if bits or len(kinds) != 1:
+        return VectorType(f"b{size}")
+    [only] = kinds
+    return VectorType(only)
