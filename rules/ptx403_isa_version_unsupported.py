@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
-from ptxlint.ptx.instructions import ptx_requirement
+from ptxlint.ptx.instructions import instruction_ptx_requirement
 from ptxlint.ptx.toolkit import oldest_compiling
 from ptxlint.ptx.versions import cuda_for_ptx, format_cuda, format_ptx
 from ptxlint.rule import Rule, RuleContext
@@ -53,7 +53,10 @@ compiled by CUDA 9.0. The version an instruction needs
 comes from its "PTX ISA Notes", checked form by form against what ptxas 13.0 asks under an
 older `.version` (`benchmarks/ptxas_isa_versions.py`): `cp.async.bulk` and `wgmma` 8.0,
 `.shared::cluster` 7.8, `tcgen05`, `clusterlaunchcontrol`, `mbarrier`'s `.relaxed` and the
-`.tile::scatter4` of `cp.async.bulk.tensor` 8.6, `ld`/`st` `.v8` 8.8, and so on. A
+`.tile::scatter4` of `cp.async.bulk.tensor` 8.6, `ld`/`st` `.v8` 8.8, and so on; a special
+register among its operands counts too (ptxas: "Feature '%aggr_smem_size' requires PTX ISA
+.version 8.1"): `%aggr_smem_size` 8.1, `%current_graph_exec` 8.0, the cluster registers 7.8,
+`%reserved_smem_offset_*` 7.6. A
 statement whose `#if` guards keep that toolkit out (`#if CUDA_VERSION >= 12080`,
 `__CUDACC_VER_MAJOR__ >= 13`, CCCL's `__cccl_ptx_isa >= 860`, or an architecture the toolkit
 does not know) is not reported; nor is one under a guard ptxlint cannot decide (a project's
@@ -110,7 +113,7 @@ asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1
         for instruction in statement.ptx.instructions:
             if instruction.opaque:
                 continue
-            needed, feature = ptx_requirement(instruction.opcode, instruction.modifiers)
+            needed, feature = instruction_ptx_requirement(instruction)
             if needed <= accepted:
                 continue
             if analysis.instruction_unknown(instruction):

@@ -34,6 +34,7 @@ __all__ = [
     "instruction_requirement",
     "is_opcode",
     "operand_types",
+    "instruction_ptx_requirement",
     "ptx_requirement",
     "register_fits",
     "requirement",
@@ -289,6 +290,21 @@ def ptx_requirement(opcode: str, modifiers: tuple[str, ...]) -> tuple[int, str]:
         need = grammar.modifier_need(opcode, modifiers)
         if need is not None and need.ptx > best:
             best, feature = need.ptx, ".".join((opcode, *modifiers))
+    return best, feature
+
+
+def instruction_ptx_requirement(instruction: PtxInstruction) -> tuple[int, str]:
+    """``ptx_requirement`` of ``instruction`` as written, raised to what a special register among
+    its operands needs (``mov.u32 %0, %%aggr_smem_size`` needs PTX ISA 8.1: ptxas 13.0 under
+    ``.version 8.0`` answers "Feature '%aggr_smem_size' requires PTX ISA .version 8.1"), with
+    the spelling (``%aggr_smem_size``) that imposes it."""
+    best, feature = ptx_requirement(instruction.opcode, instruction.modifiers)
+    for operand in instruction.operands:
+        if operand.kind != "special":
+            continue
+        name, register = special_register(operand.text)
+        if register is not None and register.ptx > best:
+            best, feature = register.ptx, f"%{name}"
     return best, feature
 
 
