@@ -36,6 +36,19 @@ def test_generation_covers_every_family_with_valid_forms_and_mutants() -> None:
     assert len(abstained) < 0.02 * len(sample)
 
 
+def test_typed_generation_puts_typed_registers_in_scalars_and_vectors() -> None:
+    cases = agreement.generate({"mma", "cvt"}, typed=True)
+    assert {c.kind for c in cases} == {"typed-register", "typed-vector", "typed-element",
+                                       "typed-mix"}
+    assert "valid" not in {c.kind for c in cases}  # the plain run's, not asked again
+    # each typed register resolves to its declared type ('%hx' is .f16x2, '%h' .b16)
+    [instruction] = agreement.parse_template("add.f16x2 %hx1, %us2, %u3;",
+                                             extended=False).instructions
+    assert [agreement.resolve(o).type for o in instruction.operands] == ["f16x2", "u16", "u32"]
+    oracle = agreement.Oracle(agreement.TYPED_DECLARATIONS.strip())
+    assert oracle.key("sm_90a", "x") != agreement.Oracle().key("sm_90a", "x")
+
+
 def test_the_issue_examples_are_predicted() -> None:
     predict = agreement.predict
     assert "expected 16" in predict("cp.async.cg.shared.global [%rd1], [%rd2], 4").reason
