@@ -2,6 +2,7 @@
 of the instruction grammar, where the register classes of inline asm never reach: the matrix
 fragments of ``mma`` and ``wmma`` (the ISA's packs, ``.f16x2``, ``.bf16x2``, ``.tf32``; the
 ``.s32`` accumulators; the ``.f64`` ones), ``cvt.rs``'s random bits (an untyped ``.b32`` only),
+``set``'s ``.bf16`` result (a 16-bit integer or bit register),
 and a vector's registers, which ptxas types as one (``vector_type``) before it checks them. Each
 case is assembled with ptxas 13.0 where it is installed."""
 
@@ -80,6 +81,8 @@ REJECTED = [
     # a packed register is no float operand
     ("sm_90a", "st.global.f32 [%rd0], %hx1"),
     ("sm_90a", "setp.eq.f32 %p0, %hx1, %f2"),
+    # set's .bf16 result: a 16-bit integer or bit register, no .f16 one
+    ("sm_90a", "set.eq.bf16.f32 %hf1, %f2, %f3"),
     # a vector's registers: one size, one type (bit ones aside, a .u beside an .s)
     ("sm_90a", "ld.global.v2.b32 {%f0, %u1}, [%rd0]"),
     ("sm_90a", "ld.global.v2.b32 {%r0, %rd1}, [%rd0]"),
@@ -118,6 +121,8 @@ TAKEN = [
     ("sm_90a", "ld.global.v2.f32 {%u0, %u1}, [%rd0]"),
     ("sm_90a", "st.global.v2.f64 [%rd0], {%sl0, %sl1}"),
     ("sm_90a", "mov.v2.f32 {%f0, %f1}, {%u0, %u1}"),
+    ("sm_90a", "set.eq.bf16.f32 %us1, %f2, %f3"),
+    ("sm_90a", "set.eq.bf16.bf16 %ss1, %h2, %h3"),
     # a packed register for an integer pack, and for cvt's integer side
     ("sm_90a", "add.u16x2 %r1, %r2, %hx3"),
     ("sm_90a", "cvt.rn.bf16.u32 %h1, %hx2"),

@@ -64,7 +64,8 @@ _SOURCES = ((_CMP_UNSIGNED, ".u16|.u32|.u64", ""), (_CMP_SIGNED, ".s16|.s32|.s64
 
 
 def _set(dtype: str, stype: str, cmp: str, ftz: str, keys: str = "") -> None:
-    d = "D" if "|" in dtype else "b32" if dtype == ".bf16x2" else dtype.lstrip(".")
+    d = ("D" if "|" in dtype else "b32" if dtype == ".bf16x2" else "b16!" if dtype == ".bf16"
+         else dtype.lstrip("."))
     s = "T" if "|" in stype else stype.lstrip(".")
     dslot = f"<D:{dtype}>" if "|" in dtype else dtype
     sslot = f"<T:{stype}>" if "|" in stype else stype
@@ -81,7 +82,9 @@ for _cmp, _stypes, _ftz in _SOURCES:
     _set(".f16", _stypes, _cmp, _ftz, "; sm=53")
     _set(".bf16", _stypes, _cmp, "", "; sm=90")
 _set(".u16|.s16|.u32|.s32|.f16", ".f16", _CMP_FLOAT, "{.ftz}", "; sm=53")
-_set(".u16|.s16|.u32|.s32|.bf16", ".bf16", _CMP_FLOAT, "", "; sm=90")
+_set(".u16|.s16|.u32|.s32", ".bf16", _CMP_FLOAT, "", "; sm=90")
+# a .bf16 result: ptxas 13.0 takes a .u16 or .s16 register for it too, not an .f16 one (`!`)
+_set(".bf16", ".bf16", _CMP_FLOAT, "", "; sm=90")
 _set(".f16x2|.u32|.s32", ".f16x2", _CMP_FLOAT, "{.ftz}", "; sm=53")
 _set(".u32|.s32", ".bf16x2", _CMP_FLOAT, "", "; sm=90")
 # a .bf16x2 result: ptxas 13.0 takes a .f32 register for it too (not for .f16x2's)
