@@ -218,7 +218,7 @@ def test_the_front_ends_reach_nothing_after_them() -> None:
 CXX_STAGES: dict[str, tuple[str, ...]] = {
     "preprocess": (
         "lexer", "preproc", "guards", "defines", "include_lookup", "headers", "macros",
-        "companion", "guard_macros", "macro_uses", "branches",
+        "companion", "specifier_macros", "guard_macros", "macro_uses", "branches",
     ),
     "locate": ("dialect", "host_code", "statement_tokens", "function_recovery",
                "statement_context", "function_spans", "part_tree"),

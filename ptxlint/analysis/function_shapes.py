@@ -207,7 +207,7 @@ def _shape(parsed: ParsedSource, fn: Node) -> FunctionShape | None:
                      if ident.type in ("identifier", "type_identifier")]
             template.update(names)
             order.append(names[-1] if names else "")  # `Foo N`: the last is the name
-    head = parsed.data[fn.start_byte:body.start_byte]
+    head = parsed.data[parsed.header_start(fn.start_byte):body.start_byte]
     holder = parent.parent if parent is not None and parent.type == "template_declaration" \
         else parent
     spelled = parsed.node_text(name_node)

@@ -184,8 +184,8 @@ def emission(statement: AsmStatement, parsed: object) -> Emission | None:
             anonymous = True
         current = current.parent
     declarator = node.child_by_field_name("declarator")
-    header = parsed.data[node.start_byte : declarator.start_byte if declarator is not None
-                         else node.start_byte]
+    start = parsed.header_start(node.start_byte)  # with the specifier macros left out
+    header = parsed.data[start : declarator.start_byte if declarator is not None else start]
     words = {w.decode() for w in _WORD.findall(header)}
     internal = anonymous or in_class or bool(_INTERNAL & (set(context.function_specifiers)
                                                            | words))

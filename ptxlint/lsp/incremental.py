@@ -65,8 +65,8 @@ from ptxlint.frontends.statement_problems import spells_offsets
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
     grammar_for,
+    left_out_after_edit,
     parse_again,
-    skipped_after_edit,
 )
 from ptxlint.model import (
     AsmStatement,
@@ -461,8 +461,9 @@ def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
     length keeps every position: the old tree is the new text's, read or not."""
     data = text.encode("utf-8", "surrogatepass")
     if len(data) == len(old.data):
-        return _EditedSource(text, data, old.positions(), old.grammar,
-                             skipped=skipped_after_edit(old, data), split=old.split)
+        skipped, uses = left_out_after_edit(old, data)
+        return _EditedSource(text, data, old.positions(), old.grammar, skipped=skipped,
+                             split=old.split, specifier_uses=uses)
     start_b = old.to_byte(edit.start)
     old_end_b = old.to_byte(edit.old_end)
     new_end_b = start_b + len(text[edit.start : edit.new_end].encode("utf-8", "surrogatepass"))
@@ -475,8 +476,9 @@ def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
         old_end_point=_point(old.data, old_end_b),
         new_end_point=_point(data, new_end_b),
     )
-    return _EditedSource(text, data, tree, old.grammar, skipped=skipped_after_edit(old, data),
-                         split=old.split)
+    skipped, uses = left_out_after_edit(old, data)
+    return _EditedSource(text, data, tree, old.grammar, skipped=skipped, split=old.split,
+                         specifier_uses=uses)
 
 
 def _point(data: bytes, byte: int) -> tuple[int, int]:

@@ -9,7 +9,9 @@ stages before it (``tests/test_import_graph.py`` holds this):
    ``defines`` (one file's ``#define``\\ s), ``include_lookup`` (where an include finds its
    header), ``headers`` (reading and caching included headers, the closure of a file's),
    ``macros`` (the table and expansion with a source map), ``companion`` (the header a
-   header is the second half of, whose macros it reads), ``guard_macros``, ``macro_uses``,
+   header is the second half of, whose macros it reads), ``specifier_macros`` (the macros
+   that expand to declaration specifiers only, which the parse may leave out),
+   ``guard_macros``, ``macro_uses``,
    ``branches`` (a statement with ``#if`` inside it);
 2. locate: ``dialect`` and ``host_code`` (host assembly recognised and left alone),
    ``statement_tokens`` (one statement's tokens from its keyword), ``function_recovery``

@@ -30,6 +30,7 @@ from ptxlint.frontends.cxx.macros import MacroTable
 from ptxlint.frontends.cxx.operand_types import leave_types
 from ptxlint.frontends.cxx.plain_reader import read_plain
 from ptxlint.frontends.cxx.raw_statement import RawStatement as _RawStatement
+from ptxlint.frontends.cxx.specifier_macros import SpecifierMacros
 from ptxlint.frontends.cxx.statement_context import (
     C_BRANCH,
     C_BRANCH_NAMED,
@@ -181,7 +182,7 @@ def extract(
         if not names or next(macro_uses.find_uses(source.text, names), None) is None:
             return result  # no asm macro is named: nothing can expand, no parse needed
     if parsed is None:
-        parsed = parse(source.path, source.text)
+        parsed = parse(source.path, source.text, SpecifierMacros(macros.table_now))
     result.parsed = parsed
     lookup = make_type_lookup(parsed) if make_type_lookup else None
     file_guards = guards_of(source.text)  # shared with the file's other readers

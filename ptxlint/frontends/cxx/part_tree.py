@@ -35,10 +35,12 @@ What the part reads outside its own functions stays as the whole parse gives it:
 from __future__ import annotations
 
 import bisect
+from functools import cache
 
 from ptxlint.frontends.cxx import macro_uses
 from ptxlint.frontends.cxx.function_spans import scan
 from ptxlint.frontends.cxx.macros import MacroTable
+from ptxlint.frontends.cxx.specifier_macros import SpecifierMacros
 from ptxlint.frontends.extraction import WHOLE, Share
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
@@ -90,12 +92,15 @@ def part_tree(source: SourceFile, share: Share) -> ParsedSource:
     statement of the share needs (see the module's docstring), or the whole file where that
     cannot be shown."""
     text = source.text
+    # the macros the whole file's parse may leave out (``extract``), judged alike
+    specifiers = SpecifierMacros(cache(lambda: MacroTable(source.path, text)))
     unread = _unread(source, share)
     if not unread:
-        return parse(source.path, text)
-    parsed = parse_leaving_out(source.path, text, [r for span in unread for r in span])
+        return parse(source.path, text, specifiers)
+    parsed = parse_leaving_out(source.path, text, [r for span in unread for r in span],
+                               specifiers)
     if not _verified(parsed, unread):
-        return parse(source.path, text)
+        return parse(source.path, text, specifiers)
     return parsed
 
 

@@ -496,7 +496,8 @@ class FunctionHeaders:
 
     def _read(self, fn: tree_sitter.Node) -> FunctionHeader:
         data = self.parsed.data
-        start = fn.start_byte
+        # a specifier macro left out of the parse before it is the header's (``CUTLASS_DEVICE``)
+        start = self.parsed.header_start(fn.start_byte)
         lo = self._start(start)
         body = fn.child_by_field_name("body")
         end = body.start_byte if body is not None else fn.end_byte
