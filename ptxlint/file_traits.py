@@ -14,11 +14,12 @@ from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import SourceFile
 from ptxlint.ptx.targets import Target, excluded_by_errors
 
-_CUDA_FILE = re.compile(r"\.(?:cu|cuh)\Z", re.IGNORECASE)
+_CUDA_FILE = re.compile(r"\.(?:cu|cuh)(?:\.inc)?\Z", re.IGNORECASE)
 
 
 def cuda_file(source: SourceFile) -> bool:
-    """A CUDA source by its name (``.cu``, ``.cuh``): its asm is device code."""
+    """A CUDA source by its name (``.cu``, ``.cuh``, or a fragment of one: ``.cu.inc``): its asm
+    is device code."""
     return _CUDA_FILE.search(source.path) is not None
 
 

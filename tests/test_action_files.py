@@ -217,7 +217,10 @@ def test_pre_commit_hook_manifest():
     assert h["id"] == "ptxlint" and h["name"]
     assert h["language"] == "python"
     assert h["entry"] == "ptxlint check --force-exclude"
-    assert h["files"] == r"\.(cu|cuh|h|hpp|hh|inl|cc|cpp|cxx|c|py)$"
+    # the hook names what a walk of a folder lints: every default extension, nothing else
+    from ptxlint.run.discover import DEFAULT_EXTENSIONS
+
+    assert h["files"] == r"\.(" + "|".join(e[1:] for e in DEFAULT_EXTENSIONS) + ")$"
 
 
 def _repo_files() -> list[str]:
@@ -244,8 +247,8 @@ def test_pre_commit_files_regex_selects_cuda_cpp_and_python_sources():
     assert "fixtures/rules/PTX001_bad.cu" in chosen
     assert "fixtures/example-triton/triton_kernels.py" in chosen
     assert not [f for f in chosen if f.endswith((".json", ".md", ".toml", ".cu.orig"))]
-    for name in ("a.cu", "a.cuh", "b.h", "b.hpp", "b.hh", "c.inl", "d.cc", "d.cpp", "d.cxx",
-                 "e.c", "k.py"):
+    for name in ("a.cu", "a.cuh", "b.h", "b.hpp", "b.hh", "b.hxx", "c.inl", "c.hpp.inc", "d.cc",
+                 "d.cpp", "d.cxx", "e.c", "k.py", "k.jl"):
         assert pattern.search(name), name
     for name in ("a.cu.bak", "a.pyc", "a.pyi", "Makefile", "a.cmake"):
         assert not pattern.search(name), name

@@ -371,6 +371,21 @@ def test_hxx_headers_are_walked(in_tmp: Path) -> None:
     assert paths(discover(["include"])) == ["include/util.hxx"]
 
 
+def test_included_fragments_are_walked_and_a_cuda_ones_asm_is_device_code(in_tmp: Path) -> None:
+    # ginkgo keeps CUDA/HIP device code in "memory.nvidia.hpp.inc", included mid-file
+    from ptxlint.file_traits import cuda_file
+    from ptxlint.model import SourceFile
+
+    write(in_tmp, "common/memory.nvidia.hpp.inc")
+    write(in_tmp, "common/atomic.inc")
+    write(in_tmp, "common/atomic.inc.orig")
+    assert paths(discover(["common"])) == ["common/atomic.inc", "common/memory.nvidia.hpp.inc"]
+    assert cuda_file(SourceFile("k.cu.inc", ""))
+    assert cuda_file(SourceFile("k.CUH.inc", ""))
+    assert not cuda_file(SourceFile("k.hpp.inc", ""))
+    assert not cuda_file(SourceFile("k.inc", ""))
+
+
 def _count_opens(monkeypatch) -> list[str]:
     """The names of the files discovery opens from now on, in order (its ``_open`` wrapped)."""
     from ptxlint.run import discover as discover_module

@@ -58,6 +58,9 @@ CXX_EXTENSIONS: tuple[str, ...] = (
     ".cpp",
     ".cxx",
     ".c",
+    # C++ fragments a source #includes in the middle of its own code (ginkgo's CUDA/HIP
+    # "memory.nvidia.hpp.inc", desul's atomics); the parse judges what a file holds, not its name
+    ".inc",
 )
 # Triton/CuTe DSL/Numba/CuPy sources too; the Python front end parses only those that mention
 # one of its APIs (ptxlint.frontends.python.apis.PREFILTER).
