@@ -59,3 +59,15 @@ def test_what_ptxas_reads_by_rules_of_its_own_is_not_judged() -> None:
     # .f32 for the sub-byte shapes' accumulator: ptxas takes it, the ISA does not say so
     sub = verdict("wmma.load.c.sync.aligned.row.m8n8k32.f32 {%r0, %r1}, [%rd1];")
     assert sub.status == "ok" and sub.issues and sub.issues[0].severity == "warning"
+
+
+def test_an_extra_type_word_ptxas_takes_is_not_judged() -> None:
+    # ptxas 13.0 assembles these (the .tf32 on a sub-byte shape's accumulator, a sub-byte type
+    # beside mma's .f64 ones) and rejects the same word elsewhere: neither said, nor judged
+    assert verdict("wmma.store.d.sync.aligned.row.m8n8k128.tf32.f32 [%rd1], {%f0, %f1};"
+                   ).status == "abstain"
+    assert verdict("mma.sync.aligned.m8n8k4.row.col.u4.f64.f64.f64.f64 {%rd8, %rd9}, {%rd0}, "
+                   "{%rd8}, {%rd0, %rd1};").status == "abstain"
+    # (the spelling of another shape stays judged: 'Unexpected instruction types')
+    assert verdict("wmma.store.d.sync.aligned.row.m16n16k16.tf32.f32 [%rd1], "
+                   f"{_vec('%f', 8)};").status == "error"

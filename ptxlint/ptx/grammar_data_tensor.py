@@ -257,8 +257,10 @@ _mma(f"{_ORDERED}.f16{_FP8}.f16", "d:f16x2*2", "a:b32*4", "a:b32*4", "a:f16x2*2"
 PARTIAL.update({
     # kinds that are tcgen05's, not mma.sync's: not judged
     "mma": frozenset({"kind::f16", "kind::i8", "kind::tf32",
-                      # ptxas 13.0 takes an extra .bf16 here (undocumented, not judged)
-                      "f64+bf16"}),
+                      # ptxas 13.0 takes an extra .bf16 here, and an extra sub-byte type
+                      # ('mma...m8n8k4.row.col.u4.f64.f64.f64.f64'; not .u8: "Unexpected
+                      # instruction types"): undocumented, not judged
+                      "f64+bf16", "f64+u4", "f64+s4", "f64+b1"}),
     "ldmatrix": frozenset(),
     "stmatrix": frozenset(),
 })
@@ -482,11 +484,15 @@ for _shape, _inputs, _accs in _WMMA_FRAGMENTS:
                  f"{_frag('a', 'f32', 8)}; {_keys}")
 
 # ptxas 13.0 reads a .u32 accumulator type on wmma.mma by rules of its own (m16n16k16 and
-# m32n8k16 take .s32.s8.u8.u32, m8n32k16 none, the tf32 shape some), and sub-byte types with
-# another shape (m8n32k16 .u4 assembles for sm_75/sm_80): not judged
+# m32n8k16 take .s32.s8.u8.u32, m8n32k16 none, the tf32 shape some), sub-byte types with
+# another shape (m8n32k16 .u4 assembles for sm_75/sm_80), and .tf32 beside the sub-byte
+# shapes' accumulator type: not judged
 PARTIAL["wmma"] = frozenset({"mma+u32"} | {
     f"mma+{t}+{shape}" for t in ("s4", "u4", "b1")
-    for shape in ("m16n16k16", "m8n32k16", "m32n8k16", "m16n16k8", "m8n8k4")})
+    for shape in ("m16n16k16", "m8n32k16", "m32n8k16", "m16n16k8", "m8n8k4")} | {
+    # and an extra .tf32 on the sub-byte shapes' c and d ('wmma.store.d...m8n8k128.tf32.f32';
+    # not on the others': "Unexpected instruction types")
+    f"{shape}+tf32" for shape in _SUBBYTE})
 
 _TC_OPS = ("alloc", "dealloc", "relinquish_alloc_permit", "commit", "fence::before_thread_sync",
            "fence::after_thread_sync", "wait::ld", "wait::st", "shift", "ld", "st", "mma")
