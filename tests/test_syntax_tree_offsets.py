@@ -49,3 +49,28 @@ def test_node_bounds_round_trip_in_a_parsed_file() -> None:
             if not cursor.goto_parent():
                 assert seen > 20
                 return
+
+
+def test_the_error_walk_finds_what_a_query_for_error_and_missing_nodes_finds() -> None:
+    # the walk enters only nodes that hold an error: an ERROR node inside another one that
+    # costs nothing of its own (has_error false) is still found, and the measure is the same
+    import tree_sitter
+
+    from ptxlint.frontends import syntax_tree
+
+    texts = [
+        "CUTLASS_DEVICE Pipeline(Params p) : params_(p) { CUTLASS_PRAGMA_UNROLL\n"
+        "  for (int i = 0; i < 4; ++i) { x(i) }\n}\nstruct S { int a; void f() { g( }; };\n",
+        "int f() { return (1 + ; }\n__device__ void g() { asm(\"trap;\") }\n",
+        "int ok() { return 1; }\n",
+    ]
+    for text in texts:
+        tree = syntax_tree.parse("t.cu", text).tree
+        compiled = syntax_tree.query(tree.language, "(ERROR) @error (MISSING) @missing")
+        queried = tree_sitter.QueryCursor(compiled).captures(tree.root_node)
+        walked = syntax_tree._error_nodes(tree)
+        for kind in ("error", "missing"):
+            assert (sorted((n.start_byte, n.end_byte) for n in walked[kind])
+                    == sorted((n.start_byte, n.end_byte) for n in queried.get(kind, ())))
+        assert syntax_tree._measured(walked) == syntax_tree._measured(queried)
+    assert syntax_tree._errors(syntax_tree.parse("t.cu", texts[0]).tree)[0] > 0

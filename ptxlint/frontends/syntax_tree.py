@@ -285,9 +285,22 @@ def _errors(tree: tree_sitter.Tree) -> tuple[int, int, int]:
 
 
 def _error_nodes(tree: tree_sitter.Tree) -> dict[str, list[tree_sitter.Node]]:
-    """``tree``'s ERROR nodes ("error") and MISSING ones ("missing")."""
-    errors = query(tree.language, "(ERROR) @error (MISSING) @missing")
-    return tree_sitter.QueryCursor(errors).captures(tree.root_node)
+    """``tree``'s ERROR nodes ("error") and MISSING ones ("missing"), in text order, outer
+    before inner. The walk enters only nodes that hold an error (``has_error``), and the ERROR
+    nodes an outer one holds whatever their cost: a query for them visits the whole tree, ten
+    times the CPU over the asm files of the CUDA 13 headers and CUTLASS (1.7 s against 0.2 s),
+    where most trees err somewhere and each is asked once or twice."""
+    errors: list[tree_sitter.Node] = []
+    missing: list[tree_sitter.Node] = []
+    pending = [tree.root_node]
+    while pending:
+        node = pending.pop()
+        if node.is_missing:
+            missing.append(node)
+        elif node.is_error:
+            errors.append(node)
+        pending.extend(reversed([c for c in node.children if c.has_error or c.is_error]))
+    return {"error": errors, "missing": missing}
 
 
 def _measured(captured: dict[str, list[tree_sitter.Node]]) -> tuple[int, int, int]:
