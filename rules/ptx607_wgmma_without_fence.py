@@ -17,6 +17,13 @@ _WRITES = ("write", "readwrite", "initialise")
 _FENCES = frozenset({WG_FENCE})
 
 
+def writes_registers(flow: FunctionFlow, name: str, element: bool) -> bool:
+    """A write of ``name`` (through an element or not) writes the registers bound to it: not
+    where ``name`` is a pointer the registers are elements behind and the write moves the
+    pointer (``accum = accum_base + m * 64;``), as PTX606 reads it too."""
+    return element or not flow.declared_pointer(name)
+
+
 def unfenced_write(flow: FunctionFlow, mma: Step) -> tuple[int, str] | None:
     """The last write, by ordinary C++ code before ``mma``, of a register ``mma`` reads (its
     accumulators, its A fragment) with no ``wgmma.fence`` between: (byte, variable). ``None``
@@ -24,8 +31,10 @@ def unfenced_write(flow: FunctionFlow, mma: Step) -> tuple[int, str] | None:
     names = flow.keys(mma, mma.event.registers)
     if not names:
         return None
-    writes = sorted(((byte, name) for name in names for byte, how, _ in flow.uses_of(name)
-                     if byte < mma.start and how in _WRITES), reverse=True)
+    writes = sorted(((byte, name) for name in names
+                     for byte, how, element in flow.uses_of(name)
+                     if byte < mma.start and how in _WRITES
+                     and writes_registers(flow, name, element)), reverse=True)
     for byte, name in writes:
         if flow.exclusive(byte, mma.start) or flow.in_lambda(byte) != flow.in_lambda(mma.start):
             continue
@@ -52,8 +61,10 @@ def unfenced_loop_write(flow: FunctionFlow, mma: Step) -> tuple[int, str] | None
     if not names:
         return None
     for loop in reversed(flow.loops_at(mma.start)):  # innermost first
-        writes = sorted((byte, name) for name in names for byte, how, _ in flow.uses_of(name)
-                        if mma.start < byte < loop[1] and how in _WRITES)
+        writes = sorted((byte, name) for name in names
+                        for byte, how, element in flow.uses_of(name)
+                        if mma.start < byte < loop[1] and how in _WRITES
+                        and writes_registers(flow, name, element))
         for byte, name in writes:
             if flow.exclusive(byte, mma.start) or \
                     flow.in_lambda(byte) != flow.in_lambda(mma.start):
