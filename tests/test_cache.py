@@ -132,9 +132,9 @@ def test_files_without_an_asm_keyword_are_never_parsed(tmp_path, capsys, monkeyp
 
     real_parse = extract.parse
 
-    def spy(path, text):
+    def spy(path, text, *rest):
         parsed.append(path)
-        return real_parse(path, text)
+        return real_parse(path, text, *rest)
 
     monkeypatch.setattr(extract, "parse", spy)
     (tmp_path / "k.cu").write_text(BAD)
