@@ -163,17 +163,21 @@ def _choices(form: Form) -> list[tuple[str | None, ...]]:
     return out[:MAX_PER_FORM]
 
 
-def _operand_text(spec: OperandSpec, binding: dict[str, str], index: int, full: bool) -> str:
+def _operand_text(spec: OperandSpec, binding: dict[str, str], index: int, full: bool,
+                  strict: bool = False) -> str:
+    """The operand ``spec`` spelled with the registers of its classes; ``strict``: the form
+    takes registers of exactly its operands' sizes (``Form.strict``), so an 8-bit operand gets
+    an 8-bit register, as an exact one (``d:b8!``) does."""
     if spec.kind == "addr":
         if spec.type:
             return f"[{register(spec.type, index % 16)}]"
         if spec.element is not None:  # a tensor address: [map, {coordinates}]
-            coordinates = _operand_text(spec.element, binding, index, full)
+            coordinates = _operand_text(spec.element, binding, index, full, strict)
             return f"[%rd{index % 8}, {coordinates}]"
         if spec.parts:  # an address of several parts, each its own operand
             return "[" + ", ".join(
                 f"%rd{(index + k) % 8}" if part.kind == "base"
-                else _operand_text(part, binding, index * 8 + k, full)
+                else _operand_text(part, binding, index * 8 + k, full, strict)
                 for k, part in enumerate(spec.parts)) + "]"
         return f"[%rd{index % 8}]"
     if spec.kind == "imm":
@@ -186,16 +190,16 @@ def _operand_text(spec: OperandSpec, binding: dict[str, str], index: int, full: 
         assert spec.element is not None
         count = grammar.vector_count(spec.count, binding) or 0
         return "{" + ", ".join(
-            _operand_text(spec.element, binding, index * 8 + k, full) for k in range(count)
+            _operand_text(spec.element, binding, index * 8 + k, full, strict) for k in range(count)
         ) + "}"
     if spec.kind == "pair":
         assert spec.element is not None
-        data = _operand_text(spec.element, binding, index, full)
+        data = _operand_text(spec.element, binding, index, full, strict)
         return f"{data}|%p{index % 8}" if spec.needs_predicate or full else data
     type_ = binding.get(spec.type, spec.type)
     if type_ == "int":
         type_ = "b64"
-    if spec.exact and type_ in ("b8", "u8", "s8"):
+    if (spec.exact or strict) and type_ in ("b8", "u8", "s8"):
         return f"%c{index % 16}"  # a register of exactly 8 bits
     return register(type_, index % 16)
 
@@ -256,11 +260,12 @@ def instances(form: Form) -> list[_Instance]:
         words = [w for w in choice if w is not None]
         binding = {s.var: w for s, w in zip(form.slots, choice, strict=False)
                    if s.var and w is not None}
-        required = [_operand_text(s, binding, i + 1, False)
+        required = [_operand_text(s, binding, i + 1, False, form.strict)
                     for i, s in enumerate(form.operands) if not s.optional]
         out.append(_Instance(form, words, binding, required))
         if any(s.optional for s in form.operands):
-            full = [_operand_text(s, binding, i + 1, True) for i, s in enumerate(form.operands)]
+            full = [_operand_text(s, binding, i + 1, True, form.strict)
+                    for i, s in enumerate(form.operands)]
             out.append(_Instance(form, words, binding, full))
     return out
 

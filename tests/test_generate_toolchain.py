@@ -89,7 +89,7 @@ def _instruction(opcode: str, words: tuple[str, ...]) -> tuple[str, grammar.Need
             if slot.var and slot.var not in binding and slot.find(word) is not None:
                 binding[slot.var] = word
                 break
-    operands = [agreement._operand_text(s, binding, i + 1, False)
+    operands = [agreement._operand_text(s, binding, i + 1, False, form.strict)
                 for i, s in enumerate(form.operands) if not s.optional]
     mnemonic = ".".join((opcode, *words))
     return (f"{mnemonic} {', '.join(operands)}" if operands else mnemonic), need
