@@ -9,31 +9,19 @@ from __future__ import annotations
 import pytest
 
 from ptxlint.ptx import grammar
-from ptxlint.ptx.operand_classes import OperandClass
 from ptxlint.ptx.parser import parse_template
 from tests.benchmark_module import load
+from tests.probe_registers import declarations, resolve
 from tests.toolchain_cache import INPUT, PTXAS, run_cached
 
 toolkits = load("toolkits")
 
-# the registers of the probe, by name prefix (longest first)
-_DECLARED = (("%us", "u16"), ("%ss", "s16"), ("%hf", "f16"), ("%hx", "f16x2"), ("%ul", "u64"),
-             ("%sl", "s64"), ("%rd", "b64"), ("%u", "u32"), ("%s", "s32"), ("%r", "b32"),
-             ("%h", "b16"), ("%f", "f32"), ("%p", "pred"))
-_DECLARATIONS = "".join(f".reg .{type_} {prefix}<8>; " for prefix, type_ in _DECLARED)
-
-
-def _resolve(operand: object) -> OperandClass:
-    text = getattr(operand, "text", "")
-    for prefix, type_ in _DECLARED:
-        if text.startswith(prefix) and text[len(prefix):].isdigit():
-            return OperandClass("reg", type_)
-    return OperandClass("unknown")
+_DECLARATIONS = declarations(8)
 
 
 def _type_errors(text: str) -> list[str]:
     [instruction] = parse_template(text + ";", extended=False).instructions
-    verdict = grammar.check(instruction, _resolve)
+    verdict = grammar.check(instruction, resolve)
     return [i.message for i in verdict.issues if i.kind == "type"]
 
 
