@@ -5,6 +5,7 @@ the grammar's check reads off each operand of a probe."""
 from __future__ import annotations
 
 from ptxlint.ptx.operand_classes import OperandClass, immediate_class
+from tests.toolchain_cache import INPUT, Run, run_cached
 
 # by name prefix, longest first
 DECLARED = (("%us", "u16"), ("%ss", "s16"), ("%hf", "f16"), ("%hx", "f16x2"), ("%ul", "u64"),
@@ -26,3 +27,12 @@ def resolve(operand: object) -> OperandClass:
     if getattr(operand, "kind", "") == "immediate":
         return immediate_class(text)
     return OperandClass("unknown")
+
+
+def assemble(ptxas: str, version: str, target: str, text: str, count: int) -> Run:
+    """ptxas's (cached) verdict on the instruction ``text`` in a kernel that declares
+    ``count`` registers of each prefix."""
+    source = (f".version {version}\n.target {target}\n.address_size 64\n.entry k() {{\n"
+              f"{declarations(count)}\n{text};\nret;\n}}\n")
+    return run_cached(ptxas, ["-arch", target, INPUT, "-o", "/dev/null"], source,
+                      filename="case.ptx")

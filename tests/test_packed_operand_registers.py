@@ -11,12 +11,11 @@ import pytest
 from ptxlint.ptx import grammar
 from ptxlint.ptx.parser import parse_template
 from tests.benchmark_module import load
-from tests.probe_registers import declarations, resolve
-from tests.toolchain_cache import INPUT, PTXAS, run_cached
+from tests.probe_registers import assemble, resolve
+from tests.toolchain_cache import PTXAS
 
 toolkits = load("toolkits")
 
-_DECLARATIONS = declarations(8)
 
 
 def _type_errors(text: str) -> list[str]:
@@ -94,10 +93,7 @@ def test_ptxas_agrees(toolkit: str, text: str, taken: bool) -> None:
     if ptxas is None:
         pytest.skip(f"no ptxas of CUDA {toolkit}")
     version, target = ("9.4", "sm_100a") if toolkit == "13.5" else ("8.8", "sm_100a")
-    source = (f".version {version}\n.target {target}\n.address_size 64\n.entry k() {{\n"
-              f"{_DECLARATIONS}\n{text};\nret;\n}}\n")
-    result = run_cached(ptxas, ["-arch", target, INPUT, "-o", "/dev/null"], source,
-                        filename="case.ptx")
+    result = assemble(ptxas, version, target, text, 8)
     assert result.ok == taken, result.stderr
     if not taken:
         assert "Arguments mismatch" in result.stderr

@@ -13,10 +13,8 @@ import pytest
 from ptxlint.ptx import grammar
 from ptxlint.ptx.operand_classes import VectorType, vector_type
 from ptxlint.ptx.parser import parse_template
-from tests.probe_registers import declarations, resolve
-from tests.toolchain_cache import INPUT, PTXAS, run_cached
-
-_DECLARATIONS = declarations(16)
+from tests.probe_registers import assemble, resolve
+from tests.toolchain_cache import PTXAS
 
 
 def _type_errors(text: str) -> list[str]:
@@ -160,10 +158,7 @@ def test_vector_type(types: tuple[str | None, ...], expected: VectorType) -> Non
 def test_ptxas_agrees(target: str, text: str, taken: bool) -> None:
     if PTXAS is None:
         pytest.skip("ptxas not found (PATH, CUDA_HOME)")
-    source = (f".version 8.7\n.target {target}\n.address_size 64\n"
-              f".entry k() {{\n{_DECLARATIONS}\n{text};\nret;\n}}\n")
-    result = run_cached(PTXAS, ["-arch", target, INPUT, "-o", "/dev/null"], source,
-                        filename="case.ptx")
+    result = assemble(PTXAS, "8.7", target, text, 16)
     assert result.ok == taken, result.stderr
     if not taken:
         assert ("Arguments mismatch" in result.stderr or "different types" in result.stderr
