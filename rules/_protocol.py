@@ -21,6 +21,13 @@ def step_span(flow: FunctionFlow, step: Step) -> Span:
     return step.statement.template.source_span(instruction.opcode_start, instruction.opcode_end)
 
 
+def reaches_registers(flow: FunctionFlow, name: str, element: bool) -> bool:
+    """Whether a use of ``name`` (``FunctionFlow.uses_of``: through an element or not)
+    reaches the registers an asm statement binds to it: not one that moves a pointer they are
+    elements behind (``accum = accum_base + m * 64;``)."""
+    return element or not flow.declared_pointer(name)
+
+
 def line_of(flow: FunctionFlow, byte: int) -> int:
     """The 1-based line of byte ``byte``."""
     return flow.parsed.data.count(b"\n", 0, byte) + 1

@@ -9,7 +9,7 @@ from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import WG_COMMIT, WG_MMA, WG_WAIT
 from ptxlint.rule import Rule, RuleContext
 
-from ._protocol import byte_span, where
+from ._protocol import byte_span, reaches_registers, where
 
 _ACCESSES = ("read", "readwrite", "write")
 _WAITS = frozenset({WG_COMMIT, WG_WAIT})
@@ -43,10 +43,9 @@ def early_access(flow: FunctionFlow, mma: Step) -> tuple[int, str, str] | None:
         return None
     found: list[tuple[int, str, str]] = []
     for name in names:
-        # a pointer the registers are elements behind: moving it touches none of them
         found.extend((byte, name, how) for byte, how, element in flow.uses_of(name)
                      if byte > mma.start and how in _ACCESSES
-                     and (element or not flow.declared_pointer(name)))
+                     and reaches_registers(flow, name, element))
     for statement in flow.statements:
         start = flow.parsed.to_byte(statement.span.start)
         if start <= mma.start or not statement.ptx.instructions or any(

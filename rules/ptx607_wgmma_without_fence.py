@@ -11,17 +11,10 @@ from ptxlint.ptx.protocols import WG_FENCE
 from ptxlint.ptx.protocols import WG_MMA as MMA
 from ptxlint.rule import Rule, RuleContext
 
-from ._protocol import line_of, step_span
+from ._protocol import line_of, reaches_registers, step_span
 
 _WRITES = ("write", "readwrite", "initialise")
 _FENCES = frozenset({WG_FENCE})
-
-
-def writes_registers(flow: FunctionFlow, name: str, element: bool) -> bool:
-    """A write of ``name`` (through an element or not) writes the registers bound to it: not
-    where ``name`` is a pointer the registers are elements behind and the write moves the
-    pointer (``accum = accum_base + m * 64;``), as PTX606 reads it too."""
-    return element or not flow.declared_pointer(name)
 
 
 def unfenced_write(flow: FunctionFlow, mma: Step) -> tuple[int, str] | None:
@@ -34,7 +27,7 @@ def unfenced_write(flow: FunctionFlow, mma: Step) -> tuple[int, str] | None:
     writes = sorted(((byte, name) for name in names
                      for byte, how, element in flow.uses_of(name)
                      if byte < mma.start and how in _WRITES
-                     and writes_registers(flow, name, element)), reverse=True)
+                     and reaches_registers(flow, name, element)), reverse=True)
     for byte, name in writes:
         if flow.exclusive(byte, mma.start) or flow.in_lambda(byte) != flow.in_lambda(mma.start):
             continue
@@ -64,7 +57,7 @@ def unfenced_loop_write(flow: FunctionFlow, mma: Step) -> tuple[int, str] | None
         writes = sorted((byte, name) for name in names
                         for byte, how, element in flow.uses_of(name)
                         if mma.start < byte < loop[1] and how in _WRITES
-                        and writes_registers(flow, name, element))
+                        and reaches_registers(flow, name, element))
         for byte, name in writes:
             if flow.exclusive(byte, mma.start) or \
                     flow.in_lambda(byte) != flow.in_lambda(mma.start):
