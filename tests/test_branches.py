@@ -35,6 +35,23 @@ def test_nested_blocks_combine_their_conditions() -> None:
     assert [c for _, c in _variants(text)] == [("A", "B"), ("A", "!(B)"), ("!(A)",)]
 
 
+def test_one_condition_takes_one_branch_in_every_block_of_the_statement() -> None:
+    # X in the first block and not X in the second is no build: the preprocessor reads one X
+    text = 'asm("a"\n#ifdef X\n"b"\n#else\n"c"\n#endif\n"d"\n#ifdef X\n"e"\n#endif\n);'
+    assert _variants(text) == [
+        ('asm ( "a" "b" "d" "e" )', ("defined(X)", "defined(X)")),
+        ('asm ( "a" "c" "d" )', ("!(defined(X))", "!(defined(X))")),
+    ]
+    # spelled three ways, still one condition
+    text = 'asm("a"\n#ifndef X\n"b"\n#endif\n#if defined ( X )\n"e"\n#endif\n);'
+    assert [t for t, _ in _variants(text)] == ['asm ( "a" "b" )', 'asm ( "a" "e" )']
+    # different conditions, or ones that change from line to line, combine freely
+    text = 'asm("a"\n#if A && B\n"b"\n#endif\n#if A\n"e"\n#endif\n);'
+    assert len(_variants(text)) == 4
+    text = 'asm("a"\n#if __LINE__ > 3\n"b"\n#endif\n#if __LINE__ > 3\n"e"\n#endif\n);'
+    assert len(_variants(text)) == 4
+
+
 def test_statement_that_closes_in_each_branch_is_read_to_the_endif() -> None:
     text = (
         'asm("add.u32 %0, %1, %2;" : "=r"(o) : "r"(a)\n#if X\n, "r"(b));\n#else\n);\n#endif\nint y;'

@@ -32,6 +32,9 @@ _COMMENT = on_first_use(r"/\*.*?\*/|//[^\n]*", re.S)
 _CONDITIONAL = {"if", "ifdef", "ifndef", "elif", "else", "endif"}
 # Directives that change nothing the statement means.
 _HARMLESS = {"pragma", "line", "error", "warning", ""}
+# ``defined X`` and ``defined ( X )`` are ``defined(X)``; a term a leading ``!`` negates whole
+_DEFINED = on_first_use(r"\bdefined\s*(?:\(\s*(\w+)\s*\)|\s(\w+))")
+_SINGLE_TERM = on_first_use(r"defined\(\w+\)|\w+")
 
 
 class BranchError(Exception):
@@ -151,8 +154,53 @@ def _expand(items: list[object]) -> list[tuple[list[Token], tuple[str, ...]]]:
         for t, c in combo:
             joined.extend(t)
             holds += c
-        out.append((joined, holds))
+        if not _contradicts(holds):
+            out.append((joined, holds))
     return out
+
+
+def _contradicts(conditions: tuple[str, ...]) -> bool:
+    """Whether ``conditions`` ask one condition both to hold and not to hold: two ``#ifdef X``
+    blocks in one statement take the same branch in every build (no ``#define`` can stand
+    between them: :func:`split` refuses one), so "X in the first, not X in the second" is no
+    build at all and its reading would be a second finding on code that never exists."""
+    if len(conditions) < 2:
+        return False
+    seen: dict[str, bool] = {}
+    for condition in conditions:
+        key, holds = _literal(condition)
+        if key is None:
+            continue
+        if seen.setdefault(key, holds) != holds:
+            return True
+    return False
+
+
+def _literal(condition: str) -> tuple[str | None, bool]:
+    """``condition`` as (its text without negations and spaces, whether it holds); None where
+    it may change between two lines of one statement (``__LINE__``, ``__COUNTER__``)."""
+    holds = True
+    text = _DEFINED().sub(r"defined(\1\2)", condition).replace(" ", "")
+    while True:
+        if text.startswith("!(") and _closes_at_end(text, 1):
+            text, holds = text[2:-1], not holds
+        elif text.startswith("!") and _SINGLE_TERM().fullmatch(text, 1):
+            text, holds = text[1:], not holds
+        else:
+            break
+    if "__LINE__" in text or "__COUNTER__" in text:
+        return None, holds
+    return text, holds
+
+
+def _closes_at_end(text: str, start: int) -> bool:
+    """Whether the parenthesis at ``start`` closes at the last character of ``text``."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i == len(text) - 1
+    return False
 
 
 def _count(parts: list[list[tuple[list[Token], tuple[str, ...]]]]) -> int:
