@@ -10,7 +10,9 @@ read once per branch; a finding every branch shares is reported once, one that o
 branches have names the branch. So is a rule's finding that several branches make at
 different places with the same fix (an output's missing ``&`` that each branch's own load
 exposes, a ``"memory"`` clobber that each branch's own load asks for): the one edit mends every
-branch, so it is one defect, reported where the first branch has it.
+branch, so it is one defect, reported where the first branch has it. Branches that word one
+rule's finding on the same characters differently speak of one defect too: the most severe
+wording is reported.
 """
 
 from __future__ import annotations
@@ -76,11 +78,23 @@ class Placer:
 def common_to_all_branches(
     findings: list[Finding], placer: Placer, statements: Sequence[AsmStatement]
 ) -> list[Finding]:
-    """A finding every branch of its statement has is not "in" one branch: its note goes."""
+    """A finding every branch of its statement has is not "in" one branch: its note goes.
+    Where branches word one rule's finding on the same characters differently (an instruction
+    outside the ``#if`` that one branch's guards admit for sm_70, another's for sm_60), the
+    characters hold one defect: the most severe wording stays (the first of equals)."""
     variants = Counter(s.span.start for s in statements if s.context.branch)
+    kept: dict[tuple[str, int, Span], Finding] = {}
+    for f in findings:
+        if f.branch and f.statement is not None:
+            at = (f.rule, f.statement.span.start, f.span)
+            first = kept.setdefault(at, f)
+            if f.severity.rank > first.severity.rank:
+                kept[at] = f
     out = []
     for f in findings:
         if f.branch and f.statement is not None:
+            if kept[(f.rule, f.statement.span.start, f.span)] is not f:
+                continue
             seen = placer.branches.get((f.rule, f.message, f.span), set())
             if len(seen) >= variants[f.statement.span.start]:
                 f = dataclasses.replace(f, branch=())

@@ -245,3 +245,29 @@ __device__ void f(unsigned long long *p, unsigned long long &x, unsigned long lo
     found = lint_text(text, select=("PTX108",))
     assert [f.branch for f in found] == [("WITH_HINT",), ("!(WITH_HINT)",)]
     assert [len(f.fix.edits) for f in found if f.fix is not None] == [1, 2]
+
+
+def test_branches_that_word_one_defect_differently_give_one_finding() -> None:
+    # cvt.f32.bf16 (sm_80) stands outside the #if: the first branch admits sm_30-sm_62, the
+    # second is compiled for sm_70. One instruction to guard, so one finding: the error.
+    text = """
+__device__ float f(const void* p) {
+  float r;
+  asm volatile("{ .reg .b16 t;"
+#if __CUDA_ARCH__ < 700
+      " ld.volatile.b16 t, [%1];"
+#else
+      " ld.relaxed.cta.b16 t, [%1];"
+#endif
+      " cvt.f32.bf16 %0, t; }" : "=f"(r) : "l"(p) : "memory");
+  return r;
+}
+"""
+    findings = [f for f in lint_text(text, select=("PTX401",)) if "cvt" in f.message]
+    assert [(f.severity.value, f.branch) for f in findings] == [
+        ("error", ("!(__CUDA_ARCH__ < 700)",))]
+    # each branch's own instruction is its own defect, and keeps its finding
+    text = text.replace("ld.volatile.b16", "ld.relaxed.gpu.b16")
+    findings = lint_text(text, select=("PTX401",))
+    assert sorted(f.message.split("'")[1] for f in findings) == [
+        "cvt.f32.bf16", "ld.relaxed.gpu.b16"]
