@@ -1,0 +1,129 @@
+"""The operands of an asm statement that no ``%N`` of its template names (PTX009's finding),
+with what makes an unnamed operand deliberate: an input read through the output it is tied
+to, Triton's dummy outputs, one register of a packed tensor, an input another ``#if`` branch
+names, a template that only copies its inputs to order them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ptxlint.analysis.template_refs import refs_of
+from ptxlint.model import AsmStatement, Operand
+
+if TYPE_CHECKING:
+    from ptxlint.analysis.statement import StatementAnalysis
+
+__all__ = ["unreferenced_operands"]
+
+
+def unreferenced_operands(
+    statement: AsmStatement, analysis: StatementAnalysis
+) -> tuple[Operand, ...]:
+    """The operands no ``%N`` of the template names (PTX009's findings), where the whole
+    template and operand list are seen (no macro piece or section, no constraint from a
+    macro, no ``"C"`` operand, whose spliced text may name others, no ``%[name]``) and the
+    template is not empty (``asm volatile("" : "+r"(x))`` pins a value): not an input tied
+    to an output (read through the output's register), a dummy output of Triton's
+    (``bar.sync`` needs one), nor one register of a packed tensor whose others are named,
+    nor an input that the template of another ``#if`` branch of the statement names
+    (``Context.branch_named``: the build that takes that branch reads it; an output it
+    names is still unwritten in this branch's build), nor an input of a template that only
+    copies inputs into outputs (a dependency, :func:`_copies_only`). In LLVM syntax a
+    ``%N`` names operand N with the wrong sigil: PTX008's finding, not this."""
+    if (
+        analysis.rocm_guarded  # hipcc code: not nvcc's constraints
+        or not statement.extended
+        or not statement.operands
+        or not (statement.ptx.instructions or statement.ptx.directives or statement.ptx.labels)
+        or statement.template.has_holes
+        or statement.opaque_sections
+    ):
+        return ()
+    refs = refs_of(statement)
+    if refs.named or any(
+        o.constraint.opaque or "C" in o.constraint.letters for o in statement.operands
+    ):
+        return ()
+    used = refs.referenced
+    if statement.syntax == "llvm":
+        # `%1` for `$1`: the operand is named, with the wrong sigil (PTX008's one finding)
+        misspelt = {int(t.name) for t in refs.escapes if t.kind == "bare" and t.name.isdigit()}
+        if misspelt:
+            used = used | misspelt
+    packed = statement.llvm is not None and (statement.llvm.pack or 1) > 1
+    elsewhere = statement.context.branch_named
+    dummy = statement.syntax == "llvm" and _dummy_outputs(statement, analysis, used)
+    found = []
+    for operand in statement.operands:
+        if operand.index in used:
+            continue
+        if operand.index in elsewhere and operand.role == "input":
+            continue  # another #if branch's template reads it (`cvt.rs`'s random bits)
+        if dummy and operand.role == "output":
+            continue  # Triton needs an output even for `bar.sync`: a dummy "=r" is normal
+        if analysis.tied(operand.index):
+            continue  # "0", "=r,0": the tied input is read through the output's register
+        if operand.role == "input" and statement.syntax == "llvm" and _copies_only(statement):
+            continue  # `mov.b64 $0, $1;` given a pointer and a token: a dependency
+        # Packed: each input tensor has several registers and a template may need only
+        # some of them (two random words for eight values); an input counts as unnamed
+        # where no register of its tensor is named, and only where the register -> tensor
+        # map is known. Each output register holds its own elements of the result: one
+        # the template never names leaves those elements undefined.
+        if packed and operand.role == "input" and (
+            not operand.expression
+            or any(
+                o.index in used
+                for o in statement.operands
+                if o.expression == operand.expression
+            )
+        ):
+            continue
+        found.append(operand)
+    return tuple(found)
+
+def _copies_only(statement: AsmStatement) -> bool:
+    """The template only copies inputs into outputs (``mov.b64 $0, $1;``): it computes
+    nothing, and exists to make its results depend on everything it is given, as an
+    empty template pins a value. In LLVM syntax an input it does not name is such a
+    dependency (Triton-distributed's ``consume_token``: the pointer comes back out ordered
+    after the token a wait returned; an elementwise call has no other way to order its
+    result), not a forgotten ``$N``. C++ asm orders itself with ``volatile`` and clobbers,
+    and there the unnamed input is reported."""
+    ptx = statement.ptx
+    if not ptx.instructions or ptx.directives or ptx.labels:
+        return False
+    roles: dict[int | None, str] = {o.index: o.role for o in statement.operands}
+    written: set[int | None] = set()
+    for instruction in ptx.instructions:
+        if (
+            instruction.opcode != "mov"
+            or instruction.predicate is not None
+            or len(instruction.operands) != 2
+        ):
+            return False
+        target, source = instruction.operands
+        if (
+            target.kind != "ref" or source.kind != "ref"
+            or roles.get(target.ref) != "output" or roles.get(source.ref) != "input"
+        ):
+            return False
+        written.add(target.ref)
+    # every output a copy: an output left unwritten says the copies are not all meant
+    return all(o.index in written for o in statement.outputs)
+
+def _dummy_outputs(
+    statement: AsmStatement, analysis: StatementAnalysis, used: frozenset[int]
+) -> bool:
+    """LLVM syntax: the outputs are a call's required result, not values the template
+    computes: it names none of them and exists for a side effect (a barrier, a fence, a
+    store, a sleep: what needs ``volatile``; or an instruction whose effects are
+    unknown). Triton's ``inline_asm_elementwise`` always returns a tensor, so
+    ``bar.sync 0;`` comes with an ``"=r"`` nothing writes, and the caller ignores the
+    value. A template that computes (names an output, or has no side effect) and leaves
+    an output unnamed gives the caller an undefined value, as in C++ (a weak load into a
+    temporary is no side effect: its value is all it gives)."""
+    if any(o.index in used for o in statement.outputs):
+        return False
+    return bool(analysis.side_effects) or any(
+        analysis.instruction_unknown(i) for i in statement.ptx.instructions)
