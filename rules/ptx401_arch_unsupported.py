@@ -63,7 +63,11 @@ header is read.
 
 A statement gets one finding per target its instructions need, at the first instruction that
 needs it, which counts the others: ptxas stops at the first, and one guard or target mends
-them all (a wgmma wrapper's fence, mma, commit and wait are one finding).
+them all (a wgmma wrapper's fence, mma, commit and wait are one finding). An instruction
+outside a statement's own `#if` blocks is one finding too, however many of the statement's
+branches admit a target without it: the most severe, under the branch that says it (the
+`#else` of `#if __CUDA_ARCH__ < 700` is an error for sm_70, and the warning for sm_60 that the
+`#if` branch would add names the same instruction to guard).
 
 ## Why is this bad?
 ptxas refuses the instruction for the older target ("Feature ... requires .target sm_NN or
