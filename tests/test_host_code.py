@@ -279,3 +279,37 @@ def test_a_specifier_macro_reaching_the_cuda_headers_definitions_is_still_device
 DECL f(unsigned *p) { asm volatile("st.global.u32 [%0], 1;" :: "l"(p)); }
 """
     assert _linted(text) == ["st.global.u32 [%0], 1;"]
+
+
+def test_the_host_branch_of_a_host_device_function_is_not_device_code() -> None:
+    """The `#else`/`#elif` after `#ifdef __CUDA_ARCH__` is the host compiler's: no device pass
+    reads it, so the function's `__device__` does not make its assembly PTX there. Text
+    that is PTX through and through stays linted (PTX404: PTX the host compiler gets)."""
+    host_branches = """
+__host__ __device__ void add(unsigned long& lo, unsigned long& hi, unsigned long b) {
+#ifdef __CUDA_ARCH__
+  asm("add.cc.u64 %0, %0, %2;\\n\\taddc.u64 %1, %1, 0;" : "+l"(lo), "+l"(hi) : "l"(b));
+#elif defined(__x86_64__)
+  asm("add    %q2, %q0\\n\\tadc    %q1, %q1\\n\\t" : "+r"(lo), "+r"(hi) : "r"(b) : "cc");
+#elif defined(__aarch64__)
+  asm("clz %0, %1" : "=r"(lo) : "r"(b));
+#else
+  asm("add.u64 %0, %0, %1;" : "+l"(lo) : "l"(b));
+#endif
+}
+"""
+    assert _linted(host_branches) == [
+        "add.cc.u64 %0, %0, %2;\n\taddc.u64 %1, %1, 0;",
+        "add.u64 %0, %0, %1;",
+    ]
+    # the same text where the device pass reads it is PTX, and PTX204 says what it lacks
+    device_branch = """
+__host__ __device__ int count(unsigned b) {
+  int r;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  asm("clz %0, %1" : "=r"(r) : "r"(b));
+#endif
+  return r;
+}
+"""
+    assert _linted(device_branch) == ["clz %0, %1"]

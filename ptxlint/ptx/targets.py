@@ -37,6 +37,7 @@ __all__ = [
     "excluded_by_errors",
     "lowest_target",
     "names_architecture",
+    "no_device_pass",
     "no_toolkit_compiles",
     "statement_guards",
     "toolkit_compiles",
@@ -385,6 +386,23 @@ def compiled_for_host(guards: tuple[str, ...]) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _host_value(guard: str) -> bool | None:
     return _evaluate(guard, _HOST_PASS)
+
+
+@functools.lru_cache(maxsize=4096)
+def no_device_pass(guard: str) -> bool:
+    """The ``#if`` condition ``guard`` is decided false for every target: no device pass of
+    nvcc compiles what it guards (``!defined(__CUDA_ARCH__)``, the ``#else`` or ``#elif`` after
+    ``#ifdef __CUDA_ARCH__``), only the host pass may. A condition undecided for some target
+    (a project's macro) may hold there."""
+    if "__CUDA_ARCH__" not in guard:
+        return False  # (most conditions: only the architecture's own macro is set per pass)
+    for target in TARGETS:
+        defines = _DEFINES.get(target)
+        if defines is None:
+            defines = _DEFINES[target] = _defines(target)
+        if _evaluate(guard, defines) is not False:
+            return False
+    return True
 
 
 def _host_defines() -> Mapping[str, int | None]:

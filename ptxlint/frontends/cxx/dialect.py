@@ -14,6 +14,7 @@ from ptxlint.frontends.cxx import preproc
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import HOLE, PtxTemplate
 from ptxlint.ptx.opcodes import PTX_DIRECTIVES, PTX_OPCODES
+from ptxlint.ptx.targets import no_device_pass
 
 # Register names and syntax that PTX never uses. `%r1` is a PTX register too, so only the
 # unmistakable x86 names count. Searched in multi-line mode. Kept as text, never compiled (a
@@ -483,6 +484,11 @@ _UNDER_GUARD = "under a __CUDA_ARCH__ guard"
 
 def device_context_of(specifiers: tuple[str, ...], guards: tuple[str, ...]) -> str:
     if not _DEVICE_SPECIFIERS.isdisjoint(specifiers):
+        # a __host__ __device__ function's `#else` of `#ifdef __CUDA_ARCH__` (or its `#elif
+        # __x86_64__`) is the host compiler's: no device pass reads it (zeknox's uint128 `add
+        # %q2, %q0` / `adc`, GCC modifiers and all, for x86-64)
+        if any(no_device_pass(guard) for guard in guards):
+            return ""
         return _IN_FUNCTION
     for guard in guards:
         if "__CUDA_ARCH__" in guard and not guard.startswith("!"):
