@@ -54,20 +54,44 @@ def leaves(operand: PtxOperand) -> Iterator[PtxOperand]:
 
 def sources(instruction: PtxInstruction) -> list[PtxOperand] | None:
     """Everything ``instruction`` reads: the guard predicate, every operand that is not a
-    destination (an address's registers included), in text order; ``None`` when the
-    destinations are not known."""
+    destination (an address's registers included) but a SIMD video merge's ``c`` that no
+    element of ``d`` takes, in text order; ``None`` when the destinations are not known."""
     written = destinations(instruction)
     if written is None:
         return None
     # the destinations are the instruction's own operand objects (or their parts), so the
     # same objects stand for them among its leaves
     taken = {id(o) for o in written}
+    if instruction.opcode in _SIMD_MERGE:
+        unread = _merged_over(instruction)
+        if unread is not None:
+            taken.add(id(unread))
     out: list[PtxOperand] = []
     if instruction.predicate is not None:
         out.append(instruction.predicate.register)
     for operand in instruction.operands:
         _add_leaves(operand, taken, out)
     return out
+
+
+# The SIMD video instructions: `vmax4.s32.s32.s32 d{.mask}, a, b, c` merges, each element of d
+# the result where the mask selects it and c's where it does not; `.add` accumulates into c.
+_SIMD_MERGE = frozenset(
+    f"{op}{n}" for op in ("vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax", "vset")
+    for n in "24")
+# the mask of d that selects every element (also the default)
+_FULL_MASK = {"2": ("", "h10"), "4": ("", "b3210")}
+
+
+def _merged_over(instruction: PtxInstruction) -> PtxOperand | None:
+    """``c`` of a SIMD video instruction that merges (no ``.add``) into every element of ``d``:
+    none of its elements reaches ``d``, so it is not read (Anakin's ``vmax4.s32.s32.s32 %0, %1,
+    %2, %0`` with ``"=r"`` output %0 reads nothing of it)."""
+    operands = instruction.operands
+    if "add" in instruction.modifiers or len(operands) != 4:
+        return None
+    mask = operands[0].text.partition(".")[2]
+    return operands[3] if mask in _FULL_MASK[instruction.opcode[-1]] else None
 
 
 def _add_leaves(operand: PtxOperand, taken: set[int], out: list[PtxOperand]) -> None:
