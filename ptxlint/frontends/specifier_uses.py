@@ -19,14 +19,63 @@ a brace, ``:`` of an access specifier or label, ``>`` of a template head, ``)`` 
 attribute or a condition, ``]]``) or another word, and before a word, ``::``, ``~`` or
 ``[[`` (what a declaration's specifiers, declarator or a statement begin with). A use in a
 directive, a comment or a literal is none. Offsets are the text's characters.
+
+Two more kinds of macro use are left out with them (``macro_uses``): one that opens or closes
+namespaces (``CUB_NAMESPACE_BEGIN``), where a declaration may start (after nothing, ``;`` or a
+brace, comments and directives between), only where the file's openers and closers left out
+are as many; and one that is an input operand's constraint (``:: __LDG_PTR(ptr)``), after the
+``:`` or ``,`` that starts an operand and before the ``,``, ``:`` or ``)`` that ends it, left out
+with its operand and one comma next to it, so that the operand list around reads whole.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import NamedTuple, Protocol
 
-__all__ = ["specifier_uses"]
+__all__ = ["MacroJudge", "MacroUses", "RecordedJudge", "macro_uses", "specifier_uses"]
+
+
+class MacroJudge(Protocol):
+    """What a use of a macro expands to, by name and the character it stands at
+    (``cxx.specifier_macros.SpecifierMacros``)."""
+
+    def __call__(self, name: str, at: int) -> bool:
+        """Declaration specifiers, attributes or a pragma only (or nothing)."""
+
+    def braces(self, name: str, at: int) -> int:
+        """1: namespace openings only; -1: their closing braces only; 0: neither."""
+
+    def constraint(self, name: str, at: int) -> bool:
+        """An input operand's constraint string."""
+
+
+class MacroUses(NamedTuple):
+    """The character ranges, in order, of the macro uses a parse may leave out."""
+
+    specifiers: list[tuple[int, int]]  # before a declaration or statement (``specifier_uses``)
+    namespaces: list[tuple[int, int]]  # namespace openers and closers, as many of each
+    constraints: list[tuple[int, int]]  # an operand whose constraint is a macro, with a comma
+    # each name left out and what the judge said of it ("specifier", "opens", "closes",
+    # "constraint"), for a parse of an edit of the text to ask again (``RecordedJudge``)
+    names: tuple[tuple[str, str], ...]
+
+
+class RecordedJudge:
+    """A ``MacroJudge`` that says of each name what another said of it (``MacroUses.names``)."""
+
+    def __init__(self, names: tuple[tuple[str, str], ...]) -> None:
+        self._kinds = dict(names)
+
+    def __call__(self, name: str, at: int) -> bool:
+        return self._kinds.get(name) == "specifier"
+
+    def braces(self, name: str, at: int) -> int:
+        return {"opens": 1, "closes": -1}.get(self._kinds.get(name, ""), 0)
+
+    def constraint(self, name: str, at: int) -> bool:
+        return self._kinds.get(name) == "constraint"
 
 # Block and line comments, string and character literals and a directive's logical line
 # (continuations included), whose words are no uses, and the macro-looking words: ALL_CAPS,
@@ -54,16 +103,117 @@ def specifier_uses(text: str, is_specifier: Callable[[str, int], bool]) -> list[
     """The character ranges, in order, of the uses of macros in ``text`` that
     ``is_specifier(name, offset)`` says expand to declaration specifiers (or a pragma, or
     nothing) only and that stand where a declaration's specifiers may."""
-    found: list[tuple[int, int]] = []
+    return macro_uses(text, _SpecifiersOnly(is_specifier)).specifiers
+
+
+class _SpecifiersOnly:
+    """A ``MacroJudge`` that knows specifier macros only."""
+
+    def __init__(self, is_specifier: Callable[[str, int], bool]) -> None:
+        self._is_specifier = is_specifier
+
+    def __call__(self, name: str, at: int) -> bool:
+        return self._is_specifier(name, at)
+
+    def braces(self, name: str, at: int) -> int:
+        return 0
+
+    def constraint(self, name: str, at: int) -> bool:
+        return False
+
+
+def macro_uses(text: str, judge: MacroJudge) -> MacroUses:
+    """Every use in ``text`` that the parse may leave out: ``specifier_uses``, and the uses of
+    namespace and constraint macros (the module's docstring), found in one scan."""
+    specifiers: list[tuple[int, int]] = []
+    namespaces: list[tuple[int, int]] = []
+    constraints: list[tuple[int, int]] = []
+    names: dict[str, str] = {}
+    balance = 0
     follows = _NEXT.match
+    # where the last comment, literal or directive ended, and whether a declaration may start
+    # right after it (a literal ends an expression; the others leave what came before)
+    quiet_end, quiet_open = 0, True
     for m in _CANDIDATES.finditer(text):
-        if m.lastgroup != "word":
-            continue  # a comment, a literal or a directive
         start, end = m.span()
-        if follows(text, end) is not None and _may_precede(text, start) and is_specifier(
-                m.group(), start):
-            found.append((start, end))
-    return found
+        if m.lastgroup != "word":
+            quiet_open = text[start] not in "\"'" and _opens_declaration(
+                text, start, quiet_end, quiet_open)
+            quiet_end = end
+            continue
+        name = m.group()
+        if follows(text, end) is not None and _may_precede(text, start) and judge(name, start):
+            specifiers.append((start, end))
+            names[name] = "specifier"
+        elif _opens_declaration(text, start, quiet_end, quiet_open) and (
+                sign := judge.braces(name, start)):
+            namespaces.append((start, end))
+            names[name] = "opens" if sign > 0 else "closes"
+            balance += sign
+        elif (operand := _constraint_operand(text, start, end)) is not None and \
+                judge.constraint(name, start):
+            constraints.append(operand)
+            names[name] = "constraint"
+    if balance:
+        namespaces = []
+        names = {name: kind for name, kind in names.items() if kind not in ("opens", "closes")}
+    return MacroUses(specifiers, namespaces, constraints, tuple(names.items()))
+
+
+def _opens_declaration(text: str, start: int, quiet_end: int, quiet_open: bool) -> bool:
+    """Whether a declaration may start at ``start``: nothing but blanks before it, or ``;``
+    or a brace, or the comment or directive that ends at ``quiet_end`` (``quiet_open``: whether
+    one may start after that)."""
+    k = start - 1
+    while k >= 0 and text[k] in " \t\r\n":
+        k -= 1
+    if k < 0:
+        return True
+    if k == quiet_end - 1:
+        return quiet_open
+    return text[k] in ";{}"
+
+
+# How far an operand's parenthesized expression is looked for its end.
+_OPERAND_REACH = 512
+
+
+def _constraint_operand(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The range to leave out for the operand whose constraint is the word at
+    ``[start, end)``: the word, its parenthesized expression and the comma after it (else the
+    one before it); None where the word does not stand so (after ``:`` or ``,``, before
+    ``(``, and the ``)`` followed by ``,``, ``:`` or ``)``)."""
+    at = end
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    if at >= len(text) or text[at] != "(":
+        return None
+    k = start - 1
+    while k >= 0 and text[k] in " \t\r\n":
+        k -= 1
+    if k < 0 or text[k] not in ":,":
+        return None
+    depth = 0
+    for close in range(at, min(len(text), at + _OPERAND_REACH)):
+        c = text[close]
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        elif c in "\";{}":
+            return None  # a literal or a statement's punctuation: not a plain operand
+    else:
+        return None
+    after = close + 1
+    while after < len(text) and text[after] in " \t\r\n":
+        after += 1
+    if after >= len(text) or text[after] not in ",:)":
+        return None
+    if text[after] == ",":
+        return start, after + 1
+    return (k if text[k] == "," else start), close + 1
 
 
 def _may_precede(text: str, start: int) -> bool:

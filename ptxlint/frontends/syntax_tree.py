@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
@@ -12,7 +12,7 @@ import tree_sitter
 import tree_sitter_cuda
 
 from ptxlint import collector
-from ptxlint.frontends.specifier_uses import specifier_uses
+from ptxlint.frontends.specifier_uses import MacroJudge, RecordedJudge, macro_uses
 from ptxlint.frontends.split_conditionals import split_conditionals
 from ptxlint.lazy_regex import on_first_use
 
@@ -69,6 +69,9 @@ class ParsedSource:
     # ``skipped`` too: a function's header starts at the first of them before its node
     # (``header_start``)
     specifier_uses: tuple[tuple[int, int], ...] = ()
+    # each macro whose uses were left out, and of what kind (``specifier_uses.MacroUses``):
+    # the namespace and constraint macros' uses are in ``skipped`` only
+    left_out_names: tuple[tuple[str, str], ...] = ()
     # a reader needed what was left out (``reads``): whoever left it out parses the whole file
     missed: bool = field(default=False, compare=False)
 
@@ -164,8 +167,9 @@ class ParsedSource:
 
 
 # ``(name, at)``: whether macro ``name``, used at character ``at``, expands to declaration
-# specifiers only (``cxx.specifier_macros.SpecifierMacros``)
-SpecifierJudge = Callable[[str, int], bool]
+# specifiers only, and what else it may expand to that the parse leaves out
+# (``cxx.specifier_macros.SpecifierMacros``)
+SpecifierJudge = MacroJudge
 
 
 def parse(path: str, text: str, specifiers: SpecifierJudge | None = None) -> ParsedSource:
@@ -203,26 +207,29 @@ def _with_split_conditionals(parsed: ParsedSource) -> ParsedSource:
 
 def _with_specifier_macros(parsed: ParsedSource, specifiers: SpecifierJudge | None
                            ) -> ParsedSource:
-    """``parsed``, or where its tree errs right at a specifier macro (``CUTLASS_DEVICE``
-    before a constructor), the file parsed again without the uses of such macros before a
-    declaration (``specifier_uses``), kept where the tree then errs less. Only a tree whose
-    error nodes span lines, one of them near a macro that ``specifiers`` judges such, pays for
-    the scan and the parse: an error within a line (``DECL int f(int a) {``, the macro read
-    as a type, the rest as a declarator) leaves the declarations around it whole, and those
-    are most files (153 of the 180 asm files of the CUDA 13 headers and CUTLASS's include/
-    whose trees err near such a macro). Extracting the CUDA 13 headers' asm files takes
-    1.6 s of CPU without this step and 2.0 s with it; parsing every such file again cost
-    about half as much more."""
+    """``parsed``, or where its tree errs right at a macro the parse may leave out (a
+    specifier macro, ``CUTLASS_DEVICE`` before a constructor; a namespace opener,
+    ``CUB_NAMESPACE_BEGIN``; a constraint, ``:: __LDG_PTR(ptr)``), the file parsed again
+    without their uses (``specifier_uses.macro_uses``), kept where the tree then errs less.
+    Only a tree whose error nodes span lines, one of them near a macro that ``specifiers``
+    judges such, pays for the scan and the parse: an error within a line (``DECL int f(int a)
+    {``, the macro read as a type, the rest as a declarator) leaves the declarations around it
+    whole, and those are most files (153 of the 180 asm files of the CUDA 13 headers and
+    CUTLASS's include/ whose trees err near such a macro). Extracting the CUDA 13 headers' asm
+    files takes 1.6 s of CPU without this step and 2.0 s with it; parsing every such file
+    again cost about half as much more."""
     if specifiers is None or not parsed.tree.root_node.has_error:
         return parsed
     captured = _error_nodes(parsed.tree)
     old_bytes, old_missing, old_rows = _measured(captured)
     if not old_rows or not _error_at_specifier(parsed, captured, specifiers):
         return parsed
-    uses = _in_bytes(parsed.text, specifier_uses(parsed.text, specifiers))
-    if not uses:
+    found = macro_uses(parsed.text, specifiers)
+    if not (found.specifiers or found.namespaces or found.constraints):
         return parsed
-    skipped = tuple(_merged(parsed.skipped, uses))
+    uses = _in_bytes(parsed.text, found.specifiers)
+    others = _in_bytes(parsed.text, _merged(found.namespaces, found.constraints))
+    skipped = tuple(_merged(parsed.skipped, _merged(uses, others)))
     tree = _parse_ranges(parsed.data, parsed.grammar, _merged(parsed.unread, skipped))
     new_bytes, new_missing, new_rows = _errors(tree)
     if (new_bytes, new_missing) >= (old_bytes, old_missing) or new_rows > old_rows:
@@ -231,7 +238,8 @@ def _with_specifier_macros(parsed: ParsedSource, specifiers: SpecifierJudge | No
         # Made-up tokens may grow where code the recovery swallowed is read again.
         return parsed
     return ParsedSource(parsed.text, parsed.data, tree, parsed.grammar, unread=parsed.unread,
-                        skipped=skipped, split=parsed.split, specifier_uses=tuple(uses))
+                        skipped=skipped, split=parsed.split, specifier_uses=tuple(uses),
+                        left_out_names=found.names)
 
 
 # An error node's neighbourhood where a specifier macro that confused the parse is: the
@@ -256,7 +264,8 @@ def _error_at_specifier(parsed: ParsedSource, captured: dict[str, list[tree_sitt
         for m in _MACRO_WORD().finditer(data, low, start + _NEAR_ERROR):
             at = parsed.to_char(m.start())
             name = m.group().decode()
-            if (name, at) not in asked and specifiers(name, at):
+            if (name, at) not in asked and (specifiers(name, at) or specifiers.braces(
+                    name, at) or specifiers.constraint(name, at)):
                 return True
             asked.add((name, at))
     return False
@@ -325,19 +334,19 @@ def left_out_after_edit(old: ParsedSource, data: bytes
                         ) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
     """What a parse of ``data``, an edit of ``old``'s text inside one string literal, leaves
     out, as ``parse`` would (``ParsedSource.skipped``, ``ParsedSource.specifier_uses``): the
-    alignment macros, and the split ``#if`` groups and the uses of the specifier macros where
+    alignment macros, and the split ``#if`` groups and the uses of the macros left out where
     ``old``'s parse left them out (an edit inside a literal changes no brace and no
-    directive)."""
+    directive), each name judged as there (``ParsedSource.left_out_names``)."""
     skipped = attribute_macros(data)
     if old.split:
         skipped = tuple(_merged(skipped, split_conditionals(data)))
     uses: tuple[tuple[int, int], ...] = ()
-    if old.specifier_uses:
-        names = {old.data[start:end].decode("utf-8", "replace")
-                 for start, end in old.specifier_uses}
+    if old.left_out_names:
         text = data.decode("utf-8", "surrogatepass")
-        uses = tuple(_in_bytes(text, specifier_uses(text, lambda name, _at: name in names)))
-        skipped = tuple(_merged(skipped, uses))
+        found = macro_uses(text, RecordedJudge(old.left_out_names))
+        uses = tuple(_in_bytes(text, found.specifiers))
+        others = _in_bytes(text, _merged(found.namespaces, found.constraints))
+        skipped = tuple(_merged(skipped, _merged(uses, others)))
     return skipped, uses
 
 

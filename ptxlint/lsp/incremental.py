@@ -463,7 +463,8 @@ def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
     if len(data) == len(old.data):
         skipped, uses = left_out_after_edit(old, data)
         return _EditedSource(text, data, old.positions(), old.grammar, skipped=skipped,
-                             split=old.split, specifier_uses=uses)
+                             split=old.split, specifier_uses=uses,
+                             left_out_names=old.left_out_names)
     start_b = old.to_byte(edit.start)
     old_end_b = old.to_byte(edit.old_end)
     new_end_b = start_b + len(text[edit.start : edit.new_end].encode("utf-8", "surrogatepass"))
@@ -478,7 +479,7 @@ def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
     )
     skipped, uses = left_out_after_edit(old, data)
     return _EditedSource(text, data, tree, old.grammar, skipped=skipped, split=old.split,
-                         specifier_uses=uses)
+                         specifier_uses=uses, left_out_names=old.left_out_names)
 
 
 def _point(data: bytes, byte: int) -> tuple[int, int]:

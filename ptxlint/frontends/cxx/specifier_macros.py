@@ -19,6 +19,20 @@ name the file and its headers never define is looked up where its companion incl
 defined nowhere the front end sees (a project built against a CUTLASS or CCCL it does not
 ship) is such a macro only where it is one of those libraries' specifier macros
 (``WELL_KNOWN``): each of their definitions, in every configuration, is such.
+
+Two more kinds of macro leave nothing the tree's readers need where they stand
+(``SpecifierMacros.braces``, ``SpecifierMacros.constraint``):
+
+- one that opens namespaces only (``namespace cub {``, ``inline namespace __4 {``,
+  ``extern "C" {``: CUB's ``CUB_NAMESPACE_BEGIN``, CCCL's ``_CCCL_BEGIN_NAMESPACE_CUDA``,
+  ``cuda_pipeline_helpers.h``'s ``_CUDA_PIPELINE_BEGIN_NAMESPACE``) or closes them only
+  (``}``), each definition through other such macros, function-like ones among them; left
+  out in pairs, the declarations between read as the preprocessor's namespace holds them;
+- one that is an input operand's constraint (``#define __LDG_PTR "l"``, written
+  ``:: __LDG_PTR(ptr)``): each definition one or more string literals that name no output
+  (no ``=`` or ``+``). The asm grammar takes no name there, and its recovery may swallow the
+  rest of the file (``sm_32_intrinsics.hpp``); left out with its operand, the statement reads
+  with its other operands, and an input operand is written by no asm.
 """
 
 from __future__ import annotations
@@ -26,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ptxlint.frontends.cxx.companion import looked_up_in
-from ptxlint.frontends.cxx.lexer import Token
+from ptxlint.frontends.cxx.lexer import Token, literal_value
 from ptxlint.frontends.cxx.macros import MacroTable
 
 __all__ = ["SpecifierMacros"]
@@ -60,6 +74,8 @@ class SpecifierMacros:
     def __init__(self, table: Callable[[], MacroTable]) -> None:
         self._table = table
         self._judged: dict[tuple[str, int], bool] = {}
+        self._braces: dict[tuple[str, int], int] = {}
+        self._constraints: dict[tuple[str, int], bool] = {}
 
     def __call__(self, name: str, at: int) -> bool:
         table = self._table()
@@ -68,6 +84,104 @@ class SpecifierMacros:
         if found is None:
             found = self._judged[key] = self._judge(table, name, at, frozenset(), 0)
         return found
+
+    def braces(self, name: str, at: int) -> int:
+        """1 where ``name``, used at ``at``, is an object-like macro whose every definition
+        opens namespaces only, at least one of them some; -1 where it closes them only
+        (``}``); 0 where it is neither. Memoised as ``__call__`` is."""
+        table = self._table()
+        key = (name, table.epoch(at))
+        found = self._braces.get(key)
+        if found is None:
+            counts = self._brace_counts(table, name, at, frozenset(), 0, False)
+            found = 0
+            if counts is not None and counts != (0, 0) and 0 in counts:
+                found = 1 if counts[0] else -1
+            self._braces[key] = found
+        return found
+
+    def constraint(self, name: str, at: int) -> bool:
+        """Whether ``name``, used at ``at``, is an object-like macro whose every definition is
+        string literals that spell an input operand's constraint (no ``=`` or ``+``)."""
+        table = self._table()
+        key = (name, table.epoch(at))
+        found = self._constraints.get(key)
+        if found is None:
+            where = looked_up_in(table, name, at)
+            definitions = where[0].alternatives(name, where[1]) if where is not None else []
+            found = self._constraints[key] = bool(definitions) and all(
+                d.params is None and _input_constraint(d.body) for d in definitions)
+        return found
+
+    def left_out(self, name: str, at: int) -> bool:
+        """Whether the parse may leave out a use of ``name`` at ``at`` of any kind."""
+        return self(name, at) or self.braces(name, at) != 0 or self.constraint(name, at)
+
+    def _brace_counts(self, table: MacroTable, name: str, at: int, seen: frozenset[str],
+                      depth: int, called: bool) -> tuple[int, int] | None:
+        """The namespace braces (opened, closed) of every definition of ``name`` in force
+        at ``at`` (the largest, where configurations differ), function-like ones where
+        ``called``; None where a definition is anything else."""
+        if depth > _DEPTH or name in seen:
+            return None
+        where = looked_up_in(table, name, at)
+        if where is None:
+            return None
+        source, place = where
+        definitions = source.alternatives(name, place)
+        if not definitions or any((d.params is not None) != called for d in definitions):
+            return None
+        opened = closed = 0
+        for d in definitions:
+            counts = self._body_braces(source, d.body, frozenset(d.params or ()), place,
+                                       seen | {name}, depth)
+            if counts is None:
+                return None
+            opened, closed = max(opened, counts[0]), max(closed, counts[1])
+        return opened, closed
+
+    def _body_braces(self, table: MacroTable, body: Sequence[Token], params: frozenset[str],
+                     at: int, seen: frozenset[str], depth: int) -> tuple[int, int] | None:
+        """``_brace_counts`` of one body: namespace heads (``namespace`` or ``extern
+        "C"``, a name, its scopes and attributes, then ``{``), ``}``, ``static_assert(...);``
+        (CCCL checks its prologue so), specifiers and attributes, and other such macros."""
+        opened = closed = 0
+        k, count = 0, len(body)
+        while k < count:
+            token = body[k]
+            text = token.text
+            following = body[k + 1].text if k + 1 < count else ""
+            if text == "}":
+                closed += 1
+                k += 1
+            elif text in ("namespace", "extern"):
+                k = _namespace_head(body, k + 1)
+                if k < 0:
+                    return None
+                opened += 1
+            elif text == "static_assert" and following == "(":
+                k = _closed(body, k + 1, "(", ")")
+                if k < 0 or k >= count or body[k].text != ";":
+                    return None
+                k += 1
+            elif text in _SPECIFIERS:
+                k += 1
+            elif text in _GROUPS and following == "(":
+                k = _closed(body, k + 1, "(", ")")
+            elif text == "[" and following == "[":
+                k = _closed(body, k, "[", "]")
+            elif token.kind == "ident" and text not in params:
+                called = following == "("
+                counts = self._brace_counts(table, text, at, seen, depth + 1, called)
+                if counts is None:
+                    return None
+                opened, closed = opened + counts[0], closed + counts[1]
+                k = _closed(body, k + 1, "(", ")") if called else k + 1
+            else:
+                return None
+            if k < 0:
+                return None
+        return opened, closed
 
     def _judge(self, table: MacroTable, name: str, at: int, seen: frozenset[str],
                depth: int) -> bool:
@@ -110,6 +224,37 @@ class SpecifierMacros:
             if k < 0:
                 return False
         return True
+
+
+def _namespace_head(body: Sequence[Token], k: int) -> int:
+    """The index after the ``{`` that ends the namespace head (or ``extern`` linkage) whose
+    first token after its keyword is ``body[k]``: names (a macro's parameter or call among
+    them), ``::``, a string literal and attributes; -1 where the head is anything else."""
+    count = len(body)
+    while k < count:
+        token = body[k]
+        text = token.text
+        if text == "{":
+            return k + 1
+        if text == "(" or text in _GROUPS and k + 1 < count and body[k + 1].text == "(":
+            k = _closed(body, k if text == "(" else k + 1, "(", ")")  # a call in the name
+        elif text == "[" and k + 1 < count and body[k + 1].text == "[":
+            k = _closed(body, k, "[", "]")
+        elif token.kind in ("ident", "string") or text == "::":
+            k += 1
+        else:
+            return -1
+        if k < 0:
+            return -1
+    return -1
+
+
+def _input_constraint(body: Sequence[Token]) -> bool:
+    """Whether ``body`` is string literals only that spell an input operand's constraint."""
+    if not body or any(token.kind != "string" for token in body):
+        return False
+    spelled = "".join(literal_value(token.kind, token.text) for token in body)
+    return bool(spelled) and not any(mark in spelled for mark in "=+&")
 
 
 def _closed(body: Sequence[Token], k: int, opening: str, closing: str) -> int:

@@ -1,0 +1,183 @@
+"""Namespace and constraint macros left out of the parse: which macros are such
+(``cxx.specifier_macros.SpecifierMacros.braces``/``constraint``), which of their uses are
+found (``frontends.specifier_uses.macro_uses``), and the tree and the statements read with them
+left out (``syntax_tree.parse``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ptxlint.engine import extract_statements
+from ptxlint.frontends.cxx.macros import MacroTable
+from ptxlint.frontends.cxx.specifier_macros import SpecifierMacros
+from ptxlint.frontends.specifier_uses import macro_uses
+from ptxlint.frontends.syntax_tree import left_out_after_edit, parse
+from ptxlint.model import SourceFile
+
+# The CUDA headers' way of passing a pointer to asm (sm_32_intrinsics.hpp): the constraint is
+# a macro, which the asm grammar cannot take, and its recovery swallows the functions after.
+LDG = """#if defined(_WIN64) || defined(__LP64__)
+#define LDG_PTR "l"
+#else
+#define LDG_PTR "r"
+#endif
+static __device__ __inline__ void store(short *ptr, short v) {
+  asm ("st.global.wt.b16 [%0], %1;" :: LDG_PTR(ptr), "h"(v) : "memory");
+}
+static __device__ __inline__ int load(const int *ptr) {
+  int ret;
+  asm ("ld.global.nc.s32 %0, [%1];" : "=r"(ret) : LDG_PTR(ptr));
+  return ret;
+}
+static __device__ __inline__ void trap() { asm volatile ("trap;"); }
+"""
+
+# A namespace opened and closed by macros (cuda_pipeline_helpers.h, CUB, CCCL): tree-sitter
+# reads the opener as a type name and errs across the template after it.
+NAMESPACED = """#define NS_OPEN(name) namespace name {
+#define MY_PROLOGUE_CHECK() static_assert(1, "prologue");
+#define MY_BEGIN_NAMESPACE MY_PROLOGUE_CHECK() NS_OPEN(lib) inline namespace v1 {
+#define MY_END_NAMESPACE } }
+MY_BEGIN_NAMESPACE
+template <class T>
+struct Barrier {
+  __device__ void arrive(unsigned addr) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(addr));
+  }
+};
+// the lane's index
+__device__ inline unsigned lane() { unsigned r; asm("mov.u32 %0, %%laneid;" : "=r"(r)); return r; }
+/* end of lib::v1 */
+MY_END_NAMESPACE
+"""
+
+
+def _judge(text: str) -> SpecifierMacros:
+    return SpecifierMacros(lambda: MacroTable("k.cu", text))
+
+
+def _contexts(text: str) -> list[tuple[str | None, list[str | None]]]:
+    result = extract_statements(SourceFile("k.cu", text))
+    return [(s.context.function, [o.ctype.spelling if o.ctype else None for o in s.operands])
+            for s in result.statements]
+
+
+# ------------------------------------------------------------------ which macros
+
+
+_DEFINES = """#define INPUT "l"
+#define SPLIT "r" "n"
+#define OUTPUT "=r"
+#define READ_WRITE "+l"
+#define CALLED(x) "r"
+#define NUMBER 4
+#define OPEN namespace a::b [[deprecated]] {
+#define LINKAGE extern "C" {
+#define CLOSE } }
+#define MIXED } namespace c {
+#define DECLARES namespace d { int x;
+#define EMPTY
+#if defined(A)
+#define SOMETIMES namespace e {
+#else
+#define SOMETIMES
+#endif
+"""
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("INPUT", True), ("SPLIT", True), ("OUTPUT", False), ("READ_WRITE", False),
+    ("CALLED", False), ("NUMBER", False), ("UNDEFINED", False),
+])
+def test_a_constraint_macro_spells_an_input_constraint_in_every_definition(
+    name: str, expected: bool
+) -> None:
+    assert _judge(_DEFINES).constraint(name, len(_DEFINES)) is expected
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("OPEN", 1), ("LINKAGE", 1), ("CLOSE", -1), ("MIXED", 0), ("DECLARES", 0), ("EMPTY", 0),
+    ("SOMETIMES", 1), ("INPUT", 0), ("UNDEFINED", 0),
+])
+def test_a_namespace_macro_opens_or_closes_namespaces_only(name: str, expected: int) -> None:
+    assert _judge(_DEFINES).braces(name, len(_DEFINES)) == expected
+
+
+def test_a_namespace_macro_is_read_through_function_like_macros() -> None:
+    judge = _judge(NAMESPACED)
+    assert judge.braces("MY_BEGIN_NAMESPACE", len(NAMESPACED)) == 1
+    assert judge.braces("MY_END_NAMESPACE", len(NAMESPACED)) == -1
+
+
+# ------------------------------------------------------------------ which uses
+
+
+def test_a_constraint_use_is_left_out_with_its_operand_and_one_comma() -> None:
+    text = ('asm("a" :: C(p), "r"(x));\n'  # first: the comma after
+            'asm("b" : "=r"(y) : "r"(x), C(q));\n'  # last: the comma before
+            'asm("c" :: C(f(p)));\n'  # alone, a call in its expression
+            "int z = g(u, C);\n")  # no operand: kept
+    found = macro_uses(text, _FixedJudge(constraints={"C"}))
+    assert [text[a:b] for a, b in found.constraints] == ["C(p),", ', C(q)', "C(f(p))"]
+    assert found.names == (("C", "constraint"),)
+
+
+def test_namespace_uses_are_left_out_only_where_openers_and_closers_pair() -> None:
+    text = "OPEN\nint f();\n#endif\nCLOSE\n"
+    found = macro_uses(text, _FixedJudge(braces={"OPEN": 1, "CLOSE": -1}))
+    assert [text[a:b] for a, b in found.namespaces] == ["OPEN", "CLOSE"]
+    unpaired = "OPEN\nint f();\n"
+    assert macro_uses(unpaired, _FixedJudge(braces={"OPEN": 1})).namespaces == []
+    inside = "int g = OPEN;\nint h(CLOSE);\n"  # where no declaration starts: none
+    assert macro_uses(inside, _FixedJudge(braces={"OPEN": 1, "CLOSE": -1})).namespaces == []
+
+
+class _FixedJudge:
+    def __init__(self, braces: dict[str, int] | None = None,
+                 constraints: frozenset[str] | set[str] = frozenset()) -> None:
+        self._braces = braces or {}
+        self._constraints = constraints
+
+    def __call__(self, name: str, at: int) -> bool:
+        return False
+
+    def braces(self, name: str, at: int) -> int:
+        return self._braces.get(name, 0)
+
+    def constraint(self, name: str, at: int) -> bool:
+        return name in self._constraints
+
+
+# ------------------------------------------------------------------ the tree
+
+
+@pytest.mark.parametrize("text", [LDG, NAMESPACED])
+def test_the_parse_leaves_the_macros_out_where_the_tree_errs_at_them(text: str) -> None:
+    assert parse("k.cu", text).tree.root_node.has_error  # the case is real
+    judged = parse("k.cu", text, _judge(text))
+    assert not judged.tree.root_node.has_error
+    assert judged.specifier_uses == ()  # no function's header starts at them
+
+
+def test_each_statement_is_read_in_its_function_with_its_operands_typed() -> None:
+    assert _contexts(LDG) == [
+        ("store", ["short *", "short"]), ("load", ["int", "int *"]), ("trap", [])]
+    assert _contexts(NAMESPACED) == [
+        ("arrive", ["unsigned int"]), ("lane", ["unsigned int"])]
+
+
+def test_an_output_constraint_macro_is_never_left_out() -> None:
+    text = LDG.replace('"l"', '"=l"').replace('"r"\n', '"=r"\n')
+    parsed = parse("k.cu", text, _judge(text))
+    assert parsed.tree.root_node.has_error
+    assert parsed.left_out_names == ()
+
+
+@pytest.mark.parametrize("text", [LDG, NAMESPACED])
+def test_an_edit_inside_a_literal_leaves_out_what_a_fresh_parse_does(text: str) -> None:
+    old = parse("k.cu", text, _judge(text))
+    at = text.index("asm") + 6
+    edited = text[:at] + "  " + text[at:]
+    fresh = parse("k.cu", edited, _judge(edited))
+    assert left_out_after_edit(old, edited.encode()) == (fresh.skipped, fresh.specifier_uses)
+    assert fresh.skipped  # the case is real
