@@ -378,10 +378,14 @@ def test_globals_in_namespaces_and_linkage_blocks() -> None:
     prelude = """
     namespace detail { __device__ unsigned short counter; }
     extern "C" { __constant__ double scale; }
+    extern "C" __device__ unsigned short smem_pointer(void *);
     extern __shared__ float smem[];
     """
     assert shape(check("counter", prelude=prelude)) == ("unsigned short", "integer", 2)
     assert shape(check("scale", prelude=prelude)) == ("double", "floating", 8)
+    # a linkage of one declaration holds it unbraced
+    assert shape(check("smem_pointer(smem)", prelude=prelude)) == (
+        "unsigned short", "integer", 2)
     assert shape(check("smem", prelude=prelude)) == ("float[]", "aggregate", None)
     assert shape(check("smem[threadIdx.x]", prelude=prelude)) == ("float", "floating", 4)
 

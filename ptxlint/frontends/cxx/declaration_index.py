@@ -426,7 +426,9 @@ class DeclarationIndex:
                 elif kind in ("namespace_definition", "linkage_specification"):
                     body = child.child_by_field_name("body")
                     if body is not None:
-                        pending.append(iter(body.named_children))
+                        # ``extern "C" T f();``: the linkage holds the one declaration itself
+                        pending.append(iter(body.named_children if body.type ==
+                                            "declaration_list" else (body,)))
                         break
             else:
                 pending.pop()
