@@ -35,6 +35,7 @@ __all__ = [
     "compiled_for",
     "compiled_for_host",
     "excluded_by_errors",
+    "left_out_where_defined",
     "lowest_target",
     "names_architecture",
     "no_device_pass",
@@ -386,6 +387,20 @@ def compiled_for_host(guards: tuple[str, ...]) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _host_value(guard: str) -> bool | None:
     return _evaluate(guard, _HOST_PASS)
+
+
+def left_out_where_defined(
+    guards: tuple[str, ...], name: str, macros: tuple[GuardMacro, ...] = ()
+) -> bool:
+    """Some guard of ``guards`` is decided false, for every target, where nvcc defines the
+    macro ``name`` (``-rdc=true`` defines ``__CUDACC_RDC__``, ``-G`` ``__CUDACC_DEBUG__``),
+    read with the file's ``macros``: no build with that option compiles the statement. The
+    architecture stays unknown, so ``defined(__CUDA_ARCH__) && !defined(__CUDACC_RDC__)``
+    leaves it out and ``__CUDA_ARCH__ >= 900`` does not; an undecided guard (a project's
+    macro) leaves nothing out."""
+    defines = {**DEFAULT_TARGET, name: 1}
+    by_name = macro_map(macros)
+    return any(_evaluate(guard, defines, by_name) is False for guard in guards)
 
 
 @functools.lru_cache(maxsize=4096)
