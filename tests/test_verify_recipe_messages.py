@@ -1,5 +1,6 @@
-"""Which ptxas messages confirm a PTX204 finding: the messages ptxas 13.0 gives for a modifier
-combination it rejects agree with the finding's claim; its target messages are PTX401's."""
+"""Which ptxas messages confirm a finding: the messages ptxas 13.0 gives for a modifier
+combination it rejects agree with PTX204's claim (its target messages are PTX401's), and those
+for a vector of the wrong shape with PTX207's."""
 
 from __future__ import annotations
 
@@ -31,3 +32,13 @@ def test_a_rejected_modifier_combination_confirms_ptx204(message: str) -> None:
 ])
 def test_a_target_or_version_message_is_not_ptx204s(message: str) -> None:
     assert _AGREES is not None and not _AGREES.search(message)
+
+
+@pytest.mark.parametrize("message", [
+    # ld.shared.b64 {%0, %1, %2, %3}, [%4] (aerial's ldpc2.cuh): a vector the form has no room for
+    "Argument vector size mismatch for instruction 'ld'",
+    "Vector of size 1 is expected for argument 0 of instruction 'ldmatrix'",
+])
+def test_a_vector_shape_message_confirms_ptx207(message: str) -> None:
+    agrees = RECIPES["PTX207"].agrees
+    assert agrees is not None and agrees.search(message)

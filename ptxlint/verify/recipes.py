@@ -107,8 +107,11 @@ RECIPES: dict[str, Recipe] = {
     "PTX206": Recipe((PTX,), _p(r"Arguments mismatch|operand.*type|mismatch|"
                                 r"Incompatible elements|Predicate expression expected|"
                                 r"Predicate output expected")),
+    # a vector where the form takes one register, or one of another length: "Argument vector
+    # size mismatch for instruction 'ld'" (aerial's ld.shared.b64 {%0, %1, %2, %3})
     "PTX207": Recipe((PTX,), _p(r"unexpected value|Arguments mismatch|Parsing error|syntax error|"
-                                r"out of range|expected|Vector of size|Sink '_'|Predicate output|"
+                                r"out of range|expected|Vector of size|vector size mismatch|"
+                                r"Sink '_'|Predicate output|"
                                 r"Special register argument not allowed|multiple of warp size")),
     "PTX213": Recipe((PTX,), _p(r"Unknown symbol|Predicate expression expected|"
                                 r"Label expected for forward reference")),
