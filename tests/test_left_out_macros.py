@@ -1,7 +1,7 @@
-"""Namespace and constraint macros left out of the parse: which macros are such
-(``cxx.specifier_macros.SpecifierMacros.braces``/``constraint``), which of their uses are
-found (``frontends.specifier_uses.macro_uses``), and the tree and the statements read with them
-left out (``syntax_tree.parse``)."""
+"""Namespace, constraint and statement macros left out of the parse: which macros are such
+(``cxx.specifier_macros.SpecifierMacros.braces``/``constraint``/``statements``), which of
+their uses are found (``frontends.specifier_uses.macro_uses``), and the tree and the statements
+read with them left out (``syntax_tree.parse``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from ptxlint.engine import extract_statements
 from ptxlint.frontends.cxx.macros import MacroTable
 from ptxlint.frontends.cxx.specifier_macros import SpecifierMacros
-from ptxlint.frontends.specifier_uses import macro_uses
+from ptxlint.frontends.specifier_uses import macro_uses, statement_call
 from ptxlint.frontends.syntax_tree import left_out_after_edit, parse
 from ptxlint.model import SourceFile
 
@@ -49,6 +49,34 @@ struct Barrier {
 __device__ inline unsigned lane() { unsigned r; asm("mov.u32 %0, %%laneid;" : "=r"(r)); return r; }
 /* end of lib::v1 */
 MY_END_NAMESPACE
+"""
+
+# CCCL's target dispatch as <nv/target> defines it for nvcc (its C++11 branch): each branch of
+# statements is an argument, bare (the CUDA headers) or in parentheses (CCCL, for the commas).
+DISPATCH = """#define REMOVE_PAREN(...) __VA_ARGS__
+#define BLOCK_EXPAND(...) {REMOVE_PAREN(__VA_ARGS__)}
+#define TARGET_IF(cond, t, f) PICK_##cond(t, f)
+#define IF_ELSE_TARGET(cond, t, f) BLOCK_EXPAND(TARGET_IF(cond, t, f))
+static __device__ unsigned add2(const unsigned a, const unsigned b) {
+  IF_ELSE_TARGET(IS_DEVICE,
+    unsigned val;
+    asm("add.f16x2 %0, %1, %2;" : "=r"(val) : "r"(a), "r"(b));
+    return val;
+  ,
+    return host_add2(a, b);
+  )
+}
+struct SimdMin {
+  __device__ unsigned operator()(unsigned x, unsigned y) const {
+    NV_IF_ELSE_TARGET(
+      NV_PROVIDES_SM_90,
+      (unsigned short lo = 0, hi = 0;
+       asm("vmin2.u32.u32.u32 %0, %1, %2, %3;" : "=r"(x) : "r"(x), "r"(y), "r"(0u));
+       return x + lo + hi;),
+      (return x < y ? x : y;))
+  }
+};
+__device__ void done() { asm volatile("exit;"); }
 """
 
 
@@ -103,6 +131,16 @@ def test_a_namespace_macro_opens_or_closes_namespaces_only(name: str, expected: 
     assert _judge(_DEFINES).braces(name, len(_DEFINES)) == expected
 
 
+@pytest.mark.parametrize(("name", "expected"), [
+    ("IF_ELSE_TARGET", True),  # braces two macros down
+    ("BLOCK_EXPAND", True), ("TARGET_IF", False), ("REMOVE_PAREN", False),
+    ("NV_IF_ELSE_TARGET", True),  # CCCL's own, no definition visible
+    ("NV_IF_TARGETS", False),
+])
+def test_a_statement_macro_pastes_its_arguments_into_a_block(name: str, expected: bool) -> None:
+    assert _judge(DISPATCH).statements(name, len(DISPATCH)) is expected
+
+
 def test_a_namespace_macro_is_read_through_function_like_macros() -> None:
     judge = _judge(NAMESPACED)
     assert judge.braces("MY_BEGIN_NAMESPACE", len(NAMESPACED)) == 1
@@ -132,6 +170,17 @@ def test_namespace_uses_are_left_out_only_where_openers_and_closers_pair() -> No
     assert macro_uses(inside, _FixedJudge(braces={"OPEN": 1, "CLOSE": -1})).namespaces == []
 
 
+def test_a_statement_macros_call_is_left_out_but_for_its_statements() -> None:
+    text = "M(COND, a = 1; f(a, b);, (int x, y; g(x);), OTHER(1, 2), (c)) ;"
+    kept = "".join(c if not any(a <= k < b for a, b in statement_call(text, 1)) else " "
+                   for k, c in enumerate(text))
+    assert kept.split() == [
+        "M", "a", "=", "1;", "f(a,", "b);", "int", "x,", "y;", "g(x);", "OTHER(1,", "2)", "(c)", ";"]
+    assert statement_call("M(COND, f(a, b))", 1) == []  # no statement: an expression
+    assert statement_call("M(COND,\n#if A\n a;\n#endif\n)", 1) == []  # a branch under #if
+    assert statement_call("M(COND, a;", 1) == []  # no end
+
+
 class _FixedJudge:
     def __init__(self, braces: dict[str, int] | None = None,
                  constraints: frozenset[str] | set[str] = frozenset()) -> None:
@@ -147,11 +196,14 @@ class _FixedJudge:
     def constraint(self, name: str, at: int) -> bool:
         return name in self._constraints
 
+    def statements(self, name: str, at: int) -> bool:
+        return False
+
 
 # ------------------------------------------------------------------ the tree
 
 
-@pytest.mark.parametrize("text", [LDG, NAMESPACED])
+@pytest.mark.parametrize("text", [LDG, NAMESPACED, DISPATCH])
 def test_the_parse_leaves_the_macros_out_where_the_tree_errs_at_them(text: str) -> None:
     assert parse("k.cu", text).tree.root_node.has_error  # the case is real
     judged = parse("k.cu", text, _judge(text))
@@ -164,6 +216,9 @@ def test_each_statement_is_read_in_its_function_with_its_operands_typed() -> Non
         ("store", ["short *", "short"]), ("load", ["int", "int *"]), ("trap", [])]
     assert _contexts(NAMESPACED) == [
         ("arrive", ["unsigned int"]), ("lane", ["unsigned int"])]
+    assert _contexts(DISPATCH) == [
+        ("add2", ["unsigned int"] * 3), ("operator()", ["unsigned int"] * 4),
+        ("done", [])]
 
 
 def test_an_output_constraint_macro_is_never_left_out() -> None:
@@ -173,7 +228,7 @@ def test_an_output_constraint_macro_is_never_left_out() -> None:
     assert parsed.left_out_names == ()
 
 
-@pytest.mark.parametrize("text", [LDG, NAMESPACED])
+@pytest.mark.parametrize("text", [LDG, NAMESPACED, DISPATCH])
 def test_an_edit_inside_a_literal_leaves_out_what_a_fresh_parse_does(text: str) -> None:
     old = parse("k.cu", text, _judge(text))
     at = text.index("asm") + 6

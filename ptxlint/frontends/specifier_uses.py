@@ -50,6 +50,9 @@ class MacroJudge(Protocol):
     def constraint(self, name: str, at: int) -> bool:
         """An input operand's constraint string."""
 
+    def statements(self, name: str, at: int) -> bool:
+        """A function-like macro that pastes its arguments into a block."""
+
 
 class MacroUses(NamedTuple):
     """The character ranges, in order, of the macro uses a parse may leave out."""
@@ -57,8 +60,11 @@ class MacroUses(NamedTuple):
     specifiers: list[tuple[int, int]]  # before a declaration or statement (``specifier_uses``)
     namespaces: list[tuple[int, int]]  # namespace openers and closers, as many of each
     constraints: list[tuple[int, int]]  # an operand whose constraint is a macro, with a comma
+    # a call of a statement macro but for the statements in its arguments (``statement_call``)
+    calls: list[tuple[int, int]]
     # each name left out and what the judge said of it ("specifier", "opens", "closes",
-    # "constraint"), for a parse of an edit of the text to ask again (``RecordedJudge``)
+    # "constraint", "statements"), for a parse of an edit of the text to ask again
+    # (``RecordedJudge``)
     names: tuple[tuple[str, str], ...]
 
 
@@ -76,6 +82,9 @@ class RecordedJudge:
 
     def constraint(self, name: str, at: int) -> bool:
         return self._kinds.get(name) == "constraint"
+
+    def statements(self, name: str, at: int) -> bool:
+        return self._kinds.get(name) == "statements"
 
 # Block and line comments, string and character literals and a directive's logical line
 # (continuations included), whose words are no uses, and the macro-looking words: ALL_CAPS,
@@ -121,6 +130,9 @@ class _SpecifiersOnly:
     def constraint(self, name: str, at: int) -> bool:
         return False
 
+    def statements(self, name: str, at: int) -> bool:
+        return False
+
 
 def macro_uses(text: str, judge: MacroJudge) -> MacroUses:
     """Every use in ``text`` that the parse may leave out: ``specifier_uses``, and the uses of
@@ -128,6 +140,7 @@ def macro_uses(text: str, judge: MacroJudge) -> MacroUses:
     specifiers: list[tuple[int, int]] = []
     namespaces: list[tuple[int, int]] = []
     constraints: list[tuple[int, int]] = []
+    calls: list[tuple[int, int]] = []
     names: dict[str, str] = {}
     balance = 0
     follows = _NEXT.match
@@ -145,11 +158,14 @@ def macro_uses(text: str, judge: MacroJudge) -> MacroUses:
         if follows(text, end) is not None and _may_precede(text, start) and judge(name, start):
             specifiers.append((start, end))
             names[name] = "specifier"
-        elif _opens_declaration(text, start, quiet_end, quiet_open) and (
-                sign := judge.braces(name, start)):
-            namespaces.append((start, end))
-            names[name] = "opens" if sign > 0 else "closes"
-            balance += sign
+        elif _opens_declaration(text, start, quiet_end, quiet_open):
+            if sign := judge.braces(name, start):
+                namespaces.append((start, end))
+                names[name] = "opens" if sign > 0 else "closes"
+                balance += sign
+            elif judge.statements(name, start) and (skeleton := statement_call(text, end)):
+                calls.extend([(start, end), *skeleton])
+                names[name] = "statements"
         elif (operand := _constraint_operand(text, start, end)) is not None and \
                 judge.constraint(name, start):
             constraints.append(operand)
@@ -157,7 +173,94 @@ def macro_uses(text: str, judge: MacroJudge) -> MacroUses:
     if balance:
         namespaces = []
         names = {name: kind for name, kind in names.items() if kind not in ("opens", "closes")}
-    return MacroUses(specifiers, namespaces, constraints, tuple(names.items()))
+    return MacroUses(specifiers, namespaces, constraints, calls, tuple(names.items()))
+
+
+# What a call's scan acts on: literals and comments (stepped over), brackets, ``,`` and ``;``,
+# and a directive, where it gives up (a branch of the call's arguments under ``#if``).
+_CALL_TOKENS = re.compile(
+    r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|/\*.*?\*/|//[^\n]*"
+    r"|(?P<directive>^[ \t]*\#)|(?P<mark>[()\[\]{},;])",
+    re.M | re.S,
+)
+# How far a statement macro's call is looked for its end.
+_CALL_REACH = 1 << 16
+
+
+def statement_call(text: str, end: int) -> list[tuple[int, int]]:
+    """For the call of a statement macro whose name ends at ``end``, what to leave out but
+    for the statements in its arguments: its ``(``, each argument that is one name (a
+    condition: ``NV_IS_DEVICE``), the ``,`` between arguments, the parentheses that wrap an
+    argument of statements whole (``(s1; s2;)``) and its ``)``. [] where the name is not
+    followed by a call whose arguments hold statements, or the call holds a directive or does
+    not close within reach."""
+    at = end
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    if at >= len(text) or text[at] != "(":
+        return []
+    left_out = [(at, at + 1)]
+    depth = 0
+    argument = at + 1  # where the argument being read starts
+    statements = False  # whether it holds a ``;``
+    any_statements = False
+    for m in _CALL_TOKENS.finditer(text, at, min(len(text), at + _CALL_REACH)):
+        if m.lastgroup == "directive":
+            return []
+        mark = m.group("mark")
+        if mark is None:
+            continue
+        if mark in "([{":
+            depth += 1
+        elif mark in ")]}":
+            depth -= 1
+        elif mark == ";":
+            statements = True
+        if depth == 1 and mark == "," or depth == 0:
+            where = m.start()
+            left_out.extend(_argument_left_out(text, argument, where, statements))
+            any_statements = any_statements or statements
+            left_out.append((where, where + 1))
+            if depth == 0:
+                return left_out if any_statements else []
+            argument, statements = where + 1, False
+    return []
+
+
+def _argument_left_out(text: str, start: int, end: int, statements: bool
+                       ) -> list[tuple[int, int]]:
+    """What to leave out of the argument ``text[start:end]``: the parentheses that wrap it
+    whole where it holds statements; all of it where it is one name (the dispatch's
+    condition, ``NV_PROVIDES_SM_90``); else nothing (an expression, or a macro's invocation
+    that expands to statements: ``__COMPARISON_OP_HALF2_MACRO(set.eq)``, read where it
+    stands)."""
+    first, last = start, end - 1
+    while first < end and text[first] in " \t\r\n":
+        first += 1
+    while last > first and text[last] in " \t\r\n":
+        last -= 1
+    if not statements:
+        return [(start, end)] if _NAME.fullmatch(text, first, last + 1) else []
+    if text[first] != "(" or text[last] != ")" or _closing(text, first, last) != last:
+        return []
+    return [(first, first + 1), (last, last + 1)]
+
+
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def _closing(text: str, start: int, stop: int) -> int:
+    """Where the ``(`` at ``start`` closes, looking no further than ``stop``; -1 where not."""
+    depth = 0
+    for m in _CALL_TOKENS.finditer(text, start, stop + 1):
+        mark = m.group("mark")
+        if mark in ("(", "[", "{"):
+            depth += 1
+        elif mark in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                return m.start()
+    return -1
 
 
 def _opens_declaration(text: str, start: int, quiet_end: int, quiet_open: bool) -> bool:

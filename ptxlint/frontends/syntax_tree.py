@@ -225,10 +225,11 @@ def _with_specifier_macros(parsed: ParsedSource, specifiers: SpecifierJudge | No
     if not old_rows or not _error_at_specifier(parsed, captured, specifiers):
         return parsed
     found = macro_uses(parsed.text, specifiers)
-    if not (found.specifiers or found.namespaces or found.constraints):
+    if not (found.specifiers or found.namespaces or found.constraints or found.calls):
         return parsed
     uses = _in_bytes(parsed.text, found.specifiers)
-    others = _in_bytes(parsed.text, _merged(found.namespaces, found.constraints))
+    others = _in_bytes(parsed.text, _merged(_merged(found.namespaces, found.constraints),
+                                            found.calls))
     skipped = tuple(_merged(parsed.skipped, _merged(uses, others)))
     tree = _parse_ranges(parsed.data, parsed.grammar, _merged(parsed.unread, skipped))
     new_bytes, new_missing, new_rows = _errors(tree)
@@ -265,7 +266,8 @@ def _error_at_specifier(parsed: ParsedSource, captured: dict[str, list[tree_sitt
             at = parsed.to_char(m.start())
             name = m.group().decode()
             if (name, at) not in asked and (specifiers(name, at) or specifiers.braces(
-                    name, at) or specifiers.constraint(name, at)):
+                    name, at) or specifiers.constraint(name, at) or specifiers.statements(
+                    name, at)):
                 return True
             asked.add((name, at))
     return False
@@ -345,7 +347,8 @@ def left_out_after_edit(old: ParsedSource, data: bytes
         text = data.decode("utf-8", "surrogatepass")
         found = macro_uses(text, RecordedJudge(old.left_out_names))
         uses = tuple(_in_bytes(text, found.specifiers))
-        others = _in_bytes(text, _merged(found.namespaces, found.constraints))
+        others = _in_bytes(text, _merged(_merged(found.namespaces, found.constraints),
+                                         found.calls))
         skipped = tuple(_merged(skipped, _merged(uses, others)))
     return skipped, uses
 

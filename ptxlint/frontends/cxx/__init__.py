@@ -10,7 +10,8 @@ stages before it (``tests/test_import_graph.py`` holds this):
    header), ``headers`` (reading and caching included headers, the closure of a file's),
    ``macros`` (the table and expansion with a source map), ``companion`` (the header a
    header is the second half of, whose macros it reads), ``specifier_macros`` (the macros
-   that expand to declaration specifiers only, which the parse may leave out),
+   that expand to declaration specifiers only, to namespace openings or closings, to an input
+   constraint or to a block of their arguments, which the parse may leave out),
    ``guard_macros``, ``macro_uses``,
    ``branches`` (a statement with ``#if`` inside it);
 2. locate: ``dialect`` and ``host_code`` (host assembly recognised and left alone),

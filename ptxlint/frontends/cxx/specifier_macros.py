@@ -32,7 +32,13 @@ Two more kinds of macro leave nothing the tree's readers need where they stand
   ``:: __LDG_PTR(ptr)``): each definition one or more string literals that name no output
   (no ``=`` or ``+``). The asm grammar takes no name there, and its recovery may swallow the
   rest of the file (``sm_32_intrinsics.hpp``); left out with its operand, the statement reads
-  with its other operands, and an input operand is written by no asm.
+  with its other operands, and an input operand is written by no asm;
+- one that pastes its arguments into a block (``SpecifierMacros.statements``: a function-like
+  macro whose expansion, through the function-like macros it calls, holds a brace pair; the
+  target dispatch of CCCL's ``<nv/target>``, ``NV_IF_ELSE_TARGET(NV_IS_DEVICE, (s1;),
+  (s2;))``, is ``{ s1; }`` or ``{ s2; }``). Where its arguments hold statements, the grammar
+  reads them as a call's arguments and errs; left out but for the statements, these read in
+  the block around, each branch's after the one before, as ``#if``/``#else`` branches do.
 """
 
 from __future__ import annotations
@@ -61,6 +67,9 @@ WELL_KNOWN = frozenset("""CUTLASS_HOST_DEVICE CUTLASS_DEVICE CUTLASS_HOST CUTLAS
     CUTE_HOST CUTE_UNROLL CUTE_NO_UNROLL _CCCL_HOST_DEVICE _CCCL_DEVICE _CCCL_HOST _CCCL_API
     _CCCL_HOST_API _CCCL_DEVICE_API _CCCL_FORCEINLINE _CCCL_HIDE_FROM_ABI
     _LIBCUDACXX_HIDE_FROM_ABI""".split())
+# CCCL's target dispatch (``<nv/target>``, its documented macros), each of whose definitions
+# pastes its arguments into a block: what a name means where no definition of it is visible.
+WELL_KNOWN_BLOCKS = frozenset(("NV_IF_TARGET", "NV_IF_ELSE_TARGET", "NV_DISPATCH_TARGET"))
 # A macro's body reached through other macros, at most this deep.
 _DEPTH = 8
 
@@ -76,6 +85,7 @@ class SpecifierMacros:
         self._judged: dict[tuple[str, int], bool] = {}
         self._braces: dict[tuple[str, int], int] = {}
         self._constraints: dict[tuple[str, int], bool] = {}
+        self._blocks: dict[tuple[str, int], bool] = {}
 
     def __call__(self, name: str, at: int) -> bool:
         table = self._table()
@@ -113,9 +123,45 @@ class SpecifierMacros:
                 d.params is None and _input_constraint(d.body) for d in definitions)
         return found
 
-    def left_out(self, name: str, at: int) -> bool:
-        """Whether the parse may leave out a use of ``name`` at ``at`` of any kind."""
-        return self(name, at) or self.braces(name, at) != 0 or self.constraint(name, at)
+    def statements(self, name: str, at: int) -> bool:
+        """Whether ``name``, used at ``at``, is a function-like macro that pastes its
+        arguments into a block: each of its definitions holds a brace pair, or calls a
+        function-like macro one of whose definitions does (``<nv/target>``'s dispatch picks
+        one definition per compiler, and only some of them spell the braces themselves)."""
+        table = self._table()
+        key = (name, table.epoch(at))
+        found = self._blocks.get(key)
+        if found is None:
+            found = self._blocks[key] = self._blocks_in(table, name, at, frozenset(), 0, True)
+        return found
+
+    def _blocks_in(self, table: MacroTable, name: str, at: int, seen: frozenset[str],
+                   depth: int, every: bool) -> bool:
+        """``statements`` of ``name``, asking it of ``every`` definition or of any."""
+        if depth > _DEPTH or name in seen:
+            return False
+        where = looked_up_in(table, name, at)
+        if where is None:
+            return depth == 0 and name in WELL_KNOWN_BLOCKS  # no definition visible
+        source, place = where
+        definitions = source.alternatives(name, place)
+        if not definitions:
+            return depth == 0 and name in WELL_KNOWN_BLOCKS and source is not table
+        if any(d.params is None for d in definitions):
+            return False
+        inner = seen | {name}
+        holds = (self._block_body(source, d.body, place, inner, depth) for d in definitions)
+        return all(holds) if every else any(holds)
+
+    def _block_body(self, table: MacroTable, body: Sequence[Token], at: int,
+                    seen: frozenset[str], depth: int) -> bool:
+        for k, token in enumerate(body):
+            if token.text == "{":
+                return True
+            if token.kind == "ident" and k + 1 < len(body) and body[k + 1].text == "(" and \
+                    self._blocks_in(table, token.text, at, seen, depth + 1, False):
+                return True
+        return False
 
     def _brace_counts(self, table: MacroTable, name: str, at: int, seen: frozenset[str],
                       depth: int, called: bool) -> tuple[int, int] | None:
