@@ -2,7 +2,10 @@
 packs, PTX ISA 9.4's ``.e4m3x4`` arithmetic) takes a bit register of its size, or one declared
 with its own type, never an integer one: ptxas 13.0 to 13.5 answer "Arguments mismatch" for a
 ``.u32``/``.s32`` register there, and for an ``.f16x2`` one where ``.bf16x2`` or ``.e4m3x4``
-belongs. Each case is assembled with the ptxas of its toolkit where it is installed."""
+belongs. A packed register in turn fits an integer operand of the instruction's type (or of one
+derived from it: mul.wide's result) and no integer operand of a type the instruction fixes
+(popc's result, a shift amount, a barrier's number). Each case is assembled with the ptxas of
+its toolkit where it is installed."""
 
 from __future__ import annotations
 
@@ -23,6 +26,9 @@ def _type_errors(text: str) -> list[str]:
     verdict = grammar.check(instruction, resolve)
     return [i.message for i in verdict.issues if i.kind == "type"]
 
+
+_SPARSE_FP8 = ("mma.sp.sync.aligned.m16n8k64.row.col.f32.e4m3.e4m3.f32 {%f0, %f1, %f2, %f3}, "
+               "{%r0, %r1, %r2, %r3}, {%r4, %r5, %r6, %r7}, {%f4, %f5, %f6, %f7},")
 
 # (the toolkit whose ptxas measured it, the instruction)
 REJECTED = [
@@ -54,6 +60,14 @@ REJECTED = [
     ("13.0", "cvt.f32.f16 %f1, %us1"),
     ("13.0", "cvt.rn.f16.f32 %us1, %f1"),
     ("13.0", "cvt.f32.f16 %u1, %h1"),
+    # a packed register for an integer operand of a type the instruction fixes
+    ("13.0", "popc.b32 %hx1, %r2"),
+    ("13.0", "clz.b64 %hx1, %rd2"),
+    ("13.0", "shl.b32 %r1, %r2, %hx3"),
+    ("13.0", "bfe.s32 %r1, %r2, %r3, %hx4"),
+    ("13.0", "bar.sync %hx1"),
+    ("13.0", "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%rd1], [%rd2], "
+             "%hx3, [%rd4]"),
 ]
 TAKEN = [
     ("13.0", "add.f16x2 %hx1, %hx2, %r3"),
@@ -66,6 +80,16 @@ TAKEN = [
     ("13.0", "cvt.rzi.s32.f32 %s1, %f2"),
     # a vector is judged as a whole: a typed element beside a bit register is taken
     ("13.0", "red.add.noftz.v2.f16x2 [%rd1], {%u0, %r1}"),
+    # a packed register for an integer operand of the instruction's type or one derived from
+    # it, and for a bit one
+    ("13.0", "add.sat.s32 %r1, %hx2, %r3"),
+    ("13.0", "mul.wide.u16 %hx1, %h2, %h3"),
+    ("13.0", "mad.wide.s16 %r1, %h2, %h3, %hx4"),
+    ("13.0", "lop3.b32 %r1, %hx2, %r3, %r4, 1"),
+    ("13.0", "cvt.pack.sat.u16.s32 %hx1, %r2, %r3"),
+    # ... and for the sparse fp8 metadata, as an integer one
+    ("13.0", f"{_SPARSE_FP8} %hx5, 0"),
+    ("13.0", f"{_SPARSE_FP8} %u5, 0"),
 ]
 
 

@@ -75,6 +75,16 @@ REJECTED = [
     ("sm_90a", "mov.b64 %rd0, {%u0, %f1}"),
     # ... and the vector as a whole: .u32 registers for .f16x2, .f32 ones for .u32
     ("sm_90a", "ld.global.v2.u32 {%f0, %f1}, [%rd0]"),
+    # an integer vector is no packed one, in any .v2 instruction
+    ("sm_90a", "multimem.st.global.v2.f16x2 [%rd0], {%u0, %u1}"),
+    ("sm_90a", "red.global.add.noftz.v2.f16x2 [%rd0], {%s0, %s1}"),
+    # multimem.red checks .bf16 and .bf16x2 as red does: a bit register only
+    ("sm_90a", "multimem.red.global.add.v2.bf16 [%rd0], {%ss0, %ss1}"),
+    ("sm_90a", "multimem.red.global.min.v2.bf16x2 [%rd0], {%f0, %f1}"),
+    ("sm_90a", "multimem.red.global.add.bf16x2 [%rd0], %hx1"),
+    # multimem.ld_reduce/st's untyped .bf16 data: of its size only
+    ("sm_90a", "multimem.ld_reduce.global.add.v2.bf16 {%r0, %r1}, [%rd0]"),
+    ("sm_100a", "multimem.st.global.v2.e4m3x2 [%rd0], {%r0, %r1}"),
 ]
 TAKEN = [
     # a bit register makes the vector a bit vector, and so does a .u beside an .s
@@ -111,6 +121,16 @@ TAKEN = [
     # a packed register for an integer pack, and for cvt's integer side
     ("sm_90a", "add.u16x2 %r1, %r2, %hx3"),
     ("sm_90a", "cvt.rn.bf16.u32 %h1, %hx2"),
+    # multimem.ld_reduce and multimem.st read .bf16, .bf16x2 and the fp8 packs as untyped data
+    # of their size: any register of that size, alone or in vectors
+    ("sm_90a", "multimem.st.global.v2.bf16 [%rd0], {%us0, %us1}"),
+    ("sm_90a", "multimem.ld_reduce.global.add.acc::f32.v4.bf16 {%hf0, %hf1, %hf2, %hf3}, "
+               "[%rd0]"),
+    ("sm_90a", "multimem.ld_reduce.global.min.bf16x2 %u1, [%rd0]"),
+    ("sm_90a", "multimem.st.global.v2.bf16x2 [%rd0], {%hx0, %hx1}"),
+    ("sm_100a", "multimem.st.global.v2.e4m3x2 [%rd0], {%hf0, %hf1}"),
+    ("sm_100a", "multimem.ld_reduce.global.add.acc::f16.v2.e5m2x2 {%ss0, %ss1}, [%rd0]"),
+    ("sm_90a", "multimem.red.global.add.v2.f16 [%rd0], {%us0, %us1}"),
 ]
 
 

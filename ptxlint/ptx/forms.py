@@ -201,6 +201,7 @@ class OperandSpec:
     __slots__ = (
         "kind", "type", "written", "sink", "values", "count", "optional", "element",
         "needs_predicate", "exact", "literal", "interval", "at_most", "parts", "untyped",
+        "typed",
     )
 
     def __init__(
@@ -209,7 +210,7 @@ class OperandSpec:
         element: OperandSpec | None = None, needs_predicate: bool = False, exact: bool = False,
         literal: str = "", interval: Interval | None = None, at_most: int | None = None,
         parts: tuple[OperandSpec, ...] = (),
-        untyped: bool = False,
+        untyped: bool = False, typed: bool = False,
     ) -> None:
         self.kind = kind  # "reg" | "regimm" | "imm" | "addr" | "vec" | "pair" | "sink" | "label"
         self.type = type  # a PTX type word, or a slot variable
@@ -224,6 +225,9 @@ class OperandSpec:
         self.exact = exact  # ``d:b32!``: a register of exactly this size, never a wider one
         # ``r:b32!!``: an untyped register of exactly this size, no .u32/.s32/.f32 one
         self.untyped = untyped
+        # ``r:u32!t``: a register declared with a type of exactly this size, no untyped .b32
+        # one (st.bulk's 32-bit size in ptxas 13.0, which fails on a .b32 register)
+        self.typed = typed
         # which literals an immediate may be: "" as the type says (``literal_fits``), "int" an
         # integer only (``ai:``: descriptors, cache policies), "float" a floating-point bit
         # pattern only (``af:``: mma.sp's metadata, where ptxas takes 0f3F800000 but not 1)
@@ -365,6 +369,10 @@ def _operand(text: str, optional: bool) -> OperandSpec:
         spec = _operand(f"{head}:{rest[:-2]}", optional)
         return OperandSpec(spec.kind, spec.type, spec.written, spec.sink, spec.values,
                            optional=optional, exact=True, untyped=True)
+    if head in ("d", "d_", "r", "a") and rest.endswith("!t"):
+        spec = _operand(f"{head}:{rest[:-2]}", optional)
+        return OperandSpec(spec.kind, spec.type, spec.written, spec.sink, spec.values,
+                           optional=optional, exact=True, typed=True)
     if head in ("d", "d_", "r", "a") and rest.endswith("!"):
         spec = _operand(f"{head}:{rest[:-1]}", optional)
         return OperandSpec(spec.kind, spec.type, spec.written, spec.sink, spec.values,

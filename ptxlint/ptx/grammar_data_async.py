@@ -392,22 +392,31 @@ _MM_HALF = "<T:.f16|.bf16>"
 _MM_PACKED = "<T:.f16x2|.bf16x2>"
 
 
+# The types ptxas 13.0 has no register of its own for (.bf16, .bf16x2) are untyped data of
+# their size in multimem.ld_reduce and multimem.st: any register of that size fits them (.u16,
+# .s16 and .f16 ones for .bf16; .u32, .s32, .f32 and .f16x2 ones for .bf16x2, alone or in
+# vectors), where .f16x2 and .f32 keep their types; multimem.red checks them as red does (a bit
+# register only). Measured against every register class of each size.
+_MM_UNTYPED = {".bf16": "b16", ".bf16x2": "b32"}
+
+
 def _mm(form: str) -> None:
-    """Add a multimem form; its .bf16x2 operands take a .f32 register too (ptxas 13.0 accepts
-    multimem.ld_reduce.add.bf16x2 %f1, where .f16x2 needs a bit register), so the .bf16x2
-    variant is written with .b32 operands."""
+    """Add a multimem form; in ld_reduce and st, its .bf16 and .bf16x2 variants are written
+    with bit operands of their size (``_MM_UNTYPED``)."""
     types = re.search(r"<T:([^>]*)>", form)
     words = types.group(1).split("|") if types else []
-    # (multimem.red takes a .f32 register for .bf16x2 only in its min/max vectors: measured)
-    if ".bf16x2" not in words or (form.startswith("multimem.red") and _MM_PACKED not in form):
+    untyped = [w for w in words if w in _MM_UNTYPED]
+    if not untyped or form.startswith("multimem.red"):
         _add(form)
         return
     assert types is not None
-    others = [w for w in words if w != ".bf16x2"]
+    others = [w for w in words if w not in _MM_UNTYPED]
     if others:
         _add(form.replace(types.group(0), "<T:" + "|".join(others) + ">"))
-    packed = form.replace(types.group(0), "<T:.bf16x2>")
-    _add(packed.replace("d:T", "d:b32").replace("a:T", "a:b32"))
+    for word in untyped:
+        bits = _MM_UNTYPED[word]
+        one = form.replace(types.group(0), f"<T:{word}>")
+        _add(one.replace("d:T", f"d:{bits}").replace("a:T", f"a:{bits}"))
 
 
 _LD_SEMS = (f"<M:.relaxed|.acquire>{_MM_SCOPE}", "", ".weak")
@@ -439,12 +448,12 @@ for _sem in _RED_SEMS:
     _mm(f"{_red}<O:.min|.max><V:.v2|.v4>{_MM_PACKED} [A], {{a:T*V}}; sm=90")
     _mm(f"{_red}<O:.add|.min|.max><V:.v2|.v4|.v8>{_MM_HALF} [A], {{a:T*V}}; sm=90")
 # the narrow floats (PTX ISA 8.6; the sm_100 and sm_120 families, not plain sm_100; nccl's
-# reduce_kernel.h), as ptxas 13.0 has them: 32 to 128 bits of .e4m3/.e5m2 (.v4/.v8, a .b8
-# register each), their x2 packs (.v2/.v4/.v8 of .b16) and x4 packs (alone, .v2/.v4, any 32-bit
-# register); ld_reduce adds (optionally .acc::f16), mins and maxes them, st stores them, red
-# has none of them ("Unexpected instruction types")
+# reduce_kernel.h), as ptxas 13.0 has them: 32 to 128 bits of .e4m3/.e5m2 (.v4/.v8, an 8-bit
+# register each), their x2 packs (.v2/.v4/.v8 of any 16-bit register, as .bf16) and x4 packs
+# (alone, .v2/.v4, any 32-bit register); ld_reduce adds (optionally .acc::f16), mins and maxes
+# them, st stores them, red has none of them ("Unexpected instruction types")
 _MM_FP8 = (("<V:.v4|.v8>", "<T:.e4m3|.e5m2>", "b8!"),
-           ("<V:.v2|.v4|.v8>", "<T:.e4m3x2|.e5m2x2>", "T"),
+           ("<V:.v2|.v4|.v8>", "<T:.e4m3x2|.e5m2x2>", "b16"),
            ("", "<T:.e4m3x4|.e5m2x4>", "b32"), ("<V:.v2|.v4>", "<T:.e4m3x4|.e5m2x4>", "b32"))
 for _vec, _types, _reg in _MM_FP8:
     _d = f"{{d:{_reg}*V}}" if _vec else f"d:{_reg}"
@@ -502,8 +511,12 @@ _add("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release"
 # ----------------------------------------------------------------------------- bulk stores
 # (ISA st.bulk, PTX 8.6, sm_100; CCCL st_bulk.h: the size a .b64, the initial value 0.)
 _add("st.bulk{.weak}{.shared::cta} [A], ai:u64:0..16777216%8, i:0; sm=100")
-# a 32-bit size register: ptxas 13.1 takes it, 13.0 does not ("Arguments mismatch")
-_add("st.bulk{.weak}{.shared::cta} [A], r:b32!, i:0; sm=100; toolkit=13.1")
+# a 32-bit size register (PTX ISA 9.0: ptxas 13.0 says "Feature 'st.bulk with 32-bit size
+# argument' requires PTX ISA .version 9.0" before it): ptxas 13.0 takes a .u32 or .s32 one and
+# fails on a .b32 one, inline asm's "r" ("Arguments mismatch for instruction 'mov'", in its own
+# expansion), which 13.1 takes
+_add("st.bulk{.weak}{.shared::cta} [A], r:u32!t, i:0; sm=100; ptx=90")
+_add("st.bulk{.weak}{.shared::cta} [A], r:u32!, i:0; sm=100; toolkit=13.1")
 
 # ----------------------------------------------------------------------------- async stores
 # (ISA red.async, PTX 8.1, sm_90; CCCL red_async.h): a remote reduction into another CTA's

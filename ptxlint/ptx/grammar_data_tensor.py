@@ -210,9 +210,10 @@ for _types, _sp_shapes in ((_INT8, (("m16n8k32", 1, 2), ("m16n8k64", 0, 4))),
     for _shape, _sel, _n in _sp_shapes:
         _mma(f"{_SP}.{_shape}.row.col{{.satfinite}}{_types}", "d:s32!*4", f"a:b32*{_n}",
              f"a:b32*{_n}", "a:s32!*4", "sm=80", f", af:b32, {_SEL[_sel]}")
-# the fp8 metadata must be an integer register below sm_120 (an .f32 one: "Arguments
-# mismatch for instruction 'mov'", ptxas's own expansion); sm_120 takes any 32-bit register
-for _meta, _target in (("r:u32", "89"), ("af:b32", "120")):
+# the fp8 metadata may be no float register below sm_120 (an .f32 one: "Arguments mismatch
+# for instruction 'mov'", ptxas's own expansion; a .u32, .s32 or .f16x2 one assembles); sm_120
+# takes any 32-bit register
+for _meta, _target in (("r:b32!", "89"), ("af:b32", "120")):
     _mma(f"{_SP}.m16n8k64.row.col.f32{_FP8}.f32", "d:f32*4", "a:b32*4", "a:b32*4", "a:f32*4",
          f"sm={_target}", f", {_meta}, i:0")
 
@@ -239,11 +240,13 @@ for _sp, _k8, _k4, _na, _nb, _extra in (
              f"sm=120f{_newer}", _extra + _SCALES)
 # sparse .kind::f8f6f4 (with .sp::ordered_metadata only: plain .sp is "Illegal modifier"),
 # fp8 inputs from sm_100 as in the dense form; fp8 into f16 on the sm_120 family without .kind
-# (on sm_100 fp8 into f32 only, with an integer metadata register, as the older fp8 form)
+# (on sm_100 fp8 into f32 only, with a metadata register of any 32-bit class but a float one,
+# as the older fp8 form: ptxas 13.0 fails on a .f32 one in its own expansion, "Arguments
+# mismatch for instruction 'mov'", and takes a .u32, .s32 or .f16x2 one)
 _ORDERED = "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col"
 # (listed first: the first form whose operands fit decides the target)
 _mma(f"{_ORDERED}.kind::f8f6f4.f32{_FP8}.f32", "d:f32*4", "a:b32*4", "a:b32*4", "a:f32*4",
-     "sm=100f,120f", ", r:u32, i:0")
+     "sm=100f,120f", ", r:b32!, i:0")
 for _a, _b, _target in (("<A:.e4m3|.e5m2>", "<B:.e4m3|.e5m2>", "120f"),
                         (f"<A:{_F6F4}>", f"<B:.e4m3|.e5m2|{_F6F4}>", "120f"),
                         ("<A:.e4m3|.e5m2>", f"<B:{_F6F4}>", "120f")):

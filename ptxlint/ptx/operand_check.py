@@ -468,17 +468,18 @@ def _vector_fits(
         return False, ""
     if whole.type is None:
         return True, ""
-    if type_fits(whole.type, want, relaxed, element.exact, element.untyped):
+    if type_fits(whole.type, want, relaxed, element.exact, element.untyped, element.typed):
         return True, ""
-    # a vector of .u/.s registers for a float or packed vector (.f16, .f32, .f64, .e4m3x2; not
-    # .bf16, which red and atom refuse them for) of a '.v2'/'.v4' instruction (ld, st, mov,
-    # atom, red, multimem, tex: ptxas 13.0), where one such register alone is "Arguments
-    # mismatch"; and an .f16 vector for a .bf16 one (multimem.ld_reduce takes it, red does not:
-    # not judged); not for the vectors of mma, whose count the shape sets
+    # a vector of .u/.s registers for a float vector (.f16, .f32, .f64; not .bf16, which red
+    # and atom refuse them for, nor a packed one: '.v2.f16x2 {%u0, %u1}' is "Arguments
+    # mismatch" in atom, red and multimem) of a '.v2'/'.v4' instruction (ld, st, mov, atom,
+    # red, multimem, tex: ptxas 13.0), where one such register alone is "Arguments mismatch";
+    # and an .f16 vector for a .bf16 one (not judged); not for the vectors of mma, whose count
+    # the shape sets
     mine, theirs = TYPE_BITS.get(whole.type), TYPE_BITS.get(want)
     vectored = any(m in _VECTOR_WORDS for m in instruction.modifiers)
     return (vectored and mine is not None and theirs is not None and mine[1] == theirs[1]
-            and ((mine[0] in "us" and theirs[0] in "fx" and want != "bf16")
+            and ((mine[0] in "us" and theirs[0] == "f" and want != "bf16")
                  or (whole.type == "f16" and want == "bf16"))), ""
 
 
@@ -721,14 +722,38 @@ def _check_leaf(
                                   f"{_where(instruction, position)} "
                           "takes an integer address", operand.start, operand.end)]
         return []
-    if want and not type_judged and not type_fits(cls.type, want, relaxed, spec.exact,
-                                                  spec.untyped):
+    if want and not type_judged and not type_fits(
+            cls.type, want, relaxed, spec.exact, spec.untyped, spec.typed,
+            # (asked of a packed register only, the one class it decides for)
+            fixed=(TYPE_BITS.get(cls.type, _NO_BITS)[0] == "x"
+                   and _fixed_type(instruction, spec, want, binding))):
         special = " special" if operand.kind == "special" else ""
-        wanted = f"an untyped .{want} register" if spec.untyped else f".{want}"
+        wanted = (f"an untyped .{want} register" if spec.untyped
+                  else f"a .{want} register declared with a type" if spec.typed
+                  else f".{want}")
         return [Issue("type", f"'{operand.text}' is a .{cls.type}{special} register, but "
                               f"{_where(instruction, position)} takes "
                       f"{wanted}", operand.start, operand.end)]
     return []
+
+
+_NO_BITS = ("", 0)
+
+
+def _fixed_type(instruction: PtxInstruction, spec: OperandSpec, want: str,
+                binding: dict[str, str]) -> bool:
+    """Whether an operand's type is one the instruction fixes rather than its type modifier
+    (PTX ISA "Type Information for Instructions and Operands": operands of the instruction
+    type, or of a type derived from it, beside ones of a type of their own): its type is
+    written in the form, and no type word of the instruction is of its kind (popc.b32's .u32
+    result, shl's .u32 shift amount, bar.sync's .u32 barrier; not mul.wide.u16's .u32 result).
+    Measured with .f16x2 registers in every scalar operand (ptxas 13.0); bfe.u32's .u32
+    position and length are fixed too, which this does not see (no error where ptxas gives
+    one)."""
+    if spec.type in binding:
+        return False
+    kind = want[:1]
+    return not any(m[:1] == kind and m[1:].isdigit() for m in instruction.modifiers)
 
 
 # The components of %tid, %ntid, %ctaid and %nctaid: .u32 in the ISA, which ptxas 13.0 moves

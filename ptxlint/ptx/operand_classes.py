@@ -184,7 +184,7 @@ _NO_WIDENING = frozenset({"bf16", "bf16x2", "tf32", "e4m3x2", "e5m2x2", "e2m3x2"
 
 
 def type_fits(register: str, operand: str, relaxed: bool, exact: bool = False,
-              untyped: bool = False) -> bool:
+              untyped: bool = False, typed: bool = False, fixed: bool = False) -> bool:
     """Whether a register declared ``.register`` may be an operand of type ``.operand``
     (ptxas 13.0, "Arguments mismatch"): bit registers fit any type of their size, float
     registers float and bit types of their size, integer registers integer and bit types of
@@ -194,16 +194,25 @@ def type_fits(register: str, operand: str, relaxed: bool, exact: bool = False,
     destination), and a packed register (.f16x2) for a packed or bit operand only (mma's .s32
     accumulators take no .f16x2 register, cvt.pack's .b32 result does). ``untyped`` takes a
     bit register of the operand's size only (cvt.rs's random bits: a .u32 or .f32 register
-    there is "Arguments mismatch"). A packed type (and .bf16) takes a bit register or one of
-    its own type only; a packed register is no float operand ('add.f32 d, %hx1, b',
-    'st.global.f32', 'setp.eq.f32': Arguments mismatch, as ptxas 13.0 says). (A vector's
-    registers are judged as one register of ``vector_type``.)"""
+    there is "Arguments mismatch"); ``typed`` the converse, no bit register (ptxas 13.0 takes
+    st.bulk's 32-bit size from a .u32 or .s32 register and fails on a .b32 one, which 13.1
+    takes). ``fixed``: an integer operand whose type the instruction fixes, not its type
+    modifier, takes no packed register ('popc.b32 %hx1, a', 'shl.b32 d, a, %hx3', 'bar.sync
+    %hx1': Arguments mismatch), where one of the instruction's type does ('add.u32 %hx1, a,
+    b'). A packed type (and .bf16) takes a bit register or one of its own type only; a
+    packed register is no float operand ('add.f32 d, %hx1, b', 'st.global.f32', 'setp.eq.f32':
+    Arguments mismatch, as ptxas 13.0 says). (A vector's registers are judged as one register
+    of ``vector_type``.)"""
     r = TYPE_BITS.get(register)
     o = TYPE_BITS.get(operand)
     if r is None or o is None:
         return True
     if untyped:
         return r[0] == "b" and r[1] == o[1]
+    if typed and r[0] == "b":
+        return False
+    if fixed and r[0] == "x" and o[0] in "us":
+        return False
     if r[0] == "x" and o[0] == "f":
         return False
     if r[0] == "x" and operand in _INTEGER_PACKS:
