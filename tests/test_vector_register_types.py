@@ -85,6 +85,11 @@ REJECTED = [
     # multimem.ld_reduce/st's untyped .bf16 data: of its size only
     ("sm_90a", "multimem.ld_reduce.global.add.v2.bf16 {%r0, %r1}, [%rd0]"),
     ("sm_100a", "multimem.st.global.v2.e4m3x2 [%rd0], {%r0, %r1}"),
+    # a tensor copy's im2col offsets are 16-bit integers: no .f16 register
+    ("sm_90a", "cp.async.bulk.prefetch.tensor.4d.L2.global.im2col [%rd0, {%r8, %r9, %r10, %r11}], "
+               "{%hf0, %hf1}"),
+    ("sm_90a", "cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
+               "[%rd0], [%rd1, {%r0, %r1, %r2}], [%rd2], {%hf0}"),
 ]
 TAKEN = [
     # a bit register makes the vector a bit vector, and so does a .u beside an .s
@@ -131,6 +136,8 @@ TAKEN = [
     ("sm_100a", "multimem.st.global.v2.e4m3x2 [%rd0], {%hf0, %hf1}"),
     ("sm_100a", "multimem.ld_reduce.global.add.acc::f16.v2.e5m2x2 {%ss0, %ss1}, [%rd0]"),
     ("sm_90a", "multimem.red.global.add.v2.f16 [%rd0], {%us0, %us1}"),
+    ("sm_90a", "cp.async.bulk.prefetch.tensor.4d.L2.global.im2col [%rd0, {%r8, %r9, %r10, %r11}], "
+               "{%us0, %ss1}"),
 ]
 
 

@@ -260,6 +260,8 @@ for _op, _types in _RED_GLOBAL:
          f"{_SIZE}; sm=90; toolkit=13.1; head=4")
 
 # cp.async.bulk.tensor: [tensorMap, {one .b32 coordinate per dimension}]
+# (the im2col offsets, and .im2col::w's halo and offset: 16-bit integers; ptxas 13.0 takes a
+# .b16, .u16 or .s16 register for them, no .f16 one: "Arguments mismatch")
 _DIMS = "<D:.1d|.2d|.3d|.4d|.5d>"
 _TENSOR = "[A, {a:b32*D}]"
 _CTA_GROUP = "{.cta_group::1@100f|.cta_group::2@100f}"
@@ -270,14 +272,14 @@ for _hint, _policy in (("", ""), (_HINT, ", ai:u64")):
              f"[A], {_TENSOR}, [A]{_policy}; sm=90{_ptx}")
         for _dim, _offsets in (("3d", 1), ("4d", 2), ("5d", 3)):
             _add(f"cp.async.bulk.tensor.{_dim}{_dst}.global.im2col{_MB}{_CTA_GROUP}{_hint} "
-                 f"[A], [A, {{a:b32*{_dim[0]}}}], [A], {{a:b16*{_offsets}}}{_policy}; "
+                 f"[A], [A, {{a:b32*{_dim[0]}}}], [A], {{a:u16*{_offsets}}}{_policy}; "
                  f"sm=90{_ptx}")
         # .im2col::w(::128): 3d-5d, the W halo and offset as two 16-bit values; ptxas 13.0:
         # .im2col::w into .shared::cta on every sm_100+ target, the rest on the sm_100 family
         _w = ("<W:.im2col::w|.im2col::w::128@100f>", "100") if _dst == ".shared::cta" else (
             "<W:.im2col::w|.im2col::w::128>", "100f")
         _add(f"cp.async.bulk.tensor<D:.3d|.4d|.5d>{_dst}.global{_w[0]}{_MB}{_CTA_GROUP}{_hint} "
-             f"[A], {_TENSOR}, [A], {{a:b16*2}}{_policy}; sm={_w[1]}{_ptx}")
+             f"[A], {_TENSOR}, [A], {{a:u16*2}}{_policy}; sm={_w[1]}{_ptx}")
         # ptxas 13.0: into .shared::cta on every sm_100+ target, into .shared::cluster on the
         # sm_100 family only
         _gather = "100" if _dst == ".shared::cta" else "100f"
@@ -288,10 +290,10 @@ for _hint, _policy in (("", ""), (_HINT, ", ai:u64")):
     for _dim, _offsets in (("3d", 1), ("4d", 2), ("5d", 3)):
         _add(f"cp.async.bulk.tensor.{_dim}.shared::cluster.global.im2col{_MB}"
              f".multicast::cluster{_CTA_GROUP}{_hint} [A], [A, {{a:b32*{_dim[0]}}}], [A], "
-             f"{{a:b16*{_offsets}}}, a:u16{_policy}; sm=90")
+             f"{{a:u16*{_offsets}}}, a:u16{_policy}; sm=90")
     _add(f"cp.async.bulk.tensor<D:.3d|.4d|.5d>.shared::cluster.global"
          f"<W:.im2col::w|.im2col::w::128>{_MB}.multicast::cluster{_CTA_GROUP}{_hint} [A], "
-         f"{_TENSOR}, [A], {{a:b16*2}}, a:u16{_policy}; sm=100f")
+         f"{_TENSOR}, [A], {{a:u16*2}}, a:u16{_policy}; sm=100f")
     _add(f"cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4{_MB}.multicast::cluster"
          f"{_CTA_GROUP}{_hint} [A], [A, {{a:b32*5}}], [A], a:u16{_policy}; sm=100f")
     # shared::cta -> global, and the reductions into global
@@ -312,9 +314,9 @@ for _hint, _policy in (("", ""), (_HINT, ", ai:u64")):
          "sm=90")
     for _dim, _offsets in (("3d", 1), ("4d", 2), ("5d", 3)):
         _add(f"cp.async.bulk.prefetch.tensor.{_dim}.L2.global.im2col{_hint} "
-             f"[A, {{a:b32*{_dim[0]}}}], {{a:b16*{_offsets}}}{_policy}; sm=90")
+             f"[A, {{a:b32*{_dim[0]}}}], {{a:u16*{_offsets}}}{_policy}; sm=90")
     _add(f"cp.async.bulk.prefetch.tensor<D:.3d|.4d|.5d>.L2.global<W:.im2col::w|.im2col::w::128>"
-         f"{_hint} {_TENSOR}, {{a:b16*2}}{_policy}; sm=100f")
+         f"{_hint} {_TENSOR}, {{a:u16*2}}{_policy}; sm=100f")
     _add(f"cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4{_hint} [A, {{a:b32*5}}]"
          f"{_policy}; sm=100f")
 
