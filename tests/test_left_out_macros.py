@@ -11,7 +11,7 @@ from ptxlint.engine import extract_statements
 from ptxlint.frontends.cxx.macros import MacroTable
 from ptxlint.frontends.cxx.specifier_macros import SpecifierMacros
 from ptxlint.frontends.specifier_uses import macro_uses, statement_call
-from ptxlint.frontends.syntax_tree import left_out_after_edit, parse
+from ptxlint.frontends.syntax_tree import _error_at_specifier, left_out_after_edit, parse
 from ptxlint.model import SourceFile
 
 # The CUDA headers' way of passing a pointer to asm (sm_32_intrinsics.hpp): the constraint is
@@ -226,6 +226,29 @@ def test_an_output_constraint_macro_is_never_left_out() -> None:
     parsed = parse("k.cu", text, _judge(text))
     assert parsed.tree.root_node.has_error
     assert parsed.left_out_names == ()
+
+
+class _Node:
+    """What the parse's gate reads of a tree-sitter node."""
+
+    def __init__(self, kind: str, start: int, rows: tuple[int, int],
+                 children: tuple[_Node, ...] = ()) -> None:
+        self.type, self.start_byte, self.children = kind, start, children
+        self.start_point, self.end_point = (rows[0], 0), (rows[1], 0)
+
+
+def test_an_error_from_the_files_start_is_asked_of_the_names_it_holds_first() -> None:
+    # tree-sitter's recovery may make the whole file one ERROR node from byte 0 (CCCL's
+    # __numeric/sub_overflow.h): the namespace macro that confused it is one of its children
+    text = "// " + "x" * 200 + "\n" + NAMESPACED
+    parsed = parse("k.cu", text)
+    opener = text.index("MY_BEGIN_NAMESPACE\ntemplate")
+    comment = _Node("comment", 0, (0, 0))
+    name = _Node("type_identifier", opener, (6, 6))
+    whole = _Node("ERROR", 0, (0, 16), (comment, name))
+    assert _error_at_specifier(parsed, {"error": [whole]}, _judge(text))
+    alone = _Node("ERROR", 0, (0, 16), (comment,))
+    assert not _error_at_specifier(parsed, {"error": [alone]}, _judge(text))
 
 
 @pytest.mark.parametrize("text", [LDG, NAMESPACED, DISPATCH])

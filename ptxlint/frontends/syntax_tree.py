@@ -250,6 +250,8 @@ _NEAR_ERROR = 64
 # The error nodes looked at, in text order: a file whose first ones show no such macro is
 # not parsed again for the rest.
 _ERRORS_LOOKED_AT = 256
+# The children of an error node looked at, in text order.
+_CHILDREN_LOOKED_AT = 64
 _MACRO_WORD = on_first_use(rb"\b_*[A-Z][A-Z0-9_]*\b")
 
 
@@ -259,6 +261,13 @@ def _error_at_specifier(parsed: ParsedSource, captured: dict[str, list[tree_sitt
     tree's first error nodes (``captured``: ``_error_nodes``) is one ``specifiers`` judges a
     specifier macro."""
     starts = sorted(n.start_byte for kind in ("error", "missing") for n in captured.get(kind, ()))
+    # an error that starts at the file's start (a namespace macro read as a type name makes
+    # the rest one ERROR node) shows the macro as one of its first children, a (type) name
+    for error in captured.get("error", ())[:_ERRORS_LOOKED_AT]:
+        if error.start_point[0] != error.end_point[0]:
+            starts.extend(c.start_byte for c in error.children[:_CHILDREN_LOOKED_AT]
+                          if c.type in ("identifier", "type_identifier"))
+    starts.sort()
     data, asked = parsed.data, set()
     for start in starts[:_ERRORS_LOOKED_AT]:
         low = max(0, start - _NEAR_ERROR)
