@@ -60,6 +60,11 @@ REJECTED = [
     ("13.0", "cvt.f32.f16 %f1, %us1"),
     ("13.0", "cvt.rn.f16.f32 %us1, %f1"),
     ("13.0", "cvt.f32.f16 %u1, %h1"),
+    # the mixed-precision .bf16 input and tcgen05.commit's CTA mask: 16-bit integers, no .f16
+    ("13.0", "add.f32.bf16 %f1, %hf2, %f3"),
+    ("13.0", "fma.rn.f32.bf16 %f1, %h2, %hf3, %f4"),
+    ("13.0", "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster"
+             ".multicast::cluster.b64 [%rd0], %hf1"),
     # a packed register for an integer operand of a type the instruction fixes
     ("13.0", "popc.b32 %hx1, %r2"),
     ("13.0", "clz.b64 %hx1, %rd2"),
@@ -87,6 +92,11 @@ TAKEN = [
     ("13.0", "mad.wide.s16 %r1, %h2, %h3, %hx4"),
     ("13.0", "lop3.b32 %r1, %hx2, %r3, %r4, 1"),
     ("13.0", "cvt.pack.sat.u16.s32 %hx1, %r2, %r3"),
+    # a 16-bit integer register for the mixed-precision .bf16 input and the CTA mask
+    ("13.0", "add.f32.bf16 %f1, %us2, %f3"),
+    ("13.0", "fma.rn.sat.f32.bf16 %f1, %ss2, %h3, %f4"),
+    ("13.0", "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster"
+             ".multicast::cluster.b64 [%rd0], %ss1"),
     # ... and for the sparse fp8 metadata, as an integer one
     ("13.0", f"{_SPARSE_FP8} %hx5, 0"),
     ("13.0", f"{_SPARSE_FP8} %u5, 0"),

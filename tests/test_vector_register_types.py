@@ -85,6 +85,10 @@ REJECTED = [
     # multimem.ld_reduce/st's untyped .bf16 data: of its size only
     ("sm_90a", "multimem.ld_reduce.global.add.v2.bf16 {%r0, %r1}, [%rd0]"),
     ("sm_100a", "multimem.st.global.v2.e4m3x2 [%rd0], {%r0, %r1}"),
+    # an .f16 vector is no .bf16 one in red, atom and multimem.red
+    ("sm_90a", "red.global.add.noftz.v2.bf16 [%rd0], {%hf0, %hf1}"),
+    ("sm_90a", "atom.global.add.noftz.v2.bf16 {%h4, %h5}, [%rd0], {%hf0, %hf1}"),
+    ("sm_90a", "multimem.red.global.min.v2.bf16 [%rd0], {%hf0, %hf1}"),
     # a tensor copy's im2col offsets are 16-bit integers: no .f16 register
     ("sm_90a", "cp.async.bulk.prefetch.tensor.4d.L2.global.im2col [%rd0, {%r8, %r9, %r10, %r11}], "
                "{%hf0, %hf1}"),

@@ -44,10 +44,11 @@ for op in ("add", "sub"):
     _add(f"{op}{{.rn}}{{.ftz}}{{.sat}}<T:.f16|.f16x2> d:T, a:T, a:T; sm=53")
     _add(f"{op}{{.rn}}<T:.bf16|.bf16x2> d:T, a:T, a:T; sm=90")
     _add(f"{op}{{{F_RND}}}{{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2; sm=100")
-    # mixed precision: an f16/bf16 input and an f32 input, f32 result. ptxas 13.0 takes an
-    # integer literal for the .bf16 input (not for .f16): written as the .b16 it reads
+    # mixed precision: an f16/bf16 input and an f32 input, f32 result. ptxas 13.0 reads the
+    # .bf16 input as a 16-bit integer: it takes an integer literal (not for .f16) and a .b16,
+    # .u16 or .s16 register, no .f16 one ("Arguments mismatch")
     _add(f"{op}{{{F_RND}}}{{.sat}}.f32.f16 d:f32, a:f16, a:f32; sm=100; ptx=86")
-    _add(f"{op}{{{F_RND}}}{{.sat}}.f32.bf16 d:f32, a:b16, a:f32; sm=100; ptx=86")
+    _add(f"{op}{{{F_RND}}}{{.sat}}.f32.bf16 d:f32, a:u16, a:f32; sm=100; ptx=86")
 # PTX ISA 9.2 (ptxas 13.2 takes them, 13.1 and older do not; CCCL's SIMD and saturating
 # helpers): packed bytes and unsigned/packed saturation on the sm_120 family, and (ptxas 13.4
 # and 13.5) on sm_107a/f, not on plain sm_107 nor the rest of the sm_100 family; from registers
@@ -95,7 +96,7 @@ _add("fma<R:.rz|.rm|.rp>.oob{.relu}<T:.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=90; 
 _add("fma<R:.rz|.rm|.rp>{.relu}<T:.bf16|.bf16x2> d:T, a:T, a:T, a:T; sm=80; undocumented")
 _add(f"fma({F_RND}){{.ftz}}.f32x2 d:f32x2, a:f32x2, a:f32x2, a:f32x2; sm=100")
 _add(f"fma({F_RND}){{.sat}}.f32.f16 d:f32, a:f16, a:f16, a:f32; sm=100; ptx=86")
-_add(f"fma({F_RND}){{.sat}}.f32.bf16 d:f32, a:b16, a:b16, a:f32; sm=100; ptx=86")  # as add's
+_add(f"fma({F_RND}){{.sat}}.f32.bf16 d:f32, a:u16, a:u16, a:f32; sm=100; ptx=86")  # as add's
 # PTX ISA 9.4 (ptxas 13.4 and 13.5 with .version 9.4; before it "Feature
 # 'mul.e4m3x4.e2m1x4.e4m3x4' requires PTX ISA .version 9.4 or later", ptxas 13.3 and older
 # "Unexpected instruction types"): four-lane narrow-float arithmetic, an e4m3x4 or e5m2x4 result

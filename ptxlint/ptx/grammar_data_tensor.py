@@ -288,8 +288,9 @@ _add(f"tcgen05.alloc.exclusive{_CG}.sync.aligned{{.shared::cta}}.b32 [A], "
 _add(f"tcgen05.dealloc.exclusive{_CG}.sync.aligned.b32 a:u32, ai:u32:..%32{_TC}; toolkit=13.4")
 _add(f"tcgen05.relinquish_alloc_permit{_CG}.sync.aligned{_TC}")
 _add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{{.shared::cluster}}.b64 [A]{_TC}")
+# (the CTA mask a 16-bit integer: ptxas 13.0 takes a .b16, .u16 or .s16 register, no .f16 one)
 _add(f"tcgen05.commit{_CG}.mbarrier::arrive::one{{.shared::cluster}}.multicast::cluster.b64 "
-     f"[A], r:b16{_TC}")
+     f"[A], r:u16{_TC}")
 # PTX ISA 9.4 (ptxas 13.4; CCCL tcgen05_commit.h), sm_107 only ("Feature
 # 'tcgen05.commit.multicast::cluster::32b' not supported" on sm_100a, sm_103a, sm_110a): the
 # arrival on the barriers of the CTAs a 32-bit mask names (a register or an immediate: "must be

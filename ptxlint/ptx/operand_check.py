@@ -474,13 +474,13 @@ def _vector_fits(
     # and atom refuse them for, nor a packed one: '.v2.f16x2 {%u0, %u1}' is "Arguments
     # mismatch" in atom, red and multimem) of a '.v2'/'.v4' instruction (ld, st, mov, atom,
     # red, multimem, tex: ptxas 13.0), where one such register alone is "Arguments mismatch";
-    # and an .f16 vector for a .bf16 one (not judged); not for the vectors of mma, whose count
-    # the shape sets
+    # not for the vectors of mma, whose count the shape sets. (An .f16 vector is no .bf16 one:
+    # atom, red and multimem.red refuse it, multimem.ld_reduce and multimem.st read .bf16 as
+    # untyped .b16 data.)
     mine, theirs = TYPE_BITS.get(whole.type), TYPE_BITS.get(want)
     vectored = any(m in _VECTOR_WORDS for m in instruction.modifiers)
     return (vectored and mine is not None and theirs is not None and mine[1] == theirs[1]
-            and ((mine[0] in "us" and theirs[0] == "f" and want != "bf16")
-                 or (whole.type == "f16" and want == "bf16"))), ""
+            and mine[0] in "us" and theirs[0] == "f" and want != "bf16"), ""
 
 
 _VECTOR_WORDS = frozenset({"v2", "v4", "v8"})
