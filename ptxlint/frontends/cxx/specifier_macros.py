@@ -132,34 +132,43 @@ class SpecifierMacros:
         key = (name, table.epoch(at))
         found = self._blocks.get(key)
         if found is None:
-            found = self._blocks[key] = self._blocks_in(table, name, at, frozenset(), 0, True)
+            found = self._blocks[key] = self._blocks_in(table, name, at, frozenset(), 0, {})
         return found
 
     def _blocks_in(self, table: MacroTable, name: str, at: int, seen: frozenset[str],
-                   depth: int, every: bool) -> bool:
-        """``statements`` of ``name``, asking it of ``every`` definition or of any."""
+                   depth: int, done: dict[tuple[int, str], bool]) -> bool:
+        """``statements`` of ``name`` (at ``depth`` 0: of each of its definitions; below, of
+        any), each name's answer kept in ``done`` for the rest of the walk: a preprocessor
+        library's macros call one another many times over (CCCL's ``_CCCL_PP_*``)."""
         if depth > _DEPTH or name in seen:
             return False
         where = looked_up_in(table, name, at)
         if where is None:
             return depth == 0 and name in WELL_KNOWN_BLOCKS  # no definition visible
         source, place = where
+        key = (id(source), name)
+        if key in done:
+            return done[key]
         definitions = source.alternatives(name, place)
         if not definitions:
             return depth == 0 and name in WELL_KNOWN_BLOCKS and source is not table
-        if any(d.params is None for d in definitions):
-            return False
-        inner = seen | {name}
-        holds = (self._block_body(source, d.body, place, inner, depth) for d in definitions)
-        return all(holds) if every else any(holds)
+        found = False
+        if all(d.params is not None for d in definitions):
+            inner = seen | {name}
+            holds = (self._block_body(source, d.body, place, inner, depth, done)
+                     for d in definitions)
+            found = all(holds) if depth == 0 else any(holds)
+        done[key] = found
+        return found
 
     def _block_body(self, table: MacroTable, body: Sequence[Token], at: int,
-                    seen: frozenset[str], depth: int) -> bool:
+                    seen: frozenset[str], depth: int, done: dict[tuple[int, str], bool]
+                    ) -> bool:
         for k, token in enumerate(body):
             if token.text == "{":
                 return True
             if token.kind == "ident" and k + 1 < len(body) and body[k + 1].text == "(" and \
-                    self._blocks_in(table, token.text, at, seen, depth + 1, False):
+                    self._blocks_in(table, token.text, at, seen, depth + 1, done):
                 return True
         return False
 
