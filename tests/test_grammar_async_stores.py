@@ -75,6 +75,19 @@ def test_st_async_release_form() -> None:
     assert verdict("st.async.mmio.global.b32 [%rd1], %r2;").status == "error"  # needs .release
 
 
+def test_st_async_scope_alone_is_undocumented() -> None:
+    """ptxas 13.0 takes a scope with neither .release nor a state space nor an mbarrier, from
+    sm_90 on (sm_90a, sm_100a, sm_120a): undocumented; not with .mmio ("requires modifier
+    '.release'"), .weak, a vector or an mbarrier ("requires '.global' space")."""
+    for text in ("st.async.gpu.b8 [%rd1], %c2;", "st.async.sys.u64 [%rd1], %rd2;"):
+        v = verdict(text)
+        assert warned(text) and v.need.sm == 90, text
+    assert verdict("st.async.mmio.gpu.b32 [%rd1], %r2;").status == "error"
+    assert verdict("st.async.weak.gpu.b32 [%rd1], %r2;").status == "error"
+    assert verdict("st.async.gpu.v2.b32 [%rd1], {%r2, %r3};").status == "error"
+    assert verdict("st.async.gpu.b32 [%rd1], %r2, [%rd3];").status == "error"
+
+
 def test_multimem_narrow_floats() -> None:
     ok = verdict("multimem.ld_reduce.global.add.acc::f16.e4m3x4 %r1, [%rd1];")
     assert ok.status == "ok" and ok.need.suffix == "f" and not ok.need.admits(100, "")

@@ -558,6 +558,10 @@ _add(f"{_SA_HEAD}<T:{_SA_NARROW}|{_SA}> [A], a:T; sm=90; strict; undocumented")
 _add(f"st.async{{.mmio}}.release<S:.gpu|.sys>{{.global}}<T:{_SA_NARROW}|{_SA}> [A], a:T; "
      "sm=100; strict")
 _add(f"st.async.global<T:{_SA_NARROW}|{_SA}> [A], a:T; sm=100; strict; undocumented")
+# a scope with neither .release nor a state space nor an mbarrier, which ptxas 13.0 takes from
+# sm_90 on, every type of either form, no vector (with .global: "requires .target sm_100"; with
+# an mbarrier: "Modifier '.gpu' requires '.global' space"; with .mmio: "requires '.release'")
+_add(f"st.async<S:.gpu|.sys><T:{_SA_NARROW}|{_SA}> [A], a:T; sm=90; strict; undocumented")
 # .global with an mbarrier operand, which the sm_120 family takes (ptxas 13.0 crashes on it for
 # sm_100a/f: no verdict there)
 _add(f"st.async.global<T:{_SA}> [A], a:T, [A]; sm=120; strict; undocumented")
