@@ -191,3 +191,73 @@ def test_a_use_python_rejects_is_not_read() -> None:
     )
     (only,) = statements(text)
     assert only.template.text == HOLE
+
+
+def test_a_template_built_from_the_wrappers_parameters_is_read_per_use() -> None:
+    # CuTe DSL helpers spell the opcode at the use: f"{asm}.bf16x2 $0, $1;", _LDQ + suffix
+    text = CUTE + (
+        "_LDQ = 'ld.global.nc'\n"
+        "def _unary(asm, a):\n"
+        "    return llvm.inline_asm(T.i32(), [a], f'{asm}.bf16x2 $0, $1;', '=r,r',"
+        " has_side_effects=False)\n"
+        "def _load(p, suffix=''):\n"
+        "    return llvm.inline_asm(T.i32(), [p], _LDQ + suffix + '.b32 $0, [$1];', '=r,l',"
+        " has_side_effects=False)\n"
+        "def k(a, p, unknown):\n"
+        "    x = _unary('abs', a) + _unary('neg', a) + _unary('nug', a)\n"
+        "    return _load(p) + _load(p, suffix='.L1::no_allocate') + _load(p, unknown)\n"
+    )
+    found = statements(text)
+    assert [s.template.text for s in found] == [
+        "abs.bf16x2 $0, $1;", "neg.bf16x2 $0, $1;", "nug.bf16x2 $0, $1;",
+        "ld.global.nc.b32 $0, [$1];", "ld.global.nc.L1::no_allocate.b32 $0, [$1];",
+        f"ld.global.nc{HOLE}.b32 $0, [$1];"]
+    # the literal stays where the wrapper spells it, the argument where the use gives it
+    opcode = found[2].template.source_span(0, 3)
+    assert text[opcode.start : opcode.end] == "nug" and opcode.start > text.index("def k")
+    suffix = found[0].template.text.index(".bf16x2")
+    spelled = found[0].template.source_span(suffix, suffix + 7)
+    assert spelled.start < text.index("def _load")
+    errors = [f for f in lint_text(text, "k.py") if f.severity == "error"]
+    assert [(f.rule, text[f.span.start : f.span.end]) for f in errors] == [("PTX204", "nug")]
+
+
+def test_a_flag_of_the_wrapper_chooses_its_side_of_a_conditional_template() -> None:
+    # `A if subtract else B` with the flag each use gives (or its default): as Python runs it
+    text = CUTE + (
+        "def _fma(a, b, *, subtract=False):\n"
+        "    return llvm.inline_asm(T.f32(), [a, b], '{ .reg .f32 p; ' + ("
+        "'neg.f32 p, $1; fma.rn.f32 $0, $1, $2, p; }' if subtract else"
+        " 'fma.rn.f32 $0, $1, $2, $1; }'), '=f,f,f', has_side_effects=False)\n"
+        "def k(a, b, flag):\n"
+        "    return _fma(a, b) + _fma(a, b, subtract=True) + _fma(a, b, subtract=flag)\n"
+    )
+    found = statements(text)
+    assert [s.template.text for s in found] == [
+        "{ .reg .f32 p; fma.rn.f32 $0, $1, $2, $1; }",
+        "{ .reg .f32 p; neg.f32 p, $1; fma.rn.f32 $0, $1, $2, p; }",
+        "{ .reg .f32 p; " + HOLE]
+
+
+def test_a_triton_suffix_given_as_a_constexpr_is_read_per_use() -> None:
+    # Triton-distributed's multimem helpers: `{suffix.value}` of the core.constexpr each use
+    # passes; ptxas 13.0 refuses .acc::f32 on .f32 data ("Illegal modifier")
+    text = (
+        "import triton.language as tl\nfrom triton.language import core\n\n"
+        "def _ld_reduce(ptr, suffix: core.constexpr, acc: core.constexpr):\n"
+        "    return tl.inline_asm_elementwise(\n"
+        "        asm=f'multimem.ld_reduce.global.add{acc.value}.v4.{suffix.value} "
+        "{{$0,$1,$2,$3}}, [$4];',\n"
+        "        constraints='=r,=r,=r,=r,l', args=[ptr], dtype=[tl.uint32] * 4,"
+        " is_pure=False, pack=1)\n"
+        "def k(p):\n"
+        "    a = _ld_reduce(p, core.constexpr('bf16x2'), core.constexpr('.acc::f32'))\n"
+        "    return _ld_reduce(p, core.constexpr('f32'), core.constexpr('.acc::f32'))\n"
+    )
+    assert [s.template.text.split(" ")[0] for s in statements(text)] == [
+        "multimem.ld_reduce.global.add.acc::f32.v4.bf16x2",
+        "multimem.ld_reduce.global.add.acc::f32.v4.f32"]
+    errors = [f for f in lint_text(text, "k.py") if f.severity == "error"]
+    assert [f.rule for f in errors] == ["PTX204"]
+    assert errors[0].span.start > text.index("def k") + text[text.index("def k"):].index("'f32'")
+

@@ -101,6 +101,8 @@ class _Call:
     api: Api
     bound: dict[str, tree_sitter.Node]
     splat: bool  # *args/**kwargs: unbound parameters may still be given
+    # a wrapper's parameters its template is built from, as this use gives them
+    arguments: dict[tuple[int, str], tree_sitter.Node] = dataclasses.field(default_factory=dict)
 
 
 def extract_python(
@@ -126,7 +128,11 @@ def extract_python(
                 _embedded(source, values, call, parse_template, type_lookup, result)
             else:
                 for read in _wrapper_uses(values, call):
-                    _llvm_branches(source, values, read, parse_template, result, imports)
+                    values.arguments = read.arguments
+                    try:
+                        _llvm_branches(source, values, read, parse_template, result, imports)
+                    finally:
+                        values.arguments = {}
         except RecursionError:
             result.skipped.append((start, "expression too deeply nested to resolve"))
     result.statements.sort(key=lambda s: s.span.start)
@@ -141,7 +147,10 @@ def _wrapper_uses(values: Values, call: _Call) -> list[_Call]:
     uses = wrapper_uses(values, call.node, call.bound, param) if param else None
     if uses is None:
         return [call]
-    return [dataclasses.replace(call, node=use.node, bound=use.bound) for use in uses]
+    return [
+        dataclasses.replace(call, node=use.node, bound=use.bound, arguments=use.arguments)
+        for use in uses
+    ]
 
 
 # --------------------------------------------------------------------------- finding calls

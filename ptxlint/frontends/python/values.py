@@ -88,6 +88,9 @@ class Values:
         # branches bind a string the last resolution met: the front end reads each branch
         self.choices: dict[int, int] = {}
         self.branch_points: list[tree_sitter.Node] = []
+        # a wrapper's parameters as the use being read gives them ((function node id, name)
+        # -> the argument at the use, ``wrappers.Use.arguments``): what they hold in its body
+        self.arguments: dict[tuple[int, str], tree_sitter.Node] = {}
 
     # ------------------------------------------------------------------ positions
 
@@ -134,7 +137,7 @@ class Values:
         if kind == "call":
             return self._call_string(node, depth)
         if kind == "conditional_expression":
-            return self._platform_choice(node, depth)
+            return self._conditional(node, depth)
         if kind == "subscript":
             return self._table_entry(node, depth)
         if kind == "attribute":
@@ -168,9 +171,10 @@ class Values:
         return entries if all(e.type == "pair" for e in entries) else []
 
     def _table_entry(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
-        """``table[key]`` of a dict literal (:meth:`table_entries`): a literal key's entry; a
-        key the program computes is one entry per reading (``choices``: the front end reads
-        the call once per entry, as once per branch of an ``if``), a hole until chosen."""
+        """``table[key]`` of a dict literal (:meth:`table_entries`): a known key's entry (a
+        string literal, through names); a key the program computes is one entry per reading
+        (``choices``: the front end reads the call once per entry, as once per branch of an
+        ``if``), a hole until chosen."""
         entries = self.table_entries(node)
         keys = node.children_by_field_name("subscript")
         if not entries or len(keys) != 1:
@@ -179,25 +183,28 @@ class Values:
         if chosen is not None:
             value = entries[chosen].child_by_field_name("value")
             return self._string(value, depth + 1) if value is not None else None
-        if keys[0].type == "string":
-            wanted = self.string(keys[0], depth + 1)
+        # a key known here: a literal, a name bound once, a wrapper's parameter as the use
+        # being read gives it
+        wanted = self.string(keys[0], depth + 1)
+        if not wanted.has_holes:
             for entry in entries:
                 key = entry.child_by_field_name("key")
                 value = entry.child_by_field_name("value")
                 if key is None or value is None or key.type != "string":
                     continue
                 spelt = self.string(key, depth + 1)
-                if not spelt.has_holes and not wanted.has_holes and spelt.text == wanted.text:
+                if not spelt.has_holes and spelt.text == wanted.text:
                     return self._string(value, depth + 1)
             return None
         if node not in self.branch_points:
             self.branch_points.append(node)
         return None
 
-    def _platform_choice(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
+    def _conditional(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
         """``A if torch.version.hip else B``: a choice between platforms, like C++'s ``#if``
-        on ``__HIP_PLATFORM_AMD__``. ptxlint lints the CUDA build, so the CUDA side is the value;
-        any other condition leaves the expression unknown."""
+        on ``__HIP_PLATFORM_AMD__``. ptxlint lints the CUDA build, so the CUDA side is the value.
+        A condition that is a knowable int or bool chooses as Python does; any other condition
+        leaves the expression unknown."""
         parts = [c for c in node.named_children if c.type != "comment"]
         if len(parts) != 3:
             return None
@@ -207,7 +214,12 @@ class Values:
             return self._string(other, depth + 1)
         if _CUDA_TEST.search(test) and not test.lstrip().startswith("not"):
             return self._string(then, depth + 1)
-        return None
+        # a condition whose value is knowable (a literal, through names: a wrapper's flag as
+        # the use being read gives it) picks its side as Python does, by truth value
+        known = self.scalar(condition, depth + 1)
+        if known is None or isinstance(known, str):
+            return None
+        return self._string(then if known else other, depth + 1)
 
     def _field(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
         scalar = self.scalar(node, depth)
@@ -237,7 +249,9 @@ class Values:
             if scope == self.root:  # the module (an ERROR node when the file does not parse)
                 return None
             if self._is_parameter(scope, name):
-                return None  # a parameter: its value comes from the caller
+                # a parameter: its value comes from the caller, known for the use being read
+                given = self.arguments.get((scope.id, name))
+                return self._string(given, depth + 1) if given is not None else None
             return self._lookup_string(name, self.root, len(self.parsed.data) + 1, depth + 1)
         value: Sourced | None = None
         for event in events:
@@ -418,8 +432,10 @@ class Values:
                 if any(e.kind != "assign" for e in events):
                     return None
                 return last.value
-            if scope == self.root or self._is_parameter(scope, name):
+            if scope == self.root:
                 return None
+            if self._is_parameter(scope, name):
+                return self.arguments.get((scope.id, name))
             scope = self.root
             at = len(self.parsed.data) + 1
 

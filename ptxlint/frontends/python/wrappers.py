@@ -1,4 +1,5 @@
-"""Calls of a same-module wrapper that passes its own parameter on as the asm template.
+"""Calls of a same-module wrapper that passes its own parameter on as (or into) the asm
+template.
 
 CuTe DSL and Triton code often puts the API call in a small function and gives it the template
 at each use (``def _asm(res, ptx, constraints, args): return llvm.inline_asm(res, args, ptx,
@@ -9,12 +10,19 @@ arguments that are the wrapper's parameters taken from the use (or the parameter
 the others from the wrapper's body. The statement sits at the use, where the asm ends up after
 the DSL traces through the wrapper; the template keeps its exact source positions there.
 
-Followed only where it is sure: the template argument is a bare parameter of a module-level
-``def`` that its body never rebinds, the name is bound only by that ``def``, the call is not
-inside an ``if`` arm, a loop or a ``try`` of the wrapper (which of two calls a use reaches may
-depend on its other arguments), and a use passes its arguments without ``*``/``**`` and as
-Python accepts them (``signatures``); a use that does not bind the template is left out. A
-wrapper no use of the module reaches stays a call with an unknown template, as before.
+The template may also be built from the wrapper's parameters (``f"{op}.bf16x2 $0, $1;"``,
+``_LDQ + suffix + " {$0}, [$1];"``): each use is then read with those parameters bound to the
+arguments it gives (``Use.arguments``, which ``Values`` reads where the wrapper's body names
+them), as Python evaluates the expression on that call; a literal piece keeps its position in
+the wrapper, a parameter's value its position at the use.
+
+Followed only where it is sure: the template argument is a parameter of a module-level
+``def`` that its body never rebinds (bare, or named in the expression that builds the
+template), the name is bound only by that ``def``, the call is not inside an ``if`` arm, a
+loop or a ``try`` of the wrapper (which of two calls a use reaches may depend on its other
+arguments), and a use passes its arguments without ``*``/``**`` and as Python accepts them
+(``signatures``); a use that does not bind the template is left out. A wrapper no use of the
+module reaches stays a call with an unknown template, as before.
 """
 
 from __future__ import annotations
@@ -33,11 +41,14 @@ _MAX_USES = 64  # uses read per wrapper
 
 @dataclass(frozen=True)
 class Use:
-    """One use of the wrapper: its call node and the API call's arguments as that use binds
-    them (parameter name of the API -> node)."""
+    """One use of the wrapper: its call node, the API call's arguments as that use binds
+    them (parameter name of the API -> node), and the wrapper's parameters that the API
+    call's arguments are built from, as that use gives them ((wrapper node id, parameter
+    name) -> node at the use)."""
 
     node: tree_sitter.Node
     bound: dict[str, tree_sitter.Node]
+    arguments: dict[tuple[int, str], tree_sitter.Node]
 
 
 def wrapper_uses(
@@ -47,7 +58,7 @@ def wrapper_uses(
     is, each with the API call's arguments it binds; None where ``call`` is no such wrapper's
     (or no use of the module binds its template)."""
     asm = bound.get(asm_param)
-    if asm is None or asm.type != "identifier":
+    if asm is None:
         return None
     wrapper = values.scope_of(call)
     if wrapper.type != "function_definition" or not _module_level(wrapper):
@@ -72,7 +83,9 @@ def wrapper_uses(
         and values.scope_of(node) == wrapper
         and not values.rebinds(wrapper, values.text(node))
     }
-    if forwarded.get(asm_param) != values.text(asm):
+    # a template built from parameters: the names its expression reads from the use
+    built = [] if asm.type == "identifier" else _names_in(values, asm, wrapper, named)
+    if forwarded.get(asm_param) != values.text(asm) and not built:
         return None
     uses: list[Use] = []
     for site, skip in _call_sites(values, name, wrapper):
@@ -86,8 +99,13 @@ def wrapper_uses(
                 del use_bound[api_param]
             else:
                 use_bound[api_param] = value
+        arguments = {
+            (wrapper.id, name): value
+            for name in built
+            if (value := binding.value(signature, name)) is not None
+        }
         if asm_param in use_bound:
-            uses.append(Use(site, use_bound))
+            uses.append(Use(site, use_bound, arguments))
         if len(uses) >= _MAX_USES:
             break
     return uses or None
@@ -126,6 +144,26 @@ def _unconditional(call: tree_sitter.Node, wrapper: tree_sitter.Node) -> bool:
         if current.type not in ("function_definition", "lambda", "class_definition"):
             stack.extend(current.named_children)
     return True
+
+
+def _names_in(
+    values: Values, node: tree_sitter.Node, wrapper: tree_sitter.Node, parameters: set[str]
+) -> list[str]:
+    """The wrapper's parameters that expression ``node`` names in the wrapper's own scope
+    (not in a lambda or comprehension of its own) and that the body never rebinds."""
+    found: list[str] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "identifier":
+            name = values.text(current)
+            if (name in parameters and name not in found
+                    and values.scope_of(current) == wrapper
+                    and not values.rebinds(wrapper, name)):
+                found.append(name)
+            continue
+        stack.extend(current.named_children)
+    return found
 
 
 def _module_level(definition: tree_sitter.Node) -> bool:
