@@ -34,8 +34,12 @@ class Placer:
         self.written: set[tuple[str, object]] = set()
         # for statements with #if inside: which branches produced each finding
         self.branches: dict[tuple[str, str, object], set[tuple[str, ...]]] = {}
-        # (rule, statement, fix) of a finding with a fix in a branch: the first one's key
+        # (rule, statement, fix) of a finding with a fix in a branch: the first one's key, and
+        # the branches of that statement that made it or were found mended by its fix. Per
+        # statement: the uses of one wrapper are statements whose readings make findings at
+        # the same places (its table's entries), and each use's first is the one to keep
         self.mended: dict[tuple[str, int, Fix], tuple[str, str, object]] = {}
+        self.mended_branches: dict[tuple[str, int, Fix], set[tuple[str, ...]]] = {}
 
     def place(self, finding: Finding) -> Finding | None:
         expansion = _expansion(finding)
@@ -43,10 +47,14 @@ class Placer:
             key: tuple[str, str, object] = (finding.rule, finding.message, finding.span)
             branch = finding.statement.context.branch if finding.statement else ()
             if branch and finding.fix is not None and finding.statement is not None:
-                first = self.mended.setdefault(
-                    (finding.rule, finding.statement.span.start, finding.fix), key)
-                if first != key and branch not in self.branches[first]:
+                mended = (finding.rule, finding.statement.span.start, finding.fix)
+                first = self.mended.setdefault(mended, key)
+                here = self.mended_branches.setdefault(mended, set())
+                if first == key:
+                    here.add(branch)
+                elif branch not in here:
                     # another branch's finding, elsewhere, that the same fix mends: one defect
+                    here.add(branch)
                     self.branches[first].add(branch)
                     return None
             if branch:

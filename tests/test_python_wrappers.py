@@ -261,3 +261,17 @@ def test_a_triton_suffix_given_as_a_constexpr_is_read_per_use() -> None:
     assert [f.rule for f in errors] == ["PTX204"]
     assert errors[0].span.start > text.index("def k") + text[text.index("def k"):].index("'f32'")
 
+
+def test_a_pure_table_wrapper_used_many_times_is_one_defect_per_fix() -> None:
+    # every entry is declared pure by the same keyword: one edit mends them all, at each use
+    text = CUTE + (
+        "def redux(x, op):\n"
+        "    table = {'max': 'redux.sync.max.s32 $0, $1, 0xffffffff;',"
+        " 'min': 'redux.sync.min.s32 $0, $1, 0xffffffff;'}\n"
+        "    return llvm.inline_asm(T.i32(), [x], table[op], '=r,r', has_side_effects=False)\n"
+        "def k(x, y, op):\n"
+        "    return redux(x, op) + redux(y, op) + redux(x, 'min')\n"
+    )
+    assert len(statements(text)) == 5  # two readings per use with an unknown key, one known
+    pure = [f for f in lint_text(text, "k.py") if f.rule == "PTX505"]
+    assert [text[f.span.start : f.span.end] for f in pure] == ["redux.sync.max.s32", "redux.sync.min.s32"]
