@@ -152,3 +152,24 @@ def test_a_call_in_an_elif_condition_is_not_under_it() -> None:
             "        return x\n")
     [statement] = _statements(text)
     assert statement.context.guards == ()  # the `elif` tests, it is not under it
+
+
+def test_a_call_under_a_flag_bound_to_false_is_latent_and_says_which() -> None:
+    # vLLM's fmha utils: `use_native_fp4_mul = False` keeps a form ptxas rejects off every run
+    text = _HEAD + (
+        "def mul(x, y):\n"
+        "    use_native = False\n"
+        "    if use_native and cutlass.CUDA_VERSION.major >= 13:\n"
+        "        return llvm.inline_asm(T.i32(), [x], 'bogus.b32 $0, $1;', '=r,r')\n"
+        "    if not use_native:\n"
+        "        llvm.inline_asm(T.i32(), [x], 'bogus.b32 $0, $1;', '=r,r')\n"
+        "    return llvm.inline_asm(T.i32(), [x, y], 'bogus.b32 $0, $1;', '=r,r,r')\n"
+    )
+    dead, live, after = _statements(text)
+    assert dead.context.guards[0] == "0 /* use_native = False */"
+    found = [f for f in lint_text(text, "k.py") if f.rule == "PTX204"]
+    assert [(text.count("\n", 0, f.span.start) + 1, f.latent) for f in found] == [
+        (8, "in an if branch that no run takes (use_native = False)"), (10, ""), (11, "")]
+    # `not use_native` holds, and so does the negation of the dead arm's test after it
+    assert live.context.guards[-1] == "!(0 /* use_native = False */)"
+    assert after.context.guards[-1].startswith("!((0 /* use_native = False */) && ")

@@ -85,6 +85,9 @@ def latent_reason(statement: AsmStatement, parsed: ParsedSource | None) -> Laten
             dead = next((g for g in context.guards
                          if preproc.evaluate_guards((g,), {}, ()) is False),
                         context.guards[-1])
+            if statement.syntax == "llvm":  # a Python DSL's call: its guards are `if` tests
+                said = "; ".join(_SAID.findall(dead)) or " ".join(dead.split())
+                return Latent(f"in an if branch that no run takes ({said})")
             return Latent(f"in a dead #if branch ({_shown(dead)}): no build compiles it")
         if no_toolkit_compiles(context.guards):
             return Latent("in an #if branch that no supported CUDA toolkit compiles")
@@ -136,6 +139,10 @@ def _pasted(data: bytes, name: str) -> bool:
         (piece := match.group(1) or match.group(2)) and piece in encoded
         for match in _PASTED.finditer(data)
     )
+
+
+# what a Python front end's guard says in words (``0 /* use_native = False */``)
+_SAID = re.compile(r"/\* (.*?) \*/")
 
 
 def _shown(guard: str) -> str:

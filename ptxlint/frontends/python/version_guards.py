@@ -11,6 +11,9 @@ Each test this module can read exactly becomes a condition in the C preprocessor
 (``__CUDACC_VER_MAJOR__ > 13``, ``CUDA_VERSION >= 13010``) in ``Context.guards``, the one
 guard model every rule reads (``ptxlint.ptx.targets``, ``ptxlint.ptx.toolkit``): PTX204,
 PTX403 and the rest then judge the call as they judge C++ under ``#if CUDA_VERSION >= 13010``.
+So does a literal that a condition reaches through names (``use_native = False`` ... ``if
+use_native and ...``: ``0 /* use_native = False */``): an arm no run takes, whose findings are
+latent (``analysis.latent``), as under ``#if 0``.
 A condition it cannot read is left out, never guessed: a guard left out only weakens what the
 statement's guards say, as an ``if`` whose condition is unknown. Nothing is executed.
 
@@ -85,6 +88,10 @@ class _Reader:
                 return None
             joiner = "&&" if self.values.text(operator) == "and" else "||"
             return f"({first}) {joiner} ({second})"
+        if kind in ("true", "false", "integer"):
+            # a literal (``if False:``): its truth value, as the preprocessor spells it
+            truth = self.values.scalar(node)
+            return None if truth is None else ("1" if truth else "0")
         if kind == "comparison_operator":
             return self._comparison(node)
         if kind == "call":
@@ -96,6 +103,12 @@ class _Reader:
             bound = self.values.definition(node)
             if bound is None or bound.type == "identifier":
                 return None
+            if bound.type in ("true", "false", "integer"):
+                # a flag bound once to a literal (``use_native = False`` ... ``if use_native
+                # and ...``): its truth value, the binding named for the reader
+                truth = self.condition(bound, depth + 1)
+                words = " ".join(f"{self.values.text(node)} = {self.values.text(bound)}".split())
+                return None if truth is None else f"{truth} /* {words.replace('*/', '')} */"
             return self.condition(bound, depth + 1)
         return None
 
@@ -117,6 +130,9 @@ class _Reader:
                 return self.conjuncts(inner, depth + 1)
         if target.type == "identifier":
             bound = self.values.definition(target)
+            if bound is not None and bound.type in ("true", "false", "integer"):
+                flag = self.condition(target, depth + 1)  # named as bound
+                return [flag] if flag is not None else []
             if bound is not None and bound.type != "identifier":
                 return self.conjuncts(bound, depth + 1)
             return []
