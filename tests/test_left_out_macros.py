@@ -1,5 +1,6 @@
-"""Namespace, constraint and statement macros left out of the parse: which macros are such
-(``cxx.specifier_macros.SpecifierMacros.braces``/``constraint``/``statements``), which of
+"""Namespace, constraint, statement and template-piece macros left out of the parse: which
+macros are such (``cxx.specifier_macros.SpecifierMacros.braces``/``constraint``/``statements``/
+``template_piece``), which of
 their uses are found (``frontends.specifier_uses.macro_uses``), and the tree and the statements
 read with them left out (``syntax_tree.parse``)."""
 
@@ -79,6 +80,30 @@ struct SimdMin {
 __device__ void done() { asm volatile("exit;"); }
 """
 
+# An asm template that macros write pieces of between its literals (the CUDA headers'
+# cuda_fp16.hpp, hexp's special cases): the grammar concatenates no name with a literal.
+PIECES = r"""#define STRINGIFY_INNER(x) #x
+#define STRINGIFY(x) STRINGIFY_INNER(x)
+#define SPEC_CASE(i, r, spc, ulp) \
+   "{.reg.b16 spc, ulp, p;\n" \
+   "  mov.b16 spc," STRINGIFY(spc) ";\n" \
+   "  mov.b16 ulp," STRINGIFY(ulp) ";\n" \
+   "  set.eq.f16.f16 p," STRINGIFY(i) ", spc;\n" \
+   "  @p add.f16 r,r,ulp;\n}\n"
+#define MOVE "  mov.b16 r,h;\n"
+__device__ unsigned short hexp(unsigned short a) {
+  unsigned short val;
+  asm("{.reg.b16 h,r;\n"
+      "  mov.b16 h,%1;\n"
+      MOVE
+      SPEC_CASE(h, r, 0X1F79U, 0x9400U)
+      SPEC_CASE(h, r, 0X25CFU, 0x9400U)
+      "  mov.b16 %0,r;\n}" : "=h"(val) : "h"(a));
+  return val;
+}
+__device__ void done() { asm volatile("exit;"); }
+"""
+
 
 def _judge(text: str) -> SpecifierMacros:
     return SpecifierMacros(lambda: MacroTable("k.cu", text))
@@ -141,6 +166,18 @@ def test_a_statement_macro_pastes_its_arguments_into_a_block(name: str, expected
     assert _judge(DISPATCH).statements(name, len(DISPATCH)) is expected
 
 
+@pytest.mark.parametrize(("name", "expected"), [
+    ("SPEC_CASE", True), ("STRINGIFY", True), ("STRINGIFY_INNER", True), ("MOVE", True),
+    ("hexp", False), ("UNDEFINED", False),
+])
+def test_a_template_piece_macro_is_string_literals_in_every_definition(
+    name: str, expected: bool
+) -> None:
+    assert _judge(PIECES).template_piece(name, len(PIECES)) is expected
+    assert not _judge(_DEFINES).template_piece("NUMBER", len(_DEFINES))
+    assert _judge(_DEFINES).template_piece("OUTPUT", len(_DEFINES))  # string literals too
+
+
 def test_a_namespace_macro_is_read_through_function_like_macros() -> None:
     judge = _judge(NAMESPACED)
     assert judge.braces("MY_BEGIN_NAMESPACE", len(NAMESPACED)) == 1
@@ -181,6 +218,15 @@ def test_a_statement_macros_call_is_left_out_but_for_its_statements() -> None:
     assert statement_call("M(COND, a;", 1) == []  # no end
 
 
+def test_a_template_piece_is_left_out_among_the_literals_it_follows() -> None:
+    text = ('asm("a;" S(x, (y)) S(z) "b;" : "=r"(v));\n'  # after a literal, then after a piece
+            'asm("c;" S : "=r"(v));\n'  # before the outputs, object-like
+            'f(S(x));\n'  # no literal before it
+            'g("d" S(x) + 1);\n')  # no literal, name or list end after it
+    found = macro_uses(text, _FixedJudge(constraints={"S"}))
+    assert [text[a:b] for a, b in found.pieces] == ["S(x, (y))", "S(z)", "S"]
+
+
 class _FixedJudge:
     def __init__(self, braces: dict[str, int] | None = None,
                  constraints: frozenset[str] | set[str] = frozenset()) -> None:
@@ -199,11 +245,14 @@ class _FixedJudge:
     def statements(self, name: str, at: int) -> bool:
         return False
 
+    def template_piece(self, name: str, at: int) -> bool:
+        return name in self._constraints  # the string macros of the test
+
 
 # ------------------------------------------------------------------ the tree
 
 
-@pytest.mark.parametrize("text", [LDG, NAMESPACED, DISPATCH])
+@pytest.mark.parametrize("text", [LDG, NAMESPACED, DISPATCH, PIECES])
 def test_the_parse_leaves_the_macros_out_where_the_tree_errs_at_them(text: str) -> None:
     assert parse("k.cu", text).tree.root_node.has_error  # the case is real
     judged = parse("k.cu", text, _judge(text))
@@ -219,6 +268,7 @@ def test_each_statement_is_read_in_its_function_with_its_operands_typed() -> Non
     assert _contexts(DISPATCH) == [
         ("add2", ["unsigned int"] * 3), ("operator()", ["unsigned int"] * 4),
         ("done", [])]
+    assert _contexts(PIECES) == [("hexp", ["unsigned short"] * 2), ("done", [])]
 
 
 def test_an_output_constraint_macro_is_never_left_out() -> None:
@@ -251,7 +301,7 @@ def test_an_error_from_the_files_start_is_asked_of_the_names_it_holds_first() ->
     assert not _error_at_specifier(parsed, {"error": [alone]}, _judge(text))
 
 
-@pytest.mark.parametrize("text", [LDG, NAMESPACED, DISPATCH])
+@pytest.mark.parametrize("text", [LDG, NAMESPACED, DISPATCH, PIECES])
 def test_an_edit_inside_a_literal_leaves_out_what_a_fresh_parse_does(text: str) -> None:
     old = parse("k.cu", text, _judge(text))
     at = text.index("asm") + 6

@@ -53,6 +53,9 @@ class MacroJudge(Protocol):
     def statements(self, name: str, at: int) -> bool:
         """A function-like macro that pastes its arguments into a block."""
 
+    def template_piece(self, name: str, at: int) -> bool:
+        """String literals (an asm template's piece), its arguments stringified."""
+
 
 class MacroUses(NamedTuple):
     """The character ranges, in order, of the macro uses a parse may leave out."""
@@ -62,8 +65,10 @@ class MacroUses(NamedTuple):
     constraints: list[tuple[int, int]]  # an operand whose constraint is a macro, with a comma
     # a call of a statement macro but for the statements in its arguments (``statement_call``)
     calls: list[tuple[int, int]]
+    # a macro, with its arguments, among a template's string literals (``_template_piece``)
+    pieces: list[tuple[int, int]]
     # each name left out and what the judge said of it ("specifier", "opens", "closes",
-    # "constraint", "statements"), for a parse of an edit of the text to ask again
+    # "constraint", "statements", "piece"), for a parse of an edit of the text to ask again
     # (``RecordedJudge``)
     names: tuple[tuple[str, str], ...]
 
@@ -85,6 +90,9 @@ class RecordedJudge:
 
     def statements(self, name: str, at: int) -> bool:
         return self._kinds.get(name) == "statements"
+
+    def template_piece(self, name: str, at: int) -> bool:
+        return self._kinds.get(name) == "piece"
 
 # Block and line comments, string and character literals and a directive's logical line
 # (continuations included), whose words are no uses, and the macro-looking words: ALL_CAPS,
@@ -133,6 +141,9 @@ class _SpecifiersOnly:
     def statements(self, name: str, at: int) -> bool:
         return False
 
+    def template_piece(self, name: str, at: int) -> bool:
+        return False
+
 
 def macro_uses(text: str, judge: MacroJudge) -> MacroUses:
     """Every use in ``text`` that the parse may leave out: ``specifier_uses``, and the uses of
@@ -141,15 +152,20 @@ def macro_uses(text: str, judge: MacroJudge) -> MacroUses:
     namespaces: list[tuple[int, int]] = []
     constraints: list[tuple[int, int]] = []
     calls: list[tuple[int, int]] = []
+    pieces: list[tuple[int, int]] = []
     names: dict[str, str] = {}
     balance = 0
     follows = _NEXT.match
     # where the last comment, literal or directive ended, and whether a declaration may start
     # right after it (a literal ends an expression; the others leave what came before)
     quiet_end, quiet_open = 0, True
+    # where the last string literal or template piece ended: a piece follows one
+    string_end = -1
     for m in _CANDIDATES.finditer(text):
         start, end = m.span()
         if m.lastgroup != "word":
+            if text[start] == '"':
+                string_end = end
             quiet_open = text[start] not in "\"'" and _opens_declaration(
                 text, start, quiet_end, quiet_open)
             quiet_end = end
@@ -170,10 +186,41 @@ def macro_uses(text: str, judge: MacroJudge) -> MacroUses:
                 judge.constraint(name, start):
             constraints.append(operand)
             names[name] = "constraint"
+        elif _follows_string(text, start, string_end) and (
+                piece := _template_piece(text, start, end)) is not None and \
+                judge.template_piece(name, start):
+            pieces.append(piece)
+            names[name] = "piece"
+            string_end = piece[1]
     if balance:
         namespaces = []
         names = {name: kind for name, kind in names.items() if kind not in ("opens", "closes")}
-    return MacroUses(specifiers, namespaces, constraints, calls, tuple(names.items()))
+    return MacroUses(specifiers, namespaces, constraints, calls, pieces, tuple(names.items()))
+
+
+def _follows_string(text: str, start: int, string_end: int) -> bool:
+    """Whether only blanks stand between the string literal (or template piece) that ends
+    at ``string_end`` and ``start``."""
+    return 0 <= string_end <= start and not text[string_end:start].strip()
+
+
+def _template_piece(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The range of the macro use at ``[start, end)`` among a template's literals, its
+    arguments included; None where what follows it is no literal, ``:``, ``)`` or name."""
+    at = end
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    stop = end
+    if at < len(text) and text[at] == "(":
+        close = _closing(text, at, min(len(text), at + _OPERAND_REACH) - 1)
+        if close < 0:
+            return None
+        stop = at = close + 1
+        while at < len(text) and text[at] in " \t\r\n":
+            at += 1
+    if at < len(text) and (text[at] in '":)_' or text[at].isalpha()):
+        return start, stop
+    return None
 
 
 # What a call's scan acts on: literals and comments (stepped over), brackets, ``,`` and ``;``,

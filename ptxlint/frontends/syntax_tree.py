@@ -12,7 +12,7 @@ import tree_sitter
 import tree_sitter_cuda
 
 from ptxlint import collector
-from ptxlint.frontends.specifier_uses import MacroJudge, RecordedJudge, macro_uses
+from ptxlint.frontends.specifier_uses import MacroJudge, MacroUses, RecordedJudge, macro_uses
 from ptxlint.frontends.split_conditionals import split_conditionals
 from ptxlint.lazy_regex import on_first_use
 
@@ -225,11 +225,10 @@ def _with_specifier_macros(parsed: ParsedSource, specifiers: SpecifierJudge | No
     if not old_rows or not _error_at_specifier(parsed, captured, specifiers):
         return parsed
     found = macro_uses(parsed.text, specifiers)
-    if not (found.specifiers or found.namespaces or found.constraints or found.calls):
+    others = _in_bytes(parsed.text, _others(found))
+    if not (found.specifiers or others):
         return parsed
     uses = _in_bytes(parsed.text, found.specifiers)
-    others = _in_bytes(parsed.text, _merged(_merged(found.namespaces, found.constraints),
-                                            found.calls))
     skipped = tuple(_merged(parsed.skipped, _merged(uses, others)))
     tree = _parse_ranges(parsed.data, parsed.grammar, _merged(parsed.unread, skipped))
     new_bytes, new_missing, new_rows = _errors(tree)
@@ -276,10 +275,16 @@ def _error_at_specifier(parsed: ParsedSource, captured: dict[str, list[tree_sitt
             name = m.group().decode()
             if (name, at) not in asked and (specifiers(name, at) or specifiers.braces(
                     name, at) or specifiers.constraint(name, at) or specifiers.statements(
-                    name, at)):
+                    name, at) or specifiers.template_piece(name, at)):
                 return True
             asked.add((name, at))
     return False
+
+
+def _others(found: MacroUses) -> list[tuple[int, int]]:
+    """The character ranges of ``found``'s uses that are not specifiers', merged."""
+    return _merged(_merged(found.namespaces, found.constraints),
+                   _merged(found.calls, found.pieces))
 
 
 def _in_bytes(text: str, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -356,8 +361,7 @@ def left_out_after_edit(old: ParsedSource, data: bytes
         text = data.decode("utf-8", "surrogatepass")
         found = macro_uses(text, RecordedJudge(old.left_out_names))
         uses = tuple(_in_bytes(text, found.specifiers))
-        others = _in_bytes(text, _merged(_merged(found.namespaces, found.constraints),
-                                         found.calls))
+        others = _in_bytes(text, _others(found))
         skipped = tuple(_merged(skipped, _merged(uses, others)))
     return skipped, uses
 

@@ -11,7 +11,8 @@ stages before it (``tests/test_import_graph.py`` holds this):
    ``macros`` (the table and expansion with a source map), ``companion`` (the header a
    header is the second half of, whose macros it reads), ``specifier_macros`` (the macros
    that expand to declaration specifiers only, to namespace openings or closings, to an input
-   constraint or to a block of their arguments, which the parse may leave out),
+   constraint, to string literals or to a block of their arguments, which the parse may leave
+   out),
    ``guard_macros``, ``macro_uses``,
    ``branches`` (a statement with ``#if`` inside it);
 2. locate: ``dialect`` and ``host_code`` (host assembly recognised and left alone),

@@ -33,6 +33,11 @@ Two more kinds of macro leave nothing the tree's readers need where they stand
   (no ``=`` or ``+``). The asm grammar takes no name there, and its recovery may swallow the
   rest of the file (``sm_32_intrinsics.hpp``); left out with its operand, the statement reads
   with its other operands, and an input operand is written by no asm;
+- one that is a piece of an asm template (``SpecifierMacros.template_piece``: each definition
+  string literals, its parameters stringified and other such macros; the CUDA headers'
+  ``"cvt.rn.f16.f32 r,f;\\n" __SPEC_CASE(h, r, 0X1F79U, 0x9400U) "mov.b16 %0,r;"``), which
+  the grammar cannot concatenate with the literals around it; left out, the template reads
+  as its literals (the statement's reader expands it from the text);
 - one that pastes its arguments into a block (``SpecifierMacros.statements``: a function-like
   macro whose expansion, through the function-like macros it calls, holds a brace pair; the
   target dispatch of CCCL's ``<nv/target>``, ``NV_IF_ELSE_TARGET(NV_IS_DEVICE, (s1;),
@@ -86,6 +91,7 @@ class SpecifierMacros:
         self._braces: dict[tuple[str, int], int] = {}
         self._constraints: dict[tuple[str, int], bool] = {}
         self._blocks: dict[tuple[str, int], bool] = {}
+        self._pieces: dict[tuple[str, int], bool] = {}
 
     def __call__(self, name: str, at: int) -> bool:
         table = self._table()
@@ -122,6 +128,52 @@ class SpecifierMacros:
             found = self._constraints[key] = bool(definitions) and all(
                 d.params is None and _input_constraint(d.body) for d in definitions)
         return found
+
+    def template_piece(self, name: str, at: int) -> bool:
+        """Whether ``name``, used at ``at``, is a macro each of whose definitions is string
+        literals, stringified parameters (``#x``) and calls or uses of other such macros."""
+        table = self._table()
+        key = (name, table.epoch(at))
+        found = self._pieces.get(key)
+        if found is None:
+            found = self._pieces[key] = self._pieces_in(table, name, at, frozenset(), 0)
+        return found
+
+    def _pieces_in(self, table: MacroTable, name: str, at: int, seen: frozenset[str],
+                   depth: int) -> bool:
+        if depth > _DEPTH or name in seen:
+            return False
+        where = looked_up_in(table, name, at)
+        if where is None:
+            return False
+        source, place = where
+        definitions = source.alternatives(name, place)
+        inner = seen | {name}
+        return bool(definitions) and all(
+            self._piece_body(source, d.body, frozenset(d.params or ()), place, inner, depth)
+            for d in definitions)
+
+    def _piece_body(self, table: MacroTable, body: Sequence[Token], params: frozenset[str],
+                    at: int, seen: frozenset[str], depth: int) -> bool:
+        if not body:
+            return False
+        k, count = 0, len(body)
+        while k < count:
+            token = body[k]
+            following = body[k + 1] if k + 1 < count else None
+            if token.kind == "string":
+                k += 1
+            elif token.text == "#" and following is not None and following.text in params:
+                k += 2
+            elif token.kind == "ident" and token.text not in params and \
+                    self._pieces_in(table, token.text, at, seen, depth + 1):
+                k = _closed(body, k + 1, "(", ")") if following is not None and \
+                    following.text == "(" else k + 1
+                if k < 0:
+                    return False
+            else:
+                return False
+        return True
 
     def statements(self, name: str, at: int) -> bool:
         """Whether ``name``, used at ``at``, is a function-like macro that pastes its
