@@ -222,6 +222,24 @@ def test_a_template_built_from_the_wrappers_parameters_is_read_per_use() -> None
     assert [(f.rule, text[f.span.start : f.span.end]) for f in errors] == [("PTX204", "nug")]
 
 
+def test_a_template_a_local_of_the_wrapper_builds_from_its_parameters_is_read_per_use() -> None:
+    text = CUTE + (
+        "def _unary(op, a):\n"
+        "    ptx = f'{op}.f32 $0, $1;'\n"
+        "    return llvm.inline_asm(T.f32(), [a], ptx, '=f,f', has_side_effects=False)\n"
+        "def _fixed(a):\n"
+        "    ptx = 'rcp.approx.f32 $0, $1;'\n"
+        "    return llvm.inline_asm(T.f32(), [a], ptx, '=f,f', has_side_effects=False)\n"
+        "def k(a):\n"
+        "    return _unary('neg', a) + _unary('nug', a) + _fixed(a) + _fixed(a)\n"
+    )
+    # a template no parameter builds is the wrapper's own: one statement, however many uses
+    assert [s.template.text for s in statements(text)] == [
+        "rcp.approx.f32 $0, $1;", "neg.f32 $0, $1;", "nug.f32 $0, $1;"]
+    errors = [f for f in lint_text(text, "k.py") if f.severity == "error"]
+    assert [text[f.span.start : f.span.end] for f in errors] == ["nug"]
+
+
 def test_a_flag_of_the_wrapper_chooses_its_side_of_a_conditional_template() -> None:
     # `A if subtract else B` with the flag each use gives (or its default): as Python runs it
     text = CUTE + (

@@ -454,6 +454,11 @@ class Values:
         loop or ``with`` target...): a parameter it never rebinds holds the caller's value."""
         return bool(self._scope_events(scope).get(name))
 
+    def bound_values(self, scope: tree_sitter.Node, name: str) -> list[tree_sitter.Node]:
+        """The right-hand sides of the bindings of ``name`` in the body of ``scope`` (``x =
+        v``, ``x += v``), in file order."""
+        return [e.value for e in self._scope_events(scope).get(name, []) if e.value is not None]
+
     def _is_parameter(self, scope: tree_sitter.Node, name: str) -> bool:
         """Whether ``name`` is a parameter of the function ``scope`` (its value is the
         caller's); any name may be where its parameter list is not one Python takes."""

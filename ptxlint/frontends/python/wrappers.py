@@ -84,8 +84,9 @@ def wrapper_uses(
         and not values.rebinds(wrapper, values.text(node))
     }
     # a template built from parameters: the names its expression reads from the use
-    built = [] if asm.type == "identifier" else _names_in(values, asm, wrapper, named)
-    if forwarded.get(asm_param) != values.text(asm) and not built:
+    bare = forwarded.get(asm_param) == values.text(asm)
+    built = [] if bare else _names_in(values, asm, wrapper, named)
+    if not bare and not built:
         return None
     uses: list[Use] = []
     for site, skip in _call_sites(values, name, wrapper):
@@ -149,18 +150,24 @@ def _unconditional(call: tree_sitter.Node, wrapper: tree_sitter.Node) -> bool:
 def _names_in(
     values: Values, node: tree_sitter.Node, wrapper: tree_sitter.Node, parameters: set[str]
 ) -> list[str]:
-    """The wrapper's parameters that expression ``node`` names in the wrapper's own scope
-    (not in a lambda or comprehension of its own) and that the body never rebinds."""
+    """The wrapper's parameters that expression ``node`` reads in the wrapper's own scope
+    (not in a lambda or comprehension of its own), itself or through the wrapper's locals
+    (``ptx = f"{op}.f32 $0, $1;"``), and that the body never rebinds."""
     found: list[str] = []
+    followed: set[str] = set()
     stack = [node]
     while stack:
         current = stack.pop()
         if current.type == "identifier":
             name = values.text(current)
-            if (name in parameters and name not in found
-                    and values.scope_of(current) == wrapper
-                    and not values.rebinds(wrapper, name)):
-                found.append(name)
+            if values.scope_of(current) != wrapper:
+                continue
+            if name in parameters:
+                if name not in found and not values.rebinds(wrapper, name):
+                    found.append(name)
+            elif name not in followed:
+                followed.add(name)
+                stack.extend(values.bound_values(wrapper, name))
             continue
         stack.extend(current.named_children)
     return found
