@@ -240,6 +240,29 @@ def test_a_template_a_local_of_the_wrapper_builds_from_its_parameters_is_read_pe
     assert [text[f.span.start : f.span.end] for f in errors] == ["nug"]
 
 
+def test_a_wrapper_of_a_wrapper_is_read_per_use_of_the_outer_one() -> None:
+    # vLLM's decode kernels: `_asm` takes the template, `ld(p, pf="")` builds it, kernels
+    # call `ld`; `fence(before=...)` picks its side
+    text = CUTE + (
+        "_LDQ = 'ld.global.nc'\n"
+        "def _asm(res, operands, text, constraints):\n"
+        "    return llvm.inline_asm(res, operands, text, constraints, has_side_effects=True)\n"
+        "def ld(p, pf=''):\n"
+        "    return _asm(T.i32(), [p], _LDQ + pf + '.b32 $0, [$1];', '=r,l')\n"
+        "def fence(*, before=False):\n"
+        "    side = 'before' if before else 'after'\n"
+        "    _asm(None, [], f'tcgen05.fence::{side}_thread_sync;', '')\n"
+        "def k(p):\n"
+        "    fence(before=True)\n"
+        "    return ld(p) + ld(p, '.L3::bad')\n"
+    )
+    assert sorted(s.template.text for s in statements(text)) == [
+        "ld.global.nc.L3::bad.b32 $0, [$1];", "ld.global.nc.b32 $0, [$1];",
+        "tcgen05.fence::before_thread_sync;"]
+    errors = [f for f in lint_text(text, "k.py") if f.severity == "error"]
+    assert [text[f.span.start : f.span.end] for f in errors] == [".L3::bad"]
+
+
 def test_a_flag_of_the_wrapper_chooses_its_side_of_a_conditional_template() -> None:
     # `A if subtract else B` with the flag each use gives (or its default): as Python runs it
     text = CUTE + (

@@ -139,18 +139,38 @@ def extract_python(
     return result
 
 
+# wrappers of wrappers followed: the API call's, its function's uses', their functions' uses'
+_WRAPPER_DEPTH = 3
+
+
 def _wrapper_uses(values: Values, call: _Call) -> list[_Call]:
     """The call as the statements it stands for: itself, or where its template is a parameter
     of the module-level function around it, that function's uses in the module, each read
-    with the arguments it gives (``wrappers``)."""
+    with the arguments it gives (``wrappers``); and where such a use passes a template that
+    a parameter of the function around the use builds (``def ld(p, pf=""): return _asm(p,
+    _LDQ + pf + ...)``), that function's uses in turn, up to ``_WRAPPER_DEPTH`` deep."""
     param = call.api.param("asm")
-    uses = wrapper_uses(values, call.node, call.bound, param) if param else None
-    if uses is None:
+    if not param:
         return [call]
-    return [
-        dataclasses.replace(call, node=use.node, bound=use.bound, arguments=use.arguments)
-        for use in uses
-    ]
+    reads = [call]
+    for _ in range(_WRAPPER_DEPTH):
+        deeper: list[_Call] = []
+        followed = False
+        for read in reads:
+            uses = wrapper_uses(values, read.node, read.bound, param)
+            if uses is None:
+                deeper.append(read)
+                continue
+            followed = True
+            deeper.extend(
+                dataclasses.replace(read, node=use.node, bound=use.bound,
+                                    arguments={**read.arguments, **use.arguments})
+                for use in uses
+            )
+        reads = deeper
+        if not followed:
+            break
+    return reads
 
 
 # --------------------------------------------------------------------------- finding calls
