@@ -110,8 +110,11 @@ def test_a_platform_choice_is_read_for_the_cuda_build() -> None:
         "'v_mov_b32 $0, $1' if torch.version.hip else 'mov.b32 $0, $1;'"
     )
     assert statement(text).template.text == "mov.b32 $0, $1;"
-    other = HEADER + "def k(x, fast):\n" + CALL.format("'a' if fast else 'b'")
-    assert statement(other).template.text == HOLE  # a runtime choice stays unknown
+    # a runtime choice is one reading per side, as the branches of an `if` statement
+    other = HEADER + "def k(x, fast):\n" + CALL.format("'neg.s32 $0, $1;' if fast else 'abs.s32 $0, $1;'")
+    found = extract_python(SourceFile("k.py", other), parse_template).statements
+    assert [(s.template.text, s.context.branch) for s in found] == [
+        ("neg.s32 $0, $1;", ("if fast",)), ("abs.s32 $0, $1;", ("if not (fast)",))]
 
 
 def test_a_template_bound_on_if_branches_is_read_once_per_branch() -> None:

@@ -371,14 +371,17 @@ def _llvm_branches(
     if not read.template.has_holes and not (constraints is not None and constraints.has_holes):
         return
     point = points[0]
-    # an `if`'s branches, or the entries of a table the template is looked up in
+    # an `if`'s branches, the entries of a table the template is looked up in, or the two
+    # sides of a conditional expression
     table = point.type == "subscript"
-    arms = values.table_entries(point) if table else branches(point)
+    conditional = point.type == "conditional_expression"
+    arms = (values.table_entries(point) if table
+            else values.conditional_arms(point) if conditional else branches(point))
     readings: list[AsmStatement] = []
     other_isa: list[tuple[int, str]] = []  # the branches read as another ISA's assembly
     partial = False  # a branch read as some PTX text around a hole
     for index, branch in enumerate(arms[:_MAX_BRANCHES]):
-        if not table and never_passes(point, branch):
+        if not table and not conditional and never_passes(point, branch):
             continue
         values.choices = {point.id: index}
         one = ExtractionResult()
@@ -413,6 +416,10 @@ def _llvm_branches(
 def _branch_words(values: Values, point: tree_sitter.Node, branch: tree_sitter.Node) -> str:
     """How a finding names the branch: ``if isinstance(value, Int32)``, ``else``,
     ``op == 'sum'`` (the entry of a table, ``asm_by_op[op]``, looked up)."""
+    if point.type == "conditional_expression":
+        parts = [c for c in point.named_children if c.type != "comment"]
+        words = " ".join(values.text(parts[1]).split()) if len(parts) == 3 else "?"
+        return f"if {words}" if parts and branch.id == parts[0].id else f"if not ({words})"
     if point.type == "subscript":
         looked_up = point.children_by_field_name("subscript")
         key = branch.child_by_field_name("key")

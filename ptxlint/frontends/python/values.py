@@ -204,7 +204,8 @@ class Values:
         """``A if torch.version.hip else B``: a choice between platforms, like C++'s ``#if``
         on ``__HIP_PLATFORM_AMD__``. ptxlint lints the CUDA build, so the CUDA side is the value.
         A condition that is a knowable int or bool chooses as Python does; any other condition
-        leaves the expression unknown."""
+        makes each side one reading (``choices``: 0 the value before ``if``, 1 the one after
+        ``else``), as the branches of an ``if`` statement, a hole until chosen."""
         parts = [c for c in node.named_children if c.type != "comment"]
         if len(parts) != 3:
             return None
@@ -217,9 +218,19 @@ class Values:
         # a condition whose value is knowable (a literal, through names: a wrapper's flag as
         # the use being read gives it) picks its side as Python does, by truth value
         known = self.scalar(condition, depth + 1)
-        if known is None or isinstance(known, str):
-            return None
-        return self._string(then if known else other, depth + 1)
+        if known is not None and not isinstance(known, str):
+            return self._string(then if known else other, depth + 1)
+        chosen = self.choices.get(node.id)
+        if chosen is not None:
+            return self._string(then if chosen == 0 else other, depth + 1)
+        if node not in self.branch_points:
+            self.branch_points.append(node)
+        return None
+
+    def conditional_arms(self, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        """The two values of a conditional expression (``A if c else B``): ``[A, B]``."""
+        parts = [c for c in node.named_children if c.type != "comment"]
+        return [parts[0], parts[2]] if len(parts) == 3 else []
 
     def _field(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
         scalar = self.scalar(node, depth)

@@ -265,8 +265,15 @@ def branch_guards(
     values: Values, imports: dict[str, str], point: tree_sitter.Node, index: int,
 ) -> tuple[str, ...]:
     """The toolkit-version conditions that hold in branch ``index`` of ``if`` statement
-    ``point``: a reading of a call after it with what that branch binds."""
-    return _unique(_arm_conditions(_Reader(values, imports), point, branches(point), index))
+    ``point`` (or side ``index`` of a conditional expression, ``A if c else B``): a reading
+    of a call after it with what that branch binds."""
+    reader = _Reader(values, imports)
+    if point.type == "conditional_expression":
+        parts = [c for c in point.named_children if c.type != "comment"]
+        if len(parts) != 3:
+            return ()
+        return _unique(reader.conjuncts(parts[1]) if index == 0 else reader.negation(parts[1]))
+    return _unique(_arm_conditions(reader, point, branches(point), index))
 
 
 def _arm_conditions(
