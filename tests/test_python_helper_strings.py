@@ -151,3 +151,14 @@ def test_a_helper_with_positional_only_and_keyword_only_parameters_is_bound() ->
     for call in ("_asm(n=1)", "_asm(1, 'abs')", "_asm(1, opp='abs')"):
         text = HEADER + helper + "def k(x):\n" + CALL.format(call)
         assert statement(text).template.text == HOLE
+
+
+def test_each_side_of_a_runtime_choice_is_judged_and_named() -> None:
+    clean = HEADER + "def k(x, wide):\n" + CALL.format(
+        "'abs.s32 $0, $1;' if wide else 'neg.s32 $0, $1;'")
+    assert [f for f in lint_text(clean, "k.py") if f.severity != "info"] == []
+    typo = HEADER + "def k(x, wide):\n" + CALL.format(
+        "'abs.s32 $0, $1;' if wide else 'neg.s33 $0, $1;'")
+    (found,) = [f for f in lint_text(typo, "k.py") if f.severity != "info"]
+    assert found.rule == "PTX204" and typo[found.span.start : found.span.end] == ".s33"
+    assert found.branch == ("if not (wide)",)
