@@ -241,6 +241,24 @@ def test_amdgpu_asm_in_the_same_api_is_not_ptx() -> None:
     assert found.skipped and "AMD" in found.skipped[0][1]
 
 
+def test_amdgpu_asm_with_semicolon_comments_is_not_ptx() -> None:
+    # GCN's ';' starts a comment: the words after it ('$1 = ...') are no opcode of any
+    # assembler, so they must not outvote the AMD instruction words
+    text = HEADER + (
+        "def f(a, b, c, d):\n"
+        "    return tl.inline_asm_elementwise('''\n"
+        "        v_pk_add_f16 $1, $1, $2    ; $1 = [hi1, lo1]\n"
+        "        v_pk_add_f16 $3, $3, $4    ; $3 = [hi2, lo2]\n"
+        "        v_pk_add_f16 $1, $1, $3    ; $1 = [hi1+hi2, lo1+lo2]\n"
+        "        v_cvt_f32_f16_e32 $0, $1\n"
+        "    ''', '=v,v,v,v,v', [a, b, c, d], tl.float32, False, 1)\n"
+    )
+    found = extract_python(SourceFile("k.py", text), parse_template)
+    assert found.statements == []
+    assert found.skipped and "AMD" in found.skipped[0][1]
+    assert lint_text(text, path="k.py") == []
+
+
 def test_packing_rule_counts_registers() -> None:
     text = HEADER + (
         "def f(x):\n"

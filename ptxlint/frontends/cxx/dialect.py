@@ -284,10 +284,12 @@ def _line_words(text: str) -> list[str]:
 
 def _first_words(ptx: PtxTemplate) -> list[str]:
     """Opcode words and directive names, in template order, holes left out, and operand
-    references (``%0``) too: no assembler starts an instruction with one, and the parser makes
-    one an opcode only where a ';' is missing before a vector (``setp.ge.s32 p, %5, 0`` then
-    ``@p ld.global.v4.s64 {%0, %1, %2, %3}, [%4];``), a defect of a PTX template that must not
-    make it look like another ISA's."""
+    references (``%0``, and LLVM syntax's ``$0``: Triton's and CuTe DSL's templates) too: no
+    assembler starts an instruction with one, and the parser makes one an opcode only where a
+    ';' is missing before a vector (``setp.ge.s32 p, %5, 0`` then ``@p ld.global.v4.s64 {%0,
+    %1, %2, %3}, [%4];``), a defect of a PTX template that must not make it look like another
+    ISA's, or where another ISA's ';' starts a comment (AMD GCN's ``v_pk_add_f16 $1, $1, $2 ;
+    $1 = [hi, lo]``: the comment's ``$1`` is no opcode, and must not outvote ``v_pk_add_f16``)."""
     if not ptx.directives:  # the parser keeps instructions in text order: nothing to merge
         return [i.opcode for i in ptx.instructions if _opcode_word(i.opcode)]
     items = [(i.start, i.opcode) for i in ptx.instructions if _opcode_word(i.opcode)]
@@ -296,7 +298,7 @@ def _first_words(ptx: PtxTemplate) -> list[str]:
 
 
 def _opcode_word(opcode: str) -> bool:
-    return bool(opcode) and HOLE not in opcode and not opcode.startswith("%")
+    return bool(opcode) and HOLE not in opcode and not opcode.startswith(("%", "$"))
 
 
 def classify(
