@@ -29,7 +29,7 @@ def unfenced_write(flow: FunctionFlow, store: Step) -> tuple[int, str] | None:
                   if s.kind == SHARED_WRITE and (s.start, s.order) < (store.start, store.order)
                   and flow.place(s, s.event.memory) == place)
     for byte, how, step in sorted(writes, key=lambda w: w[0], reverse=True):
-        if flow.exclusive(byte, store.start) or flow.in_lambda(byte) != flow.in_lambda(
+        if flow.exclusive(byte, store.start) or flow.lambda_at(byte) != flow.lambda_at(
                 store.start):
             continue
         fenced = flow.steps_between(step, store, _FENCES) if step is not None else [

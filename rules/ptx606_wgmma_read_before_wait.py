@@ -55,7 +55,7 @@ def early_access(flow: FunctionFlow, mma: Step) -> tuple[int, str, str] | None:
         if used and used[0] is not None:
             found.append((start, used[0], "asm"))
     for byte, name, how in sorted(found):
-        if flow.exclusive(mma.start, byte) or flow.in_lambda(byte) != flow.in_lambda(mma.start):
+        if flow.exclusive(mma.start, byte) or flow.lambda_at(byte) != flow.lambda_at(mma.start):
             continue
         if _waited(flow, mma, byte) or flow.opaque_between(mma.start, byte, _WAITS):
             return None

@@ -29,7 +29,7 @@ def unfenced_write(flow: FunctionFlow, mma: Step) -> tuple[int, str] | None:
                      if byte < mma.start and how in _WRITES
                      and reaches_registers(flow, name, element)), reverse=True)
     for byte, name in writes:
-        if flow.exclusive(byte, mma.start) or flow.in_lambda(byte) != flow.in_lambda(mma.start):
+        if flow.exclusive(byte, mma.start) or flow.lambda_at(byte) != flow.lambda_at(mma.start):
             continue
         between = [s for s in flow.steps
                    if byte < s.start and (s.start, s.order) < (mma.start, mma.order)]
@@ -60,7 +60,7 @@ def unfenced_loop_write(flow: FunctionFlow, mma: Step) -> tuple[int, str] | None
                         and reaches_registers(flow, name, element))
         for byte, name in writes:
             if flow.exclusive(byte, mma.start) or \
-                    flow.in_lambda(byte) != flow.in_lambda(mma.start):
+                    flow.lambda_at(byte) != flow.lambda_at(mma.start):
                 continue
             way = [s for s in flow.steps if byte < s.start < loop[1] or (
                 loop[0] <= s.start and (s.start, s.order) < (mma.start, mma.order))]

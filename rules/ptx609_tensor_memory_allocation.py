@@ -76,7 +76,7 @@ def relinquished_before(flow: FunctionFlow, alloc: Step) -> Step | None:
             continue
         if step.call is not None and alloc.call is not None and step.start == alloc.start:
             continue  # inside one helper call: the helper's flow reports it
-        if flow.in_lambda(step.start) != flow.in_lambda(alloc.start):
+        if flow.lambda_at(step.start) != flow.lambda_at(alloc.start):
             continue
         if flow.arms_at(step.start) == arms:
             return step

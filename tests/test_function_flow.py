@@ -144,6 +144,37 @@ __global__ void k(const float4* g, float4* out, int s) {
     assert [f.rule for f in lint_text(text, select=("PTX603",))] == (["PTX603"] if reported else [])
 
 
+_LDSM = r"""
+__device__ __forceinline__ void ldsm(unsigned r[4], const void* p) {
+  unsigned a = (unsigned)__cvta_generic_to_shared(p);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+}
+"""
+
+
+@pytest.mark.parametrize(("lambdas", "reported"), [
+    # a lambda's body runs where it is called: a copy in one lambda and a read in another are
+    # in the order of their calls (wait between), not of their definitions
+    ("auto load = [&]() { cp_async16(&tile[threadIdx.x], g + threadIdx.x); };\n"
+     "  auto frags = [&]() { ldsm(r, &tile[threadIdx.x % 8]); };\n"
+     "  load(); commit(); wait<0>(); __syncthreads(); frags();", False),
+    ("auto step = [&]() { cp_async16(&tile[threadIdx.x], g + threadIdx.x);\n"
+     "                    ldsm(r, &tile[threadIdx.x % 8]); };\n"
+     "  step(); commit(); wait<0>();", True),  # one lambda: the read comes before any wait
+])
+def test_steps_of_two_lambdas_are_not_in_program_order(lambdas: str, reported: bool) -> None:
+    text = HELPERS + _LDSM + r"""
+__global__ void k(const int4* g, unsigned* out) {
+  __shared__ int4 tile[128];
+  unsigned r[4];
+  LAMBDAS
+  out[threadIdx.x] = r[0];
+}
+""".replace("LAMBDAS", lambdas)
+    assert [f.rule for f in lint_text(text, select=("PTX603",))] == (["PTX603"] if reported else [])
+
+
 def test_helper_steps_are_placed_at_the_call_in_program_order() -> None:
     flows = _flows(HELPERS + r"""
 __global__ void k(const float4* g) {

@@ -46,7 +46,7 @@ def left_pending(flow: FunctionFlow, copy: Step, wait: Step) -> tuple[int, int] 
     loops = flow.loops_at(copy.start)
     for step in [*commits, wait]:
         if flow.loops_at(step.start) != loops or not flow.once(step) or \
-                flow.in_lambda(step.start) != flow.in_lambda(copy.start):
+                flow.lambda_at(step.start) != flow.lambda_at(copy.start):
             return None  # taken an unknown number of times, or in an order unknown here
     if flow.opaque_between(copy.start, wait.start, _COMMITS):
         return None

@@ -256,8 +256,10 @@ class FunctionFlow:
             step = step.inner
         return True
 
-    def in_lambda(self, byte: int) -> bool:
-        return any(s <= byte < e for s, e in self.lambdas)
+    def lambda_at(self, byte: int) -> tuple[int, int] | None:
+        """The innermost lambda around ``byte`` (its span), or None: two places are in program
+        order only in the same one (a lambda's body runs where it is called, not defined)."""
+        return max(((s, e) for s, e in self.lambdas if s <= byte < e), default=None)
 
     def between(self, a: int, b: int, kinds: frozenset[str] | set[str]) -> list[Step]:
         """The steps of ``kinds`` strictly after byte ``a`` and before byte ``b``."""
@@ -478,7 +480,7 @@ class FunctionFlow:
 
         def reachable(at: int) -> bool:
             return not self.exclusive(step.start, at) and \
-                self.in_lambda(at) == self.in_lambda(step.start)
+                self.lambda_at(at) == self.lambda_at(step.start)
 
         def same_stage(at: int) -> bool:
             # tile[stage][i]: another first index is another stage of a pipeline's buffer
