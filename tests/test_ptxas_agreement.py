@@ -100,3 +100,12 @@ def test_sampled_isa_versions_agree_with_ptxas() -> None:
     scatter = [m for m in measures if "tile::scatter4" in m.text]
     assert scatter and all(m.ptxas == m.predicted == 86 for m in scatter)
     assert summary["measured"] > 500
+
+
+def test_an_addressing_error_on_a_line_without_an_address_is_judged_again() -> None:
+    # a cold run's batch once drew "Illegal Addressing Mode in instruction 'setp'" onto a setp of
+    # registers that assembles alone on every target: taken as placed, it read as a miss
+    message = "Illegal Addressing Mode in instruction 'setp'"
+    assert not agreement._trusted("setp.hi.xor.u16 %p1, %h2, %h3, %p4", message)
+    assert agreement._trusted("ld.global.u32 %r1, [%r2]",
+                              "Illegal Addressing Mode in instruction 'ld'")
