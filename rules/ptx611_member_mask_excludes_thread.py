@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ptxlint.analysis.divergence import FULL_MASK, member_mask
@@ -20,6 +21,25 @@ def _lanes(mask: int) -> str:
 
 # the file's flows, the function holding the statement, and the statement's byte there
 _Place = tuple[FileFlows | None, FunctionFlow | None, int]
+
+_ACTS = {"shfl": "exchanges", "match": "compares", "redux": "reduces"}
+_CALL = re.compile(r"[A-Za-z_]\w*\s*\(")
+
+
+def _mask_is_data(statement: AsmStatement, mask: PtxOperand,
+                  data: PtxOperand | None) -> str | None:
+    """The C++ expression bound both to a collective's member mask and to the source whose
+    per-lane values it exchanges (the same asm operand, or two bound to one expression);
+    ``None`` otherwise, and for a call, whose two evaluations may differ."""
+    if data is None or data is mask or mask.ref is None or data.ref is None:
+        return None
+    operands = statement.operands
+    if not (mask.kind == data.kind == "ref" and max(mask.ref, data.ref) < len(operands)):
+        return None
+    text = " ".join(operands[mask.ref].expression.split())
+    if not text or " ".join(operands[data.ref].expression.split()) != text:
+        return None
+    return None if _CALL.search(text) else text
 
 
 class MemberMaskExcludesThread(Rule):
@@ -46,15 +66,22 @@ Flags the member mask of a `.sync` warp collective (`shfl.sync`, `vote.sync`, `m
   parameter, the warp index, `threadIdx.x < 16`, which admits lanes 0-15 of warp 0 and no
   lane of the others) leaves the rule silent.
 
+* a mask that is the data the instruction works on: `shfl.sync`, `match.sync` or
+  `redux.sync` whose member mask is bound to the same C++ expression as its source `a` (the
+  same asm operand, or two bound to one expression, `"r"(x)` twice). The source is what the
+  lanes exchange, compare or reduce, so each lane names a mask of its own, and the executing
+  lane is in it only where its value happens to have that bit set.
+
 A mask that names lanes that never reach the instruction, while every lane that does is in
 it, is PTX601's finding.
 
 The mask is read where it is certain: an immediate, or an operand bound to a C++ constant
 (a literal, or a local defined once from one). A mask computed at run time (`__activemask()`,
-a ballot, a parameter) and a collective inside a `__device__` helper with a partial mask (its
-callers may run it in part of a warp) stay silent. Like PTX601, the rule assumes full warps
-of a one-dimensional block: a block whose size is not a multiple of 32, whose last warp's
-missing lanes execute nothing, is the case it cannot tell.
+a ballot, a parameter) that is not the instruction's own source, a source and mask that are
+one call (`__activemask()` twice: two evaluations), and a collective inside a `__device__`
+helper with a partial mask (its callers may run it in part of a warp) stay silent. Like
+PTX601, the rule assumes full warps of a one-dimensional block: a block whose size is not a
+multiple of 32, whose last warp's missing lanes execute nothing, is the case it cannot tell.
 
 ## Why is this bad?
 The PTX ISA makes it undefined, in the same words for each of these instructions: "The
@@ -74,7 +101,12 @@ names lanes 0-7 (or lanes 16-31) stopped the kernel with "an illegal instruction
 encountered", built for sm_80 and for sm_90 (driver 580). The typical cause is a mask with
 digits lost (`0xffffff` for `0xffffffff`: catboost fixed `__shfl_sync(0xFFFFFF, ...)` in
 `linear_solver.cu`, issue #2339), a placeholder `0` left in, or a mask written for other lanes
-than the branch admits.
+than the branch admits. The PTX ISA also makes each of them wait until "all non-exited
+threads corresponding to membermask have executed [it] with the same qualifiers and same
+membermask value": a mask that is the value the lanes exchange differs from lane to lane
+(where every lane holds the same value, the exchange has nothing to move). The typical cause
+is an operand slot written for the data where the mask belongs (`shfl.up.sync.b32 r|p, %1,
+%2, %3, %4;` with `%4` the summand bound to `x`, as `%1` is).
 
 ## Example
 ```cuda
@@ -93,6 +125,11 @@ if (lane < 16) {  // lanes 0-15 run it; the mask names lanes 16-31
 }
 ```
 
+With the source in the mask's slot:
+```cuda
+asm("shfl.sync.up.b32 %0, %1, %2, 0, %3;" : "=r"(r) : "r"(x), "r"(delta), "r"(x));  // mask: x
+```
+
 ## Use instead
 ```cuda
 __global__ void sum_rows(float* out, const float* in) {
@@ -107,21 +144,33 @@ if (lane < 16) {
   asm volatile("shfl.sync.idx.b32 %0, %0, 0, 0x1f, 0x0000ffff;" : "+f"(v));
 }
 ```
+and a mask of its own for a shuffle whose source took the mask's slot:
+```cuda
+asm("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
+```
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        masked: list[tuple[PtxInstruction, PtxOperand]] = [
-            (i, mask) for i in statement.ptx.instructions
+        masked: list[tuple[PtxInstruction, PtxOperand, PtxOperand | None]] = [
+            (i, mask, c.data) for i in statement.ptx.instructions
             if not i.opaque and (c := collective(i)) is not None and not c.aligned
             and (mask := c.mask) is not None]
         if not masked or analysis_of(statement).rocm_guarded:
             return
         place: _Place | None = None  # the function, looked up once
-        for instruction, mask in masked:
+        for instruction, mask, data in masked:
             value = member_mask(statement, mask)
             if value is None and mask.kind == "ref":
                 place = place or self._function(statement, context)
                 value = member_mask(statement, mask, place[1])
+            if value is None and (shared := _mask_is_data(statement, mask, data)) is not None:
+                yield self._finding(statement, mask, (
+                    f"`{instruction.mnemonic}`'s member mask is `{shared}`, the value it "
+                    f"{_ACTS[instruction.opcode]} lane by lane: each lane names its own mask, "
+                    "and the PTX ISA asks every lane in the mask to execute it with the same "
+                    "one, the executing lane among them (where all lanes hold one value, "
+                    "there is nothing to exchange)"))
+                continue
             if value is None or value == FULL_MASK:
                 continue
             if value == 0:

@@ -74,3 +74,34 @@ def test_lanes_outside_the_mask_change_the_ballot(tmp_path: Path) -> None:
     assert rows[1] == [1, 4096, 4096]  # only the mask's lanes: the masked ballot every time
     assert rows[0][0] == 1 and rows[0][1] < 4096  # the whole warp: lanes outside it counted
     assert rows[2] == [0, -1, 4096]  # lanes 0-15 under `lane < 16`: an illegal instruction
+
+
+# The member mask's slot bound to the value the instruction works on: the same operand, or two
+# operands bound to one expression. A mask of its own, a constant, or one call evaluated twice
+# (warp-uniform) stays silent.
+DATA_MASKS = r"""
+__device__ int up(int x, int d, unsigned m) {
+  int r;
+  asm("shfl.sync.up.b32 %0, %1, %2, 0, %3;" : "=r"(r) : "r"(x), "r"(d), "r"(x));
+  asm("shfl.sync.up.b32 %0, %1, %2, 0, %3;" : "=r"(r) : "r"( x ), "r"(d), "r"(m));
+  asm("shfl.sync.up.b32 %0, %1, %2, 0, %3;" : "=r"(r) : "r"(x), "r"(d), "r"(0xffffffffu));
+  return r;
+}
+__device__ unsigned red(unsigned v, unsigned m) {
+  unsigned r;
+  asm volatile("redux.sync.add.u32 %0, %1, %1;" : "=r"(r) : "r"(v));
+  asm volatile("redux.sync.add.u32 %0, %1, %2;" : "=r"(r) : "r"(v), "r"(m));
+  asm volatile("redux.sync.min.u32 %0, %1, %2;" : "=r"(r) : "r"(__activemask()), "r"(__activemask()));
+  asm volatile("vote.sync.ballot.b32 %0, 1, %1;" : "=r"(r) : "r"(m));
+  return r;
+}
+"""
+
+
+def test_a_mask_that_is_the_collectives_own_source_is_reported() -> None:
+    found = lint_text(DATA_MASKS, select=("PTX611",))
+    lines = [DATA_MASKS.splitlines()[DATA_MASKS.count("\n", 0, f.span.start)] for f in found]
+    assert len(lines) == 2
+    assert '"r"(x), "r"(d), "r"(x)' in lines[0] and "%1, %1;" in lines[1]
+    assert "`x`, the value it exchanges" in found[0].message
+    assert "`v`, the value it reduces" in found[1].message

@@ -270,13 +270,18 @@ class Collective(NamedTuple):
     (undefined in conditionally executed code unless every lane evaluates the condition
     identically, and when a lane has exited); otherwise a ``.sync`` collective whose member
     mask is ``mask`` (an operand the caller resolves: only a full mask makes every lane
-    necessary)."""
+    necessary). ``data``: the source whose per-lane values the instruction exchanges,
+    compares or reduces (``a`` of ``shfl.sync``, ``match.sync`` and ``redux.sync``)."""
 
     aligned: bool
     mask: PtxOperand | None = None
+    data: PtxOperand | None = None
 
 
 _MASKED = {"shfl": -1, "vote": -1, "match": -1, "redux": -1, "elect": -1}
+# shfl.sync d[|p], a, b, c, membermask; match.sync d[|p], a, membermask; redux.sync d, a,
+# membermask: the source ``a`` follows the destination
+_DATA = {"shfl": 1, "match": 1, "redux": 1}
 
 
 def collective(instruction: PtxInstruction) -> Collective | None:
@@ -294,7 +299,8 @@ def collective(instruction: PtxInstruction) -> Collective | None:
     index = _MASKED.get(opcode)
     if index is None or not instruction.operands:
         return None
-    return Collective(aligned=False, mask=instruction.operands[index])
+    data = _operand(instruction, _DATA[opcode]) if opcode in _DATA else None
+    return Collective(aligned=False, mask=instruction.operands[index], data=data)
 
 
 def statement_events(statement: AsmStatement) -> Iterator[tuple[PtxInstruction, Event]]:
