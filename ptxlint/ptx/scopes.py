@@ -288,12 +288,19 @@ def _undeclared(ptx: PtxTemplate) -> tuple[tuple[PtxOperand, ...], tuple[PtxOper
 
 
 def _register_words(operand: PtxOperand) -> Iterator[PtxOperand]:
-    """The plain words of ``operand`` that stand for registers: outside addresses."""
-    if operand.kind == "register":
+    """The plain words of ``operand`` that stand for registers: outside addresses. A vector's
+    or pair's parts are looked at here, a generator made only for one that nests, where each
+    part made one (a wgmma's accumulator, 128 ``%N`` parts: 21.7 -> 5.9 us, timeit)."""
+    kind = operand.kind
+    if kind == "register":
         yield operand
-    elif operand.kind in ("vector", "pair"):
+    elif kind in ("vector", "pair"):
         for part in operand.parts:
-            yield from _register_words(part)
+            kind = part.kind
+            if kind == "register":
+                yield part
+            elif kind in ("vector", "pair"):
+                yield from _register_words(part)
 
 
 # The names with `%` that a template may use undeclared: the registers the compiler declares
