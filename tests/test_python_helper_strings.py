@@ -162,3 +162,72 @@ def test_each_side_of_a_runtime_choice_is_judged_and_named() -> None:
     (found,) = [f for f in lint_text(typo, "k.py") if f.severity != "info"]
     assert found.rule == "PTX204" and typo[found.span.start : found.span.end] == ".s33"
     assert found.branch == ("if not (wide)",)
+
+
+def test_a_choice_inside_a_side_taken_is_read_once_per_way() -> None:
+    # the `else` side is itself a conditional expression: three readings, not one
+    text = HEADER + "def k(x, z):\n    pred = 'p' if isinstance(z, bool) else '0' if z else '1'\n" + (
+        CALL.format("f'selp.b32 $0, $1, 0, {pred};'"))
+    found = extract_python(SourceFile("k.py", text), parse_template).statements
+    assert [(s.template.text, s.context.branch) for s in found] == [
+        ("selp.b32 $0, $1, 0, p;", ("if isinstance(z, bool)",)),
+        ("selp.b32 $0, $1, 0, 0;", ("if not (isinstance(z, bool))", "if z")),
+        ("selp.b32 $0, $1, 0, 1;", ("if not (isinstance(z, bool))", "if not (z)")),
+    ]
+    typo = HEADER + "def k(x, z):\n    t = 'b32' if isinstance(z, bool) else 'u32' if z else 'u33'\n" + (
+        CALL.format("f'mov.{t} $0, $1;'"))
+    (found_typo,) = [f for f in lint_text(typo, "k.py") if f.rule == "PTX204"]
+    assert found_typo.branch == ("if not (isinstance(z, bool))", "if not (z)")
+
+
+def test_an_if_inside_a_branch_taken_is_read_with_its_outer_branch() -> None:
+    text = (
+        "from cutlass._mlir.dialects import llvm\n"
+        "def bfe(value, narrow, signed):\n"
+        "    if narrow:\n"
+        "        cons = '=r,r,r,r'\n"
+        "        if signed:\n"
+        "            asm = 'bfe.s32 $0, $1, $2, $3;'\n"
+        "        else:\n"
+        "            asm = 'bfe.u32 $0, $1, $2, $3;'\n"
+        "    else:\n"
+        "        cons = '=l,l,r,r'\n"
+        "        if signed:\n"
+        "            asm = 'bfe.s64 $0, $1, $2, $3;'\n"
+        "        else:\n"
+        "            asm = 'bfe.u64 $0, $1, $2, $3;'\n"
+        "    return llvm.inline_asm(None, [value], asm, cons)\n"
+    )
+    found = extract_python(SourceFile("k.py", text), parse_template).statements
+    assert [(s.template.text.split()[0], s.llvm.constraints.text if s.llvm and s.llvm.constraints
+             else None, s.context.branch) for s in found] == [
+        ("bfe.s32", "=r,r,r,r", ("if narrow", "if signed")),
+        ("bfe.u32", "=r,r,r,r", ("if narrow", "else")),
+        ("bfe.s64", "=l,l,r,r", ("else", "if signed")),
+        ("bfe.u64", "=l,l,r,r", ("else", "else")),
+    ]
+
+
+def test_conditionals_on_one_name_take_the_same_side() -> None:
+    # Python reads `hi` once: {h, h2} or {l, l2}, never {h, l2}
+    text = HEADER + "def k(x, hi):\n    lane = 'h' if hi else 'l'\n" + CALL.format(
+        "'{.reg .b16 l, h, l2, h2; mov.b32 {l, h}, $1; mov.b32 {l2, h2}, $1; '"
+        " f'mov.b32 $0, {{{lane}, {\"h2\" if hi else \"l2\"}}};}}'")
+    found = extract_python(SourceFile("k.py", text), parse_template).statements
+    assert [s.template.text.rsplit("mov.b32 $0, ", 1)[1] for s in found] == [
+        "{h, h2};}", "{l, l2};}"]
+    assert [s.context.branch for s in found] == [("if hi",), ("if not (hi)",)]
+
+
+def test_tied_choices_of_different_tests_stay_open() -> None:
+    # `dtype` chosen by one test, the table keyed by it: no reading per combination
+    text = HEADER + (
+        "def k(x, v):\n    dtype = F32 if isinstance(v, F32) else I32\n"
+        "    suffix = {F32: 'f32', I32: 's32'}[dtype]\n"
+    ) + CALL.format("f'mov.{suffix} $0, $1;'")
+    assert statement(text).template.text == f"mov.{HOLE} $0, $1;"
+    # the same name in two functions is two variables: a wrapper's `hi` is not its caller's
+    two = HEADER + "def pick(hi):\n    return 'h' if hi else 'l'\n" + (
+        "def k(x, hi):\n") + CALL.format("f'mov.b32 $0, {pick(hi)}{\"2\" if hi else \"\"};'")
+    assert all(HOLE in s.template.text or s.template.text.count("2") <= 1
+               for s in extract_python(SourceFile("k.py", two), parse_template).statements)

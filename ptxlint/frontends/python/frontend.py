@@ -341,6 +341,69 @@ def _embedded(
 # Branches of one `if` read one at a time, at most this many (an `if`/`elif` chain choosing a
 # template by type is the common case: CUTLASS's and flashinfer's CuTe DSL wrappers)
 _MAX_BRANCHES = 8
+# A choice met inside a way taken (`"p" if isinstance(z, Boolean) else "0" if z else "1"`, an
+# `if` in the branch an outer `if` takes) is read in turn (`_next_choices`), the choices of
+# one reading at most this many deep, and at most this many readings tried per call
+_MAX_CHOICES = 3
+_MAX_READINGS = 16
+
+
+def _arms(values: Values, point: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The ways a branch point goes: an `if`'s branches, the entries of a table the template
+    is looked up in, or the two sides of a conditional expression."""
+    if point.type == "subscript":
+        return values.table_entries(point)
+    if point.type == "conditional_expression":
+        return values.conditional_arms(point)
+    return branches(point)
+
+
+def _choices_at(
+    values: Values, chosen: tuple[tuple[tree_sitter.Node, int], ...], point: tree_sitter.Node,
+) -> list[tuple[tuple[tree_sitter.Node, int], ...]]:
+    """``chosen`` extended by each way ``point`` goes that runs on past it."""
+    kind = point.type
+    return [
+        (*chosen, (point, index))
+        for index, branch in enumerate(_arms(values, point)[:_MAX_BRANCHES])
+        if kind in ("subscript", "conditional_expression") or not never_passes(point, branch)
+    ]
+
+
+def _next_choices(
+    values: Values, chosen: tuple[tuple[tree_sitter.Node, int], ...], point: tree_sitter.Node,
+) -> list[tuple[tuple[tree_sitter.Node, int], ...]]:
+    """What a reading that meets ``point`` after the choices ``chosen`` reads next. A choice
+    inside a way already taken (the ``else`` side that is itself ``A if c else B``, an ``if``
+    in the branch taken) splits it; a conditional expression testing the very name another
+    one chosen tests (``"h" if hi else "l"`` and ``'h2' if hi else 'l2'``: Python reads ``hi``
+    once for both) takes the same side. Any other choice is left open: two tests of
+    different values may be tied (``dtype = A if c else B`` and a table keyed by ``dtype``),
+    and reading every combination would lint ones no run makes."""
+    if point.type == "conditional_expression":
+        test = _plain_test(values, point)
+        for other, index in chosen:
+            if test is not None and other.type == point.type and _plain_test(values, other) == test:
+                return [(*chosen, (point, index))]
+    for other, index in chosen:
+        arms = _arms(values, other)
+        arm = arms[index] if index < len(arms) else None
+        if arm is not None and arm.start_byte <= point.start_byte <= point.end_byte <= arm.end_byte:
+            return _choices_at(values, chosen, point)
+    return []
+
+
+def _plain_test(values: Values, point: tree_sitter.Node) -> str | None:
+    """A conditional expression's condition where it is a name or a name's attribute (``hi``,
+    ``self.use_tma``): the same value wherever the function tests it, short of a rebinding."""
+    parts = [c for c in point.named_children if c.type != "comment"]
+    if len(parts) != 3 or parts[1].type not in ("identifier", "attribute"):
+        return None
+    scope = point.parent
+    while scope is not None and scope.type not in ("function_definition", "lambda", "module"):
+        scope = scope.parent
+    # one name per function: a wrapper's `hi` and its caller's are two variables
+    return f"{scope.id if scope is not None else ''}:{values.text(parts[1])}"
 
 
 def _llvm_branches(
@@ -354,12 +417,14 @@ def _llvm_branches(
     """The call, and where its template or constraints are bound on the branches of an ``if``
     (``if isinstance(v, Int32): asm = "clz.b32 ..."; elif ...: asm = "clz.b64 ..."``), the
     call read once per branch, each with what that branch binds, as the C++ front end reads a
-    statement once per ``#if`` branch. A branch whose reading is still a hole (one that binds
-    nothing, or raises), or that never runs past the ``if`` (``else: return``, whatever was
-    bound before it), gives no statement; when no branch gives one, the call stays a hole,
-    unless the branches that bind a whole template all bind another ISA's (``if 'gfx11' in
-    arch: asm = "s_sendmsg_rtn_b64 ..."``: Triton's AMD helpers): then it is no PTX, as a
-    literal AMD template is not."""
+    statement once per ``#if`` branch; a choice that a branch's reading meets in turn (an
+    ``if`` inside the branch, the ``else`` side that is itself ``A if c else B``, a second
+    conditional piece) splits that reading again, as nested ``#if`` branches do. A branch
+    whose reading is still a hole (one that binds nothing, or raises), or that never runs
+    past the ``if`` (``else: return``, whatever was bound before it), gives no statement; when
+    no branch gives one, the call stays a hole, unless the branches that bind a whole template
+    all bind another ISA's (``if 'gfx11' in arch: asm = "s_sendmsg_rtn_b64 ..."``: Triton's
+    AMD helpers): then it is no PTX, as a literal AMD template is not."""
     values.branch_points = []
     before = len(result.statements)
     _llvm(source, values, call, parse_template, result, imports)
@@ -370,20 +435,16 @@ def _llvm_branches(
     constraints = read.llvm.constraints if read.llvm is not None else None
     if not read.template.has_holes and not (constraints is not None and constraints.has_holes):
         return
-    point = points[0]
-    # an `if`'s branches, the entries of a table the template is looked up in, or the two
-    # sides of a conditional expression
-    table = point.type == "subscript"
-    conditional = point.type == "conditional_expression"
-    arms = (values.table_entries(point) if table
-            else values.conditional_arms(point) if conditional else branches(point))
     readings: list[AsmStatement] = []
     other_isa: list[tuple[int, str]] = []  # the branches read as another ISA's assembly
     partial = False  # a branch read as some PTX text around a hole
-    for index, branch in enumerate(arms[:_MAX_BRANCHES]):
-        if not table and not conditional and never_passes(point, branch):
-            continue
-        values.choices = {point.id: index}
+    pending = _choices_at(values, (), points[0])
+    tried = 0
+    while pending and tried < _MAX_READINGS:
+        chosen = pending.pop(0)
+        tried += 1
+        values.choices = {point.id: index for point, index in chosen}
+        values.branch_points = []
         one = ExtractionResult()
         try:
             _llvm(source, values, call, parse_template, one, imports)
@@ -393,17 +454,32 @@ def _llvm_branches(
             other_isa.extend(one.skipped)
             continue
         if len(one.statements) != 1 or one.statements[0].template.has_holes:
+            fresh = [p for p in values.branch_points if all(p.id != q.id for q, _ in chosen)]
+            if len(one.statements) == 1 and fresh and len(chosen) < _MAX_CHOICES:
+                more = next((m for p in fresh if (m := _next_choices(values, chosen, p))), [])
+                if more:
+                    pending[0:0] = more  # in source order
+                    continue
             partial = partial or any(
                 s.template.text.replace(HOLE, "").strip() for s in one.statements
             )
             continue
-        taken = _branch_words(values, point, branch)
+        arms = {point.id: _arms(values, point) for point, _ in chosen}
+        taken: list[str] = []
+        for point, index in chosen:
+            words = _branch_words(values, point, arms[point.id][index])
+            # a side taken again for the same test ('if hi') is named once
+            if point.type != "conditional_expression" or words not in taken:
+                taken.append(words)
         context = one.statements[0].context
         # what the branch that binds this reading's template tests holds for it, as an
         # enclosing `if` would (`if HAS_CVT: asm = "cvt.rn.bf16x2.e2m1x2 ..."` before the call)
-        chosen = () if table else branch_guards(values, imports, point, index)
-        guards = tuple(dict.fromkeys(context.guards + chosen))
-        context = dataclasses.replace(context, branch=(taken,), guards=guards,
+        chosen_guards = tuple(
+            guard for point, index in chosen if point.type != "subscript"
+            for guard in branch_guards(values, imports, point, index)
+        )
+        guards = tuple(dict.fromkeys(context.guards + chosen_guards))
+        context = dataclasses.replace(context, branch=tuple(taken), guards=guards,
                                       local_guards=guards)
         readings.append(dataclasses.replace(one.statements[0], context=context))
     if readings:
