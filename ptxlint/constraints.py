@@ -39,6 +39,11 @@ REGISTER_LETTERS: dict[str, tuple[str, int]] = {
 }
 IMMEDIATE_LETTERS = frozenset({"n", "C"})
 VALID_LETTERS = frozenset(REGISTER_LETTERS) | IMMEDIATE_LETTERS
+# NVPTX's letters in LLVM constraint strings (Triton, CuTe DSL, llvmlite: LLVM's
+# llvm/lib/Target/NVPTX, getConstraintType and getRegForInlineAsmConstraint), with the
+# target-independent 'n', 'i', 'X' and '*m' memory: 'b' (a predicate) and 'c' (a byte) are
+# registers there, and 'i' an immediate, where in nvcc's GCC syntax they are not letters at all
+LLVM_LETTERS = frozenset("bchrlfdqniXm*")
 VALID_CLOBBERS = frozenset({"memory"})
 
 # How nvcc words its rejection of each invalid letter, for messages.

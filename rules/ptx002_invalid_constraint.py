@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.constraints import VALID_CLOBBERS, letter_problem
+from ptxlint.constraints import LLVM_LETTERS, VALID_CLOBBERS, letter_problem
 from ptxlint.model import AsmStatement, Finding, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
@@ -89,7 +89,7 @@ asm volatile("bar.sync 0;" ::: "memory");
         if letters.isdigit() or (letters.startswith("{") and letters.endswith("}")):
             return  # tied ("=r,0": PTX504 checks what it names) or `{%r1}`
         for letter in dict.fromkeys(letters):
-            if letter not in _LLVM_LETTERS:
+            if letter not in LLVM_LETTERS:
                 yield self.finding(
                     statement,
                     span,
@@ -98,7 +98,3 @@ asm volatile("bar.sync 0;" ::: "memory");
                     "n i; anything: X)",
                 )
 
-
-# NVPTX's letters in LLVM constraint strings (llvm/lib/Target/NVPTX, getConstraintType and
-# getRegForInlineAsmConstraint), with the target-independent 'n', 'i', 'X' and '*m' memory.
-_LLVM_LETTERS = frozenset("bchrlfdqniXm*")

@@ -259,6 +259,26 @@ def test_amdgpu_asm_with_semicolon_comments_is_not_ptx() -> None:
     assert lint_text(text, path="k.py") == []
 
 
+def test_another_gpus_constraint_letters_mark_its_assembly_and_nvptx_llvm_letters_do_not() -> None:
+    # no word is PTX nor known GCN: a letter NVPTX has not in LLVM syntax ('v', 'R') says the
+    # template is another GPU's (Kunlun's, MUSA's Triton), not a misspelt PTX instruction
+    foreign = HEADER + (
+        "def f(x):\n"
+        "    a = tl.inline_asm_elementwise('vfloat2fix.rz $0, $1;', '=v,v', [x], tl.int32, True, 1)\n"
+        "    b = tl.inline_asm_elementwise('LSU.ATOM_32.XCHG $0, $1;', '=R,R', [x], tl.int32, True, 1)\n"
+    )
+    found = extract_python(SourceFile("k.py", foreign), parse_template)
+    assert found.statements == [] and len(found.skipped) == 2
+    assert all("another GPU" in why for _, why in found.skipped)
+    assert lint_text(foreign, path="k.py") == []
+    # NVPTX's own LLVM letters, 'b' (a predicate), 'c' (a byte), 'i' (an immediate), which
+    # GCC syntax would read as x86's, leave a misspelt opcode a PTX finding
+    for cons in ("=b,r", "=c,c", "=r,i", "=r,0"):
+        typo = HEADER + "def f(x):\n" + (
+            f"    return tl.inline_asm_elementwise('mvo.b32 $0, $1;', '{cons}', [x], tl.int32, True, 1)\n")
+        assert [f.rule for f in lint_text(typo, path="k.py") if f.rule == "PTX204"] == ["PTX204"]
+
+
 def test_packing_rule_counts_registers() -> None:
     text = HEADER + (
         "def f(x):\n"

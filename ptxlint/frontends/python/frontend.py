@@ -18,6 +18,7 @@ from typing import Any
 import tree_sitter
 import tree_sitter_python
 
+from ptxlint.constraints import LLVM_LETTERS
 from ptxlint.frontends import tree_reuse
 from ptxlint.frontends.cxx import dialect
 from ptxlint.frontends.extraction import ExtractionResult
@@ -552,7 +553,7 @@ def _llvm(
     verdict = dialect.classify(
         template.text.replace("$", "%"),
         ptx,
-        "",
+        _foreign_letters(entries),
         function_specifiers=("__device__",) if api.key != "llvmlite" else (),
         guards=(),
     )
@@ -794,6 +795,24 @@ def _list_arithmetic(
                 if repeated is not None:
                     return repeated * count
     return None
+
+
+def _foreign_letters(entries: tuple[ConstraintEntry, ...]) -> str:
+    """The operands' constraint letters NVPTX has not in LLVM syntax (``LLVM_LETTERS``), what
+    ``dialect.classify`` reads where no word of the template is PTX: another GPU's assembly
+    (``"=v,v"``, AMD's VGPRs, around words ptxlint does not know as GCN's) is no PTX typo.
+    NVPTX's own LLVM letters are left out (``"=b"`` a predicate, ``"c"`` a byte, ``"i"`` an
+    immediate), which the C++ reading would take for x86's; so are a tied operand's number
+    and a register named in braces."""
+    out: list[str] = []
+    for entry in entries:
+        if entry.role not in ("output", "input") or entry.opaque:
+            continue
+        letters = _NOT_LETTER.sub("", entry.text)
+        if letters.isdigit() or letters.startswith("{"):
+            continue
+        out.extend(c for c in letters if c not in LLVM_LETTERS)
+    return "".join(out)
 
 
 def _operands(entries: tuple[ConstraintEntry, ...], call: LlvmCall) -> tuple[Operand, ...]:
