@@ -231,3 +231,11 @@ def test_tied_choices_of_different_tests_stay_open() -> None:
         "def k(x, hi):\n") + CALL.format("f'mov.b32 $0, {pick(hi)}{\"2\" if hi else \"\"};'")
     assert all(HOLE in s.template.text or s.template.text.count("2") <= 1
                for s in extract_python(SourceFile("k.py", two), parse_template).statements)
+
+
+def test_a_rebound_name_is_tested_afresh() -> None:
+    # `hi` changes between the two tests: each keeps its own choice (left open)
+    text = HEADER + "def k(x, hi):\n    lane = 'h' if hi else 'l'\n    hi = not hi\n" + CALL.format(
+        "f'mov.b32 $0, {{{lane}, {\"h2\" if hi else \"l2\"}}};'")
+    (found,) = extract_python(SourceFile("k.py", text), parse_template).statements
+    assert found.template.text == f"mov.b32 $0, {{{HOLE}, {HOLE}}};"

@@ -395,16 +395,17 @@ def _next_choices(
 
 
 def _plain_test(values: Values, point: tree_sitter.Node) -> str | None:
-    """A conditional expression's condition where it is a name or a name's attribute (``hi``,
-    ``self.use_tma``): the same value wherever the function tests it, short of a rebinding."""
+    """A conditional expression's condition where it is a name its function binds at most
+    once (``hi``, a parameter never rebound): the same value wherever the function tests it."""
     parts = [c for c in point.named_children if c.type != "comment"]
-    if len(parts) != 3 or parts[1].type not in ("identifier", "attribute"):
+    if len(parts) != 3 or parts[1].type != "identifier":
         return None
-    scope = point.parent
-    while scope is not None and scope.type not in ("function_definition", "lambda", "module"):
-        scope = scope.parent
+    name = values.text(parts[1])
+    scope = values.scope_of(point)
+    if scope.type != "function_definition" or not values.holds_one_value(scope, name):
+        return None
     # one name per function: a wrapper's `hi` and its caller's are two variables
-    return f"{scope.id if scope is not None else ''}:{values.text(parts[1])}"
+    return f"{scope.id}:{name}"
 
 
 def _llvm_branches(

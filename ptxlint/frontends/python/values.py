@@ -465,6 +465,12 @@ class Values:
         loop or ``with`` target...): a parameter it never rebinds holds the caller's value."""
         return bool(self._scope_events(scope).get(name))
 
+    def holds_one_value(self, scope: tree_sitter.Node, name: str) -> bool:
+        """Whether ``name`` keeps one value through the body of ``scope``: a parameter it
+        never rebinds, or a local it binds once."""
+        count = len(self._scope_events(scope).get(name, []))
+        return count == 0 if self._is_parameter(scope, name) else count == 1
+
     def bound_values(self, scope: tree_sitter.Node, name: str) -> list[tree_sitter.Node]:
         """The right-hand sides of the bindings of ``name`` in the body of ``scope`` (``x =
         v``, ``x += v``), in file order."""
