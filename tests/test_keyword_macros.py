@@ -79,6 +79,56 @@ def test_a_macro_renaming_the_keyword_does_not_read_a_statement_twice() -> None:
     assert len(extract_statements(SourceFile("k.cu", text)).statements) == 1
 
 
+# sppark's field arithmetic (ff/mont_t.cuh) and its copies: the keyword itself is the macro
+KEYWORD_ITSELF = """\
+# ifdef __GNUC__
+#  define asm __asm__ __volatile__
+# else
+#  define asm asm volatile
+# endif
+__device__ void add(unsigned* acc, const unsigned* a) {
+  asm("add.cc.u32 %0, %0, %1;" : "+r"(acc[0]) : "r"(a[0]));
+  asm("addc.cc.u32 %0, %0, %1;" : "+r"(acc[1]) : "r"(a[1]));
+}
+# undef asm
+__device__ void add2(unsigned* acc, const unsigned* a) {
+  asm("add.cc.u32 %0, %0, %1;" : "+r"(acc[0]) : "r"(a[0]));
+  asm("addc.cc.u32 %0, %0, %1;" : "+r"(acc[1]) : "r"(a[1]));
+}
+"""
+
+
+def test_a_macro_named_asm_gives_its_uses_its_qualifiers() -> None:
+    # the preprocessor hands the compiler `__asm__ __volatile__("add.cc...")`: a volatile asm
+    # under either definition; after `#undef asm`, a plain one again
+    statements = extract_statements(SourceFile("k.cu", KEYWORD_ITSELF)).statements
+    assert [s.is_volatile for s in statements] == [True, True, False, False]
+    [first, *_] = statements
+    [qualifier] = first.qualifiers
+    assert qualifier.name == "__volatile__"
+    assert KEYWORD_ITSELF[qualifier.span.start : qualifier.span.end] == "asm"
+
+
+def test_a_macro_named_asm_moves_the_carry_chain_consumer_to_a_warning() -> None:
+    # both statements volatile keep their order: PTX107 warns, as for `asm volatile`
+    found = lint_text(KEYWORD_ITSELF, "k.cu", select=("PTX107",))
+    errors = [f for f in found if f.severity.value == "error"]
+    assert len(found) == 4
+    assert [KEYWORD_ITSELF.count("\n", 0, f.span.start) + 1 for f in errors] == [13]
+
+
+@pytest.mark.parametrize(
+    "define",
+    [
+        "#ifdef X\n#define asm __asm__ __volatile__\n#else\n#define asm __asm__\n#endif",
+    ],
+)
+def test_a_macro_named_asm_adds_only_what_every_definition_says(define: str) -> None:
+    text = define + '\n__device__ void f() { asm("bar.sync 0;" ::: "memory"); }\n'
+    statements = extract_statements(SourceFile("k.cu", text)).statements
+    assert [s.is_volatile for s in statements] == [False]
+
+
 @pytest.mark.parametrize(
     "define",
     [
@@ -113,3 +163,16 @@ def test_nvcc_reads_the_same_statement(tmp_path) -> None:
     failed = subprocess.run([*args, str(bad)], capture_output=True, text=True)
     assert failed.returncode != 0
     assert "%3" in failed.stderr or "operand" in failed.stderr.lower()
+
+
+def test_the_language_server_s_reread_keeps_the_keyword_macro_s_qualifiers() -> None:
+    # an edit inside the template re-reads one statement without the file's macros: the
+    # qualifier the macro named `asm` gave it stays
+    from ptxlint.engine import parse_template
+    from ptxlint.frontends.cxx import extract as ex
+
+    statements = extract_statements(SourceFile("k.cu", KEYWORD_ITSELF)).statements
+    edited = KEYWORD_ITSELF.replace("add.cc.u32 %0", "add.cc.u32  %0", 1)
+    again = ex.reread(SourceFile("k.cu", edited), statements[0], parse_template)
+    assert again is not None and again.is_volatile
+    assert again.template.text == "add.cc.u32  %0, %0, %1;"

@@ -197,6 +197,7 @@ def extract(
     finder = NodeFinder(parsed.tree.root_node, host.ancestors.parents)
     holds = share.holds
     ascii_text = parsed.ascii  # offsets are bytes: no conversion per statement
+    keyword_macros: bool | None = None
     for start, keyword in _keywords(source.text):
         if not holds(start):
             continue
@@ -269,6 +270,12 @@ def extract(
         raw = plain or StatementReader(source, stream, pieces, macro_name is not None).read()
         if raw is None:
             continue
+        if keyword_macros is None:  # `#define asm __asm__ __volatile__`: once per file
+            keyword_macros = "#" in source.text and any(map(macros.table.definitions, KEYWORDS))
+        if keyword_macros:
+            extra = macro_uses.keyword_qualifiers(macros.table, keyword, start, raw.qualifiers)
+            if extra:
+                raw = dataclasses.replace(raw, qualifiers=extra + raw.qualifiers)
         if not raw.extended and macro_name is None and follows_declarator(source.text, start):
             result.skipped.append(
                 (start, f"{ASM_LABEL}: names a declaration's symbol, not a statement")
@@ -327,6 +334,9 @@ def reread(
             return None
     if raw.extended != old.extended:
         return None
+    kept = tuple(q for q in old.qualifiers if q.span.start == start)  # ``keyword_qualifiers``
+    if kept:
+        raw = dataclasses.replace(raw, qualifiers=kept + raw.qualifiers)
     if not raw.extended and follows_declarator(source.text, old.span.start):
         return None
     if [o.expression for o in raw.operands] != [o.expression for o in old.operands]:

@@ -441,3 +441,47 @@ class ExpansionMap(SourceMap):
 
     def piece_count(self, kinds: Collection[str]) -> int:
         return piece_count(self._template, kinds)  # the mapped pieces are of the same kinds
+
+
+# the spellings of each qualifier's meaning: `asm volatile` and `__asm__ __volatile__` say
+# the same
+_QUALIFIER_MEANING = {
+    "volatile": "volatile", "__volatile__": "volatile", "__volatile": "volatile",
+    "inline": "inline", "__inline": "inline", "__inline__": "inline", "goto": "goto",
+}
+
+
+def keyword_qualifiers(
+    table: MacroTable, keyword: str, at: int, written: Sequence[Qualifier]
+) -> tuple[Qualifier, ...]:
+    """The qualifiers an asm keyword used at ``at`` takes from a macro of its own name:
+    ``#define asm __asm__ __volatile__`` (sppark's fields, its copies) makes every
+    ``asm("...")`` after it a volatile asm, as the preprocessor hands the compiler
+    ``__asm__ __volatile__("...")``. Where several definitions may be in force (``#ifdef
+    __GNUC__`` / ``#define asm __asm__ __volatile__`` / ``#else`` / ``#define asm asm
+    volatile``), only what all of them add; none that ``written`` (the statement's own
+    qualifiers) already says. Each as the first definition spells it, spanning the keyword
+    (where the reader of the file sees the macro that adds it)."""
+    if not table.definitions(keyword):
+        return ()
+    alternatives = table.alternatives(keyword, at)
+    if not alternatives:
+        return ()
+    common: dict[str, str] | None = None
+    for d in alternatives:
+        if d.params is not None:
+            return ()
+        words = [t.text for t in d.body]
+        if not words or words[0] not in ("asm", "__asm__", "__asm"):
+            return ()
+        meanings: dict[str, str] = {}
+        for word in words[1:]:
+            meaning = _QUALIFIER_MEANING.get(word)
+            if meaning is None:
+                return ()
+            meanings.setdefault(meaning, word)
+        common = meanings if common is None else {
+            m: w for m, w in common.items() if m in meanings}
+    said = {_QUALIFIER_MEANING.get(q.name, q.name) for q in written}
+    span = Span(at, at + len(keyword))
+    return tuple(Qualifier(w, span) for m, w in (common or {}).items() if m not in said)
