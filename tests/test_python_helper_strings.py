@@ -239,3 +239,19 @@ def test_a_rebound_name_is_tested_afresh() -> None:
         "f'mov.b32 $0, {{{lane}, {\"h2\" if hi else \"l2\"}}};'")
     (found,) = extract_python(SourceFile("k.py", text), parse_template).statements
     assert found.template.text == f"mov.b32 $0, {{{HOLE}, {HOLE}}};"
+
+
+def test_each_way_of_the_first_choice_is_read_whatever_the_nested_ones_cost() -> None:
+    table = "{" + ", ".join(f"{i}: 'b{8 << (i % 4)}'" for i in range(8)) + "}[b]"
+    text = HEADER + (
+        "def k(x, a, b):\n"
+        "    if a == 0:\n"
+        f"        t = {table}\n"
+        "    elif a == 1:\n"
+        f"        t = {table}\n"
+        "    else:\n"
+        "        t = 'u33'\n"
+    ) + CALL.format("f'mov.{t} $0, $1;'")
+    found = extract_python(SourceFile("k.py", text), parse_template).statements
+    assert found[-1].template.text == "mov.u33 $0, $1;" and found[-1].context.branch == ("else",)
+    assert len(found) == 17

@@ -344,7 +344,7 @@ def _embedded(
 _MAX_BRANCHES = 8
 # A choice met inside a way taken (`"p" if isinstance(z, Boolean) else "0" if z else "1"`, an
 # `if` in the branch an outer `if` takes) is read in turn (`_next_choices`), the choices of
-# one reading at most this many deep, and at most this many readings tried per call
+# one reading at most this many deep, and at most this many such readings tried per call
 _MAX_CHOICES = 3
 _MAX_READINGS = 16
 
@@ -394,6 +394,12 @@ def _next_choices(
     return []
 
 
+def _inside(node: tree_sitter.Node, other: tree_sitter.Node) -> bool:
+    """Whether ``node`` lies within ``other`` (and is not it)."""
+    return node.id != other.id and other.start_byte <= node.start_byte <= node.end_byte <= (
+        other.end_byte)
+
+
 def _plain_test(values: Values, point: tree_sitter.Node) -> str | None:
     """A conditional expression's condition where it is a name its function binds at most
     once (``hi``, a parameter never rebound): the same value wherever the function tests it."""
@@ -440,11 +446,16 @@ def _llvm_branches(
     readings: list[AsmStatement] = []
     other_isa: list[tuple[int, str]] = []  # the branches read as another ISA's assembly
     partial = False  # a branch read as some PTX text around a hole
-    pending = _choices_at(values, (), points[0])
-    tried = 0
-    while pending and tried < _MAX_READINGS:
+    # the outermost choice first: one inside another's way is read within that way
+    first = next((p for p in points if not any(_inside(p, q) for q in points)), points[0])
+    pending = _choices_at(values, (), first)
+    nested = 0  # readings tried below the first choice (each way of which is always read)
+    while pending:
         chosen = pending.pop(0)
-        tried += 1
+        if len(chosen) > 1:
+            nested += 1
+            if nested > _MAX_READINGS:
+                continue
         values.choices = {point.id: index for point, index in chosen}
         values.branch_points = []
         one = ExtractionResult()
