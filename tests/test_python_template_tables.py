@@ -73,3 +73,37 @@ def test_a_table_not_bound_once_to_a_dict_literal_stays_a_hole() -> None:
     )
     read = _read(body)
     assert len(read) == 3 and all(HOLE in text for text, _ in read), read
+
+
+_TYPED = (
+    "from cutlass import Float32, Int32\n"
+    "def store(x, v):\n"
+    "    dtype = Float32 if isinstance(v, Float32) else Int32\n"
+    "    suffix = {Float32: 'f32', Int32: 's32'}[dtype]\n"
+    "    cons = {Float32: 'f', Int32: 'r'}[dtype]\n"
+    "    tl.inline_asm_elementwise(f'mov.{suffix} $0, $1;', '=r,' + cons, [x], dtype=tl.int32,"
+    " is_pure=True, pack=1)\n"
+)
+
+
+def test_a_key_naming_an_object_picks_the_entry_spelt_with_that_name() -> None:
+    # `dtype` is the object `Float32` names on one side and `Int32` on the other: Python's
+    # lookup finds the entries spelt with those names, in the template and the constraints
+    found = extract_python(SourceFile("k.py", _HEADER + _TYPED), parse_template).statements
+    assert [(s.template.text, s.llvm.constraints.text if s.llvm and s.llvm.constraints
+             else None) for s in found] == [("mov.f32 $0, $1;", "=r,f"),
+                                            ("mov.s32 $0, $1;", "=r,r")]
+    assert [s.context.branch for s in found] == [
+        ("if isinstance(v, Float32)",), ("if not (isinstance(v, Float32))",)]
+
+
+def test_a_name_not_surely_the_modules_object_picks_no_entry() -> None:
+    # the function takes `Float32` as a parameter, the module binds it twice, or assigns it
+    # (an alias of another name): the key's object and the entry's may differ
+    for changed in (
+        _TYPED.replace("def store(x, v):", "def store(x, v, Float32):"),
+        _TYPED + "Float32 = Int32\n",
+        _TYPED.replace("from cutlass import Float32, Int32", "from cutlass import Int32\nFloat32 = Int32"),
+    ):
+        for s in extract_python(SourceFile("k.py", _HEADER + changed), parse_template).statements:
+            assert HOLE in s.template.text

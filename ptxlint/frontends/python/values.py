@@ -196,9 +196,74 @@ class Values:
                 if not spelt.has_holes and spelt.text == wanted.text:
                     return self._string(value, depth + 1)
             return None
+        # a key that names an object (`{Float32: "f32", Int32: "s32"}[dtype]` after `dtype =
+        # Float32 if ... else Int32`, the side chosen for this reading), every entry's key
+        # another name the module imports or defines: the entry spelt with that name is the
+        # one Python's lookup finds (two such names taken for two objects)
+        named = self._key_name(keys[0], depth + 1)
+        if named is not None:
+            spelt_keys = [entry.child_by_field_name("key") for entry in entries]
+            names = [self._module_name(key) if key is not None and key.type == "identifier"
+                     else None for key in spelt_keys]
+            if None not in names:
+                for entry, name in reversed(list(zip(entries, names, strict=True))):
+                    value = entry.child_by_field_name("value")
+                    if name == named:
+                        return self._string(value, depth + 1) if value is not None else None
+                return None
         if node not in self.branch_points:
             self.branch_points.append(node)
         return None
+
+    def _key_name(self, node: tree_sitter.Node, depth: int) -> str | None:
+        """The module-level name ``node`` evaluates to (``_module_name``), through local names
+        bound once, a wrapper's parameter as the use being read gives it, and the side of a
+        conditional expression its condition or this reading chooses; None otherwise."""
+        while depth <= _MAX_DEPTH:
+            depth += 1
+            if node.type == "parenthesized_expression":
+                inner = _only_child(node)
+                if inner is None:
+                    return None
+                node = inner
+            elif node.type == "conditional_expression":
+                parts = [c for c in node.named_children if c.type != "comment"]
+                if len(parts) != 3:
+                    return None
+                known = self.scalar(parts[1], depth)
+                chosen = self.choices.get(node.id)
+                if known is not None and not isinstance(known, str):
+                    node = parts[0] if known else parts[2]
+                elif chosen is not None:
+                    node = parts[0] if chosen == 0 else parts[2]
+                else:
+                    if node not in self.branch_points:
+                        self.branch_points.append(node)
+                    return None
+            elif node.type == "identifier":
+                bound = self._single_binding(node)
+                if bound is None:
+                    return self._module_name(node)
+                node = bound
+            else:
+                return None
+        return None
+
+    def _module_name(self, node: tree_sitter.Node) -> str | None:
+        """``node``'s name where it surely names the one object the module imports or defines
+        under it (once: an import, a class, a function; an assignment may alias another name),
+        no function around ``node`` binding or taking it."""
+        name = self.text(node)
+        current = node.parent
+        while current is not None:
+            if current.type in ("function_definition", "lambda") and (
+                    self._scope_events(current).get(name) or self._is_parameter(current, name)):
+                return None
+            current = current.parent
+        events = self._scope_events(self.root).get(name, [])
+        defining = ("import_statement", "import_from_statement", "class_definition",
+                    "function_definition")
+        return name if len(events) == 1 and events[0].node.type in defining else None
 
     def _conditional(self, node: tree_sitter.Node, depth: int) -> Sourced | None:
         """``A if torch.version.hip else B``: a choice between platforms, like C++'s ``#if``
