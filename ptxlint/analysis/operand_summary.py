@@ -17,7 +17,6 @@ made once per parsed template and read by the rules that walk the tokens.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import attrgetter
 from typing import NamedTuple
 
 from ptxlint import file_memos
@@ -94,14 +93,14 @@ def _indexed(operands: Sequence[Operand]) -> bool:
     """Whether three of ``operands`` or more are ``_element_like``. Each is asked only where
     the expressions hold a '[' or a '.' at all, told by one search of their texts joined: a
     wgmma's 130 operands are plain names (CUTLASS's include/: 143,000 operands, each asked
-    before; a wgmma's 130 names: 29.9 -> 7.8 us, timeit)."""
-    joined = "\0".join(map(_EXPRESSION, operands))
+    before; a GMMA statement's 137 names: 16.4 -> 2.2 us, timeit). The texts are read by a
+    comprehension: ``map(attrgetter(...))`` over the slots took 3.9 us."""
+    joined = "\0".join([o.expression for o in operands])
     if "[" not in joined and "." not in joined:
         return False
     return len([1 for o in operands if _element_like(o.expression)]) >= 3
 
 
-_EXPRESSION = attrgetter("expression")
 _LAST: list[tuple[AsmStatement, OperandSummary]] = []
 file_memos.register(_LAST.clear)
 

@@ -590,7 +590,15 @@ def _own_words(
     find = _FUNCTION_WORDS.findall
     within = find(text, 0, declarator)
     trailing = find(text, after)
-    words = within + find(text, declarator, after) + trailing
+    # the declarator's own words count only as specifiers, and one can be there only where
+    # its text holds "__" or a specifier word: a long parameter list (CUTLASS's GMMA headers,
+    # 130 parameters) is not split into words otherwise (a 3,221-byte GMMA header: 52.9 ->
+    # 7.6 us, timeit; CUTLASS include/'s asm files read 1,484 header spellings)
+    mid = text[declarator:after]
+    if "__" in mid or any(word in mid for word in _SPECIFIER_WORDS):
+        words = within + find(text, declarator, after) + trailing
+    else:
+        words = within + trailing
     specifiers = tuple([w for w in words if w[:2] == "__" or w in _SPECIFIER_WORDS])
     return specifiers, tuple(within + trailing if has_body else within)
 
