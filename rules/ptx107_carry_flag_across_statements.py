@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from ptxlint.analysis.carry import PRODUCERS as _PRODUCERS
 from ptxlint.analysis.carry import carry_use
 from ptxlint.analysis.cxx_facts import facts_for
+from ptxlint.analysis.split_scopes import kept_in_order
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.rule import Rule, RuleContext
@@ -54,7 +55,11 @@ Both statements `volatile` (CuTe DSL's `add_cc`/`addc` wrappers are `has_side_ef
 their order, and the consumer is then a **warning**, not an error: the chain still relies on
 nothing between the two statements touching the flag, and the compiler does place its own
 code there (the same loop, volatile, gets the loop's other arithmetic between `add.cc` and
-`addc`), including the `add.cc.u64`/`addc.u64` pairs it emits for 128-bit integers.
+`addc`), including the `add.cc.u64`/`addc.u64` pairs it emits for 128-bit integers. An asm
+with no output operand counts as volatile (GCC's rule, which clang and nvcc follow: nvcc 13.0
+keeps both of two identical `asm("membar.gl;")`, and drops the second of two identical
+`asm("mov.u32 %0, %%clock;" : "=r"(r))`), so `asm("{ .reg .u32 t; add.cc.u32 t, %0, %1; }"
+:: "r"(a), "r"(b))` followed by `asm volatile("addc.u32 %0, 0, 0;" : "=r"(c))` is a warning too.
 
 ## Example
 ```cuda
@@ -96,11 +101,12 @@ asm("add.cc.u32 %0, %0, %2;\\n\\t"
         use = carry_use(before) if before is not None else None
         fed = before is not None and use is not None and use.last_producer is not None \
             and not use.consumed_after_last_producer
-        # Volatile statements keep their order, so the consumer is not hoisted away from its
-        # producer; the compiler may still put its own code between them, and the add.cc/addc
-        # it emits for 128-bit integers reuses the flag: a warning. Otherwise an error: nvcc
-        # moves a non-volatile consumer (the docs' evidence).
-        ordered = statement.is_volatile and (not fed or before is None or before.is_volatile)
+        # Volatile statements (an asm without outputs is one: ``kept_in_order``) keep their
+        # order, so the consumer is not hoisted away from its producer; the compiler may still
+        # put its own code between them, and the add.cc/addc it emits for 128-bit integers
+        # reuses the flag: a warning. Otherwise an error: nvcc moves a non-volatile consumer
+        # (the docs' evidence).
+        ordered = kept_in_order(statement) and (not fed or before is None or kept_in_order(before))
         severity = Severity.WARNING if ordered else None
         hazard = (
             "only volatile keeps the two in order, and the compiler may still put its own "

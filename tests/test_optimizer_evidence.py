@@ -432,6 +432,50 @@ def test_volatile_carry_statements_keep_their_order_but_not_the_flag() -> None:
     assert "add.cc.s64" in ptx[producer:consumer], "nvcc no longer places its carry between"
 
 
+CARRY_NO_OUTPUT = """
+__device__ unsigned carry_of(unsigned a, unsigned b) {
+  unsigned c;
+  asm("{ .reg .u32 t; add.cc.u32 t, %0, %1; }" :: "r"(a), "r"(b));
+  asm volatile("addc.u32 %0, 0, 0;" : "=r"(c));
+  return c;
+}
+"""
+
+
+def test_an_asm_without_outputs_keeps_its_order_as_a_volatile_one() -> None:
+    """An asm with no output operand is volatile without the word (GCC's rule): the pair keeps
+    its order, PTX107 warns; a consumer that is neither volatile nor output-free may move."""
+    found = lint_text(CARRY_NO_OUTPUT, select=("PTX107",))
+    assert [(f.rule, f.severity.value) for f in found] == [
+        ("PTX107", "warning"), ("PTX107", "warning")
+    ]
+    plain = CARRY_NO_OUTPUT.replace("asm volatile(", "asm(")
+    assert sorted(f.severity.value for f in lint_text(plain, select=("PTX107",))) == [
+        "error", "warning"
+    ]
+
+
+KEPT_WITHOUT_OUTPUTS = """
+__global__ void k(unsigned *p, unsigned v) {
+  asm("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
+  asm("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
+  unsigned r;
+  asm("mov.u32 %0, %%clock;" : "=r"(r));
+  asm("mov.u32 %0, %%clock;" : "=r"(r));
+}
+"""
+
+
+@needs_nvcc
+def test_nvcc_keeps_an_asm_without_outputs_as_volatile() -> None:
+    """Two identical asm with no outputs both stay; the asm whose outputs are unused goes."""
+    [(ok, ptx)] = compile_many([(KEPT_WITHOUT_OUTPUTS, "ptx")])
+    assert ok, ptx
+    ptx = code(ptx)
+    assert ptx.count("st.global.u32") == 2
+    assert "%clock" not in ptx
+
+
 # --------------------------------------------------------------------------- fixes
 
 
