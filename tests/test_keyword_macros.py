@@ -176,3 +176,14 @@ def test_the_language_server_s_reread_keeps_the_keyword_macro_s_qualifiers() -> 
     again = ex.reread(SourceFile("k.cu", edited), statements[0], parse_template)
     assert again is not None and again.is_volatile
     assert again.template.text == "add.cc.u32  %0, %0, %1;"
+
+
+def test_a_macro_named_asm_from_an_included_header(tmp_path) -> None:
+    # the definition in force may come from a header the file includes (by relative path)
+    (tmp_path / "v.h").write_text("#pragma once\n#define asm __asm__ __volatile__\n")
+    body = KEYWORD_ITSELF.split("# undef asm\n")[0].split("# endif\n")[1]
+    source = '#include "v.h"\n' + body
+    path = tmp_path / "k.cu"
+    path.write_text(source)
+    statements = extract_statements(SourceFile(str(path), source)).statements
+    assert [s.is_volatile for s in statements] == [True, True]
