@@ -225,7 +225,8 @@ def test_tied_choices_of_different_tests_stay_open() -> None:
         "def k(x, v):\n    dtype = F32 if isinstance(v, F32) else I32\n"
         "    suffix = {F32: 'f32', I32: 's32'}[dtype]\n"
     ) + CALL.format("f'mov.{suffix} $0, $1;'")
-    assert statement(text).template.text == f"mov.{HOLE} $0, $1;"
+    found = extract_python(SourceFile("k.py", text), parse_template).statements
+    assert found and all(s.template.text == f"mov.{HOLE} $0, $1;" for s in found)
     # the same name in two functions is two variables: a wrapper's `hi` is not its caller's
     two = HEADER + "def pick(hi):\n    return 'h' if hi else 'l'\n" + (
         "def k(x, hi):\n") + CALL.format("f'mov.b32 $0, {pick(hi)}{\"2\" if hi else \"\"};'")
@@ -237,8 +238,9 @@ def test_a_rebound_name_is_tested_afresh() -> None:
     # `hi` changes between the two tests: each keeps its own choice (left open)
     text = HEADER + "def k(x, hi):\n    lane = 'h' if hi else 'l'\n    hi = not hi\n" + CALL.format(
         "f'mov.b32 $0, {{{lane}, {\"h2\" if hi else \"l2\"}}};'")
-    (found,) = extract_python(SourceFile("k.py", text), parse_template).statements
-    assert found.template.text == f"mov.b32 $0, {{{HOLE}, {HOLE}}};"
+    found = extract_python(SourceFile("k.py", text), parse_template).statements
+    assert [s.template.text for s in found] == [
+        f"mov.b32 $0, {{h, {HOLE}}};", f"mov.b32 $0, {{l, {HOLE}}};"]
 
 
 def test_each_way_of_the_first_choice_is_read_whatever_the_nested_ones_cost() -> None:
@@ -255,3 +257,20 @@ def test_each_way_of_the_first_choice_is_read_whatever_the_nested_ones_cost() ->
     found = extract_python(SourceFile("k.py", text), parse_template).statements
     assert found[-1].template.text == "mov.u33 $0, $1;" and found[-1].context.branch == ("else",)
     assert len(found) == 17
+
+
+def test_each_side_is_linted_around_the_fields_it_leaves_unknown() -> None:
+    # `kind` is the caller's: each side is PTX text around a hole, linted as such, where the
+    # call was a hole altogether (PTX902) and nothing of either side was read
+    text = HEADER + "def k(x, kind, unscale):\n    body = (\n" + (
+        "        '{.reg .b32 c, u; mov.b32 c, 0x5C005C00; mul.rn.f16x3 u, $1, c; '\n"
+        "        f'cvt.rn.satfinite.{kind}x2.f16x2 $0, u;}}'\n"
+        "        if unscale\n"
+        "        else f'cvt.rn.satfinite.{kind}x2.f16x2 $0, $1;'\n    )\n"
+    ) + CALL.format("body")
+    found = extract_python(SourceFile("k.py", text), parse_template).statements
+    assert [s.context.branch for s in found] == [("if unscale",), ("if not (unscale)",)]
+    assert all(HOLE in s.template.text for s in found)
+    findings = [f for f in lint_text(text, "k.py") if f.severity != "info"]
+    assert [(f.rule, f.branch) for f in findings] == [("PTX204", ("if unscale",))]
+    assert not [f for f in lint_text(text, "k.py") if f.rule == "PTX902"]

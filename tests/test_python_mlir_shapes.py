@@ -236,3 +236,17 @@ def test_an_operand_list_built_by_list_arithmetic_is_counted() -> None:
     assert whole.llvm is not None and whole.llvm.args is not None and len(whole.llvm.args) == 2
     found = lint_text(text, "k.py", select=("PTX501",))
     assert [text.count("\n", 0, f.span.start) + 1 for f in found] == [8]
+
+
+def test_inline_ptx_placeholder_with_a_computed_number_is_a_hole() -> None:
+    # f"@{{$r{n}}} ..." (CUTLASS's predicated inline_ptx): the lowering rewrites it to an
+    # operand this file cannot name, and the ids of the read-only placeholders shift with its
+    # unknown rank; the write-only one keeps its $0
+    text = CUTE + (
+        "def f(a, b, n):\n"
+        "    cute.arch.inline_ptx(f'@{{$r{n}}} add.s32 {{$w0}}, {{$r0}}, 1;',\n"
+        "        write_only_types=[Int32], read_only_args=[Int32(a), b])\n"
+    )
+    (s,) = statements(text)
+    assert s.template.text == f"@{HOLE} add.s32 $0, {HOLE}, 1;"
+    assert "$r" not in s.template.text

@@ -426,10 +426,12 @@ def _llvm_branches(
     (``if isinstance(v, Int32): asm = "clz.b32 ..."; elif ...: asm = "clz.b64 ..."``), the
     call read once per branch, each with what that branch binds, as the C++ front end reads a
     statement once per ``#if`` branch; a choice that a branch's reading meets in turn (an
-    ``if`` inside the branch, the ``else`` side that is itself ``A if c else B``, a second
-    conditional piece) splits that reading again, as nested ``#if`` branches do. A branch
-    whose reading is still a hole (one that binds nothing, or raises), or that never runs
-    past the ``if`` (``else: return``, whatever was bound before it), gives no statement; when
+    ``if`` inside the branch, the ``else`` side that is itself ``A if c else B``) splits that
+    reading again, as nested ``#if`` branches do. A branch read as text around holes (an
+    unknown field, another choice left open) is linted around them, as the call's own reading
+    would be; one whose reading holds no instruction text (one that binds nothing, or raises),
+    or that never runs past the ``if`` (``else: return``, whatever was bound before it), gives
+    no statement; when
     no branch gives one, the call stays a hole, unless the branches that bind a whole template
     all bind another ISA's (``if 'gfx11' in arch: asm = "s_sendmsg_rtn_b64 ..."``: Triton's
     AMD helpers): then it is no PTX, as a literal AMD template is not."""
@@ -476,7 +478,12 @@ def _llvm_branches(
             partial = partial or any(
                 s.template.text.replace(HOLE, "").strip() for s in one.statements
             )
-            continue
+            known = [s for s in one.statements
+                     if any(c.isalpha() for c in s.template.text.replace(HOLE, ""))]
+            if len(one.statements) != 1 or not known:
+                continue
+            # a way read as PTX text around holes (an unknown field, another open choice) is
+            # linted around them, as the call's own reading would be
         arms = {point.id: _arms(values, point) for point, _ in chosen}
         taken: list[str] = []
         for point, index in chosen:

@@ -38,6 +38,9 @@ from .values import Values
 
 # The lowering's pattern (``getPredicateMappingRegex``): case as written.
 PLACEHOLDER = re.compile(r"\{\$(rw|w|r)([0-9]+)\}")
+# A placeholder whose number the program computes (f"@{{$r{len(args)}}} ..."): the lowering
+# rewrites it too, to an operand this file cannot name
+_HOLED = re.compile(rf"\{{\$(rw|w|r)[0-9{HOLE}]*{HOLE}[0-9{HOLE}]*\}}")
 
 # CuTe DSL's Numeric classes -> (constraint letter, type spelling, kind, bytes).
 _NUMERIC: dict[str, tuple[str, str, str, int]] = {
@@ -218,6 +221,11 @@ def _rewrite(
     """The lowering's ``rewriteAsmPlaceholders``, keeping the source map."""
     seen: dict[str, list[int]] = {"rw": [], "w": [], "r": []}
     matches = list(PLACEHOLDER.finditer(text.text))
+    holed = list(_HOLED.finditer(text.text)) if HOLE in text.text else []
+    # an unknown number takes an unknown rank among its kind's, and every id after it moves:
+    # the placeholders of that kind and the kinds numbered after it name no operand surely
+    kinds = ("rw", "w", "r")
+    unsure = {k for m in holed for k in kinds[kinds.index(m.group(1)):]}
     for m in matches:
         if int(m.group(2)) not in seen[m.group(1)]:
             seen[m.group(1)].append(int(m.group(2)))
@@ -239,10 +247,14 @@ def _rewrite(
     parts: list[Sourced] = []
     last = 0
     found: list[PtxPlaceholder] = []
-    for m in matches:
-        kind, number = m.group(1), int(m.group(2))
+    for m in sorted(matches + holed, key=lambda m: m.start()):
         parts.append(text.slice(last, m.start()))
         start, end = text.starts[m.start()], text.ends[m.end() - 1]
+        if m.re is _HOLED or m.group(1) in unsure:
+            parts.append(Sourced.hole(Span(start, end)))
+            last = m.end()
+            continue
+        kind, number = m.group(1), int(m.group(2))
         k = ids[(kind, number)]
         ref = f"${k}"
         parts.append(Sourced(ref, [start] * len(ref), [end] * len(ref), []))
