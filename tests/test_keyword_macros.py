@@ -187,3 +187,20 @@ def test_a_macro_named_asm_from_an_included_header(tmp_path) -> None:
     path.write_text(source)
     statements = extract_statements(SourceFile(str(path), source)).statements
     assert [s.is_volatile for s in statements] == [True, True]
+
+
+def test_a_macro_named_asm_qualifies_each_branch_of_a_statement_with_if_inside() -> None:
+    text = (
+        "#define asm __asm__ __volatile__\n"
+        "__device__ unsigned f(unsigned a) {\n"
+        "  unsigned d;\n"
+        '  asm("add.cc.u32 %0, %1, 1;"\n'
+        "#if __CUDA_ARCH__ >= 700\n"
+        '      "addc.u32 %0, %0, 0;"\n'
+        "#endif\n"
+        '      : "=r"(d) : "r"(a));\n'
+        "  return d;\n"
+        "}\n"
+    )
+    statements = extract_statements(SourceFile("k.cu", text)).statements
+    assert statements and all(s.is_volatile for s in statements)

@@ -557,6 +557,9 @@ def _read_branches(
         raw = StatementReader(source, variant.tokens, pieces, in_macro=False).read()
         if raw is None:
             continue
+        if pieces.table.definitions(keyword):  # `#define asm __asm__ __volatile__`
+            extra = macro_uses.keyword_qualifiers(pieces.table, keyword, start, raw.qualifiers)
+            raw = dataclasses.replace(raw, qualifiers=extra + raw.qualifiers)
         base = context_of(
             host.ancestors, node, None, file_guards, start, raw.end, host.guard_macros, host.kind
         )
