@@ -13,8 +13,10 @@ from ptxlint.ptx.scopes import (
     declaration_note,
     declared_names,
     declares,
+    is_file_scope,
     undeclared_registers,
     undeclared_sources,
+    written_compiler_registers,
 )
 from ptxlint.ptx.special_registers import nearest_special_registers
 from ptxlint.rule import Rule, RuleContext
@@ -59,8 +61,17 @@ A name with `%` that is no special register and that nothing declares (`%%laneId
 symbol has a `%`); the message names the special register one edit away (two in a longer
 name, a letter's case no edit), and an unsafe fix writes it where only one is that near. The
 registers the compiler declares in the function it inlines the asm into (`%r1`, `%rd2`, `%f3`,
-`%p4`, `%rs5`, `%SP`...) are not reported (ptxas takes them), nor a numbered special register
-past its last number (`%%envreg32`: PTX207's). Not checked: a word inside an address
+`%p4`, `%rs5`, `%SP`...) are not reported where they are read (ptxas takes them), nor a
+numbered special register past its last number (`%%envreg32`: PTX207's).
+
+A template that *writes* one of the compiler's numbered registers (`%r1`, `%rd1`, `%rs1`,
+`%f1`, `%fd1`, `%p1`, or `%%r1` in extended asm; a destination of an instruction) without
+declaring it inside its own braces is reported, one finding per register: nvcc declares
+`.reg .b32 %r<N>;`, `.reg .b64 %rd<N>;`, `.reg .f32 %f<N>;`, `.reg .pred %p<N>;`... in every
+function and keeps its values in them, numbered from 1, so the write lands on one of them
+(an error). Number 0 (`%r0`, `%p0`) holds none of them: it exists only where the function
+declares some register of that type, and ptxas stops with "Unknown symbol" where it does not
+(a warning). Not checked: a word inside an address
 (`[smem + 4]` may name a variable), call targets and branch labels, the sink `_`, PTX's
 constant `WARP_SZ`, a template with a macro hole, an instruction whose opcode is unknown
 (PTX204's), and an instruction that runs into the next where two string pieces meet without a
@@ -72,6 +83,15 @@ when it compiles the statement: a register name misspelled (`tmp` declared, `tem
 `.reg` line forgotten, or a special register misspelt (`%laneId`). Inline asm is compiled
 late, only for the targets and template instantiations that reach it, so the error waits for
 the build that does.
+
+A compiler register written undeclared is worse: ptxas takes it, and the asm silently
+overwrites whatever value the compiler keeps in that register at that point (nvcc 13.0 puts
+`x = a * 3 + b` in `%r3` of a three-argument kernel; an `asm("add.u32 %r3, %r3, 7;")` after
+it changes the `x` stored next). Where the function has fewer such registers than the
+number written, ptxas stops with "Unknown symbol '%r0'" instead. Declaring the name inside
+the template's braces keeps the write local, but the compiler's own operand (`%0`, which it
+may name `%r1`) then means the template's register inside those braces: a name outside the
+compiler's scheme is safe.
 
 ## Example
 ```cuda
@@ -88,6 +108,12 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
     "selp.u32 %0, 1, 0, p;\\n\\t}"
     : "=r"(r) : "r"(x));
 ```
+
+For a compiler register written, `asm("add.cc.u32 %r0, %r0, 7;");` (the carry chain's
+value lands on one of nvcc's registers), write an operand instead:
+```cuda
+asm("add.cc.u32 %0, %0, 7;" : "+r"(lo));
+```
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
@@ -95,8 +121,11 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
         if statement.template.has_holes or statement.opaque_sections:
             return
         registers, sources = undeclared_registers(ptx), undeclared_sources(ptx)
+        writes = written_compiler_registers(ptx)
+        if writes and not is_file_scope(statement):
+            yield from self._compiler_writes(statement, context, writes)
         if not registers and not sources:
-            return  # (most statements: both answers are kept per template)
+            return  # (most statements: the answers are kept per template)
         here = sorted({n.partition("<")[0] for n in declared_names(ptx)})
         # a mov/cvta source that names nothing may be a module symbol; one edit away from a
         # register the template declares, it is that register misspelt
@@ -152,6 +181,60 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
             yield self.finding(statement, self.template_span(statement, word.start, word.end),
                                message, fix)
 
+    def _compiler_writes(self, statement: AsmStatement, context: RuleContext,
+                         writes: tuple[PtxOperand, ...]) -> Iterator[Finding]:
+        """One finding per compiler register (``%r1``) the template writes undeclared."""
+        analysis = analysis_of(statement)
+        if not analysis.clearly_ptx:
+            return
+        glued = [(i.start, i.end) for i in statement.ptx.instructions
+                 if analysis.runs_together(i)]
+        # nvcc rewrites `%%` to `%` only in a statement with operands (PTX008's): there the
+        # compiler's register is spelt `%%r1`, elsewhere `%r1` (`%r1` with operands is an
+        # operand reference, `%%r1` without reaches ptxas as written: those rules' findings)
+        processed = (statement.syntax != "llvm" and statement.extended
+                     and bool(statement.operands))
+        uses: dict[str, list[PtxOperand]] = {}
+        for word in writes:
+            name = _name(word.text)
+            if name.startswith("%%") == processed and not any(
+                    start <= word.start < end for start, end in glued):
+                uses.setdefault(name, []).append(word)
+        if not uses:
+            return
+        elsewhere = _declared_elsewhere(statement, context)
+        for name, words in uses.items():
+            spelt = _ptx_name(name)
+            if declares(elsewhere, spelt):
+                continue
+            more = len(words) - 1
+            also = f" (and {more} more write{'s' if more > 1 else ''})" if more else ""
+            kind = _COMPILER_TYPES.get(spelt[1:].rstrip("0123456789"), ".<type>")
+            scheme = f"'.reg {kind} {spelt.rstrip('0123456789')}<N>'"
+            advice = (f"write an output operand, or a register of the template's own declared "
+                      f"inside its braces under a name outside that scheme "
+                      f"('{{ .reg {kind} t; ... }}')")
+            severity = None
+            if int(spelt[len(spelt.rstrip("0123456789")):]) == 0:
+                # nvcc names its registers from 1: number 0 holds none of its values, and
+                # exists only where the function declares that register type at all
+                severity = Severity.WARNING
+                message = (f"'{name}' is written{also} but the template does not declare it: "
+                           f"it exists only where the function the asm is inlined into "
+                           f"declares the compiler's {scheme} (nvcc names its own from 1, so "
+                           f"it holds none of their values); in a function with none of that "
+                           f"type ptxas stops with \"Unknown symbol '{spelt}'\"; {advice}")
+            else:
+                message = (f"'{name}' is written{also} but the template does not declare it: "
+                           f"it is one of the registers the compiler declares in the function "
+                           f"the asm is inlined into (nvcc's {scheme}), so the write "
+                           f"overwrites a value the compiler keeps there (ptxas takes it; "
+                           f"where the function declares fewer: \"Unknown symbol "
+                           f"'{spelt}'\"); {advice}")
+            word = words[0]
+            yield self.finding(statement, self.template_span(statement, word.start, word.end),
+                               message, severity=severity)
+
     def _rename_fix(self, statement: AsmStatement, uses: list[PtxOperand], written: str
                     ) -> Fix | None:
         """Every use of the name written as the special register it is nearest to: unsafe,
@@ -164,6 +247,11 @@ asm("{\\n\\t.reg .pred p;\\n\\t"
                 return None
             edits.append(edit)
         return Fix(f"Read the special register '{written}'", tuple(edits), safe=False)
+
+
+# the type nvcc declares each of its numbered register names with
+_COMPILER_TYPES = {"r": ".b32", "rd": ".b64", "rs": ".b16", "f": ".f32", "fd": ".f64",
+                   "p": ".pred", "h": ".b16", "hh": ".b32", "rq": ".b128"}
 
 
 def _name(text: str) -> str:

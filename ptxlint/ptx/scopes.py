@@ -9,6 +9,7 @@ from typing import NamedTuple
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, PtxDirective, PtxLabel, PtxOperand, PtxTemplate
 from ptxlint.ptx.instructions import family
+from ptxlint.ptx.operand_roles import destinations
 from ptxlint.ptx.template_memo import TemplateMemo
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "declares",
     "is_file_scope",
     "undeclared_registers", "undeclared_sources", "unscoped", "used_names", "uses_declared",
+    "written_compiler_registers",
 ]
 
 # Declarations that live in the enclosing function's scope once the template is spliced in.
@@ -245,7 +247,19 @@ def undeclared_sources(ptx: PtxTemplate) -> tuple[PtxOperand, ...]:
     return _UNDECLARED.of(ptx, lambda: _undeclared(ptx))[1]
 
 
-def _undeclared(ptx: PtxTemplate) -> tuple[tuple[PtxOperand, ...], tuple[PtxOperand, ...]]:
+def written_compiler_registers(ptx: PtxTemplate) -> tuple[PtxOperand, ...]:
+    """The destinations of ``ptx`` (``operand_roles.destinations``) that are one of the
+    registers the compiler declares in the function the asm is inlined into (nvcc's ``%r1``,
+    ``%rd2``, ``%f3``, ``%p4``...; ``%%r1`` of extended asm) and that the template does not
+    declare where it writes them: the write lands on a register that holds one of the
+    compiler's values (``_undeclared``)."""
+    return _UNDECLARED.of(ptx, lambda: _undeclared(ptx))[2]
+
+
+_Undeclared = tuple[tuple[PtxOperand, ...], tuple[PtxOperand, ...], tuple[PtxOperand, ...]]
+
+
+def _undeclared(ptx: PtxTemplate) -> _Undeclared:
     """The operands of ``ptx`` that must be registers and name none the template declares:
     a guard, an operand of an instruction that takes no symbol there (``add``, ``setp``,
     ``st``'s value: ptxas "must be register"), a destination of ``mov`` and ``cvta``; never
@@ -253,12 +267,14 @@ def _undeclared(ptx: PtxTemplate) -> tuple[tuple[PtxOperand, ...], tuple[PtxOper
     of nvcc's own registers (``%r1``: a name with ``%``). ptxas answers each with "Unknown
     symbol". Second, the sources of ``mov`` and ``cvta`` that name nothing declared: a module
     symbol there is right (a ``__device__`` variable's address), so these are only candidates.
+    Third, the destinations that are undeclared compiler registers (``%r1`` written).
     A template with a macro hole, or an instruction whose opcode is unknown, says nothing."""
     if not ptx.instructions:
-        return (), ()
+        return (), (), ()
     scopes = _scopes(ptx)
     found: list[PtxOperand] = []
     sources: list[PtxOperand] = []
+    compiler: list[PtxOperand] = []  # undeclared compiler registers, for the writes among them
 
     def ask(operand: PtxOperand, into: list[PtxOperand]) -> None:
         for word in _register_words(operand):
@@ -269,10 +285,14 @@ def _undeclared(ptx: PtxTemplate) -> tuple[tuple[PtxOperand, ...], tuple[PtxOper
                 into.append(word)
             elif not _COMPILER_REGISTER().fullmatch(name):
                 found.append(word)  # no module symbol is spelt with `%`: never a candidate
+            elif _VIRTUAL_REGISTER().fullmatch(name):
+                compiler.append(word)
 
+    written: list[PtxOperand] = []
     for instruction in ptx.instructions:
         if instruction.opaque or family(instruction.opcode) is None:
             continue
+        compiler.clear()
         if instruction.predicate is not None:
             ask(instruction.predicate.register, found)
         operands = instruction.operands
@@ -284,7 +304,10 @@ def _undeclared(ptx: PtxTemplate) -> tuple[tuple[PtxOperand, ...], tuple[PtxOper
             operands = ()
         for operand in operands:
             ask(operand, found)
-    return tuple(found), tuple(sources)
+        if compiler:
+            taken = {id(o) for o in destinations(instruction) or ()}
+            written.extend(word for word in compiler if id(word) in taken)
+    return tuple(found), tuple(sources), tuple(written)
 
 
 def _register_words(operand: PtxOperand) -> Iterator[PtxOperand]:
@@ -312,8 +335,13 @@ def _register_words(operand: PtxOperand) -> Iterator[PtxOperand]:
 _COMPILER_REGISTER = on_first_use(
     r"%%?(?:(?:r|rd|rs|rq|rl|rh|f|fd|fl|h|hh|p|b)[0-9]+|SPL?|(?:envreg|pm)[0-9]+(?:_64)?)")
 
-_UNDECLARED: TemplateMemo[tuple[tuple[PtxOperand, ...], tuple[PtxOperand, ...]]] = (
-    TemplateMemo(4096))
+# The registers of the compiler's own numbered scheme (nvcc: `.reg .b32 %r<N>`, `.b64 %rd<N>`,
+# `.b16 %rs<N>`, `.f32 %f<N>`, `.f64 %fd<N>`, `.pred %p<N>`; clang's and older nvcc's
+# spellings), which hold its values: a template that writes one it does not declare overwrites
+# one of them. `%SP` and the special registers are not among them.
+_VIRTUAL_REGISTER = on_first_use(r"%%?(?:r|rd|rs|rq|rl|rh|f|fd|fl|h|hh|p|b)[0-9]+")
+
+_UNDECLARED: TemplateMemo[_Undeclared] = TemplateMemo(4096)
 # Words no directive declares: the sink, and the one predefined identifier without a `%`
 # (PTX ISA, "Identifiers": the constant WARP_SZ, an immediate wherever one is allowed)
 _NO_DECLARATION = frozenset({"_", "WARP_SZ"})
