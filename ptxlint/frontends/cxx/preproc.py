@@ -342,6 +342,13 @@ def _names(condition: str) -> tuple[str, ...]:
     return _lexed(condition)[1]
 
 
+def condition_names(condition: str) -> tuple[str, ...]:
+    """The names ``evaluate`` may look up in ``defines`` or ``macros`` for ``condition``
+    (every other token is an operator, a literal or ``defined``'s parenthesis): a condition
+    none of whose names the file's macros define evaluates alike with them and without."""
+    return _lexed(condition)[1]
+
+
 # C++'s alternative spellings of operators ([lex.digraph]): in a ``#if`` as anywhere in C++,
 # ``defined(__CUDA_ARCH__) and (__CUDA_ARCH__ >= 1000)`` is ``&&`` (nvcc compiles CUDA as C++,
 # and C's <iso646.h> defines the same names as these operators). Never a macro's name.
