@@ -68,6 +68,11 @@ from ptxlint.model import SourceFile  # noqa: E402
 from ptxlint.registry import load_rules, preview_ids  # noqa: E402
 from ptxlint.rule import Rule, RuleContext  # noqa: E402
 from ptxlint.run.discover import discover, read_source  # noqa: E402
+from ptxlint.run.prefilter import (  # noqa: E402
+    has_keyword,
+    needs_include_check,
+    uses_included_asm_macro,
+)
 from scripts import locations  # noqa: E402
 
 SMALL = '__device__ unsigned f(unsigned a) {\n  unsigned d;\n  asm("add.u32 %0, %1, %3;" : "=r"(d) : "r"(a));\n  return d;\n}\n'  # noqa: E501
@@ -224,9 +229,30 @@ def warm_up() -> None:
     lint_source(SourceFile("warm.cu", SMALL), default_rules(), RuleContext())
 
 
-def per_file(files: list[str]) -> list[tuple[float, float, int, str]]:
-    """(lint seconds, its bare parse seconds, statements, path) of each asm-bearing file, each
-    linted alone (a run parses a near-duplicate as an edit of the file before: cheaper).
+def as_check_meets_them(rules: list[Rule], files: list[str]) -> None:
+    """What ``check`` has done once per run before it lints a tree's asm files, done here so
+    that the per-file table charges none of it to the file that happens to need it first:
+    every rule's module loaded (a rule loads on its first statement with its features), and
+    the prefilter's question asked of each file without an asm keyword (it sketches the
+    headers their includes reach: a macro table walks the same include graph). Without it the
+    CUDA 13 headers' first CUB file, cub/detail/strong_load.cuh (22 statements), showed
+    0.21-0.30 s = 55-67x its parse, of which 0.2 s sketched the 1,368 headers its includes
+    reach and most of the rest loaded rules; 0.02 s = 12x so (in ``check -j 1``: 0.04 s, the
+    first file of many that loads a few rules and compiles their patterns)."""
+    _ = [rule.check for rule in rules]  # a stand-in's first read imports its rule's module
+    for path in files:
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            continue
+        if not has_keyword(path, data) and needs_include_check(path, data):
+            uses_included_asm_macro(path, data)
+
+
+def per_file(files: list[str], tree: list[str]) -> list[tuple[float, float, int, str]]:
+    """(lint seconds, its bare parse seconds, statements, path) of each asm-bearing file of
+    ``files``, each linted alone (a run parses a near-duplicate as an edit of the file before:
+    cheaper), after what ``check`` does first over the ``tree``'s files (``as_check_meets_them``).
 
     Each file is linted as a worker of ``check`` lints it (``runner.lint_path``): the collector
     paused, then one young collection, its survivors set aside. Without that, this process's
@@ -234,6 +260,7 @@ def per_file(files: list[str]) -> list[tuple[float, float, int, str]]:
     whichever small file allocated at the time (CUTLASS's ``barrier.h``: 0.30 s = 55x its
     parse here, 0.05 s in a worker)."""
     rules = default_rules()
+    as_check_meets_them(rules, tree)
     context = RuleContext()
     collector.settle_after_each_file()  # this process only measures, then ends
     rows = []
@@ -310,7 +337,7 @@ def report_tree(
         report_cache(check, args.repeat)
     if args.skip_per_file:
         return
-    report_files(per_file(asm_files), tree, args)
+    report_files(per_file(asm_files, files), tree, args)
 
 
 def report_cache(check: list[str], repeat: int) -> None:
