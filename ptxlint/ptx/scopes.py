@@ -15,6 +15,7 @@ from ptxlint.ptx.template_memo import TemplateMemo
 __all__ = [
     "FORWARD", "SCOPED_DECLARATIONS", "Unscoped", "braces_known", "declaration_note",
     "declared_names",
+    "declaration_blocks",
     "declares",
     "is_file_scope",
     "undeclared_registers", "undeclared_sources", "unscoped", "used_names", "uses_declared",
@@ -176,6 +177,13 @@ def _blocks(ptx: PtxTemplate) -> dict[int, tuple[int, int]] | None:
         elif open_at:
             open_at[-1][1].append(offset)
     return None if open_at else blocks
+
+
+def declaration_blocks(ptx: PtxTemplate) -> dict[int, tuple[int, int]] | None:
+    """Per directive inside braces (by its start), the offsets of the braces that open and
+    close its block; a directive at depth 0 is not in it. None where the braces do not balance
+    (a macro piece may hold one)."""
+    return _blocks(ptx)
 
 
 def declares(declared: frozenset[str], name: str) -> bool:
