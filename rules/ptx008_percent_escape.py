@@ -48,13 +48,13 @@ read: a syntax error at best, and code that another compiler (clang) rejects at 
 
 ## Example
 ```cuda
-asm volatile("mov.u32 %%r1, %%clock;");             // basic asm with %%
+asm volatile("{ .reg .u32 t; mov.u32 t, %%clock; }");  // basic asm with %%
 asm volatile("mov.u32 %0, %clock;" : "=r"(t));     // extended asm with a single %
 ```
 
 ## Use instead
 ```cuda
-asm volatile("mov.u32 %r1, %clock;");
+asm volatile("{ .reg .u32 t; mov.u32 t, %clock; }");
 asm volatile("mov.u32 %0, %%clock;" : "=r"(t));
 ```
 
