@@ -19,7 +19,12 @@ from __future__ import annotations
 
 import os
 
-from ptxlint.frontends.cxx.defines import MAX_HEADER_BYTES, include_offsets, read_header_bytes
+from ptxlint.frontends.cxx.defines import (
+    MAX_HEADER_BYTES,
+    MacroDef,
+    include_offsets,
+    read_header_bytes,
+)
 from ptxlint.frontends.cxx.include_lookup import find_header, is_file, real_path
 from ptxlint.frontends.cxx.macros import MacroTable
 
@@ -65,6 +70,17 @@ def looked_up_in(table: MacroTable, name: str, at: int) -> tuple[MacroTable, int
     if table.definitions(name) or any(u < at for u in table.own.undefs.get(name, ())):
         return table, at
     return companion_table(table.path)
+
+
+def in_force(table: MacroTable, name: str, at: int
+             ) -> tuple[MacroTable, int, list[MacroDef]] | None:
+    """``looked_up_in``'s table and offset with the definitions of ``name`` in force there
+    (empty where that table undefines it or defines it under conditions that cannot hold)."""
+    where = looked_up_in(table, name, at)
+    if where is None:
+        return None
+    source, place = where
+    return source, place, source.alternatives(name, place)
 
 
 def _find(real: str) -> tuple[str, str, int] | None:

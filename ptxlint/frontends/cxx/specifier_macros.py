@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ptxlint.frontends.cxx.companion import looked_up_in
+from ptxlint.frontends.cxx.companion import in_force, looked_up_in
 from ptxlint.frontends.cxx.lexer import Token, literal_value
 from ptxlint.frontends.cxx.macros import MacroTable
 
@@ -123,8 +123,8 @@ class SpecifierMacros:
         key = (name, table.epoch(at))
         found = self._constraints.get(key)
         if found is None:
-            where = looked_up_in(table, name, at)
-            definitions = where[0].alternatives(name, where[1]) if where is not None else []
+            where = in_force(table, name, at)
+            definitions = where[2] if where is not None else []
             found = self._constraints[key] = bool(definitions) and all(
                 d.params is None and _input_constraint(d.body) for d in definitions)
         return found
@@ -143,11 +143,10 @@ class SpecifierMacros:
                    depth: int) -> bool:
         if depth > _DEPTH or name in seen:
             return False
-        where = looked_up_in(table, name, at)
+        where = in_force(table, name, at)
         if where is None:
             return False
-        source, place = where
-        definitions = source.alternatives(name, place)
+        source, place, definitions = where
         inner = seen | {name}
         return bool(definitions) and all(
             self._piece_body(source, d.body, frozenset(d.params or ()), place, inner, depth)
@@ -231,11 +230,10 @@ class SpecifierMacros:
         ``called``; None where a definition is anything else."""
         if depth > _DEPTH or name in seen:
             return None
-        where = looked_up_in(table, name, at)
+        where = in_force(table, name, at)
         if where is None:
             return None
-        source, place = where
-        definitions = source.alternatives(name, place)
+        source, place, definitions = where
         if not definitions or any((d.params is not None) != called for d in definitions):
             return None
         opened = closed = 0
