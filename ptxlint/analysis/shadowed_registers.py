@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ptxlint.analysis.template_refs import refs_of
 from ptxlint.model import AsmStatement, PtxDirective
 from ptxlint.ptx.scopes import declaration_blocks
 
@@ -23,7 +24,6 @@ __all__ = ["Shadowing", "shadowing_declarations"]
 SCHEME = {"h": "%rs", "r": "%r", "l": "%rd", "f": "%f", "d": "%fd", "q": "%rq"}
 # a declared name of one of those schemes: `%%f3`, or parameterised, `%%f<11>`
 _SCHEME_NAME = re.compile(r"%%(rs|rd|rq|fd|r|f)(?:[0-9]+|<[0-9]+>)")
-_WHOLE = 1 << 62
 
 
 class Shadowing(NamedTuple):
@@ -64,18 +64,17 @@ def shadowing_declarations(statement: AsmStatement) -> tuple[Shadowing, ...]:
     blocks = declaration_blocks(ptx)
     if blocks is None:
         return ()
-    refs = [t for t in ptx.percents if t.kind == "ref" and t.index is not None]
+    refs = refs_of(statement)
     found: list[Shadowing] = []
     for directive in declarations:
-        end = blocks.get(directive.start, (-1, _WHOLE))[1]
+        end = blocks[directive.start][1]  # inside braces (depth > 0), which balance
         for name in directive.declared:
             match = _SCHEME_NAME.fullmatch(name)
             if match is None:
                 continue
             register = "%" + match.group(1)
-            hit = sorted({t.index for t in refs
-                          if t.index is not None and directive.end <= t.start < end
-                          and _scheme_of(statement, t.index) == register})
+            hit = sorted({t.index for t in refs.within(directive.end, end)
+                          if t.index is not None and _scheme_of(statement, t.index) == register})
             if hit:
                 found.append(Shadowing(directive, name, register, tuple(hit)))
     return tuple(found)
