@@ -22,7 +22,6 @@ class UnsupportedPragma(Rule):
     id = "PTX405"
     name = "unsupported-pragma"
     pure = True
-    preview = True
     scope = "statement"
     severity = Severity.WARNING  # error where every build's ptxas stops
     needs = ("directives",)
@@ -42,8 +41,7 @@ Reads the strings of each `.pragma` directive in a template and flags:
   builds that way is its own to say.
 
 A string a macro or an operand fills in is not read. The build-mode check is for C++ asm
-statements (their `#if` guards); a Python DSL's template gets the first two only. This rule is
-in preview.
+statements (their `#if` guards); a Python DSL's template gets the first two only.
 
 ## Why is this bad?
 Checked with ptxas 13.0 in a kernel's body: an unknown pragma assembles with "ptxas warning :

@@ -11,6 +11,7 @@ from ptxlint.model import HOLE, Severity
 from ptxlint.ptx.pragmas import pragmas_of
 from ptxlint.ptx.targets import left_out_where_defined
 from tests.conftest import lint_text
+from tests.toolchain_cache import INPUT, NVCC, OUTPUT, needs_nvcc, run_cached
 
 
 def _pragma_findings(text: str, path: str = "pragma.cu") -> list[tuple[int, str, Severity]]:
@@ -136,3 +137,48 @@ def kernel(x):
                               [x], dtype=tl.int32, is_pure=True, pack=1)
 """
     assert [line for line, _, _ in _pragma_findings(text, "pragma.py")] == [9]
+
+
+def _pragma_kernel(pragma: str, guard: str | None = None) -> str:
+    line = f'  asm volatile(".pragma \\"{pragma}\\";");\n'
+    if guard is not None:
+        line = f"#if {guard}\n{line}#endif\n"
+    return ("__global__ void k(float* x) {\n" + line
+            + "  for (int i = 0; i < 8; ++i) x[i] *= 2.f;\n}\n")
+
+
+_BUILD_MODES_OUT = "!defined(__CUDACC_RDC__) && !defined(__CUDACC_DEBUG__)"
+
+
+@needs_nvcc
+@pytest.mark.parametrize(("pragma", "guard", "flags", "ptxas_says"), [
+    ("nounroll", None, (), None),
+    ("no_unroll", None, (), "ptxas warning : Pragma 'no_unroll' unsupported"),
+    ("frequency", None, (), "Argument(s) to pragma 'frequency' cannot be empty"),
+    ("enable_smem_spilling", None, (), None),  # whole-program compilation takes it
+    ("enable_smem_spilling", None, ("-rdc=true",),
+     "Pragma 'enable_smem_spilling' is not allowed for per-function compilation modes"),
+    ("enable_smem_spilling", None, ("-G",),
+     "Pragma 'enable_smem_spilling' is not allowed for per-function compilation modes"),
+    ("enable_smem_spilling", _BUILD_MODES_OUT, ("-rdc=true",), None),
+    ("enable_smem_spilling", _BUILD_MODES_OUT, ("-G",), None),
+])
+def test_ptxas_says_what_ptx405_reports(pragma: str, guard: str | None,
+                                        flags: tuple[str, ...], ptxas_says: str | None) -> None:
+    """The defect each finding names, as nvcc 13.0 (its ptxas) gives it, and no finding where
+    ptxas takes the pragma in every build mode the guards let in."""
+    source = _pragma_kernel(pragma, guard)
+    assert NVCC is not None
+    run = run_cached(NVCC, ["-arch=sm_90", "-c", *flags, INPUT, "-o", OUTPUT], source,
+                     filename="k.cu")
+    if ptxas_says is None:
+        assert run.ok and "ptxas" not in run.stderr, run.stderr
+    else:
+        assert ptxas_says in run.stderr
+    found = _pragma_findings(source)
+    if ptxas_says is not None:
+        [(_, message, _)] = found
+        assert ptxas_says.removeprefix("ptxas warning : ") in message
+    elif guard is not None or pragma == "nounroll":
+        assert found == []
+    # the unguarded spilling pragma built whole-program: its finding speaks of the other builds
